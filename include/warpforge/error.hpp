@@ -1,0 +1,34 @@
+// The root of warpforge's exception hierarchy. Every refusal the library makes
+// is one of these, and its message says what was wrong, with which values, and
+// what would have been accepted.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace warpforge {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Misuse of the DSL: wrong operand count or type, foreign register, unknown name.
+class DslError : public Error {
+ public:
+  using Error::Error;
+};
+
+// An instruction used on a target that does not have it.
+class TargetError : public DslError {
+ public:
+  using DslError::DslError;
+};
+
+// A PTX module that is structurally invalid (emitter or verifier refusal).
+class PtxError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace warpforge

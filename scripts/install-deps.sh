@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the build needs and the machine lacks (Debian/Ubuntu): a C++20
+# compiler, CMake, Ninja, GoogleTest and the DLPack header. The CUDA toolkit is
+# optional: without ptxas the assembler tests skip, saying so.
+set -euo pipefail
+
+missing=()
+command -v cmake >/dev/null || missing+=(cmake)
+command -v ninja >/dev/null || missing+=(ninja-build)
+command -v g++ >/dev/null || missing+=(g++)
+[ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+[ -f /usr/include/dlpack/dlpack.h ] || missing+=(libdlpack-dev)
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=sudo
+  command -v sudo >/dev/null || { echo "install-deps: run as root or install: ${missing[*]}" >&2; exit 1; }
+else
+  SUDO=
+fi
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,1 +1,54 @@
-int main() { return 0; }
+// warpforge: the command-line program. Dispatches to the registered commands.
+#include <algorithm>
+#include <iostream>
+
+#include "command.hpp"
+#include "warpforge/error.hpp"
+
+namespace warpforge::cli {
+namespace {
+std::vector<Command>& registry() {
+  static std::vector<Command> all;
+  return all;
+}
+
+void print_usage(std::ostream& out) {
+  out << "usage: warpforge <command> [options]\n\ncommands:\n";
+  auto sorted = commands();
+  std::sort(sorted.begin(), sorted.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+  for (const auto& c : sorted) out << "  " << c.name << std::string(12 - std::min<size_t>(c.name.size(), 11), ' ') << c.summary << "\n";
+  out << "\n`warpforge <command> --help` describes one command.\n";
+}
+}  // namespace
+
+const std::vector<Command>& commands() { return registry(); }
+
+Registration::Registration(Command command) { registry().push_back(std::move(command)); }
+
+}  // namespace warpforge::cli
+
+int main(int argc, char** argv) {
+  using namespace warpforge::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_usage(std::cout);
+    return args.empty() ? 2 : 0;
+  }
+  for (const auto& c : commands()) {
+    if (c.name != args[0]) continue;
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (std::find(rest.begin(), rest.end(), "--help") != rest.end()) {
+      std::cout << c.help;
+      return 0;
+    }
+    try {
+      return c.run(rest);
+    } catch (const warpforge::Error& e) {
+      std::cerr << "warpforge " << c.name << ": " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "warpforge: unknown command '" << args[0] << "'\n";
+  print_usage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,94 @@
+// The device interface every execution backend implements: the CUDA driver
+// (runtime/) and the CPU simulator (sim/). Device, Buffer, Module and launch
+// in runtime/ are written against this interface only, so a kernel runs on
+// either backend through one API. Backends see the PTX IR, never the DSL.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "warpforge/ptx/module.hpp"
+#include "warpforge/ptx/target.hpp"
+
+namespace warpforge::runtime {
+
+// A device address. On CUDA it is the CUdeviceptr; on the simulator an
+// address in the simulated global address space. 0 is never a valid buffer.
+using DevicePtr = std::uint64_t;
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  std::uint64_t count() const { return std::uint64_t{x} * y * z; }
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  Dim3 cluster;                       // {1,1,1}: no cluster launch
+  std::uint32_t dynamic_shared_bytes = 0;
+};
+
+// One kernel argument: the bytes of the value, laid out as the kernel's
+// .param declares it (a pointer is its 8 address bytes; a byte-array param
+// such as a 128-byte TMA descriptor is those bytes).
+struct KernelArg {
+  std::vector<std::byte> bytes;
+};
+
+struct DeviceProperties {
+  std::string name;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int sm_count = 0;
+  std::size_t shared_bytes_per_block = 0;         // default limit (48 KB on NVIDIA)
+  std::size_t shared_bytes_per_block_optin = 0;   // opt-in maximum
+  std::size_t shared_bytes_per_sm = 0;
+  std::size_t global_bytes = 0;
+  int max_threads_per_block = 0;
+  int warp_size = 32;
+};
+
+// A module made ready to launch on one backend (a loaded cubin, or the
+// simulator's pre-decoded IR).
+class LoadedModule {
+ public:
+  virtual ~LoadedModule() = default;
+  virtual const ptx::Module& ir() const = 0;
+};
+
+// An ordering of work on a device; backends that run synchronously (the
+// simulator) may implement every stream as the null stream.
+class StreamHandle {
+ public:
+  virtual ~StreamHandle() = default;
+};
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+
+  virtual const DeviceProperties& properties() const = 0;
+  virtual ptx::Target target() const = 0;  // what kernels for this device are built for
+  virtual bool is_simulator() const = 0;
+
+  virtual DevicePtr allocate(std::size_t bytes) = 0;
+  virtual void free(DevicePtr ptr) = 0;
+  virtual void copy_to_device(DevicePtr dst, const void* src, std::size_t bytes, StreamHandle* stream) = 0;
+  virtual void copy_to_host(void* dst, DevicePtr src, std::size_t bytes, StreamHandle* stream) = 0;
+  virtual void copy_device_to_device(DevicePtr dst, DevicePtr src, std::size_t bytes, StreamHandle* stream) = 0;
+  virtual void fill(DevicePtr dst, std::uint8_t byte, std::size_t bytes, StreamHandle* stream) = 0;
+
+  virtual std::unique_ptr<StreamHandle> create_stream() = 0;
+  virtual void synchronize(StreamHandle* stream) = 0;  // nullptr: the whole device
+
+  virtual std::unique_ptr<LoadedModule> load(const ptx::Module& module) = 0;
+  // Arguments have already been checked against the kernel's parameter list.
+  virtual void launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
+                      const std::vector<KernelArg>& args, StreamHandle* stream) = 0;
+};
+
+}  // namespace warpforge::runtime

@@ -99,11 +99,6 @@ Layout::Layout(IntTuple shape, IntTuple stride)
   size_ = product(shape_);
 }
 
-Layout::Layout(IntTuple shape) : Layout(shape, [&] {
-  int64_t current = 1;
-  return compact_strides(shape, current);
-}()) {}
-
 int64_t Layout::cosize() const {
   int64_t last = 0;
   for (size_t i = 0; i < flat_shape_.size(); ++i) last += (flat_shape_[i] - 1) * flat_stride_[i];
@@ -131,6 +126,11 @@ int64_t Layout::operator()(int64_t row, int64_t col) const { return (*this)(IntT
 IntTuple Layout::coordinate(int64_t index) const {
   if (index < 0 || index >= size_) throw LayoutError(range_error(index, shape_));
   return natural_coordinate(index, shape_);
+}
+
+Layout column_major(const IntTuple& shape) {
+  int64_t current = 1;
+  return Layout(shape, compact_strides(shape, current));
 }
 
 Layout row_major(const IntTuple& shape) {

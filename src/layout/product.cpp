@@ -78,7 +78,7 @@ Layout tile_to_shape(const Layout& block, const IntTuple& shape) {
     }
     repeats.emplace_back(extent / blocks[i].size());
   }
-  return blocked_product(make_layout(blocks), Layout(IntTuple(std::move(repeats))));
+  return blocked_product(make_layout(blocks), column_major(IntTuple(std::move(repeats))));
 }
 
 }  // namespace warpforge::layout

@@ -22,9 +22,7 @@ class Layout {
  public:
   // Throws LayoutError unless shape and stride are congruent, every shape leaf
   // is >= 1 and every stride leaf is >= 0.
-  Layout(IntTuple shape, IntTuple stride);
-  // The compact column-major layout of `shape` (strides are prefix products).
-  explicit Layout(IntTuple shape);
+  explicit Layout(IntTuple shape, IntTuple stride);
 
   const IntTuple& shape() const { return shape_; }
   const IntTuple& stride() const { return stride_; }
@@ -63,6 +61,8 @@ class Layout {
   int64_t size_;
 };
 
+// The compact column-major layout of `shape` (strides are prefix products).
+Layout column_major(const IntTuple& shape);
 // The compact row-major layout of `shape` (the last mode varies fastest).
 Layout row_major(const IntTuple& shape);
 // Concatenation: the layout whose top-level modes are `modes`, in order.

@@ -31,4 +31,11 @@ class PtxError : public Error {
   using Error::Error;
 };
 
+// A layout-algebra refusal: an incongruent or out-of-range coordinate, or
+// operands that violate an operation's divisibility conditions.
+class LayoutError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace warpforge

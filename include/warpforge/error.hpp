@@ -38,4 +38,11 @@ class LayoutError : public Error {
   using Error::Error;
 };
 
+// A tile primitive that no candidate instruction sequence can implement for
+// the given operands; the message lists every candidate and why it refused.
+class TileError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace warpforge

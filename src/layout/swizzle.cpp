@@ -2,6 +2,7 @@
 
 #include "warpforge/error.hpp"
 #include "warpforge/layout/composition.hpp"
+#include "warpforge/layout/product.hpp"
 
 namespace warpforge::layout {
 
@@ -61,6 +62,10 @@ Swizzle smem_swizzle(SmemSwizzle mode, int element_bytes) {
 
 SwizzledLayout composition(const SwizzledLayout& a, const Layout& tiler) {
   return SwizzledLayout(a.swizzle(), composition(a.layout(), tiler));
+}
+
+SwizzledLayout tile_to_shape(const SwizzledLayout& atom, const IntTuple& shape) {
+  return SwizzledLayout(atom.swizzle(), tile_to_shape(atom.layout(), shape));
 }
 
 std::string to_string(const SwizzledLayout& layout) {

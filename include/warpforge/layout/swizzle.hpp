@@ -74,6 +74,10 @@ class SwizzledLayout {
 // (swizzle o layout) o tiler: the swizzle stays outermost, so tiling and
 // dividing a swizzled layout works on its unswizzled part.
 SwizzledLayout composition(const SwizzledLayout& a, const Layout& tiler);
+// The swizzled layout's layout repeated (blocked) to `shape`, swizzle kept:
+// right for atoms that span whole swizzle repeats (2^(base+shift+bits)
+// offsets), so each copy is swizzled alike. Throws like tile_to_shape.
+SwizzledLayout tile_to_shape(const SwizzledLayout& atom, const IntTuple& shape);
 // `Swizzle<3,4,3> o (8,64):(64,1)`.
 std::string to_string(const SwizzledLayout& layout);
 

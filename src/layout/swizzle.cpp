@@ -27,20 +27,28 @@ std::string to_string(const Swizzle& s) {
 
 std::string to_string(SmemSwizzle mode) {
   switch (mode) {
-    case SmemSwizzle::none: return "none";
-    case SmemSwizzle::b32: return "32B";
-    case SmemSwizzle::b64: return "64B";
-    case SmemSwizzle::b128: return "128B";
+    case SmemSwizzle::none:
+      return "none";
+    case SmemSwizzle::b32:
+      return "32B";
+    case SmemSwizzle::b64:
+      return "64B";
+    case SmemSwizzle::b128:
+      return "128B";
   }
   return "?";
 }
 
 int64_t swizzle_bytes(SmemSwizzle mode) {
   switch (mode) {
-    case SmemSwizzle::none: return 16;
-    case SmemSwizzle::b32: return 32;
-    case SmemSwizzle::b64: return 64;
-    case SmemSwizzle::b128: return 128;
+    case SmemSwizzle::none:
+      return 16;
+    case SmemSwizzle::b32:
+      return 32;
+    case SmemSwizzle::b64:
+      return 64;
+    case SmemSwizzle::b128:
+      return 128;
   }
   return 16;
 }

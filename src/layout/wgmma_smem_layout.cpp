@@ -18,8 +18,8 @@ int64_t elements_per_16_bytes(int element_bits) {
 void require_multiple(const char* what, int64_t value, int64_t of, const std::string& context) {
   if (value < of || value % of != 0) {
     throw LayoutError("wgmma_canonical_layout: " + std::string(what) + " = " +
-                      std::to_string(value) + " for " + context + "; it must be a positive multiple of " +
-                      std::to_string(of));
+                      std::to_string(value) + " for " + context +
+                      "; it must be a positive multiple of " + std::to_string(of));
   }
 }
 
@@ -45,9 +45,8 @@ SwizzledLayout wgmma_canonical_layout(Major major, SmemSwizzle swizzle, int elem
     require_multiple("k", k, t, context);
     if (swizzle != SmemSwizzle::none && k > w * t) {
       throw LayoutError("wgmma_canonical_layout: k = " + std::to_string(k) + " for " + context +
-                        "; a K-major swizzled operand spans at most one " +
-                        std::to_string(w * 16) + "-byte row, " + std::to_string(w * t) +
-                        " elements");
+                        "; a K-major swizzled operand spans at most one " + std::to_string(w * 16) +
+                        "-byte row, " + std::to_string(w * t) + " elements");
     }
     mn_mode = Layout({8, mn / 8}, {swizzle == SmemSwizzle::none ? t : w * t, sbo});
     k_mode = Layout({t, k / t}, {1, swizzle == SmemSwizzle::none ? lbo : t});

@@ -33,8 +33,10 @@ void expect_matches(const Fragment& f, int64_t lanes, int64_t values, int64_t ro
     for (int64_t value = 0; value < values; ++value) {
       AxisPoint at = f.layout({{Axis::lane, lane}, {Axis::value, value}});
       Element e = expected(lane, value);
-      ASSERT_EQ(at.at(Axis::row), e.row) << f.layout.name() << " lane " << lane << " value " << value;
-      ASSERT_EQ(at.at(Axis::col), e.col) << f.layout.name() << " lane " << lane << " value " << value;
+      ASSERT_EQ(at.at(Axis::row), e.row)
+          << f.layout.name() << " lane " << lane << " value " << value;
+      ASSERT_EQ(at.at(Axis::col), e.col)
+          << f.layout.name() << " lane " << lane << " value " << value;
       held.insert({e.row, e.col});
       AxisPoint owner = f.layout.inverse({{Axis::row, e.row}, {Axis::col, e.col}});
       ASSERT_EQ(owner.at(Axis::lane), lane);

@@ -70,7 +70,8 @@ TEST(Injectivity, DetectsOverlapsExactly) {
 TEST(RightInverse, RoundTripsOnManyLayouts) {
   for (const Layout& l : testing::arbitrary_layouts(500, 7)) {
     Layout r = right_inverse(l);
-    for (int64_t i = 0; i < r.size(); ++i) ASSERT_EQ(l(r(i)), i) << to_string(l) << " " << to_string(r);
+    for (int64_t i = 0; i < r.size(); ++i)
+      ASSERT_EQ(l(r(i)), i) << to_string(l) << " " << to_string(r);
     // A bijection is inverted in full.
     if (is_bijective(l)) {
       ASSERT_EQ(r.size(), l.size()) << to_string(l);
@@ -82,7 +83,8 @@ TEST(RightInverse, RoundTripsOnManyLayouts) {
 TEST(LeftInverse, RoundTripsOnManyInjectiveLayouts) {
   for (const Layout& l : testing::injective_layouts(400, 8)) {
     Layout r = left_inverse(l);
-    for (int64_t i = 0; i < l.size(); ++i) ASSERT_EQ(r(l(i)), i) << to_string(l) << " " << to_string(r);
+    for (int64_t i = 0; i < l.size(); ++i)
+      ASSERT_EQ(r(l(i)), i) << to_string(l) << " " << to_string(r);
   }
   EXPECT_THROW(left_inverse(Layout({2, 2}, {1, 1})), LayoutError);
   EXPECT_THROW(left_inverse(Layout({3, 2}, {2, 3})), LayoutError);  // injective, no complement

@@ -58,7 +58,8 @@ TEST(NamedLayout, ComposesWithAMemoryLayout) {
     compose(Layout({16, 8}, {8, 1}), a.layout);
     FAIL() << "a 16 x 8 memory tile cannot hold the 16 x 16 A operand";
   } catch (const LayoutError& e) {
-    EXPECT_NE(std::string(e.what()).find("has 128 coordinates, but mma.m16n8k16.f16.A addresses a codomain of 256"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "has 128 coordinates, but mma.m16n8k16.f16.A addresses a codomain of 256"),
               std::string::npos);
   }
 }
@@ -95,8 +96,9 @@ TEST(NamedLayout, RefusesMalformedDefinitions) {
     NamedLayout("x", {Axis::lane, Axis::value}, tv, {{Axis::row, 5}});
     FAIL() << "offset 5 is outside a codomain of 5 points";
   } catch (const LayoutError& e) {
-    EXPECT_NE(std::string(e.what()).find("reaches offset 5, outside the codomain {row} of 5 points"),
-              std::string::npos);
+    EXPECT_NE(
+        std::string(e.what()).find("reaches offset 5, outside the codomain {row} of 5 points"),
+        std::string::npos);
   }
 }
 
@@ -110,7 +112,8 @@ TEST(NamedLayout, RefusesInversesOfNonBijections) {
     broadcast.inverse({{Axis::row, 1}, {Axis::col, 0}});
     FAIL() << "a broadcast has no inverse";
   } catch (const LayoutError& e) {
-    EXPECT_NE(std::string(e.what()).find("broadcast: inverse needs a bijection"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("broadcast: inverse needs a bijection"),
+              std::string::npos);
   }
   EXPECT_THROW(broadcast.inverse_layout(), LayoutError);
   EXPECT_THROW(broadcast.to_table(), LayoutError);

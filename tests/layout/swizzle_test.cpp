@@ -13,12 +13,12 @@ TEST(Swizzle, MatchesHandComputedExamples) {
   Swizzle s(3, 4, 3);  // 128-byte swizzle on byte addresses
   // Row r of 128 bytes, 16-byte chunk c lands at chunk c ^ (r % 8).
   EXPECT_EQ(s(0), 0);
-  EXPECT_EQ(s(128), 128 + 16);             // row 1, chunk 0 -> chunk 1
-  EXPECT_EQ(s(3 * 128 + 5 * 16), 3 * 128 + 6 * 16);  // row 3, chunk 5 -> 6
+  EXPECT_EQ(s(128), 128 + 16);                               // row 1, chunk 0 -> chunk 1
+  EXPECT_EQ(s(3 * 128 + 5 * 16), 3 * 128 + 6 * 16);          // row 3, chunk 5 -> 6
   EXPECT_EQ(s(3 * 128 + 5 * 16 + 7), 3 * 128 + 6 * 16 + 7);  // bytes inside a chunk stay
-  EXPECT_EQ(s(9 * 128), 9 * 128 + 16);     // rows repeat every 8
-  EXPECT_EQ(Swizzle(1, 4, 3)(128 + 16), 128);  // 32B: chunk 1 of row 1 -> chunk 0
-  EXPECT_EQ(Swizzle(2, 4, 3)(3 * 128 + 16), 3 * 128 + 32);  // 64B: chunk 1 ^ 3 = 2
+  EXPECT_EQ(s(9 * 128), 9 * 128 + 16);                       // rows repeat every 8
+  EXPECT_EQ(Swizzle(1, 4, 3)(128 + 16), 128);                // 32B: chunk 1 of row 1 -> chunk 0
+  EXPECT_EQ(Swizzle(2, 4, 3)(3 * 128 + 16), 3 * 128 + 32);   // 64B: chunk 1 ^ 3 = 2
   EXPECT_EQ(Swizzle()(12345), 12345);
   EXPECT_EQ(to_string(s), "Swizzle<3,4,3>");
 }
@@ -69,7 +69,8 @@ TEST(SmemSwizzle, ModesInElementUnits) {
   EXPECT_EQ(smem_swizzle(SmemSwizzle::b128, 4), Swizzle(3, 2, 3));
   EXPECT_EQ(swizzle_bytes(SmemSwizzle::b64), 64);
   // The element form agrees with the byte form on every element of 4 KiB.
-  for (SmemSwizzle mode : {SmemSwizzle::none, SmemSwizzle::b32, SmemSwizzle::b64, SmemSwizzle::b128}) {
+  for (SmemSwizzle mode :
+       {SmemSwizzle::none, SmemSwizzle::b32, SmemSwizzle::b64, SmemSwizzle::b128}) {
     for (int bytes : {1, 2, 4, 8, 16}) {
       Swizzle on_bytes = smem_swizzle(mode, 1), on_elements = smem_swizzle(mode, bytes);
       for (int64_t e = 0; e < 4096 / bytes; ++e) {

@@ -56,8 +56,7 @@ Swizzle smem_swizzle(SmemSwizzle mode, int element_bytes);
 // A layout followed by a swizzle of its offsets: coordinate -> swizzle(layout(c)).
 class SwizzledLayout {
  public:
-  SwizzledLayout(Swizzle swizzle, Layout layout)
-      : swizzle_(swizzle), layout_(std::move(layout)) {}
+  SwizzledLayout(Swizzle swizzle, Layout layout) : swizzle_(swizzle), layout_(std::move(layout)) {}
 
   const Swizzle& swizzle() const { return swizzle_; }
   const Layout& layout() const { return layout_; }

@@ -107,5 +107,12 @@ TEST(IndexOf, FindsEveryImageAndNothingElse) {
   EXPECT_THROW(index_of(Layout({2, 2}, {1, 1}), 1), LayoutError);
 }
 
+TEST(CoordinateOf, GivesTheNaturalCoordinate) {
+  Layout l({{2, 4}, 3}, {{1, 24}, 4});  // offsets c0 + 24 c1 + 4 c2
+  EXPECT_EQ(coordinate_of(l, 1 + 24 * 3 + 4 * 2), (IntTuple{{1, 3}, 2}));
+  EXPECT_FALSE(coordinate_of(l, 2).has_value());  // c0 only reaches 0 and 1
+  for (int64_t i = 0; i < l.size(); ++i) EXPECT_EQ(coordinate_of(l, l(i)), l.coordinate(i));
+}
+
 }  // namespace
 }  // namespace warpforge::layout

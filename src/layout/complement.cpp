@@ -36,6 +36,8 @@ Layout complement(const Layout& a, int64_t cotarget) {
   return coalesce(detail::from_flat_modes(result));
 }
 
-Layout complement(const Layout& a) { return complement(a, a.cosize()); }
+Layout complement(const Layout& a) {
+  return complement(a, a.cosize());
+}
 
 }  // namespace warpforge::layout

@@ -78,7 +78,8 @@ Layout composition(const Layout& a, const std::vector<Layout>& tiler) {
   }
   std::vector<Layout> modes;
   for (int i = 0; i < a.rank(); ++i) {
-    modes.push_back(i < static_cast<int>(tiler.size()) ? composition(a.mode(i), tiler[i]) : a.mode(i));
+    modes.push_back(i < static_cast<int>(tiler.size()) ? composition(a.mode(i), tiler[i])
+                                                       : a.mode(i));
   }
   return make_layout(modes);
 }

@@ -7,7 +7,8 @@
 namespace warpforge::layout {
 
 int64_t IntTuple::value() const {
-  if (!leaf_) throw LayoutError("IntTuple::value: " + to_string(*this) + " is a tuple, not an integer");
+  if (!leaf_)
+    throw LayoutError("IntTuple::value: " + to_string(*this) + " is a tuple, not an integer");
   return value_;
 }
 
@@ -68,6 +69,8 @@ std::string to_string(const IntTuple& t) {
   return s + ")";
 }
 
-std::ostream& operator<<(std::ostream& os, const IntTuple& t) { return os << to_string(t); }
+std::ostream& operator<<(std::ostream& os, const IntTuple& t) {
+  return os << to_string(t);
+}
 
 }  // namespace warpforge::layout

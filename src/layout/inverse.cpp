@@ -84,4 +84,10 @@ std::optional<int64_t> index_of(const Layout& layout, int64_t offset) {
   return index;
 }
 
+std::optional<IntTuple> coordinate_of(const Layout& layout, int64_t offset) {
+  std::optional<int64_t> index = index_of(layout, offset);
+  if (!index) return std::nullopt;
+  return layout.coordinate(*index);
+}
+
 }  // namespace warpforge::layout

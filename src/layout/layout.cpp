@@ -40,7 +40,8 @@ IntTuple compact_strides_reversed(const IntTuple& shape, int64_t& current) {
     return stride;
   }
   std::vector<IntTuple> modes(shape.modes().size());
-  for (size_t i = modes.size(); i-- > 0;) modes[i] = compact_strides_reversed(shape.modes()[i], current);
+  for (size_t i = modes.size(); i-- > 0;)
+    modes[i] = compact_strides_reversed(shape.modes()[i], current);
   return IntTuple(std::move(modes));
 }
 
@@ -105,7 +106,9 @@ int64_t Layout::cosize() const {
   return last + 1;
 }
 
-Layout Layout::mode(int i) const { return Layout(shape_[i], stride_[i]); }
+Layout Layout::mode(int i) const {
+  return Layout(shape_[i], stride_[i]);
+}
 
 int64_t Layout::operator()(int64_t index) const {
   if (index < 0 || index >= size_) throw LayoutError(range_error(index, shape_));
@@ -121,7 +124,9 @@ int64_t Layout::operator()(const IntTuple& coord) const {
   return offset_of(coord, shape_, stride_, coord, shape_);
 }
 
-int64_t Layout::operator()(int64_t row, int64_t col) const { return (*this)(IntTuple{row, col}); }
+int64_t Layout::operator()(int64_t row, int64_t col) const {
+  return (*this)(IntTuple{row, col});
+}
 
 IntTuple Layout::coordinate(int64_t index) const {
   if (index < 0 || index >= size_) throw LayoutError(range_error(index, shape_));
@@ -151,6 +156,8 @@ std::string to_string(const Layout& layout) {
   return to_string(layout.shape()) + ":" + to_string(layout.stride());
 }
 
-std::ostream& operator<<(std::ostream& os, const Layout& layout) { return os << to_string(layout); }
+std::ostream& operator<<(std::ostream& os, const Layout& layout) {
+  return os << to_string(layout);
+}
 
 }  // namespace warpforge::layout

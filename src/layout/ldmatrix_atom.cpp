@@ -24,8 +24,9 @@ LdmatrixAtom ldmatrix(int matrices, bool transpose) {
       transpose,
       NamedLayout(name + ".addresses", {Axis::lane}, make_layout({Layout(rows, 1)}),
                   {{Axis::row, rows}}),
-      Fragment{NamedLayout(name, {Axis::lane, Axis::value}, tv, {{Axis::row, rows}, {Axis::col, 8}}),
-               16},
+      Fragment{
+          NamedLayout(name, {Axis::lane, Axis::value}, tv, {{Axis::row, rows}, {Axis::col, 8}}),
+          16},
   };
 }
 

@@ -18,7 +18,10 @@ Fragment wave_fragment(const std::string& name, int64_t rows, int64_t cols, int 
 MfmaAtom mfma_f32_32x32x8_bf16() {
   const std::string op = "v_mfma_f32_32x32x8_bf16";
   return MfmaAtom{
-      op, 32, 32, 8,
+      op,
+      32,
+      32,
+      8,
       // Lane = (i: 32, k / 4: 2); value = k % 4.
       wave_fragment(op + ".A", 32, 8, 16, {{32, 1, 0}, {2, 0, 4}}, {{4, 0, 1}}),
       // Lane = (j: 32, k / 4: 2); value = k % 4.

@@ -11,13 +11,20 @@ namespace warpforge::layout {
 
 std::string to_string(Axis axis) {
   switch (axis) {
-    case Axis::lane: return "lane";
-    case Axis::warp: return "warp";
-    case Axis::warpgroup: return "warpgroup";
-    case Axis::value: return "value";
-    case Axis::row: return "row";
-    case Axis::col: return "col";
-    case Axis::offset: return "offset";
+    case Axis::lane:
+      return "lane";
+    case Axis::warp:
+      return "warp";
+    case Axis::warpgroup:
+      return "warpgroup";
+    case Axis::value:
+      return "value";
+    case Axis::row:
+      return "row";
+    case Axis::col:
+      return "col";
+    case Axis::offset:
+      return "offset";
   }
   return "?";
 }
@@ -182,11 +189,16 @@ std::string NamedLayout::to_table() const {
   }
   auto letter = [](Axis a) {
     switch (a) {
-      case Axis::lane: return "L";
-      case Axis::warp: return "W";
-      case Axis::warpgroup: return "G";
-      case Axis::value: return "V";
-      default: return "?";
+      case Axis::lane:
+        return "L";
+      case Axis::warp:
+        return "W";
+      case Axis::warpgroup:
+        return "G";
+      case Axis::value:
+        return "V";
+      default:
+        return "?";
     }
   };
   std::vector<std::vector<std::string>> cells(codomain_[0].extent,

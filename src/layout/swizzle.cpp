@@ -2,6 +2,7 @@
 
 #include "warpforge/error.hpp"
 #include "warpforge/layout/composition.hpp"
+#include "warpforge/layout/product.hpp"
 
 namespace warpforge::layout {
 
@@ -26,20 +27,28 @@ std::string to_string(const Swizzle& s) {
 
 std::string to_string(SmemSwizzle mode) {
   switch (mode) {
-    case SmemSwizzle::none: return "none";
-    case SmemSwizzle::b32: return "32B";
-    case SmemSwizzle::b64: return "64B";
-    case SmemSwizzle::b128: return "128B";
+    case SmemSwizzle::none:
+      return "none";
+    case SmemSwizzle::b32:
+      return "32B";
+    case SmemSwizzle::b64:
+      return "64B";
+    case SmemSwizzle::b128:
+      return "128B";
   }
   return "?";
 }
 
 int64_t swizzle_bytes(SmemSwizzle mode) {
   switch (mode) {
-    case SmemSwizzle::none: return 16;
-    case SmemSwizzle::b32: return 32;
-    case SmemSwizzle::b64: return 64;
-    case SmemSwizzle::b128: return 128;
+    case SmemSwizzle::none:
+      return 16;
+    case SmemSwizzle::b32:
+      return 32;
+    case SmemSwizzle::b64:
+      return 64;
+    case SmemSwizzle::b128:
+      return 128;
   }
   return 16;
 }
@@ -61,6 +70,10 @@ Swizzle smem_swizzle(SmemSwizzle mode, int element_bytes) {
 
 SwizzledLayout composition(const SwizzledLayout& a, const Layout& tiler) {
   return SwizzledLayout(a.swizzle(), composition(a.layout(), tiler));
+}
+
+SwizzledLayout tile_to_shape(const SwizzledLayout& atom, const IntTuple& shape) {
+  return SwizzledLayout(atom.swizzle(), tile_to_shape(atom.layout(), shape));
 }
 
 std::string to_string(const SwizzledLayout& layout) {

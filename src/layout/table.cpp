@@ -16,7 +16,8 @@ std::string padded(int64_t value, size_t width) {
 std::string to_table(const Layout& layout) {
   if (layout.rank() > 2) {
     throw LayoutError("to_table: " + to_string(layout) + " has rank " +
-                      std::to_string(layout.rank()) + "; only rank 1 and 2 layouts print as tables");
+                      std::to_string(layout.rank()) +
+                      "; only rank 1 and 2 layouts print as tables");
   }
   int64_t rows = layout.mode(0).size();
   int64_t cols = layout.rank() == 2 ? layout.mode(1).size() : 1;

@@ -22,7 +22,8 @@ TEST(Coalesce, PreservesTheFunctionOnManyLayouts) {
     Layout c = coalesce(l);
     ASSERT_EQ(c.size(), l.size()) << to_string(l);
     ASSERT_LE(c.depth(), 1);
-    for (int64_t i = 0; i < l.size(); ++i) ASSERT_EQ(c(i), l(i)) << to_string(l) << " -> " << to_string(c);
+    for (int64_t i = 0; i < l.size(); ++i)
+      ASSERT_EQ(c(i), l(i)) << to_string(l) << " -> " << to_string(c);
     // Nothing left to merge: no size-1 mode (unless the layout is 1:0), no
     // neighbours with d1 == s0*d0.
     const auto& s = c.flat_shape();
@@ -95,7 +96,8 @@ TEST(Composition, ByModeKeepsUntouchedModes) {
   Layout a({8, 6}, {6, 1});
   Layout r = composition(a, std::vector<Layout>{Layout(4, 2)});
   EXPECT_EQ(to_string(r), "(4,6):(12,1)");
-  EXPECT_THROW(composition(a, std::vector<Layout>{Layout(2, 1), Layout(2, 1), Layout(2, 1)}), LayoutError);
+  EXPECT_THROW(composition(a, std::vector<Layout>{Layout(2, 1), Layout(2, 1), Layout(2, 1)}),
+               LayoutError);
 }
 
 }  // namespace

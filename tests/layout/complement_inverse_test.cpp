@@ -70,7 +70,8 @@ TEST(Injectivity, DetectsOverlapsExactly) {
 TEST(RightInverse, RoundTripsOnManyLayouts) {
   for (const Layout& l : testing::arbitrary_layouts(500, 7)) {
     Layout r = right_inverse(l);
-    for (int64_t i = 0; i < r.size(); ++i) ASSERT_EQ(l(r(i)), i) << to_string(l) << " " << to_string(r);
+    for (int64_t i = 0; i < r.size(); ++i)
+      ASSERT_EQ(l(r(i)), i) << to_string(l) << " " << to_string(r);
     // A bijection is inverted in full.
     if (is_bijective(l)) {
       ASSERT_EQ(r.size(), l.size()) << to_string(l);
@@ -82,7 +83,8 @@ TEST(RightInverse, RoundTripsOnManyLayouts) {
 TEST(LeftInverse, RoundTripsOnManyInjectiveLayouts) {
   for (const Layout& l : testing::injective_layouts(400, 8)) {
     Layout r = left_inverse(l);
-    for (int64_t i = 0; i < l.size(); ++i) ASSERT_EQ(r(l(i)), i) << to_string(l) << " " << to_string(r);
+    for (int64_t i = 0; i < l.size(); ++i)
+      ASSERT_EQ(r(l(i)), i) << to_string(l) << " " << to_string(r);
   }
   EXPECT_THROW(left_inverse(Layout({2, 2}, {1, 1})), LayoutError);
   EXPECT_THROW(left_inverse(Layout({3, 2}, {2, 3})), LayoutError);  // injective, no complement
@@ -103,6 +105,13 @@ TEST(IndexOf, FindsEveryImageAndNothingElse) {
     ASSERT_FALSE(index_of(l, l.cosize()).has_value());
   }
   EXPECT_THROW(index_of(Layout({2, 2}, {1, 1}), 1), LayoutError);
+}
+
+TEST(CoordinateOf, GivesTheNaturalCoordinate) {
+  Layout l({{2, 4}, 3}, {{1, 24}, 4});  // offsets c0 + 24 c1 + 4 c2
+  EXPECT_EQ(coordinate_of(l, 1 + 24 * 3 + 4 * 2), (IntTuple{{1, 3}, 2}));
+  EXPECT_FALSE(coordinate_of(l, 2).has_value());  // c0 only reaches 0 and 1
+  for (int64_t i = 0; i < l.size(); ++i) EXPECT_EQ(coordinate_of(l, l(i)), l.coordinate(i));
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ TEST(ZippedDivide, SplitsTwoDimensionalLayoutsIntoTiles) {
   // Tile (i, j) of a t0 x t1 tiling, element (x, y) inside it, is element
   // (x + t0*i, y + t1*j) of the layout: checked for every divisor pair.
   int tilings = 0;
-  for (const Layout& a : {Layout({8, 6}, {1, 8}), Layout({8, 6}, {6, 1}), Layout({4, 12}, {24, 2})}) {
+  for (const Layout& a :
+       {Layout({8, 6}, {1, 8}), Layout({8, 6}, {6, 1}), Layout({4, 12}, {24, 2})}) {
     for (int64_t t0 : {1, 2, 4, 8}) {
       for (int64_t t1 : {1, 2, 3, 6}) {
         if (a.mode(0).size() % t0 || a.mode(1).size() % t1) continue;

@@ -21,8 +21,8 @@ class Lcg {
   uint64_t state_;
 };
 
-// Every flat layout of rank 1..3 with extents in {1,2,3,4} and strides in
-// {0,1,2,4,6}, sampled down to `count`, plus nested ones of depth 2.
+// `count` pseudo-random layouts of rank 1..3 with extents in {1,2,3,4} and
+// strides in {0,1,2,4,6}; a quarter of the modes are nested pairs (depth 2).
 inline std::vector<Layout> arbitrary_layouts(int count, uint64_t seed) {
   const int64_t extents[] = {1, 2, 3, 4};
   const int64_t strides[] = {0, 1, 2, 4, 6};

@@ -6,8 +6,8 @@
 // divisibility" conditions), and a violation throws LayoutError naming the
 // modes. B's modes are composed one by one, so R(c) == A(B(c)) when B is
 // injective; where B's modes overlap, a sum of their offsets may carry from
-// one mode of A into the next, which no by-mode result can express. A's last mode is treated as unbounded, as in CuTe, so B may index past
-// size(A) along it.
+// one mode of A into the next, which no by-mode result can express. A's last mode is treated as
+// unbounded, as in CuTe, so B may index past size(A) along it.
 #pragma once
 
 #include <vector>

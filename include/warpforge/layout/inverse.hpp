@@ -24,5 +24,8 @@ Layout left_inverse(const Layout& layout);
 // The 1-D index that maps to `offset`, or nullopt when no index does. Throws
 // LayoutError when the layout is not injective.
 std::optional<int64_t> index_of(const Layout& layout, int64_t offset);
+// The natural (hierarchical) coordinate that maps to `offset`, or nullopt; as
+// index_of.
+std::optional<IntTuple> coordinate_of(const Layout& layout, int64_t offset);
 
 }  // namespace warpforge::layout

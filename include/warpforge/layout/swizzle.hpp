@@ -56,8 +56,7 @@ Swizzle smem_swizzle(SmemSwizzle mode, int element_bytes);
 // A layout followed by a swizzle of its offsets: coordinate -> swizzle(layout(c)).
 class SwizzledLayout {
  public:
-  SwizzledLayout(Swizzle swizzle, Layout layout)
-      : swizzle_(swizzle), layout_(std::move(layout)) {}
+  SwizzledLayout(Swizzle swizzle, Layout layout) : swizzle_(swizzle), layout_(std::move(layout)) {}
 
   const Swizzle& swizzle() const { return swizzle_; }
   const Layout& layout() const { return layout_; }
@@ -74,6 +73,10 @@ class SwizzledLayout {
 // (swizzle o layout) o tiler: the swizzle stays outermost, so tiling and
 // dividing a swizzled layout works on its unswizzled part.
 SwizzledLayout composition(const SwizzledLayout& a, const Layout& tiler);
+// The swizzled layout's layout repeated (blocked) to `shape`, swizzle kept:
+// right for atoms that span whole swizzle repeats (2^(base+shift+bits)
+// offsets), so each copy is swizzled alike. Throws like tile_to_shape.
+SwizzledLayout tile_to_shape(const SwizzledLayout& atom, const IntTuple& shape);
 // `Swizzle<3,4,3> o (8,64):(64,1)`.
 std::string to_string(const SwizzledLayout& layout);
 

@@ -73,6 +73,10 @@ std::string KernelCore::claim_name(std::string name, std::optional<int> range) {
     fail(".reg", "register name '" + name +
                      "' is not usable: it must be an identifier and not of the automatic form "
                      "(p, rs, r, rd, f, fd, rq followed by digits)");
+  if (range && std::isdigit(static_cast<unsigned char>(name.back())))
+    fail(".reg", "register array name '" + name +
+                     "' ends with a digit; a %name<N> range needs a name that does not (%" + name +
+                     "1 would be ambiguous)");
   std::vector<std::string> names;
   if (range)
     for (int i = 0; i < *range; ++i) names.push_back("%" + name + std::to_string(i));

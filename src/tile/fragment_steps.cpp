@@ -1,5 +1,7 @@
 #include "warpforge/tile/fragment_steps.hpp"
 
+#include <optional>
+
 #include "warpforge/dsl/operators.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/layout/int_tuple.hpp"
@@ -101,26 +103,33 @@ bool same_mapping(const layout::NamedLayout& a, const layout::NamedLayout& b) {
 
 LaneCoords emit_lane_coords(dsl::KernelCore& k, const FragmentSteps& steps, const dsl::Reg& lane) {
   using namespace dsl;
-  Reg row = k.reg(u32), col = k.reg(u32);
-  k.emit("mov.u32", {k.operand_of(row), ptx::Operand::imm(0)});
-  k.emit("mov.u32", {k.operand_of(col), ptx::Operand::imm(0)});
+  std::optional<Reg> row, col;
+  auto accumulate = [&](std::optional<Reg>& acc, const Reg& coord, std::int64_t step) {
+    if (step == 0) return;
+    Reg scaled = step == 1 ? coord : is_power_of_two(step) ? (coord << log2_exact(step)) : (coord * step);
+    if (acc) *acc += scaled;
+    else acc = scaled;
+  };
+  const std::int64_t lanes = steps.lanes();
   std::int64_t prefix = 1;
   for (const Step& s : steps.lane) {
     if (!is_power_of_two(s.extent))
       throw TileError("lane mode extent " + std::to_string(s.extent) + " is not a power of two");
     if (s.extent > 1 && (s.row != 0 || s.col != 0)) {
-      Reg c = (lane >> log2_exact(prefix)) & (s.extent - 1);
-      auto accumulate = [&](Reg& acc, std::int64_t step) {
-        if (step == 0) return;
-        Reg scaled = step == 1 ? c : is_power_of_two(step) ? (c << log2_exact(step)) : (c * step);
-        acc += scaled;
-      };
-      accumulate(row, s.row);
-      accumulate(col, s.col);
+      // The coordinate is (lane / prefix) % extent; the mask is needless for the last leaf.
+      Reg c = prefix == 1 ? lane : (lane >> log2_exact(prefix));
+      if (prefix * s.extent < lanes) c = c & (s.extent - 1);
+      accumulate(row, c, s.row);
+      accumulate(col, c, s.col);
     }
     prefix *= s.extent;
   }
-  return {row, col};
+  auto zero_if_unset = [&](std::optional<Reg>& r) {
+    if (!r) r = k.reg(u32), k.emit("mov.u32", {k.operand_of(*r), ptx::Operand::imm(0)});
+  };
+  zero_if_unset(row);
+  zero_if_unset(col);
+  return {*row, *col};
 }
 
 }  // namespace warpforge::tile

@@ -4,8 +4,6 @@
 
 namespace warpforge::tile {
 
-std::string to_string(Scope s) { return s == Scope::warp ? "warp" : "warpgroup"; }
-
 FragmentSteps tile_steps(const layout::Fragment& atom, std::int64_t rows, std::int64_t cols) {
   FragmentSteps a = separate(atom.layout);
   if (rows <= 0 || cols <= 0 || rows % a.rows != 0 || cols % a.cols != 0)

@@ -21,14 +21,6 @@ struct Operands {
 // Why the atom cannot implement the operands; empty when it can.
 std::vector<std::string> refusals(const layout::MmaAtom& atom, const Operands& o) {
   std::vector<std::string> why;
-  auto scope = [&](const char* role, const RegisterTile& t) {
-    if (t.scope() != Scope::warp) why.push_back(std::string(role) + " has " + to_string(t.scope()) + " scope; needs warp");
-  };
-  scope("D", o.d);
-  scope("A", o.a);
-  scope("B", o.b);
-  if (o.c) scope("C", *o.c);
-
   const std::int64_t m = o.d.rows(), n = o.d.cols(), kk = o.a.cols();
   bool shapes_agree = o.a.rows() == m && o.b.rows() == kk && o.b.cols() == n && (!o.c || (o.c->rows() == m && o.c->cols() == n));
   if (!shapes_agree)

@@ -1,6 +1,7 @@
-// RegisterTile: a tile of a matrix held in registers across a warp, carrying
-// its layout (which lane holds element (row, col), in which register slot),
-// its element type and its scope, so tile primitives can check their operands.
+// RegisterTile: a tile of a matrix held in registers across a warp (warp
+// scope: its layout's domain is (lane, value)), carrying that layout (which
+// lane holds element (row, col), in which register slot) and its element type,
+// so tile primitives can check their operands.
 //
 // A tile is a grid of atoms (one matrix instruction's operand fragment), atoms
 // ordered column-major: atom (i, j) covers rows i·atom_rows ..., columns
@@ -18,9 +19,6 @@
 
 namespace warpforge::tile {
 
-enum class Scope { warp, warpgroup };
-std::string to_string(Scope s);
-
 class RegisterTile {
  public:
   // Declares the tile's registers in `k`: b32 registers holding 32/bits
@@ -32,7 +30,6 @@ class RegisterTile {
   std::int64_t rows() const { return steps_.rows; }
   std::int64_t cols() const { return steps_.cols; }
   ptx::Type dtype() const { return dtype_; }
-  Scope scope() const { return Scope::warp; }
   const layout::NamedLayout& layout() const { return layout_; }
   const FragmentSteps& steps() const { return steps_; }
   int element_bits() const { return ptx::bits(dtype_); }

@@ -1,6 +1,6 @@
 // warp::gemm: D = alpha·A·B + beta·C at warp scope, lowered to an unrolled
 // nest of mma.sync atoms. Candidates, in priority order: m16n8k16, then
-// m16n8k8 (PTX ISA 9.7.14.5.14). Each checks the operands' scope, shapes,
+// m16n8k8 (PTX ISA 9.7.14.5.14). Each checks the operands' shapes,
 // element types, register layouts and alpha/beta; when none fits the error
 // lists every candidate's reasons.
 //

@@ -91,6 +91,11 @@ std::optional<fs::path> BinaryCache::default_directory() {
 
 fs::path BinaryCache::entry_path(const CacheKey& key) const { return *directory_ / (to_hex(key.digest) + ".bin"); }
 
+void BinaryCache::clear_memory() {
+  std::lock_guard lock(mutex_);
+  memory_.clear();
+}
+
 BinaryCache::Stats BinaryCache::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;

@@ -100,6 +100,16 @@ TEST_F(BinaryCacheTest, ANewCacheLoadsTheEntryFromDisk) {
   EXPECT_EQ(cache.stats().disk_hits, 1);
 }
 
+TEST_F(BinaryCacheTest, AfterClearingMemoryGoesToDisk) {
+  BinaryCache cache(dir_);
+  const CacheKey key = CacheKey::compute("a", "sm_80", 12080);
+  cache.get_or_build(key, builder(payload(100, 4)));
+  cache.clear_memory();
+  EXPECT_EQ(*cache.get_or_build(key, builder(payload(1, 0))), payload(100, 4));
+  EXPECT_EQ(cache.stats().disk_hits, 1);
+  EXPECT_EQ(builds_, 1);
+}
+
 TEST_F(BinaryCacheTest, KeysDependOnSourceTargetAndCompilerVersion) {
   const CacheKey key = CacheKey::compute("ptx", "sm_90a", 13000);
   EXPECT_EQ(key, CacheKey::compute("ptx", "sm_90a", 13000));

@@ -59,6 +59,10 @@ class BinaryCache {
   // entry only warns. Exceptions from build() propagate and nothing is stored.
   std::shared_ptr<const Bytes> get_or_build(const CacheKey& key, const std::function<Bytes()>& build);
 
+  // Forgets the in-memory entries (the disk keeps them), so that the next
+  // get_or_build of each key goes to disk: for benchmarks and tests.
+  void clear_memory();
+
   const std::optional<std::filesystem::path>& directory() const { return directory_; }
   std::filesystem::path entry_path(const CacheKey& key) const;  // needs a directory
   Stats stats() const;

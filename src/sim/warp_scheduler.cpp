@@ -31,6 +31,22 @@ std::string where(const Cta& cta, const Inst& inst) {
          "): block " + coords(cta.ctaid);
 }
 
+// "3-5,9" for the set bits of a lane mask
+std::string lane_ranges(std::uint32_t mask) {
+  std::string out;
+  for (int l = 0; l < 32;) {
+    if (!((mask >> l) & 1)) {
+      ++l;
+      continue;
+    }
+    int end = l;
+    while (end + 1 < 32 && ((mask >> (end + 1)) & 1)) ++end;
+    out += (out.empty() ? "" : ",") + std::to_string(l) + (end > l ? "-" + std::to_string(end) : "");
+    l = end + 1;
+  }
+  return out;
+}
+
 // "threads (0,0,0) (1,0,0) ... and 30 more"
 std::string thread_list(const Cta& cta, const std::vector<std::uint32_t>& linear) {
   std::string out;
@@ -93,6 +109,7 @@ void collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t act
   const std::uint32_t arrived = active | waiting;
   const std::uint32_t members = collective_members(inst, w, std::countr_zero(active));
   if ((members & ~arrived) != 0) {  // wait for the rest of the member mask
+    w.awaited_members = members;
     for_lanes(active, [&](int l) { w.state[l] = LaneState::at_collective; });
     w.ready &= ~active;
     return;
@@ -209,16 +226,22 @@ bool run_warp(Warp& w) {
   for (const Warp& w : cta.warps) {
     std::vector<std::uint32_t> waiting;
     int line = 0;
+    std::uint32_t exited_lanes = 0;
     for_lanes(w.exists, [&](int l) {
+      if (w.state[l] == LaneState::exited) exited_lanes |= 1u << l;
       if (w.state[l] == LaneState::at_collective) {
         waiting.push_back(w.index * 32 + static_cast<std::uint32_t>(l));
         line = code[w.pc[l]].line;
       }
       if (w.state[l] == LaneState::exited) exited.push_back(w.index * 32 + static_cast<std::uint32_t>(l));
     });
-    if (!waiting.empty())
-      msg += " warp " + std::to_string(w.index) + " collective at PTX line " + std::to_string(line) +
-             " waits for member lanes that never arrive; waiting: " + thread_list(cta, waiting) + ";";
+    if (waiting.empty()) continue;
+    msg += " warp " + std::to_string(w.index) + " collective at PTX line " + std::to_string(line) +
+           " (membermask " + hex(w.awaited_members) + ") waits for lanes that never arrive:";
+    if (const std::uint32_t absent = w.awaited_members & ~w.exists)
+      msg += " lanes " + lane_ranges(absent) + " are not threads of the CTA;";
+    if (const std::uint32_t gone = w.awaited_members & exited_lanes) msg += " lanes " + lane_ranges(gone) + " exited;";
+    msg += " waiting: " + thread_list(cta, waiting) + ";";
   }
   if (!exited.empty()) msg += " exited: " + thread_list(cta, exited);
   throw SimError(msg);

@@ -135,11 +135,11 @@ class KernelSource {
     function_.body->body.push_back(ptx::Variable{.space = ptx::Space::local, .type = t, .name = name, .align = 8, .dims = {count}});
     return *this;
   }
-  // Lines of PTX instructions and `label:` lines.
+  // PTX instructions (ended by ';' or a newline) and `label:` lines.
   KernelSource& code(const std::string& text) {
     std::size_t start = 0;
     while (start < text.size()) {
-      auto end = text.find('\n', start);
+      auto end = text.find_first_of(";\n", start);
       if (end == std::string::npos) end = text.size();
       const std::string line = trim(text.substr(start, end - start));
       start = end + 1;

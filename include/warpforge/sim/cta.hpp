@@ -53,6 +53,7 @@ struct Warp {
   std::vector<std::uint64_t> regs;         // regs[slot * 32 + lane]
   std::vector<std::byte> local;            // local_bytes per lane, lane-major
   std::vector<LaneAsyncCopies> async;      // per lane, created on first cp.async
+  std::uint32_t awaited_members = 0;       // member mask of the collective lanes wait at
   std::uint64_t clock = 0;
 
   std::uint64_t& reg(std::uint32_t slot, int lane) { return regs[slot * 32 + lane]; }

@@ -106,19 +106,18 @@ class KernelSource {
     module_.version_minor = 0;
     module_.target = {"sm_90a"};
     function_.name = std::move(name);
-    function_.body = ptx::Block{};
-  }
+      }
 
   KernelSource& param(ptx::Type t, const std::string& name) {
     function_.params.push_back(ptx::Variable{.space = ptx::Space::param, .type = t, .name = name});
     return *this;
   }
   KernelSource& regs(ptx::Type t, const std::string& prefix, int n) {
-    function_.body->body.push_back(ptx::Variable{.space = ptx::Space::reg, .type = t, .name = prefix, .range = n});
+    statements_.push_back(ptx::Variable{.space = ptx::Space::reg, .type = t, .name = prefix, .range = n});
     return *this;
   }
   KernelSource& shared(ptx::Type t, const std::string& name, std::int64_t count, int align = 16) {
-    function_.body->body.push_back(
+    statements_.push_back(
         ptx::Variable{.space = ptx::Space::shared, .type = t, .name = name, .align = align, .dims = {count}});
     return *this;
   }
@@ -132,7 +131,7 @@ class KernelSource {
     return *this;
   }
   KernelSource& local(ptx::Type t, const std::string& name, std::int64_t count) {
-    function_.body->body.push_back(ptx::Variable{.space = ptx::Space::local, .type = t, .name = name, .align = 8, .dims = {count}});
+    statements_.push_back(ptx::Variable{.space = ptx::Space::local, .type = t, .name = name, .align = 8, .dims = {count}});
     return *this;
   }
   // PTX instructions (ended by ';' or a newline) and `label:` lines.
@@ -144,15 +143,25 @@ class KernelSource {
       const std::string line = trim(text.substr(start, end - start));
       start = end + 1;
       if (line.empty()) continue;
-      if (line.back() == ':') function_.body->body.push_back(ptx::Label{line.substr(0, line.size() - 1)});
-      else function_.body->body.push_back(parse_instruction(line));
+      if (line.back() == ':') add_label(line.substr(0, line.size() - 1));
+      else add_instruction(parse_instruction(line));
     }
     return *this;
   }
 
+  void add_label(std::string name) { statements_.push_back(ptx::Label{std::move(name)}); }
+  void add_instruction(ptx::Instruction inst) { statements_.push_back(std::move(inst)); }
+
   ptx::Module module() const {
     ptx::Module m = module_;
-    m.items.push_back(function_);
+    ptx::Function f = function_;
+    // Sized once and assigned: GCC 12 warns falsely (-Wmaybe-uninitialized)
+    // when a vector of the recursive Statement variant grows.
+    std::vector<ptx::Statement> body(statements_.size());
+    for (std::size_t i = 0; i < statements_.size(); ++i)
+      std::visit([&](const auto& s) { body[i] = s; }, statements_[i]);
+    f.body = ptx::Block{std::move(body)};
+    m.items.push_back(f);
     return m;
   }
   const std::string& name() const { return function_.name; }
@@ -160,6 +169,7 @@ class KernelSource {
  private:
   ptx::Module module_;
   ptx::Function function_;
+  std::vector<std::variant<ptx::Instruction, ptx::Label, ptx::Variable>> statements_;
 };
 
 inline runtime::KernelArg arg_u64(std::uint64_t v) {

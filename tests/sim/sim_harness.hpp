@@ -73,6 +73,7 @@ inline ptx::Operand parse_operand(const std::string& text, bool label) {
   if (s.front() == '!') return ptx::Operand::reg(s.substr(1), true);
   if (s.front() == '%') return is_special_register(s) ? ptx::Operand::sreg(s) : ptx::Operand::reg(s);
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'd')) return ptx::Operand::imm_text(K::imm_float, s);
+  if (s.find('.') != std::string::npos) return ptx::Operand::imm_text(K::imm_float, s);
   if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-') return ptx::Operand::imm_text(K::imm_int, s);
   return label ? ptx::Operand::label(s) : ptx::Operand::symbol(s);
 }

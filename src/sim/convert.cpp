@@ -97,7 +97,11 @@ std::uint64_t to_int(Type dst, long double v, const Inst& in, bool from_float) {
   if (ptx::is_signed(dst)) {
     const long double lo = -std::ldexp(1.0L, n - 1), hi = std::ldexp(1.0L, n - 1) - 1;
     if (sat) v = v < lo ? lo : v > hi ? hi : v;
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) & m;
+    const std::uint64_t cut = static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) & m;
+    if (n >= 32) return cut;
+    // Narrow signed results are sign-extended into their (32-bit) register.
+    const std::uint64_t sign = 1ull << (n - 1);
+    return ((cut ^ sign) - sign) & 0xFFFFFFFFull;
   }
   if (ptx::is_unsigned(dst) && sat) {
     const long double hi = std::ldexp(1.0L, n) - 1;

@@ -228,7 +228,10 @@ class KernelDecoder {
     const bool float_text = o.kind == K::imm_float;
     if (t == Type::f64) return bits_of(o.float_value());
     if (t == Type::f32) return bits_of(static_cast<float>(o.float_value()));
-    if (t == Type::f16 || t == Type::bf16) return encode_float(o.float_value(), float_format(t), Rounding::rn, false);
+    // PTX has no 16-bit float literals: an integer is the bit pattern.
+    if (t == Type::f16 || t == Type::bf16)
+      return float_text ? encode_float(o.float_value(), float_format(t), Rounding::rn, false)
+                        : static_cast<std::uint64_t>(o.int_value()) & 0xFFFF;
     if (float_text) {  // a float literal in a bit-typed operand: its bit pattern
       return ptx::bits(t) == 64 ? bits_of(o.float_value()) : bits_of(static_cast<float>(o.float_value()));
     }

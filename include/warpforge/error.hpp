@@ -31,6 +31,20 @@ class PtxError : public Error {
   using Error::Error;
 };
 
+// A layout-algebra refusal: an incongruent or out-of-range coordinate, or
+// operands that violate an operation's divisibility conditions.
+class LayoutError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A tile primitive that no candidate instruction sequence can implement for
+// the given operands; the message lists every candidate and why it refused.
+class TileError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A kernel that the CPU simulator refused to load (an instruction it does not
 // execute) or stopped while running (an out-of-bounds or misaligned access, a
 // barrier deadlock). The message names the kernel, the PTX line, and where it

@@ -1,0 +1,72 @@
+// Integer and float arithmetic, comparison and selection (PTX ISA 9.7.1-9.7.7).
+// Every wrapper takes its destination first and reads the instruction type
+// from it; sources are checked against that type.
+#pragma once
+
+#include "warpforge/dsl/kernel_core.hpp"
+
+namespace warpforge::dsl {
+
+// Rounding modifiers (PTX ISA 9.7.3 float, 9.7.9.21 cvt integer rounding).
+enum class Round { none, rn, rz, rm, rp, rna, rni, rzi, rmi, rpi };
+std::string_view name(Round r);
+
+struct FloatMode {
+  Round round = Round::none;
+  bool ftz = false;  // flush subnormals to zero
+  bool sat = false;  // clamp to [0, 1]
+};
+
+enum class Cmp { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
+std::string_view name(Cmp c);
+
+class AluOps : public virtual KernelCore {
+ public:
+  void mov(const Reg& d, const Src& s);
+  Reg mov(Type t, const Src& s);
+  Reg mov(Type t, SReg s) { return mov_sreg(t, s); }
+  void mov(const Pred& d, const PredUse& s);
+
+  // Integers: add/sub (optionally .sat for s32), mul -> mul.lo; floats take a FloatMode.
+  void add(const Reg& d, const Src& a, const Src& b, FloatMode m = {});
+  void sub(const Reg& d, const Src& a, const Src& b, FloatMode m = {});
+  void mul(const Reg& d, const Src& a, const Src& b, FloatMode m = {});
+  void mul_hi(const Reg& d, const Src& a, const Src& b);
+  void mul_wide(const Reg& d, const Reg& a, const Src& b);  // d twice a's width
+  void mad(const Reg& d, const Src& a, const Src& b, const Src& c);  // integer mad.lo
+  void mad_wide(const Reg& d, const Reg& a, const Src& b, const Src& c);
+  void fma(const Reg& d, const Src& a, const Src& b, const Src& c, FloatMode m = {Round::rn});
+  void div(const Reg& d, const Src& a, const Src& b, FloatMode m = {});  // float: .rn by default
+  void rem(const Reg& d, const Src& a, const Src& b);
+  void abs(const Reg& d, const Src& a, FloatMode m = {});
+  void neg(const Reg& d, const Src& a, FloatMode m = {});
+  void min(const Reg& d, const Src& a, const Src& b, FloatMode m = {});
+  void max(const Reg& d, const Src& a, const Src& b, FloatMode m = {});
+  // Float special functions; rcp/sqrt are exact with a rounding mode, approximate without.
+  void rcp(const Reg& d, const Src& a, FloatMode m = {});
+  void sqrt(const Reg& d, const Src& a, FloatMode m = {});
+  void ex2_approx(const Reg& d, const Src& a, bool ftz = false);
+  void lg2_approx(const Reg& d, const Src& a, bool ftz = false);
+
+  // Logic and shifts (and, or, xor, not are C++ keywords: trailing underscore).
+  void and_(const Reg& d, const Src& a, const Src& b);
+  void or_(const Reg& d, const Src& a, const Src& b);
+  void xor_(const Reg& d, const Src& a, const Src& b);
+  void not_(const Reg& d, const Src& a);
+  void not_(const Pred& d, const Pred& a);
+  void shl(const Reg& d, const Src& a, const Src& amount);
+  void shr(const Reg& d, const Src& a, const Src& amount);
+
+  // setp.cmp.type p, a, b: the type comes from the register among a, b.
+  void setp(const Pred& p, Cmp c, const Src& a, const Src& b);
+  Pred setp(Cmp c, const Src& a, const Src& b);
+  void selp(const Reg& d, const Src& a, const Src& b, const PredUse& p);
+
+ private:
+  Reg mov_sreg(Type t, SReg s);
+  void arith(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
+  void float_only(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
+  void int_only(const std::string& opcode, const Reg& d, std::initializer_list<const Src*> srcs, Type t);
+};
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,29 @@
+// Atomic read-modify-write (PTX ISA 9.7.13.7 atom) and reductions without a
+// result (9.7.13.8 red), on the global or shared space.
+#pragma once
+
+#include <optional>
+
+#include "warpforge/dsl/isa/sync.hpp"
+
+namespace warpforge::dsl {
+
+enum class AtomOp { add, min, max, inc, dec, exch, cas, and_, or_, xor_ };
+
+struct AtomOpts {
+  std::optional<Scope> scope;  // .cta/.cluster/.gpu/.sys; absent = .gpu
+  bool relaxed = false;        // .relaxed (sm_70+); absent = the default semantics
+};
+
+class AtomicOps : public virtual KernelCore {
+ public:
+  // atom.space.op.type d, [a], b[, c]: c only for cas (compare b, swap in c).
+  void atom(Space space, AtomOp op, Type type, const Reg& d, const Addr& a, const Src& b,
+            std::optional<Src> c = std::nullopt, AtomOpts o = {});
+  void red(Space space, AtomOp op, Type type, const Addr& a, const Src& b, AtomOpts o = {});
+
+ private:
+  std::string opcode_for(const char* base, Space space, AtomOp op, Type type, AtomOpts o);
+};
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,26 @@
+// Bit manipulation (PTX ISA 9.7.8.7 prmt... 9.7.8.x lop3, bfe, bfi, popc,
+// clz, brev).
+#pragma once
+
+#include <cstdint>
+
+#include "warpforge/dsl/kernel_core.hpp"
+
+namespace warpforge::dsl {
+
+enum class PrmtMode { none, f4e, b4e, rc8, ecl, ecr, rc16 };
+
+class BitOps : public virtual KernelCore {
+ public:
+  // prmt.b32[.mode] d, a, b, selector: pick bytes of {b, a}.
+  void prmt(const Reg& d, const Src& a, const Src& b, const Src& selector, PrmtMode mode = PrmtMode::none);
+  // lop3.b32 d, a, b, c, lut: any 3-input logic function; lut = f(0xF0, 0xCC, 0xAA).
+  void lop3(const Reg& d, const Src& a, const Src& b, const Src& c, std::uint8_t lut);
+  void bfe(const Reg& d, const Src& a, const Src& start, const Src& length);
+  void bfi(const Reg& d, const Src& insert, const Src& base, const Src& start, const Src& length);
+  void popc(const Reg& d, const Src& a);
+  void clz(const Reg& d, const Src& a);
+  void brev(const Reg& d, const Src& a);
+};
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,39 @@
+// Loads, stores and address conversion (PTX ISA 9.7.9.8 ld, 9.7.9.10 st,
+// 9.7.9.16 cvta). Vector forms take 2 or 4 registers ({a, b, c, d}).
+#pragma once
+
+#include "warpforge/dsl/kernel_core.hpp"
+
+namespace warpforge::dsl {
+
+// Cache operators (PTX ISA 9.7.9.1): loads take ca/cg/cs/lu/cv, stores wb/cg/cs/wt.
+enum class Cache { none, ca, cg, cs, lu, cv, wb, wt };
+
+struct LdOpts {
+  Cache cache = Cache::none;
+  bool nc = false;         // ld.global.nc: the read-only (texture) path
+  bool volatile_ = false;  // ld.volatile
+};
+
+struct StOpts {
+  Cache cache = Cache::none;
+  bool volatile_ = false;
+};
+
+class MemoryOps : public virtual KernelCore {
+ public:
+  void ld(Space space, Type type, const Reg& d, const Addr& a, LdOpts o = {});
+  void ld(Space space, Type type, const Regs& d, const Addr& a, LdOpts o = {});
+  void st(Space space, Type type, const Addr& a, const Src& v, StOpts o = {});
+  void st(Space space, Type type, const Addr& a, const Regs& v, StOpts o = {});
+  // cvta.to.<space>.u64 d, a: generic address -> address in `space`.
+  void cvta_to(Space space, const Reg& d, const Reg& a);
+  // cvta.<space>.u64 d, a: address in `space` -> generic address.
+  void cvta_from(Space space, const Reg& d, const Reg& a);
+
+ private:
+  std::string access(const char* op, Space space, Type type, std::size_t width, Cache cache, bool nc,
+                     bool volatile_, const Addr& a);
+};
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,156 @@
+// The heart of the kernel builder: identity and target, registers, labels,
+// parameters, shared memory, directives, the instruction stream with its
+// checks, and the finished module. The instruction families (isa/*.hpp) are
+// mixins on top of it; `Kernel` (kernel.hpp) puts them together.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "warpforge/dsl/availability.hpp"
+#include "warpforge/dsl/handles.hpp"
+#include "warpforge/dsl/sreg.hpp"
+#include "warpforge/ptx/module.hpp"
+
+namespace warpforge::dsl {
+
+class KernelCore {
+ public:
+  KernelCore(const KernelCore&) = delete;
+  KernelCore& operator=(const KernelCore&) = delete;
+  virtual ~KernelCore() = default;
+
+  const std::string& name() const { return name_; }
+  Target target() const { return target_; }
+
+  // --- registers ---------------------------------------------------------
+  // Unnamed registers get nvcc-style names by their storage type (%r7, %rd2,
+  // %f3, %fd1, %rs4, %p2); named ones are %name (arrays %name0 ...).
+  Reg reg(Type type, std::string name = {});
+  Regs regs(Type type, int count, std::string name = {});
+  Pred pred(std::string name = {});
+
+  // --- labels ----------------------------------------------------------------
+  Label label(std::string_view hint = "L");  // a fresh, unplaced label
+  void place(const Label& label);            // `name:` here
+
+  // --- parameters (each emits the documented load sequence) -------------------
+  // `.param .T name` + `ld.param.T %r, [name]`.
+  Reg param(Type type, std::string name);
+  // `.param .u64 .ptr .global [.align N] name`, then ld.param.u64 and
+  // cvta.to.global.u64: a global-space address, ready for ld/st.global.
+  Reg param_ptr(std::string name, int align = 0);
+  // `.param .align A .b8 name[bytes]`: the bytes stay in the param space
+  // (e.g. a 128-byte TMA descriptor, passed as a grid constant).
+  ParamRef param_bytes(std::string name, int bytes, int align);
+
+  // --- shared memory -----------------------------------------------------------
+  Shared shared(std::string name, std::int64_t bytes, int align = 16);
+  // The `.extern .shared .align A .b8 name[]` array sized at launch.
+  Shared dynamic_shared(std::string name = "dynamic_smem", int align = 16);
+  // The 32-bit shared-space address of a variable (mov.u32 %r, name).
+  Reg address_of(const Shared& var);
+
+  // --- special registers ----------------------------------------------------
+  Reg sreg(SReg r);                // mov.u32/u64 %r, %tid.x ...
+  Reg sreg(std::string_view name);  // by PTX name; unknown names are refused
+
+  // --- performance directives (PTX ISA 11.4) -----------------------------------
+  void maxntid(std::uint32_t x, std::uint32_t y = 1, std::uint32_t z = 1);
+  void reqntid(std::uint32_t x, std::uint32_t y = 1, std::uint32_t z = 1);
+  void minnctapersm(std::uint32_t n);
+  void maxnreg(std::uint32_t n);
+  void explicitcluster();
+  void reqnctapercluster(std::uint32_t x, std::uint32_t y = 1, std::uint32_t z = 1);
+
+  // --- the escape hatch ------------------------------------------------------------
+  // Any opcode, unwrapped: `k.inst("prmt.b32", d, a, b, sel)`. Operand count is
+  // still checked for the opcodes warpforge knows (opcode_arity.cpp).
+  template <class... Ops>
+  void inst(std::string_view opcode, const Ops&... ops) {
+    emit_generic(opcode, {operand_of(ops)...});
+  }
+
+  // Every instruction emitted inside `body` is guarded by `p` (@p / @!p).
+  void guarded(PredUse p, const std::function<void()>& body);
+
+  // --- the result ----------------------------------------------------------------
+  ptx::Function function() const;
+  ptx::Module module() const;
+  std::string ptx() const { return module().to_ptx(); }
+
+  // --- for instruction wrappers -------------------------------------------------
+  // Operand conversions check that handles belong to this kernel.
+  ptx::Operand operand_of(const Reg& r) const;
+  ptx::Operand operand_of(const Pred& p) const;
+  ptx::Operand operand_of(const PredUse& p) const;
+  ptx::Operand operand_of(const Src& s) const;
+  ptx::Operand operand_of(const Addr& a) const;
+  ptx::Operand operand_of(const Label& l) const;
+  ptx::Operand operand_of(const Regs& rs) const;  // {a, b, c}
+  ptx::Operand operand_of(const ptx::Operand& op) const { return op; }
+  template <std::integral I>
+  ptx::Operand operand_of(I value) const {
+    return operand_of(Src(value));
+  }
+
+  // Refusals, all in one voice: "kernel 'k': <instruction>: <what>".
+  [[noreturn]] void fail(std::string_view instruction, const std::string& what) const;
+  void require(std::string_view instruction, const Availability& availability) const;
+  // A register operand must hold `type` (same type, or same width where either
+  // side is a bit type, or integers of one width).
+  void expect_type(std::string_view instruction, const Reg& r, Type type, std::string_view role) const;
+  // As above for a source; immediates pass unless they carry another float type.
+  void expect_type(std::string_view instruction, const Src& s, Type type, std::string_view role) const;
+
+  void emit(ptx::Instruction inst);
+  // Builds an instruction from a dotted opcode and operands, then emits it.
+  void emit(std::string_view dotted_opcode, std::vector<ptx::Operand> operands);
+
+  const std::string& reg_name(std::uint32_t id) const { return regs_[id].name; }
+  const std::string& pred_name(std::uint32_t id) const { return preds_[id]; }
+
+ protected:
+  KernelCore(std::string name, Target target);
+  KernelCore() = default;  // only for the virtual-base mixins; Kernel calls the one above
+
+ private:
+  struct RegInfo {
+    std::string name;
+    Type type;
+  };
+  struct Declaration {  // one `.reg` line
+    std::string name;   // "%r" for a range, "%acc" for a named one
+    Type storage;
+    std::optional<int> range;
+  };
+
+  void emit_generic(std::string_view opcode, std::vector<ptx::Operand> operands);
+  std::string claim_name(std::string name, std::optional<int> range);
+  std::string auto_name(Type storage);
+  void check_owner(const KernelCore* owner, std::string_view what, const std::string& name) const;
+
+  std::string name_;
+  Target target_ = Target::sm_80;
+  std::deque<RegInfo> regs_;
+  std::deque<std::string> preds_;
+  std::vector<Declaration> named_decls_;
+  std::vector<std::pair<std::string, int>> auto_counts_;  // prefix -> count, first-use order
+  std::set<std::string> taken_names_;
+  std::set<std::string> placed_labels_;
+  int label_counter_ = 0;
+  std::vector<ptx::Variable> params_;
+  std::vector<ptx::Directive> directives_;
+  std::vector<ptx::Variable> shared_;
+  std::optional<ptx::Variable> dynamic_shared_;
+  std::vector<ptx::Statement> body_;
+  std::optional<ptx::Guard> guard_;
+};
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,25 @@
+// Runs the CUDA toolkit's ptxas on PTX text, to check that what warpforge
+// emits assembles. ptxas is found through $WARPFORGE_PTXAS, then $PATH, then
+// $CUDA_HOME/bin and /usr/local/cuda/bin; it is optional (the GPU path JITs
+// through the driver and needs no toolkit).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpforge::ptx {
+
+std::optional<std::string> find_ptxas();
+
+struct PtxasResult {
+  bool ok = false;
+  std::string log;               // ptxas's stderr + stdout
+  std::vector<char> cubin;       // the assembled object when ok
+};
+
+// Assembles `text` for `arch` ("sm_90a"); throws PtxError if ptxas is absent.
+PtxasResult run_ptxas(const std::string& text, const std::string& arch,
+                      const std::vector<std::string>& extra_args = {});
+
+}  // namespace warpforge::ptx

@@ -1,0 +1,255 @@
+#include "warpforge/dsl/isa/alu.hpp"
+
+#include "../type_names.hpp"
+
+namespace warpforge::dsl {
+
+using detail::arith_type;
+using detail::bits_type;
+using detail::dot;
+using detail::type_name;
+
+std::string_view name(Round r) {
+  switch (r) {
+    case Round::none: return "";
+    case Round::rn: return "rn";
+    case Round::rz: return "rz";
+    case Round::rm: return "rm";
+    case Round::rp: return "rp";
+    case Round::rna: return "rna";
+    case Round::rni: return "rni";
+    case Round::rzi: return "rzi";
+    case Round::rmi: return "rmi";
+    case Round::rpi: return "rpi";
+  }
+  return "";
+}
+
+std::string_view name(Cmp c) {
+  static constexpr std::string_view kNames[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
+                                                "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+  return kNames[static_cast<int>(c)];
+}
+
+namespace {
+std::string float_modifiers(FloatMode m) {
+  std::string out;
+  if (m.round != Round::none) out += "." + std::string(name(m.round));
+  if (m.ftz) out += ".ftz";
+  if (m.sat) out += ".sat";
+  return out;
+}
+}  // namespace
+
+void AluOps::mov(const Reg& d, const Src& s) {
+  std::string opcode = "mov" + dot(d.type());
+  expect_type(opcode, s, d.type(), "source");
+  emit(opcode, {operand_of(d), operand_of(s)});
+}
+
+Reg AluOps::mov(Type t, const Src& s) {
+  Reg d = reg(t);
+  mov(d, s);
+  return d;
+}
+
+Reg AluOps::mov_sreg(Type t, SReg s) {
+  if (ptx::bits(t) != ptx::bits(info(s).type))
+    fail("mov " + std::string(info(s).name), "special register is " + type_name(info(s).type) +
+                                                 "; cannot read it as " + type_name(t));
+  return sreg(s).as(t);
+}
+
+void AluOps::mov(const Pred& d, const PredUse& s) {
+  emit("mov.pred", {operand_of(d), operand_of(s)});
+}
+
+void AluOps::arith(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m) {
+  Type t = d.type();
+  std::string opcode;
+  if (ptx::is_float(t)) {
+    opcode = op + float_modifiers(m) + dot(t);
+  } else {
+    if (m.round != Round::none || m.ftz)
+      fail(std::string(op) + dot(t), "rounding and .ftz apply to float types; " + d.name() + " is " + type_name(t));
+    std::string mods = std::string(op) == "mul" ? ".lo" : "";
+    if (m.sat) {
+      if (t != Type::s32) fail(std::string(op) + dot(t), ".sat on integers needs s32 (PTX ISA 9.7.1.1)");
+      mods += ".sat";
+    }
+    opcode = op + mods + dot(arith_type(t));
+  }
+  std::vector<ptx::Operand> ops{operand_of(d)};
+  char role[] = "source a";
+  for (const Src* s : srcs) {
+    expect_type(opcode, *s, t, role);
+    ops.push_back(operand_of(*s));
+    ++role[7];
+  }
+  emit(opcode, std::move(ops));
+}
+
+void AluOps::float_only(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m) {
+  if (!ptx::is_float(d.type()))
+    fail(std::string(op) + dot(d.type()), d.name() + " is " + type_name(d.type()) + "; " + op + " takes float types");
+  arith(op, d, srcs, m);
+}
+
+void AluOps::int_only(const std::string& opcode, const Reg& d, std::initializer_list<const Src*> srcs, Type t) {
+  if (!ptx::is_integer(d.type()))
+    fail(opcode, d.name() + " is " + type_name(d.type()) + "; this instruction takes integer types");
+  std::vector<ptx::Operand> ops{operand_of(d)};
+  char role[] = "source a";
+  for (const Src* s : srcs) {
+    expect_type(opcode, *s, t, role);
+    ops.push_back(operand_of(*s));
+    ++role[7];
+  }
+  emit(opcode, std::move(ops));
+}
+
+void AluOps::add(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith("add", d, {&a, &b}, m); }
+void AluOps::sub(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith("sub", d, {&a, &b}, m); }
+void AluOps::mul(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith("mul", d, {&a, &b}, m); }
+
+void AluOps::mul_hi(const Reg& d, const Src& a, const Src& b) {
+  int_only("mul.hi" + dot(arith_type(d.type())), d, {&a, &b}, d.type());
+}
+
+void AluOps::mul_wide(const Reg& d, const Reg& a, const Src& b) {
+  Type t = arith_type(a.type());
+  std::string opcode = "mul.wide" + dot(t);
+  if (ptx::bits(t) != 16 && ptx::bits(t) != 32) fail(opcode, "mul.wide takes 16- or 32-bit sources; " + a.name() + " is " + type_name(t));
+  if (ptx::bits(d.type()) != 2 * ptx::bits(t) || !ptx::is_integer(d.type()))
+    fail(opcode, "destination " + d.name() + " is " + type_name(d.type()) + "; expected a " +
+                     std::to_string(2 * ptx::bits(t)) + "-bit integer");
+  expect_type(opcode, b, t, "source b");
+  emit(opcode, {operand_of(d), operand_of(a), operand_of(b)});
+}
+
+void AluOps::mad(const Reg& d, const Src& a, const Src& b, const Src& c) {
+  int_only("mad.lo" + dot(arith_type(d.type())), d, {&a, &b, &c}, d.type());
+}
+
+void AluOps::mad_wide(const Reg& d, const Reg& a, const Src& b, const Src& c) {
+  Type t = arith_type(a.type());
+  std::string opcode = "mad.wide" + dot(t);
+  if (ptx::bits(d.type()) != 2 * ptx::bits(t) || !ptx::is_integer(d.type()))
+    fail(opcode, "destination " + d.name() + " is " + type_name(d.type()) + "; expected a " +
+                     std::to_string(2 * ptx::bits(t)) + "-bit integer");
+  expect_type(opcode, b, t, "source b");
+  expect_type(opcode, c, d.type(), "source c");
+  emit(opcode, {operand_of(d), operand_of(a), operand_of(b), operand_of(c)});
+}
+
+void AluOps::fma(const Reg& d, const Src& a, const Src& b, const Src& c, FloatMode m) {
+  if (m.round == Round::none) fail("fma" + dot(d.type()), "fma needs a rounding mode (rn, rz, rm, rp)");
+  float_only("fma", d, {&a, &b, &c}, m);
+}
+
+void AluOps::div(const Reg& d, const Src& a, const Src& b, FloatMode m) {
+  if (ptx::is_float(d.type())) {
+    // PTX ISA 9.7.3.8: div.f32 needs .approx, .full or a rounding mode; pick IEEE .rn by default.
+    if (m.round == Round::none) m.round = Round::rn;
+    return float_only("div", d, {&a, &b}, m);
+  }
+  int_only("div" + dot(arith_type(d.type())), d, {&a, &b}, d.type());
+}
+
+void AluOps::rem(const Reg& d, const Src& a, const Src& b) {
+  int_only("rem" + dot(arith_type(d.type())), d, {&a, &b}, d.type());
+}
+
+void AluOps::abs(const Reg& d, const Src& a, FloatMode m) {
+  if (!ptx::is_float(d.type()) && !ptx::is_signed(d.type()))
+    fail("abs" + dot(d.type()), d.name() + " is " + type_name(d.type()) + "; abs takes signed or float types");
+  arith("abs", d, {&a}, m);
+}
+
+void AluOps::neg(const Reg& d, const Src& a, FloatMode m) {
+  if (!ptx::is_float(d.type()) && !ptx::is_signed(d.type()))
+    fail("neg" + dot(d.type()), d.name() + " is " + type_name(d.type()) + "; neg takes signed or float types");
+  arith("neg", d, {&a}, m);
+}
+
+void AluOps::min(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith("min", d, {&a, &b}, m); }
+void AluOps::max(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith("max", d, {&a, &b}, m); }
+
+void AluOps::rcp(const Reg& d, const Src& a, FloatMode m) {
+  if (m.round == Round::none) {
+    std::string opcode = std::string("rcp.approx") + (m.ftz ? ".ftz" : "") + dot(d.type());
+    expect_type(opcode, a, d.type(), "source a");
+    return emit(opcode, {operand_of(d), operand_of(a)});
+  }
+  float_only("rcp", d, {&a}, m);
+}
+
+void AluOps::sqrt(const Reg& d, const Src& a, FloatMode m) {
+  if (m.round == Round::none) {
+    std::string opcode = std::string("sqrt.approx") + (m.ftz ? ".ftz" : "") + dot(d.type());
+    expect_type(opcode, a, d.type(), "source a");
+    return emit(opcode, {operand_of(d), operand_of(a)});
+  }
+  float_only("sqrt", d, {&a}, m);
+}
+
+void AluOps::ex2_approx(const Reg& d, const Src& a, bool ftz) {
+  std::string opcode = std::string("ex2.approx") + (ftz ? ".ftz" : "") + dot(d.type());
+  expect_type(opcode, a, d.type(), "source a");
+  emit(opcode, {operand_of(d), operand_of(a)});
+}
+
+void AluOps::lg2_approx(const Reg& d, const Src& a, bool ftz) {
+  std::string opcode = std::string("lg2.approx") + (ftz ? ".ftz" : "") + dot(d.type());
+  expect_type(opcode, a, d.type(), "source a");
+  emit(opcode, {operand_of(d), operand_of(a)});
+}
+
+void AluOps::and_(const Reg& d, const Src& a, const Src& b) { int_only("and" + dot(bits_type(d.type())), d, {&a, &b}, d.type()); }
+void AluOps::or_(const Reg& d, const Src& a, const Src& b) { int_only("or" + dot(bits_type(d.type())), d, {&a, &b}, d.type()); }
+void AluOps::xor_(const Reg& d, const Src& a, const Src& b) { int_only("xor" + dot(bits_type(d.type())), d, {&a, &b}, d.type()); }
+void AluOps::not_(const Reg& d, const Src& a) { int_only("not" + dot(bits_type(d.type())), d, {&a}, d.type()); }
+void AluOps::not_(const Pred& d, const Pred& a) { emit("not.pred", {operand_of(d), operand_of(a)}); }
+
+void AluOps::shl(const Reg& d, const Src& a, const Src& amount) {
+  std::string opcode = "shl" + dot(bits_type(d.type()));
+  if (!ptx::is_integer(d.type())) fail(opcode, d.name() + " is " + type_name(d.type()) + "; shifts take integer types");
+  expect_type(opcode, a, d.type(), "source a");
+  expect_type(opcode, amount, Type::u32, "shift amount");
+  emit(opcode, {operand_of(d), operand_of(a), operand_of(amount)});
+}
+
+void AluOps::shr(const Reg& d, const Src& a, const Src& amount) {
+  std::string opcode = "shr" + dot(ptx::is_signed(d.type()) ? d.type() : arith_type(d.type()));
+  if (!ptx::is_integer(d.type())) fail(opcode, d.name() + " is " + type_name(d.type()) + "; shifts take integer types");
+  expect_type(opcode, a, d.type(), "source a");
+  expect_type(opcode, amount, Type::u32, "shift amount");
+  emit(opcode, {operand_of(d), operand_of(a), operand_of(amount)});
+}
+
+void AluOps::setp(const Pred& p, Cmp c, const Src& a, const Src& b) {
+  const Src& typed = a.is_reg() ? a : b;
+  if (!typed.is_reg()) fail("setp." + std::string(dsl::name(c)), "both operands are immediates; one must be a register");
+  Type t = typed.reg().type();
+  if (ptx::is_bits(t)) t = (c == Cmp::eq || c == Cmp::ne) ? t : arith_type(t);
+  std::string opcode = "setp." + std::string(dsl::name(c)) + dot(t);
+  expect_type(opcode, a, t, "source a");
+  expect_type(opcode, b, t, "source b");
+  emit(opcode, {operand_of(p), operand_of(a), operand_of(b)});
+}
+
+Pred AluOps::setp(Cmp c, const Src& a, const Src& b) {
+  Pred p = pred();
+  setp(p, c, a, b);
+  return p;
+}
+
+void AluOps::selp(const Reg& d, const Src& a, const Src& b, const PredUse& p) {
+  std::string opcode = "selp" + dot(d.type());
+  if (p.negated) fail(opcode, "the selector must be a plain predicate (swap a and b instead of negating)");
+  expect_type(opcode, a, d.type(), "source a");
+  expect_type(opcode, b, d.type(), "source b");
+  emit(opcode, {operand_of(d), operand_of(a), operand_of(b), operand_of(p)});
+}
+
+}  // namespace warpforge::dsl

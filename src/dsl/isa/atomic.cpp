@@ -1,0 +1,71 @@
+#include "warpforge/dsl/isa/atomic.hpp"
+
+#include <algorithm>
+
+#include "../type_names.hpp"
+
+namespace warpforge::dsl {
+
+namespace {
+// PTX ISA 9.7.13.7: the types each operation takes.
+std::vector<Type> types_for(AtomOp op) {
+  switch (op) {
+    case AtomOp::add: return {Type::u32, Type::s32, Type::u64, Type::f32, Type::f64, Type::f16x2, Type::bf16x2};
+    case AtomOp::min: case AtomOp::max: return {Type::u32, Type::s32, Type::u64, Type::s64};
+    case AtomOp::inc: case AtomOp::dec: return {Type::u32};
+    case AtomOp::exch: case AtomOp::cas: case AtomOp::and_: case AtomOp::or_: case AtomOp::xor_:
+      return {Type::b32, Type::b64};
+  }
+  return {};
+}
+constexpr const char* kOps[] = {"add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor"};
+constexpr const char* kScopes[] = {"cta", "cluster", "gpu", "sys"};
+}  // namespace
+
+std::string AtomicOps::opcode_for(const char* base, Space space, AtomOp op, Type type, AtomOpts o) {
+  std::string opcode = base;
+  if (o.relaxed) opcode += ".relaxed";
+  if (o.scope) {
+    opcode += std::string(".") + kScopes[static_cast<int>(*o.scope)];
+    if (*o.scope == Scope::cluster) require(opcode, Availability::since(90));
+  }
+  if (space != Space::global && space != Space::shared)
+    fail(opcode, "atomics act on global or shared memory, not ." + std::string(ptx::name(space)));
+  opcode += "." + std::string(ptx::name(space)) + "." + kOps[static_cast<int>(op)];
+  if (type == Type::f16x2 || type == Type::bf16x2) opcode += ".noftz";  // required spelling, PTX ISA 9.7.13.7
+  opcode += detail::dot(type);
+  auto allowed = types_for(op);
+  if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
+    std::string list;
+    for (Type t : allowed) list += (list.empty() ? "" : ", ") + detail::type_name(t);
+    fail(opcode, "type " + detail::type_name(type) + " is not allowed for ." + kOps[static_cast<int>(op)] +
+                     "; allowed: " + list);
+  }
+  if (type == Type::bf16x2) require(opcode, Availability::since(90));
+  return opcode;
+}
+
+void AtomicOps::atom(Space space, AtomOp op, Type type, const Reg& d, const Addr& a, const Src& b,
+                     std::optional<Src> c, AtomOpts o) {
+  std::string opcode = opcode_for("atom", space, op, type, o);
+  if ((op == AtomOp::cas) != c.has_value())
+    fail(opcode, op == AtomOp::cas ? "cas needs the swap value c" : "only cas takes a third source");
+  expect_type(opcode, d, type, "destination");
+  expect_type(opcode, b, type, "source b");
+  std::vector<ptx::Operand> ops{operand_of(d), operand_of(a), operand_of(b)};
+  if (c) {
+    expect_type(opcode, *c, type, "source c");
+    ops.push_back(operand_of(*c));
+  }
+  emit(opcode, std::move(ops));
+}
+
+void AtomicOps::red(Space space, AtomOp op, Type type, const Addr& a, const Src& b, AtomOpts o) {
+  if (op == AtomOp::exch || op == AtomOp::cas)
+    fail("red", std::string("red has no .") + kOps[static_cast<int>(op)] + "; use atom");
+  std::string opcode = opcode_for("red", space, op, type, o);
+  expect_type(opcode, b, type, "source b");
+  emit(opcode, {operand_of(a), operand_of(b)});
+}
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,69 @@
+#include "warpforge/dsl/isa/control.hpp"
+
+#include "warpforge/dsl/operators.hpp"
+
+namespace warpforge::dsl {
+
+void ControlOps::bra(const Label& target, BraOpts o) {
+  emit(o.uniform ? "bra.uni" : "bra", {operand_of(target)});
+}
+
+void ControlOps::bra_if(const PredUse& p, const Label& target, BraOpts o) {
+  ptx::Instruction inst = ptx::Instruction::parse_opcode(o.uniform ? "bra.uni" : "bra");
+  inst.operands = {operand_of(target)};
+  inst.guard = ptx::Guard{p.pred.name(), p.negated};
+  operand_of(p);  // ownership check
+  emit(std::move(inst));
+}
+
+void ControlOps::ret() { emit("ret", {}); }
+void ControlOps::exit() { emit("exit", {}); }
+
+void ControlOps::if_then(const PredUse& p, const std::function<void()>& then) {
+  Label end = label("endif");
+  bra_if(!p, end);
+  then();
+  place(end);
+}
+
+void ControlOps::if_else(const PredUse& p, const std::function<void()>& then,
+                         const std::function<void()>& otherwise) {
+  Label other = label("else"), end = label("endif");
+  bra_if(!p, other);
+  then();
+  bra(end);
+  place(other);
+  otherwise();
+  place(end);
+}
+
+void ControlOps::for_range(const Src& begin, const Src& end, const Src& step,
+                           const std::function<void(Reg)>& body) {
+  Type t = begin.is_reg() ? begin.reg().type() : end.is_reg() ? end.reg().type() : Type::u32;
+  if (!ptx::is_integer(t)) fail("for_range", "loop bounds must be integers; got " + std::string(ptx::name(t)));
+  if (!step.is_reg() && step.imm().int_value() <= 0)
+    fail("for_range", "step " + step.imm().text + " must be positive");
+  Reg i = reg(t);
+  mov(i, begin);
+  Label top = label("loop"), done = label("loop_end");
+  Pred skip = setp(Cmp::ge, i, end);
+  bra_if(skip, done);
+  place(top);
+  body(i);
+  add(i, i, step);
+  Pred again = setp(Cmp::lt, i, end);
+  bra_if(again, top);
+  place(done);
+}
+
+void ControlOps::while_loop(const std::function<Pred()>& condition, const std::function<void()>& body) {
+  Label top = label("while"), done = label("while_end");
+  place(top);
+  Pred go = condition();
+  bra_if(!go, done);
+  body();
+  bra(top);
+  place(done);
+}
+
+}  // namespace warpforge::dsl

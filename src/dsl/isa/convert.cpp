@@ -1,0 +1,96 @@
+#include "warpforge/dsl/isa/convert.hpp"
+
+#include "../type_names.hpp"
+
+namespace warpforge::dsl {
+
+using detail::dot;
+using detail::type_name;
+
+namespace {
+
+bool is_fp8(Type t) { return t == Type::e4m3 || t == Type::e5m2 || t == Type::e4m3x2 || t == Type::e5m2x2; }
+
+// PTX ISA 9.7.9.21, "Target ISA notes": bf16 results and tf32 need sm_80,
+// fp8 needs sm_89, and a bf16 *source* (cvt.f32.bf16) needs sm_90.
+Availability cvt_availability(Type d, Type a) {
+  if (is_fp8(d) || is_fp8(a)) return Availability::since(89);
+  if (a == Type::bf16 || a == Type::bf16x2) return Availability::since(90);
+  if (d == Type::bf16 || d == Type::bf16x2 || d == Type::tf32) return Availability::since(80);
+  return Availability::since(0);
+}
+
+std::string modifiers(const CvtMode& m) {
+  std::string out;
+  if (m.round != Round::none) out += "." + std::string(dsl::name(m.round));
+  if (m.ftz) out += ".ftz";
+  if (m.sat) out += ".sat";
+  if (m.relu) out += ".relu";
+  if (m.satfinite) out += ".satfinite";
+  return out;
+}
+
+bool is_float_scalar(Type t) { return ptx::is_float(t) && !is_fp8(t); }
+
+}  // namespace
+
+void ConvertOps::cvt(const Reg& d, const Reg& a, CvtMode m) { cvt(d.type(), a.type(), d, a, m); }
+
+void ConvertOps::cvt(Type dtype, Type atype, const Reg& d, const Src& a, CvtMode m) {
+  std::string base = "cvt" + dot(dtype) + dot(atype);
+  if (is_fp8(dtype) || is_fp8(atype) || dtype == Type::f16x2 || dtype == Type::bf16x2)
+    fail(base, "packed and fp8 conversions are cvt_pack / cvt_unpack_fp8");
+  if (dtype == Type::pred || atype == Type::pred) fail(base, "predicates are converted with selp / setp");
+  bool dfloat = is_float_scalar(dtype), afloat = is_float_scalar(atype);
+  bool int_round = m.round == Round::rni || m.round == Round::rzi || m.round == Round::rmi || m.round == Round::rpi;
+  if (m.round == Round::none) {
+    if (dfloat && afloat && ptx::bits(dtype) < ptx::bits(atype)) m.round = Round::rn;
+    else if (dfloat && !afloat) m.round = Round::rn;
+    else if (!dfloat && afloat) m.round = Round::rzi;
+  } else if (dfloat && afloat && ptx::bits(dtype) > ptx::bits(atype) && m.round != Round::none && !int_round) {
+    fail(base, "widening " + type_name(atype) + " to " + type_name(dtype) + " is exact and takes no rounding mode");
+  }
+  if (!dfloat && afloat && m.round != Round::none && !int_round)
+    fail(base, "float-to-integer conversion needs an integer rounding mode (rni, rzi, rmi, rpi), got ." +
+                   std::string(dsl::name(m.round)));
+  if (dfloat && !afloat && int_round)
+    fail(base, "integer-to-float conversion takes a float rounding mode (rn, rz, rm, rp)");
+  std::string opcode = "cvt" + modifiers(m) + dot(dtype) + dot(atype);
+  require(opcode, cvt_availability(dtype, atype));
+  expect_type(opcode, d, dtype, "destination");
+  expect_type(opcode, a, atype, "source");
+  emit(opcode, {operand_of(d), operand_of(a)});
+}
+
+void ConvertOps::cvt_pack(Type packed, const Reg& d, const Src& hi, const Src& lo, CvtMode m) {
+  std::string opcode;
+  if (packed == Type::f16x2 || packed == Type::bf16x2) {
+    if (m.round != Round::rn && m.round != Round::rz)
+      fail("cvt" + dot(packed) + ".f32", "packing to " + type_name(packed) + " takes .rn or .rz");
+  } else if (packed == Type::e4m3x2 || packed == Type::e5m2x2) {
+    // PTX ISA 9.7.9.21: f32 -> fp8x2 is cvt.rn.satfinite{.relu}; nothing else is allowed.
+    if (m.round != Round::rn) fail("cvt" + dot(packed) + ".f32", "fp8 packing takes .rn");
+    m.satfinite = true;
+  } else {
+    fail("cvt" + dot(packed) + ".f32",
+         "packed type " + type_name(packed) + "; expected f16x2, bf16x2, e4m3x2 or e5m2x2");
+  }
+  opcode = "cvt" + modifiers(m) + dot(packed) + ".f32";
+  require(opcode, cvt_availability(packed, Type::f32));
+  expect_type(opcode, d, ptx::bits(packed) == 16 ? Type::b16 : Type::b32, "destination");
+  expect_type(opcode, hi, Type::f32, "source hi");
+  expect_type(opcode, lo, Type::f32, "source lo");
+  emit(opcode, {operand_of(d), operand_of(hi), operand_of(lo)});
+}
+
+void ConvertOps::cvt_unpack_fp8(Type fp8x2, const Reg& d, const Reg& a) {
+  std::string opcode = "cvt.rn.f16x2" + dot(fp8x2);
+  if (fp8x2 != Type::e4m3x2 && fp8x2 != Type::e5m2x2)
+    fail(opcode, "source type " + type_name(fp8x2) + "; expected e4m3x2 or e5m2x2");
+  require(opcode, cvt_availability(Type::f16x2, fp8x2));
+  expect_type(opcode, d, Type::b32, "destination");
+  expect_type(opcode, a, Type::b16, "source");
+  emit(opcode, {operand_of(d), operand_of(a)});
+}
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,104 @@
+#include "warpforge/dsl/isa/memory.hpp"
+
+#include "../type_names.hpp"
+
+namespace warpforge::dsl {
+
+using detail::dot;
+using detail::type_name;
+
+namespace {
+std::string_view memory_cache_name(Cache c) {
+  switch (c) {
+    case Cache::none: return "";
+    case Cache::ca: return "ca";
+    case Cache::cg: return "cg";
+    case Cache::cs: return "cs";
+    case Cache::lu: return "lu";
+    case Cache::cv: return "cv";
+    case Cache::wb: return "wb";
+    case Cache::wt: return "wt";
+  }
+  return "";
+}
+}  // namespace
+
+std::string MemoryOps::access(const char* op, Space space, Type type, std::size_t width, Cache cache,
+                              bool nc, bool volatile_, const Addr& a) {
+  bool load = std::string(op) == "ld";
+  std::string opcode = std::string(op) + (volatile_ ? ".volatile" : "");
+  if (space != Space::global && space != Space::shared && space != Space::local &&
+      space != Space::param && space != Space::const_)
+    fail(opcode, "state space ." + std::string(ptx::name(space)) +
+                     " is not addressable; use global, shared, local, param or const");
+  if (!load && space == Space::const_) fail(opcode, "the const space is read-only");
+  opcode += "." + std::string(ptx::name(space));
+  if (nc) {
+    if (space != Space::global) fail(opcode, ".nc loads read the global space only");
+    opcode += ".nc";
+  }
+  if (cache != Cache::none) {
+    bool ok = load ? (cache == Cache::ca || cache == Cache::cg || cache == Cache::cs || cache == Cache::lu ||
+                      cache == Cache::cv)
+                   : (cache == Cache::wb || cache == Cache::cg || cache == Cache::cs || cache == Cache::wt);
+    if (!ok)
+      fail(opcode, "cache operator ." + std::string(memory_cache_name(cache)) + " is not a " + (load ? "load" : "store") +
+                       " operator; " + (load ? "loads take ca, cg, cs, lu, cv" : "stores take wb, cg, cs, wt"));
+    opcode += "." + std::string(memory_cache_name(cache));
+  }
+  if (width != 1) {
+    if (width != 2 && width != 4) fail(opcode, "vector of " + std::to_string(width) + " registers; .v2 or .v4 only");
+    if (ptx::bits(type) * width > 128)
+      fail(opcode, "a .v" + std::to_string(width) + dot(type) + " access moves " +
+                       std::to_string(ptx::bits(type) * width / 8) + " bytes; at most 16");
+    opcode += ".v" + std::to_string(width);
+  }
+  if (type == Type::pred || ptx::bits(type) > 64) fail(opcode, "type ." + type_name(type) + " cannot be loaded or stored");
+  opcode += dot(type);
+  if (a.base && space == Space::global && ptx::bits(a.base->type()) != 64)
+    fail(opcode, "address register " + a.base->name() + " is " + type_name(a.base->type()) +
+                     "; global addresses are 64-bit");
+  if (a.base && !ptx::is_integer(a.base->type()))
+    fail(opcode, "address register " + a.base->name() + " is " + type_name(a.base->type()) + "; expected an integer");
+  return opcode;
+}
+
+void MemoryOps::ld(Space space, Type type, const Reg& d, const Addr& a, LdOpts o) {
+  std::string opcode = access("ld", space, type, 1, o.cache, o.nc, o.volatile_, a);
+  expect_type(opcode, d, ptx::bits(type) < 16 ? ptx::storage_type(type) : type, "destination");
+  emit(opcode, {operand_of(d), operand_of(a)});
+}
+
+void MemoryOps::ld(Space space, Type type, const Regs& d, const Addr& a, LdOpts o) {
+  std::string opcode = access("ld", space, type, d.size(), o.cache, o.nc, o.volatile_, a);
+  for (const auto& r : d) expect_type(opcode, r, ptx::bits(type) < 16 ? ptx::storage_type(type) : type, "destination");
+  emit(opcode, {operand_of(d), operand_of(a)});
+}
+
+void MemoryOps::st(Space space, Type type, const Addr& a, const Src& v, StOpts o) {
+  std::string opcode = access("st", space, type, 1, o.cache, false, o.volatile_, a);
+  expect_type(opcode, v, ptx::bits(type) < 16 ? ptx::storage_type(type) : type, "value");
+  emit(opcode, {operand_of(a), operand_of(v)});
+}
+
+void MemoryOps::st(Space space, Type type, const Addr& a, const Regs& v, StOpts o) {
+  std::string opcode = access("st", space, type, v.size(), o.cache, false, o.volatile_, a);
+  for (const auto& r : v) expect_type(opcode, r, ptx::bits(type) < 16 ? ptx::storage_type(type) : type, "value");
+  emit(opcode, {operand_of(a), operand_of(v)});
+}
+
+void MemoryOps::cvta_to(Space space, const Reg& d, const Reg& a) {
+  std::string opcode = "cvta.to." + std::string(ptx::name(space)) + ".u64";
+  expect_type(opcode, d, Type::u64, "destination");
+  expect_type(opcode, a, Type::u64, "source");
+  emit(opcode, {operand_of(d), operand_of(a)});
+}
+
+void MemoryOps::cvta_from(Space space, const Reg& d, const Reg& a) {
+  std::string opcode = "cvta." + std::string(ptx::name(space)) + ".u64";
+  expect_type(opcode, d, Type::u64, "destination");
+  expect_type(opcode, a, Type::u64, "source");
+  emit(opcode, {operand_of(d), operand_of(a)});
+}
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,211 @@
+// Each atom against the closed forms of REFERENCE.md and the PTX ISA fragment
+// tables, for every lane and register slot.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "warpforge/error.hpp"
+#include "warpforge/layout/ldmatrix_atom.hpp"
+#include "warpforge/layout/mfma_atom.hpp"
+#include "warpforge/layout/mma_atoms.hpp"
+#include "warpforge/layout/wgmma_accumulator.hpp"
+
+namespace warpforge::layout {
+namespace {
+
+struct Element {
+  int64_t row, col;
+};
+using ClosedForm = std::function<Element(int64_t lane, int64_t value)>;
+
+// Every (lane, value) lands where the closed form says, each tile element is
+// held exactly once, and inverse() gives the owner back.
+void expect_matches(const Fragment& f, int64_t lanes, int64_t values, int64_t rows, int64_t cols,
+                    const ClosedForm& expected) {
+  ASSERT_EQ(f.layout.extent(Axis::lane), lanes) << f.layout.name();
+  ASSERT_EQ(f.layout.extent(Axis::value), values) << f.layout.name();
+  ASSERT_EQ(f.layout.extent(Axis::row), rows);
+  ASSERT_EQ(f.layout.extent(Axis::col), cols);
+  ASSERT_TRUE(f.layout.is_bijective()) << f.layout.name();
+  std::set<std::pair<int64_t, int64_t>> held;
+  for (int64_t lane = 0; lane < lanes; ++lane) {
+    for (int64_t value = 0; value < values; ++value) {
+      AxisPoint at = f.layout({{Axis::lane, lane}, {Axis::value, value}});
+      Element e = expected(lane, value);
+      ASSERT_EQ(at.at(Axis::row), e.row)
+          << f.layout.name() << " lane " << lane << " value " << value;
+      ASSERT_EQ(at.at(Axis::col), e.col)
+          << f.layout.name() << " lane " << lane << " value " << value;
+      held.insert({e.row, e.col});
+      AxisPoint owner = f.layout.inverse({{Axis::row, e.row}, {Axis::col, e.col}});
+      ASSERT_EQ(owner.at(Axis::lane), lane);
+      ASSERT_EQ(owner.at(Axis::value), value);
+    }
+  }
+  EXPECT_EQ(static_cast<int64_t>(held.size()), rows * cols) << f.layout.name();
+}
+
+TEST(MmaAtoms, M16n8k16MatchesReferenceClosedForms) {
+  MmaAtom atom = mma_m16n8k16_f16();
+  EXPECT_EQ(atom.m * atom.n * atom.k, 16 * 8 * 16);
+  // REFERENCE.md, "Fragment layouts": t0 = lane % 4, t1 = lane / 4.
+  expect_matches(atom.a, 32, 8, 16, 16, [](int64_t l, int64_t s) {
+    return Element{l / 4 + 8 * ((s / 2) % 2), 2 * (l % 4) + s % 2 + 8 * (s / 4)};
+  });
+  expect_matches(atom.b, 32, 4, 16, 8, [](int64_t l, int64_t s) {
+    return Element{2 * (l % 4) + s % 2 + 8 * (s / 2), l / 4};
+  });
+  expect_matches(atom.c, 32, 4, 16, 8, [](int64_t l, int64_t s) {
+    return Element{l / 4 + 8 * (s / 2), 2 * (l % 4) + s % 2};
+  });
+  // CuTe's spelling of the same C map (REFERENCE.md).
+  EXPECT_EQ(to_string(atom.c.layout.layout()), "((4,8),(2,2)):((32,1),(16,8))");
+  EXPECT_EQ(atom.a.registers(), 4);
+  EXPECT_EQ(atom.b.registers(), 2);
+  EXPECT_EQ(atom.c.registers(), 4);
+}
+
+TEST(MmaAtoms, M16n8k8IsTheFirstHalfInK) {
+  MmaAtom atom = mma_m16n8k8_f16();
+  MmaAtom k16 = mma_m16n8k16_f16();
+  // PTX ISA 9.7.14.5.7: row = groupID (+8 for a2, a3), col = 2 * threadID_in_group + (i & 1).
+  expect_matches(atom.a, 32, 4, 16, 8, [](int64_t l, int64_t s) {
+    return Element{l / 4 + 8 * (s / 2), 2 * (l % 4) + s % 2};
+  });
+  expect_matches(atom.b, 32, 2, 8, 8, [](int64_t l, int64_t s) {
+    return Element{2 * (l % 4) + s, l / 4};
+  });
+  expect_matches(atom.c, 32, 4, 16, 8, [](int64_t l, int64_t s) {
+    return Element{l / 4 + 8 * (s / 2), 2 * (l % 4) + s % 2};
+  });
+  // Slots 0..3 of A and 0..1 of B agree with m16n8k16 (REFERENCE.md).
+  for (int64_t l = 0; l < 32; ++l) {
+    for (int64_t s = 0; s < 4; ++s) {
+      EXPECT_EQ(atom.a.layout({{Axis::lane, l}, {Axis::value, s}}),
+                k16.a.layout({{Axis::lane, l}, {Axis::value, s}}));
+    }
+    for (int64_t s = 0; s < 2; ++s) {
+      EXPECT_EQ(atom.b.layout({{Axis::lane, l}, {Axis::value, s}}),
+                k16.b.layout({{Axis::lane, l}, {Axis::value, s}}));
+    }
+  }
+  EXPECT_EQ(atom.a.registers(), 2);
+  EXPECT_EQ(atom.b.registers(), 1);
+}
+
+TEST(MmaAtoms, M16n8k32MatchesThePtxTables) {
+  MmaAtom atom = mma_m16n8k32_f8();
+  // PTX ISA, "Matrix Fragments for mma.m16n8k32" (.e4m3/.e5m2).
+  expect_matches(atom.a, 32, 16, 16, 32, [](int64_t l, int64_t i) {
+    bool upper = (i >= 4 && i < 8) || i >= 12;
+    return Element{l / 4 + (upper ? 8 : 0), 4 * (l % 4) + (i & 3) + (i >= 8 ? 16 : 0)};
+  });
+  expect_matches(atom.b, 32, 8, 32, 8, [](int64_t l, int64_t i) {
+    return Element{4 * (l % 4) + (i & 3) + (i >= 4 ? 16 : 0), l / 4};
+  });
+  expect_matches(atom.c, 32, 4, 16, 8, [](int64_t l, int64_t s) {
+    return Element{l / 4 + 8 * (s / 2), 2 * (l % 4) + s % 2};
+  });
+  EXPECT_EQ(atom.a.values_per_register(), 4);
+  EXPECT_EQ(atom.a.registers(), 4);
+  EXPECT_EQ(atom.b.registers(), 2);
+  EXPECT_EQ(atom.a.slot(13).reg, 3);
+  EXPECT_EQ(atom.a.slot(13).part, 1);
+}
+
+TEST(LdmatrixAtom, MatchesThePtxDescriptionForEveryVariant) {
+  for (int count : {1, 2, 4}) {
+    for (bool trans : {false, true}) {
+      LdmatrixAtom atom = ldmatrix(count, trans);
+      // Value 2i + h is half h of register i, which holds matrix i (rows 8i..).
+      expect_matches(atom.result, 32, 2 * count, 8 * count, 8, [&](int64_t l, int64_t v) {
+        int64_t matrix = v / 2, h = v % 2;
+        return trans ? Element{8 * matrix + 2 * (l % 4) + h, l / 4}
+                     : Element{8 * matrix + l / 4, 2 * (l % 4) + h};
+      });
+      ASSERT_EQ(atom.row_addresses.extent(Axis::lane), 8 * count);
+      for (int64_t l = 0; l < 8 * count; ++l) {
+        // Lane 8i + r addresses row r of matrix i.
+        EXPECT_EQ(atom.row_addresses({{Axis::lane, l}}).at(Axis::row), 8 * (l / 8) + l % 8);
+      }
+      EXPECT_EQ(atom.result.registers(), count);
+    }
+  }
+}
+
+TEST(LdmatrixAtom, RefusesOtherMatrixCounts) {
+  try {
+    ldmatrix(3, false);
+    FAIL() << "ldmatrix has no .x3";
+  } catch (const LayoutError& e) {
+    EXPECT_NE(std::string(e.what()).find("3 matrices; the instruction loads .x1, .x2 or .x4"),
+              std::string::npos);
+  }
+}
+
+TEST(LdmatrixAtom, X4FeedsTheM16n8k16AOperand) {
+  // The classic pairing: ldmatrix.x4 of the 16x16 A tile, with matrix i =
+  // (rows 8*(i%2).., cols 8*(i/2)..), gives each lane exactly its mma A slots.
+  LdmatrixAtom load = ldmatrix(4, false);
+  MmaAtom mma = mma_m16n8k16_f16();
+  for (int64_t l = 0; l < 32; ++l) {
+    for (int64_t v = 0; v < 8; ++v) {
+      AxisPoint stacked = load.result.layout({{Axis::lane, l}, {Axis::value, v}});
+      int64_t matrix = stacked.at(Axis::row) / 8;
+      int64_t row = 8 * (matrix % 2) + stacked.at(Axis::row) % 8;
+      int64_t col = 8 * (matrix / 2) + stacked.at(Axis::col);
+      AxisPoint a = mma.a.layout({{Axis::lane, l}, {Axis::value, v}});
+      EXPECT_EQ(a.at(Axis::row), row);
+      EXPECT_EQ(a.at(Axis::col), col);
+    }
+  }
+}
+
+TEST(WgmmaAccumulator, MatchesTheClosedFormForEveryN) {
+  for (int64_t n = 8; n <= 256; n += 8) {
+    Fragment f = wgmma_accumulator(n);
+    ASSERT_EQ(f.layout.extent(Axis::warp), 4);
+    ASSERT_EQ(f.layout.extent(Axis::value), n / 2);
+    ASSERT_TRUE(f.layout.is_bijective()) << n;
+    for (int64_t w = 0; w < 4; ++w) {
+      for (int64_t l = 0; l < 32; ++l) {
+        for (int64_t i = 0; i < n / 2; ++i) {
+          AxisPoint at = f.layout({{Axis::lane, l}, {Axis::warp, w}, {Axis::value, i}});
+          ASSERT_EQ(at.at(Axis::row), 16 * w + l / 4 + 8 * ((i / 2) % 2)) << n;
+          ASSERT_EQ(at.at(Axis::col), 8 * (i / 4) + 2 * (l % 4) + i % 2) << n;
+          AxisPoint owner = f.layout.inverse(at);
+          ASSERT_EQ(owner.at(Axis::lane), l);
+          ASSERT_EQ(owner.at(Axis::warp), w);
+          ASSERT_EQ(owner.at(Axis::value), i);
+        }
+      }
+    }
+  }
+}
+
+TEST(WgmmaAccumulator, RefusesOtherN) {
+  EXPECT_THROW(wgmma_accumulator(12), LayoutError);
+  EXPECT_THROW(wgmma_accumulator(264), LayoutError);
+  EXPECT_THROW(wgmma_accumulator(0), LayoutError);
+}
+
+TEST(MfmaAtom, MatchesReferenceClosedForms) {
+  MfmaAtom atom = mfma_f32_32x32x8_bf16();
+  // REFERENCE.md: A[i][k] in lane 32*(k/4) + i, slot k % 4; B likewise with j.
+  expect_matches(atom.a, 64, 4, 32, 8, [](int64_t l, int64_t v) {
+    return Element{l % 32, 4 * (l / 32) + v};
+  });
+  expect_matches(atom.b, 64, 4, 8, 32, [](int64_t l, int64_t v) {
+    return Element{4 * (l / 32) + v, l % 32};
+  });
+  // C/D: register r of lane l holds i = 8(r/4) + 4(l/32) + r%4, j = l%32.
+  expect_matches(atom.c, 64, 16, 32, 32, [](int64_t l, int64_t r) {
+    return Element{8 * (r / 4) + 4 * (l / 32) + r % 4, l % 32};
+  });
+  EXPECT_EQ(atom.a.registers(), 2);  // four bf16 in 2 VGPRs
+  EXPECT_EQ(atom.c.registers(), 16);
+}
+
+}  // namespace
+}  // namespace warpforge::layout

@@ -79,4 +79,13 @@ class CudaError : public Error {
   std::string description_;
 };
 
+// A kernel that the CPU simulator refused to load (an instruction it does not
+// execute) or stopped while running (an out-of-bounds or misaligned access, a
+// barrier deadlock). The message names the kernel, the PTX line, and where it
+// applies the block and thread coordinates.
+class SimError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace warpforge

@@ -1,0 +1,60 @@
+// The instruction semantics, one function per family; each runs an
+// instruction for the lanes in `active` (guard already applied). Control flow,
+// barriers and the gathering of warp collectives are the scheduler's.
+#pragma once
+
+#include <cstdint>
+
+#include "warpforge/sim/cta.hpp"
+
+namespace warpforge::sim {
+
+std::uint64_t read_sreg(const Warp& w, SReg r, int lane);
+
+inline std::uint64_t read(Warp& w, const Arg& a, int lane) {
+  switch (a.kind) {
+    case Arg::Kind::reg: {
+      const std::uint64_t v = w.reg(a.slot, lane);
+      return a.negated ? (v == 0) : v;
+    }
+    case Arg::Kind::imm: return a.bits;
+    case Arg::Kind::sreg: return read_sreg(w, a.sreg, lane);
+    case Arg::Kind::sink: return 0;
+  }
+  return 0;
+}
+
+inline void write(Warp& w, const Arg& a, int lane, std::uint64_t v) {
+  if (a.kind == Arg::Kind::reg) w.reg(a.slot, lane) = v;
+}
+
+inline std::uint64_t address_of(Warp& w, const Arg& a, int lane) {
+  return read(w, a, lane) + static_cast<std::uint64_t>(a.offset);
+}
+
+template <class F>
+inline void for_lanes(std::uint32_t mask, F&& f) {
+  while (mask) {
+    f(__builtin_ctz(mask));
+    mask &= mask - 1;
+  }
+}
+
+void exec_integer(const Inst& inst, Warp& w, std::uint32_t active);     // integer_ops.cpp
+void exec_float(const Inst& inst, Warp& w, std::uint32_t active);       // float_ops.cpp
+void exec_compare(const Inst& inst, Warp& w, std::uint32_t active);     // compare_ops.cpp
+void exec_convert(const Inst& inst, Warp& w, std::uint32_t active);     // convert.cpp
+void exec_memory(const Inst& inst, Warp& w, std::uint32_t active);      // memory_ops.cpp
+void exec_atomic(const Inst& inst, Warp& w, std::uint32_t active);      // atomic_ops.cpp
+void exec_async_copy(const Inst& inst, Warp& w, std::uint32_t active);  // async_copy.cpp
+void exec_collective(const Inst& inst, Warp& w, std::uint32_t active);  // collectives.cpp
+void exec_mma(const Inst& inst, Warp& w);                               // mma.cpp
+void exec_ldmatrix(const Inst& inst, Warp& w, std::uint32_t active);    // ldmatrix.cpp
+
+// True for the ops whose lanes must all arrive before any executes.
+bool is_warp_collective(Op op);
+// The lanes that must take part in a collective: its membermask operand, or
+// every thread of the warp for the .aligned matrix instructions.
+std::uint32_t collective_members(const Inst& inst, Warp& w, int first_lane);
+
+}  // namespace warpforge::sim

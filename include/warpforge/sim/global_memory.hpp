@@ -1,0 +1,48 @@
+// The simulated global address space: every allocation lives at its own
+// address with an unmapped gap after it, so that running off the end of one
+// buffer never lands in the next and is always reported.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace warpforge::sim {
+
+class GlobalMemory {
+ public:
+  // Where allocations start, and the unmapped bytes left after each one.
+  static constexpr std::uint64_t kBase = 0x0000'0100'0000'0000ull;
+  static constexpr std::uint64_t kGap = 1u << 16;
+  static constexpr std::uint64_t kAlign = 256;  // cudaMalloc's alignment guarantee
+
+  std::uint64_t allocate(std::size_t bytes);
+  void free(std::uint64_t address);
+
+  // The host bytes behind [address, address + bytes), or nullptr when that
+  // range is not inside one allocation.
+  std::byte* find(std::uint64_t address, std::size_t bytes);
+  // The host bytes, or a SimError naming `what` (a copy, a fill) and the range.
+  std::byte* require(std::uint64_t address, std::size_t bytes, const std::string& what);
+
+  // "allocation [0x..., 0x...) of N bytes, A bytes past its end" for the
+  // allocation nearest to `address`, or that there are none.
+  std::string describe_nearest(std::uint64_t address) const;
+
+ private:
+  struct Allocation {
+    std::size_t size;
+    std::unique_ptr<std::byte[]> bytes;
+  };
+  mutable std::mutex mutex_;  // allocation and free; lookups run during launches, which do neither
+  std::map<std::uint64_t, Allocation> allocations_;
+  std::uint64_t next_ = kBase;
+};
+
+std::string hex(std::uint64_t v);
+
+}  // namespace warpforge::sim

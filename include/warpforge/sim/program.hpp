@@ -1,0 +1,123 @@
+// The simulator's pre-decoded form of a kernel: what load() makes of the PTX IR
+// so that launch() never looks at a string. Registers are slots, opcodes and
+// modifiers are enums and flags, labels are instruction indices (PCs),
+// immediates are bit patterns of the operand's type, symbols are addresses in
+// their state space.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "warpforge/ptx/types.hpp"
+
+namespace warpforge::sim {
+
+enum class Op : std::uint8_t {
+  // integer and bit manipulation
+  mov, add, sub, mul, mad, div, rem, abs, neg, min, max,
+  and_, or_, xor_, not_, cnot, shl, shr, lop3, prmt, bfe, bfi, popc, clz, brev,
+  // comparison and selection
+  setp, selp,
+  // floating point
+  fma, rcp, sqrt, rsqrt, ex2, lg2, sin, cos, tanh,
+  cvt, cvta,
+  // memory
+  ld, st, atom, red, cp_async, cp_async_commit, cp_async_wait_group, cp_async_wait_all,
+  // synchronization
+  bar_sync, bar_arrive, bar_warp_sync, fence,
+  // warp collectives
+  shfl, vote, redux, activemask, elect, mma, ldmatrix, stmatrix,
+  // control flow
+  bra, exit,
+};
+
+// The state space of an access; generic addresses are resolved per access
+// (PTX ISA 5.1 "State Spaces", 6.4.1 "Generic Addressing").
+enum class MemSpace : std::uint8_t { generic, global, shared, local, param, const_ };
+
+// PTX ISA 9.7.3 "Floating-Point Instructions" and 9.7.9.21 "cvt": rounding
+// modifiers; the *i forms round to an integral value.
+enum class Rounding : std::uint8_t { none, rn, rz, rm, rp, rna };
+
+enum class SReg : std::uint8_t {
+  tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z,
+  nctaid_x, nctaid_y, nctaid_z, laneid, warpid, nwarpid, smid, nsmid, gridid,
+  clock, clock64, globaltimer, lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge,
+  dynamic_smem_size, total_smem_size,
+  clusterid_x, clusterid_y, clusterid_z, nclusterid_x, nclusterid_y, nclusterid_z,
+  cluster_ctaid_x, cluster_ctaid_y, cluster_ctaid_z, cluster_nctaid_x, cluster_nctaid_y,
+  cluster_nctaid_z, cluster_ctarank, cluster_nctarank, is_explicit_cluster,
+};
+
+// One scalar operand. An address operand [base+offset] is an Arg whose value
+// (register or immediate) plus `offset` is the address.
+struct Arg {
+  enum class Kind : std::uint8_t { sink, reg, imm, sreg };
+  Kind kind = Kind::sink;
+  bool negated = false;  // !%p
+  SReg sreg = SReg::tid_x;
+  std::uint32_t slot = 0;
+  std::uint64_t bits = 0;
+  std::int64_t offset = 0;
+};
+
+// Operation-specific sub-modes, kept in Inst::mode.
+enum class Cmp : std::uint8_t { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
+enum class BoolOp : std::uint8_t { none, and_, or_, xor_ };
+enum class MulMode : std::uint8_t { none, lo, hi, wide };
+enum class ShflMode : std::uint8_t { up, down, bfly, idx };
+enum class VoteMode : std::uint8_t { all, any, uni, ballot };
+enum class AtomOp : std::uint8_t { add, min, max, exch, cas, and_, or_, xor_, inc, dec };
+enum class MmaShape : std::uint8_t { m16n8k8, m16n8k16, m16n8k32 };
+
+struct Inst {
+  Op op = Op::mov;
+  std::array<ptx::Type, 4> types{};  // type modifiers in written order
+  std::uint8_t ntypes = 0;
+  MemSpace space = MemSpace::generic;
+  Rounding rounding = Rounding::none;
+  bool integral = false;  // .rni/.rzi/.rmi/.rpi
+  bool ftz = false, sat = false, satfinite = false, relu = false, trans = false, to = false;
+  std::uint8_t vec = 1;   // .v2/.v4; ldmatrix/stmatrix .x1/.x2/.x4
+  std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape
+  BoolOp combine = BoolOp::none;
+  std::uint32_t target = 0;  // bra: destination PC
+  bool guarded = false;
+  Arg guard;
+  // Operands in PTX order; a vector {a, b} or a pair p|q is one operand of
+  // several parts.
+  std::vector<std::vector<Arg>> ops;
+  int line = 0;      // line in ptx::emit(module)
+  std::string text;  // the instruction as emitted, for messages
+
+  ptx::Type type() const { return types[0]; }
+  const Arg& op0(std::size_t i) const { return ops[i][0]; }
+};
+
+struct ParamInfo {
+  std::string name;
+  std::uint32_t offset = 0;
+  std::uint32_t size = 0;
+};
+
+// A variable the kernel names by symbol, resolved to its state space address.
+struct SymbolInfo {
+  MemSpace space = MemSpace::global;
+  std::uint64_t address = 0;
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<Inst> code;
+  std::uint32_t register_slots = 0;
+  std::vector<ParamInfo> params;
+  std::uint32_t param_bytes = 0;
+  std::uint32_t static_shared_bytes = 0;
+  std::uint32_t dynamic_shared_offset = 0;  // where `.extern .shared` arrays start
+  std::uint32_t local_bytes = 0;            // per thread
+};
+
+}  // namespace warpforge::sim

@@ -1,0 +1,72 @@
+// The simulator as a device: a simulated global address space, modules
+// decoded at load(), and launches run on a pool of host threads.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "warpforge/runtime/backend.hpp"
+#include "warpforge/sim/global_memory.hpp"
+#include "warpforge/sim/program.hpp"
+#include "warpforge/sim/simulator.hpp"
+
+namespace warpforge::sim {
+
+// A module ready to launch: its IR, its decoded kernels, its constant bank
+// and its module-scope .global variables (allocated in the device's space).
+class SimModule : public runtime::LoadedModule {
+ public:
+  SimModule(ptx::Module ir, std::shared_ptr<GlobalMemory> global);
+  ~SimModule() override;
+  SimModule(const SimModule&) = delete;
+  SimModule& operator=(const SimModule&) = delete;
+
+  const ptx::Module& ir() const override { return ir_; }
+  const Kernel& kernel(const std::string& name) const;
+  const std::vector<std::byte>& const_bank() const { return const_bank_; }
+
+ private:
+  ptx::Module ir_;
+  std::shared_ptr<GlobalMemory> global_;
+  std::map<std::string, Kernel> kernels_;
+  std::vector<std::byte> const_bank_;
+  std::vector<std::uint64_t> global_variables_;
+};
+
+class SimBackend : public runtime::DeviceBackend {
+ public:
+  explicit SimBackend(SimOptions options = {});
+
+  const runtime::DeviceProperties& properties() const override { return properties_; }
+  ptx::Target target() const override { return ptx::Target::sm_90a; }
+  bool is_simulator() const override { return true; }
+
+  runtime::DevicePtr allocate(std::size_t bytes) override;
+  void free(runtime::DevicePtr ptr) override;
+  void copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes, runtime::StreamHandle*) override;
+  void copy_to_host(void* dst, runtime::DevicePtr src, std::size_t bytes, runtime::StreamHandle*) override;
+  void copy_device_to_device(runtime::DevicePtr dst, runtime::DevicePtr src, std::size_t bytes,
+                             runtime::StreamHandle*) override;
+  void fill(runtime::DevicePtr dst, std::uint8_t byte, std::size_t bytes, runtime::StreamHandle*) override;
+
+  std::unique_ptr<runtime::StreamHandle> create_stream() override;
+  void synchronize(runtime::StreamHandle*) override {}  // launches and copies complete before returning
+
+  std::unique_ptr<runtime::LoadedModule> load(const ptx::Module& module) override;
+  void launch(runtime::LoadedModule& module, const std::string& kernel, const runtime::LaunchConfig& config,
+              const std::vector<runtime::KernelArg>& args, runtime::StreamHandle* stream) override;
+
+  // Thread-instructions (one instruction executed by one thread) of the
+  // last launch: the simulator's unit of work.
+  std::uint64_t last_launch_thread_instructions() const { return last_thread_instructions_; }
+
+ private:
+  SimOptions options_;
+  runtime::DeviceProperties properties_;
+  std::shared_ptr<GlobalMemory> global_;
+  std::uint64_t last_thread_instructions_ = 0;
+};
+
+}  // namespace warpforge::sim

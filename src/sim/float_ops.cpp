@@ -1,0 +1,223 @@
+// Floating-point arithmetic (PTX ISA 9.7.3 "Floating-Point Instructions",
+// 9.7.4 "Half Precision Floating-Point Instructions") for f32, f64, f16, bf16
+// and the packed f16x2/bf16x2 forms, under the rounding modifiers
+// .rn/.rz/.rm/.rp and with .ftz and .sat.
+//
+// f32 and narrower: each operation is computed in double together with the
+// sign of its exact error (an error-free transformation: TwoSum, the fma
+// residual of a product, a quotient or a square root). The pair pins the
+// exact result between two adjacent doubles, which is all that rounding to a
+// narrower format under any mode needs. f64 with a directed mode runs the
+// host FPU in that mode.
+#include <cfenv>
+#include <cmath>
+
+#include "warpforge/error.hpp"
+#include "warpforge/sim/execute.hpp"
+#include "warpforge/sim/float_format.hpp"
+
+namespace warpforge::sim {
+namespace {
+
+using ptx::Type;
+
+// The exact result lies strictly between hi and the next double in the
+// direction of lo_sign (or is hi when lo_sign is 0).
+struct Exact {
+  double hi;
+  int lo_sign;
+};
+
+int sign_of(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
+
+Exact two_sum(double a, double b) {
+  const double s = a + b;
+  if (!std::isfinite(s)) return {s, 0};
+  const double bb = s - a;
+  const double err = (a - (s - bb)) + (b - bb);
+  return {s, sign_of(err)};
+}
+
+// Inputs are at most f32-wide, so products are exact in double.
+Exact exact_op(Op op, double a, double b, double c) {
+  switch (op) {
+    case Op::add: return two_sum(a, b);
+    case Op::sub: return two_sum(a, -b);
+    case Op::mul: return {a * b, 0};
+    case Op::fma: case Op::mad: return two_sum(a * b, c);
+    case Op::div: {
+      const double q = a / b;
+      if (!std::isfinite(q) || q == 0) return {q, 0};
+      return {q, sign_of(std::fma(-q, b, a)) * sign_of(b)};
+    }
+    case Op::rcp: {
+      const double q = 1.0 / a;
+      if (!std::isfinite(q) || q == 0) return {q, 0};
+      return {q, sign_of(std::fma(-q, a, 1.0)) * sign_of(a)};
+    }
+    case Op::sqrt: {
+      const double s = std::sqrt(a);
+      if (!std::isfinite(s) || s == 0) return {s, 0};
+      return {s, sign_of(std::fma(-s, s, a))};
+    }
+    // The .approx functions: the simulator computes them in double and
+    // rounds once (hardware is within a few ulp of this).
+    case Op::rsqrt: return {1.0 / std::sqrt(a), 0};
+    case Op::ex2: return {std::exp2(a), 0};
+    case Op::lg2: return {std::log2(a), 0};
+    case Op::sin: return {std::sin(a), 0};
+    case Op::cos: return {std::cos(a), 0};
+    case Op::tanh: return {std::tanh(a), 0};
+    case Op::min: case Op::max: {
+      // PTX ISA 9.7.3.10-11: a NaN operand yields the other operand.
+      if (std::isnan(a)) return {b, 0};
+      if (std::isnan(b)) return {a, 0};
+      if (a == b) return {op == Op::min ? (std::signbit(a) ? a : b) : (std::signbit(a) ? b : a), 0};
+      return {op == Op::min ? std::min(a, b) : std::max(a, b), 0};
+    }
+    default: throw SimError("not a floating-point instruction");
+  }
+}
+
+long double pinned(const Exact& e) {
+  if (e.lo_sign == 0 || !std::isfinite(e.hi)) return e.hi;
+  // A value strictly between hi and its neighbour double: long double has 11
+  // more significand bits, and no narrower format has a point (or a midpoint)
+  // there.
+  return static_cast<long double>(e.hi) +
+         e.lo_sign * std::ldexp(static_cast<long double>(std::fabs(e.hi)), -60);
+}
+
+bool is_unary(Op op) {
+  switch (op) {
+    case Op::rcp: case Op::sqrt: case Op::rsqrt: case Op::ex2: case Op::lg2: case Op::sin: case Op::cos:
+    case Op::tanh: case Op::abs: case Op::neg:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double clamp_sat(double v) {  // .sat: clamp to [0, 1], NaN to +0 (PTX ISA 9.7.3.1)
+  if (std::isnan(v) || v <= 0) return 0.0;
+  return v > 1 ? 1.0 : v;
+}
+
+// One element of a float instruction in a format no wider than f32.
+std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t a, std::uint32_t b,
+                             std::uint32_t c) {
+  const int width = 1 + f.exponent_bits + f.mantissa_bits;
+  const std::uint32_t sign = 1u << (width - 1);
+  if (in.op == Op::abs) return a & ~sign;
+  if (in.op == Op::neg) return a ^ sign;
+  if (in.ftz) {
+    a = flush_subnormal(a, f);
+    b = flush_subnormal(b, f);
+    c = flush_subnormal(c, f);
+  }
+  if (&f == &kF32 && (in.rounding == Rounding::none || in.rounding == Rounding::rn)) {
+    // Round-to-nearest f32: the host's IEEE single operations are the answer.
+    const float x = f32_of(a), y = f32_of(b), z = f32_of(c);
+    float r;
+    switch (in.op) {
+      case Op::add: r = x + y; break;
+      case Op::sub: r = x - y; break;
+      case Op::mul: r = x * y; break;
+      case Op::fma: case Op::mad: r = std::fma(x, y, z); break;
+      case Op::div: r = x / y; break;
+      default: r = static_cast<float>(pinned(exact_op(in.op, x, y, z)));
+    }
+    std::uint32_t bits = std::isnan(r) ? f.nan_bits : static_cast<std::uint32_t>(bits_of(r));
+    if (in.ftz) bits = flush_subnormal(bits, f);
+    if (in.sat) bits = static_cast<std::uint32_t>(bits_of(static_cast<float>(clamp_sat(f32_of(bits)))));
+    return bits;
+  }
+  const double x = decode_float(a, f), y = decode_float(b, f), z = decode_float(c, f);
+  if ((in.op == Op::min || in.op == Op::max) && std::isnan(x) && std::isnan(y)) return f.nan_bits;
+  const Exact e = exact_op(in.op, x, y, z);
+  if (std::isnan(e.hi)) return f.nan_bits;
+  std::uint32_t r = encode_float(pinned(e), f, in.rounding, false);
+  if (in.ftz) r = flush_subnormal(r, f);
+  if (in.sat) r = encode_float(clamp_sat(decode_float(r, f)), f, Rounding::rn, false);
+  return r;
+}
+
+class RoundingModeScope {
+ public:
+  explicit RoundingModeScope(Rounding r) : saved_(std::fegetround()) {
+    switch (r) {
+      case Rounding::rz: std::fesetround(FE_TOWARDZERO); break;
+      case Rounding::rm: std::fesetround(FE_DOWNWARD); break;
+      case Rounding::rp: std::fesetround(FE_UPWARD); break;
+      default: break;
+    }
+  }
+  ~RoundingModeScope() { std::fesetround(saved_); }
+  RoundingModeScope(const RoundingModeScope&) = delete;
+  RoundingModeScope& operator=(const RoundingModeScope&) = delete;
+
+ private:
+  int saved_;
+};
+
+double f64_element(Op op, double a, double b, double c) {
+  // volatile keeps the arithmetic between the rounding-mode switches.
+  volatile double va = a, vb = b, vc = c;
+  switch (op) {
+    case Op::add: return va + vb;
+    case Op::sub: return va - vb;
+    case Op::mul: return va * vb;
+    case Op::fma: case Op::mad: return std::fma(va, vb, vc);
+    case Op::div: return va / vb;
+    case Op::rcp: return 1.0 / va;
+    case Op::sqrt: return std::sqrt(va);
+    case Op::rsqrt: return 1.0 / std::sqrt(va);
+    case Op::abs: return std::fabs(va);
+    case Op::neg: return -va;
+    case Op::min: case Op::max: return exact_op(op, va, vb, vc).hi;
+    default: throw SimError("instruction has no .f64 form in the simulator");
+  }
+}
+
+void exec_f64(const Inst& in, Warp& w, std::uint32_t active) {
+  const std::size_t n = in.ops.size();
+  RoundingModeScope scope(in.rounding);
+  for_lanes(active, [&](int l) {
+    const double a = f64_of(read(w, in.op0(1), l));
+    const double b = n > 2 ? f64_of(read(w, in.op0(2), l)) : 0.0;
+    const double c = n > 3 ? f64_of(read(w, in.op0(3), l)) : 0.0;
+    volatile double r = f64_element(in.op, a, b, c);
+    double v = r;
+    if (in.sat) v = clamp_sat(v);
+    write(w, in.op0(0), l, bits_of(v));
+  });
+}
+
+}  // namespace
+
+void exec_float(const Inst& in, Warp& w, std::uint32_t active) {
+  const Type t = in.type();
+  if (t == Type::f64) return exec_f64(in, w, active);
+  const FloatFormat& f = float_format(t);
+  const bool packed = t == Type::f16x2 || t == Type::bf16x2;
+  const int width = packed ? 16 : ptx::bits(t);
+  const std::uint32_t mask = width == 32 ? 0xFFFFFFFFu : (1u << width) - 1;
+  const std::size_t n = in.ops.size();
+  const bool unary = is_unary(in.op);
+  for_lanes(active, [&](int l) {
+    const std::uint64_t a = read(w, in.op0(1), l);
+    const std::uint64_t b = !unary && n > 2 ? read(w, in.op0(2), l) : 0;
+    const std::uint64_t c = !unary && n > 3 ? read(w, in.op0(3), l) : 0;
+    std::uint64_t d = 0;
+    for (int h = 0; h < (packed ? 2 : 1); ++h) {
+      const int s = 16 * h;
+      const std::uint32_t r = narrow_element(in, f, static_cast<std::uint32_t>(a >> s) & mask,
+                                             static_cast<std::uint32_t>(b >> s) & mask,
+                                             static_cast<std::uint32_t>(c >> s) & mask);
+      d |= std::uint64_t{r & mask} << s;
+    }
+    write(w, in.op0(0), l, d);
+  });
+}
+
+}  // namespace warpforge::sim

@@ -1,0 +1,75 @@
+#include "warpforge/sim/global_memory.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include "warpforge/error.hpp"
+
+namespace warpforge::sim {
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::uint64_t GlobalMemory::allocate(std::size_t bytes) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t address = next_;
+  auto storage = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+  std::memset(storage.get(), 0, bytes ? bytes : 1);
+  allocations_.emplace(address, Allocation{bytes, std::move(storage)});
+  next_ = (address + bytes + kGap + kAlign - 1) / kAlign * kAlign;
+  return address;
+}
+
+void GlobalMemory::free(std::uint64_t address) {
+  std::lock_guard lock(mutex_);
+  if (allocations_.erase(address) == 0)
+    throw SimError("free of " + hex(address) + ", which is not the start of a live allocation");
+}
+
+std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {
+  auto it = allocations_.upper_bound(address);
+  if (it == allocations_.begin()) return nullptr;
+  --it;
+  const std::uint64_t offset = address - it->first;
+  if (offset > it->second.size || bytes > it->second.size - offset) return nullptr;
+  return it->second.bytes.get() + offset;
+}
+
+std::byte* GlobalMemory::require(std::uint64_t address, std::size_t bytes, const std::string& what) {
+  std::lock_guard lock(mutex_);
+  std::byte* p = find(address, bytes);
+  if (!p)
+    throw SimError(what + " of " + std::to_string(bytes) + " bytes at " + hex(address) +
+                   " is outside every allocation; nearest: " + describe_nearest(address));
+  return p;
+}
+
+std::string GlobalMemory::describe_nearest(std::uint64_t address) const {
+  if (allocations_.empty()) return "no allocations";
+  auto after = allocations_.upper_bound(address);
+  auto best = after;
+  std::uint64_t best_distance = ~0ull;
+  if (after != allocations_.end()) {
+    best_distance = after->first - address;
+  }
+  if (after != allocations_.begin()) {
+    auto before = std::prev(after);
+    const std::uint64_t end = before->first + before->second.size;
+    const std::uint64_t d = address >= end ? address - end : 0;
+    if (d <= best_distance) {
+      best = before;
+      best_distance = d;
+    }
+  }
+  std::string out = "allocation [" + hex(best->first) + ", " + hex(best->first + best->second.size) +
+                    ") of " + std::to_string(best->second.size) + " bytes, ";
+  if (address < best->first) return out + std::to_string(best->first - address) + " bytes before its start";
+  const std::uint64_t end = best->first + best->second.size;
+  if (address >= end) return out + std::to_string(address - end) + " bytes past its end";
+  return out + "at offset " + std::to_string(address - best->first) + " (the access runs past its end)";
+}
+
+}  // namespace warpforge::sim

@@ -1,0 +1,98 @@
+#include "warpforge/sim/grid.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "warpforge/error.hpp"
+
+namespace warpforge::sim {
+namespace {
+
+constexpr std::uint32_t kMaxThreadsPerBlock = 1024;
+constexpr std::uint32_t kMaxSharedBytes = 227 * 1024;  // H100 opt-in limit per block
+
+// Sets up (or resets, when reused) the CTA with linear index `index`.
+void prepare_cta(Cta& cta, const LaunchState& launch, std::uint64_t index, std::uint32_t shared_bytes) {
+  const runtime::Dim3& g = launch.config.grid;
+  cta.launch = &launch;
+  cta.ctaid = {static_cast<std::uint32_t>(index % g.x), static_cast<std::uint32_t>(index / g.x % g.y),
+               static_cast<std::uint32_t>(index / (std::uint64_t{g.x} * g.y))};
+  cta.threads = static_cast<std::uint32_t>(launch.config.block.count());
+  cta.shared.assign(shared_bytes, std::byte{0});
+  cta.barriers = {};
+  cta.instructions = 0;
+  const std::uint32_t warps = (cta.threads + 31) / 32;
+  cta.warps.resize(warps);
+  const Kernel& k = launch.kernel;
+  for (std::uint32_t i = 0; i < warps; ++i) {
+    Warp& w = cta.warps[i];
+    w.cta = &cta;
+    w.index = i;
+    const std::uint32_t lanes = std::min<std::uint32_t>(32, cta.threads - 32 * i);
+    w.exists = lanes == 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+    w.ready = w.exists;
+    w.pc.fill(0);
+    w.state.fill(LaneState::ready);
+    w.regs.assign(std::size_t{k.register_slots} * 32, 0);
+    w.local.assign(std::size_t{k.local_bytes} * 32, std::byte{0});
+    w.async.clear();
+    w.clock = 0;
+  }
+}
+
+}  // namespace
+
+GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
+  const auto& cfg = launch.config;
+  const Kernel& k = launch.kernel;
+  const std::uint64_t threads = cfg.block.count();
+  if (threads == 0 || threads > kMaxThreadsPerBlock)
+    throw SimError("kernel '" + k.name + "': block of " + std::to_string(threads) + " threads; 1.." +
+                   std::to_string(kMaxThreadsPerBlock) + " are accepted");
+  const std::uint64_t ctas = cfg.grid.count();
+  if (ctas == 0) throw SimError("kernel '" + k.name + "': empty grid");
+  const std::uint64_t shared = std::max<std::uint64_t>(k.static_shared_bytes,
+                                                       std::uint64_t{k.dynamic_shared_offset} + cfg.dynamic_shared_bytes);
+  if (shared > kMaxSharedBytes)
+    throw SimError("kernel '" + k.name + "': " + std::to_string(shared) + " bytes of shared memory per block (" +
+                   std::to_string(k.static_shared_bytes) + " static + " + std::to_string(cfg.dynamic_shared_bytes) +
+                   " dynamic); at most " + std::to_string(kMaxSharedBytes) + " are accepted");
+  const auto shared_bytes = static_cast<std::uint32_t>(shared);
+
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> executed{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto worker = [&] {
+    Cta cta;
+    std::uint64_t count = 0;
+    for (std::uint64_t i; !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < ctas;) {
+      try {
+        prepare_cta(cta, launch, i, shared_bytes);
+        run_cta(cta);
+        count += cta.instructions;
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        stop = true;
+      }
+    }
+    executed += count;
+  };
+  const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, worker_threads), ctas));
+  if (n == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < n; ++i) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return {executed.load()};
+}
+
+}  // namespace warpforge::sim

@@ -1,0 +1,206 @@
+// Integer arithmetic and logic (PTX ISA 9.7.1 "Integer Arithmetic", 9.7.2
+// "Extended-Precision", 9.7.7 "Logic and Shift") and mov (9.7.9.1).
+#include <bit>
+
+#include "warpforge/error.hpp"
+#include "warpforge/sim/execute.hpp"
+
+namespace warpforge::sim {
+namespace {
+
+using ptx::Type;
+
+std::uint64_t width_mask(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+
+std::int64_t sign_extend(std::uint64_t v, int bits) {
+  if (bits >= 64) return static_cast<std::int64_t>(v);
+  const std::uint64_t m = 1ull << (bits - 1);
+  v &= width_mask(bits);
+  return static_cast<std::int64_t>((v ^ m) - m);
+}
+
+struct IntType {
+  int bits;
+  bool is_signed;
+  bool pred;
+  std::uint64_t mask() const { return width_mask(bits); }
+  std::int64_t s(std::uint64_t v) const { return sign_extend(v, bits); }
+  std::uint64_t u(std::uint64_t v) const { return v & mask(); }
+};
+
+IntType int_type(Type t) {
+  if (t == Type::pred) return {1, false, true};
+  return {ptx::bits(t), ptx::is_signed(t), false};
+}
+
+std::int64_t saturate_s32(std::int64_t v) {
+  return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v;
+}
+
+// mul/mad: the product of a and b as .lo, .hi or .wide asks (PTX ISA 9.7.1.3).
+std::uint64_t multiply(IntType t, MulMode mode, std::uint64_t a, std::uint64_t b) {
+  if (t.is_signed) {
+    const __int128 p = static_cast<__int128>(t.s(a)) * t.s(b);
+    if (mode == MulMode::hi) return static_cast<std::uint64_t>(p >> t.bits);
+    return static_cast<std::uint64_t>(p);
+  }
+  const unsigned __int128 p = static_cast<unsigned __int128>(t.u(a)) * t.u(b);
+  if (mode == MulMode::hi) return static_cast<std::uint64_t>(p >> t.bits);
+  return static_cast<std::uint64_t>(p);
+}
+
+// prmt default mode (PTX ISA 9.7.9.7): byte i of d is byte (c >> 4i) & 7 of
+// {b, a}; bit 3 of the selector replicates that byte's sign bit.
+std::uint32_t permute(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  const std::uint64_t bytes = (std::uint64_t{b} << 32) | a;
+  std::uint32_t d = 0;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t sel = (c >> (4 * i)) & 0xF;
+    std::uint32_t byte = (bytes >> (8 * (sel & 7))) & 0xFF;
+    if (sel & 8) byte = (byte & 0x80) ? 0xFF : 0;
+    d |= byte << (8 * i);
+  }
+  return d;
+}
+
+// lop3 (PTX ISA 9.7.7.6): bit i of immLut is F(a, b, c) for a, b, c the
+// bits of i (a the most significant), so F(0xF0, 0xCC, 0xAA) == immLut.
+std::uint64_t lop3(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint32_t lut) {
+  std::uint64_t r = 0;
+  for (int i = 0; i < 8; ++i)
+    if ((lut >> i) & 1) r |= ((i & 4) ? a : ~a) & ((i & 2) ? b : ~b) & ((i & 1) ? c : ~c);
+  return r;
+}
+
+std::uint64_t one(const Inst& in, IntType t, std::uint64_t a, std::uint64_t b, std::uint64_t c,
+                  std::uint64_t e) {
+  const auto mode = static_cast<MulMode>(in.mode);
+  switch (in.op) {
+    case Op::add:
+      if (in.sat) return static_cast<std::uint64_t>(saturate_s32(t.s(a) + t.s(b)));
+      return a + b;
+    case Op::sub:
+      if (in.sat) return static_cast<std::uint64_t>(saturate_s32(t.s(a) - t.s(b)));
+      return a - b;
+    case Op::mul: return multiply(t, mode, a, b);
+    case Op::mad: {
+      if (mode == MulMode::wide) return multiply(t, mode, a, b) + c;  // c is 2n bits wide
+      const std::uint64_t sum = multiply(t, mode, a, b) + c;
+      if (in.sat) return static_cast<std::uint64_t>(saturate_s32(t.s(multiply(t, mode, a, b)) + t.s(c)));
+      return sum;
+    }
+    // Division by zero is unspecified in PTX; the simulator answers all ones
+    // for div and the dividend for rem.
+    case Op::div:
+      if (t.u(b) == 0) return ~0ull;
+      if (t.is_signed) return static_cast<std::uint64_t>(t.s(a) / t.s(b));
+      return t.u(a) / t.u(b);
+    case Op::rem:
+      if (t.u(b) == 0) return a;
+      if (t.is_signed) return static_cast<std::uint64_t>(t.s(a) % t.s(b));
+      return t.u(a) % t.u(b);
+    case Op::abs: return static_cast<std::uint64_t>(t.s(a) < 0 ? -t.s(a) : t.s(a));
+    case Op::neg: return static_cast<std::uint64_t>(-t.s(a));
+    case Op::min:
+      if (t.is_signed) return static_cast<std::uint64_t>(std::min(t.s(a), t.s(b)));
+      return std::min(t.u(a), t.u(b));
+    case Op::max:
+      if (t.is_signed) return static_cast<std::uint64_t>(std::max(t.s(a), t.s(b)));
+      return std::max(t.u(a), t.u(b));
+    case Op::and_: return a & b;
+    case Op::or_: return a | b;
+    case Op::xor_: return a ^ b;
+    case Op::not_: return t.pred ? !a : ~a;
+    case Op::cnot: return t.u(a) == 0 ? 1 : 0;
+    // Shift amounts are unsigned and clamp at the width (PTX ISA 9.7.7.7-8).
+    case Op::shl: return (b & 0xFFFFFFFFu) >= static_cast<std::uint64_t>(t.bits) ? 0 : a << b;
+    case Op::shr: {
+      const std::uint64_t n = std::min<std::uint64_t>(b & 0xFFFFFFFFu, static_cast<std::uint64_t>(t.bits));
+      if (t.is_signed) return static_cast<std::uint64_t>(n >= 64 ? (t.s(a) < 0 ? -1 : 0) : t.s(a) >> n);
+      return n >= 64 ? 0 : t.u(a) >> n;
+    }
+    case Op::lop3: return lop3(a, b, c, static_cast<std::uint32_t>(e));
+    case Op::prmt:
+      return permute(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(c));
+    case Op::bfe: {  // PTX ISA 9.7.1.18: pos and len are taken mod 256 and clamp at the width
+      const std::uint64_t pos = b & 0xFF, len = c & 0xFF;
+      std::uint64_t sbit;
+      if (t.is_signed) {
+        const std::uint64_t top = std::min<std::uint64_t>(pos + len - 1, static_cast<std::uint64_t>(t.bits) - 1);
+        sbit = len == 0 ? 0 : (t.u(a) >> top) & 1;
+      } else {
+        sbit = 0;
+      }
+      std::uint64_t d = 0;
+      for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(t.bits); ++i) {
+        const std::uint64_t bit = (i < len && pos + i < static_cast<std::uint64_t>(t.bits)) ? (t.u(a) >> (pos + i)) & 1 : sbit;
+        d |= bit << i;
+      }
+      return d;
+    }
+    case Op::bfi: {  // bfi d, f, b, pos, len: f's low len bits into b at pos
+      const std::uint64_t pos = c & 0xFF, len = e & 0xFF;
+      std::uint64_t d = b;
+      for (std::uint64_t i = 0; i < len && pos + i < static_cast<std::uint64_t>(t.bits); ++i)
+        d = (d & ~(1ull << (pos + i))) | (((a >> i) & 1) << (pos + i));
+      return d;
+    }
+    case Op::popc: return static_cast<std::uint64_t>(std::popcount(t.u(a)));
+    case Op::clz: return static_cast<std::uint64_t>(std::countl_zero(t.u(a)) - (64 - t.bits));
+    case Op::brev: {
+      std::uint64_t d = 0;
+      for (int i = 0; i < t.bits; ++i) d |= ((a >> i) & 1) << (t.bits - 1 - i);
+      return d;
+    }
+    default: throw SimError("not an integer instruction");
+  }
+}
+
+void mov(const Inst& in, Warp& w, std::uint32_t active) {
+  const auto& dst = in.ops[0];
+  const auto& src = in.ops[1];
+  const int bits = in.type() == Type::pred ? 1 : ptx::bits(in.type());
+  if (dst.size() > 1) {  // mov.b64 {lo, hi}, x: unpack (PTX ISA 9.7.9.1)
+    const int part = bits / static_cast<int>(dst.size());
+    for_lanes(active, [&](int l) {
+      const std::uint64_t v = read(w, src[0], l);
+      for (std::size_t i = 0; i < dst.size(); ++i) write(w, dst[i], l, (v >> (part * i)) & width_mask(part));
+    });
+  } else if (src.size() > 1) {  // mov.b64 d, {lo, hi}: pack
+    const int part = bits / static_cast<int>(src.size());
+    for_lanes(active, [&](int l) {
+      std::uint64_t v = 0;
+      for (std::size_t i = 0; i < src.size(); ++i) v |= (read(w, src[i], l) & width_mask(part)) << (part * i);
+      write(w, dst[0], l, v);
+    });
+  } else if (bits == 1) {
+    for_lanes(active, [&](int l) { write(w, dst[0], l, read(w, src[0], l) != 0); });
+  } else {
+    const std::uint64_t m = width_mask(bits);
+    for_lanes(active, [&](int l) { write(w, dst[0], l, read(w, src[0], l) & m); });
+  }
+}
+
+}  // namespace
+
+void exec_integer(const Inst& in, Warp& w, std::uint32_t active) {
+  if (in.op == Op::mov) return mov(in, w, active);
+  const IntType t = int_type(in.type());
+  const auto mode = static_cast<MulMode>(in.mode);
+  // The destination width: twice the operands' for .wide, else theirs.
+  const int dbits = (in.op == Op::mul || in.op == Op::mad) && mode == MulMode::wide ? 2 * t.bits
+                    : (in.op == Op::popc || in.op == Op::clz)                       ? 32
+                                                                                      : t.bits;
+  const std::uint64_t dmask = t.pred ? 1 : width_mask(dbits);
+  const std::size_t n = in.ops.size();
+  const Arg& d = in.op0(0);
+  for_lanes(active, [&](int l) {
+    const std::uint64_t a = n > 1 ? read(w, in.op0(1), l) : 0;
+    const std::uint64_t b = n > 2 ? read(w, in.op0(2), l) : 0;
+    const std::uint64_t c = n > 3 ? read(w, in.op0(3), l) : 0;
+    const std::uint64_t e = n > 4 ? read(w, in.op0(4), l) : 0;
+    write(w, d, l, one(in, t, a, b, c, e) & dmask);
+  });
+}
+
+}  // namespace warpforge::sim

@@ -1,0 +1,53 @@
+// ld, st (PTX ISA 9.7.9.8-9) and cvta (9.7.9.17).
+#include "warpforge/error.hpp"
+#include "warpforge/sim/execute.hpp"
+#include "warpforge/sim/memory_access.hpp"
+
+namespace warpforge::sim {
+namespace {
+
+using ptx::Type;
+
+std::uint32_t element_bytes(Type t) { return static_cast<std::uint32_t>((ptx::bits(t) + 7) / 8); }
+
+// Narrow signed loads sign-extend into their (at least 32-bit) register.
+std::uint64_t extend_loaded(Type t, std::uint64_t v) {
+  if (t == Type::s8) return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(v)));
+  if (t == Type::s16) return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int16_t>(v)));
+  return v;
+}
+
+void cvta(const Inst& in, Warp& w, std::uint32_t active) {
+  std::uint64_t window = 0;
+  if (in.space == MemSpace::shared) window = kSharedWindow;
+  if (in.space == MemSpace::local) window = kLocalWindow;
+  for_lanes(active, [&](int l) {
+    const std::uint64_t a = read(w, in.op0(1), l);
+    std::uint64_t d = in.to ? a - window : a + window;  // cvta.to.space: generic -> space
+    if (ptx::bits(in.type()) == 32) d &= 0xFFFFFFFFu;
+    write(w, in.op0(0), l, d);
+  });
+}
+
+}  // namespace
+
+void exec_memory(const Inst& in, Warp& w, std::uint32_t active) {
+  if (in.op == Op::cvta) return cvta(in, w, active);
+  const std::uint32_t size = element_bytes(in.type());
+  const std::uint32_t n = in.vec;
+  if (in.op == Op::ld) {
+    const auto& dst = in.ops[0];
+    for_lanes(active, [&](int l) {
+      const std::byte* p = access(w, l, in.space, address_of(w, in.op0(1), l), size * n, size * n, false);
+      for (std::uint32_t i = 0; i < n; ++i) write(w, dst[i], l, extend_loaded(in.type(), load_bytes(p + i * size, size)));
+    });
+    return;
+  }
+  const auto& src = in.ops[1];
+  for_lanes(active, [&](int l) {
+    std::byte* p = access(w, l, in.space, address_of(w, in.op0(0), l), size * n, size * n, true);
+    for (std::uint32_t i = 0; i < n; ++i) store_bytes(p + i * size, size, read(w, src[i], l));
+  });
+}
+
+}  // namespace warpforge::sim

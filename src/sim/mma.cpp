@@ -1,0 +1,110 @@
+// mma.sync.aligned.{m16n8k8,m16n8k16}.row.col with f16/bf16 inputs and f32
+// (or f16) accumulators, and m16n8k32 with e4m3/e5m2 inputs, written from the
+// PTX ISA fragment tables (9.7.14.5.7 "Matrix Fragments for mma.m16n8k8",
+// 9.7.14.5.8 "... mma.m16n8k16 with floating point type", 9.7.14.5.9
+// "... mma.m16n8k32"). With groupID g = lane / 4 and threadID_in_group
+// t = lane % 4, element slot s of a lane's fragment is:
+//   A f16/bf16: row g + 8·((s/2)%2),  col 2t + s%2 + 8·(s/4)       (s < 4 for k8)
+//   B f16/bf16: row 2t + s%2 + 8·(s/2), col g                      (s < 2 for k8)
+//   A fp8 k32:  row g + 8·((s/4)%2),  col 4t + s%4 + 16·(s/8)
+//   B fp8 k32:  row 4t + s%4 + 16·(s/4), col g
+//   C/D:        row g + 8·(s/2),      col 2t + s%2
+// 16-bit elements pack two to a register (slot 2r in the low half), 8-bit
+// elements four (slot 4r in the low byte), f32 one.
+#include <array>
+
+#include "warpforge/sim/execute.hpp"
+#include "warpforge/sim/float_format.hpp"
+
+namespace warpforge::sim {
+namespace {
+
+using ptx::Type;
+
+struct Element {
+  int row, col;
+};
+
+Element a_element(MmaShape shape, int lane, int s) {
+  const int g = lane / 4, t = lane % 4;
+  if (shape == MmaShape::m16n8k32) return {g + 8 * ((s / 4) % 2), 4 * t + s % 4 + 16 * (s / 8)};
+  return {g + 8 * ((s / 2) % 2), 2 * t + s % 2 + 8 * (s / 4)};
+}
+
+Element b_element(MmaShape shape, int lane, int s) {  // {k, n}
+  const int g = lane / 4, t = lane % 4;
+  if (shape == MmaShape::m16n8k32) return {4 * t + s % 4 + 16 * (s / 4), g};
+  return {2 * t + s % 2 + 8 * (s / 2), g};
+}
+
+Element c_element(int lane, int s) {
+  const int g = lane / 4, t = lane % 4;
+  return {g + 8 * (s / 2), 2 * t + s % 2};
+}
+
+// Slot s of a fragment held in `regs`, elements of `bits` bits each.
+std::uint32_t slot_bits(Warp& w, const std::vector<Arg>& regs, int lane, int s, int bits) {
+  const int per_reg = 32 / bits;
+  const auto r = static_cast<std::uint32_t>(read(w, regs[static_cast<std::size_t>(s / per_reg)], lane));
+  return (r >> (bits * (s % per_reg))) & (bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1);
+}
+
+double element_value(Type t, std::uint32_t bits) {
+  return t == Type::f32 ? static_cast<double>(f32_of(bits)) : decode_float(bits, float_format(t));
+}
+
+}  // namespace
+
+void exec_mma(const Inst& in, Warp& w) {
+  const auto shape = static_cast<MmaShape>(in.mode);
+  const Type dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
+  const int k_dim = shape == MmaShape::m16n8k8 ? 8 : shape == MmaShape::m16n8k16 ? 16 : 32;
+  const int in_bits = ptx::bits(at);
+  const int a_slots = 16 * k_dim / 32, b_slots = 8 * k_dim / 32;
+  const int acc_bits = ptx::bits(ct), out_bits = ptx::bits(dt);
+
+  std::array<std::array<double, 32>, 16> a{};
+  std::array<std::array<double, 8>, 32> b{};
+  std::array<std::array<double, 8>, 16> c{};
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int s = 0; s < a_slots; ++s) {
+      const Element e = a_element(shape, lane, s);
+      a[e.row][e.col] = element_value(at, slot_bits(w, in.ops[1], lane, s, in_bits));
+    }
+    for (int s = 0; s < b_slots; ++s) {
+      const Element e = b_element(shape, lane, s);
+      b[e.row][e.col] = element_value(bt, slot_bits(w, in.ops[2], lane, s, in_bits));
+    }
+    for (int s = 0; s < 4; ++s) {
+      const Element e = c_element(lane, s);
+      c[e.row][e.col] = element_value(ct, slot_bits(w, in.ops[3], lane, s, acc_bits));
+    }
+  }
+  // The products of f16/bf16/fp8 values are exact in double; the sum is
+  // rounded once to the accumulator type.
+  std::array<std::array<double, 8>, 16> d{};
+  for (int m = 0; m < 16; ++m)
+    for (int n = 0; n < 8; ++n) {
+      double sum = c[m][n];
+      for (int k = 0; k < k_dim; ++k) sum += a[m][k] * b[k][n];
+      d[m][n] = sum;
+    }
+  const auto& dst = in.ops[0];
+  for (int lane = 0; lane < 32; ++lane) {
+    std::array<std::uint64_t, 4> regs{};
+    for (int s = 0; s < 4; ++s) {
+      const Element e = c_element(lane, s);
+      const double v = d[e.row][e.col];
+      if (dt == Type::f32) {
+        regs[static_cast<std::size_t>(s)] = bits_of(static_cast<float>(v));
+      } else {
+        const std::uint64_t h = encode_float(v, kF16, Rounding::rn, false);
+        regs[static_cast<std::size_t>(s / 2)] |= h << (16 * (s % 2));
+      }
+    }
+    const std::size_t nregs = out_bits == 32 ? 4 : 2;
+    for (std::size_t r = 0; r < dst.size() && r < nregs; ++r) write(w, dst[r], lane, regs[r]);
+  }
+}
+
+}  // namespace warpforge::sim

@@ -328,6 +328,14 @@ void KernelCore::require(std::string_view instruction, const Availability& a) co
 void KernelCore::expect_type(std::string_view instruction, const Reg& r, Type type,
                              std::string_view role) const {
   check_owner(r.owner(), "register", r.valid() ? r.name() : "");
+  // A view (Reg::as) changes how a register is read, not how it is declared:
+  // a register declared .f32/.f64 is usable only by instructions of that type
+  // or of a bit type (PTX ISA 5.2.2, 6.4.2); ptxas refuses `mov.u32 %r1, %f1`.
+  Type declared = ptx::storage_type(regs_[r.id_].type);
+  if (!ptx::is_bits(declared) && !compatible(declared, type))
+    fail(instruction, std::string(role) + " " + r.name() + " is declared ." + std::string(ptx::name(declared)) +
+                          "; an instruction of type " + std::string(ptx::name(type)) +
+                          " cannot read it (use a bit-typed instruction or convert with cvt)");
   if (compatible(r.type(), type)) return;
   fail(instruction, std::string(role) + " " + r.name() + " has type " + std::string(ptx::name(r.type())) +
                         "; expected " + std::string(ptx::name(type)) +

@@ -13,9 +13,13 @@ bool is_fp8(Type t) { return t == Type::e4m3 || t == Type::e5m2 || t == Type::e4
 
 // PTX ISA 9.7.9.21, "Target ISA notes": bf16 results and tf32 need sm_80,
 // fp8 needs sm_89, and a bf16 *source* (cvt.f32.bf16) needs sm_90.
-Availability cvt_availability(Type d, Type a) {
+// A bf16 result from anything but f32 (cvt.rn.bf16.f16, cvt.rn.bf16.s32 ...)
+// and tf32 with .rn/.rz came with PTX 7.8 and also need sm_90.
+Availability cvt_availability(Type d, Type a, Round r = Round::none) {
   if (is_fp8(d) || is_fp8(a)) return Availability::since(89);
   if (a == Type::bf16 || a == Type::bf16x2) return Availability::since(90);
+  if ((d == Type::bf16 || d == Type::bf16x2) && a != Type::f32) return Availability::since(90);
+  if (d == Type::tf32 && r != Round::rna) return Availability::since(90);
   if (d == Type::bf16 || d == Type::bf16x2 || d == Type::tf32) return Availability::since(80);
   return Availability::since(0);
 }
@@ -43,20 +47,41 @@ void ConvertOps::cvt(Type dtype, Type atype, const Reg& d, const Src& a, CvtMode
   if (dtype == Type::pred || atype == Type::pred) fail(base, "predicates are converted with selp / setp");
   bool dfloat = is_float_scalar(dtype), afloat = is_float_scalar(atype);
   bool int_round = m.round == Round::rni || m.round == Round::rzi || m.round == Round::rmi || m.round == Round::rpi;
-  if (m.round == Round::none) {
-    if (dfloat && afloat && ptx::bits(dtype) < ptx::bits(atype)) m.round = Round::rn;
-    else if (dfloat && !afloat) m.round = Round::rn;
-    else if (!dfloat && afloat) m.round = Round::rzi;
-  } else if (dfloat && afloat && ptx::bits(dtype) > ptx::bits(atype) && m.round != Round::none && !int_round) {
-    fail(base, "widening " + type_name(atype) + " to " + type_name(dtype) + " is exact and takes no rounding mode");
+  // Check the mode the caller asked for, then fill in the pair's default
+  // (checking after the default was filled refused every defaulted float->int cvt).
+  if (m.round != Round::none) {
+    if (!dfloat && !afloat)
+      fail(base, "integer-to-integer conversion takes no rounding mode, got ." + std::string(dsl::name(m.round)));
+    if (dfloat && afloat && ptx::bits(dtype) > ptx::bits(atype) && !int_round)
+      fail(base, "widening " + type_name(atype) + " to " + type_name(dtype) + " is exact and takes no rounding mode");
+    if (!dfloat && afloat && !int_round)
+      fail(base, "float-to-integer conversion needs an integer rounding mode (rni, rzi, rmi, rpi), got ." +
+                     std::string(dsl::name(m.round)));
+    if (dfloat && !afloat && int_round)
+      fail(base, "integer-to-float conversion takes a float rounding mode (rn, rz, rm, rp), got ." +
+                     std::string(dsl::name(m.round)));
+  } else if (dtype == Type::tf32) {
+    m.round = Round::rna;  // PTX ISA 9.7.9.21: .rna is the tf32 rounding every target has (.rn/.rz: sm_90)
+  } else if (dfloat && afloat && ptx::bits(dtype) < ptx::bits(atype)) {
+    m.round = Round::rn;
+  } else if (dfloat && !afloat) {
+    m.round = Round::rn;
+  } else if (!dfloat && afloat) {
+    m.round = Round::rzi;
   }
-  if (!dfloat && afloat && m.round != Round::none && !int_round)
-    fail(base, "float-to-integer conversion needs an integer rounding mode (rni, rzi, rmi, rpi), got ." +
-                   std::string(dsl::name(m.round)));
-  if (dfloat && !afloat && int_round)
-    fail(base, "integer-to-float conversion takes a float rounding mode (rn, rz, rm, rp)");
+  // .sat clamps to the destination's range; ptxas refuses it where that range
+  // already holds every source value (cvt.sat.u32.u16, cvt.sat.s64.s32 ...),
+  // PTX ISA 9.7.9.21 "Saturation modifier".
+  if (m.sat && !dfloat && !afloat) {
+    bool holds_all = ptx::bits(dtype) > ptx::bits(atype) && (ptx::is_signed(dtype) || !ptx::is_signed(atype));
+    if (holds_all || dtype == atype)
+      fail(base, ".sat cannot clamp: every " + type_name(atype) + " value fits in " + type_name(dtype));
+  }
+  if (dtype == Type::tf32 && (atype != Type::f32 || (m.round != Round::rna && m.round != Round::rn &&
+                                                      m.round != Round::rz)))
+    fail(base, "tf32 results come from f32 with .rna (or .rn/.rz on sm_90+), got ." + std::string(dsl::name(m.round)));
   std::string opcode = "cvt" + modifiers(m) + dot(dtype) + dot(atype);
-  require(opcode, cvt_availability(dtype, atype));
+  require(opcode, cvt_availability(dtype, atype, m.round));
   expect_type(opcode, d, dtype, "destination");
   expect_type(opcode, a, atype, "source");
   emit(opcode, {operand_of(d), operand_of(a)});

@@ -33,8 +33,18 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
                      " is not addressable; use global, shared, local, param or const");
   if (!load && space == Space::const_) fail(opcode, "the const space is read-only");
   opcode += "." + std::string(ptx::name(space));
+  // PTX ISA 9.7.9.8 (ld) / 9.7.9.10 (st): .volatile applies to the global and
+  // shared spaces only and takes no cache operator; ptxas refuses the others.
+  if (volatile_ && space != Space::global && space != Space::shared)
+    fail(opcode, ".volatile applies to the global and shared spaces, not ." + std::string(ptx::name(space)));
+  if (volatile_ && (cache != Cache::none || nc))
+    fail(opcode, ".volatile takes no cache operator and no .nc");
   if (nc) {
     if (space != Space::global) fail(opcode, ".nc loads read the global space only");
+    // PTX ISA 9.7.9.9 ld.global.nc: only .ca, .cg and .cs combine with .nc.
+    if (cache == Cache::lu || cache == Cache::cv)
+      fail(opcode + ".nc", "cache operator ." + std::string(memory_cache_name(cache)) +
+                               " does not combine with .nc; use ca, cg or cs");
     opcode += ".nc";
   }
   if (cache != Cache::none) {

@@ -48,7 +48,9 @@ void MmaOps::mma_sync(MmaShape shape, Type a_type, Type b_type, Type acc_type, c
       fail(opcode, "accumulator type " + type_name(acc_type) + " with " + type_name(a_type) + " inputs; " + accepted);
     bool k16 = shape == MmaShape::m16n8k16;
     int acc = acc_type == Type::f32 ? 4 : 2;
-    f = {k16 ? 4 : 2, k16 ? 2 : 1, acc, Availability::since(a_type == Type::bf16 ? 80 : 75)};
+    // PTX ISA 9.7.14.5.14, target notes: m16n8k8 f16 needs sm_75; bf16 and
+    // every m16n8k16 form need sm_80.
+    f = {k16 ? 4 : 2, k16 ? 2 : 1, acc, Availability::since(a_type == Type::bf16 || k16 ? 80 : 75)};
   }
   require(opcode, f.availability);
 

@@ -367,8 +367,6 @@ void build_atomics(Kernel& k) {
   for (Space space : {Space::global, Space::shared}) {
     Addr a = space == Space::global ? Addr(g, 4) : Addr(sh);
     for (const auto& [op, type] : forms) {
-      // PTX ISA 9.7.13.7: the f16x2 atomics act on the global space only.
-      if (type == f16x2 && space == Space::shared) continue;
       Reg d = k.reg(type), b = k.reg(type);
       k.atom(space, op, type, d, a, b);
       if (op != AtomOp::exch) k.red(space, op, type, a, b);
@@ -534,6 +532,15 @@ void build_bf16_source_conversions(Kernel& k) {
   k.cvt(tf32, f32, k.reg(b32), k.reg(f32), {Round::rz});
 }
 
+void build_bf16_add_sub_mul(Kernel& k) {
+  for (Type t : {bf16, bf16x2}) {
+    Reg d = k.reg(t), a = k.reg(t), b = k.reg(t);
+    k.add(d, a, b);
+    k.sub(d, a, b, {Round::rn});
+    k.mul(d, a, b, {Round::rn});
+  }
+}
+
 void build_stmatrix(Kernel& k) {
   Reg a = k.reg(u32);
   for (int n : {1, 2, 4})
@@ -610,6 +617,7 @@ const std::vector<Family>& families() {
       {"fp8_conversions", ada, "cvt.rn.satfinite.e4m3x2.f32", build_fp8_conversions},
       {"fp8_mma", ada, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", build_fp8_mma},
       {"bf16_source_conversions", hopper, "cvt.f32.bf16", build_bf16_source_conversions},
+      {"bf16_add_sub_mul", hopper, "add.bf16", build_bf16_add_sub_mul},
       {"stmatrix", hopper, "stmatrix.sync.aligned.m8n8.x1.shared.b16", build_stmatrix},
       {"elect_sync", hopper, "elect.sync", build_elect},
       {"cluster_fence", hopper, "fence.sc.cluster", build_cluster_fence},

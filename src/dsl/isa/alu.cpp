@@ -69,6 +69,15 @@ void AluOps::arith(const char* op, const Reg& d, std::initializer_list<const Src
   std::string opcode;
   if (ptx::is_float(t)) {
     opcode = op + float_modifiers(m) + dot(t);
+    // PTX ISA 9.7.3: the f64 forms take no .ftz or .sat. 9.7.4: the half forms
+    // round with .rn only, and add/sub/mul on bf16/bf16x2 need sm_90.
+    if (t == Type::f64 && (m.ftz || m.sat)) fail(opcode, ".ftz and .sat apply to f32 and the half types, not f64");
+    bool half = t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2;
+    if (half && m.round != Round::none && m.round != Round::rn)
+      fail(opcode, "rounding ." + std::string(dsl::name(m.round)) + " on " + type_name(t) + "; the half types take .rn only");
+    bool bf = t == Type::bf16 || t == Type::bf16x2;
+    std::string base(op);
+    if (bf && (base == "add" || base == "sub" || base == "mul")) require(opcode, Availability::since(90));
   } else {
     if (m.round != Round::none || m.ftz)
       fail(std::string(op) + dot(t), "rounding and .ftz apply to float types; " + d.name() + " is " + type_name(t));
@@ -176,6 +185,9 @@ void AluOps::min(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith(
 void AluOps::max(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith("max", d, {&a, &b}, m); }
 
 void AluOps::rcp(const Reg& d, const Src& a, FloatMode m) {
+  // PTX ISA 9.7.3.13: the f64 approximation exists only as rcp.approx.ftz.f64.
+  if (m.round == Round::none && d.type() == Type::f64 && !m.ftz)
+    fail("rcp.approx.f64", "the f64 approximation is rcp.approx.ftz.f64: set .ftz, or give a rounding mode");
   if (m.round == Round::none) {
     std::string opcode = std::string("rcp.approx") + (m.ftz ? ".ftz" : "") + dot(d.type());
     expect_type(opcode, a, d.type(), "source a");
@@ -185,6 +197,9 @@ void AluOps::rcp(const Reg& d, const Src& a, FloatMode m) {
 }
 
 void AluOps::sqrt(const Reg& d, const Src& a, FloatMode m) {
+  // PTX ISA 9.7.3.15: sqrt.approx is f32 only; f64 needs a rounding mode.
+  if (m.round == Round::none && d.type() != Type::f32)
+    fail("sqrt.approx" + dot(d.type()), "the approximation is f32 only; give " + d.name() + " a rounding mode");
   if (m.round == Round::none) {
     std::string opcode = std::string("sqrt.approx") + (m.ftz ? ".ftz" : "") + dot(d.type());
     expect_type(opcode, a, d.type(), "source a");
@@ -195,12 +210,16 @@ void AluOps::sqrt(const Reg& d, const Src& a, FloatMode m) {
 
 void AluOps::ex2_approx(const Reg& d, const Src& a, bool ftz) {
   std::string opcode = std::string("ex2.approx") + (ftz ? ".ftz" : "") + dot(d.type());
+  // PTX ISA 9.7.3.19/20: the f32 form is the one every target has.
+  if (d.type() != Type::f32) fail(opcode, d.name() + " is " + type_name(d.type()) + "; ex2.approx takes f32");
   expect_type(opcode, a, d.type(), "source a");
   emit(opcode, {operand_of(d), operand_of(a)});
 }
 
 void AluOps::lg2_approx(const Reg& d, const Src& a, bool ftz) {
   std::string opcode = std::string("lg2.approx") + (ftz ? ".ftz" : "") + dot(d.type());
+  // PTX ISA 9.7.3.19/20: the f32 form is the one every target has.
+  if (d.type() != Type::f32) fail(opcode, d.name() + " is " + type_name(d.type()) + "; lg2.approx takes f32");
   expect_type(opcode, a, d.type(), "source a");
   emit(opcode, {operand_of(d), operand_of(a)});
 }
@@ -233,6 +252,14 @@ void AluOps::setp(const Pred& p, Cmp c, const Src& a, const Src& b) {
   Type t = typed.reg().type();
   if (ptx::is_bits(t)) t = (c == Cmp::eq || c == Cmp::ne) ? t : arith_type(t);
   std::string opcode = "setp." + std::string(dsl::name(c)) + dot(t);
+  // PTX ISA 9.7.7.1 (integer) / 9.7.7.2 (float): lo/ls/hi/hs compare unsigned
+  // integers; equ ... nan are the unordered float comparisons.
+  bool unsigned_only = c == Cmp::lo || c == Cmp::ls || c == Cmp::hi || c == Cmp::hs;
+  bool float_only_cmp = c >= Cmp::equ;
+  if (unsigned_only && !ptx::is_unsigned(t))
+    fail(opcode, "." + std::string(dsl::name(c)) + " compares unsigned integers; the operands are " + type_name(t));
+  if (float_only_cmp && !ptx::is_float(t))
+    fail(opcode, "." + std::string(dsl::name(c)) + " is a float comparison; the operands are " + type_name(t));
   expect_type(opcode, a, t, "source a");
   expect_type(opcode, b, t, "source b");
   emit(opcode, {operand_of(p), operand_of(a), operand_of(b)});

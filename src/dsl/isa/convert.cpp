@@ -52,8 +52,16 @@ void ConvertOps::cvt(Type dtype, Type atype, const Reg& d, const Src& a, CvtMode
   if (m.round != Round::none) {
     if (!dfloat && !afloat)
       fail(base, "integer-to-integer conversion takes no rounding mode, got ." + std::string(dsl::name(m.round)));
-    if (dfloat && afloat && ptx::bits(dtype) > ptx::bits(atype) && !int_round)
+    // PTX ISA 9.7.9.21: widening float->float is exact (no mode); narrowing
+    // takes a float mode; a same-type cvt rounds to an integral value (irnd).
+    if (dfloat && afloat && ptx::bits(dtype) > ptx::bits(atype))
       fail(base, "widening " + type_name(atype) + " to " + type_name(dtype) + " is exact and takes no rounding mode");
+    if (dfloat && afloat && ptx::bits(dtype) < ptx::bits(atype) && int_round)
+      fail(base, "narrowing " + type_name(atype) + " to " + type_name(dtype) +
+                     " takes a float rounding mode (rn, rz, rm, rp), got ." + std::string(dsl::name(m.round)));
+    if (dfloat && afloat && dtype == atype && !int_round)
+      fail(base, "a " + type_name(dtype) + " to " + type_name(dtype) +
+                     " cvt rounds to an integral value: rni, rzi, rmi or rpi, got ." + std::string(dsl::name(m.round)));
     if (!dfloat && afloat && !int_round)
       fail(base, "float-to-integer conversion needs an integer rounding mode (rni, rzi, rmi, rpi), got ." +
                      std::string(dsl::name(m.round)));

@@ -259,8 +259,12 @@ void KernelCore::reqnctapercluster(std::uint32_t x, std::uint32_t y, std::uint32
 }
 
 void KernelCore::guarded(PredUse p, const std::function<void()>& body) {
-  if (guard_) fail("@" + p.pred.name(), "guarded blocks do not nest (an instruction has one guard)");
-  check_owner(p.pred.owner(), "predicate", p.pred.name());
+  // Check the handle before reading its name: an uninitialised Pred has no kernel to ask.
+  check_owner(p.pred.owner(), "predicate", p.pred.valid() ? p.pred.name() : "");
+  if (guard_)
+    fail("@" + std::string(p.negated ? "!" : "") + p.pred.name(),
+         "guarded blocks do not nest (an instruction has one guard); already inside @" +
+             std::string(guard_->negated ? "!" : "") + guard_->pred);
   guard_ = ptx::Guard{p.pred.name(), p.negated};
   try {
     body();
@@ -271,11 +275,12 @@ void KernelCore::guarded(PredUse p, const std::function<void()>& body) {
   guard_.reset();
 }
 
-void KernelCore::check_owner(const KernelCore* owner, std::string_view what, const std::string& name) const {
+void KernelCore::check_owner(const KernelCore* owner, std::string_view what, const std::string& name,
+                             std::string_view instruction) const {
   if (owner == this) return;
-  if (owner == nullptr)
-    throw DslError("kernel '" + name_ + "': an uninitialised " + std::string(what) + " handle was used");
-  throw DslError("kernel '" + name_ + "': " + std::string(what) + " " + name + " belongs to kernel '" +
+  std::string where = "kernel '" + name_ + "': " + (instruction.empty() ? "" : std::string(instruction) + ": ");
+  if (owner == nullptr) throw DslError(where + "an uninitialised " + std::string(what) + " handle was used");
+  throw DslError(where + std::string(what) + " " + name + " belongs to kernel '" +
                  owner->name() + "'; registers, predicates and labels are usable only in the kernel that made them");
 }
 
@@ -327,7 +332,11 @@ void KernelCore::require(std::string_view instruction, const Availability& a) co
 
 void KernelCore::expect_type(std::string_view instruction, const Reg& r, Type type,
                              std::string_view role) const {
-  check_owner(r.owner(), "register", r.valid() ? r.name() : "");
+  check_owner(r.owner(), "register", r.valid() ? r.name() : "", instruction);
+  if (!compatible(r.type(), type))
+    fail(instruction, std::string(role) + " " + r.name() + " has type " + std::string(ptx::name(r.type())) +
+                          "; expected " + std::string(ptx::name(type)) +
+                          " (or a register of that width declared as a bit type; convert with cvt or view with .as())");
   // A view (Reg::as) changes how a register is read, not how it is declared:
   // a register declared .f32/.f64 is usable only by instructions of that type
   // or of a bit type (PTX ISA 5.2.2, 6.4.2); ptxas refuses `mov.u32 %r1, %f1`.
@@ -336,10 +345,6 @@ void KernelCore::expect_type(std::string_view instruction, const Reg& r, Type ty
     fail(instruction, std::string(role) + " " + r.name() + " is declared ." + std::string(ptx::name(declared)) +
                           "; an instruction of type " + std::string(ptx::name(type)) +
                           " cannot read it (use a bit-typed instruction or convert with cvt)");
-  if (compatible(r.type(), type)) return;
-  fail(instruction, std::string(role) + " " + r.name() + " has type " + std::string(ptx::name(r.type())) +
-                        "; expected " + std::string(ptx::name(type)) +
-                        " (or a register of that width declared as a bit type; convert with cvt or view with .as())");
 }
 
 void KernelCore::expect_type(std::string_view instruction, const Src& s, Type type,
@@ -354,7 +359,13 @@ void KernelCore::expect_type(std::string_view instruction, const Src& s, Type ty
 }
 
 void KernelCore::emit(ptx::Instruction inst) {
-  if (guard_ && !inst.guard) inst.guard = guard_;
+  // An instruction has one guard (PTX ISA 9.1): one that carries its own (bra_if,
+  // and so if_then, for_range ...) inside guarded() would silently drop the block's.
+  if (guard_ && inst.guard)
+    fail(inst.full_opcode(), "this instruction is guarded by @" + std::string(inst.guard->negated ? "!" : "") +
+                                 inst.guard->pred + " inside guarded(@" + std::string(guard_->negated ? "!" : "") +
+                                 guard_->pred + "); guards do not nest");
+  if (guard_) inst.guard = guard_;
   body_.push_back(std::move(inst));
 }
 

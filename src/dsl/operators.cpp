@@ -58,6 +58,7 @@ Pred compare(const char* cmp, const Reg& a, const Src& b) {
 }
 
 Pred combine(const char* op, const PredUse& a, const PredUse& b) {
+  if (!a.pred.valid()) throw DslError(std::string("operator") + (op[0] == 'a' ? "&&" : "||") + ": uninitialised predicate");
   KernelCore& k = *a.pred.owner();
   // PTX ISA 9.7.8: and/or.pred take plain predicates; negate first where asked.
   auto plain = [&](const PredUse& p) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "warpforge/dsl.hpp"
@@ -21,14 +22,17 @@ std::string ptxas_missing_reason();
 // ptxas's log and the numbered PTX text.
 ::testing::AssertionResult assembles(const ptx::Module& module);
 
-// Runs `build` and checks that it throws exactly `E` (or a subclass) whose
-// message contains every one of `needles`.
+// Runs `build` and checks that it throws exactly `E` (not a subclass: a
+// DslError test fails on a TargetError) whose message contains every one of
+// `needles`.
 template <class E>
 ::testing::AssertionResult throws_with(const std::function<void()>& build, const std::vector<std::string>& needles) {
   try {
     build();
   } catch (const E& e) {
     std::string message = e.what();
+    if (typeid(e) != typeid(E))
+      return ::testing::AssertionFailure() << "threw a subclass of the expected type: " << message;
     for (const auto& needle : needles)
       if (message.find(needle) == std::string::npos)
         return ::testing::AssertionFailure() << "message lacks \"" << needle << "\": " << message;

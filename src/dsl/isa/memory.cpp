@@ -21,6 +21,13 @@ std::string_view memory_cache_name(Cache c) {
   }
   return "";
 }
+// PTX ISA 9.7.9.16 cvta: the windows of the generic space are const, global,
+// local and shared.
+void check_cvta_space(const KernelCore& k, const std::string& opcode, Space space) {
+  if (space != Space::global && space != Space::shared && space != Space::local && space != Space::const_)
+    k.fail(opcode, "state space ." + std::string(ptx::name(space)) +
+                       " has no generic-address window; use global, shared, local or const");
+}
 }  // namespace
 
 std::string MemoryOps::access(const char* op, Space space, Type type, std::size_t width, Cache cache,
@@ -31,7 +38,7 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
       space != Space::param && space != Space::const_)
     fail(opcode, "state space ." + std::string(ptx::name(space)) +
                      " is not addressable; use global, shared, local, param or const");
-  if (!load && space == Space::const_) fail(opcode, "the const space is read-only");
+  if (!load && space == Space::const_) fail(opcode + ".const", "the const space is read-only");
   opcode += "." + std::string(ptx::name(space));
   // PTX ISA 9.7.9.8 (ld) / 9.7.9.10 (st): .volatile applies to the global and
   // shared spaces only and takes no cache operator; ptxas refuses the others.
@@ -99,6 +106,7 @@ void MemoryOps::st(Space space, Type type, const Addr& a, const Regs& v, StOpts 
 
 void MemoryOps::cvta_to(Space space, const Reg& d, const Reg& a) {
   std::string opcode = "cvta.to." + std::string(ptx::name(space)) + ".u64";
+  check_cvta_space(*this, opcode, space);
   expect_type(opcode, d, Type::u64, "destination");
   expect_type(opcode, a, Type::u64, "source");
   emit(opcode, {operand_of(d), operand_of(a)});
@@ -106,6 +114,7 @@ void MemoryOps::cvta_to(Space space, const Reg& d, const Reg& a) {
 
 void MemoryOps::cvta_from(Space space, const Reg& d, const Reg& a) {
   std::string opcode = "cvta." + std::string(ptx::name(space)) + ".u64";
+  check_cvta_space(*this, opcode, space);
   expect_type(opcode, d, Type::u64, "destination");
   expect_type(opcode, a, Type::u64, "source");
   emit(opcode, {operand_of(d), operand_of(a)});

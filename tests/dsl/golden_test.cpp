@@ -57,7 +57,8 @@ ptx::Module warp_sum_kernel(Target target) {
     k.shfl_sync(Shfl::bfly, other, sum, offset, 0x1f);
     k.add(sum.as(u32), sum, other);
   }
-  Reg slot = k.address_of(partial) + (warp << 2);
+  Reg base = k.address_of(partial);
+  Reg slot = base + (warp << 2);
   k.guarded(lane == 0, [&] { k.st(Space::shared, b32, at(slot), sum); });
   k.bar_sync();
   Reg tries = k.mov(u32, 0);

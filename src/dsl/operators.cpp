@@ -17,6 +17,10 @@ KernelCore& kernel_of(const Reg& a, const char* op) {
 }
 
 void require_integer(KernelCore& k, const Reg& a, const std::string& what) {
+  // PTX has no 8-bit arithmetic (add.u8 does not exist): 16 bits and up.
+  if (ptx::is_integer(a.type()) && ptx::bits(a.type()) < 16)
+    k.fail(what, "operand " + a.name() + " is " + detail::type_name(a.type()) +
+                     "; integer arithmetic is 16, 32 or 64 bits wide (cvt 8-bit values first)");
   if (!ptx::is_integer(a.type()))
     k.fail(what, "operand " + a.name() + " is " + detail::type_name(a.type()) +
                      "; operators are for integer registers (use the explicit float wrappers, "

@@ -157,7 +157,22 @@ TEST(BadTypes, WrapperOperandsAndViews) {
   EXPECT_TRUE(refused([](Kernel& k) { k.add(k.reg(f64, "d"), k.reg(f64), k.reg(f64), {.ftz = true}); },
                       {"add.ftz.f64", ".ftz and .sat apply to f32"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.add(k.reg(u32, "d"), k.reg(u32), 1, {.sat = true}); },
-                      {"add.u32", ".sat on integers needs s32"}));
+                      {"add.u32", ".sat on integers is add.sat.s32 and sub.sat.s32 only"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.mul(k.reg(s32, "d"), k.reg(s32), 2, {.sat = true}); },
+                      {"mul.s32", "add.sat.s32 and sub.sat.s32 only"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.min(k.reg(f32, "d"), k.reg(f32), k.reg(f32), {Round::rn}); },
+                      {"min.rn.f32", "min takes no rounding mode"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.fma(k.reg(bf16, "d"), k.reg(bf16), k.reg(bf16), k.reg(bf16), {Round::rn, true}); },
+                      {"fma.rn.ftz.bf16", ".ftz and .sat do not apply to bf16"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.div(k.reg(f16, "d"), k.reg(f16), k.reg(f16)); },
+                      {"div.rn.f16", "%d is f16; div takes f32 or f64"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.rcp(k.reg(f16x2, "d"), k.reg(f16x2)); },
+                      {"rcp.f16x2", "%d is f16x2; rcp takes f32 or f64"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.add(k.reg(u8, "d"), k.reg(u8), 1); },
+                      {"add.u8", "%d is u8; integer arithmetic is 16, 32 or 64 bits wide"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(s8, "x") * 2; }, {"operator*", "%x is s8"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(f32), k.reg(f64), {.round = Round::rn, .relu = true}); },
+                      {"cvt.f32.f64", ".relu applies to f16 and bf16 results, not f32"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.fma(k.reg(f32, "d"), k.reg(f32), k.reg(f32), k.reg(f32), {}); },
                       {"fma.f32", "fma needs a rounding mode"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.sqrt(k.reg(f64, "d"), k.reg(f64)); },

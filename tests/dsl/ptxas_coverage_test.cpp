@@ -144,6 +144,13 @@ void build_half_arithmetic(Kernel& k) {
     k.min(d, a, b);
     k.max(d, a, b);
   }
+  // mov and selp move half and packed registers as bits.
+  Pred p = k.pred();
+  for (Type t : {f16, f16x2, bf16, bf16x2}) {
+    Reg d = k.reg(t), a = k.reg(t);
+    k.mov(d, a);
+    k.selp(d, a, d, p);
+  }
   for (Type t : {bf16, bf16x2}) {
     Reg d = k.reg(t), a = k.reg(t), b = k.reg(t);
     k.fma(d, a, b, d);
@@ -526,6 +533,7 @@ void build_bf16_source_conversions(Kernel& k) {
   k.cvt(k.reg(u16), bf, {Round::rni});
   // bf16 results from sources other than f32, and tf32 with .rn/.rz.
   k.cvt(bf, k.reg(f16));
+  k.cvt(k.reg(f16), bf);
   k.cvt(bf, k.reg(f64), {Round::rz});
   k.cvt(bf, k.reg(s32));
   k.cvt(tf32, f32, k.reg(b32), k.reg(f32), {Round::rn});

@@ -41,8 +41,17 @@ std::string float_modifiers(FloatMode m) {
 }
 }  // namespace
 
+namespace {
+// mov and selp have no half or packed float types (PTX ISA 9.7.9.1 mov,
+// 9.7.7.3 selp: .b16/.b32/.b64, integers, .f32, .f64): those registers move
+// as the bit type of their width.
+Type move_type(Type t) {
+  return ptx::is_float(t) && t != Type::f32 && t != Type::f64 ? bits_type(t) : t;
+}
+}  // namespace
+
 void AluOps::mov(const Reg& d, const Src& s) {
-  std::string opcode = "mov" + dot(d.type());
+  std::string opcode = "mov" + dot(move_type(d.type()));
   expect_type(opcode, s, d.type(), "source");
   emit(opcode, {operand_of(d), operand_of(s)});
 }
@@ -78,12 +87,26 @@ void AluOps::arith(const char* op, const Reg& d, std::initializer_list<const Src
     bool bf = t == Type::bf16 || t == Type::bf16x2;
     std::string base(op);
     if (bf && (base == "add" || base == "sub" || base == "mul")) require(opcode, Availability::since(90));
+    // bf16 arithmetic has no .ftz or .sat (PTX ISA 9.7.4.4 fma, 9.7.4.6-9 neg/abs/min/max).
+    if (bf && (m.ftz || m.sat)) fail(opcode, ".ftz and .sat do not apply to " + type_name(t));
+    // Only the rounding instructions round: abs, neg, min and max take no mode (PTX ISA 9.7.3.x).
+    bool rounds = base == "add" || base == "sub" || base == "mul" || base == "fma" || base == "div" ||
+                  base == "rcp" || base == "sqrt";
+    if (!rounds && m.round != Round::none) fail(opcode, base + " takes no rounding mode");
+    // div, rcp and sqrt exist for f32 and f64 only (PTX ISA 9.7.3.8/13/15).
+    if ((base == "div" || base == "rcp" || base == "sqrt") && t != Type::f32 && t != Type::f64)
+      fail(opcode, d.name() + " is " + type_name(t) + "; " + base + " takes f32 or f64");
   } else {
     if (m.round != Round::none || m.ftz)
       fail(std::string(op) + dot(t), "rounding and .ftz apply to float types; " + d.name() + " is " + type_name(t));
+    if (ptx::bits(t) < 16)
+      fail(std::string(op) + dot(t), d.name() + " is " + type_name(t) +
+                                         "; integer arithmetic is 16, 32 or 64 bits wide (cvt 8-bit values first)");
     std::string mods = std::string(op) == "mul" ? ".lo" : "";
     if (m.sat) {
-      if (t != Type::s32) fail(std::string(op) + dot(t), ".sat on integers needs s32 (PTX ISA 9.7.1.1)");
+      // PTX ISA 9.7.1.1/9.7.1.2: only add.sat.s32 and sub.sat.s32 saturate.
+      if (t != Type::s32 || (std::string(op) != "add" && std::string(op) != "sub"))
+        fail(std::string(op) + dot(t), ".sat on integers is add.sat.s32 and sub.sat.s32 only (PTX ISA 9.7.1.1)");
       mods += ".sat";
     }
     opcode = op + mods + dot(arith_type(t));
@@ -185,6 +208,8 @@ void AluOps::min(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith(
 void AluOps::max(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith("max", d, {&a, &b}, m); }
 
 void AluOps::rcp(const Reg& d, const Src& a, FloatMode m) {
+  if (d.type() != Type::f32 && d.type() != Type::f64)
+    fail("rcp" + dot(d.type()), d.name() + " is " + type_name(d.type()) + "; rcp takes f32 or f64");
   // PTX ISA 9.7.3.13: the f64 approximation exists only as rcp.approx.ftz.f64.
   if (m.round == Round::none && d.type() == Type::f64 && !m.ftz)
     fail("rcp.approx.f64", "the f64 approximation is rcp.approx.ftz.f64: set .ftz, or give a rounding mode");
@@ -272,7 +297,7 @@ Pred AluOps::setp(Cmp c, const Src& a, const Src& b) {
 }
 
 void AluOps::selp(const Reg& d, const Src& a, const Src& b, const PredUse& p) {
-  std::string opcode = "selp" + dot(d.type());
+  std::string opcode = "selp" + dot(move_type(d.type()));
   if (p.negated) fail(opcode, "the selector must be a plain predicate (swap a and b instead of negating)");
   expect_type(opcode, a, d.type(), "source a");
   expect_type(opcode, b, d.type(), "source b");

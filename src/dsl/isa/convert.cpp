@@ -88,6 +88,9 @@ void ConvertOps::cvt(Type dtype, Type atype, const Reg& d, const Src& a, CvtMode
   if (dtype == Type::tf32 && (atype != Type::f32 || (m.round != Round::rna && m.round != Round::rn &&
                                                       m.round != Round::rz)))
     fail(base, "tf32 results come from f32 with .rna (or .rn/.rz on sm_90+), got ." + std::string(dsl::name(m.round)));
+  // PTX ISA 9.7.9.21: .relu clamps negative results of conversions to f16/bf16 only.
+  if (m.relu && dtype != Type::f16 && dtype != Type::bf16)
+    fail(base, ".relu applies to f16 and bf16 results, not " + type_name(dtype));
   std::string opcode = "cvt" + modifiers(m) + dot(dtype) + dot(atype);
   require(opcode, cvt_availability(dtype, atype, m.round));
   expect_type(opcode, d, dtype, "destination");

@@ -155,8 +155,7 @@ Reg KernelCore::param(Type type, std::string name) {
   if (type == Type::pred || ptx::bits(type) > 64 || ptx::bits(type) < 8)
     fail(".param", "parameter '" + name + "' of type " + std::string(ptx::name(type)) +
                        "; scalar parameters are 8- to 64-bit integer or float types");
-  for (const auto& p : params_)
-    if (p.name == name) fail(".param", "parameter '" + name + "' is declared twice");
+  check_symbol_free(".param", name);
   params_.push_back({.space = Space::param, .type = type, .name = name});
   Reg r = reg(type);
   emit("ld.param." + std::string(ptx::name(type)), {operand_of(r), ptx::Operand::address(ptx::Operand::symbol(name))});
@@ -180,10 +179,23 @@ Reg KernelCore::param_ptr(std::string name, int align) {
 ParamRef KernelCore::param_bytes(std::string name, int bytes, int align) {
   if (!is_identifier(name)) fail(".param", "parameter name '" + name + "' is not an identifier");
   if (bytes <= 0) fail(".param", "byte-array parameter '" + name + "' of " + std::to_string(bytes) + " bytes");
-  for (const auto& p : params_)
-    if (p.name == name) fail(".param", "parameter '" + name + "' is declared twice");
+  check_symbol_free(".param", name);
   params_.push_back({.space = Space::param, .type = Type::b8, .name = name, .align = align, .dims = {bytes}});
   return ParamRef{name, bytes, align};
+}
+
+// Parameters, shared variables and the dynamic shared array share one namespace
+// (ptxas: "Duplicate definition of variable"; a shared variable named like the
+// module-scope dynamic array would shadow it).
+void KernelCore::check_symbol_free(std::string_view what, const std::string& name) const {
+  auto clash = [&](const char* kind) {
+    fail(what, "name '" + name + "' is already declared as " + kind);
+  };
+  for (const auto& p : params_)
+    if (p.name == name) clash("a parameter");
+  for (const auto& s : shared_)
+    if (s.name == name) clash("a shared variable");
+  if (dynamic_shared_ && dynamic_shared_->name == name) clash("the dynamic shared array");
 }
 
 Shared KernelCore::shared(std::string name, std::int64_t bytes, int align) {
@@ -191,8 +203,7 @@ Shared KernelCore::shared(std::string name, std::int64_t bytes, int align) {
   if (bytes <= 0) fail(".shared", "shared variable '" + name + "' of " + std::to_string(bytes) + " bytes");
   if (align <= 0 || (align & (align - 1)) != 0)
     fail(".shared", "alignment " + std::to_string(align) + " of '" + name + "' is not a power of two");
-  for (const auto& s : shared_)
-    if (s.name == name) fail(".shared", "shared variable '" + name + "' is declared twice");
+  check_symbol_free(".shared", name);
   shared_.push_back({.space = Space::shared, .type = Type::b8, .name = name, .align = align, .dims = {bytes}});
   return Shared{name, bytes, align};
 }
@@ -204,6 +215,7 @@ Shared KernelCore::dynamic_shared(std::string name, int align) {
                                   dynamic_shared_->name + "'; a kernel has one");
     return Shared{name, 0, dynamic_shared_->align};
   }
+  check_symbol_free(".extern .shared", name);
   dynamic_shared_ = ptx::Variable{.space = Space::shared, .linkage = ptx::Linkage::extern_,
                                   .type = Type::b8, .name = name, .align = align, .dims = {std::nullopt}};
   return Shared{name, 0, align};

@@ -171,6 +171,9 @@ TEST(BadTypes, WrapperOperandsAndViews) {
   EXPECT_TRUE(refused([](Kernel& k) { k.add(k.reg(u8, "d"), k.reg(u8), 1); },
                       {"add.u8", "%d is u8; integer arithmetic is 16, 32 or 64 bits wide"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.reg(s8, "x") * 2; }, {"operator*", "%x is s8"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.popc(k.reg(u32), k.reg(u16, "h")); },
+                      {"popc.b16", "source %h is u16; popc takes 32- or 64-bit values"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.brev(k.reg(b16, "h"), k.reg(b16)); }, {"brev.b16", "%h is b16"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(f32), k.reg(f64), {.round = Round::rn, .relu = true}); },
                       {"cvt.f32.f64", ".relu applies to f16 and bf16 results, not f32"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.fma(k.reg(f32, "d"), k.reg(f32), k.reg(f32), k.reg(f32), {}); },
@@ -231,6 +234,8 @@ TEST(BadMemory, VectorWidthsAndModifiers) {
                       {"st.global", "cache operator .ca is not a store operator"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::const_, b32, at(k.reg(u64)), 1); },
                       {"st.const", "the const space is read-only"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::param, b32, k.param_bytes("blob", 8, 4), 1); },
+                      {"st.param", "kernel parameters are read-only"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.cvta_to(Space::reg, k.reg(u64), k.reg(u64)); },
                       {"cvta.to.reg.u64", "state space .reg has no generic-address window"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.ldmatrix(k.regs(b32, 3), at(k.reg(u32))); },
@@ -296,13 +301,13 @@ TEST(BadNames, DuplicatesAreRefused) {
         k.param(u32, "n");
         k.param(s32, "n");
       },
-      {".param", "parameter 'n' is declared twice"}));
+      {".param", "name 'n' is already declared as a parameter"}));
   EXPECT_TRUE(refused(
       [](Kernel& k) {
         k.param_ptr("A");
         k.param_bytes("A", 128, 64);
       },
-      {".param", "parameter 'A' is declared twice"}));
+      {".param", "name 'A' is already declared as a parameter"}));
   EXPECT_TRUE(refused(
       [](Kernel& k) {
         k.reg(f32, "acc");
@@ -320,7 +325,19 @@ TEST(BadNames, DuplicatesAreRefused) {
         k.shared("tile", 64);
         k.shared("tile", 128);
       },
-      {".shared", "shared variable 'tile' is declared twice"}));
+      {".shared", "name 'tile' is already declared as a shared variable"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.param(u32, "n");
+        k.shared("n", 16);
+      },
+      {".shared", "name 'n' is already declared as a parameter"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.dynamic_shared("smem");
+        k.shared("smem", 16);
+      },
+      {".shared", "name 'smem' is already declared as the dynamic shared array"}));
   EXPECT_TRUE(refused(
       [](Kernel& k) {
         k.dynamic_shared("smem");

@@ -246,6 +246,15 @@ void build_memory(Kernel& k) {
   }
   k.ld(Space::shared, b32, r32, at(buf, 4));
   k.st(Space::shared, b32, at(buf, 8), r32);
+  for (Cache cop : {Cache::ca, Cache::cg, Cache::cs, Cache::lu, Cache::cv}) {
+    k.ld(Space::shared, b32, r32, at(sh), {.cache = cop});
+    k.ld(Space::local, b32, r32, at(local), {.cache = cop});
+    k.ld(Space::const_, b32, r32, at(c), {.cache = cop});
+  }
+  for (Cache cop : {Cache::wb, Cache::cg, Cache::cs, Cache::wt}) {
+    k.st(Space::shared, b32, at(sh), r32, {.cache = cop});
+    k.st(Space::local, b32, at(local), r32, {.cache = cop});
+  }
   k.ld(Space::const_, b32, r32, at(c));
   k.ld(Space::const_, f32, v2, at(c, 8));
   for (Cache cop : {Cache::ca, Cache::cg, Cache::cs, Cache::lu, Cache::cv}) {

@@ -39,6 +39,8 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
     fail(opcode, "state space ." + std::string(ptx::name(space)) +
                      " is not addressable; use global, shared, local, param or const");
   if (!load && space == Space::const_) fail(opcode + ".const", "the const space is read-only");
+  // A kernel's parameters are read-only (ptxas: "Illegal to write to function input parameter").
+  if (!load && space == Space::param) fail(opcode + ".param", "kernel parameters are read-only");
   opcode += "." + std::string(ptx::name(space));
   // PTX ISA 9.7.9.8 (ld) / 9.7.9.10 (st): .volatile applies to the global and
   // shared spaces only and takes no cache operator; ptxas refuses the others.

@@ -680,5 +680,103 @@ INSTANTIATE_TEST_SUITE_P(AllTargets, WrapperFamily,
                                             ::testing::ValuesIn(ptx::all_targets())),
                          case_name);
 
+// ---- every gated call, one at a time --------------------------------------------
+// A family stops at its first refused call; this table checks each gated call
+// by itself on every target that lacks it.
+
+struct GatedCall {
+  std::string instruction;  // what the refusal names
+  Availability availability;
+  std::function<void(Kernel&)> call;
+};
+
+std::vector<GatedCall> gated_calls() {
+  const auto ada = Availability::since(89), hopper = Availability::since(90);
+  std::vector<GatedCall> calls;
+  for (Type t : {e4m3x2, e5m2x2}) {
+    std::string type(ptx::name(t));
+    calls.push_back({"cvt.rn.satfinite." + type + ".f32", ada,
+                     [t](Kernel& k) { k.cvt_pack(t, k.reg(b16), k.reg(f32), k.reg(f32)); }});
+    calls.push_back({"cvt.rn.f16x2." + type, ada, [t](Kernel& k) { k.cvt_unpack_fp8(t, k.reg(b32), k.reg(b16)); }});
+  }
+  for (Type ta : {e4m3, e5m2})
+    for (Type tb : {e4m3, e5m2})
+      calls.push_back({"mma.sync.aligned.m16n8k32.row.col.f32." + std::string(ptx::name(ta)) + "." +
+                           std::string(ptx::name(tb)) + ".f32",
+                       ada, [ta, tb](Kernel& k) {
+                         k.mma_sync(MmaShape::m16n8k32, ta, tb, f32, k.regs(f32, 4), k.regs(b32, 4), k.regs(b32, 2),
+                                    k.regs(f32, 4));
+                       }});
+  for (Type d : {f16, f32, f64, s32, u64})
+    calls.push_back({"cvt", hopper, [d](Kernel& k) { k.cvt(k.reg(d), k.reg(bf16)); }});
+  for (Type a : {f16, f64, s16, u32})
+    calls.push_back({".bf16." + std::string(ptx::name(a)), hopper, [a](Kernel& k) { k.cvt(k.reg(bf16), k.reg(a)); }});
+  for (Round r : {Round::rn, Round::rz})
+    calls.push_back({"cvt." + std::string(name(r)) + ".tf32.f32", hopper,
+                     [r](Kernel& k) { k.cvt(tf32, f32, k.reg(b32), k.reg(f32), {r}); }});
+  for (Type t : {bf16, bf16x2})
+    for (const char* op : {"add", "sub", "mul"})
+      calls.push_back({std::string(op) + "." + std::string(ptx::name(t)), hopper, [t, op = std::string(op)](Kernel& k) {
+                         Reg r = k.reg(t);
+                         if (op == "add") k.add(r, r, r);
+                         if (op == "sub") k.sub(r, r, r);
+                         if (op == "mul") k.mul(r, r, r);
+                       }});
+  for (int n : {1, 2, 4})
+    for (bool trans : {false, true})
+      calls.push_back({"stmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") + ".shared.b16",
+                       hopper, [n, trans](Kernel& k) { k.stmatrix(at(k.reg(u32)), k.regs(b32, n), trans); }});
+  calls.push_back({"elect.sync", hopper, [](Kernel& k) { k.elect_sync(k.reg(b32), k.pred()); }});
+  calls.push_back({"fence.sc.cluster", hopper, [](Kernel& k) { k.fence(FenceSem::sc, Scope::cluster); }});
+  calls.push_back({"fence.acq_rel.cluster", hopper, [](Kernel& k) { k.fence(FenceSem::acq_rel, Scope::cluster); }});
+  calls.push_back({"atom.cluster", hopper, [](Kernel& k) {
+                     k.atom(Space::shared, AtomOp::add, u32, k.reg(u32), at(k.reg(u32)), 1, std::nullopt,
+                            {.scope = Scope::cluster});
+                   }});
+  calls.push_back({"red.relaxed.cluster", hopper, [](Kernel& k) {
+                     k.red(Space::global, AtomOp::add, u32, at(k.reg(u64)), 1, {.scope = Scope::cluster, .relaxed = true});
+                   }});
+  calls.push_back({"atom.global.add.noftz.bf16x2", hopper, [](Kernel& k) {
+                     Reg r = k.reg(bf16x2);
+                     k.atom(Space::global, AtomOp::add, bf16x2, r, at(k.reg(u64)), r);
+                   }});
+  calls.push_back({"red.shared.add.noftz.bf16x2", hopper, [](Kernel& k) {
+                     k.red(Space::shared, AtomOp::add, bf16x2, at(k.reg(u32)), k.reg(bf16x2));
+                   }});
+  for (const SRegInfo& info : all_sregs())
+    if (!info.availability.has(Target::sm_80))
+      calls.push_back({"mov " + std::string(info.name), info.availability,
+                       [r = info.reg](Kernel& k) { k.sreg(r); }});
+  calls.push_back({".explicitcluster", hopper, [](Kernel& k) { k.explicitcluster(); }});
+  calls.push_back({".reqnctapercluster", hopper, [](Kernel& k) { k.reqnctapercluster(2); }});
+  return calls;
+}
+
+TEST(GatedCalls, EachIsRefusedOnEveryTargetThatLacksIt) {
+  int refusals = 0;
+  for (const GatedCall& g : gated_calls())
+    for (Target t : ptx::all_targets()) {
+      if (g.availability.has(t)) continue;
+      Kernel k("gated", t);
+      EXPECT_TRUE(testing_support::throws_with<TargetError>(
+          [&] { g.call(k); }, {"kernel 'gated'", g.instruction, "not available on " + std::string(ptx::name(t)),
+                               "targets that have it: " + g.availability.targets()}))
+          << g.instruction << " on " << ptx::name(t);
+      ++refusals;
+    }
+  EXPECT_GT(refusals, 60);
+}
+
+TEST(GatedCalls, EachBuildsOnEveryTargetThatHasIt) {
+  // The assembling is done by the families above; here each call must at least build.
+  for (const GatedCall& g : gated_calls())
+    for (Target t : ptx::all_targets()) {
+      if (!g.availability.has(t)) continue;
+      Kernel k("gated", t);
+      EXPECT_NO_THROW(g.call(k)) << g.instruction << " on " << ptx::name(t);
+      EXPECT_NE(k.ptx(), Kernel("gated", t).ptx()) << g.instruction << ": the call emitted nothing";
+    }
+}
+
 }  // namespace
 }  // namespace warpforge::dsl

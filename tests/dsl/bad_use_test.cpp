@@ -174,6 +174,12 @@ TEST(BadTypes, WrapperOperandsAndViews) {
   EXPECT_TRUE(refused([](Kernel& k) { k.popc(k.reg(u32), k.reg(u16, "h")); },
                       {"popc.b16", "source %h is u16; popc takes 32- or 64-bit values"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.brev(k.reg(b16, "h"), k.reg(b16)); }, {"brev.b16", "%h is b16"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(s32), k.reg(f64), {.ftz = true}); },
+                      {"cvt.s32.f64", ".ftz applies to conversions from or to f32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(bf16), k.reg(f32), {.sat = true}); },
+                      {"cvt.bf16.f32", ".sat does not apply to bf16 results"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt_pack(f16x2, k.reg(b32), k.reg(f32), k.reg(f32), {Round::rn, true}); },
+                      {"cvt.f16x2.f32", "takes no .ftz or .sat"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(f32), k.reg(f64), {.round = Round::rn, .relu = true}); },
                       {"cvt.f32.f64", ".relu applies to f16 and bf16 results, not f32"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.fma(k.reg(f32, "d"), k.reg(f32), k.reg(f32), k.reg(f32), {}); },

@@ -310,11 +310,16 @@ void build_conversions(Kernel& k) {
   k.cvt(h, f, {.round = Round::rn, .sat = true});
   k.cvt(h, f, {.round = Round::rn, .relu = true});
   k.cvt(f, h, {.ftz = true});
+  k.cvt(f, k.reg(f64), {Round::rn, true});
+  k.cvt(f, k.reg(s32), {Round::rz, true});
+  k.cvt(k.reg(u8), f, {Round::rzi, true, true});
+  k.cvt(h, k.reg(s32), {Round::rn, false, true});
   // bf16 and tf32 results from f32 (sm_80).
   Reg bf = k.reg(bf16), tf = k.reg(b32);
   k.cvt(bf, f);
   k.cvt(bf, f, {.round = Round::rn, .relu = true});
   k.cvt(bf, f, {Round::rz});
+  k.cvt(bf, f, {Round::rn, true});
   k.cvt(tf32, f32, tf, f);  // defaults to .rna
   k.cvt(tf32, f32, tf, f, {Round::rna});
   // Packing two f32 into f16x2 / bf16x2.
@@ -528,6 +533,16 @@ void build_fp8_conversions(Kernel& k) {
   }
 }
 
+// .satfinite on f16/bf16/tf32 results needs PTX 8.1, which warpforge emits from sm_89 on.
+void build_satfinite_conversions(Kernel& k) {
+  Reg f = k.reg(f32);
+  k.cvt(k.reg(f16), f, {.round = Round::rn, .satfinite = true});
+  k.cvt(k.reg(bf16), f, {.round = Round::rn, .satfinite = true, .relu = true});
+  k.cvt(tf32, f32, k.reg(b32), f, {.round = Round::rna, .satfinite = true});
+  k.cvt_pack(f16x2, k.reg(b32), f, f, {.round = Round::rn, .satfinite = true});
+  k.cvt_pack(bf16x2, k.reg(b32), f, f, {.round = Round::rz, .satfinite = true, .relu = true});
+}
+
 void build_fp8_mma(Kernel& k) {
   Regs a = k.regs(b32, 4), b = k.regs(b32, 2), acc = k.regs(f32, 4);
   for (Type ta : {e4m3, e5m2})
@@ -632,6 +647,7 @@ const std::vector<Family>& families() {
       {"directives_reqntid", all, "", build_directives_reqntid},
       {"shared_memory", all, "", build_shared_memory},
       {"fp8_conversions", ada, "cvt.rn.satfinite.e4m3x2.f32", build_fp8_conversions},
+      {"satfinite_conversions", ada, "cvt.rn.satfinite.f16.f32", build_satfinite_conversions},
       {"fp8_mma", ada, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", build_fp8_mma},
       {"bf16_source_conversions", hopper, "cvt.f32.bf16", build_bf16_source_conversions},
       {"bf16_add_sub_mul", hopper, "add.bf16", build_bf16_add_sub_mul},
@@ -699,6 +715,13 @@ std::vector<GatedCall> gated_calls() {
                      [t](Kernel& k) { k.cvt_pack(t, k.reg(b16), k.reg(f32), k.reg(f32)); }});
     calls.push_back({"cvt.rn.f16x2." + type, ada, [t](Kernel& k) { k.cvt_unpack_fp8(t, k.reg(b32), k.reg(b16)); }});
   }
+  for (Type t : {f16, bf16})
+    calls.push_back({"cvt.rn.satfinite." + std::string(ptx::name(t)) + ".f32", ada,
+                     [t](Kernel& k) { k.cvt(k.reg(t), k.reg(f32), {.round = Round::rn, .satfinite = true}); }});
+  for (Type t : {f16x2, bf16x2})
+    calls.push_back({"cvt.rn.satfinite." + std::string(ptx::name(t)) + ".f32", ada, [t](Kernel& k) {
+                       k.cvt_pack(t, k.reg(b32), k.reg(f32), k.reg(f32), {.round = Round::rn, .satfinite = true});
+                     }});
   for (Type ta : {e4m3, e5m2})
     for (Type tb : {e4m3, e5m2})
       calls.push_back({"mma.sync.aligned.m16n8k32.row.col.f32." + std::string(ptx::name(ta)) + "." +

@@ -88,11 +88,19 @@ void ConvertOps::cvt(Type dtype, Type atype, const Reg& d, const Src& a, CvtMode
   if (dtype == Type::tf32 && (atype != Type::f32 || (m.round != Round::rna && m.round != Round::rn &&
                                                       m.round != Round::rz)))
     fail(base, "tf32 results come from f32 with .rna (or .rn/.rz on sm_90+), got ." + std::string(dsl::name(m.round)));
+  // PTX ISA 9.7.9.21: .ftz needs an f32 source or result; bf16 results
+  // saturate with .satfinite, not .sat.
+  if (m.ftz && dtype != Type::f32 && atype != Type::f32)
+    fail(base, ".ftz applies to conversions from or to f32, not " + type_name(atype) + " to " + type_name(dtype));
+  if (m.sat && dtype == Type::bf16) fail(base, ".sat does not apply to bf16 results (use .satfinite)");
   // PTX ISA 9.7.9.21: .relu clamps negative results of conversions to f16/bf16 only.
   if (m.relu && dtype != Type::f16 && dtype != Type::bf16)
     fail(base, ".relu applies to f16 and bf16 results, not " + type_name(dtype));
   std::string opcode = "cvt" + modifiers(m) + dot(dtype) + dot(atype);
   require(opcode, cvt_availability(dtype, atype, m.round));
+  // .satfinite on f16/bf16/tf32 results came with PTX ISA 8.1 (9.7.9.21); the
+  // sm_80 target emits PTX 7.0 (ptx::ptx_version), so it is sm_89 and up here.
+  if (m.satfinite) require(opcode, Availability::since(89));
   expect_type(opcode, d, dtype, "destination");
   expect_type(opcode, a, atype, "source");
   emit(opcode, {operand_of(d), operand_of(a)});
@@ -103,6 +111,9 @@ void ConvertOps::cvt_pack(Type packed, const Reg& d, const Src& hi, const Src& l
   if (packed == Type::f16x2 || packed == Type::bf16x2) {
     if (m.round != Round::rn && m.round != Round::rz)
       fail("cvt" + dot(packed) + ".f32", "packing to " + type_name(packed) + " takes .rn or .rz");
+    // PTX ISA 9.7.9.21: the packed f32 -> f16x2/bf16x2 forms take .relu and .satfinite only.
+    if (m.ftz || m.sat)
+      fail("cvt" + dot(packed) + ".f32", "packing to " + type_name(packed) + " takes no .ftz or .sat");
   } else if (packed == Type::e4m3x2 || packed == Type::e5m2x2) {
     // PTX ISA 9.7.9.21: f32 -> fp8x2 is cvt.rn.satfinite{.relu}; nothing else is allowed.
     if (m.round != Round::rn) fail("cvt" + dot(packed) + ".f32", "fp8 packing takes .rn");
@@ -113,6 +124,7 @@ void ConvertOps::cvt_pack(Type packed, const Reg& d, const Src& hi, const Src& l
   }
   opcode = "cvt" + modifiers(m) + dot(packed) + ".f32";
   require(opcode, cvt_availability(packed, Type::f32));
+  if (m.satfinite) require(opcode, Availability::since(89));  // PTX 8.1, as in cvt() above
   expect_type(opcode, d, ptx::bits(packed) == 16 ? Type::b16 : Type::b32, "destination");
   expect_type(opcode, hi, Type::f32, "source hi");
   expect_type(opcode, lo, Type::f32, "source lo");

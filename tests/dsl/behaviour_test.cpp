@@ -44,7 +44,8 @@ Lines statements_from(const Kernel& k, std::size_t skip) {
 
 TEST(Registers, AutomaticNamesFollowTheStorageTypeAndDeclareAsRanges) {
   Kernel k("names", Target::sm_80);
-  Reg a = k.reg(f32), b = k.reg(u32), c = k.reg(u64), d = k.reg(f16), e = k.reg(f64), f = k.reg(s32);
+  Reg a = k.reg(f32), b = k.reg(u32), c = k.reg(u64), d = k.reg(f16), e = k.reg(f64),
+      f = k.reg(s32);
   Reg g = k.reg(bf16x2), h = k.reg(u8), i = k.reg(b128);
   Pred p = k.pred();
   EXPECT_EQ(a.name(), "%f0");
@@ -59,9 +60,10 @@ TEST(Registers, AutomaticNamesFollowTheStorageTypeAndDeclareAsRanges) {
   EXPECT_EQ(p.name(), "%p0");
   EXPECT_EQ(f.type(), s32);  // the handle keeps its type; only the declaration is by storage
   // Declarations are grouped by storage type in a fixed order, whatever the creation order.
-  EXPECT_EQ(body_of(k).declarations,
-            (Lines{".reg .pred %p<1>;", ".reg .b16 %rs<2>;", ".reg .b32 %r<3>;", ".reg .b64 %rd<1>;",
-                   ".reg .f32 %f<1>;", ".reg .f64 %fd<1>;", ".reg .b128 %rq<1>;"}));
+  EXPECT_EQ(
+      body_of(k).declarations,
+      (Lines{".reg .pred %p<1>;", ".reg .b16 %rs<2>;", ".reg .b32 %r<3>;", ".reg .b64 %rd<1>;",
+             ".reg .f32 %f<1>;", ".reg .f64 %fd<1>;", ".reg .b128 %rq<1>;"}));
 }
 
 TEST(Registers, NamedRegistersAndArraysDeclareAfterTheRangesInCreationOrder) {
@@ -76,8 +78,8 @@ TEST(Registers, NamedRegistersAndArraysDeclareAfterTheRangesInCreationOrder) {
   EXPECT_EQ(done.name(), "%done");
   EXPECT_EQ(tmp.name(), "%r0");
   EXPECT_EQ(unnamed[1].name(), "%r2");
-  EXPECT_EQ(body_of(k).declarations,
-            (Lines{".reg .b32 %r<3>;", ".reg .f32 %acc<4>;", ".reg .b16 %count;", ".reg .pred %done;"}));
+  EXPECT_EQ(body_of(k).declarations, (Lines{".reg .b32 %r<3>;", ".reg .f32 %acc<4>;",
+                                            ".reg .b16 %count;", ".reg .pred %done;"}));
 }
 
 TEST(Registers, ViewsEmitNothingAndKeepTheRegister) {
@@ -100,11 +102,12 @@ TEST(Params, DeclarationsAndLoadSequences) {
   EXPECT_EQ(n.type(), u32);
   EXPECT_EQ(p.type(), u64);
   std::string text = k.ptx();
-  EXPECT_NE(text.find("\t.param .u32 n,\n\t.param .u64 .ptr .global .align 16 p,\n\t.param .align 64 .b8 desc[128]\n"),
+  EXPECT_NE(text.find("\t.param .u32 n,\n\t.param .u64 .ptr .global .align 16 p,\n\t.param .align "
+                      "64 .b8 desc[128]\n"),
             std::string::npos)
       << text;
-  EXPECT_EQ(body_of(k).statements,
-            (Lines{"ld.param.u32 %r0, [n];", "ld.param.u64 %rd0, [p];", "cvta.to.global.u64 %rd1, %rd0;", "ret;"}));
+  EXPECT_EQ(body_of(k).statements, (Lines{"ld.param.u32 %r0, [n];", "ld.param.u64 %rd0, [p];",
+                                          "cvta.to.global.u64 %rd1, %rd0;", "ret;"}));
 }
 
 TEST(SpecialRegisters, ByEnumAndByNameReadTheSameRegisterWithItsType) {
@@ -113,8 +116,8 @@ TEST(SpecialRegisters, ByEnumAndByNameReadTheSameRegisterWithItsType) {
   EXPECT_EQ(a.type(), u64);
   EXPECT_EQ(b.type(), u64);
   EXPECT_EQ(c.type(), u32);
-  EXPECT_EQ(body_of(k).statements,
-            (Lines{"mov.u64 %rd0, %clock64;", "mov.u64 %rd1, %clock64;", "mov.u32 %r0, %cluster_ctarank;", "ret;"}));
+  EXPECT_EQ(body_of(k).statements, (Lines{"mov.u64 %rd0, %clock64;", "mov.u64 %rd1, %clock64;",
+                                          "mov.u32 %r0, %cluster_ctarank;", "ret;"}));
   for (const SRegInfo& info : all_sregs()) EXPECT_EQ(parse_sreg(info.name), info.reg) << info.name;
   EXPECT_EQ(parse_sreg("%tid.w"), std::nullopt);
 }
@@ -133,9 +136,10 @@ TEST(Operators, SpellingsFollowTheRegisterType) {
   (void)(s == 0);
   (void)~u;
   EXPECT_EQ(statements_from(k, 0),
-            (Lines{"shr.u32 %r2, %r0, 1;", "shr.s32 %r3, %r1, 1;", "shr.u64 %rd1, %rd0, 1;", "add.u64 %rd2, %rd0, 1;",
-                   "mul.lo.s32 %r4, %r1, 3;", "and.b32 %r5, %r0, 15;", "shl.b32 %r6, %r1, 2;",
-                   "setp.lt.u64 %p0, %rd0, 4;", "setp.eq.s32 %p1, %r1, 0;", "not.b32 %r7, %r0;", "ret;"}));
+            (Lines{"shr.u32 %r2, %r0, 1;", "shr.s32 %r3, %r1, 1;", "shr.u64 %rd1, %rd0, 1;",
+                   "add.u64 %rd2, %rd0, 1;", "mul.lo.s32 %r4, %r1, 3;", "and.b32 %r5, %r0, 15;",
+                   "shl.b32 %r6, %r1, 2;", "setp.lt.u64 %p0, %rd0, 4;", "setp.eq.s32 %p1, %r1, 0;",
+                   "not.b32 %r7, %r0;", "ret;"}));
 }
 
 TEST(Operators, CompoundAssignmentUpdatesInPlace) {
@@ -144,8 +148,8 @@ TEST(Operators, CompoundAssignmentUpdatesInPlace) {
   x += 1;
   x >>= 2;
   x *= x;
-  EXPECT_EQ(statements_from(k, 0),
-            (Lines{"add.s32 %r0, %r0, 1;", "shr.s32 %r0, %r0, 2;", "mul.lo.s32 %r0, %r0, %r0;", "ret;"}));
+  EXPECT_EQ(statements_from(k, 0), (Lines{"add.s32 %r0, %r0, 1;", "shr.s32 %r0, %r0, 2;",
+                                          "mul.lo.s32 %r0, %r0, %r0;", "ret;"}));
 }
 
 TEST(Operators, PredicateLogicNegatesFirst) {
@@ -155,8 +159,8 @@ TEST(Operators, PredicateLogicNegatesFirst) {
   Pred either = !p || q;
   EXPECT_EQ(both.name(), "%p3");
   EXPECT_EQ(either.name(), "%p5");
-  EXPECT_EQ(statements_from(k, 0), (Lines{"not.pred %p2, %p1;", "and.pred %p3, %p0, %p2;", "not.pred %p4, %p0;",
-                                          "or.pred %p5, %p4, %p1;", "ret;"}));
+  EXPECT_EQ(statements_from(k, 0), (Lines{"not.pred %p2, %p1;", "and.pred %p3, %p0, %p2;",
+                                          "not.pred %p4, %p0;", "or.pred %p5, %p4, %p1;", "ret;"}));
 }
 
 TEST(Guards, GuardedBlockGuardsEachInstructionAndEndsWithTheBlock) {
@@ -169,8 +173,8 @@ TEST(Guards, GuardedBlockGuardsEachInstructionAndEndsWithTheBlock) {
   });
   k.guarded(!p, [&] { k.ret(); });
   k.mov(x, 0);
-  EXPECT_EQ(statements_from(k, 0), (Lines{"@%p0 add.u32 %r0, %r0, 1;", "@%p0 bar.sync 0;", "@!%p0 ret;",
-                                          "mov.u32 %r0, 0;", "ret;"}));
+  EXPECT_EQ(statements_from(k, 0), (Lines{"@%p0 add.u32 %r0, %r0, 1;", "@%p0 bar.sync 0;",
+                                          "@!%p0 ret;", "mov.u32 %r0, 0;", "ret;"}));
 }
 
 TEST(Guards, AGuardedBlockThatThrowsLeavesNoGuardBehind) {
@@ -200,16 +204,19 @@ TEST(Control, IfThenShape) {
   Reg x = k.reg(u32);
   Pred p = k.pred();
   k.if_then(p, [&] { x += 1; });
-  EXPECT_EQ(statements_from(k, 0), (Lines{"@!%p0 bra $endif_0;", "add.u32 %r0, %r0, 1;", "$endif_0:", "ret;"}));
+  EXPECT_EQ(statements_from(k, 0),
+            (Lines{"@!%p0 bra $endif_0;", "add.u32 %r0, %r0, 1;", "$endif_0:", "ret;"}));
 }
 
 TEST(Control, IfElseShapeWithANegatedCondition) {
   Kernel k("shape", Target::sm_80);
   Reg x = k.reg(u32);
   Pred p = k.pred();
-  k.if_else(!p, [&] { x += 1; }, [&] { x -= 1; });
-  EXPECT_EQ(statements_from(k, 0), (Lines{"@%p0 bra $else_0;", "add.u32 %r0, %r0, 1;", "bra $endif_1;", "$else_0:",
-                                          "sub.u32 %r0, %r0, 1;", "$endif_1:", "ret;"}));
+  k.if_else(
+      !p, [&] { x += 1; }, [&] { x -= 1; });
+  EXPECT_EQ(statements_from(k, 0),
+            (Lines{"@%p0 bra $else_0;", "add.u32 %r0, %r0, 1;", "bra $endif_1;",
+                   "$else_0:", "sub.u32 %r0, %r0, 1;", "$endif_1:", "ret;"}));
 }
 
 TEST(Control, ForRangeShape) {
@@ -219,9 +226,9 @@ TEST(Control, ForRangeShape) {
   k.for_range(0, n, 4, [&](Reg i) { acc += i; });
   EXPECT_EQ(n.name(), "%r0");
   EXPECT_EQ(statements_from(k, 2),
-            (Lines{"mov.u32 %r2, 0;", "setp.ge.u32 %p0, %r2, %r0;", "@%p0 bra $loop_end_1;", "$loop_0:",
-                   "add.u32 %r1, %r1, %r2;", "add.u32 %r2, %r2, 4;", "setp.lt.u32 %p1, %r2, %r0;",
-                   "@%p1 bra $loop_0;", "$loop_end_1:", "ret;"}));
+            (Lines{"mov.u32 %r2, 0;", "setp.ge.u32 %p0, %r2, %r0;", "@%p0 bra $loop_end_1;",
+                   "$loop_0:", "add.u32 %r1, %r1, %r2;", "add.u32 %r2, %r2, 4;",
+                   "setp.lt.u32 %p1, %r2, %r0;", "@%p1 bra $loop_0;", "$loop_end_1:", "ret;"}));
 }
 
 TEST(Control, ForRangeCounterTakesTheBoundsType) {
@@ -241,8 +248,8 @@ TEST(Control, WhileLoopShape) {
   Reg x = k.reg(u32);
   k.while_loop([&] { return x < 10; }, [&] { x += 3; });
   EXPECT_EQ(statements_from(k, 0),
-            (Lines{"$while_0:", "setp.lt.u32 %p0, %r0, 10;", "@!%p0 bra $while_end_1;", "add.u32 %r0, %r0, 3;",
-                   "bra $while_0;", "$while_end_1:", "ret;"}));
+            (Lines{"$while_0:", "setp.lt.u32 %p0, %r0, 10;", "@!%p0 bra $while_end_1;",
+                   "add.u32 %r0, %r0, 3;", "bra $while_0;", "$while_end_1:", "ret;"}));
 }
 
 TEST(Control, BranchesAndLabels) {
@@ -256,8 +263,8 @@ TEST(Control, BranchesAndLabels) {
   k.bra_if(!p, b);
   k.bra_if(p, b, {.uniform = true});
   k.place(b);
-  EXPECT_EQ(statements_from(k, 0),
-            (Lines{"bra.uni $a_0;", "$a_0:", "@!%p0 bra $L_1;", "@%p0 bra.uni $L_1;", "$L_1:", "ret;"}));
+  EXPECT_EQ(statements_from(k, 0), (Lines{"bra.uni $a_0;", "$a_0:", "@!%p0 bra $L_1;",
+                                          "@%p0 bra.uni $L_1;", "$L_1:", "ret;"}));
 }
 
 TEST(Inst, KnownAndUnknownOpcodes) {
@@ -269,8 +276,8 @@ TEST(Inst, KnownAndUnknownOpcodes) {
   k.inst("setp.ne.b32", p, a, 0);
   k.inst("ld.global.v2.b32", Regs{d, a}, at(k.reg(u64), 8));
   EXPECT_EQ(statements_from(k, 0),
-            (Lines{"prmt.b32 %r0, %r1, %r1, 12816;", "nanosleep.u32 100;", "setp.ne.b32 %p0, %r1, 0;",
-                   "ld.global.v2.b32 {%r0, %r1}, [%rd0+8];", "ret;"}));
+            (Lines{"prmt.b32 %r0, %r1, %r1, 12816;", "nanosleep.u32 100;",
+                   "setp.ne.b32 %p0, %r1, 0;", "ld.global.v2.b32 {%r0, %r1}, [%rd0+8];", "ret;"}));
   ASSERT_TRUE(opcode_arity("setp").has_value());
   EXPECT_EQ(opcode_arity("setp")->min, 3);
   EXPECT_EQ(opcode_arity("setp")->max, 4);
@@ -287,8 +294,10 @@ TEST(Memory, SharedVariablesAndTheDynamicArray) {
   k.st(Space::shared, b32, at(dyn, 12), base);
   std::string text = k.ptx();
   EXPECT_NE(text.find(".extern .shared .align 16 .b8 dynamic_smem[];"), std::string::npos) << text;
-  EXPECT_EQ(body_of(k).declarations, (Lines{".reg .b32 %r<1>;", ".shared .align 128 .b8 tile[256];"}));
-  EXPECT_EQ(statements_from(k, 0), (Lines{"mov.u32 %r0, tile;", "st.shared.b32 [dynamic_smem+12], %r0;", "ret;"}));
+  EXPECT_EQ(body_of(k).declarations,
+            (Lines{".reg .b32 %r<1>;", ".shared .align 128 .b8 tile[256];"}));
+  EXPECT_EQ(statements_from(k, 0),
+            (Lines{"mov.u32 %r0, tile;", "st.shared.b32 [dynamic_smem+12], %r0;", "ret;"}));
 }
 
 TEST(Memory, LoadAndStoreSpellings) {
@@ -299,9 +308,10 @@ TEST(Memory, LoadAndStoreSpellings) {
   k.ld(Space::global, u8, h, at(p), {.cache = Cache::cg, .nc = true});
   k.st(Space::global, f32, at(p, -16), Regs{v[0], v[1]}, {.cache = Cache::wt});
   k.st(Space::shared, b32, at(p), 7, {.volatile_ = true});
-  EXPECT_EQ(statements_from(k, 0),
-            (Lines{"ld.global.cs.v4.f32 {%f0, %f1, %f2, %f3}, [%rd0+16];", "ld.global.nc.cg.u8 %rs0, [%rd0];",
-                   "st.global.wt.v2.f32 [%rd0+-16], {%f0, %f1};", "st.volatile.shared.b32 [%rd0], 7;", "ret;"}));
+  EXPECT_EQ(statements_from(k, 0), (Lines{"ld.global.cs.v4.f32 {%f0, %f1, %f2, %f3}, [%rd0+16];",
+                                          "ld.global.nc.cg.u8 %rs0, [%rd0];",
+                                          "st.global.wt.v2.f32 [%rd0+-16], {%f0, %f1};",
+                                          "st.volatile.shared.b32 [%rd0], 7;", "ret;"}));
 }
 
 TEST(Directives, PerformanceDirectivesAreWrittenInOrder) {
@@ -312,7 +322,8 @@ TEST(Directives, PerformanceDirectivesAreWrittenInOrder) {
   k.explicitcluster();
   k.reqnctapercluster(2, 2);
   std::string text = k.ptx();
-  EXPECT_NE(text.find(")\n.maxntid 128, 2, 1\n.minnctapersm 4\n.maxnreg 96\n.explicitcluster\n.reqnctapercluster 2, 2, 1\n{"),
+  EXPECT_NE(text.find(")\n.maxntid 128, 2, 1\n.minnctapersm 4\n.maxnreg "
+                      "96\n.explicitcluster\n.reqnctapercluster 2, 2, 1\n{"),
             std::string::npos)
       << text;
 }

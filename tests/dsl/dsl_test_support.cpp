@@ -28,7 +28,8 @@ std::string numbered(const std::string& text) {
   ptx::PtxasResult r = ptx::run_ptxas(text, module.target.at(0));
   if (r.ok && !r.cubin.empty()) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "ptxas -arch=" << module.target.at(0) << " refused it:\n"
-                                       << r.log << "\n" << numbered(text);
+                                       << r.log << "\n"
+                                       << numbered(text);
 }
 
 ::testing::AssertionResult matches_golden(const std::string& file, const std::string& text) {
@@ -41,8 +42,8 @@ std::string numbered(const std::string& text) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return ::testing::AssertionFailure() << "no golden file " << path
-                                         << "; run with WARPFORGE_UPDATE_GOLDEN=1 to create it";
+    return ::testing::AssertionFailure()
+           << "no golden file " << path << "; run with WARPFORGE_UPDATE_GOLDEN=1 to create it";
   std::string expected((std::istreambuf_iterator<char>(in)), {});
   if (expected == text) return ::testing::AssertionSuccess();
   // Point at the first differing line, then show both texts.
@@ -50,9 +51,11 @@ std::string numbered(const std::string& text) {
   std::string la, lb;
   int line = 1;
   while (std::getline(a, la) && std::getline(b, lb) && la == lb) ++line;
-  return ::testing::AssertionFailure() << path << " differs from the emitted PTX at line " << line
-                                       << " (WARPFORGE_UPDATE_GOLDEN=1 rewrites it after review)\n--- golden\n"
-                                       << expected << "\n--- emitted\n" << text;
+  return ::testing::AssertionFailure()
+         << path << " differs from the emitted PTX at line " << line
+         << " (WARPFORGE_UPDATE_GOLDEN=1 rewrites it after review)\n--- golden\n"
+         << expected << "\n--- emitted\n"
+         << text;
 }
 
 }  // namespace warpforge::dsl::testing_support

@@ -26,7 +26,8 @@ std::string ptxas_missing_reason();
 // DslError test fails on a TargetError) whose message contains every one of
 // `needles`.
 template <class E>
-::testing::AssertionResult throws_with(const std::function<void()>& build, const std::vector<std::string>& needles) {
+::testing::AssertionResult throws_with(const std::function<void()>& build,
+                                       const std::vector<std::string>& needles) {
   try {
     build();
   } catch (const E& e) {

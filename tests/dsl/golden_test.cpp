@@ -89,7 +89,8 @@ const GoldenCase kCases[] = {
 };
 
 TEST(Golden, EmittedTextMatchesTheGoldenFiles) {
-  for (const auto& c : kCases) EXPECT_TRUE(matches_golden(c.file, c.build(Target::sm_80).to_ptx())) << c.file;
+  for (const auto& c : kCases)
+    EXPECT_TRUE(matches_golden(c.file, c.build(Target::sm_80).to_ptx())) << c.file;
 }
 
 TEST(Golden, BuildingTwiceGivesIdenticalText) {
@@ -109,14 +110,16 @@ TEST(Golden, OnlyTheHeaderDependsOnTheTarget) {
       std::string text = c.build(t).to_ptx();
       return text.substr(text.find(".address_size"));
     };
-    for (Target t : ptx::all_targets()) EXPECT_EQ(body(t), body(Target::sm_80)) << c.file << " on " << ptx::name(t);
+    for (Target t : ptx::all_targets())
+      EXPECT_EQ(body(t), body(Target::sm_80)) << c.file << " on " << ptx::name(t);
   }
 }
 
 TEST(Golden, KernelsAssembleOnEveryTarget) {
   if (auto reason = ptxas_missing_reason(); !reason.empty()) GTEST_SKIP() << reason;
   for (const auto& c : kCases)
-    for (Target t : ptx::all_targets()) EXPECT_TRUE(assembles(c.build(t))) << c.file << " on " << ptx::name(t);
+    for (Target t : ptx::all_targets())
+      EXPECT_TRUE(assembles(c.build(t))) << c.file << " on " << ptx::name(t);
 }
 
 }  // namespace

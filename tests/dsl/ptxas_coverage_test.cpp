@@ -181,8 +181,8 @@ void build_logic_shifts_compares(Kernel& k) {
     k.setp(p, c, bits, bits);
   }
   for (Cmp c : {Cmp::lo, Cmp::ls, Cmp::hi, Cmp::hs}) k.setp(p, c, u, u);
-  for (Cmp c : {Cmp::eq, Cmp::ne, Cmp::lt, Cmp::le, Cmp::gt, Cmp::ge, Cmp::equ, Cmp::neu, Cmp::ltu, Cmp::leu,
-                Cmp::gtu, Cmp::geu, Cmp::num, Cmp::nan}) {
+  for (Cmp c : {Cmp::eq, Cmp::ne, Cmp::lt, Cmp::le, Cmp::gt, Cmp::ge, Cmp::equ, Cmp::neu, Cmp::ltu,
+                Cmp::leu, Cmp::gtu, Cmp::geu, Cmp::num, Cmp::nan}) {
     k.setp(p, c, f, imm_f32(0.5f));
     k.setp(p, c, d, d);
   }
@@ -267,13 +267,15 @@ void build_memory(Kernel& k) {
   }
   k.ld(Space::global, f32, f, at(g), {.nc = true});
   k.ld(Space::global, b32, v4, at(g, 64), {.nc = true});
-  for (Cache cop : {Cache::ca, Cache::cg, Cache::cs}) k.ld(Space::global, b32, r32, at(g), {.cache = cop, .nc = true});
+  for (Cache cop : {Cache::ca, Cache::cg, Cache::cs})
+    k.ld(Space::global, b32, r32, at(g), {.cache = cop, .nc = true});
 }
 
 // True where `d` cannot hold every value of `a`, so that cvt.sat has work to do.
 bool can_saturate(Type d, Type a) {
   if (d == a) return false;
-  return ptx::bits(d) < ptx::bits(a) || (ptx::bits(d) == ptx::bits(a)) || (!ptx::is_signed(d) && ptx::is_signed(a));
+  return ptx::bits(d) < ptx::bits(a) || (ptx::bits(d) == ptx::bits(a)) ||
+         (!ptx::is_signed(d) && ptx::is_signed(a));
 }
 
 void build_conversions(Kernel& k) {
@@ -379,11 +381,12 @@ void build_atomics(Kernel& k) {
     Type type;
   };
   const std::vector<OpType> forms = {
-      {AtomOp::add, u32}, {AtomOp::add, s32}, {AtomOp::add, u64}, {AtomOp::add, f32}, {AtomOp::add, f64},
-      {AtomOp::add, f16x2}, {AtomOp::min, u32}, {AtomOp::min, s32}, {AtomOp::min, u64}, {AtomOp::min, s64},
-      {AtomOp::max, u32}, {AtomOp::max, s32}, {AtomOp::max, u64}, {AtomOp::max, s64}, {AtomOp::inc, u32},
-      {AtomOp::dec, u32}, {AtomOp::exch, b32}, {AtomOp::exch, b64}, {AtomOp::and_, b32}, {AtomOp::and_, b64},
-      {AtomOp::or_, b32}, {AtomOp::or_, b64}, {AtomOp::xor_, b32}, {AtomOp::xor_, b64},
+      {AtomOp::add, u32},  {AtomOp::add, s32},   {AtomOp::add, u64},  {AtomOp::add, f32},
+      {AtomOp::add, f64},  {AtomOp::add, f16x2}, {AtomOp::min, u32},  {AtomOp::min, s32},
+      {AtomOp::min, u64},  {AtomOp::min, s64},   {AtomOp::max, u32},  {AtomOp::max, s32},
+      {AtomOp::max, u64},  {AtomOp::max, s64},   {AtomOp::inc, u32},  {AtomOp::dec, u32},
+      {AtomOp::exch, b32}, {AtomOp::exch, b64},  {AtomOp::and_, b32}, {AtomOp::and_, b64},
+      {AtomOp::or_, b32},  {AtomOp::or_, b64},   {AtomOp::xor_, b32}, {AtomOp::xor_, b64},
   };
   for (Space space : {Space::global, Space::shared}) {
     Addr a = space == Space::global ? Addr(g, 4) : Addr(sh);
@@ -445,8 +448,8 @@ void build_cp_async(Kernel& k) {
 
 void build_bit_manipulation(Kernel& k) {
   Reg d = k.reg(b32), a = k.reg(b32), b = k.reg(u32);
-  for (PrmtMode m : {PrmtMode::none, PrmtMode::f4e, PrmtMode::b4e, PrmtMode::rc8, PrmtMode::ecl, PrmtMode::ecr,
-                     PrmtMode::rc16}) {
+  for (PrmtMode m : {PrmtMode::none, PrmtMode::f4e, PrmtMode::b4e, PrmtMode::rc8, PrmtMode::ecl,
+                     PrmtMode::ecr, PrmtMode::rc16}) {
     k.prmt(d, a, b, 0x3210, m);
     k.prmt(d, a, 0, b, m);
   }
@@ -477,7 +480,8 @@ void build_control_flow(Kernel& k) {
   k.place(skip);
   Reg acc = k.mov(u32, 0);
   k.if_then(small, [&] { acc += 1; });
-  k.if_else(!small, [&] { acc += 2; }, [&] { acc -= 1; });
+  k.if_else(
+      !small, [&] { acc += 2; }, [&] { acc -= 1; });
   k.for_range(0, n, 2, [&](Reg i) { acc += i; });
   k.for_range(tid, 64, k.mov(u32, 32), [&](Reg i) { acc ^= i; });
   k.while_loop([&] { return acc > 100; }, [&] { acc >>= 1; });
@@ -594,7 +598,8 @@ void build_cluster_atomics(Kernel& k) {
   Reg g = k.param_ptr("g");
   Reg d = k.reg(u32);
   k.atom(Space::global, AtomOp::add, u32, d, at(g), 1, std::nullopt, {.scope = Scope::cluster});
-  k.atom(Space::shared, AtomOp::max, u32, d, at(d), 1, std::nullopt, {.scope = Scope::cluster, .relaxed = true});
+  k.atom(Space::shared, AtomOp::max, u32, d, at(d), 1, std::nullopt,
+         {.scope = Scope::cluster, .relaxed = true});
   k.red(Space::global, AtomOp::or_, b32, at(g), d, {.scope = Scope::cluster});
 }
 
@@ -620,7 +625,9 @@ void build_cluster_directives(Kernel& k) {
   k.mov(u32, SReg::tid_x);
 }
 
-void build_reqnctapercluster_alone(Kernel& k) { k.reqnctapercluster(4); }
+void build_reqnctapercluster_alone(Kernel& k) {
+  k.reqnctapercluster(4);
+}
 
 const std::vector<Family>& families() {
   const auto all = Availability::since(0);
@@ -675,9 +682,9 @@ TEST_P(WrapperFamily, AssemblesWhereClaimedAndIsRefusedElsewhere) {
   if (!f.availability.has(target())) {
     ASSERT_FALSE(f.instruction.empty()) << "an ungated family must claim every target";
     EXPECT_TRUE(testing_support::throws_with<TargetError>(
-        [&] { f.build(k); },
-        {"kernel 'cover_" + f.name + "'", f.instruction, "not available on " + std::string(ptx::name(target())),
-         "targets that have it: " + f.availability.targets()}));
+        [&] { f.build(k); }, {"kernel 'cover_" + f.name + "'", f.instruction,
+                              "not available on " + std::string(ptx::name(target())),
+                              "targets that have it: " + f.availability.targets()}));
     return;
   }
   f.build(k);
@@ -688,7 +695,8 @@ TEST_P(WrapperFamily, AssemblesWhereClaimedAndIsRefusedElsewhere) {
 }
 
 std::string case_name(const ::testing::TestParamInfo<WrapperFamily::ParamType>& info) {
-  return families()[std::get<0>(info.param)].name + "_" + std::string(ptx::name(std::get<1>(info.param)));
+  return families()[std::get<0>(info.param)].name + "_" +
+         std::string(ptx::name(std::get<1>(info.param)));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, WrapperFamily,
@@ -713,33 +721,38 @@ std::vector<GatedCall> gated_calls() {
     std::string type(ptx::name(t));
     calls.push_back({"cvt.rn.satfinite." + type + ".f32", ada,
                      [t](Kernel& k) { k.cvt_pack(t, k.reg(b16), k.reg(f32), k.reg(f32)); }});
-    calls.push_back({"cvt.rn.f16x2." + type, ada, [t](Kernel& k) { k.cvt_unpack_fp8(t, k.reg(b32), k.reg(b16)); }});
+    calls.push_back({"cvt.rn.f16x2." + type, ada,
+                     [t](Kernel& k) { k.cvt_unpack_fp8(t, k.reg(b32), k.reg(b16)); }});
   }
   for (Type t : {f16, bf16})
-    calls.push_back({"cvt.rn.satfinite." + std::string(ptx::name(t)) + ".f32", ada,
-                     [t](Kernel& k) { k.cvt(k.reg(t), k.reg(f32), {.round = Round::rn, .satfinite = true}); }});
+    calls.push_back({"cvt.rn.satfinite." + std::string(ptx::name(t)) + ".f32", ada, [t](Kernel& k) {
+                       k.cvt(k.reg(t), k.reg(f32), {.round = Round::rn, .satfinite = true});
+                     }});
   for (Type t : {f16x2, bf16x2})
     calls.push_back({"cvt.rn.satfinite." + std::string(ptx::name(t)) + ".f32", ada, [t](Kernel& k) {
-                       k.cvt_pack(t, k.reg(b32), k.reg(f32), k.reg(f32), {.round = Round::rn, .satfinite = true});
+                       k.cvt_pack(t, k.reg(b32), k.reg(f32), k.reg(f32),
+                                  {.round = Round::rn, .satfinite = true});
                      }});
   for (Type ta : {e4m3, e5m2})
     for (Type tb : {e4m3, e5m2})
       calls.push_back({"mma.sync.aligned.m16n8k32.row.col.f32." + std::string(ptx::name(ta)) + "." +
                            std::string(ptx::name(tb)) + ".f32",
                        ada, [ta, tb](Kernel& k) {
-                         k.mma_sync(MmaShape::m16n8k32, ta, tb, f32, k.regs(f32, 4), k.regs(b32, 4), k.regs(b32, 2),
-                                    k.regs(f32, 4));
+                         k.mma_sync(MmaShape::m16n8k32, ta, tb, f32, k.regs(f32, 4), k.regs(b32, 4),
+                                    k.regs(b32, 2), k.regs(f32, 4));
                        }});
   for (Type d : {f16, f32, f64, s32, u64})
     calls.push_back({"cvt", hopper, [d](Kernel& k) { k.cvt(k.reg(d), k.reg(bf16)); }});
   for (Type a : {f16, f64, s16, u32})
-    calls.push_back({".bf16." + std::string(ptx::name(a)), hopper, [a](Kernel& k) { k.cvt(k.reg(bf16), k.reg(a)); }});
+    calls.push_back({".bf16." + std::string(ptx::name(a)), hopper,
+                     [a](Kernel& k) { k.cvt(k.reg(bf16), k.reg(a)); }});
   for (Round r : {Round::rn, Round::rz})
     calls.push_back({"cvt." + std::string(name(r)) + ".tf32.f32", hopper,
                      [r](Kernel& k) { k.cvt(tf32, f32, k.reg(b32), k.reg(f32), {r}); }});
   for (Type t : {bf16, bf16x2})
     for (const char* op : {"add", "sub", "mul"})
-      calls.push_back({std::string(op) + "." + std::string(ptx::name(t)), hopper, [t, op = std::string(op)](Kernel& k) {
+      calls.push_back({std::string(op) + "." + std::string(ptx::name(t)), hopper,
+                       [t, op = std::string(op)](Kernel& k) {
                          Reg r = k.reg(t);
                          if (op == "add") k.add(r, r, r);
                          if (op == "sub") k.sub(r, r, r);
@@ -747,17 +760,22 @@ std::vector<GatedCall> gated_calls() {
                        }});
   for (int n : {1, 2, 4})
     for (bool trans : {false, true})
-      calls.push_back({"stmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") + ".shared.b16",
-                       hopper, [n, trans](Kernel& k) { k.stmatrix(at(k.reg(u32)), k.regs(b32, n), trans); }});
+      calls.push_back(
+          {"stmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") +
+               ".shared.b16",
+           hopper, [n, trans](Kernel& k) { k.stmatrix(at(k.reg(u32)), k.regs(b32, n), trans); }});
   calls.push_back({"elect.sync", hopper, [](Kernel& k) { k.elect_sync(k.reg(b32), k.pred()); }});
-  calls.push_back({"fence.sc.cluster", hopper, [](Kernel& k) { k.fence(FenceSem::sc, Scope::cluster); }});
-  calls.push_back({"fence.acq_rel.cluster", hopper, [](Kernel& k) { k.fence(FenceSem::acq_rel, Scope::cluster); }});
+  calls.push_back(
+      {"fence.sc.cluster", hopper, [](Kernel& k) { k.fence(FenceSem::sc, Scope::cluster); }});
+  calls.push_back({"fence.acq_rel.cluster", hopper,
+                   [](Kernel& k) { k.fence(FenceSem::acq_rel, Scope::cluster); }});
   calls.push_back({"atom.cluster", hopper, [](Kernel& k) {
-                     k.atom(Space::shared, AtomOp::add, u32, k.reg(u32), at(k.reg(u32)), 1, std::nullopt,
-                            {.scope = Scope::cluster});
+                     k.atom(Space::shared, AtomOp::add, u32, k.reg(u32), at(k.reg(u32)), 1,
+                            std::nullopt, {.scope = Scope::cluster});
                    }});
   calls.push_back({"red.relaxed.cluster", hopper, [](Kernel& k) {
-                     k.red(Space::global, AtomOp::add, u32, at(k.reg(u64)), 1, {.scope = Scope::cluster, .relaxed = true});
+                     k.red(Space::global, AtomOp::add, u32, at(k.reg(u64)), 1,
+                           {.scope = Scope::cluster, .relaxed = true});
                    }});
   calls.push_back({"atom.global.add.noftz.bf16x2", hopper, [](Kernel& k) {
                      Reg r = k.reg(bf16x2);
@@ -782,8 +800,9 @@ TEST(GatedCalls, EachIsRefusedOnEveryTargetThatLacksIt) {
       if (g.availability.has(t)) continue;
       Kernel k("gated", t);
       EXPECT_TRUE(testing_support::throws_with<TargetError>(
-          [&] { g.call(k); }, {"kernel 'gated'", g.instruction, "not available on " + std::string(ptx::name(t)),
-                               "targets that have it: " + g.availability.targets()}))
+          [&] { g.call(k); },
+          {"kernel 'gated'", g.instruction, "not available on " + std::string(ptx::name(t)),
+           "targets that have it: " + g.availability.targets()}))
           << g.instruction << " on " << ptx::name(t);
       ++refusals;
     }

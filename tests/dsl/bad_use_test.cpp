@@ -169,6 +169,8 @@ TEST(BadTypes, WrapperOperandsAndViews) {
                       {"as", "%f of type f32 cannot be read as u64"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.setp(Cmp::equ, k.reg(u32, "x"), 1); },
                       {"setp.equ.u32", ".equ is a float comparison; the operands are u32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.setp(Cmp::lt, k.reg(f16x2, "x"), k.reg(f16x2)); },
+                      {"setp.lt.f16x2", "writes two predicates"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.setp(Cmp::lo, k.reg(s32, "x"), 1); },
                       {"setp.lo.s32", ".lo compares unsigned integers"}));
   EXPECT_TRUE(

@@ -453,6 +453,11 @@ void build_bit_manipulation(Kernel& k) {
     k.prmt(d, a, b, 0x3210, m);
     k.prmt(d, a, 0, b, m);
   }
+  // The generic escape hatch, for a wrapped and an unwrapped opcode.
+  k.inst("prmt.b32", d, a, b, 0x1234);
+  k.inst("nanosleep.u32", 100);
+  k.inst("setp.lt.f16x2", ptx::Operand::pair(k.operand_of(k.pred()), k.operand_of(k.pred())),
+         k.reg(f16x2), k.reg(f16x2));
   k.lop3(d, a, b, d, 0x96);
   k.lop3(d, a, 0xff, 1, 0xf0 & 0xcc);
   for (Type t : {u32, s32, u64, s64}) {

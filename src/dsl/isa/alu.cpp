@@ -277,6 +277,9 @@ void AluOps::setp(const Pred& p, Cmp c, const Src& a, const Src& b) {
   Type t = typed.reg().type();
   if (ptx::is_bits(t)) t = (c == Cmp::eq || c == Cmp::ne) ? t : arith_type(t);
   std::string opcode = "setp." + std::string(dsl::name(c)) + dot(t);
+  // PTX ISA 9.7.4.10: a packed compare writes a predicate pair (p|q), which this form has no room for.
+  if (t == Type::f16x2 || t == Type::bf16x2)
+    fail(opcode, "a packed " + type_name(t) + " compare writes two predicates (p|q); write it with inst()");
   // PTX ISA 9.7.7.1 (integer) / 9.7.7.2 (float): lo/ls/hi/hs compare unsigned
   // integers; equ ... nan are the unordered float comparisons.
   bool unsigned_only = c == Cmp::lo || c == Cmp::ls || c == Cmp::hi || c == Cmp::hs;

@@ -32,7 +32,7 @@ template <class E = DslError>
 
 constexpr const char* kBf16K16 = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
 
-// An m16n8k16 bf16 mma with one fragment replaced by `make(k)`.
+// An m16n8k16 bf16 mma whose fragments `spoil` has altered first.
 struct Fragments {
   Regs d, a, b, c;
 };

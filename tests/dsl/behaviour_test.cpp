@@ -308,10 +308,12 @@ TEST(Memory, LoadAndStoreSpellings) {
   k.ld(Space::global, u8, h, at(p), {.cache = Cache::cg, .nc = true});
   k.st(Space::global, f32, at(p, -16), Regs{v[0], v[1]}, {.cache = Cache::wt});
   k.st(Space::shared, b32, at(p), 7, {.volatile_ = true});
-  EXPECT_EQ(statements_from(k, 0), (Lines{"ld.global.cs.v4.f32 {%f0, %f1, %f2, %f3}, [%rd0+16];",
-                                          "ld.global.nc.cg.u8 %rs0, [%rd0];",
-                                          "st.global.wt.v2.f32 [%rd0+-16], {%f0, %f1};",
-                                          "st.volatile.shared.b32 [%rd0], 7;", "ret;"}));
+  k.ld(Space::global, f16, k.reg(f16), at(p));
+  EXPECT_EQ(
+      statements_from(k, 0),
+      (Lines{"ld.global.cs.v4.f32 {%f0, %f1, %f2, %f3}, [%rd0+16];",
+             "ld.global.nc.cg.u8 %rs0, [%rd0];", "st.global.wt.v2.f32 [%rd0+-16], {%f0, %f1};",
+             "st.volatile.shared.b32 [%rd0], 7;", "ld.global.b16 %rs1, [%rd0];", "ret;"}));
 }
 
 TEST(Directives, PerformanceDirectivesAreWrittenInOrder) {

@@ -255,6 +255,15 @@ void build_memory(Kernel& k) {
     k.st(Space::shared, b32, at(sh), r32, {.cache = cop});
     k.st(Space::local, b32, at(local), r32, {.cache = cop});
   }
+  // Half, packed and fp8 values load and store as bits.
+  for (Type t : {f16, bf16, e4m3x2, e5m2x2}) {
+    Reg h = k.reg(t);
+    k.ld(Space::global, t, h, at(g));
+    k.st(Space::shared, t, at(sh), h);
+  }
+  Regs halves = k.regs(f16x2, 4);
+  k.ld(Space::global, f16x2, halves, at(g));
+  k.st(Space::global, bf16x2, at(g), k.regs(bf16x2, 2));
   k.ld(Space::const_, b32, r32, at(c));
   k.ld(Space::const_, f32, v2, at(c, 8));
   for (Cache cop : {Cache::ca, Cache::cg, Cache::cs, Cache::lu, Cache::cv}) {

@@ -73,7 +73,10 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
     opcode += ".v" + std::to_string(width);
   }
   if (type == Type::pred || ptx::bits(type) > 64) fail(opcode, "type ." + type_name(type) + " cannot be loaded or stored");
-  opcode += dot(type);
+  // PTX ISA 9.7.9.8 ld / 9.7.9.10 st: no half, packed or fp8 float types
+  // (ptxas refuses ld.global.f16); those values move as the bit type of their width.
+  bool bits_only = ptx::is_float(type) && type != Type::f32 && type != Type::f64;
+  opcode += dot(bits_only ? detail::bits_type(type) : type);
   if (a.base && space == Space::global && ptx::bits(a.base->type()) != 64)
     fail(opcode, "address register " + a.base->name() + " is " + type_name(a.base->type()) +
                      "; global addresses are 64-bit");

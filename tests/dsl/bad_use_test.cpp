@@ -74,6 +74,8 @@ TEST(BadMma, WrongRegisterTypeOfEachFragment) {
        "B %wrong has type u64; expected b32"},
       {[](Kernel& k, Fragments& f) { f.c[3] = k.reg(s32, "wrong"); },
        "C %wrong has type s32; expected f32"},
+      {[](Kernel& k, Fragments& f) { f.a[0] = k.reg(f32, "wrong"); },
+       "A %wrong has type f32; packed fragments are b32"},
   };
   for (const auto& c : cases)
     EXPECT_TRUE(refused([&](Kernel& k) { bf16_mma_with(k, c.spoil); }, {kBf16K16, c.message}))
@@ -96,6 +98,13 @@ TEST(BadMma, TypeCombinationsOutsideTheShape) {
                       {"m16n8k32", "operand types f16×f16→f32 are not an m16n8k32 form"}));
   EXPECT_TRUE(
       refused(Target::sm_89, mma(MmaShape::m16n8k32, e4m3, e4m3, f16), {"m16n8k32", "→f16"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        Regs acc = k.regs(f32, 2, "acc");
+        k.mma_sync(MmaShape::m16n8k8, f16, f16, f16, acc, k.regs(b32, 2), k.regs(b32, 1), acc);
+      },
+      {"mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
+       "D %acc0 has type f32; packed fragments are b32"}));
 }
 
 // ---- instructions missing on the target --------------------------------------------

@@ -58,7 +58,14 @@ void MmaOps::mma_sync(MmaShape shape, Type a_type, Type b_type, Type acc_type, c
     if (static_cast<int>(regs.size()) != expected)
       fail(opcode, std::string(role) + " has " + std::to_string(regs.size()) + " registers; this shape takes " +
                        std::to_string(expected) + " per thread");
-    for (const auto& r : regs) expect_type(opcode, r, type, role);
+    for (const auto& r : regs) {
+      // Packed fragments are .b32 registers; ptxas refuses .f32 ones there
+      // ("Arguments mismatch for instruction 'mma'"), bit type or not.
+      if (type == Type::b32 && (r.type() == Type::f32 || r.type() == Type::f64))
+        fail(opcode, std::string(role) + " " + r.name() + " has type " + type_name(r.type()) +
+                         "; packed fragments are b32 registers");
+      expect_type(opcode, r, type, role);
+    }
   };
   Type acc_reg = acc_type == Type::f32 ? Type::f32 : Type::b32;
   check(d, f.c, "D", acc_reg);

@@ -73,6 +73,13 @@ std::string KernelCore::claim_name(std::string name, std::optional<int> range) {
     fail(".reg", "register name '" + name +
                      "' is not usable: it must be an identifier and not of the automatic form "
                      "(p, rs, r, rd, f, fd, rq followed by digits)");
+  // An array's elements are name + digits: named after an automatic prefix
+  // (r, rd, f ...) they would be the automatic registers (%r0 ...) declared twice.
+  if (range)
+    for (const auto& [t, p] : kPrefixes)
+      if (p.substr(1) == name)
+        fail(".reg", "register array name '" + name + "' is an automatic prefix; its elements %" + name +
+                         "0 ... would collide with the automatic registers");
   std::vector<std::string> names;
   if (range)
     for (int i = 0; i < *range; ++i) names.push_back("%" + name + std::to_string(i));

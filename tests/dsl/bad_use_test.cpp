@@ -421,6 +421,8 @@ TEST(BadNames, IdentifiersAreChecked) {
                                     {"kernel name '9lives' is not a PTX identifier"}));
   EXPECT_TRUE(
       refused([](Kernel& k) { k.reg(u32, "r5"); }, {".reg", "register name 'r5' is not usable"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.regs(f32, 2, "f"); },
+                      {".reg", "register array name 'f' is an automatic prefix"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.reg(u32, "two words"); }, {".reg", "'two words'"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.param(u32, "a-b"); },
                       {".param", "parameter name 'a-b' is not an identifier"}));

@@ -82,6 +82,14 @@ TEST(Registers, NamedRegistersAndArraysDeclareAfterTheRangesInCreationOrder) {
                                             ".reg .b16 %count;", ".reg .pred %done;"}));
 }
 
+TEST(Registers, AScalarNamedLikeAPrefixDoesNotCollideWithTheRange) {
+  Kernel k("prefix", Target::sm_80);
+  Reg auto_reg = k.reg(b32), named = k.reg(b32, "r");
+  EXPECT_EQ(auto_reg.name(), "%r0");
+  EXPECT_EQ(named.name(), "%r");
+  EXPECT_EQ(body_of(k).declarations, (Lines{".reg .b32 %r<1>;", ".reg .b32 %r;"}));
+}
+
 TEST(Registers, ViewsEmitNothingAndKeepTheRegister) {
   Kernel k("views", Target::sm_80);
   Reg f = k.reg(f32);

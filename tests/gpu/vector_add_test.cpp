@@ -1,3 +1,4 @@
+#include <iostream>
 #include <numeric>
 
 #include "gpu_fixture.hpp"

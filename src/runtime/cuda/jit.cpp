@@ -22,17 +22,19 @@ std::string text_of(const std::vector<char>& log) { return std::string(log.data(
 
 }  // namespace
 
-std::vector<std::uint8_t> compile_ptx(const std::string& ptx, const std::string& what) {
+std::vector<std::uint8_t> compile_ptx(const std::string& ptx, const std::string& what,
+                                      std::optional<int> jit_target) {
   const Driver& d = driver();
   std::vector<char> info(kLogBytes, '\0'), errors(kLogBytes, '\0');
   // CUDA Driver API, cuLinkCreate and CUjit_option: sizes travel as pointers.
+  auto as_value = [](std::uintptr_t v) { return reinterpret_cast<void*>(v); };
   CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-  void* values[] = {info.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(info.size() - 1)),
-                    errors.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(errors.size() - 1)),
-                    reinterpret_cast<void*>(std::uintptr_t{1})};
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE, CU_JIT_TARGET};
+  void* values[] = {info.data(),   as_value(info.size() - 1), errors.data(), as_value(errors.size() - 1),
+                    as_value(1),   as_value(static_cast<std::uintptr_t>(jit_target.value_or(0)))};
+  const unsigned count = jit_target ? 6 : 5;
   LinkState link;
-  check(d.cuLinkCreate(5, options, values, &link.state), "cuLinkCreate_v2");
+  check(d.cuLinkCreate(count, options, values, &link.state), "cuLinkCreate_v2");
 
   // The PTX is passed with its terminating NUL, as cuLinkAddData expects of text input.
   const CUresult added = d.cuLinkAddData(link.state, CU_JIT_INPUT_PTX, const_cast<char*>(ptx.c_str()),

@@ -38,6 +38,18 @@ TEST_F(VectorAdd, ReportsTheDevice) {
             << ", driver " << dynamic_cast<CudaBackend&>(d.backend()).driver_version() << "\n";
 }
 
+TEST_F(VectorAdd, RefusesADeviceOrdinalOutOfRange) {
+  const int count = Device::cuda_count();
+  try {
+    Device::cuda(count);
+    ADD_FAILURE() << "Device::cuda(" << count << ") succeeded";
+  } catch (const RuntimeError& e) {
+    EXPECT_EQ(std::string(e.what()), "CUDA device " + std::to_string(count) + " requested; this machine has " +
+                                         std::to_string(count) +
+                                         (count == 1 ? " device (ordinal 0)" : " devices"));
+  }
+}
+
 TEST_F(VectorAdd, AddsVectors) {
   Device d = Device::cuda(0);
   const std::uint32_t n = 1000;  // not a multiple of the block: the guard matters

@@ -1,5 +1,5 @@
 // The CUDA backend against a stand-in driver (fake_driver/libcuda.cpp, found
-// by this program's RUNPATH instead of the real libcuda.so.1): the calls it
+// by this program's RPATH before the real libcuda.so.1): the calls it
 // makes and the values it passes, checked without a GPU. tests/gpu runs the
 // same paths on a real one.
 #include <dlfcn.h>

@@ -1,7 +1,9 @@
 #include "warpforge/runtime/cuda_backend.hpp"
 
+#include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "driver.hpp"
 #include "jit.hpp"

@@ -8,6 +8,7 @@
 //   cuModuleLoadDataEx of a cubin already in memory).
 // Needs a GPU; without one it says so and exits 0.
 #include <algorithm>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -83,7 +84,7 @@ void check(cu::CUresult r, const char* call) { cu::check(r, call); }
 
 }  // namespace
 
-int main() {
+int run() {
   if (rt::Device::cuda_count() == 0) {
     std::string why = "no CUDA driver or GPU";
     try {
@@ -116,9 +117,15 @@ int main() {
   const double ours_jit = time_median(kJits, [&](int i) { rt::Module m(device, modules[i]); });
   std::vector<std::string> ptx_texts;
   for (int i = 0; i < kJits; ++i) ptx_texts.push_back(wf::ptx::emit(empty_kernel(device.target(), "peer_" + run_tag + "_" + std::to_string(i))));
+  // Arch-specific PTX (sm_90a) needs its JIT target named, as the runtime does.
+  cu::CUjit_option target_option[] = {cu::CU_JIT_TARGET};
+  void* target_value[] = {reinterpret_cast<void*>(
+      static_cast<std::uintptr_t>(cu::CU_COMPUTE_ACCELERATED_TARGET_BASE + wf::ptx::sm_number(device.target())))};
+  const unsigned target_options = wf::ptx::arch_specific(device.target()) ? 1 : 0;
   const double peer_jit = time_median(kJits, [&](int i) {
     cu::CUmodule m;
-    check(d.cuModuleLoadDataEx(&m, ptx_texts[i].c_str(), 0, nullptr, nullptr), "cuModuleLoadDataEx(PTX)");
+    check(d.cuModuleLoadDataEx(&m, ptx_texts[i].c_str(), target_options, target_option, target_value),
+          "cuModuleLoadDataEx(PTX)");
     d.cuModuleUnload(m);
   });
 
@@ -190,4 +197,13 @@ int main() {
 
   std::filesystem::remove_all(cache_dir);
   return 0;
+}
+
+int main() {
+  try {
+    return run();
+  } catch (const wf::Error& e) {
+    std::fprintf(stderr, "bench_launch: %s\n", e.what());
+    return 1;
+  }
 }

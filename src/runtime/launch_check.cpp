@@ -73,7 +73,7 @@ std::int64_t static_shared_bytes(const ptx::Module& module, const ptx::Function&
   return bytes;
 }
 
-void check_launch_config(const ptx::Module& module, const ptx::Function& kernel, const LaunchConfig& config,
+void check_launch_config(const ptx::Function& kernel, std::int64_t static_bytes, const LaunchConfig& config,
                          const DeviceProperties& device) {
   check_limits(kernel, "grid", config.grid, Dim3{0x7fffffffu, 65535, 65535});
   const std::uint32_t max_threads = device.max_threads_per_block > 0 ? device.max_threads_per_block : 1024;
@@ -95,7 +95,6 @@ void check_launch_config(const ptx::Module& module, const ptx::Function& kernel,
     }
   }
 
-  const std::int64_t static_bytes = static_shared_bytes(module, kernel);
   const std::size_t limit =
       device.shared_bytes_per_block_optin ? device.shared_bytes_per_block_optin : device.shared_bytes_per_block;
   if (static_bytes + static_cast<std::int64_t>(config.dynamic_shared_bytes) > static_cast<std::int64_t>(limit))

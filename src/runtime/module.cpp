@@ -29,12 +29,18 @@ Module::Module(const Device& device, ptx::Module ir) : device_(device) {
   loaded_ = device_.backend().load(ir);
 }
 
+const Module::KernelInfo& Module::kernel_info(const std::string& kernel) {
+  std::lock_guard lock(kernels_->mutex);
+  if (auto it = kernels_->entries.find(kernel); it != kernels_->entries.end()) return it->second;
+  const ptx::Function& f = find_kernel(loaded_->ir(), kernel);
+  return kernels_->entries.emplace(kernel, KernelInfo{&f, static_shared_bytes(loaded_->ir(), f)}).first->second;
+}
+
 void Module::launch(const std::string& kernel, const LaunchConfig& config, const std::vector<Arg>& args,
                     Stream* stream) {
-  const ptx::Module& module = loaded_->ir();
-  const ptx::Function& f = find_kernel(module, kernel);
-  check_launch_config(module, f, config, device_.properties());
-  std::vector<KernelArg> packed = pack_arguments(f, args);
+  const KernelInfo& info = kernel_info(kernel);
+  check_launch_config(*info.function, info.static_shared, config, device_.properties());
+  std::vector<KernelArg> packed = pack_arguments(*info.function, args);
   if (stream && !(stream->device() == device_))
     throw RuntimeError("kernel '" + kernel + "' launched on a stream of another device");
   device_.backend().launch(*loaded_, kernel, config, packed, stream ? stream->handle() : nullptr);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "warpforge/ptx/module.hpp"
+#include "warpforge/ptx/target.hpp"
 
 namespace warpforge::runtime::gpu_testing {
 

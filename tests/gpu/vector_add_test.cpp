@@ -1,3 +1,4 @@
+#include <iostream>
 #include <numeric>
 
 #include "gpu_fixture.hpp"
@@ -35,6 +36,18 @@ TEST_F(VectorAdd, ReportsTheDevice) {
   std::cout << "[ device   ] " << p.name << ", compute capability " << p.compute_capability_major << "."
             << p.compute_capability_minor << ", " << p.sm_count << " SMs, target " << ptx::name(d.target())
             << ", driver " << dynamic_cast<CudaBackend&>(d.backend()).driver_version() << "\n";
+}
+
+TEST_F(VectorAdd, RefusesADeviceOrdinalOutOfRange) {
+  const int count = Device::cuda_count();
+  try {
+    Device::cuda(count);
+    ADD_FAILURE() << "Device::cuda(" << count << ") succeeded";
+  } catch (const RuntimeError& e) {
+    EXPECT_EQ(std::string(e.what()), "CUDA device " + std::to_string(count) + " requested; this machine has " +
+                                         std::to_string(count) +
+                                         (count == 1 ? " device (ordinal 0)" : " devices"));
+  }
 }
 
 TEST_F(VectorAdd, AddsVectors) {

@@ -136,6 +136,10 @@ TEST_F(BinaryCacheTest, RebuildsAFileThatIsNoEntry) {
   expect_rebuilt_after([](Bytes& f) { f[0] = 'X'; }, "is not a warpforge cache entry (bad magic)");
 }
 
+TEST_F(BinaryCacheTest, RebuildsAnEntryOfAnotherFormat) {
+  expect_rebuilt_after([](Bytes& f) { f[8] = 7; }, "has format 7, not 1");
+}
+
 TEST_F(BinaryCacheTest, RebuildsAnEntryOfAnotherKey) {
   const CacheKey a = CacheKey::compute("a", "sm_90a", 13000);
   const CacheKey b = CacheKey::compute("b", "sm_90a", 13000);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <thread>
 
 #include "fake_backend.hpp"
@@ -55,6 +56,20 @@ TEST(CudaDevice, CountsZeroWithoutADriverAndRefusesClearly) {
   }
 }
 
+// Asserts that `f` throws RuntimeError with exactly `message`.
+void expect_refused(const std::function<void()>& f, const std::string& message) {
+  try {
+    f();
+    ADD_FAILURE() << "accepted; expected: " << message;
+  } catch (const RuntimeError& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+TEST(DeviceValue, RefusesANullBackend) {
+  expect_refused([] { Device d(nullptr); }, "Device constructed from a null backend");
+}
+
 class BufferTest : public ::testing::Test {
  protected:
   std::shared_ptr<FakeBackend> fake = std::make_shared<FakeBackend>();
@@ -102,7 +117,10 @@ TEST_F(BufferTest, RefusesCopiesOutsideTheBuffer) {
     EXPECT_STREQ(e.what(), "copy to the device of 12 bytes at offset 8 does not fit in a buffer of 16 bytes");
   }
   Buffer small(device, 8);
-  EXPECT_THROW(small.copy_from(a, 16), RuntimeError);
+  expect_refused([&] { small.copy_from(a, 16); },
+                 "device-to-device copy of 16 bytes at offset 0 does not fit in a buffer of 8 bytes");
+  Buffer elsewhere(Device(std::make_shared<FakeBackend>()), 16);
+  expect_refused([&] { elsewhere.copy_from(a, 16); }, "device-to-device copy between buffers of two devices");
 }
 
 TEST_F(BufferTest, AZeroByteBufferAllocatesNothing) {
@@ -135,6 +153,16 @@ TEST_F(BufferTest, HostEventsTimeTheWorkBetweenThem) {
   const float ms = Event::elapsed_ms(start, end);
   EXPECT_GE(ms, 19.0f);
   EXPECT_LT(ms, 5000.0f);
+}
+
+TEST_F(BufferTest, RefusesEventsAcrossDevices) {
+  Device other(std::make_shared<FakeBackend>());
+  Stream foreign(other);
+  Event here(device), there(other);
+  expect_refused([&] { here.record(&foreign); }, "event recorded on a stream of another device");
+  expect_refused([&] { Event::elapsed_ms(here, there); }, "elapsed time between events of two devices");
+  EventHandle not_a_host_event;
+  expect_refused([&] { fake->record(not_a_host_event, nullptr); }, "event was not created by this device's backend");
 }
 
 TEST_F(BufferTest, RefusesTheTimeOfAnUnrecordedEvent) {

@@ -146,8 +146,22 @@ TEST_F(Dlpack, RefusesACpuTensorWithoutADevice) {
 
 TEST_F(Dlpack, RefusesTooManyDimensions) {
   Foreign f(Shape(9, 1), {kDLCUDA, 0}, {kDLFloat, 32, 1});
-  EXPECT_THROW(from_dlpack(&f.managed, device), RuntimeError);
+  try {
+    from_dlpack(&f.managed, device);
+    ADD_FAILURE() << "a rank-9 tensor was imported";
+  } catch (const RuntimeError& e) {
+    EXPECT_STREQ(e.what(), "from_dlpack: tensor of rank 9 refused: at most 8 dimensions");
+  }
   EXPECT_EQ(f.deleted, 1);
+}
+
+TEST_F(Dlpack, RefusesANullTensor) {
+  try {
+    from_dlpack(nullptr, device);
+    ADD_FAILURE() << "a null tensor was imported";
+  } catch (const RuntimeError& e) {
+    EXPECT_STREQ(e.what(), "from_dlpack given a null DLManagedTensor");
+  }
 }
 
 }  // namespace

@@ -164,14 +164,50 @@ TEST_F(LaunchCheck, RefusesByteArraysOfTheWrongSize) {
                  "got u64 1");
 }
 
-TEST_F(LaunchCheck, RefusesAnUnknownKernel) {
-  Module m(device, kernel_module());
+TEST_F(LaunchCheck, RefusesAnUnknownKernelOrAFunction) {
+  ptx::Module ir = kernel_module();
+  ptx::Function helper;
+  helper.is_entry = false;
+  helper.name = "helper";
+  helper.body = ptx::Block{};
+  ir.items.push_back(helper);
+  Module m(device, ir);
   try {
     m.launch("nope", config, good_args());
     ADD_FAILURE() << "an unknown kernel was launched";
   } catch (const RuntimeError& e) {
     EXPECT_STREQ(e.what(), "no kernel 'nope' in the module; its kernels: k");
   }
+  try {
+    m.launch("helper", config, {});
+    ADD_FAILURE() << "a .func was launched";
+  } catch (const RuntimeError& e) {
+    EXPECT_STREQ(e.what(), "no kernel 'helper' in the module ('helper' is a .func); its kernels: k");
+  }
+}
+
+TEST_F(LaunchCheck, RefusesAStreamOfAnotherDevice) {
+  Device other(std::make_shared<FakeBackend>());
+  Stream foreign(other);
+  Module m(device, kernel_module());
+  try {
+    m.launch("k", config, good_args(), &foreign);
+    ADD_FAILURE() << "a stream of another device was accepted";
+  } catch (const RuntimeError& e) {
+    EXPECT_STREQ(e.what(), "kernel 'k' launched on a stream of another device");
+  }
+  EXPECT_TRUE(fake->launches.empty());
+}
+
+TEST_F(LaunchCheck, AsksForTheRawBitsOfAHalfPrecisionParameter) {
+  ptx::Module ir = kernel_module();
+  std::get<ptx::Function>(ir.items[0]).params[3] = param(ptx::Type::f16, "alpha");
+  Module m(device, ir);
+  expect_refused(m, config, {a, b, std::uint32_t{1}, 1.0f, Arg::bytes_of(descriptor)},
+                 "kernel 'k': parameter 3 'alpha' (.param .f16 alpha) takes the 2 raw bytes of its value "
+                 "(Arg::bytes_of), got f32 1");
+  m.launch("k", config, {a, b, std::uint32_t{1}, Arg::bytes_of(std::uint16_t{0x3c00}), Arg::bytes_of(descriptor)});
+  EXPECT_EQ(fake->launches.size(), 1u);
 }
 
 TEST_F(LaunchCheck, RefusesEmptyAndOversizedGridsAndBlocks) {

@@ -39,6 +39,9 @@ struct KernelArg {
   std::vector<std::byte> bytes;
 };
 
+// The launch checks (launch_check.hpp) hold every launch to these limits, so
+// a backend fills them all: max_threads_per_block (0 reads as 1024), the
+// shared memory limits and the compute capability (clusters need 9.0).
 struct DeviceProperties {
   std::string name;
   int compute_capability_major = 0;
@@ -68,8 +71,7 @@ class StreamHandle {
   virtual ~StreamHandle() = default;
 };
 
-// A point in a stream's work, for timing and waiting. The default
-// implementation below (HostEvent) suits backends that run synchronously.
+// A point in a stream's work, for timing and waiting.
 class EventHandle {
  public:
   virtual ~EventHandle() = default;
@@ -93,9 +95,10 @@ class DeviceBackend {
   virtual std::unique_ptr<StreamHandle> create_stream() = 0;
   virtual void synchronize(StreamHandle* stream) = 0;  // nullptr: the whole device
 
-  // Events. The defaults synchronize the stream at record() and take the
-  // host's steady clock, which is exact for a backend that runs work as it is
-  // issued (the simulator); the CUDA backend overrides them with CUevents.
+  // Events. The defaults (src/runtime/host_event.cpp) synchronize the stream
+  // at record() and take the host's steady clock, which is exact for a backend
+  // that runs work as it is issued (the simulator); the CUDA backend overrides
+  // them with CUevents.
   virtual std::unique_ptr<EventHandle> create_event();
   virtual void record(EventHandle& event, StreamHandle* stream);
   virtual void synchronize_event(EventHandle& event);

@@ -46,6 +46,11 @@ class Buffer {
   }
   template <class T>
     requires std::is_trivially_copyable_v<T>
+  void upload(const std::vector<T>& values, Stream* stream = nullptr) {
+    upload(std::span<const T>(values), stream);
+  }
+  template <class T>
+    requires std::is_trivially_copyable_v<T>
   std::vector<T> download(std::size_t count) const {
     std::vector<T> out(count);
     copy_to_host(out.data(), count * sizeof(T));

@@ -27,8 +27,9 @@ std::int64_t static_shared_bytes(const ptx::Module& module, const ptx::Function&
 // max_threads_per_block threads), the kernel's .reqntid / .maxntid, shared
 // memory (static + dynamic) against the device's opt-in limit per block, and
 // clusters: compute capability 9.0 or newer, dimensions dividing the grid, at
-// most 8 CTAs (the portable cluster size).
-void check_launch_config(const ptx::Module& module, const ptx::Function& kernel, const LaunchConfig& config,
+// most 8 CTAs (the portable cluster size). `static_shared` is
+// static_shared_bytes() of the kernel, computed once by the caller.
+void check_launch_config(const ptx::Function& kernel, std::int64_t static_shared, const LaunchConfig& config,
                          const DeviceProperties& device);
 
 // Checks the arguments against the kernel's parameters and packs them:

@@ -8,7 +8,9 @@
 // device's limits (launch_check.hpp) before it reaches the backend.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,8 +37,20 @@ class Module {
               Stream* stream = nullptr);
 
  private:
+  // What the checks need of a kernel, found once per kernel.
+  struct KernelInfo {
+    const ptx::Function* function;
+    std::int64_t static_shared;
+  };
+  struct KernelTable {  // behind a pointer, so that Module stays movable
+    std::mutex mutex;
+    std::map<std::string, KernelInfo> entries;
+  };
+  const KernelInfo& kernel_info(const std::string& kernel);
+
   Device device_;
   std::unique_ptr<LoadedModule> loaded_;
+  std::unique_ptr<KernelTable> kernels_ = std::make_unique<KernelTable>();
 };
 
 }  // namespace warpforge::runtime

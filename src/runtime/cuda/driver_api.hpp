@@ -49,8 +49,13 @@ enum CUjit_option : int {
   CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+  CU_JIT_TARGET = 9,
   CU_JIT_LOG_VERBOSE = 12,
 };
+
+// CUjit_target: the arch-specific ('a') targets are CU_TARGET_COMPUTE_NN
+// plus this base (CU_TARGET_COMPUTE_90A = 0x10000 + 90).
+inline constexpr int CU_COMPUTE_ACCELERATED_TARGET_BASE = 0x10000;
 
 // CUjitInputType
 enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };

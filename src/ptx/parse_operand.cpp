@@ -116,11 +116,8 @@ Operand parse_single(TokenCursor& in) {
     }
     case '!': {  // PTX ISA 9.7.6: a negated predicate source, !%p
       in.next();
-      Operand reg = parse_single(in);
-      if (reg.kind != Operand::Kind::reg && reg.kind != Operand::Kind::symbol) in.fail_at(in.previous(), "a predicate register after '!'");
-      reg.kind = Operand::Kind::reg;
-      reg.negated = true;
-      return reg;
+      const Token& name = in.expect(TokenKind::word, "a predicate register after '!'");
+      return Operand::reg(std::string(name.text), true);
     }
     case '{':
       in.next();

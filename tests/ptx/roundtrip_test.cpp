@@ -14,6 +14,7 @@
 #include "warpforge/ptx/cuda_toolkit.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/parser.hpp"
+#include "warpforge/ptx/verifier.hpp"
 
 namespace warpforge::ptx {
 namespace {
@@ -98,6 +99,7 @@ TEST_P(RoundTrip, ReparsesEqualAndAssemblesToTheSameCode) {
   const Module reparsed = parse(emitted, "emitted");
   ASSERT_TRUE(reparsed == parsed) << first_difference(parsed, reparsed);
   ASSERT_FALSE(parsed.entries().empty());
+  EXPECT_EQ(verify(parsed), std::vector<std::string>{});
 
   auto ptxas = find_cuda_tool("ptxas");
   if (!ptxas) GTEST_SKIP() << "ptxas not found on PATH or in /usr/local/cuda/bin: the structural check passed, "

@@ -1,8 +1,8 @@
 // `warpforge check`: parse a PTX file, verify its structure, count what it
 // holds, and assemble it with ptxas when the CUDA toolkit is present.
+#include <unistd.h>
 #include <filesystem>
 #include <iostream>
-#include <unistd.h>
 
 #include "command.hpp"
 #include "ptx_file.hpp"
@@ -44,8 +44,9 @@ int assemble(const std::string& path, const ptx::Module& m, const Counts& c, boo
     std::cout << "ptxas: not found on PATH or in /usr/local/cuda/bin; skipped\n";
     return 0;
   }
-  const std::string cubin =
-      (std::filesystem::temp_directory_path() / ("warpforge-check-" + std::to_string(::getpid()) + ".cubin")).string();
+  const std::string cubin = (std::filesystem::temp_directory_path() /
+                             ("warpforge-check-" + std::to_string(::getpid()) + ".cubin"))
+                                .string();
   std::vector<std::string> args = {"-arch=" + m.target.at(0), path, "-o", cubin};
   if (c.extern_functions) args.insert(args.begin(), "-c");
   ptx::ToolRun run = ptx::run_tool(*ptxas, args);
@@ -54,7 +55,8 @@ int assemble(const std::string& path, const ptx::Module& m, const Counts& c, boo
     std::cout << "ptxas: failed (exit " << run.exit_code << ")\n" << run.output;
     return 1;
   }
-  std::cout << "ptxas: ok (" << m.target.at(0) << (c.extern_functions ? ", relocatable" : "") << ")\n";
+  std::cout << "ptxas: ok (" << m.target.at(0) << (c.extern_functions ? ", relocatable" : "")
+            << ")\n";
   if (!quiet) std::cout << run.output;
   return 0;
 }
@@ -63,8 +65,10 @@ int run_check(const std::vector<std::string>& args) {
   std::string path;
   bool use_ptxas = true;
   for (const auto& a : args) {
-    if (a == "--no-ptxas") use_ptxas = false;
-    else if (path.empty() && !a.starts_with("--")) path = a;
+    if (a == "--no-ptxas")
+      use_ptxas = false;
+    else if (path.empty() && !a.starts_with("--"))
+      path = a;
     else {
       std::cerr << "usage: warpforge check [--no-ptxas] <in.ptx>\n";
       return 2;
@@ -78,8 +82,8 @@ int run_check(const std::vector<std::string>& args) {
   const Counts c = count(m);
   std::cout << path << ": PTX " << m.version_major << "." << m.version_minor << ", target";
   for (const auto& t : m.target) std::cout << " " << t;
-  std::cout << "\n  " << c.entries << " entries, " << c.functions << " functions, " << c.declarations
-            << " declarations, " << c.variables << " module variables\n";
+  std::cout << "\n  " << c.entries << " entries, " << c.functions << " functions, "
+            << c.declarations << " declarations, " << c.variables << " module variables\n";
   const auto problems = ptx::verify(m);
   for (const auto& p : problems) std::cout << "  problem: " << p << "\n";
   if (!problems.empty()) return 1;

@@ -11,13 +11,41 @@ namespace {
 // PTX ISA 10 "Special Registers": the names, without '%' and any `.x` suffix,
 // that are read-only special registers rather than declared ones.
 bool is_special_register(std::string_view name) {
-  static constexpr std::array<std::string_view, 35> kNames = {
-      "tid", "ntid", "laneid", "warpid", "nwarpid", "ctaid", "nctaid", "smid", "nsmid", "gridid",
-      "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt", "clock", "clock_hi",
-      "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi", "total_smem_size", "aggr_smem_size",
-      "dynamic_smem_size", "current_graph_exec", "is_explicit_cluster", "clusterid", "nclusterid",
-      "cluster_ctaid", "cluster_nctaid", "cluster_ctarank", "cluster_nctarank", "reserved_smem_offset_begin",
-      "reserved_smem_offset_end", "reserved_smem_offset_cap"};
+  static constexpr std::array<std::string_view, 35> kNames = {"tid",
+                                                              "ntid",
+                                                              "laneid",
+                                                              "warpid",
+                                                              "nwarpid",
+                                                              "ctaid",
+                                                              "nctaid",
+                                                              "smid",
+                                                              "nsmid",
+                                                              "gridid",
+                                                              "lanemask_eq",
+                                                              "lanemask_le",
+                                                              "lanemask_lt",
+                                                              "lanemask_ge",
+                                                              "lanemask_gt",
+                                                              "clock",
+                                                              "clock_hi",
+                                                              "clock64",
+                                                              "globaltimer",
+                                                              "globaltimer_lo",
+                                                              "globaltimer_hi",
+                                                              "total_smem_size",
+                                                              "aggr_smem_size",
+                                                              "dynamic_smem_size",
+                                                              "current_graph_exec",
+                                                              "is_explicit_cluster",
+                                                              "clusterid",
+                                                              "nclusterid",
+                                                              "cluster_ctaid",
+                                                              "cluster_nctaid",
+                                                              "cluster_ctarank",
+                                                              "cluster_nctarank",
+                                                              "reserved_smem_offset_begin",
+                                                              "reserved_smem_offset_end",
+                                                              "reserved_smem_offset_cap"};
   std::string_view base = name.substr(0, name.find('.'));
   for (auto n : kNames)
     if (n == base) return true;
@@ -74,10 +102,13 @@ Operand parse_word(TokenCursor& in) {
   const Token& t = in.next();
   std::string name(t.text);
   if (name == "_") return Operand::sink();
-  if (name[0] == '%') return is_special_register(std::string_view(name).substr(1)) ? Operand::sreg(name) : Operand::reg(name);
+  if (name[0] == '%')
+    return is_special_register(std::string_view(name).substr(1)) ? Operand::sreg(name)
+                                                                 : Operand::reg(name);
   if (name == "generic" && in.is_punct('(')) {
     in.next();
-    Operand generic = Operand::generic(Operand::symbol(std::string(in.expect(TokenKind::word, "a variable name").text)));
+    Operand generic = Operand::generic(
+        Operand::symbol(std::string(in.expect(TokenKind::word, "a variable name").text)));
     in.expect_punct(')');
     parse_offset(in, generic);
     return generic;

@@ -89,7 +89,8 @@ std::optional<Linkage> linkage_from_directive(std::string_view text) {
   return std::nullopt;
 }
 
-std::vector<Variable> parse_declaration(TokenCursor& in, Linkage linkage, Space space, bool allow_list) {
+std::vector<Variable> parse_declaration(TokenCursor& in, Linkage linkage, Space space,
+                                        bool allow_list) {
   Variable attrs;
   attrs.linkage = linkage;
   attrs.space = space;

@@ -24,15 +24,16 @@ TEST(Verifier, ReportsEveryProblem) {
                    ".entry k() {\n .reg .b32 %r<3>;\n"
                    " $L0:\n $L0:\n mov.u32 %r3, 1;\n @%p1 bra nowhere;\n call missing;\n ret;\n}\n"
                    ".entry k() { ret; }\n");
-  EXPECT_EQ(verify(m), (std::vector<std::string>{
-                           "module variable x is declared twice",
-                           "function k is defined twice",
-                           "function k: defines label $L0 twice",
-                           "function k: uses register %r3 that is not declared",
-                           "function k: guards with predicate %p1 that is not declared",
-                           "function k: branches to nowhere, which is not a label here",
-                           "function k: calls missing, which the module neither defines nor declares",
-                       }));
+  EXPECT_EQ(verify(m),
+            (std::vector<std::string>{
+                "module variable x is declared twice",
+                "function k is defined twice",
+                "function k: defines label $L0 twice",
+                "function k: uses register %r3 that is not declared",
+                "function k: guards with predicate %p1 that is not declared",
+                "function k: branches to nowhere, which is not a label here",
+                "function k: calls missing, which the module neither defines nor declares",
+            }));
 }
 
 }  // namespace

@@ -71,6 +71,18 @@ TEST(Parser, ReadsModuleVariablesWithInitializers) {
   EXPECT_EQ(std::get<Variable>(m.items[5]).vector_width, 4);
 }
 
+TEST(Parser, ReadsVariableAttributes) {
+  Module m = parse_round_trip(kHeader +
+                              ".global .attribute(.managed) .align 4 .u32 count;\n"
+                              ".global .attribute(.unified(0x1234, 77)) .u64 shared_ptr;\n");
+  EXPECT_EQ(std::get<Variable>(m.items.at(0)).attributes, std::vector<std::string>{"managed"});
+  EXPECT_EQ(std::get<Variable>(m.items.at(0)).align, 4);
+  EXPECT_EQ(std::get<Variable>(m.items.at(1)).attributes,
+            std::vector<std::string>{"unified(0x1234, 77)"});
+  EXPECT_EQ(emit(std::get<Variable>(m.items.at(0))),
+            ".global .attribute(.managed) .align 4 .u32 count");
+}
+
 TEST(Parser, ReadsEntryParametersAndPerformanceDirectives) {
   Module m =
       parse_round_trip(kHeader +

@@ -11,41 +11,16 @@ namespace {
 // PTX ISA 10 "Special Registers": the names, without '%' and any `.x` suffix,
 // that are read-only special registers rather than declared ones.
 bool is_special_register(std::string_view name) {
-  static constexpr std::array<std::string_view, 35> kNames = {"tid",
-                                                              "ntid",
-                                                              "laneid",
-                                                              "warpid",
-                                                              "nwarpid",
-                                                              "ctaid",
-                                                              "nctaid",
-                                                              "smid",
-                                                              "nsmid",
-                                                              "gridid",
-                                                              "lanemask_eq",
-                                                              "lanemask_le",
-                                                              "lanemask_lt",
-                                                              "lanemask_ge",
-                                                              "lanemask_gt",
-                                                              "clock",
-                                                              "clock_hi",
-                                                              "clock64",
-                                                              "globaltimer",
-                                                              "globaltimer_lo",
-                                                              "globaltimer_hi",
-                                                              "total_smem_size",
-                                                              "aggr_smem_size",
-                                                              "dynamic_smem_size",
-                                                              "current_graph_exec",
-                                                              "is_explicit_cluster",
-                                                              "clusterid",
-                                                              "nclusterid",
-                                                              "cluster_ctaid",
-                                                              "cluster_nctaid",
-                                                              "cluster_ctarank",
-                                                              "cluster_nctarank",
-                                                              "reserved_smem_offset_begin",
-                                                              "reserved_smem_offset_end",
-                                                              "reserved_smem_offset_cap"};
+  // clang-format off
+  static constexpr std::array<std::string_view, 35> kNames = {
+      "tid", "ntid", "laneid", "warpid", "nwarpid", "ctaid", "nctaid", "smid", "nsmid", "gridid",
+      "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt",
+      "clock", "clock_hi", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi",
+      "total_smem_size", "aggr_smem_size", "dynamic_smem_size", "current_graph_exec",
+      "is_explicit_cluster", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid",
+      "cluster_ctarank", "cluster_nctarank",
+      "reserved_smem_offset_begin", "reserved_smem_offset_end", "reserved_smem_offset_cap"};
+  // clang-format on
   std::string_view base = name.substr(0, name.find('.'));
   for (auto n : kNames)
     if (n == base) return true;

@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "ptx_file.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
+#include "warpforge/ptx/ptxas.hpp"
 #include "warpforge/ptx/parser.hpp"
 #include "warpforge/ptx/verifier.hpp"
 
@@ -39,7 +40,7 @@ Counts count(const ptx::Module& m) {
 // ptxas for the module's own target; relocatable (-c) when it declares
 // extern functions that another object would provide.
 int assemble(const std::string& path, const ptx::Module& m, const Counts& c, bool quiet) {
-  auto ptxas = ptx::find_cuda_tool("ptxas");
+  auto ptxas = ptx::find_ptxas();
   if (!ptxas) {
     std::cout << "ptxas: not found on PATH or in /usr/local/cuda/bin; skipped\n";
     return 0;

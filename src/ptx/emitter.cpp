@@ -5,15 +5,6 @@
 namespace warpforge::ptx {
 namespace {
 
-std::string join_operands(const std::vector<Operand>& ops, const char* sep) {
-  std::string out;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (i) out += sep;
-    out += to_string(ops[i]);
-  }
-  return out;
-}
-
 std::string emit_initializer(const Initializer& init) {
   if (init.value) return to_string(*init.value);
   std::string out = "{";
@@ -27,7 +18,7 @@ std::string emit_initializer(const Initializer& init) {
 std::string param_list(const std::vector<Variable>& params, bool multiline);
 
 std::string directive_args(const Directive& d) {
-  if (d.comma_before.empty()) return join_operands(d.args, d.comma_separated ? ", " : " ");
+  if (d.comma_before.empty()) return to_string(d.args, d.comma_separated ? ", " : " ");
   std::string out;
   std::size_t next_comma = 0;
   for (std::size_t i = 0; i < d.args.size(); ++i) {
@@ -105,7 +96,7 @@ std::string emit(const Instruction& inst) {
   std::string out;
   if (inst.guard) out += "@" + std::string(inst.guard->negated ? "!" : "") + inst.guard->pred + " ";
   out += inst.full_opcode();
-  if (!inst.operands.empty()) out += " " + join_operands(inst.operands, ", ");
+  if (!inst.operands.empty()) out += " " + to_string(inst.operands, ", ");
   return out + ";";
 }
 
@@ -169,7 +160,7 @@ std::string emit(const Module& m) {
       out << ".section " << s->name << "\n{\n";
       for (const auto& line : s->lines) {
         if (line.label) out << *line.label << ":\n";
-        else out << "\t." << name(line.type) << " " << join_operands(line.values, ", ") << "\n";
+        else out << "\t." << name(line.type) << " " << to_string(line.values, ", ") << "\n";
       }
       out << "}\n";
     }

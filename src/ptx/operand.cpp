@@ -150,15 +150,16 @@ std::string offset_suffix(const Operand& op) {
   return op.offset || op.explicit_zero_offset ? "+" + std::to_string(op.offset) : "";
 }
 
-std::string join(const std::vector<Operand>& elems, const char* sep) {
+}  // namespace
+
+std::string to_string(const std::vector<Operand>& ops, const char* separator) {
   std::string out;
-  for (std::size_t i = 0; i < elems.size(); ++i) {
-    if (i) out += sep;
-    out += to_string(elems[i]);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (i) out += separator;
+    out += to_string(ops[i]);
   }
   return out;
 }
-}  // namespace
 
 std::string to_string(const Operand& op) {
   using K = Operand::Kind;
@@ -175,11 +176,11 @@ std::string to_string(const Operand& op) {
       for (std::size_t i = 1; i < op.elems.size(); ++i) out += ", " + to_string(op.elems[i]);
       return out + "]";
     }
-    case K::vector: return "{" + join(op.elems, ", ") + "}";
-    case K::list: return "(" + join(op.elems, ", ") + ")";
-    case K::pair: return join(op.elems, "|");
+    case K::vector: return "{" + to_string(op.elems, ", ") + "}";
+    case K::list: return "(" + to_string(op.elems, ", ") + ")";
+    case K::pair: return to_string(op.elems, "|");
     case K::sink: return "_";
-    case K::generic: return "generic(" + join(op.elems, "") + ")" + offset_suffix(op);
+    case K::generic: return "generic(" + to_string(op.elems, "") + ")" + offset_suffix(op);
   }
   return {};
 }

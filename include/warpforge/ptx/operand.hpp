@@ -70,5 +70,7 @@ struct Operand {
 
 // PTX text of one operand, as the emitter writes it.
 std::string to_string(const Operand& op);
+// Operands joined by `separator`: "a, b" for (", ").
+std::string to_string(const std::vector<Operand>& ops, const char* separator);
 
 }  // namespace warpforge::ptx

@@ -1,6 +1,6 @@
 // Runs the CUDA toolkit's ptxas on PTX text, to check that what warpforge
 // emits assembles. ptxas is found through $WARPFORGE_PTXAS, then $PATH, then
-// $CUDA_HOME/bin and /usr/local/cuda/bin; it is optional (the GPU path JITs
+// /usr/local/cuda/bin (cuda_toolkit.hpp); it is optional (the GPU path JITs
 // through the driver and needs no toolkit).
 #pragma once
 

@@ -213,11 +213,7 @@ void AluOps::rcp(const Reg& d, const Src& a, FloatMode m) {
   // PTX ISA 9.7.3.13: the f64 approximation exists only as rcp.approx.ftz.f64.
   if (m.round == Round::none && d.type() == Type::f64 && !m.ftz)
     fail("rcp.approx.f64", "the f64 approximation is rcp.approx.ftz.f64: set .ftz, or give a rounding mode");
-  if (m.round == Round::none) {
-    std::string opcode = std::string("rcp.approx") + (m.ftz ? ".ftz" : "") + dot(d.type());
-    expect_type(opcode, a, d.type(), "source a");
-    return emit(opcode, {operand_of(d), operand_of(a)});
-  }
+  if (m.round == Round::none) return approx("rcp", d, a, m.ftz);
   float_only("rcp", d, {&a}, m);
 }
 
@@ -225,28 +221,25 @@ void AluOps::sqrt(const Reg& d, const Src& a, FloatMode m) {
   // PTX ISA 9.7.3.15: sqrt.approx is f32 only; f64 needs a rounding mode.
   if (m.round == Round::none && d.type() != Type::f32)
     fail("sqrt.approx" + dot(d.type()), "the approximation is f32 only; give " + d.name() + " a rounding mode");
-  if (m.round == Round::none) {
-    std::string opcode = std::string("sqrt.approx") + (m.ftz ? ".ftz" : "") + dot(d.type());
-    expect_type(opcode, a, d.type(), "source a");
-    return emit(opcode, {operand_of(d), operand_of(a)});
-  }
+  if (m.round == Round::none) return approx("sqrt", d, a, m.ftz);
   float_only("sqrt", d, {&a}, m);
 }
 
-void AluOps::ex2_approx(const Reg& d, const Src& a, bool ftz) {
-  std::string opcode = std::string("ex2.approx") + (ftz ? ".ftz" : "") + dot(d.type());
-  // PTX ISA 9.7.3.19/20: the f32 form is the one every target has.
-  if (d.type() != Type::f32) fail(opcode, d.name() + " is " + type_name(d.type()) + "; ex2.approx takes f32");
+void AluOps::approx(const char* op, const Reg& d, const Src& a, bool ftz) {
+  std::string opcode = std::string(op) + ".approx" + (ftz ? ".ftz" : "") + dot(d.type());
   expect_type(opcode, a, d.type(), "source a");
   emit(opcode, {operand_of(d), operand_of(a)});
 }
 
+// PTX ISA 9.7.3.19/20: the f32 forms are the ones every target has.
+void AluOps::ex2_approx(const Reg& d, const Src& a, bool ftz) {
+  if (d.type() != Type::f32) fail("ex2.approx" + dot(d.type()), d.name() + " is " + type_name(d.type()) + "; ex2.approx takes f32");
+  approx("ex2", d, a, ftz);
+}
+
 void AluOps::lg2_approx(const Reg& d, const Src& a, bool ftz) {
-  std::string opcode = std::string("lg2.approx") + (ftz ? ".ftz" : "") + dot(d.type());
-  // PTX ISA 9.7.3.19/20: the f32 form is the one every target has.
-  if (d.type() != Type::f32) fail(opcode, d.name() + " is " + type_name(d.type()) + "; lg2.approx takes f32");
-  expect_type(opcode, a, d.type(), "source a");
-  emit(opcode, {operand_of(d), operand_of(a)});
+  if (d.type() != Type::f32) fail("lg2.approx" + dot(d.type()), d.name() + " is " + type_name(d.type()) + "; lg2.approx takes f32");
+  approx("lg2", d, a, ftz);
 }
 
 void AluOps::and_(const Reg& d, const Src& a, const Src& b) { int_only("and" + dot(bits_type(d.type())), d, {&a, &b}, d.type()); }

@@ -67,6 +67,7 @@ class AluOps : public virtual KernelCore {
   void arith(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
   void float_only(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
   void int_only(const std::string& opcode, const Reg& d, std::initializer_list<const Src*> srcs, Type t);
+  void approx(const char* op, const Reg& d, const Src& a, bool ftz);  // op.approx[.ftz].type d, a
 };
 
 }  // namespace warpforge::dsl

@@ -2,11 +2,17 @@
 // instruction executed by one thread) on two realistic kernels, an
 // integer/float loop and the documented mma.sync bf16 GEMM. Needs no GPU.
 // The peer is the simulator's target rate (20 million thread-instructions per
-// second on a 2-core machine); the table gives our rate and the ratio.
+// second on a 2-core machine); the table gives our rate and the ratio. It also
+// gives the host CPU time, so that a figure from a machine busy with other
+// work can still be read: thread-instructions per CPU-second times the
+// worker threads is the rate of an otherwise idle machine.
 //
-//   ./build/bench/bench_sim_throughput
+//   ./build/bench/bench_sim_throughput [worker-threads (default: all cores)]
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -53,29 +59,43 @@ runtime::KernelArg arg(const void* p, std::size_t n) {
 struct Result {
   std::uint64_t instructions;
   double seconds;
+  double cpu_seconds;
 };
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
 
 Result timed_launch(sim::SimBackend& sim, runtime::LoadedModule& m, const std::string& kernel,
                     const runtime::LaunchConfig& cfg, const std::vector<runtime::KernelArg>& args) {
+  const double cpu_start = cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   sim.launch(m, kernel, cfg, args, nullptr);
   const auto end = std::chrono::steady_clock::now();
-  return {sim.last_launch_thread_instructions(), std::chrono::duration<double>(end - start).count()};
+  return {sim.last_launch_thread_instructions(), std::chrono::duration<double>(end - start).count(),
+          cpu_seconds() - cpu_start};
 }
 
 void report(const char* name, const Result& r) {
   const double rate = static_cast<double>(r.instructions) / r.seconds;
-  std::printf("%-34s %14llu %9.3f %12.1f %12.1f %7.2f\n", name, static_cast<unsigned long long>(r.instructions),
-              r.seconds, kTargetRate / 1e6, rate / 1e6, rate / kTargetRate);
+  const double cpu_rate = static_cast<double>(r.instructions) / r.cpu_seconds;
+  std::printf("%-38s %13llu %8.3f %8.3f %11.1f %9.1f %9.1f %6.2f\n", name,
+              static_cast<unsigned long long>(r.instructions), r.seconds, r.cpu_seconds, kTargetRate / 1e6,
+              rate / 1e6, cpu_rate / 1e6, rate / kTargetRate);
 }
 
 }  // namespace
 
-int main() {
-  sim::SimBackend sim;
-  std::printf("warpforge simulator throughput, %u host threads\n", std::thread::hardware_concurrency());
-  std::printf("%-34s %14s %9s %12s %12s %7s\n", "kernel", "thread-instr", "seconds", "target M/s", "ours M/s",
-              "ratio");
+int main(int argc, char** argv) {
+  const unsigned workers = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : std::thread::hardware_concurrency();
+  sim::SimBackend sim(sim::SimOptions{.worker_threads = workers});
+  std::printf("warpforge simulator throughput: %u worker threads on a %u-thread host\n", workers,
+              std::thread::hardware_concurrency());
+  std::printf("%-38s %13s %8s %8s %11s %9s %9s %6s\n", "kernel", "thread-instr", "wall s", "CPU s", "target M/s",
+              "ours M/s", "M/CPU-s", "ratio");
 
   {
     auto m = sim.load(alu_loop_kernel());

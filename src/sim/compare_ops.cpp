@@ -47,13 +47,22 @@ double float_value(Type t, std::uint64_t bits) {
   return decode_float(static_cast<std::uint32_t>(bits), float_format(t));
 }
 
-bool compare(Cmp c, Type t, std::uint64_t a, std::uint64_t b) {
-  if (ptx::is_float(t)) return float_compare(c, float_value(t, a), float_value(t, b));
-  const int bits = ptx::bits(t);
+// What a comparison needs to know of its type, worked out once per instruction.
+struct CompareType {
+  explicit CompareType(Type type)
+      : t(type), is_float(ptx::is_float(type)), is_signed(ptx::is_signed(type)), bits(ptx::bits(type)) {}
+  Type t;
+  bool is_float, is_signed;
+  int bits;
+};
+
+bool compare(Cmp c, const CompareType& ct, std::uint64_t a, std::uint64_t b) {
+  if (ct.is_float) return float_compare(c, float_value(ct.t, a), float_value(ct.t, b));
+  const int bits = ct.bits;
   const std::uint64_t m = bits >= 64 ? ~0ull : (1ull << bits) - 1;
   // lo/ls/hi/hs are unsigned whatever the type; lt/le/gt/ge follow it.
   const bool is_unsigned_cmp = c == Cmp::lo || c == Cmp::ls || c == Cmp::hi || c == Cmp::hs;
-  if (ptx::is_signed(t) && !is_unsigned_cmp) {
+  if (ct.is_signed && !is_unsigned_cmp) {
     const std::uint64_t sb = 1ull << (bits - 1);
     const auto sa = static_cast<std::int64_t>(((a & m) ^ sb) - sb);
     const auto sbv = static_cast<std::int64_t>(((b & m) ^ sb) - sb);
@@ -75,7 +84,7 @@ bool combine(BoolOp op, bool v, bool c) {
 // The f16x2/bf16x2 forms of setp compare each half into one of the pair's
 // predicates (PTX ISA 9.7.4.x setp.f16x2: p gets the lower half's result).
 void setp_packed(const Inst& in, Warp& w, std::uint32_t active) {
-  const Type half = in.type() == Type::f16x2 ? Type::f16 : Type::bf16;
+  const CompareType half(in.type() == Type::f16x2 ? Type::f16 : Type::bf16);
   const auto cmp = static_cast<Cmp>(in.mode);
   const auto& dst = in.ops[0];
   for_lanes(active, [&](int l) {
@@ -100,9 +109,10 @@ void exec_compare(const Inst& in, Warp& w, std::uint32_t active) {
   const auto cmp = static_cast<Cmp>(in.mode);
   const auto& dst = in.ops[0];
   const bool has_c = in.combine != BoolOp::none;
+  const CompareType ct(in.type());
   if (has_c && in.ops.size() != 4) throw SimError("setp with .and/.or/.xor needs a predicate operand c");
   for_lanes(active, [&](int l) {
-    const bool v = compare(cmp, in.type(), read(w, in.op0(1), l), read(w, in.op0(2), l));
+    const bool v = compare(cmp, ct, read(w, in.op0(1), l), read(w, in.op0(2), l));
     const bool c = has_c ? read(w, in.op0(3), l) != 0 : false;
     write(w, dst[0], l, combine(in.combine, v, c));
     if (dst.size() > 1) write(w, dst[1], l, combine(in.combine, !v, c));

@@ -1,5 +1,6 @@
 // Integer arithmetic and logic (PTX ISA 9.7.1 "Integer Arithmetic", 9.7.2
 // "Extended-Precision", 9.7.7 "Logic and Shift") and mov (9.7.9.1).
+#include <array>
 #include <bit>
 
 #include "warpforge/error.hpp"
@@ -72,10 +73,12 @@ std::uint64_t lop3(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint3
   return r;
 }
 
-std::uint64_t one(const Inst& in, IntType t, std::uint64_t a, std::uint64_t b, std::uint64_t c,
-                  std::uint64_t e) {
+// One lane of integer op kOp (a template parameter, so that each op's lane
+// loop is compiled without a per-lane dispatch).
+template <Op kOp>
+std::uint64_t one(const Inst& in, IntType t, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t e) {
   const auto mode = static_cast<MulMode>(in.mode);
-  switch (in.op) {
+  switch (kOp) {
     case Op::add:
       if (in.sat) return static_cast<std::uint64_t>(saturate_s32(t.s(a) + t.s(b)));
       return a + b;
@@ -91,13 +94,14 @@ std::uint64_t one(const Inst& in, IntType t, std::uint64_t a, std::uint64_t b, s
     }
     // Division by zero is unspecified in PTX; the simulator answers all ones
     // for div and the dividend for rem.
+    // (x / -1 is negation, kept out of the host division where it overflows.)
     case Op::div:
       if (t.u(b) == 0) return ~0ull;
-      if (t.is_signed) return static_cast<std::uint64_t>(t.s(a) / t.s(b));
+      if (t.is_signed) return t.s(b) == -1 ? 0 - a : static_cast<std::uint64_t>(t.s(a) / t.s(b));
       return t.u(a) / t.u(b);
     case Op::rem:
       if (t.u(b) == 0) return a;
-      if (t.is_signed) return static_cast<std::uint64_t>(t.s(a) % t.s(b));
+      if (t.is_signed) return t.s(b) == -1 ? 0 : static_cast<std::uint64_t>(t.s(a) % t.s(b));
       return t.u(a) % t.u(b);
     case Op::abs: return static_cast<std::uint64_t>(t.s(a) < 0 ? -t.s(a) : t.s(a));
     case Op::neg: return static_cast<std::uint64_t>(-t.s(a));
@@ -152,8 +156,19 @@ std::uint64_t one(const Inst& in, IntType t, std::uint64_t a, std::uint64_t b, s
       for (int i = 0; i < t.bits; ++i) d |= ((a >> i) & 1) << (t.bits - 1 - i);
       return d;
     }
-    default: throw SimError("not an integer instruction");
+    default: return 0;
   }
+}
+
+struct Operands {
+  std::array<std::uint64_t, 32> a, b, c, e;
+};
+
+template <Op kOp>
+void run(const Inst& in, IntType t, Warp& w, std::uint32_t active, const Operands& v, std::uint64_t dmask) {
+  std::array<std::uint64_t, 32> d;
+  for_lanes(active, [&](int l) { d[l] = one<kOp>(in, t, v.a[l], v.b[l], v.c[l], v.e[l]) & dmask; });
+  scatter(w, in.op0(0), active, d.data());
 }
 
 void mov(const Inst& in, Warp& w, std::uint32_t active) {
@@ -193,14 +208,23 @@ void exec_integer(const Inst& in, Warp& w, std::uint32_t active) {
                                                                                       : t.bits;
   const std::uint64_t dmask = t.pred ? 1 : width_mask(dbits);
   const std::size_t n = in.ops.size();
-  const Arg& d = in.op0(0);
-  for_lanes(active, [&](int l) {
-    const std::uint64_t a = n > 1 ? read(w, in.op0(1), l) : 0;
-    const std::uint64_t b = n > 2 ? read(w, in.op0(2), l) : 0;
-    const std::uint64_t c = n > 3 ? read(w, in.op0(3), l) : 0;
-    const std::uint64_t e = n > 4 ? read(w, in.op0(4), l) : 0;
-    write(w, d, l, one(in, t, a, b, c, e) & dmask);
-  });
+  Operands v;
+  gather(w, n > 1 ? in.op0(1) : Arg{}, active, v.a.data());
+  gather(w, n > 2 ? in.op0(2) : Arg{}, active, v.b.data());
+  gather(w, n > 3 ? in.op0(3) : Arg{}, active, v.c.data());
+  gather(w, n > 4 ? in.op0(4) : Arg{}, active, v.e.data());
+  switch (in.op) {
+#define WARPFORGE_INTEGER_OP(op) \
+  case Op::op: return run<Op::op>(in, t, w, active, v, dmask);
+    WARPFORGE_INTEGER_OP(add) WARPFORGE_INTEGER_OP(sub) WARPFORGE_INTEGER_OP(mul) WARPFORGE_INTEGER_OP(mad)
+    WARPFORGE_INTEGER_OP(div) WARPFORGE_INTEGER_OP(rem) WARPFORGE_INTEGER_OP(abs) WARPFORGE_INTEGER_OP(neg)
+    WARPFORGE_INTEGER_OP(min) WARPFORGE_INTEGER_OP(max) WARPFORGE_INTEGER_OP(and_) WARPFORGE_INTEGER_OP(or_)
+    WARPFORGE_INTEGER_OP(xor_) WARPFORGE_INTEGER_OP(not_) WARPFORGE_INTEGER_OP(cnot) WARPFORGE_INTEGER_OP(shl)
+    WARPFORGE_INTEGER_OP(shr) WARPFORGE_INTEGER_OP(lop3) WARPFORGE_INTEGER_OP(prmt) WARPFORGE_INTEGER_OP(bfe)
+    WARPFORGE_INTEGER_OP(bfi) WARPFORGE_INTEGER_OP(popc) WARPFORGE_INTEGER_OP(clz) WARPFORGE_INTEGER_OP(brev)
+#undef WARPFORGE_INTEGER_OP
+    default: throw SimError("not an integer instruction");
+  }
 }
 
 }  // namespace warpforge::sim

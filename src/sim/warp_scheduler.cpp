@@ -159,10 +159,15 @@ bool run_warp(Warp& w) {
   const std::vector<Inst>& code = cta.launch->kernel.code;
   bool progress = false;
   for (int step = 0; step < kQuantum && w.ready; ++step) {
-    std::uint32_t pc = ~0u;
-    for_lanes(w.ready, [&](int l) { pc = std::min(pc, w.pc[l]); });
-    std::uint32_t mask = 0;
-    for_lanes(w.ready, [&](int l) { mask |= (w.pc[l] == pc ? 1u : 0u) << l; });
+    std::uint32_t pc = ~0u, mask = 0;
+    for_lanes(w.ready, [&](int l) {
+      const std::uint32_t p = w.pc[l];
+      if (p < pc) {
+        pc = p;
+        mask = 0;
+      }
+      if (p == pc) mask |= 1u << l;
+    });
     const Inst& inst = code[pc];
     std::uint32_t active = mask;
     if (inst.guarded) {

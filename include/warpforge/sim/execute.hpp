@@ -40,6 +40,37 @@ inline void for_lanes(std::uint32_t mask, F&& f) {
   }
 }
 
+// All 32 lanes' values of an operand (for special registers, the active
+// lanes' only): a register row is contiguous, so this is a copy.
+inline void gather(Warp& w, const Arg& a, std::uint32_t active, std::uint64_t* out) {
+  switch (a.kind) {
+    case Arg::Kind::reg: {
+      const std::uint64_t* row = &w.regs[a.slot * 32];
+      if (a.negated) {
+        for (int l = 0; l < 32; ++l) out[l] = row[l] == 0;
+      } else {
+        for (int l = 0; l < 32; ++l) out[l] = row[l];
+      }
+      return;
+    }
+    case Arg::Kind::imm:
+      for (int l = 0; l < 32; ++l) out[l] = a.bits;
+      return;
+    case Arg::Kind::sreg: for_lanes(active, [&](int l) { out[l] = read_sreg(w, a.sreg, l); }); return;
+    case Arg::Kind::sink:
+      for (int l = 0; l < 32; ++l) out[l] = 0;
+      return;
+  }
+}
+
+// Writes the active lanes' results to the destination register.
+inline void scatter(Warp& w, const Arg& d, std::uint32_t active, const std::uint64_t* v) {
+  if (d.kind != Arg::Kind::reg) return;
+  std::uint64_t* row = &w.regs[d.slot * 32];
+  for (int l = 0; l < 32; ++l)
+    if ((active >> l) & 1) row[l] = v[l];
+}
+
 void exec_integer(const Inst& inst, Warp& w, std::uint32_t active);     // integer_ops.cpp
 void exec_float(const Inst& inst, Warp& w, std::uint32_t active);       // float_ops.cpp
 void exec_compare(const Inst& inst, Warp& w, std::uint32_t active);     // compare_ops.cpp

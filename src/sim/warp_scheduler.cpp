@@ -78,11 +78,10 @@ void barrier(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t active
   const auto id = static_cast<std::uint32_t>(read(w, inst.op0(0), first));
   const std::uint32_t expected =
       inst.ops.size() > 1 ? static_cast<std::uint32_t>(read(w, inst.op0(1), first)) : cta.threads;
-  if (id >= cta.barriers.size())
-    throw SimError(where(cta, inst) + ": barrier " + std::to_string(id) + " does not exist (0-15)");
+  if (id >= cta.barriers.size()) throw SimError("barrier " + std::to_string(id) + " does not exist (0-15)");
   if (expected == 0 || expected > cta.threads)
-    throw SimError(where(cta, inst) + ": barrier thread count " + std::to_string(expected) +
-                   " is not in 1.." + std::to_string(cta.threads));
+    throw SimError("barrier thread count " + std::to_string(expected) + " is not in 1.." +
+                   std::to_string(cta.threads));
   Barrier& b = cta.barriers[id];
   if (b.arrived == 0) b.expected = expected;
   b.arrived += static_cast<std::uint32_t>(std::popcount(active));
@@ -199,9 +198,7 @@ bool run_warp(Warp& w) {
     } catch (const AccessFault& f) {
       throw SimError(where(cta, inst) + " thread " + coords(thread_coords(cta, w.index * 32 + f.lane)) + ": " +
                      f.message);
-    } catch (const SimError&) {
-      throw;
-    } catch (const Error& e) {
+    } catch (const Error& e) {  // a refusal of the semantics (SimError included): add where it happened
       throw SimError(where(cta, inst) + ": " + e.what());
     }
   }

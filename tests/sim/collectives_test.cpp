@@ -172,5 +172,24 @@ TEST_F(Collectives, MemberMaskNamingMissingLanesIsReportedNotHung) {
   EXPECT_NE(msg.find("lanes 16-31 are not threads of the CTA"), std::string::npos) << msg;
 }
 
+TEST_F(Collectives, ShflFromALaneOutsideTheMaskIsRefusedWithItsLine) {
+  KernelSource k("shfl_outside");
+  k.regs(Type::b32, "%r", 2).regs(Type::pred, "%p", 1);
+  k.code("mov.u32 %r1, %laneid;\nsetp.lt.u32 %p0, %r1, 16;\n@%p0 shfl.sync.idx.b32 %r0, %r1, 20, 31, 0xffff;");
+  const std::string msg = error_of(k, {1, 1, 1}, {32, 1, 1}, {});
+  EXPECT_NE(msg.find("kernel 'shfl_outside', PTX line " + std::to_string(line_of(k.module(), "shfl.sync"))),
+            std::string::npos) << msg;
+  EXPECT_NE(msg.find("reads lane 20, which is not taking part"), std::string::npos) << msg;
+}
+
+TEST_F(Collectives, BarrierIdOutOfRangeIsRefusedWithItsLine) {
+  KernelSource k("bad_barrier");
+  k.code("bar.sync 16;");
+  const std::string msg = error_of(k, {1, 1, 1}, {32, 1, 1}, {});
+  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(k.module(), "bar.sync")) + " (bar.sync 16): block (0,0,0)"),
+            std::string::npos) << msg;
+  EXPECT_NE(msg.find("barrier 16 does not exist"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace warpforge::sim::testing

@@ -423,7 +423,6 @@ class KernelDecoder {
       if (m == "to") { d.to = true; continue; }
       if (m == "v2") { d.vec = 2; continue; }
       if (m == "v4") { d.vec = 4; continue; }
-      if (m == "lo" && (d.op == Op::mul || d.op == Op::mad)) continue;
       if (is_ignorable(m)) continue;
       fail(line, text, "modifier ." + m + " is not simulated");
     }

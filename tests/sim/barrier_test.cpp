@@ -135,5 +135,32 @@ TEST_F(SimTest, BarriersAtDifferentIdsWaitingOnEachOtherDeadlock) {
   EXPECT_NE(msg.find("expects 64 threads, 32 arrived"), std::string::npos) << msg;
 }
 
+TEST_F(SimTest, AWarpSpinningOnAFlagLetsTheSettingWarpRun) {
+  // Warp 0 polls a shared flag that warp 1 sets after a while; the scheduler
+  // rotates warps, so the spin ends.
+  KernelSource k("spin_wait");
+  k.param(Type::u64, "out").regs(Type::b32, "%r", 6).regs(Type::b64, "%rd", 2).regs(Type::pred, "%p", 3)
+      .shared(Type::b32, "flag", 1);
+  k.code(R"(
+    mov.u32 %r1, %tid.x;
+    setp.lt.u32 %p1, %r1, 32;
+    @%p1 bra SPIN;
+    st.volatile.shared.u32 [flag], 42;
+    exit;
+  SPIN:
+    mov.u32 %r3, 0;
+  POLL:
+    add.u32 %r3, %r3, 1;
+    ld.volatile.shared.u32 %r2, [flag];
+    setp.eq.u32 %p2, %r2, 0;
+    @%p2 bra POLL;
+    ld.param.u64 %rd1, [out];
+    st.global.u32 [%rd1], %r2;
+  )");
+  auto out = zeros<std::uint32_t>(1);
+  run(k, {1, 1, 1}, {64, 1, 1}, {arg_u64(out)});
+  EXPECT_EQ(download<std::uint32_t>(out, 1)[0], 42u);
+}
+
 }  // namespace
 }  // namespace warpforge::sim::testing

@@ -66,7 +66,7 @@ const std::unordered_map<std::string, SReg>& sreg_table() {
 bool is_ignorable(const std::string& m) {
   static const std::set<std::string> words = {
       "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile", "relaxed", "acquire", "release",
-      "acq_rel", "weak", "sc", "gpu", "cta", "sys", "cluster", "sync", "aligned", "full", "approx",
+      "acq_rel", "weak", "sc", "gpu", "gl", "cta", "sys", "cluster", "sync", "aligned", "full", "approx",
       "L1::no_allocate", "L1::evict_normal", "L1::evict_first", "L1::evict_last", "L1::evict_unchanged",
       "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B",
       "L2::256B", "noftz", "proxy", "async", "uni"};
@@ -338,8 +338,10 @@ class KernelDecoder {
       std::erase_if(mods, [](const std::string& m) {
         return m == "commit_group" || m == "wait_group" || m == "wait_all";
       });
-    } else if (in.opcode == "nanosleep") {
-      d.op = Op::fence;  // a scheduling hint; the simulator has no time to sleep through
+    } else if (in.opcode == "nanosleep" || in.opcode == "setmaxnreg") {
+      // Scheduling and register-allocation hints: nothing a thread can observe.
+      d.op = Op::fence;
+      mods.clear();
     } else if (it != opcode_table().end()) {
       d.op = it->second;
     } else {

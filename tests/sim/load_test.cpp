@@ -45,6 +45,24 @@ TEST_F(SimTest, LineNumbersCountNestedBlocksAndEarlierItems) {
             std::string::npos) << msg << "\n" << ptx::emit(m);
 }
 
+TEST_F(SimTest, FencesAndHintsAreAcceptedAndChangeNothing) {
+  KernelSource k("hints");
+  k.param(Type::u64, "out").regs(Type::b32, "%r", 2).regs(Type::b64, "%rd", 2);
+  k.code(R"(
+    mov.u32 %r1, 5;
+    membar.gl;
+    fence.acq_rel.gpu;
+    fence.proxy.async.shared::cta;
+    nanosleep.u32 100;
+    setmaxnreg.inc.sync.aligned.u32 240;
+    ld.param.u64 %rd1, [out];
+    st.global.cs.u32 [%rd1], %r1;
+  )");
+  auto out = zeros<std::uint32_t>(1);
+  run(k, {1, 1, 1}, {32, 1, 1}, {arg_u64(out)});
+  EXPECT_EQ(download<std::uint32_t>(out, 1)[0], 5u);
+}
+
 TEST_F(SimTest, UndeclaredRegisterIsRefused) {
   KernelSource k("undeclared");
   k.regs(Type::b32, "%r", 2).code("mov.u32 %r7, 1;");

@@ -83,19 +83,20 @@ void report(const char* name, const Result& r) {
   const double rate = static_cast<double>(r.instructions) / r.seconds;
   const double cpu_rate = static_cast<double>(r.instructions) / r.cpu_seconds;
   std::printf("%-38s %13llu %8.3f %8.3f %11.1f %9.1f %9.1f %6.2f\n", name,
-              static_cast<unsigned long long>(r.instructions), r.seconds, r.cpu_seconds, kTargetRate / 1e6,
-              rate / 1e6, cpu_rate / 1e6, rate / kTargetRate);
+              static_cast<unsigned long long>(r.instructions), r.seconds, r.cpu_seconds,
+              kTargetRate / 1e6, rate / 1e6, cpu_rate / 1e6, rate / kTargetRate);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const unsigned workers = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : std::thread::hardware_concurrency();
+  const unsigned workers =
+      argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : std::thread::hardware_concurrency();
   sim::SimBackend sim(sim::SimOptions{.worker_threads = workers});
   std::printf("warpforge simulator throughput: %u worker threads on a %u-thread host\n", workers,
               std::thread::hardware_concurrency());
-  std::printf("%-38s %13s %8s %8s %11s %9s %9s %6s\n", "kernel", "thread-instr", "wall s", "CPU s", "target M/s",
-              "ours M/s", "M/CPU-s", "ratio");
+  std::printf("%-38s %13s %8s %8s %11s %9s %9s %6s\n", "kernel", "thread-instr", "wall s", "CPU s",
+              "target M/s", "ours M/s", "M/CPU-s", "ratio");
 
   {
     auto m = sim.load(alu_loop_kernel());
@@ -111,7 +112,8 @@ int main(int argc, char** argv) {
     const examples::GemmCase c{256, 256, 256};
     const auto data = examples::bf16_gemm_data(c, rng);
     auto m = sim.load(examples::bf16_gemm_kernel(ptx::Target::sm_80));
-    const runtime::DevicePtr a = sim.allocate(data.a.size() * 2), bt = sim.allocate(data.bt.size() * 2),
+    const runtime::DevicePtr a = sim.allocate(data.a.size() * 2),
+                             bt = sim.allocate(data.bt.size() * 2),
                              d = sim.allocate(std::size_t{256} * 256 * 4);
     sim.copy_to_device(a, data.a.data(), data.a.size() * 2, nullptr);
     sim.copy_to_device(bt, data.bt.data(), data.bt.size() * 2, nullptr);
@@ -120,7 +122,8 @@ int main(int argc, char** argv) {
     const std::vector<runtime::KernelArg> args = {arg(&pa, 8), arg(&pb, 8), arg(&pd, 8),
                                                   arg(&mm, 4), arg(&nn, 4), arg(&kk, 4)};
     const runtime::LaunchConfig cfg{.grid = {32, 16, 1}, .block = {32, 1, 1}};
-    report("mma.sync bf16 GEMM 256x256x256", timed_launch(sim, *m, "bf16_gemm_m16n8k16", cfg, args));
+    report("mma.sync bf16 GEMM 256x256x256",
+           timed_launch(sim, *m, "bf16_gemm_m16n8k16", cfg, args));
   }
   return 0;
 }

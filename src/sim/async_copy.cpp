@@ -29,8 +29,8 @@ void exec_async_copy(const Inst& in, Warp& w, std::uint32_t active) {
       for_lanes(active, [&](int l) {
         const std::uint64_t src_size = in.ops.size() > 3 ? read(w, in.op0(3), l) : size;
         if (src_size > size)
-          throw SimError("cp.async src-size " + std::to_string(src_size) + " exceeds the copy size " +
-                         std::to_string(size));
+          throw SimError("cp.async src-size " + std::to_string(src_size) +
+                         " exceeds the copy size " + std::to_string(size));
         AsyncCopy c{address_of(w, in.op0(0), l), static_cast<std::uint8_t>(size), {}};
         access(w, l, MemSpace::shared, c.shared_address, size, size, true);
         if (src_size) {  // the bytes past src-size are zero-filled
@@ -67,7 +67,8 @@ void exec_async_copy(const Inst& in, Warp& w, std::uint32_t active) {
       });
       return;
     }
-    default: throw SimError("not a cp.async instruction");
+    default:
+      throw SimError("not a cp.async instruction");
   }
 }
 

@@ -13,13 +13,24 @@ using ptx::Type;
 template <class T>
 bool ordered_compare(Cmp c, T a, T b) {
   switch (c) {
-    case Cmp::eq: return a == b;
-    case Cmp::ne: return a != b;
-    case Cmp::lt: case Cmp::lo: return a < b;
-    case Cmp::le: case Cmp::ls: return a <= b;
-    case Cmp::gt: case Cmp::hi: return a > b;
-    case Cmp::ge: case Cmp::hs: return a >= b;
-    default: return false;
+    case Cmp::eq:
+      return a == b;
+    case Cmp::ne:
+      return a != b;
+    case Cmp::lt:
+    case Cmp::lo:
+      return a < b;
+    case Cmp::le:
+    case Cmp::ls:
+      return a <= b;
+    case Cmp::gt:
+    case Cmp::hi:
+      return a > b;
+    case Cmp::ge:
+    case Cmp::hs:
+      return a >= b;
+    default:
+      return false;
   }
 }
 
@@ -29,15 +40,24 @@ bool ordered_compare(Cmp c, T a, T b) {
 bool float_compare(Cmp c, double a, double b) {
   const bool unordered = std::isnan(a) || std::isnan(b);
   switch (c) {
-    case Cmp::num: return !unordered;
-    case Cmp::nan: return unordered;
-    case Cmp::equ: return unordered || a == b;
-    case Cmp::neu: return unordered || a != b;
-    case Cmp::ltu: return unordered || a < b;
-    case Cmp::leu: return unordered || a <= b;
-    case Cmp::gtu: return unordered || a > b;
-    case Cmp::geu: return unordered || a >= b;
-    default: return !unordered && ordered_compare(c, a, b);
+    case Cmp::num:
+      return !unordered;
+    case Cmp::nan:
+      return unordered;
+    case Cmp::equ:
+      return unordered || a == b;
+    case Cmp::neu:
+      return unordered || a != b;
+    case Cmp::ltu:
+      return unordered || a < b;
+    case Cmp::leu:
+      return unordered || a <= b;
+    case Cmp::gtu:
+      return unordered || a > b;
+    case Cmp::geu:
+      return unordered || a >= b;
+    default:
+      return !unordered && ordered_compare(c, a, b);
   }
 }
 
@@ -50,7 +70,10 @@ double float_value(Type t, std::uint64_t bits) {
 // What a comparison needs to know of its type, worked out once per instruction.
 struct CompareType {
   explicit CompareType(Type type)
-      : t(type), is_float(ptx::is_float(type)), is_signed(ptx::is_signed(type)), bits(ptx::bits(type)) {}
+      : t(type),
+        is_float(ptx::is_float(type)),
+        is_signed(ptx::is_signed(type)),
+        bits(ptx::bits(type)) {}
   Type t;
   bool is_float, is_signed;
   int bits;
@@ -73,10 +96,14 @@ bool compare(Cmp c, const CompareType& ct, std::uint64_t a, std::uint64_t b) {
 
 bool combine(BoolOp op, bool v, bool c) {
   switch (op) {
-    case BoolOp::none: return v;
-    case BoolOp::and_: return v && c;
-    case BoolOp::or_: return v || c;
-    case BoolOp::xor_: return v != c;
+    case BoolOp::none:
+      return v;
+    case BoolOp::and_:
+      return v && c;
+    case BoolOp::or_:
+      return v || c;
+    case BoolOp::xor_:
+      return v != c;
   }
   return v;
 }
@@ -91,7 +118,9 @@ void setp_packed(const Inst& in, Warp& w, std::uint32_t active) {
     const std::uint64_t a = read(w, in.op0(1), l), b = read(w, in.op0(2), l);
     const bool c = in.ops.size() > 3 ? read(w, in.op0(3), l) != 0 : false;
     for (std::size_t h = 0; h < dst.size() && h < 2; ++h)
-      write(w, dst[h], l, combine(in.combine, compare(cmp, half, (a >> (16 * h)) & 0xFFFF, (b >> (16 * h)) & 0xFFFF), c));
+      write(w, dst[h], l,
+            combine(in.combine,
+                    compare(cmp, half, (a >> (16 * h)) & 0xFFFF, (b >> (16 * h)) & 0xFFFF), c));
   });
 }
 
@@ -100,7 +129,8 @@ void setp_packed(const Inst& in, Warp& w, std::uint32_t active) {
 void exec_compare(const Inst& in, Warp& w, std::uint32_t active) {
   if (in.op == Op::selp) {  // selp d, a, b, c: d = c ? a : b
     for_lanes(active, [&](int l) {
-      write(w, in.op0(0), l, read(w, in.op0(3), l) != 0 ? read(w, in.op0(1), l) : read(w, in.op0(2), l));
+      write(w, in.op0(0), l,
+            read(w, in.op0(3), l) != 0 ? read(w, in.op0(1), l) : read(w, in.op0(2), l));
     });
     return;
   }
@@ -110,7 +140,8 @@ void exec_compare(const Inst& in, Warp& w, std::uint32_t active) {
   const auto& dst = in.ops[0];
   const bool has_c = in.combine != BoolOp::none;
   const CompareType ct(in.type());
-  if (has_c && in.ops.size() != 4) throw SimError("setp with .and/.or/.xor needs a predicate operand c");
+  if (has_c && in.ops.size() != 4)
+    throw SimError("setp with .and/.or/.xor needs a predicate operand c");
   for_lanes(active, [&](int l) {
     const bool v = compare(cmp, ct, read(w, in.op0(1), l), read(w, in.op0(2), l));
     const bool c = has_c ? read(w, in.op0(3), l) != 0 : false;

@@ -53,7 +53,8 @@ std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {
   return last.bytes + offset;
 }
 
-std::byte* GlobalMemory::require(std::uint64_t address, std::size_t bytes, const std::string& what) {
+std::byte* GlobalMemory::require(std::uint64_t address, std::size_t bytes,
+                                 const std::string& what) {
   std::lock_guard lock(mutex_);
   std::byte* p = find(address, bytes);
   if (!p)
@@ -79,12 +80,15 @@ std::string GlobalMemory::describe_nearest(std::uint64_t address) const {
       best_distance = d;
     }
   }
-  std::string out = "allocation [" + hex(best->first) + ", " + hex(best->first + best->second.size) +
-                    ") of " + std::to_string(best->second.size) + " bytes, ";
-  if (address < best->first) return out + std::to_string(best->first - address) + " bytes before its start";
+  std::string out = "allocation [" + hex(best->first) + ", " +
+                    hex(best->first + best->second.size) + ") of " +
+                    std::to_string(best->second.size) + " bytes, ";
+  if (address < best->first)
+    return out + std::to_string(best->first - address) + " bytes before its start";
   const std::uint64_t end = best->first + best->second.size;
   if (address >= end) return out + std::to_string(address - end) + " bytes past its end";
-  return out + "at offset " + std::to_string(address - best->first) + " (the access runs past its end)";
+  return out + "at offset " + std::to_string(address - best->first) +
+         " (the access runs past its end)";
 }
 
 }  // namespace warpforge::sim

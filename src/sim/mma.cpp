@@ -46,14 +46,17 @@ Element c_element(int lane, int s) {
 template <std::size_t N>
 std::array<float, N> value_table(const FloatFormat& f) {
   std::array<float, N> table{};
-  for (std::size_t i = 0; i < N; ++i) table[i] = static_cast<float>(decode_float(static_cast<std::uint32_t>(i), f));
+  for (std::size_t i = 0; i < N; ++i)
+    table[i] = static_cast<float>(decode_float(static_cast<std::uint32_t>(i), f));
   return table;
 }
 
 double element_value(Type t, std::uint32_t bits) {
   switch (t) {
-    case Type::f32: return f32_of(bits);
-    case Type::bf16: return f32_of(bits << 16);  // bf16 is the top half of an f32
+    case Type::f32:
+      return f32_of(bits);
+    case Type::bf16:
+      return f32_of(bits << 16);  // bf16 is the top half of an f32
     case Type::f16: {
       static const auto table = value_table<65536>(kF16);
       return table[bits];
@@ -66,7 +69,8 @@ double element_value(Type t, std::uint32_t bits) {
       static const auto table = value_table<256>(kE5M2);
       return table[bits];
     }
-    default: return decode_float(bits, float_format(t));
+    default:
+      return decode_float(bits, float_format(t));
   }
 }
 
@@ -77,7 +81,8 @@ void unpack(Warp& w, const std::vector<Arg>& regs, int lane, Type t, int slots, 
   const std::uint32_t mask = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
   for (int r = 0; r * per_reg < slots; ++r) {
     const auto v = static_cast<std::uint32_t>(read(w, regs[static_cast<std::size_t>(r)], lane));
-    for (int i = 0; i < per_reg; ++i) out[r * per_reg + i] = element_value(t, (v >> (bits * i)) & mask);
+    for (int i = 0; i < per_reg; ++i)
+      out[r * per_reg + i] = element_value(t, (v >> (bits * i)) & mask);
   }
 }
 

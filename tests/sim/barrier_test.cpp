@@ -10,7 +10,10 @@ using ptx::Type;
 TEST_F(SimTest, BarSyncOrdersSharedMemoryAcrossWarps) {
   // Each thread writes smem[tid], then reads its mirror smem[n-1-tid].
   KernelSource k("reverse");
-  k.param(Type::u64, "out").regs(Type::b32, "%r", 8).regs(Type::b64, "%rd", 4).shared(Type::b32, "buf", 256);
+  k.param(Type::u64, "out")
+      .regs(Type::b32, "%r", 8)
+      .regs(Type::b64, "%rd", 4)
+      .shared(Type::b32, "buf", 256);
   k.code(R"(
     mov.u32 %r1, %tid.x;
     mov.u32 %r2, %ntid.x;
@@ -38,7 +41,10 @@ TEST_F(SimTest, NamedBarrierWithThreadCountSyncsASubsetOfWarps) {
   // Warps 0 and 1 exchange through barrier 1 with a count of 64 while warps
   // 2 and 3 never touch it; everyone meets at barrier 0 at the end.
   KernelSource k("partial");
-  k.param(Type::u64, "out").regs(Type::b32, "%r", 8).regs(Type::b64, "%rd", 4).regs(Type::pred, "%p", 2)
+  k.param(Type::u64, "out")
+      .regs(Type::b32, "%r", 8)
+      .regs(Type::b64, "%rd", 4)
+      .regs(Type::pred, "%p", 2)
       .shared(Type::b32, "buf", 64);
   k.code(R"(
     mov.u32 %r1, %tid.x;
@@ -70,7 +76,10 @@ TEST_F(SimTest, BarArriveLetsProducersGoOnWhileConsumersWait) {
   // Warp 1 produces and arrives (does not wait); warp 0 syncs on barrier 2
   // with a count of 64 and then reads what warp 1 wrote.
   KernelSource k("producer_consumer");
-  k.param(Type::u64, "out").regs(Type::b32, "%r", 8).regs(Type::b64, "%rd", 4).regs(Type::pred, "%p", 2)
+  k.param(Type::u64, "out")
+      .regs(Type::b32, "%r", 8)
+      .regs(Type::b64, "%rd", 4)
+      .regs(Type::pred, "%p", 2)
       .shared(Type::b32, "buf", 32);
   k.code(R"(
     mov.u32 %r1, %tid.x;
@@ -108,8 +117,10 @@ TEST_F(SimTest, BarrierThatExitedThreadsCanNeverReachIsAReportedDeadlock) {
   )");
   const std::string msg = error_of(k, {2, 1, 1}, {64, 1, 1}, {});
   EXPECT_NE(msg.find("deadlock in kernel 'planted_deadlock'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("barrier 0 (PTX line " + std::to_string(line_of(k.module(), "bar.sync 0")) + ")"),
-            std::string::npos) << msg;
+  EXPECT_NE(
+      msg.find("barrier 0 (PTX line " + std::to_string(line_of(k.module(), "bar.sync 0")) + ")"),
+      std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("expects 64 threads, 40 arrived"), std::string::npos) << msg;
   EXPECT_NE(msg.find("waiting: (0,0,0) (1,0,0)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("exited: (40,0,0)"), std::string::npos) << msg;
@@ -139,7 +150,10 @@ TEST_F(SimTest, AWarpSpinningOnAFlagLetsTheSettingWarpRun) {
   // Warp 0 polls a shared flag that warp 1 sets after a while; the scheduler
   // rotates warps, so the spin ends.
   KernelSource k("spin_wait");
-  k.param(Type::u64, "out").regs(Type::b32, "%r", 6).regs(Type::b64, "%rd", 2).regs(Type::pred, "%p", 3)
+  k.param(Type::u64, "out")
+      .regs(Type::b32, "%r", 6)
+      .regs(Type::b64, "%rd", 2)
+      .regs(Type::pred, "%p", 3)
       .shared(Type::b32, "flag", 1);
   k.code(R"(
     mov.u32 %r1, %tid.x;

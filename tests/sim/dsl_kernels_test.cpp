@@ -47,7 +47,8 @@ TEST_F(SimTest, DslBlockReduction) {
   auto din = upload(data);
   auto dout = zeros<std::uint32_t>(4);
   auto loaded = sim.load(k.module());
-  sim.launch(*loaded, "block_sum", {.grid = {4, 1, 1}, .block = {256, 1, 1}}, {arg_u64(din), arg_u64(dout)}, nullptr);
+  sim.launch(*loaded, "block_sum", {.grid = {4, 1, 1}, .block = {256, 1, 1}},
+             {arg_u64(din), arg_u64(dout)}, nullptr);
   auto h = download<std::uint32_t>(dout, 4);
   for (std::size_t b = 0; b < 4; ++b) {
     std::uint32_t want = 0;
@@ -62,17 +63,19 @@ TEST_F(SimTest, DslCollatzStepsPerThread) {
   Reg tid = k.sreg(SReg::tid_x);
   Reg x = k.mov(u32, tid + 1);
   Reg steps = k.mov(u32, 0);
-  k.while_loop([&] { return x != 1; }, [&] {
-    k.if_else((x & 1) == 0, [&] { k.shr(x, x, 1); }, [&] { k.mad(x, x, 3, 1); });
-    k.add(steps, steps, 1);
-  });
+  k.while_loop([&] { return x != 1; },
+               [&] {
+                 k.if_else((x & 1) == 0, [&] { k.shr(x, x, 1); }, [&] { k.mad(x, x, 3, 1); });
+                 k.add(steps, steps, 1);
+               });
   Reg o = k.reg(u64);
   k.mul_wide(o, tid, 4);
   k.st(Space::global, u32, at(out + o), steps);
 
   auto dout = zeros<std::uint32_t>(64);
   auto loaded = sim.load(k.module());
-  sim.launch(*loaded, "collatz", {.grid = {1, 1, 1}, .block = {64, 1, 1}}, {arg_u64(dout)}, nullptr);
+  sim.launch(*loaded, "collatz", {.grid = {1, 1, 1}, .block = {64, 1, 1}}, {arg_u64(dout)},
+             nullptr);
   auto h = download<std::uint32_t>(dout, 64);
   for (std::uint32_t t = 0; t < 64; ++t) {
     std::uint32_t x = t + 1, steps = 0;

@@ -15,8 +15,8 @@ namespace {
 class Examples : public SimTest {
  protected:
   std::vector<float> launch(const ptx::Module& m, const std::string& kernel, runtime::Dim3 grid,
-                            const std::vector<runtime::DevicePtr>& buffers, std::size_t out_index, std::size_t out_count,
-                            const std::vector<std::uint32_t>& scalars = {}) {
+                            const std::vector<runtime::DevicePtr>& buffers, std::size_t out_index,
+                            std::size_t out_count, const std::vector<std::uint32_t>& scalars = {}) {
     std::vector<runtime::KernelArg> args;
     for (auto b : buffers) args.push_back(arg_u64(b));
     for (auto s : scalars) args.push_back(arg_u32(s));
@@ -42,8 +42,10 @@ TEST_F(Examples, SingleWarpBf16GemmAllDocumentedCases) {
     auto d = launch(m, "bf16_gemm_m16n8k16",
                     {static_cast<std::uint32_t>(c.n / 8), static_cast<std::uint32_t>(c.m / 16), 1},
                     {upload(data.a), upload(data.bt), zeros<float>(mn)}, 2, mn,
-                    {static_cast<std::uint32_t>(c.m), static_cast<std::uint32_t>(c.n), static_cast<std::uint32_t>(c.k)});
-    EXPECT_EQ(examples::count_mismatches(d, data.reference, 1e-2, 1e-2), 0u) << c.m << "x" << c.n << "x" << c.k;
+                    {static_cast<std::uint32_t>(c.m), static_cast<std::uint32_t>(c.n),
+                     static_cast<std::uint32_t>(c.k)});
+    EXPECT_EQ(examples::count_mismatches(d, data.reference, 1e-2, 1e-2), 0u)
+        << c.m << "x" << c.n << "x" << c.k;
   }
 }
 
@@ -51,14 +53,15 @@ TEST_F(Examples, WarpGemmTilePrimitives) {
   std::mt19937 rng(11);
   {
     const auto data = examples::warp_gemm_16x8x16_data(rng);
-    auto d = launch(examples::warp_gemm_16x8x16_kernel(ptx::Target::sm_80), "warp_gemm_16x8x16", {1, 1, 1},
-                    {upload(data.a), upload(data.bt), zeros<float>(128)}, 2, 128);
+    auto d = launch(examples::warp_gemm_16x8x16_kernel(ptx::Target::sm_80), "warp_gemm_16x8x16",
+                    {1, 1, 1}, {upload(data.a), upload(data.bt), zeros<float>(128)}, 2, 128);
     EXPECT_EQ(examples::count_mismatches(d, data.reference, 1e-3, 1e-3), 0u);
   }
   {
     const auto data = examples::warp_gemm_64x32x32_data(rng);
-    auto d = launch(examples::warp_gemm_64x32x32_kernel(ptx::Target::sm_80), "warp_gemm_64x32x32", {1, 1, 1},
-                    {upload(data.a), upload(data.bt), upload(data.c), zeros<float>(64 * 32)}, 3, 64 * 32);
+    auto d = launch(
+        examples::warp_gemm_64x32x32_kernel(ptx::Target::sm_80), "warp_gemm_64x32x32", {1, 1, 1},
+        {upload(data.a), upload(data.bt), upload(data.c), zeros<float>(64 * 32)}, 3, 64 * 32);
     EXPECT_EQ(examples::count_mismatches(d, data.reference, 1e-3, 1e-3), 0u);
   }
 }

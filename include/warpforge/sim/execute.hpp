@@ -17,9 +17,12 @@ inline std::uint64_t read(Warp& w, const Arg& a, int lane) {
       const std::uint64_t v = w.reg(a.slot, lane);
       return a.negated ? (v == 0) : v;
     }
-    case Arg::Kind::imm: return a.bits;
-    case Arg::Kind::sreg: return read_sreg(w, a.sreg, lane);
-    case Arg::Kind::sink: return 0;
+    case Arg::Kind::imm:
+      return a.bits;
+    case Arg::Kind::sreg:
+      return read_sreg(w, a.sreg, lane);
+    case Arg::Kind::sink:
+      return 0;
   }
   return 0;
 }
@@ -56,7 +59,9 @@ inline void gather(Warp& w, const Arg& a, std::uint32_t active, std::uint64_t* o
     case Arg::Kind::imm:
       for (int l = 0; l < 32; ++l) out[l] = a.bits;
       return;
-    case Arg::Kind::sreg: for_lanes(active, [&](int l) { out[l] = read_sreg(w, a.sreg, l); }); return;
+    case Arg::Kind::sreg:
+      for_lanes(active, [&](int l) { out[l] = read_sreg(w, a.sreg, l); });
+      return;
     case Arg::Kind::sink:
       for (int l = 0; l < 32; ++l) out[l] = 0;
       return;

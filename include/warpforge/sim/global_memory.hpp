@@ -3,9 +3,9 @@
 // buffer never lands in the next and is always reported.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>

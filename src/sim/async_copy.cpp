@@ -21,6 +21,15 @@ void retire(Warp& w, int lane, const std::vector<AsyncCopy>& group) {
 
 }  // namespace
 
+void complete_async_copies(Warp& w, int lane) {
+  if (w.async.empty()) return;
+  LaneAsyncCopies& q = w.async[static_cast<std::size_t>(lane)];
+  for (const auto& group : q.committed) retire(w, lane, group);
+  retire(w, lane, q.open);
+  q.committed.clear();
+  q.open.clear();
+}
+
 void exec_async_copy(const Inst& in, Warp& w, std::uint32_t active) {
   if (w.async.empty()) w.async.resize(32);
   switch (in.op) {

@@ -466,6 +466,35 @@ class KernelDecoder {
       else
         d.op = Op::bar_sync;
       std::erase_if(mods, [](const std::string& m) { return m == "warp" || m == "arrive"; });
+    } else if (in.opcode == "mbarrier" || (in.opcode == "cp" && in.has_modifier("mbarrier"))) {
+      d.op = Op::mbarrier;
+      MbarrierOp op;
+      if (in.opcode == "cp")
+        op = MbarrierOp::cp_async_arrive;
+      else if (in.has_modifier("init"))
+        op = MbarrierOp::init;
+      else if (in.has_modifier("arrive") && in.has_modifier("expect_tx"))
+        op = MbarrierOp::arrive_expect_tx;
+      else if (in.has_modifier("arrive"))
+        op = MbarrierOp::arrive;
+      else if (in.has_modifier("expect_tx"))
+        op = MbarrierOp::expect_tx;
+      else if (in.has_modifier("complete_tx"))
+        op = MbarrierOp::complete_tx;
+      else if (in.has_modifier("test_wait"))
+        op = MbarrierOp::test_wait;
+      else if (in.has_modifier("try_wait"))
+        op = MbarrierOp::try_wait;
+      else
+        fail(line, d.text, "this mbarrier operation is not simulated");
+      d.mode = static_cast<std::uint8_t>(op);
+      // .parity for the waits, .noinc for cp.async.mbarrier.arrive
+      d.parity = in.has_modifier("parity") || in.has_modifier("noinc");
+      std::erase_if(mods, [](const std::string& m) {
+        return m == "init" || m == "arrive" || m == "expect_tx" || m == "complete_tx" ||
+               m == "test_wait" || m == "try_wait" || m == "parity" || m == "noinc" ||
+               m == "mbarrier" || m == "async";
+      });
     } else if (in.opcode == "cp" && in.has_modifier("async")) {
       if (in.has_modifier("commit_group"))
         d.op = Op::cp_async_commit;

@@ -198,6 +198,9 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
     case Op::cp_async_wait_all:
       exec_async_copy(inst, w, active);
       return;
+    case Op::mbarrier:
+      exec_mbarrier(inst, w, active);
+      return;
     case Op::activemask:
       exec_collective(inst, w, active);
       return;

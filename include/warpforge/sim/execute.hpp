@@ -83,6 +83,9 @@ void exec_convert(const Inst& inst, Warp& w, std::uint32_t active);     // conve
 void exec_memory(const Inst& inst, Warp& w, std::uint32_t active);      // memory_ops.cpp
 void exec_atomic(const Inst& inst, Warp& w, std::uint32_t active);      // atomic_ops.cpp
 void exec_async_copy(const Inst& inst, Warp& w, std::uint32_t active);  // async_copy.cpp
+void exec_mbarrier(const Inst& inst, Warp& w, std::uint32_t active);    // mbarrier.cpp
+// Lands every cp.async the lane has issued (committed or not).
+void complete_async_copies(Warp& w, int lane);                          // async_copy.cpp
 void exec_collective(const Inst& inst, Warp& w, std::uint32_t active);  // collectives.cpp
 void exec_mma(const Inst& inst, Warp& w);                               // mma.cpp
 void exec_ldmatrix(const Inst& inst, Warp& w, std::uint32_t active);    // ldmatrix.cpp

@@ -66,6 +66,7 @@ enum class Op : std::uint8_t {
   cp_async_commit,
   cp_async_wait_group,
   cp_async_wait_all,
+  mbarrier,
   // synchronization
   bar_sync,
   bar_arrive,
@@ -178,6 +179,16 @@ enum class ShflMode : std::uint8_t { up, down, bfly, idx };
 enum class VoteMode : std::uint8_t { all, any, uni, ballot };
 enum class AtomOp : std::uint8_t { add, min, max, exch, cas, and_, or_, xor_, inc, dec };
 enum class MmaShape : std::uint8_t { m16n8k8, m16n8k16, m16n8k32 };
+enum class MbarrierOp : std::uint8_t {
+  init,
+  arrive,
+  arrive_expect_tx,
+  expect_tx,
+  complete_tx,
+  test_wait,
+  try_wait,
+  cp_async_arrive
+};
 
 struct Inst {
   Op op = Op::mov;
@@ -187,8 +198,9 @@ struct Inst {
   Rounding rounding = Rounding::none;
   bool integral = false;  // .rni/.rzi/.rmi/.rpi
   bool ftz = false, sat = false, satfinite = false, relu = false, trans = false, to = false;
+  bool parity = false;    // mbarrier waits on a phase parity; cp.async.mbarrier.arrive .noinc
   std::uint8_t vec = 1;   // .v2/.v4; ldmatrix/stmatrix .x1/.x2/.x4
-  std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape
+  std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape, MbarrierOp
   BoolOp combine = BoolOp::none;
   std::uint32_t target = 0;  // bra: destination PC
   bool guarded = false;

@@ -18,7 +18,9 @@
 //   memory    ld/st global/shared/local/param/const/generic, .v2/.v4, cache
 //             hints ignored; atom/red add/min/max/exch/cas/and/or/xor/inc/dec;
 //             cp.async ca/cg (4/8/16 bytes, src-size) with commit_group,
-//             wait_group, wait_all
+//             wait_group, wait_all, and cp.async.mbarrier.arrive[.noinc]
+//   mbarrier  init, arrive, arrive.expect_tx, expect_tx, complete_tx,
+//             test_wait and try_wait (by state or .parity)
 //   sync      bar.sync/bar.arrive/barrier[.cta] (16 named barriers, thread
 //             counts), bar.warp.sync, membar/fence, nanosleep and setmaxnreg
 //             (no-ops)

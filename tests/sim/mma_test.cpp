@@ -176,6 +176,8 @@ TEST_F(Mma, M16n8k32Fp8) {
                  small_c);
   expect_product({"m16n8k32", 32}, Type::f32, Type::e5m2, Type::e5m2, Type::f32, small_a, small_b,
                  small_c);
+  expect_product({"m16n8k32", 32}, Type::f16, Type::e4m3, Type::e4m3, Type::f16, small_a, small_b,
+                 small_c);
 }
 
 TEST_F(Mma, DistinctValuesPinEveryFragmentSlot) {

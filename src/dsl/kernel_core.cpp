@@ -77,6 +77,13 @@ std::string KernelCore::claim_name(std::string name, std::optional<int> range) {
     fail(".reg", "register array name '" + name +
                      "' ends with a digit; a %name<N> range needs a name that does not (%" + name +
                      "1 would be ambiguous)");
+  // An array's elements are name + digits: named after an automatic prefix
+  // (r, rd, f ...) they would be the automatic registers (%r0 ...) declared twice.
+  if (range)
+    for (const auto& [t, p] : kPrefixes)
+      if (p.substr(1) == name)
+        fail(".reg", "register array name '" + name + "' is an automatic prefix; its elements %" + name +
+                         "0 ... would collide with the automatic registers");
   std::vector<std::string> names;
   if (range)
     for (int i = 0; i < *range; ++i) names.push_back("%" + name + std::to_string(i));
@@ -159,8 +166,7 @@ Reg KernelCore::param(Type type, std::string name) {
   if (type == Type::pred || ptx::bits(type) > 64 || ptx::bits(type) < 8)
     fail(".param", "parameter '" + name + "' of type " + std::string(ptx::name(type)) +
                        "; scalar parameters are 8- to 64-bit integer or float types");
-  for (const auto& p : params_)
-    if (p.name == name) fail(".param", "parameter '" + name + "' is declared twice");
+  check_symbol_free(".param", name);
   params_.push_back({.space = Space::param, .type = type, .name = name});
   Reg r = reg(type);
   emit("ld.param." + std::string(ptx::name(type)), {operand_of(r), ptx::Operand::address(ptx::Operand::symbol(name))});
@@ -184,10 +190,23 @@ Reg KernelCore::param_ptr(std::string name, int align) {
 ParamRef KernelCore::param_bytes(std::string name, int bytes, int align) {
   if (!is_identifier(name)) fail(".param", "parameter name '" + name + "' is not an identifier");
   if (bytes <= 0) fail(".param", "byte-array parameter '" + name + "' of " + std::to_string(bytes) + " bytes");
-  for (const auto& p : params_)
-    if (p.name == name) fail(".param", "parameter '" + name + "' is declared twice");
+  check_symbol_free(".param", name);
   params_.push_back({.space = Space::param, .type = Type::b8, .name = name, .align = align, .dims = {bytes}});
   return ParamRef{name, bytes, align};
+}
+
+// Parameters, shared variables and the dynamic shared array share one namespace
+// (ptxas: "Duplicate definition of variable"; a shared variable named like the
+// module-scope dynamic array would shadow it).
+void KernelCore::check_symbol_free(std::string_view what, const std::string& name) const {
+  auto clash = [&](const char* kind) {
+    fail(what, "name '" + name + "' is already declared as " + kind);
+  };
+  for (const auto& p : params_)
+    if (p.name == name) clash("a parameter");
+  for (const auto& s : shared_)
+    if (s.name == name) clash("a shared variable");
+  if (dynamic_shared_ && dynamic_shared_->name == name) clash("the dynamic shared array");
 }
 
 Shared KernelCore::shared(std::string name, std::int64_t bytes, int align) {
@@ -195,8 +214,7 @@ Shared KernelCore::shared(std::string name, std::int64_t bytes, int align) {
   if (bytes <= 0) fail(".shared", "shared variable '" + name + "' of " + std::to_string(bytes) + " bytes");
   if (align <= 0 || (align & (align - 1)) != 0)
     fail(".shared", "alignment " + std::to_string(align) + " of '" + name + "' is not a power of two");
-  for (const auto& s : shared_)
-    if (s.name == name) fail(".shared", "shared variable '" + name + "' is declared twice");
+  check_symbol_free(".shared", name);
   shared_.push_back({.space = Space::shared, .type = Type::b8, .name = name, .align = align, .dims = {bytes}});
   return Shared{name, bytes, align};
 }
@@ -208,6 +226,7 @@ Shared KernelCore::dynamic_shared(std::string name, int align) {
                                   dynamic_shared_->name + "'; a kernel has one");
     return Shared{name, 0, dynamic_shared_->align};
   }
+  check_symbol_free(".extern .shared", name);
   dynamic_shared_ = ptx::Variable{.space = Space::shared, .linkage = ptx::Linkage::extern_,
                                   .type = Type::b8, .name = name, .align = align, .dims = {std::nullopt}};
   return Shared{name, 0, align};
@@ -263,8 +282,12 @@ void KernelCore::reqnctapercluster(std::uint32_t x, std::uint32_t y, std::uint32
 }
 
 void KernelCore::guarded(PredUse p, const std::function<void()>& body) {
-  if (guard_) fail("@" + p.pred.name(), "guarded blocks do not nest (an instruction has one guard)");
-  check_owner(p.pred.owner(), "predicate", p.pred.name());
+  // Check the handle before reading its name: an uninitialised Pred has no kernel to ask.
+  check_owner(p.pred.owner(), "predicate", p.pred.valid() ? p.pred.name() : "");
+  if (guard_)
+    fail("@" + std::string(p.negated ? "!" : "") + p.pred.name(),
+         "guarded blocks do not nest (an instruction has one guard); already inside @" +
+             std::string(guard_->negated ? "!" : "") + guard_->pred);
   guard_ = ptx::Guard{p.pred.name(), p.negated};
   try {
     body();
@@ -275,11 +298,12 @@ void KernelCore::guarded(PredUse p, const std::function<void()>& body) {
   guard_.reset();
 }
 
-void KernelCore::check_owner(const KernelCore* owner, std::string_view what, const std::string& name) const {
+void KernelCore::check_owner(const KernelCore* owner, std::string_view what, const std::string& name,
+                             std::string_view instruction) const {
   if (owner == this) return;
-  if (owner == nullptr)
-    throw DslError("kernel '" + name_ + "': an uninitialised " + std::string(what) + " handle was used");
-  throw DslError("kernel '" + name_ + "': " + std::string(what) + " " + name + " belongs to kernel '" +
+  std::string where = "kernel '" + name_ + "': " + (instruction.empty() ? "" : std::string(instruction) + ": ");
+  if (owner == nullptr) throw DslError(where + "an uninitialised " + std::string(what) + " handle was used");
+  throw DslError(where + std::string(what) + " " + name + " belongs to kernel '" +
                  owner->name() + "'; registers, predicates and labels are usable only in the kernel that made them");
 }
 
@@ -331,11 +355,19 @@ void KernelCore::require(std::string_view instruction, const Availability& a) co
 
 void KernelCore::expect_type(std::string_view instruction, const Reg& r, Type type,
                              std::string_view role) const {
-  check_owner(r.owner(), "register", r.valid() ? r.name() : "");
-  if (compatible(r.type(), type)) return;
-  fail(instruction, std::string(role) + " " + r.name() + " has type " + std::string(ptx::name(r.type())) +
-                        "; expected " + std::string(ptx::name(type)) +
-                        " (or a register of that width declared as a bit type; convert with cvt or view with .as())");
+  check_owner(r.owner(), "register", r.valid() ? r.name() : "", instruction);
+  if (!compatible(r.type(), type))
+    fail(instruction, std::string(role) + " " + r.name() + " has type " + std::string(ptx::name(r.type())) +
+                          "; expected " + std::string(ptx::name(type)) +
+                          " (or a register of that width declared as a bit type; convert with cvt or view with .as())");
+  // A view (Reg::as) changes how a register is read, not how it is declared:
+  // a register declared .f32/.f64 is usable only by instructions of that type
+  // or of a bit type (PTX ISA 5.2.2, 6.4.2); ptxas refuses `mov.u32 %r1, %f1`.
+  Type declared = ptx::storage_type(regs_[r.id_].type);
+  if (!ptx::is_bits(declared) && !compatible(declared, type))
+    fail(instruction, std::string(role) + " " + r.name() + " is declared ." + std::string(ptx::name(declared)) +
+                          "; an instruction of type " + std::string(ptx::name(type)) +
+                          " cannot read it (use a bit-typed instruction or convert with cvt)");
 }
 
 void KernelCore::expect_type(std::string_view instruction, const Src& s, Type type,
@@ -350,7 +382,13 @@ void KernelCore::expect_type(std::string_view instruction, const Src& s, Type ty
 }
 
 void KernelCore::emit(ptx::Instruction inst) {
-  if (guard_ && !inst.guard) inst.guard = guard_;
+  // An instruction has one guard (PTX ISA 9.1): one that carries its own (bra_if,
+  // and so if_then, for_range ...) inside guarded() would silently drop the block's.
+  if (guard_ && inst.guard)
+    fail(inst.full_opcode(), "this instruction is guarded by @" + std::string(inst.guard->negated ? "!" : "") +
+                                 inst.guard->pred + " inside guarded(@" + std::string(guard_->negated ? "!" : "") +
+                                 guard_->pred + "); guards do not nest");
+  if (guard_) inst.guard = guard_;
   body_.push_back(std::move(inst));
 }
 

@@ -17,6 +17,10 @@ KernelCore& kernel_of(const Reg& a, const char* op) {
 }
 
 void require_integer(KernelCore& k, const Reg& a, const std::string& what) {
+  // PTX has no 8-bit arithmetic (add.u8 does not exist): 16 bits and up.
+  if (ptx::is_integer(a.type()) && ptx::bits(a.type()) < 16)
+    k.fail(what, "operand " + a.name() + " is " + detail::type_name(a.type()) +
+                     "; integer arithmetic is 16, 32 or 64 bits wide (cvt 8-bit values first)");
   if (!ptx::is_integer(a.type()))
     k.fail(what, "operand " + a.name() + " is " + detail::type_name(a.type()) +
                      "; operators are for integer registers (use the explicit float wrappers, "
@@ -58,6 +62,7 @@ Pred compare(const char* cmp, const Reg& a, const Src& b) {
 }
 
 Pred combine(const char* op, const PredUse& a, const PredUse& b) {
+  if (!a.pred.valid()) throw DslError(std::string("operator") + (op[0] == 'a' ? "&&" : "||") + ": uninitialised predicate");
   KernelCore& k = *a.pred.owner();
   // PTX ISA 9.7.8: and/or.pred take plain predicates; negate first where asked.
   auto plain = [&](const PredUse& p) {

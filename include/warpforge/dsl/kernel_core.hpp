@@ -133,8 +133,10 @@ class KernelCore {
 
   void emit_generic(std::string_view opcode, std::vector<ptx::Operand> operands);
   std::string claim_name(std::string name, std::optional<int> range);
+  void check_symbol_free(std::string_view what, const std::string& name) const;
   std::string auto_name(Type storage);
-  void check_owner(const KernelCore* owner, std::string_view what, const std::string& name) const;
+  void check_owner(const KernelCore* owner, std::string_view what, const std::string& name,
+                   std::string_view instruction = {}) const;
 
   std::string name_;
   Target target_ = Target::sm_80;

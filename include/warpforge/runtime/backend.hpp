@@ -39,6 +39,9 @@ struct KernelArg {
   std::vector<std::byte> bytes;
 };
 
+// The launch checks (launch_check.hpp) hold every launch to these limits, so
+// a backend fills them all: max_threads_per_block (0 reads as 1024), the
+// shared memory limits and the compute capability (clusters need 9.0).
 struct DeviceProperties {
   std::string name;
   int compute_capability_major = 0;
@@ -50,6 +53,7 @@ struct DeviceProperties {
   std::size_t global_bytes = 0;
   int max_threads_per_block = 0;
   int warp_size = 32;
+  int ordinal = 0;  // the device's index among its backend's devices (CUDA device ordinal)
 };
 
 // A module made ready to launch on one backend (a loaded cubin, or the
@@ -65,6 +69,12 @@ class LoadedModule {
 class StreamHandle {
  public:
   virtual ~StreamHandle() = default;
+};
+
+// A point in a stream's work, for timing and waiting.
+class EventHandle {
+ public:
+  virtual ~EventHandle() = default;
 };
 
 class DeviceBackend {
@@ -84,6 +94,16 @@ class DeviceBackend {
 
   virtual std::unique_ptr<StreamHandle> create_stream() = 0;
   virtual void synchronize(StreamHandle* stream) = 0;  // nullptr: the whole device
+
+  // Events. The defaults (src/runtime/host_event.cpp) synchronize the stream
+  // at record() and take the host's steady clock, which is exact for a backend
+  // that runs work as it is issued (the simulator); the CUDA backend overrides
+  // them with CUevents.
+  virtual std::unique_ptr<EventHandle> create_event();
+  virtual void record(EventHandle& event, StreamHandle* stream);
+  virtual void synchronize_event(EventHandle& event);
+  // Milliseconds from `start` to `end`, both recorded.
+  virtual float elapsed_ms(EventHandle& start, EventHandle& end);
 
   virtual std::unique_ptr<LoadedModule> load(const ptx::Module& module) = 0;
   // Arguments have already been checked against the kernel's parameter list.

@@ -41,8 +41,17 @@ std::string float_modifiers(FloatMode m) {
 }
 }  // namespace
 
+namespace {
+// mov and selp have no half or packed float types (PTX ISA 9.7.9.1 mov,
+// 9.7.7.3 selp: .b16/.b32/.b64, integers, .f32, .f64): those registers move
+// as the bit type of their width.
+Type move_type(Type t) {
+  return ptx::is_float(t) && t != Type::f32 && t != Type::f64 ? bits_type(t) : t;
+}
+}  // namespace
+
 void AluOps::mov(const Reg& d, const Src& s) {
-  std::string opcode = "mov" + dot(d.type());
+  std::string opcode = "mov" + dot(move_type(d.type()));
   expect_type(opcode, s, d.type(), "source");
   emit(opcode, {operand_of(d), operand_of(s)});
 }
@@ -69,12 +78,35 @@ void AluOps::arith(const char* op, const Reg& d, std::initializer_list<const Src
   std::string opcode;
   if (ptx::is_float(t)) {
     opcode = op + float_modifiers(m) + dot(t);
+    // PTX ISA 9.7.3: the f64 forms take no .ftz or .sat. 9.7.4: the half forms
+    // round with .rn only, and add/sub/mul on bf16/bf16x2 need sm_90.
+    if (t == Type::f64 && (m.ftz || m.sat)) fail(opcode, ".ftz and .sat apply to f32 and the half types, not f64");
+    bool half = t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2;
+    if (half && m.round != Round::none && m.round != Round::rn)
+      fail(opcode, "rounding ." + std::string(dsl::name(m.round)) + " on " + type_name(t) + "; the half types take .rn only");
+    bool bf = t == Type::bf16 || t == Type::bf16x2;
+    std::string base(op);
+    if (bf && (base == "add" || base == "sub" || base == "mul")) require(opcode, Availability::since(90));
+    // bf16 arithmetic has no .ftz or .sat (PTX ISA 9.7.4.4 fma, 9.7.4.6-9 neg/abs/min/max).
+    if (bf && (m.ftz || m.sat)) fail(opcode, ".ftz and .sat do not apply to " + type_name(t));
+    // Only the rounding instructions round: abs, neg, min and max take no mode (PTX ISA 9.7.3.x).
+    bool rounds = base == "add" || base == "sub" || base == "mul" || base == "fma" || base == "div" ||
+                  base == "rcp" || base == "sqrt";
+    if (!rounds && m.round != Round::none) fail(opcode, base + " takes no rounding mode");
+    // div, rcp and sqrt exist for f32 and f64 only (PTX ISA 9.7.3.8/13/15).
+    if ((base == "div" || base == "rcp" || base == "sqrt") && t != Type::f32 && t != Type::f64)
+      fail(opcode, d.name() + " is " + type_name(t) + "; " + base + " takes f32 or f64");
   } else {
     if (m.round != Round::none || m.ftz)
       fail(std::string(op) + dot(t), "rounding and .ftz apply to float types; " + d.name() + " is " + type_name(t));
+    if (ptx::bits(t) < 16)
+      fail(std::string(op) + dot(t), d.name() + " is " + type_name(t) +
+                                         "; integer arithmetic is 16, 32 or 64 bits wide (cvt 8-bit values first)");
     std::string mods = std::string(op) == "mul" ? ".lo" : "";
     if (m.sat) {
-      if (t != Type::s32) fail(std::string(op) + dot(t), ".sat on integers needs s32 (PTX ISA 9.7.1.1)");
+      // PTX ISA 9.7.1.1/9.7.1.2: only add.sat.s32 and sub.sat.s32 saturate.
+      if (t != Type::s32 || (std::string(op) != "add" && std::string(op) != "sub"))
+        fail(std::string(op) + dot(t), ".sat on integers is add.sat.s32 and sub.sat.s32 only (PTX ISA 9.7.1.1)");
       mods += ".sat";
     }
     opcode = op + mods + dot(arith_type(t));
@@ -176,6 +208,11 @@ void AluOps::min(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith(
 void AluOps::max(const Reg& d, const Src& a, const Src& b, FloatMode m) { arith("max", d, {&a, &b}, m); }
 
 void AluOps::rcp(const Reg& d, const Src& a, FloatMode m) {
+  if (d.type() != Type::f32 && d.type() != Type::f64)
+    fail("rcp" + dot(d.type()), d.name() + " is " + type_name(d.type()) + "; rcp takes f32 or f64");
+  // PTX ISA 9.7.3.13: the f64 approximation exists only as rcp.approx.ftz.f64.
+  if (m.round == Round::none && d.type() == Type::f64 && !m.ftz)
+    fail("rcp.approx.f64", "the f64 approximation is rcp.approx.ftz.f64: set .ftz, or give a rounding mode");
   if (m.round == Round::none) {
     std::string opcode = std::string("rcp.approx") + (m.ftz ? ".ftz" : "") + dot(d.type());
     expect_type(opcode, a, d.type(), "source a");
@@ -185,6 +222,9 @@ void AluOps::rcp(const Reg& d, const Src& a, FloatMode m) {
 }
 
 void AluOps::sqrt(const Reg& d, const Src& a, FloatMode m) {
+  // PTX ISA 9.7.3.15: sqrt.approx is f32 only; f64 needs a rounding mode.
+  if (m.round == Round::none && d.type() != Type::f32)
+    fail("sqrt.approx" + dot(d.type()), "the approximation is f32 only; give " + d.name() + " a rounding mode");
   if (m.round == Round::none) {
     std::string opcode = std::string("sqrt.approx") + (m.ftz ? ".ftz" : "") + dot(d.type());
     expect_type(opcode, a, d.type(), "source a");
@@ -195,12 +235,16 @@ void AluOps::sqrt(const Reg& d, const Src& a, FloatMode m) {
 
 void AluOps::ex2_approx(const Reg& d, const Src& a, bool ftz) {
   std::string opcode = std::string("ex2.approx") + (ftz ? ".ftz" : "") + dot(d.type());
+  // PTX ISA 9.7.3.19/20: the f32 form is the one every target has.
+  if (d.type() != Type::f32) fail(opcode, d.name() + " is " + type_name(d.type()) + "; ex2.approx takes f32");
   expect_type(opcode, a, d.type(), "source a");
   emit(opcode, {operand_of(d), operand_of(a)});
 }
 
 void AluOps::lg2_approx(const Reg& d, const Src& a, bool ftz) {
   std::string opcode = std::string("lg2.approx") + (ftz ? ".ftz" : "") + dot(d.type());
+  // PTX ISA 9.7.3.19/20: the f32 form is the one every target has.
+  if (d.type() != Type::f32) fail(opcode, d.name() + " is " + type_name(d.type()) + "; lg2.approx takes f32");
   expect_type(opcode, a, d.type(), "source a");
   emit(opcode, {operand_of(d), operand_of(a)});
 }
@@ -233,6 +277,17 @@ void AluOps::setp(const Pred& p, Cmp c, const Src& a, const Src& b) {
   Type t = typed.reg().type();
   if (ptx::is_bits(t)) t = (c == Cmp::eq || c == Cmp::ne) ? t : arith_type(t);
   std::string opcode = "setp." + std::string(dsl::name(c)) + dot(t);
+  // PTX ISA 9.7.4.10: a packed compare writes a predicate pair (p|q), which this form has no room for.
+  if (t == Type::f16x2 || t == Type::bf16x2)
+    fail(opcode, "a packed " + type_name(t) + " compare writes two predicates (p|q); write it with inst()");
+  // PTX ISA 9.7.7.1 (integer) / 9.7.7.2 (float): lo/ls/hi/hs compare unsigned
+  // integers; equ ... nan are the unordered float comparisons.
+  bool unsigned_only = c == Cmp::lo || c == Cmp::ls || c == Cmp::hi || c == Cmp::hs;
+  bool float_only_cmp = c >= Cmp::equ;
+  if (unsigned_only && !ptx::is_unsigned(t))
+    fail(opcode, "." + std::string(dsl::name(c)) + " compares unsigned integers; the operands are " + type_name(t));
+  if (float_only_cmp && !ptx::is_float(t))
+    fail(opcode, "." + std::string(dsl::name(c)) + " is a float comparison; the operands are " + type_name(t));
   expect_type(opcode, a, t, "source a");
   expect_type(opcode, b, t, "source b");
   emit(opcode, {operand_of(p), operand_of(a), operand_of(b)});
@@ -245,7 +300,7 @@ Pred AluOps::setp(Cmp c, const Src& a, const Src& b) {
 }
 
 void AluOps::selp(const Reg& d, const Src& a, const Src& b, const PredUse& p) {
-  std::string opcode = "selp" + dot(d.type());
+  std::string opcode = "selp" + dot(move_type(d.type()));
   if (p.negated) fail(opcode, "the selector must be a plain predicate (swap a and b instead of negating)");
   expect_type(opcode, a, d.type(), "source a");
   expect_type(opcode, b, d.type(), "source b");

@@ -50,6 +50,10 @@ void count_bits(BitOps& k, const char* op, const Reg& d, const Src& a) {
   if (!a.is_reg()) k.fail(op, "the source must be a register");
   Type t = detail::bits_type(a.reg().type());
   std::string opcode = op + dot(t);
+  // PTX ISA 9.7.1.13 popc / 9.7.1.14 clz: .b32 and .b64 only.
+  if (t != Type::b32 && t != Type::b64)
+    k.fail(opcode, "source " + a.reg().name() + " is " + detail::type_name(a.reg().type()) + "; " + op +
+                       " takes 32- or 64-bit values");
   k.expect_type(opcode, d, Type::u32, "destination");
   k.emit(opcode, {k.operand_of(d), k.operand_of(a)});
 }
@@ -60,6 +64,9 @@ void BitOps::clz(const Reg& d, const Src& a) { count_bits(*this, "clz", d, a); }
 
 void BitOps::brev(const Reg& d, const Src& a) {
   std::string opcode = "brev" + dot(detail::bits_type(d.type()));
+  // PTX ISA 9.7.1.18 brev: .b32 and .b64 only.
+  if (ptx::bits(d.type()) != 32 && ptx::bits(d.type()) != 64)
+    fail(opcode, d.name() + " is " + detail::type_name(d.type()) + "; brev takes 32- or 64-bit values");
   expect_type(opcode, a, d.type(), "source");
   emit(opcode, {operand_of(d), operand_of(a)});
 }

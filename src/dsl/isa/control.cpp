@@ -9,10 +9,10 @@ void ControlOps::bra(const Label& target, BraOpts o) {
 }
 
 void ControlOps::bra_if(const PredUse& p, const Label& target, BraOpts o) {
+  ptx::Operand guard = operand_of(p);  // ownership check first: an uninitialised Pred has no name
   ptx::Instruction inst = ptx::Instruction::parse_opcode(o.uniform ? "bra.uni" : "bra");
   inst.operands = {operand_of(target)};
-  inst.guard = ptx::Guard{p.pred.name(), p.negated};
-  operand_of(p);  // ownership check
+  inst.guard = ptx::Guard{guard.text, p.negated};
   emit(std::move(inst));
 }
 

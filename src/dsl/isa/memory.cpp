@@ -21,6 +21,13 @@ std::string_view memory_cache_name(Cache c) {
   }
   return "";
 }
+// PTX ISA 9.7.9.16 cvta: the windows of the generic space are const, global,
+// local and shared.
+void check_cvta_space(const KernelCore& k, const std::string& opcode, Space space) {
+  if (space != Space::global && space != Space::shared && space != Space::local && space != Space::const_)
+    k.fail(opcode, "state space ." + std::string(ptx::name(space)) +
+                       " has no generic-address window; use global, shared, local or const");
+}
 }  // namespace
 
 std::string MemoryOps::access(const char* op, Space space, Type type, std::size_t width, Cache cache,
@@ -31,10 +38,22 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
       space != Space::param && space != Space::const_)
     fail(opcode, "state space ." + std::string(ptx::name(space)) +
                      " is not addressable; use global, shared, local, param or const");
-  if (!load && space == Space::const_) fail(opcode, "the const space is read-only");
+  if (!load && space == Space::const_) fail(opcode + ".const", "the const space is read-only");
+  // A kernel's parameters are read-only (ptxas: "Illegal to write to function input parameter").
+  if (!load && space == Space::param) fail(opcode + ".param", "kernel parameters are read-only");
   opcode += "." + std::string(ptx::name(space));
+  // PTX ISA 9.7.9.8 (ld) / 9.7.9.10 (st): .volatile applies to the global and
+  // shared spaces only and takes no cache operator; ptxas refuses the others.
+  if (volatile_ && space != Space::global && space != Space::shared)
+    fail(opcode, ".volatile applies to the global and shared spaces, not ." + std::string(ptx::name(space)));
+  if (volatile_ && (cache != Cache::none || nc))
+    fail(opcode, ".volatile takes no cache operator and no .nc");
   if (nc) {
     if (space != Space::global) fail(opcode, ".nc loads read the global space only");
+    // PTX ISA 9.7.9.9 ld.global.nc: only .ca, .cg and .cs combine with .nc.
+    if (cache == Cache::lu || cache == Cache::cv)
+      fail(opcode + ".nc", "cache operator ." + std::string(memory_cache_name(cache)) +
+                               " does not combine with .nc; use ca, cg or cs");
     opcode += ".nc";
   }
   if (cache != Cache::none) {
@@ -54,7 +73,10 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
     opcode += ".v" + std::to_string(width);
   }
   if (type == Type::pred || ptx::bits(type) > 64) fail(opcode, "type ." + type_name(type) + " cannot be loaded or stored");
-  opcode += dot(type);
+  // PTX ISA 9.7.9.8 ld / 9.7.9.10 st: no half, packed or fp8 float types
+  // (ptxas refuses ld.global.f16); those values move as the bit type of their width.
+  bool bits_only = ptx::is_float(type) && type != Type::f32 && type != Type::f64;
+  opcode += dot(bits_only ? detail::bits_type(type) : type);
   if (a.base && space == Space::global && ptx::bits(a.base->type()) != 64)
     fail(opcode, "address register " + a.base->name() + " is " + type_name(a.base->type()) +
                      "; global addresses are 64-bit");
@@ -89,6 +111,7 @@ void MemoryOps::st(Space space, Type type, const Addr& a, const Regs& v, StOpts 
 
 void MemoryOps::cvta_to(Space space, const Reg& d, const Reg& a) {
   std::string opcode = "cvta.to." + std::string(ptx::name(space)) + ".u64";
+  check_cvta_space(*this, opcode, space);
   expect_type(opcode, d, Type::u64, "destination");
   expect_type(opcode, a, Type::u64, "source");
   emit(opcode, {operand_of(d), operand_of(a)});
@@ -96,6 +119,7 @@ void MemoryOps::cvta_to(Space space, const Reg& d, const Reg& a) {
 
 void MemoryOps::cvta_from(Space space, const Reg& d, const Reg& a) {
   std::string opcode = "cvta." + std::string(ptx::name(space)) + ".u64";
+  check_cvta_space(*this, opcode, space);
   expect_type(opcode, d, Type::u64, "destination");
   expect_type(opcode, a, Type::u64, "source");
   emit(opcode, {operand_of(d), operand_of(a)});

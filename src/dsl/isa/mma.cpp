@@ -48,7 +48,9 @@ void MmaOps::mma_sync(MmaShape shape, Type a_type, Type b_type, Type acc_type, c
       fail(opcode, "accumulator type " + type_name(acc_type) + " with " + type_name(a_type) + " inputs; " + accepted);
     bool k16 = shape == MmaShape::m16n8k16;
     int acc = acc_type == Type::f32 ? 4 : 2;
-    f = {k16 ? 4 : 2, k16 ? 2 : 1, acc, Availability::since(a_type == Type::bf16 ? 80 : 75)};
+    // PTX ISA 9.7.14.5.14, target notes: m16n8k8 f16 needs sm_75; bf16 and
+    // every m16n8k16 form need sm_80.
+    f = {k16 ? 4 : 2, k16 ? 2 : 1, acc, Availability::since(a_type == Type::bf16 || k16 ? 80 : 75)};
   }
   require(opcode, f.availability);
 
@@ -56,7 +58,14 @@ void MmaOps::mma_sync(MmaShape shape, Type a_type, Type b_type, Type acc_type, c
     if (static_cast<int>(regs.size()) != expected)
       fail(opcode, std::string(role) + " has " + std::to_string(regs.size()) + " registers; this shape takes " +
                        std::to_string(expected) + " per thread");
-    for (const auto& r : regs) expect_type(opcode, r, type, role);
+    for (const auto& r : regs) {
+      // Packed fragments are .b32 registers; ptxas refuses .f32 ones there
+      // ("Arguments mismatch for instruction 'mma'"), bit type or not.
+      if (type == Type::b32 && (r.type() == Type::f32 || r.type() == Type::f64))
+        fail(opcode, std::string(role) + " " + r.name() + " has type " + type_name(r.type()) +
+                         "; packed fragments are b32 registers");
+      expect_type(opcode, r, type, role);
+    }
   };
   Type acc_reg = acc_type == Type::f32 ? Type::f32 : Type::b32;
   check(d, f.c, "D", acc_reg);

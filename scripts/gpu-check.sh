@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds warpforge on a GPU machine and runs what needs the GPU: the tests
+# labelled `gpu` and `warpforge demo`. For machines with the CUDA driver,
+# CMake and a compiler but no GoogleTest and no network: GoogleTest is built
+# from the source tree in $WARPFORGE_GTEST_SOURCE, else ./.gtest (a copy of
+# Debian's /usr/src/googletest). Ends with one summary line; exits non-zero
+# when anything failed.
+#
+#   WARPFORGE_GTEST_SOURCE=/path/to/googletest scripts/gpu-check.sh
+#
+# BUILD_DIR (default build) and JOBS (default nproc) may be set.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir="${BUILD_DIR:-build}"
+jobs="${JOBS:-$(nproc)}"
+gtest_source="${WARPFORGE_GTEST_SOURCE:-$PWD/.gtest}"
+log_dir="$build_dir/gpu-check"
+
+fail() {
+  echo "gpu-check: FAIL: $*"
+  exit 1
+}
+
+[ -f "$gtest_source/CMakeLists.txt" ] ||
+  fail "no GoogleTest sources at $gtest_source (set WARPFORGE_GTEST_SOURCE, or copy /usr/src/googletest to ./.gtest)"
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+mkdir -p "$build_dir"
+if ! cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DWARPFORGE_GTEST_SOURCE="$gtest_source" >"$build_dir/gpu-check-configure.log" 2>&1; then
+  tail -30 "$build_dir/gpu-check-configure.log"
+  fail "cmake configure failed (log: $build_dir/gpu-check-configure.log)"
+fi
+mkdir -p "$log_dir"
+if ! cmake --build "$build_dir" -j "$jobs" >"$log_dir/build.log" 2>&1; then
+  grep -E "error|Error" "$log_dir/build.log" | head -30
+  fail "build failed (log: $log_dir/build.log)"
+fi
+
+# The device probe: the one test that only reports the device. Without a
+# usable GPU every GPU test would skip, which is no pass.
+probe="$("$build_dir/tests/test_gpu" --gtest_filter=VectorAdd.ReportsTheDevice 2>&1)"
+if ! grep -q "^\[  PASSED  \] 1 test" <<<"$probe" || grep -q "SKIPPED" <<<"$probe"; then
+  echo "$probe" | grep -A1 -E "Skipped|Failure" | head -5
+  fail "no usable CUDA GPU (the device probe did not pass)"
+fi
+gpu_name="$(sed -n 's/^\[ device   \] //p' <<<"$probe")"
+
+# The GPU tests. A skipped test (GTEST_SKIP, e.g. clusters before sm_90) is
+# counted apart from passes.
+(cd "$build_dir" && ctest -L gpu --output-on-failure -j 1) >"$log_dir/ctest.log" 2>&1
+tests_rc=$?
+cat "$log_dir/ctest.log"
+total=$(grep -cE "^ *[0-9]+/[0-9]+ Test +#" "$log_dir/ctest.log")
+skipped=$(grep -cE "^ *[0-9]+/[0-9]+ Test +#.*(\*\*\*Skipped|Not Run)" "$log_dir/ctest.log")
+failed=$(grep -cE "^ *[0-9]+/[0-9]+ Test +#.*\*\*\*(Failed|Exception|Timeout)" "$log_dir/ctest.log")
+passed=$((total - skipped - failed))
+
+# The demo, if this build has the command.
+demo="absent (this build has no 'warpforge demo')"
+demo_rc=0
+if "$build_dir/warpforge" --help 2>/dev/null | grep -qE "^  demo "; then
+  "$build_dir/warpforge" demo >"$log_dir/demo.log" 2>&1
+  demo_rc=$?
+  cat "$log_dir/demo.log"
+  demo=$([ $demo_rc -eq 0 ] && echo "ok" || echo "FAILED (exit $demo_rc, log: $log_dir/demo.log)")
+fi
+
+status=PASS
+[ "$tests_rc" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$demo_rc" -ne 0 ] && status=FAIL
+echo "gpu-check: $status on $gpu_name: gpu tests $passed passed, $failed failed, $skipped skipped of $total; demo $demo"
+[ "$status" = PASS ]

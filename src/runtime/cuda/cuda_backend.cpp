@@ -1,0 +1,329 @@
+#include "warpforge/runtime/cuda_backend.hpp"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "driver.hpp"
+#include "jit.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/ptx/emitter.hpp"
+#include "warpforge/runtime/device.hpp"
+
+namespace warpforge::runtime {
+
+using namespace cuda;
+
+struct CudaBackend::Context {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+};
+
+namespace {
+
+// CUDA C++ Programming Guide, "Shared Memory": above 48 KB per block a kernel
+// must opt in through CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+struct KernelState {
+  CUfunction function = nullptr;
+  int static_shared = 0;        // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+  int max_dynamic_shared = 0;   // the kernel's current dynamic limit
+};
+
+class CudaModule final : public LoadedModule {
+ public:
+  CudaModule(const CudaBackend& backend, CUcontext context, ptx::Module ir, CUmodule module)
+      : backend_(backend), context_(context), ir_(std::move(ir)), module_(module) {}
+  ~CudaModule() override {
+    // Unloading fails only when the context is already broken; a destructor
+    // has nobody to tell.
+    if (driver().cuCtxSetCurrent(context_) == CUDA_SUCCESS) driver().cuModuleUnload(module_);
+  }
+  const ptx::Module& ir() const override { return ir_; }
+
+  KernelState& kernel(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    auto it = kernels_.find(name);
+    if (it != kernels_.end()) return it->second;
+    const Driver& d = driver();
+    KernelState k;
+    check(d.cuModuleGetFunction(&k.function, module_, name.c_str()),
+          [&] { return "cuModuleGetFunction(" + name + ")"; });
+    check(d.cuFuncGetAttribute(&k.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function),
+          [&] { return "cuFuncGetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)"; });
+    check(d.cuFuncGetAttribute(&k.max_dynamic_shared, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.function),
+          [&] { return "cuFuncGetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)"; });
+    return kernels_.emplace(name, k).first->second;
+  }
+
+  // Raises the kernel's dynamic shared memory limit to `bytes` if it is lower.
+  void allow_dynamic_shared(const std::string& name, KernelState& k, std::uint32_t bytes, std::size_t optin_limit) {
+    std::lock_guard lock(mutex_);
+    if (static_cast<int>(bytes) <= k.max_dynamic_shared) return;
+    if (k.static_shared + bytes > optin_limit)
+      throw RuntimeError("kernel '" + name + "': " + std::to_string(bytes) + " bytes of dynamic shared memory plus " +
+                         std::to_string(k.static_shared) + " static (as compiled) exceed the " +
+                         std::to_string(optin_limit) + " bytes per block the device allows");
+    check(driver().cuFuncSetAttribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(bytes)),
+          [&] {
+            return "cuFuncSetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+                   std::to_string(bytes) + ")";
+          });
+    k.max_dynamic_shared = static_cast<int>(bytes);
+  }
+
+  const CudaBackend& backend() const { return backend_; }
+
+ private:
+  const CudaBackend& backend_;
+  CUcontext context_;
+  ptx::Module ir_;
+  CUmodule module_;
+  std::mutex mutex_;
+  std::map<std::string, KernelState> kernels_;  // node-based: references stay valid
+};
+
+// Streams and events are destroyed in their own context, whichever thread
+// drops them; as with modules, a failure here has nobody to be reported to.
+struct CudaStream final : StreamHandle {
+  explicit CudaStream(CUcontext c) : context(c) {}
+  ~CudaStream() override {
+    if (stream && driver().cuCtxSetCurrent(context) == CUDA_SUCCESS) driver().cuStreamDestroy(stream);
+  }
+  CUcontext context;
+  CUstream stream = nullptr;
+};
+
+struct CudaEvent final : EventHandle {
+  explicit CudaEvent(CUcontext c) : context(c) {}
+  ~CudaEvent() override {
+    if (event && driver().cuCtxSetCurrent(context) == CUDA_SUCCESS) driver().cuEventDestroy(event);
+  }
+  CUcontext context;
+  CUevent event = nullptr;
+};
+
+CUstream stream_of(StreamHandle* s) {
+  if (!s) return nullptr;  // the legacy default stream
+  auto* cs = dynamic_cast<CudaStream*>(s);
+  if (!cs) throw RuntimeError("a stream of another backend was given to the CUDA backend");
+  return cs->stream;
+}
+
+CUevent event_of(EventHandle& e) {
+  auto* ce = dynamic_cast<CudaEvent*>(&e);
+  if (!ce) throw RuntimeError("an event of another backend was given to the CUDA backend");
+  return ce->event;
+}
+
+std::string hex(DevicePtr p) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(p));
+  return text;
+}
+
+std::string module_name(const ptx::Module& m) {
+  std::string names;
+  for (const auto* e : m.entries()) names += (names.empty() ? "" : ", ") + e->name;
+  return "the module with kernels " + (names.empty() ? std::string("(none)") : names);
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(int ordinal)
+    : context_(std::make_unique<Context>()), cache_(BinaryCache::default_directory()) {
+  const Driver& d = driver();
+  int count = 0;
+  check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
+  if (ordinal < 0 || ordinal >= count)
+    throw RuntimeError("CUDA device " + std::to_string(ordinal) + " requested; this machine has " +
+                       std::to_string(count) + (count == 1 ? " device (ordinal 0)" : " devices"));
+  check(d.cuDeviceGet(&context_->device, ordinal), [&] { return "cuDeviceGet(" + std::to_string(ordinal) + ")"; });
+  const CUdevice dev = context_->device;
+
+  char name[256] = {};
+  check(d.cuDeviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
+  auto attribute = [&](CUdevice_attribute a, const char* what) {
+    int value = 0;
+    check(d.cuDeviceGetAttribute(&value, a, dev), [&] { return std::string("cuDeviceGetAttribute(") + what + ")"; });
+    return value;
+  };
+  properties_.name = name;
+  properties_.ordinal = ordinal;
+  properties_.compute_capability_major =
+      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "COMPUTE_CAPABILITY_MAJOR");
+  properties_.compute_capability_minor =
+      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "COMPUTE_CAPABILITY_MINOR");
+  properties_.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "MULTIPROCESSOR_COUNT");
+  properties_.shared_bytes_per_block =
+      attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "MAX_SHARED_MEMORY_PER_BLOCK");
+  properties_.shared_bytes_per_block_optin =
+      attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN");
+  properties_.shared_bytes_per_sm =
+      attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR");
+  properties_.max_threads_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK");
+  properties_.warp_size = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE, "WARP_SIZE");
+  check(d.cuDeviceTotalMem(&properties_.global_bytes, dev), "cuDeviceTotalMem_v2");
+  target_ = target_for(properties_);  // refuses devices older than sm_80
+
+  check(d.cuDevicePrimaryCtxRetain(&context_->context, dev), "cuDevicePrimaryCtxRetain");
+}
+
+CudaBackend::~CudaBackend() {
+  if (context_->context) driver().cuDevicePrimaryCtxRelease(context_->device);
+}
+
+void CudaBackend::make_current() const { check(driver().cuCtxSetCurrent(context_->context), "cuCtxSetCurrent"); }
+
+int CudaBackend::driver_version() const { return driver().version; }
+
+DevicePtr CudaBackend::allocate(std::size_t bytes) {
+  make_current();
+  CUdeviceptr p = 0;
+  check(driver().cuMemAlloc(&p, bytes), [&] { return "cuMemAlloc_v2(" + std::to_string(bytes) + " bytes)"; });
+  return p;
+}
+
+void CudaBackend::free(DevicePtr ptr) {
+  make_current();
+  check(driver().cuMemFree(ptr), [&] { return "cuMemFree_v2(" + hex(ptr) + ")"; });
+}
+
+void CudaBackend::copy_to_device(DevicePtr dst, const void* src, std::size_t bytes, StreamHandle* stream) {
+  make_current();
+  const Driver& d = driver();
+  auto call = [&] { return "cuMemcpyHtoD" + std::string(stream ? "Async" : "") + "_v2(" + hex(dst) + ", " +
+                           std::to_string(bytes) + " bytes)"; };
+  check(stream ? d.cuMemcpyHtoDAsync(dst, src, bytes, stream_of(stream)) : d.cuMemcpyHtoD(dst, src, bytes), call);
+}
+
+void CudaBackend::copy_to_host(void* dst, DevicePtr src, std::size_t bytes, StreamHandle* stream) {
+  make_current();
+  const Driver& d = driver();
+  auto call = [&] { return "cuMemcpyDtoH" + std::string(stream ? "Async" : "") + "_v2(" + hex(src) + ", " +
+                           std::to_string(bytes) + " bytes)"; };
+  check(stream ? d.cuMemcpyDtoHAsync(dst, src, bytes, stream_of(stream)) : d.cuMemcpyDtoH(dst, src, bytes), call);
+}
+
+void CudaBackend::copy_device_to_device(DevicePtr dst, DevicePtr src, std::size_t bytes, StreamHandle* stream) {
+  make_current();
+  const Driver& d = driver();
+  auto call = [&] { return "cuMemcpyDtoD" + std::string(stream ? "Async" : "") + "_v2(" + hex(dst) + ", " +
+                           hex(src) + ", " + std::to_string(bytes) + " bytes)"; };
+  check(stream ? d.cuMemcpyDtoDAsync(dst, src, bytes, stream_of(stream)) : d.cuMemcpyDtoD(dst, src, bytes), call);
+}
+
+void CudaBackend::fill(DevicePtr dst, std::uint8_t byte, std::size_t bytes, StreamHandle* stream) {
+  make_current();
+  const Driver& d = driver();
+  auto call = [&] { return std::string(stream ? "cuMemsetD8Async(" : "cuMemsetD8_v2(") + hex(dst) + ", " +
+                           std::to_string(byte) + ", " + std::to_string(bytes) + " bytes)"; };
+  check(stream ? d.cuMemsetD8Async(dst, byte, bytes, stream_of(stream)) : d.cuMemsetD8(dst, byte, bytes), call);
+}
+
+std::unique_ptr<StreamHandle> CudaBackend::create_stream() {
+  make_current();
+  auto s = std::make_unique<CudaStream>(context_->context);
+  // Flags 0 (CU_STREAM_DEFAULT): the stream also orders with the legacy
+  // default stream that the synchronous copies use.
+  check(driver().cuStreamCreate(&s->stream, 0), "cuStreamCreate");
+  return s;
+}
+
+void CudaBackend::synchronize(StreamHandle* stream) {
+  make_current();
+  if (stream)
+    check(driver().cuStreamSynchronize(stream_of(stream)), "cuStreamSynchronize");
+  else
+    check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+std::unique_ptr<EventHandle> CudaBackend::create_event() {
+  make_current();
+  auto e = std::make_unique<CudaEvent>(context_->context);
+  check(driver().cuEventCreate(&e->event, 0), "cuEventCreate");
+  return e;
+}
+
+void CudaBackend::record(EventHandle& event, StreamHandle* stream) {
+  make_current();
+  check(driver().cuEventRecord(event_of(event), stream_of(stream)), "cuEventRecord");
+}
+
+void CudaBackend::synchronize_event(EventHandle& event) {
+  make_current();
+  check(driver().cuEventSynchronize(event_of(event)), "cuEventSynchronize");
+}
+
+float CudaBackend::elapsed_ms(EventHandle& start, EventHandle& end) {
+  make_current();
+  check(driver().cuEventSynchronize(event_of(end)), "cuEventSynchronize");
+  float ms = 0;
+  check(driver().cuEventElapsedTime(&ms, event_of(start), event_of(end)), "cuEventElapsedTime");
+  return ms;
+}
+
+std::unique_ptr<LoadedModule> CudaBackend::load(const ptx::Module& module) {
+  make_current();
+  const std::string ptx = ptx::emit(module);
+  const std::string what = module_name(module);
+  const CacheKey key = CacheKey::compute(ptx, ptx::name(target_), driver_version());
+  std::optional<int> jit_target;
+  if (!module.target.empty()) {
+    if (auto t = ptx::parse_target(module.target.front()); t && ptx::arch_specific(*t))
+      jit_target = CU_COMPUTE_ACCELERATED_TARGET_BASE + ptx::sm_number(*t);
+  }
+  auto cubin = cache_.get_or_build(key, [&] { return compile_ptx(ptx, what, jit_target); });
+  CUmodule loaded = nullptr;
+  check(driver().cuModuleLoadDataEx(&loaded, cubin->data(), 0, nullptr, nullptr),
+        [&] { return "cuModuleLoadDataEx(cubin of " + what + ")"; });
+  return std::make_unique<CudaModule>(*this, context_->context, module, loaded);
+}
+
+void CudaBackend::launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
+                         const std::vector<KernelArg>& args, StreamHandle* stream) {
+  auto* m = dynamic_cast<CudaModule*>(&module);
+  if (!m || &m->backend() != this) throw RuntimeError("kernel '" + kernel + "' launched with a module of another device");
+  make_current();
+  KernelState& k = m->kernel(kernel);
+  m->allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, properties_.shared_bytes_per_block_optin);
+
+  // cuLaunchKernel reads each parameter's bytes through kernelParams[i]; the
+  // sizes come from the kernel's own parameter list.
+  constexpr std::size_t kInline = 32;
+  void* inline_params[kInline];
+  std::vector<void*> heap_params;
+  void** params = inline_params;
+  if (args.size() > kInline) {
+    heap_params.resize(args.size());
+    params = heap_params.data();
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) params[i] = const_cast<std::byte*>(args[i].bytes.data());
+
+  const Driver& d = driver();
+  auto call = [&] { return std::string(config.cluster == Dim3{} ? "cuLaunchKernel(" : "cuLaunchKernelEx(") + kernel + ")"; };
+  if (config.cluster == Dim3{}) {
+    check(d.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x, config.block.y,
+                           config.block.z, config.dynamic_shared_bytes, stream_of(stream), params, nullptr),
+          call);
+    return;
+  }
+  CUlaunchAttribute cluster{};
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim = {config.cluster.x, config.cluster.y, config.cluster.z};
+  CUlaunchConfig launch{};
+  launch.gridDimX = config.grid.x;
+  launch.gridDimY = config.grid.y;
+  launch.gridDimZ = config.grid.z;
+  launch.blockDimX = config.block.x;
+  launch.blockDimY = config.block.y;
+  launch.blockDimZ = config.block.z;
+  launch.sharedMemBytes = config.dynamic_shared_bytes;
+  launch.hStream = stream_of(stream);
+  launch.attrs = &cluster;
+  launch.numAttrs = 1;
+  check(d.cuLaunchKernelEx(&launch, k.function, params, nullptr), call);
+}
+
+}  // namespace warpforge::runtime

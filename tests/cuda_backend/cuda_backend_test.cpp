@@ -1,0 +1,173 @@
+// The CUDA backend against a stand-in driver (fake_driver/libcuda.cpp, found
+// by this program's RPATH before the real libcuda.so.1): the calls it
+// makes and the values it passes, checked without a GPU. tests/gpu runs the
+// same paths on a real one.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "fake_driver_state.hpp"
+#include "gpu/kernels.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/runtime/buffer.hpp"
+#include "warpforge/runtime/cuda_backend.hpp"
+#include "warpforge/runtime/event.hpp"
+#include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/stream.hpp"
+
+namespace warpforge::runtime {
+namespace {
+
+using fake_driver::State;
+using gpu_testing::inst;
+using gpu_testing::r;
+
+class CudaBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(Device::cuda_count(), 1) << "the fake driver was not loaded";
+    void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(library, nullptr);
+    auto* get = reinterpret_cast<State* (*)()>(dlsym(library, "fake_driver_state"));
+    ASSERT_NE(get, nullptr) << "libcuda.so.1 is not the fake driver";
+    state = get();
+    *state = State{};
+    cache_dir = std::filesystem::temp_directory_path() /
+                ("warpforge-fake-driver-" + std::to_string(::getpid()) + "-" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(cache_dir);
+    ::setenv("WARPFORGE_CACHE_DIR", cache_dir.c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("WARPFORGE_CACHE_DIR");
+    std::filesystem::remove_all(cache_dir);
+  }
+
+  State* state = nullptr;
+  std::filesystem::path cache_dir;
+};
+
+TEST_F(CudaBackendTest, ReadsTheDeviceProperties) {
+  Device d = Device::cuda(0);
+  const DeviceProperties& p = d.properties();
+  EXPECT_EQ(p.name, "Fake H100");
+  EXPECT_EQ(p.compute_capability_major, 9);
+  EXPECT_EQ(p.sm_count, 132);
+  EXPECT_EQ(p.shared_bytes_per_block, 48u * 1024);
+  EXPECT_EQ(p.shared_bytes_per_block_optin, 227u * 1024);
+  EXPECT_EQ(p.shared_bytes_per_sm, 228u * 1024);
+  EXPECT_EQ(p.global_bytes, 80ull << 30);
+  EXPECT_EQ(p.max_threads_per_block, 1024);
+  EXPECT_EQ(d.target(), ptx::Target::sm_90a);
+  EXPECT_EQ(dynamic_cast<CudaBackend&>(d.backend()).driver_version(), 13000);
+}
+
+TEST_F(CudaBackendTest, CopiesSynchronouslyAndOnStreams) {
+  Device d = Device::cuda(0);
+  Buffer a(d, 16), b(d, 16);
+  a.upload(std::vector<std::uint32_t>{1, 2, 3, 4});
+  Stream s = d.create_stream();
+  b.copy_from(a, 16, &s);
+  std::uint32_t last = 0;
+  b.copy_to_host(&last, 4, 12, &s);
+  s.synchronize();
+  EXPECT_EQ(last, 4u);
+  b.fill(0, &s);
+  EXPECT_EQ(b.download<std::uint32_t>(4), std::vector<std::uint32_t>(4, 0));
+  Event e0 = d.create_event(), e1 = d.create_event();
+  e0.record(&s);
+  e1.record(&s);
+  EXPECT_GE(Event::elapsed_ms(e0, e1), 0.0f);
+}
+
+TEST_F(CudaBackendTest, NamesTheFailingCall) {
+  Device d = Device::cuda(0);
+  try {
+    Buffer huge(d, 1ull << 40);
+    ADD_FAILURE() << "a 1 TiB allocation succeeded";
+  } catch (const CudaError& e) {
+    EXPECT_STREQ(e.what(), "cuMemAlloc_v2(1099511627776 bytes) failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
+    EXPECT_EQ(e.code(), 2);
+    EXPECT_EQ(e.error_name(), "CUDA_ERROR_OUT_OF_MEMORY");
+  }
+}
+
+TEST_F(CudaBackendTest, CompilesOnceForTheArchSpecificTargetAndCaches) {
+  {
+    Device d = Device::cuda(0);
+    Module first(d, gpu_testing::vector_add(d.target()));
+    Module second(d, gpu_testing::vector_add(d.target()));
+  }
+  Device d = Device::cuda(0);  // a new backend: from disk
+  Module third(d, gpu_testing::vector_add(d.target()));
+  EXPECT_EQ(state->link_creates, 1);
+  EXPECT_EQ(state->jit_targets, std::vector<int>{0x10000 + 90});  // CU_TARGET_COMPUTE_90A
+  EXPECT_EQ(state->module_loads, 3);
+  EXPECT_EQ(dynamic_cast<CudaBackend&>(d.backend()).binary_cache().stats().disk_hits, 1);
+  // An sm_80 module on the sm_90a device: the JIT targets the context's device.
+  Module portable(d, gpu_testing::vector_add(ptx::Target::sm_80));
+  EXPECT_EQ(state->jit_targets.back(), -1);
+}
+
+TEST_F(CudaBackendTest, QuotesThePtxLineTheJitRefuses) {
+  Device d = Device::cuda(0);
+  const ptx::Module bad = gpu_testing::vector_add(d.target(), {inst("add.u33", {r("%r6"), r("%r5"), r("%r5")})});
+  try {
+    Module m(d, bad);
+    ADD_FAILURE() << "the planted error was not reported";
+  } catch (const CudaError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.call(), "cuLinkAddData_v2(PTX of the module with kernels vadd)");
+    EXPECT_NE(what.find("failed: CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed; the JIT says:\n"
+                        "ptxas application ptx input, line 27; error   : Unknown modifier '.u33'\n"
+                        "    27 | add.u33 %r6, %r5, %r5;\n"),
+              std::string::npos)
+        << what;
+  }
+}
+
+TEST_F(CudaBackendTest, PassesParametersAndRaisesTheSharedMemoryLimitOnce) {
+  Device d = Device::cuda(0);
+  Module m(d, gpu_testing::vector_add(d.target()));
+  Buffer a(d, 64), b(d, 64), c(d, 64);
+  state->param_sizes = {8, 8, 8, 4};
+  const LaunchConfig config{.grid = {3, 2}, .block = {128}, .dynamic_shared_bytes = 100 * 1024};
+  Stream s = d.create_stream();
+  m.launch("vadd", config, {a, b, c, std::uint32_t{77}}, &s);
+  m.launch("vadd", config, {a, b, c, std::uint32_t{78}});
+  ASSERT_EQ(state->launches.size(), 2u);
+  const auto& l = state->launches[0];
+  EXPECT_EQ(l.function, "vadd");
+  EXPECT_EQ(l.grid, (std::array<unsigned, 3>{3, 2, 1}));
+  EXPECT_EQ(l.block, (std::array<unsigned, 3>{128, 1, 1}));
+  EXPECT_EQ(l.cluster, (std::array<unsigned, 3>{0, 0, 0}));  // plain cuLaunchKernel
+  EXPECT_EQ(l.shared_bytes, 100u * 1024);
+  EXPECT_NE(l.stream, nullptr);
+  EXPECT_EQ(state->launches[1].stream, nullptr);
+  DevicePtr pc;
+  std::uint32_t n;
+  std::memcpy(&pc, l.params[2].data(), 8);
+  std::memcpy(&n, l.params[3].data(), 4);
+  EXPECT_EQ(pc, c.address());
+  EXPECT_EQ(n, 77u);
+  EXPECT_EQ(state->dynamic_shared_sets, (std::vector<std::pair<std::string, int>>{{"vadd", 100 * 1024}}));
+}
+
+TEST_F(CudaBackendTest, LaunchesClustersThroughLaunchKernelEx) {
+  Device d = Device::cuda(0);
+  Module m(d, gpu_testing::cluster_rank(d.target()));
+  Buffer out(d, 64);
+  state->param_sizes = {8};
+  m.launch("cluster_rank", {.grid = {8, 2}, .block = {32}, .cluster = {4, 2}}, {out});
+  ASSERT_EQ(state->launches.size(), 1u);
+  EXPECT_EQ(state->launches[0].cluster, (std::array<unsigned, 3>{4, 2, 1}));
+  EXPECT_EQ(state->launches[0].grid, (std::array<unsigned, 3>{8, 2, 1}));
+  EXPECT_TRUE(state->dynamic_shared_sets.empty());
+}
+
+}  // namespace
+}  // namespace warpforge::runtime

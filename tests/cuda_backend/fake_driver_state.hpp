@@ -1,0 +1,32 @@
+// What the stand-in libcuda.so.1 (fake_driver/libcuda.cpp) records, shared
+// with the tests that inspect it through fake_driver_state().
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpforge::runtime::fake_driver {
+
+struct Launch {
+  std::string function;
+  std::array<unsigned, 3> grid, block, cluster;  // cluster {0,0,0}: cuLaunchKernel
+  unsigned shared_bytes;
+  void* stream;
+  std::vector<std::vector<std::uint8_t>> params;  // sized by State::param_sizes
+};
+
+struct State {
+  int link_creates = 0;
+  std::vector<int> jit_targets;  // the CU_JIT_TARGET of each cuLinkCreate, -1 when absent
+  int module_loads = 0;
+  std::vector<std::pair<std::string, int>> dynamic_shared_sets;  // cuFuncSetAttribute calls
+  std::vector<Launch> launches;
+  std::vector<std::size_t> param_sizes;  // how many bytes of each parameter a launch records
+};
+
+}  // namespace warpforge::runtime::fake_driver
+
+// The fake exports `extern "C" State* fake_driver_state()`; tests find it with
+// dlsym, since they do not link the fake (the runtime dlopens it).

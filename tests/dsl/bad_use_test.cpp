@@ -1,0 +1,464 @@
+// Misuse of the DSL is refused at build time with a warpforge::Error subtype
+// whose message names the kernel, the instruction and the offending value.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dsl/dsl_test_support.hpp"
+
+namespace warpforge::dsl {
+namespace {
+
+using testing_support::throws_with;
+
+// Builds `body` into a kernel named "bad_use" and checks that it is refused
+// with exactly `E`, the message naming the kernel and each of `needles`.
+template <class E = DslError>
+::testing::AssertionResult refused(Target target, const std::function<void(Kernel&)>& body,
+                                   std::vector<std::string> needles) {
+  Kernel k("bad_use", target);
+  needles.insert(needles.begin(), "kernel 'bad_use'");
+  return throws_with<E>([&] { body(k); }, needles);
+}
+template <class E = DslError>
+::testing::AssertionResult refused(const std::function<void(Kernel&)>& body,
+                                   std::vector<std::string> needles) {
+  return refused<E>(Target::sm_80, body, std::move(needles));
+}
+
+// ---- mma.sync fragments ------------------------------------------------------------
+
+constexpr const char* kBf16K16 = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
+
+// An m16n8k16 bf16 mma whose fragments `spoil` has altered first.
+struct Fragments {
+  Regs d, a, b, c;
+};
+void bf16_mma_with(Kernel& k, const std::function<void(Kernel&, Fragments&)>& spoil) {
+  Fragments f{k.regs(f32, 4, "d"), k.regs(b32, 4, "a"), k.regs(b32, 2, "b"), k.regs(f32, 4, "c")};
+  spoil(k, f);
+  k.mma_sync(MmaShape::m16n8k16, bf16, bf16, f32, f.d, f.a, f.b, f.c);
+}
+
+TEST(BadMma, WrongRegisterCountOfEachFragment) {
+  struct Case {
+    const char* role;
+    std::function<void(Kernel&, Fragments&)> spoil;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"D has 3 registers", [](Kernel&, Fragments& f) { f.d.pop_back(); }, "takes 4"},
+      {"A has 5 registers", [](Kernel& k, Fragments& f) { f.a.push_back(k.reg(b32)); }, "takes 4"},
+      {"B has 1 registers", [](Kernel&, Fragments& f) { f.b.pop_back(); }, "takes 2"},
+      {"C has 2 registers", [](Kernel&, Fragments& f) { f.c.resize(2); }, "takes 4"},
+  };
+  for (const auto& c : cases)
+    EXPECT_TRUE(
+        refused([&](Kernel& k) { bf16_mma_with(k, c.spoil); }, {kBf16K16, c.role, c.expected}))
+        << c.role;
+}
+
+TEST(BadMma, WrongRegisterTypeOfEachFragment) {
+  struct Case {
+    std::function<void(Kernel&, Fragments&)> spoil;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](Kernel& k, Fragments& f) { f.d[1] = k.reg(u32, "wrong"); },
+       "D %wrong has type u32; expected f32"},
+      {[](Kernel& k, Fragments& f) { f.a[2] = k.reg(f16, "wrong"); },
+       "A %wrong has type f16; expected b32"},
+      {[](Kernel& k, Fragments& f) { f.b[0] = k.reg(u64, "wrong"); },
+       "B %wrong has type u64; expected b32"},
+      {[](Kernel& k, Fragments& f) { f.c[3] = k.reg(s32, "wrong"); },
+       "C %wrong has type s32; expected f32"},
+      {[](Kernel& k, Fragments& f) { f.a[0] = k.reg(f32, "wrong"); },
+       "A %wrong has type f32; packed fragments are b32"},
+  };
+  for (const auto& c : cases)
+    EXPECT_TRUE(refused([&](Kernel& k) { bf16_mma_with(k, c.spoil); }, {kBf16K16, c.message}))
+        << c.message;
+}
+
+TEST(BadMma, TypeCombinationsOutsideTheShape) {
+  auto mma = [](MmaShape shape, Type a, Type b, Type acc) {
+    return [=](Kernel& k) {
+      k.mma_sync(shape, a, b, acc, k.regs(f32, 4), k.regs(b32, 4), k.regs(b32, 2), k.regs(f32, 4));
+    };
+  };
+  EXPECT_TRUE(refused(mma(MmaShape::m16n8k16, f16, bf16, f32),
+                      {"mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32",
+                       "A and B types f16, bf16", "accepted:"}));
+  EXPECT_TRUE(refused(mma(MmaShape::m16n8k8, bf16, bf16, f16),
+                      {"mma.sync.aligned.m16n8k8.row.col.f16.bf16.bf16.f16",
+                       "accumulator type f16 with bf16 inputs"}));
+  EXPECT_TRUE(refused(Target::sm_89, mma(MmaShape::m16n8k32, f16, f16, f32),
+                      {"m16n8k32", "operand types f16×f16→f32 are not an m16n8k32 form"}));
+  EXPECT_TRUE(
+      refused(Target::sm_89, mma(MmaShape::m16n8k32, e4m3, e4m3, f16), {"m16n8k32", "→f16"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        Regs acc = k.regs(f32, 2, "acc");
+        k.mma_sync(MmaShape::m16n8k8, f16, f16, f16, acc, k.regs(b32, 2), k.regs(b32, 1), acc);
+      },
+      {"mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
+       "D %acc0 has type f32; packed fragments are b32"}));
+}
+
+// ---- instructions missing on the target --------------------------------------------
+
+TEST(BadTarget, InstructionsMissingOnTheTargetNameTheTargetsThatHaveThem) {
+  EXPECT_TRUE(
+      refused<TargetError>([](Kernel& k) { k.stmatrix(at(k.reg(u32)), k.regs(b32, 4)); },
+                           {"stmatrix.sync.aligned.m8n8.x4.shared.b16", "not available on sm_80",
+                            "targets that have it: sm_90a, sm_100a"}));
+  EXPECT_TRUE(refused<TargetError>(
+      [](Kernel& k) {
+        k.mma_sync(MmaShape::m16n8k32, e4m3, e4m3, f32, k.regs(f32, 4), k.regs(b32, 4),
+                   k.regs(b32, 2), k.regs(f32, 4));
+      },
+      {"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "not available on sm_80",
+       "targets that have it: sm_89, sm_90a, sm_100a"}));
+  EXPECT_TRUE(
+      refused<TargetError>(Target::sm_89, [](Kernel& k) { k.sreg(SReg::cluster_ctarank); },
+                           {"mov %cluster_ctarank", "not available on sm_89", "sm_90a, sm_100a"}));
+  EXPECT_TRUE(refused<TargetError>(Target::sm_89, [](Kernel& k) { k.sreg("clusterid.y"); },
+                                   {"mov %clusterid.y", "not available on sm_89"}));
+  EXPECT_TRUE(refused<TargetError>(
+      [](Kernel& k) {
+        Reg h = k.reg(bf16);
+        k.add(h, h, h);
+      },
+      {"add.bf16", "not available on sm_80", "sm_90a, sm_100a"}));
+  EXPECT_TRUE(refused<TargetError>([](Kernel& k) { k.cvt(k.reg(f32), k.reg(bf16)); },
+                                   {"cvt.f32.bf16", "not available on sm_80"}));
+}
+
+TEST(BadTarget, UnknownSpecialRegisterByName) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.sreg("%tid.w"); },
+                      {"mov", "unknown special register '%tid.w'", "known: %tid.x"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.mov(u64, SReg::tid_x); },
+                      {"mov %tid.x", "is u32; cannot read it as u64"}));
+}
+
+// ---- the generic inst() ------------------------------------------------------------
+
+TEST(BadInst, ArityOfKnownOpcodesIsChecked) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.inst("add.u32", k.reg(u32), k.reg(u32)); },
+                      {"add.u32", "takes 3 operands, got 2"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.inst("cvt.rn.f32.s32", k.reg(f32), k.reg(s32), 1, 2); },
+                      {"cvt.rn.f32.s32", "takes 2 to 3 operands, got 4"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.inst("ret", 1); }, {"ret", "takes 0 operands, got 1"}));
+}
+
+// ---- types -------------------------------------------------------------------------
+
+TEST(BadTypes, OperatorsOnMixedOrFloatRegisters) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(u32, "x") + k.reg(f32, "y"); },
+                      {"add.u32", "operand b %y has type f32; expected u32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(f32, "y") + 1; },
+                      {"operator+", "operand %y is f32; operators are for integer registers"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(f64, "y") & 1; }, {"operator&", "%y is f64"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(f32, "y") < 1; },
+                      {"setp.lt.f32", "integer immediate 1 for a f32 operand"}));
+  EXPECT_TRUE(refused([](Kernel& k) { -k.reg(u32, "x"); },
+                      {"neg", "%x is u32; negation needs a signed type"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(u32, "x") << k.reg(u64, "n"); },
+                      {"shl.b32", "shift amount %n has type u64; expected u32"}));
+}
+
+TEST(BadTypes, WrapperOperandsAndViews) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.add(k.reg(f32, "d"), k.reg(f32), 1); },
+                      {"add.f32", "source b integer immediate 1 for a f32 operand"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.mov(k.reg(u32), k.reg(f32, "f").as(b32)); },
+                      {"mov.u32", "source %f is declared .f32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(f32, "f").as(u64); },
+                      {"as", "%f of type f32 cannot be read as u64"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.setp(Cmp::equ, k.reg(u32, "x"), 1); },
+                      {"setp.equ.u32", ".equ is a float comparison; the operands are u32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.setp(Cmp::lt, k.reg(f16x2, "x"), k.reg(f16x2)); },
+                      {"setp.lt.f16x2", "writes two predicates"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.setp(Cmp::lo, k.reg(s32, "x"), 1); },
+                      {"setp.lo.s32", ".lo compares unsigned integers"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.add(k.reg(f64, "d"), k.reg(f64), k.reg(f64), {.ftz = true}); },
+              {"add.ftz.f64", ".ftz and .sat apply to f32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.add(k.reg(u32, "d"), k.reg(u32), 1, {.sat = true}); },
+                      {"add.u32", ".sat on integers is add.sat.s32 and sub.sat.s32 only"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.mul(k.reg(s32, "d"), k.reg(s32), 2, {.sat = true}); },
+                      {"mul.s32", "add.sat.s32 and sub.sat.s32 only"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.min(k.reg(f32, "d"), k.reg(f32), k.reg(f32), {Round::rn}); },
+              {"min.rn.f32", "min takes no rounding mode"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.fma(k.reg(bf16, "d"), k.reg(bf16), k.reg(bf16), k.reg(bf16), {Round::rn, true});
+      },
+      {"fma.rn.ftz.bf16", ".ftz and .sat do not apply to bf16"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.div(k.reg(f16, "d"), k.reg(f16), k.reg(f16)); },
+                      {"div.rn.f16", "%d is f16; div takes f32 or f64"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.rcp(k.reg(f16x2, "d"), k.reg(f16x2)); },
+                      {"rcp.f16x2", "%d is f16x2; rcp takes f32 or f64"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.add(k.reg(u8, "d"), k.reg(u8), 1); },
+                      {"add.u8", "%d is u8; integer arithmetic is 16, 32 or 64 bits wide"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(s8, "x") * 2; }, {"operator*", "%x is s8"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.popc(k.reg(u32), k.reg(u16, "h")); },
+                      {"popc.b16", "source %h is u16; popc takes 32- or 64-bit values"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.brev(k.reg(b16, "h"), k.reg(b16)); }, {"brev.b16", "%h is b16"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(s32), k.reg(f64), {.ftz = true}); },
+                      {"cvt.s32.f64", ".ftz applies to conversions from or to f32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(bf16), k.reg(f32), {.sat = true}); },
+                      {"cvt.bf16.f32", ".sat does not apply to bf16 results"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.cvt_pack(f16x2, k.reg(b32), k.reg(f32), k.reg(f32), {Round::rn, true});
+      },
+      {"cvt.f16x2.f32", "takes no .ftz or .sat"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.cvt(k.reg(f32), k.reg(f64), {.round = Round::rn, .relu = true}); },
+              {"cvt.f32.f64", ".relu applies to f16 and bf16 results, not f32"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.fma(k.reg(f32, "d"), k.reg(f32), k.reg(f32), k.reg(f32), {}); },
+              {"fma.f32", "fma needs a rounding mode"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.sqrt(k.reg(f64, "d"), k.reg(f64)); },
+                      {"sqrt.approx.f64", "give %d a rounding mode"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) { k.redux_sync(Redux::add, k.reg(f32, "d"), k.reg(f32)); },
+      {"redux.sync.add.f32", "destination %d is f32; redux.sync add/min/max take u32 or s32"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) { k.atom(Space::global, AtomOp::inc, s32, k.reg(s32), at(k.reg(u64)), 1); },
+      {"atom.global.inc.s32", "type s32 is not allowed for .inc; allowed: u32"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) { k.atom(Space::global, AtomOp::cas, b32, k.reg(b32), at(k.reg(u64)), 1); },
+      {"atom.global.cas.b32", "cas needs the swap value c"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.red(Space::global, AtomOp::exch, b32, at(k.reg(u64)), 1); },
+                      {"red", "red has no .exch"}));
+}
+
+TEST(BadTypes, CvtRoundingModeMisuse) {
+  EXPECT_TRUE(refused(
+      [](Kernel& k) { k.cvt(k.reg(f32), k.reg(s32), {Round::rzi}); },
+      {"cvt.f32.s32", "integer-to-float conversion takes a float rounding mode", "got .rzi"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(s32), k.reg(f32), {Round::rn}); },
+                      {"cvt.s32.f32", "needs an integer rounding mode", "got .rn"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(f64), k.reg(f32), {Round::rn}); },
+                      {"cvt.f64.f32", "widening f32 to f64 is exact"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.cvt(k.reg(f16), k.reg(f32), {Round::rni}); },
+              {"cvt.f16.f32", "narrowing f32 to f16 takes a float rounding mode", "got .rni"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(f32), k.reg(f32), {Round::rn}); },
+                      {"cvt.f32.f32", "rounds to an integral value", "got .rn"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(u32), k.reg(s32), {Round::rn}); },
+                      {"cvt.u32.s32", "integer-to-integer conversion takes no rounding mode"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(k.reg(u32), k.reg(u16), {.sat = true}); },
+                      {"cvt.u32.u16", ".sat cannot clamp: every u16 value fits in u32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvt(tf32, f32, k.reg(b32), k.reg(f32), {Round::rm}); },
+                      {"cvt.tf32.f32", "got .rm"}));
+  EXPECT_TRUE(refused(
+      Target::sm_89,
+      [](Kernel& k) { k.cvt_pack(e4m3x2, k.reg(b16), k.reg(f32), k.reg(f32), {Round::rz}); },
+      {"cvt.e4m3x2.f32", "fp8 packing takes .rn"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.cvt_pack(f16x2, k.reg(b32), k.reg(f32), k.reg(f32), {Round::rm}); },
+              {"cvt.f16x2.f32", "takes .rn or .rz"}));
+}
+
+// ---- memory ------------------------------------------------------------------------
+
+TEST(BadMemory, VectorWidthsAndModifiers) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.ld(Space::global, b32, k.regs(b32, 3), at(k.reg(u64))); },
+                      {"ld.global", "vector of 3 registers; .v2 or .v4 only"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::shared, f64, at(k.reg(u32)), k.regs(f64, 4)); },
+                      {"st.shared", "a .v4.f64 access moves 32 bytes; at most 16"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.ld(Space::global, b32, k.reg(b32), at(k.reg(u32, "p"))); },
+              {"ld.global.b32", "address register %p is u32; global addresses are 64-bit"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) { k.ld(Space::local, b32, k.reg(b32), at(k.reg(u64)), {.volatile_ = true}); },
+      {"ld.volatile.local", ".volatile applies to the global and shared spaces, not .local"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.ld(Space::global, b32, k.reg(b32), at(k.reg(u64)),
+             {.cache = Cache::cg, .volatile_ = true});
+      },
+      {"ld.volatile.global", ".volatile takes no cache operator"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.ld(Space::global, b32, k.reg(b32), at(k.reg(u64)), {.cache = Cache::lu, .nc = true});
+      },
+      {"ld.global.nc", "cache operator .lu does not combine with .nc"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.st(Space::global, b32, at(k.reg(u64)), 1, {.cache = Cache::ca}); },
+              {"st.global", "cache operator .ca is not a store operator"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::const_, b32, at(k.reg(u64)), 1); },
+                      {"st.const", "the const space is read-only"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::param, b32, k.param_bytes("blob", 8, 4), 1); },
+                      {"st.param", "kernel parameters are read-only"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cvta_to(Space::reg, k.reg(u64), k.reg(u64)); },
+                      {"cvta.to.reg.u64", "state space .reg has no generic-address window"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.ldmatrix(k.regs(b32, 3), at(k.reg(u32))); },
+                      {"ldmatrix", "3 registers; x1, x2 or x4"}));
+}
+
+TEST(BadMemory, CpAsyncSizes) {
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.cp_async(CpAsyncCache::cg, 8, at(k.reg(u32)), at(k.reg(u64))); },
+              {"cp.async.cg.shared.global", "copy size 8", ".cg copies 16 bytes only"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.cp_async(CpAsyncCache::ca, 2, at(k.reg(u32)), at(k.reg(u64))); },
+              {"cp.async.ca.shared.global", "copy size 2; 4, 8 or 16 bytes"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.cp_async_wait(-1); },
+                      {"cp.async.wait_group", "pending group count -1"}));
+}
+
+// ---- barriers ----------------------------------------------------------------------
+
+TEST(BadBarrier, IdsAndCounts) {
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.bar_sync(16); }, {"bar.sync", "barrier id 16; ids are 0 to 15"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.bar_arrive(1, 48); }, {"bar.arrive", "thread count 48"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.bar_sync(k.reg(u64, "id")); },
+                      {"bar.sync", "barrier id %id has type u64; expected u32"}));
+}
+
+// ---- ownership, labels, names ------------------------------------------------------
+
+TEST(BadHandles, RegisterOfAnotherKernel) {
+  Kernel other("other", Target::sm_80);
+  Reg foreign = other.reg(u32, "theirs");
+  EXPECT_TRUE(refused([&](Kernel& k) { k.add(k.reg(u32), foreign, 1); },
+                      {"add.u32", "register %theirs belongs to kernel 'other'"}));
+  EXPECT_TRUE(refused([&](Kernel& k) { k.reg(u32) + foreign; },
+                      {"add.u32", "%theirs belongs to kernel 'other'"}));
+  Pred their_pred = other.pred("q");
+  EXPECT_TRUE(refused([&](Kernel& k) { k.bra_if(their_pred, k.label()); },
+                      {"predicate %q belongs to kernel 'other'"}));
+  Label their_label = other.label("there");
+  EXPECT_TRUE(refused([&](Kernel& k) { k.bra(their_label); },
+                      {"label $there_0 belongs to kernel 'other'"}));
+}
+
+TEST(BadHandles, UninitialisedHandles) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.bra_if(Pred{}, k.label()); }, {"uninitialised predicate"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.guarded(Pred{}, [] {}); }, {"uninitialised predicate"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.mov(k.reg(u32), Reg{}); }, {"mov.u32", "uninitialised register"}));
+  EXPECT_TRUE(throws_with<DslError>([] { Reg{} + 1; }, {"operator+", "uninitialised register"}));
+}
+
+TEST(BadLabels, UsedButNeverPlacedOrPlacedTwice) {
+  Kernel k("bad_use", Target::sm_80);
+  Label nowhere = k.label("nowhere");
+  k.bra(nowhere);
+  EXPECT_TRUE(throws_with<DslError>(
+      [&] { k.module(); },
+      {"kernel 'bad_use'", "bra", "label $nowhere_0 is used but never placed"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        Label l = k.label();
+        k.place(l);
+        k.place(l);
+      },
+      {"$L_0:", "label placed twice"}));
+}
+
+TEST(BadNames, DuplicatesAreRefused) {
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.param(u32, "n");
+        k.param(s32, "n");
+      },
+      {".param", "name 'n' is already declared as a parameter"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.param_ptr("A");
+        k.param_bytes("A", 128, 64);
+      },
+      {".param", "name 'A' is already declared as a parameter"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.reg(f32, "acc");
+        k.pred("acc");
+      },
+      {".reg", "register name '%acc' is already declared"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.regs(b32, 4, "a");
+        k.reg(b32, "a2");
+      },
+      {".reg", "'%a2' is already declared"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.shared("tile", 64);
+        k.shared("tile", 128);
+      },
+      {".shared", "name 'tile' is already declared as a shared variable"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.param(u32, "n");
+        k.shared("n", 16);
+      },
+      {".shared", "name 'n' is already declared as a parameter"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.dynamic_shared("smem");
+        k.shared("smem", 16);
+      },
+      {".shared", "name 'smem' is already declared as the dynamic shared array"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.dynamic_shared("smem");
+        k.dynamic_shared("other");
+      },
+      {".extern .shared", "already declared as 'smem'"}));
+}
+
+TEST(BadNames, IdentifiersAreChecked) {
+  EXPECT_TRUE(throws_with<DslError>([] { Kernel k("9lives", Target::sm_80); },
+                                    {"kernel name '9lives' is not a PTX identifier"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.reg(u32, "r5"); }, {".reg", "register name 'r5' is not usable"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.regs(f32, 2, "f"); },
+                      {".reg", "register array name 'f' is an automatic prefix"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.reg(u32, "two words"); }, {".reg", "'two words'"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.param(u32, "a-b"); },
+                      {".param", "parameter name 'a-b' is not an identifier"}));
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.shared("x.y", 4); }, {".shared", "'x.y' is not an identifier"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.label("no-dash"); }, {"label", "label hint 'no-dash'"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.param(b128, "wide"); },
+                      {".param", "parameter 'wide' of type b128"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.param_ptr("p", 12); },
+                      {".param", "alignment 12 is not a power of two"}));
+}
+
+// ---- guards and control flow -------------------------------------------------------
+
+TEST(BadGuards, GuardedBlocksDoNotNest) {
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        Pred p = k.pred("p"), q = k.pred("q");
+        k.guarded(p, [&] { k.guarded(!q, [] {}); });
+      },
+      {"@!%q", "guarded blocks do not nest", "already inside @%p"}));
+  // A self-guarded branch (if_then's) inside a guarded block would lose the block's guard.
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        Pred p = k.pred("p"), q = k.pred("q");
+        k.guarded(p, [&] { k.if_then(q, [] {}); });
+      },
+      {"bra", "guarded by @!%q inside guarded(@%p); guards do not nest"}));
+}
+
+TEST(BadControl, LoopBounds) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.for_range(0, 10, 0, [](Reg) {}); },
+                      {"for_range", "step 0 must be positive"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.for_range(k.reg(f32), 10, 1, [](Reg) {}); },
+                      {"for_range", "loop bounds must be integers; got f32"}));
+}
+
+}  // namespace
+}  // namespace warpforge::dsl

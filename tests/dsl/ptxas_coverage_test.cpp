@@ -1,0 +1,838 @@
+// Every DSL wrapper, in every mode it offers, assembled by the real ptxas on
+// every target it claims (DESIGN.md: "Every wrapper is checked against ptxas
+// in tests, on every target it claims"), and refused with a TargetError on the
+// targets it does not claim.
+//
+// Wrappers are batched into one kernel per family and target (one ptxas call
+// each). A family holds wrappers of one availability, so the refusal check on
+// the other targets covers each of its gated wrappers.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dsl/dsl_test_support.hpp"
+
+namespace warpforge::dsl {
+namespace {
+
+using testing_support::assembles;
+using testing_support::ptxas_missing_reason;
+
+struct Family {
+  std::string name;
+  Availability availability;  // the targets the family's wrappers claim
+  std::string instruction;    // what a refusal must name (gated families)
+  std::function<void(Kernel&)> build;
+};
+
+constexpr Round kFloatRounds[] = {Round::rn, Round::rz, Round::rm, Round::rp};
+constexpr Round kIntegerRounds[] = {Round::rni, Round::rzi, Round::rmi, Round::rpi};
+const std::vector<Type> kIntegerTypes = {u8, s8, u16, s16, u32, s32, u64, s64};
+
+// ---- families valid on every target -----------------------------------------------
+
+void build_params_and_moves(Kernel& k) {
+  for (Type t : {u8, s8, u16, s16, u32, s32, u64, s64, f32, f64, b32, b64})
+    k.param(t, "p_" + std::string(ptx::name(t)));
+  Reg ptr = k.param_ptr("ptr"), aligned = k.param_ptr("aligned", 16);
+  ParamRef desc = k.param_bytes("desc", 128, 64);
+  Reg word = k.reg(b32);
+  k.ld(Space::param, b32, word, Addr(desc, 4));
+  k.st(Space::global, u64, at(aligned), ptr);
+
+  Reg x = k.mov(u32, 7);
+  k.mov(x, word);
+  Reg f = k.mov(f32, imm_f32(1.5f));
+  k.mov(k.reg(f64), imm_f64(-2.25));
+  k.mov(k.reg(b32), x);
+  k.mov(k.reg(b32), f.as(b32));
+  Reg lane = k.mov(u32, SReg::laneid);
+  Reg clock = k.mov(b64, SReg::clock64);
+  Pred p = k.setp(Cmp::lt, lane, 16), q = k.pred();
+  k.mov(q, p);
+  k.mov(q, !p);
+  k.st(Space::global, u64, at(ptr, 8), clock);
+}
+
+void build_integer_arithmetic(Kernel& k) {
+  for (Type t : {u16, s16, u32, s32, u64, s64}) {
+    Reg d = k.reg(t), a = k.reg(t), b = k.reg(t);
+    k.add(d, a, b);
+    k.add(d, a, 3);
+    k.sub(d, a, b);
+    k.mul(d, a, b);
+    k.mul_hi(d, a, b);
+    k.mad(d, a, b, d);
+    k.div(d, a, b);
+    k.rem(d, a, 5);
+    k.min(d, a, b);
+    k.max(d, a, b);
+    if (ptx::is_signed(t)) {
+      k.abs(d, a);
+      k.neg(d, a);
+    }
+  }
+  Reg s = k.reg(s32);
+  k.add(s, s, 1, {.sat = true});
+  k.sub(s, s, 1, {.sat = true});
+  k.mul_wide(k.reg(u32), k.reg(u16), 3);
+  k.mul_wide(k.reg(s64), k.reg(s32), k.reg(s32));
+  Reg wide = k.reg(u64), narrow = k.reg(u32);
+  k.mul_wide(wide, narrow, 4);
+  k.mad_wide(wide, narrow, narrow, wide);
+}
+
+// The float wrappers of one scalar type in every rounding mode and flag.
+void build_float_arithmetic(Kernel& k, Type t) {
+  bool f32_only = t == f32;  // .ftz and .sat exist for f32 only (PTX ISA 9.7.3)
+  Reg d = k.reg(t), a = k.reg(t), b = k.reg(t);
+  for (Round r : kFloatRounds) {
+    k.add(d, a, b, {r});
+    k.sub(d, a, b, {r});
+    k.mul(d, a, b, {r});
+    k.fma(d, a, b, d, {r});
+    k.div(d, a, b, {r});
+    k.rcp(d, a, {r});
+    k.sqrt(d, a, {r});
+  }
+  k.add(d, a, b);
+  k.div(d, a, b);  // defaults to .rn
+  k.abs(d, a);
+  k.neg(d, a);
+  k.min(d, a, b);
+  k.max(d, a, b);
+  if (f32_only) {
+    for (FloatMode m : {FloatMode{Round::rn, true, false}, FloatMode{Round::rz, false, true},
+                        FloatMode{Round::rm, true, true}}) {
+      k.add(d, a, b, m);
+      k.mul(d, a, b, m);
+      k.fma(d, a, b, d, m);
+    }
+    k.add(d, a, b, {.ftz = true});
+    k.div(d, a, b, {Round::rn, true, false});
+    k.abs(d, a, {.ftz = true});
+    k.neg(d, a, {.ftz = true});
+    k.min(d, a, b, {.ftz = true});
+    k.max(d, a, b, {.ftz = true});
+    k.rcp(d, a);
+    k.rcp(d, a, {.ftz = true});
+    k.sqrt(d, a);
+    k.sqrt(d, a, {.ftz = true});
+    k.ex2_approx(d, a);
+    k.ex2_approx(d, a, true);
+    k.lg2_approx(d, a);
+    k.lg2_approx(d, a, true);
+  } else {
+    k.rcp(d, a, {.ftz = true});  // rcp.approx.ftz.f64
+  }
+}
+
+// f16, f16x2 and bf16/bf16x2 arithmetic that sm_80 has (PTX ISA 9.7.4).
+void build_half_arithmetic(Kernel& k) {
+  for (Type t : {f16, f16x2}) {
+    Reg d = k.reg(t), a = k.reg(t), b = k.reg(t);
+    k.add(d, a, b);
+    k.add(d, a, b, {Round::rn});
+    k.sub(d, a, b, {Round::rn, true, true});
+    k.mul(d, a, b, {.ftz = true});
+    k.fma(d, a, b, d);
+    k.fma(d, a, b, d, {Round::rn, true, true});
+    k.abs(d, a);
+    k.neg(d, a);
+    k.min(d, a, b);
+    k.max(d, a, b);
+  }
+  // mov and selp move half and packed registers as bits.
+  Pred p = k.pred();
+  for (Type t : {f16, f16x2, bf16, bf16x2}) {
+    Reg d = k.reg(t), a = k.reg(t);
+    k.mov(d, a);
+    k.selp(d, a, d, p);
+  }
+  for (Type t : {bf16, bf16x2}) {
+    Reg d = k.reg(t), a = k.reg(t), b = k.reg(t);
+    k.fma(d, a, b, d);
+    k.abs(d, a);
+    k.neg(d, a);
+    k.min(d, a, b);
+    k.max(d, a, b);
+  }
+}
+
+void build_logic_shifts_compares(Kernel& k) {
+  for (Type t : {b16, b32, b64, u32, s64}) {
+    Reg d = k.reg(t), a = k.reg(t), b = k.reg(t);
+    k.and_(d, a, b);
+    k.or_(d, a, 0xff);
+    k.xor_(d, a, b);
+    k.not_(d, a);
+    k.shl(d, a, 3);
+    k.shr(d, a, k.reg(u32));
+  }
+  Pred p = k.pred(), q = k.pred();
+  k.not_(p, q);
+
+  Reg u = k.reg(u32), s = k.reg(s32), bits = k.reg(b32), f = k.reg(f32), d = k.reg(f64);
+  for (Cmp c : {Cmp::eq, Cmp::ne, Cmp::lt, Cmp::le, Cmp::gt, Cmp::ge}) {
+    k.setp(p, c, u, 1);
+    k.setp(p, c, 2, s);
+    k.setp(p, c, bits, bits);
+  }
+  for (Cmp c : {Cmp::lo, Cmp::ls, Cmp::hi, Cmp::hs}) k.setp(p, c, u, u);
+  for (Cmp c : {Cmp::eq, Cmp::ne, Cmp::lt, Cmp::le, Cmp::gt, Cmp::ge, Cmp::equ, Cmp::neu, Cmp::ltu,
+                Cmp::leu, Cmp::gtu, Cmp::geu, Cmp::num, Cmp::nan}) {
+    k.setp(p, c, f, imm_f32(0.5f));
+    k.setp(p, c, d, d);
+  }
+  k.selp(u, u, 9, p);
+  k.selp(f, f, imm_f32(2.0f), q);
+
+  // The integer operators and compound assignments.
+  Reg x = u + 1, y = (x - u) * 3;
+  y = (y & 0xf) | (x ^ u);
+  y = ~(y << 2) >> 1;
+  Reg neg = -s, sr = s >> 4;
+  y += 1;
+  y -= x;
+  y *= 2;
+  y &= 0xff;
+  y |= 1;
+  y ^= x;
+  y <<= 1;
+  y >>= 2;
+  Pred all = (x < y) && !(x >= 4u);
+  Pred any = (x <= y) || (x > y) || (neg == sr) || (s != 0);
+  k.selp(u, y, x, all);
+  k.selp(u, 1 + y, 2 * x, any);
+}
+
+void build_memory(Kernel& k) {
+  Reg g = k.param_ptr("g");
+  Reg local = k.reg(u64), sh = k.reg(u32), generic = k.reg(u64), c = k.reg(u64);
+  Shared buf = k.shared("buf", 256);
+  k.cvta_from(Space::global, generic, g);
+  k.cvta_to(Space::shared, local, generic);
+  k.cvta_from(Space::shared, generic, local);
+  k.cvta_to(Space::local, local, generic);
+  k.cvta_from(Space::local, generic, local);
+  k.cvta_to(Space::const_, c, generic);
+  k.cvta_from(Space::const_, generic, c);
+  k.cvta_to(Space::global, g, generic);
+
+  Reg r32 = k.reg(b32), r16 = k.reg(u16), r64 = k.reg(f64), f = k.reg(f32);
+  Regs v2 = k.regs(f32, 2), v4 = k.regs(b32, 4), h4 = k.regs(b16, 4), d2 = k.regs(u64, 2);
+  for (Space s : {Space::global, Space::shared, Space::local}) {
+    Addr a = s == Space::global ? Addr(g, 16) : s == Space::shared ? Addr(sh, 32) : Addr(local, 8);
+    k.ld(s, b32, r32, a);
+    k.ld(s, u8, r16, a);
+    k.ld(s, s8, r16, a);
+    k.ld(s, f64, r64, a);
+    k.ld(s, f32, v2, a);
+    k.ld(s, b32, v4, a);
+    k.ld(s, b16, h4, a);
+    k.ld(s, u64, d2, a);
+    k.st(s, b32, a, r32);
+    k.st(s, b32, a, 5);
+    k.st(s, u8, a, r16);
+    k.st(s, f32, a, v2);
+    k.st(s, b32, a, v4);
+    k.st(s, u64, a, d2);
+    if (s != Space::local) {  // .volatile: global and shared only
+      k.ld(s, b32, r32, a, {.volatile_ = true});
+      k.st(s, f32, a, f, {.volatile_ = true});
+    }
+  }
+  k.ld(Space::shared, b32, r32, at(buf, 4));
+  k.st(Space::shared, b32, at(buf, 8), r32);
+  for (Cache cop : {Cache::ca, Cache::cg, Cache::cs, Cache::lu, Cache::cv}) {
+    k.ld(Space::shared, b32, r32, at(sh), {.cache = cop});
+    k.ld(Space::local, b32, r32, at(local), {.cache = cop});
+    k.ld(Space::const_, b32, r32, at(c), {.cache = cop});
+  }
+  for (Cache cop : {Cache::wb, Cache::cg, Cache::cs, Cache::wt}) {
+    k.st(Space::shared, b32, at(sh), r32, {.cache = cop});
+    k.st(Space::local, b32, at(local), r32, {.cache = cop});
+  }
+  // Half, packed and fp8 values load and store as bits.
+  for (Type t : {f16, bf16, e4m3x2, e5m2x2}) {
+    Reg h = k.reg(t);
+    k.ld(Space::global, t, h, at(g));
+    k.st(Space::shared, t, at(sh), h);
+  }
+  Regs halves = k.regs(f16x2, 4);
+  k.ld(Space::global, f16x2, halves, at(g));
+  k.st(Space::global, bf16x2, at(g), k.regs(bf16x2, 2));
+  k.ld(Space::const_, b32, r32, at(c));
+  k.ld(Space::const_, f32, v2, at(c, 8));
+  for (Cache cop : {Cache::ca, Cache::cg, Cache::cs, Cache::lu, Cache::cv}) {
+    k.ld(Space::global, b32, r32, at(g), {.cache = cop});
+    k.ld(Space::global, b32, v4, at(g), {.cache = cop});
+  }
+  for (Cache cop : {Cache::wb, Cache::cg, Cache::cs, Cache::wt}) {
+    k.st(Space::global, b32, at(g), r32, {.cache = cop});
+    k.st(Space::global, b32, at(g), v4, {.cache = cop});
+  }
+  k.ld(Space::global, f32, f, at(g), {.nc = true});
+  k.ld(Space::global, b32, v4, at(g, 64), {.nc = true});
+  for (Cache cop : {Cache::ca, Cache::cg, Cache::cs})
+    k.ld(Space::global, b32, r32, at(g), {.cache = cop, .nc = true});
+}
+
+// True where `d` cannot hold every value of `a`, so that cvt.sat has work to do.
+bool can_saturate(Type d, Type a) {
+  if (d == a) return false;
+  return ptx::bits(d) < ptx::bits(a) || (ptx::bits(d) == ptx::bits(a)) ||
+         (!ptx::is_signed(d) && ptx::is_signed(a));
+}
+
+void build_conversions(Kernel& k) {
+  // Every integer pair, plain and saturating.
+  for (Type d : kIntegerTypes)
+    for (Type a : kIntegerTypes) {
+      Reg rd = k.reg(d), ra = k.reg(a);
+      k.cvt(rd, ra);
+      if (can_saturate(d, a)) k.cvt(rd, ra, {.sat = true});
+    }
+  // Integers to and from every float type.
+  for (Type i : kIntegerTypes)
+    for (Type f : {f16, f32, f64}) {
+      Reg ri = k.reg(i), rf = k.reg(f);
+      k.cvt(rf, ri);
+      k.cvt(ri, rf);
+      for (Round r : kFloatRounds) k.cvt(rf, ri, {r});
+      for (Round r : kIntegerRounds) k.cvt(ri, rf, {r});
+    }
+  // Float pairs: widening exact, narrowing rounded, same type rounded to an integer.
+  for (Type d : {f16, f32, f64})
+    for (Type a : {f16, f32, f64}) {
+      Reg rd = k.reg(d), ra = k.reg(a);
+      if (d == a) {
+        for (Round r : kIntegerRounds) k.cvt(rd, ra, {r});
+        continue;
+      }
+      k.cvt(rd, ra);
+      if (ptx::bits(d) < ptx::bits(a))
+        for (Round r : kFloatRounds) k.cvt(rd, ra, {r});
+    }
+  Reg f = k.reg(f32), h = k.reg(f16);
+  k.cvt(f, f, {Round::rni, true, true});
+  k.cvt(h, f, {.round = Round::rn, .sat = true});
+  k.cvt(h, f, {.round = Round::rn, .relu = true});
+  k.cvt(f, h, {.ftz = true});
+  k.cvt(f, k.reg(f64), {Round::rn, true});
+  k.cvt(f, k.reg(s32), {Round::rz, true});
+  k.cvt(k.reg(u8), f, {Round::rzi, true, true});
+  k.cvt(h, k.reg(s32), {Round::rn, false, true});
+  // bf16 and tf32 results from f32 (sm_80).
+  Reg bf = k.reg(bf16), tf = k.reg(b32);
+  k.cvt(bf, f);
+  k.cvt(bf, f, {.round = Round::rn, .relu = true});
+  k.cvt(bf, f, {Round::rz});
+  k.cvt(bf, f, {Round::rn, true});
+  k.cvt(tf32, f32, tf, f);  // defaults to .rna
+  k.cvt(tf32, f32, tf, f, {Round::rna});
+  // Packing two f32 into f16x2 / bf16x2.
+  Reg packed = k.reg(b32);
+  for (Type t : {f16x2, bf16x2}) {
+    k.cvt_pack(t, packed, f, f);
+    k.cvt_pack(t, packed, f, imm_f32(1.0f), {Round::rz});
+    k.cvt_pack(t, packed, f, f, {.round = Round::rn, .relu = true});
+  }
+}
+
+void build_barriers_and_fences(Kernel& k) {
+  Reg id = k.mov(u32, 3), count = k.mov(u32, 64);
+  k.bar_sync();
+  k.bar_sync(1);
+  k.bar_sync(15, 128);
+  k.bar_sync(id, count);
+  k.bar_arrive(2, 64);
+  k.bar_arrive(id, count);
+  k.bar_warp_sync();
+  k.bar_warp_sync(k.mov(b32, 0xffff));
+  for (MembarLevel l : {MembarLevel::cta, MembarLevel::gl, MembarLevel::sys}) k.membar(l);
+  for (FenceSem s : {FenceSem::sc, FenceSem::acq_rel})
+    for (Scope sc : {Scope::cta, Scope::gpu, Scope::sys}) k.fence(s, sc);
+}
+
+void build_warp_collectives(Kernel& k) {
+  Reg d = k.reg(b32), a = k.reg(b32), u = k.reg(u32), s = k.reg(s32);
+  Pred p = k.pred();
+  for (Shfl m : {Shfl::up, Shfl::down, Shfl::bfly, Shfl::idx}) {
+    k.shfl_sync(m, d, a, 1, 0x1f);
+    k.shfl_sync(m, d, a, u, 0, 0xffff, p);
+  }
+  for (Vote v : {Vote::all, Vote::any, Vote::uni}) {
+    k.vote_sync(v, p, p);
+    k.vote_sync(v, p, !p, u);
+  }
+  k.ballot_sync(d, p);
+  k.ballot_sync(u, !p, 0xff);
+  for (Redux r : {Redux::add, Redux::min, Redux::max}) {
+    k.redux_sync(r, u, u);
+    k.redux_sync(r, s, s, 0xf);
+    k.redux_sync(r, d, a);
+  }
+  for (Redux r : {Redux::and_, Redux::or_, Redux::xor_}) {
+    k.redux_sync(r, d, a);
+    k.redux_sync(r, u, 7);
+  }
+  k.activemask(d);
+}
+
+void build_atomics(Kernel& k) {
+  Reg g = k.param_ptr("g");
+  Reg sh = k.reg(u32);
+  struct OpType {
+    AtomOp op;
+    Type type;
+  };
+  const std::vector<OpType> forms = {
+      {AtomOp::add, u32},  {AtomOp::add, s32},   {AtomOp::add, u64},  {AtomOp::add, f32},
+      {AtomOp::add, f64},  {AtomOp::add, f16x2}, {AtomOp::min, u32},  {AtomOp::min, s32},
+      {AtomOp::min, u64},  {AtomOp::min, s64},   {AtomOp::max, u32},  {AtomOp::max, s32},
+      {AtomOp::max, u64},  {AtomOp::max, s64},   {AtomOp::inc, u32},  {AtomOp::dec, u32},
+      {AtomOp::exch, b32}, {AtomOp::exch, b64},  {AtomOp::and_, b32}, {AtomOp::and_, b64},
+      {AtomOp::or_, b32},  {AtomOp::or_, b64},   {AtomOp::xor_, b32}, {AtomOp::xor_, b64},
+  };
+  for (Space space : {Space::global, Space::shared}) {
+    Addr a = space == Space::global ? Addr(g, 4) : Addr(sh);
+    for (const auto& [op, type] : forms) {
+      Reg d = k.reg(type), b = k.reg(type);
+      k.atom(space, op, type, d, a, b);
+      if (op != AtomOp::exch) k.red(space, op, type, a, b);
+    }
+    for (Type t : {b32, b64}) {
+      Reg d = k.reg(t);
+      k.atom(space, AtomOp::cas, t, d, a, d, Src(d));
+    }
+    Reg d = k.reg(u32);
+    for (Scope scope : {Scope::cta, Scope::gpu, Scope::sys}) {
+      k.atom(space, AtomOp::add, u32, d, a, 1, std::nullopt, {.scope = scope});
+      k.atom(space, AtomOp::add, u32, d, a, 1, std::nullopt, {.scope = scope, .relaxed = true});
+      k.red(space, AtomOp::add, u32, a, 1, {.scope = scope, .relaxed = true});
+    }
+  }
+}
+
+void build_mma(Kernel& k) {
+  for (MmaShape shape : {MmaShape::m16n8k8, MmaShape::m16n8k16}) {
+    int ka = shape == MmaShape::m16n8k16 ? 4 : 2, kb = ka / 2;
+    Regs a = k.regs(b32, ka), b = k.regs(b32, kb), acc = k.regs(f32, 4), acc16 = k.regs(b32, 2);
+    k.mma_sync(shape, f16, f16, f32, acc, a, b, acc);
+    k.mma_sync(shape, bf16, bf16, f32, acc, a, b, acc);
+    k.mma_sync(shape, f16, f16, f16, acc16, a, b, acc16);
+  }
+}
+
+void build_ldmatrix(Kernel& k) {
+  Reg a32 = k.reg(u32), a64 = k.reg(u64);
+  Shared tile = k.shared("tile", 512);
+  for (int n : {1, 2, 4})
+    for (bool trans : {false, true}) {
+      Regs d = k.regs(b32, n);
+      k.ldmatrix(d, at(a32), trans);
+      k.ldmatrix(d, at(a64, 16), trans);
+      k.ldmatrix(d, at(tile, 32), trans);
+    }
+}
+
+void build_cp_async(Kernel& k) {
+  Reg g = k.param_ptr("g");
+  Shared buf = k.shared("buf", 256);
+  Reg dst = k.address_of(buf);
+  k.cp_async(CpAsyncCache::ca, 4, at(dst), at(g));
+  k.cp_async(CpAsyncCache::ca, 8, at(dst, 8), at(g, 8));
+  k.cp_async(CpAsyncCache::ca, 16, at(buf, 16), at(g, 16));
+  k.cp_async(CpAsyncCache::cg, 16, at(dst, 32), at(g, 32));
+  k.cp_async(CpAsyncCache::ca, 16, at(dst, 48), at(g, 48), 8);
+  k.cp_async(CpAsyncCache::cg, 16, at(dst, 64), at(g, 64), k.mov(u32, 4));
+  k.cp_async_commit();
+  k.cp_async_wait(1);
+  k.cp_async_wait(0);
+  k.cp_async_wait_all();
+}
+
+void build_bit_manipulation(Kernel& k) {
+  Reg d = k.reg(b32), a = k.reg(b32), b = k.reg(u32);
+  for (PrmtMode m : {PrmtMode::none, PrmtMode::f4e, PrmtMode::b4e, PrmtMode::rc8, PrmtMode::ecl,
+                     PrmtMode::ecr, PrmtMode::rc16}) {
+    k.prmt(d, a, b, 0x3210, m);
+    k.prmt(d, a, 0, b, m);
+  }
+  // The generic escape hatch, for a wrapped and an unwrapped opcode.
+  k.inst("prmt.b32", d, a, b, 0x1234);
+  k.inst("nanosleep.u32", 100);
+  k.inst("setp.lt.f16x2", ptx::Operand::pair(k.operand_of(k.pred()), k.operand_of(k.pred())),
+         k.reg(f16x2), k.reg(f16x2));
+  k.lop3(d, a, b, d, 0x96);
+  k.lop3(d, a, 0xff, 1, 0xf0 & 0xcc);
+  for (Type t : {u32, s32, u64, s64}) {
+    Reg x = k.reg(t);
+    k.bfe(x, x, 4, b);
+    k.bfi(x, x, x, b, 8);
+  }
+  for (Type t : {b32, b64, u64}) {
+    Reg x = k.reg(t), count = k.reg(u32);
+    k.popc(count, x);
+    k.clz(count, x);
+    k.brev(x, x);
+  }
+}
+
+void build_control_flow(Kernel& k) {
+  Reg n = k.param(u32, "n");
+  Reg tid = k.sreg(SReg::tid_x);
+  Pred small = tid < 8;
+  Label skip = k.label("skip"), uni = k.label();
+  k.bra_if(small, skip);
+  k.bra_if(!small, skip, {.uniform = true});
+  k.bra(uni, {.uniform = true});
+  k.place(uni);
+  k.place(skip);
+  Reg acc = k.mov(u32, 0);
+  k.if_then(small, [&] { acc += 1; });
+  k.if_else(
+      !small, [&] { acc += 2; }, [&] { acc -= 1; });
+  k.for_range(0, n, 2, [&](Reg i) { acc += i; });
+  k.for_range(tid, 64, k.mov(u32, 32), [&](Reg i) { acc ^= i; });
+  k.while_loop([&] { return acc > 100; }, [&] { acc >>= 1; });
+  k.guarded(small, [&] { acc *= 3; });
+  k.guarded(!small, [&] { k.exit(); });
+  k.ret();
+}
+
+void build_special_registers(Kernel& k) {
+  Reg sink32 = k.mov(u32, 0);
+  Reg sink64 = k.mov(u64, 0);
+  for (const SRegInfo& info : all_sregs()) {
+    if (!info.availability.has(Target::sm_80)) continue;  // the cluster ones are their own family
+    Reg by_enum = k.sreg(info.reg), by_name = k.sreg(info.name);
+    Reg& sink = info.type == u64 ? sink64 : sink32;
+    sink += by_enum;
+    sink += by_name;
+  }
+}
+
+void build_directives_maxntid(Kernel& k) {
+  k.maxntid(256);
+  k.minnctapersm(2);
+  k.maxnreg(128);
+  k.mov(u32, SReg::tid_x);
+}
+
+void build_directives_reqntid(Kernel& k) {
+  k.reqntid(32, 4, 2);
+  k.mov(u32, SReg::tid_y);
+}
+
+void build_shared_memory(Kernel& k) {
+  Shared a = k.shared("a", 1024, 128), b = k.shared("b", 4);
+  Shared dyn = k.dynamic_shared();
+  Shared same = k.dynamic_shared();  // asking again returns the one array
+  Reg pa = k.address_of(a), pdyn = k.address_of(dyn);
+  Reg v = k.reg(b32);
+  k.ld(Space::shared, b32, v, at(same, 4));
+  k.st(Space::shared, b32, at(b), v);
+  k.st(Space::shared, b32, at(pa, 8), v);
+  k.st(Space::shared, b32, at(pdyn), v);
+}
+
+// ---- gated families ----------------------------------------------------------------
+
+void build_fp8_conversions(Kernel& k) {
+  Reg f = k.reg(f32), packed = k.reg(b16), halves = k.reg(b32);
+  for (Type t : {e4m3x2, e5m2x2}) {
+    k.cvt_pack(t, packed, f, f);
+    k.cvt_pack(t, packed, f, imm_f32(-1.0f), {.round = Round::rn, .relu = true});
+    k.cvt_unpack_fp8(t, halves, packed);
+  }
+}
+
+// .satfinite on f16/bf16/tf32 results needs PTX 8.1, which warpforge emits from sm_89 on.
+void build_satfinite_conversions(Kernel& k) {
+  Reg f = k.reg(f32);
+  k.cvt(k.reg(f16), f, {.round = Round::rn, .satfinite = true});
+  k.cvt(k.reg(bf16), f, {.round = Round::rn, .satfinite = true, .relu = true});
+  k.cvt(tf32, f32, k.reg(b32), f, {.round = Round::rna, .satfinite = true});
+  k.cvt_pack(f16x2, k.reg(b32), f, f, {.round = Round::rn, .satfinite = true});
+  k.cvt_pack(bf16x2, k.reg(b32), f, f, {.round = Round::rz, .satfinite = true, .relu = true});
+}
+
+void build_fp8_mma(Kernel& k) {
+  Regs a = k.regs(b32, 4), b = k.regs(b32, 2), acc = k.regs(f32, 4);
+  for (Type ta : {e4m3, e5m2})
+    for (Type tb : {e4m3, e5m2}) k.mma_sync(MmaShape::m16n8k32, ta, tb, f32, acc, a, b, acc);
+}
+
+void build_bf16_source_conversions(Kernel& k) {
+  Reg bf = k.reg(bf16);
+  k.cvt(k.reg(f32), bf);
+  k.cvt(k.reg(f64), bf);
+  k.cvt(k.reg(s32), bf);
+  k.cvt(k.reg(u16), bf, {Round::rni});
+  // bf16 results from sources other than f32, and tf32 with .rn/.rz.
+  k.cvt(bf, k.reg(f16));
+  k.cvt(k.reg(f16), bf);
+  k.cvt(bf, k.reg(f64), {Round::rz});
+  k.cvt(bf, k.reg(s32));
+  k.cvt(tf32, f32, k.reg(b32), k.reg(f32), {Round::rn});
+  k.cvt(tf32, f32, k.reg(b32), k.reg(f32), {Round::rz});
+}
+
+void build_bf16_add_sub_mul(Kernel& k) {
+  for (Type t : {bf16, bf16x2}) {
+    Reg d = k.reg(t), a = k.reg(t), b = k.reg(t);
+    k.add(d, a, b);
+    k.sub(d, a, b, {Round::rn});
+    k.mul(d, a, b, {Round::rn});
+  }
+}
+
+void build_stmatrix(Kernel& k) {
+  Reg a = k.reg(u32);
+  for (int n : {1, 2, 4})
+    for (bool trans : {false, true}) k.stmatrix(at(a, 16 * n), k.regs(b32, n), trans);
+}
+
+void build_elect(Kernel& k) {
+  Pred leader = k.pred();
+  k.elect_sync(k.reg(b32), leader);
+  k.elect_sync(k.reg(u32), leader, 0xf);
+}
+
+void build_cluster_fence(Kernel& k) {
+  k.fence(FenceSem::sc, Scope::cluster);
+  k.fence(FenceSem::acq_rel, Scope::cluster);
+}
+
+void build_cluster_atomics(Kernel& k) {
+  Reg g = k.param_ptr("g");
+  Reg d = k.reg(u32);
+  k.atom(Space::global, AtomOp::add, u32, d, at(g), 1, std::nullopt, {.scope = Scope::cluster});
+  k.atom(Space::shared, AtomOp::max, u32, d, at(d), 1, std::nullopt,
+         {.scope = Scope::cluster, .relaxed = true});
+  k.red(Space::global, AtomOp::or_, b32, at(g), d, {.scope = Scope::cluster});
+}
+
+void build_bf16x2_atomics(Kernel& k) {
+  Reg g = k.param_ptr("g");
+  Reg d = k.reg(bf16x2);
+  k.atom(Space::global, AtomOp::add, bf16x2, d, at(g), d);
+  k.red(Space::global, AtomOp::add, bf16x2, at(g, 4), d);
+}
+
+void build_cluster_special_registers(Kernel& k) {
+  Reg sink = k.mov(u32, 0);
+  for (const SRegInfo& info : all_sregs()) {
+    if (info.availability.has(Target::sm_80)) continue;
+    sink += k.sreg(info.reg);
+    sink += k.sreg(info.name.substr(1));  // the name without '%' works too
+  }
+}
+
+void build_cluster_directives(Kernel& k) {
+  k.explicitcluster();
+  k.reqnctapercluster(2, 1, 1);
+  k.mov(u32, SReg::tid_x);
+}
+
+void build_reqnctapercluster_alone(Kernel& k) {
+  k.reqnctapercluster(4);
+}
+
+const std::vector<Family>& families() {
+  const auto all = Availability::since(0);
+  const auto ada = Availability::since(89), hopper = Availability::since(90);
+  static const std::vector<Family> kFamilies = {
+      {"params_and_moves", all, "", build_params_and_moves},
+      {"integer_arithmetic", all, "", build_integer_arithmetic},
+      {"f32_arithmetic", all, "", [](Kernel& k) { build_float_arithmetic(k, f32); }},
+      {"f64_arithmetic", all, "", [](Kernel& k) { build_float_arithmetic(k, f64); }},
+      {"half_arithmetic", all, "", build_half_arithmetic},
+      {"logic_shifts_compares", all, "", build_logic_shifts_compares},
+      {"memory", all, "", build_memory},
+      {"conversions", all, "", build_conversions},
+      {"barriers_and_fences", all, "", build_barriers_and_fences},
+      {"warp_collectives", all, "", build_warp_collectives},
+      {"atomics", all, "", build_atomics},
+      {"mma_f16_bf16", all, "", build_mma},
+      {"ldmatrix", all, "", build_ldmatrix},
+      {"cp_async", all, "", build_cp_async},
+      {"bit_manipulation", all, "", build_bit_manipulation},
+      {"control_flow", all, "", build_control_flow},
+      {"special_registers", all, "", build_special_registers},
+      {"directives_maxntid", all, "", build_directives_maxntid},
+      {"directives_reqntid", all, "", build_directives_reqntid},
+      {"shared_memory", all, "", build_shared_memory},
+      {"fp8_conversions", ada, "cvt.rn.satfinite.e4m3x2.f32", build_fp8_conversions},
+      {"satfinite_conversions", ada, "cvt.rn.satfinite.f16.f32", build_satfinite_conversions},
+      {"fp8_mma", ada, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", build_fp8_mma},
+      {"bf16_source_conversions", hopper, "cvt.f32.bf16", build_bf16_source_conversions},
+      {"bf16_add_sub_mul", hopper, "add.bf16", build_bf16_add_sub_mul},
+      {"stmatrix", hopper, "stmatrix.sync.aligned.m8n8.x1.shared.b16", build_stmatrix},
+      {"elect_sync", hopper, "elect.sync", build_elect},
+      {"cluster_fence", hopper, "fence.sc.cluster", build_cluster_fence},
+      {"cluster_atomics", hopper, "atom.cluster", build_cluster_atomics},
+      {"bf16x2_atomics", hopper, "atom.global.add.noftz.bf16x2", build_bf16x2_atomics},
+      {"cluster_special_registers", hopper, "%clusterid.x", build_cluster_special_registers},
+      {"cluster_directives", hopper, ".explicitcluster", build_cluster_directives},
+      {"reqnctapercluster", hopper, ".reqnctapercluster", build_reqnctapercluster_alone},
+  };
+  return kFamilies;
+}
+
+class WrapperFamily : public ::testing::TestWithParam<std::tuple<std::size_t, Target>> {
+ protected:
+  const Family& family() const { return families()[std::get<0>(GetParam())]; }
+  Target target() const { return std::get<1>(GetParam()); }
+};
+
+TEST_P(WrapperFamily, AssemblesWhereClaimedAndIsRefusedElsewhere) {
+  const Family& f = family();
+  Kernel k("cover_" + f.name, target());
+  if (!f.availability.has(target())) {
+    ASSERT_FALSE(f.instruction.empty()) << "an ungated family must claim every target";
+    EXPECT_TRUE(testing_support::throws_with<TargetError>(
+        [&] { f.build(k); }, {"kernel 'cover_" + f.name + "'", f.instruction,
+                              "not available on " + std::string(ptx::name(target())),
+                              "targets that have it: " + f.availability.targets()}));
+    return;
+  }
+  f.build(k);
+  ptx::Module m = k.module();
+  EXPECT_EQ(m.target, std::vector<std::string>{std::string(ptx::name(target()))});
+  if (auto reason = ptxas_missing_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  EXPECT_TRUE(assembles(m));
+}
+
+std::string case_name(const ::testing::TestParamInfo<WrapperFamily::ParamType>& info) {
+  return families()[std::get<0>(info.param)].name + "_" +
+         std::string(ptx::name(std::get<1>(info.param)));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTargets, WrapperFamily,
+                         ::testing::Combine(::testing::Range<std::size_t>(0, families().size()),
+                                            ::testing::ValuesIn(ptx::all_targets())),
+                         case_name);
+
+// ---- every gated call, one at a time --------------------------------------------
+// A family stops at its first refused call; this table checks each gated call
+// by itself on every target that lacks it.
+
+struct GatedCall {
+  std::string instruction;  // what the refusal names
+  Availability availability;
+  std::function<void(Kernel&)> call;
+};
+
+std::vector<GatedCall> gated_calls() {
+  const auto ada = Availability::since(89), hopper = Availability::since(90);
+  std::vector<GatedCall> calls;
+  for (Type t : {e4m3x2, e5m2x2}) {
+    std::string type(ptx::name(t));
+    calls.push_back({"cvt.rn.satfinite." + type + ".f32", ada,
+                     [t](Kernel& k) { k.cvt_pack(t, k.reg(b16), k.reg(f32), k.reg(f32)); }});
+    calls.push_back({"cvt.rn.f16x2." + type, ada,
+                     [t](Kernel& k) { k.cvt_unpack_fp8(t, k.reg(b32), k.reg(b16)); }});
+  }
+  for (Type t : {f16, bf16})
+    calls.push_back({"cvt.rn.satfinite." + std::string(ptx::name(t)) + ".f32", ada, [t](Kernel& k) {
+                       k.cvt(k.reg(t), k.reg(f32), {.round = Round::rn, .satfinite = true});
+                     }});
+  for (Type t : {f16x2, bf16x2})
+    calls.push_back({"cvt.rn.satfinite." + std::string(ptx::name(t)) + ".f32", ada, [t](Kernel& k) {
+                       k.cvt_pack(t, k.reg(b32), k.reg(f32), k.reg(f32),
+                                  {.round = Round::rn, .satfinite = true});
+                     }});
+  for (Type ta : {e4m3, e5m2})
+    for (Type tb : {e4m3, e5m2})
+      calls.push_back({"mma.sync.aligned.m16n8k32.row.col.f32." + std::string(ptx::name(ta)) + "." +
+                           std::string(ptx::name(tb)) + ".f32",
+                       ada, [ta, tb](Kernel& k) {
+                         k.mma_sync(MmaShape::m16n8k32, ta, tb, f32, k.regs(f32, 4), k.regs(b32, 4),
+                                    k.regs(b32, 2), k.regs(f32, 4));
+                       }});
+  for (Type d : {f16, f32, f64, s32, u64})
+    calls.push_back({"cvt", hopper, [d](Kernel& k) { k.cvt(k.reg(d), k.reg(bf16)); }});
+  for (Type a : {f16, f64, s16, u32})
+    calls.push_back({".bf16." + std::string(ptx::name(a)), hopper,
+                     [a](Kernel& k) { k.cvt(k.reg(bf16), k.reg(a)); }});
+  for (Round r : {Round::rn, Round::rz})
+    calls.push_back({"cvt." + std::string(name(r)) + ".tf32.f32", hopper,
+                     [r](Kernel& k) { k.cvt(tf32, f32, k.reg(b32), k.reg(f32), {r}); }});
+  for (Type t : {bf16, bf16x2})
+    for (const char* op : {"add", "sub", "mul"})
+      calls.push_back({std::string(op) + "." + std::string(ptx::name(t)), hopper,
+                       [t, op = std::string(op)](Kernel& k) {
+                         Reg r = k.reg(t);
+                         if (op == "add") k.add(r, r, r);
+                         if (op == "sub") k.sub(r, r, r);
+                         if (op == "mul") k.mul(r, r, r);
+                       }});
+  for (int n : {1, 2, 4})
+    for (bool trans : {false, true})
+      calls.push_back(
+          {"stmatrix.sync.aligned.m8n8.x" + std::to_string(n) + (trans ? ".trans" : "") +
+               ".shared.b16",
+           hopper, [n, trans](Kernel& k) { k.stmatrix(at(k.reg(u32)), k.regs(b32, n), trans); }});
+  calls.push_back({"elect.sync", hopper, [](Kernel& k) { k.elect_sync(k.reg(b32), k.pred()); }});
+  calls.push_back(
+      {"fence.sc.cluster", hopper, [](Kernel& k) { k.fence(FenceSem::sc, Scope::cluster); }});
+  calls.push_back({"fence.acq_rel.cluster", hopper,
+                   [](Kernel& k) { k.fence(FenceSem::acq_rel, Scope::cluster); }});
+  calls.push_back({"atom.cluster", hopper, [](Kernel& k) {
+                     k.atom(Space::shared, AtomOp::add, u32, k.reg(u32), at(k.reg(u32)), 1,
+                            std::nullopt, {.scope = Scope::cluster});
+                   }});
+  calls.push_back({"red.relaxed.cluster", hopper, [](Kernel& k) {
+                     k.red(Space::global, AtomOp::add, u32, at(k.reg(u64)), 1,
+                           {.scope = Scope::cluster, .relaxed = true});
+                   }});
+  calls.push_back({"atom.global.add.noftz.bf16x2", hopper, [](Kernel& k) {
+                     Reg r = k.reg(bf16x2);
+                     k.atom(Space::global, AtomOp::add, bf16x2, r, at(k.reg(u64)), r);
+                   }});
+  calls.push_back({"red.shared.add.noftz.bf16x2", hopper, [](Kernel& k) {
+                     k.red(Space::shared, AtomOp::add, bf16x2, at(k.reg(u32)), k.reg(bf16x2));
+                   }});
+  for (const SRegInfo& info : all_sregs())
+    if (!info.availability.has(Target::sm_80))
+      calls.push_back({"mov " + std::string(info.name), info.availability,
+                       [r = info.reg](Kernel& k) { k.sreg(r); }});
+  calls.push_back({".explicitcluster", hopper, [](Kernel& k) { k.explicitcluster(); }});
+  calls.push_back({".reqnctapercluster", hopper, [](Kernel& k) { k.reqnctapercluster(2); }});
+  return calls;
+}
+
+TEST(GatedCalls, EachIsRefusedOnEveryTargetThatLacksIt) {
+  int refusals = 0;
+  for (const GatedCall& g : gated_calls())
+    for (Target t : ptx::all_targets()) {
+      if (g.availability.has(t)) continue;
+      Kernel k("gated", t);
+      EXPECT_TRUE(testing_support::throws_with<TargetError>(
+          [&] { g.call(k); },
+          {"kernel 'gated'", g.instruction, "not available on " + std::string(ptx::name(t)),
+           "targets that have it: " + g.availability.targets()}))
+          << g.instruction << " on " << ptx::name(t);
+      ++refusals;
+    }
+  EXPECT_GT(refusals, 60);
+}
+
+TEST(GatedCalls, EachBuildsOnEveryTargetThatHasIt) {
+  // The assembling is done by the families above; here each call must at least build.
+  for (const GatedCall& g : gated_calls())
+    for (Target t : ptx::all_targets()) {
+      if (!g.availability.has(t)) continue;
+      Kernel k("gated", t);
+      EXPECT_NO_THROW(g.call(k)) << g.instruction << " on " << ptx::name(t);
+      EXPECT_NE(k.ptx(), Kernel("gated", t).ptx()) << g.instruction << ": the call emitted nothing";
+    }
+}
+
+}  // namespace
+}  // namespace warpforge::dsl

@@ -21,6 +21,15 @@ void retire(Warp& w, int lane, const std::vector<AsyncCopy>& group) {
 
 }  // namespace
 
+void complete_async_copies(Warp& w, int lane) {
+  if (w.async.empty()) return;
+  LaneAsyncCopies& q = w.async[static_cast<std::size_t>(lane)];
+  for (const auto& group : q.committed) retire(w, lane, group);
+  retire(w, lane, q.open);
+  q.committed.clear();
+  q.open.clear();
+}
+
 void exec_async_copy(const Inst& in, Warp& w, std::uint32_t active) {
   if (w.async.empty()) w.async.resize(32);
   switch (in.op) {
@@ -29,8 +38,8 @@ void exec_async_copy(const Inst& in, Warp& w, std::uint32_t active) {
       for_lanes(active, [&](int l) {
         const std::uint64_t src_size = in.ops.size() > 3 ? read(w, in.op0(3), l) : size;
         if (src_size > size)
-          throw SimError("cp.async src-size " + std::to_string(src_size) + " exceeds the copy size " +
-                         std::to_string(size));
+          throw SimError("cp.async src-size " + std::to_string(src_size) +
+                         " exceeds the copy size " + std::to_string(size));
         AsyncCopy c{address_of(w, in.op0(0), l), static_cast<std::uint8_t>(size), {}};
         access(w, l, MemSpace::shared, c.shared_address, size, size, true);
         if (src_size) {  // the bytes past src-size are zero-filled
@@ -67,7 +76,8 @@ void exec_async_copy(const Inst& in, Warp& w, std::uint32_t active) {
       });
       return;
     }
-    default: throw SimError("not a cp.async instruction");
+    default:
+      throw SimError("not a cp.async instruction");
   }
 }
 

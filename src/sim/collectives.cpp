@@ -22,7 +22,8 @@ void shfl(const Inst& in, Warp& w, std::uint32_t active) {
     const auto c = static_cast<std::uint32_t>(read(w, in.op0(3), lane));
     // c packs the clamp value (bits 4:0) and the segment mask (bits 12:8).
     const std::uint32_t seg_mask = (c >> 8) & 0x1F, clamp = c & 0x1F;
-    const std::uint32_t max_lane = (static_cast<std::uint32_t>(lane) & seg_mask) | (clamp & ~seg_mask);
+    const std::uint32_t max_lane =
+        (static_cast<std::uint32_t>(lane) & seg_mask) | (clamp & ~seg_mask);
     const std::uint32_t min_lane = static_cast<std::uint32_t>(lane) & seg_mask;
     std::int64_t j = lane;
     bool valid;
@@ -49,8 +50,8 @@ void shfl(const Inst& in, Warp& w, std::uint32_t active) {
     // Reading from a lane outside the arrived set is undefined in PTX; the
     // simulator refuses it rather than invent a value.
     if (!((active >> j) & 1))
-      throw SimError("shfl.sync in lane " + std::to_string(lane) + " reads lane " + std::to_string(j) +
-                     ", which is not taking part");
+      throw SimError("shfl.sync in lane " + std::to_string(lane) + " reads lane " +
+                     std::to_string(j) + ", which is not taking part");
     write(w, dst[0], lane, source[static_cast<std::size_t>(j)]);
     if (dst.size() > 1) write(w, dst[1], lane, valid ? 1 : 0);
   });
@@ -61,10 +62,18 @@ void vote(const Inst& in, Warp& w, std::uint32_t active) {
   for_lanes(active, [&](int l) { ballot |= (read(w, in.op0(1), l) != 0 ? 1u : 0u) << l; });
   std::uint64_t v = 0;
   switch (static_cast<VoteMode>(in.mode)) {
-    case VoteMode::all: v = ballot == active; break;
-    case VoteMode::any: v = ballot != 0; break;
-    case VoteMode::uni: v = ballot == 0 || ballot == active; break;
-    case VoteMode::ballot: v = ballot; break;
+    case VoteMode::all:
+      v = ballot == active;
+      break;
+    case VoteMode::any:
+      v = ballot != 0;
+      break;
+    case VoteMode::uni:
+      v = ballot == 0 || ballot == active;
+      break;
+    case VoteMode::ballot:
+      v = ballot;
+      break;
   }
   for_lanes(active, [&](int l) { write(w, in.op0(0), l, v); });
 }
@@ -82,19 +91,30 @@ void redux(const Inst& in, Warp& w, std::uint32_t active) {
       return;
     }
     switch (op) {
-      case AtomOp::add: acc += v; break;
+      case AtomOp::add:
+        acc += v;
+        break;
       case AtomOp::min:
-        acc = is_signed ? static_cast<std::uint32_t>(std::min(static_cast<std::int32_t>(acc), static_cast<std::int32_t>(v)))
+        acc = is_signed ? static_cast<std::uint32_t>(std::min(static_cast<std::int32_t>(acc),
+                                                              static_cast<std::int32_t>(v)))
                         : std::min(acc, v);
         break;
       case AtomOp::max:
-        acc = is_signed ? static_cast<std::uint32_t>(std::max(static_cast<std::int32_t>(acc), static_cast<std::int32_t>(v)))
+        acc = is_signed ? static_cast<std::uint32_t>(std::max(static_cast<std::int32_t>(acc),
+                                                              static_cast<std::int32_t>(v)))
                         : std::max(acc, v);
         break;
-      case AtomOp::and_: acc &= v; break;
-      case AtomOp::or_: acc |= v; break;
-      case AtomOp::xor_: acc ^= v; break;
-      default: throw SimError("redux.sync supports add, min, max, and, or, xor");
+      case AtomOp::and_:
+        acc &= v;
+        break;
+      case AtomOp::or_:
+        acc |= v;
+        break;
+      case AtomOp::xor_:
+        acc ^= v;
+        break;
+      default:
+        throw SimError("redux.sync supports add, min, max, and, or, xor");
     }
   });
   for_lanes(active, [&](int l) { write(w, in.op0(0), l, acc); });
@@ -103,21 +123,32 @@ void redux(const Inst& in, Warp& w, std::uint32_t active) {
 }  // namespace
 
 std::uint32_t collective_members(const Inst& in, Warp& w, int first_lane) {
-  auto mask = [&](std::size_t i) { return static_cast<std::uint32_t>(read(w, in.op0(i), first_lane)); };
+  auto mask = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(read(w, in.op0(i), first_lane));
+  };
   switch (in.op) {
-    case Op::shfl: return mask(4);
-    case Op::vote: case Op::redux: return mask(2);
-    case Op::elect: return mask(1);
-    case Op::bar_warp_sync: return mask(0);
-    default: return 0xFFFFFFFFu;  // .aligned matrix instructions: the whole warp
+    case Op::shfl:
+      return mask(4);
+    case Op::vote:
+    case Op::redux:
+      return mask(2);
+    case Op::elect:
+      return mask(1);
+    case Op::bar_warp_sync:
+      return mask(0);
+    default:
+      return 0xFFFFFFFFu;  // .aligned matrix instructions: the whole warp
   }
 }
 
 void exec_collective(const Inst& in, Warp& w, std::uint32_t active) {
   switch (in.op) {
-    case Op::shfl: return shfl(in, w, active);
-    case Op::vote: return vote(in, w, active);
-    case Op::redux: return redux(in, w, active);
+    case Op::shfl:
+      return shfl(in, w, active);
+    case Op::vote:
+      return vote(in, w, active);
+    case Op::redux:
+      return redux(in, w, active);
     case Op::elect: {  // elect.sync d|p, membermask: the lowest member is the leader
       const std::uint32_t members = collective_members(in, w, std::countr_zero(active)) & active;
       const int leader = std::countr_zero(members);
@@ -131,7 +162,8 @@ void exec_collective(const Inst& in, Warp& w, std::uint32_t active) {
     case Op::activemask:
       for_lanes(active, [&](int l) { write(w, in.op0(0), l, active); });
       return;
-    default: throw SimError("not a warp collective");
+    default:
+      throw SimError("not a warp collective");
   }
 }
 

@@ -21,11 +21,16 @@ bool is_packed(Type t) {
 
 Type element_of(Type t) {
   switch (t) {
-    case Type::f16x2: return Type::f16;
-    case Type::bf16x2: return Type::bf16;
-    case Type::e4m3x2: return Type::e4m3;
-    case Type::e5m2x2: return Type::e5m2;
-    default: return t;
+    case Type::f16x2:
+      return Type::f16;
+    case Type::bf16x2:
+      return Type::bf16;
+    case Type::e4m3x2:
+      return Type::e4m3;
+    case Type::e5m2x2:
+      return Type::e5m2;
+    default:
+      return t;
   }
 }
 
@@ -49,10 +54,14 @@ long double int_value(Type t, std::uint64_t bits) {
 // forms, and float -> integer conversions).
 long double round_integral(long double v, Rounding r) {
   switch (r) {
-    case Rounding::rz: return std::trunc(v);
-    case Rounding::rm: return std::floor(v);
-    case Rounding::rp: return std::ceil(v);
-    case Rounding::rna: return std::round(v);
+    case Rounding::rz:
+      return std::trunc(v);
+    case Rounding::rm:
+      return std::floor(v);
+    case Rounding::rp:
+      return std::ceil(v);
+    case Rounding::rna:
+      return std::round(v);
     default: {
       const long double f = std::floor(v), rest = v - f;
       if (rest > 0.5L || (rest == 0.5L && std::fmod(f, 2.0L) != 0)) return f + 1;
@@ -69,10 +78,17 @@ std::uint64_t to_float(Type dst, long double v, const Inst& in) {
   if (dst == Type::f64) {
     if (std::isnan(v)) return 0x7FFFFFFFFFFFFFFFull;
     switch (in.integral ? Rounding::rn : in.rounding) {
-      case Rounding::rz: std::fesetround(FE_TOWARDZERO); break;
-      case Rounding::rm: std::fesetround(FE_DOWNWARD); break;
-      case Rounding::rp: std::fesetround(FE_UPWARD); break;
-      default: break;
+      case Rounding::rz:
+        std::fesetround(FE_TOWARDZERO);
+        break;
+      case Rounding::rm:
+        std::fesetround(FE_DOWNWARD);
+        break;
+      case Rounding::rp:
+        std::fesetround(FE_UPWARD);
+        break;
+      default:
+        break;
     }
     volatile long double in_value = v;
     volatile double out = static_cast<double>(in_value);
@@ -131,7 +147,8 @@ std::uint64_t convert_scalar(Type dst, Type src, std::uint64_t bits, const Inst&
 
 void exec_convert(const Inst& in, Warp& w, std::uint32_t active) {
   const Type dst = in.types[0], src = in.types[1];
-  if (dst == Type::e2m1x2 || src == Type::e2m1x2) throw SimError("cvt with .e2m1x2 is not simulated");
+  if (dst == Type::e2m1x2 || src == Type::e2m1x2)
+    throw SimError("cvt with .e2m1x2 is not simulated");
   const Arg& d = in.op0(0);
   if (is_packed(dst) && !is_packed(src)) {  // two scalars -> one packed value, a in the upper half
     if (in.ops.size() != 3) throw SimError("packed cvt takes d, a, b");
@@ -157,7 +174,8 @@ void exec_convert(const Inst& in, Warp& w, std::uint32_t active) {
     return;
   }
   if (is_packed(src)) throw SimError("cvt from a packed type to a scalar is not a PTX form");
-  for_lanes(active, [&](int l) { write(w, d, l, convert_scalar(dst, src, read(w, in.op0(1), l), in)); });
+  for_lanes(active,
+            [&](int l) { write(w, d, l, convert_scalar(dst, src, read(w, in.op0(1), l), in)); });
 }
 
 }  // namespace warpforge::sim

@@ -16,44 +16,110 @@ using K = ptx::Operand::Kind;
 
 const std::unordered_map<std::string, Op>& opcode_table() {
   static const std::unordered_map<std::string, Op> table = {
-      {"mov", Op::mov},       {"add", Op::add},         {"sub", Op::sub},     {"mul", Op::mul},
-      {"mad", Op::mad},       {"div", Op::div},         {"rem", Op::rem},     {"abs", Op::abs},
-      {"neg", Op::neg},       {"min", Op::min},         {"max", Op::max},     {"and", Op::and_},
-      {"or", Op::or_},        {"xor", Op::xor_},        {"not", Op::not_},    {"cnot", Op::cnot},
-      {"shl", Op::shl},       {"shr", Op::shr},         {"lop3", Op::lop3},   {"prmt", Op::prmt},
-      {"bfe", Op::bfe},       {"bfi", Op::bfi},         {"popc", Op::popc},   {"clz", Op::clz},
-      {"brev", Op::brev},     {"setp", Op::setp},       {"selp", Op::selp},   {"fma", Op::fma},
-      {"rcp", Op::rcp},       {"sqrt", Op::sqrt},       {"rsqrt", Op::rsqrt}, {"ex2", Op::ex2},
-      {"lg2", Op::lg2},       {"sin", Op::sin},         {"cos", Op::cos},     {"tanh", Op::tanh},
-      {"cvt", Op::cvt},       {"cvta", Op::cvta},       {"ld", Op::ld},       {"ldu", Op::ld},
-      {"st", Op::st},         {"atom", Op::atom},       {"red", Op::red},     {"membar", Op::fence},
-      {"fence", Op::fence},   {"shfl", Op::shfl},       {"vote", Op::vote},   {"redux", Op::redux},
-      {"activemask", Op::activemask}, {"elect", Op::elect}, {"mma", Op::mma}, {"ldmatrix", Op::ldmatrix},
-      {"stmatrix", Op::stmatrix}, {"bra", Op::bra},     {"ret", Op::exit},    {"exit", Op::exit},
+      {"mov", Op::mov},
+      {"add", Op::add},
+      {"sub", Op::sub},
+      {"mul", Op::mul},
+      {"mad", Op::mad},
+      {"div", Op::div},
+      {"rem", Op::rem},
+      {"abs", Op::abs},
+      {"neg", Op::neg},
+      {"min", Op::min},
+      {"max", Op::max},
+      {"and", Op::and_},
+      {"or", Op::or_},
+      {"xor", Op::xor_},
+      {"not", Op::not_},
+      {"cnot", Op::cnot},
+      {"shl", Op::shl},
+      {"shr", Op::shr},
+      {"lop3", Op::lop3},
+      {"prmt", Op::prmt},
+      {"bfe", Op::bfe},
+      {"bfi", Op::bfi},
+      {"popc", Op::popc},
+      {"clz", Op::clz},
+      {"brev", Op::brev},
+      {"setp", Op::setp},
+      {"selp", Op::selp},
+      {"fma", Op::fma},
+      {"rcp", Op::rcp},
+      {"sqrt", Op::sqrt},
+      {"rsqrt", Op::rsqrt},
+      {"ex2", Op::ex2},
+      {"lg2", Op::lg2},
+      {"sin", Op::sin},
+      {"cos", Op::cos},
+      {"tanh", Op::tanh},
+      {"cvt", Op::cvt},
+      {"cvta", Op::cvta},
+      {"ld", Op::ld},
+      {"ldu", Op::ld},
+      {"st", Op::st},
+      {"atom", Op::atom},
+      {"red", Op::red},
+      {"membar", Op::fence},
+      {"fence", Op::fence},
+      {"shfl", Op::shfl},
+      {"vote", Op::vote},
+      {"redux", Op::redux},
+      {"activemask", Op::activemask},
+      {"elect", Op::elect},
+      {"mma", Op::mma},
+      {"ldmatrix", Op::ldmatrix},
+      {"stmatrix", Op::stmatrix},
+      {"bra", Op::bra},
+      {"ret", Op::exit},
+      {"exit", Op::exit},
   };
   return table;
 }
 
 const std::unordered_map<std::string, SReg>& sreg_table() {
   static const std::unordered_map<std::string, SReg> table = {
-      {"%tid.x", SReg::tid_x}, {"%tid.y", SReg::tid_y}, {"%tid.z", SReg::tid_z},
-      {"%ntid.x", SReg::ntid_x}, {"%ntid.y", SReg::ntid_y}, {"%ntid.z", SReg::ntid_z},
-      {"%ctaid.x", SReg::ctaid_x}, {"%ctaid.y", SReg::ctaid_y}, {"%ctaid.z", SReg::ctaid_z},
-      {"%nctaid.x", SReg::nctaid_x}, {"%nctaid.y", SReg::nctaid_y}, {"%nctaid.z", SReg::nctaid_z},
-      {"%laneid", SReg::laneid}, {"%warpid", SReg::warpid}, {"%nwarpid", SReg::nwarpid},
-      {"%smid", SReg::smid}, {"%nsmid", SReg::nsmid}, {"%gridid", SReg::gridid},
-      {"%clock", SReg::clock}, {"%clock64", SReg::clock64}, {"%globaltimer", SReg::globaltimer},
-      {"%lanemask_eq", SReg::lanemask_eq}, {"%lanemask_lt", SReg::lanemask_lt},
-      {"%lanemask_le", SReg::lanemask_le}, {"%lanemask_gt", SReg::lanemask_gt},
-      {"%lanemask_ge", SReg::lanemask_ge}, {"%dynamic_smem_size", SReg::dynamic_smem_size},
+      {"%tid.x", SReg::tid_x},
+      {"%tid.y", SReg::tid_y},
+      {"%tid.z", SReg::tid_z},
+      {"%ntid.x", SReg::ntid_x},
+      {"%ntid.y", SReg::ntid_y},
+      {"%ntid.z", SReg::ntid_z},
+      {"%ctaid.x", SReg::ctaid_x},
+      {"%ctaid.y", SReg::ctaid_y},
+      {"%ctaid.z", SReg::ctaid_z},
+      {"%nctaid.x", SReg::nctaid_x},
+      {"%nctaid.y", SReg::nctaid_y},
+      {"%nctaid.z", SReg::nctaid_z},
+      {"%laneid", SReg::laneid},
+      {"%warpid", SReg::warpid},
+      {"%nwarpid", SReg::nwarpid},
+      {"%smid", SReg::smid},
+      {"%nsmid", SReg::nsmid},
+      {"%gridid", SReg::gridid},
+      {"%clock", SReg::clock},
+      {"%clock64", SReg::clock64},
+      {"%globaltimer", SReg::globaltimer},
+      {"%lanemask_eq", SReg::lanemask_eq},
+      {"%lanemask_lt", SReg::lanemask_lt},
+      {"%lanemask_le", SReg::lanemask_le},
+      {"%lanemask_gt", SReg::lanemask_gt},
+      {"%lanemask_ge", SReg::lanemask_ge},
+      {"%dynamic_smem_size", SReg::dynamic_smem_size},
       {"%total_smem_size", SReg::total_smem_size},
-      {"%clusterid.x", SReg::clusterid_x}, {"%clusterid.y", SReg::clusterid_y},
-      {"%clusterid.z", SReg::clusterid_z}, {"%nclusterid.x", SReg::nclusterid_x},
-      {"%nclusterid.y", SReg::nclusterid_y}, {"%nclusterid.z", SReg::nclusterid_z},
-      {"%cluster_ctaid.x", SReg::cluster_ctaid_x}, {"%cluster_ctaid.y", SReg::cluster_ctaid_y},
-      {"%cluster_ctaid.z", SReg::cluster_ctaid_z}, {"%cluster_nctaid.x", SReg::cluster_nctaid_x},
-      {"%cluster_nctaid.y", SReg::cluster_nctaid_y}, {"%cluster_nctaid.z", SReg::cluster_nctaid_z},
-      {"%cluster_ctarank", SReg::cluster_ctarank}, {"%cluster_nctarank", SReg::cluster_nctarank},
+      {"%clusterid.x", SReg::clusterid_x},
+      {"%clusterid.y", SReg::clusterid_y},
+      {"%clusterid.z", SReg::clusterid_z},
+      {"%nclusterid.x", SReg::nclusterid_x},
+      {"%nclusterid.y", SReg::nclusterid_y},
+      {"%nclusterid.z", SReg::nclusterid_z},
+      {"%cluster_ctaid.x", SReg::cluster_ctaid_x},
+      {"%cluster_ctaid.y", SReg::cluster_ctaid_y},
+      {"%cluster_ctaid.z", SReg::cluster_ctaid_z},
+      {"%cluster_nctaid.x", SReg::cluster_nctaid_x},
+      {"%cluster_nctaid.y", SReg::cluster_nctaid_y},
+      {"%cluster_nctaid.z", SReg::cluster_nctaid_z},
+      {"%cluster_ctarank", SReg::cluster_ctarank},
+      {"%cluster_nctarank", SReg::cluster_nctarank},
       {"%is_explicit_cluster", SReg::is_explicit_cluster},
   };
   return table;
@@ -64,19 +130,53 @@ const std::unordered_map<std::string, SReg>& sreg_table() {
 // consistent), and the .sync/.aligned promises that the scheduler checks by
 // construction.
 bool is_ignorable(const std::string& m) {
-  static const std::set<std::string> words = {
-      "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile", "relaxed", "acquire", "release",
-      "acq_rel", "weak", "sc", "gpu", "cta", "sys", "cluster", "sync", "aligned", "full", "approx",
-      "L1::no_allocate", "L1::evict_normal", "L1::evict_first", "L1::evict_last", "L1::evict_unchanged",
-      "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B",
-      "L2::256B", "noftz", "proxy", "async", "uni"};
+  static const std::set<std::string> words = {"ca",
+                                              "cg",
+                                              "cs",
+                                              "lu",
+                                              "cv",
+                                              "wb",
+                                              "wt",
+                                              "nc",
+                                              "volatile",
+                                              "relaxed",
+                                              "acquire",
+                                              "release",
+                                              "acq_rel",
+                                              "weak",
+                                              "sc",
+                                              "gpu",
+                                              "gl",
+                                              "cta",
+                                              "sys",
+                                              "cluster",
+                                              "sync",
+                                              "aligned",
+                                              "full",
+                                              "approx",
+                                              "L1::no_allocate",
+                                              "L1::evict_normal",
+                                              "L1::evict_first",
+                                              "L1::evict_last",
+                                              "L1::evict_unchanged",
+                                              "L2::evict_normal",
+                                              "L2::evict_first",
+                                              "L2::evict_last",
+                                              "L2::cache_hint",
+                                              "L2::64B",
+                                              "L2::128B",
+                                              "L2::256B",
+                                              "noftz",
+                                              "proxy",
+                                              "async",
+                                              "uni"};
   return words.count(m) != 0;
 }
 
 std::optional<Cmp> parse_cmp(const std::string& m) {
   static const std::unordered_map<std::string, Cmp> t = {
-      {"eq", Cmp::eq}, {"ne", Cmp::ne}, {"lt", Cmp::lt}, {"le", Cmp::le}, {"gt", Cmp::gt},
-      {"ge", Cmp::ge}, {"lo", Cmp::lo}, {"ls", Cmp::ls}, {"hi", Cmp::hi}, {"hs", Cmp::hs},
+      {"eq", Cmp::eq},   {"ne", Cmp::ne},   {"lt", Cmp::lt},   {"le", Cmp::le},   {"gt", Cmp::gt},
+      {"ge", Cmp::ge},   {"lo", Cmp::lo},   {"ls", Cmp::ls},   {"hi", Cmp::hi},   {"hs", Cmp::hs},
       {"equ", Cmp::equ}, {"neu", Cmp::neu}, {"ltu", Cmp::ltu}, {"leu", Cmp::leu}, {"gtu", Cmp::gtu},
       {"geu", Cmp::geu}, {"num", Cmp::num}, {"nan", Cmp::nan}};
   auto it = t.find(m);
@@ -86,8 +186,8 @@ std::optional<Cmp> parse_cmp(const std::string& m) {
 
 std::optional<AtomOp> parse_atom_op(const std::string& m) {
   static const std::unordered_map<std::string, AtomOp> t = {
-      {"add", AtomOp::add}, {"min", AtomOp::min}, {"max", AtomOp::max}, {"exch", AtomOp::exch},
-      {"cas", AtomOp::cas}, {"and", AtomOp::and_}, {"or", AtomOp::or_}, {"xor", AtomOp::xor_},
+      {"add", AtomOp::add}, {"min", AtomOp::min},  {"max", AtomOp::max}, {"exch", AtomOp::exch},
+      {"cas", AtomOp::cas}, {"and", AtomOp::and_}, {"or", AtomOp::or_},  {"xor", AtomOp::xor_},
       {"inc", AtomOp::inc}, {"dec", AtomOp::dec}};
   auto it = t.find(m);
   if (it == t.end()) return std::nullopt;
@@ -113,7 +213,8 @@ class KernelDecoder {
     for (const auto& [inst, line] : pending_) kernel_.code.push_back(decode(inst, line));
     kernel_.register_slots = static_cast<std::uint32_t>(slots_.size());
     kernel_.static_shared_bytes = shared_top_;
-    kernel_.dynamic_shared_offset = (shared_top_ + extern_align_ - 1) / extern_align_ * extern_align_;
+    kernel_.dynamic_shared_offset =
+        (shared_top_ + extern_align_ - 1) / extern_align_ * extern_align_;
     kernel_.local_bytes = local_top_;
     return std::move(kernel_);
   }
@@ -130,7 +231,8 @@ class KernelDecoder {
     std::uint32_t offset = 0;
     for (const auto& p : function_.params) {
       const auto size = static_cast<std::uint32_t>(p.size_bytes());
-      std::uint32_t align = p.align ? p.align : std::max<std::uint32_t>(1, (ptx::bits(p.type) + 7) / 8);
+      std::uint32_t align =
+          p.align ? p.align : std::max<std::uint32_t>(1, (ptx::bits(p.type) + 7) / 8);
       offset = align_up(offset, align);
       kernel_.params.push_back({p.name, offset, size});
       symbols_[p.name] = {MemSpace::param, offset};
@@ -140,7 +242,8 @@ class KernelDecoder {
   }
 
   void place_shared(const ptx::Variable& v) {
-    std::uint32_t align = v.align ? v.align : std::max<std::uint32_t>(1, (ptx::bits(v.type) + 7) / 8);
+    std::uint32_t align =
+        v.align ? v.align : std::max<std::uint32_t>(1, (ptx::bits(v.type) + 7) / 8);
     const bool unsized = !v.dims.empty() && !v.dims.back();
     if (unsized) {  // `.extern .shared .b8 smem[]`: the dynamic shared memory (PTX ISA 5.1.5)
       extern_align_ = std::max(extern_align_, align);
@@ -154,7 +257,8 @@ class KernelDecoder {
 
   void layout_module_shared(const ptx::Module& module) {
     for (const auto& item : module.items)
-      if (const auto* v = std::get_if<ptx::Variable>(&item); v && v->space == ptx::Space::shared) place_shared(*v);
+      if (const auto* v = std::get_if<ptx::Variable>(&item); v && v->space == ptx::Space::shared)
+        place_shared(*v);
   }
 
   void declare(const ptx::Variable& v) {
@@ -167,16 +271,21 @@ class KernelDecoder {
           add_register(v.name);
         }
         return;
-      case ptx::Space::shared: place_shared(v); return;
+      case ptx::Space::shared:
+        place_shared(v);
+        return;
       case ptx::Space::local: {
-        std::uint32_t align = v.align ? v.align : std::max<std::uint32_t>(1, (ptx::bits(v.type) + 7) / 8);
+        std::uint32_t align =
+            v.align ? v.align : std::max<std::uint32_t>(1, (ptx::bits(v.type) + 7) / 8);
         local_top_ = align_up(local_top_, align);
         symbols_[v.name] = {MemSpace::local, local_top_};
         local_top_ += static_cast<std::uint32_t>(v.size_bytes());
         return;
       }
-      default: fail(line_, ptx::emit(v), "declarations in ." + std::string(ptx::name(v.space)) +
-                                             " inside a kernel body are not simulated");
+      default:
+        fail(line_, ptx::emit(v),
+             "declarations in ." + std::string(ptx::name(v.space)) +
+                 " inside a kernel body are not simulated");
     }
   }
 
@@ -210,17 +319,33 @@ class KernelDecoder {
   static Type immediate_type(const Inst& d, std::size_t index) {
     const Type t = d.ntypes ? d.types[0] : Type::u32;
     switch (d.op) {
-      case Op::shl: case Op::shr: return index == 2 ? Type::u32 : t;
-      case Op::bfe: return index >= 2 ? Type::u32 : t;
-      case Op::bfi: return index >= 3 ? Type::u32 : t;
-      case Op::cvt: return index >= 1 && d.ntypes > 1 ? d.types[1] : t;
-      case Op::setp: return index >= 3 ? Type::pred : t;
-      case Op::selp: return index >= 3 ? Type::pred : t;
-      case Op::mad: return t;
-      case Op::shfl: case Op::vote: case Op::redux: case Op::bar_sync: case Op::bar_arrive:
-      case Op::bar_warp_sync: case Op::cp_async: case Op::cp_async_wait_group: case Op::elect:
+      case Op::shl:
+      case Op::shr:
+        return index == 2 ? Type::u32 : t;
+      case Op::bfe:
+        return index >= 2 ? Type::u32 : t;
+      case Op::bfi:
+        return index >= 3 ? Type::u32 : t;
+      case Op::cvt:
+        return index >= 1 && d.ntypes > 1 ? d.types[1] : t;
+      case Op::setp:
+        return index >= 3 ? Type::pred : t;
+      case Op::selp:
+        return index >= 3 ? Type::pred : t;
+      case Op::mad:
+        return t;
+      case Op::shfl:
+      case Op::vote:
+      case Op::redux:
+      case Op::bar_sync:
+      case Op::bar_arrive:
+      case Op::bar_warp_sync:
+      case Op::cp_async:
+      case Op::cp_async_wait_group:
+      case Op::elect:
         return Type::u32;
-      default: return t;
+      default:
+        return t;
     }
   }
 
@@ -233,7 +358,8 @@ class KernelDecoder {
       return float_text ? encode_float(o.float_value(), float_format(t), Rounding::rn, false)
                         : static_cast<std::uint64_t>(o.int_value()) & 0xFFFF;
     if (float_text) {  // a float literal in a bit-typed operand: its bit pattern
-      return ptx::bits(t) == 64 ? bits_of(o.float_value()) : bits_of(static_cast<float>(o.float_value()));
+      return ptx::bits(t) == 64 ? bits_of(o.float_value())
+                                : bits_of(static_cast<float>(o.float_value()));
     }
     return static_cast<std::uint64_t>(o.int_value());
   }
@@ -251,7 +377,8 @@ class KernelDecoder {
       }
       case K::sreg: {
         auto it = sreg_table().find(o.text);
-        if (it == sreg_table().end()) fail(line, text, "special register " + o.text + " is not simulated");
+        if (it == sreg_table().end())
+          fail(line, text, "special register " + o.text + " is not simulated");
         a.kind = Arg::Kind::sreg;
         a.sreg = it->second;
         return a;
@@ -272,8 +399,10 @@ class KernelDecoder {
         a.bits = s->address;
         return a;
       }
-      case K::sink: return a;
-      default: fail(line, text, "operand '" + ptx::to_string(o) + "' is not a value");
+      case K::sink:
+        return a;
+      default:
+        fail(line, text, "operand '" + ptx::to_string(o) + "' is not a value");
     }
   }
 
@@ -287,7 +416,8 @@ class KernelDecoder {
     return nullptr;
   }
 
-  std::vector<Arg> operand(const ptx::Operand& o, Type imm_type, int line, const std::string& text) {
+  std::vector<Arg> operand(const ptx::Operand& o, Type imm_type, int line,
+                           const std::string& text) {
     switch (o.kind) {
       case K::vector:
       case K::pair: {
@@ -298,8 +428,10 @@ class KernelDecoder {
       case K::address: {
         if (o.elems.size() != 1) fail(line, text, "only [base+offset] addresses are simulated");
         Arg a = scalar(o.elems[0], Type::u64, line, text);
-        if (a.kind == Arg::Kind::imm) a.bits += static_cast<std::uint64_t>(o.offset);
-        else a.offset = o.offset;
+        if (a.kind == Arg::Kind::imm)
+          a.bits += static_cast<std::uint64_t>(o.offset);
+        else
+          a.offset = o.offset;
         return {a};
       }
       case K::label: {
@@ -310,7 +442,8 @@ class KernelDecoder {
         a.bits = it->second;
         return {a};
       }
-      default: return {scalar(o, imm_type, line, text)};
+      default:
+        return {scalar(o, imm_type, line, text)};
     }
   }
 
@@ -326,20 +459,58 @@ class KernelDecoder {
       // bar.sync / bar.arrive / bar.warp.sync / barrier[.cta].sync / .arrive (PTX ISA 9.7.13.1)
       if (in.has_modifier("red")) fail(line, text, "bar.red is not simulated");
       if (in.has_modifier("cluster")) fail(line, text, "cluster barriers are not simulated");
-      if (in.has_modifier("warp")) d.op = Op::bar_warp_sync;
-      else if (in.has_modifier("arrive")) d.op = Op::bar_arrive;
-      else d.op = Op::bar_sync;
+      if (in.has_modifier("warp"))
+        d.op = Op::bar_warp_sync;
+      else if (in.has_modifier("arrive"))
+        d.op = Op::bar_arrive;
+      else
+        d.op = Op::bar_sync;
       std::erase_if(mods, [](const std::string& m) { return m == "warp" || m == "arrive"; });
+    } else if (in.opcode == "mbarrier" || (in.opcode == "cp" && in.has_modifier("mbarrier"))) {
+      d.op = Op::mbarrier;
+      MbarrierOp op;
+      if (in.opcode == "cp")
+        op = MbarrierOp::cp_async_arrive;
+      else if (in.has_modifier("init"))
+        op = MbarrierOp::init;
+      else if (in.has_modifier("arrive") && in.has_modifier("expect_tx"))
+        op = MbarrierOp::arrive_expect_tx;
+      else if (in.has_modifier("arrive"))
+        op = MbarrierOp::arrive;
+      else if (in.has_modifier("expect_tx"))
+        op = MbarrierOp::expect_tx;
+      else if (in.has_modifier("complete_tx"))
+        op = MbarrierOp::complete_tx;
+      else if (in.has_modifier("test_wait"))
+        op = MbarrierOp::test_wait;
+      else if (in.has_modifier("try_wait"))
+        op = MbarrierOp::try_wait;
+      else
+        fail(line, d.text, "this mbarrier operation is not simulated");
+      d.mode = static_cast<std::uint8_t>(op);
+      // .parity for the waits, .noinc for cp.async.mbarrier.arrive
+      d.parity = in.has_modifier("parity") || in.has_modifier("noinc");
+      std::erase_if(mods, [](const std::string& m) {
+        return m == "init" || m == "arrive" || m == "expect_tx" || m == "complete_tx" ||
+               m == "test_wait" || m == "try_wait" || m == "parity" || m == "noinc" ||
+               m == "mbarrier" || m == "async";
+      });
     } else if (in.opcode == "cp" && in.has_modifier("async")) {
-      if (in.has_modifier("commit_group")) d.op = Op::cp_async_commit;
-      else if (in.has_modifier("wait_group")) d.op = Op::cp_async_wait_group;
-      else if (in.has_modifier("wait_all")) d.op = Op::cp_async_wait_all;
-      else d.op = Op::cp_async;
+      if (in.has_modifier("commit_group"))
+        d.op = Op::cp_async_commit;
+      else if (in.has_modifier("wait_group"))
+        d.op = Op::cp_async_wait_group;
+      else if (in.has_modifier("wait_all"))
+        d.op = Op::cp_async_wait_all;
+      else
+        d.op = Op::cp_async;
       std::erase_if(mods, [](const std::string& m) {
         return m == "commit_group" || m == "wait_group" || m == "wait_all";
       });
-    } else if (in.opcode == "nanosleep") {
-      d.op = Op::fence;  // a scheduling hint; the simulator has no time to sleep through
+    } else if (in.opcode == "nanosleep" || in.opcode == "setmaxnreg") {
+      // Scheduling and register-allocation hints: nothing a thread can observe.
+      d.op = Op::fence;
+      mods.clear();
     } else if (it != opcode_table().end()) {
       d.op = it->second;
     } else {
@@ -348,7 +519,8 @@ class KernelDecoder {
     parse_modifiers(d, mods, line, text);
     if (in.guard) {
       auto g = slots_.find(in.guard->pred);
-      if (g == slots_.end()) fail(line, text, "guard predicate " + in.guard->pred + " is not declared");
+      if (g == slots_.end())
+        fail(line, text, "guard predicate " + in.guard->pred + " is not declared");
       d.guarded = true;
       d.guard.kind = Arg::Kind::reg;
       d.guard.slot = g->second;
@@ -357,14 +529,16 @@ class KernelDecoder {
     for (std::size_t i = 0; i < in.operands.size(); ++i)
       d.ops.push_back(operand(in.operands[i], immediate_type(d, i), line, text));
     if (d.op == Op::bra) {
-      if (d.ops.size() != 1 || in.operands[0].kind != K::label) fail(line, text, "bra takes one label");
+      if (d.ops.size() != 1 || in.operands[0].kind != K::label)
+        fail(line, text, "bra takes one label");
       d.target = static_cast<std::uint32_t>(d.ops[0][0].bits);
     }
     validate(d, line, text);
     return d;
   }
 
-  void parse_modifiers(Inst& d, const std::vector<std::string>& mods, int line, const std::string& text) {
+  void parse_modifiers(Inst& d, const std::vector<std::string>& mods, int line,
+                       const std::string& text) {
     for (const auto& m : mods) {
       if (auto t = ptx::parse_type(m)) {
         if (d.ntypes == d.types.size()) fail(line, text, "too many type modifiers");
@@ -372,58 +546,162 @@ class KernelDecoder {
         continue;
       }
       if (d.op == Op::setp) {
-        if (auto c = parse_cmp(m)) { d.mode = static_cast<std::uint8_t>(*c); continue; }
-        if (m == "and") { d.combine = BoolOp::and_; continue; }
-        if (m == "or") { d.combine = BoolOp::or_; continue; }
-        if (m == "xor") { d.combine = BoolOp::xor_; continue; }
+        if (auto c = parse_cmp(m)) {
+          d.mode = static_cast<std::uint8_t>(*c);
+          continue;
+        }
+        if (m == "and") {
+          d.combine = BoolOp::and_;
+          continue;
+        }
+        if (m == "or") {
+          d.combine = BoolOp::or_;
+          continue;
+        }
+        if (m == "xor") {
+          d.combine = BoolOp::xor_;
+          continue;
+        }
       }
       if (d.op == Op::atom || d.op == Op::red || d.op == Op::redux) {
-        if (auto a = parse_atom_op(m)) { d.mode = static_cast<std::uint8_t>(*a); continue; }
+        if (auto a = parse_atom_op(m)) {
+          d.mode = static_cast<std::uint8_t>(*a);
+          continue;
+        }
       }
       if (d.op == Op::shfl) {
-        static const std::unordered_map<std::string, ShflMode> t = {
-            {"up", ShflMode::up}, {"down", ShflMode::down}, {"bfly", ShflMode::bfly}, {"idx", ShflMode::idx}};
-        if (auto s = t.find(m); s != t.end()) { d.mode = static_cast<std::uint8_t>(s->second); continue; }
+        static const std::unordered_map<std::string, ShflMode> t = {{"up", ShflMode::up},
+                                                                    {"down", ShflMode::down},
+                                                                    {"bfly", ShflMode::bfly},
+                                                                    {"idx", ShflMode::idx}};
+        if (auto s = t.find(m); s != t.end()) {
+          d.mode = static_cast<std::uint8_t>(s->second);
+          continue;
+        }
       }
       if (d.op == Op::vote) {
-        static const std::unordered_map<std::string, VoteMode> t = {
-            {"all", VoteMode::all}, {"any", VoteMode::any}, {"uni", VoteMode::uni}, {"ballot", VoteMode::ballot}};
-        if (auto s = t.find(m); s != t.end()) { d.mode = static_cast<std::uint8_t>(s->second); continue; }
+        static const std::unordered_map<std::string, VoteMode> t = {{"all", VoteMode::all},
+                                                                    {"any", VoteMode::any},
+                                                                    {"uni", VoteMode::uni},
+                                                                    {"ballot", VoteMode::ballot}};
+        if (auto s = t.find(m); s != t.end()) {
+          d.mode = static_cast<std::uint8_t>(s->second);
+          continue;
+        }
       }
       if (d.op == Op::mul || d.op == Op::mad) {
-        if (m == "lo") { d.mode = static_cast<std::uint8_t>(MulMode::lo); continue; }
-        if (m == "hi") { d.mode = static_cast<std::uint8_t>(MulMode::hi); continue; }
-        if (m == "wide") { d.mode = static_cast<std::uint8_t>(MulMode::wide); continue; }
+        if (m == "lo") {
+          d.mode = static_cast<std::uint8_t>(MulMode::lo);
+          continue;
+        }
+        if (m == "hi") {
+          d.mode = static_cast<std::uint8_t>(MulMode::hi);
+          continue;
+        }
+        if (m == "wide") {
+          d.mode = static_cast<std::uint8_t>(MulMode::wide);
+          continue;
+        }
       }
       if (d.op == Op::mma) {
-        if (m == "m16n8k8") { d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k8); continue; }
-        if (m == "m16n8k16") { d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k16); continue; }
-        if (m == "m16n8k32") { d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k32); continue; }
-        if (m == "row" || m == "col") continue;  // only row.col exists for these shapes (checked below)
+        if (m == "m16n8k8") {
+          d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k8);
+          continue;
+        }
+        if (m == "m16n8k16") {
+          d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k16);
+          continue;
+        }
+        if (m == "m16n8k32") {
+          d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k32);
+          continue;
+        }
+        if (m == "row" || m == "col")
+          continue;  // only row.col exists for these shapes (checked below)
       }
       if (d.op == Op::ldmatrix || d.op == Op::stmatrix) {
         if (m == "m8n8") continue;
-        if (m == "x1" || m == "x2" || m == "x4") { d.vec = static_cast<std::uint8_t>(m[1] - '0'); continue; }
+        if (m == "x1" || m == "x2" || m == "x4") {
+          d.vec = static_cast<std::uint8_t>(m[1] - '0');
+          continue;
+        }
       }
-      if (m == "global") { d.space = MemSpace::global; continue; }
-      if (m == "shared" || m == "shared::cta" || m == "shared::cluster") { d.space = MemSpace::shared; continue; }
-      if (m == "local") { d.space = MemSpace::local; continue; }
-      if (m == "param" || m == "param::entry") { d.space = MemSpace::param; continue; }
-      if (m == "const") { d.space = MemSpace::const_; continue; }
-      if (m == "rn" || m == "rni") { d.rounding = Rounding::rn; d.integral = m.size() == 3; continue; }
-      if (m == "rz" || m == "rzi") { d.rounding = Rounding::rz; d.integral = m.size() == 3; continue; }
-      if (m == "rm" || m == "rmi") { d.rounding = Rounding::rm; d.integral = m.size() == 3; continue; }
-      if (m == "rp" || m == "rpi") { d.rounding = Rounding::rp; d.integral = m.size() == 3; continue; }
-      if (m == "rna") { d.rounding = Rounding::rna; continue; }
-      if (m == "ftz") { d.ftz = true; continue; }
-      if (m == "sat") { d.sat = true; continue; }
-      if (m == "satfinite") { d.satfinite = true; continue; }
-      if (m == "relu") { d.relu = true; continue; }
-      if (m == "trans") { d.trans = true; continue; }
-      if (m == "to") { d.to = true; continue; }
-      if (m == "v2") { d.vec = 2; continue; }
-      if (m == "v4") { d.vec = 4; continue; }
-      if (m == "lo" && (d.op == Op::mul || d.op == Op::mad)) continue;
+      if (m == "global") {
+        d.space = MemSpace::global;
+        continue;
+      }
+      if (m == "shared" || m == "shared::cta" || m == "shared::cluster") {
+        d.space = MemSpace::shared;
+        continue;
+      }
+      if (m == "local") {
+        d.space = MemSpace::local;
+        continue;
+      }
+      if (m == "param" || m == "param::entry") {
+        d.space = MemSpace::param;
+        continue;
+      }
+      if (m == "const") {
+        d.space = MemSpace::const_;
+        continue;
+      }
+      if (m == "rn" || m == "rni") {
+        d.rounding = Rounding::rn;
+        d.integral = m.size() == 3;
+        continue;
+      }
+      if (m == "rz" || m == "rzi") {
+        d.rounding = Rounding::rz;
+        d.integral = m.size() == 3;
+        continue;
+      }
+      if (m == "rm" || m == "rmi") {
+        d.rounding = Rounding::rm;
+        d.integral = m.size() == 3;
+        continue;
+      }
+      if (m == "rp" || m == "rpi") {
+        d.rounding = Rounding::rp;
+        d.integral = m.size() == 3;
+        continue;
+      }
+      if (m == "rna") {
+        d.rounding = Rounding::rna;
+        continue;
+      }
+      if (m == "ftz") {
+        d.ftz = true;
+        continue;
+      }
+      if (m == "sat") {
+        d.sat = true;
+        continue;
+      }
+      if (m == "satfinite") {
+        d.satfinite = true;
+        continue;
+      }
+      if (m == "relu") {
+        d.relu = true;
+        continue;
+      }
+      if (m == "trans") {
+        d.trans = true;
+        continue;
+      }
+      if (m == "to") {
+        d.to = true;
+        continue;
+      }
+      if (m == "v2") {
+        d.vec = 2;
+        continue;
+      }
+      if (m == "v4") {
+        d.vec = 4;
+        continue;
+      }
       if (is_ignorable(m)) continue;
       fail(line, text, "modifier ." + m + " is not simulated");
     }
@@ -431,13 +709,15 @@ class KernelDecoder {
 
   void need(const Inst& d, std::size_t n, int line, const std::string& text) const {
     if (d.ops.size() != n)
-      fail(line, text, "expects " + std::to_string(n) + " operands, has " + std::to_string(d.ops.size()));
+      fail(line, text,
+           "expects " + std::to_string(n) + " operands, has " + std::to_string(d.ops.size()));
   }
 
   void validate(const Inst& d, int line, const std::string& text) const {
     auto parts = [&](std::size_t i, std::size_t n, const char* what) {
       if (d.ops.size() <= i || d.ops[i].size() != n)
-        fail(line, text, std::string(what) + " must be a vector of " + std::to_string(n) + " registers");
+        fail(line, text,
+             std::string(what) + " must be a vector of " + std::to_string(n) + " registers");
     };
     switch (d.op) {
       case Op::mma: {
@@ -445,14 +725,17 @@ class KernelDecoder {
         if (d.ntypes != 4) fail(line, text, "mma needs .dtype.atype.btype.ctype");
         const Type dt = d.types[0], at = d.types[1], bt = d.types[2], ct = d.types[3];
         const auto shape = static_cast<MmaShape>(d.mode);
-        const bool half = (at == Type::f16 && bt == Type::f16) || (at == Type::bf16 && bt == Type::bf16);
-        const bool fp8 = (at == Type::e4m3 || at == Type::e5m2) && (bt == Type::e4m3 || bt == Type::e5m2);
+        const bool half =
+            (at == Type::f16 && bt == Type::f16) || (at == Type::bf16 && bt == Type::bf16);
+        const bool fp8 =
+            (at == Type::e4m3 || at == Type::e5m2) && (bt == Type::e4m3 || bt == Type::e5m2);
         const bool acc_ok = (dt == Type::f32 && ct == Type::f32) ||
                             (dt == Type::f16 && ct == Type::f16 && (at == Type::f16 || fp8));
         const bool shape_ok = shape == MmaShape::m16n8k32 ? fp8 : half;
         if (!acc_ok || !shape_ok)
-          fail(line, text, "mma.sync combinations simulated: m16n8k8/m16n8k16 with f16 or bf16 inputs "
-                           "(f32 accumulators, or f16 for f16 inputs) and m16n8k32 with e4m3/e5m2 inputs");
+          fail(line, text,
+               "mma.sync combinations simulated: m16n8k8/m16n8k16 with f16 or bf16 inputs "
+               "(f32 accumulators, or f16 for f16 inputs) and m16n8k32 with e4m3/e5m2 inputs");
         const int k = shape == MmaShape::m16n8k8 ? 8 : shape == MmaShape::m16n8k16 ? 16 : 32;
         const std::size_t acc_regs = dt == Type::f32 ? 4 : 2;
         parts(0, acc_regs, "mma's d");
@@ -481,8 +764,10 @@ class KernelDecoder {
         need(d, 5, line, text);
         return;
       case Op::cp_async:
-        if (d.ops.size() < 3 || d.ops.size() > 4) fail(line, text, "cp.async takes [dst], [src], size[, src-size]");
-        if (d.ops[2][0].kind != Arg::Kind::imm) fail(line, text, "cp.async's copy size must be an immediate");
+        if (d.ops.size() < 3 || d.ops.size() > 4)
+          fail(line, text, "cp.async takes [dst], [src], size[, src-size]");
+        if (d.ops[2][0].kind != Arg::Kind::imm)
+          fail(line, text, "cp.async's copy size must be an immediate");
         if (d.ops[2][0].bits != 4 && d.ops[2][0].bits != 8 && d.ops[2][0].bits != 16)
           fail(line, text, "cp.async copies 4, 8 or 16 bytes");
         return;
@@ -513,7 +798,8 @@ class KernelDecoder {
 
 }  // namespace
 
-Kernel decode_kernel(const ptx::Module& module, std::size_t item_index, const ModuleSymbols& symbols) {
+Kernel decode_kernel(const ptx::Module& module, std::size_t item_index,
+                     const ModuleSymbols& symbols) {
   return KernelDecoder(module, item_index, symbols).run();
 }
 

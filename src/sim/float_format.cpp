@@ -18,23 +18,40 @@ const FloatFormat kE5M2{5, 2, true, 0x7Fu};
 
 const FloatFormat& float_format(ptx::Type t) {
   switch (t) {
-    case ptx::Type::f32: return kF32;
-    case ptx::Type::f16: case ptx::Type::f16x2: return kF16;
-    case ptx::Type::bf16: case ptx::Type::bf16x2: return kBF16;
-    case ptx::Type::tf32: return kTF32;
-    case ptx::Type::e4m3: case ptx::Type::e4m3x2: return kE4M3;
-    case ptx::Type::e5m2: case ptx::Type::e5m2x2: return kE5M2;
-    default: throw SimError("no narrow float format for type ." + std::string(ptx::name(t)));
+    case ptx::Type::f32:
+      return kF32;
+    case ptx::Type::f16:
+    case ptx::Type::f16x2:
+      return kF16;
+    case ptx::Type::bf16:
+    case ptx::Type::bf16x2:
+      return kBF16;
+    case ptx::Type::tf32:
+      return kTF32;
+    case ptx::Type::e4m3:
+    case ptx::Type::e4m3x2:
+      return kE4M3;
+    case ptx::Type::e5m2:
+    case ptx::Type::e5m2x2:
+      return kE5M2;
+    default:
+      throw SimError("no narrow float format for type ." + std::string(ptx::name(t)));
   }
 }
 
 namespace {
 
-int bias(const FloatFormat& f) { return (1 << (f.exponent_bits - 1)) - 1; }
-int total_bits(const FloatFormat& f) { return 1 + f.exponent_bits + f.mantissa_bits; }
+int bias(const FloatFormat& f) {
+  return (1 << (f.exponent_bits - 1)) - 1;
+}
+int total_bits(const FloatFormat& f) {
+  return 1 + f.exponent_bits + f.mantissa_bits;
+}
 
 // TF32 keeps f32's layout with only the top 10 mantissa bits significant.
-int storage_shift(const FloatFormat& f) { return &f == &kTF32 ? 13 : 0; }
+int storage_shift(const FloatFormat& f) {
+  return &f == &kTF32 ? 13 : 0;
+}
 
 double max_finite(const FloatFormat& f) {
   int emax = bias(f);
@@ -115,11 +132,21 @@ std::uint32_t encode_float(long double x, const FloatFormat& f, Rounding mode, b
   bool up = false;
   switch (mode) {
     case Rounding::none:
-    case Rounding::rn: up = rest > 0.5 || (rest == 0.5 && std::fmod(q, 2.0L) != 0); break;
-    case Rounding::rna: up = rest >= 0.5; break;
-    case Rounding::rz: up = false; break;
-    case Rounding::rm: up = negative && rest > 0; break;
-    case Rounding::rp: up = !negative && rest > 0; break;
+    case Rounding::rn:
+      up = rest > 0.5 || (rest == 0.5 && std::fmod(q, 2.0L) != 0);
+      break;
+    case Rounding::rna:
+      up = rest >= 0.5;
+      break;
+    case Rounding::rz:
+      up = false;
+      break;
+    case Rounding::rm:
+      up = negative && rest > 0;
+      break;
+    case Rounding::rp:
+      up = !negative && rest > 0;
+      break;
   }
   if (up) q += 1;
   if (q >= std::ldexp(1.0L, m + 1)) {  // rounding carried into the next binade

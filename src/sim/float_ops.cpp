@@ -28,7 +28,9 @@ struct Exact {
   int lo_sign;
 };
 
-int sign_of(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
+int sign_of(double v) {
+  return v > 0 ? 1 : v < 0 ? -1 : 0;
+}
 
 Exact two_sum(double a, double b) {
   const double s = a + b;
@@ -41,10 +43,15 @@ Exact two_sum(double a, double b) {
 // Inputs are at most f32-wide, so products are exact in double.
 Exact exact_op(Op op, double a, double b, double c) {
   switch (op) {
-    case Op::add: return two_sum(a, b);
-    case Op::sub: return two_sum(a, -b);
-    case Op::mul: return {a * b, 0};
-    case Op::fma: case Op::mad: return two_sum(a * b, c);
+    case Op::add:
+      return two_sum(a, b);
+    case Op::sub:
+      return two_sum(a, -b);
+    case Op::mul:
+      return {a * b, 0};
+    case Op::fma:
+    case Op::mad:
+      return two_sum(a * b, c);
     case Op::div: {
       const double q = a / b;
       if (!std::isfinite(q) || q == 0) return {q, 0};
@@ -62,20 +69,28 @@ Exact exact_op(Op op, double a, double b, double c) {
     }
     // The .approx functions: the simulator computes them in double and
     // rounds once (hardware is within a few ulp of this).
-    case Op::rsqrt: return {1.0 / std::sqrt(a), 0};
-    case Op::ex2: return {std::exp2(a), 0};
-    case Op::lg2: return {std::log2(a), 0};
-    case Op::sin: return {std::sin(a), 0};
-    case Op::cos: return {std::cos(a), 0};
-    case Op::tanh: return {std::tanh(a), 0};
-    case Op::min: case Op::max: {
+    case Op::rsqrt:
+      return {1.0 / std::sqrt(a), 0};
+    case Op::ex2:
+      return {std::exp2(a), 0};
+    case Op::lg2:
+      return {std::log2(a), 0};
+    case Op::sin:
+      return {std::sin(a), 0};
+    case Op::cos:
+      return {std::cos(a), 0};
+    case Op::tanh:
+      return {std::tanh(a), 0};
+    case Op::min:
+    case Op::max: {
       // PTX ISA 9.7.3.10-11: a NaN operand yields the other operand.
       if (std::isnan(a)) return {b, 0};
       if (std::isnan(b)) return {a, 0};
       if (a == b) return {op == Op::min ? (std::signbit(a) ? a : b) : (std::signbit(a) ? b : a), 0};
       return {op == Op::min ? std::min(a, b) : std::max(a, b), 0};
     }
-    default: throw SimError("not a floating-point instruction");
+    default:
+      throw SimError("not a floating-point instruction");
   }
 }
 
@@ -90,8 +105,16 @@ long double pinned(const Exact& e) {
 
 bool is_unary(Op op) {
   switch (op) {
-    case Op::rcp: case Op::sqrt: case Op::rsqrt: case Op::ex2: case Op::lg2: case Op::sin: case Op::cos:
-    case Op::tanh: case Op::abs: case Op::neg:
+    case Op::rcp:
+    case Op::sqrt:
+    case Op::rsqrt:
+    case Op::ex2:
+    case Op::lg2:
+    case Op::sin:
+    case Op::cos:
+    case Op::tanh:
+    case Op::abs:
+    case Op::neg:
       return true;
     default:
       return false;
@@ -120,16 +143,29 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
     const float x = f32_of(a), y = f32_of(b), z = f32_of(c);
     float r;
     switch (in.op) {
-      case Op::add: r = x + y; break;
-      case Op::sub: r = x - y; break;
-      case Op::mul: r = x * y; break;
-      case Op::fma: case Op::mad: r = std::fma(x, y, z); break;
-      case Op::div: r = x / y; break;
-      default: r = static_cast<float>(pinned(exact_op(in.op, x, y, z)));
+      case Op::add:
+        r = x + y;
+        break;
+      case Op::sub:
+        r = x - y;
+        break;
+      case Op::mul:
+        r = x * y;
+        break;
+      case Op::fma:
+      case Op::mad:
+        r = std::fma(x, y, z);
+        break;
+      case Op::div:
+        r = x / y;
+        break;
+      default:
+        r = static_cast<float>(pinned(exact_op(in.op, x, y, z)));
     }
     std::uint32_t bits = std::isnan(r) ? f.nan_bits : static_cast<std::uint32_t>(bits_of(r));
     if (in.ftz) bits = flush_subnormal(bits, f);
-    if (in.sat) bits = static_cast<std::uint32_t>(bits_of(static_cast<float>(clamp_sat(f32_of(bits)))));
+    if (in.sat)
+      bits = static_cast<std::uint32_t>(bits_of(static_cast<float>(clamp_sat(f32_of(bits)))));
     return bits;
   }
   const double x = decode_float(a, f), y = decode_float(b, f), z = decode_float(c, f);
@@ -146,10 +182,17 @@ class RoundingModeScope {
  public:
   explicit RoundingModeScope(Rounding r) : saved_(std::fegetround()) {
     switch (r) {
-      case Rounding::rz: std::fesetround(FE_TOWARDZERO); break;
-      case Rounding::rm: std::fesetround(FE_DOWNWARD); break;
-      case Rounding::rp: std::fesetround(FE_UPWARD); break;
-      default: break;
+      case Rounding::rz:
+        std::fesetround(FE_TOWARDZERO);
+        break;
+      case Rounding::rm:
+        std::fesetround(FE_DOWNWARD);
+        break;
+      case Rounding::rp:
+        std::fesetround(FE_UPWARD);
+        break;
+      default:
+        break;
     }
   }
   ~RoundingModeScope() { std::fesetround(saved_); }
@@ -164,18 +207,32 @@ double f64_element(Op op, double a, double b, double c) {
   // volatile keeps the arithmetic between the rounding-mode switches.
   volatile double va = a, vb = b, vc = c;
   switch (op) {
-    case Op::add: return va + vb;
-    case Op::sub: return va - vb;
-    case Op::mul: return va * vb;
-    case Op::fma: case Op::mad: return std::fma(va, vb, vc);
-    case Op::div: return va / vb;
-    case Op::rcp: return 1.0 / va;
-    case Op::sqrt: return std::sqrt(va);
-    case Op::rsqrt: return 1.0 / std::sqrt(va);
-    case Op::abs: return std::fabs(va);
-    case Op::neg: return -va;
-    case Op::min: case Op::max: return exact_op(op, va, vb, vc).hi;
-    default: throw SimError("instruction has no .f64 form in the simulator");
+    case Op::add:
+      return va + vb;
+    case Op::sub:
+      return va - vb;
+    case Op::mul:
+      return va * vb;
+    case Op::fma:
+    case Op::mad:
+      return std::fma(va, vb, vc);
+    case Op::div:
+      return va / vb;
+    case Op::rcp:
+      return 1.0 / va;
+    case Op::sqrt:
+      return std::sqrt(va);
+    case Op::rsqrt:
+      return 1.0 / std::sqrt(va);
+    case Op::abs:
+      return std::fabs(va);
+    case Op::neg:
+      return -va;
+    case Op::min:
+    case Op::max:
+      return exact_op(op, va, vb, vc).hi;
+    default:
+      throw SimError("instruction has no .f64 form in the simulator");
   }
 }
 

@@ -13,6 +13,8 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
+std::atomic<std::uint64_t> GlobalMemory::spaces_{0};
+
 std::uint64_t GlobalMemory::allocate(std::size_t bytes) {
   std::lock_guard lock(mutex_);
   const std::uint64_t address = next_;
@@ -25,20 +27,34 @@ std::uint64_t GlobalMemory::allocate(std::size_t bytes) {
 
 void GlobalMemory::free(std::uint64_t address) {
   std::lock_guard lock(mutex_);
+  ++generation_;
   if (allocations_.erase(address) == 0)
     throw SimError("free of " + hex(address) + ", which is not the start of a live allocation");
 }
 
 std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {
-  auto it = allocations_.upper_bound(address);
-  if (it == allocations_.begin()) return nullptr;
-  --it;
-  const std::uint64_t offset = address - it->first;
-  if (offset > it->second.size || bytes > it->second.size - offset) return nullptr;
-  return it->second.bytes.get() + offset;
+  // Kernels touch a few buffers over and over: each host thread remembers
+  // the allocation it found last.
+  struct LastFound {
+    std::uint64_t space = 0;
+    std::uint64_t generation = 0, base = 0, size = 0;
+    std::byte* bytes = nullptr;
+  };
+  thread_local LastFound last;
+  const std::uint64_t generation = generation_.load(std::memory_order_relaxed);
+  if (last.space != id_ || last.generation != generation || address - last.base >= last.size) {
+    auto it = allocations_.upper_bound(address);
+    if (it == allocations_.begin()) return nullptr;
+    --it;
+    last = {id_, generation, it->first, it->second.size, it->second.bytes.get()};
+  }
+  const std::uint64_t offset = address - last.base;
+  if (offset > last.size || bytes > last.size - offset) return nullptr;
+  return last.bytes + offset;
 }
 
-std::byte* GlobalMemory::require(std::uint64_t address, std::size_t bytes, const std::string& what) {
+std::byte* GlobalMemory::require(std::uint64_t address, std::size_t bytes,
+                                 const std::string& what) {
   std::lock_guard lock(mutex_);
   std::byte* p = find(address, bytes);
   if (!p)
@@ -64,12 +80,15 @@ std::string GlobalMemory::describe_nearest(std::uint64_t address) const {
       best_distance = d;
     }
   }
-  std::string out = "allocation [" + hex(best->first) + ", " + hex(best->first + best->second.size) +
-                    ") of " + std::to_string(best->second.size) + " bytes, ";
-  if (address < best->first) return out + std::to_string(best->first - address) + " bytes before its start";
+  std::string out = "allocation [" + hex(best->first) + ", " +
+                    hex(best->first + best->second.size) + ") of " +
+                    std::to_string(best->second.size) + " bytes, ";
+  if (address < best->first)
+    return out + std::to_string(best->first - address) + " bytes before its start";
   const std::uint64_t end = best->first + best->second.size;
   if (address >= end) return out + std::to_string(address - end) + " bytes past its end";
-  return out + "at offset " + std::to_string(address - best->first) + " (the access runs past its end)";
+  return out + "at offset " + std::to_string(address - best->first) +
+         " (the access runs past its end)";
 }
 
 }  // namespace warpforge::sim

@@ -15,10 +15,12 @@ constexpr std::uint32_t kMaxThreadsPerBlock = 1024;
 constexpr std::uint32_t kMaxSharedBytes = 227 * 1024;  // H100 opt-in limit per block
 
 // Sets up (or resets, when reused) the CTA with linear index `index`.
-void prepare_cta(Cta& cta, const LaunchState& launch, std::uint64_t index, std::uint32_t shared_bytes) {
+void prepare_cta(Cta& cta, const LaunchState& launch, std::uint64_t index,
+                 std::uint32_t shared_bytes) {
   const runtime::Dim3& g = launch.config.grid;
   cta.launch = &launch;
-  cta.ctaid = {static_cast<std::uint32_t>(index % g.x), static_cast<std::uint32_t>(index / g.x % g.y),
+  cta.ctaid = {static_cast<std::uint32_t>(index % g.x),
+               static_cast<std::uint32_t>(index / g.x % g.y),
                static_cast<std::uint32_t>(index / (std::uint64_t{g.x} * g.y))};
   cta.threads = static_cast<std::uint32_t>(launch.config.block.count());
   cta.shared.assign(shared_bytes, std::byte{0});
@@ -50,16 +52,17 @@ GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
   const Kernel& k = launch.kernel;
   const std::uint64_t threads = cfg.block.count();
   if (threads == 0 || threads > kMaxThreadsPerBlock)
-    throw SimError("kernel '" + k.name + "': block of " + std::to_string(threads) + " threads; 1.." +
-                   std::to_string(kMaxThreadsPerBlock) + " are accepted");
+    throw SimError("kernel '" + k.name + "': block of " + std::to_string(threads) +
+                   " threads; 1.." + std::to_string(kMaxThreadsPerBlock) + " are accepted");
   const std::uint64_t ctas = cfg.grid.count();
   if (ctas == 0) throw SimError("kernel '" + k.name + "': empty grid");
-  const std::uint64_t shared = std::max<std::uint64_t>(k.static_shared_bytes,
-                                                       std::uint64_t{k.dynamic_shared_offset} + cfg.dynamic_shared_bytes);
+  const std::uint64_t shared = std::max<std::uint64_t>(
+      k.static_shared_bytes, std::uint64_t{k.dynamic_shared_offset} + cfg.dynamic_shared_bytes);
   if (shared > kMaxSharedBytes)
-    throw SimError("kernel '" + k.name + "': " + std::to_string(shared) + " bytes of shared memory per block (" +
-                   std::to_string(k.static_shared_bytes) + " static + " + std::to_string(cfg.dynamic_shared_bytes) +
-                   " dynamic); at most " + std::to_string(kMaxSharedBytes) + " are accepted");
+    throw SimError("kernel '" + k.name + "': " + std::to_string(shared) +
+                   " bytes of shared memory per block (" + std::to_string(k.static_shared_bytes) +
+                   " static + " + std::to_string(cfg.dynamic_shared_bytes) + " dynamic); at most " +
+                   std::to_string(kMaxSharedBytes) + " are accepted");
   const auto shared_bytes = static_cast<std::uint32_t>(shared);
 
   std::atomic<std::uint64_t> next{0};
@@ -70,7 +73,8 @@ GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
   auto worker = [&] {
     Cta cta;
     std::uint64_t count = 0;
-    for (std::uint64_t i; !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < ctas;) {
+    for (std::uint64_t i;
+         !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < ctas;) {
       try {
         prepare_cta(cta, launch, i, shared_bytes);
         run_cta(cta);
@@ -83,7 +87,8 @@ GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
     }
     executed += count;
   };
-  const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, worker_threads), ctas));
+  const unsigned n =
+      static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, worker_threads), ctas));
   if (n == 1) {
     worker();
   } else {

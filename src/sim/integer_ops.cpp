@@ -1,5 +1,6 @@
 // Integer arithmetic and logic (PTX ISA 9.7.1 "Integer Arithmetic", 9.7.2
 // "Extended-Precision", 9.7.7 "Logic and Shift") and mov (9.7.9.1).
+#include <array>
 #include <bit>
 
 #include "warpforge/error.hpp"
@@ -10,7 +11,9 @@ namespace {
 
 using ptx::Type;
 
-std::uint64_t width_mask(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+std::uint64_t width_mask(int bits) {
+  return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
 
 std::int64_t sign_extend(std::uint64_t v, int bits) {
   if (bits >= 64) return static_cast<std::int64_t>(v);
@@ -72,68 +75,89 @@ std::uint64_t lop3(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint3
   return r;
 }
 
+// One lane of integer op kOp (a template parameter, so that each op's lane
+// loop is compiled without a per-lane dispatch).
+template <Op kOp>
 std::uint64_t one(const Inst& in, IntType t, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                   std::uint64_t e) {
   const auto mode = static_cast<MulMode>(in.mode);
-  switch (in.op) {
+  switch (kOp) {
     case Op::add:
       if (in.sat) return static_cast<std::uint64_t>(saturate_s32(t.s(a) + t.s(b)));
       return a + b;
     case Op::sub:
       if (in.sat) return static_cast<std::uint64_t>(saturate_s32(t.s(a) - t.s(b)));
       return a - b;
-    case Op::mul: return multiply(t, mode, a, b);
+    case Op::mul:
+      return multiply(t, mode, a, b);
     case Op::mad: {
       if (mode == MulMode::wide) return multiply(t, mode, a, b) + c;  // c is 2n bits wide
       const std::uint64_t sum = multiply(t, mode, a, b) + c;
-      if (in.sat) return static_cast<std::uint64_t>(saturate_s32(t.s(multiply(t, mode, a, b)) + t.s(c)));
+      if (in.sat)
+        return static_cast<std::uint64_t>(saturate_s32(t.s(multiply(t, mode, a, b)) + t.s(c)));
       return sum;
     }
     // Division by zero is unspecified in PTX; the simulator answers all ones
     // for div and the dividend for rem.
+    // (x / -1 is negation, kept out of the host division where it overflows.)
     case Op::div:
       if (t.u(b) == 0) return ~0ull;
-      if (t.is_signed) return static_cast<std::uint64_t>(t.s(a) / t.s(b));
+      if (t.is_signed) return t.s(b) == -1 ? 0 - a : static_cast<std::uint64_t>(t.s(a) / t.s(b));
       return t.u(a) / t.u(b);
     case Op::rem:
       if (t.u(b) == 0) return a;
-      if (t.is_signed) return static_cast<std::uint64_t>(t.s(a) % t.s(b));
+      if (t.is_signed) return t.s(b) == -1 ? 0 : static_cast<std::uint64_t>(t.s(a) % t.s(b));
       return t.u(a) % t.u(b);
-    case Op::abs: return static_cast<std::uint64_t>(t.s(a) < 0 ? -t.s(a) : t.s(a));
-    case Op::neg: return static_cast<std::uint64_t>(-t.s(a));
+    case Op::abs:
+      return static_cast<std::uint64_t>(t.s(a) < 0 ? -t.s(a) : t.s(a));
+    case Op::neg:
+      return static_cast<std::uint64_t>(-t.s(a));
     case Op::min:
       if (t.is_signed) return static_cast<std::uint64_t>(std::min(t.s(a), t.s(b)));
       return std::min(t.u(a), t.u(b));
     case Op::max:
       if (t.is_signed) return static_cast<std::uint64_t>(std::max(t.s(a), t.s(b)));
       return std::max(t.u(a), t.u(b));
-    case Op::and_: return a & b;
-    case Op::or_: return a | b;
-    case Op::xor_: return a ^ b;
-    case Op::not_: return t.pred ? !a : ~a;
-    case Op::cnot: return t.u(a) == 0 ? 1 : 0;
+    case Op::and_:
+      return a & b;
+    case Op::or_:
+      return a | b;
+    case Op::xor_:
+      return a ^ b;
+    case Op::not_:
+      return t.pred ? !a : ~a;
+    case Op::cnot:
+      return t.u(a) == 0 ? 1 : 0;
     // Shift amounts are unsigned and clamp at the width (PTX ISA 9.7.7.7-8).
-    case Op::shl: return (b & 0xFFFFFFFFu) >= static_cast<std::uint64_t>(t.bits) ? 0 : a << b;
+    case Op::shl:
+      return (b & 0xFFFFFFFFu) >= static_cast<std::uint64_t>(t.bits) ? 0 : a << b;
     case Op::shr: {
-      const std::uint64_t n = std::min<std::uint64_t>(b & 0xFFFFFFFFu, static_cast<std::uint64_t>(t.bits));
-      if (t.is_signed) return static_cast<std::uint64_t>(n >= 64 ? (t.s(a) < 0 ? -1 : 0) : t.s(a) >> n);
+      const std::uint64_t n =
+          std::min<std::uint64_t>(b & 0xFFFFFFFFu, static_cast<std::uint64_t>(t.bits));
+      if (t.is_signed)
+        return static_cast<std::uint64_t>(n >= 64 ? (t.s(a) < 0 ? -1 : 0) : t.s(a) >> n);
       return n >= 64 ? 0 : t.u(a) >> n;
     }
-    case Op::lop3: return lop3(a, b, c, static_cast<std::uint32_t>(e));
+    case Op::lop3:
+      return lop3(a, b, c, static_cast<std::uint32_t>(e));
     case Op::prmt:
-      return permute(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(c));
+      return permute(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b),
+                     static_cast<std::uint32_t>(c));
     case Op::bfe: {  // PTX ISA 9.7.1.18: pos and len are taken mod 256 and clamp at the width
       const std::uint64_t pos = b & 0xFF, len = c & 0xFF;
       std::uint64_t sbit;
       if (t.is_signed) {
-        const std::uint64_t top = std::min<std::uint64_t>(pos + len - 1, static_cast<std::uint64_t>(t.bits) - 1);
+        const std::uint64_t top =
+            std::min<std::uint64_t>(pos + len - 1, static_cast<std::uint64_t>(t.bits) - 1);
         sbit = len == 0 ? 0 : (t.u(a) >> top) & 1;
       } else {
         sbit = 0;
       }
       std::uint64_t d = 0;
       for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(t.bits); ++i) {
-        const std::uint64_t bit = (i < len && pos + i < static_cast<std::uint64_t>(t.bits)) ? (t.u(a) >> (pos + i)) & 1 : sbit;
+        const std::uint64_t bit = (i < len && pos + i < static_cast<std::uint64_t>(t.bits))
+                                      ? (t.u(a) >> (pos + i)) & 1
+                                      : sbit;
         d |= bit << i;
       }
       return d;
@@ -145,15 +169,30 @@ std::uint64_t one(const Inst& in, IntType t, std::uint64_t a, std::uint64_t b, s
         d = (d & ~(1ull << (pos + i))) | (((a >> i) & 1) << (pos + i));
       return d;
     }
-    case Op::popc: return static_cast<std::uint64_t>(std::popcount(t.u(a)));
-    case Op::clz: return static_cast<std::uint64_t>(std::countl_zero(t.u(a)) - (64 - t.bits));
+    case Op::popc:
+      return static_cast<std::uint64_t>(std::popcount(t.u(a)));
+    case Op::clz:
+      return static_cast<std::uint64_t>(std::countl_zero(t.u(a)) - (64 - t.bits));
     case Op::brev: {
       std::uint64_t d = 0;
       for (int i = 0; i < t.bits; ++i) d |= ((a >> i) & 1) << (t.bits - 1 - i);
       return d;
     }
-    default: throw SimError("not an integer instruction");
+    default:
+      return 0;
   }
+}
+
+struct Operands {
+  std::array<std::uint64_t, 32> a, b, c, e;
+};
+
+template <Op kOp>
+void run(const Inst& in, IntType t, Warp& w, std::uint32_t active, const Operands& v,
+         std::uint64_t dmask) {
+  std::array<std::uint64_t, 32> d;
+  for_lanes(active, [&](int l) { d[l] = one<kOp>(in, t, v.a[l], v.b[l], v.c[l], v.e[l]) & dmask; });
+  scatter(w, in.op0(0), active, d.data());
 }
 
 void mov(const Inst& in, Warp& w, std::uint32_t active) {
@@ -164,13 +203,15 @@ void mov(const Inst& in, Warp& w, std::uint32_t active) {
     const int part = bits / static_cast<int>(dst.size());
     for_lanes(active, [&](int l) {
       const std::uint64_t v = read(w, src[0], l);
-      for (std::size_t i = 0; i < dst.size(); ++i) write(w, dst[i], l, (v >> (part * i)) & width_mask(part));
+      for (std::size_t i = 0; i < dst.size(); ++i)
+        write(w, dst[i], l, (v >> (part * i)) & width_mask(part));
     });
   } else if (src.size() > 1) {  // mov.b64 d, {lo, hi}: pack
     const int part = bits / static_cast<int>(src.size());
     for_lanes(active, [&](int l) {
       std::uint64_t v = 0;
-      for (std::size_t i = 0; i < src.size(); ++i) v |= (read(w, src[i], l) & width_mask(part)) << (part * i);
+      for (std::size_t i = 0; i < src.size(); ++i)
+        v |= (read(w, src[i], l) & width_mask(part)) << (part * i);
       write(w, dst[0], l, v);
     });
   } else if (bits == 1) {
@@ -190,17 +231,66 @@ void exec_integer(const Inst& in, Warp& w, std::uint32_t active) {
   // The destination width: twice the operands' for .wide, else theirs.
   const int dbits = (in.op == Op::mul || in.op == Op::mad) && mode == MulMode::wide ? 2 * t.bits
                     : (in.op == Op::popc || in.op == Op::clz)                       ? 32
-                                                                                      : t.bits;
+                                                                                    : t.bits;
   const std::uint64_t dmask = t.pred ? 1 : width_mask(dbits);
   const std::size_t n = in.ops.size();
-  const Arg& d = in.op0(0);
-  for_lanes(active, [&](int l) {
-    const std::uint64_t a = n > 1 ? read(w, in.op0(1), l) : 0;
-    const std::uint64_t b = n > 2 ? read(w, in.op0(2), l) : 0;
-    const std::uint64_t c = n > 3 ? read(w, in.op0(3), l) : 0;
-    const std::uint64_t e = n > 4 ? read(w, in.op0(4), l) : 0;
-    write(w, d, l, one(in, t, a, b, c, e) & dmask);
-  });
+  Operands v;
+  gather(w, n > 1 ? in.op0(1) : Arg{}, active, v.a.data());
+  gather(w, n > 2 ? in.op0(2) : Arg{}, active, v.b.data());
+  gather(w, n > 3 ? in.op0(3) : Arg{}, active, v.c.data());
+  gather(w, n > 4 ? in.op0(4) : Arg{}, active, v.e.data());
+  switch (in.op) {
+    case Op::add:
+      return run<Op::add>(in, t, w, active, v, dmask);
+    case Op::sub:
+      return run<Op::sub>(in, t, w, active, v, dmask);
+    case Op::mul:
+      return run<Op::mul>(in, t, w, active, v, dmask);
+    case Op::mad:
+      return run<Op::mad>(in, t, w, active, v, dmask);
+    case Op::div:
+      return run<Op::div>(in, t, w, active, v, dmask);
+    case Op::rem:
+      return run<Op::rem>(in, t, w, active, v, dmask);
+    case Op::abs:
+      return run<Op::abs>(in, t, w, active, v, dmask);
+    case Op::neg:
+      return run<Op::neg>(in, t, w, active, v, dmask);
+    case Op::min:
+      return run<Op::min>(in, t, w, active, v, dmask);
+    case Op::max:
+      return run<Op::max>(in, t, w, active, v, dmask);
+    case Op::and_:
+      return run<Op::and_>(in, t, w, active, v, dmask);
+    case Op::or_:
+      return run<Op::or_>(in, t, w, active, v, dmask);
+    case Op::xor_:
+      return run<Op::xor_>(in, t, w, active, v, dmask);
+    case Op::not_:
+      return run<Op::not_>(in, t, w, active, v, dmask);
+    case Op::cnot:
+      return run<Op::cnot>(in, t, w, active, v, dmask);
+    case Op::shl:
+      return run<Op::shl>(in, t, w, active, v, dmask);
+    case Op::shr:
+      return run<Op::shr>(in, t, w, active, v, dmask);
+    case Op::lop3:
+      return run<Op::lop3>(in, t, w, active, v, dmask);
+    case Op::prmt:
+      return run<Op::prmt>(in, t, w, active, v, dmask);
+    case Op::bfe:
+      return run<Op::bfe>(in, t, w, active, v, dmask);
+    case Op::bfi:
+      return run<Op::bfi>(in, t, w, active, v, dmask);
+    case Op::popc:
+      return run<Op::popc>(in, t, w, active, v, dmask);
+    case Op::clz:
+      return run<Op::clz>(in, t, w, active, v, dmask);
+    case Op::brev:
+      return run<Op::brev>(in, t, w, active, v, dmask);
+    default:
+      throw SimError("not an integer instruction");
+  }
 }
 
 }  // namespace warpforge::sim

@@ -31,12 +31,14 @@ void exec_ldmatrix(const Inst& in, Warp& w, std::uint32_t /*active: the whole wa
   if (load) {
     for (int i = 0; i < matrices; ++i)
       for (int r = 0; r < 8; ++r)
-        for (int c = 0; c < 8; ++c) m[i][r][c] = static_cast<std::uint16_t>(load_bytes(rows[i][r] + 2 * c, 2));
+        for (int c = 0; c < 8; ++c)
+          m[i][r][c] = static_cast<std::uint16_t>(load_bytes(rows[i][r] + 2 * c, 2));
     for (int lane = 0; lane < 32; ++lane)
       for (int i = 0; i < matrices; ++i) {
         const auto [r0, c0] = position(lane, 0);
         const auto [r1, c1] = position(lane, 1);
-        write(w, regs[static_cast<std::size_t>(i)], lane, m[i][r0][c0] | (std::uint32_t{m[i][r1][c1]} << 16));
+        write(w, regs[static_cast<std::size_t>(i)], lane,
+              m[i][r0][c0] | (std::uint32_t{m[i][r1][c1]} << 16));
       }
     return;
   }

@@ -7,24 +7,31 @@ namespace {
 
 const char* space_name(MemSpace s) {
   switch (s) {
-    case MemSpace::generic: return "generic";
-    case MemSpace::global: return "global";
-    case MemSpace::shared: return "shared";
-    case MemSpace::local: return "local";
-    case MemSpace::param: return "param";
-    case MemSpace::const_: return "const";
+    case MemSpace::generic:
+      return "generic";
+    case MemSpace::global:
+      return "global";
+    case MemSpace::shared:
+      return "shared";
+    case MemSpace::local:
+      return "local";
+    case MemSpace::param:
+      return "param";
+    case MemSpace::const_:
+      return "const";
   }
   return "";
 }
 
-[[noreturn]] void fault(int lane, bool write, std::uint32_t size, MemSpace space, std::uint64_t address,
-                        const std::string& why) {
+[[noreturn]] void fault(int lane, bool write, std::uint32_t size, MemSpace space,
+                        std::uint64_t address, const std::string& why) {
   throw AccessFault{lane, std::string(write ? "store" : "load") + " of " + std::to_string(size) +
-                              " bytes at " + space_name(space) + " address " + hex(address) + " " + why};
+                              " bytes at " + space_name(space) + " address " + hex(address) + " " +
+                              why};
 }
 
-std::byte* in_buffer(std::byte* base, std::size_t buffer_size, const char* what, int lane, bool write,
-                     std::uint32_t size, MemSpace space, std::uint64_t address) {
+std::byte* in_buffer(std::byte* base, std::size_t buffer_size, const char* what, int lane,
+                     bool write, std::uint32_t size, MemSpace space, std::uint64_t address) {
   if (address > buffer_size || size > buffer_size - address)
     fault(lane, write, size, space, address,
           "is out of bounds: " + std::string(what) + " [0x0, " + hex(buffer_size) + ") of " +
@@ -51,7 +58,8 @@ std::byte* access(Warp& w, int lane, MemSpace space, std::uint64_t address, std:
   }
   // PTX ISA 5.4.5: accesses must be naturally aligned to their (vector) size.
   if (address % align != 0)
-    fault(lane, write, size, space, address, "is misaligned: it must be a multiple of " + std::to_string(align));
+    fault(lane, write, size, space, address,
+          "is misaligned: it must be a multiple of " + std::to_string(align));
   switch (space) {
     case MemSpace::global: {
       if (std::byte* p = launch.global.find(address, size)) return p;
@@ -59,22 +67,27 @@ std::byte* access(Warp& w, int lane, MemSpace space, std::uint64_t address, std:
             "is outside every allocation; nearest: " + launch.global.describe_nearest(address));
     }
     case MemSpace::shared:
-      return in_buffer(cta.shared.data(), cta.shared.size(), "the CTA's shared memory", lane, write, size, space,
-                       address);
+      return in_buffer(cta.shared.data(), cta.shared.size(), "the CTA's shared memory", lane, write,
+                       size, space, address);
     case MemSpace::local: {
       const std::uint32_t bytes = launch.kernel.local_bytes;
-      return in_buffer(w.local.data() + std::size_t{bytes} * lane, bytes, "the thread's local memory", lane,
-                       write, size, space, address);
+      return in_buffer(w.local.data() + std::size_t{bytes} * lane, bytes,
+                       "the thread's local memory", lane, write, size, space, address);
     }
     case MemSpace::param:
-      if (write) fault(lane, write, size, space, address, "is a store to kernel parameters, which are read-only");
-      return in_buffer(const_cast<std::byte*>(launch.params.data()), launch.params.size(), "the kernel parameters",
-                       lane, write, size, space, address);
+      if (write)
+        fault(lane, write, size, space, address,
+              "is a store to kernel parameters, which are read-only");
+      return in_buffer(const_cast<std::byte*>(launch.params.data()), launch.params.size(),
+                       "the kernel parameters", lane, write, size, space, address);
     case MemSpace::const_:
-      if (write) fault(lane, write, size, space, address, "is a store to the constant space, which is read-only");
+      if (write)
+        fault(lane, write, size, space, address,
+              "is a store to the constant space, which is read-only");
       return in_buffer(const_cast<std::byte*>(launch.const_bank.data()), launch.const_bank.size(),
                        "the module's constant bank", lane, write, size, space, address);
-    case MemSpace::generic: break;
+    case MemSpace::generic:
+      break;
   }
   fault(lane, write, size, space, address, "has no state space");
 }
@@ -85,6 +98,8 @@ std::uint64_t load_bytes(const std::byte* p, std::uint32_t size) {
   return v;
 }
 
-void store_bytes(std::byte* p, std::uint32_t size, std::uint64_t value) { std::memcpy(p, &value, size); }
+void store_bytes(std::byte* p, std::uint32_t size, std::uint64_t value) {
+  std::memcpy(p, &value, size);
+}
 
 }  // namespace warpforge::sim

@@ -8,12 +8,16 @@ namespace {
 
 using ptx::Type;
 
-std::uint32_t element_bytes(Type t) { return static_cast<std::uint32_t>((ptx::bits(t) + 7) / 8); }
+std::uint32_t element_bytes(Type t) {
+  return static_cast<std::uint32_t>((ptx::bits(t) + 7) / 8);
+}
 
 // Narrow signed loads sign-extend into their (at least 32-bit) register.
 std::uint64_t extend_loaded(Type t, std::uint64_t v) {
-  if (t == Type::s8) return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(v)));
-  if (t == Type::s16) return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int16_t>(v)));
+  if (t == Type::s8)
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(v)));
+  if (t == Type::s16)
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int16_t>(v)));
   return v;
 }
 
@@ -38,8 +42,10 @@ void exec_memory(const Inst& in, Warp& w, std::uint32_t active) {
   if (in.op == Op::ld) {
     const auto& dst = in.ops[0];
     for_lanes(active, [&](int l) {
-      const std::byte* p = access(w, l, in.space, address_of(w, in.op0(1), l), size * n, size * n, false);
-      for (std::uint32_t i = 0; i < n; ++i) write(w, dst[i], l, extend_loaded(in.type(), load_bytes(p + i * size, size)));
+      const std::byte* p =
+          access(w, l, in.space, address_of(w, in.op0(1), l), size * n, size * n, false);
+      for (std::uint32_t i = 0; i < n; ++i)
+        write(w, dst[i], l, extend_loaded(in.type(), load_bytes(p + i * size, size)));
     });
     return;
   }

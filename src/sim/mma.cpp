@@ -42,15 +42,48 @@ Element c_element(int lane, int s) {
   return {g + 8 * (s / 2), 2 * t + s % 2};
 }
 
-// Slot s of a fragment held in `regs`, elements of `bits` bits each.
-std::uint32_t slot_bits(Warp& w, const std::vector<Arg>& regs, int lane, int s, int bits) {
-  const int per_reg = 32 / bits;
-  const auto r = static_cast<std::uint32_t>(read(w, regs[static_cast<std::size_t>(s / per_reg)], lane));
-  return (r >> (bits * (s % per_reg))) & (bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1);
+// Decoded values of every bit pattern of a 16- or 8-bit format, built once.
+template <std::size_t N>
+std::array<float, N> value_table(const FloatFormat& f) {
+  std::array<float, N> table{};
+  for (std::size_t i = 0; i < N; ++i)
+    table[i] = static_cast<float>(decode_float(static_cast<std::uint32_t>(i), f));
+  return table;
 }
 
 double element_value(Type t, std::uint32_t bits) {
-  return t == Type::f32 ? static_cast<double>(f32_of(bits)) : decode_float(bits, float_format(t));
+  switch (t) {
+    case Type::f32:
+      return f32_of(bits);
+    case Type::bf16:
+      return f32_of(bits << 16);  // bf16 is the top half of an f32
+    case Type::f16: {
+      static const auto table = value_table<65536>(kF16);
+      return table[bits];
+    }
+    case Type::e4m3: {
+      static const auto table = value_table<256>(kE4M3);
+      return table[bits];
+    }
+    case Type::e5m2: {
+      static const auto table = value_table<256>(kE5M2);
+      return table[bits];
+    }
+    default:
+      return decode_float(bits, float_format(t));
+  }
+}
+
+// The values of one lane's fragment: `slots` elements of type t packed into
+// the registers `regs` (slot 0 in the lowest bits of the first register).
+void unpack(Warp& w, const std::vector<Arg>& regs, int lane, Type t, int slots, double* out) {
+  const int bits = ptx::bits(t), per_reg = 32 / bits;
+  const std::uint32_t mask = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
+  for (int r = 0; r * per_reg < slots; ++r) {
+    const auto v = static_cast<std::uint32_t>(read(w, regs[static_cast<std::size_t>(r)], lane));
+    for (int i = 0; i < per_reg; ++i)
+      out[r * per_reg + i] = element_value(t, (v >> (bits * i)) & mask);
+  }
 }
 
 }  // namespace
@@ -59,25 +92,28 @@ void exec_mma(const Inst& in, Warp& w) {
   const auto shape = static_cast<MmaShape>(in.mode);
   const Type dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
   const int k_dim = shape == MmaShape::m16n8k8 ? 8 : shape == MmaShape::m16n8k16 ? 16 : 32;
-  const int in_bits = ptx::bits(at);
   const int a_slots = 16 * k_dim / 32, b_slots = 8 * k_dim / 32;
-  const int acc_bits = ptx::bits(ct), out_bits = ptx::bits(dt);
+  const int out_bits = ptx::bits(dt);
 
   std::array<std::array<double, 32>, 16> a{};
   std::array<std::array<double, 8>, 32> b{};
   std::array<std::array<double, 8>, 16> c{};
   for (int lane = 0; lane < 32; ++lane) {
+    std::array<double, 16> av{}, bv{}, cv{};
+    unpack(w, in.ops[1], lane, at, a_slots, av.data());
+    unpack(w, in.ops[2], lane, bt, b_slots, bv.data());
+    unpack(w, in.ops[3], lane, ct, 4, cv.data());
     for (int s = 0; s < a_slots; ++s) {
       const Element e = a_element(shape, lane, s);
-      a[e.row][e.col] = element_value(at, slot_bits(w, in.ops[1], lane, s, in_bits));
+      a[e.row][e.col] = av[static_cast<std::size_t>(s)];
     }
     for (int s = 0; s < b_slots; ++s) {
       const Element e = b_element(shape, lane, s);
-      b[e.row][e.col] = element_value(bt, slot_bits(w, in.ops[2], lane, s, in_bits));
+      b[e.row][e.col] = bv[static_cast<std::size_t>(s)];
     }
     for (int s = 0; s < 4; ++s) {
       const Element e = c_element(lane, s);
-      c[e.row][e.col] = element_value(ct, slot_bits(w, in.ops[3], lane, s, acc_bits));
+      c[e.row][e.col] = cv[static_cast<std::size_t>(s)];
     }
   }
   // The products of f16/bf16/fp8 values are exact in double; the sum is

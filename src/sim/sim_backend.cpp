@@ -22,11 +22,15 @@ void flatten(const ptx::Initializer& init, ptx::Type t, std::vector<std::byte>& 
   const std::size_t size = static_cast<std::size_t>((ptx::bits(t) + 7) / 8);
   const ptx::Operand& v = *init.value;
   std::uint64_t bits;
-  if (t == ptx::Type::f32) bits = bits_of(static_cast<float>(v.float_value()));
-  else if (t == ptx::Type::f64) bits = bits_of(v.float_value());
-  else if (v.kind == ptx::Operand::Kind::imm_int) bits = static_cast<std::uint64_t>(v.int_value());
-  else throw SimError("initializer '" + ptx::to_string(v) + "' of a ." + std::string(ptx::name(t)) +
-                      " variable is not simulated");
+  if (t == ptx::Type::f32)
+    bits = bits_of(static_cast<float>(v.float_value()));
+  else if (t == ptx::Type::f64)
+    bits = bits_of(v.float_value());
+  else if (v.kind == ptx::Operand::Kind::imm_int)
+    bits = static_cast<std::uint64_t>(v.int_value());
+  else
+    throw SimError("initializer '" + ptx::to_string(v) + "' of a ." + std::string(ptx::name(t)) +
+                   " variable is not simulated");
   const std::size_t at = out.size();
   out.resize(at + size);
   std::memcpy(out.data() + at, &bits, size);
@@ -36,7 +40,8 @@ std::vector<std::byte> initial_bytes(const ptx::Variable& v) {
   std::vector<std::byte> bytes;
   if (v.init) flatten(*v.init, v.type, bytes);
   const auto size = static_cast<std::size_t>(v.size_bytes());
-  if (bytes.size() > size) throw SimError("variable '" + v.name + "' has more initializers than elements");
+  if (bytes.size() > size)
+    throw SimError("variable '" + v.name + "' has more initializers than elements");
   bytes.resize(size, std::byte{0});
   return bytes;
 }
@@ -53,8 +58,8 @@ SimModule::SimModule(ptx::Module ir, std::shared_ptr<GlobalMemory> global)
       const std::vector<std::byte> bytes = initial_bytes(*v);
       const std::uint64_t address = global_->allocate(bytes.size());
       global_variables_.push_back(address);
-      std::memcpy(global_->require(address, bytes.size(), "initializing '" + v->name + "'"), bytes.data(),
-                  bytes.size());
+      std::memcpy(global_->require(address, bytes.size(), "initializing '" + v->name + "'"),
+                  bytes.data(), bytes.size());
       symbols[v->name] = {MemSpace::global, address};
     } else if (v->space == ptx::Space::const_) {
       const std::vector<std::byte> bytes = initial_bytes(*v);
@@ -80,69 +85,86 @@ const Kernel& SimModule::kernel(const std::string& name) const {
   if (it != kernels_.end()) return it->second;
   std::string known;
   for (const auto& [n, k] : kernels_) known += (known.empty() ? "" : ", ") + n;
-  throw SimError("no kernel '" + name + "' in the module; it has: " + (known.empty() ? "none" : known));
+  throw SimError("no kernel '" + name +
+                 "' in the module; it has: " + (known.empty() ? "none" : known));
 }
 
-SimBackend::SimBackend(SimOptions options) : options_(options), global_(std::make_shared<GlobalMemory>()) {
+SimBackend::SimBackend(SimOptions options)
+    : options_(options), global_(std::make_shared<GlobalMemory>()) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (options_.worker_threads == 0) options_.worker_threads = cores;
   properties_.name = "warpforge simulator";
   properties_.compute_capability_major = 9;
   properties_.compute_capability_minor = 0;
   properties_.sm_count = static_cast<int>(cores);
-  properties_.shared_bytes_per_block = 48 * 1024;          // H100: 48 KB without opt-in
-  properties_.shared_bytes_per_block_optin = 227 * 1024;   // H100 opt-in maximum
+  properties_.shared_bytes_per_block = 48 * 1024;         // H100: 48 KB without opt-in
+  properties_.shared_bytes_per_block_optin = 227 * 1024;  // H100 opt-in maximum
   properties_.shared_bytes_per_sm = 228 * 1024;
   properties_.global_bytes = std::size_t{16} << 30;
   properties_.max_threads_per_block = 1024;
   properties_.warp_size = 32;
 }
 
-runtime::DevicePtr SimBackend::allocate(std::size_t bytes) { return global_->allocate(bytes); }
+runtime::DevicePtr SimBackend::allocate(std::size_t bytes) {
+  return global_->allocate(bytes);
+}
 
-void SimBackend::free(runtime::DevicePtr ptr) { global_->free(ptr); }
+void SimBackend::free(runtime::DevicePtr ptr) {
+  global_->free(ptr);
+}
 
-void SimBackend::copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes, runtime::StreamHandle*) {
+void SimBackend::copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes,
+                                runtime::StreamHandle*) {
   if (bytes) std::memcpy(global_->require(dst, bytes, "copy to device"), src, bytes);
 }
 
-void SimBackend::copy_to_host(void* dst, runtime::DevicePtr src, std::size_t bytes, runtime::StreamHandle*) {
+void SimBackend::copy_to_host(void* dst, runtime::DevicePtr src, std::size_t bytes,
+                              runtime::StreamHandle*) {
   if (bytes) std::memcpy(dst, global_->require(src, bytes, "copy to host"), bytes);
 }
 
-void SimBackend::copy_device_to_device(runtime::DevicePtr dst, runtime::DevicePtr src, std::size_t bytes,
-                                       runtime::StreamHandle*) {
+void SimBackend::copy_device_to_device(runtime::DevicePtr dst, runtime::DevicePtr src,
+                                       std::size_t bytes, runtime::StreamHandle*) {
   if (!bytes) return;
   const std::byte* from = global_->require(src, bytes, "device-to-device copy source");
   std::memmove(global_->require(dst, bytes, "device-to-device copy destination"), from, bytes);
 }
 
-void SimBackend::fill(runtime::DevicePtr dst, std::uint8_t byte, std::size_t bytes, runtime::StreamHandle*) {
+void SimBackend::fill(runtime::DevicePtr dst, std::uint8_t byte, std::size_t bytes,
+                      runtime::StreamHandle*) {
   if (bytes) std::memset(global_->require(dst, bytes, "fill"), byte, bytes);
 }
 
-std::unique_ptr<runtime::StreamHandle> SimBackend::create_stream() { return std::make_unique<SimStream>(); }
+std::unique_ptr<runtime::StreamHandle> SimBackend::create_stream() {
+  return std::make_unique<SimStream>();
+}
 
 std::unique_ptr<runtime::LoadedModule> SimBackend::load(const ptx::Module& module) {
   return std::make_unique<SimModule>(module, global_);
 }
 
 void SimBackend::launch(runtime::LoadedModule& module, const std::string& kernel_name,
-                        const runtime::LaunchConfig& config, const std::vector<runtime::KernelArg>& args,
-                        runtime::StreamHandle*) {
+                        const runtime::LaunchConfig& config,
+                        const std::vector<runtime::KernelArg>& args, runtime::StreamHandle*) {
   auto* sim_module = dynamic_cast<SimModule*>(&module);
-  if (!sim_module) throw SimError("launch of '" + kernel_name + "' with a module not loaded by the simulator");
+  if (!sim_module)
+    throw SimError("launch of '" + kernel_name + "' with a module not loaded by the simulator");
   const Kernel& k = sim_module->kernel(kernel_name);
   if (args.size() != k.params.size())
-    throw SimError("kernel '" + k.name + "' takes " + std::to_string(k.params.size()) + " arguments, got " +
-                   std::to_string(args.size()));
-  LaunchState launch{k, config, std::vector<std::byte>(k.param_bytes), *global_, sim_module->const_bank(),
+    throw SimError("kernel '" + k.name + "' takes " + std::to_string(k.params.size()) +
+                   " arguments, got " + std::to_string(args.size()));
+  LaunchState launch{k,
+                     config,
+                     std::vector<std::byte>(k.param_bytes),
+                     *global_,
+                     sim_module->const_bank(),
                      properties_.sm_count};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const ParamInfo& p = k.params[i];
     if (args[i].bytes.size() != p.size)
-      throw SimError("kernel '" + k.name + "' argument " + std::to_string(i) + " ('" + p.name + "') has " +
-                     std::to_string(args[i].bytes.size()) + " bytes; the parameter takes " + std::to_string(p.size));
+      throw SimError("kernel '" + k.name + "' argument " + std::to_string(i) + " ('" + p.name +
+                     "') has " + std::to_string(args[i].bytes.size()) +
+                     " bytes; the parameter takes " + std::to_string(p.size));
     std::memcpy(launch.params.data() + p.offset, args[i].bytes.data(), p.size);
   }
   last_thread_instructions_ = run_grid(launch, options_.worker_threads).thread_instructions;

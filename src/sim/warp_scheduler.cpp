@@ -27,8 +27,8 @@ runtime::Dim3 thread_coords(const Cta& cta, std::uint32_t linear) {
 }
 
 std::string where(const Cta& cta, const Inst& inst) {
-  return "kernel '" + cta.launch->kernel.name + "', PTX line " + std::to_string(inst.line) + " (" + inst.text +
-         "): block " + coords(cta.ctaid);
+  return "kernel '" + cta.launch->kernel.name + "', PTX line " + std::to_string(inst.line) + " (" +
+         inst.text + "): block " + coords(cta.ctaid);
 }
 
 // "3-5,9" for the set bits of a lane mask
@@ -41,7 +41,8 @@ std::string lane_ranges(std::uint32_t mask) {
     }
     int end = l;
     while (end + 1 < 32 && ((mask >> (end + 1)) & 1)) ++end;
-    out += (out.empty() ? "" : ",") + std::to_string(l) + (end > l ? "-" + std::to_string(end) : "");
+    out +=
+        (out.empty() ? "" : ",") + std::to_string(l) + (end > l ? "-" + std::to_string(end) : "");
     l = end + 1;
   }
   return out;
@@ -50,7 +51,8 @@ std::string lane_ranges(std::uint32_t mask) {
 // "threads (0,0,0) (1,0,0) ... and 30 more"
 std::string thread_list(const Cta& cta, const std::vector<std::uint32_t>& linear) {
   std::string out;
-  for (std::size_t i = 0; i < linear.size() && i < 8; ++i) out += (i ? " " : "") + coords(thread_coords(cta, linear[i]));
+  for (std::size_t i = 0; i < linear.size() && i < 8; ++i)
+    out += (i ? " " : "") + coords(thread_coords(cta, linear[i]));
   if (linear.size() > 8) out += " and " + std::to_string(linear.size() - 8) + " more";
   return out;
 }
@@ -79,10 +81,10 @@ void barrier(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t active
   const std::uint32_t expected =
       inst.ops.size() > 1 ? static_cast<std::uint32_t>(read(w, inst.op0(1), first)) : cta.threads;
   if (id >= cta.barriers.size())
-    throw SimError(where(cta, inst) + ": barrier " + std::to_string(id) + " does not exist (0-15)");
+    throw SimError("barrier " + std::to_string(id) + " does not exist (0-15)");
   if (expected == 0 || expected > cta.threads)
-    throw SimError(where(cta, inst) + ": barrier thread count " + std::to_string(expected) +
-                   " is not in 1.." + std::to_string(cta.threads));
+    throw SimError("barrier thread count " + std::to_string(expected) + " is not in 1.." +
+                   std::to_string(cta.threads));
   Barrier& b = cta.barriers[id];
   if (b.arrived == 0) b.expected = expected;
   b.arrived += static_cast<std::uint32_t>(std::popcount(active));
@@ -114,9 +116,12 @@ void collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t act
     w.ready &= ~active;
     return;
   }
-  if (inst.op == Op::mma) exec_mma(inst, w);
-  else if (inst.op == Op::ldmatrix || inst.op == Op::stmatrix) exec_ldmatrix(inst, w, arrived);
-  else if (inst.op != Op::bar_warp_sync) exec_collective(inst, w, arrived);
+  if (inst.op == Op::mma)
+    exec_mma(inst, w);
+  else if (inst.op == Op::ldmatrix || inst.op == Op::stmatrix)
+    exec_ldmatrix(inst, w, arrived);
+  else if (inst.op != Op::bar_warp_sync)
+    exec_collective(inst, w, arrived);
   for_lanes(arrived, [&](int l) {
     w.state[l] = LaneState::ready;
     ++w.pc[l];
@@ -126,30 +131,83 @@ void collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t act
 
 void execute(const Inst& inst, Warp& w, std::uint32_t active) {
   switch (inst.op) {
-    case Op::mov: exec_integer(inst, w, active); return;  // a bit copy whatever the type
-    case Op::add: case Op::sub: case Op::mul: case Op::mad: case Op::div: case Op::rem:
-    case Op::abs: case Op::neg: case Op::min: case Op::max: case Op::fma:
-      if (ptx::is_float(inst.type())) exec_float(inst, w, active);
-      else exec_integer(inst, w, active);
+    case Op::mov:
+      exec_integer(inst, w, active);
+      return;  // a bit copy whatever the type
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+    case Op::mad:
+    case Op::div:
+    case Op::rem:
+    case Op::abs:
+    case Op::neg:
+    case Op::min:
+    case Op::max:
+    case Op::fma:
+      if (ptx::is_float(inst.type()))
+        exec_float(inst, w, active);
+      else
+        exec_integer(inst, w, active);
       return;
-    case Op::and_: case Op::or_: case Op::xor_: case Op::not_: case Op::cnot: case Op::shl: case Op::shr:
-    case Op::lop3: case Op::prmt: case Op::bfe: case Op::bfi: case Op::popc: case Op::clz: case Op::brev:
+    case Op::and_:
+    case Op::or_:
+    case Op::xor_:
+    case Op::not_:
+    case Op::cnot:
+    case Op::shl:
+    case Op::shr:
+    case Op::lop3:
+    case Op::prmt:
+    case Op::bfe:
+    case Op::bfi:
+    case Op::popc:
+    case Op::clz:
+    case Op::brev:
       exec_integer(inst, w, active);
       return;
-    case Op::rcp: case Op::sqrt: case Op::rsqrt: case Op::ex2: case Op::lg2: case Op::sin: case Op::cos:
+    case Op::rcp:
+    case Op::sqrt:
+    case Op::rsqrt:
+    case Op::ex2:
+    case Op::lg2:
+    case Op::sin:
+    case Op::cos:
     case Op::tanh:
       exec_float(inst, w, active);
       return;
-    case Op::setp: case Op::selp: exec_compare(inst, w, active); return;
-    case Op::cvt: exec_convert(inst, w, active); return;
-    case Op::cvta: case Op::ld: case Op::st: exec_memory(inst, w, active); return;
-    case Op::atom: case Op::red: exec_atomic(inst, w, active); return;
-    case Op::cp_async: case Op::cp_async_commit: case Op::cp_async_wait_group: case Op::cp_async_wait_all:
+    case Op::setp:
+    case Op::selp:
+      exec_compare(inst, w, active);
+      return;
+    case Op::cvt:
+      exec_convert(inst, w, active);
+      return;
+    case Op::cvta:
+    case Op::ld:
+    case Op::st:
+      exec_memory(inst, w, active);
+      return;
+    case Op::atom:
+    case Op::red:
+      exec_atomic(inst, w, active);
+      return;
+    case Op::cp_async:
+    case Op::cp_async_commit:
+    case Op::cp_async_wait_group:
+    case Op::cp_async_wait_all:
       exec_async_copy(inst, w, active);
       return;
-    case Op::activemask: exec_collective(inst, w, active); return;
-    case Op::fence: return;
-    default: return;  // control flow and collectives are handled by the caller
+    case Op::mbarrier:
+      exec_mbarrier(inst, w, active);
+      return;
+    case Op::activemask:
+      exec_collective(inst, w, active);
+      return;
+    case Op::fence:
+      return;
+    default:
+      return;  // control flow and collectives are handled by the caller
   }
 }
 
@@ -159,15 +217,22 @@ bool run_warp(Warp& w) {
   const std::vector<Inst>& code = cta.launch->kernel.code;
   bool progress = false;
   for (int step = 0; step < kQuantum && w.ready; ++step) {
-    std::uint32_t pc = ~0u;
-    for_lanes(w.ready, [&](int l) { pc = std::min(pc, w.pc[l]); });
-    std::uint32_t mask = 0;
-    for_lanes(w.ready, [&](int l) { mask |= (w.pc[l] == pc ? 1u : 0u) << l; });
+    std::uint32_t pc = ~0u, mask = 0;
+    for_lanes(w.ready, [&](int l) {
+      const std::uint32_t p = w.pc[l];
+      if (p < pc) {
+        pc = p;
+        mask = 0;
+      }
+      if (p == pc) mask |= 1u << l;
+    });
     const Inst& inst = code[pc];
     std::uint32_t active = mask;
     if (inst.guarded) {
       active = 0;
-      for_lanes(mask, [&](int l) { active |= ((w.reg(inst.guard.slot, l) != 0) != inst.guard.negated ? 1u : 0u) << l; });
+      for_lanes(mask, [&](int l) {
+        active |= ((w.reg(inst.guard.slot, l) != 0) != inst.guard.negated ? 1u : 0u) << l;
+      });
     }
     ++w.clock;
     cta.instructions += static_cast<std::uint64_t>(std::popcount(active));
@@ -182,7 +247,10 @@ bool run_warp(Warp& w) {
           for_lanes(active, [&](int l) { w.state[l] = LaneState::exited; });
           w.ready &= ~active;
           break;
-        case Op::bar_sync: case Op::bar_arrive: barrier(inst, w, mask, active); break;
+        case Op::bar_sync:
+        case Op::bar_arrive:
+          barrier(inst, w, mask, active);
+          break;
         default:
           if (is_warp_collective(inst.op)) {
             collective(inst, w, mask, active);
@@ -192,11 +260,10 @@ bool run_warp(Warp& w) {
           }
       }
     } catch (const AccessFault& f) {
-      throw SimError(where(cta, inst) + " thread " + coords(thread_coords(cta, w.index * 32 + f.lane)) + ": " +
-                     f.message);
-    } catch (const SimError&) {
-      throw;
-    } catch (const Error& e) {
+      throw SimError(where(cta, inst) + " thread " +
+                     coords(thread_coords(cta, w.index * 32 + f.lane)) + ": " + f.message);
+    } catch (
+        const Error& e) {  // a refusal of the semantics (SimError included): add where it happened
       throw SimError(where(cta, inst) + ": " + e.what());
     }
   }
@@ -205,7 +272,8 @@ bool run_warp(Warp& w) {
 
 [[noreturn]] void report_deadlock(const Cta& cta) {
   const auto& code = cta.launch->kernel.code;
-  std::string msg = "deadlock in kernel '" + cta.launch->kernel.name + "', block " + coords(cta.ctaid) + ":";
+  std::string msg =
+      "deadlock in kernel '" + cta.launch->kernel.name + "', block " + coords(cta.ctaid) + ":";
   std::vector<std::uint32_t> exited;
   for (std::uint32_t id = 0; id < cta.barriers.size(); ++id) {
     std::vector<std::uint32_t> waiting;
@@ -220,8 +288,8 @@ bool run_warp(Warp& w) {
     if (waiting.empty()) continue;
     const Barrier& b = cta.barriers[id];
     msg += " barrier " + std::to_string(id) + " (PTX line " + std::to_string(line) + ") expects " +
-           std::to_string(b.expected) + " threads, " + std::to_string(b.arrived) + " arrived; waiting: " +
-           thread_list(cta, waiting) + ";";
+           std::to_string(b.expected) + " threads, " + std::to_string(b.arrived) +
+           " arrived; waiting: " + thread_list(cta, waiting) + ";";
   }
   for (const Warp& w : cta.warps) {
     std::vector<std::uint32_t> waiting;
@@ -233,14 +301,16 @@ bool run_warp(Warp& w) {
         waiting.push_back(w.index * 32 + static_cast<std::uint32_t>(l));
         line = code[w.pc[l]].line;
       }
-      if (w.state[l] == LaneState::exited) exited.push_back(w.index * 32 + static_cast<std::uint32_t>(l));
+      if (w.state[l] == LaneState::exited)
+        exited.push_back(w.index * 32 + static_cast<std::uint32_t>(l));
     });
     if (waiting.empty()) continue;
     msg += " warp " + std::to_string(w.index) + " collective at PTX line " + std::to_string(line) +
            " (membermask " + hex(w.awaited_members) + ") waits for lanes that never arrive:";
     if (const std::uint32_t absent = w.awaited_members & ~w.exists)
       msg += " lanes " + lane_ranges(absent) + " are not threads of the CTA;";
-    if (const std::uint32_t gone = w.awaited_members & exited_lanes) msg += " lanes " + lane_ranges(gone) + " exited;";
+    if (const std::uint32_t gone = w.awaited_members & exited_lanes)
+      msg += " lanes " + lane_ranges(gone) + " exited;";
     msg += " waiting: " + thread_list(cta, waiting) + ";";
   }
   if (!exited.empty()) msg += " exited: " + thread_list(cta, exited);
@@ -251,8 +321,14 @@ bool run_warp(Warp& w) {
 
 bool is_warp_collective(Op op) {
   switch (op) {
-    case Op::shfl: case Op::vote: case Op::redux: case Op::elect: case Op::mma: case Op::ldmatrix:
-    case Op::stmatrix: case Op::bar_warp_sync:
+    case Op::shfl:
+    case Op::vote:
+    case Op::redux:
+    case Op::elect:
+    case Op::mma:
+    case Op::ldmatrix:
+    case Op::stmatrix:
+    case Op::bar_warp_sync:
       return true;
     default:
       return false;

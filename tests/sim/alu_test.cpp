@@ -33,9 +33,10 @@ TEST_F(Alu, IntegerArithmetic) {
     cvt.u32.u64 %o14, %rd2;
     mul.lo.u16 %h1, 300, 300;
     cvt.u32.u16 %o15, %h1;
-  )", 16);
-  EXPECT_EQ(r[0], 6u);                       // (2^32-16)·7 >> 32
-  EXPECT_EQ(r[1], 0xFFFFFFFFu);              // -16·7 = -112: high word -1
+  )",
+                   16);
+  EXPECT_EQ(r[0], 6u);           // (2^32-16)·7 >> 32
+  EXPECT_EQ(r[1], 0xFFFFFFFFu);  // -16·7 = -112: high word -1
   EXPECT_EQ(r[2], static_cast<std::uint32_t>(-112));
   EXPECT_EQ(r[3], 0xFFFFFFFFu);
   EXPECT_EQ(r[4], static_cast<std::uint32_t>(-107));
@@ -74,8 +75,10 @@ TEST_F(Alu, LogicShiftsAndBitManipulation) {
     cnot.b32 %o14, 0;
     xor.b32 %o15, %r1, %r2;
     popc.b64 %o16, -1;
-  )", 17);
-  EXPECT_EQ(r[0], (0xF0F0F0F0u & 0xCCCCCCCCu) | (0xF0F0F0F0u & 0xAAAAAAAAu) | (0xCCCCCCCCu & 0xAAAAAAAAu));  // majority
+  )",
+                   17);
+  EXPECT_EQ(r[0], (0xF0F0F0F0u & 0xCCCCCCCCu) | (0xF0F0F0F0u & 0xAAAAAAAAu) |
+                      (0xCCCCCCCCu & 0xAAAAAAAAu));  // majority
   EXPECT_EQ(r[1], 0xF0F0F0F0u ^ 0xCCCCCCCCu ^ 0xAAAAAAAAu);
   EXPECT_EQ(r[2], 0x77553311u);
   EXPECT_EQ(r[3], 0xFFFFFFFFu);  // selector 9: byte 1 (0x80) sign-replicated
@@ -119,7 +122,8 @@ TEST_F(Alu, SetpEveryComparisonCombinationAndPairs) {
     setp.lt.xor.s32 %p2, 5, 3, !%p4;
     selp.u32 %o16, 1, 0, %p2;
     setp.geu.f64 %p1, 0d3FF0000000000000, 0d4000000000000000; selp.u32 %o17, 1, 0, %p1;
-  )", 18);
+  )",
+                   18);
   const std::vector<std::uint32_t> want = {1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 1, 0};
   EXPECT_EQ(r, want);
 }
@@ -153,7 +157,8 @@ TEST_F(Alu, FloatRoundingModesFtzAndSat) {
     add.rp.f64 %fd1, 0d3FF0000000000000, 0d3C00000000000000;
     mov.b64 %rd1, %fd1;
     cvt.u32.u64 %o19, %rd1;
-  )", 20);
+  )",
+                   20);
   EXPECT_EQ(r[0], 0x3F800000u);
   EXPECT_EQ(r[1], 0x3F800000u);
   EXPECT_EQ(r[2], 0x3F800001u);
@@ -196,7 +201,8 @@ TEST_F(Alu, HalfAndPackedHalfArithmetic) {
     setp.lt.f16x2 %p1|%p2, %r2, %r5;
     selp.u32 %o6, 1, 0, %p1;
     selp.u32 %o7, 1, 0, %p2;
-  )", 8);
+  )",
+                   8);
   EXPECT_EQ(r[0], 0x3C003F00u);  // {1.5+0.25, 2-1}
   EXPECT_EQ(r[1], 0xC0003600u);  // {0.375, -2}
   EXPECT_EQ(r[2], 0x00003F80u);  // {1.5·0.25+1.5, 2·-1+2}

@@ -7,12 +7,14 @@ namespace {
 
 using ptx::Type;
 
-
 class Collectives : public SimTest {
  protected:
   std::vector<std::uint32_t> run_lanes(const std::string& body, std::uint32_t threads = 32) {
     KernelSource k("collective");
-    k.param(Type::u64, "out").regs(Type::b32, "%r", 10).regs(Type::b64, "%rd", 4).regs(Type::pred, "%p", 4);
+    k.param(Type::u64, "out")
+        .regs(Type::b32, "%r", 10)
+        .regs(Type::b64, "%rd", 4)
+        .regs(Type::pred, "%p", 4);
     k.code(R"(
       ld.param.u64 %rd1, [out];
       mov.u32 %r1, %laneid;
@@ -20,7 +22,8 @@ class Collectives : public SimTest {
       add.u64 %rd3, %rd1, %rd2;
       mov.u32 %r2, 0; mov.u32 %r3, 0; mov.u32 %r4, 0; mov.u32 %r5, 0;
       mov.u32 %r6, 0; mov.u32 %r7, 0; mov.u32 %r8, 0; mov.u32 %r9, 0;
-    )" + body + R"(
+    )" + body +
+           R"(
       st.global.v4.u32 [%rd3], {%r2, %r3, %r4, %r5};
       st.global.v4.u32 [%rd3+16], {%r6, %r7, %r8, %r9};
     )");
@@ -100,7 +103,8 @@ TEST_F(Collectives, ReduxAllOperations) {
     or.b32 %r0, %r1, 0x100;
     redux.sync.and.b32 %r8, %r0, 0xffff;
     redux.sync.max.u32 %r9, %r1, 0x0000FFFF;
-  )", 16);
+  )",
+                     16);
   for (std::uint32_t l = 0; l < 16; ++l) {
     const std::uint32_t* r = &h[8 * l];
     EXPECT_EQ(r[0], 120u);  // 0 + ... + 15
@@ -168,8 +172,35 @@ TEST_F(Collectives, MemberMaskNamingMissingLanesIsReportedNotHung) {
   k.code("mov.u32 %r1, %laneid;\nshfl.sync.idx.b32 %r0, %r1, 0, 31, -1;");
   const std::string msg = error_of(k, {1, 1, 1}, {16, 1, 1}, {});
   EXPECT_NE(msg.find("deadlock in kernel 'half_warp_shfl'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(k.module(), "shfl.sync"))), std::string::npos) << msg;
+  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(k.module(), "shfl.sync"))),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("lanes 16-31 are not threads of the CTA"), std::string::npos) << msg;
+}
+
+TEST_F(Collectives, ShflFromALaneOutsideTheMaskIsRefusedWithItsLine) {
+  KernelSource k("shfl_outside");
+  k.regs(Type::b32, "%r", 2).regs(Type::pred, "%p", 1);
+  k.code(
+      "mov.u32 %r1, %laneid;\nsetp.lt.u32 %p0, %r1, 16;\n@%p0 shfl.sync.idx.b32 %r0, %r1, 20, 31, "
+      "0xffff;");
+  const std::string msg = error_of(k, {1, 1, 1}, {32, 1, 1}, {});
+  EXPECT_NE(msg.find("kernel 'shfl_outside', PTX line " +
+                     std::to_string(line_of(k.module(), "shfl.sync"))),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("reads lane 20, which is not taking part"), std::string::npos) << msg;
+}
+
+TEST_F(Collectives, BarrierIdOutOfRangeIsRefusedWithItsLine) {
+  KernelSource k("bad_barrier");
+  k.code("bar.sync 16;");
+  const std::string msg = error_of(k, {1, 1, 1}, {32, 1, 1}, {});
+  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(k.module(), "bar.sync")) +
+                     " (bar.sync 16): block (0,0,0)"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("barrier 16 does not exist"), std::string::npos) << msg;
 }
 
 }  // namespace

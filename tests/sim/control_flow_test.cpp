@@ -17,7 +17,10 @@ const char* kStoreResult = R"(
 
 KernelSource kernel_with(const std::string& name, const std::string& body) {
   KernelSource k(name);
-  k.param(Type::u64, "out").regs(Type::b32, "%r", 10).regs(Type::b64, "%rd", 4).regs(Type::pred, "%p", 4);
+  k.param(Type::u64, "out")
+      .regs(Type::b32, "%r", 10)
+      .regs(Type::b64, "%rd", 4)
+      .regs(Type::pred, "%p", 4);
   k.code("ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\n" + body + kStoreResult);
   return k;
 }
@@ -96,7 +99,10 @@ TEST_F(SimTest, LoopsWithPerThreadTripCounts) {
 
 TEST_F(SimTest, EarlyExitLeavesTheOthersRunning) {
   KernelSource k("early_exit");
-  k.param(Type::u64, "out").regs(Type::b32, "%r", 4).regs(Type::b64, "%rd", 4).regs(Type::pred, "%p", 2);
+  k.param(Type::u64, "out")
+      .regs(Type::b32, "%r", 4)
+      .regs(Type::b64, "%rd", 4)
+      .regs(Type::pred, "%p", 2);
   k.code(R"(
     ld.param.u64 %rd1, [out];
     mov.u32 %r1, %tid.x;
@@ -141,7 +147,8 @@ TEST_F(SimTest, GridAndBlockCoordinates) {
   run(k, {3, 2, 1}, {8, 4, 1}, {arg_u64(out)});
   auto h = download<std::uint32_t>(out, 6 * 32);
   for (std::uint32_t cta = 0; cta < 6; ++cta)
-    for (std::uint32_t t = 0; t < 32; ++t) EXPECT_EQ(h[cta * 32 + t], (t << 16) | cta) << cta << " " << t;
+    for (std::uint32_t t = 0; t < 32; ++t)
+      EXPECT_EQ(h[cta * 32 + t], (t << 16) | cta) << cta << " " << t;
 }
 
 }  // namespace

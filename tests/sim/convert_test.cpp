@@ -56,12 +56,12 @@ TEST(FloatFormat, NaNIsCanonical) {
 
 TEST(FloatFormat, Subnormals) {
   EXPECT_EQ(rn(std::ldexp(1.0, -24), kF16), 0x0001u);
-  EXPECT_EQ(rn(std::ldexp(1.0, -25), kF16), 0x0000u);      // tie to even zero
-  EXPECT_EQ(rn(std::ldexp(3.0, -25), kF16), 0x0002u);      // tie to even 2
-  EXPECT_EQ(rn(-std::ldexp(1.0, -26), kF16), 0x8000u);     // underflow keeps the sign
+  EXPECT_EQ(rn(std::ldexp(1.0, -25), kF16), 0x0000u);   // tie to even zero
+  EXPECT_EQ(rn(std::ldexp(3.0, -25), kF16), 0x0002u);   // tie to even 2
+  EXPECT_EQ(rn(-std::ldexp(1.0, -26), kF16), 0x8000u);  // underflow keeps the sign
   EXPECT_EQ(rn(std::ldexp(1.0, -9), kE4M3), 0x01u);
-  EXPECT_EQ(rn(std::ldexp(1.0, -6), kE4M3), 0x08u);        // smallest normal
-  EXPECT_EQ(rn(std::ldexp(7.0, -9), kE4M3), 0x07u);        // largest subnormal
+  EXPECT_EQ(rn(std::ldexp(1.0, -6), kE4M3), 0x08u);  // smallest normal
+  EXPECT_EQ(rn(std::ldexp(7.0, -9), kE4M3), 0x07u);  // largest subnormal
   EXPECT_EQ(rn(std::ldexp(1.0, -16), kE5M2), 0x01u);
   EXPECT_EQ(decode_float(0x0001, kF16), std::ldexp(1.0, -24));
   EXPECT_EQ(decode_float(0x03, kE4M3), std::ldexp(3.0, -9));
@@ -90,7 +90,8 @@ TEST_F(Convert, PackedConversionsPutAInTheUpperHalf) {
     cvt.rn.relu.satfinite.e4m3x2.f32 %h4, -3.0, 3.0;
     cvt.u32.u16 %o6, %h4;
     cvt.rn.f16x2.e5m2x2 %o7, 0x7C7F;
-  )", 8);
+  )",
+                   8);
   EXPECT_EQ(r[0], 0x3F804000u);
   EXPECT_EQ(r[1], 0xC0003800u);
   EXPECT_EQ(r[2], 0x7EB0u);
@@ -132,7 +133,8 @@ TEST_F(Convert, FloatToIntegerRoundsAndSaturates) {
     cvt.rn.satfinite.f16.f32 %h3, 65520.0;
     cvt.u32.u16 %o17, %h3;
     cvt.rna.tf32.f32 %o18, 0f3F801000;
-  )", 20);
+  )",
+                   20);
   EXPECT_EQ(static_cast<std::int32_t>(r[0]), -2);
   EXPECT_EQ(static_cast<std::int32_t>(r[1]), -3);
   EXPECT_EQ(r[2], 3u);

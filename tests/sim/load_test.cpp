@@ -25,12 +25,15 @@ TEST_F(SimTest, UnsupportedInstructionIsRefusedAtLoadWithItsLine) {
   const std::string msg = load_error(sim, m);
   EXPECT_NE(msg.find("kernel 'uses_wgmma', PTX line " + std::to_string(line_of(m, "wgmma.fence")) +
                      " (wgmma.fence.sync.aligned): instruction 'wgmma' is not simulated"),
-            std::string::npos) << msg << "\n" << ptx::emit(m);
+            std::string::npos)
+      << msg << "\n"
+      << ptx::emit(m);
 }
 
 TEST_F(SimTest, LineNumbersCountNestedBlocksAndEarlierItems) {
   KernelSource k("nested_block");
-  k.module_variable(ptx::Variable{.space = ptx::Space::global, .type = Type::u32, .name = "g", .dims = {4}});
+  k.module_variable(
+      ptx::Variable{.space = ptx::Space::global, .type = Type::u32, .name = "g", .dims = {4}});
   k.param(Type::u64, "a").param(Type::u32, "b").regs(Type::b32, "%r", 2);
   ptx::Module m = k.module();
   auto& body = std::get<ptx::Function>(m.items.back()).body->body;
@@ -41,8 +44,29 @@ TEST_F(SimTest, LineNumbersCountNestedBlocksAndEarlierItems) {
   inner.body.push_back(bad);
   body.push_back(inner);
   const std::string msg = load_error(sim, m);
-  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, "add.q32")) + " (add.q32 %r0, %r1, %r1): modifier .q32"),
-            std::string::npos) << msg << "\n" << ptx::emit(m);
+  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, "add.q32")) +
+                     " (add.q32 %r0, %r1, %r1): modifier .q32"),
+            std::string::npos)
+      << msg << "\n"
+      << ptx::emit(m);
+}
+
+TEST_F(SimTest, FencesAndHintsAreAcceptedAndChangeNothing) {
+  KernelSource k("hints");
+  k.param(Type::u64, "out").regs(Type::b32, "%r", 2).regs(Type::b64, "%rd", 2);
+  k.code(R"(
+    mov.u32 %r1, 5;
+    membar.gl;
+    fence.acq_rel.gpu;
+    fence.proxy.async.shared::cta;
+    nanosleep.u32 100;
+    setmaxnreg.inc.sync.aligned.u32 240;
+    ld.param.u64 %rd1, [out];
+    st.global.cs.u32 [%rd1], %r1;
+  )");
+  auto out = zeros<std::uint32_t>(1);
+  run(k, {1, 1, 1}, {32, 1, 1}, {arg_u64(out)});
+  EXPECT_EQ(download<std::uint32_t>(out, 1)[0], 5u);
 }
 
 TEST_F(SimTest, UndeclaredRegisterIsRefused) {
@@ -55,7 +79,9 @@ TEST_F(SimTest, UndeclaredRegisterIsRefused) {
 TEST_F(SimTest, MmaShapeTheSimulatorLacksIsRefused) {
   KernelSource k("mma_tf32");
   k.regs(Type::b32, "%r", 12);
-  k.code("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%r8,%r9}, {%r0,%r1,%r2,%r3};");
+  k.code(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, "
+      "{%r8,%r9}, {%r0,%r1,%r2,%r3};");
   const std::string msg = load_error(sim, k.module());
   EXPECT_NE(msg.find("mma.sync combinations simulated"), std::string::npos) << msg;
 }
@@ -69,7 +95,8 @@ TEST_F(SimTest, LaunchChecksArgumentCountAndSizes) {
     sim.launch(*loaded, "two_params", cfg, {arg_u64(0), arg_u64(1)}, nullptr);
     ADD_FAILURE() << "expected a size mismatch";
   } catch (const SimError& e) {
-    EXPECT_NE(std::string(e.what()).find("argument 1 ('n') has 8 bytes; the parameter takes 4"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("argument 1 ('n') has 8 bytes; the parameter takes 4"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_THROW(sim.launch(*loaded, "two_params", cfg, {arg_u64(0)}, nullptr), SimError);

@@ -33,24 +33,34 @@ TEST_F(SimTest, OutOfBoundsLoadNamesLineThreadAddressAndAllocation) {
   auto in = upload(std::vector<std::uint32_t>(64, 1));
   auto out = zeros<std::uint32_t>(64);
   auto k = shifted_copy();
-  const std::string msg = error_of(k, {1, 1, 1}, {64, 1, 1}, {arg_u64(in), arg_u64(out), arg_u32(1)});
+  const std::string msg =
+      error_of(k, {1, 1, 1}, {64, 1, 1}, {arg_u64(in), arg_u64(out), arg_u32(1)});
   const int line = line_of(k.module(), "ld.global.u32 %r0");
-  EXPECT_NE(msg.find("kernel 'shifted_copy', PTX line " + std::to_string(line) + " (ld.global.u32 %r0, [%rd4])"),
-            std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernel 'shifted_copy', PTX line " + std::to_string(line) +
+                     " (ld.global.u32 %r0, [%rd4])"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("block (0,0,0) thread (63,0,0)"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("load of 4 bytes at global address " + hex(in + 256)), std::string::npos) << msg;
-  EXPECT_NE(msg.find("allocation [" + hex(in) + ", " + hex(in + 256) + ") of 256 bytes, 0 bytes past its end"),
-            std::string::npos) << msg;
+  EXPECT_NE(msg.find("load of 4 bytes at global address " + hex(in + 256)), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("allocation [" + hex(in) + ", " + hex(in + 256) +
+                     ") of 256 bytes, 0 bytes past its end"),
+            std::string::npos)
+      << msg;
 }
 
 TEST_F(SimTest, OutOfBoundsStoreIsCaughtToo) {
   auto in = upload(std::vector<std::uint32_t>(64, 1));
   auto out = zeros<std::uint32_t>(32);
   auto k = shifted_copy();
-  const std::string msg = error_of(k, {1, 1, 1}, {64, 1, 1}, {arg_u64(in), arg_u64(out), arg_u32(0)});
-  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(k.module(), "st.global.u32"))), std::string::npos) << msg;
+  const std::string msg =
+      error_of(k, {1, 1, 1}, {64, 1, 1}, {arg_u64(in), arg_u64(out), arg_u32(0)});
+  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(k.module(), "st.global.u32"))),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("thread (32,0,0)"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("store of 4 bytes at global address " + hex(out + 128)), std::string::npos) << msg;
+  EXPECT_NE(msg.find("store of 4 bytes at global address " + hex(out + 128)), std::string::npos)
+      << msg;
 }
 
 TEST_F(SimTest, MisalignedAccessIsReported) {
@@ -68,13 +78,18 @@ TEST_F(SimTest, SharedMemoryBoundsAreTheCtasAllocation) {
   k.regs(Type::b32, "%r", 3).shared(Type::b32, "buf", 8);
   k.code("mov.u32 %r1, buf;\nst.shared.u32 [%r1+32], %r1;");
   const std::string msg = error_of(k, {1, 1, 1}, {1, 1, 1}, {});
-  EXPECT_NE(msg.find("store of 4 bytes at shared address 0x20 is out of bounds: the CTA's shared memory [0x0, 0x20)"),
-            std::string::npos) << msg;
+  EXPECT_NE(msg.find("store of 4 bytes at shared address 0x20 is out of bounds: the CTA's shared "
+                     "memory [0x0, 0x20)"),
+            std::string::npos)
+      << msg;
 }
 
 TEST_F(SimTest, GenericAddressingReachesSharedLocalAndGlobal) {
   KernelSource k("generic");
-  k.param(Type::u64, "out").regs(Type::b32, "%r", 6).regs(Type::b64, "%rd", 6).shared(Type::b32, "buf", 4)
+  k.param(Type::u64, "out")
+      .regs(Type::b32, "%r", 6)
+      .regs(Type::b64, "%rd", 6)
+      .shared(Type::b32, "buf", 4)
       .local(Type::b32, "scratch", 4);
   k.code(R"(
     mov.u64 %rd1, buf;
@@ -103,7 +118,8 @@ TEST_F(SimTest, DynamicSharedMemoryAndModuleVariables) {
   KernelSource k("module_vars");
   k.extern_shared("dyn");
   ptx::Variable table{.space = ptx::Space::const_, .type = Type::u32, .name = "table", .dims = {3}};
-  table.init = ptx::Initializer{.elements = {{ptx::Operand::imm(5)}, {ptx::Operand::imm(6)}, {ptx::Operand::imm(7)}}};
+  table.init = ptx::Initializer{
+      .elements = {{ptx::Operand::imm(5)}, {ptx::Operand::imm(6)}, {ptx::Operand::imm(7)}}};
   ptx::Variable counter{.space = ptx::Space::global, .type = Type::u32, .name = "counter"};
   counter.init = ptx::Initializer{ptx::Operand::imm(40)};
   k.module_variable(table).module_variable(counter);
@@ -128,7 +144,10 @@ TEST_F(SimTest, DynamicSharedMemoryAndModuleVariables) {
 
 TEST_F(SimTest, AtomicsAreAtomicAcrossParallelCtas) {
   KernelSource k("atomics");
-  k.param(Type::u64, "p").regs(Type::b32, "%r", 6).regs(Type::b64, "%rd", 2).regs(Type::f32, "%f", 2);
+  k.param(Type::u64, "p")
+      .regs(Type::b32, "%r", 6)
+      .regs(Type::b64, "%rd", 2)
+      .regs(Type::f32, "%f", 2);
   k.code(R"(
     ld.param.u64 %rd1, [p];
     mov.u32 %r1, %tid.x;
@@ -166,7 +185,10 @@ TEST_F(SimTest, AtomicsAreAtomicAcrossParallelCtas) {
 
 TEST_F(SimTest, CpAsyncDataIsVisibleOnlyAfterTheWait) {
   KernelSource k("cp_async");
-  k.param(Type::u64, "in").param(Type::u64, "out").regs(Type::b32, "%r", 12).regs(Type::b64, "%rd", 4)
+  k.param(Type::u64, "in")
+      .param(Type::u64, "out")
+      .regs(Type::b32, "%r", 12)
+      .regs(Type::b64, "%rd", 4)
       .shared(Type::b32, "tile", 16);
   k.code(R"(
     ld.param.u64 %rd1, [in];

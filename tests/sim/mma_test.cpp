@@ -27,7 +27,9 @@ std::pair<int, int> b_pos(int k, int lane, int s) {
   if (k == 32) return {4 * t + s % 4 + 16 * (s / 4), g};
   return {2 * t + s % 2 + 8 * (s / 2), g};
 }
-std::pair<int, int> c_pos(int lane, int s) { return {lane / 4 + 8 * (s / 2), 2 * (lane % 4) + s % 2}; }
+std::pair<int, int> c_pos(int lane, int s) {
+  return {lane / 4 + 8 * (s / 2), 2 * (lane % 4) + s % 2};
+}
 
 std::uint32_t encode(Type t, double v) {
   if (t == Type::f32) return static_cast<std::uint32_t>(bits_of(static_cast<float>(v)));
@@ -38,14 +40,16 @@ double decode(Type t, std::uint32_t bits) {
 }
 
 // Packs a fragment: `slots` elements of `type` per lane into 32-bit registers.
-std::vector<std::uint32_t> pack(Type type, int slots, const std::function<std::pair<int, int>(int, int)>& pos,
+std::vector<std::uint32_t> pack(Type type, int slots,
+                                const std::function<std::pair<int, int>(int, int)>& pos,
                                 const std::function<double(int, int)>& value) {
   const int bits = ptx::bits(type), per_reg = 32 / bits, regs = slots / per_reg;
   std::vector<std::uint32_t> out(static_cast<std::size_t>(32 * regs));
   for (int lane = 0; lane < 32; ++lane)
     for (int s = 0; s < slots; ++s) {
       const auto [r, c] = pos(lane, s);
-      out[static_cast<std::size_t>(lane * regs + s / per_reg)] |= encode(type, value(r, c)) << (bits * (s % per_reg));
+      out[static_cast<std::size_t>(lane * regs + s / per_reg)] |= encode(type, value(r, c))
+                                                                  << (bits * (s % per_reg));
     }
   return out;
 }
@@ -54,14 +58,17 @@ class Mma : public SimTest {
  protected:
   // Runs one mma.sync with the given operands and returns D[16][8].
   std::vector<double> run_mma(Shape shape, Type dt, Type at, Type bt, Type ct,
-                              const std::function<double(int, int)>& a, const std::function<double(int, int)>& b,
+                              const std::function<double(int, int)>& a,
+                              const std::function<double(int, int)>& b,
                               const std::function<double(int, int)>& c) {
     const int in_bits = ptx::bits(at);
     const int a_slots = 16 * shape.k / 32, b_slots = 8 * shape.k / 32;
     const int na = a_slots * in_bits / 32, nb = b_slots * in_bits / 32, nc = 4 * ptx::bits(ct) / 32,
               nd = 4 * ptx::bits(dt) / 32;
-    auto fa = upload(pack(at, a_slots, [&](int l, int s) { return a_pos(shape.k, l, s); }, a));
-    auto fb = upload(pack(bt, b_slots, [&](int l, int s) { return b_pos(shape.k, l, s); }, b));
+    auto fa = upload(pack(
+        at, a_slots, [&](int l, int s) { return a_pos(shape.k, l, s); }, a));
+    auto fb = upload(pack(
+        bt, b_slots, [&](int l, int s) { return b_pos(shape.k, l, s); }, b));
     auto fc = upload(pack(ct, 4, c_pos, c));
     auto fd = zeros<std::uint32_t>(static_cast<std::size_t>(32 * nd));
 
@@ -75,17 +82,22 @@ class Mma : public SimTest {
       code += "ld.param.u64 %rd0, [" + std::string(param) + "];\n";
       code += "mul.wide.u32 %rd1, %r0, " + std::to_string(4 * n) + ";\nadd.u64 %rd0, %rd0, %rd1;\n";
       for (int i = 0; i < n; ++i)
-        code += "ld.global.u32 %r" + std::to_string(first + i) + ", [%rd0+" + std::to_string(4 * i) + "];\n";
+        code += "ld.global.u32 %r" + std::to_string(first + i) + ", [%rd0+" +
+                std::to_string(4 * i) + "];\n";
     };
     load("A", 1, na);
     load("B", 5, nb);
     load("C", 7, nc);
-    code += "mma.sync.aligned." + std::string(shape.name) + ".row.col." + std::string(ptx::name(dt)) + "." +
-            std::string(ptx::name(at)) + "." + std::string(ptx::name(bt)) + "." + std::string(ptx::name(ct)) + " " +
-            regs("%r", 11, nd) + ", " + regs("%r", 1, na) + ", " + regs("%r", 5, nb) + ", " + regs("%r", 7, nc) + ";\n";
-    code += "ld.param.u64 %rd0, [D];\nmul.wide.u32 %rd1, %r0, " + std::to_string(4 * nd) + ";\nadd.u64 %rd0, %rd0, %rd1;\n";
+    code += "mma.sync.aligned." + std::string(shape.name) + ".row.col." +
+            std::string(ptx::name(dt)) + "." + std::string(ptx::name(at)) + "." +
+            std::string(ptx::name(bt)) + "." + std::string(ptx::name(ct)) + " " +
+            regs("%r", 11, nd) + ", " + regs("%r", 1, na) + ", " + regs("%r", 5, nb) + ", " +
+            regs("%r", 7, nc) + ";\n";
+    code += "ld.param.u64 %rd0, [D];\nmul.wide.u32 %rd1, %r0, " + std::to_string(4 * nd) +
+            ";\nadd.u64 %rd0, %rd0, %rd1;\n";
     for (int i = 0; i < nd; ++i)
-      code += "st.global.u32 [%rd0+" + std::to_string(4 * i) + "], %r" + std::to_string(11 + i) + ";\n";
+      code +=
+          "st.global.u32 [%rd0+" + std::to_string(4 * i) + "], %r" + std::to_string(11 + i) + ";\n";
 
     KernelSource k("mma");
     k.param(Type::u64, "A").param(Type::u64, "B").param(Type::u64, "C").param(Type::u64, "D");
@@ -105,54 +117,77 @@ class Mma : public SimTest {
     return d;
   }
 
-  void expect_product(Shape shape, Type dt, Type at, Type bt, Type ct, const std::function<double(int, int)>& a,
-                      const std::function<double(int, int)>& b, const std::function<double(int, int)>& c) {
+  void expect_product(Shape shape, Type dt, Type at, Type bt, Type ct,
+                      const std::function<double(int, int)>& a,
+                      const std::function<double(int, int)>& b,
+                      const std::function<double(int, int)>& c) {
     auto d = run_mma(shape, dt, at, bt, ct, a, b, c);
     for (int m = 0; m < 16; ++m)
       for (int n = 0; n < 8; ++n) {
         double want = c(m, n);
         for (int k = 0; k < shape.k; ++k) want += a(m, k) * b(k, n);
-        EXPECT_EQ(d[static_cast<std::size_t>(m * 8 + n)], want) << shape.name << " m=" << m << " n=" << n;
+        EXPECT_EQ(d[static_cast<std::size_t>(m * 8 + n)], want)
+            << shape.name << " m=" << m << " n=" << n;
       }
   }
 };
 
-double small_a(int m, int k) { return (m + 2 * k) % 7 - 3; }
-double small_b(int k, int n) { return (3 * k + n) % 5 - 2; }
-double small_c(int m, int n) { return m - 2 * n; }
+double small_a(int m, int k) {
+  return (m + 2 * k) % 7 - 3;
+}
+double small_b(int k, int n) {
+  return (3 * k + n) % 5 - 2;
+}
+double small_c(int m, int n) {
+  return m - 2 * n;
+}
 
 TEST_F(Mma, DocumentedM16n8k8Demo) {
   // REFERENCE.md example 1: every element of row r of D is r + 9.
-  auto d = run_mma({"m16n8k8", 8}, Type::f32, Type::f16, Type::f16, Type::f32,
-                   [](int m, int k) { return k == 0 ? m : 1.0; }, [](int k, int) { return k == 1 ? 3.0 : 1.0; },
-                   [](int, int) { return 0.0; });
+  auto d = run_mma(
+      {"m16n8k8", 8}, Type::f32, Type::f16, Type::f16, Type::f32,
+      [](int m, int k) { return k == 0 ? m : 1.0; }, [](int k, int) { return k == 1 ? 3.0 : 1.0; },
+      [](int, int) { return 0.0; });
   for (int m = 0; m < 16; ++m)
-    for (int n = 0; n < 8; ++n) EXPECT_EQ(d[static_cast<std::size_t>(m * 8 + n)], m + 9) << m << "," << n;
+    for (int n = 0; n < 8; ++n)
+      EXPECT_EQ(d[static_cast<std::size_t>(m * 8 + n)], m + 9) << m << "," << n;
 }
 
 TEST_F(Mma, M16n8k8Bf16AndF16Accumulate) {
-  expect_product({"m16n8k8", 8}, Type::f32, Type::bf16, Type::bf16, Type::f32, small_a, small_b, small_c);
-  expect_product({"m16n8k8", 8}, Type::f16, Type::f16, Type::f16, Type::f16, small_a, small_b, small_c);
+  expect_product({"m16n8k8", 8}, Type::f32, Type::bf16, Type::bf16, Type::f32, small_a, small_b,
+                 small_c);
+  expect_product({"m16n8k8", 8}, Type::f16, Type::f16, Type::f16, Type::f16, small_a, small_b,
+                 small_c);
 }
 
 TEST_F(Mma, M16n8k16AllInputAndAccumulatorTypes) {
-  expect_product({"m16n8k16", 16}, Type::f32, Type::bf16, Type::bf16, Type::f32, small_a, small_b, small_c);
-  expect_product({"m16n8k16", 16}, Type::f32, Type::f16, Type::f16, Type::f32, small_a, small_b, small_c);
-  expect_product({"m16n8k16", 16}, Type::f16, Type::f16, Type::f16, Type::f16, small_a, small_b, small_c);
+  expect_product({"m16n8k16", 16}, Type::f32, Type::bf16, Type::bf16, Type::f32, small_a, small_b,
+                 small_c);
+  expect_product({"m16n8k16", 16}, Type::f32, Type::f16, Type::f16, Type::f32, small_a, small_b,
+                 small_c);
+  expect_product({"m16n8k16", 16}, Type::f16, Type::f16, Type::f16, Type::f16, small_a, small_b,
+                 small_c);
 }
 
 TEST_F(Mma, M16n8k32Fp8) {
-  expect_product({"m16n8k32", 32}, Type::f32, Type::e4m3, Type::e4m3, Type::f32, small_a, small_b, small_c);
-  expect_product({"m16n8k32", 32}, Type::f32, Type::e4m3, Type::e5m2, Type::f32, small_a, small_b, small_c);
-  expect_product({"m16n8k32", 32}, Type::f32, Type::e5m2, Type::e5m2, Type::f32, small_a, small_b, small_c);
+  expect_product({"m16n8k32", 32}, Type::f32, Type::e4m3, Type::e4m3, Type::f32, small_a, small_b,
+                 small_c);
+  expect_product({"m16n8k32", 32}, Type::f32, Type::e4m3, Type::e5m2, Type::f32, small_a, small_b,
+                 small_c);
+  expect_product({"m16n8k32", 32}, Type::f32, Type::e5m2, Type::e5m2, Type::f32, small_a, small_b,
+                 small_c);
+  expect_product({"m16n8k32", 32}, Type::f16, Type::e4m3, Type::e4m3, Type::f16, small_a, small_b,
+                 small_c);
 }
 
 TEST_F(Mma, DistinctValuesPinEveryFragmentSlot) {
   // A = e_{m,k} indicator-like values make each D element depend on one A row
   // and one B column: a swapped slot would change the result.
-  expect_product({"m16n8k16", 16}, Type::f32, Type::bf16, Type::bf16, Type::f32,
-                 [](int m, int k) { return m * 16 + k; }, [](int k, int n) { return (k == n || k == n + 8) ? k + 1 : 0; },
-                 [](int m, int n) { return 1000 * m + n; });
+  expect_product(
+      {"m16n8k16", 16}, Type::f32, Type::bf16, Type::bf16, Type::f32,
+      [](int m, int k) { return m * 16 + k; },
+      [](int k, int n) { return (k == n || k == n + 8) ? k + 1 : 0; },
+      [](int m, int n) { return 1000 * m + n; });
 }
 
 // ldmatrix / stmatrix: matrix i, row r, col c holds 1000·i + 10·r + c.
@@ -161,11 +196,14 @@ class Ldmatrix : public SimTest {
   // Each lane's registers after ldmatrix .x<n>[.trans], and shared memory
   // after stmatrix with the same shape writes those registers back to a
   // second region (with `store_trans`).
-  std::pair<std::vector<std::uint32_t>, std::vector<std::uint16_t>> run_ldst(int n, bool trans, bool store_trans) {
+  std::pair<std::vector<std::uint32_t>, std::vector<std::uint16_t>> run_ldst(int n, bool trans,
+                                                                             bool store_trans) {
     std::vector<std::uint16_t> in(4 * 64);
     for (int i = 0; i < 4; ++i)
       for (int r = 0; r < 8; ++r)
-        for (int c = 0; c < 8; ++c) in[static_cast<std::size_t>(i * 64 + r * 8 + c)] = static_cast<std::uint16_t>(1000 * i + 10 * r + c);
+        for (int c = 0; c < 8; ++c)
+          in[static_cast<std::size_t>(i * 64 + r * 8 + c)] =
+              static_cast<std::uint16_t>(1000 * i + 10 * r + c);
     auto src = upload(in);
     auto regs_out = zeros<std::uint32_t>(32 * 4);
     auto mem_out = zeros<std::uint16_t>(4 * 64);
@@ -175,7 +213,10 @@ class Ldmatrix : public SimTest {
     const std::string shape = ".x" + std::to_string(n);
     KernelSource k("ldst");
     k.param(Type::u64, "in").param(Type::u64, "regs_out").param(Type::u64, "mem_out");
-    k.regs(Type::b32, "%r", 10).regs(Type::b64, "%rd", 4).shared(Type::b16, "tile", 256).shared(Type::b16, "back", 256);
+    k.regs(Type::b32, "%r", 10)
+        .regs(Type::b64, "%rd", 4)
+        .shared(Type::b16, "tile", 256)
+        .shared(Type::b16, "back", 256);
     k.code(R"(
       mov.u32 %r0, %laneid;
       ld.param.u64 %rd0, [in];
@@ -187,13 +228,15 @@ class Ldmatrix : public SimTest {
       st.shared.v4.u32 [%r1], {%r4, %r5, %r6, %r7};
       mov.u32 %r4, 0; mov.u32 %r5, 0; mov.u32 %r6, 0; mov.u32 %r7, 0;
       bar.warp.sync -1;
-      ldmatrix.sync.aligned.m8n8)" + shape + (trans ? ".trans" : "") + ".shared.b16 " + regs + R"(, [%r1];
+      ldmatrix.sync.aligned.m8n8)" +
+           shape + (trans ? ".trans" : "") + ".shared.b16 " + regs + R"(, [%r1];
       ld.param.u64 %rd2, [regs_out];
       add.u64 %rd2, %rd2, %rd1;
       st.global.v4.u32 [%rd2], {%r4, %r5, %r6, %r7};
       mov.u32 %r2, back;
       mad.lo.u32 %r2, %r0, 16, %r2;
-      stmatrix.sync.aligned.m8n8)" + shape + (store_trans ? ".trans" : "") + ".shared.b16 [%r2], " + regs + R"(;
+      stmatrix.sync.aligned.m8n8)" +
+           shape + (store_trans ? ".trans" : "") + ".shared.b16 [%r2], " + regs + R"(;
       bar.warp.sync -1;
       ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r2];
       ld.param.u64 %rd2, [mem_out];
@@ -213,7 +256,8 @@ TEST_F(Ldmatrix, EveryShapeWithAndWithoutTrans) {
         for (int i = 0; i < n; ++i) {
           const int a = lane / 4, b = 2 * (lane % 4);
           // (row, col) of the two halves
-          const int r0 = trans ? b : a, c0 = trans ? a : b, r1 = trans ? b + 1 : a, c1 = trans ? a : b + 1;
+          const int r0 = trans ? b : a, c0 = trans ? a : b, r1 = trans ? b + 1 : a,
+                    c1 = trans ? a : b + 1;
           const std::uint32_t want = static_cast<std::uint32_t>(1000 * i + 10 * r0 + c0) |
                                      (static_cast<std::uint32_t>(1000 * i + 10 * r1 + c1) << 16);
           EXPECT_EQ(regs[static_cast<std::size_t>(lane * 4 + i)], want)
@@ -221,7 +265,8 @@ TEST_F(Ldmatrix, EveryShapeWithAndWithoutTrans) {
         }
       // stmatrix with the same .trans is ldmatrix's inverse: the matrices come back.
       for (int e = 0; e < n * 64; ++e)
-        EXPECT_EQ(mem[static_cast<std::size_t>(e)], 1000 * (e / 64) + 10 * (e % 64 / 8) + e % 8) << "x" << n << " " << e;
+        EXPECT_EQ(mem[static_cast<std::size_t>(e)], 1000 * (e / 64) + 10 * (e % 64 / 8) + e % 8)
+            << "x" << n << " " << e;
     }
 }
 
@@ -230,7 +275,8 @@ TEST_F(Ldmatrix, StmatrixTransStoresTheTranspose) {
   for (int i = 0; i < 4; ++i)
     for (int r = 0; r < 8; ++r)
       for (int c = 0; c < 8; ++c)
-        EXPECT_EQ(mem[static_cast<std::size_t>(i * 64 + r * 8 + c)], 1000 * i + 10 * c + r) << i << " " << r << " " << c;
+        EXPECT_EQ(mem[static_cast<std::size_t>(i * 64 + r * 8 + c)], 1000 * i + 10 * c + r)
+            << i << " " << r << " " << c;
 }
 
 }  // namespace

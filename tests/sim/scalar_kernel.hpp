@@ -19,7 +19,8 @@ class ScalarKernel : public SimTest {
         .regs(ptx::Type::b16, "%h", 8)
         .regs(ptx::Type::pred, "%p", 8);
     std::string code = body + "\nld.param.u64 %rd7, [out];\n";
-    for (int i = 0; i < n; ++i) code += "st.global.u32 [%rd7+" + std::to_string(4 * i) + "], %o" + std::to_string(i) + ";\n";
+    for (int i = 0; i < n; ++i)
+      code += "st.global.u32 [%rd7+" + std::to_string(4 * i) + "], %o" + std::to_string(i) + ";\n";
     k.code(code);
     auto out = zeros<std::uint32_t>(static_cast<std::size_t>(n));
     run(k, {1, 1, 1}, {1, 1, 1}, {arg_u64(out)});

@@ -45,9 +45,21 @@ inline std::vector<std::string> split_operands(const std::string& s) {
 }
 
 inline bool is_special_register(const std::string& s) {
-  static const char* prefixes[] = {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid",
-                                   "%clock", "%smid", "%nsmid", "%dynamic_smem_size", "%lanemask", "%cluster",
-                                   "%is_explicit_cluster", "%total_smem_size"};
+  static const char* prefixes[] = {"%tid",
+                                   "%ntid",
+                                   "%ctaid",
+                                   "%nctaid",
+                                   "%laneid",
+                                   "%warpid",
+                                   "%nwarpid",
+                                   "%clock",
+                                   "%smid",
+                                   "%nsmid",
+                                   "%dynamic_smem_size",
+                                   "%lanemask",
+                                   "%cluster",
+                                   "%is_explicit_cluster",
+                                   "%total_smem_size"};
   for (const char* p : prefixes)
     if (s.rfind(p, 0) == 0) return true;
   return false;
@@ -59,7 +71,8 @@ inline ptx::Operand parse_operand(const std::string& text, bool label) {
   if (s == "_") return ptx::Operand::sink();
   if (s.front() == '{') {
     std::vector<ptx::Operand> elems;
-    for (const auto& e : split_operands(s.substr(1, s.size() - 2))) elems.push_back(parse_operand(e, false));
+    for (const auto& e : split_operands(s.substr(1, s.size() - 2)))
+      elems.push_back(parse_operand(e, false));
     return ptx::Operand::vector(elems);
   }
   if (s.front() == '[') {
@@ -69,12 +82,16 @@ inline ptx::Operand parse_operand(const std::string& text, bool label) {
     return ptx::Operand::address(parse_operand(inner.substr(0, plus), false), offset);
   }
   if (const auto bar = s.find('|'); bar != std::string::npos)
-    return ptx::Operand::pair(parse_operand(s.substr(0, bar), false), parse_operand(s.substr(bar + 1), false));
+    return ptx::Operand::pair(parse_operand(s.substr(0, bar), false),
+                              parse_operand(s.substr(bar + 1), false));
   if (s.front() == '!') return ptx::Operand::reg(s.substr(1), true);
-  if (s.front() == '%') return is_special_register(s) ? ptx::Operand::sreg(s) : ptx::Operand::reg(s);
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'd')) return ptx::Operand::imm_text(K::imm_float, s);
+  if (s.front() == '%')
+    return is_special_register(s) ? ptx::Operand::sreg(s) : ptx::Operand::reg(s);
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'd'))
+    return ptx::Operand::imm_text(K::imm_float, s);
   if (s.find('.') != std::string::npos) return ptx::Operand::imm_text(K::imm_float, s);
-  if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-') return ptx::Operand::imm_text(K::imm_int, s);
+  if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-')
+    return ptx::Operand::imm_text(K::imm_int, s);
   return label ? ptx::Operand::label(s) : ptx::Operand::symbol(s);
 }
 
@@ -107,24 +124,29 @@ class KernelSource {
     module_.version_minor = 0;
     module_.target = {"sm_90a"};
     function_.name = std::move(name);
-      }
+  }
 
   KernelSource& param(ptx::Type t, const std::string& name) {
     function_.params.push_back(ptx::Variable{.space = ptx::Space::param, .type = t, .name = name});
     return *this;
   }
   KernelSource& regs(ptx::Type t, const std::string& prefix, int n) {
-    statements_.push_back(ptx::Variable{.space = ptx::Space::reg, .type = t, .name = prefix, .range = n});
+    statements_.push_back(
+        ptx::Variable{.space = ptx::Space::reg, .type = t, .name = prefix, .range = n});
     return *this;
   }
   KernelSource& shared(ptx::Type t, const std::string& name, std::int64_t count, int align = 16) {
-    statements_.push_back(
-        ptx::Variable{.space = ptx::Space::shared, .type = t, .name = name, .align = align, .dims = {count}});
+    statements_.push_back(ptx::Variable{
+        .space = ptx::Space::shared, .type = t, .name = name, .align = align, .dims = {count}});
     return *this;
   }
   KernelSource& extern_shared(const std::string& name) {
-    module_.items.push_back(ptx::Variable{.space = ptx::Space::shared, .linkage = ptx::Linkage::extern_,
-                                          .type = ptx::Type::b8, .name = name, .align = 16, .dims = {std::nullopt}});
+    module_.items.push_back(ptx::Variable{.space = ptx::Space::shared,
+                                          .linkage = ptx::Linkage::extern_,
+                                          .type = ptx::Type::b8,
+                                          .name = name,
+                                          .align = 16,
+                                          .dims = {std::nullopt}});
     return *this;
   }
   KernelSource& module_variable(ptx::Variable v) {
@@ -132,7 +154,8 @@ class KernelSource {
     return *this;
   }
   KernelSource& local(ptx::Type t, const std::string& name, std::int64_t count) {
-    statements_.push_back(ptx::Variable{.space = ptx::Space::local, .type = t, .name = name, .align = 8, .dims = {count}});
+    statements_.push_back(ptx::Variable{
+        .space = ptx::Space::local, .type = t, .name = name, .align = 8, .dims = {count}});
     return *this;
   }
   // PTX instructions (ended by ';' or a newline) and `label:` lines.
@@ -144,8 +167,10 @@ class KernelSource {
       const std::string line = trim(text.substr(start, end - start));
       start = end + 1;
       if (line.empty()) continue;
-      if (line.back() == ':') add_label(line.substr(0, line.size() - 1));
-      else add_instruction(parse_instruction(line));
+      if (line.back() == ':')
+        add_label(line.substr(0, line.size() - 1));
+      else
+        add_instruction(parse_instruction(line));
     }
     return *this;
   }
@@ -209,10 +234,11 @@ class SimTest : public ::testing::Test {
     return host;
   }
 
-  void run(const KernelSource& k, runtime::Dim3 grid, runtime::Dim3 block, const std::vector<runtime::KernelArg>& args,
-           std::uint32_t dynamic_shared = 0) {
+  void run(const KernelSource& k, runtime::Dim3 grid, runtime::Dim3 block,
+           const std::vector<runtime::KernelArg>& args, std::uint32_t dynamic_shared = 0) {
     auto loaded = sim.load(k.module());
-    sim.launch(*loaded, k.name(), {.grid = grid, .block = block, .dynamic_shared_bytes = dynamic_shared}, args,
+    sim.launch(*loaded, k.name(),
+               {.grid = grid, .block = block, .dynamic_shared_bytes = dynamic_shared}, args,
                nullptr);
   }
 
@@ -234,7 +260,8 @@ inline int line_of(const ptx::Module& m, const std::string& needle) {
   const std::string text = ptx::emit(m);
   const auto pos = text.find(needle);
   if (pos == std::string::npos) return -1;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
 }
 
 }  // namespace warpforge::sim::testing

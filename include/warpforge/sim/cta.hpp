@@ -36,17 +36,17 @@ struct AsyncCopy {
 };
 
 struct LaneAsyncCopies {
-  std::vector<AsyncCopy> open;                     // not yet committed
-  std::vector<std::vector<AsyncCopy>> committed;   // oldest group first
+  std::vector<AsyncCopy> open;                    // not yet committed
+  std::vector<std::vector<AsyncCopy>> committed;  // oldest group first
 };
 
 struct Cta;
 
 struct Warp {
   Cta* cta = nullptr;
-  std::uint32_t index = 0;     // warp number in the CTA
-  std::uint32_t exists = 0;    // lanes that are threads of the CTA
-  std::uint32_t ready = 0;     // lanes that can run
+  std::uint32_t index = 0;   // warp number in the CTA
+  std::uint32_t exists = 0;  // lanes that are threads of the CTA
+  std::uint32_t ready = 0;   // lanes that can run
   std::array<std::uint32_t, 32> pc{};
   std::array<LaneState, 32> state{};
   std::array<std::uint8_t, 32> barrier{};  // which barrier a lane waits at

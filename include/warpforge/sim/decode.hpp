@@ -16,7 +16,8 @@ using ModuleSymbols = std::map<std::string, SymbolInfo>;
 // Decodes the entry `function`, the module's item number `item_index`. Throws
 // SimError naming the instruction and its line in ptx::emit(module) for any
 // instruction, modifier or operand the simulator does not execute.
-Kernel decode_kernel(const ptx::Module& module, std::size_t item_index, const ModuleSymbols& symbols);
+Kernel decode_kernel(const ptx::Module& module, std::size_t item_index,
+                     const ModuleSymbols& symbols);
 
 // The line of ptx::emit(module) on which item `item_index` (a function) has
 // its first body statement.

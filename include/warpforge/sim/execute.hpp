@@ -17,9 +17,12 @@ inline std::uint64_t read(Warp& w, const Arg& a, int lane) {
       const std::uint64_t v = w.reg(a.slot, lane);
       return a.negated ? (v == 0) : v;
     }
-    case Arg::Kind::imm: return a.bits;
-    case Arg::Kind::sreg: return read_sreg(w, a.sreg, lane);
-    case Arg::Kind::sink: return 0;
+    case Arg::Kind::imm:
+      return a.bits;
+    case Arg::Kind::sreg:
+      return read_sreg(w, a.sreg, lane);
+    case Arg::Kind::sink:
+      return 0;
   }
   return 0;
 }
@@ -40,6 +43,39 @@ inline void for_lanes(std::uint32_t mask, F&& f) {
   }
 }
 
+// All 32 lanes' values of an operand (for special registers, the active
+// lanes' only): a register row is contiguous, so this is a copy.
+inline void gather(Warp& w, const Arg& a, std::uint32_t active, std::uint64_t* out) {
+  switch (a.kind) {
+    case Arg::Kind::reg: {
+      const std::uint64_t* row = &w.regs[a.slot * 32];
+      if (a.negated) {
+        for (int l = 0; l < 32; ++l) out[l] = row[l] == 0;
+      } else {
+        for (int l = 0; l < 32; ++l) out[l] = row[l];
+      }
+      return;
+    }
+    case Arg::Kind::imm:
+      for (int l = 0; l < 32; ++l) out[l] = a.bits;
+      return;
+    case Arg::Kind::sreg:
+      for_lanes(active, [&](int l) { out[l] = read_sreg(w, a.sreg, l); });
+      return;
+    case Arg::Kind::sink:
+      for (int l = 0; l < 32; ++l) out[l] = 0;
+      return;
+  }
+}
+
+// Writes the active lanes' results to the destination register.
+inline void scatter(Warp& w, const Arg& d, std::uint32_t active, const std::uint64_t* v) {
+  if (d.kind != Arg::Kind::reg) return;
+  std::uint64_t* row = &w.regs[d.slot * 32];
+  for (int l = 0; l < 32; ++l)
+    if ((active >> l) & 1) row[l] = v[l];
+}
+
 void exec_integer(const Inst& inst, Warp& w, std::uint32_t active);     // integer_ops.cpp
 void exec_float(const Inst& inst, Warp& w, std::uint32_t active);       // float_ops.cpp
 void exec_compare(const Inst& inst, Warp& w, std::uint32_t active);     // compare_ops.cpp
@@ -47,6 +83,9 @@ void exec_convert(const Inst& inst, Warp& w, std::uint32_t active);     // conve
 void exec_memory(const Inst& inst, Warp& w, std::uint32_t active);      // memory_ops.cpp
 void exec_atomic(const Inst& inst, Warp& w, std::uint32_t active);      // atomic_ops.cpp
 void exec_async_copy(const Inst& inst, Warp& w, std::uint32_t active);  // async_copy.cpp
+void exec_mbarrier(const Inst& inst, Warp& w, std::uint32_t active);    // mbarrier.cpp
+// Lands every cp.async the lane has issued (committed or not).
+void complete_async_copies(Warp& w, int lane);                          // async_copy.cpp
 void exec_collective(const Inst& inst, Warp& w, std::uint32_t active);  // collectives.cpp
 void exec_mma(const Inst& inst, Warp& w);                               // mma.cpp
 void exec_ldmatrix(const Inst& inst, Warp& w, std::uint32_t active);    // ldmatrix.cpp

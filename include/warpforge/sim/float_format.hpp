@@ -14,7 +14,7 @@ namespace warpforge::sim {
 struct FloatFormat {
   int exponent_bits;
   int mantissa_bits;
-  bool has_infinity;  // e4m3 (OCP "fn") has none: S.1111.111 is its only NaN
+  bool has_infinity;       // e4m3 (OCP "fn") has none: S.1111.111 is its only NaN
   std::uint32_t nan_bits;  // the canonical NaN PTX produces
 };
 
@@ -35,9 +35,17 @@ std::uint32_t encode_float(long double x, const FloatFormat& f, Rounding mode, b
 // Flushes a subnormal of the format to a zero of the same sign (.ftz).
 std::uint32_t flush_subnormal(std::uint32_t bits, const FloatFormat& f);
 
-inline float f32_of(std::uint64_t bits) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(bits)); }
-inline double f64_of(std::uint64_t bits) { return __builtin_bit_cast(double, bits); }
-inline std::uint64_t bits_of(float v) { return __builtin_bit_cast(std::uint32_t, v); }
-inline std::uint64_t bits_of(double v) { return __builtin_bit_cast(std::uint64_t, v); }
+inline float f32_of(std::uint64_t bits) {
+  return __builtin_bit_cast(float, static_cast<std::uint32_t>(bits));
+}
+inline double f64_of(std::uint64_t bits) {
+  return __builtin_bit_cast(double, bits);
+}
+inline std::uint64_t bits_of(float v) {
+  return __builtin_bit_cast(std::uint32_t, v);
+}
+inline std::uint64_t bits_of(double v) {
+  return __builtin_bit_cast(std::uint64_t, v);
+}
 
 }  // namespace warpforge::sim

@@ -3,6 +3,7 @@
 // buffer never lands in the next and is always reported.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -41,6 +42,12 @@ class GlobalMemory {
   mutable std::mutex mutex_;  // allocation and free; lookups run during launches, which do neither
   std::map<std::uint64_t, Allocation> allocations_;
   std::uint64_t next_ = kBase;
+  // A host thread's cached last-found allocation is valid only for the space
+  // (identified by a number never reused, unlike an address) and the
+  // generation (bumped by free()) it was found in.
+  static std::atomic<std::uint64_t> spaces_;
+  const std::uint64_t id_ = ++spaces_;
+  std::atomic<std::uint64_t> generation_{0};
 };
 
 std::string hex(std::uint64_t v);

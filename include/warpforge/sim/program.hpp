@@ -17,21 +17,73 @@ namespace warpforge::sim {
 
 enum class Op : std::uint8_t {
   // integer and bit manipulation
-  mov, add, sub, mul, mad, div, rem, abs, neg, min, max,
-  and_, or_, xor_, not_, cnot, shl, shr, lop3, prmt, bfe, bfi, popc, clz, brev,
+  mov,
+  add,
+  sub,
+  mul,
+  mad,
+  div,
+  rem,
+  abs,
+  neg,
+  min,
+  max,
+  and_,
+  or_,
+  xor_,
+  not_,
+  cnot,
+  shl,
+  shr,
+  lop3,
+  prmt,
+  bfe,
+  bfi,
+  popc,
+  clz,
+  brev,
   // comparison and selection
-  setp, selp,
+  setp,
+  selp,
   // floating point
-  fma, rcp, sqrt, rsqrt, ex2, lg2, sin, cos, tanh,
-  cvt, cvta,
+  fma,
+  rcp,
+  sqrt,
+  rsqrt,
+  ex2,
+  lg2,
+  sin,
+  cos,
+  tanh,
+  cvt,
+  cvta,
   // memory
-  ld, st, atom, red, cp_async, cp_async_commit, cp_async_wait_group, cp_async_wait_all,
+  ld,
+  st,
+  atom,
+  red,
+  cp_async,
+  cp_async_commit,
+  cp_async_wait_group,
+  cp_async_wait_all,
+  mbarrier,
   // synchronization
-  bar_sync, bar_arrive, bar_warp_sync, fence,
+  bar_sync,
+  bar_arrive,
+  bar_warp_sync,
+  fence,
   // warp collectives
-  shfl, vote, redux, activemask, elect, mma, ldmatrix, stmatrix,
+  shfl,
+  vote,
+  redux,
+  activemask,
+  elect,
+  mma,
+  ldmatrix,
+  stmatrix,
   // control flow
-  bra, exit,
+  bra,
+  exit,
 };
 
 // The state space of an access; generic addresses are resolved per access
@@ -43,13 +95,49 @@ enum class MemSpace : std::uint8_t { generic, global, shared, local, param, cons
 enum class Rounding : std::uint8_t { none, rn, rz, rm, rp, rna };
 
 enum class SReg : std::uint8_t {
-  tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z,
-  nctaid_x, nctaid_y, nctaid_z, laneid, warpid, nwarpid, smid, nsmid, gridid,
-  clock, clock64, globaltimer, lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge,
-  dynamic_smem_size, total_smem_size,
-  clusterid_x, clusterid_y, clusterid_z, nclusterid_x, nclusterid_y, nclusterid_z,
-  cluster_ctaid_x, cluster_ctaid_y, cluster_ctaid_z, cluster_nctaid_x, cluster_nctaid_y,
-  cluster_nctaid_z, cluster_ctarank, cluster_nctarank, is_explicit_cluster,
+  tid_x,
+  tid_y,
+  tid_z,
+  ntid_x,
+  ntid_y,
+  ntid_z,
+  ctaid_x,
+  ctaid_y,
+  ctaid_z,
+  nctaid_x,
+  nctaid_y,
+  nctaid_z,
+  laneid,
+  warpid,
+  nwarpid,
+  smid,
+  nsmid,
+  gridid,
+  clock,
+  clock64,
+  globaltimer,
+  lanemask_eq,
+  lanemask_lt,
+  lanemask_le,
+  lanemask_gt,
+  lanemask_ge,
+  dynamic_smem_size,
+  total_smem_size,
+  clusterid_x,
+  clusterid_y,
+  clusterid_z,
+  nclusterid_x,
+  nclusterid_y,
+  nclusterid_z,
+  cluster_ctaid_x,
+  cluster_ctaid_y,
+  cluster_ctaid_z,
+  cluster_nctaid_x,
+  cluster_nctaid_y,
+  cluster_nctaid_z,
+  cluster_ctarank,
+  cluster_nctarank,
+  is_explicit_cluster,
 };
 
 // One scalar operand. An address operand [base+offset] is an Arg whose value
@@ -65,13 +153,42 @@ struct Arg {
 };
 
 // Operation-specific sub-modes, kept in Inst::mode.
-enum class Cmp : std::uint8_t { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
+enum class Cmp : std::uint8_t {
+  eq,
+  ne,
+  lt,
+  le,
+  gt,
+  ge,
+  lo,
+  ls,
+  hi,
+  hs,
+  equ,
+  neu,
+  ltu,
+  leu,
+  gtu,
+  geu,
+  num,
+  nan
+};
 enum class BoolOp : std::uint8_t { none, and_, or_, xor_ };
 enum class MulMode : std::uint8_t { none, lo, hi, wide };
 enum class ShflMode : std::uint8_t { up, down, bfly, idx };
 enum class VoteMode : std::uint8_t { all, any, uni, ballot };
 enum class AtomOp : std::uint8_t { add, min, max, exch, cas, and_, or_, xor_, inc, dec };
 enum class MmaShape : std::uint8_t { m16n8k8, m16n8k16, m16n8k32 };
+enum class MbarrierOp : std::uint8_t {
+  init,
+  arrive,
+  arrive_expect_tx,
+  expect_tx,
+  complete_tx,
+  test_wait,
+  try_wait,
+  cp_async_arrive
+};
 
 struct Inst {
   Op op = Op::mov;
@@ -81,8 +198,9 @@ struct Inst {
   Rounding rounding = Rounding::none;
   bool integral = false;  // .rni/.rzi/.rmi/.rpi
   bool ftz = false, sat = false, satfinite = false, relu = false, trans = false, to = false;
+  bool parity = false;    // mbarrier waits on a phase parity; cp.async.mbarrier.arrive .noinc
   std::uint8_t vec = 1;   // .v2/.v4; ldmatrix/stmatrix .x1/.x2/.x4
-  std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape
+  std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape, MbarrierOp
   BoolOp combine = BoolOp::none;
   std::uint32_t target = 0;  // bra: destination PC
   bool guarded = false;

@@ -45,18 +45,23 @@ class SimBackend : public runtime::DeviceBackend {
 
   runtime::DevicePtr allocate(std::size_t bytes) override;
   void free(runtime::DevicePtr ptr) override;
-  void copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes, runtime::StreamHandle*) override;
-  void copy_to_host(void* dst, runtime::DevicePtr src, std::size_t bytes, runtime::StreamHandle*) override;
+  void copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes,
+                      runtime::StreamHandle*) override;
+  void copy_to_host(void* dst, runtime::DevicePtr src, std::size_t bytes,
+                    runtime::StreamHandle*) override;
   void copy_device_to_device(runtime::DevicePtr dst, runtime::DevicePtr src, std::size_t bytes,
                              runtime::StreamHandle*) override;
-  void fill(runtime::DevicePtr dst, std::uint8_t byte, std::size_t bytes, runtime::StreamHandle*) override;
+  void fill(runtime::DevicePtr dst, std::uint8_t byte, std::size_t bytes,
+            runtime::StreamHandle*) override;
 
   std::unique_ptr<runtime::StreamHandle> create_stream() override;
-  void synchronize(runtime::StreamHandle*) override {}  // launches and copies complete before returning
+  void synchronize(runtime::StreamHandle*) override {
+  }  // launches and copies complete before returning
 
   std::unique_ptr<runtime::LoadedModule> load(const ptx::Module& module) override;
-  void launch(runtime::LoadedModule& module, const std::string& kernel, const runtime::LaunchConfig& config,
-              const std::vector<runtime::KernelArg>& args, runtime::StreamHandle* stream) override;
+  void launch(runtime::LoadedModule& module, const std::string& kernel,
+              const runtime::LaunchConfig& config, const std::vector<runtime::KernelArg>& args,
+              runtime::StreamHandle* stream) override;
 
   // Thread-instructions (one instruction executed by one thread) of the
   // last launch: the simulator's unit of work.

@@ -1,0 +1,103 @@
+// mbarrier objects in shared memory (PTX ISA 9.7.13.15 "mbarrier"): init,
+// arrive, arrive.expect_tx, expect_tx, complete_tx, test_wait and try_wait
+// (by state or by phase parity), and cp.async.mbarrier.arrive[.noinc]. A
+// phase completes when its pending arrivals reach zero with no transaction
+// bytes outstanding; then the phase advances and the pending count resets.
+//
+// The simulator keeps the object's state in its 8 bytes: expected arrivals
+// (bits 0-19), pending arrivals (20-39), outstanding transaction bytes
+// (40-59, two's complement) and the phase parity (bit 63). A CTA runs on one
+// host thread, so updates need no host atomics.
+#include "warpforge/error.hpp"
+#include "warpforge/sim/execute.hpp"
+#include "warpforge/sim/memory_access.hpp"
+
+namespace warpforge::sim {
+namespace {
+
+constexpr std::uint64_t kField = (1ull << 20) - 1;
+
+struct Mbarrier {
+  std::uint64_t expected, pending, tx, phase;
+
+  static Mbarrier load(const std::byte* p) {
+    const std::uint64_t v = load_bytes(p, 8);
+    return {v & kField, (v >> 20) & kField, (v >> 40) & kField, v >> 63};
+  }
+  void store(std::byte* p) const {
+    store_bytes(p, 8, expected | (pending << 20) | ((tx & kField) << 40) | (phase << 63));
+  }
+  void complete_if_done() {
+    if (pending == 0 && tx == 0) {
+      phase ^= 1;
+      pending = expected;
+    }
+  }
+  void arrive(std::uint64_t count) {
+    if (count > pending)
+      throw SimError("mbarrier arrive of " + std::to_string(count) + " with only " +
+                     std::to_string(pending) + " arrivals pending in the phase");
+    pending -= count;
+    complete_if_done();
+  }
+};
+
+}  // namespace
+
+void exec_mbarrier(const Inst& in, Warp& w, std::uint32_t active) {
+  const auto op = static_cast<MbarrierOp>(in.mode);
+  // The operand holding the object's address: after a destination for
+  // arrive and the waits.
+  const bool has_dst = op == MbarrierOp::arrive || op == MbarrierOp::arrive_expect_tx ||
+                       op == MbarrierOp::test_wait || op == MbarrierOp::try_wait;
+  const std::size_t addr = has_dst ? 1 : 0;
+  const MemSpace space = in.space == MemSpace::generic ? MemSpace::generic : MemSpace::shared;
+  for_lanes(active, [&](int l) {
+    std::byte* p = access(w, l, space, address_of(w, in.op0(addr), l), 8, 8, true);
+    auto operand = [&](std::size_t i, std::uint64_t otherwise) {
+      return in.ops.size() > i ? read(w, in.op0(i), l) : otherwise;
+    };
+    Mbarrier m = Mbarrier::load(p);
+    switch (op) {
+      case MbarrierOp::init: {
+        const std::uint64_t count = operand(1, 1);
+        if (count == 0 || count > kField)
+          throw SimError("mbarrier.init count " + std::to_string(count));
+        m = {count, count, 0, 0};
+        break;
+      }
+      case MbarrierOp::arrive:
+      case MbarrierOp::arrive_expect_tx: {
+        // The returned state names the phase the arrival belongs to.
+        write(w, in.op0(0), l, m.phase);
+        if (op == MbarrierOp::arrive_expect_tx) m.tx = (m.tx + operand(2, 0)) & kField;
+        m.arrive(op == MbarrierOp::arrive ? operand(2, 1) : 1);
+        break;
+      }
+      case MbarrierOp::expect_tx:
+        m.tx = (m.tx + operand(1, 0)) & kField;
+        break;
+      case MbarrierOp::complete_tx:
+        m.tx = (m.tx - operand(1, 0)) & kField;
+        m.complete_if_done();
+        break;
+      case MbarrierOp::test_wait:
+      case MbarrierOp::try_wait: {
+        // By state: done once the phase moved on from the state's; by
+        // parity: done once the phase of that parity completed, i.e. the
+        // current phase has the other parity.
+        const std::uint64_t wanted = operand(2, 0) & 1;
+        write(w, in.op0(0), l, m.phase != wanted ? 1 : 0);
+        break;
+      }
+      case MbarrierOp::cp_async_arrive:
+        complete_async_copies(w, l);
+        if (!in.parity) ++m.pending;  // without .noinc the arrival does not count toward the phase
+        m.arrive(1);
+        break;
+    }
+    m.store(p);
+  });
+}
+
+}  // namespace warpforge::sim

@@ -2,9 +2,11 @@
 # Builds warpforge on a GPU machine and runs what needs the GPU: the tests
 # labelled `gpu` and `warpforge demo`. For machines with the CUDA driver,
 # CMake and a compiler but no GoogleTest and no network: GoogleTest is built
-# from the source tree in $WARPFORGE_GTEST_SOURCE, else ./.gtest (a copy of
-# Debian's /usr/src/googletest). Ends with one summary line; exits non-zero
-# when anything failed.
+# from the source tree in $WARPFORGE_GTEST_SOURCE, else ./.gtest, else
+# /usr/src/googletest. Without the DLPack header in the system include path,
+# $WARPFORGE_DLPACK_INCLUDE_DIR (or ./.dlpack) must hold dlpack/dlpack.h (a
+# copy of Debian's libdlpack-dev header). Ends with one summary line; exits
+# non-zero when anything failed.
 #
 #   WARPFORGE_GTEST_SOURCE=/path/to/googletest scripts/gpu-check.sh
 #
@@ -14,7 +16,14 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 jobs="${JOBS:-$(nproc)}"
-gtest_source="${WARPFORGE_GTEST_SOURCE:-$PWD/.gtest}"
+gtest_source="${WARPFORGE_GTEST_SOURCE:-}"
+if [ -z "$gtest_source" ]; then
+  gtest_source="$PWD/.gtest"
+  [ -f "$gtest_source/CMakeLists.txt" ] || gtest_source=/usr/src/googletest
+fi
+dlpack_args=()
+dlpack_dir="${WARPFORGE_DLPACK_INCLUDE_DIR:-$PWD/.dlpack}"
+[ -f "$dlpack_dir/dlpack/dlpack.h" ] && dlpack_args=(-DWARPFORGE_DLPACK_INCLUDE_DIR="$dlpack_dir")
 log_dir="$build_dir/gpu-check"
 
 fail() {
@@ -29,7 +38,7 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 mkdir -p "$build_dir"
 if ! cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DWARPFORGE_GTEST_SOURCE="$gtest_source" >"$build_dir/gpu-check-configure.log" 2>&1; then
+  -DWARPFORGE_GTEST_SOURCE="$gtest_source" "${dlpack_args[@]}" >"$build_dir/gpu-check-configure.log" 2>&1; then
   tail -30 "$build_dir/gpu-check-configure.log"
   fail "cmake configure failed (log: $build_dir/gpu-check-configure.log)"
 fi

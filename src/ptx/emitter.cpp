@@ -24,9 +24,29 @@ std::string emit_initializer(const Initializer& init) {
   return out + "}";
 }
 
+std::string param_list(const std::vector<Variable>& params, bool multiline);
+
+std::string directive_args(const Directive& d) {
+  if (d.comma_before.empty()) return join_operands(d.args, d.comma_separated ? ", " : " ");
+  std::string out;
+  std::size_t next_comma = 0;
+  for (std::size_t i = 0; i < d.args.size(); ++i) {
+    bool comma = next_comma < d.comma_before.size() && d.comma_before[next_comma] == i;
+    if (comma) ++next_comma;
+    if (i) out += comma ? ", " : " ";
+    out += to_string(d.args[i]);
+  }
+  return out;
+}
+
 std::string emit_directive(const Directive& d) {
   std::string out = "." + d.name;
-  if (!d.args.empty()) out += " " + join_operands(d.args, d.comma_separated ? ", " : " ");
+  if (d.prototype) {  // PTX ISA 11.3.3: .callprototype [(returns)] _ (params) [.noreturn]
+    if (!d.prototype->returns.empty()) out += " " + param_list(d.prototype->returns, false);
+    out += " _ " + param_list(d.prototype->params, false);
+    if (d.prototype->noreturn) out += " .noreturn";
+  }
+  if (!d.args.empty()) out += " " + directive_args(d);
   if (d.semicolon) out += ";";
   return out;
 }

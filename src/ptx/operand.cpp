@@ -101,6 +101,14 @@ Operand Operand::pair(Operand first, Operand second) {
 
 Operand Operand::sink() { return Operand{}; }
 
+Operand Operand::generic(Operand symbol, std::int64_t offset) {
+  Operand o;
+  o.kind = Kind::generic;
+  o.elems.push_back(std::move(symbol));
+  o.offset = offset;
+  return o;
+}
+
 std::int64_t Operand::int_value() const {
   if (kind != Kind::imm_int) throw PtxError("operand '" + to_string(*this) + "' is not an integer immediate");
   std::string t = text;
@@ -136,6 +144,9 @@ double Operand::float_value() const {
 }
 
 namespace {
+// `+N`, or nvcc's `+-N` for a negative offset; nothing for zero.
+std::string offset_suffix(std::int64_t offset) { return offset ? "+" + std::to_string(offset) : ""; }
+
 std::string join(const std::vector<Operand>& elems, const char* sep) {
   std::string out;
   for (std::size_t i = 0; i < elems.size(); ++i) {
@@ -150,19 +161,22 @@ std::string to_string(const Operand& op) {
   using K = Operand::Kind;
   switch (op.kind) {
     case K::reg: return (op.negated ? "!" : "") + op.text;
-    case K::sreg: case K::imm_int: case K::imm_float: case K::symbol: case K::label:
+    case K::sreg: case K::imm_int: case K::imm_float: case K::label:
       return op.text;
+    case K::symbol: return op.text + offset_suffix(op.offset);
     case K::string: return "\"" + op.text + "\"";
     case K::address: {
-      std::string out = "[" + join(op.elems, ", ");
-      if (op.offset > 0) out += "+" + std::to_string(op.offset);
-      if (op.offset < 0) out += "+" + std::to_string(op.offset);  // nvcc's "+-8" spelling
+      if (op.elems.empty()) return "[]";
+      // The offset belongs to the base: [%rd1+8], [tex, {a, b}].
+      std::string out = "[" + to_string(op.elems[0]) + offset_suffix(op.offset);
+      for (std::size_t i = 1; i < op.elems.size(); ++i) out += ", " + to_string(op.elems[i]);
       return out + "]";
     }
     case K::vector: return "{" + join(op.elems, ", ") + "}";
     case K::list: return "(" + join(op.elems, ", ") + ")";
     case K::pair: return join(op.elems, "|");
     case K::sink: return "_";
+    case K::generic: return "generic(" + join(op.elems, "") + ")" + offset_suffix(op.offset);
   }
   return {};
 }

@@ -24,12 +24,14 @@ struct Operand {
     list,       // (elems...) in call and directive operand lists
     pair,       // elems[0]|elems[1], setp's two destinations
     sink,       // _
+    generic,    // generic(elems[0])+offset: a variable's generic address in an
+                // initializer (PTX ISA 5.4.4 "Initializers")
   };
 
   Kind kind = Kind::sink;
   std::string text;
   bool negated = false;
-  std::int64_t offset = 0;
+  std::int64_t offset = 0;  // address and generic offsets; a symbol's in `sym+4`
   std::vector<Operand> elems;
 
   static Operand reg(std::string name, bool negated = false);
@@ -47,6 +49,7 @@ struct Operand {
   static Operand list(std::vector<Operand> elems);
   static Operand pair(Operand first, Operand second);
   static Operand sink();
+  static Operand generic(Operand symbol, std::int64_t offset = 0);
 
   bool is_register() const { return kind == Kind::reg; }
   bool is_immediate() const { return kind == Kind::imm_int || kind == Kind::imm_float; }

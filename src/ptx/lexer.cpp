@@ -40,8 +40,10 @@ class Lexer {
     line_start_ = i + 1;
   }
 
-  [[noreturn]] void fail(std::string found, const char* expected) const {
-    throw ParseError(std::string(filename_), line_, column(), std::move(found), expected);
+  // Reports at `start`, where the bad token begins, on the current line.
+  [[noreturn]] void fail_from(std::size_t start, std::string found, const char* expected) const {
+    throw ParseError(std::string(filename_), line_, static_cast<int>(start - line_start_) + 1, std::move(found),
+                     expected);
   }
 
   void skip_space_and_comments() {
@@ -56,7 +58,7 @@ class Lexer {
         while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
       } else if (c == '/' && at(pos_ + 1) == '*') {
         std::size_t close = text_.find("*/", pos_ + 2);
-        if (close == std::string_view::npos) fail("/*", "'*/' closing the comment");
+        if (close == std::string_view::npos) fail_from(pos_, "/*", "'*/' closing the comment");
         for (std::size_t i = pos_; i < close; ++i)
           if (text_[i] == '\n') newline_at(i);
         pos_ = close + 2;
@@ -100,15 +102,15 @@ class Lexer {
     if (text_[pos_] == '0' && (c1 == 'f' || c1 == 'F' || c1 == 'd' || c1 == 'D')) {
       pos_ += 2;
       std::size_t want = (c1 == 'f' || c1 == 'F') ? 8 : 16;
-      if (digits(is_hex) != want) fail(std::string(text_.substr(start, pos_ - start)), "a hex float (0f + 8 or 0d + 16 hex digits)");
+      if (digits(is_hex) != want) fail_from(start, std::string(text_.substr(start, pos_ - start)), "a hex float (0f + 8 or 0d + 16 hex digits)");
       kind = TokenKind::real;
     } else if (text_[pos_] == '0' && (c1 == 'x' || c1 == 'X')) {
       pos_ += 2;
-      if (digits(is_hex) == 0) fail(std::string(text_.substr(start, pos_ - start)), "hex digits after 0x");
+      if (digits(is_hex) == 0) fail_from(start, std::string(text_.substr(start, pos_ - start)), "hex digits after 0x");
     } else if (text_[pos_] == '0' && (c1 == 'b' || c1 == 'B')) {
       pos_ += 2;
       if (digits([](char c) { return c == '0' || c == '1'; }) == 0)
-        fail(std::string(text_.substr(start, pos_ - start)), "binary digits after 0b");
+        fail_from(start, std::string(text_.substr(start, pos_ - start)), "binary digits after 0b");
     } else {
       digits(is_digit);
       if (at(pos_) == '.' && is_digit(at(pos_ + 1))) {
@@ -126,12 +128,12 @@ class Lexer {
     // PTX ISA 4.5.1: a leading 0 makes an integer octal.
     if (kind == TokenKind::integer && text_[start] == '0' && pos_ - start > 1 && c1 != 'x' && c1 != 'X' &&
         c1 != 'b' && c1 != 'B' && text_.substr(start, pos_ - start).find_first_of("89") != std::string_view::npos)
-      fail(std::string(text_.substr(start, pos_ - start)), "octal digits after a leading 0");
+      fail_from(start, std::string(text_.substr(start, pos_ - start)), "octal digits after a leading 0");
     if (kind == TokenKind::integer && (at(pos_) == 'U' || at(pos_) == 'u')) ++pos_;
     if (is_follow(at(pos_))) {
       std::size_t bad = pos_;
       while (is_follow(at(bad))) ++bad;
-      fail(std::string(text_.substr(start, bad - start)), "a number");
+      fail_from(start, std::string(text_.substr(start, bad - start)), "a number");
     }
     return make(kind, start);
   }
@@ -153,7 +155,7 @@ class Lexer {
     if (c == '"') {
       ++pos_;
       while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n') pos_ += text_[pos_] == '\\' ? 2 : 1;
-      if (pos_ >= text_.size() || text_[pos_] != '"') fail("\"", "'\"' closing the string on the same line");
+      if (pos_ >= text_.size() || text_[pos_] != '"') fail_from(start, "\"", "'\"' closing the string on the same line");
       ++pos_;
       Token t = make(TokenKind::string, start);
       t.text = t.text.substr(1, t.text.size() - 2);
@@ -164,7 +166,7 @@ class Lexer {
       ++pos_;
       return make(TokenKind::punct, start);
     }
-    fail(std::string(1, c), "a PTX token");
+    fail_from(start, std::string(1, c), "a PTX token");
   }
 
   std::string_view text_;

@@ -144,8 +144,11 @@ double Operand::float_value() const {
 }
 
 namespace {
-// `+N`, or nvcc's `+-N` for a negative offset; nothing for zero.
-std::string offset_suffix(std::int64_t offset) { return offset ? "+" + std::to_string(offset) : ""; }
+// `+N`, or nvcc's `+-N` for a negative offset; nothing for zero unless
+// `+0` was written.
+std::string offset_suffix(const Operand& op) {
+  return op.offset || op.explicit_zero_offset ? "+" + std::to_string(op.offset) : "";
+}
 
 std::string join(const std::vector<Operand>& elems, const char* sep) {
   std::string out;
@@ -163,12 +166,12 @@ std::string to_string(const Operand& op) {
     case K::reg: return (op.negated ? "!" : "") + op.text;
     case K::sreg: case K::imm_int: case K::imm_float: case K::label:
       return op.text;
-    case K::symbol: return op.text + offset_suffix(op.offset);
+    case K::symbol: return op.text + offset_suffix(op);
     case K::string: return "\"" + op.text + "\"";
     case K::address: {
       if (op.elems.empty()) return "[]";
       // The offset belongs to the base: [%rd1+8], [tex, {a, b}].
-      std::string out = "[" + to_string(op.elems[0]) + offset_suffix(op.offset);
+      std::string out = "[" + to_string(op.elems[0]) + offset_suffix(op);
       for (std::size_t i = 1; i < op.elems.size(); ++i) out += ", " + to_string(op.elems[i]);
       return out + "]";
     }
@@ -176,7 +179,7 @@ std::string to_string(const Operand& op) {
     case K::list: return "(" + join(op.elems, ", ") + ")";
     case K::pair: return join(op.elems, "|");
     case K::sink: return "_";
-    case K::generic: return "generic(" + join(op.elems, "") + ")" + offset_suffix(op.offset);
+    case K::generic: return "generic(" + join(op.elems, "") + ")" + offset_suffix(op);
   }
   return {};
 }

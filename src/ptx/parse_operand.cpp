@@ -34,14 +34,13 @@ Operand immediate(const Token& t, bool negative) {
   return Operand::imm_text(kind, (negative ? "-" : "") + std::string(t.text));
 }
 
-// `+N`, `+-N` or `-N` after a base; 0 when none follows.
-std::int64_t parse_offset(TokenCursor& in) {
-  if (in.is_punct('+')) {
-    in.next();
-    return parse_int(in);
-  }
-  if (in.is_punct('-') && in.is(TokenKind::integer, {}, 1)) return parse_int(in);
-  return 0;
+// `+N`, `+-N` or `-N` after a base, into op.offset (and whether it was a
+// written zero); nothing when none follows.
+void parse_offset(TokenCursor& in, Operand& op) {
+  bool plus = in.accept_punct('+');
+  if (!plus && !(in.is_punct('-') && in.is(TokenKind::integer, {}, 1))) return;
+  op.offset = parse_int(in);
+  op.explicit_zero_offset = op.offset == 0;
 }
 
 std::vector<Operand> parse_elements(TokenCursor& in, char close, bool allow_empty) {
@@ -58,9 +57,13 @@ std::vector<Operand> parse_elements(TokenCursor& in, char close, bool allow_empt
 // texture and tensor forms carry a coordinate vector after the base).
 Operand parse_address(TokenCursor& in) {
   Operand base = parse_operand(in);
-  std::int64_t offset = 0;
-  if (base.kind == Operand::Kind::symbol) std::swap(offset, base.offset);
-  Operand address = Operand::address(std::move(base), offset + parse_offset(in));
+  Operand address = Operand::address(std::move(base));
+  if (address.elems[0].kind == Operand::Kind::symbol) {  // [sym+4]: the offset is the address's
+    std::swap(address.offset, address.elems[0].offset);
+    std::swap(address.explicit_zero_offset, address.elems[0].explicit_zero_offset);
+  } else {
+    parse_offset(in, address);
+  }
   while (in.accept_punct(',')) address.elems.push_back(parse_operand(in));
   in.expect_punct(']');
   return address;
@@ -73,12 +76,13 @@ Operand parse_word(TokenCursor& in) {
   if (name[0] == '%') return is_special_register(std::string_view(name).substr(1)) ? Operand::sreg(name) : Operand::reg(name);
   if (name == "generic" && in.is_punct('(')) {
     in.next();
-    Operand symbol = Operand::symbol(std::string(in.expect(TokenKind::word, "a variable name").text));
+    Operand generic = Operand::generic(Operand::symbol(std::string(in.expect(TokenKind::word, "a variable name").text)));
     in.expect_punct(')');
-    return Operand::generic(std::move(symbol), parse_offset(in));
+    parse_offset(in, generic);
+    return generic;
   }
   Operand symbol = Operand::symbol(std::move(name));
-  symbol.offset = parse_offset(in);
+  parse_offset(in, symbol);
   return symbol;
 }
 
@@ -96,7 +100,7 @@ Operand parse_single(TokenCursor& in) {
     case TokenKind::directive: {
       // Section data names other sections: `.b32 .debug_abbrev`, `.debug_loc+133`.
       Operand section = Operand::symbol(std::string(in.next().text));
-      section.offset = parse_offset(in);
+      parse_offset(in, section);
       return section;
     }
     case TokenKind::punct:

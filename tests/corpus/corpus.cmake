@@ -1,0 +1,39 @@
+# The round-trip corpus: PTX that nvcc writes for the CUDA sources in this
+# folder, for two targets and four flag sets, generated at build time into
+# ${WARPFORGE_PTX_CORPUS_DIR} as <source>.<target>.<variant>.ptx. Sources named
+# hopper_*.cu use sm_90a-only instructions and get only that target. Without
+# nvcc the folder stays empty and the round-trip tests skip, saying why.
+find_program(WARPFORGE_NVCC nvcc HINTS /usr/local/cuda/bin)
+set(WARPFORGE_PTX_CORPUS_DIR ${CMAKE_BINARY_DIR}/ptx_corpus)
+file(MAKE_DIRECTORY ${WARPFORGE_PTX_CORPUS_DIR})
+
+if(WARPFORGE_NVCC)
+  set(variants O3 G lineinfo rdc)
+  set(flags_O3 -O3)
+  set(flags_G -G)
+  set(flags_lineinfo -O3 -lineinfo)
+  set(flags_rdc -O3 -rdc=true)
+  file(GLOB corpus_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cu)
+  set(corpus_outputs)
+  foreach(source ${corpus_sources})
+    get_filename_component(stem ${source} NAME_WE)
+    set(targets sm_80 sm_90a)
+    if(stem MATCHES "^hopper_")
+      set(targets sm_90a)
+    endif()
+    foreach(target ${targets})
+      foreach(variant ${variants})
+        set(output ${WARPFORGE_PTX_CORPUS_DIR}/${stem}.${target}.${variant}.ptx)
+        add_custom_command(OUTPUT ${output}
+          COMMAND ${WARPFORGE_NVCC} -ptx -arch=${target} ${flags_${variant}} ${source} -o ${output}
+          DEPENDS ${source}
+          COMMENT "nvcc -ptx ${stem}.cu for ${target} (${variant})"
+          VERBATIM)
+        list(APPEND corpus_outputs ${output})
+      endforeach()
+    endforeach()
+  endforeach()
+  add_custom_target(ptx_corpus DEPENDS ${corpus_outputs})
+  add_dependencies(test_ptx ptx_corpus)
+endif()
+target_compile_definitions(test_ptx PRIVATE WARPFORGE_PTX_CORPUS_DIR="${WARPFORGE_PTX_CORPUS_DIR}")

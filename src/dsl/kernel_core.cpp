@@ -103,6 +103,7 @@ std::string KernelCore::auto_name(Type storage) {
 void KernelCore::claim_exact(const std::string& name) {
   if (name.empty()) fail(".reg", "an exact declaration needs a name");
   if (!taken_names_.insert(name).second) fail(".reg", "register name '" + name + "' is already declared");
+  exact_names_.push_back(name);
 }
 
 Reg KernelCore::reg(Type type, std::string name) {
@@ -203,12 +204,20 @@ void KernelCore::statement(ptx::Statement s) { body_.push_back(std::move(s)); }
 void KernelCore::block(const std::function<void()>& body) {
   std::vector<ptx::Statement> outer;
   outer.swap(body_);
+  const std::size_t names_before = exact_names_.size();
+  // Names declared exactly inside the block end with it: sibling blocks may reuse them.
+  auto end_scope = [&] {
+    for (std::size_t i = names_before; i < exact_names_.size(); ++i) taken_names_.erase(exact_names_[i]);
+    exact_names_.resize(names_before);
+  };
   try {
     body();
   } catch (...) {
     body_.swap(outer);
+    end_scope();
     throw;
   }
+  end_scope();
   ptx::Block nested{std::move(body_)};
   body_ = std::move(outer);
   body_.push_back(std::move(nested));

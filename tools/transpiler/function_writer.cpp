@@ -92,15 +92,21 @@ class BodyWriter {
     if (!simple) return Code("k.statement(" + literal(v) + ");");
     std::string cpp = scope_.names.claim(v.name, v.type == ptx::Type::pred ? "p" : "r");
     std::string name = cpp_string(v.name);
+    std::string handle, call;
     if (v.range) {
       scope_.add_range(v.name, *v.range, v.type, cpp);
       std::string count = std::to_string(*v.range);
-      if (v.type == ptx::Type::pred) return Code("std::vector<Pred> " + cpp + " = k.declare_preds(" + name + ", " + count + ");");
-      return Code("Regs " + cpp + " = k.declare_regs(" + dsl_type(v.type) + ", " + name + ", " + count + ");");
+      handle = (v.type == ptx::Type::pred ? "std::vector<Pred> " : "Regs ") + cpp + " = ";
+      call = v.type == ptx::Type::pred ? "k.declare_preds(" + name + ", " + count + ");"
+                                       : "k.declare_regs(" + dsl_type(v.type) + ", " + name + ", " + count + ");";
+    } else {
+      scope_.add_scalar(v.name, v.type, cpp);
+      handle = (v.type == ptx::Type::pred ? "Pred " : "Reg ") + cpp + " = ";
+      call = v.type == ptx::Type::pred ? "k.declare_pred(" + name + ");"
+                                       : "k.declare_reg(" + dsl_type(v.type) + ", " + name + ");";
     }
-    scope_.add_scalar(v.name, v.type, cpp);
-    if (v.type == ptx::Type::pred) return Code("Pred " + cpp + " = k.declare_pred(" + name + ");");
-    return Code("Reg " + cpp + " = k.declare_reg(" + dsl_type(v.type) + ", " + name + ");");
+    declared_.push_back({cpp, handle + call, call});
+    return Code(handle + call);
   }
 
   // k.inst("opcode", args...), where the DSL's operand-count check and
@@ -153,7 +159,46 @@ class BodyWriter {
   Scope& scope_;
   OperandWriter& ops_;
   std::set<std::string> placed_;
+
+ public:
+  // Each handle declared, with its declaration with and without the handle.
+  struct Declared {
+    std::string cpp, with_handle, without_handle;
+  };
+  std::vector<Declared> declared_;
 };
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Whether the identifier `word` occurs in `text` outside [skip_from, skip_to)
+// and outside string literals (which hold the PTX names).
+bool used_elsewhere(const std::string& text, const std::string& word, std::size_t skip_from, std::size_t skip_to) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      ++i;
+    } else if (is_word_char(text[i])) {
+      std::size_t start = i;
+      while (i < text.size() && is_word_char(text[i])) ++i;
+      if ((start < skip_from || start >= skip_to) && text.compare(start, i - start, word) == 0 && i - start == word.size())
+        return true;
+    } else {
+      ++i;
+    }
+  }
+  return false;
+}
+
+// Registers the body never names keep their declaration but get no handle,
+// which would be an unused variable.
+void drop_unused_handles(std::string& body, const std::vector<BodyWriter::Declared>& declared) {
+  for (const auto& d : declared) {
+    std::size_t at = body.find(d.with_handle);
+    if (at == std::string::npos || used_elsewhere(body, d.cpp, at, at + d.with_handle.size())) continue;
+    body.replace(at, d.with_handle.size(), d.without_handle);
+  }
+}
 
 bool ends_with_ret(const ptx::Block& b) {
   if (b.body.empty()) return false;
@@ -196,6 +241,7 @@ FunctionSource write_function(const ptx::Function& f, ptx::Target dsl_target, co
 
   BodyWriter writer(scope, ops);
   writer.write(f.body->body, "  ", body);
+  drop_unused_handles(body, writer.declared_);
 
   std::string out = "// " + std::string(f.is_entry ? ".entry " : ".func ") + f.name + "\n";
   out += "ptx::Function " + cpp_name + "() {\n";

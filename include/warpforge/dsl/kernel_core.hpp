@@ -163,6 +163,7 @@ class KernelCore {
   std::vector<Declaration> named_decls_;
   std::vector<std::pair<std::string, int>> auto_counts_;  // prefix -> count, first-use order
   std::set<std::string> taken_names_;
+  std::vector<std::string> exact_names_;  // claimed by declare_*, in order; block() releases its own
   std::set<std::string> placed_labels_;
   int label_counter_ = 0;
   std::vector<ptx::Variable> params_;

@@ -63,7 +63,8 @@ ToolRun run_tool(const std::string& program, const std::vector<std::string>& arg
   }
   ::lseek(log_fd, 0, SEEK_SET);
   char buf[4096];
-  for (ssize_t n; (n = ::read(log_fd, buf, sizeof buf)) > 0;) result.output.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(log_fd, buf, sizeof buf)) > 0;)
+    result.output.append(buf, static_cast<std::size_t>(n));
   ::close(log_fd);
   return result;
 }

@@ -113,6 +113,11 @@ std::string emit(const Variable& v) {
   std::string out;
   if (v.linkage != Linkage::none) out += "." + std::string(name(v.linkage)) + " ";
   out += "." + std::string(name(v.space));
+  if (!v.attributes.empty()) {
+    out += " .attribute(";
+    for (std::size_t i = 0; i < v.attributes.size(); ++i) out += (i ? ", ." : ".") + v.attributes[i];
+    out += ")";
+  }
   if (v.align) out += " .align " + std::to_string(v.align);
   if (v.vector_width) out += " .v" + std::to_string(v.vector_width);
   out += " ." + std::string(name(v.type));

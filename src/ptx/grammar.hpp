@@ -23,7 +23,8 @@ Initializer parse_initializer(TokenCursor& in);
 // through the name, range, dimensions and initializer. With `allow_list`,
 // `.reg .b32 a, b;` gives one Variable per name (statement context); without,
 // a comma ends the declaration (parameter lists).
-std::vector<Variable> parse_declaration(TokenCursor& in, Linkage linkage, Space space, bool allow_list);
+std::vector<Variable> parse_declaration(TokenCursor& in, Linkage linkage, Space space,
+                                        bool allow_list);
 // `( decl, decl )` of .entry/.func parameters and returns or a .callprototype.
 std::vector<Variable> parse_param_list(TokenCursor& in);
 // Maps ".global" to Space::global etc.; nullopt for other text.

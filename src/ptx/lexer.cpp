@@ -9,11 +9,18 @@ namespace {
 
 // PTX ISA 4.4 "Identifiers": followsym is [a-zA-Z0-9_$].
 bool is_follow(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '$';
 }
-bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 class Lexer {
  public:
@@ -42,8 +49,8 @@ class Lexer {
 
   // Reports at `start`, where the bad token begins, on the current line.
   [[noreturn]] void fail_from(std::size_t start, std::string found, const char* expected) const {
-    throw ParseError(std::string(filename_), line_, static_cast<int>(start - line_start_) + 1, std::move(found),
-                     expected);
+    throw ParseError(std::string(filename_), line_, static_cast<int>(start - line_start_) + 1,
+                     std::move(found), expected);
   }
 
   void skip_space_and_comments() {
@@ -69,7 +76,8 @@ class Lexer {
   }
 
   Token make(TokenKind kind, std::size_t start) const {
-    return Token{kind, text_.substr(start, pos_ - start), line_, static_cast<int>(start - line_start_) + 1};
+    return Token{kind, text_.substr(start, pos_ - start), line_,
+                 static_cast<int>(start - line_start_) + 1};
   }
 
   // A dotted word: identifier segments joined by '.', where segments after
@@ -102,11 +110,14 @@ class Lexer {
     if (text_[pos_] == '0' && (c1 == 'f' || c1 == 'F' || c1 == 'd' || c1 == 'D')) {
       pos_ += 2;
       std::size_t want = (c1 == 'f' || c1 == 'F') ? 8 : 16;
-      if (digits(is_hex) != want) fail_from(start, std::string(text_.substr(start, pos_ - start)), "a hex float (0f + 8 or 0d + 16 hex digits)");
+      if (digits(is_hex) != want)
+        fail_from(start, std::string(text_.substr(start, pos_ - start)),
+                  "a hex float (0f + 8 or 0d + 16 hex digits)");
       kind = TokenKind::real;
     } else if (text_[pos_] == '0' && (c1 == 'x' || c1 == 'X')) {
       pos_ += 2;
-      if (digits(is_hex) == 0) fail_from(start, std::string(text_.substr(start, pos_ - start)), "hex digits after 0x");
+      if (digits(is_hex) == 0)
+        fail_from(start, std::string(text_.substr(start, pos_ - start)), "hex digits after 0x");
     } else if (text_[pos_] == '0' && (c1 == 'b' || c1 == 'B')) {
       pos_ += 2;
       if (digits([](char c) { return c == '0' || c == '1'; }) == 0)
@@ -119,16 +130,19 @@ class Lexer {
         kind = TokenKind::real;
       }
       if ((at(pos_) == 'e' || at(pos_) == 'E') &&
-          (is_digit(at(pos_ + 1)) || ((at(pos_ + 1) == '-' || at(pos_ + 1) == '+') && is_digit(at(pos_ + 2))))) {
+          (is_digit(at(pos_ + 1)) ||
+           ((at(pos_ + 1) == '-' || at(pos_ + 1) == '+') && is_digit(at(pos_ + 2))))) {
         pos_ += 2;
         digits(is_digit);
         kind = TokenKind::real;
       }
     }
     // PTX ISA 4.5.1: a leading 0 makes an integer octal.
-    if (kind == TokenKind::integer && text_[start] == '0' && pos_ - start > 1 && c1 != 'x' && c1 != 'X' &&
-        c1 != 'b' && c1 != 'B' && text_.substr(start, pos_ - start).find_first_of("89") != std::string_view::npos)
-      fail_from(start, std::string(text_.substr(start, pos_ - start)), "octal digits after a leading 0");
+    if (kind == TokenKind::integer && text_[start] == '0' && pos_ - start > 1 && c1 != 'x' &&
+        c1 != 'X' && c1 != 'b' && c1 != 'B' &&
+        text_.substr(start, pos_ - start).find_first_of("89") != std::string_view::npos)
+      fail_from(start, std::string(text_.substr(start, pos_ - start)),
+                "octal digits after a leading 0");
     if (kind == TokenKind::integer && (at(pos_) == 'U' || at(pos_) == 'u')) ++pos_;
     if (is_follow(at(pos_))) {
       std::size_t bad = pos_;
@@ -154,8 +168,10 @@ class Lexer {
     if (is_digit(c)) return number(start);
     if (c == '"') {
       ++pos_;
-      while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n') pos_ += text_[pos_] == '\\' ? 2 : 1;
-      if (pos_ >= text_.size() || text_[pos_] != '"') fail_from(start, "\"", "'\"' closing the string on the same line");
+      while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n')
+        pos_ += text_[pos_] == '\\' ? 2 : 1;
+      if (pos_ >= text_.size() || text_[pos_] != '"')
+        fail_from(start, "\"", "'\"' closing the string on the same line");
       ++pos_;
       Token t = make(TokenKind::string, start);
       t.text = t.text.substr(1, t.text.size() - 2);
@@ -178,6 +194,8 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> lex(std::string_view text, std::string_view filename) { return Lexer(text, filename).run(); }
+std::vector<Token> lex(std::string_view text, std::string_view filename) {
+  return Lexer(text, filename).run();
+}
 
 }  // namespace warpforge::ptx::detail

@@ -12,7 +12,10 @@ namespace {
 // not: they begin what follows the directive (a body, a declaration).
 bool starts_argument(const Token& t) {
   switch (t.kind) {
-    case TokenKind::word: case TokenKind::integer: case TokenKind::real: case TokenKind::string:
+    case TokenKind::word:
+    case TokenKind::integer:
+    case TokenKind::real:
+    case TokenKind::string:
       return true;
     case TokenKind::punct:
       return t.text == "-" || t.text == "(";
@@ -25,7 +28,8 @@ bool starts_argument(const Token& t) {
 void parse_call_prototype(TokenCursor& in, Directive& d) {
   CallPrototype proto;
   if (in.is_punct('(')) proto.returns = parse_param_list(in);
-  if (!in.is(TokenKind::word, "_")) in.fail("'_' standing for the function name in a .callprototype");
+  if (!in.is(TokenKind::word, "_"))
+    in.fail("'_' standing for the function name in a .callprototype");
   in.next();
   proto.params = parse_param_list(in);
   proto.noreturn = in.accept_directive(".noreturn");
@@ -56,13 +60,17 @@ Directive parse_directive(TokenCursor& in, const Token& name) {
     bool comma = !d.args.empty() && in.accept_punct(',');
     if (!comma && (in.peek().line != line || !starts_argument(in.peek()))) break;
     if (comma && !starts_argument(in.peek())) in.fail("a directive argument after ','");
-    if (comma) commas.push_back(d.args.size());
-    else if (!d.args.empty()) spaced = true;
+    if (comma)
+      commas.push_back(d.args.size());
+    else if (!d.args.empty())
+      spaced = true;
     d.args.push_back(parse_operand(in));
     line = in.previous().line;
   }
-  if (!commas.empty() && !spaced) d.comma_separated = true;
-  else if (!commas.empty()) d.comma_before = std::move(commas);
+  if (!commas.empty() && !spaced)
+    d.comma_separated = true;
+  else if (!commas.empty())
+    d.comma_before = std::move(commas);
   return d;
 }
 

@@ -18,7 +18,8 @@ Guard parse_guard(TokenCursor& in) {
 
 Instruction parse_instruction(TokenCursor& in, std::optional<Guard> guard) {
   const Token& op = in.peek();
-  if (op.kind != TokenKind::word || op.text[0] == '%') in.fail(guard ? "an instruction after the guard" : "a statement");
+  if (op.kind != TokenKind::word || op.text[0] == '%')
+    in.fail(guard ? "an instruction after the guard" : "a statement");
   Instruction inst = Instruction::parse_opcode(std::string(in.next().text));
   inst.guard = std::move(guard);
   if (in.accept_punct(';')) return inst;
@@ -39,8 +40,10 @@ void parse_statement(TokenCursor& in, std::vector<Statement>& out) {
     in.next();
     auto linkage = linkage_from_directive(t.text);
     const Token& space_token = linkage ? in.next() : t;
-    if (auto space = space_from_directive(space_token.text); space && space_token.kind == TokenKind::directive) {
-      for (auto& v : parse_declaration(in, linkage.value_or(Linkage::none), *space, true)) out.push_back(std::move(v));
+    if (auto space = space_from_directive(space_token.text);
+        space && space_token.kind == TokenKind::directive) {
+      for (auto& v : parse_declaration(in, linkage.value_or(Linkage::none), *space, true))
+        out.push_back(std::move(v));
       in.expect_punct(';');
     } else if (linkage) {
       in.fail_at(space_token, "a state space after the linkage");
@@ -50,8 +53,8 @@ void parse_statement(TokenCursor& in, std::vector<Statement>& out) {
   } else if (in.accept_punct('@')) {
     Guard g = parse_guard(in);
     out.push_back(parse_instruction(in, std::move(g)));
-  } else if (t.kind == TokenKind::word && in.is_punct(':', 1) && t.text.find('.') == std::string_view::npos &&
-             t.text[0] != '%') {
+  } else if (t.kind == TokenKind::word && in.is_punct(':', 1) &&
+             t.text.find('.') == std::string_view::npos && t.text[0] != '%') {
     in.next();
     in.next();
     out.push_back(Label{std::string(t.text)});
@@ -79,16 +82,21 @@ struct BodyNames {
 
   void collect(const Block& b) {
     for (const auto& s : b.body) {
-      if (const auto* l = std::get_if<Label>(&s)) labels.insert(l->name);
-      else if (const auto* v = std::get_if<Variable>(&s); v && v->space == Space::reg && !v->range) registers.insert(v->name);
-      else if (const auto* nested = std::get_if<Block>(&s)) collect(*nested);
+      if (const auto* l = std::get_if<Label>(&s))
+        labels.insert(l->name);
+      else if (const auto* v = std::get_if<Variable>(&s); v && v->space == Space::reg && !v->range)
+        registers.insert(v->name);
+      else if (const auto* nested = std::get_if<Block>(&s))
+        collect(*nested);
     }
   }
 
   void resolve(Operand& op) const {
     if (op.kind == Operand::Kind::symbol && op.offset == 0) {
-      if (labels.count(op.text)) op.kind = Operand::Kind::label;
-      else if (registers.count(op.text)) op.kind = Operand::Kind::reg;
+      if (labels.count(op.text))
+        op.kind = Operand::Kind::label;
+      else if (registers.count(op.text))
+        op.kind = Operand::Kind::reg;
     }
     for (auto& e : op.elems) resolve(e);
   }

@@ -11,22 +11,26 @@ namespace {
 // PTX ISA 10 "Special Registers": the names, without '%' and any `.x` suffix,
 // that are read-only special registers rather than declared ones.
 bool is_special_register(std::string_view name) {
-  static constexpr std::array<std::string_view, 36> kNames = {
+  // clang-format off
+  static constexpr std::array<std::string_view, 35> kNames = {
       "tid", "ntid", "laneid", "warpid", "nwarpid", "ctaid", "nctaid", "smid", "nsmid", "gridid",
-      "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt", "clock", "clock_hi",
-      "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi", "total_smem_size", "aggr_smem_size",
-      "dynamic_smem_size", "current_graph_exec", "is_explicit_cluster", "clusterid", "nclusterid",
-      "cluster_ctaid", "cluster_nctaid", "cluster_ctarank", "cluster_nctarank", "reserved_smem_offset_begin",
-      "reserved_smem_offset_end", "reserved_smem_offset_cap", "reserved_smem_offset_2"};
+      "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt",
+      "clock", "clock_hi", "clock64", "globaltimer", "globaltimer_lo", "globaltimer_hi",
+      "total_smem_size", "aggr_smem_size", "dynamic_smem_size", "current_graph_exec",
+      "is_explicit_cluster", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid",
+      "cluster_ctarank", "cluster_nctarank",
+      "reserved_smem_offset_begin", "reserved_smem_offset_end", "reserved_smem_offset_cap"};
+  // clang-format on
   std::string_view base = name.substr(0, name.find('.'));
   for (auto n : kNames)
     if (n == base) return true;
-  // %pm0..%pm7, %pm0_64..%pm7_64 and %envreg0..%envreg31 are numbered families.
+  // %pm0..%pm7, %pm0_64..%pm7_64, %envreg0..%envreg31 and
+  // %reserved_smem_offset_0/_1 are numbered families.
   auto numbered = [&](std::string_view prefix) {
     return base.size() > prefix.size() && base.substr(0, prefix.size()) == prefix &&
            base[prefix.size()] >= '0' && base[prefix.size()] <= '9';
   };
-  return numbered("pm") || numbered("envreg");
+  return numbered("pm") || numbered("envreg") || numbered("reserved_smem_offset_");
 }
 
 Operand immediate(const Token& t, bool negative) {
@@ -73,10 +77,13 @@ Operand parse_word(TokenCursor& in) {
   const Token& t = in.next();
   std::string name(t.text);
   if (name == "_") return Operand::sink();
-  if (name[0] == '%') return is_special_register(std::string_view(name).substr(1)) ? Operand::sreg(name) : Operand::reg(name);
+  if (name[0] == '%')
+    return is_special_register(std::string_view(name).substr(1)) ? Operand::sreg(name)
+                                                                 : Operand::reg(name);
   if (name == "generic" && in.is_punct('(')) {
     in.next();
-    Operand generic = Operand::generic(Operand::symbol(std::string(in.expect(TokenKind::word, "a variable name").text)));
+    Operand generic = Operand::generic(
+        Operand::symbol(std::string(in.expect(TokenKind::word, "a variable name").text)));
     in.expect_punct(')');
     parse_offset(in, generic);
     return generic;
@@ -116,11 +123,8 @@ Operand parse_single(TokenCursor& in) {
     }
     case '!': {  // PTX ISA 9.7.6: a negated predicate source, !%p
       in.next();
-      Operand reg = parse_single(in);
-      if (reg.kind != Operand::Kind::reg && reg.kind != Operand::Kind::symbol) in.fail_at(in.previous(), "a predicate register after '!'");
-      reg.kind = Operand::Kind::reg;
-      reg.negated = true;
-      return reg;
+      const Token& name = in.expect(TokenKind::word, "a predicate register after '!'");
+      return Operand::reg(std::string(name.text), true);
     }
     case '{':
       in.next();

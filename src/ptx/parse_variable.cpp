@@ -15,6 +15,27 @@ int parse_count(TokenCursor& in, const char* what) {
   return static_cast<int>(v);
 }
 
+// `.attribute(.managed)` or `.attribute(.unified(hi, lo))` (PTX ISA 5.4.8),
+// after `.attribute` has been read.
+void parse_attribute_list(TokenCursor& in, Variable& v) {
+  in.expect_punct('(');
+  do {
+    const Token& t = in.expect(TokenKind::directive, "a variable attribute (.managed, .unified)");
+    std::string attribute(t.text.substr(1));
+    if (attribute == "unified") {
+      in.expect_punct('(');
+      attribute += "(" + std::string(in.expect(TokenKind::integer, "the UUID's high 64 bits").text);
+      in.expect_punct(',');
+      attribute += ", " + std::string(in.expect(TokenKind::integer, "the UUID's low 64 bits").text) + ")";
+      in.expect_punct(')');
+    } else if (attribute != "managed") {
+      in.fail_at(t, "a variable attribute (.managed, .unified)");
+    }
+    v.attributes.push_back(std::move(attribute));
+  } while (in.accept_punct(','));
+  in.expect_punct(')');
+}
+
 // The attribute directives between the space and the name: .align N,
 // .v2/.v4/.v8, the type, and for parameters .ptr [.space] [.align N]
 // (PTX ISA 5.1.6.4 "Kernel Function Parameter Attributes").
@@ -22,7 +43,10 @@ void parse_attributes(TokenCursor& in, Variable& v) {
   bool typed = false;
   while (in.is(TokenKind::directive)) {
     std::string_view d = in.peek().text.substr(1);
-    if (d == "align") {
+    if (d == "attribute" && !typed) {
+      in.next();
+      parse_attribute_list(in, v);
+    } else if (d == "align") {
       in.next();
       (v.ptr ? v.ptr_align : v.align) = parse_count(in, "a positive alignment");
     } else if (d == "v2" || d == "v4" || d == "v8") {
@@ -89,7 +113,8 @@ std::optional<Linkage> linkage_from_directive(std::string_view text) {
   return std::nullopt;
 }
 
-std::vector<Variable> parse_declaration(TokenCursor& in, Linkage linkage, Space space, bool allow_list) {
+std::vector<Variable> parse_declaration(TokenCursor& in, Linkage linkage, Space space,
+                                        bool allow_list) {
   Variable attrs;
   attrs.linkage = linkage;
   attrs.space = space;

@@ -21,8 +21,8 @@ void parse_version(TokenCursor& in, Module& m) {
     auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out);
     return ec == std::errc() && end == part.data() + part.size() && !part.empty();
   };
-  if (t.kind != TokenKind::real || dot == std::string_view::npos || !read(text.substr(0, dot), m.version_major) ||
-      !read(text.substr(dot + 1), m.version_minor))
+  if (t.kind != TokenKind::real || dot == std::string_view::npos ||
+      !read(text.substr(0, dot), m.version_major) || !read(text.substr(dot + 1), m.version_minor))
     in.fail("a version number major.minor");
   in.next();
 }
@@ -56,7 +56,8 @@ Section parse_section(TokenCursor& in) {
       line.label = std::string(t.text);
       in.next();
       in.next();
-    } else if (auto type = t.kind == TokenKind::directive ? parse_type(t.text.substr(1)) : std::nullopt) {
+    } else if (auto type =
+                   t.kind == TokenKind::directive ? parse_type(t.text.substr(1)) : std::nullopt) {
       in.next();
       line.type = *type;
       do {
@@ -72,15 +73,18 @@ Section parse_section(TokenCursor& in) {
 
 void parse_item(TokenCursor& in, Module& m) {
   const Token& t = in.peek();
-  if (t.kind != TokenKind::directive) in.fail("a module-level directive (.entry, .func, a variable, .file, ...)");
+  if (t.kind != TokenKind::directive)
+    in.fail("a module-level directive (.entry, .func, a variable, .file, ...)");
   auto linkage = linkage_from_directive(t.text);
   if (linkage) in.next();
   const Token& k = in.peek();
   if (k.text == ".entry" || k.text == ".func") {
     m.items.push_back(parse_function(in, linkage.value_or(Linkage::none)));
-  } else if (auto space = k.kind == TokenKind::directive ? space_from_directive(k.text) : std::nullopt) {
+  } else if (auto space =
+                 k.kind == TokenKind::directive ? space_from_directive(k.text) : std::nullopt) {
     in.next();
-    for (auto& v : parse_declaration(in, linkage.value_or(Linkage::none), *space, true)) m.items.push_back(std::move(v));
+    for (auto& v : parse_declaration(in, linkage.value_or(Linkage::none), *space, true))
+      m.items.push_back(std::move(v));
     in.expect_punct(';');
   } else if (linkage || k.kind != TokenKind::directive) {
     in.fail("'.entry', '.func' or a state space after the linkage");

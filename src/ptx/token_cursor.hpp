@@ -34,7 +34,9 @@ class TokenCursor {
     const Token& t = peek(ahead);
     return t.kind == kind && (text.empty() || t.text == text);
   }
-  bool is_punct(char c, std::size_t ahead = 0) const { return is(TokenKind::punct, std::string_view(&c, 1), ahead); }
+  bool is_punct(char c, std::size_t ahead = 0) const {
+    return is(TokenKind::punct, std::string_view(&c, 1), ahead);
+  }
 
   bool accept_punct(char c) {
     if (!is_punct(c)) return false;
@@ -60,7 +62,8 @@ class TokenCursor {
   class Nesting {
    public:
     explicit Nesting(TokenCursor& in) : in_(in) {
-      if (++in_.depth_ > kMaxDepth) in_.fail("at most " + std::to_string(kMaxDepth) + " levels of nesting");
+      if (++in_.depth_ > kMaxDepth)
+        in_.fail("at most " + std::to_string(kMaxDepth) + " levels of nesting");
     }
     ~Nesting() { --in_.depth_; }
     Nesting(const Nesting&) = delete;

@@ -1,6 +1,6 @@
 // libFuzzer target for the PTX parser (built by scripts/fuzz-parser.sh, not by
 // CMake). Any input must either parse or throw ParseError; what parses must
-// emit PTX that parses back to the same IR.
+// verify without crashing and emit PTX that parses back to the same IR.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -8,6 +8,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/parser.hpp"
+#include "warpforge/ptx/verifier.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace warpforge::ptx;
@@ -17,6 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const warpforge::ParseError&) {
     return 0;
   }
+  verify(module);
   if (!(parse(emit(module), "emitted") == module)) __builtin_trap();
   return 0;
 }

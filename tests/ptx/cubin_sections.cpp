@@ -32,7 +32,10 @@ struct SectionHeader {
 }  // namespace
 
 Cubin read_cubin(const std::vector<std::uint8_t>& b) {
-  if (b.size() < 64 || std::memcmp(b.data(), "\x7f" "ELF\x02\x01", 6) != 0)
+  if (b.size() < 64 || std::memcmp(b.data(),
+                                   "\x7f"
+                                   "ELF\x02\x01",
+                                   6) != 0)
     throw std::runtime_error("cubin: not a little-endian ELF64 file");
   auto shoff = read_at<std::uint64_t>(b, kShOff);
   auto entsize = read_at<std::uint16_t>(b, kShEntSize);
@@ -41,9 +44,9 @@ Cubin read_cubin(const std::vector<std::uint8_t>& b) {
   std::vector<SectionHeader> headers;
   for (std::size_t i = 0; i < count; ++i) {
     std::size_t h = shoff + i * entsize;
-    headers.push_back({read_at<std::uint32_t>(b, h), read_at<std::uint32_t>(b, h + 4), read_at<std::uint64_t>(b, h + 24),
-                       read_at<std::uint64_t>(b, h + 32), read_at<std::uint32_t>(b, h + 40),
-                       read_at<std::uint64_t>(b, h + 56)});
+    headers.push_back({read_at<std::uint32_t>(b, h), read_at<std::uint32_t>(b, h + 4),
+                       read_at<std::uint64_t>(b, h + 24), read_at<std::uint64_t>(b, h + 32),
+                       read_at<std::uint32_t>(b, h + 40), read_at<std::uint64_t>(b, h + 56)});
   }
   if (strndx >= headers.size()) throw std::runtime_error("cubin: no section-name table");
   Cubin cubin;
@@ -51,13 +54,16 @@ Cubin read_cubin(const std::vector<std::uint8_t>& b) {
     std::string name = c_string(b, headers[strndx].offset + h.name);
     auto& data = cubin.sections[name];
     if (h.type != kNoBits) {
-      if (h.offset + h.size > b.size()) throw std::runtime_error("cubin: section " + name + " past the end");
-      data.assign(b.begin() + static_cast<std::ptrdiff_t>(h.offset), b.begin() + static_cast<std::ptrdiff_t>(h.offset + h.size));
+      if (h.offset + h.size > b.size())
+        throw std::runtime_error("cubin: section " + name + " past the end");
+      data.assign(b.begin() + static_cast<std::ptrdiff_t>(h.offset),
+                  b.begin() + static_cast<std::ptrdiff_t>(h.offset + h.size));
     }
     if (h.type == kSymTab && h.entsize && h.link < headers.size()) {
       for (std::size_t s = 0; s < h.size / h.entsize; ++s) {
         std::size_t entry = h.offset + s * h.entsize;
-        if (entry + h.entsize > b.size() || h.entsize < 4) throw std::runtime_error("cubin: symbol past the end");
+        if (entry + h.entsize > b.size() || h.entsize < 4)
+          throw std::runtime_error("cubin: symbol past the end");
         Symbol sym;
         sym.name = c_string(b, headers[h.link].offset + read_at<std::uint32_t>(b, entry));
         sym.fields.assign(b.begin() + static_cast<std::ptrdiff_t>(entry + 4),

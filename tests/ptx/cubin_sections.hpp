@@ -12,7 +12,8 @@ namespace warpforge::testing {
 
 struct Symbol {
   std::string name;
-  std::vector<std::uint8_t> fields;  // the .symtab entry after st_name: info, other, section, value, size
+  std::vector<std::uint8_t>
+      fields;  // the .symtab entry after st_name: info, other, section, value, size
   friend bool operator==(const Symbol&, const Symbol&) = default;
 };
 

@@ -34,9 +34,11 @@ TEST_P(ParseErrors, NameThePositionTokenAndExpectation) {
     EXPECT_EQ(e.column(), m.column) << e.what();
     EXPECT_EQ(e.token(), m.token) << e.what();
     EXPECT_NE(e.expected().find(m.expected), std::string::npos) << e.what();
-    const std::string prefix = "bad.ptx:" + std::to_string(m.line) + ":" + std::to_string(m.column) + ": expected ";
+    const std::string prefix =
+        "bad.ptx:" + std::to_string(m.line) + ":" + std::to_string(m.column) + ": expected ";
     EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
-    EXPECT_NE(std::string(e.what()).find(m.token.empty() ? "end of input" : "'" + m.token + "'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find(m.token.empty() ? "end of input" : "'" + m.token + "'"),
+              std::string::npos);
   }
 }
 
@@ -45,20 +47,25 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Malformed{"empty input", "", 1, 1, "", "'.version'"},
         Malformed{"version without minor", ".version 8\n", 1, 10, "8", "major.minor"},
-        Malformed{"target missing", ".version 8.4\n.address_size 64\n", 2, 1, ".address_size", "'.target'"},
-        Malformed{"address size", ".version 8.4\n.target sm_90\n.address_size 48\n", 3, 15, "48", "32 or 64"},
+        Malformed{"target missing", ".version 8.4\n.address_size 64\n", 2, 1, ".address_size",
+                  "'.target'"},
+        Malformed{"address size", ".version 8.4\n.target sm_90\n.address_size 48\n", 3, 15, "48",
+                  "32 or 64"},
         Malformed{"unterminated comment", ".version 8.4 /* no end\n", 1, 14, "/*", "'*/'"},
-        Malformed{"short hex float", in_kernel("mov.f32 %f1, 0f3F80;"), 6, 14, "0f3F80", "hex float"},
+        Malformed{"short hex float", in_kernel("mov.f32 %f1, 0f3F80;"), 6, 14, "0f3F80",
+                  "hex float"},
         Malformed{"octal with 9", in_kernel("mov.u32 %r1, 019;"), 6, 14, "019", "octal digits"},
         Malformed{"missing semicolon", in_kernel("add.s32 %r1, %r2, 1\nret;"), 7, 1, "ret", "';'"},
         Malformed{"stray character", in_kernel("add.s32 %r1, %r2, #1;"), 6, 19, "#", "a PTX token"},
-        Malformed{"unterminated string", in_kernel(".pragma \"nounroll;"), 6, 9, "\"", "closing the string"},
+        Malformed{"unterminated string", in_kernel(".pragma \"nounroll;"), 6, 9, "\"",
+                  "closing the string"},
         Malformed{"declaration without type", in_kernel(".reg %r<4>;"), 6, 6, "%r", "a type"},
-        Malformed{"unclosed body", ".version 8.4\n.target sm_90a\n.entry k()\n{\nret;\n", 6, 1, "", "'}'"},
+        Malformed{"unclosed body", ".version 8.4\n.target sm_90a\n.entry k()\n{\nret;\n", 6, 1, "",
+                  "'}'"},
         Malformed{"unclosed address", in_kernel("ld.u32 %r1, [%rd1+4;"), 6, 20, ";", "']'"},
         Malformed{"guard without instruction", in_kernel("@%p1 ;"), 6, 6, ";", "an instruction"},
-        Malformed{"linkage without space", ".version 8.4\n.target sm_90a\n.visible .foo x;\n", 3, 10, ".foo",
-                  "a state space"},
+        Malformed{"linkage without space", ".version 8.4\n.target sm_90a\n.visible .foo x;\n", 3,
+                  10, ".foo", "a state space"},
         Malformed{"register as opcode", in_kernel("%r1 = 5;"), 6, 1, "%r1", "a statement"},
         Malformed{"too deep", in_kernel(std::string(300, '{')), 6, 201, "{", "levels of nesting"}),
     [](const ::testing::TestParamInfo<Malformed>& info) {

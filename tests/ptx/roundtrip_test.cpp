@@ -4,16 +4,17 @@
 //   ptxas(emit(parse(x))) gives the machine code ptxas(x) gives.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <unistd.h>
 
 #include "ptx/cubin_sections.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/parser.hpp"
+#include "warpforge/ptx/verifier.hpp"
 
 namespace warpforge::ptx {
 namespace {
@@ -54,8 +55,8 @@ CorpusName split_name(const fs::path& p) {
 // The first module item where two modules differ, as emitted text, so that a
 // failure shows PTX rather than bytes.
 std::string first_difference(const Module& a, const Module& b) {
-  if (a.version_major != b.version_major || a.version_minor != b.version_minor || a.target != b.target ||
-      a.address_size != b.address_size)
+  if (a.version_major != b.version_major || a.version_minor != b.version_minor ||
+      a.target != b.target || a.address_size != b.address_size)
     return "the header differs";
   for (std::size_t i = 0; i < std::min(a.items.size(), b.items.size()); ++i) {
     if (a.items[i] == b.items[i]) continue;
@@ -78,7 +79,8 @@ std::string without_line_suffix(const std::string& name) {
 
 class Scratch {
  public:
-  Scratch() : dir_(fs::temp_directory_path() / ("warpforge-roundtrip-" + std::to_string(::getpid()))) {
+  Scratch()
+      : dir_(fs::temp_directory_path() / ("warpforge-roundtrip-" + std::to_string(::getpid()))) {
     fs::create_directories(dir_);
   }
   ~Scratch() { fs::remove_all(dir_); }
@@ -98,17 +100,22 @@ TEST_P(RoundTrip, ReparsesEqualAndAssemblesToTheSameCode) {
   const Module reparsed = parse(emitted, "emitted");
   ASSERT_TRUE(reparsed == parsed) << first_difference(parsed, reparsed);
   ASSERT_FALSE(parsed.entries().empty());
+  EXPECT_EQ(verify(parsed), std::vector<std::string>{});
 
   auto ptxas = find_cuda_tool("ptxas");
-  if (!ptxas) GTEST_SKIP() << "ptxas not found on PATH or in /usr/local/cuda/bin: the structural check passed, "
-                              "the machine-code comparison needs the CUDA toolkit";
+  if (!ptxas)
+    GTEST_SKIP()
+        << "ptxas not found on PATH or in /usr/local/cuda/bin: the structural check passed, "
+           "the machine-code comparison needs the CUDA toolkit";
   const CorpusName name = split_name(path);
   Scratch scratch;
   fs::path emitted_ptx = scratch.dir() / "emitted.ptx";
   std::ofstream(emitted_ptx) << emitted;
   auto assemble = [&](const fs::path& ptx, const std::string& cubin) {
-    std::vector<std::string> args = {"-arch=" + name.target, ptx.string(), "-o", (scratch.dir() / cubin).string()};
-    if (name.variant == "rdc") args.insert(args.begin(), "-c");  // relocatable: extern functions stay unresolved
+    std::vector<std::string> args = {"-arch=" + name.target, ptx.string(), "-o",
+                                     (scratch.dir() / cubin).string()};
+    if (name.variant == "rdc")
+      args.insert(args.begin(), "-c");  // relocatable: extern functions stay unresolved
     ToolRun run = run_tool(*ptxas, args);
     EXPECT_EQ(run.exit_code, 0) << "ptxas " << ptx << ":\n" << run.output;
     return read_bytes(scratch.dir() / cubin);
@@ -139,7 +146,8 @@ TEST_P(RoundTrip, ReparsesEqualAndAssemblesToTheSameCode) {
   ASSERT_EQ(want.symbols.size(), got.symbols.size());
   for (std::size_t i = 0; i < want.symbols.size(); ++i) {
     EXPECT_EQ(without_line_suffix(want.symbols[i].name), without_line_suffix(got.symbols[i].name));
-    EXPECT_TRUE(want.symbols[i].fields == got.symbols[i].fields) << "symbol " << want.symbols[i].name;
+    EXPECT_TRUE(want.symbols[i].fields == got.symbols[i].fields)
+        << "symbol " << want.symbols[i].name;
   }
 }
 
@@ -155,7 +163,8 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RoundTrip);
 
 TEST(RoundTripCorpus, WasGenerated) {
   if (corpus_files().empty())
-    GTEST_SKIP() << "no PTX in " << WARPFORGE_PTX_CORPUS_DIR << ": nvcc was not found when CMake configured "
+    GTEST_SKIP() << "no PTX in " << WARPFORGE_PTX_CORPUS_DIR
+                 << ": nvcc was not found when CMake configured "
                  << "the build, so tests/corpus/*.cu were not compiled";
   EXPECT_GE(corpus_files().size(), 60u);
 }

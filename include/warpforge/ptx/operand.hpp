@@ -32,10 +32,12 @@ struct Operand {
   std::string text;
   bool negated = false;
   std::int64_t offset = 0;  // address and generic offsets; a symbol's in `sym+4`
+  std::vector<Operand> elems;
   // `+0` written out, as nvcc does in [%SP+0] and [param0+0]: ptxas -G emits
   // different code for [%SP] and [%SP+0], so the parser keeps the spelling.
+  // Declared last so that positional initialization of the fields above keeps
+  // its meaning.
   bool explicit_zero_offset = false;
-  std::vector<Operand> elems;
 
   static Operand reg(std::string name, bool negated = false);
   static Operand sreg(std::string name);

@@ -40,6 +40,9 @@ struct Variable {
   bool ptr = false;
   std::optional<Space> ptr_space;
   int ptr_align = 0;
+  // Variable attributes (PTX ISA 5.4.8 ".attribute"): "managed", or
+  // "unified(hi, lo)" with the two 64-bit halves of the UUID as written.
+  std::vector<std::string> attributes;
 
   // Size in bytes of the whole variable (element bits × vector × array dims);
   // throws PtxError for unsized arrays ([]).

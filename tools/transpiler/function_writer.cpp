@@ -86,8 +86,8 @@ class BodyWriter {
 
  private:
   Code declaration(const ptx::Variable& v) {
-    const bool simple = v.space == ptx::Space::reg && v.linkage == ptx::Linkage::none && !v.align &&
-                        !v.vector_width && v.dims.empty() && !v.init && !v.ptr && !v.ptr_space && !v.ptr_align &&
+    // What declare_reg(s)/declare_pred(s) write; anything more is written as IR.
+    const bool simple = ptx::Variable{.space = ptx::Space::reg, .type = v.type, .name = v.name, .range = v.range} == v &&
                         (!v.range || *v.range > 0);
     if (!simple) return Code("k.statement(" + literal(v) + ");");
     std::string cpp = scope_.names.claim(v.name, v.type == ptx::Type::pred ? "p" : "r");

@@ -143,8 +143,8 @@ std::string literal(const ptx::Operand& op) {
   if (!op.text.empty()) f.add("text", cpp_string(op.text));
   if (op.negated) f.add("negated", "true");
   if (op.offset) f.add("offset", int_literal(op.offset));
-  if (op.explicit_zero_offset) f.add("explicit_zero_offset", "true");
   if (!op.elems.empty()) f.add("elems", braced(op.elems));
+  if (op.explicit_zero_offset) f.add("explicit_zero_offset", "true");
   return f.done();
 }
 
@@ -169,6 +169,7 @@ std::string literal(const ptx::Variable& v) {
   if (v.ptr) f.add("ptr", "true");
   if (v.ptr_space) f.add("ptr_space", literal(*v.ptr_space));
   if (v.ptr_align) f.add("ptr_align", std::to_string(v.ptr_align));
+  if (!v.attributes.empty()) f.add("attributes", strings_literal(v.attributes));
   return f.done();
 }
 

@@ -171,8 +171,9 @@ Code OperandWriter::expr(const ptx::Operand& op) {
   if (!op.text.empty()) out += Code(", .text = " + cpp_string(op.text));
   if (op.negated) out += Code(", .negated = true");
   if (op.offset) out += Code(", .offset = ") + Code::hole(op.offset);
+  out += Code(", .elems = {") + elems() + Code("}");
   if (op.explicit_zero_offset) out += Code(", .explicit_zero_offset = true");
-  return out + Code(", .elems = {") + elems() + Code("}}");
+  return out + Code("}");
 }
 
 Code OperandWriter::arg_if_handle(const ptx::Operand& op) {

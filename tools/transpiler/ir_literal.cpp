@@ -222,17 +222,12 @@ std::string literal(const ptx::Function& fn) {
   return f.done();
 }
 
-std::string literal(const ptx::Section& s) {
-  std::string lines = "{";
-  for (std::size_t i = 0; i < s.lines.size(); ++i) {
-    const auto& l = s.lines[i];
-    Fields f("ptx::Section::Line");
-    if (l.label) f.add("label", cpp_string(*l.label));
-    if (l.type != ptx::Type::b8) f.add("type", literal(l.type));
-    if (!l.values.empty()) f.add("values", braced(l.values));
-    lines += (i ? ",\n      " : "") + f.done();
-  }
-  return "ptx::Section{" + cpp_string(s.name) + ", " + lines + "}}";
+std::string literal(const ptx::Section::Line& l) {
+  Fields f("ptx::Section::Line");
+  if (l.label) f.add("label", cpp_string(*l.label));
+  if (l.type != ptx::Type::b8) f.add("type", literal(l.type));
+  if (!l.values.empty()) f.add("values", braced(l.values));
+  return f.done();
 }
 
 }  // namespace warpforge::transpiler

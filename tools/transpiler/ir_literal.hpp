@@ -20,7 +20,7 @@ std::string literal(const ptx::Directive& d);
 std::string literal(const ptx::Instruction& inst);
 std::string literal(const ptx::Statement& s);
 std::string literal(const ptx::Function& f);
-std::string literal(const ptx::Section& s);
+std::string literal(const ptx::Section::Line& l);  // one line of a debug section
 
 // {a, b, c} of the literals of `values`.
 template <class T>

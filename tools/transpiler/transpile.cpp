@@ -52,9 +52,21 @@ std::string transpile(const ptx::Module& module, const TranspileOptions& options
   std::string functions, items;
   bool uses_slice = false;
   for (const auto& item : module.items) {
+    if (const auto* section = std::get_if<ptx::Section>(&item)) {
+      // A line per statement: one initializer of thousands of lines (a -G
+      // build's .debug_info) takes compilers minutes.
+      std::string cpp_name = function_names.claim("section_" + section->name);
+      functions += "\nptx::Section " + cpp_name + "() {\n  ptx::Section s{.name = " + cpp_string(section->name) + "};\n";
+      for (const auto& line : section->lines) functions += "  s.lines.push_back(" + literal(line) + ");\n";
+      functions += "  return s;\n}\n";
+      items += "  m.items.push_back(" + ns + "::" + cpp_name + "());\n";
+      continue;
+    }
     const auto* f = std::get_if<ptx::Function>(&item);
     if (!f || !f->body) {
-      items += "  m.items.push_back(" + std::visit([](const auto& v) { return literal(v); }, item) + ");\n";
+      const auto* v = std::get_if<ptx::Variable>(&item);
+      const auto* d = std::get_if<ptx::Directive>(&item);
+      items += "  m.items.push_back(" + (v ? literal(*v) : d ? literal(*d) : literal(*f)) + ");\n";
       continue;
     }
     std::string cpp_name = function_names.claim(std::string(f->is_entry ? "kernel_" : "func_") + f->name);

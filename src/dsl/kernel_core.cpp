@@ -102,7 +102,19 @@ std::string KernelCore::auto_name(Type storage) {
     auto_counts_.emplace_back(prefix, 0);
     it = std::prev(auto_counts_.end());
   }
-  return prefix + std::to_string(it->second++);
+  std::string name = prefix + std::to_string(it->second++);
+  // Exact declarations (declare_regs) may have taken the name already.
+  if (!taken_names_.insert(name).second)
+    fail(".reg", "automatic register name '" + name +
+                     "' is already declared by an exact declaration; do not mix declare_regs with reg() "
+                     "for the same prefix");
+  return name;
+}
+
+void KernelCore::claim_exact(const std::string& name) {
+  if (name.empty()) fail(".reg", "an exact declaration needs a name");
+  if (!taken_names_.insert(name).second) fail(".reg", "register name '" + name + "' is already declared");
+  exact_names_.push_back(name);
 }
 
 Reg KernelCore::reg(Type type, std::string name) {
@@ -147,6 +159,79 @@ Pred KernelCore::pred(std::string name) {
   }
   preds_.push_back(full);
   return Pred(this, static_cast<std::uint32_t>(preds_.size() - 1));
+}
+
+Reg KernelCore::declare_reg(Type type, std::string name) {
+  if (type == Type::pred) fail(".reg", "a predicate is not a Reg; use declare_pred()");
+  claim_exact(name);
+  body_.push_back(ptx::Variable{.space = Space::reg, .type = type, .name = name});
+  regs_.push_back({std::move(name), type});
+  return Reg(this, static_cast<std::uint32_t>(regs_.size() - 1), type);
+}
+
+Regs KernelCore::declare_regs(Type type, std::string prefix, int count) {
+  if (type == Type::pred) fail(".reg", "predicates are not Regs; use declare_preds()");
+  if (count <= 0) fail(".reg", prefix + "<" + std::to_string(count) + ">: need at least 1 register");
+  claim_exact(prefix);
+  Regs out;
+  for (int i = 0; i < count; ++i) {
+    std::string name = prefix + std::to_string(i);
+    claim_exact(name);
+    regs_.push_back({std::move(name), type});
+    out.push_back(Reg(this, static_cast<std::uint32_t>(regs_.size() - 1), type));
+  }
+  body_.push_back(ptx::Variable{.space = Space::reg, .type = type, .name = std::move(prefix), .range = count});
+  return out;
+}
+
+Pred KernelCore::declare_pred(std::string name) {
+  claim_exact(name);
+  body_.push_back(ptx::Variable{.space = Space::reg, .type = Type::pred, .name = name});
+  preds_.push_back(std::move(name));
+  return Pred(this, static_cast<std::uint32_t>(preds_.size() - 1));
+}
+
+std::vector<Pred> KernelCore::declare_preds(std::string prefix, int count) {
+  if (count <= 0) fail(".reg", prefix + "<" + std::to_string(count) + ">: need at least 1 predicate");
+  claim_exact(prefix);
+  std::vector<Pred> out;
+  for (int i = 0; i < count; ++i) {
+    std::string name = prefix + std::to_string(i);
+    claim_exact(name);
+    preds_.push_back(std::move(name));
+    out.push_back(Pred(this, static_cast<std::uint32_t>(preds_.size() - 1)));
+  }
+  body_.push_back(ptx::Variable{.space = Space::reg, .type = Type::pred, .name = std::move(prefix), .range = count});
+  return out;
+}
+
+Label KernelCore::label_named(std::string name) {
+  if (name.empty()) fail("label", "a label needs a name");
+  return Label(this, std::move(name));
+}
+
+void KernelCore::statement(ptx::Statement s) { body_.push_back(std::move(s)); }
+
+void KernelCore::block(const std::function<void()>& body) {
+  std::vector<ptx::Statement> outer;
+  outer.swap(body_);
+  const std::size_t names_before = exact_names_.size();
+  // Names declared exactly inside the block end with it: sibling blocks may reuse them.
+  auto end_scope = [&] {
+    for (std::size_t i = names_before; i < exact_names_.size(); ++i) taken_names_.erase(exact_names_[i]);
+    exact_names_.resize(names_before);
+  };
+  try {
+    body();
+  } catch (...) {
+    body_.swap(outer);
+    end_scope();
+    throw;
+  }
+  end_scope();
+  ptx::Block nested{std::move(body_)};
+  body_ = std::move(outer);
+  body_.push_back(std::move(nested));
 }
 
 Label KernelCore::label(std::string_view hint) {
@@ -257,8 +342,10 @@ Reg KernelCore::sreg(std::string_view sname) {
 }
 
 namespace {
+// Comma-separated when there is more than one value, as the parser reads them,
+// so that parse(emit(m)) == m.
 ptx::Directive numbers(std::string name, std::initializer_list<std::uint32_t> values) {
-  ptx::Directive d{.name = std::move(name), .comma_separated = true};
+  ptx::Directive d{.name = std::move(name), .comma_separated = values.size() > 1};
   for (auto v : values) d.args.push_back(ptx::Operand::imm_u(v));
   return d;
 }
@@ -337,6 +424,12 @@ ptx::Operand KernelCore::operand_of(const Label& l) const {
   return ptx::Operand::label(l.name());
 }
 
+ptx::Operand KernelCore::operand_of(SReg r) const {
+  const SRegInfo& i = info(r);
+  require(i.name, i.availability);
+  return ptx::Operand::sreg(std::string(i.name));
+}
+
 ptx::Operand KernelCore::operand_of(const Regs& rs) const {
   std::vector<ptx::Operand> elems;
   for (const auto& r : rs) elems.push_back(operand_of(r));
@@ -412,14 +505,18 @@ ptx::Function KernelCore::function() const {
   for (const auto& d : named_decls_)
     body.body.push_back(ptx::Variable{.space = Space::reg, .type = d.storage, .name = d.name, .range = d.range});
   for (const auto& s : shared_) body.body.push_back(s);
-  // Every branch target must be placed somewhere in the body.
-  for (const auto& s : body_) {
-    const auto* inst = std::get_if<ptx::Instruction>(&s);
-    if (!inst) continue;
-    for (const auto& op : inst->operands)
-      if (op.kind == ptx::Operand::Kind::label && !placed_labels_.count(op.text))
-        fail(inst->full_opcode(), "label " + op.text + " is used but never placed");
-  }
+  // Every branch target must be placed somewhere in the body, nested blocks included.
+  std::function<void(const std::vector<ptx::Statement>&)> check_labels = [&](const auto& statements) {
+    for (const auto& s : statements) {
+      if (const auto* nested = std::get_if<ptx::Block>(&s)) check_labels(nested->body);
+      const auto* inst = std::get_if<ptx::Instruction>(&s);
+      if (!inst) continue;
+      for (const auto& op : inst->operands)
+        if (op.kind == ptx::Operand::Kind::label && !placed_labels_.count(op.text))
+          fail(inst->full_opcode(), "label " + op.text + " is used but never placed");
+    }
+  };
+  check_labels(body_);
   body.body.insert(body.body.end(), body_.begin(), body_.end());
   bool ends = !body_.empty() && std::holds_alternative<ptx::Instruction>(body_.back()) &&
               std::get<ptx::Instruction>(body_.back()).opcode == "ret" &&

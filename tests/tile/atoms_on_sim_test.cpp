@@ -90,6 +90,80 @@ TEST_P(MmaAtomOnSim, ALayoutAgreesWithTheSimulator) {
 
 INSTANTIATE_TEST_SUITE_P(K, MmaAtomOnSim, ::testing::Values(8, 16));
 
+// mma.m16n8k32 with e4m3 operands. e4m3 holds few integers exactly, so the
+// operands carry single bits (0 or 1.0 = 0x38) of each element's index, one
+// bit per launch, and D = A·B reads them back.
+class Fp8AtomOnSim : public ::testing::Test {
+ protected:
+  static constexpr int M = 16, N = 8, K = 32;
+  static constexpr std::uint8_t kOne = 0x38;  // 1.0 in e4m3 (bias 7)
+
+  Fp8AtomOnSim() : device_(Device::sim()), module_(device_, build()) {}
+
+  static ptx::Module build() {
+    const auto atom = layout::mma_m16n8k32_f8();
+    Kernel k("fp8_atom_check", Target::sm_90a);
+    Reg pa = k.param_ptr("A", 4), pb = k.param_ptr("BT", 4), pd = k.param_ptr("D", 4);
+    auto a = RegisterTile::allocate(k, atom.a, M, K, e4m3, "a");
+    auto b = RegisterTile::allocate(k, atom.b, K, N, e4m3, "b");
+    auto d = RegisterTile::allocate(k, atom.c, M, N, f32, "d");
+    warp::copy(k, GlobalTile{pa, K, true}, a);
+    warp::copy(k, GlobalTile{pb, K, false}, b);
+    for (const auto& r : d.regs()) k.mov(r, imm_f32(0.0f));
+    k.mma_sync(MmaShape::m16n8k32, e4m3, e4m3, f32, d.regs(), a.regs(), b.regs(), d.regs());
+    warp::copy(k, d, GlobalTile{pd, N, true});
+    return k.module();
+  }
+
+  std::vector<float> run(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& bt) {
+    Buffer da = upload(device_, a), db = upload(device_, bt), dd(device_, M * N * 4);
+    dd.fill(0xFF);
+    module_.launch("fp8_atom_check", {.grid = {1}, .block = {32}}, {da, db, dd});
+    return dd.download<float>(M * N);
+  }
+
+  Device device_;
+  runtime::Module module_;
+};
+
+TEST_F(Fp8AtomOnSim, BAndDLayoutsAgreeWithTheSimulator) {
+  // A[m][k] = [k == m] + 2·[k == m + 16]: D[m][n] = B[m][n] + 2·B[m + 16][n].
+  std::vector<std::uint8_t> a(M * K, 0);
+  for (int m = 0; m < M; ++m) {
+    a[m * K + m] = kOne;
+    a[m * K + m + 16] = 0x40;  // 2.0
+  }
+  auto id = [](int kk, int n) { return kk * N + n; };  // 0 .. 255
+  for (int bit = 0; bit < 8; ++bit) {
+    std::vector<std::uint8_t> bt(N * K, 0);
+    for (int kk = 0; kk < K; ++kk)
+      for (int n = 0; n < N; ++n) bt[n * K + kk] = (id(kk, n) >> bit) & 1 ? kOne : 0;
+    auto d = run(a, bt);
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n)
+        EXPECT_EQ(d[m * N + n], float(((id(m, n) >> bit) & 1) + 2 * ((id(m + 16, n) >> bit) & 1)))
+            << "bit " << bit << " m " << m << " n " << n;
+  }
+}
+
+TEST_F(Fp8AtomOnSim, ALayoutAgreesWithTheSimulator) {
+  auto id = [](int m, int kk) { return m * K + kk; };  // 0 .. 511
+  for (int j = 0; j < K / N; ++j) {
+    // B selects columns 8j .. 8j + 7 of A.
+    std::vector<std::uint8_t> bt(N * K, 0);
+    for (int n = 0; n < N; ++n) bt[n * K + n + N * j] = kOne;
+    for (int bit = 0; bit < 9; ++bit) {
+      std::vector<std::uint8_t> a(M * K);
+      for (int m = 0; m < M; ++m)
+        for (int kk = 0; kk < K; ++kk) a[m * K + kk] = (id(m, kk) >> bit) & 1 ? kOne : 0;
+      auto d = run(a, bt);
+      for (int m = 0; m < M; ++m)
+        for (int n = 0; n < N; ++n)
+          EXPECT_EQ(d[m * N + n], float((id(m, n + N * j) >> bit) & 1)) << "j " << j << " bit " << bit;
+    }
+  }
+}
+
 // Global -> registers (layout), registers -> shared (stmatrix), shared ->
 // registers (ldmatrix), registers -> global (layout): the data must come back.
 struct RoundTrip {

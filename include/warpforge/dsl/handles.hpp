@@ -147,5 +147,6 @@ struct Addr {
 
 inline Addr at(const Reg& base, std::int64_t offset = 0) { return Addr(base, offset); }
 inline Addr at(const Shared& base, std::int64_t offset = 0) { return Addr(base, offset); }
+inline Addr at(const ParamRef& base, std::int64_t offset = 0) { return Addr(base, offset); }
 
 }  // namespace warpforge::dsl

@@ -69,6 +69,24 @@ class KernelCore {
   void explicitcluster();
   void reqnctapercluster(std::uint32_t x, std::uint32_t y = 1, std::uint32_t z = 1);
 
+  // --- exact declarations --------------------------------------------------------
+  // For code that reproduces given PTX statement for statement (the PTX -> C++
+  // transpiler): registers are declared where these are called, under exactly
+  // the names given (any PTX identifier, '%' included), instead of by the
+  // automatic declarations at the top of the body. Names are still checked
+  // against every other declaration of the kernel.
+  Reg declare_reg(Type type, std::string name);                     // .reg .T name;
+  Regs declare_regs(Type type, std::string prefix, int count);      // .reg .T prefix<count>;
+  Pred declare_pred(std::string name);                              // .reg .pred name;
+  std::vector<Pred> declare_preds(std::string prefix, int count);   // .reg .pred prefix<count>;
+  Label label_named(std::string name);                              // a label called exactly `name`
+  // Appends one IR statement as given: a declaration the DSL has no call for,
+  // a .loc or .pragma directive.
+  void statement(ptx::Statement s);
+  // A nested `{ ... }` block holding what `body` emits (PTX scopes the
+  // registers declared inside it to the block).
+  void block(const std::function<void()>& body);
+
   // --- the escape hatch ------------------------------------------------------------
   // Any opcode, unwrapped: `k.inst("prmt.b32", d, a, b, sel)`. Operand count is
   // still checked for the opcodes warpforge knows (opcode_arity.cpp).
@@ -94,6 +112,7 @@ class KernelCore {
   ptx::Operand operand_of(const Addr& a) const;
   ptx::Operand operand_of(const Label& l) const;
   ptx::Operand operand_of(const Regs& rs) const;  // {a, b, c}
+  ptx::Operand operand_of(SReg r) const;          // %tid.x; refused where the target lacks it
   ptx::Operand operand_of(const ptx::Operand& op) const { return op; }
   template <std::integral I>
   ptx::Operand operand_of(I value) const {
@@ -135,6 +154,7 @@ class KernelCore {
   std::string claim_name(std::string name, std::optional<int> range);
   void check_symbol_free(std::string_view what, const std::string& name) const;
   std::string auto_name(Type storage);
+  void claim_exact(const std::string& name);
   void check_owner(const KernelCore* owner, std::string_view what, const std::string& name,
                    std::string_view instruction = {}) const;
 
@@ -145,6 +165,7 @@ class KernelCore {
   std::vector<Declaration> named_decls_;
   std::vector<std::pair<std::string, int>> auto_counts_;  // prefix -> count, first-use order
   std::set<std::string> taken_names_;
+  std::vector<std::string> exact_names_;  // claimed by declare_*, in order; block() releases its own
   std::set<std::string> placed_labels_;
   int label_counter_ = 0;
   std::vector<ptx::Variable> params_;

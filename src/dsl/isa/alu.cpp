@@ -69,6 +69,14 @@ Reg AluOps::mov_sreg(Type t, SReg s) {
   return sreg(s).as(t);
 }
 
+void AluOps::mov(const Reg& d, SReg s) {
+  std::string opcode = "mov" + dot(d.type());
+  if (ptx::bits(d.type()) != ptx::bits(info(s).type))
+    fail(opcode + " " + std::string(info(s).name), "special register is " + type_name(info(s).type) +
+                                                       "; " + d.name() + " is " + type_name(d.type()));
+  emit(opcode, {operand_of(d), operand_of(s)});
+}
+
 void AluOps::mov(const Pred& d, const PredUse& s) {
   emit("mov.pred", {operand_of(d), operand_of(s)});
 }

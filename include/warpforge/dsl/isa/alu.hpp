@@ -25,6 +25,8 @@ class AluOps : public virtual KernelCore {
   void mov(const Reg& d, const Src& s);
   Reg mov(Type t, const Src& s);
   Reg mov(Type t, SReg s) { return mov_sreg(t, s); }
+  // mov.T d, %sreg into a given register, T being d's type (of the special register's width).
+  void mov(const Reg& d, SReg s);
   void mov(const Pred& d, const PredUse& s);
 
   // Integers: add/sub (optionally .sat for s32), mul -> mul.lo; floats take a FloatMode.

@@ -1,0 +1,107 @@
+// The generator on small PTX snippets: what the C++ it writes says.
+#include <gtest/gtest.h>
+
+#include "transpiler/code.hpp"
+#include "transpiler/transpile.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/ptx/parser.hpp"
+
+namespace warpforge::transpiler {
+namespace {
+
+std::string kernel(const std::string& body, const std::string& params = "") {
+  return ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(" + params + ")\n{\n" + body + "\n}\n";
+}
+
+std::string transpiled(const std::string& ptx_text) { return transpile(ptx::parse(ptx_text), {.name = "snippet"}); }
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Transpile, DeclaresRegistersAsThePtxDid) {
+  std::string out = transpiled(kernel(".reg .b32 %r<4>;\n.reg .f32 %acc;\n.reg .pred %p<2>;\nadd.f32 %acc, %acc, %acc;\nret;"));
+  EXPECT_TRUE(has(out, "k.declare_regs(b32, \"%r\", 4);")) << out;
+  EXPECT_TRUE(has(out, "Reg acc = k.declare_reg(f32, \"%acc\");")) << out;
+  EXPECT_TRUE(has(out, "k.declare_preds(\"%p\", 2);")) << out;
+  EXPECT_TRUE(has(out, "k.add(acc, acc, acc);")) << out;
+  // %r and %p are never named: declared, with no handle left unused.
+  EXPECT_FALSE(has(out, "Regs r =")) << out;
+  EXPECT_TRUE(has(out, "warpforge::ptx::Module build_snippet()")) << out;
+}
+
+TEST(Transpile, FoldsArithmeticProgressionsIntoLoops) {
+  std::string out = transpiled(kernel(
+      ".reg .b64 %rd<2>;\n.reg .f32 %f<5>;\n"
+      "st.global.f32 [%rd1], %f1;\nst.global.f32 [%rd1+4], %f2;\nst.global.f32 [%rd1+8], %f3;\n"
+      "st.global.f32 [%rd1+12], %f4;\nret;"));
+  // [%rd1] has no offset to step, so the loop starts at the second store.
+  EXPECT_TRUE(has(out, "k.inst(\"st.global.f32\", at(rd[1]), f[1]);\n  for (int i = 0; i < 3; ++i) {")) << out;
+  EXPECT_TRUE(has(out, "k.inst(\"st.global.f32\", at(rd[1], 4 + 4 * i), f[2 + i]);")) << out;
+}
+
+TEST(Transpile, DoesNotFoldWhatIsNotAProgression) {
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<9>;\nadd.s32 %r1, %r2, 1;\nadd.s32 %r3, %r4, 2;\nadd.s32 %r5, %r6, 4;\nret;"));
+  EXPECT_FALSE(has(out, "for (")) << out;
+}
+
+TEST(Transpile, SpecialRegistersBranchesAndGuards) {
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<3>;\n.reg .pred %p<2>;\nmov.u32 %r1, %tid.x;\nsetp.ne.s32 %p1, %r1, 0;\n"
+      "@%p1 bra $L__BB0_2;\n@!%p1 st.global.u32 [%r1], %r2;\n$L__BB0_2:\nret;"));
+  EXPECT_TRUE(has(out, "k.mov(r[1].as(u32), SReg::tid_x);")) << out;
+  EXPECT_TRUE(has(out, "k.setp(p[1], Cmp::ne, r[1].as(s32), 0);")) << out;
+  EXPECT_TRUE(has(out, "Label L_BB0_2 = k.label_named(\"$L__BB0_2\");")) << out;
+  EXPECT_TRUE(has(out, "k.bra_if(p[1], L_BB0_2);")) << out;
+  EXPECT_TRUE(has(out, "k.guarded(!p[1], [&] { k.inst(\"st.global.u32\", at(r[1]), r[2]); });")) << out;
+  EXPECT_TRUE(has(out, "k.place(L_BB0_2);")) << out;
+}
+
+TEST(Transpile, DirectivesAndParametersKeepTheirForm) {
+  std::string out = transpiled(kernel(".reg .b64 %rd<2>;\nld.param.u64 %rd1, [k_param_0];\nret;", ".param .u64 k_param_0"));
+  EXPECT_TRUE(has(out, "const ParamRef param_0{\"k_param_0\"};")) << out;
+  EXPECT_TRUE(has(out, "k.inst(\"ld.param.u64\", rd[1], at(param_0));")) << out;
+  EXPECT_TRUE(has(out, "fn.params = {")) << out;
+}
+
+TEST(Transpile, WritesWhatTheDslCannotSayAsIr) {
+  // An address with an explicit +0, and a body that does not end in ret.
+  std::string out = transpiled(kernel(".reg .b64 %rd<2>;\nld.global.u64 %rd1, [%rd1+0];\nexit;"));
+  EXPECT_TRUE(has(out, ".explicit_zero_offset = true")) << out;
+  EXPECT_TRUE(has(out, "fn.body->body.pop_back();")) << out;
+}
+
+TEST(Transpile, RefusesANameThatIsNotAnIdentifier) {
+  EXPECT_THROW(transpile(ptx::parse(kernel("ret;")), {.name = "not a name"}), Error);
+}
+
+TEST(Transpile, MainPrintsTheModule) {
+  std::string out = transpile(ptx::parse(kernel("ret;")), {.name = "m", .with_main = true});
+  EXPECT_TRUE(has(out, "int main() { std::cout << build_m().to_ptx(); }")) << out;
+}
+
+TEST(FoldedCode, LoopsOverPeriodicGroups) {
+  auto stmt = [](const std::string& a, std::int64_t x, const std::string& b) {
+    return Code(a) + Code::hole(x) + Code(b);
+  };
+  std::vector<Code> s;
+  for (int g = 0; g < 3; ++g) {
+    s.push_back(stmt("ld(r[", 2 * g, "]);"));
+    s.push_back(stmt("use(", 7, ");"));
+  }
+  std::string out;
+  write_folded(s, "", out);
+  EXPECT_EQ(out, "for (int i = 0; i < 3; ++i) {\n  ld(r[2 * i]);\n  use(7);\n}\n");
+}
+
+TEST(FoldedCode, DescendingAndShortRuns) {
+  std::vector<Code> s;
+  for (int g = 0; g < 3; ++g) s.push_back(Code("x(") + Code::hole(10 - g) + Code(");"));
+  s.push_back(Code("y();"));
+  s.push_back(Code("y();"));
+  std::string out;
+  write_folded(s, "  ", out);
+  EXPECT_EQ(out, "  for (int i = 0; i < 3; ++i) {\n    x(10 - i);\n  }\n  y();\n  y();\n");
+}
+
+}  // namespace
+}  // namespace warpforge::transpiler

@@ -1,0 +1,36 @@
+# The transpiler's end-to-end test: at build time write_transpiled_sources
+# transpiles the built-in example kernels and a few nvcc-generated corpus files
+# (corpus.cmake) into C++, which is compiled into test_transpiler; the test
+# checks that each build_<name>() equals the parsed input. Without nvcc only
+# the built-in kernels are transpiled and the corpus test skips, saying why.
+target_link_libraries(test_transpiler PRIVATE warpforge_transpiler)
+
+add_executable(write_transpiled_sources ${CMAKE_CURRENT_LIST_DIR}/generator/write_transpiled_sources.cpp)
+target_link_libraries(write_transpiled_sources PRIVATE warpforge_examples warpforge_transpiler)
+
+# hopper_wgmma: wgmma, TMA, and an mbarrier wait loop in a nested block; its -G
+# build adds debug sections, .loc and locals. device_calls (-rdc): .func device
+# functions, prototypes and call blocks. mma_sync: mma.sync and ldmatrix.
+set(transpiled_corpus hopper_wgmma.sm_90a.O3 hopper_wgmma.sm_90a.G device_calls.sm_90a.rdc mma_sync.sm_80.O3)
+set(transpiled_dir ${CMAKE_BINARY_DIR}/transpiled)
+set(transpiled_sources ${transpiled_dir}/builtins.cpp ${transpiled_dir}/transpiled_inputs.cpp)
+set(transpiled_args)
+set(transpiled_ptx)
+if(WARPFORGE_NVCC)
+  foreach(input ${transpiled_corpus})
+    string(MAKE_C_IDENTIFIER ${input} id)
+    list(APPEND transpiled_args ${input}=${WARPFORGE_PTX_CORPUS_DIR}/${input}.ptx)
+    list(APPEND transpiled_ptx ${WARPFORGE_PTX_CORPUS_DIR}/${input}.ptx)
+    list(APPEND transpiled_sources ${transpiled_dir}/corpus_${id}.cpp)
+  endforeach()
+  list(LENGTH transpiled_corpus corpus_count)
+  target_compile_definitions(test_transpiler PRIVATE WARPFORGE_TRANSPILED_CORPUS_COUNT=${corpus_count})
+else()
+  target_compile_definitions(test_transpiler PRIVATE WARPFORGE_TRANSPILED_CORPUS_COUNT=0)
+endif()
+add_custom_command(OUTPUT ${transpiled_sources}
+  COMMAND write_transpiled_sources ${transpiled_dir} ${transpiled_args}
+  DEPENDS write_transpiled_sources ${transpiled_ptx}
+  COMMENT "Transpiling the round-trip inputs to C++"
+  VERBATIM)
+target_sources(test_transpiler PRIVATE ${transpiled_sources})

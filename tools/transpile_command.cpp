@@ -1,0 +1,78 @@
+// `warpforge transpile`: PTX in, warpforge C++ out (tools/transpiler).
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "command.hpp"
+#include "ptx_file.hpp"
+#include "transpiler/transpile.hpp"
+#include "warpforge/ptx/parser.hpp"
+
+namespace warpforge::cli {
+namespace {
+
+constexpr const char* kUsage = "usage: warpforge transpile <in.ptx> [-o out.cpp] [--name NAME] [--main]\n";
+
+// build_<name>: the file's stem with everything but letters and digits made '_'.
+std::string name_from_path(const std::string& path) {
+  std::string name;
+  for (char c : std::filesystem::path(path).stem().string())
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "m_" + name;
+  return name;
+}
+
+int run_transpile(const std::vector<std::string>& args) {
+  std::string input, output;
+  transpiler::TranspileOptions options;
+  bool named = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if ((a == "-o" || a == "--name") && i + 1 < args.size()) {
+      (a == "-o" ? output : options.name) = args[++i];
+      named |= a == "--name";
+    } else if (a == "--main") {
+      options.with_main = true;
+    } else if (input.empty() && !a.empty() && a[0] != '-') {
+      input = a;
+    } else {
+      std::cerr << "transpile: unexpected argument '" << a << "'\n" << kUsage;
+      return 2;
+    }
+  }
+  if (input.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  if (!named) options.name = name_from_path(input);
+  options.source = std::filesystem::path(input).filename().string();
+  std::string source = transpiler::transpile(ptx::parse(read_text_file(input), input), options);
+  if (output.empty()) {
+    std::cout << source;
+    return 0;
+  }
+  std::ofstream out(output, std::ios::binary);
+  out << source;
+  if (!out.flush()) throw Error("cannot write '" + output + "'");
+  return 0;
+}
+
+const Registration registration({
+    .name = "transpile",
+    .summary = "turn a PTX file into warpforge C++ that rebuilds it",
+    .help = std::string(kUsage) +
+            "\n"
+            "Parses the PTX file and writes C++ (to stdout, or to out.cpp with -o) that\n"
+            "builds the same module with warpforge's DSL: a function\n"
+            "`warpforge::ptx::Module build_<name>()` whose result compares equal to the\n"
+            "parsed input. NAME defaults to the input file's stem; --main adds a main()\n"
+            "that prints the module's PTX. Registers and labels keep their PTX names,\n"
+            "exactly repetitive runs of instructions become C++ for loops, and typed\n"
+            "wrappers replace k.inst(...) where they emit the identical instruction.\n"
+            "Compile the output against warpforge's headers and library.\n",
+    .run = run_transpile,
+});
+
+}  // namespace
+}  // namespace warpforge::cli

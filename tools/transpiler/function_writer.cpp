@@ -1,0 +1,274 @@
+#include "transpiler/function_writer.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "transpiler/cpp_names.hpp"
+#include "transpiler/ir_literal.hpp"
+#include "transpiler/operand_code.hpp"
+#include "transpiler/wrappers.hpp"
+#include "warpforge/dsl/opcode_arity.hpp"
+
+namespace warpforge::transpiler {
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+void collect_labels(const ptx::Block& b, std::vector<std::string>& order, std::map<std::string, int>& count) {
+  for (const auto& s : b.body) {
+    if (const auto* l = std::get_if<ptx::Label>(&s)) {
+      if (count[l->name]++ == 0) order.push_back(l->name);
+    } else if (const auto* nested = std::get_if<ptx::Block>(&s)) {
+      collect_labels(*nested, order, count);
+    }
+  }
+}
+
+// The DSL's calls for the performance directives, where one writes `d` exactly
+// (KernelCore::maxntid and friends write three comma-separated decimals, or one).
+std::optional<std::string> directive_call(const ptx::Directive& d, ptx::Target target) {
+  static const std::map<std::string, std::size_t> kArgs = {{"maxntid", 3}, {"reqntid", 3}, {"reqnctapercluster", 3},
+                                                           {"minnctapersm", 1}, {"maxnreg", 1}, {"explicitcluster", 0}};
+  auto it = kArgs.find(d.name);
+  if (it == kArgs.end()) return std::nullopt;
+  // These two are refused below sm_90 (KernelCore::require).
+  if ((d.name == "explicitcluster" || d.name == "reqnctapercluster") && ptx::sm_number(target) < 90) return std::nullopt;
+  ptx::Directive rebuilt{.name = d.name, .comma_separated = it->second > 1};
+  std::string call = "k." + d.name + "(";
+  for (std::size_t i = 0; i < d.args.size() && i < it->second; ++i) {
+    const auto& a = d.args[i];
+    if (a.kind != ptx::Operand::Kind::imm_int || a.text.empty() || a.text.size() > 10 ||
+        !std::all_of(a.text.begin(), a.text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return std::nullopt;
+    std::uint64_t v = std::stoull(a.text);
+    if (v > UINT32_MAX) return std::nullopt;
+    rebuilt.args.push_back(ptx::Operand::imm_u(v));
+    call += (i ? ", " : "") + a.text;
+  }
+  if (!(rebuilt == d)) return std::nullopt;
+  return call + ");";
+}
+
+class BodyWriter {
+ public:
+  BodyWriter(Scope& scope, OperandWriter& ops) : scope_(scope), ops_(ops) {}
+
+  void write(const std::vector<ptx::Statement>& body, const std::string& indent, std::string& out) {
+    std::vector<Code> run;
+    for (const auto& s : body) {
+      if (const auto* nested = std::get_if<ptx::Block>(&s)) {
+        write_folded(run, indent, out);
+        run.clear();
+        out += indent + "k.block([&] {\n";
+        scope_.open();
+        write(nested->body, indent + "  ", out);
+        scope_.close();
+        out += indent + "});\n";
+      } else if (const auto* v = std::get_if<ptx::Variable>(&s)) {
+        run.push_back(declaration(*v));
+      } else if (const auto* l = std::get_if<ptx::Label>(&s)) {
+        // A name placed twice (labels of separate inline-asm blocks) is placed
+        // once through the DSL, which allows one placement per name.
+        if (placed_.insert(l->name).second) run.push_back(Code("k.place(" + scope_.labels.at(l->name) + ");"));
+        else run.push_back(Code("k.statement(" + literal(s) + ");"));
+      } else if (const auto* d = std::get_if<ptx::Directive>(&s)) {
+        run.push_back(Code("k.statement(" + literal(*d) + ");"));
+      } else {
+        run.push_back(instruction(std::get<ptx::Instruction>(s)));
+      }
+    }
+    write_folded(run, indent, out);
+  }
+
+ private:
+  Code declaration(const ptx::Variable& v) {
+    // What declare_reg(s)/declare_pred(s) write; anything more is written as IR.
+    const bool simple = ptx::Variable{.space = ptx::Space::reg, .type = v.type, .name = v.name, .range = v.range} == v &&
+                        (!v.range || *v.range > 0);
+    if (!simple) return Code("k.statement(" + literal(v) + ");");
+    std::string cpp = scope_.names.claim(v.name, v.type == ptx::Type::pred ? "p" : "r");
+    std::string name = cpp_string(v.name);
+    std::string handle, call;
+    if (v.range) {
+      scope_.add_range(v.name, *v.range, v.type, cpp);
+      std::string count = std::to_string(*v.range);
+      handle = (v.type == ptx::Type::pred ? "std::vector<Pred> " : "Regs ") + cpp + " = ";
+      call = v.type == ptx::Type::pred ? "k.declare_preds(" + name + ", " + count + ");"
+                                       : "k.declare_regs(" + dsl_type(v.type) + ", " + name + ", " + count + ");";
+    } else {
+      scope_.add_scalar(v.name, v.type, cpp);
+      handle = (v.type == ptx::Type::pred ? "Pred " : "Reg ") + cpp + " = ";
+      call = v.type == ptx::Type::pred ? "k.declare_pred(" + name + ");"
+                                       : "k.declare_reg(" + dsl_type(v.type) + ", " + name + ");";
+    }
+    declared_.push_back({cpp, handle + call, call});
+    return Code(handle + call);
+  }
+
+  // k.inst("opcode", args...), where the DSL's operand-count check and
+  // opcode splitting accept it.
+  std::optional<Code> inst_call(const ptx::Instruction& inst) {
+    std::string dotted = inst.full_opcode();
+    ptx::Instruction split = ptx::Instruction::parse_opcode(dotted);
+    if (split.opcode != inst.opcode || split.modifiers != inst.modifiers) return std::nullopt;
+    if (auto arity = dsl::opcode_arity(inst.opcode)) {
+      int n = static_cast<int>(inst.operands.size());
+      if (n < arity->min || n > arity->max) return std::nullopt;
+    }
+    Code call("k.inst(" + cpp_string(dotted));
+    for (const auto& op : inst.operands) call += Code(", ") + ops_.arg(op);
+    return call + Code(");");
+  }
+
+  // k.emit(ptx::Instruction{...}) with the operands as expressions: always exact.
+  Code emit_call(const ptx::Instruction& inst) {
+    Code out("k.emit(ptx::Instruction{.opcode = " + cpp_string(inst.opcode));
+    if (!inst.modifiers.empty()) {
+      std::string mods;
+      for (const auto& m : inst.modifiers) mods += (mods.empty() ? "" : ", ") + cpp_string(m);
+      out += Code(", .modifiers = {" + mods + "}");
+    }
+    if (!inst.operands.empty()) {
+      std::vector<Code> parts;
+      for (const auto& op : inst.operands) parts.push_back(ops_.expr(op));
+      out += Code(", .operands = {") + join(parts) + Code("}");
+    }
+    if (inst.guard)
+      out += Code(", .guard = ptx::Guard{" + cpp_string(inst.guard->pred) + (inst.guard->negated ? ", true}" : "}"));
+    return out + Code("});");
+  }
+
+  Code instruction(const ptx::Instruction& inst) {
+    if (inst.opcode == "bra") {
+      if (auto w = wrapper_call(inst, ops_)) return *w;
+    }
+    ptx::Instruction bare = inst;
+    bare.guard.reset();
+    std::optional<Code> call = wrapper_call(bare, ops_);
+    if (!call) call = inst_call(bare);
+    if (!inst.guard) return call ? *call : emit_call(inst);
+    auto p = ops_.pred_use(ptx::Operand::reg(inst.guard->pred, inst.guard->negated));
+    if (!call || !p) return emit_call(inst);
+    return Code("k.guarded(") + *p + Code(", [&] { ") + *call + Code(" });");
+  }
+
+  Scope& scope_;
+  OperandWriter& ops_;
+  std::set<std::string> placed_;
+
+ public:
+  // Each handle declared, with its declaration with and without the handle.
+  struct Declared {
+    std::string cpp, with_handle, without_handle;
+  };
+  std::vector<Declared> declared_;
+};
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Whether the identifier `word` occurs in `text` outside [skip_from, skip_to)
+// and outside string literals (which hold the PTX names).
+bool used_elsewhere(const std::string& text, const std::string& word, std::size_t skip_from, std::size_t skip_to) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      ++i;
+    } else if (is_word_char(text[i])) {
+      std::size_t start = i;
+      while (i < text.size() && is_word_char(text[i])) ++i;
+      if ((start < skip_from || start >= skip_to) && text.compare(start, i - start, word) == 0 && i - start == word.size())
+        return true;
+    } else {
+      ++i;
+    }
+  }
+  return false;
+}
+
+// Registers the body never names keep their declaration but get no handle,
+// which would be an unused variable.
+void drop_unused_handles(std::string& body, const std::vector<BodyWriter::Declared>& declared) {
+  for (const auto& d : declared) {
+    std::size_t at = body.find(d.with_handle);
+    if (at == std::string::npos || used_elsewhere(body, d.cpp, at, at + d.with_handle.size())) continue;
+    body.replace(at, d.with_handle.size(), d.without_handle);
+  }
+}
+
+bool ends_with_ret(const ptx::Block& b) {
+  if (b.body.empty()) return false;
+  const auto* inst = std::get_if<ptx::Instruction>(&b.body.back());
+  return inst && inst->opcode == "ret" && !inst->guard;
+}
+
+}  // namespace
+
+FunctionSource write_function(const ptx::Function& f, ptx::Target dsl_target, const std::string& cpp_name) {
+  Scope scope;
+  OperandWriter ops(scope, dsl_target);
+  std::string head, body;
+
+  std::vector<std::string> label_order;
+  std::map<std::string, int> label_count;
+  collect_labels(*f.body, label_order, label_count);
+  for (const auto& l : label_order) {
+    scope.labels[l] = scope.names.claim(l, "L");
+    head += "  Label " + scope.labels[l] + " = k.label_named(" + cpp_string(l) + ");\n";
+  }
+  // nvcc names parameters <function>_param_<n>; the handles drop the function part.
+  for (const auto& p : f.params) {
+    std::string hint = p.name;
+    if (hint.size() > f.name.size() + 1 && hint.compare(0, f.name.size() + 1, f.name + "_") == 0)
+      hint = hint.substr(f.name.size() + 1);
+    scope.params[p.name] = scope.names.claim(hint, "param");
+  }
+
+  std::vector<std::string> directive_calls;
+  for (const auto& d : f.directives) {
+    auto call = directive_call(d, dsl_target);
+    if (!call) {
+      directive_calls.clear();
+      break;
+    }
+    directive_calls.push_back(*call);
+  }
+  const bool directives_by_dsl = directive_calls.size() == f.directives.size();
+
+  BodyWriter writer(scope, ops);
+  writer.write(f.body->body, "  ", body);
+  drop_unused_handles(body, writer.declared_);
+
+  std::string out = "// " + std::string(f.is_entry ? ".entry " : ".func ") + f.name + "\n";
+  out += "ptx::Function " + cpp_name + "() {\n";
+  // The Kernel's name must be an identifier; others are set on the result.
+  const bool name_by_dsl = is_identifier(f.name);
+  out += "  Kernel k(" + cpp_string(name_by_dsl ? f.name : "imported") + ", Target::" +
+         std::string(ptx::name(dsl_target)) + ");\n";
+  if (directives_by_dsl)
+    for (const auto& c : directive_calls) out += "  " + c + "\n";
+  for (const auto& p : f.params)
+    if (ops.used_params().count(p.name))
+      out += "  const ParamRef " + scope.params[p.name] + "{" + cpp_string(p.name) + "};\n";
+  out += head + body;
+  out += "  ptx::Function fn = k.function();\n";
+  if (!ends_with_ret(*f.body)) out += "  fn.body->body.pop_back();  // k.function() closes the body with ret; this one has none\n";
+  if (!name_by_dsl) out += "  fn.name = " + cpp_string(f.name) + ";\n";
+  if (!f.is_entry) out += "  fn.is_entry = false;\n";
+  if (f.linkage != ptx::Linkage::visible) out += "  fn.linkage = " + literal(f.linkage) + ";\n";
+  if (!f.returns.empty()) out += "  fn.returns = " + braced(f.returns) + ";\n";
+  if (!f.params.empty()) {
+    out += "  fn.params = {\n";
+    for (const auto& p : f.params) out += "      " + literal(p) + ",\n";
+    out += "  };\n";
+  }
+  if (!directives_by_dsl) out += "  fn.directives = " + braced(f.directives) + ";\n";
+  out += "  return fn;\n}\n";
+  return {out, ops.used_slice()};
+}
+
+}  // namespace warpforge::transpiler

@@ -9,6 +9,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/sim/execute.hpp"
 #include "warpforge/sim/float_format.hpp"
+#include "rounding_mode_scope.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -77,22 +78,9 @@ std::uint64_t to_float(Type dst, long double v, const Inst& in) {
   if (in.sat && !std::isnan(v)) v = v < 0 ? 0 : v > 1 ? 1 : v;
   if (dst == Type::f64) {
     if (std::isnan(v)) return 0x7FFFFFFFFFFFFFFFull;
-    switch (in.integral ? Rounding::rn : in.rounding) {
-      case Rounding::rz:
-        std::fesetround(FE_TOWARDZERO);
-        break;
-      case Rounding::rm:
-        std::fesetround(FE_DOWNWARD);
-        break;
-      case Rounding::rp:
-        std::fesetround(FE_UPWARD);
-        break;
-      default:
-        break;
-    }
+    RoundingModeScope mode(in.integral ? Rounding::rn : in.rounding);
     volatile long double in_value = v;
     volatile double out = static_cast<double>(in_value);
-    std::fesetround(FE_TONEAREST);
     return bits_of(static_cast<double>(out));
   }
   const FloatFormat& f = float_format(dst);

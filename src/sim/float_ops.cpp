@@ -15,6 +15,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/sim/execute.hpp"
 #include "warpforge/sim/float_format.hpp"
+#include "rounding_mode_scope.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -178,30 +179,6 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
   return r;
 }
 
-class RoundingModeScope {
- public:
-  explicit RoundingModeScope(Rounding r) : saved_(std::fegetround()) {
-    switch (r) {
-      case Rounding::rz:
-        std::fesetround(FE_TOWARDZERO);
-        break;
-      case Rounding::rm:
-        std::fesetround(FE_DOWNWARD);
-        break;
-      case Rounding::rp:
-        std::fesetround(FE_UPWARD);
-        break;
-      default:
-        break;
-    }
-  }
-  ~RoundingModeScope() { std::fesetround(saved_); }
-  RoundingModeScope(const RoundingModeScope&) = delete;
-  RoundingModeScope& operator=(const RoundingModeScope&) = delete;
-
- private:
-  int saved_;
-};
 
 double f64_element(Op op, double a, double b, double c) {
   // volatile keeps the arithmetic between the rounding-mode switches.

@@ -79,6 +79,13 @@ class CudaError : public Error {
   std::string description_;
 };
 
+// An operation (ops/: gemm, gemm_amax) asked for something it does not
+// support; the message lists every reason, each with the value and the rule.
+class OpsError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A kernel that the CPU simulator refused to load (an instruction it does not
 // execute) or stopped while running (an out-of-bounds or misaligned access, a
 // barrier deadlock). The message names the kernel, the PTX line, and where it

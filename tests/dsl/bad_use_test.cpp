@@ -462,3 +462,50 @@ TEST(BadControl, LoopBounds) {
 
 }  // namespace
 }  // namespace warpforge::dsl
+
+namespace warpforge::dsl {
+namespace {
+
+// ---- Hopper: wgmma, setmaxnreg, TMA --------------------------------------------------
+
+TEST(BadHopper, WgmmaAccumulatorCountOutsideTheShapes) {
+  for (int regs : {2, 6, 130}) {
+    EXPECT_TRUE(refused(Target::sm_90a, [regs](Kernel& k) {
+      k.wgmma_mma_async(bf16, k.regs(f32, regs), k.reg(b64), k.reg(b64), false, WgmmaMajor::k, WgmmaMajor::k);
+    }, {"wgmma.mma_async", std::to_string(regs) + " accumulator registers", "multiple of 8 in 8..256"}));
+  }
+}
+
+TEST(BadHopper, WgmmaOperandAndAccumulatorTypes) {
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(f32, k.regs(f32, 4), k.reg(b64), k.reg(b64), false, WgmmaMajor::k, WgmmaMajor::k);
+  }, {"operand type f32", "bf16 or f16"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(bf16, k.regs(b32, 4, "acc"), k.reg(b64), k.reg(b64), false, WgmmaMajor::k, WgmmaMajor::k);
+  }, {"accumulator", "%acc0"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(bf16, k.regs(f32, 4), k.reg(u32, "da"), k.reg(b64), false, WgmmaMajor::k, WgmmaMajor::k);
+  }, {"A descriptor", "%da"}));
+}
+
+TEST(BadHopper, WaitGroupAndRegisterCounts) {
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) { k.wgmma_wait_group(8); }, {"pending group count 8", "0..7"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) { k.setmaxnreg_inc(100); },
+                      {"setmaxnreg.inc", "register count 100", "multiple of 8 in 24..256"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) { k.setmaxnreg_dec(16); }, {"register count 16"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) { k.bulk_wait_group_read(-1); }, {"pending group count -1"}));
+}
+
+TEST(BadHopper, TensorCopyCoordinatesAndMapType) {
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    Shared t = k.shared("t", 128), b = k.shared("b", 8, 8);
+    k.tma_load(at(t), k.reg(u64), {1, 2, 3, 4, 5, 6}, at(b));
+  }, {"cp.async.bulk.tensor.6d", "6 coordinates", "1 to 5"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    Shared t = k.shared("t", 128);
+    k.tma_store(k.reg(u32, "map"), {0, 0}, at(t));
+  }, {"tensor map address", "%map"}));
+}
+
+}  // namespace
+}  // namespace warpforge::dsl

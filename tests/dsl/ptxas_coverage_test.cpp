@@ -643,6 +643,69 @@ void build_reqnctapercluster_alone(Kernel& k) {
   k.reqnctapercluster(4);
 }
 
+void build_mbarrier_basic(Kernel& k) {
+  Shared bar = k.shared("bar", 8, 8);
+  k.mbarrier_init(at(bar), 32);
+  k.mbarrier_arrive(at(bar));
+  Reg addr = k.address_of(bar);
+  k.mbarrier_init(at(addr), k.mov(u32, 1));
+}
+
+void build_mbarrier_transactions(Kernel& k) {
+  Shared bar = k.shared("bar", 8, 8);
+  k.mbarrier_arrive_expect_tx(at(bar), 4096);
+  Pred ready = k.pred();
+  k.mbarrier_try_wait_parity(ready, at(bar), 0);
+  k.mbarrier_wait_parity(at(bar), k.mov(u32, 1));
+  k.fence_mbarrier_init();
+  Reg remote = k.reg(u32);
+  k.mapa_shared(remote, k.address_of(bar), 1);
+  k.mbarrier_arrive_cluster(remote);
+}
+
+void build_tensor_copy(Kernel& k) {
+  ParamRef map_param = k.param_bytes("map", 128, 64);
+  Reg map = k.param_generic_address(map_param);
+  Shared tile = k.shared("tile", 8192, 1024), bar = k.shared("bar", 8, 8);
+  Reg x = k.mov(s32, 64), y = k.mov(u32, 3);
+  k.prefetch_tensormap(map);
+  k.tma_load(at(tile), map, {x, y}, at(bar));
+  k.tma_load(at(tile), map, {x, y, 0}, at(bar));
+  k.tma_load(at(tile), map, {x, 0}, at(bar), k.mov(u16, 3));
+  k.fence_proxy_async_shared();
+  k.tma_store(map, {x, y}, at(tile));
+  k.bulk_commit_group();
+  k.bulk_wait_group_read(0);
+  k.bulk_wait_group(1);
+}
+
+void build_cluster_ops(Kernel& k) {
+  Shared s = k.shared("s", 64);
+  Reg remote = k.reg(u32);
+  k.mapa_shared(remote, k.address_of(s), 1);
+  k.mapa_shared(remote, k.address_of(s), k.sreg(SReg::cluster_ctarank));
+  k.barrier_cluster_arrive();
+  k.barrier_cluster_wait();
+}
+
+void build_wgmma(Kernel& k) {
+  k.wgmma_fence();
+  Reg da = k.mov(b64, 0), db = k.mov(b64, 0);
+  Pred accumulate = k.setp(Cmp::ne, k.mov(u32, SReg::tid_x), 0);
+  for (int n : {8, 64, 128, 256})
+    for (Type t : {bf16, f16}) {
+      Regs d = k.regs(f32, n / 2);
+      k.wgmma_mma_async(t, d, da, db, false, WgmmaMajor::k, WgmmaMajor::k);
+      k.wgmma_mma_async(t, d, da, db, accumulate, WgmmaMajor::mn, WgmmaMajor::mn);
+      k.wgmma_mma_async(t, d, da, db, !accumulate, WgmmaMajor::k, WgmmaMajor::mn);
+    }
+  k.wgmma_commit_group();
+  k.wgmma_wait_group(0);
+  k.wgmma_wait_group(1);
+  k.setmaxnreg_dec(40);
+  k.setmaxnreg_inc(232);
+}
+
 const std::vector<Family>& families() {
   const auto all = Availability::since(0);
   const auto ada = Availability::since(89), hopper = Availability::since(90);
@@ -680,6 +743,11 @@ const std::vector<Family>& families() {
       {"cluster_special_registers", hopper, "%clusterid.x", build_cluster_special_registers},
       {"cluster_directives", hopper, ".explicitcluster", build_cluster_directives},
       {"reqnctapercluster", hopper, ".reqnctapercluster", build_reqnctapercluster_alone},
+      {"mbarrier_basic", all, "", build_mbarrier_basic},
+      {"mbarrier_transactions", hopper, "mbarrier.arrive.expect_tx.shared::cta.b64", build_mbarrier_transactions},
+      {"tensor_copy", hopper, "cvta.param.u64", build_tensor_copy},
+      {"cluster_ops", hopper, "mapa.shared::cluster.u32", build_cluster_ops},
+      {"wgmma", Availability::arch_specific(90, 90), "wgmma.fence.sync.aligned", build_wgmma},
   };
   return kFamilies;
 }

@@ -12,13 +12,17 @@
 #include "warpforge/dsl/isa/async_copy.hpp"
 #include "warpforge/dsl/isa/atomic.hpp"
 #include "warpforge/dsl/isa/bits.hpp"
+#include "warpforge/dsl/isa/cluster.hpp"
 #include "warpforge/dsl/isa/control.hpp"
 #include "warpforge/dsl/isa/convert.hpp"
 #include "warpforge/dsl/isa/matrix.hpp"
+#include "warpforge/dsl/isa/mbarrier.hpp"
 #include "warpforge/dsl/isa/memory.hpp"
 #include "warpforge/dsl/isa/mma.hpp"
 #include "warpforge/dsl/isa/sync.hpp"
+#include "warpforge/dsl/isa/tensor_copy.hpp"
 #include "warpforge/dsl/isa/warp.hpp"
+#include "warpforge/dsl/isa/wgmma.hpp"
 #include "warpforge/dsl/operators.hpp"
 
 namespace warpforge::dsl {
@@ -32,7 +36,11 @@ class Kernel final : public ControlOps,
                      public MmaOps,
                      public MatrixOps,
                      public AsyncCopyOps,
-                     public BitOps {
+                     public BitOps,
+                     public MbarrierOps,
+                     public TensorCopyOps,
+                     public WgmmaOps,
+                     public ClusterOps {
  public:
   Kernel(std::string name, Target target) : KernelCore(std::move(name), target) {}
 };

@@ -1,0 +1,44 @@
+// The tensor memory accelerator (TMA), sm_90+: bulk tensor copies between
+// global memory, described by a 128-byte tensor map, and shared memory
+// (PTX ISA 9.7.9.25.5.1 cp.async.bulk.tensor, 9.7.9.25.5.2/3 bulk commit and
+// wait groups, 9.7.9.x prefetch.tensormap), and the proxy fence that orders
+// ordinary shared-memory accesses against the async proxy that TMA and wgmma
+// use (PTX ISA 9.7.13.4 membar/fence, "fence.proxy.async").
+//
+// The tensor map operand is the generic address of the map; for a map passed
+// as a kernel parameter (`.param .align 64 .b8 map[128]`, a grid constant)
+// param_generic_address() gives it.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "warpforge/dsl/kernel_core.hpp"
+
+namespace warpforge::dsl {
+
+class TensorCopyOps : public virtual KernelCore {
+ public:
+  // Two instructions: mov.b64 %rd, name; cvta.param.u64 %rd, %rd — the
+  // generic address of a byte-array kernel parameter.
+  Reg param_generic_address(const ParamRef& param);
+
+  // cp.async.bulk.tensor.<N>d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+  //   [dst], [map, {coords}], [bar]     (N = coords.size(), 1..5)
+  // With `multicast_mask` (u16 bit per CTA rank of the cluster), .multicast::cluster:
+  // the box lands at the same shared offset in every CTA of the mask, each
+  // completing the transaction on its own barrier at the same offset.
+  void tma_load(const Addr& shared_dst, const Reg& tensor_map, const std::vector<Src>& coords, const Addr& bar,
+                std::optional<Src> multicast_mask = std::nullopt);
+  // cp.async.bulk.tensor.<N>d.global.shared::cta.tile.bulk_group [map, {coords}], [src]
+  void tma_store(const Reg& tensor_map, const std::vector<Src>& coords, const Addr& shared_src);
+  void bulk_commit_group();                 // cp.async.bulk.commit_group
+  void bulk_wait_group(int pending);        // cp.async.bulk.wait_group N: writes done
+  void bulk_wait_group_read(int pending);   // cp.async.bulk.wait_group.read N: sources free
+  void prefetch_tensormap(const Reg& tensor_map);  // prefetch.tensormap [map]
+  // fence.proxy.async.shared::cta: shared memory written by ordinary stores
+  // becomes visible to the async proxy (TMA stores, wgmma operand reads).
+  void fence_proxy_async_shared();
+};
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,28 @@
+#include "warpforge/dsl/isa/cluster.hpp"
+
+namespace warpforge::dsl {
+
+namespace {
+const Availability kHopper = Availability::since(90);
+}
+
+void ClusterOps::mapa_shared(const Reg& d, const Src& a, const Src& rank) {
+  const char* opcode = "mapa.shared::cluster.u32";
+  require(opcode, kHopper);
+  expect_type(opcode, d, Type::u32, "destination");
+  expect_type(opcode, a, Type::u32, "shared address");
+  expect_type(opcode, rank, Type::u32, "CTA rank");
+  emit(opcode, {operand_of(d), operand_of(a), operand_of(rank)});
+}
+
+void ClusterOps::barrier_cluster_arrive() {
+  require("barrier.cluster.arrive.release.aligned", kHopper);
+  emit("barrier.cluster.arrive.release.aligned", {});
+}
+
+void ClusterOps::barrier_cluster_wait() {
+  require("barrier.cluster.wait.acquire.aligned", kHopper);
+  emit("barrier.cluster.wait.acquire.aligned", {});
+}
+
+}  // namespace warpforge::dsl

@@ -1,0 +1,392 @@
+#include "sm90a_kernel.hpp"
+
+#include <functional>
+#include <optional>
+#include <variant>
+
+#include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/layout/wgmma_descriptor.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+
+namespace {
+
+constexpr std::uint32_t kRow = 128;         // bytes per swizzled row (128-byte swizzle)
+constexpr std::uint32_t kAtom = 8 * kRow;   // 8 rows: the swizzle pattern's repeat
+constexpr std::uint32_t kBox64 = 64 * kRow; // a 64 x 64 box of 16-bit elements
+// Output tiles per group along M (in cluster units) of the grouped tile
+// order: the CTAs running at once share A rows and B columns in L2.
+constexpr int kGroupRows = 16;
+
+Type dsl_type(runtime::DType t) {
+  switch (t) {
+    case runtime::DType::bf16: return Type::bf16;
+    case runtime::DType::f16: return Type::f16;
+    case runtime::DType::f32: return Type::f32;
+    default: throw OpsError("sm90a gemm: no kernel type for " + std::string(runtime::name(t)));
+  }
+}
+
+struct TileCoords {
+  Reg m0, n0, batch;  // s32 element coordinates of the tile and its batch
+};
+
+// Everything both roles need: shapes, the persistent tile order, the
+// pipeline's barriers and its (stage, phase) walk.
+class GemmKernel {
+ public:
+  GemmKernel(const Sm90aSpec& s)
+      : s_(s), smem_(sm90a_smem(s)), k_(s.name(), Target::sm_90a), tile_m_(64 * s.consumers) {}
+
+  ptx::Module build();
+
+ private:
+  void read_params();
+  void compute_schedule();
+  TileCoords tile_of(const Reg& unit);
+  void for_each_tile(const std::function<void(const TileCoords&)>& body);
+  Reg stage_barrier(std::uint32_t offset, const Reg& stage);
+  void advance(const Reg& stage, const Reg& phase);
+  void producer();
+  void consumer();
+  void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
+                const Pred& leader);
+  void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Pred& leader);
+  Reg descriptor(const Reg& smem_address, std::uint32_t lbo, std::uint32_t sbo);
+
+  Sm90aSpec s_;
+  Sm90aSmem smem_;
+  Kernel k_;
+  int tile_m_;
+  ParamRef map_a_p_, map_b_p_, map_d_p_;
+  Reg map_a_, map_b_, map_d_;
+  Reg c_, c_rs_, c_cs_, c_bs_, m_, n_, kdim_, l_, alpha_, beta_;
+  Reg base_, tid_, rank_, first_unit_, unit_step_, units_total_, per_batch_, units_m_, group_span_, kblocks_;
+};
+
+ptx::Module GemmKernel::build() {
+  k_.maxntid(sm90a_threads(s_));
+  k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
+  if (s_.cluster_m > 1) k_.reqnctapercluster(s_.cluster_m);
+  read_params();
+  Shared smem = k_.dynamic_shared("smem", 1024);
+  // The 128-byte swizzle is a function of address bits 4-9: tiles start on
+  // 1024-byte boundaries so that TMA's writes and wgmma's reads agree.
+  base_ = (k_.address_of(smem) + 1023) & 0xFFFFFC00u;
+  tid_ = k_.sreg(SReg::tid_x);
+  map_a_ = k_.param_generic_address(map_a_p_);
+  map_b_ = k_.param_generic_address(map_b_p_);
+  map_d_ = k_.param_generic_address(map_d_p_);
+
+  k_.if_then(tid_ == 0, [&] {
+    k_.prefetch_tensormap(map_a_);
+    k_.prefetch_tensormap(map_b_);
+    k_.prefetch_tensormap(map_d_);
+    for (int st = 0; st < s_.stages; ++st) {
+      k_.mbarrier_init(at(base_, smem_.full + 8 * st), 1);
+      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), s_.consumers * s_.cluster_m);
+    }
+    k_.fence_mbarrier_init();
+  });
+  k_.bar_sync(0);
+  if (s_.cluster_m > 1) {  // the peer's barriers are initialised before its multicasts reach them
+    k_.barrier_cluster_arrive();
+    k_.barrier_cluster_wait();
+  }
+  compute_schedule();
+  Reg wg = tid_ >> 7;
+  k_.if_else(wg == s_.consumers, [&] { producer(); }, [&] { consumer(); });
+  if (s_.cluster_m > 1) {  // no CTA leaves while its peer may still multicast into it or arrive on it
+    k_.barrier_cluster_arrive();
+    k_.barrier_cluster_wait();
+  }
+  return k_.module();
+}
+
+void GemmKernel::read_params() {
+  map_a_p_ = k_.param_bytes("map_a", 128, 64);
+  map_b_p_ = k_.param_bytes("map_b", 128, 64);
+  map_d_p_ = k_.param_bytes("map_d", 128, 64);
+  if (s_.has_c) {
+    c_ = k_.param_ptr("C", runtime::bits(s_.d) / 8);
+    c_rs_ = k_.param(u64, "c_row_stride");
+    c_cs_ = k_.param(u64, "c_col_stride");
+    c_bs_ = k_.param(u64, "c_batch_stride");
+  }
+  m_ = k_.param(u32, "M");
+  n_ = k_.param(u32, "N");
+  kdim_ = k_.param(u32, "K");
+  l_ = k_.param(u32, "L");
+  alpha_ = k_.param(f32, "alpha");
+  if (s_.has_c) beta_ = k_.param(f32, "beta");
+}
+
+// Work units are clusters' tiles: cluster_m output tiles stacked along M
+// with one N range. Units run in groups of kGroupRows along M, N-major
+// inside a group, batch outermost.
+void GemmKernel::compute_schedule() {
+  Reg tiles_m = k_.reg(u32), tiles_n = k_.reg(u32);
+  k_.div(tiles_m, m_ + (tile_m_ - 1), tile_m_);
+  k_.div(tiles_n, n_ + (s_.tile_n - 1), s_.tile_n);
+  units_m_ = k_.reg(u32);
+  k_.div(units_m_, tiles_m + (s_.cluster_m - 1), s_.cluster_m);
+  per_batch_ = units_m_ * tiles_n;
+  group_span_ = tiles_n * kGroupRows;
+  units_total_ = per_batch_ * l_;
+  kblocks_ = (kdim_ + (kSm90aTileK - 1)) >> 6;
+  Reg cta = k_.sreg(SReg::ctaid_x), ctas = k_.sreg(SReg::nctaid_x);
+  if (s_.cluster_m > 1) {
+    rank_ = k_.sreg(SReg::cluster_ctarank);
+    first_unit_ = k_.reg(u32);
+    unit_step_ = k_.reg(u32);
+    k_.div(first_unit_, cta, s_.cluster_m);
+    k_.div(unit_step_, ctas, s_.cluster_m);
+  } else {
+    rank_ = k_.mov(u32, 0);
+    first_unit_ = cta;
+    unit_step_ = ctas;
+  }
+}
+
+TileCoords GemmKernel::tile_of(const Reg& unit) {
+  Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mu = k_.reg(u32), nt = k_.reg(u32);
+  k_.div(batch, unit, per_batch_);
+  Reg r = unit - batch * per_batch_;
+  k_.div(group, r, group_span_);
+  Reg first = group * kGroupRows;
+  k_.min(rows, units_m_ - first, kGroupRows);
+  Reg within = r - group * group_span_;
+  k_.rem(mu, within, rows);
+  k_.div(nt, within, rows);
+  Reg m_tile = (first + mu) * s_.cluster_m + rank_;
+  return {m_tile * tile_m_, nt * s_.tile_n, batch};
+}
+
+void GemmKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
+  Reg unit = k_.mov(u32, first_unit_);
+  k_.while_loop([&] { return unit < units_total_; },
+                [&] {
+                  body(tile_of(unit));
+                  k_.add(unit, unit, unit_step_);
+                });
+}
+
+Reg GemmKernel::stage_barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
+
+void GemmKernel::advance(const Reg& stage, const Reg& phase) {
+  k_.add(stage, stage, 1);
+  Pred wrap = stage == s_.stages;
+  k_.selp(stage, 0, stage, wrap);
+  Reg flip = k_.reg(u32);
+  k_.selp(flip, 1, 0, wrap);
+  k_.xor_(phase, phase, flip);
+}
+
+// One thread of the producer warpgroup issues every TMA load. Stage slots
+// start empty: waiting for the parity before the first phase succeeds at
+// once (PTX ISA 9.7.13.15.16, try_wait.parity).
+void GemmKernel::producer() {
+  k_.setmaxnreg_dec(40);
+  k_.if_then(tid_ == 128 * s_.consumers, [&] {
+    Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+    const std::uint32_t stage_bytes = smem_.a_stage + smem_.b_stage;
+    std::optional<Src> mask;
+    if (s_.cluster_m > 1) mask = k_.mov(u16, (1 << s_.cluster_m) - 1);
+    for_each_tile([&](const TileCoords& t) {
+      k_.for_range(0, kblocks_, 1, [&](Reg kb) {
+        Reg full = stage_barrier(smem_.full, stage);
+        k_.mbarrier_wait_parity(at(stage_barrier(smem_.empty, stage)), phase ^ 1);
+        k_.mbarrier_arrive_expect_tx(at(full), stage_bytes);
+        Reg kx = kb << 6;
+        Reg a_dst = base_ + smem_.a + stage * smem_.a_stage;
+        if (s_.a_k_major) {
+          k_.tma_load(at(a_dst), map_a_, {kx, t.m0, t.batch}, at(full));
+        } else {
+          for (int j = 0; j < tile_m_ / 64; ++j)
+            k_.tma_load(at(a_dst, j * kBox64), map_a_, {t.m0 + 64 * j, kx, t.batch}, at(full));
+        }
+        // B: with a cluster each CTA loads its share and multicasts it to all.
+        Reg b_dst = base_ + smem_.b + stage * smem_.b_stage;
+        if (s_.b_k_major) {
+          const int rows = s_.tile_n / s_.cluster_m;
+          Reg row = rank_ * rows;
+          k_.tma_load(at(b_dst + row * kRow), map_b_, {kx, t.n0 + row, t.batch}, at(full), mask);
+        } else {
+          const int boxes = s_.tile_n / 64 / s_.cluster_m;
+          for (int i = 0; i < boxes; ++i) {
+            Reg box = rank_ * boxes + i;
+            k_.tma_load(at(b_dst + box * kBox64), map_b_, {t.n0 + (box << 6), kx, t.batch}, at(full), mask);
+          }
+        }
+        advance(stage, phase);
+      });
+    });
+  });
+}
+
+Reg GemmKernel::descriptor(const Reg& smem_address, std::uint32_t lbo, std::uint32_t sbo) {
+  const std::uint64_t fixed = layout::WgmmaDescriptor{0, lbo, sbo, layout::SmemSwizzle::b128}.encode();
+  Reg wide = k_.reg(u64);
+  k_.cvt(wide, smem_address >> 4);
+  return wide | static_cast<std::uint64_t>(fixed);
+}
+
+void GemmKernel::consumer() {
+  k_.setmaxnreg_inc(232);
+  Reg cw = tid_ >> 7;  // this consumer warpgroup: rows 64·cw .. of the CTA tile
+  Pred leader = (tid_ & 127) == 0;
+  Regs acc = k_.regs(f32, s_.tile_n / 2, "acc");
+  // K-major tiles are 8-row atoms of 128-byte rows (SBO = one atom, LBO
+  // unused: encoded as 16); MN-major tiles are 64-element-wide boxes of 64
+  // K rows (LBO = the next box along M/N, SBO = the next 8 K rows).
+  Reg a_smem = base_ + smem_.a + cw * (s_.a_k_major ? 64 * kRow : kBox64);
+  Reg desc_a0 = s_.a_k_major ? descriptor(a_smem, 16, kAtom) : descriptor(a_smem, kBox64, kAtom);
+  Reg b_smem = base_ + smem_.b;
+  Reg desc_b0 = s_.b_k_major ? descriptor(b_smem, 16, kAtom) : descriptor(b_smem, kBox64, kAtom);
+  Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+  for_each_tile([&](const TileCoords& t) {
+    mainloop(acc, desc_a0, desc_b0, stage, phase, leader);
+    epilogue(acc, t, cw, leader);
+  });
+  k_.if_then(leader, [&] { k_.bulk_wait_group(0); });
+}
+
+void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+                          const Reg& phase, const Pred& leader) {
+  const WgmmaMajor a_major = s_.a_k_major ? WgmmaMajor::k : WgmmaMajor::mn;
+  const WgmmaMajor b_major = s_.b_k_major ? WgmmaMajor::k : WgmmaMajor::mn;
+  // Each k16 step moves 32 bytes along a K-major row, or 16 K rows (two
+  // 8-row atoms) down an MN-major box.
+  const std::uint32_t a_step = s_.a_k_major ? 32 : 2 * kAtom, b_step = s_.b_k_major ? 32 : 2 * kAtom;
+  const Type ab = dsl_type(s_.ab);
+  k_.for_range(0, kblocks_, 1, [&](Reg kb) {
+    k_.mbarrier_wait_parity(at(stage_barrier(smem_.full, stage)), phase);
+    Reg da = k_.reg(u64), db = k_.reg(u64);
+    k_.cvt(da, stage * (smem_.a_stage >> 4));
+    k_.cvt(db, stage * (smem_.b_stage >> 4));
+    k_.add(da, da, desc_a0);
+    k_.add(db, db, desc_b0);
+    Pred accumulate = kb != 0;
+    k_.wgmma_fence();
+    for (int kk = 0; kk < kSm90aTileK / 16; ++kk) {
+      std::variant<bool, PredUse> scale = true;
+      if (kk == 0) scale = PredUse(accumulate);
+      k_.wgmma_mma_async(ab, acc, da + (kk * a_step >> 4), db + (kk * b_step >> 4), scale, a_major, b_major);
+    }
+    k_.wgmma_commit_group();
+    k_.wgmma_wait_group(0);
+    // The slot is free once this warpgroup's wgmma have read it: release it
+    // in every CTA of the cluster (their producers multicast into ours).
+    k_.if_then(leader, [&] {
+      Reg empty = stage_barrier(smem_.empty, stage);
+      if (s_.cluster_m == 1) {
+        k_.mbarrier_arrive(at(empty));
+      } else {
+        for (int r = 0; r < s_.cluster_m; ++r) {
+          Reg remote = k_.reg(u32);
+          k_.mapa_shared(remote, empty, r);
+          k_.mbarrier_arrive_cluster(remote);
+        }
+      }
+    });
+    advance(stage, phase);
+  });
+}
+
+// alpha·acc (+ beta·C) converted to D's type, written into 128-byte-swizzled
+// boxes of 64 rows (the layout the TMA store reads with the same swizzle:
+// 16-byte chunk c of row r lands at chunk c ^ (r % 8)), then stored by TMA.
+void GemmKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Pred& leader) {
+  const int es = runtime::bits(s_.d) / 8;
+  const int box_cols = sm90a_store_box_cols(s_);
+  Reg epi = base_ + smem_.epilogue + cw * smem_.epilogue_per_consumer;
+  Reg bar_id = cw + 1;
+  k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });  // the last tile's store has read the buffer
+  k_.bar_sync(bar_id, 128);
+  Reg lane = tid_ & 31, g = lane >> 2;
+  Reg row0 = ((tid_ >> 5) & 3) * 16 + g;  // this thread's first row in the warpgroup's 64
+  Reg col_byte = (lane & 3) * (2 * es);   // its first column's byte in each 8-column group
+  const Type dt = dsl_type(s_.d);
+  for (int i = 0; i < s_.tile_n / 2; i += 2) {
+    const int half = (i / 2) % 2, group = i / 4;
+    const int byte0 = group * 8 * es;  // the 8-column group's first byte in the tile row
+    Reg row = row0 + 8 * half;
+    Reg v0 = k_.reg(f32), v1 = k_.reg(f32);
+    k_.mul(v0, acc[i], alpha_);
+    k_.mul(v1, acc[i + 1], alpha_);
+    if (s_.has_c) {
+      Reg grow = t.m0 + cw * 64 + row, gcol = t.n0 + group * 8 + ((lane & 3) << 1);
+      Reg offset = k_.reg(u64), tmp = k_.reg(u64);
+      k_.mul_wide(offset, t.batch, 1);
+      k_.mul(offset, offset, c_bs_);
+      k_.mul_wide(tmp, grow, 1);
+      k_.mad(offset, tmp, c_rs_, offset);
+      for (int e = 0; e < 2; ++e) {
+        Reg col = gcol + e;
+        Reg at_col = k_.reg(u64);
+        k_.mul_wide(at_col, col, 1);
+        k_.mad(at_col, at_col, c_cs_, offset);
+        Reg address = c_ + at_col * es;
+        Reg& v = e == 0 ? v0 : v1;
+        k_.if_then((grow < m_) && (col < n_), [&] {
+          Reg c = k_.reg(f32);
+          if (dt == Type::f32) {
+            k_.ld(Space::global, f32, c, at(address));
+          } else {
+            Reg h = k_.reg(dt);
+            k_.ld(Space::global, dt, h, at(address));
+            k_.cvt(c, h);
+          }
+          k_.fma(v, c, beta_, v);
+        });
+      }
+    }
+    Reg byte = col_byte + (byte0 % kRow);
+    Reg chunk = (byte >> 4) ^ g;  // row % 8 == g: rows are 16·warp + g + 8·half
+    Reg address = epi + (byte0 / kRow) * (64 * kRow) + row * kRow + (chunk << 4) + (byte & 15);
+    if (es == 4) {
+      k_.st(Space::shared, f32, at(address), Regs{v0, v1});
+    } else {
+      Reg packed = k_.reg(b32);
+      k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed, v1, v0);
+      k_.st(Space::shared, b32, at(address), packed);
+    }
+  }
+  k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
+  k_.bar_sync(bar_id, 128);
+  k_.if_then(leader, [&] {
+    for (int bx = 0; bx < s_.tile_n / box_cols; ++bx)
+      k_.tma_store(map_d_, {t.n0 + bx * box_cols, t.m0 + cw * 64, t.batch}, at(epi, bx * 64 * kRow));
+    k_.bulk_commit_group();
+  });
+}
+
+}  // namespace
+
+std::string Sm90aSpec::name() const {
+  return "gemm_sm90a_" + std::string(runtime::name(ab)) + "_" + std::string(runtime::name(d)) + "_" +
+         (a_k_major ? "ak" : "am") + (b_k_major ? "bk" : "bn") + "_" + std::to_string(64 * consumers) + "x" +
+         std::to_string(tile_n) + "_s" + std::to_string(stages) + "_c" + std::to_string(cluster_m) +
+         (has_c ? "_c" : "");
+}
+
+Sm90aSmem sm90a_smem(const Sm90aSpec& s) {
+  Sm90aSmem m{};
+  m.a_stage = 64 * s.consumers * kSm90aTileK * 2;
+  m.b_stage = s.tile_n * kSm90aTileK * 2;
+  m.epilogue_per_consumer = 64 * s.tile_n * (runtime::bits(s.d) / 8);
+  m.a = 0;
+  m.b = m.a + s.stages * m.a_stage;
+  m.epilogue = m.b + s.stages * m.b_stage;
+  m.full = m.epilogue + s.consumers * m.epilogue_per_consumer;
+  m.empty = m.full + 8 * s.stages;
+  m.bytes = m.empty + 8 * s.stages + 1024;
+  return m;
+}
+
+ptx::Module build_sm90a_gemm(const Sm90aSpec& spec) { return GemmKernel(spec).build(); }
+
+}  // namespace warpforge::ops

@@ -1,0 +1,52 @@
+// The sm_90a GEMM kernel: TMA loads into a multi-stage mbarrier pipeline,
+// wgmma with accumulators in registers, warp specialization (one producer
+// warpgroup that gives registers away with setmaxnreg, 1 or 2 consumer
+// warpgroups of 64 rows each), a persistent grid walking output tiles in
+// grouped order for L2 reuse, optional 2-CTA clusters along M that share B
+// through TMA multicast, and a TMA-store epilogue through swizzled shared
+// memory. Edge tiles are TMA's bounds handling: loads zero-fill, stores clip.
+//
+// Kernel parameters, in order: map_a, map_b, map_d (128-byte tensor maps,
+// grid constants), [C, c_row_stride, c_col_stride, c_batch_stride (elements)
+// when has_c], M, N, K, L (u32), alpha, [beta] (f32).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "warpforge/ptx/module.hpp"
+#include "warpforge/runtime/dtype.hpp"
+
+namespace warpforge::ops {
+
+struct Sm90aSpec {
+  runtime::DType ab = runtime::DType::bf16;
+  runtime::DType d = runtime::DType::bf16;  // also C's dtype
+  bool a_k_major = true;   // A row-major (M x K, K contiguous); else M contiguous
+  bool b_k_major = true;   // B column-major (K x N, K contiguous); else N contiguous
+  int consumers = 2;       // consumer warpgroups; the CTA tile has 64 * consumers rows
+  int tile_n = 256;        // a multiple of 64 up to 256
+  int stages = 4;
+  int cluster_m = 1;       // 1, or 2: CTA pairs along M multicast their common B tile
+  bool has_c = false;
+  std::string name() const;  // the kernel's name, spelling out every choice
+};
+
+// K per pipeline stage: one 128-byte swizzled row of 16-bit elements.
+constexpr int kSm90aTileK = 64;
+
+// Byte offsets in dynamic shared memory from the 1024-aligned base.
+struct Sm90aSmem {
+  std::uint32_t a_stage, b_stage;  // bytes of one stage of A, of B
+  std::uint32_t epilogue_per_consumer;
+  std::uint32_t a, b, epilogue, full, empty;
+  std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
+};
+Sm90aSmem sm90a_smem(const Sm90aSpec& spec);
+inline int sm90a_threads(const Sm90aSpec& spec) { return 128 * (spec.consumers + 1); }
+// Elements of D per 128-byte row of the epilogue's swizzled boxes.
+inline int sm90a_store_box_cols(const Sm90aSpec& spec) { return 128 / (runtime::bits(spec.d) / 8); }
+
+ptx::Module build_sm90a_gemm(const Sm90aSpec& spec);
+
+}  // namespace warpforge::ops

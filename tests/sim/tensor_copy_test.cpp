@@ -5,6 +5,9 @@
 // chunk index XOR the row index modulo 8" for 128-byte rows), not from the
 // simulator's code.
 #include "hopper_harness.hpp"
+#include "warpforge/runtime/buffer.hpp"
+#include "warpforge/runtime/device.hpp"
+#include "warpforge/runtime/module.hpp"
 
 namespace warpforge::sim::testing {
 namespace {
@@ -166,6 +169,26 @@ TEST_F(HopperTest, TmaLoadTakesTheMapFromAParamAddressOrGlobalMemory) {
   run_ptx(load_kernel(bytes, 2, "ld.param.u64 %rd2, [tmap];"), "tma_load", {.grid = {1}, .block = {128}},
           load_args(pointer, out2, 0, 0));
   EXPECT_EQ(download<std::uint16_t>(out2, bytes / 2), a);
+}
+
+TEST_F(HopperTest, TmaLoadThroughTheRuntimeApi) {
+  // make_tensor_map on Device::sim(), passed as Arg::bytes_of(map) to the
+  // `.param .align 64 .b8 tmap[128]` parameter through Module::launch's checks.
+  const runtime::Device device = runtime::Device::sim();
+  const auto a = random_bf16(64 * 16);
+  runtime::Buffer in(device, a.size() * 2), out(device, a.size() * 2);
+  in.copy_from_host(a.data(), a.size() * 2);
+  const runtime::TensorMap map = runtime::make_tensor_map(
+      device, {.dtype = DType::bf16, .address = in.address(), .dims = {64, 16}, .strides_bytes = {128},
+               .box = {64, 16}, .swizzle = TensorMapSwizzle::b128});
+  runtime::Module module(device, ptx::parse(load_kernel(2048, 2)));
+  module.launch("tma_load", {.grid = {1}, .block = {128}},
+                {runtime::Arg::bytes_of(map), out, std::int32_t{0}, std::int32_t{0}, std::int32_t{0}});
+  std::vector<std::uint16_t> got(a.size());
+  out.copy_to_host(got.data(), got.size() * 2);
+  for (std::uint64_t r = 0; r < 16; ++r)
+    for (std::uint64_t c = 0; c < 64; ++c)
+      ASSERT_EQ(got[r * 64 + ((c / 8) ^ (r % 8)) * 8 + c % 8], a[r * 64 + c]) << r << "," << c;
 }
 
 TEST_F(HopperTest, TmaLoadRefusesAMapItDidNotWrite) {

@@ -1,6 +1,7 @@
 #include "warpforge/sim/decode.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <unordered_map>
 
@@ -169,6 +170,7 @@ bool is_ignorable(const std::string& m) {
                                               "noftz",
                                               "proxy",
                                               "async",
+                                              "mbarrier_init",
                                               "uni"};
   return words.count(m) != 0;
 }
@@ -343,7 +345,13 @@ class KernelDecoder {
       case Op::cp_async:
       case Op::cp_async_wait_group:
       case Op::elect:
+      case Op::setmaxnreg:
+      case Op::bulk_wait:
+      case Op::mapa:
         return Type::u32;
+      case Op::wgmma:  // descriptors (u64) and the small signed immediates
+      case Op::tensor_copy:
+        return Type::s64;
       default:
         return t;
     }
@@ -455,7 +463,16 @@ class KernelDecoder {
     const std::string& text = d.text;
     auto it = opcode_table().find(in.opcode);
     std::vector<std::string> mods = in.modifiers;
-    if (in.opcode == "bar" || in.opcode == "barrier") {
+    if (in.opcode == "barrier" && in.has_modifier("cluster")) {
+      // barrier.cluster.arrive[.release|.relaxed][.aligned] / .wait[.acquire][.aligned] (PTX ISA 9.7.13.3)
+      if (in.has_modifier("arrive"))
+        d.op = Op::cluster_arrive;
+      else if (in.has_modifier("wait"))
+        d.op = Op::cluster_wait;
+      else
+        fail(line, text, "barrier.cluster takes .arrive or .wait");
+      std::erase_if(mods, [](const std::string& m) { return m == "arrive" || m == "wait"; });
+    } else if (in.opcode == "bar" || in.opcode == "barrier") {
       // bar.sync / bar.arrive / bar.warp.sync / barrier[.cta].sync / .arrive (PTX ISA 9.7.13.1)
       if (in.has_modifier("red")) fail(line, text, "bar.red is not simulated");
       if (in.has_modifier("cluster")) fail(line, text, "cluster barriers are not simulated");
@@ -495,6 +512,18 @@ class KernelDecoder {
                m == "test_wait" || m == "try_wait" || m == "parity" || m == "noinc" ||
                m == "mbarrier" || m == "async";
       });
+    } else if (in.opcode == "cp" && in.has_modifier("bulk")) {
+      decode_bulk(in, d, mods, line);
+    } else if (in.opcode == "wgmma") {
+      decode_wgmma(in, d, mods, line);
+    } else if (in.opcode == "setmaxnreg") {
+      // setmaxnreg.{inc,dec}.sync.aligned.u32 N (PTX ISA 9.7.19.7): a hint to
+      // the register allocator with no effect the simulator models, but
+      // checked: N and the warpgroup that must execute it together.
+      d.op = Op::setmaxnreg;
+      std::erase_if(mods, [](const std::string& m) { return m == "inc" || m == "dec"; });
+    } else if (in.opcode == "mapa") {
+      d.op = Op::mapa;
     } else if (in.opcode == "cp" && in.has_modifier("async")) {
       if (in.has_modifier("commit_group"))
         d.op = Op::cp_async_commit;
@@ -507,8 +536,9 @@ class KernelDecoder {
       std::erase_if(mods, [](const std::string& m) {
         return m == "commit_group" || m == "wait_group" || m == "wait_all";
       });
-    } else if (in.opcode == "nanosleep" || in.opcode == "setmaxnreg") {
-      // Scheduling and register-allocation hints: nothing a thread can observe.
+    } else if (in.opcode == "nanosleep" || in.opcode == "prefetch" || in.opcode == "prefetchu") {
+      // Scheduling and cache hints (prefetch.tensormap included): nothing a
+      // thread can observe.
       d.op = Op::fence;
       mods.clear();
     } else if (it != opcode_table().end()) {
@@ -526,15 +556,92 @@ class KernelDecoder {
       d.guard.slot = g->second;
       d.guard.negated = in.guard->negated;
     }
-    for (std::size_t i = 0; i < in.operands.size(); ++i)
-      d.ops.push_back(operand(in.operands[i], immediate_type(d, i), line, text));
+    for (std::size_t i = 0; i < in.operands.size(); ++i) {
+      const ptx::Operand& o = in.operands[i];
+      if (d.op == Op::tensor_copy && o.kind == K::address && o.elems.size() == 2 && o.elems[1].kind == K::vector) {
+        // [tensorMap, {c0, ...}]: the map's address, then the coordinates
+        std::vector<Arg> parts{scalar(o.elems[0], Type::u64, line, text)};
+        for (const auto& c : o.elems[1].elems) parts.push_back(scalar(c, Type::s32, line, text));
+        d.ops.push_back(std::move(parts));
+        continue;
+      }
+      d.ops.push_back(operand(o, immediate_type(d, i), line, text));
+    }
     if (d.op == Op::bra) {
       if (d.ops.size() != 1 || in.operands[0].kind != K::label)
         fail(line, text, "bra takes one label");
       d.target = static_cast<std::uint32_t>(d.ops[0][0].bits);
     }
+    cache_hint_ = in.has_modifier("L2::cache_hint");
     validate(d, line, text);
     return d;
+  }
+
+  // cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes[.multicast::cluster]
+  // and cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group (PTX ISA 9.7.9.25.5.1), with
+  // cp.async.bulk.commit_group and cp.async.bulk.wait_group[.read] (9.7.9.25.5.3-4).
+  void decode_bulk(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods, int line) {
+    if (in.has_modifier("commit_group")) {
+      d.op = Op::bulk_commit;
+    } else if (in.has_modifier("wait_group")) {
+      d.op = Op::bulk_wait;
+    } else if (in.has_modifier("tensor")) {
+      d.op = Op::tensor_copy;
+      for (int rank = 1; rank <= 5; ++rank)
+        if (in.has_modifier(std::to_string(rank) + "d")) d.extent = static_cast<std::uint16_t>(rank);
+      if (d.extent == 0) fail(line, d.text, "cp.async.bulk.tensor needs a dimension .1d to .5d");
+      const auto at = [&](const char* m) {
+        return std::find(in.modifiers.begin(), in.modifiers.end(), m) - in.modifiers.begin();
+      };
+      const auto global = at("global");
+      const auto shared = std::min(at("shared::cluster"), at("shared::cta"));
+      if (global == static_cast<std::ptrdiff_t>(in.modifiers.size()) ||
+          shared == static_cast<std::ptrdiff_t>(in.modifiers.size()))
+        fail(line, d.text, "cp.async.bulk.tensor copies between .global and .shared::cluster/.shared::cta");
+      const bool load = shared < global;  // the destination's space comes first
+      d.mode = static_cast<std::uint8_t>(load ? TensorCopyDir::global_to_shared : TensorCopyDir::shared_to_global);
+      if (load && !in.has_modifier("mbarrier::complete_tx::bytes"))
+        fail(line, d.text, "a TMA load completes on an mbarrier: .mbarrier::complete_tx::bytes is required");
+      if (!load && !in.has_modifier("bulk_group"))
+        fail(line, d.text, "a TMA store completes through a bulk async-group: .bulk_group is required");
+      d.multicast = in.has_modifier("multicast::cluster");
+    } else {
+      fail(line, d.text, "cp.async.bulk without .tensor is not simulated (only TMA tensor copies)");
+    }
+    std::erase_if(mods, [](const std::string& m) {
+      return m == "async" || m == "bulk" || m == "tensor" || m == "tile" || m == "mbarrier::complete_tx::bytes" ||
+             m == "multicast::cluster" || m == "bulk_group" || m == "commit_group" || m == "wait_group" ||
+             m == "read" || m == "global" || m == "shared::cluster" || m == "shared::cta" ||
+             (m.size() == 2 && m[1] == 'd' && m[0] >= '1' && m[0] <= '5');
+    });
+  }
+
+  // wgmma.fence / commit_group / wait_group N and
+  // wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype (PTX ISA 9.7.15.5).
+  void decode_wgmma(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods, int line) {
+    d.op = Op::wgmma;
+    WgmmaOp op;
+    if (in.has_modifier("fence"))
+      op = WgmmaOp::fence;
+    else if (in.has_modifier("commit_group"))
+      op = WgmmaOp::commit_group;
+    else if (in.has_modifier("wait_group"))
+      op = WgmmaOp::wait_group;
+    else if (in.has_modifier("mma_async"))
+      op = WgmmaOp::mma_async;
+    else
+      fail(line, d.text, "wgmma takes .fence, .commit_group, .wait_group or .mma_async");
+    d.mode = static_cast<std::uint8_t>(op);
+    if (in.has_modifier("sp")) fail(line, d.text, "sparse wgmma (.sp) is not simulated");
+    std::erase_if(mods, [&](const std::string& m) {
+      int n = 0, k = 0;
+      if (std::sscanf(m.c_str(), "m64n%dk%d", &n, &k) == 2 && m == "m64n" + std::to_string(n) + "k" + std::to_string(k)) {
+        d.extent = static_cast<std::uint16_t>(n);
+        d.vec = static_cast<std::uint8_t>(k);  // the K of the shape
+        return true;
+      }
+      return m == "fence" || m == "commit_group" || m == "wait_group" || m == "mma_async";
+    });
   }
 
   void parse_modifiers(Inst& d, const std::vector<std::string>& mods, int line,
@@ -707,6 +814,45 @@ class KernelDecoder {
     }
   }
 
+  // The forms of PTX ISA 9.7.15.5.2 "wgmma.mma_async" with both A and B in
+  // shared memory: f16/bf16 inputs (K = 16) into f32 or (f16 inputs) f16
+  // accumulators, with the transpose immediates; e4m3/e5m2 inputs (K = 32)
+  // into f32 or f16, without them.
+  void validate_wgmma(const Inst& d, int line, const std::string& text) const {
+    const auto op = static_cast<WgmmaOp>(d.mode);
+    if (op == WgmmaOp::wait_group) {
+      need(d, 1, line, text);
+      if (d.op0(0).kind != Arg::Kind::imm) fail(line, text, "wgmma.wait_group's count must be an immediate");
+      return;
+    }
+    if (op != WgmmaOp::mma_async) return need(d, 0, line, text);
+    if (d.ntypes != 3) fail(line, text, "wgmma.mma_async needs .dtype.atype.btype");
+    const Type dt = d.types[0], at = d.types[1], bt = d.types[2];
+    const bool half = (at == Type::f16 && bt == Type::f16) || (at == Type::bf16 && bt == Type::bf16);
+    const bool fp8 = (at == Type::e4m3 || at == Type::e5m2) && (bt == Type::e4m3 || bt == Type::e5m2);
+    const bool acc_ok = dt == Type::f32 || (dt == Type::f16 && (at == Type::f16 || fp8));
+    const int k = half ? 16 : 32;
+    const int n = d.extent;
+    if (!(half || fp8) || !acc_ok || d.vec != k || n < 8 || n > 256 || n % 8 != 0)
+      fail(line, text,
+           "wgmma.mma_async forms simulated: m64nNk16 with f16 or bf16 inputs (f32 accumulators, or f16 for f16 "
+           "inputs) and m64nNk32 with e4m3/e5m2 inputs (f32 or f16 accumulators), N = 8..256 in steps of 8");
+    need(d, half ? 8 : 6, line, text);
+    const std::size_t acc_regs = static_cast<std::size_t>(dt == Type::f32 ? n / 2 : n / 4);
+    if (d.ops[0].size() != acc_regs)
+      fail(line, text, "wgmma's d must be a vector of " + std::to_string(acc_regs) + " registers");
+    if (d.ops[1].size() != 1 || d.op0(1).kind == Arg::Kind::sink)
+      fail(line, text, "wgmma with A from registers is not simulated; give A's matrix descriptor");
+    for (std::size_t i = 4; i < d.ops.size(); ++i) {
+      const Arg& a = d.op0(i);
+      const auto v = static_cast<std::int64_t>(a.bits);
+      const bool scale = i < 6;
+      if (a.kind != Arg::Kind::imm || (scale ? v != 1 && v != -1 : v != 0 && v != 1))
+        fail(line, text,
+             std::string(scale ? "imm-scale-a/b must be the immediate 1 or -1" : "imm-trans-a/b must be the immediate 0 or 1"));
+    }
+  }
+
   void need(const Inst& d, std::size_t n, int line, const std::string& text) const {
     if (d.ops.size() != n)
       fail(line, text,
@@ -774,6 +920,40 @@ class KernelDecoder {
       case Op::cvt:
         if (d.ntypes != 2) fail(line, text, "cvt needs .dtype.atype");
         return;
+      case Op::wgmma:
+        validate_wgmma(d, line, text);
+        return;
+      case Op::setmaxnreg: {
+        need(d, 1, line, text);
+        const Arg& n = d.op0(0);
+        if (n.kind != Arg::Kind::imm || n.bits % 8 != 0 || n.bits < 24 || n.bits > 256)
+          fail(line, text, "setmaxnreg's register count must be an immediate multiple of 8 in 24..256");
+        return;
+      }
+      case Op::bulk_wait:
+        need(d, 1, line, text);
+        if (d.op0(0).kind != Arg::Kind::imm) fail(line, text, "cp.async.bulk.wait_group's count must be an immediate");
+        return;
+      case Op::tensor_copy: {
+        const bool load = static_cast<TensorCopyDir>(d.mode) == TensorCopyDir::global_to_shared;
+        const std::size_t tensor = load ? 1 : 0;
+        const std::size_t expected = load ? 3 + (d.multicast ? 1 : 0) : 2;
+        // .L2::cache_hint adds a 64-bit policy operand at the end, ignored as the hint it is
+        const std::size_t hint = cache_hint_ ? 1 : 0;
+        if (d.ops.size() != expected + hint)
+          fail(line, text,
+               load ? "a TMA load takes [dstMem], [tensorMap, {coordinates}], [mbar]" +
+                          std::string(d.multicast ? ", ctaMask" : "")
+                    : "a TMA store takes [tensorMap, {coordinates}], [srcMem]");
+        if (d.ops[tensor].size() != std::size_t{d.extent} + 1)
+          fail(line, text,
+               "a ." + std::to_string(d.extent) + "d tensor copy takes " + std::to_string(d.extent) +
+                   " coordinates, as [tensorMap, {c0, ...}]");
+        return;
+      }
+      case Op::mapa:
+        need(d, 3, line, text);
+        return;
       default:
         // Arithmetic, logic, comparison and conversion all name their type.
         if (d.ntypes == 0 && d.op < Op::cvta) fail(line, text, "instruction needs a type modifier");
@@ -794,6 +974,7 @@ class KernelDecoder {
   std::uint32_t shared_top_ = 0;
   std::uint32_t extern_align_ = 16;
   std::uint32_t local_top_ = 0;
+  bool cache_hint_ = false;  // the instruction being validated has .L2::cache_hint
 };
 
 }  // namespace

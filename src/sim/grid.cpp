@@ -14,14 +14,13 @@ namespace {
 constexpr std::uint32_t kMaxThreadsPerBlock = 1024;
 constexpr std::uint32_t kMaxSharedBytes = 227 * 1024;  // H100 opt-in limit per block
 
-// Sets up (or resets, when reused) the CTA with linear index `index`.
-void prepare_cta(Cta& cta, const LaunchState& launch, std::uint64_t index,
+// Sets up (or resets, when reused) the CTA `ctaid`, rank `rank` of `cluster`.
+void prepare_cta(Cta& cta, const LaunchState& launch, Cluster& cluster, std::uint32_t rank, runtime::Dim3 ctaid,
                  std::uint32_t shared_bytes) {
-  const runtime::Dim3& g = launch.config.grid;
   cta.launch = &launch;
-  cta.ctaid = {static_cast<std::uint32_t>(index % g.x),
-               static_cast<std::uint32_t>(index / g.x % g.y),
-               static_cast<std::uint32_t>(index / (std::uint64_t{g.x} * g.y))};
+  cta.cluster = &cluster;
+  cta.rank = rank;
+  cta.ctaid = ctaid;
   cta.threads = static_cast<std::uint32_t>(launch.config.block.count());
   cta.shared.assign(shared_bytes, std::byte{0});
   cta.barriers = {};
@@ -42,7 +41,28 @@ void prepare_cta(Cta& cta, const LaunchState& launch, std::uint64_t index,
     w.local.assign(std::size_t{k.local_bytes} * 32, std::byte{0});
     w.async.clear();
     w.clock = 0;
+    w.blocked = 0;
+    w.cluster_arrival.fill(0);
   }
+}
+
+// Sets up (or resets) cluster `index` of the grid: its CTAs in rank order,
+// rank = x + cx * (y + cy * z) over the CTA's coordinates in the cluster
+// (PTX ISA 10.25 %cluster_ctarank).
+void prepare_cluster(Cluster& cluster, const LaunchState& launch, std::uint64_t index, std::uint32_t shared_bytes) {
+  const runtime::Dim3& g = launch.config.grid;
+  const runtime::Dim3& c = launch.config.cluster;
+  const std::uint64_t nx = g.x / c.x, ny = g.y / c.y;
+  const runtime::Dim3 first{static_cast<std::uint32_t>(index % nx * c.x),
+                            static_cast<std::uint32_t>(index / nx % ny * c.y),
+                            static_cast<std::uint32_t>(index / (nx * ny) * c.z)};
+  cluster.ctas.resize(c.count());  // the first preparation sizes it; CTAs never move after
+  for (std::uint32_t r = 0; r < cluster.ctas.size(); ++r)
+    prepare_cta(cluster.ctas[r], launch, cluster, r,
+                {first.x + r % c.x, first.y + r / c.x % c.y, first.z + r / (c.x * c.y)}, shared_bytes);
+  cluster.live_threads = static_cast<std::uint32_t>(c.count() * launch.config.block.count());
+  cluster.arrived = 0;
+  cluster.phase = 0;
 }
 
 }  // namespace
@@ -54,8 +74,12 @@ GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
   if (threads == 0 || threads > kMaxThreadsPerBlock)
     throw SimError("kernel '" + k.name + "': block of " + std::to_string(threads) +
                    " threads; 1.." + std::to_string(kMaxThreadsPerBlock) + " are accepted");
-  const std::uint64_t ctas = cfg.grid.count();
-  if (ctas == 0) throw SimError("kernel '" + k.name + "': empty grid");
+  if (cfg.grid.count() == 0) throw SimError("kernel '" + k.name + "': empty grid");
+  const runtime::Dim3& c = cfg.cluster;
+  if (c.count() == 0 || cfg.grid.x % c.x || cfg.grid.y % c.y || cfg.grid.z % c.z)
+    throw SimError("kernel '" + k.name + "': cluster (" + std::to_string(c.x) + "," + std::to_string(c.y) + "," +
+                   std::to_string(c.z) + ") does not divide the grid");
+  const std::uint64_t clusters = cfg.grid.count() / c.count();
   const std::uint64_t shared = std::max<std::uint64_t>(
       k.static_shared_bytes, std::uint64_t{k.dynamic_shared_offset} + cfg.dynamic_shared_bytes);
   if (shared > kMaxSharedBytes)
@@ -71,14 +95,14 @@ GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
   std::mutex error_mutex;
   std::exception_ptr error;
   auto worker = [&] {
-    Cta cta;
+    Cluster cluster;
     std::uint64_t count = 0;
     for (std::uint64_t i;
-         !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < ctas;) {
+         !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < clusters;) {
       try {
-        prepare_cta(cta, launch, i, shared_bytes);
-        run_cta(cta);
-        count += cta.instructions;
+        prepare_cluster(cluster, launch, i, shared_bytes);
+        run_cluster(cluster);
+        for (const Cta& cta : cluster.ctas) count += cta.instructions;
       } catch (...) {
         std::lock_guard lock(error_mutex);
         if (!error) error = std::current_exception();
@@ -88,7 +112,7 @@ GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
     executed += count;
   };
   const unsigned n =
-      static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, worker_threads), ctas));
+      static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, worker_threads), clusters));
   if (n == 1) {
     worker();
   } else {

@@ -3,6 +3,14 @@
 // (by state or by phase parity), and cp.async.mbarrier.arrive[.noinc]. A
 // phase completes when its pending arrivals reach zero with no transaction
 // bytes outstanding; then the phase advances and the pending count resets.
+// The object may be in another CTA of the cluster (a shared::cluster address
+// from mapa), e.g. a remote arrive or a multicast TMA's complete_tx.
+//
+// try_wait may block until the phase completes or a system-dependent time
+// limit passes (PTX ISA 9.7.13.15.16); the simulator's limit never passes:
+// the scheduler parks a lane whose phase is incomplete (mbarrier_wait) and
+// runs the other warps and CTAs until it completes, and reports a deadlock if
+// nothing else can run. test_wait never blocks.
 //
 // The simulator keeps the object's state in its 8 bytes: expected arrivals
 // (bits 0-19), pending arrivals (20-39), outstanding transaction bytes
@@ -42,16 +50,44 @@ struct Mbarrier {
   }
 };
 
+// The address operand: after a destination for arrive and the waits.
+std::size_t address_operand(MbarrierOp op) {
+  const bool has_dst = op == MbarrierOp::arrive || op == MbarrierOp::arrive_expect_tx ||
+                       op == MbarrierOp::test_wait || op == MbarrierOp::try_wait;
+  return has_dst ? 1 : 0;
+}
+
+MemSpace object_space(const Inst& in) { return in.space == MemSpace::generic ? MemSpace::generic : MemSpace::shared; }
+
+// By state: done once the phase moved on from the state's; by parity: done
+// once the phase of that parity completed, i.e. the current phase has the
+// other parity. The state an arrive returns is the phase parity it arrived in.
+bool phase_done(const Mbarrier& m, std::uint64_t wanted) { return m.phase != (wanted & 1); }
+
 }  // namespace
+
+void mbarrier_complete_tx(std::byte* object, std::uint64_t bytes) {
+  Mbarrier m = Mbarrier::load(object);
+  m.tx = (m.tx - bytes) & kField;
+  m.complete_if_done();
+  m.store(object);
+}
+
+std::uint32_t mbarrier_wait(const Inst& in, Warp& w, std::uint32_t lanes) {
+  std::uint32_t done = 0;
+  for_lanes(lanes, [&](int l) {
+    const std::byte* p = access(w, l, object_space(in), address_of(w, in.op0(1), l), 8, 8, false);
+    if (!phase_done(Mbarrier::load(p), read(w, in.op0(2), l))) return;
+    write(w, in.op0(0), l, 1);
+    done |= 1u << l;
+  });
+  return done;
+}
 
 void exec_mbarrier(const Inst& in, Warp& w, std::uint32_t active) {
   const auto op = static_cast<MbarrierOp>(in.mode);
-  // The operand holding the object's address: after a destination for
-  // arrive and the waits.
-  const bool has_dst = op == MbarrierOp::arrive || op == MbarrierOp::arrive_expect_tx ||
-                       op == MbarrierOp::test_wait || op == MbarrierOp::try_wait;
-  const std::size_t addr = has_dst ? 1 : 0;
-  const MemSpace space = in.space == MemSpace::generic ? MemSpace::generic : MemSpace::shared;
+  const std::size_t addr = address_operand(op);
+  const MemSpace space = object_space(in);
   for_lanes(active, [&](int l) {
     std::byte* p = access(w, l, space, address_of(w, in.op0(addr), l), 8, 8, true);
     auto operand = [&](std::size_t i, std::uint64_t otherwise) {
@@ -82,14 +118,9 @@ void exec_mbarrier(const Inst& in, Warp& w, std::uint32_t active) {
         m.complete_if_done();
         break;
       case MbarrierOp::test_wait:
-      case MbarrierOp::try_wait: {
-        // By state: done once the phase moved on from the state's; by
-        // parity: done once the phase of that parity completed, i.e. the
-        // current phase has the other parity.
-        const std::uint64_t wanted = operand(2, 0) & 1;
-        write(w, in.op0(0), l, m.phase != wanted ? 1 : 0);
+      case MbarrierOp::try_wait:  // the scheduler's, through mbarrier_wait; here only test_wait
+        write(w, in.op0(0), l, phase_done(m, operand(2, 0)) ? 1 : 0);
         break;
-      }
       case MbarrierOp::cp_async_arrive:
         complete_async_copies(w, l);
         if (!in.parity) ++m.pending;  // without .noinc the arrival does not count toward the phase

@@ -41,6 +41,18 @@ std::byte* in_buffer(std::byte* base, std::size_t buffer_size, const char* what,
 
 }  // namespace
 
+Cta& shared_owner(Warp& w, int lane, std::uint64_t address, bool write, std::uint32_t size) {
+  Cta& cta = *w.cta;
+  const std::uint64_t rank_field = address >> kRankShift;
+  if (rank_field == 0) return cta;
+  const std::vector<Cta>& ctas = cta.cluster->ctas;
+  if (rank_field > ctas.size())
+    fault(lane, write, size, MemSpace::shared, address,
+          "names CTA rank " + std::to_string(rank_field - 1) + " of the cluster, which has " +
+              std::to_string(ctas.size()) + " CTA" + (ctas.size() == 1 ? "" : "s"));
+  return cta.cluster->ctas[rank_field - 1];
+}
+
 std::byte* access(Warp& w, int lane, MemSpace space, std::uint64_t address, std::uint32_t size,
                   std::uint32_t align, bool write) {
   Cta& cta = *w.cta;
@@ -52,6 +64,9 @@ std::byte* access(Warp& w, int lane, MemSpace space, std::uint64_t address, std:
     } else if (address - kLocalWindow < kWindowSize) {
       space = MemSpace::local;
       address -= kLocalWindow;
+    } else if (address - kParamWindow < kWindowSize) {
+      space = MemSpace::param;
+      address -= kParamWindow;
     } else {
       space = MemSpace::global;
     }
@@ -66,9 +81,15 @@ std::byte* access(Warp& w, int lane, MemSpace space, std::uint64_t address, std:
       fault(lane, write, size, space, address,
             "is outside every allocation; nearest: " + launch.global.describe_nearest(address));
     }
-    case MemSpace::shared:
-      return in_buffer(cta.shared.data(), cta.shared.size(), "the CTA's shared memory", lane, write,
-                       size, space, address);
+    case MemSpace::shared: {
+      if (address <= kOffsetMask)
+        return in_buffer(cta.shared.data(), cta.shared.size(), "the CTA's shared memory", lane, write, size, space,
+                         address);
+      Cta& owner = shared_owner(w, lane, address, write, size);
+      const std::string what = "the shared memory of CTA rank " + std::to_string(owner.rank) + " of the cluster";
+      return in_buffer(owner.shared.data(), owner.shared.size(), what.c_str(), lane, write, size, space,
+                       address & kOffsetMask);
+    }
     case MemSpace::local: {
       const std::uint32_t bytes = launch.kernel.local_bytes;
       return in_buffer(w.local.data() + std::size_t{bytes} * lane, bytes,

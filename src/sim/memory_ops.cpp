@@ -1,4 +1,4 @@
-// ld, st (PTX ISA 9.7.9.8-9) and cvta (9.7.9.17).
+// ld, st (PTX ISA 9.7.9.8-9), cvta (9.7.9.17) and mapa (9.7.9.19).
 #include "warpforge/error.hpp"
 #include "warpforge/sim/execute.hpp"
 #include "warpforge/sim/memory_access.hpp"
@@ -25,9 +25,34 @@ void cvta(const Inst& in, Warp& w, std::uint32_t active) {
   std::uint64_t window = 0;
   if (in.space == MemSpace::shared) window = kSharedWindow;
   if (in.space == MemSpace::local) window = kLocalWindow;
+  if (in.space == MemSpace::param) window = kParamWindow;
   for_lanes(active, [&](int l) {
     const std::uint64_t a = read(w, in.op0(1), l);
     std::uint64_t d = in.to ? a - window : a + window;  // cvta.to.space: generic -> space
+    if (ptx::bits(in.type()) == 32) d &= 0xFFFFFFFFu;
+    write(w, in.op0(0), l, d);
+  });
+}
+
+// mapa.shared::cluster d, a, rank: the address of a's offset in CTA `rank`
+// of the cluster; mapa (generic) does the same for a generic address of
+// shared memory.
+void mapa(const Inst& in, Warp& w, std::uint32_t active) {
+  const bool generic = in.space == MemSpace::generic;
+  const std::uint32_t size = static_cast<std::uint32_t>(w.cta->cluster->ctas.size());
+  for_lanes(active, [&](int l) {
+    std::uint64_t a = read(w, in.op0(1), l);
+    const auto rank = static_cast<std::uint32_t>(read(w, in.op0(2), l));
+    if (generic) {
+      if (a - kSharedWindow >= kWindowSize)
+        throw AccessFault{l, "mapa of generic address " + hex(a) + ", which is not in shared memory"};
+      a -= kSharedWindow;
+    }
+    if (rank >= size)
+      throw AccessFault{l, "mapa to CTA rank " + std::to_string(rank) + "; the cluster has " + std::to_string(size) +
+                               " CTA" + (size == 1 ? "" : "s") + " (ranks 0.." + std::to_string(size - 1) + ")"};
+    std::uint64_t d = cluster_shared_address(rank, a);
+    if (generic) d += kSharedWindow;
     if (ptx::bits(in.type()) == 32) d &= 0xFFFFFFFFu;
     write(w, in.op0(0), l, d);
   });
@@ -37,6 +62,7 @@ void cvta(const Inst& in, Warp& w, std::uint32_t active) {
 
 void exec_memory(const Inst& in, Warp& w, std::uint32_t active) {
   if (in.op == Op::cvta) return cvta(in, w, active);
+  if (in.op == Op::mapa) return mapa(in, w, active);
   const std::uint32_t size = element_bytes(in.type());
   const std::uint32_t n = in.vec;
   if (in.op == Op::ld) {

@@ -51,7 +51,9 @@ std::array<float, N> value_table(const FloatFormat& f) {
   return table;
 }
 
-double element_value(Type t, std::uint32_t bits) {
+}  // namespace
+
+double matrix_element_value(Type t, std::uint32_t bits) {
   switch (t) {
     case Type::f32:
       return f32_of(bits);
@@ -74,6 +76,8 @@ double element_value(Type t, std::uint32_t bits) {
   }
 }
 
+namespace {
+
 // The values of one lane's fragment: `slots` elements of type t packed into
 // the registers `regs` (slot 0 in the lowest bits of the first register).
 void unpack(Warp& w, const std::vector<Arg>& regs, int lane, Type t, int slots, double* out) {
@@ -82,7 +86,7 @@ void unpack(Warp& w, const std::vector<Arg>& regs, int lane, Type t, int slots, 
   for (int r = 0; r * per_reg < slots; ++r) {
     const auto v = static_cast<std::uint32_t>(read(w, regs[static_cast<std::size_t>(r)], lane));
     for (int i = 0; i < per_reg; ++i)
-      out[r * per_reg + i] = element_value(t, (v >> (bits * i)) & mask);
+      out[r * per_reg + i] = matrix_element_value(t, (v >> (bits * i)) & mask);
   }
 }
 

@@ -7,6 +7,7 @@
 #include "warpforge/sim/decode.hpp"
 #include "warpforge/sim/float_format.hpp"
 #include "warpforge/sim/grid.hpp"
+#include "warpforge/sim/tensor_map_encoding.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -172,6 +173,10 @@ void SimBackend::launch(runtime::LoadedModule& module, const std::string& kernel
 
 std::shared_ptr<runtime::DeviceBackend> make_backend(SimOptions options) {
   return std::make_shared<SimBackend>(options);
+}
+
+runtime::TensorMap SimBackend::encode_tensor_map(const runtime::TensorMapDesc& desc) {
+  return sim::encode_tensor_map(desc);
 }
 
 }  // namespace warpforge::sim

@@ -3,7 +3,10 @@
 // threads at that PC. For structured code this reconverges divergent paths at
 // their join point (the lanes that went ahead wait at the higher PC until the
 // others catch up). Threads leave the ready set when they exit, wait at a CTA
-// barrier, or wait at a warp collective for the rest of its member mask.
+// barrier, wait at a warp collective for the rest of its member mask, wait at
+// a warpgroup collective (wgmma, setmaxnreg) for the other three warps of
+// their warpgroup, or block in mbarrier.try_wait or barrier.cluster.wait.
+// The CTAs of a cluster run interleaved, warp by warp.
 #include <algorithm>
 #include <bit>
 
@@ -129,6 +132,117 @@ void collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t act
   w.ready |= arrived;
 }
 
+// A warpgroup is four consecutive warps, the first's index a multiple of 4
+// (PTX ISA 9.7.15.2 "Warpgroup"); wgmma and setmaxnreg are .sync.aligned for
+// all 128 of its threads. Each warp's lanes gather as at a warp collective;
+// the instruction runs once every lane of the four warps waits at it.
+void warpgroup_collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t active) {
+  Cta& cta = *w.cta;
+  for_lanes(mask & ~active, [&](int l) { ++w.pc[l]; });
+  if (!active) return;
+  const std::uint32_t first = w.index / 4 * 4;
+  if (first + 4 > cta.warps.size() || cta.warps[first + 3].exists != 0xFFFFFFFFu)
+    throw SimError("a warpgroup instruction needs all 128 threads of warpgroup " + std::to_string(first / 4) +
+                   " (warps " + std::to_string(first) + "-" + std::to_string(first + 3) + "); the block has " +
+                   std::to_string(cta.threads) + " threads");
+  const std::uint32_t pc = w.pc[std::countr_zero(active)];
+  for_lanes(active, [&](int l) { w.state[l] = LaneState::at_collective; });
+  w.ready &= ~active;
+  w.awaited_members = 0xFFFFFFFFu;
+  for (std::uint32_t k = first; k < first + 4; ++k)
+    for (int l = 0; l < 32; ++l)
+      if (cta.warps[k].state[l] != LaneState::at_collective || cta.warps[k].pc[l] != pc) return;
+  for (std::uint32_t k = first; k < first + 4; ++k) {
+    Warp& member = cta.warps[k];
+    if (inst.op == Op::wgmma) exec_wgmma(inst, member, static_cast<int>(k - first));
+    for (int l = 0; l < 32; ++l) {
+      member.state[l] = LaneState::ready;
+      ++member.pc[l];
+    }
+    member.ready = member.exists;
+  }
+}
+
+// barrier.cluster.arrive / .wait (PTX ISA 9.7.13.3): a phase completes when
+// every non-exited thread of the cluster has arrived; a wait returns once the
+// phase its thread arrived in has completed.
+void complete_cluster_phase_if_done(Cluster& c) {
+  if (c.arrived > 0 && c.arrived >= c.live_threads) {
+    c.arrived = 0;
+    ++c.phase;
+  }
+}
+
+void cluster_arrive(Warp& w, std::uint32_t active) {
+  Cluster& c = *w.cta->cluster;
+  for_lanes(active, [&](int l) {
+    if (w.cluster_arrival[l])
+      throw AccessFault{l, "barrier.cluster.arrive again before a barrier.cluster.wait for the previous arrival"};
+    w.cluster_arrival[l] = c.phase + 1;
+  });
+  c.arrived += static_cast<std::uint32_t>(std::popcount(active));
+  complete_cluster_phase_if_done(c);
+}
+
+// The lanes of `lanes` whose cluster barrier phase has completed.
+std::uint32_t cluster_phase_done(const Warp& w, std::uint32_t lanes) {
+  std::uint32_t done = 0;
+  for_lanes(lanes, [&](int l) {
+    if (w.cta->cluster->phase >= w.cluster_arrival[l]) done |= 1u << l;
+  });
+  return done;
+}
+
+// Parks `lanes` (blocked in try_wait or barrier.cluster.wait) until wake()
+// finds them done.
+void block(Warp& w, std::uint32_t lanes, LaneState state) {
+  for_lanes(lanes, [&](int l) { w.state[l] = state; });
+  w.ready &= ~lanes;
+  w.blocked |= lanes;
+}
+
+void cluster_wait(Warp& w, std::uint32_t mask, std::uint32_t active) {
+  for_lanes(mask & ~active, [&](int l) { ++w.pc[l]; });
+  for_lanes(active, [&](int l) {
+    if (!w.cluster_arrival[l])
+      throw AccessFault{l, "barrier.cluster.wait without a barrier.cluster.arrive before it"};
+  });
+  const std::uint32_t done = cluster_phase_done(w, active);
+  for_lanes(done, [&](int l) {
+    w.cluster_arrival[l] = 0;
+    ++w.pc[l];
+  });
+  block(w, active & ~done, LaneState::at_cluster_barrier);
+}
+
+void try_wait(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t active) {
+  for_lanes(mask & ~active, [&](int l) { ++w.pc[l]; });
+  const std::uint32_t done = mbarrier_wait(inst, w, active);
+  for_lanes(done, [&](int l) { ++w.pc[l]; });
+  block(w, active & ~done, LaneState::at_mbarrier);
+}
+
+// Lets blocked lanes whose phase completed go on; returns whether any did.
+bool wake(Warp& w) {
+  const std::vector<Inst>& code = w.cta->launch->kernel.code;
+  std::uint32_t woken = 0;
+  for_lanes(w.blocked, [&](int l) {
+    const std::uint32_t bit = 1u << l;
+    if (w.state[l] == LaneState::at_mbarrier) {
+      if (!mbarrier_wait(code[w.pc[l]], w, bit)) return;
+    } else {
+      if (!cluster_phase_done(w, bit)) return;
+      w.cluster_arrival[l] = 0;
+    }
+    w.state[l] = LaneState::ready;
+    ++w.pc[l];
+    woken |= bit;
+  });
+  w.blocked &= ~woken;
+  w.ready |= woken;
+  return woken != 0;
+}
+
 void execute(const Inst& inst, Warp& w, std::uint32_t active) {
   switch (inst.op) {
     case Op::mov:
@@ -184,9 +298,13 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
       exec_convert(inst, w, active);
       return;
     case Op::cvta:
+    case Op::mapa:
     case Op::ld:
     case Op::st:
       exec_memory(inst, w, active);
+      return;
+    case Op::tensor_copy:
+      exec_tensor_copy(inst, w, active);
       return;
     case Op::atom:
     case Op::red:
@@ -205,6 +323,8 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
       exec_collective(inst, w, active);
       return;
     case Op::fence:
+    case Op::bulk_commit:  // TMA stores complete at issue: nothing is ever
+    case Op::bulk_wait:    // pending in a bulk async-group
       return;
     default:
       return;  // control flow and collectives are handled by the caller
@@ -246,10 +366,31 @@ bool run_warp(Warp& w) {
           for_lanes(mask & ~active, [&](int l) { ++w.pc[l]; });
           for_lanes(active, [&](int l) { w.state[l] = LaneState::exited; });
           w.ready &= ~active;
+          cta.cluster->live_threads -= static_cast<std::uint32_t>(std::popcount(active));
+          complete_cluster_phase_if_done(*cta.cluster);
           break;
         case Op::bar_sync:
         case Op::bar_arrive:
           barrier(inst, w, mask, active);
+          break;
+        case Op::cluster_arrive:
+          cluster_arrive(w, active);
+          for_lanes(mask, [&](int l) { ++w.pc[l]; });
+          break;
+        case Op::cluster_wait:
+          cluster_wait(w, mask, active);
+          break;
+        case Op::wgmma:
+        case Op::setmaxnreg:
+          warpgroup_collective(inst, w, mask, active);
+          break;
+        case Op::mbarrier:
+          if (static_cast<MbarrierOp>(inst.mode) == MbarrierOp::try_wait) {
+            try_wait(inst, w, mask, active);
+          } else {
+            execute(inst, w, active);
+            for_lanes(mask, [&](int l) { ++w.pc[l]; });
+          }
           break;
         default:
           if (is_warp_collective(inst.op)) {
@@ -270,10 +411,21 @@ bool run_warp(Warp& w) {
   return progress;
 }
 
-[[noreturn]] void report_deadlock(const Cta& cta) {
+// "warp 5 at PTX line 12 (at a barrier)", "warp 6 exited": where a warp of a
+// warpgroup is instead of at the warpgroup instruction.
+std::string whereabouts(const Cta& cta, const Warp& w) {
+  for (int l = 0; l < 32; ++l) {
+    if (!((w.exists >> l) & 1) || w.state[l] == LaneState::exited) continue;
+    return "warp " + std::to_string(w.index) + " is at PTX line " +
+           std::to_string(cta.launch->kernel.code[w.pc[l]].line);
+  }
+  return "warp " + std::to_string(w.index) + " exited";
+}
+
+// What keeps the CTA's lanes from running, for a deadlock report.
+std::string describe_stuck(const Cta& cta) {
   const auto& code = cta.launch->kernel.code;
-  std::string msg =
-      "deadlock in kernel '" + cta.launch->kernel.name + "', block " + coords(cta.ctaid) + ":";
+  std::string msg;
   std::vector<std::uint32_t> exited;
   for (std::uint32_t id = 0; id < cta.barriers.size(); ++id) {
     std::vector<std::uint32_t> waiting;
@@ -292,19 +444,50 @@ bool run_warp(Warp& w) {
            " arrived; waiting: " + thread_list(cta, waiting) + ";";
   }
   for (const Warp& w : cta.warps) {
-    std::vector<std::uint32_t> waiting;
-    int line = 0;
+    std::vector<std::uint32_t> waiting, on_mbarrier, on_cluster;
+    int line = 0, mbarrier_line = 0, cluster_line = 0;
     std::uint32_t exited_lanes = 0;
     for_lanes(w.exists, [&](int l) {
+      const auto linear = w.index * 32 + static_cast<std::uint32_t>(l);
       if (w.state[l] == LaneState::exited) exited_lanes |= 1u << l;
       if (w.state[l] == LaneState::at_collective) {
-        waiting.push_back(w.index * 32 + static_cast<std::uint32_t>(l));
+        waiting.push_back(linear);
         line = code[w.pc[l]].line;
       }
-      if (w.state[l] == LaneState::exited)
-        exited.push_back(w.index * 32 + static_cast<std::uint32_t>(l));
+      if (w.state[l] == LaneState::at_mbarrier) {
+        on_mbarrier.push_back(linear);
+        mbarrier_line = code[w.pc[l]].line;
+      }
+      if (w.state[l] == LaneState::at_cluster_barrier) {
+        on_cluster.push_back(linear);
+        cluster_line = code[w.pc[l]].line;
+      }
+      if (w.state[l] == LaneState::exited) exited.push_back(linear);
     });
+    if (!on_mbarrier.empty())
+      msg += " warp " + std::to_string(w.index) + " waits in mbarrier.try_wait at PTX line " +
+             std::to_string(mbarrier_line) + " for a phase that never completes; waiting: " +
+             thread_list(cta, on_mbarrier) + ";";
+    if (!on_cluster.empty())
+      msg += " warp " + std::to_string(w.index) + " waits in barrier.cluster.wait at PTX line " +
+             std::to_string(cluster_line) + "; " + std::to_string(cta.cluster->arrived) + " of the cluster's " +
+             std::to_string(cta.cluster->live_threads) + " live threads arrived; waiting: " +
+             thread_list(cta, on_cluster) + ";";
     if (waiting.empty()) continue;
+    const std::uint32_t pc = w.pc[waiting.front() % 32];
+    if (is_warpgroup_collective(code[pc].op) && waiting.size() == 32) {
+      const std::uint32_t first = w.index / 4 * 4;
+      msg += " warp " + std::to_string(w.index) + " waits at the warpgroup instruction at PTX line " +
+             std::to_string(line) + " for the other warps of warpgroup " + std::to_string(first / 4) + ":";
+      for (std::uint32_t k = first; k < first + 4 && k < cta.warps.size(); ++k) {
+        const Warp& o = cta.warps[k];
+        bool here = true;
+        for (int l = 0; l < 32; ++l)
+          here &= o.state[l] == LaneState::at_collective && o.pc[l] == pc;
+        if (!here) msg += " " + whereabouts(cta, o) + ";";
+      }
+      continue;
+    }
     msg += " warp " + std::to_string(w.index) + " collective at PTX line " + std::to_string(line) +
            " (membermask " + hex(w.awaited_members) + ") waits for lanes that never arrive:";
     if (const std::uint32_t absent = w.awaited_members & ~w.exists)
@@ -314,6 +497,19 @@ bool run_warp(Warp& w) {
     msg += " waiting: " + thread_list(cta, waiting) + ";";
   }
   if (!exited.empty()) msg += " exited: " + thread_list(cta, exited);
+  return msg;
+}
+
+[[noreturn]] void report_deadlock(const Cluster& cluster) {
+  const Cta& first = cluster.ctas.front();
+  std::string msg = "deadlock in kernel '" + first.launch->kernel.name + "', ";
+  if (cluster.ctas.size() == 1) {
+    msg += "block " + coords(first.ctaid) + ":" + describe_stuck(first);
+  } else {
+    msg += "cluster of " + std::to_string(cluster.ctas.size()) + " CTAs:";
+    for (const Cta& cta : cluster.ctas)
+      msg += " [block " + coords(cta.ctaid) + ", rank " + std::to_string(cta.rank) + ":" + describe_stuck(cta) + "]";
+  }
   throw SimError(msg);
 }
 
@@ -335,15 +531,19 @@ bool is_warp_collective(Op op) {
   }
 }
 
-void run_cta(Cta& cta) {
+bool is_warpgroup_collective(Op op) { return op == Op::wgmma || op == Op::setmaxnreg; }
+
+void run_cluster(Cluster& cluster) {
   for (;;) {
     bool progress = false, live = false;
-    for (Warp& w : cta.warps) {
-      if (w.ready) progress |= run_warp(w);
-      for_lanes(w.exists, [&](int l) { live |= w.state[l] != LaneState::exited; });
-    }
+    for (Cta& cta : cluster.ctas)
+      for (Warp& w : cta.warps) {
+        if (w.blocked) progress |= wake(w);
+        if (w.ready) progress |= run_warp(w);
+        for_lanes(w.exists, [&](int l) { live |= w.state[l] != LaneState::exited; });
+      }
     if (!live) return;
-    if (!progress) report_deadlock(cta);
+    if (!progress) report_deadlock(cluster);
   }
 }
 

@@ -18,6 +18,7 @@
 #include "warpforge/runtime/event.hpp"
 #include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/stream.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
 
 namespace warpforge::runtime {
 namespace {
@@ -167,6 +168,44 @@ TEST_F(CudaBackendTest, LaunchesClustersThroughLaunchKernelEx) {
   EXPECT_EQ(state->launches[0].cluster, (std::array<unsigned, 3>{4, 2, 1}));
   EXPECT_EQ(state->launches[0].grid, (std::array<unsigned, 3>{8, 2, 1}));
   EXPECT_TRUE(state->dynamic_shared_sets.empty());
+}
+
+TEST_F(CudaBackendTest, EncodesTensorMapsThroughTheDriver) {
+  Device d = Device::cuda(0);
+  Buffer a(d, 1 << 16);
+  const TensorMapDesc desc{.dtype = DType::bf16,
+                           .address = a.address(),
+                           .dims = {64, 100, 3},
+                           .strides_bytes = {128, 12800},
+                           .box = {64, 32, 1},
+                           .swizzle = TensorMapSwizzle::b128};
+  const TensorMap map = make_tensor_map(d, desc);
+  ASSERT_EQ(state->tensor_map_encodes.size(), 1u);
+  const auto& e = state->tensor_map_encodes[0];
+  EXPECT_EQ(e.dtype, 9);  // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+  EXPECT_EQ(e.rank, 3u);
+  EXPECT_EQ(e.address, a.address());
+  EXPECT_EQ(e.dims, (std::vector<std::uint64_t>{64, 100, 3}));
+  EXPECT_EQ(e.strides, (std::vector<std::uint64_t>{128, 12800}));
+  EXPECT_EQ(e.box, (std::vector<unsigned>{64, 32, 1}));
+  EXPECT_EQ(e.element_strides, (std::vector<unsigned>{1, 1, 1}));
+  EXPECT_EQ(e.interleave, 0);  // CU_TENSOR_MAP_INTERLEAVE_NONE
+  EXPECT_EQ(e.swizzle, 3);  // CU_TENSOR_MAP_SWIZZLE_128B
+  EXPECT_EQ(e.l2_promotion, 3);  // CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+  EXPECT_EQ(e.oob_fill, 0);  // CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+  for (std::size_t i = 0; i < map.bytes.size(); ++i) ASSERT_EQ(map.bytes[i], std::byte(i)) << i;
+
+  // fp8 travels as UINT8, and element strides pass through.
+  make_tensor_map(d, {.dtype = DType::e4m3,
+                      .address = a.address(),
+                      .dims = {128, 8},
+                      .strides_bytes = {128},
+                      .box = {64, 8},
+                      .element_strides = {1, 2}});
+  ASSERT_EQ(state->tensor_map_encodes.size(), 2u);
+  EXPECT_EQ(state->tensor_map_encodes[1].dtype, 0);  // CU_TENSOR_MAP_DATA_TYPE_UINT8
+  EXPECT_EQ(state->tensor_map_encodes[1].element_strides, (std::vector<unsigned>{1, 2}));
+  EXPECT_EQ(state->tensor_map_encodes[1].swizzle, 0);  // CU_TENSOR_MAP_SWIZZLE_NONE
 }
 
 }  // namespace

@@ -17,13 +17,24 @@ struct Launch {
   std::vector<std::vector<std::uint8_t>> params;  // sized by State::param_sizes
 };
 
+// The arguments of one cuTensorMapEncodeTiled call.
+struct TensorMapEncode {
+  int dtype;
+  unsigned rank;
+  std::uint64_t address;
+  std::vector<std::uint64_t> dims, strides;
+  std::vector<unsigned> box, element_strides;
+  int interleave, swizzle, l2_promotion, oob_fill;
+};
+
 struct State {
   int link_creates = 0;
   std::vector<int> jit_targets;  // the CU_JIT_TARGET of each cuLinkCreate, -1 when absent
   int module_loads = 0;
   std::vector<std::pair<std::string, int>> dynamic_shared_sets;  // cuFuncSetAttribute calls
   std::vector<Launch> launches;
-  std::vector<std::size_t> param_sizes;  // how many bytes of each parameter a launch records
+  std::vector<std::size_t> param_sizes;
+  std::vector<TensorMapEncode> tensor_map_encodes;  // how many bytes of each parameter a launch records
 };
 
 }  // namespace warpforge::runtime::fake_driver

@@ -18,13 +18,13 @@ std::string load_error(SimBackend& sim, const ptx::Module& m) {
 }
 
 TEST_F(SimTest, UnsupportedInstructionIsRefusedAtLoadWithItsLine) {
-  KernelSource k("uses_wgmma");
+  KernelSource k("uses_tcgen05");
   k.regs(Type::b32, "%r", 4).shared(Type::b8, "pad", 16);
-  k.code("mov.u32 %r1, 1;\nadd.u32 %r2, %r1, %r1;\nwgmma.fence.sync.aligned;\nret;");
+  k.code("mov.u32 %r1, 1;\nadd.u32 %r2, %r1, %r1;\ntcgen05.fence::before_thread_sync;\nret;");
   const ptx::Module m = k.module();
   const std::string msg = load_error(sim, m);
-  EXPECT_NE(msg.find("kernel 'uses_wgmma', PTX line " + std::to_string(line_of(m, "wgmma.fence")) +
-                     " (wgmma.fence.sync.aligned): instruction 'wgmma' is not simulated"),
+  EXPECT_NE(msg.find("kernel 'uses_tcgen05', PTX line " + std::to_string(line_of(m, "tcgen05.fence")) +
+                     " (tcgen05.fence::before_thread_sync): instruction 'tcgen05' is not simulated"),
             std::string::npos)
       << msg << "\n"
       << ptx::emit(m);
@@ -59,13 +59,16 @@ TEST_F(SimTest, FencesAndHintsAreAcceptedAndChangeNothing) {
     membar.gl;
     fence.acq_rel.gpu;
     fence.proxy.async.shared::cta;
+    fence.proxy.async;
+    fence.mbarrier_init.release.cluster;
     nanosleep.u32 100;
     setmaxnreg.inc.sync.aligned.u32 240;
     ld.param.u64 %rd1, [out];
+    prefetch.global.L2 [%rd1];
     st.global.cs.u32 [%rd1], %r1;
   )");
   auto out = zeros<std::uint32_t>(1);
-  run(k, {1, 1, 1}, {32, 1, 1}, {arg_u64(out)});
+  run(k, {1, 1, 1}, {128, 1, 1}, {arg_u64(out)});  // setmaxnreg takes a whole warpgroup
   EXPECT_EQ(download<std::uint32_t>(out, 1)[0], 5u);
 }
 

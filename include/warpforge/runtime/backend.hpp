@@ -19,6 +19,9 @@ namespace warpforge::runtime {
 // address in the simulated global address space. 0 is never a valid buffer.
 using DevicePtr = std::uint64_t;
 
+struct TensorMapDesc;  // tensor_map.hpp
+struct TensorMap;
+
 struct Dim3 {
   std::uint32_t x = 1, y = 1, z = 1;
   std::uint64_t count() const { return std::uint64_t{x} * y * z; }
@@ -104,6 +107,10 @@ class DeviceBackend {
   virtual void synchronize_event(EventHandle& event);
   // Milliseconds from `start` to `end`, both recorded.
   virtual float elapsed_ms(EventHandle& start, EventHandle& end);
+
+  // Encodes a TMA tensor map that make_tensor_map (tensor_map.hpp) has
+  // already checked. The default refuses (RuntimeError naming the device).
+  virtual TensorMap encode_tensor_map(const TensorMapDesc& desc);
 
   virtual std::unique_ptr<LoadedModule> load(const ptx::Module& module) = 0;
   // Arguments have already been checked against the kernel's parameter list.

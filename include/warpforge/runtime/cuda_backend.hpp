@@ -42,6 +42,9 @@ class CudaBackend final : public DeviceBackend {
   void synchronize_event(EventHandle& event) override;
   float elapsed_ms(EventHandle& start, EventHandle& end) override;
 
+  // cuTensorMapEncodeTiled (src/runtime/cuda/tensor_map_encode.cpp).
+  TensorMap encode_tensor_map(const TensorMapDesc& desc) override;
+
   std::unique_ptr<LoadedModule> load(const ptx::Module& module) override;
   void launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
               const std::vector<KernelArg>& args, StreamHandle* stream) override;

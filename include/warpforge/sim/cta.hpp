@@ -25,7 +25,9 @@ struct LaunchState {
   int sm_count = 1;
 };
 
-enum class LaneState : std::uint8_t { ready, exited, at_barrier, at_collective };
+// at_mbarrier: blocked in mbarrier.try_wait until the phase completes;
+// at_cluster_barrier: blocked in barrier.cluster.wait.
+enum class LaneState : std::uint8_t { ready, exited, at_barrier, at_collective, at_mbarrier, at_cluster_barrier };
 
 // One cp.async in flight: the source bytes were read at issue; they land in
 // shared memory when a wait retires their group (PTX ISA 9.7.9.25.3).
@@ -54,6 +56,10 @@ struct Warp {
   std::vector<std::byte> local;            // local_bytes per lane, lane-major
   std::vector<LaneAsyncCopies> async;      // per lane, created on first cp.async
   std::uint32_t awaited_members = 0;       // member mask of the collective lanes wait at
+  std::uint32_t blocked = 0;               // lanes at_mbarrier or at_cluster_barrier
+  // barrier.cluster: 0 while the lane has no arrival pending a wait, else the
+  // cluster barrier phase it arrived in, plus one.
+  std::array<std::uint32_t, 32> cluster_arrival{};
   std::uint64_t clock = 0;
 
   std::uint64_t& reg(std::uint32_t slot, int lane) { return regs[slot * 32 + lane]; }
@@ -64,14 +70,29 @@ struct Barrier {
   std::uint32_t expected = 0;
 };
 
+struct Cluster;
+
 struct Cta {
   const LaunchState* launch = nullptr;
+  Cluster* cluster = nullptr;
+  std::uint32_t rank = 0;  // %cluster_ctarank
   runtime::Dim3 ctaid;
   std::uint32_t threads = 0;
   std::vector<std::byte> shared;
   std::vector<Warp> warps;
   std::array<Barrier, 16> barriers{};
   std::uint64_t instructions = 0;  // thread-instructions executed
+};
+
+// The CTAs of one cluster (PTX ISA 2.2.1 "Cluster of Cooperative Thread
+// Arrays"): they run interleaved on one host thread, so each can reach the
+// others' shared memory and barriers without host synchronization. A launch
+// without clusters runs every CTA as a cluster of one.
+struct Cluster {
+  std::vector<Cta> ctas;            // by %cluster_ctarank
+  std::uint32_t live_threads = 0;   // threads of all its CTAs not exited
+  std::uint32_t arrived = 0;        // barrier.cluster arrivals in the current phase
+  std::uint32_t phase = 0;          // completed barrier.cluster phases
 };
 
 // A memory access that must stop the launch; the scheduler adds the kernel,
@@ -81,7 +102,8 @@ struct AccessFault {
   std::string message;
 };
 
-// Runs one CTA to completion; throws SimError on a fault or a deadlock.
-void run_cta(Cta& cta);
+// Runs the CTAs of one cluster to completion, interleaving their warps;
+// throws SimError on a fault or a deadlock.
+void run_cluster(Cluster& cluster);
 
 }  // namespace warpforge::sim

@@ -84,6 +84,17 @@ void exec_memory(const Inst& inst, Warp& w, std::uint32_t active);      // memor
 void exec_atomic(const Inst& inst, Warp& w, std::uint32_t active);      // atomic_ops.cpp
 void exec_async_copy(const Inst& inst, Warp& w, std::uint32_t active);  // async_copy.cpp
 void exec_mbarrier(const Inst& inst, Warp& w, std::uint32_t active);    // mbarrier.cpp
+// mbarrier.try_wait for `lanes`: returns those whose phase completed, having
+// written true to their destination; the others must wait (mbarrier.cpp).
+std::uint32_t mbarrier_wait(const Inst& inst, Warp& w, std::uint32_t lanes);
+// complete_tx of `bytes` on the mbarrier object at `object` (mbarrier.cpp).
+void mbarrier_complete_tx(std::byte* object, std::uint64_t bytes);
+// cp.async.bulk.tensor: TMA loads and stores, done at issue (tensor_copy.cpp).
+void exec_tensor_copy(const Inst& inst, Warp& w, std::uint32_t active);
+// wgmma for warp `w`, the `warp_in_group`-th of its warpgroup (wgmma.cpp).
+void exec_wgmma(const Inst& inst, Warp& w, int warp_in_group);
+// The value of an f16/bf16/e4m3/e5m2/f32 element's bits (mma.cpp).
+double matrix_element_value(ptx::Type t, std::uint32_t bits);
 // Lands every cp.async the lane has issued (committed or not).
 void complete_async_copies(Warp& w, int lane);                          // async_copy.cpp
 void exec_collective(const Inst& inst, Warp& w, std::uint32_t active);  // collectives.cpp
@@ -92,6 +103,8 @@ void exec_ldmatrix(const Inst& inst, Warp& w, std::uint32_t active);    // ldmat
 
 // True for the ops whose lanes must all arrive before any executes.
 bool is_warp_collective(Op op);
+// True for wgmma and setmaxnreg: all 128 threads of a warpgroup.
+bool is_warpgroup_collective(Op op);
 // The lanes that must take part in a collective: its membermask operand, or
 // every thread of the warp for the .aligned matrix instructions.
 std::uint32_t collective_members(const Inst& inst, Warp& w, int first_lane);

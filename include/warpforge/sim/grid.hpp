@@ -1,6 +1,7 @@
-// Runs a launch: every CTA of the grid, spread over a pool of host threads.
-// CTAs share nothing but global memory, so running them in parallel changes
-// no result a race-free kernel can observe; atomics use host atomics.
+// Runs a launch: every cluster of the grid (every CTA, without clusters),
+// spread over a pool of host threads. Clusters share nothing but global
+// memory, so running them in parallel changes no result a race-free kernel
+// can observe; atomics use host atomics.
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,34 @@ namespace warpforge::sim {
 // address plus the window base; any other generic address is global.
 constexpr std::uint64_t kSharedWindow = 0x0000'7E00'0000'0000ull;
 constexpr std::uint64_t kLocalWindow = 0x0000'7D00'0000'0000ull;
+constexpr std::uint64_t kParamWindow = 0x0000'7C00'0000'0000ull;  // cvta.param (PTX ISA 9.7.9.17)
 constexpr std::uint64_t kWindowSize = 1ull << 32;
+
+// Shared-memory addresses of the cluster (PTX ISA 5.1.5 ".shared::cluster"):
+// a CTA's own shared::cta addresses (offsets below 2^24) are also its
+// shared::cluster addresses; mapa names the same offset in CTA `rank` of the
+// cluster as (rank + 1) * 2^24 + offset, and generic addresses add the
+// shared window to either.
+constexpr int kRankShift = 24;
+constexpr std::uint64_t kOffsetMask = (1ull << kRankShift) - 1;
+inline std::uint64_t cluster_shared_address(std::uint32_t rank, std::uint64_t offset) {
+  return (std::uint64_t{rank} + 1) << kRankShift | (offset & kOffsetMask);
+}
+
+// The shared-memory swizzle of TMA and wgmma with a span of 32, 64 or 128
+// bytes (0: none): the 16-byte chunk index within each 128-byte line XORed
+// with that line's index bits, i.e. address bits [4, 4+b) ^= [7, 7+b) for
+// b = 1, 2, 3 (PTX ISA 9.7.15.5.1.2.2 and 5.5.7 "Tensor swizzling modes").
+inline std::uint64_t swizzle_address(std::uint64_t address, std::uint32_t span) {
+  if (span == 0) return address;
+  const std::uint64_t mask = span / 16 - 1;
+  return address ^ (((address >> 7) & mask) << 4);
+}
+
+// The CTA whose shared memory a shared::cluster address names (the
+// executing one for a plain offset); throws AccessFault naming the rank when
+// the cluster has no such CTA.
+Cta& shared_owner(Warp& w, int lane, std::uint64_t address, bool write, std::uint32_t size);
 
 // Host bytes for `size` bytes at `address` in `space` for `lane`; throws
 // AccessFault when out of bounds, misaligned (`align` bytes) or not writable.

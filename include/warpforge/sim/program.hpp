@@ -81,6 +81,15 @@ enum class Op : std::uint8_t {
   mma,
   ldmatrix,
   stmatrix,
+  // Hopper: warpgroup collectives, the tensor memory accelerator, clusters
+  wgmma,         // mode: WgmmaOp
+  setmaxnreg,
+  tensor_copy,   // cp.async.bulk.tensor; mode: TensorCopyDir
+  bulk_commit,   // cp.async.bulk.commit_group
+  bulk_wait,     // cp.async.bulk.wait_group[.read]
+  mapa,
+  cluster_arrive,
+  cluster_wait,
   // control flow
   bra,
   exit,
@@ -190,6 +199,9 @@ enum class MbarrierOp : std::uint8_t {
   cp_async_arrive
 };
 
+enum class WgmmaOp : std::uint8_t { fence, commit_group, wait_group, mma_async };
+enum class TensorCopyDir : std::uint8_t { global_to_shared, shared_to_global };
+
 struct Inst {
   Op op = Op::mov;
   std::array<ptx::Type, 4> types{};  // type modifiers in written order
@@ -203,6 +215,8 @@ struct Inst {
   std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape, MbarrierOp
   BoolOp combine = BoolOp::none;
   std::uint32_t target = 0;  // bra: destination PC
+  std::uint16_t extent = 0;  // wgmma.mma_async: N of m64nNk*; cp.async.bulk.tensor: the rank
+  bool multicast = false;    // cp.async.bulk.tensor .multicast::cluster
   bool guarded = false;
   Arg guard;
   // Operands in PTX order; a vector {a, b} or a pair p|q is one operand of

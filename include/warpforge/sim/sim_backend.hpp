@@ -58,6 +58,9 @@ class SimBackend : public runtime::DeviceBackend {
   void synchronize(runtime::StreamHandle*) override {
   }  // launches and copies complete before returning
 
+  // The simulator's own format (sim/tensor_map_encoding.hpp).
+  runtime::TensorMap encode_tensor_map(const runtime::TensorMapDesc& desc) override;
+
   std::unique_ptr<runtime::LoadedModule> load(const ptx::Module& module) override;
   void launch(runtime::LoadedModule& module, const std::string& kernel,
               const runtime::LaunchConfig& config, const std::vector<runtime::KernelArg>& args,

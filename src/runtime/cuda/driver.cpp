@@ -101,6 +101,8 @@ std::unique_ptr<Driver> load() {
   resolve(library, "cuFuncSetAttribute", d->cuFuncSetAttribute);
   resolve(library, "cuLaunchKernel", d->cuLaunchKernel);
   resolve(library, "cuLaunchKernelEx", d->cuLaunchKernelEx);
+  d->cuTensorMapEncodeTiled =
+      reinterpret_cast<PFN_cuTensorMapEncodeTiled>(dlsym(library, "cuTensorMapEncodeTiled"));
 
   if (CUresult r = d->cuInit(0); r != CUDA_SUCCESS)
     throw describe(*d, r, "cuInit(0)", "; Device::cuda needs an NVIDIA GPU the driver can use");

@@ -57,6 +57,9 @@ struct Driver {
   PFN_cuFuncSetAttribute cuFuncSetAttribute;
   PFN_cuLaunchKernel cuLaunchKernel;
   PFN_cuLaunchKernelEx cuLaunchKernelEx;
+  // Resolved when exported (CUDA 12.0+ drivers), else null: only TMA needs it,
+  // and CudaBackend::encode_tensor_map says so when it is missing.
+  PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled;
 
   int version = 0;  // cuDriverGetVersion: 1000 * major + 10 * minor
 };

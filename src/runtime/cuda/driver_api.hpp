@@ -91,6 +91,34 @@ struct CUlaunchConfig {
 static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute layout differs from cuda.h");
 static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig layout differs from cuda.h");
 
+// "Tensor Map Object Management" (cuTensorMapEncodeTiled): the opaque
+// 64-byte-aligned 128-byte map and the enums of its encoding.
+struct alignas(64) CUtensorMap {
+  unsigned long long opaque[16];
+};
+enum CUtensorMapDataType : int {
+  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+  CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+  CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+  CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+  CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+};
+enum CUtensorMapInterleave : int { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
+enum CUtensorMapSwizzle : int {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+};
+enum CUtensorMapL2promotion : int { CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3 };
+enum CUtensorMapFloatOOBfill : int { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
+static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap layout differs from cuda.h");
+
 // Entry-point signatures, named by the symbol the driver exports (the `_v2`
 // names where cuda.h maps the API name to one).
 using PFN_cuGetErrorName = CUresult (*)(CUresult, const char**);
@@ -136,6 +164,10 @@ using PFN_cuFuncGetAttribute = CUresult (*)(int*, CUfunction_attribute, CUfuncti
 using PFN_cuFuncSetAttribute = CUresult (*)(CUfunction, CUfunction_attribute, int);
 using PFN_cuLaunchKernel = CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
                                         unsigned int, unsigned int, unsigned int, CUstream, void**, void**);
+using PFN_cuTensorMapEncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, unsigned int, void*,
+                                                const unsigned long long*, const unsigned long long*,
+                                                const unsigned int*, const unsigned int*, CUtensorMapInterleave,
+                                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 using PFN_cuLaunchKernelEx = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
 
 }  // namespace warpforge::runtime::cuda

@@ -231,4 +231,22 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
   return CUDA_SUCCESS;
 }
 
+// Records its arguments; the map it writes is the bytes 0..127, so that a
+// test sees them reach the caller.
+CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, unsigned rank, void* address,
+                                const unsigned long long* dims, const unsigned long long* strides,
+                                const unsigned* box, const unsigned* element_strides, CUtensorMapInterleave interleave,
+                                CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  if (rank < 1 || rank > 5) return kInvalidValue;
+  state.tensor_map_encodes.push_back({type, rank, reinterpret_cast<std::uint64_t>(address),
+                                      std::vector<std::uint64_t>(dims, dims + rank),
+                                      std::vector<std::uint64_t>(strides, strides + rank - 1),
+                                      std::vector<unsigned>(box, box + rank),
+                                      std::vector<unsigned>(element_strides, element_strides + rank), interleave,
+                                      swizzle, l2, oob});
+  auto* bytes = reinterpret_cast<std::uint8_t*>(map);
+  for (unsigned i = 0; i < sizeof(CUtensorMap); ++i) bytes[i] = static_cast<std::uint8_t>(i);
+  return CUDA_SUCCESS;
+}
+
 }  // extern "C"

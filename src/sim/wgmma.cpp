@@ -1,0 +1,143 @@
+// wgmma.mma_async with A and B in shared memory (PTX ISA 9.7.15.5), written
+// from the ISA's descriptor and layout sections, independently of layout/:
+//
+// Matrix descriptor (9.7.15.5.1.2.3), a 64-bit register:
+//   bits 0-13 start address >> 4, 16-29 leading-dimension byte offset (LBO)
+//   >> 4, 32-45 stride-dimension byte offset (SBO) >> 4, 49-51 matrix base
+//   offset, 62-63 swizzle mode (0 none, 1 128B, 2 64B, 3 32B).
+//
+// Layouts (9.7.15.5.1.2 "Shared Memory Matrix Layout"), for an operand with
+// rows along M (A) or N (B) and K across, in bytes, with W the swizzle span:
+//   K-major, no swizzle: 8 x 16-byte "core matrices" of 128 contiguous bytes;
+//     row r, K byte b at (r/8)*SBO + (r%8)*16 + (b/16)*LBO + b%16.
+//   K-major, swizzled:   rows of W bytes, 8 rows per atom;
+//     (r/8)*SBO + (r%8)*W + b            (LBO unused).
+//   MN-major (imm-trans = 1, 16-bit types), no swizzle: 16 bytes along M/N
+//     by 8 K rows per core matrix; M/N byte c, K index k at
+//     (c/16)*SBO + (k%8)*16 + (k/8)*LBO + c%16.
+//   MN-major, swizzled: W bytes along M/N by 8 K rows per atom;
+//     (c/W)*LBO + (k%8)*W + (k/8)*SBO + c%W.
+// The swizzle permutes 16-byte chunks within each 128-byte line by the
+// line's index bits: address bits [4,7) ^= bits [7,10) for 128B, [4,6) ^=
+// [7,9) for 64B, bit 4 ^= bit 7 for 32B (9.7.15.5.1.2.2, the same patterns
+// TMA writes). It applies to the shared address itself, so a descriptor
+// advanced inside an atom (the next K slice) still finds its data; the base
+// offset field, for patterns that do not start on their repeat boundary, is
+// refused.
+//
+// The accumulator fragment (9.7.15.5.1.1 "Register Fragments", D): warp w of
+// the warpgroup holds rows 16w..16w+15; with lane l, f32 register i holds
+// row 16w + l/4 + 8*((i%4)/2), column 8*(i/4) + 2*(l%4) + i%2; an f16
+// accumulator packs the two columns of a pair into register i/2.
+//
+// Execution is at issue: commit_group and wait_group have nothing left to
+// wait for, and a kernel that honours wgmma.wait_group sees the same values.
+// Products of f16/bf16/fp8 values are exact in double; each output is
+// rounded once to the accumulator type.
+#include <array>
+#include <vector>
+
+#include "warpforge/error.hpp"
+#include "warpforge/sim/execute.hpp"
+#include "warpforge/sim/float_format.hpp"
+#include "warpforge/sim/memory_access.hpp"
+
+namespace warpforge::sim {
+namespace {
+
+using ptx::Type;
+
+struct Descriptor {
+  std::uint64_t start, lbo, sbo;
+  std::uint32_t swizzle;  // span in bytes, 0 for none
+};
+
+Descriptor decode_descriptor(std::uint64_t d, const char* operand) {
+  static constexpr std::array<std::uint32_t, 4> kSpan = {0, 128, 64, 32};
+  const std::uint64_t base_offset = (d >> 49) & 7;
+  if (base_offset != 0)
+    throw SimError(std::string("matrix descriptor of ") + operand + " " + hex(d) + " has base offset " +
+                   std::to_string(base_offset) +
+                   "; the simulator takes 0 (swizzle patterns starting on their repeat boundary)");
+  return {(d & 0x3FFF) << 4, ((d >> 16) & 0x3FFF) << 4, ((d >> 32) & 0x3FFF) << 4, kSpan[d >> 62]};
+}
+
+// The byte offset of element (row, k) of an operand, before swizzling.
+std::uint64_t layout_offset(const Descriptor& d, bool mn_major, std::uint32_t row, std::uint32_t k,
+                            std::uint32_t element_bytes) {
+  if (!mn_major) {
+    const std::uint64_t b = std::uint64_t{k} * element_bytes;
+    if (d.swizzle == 0) return row / 8 * d.sbo + row % 8 * 16 + b / 16 * d.lbo + b % 16;
+    return row / 8 * d.sbo + row % 8 * d.swizzle + b;
+  }
+  const std::uint64_t c = std::uint64_t{row} * element_bytes;
+  if (d.swizzle == 0) return c / 16 * d.sbo + k % 8 * 16 + k / 8 * d.lbo + c % 16;
+  return c / d.swizzle * d.lbo + k % 8 * d.swizzle + k / 8 * d.sbo + c % d.swizzle;
+}
+
+// Reads rows [row0, row0 + rows) by K of an operand into out[row - row0][k].
+void load_operand(Warp& w, const Inst& in, std::size_t index, const char* name, bool mn_major, Type t,
+                  std::uint32_t row0, std::uint32_t rows, std::uint32_t k_dim, double negate,
+                  std::vector<double>& out) {
+  const Descriptor d = decode_descriptor(read(w, in.op0(index), 0), name);
+  const std::vector<std::byte>& shared = w.cta->shared;
+  const auto bytes = static_cast<std::uint32_t>(ptx::bits(t) / 8);
+  out.resize(std::size_t{rows} * k_dim);
+  for (std::uint32_t r = 0; r < rows; ++r)
+    for (std::uint32_t k = 0; k < k_dim; ++k) {
+      const std::uint64_t a = swizzle_address(d.start + layout_offset(d, mn_major, row0 + r, k, bytes), d.swizzle);
+      if (a + bytes > shared.size())
+        throw SimError(std::string("wgmma operand ") + name + " element (" + std::to_string(row0 + r) + ", " +
+                       std::to_string(k) + ") is at shared address " + hex(a) + ", outside the CTA's " +
+                       std::to_string(shared.size()) + " bytes of shared memory (descriptor " +
+                       hex(read(w, in.op0(index), 0)) + ")");
+      out[std::size_t{r} * k_dim + k] = negate * matrix_element_value(t, static_cast<std::uint32_t>(load_bytes(&shared[a], bytes)));
+    }
+}
+
+void mma_async(const Inst& in, Warp& w, int warp_in_group) {
+  const Type dt = in.types[0], at = in.types[1], bt = in.types[2];
+  const std::uint32_t n_dim = in.extent, k_dim = in.vec;
+  const bool half = at == Type::f16 || at == Type::bf16;
+  // Operands 3.. : scale-d, imm-scale-a, imm-scale-b[, imm-trans-a, imm-trans-b]
+  const bool accumulate = read(w, in.op0(3), 0) != 0;
+  const auto sign = [&](std::size_t i) { return static_cast<std::int64_t>(in.op0(i).bits) < 0 ? -1.0 : 1.0; };
+  const bool trans_a = half && in.op0(6).bits != 0, trans_b = half && in.op0(7).bits != 0;
+  std::vector<double> a, b;
+  const auto row0 = static_cast<std::uint32_t>(16 * warp_in_group);
+  load_operand(w, in, 1, "A", trans_a, at, row0, 16, k_dim, sign(4), a);
+  load_operand(w, in, 2, "B", trans_b, bt, 0, n_dim, k_dim, sign(5), b);
+
+  const auto& dst = in.ops[0];
+  const bool f32 = dt == Type::f32;
+  for (int lane = 0; lane < 32; ++lane) {
+    for (std::size_t i = 0; i < dst.size(); ++i) {
+      // f32: one element per register; f16: two adjacent columns per register
+      const int per_reg = f32 ? 1 : 2;
+      std::uint64_t packed = 0;
+      const std::uint64_t old = read(w, dst[i], lane);
+      for (int h = 0; h < per_reg; ++h) {
+        const std::size_t e = i * per_reg + h;  // the element's index among the lane's N/2 f32 slots
+        const std::uint32_t row = lane / 4 + 8 * ((e % 4) / 2);
+        const std::uint32_t col = static_cast<std::uint32_t>(8 * (e / 4) + 2 * (lane % 4) + e % 2);
+        double sum = 0;
+        if (accumulate)
+          sum = f32 ? f32_of(static_cast<std::uint32_t>(old))
+                    : matrix_element_value(Type::f16, static_cast<std::uint32_t>(old >> (16 * h)) & 0xFFFF);
+        for (std::uint32_t k = 0; k < k_dim; ++k) sum += a[row * k_dim + k] * b[std::size_t{col} * k_dim + k];
+        packed |= f32 ? bits_of(static_cast<float>(sum)) : encode_float(sum, kF16, Rounding::rn, false) << (16 * h);
+      }
+      write(w, dst[i], lane, packed);
+    }
+  }
+}
+
+}  // namespace
+
+void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
+  // fence, commit_group and wait_group order nothing: every wgmma completed
+  // when it was issued.
+  if (static_cast<WgmmaOp>(in.mode) == WgmmaOp::mma_async) mma_async(in, w, warp_in_group);
+}
+
+}  // namespace warpforge::sim

@@ -1,0 +1,400 @@
+// TMA on the simulator: cp.async.bulk.tensor loads (swizzle, out-of-bounds
+// fill, multicast into a cluster) completing on mbarriers, stores, the
+// tensor-map operand's forms, and the refusals. Expected shared-memory images
+// are written from the ISA's description of the swizzle modes ("the 16-byte
+// chunk index XOR the row index modulo 8" for 128-byte rows), not from the
+// simulator's code.
+#include "hopper_harness.hpp"
+#include "warpforge/runtime/buffer.hpp"
+#include "warpforge/runtime/device.hpp"
+#include "warpforge/runtime/module.hpp"
+
+namespace warpforge::sim::testing {
+namespace {
+
+using runtime::DType;
+using runtime::TensorMapDesc;
+using runtime::TensorMapSwizzle;
+
+// One CTA of 128 threads: thread 0 arms an mbarrier and issues a 2-D (or
+// $RANK-D) TMA load of $BYTES bytes into `tile`; everyone waits on the
+// barrier, then copies the tile's raw bytes to `out`. $MAP makes %rd2 the
+// tensor map's address from %rd1, the parameter's .param address.
+const char* kLoadKernel = R"(
+.visible .entry tma_load(.param .align 64 .b8 tmap[128], .param .u64 out, .param .s32 c0, .param .s32 c1,
+                         .param .s32 c2)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 1024 .b8 tile[$BYTES];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, tile;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra WAIT;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  fence.mbarrier_init.release.cluster;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], $BYTES;
+  mov.u64 %rd1, tmap;
+  $MAP
+  ld.param.s32 %r4, [c0];
+  ld.param.s32 %r5, [c1];
+  ld.param.s32 %r6, [c2];
+  prefetch.tensormap [%rd2];
+  cp.async.bulk.tensor.$RANKd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd2, {$COORDS}], [%r2];
+WAIT:
+  bar.sync 0;
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra LOOP;
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd3, %rd3;
+  mov.u32 %r7, %r1;
+COPY:
+  setp.ge.u32 %p3, %r7, $WORDS;
+  @%p3 bra DONE;
+  shl.b32 %r8, %r7, 2;
+  add.u32 %r9, %r3, %r8;
+  ld.shared.u32 %r10, [%r9];
+  mul.wide.u32 %rd4, %r7, 4;
+  add.u64 %rd5, %rd3, %rd4;
+  st.global.u32 [%rd5], %r10;
+  add.u32 %r7, %r7, 128;
+  bra COPY;
+DONE:
+  ret;
+}
+)";
+
+std::string load_kernel(std::uint32_t bytes, int rank, const std::string& map = "cvta.param.u64 %rd2, %rd1;") {
+  const char* coords[] = {"%r4", "%r4, %r5", "%r4, %r5, %r6"};
+  return ptx_module(fill(kLoadKernel, {{"BYTES", std::to_string(bytes)},
+                                       {"WORDS", std::to_string(bytes / 4)},
+                                       {"RANK", std::to_string(rank)},
+                                       {"COORDS", coords[rank - 1]},
+                                       {"MAP", map}}));
+}
+
+std::vector<runtime::KernelArg> load_args(runtime::KernelArg map, runtime::DevicePtr out, std::int32_t c0,
+                                          std::int32_t c1, std::int32_t c2 = 0) {
+  return {std::move(map), arg_u64(out), arg_u32(static_cast<std::uint32_t>(c0)),
+          arg_u32(static_cast<std::uint32_t>(c1)), arg_u32(static_cast<std::uint32_t>(c2))};
+}
+
+TEST_F(HopperTest, TmaLoadSwizzles128BAndZeroFillsOutOfBounds) {
+  // A 100 x 72 bf16 row-major matrix; the 32 x 64 box at column 16, row 80
+  // runs past both edges (columns 72.., rows 100..).
+  const std::uint64_t rows = 100, cols = 72;
+  const auto a = random_bf16(rows * cols);
+  const auto g = upload(a);
+  const TensorMapDesc desc{.dtype = DType::bf16,
+                           .address = g,
+                           .dims = {cols, rows},
+                           .strides_bytes = {cols * 2},
+                           .box = {64, 32},
+                           .swizzle = TensorMapSwizzle::b128};
+  const std::uint32_t bytes = 64 * 32 * 2;
+  auto out = upload(std::vector<std::uint16_t>(bytes / 2, 0xDEAD));
+  run_ptx(load_kernel(bytes, 2), "tma_load", {.grid = {1}, .block = {128}}, load_args(tensor_map_arg(desc), out, 16, 80));
+  const auto got = download<std::uint16_t>(out, bytes / 2);
+  for (std::uint64_t r = 0; r < 32; ++r)
+    for (std::uint64_t c = 0; c < 64; ++c) {
+      const std::uint64_t gr = 80 + r, gc = 16 + c;
+      const std::uint16_t want = gr < rows && gc < cols ? a[gr * cols + gc] : 0;
+      // row r is 128 bytes; its 16-byte chunk c/8 sits at chunk (c/8) ^ (r % 8)
+      const std::uint64_t at = r * 64 + ((c / 8) ^ (r % 8)) * 8 + c % 8;
+      ASSERT_EQ(got[at], want) << "box row " << r << " column " << c;
+    }
+}
+
+TEST_F(HopperTest, TmaLoad3DWith64BSwizzleNegativeCoordinatesAndElementStrides) {
+  // f32 tensor 24 x 5 x 4 (x fastest, rows padded to 32 elements); box
+  // 16 x 4 x 2 from (-8, 3, 3), every second row (element stride 2 in y): the
+  // box's y index j reads row 3 + 2j, so only j = 0 is inside.
+  const std::uint64_t nx = 24, pitch = 32, ny = 5, nz = 4;
+  std::vector<float> t(pitch * ny * nz);
+  std::uniform_real_distribution<float> u(1.f, 2.f);
+  for (auto& v : t) v = u(rng);
+  const auto g = upload(t);
+  const TensorMapDesc desc{.dtype = DType::f32,
+                           .address = g,
+                           .dims = {nx, ny, nz},
+                           .strides_bytes = {pitch * 4, pitch * ny * 4},
+                           .box = {16, 4, 2},
+                           .element_strides = {1, 2, 1},
+                           .swizzle = TensorMapSwizzle::b64};
+  // 16 x 2 x 2 elements land (4 / 2 rows in y)
+  const std::uint32_t bytes = 16 * 2 * 2 * 4;
+  auto out = upload(std::vector<float>(bytes / 4, -1.f));
+  run_ptx(load_kernel(bytes, 3), "tma_load", {.grid = {1}, .block = {128}},
+          load_args(tensor_map_arg(desc), out, -8, 3, 3));
+  const auto got = download<float>(out, bytes / 4);
+  for (std::uint64_t z = 0; z < 2; ++z)
+    for (std::uint64_t j = 0; j < 2; ++j)
+      for (std::uint64_t i = 0; i < 16; ++i) {
+        const std::int64_t x = -8 + static_cast<std::int64_t>(i), y = 3 + 2 * static_cast<std::int64_t>(j),
+                           zz = 3 + static_cast<std::int64_t>(z);
+        const bool inside = x >= 0 && x < static_cast<std::int64_t>(nx) && y < static_cast<std::int64_t>(ny) &&
+                            zz < static_cast<std::int64_t>(nz);
+        const float want = inside ? t[(static_cast<std::uint64_t>(zz) * ny + static_cast<std::uint64_t>(y)) * pitch +
+                                      static_cast<std::uint64_t>(x)]
+                                  : 0.f;
+        // 64-byte rows; the 64B swizzle XORs chunk bits [4,6) with address bits [7,9)
+        const std::uint64_t linear = ((z * 2 + j) * 16 + i) * 4;
+        const std::uint64_t at = linear ^ (((linear >> 7) & 3) << 4);
+        ASSERT_EQ(got[at / 4], want) << "box (" << i << "," << j << "," << z << ")";
+      }
+}
+
+TEST_F(HopperTest, TmaLoadTakesTheMapFromAParamAddressOrGlobalMemory) {
+  const auto a = random_bf16(64 * 8);
+  const TensorMapDesc desc{.dtype = DType::bf16, .address = upload(a), .dims = {64, 8}, .strides_bytes = {128},
+                           .box = {64, 8}};
+  const std::uint32_t bytes = 64 * 8 * 2;
+  // `mov.u64 %rd1, tmap` alone: the .param-space address
+  auto out = zeros<std::uint16_t>(bytes / 2);
+  run_ptx(load_kernel(bytes, 2, "mov.u64 %rd2, %rd1;"), "tma_load", {.grid = {1}, .block = {128}},
+          load_args(tensor_map_arg(desc), out, 0, 0));
+  EXPECT_EQ(download<std::uint16_t>(out, bytes / 2), a);
+  // a map in a global buffer, its address in a u64 parameter (the `tmap`
+  // bytes then hold that pointer)
+  runtime::KernelArg map = tensor_map_arg(desc);
+  const auto in_global = upload(std::vector<std::byte>(map.bytes.begin(), map.bytes.end()));
+  runtime::KernelArg pointer;
+  pointer.bytes.assign(128, std::byte{0});
+  std::memcpy(pointer.bytes.data(), &in_global, 8);
+  auto out2 = zeros<std::uint16_t>(bytes / 2);
+  run_ptx(load_kernel(bytes, 2, "ld.param.u64 %rd2, [tmap];"), "tma_load", {.grid = {1}, .block = {128}},
+          load_args(pointer, out2, 0, 0));
+  EXPECT_EQ(download<std::uint16_t>(out2, bytes / 2), a);
+}
+
+TEST_F(HopperTest, TmaLoadThroughTheRuntimeApi) {
+  // make_tensor_map on Device::sim(), passed as Arg::bytes_of(map) to the
+  // `.param .align 64 .b8 tmap[128]` parameter through Module::launch's checks.
+  const runtime::Device device = runtime::Device::sim();
+  const auto a = random_bf16(64 * 16);
+  runtime::Buffer in(device, a.size() * 2), out(device, a.size() * 2);
+  in.copy_from_host(a.data(), a.size() * 2);
+  const runtime::TensorMap map = runtime::make_tensor_map(
+      device, {.dtype = DType::bf16, .address = in.address(), .dims = {64, 16}, .strides_bytes = {128},
+               .box = {64, 16}, .swizzle = TensorMapSwizzle::b128});
+  runtime::Module module(device, ptx::parse(load_kernel(2048, 2)));
+  module.launch("tma_load", {.grid = {1}, .block = {128}},
+                {runtime::Arg::bytes_of(map), out, std::int32_t{0}, std::int32_t{0}, std::int32_t{0}});
+  std::vector<std::uint16_t> got(a.size());
+  out.copy_to_host(got.data(), got.size() * 2);
+  for (std::uint64_t r = 0; r < 16; ++r)
+    for (std::uint64_t c = 0; c < 64; ++c)
+      ASSERT_EQ(got[r * 64 + ((c / 8) ^ (r % 8)) * 8 + c % 8], a[r * 64 + c]) << r << "," << c;
+}
+
+TEST_F(HopperTest, TmaLoadRefusesAMapItDidNotWrite) {
+  runtime::KernelArg garbage;
+  garbage.bytes.assign(128, std::byte{0x5A});
+  auto out = zeros<std::uint32_t>(256);
+  const std::string msg =
+      ptx_error(load_kernel(1024, 2), "tma_load", {.grid = {1}, .block = {128}}, load_args(garbage, out, 0, 0));
+  EXPECT_NE(msg.find("kernel 'tma_load', PTX line"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("thread (0,0,0): the tensor map at 0x7c0000000000 is not a simulator tensor map: it does not "
+                     "start with the simulator's tensor-map magic"),
+            std::string::npos)
+      << msg;
+}
+
+TEST_F(HopperTest, TmaLoadChecksTheRankAndTheDestination) {
+  const TensorMapDesc desc{.dtype = DType::f32, .address = upload(std::vector<float>(64, 1.f)), .dims = {64},
+                           .strides_bytes = {}, .box = {64}};
+  auto out = zeros<std::uint32_t>(64);
+  const std::string rank = ptx_error(load_kernel(256, 2), "tma_load", {.grid = {1}, .block = {128}},
+                                     load_args(tensor_map_arg(desc), out, 0, 0));
+  EXPECT_NE(rank.find("a .2d tensor copy with a rank-1 tensor map"), std::string::npos) << rank;
+  // a 256-byte box into a 128-byte tile
+  const std::string small = ptx_error(load_kernel(128, 1), "tma_load", {.grid = {1}, .block = {128}},
+                                      load_args(tensor_map_arg(desc), out, 0, 0));
+  EXPECT_NE(small.find("TMA load destination box of 256 bytes at shared address 0x0 leaves the"), std::string::npos)
+      << small;
+}
+
+// Every CTA of a 2-CTA cluster arms its own barrier; after a cluster barrier
+// (so both are initialized), rank 0 multicasts one box into both CTAs.
+const char* kMulticastKernel = R"(
+.visible .entry multicast(.param .align 64 .b8 tmap[128], .param .u64 out)
+{
+  .reg .b32 %r<16>;
+  .reg .b16 %rs<2>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 1024 .b8 tile[2048];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, tile;
+  mov.u32 %r11, %cluster_ctarank;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra ARMED;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 2048;
+ARMED:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  setp.ne.or.u32 %p1, %r11, 0, %p1;
+  @%p1 bra WAIT;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  mov.u32 %r4, 0;
+  mov.u16 %rs1, 3;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r3], [%rd2, {%r4, %r4}], [%r2], %rs1;
+WAIT:
+  mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra WAIT;
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd3, %rd3;
+  mul.lo.u32 %r12, %r11, 512;
+  mov.u32 %r7, %r1;
+COPY:
+  setp.ge.u32 %p3, %r7, 512;
+  @%p3 bra DONE;
+  shl.b32 %r8, %r7, 2;
+  add.u32 %r9, %r3, %r8;
+  ld.shared.u32 %r10, [%r9];
+  add.u32 %r13, %r7, %r12;
+  mul.wide.u32 %rd4, %r13, 4;
+  add.u64 %rd5, %rd3, %rd4;
+  st.global.u32 [%rd5], %r10;
+  add.u32 %r7, %r7, 128;
+  bra COPY;
+DONE:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+)";
+
+TEST_F(HopperTest, TmaMulticastFillsEveryCtaOfTheMaskAndSignalsEachBarrier) {
+  std::vector<float> t(16 * 32);
+  std::uniform_real_distribution<float> u(-3.f, 3.f);
+  for (auto& v : t) v = u(rng);
+  const TensorMapDesc desc{.dtype = DType::f32, .address = upload(t), .dims = {32, 16}, .strides_bytes = {128},
+                           .box = {32, 16}};
+  auto out = upload(std::vector<float>(2 * 512, -1.f));
+  run_ptx(ptx_module(kMulticastKernel), "multicast", {.grid = {2}, .block = {128}, .cluster = {2, 1, 1}},
+          {tensor_map_arg(desc), arg_u64(out)});
+  const auto got = download<float>(out, 2 * 512);
+  for (int rank = 0; rank < 2; ++rank)
+    for (std::size_t i = 0; i < 512; ++i) ASSERT_EQ(got[rank * 512 + i], t[i]) << "rank " << rank << " element " << i;
+}
+
+// Threads fill a 16 x 64 bf16 tile (128B swizzle, as TMA would have left it)
+// with 1000 + 64 r + c; thread 0 stores it at (c0, c1).
+const char* kStoreKernel = R"(
+.visible .entry tma_store(.param .align 64 .b8 tmap[128], .param .s32 c0, .param .s32 c1)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 1024 .b8 tile[2048];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, tile;
+  mov.u32 %r7, %r1;
+FILL:
+  setp.ge.u32 %p3, %r7, 1024;
+  @%p3 bra FILLED;
+  shr.u32 %r4, %r7, 6;
+  and.b32 %r5, %r7, 63;
+  shl.b32 %r6, %r4, 6;
+  add.u32 %r6, %r6, %r5;
+  add.u32 %r6, %r6, 1000;
+  shl.b32 %r8, %r7, 1;
+  shr.u32 %r9, %r8, 7;
+  and.b32 %r9, %r9, 7;
+  shl.b32 %r9, %r9, 4;
+  xor.b32 %r8, %r8, %r9;
+  add.u32 %r8, %r8, %r3;
+  st.shared.u16 [%r8], %r6;
+  add.u32 %r7, %r7, 128;
+  bra FILL;
+FILLED:
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  ld.param.s32 %r10, [c0];
+  ld.param.s32 %r11, [c1];
+  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd2, {%r10, %r11}], [%r3];
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 0;
+DONE:
+  ret;
+}
+)";
+
+TEST_F(HopperTest, TmaStoreWritesTheInBoundsPartOfTheBox) {
+  // A 20 x 100 bf16 matrix; the 16 x 64 box at column 50, row 10 covers
+  // columns 50..99 and rows 10..19 of it: the rest of the box is dropped.
+  const std::uint64_t rows = 20, cols = 100, pitch = 104;
+  const std::vector<std::uint16_t> poison(rows * pitch, 0x7777);
+  const auto g = upload(poison);
+  const TensorMapDesc desc{.dtype = DType::bf16,
+                           .address = g,
+                           .dims = {cols, rows},
+                           .strides_bytes = {pitch * 2},
+                           .box = {64, 16},
+                           .swizzle = TensorMapSwizzle::b128};
+  run_ptx(ptx_module(kStoreKernel), "tma_store", {.grid = {1}, .block = {128}},
+          {tensor_map_arg(desc), arg_u32(50), arg_u32(10)});
+  const auto got = download<std::uint16_t>(g, rows * pitch);
+  for (std::uint64_t r = 0; r < rows; ++r)
+    for (std::uint64_t c = 0; c < pitch; ++c) {
+      const bool written = r >= 10 && c >= 50 && c < cols;
+      const std::uint16_t want = written ? static_cast<std::uint16_t>(1000 + 64 * (r - 10) + (c - 50)) : 0x7777;
+      ASSERT_EQ(got[r * pitch + c], want) << "row " << r << " column " << c;
+    }
+}
+
+TEST_F(HopperTest, BulkCopiesTheSimulatorDoesNotRunAreRefusedAtLoad) {
+  const std::string bulk = ptx_module(R"(
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];
+  ret;
+}
+)");
+  const std::string msg = ptx_error(bulk, "k", {.grid = {1}, .block = {32}}, {arg_u64(0)});
+  EXPECT_NE(msg.find("cp.async.bulk without .tensor is not simulated (only TMA tensor copies)"), std::string::npos)
+      << msg;
+  const std::string coords = ptx_module(R"(
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];
+  ret;
+}
+)");
+  const std::string msg2 = ptx_error(coords, "k", {.grid = {1}, .block = {32}}, {arg_u64(0)});
+  EXPECT_NE(msg2.find("a .2d tensor copy takes 2 coordinates, as [tensorMap, {c0, ...}]"), std::string::npos) << msg2;
+  const std::string no_barrier = ptx_module(R"(
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  cp.async.bulk.tensor.1d.shared::cluster.global.tile.bulk_group [%r1], [%rd1, {%r2}];
+  ret;
+}
+)");
+  const std::string msg3 = ptx_error(no_barrier, "k", {.grid = {1}, .block = {32}}, {arg_u64(0)});
+  EXPECT_NE(msg3.find("a TMA load completes on an mbarrier: .mbarrier::complete_tx::bytes is required"),
+            std::string::npos)
+      << msg3;
+}
+
+}  // namespace
+}  // namespace warpforge::sim::testing

@@ -2,8 +2,7 @@
 // wgmma with accumulators in registers, warp specialization (one producer
 // warpgroup that gives registers away with setmaxnreg, 1 or 2 consumer
 // warpgroups of 64 rows each), a persistent grid walking output tiles in
-// grouped order for L2 reuse, optional 2-CTA clusters along M (sharing B)
-// or N (sharing A) through TMA multicast, and a TMA-store epilogue through swizzled shared
+// grouped order for L2 reuse, and a TMA-store epilogue through swizzled shared
 // memory. Edge tiles are TMA's bounds handling: loads zero-fill, stores clip.
 //
 // Kernel parameters, in order: map_a, map_b, map_d (128-byte tensor maps,
@@ -27,9 +26,6 @@ struct Sm90aSpec {
   int consumers = 2;       // consumer warpgroups; the CTA tile has 64 * consumers rows
   int tile_n = 256;        // a multiple of 64 up to 256
   int stages = 4;
-  int cluster_m = 1;       // CTAs of a cluster along M: they multicast their common B tile
-  int cluster_n = 1;       // along N: they multicast their common A tile (cluster_m·cluster_n <= 2)
-  int cluster_size() const { return cluster_m * cluster_n; }
   bool has_c = false;
   std::string name() const;  // the kernel's name, spelling out every choice
 };

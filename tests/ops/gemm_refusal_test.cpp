@@ -110,8 +110,8 @@ TEST_F(GemmRefusal, BatchMismatch) {
   Gemm g(a.view, b.view, nullptr, d.view);
   EXPECT_EQ(only_reason(g), "B has L = 2 batches but D has L = 3; each of A, B and C has D's L, or is rank 2 "
                             "(shared by all batches)");
-  auto d1 = matrix(DType::f32, 8, 8);
-  Gemm flat_d(a.view, a.view, nullptr, d1.view);
+  auto d1 = matrix(DType::f32, 8, 8), b1 = matrix(DType::bf16, 8, 8);
+  Gemm flat_d(a.view, b1.view, nullptr, d1.view);
   EXPECT_EQ(only_reason(flat_d), "A has L = 3 batches but D has L = 1; each of A, B and C has D's L, or is rank 2 "
                                  "(shared by all batches)");
 }
@@ -151,9 +151,13 @@ TEST_F(GemmRefusal, ForcedConfigurationThatTheKernelCannotBuild) {
   Gemm g2(a.view, b.view, nullptr, d.view, {.config = stages});
   EXPECT_EQ(only_reason(g2), "configuration 128x128x32 s1 w2x2 c1x1 for kernel sm80: stages = 1; the sm80 kernel "
                              "pipelines 2 to 5 stages");
-  GemmConfig regs{.tile_m = 256, .tile_n = 256, .tile_k = 64, .warps_m = 2, .warps_n = 2};
-  Gemm g3(a.view, b.view, nullptr, d.view, {.config = regs});
-  EXPECT_CONTAINS(only_reason(g3), "warp tile 128x128 (tile 256x256 over warps 2x2); each side must be 16 to 128");
+  GemmConfig tall{.tile_m = 256, .tile_n = 64, .tile_k = 32, .warps_m = 1, .warps_n = 2};
+  Gemm g3(a.view, b.view, nullptr, d.view, {.config = tall});
+  EXPECT_CONTAINS(only_reason(g3), "warp tile 256x32 (tile 256x64 over warps 1x2); each side must be 16 to 128");
+  GemmConfig regs{.tile_m = 128, .tile_n = 128, .tile_k = 64, .warps_m = 2, .warps_n = 2};
+  Gemm g5(a.view, b.view, nullptr, d.view, {.config = regs});
+  EXPECT_CONTAINS(only_reason(g5), "warp tile 64x64x64 holds 256 registers of accumulators and operands per thread; "
+                                   "at most 192 leave room for addresses within the 255-register limit");
   GemmConfig cluster{.cluster_m = 2};
   Gemm g4(a.view, b.view, nullptr, d.view, {.config = cluster});
   EXPECT_EQ(only_reason(g4), "configuration 128x128x32 s3 w2x2 c2x1 for kernel sm80: cluster 2x1; the sm80 kernel "

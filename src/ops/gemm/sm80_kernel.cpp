@@ -97,11 +97,11 @@ struct OperandCopier {
     Reg col_bytes = in_cols << 1;
 
     Reg swizzled0;
-    if (uniform) swizzled0 = swizzle(k, swizzle_input, swz, mask);
+    if (uniform) swizzled0 = swizzle(swizzle_input, swz, mask);
     Reg p = pointer;
     for (int j = 0; j < count; ++j) {
       const std::int64_t row_elements = std::int64_t{j} * row_step * st.panel;
-      Reg element = uniform ? swizzled0 + row_elements : swizzle(k, swizzle_input + row_elements, swz, mask);
+      Reg element = uniform ? swizzled0 + row_elements : swizzle(swizzle_input + row_elements, swz, mask);
       Reg dst = tile_base + panel_offset + (element << 1);
       Pred valid = (row_remaining > j * row_step) && any_col;
       // Out-of-matrix pieces read nothing (src_bytes 0: the whole piece is
@@ -125,7 +125,8 @@ struct OperandCopier {
     else k.sub(row_remaining, row_remaining, tile_k);
   }
 
-  static Reg swizzle(Kernel& k, const Reg& x, const layout::Swizzle& swz, std::int64_t mask) {
+  // swizzle(x) = x ^ ((x >> S) & mask) (layout/swizzle.hpp), three instructions.
+  static Reg swizzle(const Reg& x, const layout::Swizzle& swz, std::int64_t mask) {
     return x ^ ((x >> swz.shift()) & mask);
   }
 };

@@ -4,6 +4,11 @@
 #include "gpu_fixture.hpp"
 #include "ops/gemm_cases.hpp"
 
+namespace warpforge::ops {
+// gtest names the kernel in parameter lists by this.
+inline void PrintTo(GemmKernel kernel, std::ostream* out) { *out << name(kernel); }
+}  // namespace warpforge::ops
+
 namespace warpforge::ops::testing {
 namespace {
 

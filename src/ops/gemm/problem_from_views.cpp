@@ -99,9 +99,13 @@ ProblemFromViews problem_from_views(const TensorView& a, const TensorView& b, co
 
   // Devices.
   auto same_device = [&](const char* role, const TensorView& v) {
-    if (!(v.device() == a.device()))
-      why.push_back(std::string(role) + " is on device '" + v.device().properties().name + "' but A is on '" +
-                    a.device().properties().name + "'; all operands must be on one device");
+    if (v.device() == a.device()) return;
+    const std::string& mine = v.device().properties().name;
+    const std::string& a_name = a.device().properties().name;
+    why.push_back(std::string(role) +
+                  (mine == a_name ? " is on another '" + mine + "' device than A"
+                                  : " is on device '" + mine + "' but A is on '" + a_name + "'") +
+                  "; all operands must be on one device");
   };
   same_device("B", b);
   same_device("D", d);

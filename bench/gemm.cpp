@@ -37,15 +37,17 @@ struct Shape {
 
 struct Options {
   ops::GemmKernel kernel = ops::GemmKernel::automatic;
-  std::vector<Shape> shapes = {{2048, 2048, 2048},   {4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 14336, 4096},
-                               {16384, 4096, 4096}, {128, 8192, 8192},  {1000, 3000, 777}};
+  std::vector<Shape> shapes = {{2048, 2048, 2048},  {4096, 4096, 4096},  {8192, 8192, 8192},
+                               {4096, 14336, 4096}, {16384, 4096, 4096}, {128, 8192, 8192},
+                               {1000, 3000, 777}};
   int reps = 20;
   DType out = DType::bf16;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
-               "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] [--reps R>=20] "
+               "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
+               "[--reps R>=20] "
                "[--out-dtype bf16|f32]\n",
                why.c_str());
   std::exit(2);
@@ -58,10 +60,14 @@ Options parse(int argc, char** argv) {
     if (i + 1 >= argc) usage(a + " needs a value");
     const std::string v = argv[++i];
     if (a == "--kernel") {
-      if (v == "auto") o.kernel = ops::GemmKernel::automatic;
-      else if (v == "sm80") o.kernel = ops::GemmKernel::sm80;
-      else if (v == "sm90a") o.kernel = ops::GemmKernel::sm90a;
-      else usage("--kernel " + v + ": accepted auto, sm80, sm90a");
+      if (v == "auto")
+        o.kernel = ops::GemmKernel::automatic;
+      else if (v == "sm80")
+        o.kernel = ops::GemmKernel::sm80;
+      else if (v == "sm90a")
+        o.kernel = ops::GemmKernel::sm90a;
+      else
+        usage("--kernel " + v + ": accepted auto, sm80, sm90a");
     } else if (a == "--reps") {
       o.reps = std::atoi(v.c_str());
       if (o.reps < 20) usage("--reps " + v + ": at least 20");
@@ -75,8 +81,9 @@ Options parse(int argc, char** argv) {
         const std::size_t end = std::min(v.find(',', start), v.size());
         long long m = 0, n = 0, k = 0;
         char tail = 0;
-        if (std::sscanf(v.substr(start, end - start).c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) != 3 || m < 1 ||
-            n < 1 || k < 1)
+        if (std::sscanf(v.substr(start, end - start).c_str(), "%lldx%lldx%lld%c", &m, &n, &k,
+                        &tail) != 3 ||
+            m < 1 || n < 1 || k < 1)
           usage("--shapes: '" + v.substr(start, end - start) + "' is not MxNxK");
         o.shapes.push_back({m, n, k});
         start = end + 1;
@@ -134,23 +141,33 @@ int main(int argc, char** argv) {
   const int d_bytes = runtime::bits(o.out) / 8;
   const cudaDataType_t d_type = o.out == DType::f32 ? CUDA_R_32F : CUDA_R_16BF;
 
-  std::printf("GPU: %s. bf16 A (MxK) and B (KxN), both row-major; f32 accumulate; %s D (MxN, row-major).\n",
-              dev.properties().name.c_str(), std::string(runtime::name(o.out)).c_str());
-  std::printf("Peer: cuBLAS cublasGemmEx(CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT), same inputs, same run.\n");
-  std::printf("Each figure: median of %d runs timed with CUDA events after 3 warm-up runs; inputs rotated among "
-              "copies totalling > 2x the 50 MB L2.\n\n",
-              o.reps);
-  std::printf("| M x N x K | kernel, config | ours TFLOP/s | cuBLAS TFLOP/s | ours / cuBLAS | max rel diff vs cuBLAS |\n");
+  std::printf(
+      "GPU: %s. bf16 A (MxK) and B (KxN), both row-major; f32 accumulate; %s D (MxN, row-major).\n",
+      dev.properties().name.c_str(), std::string(runtime::name(o.out)).c_str());
+  std::printf(
+      "Peer: cuBLAS cublasGemmEx(CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT), same inputs, same "
+      "run.\n");
+  std::printf(
+      "Each figure: median of %d runs timed with CUDA events after 3 warm-up runs; inputs rotated "
+      "among "
+      "copies totalling > 2x the 50 MB L2.\n\n",
+      o.reps);
+  std::printf(
+      "| M x N x K | kernel, config | ours TFLOP/s | cuBLAS TFLOP/s | ours / cuBLAS | max rel diff "
+      "vs cuBLAS |\n");
   std::printf("|---|---|---|---|---|---|\n");
 
   for (const Shape& s : o.shapes) {
-    const std::size_t a_bytes = static_cast<std::size_t>(s.m * s.k) * 2, b_bytes = static_cast<std::size_t>(s.k * s.n) * 2;
+    const std::size_t a_bytes = static_cast<std::size_t>(s.m * s.k) * 2,
+                      b_bytes = static_cast<std::size_t>(s.k * s.n) * 2;
     const std::size_t dd_bytes = static_cast<std::size_t>(s.m * s.n) * d_bytes;
     const std::size_t set = a_bytes + b_bytes + dd_bytes;
-    const int copies = static_cast<int>(std::max<std::size_t>(2, (2 * l2_bytes + set - 1) / set + 1));
+    const int copies =
+        static_cast<int>(std::max<std::size_t>(2, (2 * l2_bytes + set - 1) / set + 1));
     Copies c;
     {
-      const auto ha = random_bf16(static_cast<std::size_t>(s.m * s.k), 1), hb = random_bf16(static_cast<std::size_t>(s.k * s.n), 2);
+      const auto ha = random_bf16(static_cast<std::size_t>(s.m * s.k), 1),
+                 hb = random_bf16(static_cast<std::size_t>(s.k * s.n), 2);
       for (int i = 0; i < copies; ++i) {
         c.a.emplace_back(dev, a_bytes);
         c.b.emplace_back(dev, b_bytes);
@@ -163,8 +180,10 @@ int main(int argc, char** argv) {
     auto view_a = [&](int i) { return runtime::TensorView(c.a[i], DType::bf16, {s.m, s.k}); };
     auto view_b = [&](int i) { return runtime::TensorView(c.b[i], DType::bf16, {s.k, s.n}); };
     auto view_d = [&](int i) { return runtime::TensorView(c.d[i], o.out, {s.m, s.n}); };
-    const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
-    const std::string name = std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k);
+    const double flops =
+        2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+    const std::string name =
+        std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k);
 
     std::optional<ops::Gemm> ours;
     try {
@@ -176,14 +195,17 @@ int main(int argc, char** argv) {
     }
     auto run_ours = [&](int i) { ours->execute(view_a(i), view_b(i), nullptr, view_d(i)); };
     const float alpha = 1.0f, beta = 0.0f;
-    // Row-major D = A·B is column-major Dᵀ = Bᵀ·Aᵀ: cuBLAS computes (N x M) from B (ld N) and A (ld K).
+    // Row-major D = A·B is column-major Dᵀ = Bᵀ·Aᵀ: cuBLAS computes (N x M) from B (ld N) and A (ld
+    // K).
     auto run_cublas = [&](int i) {
-      check_cublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
-                                static_cast<int>(s.k), &alpha, reinterpret_cast<const void*>(c.b[i].address()),
-                                CUDA_R_16BF, static_cast<int>(s.n), reinterpret_cast<const void*>(c.a[i].address()),
-                                CUDA_R_16BF, static_cast<int>(s.k), &beta, reinterpret_cast<void*>(c.d[i].address()),
-                                d_type, static_cast<int>(s.n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                   "cublasGemmEx");
+      check_cublas(
+          cublasGemmEx(
+              handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
+              static_cast<int>(s.k), &alpha, reinterpret_cast<const void*>(c.b[i].address()),
+              CUDA_R_16BF, static_cast<int>(s.n), reinterpret_cast<const void*>(c.a[i].address()),
+              CUDA_R_16BF, static_cast<int>(s.k), &beta, reinterpret_cast<void*>(c.d[i].address()),
+              d_type, static_cast<int>(s.n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
     };
     auto time = [&](const auto& run) {
       for (int i = 0; i < 3; ++i) run(i % copies);
@@ -205,14 +227,17 @@ int main(int argc, char** argv) {
     run_ours(0);
     run_cublas(1);
     dev.synchronize();
-    const ops::HostTensor got = ops::HostTensor::download(view_d(0)), peer = ops::HostTensor::download(view_d(1));
+    const ops::HostTensor got = ops::HostTensor::download(view_d(0)),
+                          peer = ops::HostTensor::download(view_d(1));
     std::vector<double> want(static_cast<std::size_t>(s.m * s.n));
     for (std::int64_t i = 0; i < s.m; ++i)
-      for (std::int64_t j = 0; j < s.n; ++j) want[static_cast<std::size_t>(i * s.n + j)] = peer.get({i, j});
+      for (std::int64_t j = 0; j < s.n; ++j)
+        want[static_cast<std::size_t>(i * s.n + j)] = peer.get({i, j});
     const double diff = ops::max_relative_error(got, want, 1.0);
 
-    std::printf("| %s | %s %s | %.1f | %.1f | %.3f | %.2e |\n", name.c_str(), std::string(ops::name(ours->kernel())).c_str(),
-                ours->config().describe().c_str(), ours_tf, cublas_tf, ours_tf / cublas_tf, diff);
+    std::printf("| %s | %s %s | %.1f | %.1f | %.3f | %.2e |\n", name.c_str(),
+                std::string(ops::name(ours->kernel())).c_str(), ours->config().describe().c_str(),
+                ours_tf, cublas_tf, ours_tf / cublas_tf, diff);
     std::fflush(stdout);
   }
   cublasDestroy(handle);

@@ -13,10 +13,12 @@ namespace warpforge::cli {
 namespace {
 
 int run_bench(const std::vector<std::string>& args) {
-  if (args.empty()) throw Error("which benchmark? `warpforge bench gemm` runs build/bench/bench_gemm");
+  if (args.empty())
+    throw Error("which benchmark? `warpforge bench gemm` runs build/bench/bench_gemm");
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot find this executable's directory (/proc/self/exe: " + ec.message() + ")");
+  if (ec)
+    throw Error("cannot find this executable's directory (/proc/self/exe: " + ec.message() + ")");
   const auto program = self.parent_path() / "bench" / ("bench_" + args[0]);
   if (!std::filesystem::exists(program))
     throw Error(program.string() + " does not exist: this build has no '" + args[0] +

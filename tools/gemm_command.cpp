@@ -66,43 +66,63 @@ Options parse(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw Error(a + " needs a value; see `warpforge gemm --help`");
       return args[++i];
     };
-    if (a == "--m") o.m = positive(a, value());
-    else if (a == "--n") o.n = positive(a, value());
-    else if (a == "--k") o.k = positive(a, value());
-    else if (a == "--l") o.l = positive(a, value());
+    if (a == "--m")
+      o.m = positive(a, value());
+    else if (a == "--n")
+      o.n = positive(a, value());
+    else if (a == "--k")
+      o.k = positive(a, value());
+    else if (a == "--l")
+      o.l = positive(a, value());
     else if (a == "--dtype") {
       const std::string& v = value();
       if (v != "bf16" && v != "f16") throw Error("--dtype " + v + ": accepted: bf16, f16");
       o.ab = *runtime::parse_dtype(v);
     } else if (a == "--out-dtype") {
       const std::string& v = value();
-      if (v != "f32" && v != "bf16" && v != "f16") throw Error("--out-dtype " + v + ": accepted: f32, bf16, f16");
+      if (v != "f32" && v != "bf16" && v != "f16")
+        throw Error("--out-dtype " + v + ": accepted: f32, bf16, f16");
       o.out = *runtime::parse_dtype(v);
     } else if (a == "--layout") {
       o.layout = value();
       if (o.layout.size() != 2 || std::string("nt").find(o.layout[0]) == std::string::npos ||
           std::string("nt").find(o.layout[1]) == std::string::npos)
         throw Error("--layout " + o.layout + ": accepted: nn, nt, tn, tt");
-    } else if (a == "--alpha") o.alpha = number(a, value());
-    else if (a == "--beta") o.beta = number(a, value());
+    } else if (a == "--alpha")
+      o.alpha = number(a, value());
+    else if (a == "--beta")
+      o.beta = number(a, value());
     else if (a == "--kernel") {
       const std::string& v = value();
-      if (v == "auto") o.kernel = ops::GemmKernel::automatic;
-      else if (v == "sm80") o.kernel = ops::GemmKernel::sm80;
-      else if (v == "sm90a") o.kernel = ops::GemmKernel::sm90a;
-      else throw Error("--kernel " + v + ": accepted: auto, sm80, sm90a");
+      if (v == "auto")
+        o.kernel = ops::GemmKernel::automatic;
+      else if (v == "sm80")
+        o.kernel = ops::GemmKernel::sm80;
+      else if (v == "sm90a")
+        o.kernel = ops::GemmKernel::sm90a;
+      else
+        throw Error("--kernel " + v + ": accepted: auto, sm80, sm90a");
     } else if (a == "--device") {
       o.device = value();
-      if (o.device != "cuda" && o.device != "sim") throw Error("--device " + o.device + ": accepted: cuda, sim");
-    } else if (a == "--check") o.check = true;
-    else if (a == "--bench") o.bench = true;
-    else if (a == "--autotune") o.autotune = true;
-    else if (a == "--reps") o.reps = static_cast<int>(positive(a, value()));
-    else if (a == "--seed") o.seed = static_cast<unsigned>(positive(a, value()));
-    else if (a == "--save") o.save = value();
-    else throw Error("unknown argument '" + a + "'; see `warpforge gemm --help`");
+      if (o.device != "cuda" && o.device != "sim")
+        throw Error("--device " + o.device + ": accepted: cuda, sim");
+    } else if (a == "--check")
+      o.check = true;
+    else if (a == "--bench")
+      o.bench = true;
+    else if (a == "--autotune")
+      o.autotune = true;
+    else if (a == "--reps")
+      o.reps = static_cast<int>(positive(a, value()));
+    else if (a == "--seed")
+      o.seed = static_cast<unsigned>(positive(a, value()));
+    else if (a == "--save")
+      o.save = value();
+    else
+      throw Error("unknown argument '" + a + "'; see `warpforge gemm --help`");
   }
-  if (!o.m || !o.n || !o.k) throw Error("--m, --n and --k are required; see `warpforge gemm --help`");
+  if (!o.m || !o.n || !o.k)
+    throw Error("--m, --n and --k are required; see `warpforge gemm --help`");
   return o;
 }
 
@@ -114,15 +134,16 @@ struct Operand {
   ops::HostTensor host;
 };
 
-Operand make(const runtime::Device& dev, DType t, std::int64_t l, std::int64_t rows, std::int64_t cols,
-             bool transposed, std::mt19937* rng) {
+Operand make(const runtime::Device& dev, DType t, std::int64_t l, std::int64_t rows,
+             std::int64_t cols, bool transposed, std::mt19937* rng) {
   std::vector<std::int64_t> shape = {rows, cols}, strides = {cols, 1};
   if (transposed) strides = {1, rows};
   if (l > 0) {
     shape.insert(shape.begin(), l);
     strides.insert(strides.begin(), rows * cols);
   }
-  runtime::Buffer buffer(dev, static_cast<std::size_t>(std::max<std::int64_t>(l, 1) * rows * cols * runtime::bits(t) / 8));
+  runtime::Buffer buffer(dev, static_cast<std::size_t>(std::max<std::int64_t>(l, 1) * rows * cols *
+                                                       runtime::bits(t) / 8));
   buffer.fill(0xff);  // NaN: what the kernel must overwrite (D) shows if it does not
   runtime::TensorView view(buffer, t, shape, strides);
   ops::HostTensor host = ops::HostTensor::download(view);
@@ -142,8 +163,8 @@ Operand make(const runtime::Device& dev, DType t, std::int64_t l, std::int64_t r
 
 int run_gemm(const std::vector<std::string>& args) {
   const Options o = parse(args);
-  runtime::Device dev = o.device == "sim"    ? runtime::Device::sim()
-                        : o.device == "cuda" ? runtime::Device::cuda(0)
+  runtime::Device dev = o.device == "sim"               ? runtime::Device::sim()
+                        : o.device == "cuda"            ? runtime::Device::cuda(0)
                         : runtime::Device::cuda_count() ? runtime::Device::cuda(0)
                                                         : runtime::Device::sim();
   const DType out = o.out.value_or(o.ab);
@@ -158,14 +179,18 @@ int run_gemm(const std::vector<std::string>& args) {
               {.alpha = o.alpha, .beta = o.beta, .kernel = o.kernel, .autotune = o.autotune});
   g.compile();
   const std::int64_t l = std::max<std::int64_t>(o.l, 1);
-  std::printf("device: %s%s\n", dev.properties().name.c_str(), dev.is_simulator() ? " (CPU simulator)" : "");
-  std::printf("problem: D[%s] = %g * A[%s]·B[%s] + %g * C, M=%lld N=%lld K=%lld L=%lld, layout %s (n: row-major, "
-              "t: column-major), seed %u\n",
-              std::string(runtime::name(out)).c_str(), o.alpha, std::string(runtime::name(o.ab)).c_str(),
-              std::string(runtime::name(o.ab)).c_str(), o.beta, static_cast<long long>(o.m),
-              static_cast<long long>(o.n), static_cast<long long>(o.k), static_cast<long long>(l), o.layout.c_str(),
-              o.seed);
-  std::printf("kernel: %s, config %s\n", std::string(ops::name(g.kernel())).c_str(), g.config().describe().c_str());
+  std::printf("device: %s%s\n", dev.properties().name.c_str(),
+              dev.is_simulator() ? " (CPU simulator)" : "");
+  std::printf(
+      "problem: D[%s] = %g * A[%s]·B[%s] + %g * C, M=%lld N=%lld K=%lld L=%lld, layout %s (n: "
+      "row-major, "
+      "t: column-major), seed %u\n",
+      std::string(runtime::name(out)).c_str(), o.alpha, std::string(runtime::name(o.ab)).c_str(),
+      std::string(runtime::name(o.ab)).c_str(), o.beta, static_cast<long long>(o.m),
+      static_cast<long long>(o.n), static_cast<long long>(o.k), static_cast<long long>(l),
+      o.layout.c_str(), o.seed);
+  std::printf("kernel: %s, config %s\n", std::string(ops::name(g.kernel())).c_str(),
+              g.config().describe().c_str());
   runtime::Stream stream = dev.create_stream();
   g.execute(a.view, b.view, c ? &c->view : nullptr, d.view, &stream);
   stream.synchronize();
@@ -177,8 +202,8 @@ int run_gemm(const std::vector<std::string>& args) {
     const double err = ops::max_relative_error(got, want, 1.0);
     const double tolerance = out == DType::f32 ? 1e-4 : 1e-2;
     const bool ok = err <= tolerance;
-    std::printf("check: max relative error %.3g vs fp64 reference (tolerance %.0e): %s\n", err, tolerance,
-                ok ? "PASS" : "FAIL");
+    std::printf("check: max relative error %.3g vs fp64 reference (tolerance %.0e): %s\n", err,
+                tolerance, ok ? "PASS" : "FAIL");
     status = ok ? 0 : 1;
   }
   if (o.bench) {
@@ -193,9 +218,10 @@ int run_gemm(const std::vector<std::string>& args) {
     }
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2];
-    const double flops = 2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) * static_cast<double>(o.k) * l;
-    std::printf("bench: median %.4f ms of %d runs (after 3 warm-up), %.2f TFLOP/s\n", median, o.reps,
-                flops / (median * 1e-3) / 1e12);
+    const double flops =
+        2.0 * static_cast<double>(o.m) * static_cast<double>(o.n) * static_cast<double>(o.k) * l;
+    std::printf("bench: median %.4f ms of %d runs (after 3 warm-up), %.2f TFLOP/s\n", median,
+                o.reps, flops / (median * 1e-3) / 1e12);
   }
   if (!o.save.empty()) {
     std::filesystem::create_directories(o.save);
@@ -213,8 +239,10 @@ const Registration registration({
     "gemm",
     "run ops::gemm on random inputs: kernel choice, --check, --bench, --save",
     "usage: warpforge gemm --m M --n N --k K [--l L] [--dtype bf16|f16] [--layout nn|nt|tn|tt]\n"
-    "                      [--out-dtype f32|bf16|f16] [--alpha A] [--beta B] [--kernel auto|sm80|sm90a]\n"
-    "                      [--device cuda|sim] [--check] [--bench [--reps R]] [--autotune] [--seed S]\n"
+    "                      [--out-dtype f32|bf16|f16] [--alpha A] [--beta B] [--kernel "
+    "auto|sm80|sm90a]\n"
+    "                      [--device cuda|sim] [--check] [--bench [--reps R]] [--autotune] [--seed "
+    "S]\n"
     "                      [--save DIR]\n\n"
     "Computes D = alpha·A·B + beta·C with ops::gemm on inputs drawn from N(0, 1) and rounded\n"
     "to --dtype, and prints the kernel and configuration chosen.\n\n"
@@ -233,7 +261,8 @@ const Registration registration({
     "--autotune     time the candidate configurations once and remember the winner\n"
     "               (gemm-autotune.txt in the binary cache directory)\n"
     "--save DIR     write a.npy, b.npy, c.npy (when beta != 0) and d.npy: NumPy format 1.0, the\n"
-    "               logical shape ((L,) rows, cols), column-major matrices as fortran_order; f32 as\n"
+    "               logical shape ((L,) rows, cols), column-major matrices as fortran_order; f32 "
+    "as\n"
     "               '<f4', f16 as '<f2', bf16 as its raw bits '<u2' (NumPy has no bfloat16: view\n"
     "               them with ml_dtypes.bfloat16, or as float32 after shifting left 16 bits)\n",
     run_gemm,

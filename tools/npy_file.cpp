@@ -24,19 +24,27 @@ bool strides_match(const ops::HostTensor& t, const std::vector<std::int64_t>& wa
 
 std::string npy_descr(runtime::DType dtype) {
   switch (dtype) {
-    case runtime::DType::f32: return "<f4";
-    case runtime::DType::f16: return "<f2";
-    case runtime::DType::bf16: return "<u2";
-    default: throw Error(".npy: dtype " + std::string(runtime::name(dtype)) + " is not written; f32, f16 or bf16");
+    case runtime::DType::f32:
+      return "<f4";
+    case runtime::DType::f16:
+      return "<f2";
+    case runtime::DType::bf16:
+      return "<u2";
+    default:
+      throw Error(".npy: dtype " + std::string(runtime::name(dtype)) +
+                  " is not written; f32, f16 or bf16");
   }
 }
 
-std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape, bool fortran_order) {
+std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape,
+                       bool fortran_order) {
   // Python's tuple spelling: (), (3,), (2, 3).
   std::string tuple = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) tuple += (i ? ", " : "") + std::to_string(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    tuple += (i ? ", " : "") + std::to_string(shape[i]);
   tuple += shape.size() == 1 ? ",)" : ")";
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran_order ? "True" : "False") +
+  std::string dict = "{'descr': '" + descr +
+                     "', 'fortran_order': " + (fortran_order ? "True" : "False") +
                      ", 'shape': " + tuple + ", }";
   // magic (6) + version (2) + length (2) + dict + padding + '\n' = a multiple of 64.
   const std::size_t unpadded = 10 + dict.size() + 1;
@@ -70,8 +78,8 @@ void write_npy(const std::filesystem::path& path, const ops::HostTensor& t) {
       source += (rest % t.shape[d]) * t.strides[d];
       rest /= t.shape[d];
     }
-    std::memcpy(&data[static_cast<std::size_t>(i) * element], &t.bytes[static_cast<std::size_t>(source) * element],
-                element);
+    std::memcpy(&data[static_cast<std::size_t>(i) * element],
+                &t.bytes[static_cast<std::size_t>(source) * element], element);
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   const std::string header = npy_header(npy_descr(t.dtype), t.shape, as_fortran);

@@ -23,7 +23,8 @@ namespace warpforge::cli {
 std::string npy_descr(runtime::DType dtype);
 
 // The header (magic through the '\n'), for `shape` and the given order.
-std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape, bool fortran_order);
+std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape,
+                       bool fortran_order);
 
 // Writes `tensor` (a host copy of a strided tensor) to `path`: C order, or
 // Fortran order when it is a column-major (rank-2) array, compacting any

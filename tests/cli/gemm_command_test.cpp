@@ -37,8 +37,9 @@ Result run(const std::string& args) {
 class GemmCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("warpforge-gemm-cli-test-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("warpforge-gemm-cli-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -68,19 +69,24 @@ double at(const NpyFile& f, std::int64_t b, std::int64_t r, std::int64_t c) {
 TEST_F(GemmCommand, ReportsTheKernelAndPassesItsCheck) {
   Result r = run("gemm --m 19 --n 23 --k 29 --device sim --check --bench --reps 2");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("kernel: sm80, config 64x64x32 s3 w2x2 c1x1"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("vs fp64 reference (tolerance 1e-02): PASS"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kernel: sm80, config 64x64x32 s3 w2x2 c1x1"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("vs fp64 reference (tolerance 1e-02): PASS"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("bench: median"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("TFLOP/s"), std::string::npos) << r.output;
 }
 
 TEST_F(GemmCommand, SavesOperandsThatMultiplyOutToD) {
   // Batched, A column-major, B row-major, f16 in, f32 out, with C.
-  Result r = run("gemm --m 19 --n 23 --k 29 --l 2 --dtype f16 --layout tn --out-dtype f32 --alpha 0.5 --beta 1 "
-                 "--device sim --save " + dir_.string());
+  Result r =
+      run("gemm --m 19 --n 23 --k 29 --l 2 --dtype f16 --layout tn --out-dtype f32 --alpha 0.5 "
+          "--beta 1 "
+          "--device sim --save " +
+          dir_.string());
   ASSERT_EQ(r.status, 0) << r.output;
-  const NpyFile a = read_npy(dir_ / "a.npy"), b = read_npy(dir_ / "b.npy"), c = read_npy(dir_ / "c.npy"),
-                d = read_npy(dir_ / "d.npy");
+  const NpyFile a = read_npy(dir_ / "a.npy"), b = read_npy(dir_ / "b.npy"),
+                c = read_npy(dir_ / "c.npy"), d = read_npy(dir_ / "d.npy");
   for (const NpyFile* f : {&a, &b, &c, &d}) {
     EXPECT_EQ(f->major, 1);
     EXPECT_EQ(f->minor, 0);
@@ -110,7 +116,8 @@ TEST_F(GemmCommand, SavesOperandsThatMultiplyOutToD) {
 TEST_F(GemmCommand, SavesColumnMajorMatricesInFortranOrderAndBf16AsBits) {
   Result r = run("gemm --m 7 --n 5 --k 3 --layout tt --device sim --save " + dir_.string());
   ASSERT_EQ(r.status, 0) << r.output;
-  const NpyFile a = read_npy(dir_ / "a.npy"), b = read_npy(dir_ / "b.npy"), d = read_npy(dir_ / "d.npy");
+  const NpyFile a = read_npy(dir_ / "a.npy"), b = read_npy(dir_ / "b.npy"),
+                d = read_npy(dir_ / "d.npy");
   EXPECT_FALSE(fs::exists(dir_ / "c.npy"));
   EXPECT_EQ(a.descr, "<u2");
   EXPECT_TRUE(a.fortran_order);
@@ -129,26 +136,33 @@ TEST_F(GemmCommand, SavesColumnMajorMatricesInFortranOrderAndBf16AsBits) {
 TEST_F(GemmCommand, RefusesBadArgumentsSayingWhatIsAccepted) {
   Result layout = run("gemm --m 4 --n 4 --k 4 --layout xx --device sim");
   EXPECT_EQ(layout.status, 1);
-  EXPECT_NE(layout.output.find("--layout xx: accepted: nn, nt, tn, tt"), std::string::npos) << layout.output;
+  EXPECT_NE(layout.output.find("--layout xx: accepted: nn, nt, tn, tt"), std::string::npos)
+      << layout.output;
   Result missing = run("gemm --m 4 --n 4 --device sim");
   EXPECT_EQ(missing.status, 1);
-  EXPECT_NE(missing.output.find("--m, --n and --k are required"), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("--m, --n and --k are required"), std::string::npos)
+      << missing.output;
   Result zero = run("gemm --m 0 --n 4 --k 4 --device sim");
   EXPECT_NE(zero.output.find("--m 0: expected an integer >= 1"), std::string::npos) << zero.output;
   Result kernel = run("gemm --m 4 --n 4 --k 4 --kernel sm70 --device sim");
-  EXPECT_NE(kernel.output.find("--kernel sm70: accepted: auto, sm80, sm90a"), std::string::npos) << kernel.output;
+  EXPECT_NE(kernel.output.find("--kernel sm70: accepted: auto, sm80, sm90a"), std::string::npos)
+      << kernel.output;
   Result dtype = run("gemm --m 4 --n 4 --k 4 --dtype f32 --device sim");
-  EXPECT_NE(dtype.output.find("--dtype f32: accepted: bf16, f16"), std::string::npos) << dtype.output;
+  EXPECT_NE(dtype.output.find("--dtype f32: accepted: bf16, f16"), std::string::npos)
+      << dtype.output;
 }
 
 TEST(NpyHeader, SpellsShapesAsPythonTuplesAndPadsTo64Bytes) {
   const std::string one = npy_header("<f4", {3}, false), two = npy_header("<u2", {2, 5}, true);
   EXPECT_EQ(one.size() % 64, 0u);
   EXPECT_EQ(two.size() % 64, 0u);
-  EXPECT_NE(one.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"), std::string::npos);
-  EXPECT_NE(two.find("{'descr': '<u2', 'fortran_order': True, 'shape': (2, 5), }"), std::string::npos);
+  EXPECT_NE(one.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"),
+            std::string::npos);
+  EXPECT_NE(two.find("{'descr': '<u2', 'fortran_order': True, 'shape': (2, 5), }"),
+            std::string::npos);
   EXPECT_EQ(one.back(), '\n');
-  EXPECT_EQ(static_cast<std::size_t>(static_cast<unsigned char>(one[8]) | (static_cast<unsigned char>(one[9]) << 8)),
+  EXPECT_EQ(static_cast<std::size_t>(static_cast<unsigned char>(one[8]) |
+                                     (static_cast<unsigned char>(one[9]) << 8)),
             one.size() - 10);
   EXPECT_THROW(npy_descr(runtime::DType::i32), Error);
 }

@@ -26,14 +26,16 @@ inline std::string field(const std::string& dict, const std::string& key) {
   if (at == std::string::npos) throw std::runtime_error("no " + key + " in " + dict);
   const auto start = at + key.size() + 4;
   const char open = dict[start];
-  const auto end = open == '(' ? dict.find(')', start) + 1 : open == '\'' ? dict.find('\'', start + 1) + 1
-                                                                          : dict.find(',', start);
+  const auto end = open == '('    ? dict.find(')', start) + 1
+                   : open == '\'' ? dict.find('\'', start + 1) + 1
+                                  : dict.find(',', start);
   return dict.substr(start, end - start);
 }
 
 inline NpyFile read_npy(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
   if (bytes.size() < 10 || std::string(bytes.begin(), bytes.begin() + 6) != "\x93NUMPY")
     throw std::runtime_error(path.string() + ": no .npy magic");
   NpyFile f;
@@ -53,7 +55,8 @@ inline NpyFile read_npy(const std::filesystem::path& path) {
     i = comma + 1;
     if (shape[comma] == ')') break;
   }
-  if (dict.back() != '\n') throw std::runtime_error(path.string() + ": header does not end in a newline");
+  if (dict.back() != '\n')
+    throw std::runtime_error(path.string() + ": header does not end in a newline");
   f.data.assign(bytes.begin() + static_cast<long>(f.header_bytes), bytes.end());
   return f;
 }

@@ -6,7 +6,9 @@
 
 namespace warpforge::ops {
 // gtest names the kernel in parameter lists by this.
-inline void PrintTo(GemmKernel kernel, std::ostream* out) { *out << name(kernel); }
+inline void PrintTo(GemmKernel kernel, std::ostream* out) {
+  *out << name(kernel);
+}
 }  // namespace warpforge::ops
 
 namespace warpforge::ops::testing {
@@ -26,7 +28,8 @@ class GemmGpu : public GpuTest, public ::testing::WithParamInterface<std::tuple<
     try {
       check_gemm_case(runtime::Device::cuda(0), kernel, c);
     } catch (const OpsError& e) {
-      GTEST_SKIP() << "kernel " << name(kernel) << " does not run " << c.describe() << ": " << e.what();
+      GTEST_SKIP() << "kernel " << name(kernel) << " does not run " << c.describe() << ": "
+                   << e.what();
     }
   }
 };
@@ -37,13 +40,14 @@ TEST_P(GemmGpu, MatchesTheFp64Reference) {
   run(kernel, gemm_correctness_cases()[index]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, GemmGpu,
-                         ::testing::Combine(::testing::Values(GemmKernel::sm80, GemmKernel::sm90a),
-                                            ::testing::Range(0, static_cast<int>(gemm_correctness_cases().size()))),
-                         [](const auto& info) {
-                           return std::string(name(std::get<0>(info.param))) + "_" +
-                                  std::to_string(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, GemmGpu,
+    ::testing::Combine(::testing::Values(GemmKernel::sm80, GemmKernel::sm90a),
+                       ::testing::Range(0, static_cast<int>(gemm_correctness_cases().size()))),
+    [](const auto& info) {
+      return std::string(name(std::get<0>(info.param))) + "_" +
+             std::to_string(std::get<1>(info.param));
+    });
 
 class GemmGpuLarge : public GemmGpu {};
 
@@ -59,8 +63,11 @@ TEST_P(GemmGpuLarge, LargeShapeMatchesTheFp64Reference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, GemmGpuLarge,
-                         ::testing::Combine(::testing::Values(GemmKernel::sm80, GemmKernel::sm90a), ::testing::Values(0)),
-                         [](const auto& info) { return std::string(name(std::get<0>(info.param))); });
+                         ::testing::Combine(::testing::Values(GemmKernel::sm80, GemmKernel::sm90a),
+                                            ::testing::Values(0)),
+                         [](const auto& info) {
+                           return std::string(name(std::get<0>(info.param)));
+                         });
 
 }  // namespace
 }  // namespace warpforge::ops::testing

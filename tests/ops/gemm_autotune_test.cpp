@@ -28,26 +28,31 @@ std::string read(const fs::path& p) {
 class GemmAutotune : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("warpforge-autotune-test-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("warpforge-autotune-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     if (const char* old = std::getenv("WARPFORGE_CACHE_DIR")) saved_ = old;
     ::setenv("WARPFORGE_CACHE_DIR", dir_.c_str(), 1);
   }
   void TearDown() override {
-    if (saved_) ::setenv("WARPFORGE_CACHE_DIR", saved_->c_str(), 1);
-    else ::unsetenv("WARPFORGE_CACHE_DIR");
+    if (saved_)
+      ::setenv("WARPFORGE_CACHE_DIR", saved_->c_str(), 1);
+    else
+      ::unsetenv("WARPFORGE_CACHE_DIR");
     fs::remove_all(dir_);
   }
 
   // Compiles (autotuning) a fixed problem and checks its result.
   GemmConfig tuned_config() {
-    auto a = make_matrix(dev_, DType::bf16, {0, 20, 24}, rng_), b = make_matrix(dev_, DType::bf16, {0, 24, 36}, rng_);
+    auto a = make_matrix(dev_, DType::bf16, {0, 20, 24}, rng_),
+         b = make_matrix(dev_, DType::bf16, {0, 24, 36}, rng_);
     auto d = make_matrix(dev_, DType::f32, {0, 20, 36}, rng_, true);
     Gemm g(a.view, b.view, nullptr, d.view, {.autotune = true});
     g.compile();
     g.execute(a.view, b.view, nullptr, d.view);
-    EXPECT_LE(max_relative_error(HostTensor::download(d.view), gemm_reference(a.host, b.host, nullptr, 1, 0), 1.0),
+    EXPECT_LE(max_relative_error(HostTensor::download(d.view),
+                                 gemm_reference(a.host, b.host, nullptr, 1, 0), 1.0),
               1e-4);
     return g.config();
   }
@@ -71,7 +76,8 @@ TEST_F(GemmAutotune, WritesTheWinnerAndReadsItBack) {
   const auto tab = text.find('\t');
   ASSERT_NE(tab, std::string::npos);
   const std::string stored_key = text.substr(tab + 1, text.find('\n', tab) - tab - 1);
-  EXPECT_NE(stored_key.find("20x36x24 L1 bf16->f32 A row B row D row"), std::string::npos) << stored_key;
+  EXPECT_NE(stored_key.find("20x36x24 L1 bf16->f32 A row B row D row"), std::string::npos)
+      << stored_key;
 
   // Another valid choice written into the file is what the next compile uses.
   const bool was_small = first.tile_m == 32;
@@ -97,16 +103,19 @@ TEST_F(GemmAutotune, CorruptFileIsIgnoredWithAWarningAndRewritten) {
   std::ofstream(file()) << "# warpforge gemm autotune v1\nsm80 64 sixty-four\tkey\n";
   ::testing::internal::CaptureStderr();
   tuned_config();
-  EXPECT_NE(::testing::internal::GetCapturedStderr().find(
-                "line 2 is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n'"),
-            std::string::npos);
+  EXPECT_NE(
+      ::testing::internal::GetCapturedStderr().find(
+          "line 2 is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n'"),
+      std::string::npos);
 }
 
 TEST_F(GemmAutotune, ARememberedChoiceTheKernelNoLongerTakesIsRetuned) {
   tuned_config();
   std::string text = read(file());
-  const std::string stored_key = text.substr(text.find('\t') + 1, text.find('\n', text.find('\t')) - text.find('\t') - 1);
-  std::ofstream(file()) << "# warpforge gemm autotune v1\nsm80 96 64 32 3 2 2 1 1\t" << stored_key << "\n";
+  const std::string stored_key =
+      text.substr(text.find('\t') + 1, text.find('\n', text.find('\t')) - text.find('\t') - 1);
+  std::ofstream(file()) << "# warpforge gemm autotune v1\nsm80 96 64 32 3 2 2 1 1\t" << stored_key
+                        << "\n";
   const GemmConfig config = tuned_config();
   EXPECT_NE(config.tile_m, 96);
   EXPECT_EQ(read(file()).find("sm80 96"), std::string::npos);

@@ -25,11 +25,13 @@ struct GemmCase {
   bool a_shared = false;  // A rank 2 while the others are batched
 
   std::string describe() const {
-    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " L" + std::to_string(l) + " " +
-           std::string(runtime::name(ab)) + "->" + std::string(runtime::name(d)) + " " + (a_row ? "A row " : "A col ") +
-           (b_row ? "B row " : "B col ") + (d_row ? "D row" : "D col") + (with_c ? (c_row ? " C row" : " C col") : "") +
-           " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " pad " + std::to_string(pad) +
-           " offset " + std::to_string(offset) + (a_shared ? " A shared" : "") +
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " L" +
+           std::to_string(l) + " " + std::string(runtime::name(ab)) + "->" +
+           std::string(runtime::name(d)) + " " + (a_row ? "A row " : "A col ") +
+           (b_row ? "B row " : "B col ") + (d_row ? "D row" : "D col") +
+           (with_c ? (c_row ? " C row" : " C col") : "") + " alpha " + std::to_string(alpha) +
+           " beta " + std::to_string(beta) + " pad " + std::to_string(pad) + " offset " +
+           std::to_string(offset) + (a_shared ? " A shared" : "") +
            (config ? " config " + config->describe() : "");
   }
 };
@@ -38,7 +40,8 @@ inline std::vector<GemmCase> gemm_correctness_cases() {
   using runtime::DType;
   std::vector<GemmCase> all;
   // Shapes that are not multiples of any tile, 1s among them.
-  const std::int64_t shapes[][3] = {{37, 45, 53}, {1, 9, 17}, {70, 33, 40}, {19, 67, 1}, {65, 1, 33}, {3, 71, 96}};
+  const std::int64_t shapes[][3] = {{37, 45, 53}, {1, 9, 17},  {70, 33, 40},
+                                    {19, 67, 1},  {65, 1, 33}, {3, 71, 96}};
   int i = 0;
   for (int layout = 0; layout < 4; ++layout)
     for (DType ab : {DType::bf16, DType::f16})
@@ -56,7 +59,8 @@ inline std::vector<GemmCase> gemm_correctness_cases() {
         all.push_back(c);
         ++i;
       }
-  for (bool row : {true, false}) all.push_back({1, 1, 1, 0, DType::bf16, DType::f32, row, !row, row});
+  for (bool row : {true, false})
+    all.push_back({1, 1, 1, 0, DType::bf16, DType::f32, row, !row, row});
   // alpha and beta other than 1 and 0, C in another layout than D.
   GemmCase scaled{29, 41, 35};
   scaled.with_c = true;
@@ -114,11 +118,13 @@ inline std::vector<GemmCase> gemm_correctness_cases() {
   return all;
 }
 
-inline double gemm_tolerance(runtime::DType d) { return d == runtime::DType::f32 ? 1e-4 : 1e-2; }
+inline double gemm_tolerance(runtime::DType d) {
+  return d == runtime::DType::f32 ? 1e-4 : 1e-2;
+}
 
 // Runs the case with `kernel` on `device`; returns D and fills `reference`.
-inline HostTensor run_gemm_case(const runtime::Device& dev, GemmKernel kernel, const GemmCase& c, std::mt19937& rng,
-                                std::vector<double>* reference = nullptr) {
+inline HostTensor run_gemm_case(const runtime::Device& dev, GemmKernel kernel, const GemmCase& c,
+                                std::mt19937& rng, std::vector<double>* reference = nullptr) {
   auto a = make_matrix(dev, c.ab, {c.a_shared ? 0 : c.l, c.m, c.k, c.a_row, c.pad, c.offset}, rng);
   auto b = make_matrix(dev, c.ab, {c.l, c.k, c.n, c.b_row, c.pad, c.offset}, rng);
   std::optional<DeviceMatrix> cm;
@@ -126,7 +132,8 @@ inline HostTensor run_gemm_case(const runtime::Device& dev, GemmKernel kernel, c
   auto d = make_matrix(dev, c.d, {c.l, c.m, c.n, c.d_row, c.pad}, rng, true);
   gemm(a.view, b.view, cm ? &cm->view : nullptr, d.view,
        {.alpha = c.alpha, .beta = c.beta, .kernel = kernel, .config = c.config});
-  if (reference) *reference = gemm_reference(a.host, b.host, cm ? &cm->host : nullptr, c.alpha, c.beta);
+  if (reference)
+    *reference = gemm_reference(a.host, b.host, cm ? &cm->host : nullptr, c.alpha, c.beta);
   return HostTensor::download(d.view);
 }
 

@@ -37,7 +37,8 @@ class GemmOnFakeH100 : public ::testing::Test {
 TEST_F(GemmOnFakeH100, LargeProblemTakes128x128TilesInFourStages) {
   const std::int64_t m = 4096, n = 2048, k = 1024;
   auto a = buffer(m * k * 2), b = buffer(k * n * 2), d = buffer(m * n * 2);
-  runtime::TensorView va(a, DType::bf16, {m, k}), vb(b, DType::bf16, {k, n}), vd(d, DType::bf16, {m, n});
+  runtime::TensorView va(a, DType::bf16, {m, k}), vb(b, DType::bf16, {k, n}),
+      vd(d, DType::bf16, {m, n});
   Gemm g(va, vb, nullptr, vd, {.kernel = GemmKernel::sm80});
   g.compile();  // an sm_80 module on an sm_90a device: runtime::Module accepts it
   EXPECT_EQ(g.config().describe(), "128x128x32 s4 w2x2 c1x1");
@@ -59,7 +60,8 @@ TEST_F(GemmOnFakeH100, LargeProblemTakes128x128TilesInFourStages) {
 
 TEST_F(GemmOnFakeH100, SmallProblemTakesSmallerTilesForMoreCtas) {
   auto a = buffer(256 * 64 * 2), b = buffer(64 * 256 * 2), d = buffer(256 * 256 * 4);
-  runtime::TensorView va(a, DType::f16, {256, 64}), vb(b, DType::f16, {64, 256}, {1, 64}), vd(d, DType::f32, {256, 256});
+  runtime::TensorView va(a, DType::f16, {256, 64}), vb(b, DType::f16, {64, 256}, {1, 64}),
+      vd(d, DType::f32, {256, 256});
   Gemm g(va, vb, nullptr, vd, {.kernel = GemmKernel::sm80});
   g.compile();
   EXPECT_EQ(g.config().describe(), "64x64x32 s3 w2x2 c1x1");
@@ -69,7 +71,8 @@ TEST_F(GemmOnFakeH100, SharedMemoryLimitShapesTheChoiceAndRefusesForcedConfigura
   backend->props.shared_bytes_per_block_optin = 48 * 1024;
   const std::int64_t m = 4096, n = 4096, k = 256;
   auto a = buffer(m * k * 2), b = buffer(k * n * 2), d = buffer(m * n * 4);
-  runtime::TensorView va(a, DType::bf16, {m, k}), vb(b, DType::bf16, {k, n}), vd(d, DType::f32, {m, n});
+  runtime::TensorView va(a, DType::bf16, {m, k}), vb(b, DType::bf16, {k, n}),
+      vd(d, DType::f32, {m, n});
   Gemm g(va, vb, nullptr, vd, {.kernel = GemmKernel::sm80});
   g.compile();
   EXPECT_EQ(g.config().describe(), "128x128x32 s3 w2x2 c1x1");
@@ -77,18 +80,23 @@ TEST_F(GemmOnFakeH100, SharedMemoryLimitShapesTheChoiceAndRefusesForcedConfigura
   Gemm forced(va, vb, nullptr, vd, {.kernel = GemmKernel::sm80, .config = four});
   auto why = forced.check_support();
   ASSERT_EQ(why.size(), 1u);
-  EXPECT_EQ(why[0], "configuration 128x128x32 s4 w2x2 c1x1 for kernel sm80: configuration 128x128x32 s4 w2x2 c1x1 "
-                    "stages 65536 bytes of shared memory; device 'Fake H100' allows 49152 per block");
+  EXPECT_EQ(why[0],
+            "configuration 128x128x32 s4 w2x2 c1x1 for kernel sm80: 4 stages of 128x32 A and "
+            "32x128 B tiles "
+            "take 65536 bytes of shared memory; device 'Fake H100' allows 49152 per block");
 }
 
 TEST_F(GemmOnFakeH100, MoreBatchesThanGridRowsAreRefused) {
   const std::int64_t l = 65536;
   auto a = buffer(l * 2), b = buffer(l * 2), d = buffer(l * 4);
-  runtime::TensorView va(a, DType::bf16, {l, 1, 1}), vb(b, DType::bf16, {l, 1, 1}), vd(d, DType::f32, {l, 1, 1});
+  runtime::TensorView va(a, DType::bf16, {l, 1, 1}), vb(b, DType::bf16, {l, 1, 1}),
+      vd(d, DType::f32, {l, 1, 1});
   Gemm g(va, vb, nullptr, vd, {.kernel = GemmKernel::sm80});
   auto why = g.check_support();
   ASSERT_EQ(why.size(), 1u);
-  EXPECT_EQ(why[0], "kernel sm80 refuses: L = 65536 batches; the sm80 kernel runs at most 65535 (one grid row each)");
+  EXPECT_EQ(why[0],
+            "kernel sm80 refuses: L = 65536 batches; the sm80 kernel runs at most 65535 (one grid "
+            "row each)");
 }
 
 TEST_F(GemmOnFakeH100, OperandsOnDifferentDevicesAreRefused) {
@@ -99,13 +107,35 @@ TEST_F(GemmOnFakeH100, OperandsOnDifferentDevicesAreRefused) {
   Gemm g(a.view, b.view, nullptr, d.view);
   auto why = g.check_support();
   ASSERT_EQ(why.size(), 1u);
-  EXPECT_EQ(why[0], "B is on device 'Fake H100' but A is on 'warpforge simulator'; all operands must be on one device");
+  EXPECT_EQ(why[0],
+            "B is on device 'Fake H100' but A is on 'warpforge simulator'; all operands must be on "
+            "one device");
   EXPECT_THROW(g.compile(), OpsError);
   // Each Device::sim() is a simulator of its own.
   auto c = make_matrix(runtime::Device::sim(), DType::f32, {0, 8, 8}, rng);
   Gemm two_sims(a.view, a.view, &c.view, d.view, {.beta = 1.0f});
   EXPECT_EQ(two_sims.check_support(),
-            std::vector<std::string>{"C is on another 'warpforge simulator' device than A; all operands must be on one device"});
+            std::vector<std::string>{"C is on another 'warpforge simulator' device than A; all "
+                                     "operands must be on one device"});
+}
+
+TEST_F(GemmOnFakeH100, ExtentsAndGridsBeyond32BitsAreRefused) {
+  // Views of memory that is never touched: only the description matters.
+  const std::int64_t huge = std::int64_t{1} << 31;
+  runtime::TensorView a(gpu, 0x10000, DType::bf16, {huge, 1}), b(gpu, 0x10000, DType::bf16, {1, 8}),
+      d(gpu, 0x10000, DType::f32, {huge, 8});
+  Gemm tall(a, b, nullptr, d);
+  EXPECT_EQ(tall.check_support(),
+            std::vector<std::string>{"M = 2147483648 exceeds 2^31 - 1, the largest extent supported"});
+  // 2^30 x 2^30 in 16x16 tiles is 2^52 CTAs.
+  const std::int64_t side = std::int64_t{1} << 30;
+  runtime::TensorView a2(gpu, 0x10000, DType::bf16, {side, 1}), b2(gpu, 0x10000, DType::bf16, {1, side}),
+      d2(gpu, 0x10000, DType::f32, {side, side});
+  GemmConfig tiny{.tile_m = 16, .tile_n = 16, .tile_k = 16, .stages = 2, .warps_m = 1, .warps_n = 1};
+  Gemm wide(a2, b2, nullptr, d2, {.kernel = GemmKernel::sm80, .config = tiny});
+  EXPECT_EQ(wide.check_support(),
+            std::vector<std::string>{"configuration 16x16x16 s2 w1x1 c1x1 for kernel sm80: 4503599627370496 CTAs per "
+                                     "batch; the sm80 kernel launches at most 2^31 - 1 (grid.x)"});
 }
 
 }  // namespace

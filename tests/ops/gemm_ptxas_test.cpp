@@ -24,7 +24,8 @@ TEST(GemmPtxas, EverySpecialisationAssemblesWithoutSpills) {
   };
   int i = 0;
   for (const GemmConfig& config : configs)
-    for (int layout : {i % 4, (i + 3) % 4}) {  // two layouts per configuration, all four over the families
+    for (int layout :
+         {i % 4, (i + 3) % 4}) {  // two layouts per configuration, all four over the families
       Sm80KernelSpec s;
       s.config = config;
       s.ab_dtype = i % 2 ? DType::f16 : DType::bf16;
@@ -45,7 +46,8 @@ TEST(GemmPtxas, EverySpecialisationAssemblesWithoutSpills) {
         auto result = ptx::run_ptxas(text, arch, {"-v"});
         ASSERT_TRUE(result.ok) << result.log;
         std::smatch spill;
-        ASSERT_TRUE(std::regex_search(result.log, spill, std::regex(R"((\d+) bytes spill stores)"))) << result.log;
+        ASSERT_TRUE(std::regex_search(result.log, spill, std::regex(R"((\d+) bytes spill stores)")))
+            << result.log;
         EXPECT_EQ(spill[1], "0") << result.log;
       }
     }

@@ -21,7 +21,8 @@ class GemmRefusal : public ::testing::Test {
   runtime::Device dev = runtime::Device::sim();
   std::mt19937 rng{std::random_device{}()};
 
-  DeviceMatrix matrix(DType t, std::int64_t rows, std::int64_t cols, std::int64_t l = 0, bool row_major = true) {
+  DeviceMatrix matrix(DType t, std::int64_t rows, std::int64_t cols, std::int64_t l = 0,
+                      bool row_major = true) {
     return make_matrix(dev, t, {l, rows, cols, row_major}, rng);
   }
 
@@ -47,7 +48,8 @@ TEST_F(GemmRefusal, InputDtypes) {
   EXPECT_EQ(only_reason(g), "A is f32; A and B must be bf16 or f16");
   auto h = matrix(DType::f16, 8, 8);
   Gemm mixed(b.view, h.view, nullptr, d.view);
-  EXPECT_EQ(only_reason(mixed), "A is bf16 but B is f16; A and B must have the same dtype (bf16 or f16)");
+  EXPECT_EQ(only_reason(mixed),
+            "A is bf16 but B is f16; A and B must have the same dtype (bf16 or f16)");
 }
 
 TEST_F(GemmRefusal, OutputDtypes) {
@@ -66,16 +68,20 @@ TEST_F(GemmRefusal, Ranks) {
   runtime::Buffer buf(dev, 8 * 2);
   runtime::TensorView vector(buf, DType::bf16, {8});
   Gemm g(vector, b.view, nullptr, d.view);
-  EXPECT_CONTAINS(only_reason(g), "A bf16[8] strides [1] has rank 1; A must be (M, K) (rank 2) or batched (L, M, K) (rank 3)");
+  EXPECT_CONTAINS(
+      only_reason(g),
+      "A bf16[8] strides [1] has rank 1; A must be (M, K) (rank 2) or batched (L, M, K) (rank 3)");
 }
 
 TEST_F(GemmRefusal, ShapesNameBothShapes) {
   auto a = matrix(DType::bf16, 8, 16), b = matrix(DType::bf16, 12, 8), d = matrix(DType::f32, 8, 8);
   Gemm g(a.view, b.view, nullptr, d.view);
-  EXPECT_EQ(only_reason(g), "A is [8, 16] and B is [12, 8]: A has K = 16 but B has K = 12; B must be (K, N)");
+  EXPECT_EQ(only_reason(g),
+            "A is [8, 16] and B is [12, 8]: A has K = 16 but B has K = 12; B must be (K, N)");
   auto b2 = matrix(DType::bf16, 16, 8), d2 = matrix(DType::f32, 8, 9);
   Gemm gd(a.view, b2.view, nullptr, d2.view);
-  EXPECT_EQ(only_reason(gd), "D is [8, 9] but A [8, 16] and B [16, 8] make a (8, 8) result; D must be (M, N)");
+  EXPECT_EQ(only_reason(gd),
+            "D is [8, 9] but A [8, 16] and B [16, 8] make a (8, 8) result; D must be (M, N)");
   auto c = matrix(DType::f32, 9, 8);
   Gemm gc(a.view, b2.view, &c.view, d.view, {.beta = 1.0f});
   EXPECT_EQ(only_reason(gc), "C is [9, 8] but D is [8, 8]; C must have D's (M, N)");
@@ -94,8 +100,9 @@ TEST_F(GemmRefusal, OperandNeitherRowNorColumnMajor) {
   runtime::TensorView a(buf, DType::bf16, {8, 8}, {16, 2});
   auto b = matrix(DType::bf16, 8, 8), d = matrix(DType::f32, 8, 8);
   Gemm g(a, b.view, nullptr, d.view);
-  EXPECT_EQ(only_reason(g), "A bf16[8, 8] strides [16, 2] is neither row-major (last stride 1) nor column-major "
-                            "(second-to-last stride 1); copy it to one of those layouts");
+  EXPECT_EQ(only_reason(g),
+            "A bf16[8, 8] strides [16, 2] is neither row-major (last stride 1) nor column-major "
+            "(second-to-last stride 1); copy it to one of those layouts");
 }
 
 TEST_F(GemmRefusal, OverlappingD) {
@@ -103,19 +110,23 @@ TEST_F(GemmRefusal, OverlappingD) {
   runtime::Buffer buf(dev, 64 * 4);
   runtime::TensorView d(buf, DType::f32, {8, 8}, {4, 1});
   Gemm g(a.view, b.view, nullptr, d);
-  EXPECT_EQ(only_reason(g), "D f32[8, 8] strides [4, 1] has leading dimension 4 < 8, so its elements overlap; "
-                            "D needs ld >= 8");
+  EXPECT_EQ(only_reason(g),
+            "D f32[8, 8] strides [4, 1] has leading dimension 4 < 8, so its elements overlap; "
+            "D needs ld >= 8");
 }
 
 TEST_F(GemmRefusal, BatchMismatch) {
-  auto a = matrix(DType::bf16, 8, 8, 3), b = matrix(DType::bf16, 8, 8, 2), d = matrix(DType::f32, 8, 8, 3);
+  auto a = matrix(DType::bf16, 8, 8, 3), b = matrix(DType::bf16, 8, 8, 2),
+       d = matrix(DType::f32, 8, 8, 3);
   Gemm g(a.view, b.view, nullptr, d.view);
-  EXPECT_EQ(only_reason(g), "B has L = 2 batches but D has L = 3; each of A, B and C has D's L, or is rank 2 "
-                            "(shared by all batches)");
+  EXPECT_EQ(only_reason(g),
+            "B has L = 2 batches but D has L = 3; each of A, B and C has D's L, or is rank 2 "
+            "(shared by all batches)");
   auto d1 = matrix(DType::f32, 8, 8), b1 = matrix(DType::bf16, 8, 8);
   Gemm flat_d(a.view, b1.view, nullptr, d1.view);
-  EXPECT_EQ(only_reason(flat_d), "A has L = 3 batches but D has L = 1; each of A, B and C has D's L, or is rank 2 "
-                                 "(shared by all batches)");
+  EXPECT_EQ(only_reason(flat_d),
+            "A has L = 3 batches but D has L = 1; each of A, B and C has D's L, or is rank 2 "
+            "(shared by all batches)");
 }
 
 TEST_F(GemmRefusal, BetaWithoutC) {
@@ -136,29 +147,37 @@ TEST_F(GemmRefusal, KernelNotInThisBuild) {
 
 TEST_F(GemmRefusal, ForcedConfigurationThatTheKernelCannotBuild) {
   auto a = matrix(DType::bf16, 8, 8), b = matrix(DType::bf16, 8, 8), d = matrix(DType::f32, 8, 8);
-  GemmConfig bad{.tile_m = 96, .tile_n = 128, .tile_k = 32, .stages = 3, .warps_m = 2, .warps_n = 2};
+  GemmConfig bad{
+      .tile_m = 96, .tile_n = 128, .tile_k = 32, .stages = 3, .warps_m = 2, .warps_n = 2};
   Gemm g(a.view, b.view, nullptr, d.view, {.kernel = GemmKernel::sm80, .config = bad});
-  EXPECT_EQ(only_reason(g), "configuration 96x128x32 s3 w2x2 c1x1 for kernel sm80: tile_m = 96; the sm80 kernel "
-                            "takes a power of two from 16 to 256");
+  EXPECT_EQ(only_reason(g),
+            "configuration 96x128x32 s3 w2x2 c1x1 for kernel sm80: tile_m = 96; the sm80 kernel "
+            "takes a power of two from 16 to 256");
   GemmConfig stages{.stages = 1};
   Gemm g2(a.view, b.view, nullptr, d.view, {.config = stages});
-  EXPECT_EQ(only_reason(g2), "configuration 128x128x32 s1 w2x2 c1x1 for kernel sm80: stages = 1; the sm80 kernel "
-                             "pipelines 2 to 5 stages");
+  EXPECT_EQ(only_reason(g2),
+            "configuration 128x128x32 s1 w2x2 c1x1 for kernel sm80: stages = 1; the sm80 kernel "
+            "pipelines 2 to 5 stages");
   GemmConfig tall{.tile_m = 256, .tile_n = 64, .tile_k = 32, .warps_m = 1, .warps_n = 2};
   Gemm g3(a.view, b.view, nullptr, d.view, {.config = tall});
   auto why = g3.check_support();
   ASSERT_EQ(why.size(), 2u);
-  EXPECT_CONTAINS(why[0], "warp tile 256x32 (tile 256x64 over warps 1x2); each side must be 16 to 128");
-  EXPECT_CONTAINS(why[1], "A tile 32x256 in copies of 1 elements does not divide among 64 threads (each thread "
-                          "copies whole rows' worth of copies)");
+  EXPECT_CONTAINS(why[0],
+                  "warp tile 256x32 (tile 256x64 over warps 1x2); each side must be 16 to 128");
+  EXPECT_CONTAINS(
+      why[1],
+      "A tile 32x256 in copies of 1 elements does not divide among 64 threads (each thread "
+      "copies whole rows' worth of copies)");
   GemmConfig regs{.tile_m = 128, .tile_n = 128, .tile_k = 64, .warps_m = 2, .warps_n = 2};
   Gemm g5(a.view, b.view, nullptr, d.view, {.config = regs});
-  EXPECT_CONTAINS(only_reason(g5), "warp tile 64x64x64 holds 256 registers of accumulators and operands per thread; "
-                                   "at most 192 leave room for addresses within the 255-register limit");
+  EXPECT_CONTAINS(only_reason(g5),
+                  "warp tile 64x64x64 holds 256 registers of accumulators and operands per thread; "
+                  "at most 192 leave room for addresses within the 255-register limit");
   GemmConfig cluster{.cluster_m = 2};
   Gemm g4(a.view, b.view, nullptr, d.view, {.config = cluster});
-  EXPECT_EQ(only_reason(g4), "configuration 128x128x32 s3 w2x2 c2x1 for kernel sm80: cluster 2x1; the sm80 kernel "
-                             "has no clusters (1x1)");
+  EXPECT_EQ(only_reason(g4),
+            "configuration 128x128x32 s3 w2x2 c2x1 for kernel sm80: cluster 2x1; the sm80 kernel "
+            "has no clusters (1x1)");
 }
 
 TEST_F(GemmRefusal, EveryReasonAtOnce) {

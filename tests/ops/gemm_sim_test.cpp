@@ -34,7 +34,8 @@ TEST(GemmSimDeterminism, SameInputsGiveTheSameBits) {
   GemmCase c{45, 38, 100};
   std::mt19937 first(7), second(7);
   const runtime::Device dev = runtime::Device::sim();
-  HostTensor x = run_gemm_case(dev, GemmKernel::sm80, c, first), y = run_gemm_case(dev, GemmKernel::sm80, c, second);
+  HostTensor x = run_gemm_case(dev, GemmKernel::sm80, c, first),
+             y = run_gemm_case(dev, GemmKernel::sm80, c, second);
   EXPECT_EQ(x.bytes, y.bytes);
 }
 

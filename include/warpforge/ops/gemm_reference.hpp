@@ -35,8 +35,8 @@ struct HostTensor {
 // D = alpha·A·B + beta·C (C may be null; then beta is ignored), in fp64, as an
 // (L, M, N) row-major array; A (M, K) or (L, M, K), B (K, N) or (L, K, N), C
 // like D. Operands of rank 2 serve every batch.
-std::vector<double> gemm_reference(const HostTensor& a, const HostTensor& b, const HostTensor* c, double alpha,
-                                   double beta);
+std::vector<double> gemm_reference(const HostTensor& a, const HostTensor& b, const HostTensor* c,
+                                   double alpha, double beta);
 
 // The largest |got - want| / max(|want|, floor) over all elements (NaN in
 // `got` counts as infinite error); `got` is D as a HostTensor.

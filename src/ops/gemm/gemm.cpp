@@ -24,7 +24,8 @@ std::string join(const std::vector<std::string>& reasons) {
 
 std::string path_names() {
   std::string out;
-  for (const GemmPath* p : gemm_paths()) out += (out.empty() ? "" : ", ") + std::string(name(p->kind()));
+  for (const GemmPath* p : gemm_paths())
+    out += (out.empty() ? "" : ", ") + std::string(name(p->kind()));
   return out;
 }
 
@@ -50,17 +51,21 @@ struct Scratch {
 
 std::string_view name(GemmKernel kernel) {
   switch (kernel) {
-    case GemmKernel::automatic: return "automatic";
-    case GemmKernel::sm80: return "sm80";
-    case GemmKernel::sm90a: return "sm90a";
+    case GemmKernel::automatic:
+      return "automatic";
+    case GemmKernel::sm80:
+      return "sm80";
+    case GemmKernel::sm90a:
+      return "sm90a";
   }
   return "?";
 }
 
 std::string GemmConfig::describe() const {
-  return std::to_string(tile_m) + "x" + std::to_string(tile_n) + "x" + std::to_string(tile_k) + " s" +
-         std::to_string(stages) + " w" + std::to_string(warps_m) + "x" + std::to_string(warps_n) + " c" +
-         std::to_string(cluster_m) + "x" + std::to_string(cluster_n);
+  return std::to_string(tile_m) + "x" + std::to_string(tile_n) + "x" + std::to_string(tile_k) +
+         " s" + std::to_string(stages) + " w" + std::to_string(warps_m) + "x" +
+         std::to_string(warps_n) + " c" + std::to_string(cluster_m) + "x" +
+         std::to_string(cluster_n);
 }
 
 struct Gemm::State {
@@ -80,8 +85,8 @@ struct Gemm::State {
     if (options.kernel != GemmKernel::automatic) {
       const GemmPath* path = find_path(options.kernel);
       if (!path) {
-        why.push_back("kernel " + std::string(name(options.kernel)) + " is not in this build (available: " +
-                      path_names() + ")");
+        why.push_back("kernel " + std::string(name(options.kernel)) +
+                      " is not in this build (available: " + path_names() + ")");
         return nullptr;
       }
       for (const auto& r : path->refusals(p, device()))
@@ -92,7 +97,8 @@ struct Gemm::State {
     for (const GemmPath* path : gemm_paths()) {
       auto refused = path->refusals(p, device());
       if (refused.empty()) return path;
-      for (const auto& r : refused) all.push_back("kernel " + std::string(name(path->kind())) + " refuses: " + r);
+      for (const auto& r : refused)
+        all.push_back("kernel " + std::string(name(path->kind())) + " refuses: " + r);
     }
     why.insert(why.end(), all.begin(), all.end());
     return nullptr;
@@ -104,12 +110,14 @@ struct Gemm::State {
     const GemmPath* path = choose_path(why);
     if (path && options.config)
       for (const auto& r : path->config_refusals(*options.config, read.problem, device()))
-        why.push_back("configuration " + options.config->describe() + " for kernel " + std::string(name(path->kind())) +
-                      ": " + r);
+        why.push_back("configuration " + options.config->describe() + " for kernel " +
+                      std::string(name(path->kind())) + ": " + r);
     return why;
   }
 
-  std::string tuning_key() const { return device().properties().name + " | " + read.problem.describe(); }
+  std::string tuning_key() const {
+    return device().properties().name + " | " + read.problem.describe();
+  }
 
   // Times every candidate of every path that accepts the problem (the forced
   // one only, when a kernel is forced) and returns the fastest.
@@ -117,7 +125,8 @@ struct Gemm::State {
     Scratch sa(a), sb(b), sd(d);
     std::optional<Scratch> sc;
     if (read.problem.has_c) sc.emplace(*c);
-    GemmOperands operands{sa.view, sb.view, sc ? &sc->view : nullptr, sd.view, options.alpha, options.beta};
+    GemmOperands operands{sa.view, sb.view,       sc ? &sc->view : nullptr,
+                          sd.view, options.alpha, options.beta};
     std::optional<TunedChoice> best;
     float best_ms = std::numeric_limits<float>::max();
     for (const GemmPath* path : gemm_paths()) {
@@ -139,7 +148,9 @@ struct Gemm::State {
         }
       }
     }
-    if (!best) throw OpsError("ops::Gemm autotune: no candidate configuration for " + read.problem.describe());
+    if (!best)
+      throw OpsError("ops::Gemm autotune: no candidate configuration for " +
+                     read.problem.describe());
     return *best;
   }
 };
@@ -153,13 +164,19 @@ Gemm::~Gemm() = default;
 Gemm::Gemm(Gemm&&) noexcept = default;
 Gemm& Gemm::operator=(Gemm&&) noexcept = default;
 
-std::vector<std::string> Gemm::check_support() const { return state_->check(); }
+std::vector<std::string> Gemm::check_support() const {
+  return state_->check();
+}
 
 void Gemm::compile() {
   State& s = *state_;
   if (s.launch) return;
   auto why = s.check();
-  if (!why.empty()) throw OpsError("ops::Gemm cannot run " + (s.read.refusals.empty() ? s.read.problem.describe() : std::string("this problem")) + ":" + join(why));
+  if (!why.empty())
+    throw OpsError(
+        "ops::Gemm cannot run " +
+        (s.read.refusals.empty() ? s.read.problem.describe() : std::string("this problem")) + ":" +
+        join(why));
   std::vector<std::string> ignored;
   const GemmPath* path = s.choose_path(ignored);
   GemmConfig config = path->heuristic(s.read.problem, s.device());
@@ -171,7 +188,8 @@ void Gemm::compile() {
     if (file_path) choice = GemmTuningFile(*file_path).find(s.tuning_key());
     // A remembered choice is used only while it still suits this build.
     const GemmPath* remembered = choice ? find_path(choice->kernel) : nullptr;
-    if (!remembered || (s.options.kernel != GemmKernel::automatic && remembered->kind() != s.options.kernel) ||
+    if (!remembered ||
+        (s.options.kernel != GemmKernel::automatic && remembered->kind() != s.options.kernel) ||
         !remembered->refusals(s.read.problem, s.device()).empty() ||
         !remembered->config_refusals(choice->config, s.read.problem, s.device()).empty()) {
       choice = s.tune();
@@ -185,30 +203,36 @@ void Gemm::compile() {
   s.config = config;
 }
 
-void Gemm::execute(const runtime::TensorView& a, const runtime::TensorView& b, const runtime::TensorView* c,
-                   const runtime::TensorView& d, runtime::Stream* stream) {
+void Gemm::execute(const runtime::TensorView& a, const runtime::TensorView& b,
+                   const runtime::TensorView* c, const runtime::TensorView& d,
+                   runtime::Stream* stream) {
   State& s = *state_;
   compile();
   // The views must describe the compiled problem; their base addresses may be
   // aligned differently, as long as no less than the kernel assumed.
   ProblemFromViews now = problem_from_views(a, b, c, d, s.options);
-  if (!now.refusals.empty()) throw OpsError("ops::Gemm::execute: the views are refused:" + join(now.refusals));
+  if (!now.refusals.empty())
+    throw OpsError("ops::Gemm::execute: the views are refused:" + join(now.refusals));
   GemmProblem got = now.problem, want = s.read.problem;
   std::vector<std::string> why;
-  for (auto [role, g, w] : {std::tuple{"A", &got.a, &want.a}, {"B", &got.b, &want.b}, {"C", &got.c, &want.c},
+  for (auto [role, g, w] : {std::tuple{"A", &got.a, &want.a},
+                            {"B", &got.b, &want.b},
+                            {"C", &got.c, &want.c},
                             {"D", &got.d, &want.d}}) {
     if (g->base_alignment < w->base_alignment)
       why.push_back(std::string(role) + "'s address is " + std::to_string(g->base_alignment) +
-                    "-byte aligned; the Gemm was compiled for " + std::to_string(w->base_alignment) + "-byte alignment");
+                    "-byte aligned; the Gemm was compiled for " +
+                    std::to_string(w->base_alignment) + "-byte alignment");
     g->base_alignment = w->base_alignment;
   }
   if (!(got == want))
     why.push_back("the views describe " + now.problem.describe() + " (leading dimensions A " +
-                  std::to_string(now.problem.a.ld) + ", B " + std::to_string(now.problem.b.ld) + ", D " +
-                  std::to_string(now.problem.d.ld) + "); the Gemm was built for " + want.describe() +
-                  " (leading dimensions A " + std::to_string(want.a.ld) + ", B " + std::to_string(want.b.ld) + ", D " +
-                  std::to_string(want.d.ld) + ")");
-  if (!(a.device() == s.device())) why.push_back("the views are on another device than the Gemm was built for");
+                  std::to_string(now.problem.a.ld) + ", B " + std::to_string(now.problem.b.ld) +
+                  ", D " + std::to_string(now.problem.d.ld) + "); the Gemm was built for " +
+                  want.describe() + " (leading dimensions A " + std::to_string(want.a.ld) + ", B " +
+                  std::to_string(want.b.ld) + ", D " + std::to_string(want.d.ld) + ")");
+  if (!(a.device() == s.device()))
+    why.push_back("the views are on another device than the Gemm was built for");
   if (!why.empty()) throw OpsError("ops::Gemm::execute:" + join(why));
   s.launch->run(GemmOperands{a, b, c, d, s.options.alpha, s.options.beta}, stream);
 }

@@ -13,7 +13,8 @@ namespace {
 using runtime::DType;
 
 runtime::TensorView as_bytes(const runtime::TensorView& v) {
-  return runtime::TensorView(v.device(), v.address(), DType::u8, {static_cast<std::int64_t>(v.extent_bytes())});
+  return runtime::TensorView(v.device(), v.address(), DType::u8,
+                             {static_cast<std::int64_t>(v.extent_bytes())});
 }
 
 std::int64_t offset(const HostTensor& t, const std::vector<std::int64_t>& index) {
@@ -26,8 +27,10 @@ std::int64_t offset(const HostTensor& t, const std::vector<std::int64_t>& index)
 
 HostTensor HostTensor::like(const runtime::TensorView& view) {
   if (view.dtype() != DType::f32 && view.dtype() != DType::f16 && view.dtype() != DType::bf16)
-    throw OpsError("HostTensor: dtype " + std::string(runtime::name(view.dtype())) + "; f32, f16 or bf16 only");
-  return {view.dtype(), view.shape(), view.strides(), std::vector<std::uint8_t>(view.extent_bytes())};
+    throw OpsError("HostTensor: dtype " + std::string(runtime::name(view.dtype())) +
+                   "; f32, f16 or bf16 only");
+  return {view.dtype(), view.shape(), view.strides(),
+          std::vector<std::uint8_t>(view.extent_bytes())};
 }
 
 HostTensor HostTensor::download(const runtime::TensorView& view) {
@@ -68,8 +71,8 @@ double HostTensor::matrix(std::int64_t l, std::int64_t r, std::int64_t c) const 
   return get({r, c});
 }
 
-std::vector<double> gemm_reference(const HostTensor& a, const HostTensor& b, const HostTensor* c, double alpha,
-                                   double beta) {
+std::vector<double> gemm_reference(const HostTensor& a, const HostTensor& b, const HostTensor* c,
+                                   double alpha, double beta) {
   const std::size_t ra = a.shape.size(), rb = b.shape.size();
   const std::int64_t m = a.shape[ra - 2], k = a.shape[ra - 1], n = b.shape[rb - 1];
   std::int64_t l = 1;
@@ -88,7 +91,8 @@ std::vector<double> gemm_reference(const HostTensor& a, const HostTensor& b, con
         const double* bk = &brow[kk * n];
         for (std::int64_t j = 0; j < n; ++j) out[j] += x * bk[j];
       }
-      for (std::int64_t j = 0; j < n; ++j) out[j] = alpha * out[j] + (c ? beta * c->matrix(batch, i, j) : 0.0);
+      for (std::int64_t j = 0; j < n; ++j)
+        out[j] = alpha * out[j] + (c ? beta * c->matrix(batch, i, j) : 0.0);
     }
   }
   return d;

@@ -45,11 +45,12 @@ std::optional<std::map<std::string, TunedChoice>> read_entries(const std::filesy
     std::string kernel_name, rest;
     TunedChoice choice;
     GemmConfig& c = choice.config;
-    fields >> kernel_name >> c.tile_m >> c.tile_n >> c.tile_k >> c.stages >> c.warps_m >> c.warps_n >> c.cluster_m >>
-        c.cluster_n;
+    fields >> kernel_name >> c.tile_m >> c.tile_n >> c.tile_k >> c.stages >> c.warps_m >>
+        c.warps_n >> c.cluster_m >> c.cluster_n;
     auto kernel = parse_kernel(kernel_name);
     if (!fields || (fields >> rest) || !kernel)
-      return corrupt("is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n'");
+      return corrupt(
+          "is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n'");
     choice.kernel = *kernel;
     entries[line.substr(tab + 1)] = choice;
   }
@@ -84,18 +85,20 @@ void GemmTuningFile::store(const std::string& key, const TunedChoice& choice) co
     out << kHeader << "\n";
     for (const auto& [k, v] : entries) {
       const GemmConfig& c = v.config;
-      out << name(v.kernel) << ' ' << c.tile_m << ' ' << c.tile_n << ' ' << c.tile_k << ' ' << c.stages << ' '
-          << c.warps_m << ' ' << c.warps_n << ' ' << c.cluster_m << ' ' << c.cluster_n << '\t' << k << "\n";
+      out << name(v.kernel) << ' ' << c.tile_m << ' ' << c.tile_n << ' ' << c.tile_k << ' '
+          << c.stages << ' ' << c.warps_m << ' ' << c.warps_n << ' ' << c.cluster_m << ' '
+          << c.cluster_n << '\t' << k << "\n";
     }
     if (!out) {
-      std::cerr << "warpforge: could not write autotune file " << temporary << "; the result is not remembered\n";
+      std::cerr << "warpforge: could not write autotune file " << temporary
+                << "; the result is not remembered\n";
       return;
     }
   }
   std::filesystem::rename(temporary, path_, ec);
   if (ec)
-    std::cerr << "warpforge: could not rename " << temporary << " to " << path_.string() << " (" << ec.message()
-              << "); the result is not remembered\n";
+    std::cerr << "warpforge: could not rename " << temporary << " to " << path_.string() << " ("
+              << ec.message() << "); the result is not remembered\n";
 }
 
 }  // namespace warpforge::ops

@@ -4,7 +4,8 @@
 // both). One line per problem:
 //
 //   # warpforge gemm autotune v1
-//   sm80 128 128 32 4 2 2 1 1<TAB>NVIDIA H100 80GB HBM3 | 4096x4096x4096 L1 bf16->bf16 A row B row D row
+//   sm80 128 128 32 4 2 2 1 1<TAB>NVIDIA H100 80GB HBM3 | 4096x4096x4096 L1 bf16->bf16 A row B row
+//   D row
 //
 // (kernel, tile m n k, stages, warps m n, cluster m n, then the key). A file
 // that does not parse is ignored with a warning on stderr, and replaced on the

@@ -15,8 +15,6 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
   return out + "]";
 }
 
-std::int64_t round_up(std::int64_t x, std::int64_t to) { return (x + to - 1) / to * to; }
-
 int base_alignment(std::uint64_t address) {
   for (int a = 16; a > 1; a /= 2)
     if (address % static_cast<std::uint64_t>(a) == 0) return a;
@@ -33,8 +31,9 @@ struct Matrix {
 std::optional<Matrix> read_matrix(const char* role, const char* dims, const TensorView& v,
                                   std::vector<std::string>& why) {
   if (v.rank() != 2 && v.rank() != 3) {
-    why.push_back(std::string(role) + " " + v.describe() + " has rank " + std::to_string(v.rank()) + "; " + role +
-                  " must be " + dims + " (rank 2) or batched (L, " + (dims + 1) + " (rank 3)");
+    why.push_back(std::string(role) + " " + v.describe() + " has rank " + std::to_string(v.rank()) +
+                  "; " + role + " must be " + dims + " (rank 2) or batched (L, " + (dims + 1) +
+                  " (rank 3)");
     return std::nullopt;
   }
   const int r = v.rank();
@@ -48,16 +47,16 @@ std::optional<Matrix> read_matrix(const char* role, const char* dims, const Tens
   l.batch_stride = m.batch > 1 ? v.strides()[0] : 0;
   // A dimension of extent 1 has no stride that matters: such a matrix is
   // read the way its other stride allows, and the unused leading dimension
-  // is set to something aligned.
+  // is set to 8 (any value serves one row or column; 8 keeps copies wide).
   if (m.rows <= 1 && m.cols <= 1) {
     l.row_major = true;
     l.ld = 8;
   } else if (m.cols == 1) {
     l.row_major = sr != 1;
-    l.ld = sr == 1 ? round_up(m.rows, 8) : sr;
+    l.ld = sr == 1 ? 8 : sr;
   } else if (m.rows == 1) {
     l.row_major = sc == 1;
-    l.ld = sc == 1 ? round_up(m.cols, 8) : sc;
+    l.ld = sc == 1 ? 8 : sc;
   } else if (sc == 1) {
     l.row_major = true;
     l.ld = sr;
@@ -65,7 +64,8 @@ std::optional<Matrix> read_matrix(const char* role, const char* dims, const Tens
     l.row_major = false;
     l.ld = sc;
   } else {
-    why.push_back(std::string(role) + " " + v.describe() + " is neither row-major (last stride 1) nor column-major " +
+    why.push_back(std::string(role) + " " + v.describe() +
+                  " is neither row-major (last stride 1) nor column-major " +
                   "(second-to-last stride 1); copy it to one of those layouts");
     return std::nullopt;
   }
@@ -74,8 +74,8 @@ std::optional<Matrix> read_matrix(const char* role, const char* dims, const Tens
 
 }  // namespace
 
-ProblemFromViews problem_from_views(const TensorView& a, const TensorView& b, const TensorView* c, const TensorView& d,
-                                    const GemmOptions& options) {
+ProblemFromViews problem_from_views(const TensorView& a, const TensorView& b, const TensorView* c,
+                                    const TensorView& d, const GemmOptions& options) {
   ProblemFromViews out;
   auto& why = out.refusals;
   GemmProblem& p = out.problem;
@@ -83,17 +83,20 @@ ProblemFromViews problem_from_views(const TensorView& a, const TensorView& b, co
   // Dtypes.
   auto half = [](DType t) { return t == DType::bf16 || t == DType::f16; };
   if (!half(a.dtype()))
-    why.push_back("A is " + std::string(runtime::name(a.dtype())) + "; A and B must be bf16 or f16");
+    why.push_back("A is " + std::string(runtime::name(a.dtype())) +
+                  "; A and B must be bf16 or f16");
   if (half(a.dtype()) && b.dtype() != a.dtype())
-    why.push_back("A is " + std::string(runtime::name(a.dtype())) + " but B is " + std::string(runtime::name(b.dtype())) +
+    why.push_back("A is " + std::string(runtime::name(a.dtype())) + " but B is " +
+                  std::string(runtime::name(b.dtype())) +
                   "; A and B must have the same dtype (bf16 or f16)");
   else if (!half(b.dtype()) && !half(a.dtype()))
-    why.push_back("B is " + std::string(runtime::name(b.dtype())) + "; A and B must be bf16 or f16");
+    why.push_back("B is " + std::string(runtime::name(b.dtype())) +
+                  "; A and B must be bf16 or f16");
   if (d.dtype() != DType::f32 && !half(d.dtype()))
     why.push_back("D is " + std::string(runtime::name(d.dtype())) + "; D must be f32, bf16 or f16");
   if (c && c->dtype() != d.dtype())
-    why.push_back("C is " + std::string(runtime::name(c->dtype())) + " but D is " + std::string(runtime::name(d.dtype())) +
-                  "; C must have D's dtype");
+    why.push_back("C is " + std::string(runtime::name(c->dtype())) + " but D is " +
+                  std::string(runtime::name(d.dtype())) + "; C must have D's dtype");
   p.ab_dtype = a.dtype();
   p.d_dtype = d.dtype();
 
@@ -114,7 +117,8 @@ ProblemFromViews problem_from_views(const TensorView& a, const TensorView& b, co
   // alpha/beta against C.
   p.has_c = c != nullptr && options.beta != 0.0f;
   if (options.beta != 0.0f && !c)
-    why.push_back("beta = " + std::to_string(options.beta) + " but no C was given; give C, or beta = 0");
+    why.push_back("beta = " + std::to_string(options.beta) +
+                  " but no C was given; give C, or beta = 0");
 
   // Shapes and layouts.
   auto ma = read_matrix("A", "(M, K)", a, why), mb = read_matrix("B", "(K, N)", b, why),
@@ -131,21 +135,26 @@ ProblemFromViews problem_from_views(const TensorView& a, const TensorView& b, co
   p.d = md->layout;
   if (mc) p.c = mc->layout;
   if (mb->rows != p.k)
-    why.push_back("A is " + shape_text(a.shape()) + " and B is " + shape_text(b.shape()) + ": A has K = " +
-                  std::to_string(p.k) + " but B has K = " + std::to_string(mb->rows) + "; B must be (K, N)");
+    why.push_back("A is " + shape_text(a.shape()) + " and B is " + shape_text(b.shape()) +
+                  ": A has K = " + std::to_string(p.k) +
+                  " but B has K = " + std::to_string(mb->rows) + "; B must be (K, N)");
   if (md->rows != p.m || md->cols != p.n)
     why.push_back("D is " + shape_text(d.shape()) + " but A " + shape_text(a.shape()) + " and B " +
-                  shape_text(b.shape()) + " make a (" + std::to_string(p.m) + ", " + std::to_string(p.n) +
-                  ") result; D must be (M, N)");
+                  shape_text(b.shape()) + " make a (" + std::to_string(p.m) + ", " +
+                  std::to_string(p.n) + ") result; D must be (M, N)");
   if (mc && (mc->rows != md->rows || mc->cols != md->cols))
     why.push_back("C is " + shape_text(c->shape()) + " but D is " + shape_text(d.shape()) +
                   "; C must have D's (M, N)");
   for (auto [name, value] : {std::pair{"M", p.m}, {"N", p.n}, {"K", p.k}}) {
-    if (value < 1) why.push_back(std::string(name) + " = " + std::to_string(value) + "; M, N and K must be >= 1");
+    if (value < 1)
+      why.push_back(std::string(name) + " = " + std::to_string(value) +
+                    "; M, N and K must be >= 1");
     if (value > std::numeric_limits<std::int32_t>::max())
-      why.push_back(std::string(name) + " = " + std::to_string(value) + " exceeds 2^31 - 1, the largest extent supported");
+      why.push_back(std::string(name) + " = " + std::to_string(value) +
+                    " exceeds 2^31 - 1, the largest extent supported");
   }
-  for (auto [name, m] : {std::pair{"A", &*ma}, {"B", &*mb}, {"D", &*md}, {"C", mc ? &*mc : nullptr}}) {
+  for (auto [name, m] :
+       {std::pair{"A", &*ma}, {"B", &*mb}, {"D", &*md}, {"C", mc ? &*mc : nullptr}}) {
     if (m && m->layout.ld > std::numeric_limits<std::int32_t>::max())
       why.push_back(std::string(name) + "'s leading dimension " + std::to_string(m->layout.ld) +
                     " exceeds 2^31 - 1, the largest supported");
@@ -153,19 +162,22 @@ ProblemFromViews problem_from_views(const TensorView& a, const TensorView& b, co
   // D must not overlap itself: its rows (or columns) are ld apart.
   const std::int64_t d_inner = md->layout.row_major ? md->cols : md->rows;
   if (md->rows > 1 && md->cols > 1 && md->layout.ld < d_inner)
-    why.push_back("D " + d.describe() + " has leading dimension " + std::to_string(md->layout.ld) + " < " +
-                  std::to_string(d_inner) + ", so its elements overlap; D needs ld >= " + std::to_string(d_inner));
+    why.push_back("D " + d.describe() + " has leading dimension " + std::to_string(md->layout.ld) +
+                  " < " + std::to_string(d_inner) +
+                  ", so its elements overlap; D needs ld >= " + std::to_string(d_inner));
 
   // Batches: D carries L; A, B and C either have the same L or none (then
   // they are shared by every batch).
   p.l = md->batch;
   for (auto [name, m] : {std::pair{"A", &*ma}, {"B", &*mb}, {"C", mc ? &*mc : nullptr}}) {
     if (m && m->batch != 1 && m->batch != md->batch)
-      why.push_back(std::string(name) + " has L = " + std::to_string(m->batch) + " batches but D has L = " +
-                    std::to_string(md->batch) + "; each of A, B and C has D's L, or is rank 2 (shared by all batches)");
+      why.push_back(std::string(name) + " has L = " + std::to_string(m->batch) +
+                    " batches but D has L = " + std::to_string(md->batch) +
+                    "; each of A, B and C has D's L, or is rank 2 (shared by all batches)");
   }
   if (md->batch > 1 && md->layout.batch_stride == 0)
-    why.push_back("D " + d.describe() + " has batch stride 0, so its batches overlap; give each batch its own memory");
+    why.push_back("D " + d.describe() +
+                  " has batch stride 0, so its batches overlap; give each batch its own memory");
   if (!c) p.c = {};
   if (!p.has_c) p.c = {};
   return out;

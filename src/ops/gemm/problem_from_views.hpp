@@ -13,7 +13,7 @@
 namespace warpforge::ops {
 
 struct ProblemFromViews {
-  GemmProblem problem;               // meaningful only when `refusals` is empty
+  GemmProblem problem;  // meaningful only when `refusals` is empty
   std::vector<std::string> refusals;
 };
 

@@ -15,7 +15,9 @@ namespace {
 using namespace dsl;
 using runtime::DType;
 
-bool power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
+bool power_of_two(int x) {
+  return x > 0 && (x & (x - 1)) == 0;
+}
 
 // Shared memory holds each operand tile as panels: rows of `panel` 16-bit
 // elements along the operand's contiguous global dimension. A panel row of
@@ -31,7 +33,9 @@ layout::Swizzle panel_swizzle(int panel) {
 
 // Elements spanned by one swizzle repeat: offsets that differ by a multiple
 // of it are swizzled alike.
-std::int64_t swizzle_period(const layout::Swizzle& s) { return std::int64_t{1} << (s.base() + s.shift() + s.bits()); }
+std::int64_t swizzle_period(const layout::Swizzle& s) {
+  return std::int64_t{1} << (s.base() + s.shift() + s.bits());
+}
 
 // One operand (A or B) as it is staged: `rows` x `cols` in shared memory per
 // stage, cols along the operand's contiguous global dimension, split into
@@ -59,8 +63,9 @@ Staging staging_b(const Sm80KernelSpec& s) {
 std::string staging_refusals(const char* operand, const Staging& st, int threads) {
   const int per_row = st.cols / st.vector;
   if (st.cols % st.vector || threads % per_row || (st.rows * per_row) % threads)
-    return std::string(operand) + " tile " + std::to_string(st.rows) + "x" + std::to_string(st.cols) + " in copies of " +
-           std::to_string(st.vector) + " elements does not divide among " + std::to_string(threads) +
+    return std::string(operand) + " tile " + std::to_string(st.rows) + "x" +
+           std::to_string(st.cols) + " in copies of " + std::to_string(st.vector) +
+           " elements does not divide among " + std::to_string(threads) +
            " threads (each thread copies whole rows' worth of copies)";
   return {};
 }
@@ -70,17 +75,14 @@ std::string staging_refusals(const char* operand, const Staging& st, int threads
 // staged tile for j = 0 .. count-1.
 struct OperandCopier {
   Staging st;
-  int threads = 0;
-  Type ab_type;
-  Reg base;                // the matrix's first element (for clamping)
-  Reg pointer;             // global address of piece j = 0 of the next k-tile
-  Reg row_step_bytes;      // bytes between piece j and j + 1
-  Reg k_advance;           // bytes from one k-tile to the next
-  Reg row_remaining;       // rows of the global matrix left from piece 0's row (s32)
-  Reg col_remaining;       // columns left from the thread's column (s32)
-  Reg shared_offset;       // piece 0's byte offset within the stage's tile (unswizzled row part aside)
-  Reg swizzle_input;       // element offset (within the panel) of piece 0 before swizzling
-  Reg panel_offset;        // byte offset of the thread's panel
+  Reg base;            // the matrix's first element (for clamping)
+  Reg pointer;         // global address of piece j = 0 of the next k-tile
+  Reg row_step_bytes;  // bytes between piece j and j + 1
+  Reg k_advance;       // bytes from one k-tile to the next
+  Reg row_remaining;   // rows of the global matrix left from piece 0's row (s32)
+  Reg col_remaining;   // columns left from the thread's column (s32)
+  Reg swizzle_input;   // element offset (within the panel) of piece 0 before swizzling
+  Reg panel_offset;    // byte offset of the thread's panel
   int row_step = 0, count = 0, tile_k = 0;
 
   // Issues the copies of the next k-tile into `tile_base` (a 32-bit shared
@@ -101,7 +103,8 @@ struct OperandCopier {
     Reg p = pointer;
     for (int j = 0; j < count; ++j) {
       const std::int64_t row_elements = std::int64_t{j} * row_step * st.panel;
-      Reg element = uniform ? swizzled0 + row_elements : swizzle(swizzle_input + row_elements, swz, mask);
+      Reg element =
+          uniform ? swizzled0 + row_elements : swizzle(swizzle_input + row_elements, swz, mask);
       Reg dst = tile_base + panel_offset + (element << 1);
       Pred valid = (row_remaining > j * row_step) && any_col;
       // Out-of-matrix pieces read nothing (src_bytes 0: the whole piece is
@@ -111,7 +114,8 @@ struct OperandCopier {
       if (st.vector >= 2) {
         Reg bytes = k.reg(u32);
         k.selp(bytes, col_bytes, 0, valid);
-        k.cp_async(st.vector == 8 ? CpAsyncCache::cg : CpAsyncCache::ca, st.vector * 2, at(dst), at(src), Src(bytes));
+        k.cp_async(st.vector == 8 ? CpAsyncCache::cg : CpAsyncCache::ca, st.vector * 2, at(dst),
+                   at(src), Src(bytes));
       } else {
         Reg v = k.reg(b16);
         k.mov(v, 0);
@@ -121,8 +125,10 @@ struct OperandCopier {
       if (j + 1 < count) p = p + row_step_bytes;
     }
     k.add(pointer, pointer, k_advance);
-    if (st.k_contiguous) k.sub(col_remaining, col_remaining, tile_k);
-    else k.sub(row_remaining, row_remaining, tile_k);
+    if (st.k_contiguous)
+      k.sub(col_remaining, col_remaining, tile_k);
+    else
+      k.sub(row_remaining, row_remaining, tile_k);
   }
 
   // swizzle(x) = x ^ ((x >> S) & mask) (layout/swizzle.hpp), three instructions.
@@ -134,11 +140,11 @@ struct OperandCopier {
 // Emits the copier's setup. `batch_base` is the matrix's first element in
 // this CTA's batch; `ld` its leading dimension (u32); `mn_origin` the CTA's
 // first row of A (column of B); `mn_extent` M (N); `k_extent` K.
-OperandCopier make_copier(Kernel& k, const Staging& st, int threads, int tile_k, const Reg& tid, const Reg& batch_base,
-                          const Reg& ld, const Reg& mn_origin, const Reg& mn_extent, const Reg& k_extent) {
+OperandCopier make_copier(Kernel& k, const Staging& st, int threads, int tile_k, const Reg& tid,
+                          const Reg& batch_base, const Reg& ld, const Reg& mn_origin,
+                          const Reg& mn_extent, const Reg& k_extent) {
   OperandCopier c;
   c.st = st;
-  c.threads = threads;
   c.tile_k = tile_k;
   const int per_row = st.cols / st.vector;
   c.row_step = threads / per_row;
@@ -169,8 +175,10 @@ OperandCopier make_copier(Kernel& k, const Staging& st, int threads, int tile_k,
   c.row_step_bytes = k.reg(u64);
   k.mul_wide(c.row_step_bytes, ld, 2 * c.row_step);
   c.k_advance = k.reg(u64);
-  if (st.k_contiguous) k.mov(c.k_advance, 2 * tile_k);
-  else k.mul_wide(c.k_advance, ld, 2 * tile_k);
+  if (st.k_contiguous)
+    k.mov(c.k_advance, 2 * tile_k);
+  else
+    k.mul_wide(c.k_advance, ld, 2 * tile_k);
 
   // Shared placement: panel index and the in-panel element offset of piece 0.
   Reg panel = k.reg(u32), in_panel = k.reg(u32);
@@ -202,8 +210,8 @@ struct EpilogueMatrix {
   }
 };
 
-EpilogueMatrix make_epilogue_matrix(Kernel& k, const Reg& batch_base, const Reg& ld, bool row_major, int bytes,
-                                    const Reg& row, const Reg& col) {
+EpilogueMatrix make_epilogue_matrix(Kernel& k, const Reg& batch_base, const Reg& ld, bool row_major,
+                                    int bytes, const Reg& row, const Reg& col) {
   Reg strided = k.reg(u64), contiguous = k.reg(u64);
   k.mul_wide(strided, row_major ? row : col, ld);
   k.mul_wide(contiguous, row_major ? col : row, 1);
@@ -213,13 +221,17 @@ EpilogueMatrix make_epilogue_matrix(Kernel& k, const Reg& batch_base, const Reg&
   return {base, ld, row_major, bytes, {}};
 }
 
-int element_bytes(DType t) { return runtime::bits(t) / 8; }
+int element_bytes(DType t) {
+  return runtime::bits(t) / 8;
+}
 
 // Loads element(s) of C as f32: one, or two adjacent ones (a pair).
 void load_c(Kernel& k, DType t, const Reg& addr, const Regs& out) {
   if (t == DType::f32) {
-    if (out.size() == 2) k.ld(Space::global, f32, out, at(addr));
-    else k.ld(Space::global, f32, out[0], at(addr));
+    if (out.size() == 2)
+      k.ld(Space::global, f32, out, at(addr));
+    else
+      k.ld(Space::global, f32, out[0], at(addr));
     return;
   }
   if (out.size() == 2) {
@@ -227,7 +239,8 @@ void load_c(Kernel& k, DType t, const Reg& addr, const Regs& out) {
     k.ld(Space::global, b32, x, at(addr));
     if (t == DType::f16) {
       Reg lo = k.reg(b16), hi = k.reg(b16);
-      k.inst("mov.b32", Regs{lo, hi}, x);  // unpack: {lo, hi} = x (PTX ISA 9.7.9.6 mov, vector form)
+      k.inst("mov.b32", Regs{lo, hi},
+             x);  // unpack: {lo, hi} = x (PTX ISA 9.7.9.6 mov, vector form)
       k.cvt(f32, f16, out[0], lo);
       k.cvt(f32, f16, out[1], hi);
     } else {
@@ -254,8 +267,10 @@ void load_c(Kernel& k, DType t, const Reg& addr, const Regs& out) {
 // Stores one value or an adjacent pair, converted from f32 to `t`.
 void store_d(Kernel& k, DType t, const Reg& addr, const Regs& v) {
   if (t == DType::f32) {
-    if (v.size() == 2) k.st(Space::global, f32, at(addr), v);
-    else k.st(Space::global, f32, at(addr), v[0]);
+    if (v.size() == 2)
+      k.st(Space::global, f32, at(addr), v);
+    else
+      k.st(Space::global, f32, at(addr), v[0]);
     return;
   }
   const Type packed = t == DType::f16 ? f16x2 : bf16x2;
@@ -276,12 +291,14 @@ void store_d(Kernel& k, DType t, const Reg& addr, const Regs& v) {
 std::string Sm80KernelSpec::kernel_name() const {
   auto major = [](bool row) { return row ? 'r' : 'c'; };
   std::string name = "warpforge_gemm_sm80_" + std::string(runtime::name(ab_dtype)) + "_" +
-                     std::string(runtime::name(d_dtype)) + "_" + major(a_row_major) + major(b_row_major) +
-                     (has_c ? std::string(1, major(c_row_major)) : std::string("x")) + major(d_row_major) + "_v" +
-                     std::to_string(a_vector) + std::to_string(b_vector) + (c_pairs ? "p" : "s") +
-                     (d_pairs ? "p" : "s") + "_" + std::to_string(config.tile_m) + "x" + std::to_string(config.tile_n) +
-                     "x" + std::to_string(config.tile_k) + "s" + std::to_string(config.stages) + "w" +
-                     std::to_string(config.warps_m) + "x" + std::to_string(config.warps_n);
+                     std::string(runtime::name(d_dtype)) + "_" + major(a_row_major) +
+                     major(b_row_major) +
+                     (has_c ? std::string(1, major(c_row_major)) : std::string("x")) +
+                     major(d_row_major) + "_v" + std::to_string(a_vector) +
+                     std::to_string(b_vector) + (c_pairs ? "p" : "s") + (d_pairs ? "p" : "s") +
+                     "_" + std::to_string(config.tile_m) + "x" + std::to_string(config.tile_n) +
+                     "x" + std::to_string(config.tile_k) + "s" + std::to_string(config.stages) +
+                     "w" + std::to_string(config.warps_m) + "x" + std::to_string(config.warps_n);
   return name;
 }
 
@@ -294,7 +311,8 @@ namespace {
 int copy_vector(const MatrixLayout& m, std::int64_t l) {
   for (int vector : {8, 4, 2}) {
     const std::int64_t bytes = 2 * vector;
-    if (m.base_alignment % bytes == 0 && (2 * m.ld) % bytes == 0 && (l == 1 || (2 * m.batch_stride) % bytes == 0))
+    if (m.base_alignment % bytes == 0 && (2 * m.ld) % bytes == 0 &&
+        (l == 1 || (2 * m.batch_stride) % bytes == 0))
       return vector;
   }
   return 1;
@@ -331,8 +349,9 @@ std::vector<std::string> sm80_config_refusals(const GemmConfig& c) {
   std::vector<std::string> why;
   auto dims = [&](const char* name, int value, int atom) {
     if (!power_of_two(value) || value < atom || value > 256)
-      why.push_back(std::string(name) + " = " + std::to_string(value) + "; the sm80 kernel takes a power of two from " +
-                    std::to_string(atom) + " to 256");
+      why.push_back(std::string(name) + " = " + std::to_string(value) +
+                    "; the sm80 kernel takes a power of two from " + std::to_string(atom) +
+                    " to 256");
   };
   dims("tile_m", c.tile_m, 16);
   dims("tile_n", c.tile_n, 16);
@@ -341,18 +360,22 @@ std::vector<std::string> sm80_config_refusals(const GemmConfig& c) {
     why.push_back("warp grid " + std::to_string(c.warps_m) + "x" + std::to_string(c.warps_n) +
                   "; the sm80 kernel takes powers of two with at most 8 warps");
   if (c.stages < 2 || c.stages > 5)
-    why.push_back("stages = " + std::to_string(c.stages) + "; the sm80 kernel pipelines 2 to 5 stages");
+    why.push_back("stages = " + std::to_string(c.stages) +
+                  "; the sm80 kernel pipelines 2 to 5 stages");
   if (!why.empty()) return why;
   const int warp_m = c.tile_m / c.warps_m, warp_n = c.tile_n / c.warps_n;
   if (warp_m < 16 || warp_n < 16 || warp_m > 128 || warp_n > 128)
     why.push_back("warp tile " + std::to_string(warp_m) + "x" + std::to_string(warp_n) + " (tile " +
-                  std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + " over warps " + std::to_string(c.warps_m) +
-                  "x" + std::to_string(c.warps_n) + "); each side must be 16 to 128");
+                  std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + " over warps " +
+                  std::to_string(c.warps_m) + "x" + std::to_string(c.warps_n) +
+                  "); each side must be 16 to 128");
   else if (warp_m * warp_n / 32 + (warp_m + warp_n) * c.tile_k / 64 > 192)
-    why.push_back("warp tile " + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "x" + std::to_string(c.tile_k) +
-                  " holds " + std::to_string(warp_m * warp_n / 32 + (warp_m + warp_n) * c.tile_k / 64) +
-                  " registers of accumulators and operands per thread; at most 192 leave room for addresses "
-                  "within the 255-register limit");
+    why.push_back(
+        "warp tile " + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "x" +
+        std::to_string(c.tile_k) + " holds " +
+        std::to_string(warp_m * warp_n / 32 + (warp_m + warp_n) * c.tile_k / 64) +
+        " registers of accumulators and operands per thread; at most 192 leave room for addresses "
+        "within the 255-register limit");
   // The copies of the widest and narrowest kinds must divide among the threads.
   const int threads = c.warps_m * c.warps_n * 32;
   Sm80KernelSpec spec;
@@ -361,7 +384,8 @@ std::vector<std::string> sm80_config_refusals(const GemmConfig& c) {
     for (int vector : {8, 1}) {
       spec.a_row_major = spec.b_row_major = row;
       spec.a_vector = spec.b_vector = vector;
-      for (auto s : {staging_refusals("A", staging_a(spec), threads), staging_refusals("B", staging_b(spec), threads)})
+      for (auto s : {staging_refusals("A", staging_a(spec), threads),
+                     staging_refusals("B", staging_b(spec), threads)})
         if (!s.empty() && std::find(why.begin(), why.end(), s) == why.end()) why.push_back(s);
     }
   return why;
@@ -377,7 +401,8 @@ ptx::Module build_sm80_gemm(const Sm80KernelSpec& spec) {
 
   Reg pa = k.param_ptr("A"), pb = k.param_ptr("B"), pc = k.param_ptr("C"), pd = k.param_ptr("D");
   Reg M = k.param(u32, "M"), N = k.param(u32, "N"), K = k.param(u32, "K");
-  Reg lda = k.param(u32, "lda"), ldb = k.param(u32, "ldb"), ldc = k.param(u32, "ldc"), ldd = k.param(u32, "ldd");
+  Reg lda = k.param(u32, "lda"), ldb = k.param(u32, "ldb"), ldc = k.param(u32, "ldc"),
+      ldd = k.param(u32, "ldd");
   Reg sa = k.param(u64, "batch_a"), sb = k.param(u64, "batch_b"), sc = k.param(u64, "batch_c"),
       sd = k.param(u64, "batch_d");
   Reg alpha = k.param(f32, "alpha"), beta = k.param(f32, "beta");
@@ -414,7 +439,8 @@ ptx::Module build_sm80_gemm(const Sm80KernelSpec& spec) {
     k.mad(out, b64, bytes, p);
     return out;
   };
-  Reg a_base = batch_base(pa, sa, 2), b_base = batch_base(pb, sb, 2), d_base = batch_base(pd, sd, d_bytes);
+  Reg a_base = batch_base(pa, sa, 2), b_base = batch_base(pb, sb, 2),
+      d_base = batch_base(pd, sd, d_bytes);
 
   Reg tid = k.sreg(SReg::tid_x);
   const Staging sta = staging_a(spec), stb = staging_b(spec);
@@ -431,7 +457,8 @@ ptx::Module build_sm80_gemm(const Sm80KernelSpec& spec) {
 
   // Warp placement in the CTA tile: warp w sits at (w % warps_m, w / warps_m).
   Reg warp = tid >> 5;
-  Reg wm = warp & (cfg.warps_m - 1), wn = warp >> std::countr_zero(static_cast<unsigned>(cfg.warps_m));
+  Reg wm = warp & (cfg.warps_m - 1),
+      wn = warp >> std::countr_zero(static_cast<unsigned>(cfg.warps_m));
   // Each warp's part of a staged tile starts on a whole number of swizzle
   // repeats (rows of K-contiguous panels, or a panel of its own), so the
   // swizzle, applied to offsets within the warp's part, is the same.
@@ -459,11 +486,13 @@ ptx::Module build_sm80_gemm(const Sm80KernelSpec& spec) {
     issue_stage(write_stage);
     k.rem(read_stage, kt, cfg.stages);
     Reg tile = smem_base + read_stage * stage_bytes;
-    tile::warp::copy(k, tile::SharedTile{tile + a_warp_bytes, sta.panel, spec.a_row_major, panel_swizzle(sta.panel)},
+    tile::warp::copy(k,
+                     tile::SharedTile{tile + a_warp_bytes, sta.panel, spec.a_row_major,
+                                      panel_swizzle(sta.panel)},
                      a_regs);
     tile::warp::copy(k,
-                     tile::SharedTile{tile + sta.tile_bytes() + b_warp_bytes, stb.panel, spec.b_row_major,
-                                      panel_swizzle(stb.panel)},
+                     tile::SharedTile{tile + sta.tile_bytes() + b_warp_bytes, stb.panel,
+                                      spec.b_row_major, panel_swizzle(stb.panel)},
                      b_regs);
     tile::warp::gemm(k, acc, a_regs, b_regs, acc, 1.0f, 1.0f);
   });
@@ -479,19 +508,25 @@ ptx::Module build_sm80_gemm(const Sm80KernelSpec& spec) {
   k.sub(cols_left, N, col);
   EpilogueMatrix d = make_epilogue_matrix(k, d_base, ldd, spec.d_row_major, d_bytes, row, col);
   std::optional<EpilogueMatrix> c;
-  if (spec.has_c) c = make_epilogue_matrix(k, batch_base(pc, sc, d_bytes), ldc, spec.c_row_major, d_bytes, row, col);
+  if (spec.has_c)
+    c = make_epilogue_matrix(k, batch_base(pc, sc, d_bytes), ldc, spec.c_row_major, d_bytes, row,
+                             col);
 
   const std::int64_t values = acc.steps().values();
   for (std::int64_t v = 0; v < values; v += 2) {
     // Values v and v+1 of the mma C fragment are adjacent columns of one row
     // (PTX ISA 9.7.14.5.14, "Matrix Fragments for mma.m16n8k16": c0,c1 at
     // col 2·t0 + {0,1}); both are handled element-wise where they are not.
-    const std::pair<std::int64_t, std::int64_t> rc[2] = {acc.steps().value_offset(v), acc.steps().value_offset(v + 1)};
+    const std::pair<std::int64_t, std::int64_t> rc[2] = {acc.steps().value_offset(v),
+                                                         acc.steps().value_offset(v + 1)};
     const bool adjacent = rc[1].first == rc[0].first && rc[1].second == rc[0].second + 1;
     // Addresses first: they are shared by the branches below.
-    Reg d_at[2] = {d.address(k, rc[0].first, rc[0].second), d.address(k, rc[1].first, rc[1].second)};
+    Reg d_at[2] = {d.address(k, rc[0].first, rc[0].second),
+                   d.address(k, rc[1].first, rc[1].second)};
     Reg c_at[2];
-    if (c) c_at[0] = c->address(k, rc[0].first, rc[0].second), c_at[1] = c->address(k, rc[1].first, rc[1].second);
+    if (c)
+      c_at[0] = c->address(k, rc[0].first, rc[0].second),
+      c_at[1] = c->address(k, rc[1].first, rc[1].second);
     Regs x = {k.reg(f32), k.reg(f32)};
     Pred inside[2];
     for (int i = 0; i < 2; ++i) {
@@ -516,8 +551,10 @@ ptx::Module build_sm80_gemm(const Sm80KernelSpec& spec) {
       k.if_else(
           inside[1],
           [&] {
-            if (c && spec.c_pairs) add_c(x, c_at[0]);
-            else if (c) add_c({x[0]}, c_at[0]), add_c({x[1]}, c_at[1]);
+            if (c && spec.c_pairs)
+              add_c(x, c_at[0]);
+            else if (c)
+              add_c({x[0]}, c_at[0]), add_c({x[1]}, c_at[1]);
             store_d(k, spec.d_dtype, d_at[0], x);
           },
           singles);

@@ -31,7 +31,9 @@ struct Sm80KernelSpec {
   GemmConfig config;
 
   int threads() const { return config.warps_m * config.warps_n * 32; }
-  int shared_bytes() const { return config.stages * (config.tile_m + config.tile_n) * config.tile_k * 2; }
+  int shared_bytes() const {
+    return config.stages * (config.tile_m + config.tile_n) * config.tile_k * 2;
+  }
   std::string kernel_name() const;  // spells out the specialisation
   friend bool operator==(const Sm80KernelSpec&, const Sm80KernelSpec&) = default;
 };

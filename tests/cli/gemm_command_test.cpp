@@ -167,5 +167,19 @@ TEST(NpyHeader, SpellsShapesAsPythonTuplesAndPadsTo64Bytes) {
   EXPECT_THROW(npy_descr(runtime::DType::i32), Error);
 }
 
+TEST(BenchCommand, SaysWhichProgramItLacks) {
+  Result none = run("bench");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(none.output.find("which benchmark? `warpforge bench gemm` runs build/bench/bench_gemm"),
+            std::string::npos)
+      << none.output;
+  Result missing = run("bench nosuch");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.output.find(
+                "/bench/bench_nosuch does not exist: this build has no 'nosuch' benchmark"),
+            std::string::npos)
+      << missing.output;
+}
+
 }  // namespace
 }  // namespace warpforge::cli::testing

@@ -100,13 +100,20 @@ TEST_F(GemmAutotune, CorruptFileIsIgnoredWithAWarningAndRewritten) {
       << err;
   EXPECT_EQ(read(file()).rfind("# warpforge gemm autotune v1\nsm80 ", 0), 0u);
 
-  std::ofstream(file()) << "# warpforge gemm autotune v1\nsm80 64 sixty-four\tkey\n";
-  ::testing::internal::CaptureStderr();
-  tuned_config();
-  EXPECT_NE(
-      ::testing::internal::GetCapturedStderr().find(
-          "line 2 is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n'"),
-      std::string::npos);
+  const std::pair<const char*, const char*> broken[] = {
+      {"# warpforge gemm autotune v1\nsm80 64 sixty-four\tkey\n",
+       "line 2 is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n'"},
+      {"# warpforge gemm autotune v1\nsm80 64 64 32 3 2 2 1 1 key\n",
+       "line 2 has no tab between the choice and the key"},
+      {"", "gemm-autotune.txt is empty; ignoring the file"},
+  };
+  for (const auto& [text, warning] : broken) {
+    std::ofstream(file()) << text;
+    ::testing::internal::CaptureStderr();
+    tuned_config();
+    const std::string got = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(got.find(warning), std::string::npos) << got;
+  }
 }
 
 TEST_F(GemmAutotune, ARememberedChoiceTheKernelNoLongerTakesIsRetuned) {

@@ -125,17 +125,65 @@ TEST_F(GemmOnFakeH100, ExtentsAndGridsBeyond32BitsAreRefused) {
   runtime::TensorView a(gpu, 0x10000, DType::bf16, {huge, 1}), b(gpu, 0x10000, DType::bf16, {1, 8}),
       d(gpu, 0x10000, DType::f32, {huge, 8});
   Gemm tall(a, b, nullptr, d);
-  EXPECT_EQ(tall.check_support(),
-            std::vector<std::string>{"M = 2147483648 exceeds 2^31 - 1, the largest extent supported"});
+  EXPECT_EQ(
+      tall.check_support(),
+      std::vector<std::string>{"M = 2147483648 exceeds 2^31 - 1, the largest extent supported"});
   // 2^30 x 2^30 in 16x16 tiles is 2^52 CTAs.
   const std::int64_t side = std::int64_t{1} << 30;
-  runtime::TensorView a2(gpu, 0x10000, DType::bf16, {side, 1}), b2(gpu, 0x10000, DType::bf16, {1, side}),
-      d2(gpu, 0x10000, DType::f32, {side, side});
-  GemmConfig tiny{.tile_m = 16, .tile_n = 16, .tile_k = 16, .stages = 2, .warps_m = 1, .warps_n = 1};
+  runtime::TensorView a2(gpu, 0x10000, DType::bf16, {side, 1}),
+      b2(gpu, 0x10000, DType::bf16, {1, side}), d2(gpu, 0x10000, DType::f32, {side, side});
+  GemmConfig tiny{
+      .tile_m = 16, .tile_n = 16, .tile_k = 16, .stages = 2, .warps_m = 1, .warps_n = 1};
   Gemm wide(a2, b2, nullptr, d2, {.kernel = GemmKernel::sm80, .config = tiny});
   EXPECT_EQ(wide.check_support(),
-            std::vector<std::string>{"configuration 16x16x16 s2 w1x1 c1x1 for kernel sm80: 4503599627370496 CTAs per "
-                                     "batch; the sm80 kernel launches at most 2^31 - 1 (grid.x)"});
+            std::vector<std::string>{
+                "configuration 16x16x16 s2 w1x1 c1x1 for kernel sm80: 4503599627370496 CTAs per "
+                "batch; the sm80 kernel launches at most 2^31 - 1 (grid.x)"});
+}
+
+TEST_F(GemmOnFakeH100, ADeviceWithTooLittleSharedMemoryForAnyConfigurationIsRefused) {
+  backend->props.shared_bytes_per_block_optin = 1024;
+  auto a = buffer(64 * 64 * 2), b = buffer(64 * 64 * 2), d = buffer(64 * 64 * 4);
+  runtime::TensorView va(a, DType::bf16, {64, 64}), vb(b, DType::bf16, {64, 64}),
+      vd(d, DType::f32, {64, 64});
+  Gemm g(va, vb, nullptr, vd, {.kernel = GemmKernel::sm80});
+  try {
+    g.compile();
+    ADD_FAILURE() << "compiled a configuration the device cannot hold";
+  } catch (const OpsError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "ops::Gemm: kernel sm80 has no configuration for 64x64x64 L1 bf16->f32 A row "
+                  "B row D row on device 'Fake H100'; 64x64x32 s3 w2x2 c1x1 is refused:\n  - 3 "
+                  "stages of 64x32 A and 32x64 B tiles take 24576 bytes of shared memory; "
+                  "device 'Fake H100' allows 1024 per block"),
+              std::string::npos)
+        << e.what();
+  }
+  Gemm tuned(va, vb, nullptr, vd, {.kernel = GemmKernel::sm80, .autotune = true});
+  try {
+    tuned.compile();
+    ADD_FAILURE() << "autotuned without candidates";
+  } catch (const OpsError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "ops::Gemm autotune: no candidate configuration for 64x64x64 L1 bf16->f32 A row "
+              "B row D row");
+  }
+}
+
+TEST_F(GemmOnFakeH100, LeadingDimensionsAndBatchStridesThatDoNotFitAreRefused) {
+  runtime::TensorView a(gpu, 0x10000, DType::bf16, {2, 8}, {std::int64_t{1} << 31, 1}),
+      b(gpu, 0x10000, DType::bf16, {8, 8}), d(gpu, 0x10000, DType::f32, {2, 8});
+  Gemm g(a, b, nullptr, d);
+  EXPECT_EQ(g.check_support(),
+            std::vector<std::string>{
+                "A's leading dimension 2147483648 exceeds 2^31 - 1, the largest supported"});
+  runtime::TensorView a3(gpu, 0x10000, DType::bf16, {2, 8, 8}),
+      b3(gpu, 0x10000, DType::bf16, {2, 8, 8}), d3(gpu, 0x10000, DType::f32, {2, 8, 8}, {0, 8, 1});
+  Gemm shared_d(a3, b3, nullptr, d3);
+  EXPECT_EQ(shared_d.check_support(),
+            std::vector<std::string>{
+                "D f32[2, 8, 8] strides [0, 8, 1] has batch stride 0, so its batches overlap; "
+                "give each batch its own memory"});
 }
 
 }  // namespace

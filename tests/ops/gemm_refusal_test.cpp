@@ -207,9 +207,64 @@ TEST_F(GemmRefusal, KernelAndConfigBeforeCompile) {
   auto a = matrix(DType::bf16, 8, 8), b = matrix(DType::bf16, 8, 8), d = matrix(DType::f32, 8, 8);
   Gemm g(a.view, b.view, nullptr, d.view);
   EXPECT_THROW(g.kernel(), OpsError);
+  EXPECT_THROW(g.config(), OpsError);
   g.compile();
   EXPECT_EQ(g.kernel(), GemmKernel::sm80);
   EXPECT_EQ(g.config().describe(), "64x64x32 s3 w2x2 c1x1");
+}
+
+TEST_F(GemmRefusal, BothInputsOfAnotherDtype) {
+  auto a = matrix(DType::f32, 8, 8), b = matrix(DType::f32, 8, 8), d = matrix(DType::f32, 8, 8);
+  Gemm g(a.view, b.view, nullptr, d.view);
+  EXPECT_EQ(g.check_support(), (std::vector<std::string>{"A is f32; A and B must be bf16 or f16",
+                                                         "B is f32; A and B must be bf16 or f16"}));
+}
+
+TEST_F(GemmRefusal, WarpGridOfTooManyWarps) {
+  auto a = matrix(DType::bf16, 8, 8), b = matrix(DType::bf16, 8, 8), d = matrix(DType::f32, 8, 8);
+  GemmConfig sixteen{.tile_m = 128, .tile_n = 128, .tile_k = 32, .warps_m = 4, .warps_n = 4};
+  Gemm g(a.view, b.view, nullptr, d.view, {.config = sixteen});
+  EXPECT_EQ(only_reason(g),
+            "configuration 128x128x32 s3 w4x4 c1x1 for kernel sm80: warp grid 4x4; the sm80 kernel "
+            "takes powers of two with at most 8 warps");
+}
+
+TEST_F(GemmRefusal, ExecuteWithRefusedOrLessAlignedViews) {
+  auto a = matrix(DType::bf16, 8, 8), b = matrix(DType::bf16, 8, 8), d = matrix(DType::f32, 8, 8);
+  Gemm g(a.view, b.view, nullptr, d.view);
+  auto wrong = matrix(DType::f16, 8, 8);
+  try {
+    g.execute(a.view, wrong.view, nullptr, d.view);
+    ADD_FAILURE() << "execute() accepted refused views";
+  } catch (const OpsError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "ops::Gemm::execute: the views are refused:\n  - A is bf16 but B is f16; A and B "
+              "must have the same dtype (bf16 or f16)");
+  }
+  auto shifted =
+      make_matrix(dev, DType::bf16, {0, 8, 8, true, 0, 2}, rng);  // 2 bytes past alignment
+  try {
+    g.execute(shifted.view, b.view, nullptr, d.view);
+    ADD_FAILURE() << "execute() accepted a less aligned A";
+  } catch (const OpsError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "ops::Gemm::execute:\n  - A's address is 2-byte aligned; the Gemm was compiled "
+              "for 16-byte alignment");
+  }
+  auto elsewhere = make_matrix(runtime::Device::sim(), DType::bf16, {0, 8, 8}, rng);
+  Gemm other(elsewhere.view, elsewhere.view, nullptr, d.view);
+  EXPECT_THROW(other.compile(), OpsError);
+}
+
+TEST_F(GemmRefusal, ReferenceTakesFloatDtypesOnly) {
+  runtime::Buffer ints(dev, 64);
+  runtime::TensorView v(ints, DType::i32, {4, 4});
+  try {
+    HostTensor::download(v);
+    ADD_FAILURE() << "downloaded i32";
+  } catch (const OpsError& e) {
+    EXPECT_EQ(std::string(e.what()), "HostTensor: dtype i32; f32, f16 or bf16 only");
+  }
 }
 
 }  // namespace

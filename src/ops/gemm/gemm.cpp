@@ -198,6 +198,13 @@ void Gemm::compile() {
     path = find_path(choice->kernel);
     config = choice->config;
   }
+  // A heuristic's choice can still be one the device refuses (its shared
+  // memory): say so rather than fail at launch.
+  if (auto why = path->config_refusals(config, s.read.problem, s.device()); !why.empty())
+    throw OpsError("ops::Gemm: kernel " + std::string(name(path->kind())) +
+                   " has no configuration for " + s.read.problem.describe() + " on device '" +
+                   s.device().properties().name + "'; " + config.describe() +
+                   " is refused:" + join(why));
   s.launch = path->compile(s.read.problem, config, s.device());
   s.path = path;
   s.config = config;

@@ -29,18 +29,21 @@ std::optional<std::map<std::string, TunedChoice>> read_entries(const std::filesy
   std::string line;
   int number = 0;
   auto corrupt = [&](const std::string& why) {
-    std::cerr << "warpforge: autotune file " << path.string() << " line " << number << " " << why
+    std::cerr << "warpforge: autotune file " << path.string() << " " << why
               << "; ignoring the file (it is rewritten by the next autotune)\n";
     return std::nullopt;
   };
   while (std::getline(in, line)) {
     ++number;
     if (number == 1) {
-      if (line != kHeader) return corrupt("is not the header '" + std::string(kHeader) + "'");
+      if (line != kHeader)
+        return corrupt("line 1 is not the header '" + std::string(kHeader) + "'");
       continue;
     }
     const auto tab = line.find('\t');
-    if (tab == std::string::npos) return corrupt("has no tab between the choice and the key");
+    if (tab == std::string::npos)
+      return corrupt("line " + std::to_string(number) +
+                     " has no tab between the choice and the key");
     std::istringstream fields(line.substr(0, tab));
     std::string kernel_name, rest;
     TunedChoice choice;
@@ -50,7 +53,8 @@ std::optional<std::map<std::string, TunedChoice>> read_entries(const std::filesy
     auto kernel = parse_kernel(kernel_name);
     if (!fields || (fields >> rest) || !kernel)
       return corrupt(
-          "is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n'");
+          "line " + std::to_string(number) +
+          " is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n'");
     choice.kernel = *kernel;
     entries[line.substr(tab + 1)] = choice;
   }

@@ -51,4 +51,9 @@ class GemmPath {
 const GemmPath& sm80_gemm_path();
 const GemmPath& sm90a_gemm_path();
 
+// The paths ops::Gemm chooses among, most preferred first (gemm_paths.cpp):
+// `automatic` takes the first that accepts the problem. A new path is one
+// more entry there.
+const std::vector<const GemmPath*>& gemm_paths();
+
 }  // namespace warpforge::ops

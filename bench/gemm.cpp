@@ -1,0 +1,251 @@
+// ops::gemm against cuBLAS (cublasGemmEx, CUBLAS_COMPUTE_32F) on the same
+// GPU in the same run: bf16 A and B (row-major), f32 accumulation, bf16 D by
+// default (--out-dtype f32 for the accuracy comparison). For each shape:
+// both TFLOP/s (CUDA events around each run, after warm-up, the median of
+// --reps runs), their ratio, and the largest relative difference of our D
+// from cuBLAS's. Each run reads another copy of the inputs, with enough
+// copies that together they exceed twice the L2 (50 MB on H100/H200), so
+// no run finds its operands in L2 from the run before.
+//
+//   build/bench/bench_gemm [--kernel auto|sm80|sm90a] [--shapes 2048x2048x2048,...] [--reps 20]
+//                          [--out-dtype bf16|f32]
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "warpforge/error.hpp"
+#include "warpforge/ops/gemm.hpp"
+#include "warpforge/ops/gemm_reference.hpp"
+#include "warpforge/ops/half.hpp"
+#include "warpforge/runtime/buffer.hpp"
+#include "warpforge/runtime/event.hpp"
+
+using namespace warpforge;
+using runtime::DType;
+
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+struct Options {
+  ops::GemmKernel kernel = ops::GemmKernel::automatic;
+  std::vector<Shape> shapes = {{2048, 2048, 2048},  {4096, 4096, 4096},  {8192, 8192, 8192},
+                               {4096, 14336, 4096}, {16384, 4096, 4096}, {128, 8192, 8192},
+                               {1000, 3000, 777}};
+  int reps = 20;
+  DType out = DType::bf16;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr,
+               "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
+               "[--reps R>=20] "
+               "[--out-dtype bf16|f32]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) usage(a + " needs a value");
+    const std::string v = argv[++i];
+    if (a == "--kernel") {
+      if (v == "auto")
+        o.kernel = ops::GemmKernel::automatic;
+      else if (v == "sm80")
+        o.kernel = ops::GemmKernel::sm80;
+      else if (v == "sm90a")
+        o.kernel = ops::GemmKernel::sm90a;
+      else
+        usage("--kernel " + v + ": accepted auto, sm80, sm90a");
+    } else if (a == "--reps") {
+      o.reps = std::atoi(v.c_str());
+      if (o.reps < 20) usage("--reps " + v + ": at least 20");
+    } else if (a == "--out-dtype") {
+      if (v != "bf16" && v != "f32") usage("--out-dtype " + v + ": accepted bf16, f32");
+      o.out = v == "f32" ? DType::f32 : DType::bf16;
+    } else if (a == "--shapes") {
+      o.shapes.clear();
+      std::size_t start = 0;
+      while (start <= v.size()) {
+        const std::size_t end = std::min(v.find(',', start), v.size());
+        long long m = 0, n = 0, k = 0;
+        char tail = 0;
+        if (std::sscanf(v.substr(start, end - start).c_str(), "%lldx%lldx%lld%c", &m, &n, &k,
+                        &tail) != 3 ||
+            m < 1 || n < 1 || k < 1)
+          usage("--shapes: '" + v.substr(start, end - start) + "' is not MxNxK");
+        o.shapes.push_back({m, n, k});
+        start = end + 1;
+      }
+    } else {
+      usage("unknown argument " + a);
+    }
+  }
+  return o;
+}
+
+void check_cublas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "bench_gemm: %s failed: cuBLAS status %d\n", what, static_cast<int>(s));
+    std::exit(1);
+  }
+}
+
+// Uniform values in [-1, 1) as bf16 bits, from a fast generator (the data
+// only has to be random-looking and non-zero, and some shapes are 10^8).
+std::vector<std::uint16_t> random_bf16(std::size_t count, std::uint64_t seed) {
+  std::vector<std::uint16_t> out(count);
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (auto& v : out) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const float u = static_cast<float>(x >> 40) / static_cast<float>(1 << 24) * 2.0f - 1.0f;
+    v = ops::f32_to_bf16_bits(u);
+  }
+  return out;
+}
+
+struct Copies {
+  std::vector<runtime::Buffer> a, b, d;
+};
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  if (runtime::Device::cuda_count() == 0) {
+    std::printf("bench_gemm: needs a CUDA GPU (none found); nothing measured\n");
+    return 0;
+  }
+  runtime::Device dev = runtime::Device::cuda(0);
+  cublasHandle_t handle;
+  check_cublas(cublasCreate(&handle), "cublasCreate");
+  const std::size_t l2_bytes = 50u << 20;
+  const int d_bytes = runtime::bits(o.out) / 8;
+  const cudaDataType_t d_type = o.out == DType::f32 ? CUDA_R_32F : CUDA_R_16BF;
+
+  std::printf(
+      "GPU: %s. bf16 A (MxK) and B (KxN), both row-major; f32 accumulate; %s D (MxN, row-major).\n",
+      dev.properties().name.c_str(), std::string(runtime::name(o.out)).c_str());
+  std::printf(
+      "Peer: cuBLAS cublasGemmEx(CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT), same inputs, same "
+      "run.\n");
+  std::printf(
+      "Each figure: median of %d runs timed with CUDA events after 3 warm-up runs; inputs rotated "
+      "among "
+      "copies totalling > 2x the 50 MB L2.\n\n",
+      o.reps);
+  std::printf(
+      "| M x N x K | kernel, config | ours TFLOP/s | cuBLAS TFLOP/s | ours / cuBLAS | max rel diff "
+      "vs cuBLAS |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+
+  for (const Shape& s : o.shapes) {
+    const std::size_t a_bytes = static_cast<std::size_t>(s.m * s.k) * 2,
+                      b_bytes = static_cast<std::size_t>(s.k * s.n) * 2;
+    const std::size_t dd_bytes = static_cast<std::size_t>(s.m * s.n) * d_bytes;
+    const std::size_t set = a_bytes + b_bytes + dd_bytes;
+    const int copies =
+        static_cast<int>(std::max<std::size_t>(2, (2 * l2_bytes + set - 1) / set + 1));
+    Copies c;
+    {
+      const auto ha = random_bf16(static_cast<std::size_t>(s.m * s.k), 1),
+                 hb = random_bf16(static_cast<std::size_t>(s.k * s.n), 2);
+      for (int i = 0; i < copies; ++i) {
+        c.a.emplace_back(dev, a_bytes);
+        c.b.emplace_back(dev, b_bytes);
+        c.d.emplace_back(dev, dd_bytes);
+        c.a.back().copy_from_host(ha.data(), a_bytes);
+        c.b.back().copy_from_host(hb.data(), b_bytes);
+        c.d.back().fill(0xff);
+      }
+    }
+    auto view_a = [&](int i) { return runtime::TensorView(c.a[i], DType::bf16, {s.m, s.k}); };
+    auto view_b = [&](int i) { return runtime::TensorView(c.b[i], DType::bf16, {s.k, s.n}); };
+    auto view_d = [&](int i) { return runtime::TensorView(c.d[i], o.out, {s.m, s.n}); };
+    const double flops =
+        2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+    const std::string name =
+        std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k);
+
+    std::optional<ops::Gemm> ours;
+    try {
+      ours.emplace(view_a(0), view_b(0), nullptr, view_d(0), ops::GemmOptions{.kernel = o.kernel});
+      ours->compile();
+    } catch (const Error& e) {
+      std::printf("| %s | refused: %s | | | | |\n", name.c_str(), e.what());
+      continue;
+    }
+    auto run_ours = [&](int i) { ours->execute(view_a(i), view_b(i), nullptr, view_d(i)); };
+    const float alpha = 1.0f, beta = 0.0f;
+    // Row-major D = A·B is column-major Dᵀ = Bᵀ·Aᵀ: cuBLAS computes (N x M) from B (ld N) and A (ld
+    // K).
+    auto run_cublas = [&](int i) {
+      check_cublas(
+          cublasGemmEx(
+              handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
+              static_cast<int>(s.k), &alpha, reinterpret_cast<const void*>(c.b[i].address()),
+              CUDA_R_16BF, static_cast<int>(s.n), reinterpret_cast<const void*>(c.a[i].address()),
+              CUDA_R_16BF, static_cast<int>(s.k), &beta, reinterpret_cast<void*>(c.d[i].address()),
+              d_type, static_cast<int>(s.n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
+    };
+    // Every run's events are recorded before any is read, so the host runs
+    // ahead and each interval is GPU time, not launch overhead.
+    auto time = [&](const auto& run) {
+      for (int i = 0; i < 3; ++i) run(i % copies);
+      std::vector<runtime::Event> starts, ends;
+      for (int r = 0; r < o.reps; ++r) {
+        starts.push_back(dev.create_event());
+        ends.push_back(dev.create_event());
+      }
+      for (int r = 0; r < o.reps; ++r) {
+        starts[r].record();
+        run(r % copies);
+        ends[r].record();
+      }
+      std::vector<float> ms;
+      for (int r = 0; r < o.reps; ++r) ms.push_back(runtime::Event::elapsed_ms(starts[r], ends[r]));
+      return flops / (median(ms) * 1e-3) / 1e12;
+    };
+    const double ours_tf = time(run_ours), cublas_tf = time(run_cublas);
+
+    // Accuracy: ours into copy 0's D, cuBLAS into copy 1's (same inputs).
+    c.d[0].fill(0xff);
+    c.d[1].fill(0xff);
+    run_ours(0);
+    run_cublas(1);
+    dev.synchronize();
+    const ops::HostTensor got = ops::HostTensor::download(view_d(0)),
+                          peer = ops::HostTensor::download(view_d(1));
+    std::vector<double> want(static_cast<std::size_t>(s.m * s.n));
+    for (std::int64_t i = 0; i < s.m; ++i)
+      for (std::int64_t j = 0; j < s.n; ++j)
+        want[static_cast<std::size_t>(i * s.n + j)] = peer.get({i, j});
+    const double diff = ops::max_relative_error(got, want, 1.0);
+
+    std::printf("| %s | %s %s | %.1f | %.1f | %.3f | %.2e |\n", name.c_str(),
+                std::string(ops::name(ours->kernel())).c_str(), ours->config().describe().c_str(),
+                ours_tf, cublas_tf, ours_tf / cublas_tf, diff);
+    std::fflush(stdout);
+  }
+  cublasDestroy(handle);
+  return 0;
+}

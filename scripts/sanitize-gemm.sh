@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs NVIDIA compute-sanitizer's memcheck, racecheck and synccheck on
+# `warpforge gemm --device cuda --check` for a small shape and an edge-tile
+# shape (no dimension a multiple of any tile, unaligned K) per GEMM kernel
+# (sm80, and sm90a where this build has it and the GPU runs it). Fails if any
+# tool reports an error or any check fails. Needs a GPU, compute-sanitizer on
+# PATH (or in /usr/local/cuda/bin) and a built build/warpforge.
+#
+#   scripts/sanitize-gemm.sh            # BUILD_DIR (default build) may be set
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+warpforge="${BUILD_DIR:-build}/warpforge"
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+[ -x "$warpforge" ] || { echo "sanitize-gemm: FAIL: $warpforge not built"; exit 1; }
+[ -x "$sanitizer" ] || { echo "sanitize-gemm: FAIL: compute-sanitizer not found"; exit 1; }
+
+# name: arguments of `warpforge gemm`
+shapes=(
+  "small:--m 128 --n 128 --k 64 --layout nn --out-dtype f32"
+  "edge:--m 77 --n 45 --k 37 --layout tn --out-dtype bf16 --beta 1"
+)
+log_dir="${BUILD_DIR:-build}/sanitize-gemm"
+mkdir -p "$log_dir"
+failures=0
+runs=0
+for kernel in sm80 sm90a; do
+  # A kernel this build lacks, or that refuses this GPU, is skipped and said so.
+  if ! probe="$("$warpforge" gemm --device cuda --kernel "$kernel" --m 128 --n 128 --k 64 2>&1)"; then
+    echo "sanitize-gemm: skipping kernel $kernel: $(tail -1 <<<"$probe")"
+    continue
+  fi
+  for entry in "${shapes[@]}"; do
+    name="${entry%%:*}"
+    args="${entry#*:}"
+    for tool in memcheck racecheck synccheck; do
+      log="$log_dir/$kernel-$name-$tool.log"
+      runs=$((runs + 1))
+      # shellcheck disable=SC2086
+      if "$sanitizer" --tool "$tool" --error-exitcode 99 "$warpforge" gemm --device cuda --kernel "$kernel" \
+        --check $args >"$log" 2>&1 && grep -q "COMPUTE-SANITIZER" "$log" && grep -q "check: .*PASS" "$log"; then
+        echo "ok    $kernel $name $tool"
+      else
+        echo "FAIL  $kernel $name $tool (log: $log)"
+        grep -E "ERROR|Invalid|Race|hazard|check:" "$log" | head -10
+        failures=$((failures + 1))
+      fi
+    done
+  done
+done
+if [ "$runs" -eq 0 ]; then
+  echo "sanitize-gemm: FAIL: no kernel ran"
+  exit 1
+fi
+if [ "$failures" -ne 0 ]; then
+  echo "sanitize-gemm: FAIL: $failures of $runs sanitizer runs reported errors"
+  exit 1
+fi
+echo "sanitize-gemm: PASS: $runs sanitizer runs clean"

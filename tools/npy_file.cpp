@@ -1,0 +1,91 @@
+#include "npy_file.hpp"
+
+#include <cstring>
+#include <fstream>
+
+#include "warpforge/error.hpp"
+
+namespace warpforge::cli {
+namespace {
+
+std::vector<std::int64_t> c_strides(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> s(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+bool strides_match(const ops::HostTensor& t, const std::vector<std::int64_t>& want) {
+  for (std::size_t i = 0; i < t.shape.size(); ++i)
+    if (t.shape[i] > 1 && t.strides[i] != want[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string npy_descr(runtime::DType dtype) {
+  switch (dtype) {
+    case runtime::DType::f32:
+      return "<f4";
+    case runtime::DType::f16:
+      return "<f2";
+    case runtime::DType::bf16:
+      return "<u2";
+    default:
+      throw Error(".npy: dtype " + std::string(runtime::name(dtype)) +
+                  " is not written; f32, f16 or bf16");
+  }
+}
+
+std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape,
+                       bool fortran_order) {
+  // Python's tuple spelling: (), (3,), (2, 3).
+  std::string tuple = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    tuple += (i ? ", " : "") + std::to_string(shape[i]);
+  tuple += shape.size() == 1 ? ",)" : ")";
+  std::string dict = "{'descr': '" + descr +
+                     "', 'fortran_order': " + (fortran_order ? "True" : "False") +
+                     ", 'shape': " + tuple + ", }";
+  // magic (6) + version (2) + length (2) + dict + padding + '\n' = a multiple of 64.
+  const std::size_t unpadded = 10 + dict.size() + 1;
+  dict += std::string((64 - unpadded % 64) % 64, ' ') + "\n";
+  const auto length = static_cast<std::uint16_t>(dict.size());
+  std::string header = "\x93NUMPY";
+  header += '\x01';
+  header += '\x00';
+  header += static_cast<char>(length & 0xff);
+  header += static_cast<char>(length >> 8);
+  return header + dict;
+}
+
+void write_npy(const std::filesystem::path& path, const ops::HostTensor& t) {
+  const std::size_t element = static_cast<std::size_t>(runtime::bits(t.dtype) / 8);
+  std::int64_t count = 1;
+  for (auto e : t.shape) count *= e;
+  const bool c_order = strides_match(t, c_strides(t.shape));
+  std::vector<std::int64_t> fortran(t.shape.size(), 1);
+  for (std::size_t i = 1; i < t.shape.size(); ++i) fortran[i] = fortran[i - 1] * t.shape[i - 1];
+  const bool as_fortran = t.shape.size() == 2 && !c_order && strides_match(t, fortran);
+
+  // The elements in the file's order (the last index fastest, or the first
+  // for Fortran order), each read at the tensor's strides.
+  std::vector<std::uint8_t> data(static_cast<std::size_t>(count) * element);
+  const std::size_t rank = t.shape.size();
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t source = 0, rest = i;
+    for (std::size_t n = 0; n < rank; ++n) {
+      const std::size_t d = as_fortran ? n : rank - 1 - n;
+      source += (rest % t.shape[d]) * t.strides[d];
+      rest /= t.shape[d];
+    }
+    std::memcpy(&data[static_cast<std::size_t>(i) * element],
+                &t.bytes[static_cast<std::size_t>(source) * element], element);
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  const std::string header = npy_header(npy_descr(t.dtype), t.shape, as_fortran);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  if (!out) throw Error("could not write " + path.string());
+}
+
+}  // namespace warpforge::cli

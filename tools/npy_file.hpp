@@ -1,0 +1,34 @@
+// NumPy .npy files, format version 1.0 (numpy.lib.format): the magic
+// "\x93NUMPY", version 1.0, a little-endian u16 header length, then an
+// ASCII dict {'descr': ..., 'fortran_order': ..., 'shape': (...), } padded
+// with spaces and ended by '\n' so that the data starts on a multiple of 64
+// bytes, then the elements in C (or Fortran) order.
+//
+// warpforge writes f32 as '<f4', f16 as '<f2' and bf16 — which NumPy lacks —
+// as its raw bits, '<u2' (view them with ml_dtypes.bfloat16, or shift left 16
+// into a '<u4' and view as '<f4').
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "warpforge/ops/gemm_reference.hpp"
+#include "warpforge/runtime/dtype.hpp"
+
+namespace warpforge::cli {
+
+// '<f4', '<f2', '<u2' for f32, f16, bf16; throws Error for other dtypes.
+std::string npy_descr(runtime::DType dtype);
+
+// The header (magic through the '\n'), for `shape` and the given order.
+std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape,
+                       bool fortran_order);
+
+// Writes `tensor` (a host copy of a strided tensor) to `path`: C order, or
+// Fortran order when it is a column-major (rank-2) array, compacting any
+// padding away. Throws Error when the file cannot be written.
+void write_npy(const std::filesystem::path& path, const ops::HostTensor& tensor);
+
+}  // namespace warpforge::cli

@@ -3,9 +3,9 @@
 namespace warpforge::ops {
 
 const std::vector<const GemmPath*>& gemm_paths() {
-  // sm90a (TMA + wgmma) goes first once it is built: it refuses what it
-  // cannot run, and sm80 takes the rest.
-  static const std::vector<const GemmPath*> paths = {&sm80_gemm_path()};
+  // sm90a (TMA + wgmma) goes first: it refuses what it cannot run (other
+  // devices, what TMA cannot describe), and sm80 takes the rest.
+  static const std::vector<const GemmPath*> paths = {&sm90a_gemm_path(), &sm80_gemm_path()};
   return paths;
 }
 

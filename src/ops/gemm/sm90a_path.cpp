@@ -1,0 +1,214 @@
+// The sm90a GEMM path: the TMA + wgmma kernel of sm90a_kernel.cpp behind the
+// GemmPath interface. It takes what TMA can describe (16-byte aligned bases
+// and strides, row-major D) and leaves the rest to sm80.
+#include <algorithm>
+#include <limits>
+
+#include "gemm_path.hpp"
+#include "sm90a_kernel.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::Device;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+int element_bytes(runtime::DType t) { return runtime::bits(t) / 8; }
+
+Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c) {
+  return {.ab = p.ab_dtype,
+          .d = p.d_dtype,
+          .a_k_major = p.a.row_major,
+          .b_k_major = !p.b.row_major,
+          .consumers = c.tile_m / 64,
+          .tile_n = c.tile_n,
+          .stages = c.stages,
+          .has_c = p.has_c};
+}
+
+// A rows x cols matrix of `layout` as a rank-3 tensor map (inner, outer,
+// batch), the box given inner first. With one batch the batch stride only
+// has to be legal: the matrix's own extent.
+runtime::TensorMapDesc matrix_map(runtime::DType dtype, runtime::DevicePtr address, std::int64_t inner,
+                                  std::int64_t outer, std::int64_t l, const MatrixLayout& layout,
+                                  std::uint32_t box_inner, std::uint32_t box_outer) {
+  const std::int64_t es = element_bytes(dtype);
+  std::int64_t batch = layout.batch_stride * es;
+  if (l == 1 || batch == 0) batch = (layout.ld * outer * es + 15) / 16 * 16;
+  return {.dtype = dtype,
+          .address = address,
+          .dims = {static_cast<std::uint64_t>(inner), static_cast<std::uint64_t>(outer), static_cast<std::uint64_t>(l)},
+          .strides_bytes = {static_cast<std::uint64_t>(layout.ld * es), static_cast<std::uint64_t>(batch)},
+          .box = {box_inner, box_outer, 1},
+          .swizzle = runtime::TensorMapSwizzle::b128};
+}
+
+class Sm90aLaunch final : public GemmLaunch {
+ public:
+  Sm90aLaunch(const Device& device, const GemmProblem& problem, const Sm90aSpec& spec)
+      : device_(device), p_(problem), spec_(spec), module_(device, build_sm90a_gemm(spec)) {
+    const std::int64_t tile_m = 64 * spec.consumers;
+    const std::int64_t tiles = ceil_div(p_.m, tile_m) * ceil_div(p_.n, spec.tile_n) * p_.l;
+    // Persistent: one CTA per SM at most (the shared memory allows no more).
+    const std::int64_t sms = std::max(device.properties().sm_count, 1);
+    ctas_ = static_cast<std::uint32_t>(std::min(tiles, sms));
+  }
+
+  void run(const GemmOperands& o, runtime::Stream* stream) override {
+    const std::uint32_t tile_m = 64 * spec_.consumers;
+    // A: (M, K), K-major as (K, M) with a 64 x tile_m box; M-major as (M, K) in 64 x 64 boxes.
+    auto map_a = p_.a.row_major ? matrix_map(p_.ab_dtype, o.a.address(), p_.k, p_.m, p_.l, p_.a, 64, tile_m)
+                                : matrix_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, 64, 64);
+    // B: (K, N), K-major as (K, N) with a 64 x tile_n box; N-major as (N, K) in 64 x 64 boxes.
+    auto map_b = !p_.b.row_major
+                     ? matrix_map(p_.ab_dtype, o.b.address(), p_.k, p_.n, p_.l, p_.b, 64,
+                                  static_cast<std::uint32_t>(spec_.tile_n))
+                     : matrix_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b, 64, 64);
+    auto map_d = matrix_map(p_.d_dtype, o.d.address(), p_.n, p_.m, p_.l, p_.d,
+                            static_cast<std::uint32_t>(sm90a_store_box_cols(spec_)), 64);
+    std::vector<runtime::Arg> args{runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_a)),
+                                   runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_b)),
+                                   runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_d))};
+    const auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    if (p_.has_c) {
+      args.emplace_back(*o.c);
+      args.emplace_back(u64(p_.c.row_major ? p_.c.ld : 1));
+      args.emplace_back(u64(p_.c.row_major ? 1 : p_.c.ld));
+      args.emplace_back(u64(p_.c.batch_stride));
+    }
+    for (std::int64_t v : {p_.m, p_.n, p_.k, p_.l}) args.emplace_back(u32(v));
+    args.emplace_back(o.alpha);
+    if (p_.has_c) args.emplace_back(o.beta);
+    runtime::LaunchConfig launch{.grid = {ctas_},
+                                 .block = {static_cast<std::uint32_t>(sm90a_threads(spec_))},
+                                 .dynamic_shared_bytes = sm90a_smem(spec_).bytes};
+    module_.launch(spec_.name(), launch, args, stream);
+  }
+
+ private:
+  Device device_;
+  GemmProblem p_;
+  Sm90aSpec spec_;
+  runtime::Module module_;
+  std::uint32_t ctas_ = 1;
+};
+
+// What TMA needs of one operand (CUDA driver API cuTensorMapEncodeTiled):
+// a 16-byte aligned base and 16-byte multiples for every stride.
+void check_tma_operand(std::vector<std::string>& why, const char* name, const MatrixLayout& layout,
+                       runtime::DType dtype, std::int64_t l) {
+  const std::int64_t es = element_bytes(dtype);
+  if (layout.base_alignment < 16)
+    why.push_back(std::string(name) + "'s address is " + std::to_string(layout.base_alignment) +
+                  "-byte aligned; the sm90a kernel's TMA copies need 16");
+  if (layout.ld * es % 16 != 0)
+    why.push_back(std::string(name) + "'s leading dimension " + std::to_string(layout.ld) + " (" +
+                  std::to_string(layout.ld * es) + " bytes) is not a multiple of 16 bytes, which TMA needs");
+  if (l > 1 && (layout.batch_stride * es % 16 != 0 || layout.batch_stride == 0))
+    why.push_back(std::string(name) + "'s batch stride " + std::to_string(layout.batch_stride) +
+                  " elements is not a nonzero multiple of 16 bytes, which TMA needs");
+}
+
+class Sm90aPath final : public GemmPath {
+ public:
+  GemmKernel kind() const override { return GemmKernel::sm90a; }
+
+  std::vector<std::string> refusals(const GemmProblem& p, const Device& device) const override {
+    std::vector<std::string> why;
+    // wgmma and setmaxnreg exist only on sm_90a, which runs only on compute
+    // capability 9.0 (PTX ISA 12, "Target ISA notes"); the simulator runs it.
+    if (!device.is_simulator() && device.target() != ptx::Target::sm_90a)
+      why.push_back("device '" + device.properties().name + "' has target " +
+                    std::string(ptx::name(device.target())) + "; the sm90a kernel needs sm_90a (compute capability 9.0)");
+    if (p.ab_dtype != runtime::DType::bf16 && p.ab_dtype != runtime::DType::f16)
+      why.push_back("A and B are " + std::string(runtime::name(p.ab_dtype)) + "; the sm90a kernel takes bf16 or f16");
+    if (!p.d.row_major)
+      why.push_back("D is column-major; the sm90a kernel's TMA-store epilogue writes row-major D (sm80 takes column-major)");
+    check_tma_operand(why, "A", p.a, p.ab_dtype, p.l);
+    check_tma_operand(why, "B", p.b, p.ab_dtype, p.l);
+    check_tma_operand(why, "D", p.d, p.d_dtype, p.l);
+    // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1).
+    for (auto [name, v] : {std::pair{"M", p.m}, {"N", p.n}, {"K", p.k}})
+      if (v > std::numeric_limits<std::int32_t>::max())
+        why.push_back(std::string(name) + " = " + std::to_string(v) + "; TMA coordinates reach 2^31 - 1");
+    return why;
+  }
+
+  std::vector<std::string> config_refusals(const GemmConfig& c, const GemmProblem& p,
+                                           const Device& device) const override {
+    std::vector<std::string> why;
+    const std::string cfg = "configuration " + c.describe() + ": ";
+    if (c.tile_m != 64 && c.tile_m != 128)
+      why.push_back(cfg + "tile_m " + std::to_string(c.tile_m) + "; the sm90a kernel has 1 or 2 consumer warpgroups of 64 rows (64 or 128)");
+    if (c.tile_n < 64 || c.tile_n > 256 || c.tile_n % 64 != 0)
+      why.push_back(cfg + "tile_n " + std::to_string(c.tile_n) + "; a multiple of 64 in 64..256 (wgmma N up to 256, 64-column TMA boxes)");
+    if (c.tile_k != kSm90aTileK)
+      why.push_back(cfg + "tile_k " + std::to_string(c.tile_k) + "; the sm90a kernel stages K 64 at a time (one 128-byte swizzled row)");
+    if (c.stages < 2 || c.stages > 8)
+      why.push_back(cfg + "stages " + std::to_string(c.stages) + "; 2..8");
+    // 2-CTA clusters sharing A or B through TMA multicast were built and
+    // measured (docs/PERFORMANCE.md): slower than no cluster on an H200, and
+    // wrong there for MN-major multicast boxes; the kernel has none.
+    if (c.cluster_m != 1 || c.cluster_n != 1)
+      why.push_back(cfg + "cluster " + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) +
+                    "; the sm90a kernel runs without clusters (1x1)");
+    if (!why.empty()) return why;
+    const std::size_t bytes = sm90a_smem(spec_of(p, c)).bytes;
+    const std::size_t limit = device.properties().shared_bytes_per_block_optin;
+    if (limit && bytes > limit)
+      why.push_back(cfg + std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
+                    "' allows " + std::to_string(limit) + " per block");
+    return why;
+  }
+
+  GemmConfig heuristic(const GemmProblem& p, const Device& device) const override {
+    // 128 x 256 tiles (two consumer warpgroups of m64n256) are the largest the
+    // registers hold and the most work per byte staged; smaller N tiles where
+    // the big ones leave SMs idle; then as many stages as shared memory holds.
+    const int sms = std::max(1, device.properties().sm_count);
+    const std::int64_t tiles_m = ceil_div(p.m, 128);
+    int tile_n = 256;
+    while (tile_n > 64 && tiles_m * ceil_div(p.n, tile_n) * p.l < sms) tile_n /= 2;
+    GemmConfig c{.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = 2, .warps_m = 2, .warps_n = 1};
+    for (int stages = 8; stages >= 2; --stages) {
+      c.stages = stages;
+      if (config_refusals(c, p, device).empty()) return c;
+    }
+    c.tile_n = 128;  // f32 D at 256 columns cannot stage twice: halve the tile
+    for (int stages = 8; stages >= 2; --stages) {
+      c.stages = stages;
+      if (config_refusals(c, p, device).empty()) return c;
+    }
+    return c;
+  }
+
+  std::vector<GemmConfig> candidates(const GemmProblem& p, const Device& device) const override {
+    std::vector<GemmConfig> all;
+    for (int tile_n : {256, 128, 64})
+      for (int tile_m : {128, 64})
+        for (int stages : {3, 4, 6}) {
+          GemmConfig c{.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,
+                       .warps_m = tile_m / 64, .warps_n = 1};
+          if (config_refusals(c, p, device).empty()) all.push_back(c);
+        }
+    return all;
+  }
+
+  std::unique_ptr<GemmLaunch> compile(const GemmProblem& p, const GemmConfig& config,
+                                      const Device& device) const override {
+    return std::make_unique<Sm90aLaunch>(device, p, spec_of(p, config));
+  }
+};
+
+}  // namespace
+
+const GemmPath& sm90a_gemm_path() {
+  static const Sm90aPath path;
+  return path;
+}
+
+}  // namespace warpforge::ops

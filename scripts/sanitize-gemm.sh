@@ -15,10 +15,16 @@ sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sa
 [ -x "$warpforge" ] || { echo "sanitize-gemm: FAIL: $warpforge not built"; exit 1; }
 [ -x "$sanitizer" ] || { echo "sanitize-gemm: FAIL: compute-sanitizer not found"; exit 1; }
 
-# name: arguments of `warpforge gemm`
+# name: arguments of `warpforge gemm`. sm90a's edge shape keeps the leading
+# dimensions 16-byte multiples (TMA's rule; other shapes go to sm80) while no
+# dimension is a multiple of its tiles.
 shapes=(
   "small:--m 128 --n 128 --k 64 --layout nn --out-dtype f32"
   "edge:--m 77 --n 45 --k 37 --layout tn --out-dtype bf16 --beta 1"
+)
+sm90a_shapes=(
+  "small:--m 128 --n 128 --k 64 --layout nn --out-dtype f32"
+  "edge:--m 77 --n 136 --k 72 --layout nn --out-dtype bf16 --beta 1"
 )
 log_dir="${BUILD_DIR:-build}/sanitize-gemm"
 mkdir -p "$log_dir"
@@ -30,7 +36,9 @@ for kernel in sm80 sm90a; do
     echo "sanitize-gemm: skipping kernel $kernel: $(tail -1 <<<"$probe")"
     continue
   fi
-  for entry in "${shapes[@]}"; do
+  kernel_shapes=("${shapes[@]}")
+  [ "$kernel" = sm90a ] && kernel_shapes=("${sm90a_shapes[@]}")
+  for entry in "${kernel_shapes[@]}"; do
     name="${entry%%:*}"
     args="${entry#*:}"
     for tool in memcheck racecheck synccheck; do

@@ -1,81 +1,15 @@
 // The sm90a GEMM kernel (TMA + mbarrier pipeline + wgmma, warp-specialized,
-// persistent, optional 2-CTA multicast) on the simulator against the fp64
-// CPU reference. Shapes are chosen so that one pad makes every leading
-// dimension a multiple of 8 elements (TMA's 16-byte stride rule) while M, N
-// and K stay 1, primes or non-multiples of every tile; the simulator's few
+// persistent) on the simulator against the fp64
+// CPU reference, over the cases of gemm_sm90a_cases.hpp; the simulator's few
 // SMs make each CTA walk several tiles, so the pipeline's phases wrap.
 #include <gtest/gtest.h>
 
-#include "ops/gemm_cases.hpp"
+#include "ops/gemm_sm90a_cases.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
 
 using runtime::DType;
-
-GemmConfig sm90a_config(int tile_m, int tile_n, int stages) {
-  return {.tile_m = tile_m, .tile_n = tile_n, .tile_k = 64, .stages = stages, .warps_m = tile_m / 64, .warps_n = 1};
-}
-
-std::vector<GemmCase> sm90a_cases() {
-  std::vector<GemmCase> all;
-  // (M, N, K) all equal mod 8, and the pad that rounds them up to a multiple of 8.
-  const std::int64_t shapes[][4] = {{37, 45, 53, 3}, {1, 9, 17, 7}, {67, 131, 75, 5}, {21, 29, 13, 3}};
-  const GemmConfig small = sm90a_config(64, 64, 2);
-  int i = 0;
-  for (int layout = 0; layout < 4; ++layout)
-    for (DType ab : {DType::bf16, DType::f16})
-      for (DType d : {DType::f32, DType::bf16}) {
-        const auto& s = shapes[i % 4];
-        GemmCase c{s[0], s[1], s[2]};
-        c.pad = s[3];
-        c.ab = ab;
-        c.d = i % 3 == 2 ? DType::f16 : d;
-        c.a_row = layout & 1;
-        c.b_row = layout & 2;
-        c.with_c = i % 2 == 1;
-        c.c_row = i % 4 != 1;
-        c.beta = c.with_c ? 1.0f : 0.0f;
-        c.config = small;
-        all.push_back(c);
-        ++i;
-      }
-  GemmCase ones{1, 1, 1};
-  ones.pad = 7;
-  ones.config = small;
-  all.push_back(ones);
-  // alpha and beta other than 1 and 0.
-  GemmCase scaled{29, 37, 45};
-  scaled.pad = 3;
-  scaled.with_c = true;
-  scaled.alpha = 0.5f;
-  scaled.beta = -1.5f;
-  scaled.config = small;
-  all.push_back(scaled);
-  // Batches (own operands; the batch is the tensor maps' third dimension).
-  GemmCase batched{21, 29, 13, 3};
-  batched.pad = 3;
-  batched.with_c = true;
-  batched.beta = 1.0f;
-  batched.d = DType::bf16;
-  batched.config = small;
-  all.push_back(batched);
-  // The big configurations: two consumer warpgroups, N tiles of 64 to 256,
-  // each major-ness; K past several stages.
-  int j = 0;
-  for (const GemmConfig& config : {sm90a_config(128, 128, 3), sm90a_config(128, 256, 2), sm90a_config(128, 128, 4),
-                                   sm90a_config(64, 192, 3), sm90a_config(128, 64, 6), sm90a_config(64, 128, 2)}) {
-    GemmCase c{131, 139, 267};  // all 3 mod 8
-    c.pad = 5;
-    c.config = config;
-    c.a_row = j % 2 == 0;
-    c.b_row = j % 3 != 0;
-    c.d = j % 2 ? DType::bf16 : DType::f32;
-    all.push_back(c);
-    ++j;
-  }
-  return all;
-}
 
 class GemmSm90aSim : public ::testing::TestWithParam<int> {};
 

@@ -1,0 +1,45 @@
+// The sm90a GEMM kernel on the GPU over the same cases as on the simulator
+// (tests/ops/gemm_sm90a_cases.hpp), plus a large shape with every tile edge
+// ragged. Skips where the GPU is not sm_90a.
+#include <gtest/gtest.h>
+
+#include "gpu/gpu_fixture.hpp"
+#include "ops/gemm_sm90a_cases.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+using runtime::DType;
+using runtime::gpu_testing::GpuTest;
+
+class GemmSm90aGpu : public GpuTest, public ::testing::WithParamInterface<int> {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (IsSkipped()) return;
+    if (runtime::Device::cuda(0).target() != ptx::Target::sm_90a)
+      GTEST_SKIP() << "the sm90a kernel needs an sm_90a GPU; this one is "
+                   << ptx::name(runtime::Device::cuda(0).target());
+  }
+};
+
+TEST_P(GemmSm90aGpu, MatchesTheFp64Reference) {
+  if (IsSkipped()) return;
+  check_gemm_case(runtime::Device::cuda(0), GemmKernel::sm90a, sm90a_cases()[GetParam()]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, GemmSm90aGpu, ::testing::Range(0, static_cast<int>(sm90a_cases().size())));
+
+TEST_F(GemmSm90aGpu, LargeRaggedShapeWithTheHeuristicsChoice) {
+  if (IsSkipped()) return;
+  for (bool b_row : {true, false}) {
+    GemmCase c{1024 + 67, 1024 + 131, 1024 + 75};  // all 3 mod 8: pad 5 aligns every leading dimension
+    c.pad = 5;
+    c.d = DType::bf16;
+    c.b_row = b_row;
+    check_gemm_case(runtime::Device::cuda(0), GemmKernel::sm90a, c);
+  }
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

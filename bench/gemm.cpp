@@ -249,7 +249,8 @@ int main(int argc, char** argv) {
 
     std::printf("| %s | %s %s | %.1f | %.1f | %.3f | %.2e%s |\n", name.c_str(),
                 std::string(ops::name(ours->kernel())).c_str(), ours->config().describe().c_str(),
-                ours_tf, cublas_tf, ours_tf / cublas_tf, diff, agrees ? "" : " EXCEEDS the allowed difference");
+                ours_tf, cublas_tf, ours_tf / cublas_tf, diff,
+                agrees ? "" : " EXCEEDS the allowed difference");
     std::fflush(stdout);
   }
   cublasDestroy(handle);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs NVIDIA compute-sanitizer's memcheck, racecheck and synccheck on
 # `warpforge gemm --device cuda --check` for a small shape and an edge-tile
-# shape (no dimension a multiple of any tile, unaligned K) per GEMM kernel
+# shape (no dimension a multiple of any tile, unaligned K), and one large
+# enough for the large-tile configuration, per GEMM kernel
 # (sm80, and sm90a where this build has it and the GPU runs it). Fails if any
 # tool reports an error or any check fails. Needs a GPU, compute-sanitizer on
 # PATH (or in /usr/local/cuda/bin) and a built build/warpforge.
@@ -15,16 +16,19 @@ sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sa
 [ -x "$warpforge" ] || { echo "sanitize-gemm: FAIL: $warpforge not built"; exit 1; }
 [ -x "$sanitizer" ] || { echo "sanitize-gemm: FAIL: compute-sanitizer not found"; exit 1; }
 
-# name: arguments of `warpforge gemm`. sm90a's edge shape keeps the leading
-# dimensions 16-byte multiples (TMA's rule; other shapes go to sm80) while no
-# dimension is a multiple of its tiles.
+# name: arguments of `warpforge gemm`. "large" is big enough (over 132 tiles
+# of 128x128) for the heuristic's large-tile configuration, with edges too.
+# sm90a's shapes keep the leading dimensions 16-byte multiples (TMA's rule;
+# other shapes go to sm80) while no dimension is a multiple of its tiles.
 shapes=(
   "small:--m 128 --n 128 --k 64 --layout nn --out-dtype f32"
   "edge:--m 77 --n 45 --k 37 --layout tn --out-dtype bf16 --beta 1"
+  "large:--m 1500 --n 1601 --k 100 --layout nt --out-dtype f32"
 )
 sm90a_shapes=(
   "small:--m 128 --n 128 --k 64 --layout nn --out-dtype f32"
   "edge:--m 77 --n 136 --k 72 --layout nn --out-dtype bf16 --beta 1"
+  "large:--m 1500 --n 1608 --k 104 --layout nt --out-dtype f32"
 )
 log_dir="${BUILD_DIR:-build}/sanitize-gemm"
 mkdir -p "$log_dir"

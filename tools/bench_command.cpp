@@ -39,7 +39,8 @@ const Registration registration({
     "usage: warpforge bench <name> [arguments]\n\n"
     "Runs build/bench/bench_<name>, the benchmark built beside this executable, with the\n"
     "arguments given. `warpforge bench gemm [--kernel sm80|sm90a|auto] [--shapes MxNxK,...]\n"
-    "[--reps R]` compares ops::gemm with cuBLAS (built only where CMake finds cuBLAS).\n",
+    "[--reps R] [--out-dtype bf16|f32]` compares ops::gemm with cuBLAS (built only where\n"
+    "CMake finds cuBLAS).\n",
     run_bench,
 });
 

@@ -67,7 +67,7 @@ double at(const NpyFile& f, std::int64_t b, std::int64_t r, std::int64_t c) {
 }
 
 TEST_F(GemmCommand, ReportsTheKernelAndPassesItsCheck) {
-  Result r = run("gemm --m 19 --n 23 --k 29 --device sim --check --bench --reps 2");
+  Result r = run("gemm --m 19 --n 23 --k 29 --kernel sm80 --device sim --check --bench --reps 2");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("kernel: sm80, config 64x64x32 s3 w2x2 c1x1"), std::string::npos)
       << r.output;

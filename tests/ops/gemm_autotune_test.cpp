@@ -48,7 +48,7 @@ class GemmAutotune : public ::testing::Test {
     auto a = make_matrix(dev_, DType::bf16, {0, 20, 24}, rng_),
          b = make_matrix(dev_, DType::bf16, {0, 24, 36}, rng_);
     auto d = make_matrix(dev_, DType::f32, {0, 20, 36}, rng_, true);
-    Gemm g(a.view, b.view, nullptr, d.view, {.autotune = true});
+    Gemm g(a.view, b.view, nullptr, d.view, {.kernel = GemmKernel::sm80, .autotune = true});
     g.compile();
     g.execute(a.view, b.view, nullptr, d.view);
     EXPECT_LE(max_relative_error(HostTensor::download(d.view),

@@ -205,7 +205,7 @@ TEST_F(GemmRefusal, ExecuteWithViewsOfAnotherProblem) {
 
 TEST_F(GemmRefusal, KernelAndConfigBeforeCompile) {
   auto a = matrix(DType::bf16, 8, 8), b = matrix(DType::bf16, 8, 8), d = matrix(DType::f32, 8, 8);
-  Gemm g(a.view, b.view, nullptr, d.view);
+  Gemm g(a.view, b.view, nullptr, d.view, {.kernel = GemmKernel::sm80});
   EXPECT_THROW(g.kernel(), OpsError);
   EXPECT_THROW(g.config(), OpsError);
   g.compile();

@@ -19,18 +19,6 @@ bool power_of_two(int x) {
   return x > 0 && (x & (x - 1)) == 0;
 }
 
-// Shared memory holds each operand tile as panels: rows of `panel` 16-bit
-// elements along the operand's contiguous global dimension. A panel row of
-// 2^e elements is swizzled with Swizzle<min(3, e-3), 3, max(3, e-3)> on
-// element offsets: it XORs the 16-byte chunk index with the row index mod 8,
-// so the eight 16-byte rows one ldmatrix phase reads (8 consecutive rows of
-// the panel, same column) fall in eight distinct 4-bank groups of the 128-byte
-// bank window (PTX ISA 9.7.14.5.15: each 8x8 matrix is 8 rows of 16 bytes).
-layout::Swizzle panel_swizzle(int panel) {
-  const int e = std::countr_zero(static_cast<unsigned>(panel));
-  return layout::Swizzle(std::min(3, e - 3), 3, std::max(3, e - 3));
-}
-
 // Elements spanned by one swizzle repeat: offsets that differ by a multiple
 // of it are swizzled alike.
 std::int64_t swizzle_period(const layout::Swizzle& s) {
@@ -39,7 +27,11 @@ std::int64_t swizzle_period(const layout::Swizzle& s) {
 
 // One operand (A or B) as it is staged: `rows` x `cols` in shared memory per
 // stage, cols along the operand's contiguous global dimension, split into
-// panels of `panel` columns.
+// panels of `panel` columns, each swizzled by sm80_panel_swizzle. A panel is
+// the whole row where cols are K (the warps' parts are whole rows apart);
+// where cols are M (N) it is one warp's extent, so that every warp's part of
+// the tile starts a swizzle repeat and tile::warp::copy can swizzle offsets
+// relative to it.
 struct Staging {
   bool k_contiguous;  // cols are K (A row-major, B column-major)
   int rows, cols, panel, vector;
@@ -88,7 +80,7 @@ struct OperandCopier {
   // Issues the copies of the next k-tile into `tile_base` (a 32-bit shared
   // address), then moves the state on by one k-tile.
   void issue(Kernel& k, const Reg& tile_base) {
-    const layout::Swizzle swz = panel_swizzle(st.panel);
+    const layout::Swizzle swz = sm80_panel_swizzle(st.panel);
     const std::int64_t mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
     const bool uniform = (std::int64_t{row_step} * st.panel) % swizzle_period(swz) == 0;
     // Bytes of the thread's column range that lie inside the matrix.
@@ -287,6 +279,11 @@ void store_d(Kernel& k, DType t, const Reg& addr, const Regs& v) {
 }
 
 }  // namespace
+
+layout::Swizzle sm80_panel_swizzle(int panel) {
+  const int e = std::countr_zero(static_cast<unsigned>(panel));
+  return layout::Swizzle(std::min(3, e - 3), 3, std::max(3, e - 3));
+}
 
 std::string Sm80KernelSpec::kernel_name() const {
   auto major = [](bool row) { return row ? 'r' : 'c'; };
@@ -488,11 +485,11 @@ ptx::Module build_sm80_gemm(const Sm80KernelSpec& spec) {
     Reg tile = smem_base + read_stage * stage_bytes;
     tile::warp::copy(k,
                      tile::SharedTile{tile + a_warp_bytes, sta.panel, spec.a_row_major,
-                                      panel_swizzle(sta.panel)},
+                                      sm80_panel_swizzle(sta.panel)},
                      a_regs);
     tile::warp::copy(k,
                      tile::SharedTile{tile + sta.tile_bytes() + b_warp_bytes, stb.panel,
-                                      spec.b_row_major, panel_swizzle(stb.panel)},
+                                      spec.b_row_major, sm80_panel_swizzle(stb.panel)},
                      b_regs);
     tile::warp::gemm(k, acc, a_regs, b_regs, acc, 1.0f, 1.0f);
   });

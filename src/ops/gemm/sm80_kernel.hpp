@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gemm_problem.hpp"
+#include "warpforge/layout/swizzle.hpp"
 #include "warpforge/ops/gemm.hpp"
 #include "warpforge/ptx/module.hpp"
 
@@ -37,6 +38,15 @@ struct Sm80KernelSpec {
   std::string kernel_name() const;  // spells out the specialisation
   friend bool operator==(const Sm80KernelSpec&, const Sm80KernelSpec&) = default;
 };
+
+// The swizzle (on element offsets) of a shared-memory panel whose rows hold
+// `panel` 16-bit elements (16 to 256, a power of two): for 2^e elements,
+// Swizzle<min(3, e-3), 3, max(3, e-3)>. It XORs each row's 16-byte chunk
+// index with the row index mod 8, so that the eight 16-byte rows one
+// ldmatrix phase reads (8 consecutive rows, one chunk column; PTX ISA
+// 9.7.14.5.15) fall in eight distinct 4-bank groups of the 128-byte bank
+// window: no bank conflicts, for cp.async's 16-byte writes either.
+layout::Swizzle sm80_panel_swizzle(int panel);
 
 // The specialisation for `problem` under `config`.
 Sm80KernelSpec sm80_spec(const GemmProblem& problem, const GemmConfig& config);

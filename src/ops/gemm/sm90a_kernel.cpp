@@ -235,6 +235,7 @@ void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
   // 8-row atoms) down an MN-major box.
   const std::uint32_t a_step = s_.a_k_major ? 32 : 2 * kAtom, b_step = s_.b_k_major ? 32 : 2 * kAtom;
   const Type ab = dsl_type(s_.ab);
+  Reg previous = k_.mov(u32, 0);  // the stage of the k-block before this one
   k_.for_range(0, kblocks_, 1, [&](Reg kb) {
     k_.mbarrier_wait_parity(at(stage_barrier(smem_.full, stage)), phase);
     Reg da = k_.reg(u64), db = k_.reg(u64);
@@ -250,11 +251,15 @@ void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
       k_.wgmma_mma_async(ab, acc, da + (kk * a_step >> 4), db + (kk * b_step >> 4), scale, a_major, b_major);
     }
     k_.wgmma_commit_group();
-    k_.wgmma_wait_group(0);
-    // The slot is free once this warpgroup's wgmma have read it.
-    k_.if_then(leader, [&] { k_.mbarrier_arrive(at(stage_barrier(smem_.empty, stage))); });
+    // One group stays in flight so the tensor cores never wait on this
+    // warpgroup: once the previous k-block's group is done, its slot is free.
+    k_.wgmma_wait_group(1);
+    k_.if_then(leader && accumulate, [&] { k_.mbarrier_arrive(at(stage_barrier(smem_.empty, previous))); });
+    k_.mov(previous, stage);
     advance(stage, phase);
   });
+  k_.wgmma_wait_group(0);
+  k_.if_then(leader, [&] { k_.mbarrier_arrive(at(stage_barrier(smem_.empty, previous))); });
 }
 
 // alpha·acc (+ beta·C) converted to D's type, written into 128-byte-swizzled

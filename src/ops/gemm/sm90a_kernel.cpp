@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <optional>
+#include <utility>
 #include <variant>
 
 #include "warpforge/dsl.hpp"
@@ -57,6 +58,8 @@ class GemmKernel {
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Pred& leader);
+  std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& cw, const Reg& row,
+                                  const Reg& lane);
   Reg descriptor(const Reg& smem_address, std::uint32_t lbo, std::uint32_t sbo);
 
   Sm90aSpec s_;
@@ -262,9 +265,50 @@ void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
   k_.if_then(leader, [&] { k_.mbarrier_arrive(at(stage_barrier(smem_.empty, previous))); });
 }
 
-// alpha·acc (+ beta·C) converted to D's type, written into 128-byte-swizzled
+// alpha·acc[i], alpha·acc[i + 1] (+ beta·C) for accumulator pair i of this
+// thread: row `row` of the warpgroup's 64, columns 8·(i/4) + 2·(lane%4) + {0, 1}.
+std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& cw,
+                                            const Reg& row, const Reg& lane) {
+  Reg v0 = k_.reg(f32), v1 = k_.reg(f32);
+  k_.mul(v0, acc[i], alpha_);
+  k_.mul(v1, acc[i + 1], alpha_);
+  if (!s_.has_c) return {v0, v1};
+  const int es = runtime::bits(s_.d) / 8;
+  const Type dt = dsl_type(s_.d);
+  Reg grow = t.m0 + cw * 64 + row, gcol = t.n0 + (i / 4) * 8 + ((lane & 3) << 1);
+  Reg offset = k_.reg(u64), tmp = k_.reg(u64);
+  k_.mul_wide(offset, t.batch, 1);
+  k_.mul(offset, offset, c_bs_);
+  k_.mul_wide(tmp, grow, 1);
+  k_.mad(offset, tmp, c_rs_, offset);
+  for (int e = 0; e < 2; ++e) {
+    Reg col = gcol + e;
+    Reg at_col = k_.reg(u64);
+    k_.mul_wide(at_col, col, 1);
+    k_.mad(at_col, at_col, c_cs_, offset);
+    Reg address = c_ + at_col * es;
+    const Reg& v = e == 0 ? v0 : v1;
+    k_.if_then((grow < m_) && (col < n_), [&] {
+      Reg c = k_.reg(f32);
+      if (dt == Type::f32) {
+        k_.ld(Space::global, f32, c, at(address));
+      } else {
+        Reg h = k_.reg(dt);
+        k_.ld(Space::global, dt, h, at(address));
+        k_.cvt(c, h);
+      }
+      k_.fma(v, c, beta_, v);
+    });
+  }
+  return {v0, v1};
+}
+
+// The output tile converted to D's type and written into 128-byte-swizzled
 // boxes of 64 rows (the layout the TMA store reads with the same swizzle:
 // 16-byte chunk c of row r lands at chunk c ^ (r % 8)), then stored by TMA.
+// 16-bit D goes through stmatrix, four 8x8 matrices (16 rows x 16 columns)
+// per instruction: the accumulator's fragment is stmatrix's (PTX ISA
+// 9.7.14.5.16), and lane l gives the row address of matrix l / 8.
 void GemmKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Pred& leader) {
   const int es = runtime::bits(s_.d) / 8;
   const int box_cols = sm90a_store_box_cols(s_);
@@ -273,52 +317,38 @@ void GemmKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, c
   k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });  // the last tile's store has read the buffer
   k_.bar_sync(bar_id, 128);
   Reg lane = tid_ & 31, g = lane >> 2;
-  Reg row0 = ((tid_ >> 5) & 3) * 16 + g;  // this thread's first row in the warpgroup's 64
-  Reg col_byte = (lane & 3) * (2 * es);   // its first column's byte in each 8-column group
+  Reg warp_row = ((tid_ >> 5) & 3) * 16;  // this warp's first row in the warpgroup's 64
+  Reg row0 = warp_row + g;                // this thread's first accumulator row
   const Type dt = dsl_type(s_.d);
-  for (int i = 0; i < s_.tile_n / 2; i += 2) {
-    const int half = (i / 2) % 2, group = i / 4;
-    const int byte0 = group * 8 * es;  // the 8-column group's first byte in the tile row
-    Reg row = row0 + 8 * half;
-    Reg v0 = k_.reg(f32), v1 = k_.reg(f32);
-    k_.mul(v0, acc[i], alpha_);
-    k_.mul(v1, acc[i + 1], alpha_);
-    if (s_.has_c) {
-      Reg grow = t.m0 + cw * 64 + row, gcol = t.n0 + group * 8 + ((lane & 3) << 1);
-      Reg offset = k_.reg(u64), tmp = k_.reg(u64);
-      k_.mul_wide(offset, t.batch, 1);
-      k_.mul(offset, offset, c_bs_);
-      k_.mul_wide(tmp, grow, 1);
-      k_.mad(offset, tmp, c_rs_, offset);
-      for (int e = 0; e < 2; ++e) {
-        Reg col = gcol + e;
-        Reg at_col = k_.reg(u64);
-        k_.mul_wide(at_col, col, 1);
-        k_.mad(at_col, at_col, c_cs_, offset);
-        Reg address = c_ + at_col * es;
-        Reg& v = e == 0 ? v0 : v1;
-        k_.if_then((grow < m_) && (col < n_), [&] {
-          Reg c = k_.reg(f32);
-          if (dt == Type::f32) {
-            k_.ld(Space::global, f32, c, at(address));
-          } else {
-            Reg h = k_.reg(dt);
-            k_.ld(Space::global, dt, h, at(address));
-            k_.cvt(c, h);
-          }
-          k_.fma(v, c, beta_, v);
-        });
-      }
-    }
-    Reg byte = col_byte + (byte0 % kRow);
-    Reg chunk = (byte >> 4) ^ g;  // row % 8 == g: rows are 16·warp + g + 8·half
-    Reg address = epi + (byte0 / kRow) * (64 * kRow) + row * kRow + (chunk << 4) + (byte & 15);
-    if (es == 4) {
+  if (es == 4) {
+    Reg col_byte = (lane & 3) * 8;  // the thread's first column's byte in each 8-column group
+    for (int i = 0; i < s_.tile_n / 2; i += 2) {
+      const int byte0 = (i / 4) * 8 * es;  // the 8-column group's first byte in the tile row
+      Reg row = row0 + 8 * ((i / 2) % 2);
+      auto [v0, v1] = output_pair(acc, i, t, cw, row, lane);
+      Reg byte = col_byte + (byte0 % kRow);
+      Reg chunk = (byte >> 4) ^ g;  // row % 8 == g: rows are 16·warp + g + 8·half
+      Reg address = epi + (byte0 / kRow) * (64 * kRow) + row * kRow + (chunk << 4) + (byte & 15);
       k_.st(Space::shared, f32, at(address), Regs{v0, v1});
-    } else {
-      Reg packed = k_.reg(b32);
-      k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed, v1, v0);
-      k_.st(Space::shared, b32, at(address), packed);
+    }
+  } else {
+    // Matrix q of each stmatrix is rows 8·(q % 2).. of column group q / 2.
+    Reg row_in_matrix = lane & 7;
+    Reg row_address = epi + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
+    Reg group_of_lane = lane >> 4;
+    for (int j = 0; j < s_.tile_n / 16; ++j) {
+      Regs packed;
+      for (int q = 0; q < 4; ++q) {
+        const int i = 2 * (4 * j + q);
+        auto [v0, v1] = output_pair(acc, i, t, cw, row0 + 8 * (q % 2), lane);
+        packed.push_back(k_.reg(b32));
+        k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed.back(), v1, v0);
+      }
+      // 8-column groups of 16 bytes, 8 per 128-byte box row; a box (64 rows
+      // of 128 bytes) is 2^13 bytes.
+      Reg group = group_of_lane + 2 * j;
+      Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
+      k_.stmatrix(at(address), packed);
     }
   }
   k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote

@@ -20,8 +20,9 @@ float BlockScaledOperand::value(std::int64_t r, std::int64_t kk, std::int64_t l)
 
 GemmAmaxReference gemm_amax_reference(const BlockScaledOperand& a, const BlockScaledOperand& b) {
   if (a.k != b.k || a.batches != b.batches)
-    throw OpsError("gemm_amax_reference refused: A is K " + std::to_string(a.k) + " L " + std::to_string(a.batches) +
-                   ", B is K " + std::to_string(b.k) + " L " + std::to_string(b.batches) + "; they must agree");
+    throw OpsError("gemm_amax_reference refused: A is K " + std::to_string(a.k) + " L " +
+                   std::to_string(a.batches) + ", B is K " + std::to_string(b.k) + " L " +
+                   std::to_string(b.batches) + "; they must agree");
   GemmAmaxReference r{a.rows, b.rows, a.batches, {}, 0.0f};
   r.acc.resize(static_cast<std::size_t>(r.m * r.n * r.l));
   // Decode once: (l, rows, k) of products' factors.
@@ -29,7 +30,8 @@ GemmAmaxReference gemm_amax_reference(const BlockScaledOperand& a, const BlockSc
     std::vector<double> v(static_cast<std::size_t>(o.batches * o.rows * o.k));
     for (std::int64_t l = 0; l < o.batches; ++l)
       for (std::int64_t i = 0; i < o.rows; ++i)
-        for (std::int64_t kk = 0; kk < o.k; ++kk) v[static_cast<std::size_t>((l * o.rows + i) * o.k + kk)] = o.value(i, kk, l);
+        for (std::int64_t kk = 0; kk < o.k; ++kk)
+          v[static_cast<std::size_t>((l * o.rows + i) * o.k + kk)] = o.value(i, kk, l);
     return v;
   };
   const std::vector<double> da = decoded(a), db = decoded(b);
@@ -44,8 +46,10 @@ GemmAmaxReference gemm_amax_reference(const BlockScaledOperand& a, const BlockSc
         for (std::int64_t kk = 0; kk < a.k; ++kk) sum += x[kk] * y[kk];
         const auto acc = static_cast<float>(sum);
         r.acc[static_cast<std::size_t>((l * r.m + i) * r.n + j)] = acc;
-        if (std::isnan(acc)) nan = true;
-        else amax = std::max(amax, std::fabs(acc));
+        if (std::isnan(acc))
+          nan = true;
+        else
+          amax = std::max(amax, std::fabs(acc));
       }
   r.amax = nan ? std::numeric_limits<float>::quiet_NaN() : amax;
   return r;

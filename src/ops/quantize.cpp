@@ -15,9 +15,12 @@ using runtime::DType;
 // The exponent of the element format's largest normal (OCP MX v1.0 section 6.3, "emax_elem").
 int largest_exponent(DType data) {
   switch (data) {
-    case DType::e4m3: return 8;   // 448 = 1.75 · 2^8
-    case DType::e5m2: return 15;  // 57344 = 1.75 · 2^15
-    default: return 2;            // e2m1: 6 = 1.5 · 2^2
+    case DType::e4m3:
+      return 8;  // 448 = 1.75 · 2^8
+    case DType::e5m2:
+      return 15;  // 57344 = 1.75 · 2^15
+    default:
+      return 2;  // e2m1: 6 = 1.5 · 2^2
   }
 }
 
@@ -38,7 +41,8 @@ std::uint8_t block_scale(const BlockScaledFormat& f, float amax) {
   if (amax == 0.0f) return f.scale == DType::e8m0 ? 127 : 0x38;  // 1.0
   if (f.scale == DType::e4m3) {
     const std::uint8_t s = encode(DType::e4m3, amax / 6.0f);
-    return s == 0 ? std::uint8_t{1} : s;  // an amax too small for e4m3: its smallest subnormal, not 0
+    return s == 0 ? std::uint8_t{1}
+                  : s;  // an amax too small for e4m3: its smallest subnormal, not 0
   }
   int e = 0;
   std::frexp(amax, &e);  // amax = f · 2^e, f in [0.5, 1): floor(log2 amax) = e - 1
@@ -54,19 +58,21 @@ std::uint8_t QuantizedMatrix::code(std::int64_t r, std::int64_t kk, std::int64_t
 }
 
 float QuantizedMatrix::scale(std::int64_t r, std::int64_t kk, std::int64_t l) const {
-  return decode(format.scale, scales[static_cast<std::size_t>(scale_layout().offset(r, kk / format.vec, l))]);
+  return decode(format.scale,
+                scales[static_cast<std::size_t>(scale_layout().offset(r, kk / format.vec, l))]);
 }
 
 float QuantizedMatrix::value(std::int64_t r, std::int64_t kk, std::int64_t l) const {
   return decode(format.data, code(r, kk, l)) * scale(r, kk, l);
 }
 
-QuantizedMatrix quantize(std::span<const float> x, std::int64_t rows, std::int64_t k, std::int64_t batches,
-                         BlockScaledFormat format) {
+QuantizedMatrix quantize(std::span<const float> x, std::int64_t rows, std::int64_t k,
+                         std::int64_t batches, BlockScaledFormat format) {
   check(format, k);
   if (static_cast<std::int64_t>(x.size()) != rows * k * batches)
     throw OpsError("quantize refused: " + std::to_string(x.size()) + " values given for rows " +
-                   std::to_string(rows) + " x K " + std::to_string(k) + " x batches " + std::to_string(batches));
+                   std::to_string(rows) + " x K " + std::to_string(k) + " x batches " +
+                   std::to_string(batches));
   QuantizedMatrix q{format, rows, k, batches, {}, {}};
   const ScaleFactorLayout layout = q.scale_layout();
   q.scales.assign(static_cast<std::size_t>(layout.bytes()), 0);

@@ -11,9 +11,10 @@
 // Tensors (runtime::TensorView, strides in elements):
 //  - A (M, K, L) and B (N, K, L): e4m3 or e5m2 (MXFP8), or FP4 e2m1. A is m- or
 //    k-major, B n- or k-major (the dimension of stride 1). FP4 must be k-major;
-//    it is given either as dtype e2m1 with the logical shape (M, K, L), or as
-//    dtype u8 (packed bytes) with shape (M, K/2, L), two elements per byte, the
-//    lower k in the low nibble.
+//    it is given as dtype u8 (packed bytes) with shape (M, K/2, L), two
+//    elements per byte, the lower k in the low nibble. (Dtype e2m1 with the
+//    logical shape (M, K, L) is read the same way, but runtime::TensorView
+//    only builds e2m1 views whose last dimension, here L, has stride 1.)
 //  - SFA, SFB: one scale per v = sf_vec_size elements along K, in the 128×4
 //    tiled layout (scale_factor_layout.hpp), dtype e8m0 or e4m3 (i8 means
 //    e8m0); either 1-D of the layout's padded byte count, or 6-D with shape
@@ -70,8 +71,9 @@ class GemmAmax {
  public:
   // The views fix the problem (shapes, strides, dtypes, device); execute() may
   // be given other views of the same description.
-  GemmAmax(const runtime::TensorView& a, const runtime::TensorView& b, const runtime::TensorView& sfa,
-           const runtime::TensorView& sfb, const runtime::TensorView& c, const runtime::TensorView& amax,
+  GemmAmax(const runtime::TensorView& a, const runtime::TensorView& b,
+           const runtime::TensorView& sfa, const runtime::TensorView& sfb,
+           const runtime::TensorView& c, const runtime::TensorView& amax,
            GemmAmaxOptions options = {});
   ~GemmAmax();
   GemmAmax(GemmAmax&&) noexcept;
@@ -84,8 +86,9 @@ class GemmAmax {
   // Runs on `stream` (the null stream when absent); compiles first if needed.
   // amax must hold its initial value (see above). Throws OpsError when a view
   // differs from the construction's description.
-  void execute(const runtime::TensorView& a, const runtime::TensorView& b, const runtime::TensorView& sfa,
-               const runtime::TensorView& sfb, const runtime::TensorView& c, const runtime::TensorView& amax,
+  void execute(const runtime::TensorView& a, const runtime::TensorView& b,
+               const runtime::TensorView& sfa, const runtime::TensorView& sfb,
+               const runtime::TensorView& c, const runtime::TensorView& amax,
                runtime::Stream* stream = nullptr);
 
  private:
@@ -94,7 +97,7 @@ class GemmAmax {
 };
 
 struct GemmAmaxResult {
-  runtime::Tensor c;     // (M, N, L) of options.c_dtype, options.c_major (FP4: u8 bytes (M, N/2, L))
+  runtime::Tensor c;  // (M, N, L) of options.c_dtype, options.c_major (FP4: u8 bytes (M, N/2, L))
   runtime::Tensor amax;  // f32 [1]
 };
 

@@ -43,15 +43,17 @@ struct QuantizedMatrix {
   std::vector<std::uint8_t> scales;  // ScaleFactorLayout bytes, padding 0
 
   ScaleFactorLayout scale_layout() const { return {rows, k, batches, format.vec}; }
-  std::uint8_t code(std::int64_t r, std::int64_t kk, std::int64_t l) const;  // the data code (a nibble for e2m1)
-  float scale(std::int64_t r, std::int64_t kk, std::int64_t l) const;        // the scale of element (r, kk)
-  float value(std::int64_t r, std::int64_t kk, std::int64_t l) const;        // decoded data × scale
+  std::uint8_t code(std::int64_t r, std::int64_t kk,
+                    std::int64_t l) const;  // the data code (a nibble for e2m1)
+  float scale(std::int64_t r, std::int64_t kk,
+              std::int64_t l) const;  // the scale of element (r, kk)
+  float value(std::int64_t r, std::int64_t kk, std::int64_t l) const;  // decoded data × scale
 };
 
 // x holds rows × k × batches floats, k-major as the data. Throws OpsError for
 // an unsupported format (data not e4m3/e5m2/e2m1, scale not e8m0/e4m3, vec not
 // 16/32) or an odd K with e2m1 data.
-QuantizedMatrix quantize(std::span<const float> x, std::int64_t rows, std::int64_t k, std::int64_t batches,
-                         BlockScaledFormat format);
+QuantizedMatrix quantize(std::span<const float> x, std::int64_t rows, std::int64_t k,
+                         std::int64_t batches, BlockScaledFormat format);
 
 }  // namespace warpforge::ops

@@ -30,7 +30,7 @@ struct ScaleFactorLayout {
   std::int64_t k_tiles() const { return (k_blocks() + 3) / 4; }  // RK
   std::int64_t batch_bytes() const { return row_tiles() * k_tiles() * 512; }
   std::int64_t bytes() const { return batch_bytes() * batches; }  // padded size
-  std::vector<std::int64_t> shape6() const;    // (32, 4, RM, 4, RK, L)
+  std::vector<std::int64_t> shape6() const;                       // (32, 4, RM, 4, RK, L)
   std::vector<std::int64_t> strides6() const;  // (16, 4, RK·512, 1, 512, RM·RK·512)
 
   // The byte offset of the scale of (row, k-block, batch); throws OpsError

@@ -32,7 +32,8 @@ class GemmAmaxPath {
   virtual ~GemmAmaxPath() = default;
   virtual std::string_view name() const = 0;
   // Every reason this path cannot run the (otherwise valid) problem on the device.
-  virtual std::vector<std::string> refusals(const GemmAmaxProblem& problem, const runtime::Device& device) const = 0;
+  virtual std::vector<std::string> refusals(const GemmAmaxProblem& problem,
+                                            const runtime::Device& device) const = 0;
   virtual std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& problem,
                                                   const runtime::Device& device) const = 0;
 };

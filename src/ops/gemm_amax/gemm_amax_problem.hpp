@@ -38,6 +38,7 @@ struct GemmAmaxProblem {
 GemmAmaxProblem describe_gemm_amax(const runtime::TensorView& a, const runtime::TensorView& b,
                                    const runtime::TensorView& sfa, const runtime::TensorView& sfb,
                                    const runtime::TensorView& c, const runtime::TensorView& amax,
-                                   const GemmAmaxOptions& options, std::vector<std::string>& refusals);
+                                   const GemmAmaxOptions& options,
+                                   std::vector<std::string>& refusals);
 
 }  // namespace warpforge::ops

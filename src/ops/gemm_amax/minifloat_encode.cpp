@@ -16,9 +16,15 @@ Reg emit_minifloat_encode(Kernel& k, const Reg& value, runtime::DType format) {
   };
   Format f{};
   switch (format) {
-    case runtime::DType::e4m3: f = {4, 3, 7, 0x7E, 0x7F}; break;
-    case runtime::DType::e5m2: f = {5, 2, 15, 0x7B, 0x7F}; break;
-    case runtime::DType::e2m1: f = {2, 1, 1, 0x7, 0x7}; break;  // no NaN: +6, as ops::encode
+    case runtime::DType::e4m3:
+      f = {4, 3, 7, 0x7E, 0x7F};
+      break;
+    case runtime::DType::e5m2:
+      f = {5, 2, 15, 0x7B, 0x7F};
+      break;
+    case runtime::DType::e2m1:
+      f = {2, 1, 1, 0x7, 0x7};
+      break;  // no NaN: +6, as ops::encode
     default:
       throw OpsError("in-kernel encode to " + std::string(runtime::name(format)) +
                      " refused: accepted e4m3, e5m2, e2m1");

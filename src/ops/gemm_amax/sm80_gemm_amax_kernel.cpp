@@ -24,7 +24,9 @@ constexpr int kSharedLd = kBlockK + 8;
 constexpr int kWarpTile = 32;
 constexpr int kScaleTableOffset = 256 * 4;  // bytes: the scale codes' half of the tables
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+std::uint32_t imm(std::int64_t v) {
+  return static_cast<std::uint32_t>(v);
+}
 
 // What one operand (A or B) contributes to a K step.
 struct Operand {
@@ -37,17 +39,21 @@ struct Operand {
 class Builder {
  public:
   Builder(const GemmAmaxProblem& p, GemmAmaxTile tile)
-      : p_(p), tile_(tile), k_(kSm80GemmAmaxKernel, Target::sm_80),
-        warps_m_(tile.m / kWarpTile), warps_(tile.m / kWarpTile * (tile.n / kWarpTile)) {}
+      : p_(p),
+        tile_(tile),
+        k_(kSm80GemmAmaxKernel, Target::sm_80),
+        warps_m_(tile.m / kWarpTile),
+        warps_(tile.m / kWarpTile * (tile.n / kWarpTile)) {}
 
   ptx::Module build() {
-    Reg pa = k_.param_ptr("A"), pb = k_.param_ptr("B"), psfa = k_.param_ptr("SFA"), psfb = k_.param_ptr("SFB"),
-        pc = k_.param_ptr("C"), pamax = k_.param_ptr("amax", 4), ptables = k_.param_ptr("tables", 4);
+    Reg pa = k_.param_ptr("A"), pb = k_.param_ptr("B"), psfa = k_.param_ptr("SFA"),
+        psfb = k_.param_ptr("SFB"), pc = k_.param_ptr("C"), pamax = k_.param_ptr("amax", 4),
+        ptables = k_.param_ptr("tables", 4);
     const int threads = warps_ * 32;
     k_.reqntid(imm(threads));
     Shared a_tile = k_.shared("a_tile", tile_.m * kSharedLd * 2, 16);
     Shared b_tile = k_.shared("b_tile", tile_.n * kSharedLd * 2, 16);
-    Shared tables = k_.shared("tables", 512 * 4, 16);
+    Shared tables = k_.shared("decode_tables", 512 * 4, 16);
     Shared cta_amax = k_.shared("cta_amax", 4, 4);
 
     tid_ = k_.sreg(SReg::tid_x);
@@ -84,22 +90,26 @@ class Builder {
     Reg b_warp = b_base + (warp_n * imm(kWarpTile * kSharedLd * 2));
 
     const ScaleFactorLayout sfa{p_.m, p_.k, p_.l, p_.vec}, sfb{p_.n, p_.k, p_.l, p_.vec};
-    const Operand a{pa, psfa, p_.m, p_.a, sfa.row_tiles()}, b{pb, psfb, p_.n, p_.b, sfb.row_tiles()};
+    const Operand a{pa, psfa, p_.m, p_.a, sfa.row_tiles()},
+        b{pb, psfb, p_.n, p_.b, sfb.row_tiles()};
     k_.for_range(0u, imm(p_.k), imm(kBlockK), [&](Reg k0) {
       stage(a, row0_m, tile_.m, k0, a_base);
       stage(b, row0_n, tile_.n, k0, b_base);
       k_.bar_sync();
       tile::warp::copy(k_, tile::SharedTile{a_warp, kSharedLd, true}, fa);
-      tile::warp::copy(k_, tile::SharedTile{b_warp, kSharedLd, false}, fb);  // B is stored n-rows of K
+      tile::warp::copy(k_, tile::SharedTile{b_warp, kSharedLd, false},
+                       fb);  // B is stored n-rows of K
       tile::warp::gemm(k_, acc, fa, fb, acc, 1.0f, 1.0f);
       k_.bar_sync();  // the next step overwrites the tiles
     });
 
-    Reg thread_max = epilogue(acc, pc, row0_m + (warp_m * imm(kWarpTile)), row0_n + (warp_n * imm(kWarpTile)));
+    Reg thread_max =
+        epilogue(acc, pc, row0_m + (warp_m * imm(kWarpTile)), row0_n + (warp_n * imm(kWarpTile)));
     Reg warp_max = k_.reg(u32);
     k_.redux_sync(Redux::max, warp_max, thread_max);
     Pred leader = lane_ == 0u;
-    k_.guarded(leader, [&] { k_.red(Space::shared, AtomOp::max, u32, at(cta_amax_address), warp_max); });
+    k_.guarded(leader,
+               [&] { k_.red(Space::shared, AtomOp::max, u32, at(cta_amax_address), warp_max); });
     k_.bar_sync();
     k_.guarded(first_thread, [&] {
       Reg cta_max = k_.reg(u32);
@@ -139,7 +149,8 @@ class Builder {
     Reg column = k0 + lane_;
     Pred column_in = column < imm(p_.k);
     Reg kc = k_.reg(u32);
-    k_.min(kc, column, imm(p_.k - 1));  // clamped, so every load is in bounds; the value is zeroed below
+    k_.min(kc, column,
+           imm(p_.k - 1));  // clamped, so every load is in bounds; the value is zeroed below
     Reg kb = kc >> imm(std::countr_zero(static_cast<unsigned>(p_.vec)));
     Reg k_part = kc * imm(o.strides.col) + batch_ * imm(o.strides.batch);
     Reg sf_part = batch_ * imm(o.row_tiles * k_tiles * 512) + ((kb >> 2u) * 512u) + (kb & 3u);
@@ -150,9 +161,11 @@ class Builder {
       Reg rc = k_.reg(u32);
       k_.min(rc, row, imm(o.rows - 1));
       Reg element = (rc * imm(o.strides.row)) + k_part;
-      Reg code = fp4 ? (load_byte(o.data, element >> 1u) >> ((element & 1u) << 2)) & 15u : load_byte(o.data, element);
+      Reg code = fp4 ? (load_byte(o.data, element >> 1u) >> ((element & 1u) << 2)) & 15u
+                     : load_byte(o.data, element);
       // The 128x4 layout (scale_factor_layout.hpp): (r/128)·RK·512 + (r%32)·16 + ((r/32)%4)·4 + ...
-      Reg sf_offset = sf_part + ((rc >> 7u) * imm(k_tiles * 512)) + ((rc & 31u) << 4) + (((rc >> 5u) & 3u) << 2);
+      Reg sf_offset = sf_part + ((rc >> 7u) * imm(k_tiles * 512)) + ((rc & 31u) << 4) +
+                      (((rc >> 5u) & 3u) << 2);
       Reg scale_code = load_byte(o.scales, sf_offset);
       Reg v = k_.reg(f32);
       k_.mul(v, table(code, 0), table(scale_code, kScaleTableOffset), {Round::rn});
@@ -164,14 +177,17 @@ class Builder {
   }
 
   // Stores the warp's 32×32 of C and returns the thread's max |C| as u32 bits.
-  Reg epilogue(const tile::RegisterTile& acc, const Reg& pc, const Reg& warp_row0, const Reg& warp_col0) {
-    Reg group = lane_ >> 2, in_group = lane_ & 3u;  // PTX ISA 9.7.14.5.8: C rows groupID (+8), cols 2·tig (+1)
+  Reg epilogue(const tile::RegisterTile& acc, const Reg& pc, const Reg& warp_row0,
+               const Reg& warp_col0) {
+    Reg group = lane_ >> 2,
+        in_group = lane_ & 3u;  // PTX ISA 9.7.14.5.8: C rows groupID (+8), cols 2·tig (+1)
     Reg m_base = warp_row0 + group, n_base = warp_col0 + (in_group << 1);
     Reg thread_max = k_.mov(u32, 0u);
     const int atoms_m = kWarpTile / 16;
     for (int j = 0; j < kWarpTile / 8; ++j)
       for (int i = 0; i < atoms_m; ++i)
-        for (int half = 0; half < 2; ++half) {  // slots 2·half, 2·half + 1: rows +8·half, adjacent columns
+        for (int half = 0; half < 2;
+             ++half) {  // slots 2·half, 2·half + 1: rows +8·half, adjacent columns
           Reg row = m_base + imm(i * 16 + 8 * half);
           Reg col = n_base + imm(j * 8);
           Pred row_in = row < imm(p_.m);
@@ -182,7 +198,8 @@ class Builder {
           fold_amax(thread_max, v0, in0);
           fold_amax(thread_max, v1, in1);
           Reg element = (row * imm(p_.c.row)) + (col * imm(p_.c.col)) + (batch_ * imm(p_.c.batch));
-          if (p_.c_dtype == DType::e2m1) {  // n-major and even: col, col + 1 share one byte, col low
+          if (p_.c_dtype ==
+              DType::e2m1) {  // n-major and even: col, col + 1 share one byte, col low
             Reg lo = emit_minifloat_encode(k_, v0, DType::e2m1);
             Reg hi = emit_minifloat_encode(k_, v1, DType::e2m1);
             Reg hi_kept = k_.reg(u32);
@@ -203,7 +220,8 @@ class Builder {
   void fold_amax(Reg& thread_max, const Reg& v, const Pred& in) {
     Reg bits = k_.reg(b32);
     k_.mov(bits, v);
-    Reg magnitude = bits.as(u32) & 0x7fffffffu;  // |v| as bits: unsigned order = value order, NaN on top
+    Reg magnitude =
+        bits.as(u32) & 0x7fffffffu;  // |v| as bits: unsigned order = value order, NaN on top
     Reg kept = k_.reg(u32);
     k_.selp(kept, magnitude, 0u, in);
     k_.max(thread_max, thread_max, kept);
@@ -251,8 +269,10 @@ ptx::Module build_sm80_gemm_amax(const GemmAmaxProblem& problem, GemmAmaxTile ti
 std::vector<float> sm80_gemm_amax_tables(const GemmAmaxProblem& problem) {
   std::vector<float> t(512, 0.0f);
   const int data_codes = problem.ab_dtype == DType::e2m1 ? 16 : 256;
-  for (int c = 0; c < data_codes; ++c) t[static_cast<std::size_t>(c)] = decode(problem.ab_dtype, static_cast<std::uint8_t>(c));
-  for (int c = 0; c < 256; ++c) t[256 + static_cast<std::size_t>(c)] = decode(problem.sf_dtype, static_cast<std::uint8_t>(c));
+  for (int c = 0; c < data_codes; ++c)
+    t[static_cast<std::size_t>(c)] = decode(problem.ab_dtype, static_cast<std::uint8_t>(c));
+  for (int c = 0; c < 256; ++c)
+    t[256 + static_cast<std::size_t>(c)] = decode(problem.sf_dtype, static_cast<std::uint8_t>(c));
   return t;
 }
 

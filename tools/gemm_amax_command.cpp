@@ -130,9 +130,12 @@ Operand make_operand(const runtime::Device& dev, std::int64_t rows, const Args& 
   return {std::move(q), std::move(view), std::move(scales)};
 }
 
+// The bytes a view spans (C of L > 1 is (M, N, L) with L outermost in memory:
+// not "contiguous" in TensorView's row-major sense, so read it as plain bytes).
 std::vector<std::uint8_t> download(const runtime::TensorView& t) {
   std::vector<std::uint8_t> bytes(t.extent_bytes());
-  t.copy_to_host(bytes.data(), bytes.size());
+  runtime::TensorView(t.device(), t.address(), DType::u8, {static_cast<std::int64_t>(bytes.size())})
+      .copy_to_host(bytes.data(), bytes.size());
   return bytes;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gemm_amax_test_support.hpp"
+#include "warpforge/ops/low_precision.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 #include "warpforge/runtime/device.hpp"
 
@@ -97,6 +98,41 @@ TEST(GemmAmaxKernel, NaNInAnInputMakesAmaxNaN) {
     for (float v : values) nans += std::isnan(v);
     EXPECT_EQ(nans, in_scale ? c.n : c.m);  // one row of C in batch 1, or one column in batch 0
   }
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing
+
+namespace warpforge::ops::testing {
+namespace {
+
+// gemm_amax() allocates C (FP4: u8 bytes (M, N/2, L), n-major) and sets amax to +0.0 itself.
+TEST(GemmAmaxWrapper, AllocatesCAndInitialisesAmax) {
+  GemmAmaxCase c;
+  c.ab = DType::e2m1, c.c = DType::e2m1, c.m = 20, c.n = 32, c.k = 64, c.l = 2;
+  std::mt19937 rng(600);
+  auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
+  const GemmAmaxResult r = gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, s.options());
+  EXPECT_EQ(r.c.dtype(), DType::u8);
+  EXPECT_EQ(r.c.shape(), (std::vector<std::int64_t>{20, 16, 2}));
+  EXPECT_EQ(r.c.strides(), (std::vector<std::int64_t>{16, 1, 320}));
+  std::vector<std::uint8_t> bytes(r.c.extent_bytes());
+  runtime::TensorView(r.c.device(), r.c.address(), DType::u8, {static_cast<std::int64_t>(bytes.size())})
+      .copy_to_host(bytes.data(), bytes.size());
+  float amax = -1.0f;
+  r.amax.copy_to_host(&amax, 4);
+  const GemmAmaxReference ref = gemm_amax_reference(s.host_a(), s.host_b());
+  int bad = 0;
+  for (std::int64_t l = 0; l < c.l; ++l)
+    for (std::int64_t i = 0; i < c.m; ++i)
+      for (std::int64_t j = 0; j < c.n; ++j) {
+        const float want = round_to(DType::e2m1, ref.at(i, j, l));
+        const float got = decode(DType::e2m1, e2m1_at(bytes, (l * c.m + i) * c.n + j));
+        bad += std::fabs(got - want) > 0.1f + 0.1f * std::fabs(want);
+      }
+  EXPECT_EQ(bad, 0);
+  EXPECT_NEAR(amax, ref.amax, 0.1f);
+  EXPECT_GT(ref.amax, 1.0f);
 }
 
 }  // namespace

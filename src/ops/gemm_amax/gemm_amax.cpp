@@ -41,10 +41,8 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
                    GemmAmaxOptions options)
     : state_(std::make_unique<State>(State{a.device(), {}, {}, {}})) {
   state_->problem = describe_gemm_amax(a, b, sfa, sfb, c, amax, options, state_->refusals);
-  if (state_->refusals.empty()) {
-    for (auto& why : state_->path->refusals(state_->problem, a.device()))
-      state_->refusals.push_back(std::move(why));
-  }
+  for (auto& why : state_->path->refusals(state_->problem, a.device()))
+    state_->refusals.push_back(std::move(why));
   state_->views = {describe(a),   describe(b), describe(sfa),
                    describe(sfb), describe(c), describe(amax)};
 }

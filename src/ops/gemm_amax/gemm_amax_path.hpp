@@ -31,7 +31,8 @@ class GemmAmaxPath {
  public:
   virtual ~GemmAmaxPath() = default;
   virtual std::string_view name() const = 0;
-  // Every reason this path cannot run the (otherwise valid) problem on the device.
+  // Every reason this path cannot run the problem on the device. Called on
+  // every problem, also one describe_gemm_amax refused (then partly filled).
   virtual std::vector<std::string> refusals(const GemmAmaxProblem& problem,
                                             const runtime::Device& device) const = 0;
   virtual std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& problem,

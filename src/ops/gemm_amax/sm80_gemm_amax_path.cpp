@@ -60,8 +60,10 @@ class Sm80Path final : public GemmAmaxPath {
                     std::to_string(p.cluster.n) +
                     ": the sm80 kernel runs without clusters (1x1 only)");
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    if (span(p.a, p.m, p.k, p.l) > limit || span(p.b, p.n, p.k, p.l) > limit ||
-        span(p.c, p.m, p.n, p.l) > limit)
+    const bool sized =
+        p.m > 0 && p.n > 0 && p.k > 0 && p.l > 0;  // else describe_gemm_amax refused it
+    if (sized && (span(p.a, p.m, p.k, p.l) > limit || span(p.b, p.n, p.k, p.l) > limit ||
+                  span(p.c, p.m, p.n, p.l) > limit))
       why.push_back(
           "problem " + p.describe() +
           ": the sm80 kernel addresses A, B and C with 32-bit element offsets (at most 2^31 - 1)");

@@ -161,7 +161,7 @@ float c_value(const std::vector<std::uint8_t>& c, DType t, std::int64_t e) {
   }
 }
 
-std::string npy_descr(DType t) {
+std::string c_npy_descr(DType t) {
   switch (t) {
     case DType::f32:
       return "<f4";
@@ -263,7 +263,7 @@ int run_gemm_amax(const std::vector<std::string>& raw) {
               A.q.scales.data(), A.q.scales.size());
     write_npy(dir / "sfb.npy", "|u1", {static_cast<std::int64_t>(B.q.scales.size())},
               B.q.scales.data(), B.q.scales.size());
-    write_npy(dir / "c.npy", npy_descr(a.c), {a.l, a.m, a.c == DType::e2m1 ? a.n / 2 : a.n},
+    write_npy(dir / "c.npy", c_npy_descr(a.c), {a.l, a.m, a.c == DType::e2m1 ? a.n / 2 : a.n},
               c_bytes.data(), c_bytes.size());
     write_npy(dir / "amax.npy", "<f4", {1}, &amax, 4);
     std::cout << "saved a, b, sfa, sfb, c, amax (.npy) to " << a.save << "\n";

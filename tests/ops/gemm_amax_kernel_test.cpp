@@ -66,6 +66,12 @@ TEST(GemmAmaxKernel, ManyCtasAndTileShapes) {
     c.m = 136, c.n = 72, c.k = 48, c.l = 1;
     expect_pass(c, 300 + static_cast<std::uint32_t>(tile.m + tile.n));
   }
+  // The default tile (64x64), every operand transposed, several batches, FP8 e5m2.
+  GemmAmaxCase c;
+  c.ab = DType::e5m2, c.c = DType::f16, c.tile = std::nullopt;
+  c.a_k_major = false, c.b_k_major = false, c.c_major = CMajor::m;
+  c.m = 130, c.n = 70, c.k = 64, c.l = 2;
+  expect_pass(c, 350);
 }
 
 // amax folds into what the caller put there: a larger initial value stays.

@@ -1,5 +1,5 @@
 // Host-side encode/decode of the low-precision formats of block-scaled GEMM
-// (OCP Microscaling Formats (MX) v1.0, section 5; PTX ISA 5.2.5.1-5.2.5.3):
+// (OCP Microscaling Formats (MX) v1.0, section 5; PTX ISA 5.2.5, alternate floating-point formats):
 //
 //   e4m3 ("fn")  bias 7,  no infinity, S.1111.111 is NaN, max 448
 //   e5m2         bias 15, IEEE-like: S.11111.00 is inf, S.11111.xx NaN, max 57344

@@ -179,8 +179,8 @@ class Builder {
   // Stores the warp's 32×32 of C and returns the thread's max |C| as u32 bits.
   Reg epilogue(const tile::RegisterTile& acc, const Reg& pc, const Reg& warp_row0,
                const Reg& warp_col0) {
-    Reg group = lane_ >> 2,
-        in_group = lane_ & 3u;  // PTX ISA 9.7.14.5.8: C rows groupID (+8), cols 2·tig (+1)
+    // PTX ISA 9.7.14.5, the mma.m16n8k16 C fragment: rows groupID (+8), columns 2·tig (+1).
+    Reg group = lane_ >> 2, in_group = lane_ & 3u;
     Reg m_base = warp_row0 + group, n_base = warp_col0 + (in_group << 1);
     Reg thread_max = k_.mov(u32, 0u);
     const int atoms_m = kWarpTile / 16;

@@ -19,7 +19,7 @@ using runtime::DType;
 void expect_pass(const GemmAmaxCase& c, std::uint32_t seed, float initial_amax = 0.0f) {
   std::mt19937 rng(seed);
   auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
-  const auto bad = run_and_check(s, initial_amax);
+  const auto bad = run_gemm_amax_and_check(s, initial_amax);
   std::string all;
   for (const auto& b : bad) all += "\n  " + b;
   EXPECT_TRUE(bad.empty()) << c.describe() << all;
@@ -96,7 +96,7 @@ TEST(GemmAmaxKernel, NaNInAnInputMakesAmaxNaN) {
       s.b.bytes[static_cast<std::size_t>(5 * s.b.stride_row + 3 + 0 * s.b.stride_batch)] =
           0xFF;  // e4m3 NaN
     s.upload(in_scale ? s.sfa : s.b);
-    const auto bad = run_and_check(s);
+    const auto bad = run_gemm_amax_and_check(s);
     EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());
     EXPECT_TRUE(std::isnan(s.amax_value()));
     const auto values = s.c_values();
@@ -123,7 +123,8 @@ TEST(GemmAmaxWrapper, AllocatesCAndInitialisesAmax) {
   EXPECT_EQ(r.c.shape(), (std::vector<std::int64_t>{20, 16, 2}));
   EXPECT_EQ(r.c.strides(), (std::vector<std::int64_t>{16, 1, 320}));
   std::vector<std::uint8_t> bytes(r.c.extent_bytes());
-  runtime::TensorView(r.c.device(), r.c.address(), DType::u8, {static_cast<std::int64_t>(bytes.size())})
+  runtime::TensorView(r.c.device(), r.c.address(), DType::u8,
+                      {static_cast<std::int64_t>(bytes.size())})
       .copy_to_host(bytes.data(), bytes.size());
   float amax = -1.0f;
   r.amax.copy_to_host(&amax, 4);

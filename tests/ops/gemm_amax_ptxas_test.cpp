@@ -12,7 +12,8 @@ namespace {
 using runtime::DType;
 
 TEST(GemmAmaxPtxas, KernelAssemblesForSm80AndSm90a) {
-  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
+  if (!ptx::find_ptxas())
+    GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
   struct Case {
     DType ab, sf, c;
     int vec;
@@ -30,7 +31,9 @@ TEST(GemmAmaxPtxas, KernelAssemblesForSm80AndSm90a) {
     const std::string text = build_sm80_gemm_amax(p, c.tile).to_ptx();
     for (const char* arch : {"sm_80", "sm_90a"}) {
       const auto r = ptx::run_ptxas(text, arch);
-      EXPECT_TRUE(r.ok) << p.describe() << " tile " << c.tile.m << "x" << c.tile.n << " on " << arch << ":\n" << r.log;
+      EXPECT_TRUE(r.ok) << p.describe() << " tile " << c.tile.m << "x" << c.tile.n << " on " << arch
+                        << ":\n"
+                        << r.log;
     }
   }
 }

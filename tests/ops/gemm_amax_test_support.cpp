@@ -31,7 +31,7 @@ void set_element(std::vector<std::uint8_t>& bytes, DType t, std::int64_t element
 }
 
 // A matrix of rows × cols × l with the contiguous dimension padded to 16 bytes.
-void lay_out(HostDevice& t, DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t l,
+void lay_out(GemmAmaxTensor& t, DType dtype, std::int64_t rows, std::int64_t cols, std::int64_t l,
              bool cols_contiguous) {
   const std::int64_t align = 128 / element_bits(dtype);
   if (cols_contiguous) {
@@ -44,7 +44,7 @@ void lay_out(HostDevice& t, DType dtype, std::int64_t rows, std::int64_t cols, s
   t.bytes.assign(static_cast<std::size_t>((t.stride_batch * l * element_bits(dtype) + 7) / 8), 0);
 }
 
-void make_view(HostDevice& t, const runtime::Device& device, DType dtype, std::int64_t rows,
+void make_view(GemmAmaxTensor& t, const runtime::Device& device, DType dtype, std::int64_t rows,
                std::int64_t cols, std::int64_t l) {
   t.buffer = std::make_shared<runtime::Buffer>(device, t.bytes.size());
   if (dtype == DType::e2m1)
@@ -55,7 +55,7 @@ void make_view(HostDevice& t, const runtime::Device& device, DType dtype, std::i
                    std::vector<std::int64_t>{t.stride_row, t.stride_col, t.stride_batch});
 }
 
-void make_data(HostDevice& t, const runtime::Device& device, const GemmAmaxCase& c,
+void make_data(GemmAmaxTensor& t, const runtime::Device& device, const GemmAmaxCase& c,
                std::int64_t rows, bool k_major, std::mt19937& rng) {
   lay_out(t, c.ab, rows, c.k, c.l, k_major);
   // Padding holds NaN (FP8) or 6 (FP4): a kernel that reads it shows.
@@ -70,7 +70,7 @@ void make_data(HostDevice& t, const runtime::Device& device, const GemmAmaxCase&
   make_view(t, device, c.ab, rows, c.k, c.l);
 }
 
-void make_scales(HostDevice& t, const runtime::Device& device, const GemmAmaxCase& c,
+void make_scales(GemmAmaxTensor& t, const runtime::Device& device, const GemmAmaxCase& c,
                  std::int64_t rows, bool six_dimensional, std::mt19937& rng) {
   const ScaleFactorLayout layout{rows, c.k, c.l, c.vec};
   t.bytes.assign(static_cast<std::size_t>(layout.bytes()), 0);
@@ -114,7 +114,7 @@ BlockScaledOperand GemmAmaxSetup::host_b() const {
           b.stride_batch, b.bytes, c.sf, c.vec, sfb.bytes};
 }
 
-void GemmAmaxSetup::upload(HostDevice& t) const {
+void GemmAmaxSetup::upload(GemmAmaxTensor& t) const {
   t.buffer->copy_from_host(t.bytes.data(), t.bytes.size());
 }
 
@@ -169,11 +169,11 @@ GemmAmaxSetup make_gemm_amax(const runtime::Device& device, const GemmAmaxCase& 
   s.amax.bytes.assign(4, 0);
   s.amax.buffer = std::make_shared<runtime::Buffer>(device, 4);
   s.amax.view.emplace(*s.amax.buffer, DType::f32, std::vector<std::int64_t>{1});
-  for (HostDevice* t : {&s.a, &s.b, &s.sfa, &s.sfb}) s.upload(*t);
+  for (GemmAmaxTensor* t : {&s.a, &s.b, &s.sfa, &s.sfb}) s.upload(*t);
   return s;
 }
 
-std::vector<std::string> run_and_check(GemmAmaxSetup& s, float initial_amax) {
+std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax) {
   s.out.buffer->fill(0xFF);  // NaN for every float dtype; -6 for FP4
   s.amax.buffer->copy_from_host(&initial_amax, 4);
   GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,

@@ -32,7 +32,7 @@ struct GemmAmaxCase {
 // One operand's host bytes and device tensor. FP4 tensors are u8 views of
 // (rows, cols/2, L) bytes: runtime::TensorView keeps e2m1 views' last
 // dimension contiguous, which (rows, K, L) with L last is not.
-struct HostDevice {
+struct GemmAmaxTensor {
   std::vector<std::uint8_t> bytes;
   std::shared_ptr<runtime::Buffer> buffer;
   std::optional<runtime::TensorView> view;
@@ -41,11 +41,11 @@ struct HostDevice {
 
 struct GemmAmaxSetup {
   GemmAmaxCase c;
-  HostDevice a, b, sfa, sfb, out, amax;
+  GemmAmaxTensor a, b, sfa, sfb, out, amax;
   GemmAmaxOptions options() const;
   BlockScaledOperand host_a() const;
   BlockScaledOperand host_b() const;
-  void upload(HostDevice& t) const;
+  void upload(GemmAmaxTensor& t) const;
   std::vector<float> c_values() const;  // C downloaded and decoded, (l, m, n) order
   float amax_value() const;
 };
@@ -55,6 +55,6 @@ GemmAmaxSetup make_gemm_amax(const runtime::Device& device, const GemmAmaxCase& 
 
 // Poisons C, sets amax to `initial_amax`, runs, and returns every mismatch
 // against the reference (empty: pass).
-std::vector<std::string> run_and_check(GemmAmaxSetup& s, float initial_amax = 0.0f);
+std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax = 0.0f);
 
 }  // namespace warpforge::ops::testing

@@ -20,6 +20,13 @@ bool strides_match(const ops::HostTensor& t, const std::vector<std::int64_t>& wa
   return true;
 }
 
+void write_file(const std::filesystem::path& path, const std::string& header, const void* data, std::size_t bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out) throw Error("could not write " + path.string());
+}
+
 }  // namespace
 
 std::string npy_descr(runtime::DType dtype) {
@@ -81,11 +88,20 @@ void write_npy(const std::filesystem::path& path, const ops::HostTensor& t) {
     std::memcpy(&data[static_cast<std::size_t>(i) * element],
                 &t.bytes[static_cast<std::size_t>(source) * element], element);
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  const std::string header = npy_header(npy_descr(t.dtype), t.shape, as_fortran);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  if (!out) throw Error("could not write " + path.string());
+  write_file(path, npy_header(npy_descr(t.dtype), t.shape, as_fortran), data.data(), data.size());
+}
+
+void write_npy(const std::filesystem::path& path, std::string_view descr,
+               const std::vector<std::int64_t>& shape, const void* data, std::size_t bytes) {
+  std::int64_t count = 1;
+  for (auto e : shape) count *= e;
+  const std::size_t digits = descr.find_first_of("0123456789");
+  const std::size_t item =
+      digits == std::string_view::npos ? 0 : std::stoul(std::string(descr.substr(digits)));
+  if (item == 0 || static_cast<std::size_t>(count) * item != bytes)
+    throw Error("write_npy " + path.string() + ": " + std::to_string(bytes) + " bytes do not hold " +
+                std::to_string(count) + " elements of '" + std::string(descr) + "'");
+  write_file(path, npy_header(std::string(descr), shape, false), data, bytes);
 }
 
 }  // namespace warpforge::cli

@@ -9,9 +9,11 @@
 // into a '<u4' and view as '<f4').
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpforge/ops/gemm_reference.hpp"
@@ -30,5 +32,12 @@ std::string npy_header(const std::string& descr, const std::vector<std::int64_t>
 // Fortran order when it is a column-major (rank-2) array, compacting any
 // padding away. Throws Error when the file cannot be written.
 void write_npy(const std::filesystem::path& path, const ops::HostTensor& tensor);
+
+// Writes `bytes` bytes at `data` as a C-order array of the NumPy dtype `descr`
+// ("<f4", "|u1", ...) and `shape` (raw low-precision data, scale factors).
+// Throws Error when `bytes` is not the shape's size in that dtype or the file
+// cannot be written.
+void write_npy(const std::filesystem::path& path, std::string_view descr,
+               const std::vector<std::int64_t>& shape, const void* data, std::size_t bytes);
 
 }  // namespace warpforge::cli

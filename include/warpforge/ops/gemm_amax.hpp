@@ -1,0 +1,110 @@
+// Block-scaled GEMM + amax, with the semantics of the cuDNN frontend's GemmAmax:
+//
+//   C[m,n,l] = Σ_k (A[m,k,l]·SFA[m,k/v,l]) · (B[n,k,l]·SFB[n,k/v,l])   (f32 accumulation)
+//   amax     = max over m, n, l of |C| on the f32 accumulator, before C's conversion
+//
+//   auto [c, amax] = ops::gemm_amax(a, b, sfa, sfb, {.c_dtype = DType::bf16});
+//   ops::GemmAmax op(a, b, sfa, sfb, c, amax, options);
+//   for (auto& why : op.check_support()) std::cout << why << "\n";
+//   op.compile();  op.execute(a, b, sfa, sfb, c, amax, &stream);
+//
+// Tensors (runtime::TensorView, strides in elements):
+//  - A (M, K, L) and B (N, K, L): e4m3 or e5m2 (MXFP8), or FP4 e2m1. A is m- or
+//    k-major, B n- or k-major (the dimension of stride 1). FP4 must be k-major;
+//    it is given as dtype u8 (packed bytes) with shape (M, K/2, L), two
+//    elements per byte, the lower k in the low nibble. (Dtype e2m1 with the
+//    logical shape (M, K, L) is read the same way, but runtime::TensorView
+//    only builds e2m1 views whose last dimension, here L, has stride 1.)
+//  - SFA, SFB: one scale per v = sf_vec_size elements along K, in the 128×4
+//    tiled layout (scale_factor_layout.hpp), dtype e8m0 or e4m3 (i8 means
+//    e8m0); either 1-D of the layout's padded byte count, or 6-D with shape
+//    (32, 4, RM, 4, RK, L) and strides (16, 4, RK·512, 1, 512, RM·RK·512).
+//  - C (M, N, L): f32, f16, bf16, e4m3, e5m2 or e2m1 (packed as A's FP4; u8
+//    with shape (M, N/2, L) also means FP4), m- or n-major. FP8/FP4 C is
+//    converted with round-to-nearest-even and saturation (low_precision.hpp).
+//  - amax: f32 with one element. The kernel folds the CTAs' maxima into it
+//    with an atomic max, so execute() needs it initialised by the caller
+//    (+0.0, or a running maximum to extend); gemm_amax() initialises it to +0.0.
+//    NaN rule: a NaN anywhere in the accumulator makes amax NaN.
+//
+// Rules (check_support() lists every one broken, each naming the value, the
+// rule and what would be accepted): A and B of one data dtype; SFA and SFB of
+// one scale dtype; e4m3 scales need v = 16; FP8 data needs v = 32; FP8 A/B
+// cannot produce FP8 C; FP4 C needs FP4 A/B; FP4 data k-major; FP4 C n-major;
+// every non-unit stride (and base address) of A, B, C 16-byte aligned; shapes
+// consistent (A's K = B's K, C = (M, N), one L, scale tensors of the layout's
+// shape); acc_dtype f32; tile and cluster shapes the chosen kernel supports;
+// every tensor on one device.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "warpforge/runtime/dtype.hpp"
+#include "warpforge/runtime/stream.hpp"
+#include "warpforge/runtime/tensor.hpp"
+
+namespace warpforge::ops {
+
+// Which dimension of C has stride 1: m (column-major) or n (row-major).
+enum class CMajor { m, n };
+
+struct GemmAmaxTile {
+  int m = 0, n = 0;
+  friend bool operator==(const GemmAmaxTile&, const GemmAmaxTile&) = default;
+};
+
+struct GemmAmaxOptions {
+  runtime::DType c_dtype = runtime::DType::f32;
+  CMajor c_major = CMajor::n;
+  runtime::DType acc_dtype = runtime::DType::f32;  // f32 only
+  int sf_vec_size = 32;                            // 16 or 32
+  // The CTA's output tile; absent: the kernel's default. The sm80 kernel takes
+  // m, n in {32, 64, 128} (default 64×64) and a 1×1 cluster.
+  std::optional<GemmAmaxTile> mma_tile;
+  GemmAmaxTile cluster{1, 1};
+};
+
+class GemmAmax {
+ public:
+  // The views fix the problem (shapes, strides, dtypes, device); execute() may
+  // be given other views of the same description.
+  GemmAmax(const runtime::TensorView& a, const runtime::TensorView& b,
+           const runtime::TensorView& sfa, const runtime::TensorView& sfb,
+           const runtime::TensorView& c, const runtime::TensorView& amax,
+           GemmAmaxOptions options = {});
+  ~GemmAmax();
+  GemmAmax(GemmAmax&&) noexcept;
+  GemmAmax& operator=(GemmAmax&&) noexcept;
+
+  // Every reason the problem cannot run; empty when it can.
+  std::vector<std::string> check_support() const;
+  // Builds the kernel (JIT, cached). Throws OpsError listing check_support()'s reasons.
+  void compile();
+  // Runs on `stream` (the null stream when absent); compiles first if needed.
+  // amax must hold its initial value (see above). Throws OpsError when a view
+  // differs from the construction's description.
+  void execute(const runtime::TensorView& a, const runtime::TensorView& b,
+               const runtime::TensorView& sfa, const runtime::TensorView& sfb,
+               const runtime::TensorView& c, const runtime::TensorView& amax,
+               runtime::Stream* stream = nullptr);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+struct GemmAmaxResult {
+  runtime::Tensor c;  // (M, N, L) of options.c_dtype, options.c_major (FP4: u8 bytes (M, N/2, L))
+  runtime::Tensor amax;  // f32 [1]
+};
+
+// One-shot: allocates C and amax on A's device, sets amax to +0.0, runs, and
+// waits for the stream.
+GemmAmaxResult gemm_amax(const runtime::TensorView& a, const runtime::TensorView& b,
+                         const runtime::TensorView& sfa, const runtime::TensorView& sfb,
+                         GemmAmaxOptions options = {}, runtime::Stream* stream = nullptr);
+
+}  // namespace warpforge::ops

@@ -1,0 +1,121 @@
+#include "warpforge/ops/gemm_amax.hpp"
+
+#include "gemm_amax_path.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/runtime/buffer.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::TensorView;
+
+// What execute() compares: everything of a view but its data.
+struct ViewDescription {
+  runtime::DType dtype;
+  std::vector<std::int64_t> shape, strides;
+  friend bool operator==(const ViewDescription&, const ViewDescription&) = default;
+};
+ViewDescription describe(const TensorView& v) {
+  return {v.dtype(), v.shape(), v.strides()};
+}
+
+std::string join(const std::vector<std::string>& reasons) {
+  std::string s;
+  for (const auto& r : reasons) s += "\n  - " + r;
+  return s;
+}
+
+}  // namespace
+
+struct GemmAmax::State {
+  runtime::Device device;
+  GemmAmaxProblem problem;
+  std::vector<std::string> refusals;
+  std::vector<ViewDescription> views;  // a, b, sfa, sfb, c, amax
+  const GemmAmaxPath* path = &sm80_gemm_amax_path();
+  std::unique_ptr<GemmAmaxLaunch> launch;
+};
+
+GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& sfa,
+                   const TensorView& sfb, const TensorView& c, const TensorView& amax,
+                   GemmAmaxOptions options)
+    : state_(std::make_unique<State>(State{a.device(), {}, {}, {}})) {
+  state_->problem = describe_gemm_amax(a, b, sfa, sfb, c, amax, options, state_->refusals);
+  for (auto& why : state_->path->refusals(state_->problem, a.device()))
+    state_->refusals.push_back(std::move(why));
+  state_->views = {describe(a),   describe(b), describe(sfa),
+                   describe(sfb), describe(c), describe(amax)};
+}
+
+GemmAmax::~GemmAmax() = default;
+GemmAmax::GemmAmax(GemmAmax&&) noexcept = default;
+GemmAmax& GemmAmax::operator=(GemmAmax&&) noexcept = default;
+
+std::vector<std::string> GemmAmax::check_support() const {
+  return state_->refusals;
+}
+
+void GemmAmax::compile() {
+  if (!state_->refusals.empty())
+    throw OpsError("GemmAmax refused " + state_->problem.describe() + ":" + join(state_->refusals));
+  if (!state_->launch) state_->launch = state_->path->compile(state_->problem, state_->device);
+}
+
+void GemmAmax::execute(const TensorView& a, const TensorView& b, const TensorView& sfa,
+                       const TensorView& sfb, const TensorView& c, const TensorView& amax,
+                       runtime::Stream* stream) {
+  compile();
+  const TensorView* given[] = {&a, &b, &sfa, &sfb, &c, &amax};
+  const char* names[] = {"A", "B", "SFA", "SFB", "C", "amax"};
+  std::vector<std::string> mismatches;
+  for (int i = 0; i < 6; ++i) {
+    if (!(describe(*given[i]) == state_->views[static_cast<std::size_t>(i)]))
+      mismatches.push_back(
+          std::string(names[i]) + " is " + given[i]->describe() +
+          ": execute() needs views of the dtype, shape and strides GemmAmax was built with");
+    else if (!(given[i]->device() == state_->device))
+      mismatches.push_back(std::string(names[i]) + " is on " +
+                           given[i]->device().properties().name + ": GemmAmax was built for " +
+                           state_->device.properties().name);
+    else if ((i == 0 || i == 1 || i == 4) && given[i]->address() % 16 != 0)  // A, B, C
+      mismatches.push_back(std::string(names[i]) +
+                           " starts at an address that is not 16-byte aligned");
+  }
+  if (!mismatches.empty()) throw OpsError("GemmAmax::execute refused:" + join(mismatches));
+  state_->launch->run({a, b, sfa, sfb, c, amax}, stream);
+}
+
+GemmAmaxResult gemm_amax(const TensorView& a, const TensorView& b, const TensorView& sfa,
+                         const TensorView& sfb, GemmAmaxOptions options, runtime::Stream* stream) {
+  const runtime::Device& device = a.device();
+  // M, N, L from A and B as GemmAmax reads them (u8 FP4 counts bytes along K only).
+  const std::int64_t m = a.rank() == 3 ? a.shape()[0] : 0, n = b.rank() == 3 ? b.shape()[0] : 0,
+                     l = a.rank() == 3 ? a.shape()[2] : 0;
+  const bool fp4_c =
+      options.c_dtype == runtime::DType::e2m1 || options.c_dtype == runtime::DType::u8;
+  const runtime::DType c_dtype = fp4_c ? runtime::DType::u8 : options.c_dtype;
+  // FP4 C is returned as u8 bytes (M, N/2, L): an e2m1 view of (M, N, L) with
+  // L > 1 has no stride-1 last dimension (runtime/tensor.hpp).
+  const std::int64_t cols = fp4_c ? (n + 1) / 2 : n;
+  std::vector<std::int64_t> shape{m, cols, l}, strides;
+  if (options.c_major == CMajor::n)
+    strides = {cols, 1, m * cols};
+  else
+    strides = {1, m, m * cols};
+  const std::size_t c_bytes = static_cast<std::size_t>(std::max<std::int64_t>(1, m * cols * l) *
+                                                       runtime::bits(c_dtype) / 8);
+  auto c_buffer = std::make_shared<runtime::Buffer>(device, c_bytes);
+  runtime::Tensor c(TensorView(*c_buffer, c_dtype, shape, strides), c_buffer);
+  runtime::Tensor amax = runtime::Tensor::empty(device, runtime::DType::f32, {1});
+  const float zero = 0.0f;
+  amax.copy_from_host(&zero, sizeof zero);
+  GemmAmax op(a, b, sfa, sfb, c, amax, options);
+  op.execute(a, b, sfa, sfb, c, amax, stream);
+  if (stream)
+    stream->synchronize();
+  else
+    device.synchronize();
+  return {std::move(c), std::move(amax)};
+}
+
+}  // namespace warpforge::ops

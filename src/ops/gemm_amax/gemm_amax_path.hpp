@@ -1,0 +1,44 @@
+// One block-scaled GEMM + amax kernel family behind ops::GemmAmax: what it
+// refuses and how it compiles into something that runs. The sm80 path
+// (mma.sync, in-kernel dequantization) is the first; a Hopper (wgmma) path
+// implements the same interface.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gemm_amax_problem.hpp"
+#include "warpforge/runtime/device.hpp"
+#include "warpforge/runtime/stream.hpp"
+#include "warpforge/runtime/tensor.hpp"
+
+namespace warpforge::ops {
+
+// The data of one execution (the views match the compiled problem).
+struct GemmAmaxOperands {
+  const runtime::TensorView &a, &b, &sfa, &sfb, &c, &amax;
+};
+
+class GemmAmaxLaunch {
+ public:
+  virtual ~GemmAmaxLaunch() = default;
+  virtual void run(const GemmAmaxOperands& operands, runtime::Stream* stream) = 0;
+};
+
+class GemmAmaxPath {
+ public:
+  virtual ~GemmAmaxPath() = default;
+  virtual std::string_view name() const = 0;
+  // Every reason this path cannot run the problem on the device. Called on
+  // every problem, also one describe_gemm_amax refused (then partly filled).
+  virtual std::vector<std::string> refusals(const GemmAmaxProblem& problem,
+                                            const runtime::Device& device) const = 0;
+  virtual std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& problem,
+                                                  const runtime::Device& device) const = 0;
+};
+
+const GemmAmaxPath& sm80_gemm_amax_path();
+
+}  // namespace warpforge::ops

@@ -1,0 +1,44 @@
+// What a block-scaled GEMM + amax kernel is specialised for: the problem
+// without its data, normalised from the TensorViews (FP4 given as u8 bytes
+// becomes e2m1 with element strides). Every kernel path reads only this.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "warpforge/ops/gemm_amax.hpp"
+#include "warpforge/runtime/dtype.hpp"
+#include "warpforge/runtime/tensor.hpp"
+
+namespace warpforge::ops {
+
+// Strides in elements (e2m1: in nibbles) of a (rows, cols, batch) matrix: for
+// A (M, K), B (N, K), C (M, N).
+struct MatrixStrides {
+  std::int64_t row = 0, col = 0, batch = 0;
+  friend bool operator==(const MatrixStrides&, const MatrixStrides&) = default;
+};
+
+struct GemmAmaxProblem {
+  std::int64_t m = 0, n = 0, k = 0, l = 1;
+  runtime::DType ab_dtype = runtime::DType::e4m3;  // e4m3, e5m2, e2m1
+  runtime::DType sf_dtype = runtime::DType::e8m0;  // e8m0, e4m3
+  runtime::DType c_dtype = runtime::DType::f32;    // f32, f16, bf16, e4m3, e5m2, e2m1
+  int vec = 32;
+  MatrixStrides a, b, c;
+  std::optional<GemmAmaxTile> tile;  // absent: the path's default
+  GemmAmaxTile cluster{1, 1};
+  std::string describe() const;  // "100x72x96 L3 e4m3 x e8m0/32 -> bf16"
+  friend bool operator==(const GemmAmaxProblem&, const GemmAmaxProblem&) = default;
+};
+
+// The problem the views describe, and in `refusals` every rule they break
+// (then the problem is partial and must not be compiled).
+GemmAmaxProblem describe_gemm_amax(const runtime::TensorView& a, const runtime::TensorView& b,
+                                   const runtime::TensorView& sfa, const runtime::TensorView& sfb,
+                                   const runtime::TensorView& c, const runtime::TensorView& amax,
+                                   const GemmAmaxOptions& options,
+                                   std::vector<std::string>& refusals);
+
+}  // namespace warpforge::ops

@@ -1,0 +1,42 @@
+// The sm80 GemmAmax kernel's PTX assembles with ptxas for sm_80 (its target)
+// and sm_90a (where the Hopper path will sit beside it), for each C
+// conversion and tile shape. Skips, saying so, without the CUDA toolkit.
+#include <gtest/gtest.h>
+
+#include "../../src/ops/gemm_amax/sm80_gemm_amax_kernel.hpp"
+#include "warpforge/ptx/ptxas.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::DType;
+
+TEST(GemmAmaxPtxas, KernelAssemblesForSm80AndSm90a) {
+  if (!ptx::find_ptxas())
+    GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
+  struct Case {
+    DType ab, sf, c;
+    int vec;
+    GemmAmaxTile tile;
+  };
+  for (const Case& c : {Case{DType::e4m3, DType::e8m0, DType::bf16, 32, {64, 64}},
+                        Case{DType::e5m2, DType::e8m0, DType::f32, 32, {128, 128}},
+                        Case{DType::e2m1, DType::e4m3, DType::e2m1, 16, {32, 32}},
+                        Case{DType::e2m1, DType::e8m0, DType::e5m2, 32, {64, 32}},
+                        Case{DType::e2m1, DType::e8m0, DType::f16, 16, {32, 128}}}) {
+    GemmAmaxProblem p;
+    p.m = 300, p.n = 200, p.k = 256, p.l = 2;
+    p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
+    p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {224, 1, 300 * 224};
+    const std::string text = build_sm80_gemm_amax(p, c.tile).to_ptx();
+    for (const char* arch : {"sm_80", "sm_90a"}) {
+      const auto r = ptx::run_ptxas(text, arch);
+      EXPECT_TRUE(r.ok) << p.describe() << " tile " << c.tile.m << "x" << c.tile.n << " on " << arch
+                        << ":\n"
+                        << r.log;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace warpforge::ops

@@ -1,0 +1,60 @@
+// Building block-scaled GEMM + amax problems on a device from random host
+// data (REFERENCE.md's test: data U(-2, 2) cast to its dtype, scales in
+// {1, 2}), running them, and comparing against ops::gemm_amax_reference.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "warpforge/ops/gemm_amax.hpp"
+#include "warpforge/ops/gemm_amax_reference.hpp"
+#include "warpforge/runtime/buffer.hpp"
+#include "warpforge/runtime/tensor.hpp"
+
+namespace warpforge::ops::testing {
+
+struct GemmAmaxCase {
+  runtime::DType ab = runtime::DType::e4m3;
+  runtime::DType sf = runtime::DType::e8m0;
+  int vec = 32;
+  runtime::DType c = runtime::DType::f32;
+  bool a_k_major = true, b_k_major = true;
+  CMajor c_major = CMajor::n;
+  std::int64_t m = 40, n = 24, k = 96, l = 1;
+  std::optional<GemmAmaxTile> tile = GemmAmaxTile{32, 32};
+  std::string describe() const;
+};
+
+// One operand's host bytes and device tensor. FP4 tensors are u8 views of
+// (rows, cols/2, L) bytes: runtime::TensorView keeps e2m1 views' last
+// dimension contiguous, which (rows, K, L) with L last is not.
+struct GemmAmaxTensor {
+  std::vector<std::uint8_t> bytes;
+  std::shared_ptr<runtime::Buffer> buffer;
+  std::optional<runtime::TensorView> view;
+  std::int64_t stride_row = 0, stride_col = 0, stride_batch = 0;  // elements (nibbles for FP4)
+};
+
+struct GemmAmaxSetup {
+  GemmAmaxCase c;
+  GemmAmaxTensor a, b, sfa, sfb, out, amax;
+  GemmAmaxOptions options() const;
+  BlockScaledOperand host_a() const;
+  BlockScaledOperand host_b() const;
+  void upload(GemmAmaxTensor& t) const;
+  std::vector<float> c_values() const;  // C downloaded and decoded, (l, m, n) order
+  float amax_value() const;
+};
+
+GemmAmaxSetup make_gemm_amax(const runtime::Device& device, const GemmAmaxCase& c,
+                             std::mt19937& rng);
+
+// Poisons C, sets amax to `initial_amax`, runs, and returns every mismatch
+// against the reference (empty: pass).
+std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax = 0.0f);
+
+}  // namespace warpforge::ops::testing

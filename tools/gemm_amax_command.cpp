@@ -1,0 +1,299 @@
+// `warpforge gemm-amax`: runs block-scaled GEMM + amax on random quantized
+// inputs, on a GPU or the simulator; optionally checks it against the CPU
+// reference, times it, and saves every tensor as .npy.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+
+#include "command.hpp"
+#include "npy_file.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/ops/gemm_amax.hpp"
+#include "warpforge/ops/gemm_amax_reference.hpp"
+#include "warpforge/ops/half.hpp"
+#include "warpforge/ops/low_precision.hpp"
+#include "warpforge/ops/quantize.hpp"
+#include "warpforge/runtime/buffer.hpp"
+#include "warpforge/runtime/event.hpp"
+
+namespace warpforge::cli {
+namespace {
+
+using runtime::DType;
+
+struct Args {
+  std::int64_t m = 256, n = 256, k = 256, l = 1;
+  DType ab = DType::e4m3, sf = DType::e8m0, c = DType::f32;
+  int vec = 32;
+  std::string device, save;
+  bool check = false, bench = false;
+};
+
+DType dtype_arg(const std::string& flag, const std::string& v,
+                std::initializer_list<DType> accepted) {
+  auto t = runtime::parse_dtype(v);
+  for (DType a : accepted)
+    if (t && *t == a) return a;
+  std::string names;
+  for (DType a : accepted) names += (names.empty() ? "" : ", ") + std::string(runtime::name(a));
+  throw Error(flag + " '" + v + "' refused; accepted: " + names);
+}
+
+std::int64_t int_arg(const std::string& flag, const std::string& v) {
+  try {
+    std::size_t used = 0;
+    const long long x = std::stoll(v, &used);
+    if (used == v.size() && x >= 1) return x;
+  } catch (const std::exception&) {
+  }
+  throw Error(flag + " '" + v + "' refused; expected a positive integer");
+}
+
+Args parse(const std::vector<std::string>& args) {
+  Args a;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& f = args[i];
+    if (f == "--check") {
+      a.check = true;
+      continue;
+    }
+    if (f == "--bench") {
+      a.bench = true;
+      continue;
+    }
+    if (i + 1 >= args.size())
+      throw Error("unknown argument or missing value: '" + f +
+                  "'; see `warpforge gemm-amax --help`");
+    const std::string& v = args[++i];
+    if (f == "--m")
+      a.m = int_arg(f, v);
+    else if (f == "--n")
+      a.n = int_arg(f, v);
+    else if (f == "--k")
+      a.k = int_arg(f, v);
+    else if (f == "--l")
+      a.l = int_arg(f, v);
+    else if (f == "--ab")
+      a.ab = dtype_arg(f, v, {DType::e4m3, DType::e5m2, DType::e2m1});
+    else if (f == "--sf")
+      a.sf = dtype_arg(f, v, {DType::e8m0, DType::e4m3});
+    else if (f == "--c")
+      a.c = dtype_arg(f, v,
+                      {DType::f32, DType::bf16, DType::f16, DType::e4m3, DType::e5m2, DType::e2m1});
+    else if (f == "--sf-vec") {
+      a.vec = static_cast<int>(int_arg(f, v));
+      if (a.vec != 16 && a.vec != 32) throw Error("--sf-vec '" + v + "' refused; accepted: 16, 32");
+    } else if (f == "--device")
+      a.device = v;
+    else if (f == "--save")
+      a.save = v;
+    else
+      throw Error("unknown argument '" + f + "'; see `warpforge gemm-amax --help`");
+  }
+  return a;
+}
+
+runtime::Device pick_device(const std::string& choice) {
+  if (choice == "sim") return runtime::Device::sim();
+  if (choice == "cuda") return runtime::Device::cuda(0);
+  if (!choice.empty()) throw Error("--device '" + choice + "' refused; accepted: cuda, sim");
+  return runtime::Device::cuda_count() > 0 ? runtime::Device::cuda(0) : runtime::Device::sim();
+}
+
+// A (rows, K, L) operand: U(-2, 2) · 2^(0..1) values quantized with the format,
+// k-major, on the device (FP4 as u8 bytes (rows, K/2, L)).
+struct Operand {
+  ops::QuantizedMatrix q;
+  runtime::Tensor data, scales;
+};
+
+Operand make_operand(const runtime::Device& dev, std::int64_t rows, const Args& a,
+                     std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  std::vector<float> x(static_cast<std::size_t>(rows * a.k * a.l));
+  for (auto& v : x) v = u(rng) * (rng() % 2 ? 2.0f : 1.0f);
+  ops::QuantizedMatrix q = ops::quantize(x, rows, a.k, a.l, {a.ab, a.sf, a.vec});
+  const bool fp4 = a.ab == DType::e2m1;
+  const std::int64_t cols = fp4 ? a.k / 2 : a.k;
+  auto data = runtime::Tensor::empty(dev, DType::u8, {static_cast<std::int64_t>(q.data.size())});
+  data.copy_from_host(q.data.data(), q.data.size());
+  runtime::Tensor view(runtime::TensorView(dev, data.address(), fp4 ? DType::u8 : a.ab,
+                                           {rows, cols, a.l}, {cols, 1, rows * cols}),
+                       data.storage());
+  auto scales = runtime::Tensor::empty(dev, a.sf, {static_cast<std::int64_t>(q.scales.size())});
+  scales.copy_from_host(q.scales.data(), q.scales.size());
+  return {std::move(q), std::move(view), std::move(scales)};
+}
+
+// The bytes a view spans (C of L > 1 is (M, N, L) with L outermost in memory:
+// not "contiguous" in TensorView's row-major sense, so read it as plain bytes).
+std::vector<std::uint8_t> download(const runtime::TensorView& t) {
+  std::vector<std::uint8_t> bytes(t.extent_bytes());
+  runtime::TensorView(t.device(), t.address(), DType::u8, {static_cast<std::int64_t>(bytes.size())})
+      .copy_to_host(bytes.data(), bytes.size());
+  return bytes;
+}
+
+// C's element (i, j, l) of the wrapper's n-major C (FP4: bytes (M, N/2, L)).
+float c_value(const std::vector<std::uint8_t>& c, DType t, std::int64_t e) {
+  switch (t) {
+    case DType::f32: {
+      float f;
+      std::memcpy(&f, c.data() + 4 * e, 4);
+      return f;
+    }
+    case DType::f16:
+    case DType::bf16: {
+      std::uint16_t h;
+      std::memcpy(&h, c.data() + 2 * e, 2);
+      return t == DType::f16 ? ops::f16_bits_to_f32(h) : ops::bf16_bits_to_f32(h);
+    }
+    case DType::e2m1:
+      return ops::decode(t, ops::e2m1_at(c, e));
+    default:
+      return ops::decode(t, c[static_cast<std::size_t>(e)]);
+  }
+}
+
+std::string c_npy_descr(DType t) {
+  switch (t) {
+    case DType::f32:
+      return "<f4";
+    case DType::f16:
+      return "<f2";
+    case DType::bf16:
+      return "<u2";  // NumPy has no bfloat16: the raw bits
+    default:
+      return "|u1";  // FP8, FP4 pairs, scales: raw bytes
+  }
+}
+
+int run_gemm_amax(const std::vector<std::string>& raw) {
+  const Args a = parse(raw);
+  runtime::Device dev = pick_device(a.device);
+  std::cout << "device: " << dev.properties().name << (dev.is_simulator() ? " (CPU simulator)" : "")
+            << "\n";
+  std::mt19937 rng(std::random_device{}());
+  Operand A = make_operand(dev, a.m, a, rng), B = make_operand(dev, a.n, a, rng);
+
+  ops::GemmAmaxOptions options;
+  options.c_dtype = a.c;
+  options.sf_vec_size = a.vec;
+  auto t0 = std::chrono::steady_clock::now();
+  ops::GemmAmaxResult r = ops::gemm_amax(A.data, B.data, A.scales, B.scales, options);
+  const double first_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  float amax = 0.0f;
+  r.amax.copy_to_host(&amax, 4);
+  std::printf("%lldx%lldx%lld L%lld %s x %s/%d -> %s: amax %g (first run, with compile: %.1f ms)\n",
+              static_cast<long long>(a.m), static_cast<long long>(a.n), static_cast<long long>(a.k),
+              static_cast<long long>(a.l), std::string(runtime::name(a.ab)).c_str(),
+              std::string(runtime::name(a.sf)).c_str(), a.vec,
+              std::string(runtime::name(a.c)).c_str(), amax, first_ms);
+
+  int status = 0;
+  const std::vector<std::uint8_t> c_bytes = download(r.c);
+  if (a.check) {
+    auto host = [&](const Operand& o, std::int64_t rows) {
+      return ops::BlockScaledOperand{a.ab,       rows,     a.k,  a.l,   a.k,       1,
+                                     rows * a.k, o.q.data, a.sf, a.vec, o.q.scales};
+    };
+    const ops::GemmAmaxReference ref = ops::gemm_amax_reference(host(A, a.m), host(B, a.n));
+    const bool low = a.c == DType::e4m3 || a.c == DType::e5m2 || a.c == DType::e2m1;
+    const float tol = low ? 0.1f : 0.01f;
+    std::int64_t bad = 0;
+    double worst = 0;
+    for (std::int64_t l = 0; l < a.l; ++l)
+      for (std::int64_t i = 0; i < a.m; ++i)
+        for (std::int64_t j = 0; j < a.n; ++j) {
+          const float want = ops::round_to(a.c, ref.at(i, j, l));
+          const float got = c_value(c_bytes, a.c, (l * a.m + i) * a.n + j);
+          const double err = std::fabs(got - want);
+          const bool ok = std::isnan(want) ? std::isnan(got) : err <= tol + tol * std::fabs(want);
+          bad += !ok;
+          if (!std::isnan(err)) worst = std::max(worst, err);
+        }
+    const bool amax_ok =
+        std::isnan(ref.amax) ? std::isnan(amax) : std::fabs(amax - ref.amax) <= 0.1f;
+    std::printf(
+        "check: %s (%lld of %lld elements outside atol = rtol = %g, largest error %g; amax %g, "
+        "reference %g)\n",
+        bad == 0 && amax_ok ? "PASS" : "FAIL", static_cast<long long>(bad),
+        static_cast<long long>(a.m * a.n * a.l), tol, worst, amax, ref.amax);
+    status = bad == 0 && amax_ok ? 0 : 1;
+  }
+
+  if (a.bench) {
+    runtime::Tensor amax_t = runtime::Tensor::empty(dev, DType::f32, {1});
+    ops::GemmAmax op(A.data, B.data, A.scales, B.scales, r.c, amax_t, options);
+    op.compile();
+    const int iterations = dev.is_simulator() ? 2 : 20;
+    op.execute(A.data, B.data, A.scales, B.scales, r.c, amax_t);  // warm-up
+    dev.synchronize();
+    std::vector<double> ms;
+    for (int i = 0; i < iterations; ++i) {  // events around each run: device time, not host time
+      runtime::Event start(dev), end(dev);
+      start.record();
+      op.execute(A.data, B.data, A.scales, B.scales, r.c, amax_t);
+      end.record();
+      ms.push_back(runtime::Event::elapsed_ms(start, end));
+    }
+    std::sort(ms.begin(), ms.end());
+    const double median = ms[ms.size() / 2];
+    std::printf(
+        "bench: median %.3f ms of %d runs (event-timed, after a warm-up), %.2f TFLOP/s\n",
+        median, iterations, 2.0 * a.m * a.n * a.k * a.l / (median * 1e-3) / 1e12);
+  }
+
+  if (!a.save.empty()) {
+    std::filesystem::create_directories(a.save);
+    const std::filesystem::path dir(a.save);
+    const bool fp4 = a.ab == DType::e2m1;
+    write_npy(dir / "a.npy", "|u1", {a.l, a.m, fp4 ? a.k / 2 : a.k}, A.q.data.data(),
+              A.q.data.size());
+    write_npy(dir / "b.npy", "|u1", {a.l, a.n, fp4 ? a.k / 2 : a.k}, B.q.data.data(),
+              B.q.data.size());
+    write_npy(dir / "sfa.npy", "|u1", {static_cast<std::int64_t>(A.q.scales.size())},
+              A.q.scales.data(), A.q.scales.size());
+    write_npy(dir / "sfb.npy", "|u1", {static_cast<std::int64_t>(B.q.scales.size())},
+              B.q.scales.data(), B.q.scales.size());
+    write_npy(dir / "c.npy", c_npy_descr(a.c), {a.l, a.m, a.c == DType::e2m1 ? a.n / 2 : a.n},
+              c_bytes.data(), c_bytes.size());
+    write_npy(dir / "amax.npy", "<f4", {1}, &amax, 4);
+    std::cout << "saved a, b, sfa, sfb, c, amax (.npy) to " << a.save << "\n";
+  }
+  return status;
+}
+
+const Registration registration({
+    "gemm-amax",
+    "block-scaled GEMM + amax on random quantized inputs (MXFP8, MXFP4, NVFP4)",
+    "usage: warpforge gemm-amax [--m M] [--n N] [--k K] [--l L] [--ab e4m3|e5m2|e2m1]\n"
+    "                           [--sf e8m0|e4m3] [--sf-vec 16|32] [--c "
+    "f32|bf16|f16|e4m3|e5m2|e2m1]\n"
+    "                           [--device cuda|sim] [--check] [--bench] [--save DIR]\n\n"
+    "Quantizes random U(-2,2)·{1,2} matrices A (M,K,L) and B (N,K,L), k-major, with\n"
+    "one --sf scale per --sf-vec elements (ops/quantize.hpp), runs C = (A·SFA)(B·SFB)ᵀ\n"
+    "and amax = max|C| (ops/gemm_amax.hpp) with C n-major, and prints amax.\n"
+    "Defaults: 256x256x256, L 1, e4m3 x e8m0/32 -> f32. Tensors are packed, so the\n"
+    "16-byte stride rule asks K to be a multiple of 16 (FP8) or 32 (FP4), and N a\n"
+    "multiple of 16 bytes of C.\n\n"
+    "--device  cuda or sim (default: cuda when a GPU is present, else sim)\n"
+    "--check   compare C and amax with the CPU reference (atol = rtol = 0.01 for\n"
+    "          f32/f16/bf16 C, 0.1 for FP8/FP4 C; amax within 0.1); exit 1 on failure\n"
+    "--bench   time repeated runs (CUDA events, median after a warm-up) and print TFLOP/s\n"
+    "--save    write a, b, sfa, sfb, c, amax as .npy into DIR: data as raw uint8\n"
+    "          bytes (L, rows, K) (FP4: (L, rows, K/2), low nibble = lower k), scales as\n"
+    "          the 1-D 128x4 layout bytes, C as f32/f16 or raw bytes (bf16: uint16 bits;\n"
+    "          FP4: (L, M, N/2)), amax f32 (1,)\n",
+    run_gemm_amax,
+});
+
+}  // namespace
+}  // namespace warpforge::cli

@@ -141,26 +141,25 @@ class Sm90aPath final : public GemmPath {
   std::vector<std::string> config_refusals(const GemmConfig& c, const GemmProblem& p,
                                            const Device& device) const override {
     std::vector<std::string> why;
-    const std::string cfg = "configuration " + c.describe() + ": ";
     if (c.tile_m != 64 && c.tile_m != 128)
-      why.push_back(cfg + "tile_m " + std::to_string(c.tile_m) + "; the sm90a kernel has 1 or 2 consumer warpgroups of 64 rows (64 or 128)");
+      why.push_back("tile_m " + std::to_string(c.tile_m) + "; the sm90a kernel has 1 or 2 consumer warpgroups of 64 rows (64 or 128)");
     if (c.tile_n < 64 || c.tile_n > 256 || c.tile_n % 64 != 0)
-      why.push_back(cfg + "tile_n " + std::to_string(c.tile_n) + "; a multiple of 64 in 64..256 (wgmma N up to 256, 64-column TMA boxes)");
+      why.push_back("tile_n " + std::to_string(c.tile_n) + "; a multiple of 64 in 64..256 (wgmma N up to 256, 64-column TMA boxes)");
     if (c.tile_k != kSm90aTileK)
-      why.push_back(cfg + "tile_k " + std::to_string(c.tile_k) + "; the sm90a kernel stages K 64 at a time (one 128-byte swizzled row)");
+      why.push_back("tile_k " + std::to_string(c.tile_k) + "; the sm90a kernel stages K 64 at a time (one 128-byte swizzled row)");
     if (c.stages < 2 || c.stages > 8)
-      why.push_back(cfg + "stages " + std::to_string(c.stages) + "; 2..8");
+      why.push_back("stages " + std::to_string(c.stages) + "; 2..8");
     // 2-CTA clusters sharing A or B through TMA multicast were built and
     // measured (docs/PERFORMANCE.md): slower than no cluster on an H200, and
     // wrong there for MN-major multicast boxes; the kernel has none.
     if (c.cluster_m != 1 || c.cluster_n != 1)
-      why.push_back(cfg + "cluster " + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) +
+      why.push_back("cluster " + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) +
                     "; the sm90a kernel runs without clusters (1x1)");
     if (!why.empty()) return why;
     const std::size_t bytes = sm90a_smem(spec_of(p, c)).bytes;
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
     if (limit && bytes > limit)
-      why.push_back(cfg + std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
+      why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
                     "' allows " + std::to_string(limit) + " per block");
     return why;
   }

@@ -170,7 +170,7 @@ std::string disassemble(const std::vector<char>& code_object, Target target) {
   LlvmTools tools = find_llvm_tools();
   WorkDir dir;
   write_file(dir.file("kernel.hsaco"), code_object.data(), code_object.size());
-  Run r = run(tools.objdump, {"-d", mcpu(target), dir.file("kernel.hsaco")});
+  Run r = run(tools.objdump, {"-d", "-" + mcpu(target), dir.file("kernel.hsaco")});  // objdump spells it --mcpu
   if (r.exit_code != 0)
     throw ToolchainError(tools.objdump + " -d failed (exit " + std::to_string(r.exit_code) + "):\n" + r.output);
   return r.output;

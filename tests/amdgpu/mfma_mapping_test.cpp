@@ -102,6 +102,20 @@ TEST(AmdMfmaMapping, F16_32x32x8MatchesAmdTables) { expect_mapping(Mfma::f32_32x
 TEST(AmdMfmaMapping, Bf16_16x16x16MatchesAmdTables) { expect_mapping(Mfma::f32_16x16x16_bf16, k16A, k16B, k16C); }
 TEST(AmdMfmaMapping, F16_16x16x16MatchesAmdTables) { expect_mapping(Mfma::f32_16x16x16_f16, k16A, k16B, k16C); }
 
+class AmdMfmaCompiles : public ::testing::TestWithParam<Target> {};
+
+TEST_P(AmdMfmaCompiles, EachMfmaWrapperBecomesItsInstruction) {
+  Target t = GetParam();
+  for (Mfma m : kAllMfma) {
+    KernelIR kernel = mfma_kernel(m);
+    std::string dis = compiled_disassembly(kernel, t);
+    EXPECT_EQ(count(dis, mnemonic(m, t) + " "), 1) << info(m).name << " on " << to_string(t) << ":\n" << dis;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, AmdMfmaCompiles, ::testing::Values(Target::gfx90a, Target::gfx942),
+                         [](const auto& info) { return to_string(info.param); });
+
 TEST(AmdMfmaMapping, PartialExecMaskIsRefused) {
   Kernel k("mfma_diverged", Target::gfx942, 64);
   Val d = k.param_ptr("D");

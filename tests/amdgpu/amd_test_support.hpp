@@ -17,6 +17,11 @@
 #include "warpforge/ops/half.hpp"
 #include "warpforge/sim/amdgpu/wave_simulator.hpp"
 
+// EXPECT_CONTAINS(text, part): text (a std::string or C string) holds part.
+#define EXPECT_CONTAINS(text, part)                                                   \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "'" << (text) << "'" \
+                                                             << " does not contain '" << (part) << "'"
+
 namespace warpforge::amdgpu::testing {
 
 inline std::mt19937& rng() {

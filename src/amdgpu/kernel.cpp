@@ -11,6 +11,9 @@ namespace {
 // LDS per workgroup on gfx90a and gfx942 (AMDGPUUsage, "Memory Spaces": 64 KiB).
 constexpr std::uint32_t kLdsBytes = 64 * 1024;
 
+// Inst::dst for an operation whose result goes to a new register (emit makes it).
+constexpr int kFresh = -2;
+
 bool is_int(Type t) { return t == Type::i32 || t == Type::i64; }
 
 Operand reg_operand(Val v) { return Operand{true, v.reg, v.type, 0}; }
@@ -62,7 +65,7 @@ Operand Kernel::operand_like(const std::string& op, const Arg& a, const Arg& oth
 
 Val Kernel::emit(Inst inst) {
   Val d{};
-  if (inst.dst == -2) {  // a fresh destination of inst.type
+  if (inst.dst == kFresh) {
     d = reg(inst.type);
     inst.dst = d.reg;
   } else if (inst.dst >= 0) {
@@ -81,15 +84,15 @@ Val Kernel::reg(Type t) {
 
 Val Kernel::param_ptr(const std::string& n) {
   ir_.params.push_back({n, Type::ptr_global});
-  return emit({Op::param, -2, {}, static_cast<std::int64_t>(ir_.params.size() - 1), Cmp::eq, Type::ptr_global});
+  return emit({Op::param, kFresh, {}, static_cast<std::int64_t>(ir_.params.size() - 1), Cmp::eq, Type::ptr_global});
 }
 Val Kernel::param_i32(const std::string& n) {
   ir_.params.push_back({n, Type::i32});
-  return emit({Op::param, -2, {}, static_cast<std::int64_t>(ir_.params.size() - 1), Cmp::eq, Type::i32});
+  return emit({Op::param, kFresh, {}, static_cast<std::int64_t>(ir_.params.size() - 1), Cmp::eq, Type::i32});
 }
 Val Kernel::param_f32(const std::string& n) {
   ir_.params.push_back({n, Type::f32});
-  return emit({Op::param, -2, {}, static_cast<std::int64_t>(ir_.params.size() - 1), Cmp::eq, Type::f32});
+  return emit({Op::param, kFresh, {}, static_cast<std::int64_t>(ir_.params.size() - 1), Cmp::eq, Type::f32});
 }
 
 void Kernel::mov(Val d, Arg a) {
@@ -97,16 +100,16 @@ void Kernel::mov(Val d, Arg a) {
   emit({Op::mov, d.reg, {operand("mov", a, d.type)}, 0, Cmp::eq, d.type});
 }
 
-Val Kernel::copy(Arg a, Type t) { return emit({Op::mov, -2, {operand("copy", a, t)}, 0, Cmp::eq, t}); }
+Val Kernel::copy(Arg a, Type t) { return emit({Op::mov, kFresh, {operand("copy", a, t)}, 0, Cmp::eq, t}); }
 
 Val Kernel::workitem_id(int dim) {
   if (dim != 0)
     refuse("workitem_id", "dimension " + std::to_string(dim) + "; accepted: 0 (x): workgroups are one-dimensional here");
-  return emit({Op::workitem_id, -2, {}, dim, Cmp::eq, Type::i32});
+  return emit({Op::workitem_id, kFresh, {}, dim, Cmp::eq, Type::i32});
 }
 Val Kernel::workgroup_id(int dim) {
   if (dim < 0 || dim > 2) refuse("workgroup_id", "dimension " + std::to_string(dim) + "; accepted: 0 (x), 1 (y), 2 (z)");
-  return emit({Op::workgroup_id, -2, {}, dim, Cmp::eq, Type::i32});
+  return emit({Op::workgroup_id, kFresh, {}, dim, Cmp::eq, Type::i32});
 }
 
 Val Kernel::integer_binary(Op op, Arg a, Arg b) {
@@ -120,7 +123,7 @@ Val Kernel::integer_binary(Op op, Arg a, Arg b) {
   if (shift && x.type != Type::i32) refuse(n, "operands are " + type_name(x.type) + "; shifts take i32");
   if (shift && !y.is_reg && y.bits >= 32)
     refuse(n, "shift amount " + std::to_string(static_cast<std::int64_t>(y.bits)) + "; accepted: 0..31");
-  return emit({op, -2, {x, y}, 0, Cmp::eq, x.type});
+  return emit({op, kFresh, {x, y}, 0, Cmp::eq, x.type});
 }
 
 Val Kernel::add(Arg a, Arg b) { return integer_binary(Op::add, a, b); }
@@ -137,7 +140,7 @@ Val Kernel::icmp(Cmp c, Arg a, Arg b) {
   Operand x = operand_like("icmp", a, b), y = operand_like("icmp", b, a);
   if (x.type != y.type || !is_int(x.type))
     refuse("icmp", "operands are " + type_name(x.type) + " and " + type_name(y.type) + "; accepted: two i32 or two i64");
-  Inst inst{Op::icmp, -2, {x, y}, 0, c, Type::i1};
+  Inst inst{Op::icmp, kFresh, {x, y}, 0, c, Type::i1};
   return emit(inst);
 }
 
@@ -145,22 +148,22 @@ Val Kernel::select(Arg cond, Arg a, Arg b) {
   Operand c = operand("select", cond, Type::i1);
   Operand x = operand_like("select", a, b), y = operand_like("select", b, a);
   if (x.type != y.type) refuse("select", "values are " + type_name(x.type) + " and " + type_name(y.type) + "; they must match");
-  return emit({Op::select, -2, {c, x, y}, 0, Cmp::eq, x.type});
+  return emit({Op::select, kFresh, {c, x, y}, 0, Cmp::eq, x.type});
 }
 
 Val Kernel::float_binary(Op op, Arg a, Arg b) {
-  return emit({op, -2, {operand(op_name(op), a, Type::f32), operand(op_name(op), b, Type::f32)}, 0, Cmp::eq, Type::f32});
+  return emit({op, kFresh, {operand(op_name(op), a, Type::f32), operand(op_name(op), b, Type::f32)}, 0, Cmp::eq, Type::f32});
 }
 Val Kernel::fadd(Arg a, Arg b) { return float_binary(Op::fadd, a, b); }
 Val Kernel::fsub(Arg a, Arg b) { return float_binary(Op::fsub, a, b); }
 Val Kernel::fmul(Arg a, Arg b) { return float_binary(Op::fmul, a, b); }
 Val Kernel::fma(Arg a, Arg b, Arg c) {
-  return emit({Op::fma, -2, {operand("fma", a, Type::f32), operand("fma", b, Type::f32), operand("fma", c, Type::f32)}, 0,
+  return emit({Op::fma, kFresh, {operand("fma", a, Type::f32), operand("fma", b, Type::f32), operand("fma", c, Type::f32)}, 0,
                Cmp::eq, Type::f32});
 }
 
 Val Kernel::convert(Op op, Val a, Type from, Type to) {
-  return emit({op, -2, {operand(op_name(op), a, from)}, 0, Cmp::eq, to});
+  return emit({op, kFresh, {operand(op_name(op), a, from)}, 0, Cmp::eq, to});
 }
 Val Kernel::zext(Val a) { return convert(Op::zext, a, Type::i32, Type::i64); }
 Val Kernel::trunc(Val a) { return convert(Op::trunc, a, Type::i64, Type::i32); }
@@ -178,7 +181,7 @@ Val Kernel::bitcast(Type to, Val a) {
     refuse("bitcast", type_name(a.type) + " to " + type_name(to) +
                           ": accepted between non-pointer, non-i1 types of the same size (" +
                           std::to_string(info(a.type).bytes) + " bytes here)");
-  return emit({Op::bitcast, -2, {reg_operand(a)}, 0, Cmp::eq, to});
+  return emit({Op::bitcast, kFresh, {reg_operand(a)}, 0, Cmp::eq, to});
 }
 
 Val Kernel::extract(Val vec, int index) {
@@ -186,7 +189,7 @@ Val Kernel::extract(Val vec, int index) {
   if (!is_vector(vec.type) || index < 0 || index >= info(vec.type).elements)
     refuse("extract", "element " + std::to_string(index) + " of " + type_name(vec.type) + "; accepted: a vector and 0.." +
                           std::to_string(info(vec.type).elements - 1));
-  return emit({Op::extract, -2, {reg_operand(vec)}, index, Cmp::eq, info(vec.type).element});
+  return emit({Op::extract, kFresh, {reg_operand(vec)}, index, Cmp::eq, info(vec.type).element});
 }
 
 void Kernel::insert(Val vec, int index, Arg element) {
@@ -206,14 +209,14 @@ Val Kernel::lds(std::uint32_t bytes, std::uint32_t align) {
     refuse("lds", std::to_string(bytes) + " bytes at offset " + std::to_string(base) +
                       " do not fit: accepted 1 byte up to the 65536-byte LDS of a workgroup");
   ir_.lds_bytes = base + bytes;
-  return emit({Op::lds_base, -2, {}, base, Cmp::eq, Type::ptr_lds});
+  return emit({Op::lds_base, kFresh, {}, base, Cmp::eq, Type::ptr_lds});
 }
 
 Val Kernel::ptr_add(Val ptr, Arg bytes) {
   check_own("ptr_add", ptr);
   if (ptr.type != Type::ptr_global && ptr.type != Type::ptr_lds)
     refuse("ptr_add", "base %" + std::to_string(ptr.reg) + " is " + type_name(ptr.type) + "; accepted: ptr.global, ptr.lds");
-  return emit({Op::ptr_add, -2, {reg_operand(ptr), operand("ptr_add", bytes, Type::i32)}, 0, Cmp::eq, ptr.type});
+  return emit({Op::ptr_add, kFresh, {reg_operand(ptr), operand("ptr_add", bytes, Type::i32)}, 0, Cmp::eq, ptr.type});
 }
 
 namespace {
@@ -229,7 +232,7 @@ Val Kernel::load(Type t, Val ptr) {
   if (ptr.type != Type::ptr_global && ptr.type != Type::ptr_lds)
     refuse("load", "address %" + std::to_string(ptr.reg) + " is " + type_name(ptr.type) + "; accepted: ptr.global, ptr.lds");
   if (!memory_type(t)) refuse("load", "type " + type_name(t) + "; accepted: " + kMemoryTypes);
-  return emit({Op::load, -2, {reg_operand(ptr)}, 0, Cmp::eq, t});
+  return emit({Op::load, kFresh, {reg_operand(ptr)}, 0, Cmp::eq, t});
 }
 
 void Kernel::store(Val ptr, Arg value) {
@@ -255,7 +258,7 @@ void Kernel::mfma(Mfma m, Val d, Val a, Val b, Val c) {
 
 Val Kernel::make_rsrc(Val base, Arg bytes) {
   Operand p = operand("make_rsrc", base, Type::ptr_global);
-  return emit({Op::make_rsrc, -2, {p, operand("make_rsrc", bytes, Type::i32)}, 0, Cmp::eq, Type::v4i32});
+  return emit({Op::make_rsrc, kFresh, {p, operand("make_rsrc", bytes, Type::i32)}, 0, Cmp::eq, Type::v4i32});
 }
 
 namespace {
@@ -265,7 +268,7 @@ bool buffer_type(Type t) { return t == Type::i32 || t == Type::v2i32 || t == Typ
 Val Kernel::buffer_load(Type t, Val rsrc, Arg offset) {
   if (!buffer_type(t)) refuse("buffer_load", "type " + type_name(t) + "; accepted: i32, v2i32, v4i32 (x1, x2, x4)");
   Operand r = operand("buffer_load", rsrc, Type::v4i32);
-  return emit({Op::buffer_load, -2, {r, operand("buffer_load", offset, Type::i32)}, 0, Cmp::eq, t});
+  return emit({Op::buffer_load, kFresh, {r, operand("buffer_load", offset, Type::i32)}, 0, Cmp::eq, t});
 }
 
 void Kernel::buffer_store(Val rsrc, Arg offset, Val value) {

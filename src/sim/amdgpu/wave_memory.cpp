@@ -43,11 +43,14 @@ void Wave::memory(const Inst& in, int lane) {
   }
 }
 
-// Raw buffer access (stride 0, no index): the address is base + voffset, and
-// each dword is in range when its last byte is below num_records; an
-// out-of-range dword reads as zero and is not written (AMD CDNA3 ISA, "Buffer
-// Instructions", range checking with stride 0). A descriptor whose range
-// covers memory outside its allocation is reported like any other bad access.
+// Raw buffer access (stride 0, no index): the address is base + voffset; an
+// out-of-range access reads as zero and is not written (AMD CDNA3 ISA, "Buffer
+// Instructions", range checking with stride 0). The simulator checks each
+// dword of an x2 / x4 access on its own (in range when its last byte is below
+// num_records): that per-dword detail is our reading, not a measurement, and
+// accesses wholly in or out of range, like the tutorial kernels', do not
+// depend on it. A descriptor whose range covers memory outside its
+// allocation is reported like any other bad access.
 void Wave::buffer(const Inst& in, int lane) {
   const std::uint32_t* r = words(in.args[0].reg, lane);
   const std::uint64_t base = r[0] | (std::uint64_t{r[1] & 0xFFFFu} << 32);

@@ -1,7 +1,7 @@
 // A kernel's structured body flattened into steps with jumps, which is how a
-// wave runs it: if and loop become exec-mask pushes, narrowings and pops
-// (AMD CDNA3 ISA, "Data Dependency Resolution" / "EXECute Mask": a branch is
-// taken only when no lane needs the other path).
+// wave runs it: if and loop become exec-mask pushes, narrowings and pops, as
+// compiled AMDGPU code does with EXEC (AMD CDNA3 ISA, "Program Flow Control":
+// the wave skips a block only when EXEC is zero for it).
 #pragma once
 
 #include <vector>

@@ -82,6 +82,16 @@ TEST(AmdToolchain, InvalidIrIsReportedWithLlvmsMessage) {
   }
 }
 
+TEST(AmdToolchain, DisassemblingSomethingElseIsReported) {
+  try {
+    disassemble(std::vector<char>{'n', 'o', 't', ' ', 'E', 'L', 'F'}, Target::gfx90a);
+    FAIL() << "no ToolchainError";
+  } catch (const ToolchainError& e) {
+    EXPECT_CONTAINS(e.what(), "llvm-objdump");
+    EXPECT_CONTAINS(e.what(), "-d failed (exit 1)");
+  }
+}
+
 TEST(AmdExamples, RegistryListsTheThreeTutorialKernels) {
   std::vector<std::string> names;
   for (const auto& e : examples::amd_examples()) names.push_back(e.name);

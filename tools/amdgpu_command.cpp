@@ -24,8 +24,9 @@ int run_amdgpu(const std::vector<std::string>& args) {
       assembly = true;
     } else if (args[i] == "--target" || args[i] == "-o") {
       if (i + 1 >= args.size())
-        throw Error(args[i] + " needs a value: " +
-                    (args[i] == "-o" ? std::string("the code object's path") : amdgpu::accepted_targets()));
+        throw Error(
+            args[i] + " needs a value: " +
+            (args[i] == "-o" ? std::string("the code object's path") : amdgpu::accepted_targets()));
       if (args[i] == "-o")
         output = args[i + 1];
       else
@@ -40,13 +41,16 @@ int run_amdgpu(const std::vector<std::string>& args) {
     }
   }
   if (list) {
-    for (const auto& e : examples::amd_examples()) std::cout << e.name << "\t" << e.description << "\n";
+    for (const auto& e : examples::amd_examples())
+      std::cout << e.name << "\t" << e.description << "\n";
     return 0;
   }
   if (name.empty()) throw Error("name a kernel (see `warpforge amdgpu --list`)");
-  if (assembly && !output.empty()) throw Error("-S and -o exclude each other: print assembly or write a code object");
+  if (assembly && !output.empty())
+    throw Error("-S and -o exclude each other: print assembly or write a code object");
   const auto* example = examples::find_amd_example(name);
-  if (!example) throw Error("no built-in AMD kernel '" + name + "'; `warpforge amdgpu --list` shows them");
+  if (!example)
+    throw Error("no built-in AMD kernel '" + name + "'; `warpforge amdgpu --list` shows them");
   std::string ir = amdgpu::to_llvm_ir(example->build(target), target);
   if (assembly) {
     std::cout << amdgpu::compile_to_assembly(ir, target);

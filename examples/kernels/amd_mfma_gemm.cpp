@@ -15,7 +15,7 @@ using amdgpu::Val;
 
 enum class Shapes { fixed_128, runtime, edge };
 
-constexpr int kStageK = 16;               // K staged through LDS per step
+constexpr int kStageK = 16;                // K staged through LDS per step
 constexpr int kLdsRowBytes = kStageK * 2;  // one staged row: 16 bf16
 
 amdgpu::KernelIR build(const char* name, Shapes shapes, amdgpu::Target target) {
@@ -51,18 +51,25 @@ amdgpu::KernelIR build(const char* name, Shapes shapes, amdgpu::Target target) {
   k.for_range(0, depth, kStageK, [&](Val k0) {
     auto stage = [&](Val matrix, const std::optional<Val>& rsrc, Val first_row, Val lds) {
       Val bytes = ((first_row + stage_row) * depth + k0 + stage_half * 8) * 2;
-      Val v = rsrc ? k.buffer_load(Type::v4i32, *rsrc, bytes) : k.load(Type::v4i32, k.ptr_add(matrix, bytes));
+      Val v = rsrc ? k.buffer_load(Type::v4i32, *rsrc, bytes)
+                   : k.load(Type::v4i32, k.ptr_add(matrix, bytes));
       k.store(k.ptr_add(lds, stage_lds_offset), v);
     };
-    k.if_else(tid < 128, [&] { stage(a, rsrc_a, tile_row, lds_a); }, [&] { stage(b, rsrc_b, tile_col, lds_b); });
+    k.if_else(
+        tid < 128, [&] { stage(a, rsrc_a, tile_row, lds_a); },
+        [&] { stage(b, rsrc_b, tile_col, lds_b); });
     k.barrier();
     // Two MFMA steps of K = 8. Lane l holds A[i = l % 32][k = 4 (l / 32) .. + 3]
     // and B[k .. k + 3][j = l % 32] = Bᵀ row j: four consecutive bf16 of one
     // staged row either way (REFERENCE.md, v_mfma_f32_32x32x8 bf16).
     Val lane_offset = (lane & 31) * kLdsRowBytes + (lane >> 5) * 8;
     for (int step = 0; step < kStageK / 8; ++step) {
-      Val a_frag = k.bitcast(Type::v4i16, k.load(Type::v2i32, k.ptr_add(lds_a, wave_row * kLdsRowBytes + lane_offset + step * 16)));
-      Val b_frag = k.bitcast(Type::v4i16, k.load(Type::v2i32, k.ptr_add(lds_b, wave_col * kLdsRowBytes + lane_offset + step * 16)));
+      Val a_frag = k.bitcast(
+          Type::v4i16,
+          k.load(Type::v2i32, k.ptr_add(lds_a, wave_row * kLdsRowBytes + lane_offset + step * 16)));
+      Val b_frag = k.bitcast(
+          Type::v4i16,
+          k.load(Type::v2i32, k.ptr_add(lds_b, wave_col * kLdsRowBytes + lane_offset + step * 16)));
       k.mfma(Mfma::f32_32x32x8_bf16, acc, a_frag, b_frag, acc);
     }
     k.barrier();  // the slab is read by every wave before the next overwrites it
@@ -90,6 +97,8 @@ amdgpu::KernelIR amd_gemm_128_kernel(amdgpu::Target target) {
 amdgpu::KernelIR amd_gemm_runtime_kernel(amdgpu::Target target) {
   return build("amd_gemm_runtime", Shapes::runtime, target);
 }
-amdgpu::KernelIR amd_gemm_edge_kernel(amdgpu::Target target) { return build("amd_gemm_edge", Shapes::edge, target); }
+amdgpu::KernelIR amd_gemm_edge_kernel(amdgpu::Target target) {
+  return build("amd_gemm_edge", Shapes::edge, target);
+}
 
 }  // namespace warpforge::examples

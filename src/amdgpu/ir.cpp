@@ -1,24 +1,29 @@
 #include "warpforge/amdgpu/ir.hpp"
 
 #include <bit>
+#include <iterator>
 #include <sstream>
 
 namespace warpforge::amdgpu {
 
 const char* op_name(Op op) {
   static const char* const kNames[] = {
-      "mov",         "add",         "sub",         "mul",          "and",        "or",       "xor",
-      "shl",         "lshr",        "ashr",        "icmp",         "select",     "fadd",     "fsub",
-      "fmul",        "fma",         "zext",        "trunc",        "sitofp",     "fptosi",   "f32_to_bf16",
-      "bf16_to_f32", "f32_to_f16",  "f16_to_f32",  "bitcast",      "extract",    "insert",   "workitem_id",
-      "workgroup_id", "param",      "lds_base",    "ptr_add",      "load",       "store",    "barrier",
-      "mfma",        "make_rsrc",   "buffer_load", "buffer_store",
+      "mov",       "add",         "sub",          "mul",         "and",          "or",
+      "xor",       "shl",         "lshr",         "ashr",        "icmp",         "select",
+      "fadd",      "fsub",        "fmul",         "fma",         "zext",         "trunc",
+      "sitofp",    "fptosi",      "f32_to_bf16",  "bf16_to_f32", "f32_to_f16",   "f16_to_f32",
+      "bitcast",   "extract",     "insert",       "workitem_id", "workgroup_id", "param",
+      "lds_base",  "ptr_add",     "load",         "store",       "barrier",      "mfma",
+      "make_rsrc", "buffer_load", "buffer_store",
   };
+  static_assert(std::size(kNames) == static_cast<std::size_t>(Op::buffer_store) + 1,
+                "one name per Op");
   return kNames[static_cast<int>(op)];
 }
 
 const char* cmp_name(Cmp c) {
-  static const char* const kNames[] = {"eq", "ne", "ult", "ule", "ugt", "uge", "slt", "sle", "sgt", "sge"};
+  static const char* const kNames[] = {"eq",  "ne",  "ult", "ule", "ugt",
+                                       "uge", "slt", "sle", "sgt", "sge"};
   return kNames[static_cast<int>(c)];
 }
 
@@ -42,7 +47,11 @@ std::string to_string(const Inst& inst) {
     }
   }
   switch (inst.op) {
-    case Op::extract: case Op::insert: case Op::workitem_id: case Op::workgroup_id: case Op::param:
+    case Op::extract:
+    case Op::insert:
+    case Op::workitem_id:
+    case Op::workgroup_id:
+    case Op::param:
     case Op::lds_base:
       s << sep << "#" << inst.imm;
       break;

@@ -4,7 +4,9 @@
 
 namespace warpforge::amdgpu {
 
-std::string to_string(Target t) { return t == Target::gfx90a ? "gfx90a" : "gfx942"; }
+std::string to_string(Target t) {
+  return t == Target::gfx90a ? "gfx90a" : "gfx942";
+}
 
 std::optional<Target> parse_target(const std::string& name) {
   if (name == "gfx90a") return Target::gfx90a;
@@ -12,7 +14,9 @@ std::optional<Target> parse_target(const std::string& name) {
   return std::nullopt;
 }
 
-const char* accepted_targets() { return "gfx90a, gfx942"; }
+const char* accepted_targets() {
+  return "gfx90a, gfx942";
+}
 
 Target require_target(const std::string& name) {
   if (auto t = parse_target(name)) return *t;

@@ -54,7 +54,8 @@ Run run(const std::string& program, const std::vector<std::string>& args) {
   // Output to an unlinked temporary file: no pipe to drain while waiting.
   char log_path[] = "/tmp/warpforge-llvm-XXXXXX";
   int log_fd = ::mkstemp(log_path);
-  if (log_fd < 0) throw ToolchainError("cannot create a temporary file for " + program + "'s output");
+  if (log_fd < 0)
+    throw ToolchainError("cannot create a temporary file for " + program + "'s output");
   ::unlink(log_path);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -74,7 +75,8 @@ Run run(const std::string& program, const std::vector<std::string>& args) {
   }
   ::lseek(log_fd, 0, SEEK_SET);
   char buf[4096];
-  for (ssize_t n; (n = ::read(log_fd, buf, sizeof buf)) > 0;) result.output.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(log_fd, buf, sizeof buf)) > 0;)
+    result.output.append(buf, static_cast<std::size_t>(n));
   ::close(log_fd);
   if (spawned != 0) throw ToolchainError("cannot start " + program);
   return result;
@@ -94,7 +96,9 @@ class WorkDir {
  public:
   WorkDir() {
     std::string templ = (fs::temp_directory_path() / "warpforge-amdgpu-XXXXXX").string();
-    if (!::mkdtemp(templ.data())) throw ToolchainError("cannot create a temporary folder under " + fs::temp_directory_path().string());
+    if (!::mkdtemp(templ.data()))
+      throw ToolchainError("cannot create a temporary folder under " +
+                           fs::temp_directory_path().string());
     path_ = templ;
   }
   ~WorkDir() {
@@ -119,14 +123,16 @@ std::string read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::string mcpu(Target t) { return "-mcpu=" + to_string(t); }
+std::string mcpu(Target t) {
+  return "-mcpu=" + to_string(t);
+}
 
 // opt then llc, to `kind` ("asm" or "obj"); returns the output file's path.
-std::string compile(const WorkDir& dir, const LlvmTools& tools, const std::string& llvm_ir, Target target,
-                    const std::string& kind) {
+std::string compile(const WorkDir& dir, const LlvmTools& tools, const std::string& llvm_ir,
+                    Target target, const std::string& kind) {
   write_file(dir.file("kernel.ll"), llvm_ir.data(), llvm_ir.size());
-  run_checked(tools.opt, {"-mtriple=amdgcn-amd-amdhsa", mcpu(target), "-O2", dir.file("kernel.ll"), "-o",
-                          dir.file("kernel.bc")});
+  run_checked(tools.opt, {"-mtriple=amdgcn-amd-amdhsa", mcpu(target), "-O2", dir.file("kernel.ll"),
+                          "-o", dir.file("kernel.bc")});
   std::string out = dir.file(kind == "asm" ? "kernel.s" : "kernel.o");
   run_checked(tools.llc, {"-O3", "-mtriple=amdgcn-amd-amdhsa", mcpu(target), "-filetype=" + kind,
                           dir.file("kernel.bc"), "-o", out});
@@ -138,15 +144,20 @@ std::string compile(const WorkDir& dir, const LlvmTools& tools, const std::strin
 LlvmTools find_llvm_tools() {
   LlvmTools t{find_tool("opt"), find_tool("llc"), find_tool("ld.lld"), find_tool("llvm-objdump")};
   std::string missing;
-  for (auto [name, path] : {std::pair{"opt", &t.opt}, {"llc", &t.llc}, {"ld.lld", &t.lld}, {"llvm-objdump", &t.objdump}})
+  for (auto [name, path] : {std::pair{"opt", &t.opt},
+                            {"llc", &t.llc},
+                            {"ld.lld", &t.lld},
+                            {"llvm-objdump", &t.objdump}})
     if (path->empty()) missing += std::string(missing.empty() ? "" : ", ") + name;
   if (!missing.empty()) {
     const char* bin = std::getenv("WARPFORGE_LLVM_BIN");
-    throw ToolchainError("LLVM for AMDGPU not found (missing: " + missing + ", " +
-                         (bin ? "looked in WARPFORGE_LLVM_BIN=" + std::string(bin)
-                              : std::string("looked on PATH for versions 16 to 21, e.g. llc-19")) +
-                         "); install it with scripts/install-deps.sh (`make` runs it: apt-get install llvm-19 lld-19) "
-                         "or set WARPFORGE_LLVM_BIN to a folder holding opt, llc, ld.lld and llvm-objdump");
+    throw ToolchainError(
+        "LLVM for AMDGPU not found (missing: " + missing + ", " +
+        (bin ? "looked in WARPFORGE_LLVM_BIN=" + std::string(bin)
+             : std::string("looked on PATH for versions 16 to 21, e.g. llc-19")) +
+        "); install it with scripts/install-deps.sh (`make` runs it: apt-get install llvm-19 "
+        "lld-19) "
+        "or set WARPFORGE_LLVM_BIN to a folder holding opt, llc, ld.lld and llvm-objdump");
   }
   return t;
 }
@@ -170,9 +181,11 @@ std::string disassemble(const std::vector<char>& code_object, Target target) {
   LlvmTools tools = find_llvm_tools();
   WorkDir dir;
   write_file(dir.file("kernel.hsaco"), code_object.data(), code_object.size());
-  Run r = run(tools.objdump, {"-d", "-" + mcpu(target), dir.file("kernel.hsaco")});  // objdump spells it --mcpu
+  Run r = run(tools.objdump,
+              {"-d", "-" + mcpu(target), dir.file("kernel.hsaco")});  // objdump spells it --mcpu
   if (r.exit_code != 0)
-    throw ToolchainError(tools.objdump + " -d failed (exit " + std::to_string(r.exit_code) + "):\n" + r.output);
+    throw ToolchainError(tools.objdump + " -d failed (exit " + std::to_string(r.exit_code) +
+                         "):\n" + r.output);
   return r.output;
 }
 

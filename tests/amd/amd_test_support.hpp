@@ -18,9 +18,10 @@
 #include "warpforge/sim/amdgpu/wave_simulator.hpp"
 
 // EXPECT_CONTAINS(text, part): text (a std::string or C string) holds part.
-#define EXPECT_CONTAINS(text, part)                                                   \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "'" << (text) << "'" \
-                                                             << " does not contain '" << (part) << "'"
+#define EXPECT_CONTAINS(text, part)                          \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) \
+      << "'" << (text) << "'"                                \
+      << " does not contain '" << (part) << "'"
 
 namespace warpforge::amdgpu::testing {
 
@@ -65,12 +66,15 @@ inline std::uint64_t poisoned_f32(sim::GlobalMemory& mem, std::size_t count) {
 }
 
 // |got - want| <= atol + rtol·|want| for every element; the first miss is reported.
-inline ::testing::AssertionResult all_close(const std::vector<float>& got, const std::vector<double>& want,
-                                            double atol = 1e-2, double rtol = 1e-2) {
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << "sizes " << got.size() << " vs " << want.size();
+inline ::testing::AssertionResult all_close(const std::vector<float>& got,
+                                            const std::vector<double>& want, double atol = 1e-2,
+                                            double rtol = 1e-2) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "sizes " << got.size() << " vs " << want.size();
   for (std::size_t i = 0; i < got.size(); ++i)
     if (!(std::fabs(got[i] - want[i]) <= atol + rtol * std::fabs(want[i])))
-      return ::testing::AssertionFailure() << "element " << i << ": got " << got[i] << ", want " << want[i];
+      return ::testing::AssertionFailure()
+             << "element " << i << ": got " << got[i] << ", want " << want[i];
   return ::testing::AssertionSuccess();
 }
 
@@ -87,7 +91,9 @@ inline std::string compiled_disassembly(const KernelIR& kernel, Target target) {
 
 inline int count(const std::string& text, const std::string& what) {
   int n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  for (std::size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + what.size()))
+    ++n;
   return n;
 }
 

@@ -42,24 +42,29 @@ TEST(AmdBufferOnSim, OutOfRangeDwordsReadZeroAndAreNotWritten) {
   const std::uint32_t src_bytes = 4 * (100 + any(rng()) % 60) + 2 * (any(rng()) % 2);
   const std::uint32_t dst_bytes = 4 * (20 + any(rng()) % 100);
   sim::GlobalMemory mem;
-  std::uint64_t dsrc = upload(mem, src), out = upload(mem, std::vector<std::uint32_t>(64 * 8, kPoison));
+  std::uint64_t dsrc = upload(mem, src),
+                out = upload(mem, std::vector<std::uint32_t>(64 * 8, kPoison));
   std::uint64_t d1 = upload(mem, std::vector<std::uint32_t>(64, kPoison));
   std::uint64_t d2 = upload(mem, std::vector<std::uint32_t>(128, kPoison));
   std::uint64_t d4 = upload(mem, std::vector<std::uint32_t>(256, kPoison));
-  sim::amdgpu::run(buffer_kernel(Target::gfx942), {}, {dsrc, out, d1, d2, d4, src_bytes, dst_bytes}, mem);
+  sim::amdgpu::run(buffer_kernel(Target::gfx942), {}, {dsrc, out, d1, d2, d4, src_bytes, dst_bytes},
+                   mem);
   // The value of source dword i as a buffer read with range src_bytes gives it.
   auto read = [&](std::uint32_t i) { return 4 * i + 4 <= src_bytes ? src[i] : 0u; };
   std::vector<std::uint32_t> got = download<std::uint32_t>(mem, out, 64 * 8);
   for (std::uint32_t l = 0; l < 64; ++l) {
     const std::uint32_t want[8] = {read(4 * l), read(4 * l + 1), read(4 * l + 2), read(4 * l + 3),
-                                   read(2 * l), read(2 * l + 1), read(l), kPoison};
-    for (int w = 0; w < 8; ++w) ASSERT_EQ(got[l * 8 + w], want[w]) << "lane " << l << " dword " << w << " range " << src_bytes;
+                                   read(2 * l), read(2 * l + 1), read(l),         kPoison};
+    for (int w = 0; w < 8; ++w)
+      ASSERT_EQ(got[l * 8 + w], want[w])
+          << "lane " << l << " dword " << w << " range " << src_bytes;
   }
   // Stores: dword i of each destination is written (with the loaded value) iff in range.
   for (auto [dst, words] : {std::pair{d1, 64u}, {d2, 128u}, {d4, 256u}}) {
     std::vector<std::uint32_t> d = download<std::uint32_t>(mem, dst, words);
     for (std::uint32_t i = 0; i < words; ++i)
-      ASSERT_EQ(d[i], 4 * i + 4 <= dst_bytes ? read(i) : kPoison) << words << "-dword destination, dword " << i;
+      ASSERT_EQ(d[i], 4 * i + 4 <= dst_bytes ? read(i) : kPoison)
+          << words << "-dword destination, dword " << i;
   }
 }
 
@@ -73,7 +78,9 @@ TEST(AmdBufferOnSim, DescriptorRangeBeyondItsAllocationIsReported) {
   } catch (const SimError& e) {
     std::string what = e.what();
     EXPECT_NE(what.find("buffer_probe"), std::string::npos) << what;
-    EXPECT_NE(what.find("buffer load (in the descriptor's range) of 4 bytes at 0x"), std::string::npos) << what;
+    EXPECT_NE(what.find("buffer load (in the descriptor's range) of 4 bytes at 0x"),
+              std::string::npos)
+        << what;
     EXPECT_NE(what.find("lane 16"), std::string::npos) << what;  // the first lane past 64 bytes
     EXPECT_NE(what.find("past its end"), std::string::npos) << what;
   }
@@ -84,12 +91,13 @@ class AmdBufferCompiles : public ::testing::TestWithParam<Target> {};
 TEST_P(AmdBufferCompiles, EachWidthBecomesItsBufferInstruction) {
   Target t = GetParam();
   std::string dis = compiled_disassembly(buffer_kernel(t), t);
-  for (const char* want : {"buffer_load_dword ", "buffer_load_dwordx2 ", "buffer_load_dwordx4 ", "buffer_store_dword ",
-                           "buffer_store_dwordx2 ", "buffer_store_dwordx4 "})
+  for (const char* want : {"buffer_load_dword ", "buffer_load_dwordx2 ", "buffer_load_dwordx4 ",
+                           "buffer_store_dword ", "buffer_store_dwordx2 ", "buffer_store_dwordx4 "})
     EXPECT_EQ(count(dis, want), 1) << want << " on " << to_string(t) << ":\n" << dis;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, AmdBufferCompiles, ::testing::Values(Target::gfx90a, Target::gfx942),
+INSTANTIATE_TEST_SUITE_P(Targets, AmdBufferCompiles,
+                         ::testing::Values(Target::gfx90a, Target::gfx942),
                          [](const auto& info) { return to_string(info.param); });
 
 }  // namespace

@@ -28,7 +28,8 @@ KernelIR mfma_kernel(Mfma m) {
   Val a_frag = k.bitcast(Type::v4i16, k.load(Type::v2i32, k.ptr_add(a, lane * 8)));
   Val b_frag = k.load(Type::v4i16, k.ptr_add(b, lane * 8));
   Val acc = k.reg(info(m).accumulator);
-  for (int r = 0; r < regs; ++r) k.insert(acc, r, k.load(Type::f32, k.ptr_add(c, (lane * regs + r) * 4)));
+  for (int r = 0; r < regs; ++r)
+    k.insert(acc, r, k.load(Type::f32, k.ptr_add(c, (lane * regs + r) * 4)));
   Val out = k.reg(info(m).accumulator);
   k.mfma(m, out, a_frag, b_frag, acc);
   for (int r = 0; r < regs; ++r) k.store(k.ptr_add(d, (lane * regs + r) * 4), k.extract(out, r));
@@ -66,16 +67,19 @@ void expect_mapping(Mfma m, const Placement& pa, const Placement& pb, const Plac
     for (int r = 0; r < regs; ++r) {
       At z = pc(lane, r);
       double want = c[z.row * mi.n + z.col];
-      for (int p = 0; p < mi.k; ++p) want += double(a.values[z.row * mi.k + p]) * b.values[p * mi.n + z.col];
+      for (int p = 0; p < mi.k; ++p)
+        want += double(a.values[z.row * mi.k + p]) * b.values[p * mi.n + z.col];
       ASSERT_NEAR(d[lane * regs + r], want, 1e-5 + 1e-5 * std::fabs(want))
-          << mi.name << " lane " << lane << " register " << r << " (D[" << z.row << "][" << z.col << "])";
+          << mi.name << " lane " << lane << " register " << r << " (D[" << z.row << "][" << z.col
+          << "])";
     }
 }
 
 Placement from_fragment(const layout::Fragment& f) {
   return [f](int lane, int value) {
     layout::AxisPoint at = f.layout({{layout::Axis::lane, lane}, {layout::Axis::value, value}});
-    return At{static_cast<int>(at.at(layout::Axis::row)), static_cast<int>(at.at(layout::Axis::col))};
+    return At{static_cast<int>(at.at(layout::Axis::row)),
+              static_cast<int>(at.at(layout::Axis::col))};
   };
 }
 
@@ -83,7 +87,8 @@ TEST(AmdMfmaMapping, Bf16_32x32x8MatchesTheLayoutAtomForEveryLaneAndRegister) {
   layout::MfmaAtom atom = layout::mfma_f32_32x32x8_bf16();
   ASSERT_EQ(atom.m, 32);
   ASSERT_EQ(atom.k, 8);
-  expect_mapping(Mfma::f32_32x32x8_bf16, from_fragment(atom.a), from_fragment(atom.b), from_fragment(atom.c));
+  expect_mapping(Mfma::f32_32x32x8_bf16, from_fragment(atom.a), from_fragment(atom.b),
+                 from_fragment(atom.c));
 }
 
 // AMD's tables for one block of a 32x32x8 MFMA (AMD Matrix Instruction
@@ -98,9 +103,15 @@ const Placement k16A = [](int l, int v) { return At{l % 16, 4 * (l / 16) + v}; }
 const Placement k16B = [](int l, int v) { return At{4 * (l / 16) + v, l % 16}; };
 const Placement k16C = [](int l, int r) { return At{4 * (l / 16) + r, l % 16}; };
 
-TEST(AmdMfmaMapping, F16_32x32x8MatchesAmdTables) { expect_mapping(Mfma::f32_32x32x8_f16, k32A, k32B, k32C); }
-TEST(AmdMfmaMapping, Bf16_16x16x16MatchesAmdTables) { expect_mapping(Mfma::f32_16x16x16_bf16, k16A, k16B, k16C); }
-TEST(AmdMfmaMapping, F16_16x16x16MatchesAmdTables) { expect_mapping(Mfma::f32_16x16x16_f16, k16A, k16B, k16C); }
+TEST(AmdMfmaMapping, F16_32x32x8MatchesAmdTables) {
+  expect_mapping(Mfma::f32_32x32x8_f16, k32A, k32B, k32C);
+}
+TEST(AmdMfmaMapping, Bf16_16x16x16MatchesAmdTables) {
+  expect_mapping(Mfma::f32_16x16x16_bf16, k16A, k16B, k16C);
+}
+TEST(AmdMfmaMapping, F16_16x16x16MatchesAmdTables) {
+  expect_mapping(Mfma::f32_16x16x16_f16, k16A, k16B, k16C);
+}
 
 class AmdMfmaCompiles : public ::testing::TestWithParam<Target> {};
 
@@ -109,11 +120,14 @@ TEST_P(AmdMfmaCompiles, EachMfmaWrapperBecomesItsInstruction) {
   for (Mfma m : kAllMfma) {
     KernelIR kernel = mfma_kernel(m);
     std::string dis = compiled_disassembly(kernel, t);
-    EXPECT_EQ(count(dis, mnemonic(m, t) + " "), 1) << info(m).name << " on " << to_string(t) << ":\n" << dis;
+    EXPECT_EQ(count(dis, mnemonic(m, t) + " "), 1)
+        << info(m).name << " on " << to_string(t) << ":\n"
+        << dis;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, AmdMfmaCompiles, ::testing::Values(Target::gfx90a, Target::gfx942),
+INSTANTIATE_TEST_SUITE_P(Targets, AmdMfmaCompiles,
+                         ::testing::Values(Target::gfx90a, Target::gfx942),
                          [](const auto& info) { return to_string(info.param); });
 
 TEST(AmdMfmaMapping, PartialExecMaskIsRefused) {
@@ -133,7 +147,8 @@ TEST(AmdMfmaMapping, PartialExecMaskIsRefused) {
     sim::amdgpu::run(k.ir(), {}, {dd}, mem);
     FAIL() << "no error";
   } catch (const SimError& e) {
-    EXPECT_NE(std::string(e.what()).find("MFMA with a partial exec mask"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MFMA with a partial exec mask"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("mfma_diverged"), std::string::npos) << e.what();
   }
 }

@@ -33,7 +33,9 @@ TEST(AmdSimErrors, GlobalLoadPastTheAllocation) {
   std::string what = sim_error(shifted_copy(), {1, 2, 1}, {p, 3}, mem);
   EXPECT_CONTAINS(what, "amdgpu kernel 'shifted_copy', instruction `%");
   EXPECT_CONTAINS(what, "= load %");
-  EXPECT_CONTAINS(what, "workgroup (0,0,0), wave 0 lane 61 (work-item 61): global load of 4 bytes at " + sim::hex(p + 256));
+  EXPECT_CONTAINS(what,
+                  "workgroup (0,0,0), wave 0 lane 61 (work-item 61): global load of 4 bytes at " +
+                      sim::hex(p + 256));
   EXPECT_CONTAINS(what, "is outside every allocation: nearest is allocation");
   EXPECT_CONTAINS(what, "0 bytes past its end");
 }
@@ -57,8 +59,10 @@ TEST(AmdSimErrors, LdsAccessPastTheKernelsLds) {
   sim::GlobalMemory mem;
   std::string what = sim_error(k.ir(), {2, 1, 1}, {}, mem);
   EXPECT_CONTAINS(what, "amdgpu kernel 'lds_overrun'");
-  EXPECT_CONTAINS(what, "workgroup (0,0,0), wave 1 lane 0 (work-item 64): LDS store of 4 bytes at offset 256 is "
-                        "outside the kernel's 256-byte LDS");
+  EXPECT_CONTAINS(
+      what,
+      "workgroup (0,0,0), wave 1 lane 0 (work-item 64): LDS store of 4 bytes at offset 256 is "
+      "outside the kernel's 256-byte LDS");
 }
 
 TEST(AmdSimErrors, RuntimeShiftOfThirtyTwoOrMore) {
@@ -68,13 +72,15 @@ TEST(AmdSimErrors, RuntimeShiftOfThirtyTwoOrMore) {
   k.store(p, k.workitem_id(0) << amount);
   sim::GlobalMemory mem;
   std::uint64_t dp = upload(mem, std::vector<int>(1, 0));
-  EXPECT_CONTAINS(sim_error(k.ir(), {}, {dp, 40}, mem), "shift amount 40 is not below 32 (LLVM: poison)");
+  EXPECT_CONTAINS(sim_error(k.ir(), {}, {dp, 40}, mem),
+                  "shift amount 40 is not below 32 (LLVM: poison)");
 }
 
 TEST(AmdSimErrors, LaunchArgumentsAndGrid) {
   sim::GlobalMemory mem;
   std::uint64_t p = upload(mem, std::vector<float>(64, 1.0f));
-  EXPECT_CONTAINS(sim_error(shifted_copy(), {}, {p}, mem), "amdgpu kernel 'shifted_copy': 1 arguments for 2 parameters");
+  EXPECT_CONTAINS(sim_error(shifted_copy(), {}, {p}, mem),
+                  "amdgpu kernel 'shifted_copy': 1 arguments for 2 parameters");
   EXPECT_CONTAINS(sim_error(shifted_copy(), {}, {p, 1ull << 33}, mem),
                   "argument 1 (shift, i32) = 8589934592 does not fit in 32 bits");
   EXPECT_CONTAINS(sim_error(shifted_copy(), {}, {p + 4096, 0}, mem),

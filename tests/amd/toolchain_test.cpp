@@ -14,15 +14,16 @@ namespace {
 
 TEST(AmdLlvmIr, NamesTheTargetIntrinsicsAndAttributes) {
   std::string ir = to_llvm_ir(examples::amd_gemm_edge_kernel(Target::gfx90a), Target::gfx90a);
-  for (const char* want : {"target triple = \"amdgcn-amd-amdhsa\"",
-                           "@amd_gemm_edge.lds = internal addrspace(3) global [4096 x i8] poison, align 16",
-                           "define amdgpu_kernel void @amd_gemm_edge(ptr addrspace(1) %arg0",
-                           "\"amdgpu-flat-work-group-size\"=\"256,256\"", "\"target-cpu\"=\"gfx90a\"",
-                           "call <16 x float> @llvm.amdgcn.mfma.f32.32x32x8bf16.1k(<4 x i16>",
-                           "@llvm.amdgcn.raw.buffer.load.v4i32(<4 x i32>", "i32 131072, i32 3",
-                           "call i32 @llvm.amdgcn.workitem.id.x()", "call i32 @llvm.amdgcn.workgroup.id.y()",
-                           "fence syncscope(\"workgroup\") release", "call void @llvm.amdgcn.s.barrier()",
-                           "; parameters: %arg0 = A %arg1 = B %arg2 = C %arg3 = m %arg4 = n %arg5 = k"})
+  for (const char* want :
+       {"target triple = \"amdgcn-amd-amdhsa\"",
+        "@amd_gemm_edge.lds = internal addrspace(3) global [4096 x i8] poison, align 16",
+        "define amdgpu_kernel void @amd_gemm_edge(ptr addrspace(1) %arg0",
+        "\"amdgpu-flat-work-group-size\"=\"256,256\"", "\"target-cpu\"=\"gfx90a\"",
+        "call <16 x float> @llvm.amdgcn.mfma.f32.32x32x8bf16.1k(<4 x i16>",
+        "@llvm.amdgcn.raw.buffer.load.v4i32(<4 x i32>", "i32 131072, i32 3",
+        "call i32 @llvm.amdgcn.workitem.id.x()", "call i32 @llvm.amdgcn.workgroup.id.y()",
+        "fence syncscope(\"workgroup\") release", "call void @llvm.amdgcn.s.barrier()",
+        "; parameters: %arg0 = A %arg1 = B %arg2 = C %arg3 = m %arg4 = n %arg5 = k"})
     EXPECT_CONTAINS(ir, want);
 }
 
@@ -35,7 +36,9 @@ TEST(AmdToolchain, AssemblyAndCodeObject) {
     EXPECT_CONTAINS(s, "amdgcn-amd-amdhsa--gfx90a");
     std::vector<char> object = compile_to_code_object(ir, Target::gfx90a);
     ASSERT_GT(object.size(), 4u);
-    EXPECT_EQ(std::string(object.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(object.data(), 4),
+              "\x7f"
+              "ELF");
   } catch (const ToolchainError& e) {
     FAIL() << e.what();
   }
@@ -49,8 +52,10 @@ class ScopedEnv {
     ::setenv(name, value, 1);
   }
   ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
 
  private:
@@ -64,8 +69,9 @@ TEST(AmdToolchain, MissingLlvmSaysHowToInstallIt) {
     find_llvm_tools();
     FAIL() << "no ToolchainError";
   } catch (const ToolchainError& e) {
-    EXPECT_CONTAINS(e.what(), "LLVM for AMDGPU not found (missing: opt, llc, ld.lld, llvm-objdump, looked in "
-                              "WARPFORGE_LLVM_BIN=/nonexistent-llvm)");
+    EXPECT_CONTAINS(e.what(),
+                    "LLVM for AMDGPU not found (missing: opt, llc, ld.lld, llvm-objdump, looked in "
+                    "WARPFORGE_LLVM_BIN=/nonexistent-llvm)");
     EXPECT_CONTAINS(e.what(), "scripts/install-deps.sh");
     EXPECT_CONTAINS(e.what(), "apt-get install llvm-19 lld-19");
   }

@@ -12,9 +12,11 @@ using examples::kAmdGemmTile;
 // C = A·Bᵀ on the simulator for an m x n x k problem; C is poisoned first and
 // allocated to exactly m·n floats, so any store outside it is reported.
 void expect_gemm_on_sim(const KernelIR& kernel, int m, int n, int k, bool shape_params) {
-  Bf16Matrix a = random_bf16(static_cast<std::size_t>(m) * k), b = random_bf16(static_cast<std::size_t>(n) * k);
+  Bf16Matrix a = random_bf16(static_cast<std::size_t>(m) * k),
+             b = random_bf16(static_cast<std::size_t>(n) * k);
   sim::GlobalMemory mem;
-  std::uint64_t da = upload(mem, a.bits), db = upload(mem, b.bits), dc = poisoned_f32(mem, static_cast<std::size_t>(m) * n);
+  std::uint64_t da = upload(mem, a.bits), db = upload(mem, b.bits),
+                dc = poisoned_f32(mem, static_cast<std::size_t>(m) * n);
   sim::amdgpu::Args args{da, db, dc};
   if (shape_params) args.insert(args.end(), {std::uint64_t(m), std::uint64_t(n), std::uint64_t(k)});
   sim::amdgpu::Grid grid{static_cast<std::uint32_t>((n + kAmdGemmTile - 1) / kAmdGemmTile),
@@ -37,12 +39,14 @@ TEST(AmdTutorialOnSim, Fixed128MatchesReference) {
 
 TEST(AmdTutorialOnSim, RuntimeShapesMatchReference) {
   KernelIR kernel = examples::amd_gemm_runtime_kernel(Target::gfx942);
-  for (auto [m, n, k] : {std::tuple{64, 128, 48}, {128, 64, 16}}) expect_gemm_on_sim(kernel, m, n, k, true);
+  for (auto [m, n, k] : {std::tuple{64, 128, 48}, {128, 64, 16}})
+    expect_gemm_on_sim(kernel, m, n, k, true);
 }
 
 TEST(AmdTutorialOnSim, EdgeTiles117By121MatchReferenceWithoutOutOfBoundsAccess) {
   // C holds exactly 117 x 121 floats: a store past it would raise SimError.
-  EXPECT_NO_THROW(expect_gemm_on_sim(examples::amd_gemm_edge_kernel(Target::gfx942), 117, 121, 128, true));
+  EXPECT_NO_THROW(
+      expect_gemm_on_sim(examples::amd_gemm_edge_kernel(Target::gfx942), 117, 121, 128, true));
 }
 
 TEST(AmdTutorialOnSim, RuntimeKernelWithoutGuardsReadsPastTheEdgeAndIsReported) {
@@ -66,12 +70,15 @@ class AmdTutorialCompiles : public ::testing::TestWithParam<Target> {};
 TEST_P(AmdTutorialCompiles, EveryKernelHasMfmaLdsAndBarriers) {
   Target t = GetParam();
   const std::string mfma = mnemonic(Mfma::f32_32x32x8_bf16, t);
-  for (auto build : {examples::amd_gemm_128_kernel, examples::amd_gemm_runtime_kernel, examples::amd_gemm_edge_kernel}) {
+  for (auto build : {examples::amd_gemm_128_kernel, examples::amd_gemm_runtime_kernel,
+                     examples::amd_gemm_edge_kernel}) {
     KernelIR kernel = build(t);
     std::string dis = compiled_disassembly(kernel, t);
     // Two per K stage of 16; opt may unroll the fixed-size loop.
     int mfmas = count(dis, mfma + " ");
-    EXPECT_TRUE(mfmas >= 2 && mfmas % 2 == 0) << mfmas << " in " << kernel.name << " on " << to_string(t) << ":\n" << dis;
+    EXPECT_TRUE(mfmas >= 2 && mfmas % 2 == 0)
+        << mfmas << " in " << kernel.name << " on " << to_string(t) << ":\n"
+        << dis;
     EXPECT_GE(count(dis, "ds_write_b128"), 1) << kernel.name;
     EXPECT_GE(count(dis, "s_barrier"), 2) << kernel.name;
     EXPECT_EQ(count(dis, "scratch_"), 0) << kernel.name << ": registers spilled to scratch";
@@ -81,7 +88,8 @@ TEST_P(AmdTutorialCompiles, EveryKernelHasMfmaLdsAndBarriers) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, AmdTutorialCompiles, ::testing::Values(Target::gfx90a, Target::gfx942),
+INSTANTIATE_TEST_SUITE_P(Targets, AmdTutorialCompiles,
+                         ::testing::Values(Target::gfx90a, Target::gfx942),
                          [](const auto& info) { return to_string(info.param); });
 
 }  // namespace

@@ -55,8 +55,8 @@ struct Arg {
 class Kernel {
  public:
   // workgroup_size: work-items per workgroup (1..1024), a multiple of 64 keeps
-  // every wave full. It becomes "amdgpu-flat-work-group-size" and the
-  // simulator refuses launches of any other size.
+  // every wave full. It becomes "amdgpu-flat-work-group-size" (so LLVM
+  // compiles for exactly that size) and the simulator's workgroup size.
   Kernel(std::string name, Target target, int workgroup_size);
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
@@ -70,12 +70,12 @@ class Kernel {
   Val param_i32(const std::string& name);
   Val param_f32(const std::string& name);
 
-  Val reg(Type t);             // a fresh register, unwritten
-  void mov(Val d, Arg a);      // d = a (same type)
-  Val copy(Arg a, Type t);     // a fresh register holding a
+  Val reg(Type t);          // a fresh register, unwritten
+  void mov(Val d, Arg a);   // d = a (same type)
+  Val copy(Arg a, Type t);  // a fresh register holding a
 
-  Val workitem_id(int dim);    // llvm.amdgcn.workitem.id.x; workgroups are one-dimensional, dim = 0
-  Val workgroup_id(int dim);   // llvm.amdgcn.workgroup.id.{x,y,z}
+  Val workitem_id(int dim);   // llvm.amdgcn.workitem.id.x; workgroups are one-dimensional, dim = 0
+  Val workgroup_id(int dim);  // llvm.amdgcn.workgroup.id.{x,y,z}
 
   Val add(Arg a, Arg b);
   Val sub(Arg a, Arg b);
@@ -86,30 +86,30 @@ class Kernel {
   Val shl(Arg a, Arg b);
   Val lshr(Arg a, Arg b);
   Val ashr(Arg a, Arg b);
-  Val icmp(Cmp c, Arg a, Arg b);          // i1
+  Val icmp(Cmp c, Arg a, Arg b);  // i1
   Val select(Arg cond, Arg a, Arg b);
 
-  Val fadd(Arg a, Arg b);                 // f32, round to nearest even
+  Val fadd(Arg a, Arg b);  // f32, round to nearest even
   Val fsub(Arg a, Arg b);
   Val fmul(Arg a, Arg b);
-  Val fma(Arg a, Arg b, Arg c);           // llvm.fma.f32: one rounding
+  Val fma(Arg a, Arg b, Arg c);  // llvm.fma.f32: one rounding
 
-  Val zext(Val a);                        // i32 -> i64
-  Val trunc(Val a);                       // i64 -> i32
-  Val sitofp(Val a);                      // i32 -> f32
-  Val fptosi(Val a);                      // f32 -> i32, toward zero
-  Val f32_to_bf16(Val a);                 // f32 -> bf16 bits (i16), RNE
-  Val bf16_to_f32(Val a);                 // bf16 bits -> f32, exact
-  Val f32_to_f16(Val a);                  // f32 -> f16 bits (i16), RNE
-  Val f16_to_f32(Val a);                  // f16 bits -> f32, exact
-  Val bitcast(Type to, Val a);            // same size, bits unchanged
+  Val zext(Val a);              // i32 -> i64
+  Val trunc(Val a);             // i64 -> i32
+  Val sitofp(Val a);            // i32 -> f32
+  Val fptosi(Val a);            // f32 -> i32, toward zero
+  Val f32_to_bf16(Val a);       // f32 -> bf16 bits (i16), RNE
+  Val bf16_to_f32(Val a);       // bf16 bits -> f32, exact
+  Val f32_to_f16(Val a);        // f32 -> f16 bits (i16), RNE
+  Val f16_to_f32(Val a);        // f16 bits -> f32, exact
+  Val bitcast(Type to, Val a);  // same size, bits unchanged
   Val extract(Val vec, int index);
   void insert(Val vec, int index, Arg element);  // vec[index] = element, in place
 
   // A new array in the workgroup's LDS (64 KiB in all on gfx90a and gfx942,
   // AMDGPUUsage "Memory Spaces"); returns its base.
   Val lds(std::uint32_t bytes, std::uint32_t align = 16);
-  Val ptr_add(Val ptr, Arg bytes);        // global or LDS pointer + unsigned i32 bytes
+  Val ptr_add(Val ptr, Arg bytes);  // global or LDS pointer + unsigned i32 bytes
 
   // Global or LDS (by the pointer's type) load and store of 2, 4, 8 or 16
   // bytes; the address must be aligned to the access size.
@@ -132,7 +132,8 @@ class Kernel {
   void buffer_store(Val rsrc, Arg offset, Val value);
 
   void if_then(Arg cond, const std::function<void()>& then_body);
-  void if_else(Arg cond, const std::function<void()>& then_body, const std::function<void()>& else_body);
+  void if_else(Arg cond, const std::function<void()>& then_body,
+               const std::function<void()>& else_body);
   // for (i = begin; i <u end; i += step) body(i), at run time; step > 0.
   void for_range(Arg begin, Arg end, std::int32_t step, const std::function<void(Val)>& body);
 
@@ -152,19 +153,47 @@ class Kernel {
   Block* current_;
 };
 
-inline Val operator+(Val a, Arg b) { return a.kernel->add(a, b); }
-inline Val operator-(Val a, Arg b) { return a.kernel->sub(a, b); }
-inline Val operator*(Val a, Arg b) { return a.kernel->mul(a, b); }
-inline Val operator&(Val a, Arg b) { return a.kernel->bit_and(a, b); }
-inline Val operator|(Val a, Arg b) { return a.kernel->bit_or(a, b); }
-inline Val operator^(Val a, Arg b) { return a.kernel->bit_xor(a, b); }
-inline Val operator<<(Val a, Arg b) { return a.kernel->shl(a, b); }
-inline Val operator>>(Val a, Arg b) { return a.kernel->lshr(a, b); }
-inline Val operator<(Val a, Arg b) { return a.kernel->icmp(Cmp::ult, a, b); }
-inline Val operator<=(Val a, Arg b) { return a.kernel->icmp(Cmp::ule, a, b); }
-inline Val operator>(Val a, Arg b) { return a.kernel->icmp(Cmp::ugt, a, b); }
-inline Val operator>=(Val a, Arg b) { return a.kernel->icmp(Cmp::uge, a, b); }
-inline Val operator==(Val a, Arg b) { return a.kernel->icmp(Cmp::eq, a, b); }
-inline Val operator!=(Val a, Arg b) { return a.kernel->icmp(Cmp::ne, a, b); }
+inline Val operator+(Val a, Arg b) {
+  return a.kernel->add(a, b);
+}
+inline Val operator-(Val a, Arg b) {
+  return a.kernel->sub(a, b);
+}
+inline Val operator*(Val a, Arg b) {
+  return a.kernel->mul(a, b);
+}
+inline Val operator&(Val a, Arg b) {
+  return a.kernel->bit_and(a, b);
+}
+inline Val operator|(Val a, Arg b) {
+  return a.kernel->bit_or(a, b);
+}
+inline Val operator^(Val a, Arg b) {
+  return a.kernel->bit_xor(a, b);
+}
+inline Val operator<<(Val a, Arg b) {
+  return a.kernel->shl(a, b);
+}
+inline Val operator>>(Val a, Arg b) {
+  return a.kernel->lshr(a, b);
+}
+inline Val operator<(Val a, Arg b) {
+  return a.kernel->icmp(Cmp::ult, a, b);
+}
+inline Val operator<=(Val a, Arg b) {
+  return a.kernel->icmp(Cmp::ule, a, b);
+}
+inline Val operator>(Val a, Arg b) {
+  return a.kernel->icmp(Cmp::ugt, a, b);
+}
+inline Val operator>=(Val a, Arg b) {
+  return a.kernel->icmp(Cmp::uge, a, b);
+}
+inline Val operator==(Val a, Arg b) {
+  return a.kernel->icmp(Cmp::eq, a, b);
+}
+inline Val operator!=(Val a, Arg b) {
+  return a.kernel->icmp(Cmp::ne, a, b);
+}
 
 }  // namespace warpforge::amdgpu

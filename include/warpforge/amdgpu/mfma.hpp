@@ -11,11 +11,11 @@
 namespace warpforge::amdgpu {
 
 enum class Mfma { f32_32x32x8_bf16, f32_16x16x16_bf16, f32_32x32x8_f16, f32_16x16x16_f16 };
-inline constexpr Mfma kAllMfma[] = {Mfma::f32_32x32x8_bf16, Mfma::f32_16x16x16_bf16, Mfma::f32_32x32x8_f16,
-                                    Mfma::f32_16x16x16_f16};
+inline constexpr Mfma kAllMfma[] = {Mfma::f32_32x32x8_bf16, Mfma::f32_16x16x16_bf16,
+                                    Mfma::f32_32x32x8_f16, Mfma::f32_16x16x16_f16};
 
 struct MfmaInfo {
-  const char* name;       // "f32_32x32x8_bf16"
+  const char* name;  // "f32_32x32x8_bf16"
   int m, n, k;
   bool bf16;              // inputs are bf16 (else f16)
   Type accumulator;       // v16f32 or v4f32

@@ -11,8 +11,8 @@
 namespace warpforge::amdgpu {
 
 enum class Type {
-  i1,          // a per-lane condition (a VCC / SGPR-pair bit on hardware)
-  i16,         // a bf16 or f16 bit pattern
+  i1,   // a per-lane condition (a VCC / SGPR-pair bit on hardware)
+  i16,  // a bf16 or f16 bit pattern
   i32,
   i64,
   f32,
@@ -35,7 +35,11 @@ struct TypeInfo {
 };
 
 const TypeInfo& info(Type t);
-inline std::string type_name(Type t) { return info(t).name; }
-inline bool is_vector(Type t) { return info(t).elements > 1; }
+inline std::string type_name(Type t) {
+  return info(t).name;
+}
+inline bool is_vector(Type t) {
+  return info(t).elements > 1;
+}
 
 }  // namespace warpforge::amdgpu

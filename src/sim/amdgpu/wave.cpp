@@ -15,18 +15,26 @@ constexpr std::uint32_t kPoison = 0xDEADBEEFu;
 
 std::uint64_t width_mask(Type t) {
   switch (t) {
-    case Type::i1: return 1;
-    case Type::i16: return 0xFFFF;
-    case Type::i64: case Type::ptr_global: return ~0ull;
-    default: return 0xFFFFFFFFull;
+    case Type::i1:
+      return 1;
+    case Type::i16:
+      return 0xFFFF;
+    case Type::i64:
+    case Type::ptr_global:
+      return ~0ull;
+    default:
+      return 0xFFFFFFFFull;
   }
 }
 
 std::int64_t sign_extend(std::uint64_t v, Type t) {
-  return t == Type::i64 ? static_cast<std::int64_t>(v) : static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+  return t == Type::i64 ? static_cast<std::int64_t>(v)
+                        : static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
 }
 
-float as_float(std::uint64_t bits) { return f32_of(bits); }
+float as_float(std::uint64_t bits) {
+  return f32_of(bits);
+}
 
 // v_cvt_i32_f32 saturates and turns NaN into 0 (AMD CDNA3 ISA, VOP1 opcodes);
 // LLVM calls out-of-range fptosi poison, so any value is allowed there.
@@ -44,7 +52,8 @@ Wave::Wave(Workgroup& group, int index, int live_lanes)
       exec_(live_lanes >= kWaveSize ? ~0ull : ((1ull << live_lanes) - 1)),
       regs_(group.kernel.regs.size()) {
   for (std::size_t r = 0; r < regs_.size(); ++r)
-    regs_[r].assign(static_cast<std::size_t>(info(group.kernel.regs[r]).words) * kWaveSize, kPoison);
+    regs_[r].assign(static_cast<std::size_t>(info(group.kernel.regs[r]).words) * kWaveSize,
+                    kPoison);
 }
 
 std::uint32_t* Wave::words(int reg, int lane) {
@@ -82,9 +91,10 @@ std::uint64_t Wave::lane_mask(const Operand& cond) {
 }
 
 void Wave::fail(const Inst& in, int lane, const std::string& what) const {
-  throw SimError("amdgpu kernel '" + group_.kernel.name + "', instruction `" + to_string(in) + "`, workgroup (" +
-                 std::to_string(group_.id[0]) + "," + std::to_string(group_.id[1]) + "," + std::to_string(group_.id[2]) +
-                 "), wave " + std::to_string(index_) + " lane " + std::to_string(lane) + " (work-item " +
+  throw SimError("amdgpu kernel '" + group_.kernel.name + "', instruction `" + to_string(in) +
+                 "`, workgroup (" + std::to_string(group_.id[0]) + "," +
+                 std::to_string(group_.id[1]) + "," + std::to_string(group_.id[2]) + "), wave " +
+                 std::to_string(index_) + " lane " + std::to_string(lane) + " (work-item " +
                  std::to_string(index_ * kWaveSize + lane) + "): " + what);
 }
 
@@ -137,7 +147,9 @@ void Wave::step() {
     case Step::Kind::loop_latch: {
       Operand counter{true, s.stmt->counter, Type::i32, 0};
       for (int lane = 0; lane < kWaveSize; ++lane)
-        if (active(lane)) write_scalar(s.stmt->counter, lane, scalar(counter, lane) + static_cast<std::uint32_t>(s.stmt->step));
+        if (active(lane))
+          write_scalar(s.stmt->counter, lane,
+                       scalar(counter, lane) + static_cast<std::uint32_t>(s.stmt->step));
       pc_ = static_cast<std::size_t>(s.jump);
       return;
     }
@@ -152,11 +164,13 @@ void Wave::execute(const Inst& in) {
     case Op::mfma:
       mfma(in);
       return;
-    case Op::load: case Op::store:
+    case Op::load:
+    case Op::store:
       for (int lane = 0; lane < kWaveSize; ++lane)
         if (active(lane)) memory(in, lane);
       return;
-    case Op::buffer_load: case Op::buffer_store:
+    case Op::buffer_load:
+    case Op::buffer_store:
       for (int lane = 0; lane < kWaveSize; ++lane)
         if (active(lane)) buffer(in, lane);
       return;
@@ -175,22 +189,40 @@ void Wave::alu(const Inst& in, int lane) {
     case Op::mov: {
       std::uint32_t scratch[2];
       const std::uint32_t* src = read(a[0], lane, scratch);
-      std::memcpy(words(in.dst, lane), src, sizeof(std::uint32_t) * static_cast<std::size_t>(info(in.type).words));
+      std::memcpy(words(in.dst, lane), src,
+                  sizeof(std::uint32_t) * static_cast<std::size_t>(info(in.type).words));
       return;
     }
-    case Op::add: write_scalar(in.dst, lane, u(0) + u(1)); return;
-    case Op::sub: write_scalar(in.dst, lane, u(0) - u(1)); return;
-    case Op::mul: write_scalar(in.dst, lane, u(0) * u(1)); return;
-    case Op::and_: write_scalar(in.dst, lane, u(0) & u(1)); return;
-    case Op::or_: write_scalar(in.dst, lane, u(0) | u(1)); return;
-    case Op::xor_: write_scalar(in.dst, lane, u(0) ^ u(1)); return;
-    case Op::shl: case Op::lshr: case Op::ashr: {
+    case Op::add:
+      write_scalar(in.dst, lane, u(0) + u(1));
+      return;
+    case Op::sub:
+      write_scalar(in.dst, lane, u(0) - u(1));
+      return;
+    case Op::mul:
+      write_scalar(in.dst, lane, u(0) * u(1));
+      return;
+    case Op::and_:
+      write_scalar(in.dst, lane, u(0) & u(1));
+      return;
+    case Op::or_:
+      write_scalar(in.dst, lane, u(0) | u(1));
+      return;
+    case Op::xor_:
+      write_scalar(in.dst, lane, u(0) ^ u(1));
+      return;
+    case Op::shl:
+    case Op::lshr:
+    case Op::ashr: {
       std::uint64_t amount = u(1);
-      if (amount >= 32) fail(in, lane, "shift amount " + std::to_string(amount) + " is not below 32 (LLVM: poison)");
+      if (amount >= 32)
+        fail(in, lane,
+             "shift amount " + std::to_string(amount) + " is not below 32 (LLVM: poison)");
       std::uint32_t x = static_cast<std::uint32_t>(u(0));
-      std::uint32_t r = in.op == Op::shl    ? x << amount
-                        : in.op == Op::lshr ? x >> amount
-                                            : static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> amount);
+      std::uint32_t r = in.op == Op::shl ? x << amount
+                        : in.op == Op::lshr
+                            ? x >> amount
+                            : static_cast<std::uint32_t>(static_cast<std::int32_t>(x) >> amount);
       write_scalar(in.dst, lane, r);
       return;
     }
@@ -199,16 +231,36 @@ void Wave::alu(const Inst& in, int lane) {
       std::int64_t sx = sign_extend(x, a[0].type), sy = sign_extend(y, a[0].type);
       bool r = false;
       switch (in.cmp) {
-        case Cmp::eq: r = x == y; break;
-        case Cmp::ne: r = x != y; break;
-        case Cmp::ult: r = x < y; break;
-        case Cmp::ule: r = x <= y; break;
-        case Cmp::ugt: r = x > y; break;
-        case Cmp::uge: r = x >= y; break;
-        case Cmp::slt: r = sx < sy; break;
-        case Cmp::sle: r = sx <= sy; break;
-        case Cmp::sgt: r = sx > sy; break;
-        case Cmp::sge: r = sx >= sy; break;
+        case Cmp::eq:
+          r = x == y;
+          break;
+        case Cmp::ne:
+          r = x != y;
+          break;
+        case Cmp::ult:
+          r = x < y;
+          break;
+        case Cmp::ule:
+          r = x <= y;
+          break;
+        case Cmp::ugt:
+          r = x > y;
+          break;
+        case Cmp::uge:
+          r = x >= y;
+          break;
+        case Cmp::slt:
+          r = sx < sy;
+          break;
+        case Cmp::sle:
+          r = sx <= sy;
+          break;
+        case Cmp::sgt:
+          r = sx > sy;
+          break;
+        case Cmp::sge:
+          r = sx >= sy;
+          break;
       }
       write_scalar(in.dst, lane, r);
       return;
@@ -216,26 +268,52 @@ void Wave::alu(const Inst& in, int lane) {
     case Op::select: {
       std::uint32_t scratch[2];
       const std::uint32_t* src = read(u(0) ? a[1] : a[2], lane, scratch);
-      std::memcpy(words(in.dst, lane), src, sizeof(std::uint32_t) * static_cast<std::size_t>(info(in.type).words));
+      std::memcpy(words(in.dst, lane), src,
+                  sizeof(std::uint32_t) * static_cast<std::size_t>(info(in.type).words));
       return;
     }
-    case Op::fadd: put_f(f(0) + f(1)); return;
-    case Op::fsub: put_f(f(0) - f(1)); return;
-    case Op::fmul: put_f(f(0) * f(1)); return;
-    case Op::fma: put_f(std::fma(f(0), f(1), f(2))); return;
-    case Op::zext: write_scalar(in.dst, lane, u(0)); return;
-    case Op::trunc: write_scalar(in.dst, lane, u(0)); return;
-    case Op::sitofp: put_f(static_cast<float>(static_cast<std::int32_t>(u(0)))); return;
-    case Op::fptosi: write_scalar(in.dst, lane, static_cast<std::uint32_t>(to_i32(f(0)))); return;
-    case Op::f32_to_bf16: write_scalar(in.dst, lane, encode_float(f(0), kBF16, Rounding::rn, false)); return;
-    case Op::f32_to_f16: write_scalar(in.dst, lane, encode_float(f(0), kF16, Rounding::rn, false)); return;
-    case Op::bf16_to_f32: put_f(static_cast<float>(decode_float(static_cast<std::uint32_t>(u(0)), kBF16))); return;
-    case Op::f16_to_f32: put_f(static_cast<float>(decode_float(static_cast<std::uint32_t>(u(0)), kF16))); return;
+    case Op::fadd:
+      put_f(f(0) + f(1));
+      return;
+    case Op::fsub:
+      put_f(f(0) - f(1));
+      return;
+    case Op::fmul:
+      put_f(f(0) * f(1));
+      return;
+    case Op::fma:
+      put_f(std::fma(f(0), f(1), f(2)));
+      return;
+    case Op::zext:
+      write_scalar(in.dst, lane, u(0));
+      return;
+    case Op::trunc:
+      write_scalar(in.dst, lane, u(0));
+      return;
+    case Op::sitofp:
+      put_f(static_cast<float>(static_cast<std::int32_t>(u(0))));
+      return;
+    case Op::fptosi:
+      write_scalar(in.dst, lane, static_cast<std::uint32_t>(to_i32(f(0))));
+      return;
+    case Op::f32_to_bf16:
+      write_scalar(in.dst, lane, encode_float(f(0), kBF16, Rounding::rn, false));
+      return;
+    case Op::f32_to_f16:
+      write_scalar(in.dst, lane, encode_float(f(0), kF16, Rounding::rn, false));
+      return;
+    case Op::bf16_to_f32:
+      put_f(static_cast<float>(decode_float(static_cast<std::uint32_t>(u(0)), kBF16)));
+      return;
+    case Op::f16_to_f32:
+      put_f(static_cast<float>(decode_float(static_cast<std::uint32_t>(u(0)), kF16)));
+      return;
     case Op::bitcast:
       std::memcpy(words(in.dst, lane), words(a[0].reg, lane),
                   sizeof(std::uint32_t) * static_cast<std::size_t>(info(in.type).words));
       return;
-    case Op::extract: case Op::insert: {
+    case Op::extract:
+    case Op::insert: {
       const TypeInfo& vec = info(a[0].type);
       int bytes = info(vec.element).bytes;
       std::vector<std::uint32_t> v(words(a[0].reg, lane), words(a[0].reg, lane) + vec.words);
@@ -251,11 +329,21 @@ void Wave::alu(const Inst& in, int lane) {
       }
       return;
     }
-    case Op::workitem_id: write_scalar(in.dst, lane, static_cast<std::uint64_t>(index_ * kWaveSize + lane)); return;
-    case Op::workgroup_id: write_scalar(in.dst, lane, group_.id[in.imm]); return;
-    case Op::param: write_scalar(in.dst, lane, group_.args[static_cast<std::size_t>(in.imm)]); return;
-    case Op::lds_base: write_scalar(in.dst, lane, static_cast<std::uint64_t>(in.imm)); return;
-    case Op::ptr_add: write_scalar(in.dst, lane, u(0) + u(1)); return;
+    case Op::workitem_id:
+      write_scalar(in.dst, lane, static_cast<std::uint64_t>(index_ * kWaveSize + lane));
+      return;
+    case Op::workgroup_id:
+      write_scalar(in.dst, lane, group_.id[in.imm]);
+      return;
+    case Op::param:
+      write_scalar(in.dst, lane, group_.args[static_cast<std::size_t>(in.imm)]);
+      return;
+    case Op::lds_base:
+      write_scalar(in.dst, lane, static_cast<std::uint64_t>(in.imm));
+      return;
+    case Op::ptr_add:
+      write_scalar(in.dst, lane, u(0) + u(1));
+      return;
     case Op::make_rsrc: {
       std::uint64_t base = u(0);
       std::uint32_t* w = words(in.dst, lane);

@@ -8,26 +8,26 @@
 #include <string>
 #include <vector>
 
-#include "wave_program.hpp"
 #include "warpforge/sim/amdgpu/wave_simulator.hpp"
+#include "wave_program.hpp"
 
 namespace warpforge::sim::amdgpu {
 
 // The IR's names, which the simulator's own (PTX) Inst and Op would hide.
 using warpforge::amdgpu::Cmp;
+using warpforge::amdgpu::info;
 using warpforge::amdgpu::Inst;
 using warpforge::amdgpu::KernelIR;
 using warpforge::amdgpu::Mfma;
 using warpforge::amdgpu::MfmaInfo;
 using warpforge::amdgpu::Op;
+using warpforge::amdgpu::op_name;
 using warpforge::amdgpu::Operand;
 using warpforge::amdgpu::Param;
-using warpforge::amdgpu::Type;
-using warpforge::amdgpu::TypeInfo;
-using warpforge::amdgpu::info;
-using warpforge::amdgpu::op_name;
 using warpforge::amdgpu::to_string;
+using warpforge::amdgpu::Type;
 using warpforge::amdgpu::type_name;
+using warpforge::amdgpu::TypeInfo;
 
 inline constexpr int kWaveSize = 64;  // CDNA waves are 64 lanes (AMD CDNA3 ISA, "Wavefronts")
 

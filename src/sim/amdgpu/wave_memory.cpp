@@ -5,11 +5,13 @@
 
 namespace warpforge::sim::amdgpu {
 
-std::byte* Wave::global_bytes(const Inst& in, int lane, std::uint64_t address, int bytes, const char* what) {
+std::byte* Wave::global_bytes(const Inst& in, int lane, std::uint64_t address, int bytes,
+                              const char* what) {
   std::byte* p = group_.memory.find(address, static_cast<std::size_t>(bytes));
   if (!p)
-    fail(in, lane, std::string(what) + " of " + std::to_string(bytes) + " bytes at " + hex(address) +
-                       " is outside every allocation: nearest is " + group_.memory.describe_nearest(address));
+    fail(in, lane,
+         std::string(what) + " of " + std::to_string(bytes) + " bytes at " + hex(address) +
+             " is outside every allocation: nearest is " + group_.memory.describe_nearest(address));
   return p;
 }
 
@@ -20,14 +22,16 @@ void Wave::memory(const Inst& in, int lane) {
   const std::uint64_t address = scalar(ptr, lane);
   const char* what = is_load ? "load" : "store";
   if (address % static_cast<std::uint64_t>(bytes) != 0)
-    fail(in, lane, std::string(what) + " of " + std::to_string(bytes) + " bytes at " + hex(address) +
-                       " is misaligned: the address must be a multiple of " + std::to_string(bytes));
+    fail(in, lane,
+         std::string(what) + " of " + std::to_string(bytes) + " bytes at " + hex(address) +
+             " is misaligned: the address must be a multiple of " + std::to_string(bytes));
   std::byte* at;
   if (ptr.type == Type::ptr_lds) {
     if (address + static_cast<std::uint64_t>(bytes) > group_.lds.size())
-      fail(in, lane, std::string("LDS ") + what + " of " + std::to_string(bytes) + " bytes at offset " +
-                         std::to_string(address) + " is outside the kernel's " + std::to_string(group_.lds.size()) +
-                         "-byte LDS");
+      fail(in, lane,
+           std::string("LDS ") + what + " of " + std::to_string(bytes) + " bytes at offset " +
+               std::to_string(address) + " is outside the kernel's " +
+               std::to_string(group_.lds.size()) + "-byte LDS");
     at = group_.lds.data() + address;
   } else {
     at = global_bytes(in, lane, address, bytes, is_load ? "global load" : "global store");
@@ -66,9 +70,13 @@ void Wave::buffer(const Inst& in, int lane) {
     bool in_range = at + 4 <= records;
     if (is_load) {
       d[i] = 0;
-      if (in_range) std::memcpy(&d[i], global_bytes(in, lane, base + at, 4, "buffer load (in the descriptor's range)"), 4);
+      if (in_range)
+        std::memcpy(&d[i],
+                    global_bytes(in, lane, base + at, 4, "buffer load (in the descriptor's range)"),
+                    4);
     } else if (in_range) {
-      std::memcpy(global_bytes(in, lane, base + at, 4, "buffer store (in the descriptor's range)"), &v[i], 4);
+      std::memcpy(global_bytes(in, lane, base + at, 4, "buffer store (in the descriptor's range)"),
+                  &v[i], 4);
     }
   }
 }

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "mfma_semantics.hpp"
-#include "wave.hpp"
 #include "warpforge/sim/float_format.hpp"
+#include "wave.hpp"
 
 namespace warpforge::sim::amdgpu {
 
@@ -12,13 +12,15 @@ void Wave::mfma(const Inst& in) {
   const Mfma m = static_cast<Mfma>(in.imm);
   const MfmaInfo& mi = info(m);
   // The whole wave computes one MFMA: its operands come from all 64 lanes.
-  if (exec_ != ~0ull) fail(in, 0, "MFMA with a partial exec mask: the instruction reads and writes all 64 lanes");
+  if (exec_ != ~0ull)
+    fail(in, 0, "MFMA with a partial exec mask: the instruction reads and writes all 64 lanes");
   const FloatFormat& input = mi.bf16 ? kBF16 : kF16;
   auto element = [&](const Operand& o, LaneSlot at) {
     std::uint32_t word = words(o.reg, at.lane)[at.slot / 2];
     return decode_float((word >> (16 * (at.slot % 2))) & 0xFFFFu, input);
   };
-  std::vector<double> a(static_cast<std::size_t>(mi.m * mi.k)), b(static_cast<std::size_t>(mi.k * mi.n));
+  std::vector<double> a(static_cast<std::size_t>(mi.m * mi.k)),
+      b(static_cast<std::size_t>(mi.k * mi.n));
   for (int i = 0; i < mi.m; ++i)
     for (int k = 0; k < mi.k; ++k) a[i * mi.k + k] = element(in.args[0], mfma_a(m, i, k));
   for (int k = 0; k < mi.k; ++k)

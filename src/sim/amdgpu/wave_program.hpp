@@ -15,7 +15,8 @@ struct Step {
   Kind kind;
   const warpforge::amdgpu::Inst* inst = nullptr;  // Kind::inst
   const warpforge::amdgpu::Stmt* stmt = nullptr;  // the if or loop
-  int jump = -1;  // if_begin: the else_ step; else_: end_if; loop_head: loop_end; loop_latch: loop_head
+  int jump =
+      -1;  // if_begin: the else_ step; else_: end_if; loop_head: loop_end; loop_latch: loop_head
 };
 
 std::vector<Step> flatten(const warpforge::amdgpu::Block& body);

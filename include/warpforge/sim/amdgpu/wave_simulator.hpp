@@ -26,6 +26,7 @@ using Args = std::vector<std::uint64_t>;
 std::uint64_t f32_arg(float v);
 
 // Runs every workgroup of the grid; the workgroup size is the kernel's own.
-void run(const warpforge::amdgpu::KernelIR& kernel, Grid grid, const Args& args, GlobalMemory& memory);
+void run(const warpforge::amdgpu::KernelIR& kernel, Grid grid, const Args& args,
+         GlobalMemory& memory);
 
 }  // namespace warpforge::sim::amdgpu

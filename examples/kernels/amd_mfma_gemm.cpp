@@ -44,6 +44,11 @@ amdgpu::KernelIR build(const char* name, Shapes shapes, amdgpu::Target target) {
   // 16-byte vector (eight bf16): row (tid % 128) / 2, half (tid % 2).
   Val stage_row = (tid & 127) >> 1, stage_half = tid & 1;
   Val stage_lds_offset = stage_row * kLdsRowBytes + stage_half * 16;
+  // Waves 0-1 stage A, waves 2-3 B: the same in every lane of a wave, which
+  // readfirstlane tells LLVM. Without it LLVM merges the two branches' loads
+  // into one whose descriptor is picked per lane, and then has to loop over
+  // the distinct descriptors (a "waterfall" loop).
+  Val stages_b = k.readfirstlane(tid >> 7);
 
   Val acc = k.reg(Type::v16f32);
   for (int r = 0; r < 16; ++r) k.insert(acc, r, 0.0f);
@@ -56,7 +61,7 @@ amdgpu::KernelIR build(const char* name, Shapes shapes, amdgpu::Target target) {
       k.store(k.ptr_add(lds, stage_lds_offset), v);
     };
     k.if_else(
-        tid < 128, [&] { stage(a, rsrc_a, tile_row, lds_a); },
+        stages_b == 0, [&] { stage(a, rsrc_a, tile_row, lds_a); },
         [&] { stage(b, rsrc_b, tile_col, lds_b); });
     k.barrier();
     // Two MFMA steps of K = 8. Lane l holds A[i = l % 32][k = 4 (l / 32) .. + 3]

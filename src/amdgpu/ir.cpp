@@ -8,13 +8,13 @@ namespace warpforge::amdgpu {
 
 const char* op_name(Op op) {
   static const char* const kNames[] = {
-      "mov",       "add",         "sub",          "mul",         "and",          "or",
-      "xor",       "shl",         "lshr",         "ashr",        "icmp",         "select",
-      "fadd",      "fsub",        "fmul",         "fma",         "zext",         "trunc",
-      "sitofp",    "fptosi",      "f32_to_bf16",  "bf16_to_f32", "f32_to_f16",   "f16_to_f32",
-      "bitcast",   "extract",     "insert",       "workitem_id", "workgroup_id", "param",
-      "lds_base",  "ptr_add",     "load",         "store",       "barrier",      "mfma",
-      "make_rsrc", "buffer_load", "buffer_store",
+      "mov",     "add",       "sub",         "mul",          "and",          "or",
+      "xor",     "shl",       "lshr",        "ashr",         "icmp",         "select",
+      "fadd",    "fsub",      "fmul",        "fma",          "zext",         "trunc",
+      "sitofp",  "fptosi",    "f32_to_bf16", "bf16_to_f32",  "f32_to_f16",   "f16_to_f32",
+      "bitcast", "extract",   "insert",      "workitem_id",  "workgroup_id", "readfirstlane",
+      "param",   "lds_base",  "ptr_add",     "load",         "store",        "barrier",
+      "mfma",    "make_rsrc", "buffer_load", "buffer_store",
   };
   static_assert(std::size(kNames) == static_cast<std::size_t>(Op::buffer_store) + 1,
                 "one name per Op");

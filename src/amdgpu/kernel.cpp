@@ -148,6 +148,11 @@ Val Kernel::workgroup_id(int dim) {
   return emit({Op::workgroup_id, kFresh, {}, dim, Cmp::eq, Type::i32});
 }
 
+Val Kernel::readfirstlane(Val a) {
+  return emit(
+      {Op::readfirstlane, kFresh, {operand("readfirstlane", a, Type::i32)}, 0, Cmp::eq, Type::i32});
+}
+
 Val Kernel::integer_binary(Op op, Arg a, Arg b) {
   const std::string n = op_name(op);
   Operand x = operand_like(n, a, b), y = operand_like(n, b, a);

@@ -206,6 +206,11 @@ class Emitter {
         result = assign("call i32 @" + f + "()");
         break;
       }
+      case Op::readfirstlane:
+        // The unsuffixed name of LLVM 16-18; LLVM 19 upgrades it to .i32.
+        declare("declare i32 @llvm.amdgcn.readfirstlane(i32)");
+        result = assign("call i32 @llvm.amdgcn.readfirstlane(" + typed(a[0]) + ")");
+        break;
       case Op::param:
         result = "%arg" + std::to_string(in.imm);
         break;

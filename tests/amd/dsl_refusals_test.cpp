@@ -56,6 +56,8 @@ TEST(AmdDslRefusals, OperandTypesAndImmediates) {
                   ("extract: element 0 of i32; accepted: a vector"));
   EXPECT_CONTAINS(refusal([&] { k.insert(k.reg(Type::v4f32), 4, 0.0f); }),
                   ("insert: element 4 of v4f32; accepted: a vector and 0..3"));
+  EXPECT_CONTAINS(refusal([&] { k.readfirstlane(f); }),
+                  "readfirstlane: operand %1 is f32; accepted: i32");
   EXPECT_CONTAINS(refusal([&] { k.workitem_id(1); }),
                   ("workitem_id: dimension 1; accepted: 0 (x)"));
   EXPECT_CONTAINS(refusal([&] { k.workgroup_id(3); }),

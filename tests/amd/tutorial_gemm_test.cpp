@@ -81,6 +81,9 @@ TEST_P(AmdTutorialCompiles, EveryKernelHasMfmaLdsAndBarriers) {
         << dis;
     EXPECT_GE(count(dis, "ds_write_b128"), 1) << kernel.name;
     EXPECT_GE(count(dis, "s_barrier"), 2) << kernel.name;
+    // One readfirstlane, the staging choice: more would be LLVM looping over
+    // per-lane buffer descriptors (a waterfall loop).
+    EXPECT_EQ(count(dis, "v_readfirstlane_b32"), 1) << kernel.name << ":\n" << dis;
     EXPECT_EQ(count(dis, "scratch_"), 0) << kernel.name << ": registers spilled to scratch";
     bool edge = kernel.name == "amd_gemm_edge";
     EXPECT_EQ(count(dis, "buffer_load_dwordx4") > 0, edge) << kernel.name;

@@ -13,7 +13,7 @@ namespace {
 constexpr int kGroup = 128;  // two waves, so that the LDS exchange crosses waves
 constexpr sim::amdgpu::Grid kGrid{2, 2, 1};
 constexpr int kItems = kGroup * 4;
-constexpr int kSlots = 27;
+constexpr int kSlots = 28;
 
 // out[item * kSlots + slot] for each slot below; vec_out[item] = the 16-byte
 // vector passed through a global load, LDS and a global store.
@@ -69,6 +69,7 @@ KernelIR alu_kernel(Target t) {
       tid,
       neighbour,
       copied,
+      k.readfirstlane(y),
   };
   for (int s = 0; s < kSlots; ++s) k.store(k.ptr_add(out, (item * kSlots + s) * 4), results[s]);
   k.store(k.ptr_add(vec_out, item * 16),
@@ -139,6 +140,7 @@ TEST(AmdWrappersOnSim, EveryWrapperComputesWhatTheHostDoes) {
         static_cast<std::uint32_t>(tid),
         static_cast<std::uint32_t>(y[next]) + static_cast<std::uint32_t>(bias),
         uy,
+        static_cast<std::uint32_t>(y[group * kGroup + tid / 64 * 64]),  // the wave's lane 0
     };
     for (int s = 0; s < kSlots; ++s)
       ASSERT_EQ(got[i * kSlots + s], want[s]) << "item " << i << " slot " << s;
@@ -155,9 +157,10 @@ TEST_P(AmdWrappersCompile, DisassemblyHoldsEachWrappersInstructions) {
   std::string dis = compiled_disassembly(alu_kernel(t), t);
   for (const char* want :
        {"global_load_dwordx4", "global_store_dwordx4", "global_load_ushort", "global_load_dword ",
-        "ds_write_b128", "ds_read_b128", "ds_write_b32", "ds_read_b32", "s_barrier",
-        "v_mad_u64_u32", "v_mul_lo_u32", "v_cvt_f32_i32", "v_cvt_i32_f32", "v_cvt_f16_f32",
-        "v_cvt_f32_f16", "v_ashrrev_i32", "v_lshrrev_b32", "v_lshlrev_b32", "v_fma"})
+        "ds_write_b128",       "ds_read_b128",         "ds_write_b32",       "ds_read_b32",
+        "s_barrier",           "v_mad_u64_u32",        "v_mul_lo_u32",       "v_cvt_f32_i32",
+        "v_cvt_i32_f32",       "v_cvt_f16_f32",        "v_cvt_f32_f16",      "v_ashrrev_i32",
+        "v_readfirstlane_b32", "v_lshrrev_b32",        "v_lshlrev_b32",      "v_fma"})
     EXPECT_GT(count(dis, want), 0) << want << " missing for " << to_string(t) << ":\n" << dis;
   EXPECT_EQ(count(dis, "scratch_"), 0) << "registers spilled to scratch:\n" << dis;
 }

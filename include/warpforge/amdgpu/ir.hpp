@@ -29,6 +29,7 @@ enum class Op {
   extract,  // d = a[imm]
   insert,   // d = a with [imm] = b
   workitem_id, workgroup_id,  // imm: 0 = x, 1 = y, 2 = z
+  readfirstlane,  // d = a of the wave's lowest active lane, in every lane
   param,         // d = kernel parameter #imm
   lds_base,      // d:ptr.lds = the kernel's LDS region + imm bytes
   ptr_add,       // d = a + (unsigned) b bytes

@@ -76,6 +76,10 @@ class Kernel {
 
   Val workitem_id(int dim);   // llvm.amdgcn.workitem.id.x; workgroups are one-dimensional, dim = 0
   Val workgroup_id(int dim);  // llvm.amdgcn.workgroup.id.{x,y,z}
+  // llvm.amdgcn.readfirstlane: the value of the wave's lowest active lane, which
+  // LLVM then knows to be the same in every lane (an SGPR): branches on it are
+  // scalar and values chosen by it stay uniform.
+  Val readfirstlane(Val a);  // i32
 
   Val add(Arg a, Arg b);
   Val sub(Arg a, Arg b);

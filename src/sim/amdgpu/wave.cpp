@@ -164,6 +164,13 @@ void Wave::execute(const Inst& in) {
     case Op::mfma:
       mfma(in);
       return;
+    case Op::readfirstlane: {
+      const int first = __builtin_ctzll(exec_);
+      const std::uint64_t v = scalar(in.args[0], first);
+      for (int lane = 0; lane < kWaveSize; ++lane)
+        if (active(lane)) write_scalar(in.dst, lane, v);
+      return;
+    }
     case Op::load:
     case Op::store:
       for (int lane = 0; lane < kWaveSize; ++lane)

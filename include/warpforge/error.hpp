@@ -95,6 +95,14 @@ class SimError : public Error {
   using Error::Error;
 };
 
+// An external compiler the library runs (LLVM's opt, llc, ld.lld,
+// llvm-objdump for the AMDGPU backend) that is missing or failed; the message
+// says which, with its output, or how to install it.
+class ToolchainError : public Error {
+ public:
+  using Error::Error;
+};
+
 // PTX text the parser cannot read. Carries where (1-based line and column of
 // the offending token), what it found and what would have been accepted; the
 // message says all of it as "file:line:column: expected X, found 'tok'".

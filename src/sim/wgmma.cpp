@@ -30,10 +30,12 @@
 // row 16w + l/4 + 8*((i%4)/2), column 8*(i/4) + 2*(l%4) + i%2; an f16
 // accumulator packs the two columns of a pair into register i/2.
 //
-// Execution is at issue: commit_group and wait_group have nothing left to
-// wait for, and a kernel that honours wgmma.wait_group sees the same values.
+// Execution is at issue: a kernel that honours wgmma.wait_group sees the
+// same values; commit_group and wait_group track which accumulators are
+// still in flight, and another instruction touching one is refused.
 // Products of f16/bf16/fp8 values are exact in double; each output is
 // rounded once to the accumulator type.
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -132,12 +134,60 @@ void mma_async(const Inst& in, Warp& w, int warp_in_group) {
   }
 }
 
+// Marks the pending accumulators again from the groups still in flight.
+void remark_pending(Warp& w) {
+  std::fill(w.wgmma_pending.begin(), w.wgmma_pending.end(), 0);
+  w.wgmma_busy = false;
+  auto mark = [&](const std::vector<std::pair<std::uint32_t, int>>& group) {
+    for (const auto& [slot, line] : group) w.wgmma_pending[slot] = line;
+    w.wgmma_busy |= !group.empty();
+  };
+  for (const auto& group : w.wgmma_groups) mark(group);
+  mark(w.wgmma_open);
+}
+
 }  // namespace
 
 void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
-  // fence, commit_group and wait_group order nothing: every wgmma completed
-  // when it was issued.
-  if (static_cast<WgmmaOp>(in.mode) == WgmmaOp::mma_async) mma_async(in, w, warp_in_group);
+  // The values are final at issue; commit_group and wait_group only track
+  // which accumulators the ISA still forbids other instructions to touch.
+  switch (static_cast<WgmmaOp>(in.mode)) {
+    case WgmmaOp::mma_async:
+      mma_async(in, w, warp_in_group);
+      for (const Arg& d : in.ops[0]) {
+        w.wgmma_open.emplace_back(d.slot, in.line);
+        w.wgmma_pending[d.slot] = in.line;
+      }
+      w.wgmma_busy = true;
+      return;
+    case WgmmaOp::commit_group:
+      w.wgmma_groups.push_back(std::move(w.wgmma_open));
+      w.wgmma_open.clear();
+      return;
+    case WgmmaOp::wait_group: {
+      const std::size_t keep = in.op0(0).bits;
+      if (w.wgmma_groups.size() <= keep) return;
+      w.wgmma_groups.erase(w.wgmma_groups.begin(),
+                           w.wgmma_groups.end() - static_cast<std::ptrdiff_t>(keep));
+      remark_pending(w);
+      return;
+    }
+    case WgmmaOp::fence:
+      return;
+  }
+}
+
+void check_wgmma_accumulators(const Inst& in, Warp& w) {
+  auto check = [&](const Arg& a, const std::string& what) {
+    if (a.kind != Arg::Kind::reg || !w.wgmma_pending[a.slot]) return;
+    throw SimError(what + " is an accumulator register of the wgmma.mma_async at PTX line " +
+                   std::to_string(w.wgmma_pending[a.slot]) +
+                   ", which no wgmma.wait_group has waited for; only another wgmma.mma_async may use it "
+                   "before then (PTX ISA 9.7.15.5.2)");
+  };
+  if (in.guarded) check(in.guard, "the guard predicate");
+  for (std::size_t i = 0; i < in.ops.size(); ++i)
+    for (const Arg& a : in.ops[i]) check(a, "operand " + std::to_string(i + 1));
 }
 
 }  // namespace warpforge::sim

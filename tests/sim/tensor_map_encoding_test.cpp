@@ -33,7 +33,9 @@ TEST(TensorMapEncoding, RoundTripsEveryField) {
   EXPECT_EQ(t.strides[0], 2u);
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(t.dims[i], desc.dims[i]) << i;
-    if (i > 0) EXPECT_EQ(t.strides[i], desc.strides_bytes[i - 1]) << i;
+    if (i > 0) {
+      EXPECT_EQ(t.strides[i], desc.strides_bytes[i - 1]) << i;
+    }
     EXPECT_EQ(t.box[i], desc.box[i]) << i;
     EXPECT_EQ(t.element_strides[i], desc.element_strides[i]) << i;
   }

@@ -286,6 +286,37 @@ SKIP:
   EXPECT_NE(msg.find("for the other warps of warpgroup 0: warp 3 exited;"), std::string::npos) << msg;
 }
 
+TEST_F(WgmmaTest, AccumulatorsInFlightAreOffLimitsUntilTheirGroupIsWaitedFor) {
+  const std::string text = ptx_module(R"(
+.visible .entry k()
+{
+  .reg .b32 %d<8>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  .shared .align 128 .b8 s[256];
+  mov.u64 %rd1, 0;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd1, 0, 1, 1, 0, 0;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd1, 1, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d4, %d5, %d6, %d7}, %rd1, %rd1, 0, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 1;
+  mov.b32 %r1, %d0;
+  mov.b32 %r2, %d5;
+  ret;
+}
+)");
+  const ptx::Module m = ptx::parse(text);
+  const std::string msg = ptx_error(text, "k", {.grid = {1}, .block = {128}}, {});
+  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, "mov.b32 %r2, %d5")) +
+                     " (mov.b32 %r2, %d5): block (0,0,0): operand 2 is an accumulator register of the "
+                     "wgmma.mma_async at PTX line " +
+                     std::to_string(line_of(m, "{%d4, %d5")) + ", which no wgmma.wait_group has waited for"),
+            std::string::npos)
+      << msg;
+}
+
 TEST_F(WgmmaTest, AWarpgroupInstructionNeedsAllFourWarps) {
   const std::string text = ptx_module(R"(
 .visible .entry k()

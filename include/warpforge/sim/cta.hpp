@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "warpforge/runtime/backend.hpp"
@@ -60,6 +61,15 @@ struct Warp {
   // barrier.cluster: 0 while the lane has no arrival pending a wait, else the
   // cluster barrier phase it arrived in, plus one.
   std::array<std::uint32_t, 32> cluster_arrival{};
+  // wgmma.mma_async accumulators no wgmma.wait_group has retired yet (PTX
+  // ISA 9.7.15.5.2: only another wgmma.mma_async may touch them until then):
+  // by register slot, the PTX line of the wgmma writing it, 0 for none; the
+  // (slot, line) pairs of the open group and of each committed group, oldest
+  // first.
+  std::vector<int> wgmma_pending;
+  std::vector<std::pair<std::uint32_t, int>> wgmma_open;
+  std::vector<std::vector<std::pair<std::uint32_t, int>>> wgmma_groups;
+  bool wgmma_busy = false;  // some wgmma_pending entry is set
   std::uint64_t clock = 0;
 
   std::uint64_t& reg(std::uint32_t slot, int lane) { return regs[slot * 32 + lane]; }

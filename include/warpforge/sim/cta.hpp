@@ -57,7 +57,10 @@ struct Warp {
   std::vector<std::byte> local;            // local_bytes per lane, lane-major
   std::vector<LaneAsyncCopies> async;      // per lane, created on first cp.async
   std::uint32_t awaited_members = 0;       // member mask of the collective lanes wait at
-  std::uint32_t blocked = 0;               // lanes at_mbarrier or at_cluster_barrier
+  std::uint64_t clock = 0;
+  // Hopper state, after the fields every instruction touches.
+  std::uint32_t blocked = 0;  // lanes at_mbarrier or at_cluster_barrier
+  bool wgmma_busy = false;    // some wgmma_pending entry is set
   // barrier.cluster: 0 while the lane has no arrival pending a wait, else the
   // cluster barrier phase it arrived in, plus one.
   std::array<std::uint32_t, 32> cluster_arrival{};
@@ -69,8 +72,6 @@ struct Warp {
   std::vector<int> wgmma_pending;
   std::vector<std::pair<std::uint32_t, int>> wgmma_open;
   std::vector<std::vector<std::pair<std::uint32_t, int>>> wgmma_groups;
-  bool wgmma_busy = false;  // some wgmma_pending entry is set
-  std::uint64_t clock = 0;
 
   std::uint64_t& reg(std::uint32_t slot, int lane) { return regs[slot * 32 + lane]; }
 };

@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "warpforge/runtime/backend.hpp"
@@ -45,6 +44,16 @@ struct LaneAsyncCopies {
 
 struct Cta;
 
+// A wgmma.mma_async in flight: what it read from registers at issue (PTX ISA
+// 9.7.15.5.2). It reads shared memory and updates its accumulators when a
+// wgmma.wait_group retires its group.
+struct PendingWgmma {
+  const Inst* inst;
+  int warp_in_group;
+  std::uint64_t desc_a, desc_b;
+  bool accumulate;  // scale-d
+};
+
 struct Warp {
   Cta* cta = nullptr;
   std::uint32_t index = 0;   // warp number in the CTA
@@ -64,14 +73,12 @@ struct Warp {
   // barrier.cluster: 0 while the lane has no arrival pending a wait, else the
   // cluster barrier phase it arrived in, plus one.
   std::array<std::uint32_t, 32> cluster_arrival{};
-  // wgmma.mma_async accumulators no wgmma.wait_group has retired yet (PTX
-  // ISA 9.7.15.5.2: only another wgmma.mma_async may touch them until then):
-  // by register slot, the PTX line of the wgmma writing it, 0 for none; the
-  // (slot, line) pairs of the open group and of each committed group, oldest
-  // first.
+  // wgmma.mma_async issued and not yet retired by wgmma.wait_group: those
+  // since the last commit_group, and each committed group, oldest first; and
+  // by register slot, the PTX line of the pending wgmma writing it (0: none).
+  std::vector<PendingWgmma> wgmma_open;
+  std::vector<std::vector<PendingWgmma>> wgmma_groups;
   std::vector<int> wgmma_pending;
-  std::vector<std::pair<std::uint32_t, int>> wgmma_open;
-  std::vector<std::vector<std::pair<std::uint32_t, int>>> wgmma_groups;
 
   std::uint64_t& reg(std::uint32_t slot, int lane) { return regs[slot * 32 + lane]; }
 };

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,14 @@ struct LaneAsyncCopies {
   std::vector<std::vector<AsyncCopy>> committed;  // oldest group first
 };
 
+// A lane's TMA stores in flight (cp.async.bulk.tensor ... .bulk_group): each
+// reads shared memory and writes global memory when a
+// cp.async.bulk.wait_group retires its group, or when the thread exits.
+struct LaneBulkStores {
+  std::vector<std::function<void()>> open;                    // not yet committed
+  std::vector<std::vector<std::function<void()>>> committed;  // oldest group first
+};
+
 struct Cta;
 
 // A wgmma.mma_async in flight: what it read from registers at issue (PTX ISA
@@ -65,6 +74,7 @@ struct Warp {
   std::vector<std::uint64_t> regs;         // regs[slot * 32 + lane]
   std::vector<std::byte> local;            // local_bytes per lane, lane-major
   std::vector<LaneAsyncCopies> async;      // per lane, created on first cp.async
+  std::vector<LaneBulkStores> bulk;        // per lane, created on first TMA store
   std::uint32_t awaited_members = 0;       // member mask of the collective lanes wait at
   std::uint64_t clock = 0;
   // Hopper state, after the fields every instruction touches.

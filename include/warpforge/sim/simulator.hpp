@@ -29,15 +29,19 @@
 //             shared::cluster completing on an mbarrier (.multicast::cluster
 //             with a CTA mask) and stores shared::cta -> global (.bulk_group),
 //             with the simulator's tensor maps (runtime/tensor_map.hpp):
-//             swizzles, element strides, out-of-bounds zero fill;
-//             cp.async.bulk.commit_group / wait_group[.read]; prefetch (no-op).
+//             swizzles, element strides, out-of-bounds zero fill; loads land
+//             at issue, stores read shared memory when wait_group retires
+//             them (or the thread exits); cp.async.bulk.commit_group /
+//             wait_group[.read]; prefetch (no-op).
 //             Other cp.async.bulk forms (non-tensor, im2col, reductions) are
 //             refused
 //   wgmma     fence, commit_group, wait_group, mma_async m64nNk16 (f16/bf16 ->
 //             f32, f16 -> f16) and m64nNk32 (e4m3/e5m2 -> f32/f16), N = 8..256,
 //             A and B from shared-memory descriptors (K- or MN-major, no
-//             swizzle or 32/64/128B, base offset 0), executed at issue by all
-//             128 threads of a warpgroup; A from registers and .sp are refused
+//             swizzle or 32/64/128B, base offset 0), issued by all 128
+//             threads of a warpgroup, reading shared memory when
+//             wait_group retires them; an instruction touching an accumulator
+//             still in flight is refused; A from registers and .sp are refused
 //   cluster   clusters of up to 8 CTAs run together: mapa (shared::cluster and
 //             generic), ld/st/atom .shared::cluster on any CTA of the cluster,
 //             barrier.cluster.arrive/.wait, the cluster special registers

@@ -40,9 +40,14 @@ void prepare_cta(Cta& cta, const LaunchState& launch, Cluster& cluster, std::uin
     w.regs.assign(std::size_t{k.register_slots} * 32, 0);
     w.local.assign(std::size_t{k.local_bytes} * 32, std::byte{0});
     w.async.clear();
+    w.bulk.clear();
     w.clock = 0;
     w.blocked = 0;
     w.cluster_arrival.fill(0);
+    w.wgmma_pending.assign(k.register_slots, 0);
+    w.wgmma_open.clear();
+    w.wgmma_groups.clear();
+    w.wgmma_busy = false;
   }
 }
 

@@ -3,8 +3,11 @@
 //   load  global -> shared::cluster, completing complete_tx of the box's
 //         bytes on the mbarrier; with .multicast::cluster into the same
 //         CTA-relative offsets (data and mbarrier) of every CTA in ctaMask.
-//   store shared::cta -> global through a bulk async-group; the group's
-//         commit and wait have nothing left to wait for.
+//   store shared::cta -> global through a bulk async-group: operands are
+//         checked at issue; shared memory is read (and global memory
+//         written) as late as the ISA allows, when cp.async.bulk.wait_group
+//         retires the group or the thread exits, so a kernel that reuses the
+//         buffer before waiting sees it.
 // The tensor map is the simulator's encoding (sim/tensor_map_encoding.hpp),
 // read from the generic address the instruction gives (a kernel parameter
 // through cvta.param, a global buffer) or from the .param-space address
@@ -14,6 +17,7 @@
 // row (dimension 0 fastest), swizzled by the map's mode (swizzle_address).
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "warpforge/error.hpp"
@@ -171,12 +175,10 @@ void load(const Inst& in, Warp& w, int lane) {
   }
 }
 
-void store(const Inst& in, Warp& w, int lane) {
-  const Box b = read_box(in, w, lane, in.ops[0]);
+// The store's work when its bulk group retires: read the box from shared
+// memory, write its in-bounds part to global memory.
+void complete_store(Warp& w, int lane, const Box& b, Cta& cta, std::uint64_t src) {
   const TensorMapInfo& m = b.map;
-  const std::uint64_t src = address_of(w, in.op0(1), lane);
-  Cta& cta = shared_owner(w, lane, src, false, 16);
-  check_shared(lane, cta, src & kOffsetMask, b.bytes(), "store source");
   std::vector<std::byte> data(b.bytes());
   swizzled_copy(cta.shared.data(), src & kOffsetMask, data.data(), b.bytes(), m.swizzle_bytes, m.element_bytes,
                 false);
@@ -192,7 +194,56 @@ void store(const Inst& in, Warp& w, int lane) {
   });
 }
 
+// Checks the store's operands now and queues its work in the lane's open
+// bulk group.
+void store(const Inst& in, Warp& w, int lane) {
+  const Box b = read_box(in, w, lane, in.ops[0]);
+  const std::uint64_t src = address_of(w, in.op0(1), lane);
+  Cta& cta = shared_owner(w, lane, src, false, 16);
+  check_shared(lane, cta, src & kOffsetMask, b.bytes(), "store source");
+  if (w.bulk.empty()) w.bulk.resize(32);
+  const int line = in.line;
+  w.bulk[static_cast<std::size_t>(lane)].open.push_back([&w, lane, b, &cta, src, line] {
+    try {
+      complete_store(w, lane, b, cta, src);
+    } catch (const AccessFault& f) {
+      throw AccessFault{f.lane, "retiring the TMA store at PTX line " + std::to_string(line) + ": " + f.message};
+    }
+  });
+}
+
+void retire(std::vector<std::function<void()>>& group) {
+  for (auto& work : group) work();
+  group.clear();
+}
+
 }  // namespace
+
+void exec_bulk_group(const Inst& in, Warp& w, std::uint32_t active) {
+  if (w.bulk.empty()) return;  // no TMA store was ever issued
+  for_lanes(active, [&](int lane) {
+    LaneBulkStores& q = w.bulk[static_cast<std::size_t>(lane)];
+    if (in.op == Op::bulk_commit) {
+      q.committed.push_back(std::move(q.open));
+      q.open.clear();
+      return;
+    }
+    // wait_group[.read] N: all but the N newest committed groups complete
+    const std::size_t keep = in.op0(0).bits;
+    while (q.committed.size() > keep) {
+      retire(q.committed.front());
+      q.committed.erase(q.committed.begin());
+    }
+  });
+}
+
+void complete_bulk_stores(Warp& w, int lane) {
+  if (w.bulk.empty()) return;
+  LaneBulkStores& q = w.bulk[static_cast<std::size_t>(lane)];
+  for (auto& group : q.committed) retire(group);
+  retire(q.open);
+  q.committed.clear();
+}
 
 void exec_tensor_copy(const Inst& in, Warp& w, std::uint32_t active) {
   const bool to_shared = static_cast<TensorCopyDir>(in.mode) == TensorCopyDir::global_to_shared;

@@ -322,9 +322,11 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
     case Op::activemask:
       exec_collective(inst, w, active);
       return;
+    case Op::bulk_commit:
+    case Op::bulk_wait:
+      exec_bulk_group(inst, w, active);
+      return;
     case Op::fence:
-    case Op::bulk_commit:  // TMA stores complete at issue: nothing is ever
-    case Op::bulk_wait:    // pending in a bulk async-group
       return;
     default:
       return;  // control flow and collectives are handled by the caller
@@ -358,13 +360,17 @@ bool run_warp(Warp& w) {
     cta.instructions += static_cast<std::uint64_t>(std::popcount(active));
     progress = true;
     try {
+      if (w.wgmma_busy && inst.op != Op::wgmma) check_wgmma_accumulators(inst, w);
       switch (inst.op) {
         case Op::bra:
           for_lanes(mask, [&](int l) { w.pc[l] = (active >> l) & 1 ? inst.target : w.pc[l] + 1; });
           break;
         case Op::exit:
           for_lanes(mask & ~active, [&](int l) { ++w.pc[l]; });
-          for_lanes(active, [&](int l) { w.state[l] = LaneState::exited; });
+          for_lanes(active, [&](int l) {
+            complete_bulk_stores(w, l);  // TMA stores still in flight finish
+            w.state[l] = LaneState::exited;
+          });
           w.ready &= ~active;
           cta.cluster->live_threads -= static_cast<std::uint32_t>(std::popcount(active));
           complete_cluster_phase_if_done(*cta.cluster);

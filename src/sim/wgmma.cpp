@@ -30,10 +30,16 @@
 // row 16w + l/4 + 8*((i%4)/2), column 8*(i/4) + 2*(l%4) + i%2; an f16
 // accumulator packs the two columns of a pair into register i/2.
 //
-// Execution is at issue: commit_group and wait_group have nothing left to
-// wait for, and a kernel that honours wgmma.wait_group sees the same values.
+// A wgmma.mma_async reads its registers (descriptors, scale-d) at issue and
+// shared memory as late as the ISA allows: when the wgmma.wait_group that
+// retires its group runs. A kernel that lets shared memory change under a
+// wgmma still in flight (a stage released before the wait) then computes
+// with the new contents, as it may on the GPU. Until retirement only another
+// wgmma.mma_async may touch its accumulators; any other instruction that
+// does is refused.
 // Products of f16/bf16/fp8 values are exact in double; each output is
 // rounded once to the accumulator type.
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -76,10 +82,9 @@ std::uint64_t layout_offset(const Descriptor& d, bool mn_major, std::uint32_t ro
 }
 
 // Reads rows [row0, row0 + rows) by K of an operand into out[row - row0][k].
-void load_operand(Warp& w, const Inst& in, std::size_t index, const char* name, bool mn_major, Type t,
-                  std::uint32_t row0, std::uint32_t rows, std::uint32_t k_dim, double negate,
-                  std::vector<double>& out) {
-  const Descriptor d = decode_descriptor(read(w, in.op0(index), 0), name);
+void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_major, Type t, std::uint32_t row0,
+                  std::uint32_t rows, std::uint32_t k_dim, double negate, std::vector<double>& out) {
+  const Descriptor d = decode_descriptor(descriptor, name);
   const std::vector<std::byte>& shared = w.cta->shared;
   const auto bytes = static_cast<std::uint32_t>(ptx::bits(t) / 8);
   out.resize(std::size_t{rows} * k_dim);
@@ -89,24 +94,32 @@ void load_operand(Warp& w, const Inst& in, std::size_t index, const char* name, 
       if (a + bytes > shared.size())
         throw SimError(std::string("wgmma operand ") + name + " element (" + std::to_string(row0 + r) + ", " +
                        std::to_string(k) + ") is at shared address " + hex(a) + ", outside the CTA's " +
-                       std::to_string(shared.size()) + " bytes of shared memory (descriptor " +
-                       hex(read(w, in.op0(index), 0)) + ")");
+                       std::to_string(shared.size()) + " bytes of shared memory (descriptor " + hex(descriptor) +
+                       ")");
       out[std::size_t{r} * k_dim + k] = negate * matrix_element_value(t, static_cast<std::uint32_t>(load_bytes(&shared[a], bytes)));
     }
 }
 
-void mma_async(const Inst& in, Warp& w, int warp_in_group) {
+// Runs one retired wgmma: reads A and B from shared memory now, and
+// updates its accumulators.
+void mma_async(const PendingWgmma& p, Warp& w) {
+  const Inst& in = *p.inst;
   const Type dt = in.types[0], at = in.types[1], bt = in.types[2];
   const std::uint32_t n_dim = in.extent, k_dim = in.vec;
   const bool half = at == Type::f16 || at == Type::bf16;
-  // Operands 3.. : scale-d, imm-scale-a, imm-scale-b[, imm-trans-a, imm-trans-b]
-  const bool accumulate = read(w, in.op0(3), 0) != 0;
+  // Operands 4.. : imm-scale-a, imm-scale-b[, imm-trans-a, imm-trans-b]
   const auto sign = [&](std::size_t i) { return static_cast<std::int64_t>(in.op0(i).bits) < 0 ? -1.0 : 1.0; };
   const bool trans_a = half && in.op0(6).bits != 0, trans_b = half && in.op0(7).bits != 0;
+  const bool accumulate = p.accumulate;
   std::vector<double> a, b;
-  const auto row0 = static_cast<std::uint32_t>(16 * warp_in_group);
-  load_operand(w, in, 1, "A", trans_a, at, row0, 16, k_dim, sign(4), a);
-  load_operand(w, in, 2, "B", trans_b, bt, 0, n_dim, k_dim, sign(5), b);
+  const auto row0 = static_cast<std::uint32_t>(16 * p.warp_in_group);
+  try {
+    load_operand(w, p.desc_a, "A", trans_a, at, row0, 16, k_dim, sign(4), a);
+    load_operand(w, p.desc_b, "B", trans_b, bt, 0, n_dim, k_dim, sign(5), b);
+  } catch (const SimError& e) {
+    throw SimError(std::string("retiring the wgmma.mma_async at PTX line ") + std::to_string(in.line) + ": " +
+                   e.what());
+  }
 
   const auto& dst = in.ops[0];
   const bool f32 = dt == Type::f32;
@@ -132,12 +145,66 @@ void mma_async(const Inst& in, Warp& w, int warp_in_group) {
   }
 }
 
+// Marks the pending accumulators again from the wgmma still in flight.
+void remark_pending(Warp& w) {
+  std::fill(w.wgmma_pending.begin(), w.wgmma_pending.end(), 0);
+  w.wgmma_busy = false;
+  auto mark = [&](const std::vector<PendingWgmma>& ops) {
+    for (const PendingWgmma& p : ops)
+      for (const Arg& d : p.inst->ops[0]) w.wgmma_pending[d.slot] = p.inst->line;
+    w.wgmma_busy |= !ops.empty();
+  };
+  for (const auto& group : w.wgmma_groups) mark(group);
+  mark(w.wgmma_open);
+}
+
 }  // namespace
 
 void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
-  // fence, commit_group and wait_group order nothing: every wgmma completed
-  // when it was issued.
-  if (static_cast<WgmmaOp>(in.mode) == WgmmaOp::mma_async) mma_async(in, w, warp_in_group);
+  switch (static_cast<WgmmaOp>(in.mode)) {
+    case WgmmaOp::mma_async: {
+      // Registers are read now (descriptors checked now, so that a bad one
+      // names this line); shared memory when the group retires.
+      const PendingWgmma p{&in, warp_in_group, read(w, in.op0(1), 0), read(w, in.op0(2), 0),
+                           read(w, in.op0(3), 0) != 0};
+      decode_descriptor(p.desc_a, "A");
+      decode_descriptor(p.desc_b, "B");
+      w.wgmma_open.push_back(p);
+      for (const Arg& d : in.ops[0]) w.wgmma_pending[d.slot] = in.line;
+      w.wgmma_busy = true;
+      return;
+    }
+    case WgmmaOp::commit_group:
+      w.wgmma_groups.push_back(std::move(w.wgmma_open));
+      w.wgmma_open.clear();
+      return;
+    case WgmmaOp::wait_group: {
+      // Retires all but the `keep` newest committed groups, in issue order.
+      const std::size_t keep = in.op0(0).bits;
+      if (w.wgmma_groups.size() <= keep) return;
+      const auto retired = static_cast<std::ptrdiff_t>(w.wgmma_groups.size() - keep);
+      for (auto g = w.wgmma_groups.begin(); g != w.wgmma_groups.begin() + retired; ++g)
+        for (const PendingWgmma& p : *g) mma_async(p, w);
+      w.wgmma_groups.erase(w.wgmma_groups.begin(), w.wgmma_groups.begin() + retired);
+      remark_pending(w);
+      return;
+    }
+    case WgmmaOp::fence:
+      return;
+  }
+}
+
+void check_wgmma_accumulators(const Inst& in, Warp& w) {
+  auto check = [&](const Arg& a, const std::string& what) {
+    if (a.kind != Arg::Kind::reg || !w.wgmma_pending[a.slot]) return;
+    throw SimError(what + " is an accumulator register of the wgmma.mma_async at PTX line " +
+                   std::to_string(w.wgmma_pending[a.slot]) +
+                   ", which no wgmma.wait_group has waited for; only another wgmma.mma_async may use it "
+                   "before then (PTX ISA 9.7.15.5.2)");
+  };
+  if (in.guarded) check(in.guard, "the guard predicate");
+  for (std::size_t i = 0; i < in.ops.size(); ++i)
+    for (const Arg& a : in.ops[i]) check(a, "operand " + std::to_string(i + 1));
 }
 
 }  // namespace warpforge::sim

@@ -44,5 +44,7 @@ if(WARPFORGE_NVCC)
   endforeach()
   add_custom_target(ptx_corpus DEPENDS ${corpus_outputs})
   add_dependencies(test_ptx ptx_corpus)
+  add_dependencies(test_sim ptx_corpus)  # runs nvcc's hopper_wgmma PTX
 endif()
 target_compile_definitions(test_ptx PRIVATE WARPFORGE_PTX_CORPUS_DIR="${WARPFORGE_PTX_CORPUS_DIR}")
+target_compile_definitions(test_sim PRIVATE WARPFORGE_PTX_CORPUS_DIR="${WARPFORGE_PTX_CORPUS_DIR}")

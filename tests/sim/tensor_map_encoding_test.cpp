@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/sim/tensor_map_encoding.hpp"
@@ -33,7 +36,9 @@ TEST(TensorMapEncoding, RoundTripsEveryField) {
   EXPECT_EQ(t.strides[0], 2u);
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(t.dims[i], desc.dims[i]) << i;
-    if (i > 0) EXPECT_EQ(t.strides[i], desc.strides_bytes[i - 1]) << i;
+    if (i > 0) {
+      EXPECT_EQ(t.strides[i], desc.strides_bytes[i - 1]) << i;
+    }
     EXPECT_EQ(t.box[i], desc.box[i]) << i;
     EXPECT_EQ(t.element_strides[i], desc.element_strides[i]) << i;
   }
@@ -63,6 +68,35 @@ TEST(TensorMapEncoding, RefusesBytesItDidNotWrite) {
   map.bytes[30] ^= std::byte{1};  // dims[0]
   EXPECT_EQ(decode_tensor_map(map.bytes.data(), t),
             "its checksum does not match its contents (the map was modified after make_tensor_map)");
+}
+
+// Rewrites the checksum (FNV-1a, 32-bit, of bytes [0, 124), as the format
+// documents) after a test changed a field, to reach the checks behind it.
+void reseal(runtime::TensorMap& map) {
+  std::uint32_t h = 2166136261u;
+  for (std::size_t i = 0; i < 124; ++i) h = (h ^ static_cast<std::uint8_t>(map.bytes[i])) * 16777619u;
+  std::memcpy(&map.bytes[124], &h, 4);
+}
+
+TEST(TensorMapEncoding, RefusesFieldsOutOfRangeBehindAValidChecksum) {
+  const runtime::TensorMap good = encode_tensor_map(
+      {.dtype = DType::f32, .address = 0x100, .dims = {8, 8}, .strides_bytes = {32}, .box = {4, 4}});
+  const std::vector<std::tuple<std::size_t, std::uint8_t, std::string>> cases = {
+      {8, 2, "its version is not 1"},
+      {9, 0, "its rank 0 is not 1..5"},
+      {9, 6, "its rank 6 is not 1..5"},
+      {10, static_cast<std::uint8_t>(DType::e2m1), "its element type 5 is not one a tensor map holds"},
+      {11, 4, "its swizzle mode 4 is not 0..3"},
+      {96 + 2, 0, "dimension 1 (size 8, box 0, element stride 1) is out of range"},
+      {106, 9, "dimension 0 (size 8, box 4, element stride 9) is out of range"},
+  };
+  for (const auto& [offset, value, message] : cases) {
+    runtime::TensorMap map = good;
+    map.bytes[offset] = std::byte{value};
+    reseal(map);
+    TensorMapInfo t;
+    EXPECT_EQ(decode_tensor_map(map.bytes.data(), t), message) << "byte " << offset;
+  }
 }
 
 }  // namespace

@@ -265,6 +265,96 @@ TEST_F(WgmmaTest, E4m3With32BSwizzle) {
          .a_step = 8 * 256, .b_step = 2 * 256});
 }
 
+TEST_F(WgmmaTest, SharedMemoryIsReadWhenWaitGroupRetiresTheWgmma) {
+  // B is overwritten between the wgmma's issue and its wait_group (a race the
+  // ISA leaves undefined): the simulator reads as late as allowed, so D is
+  // A * B' — a kernel that releases a stage before waiting shows it.
+  const Layout l{false, 0, 128, 256};
+  std::vector<double> av, bv, bv2;
+  const auto abits = random_elements(Type::bf16, 64 * 16, av);
+  const auto bbits = random_elements(Type::bf16, 8 * 16, bv);
+  const auto bbits2 = random_elements(Type::bf16, 8 * 16, bv2);
+  std::vector<std::uint16_t> first(2048 + 256, 0), second(2048 + 256, 0);
+  for (int k = 0; k < 16; ++k) {
+    for (int m = 0; m < 64; ++m)
+      first[place(l, m, k, 2) / 2] = second[place(l, m, k, 2) / 2] = static_cast<std::uint16_t>(abits[m * 16 + k]);
+    for (int n = 0; n < 8; ++n) {
+      first[(2048 + place(l, n, k, 2)) / 2] = static_cast<std::uint16_t>(bbits[n * 16 + k]);
+      second[(2048 + place(l, n, k, 2)) / 2] = static_cast<std::uint16_t>(bbits2[n * 16 + k]);
+    }
+  }
+  const std::string text = ptx_module(R"(
+.visible .entry late(.param .u64 first, .param .u64 second, .param .u64 out, .param .u64 da, .param .u64 db)
+{
+  .reg .b32 %r<16>;
+  .reg .b32 %d<4>;
+  .reg .b64 %rd<16>;
+  .reg .pred %p<2>;
+  .shared .align 1024 .b8 buf[2304];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, buf;
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  mul.wide.u32 %rd1, %r1, 4;
+  ld.param.u64 %rd2, [first];
+  add.u64 %rd2, %rd2, %rd1;
+  ld.param.u64 %rd3, [second];
+  add.u64 %rd3, %rd3, %rd1;
+  setp.lt.u32 %p1, %r1, 576;
+  @%p1 ld.global.u32 %r6, [%rd2];
+  @%p1 st.shared.u32 [%r5], %r6;
+  add.u64 %rd2, %rd2, 512;
+  add.u32 %r7, %r5, 512;
+  ld.global.u32 %r6, [%rd2];
+  st.shared.u32 [%r7], %r6;
+  add.u64 %rd2, %rd2, 512;
+  add.u32 %r7, %r7, 512;
+  ld.global.u32 %r6, [%rd2];
+  st.shared.u32 [%r7], %r6;
+  add.u64 %rd2, %rd2, 512;
+  add.u32 %r7, %r7, 512;
+  ld.global.u32 %r6, [%rd2];
+  st.shared.u32 [%r7], %r6;
+  setp.lt.u32 %p1, %r1, 64;
+  add.u64 %rd2, %rd2, 512;
+  add.u32 %r7, %r7, 512;
+  @%p1 ld.global.u32 %r6, [%rd2];
+  @%p1 st.shared.u32 [%r7], %r6;
+  bar.sync 0;
+  fence.proxy.async.shared::cta;
+  ld.param.u64 %rd4, [da];
+  ld.param.u64 %rd5, [db];
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd4, %rd5, 0, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  setp.lt.u32 %p1, %r1, 64;
+  add.u64 %rd3, %rd3, 2048;
+  add.u32 %r7, %r5, 2048;
+  @%p1 ld.global.u32 %r6, [%rd3];
+  @%p1 st.shared.u32 [%r7], %r6;
+  bar.sync 0;
+  wgmma.wait_group.sync.aligned 0;
+  ld.param.u64 %rd6, [out];
+  mul.wide.u32 %rd7, %r1, 16;
+  add.u64 %rd6, %rd6, %rd7;
+  st.global.v4.b32 [%rd6], {%d0, %d1, %d2, %d3};
+  ret;
+}
+)");
+  auto out = upload(std::vector<float>(512, -1.f));
+  run_ptx(text, "late", {.grid = {1}, .block = {128}},
+          {arg_u64(upload(first)), arg_u64(upload(second)), arg_u64(out), arg_u64(descriptor(0, l)),
+           arg_u64(descriptor(2048, l))});
+  const auto got = download<float>(out, 512);
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < 4; ++i) {
+      const int row = 16 * (t / 32) + t % 32 / 4 + 8 * (i / 2), col = 2 * (t % 4) + i % 2;
+      double want = 0;
+      for (int k = 0; k < 16; ++k) want += av[static_cast<std::size_t>(row * 16 + k)] * bv2[static_cast<std::size_t>(col * 16 + k)];
+      ASSERT_NEAR(got[static_cast<std::size_t>(t * 4 + i)], want, 1e-5) << "thread " << t << " element " << i;
+    }
+}
+
 TEST_F(WgmmaTest, AWarpThatSkipsAWarpgroupInstructionIsADeadlock) {
   const std::string text = ptx_module(R"(
 .visible .entry k()
@@ -284,6 +374,37 @@ SKIP:
   EXPECT_NE(msg.find("deadlock in kernel 'k', block (0,0,0):"), std::string::npos) << msg;
   EXPECT_NE(msg.find("warp 0 waits at the warpgroup instruction at PTX line"), std::string::npos) << msg;
   EXPECT_NE(msg.find("for the other warps of warpgroup 0: warp 3 exited;"), std::string::npos) << msg;
+}
+
+TEST_F(WgmmaTest, AccumulatorsInFlightAreOffLimitsUntilTheirGroupIsWaitedFor) {
+  const std::string text = ptx_module(R"(
+.visible .entry k()
+{
+  .reg .b32 %d<8>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  .shared .align 128 .b8 s[256];
+  mov.u64 %rd1, 0;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd1, 0, 1, 1, 0, 0;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd1, 1, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d4, %d5, %d6, %d7}, %rd1, %rd1, 0, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 1;
+  mov.b32 %r1, %d0;
+  mov.b32 %r2, %d5;
+  ret;
+}
+)");
+  const ptx::Module m = ptx::parse(text);
+  const std::string msg = ptx_error(text, "k", {.grid = {1}, .block = {128}}, {});
+  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, "mov.b32 %r2, %d5")) +
+                     " (mov.b32 %r2, %d5): block (0,0,0): operand 2 is an accumulator register of the "
+                     "wgmma.mma_async at PTX line " +
+                     std::to_string(line_of(m, "{%d4, %d5")) + ", which no wgmma.wait_group has waited for"),
+            std::string::npos)
+      << msg;
 }
 
 TEST_F(WgmmaTest, AWarpgroupInstructionNeedsAllFourWarps) {

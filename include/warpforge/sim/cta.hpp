@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,25 @@ struct LaneAsyncCopies {
   std::vector<std::vector<AsyncCopy>> committed;  // oldest group first
 };
 
+// A lane's TMA stores in flight (cp.async.bulk.tensor ... .bulk_group): each
+// reads shared memory and writes global memory when a
+// cp.async.bulk.wait_group retires its group, or when the thread exits.
+struct LaneBulkStores {
+  std::vector<std::function<void()>> open;                    // not yet committed
+  std::vector<std::vector<std::function<void()>>> committed;  // oldest group first
+};
+
 struct Cta;
+
+// A wgmma.mma_async in flight: what it read from registers at issue (PTX ISA
+// 9.7.15.5.2). It reads shared memory and updates its accumulators when a
+// wgmma.wait_group retires its group.
+struct PendingWgmma {
+  const Inst* inst;
+  int warp_in_group;
+  std::uint64_t desc_a, desc_b;
+  bool accumulate;  // scale-d
+};
 
 struct Warp {
   Cta* cta = nullptr;
@@ -55,12 +74,21 @@ struct Warp {
   std::vector<std::uint64_t> regs;         // regs[slot * 32 + lane]
   std::vector<std::byte> local;            // local_bytes per lane, lane-major
   std::vector<LaneAsyncCopies> async;      // per lane, created on first cp.async
+  std::vector<LaneBulkStores> bulk;        // per lane, created on first TMA store
   std::uint32_t awaited_members = 0;       // member mask of the collective lanes wait at
-  std::uint32_t blocked = 0;               // lanes at_mbarrier or at_cluster_barrier
+  std::uint64_t clock = 0;
+  // Hopper state, after the fields every instruction touches.
+  std::uint32_t blocked = 0;  // lanes at_mbarrier or at_cluster_barrier
+  bool wgmma_busy = false;    // some wgmma_pending entry is set
   // barrier.cluster: 0 while the lane has no arrival pending a wait, else the
   // cluster barrier phase it arrived in, plus one.
   std::array<std::uint32_t, 32> cluster_arrival{};
-  std::uint64_t clock = 0;
+  // wgmma.mma_async issued and not yet retired by wgmma.wait_group: those
+  // since the last commit_group, and each committed group, oldest first; and
+  // by register slot, the PTX line of the pending wgmma writing it (0: none).
+  std::vector<PendingWgmma> wgmma_open;
+  std::vector<std::vector<PendingWgmma>> wgmma_groups;
+  std::vector<int> wgmma_pending;
 
   std::uint64_t& reg(std::uint32_t slot, int lane) { return regs[slot * 32 + lane]; }
 };

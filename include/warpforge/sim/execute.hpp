@@ -89,10 +89,17 @@ void exec_mbarrier(const Inst& inst, Warp& w, std::uint32_t active);    // mbarr
 std::uint32_t mbarrier_wait(const Inst& inst, Warp& w, std::uint32_t lanes);
 // complete_tx of `bytes` on the mbarrier object at `object` (mbarrier.cpp).
 void mbarrier_complete_tx(std::byte* object, std::uint64_t bytes);
-// cp.async.bulk.tensor: TMA loads and stores, done at issue (tensor_copy.cpp).
+// cp.async.bulk.tensor: TMA loads (done at issue) and stores (queued) (tensor_copy.cpp).
 void exec_tensor_copy(const Inst& inst, Warp& w, std::uint32_t active);
+// cp.async.bulk.commit_group / wait_group[.read] of the TMA stores, and the
+// stores a lane still has in flight when it exits (tensor_copy.cpp).
+void exec_bulk_group(const Inst& inst, Warp& w, std::uint32_t active);
+void complete_bulk_stores(Warp& w, int lane);
 // wgmma for warp `w`, the `warp_in_group`-th of its warpgroup (wgmma.cpp).
 void exec_wgmma(const Inst& inst, Warp& w, int warp_in_group);
+// Throws SimError when the instruction reads or writes an accumulator of a
+// wgmma.mma_async that no wgmma.wait_group has retired (wgmma.cpp).
+void check_wgmma_accumulators(const Inst& inst, Warp& w);
 // The value of an f16/bf16/e4m3/e5m2/f32 element's bits (mma.cpp).
 double matrix_element_value(ptx::Type t, std::uint32_t bits);
 // Lands every cp.async the lane has issued (committed or not).

@@ -211,7 +211,7 @@ struct Inst {
   bool integral = false;  // .rni/.rzi/.rmi/.rpi
   bool ftz = false, sat = false, satfinite = false, relu = false, trans = false, to = false;
   bool parity = false;    // mbarrier waits on a phase parity; cp.async.mbarrier.arrive .noinc
-  std::uint8_t vec = 1;   // .v2/.v4; ldmatrix/stmatrix .x1/.x2/.x4
+  std::uint8_t vec = 1;   // .v2/.v4; ldmatrix/stmatrix .x1/.x2/.x4; wgmma.mma_async: K of m64nNkK
   std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape, MbarrierOp
   BoolOp combine = BoolOp::none;
   std::uint32_t target = 0;  // bra: destination PC

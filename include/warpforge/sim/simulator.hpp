@@ -19,11 +19,36 @@
 //             hints ignored; atom/red add/min/max/exch/cas/and/or/xor/inc/dec;
 //             cp.async ca/cg (4/8/16 bytes, src-size) with commit_group,
 //             wait_group, wait_all, and cp.async.mbarrier.arrive[.noinc]
-//   mbarrier  init, arrive, arrive.expect_tx, expect_tx, complete_tx,
-//             test_wait and try_wait (by state or .parity)
+//   mbarrier  init, arrive (also on another CTA of the cluster through a
+//             shared::cluster address), arrive.expect_tx, expect_tx,
+//             complete_tx, test_wait and try_wait (by state or .parity;
+//             try_wait blocks until the phase completes, so spinning threads
+//             let the others run and a phase that never completes is a
+//             reported deadlock)
+//   TMA       cp.async.bulk.tensor.{1d..5d} .tile loads global ->
+//             shared::cluster completing on an mbarrier (.multicast::cluster
+//             with a CTA mask) and stores shared::cta -> global (.bulk_group),
+//             with the simulator's tensor maps (runtime/tensor_map.hpp):
+//             swizzles, element strides, out-of-bounds zero fill; loads land
+//             at issue, stores read shared memory when wait_group retires
+//             them (or the thread exits); cp.async.bulk.commit_group /
+//             wait_group[.read]; prefetch (no-op).
+//             Other cp.async.bulk forms (non-tensor, im2col, reductions) are
+//             refused
+//   wgmma     fence, commit_group, wait_group, mma_async m64nNk16 (f16/bf16 ->
+//             f32, f16 -> f16) and m64nNk32 (e4m3/e5m2 -> f32/f16), N = 8..256,
+//             A and B from shared-memory descriptors (K- or MN-major, no
+//             swizzle or 32/64/128B, base offset 0), issued by all 128
+//             threads of a warpgroup, reading shared memory when
+//             wait_group retires them; an instruction touching an accumulator
+//             still in flight is refused; A from registers and .sp are refused
+//   cluster   clusters of up to 8 CTAs run together: mapa (shared::cluster and
+//             generic), ld/st/atom .shared::cluster on any CTA of the cluster,
+//             barrier.cluster.arrive/.wait, the cluster special registers
 //   sync      bar.sync/bar.arrive/barrier[.cta] (16 named barriers, thread
-//             counts), bar.warp.sync, membar/fence, nanosleep and setmaxnreg
-//             (no-ops)
+//             counts), bar.warp.sync, membar/fence (fence.proxy.async,
+//             fence.mbarrier_init), nanosleep (no-op), setmaxnreg (checked:
+//             a warpgroup collective, 24..256 in steps of 8; no effect)
 //   warp      shfl.sync (up/down/bfly/idx, clamp and segment mask), vote.sync,
 //             redux.sync, elect.sync, activemask
 //   matrix    mma.sync m16n8k8/m16n8k16 (f16/bf16 -> f32, f16 -> f16),
@@ -31,7 +56,7 @@
 //             m8n8 x1/x2/x4 [.trans]
 //   control   bra (guarded, .uni), ret/exit; every special register of the
 //             grid, warp, clock and cluster (1-CTA clusters without a cluster
-//             launch)
+//             launch); generic addresses of kernel parameters (cvta.param)
 #pragma once
 
 #include <memory>

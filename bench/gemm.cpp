@@ -60,14 +60,9 @@ Options parse(int argc, char** argv) {
     if (i + 1 >= argc) usage(a + " needs a value");
     const std::string v = argv[++i];
     if (a == "--kernel") {
-      if (v == "auto")
-        o.kernel = ops::GemmKernel::automatic;
-      else if (v == "sm80")
-        o.kernel = ops::GemmKernel::sm80;
-      else if (v == "sm90a")
-        o.kernel = ops::GemmKernel::sm90a;
-      else
-        usage("--kernel " + v + ": accepted auto, sm80, sm90a");
+      auto kernel = ops::parse_gemm_kernel(v);
+      if (!kernel) usage("--kernel " + v + ": accepted auto, sm80, sm90a");
+      o.kernel = *kernel;
     } else if (a == "--reps") {
       o.reps = std::atoi(v.c_str());
       if (o.reps < 20) usage("--reps " + v + ": at least 20");

@@ -94,14 +94,9 @@ Options parse(const std::vector<std::string>& args) {
       o.beta = number(a, value());
     else if (a == "--kernel") {
       const std::string& v = value();
-      if (v == "auto")
-        o.kernel = ops::GemmKernel::automatic;
-      else if (v == "sm80")
-        o.kernel = ops::GemmKernel::sm80;
-      else if (v == "sm90a")
-        o.kernel = ops::GemmKernel::sm90a;
-      else
-        throw Error("--kernel " + v + ": accepted: auto, sm80, sm90a");
+      auto kernel = ops::parse_gemm_kernel(v);
+      if (!kernel) throw Error("--kernel " + v + ": accepted: auto, sm80, sm90a");
+      o.kernel = *kernel;
     } else if (a == "--device") {
       o.device = value();
       if (o.device != "cuda" && o.device != "sim")

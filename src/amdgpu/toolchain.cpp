@@ -1,12 +1,8 @@
 #include "warpforge/amdgpu/toolchain.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,8 +10,7 @@
 #include <sstream>
 
 #include "warpforge/error.hpp"
-
-extern char** environ;
+#include "warpforge/ptx/cuda_toolkit.hpp"
 
 namespace warpforge::amdgpu {
 namespace {
@@ -44,43 +39,10 @@ std::string find_tool(const std::string& tool) {
   return "";
 }
 
-struct Run {
-  int exit_code = -1;
-  std::string output;
-};
-
-Run run(const std::string& program, const std::vector<std::string>& args) {
-  Run result;
-  // Output to an unlinked temporary file: no pipe to drain while waiting.
-  char log_path[] = "/tmp/warpforge-llvm-XXXXXX";
-  int log_fd = ::mkstemp(log_path);
-  if (log_fd < 0)
-    throw ToolchainError("cannot create a temporary file for " + program + "'s output");
-  ::unlink(log_path);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, log_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, log_fd, STDERR_FILENO);
-  std::vector<char*> argv{const_cast<char*>(program.c_str())};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned == 0) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  }
-  ::lseek(log_fd, 0, SEEK_SET);
-  char buf[4096];
-  for (ssize_t n; (n = ::read(log_fd, buf, sizeof buf)) > 0;)
-    result.output.append(buf, static_cast<std::size_t>(n));
-  ::close(log_fd);
-  if (spawned != 0) throw ToolchainError("cannot start " + program);
-  return result;
-}
+// The CUDA toolkit's runner starts a program without a shell and collects
+// its output; it serves LLVM's tools as well.
+using Run = ptx::ToolRun;
+Run run(const std::string& program, const std::vector<std::string>& args) { return ptx::run_tool(program, args); }
 
 void run_checked(const std::string& program, const std::vector<std::string>& args) {
   Run r = run(program, args);

@@ -28,6 +28,8 @@ namespace warpforge::ops {
 // problem is one TMA can describe, else sm80.
 enum class GemmKernel { automatic, sm80, sm90a };
 std::string_view name(GemmKernel kernel);  // "automatic", "sm80", "sm90a"
+// Inverse of name(), also taking "auto"; nullopt for anything else.
+std::optional<GemmKernel> parse_gemm_kernel(std::string_view text);
 
 // The tile configuration of one kernel. Fields a path does not use are
 // ignored by it (sm80 has no cluster; sm90a has no warps_n).

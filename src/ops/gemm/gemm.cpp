@@ -61,6 +61,13 @@ std::string_view name(GemmKernel kernel) {
   return "?";
 }
 
+std::optional<GemmKernel> parse_gemm_kernel(std::string_view text) {
+  for (GemmKernel k : {GemmKernel::automatic, GemmKernel::sm80, GemmKernel::sm90a})
+    if (text == name(k)) return k;
+  if (text == "auto") return GemmKernel::automatic;
+  return std::nullopt;
+}
+
 std::string GemmConfig::describe() const {
   return std::to_string(tile_m) + "x" + std::to_string(tile_n) + "x" + std::to_string(tile_k) +
          " s" + std::to_string(stages) + " w" + std::to_string(warps_m) + "x" +

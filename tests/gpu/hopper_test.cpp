@@ -1,5 +1,5 @@
-// The simulator's Hopper semantics against the hardware: the TMA, multicast
-// and warp-specialized wgmma kernels of tests/sim run on the GPU and on
+// The simulator's Hopper semantics against the hardware: the TMA, multicast,
+// wgmma layout and warp-specialized GEMM kernels of tests/sim run on the GPU and on
 // Device::sim() with the same inputs, and must agree (bit for bit for data
 // movement, to f32 rounding for the GEMM). Needs an sm_90 GPU (H100/H200).
 #include <cmath>
@@ -8,6 +8,8 @@
 
 #include "gpu_fixture.hpp"
 #include "sim/hopper_kernels.hpp"
+#include "sim/wgmma_kernels.hpp"
+#include "warpforge/sim/float_format.hpp"
 #include "warpforge/ptx/parser.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -91,6 +93,46 @@ TEST_F(HopperGpu, TmaMulticastMatchesTheSimulator) {
   }
   EXPECT_EQ(results[0], results[1]);
   for (std::size_t i = 0; i < 512; ++i) ASSERT_EQ(results[0][i], t[i]) << i;
+}
+
+// Every shared-memory layout of wgmma_kernels.hpp (K- and MN-major, each
+// swizzle, f16/bf16/e4m3, f32 and f16 accumulators): the simulator's reading
+// of the descriptors must be the hardware's.
+TEST_F(HopperGpu, WgmmaLayoutsMatchTheSimulator) {
+  for (const kernels::NamedCase& named : kernels::wgmma_layout_cases()) {
+    SCOPED_TRACE(named.name);
+    const kernels::Case& c = named.c;
+    const bool half = c.atype == ptx::Type::f16 || c.atype == ptx::Type::bf16;
+    const int kk = half ? 32 : 64;
+    std::uniform_real_distribution<double> u(-2.0, 2.0);
+    const auto random = [&](std::size_t n) {
+      std::vector<std::uint32_t> bits(n);
+      for (auto& x : bits) x = sim::encode_float(u(rng), sim::float_format(c.atype), sim::Rounding::rn, true);
+      return bits;
+    };
+    const kernels::WgmmaImage img = kernels::wgmma_image(c, random(64 * kk), random(static_cast<std::size_t>(c.n) * kk));
+    const auto d = kernels::wgmma_descriptors(c, img.b_base);
+    const std::size_t words = 128 * static_cast<std::size_t>(c.dtype == ptx::Type::f32 ? c.n / 2 : c.n / 4);
+    std::vector<std::vector<std::uint32_t>> results;
+    for (const Device& device : {Device::cuda(0), Device::sim()}) {
+      Buffer in(device, img.bytes.size()), out(device, words * 4);
+      in.upload(img.bytes);
+      out.upload(std::vector<std::uint32_t>(words, 0xFFFFFFFFu));
+      Module m(device, ptx::parse(kernels::kernel(c, img.bytes.size())));
+      m.launch("wg", {.grid = {1}, .block = {128}}, {in, out, d[0], d[1], d[2], d[3]});
+      results.push_back(out.download<std::uint32_t>(words));
+    }
+    for (std::size_t i = 0; i < words; ++i)
+      for (int h = 0; h < (c.dtype == ptx::Type::f32 ? 1 : 2); ++h) {
+        const auto value = [&](std::uint32_t w) {
+          return c.dtype == ptx::Type::f32 ? double{sim::f32_of(w)}
+                                            : sim::decode_float((w >> (16 * h)) & 0xFFFF, sim::kF16);
+        };
+        const double gpu = value(results[0][i]), simulated = value(results[1][i]);
+        const double tol = (c.dtype == ptx::Type::f32 ? 1e-3 : 1e-2) * (1 + std::abs(gpu));
+        ASSERT_NEAR(simulated, gpu, tol) << "thread " << i / (words / 128) << " register " << i % (words / 128);
+      }
+  }
 }
 
 TEST_F(HopperGpu, WarpSpecializedWgmmaGemmMatchesTheSimulator) {

@@ -1,7 +1,7 @@
 // TMA tensor copies, cp.async.bulk.tensor.{1d..5d} in .tile mode (PTX ISA
-// 9.7.9.25.5.1), done at issue:
-//   load  global -> shared::cluster, completing complete_tx of the box's
-//         bytes on the mbarrier; with .multicast::cluster into the same
+// 9.7.9.25.5.1):
+//   load  global -> shared::cluster at issue, completing complete_tx of the
+//         box's bytes on the mbarrier; with .multicast::cluster into the same
 //         CTA-relative offsets (data and mbarrier) of every CTA in ctaMask.
 //   store shared::cta -> global through a bulk async-group: operands are
 //         checked at issue; shared memory is read (and global memory

@@ -239,6 +239,12 @@ TEST_F(HopperTest, DistributedSharedMemoryAccessesAreCheckedAgainstTheCluster) {
       << load;
 }
 
+TEST_F(HopperTest, AClusterThatDoesNotDivideTheGridIsRefused) {
+  const std::string msg = ptx_error(ptx_module(".visible .entry k()\n{\n  ret;\n}\n"), "k",
+                                    {.grid = {3}, .block = {32}, .cluster = {2, 1, 1}}, {});
+  EXPECT_NE(msg.find("kernel 'k': cluster (2,1,1) does not divide the grid"), std::string::npos) << msg;
+}
+
 TEST_F(HopperTest, ClusterBarrierWaitNeedsAnArrivalFirst) {
   const std::string text = ptx_module(R"(
 .visible .entry k()

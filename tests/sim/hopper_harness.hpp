@@ -9,22 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "hopper_kernels.hpp"
 #include "sim_harness.hpp"
 #include "warpforge/ptx/parser.hpp"
 #include "warpforge/runtime/tensor_map.hpp"
 
 namespace warpforge::sim::testing {
-
-// The text with each "$KEY" replaced by its value.
-inline std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
-  for (const auto& [key, value] : values)
-    for (std::size_t at; (at = text.find("$" + key)) != std::string::npos;) text.replace(at, key.size() + 1, value);
-  return text;
-}
-
-inline std::string ptx_module(const std::string& body) {
-  return ".version 8.0\n.target sm_90a\n.address_size 64\n\n" + body;
-}
 
 // bf16 of a float, rounded to nearest even, and back.
 inline std::uint16_t bf16_bits(float f) {

@@ -114,5 +114,65 @@ TEST_F(HopperRefusal, TmaLoadsCheckTheirAddresses) {
       << remote;
 }
 
+TEST_F(HopperRefusal, WgmmaOperandsOutsideSharedMemoryAreReportedWhenTheGroupRetires) {
+  const std::string text = ptx_module(R"(
+.visible .entry k()
+{
+  .reg .b32 %d<4>;
+  .reg .b64 %rd<2>;
+  .shared .align 128 .b8 s[256];
+  mov.u64 %rd1, 0x1000;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd1, 0, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  ret;
+}
+)");
+  const ptx::Module m = ptx::parse(text);
+  const std::string msg = ptx_error(text, "k", {.grid = {1}, .block = {128}}, {});
+  EXPECT_NE(msg.find("(wgmma.wait_group.sync.aligned 0): block (0,0,0): retiring the wgmma.mma_async at PTX line " +
+                     std::to_string(line_of(m, "wgmma.mma_async")) +
+                     ": wgmma operand A element (0, 0) is at shared address 0x10000, outside the CTA's 256 bytes "
+                     "of shared memory (descriptor 0x1000)"),
+            std::string::npos)
+      << msg;
+}
+
+TEST_F(HopperRefusal, TmaStoresOutsideGlobalMemoryAreReportedWhenTheGroupRetires) {
+  const auto small = upload(std::vector<float>(32, 1.f));  // 128 bytes; the map claims 1024
+  const std::string text = ptx_module(R"(
+.visible .entry k(.param .align 64 .b8 tmap[128])
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  .shared .align 1024 .b8 tile[256];
+  mov.u32 %r1, tile;
+  mov.u32 %r2, 0;
+  mov.u64 %rd1, tmap;
+  cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd1, {%r2}], [%r1];
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)");
+  const ptx::Module m = ptx::parse(text);
+  const std::string msg = ptx_error(
+      text, "k", {.grid = {1}, .block = {1}},
+      {tensor_map_arg({.dtype = runtime::DType::f32, .address = small, .dims = {256}, .strides_bytes = {}, .box = {64}})});
+  EXPECT_NE(msg.find("(cp.async.bulk.wait_group 0): block (0,0,0) thread (0,0,0): retiring the TMA store at PTX line " +
+                     std::to_string(line_of(m, "cp.async.bulk.tensor")) + ": TMA store of 256 bytes at global address " +
+                     hex(small)),
+            std::string::npos)
+      << msg;
+}
+
+TEST_F(HopperRefusal, MapaOfAGenericAddressOutsideSharedMemoryIsRefused) {
+  const std::string msg = refusal("mov.u64 %rd1, 4096;\n  mov.u32 %r1, 0;\n  mapa.u64 %rd2, %rd1, %r1;");
+  EXPECT_NE(msg.find("thread (0,0,0): mapa of generic address 0x1000, which is not in shared memory"),
+            std::string::npos)
+      << msg;
+}
+
 }  // namespace
 }  // namespace warpforge::sim::testing

@@ -5,6 +5,7 @@
 // chunk index XOR the row index modulo 8" for 128-byte rows), not from the
 // simulator's code.
 #include "hopper_harness.hpp"
+#include "hopper_kernels.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -16,66 +17,6 @@ using runtime::DType;
 using runtime::TensorMapDesc;
 using runtime::TensorMapSwizzle;
 
-// One CTA of 128 threads: thread 0 arms an mbarrier and issues a 2-D (or
-// $RANK-D) TMA load of $BYTES bytes into `tile`; everyone waits on the
-// barrier, then copies the tile's raw bytes to `out`. $MAP makes %rd2 the
-// tensor map's address from %rd1, the parameter's .param address.
-const char* kLoadKernel = R"(
-.visible .entry tma_load(.param .align 64 .b8 tmap[128], .param .u64 out, .param .s32 c0, .param .s32 c1,
-                         .param .s32 c2)
-{
-  .reg .b32 %r<16>;
-  .reg .b64 %rd<8>;
-  .reg .pred %p<4>;
-  .shared .align 1024 .b8 tile[$BYTES];
-  .shared .align 8 .b64 bar;
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, bar;
-  mov.u32 %r3, tile;
-  setp.ne.u32 %p1, %r1, 0;
-  @%p1 bra WAIT;
-  mbarrier.init.shared::cta.b64 [%r2], 1;
-  fence.mbarrier_init.release.cluster;
-  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], $BYTES;
-  mov.u64 %rd1, tmap;
-  $MAP
-  ld.param.s32 %r4, [c0];
-  ld.param.s32 %r5, [c1];
-  ld.param.s32 %r6, [c2];
-  prefetch.tensormap [%rd2];
-  cp.async.bulk.tensor.$RANKd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd2, {$COORDS}], [%r2];
-WAIT:
-  bar.sync 0;
-LOOP:
-  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
-  @!%p2 bra LOOP;
-  ld.param.u64 %rd3, [out];
-  cvta.to.global.u64 %rd3, %rd3;
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, $WORDS;
-  @%p3 bra DONE;
-  shl.b32 %r8, %r7, 2;
-  add.u32 %r9, %r3, %r8;
-  ld.shared.u32 %r10, [%r9];
-  mul.wide.u32 %rd4, %r7, 4;
-  add.u64 %rd5, %rd3, %rd4;
-  st.global.u32 [%rd5], %r10;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-DONE:
-  ret;
-}
-)";
-
-std::string load_kernel(std::uint32_t bytes, int rank, const std::string& map = "cvta.param.u64 %rd2, %rd1;") {
-  const char* coords[] = {"%r4", "%r4, %r5", "%r4, %r5, %r6"};
-  return ptx_module(fill(kLoadKernel, {{"BYTES", std::to_string(bytes)},
-                                       {"WORDS", std::to_string(bytes / 4)},
-                                       {"RANK", std::to_string(rank)},
-                                       {"COORDS", coords[rank - 1]},
-                                       {"MAP", map}}));
-}
 
 std::vector<runtime::KernelArg> load_args(runtime::KernelArg map, runtime::DevicePtr out, std::int32_t c0,
                                           std::int32_t c1, std::int32_t c2 = 0) {
@@ -218,60 +159,6 @@ TEST_F(HopperTest, TmaLoadChecksTheRankAndTheDestination) {
       << small;
 }
 
-// Every CTA of a 2-CTA cluster arms its own barrier; after a cluster barrier
-// (so both are initialized), rank 0 multicasts one box into both CTAs.
-const char* kMulticastKernel = R"(
-.visible .entry multicast(.param .align 64 .b8 tmap[128], .param .u64 out)
-{
-  .reg .b32 %r<16>;
-  .reg .b16 %rs<2>;
-  .reg .b64 %rd<8>;
-  .reg .pred %p<4>;
-  .shared .align 1024 .b8 tile[2048];
-  .shared .align 8 .b64 bar;
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, bar;
-  mov.u32 %r3, tile;
-  mov.u32 %r11, %cluster_ctarank;
-  setp.ne.u32 %p1, %r1, 0;
-  @%p1 bra ARMED;
-  mbarrier.init.shared::cta.b64 [%r2], 1;
-  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 2048;
-ARMED:
-  barrier.cluster.arrive.release.aligned;
-  barrier.cluster.wait.acquire.aligned;
-  setp.ne.or.u32 %p1, %r11, 0, %p1;
-  @%p1 bra WAIT;
-  mov.u64 %rd1, tmap;
-  cvta.param.u64 %rd2, %rd1;
-  mov.u32 %r4, 0;
-  mov.u16 %rs1, 3;
-  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r3], [%rd2, {%r4, %r4}], [%r2], %rs1;
-WAIT:
-  mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p2, [%r2], 0;
-  @!%p2 bra WAIT;
-  ld.param.u64 %rd3, [out];
-  cvta.to.global.u64 %rd3, %rd3;
-  mul.lo.u32 %r12, %r11, 512;
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, 512;
-  @%p3 bra DONE;
-  shl.b32 %r8, %r7, 2;
-  add.u32 %r9, %r3, %r8;
-  ld.shared.u32 %r10, [%r9];
-  add.u32 %r13, %r7, %r12;
-  mul.wide.u32 %rd4, %r13, 4;
-  add.u64 %rd5, %rd3, %rd4;
-  st.global.u32 [%rd5], %r10;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-DONE:
-  barrier.cluster.arrive;
-  barrier.cluster.wait;
-  ret;
-}
-)";
 
 TEST_F(HopperTest, TmaMulticastFillsEveryCtaOfTheMaskAndSignalsEachBarrier) {
   std::vector<float> t(16 * 32);

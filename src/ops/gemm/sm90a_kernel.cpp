@@ -18,8 +18,8 @@ namespace {
 constexpr std::uint32_t kRow = 128;         // bytes per swizzled row (128-byte swizzle)
 constexpr std::uint32_t kAtom = 8 * kRow;   // 8 rows: the swizzle pattern's repeat
 constexpr std::uint32_t kBox64 = 64 * kRow; // a 64 x 64 box of 16-bit elements
-// Output tiles per group along M of the grouped tile
-// order: the CTAs running at once share A rows and B columns in L2.
+// Output tiles per group along M of the grouped tile order: the CTAs
+// running at once share A rows and B columns in L2.
 constexpr int kGroupRows = 16;
 
 Type dsl_type(runtime::DType t) {
@@ -47,7 +47,7 @@ class GemmKernel {
  private:
   void read_params();
   void compute_schedule();
-  TileCoords tile_of(const Reg& unit);
+  TileCoords tile_of(const Reg& tile);
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
   Reg stage_barrier(std::uint32_t offset, const Reg& stage);
   void advance(const Reg& stage, const Reg& phase);
@@ -69,7 +69,7 @@ class GemmKernel {
   ParamRef map_a_p_, map_b_p_, map_d_p_;
   Reg map_a_, map_b_, map_d_;
   Reg c_, c_rs_, c_cs_, c_bs_, m_, n_, kdim_, l_, alpha_, beta_;
-  Reg base_, tid_, first_unit_, unit_step_, units_total_, per_batch_, tiles_m_, group_span_, kblocks_;
+  Reg base_, tid_, first_tile_, tile_step_, tiles_total_, per_batch_, tiles_m_, group_span_, kblocks_;
 };
 
 ptx::Module GemmKernel::build() {
@@ -121,40 +121,39 @@ void GemmKernel::read_params() {
 }
 
 // Output tiles run in groups of kGroupRows along M, N-major inside a group,
-// batch outermost. Units run in groups of kGroupRows along M, N-major
-// inside a group, batch outermost.
+// batch outermost; CTA c takes tiles c, c + #CTAs, ...
 void GemmKernel::compute_schedule() {
   Reg tiles_n = k_.reg(u32);
   tiles_m_ = k_.reg(u32);
   k_.div(tiles_m_, m_ + (tile_m_ - 1), tile_m_);
   k_.div(tiles_n, n_ + (s_.tile_n - 1), s_.tile_n);
   per_batch_ = tiles_m_ * tiles_n;
-  units_total_ = per_batch_ * l_;
+  tiles_total_ = per_batch_ * l_;
   group_span_ = tiles_n * kGroupRows;
   kblocks_ = (kdim_ + (kSm90aTileK - 1)) >> 6;
-  first_unit_ = k_.sreg(SReg::ctaid_x);
-  unit_step_ = k_.sreg(SReg::nctaid_x);
+  first_tile_ = k_.sreg(SReg::ctaid_x);
+  tile_step_ = k_.sreg(SReg::nctaid_x);
 }
 
-TileCoords GemmKernel::tile_of(const Reg& unit) {
-  Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mu = k_.reg(u32), nt = k_.reg(u32);
-  k_.div(batch, unit, per_batch_);
-  Reg r = unit - batch * per_batch_;
+TileCoords GemmKernel::tile_of(const Reg& tile) {
+  Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mt = k_.reg(u32), nt = k_.reg(u32);
+  k_.div(batch, tile, per_batch_);
+  Reg r = tile - batch * per_batch_;
   k_.div(group, r, group_span_);
   Reg first = group * kGroupRows;
   k_.min(rows, tiles_m_ - first, kGroupRows);
   Reg within = r - group * group_span_;
-  k_.rem(mu, within, rows);
+  k_.rem(mt, within, rows);
   k_.div(nt, within, rows);
-  return {(first + mu) * tile_m_, nt * s_.tile_n, batch};
+  return {(first + mt) * tile_m_, nt * s_.tile_n, batch};
 }
 
 void GemmKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
-  Reg unit = k_.mov(u32, first_unit_);
-  k_.while_loop([&] { return unit < units_total_; },
+  Reg tile = k_.mov(u32, first_tile_);
+  k_.while_loop([&] { return tile < tiles_total_; },
                 [&] {
-                  body(tile_of(unit));
-                  k_.add(unit, unit, unit_step_);
+                  body(tile_of(tile));
+                  k_.add(tile, tile, tile_step_);
                 });
 }
 

@@ -4,7 +4,7 @@
 // Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
 // e8m0 scale is exact in bf16 (REFERENCE.md), so bf16 wgmma on dequantized
 // tiles computes the block-scaled product exactly. One CTA of four
-// warpgroups walks the output tiles (128 x tile_n) persistently:
+// warpgroups walks the output tiles (128 x 128) persistently:
 //  - warpgroup 2, the producer: one thread TMA-loads the raw FP8 bytes of A
 //    (128 rows x 64 K) and B (tile_n x 64) into `raw_stages` stages;
 //  - warpgroup 3, the dequantizer: converts each raw stage to bf16 = value x
@@ -38,10 +38,12 @@ inline constexpr int kSm90aGemmAmaxTileM = 128;
 inline constexpr int kSm90aGemmAmaxTileK = 64;  // one 128-byte swizzled row of bf16
 inline constexpr int kSm90aGemmAmaxThreads = 512;
 
+// 128 x 128 only: an m64n256 accumulator needs more than the 128 registers
+// per thread that 512 threads leave (ptxas asks for 154).
 struct Sm90aGemmAmaxTiling {
-  int tile_n = 128;     // 128 or 256
-  int stages = 4;       // bf16 stages
-  int raw_stages = 4;   // raw FP8 stages
+  int tile_n = 128;
+  int stages = 4;      // bf16 stages, 32 KB each
+  int raw_stages = 4;  // raw FP8 stages, 16 KB each
 };
 
 // Byte offsets in dynamic shared memory from the 1024-aligned base.

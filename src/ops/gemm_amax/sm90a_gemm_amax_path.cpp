@@ -6,6 +6,7 @@
 
 #include "gemm_amax_path.hpp"
 #include "sm90a_gemm_amax_kernel.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
 #include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/tensor_map.hpp"
@@ -15,12 +16,8 @@ namespace {
 
 using runtime::DType;
 
-Sm90aGemmAmaxTiling tiling_of(const GemmAmaxProblem& p) {
-  // 128 x 128 by default: four bf16 and four raw stages fit in shared memory
-  // (192 KB); 128 x 256 has room for two and three.
-  if (p.tile && p.tile->n == 256) return {.tile_n = 256, .stages = 2, .raw_stages = 3};
-  return {};
-}
+// Four bf16 and four raw stages of 128 x 128: 192 KB of shared memory.
+constexpr Sm90aGemmAmaxTiling kTiling{};
 
 // The raw bytes of a K-major FP8 operand (rows, K, L) as a u8 tensor map
 // (K, rows, L) with a 64 x box_rows box, no swizzle: each row of the box is
@@ -41,7 +38,7 @@ runtime::TensorMapDesc raw_map(runtime::DevicePtr address, std::int64_t rows, st
 class Sm90aLaunch final : public GemmAmaxLaunch {
  public:
   Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
-      : p_(p), tiling_(tiling_of(p)), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
+      : p_(p), tiling_(kTiling), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
     const std::int64_t tiles =
         (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tiling_.tile_n - 1) / tiling_.tile_n) * p.l;
     // Persistent: one CTA per SM at most (the shared memory allows no more).
@@ -105,18 +102,23 @@ class Sm90aPath final : public GemmAmaxPath {
       why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the sm90a kernel writes f32, bf16 or f16 C");
     check_operand(why, "A", p.a, p.l);
     check_operand(why, "B", p.b, p.l);
-    if (p.tile && !(*p.tile == GemmAmaxTile{128, 128}) && !(*p.tile == GemmAmaxTile{128, 256}))
+    if (p.tile && !(*p.tile == GemmAmaxTile{128, 128}))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
-                    ": the sm90a kernel's CTA tile is 128x128 or 128x256");
+                    ": the sm90a kernel's CTA tile is 128x128");
     if (p.cluster.m != 1 || p.cluster.n != 1)
       why.push_back("cluster shape " + std::to_string(p.cluster.m) + "x" + std::to_string(p.cluster.n) +
                     ": the sm90a kernel runs without clusters (1x1 only)");
-    // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1); the kernel's
-    // tile and scale offsets are 32-bit.
+    // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1); the kernel
+    // counts output tiles and addresses scale bytes with 32-bit integers.
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    if (p.m > limit || p.n > limit || p.k > limit || p.l > limit)
-      why.push_back("problem " + p.describe() + ": the sm90a kernel takes M, N, K and L up to 2^31 - 1");
-    const std::size_t bytes = sm90a_gemm_amax_smem(tiling_of(p)).bytes;
+    const std::int64_t tiles = (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM *
+                               ((p.n + kTiling.tile_n - 1) / kTiling.tile_n) * p.l;
+    const std::int64_t scale_bytes = p.vec <= 0 ? 0 : std::max(ScaleFactorLayout{p.m, p.k, p.l, p.vec}.bytes(),
+                                              ScaleFactorLayout{p.n, p.k, p.l, p.vec}.bytes());
+    if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
+      why.push_back("problem " + p.describe() +
+                    ": the sm90a kernel takes M, N, K, output tiles and scale bytes up to 2^31 - 1");
+    const std::size_t bytes = sm90a_gemm_amax_smem(kTiling).bytes;
     const std::size_t optin = device.properties().shared_bytes_per_block_optin;
     if (optin && bytes > optin)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +

@@ -3,7 +3,6 @@
 // NVFP4 inputs quantized with ops::quantize, several CTAs, L = 2, and the
 // NaN rule of amax through the global atomic.
 #include <cmath>
-#include <cstring>
 #include <random>
 
 #include "gemm_amax_gpu_support.hpp"

@@ -52,6 +52,8 @@ class AmaxKernel {
   void dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, const Reg& row0, std::int64_t rows,
                        int tile_rows, const Reg& kx, const Reg& batch);
   Reg scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch);
+  void dequant_finite(const Regs& w, const Reg& scale2, const Regs& out);
+  void dequant_special(const Regs& w, const Reg& scale2, const Regs& out);
   void consumer();
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
@@ -185,10 +187,11 @@ void AmaxKernel::dequantizer() {
   });
 }
 
-// The f32 scale of rows `row` (global), K block `kb`, batch `batch`: 0 past
-// the matrix (TMA zero-filled its data; the padding's scale might be NaN).
-// e8m0 E is 2^(E-127): the f32 bits E << 23, but E = 0 is the subnormal
-// 2^-127 (bit 22) and E = 255 is NaN (OCP MX v1.0, section 5.4.1).
+// The scale of row `row` (global), K block `kb`, batch `batch` as the
+// bf16x2 bits of two copies of 2^(E-127): 0 past the matrix (TMA zero-filled
+// its data; the padding's scale might be NaN). e8m0 E is the bf16 exponent
+// field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and E = 255 is
+// NaN (OCP MX v1.0, section 5.4.1).
 Reg AmaxKernel::scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch) {
   const std::int64_t kblocks = (p_.k + p_.vec - 1) / p_.vec;
   const ScaleFactorLayout layout{rows, p_.k, p_.l, p_.vec};
@@ -204,11 +207,60 @@ Reg AmaxKernel::scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const
   k_.ld(Space::global, u8, narrow, at(sf + wide));
   Reg e = k_.reg(u32);
   k_.cvt(e, narrow);
-  Reg bits = e << 23;
-  k_.selp(bits, 0x00400000u, bits, e == 0u);
-  k_.selp(bits, 0x7fc00000u, bits, e == 255u);
+  Reg bits = e << 7;
+  k_.selp(bits, 0x0040u, bits, e == 0u);
+  k_.selp(bits, 0x7fc0u, bits, e == 255u);
   k_.selp(bits, bits, 0u, (row < imm(rows)) && (kb < imm(kblocks)));
-  return bits.as(f32);
+  return bits | (bits << 16);
+}
+
+// The common case, finite codes: each FP8 code moved into a bf16's bits is
+// the code's value times 2^(7 - 127) (e4m3, bias 7; subnormal codes land on
+// bf16 subnormals) or 2^(15 - 127) (e5m2, bias 15). Two bf16x2 multiplies,
+// each exact (the value has at most 3 significant bits), undo the bias and
+// apply the scale: integer and packed-bf16 instructions only.
+void AmaxKernel::dequant_finite(const Regs& w, const Reg& scale2, const Regs& out) {
+  const bool e4m3_data = p_.ab_dtype == DType::e4m3;
+  // e4m3: S.EEEE.MMM in bits 15..8 of a half shifts right by 4 into the
+  // bf16 fields (exponent bits 10..7, mantissa 6..4); e5m2: S.EEEEE.MM by 3.
+  const int shift = e4m3_data ? 4 : 3;
+  const std::uint32_t fields = e4m3_data ? 0x07F007F0u : 0x0FE00FE0u;
+  const std::uint32_t unbias = e4m3_data ? 0x7B807B80u : 0x77807780u;  // bf16x2 2^120, 2^112
+  for (int j = 0; j < 4; ++j)
+    for (int half = 0; half < 2; ++half) {
+      // PTX ISA 9.7.8.7 prmt: codes 2·half and 2·half + 1 of the word into
+      // the high bytes of the two halves (selector nibble 4: byte 0 of b, 0).
+      Reg x = k_.reg(b32);
+      k_.prmt(x, w[j], 0u, half ? 0x3424u : 0x1404u);
+      Reg y = ((x >> shift) & fields) | (x & 0x80008000u);
+      const Reg& d = out[static_cast<std::size_t>(2 * j + half)];
+      k_.mul(d.as(bf16x2), y.as(bf16x2), k_.mov(b32, unbias).as(bf16x2));
+      k_.mul(d.as(bf16x2), d.as(bf16x2), scale2.as(bf16x2));
+    }
+}
+
+// Codes that are NaN or inf (e5m2) through cvt.rn.f16x2.{e4m3x2,e5m2x2} and
+// f32, which keep them: the bit moves above would turn them into numbers.
+void AmaxKernel::dequant_special(const Regs& w, const Reg& scale2, const Regs& out) {
+  const Type fp8x2 = p_.ab_dtype == DType::e4m3 ? e4m3x2 : e5m2x2;
+  Reg scale_bits = scale2 << 16;  // one copy, as the f32 it is
+  const Reg scale = scale_bits.as(f32);
+  for (int j = 0; j < 4; ++j)
+    for (int half = 0; half < 2; ++half) {
+      Reg pair16 = k_.reg(b16);
+      k_.cvt(u16, u32, pair16, half ? w[j] >> 16 : w[j]);
+      Reg h2 = k_.reg(b32);
+      k_.cvt_unpack_fp8(fp8x2, h2, pair16);
+      Reg lo16 = k_.reg(b16), hi16 = k_.reg(b16);
+      k_.cvt(u16, u32, lo16, h2);
+      k_.cvt(u16, u32, hi16, h2 >> 16);
+      Reg lo = k_.reg(f32), hi = k_.reg(f32);
+      k_.cvt(f32, f16, lo, lo16);
+      k_.cvt(f32, f16, hi, hi16);
+      k_.mul(lo, lo, scale);
+      k_.mul(hi, hi, scale);
+      k_.cvt_pack(bf16x2, out[static_cast<std::size_t>(2 * j + half)], hi, lo);
+    }
 }
 
 // One operand's stage: tile_rows rows of 64 raw bytes to bf16. Thread t
@@ -222,32 +274,21 @@ void AmaxKernel::dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, 
   Reg row_in = t >> 2;
   Reg swz = row_in & 7u;  // row % 8, the same for rows + 32 i
   Reg kb = (kx >> 5) + (c16 >> 1);  // vec = 32: chunks 0-1 and 2-3 share a scale
-  const Type fp8x2 = p_.ab_dtype == DType::e4m3 ? e4m3x2 : e5m2x2;
+  // A byte is NaN (e4m3 S.1111.111) or inf/NaN (e5m2 S.11111.xx) when its
+  // masked bits plus one unit carry into bit 7.
+  const bool e4m3_data = p_.ab_dtype == DType::e4m3;
+  const std::uint32_t special_bits = e4m3_data ? 0x7F7F7F7Fu : 0x7C7C7C7Cu;
+  const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
   for (int i = 0; i < tile_rows / 32; ++i) {
     Reg row = row_in + imm(32 * i);
-    Reg scale = scale_of(sf, row0 + row, rows, kb, batch);
+    Reg scale2 = scale_of(sf, row0 + row, rows, kb, batch);
     Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
     k_.ld(Space::shared, b32, w, at(raw + row * kRawRow + (c16 << 4)));
+    Reg special = k_.mov(u32, 0u);
+    for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
     Regs out;
-    for (int j = 0; j < 4; ++j)
-      for (int half = 0; half < 2; ++half) {
-        // Two FP8 codes (elements 4j + 2 half, + 1, the lower in the low byte)
-        // to f16x2, then each to f32, scaled, and packed as bf16x2.
-        Reg pair16 = k_.reg(b16);
-        k_.cvt(u16, u32, pair16, half ? w[j] >> 16 : w[j]);
-        Reg h2 = k_.reg(b32);
-        k_.cvt_unpack_fp8(fp8x2, h2, pair16);
-        Reg lo16 = k_.reg(b16), hi16 = k_.reg(b16);
-        k_.cvt(u16, u32, lo16, h2);
-        k_.cvt(u16, u32, hi16, h2 >> 16);
-        Reg lo = k_.reg(f32), hi = k_.reg(f32);
-        k_.cvt(f32, f16, lo, lo16);
-        k_.cvt(f32, f16, hi, hi16);
-        k_.mul(lo, lo, scale);
-        k_.mul(hi, hi, scale);
-        out.push_back(k_.reg(b32));
-        k_.cvt_pack(bf16x2, out.back(), hi, lo);
-      }
+    for (int o = 0; o < 8; ++o) out.push_back(k_.reg(b32));
+    k_.if_else(special != 0u, [&] { dequant_special(w, scale2, out); }, [&] { dequant_finite(w, scale2, out); });
     Reg row_address = dst + row * kRow;
     for (int h = 0; h < 2; ++h) {
       Reg chunk = ((c16 << 1) + imm(h)) ^ swz;

@@ -8,10 +8,13 @@
 //  - warpgroup 2, the producer: one thread TMA-loads the raw FP8 bytes of A
 //    (128 rows x 64 K) and B (tile_n x 64) into `raw_stages` stages;
 //  - warpgroup 3, the dequantizer: converts each raw stage to bf16 = value x
-//    scale (cvt.rn.f16x2.e4m3x2/e5m2x2, the e8m0 scale built as f32 bits) and
-//    writes it into `stages` bf16 stages laid out as TMA's 128-byte swizzle
-//    would (16-byte chunk c of row r at chunk c ^ (r % 8)), which is what the
-//    K-major wgmma descriptors read;
+//    scale and writes it into `stages` bf16 stages laid out as TMA's 128-byte
+//    swizzle would (16-byte chunk c of row r at chunk c ^ (r % 8)), which is
+//    what the K-major wgmma descriptors read. Finite codes take integer bit
+//    moves (prmt, shift, mask: the code in a bf16's fields) and two exact
+//    mul.bf16x2 (the format's bias, then the e8m0 scale built as bf16 bits);
+//    16-byte chunks holding a NaN or inf code go through
+//    cvt.rn.f16x2.{e4m3x2,e5m2x2} and f32 instead;
 //  - warpgroups 0 and 1, the consumers: 64 rows each, wgmma m64n<tile_n>k16
 //    on the bf16 stages; the epilogue stores C (f32, bf16 or f16) with
 //    st.global and folds max |acc| (the sign-cleared bits, unsigned max: a

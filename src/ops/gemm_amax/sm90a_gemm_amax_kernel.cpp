@@ -21,7 +21,7 @@ constexpr std::uint32_t kRawRow = kSm90aGemmAmaxTileK;  // bytes of one raw FP8 
 constexpr int kTileM = kSm90aGemmAmaxTileM;
 constexpr int kGroupRows = 16;  // output tiles per group along M, for L2 reuse
 constexpr int kConsumers = 2;
-constexpr int kProducerWg = 2, kDequantWg = 3;
+constexpr int kProducerWg = 2, kDequantWg0 = 3;  // then t_.dequant_warpgroups of them
 
 std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
@@ -72,9 +72,9 @@ class AmaxKernel {
 };
 
 ptx::Module AmaxKernel::build() {
-  // 512 threads leave 128 registers each (64K per SM): enough for every
-  // role at 128 x 128 (ptxas -v: no spills), so no setmaxnreg.
-  k_.maxntid(kSm90aGemmAmaxThreads);
+  // 512 or 640 threads leave 128 or 102 registers each (64K per SM):
+  // enough for every role at 128 x 128 (ptxas -v: no spills), so no setmaxnreg.
+  k_.maxntid(sm90a_gemm_amax_threads(t_));
   map_a_p_ = k_.param_bytes("map_a", 128, 64);
   map_b_p_ = k_.param_bytes("map_b", 128, 64);
   sfa_ = k_.param_ptr("SFA");
@@ -94,10 +94,10 @@ ptx::Module AmaxKernel::build() {
     k_.prefetch_tensormap(map_b_);
     for (int st = 0; st < t_.raw_stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
-      k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st), 128);
+      k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st), 128 * t_.dequant_warpgroups);
     }
     for (int st = 0; st < t_.stages; ++st) {
-      k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128);
+      k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
       k_.mbarrier_init(at(base_, smem_.empty + 8 * st), kConsumers);
     }
     k_.st(Space::shared, u32, at(base_, smem_.amax), 0u);
@@ -107,7 +107,7 @@ ptx::Module AmaxKernel::build() {
   Reg wg = tid_ >> 7;
   k_.if_else(
       wg == kProducerWg, [&] { producer(); },
-      [&] { k_.if_else(wg == kDequantWg, [&] { dequantizer(); }, [&] { consumer(); }); });
+      [&] { k_.if_else(wg >= kDequantWg0, [&] { dequantizer(); }, [&] { consumer(); }); });
   return k_.module();
 }
 
@@ -263,24 +263,25 @@ void AmaxKernel::dequant_special(const Regs& w, const Reg& scale2, const Regs& o
     }
 }
 
-// One operand's stage: tile_rows rows of 64 raw bytes to bf16. Thread t
-// takes 16-byte chunk t % 4 of rows t / 4 + 32 i: a warp reads 512
+// One operand's stage: tile_rows rows of 64 raw bytes to bf16. Dequantizer
+// thread t of T takes 16-byte chunk t % 4 of rows t / 4 + (T / 4) i: a warp reads 512
 // contiguous bytes, and its bf16 writes (two 16-byte chunks per row, rows
 // r..r+1 per quarter warp) cover all 32 banks once the swizzle is applied.
 void AmaxKernel::dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, const Reg& row0,
                                  std::int64_t rows, int tile_rows, const Reg& kx, const Reg& batch) {
-  Reg t = tid_ & 127u;
+  const int row_step = 32 * t_.dequant_warpgroups;
+  Reg t = tid_ - imm(128 * kDequantWg0);
   Reg c16 = t & 3u;
   Reg row_in = t >> 2;
-  Reg swz = row_in & 7u;  // row % 8, the same for rows + 32 i
+  Reg swz = row_in & 7u;  // row % 8, the same for rows + row_step i
   Reg kb = (kx >> 5) + (c16 >> 1);  // vec = 32: chunks 0-1 and 2-3 share a scale
   // A byte is NaN (e4m3 S.1111.111) or inf/NaN (e5m2 S.11111.xx) when its
   // masked bits plus one unit carry into bit 7.
   const bool e4m3_data = p_.ab_dtype == DType::e4m3;
   const std::uint32_t special_bits = e4m3_data ? 0x7F7F7F7Fu : 0x7C7C7C7Cu;
   const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
-  for (int i = 0; i < tile_rows / 32; ++i) {
-    Reg row = row_in + imm(32 * i);
+  for (int i = 0; i < tile_rows / row_step; ++i) {
+    Reg row = row_in + imm(row_step * i);
     Reg scale2 = scale_of(sf, row0 + row, rows, kb, batch);
     Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
     k_.ld(Space::shared, b32, w, at(raw + row * kRawRow + (c16 << 4)));
@@ -434,7 +435,8 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
 
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
-         "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages);
+         "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
+         "_dq" + std::to_string(t.dequant_warpgroups);
 }
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {

@@ -3,11 +3,11 @@
 //
 // Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
 // e8m0 scale is exact in bf16 (REFERENCE.md), so bf16 wgmma on dequantized
-// tiles computes the block-scaled product exactly. One CTA of four
-// warpgroups walks the output tiles (128 x 128) persistently:
+// tiles computes the block-scaled product exactly. One CTA of four or
+// five warpgroups walks the output tiles (128 x 128) persistently:
 //  - warpgroup 2, the producer: one thread TMA-loads the raw FP8 bytes of A
 //    (128 rows x 64 K) and B (tile_n x 64) into `raw_stages` stages;
-//  - warpgroup 3, the dequantizer: converts each raw stage to bf16 = value x
+//  - warpgroups 3 (and 4), the dequantizer: converts each raw stage to bf16 = value x
 //    scale and writes it into `stages` bf16 stages laid out as TMA's 128-byte
 //    swizzle would (16-byte chunk c of row r at chunk c ^ (r % 8)), which is
 //    what the K-major wgmma descriptors read. Finite codes take integer bit
@@ -20,8 +20,8 @@
 //    st.global and folds max |acc| (the sign-cleared bits, unsigned max: a
 //    NaN stays on top) per thread, per warp (redux.sync), per CTA (a shared
 //    atomic), then one red.global.max.u32 per CTA.
-// Barriers: raw full (TMA transaction bytes) / raw empty (the dequantizer's
-// 128 threads), bf16 full (the dequantizer's 128 threads, after
+// Barriers: raw full (TMA transaction bytes) / raw empty (every dequantizer
+// thread), bf16 full (every dequantizer thread, after
 // fence.proxy.async) / bf16 empty (one arrival per consumer warpgroup).
 // Out-of-range rows and K are TMA's zero fill, and their scales are taken as 0.
 //
@@ -39,7 +39,6 @@ namespace warpforge::ops {
 
 inline constexpr int kSm90aGemmAmaxTileM = 128;
 inline constexpr int kSm90aGemmAmaxTileK = 64;  // one 128-byte swizzled row of bf16
-inline constexpr int kSm90aGemmAmaxThreads = 512;
 
 // 128 x 128 only: an m64n256 accumulator needs more than the 128 registers
 // per thread that 512 threads leave (ptxas asks for 154).
@@ -47,7 +46,11 @@ struct Sm90aGemmAmaxTiling {
   int tile_n = 128;
   int stages = 4;      // bf16 stages, 32 KB each
   int raw_stages = 4;  // raw FP8 stages, 16 KB each
+  // Dequantizer warpgroups (1 or 2): 2 puts two dequantizer warps on each
+  // SM sub-partition, one hiding the other's latencies.
+  int dequant_warpgroups = 2;
 };
+inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) { return 128 * (3 + t.dequant_warpgroups); }
 
 // Byte offsets in dynamic shared memory from the 1024-aligned base.
 struct Sm90aGemmAmaxSmem {

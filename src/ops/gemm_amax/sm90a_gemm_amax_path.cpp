@@ -44,7 +44,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
     // Persistent: one CTA per SM at most (the shared memory allows no more).
     const std::int64_t sms = std::max(device.properties().sm_count, 1);
     config_.grid = {static_cast<std::uint32_t>(std::min(tiles, sms))};
-    config_.block = {static_cast<std::uint32_t>(kSm90aGemmAmaxThreads)};
+    config_.block = {static_cast<std::uint32_t>(sm90a_gemm_amax_threads(tiling_))};
     config_.dynamic_shared_bytes = sm90a_gemm_amax_smem(tiling_).bytes;
   }
 

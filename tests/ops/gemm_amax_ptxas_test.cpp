@@ -1,9 +1,10 @@
-// The sm80 GemmAmax kernel's PTX assembles with ptxas for sm_80 (its target)
-// and sm_90a (where the Hopper path will sit beside it), for each C
-// conversion and tile shape. Skips, saying so, without the CUDA toolkit.
+// The GemmAmax kernels' PTX assembles with ptxas: the sm80 kernel for sm_80
+// (its target) and sm_90a, for each C conversion and tile shape; the sm90a
+// kernel for sm_90a without spills. Skips, saying so, without the CUDA toolkit.
 #include <gtest/gtest.h>
 
 #include "../../src/ops/gemm_amax/sm80_gemm_amax_kernel.hpp"
+#include "../../src/ops/gemm_amax/sm90a_gemm_amax_kernel.hpp"
 #include "warpforge/ptx/ptxas.hpp"
 
 namespace warpforge::ops {
@@ -35,6 +36,23 @@ TEST(GemmAmaxPtxas, KernelAssemblesForSm80AndSm90a) {
                         << ":\n"
                         << r.log;
     }
+  }
+}
+
+// The sm90a kernel assembles for sm_90a with no spills (ptxas -v), for each
+// FP8 dtype and C conversion.
+TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas())
+    GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
+  for (auto [ab, c] : {std::pair{DType::e4m3, DType::bf16}, {DType::e5m2, DType::f32}, {DType::e4m3, DType::f16}}) {
+    GemmAmaxProblem p;
+    p.m = 300, p.n = 200, p.k = 256, p.l = 2;
+    p.ab_dtype = ab, p.c_dtype = c;
+    p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {200, 1, 300 * 200};
+    const auto r = ptx::run_ptxas(build_sm90a_gemm_amax(p, {}).to_ptx(), "sm_90a", {"-v"});
+    EXPECT_TRUE(r.ok) << p.describe() << ":\n" << r.log;
+    EXPECT_NE(r.log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << p.describe() << ":\n"
+                                                                                           << r.log;
   }
 }
 

@@ -32,7 +32,7 @@ struct GemmAmax::State {
   GemmAmaxProblem problem;
   std::vector<std::string> refusals;
   std::vector<ViewDescription> views;  // a, b, sfa, sfb, c, amax
-  const GemmAmaxPath* path = &sm80_gemm_amax_path();
+  const GemmAmaxPath* path = nullptr;
   std::unique_ptr<GemmAmaxLaunch> launch;
 };
 
@@ -41,6 +41,11 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
                    GemmAmaxOptions options)
     : state_(std::make_unique<State>(State{a.device(), {}, {}, {}})) {
   state_->problem = describe_gemm_amax(a, b, sfa, sfb, c, amax, options, state_->refusals);
+  // The sm90a kernel where it accepts the problem, else sm80, whose refusals
+  // are the problem's (it runs everything the rules allow).
+  state_->path = &sm80_gemm_amax_path();
+  if (state_->refusals.empty() && sm90a_gemm_amax_path().refusals(state_->problem, a.device()).empty())
+    state_->path = &sm90a_gemm_amax_path();
   for (auto& why : state_->path->refusals(state_->problem, a.device()))
     state_->refusals.push_back(std::move(why));
   state_->views = {describe(a),   describe(b), describe(sfa),

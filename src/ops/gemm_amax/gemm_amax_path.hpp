@@ -1,7 +1,7 @@
 // One block-scaled GEMM + amax kernel family behind ops::GemmAmax: what it
 // refuses and how it compiles into something that runs. The sm80 path
-// (mma.sync, in-kernel dequantization) is the first; a Hopper (wgmma) path
-// implements the same interface.
+// (mma.sync, in-kernel dequantization) runs everything; the sm90a path (TMA +
+// wgmma) runs what it accepts, ahead of sm80.
 #pragma once
 
 #include <memory>
@@ -40,5 +40,6 @@ class GemmAmaxPath {
 };
 
 const GemmAmaxPath& sm80_gemm_amax_path();
+const GemmAmaxPath& sm90a_gemm_amax_path();
 
 }  // namespace warpforge::ops

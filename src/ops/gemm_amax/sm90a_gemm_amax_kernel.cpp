@@ -1,0 +1,446 @@
+#include "sm90a_gemm_amax_kernel.hpp"
+
+#include <functional>
+#include <variant>
+
+#include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/layout/wgmma_descriptor.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+using runtime::DType;
+
+namespace {
+
+constexpr std::uint32_t kRow = 128;        // bytes per swizzled bf16 row (128-byte swizzle)
+constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle pattern's repeat
+constexpr std::uint32_t kRawRow = kSm90aGemmAmaxTileK;  // bytes of one raw FP8 row of a stage
+constexpr int kTileM = kSm90aGemmAmaxTileM;
+constexpr int kGroupRows = 16;  // output tiles per group along M, for L2 reuse
+constexpr int kConsumers = 2;
+constexpr int kProducerWg = 2, kDequantWg0 = 3;  // then t_.dequant_warpgroups of them
+
+std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+struct TileCoords {
+  Reg m0, n0, batch;
+};
+
+class AmaxKernel {
+ public:
+  AmaxKernel(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t)
+      : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a) {
+    tiles_m_ = (p.m + kTileM - 1) / kTileM;
+    const std::int64_t tiles_n = (p.n + t.tile_n - 1) / t.tile_n;
+    per_batch_ = tiles_m_ * tiles_n;
+    group_span_ = tiles_n * kGroupRows;
+    kblocks_ = (p.k + kSm90aGemmAmaxTileK - 1) / kSm90aGemmAmaxTileK;
+  }
+
+  ptx::Module build();
+
+ private:
+  TileCoords tile_of(const Reg& unit);
+  void for_each_tile(const std::function<void(const TileCoords&)>& body);
+  Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
+  void advance(const Reg& stage, const Reg& phase, int stages);
+  void producer();
+  void dequantizer();
+  void dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, const Reg& row0, std::int64_t rows,
+                       int tile_rows, const Reg& kx, const Reg& batch);
+  Reg scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch);
+  void dequant_finite(const Regs& w, const Reg& scale2, const Regs& out);
+  void dequant_special(const Regs& w, const Reg& scale2, const Regs& out);
+  void consumer();
+  void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
+                const Pred& leader);
+  void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
+  void store(const Reg& v, const Reg& row, const Reg& col, const Reg& batch, const Pred& in);
+  Reg descriptor(const Reg& smem_address);
+
+  const GemmAmaxProblem& p_;
+  Sm90aGemmAmaxTiling t_;
+  Sm90aGemmAmaxSmem smem_;
+  Kernel k_;
+  std::int64_t tiles_m_, per_batch_, group_span_, kblocks_;
+  ParamRef map_a_p_, map_b_p_;
+  Reg map_a_, map_b_, sfa_, sfb_, c_, amax_;
+  Reg base_, tid_;
+};
+
+ptx::Module AmaxKernel::build() {
+  // 512 or 640 threads leave 128 or 102 registers each (64K per SM):
+  // enough for every role at 128 x 128 (ptxas -v: no spills), so no setmaxnreg.
+  k_.maxntid(sm90a_gemm_amax_threads(t_));
+  map_a_p_ = k_.param_bytes("map_a", 128, 64);
+  map_b_p_ = k_.param_bytes("map_b", 128, 64);
+  sfa_ = k_.param_ptr("SFA");
+  sfb_ = k_.param_ptr("SFB");
+  c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
+  amax_ = k_.param_ptr("amax", 4);
+  Shared smem = k_.dynamic_shared("smem", 1024);
+  // The 128-byte swizzle is a function of address bits 4-9: the bf16 tiles
+  // start on 1024-byte boundaries so that the dequantizer's swizzled writes
+  // and wgmma's reads agree.
+  base_ = (k_.address_of(smem) + 1023) & 0xFFFFFC00u;
+  tid_ = k_.sreg(SReg::tid_x);
+  map_a_ = k_.param_generic_address(map_a_p_);
+  map_b_ = k_.param_generic_address(map_b_p_);
+  k_.if_then(tid_ == 0, [&] {
+    k_.prefetch_tensormap(map_a_);
+    k_.prefetch_tensormap(map_b_);
+    for (int st = 0; st < t_.raw_stages; ++st) {
+      k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
+      k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st), 128 * t_.dequant_warpgroups);
+    }
+    for (int st = 0; st < t_.stages; ++st) {
+      k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
+      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), kConsumers);
+    }
+    k_.st(Space::shared, u32, at(base_, smem_.amax), 0u);
+    k_.fence_mbarrier_init();
+  });
+  k_.bar_sync(0);
+  Reg wg = tid_ >> 7;
+  k_.if_else(
+      wg == kProducerWg, [&] { producer(); },
+      [&] { k_.if_else(wg >= kDequantWg0, [&] { dequantizer(); }, [&] { consumer(); }); });
+  return k_.module();
+}
+
+// Output tiles in groups of kGroupRows along M, N-major inside a group,
+// batch outermost (the bf16 sm90a kernel's order).
+TileCoords AmaxKernel::tile_of(const Reg& unit) {
+  Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mu = k_.reg(u32), nt = k_.reg(u32);
+  k_.div(batch, unit, imm(per_batch_));
+  Reg r = unit - batch * imm(per_batch_);
+  k_.div(group, r, imm(group_span_));
+  Reg first = group * kGroupRows;
+  k_.min(rows, k_.mov(u32, imm(tiles_m_)) - first, kGroupRows);
+  Reg within = r - group * imm(group_span_);
+  k_.rem(mu, within, rows);
+  k_.div(nt, within, rows);
+  return {(first + mu) * kTileM, nt * imm(t_.tile_n), batch};
+}
+
+void AmaxKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
+  Reg unit = k_.mov(u32, SReg::ctaid_x);
+  Reg step = k_.sreg(SReg::nctaid_x);
+  k_.while_loop([&] { return unit < imm(per_batch_ * p_.l); },
+                [&] {
+                  body(tile_of(unit));
+                  k_.add(unit, unit, step);
+                });
+}
+
+void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
+  k_.add(stage, stage, 1);
+  Pred wrap = stage == stages;
+  k_.selp(stage, 0, stage, wrap);
+  Reg flip = k_.reg(u32);
+  k_.selp(flip, 1, 0, wrap);
+  k_.xor_(phase, phase, flip);
+}
+
+// One thread issues every TMA load: a K-major box of 64 bytes x rows per
+// operand. Slots start empty: waiting for the parity before the first phase
+// succeeds at once (PTX ISA 9.7.13.15.16, try_wait.parity).
+void AmaxKernel::producer() {
+  k_.if_then(tid_ == 128 * kProducerWg, [&] {
+    Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+    for_each_tile([&](const TileCoords& t) {
+      k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+        Reg full = barrier(smem_.raw_full, stage);
+        k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), phase ^ 1);
+        k_.mbarrier_arrive_expect_tx(at(full), smem_.raw_a_stage + smem_.raw_b_stage);
+        Reg kx = kb << 6;
+        k_.tma_load(at(base_ + smem_.raw_a + stage * smem_.raw_a_stage), map_a_, {kx, t.m0, t.batch}, at(full));
+        k_.tma_load(at(base_ + smem_.raw_b + stage * smem_.raw_b_stage), map_b_, {kx, t.n0, t.batch}, at(full));
+        advance(stage, phase, t_.raw_stages);
+      });
+    });
+  });
+}
+
+void AmaxKernel::dequantizer() {
+  Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0), stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+  for_each_tile([&](const TileCoords& t) {
+    k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+      k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
+      k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
+      Reg kx = kb << 6;
+      dequant_operand(base_ + smem_.raw_a + rstage * smem_.raw_a_stage, base_ + smem_.a + stage * smem_.a_stage,
+                      sfa_, t.m0, p_.m, kTileM, kx, t.batch);
+      dequant_operand(base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
+                      sfb_, t.n0, p_.n, t_.tile_n, kx, t.batch);
+      // wgmma reads through the async proxy what these generic-proxy stores
+      // wrote (PTX ISA 9.7.13.4 membar/fence, proxy fences).
+      k_.fence_proxy_async_shared();
+      k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
+      k_.mbarrier_arrive(at(barrier(smem_.full, stage)));
+      advance(rstage, rphase, t_.raw_stages);
+      advance(stage, phase, t_.stages);
+    });
+  });
+}
+
+// The scale of row `row` (global), K block `kb`, batch `batch` as the
+// bf16x2 bits of two copies of 2^(E-127): 0 past the matrix (TMA zero-filled
+// its data; the padding's scale might be NaN). e8m0 E is the bf16 exponent
+// field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and E = 255 is
+// NaN (OCP MX v1.0, section 5.4.1).
+Reg AmaxKernel::scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch) {
+  const std::int64_t kblocks = (p_.k + p_.vec - 1) / p_.vec;
+  const ScaleFactorLayout layout{rows, p_.k, p_.l, p_.vec};
+  const std::int64_t k_tiles = (kblocks + 3) / 4;
+  Reg r = k_.reg(u32), b = k_.reg(u32);
+  k_.min(r, row, imm(rows - 1));
+  k_.min(b, kb, imm(kblocks - 1));
+  Reg offset = batch * imm(layout.row_tiles() * k_tiles * 512) + (r >> 7) * imm(k_tiles * 512) + ((b >> 2) << 9) +
+               ((r & 31u) << 4) + (((r >> 5) & 3u) << 2) + (b & 3u);
+  Reg wide = k_.reg(u64);
+  k_.cvt(wide, offset);
+  Reg narrow = k_.reg(u16);
+  k_.ld(Space::global, u8, narrow, at(sf + wide));
+  Reg e = k_.reg(u32);
+  k_.cvt(e, narrow);
+  Reg bits = e << 7;
+  k_.selp(bits, 0x0040u, bits, e == 0u);
+  k_.selp(bits, 0x7fc0u, bits, e == 255u);
+  k_.selp(bits, bits, 0u, (row < imm(rows)) && (kb < imm(kblocks)));
+  return bits | (bits << 16);
+}
+
+// The common case, finite codes: each FP8 code moved into a bf16's bits is
+// the code's value times 2^(7 - 127) (e4m3, bias 7; subnormal codes land on
+// bf16 subnormals) or 2^(15 - 127) (e5m2, bias 15). Two bf16x2 multiplies,
+// each exact (the value has at most 3 significant bits), undo the bias and
+// apply the scale: integer and packed-bf16 instructions only.
+void AmaxKernel::dequant_finite(const Regs& w, const Reg& scale2, const Regs& out) {
+  const bool e4m3_data = p_.ab_dtype == DType::e4m3;
+  // e4m3: S.EEEE.MMM in bits 15..8 of a half shifts right by 4 into the
+  // bf16 fields (exponent bits 10..7, mantissa 6..4); e5m2: S.EEEEE.MM by 3.
+  const int shift = e4m3_data ? 4 : 3;
+  const std::uint32_t fields = e4m3_data ? 0x07F007F0u : 0x0FE00FE0u;
+  const std::uint32_t unbias = e4m3_data ? 0x7B807B80u : 0x77807780u;  // bf16x2 2^120, 2^112
+  for (int j = 0; j < 4; ++j)
+    for (int half = 0; half < 2; ++half) {
+      // PTX ISA 9.7.8.7 prmt: codes 2·half and 2·half + 1 of the word into
+      // the high bytes of the two halves (selector nibble 4: byte 0 of b, 0).
+      Reg x = k_.reg(b32);
+      k_.prmt(x, w[j], 0u, half ? 0x3424u : 0x1404u);
+      Reg y = ((x >> shift) & fields) | (x & 0x80008000u);
+      const Reg& d = out[static_cast<std::size_t>(2 * j + half)];
+      k_.mul(d.as(bf16x2), y.as(bf16x2), k_.mov(b32, unbias).as(bf16x2));
+      k_.mul(d.as(bf16x2), d.as(bf16x2), scale2.as(bf16x2));
+    }
+}
+
+// Codes that are NaN or inf (e5m2) through cvt.rn.f16x2.{e4m3x2,e5m2x2} and
+// f32, which keep them: the bit moves above would turn them into numbers.
+void AmaxKernel::dequant_special(const Regs& w, const Reg& scale2, const Regs& out) {
+  const Type fp8x2 = p_.ab_dtype == DType::e4m3 ? e4m3x2 : e5m2x2;
+  Reg scale_bits = scale2 << 16;  // one copy, as the f32 it is
+  const Reg scale = scale_bits.as(f32);
+  for (int j = 0; j < 4; ++j)
+    for (int half = 0; half < 2; ++half) {
+      Reg pair16 = k_.reg(b16);
+      k_.cvt(u16, u32, pair16, half ? w[j] >> 16 : w[j]);
+      Reg h2 = k_.reg(b32);
+      k_.cvt_unpack_fp8(fp8x2, h2, pair16);
+      Reg lo16 = k_.reg(b16), hi16 = k_.reg(b16);
+      k_.cvt(u16, u32, lo16, h2);
+      k_.cvt(u16, u32, hi16, h2 >> 16);
+      Reg lo = k_.reg(f32), hi = k_.reg(f32);
+      k_.cvt(f32, f16, lo, lo16);
+      k_.cvt(f32, f16, hi, hi16);
+      k_.mul(lo, lo, scale);
+      k_.mul(hi, hi, scale);
+      k_.cvt_pack(bf16x2, out[static_cast<std::size_t>(2 * j + half)], hi, lo);
+    }
+}
+
+// One operand's stage: tile_rows rows of 64 raw bytes to bf16. Dequantizer
+// thread t of T takes 16-byte chunk t % 4 of rows t / 4 + (T / 4) i: a warp reads 512
+// contiguous bytes, and its bf16 writes (two 16-byte chunks per row, rows
+// r..r+1 per quarter warp) cover all 32 banks once the swizzle is applied.
+void AmaxKernel::dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, const Reg& row0,
+                                 std::int64_t rows, int tile_rows, const Reg& kx, const Reg& batch) {
+  const int row_step = 32 * t_.dequant_warpgroups;
+  Reg t = tid_ - imm(128 * kDequantWg0);
+  Reg c16 = t & 3u;
+  Reg row_in = t >> 2;
+  Reg swz = row_in & 7u;  // row % 8, the same for rows + row_step i
+  Reg kb = (kx >> 5) + (c16 >> 1);  // vec = 32: chunks 0-1 and 2-3 share a scale
+  // A byte is NaN (e4m3 S.1111.111) or inf/NaN (e5m2 S.11111.xx) when its
+  // masked bits plus one unit carry into bit 7.
+  const bool e4m3_data = p_.ab_dtype == DType::e4m3;
+  const std::uint32_t special_bits = e4m3_data ? 0x7F7F7F7Fu : 0x7C7C7C7Cu;
+  const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
+  for (int i = 0; i < tile_rows / row_step; ++i) {
+    Reg row = row_in + imm(row_step * i);
+    Reg scale2 = scale_of(sf, row0 + row, rows, kb, batch);
+    Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
+    k_.ld(Space::shared, b32, w, at(raw + row * kRawRow + (c16 << 4)));
+    Reg special = k_.mov(u32, 0u);
+    for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
+    Regs out;
+    for (int o = 0; o < 8; ++o) out.push_back(k_.reg(b32));
+    k_.if_else(special != 0u, [&] { dequant_special(w, scale2, out); }, [&] { dequant_finite(w, scale2, out); });
+    Reg row_address = dst + row * kRow;
+    for (int h = 0; h < 2; ++h) {
+      Reg chunk = ((c16 << 1) + imm(h)) ^ swz;
+      k_.st(Space::shared, b32, at(row_address + (chunk << 4)),
+            Regs{out[4 * h], out[4 * h + 1], out[4 * h + 2], out[4 * h + 3]});
+    }
+  }
+}
+
+// K-major bf16 tiles: 8-row atoms of 128-byte rows (SBO = one atom; LBO
+// unused with the 128-byte swizzle, encoded as 16).
+Reg AmaxKernel::descriptor(const Reg& smem_address) {
+  const std::uint64_t fixed = layout::WgmmaDescriptor{0, 16, kAtom, layout::SmemSwizzle::b128}.encode();
+  Reg wide = k_.reg(u64);
+  k_.cvt(wide, smem_address >> 4);
+  return wide | static_cast<std::uint64_t>(fixed);
+}
+
+void AmaxKernel::consumer() {
+  Reg cw = tid_ >> 7;
+  Pred leader = (tid_ & 127) == 0;
+  Regs acc = k_.regs(f32, t_.tile_n / 2, "acc");
+  Reg desc_a0 = descriptor(base_ + smem_.a + cw * (64 * kRow));
+  Reg desc_b0 = descriptor(base_ + smem_.b);
+  Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+  Reg thread_max = k_.mov(u32, 0u);
+  for_each_tile([&](const TileCoords& t) {
+    mainloop(acc, desc_a0, desc_b0, stage, phase, leader);
+    epilogue(acc, t, cw, thread_max);
+  });
+  // |C| bits: unsigned order is value order, a positive NaN above +inf.
+  Reg warp_max = k_.reg(u32);
+  k_.redux_sync(Redux::max, warp_max, thread_max);
+  Reg cta_amax = base_ + smem_.amax;
+  k_.if_then((tid_ & 31u) == 0u, [&] { k_.red(Space::shared, AtomOp::max, u32, at(cta_amax), warp_max); });
+  k_.bar_sync(1, 128 * kConsumers);
+  k_.if_then(tid_ == 0u, [&] {
+    Reg cta_max = k_.reg(u32);
+    k_.ld(Space::shared, u32, cta_max, at(cta_amax));
+    k_.red(Space::global, AtomOp::max, u32, at(amax_), cta_max);
+  });
+}
+
+void AmaxKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+                          const Reg& phase, const Pred& leader) {
+  Reg previous = k_.mov(u32, 0);  // the stage of the k-block before this one
+  k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+    k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
+    Reg da = k_.reg(u64), db = k_.reg(u64);
+    k_.cvt(da, stage * (smem_.a_stage >> 4));
+    k_.cvt(db, stage * (smem_.b_stage >> 4));
+    k_.add(da, da, desc_a0);
+    k_.add(db, db, desc_b0);
+    Pred accumulate = kb != 0;
+    k_.wgmma_fence();
+    // Each k16 step moves 32 bytes along the K-major rows.
+    for (int kk = 0; kk < kSm90aGemmAmaxTileK / 16; ++kk) {
+      std::variant<bool, PredUse> scale = true;
+      if (kk == 0) scale = PredUse(accumulate);
+      k_.wgmma_mma_async(bf16, acc, da + (kk * 32 >> 4), db + (kk * 32 >> 4), scale, WgmmaMajor::k,
+                         WgmmaMajor::k);
+    }
+    k_.wgmma_commit_group();
+    // One group stays in flight; once the previous k-block's group is done
+    // its stage goes back to the dequantizer.
+    k_.wgmma_wait_group(1);
+    k_.if_then(leader && accumulate, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, previous))); });
+    k_.mov(previous, stage);
+    advance(stage, phase, t_.stages);
+  });
+  k_.wgmma_wait_group(0);
+  k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, previous))); });
+}
+
+// Accumulator pair i of an m64nN wgmma (PTX ISA 9.7.15.5.1.1, the D
+// fragment): row 16·warp + lane/4 + 8·((i/2) % 2) of the warpgroup's 64,
+// columns 8·(i/4) + 2·(lane%4) + {0, 1}.
+void AmaxKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max) {
+  Reg lane = tid_ & 31u;
+  Reg row_base = t.m0 + cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);
+  Reg col_base = t.n0 + ((lane & 3u) << 1);
+  for (int i = 0; i < t_.tile_n / 2; i += 2) {
+    Reg row = row_base + imm(8 * ((i / 2) % 2));
+    Reg col = col_base + imm(8 * (i / 4));
+    Pred row_in = row < imm(p_.m);
+    Pred in0 = row_in && (col < imm(p_.n));
+    Pred in1 = row_in && (col < imm(p_.n - 1));
+    for (int e = 0; e < 2; ++e) {
+      const Reg& v = acc[static_cast<std::size_t>(i + e)];
+      const Pred& in = e ? in1 : in0;
+      // Past M or N the accumulator is A's NaN times B's zero fill, or the
+      // like: only elements of C count toward amax.
+      Reg bits = k_.reg(b32);
+      k_.mov(bits, v);
+      Reg magnitude = bits.as(u32) & 0x7fffffffu;
+      Reg kept = k_.reg(u32);
+      k_.selp(kept, magnitude, 0u, in);
+      k_.max(thread_max, thread_max, kept);
+      store(v, row, e ? col + 1u : col, t.batch, in);
+    }
+  }
+}
+
+void AmaxKernel::store(const Reg& v, const Reg& row, const Reg& col, const Reg& batch, const Pred& in) {
+  const int es = runtime::bits(p_.c_dtype) / 8;
+  Reg offset = k_.reg(u64), part = k_.reg(u64);
+  k_.mul_wide(offset, row, imm(p_.c.row * es));
+  k_.mul_wide(part, col, imm(p_.c.col * es));
+  k_.add(offset, offset, part);
+  k_.mul_wide(part, batch, imm(p_.c.batch * es));
+  k_.add(offset, offset, part);
+  Reg address = c_ + offset;
+  if (p_.c_dtype == DType::f32) {
+    k_.guarded(in, [&] { k_.st(Space::global, f32, at(address), v); });
+    return;
+  }
+  Reg h = k_.reg(b16);
+  k_.cvt(p_.c_dtype == DType::f16 ? f16 : bf16, f32, h, v, {Round::rn});
+  k_.guarded(in, [&] { k_.st(Space::global, b16, at(address), h); });
+}
+
+}  // namespace
+
+Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
+  Sm90aGemmAmaxSmem m{};
+  m.a_stage = kTileM * kRow;
+  m.b_stage = static_cast<std::uint32_t>(t.tile_n) * kRow;
+  m.raw_a_stage = kTileM * kRawRow;
+  m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * kRawRow;
+  const auto stages = static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
+  m.a = 0;
+  m.b = m.a + stages * m.a_stage;
+  m.raw_a = m.b + stages * m.b_stage;
+  m.raw_b = m.raw_a + raw * m.raw_a_stage;
+  m.raw_full = m.raw_b + raw * m.raw_b_stage;
+  m.raw_empty = m.raw_full + 8 * raw;
+  m.full = m.raw_empty + 8 * raw;
+  m.empty = m.full + 8 * stages;
+  m.amax = m.empty + 8 * stages;
+  m.bytes = m.amax + 8 + 1024;
+  return m;
+}
+
+std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
+  return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
+         "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
+         "_dq" + std::to_string(t.dequant_warpgroups);
+}
+
+ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {
+  return AmaxKernel(problem, tiling).build();
+}
+
+}  // namespace warpforge::ops

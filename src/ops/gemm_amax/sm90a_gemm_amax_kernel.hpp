@@ -1,0 +1,67 @@
+// The sm_90a block-scaled GEMM + amax kernel: the bf16 sm90a GEMM's wgmma
+// mainloop (src/ops/gemm/sm90a_kernel.hpp) fed by an in-kernel dequantizer.
+//
+// Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
+// e8m0 scale is exact in bf16 (REFERENCE.md), so bf16 wgmma on dequantized
+// tiles computes the block-scaled product exactly. One CTA of four or
+// five warpgroups walks the output tiles (128 x 128) persistently:
+//  - warpgroup 2, the producer: one thread TMA-loads the raw FP8 bytes of A
+//    (128 rows x 64 K) and B (tile_n x 64) into `raw_stages` stages;
+//  - warpgroups 3 (and 4), the dequantizer: converts each raw stage to bf16 = value x
+//    scale and writes it into `stages` bf16 stages laid out as TMA's 128-byte
+//    swizzle would (16-byte chunk c of row r at chunk c ^ (r % 8)), which is
+//    what the K-major wgmma descriptors read. Finite codes take integer bit
+//    moves (prmt, shift, mask: the code in a bf16's fields) and two exact
+//    mul.bf16x2 (the format's bias, then the e8m0 scale built as bf16 bits);
+//    16-byte chunks holding a NaN or inf code go through
+//    cvt.rn.f16x2.{e4m3x2,e5m2x2} and f32 instead;
+//  - warpgroups 0 and 1, the consumers: 64 rows each, wgmma m64n<tile_n>k16
+//    on the bf16 stages; the epilogue stores C (f32, bf16 or f16) with
+//    st.global and folds max |acc| (the sign-cleared bits, unsigned max: a
+//    NaN stays on top) per thread, per warp (redux.sync), per CTA (a shared
+//    atomic), then one red.global.max.u32 per CTA.
+// Barriers: raw full (TMA transaction bytes) / raw empty (every dequantizer
+// thread), bf16 full (every dequantizer thread, after
+// fence.proxy.async) / bf16 empty (one arrival per consumer warpgroup).
+// Out-of-range rows and K are TMA's zero fill, and their scales are taken as 0.
+//
+// Parameters: map_a, map_b (u8 tensor maps of the raw bytes, grid constants),
+// SFA, SFB, C, amax. Shapes and strides are compiled in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gemm_amax_problem.hpp"
+#include "warpforge/ptx/module.hpp"
+
+namespace warpforge::ops {
+
+inline constexpr int kSm90aGemmAmaxTileM = 128;
+inline constexpr int kSm90aGemmAmaxTileK = 64;  // one 128-byte swizzled row of bf16
+
+// 128 x 128 only: an m64n256 accumulator needs more than the 128 registers
+// per thread that 512 threads leave (ptxas asks for 154).
+struct Sm90aGemmAmaxTiling {
+  int tile_n = 128;
+  int stages = 4;      // bf16 stages, 32 KB each
+  int raw_stages = 4;  // raw FP8 stages, 16 KB each
+  // Dequantizer warpgroups (1 or 2): 2 puts two dequantizer warps on each
+  // SM sub-partition, one hiding the other's latencies.
+  int dequant_warpgroups = 2;
+};
+inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) { return 128 * (3 + t.dequant_warpgroups); }
+
+// Byte offsets in dynamic shared memory from the 1024-aligned base.
+struct Sm90aGemmAmaxSmem {
+  std::uint32_t a_stage, b_stage, raw_a_stage, raw_b_stage;
+  std::uint32_t a, b, raw_a, raw_b, raw_full, raw_empty, full, empty, amax;
+  std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
+};
+Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& tiling);
+
+std::string sm90a_gemm_amax_name(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
+
+ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
+
+}  // namespace warpforge::ops

@@ -1,0 +1,141 @@
+// The sm90a path of GemmAmax: the TMA + wgmma kernel of
+// sm90a_gemm_amax_kernel.hpp, what it refuses (the sm80 path takes the
+// rest), and its launch.
+#include <algorithm>
+#include <limits>
+
+#include "gemm_amax_path.hpp"
+#include "sm90a_gemm_amax_kernel.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::DType;
+
+// Four bf16 and four raw stages of 128 x 128: 192 KB of shared memory.
+constexpr Sm90aGemmAmaxTiling kTiling{};
+
+// The raw bytes of a K-major FP8 operand (rows, K, L) as a u8 tensor map
+// (K, rows, L) with a 64 x box_rows box, no swizzle: each row of the box is
+// 64 contiguous bytes in shared memory. With one batch the batch stride only
+// has to be legal: the matrix's own extent.
+runtime::TensorMapDesc raw_map(runtime::DevicePtr address, std::int64_t rows, std::int64_t k, std::int64_t l,
+                               const MatrixStrides& s, std::uint32_t box_rows) {
+  std::int64_t batch = s.batch;
+  if (l == 1 || batch == 0) batch = (s.row * rows + 15) / 16 * 16;
+  return {.dtype = DType::u8,
+          .address = address,
+          .dims = {static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(l)},
+          .strides_bytes = {static_cast<std::uint64_t>(s.row), static_cast<std::uint64_t>(batch)},
+          .box = {static_cast<std::uint32_t>(kSm90aGemmAmaxTileK), box_rows, 1},
+          .swizzle = runtime::TensorMapSwizzle::none};
+}
+
+class Sm90aLaunch final : public GemmAmaxLaunch {
+ public:
+  Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
+      : p_(p), tiling_(kTiling), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
+    const std::int64_t tiles =
+        (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tiling_.tile_n - 1) / tiling_.tile_n) * p.l;
+    // Persistent: one CTA per SM at most (the shared memory allows no more).
+    const std::int64_t sms = std::max(device.properties().sm_count, 1);
+    config_.grid = {static_cast<std::uint32_t>(std::min(tiles, sms))};
+    config_.block = {static_cast<std::uint32_t>(sm90a_gemm_amax_threads(tiling_))};
+    config_.dynamic_shared_bytes = sm90a_gemm_amax_smem(tiling_).bytes;
+  }
+
+  void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
+    const auto map_a = raw_map(o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM);
+    const auto map_b = raw_map(o.b.address(), p_.n, p_.k, p_.l, p_.b, static_cast<std::uint32_t>(tiling_.tile_n));
+    module_.launch(sm90a_gemm_amax_name(p_, tiling_), config_,
+                   {runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_a)),
+                    runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_b)), o.sfa, o.sfb, o.c, o.amax},
+                   stream);
+  }
+
+ private:
+  GemmAmaxProblem p_;
+  Sm90aGemmAmaxTiling tiling_;
+  runtime::Device device_;
+  runtime::Module module_;
+  runtime::LaunchConfig config_;
+};
+
+// What TMA needs of a K-major operand's raw bytes (CUDA driver API
+// cuTensorMapEncodeTiled): every stride a multiple of 16 bytes.
+void check_operand(std::vector<std::string>& why, const char* name, const MatrixStrides& s, std::int64_t l) {
+  if (s.col != 1) {
+    why.push_back(std::string(name) + " is not K-major (K stride " + std::to_string(s.col) +
+                  "); the sm90a kernel reads K-major A and B (the sm80 kernel takes the others)");
+    return;
+  }
+  if (s.row % 16 != 0)
+    why.push_back(std::string(name) + "'s row stride is " + std::to_string(s.row) +
+                  " bytes; the sm90a kernel's TMA loads need a multiple of 16");
+  if (l > 1 && (s.batch % 16 != 0 || s.batch == 0))
+    why.push_back(std::string(name) + "'s batch stride is " + std::to_string(s.batch) +
+                  " bytes; the sm90a kernel's TMA loads need a nonzero multiple of 16");
+}
+
+class Sm90aPath final : public GemmAmaxPath {
+ public:
+  std::string_view name() const override { return "sm90a"; }
+
+  std::vector<std::string> refusals(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+    std::vector<std::string> why;
+    // wgmma and setmaxnreg exist only on sm_90a (PTX ISA 12, "Target ISA
+    // notes"); the simulator runs it.
+    if (!device.is_simulator() && device.target() != ptx::Target::sm_90a)
+      why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
+                    "; the sm90a kernel needs sm_90a (compute capability 9.0)");
+    if (p.ab_dtype != DType::e4m3 && p.ab_dtype != DType::e5m2)
+      why.push_back("A and B are " + std::string(runtime::name(p.ab_dtype)) +
+                    "; the sm90a kernel takes FP8 (e4m3 or e5m2) data");
+    if (p.sf_dtype != DType::e8m0 || p.vec != 32)
+      why.push_back("scales are " + std::string(runtime::name(p.sf_dtype)) + "/" + std::to_string(p.vec) +
+                    "; the sm90a kernel takes e8m0 scales per 32 elements");
+    if (p.c_dtype != DType::f32 && p.c_dtype != DType::bf16 && p.c_dtype != DType::f16)
+      why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the sm90a kernel writes f32, bf16 or f16 C");
+    check_operand(why, "A", p.a, p.l);
+    check_operand(why, "B", p.b, p.l);
+    if (p.tile && !(*p.tile == GemmAmaxTile{128, 128}))
+      why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
+                    ": the sm90a kernel's CTA tile is 128x128");
+    if (p.cluster.m != 1 || p.cluster.n != 1)
+      why.push_back("cluster shape " + std::to_string(p.cluster.m) + "x" + std::to_string(p.cluster.n) +
+                    ": the sm90a kernel runs without clusters (1x1 only)");
+    // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1); the kernel
+    // counts output tiles and addresses scale bytes with 32-bit integers.
+    const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    const std::int64_t tiles = (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM *
+                               ((p.n + kTiling.tile_n - 1) / kTiling.tile_n) * p.l;
+    const std::int64_t scale_bytes = p.vec <= 0 ? 0 : std::max(ScaleFactorLayout{p.m, p.k, p.l, p.vec}.bytes(),
+                                              ScaleFactorLayout{p.n, p.k, p.l, p.vec}.bytes());
+    if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
+      why.push_back("problem " + p.describe() +
+                    ": the sm90a kernel takes M, N, K, output tiles and scale bytes up to 2^31 - 1");
+    const std::size_t bytes = sm90a_gemm_amax_smem(kTiling).bytes;
+    const std::size_t optin = device.properties().shared_bytes_per_block_optin;
+    if (optin && bytes > optin)
+      why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
+                    "' allows " + std::to_string(optin) + " per block");
+    return why;
+  }
+
+  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+    return std::make_unique<Sm90aLaunch>(p, device);
+  }
+};
+
+}  // namespace
+
+const GemmAmaxPath& sm90a_gemm_amax_path() {
+  static const Sm90aPath path;
+  return path;
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,113 @@
+// What the sm90a GemmAmax path refuses, each with the value, the rule and
+// what it accepts. (GemmAmax then runs the problem on sm80: the sm80 kernel
+// tests' problems are such, e.g. m-major operands or 32 x 32 tiles.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "../../src/ops/gemm_amax/gemm_amax_path.hpp"
+#include "runtime/fake_backend.hpp"
+#include "warpforge/runtime/device.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::DType;
+
+// An accepted problem: 300 x 200 x 256, L 2, e4m3 x e8m0/32 -> bf16, all k-major.
+GemmAmaxProblem accepted() {
+  GemmAmaxProblem p;
+  p.m = 300, p.n = 200, p.k = 256, p.l = 2;
+  p.ab_dtype = DType::e4m3, p.sf_dtype = DType::e8m0, p.c_dtype = DType::bf16, p.vec = 32;
+  p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {200, 1, 300 * 200};
+  return p;
+}
+
+std::vector<std::string> refusals(const GemmAmaxProblem& p, const runtime::Device& device = runtime::Device::sim()) {
+  return sm90a_gemm_amax_path().refusals(p, device);
+}
+
+// The one refusal of `p`, which must contain every fragment.
+void expect_one(const GemmAmaxProblem& p, std::initializer_list<const char*> fragments,
+                const runtime::Device& device = runtime::Device::sim()) {
+  const auto why = refusals(p, device);
+  ASSERT_EQ(why.size(), 1u) << p.describe() << (why.empty() ? "" : ": " + why.front());
+  for (const char* f : fragments) EXPECT_NE(why[0].find(f), std::string::npos) << why[0] << "\n  lacks: " << f;
+}
+
+TEST(GemmAmaxSm90aRefusals, AcceptsKMajorMxfp8IntoWideC) {
+  for (DType ab : {DType::e4m3, DType::e5m2})
+    for (DType c : {DType::f32, DType::bf16, DType::f16}) {
+      GemmAmaxProblem p = accepted();
+      p.ab_dtype = ab, p.c_dtype = c;
+      EXPECT_TRUE(refusals(p).empty()) << p.describe();
+    }
+  GemmAmaxProblem p = accepted();
+  p.tile = GemmAmaxTile{128, 128};
+  EXPECT_TRUE(refusals(p).empty());
+  EXPECT_TRUE(refusals(p, runtime::Device(std::make_shared<runtime::testing::FakeBackend>())).empty());
+}
+
+TEST(GemmAmaxSm90aRefusals, DevicesOtherThanSm90a) {
+  auto backend = std::make_shared<runtime::testing::FakeBackend>();
+  backend->fake_target = ptx::Target::sm_80;
+  backend->props.name = "Fake A100";
+  expect_one(accepted(), {"device 'Fake A100'", "sm_80", "needs sm_90a"}, runtime::Device(backend));
+}
+
+TEST(GemmAmaxSm90aRefusals, DataScalesAndCDtypes) {
+  GemmAmaxProblem p = accepted();
+  p.ab_dtype = DType::e2m1, p.sf_dtype = DType::e4m3, p.vec = 16;
+  p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256};
+  auto why = refusals(p);
+  ASSERT_EQ(why.size(), 2u);
+  EXPECT_NE(why[0].find("A and B are e2m1; the sm90a kernel takes FP8 (e4m3 or e5m2)"), std::string::npos) << why[0];
+  EXPECT_NE(why[1].find("scales are e4m3/16; the sm90a kernel takes e8m0 scales per 32"), std::string::npos)
+      << why[1];
+  for (DType c : {DType::e4m3, DType::e5m2, DType::e2m1}) {
+    p = accepted();
+    p.c_dtype = c;
+    expect_one(p, {"C is ", runtime::name(c).data(), "writes f32, bf16 or f16 C"});
+  }
+}
+
+TEST(GemmAmaxSm90aRefusals, OperandsThatAreNotKMajorOrTmaAligned) {
+  GemmAmaxProblem p = accepted();
+  p.a = {1, 300, 300 * 256};
+  expect_one(p, {"A is not K-major (K stride 300)", "reads K-major A and B", "sm80 kernel takes the others"});
+  p = accepted();
+  p.b = {1, 200, 200 * 256};
+  expect_one(p, {"B is not K-major (K stride 200)"});
+  p = accepted();
+  p.k = 264, p.a = {264, 1, 300 * 264}, p.b = {264, 1, 200 * 264};
+  auto why = refusals(p);
+  ASSERT_EQ(why.size(), 2u);
+  EXPECT_NE(why[0].find("A's row stride is 264 bytes; the sm90a kernel's TMA loads need a multiple of 16"),
+            std::string::npos)
+      << why[0];
+  p = accepted();
+  p.b.batch = 200 * 256 + 8;
+  expect_one(p, {"B's batch stride is 51208 bytes", "nonzero multiple of 16"});
+  p.l = 1;  // one batch: its stride is never used
+  EXPECT_TRUE(refusals(p).empty());
+}
+
+TEST(GemmAmaxSm90aRefusals, TilesClustersAndSizes) {
+  GemmAmaxProblem p = accepted();
+  p.tile = GemmAmaxTile{64, 64};
+  expect_one(p, {"mma tile 64x64", "CTA tile is 128x128"});
+  p = accepted();
+  p.cluster = {2, 1};
+  expect_one(p, {"cluster shape 2x1", "without clusters (1x1 only)"});
+  p = accepted();
+  p.m = std::int64_t{1} << 31, p.a = {256, 1, p.m * 256};
+  expect_one(p, {"2147483648x200x256", "M, N, K, output tiles and scale bytes up to 2^31 - 1"});
+  auto small = std::make_shared<runtime::testing::FakeBackend>();
+  small->props.shared_bytes_per_block_optin = 100 * 1024;
+  expect_one(accepted(), {"bytes of shared memory; device 'Fake H100' allows 102400 per block"},
+             runtime::Device(small));
+}
+
+}  // namespace
+}  // namespace warpforge::ops

@@ -1,0 +1,119 @@
+// The sm90a GemmAmax kernel (TMA raw loads, dequantizer warpgroup, wgmma
+// consumers) on the simulator against the CPU reference: MXFP8 e4m3 and
+// e5m2 into every C dtype it writes, both C major-nesses, M, N, K that are
+// not multiples of the 128 x 128 x 64 tile, L = 1 and 3, more tiles than the
+// simulator's SMs (the persistent loop carries its pipeline phases across
+// tiles), and the NaN rule of amax. Each case first asserts that GemmAmax
+// chooses the sm90a path for it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../../src/ops/gemm_amax/gemm_amax_path.hpp"
+#include "gemm_amax_test_support.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
+#include "warpforge/runtime/device.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+using runtime::DType;
+
+GemmAmaxSetup make_sm90a(const GemmAmaxCase& c, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
+  std::vector<std::string> refused;
+  const auto p = describe_gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
+                                    s.options(), refused);
+  for (const auto& why : sm90a_gemm_amax_path().refusals(p, runtime::Device::sim())) refused.push_back(why);
+  std::string all;
+  for (const auto& why : refused) all += "\n  " + why;
+  EXPECT_TRUE(refused.empty()) << c.describe() << ": not the sm90a path's:" << all;
+  return s;
+}
+
+void expect_pass(const GemmAmaxCase& c, std::uint32_t seed) {
+  auto s = make_sm90a(c, seed);
+  const auto bad = run_gemm_amax_and_check(s);
+  std::string all;
+  for (std::size_t i = 0; i < bad.size() && i < 10; ++i) all += "\n  " + bad[i];
+  EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches" << all;
+}
+
+GemmAmaxCase sm90a_case(DType ab, DType c_dtype) {
+  GemmAmaxCase c;
+  c.ab = ab, c.c = c_dtype, c.tile = std::nullopt;
+  return c;
+}
+
+TEST(GemmAmaxSm90aSim, Mxfp8IntoEveryCDtypeAndMajorness) {
+  int i = 0;
+  for (DType ab : {DType::e4m3, DType::e5m2})
+    for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
+      GemmAmaxCase c = sm90a_case(ab, c_dtype);
+      c.c_major = i % 2 ? CMajor::m : CMajor::n;
+      c.m = 136, c.n = 72, c.k = 96, c.l = i % 3 == 0 ? 3 : 1;
+      expect_pass(c, 700 + static_cast<std::uint32_t>(i));
+      ++i;
+    }
+}
+
+// 2 x 2 tiles x 3 batches over the simulator's few SMs, and 3 k-blocks with
+// a K tail of 16 (inside the last 32-element scale block).
+TEST(GemmAmaxSm90aSim, ManyTilesPerCtaAndATail) {
+  GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
+  c.m = 150, c.n = 140, c.k = 176, c.l = 3;
+  expect_pass(c, 750);
+  c.tile = GemmAmaxTile{128, 128};  // the explicit tile is the default one
+  c.l = 1;
+  expect_pass(c, 751);
+}
+
+// amax folds into what the caller put there: a larger initial value stays.
+TEST(GemmAmaxSm90aSim, AmaxExtendsTheCallersValue) {
+  auto s = make_sm90a(sm90a_case(DType::e4m3, DType::f32), 760);
+  const auto bad = run_gemm_amax_and_check(s, 1e6f);
+  EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());
+  EXPECT_EQ(s.amax_value(), 1e6f);
+}
+
+// A NaN scale (e8m0 0xFF) or NaN data (e4m3 S.1111.111) makes the affected
+// row or column of C NaN and amax NaN. The NaN sits in the second batch, in
+// a row and column whose tile also holds elements past M and N, which must
+// not count (B's zero-filled rows times A's NaN are NaN in the accumulator).
+TEST(GemmAmaxSm90aSim, NaNInAnInputMakesAmaxNaN) {
+  for (bool in_scale : {true, false}) {
+    GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
+    c.m = 40, c.n = 24, c.k = 64, c.l = 2;
+    auto s = make_sm90a(c, 770);
+    if (in_scale)
+      s.sfa.bytes[static_cast<std::size_t>(ScaleFactorLayout{c.m, c.k, c.l, c.vec}.offset(17, 1, 1))] = 0xFF;
+    else
+      s.a.bytes[static_cast<std::size_t>(5 * s.a.stride_row + 3 + s.a.stride_batch)] = 0x7F;
+    s.upload(in_scale ? s.sfa : s.a);
+    const auto bad = run_gemm_amax_and_check(s);
+    EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());
+    EXPECT_TRUE(std::isnan(s.amax_value()));
+    int nans = 0;
+    for (float v : s.c_values()) nans += std::isnan(v);
+    EXPECT_EQ(nans, c.n);  // one row of C in batch 1
+  }
+}
+
+// Only elements of C count toward amax: an e5m2 infinity in A makes its
+// row of C +-inf, but past N (B's zero fill) the accumulator holds inf x 0 =
+// NaN, which must not turn amax into NaN.
+TEST(GemmAmaxSm90aSim, ElementsPastNDoNotCount) {
+  GemmAmaxCase c = sm90a_case(DType::e5m2, DType::f32);
+  c.m = 20, c.n = 12, c.k = 64;
+  auto s = make_sm90a(c, 780);
+  s.a.bytes[static_cast<std::size_t>(7 * s.a.stride_row + 9)] = 0x7C;  // e5m2 +inf
+  s.upload(s.a);
+  const GemmAmaxResult r = gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, s.options());
+  float amax = 0.0f;
+  r.amax.copy_to_host(&amax, sizeof amax);
+  EXPECT_EQ(amax, INFINITY);
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

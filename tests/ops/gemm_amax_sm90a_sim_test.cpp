@@ -115,5 +115,22 @@ TEST(GemmAmaxSm90aSim, ElementsPastNDoNotCount) {
   EXPECT_EQ(amax, INFINITY);
 }
 
+// GemmAmax names the kernel it chose: sm90a where it accepts the problem,
+// sm80 for the rest (here an m-major A, and a 64 x 64 tile).
+TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
+  auto name_for = [](GemmAmaxCase c) {
+    std::mt19937 rng(790);
+    auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
+    GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+    return std::string(op.kernel_name());
+  };
+  GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
+  EXPECT_EQ(name_for(c), "sm90a");
+  c.a_k_major = false;
+  EXPECT_EQ(name_for(c), "sm80");
+  c.a_k_major = true, c.tile = GemmAmaxTile{64, 64};
+  EXPECT_EQ(name_for(c), "sm80");
+}
+
 }  // namespace
 }  // namespace warpforge::ops::testing

@@ -40,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpforge/runtime/dtype.hpp"
@@ -81,6 +82,9 @@ class GemmAmax {
 
   // Every reason the problem cannot run; empty when it can.
   std::vector<std::string> check_support() const;
+  // The kernel that runs it: "sm90a" (TMA + wgmma, on sm_90a and the
+  // simulator, for what it accepts) or "sm80" (everything else).
+  std::string_view kernel_name() const;
   // Builds the kernel (JIT, cached). Throws OpsError listing check_support()'s reasons.
   void compile();
   // Runs on `stream` (the null stream when absent); compiles first if needed.

@@ -115,6 +115,29 @@ TEST(GemmAmaxSm90aSim, ElementsPastNDoNotCount) {
   EXPECT_EQ(amax, INFINITY);
 }
 
+// Subnormal FP8 codes land on bf16 subnormals before the bias multiply,
+// which must keep them: a row of A made of them alone (with either sign)
+// gives a row of C that flushing would zero, far outside the tolerance.
+TEST(GemmAmaxSm90aSim, SubnormalCodesAreExact) {
+  for (DType ab : {DType::e4m3, DType::e5m2}) {
+    GemmAmaxCase c = sm90a_case(ab, DType::f32);
+    c.m = 20, c.n = 16, c.k = 128;
+    auto s = make_sm90a(c, 795);
+    const int subnormals = ab == DType::e4m3 ? 7 : 3;  // mantissa codes 1.. of exponent 0
+    for (std::int64_t k = 0; k < c.k; ++k)
+      s.a.bytes[static_cast<std::size_t>(3 * s.a.stride_row + k)] =
+          static_cast<std::uint8_t>((k % subnormals + 1) | (k % 3 == 0 ? 0x80 : 0));
+    // B's row 5 holds 1.0 (e4m3 0x38, e5m2 0x3C) so C[3, 5] is the row's sum alone.
+    for (std::int64_t k = 0; k < c.k; ++k)
+      s.b.bytes[static_cast<std::size_t>(5 * s.b.stride_row + k)] = ab == DType::e4m3 ? 0x38 : 0x3C;
+    s.upload(s.a);
+    s.upload(s.b);
+    const auto bad = run_gemm_amax_and_check(s);
+    EXPECT_TRUE(bad.empty()) << c.describe() << ": " << (bad.empty() ? "" : bad.front());
+    EXPECT_NE(s.c_values()[3 * 16 + 5], 0.0f);
+  }
+}
+
 // GemmAmax names the kernel it chose: sm90a where it accepts the problem,
 // sm80 for the rest (here an m-major A, and a 64 x 64 tile).
 TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {

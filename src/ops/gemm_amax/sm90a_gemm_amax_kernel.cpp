@@ -1,10 +1,10 @@
 #include "sm90a_gemm_amax_kernel.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <variant>
 
 #include "warpforge/dsl.hpp"
-#include "warpforge/error.hpp"
 #include "warpforge/layout/wgmma_descriptor.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 
@@ -148,8 +148,9 @@ void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
   k_.xor_(phase, phase, flip);
 }
 
-// One thread issues every TMA load: a K-major box of 64 bytes x rows per
-// operand. Slots start empty: waiting for the parity before the first phase
+// One thread issues every TMA load: a K-major box of one K block's bytes
+// (64 codes: 64 FP8 or 32 FP4 bytes) x rows per operand; zero-filled bytes
+// past the tensor count toward the transaction bytes. Slots start empty: waiting for the parity before the first phase
 // succeeds at once (PTX ISA 9.7.13.15.16, try_wait.parity).
 void AmaxKernel::producer() {
   k_.if_then(tid_ == 128 * kProducerWg, [&] {
@@ -174,7 +175,7 @@ void AmaxKernel::dequantizer() {
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      Reg kx = kb << 6;
+      Reg kx = kb << 6;  // codes along K
       dequant_operand(base_ + smem_.raw_a + rstage * smem_.raw_a_stage, base_ + smem_.a + stage * smem_.a_stage,
                       sfa_, t.m0, p_.m, kTileM, kx, t.batch);
       dequant_operand(base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,

@@ -233,6 +233,7 @@ int run_gemm_amax(const std::vector<std::string>& raw) {
     runtime::Tensor amax_t = runtime::Tensor::empty(dev, DType::f32, {1});
     ops::GemmAmax op(A.data, B.data, A.scales, B.scales, r.c, amax_t, options);
     op.compile();
+    std::printf("kernel: %s\n", std::string(op.kernel_name()).c_str());
     const int iterations = dev.is_simulator() ? 2 : 20;
     op.execute(A.data, B.data, A.scales, B.scales, r.c, amax_t);  // warm-up
     dev.synchronize();

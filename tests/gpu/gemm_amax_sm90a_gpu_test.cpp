@@ -1,7 +1,7 @@
-// The sm90a GemmAmax kernel (TMA + dequantizer warpgroup + wgmma) on an
-// sm_90a GPU: MXFP8 against the CPU reference with ragged tiles and L = 2,
-// the NaN rule through the global atomic, and a problem of more tiles than
-// SMs against the sm80 kernel on the same GPU. Skips elsewhere.
+// The sm90a GemmAmax kernel (TMA + dequantizer warpgroups + wgmma) on an
+// sm_90a GPU: MXFP8, NVFP4 and MXFP4 against the CPU reference with ragged
+// tiles and L = 2, the NaN rule through the global atomic, and a problem of
+// more tiles than SMs against the sm80 kernel on the same GPU. Skips elsewhere.
 #include <cmath>
 #include <random>
 
@@ -81,6 +81,8 @@ void against_reference(ops::BlockScaledFormat f, DType c_dtype, bool nan_scale) 
 TEST_F(GemmAmaxSm90aGpu, E4m3ToBf16) { against_reference(ops::kMxfp8E4m3, DType::bf16, false); }
 TEST_F(GemmAmaxSm90aGpu, E5m2ToF32) { against_reference(ops::kMxfp8E5m2, DType::f32, false); }
 TEST_F(GemmAmaxSm90aGpu, NaNScaleMakesAmaxNaN) { against_reference(ops::kMxfp8E4m3, DType::f16, true); }
+TEST_F(GemmAmaxSm90aGpu, Nvfp4ToBf16) { against_reference(ops::kNvfp4, DType::bf16, false); }
+TEST_F(GemmAmaxSm90aGpu, Mxfp4ToF16) { against_reference(ops::kMxfp4, DType::f16, false); }
 
 // 2048 x 2064 x 2048: 16 x 17 tiles, more than the SMs, so each CTA walks
 // several; the sm80 kernel (chosen by a 64 x 64 tile) computes the same sums.

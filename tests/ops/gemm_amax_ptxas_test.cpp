@@ -40,14 +40,19 @@ TEST(GemmAmaxPtxas, KernelAssemblesForSm80AndSm90a) {
 }
 
 // The sm90a kernel assembles for sm_90a with no spills (ptxas -v), for each
-// FP8 dtype and C conversion.
+// data dtype, a scale format of each, and each C conversion.
 TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas())
     GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
-  for (auto [ab, c] : {std::pair{DType::e4m3, DType::bf16}, {DType::e5m2, DType::f32}, {DType::e4m3, DType::f16}}) {
+  struct Case {
+    DType ab, sf, c;
+    int vec;
+  };
+  for (const Case& c : {Case{DType::e4m3, DType::e8m0, DType::bf16, 32}, Case{DType::e5m2, DType::e8m0, DType::f32, 32},
+                        Case{DType::e2m1, DType::e4m3, DType::f16, 16}}) {
     GemmAmaxProblem p;
     p.m = 300, p.n = 200, p.k = 256, p.l = 2;
-    p.ab_dtype = ab, p.c_dtype = c;
+    p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
     p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {200, 1, 300 * 200};
     const auto r = ptx::run_ptxas(build_sm90a_gemm_amax(p, {}).to_ptx(), "sm_90a", {"-v"});
     EXPECT_TRUE(r.ok) << p.describe() << ":\n" << r.log;

@@ -56,15 +56,28 @@ TEST(GemmAmaxSm90aRefusals, DevicesOtherThanSm90a) {
   expect_one(accepted(), {"device 'Fake A100'", "sm_80", "needs sm_90a"}, runtime::Device(backend));
 }
 
-TEST(GemmAmaxSm90aRefusals, DataScalesAndCDtypes) {
+TEST(GemmAmaxSm90aRefusals, AcceptsFp4WithEveryScaleFormat) {
+  struct Scales {
+    DType sf;
+    int vec;
+  };
+  for (Scales sc : {Scales{DType::e8m0, 32}, Scales{DType::e4m3, 16}, Scales{DType::e8m0, 16}}) {
+    GemmAmaxProblem p = accepted();  // strides in codes: 256 FP4 codes are 128 bytes
+    p.ab_dtype = DType::e2m1, p.sf_dtype = sc.sf, p.vec = sc.vec;
+    EXPECT_TRUE(refusals(p).empty()) << p.describe();
+  }
+  // 288 codes are 144 bytes: a multiple of 16 for FP4, where 288 FP8 bytes are too.
   GemmAmaxProblem p = accepted();
-  p.ab_dtype = DType::e2m1, p.sf_dtype = DType::e4m3, p.vec = 16;
-  p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256};
-  auto why = refusals(p);
-  ASSERT_EQ(why.size(), 2u);
-  EXPECT_NE(why[0].find("A and B are e2m1; the sm90a kernel takes FP8 (e4m3 or e5m2)"), std::string::npos) << why[0];
-  EXPECT_NE(why[1].find("scales are e4m3/16; the sm90a kernel takes e8m0 scales per 32"), std::string::npos)
-      << why[1];
+  p.ab_dtype = DType::e2m1, p.k = 264, p.a = {288, 1, 300 * 288}, p.b = {288, 1, 200 * 288};
+  EXPECT_TRUE(refusals(p).empty());
+  p.a = {272, 1, 300 * 272};  // 136 bytes
+  expect_one(p, {"A's row stride is 136 bytes"});
+}
+
+TEST(GemmAmaxSm90aRefusals, DataAndCDtypes) {
+  GemmAmaxProblem p = accepted();
+  p.ab_dtype = DType::bf16;
+  expect_one(p, {"A and B are bf16; the sm90a kernel takes FP8 (e4m3, e5m2) or FP4 (e2m1) data"});
   for (DType c : {DType::e4m3, DType::e5m2, DType::e2m1}) {
     p = accepted();
     p.c_dtype = c;

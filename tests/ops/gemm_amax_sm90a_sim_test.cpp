@@ -1,6 +1,6 @@
-// The sm90a GemmAmax kernel (TMA raw loads, dequantizer warpgroup, wgmma
+// The sm90a GemmAmax kernel (TMA raw loads, dequantizer warpgroups, wgmma
 // consumers) on the simulator against the CPU reference: MXFP8 e4m3 and
-// e5m2 into every C dtype it writes, both C major-nesses, M, N, K that are
+// e5m2 and FP4 with every scale format into every C dtype it writes, both C major-nesses, M, N, K that are
 // not multiples of the 128 x 128 x 64 tile, L = 1 and 3, more tiles than the
 // simulator's SMs (the persistent loop carries its pipeline phases across
 // tiles), and the NaN rule of amax. Each case first asserts that GemmAmax
@@ -58,6 +58,25 @@ TEST(GemmAmaxSm90aSim, Mxfp8IntoEveryCDtypeAndMajorness) {
     }
 }
 
+// FP4 (e2m1) with each scale format the rules allow: MXFP4 (e8m0/32),
+// NVFP4 (e4m3/16) and e8m0/16, K tails of 32 and 16 codes.
+TEST(GemmAmaxSm90aSim, Fp4WithEveryScaleFormat) {
+  struct Scales {
+    DType sf;
+    int vec;
+  };
+  int i = 0;
+  for (Scales sc : {Scales{DType::e8m0, 32}, Scales{DType::e4m3, 16}, Scales{DType::e8m0, 16}})
+    for (DType c_dtype : {DType::f32, DType::bf16}) {
+      GemmAmaxCase c = sm90a_case(DType::e2m1, c_dtype);
+      c.sf = sc.sf, c.vec = sc.vec;
+      c.c_major = i % 2 ? CMajor::m : CMajor::n;
+      c.m = 136, c.n = 72, c.k = i % 2 ? 96 : 160, c.l = i % 3 == 0 ? 3 : 1;
+      expect_pass(c, 720 + static_cast<std::uint32_t>(i));
+      ++i;
+    }
+}
+
 // 2 x 2 tiles x 3 batches over the simulator's few SMs, and 3 k-blocks with
 // a K tail of 16 (inside the last 32-element scale block).
 TEST(GemmAmaxSm90aSim, ManyTilesPerCtaAndATail) {
@@ -100,6 +119,21 @@ TEST(GemmAmaxSm90aSim, NaNInAnInputMakesAmaxNaN) {
   }
 }
 
+// NVFP4's e4m3 scales have a NaN too (S.1111.111).
+TEST(GemmAmaxSm90aSim, NaNE4m3ScaleMakesAmaxNaN) {
+  GemmAmaxCase c = sm90a_case(DType::e2m1, DType::f32);
+  c.sf = DType::e4m3, c.vec = 16, c.m = 40, c.n = 24, c.k = 64;
+  auto s = make_sm90a(c, 775);
+  s.sfb.bytes[static_cast<std::size_t>(ScaleFactorLayout{c.n, c.k, c.l, c.vec}.offset(9, 2, 0))] = 0x7F;
+  s.upload(s.sfb);
+  const auto bad = run_gemm_amax_and_check(s);
+  EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());
+  EXPECT_TRUE(std::isnan(s.amax_value()));
+  int nans = 0;
+  for (float v : s.c_values()) nans += std::isnan(v);
+  EXPECT_EQ(nans, c.m);  // column 9 of C
+}
+
 // Only elements of C count toward amax: an e5m2 infinity in A makes its
 // row of C +-inf, but past N (B's zero fill) the accumulator holds inf x 0 =
 // NaN, which must not turn amax into NaN.
@@ -113,6 +147,46 @@ TEST(GemmAmaxSm90aSim, ElementsPastNDoNotCount) {
   float amax = 0.0f;
   r.amax.copy_to_host(&amax, sizeof amax);
   EXPECT_EQ(amax, INFINITY);
+}
+
+// Subnormal FP8 codes land on bf16 subnormals before the bias multiply,
+// which must keep them: a row of A made of them alone (with either sign)
+// gives a row of C that flushing would zero, far outside the tolerance.
+TEST(GemmAmaxSm90aSim, SubnormalCodesAreExact) {
+  for (DType ab : {DType::e4m3, DType::e5m2}) {
+    GemmAmaxCase c = sm90a_case(ab, DType::f32);
+    c.m = 20, c.n = 16, c.k = 128;
+    auto s = make_sm90a(c, 795);
+    const int subnormals = ab == DType::e4m3 ? 7 : 3;  // mantissa codes 1.. of exponent 0
+    for (std::int64_t k = 0; k < c.k; ++k)
+      s.a.bytes[static_cast<std::size_t>(3 * s.a.stride_row + k)] =
+          static_cast<std::uint8_t>((k % subnormals + 1) | (k % 3 == 0 ? 0x80 : 0));
+    // B's row 5 holds 1.0 (e4m3 0x38, e5m2 0x3C) so C[3, 5] is the row's sum alone.
+    for (std::int64_t k = 0; k < c.k; ++k)
+      s.b.bytes[static_cast<std::size_t>(5 * s.b.stride_row + k)] = ab == DType::e4m3 ? 0x38 : 0x3C;
+    s.upload(s.a);
+    s.upload(s.b);
+    const auto bad = run_gemm_amax_and_check(s);
+    EXPECT_TRUE(bad.empty()) << c.describe() << ": " << (bad.empty() ? "" : bad.front());
+    EXPECT_NE(s.c_values()[3 * 16 + 5], 0.0f);
+  }
+}
+
+// GemmAmax names the kernel it chose: sm90a where it accepts the problem,
+// sm80 for the rest (here an m-major A, and a 64 x 64 tile).
+TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
+  auto name_for = [](GemmAmaxCase c) {
+    std::mt19937 rng(790);
+    auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
+    GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+    return std::string(op.kernel_name());
+  };
+  GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
+  EXPECT_EQ(name_for(c), "sm90a");
+  c.a_k_major = false;
+  EXPECT_EQ(name_for(c), "sm80");
+  c.a_k_major = true, c.tile = GemmAmaxTile{64, 64};
+  EXPECT_EQ(name_for(c), "sm80");
 }
 
 }  // namespace

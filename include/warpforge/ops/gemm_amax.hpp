@@ -40,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpforge/runtime/dtype.hpp"
@@ -62,7 +63,8 @@ struct GemmAmaxOptions {
   runtime::DType acc_dtype = runtime::DType::f32;  // f32 only
   int sf_vec_size = 32;                            // 16 or 32
   // The CTA's output tile; absent: the kernel's default. The sm80 kernel takes
-  // m, n in {32, 64, 128} (default 64×64) and a 1×1 cluster.
+  // m, n in {32, 64, 128} (default 64×64) and a 1×1 cluster; the sm90a kernel
+  // only 128×128 (another tile sends the problem to sm80).
   std::optional<GemmAmaxTile> mma_tile;
   GemmAmaxTile cluster{1, 1};
 };
@@ -81,6 +83,9 @@ class GemmAmax {
 
   // Every reason the problem cannot run; empty when it can.
   std::vector<std::string> check_support() const;
+  // The kernel that runs it: "sm90a" (TMA + wgmma, on sm_90a and the
+  // simulator, for what it accepts) or "sm80" (everything else).
+  std::string_view kernel_name() const;
   // Builds the kernel (JIT, cached). Throws OpsError listing check_support()'s reasons.
   void compile();
   // Runs on `stream` (the null stream when absent); compiles first if needed.

@@ -60,6 +60,10 @@ std::vector<std::string> GemmAmax::check_support() const {
   return state_->refusals;
 }
 
+std::string_view GemmAmax::kernel_name() const {
+  return state_->path->name();
+}
+
 void GemmAmax::compile() {
   if (!state_->refusals.empty())
     throw OpsError("GemmAmax refused " + state_->problem.describe() + ":" + join(state_->refusals));

@@ -1,10 +1,10 @@
 #include "sm90a_gemm_amax_kernel.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <variant>
 
 #include "warpforge/dsl.hpp"
-#include "warpforge/error.hpp"
 #include "warpforge/layout/wgmma_descriptor.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 
@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::uint32_t kRow = 128;        // bytes per swizzled bf16 row (128-byte swizzle)
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle pattern's repeat
-constexpr std::uint32_t kRawRow = kSm90aGemmAmaxTileK;  // bytes of one raw FP8 row of a stage
+constexpr std::uint32_t kRawRow = kSm90aGemmAmaxTileK;  // bytes of a raw stage's row (FP4 uses half)
 constexpr int kTileM = kSm90aGemmAmaxTileM;
 constexpr int kGroupRows = 16;  // output tiles per group along M, for L2 reuse
 constexpr int kConsumers = 2;
@@ -46,6 +46,8 @@ class AmaxKernel {
   TileCoords tile_of(const Reg& unit);
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
   Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
+  bool fp4() const { return p_.ab_dtype == DType::e2m1; }
+  std::uint32_t raw_row_bytes() const { return sm90a_gemm_amax_raw_row_bytes(p_.ab_dtype); }
   void advance(const Reg& stage, const Reg& phase, int stages);
   void producer();
   void dequantizer();
@@ -54,6 +56,7 @@ class AmaxKernel {
   Reg scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch);
   void dequant_finite(const Regs& w, const Reg& scale2, const Regs& out);
   void dequant_special(const Regs& w, const Reg& scale2, const Regs& out);
+  void dequant_fp4(const Regs& w, const Regs& scale2, const Regs& out);
   void consumer();
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
@@ -145,8 +148,9 @@ void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
   k_.xor_(phase, phase, flip);
 }
 
-// One thread issues every TMA load: a K-major box of 64 bytes x rows per
-// operand. Slots start empty: waiting for the parity before the first phase
+// One thread issues every TMA load: a K-major box of one K block's bytes
+// (64 codes: 64 FP8 or 32 FP4 bytes) x rows per operand; zero-filled bytes
+// past the tensor count toward the transaction bytes. Slots start empty: waiting for the parity before the first phase
 // succeeds at once (PTX ISA 9.7.13.15.16, try_wait.parity).
 void AmaxKernel::producer() {
   k_.if_then(tid_ == 128 * kProducerWg, [&] {
@@ -155,8 +159,8 @@ void AmaxKernel::producer() {
       k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
         Reg full = barrier(smem_.raw_full, stage);
         k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), phase ^ 1);
-        k_.mbarrier_arrive_expect_tx(at(full), smem_.raw_a_stage + smem_.raw_b_stage);
-        Reg kx = kb << 6;
+        k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes());
+        Reg kx = kb * raw_row_bytes();  // bytes along K
         k_.tma_load(at(base_ + smem_.raw_a + stage * smem_.raw_a_stage), map_a_, {kx, t.m0, t.batch}, at(full));
         k_.tma_load(at(base_ + smem_.raw_b + stage * smem_.raw_b_stage), map_b_, {kx, t.n0, t.batch}, at(full));
         advance(stage, phase, t_.raw_stages);
@@ -171,7 +175,7 @@ void AmaxKernel::dequantizer() {
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      Reg kx = kb << 6;
+      Reg kx = kb << 6;  // codes along K
       dequant_operand(base_ + smem_.raw_a + rstage * smem_.raw_a_stage, base_ + smem_.a + stage * smem_.a_stage,
                       sfa_, t.m0, p_.m, kTileM, kx, t.batch);
       dequant_operand(base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
@@ -188,10 +192,11 @@ void AmaxKernel::dequantizer() {
 }
 
 // The scale of row `row` (global), K block `kb`, batch `batch` as the
-// bf16x2 bits of two copies of 2^(E-127): 0 past the matrix (TMA zero-filled
-// its data; the padding's scale might be NaN). e8m0 E is the bf16 exponent
-// field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and E = 255 is
-// NaN (OCP MX v1.0, section 5.4.1).
+// bf16x2 bits of two copies of its value: 0 past the matrix (TMA zero-filled
+// its data; the padding's scale might be NaN). e8m0 E, 2^(E-127), is the bf16
+// exponent field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and
+// E = 255 is NaN (OCP MX v1.0, section 5.4.1). e4m3 moves into the bf16
+// fields as the FP8 data does (dequant_finite), S.1111.111 being NaN.
 Reg AmaxKernel::scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch) {
   const std::int64_t kblocks = (p_.k + p_.vec - 1) / p_.vec;
   const ScaleFactorLayout layout{rows, p_.k, p_.l, p_.vec};
@@ -207,9 +212,16 @@ Reg AmaxKernel::scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const
   k_.ld(Space::global, u8, narrow, at(sf + wide));
   Reg e = k_.reg(u32);
   k_.cvt(e, narrow);
-  Reg bits = e << 7;
-  k_.selp(bits, 0x0040u, bits, e == 0u);
-  k_.selp(bits, 0x7fc0u, bits, e == 255u);
+  Reg bits = k_.reg(u32);
+  if (p_.sf_dtype == DType::e8m0) {
+    k_.mov(bits, e << 7);
+    k_.selp(bits, 0x0040u, bits, e == 0u);
+    k_.selp(bits, 0x7fc0u, bits, e == 255u);
+  } else {
+    Reg moved = ((e << 4) & 0x07F0u) | ((e << 8) & 0x8000u);  // value x 2^-120
+    k_.mul(bits.as(bf16x2), moved.as(bf16x2), k_.mov(b32, 0x7B80u).as(bf16x2));  // x 2^120, exact
+    k_.selp(bits, 0x7fc0u, bits, (e & 0x7Fu) == 0x7Fu);
+  }
   k_.selp(bits, bits, 0u, (row < imm(rows)) && (kb < imm(kblocks)));
   return bits | (bits << 16);
 }
@@ -263,18 +275,42 @@ void AmaxKernel::dequant_special(const Regs& w, const Reg& scale2, const Regs& o
     }
 }
 
-// One operand's stage: tile_rows rows of 64 raw bytes to bf16. Dequantizer
-// thread t of T takes 16-byte chunk t % 4 of rows t / 4 + (T / 4) i: a warp reads 512
-// contiguous bytes, and its bf16 writes (two 16-byte chunks per row, rows
-// r..r+1 per quarter warp) cover all 32 banks once the swizzle is applied.
+// E2M1 codes (no NaN or inf) the same way: S.EE.M of each nibble into the
+// bf16 sign (bit 15) and fields (bits 8..6) is the value times 2^(1 - 127),
+// code 1 (0.5) landing on a bf16 subnormal; then x 2^126 and x the scale.
+// Word j's byte b holds codes 8j + 2b (low nibble) and 8j + 2b + 1.
+void AmaxKernel::dequant_fp4(const Regs& w, const Regs& scale2, const Regs& out) {
+  for (int j = 0; j < 4; ++j)
+    for (int b = 0; b < 4; ++b) {
+      // Byte b into bytes 0 and 2, then the high nibble down to bits 16..19.
+      Reg z = k_.reg(b32);
+      k_.prmt(z, w[j], 0u, static_cast<std::uint32_t>(0x4040 | (b << 8) | b));
+      Reg v = (z & 0x0000000Fu) | ((z >> 4) & 0x000F0000u);
+      Reg y = ((v & 0x00070007u) << 6) | ((v & 0x00080008u) << 12);
+      const Reg& d = out[static_cast<std::size_t>(4 * j + b)];
+      k_.mul(d.as(bf16x2), y.as(bf16x2), k_.mov(b32, 0x7E807E80u).as(bf16x2));
+      k_.mul(d.as(bf16x2), d.as(bf16x2), scale2[static_cast<std::size_t>(j / 2)].as(bf16x2));
+    }
+}
+
+// One operand's stage: tile_rows rows of one K block (64 codes) to bf16.
+// The raw row is 4 (FP8) or 2 (FP4) 16-byte chunks; dequantizer thread t of
+// T takes chunk t % chunks of rows t / chunks + (T / chunks) i: a warp reads
+// 512 contiguous bytes, and its bf16 writes (2 or 4 16-byte chunks per row)
+// cover all 32 banks once the swizzle is applied.
 void AmaxKernel::dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, const Reg& row0,
                                  std::int64_t rows, int tile_rows, const Reg& kx, const Reg& batch) {
-  const int row_step = 32 * t_.dequant_warpgroups;
+  const int chunks = static_cast<int>(raw_row_bytes() / 16);
+  const int codes = kSm90aGemmAmaxTileK / chunks;  // per raw chunk: 16 or 32
+  const int row_step = 128 * t_.dequant_warpgroups / chunks;
   Reg t = tid_ - imm(128 * kDequantWg0);
-  Reg c16 = t & 3u;
-  Reg row_in = t >> 2;
+  Reg c = t & imm(chunks - 1);
+  Reg row_in = t >> imm(chunks == 4 ? 2 : 1);
   Reg swz = row_in & 7u;  // row % 8, the same for rows + row_step i
-  Reg kb = (kx >> 5) + (c16 >> 1);  // vec = 32: chunks 0-1 and 2-3 share a scale
+  // The chunk's first code's scale block; FP4 with 16-code blocks has two
+  // (words 0-1 and 2-3), the other cases one.
+  const int scales = codes / std::min(codes, p_.vec);
+  Reg first_code = kx + c * imm(codes);
   // A byte is NaN (e4m3 S.1111.111) or inf/NaN (e5m2 S.11111.xx) when its
   // masked bits plus one unit carry into bit 7.
   const bool e4m3_data = p_.ab_dtype == DType::e4m3;
@@ -282,17 +318,25 @@ void AmaxKernel::dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, 
   const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
   for (int i = 0; i < tile_rows / row_step; ++i) {
     Reg row = row_in + imm(row_step * i);
-    Reg scale2 = scale_of(sf, row0 + row, rows, kb, batch);
+    Regs scale2;
+    for (int g = 0; g < scales; ++g)
+      scale2.push_back(scale_of(sf, row0 + row, rows, (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5), batch));
     Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
-    k_.ld(Space::shared, b32, w, at(raw + row * kRawRow + (c16 << 4)));
-    Reg special = k_.mov(u32, 0u);
-    for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
+    k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes() + (c << 4)));
     Regs out;
-    for (int o = 0; o < 8; ++o) out.push_back(k_.reg(b32));
-    k_.if_else(special != 0u, [&] { dequant_special(w, scale2, out); }, [&] { dequant_finite(w, scale2, out); });
+    for (int o = 0; o < codes / 2; ++o) out.push_back(k_.reg(b32));
+    if (fp4()) {
+      dequant_fp4(w, scales == 2 ? scale2 : Regs{scale2[0], scale2[0]}, out);
+    } else {
+      Reg special = k_.mov(u32, 0u);
+      for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
+      k_.if_else(
+          special != 0u, [&] { dequant_special(w, scale2[0], out); }, [&] { dequant_finite(w, scale2[0], out); });
+    }
     Reg row_address = dst + row * kRow;
-    for (int h = 0; h < 2; ++h) {
-      Reg chunk = ((c16 << 1) + imm(h)) ^ swz;
+    const int out_chunks = codes / 8;  // 16-byte bf16 chunks
+    for (int h = 0; h < out_chunks; ++h) {
+      Reg chunk = (c * imm(out_chunks) + imm(h)) ^ swz;
       k_.st(Space::shared, b32, at(row_address + (chunk << 4)),
             Regs{out[4 * h], out[4 * h + 1], out[4 * h + 2], out[4 * h + 3]});
     }

@@ -2,19 +2,21 @@
 // mainloop (src/ops/gemm/sm90a_kernel.hpp) fed by an in-kernel dequantizer.
 //
 // Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
-// e8m0 scale is exact in bf16 (REFERENCE.md), so bf16 wgmma on dequantized
-// tiles computes the block-scaled product exactly. One CTA of four or
+// e8m0 scale, or an E2M1 value times an e8m0 or e4m3 scale, is exact in bf16
+// (REFERENCE.md), so bf16 wgmma on dequantized tiles computes the
+// block-scaled product exactly. One CTA of four or
 // five warpgroups walks the output tiles (128 x 128) persistently:
-//  - warpgroup 2, the producer: one thread TMA-loads the raw FP8 bytes of A
-//    (128 rows x 64 K) and B (tile_n x 64) into `raw_stages` stages;
+//  - warpgroup 2, the producer: one thread TMA-loads the raw bytes of A
+//    (128 rows x 64 codes of K: 64 bytes FP8, 32 FP4) and B (tile_n x 64)
+//    into `raw_stages` stages;
 //  - warpgroups 3 (and 4), the dequantizer: converts each raw stage to bf16 = value x
 //    scale and writes it into `stages` bf16 stages laid out as TMA's 128-byte
 //    swizzle would (16-byte chunk c of row r at chunk c ^ (r % 8)), which is
 //    what the K-major wgmma descriptors read. Finite codes take integer bit
 //    moves (prmt, shift, mask: the code in a bf16's fields) and two exact
-//    mul.bf16x2 (the format's bias, then the e8m0 scale built as bf16 bits);
-//    16-byte chunks holding a NaN or inf code go through
-//    cvt.rn.f16x2.{e4m3x2,e5m2x2} and f32 instead;
+//    mul.bf16x2 (the format's bias, then the scale built as bf16 bits);
+//    FP8 16-byte chunks holding a NaN or inf code go through
+//    cvt.rn.f16x2.{e4m3x2,e5m2x2} and f32 instead (E2M1 has neither);
 //  - warpgroups 0 and 1, the consumers: 64 rows each, wgmma m64n<tile_n>k16
 //    on the bf16 stages; the epilogue stores C (f32, bf16 or f16) with
 //    st.global and folds max |acc| (the sign-cleared bits, unsigned max: a
@@ -50,6 +52,10 @@ struct Sm90aGemmAmaxTiling {
   // SM sub-partition, one hiding the other's latencies.
   int dequant_warpgroups = 2;
 };
+// Bytes of one row of a K block (64 codes) as TMA loads it: FP4 packs two per byte.
+inline std::uint32_t sm90a_gemm_amax_raw_row_bytes(runtime::DType ab) {
+  return ab == runtime::DType::e2m1 ? kSm90aGemmAmaxTileK / 2 : kSm90aGemmAmaxTileK;
+}
 inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) { return 128 * (3 + t.dequant_warpgroups); }
 
 // Byte offsets in dynamic shared memory from the 1024-aligned base.

@@ -19,19 +19,24 @@ using runtime::DType;
 // Four bf16 and four raw stages of 128 x 128: 192 KB of shared memory.
 constexpr Sm90aGemmAmaxTiling kTiling{};
 
-// The raw bytes of a K-major FP8 operand (rows, K, L) as a u8 tensor map
-// (K, rows, L) with a 64 x box_rows box, no swizzle: each row of the box is
-// 64 contiguous bytes in shared memory. With one batch the batch stride only
-// has to be legal: the matrix's own extent.
-runtime::TensorMapDesc raw_map(runtime::DevicePtr address, std::int64_t rows, std::int64_t k, std::int64_t l,
-                               const MatrixStrides& s, std::uint32_t box_rows) {
-  std::int64_t batch = s.batch;
-  if (l == 1 || batch == 0) batch = (s.row * rows + 15) / 16 * 16;
+// Bytes of `elements` codes of `ab` (FP4: two per byte).
+std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
+
+// The raw bytes of a K-major operand (rows, K, L) as a u8 tensor map
+// (K bytes, rows, L) with a box of one K block's bytes (64 codes) x box_rows,
+// no swizzle: each row of the box is contiguous in shared memory. With one
+// batch the batch stride only has to be legal: the matrix's own extent.
+runtime::TensorMapDesc raw_map(DType ab, runtime::DevicePtr address, std::int64_t rows, std::int64_t k,
+                               std::int64_t l, const MatrixStrides& s, std::uint32_t box_rows) {
+  const std::int64_t row = code_bytes(ab, s.row);
+  std::int64_t batch = code_bytes(ab, s.batch);
+  if (l == 1 || batch == 0) batch = (row * rows + 15) / 16 * 16;
+  const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
   return {.dtype = DType::u8,
           .address = address,
-          .dims = {static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(l)},
-          .strides_bytes = {static_cast<std::uint64_t>(s.row), static_cast<std::uint64_t>(batch)},
-          .box = {static_cast<std::uint32_t>(kSm90aGemmAmaxTileK), box_rows, 1},
+          .dims = {u64(code_bytes(ab, k)), u64(rows), u64(l)},
+          .strides_bytes = {u64(row), u64(batch)},
+          .box = {sm90a_gemm_amax_raw_row_bytes(ab), box_rows, 1},
           .swizzle = runtime::TensorMapSwizzle::none};
 }
 
@@ -49,8 +54,9 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
-    const auto map_a = raw_map(o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM);
-    const auto map_b = raw_map(o.b.address(), p_.n, p_.k, p_.l, p_.b, static_cast<std::uint32_t>(tiling_.tile_n));
+    const auto map_a = raw_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM);
+    const auto map_b = raw_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b,
+                               static_cast<std::uint32_t>(tiling_.tile_n));
     module_.launch(sm90a_gemm_amax_name(p_, tiling_), config_,
                    {runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_a)),
                     runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_b)), o.sfa, o.sfb, o.c, o.amax},
@@ -67,17 +73,19 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
 
 // What TMA needs of a K-major operand's raw bytes (CUDA driver API
 // cuTensorMapEncodeTiled): every stride a multiple of 16 bytes.
-void check_operand(std::vector<std::string>& why, const char* name, const MatrixStrides& s, std::int64_t l) {
+void check_operand(std::vector<std::string>& why, const char* name, DType ab, const MatrixStrides& s,
+                   std::int64_t l) {
   if (s.col != 1) {
     why.push_back(std::string(name) + " is not K-major (K stride " + std::to_string(s.col) +
                   "); the sm90a kernel reads K-major A and B (the sm80 kernel takes the others)");
     return;
   }
-  if (s.row % 16 != 0)
-    why.push_back(std::string(name) + "'s row stride is " + std::to_string(s.row) +
+  const std::int64_t row = code_bytes(ab, s.row), batch = code_bytes(ab, s.batch);
+  if (row % 16 != 0)
+    why.push_back(std::string(name) + "'s row stride is " + std::to_string(row) +
                   " bytes; the sm90a kernel's TMA loads need a multiple of 16");
-  if (l > 1 && (s.batch % 16 != 0 || s.batch == 0))
-    why.push_back(std::string(name) + "'s batch stride is " + std::to_string(s.batch) +
+  if (l > 1 && (batch % 16 != 0 || batch == 0))
+    why.push_back(std::string(name) + "'s batch stride is " + std::to_string(batch) +
                   " bytes; the sm90a kernel's TMA loads need a nonzero multiple of 16");
 }
 
@@ -92,16 +100,15 @@ class Sm90aPath final : public GemmAmaxPath {
     if (!device.is_simulator() && device.target() != ptx::Target::sm_90a)
       why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
                     "; the sm90a kernel needs sm_90a (compute capability 9.0)");
-    if (p.ab_dtype != DType::e4m3 && p.ab_dtype != DType::e5m2)
+    // Every scale dtype and block size the rules allow (e8m0/32, e8m0/16 and
+    // e4m3/16) is the kernel's.
+    if (p.ab_dtype != DType::e4m3 && p.ab_dtype != DType::e5m2 && p.ab_dtype != DType::e2m1)
       why.push_back("A and B are " + std::string(runtime::name(p.ab_dtype)) +
-                    "; the sm90a kernel takes FP8 (e4m3 or e5m2) data");
-    if (p.sf_dtype != DType::e8m0 || p.vec != 32)
-      why.push_back("scales are " + std::string(runtime::name(p.sf_dtype)) + "/" + std::to_string(p.vec) +
-                    "; the sm90a kernel takes e8m0 scales per 32 elements");
+                    "; the sm90a kernel takes FP8 (e4m3, e5m2) or FP4 (e2m1) data");
     if (p.c_dtype != DType::f32 && p.c_dtype != DType::bf16 && p.c_dtype != DType::f16)
       why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the sm90a kernel writes f32, bf16 or f16 C");
-    check_operand(why, "A", p.a, p.l);
-    check_operand(why, "B", p.b, p.l);
+    check_operand(why, "A", p.ab_dtype, p.a, p.l);
+    check_operand(why, "B", p.ab_dtype, p.b, p.l);
     if (p.tile && !(*p.tile == GemmAmaxTile{128, 128}))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
                     ": the sm90a kernel's CTA tile is 128x128");

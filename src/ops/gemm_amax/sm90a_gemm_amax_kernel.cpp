@@ -68,7 +68,8 @@ class AmaxKernel {
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
-  void store(const Reg& v, const Reg& row, const Reg& col, const Reg& batch, const Pred& in);
+  void store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
+                  const Pred& in0, const Pred& in1);
   Reg descriptor(const Reg& smem_address);
 
   const GemmAmaxProblem& p_;
@@ -459,23 +460,28 @@ void AmaxKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, c
     Pred row_in = row < imm(p_.m);
     Pred in0 = row_in && (col < imm(p_.n));
     Pred in1 = row_in && (col < imm(p_.n - 1));
+    const Reg& v0 = acc[static_cast<std::size_t>(i)];
+    const Reg& v1 = acc[static_cast<std::size_t>(i + 1)];
+    // Past M or N the accumulator is A's NaN times B's zero fill, or the
+    // like: only elements of C count toward amax.
     for (int e = 0; e < 2; ++e) {
-      const Reg& v = acc[static_cast<std::size_t>(i + e)];
-      const Pred& in = e ? in1 : in0;
-      // Past M or N the accumulator is A's NaN times B's zero fill, or the
-      // like: only elements of C count toward amax.
       Reg bits = k_.reg(b32);
-      k_.mov(bits, v);
+      k_.mov(bits, e ? v1 : v0);
       Reg magnitude = bits.as(u32) & 0x7fffffffu;
       Reg kept = k_.reg(u32);
-      k_.selp(kept, magnitude, 0u, in);
+      k_.selp(kept, magnitude, 0u, e ? in1 : in0);
       k_.max(thread_max, thread_max, kept);
-      store(v, row, e ? col + 1u : col, t.batch, in);
     }
+    store_pair(v0, v1, row, col, t.batch, in0, in1);
   }
 }
 
-void AmaxKernel::store(const Reg& v, const Reg& row, const Reg& col, const Reg& batch, const Pred& in) {
+// C[row, col] = v0 and C[row, col + 1] = v1 where in range. n-major C holds
+// them side by side at an even column, so one 8- or 4-byte store takes both
+// (aligned: C's base and row stride are multiples of 16 bytes); m-major C
+// takes two stores.
+void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
+                            const Pred& in0, const Pred& in1) {
   const int es = runtime::bits(p_.c_dtype) / 8;
   Reg offset = k_.reg(u64), part = k_.reg(u64);
   k_.mul_wide(offset, row, imm(p_.c.row * es));
@@ -484,13 +490,34 @@ void AmaxKernel::store(const Reg& v, const Reg& row, const Reg& col, const Reg& 
   k_.mul_wide(part, batch, imm(p_.c.batch * es));
   k_.add(offset, offset, part);
   Reg address = c_ + offset;
-  if (p_.c_dtype == DType::f32) {
-    k_.guarded(in, [&] { k_.st(Space::global, f32, at(address), v); });
+  const bool wide = p_.c_dtype == DType::f32;
+  const Type half = p_.c_dtype == DType::f16 ? f16 : bf16;
+  auto store_one = [&](const Reg& v, const Addr& where) {
+    if (wide) {
+      k_.st(Space::global, f32, where, v);
+      return;
+    }
+    Reg h = k_.reg(b16);
+    k_.cvt(half, f32, h, v, {Round::rn});
+    k_.st(Space::global, b16, where, h);
+  };
+  if (p_.c.col != 1) {
+    k_.guarded(in0, [&] { store_one(v0, at(address)); });
+    k_.guarded(in1, [&] { store_one(v1, at(address, static_cast<std::int64_t>(p_.c.col * es))); });
     return;
   }
-  Reg h = k_.reg(b16);
-  k_.cvt(p_.c_dtype == DType::f16 ? f16 : bf16, f32, h, v, {Round::rn});
-  k_.guarded(in, [&] { k_.st(Space::global, b16, at(address), h); });
+  if (wide) {
+    k_.if_else(
+        in1, [&] { k_.st(Space::global, f32, at(address), Regs{v0, v1}); },
+        [&] { k_.guarded(in0, [&] { k_.st(Space::global, f32, at(address), v0); }); });
+    return;
+  }
+  Reg packed = k_.reg(b32);  // v0 in the low half, the lower address
+  k_.cvt_pack(half == f16 ? f16x2 : bf16x2, packed, v1, v0);
+  Reg low = k_.reg(b16);
+  k_.cvt(u16, u32, low, packed);
+  k_.guarded(in1, [&] { k_.st(Space::global, b32, at(address), packed); });
+  k_.guarded(in0 && !in1, [&] { k_.st(Space::global, b16, at(address), low); });
 }
 
 }  // namespace

@@ -51,8 +51,15 @@ class AmaxKernel {
   void advance(const Reg& stage, const Reg& phase, int stages);
   void producer();
   void dequantizer();
-  void dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, const Reg& row0, std::int64_t rows,
-                       int tile_rows, const Reg& kx, const Reg& batch);
+  // Which raw chunks a dequantizer thread converts.
+  struct ChunkMap {
+    int chunks, codes, row_step, scales;  // chunks per row, codes per chunk, rows per pass, scales per chunk
+    Reg c, row_in, swz;                   // the thread's chunk, first row, row % 8
+  };
+  ChunkMap chunk_map();
+  Regs operand_scales(const ChunkMap& m, const Reg& sf, const Reg& row0, std::int64_t rows, int tile_rows,
+                      const Reg& kx, const Reg& batch);
+  void dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows, const Regs& scales);
   Reg scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch);
   void dequant_finite(const Regs& w, const Reg& scale2, const Regs& out);
   void dequant_special(const Regs& w, const Reg& scale2, const Regs& out);
@@ -61,7 +68,8 @@ class AmaxKernel {
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
-  void store(const Reg& v, const Reg& row, const Reg& col, const Reg& batch, const Pred& in);
+  void store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
+                  const Pred& in0, const Pred& in1);
   Reg descriptor(const Reg& smem_address);
 
   const GemmAmaxProblem& p_;
@@ -169,17 +177,33 @@ void AmaxKernel::producer() {
   });
 }
 
+// The scales of the next K block are loaded before this one is converted:
+// their global-memory latency overlaps the conversion instead of stalling it.
 void AmaxKernel::dequantizer() {
+  const ChunkMap m = chunk_map();
   Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0), stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   for_each_tile([&](const TileCoords& t) {
+    auto scales_at = [&](const Reg& kx) {
+      Regs all = operand_scales(m, sfa_, t.m0, p_.m, kTileM, kx, t.batch);
+      for (const Reg& r : operand_scales(m, sfb_, t.n0, p_.n, t_.tile_n, kx, t.batch)) all.push_back(r);
+      return all;
+    };
+    const Regs next = scales_at(k_.mov(u32, 0u));
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+      Regs now;
+      for (const Reg& r : next) now.push_back(k_.mov(u32, r));
+      k_.if_then(kb + 1u < imm(kblocks_), [&] {
+        const Regs loaded = scales_at((kb + 1u) << 6);
+        for (std::size_t i = 0; i < next.size(); ++i) k_.mov(next[i], loaded[i]);
+      });
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      Reg kx = kb << 6;  // codes along K
-      dequant_operand(base_ + smem_.raw_a + rstage * smem_.raw_a_stage, base_ + smem_.a + stage * smem_.a_stage,
-                      sfa_, t.m0, p_.m, kTileM, kx, t.batch);
-      dequant_operand(base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
-                      sfb_, t.n0, p_.n, t_.tile_n, kx, t.batch);
+      const auto a_count = static_cast<std::ptrdiff_t>(kTileM / m.row_step * m.scales);
+      const Regs a_scales(now.begin(), now.begin() + a_count), b_scales(now.begin() + a_count, now.end());
+      dequant_operand(m, base_ + smem_.raw_a + rstage * smem_.raw_a_stage, base_ + smem_.a + stage * smem_.a_stage,
+                      kTileM, a_scales);
+      dequant_operand(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
+                      t_.tile_n, b_scales);
       // wgmma reads through the async proxy what these generic-proxy stores
       // wrote (PTX ISA 9.7.13.4 membar/fence, proxy fences).
       k_.fence_proxy_async_shared();
@@ -293,50 +317,65 @@ void AmaxKernel::dequant_fp4(const Regs& w, const Regs& scale2, const Regs& out)
     }
 }
 
-// One operand's stage: tile_rows rows of one K block (64 codes) to bf16.
 // The raw row is 4 (FP8) or 2 (FP4) 16-byte chunks; dequantizer thread t of
 // T takes chunk t % chunks of rows t / chunks + (T / chunks) i: a warp reads
 // 512 contiguous bytes, and its bf16 writes (2 or 4 16-byte chunks per row)
 // cover all 32 banks once the swizzle is applied.
-void AmaxKernel::dequant_operand(const Reg& raw, const Reg& dst, const Reg& sf, const Reg& row0,
-                                 std::int64_t rows, int tile_rows, const Reg& kx, const Reg& batch) {
-  const int chunks = static_cast<int>(raw_row_bytes() / 16);
-  const int codes = kSm90aGemmAmaxTileK / chunks;  // per raw chunk: 16 or 32
-  const int row_step = 128 * t_.dequant_warpgroups / chunks;
+AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
+  ChunkMap m;
+  m.chunks = static_cast<int>(raw_row_bytes() / 16);
+  m.codes = kSm90aGemmAmaxTileK / m.chunks;
+  m.row_step = 128 * t_.dequant_warpgroups / m.chunks;
+  // FP4 with 16-code blocks has two scales per chunk (words 0-1 and 2-3).
+  m.scales = m.codes / std::min(m.codes, p_.vec);
   Reg t = tid_ - imm(128 * kDequantWg0);
-  Reg c = t & imm(chunks - 1);
-  Reg row_in = t >> imm(chunks == 4 ? 2 : 1);
-  Reg swz = row_in & 7u;  // row % 8, the same for rows + row_step i
-  // The chunk's first code's scale block; FP4 with 16-code blocks has two
-  // (words 0-1 and 2-3), the other cases one.
-  const int scales = codes / std::min(codes, p_.vec);
-  Reg first_code = kx + c * imm(codes);
+  m.c = t & imm(m.chunks - 1);
+  m.row_in = t >> imm(m.chunks == 4 ? 2 : 1);
+  m.swz = m.row_in & 7u;  // row % 8, the same for rows + row_step i
+  return m;
+}
+
+// The scales (scale_of) of this thread's chunks of one operand in the K
+// block starting at code kx: per row pass, `scales` of them.
+Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& sf, const Reg& row0, std::int64_t rows,
+                                int tile_rows, const Reg& kx, const Reg& batch) {
+  Reg first_code = kx + m.c * imm(m.codes);
+  Regs all;
+  for (int i = 0; i < tile_rows / m.row_step; ++i)
+    for (int g = 0; g < m.scales; ++g)
+      all.push_back(scale_of(sf, row0 + m.row_in + imm(m.row_step * i), rows,
+                             (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5), batch));
+  return all;
+}
+
+// One operand's stage: tile_rows rows of one K block (64 codes) to bf16,
+// with the scales operand_scales loaded.
+void AmaxKernel::dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows,
+                                 const Regs& scales) {
   // A byte is NaN (e4m3 S.1111.111) or inf/NaN (e5m2 S.11111.xx) when its
   // masked bits plus one unit carry into bit 7.
   const bool e4m3_data = p_.ab_dtype == DType::e4m3;
   const std::uint32_t special_bits = e4m3_data ? 0x7F7F7F7Fu : 0x7C7C7C7Cu;
   const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
-  for (int i = 0; i < tile_rows / row_step; ++i) {
-    Reg row = row_in + imm(row_step * i);
-    Regs scale2;
-    for (int g = 0; g < scales; ++g)
-      scale2.push_back(scale_of(sf, row0 + row, rows, (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5), batch));
+  for (int i = 0; i < tile_rows / m.row_step; ++i) {
+    Reg row = m.row_in + imm(m.row_step * i);
+    const Reg& s0 = scales[static_cast<std::size_t>(m.scales * i)];
+    const Reg& s1 = scales[static_cast<std::size_t>(m.scales * i + m.scales - 1)];
     Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
-    k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes() + (c << 4)));
+    k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes() + (m.c << 4)));
     Regs out;
-    for (int o = 0; o < codes / 2; ++o) out.push_back(k_.reg(b32));
+    for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
     if (fp4()) {
-      dequant_fp4(w, scales == 2 ? scale2 : Regs{scale2[0], scale2[0]}, out);
+      dequant_fp4(w, Regs{s0, s1}, out);
     } else {
       Reg special = k_.mov(u32, 0u);
       for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
-      k_.if_else(
-          special != 0u, [&] { dequant_special(w, scale2[0], out); }, [&] { dequant_finite(w, scale2[0], out); });
+      k_.if_else(special != 0u, [&] { dequant_special(w, s0, out); }, [&] { dequant_finite(w, s0, out); });
     }
     Reg row_address = dst + row * kRow;
-    const int out_chunks = codes / 8;  // 16-byte bf16 chunks
+    const int out_chunks = m.codes / 8;  // 16-byte bf16 chunks
     for (int h = 0; h < out_chunks; ++h) {
-      Reg chunk = (c * imm(out_chunks) + imm(h)) ^ swz;
+      Reg chunk = (m.c * imm(out_chunks) + imm(h)) ^ m.swz;
       k_.st(Space::shared, b32, at(row_address + (chunk << 4)),
             Regs{out[4 * h], out[4 * h + 1], out[4 * h + 2], out[4 * h + 3]});
     }
@@ -421,23 +460,28 @@ void AmaxKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, c
     Pred row_in = row < imm(p_.m);
     Pred in0 = row_in && (col < imm(p_.n));
     Pred in1 = row_in && (col < imm(p_.n - 1));
+    const Reg& v0 = acc[static_cast<std::size_t>(i)];
+    const Reg& v1 = acc[static_cast<std::size_t>(i + 1)];
+    // Past M or N the accumulator is A's NaN times B's zero fill, or the
+    // like: only elements of C count toward amax.
     for (int e = 0; e < 2; ++e) {
-      const Reg& v = acc[static_cast<std::size_t>(i + e)];
-      const Pred& in = e ? in1 : in0;
-      // Past M or N the accumulator is A's NaN times B's zero fill, or the
-      // like: only elements of C count toward amax.
       Reg bits = k_.reg(b32);
-      k_.mov(bits, v);
+      k_.mov(bits, e ? v1 : v0);
       Reg magnitude = bits.as(u32) & 0x7fffffffu;
       Reg kept = k_.reg(u32);
-      k_.selp(kept, magnitude, 0u, in);
+      k_.selp(kept, magnitude, 0u, e ? in1 : in0);
       k_.max(thread_max, thread_max, kept);
-      store(v, row, e ? col + 1u : col, t.batch, in);
     }
+    store_pair(v0, v1, row, col, t.batch, in0, in1);
   }
 }
 
-void AmaxKernel::store(const Reg& v, const Reg& row, const Reg& col, const Reg& batch, const Pred& in) {
+// C[row, col] = v0 and C[row, col + 1] = v1 where in range. n-major C holds
+// them side by side at an even column, so one 8- or 4-byte store takes both
+// (aligned: C's base and row stride are multiples of 16 bytes); m-major C
+// takes two stores.
+void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
+                            const Pred& in0, const Pred& in1) {
   const int es = runtime::bits(p_.c_dtype) / 8;
   Reg offset = k_.reg(u64), part = k_.reg(u64);
   k_.mul_wide(offset, row, imm(p_.c.row * es));
@@ -446,13 +490,34 @@ void AmaxKernel::store(const Reg& v, const Reg& row, const Reg& col, const Reg& 
   k_.mul_wide(part, batch, imm(p_.c.batch * es));
   k_.add(offset, offset, part);
   Reg address = c_ + offset;
-  if (p_.c_dtype == DType::f32) {
-    k_.guarded(in, [&] { k_.st(Space::global, f32, at(address), v); });
+  const bool wide = p_.c_dtype == DType::f32;
+  const Type half = p_.c_dtype == DType::f16 ? f16 : bf16;
+  auto store_one = [&](const Reg& v, const Addr& where) {
+    if (wide) {
+      k_.st(Space::global, f32, where, v);
+      return;
+    }
+    Reg h = k_.reg(b16);
+    k_.cvt(half, f32, h, v, {Round::rn});
+    k_.st(Space::global, b16, where, h);
+  };
+  if (p_.c.col != 1) {
+    k_.guarded(in0, [&] { store_one(v0, at(address)); });
+    k_.guarded(in1, [&] { store_one(v1, at(address, static_cast<std::int64_t>(p_.c.col * es))); });
     return;
   }
-  Reg h = k_.reg(b16);
-  k_.cvt(p_.c_dtype == DType::f16 ? f16 : bf16, f32, h, v, {Round::rn});
-  k_.guarded(in, [&] { k_.st(Space::global, b16, at(address), h); });
+  if (wide) {
+    k_.if_else(
+        in1, [&] { k_.st(Space::global, f32, at(address), Regs{v0, v1}); },
+        [&] { k_.guarded(in0, [&] { k_.st(Space::global, f32, at(address), v0); }); });
+    return;
+  }
+  Reg packed = k_.reg(b32);  // v0 in the low half, the lower address
+  k_.cvt_pack(half == f16 ? f16x2 : bf16x2, packed, v1, v0);
+  Reg low = k_.reg(b16);
+  k_.cvt(u16, u32, low, packed);
+  k_.guarded(in1, [&] { k_.st(Space::global, b32, at(address), packed); });
+  k_.guarded(in0 && !in1, [&] { k_.st(Space::global, b16, at(address), low); });
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ void against_reference(ops::BlockScaledFormat f, DType c_dtype, bool nan_scale) 
     a.q.scales[static_cast<std::size_t>(a.q.scale_layout().offset(131, 2, 1))] = 0xFF;  // e8m0 NaN
     a.scales.copy_from_host(a.q.scales.data(), a.q.scales.size());
   }
-  const Outputs r = run(a, b, {.c_dtype = c_dtype}, true);
+  const Outputs r = run(a, b, {.c_dtype = c_dtype, .sf_vec_size = f.vec}, true);
   auto host = [&](const Operand& o, std::int64_t rows) {
     return ops::BlockScaledOperand{f.data, rows, k, l, k, 1, rows * k, o.q.data, f.scale, f.vec, o.q.scales};
   };

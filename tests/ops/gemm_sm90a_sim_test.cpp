@@ -36,6 +36,25 @@ TEST(GemmSm90aSimChoice, AutomaticTakesSm90aWhereTmaCanDescribeTheProblemElseSm8
       << reasons;
 }
 
+// The tensor maps carry the operands' addresses and are kept between runs:
+// a run on other buffers (of the same description) must use new ones.
+TEST(GemmSm90aSimChoice, ExecuteOnOtherBuffersUsesTheirAddresses) {
+  runtime::Device dev = runtime::Device::sim();
+  std::mt19937 rng(std::random_device{}());
+  Gemm g(make_matrix(dev, DType::bf16, {0, 40, 48}, rng).view, make_matrix(dev, DType::bf16, {0, 48, 56}, rng).view,
+         nullptr, make_matrix(dev, DType::f32, {0, 40, 56}, rng, true).view, {.kernel = GemmKernel::sm90a});
+  g.compile();
+  for (int run = 0; run < 3; ++run) {
+    auto a = make_matrix(dev, DType::bf16, {0, 40, 48}, rng);
+    auto b = make_matrix(dev, DType::bf16, {0, 48, 56}, rng);
+    auto d = make_matrix(dev, DType::f32, {0, 40, 56}, rng, true);
+    g.execute(a.view, b.view, nullptr, d.view);
+    EXPECT_LE(max_relative_error(HostTensor::download(d.view), gemm_reference(a.host, b.host, nullptr, 1.0, 0.0), 1.0),
+              1e-4)
+        << "run " << run;
+  }
+}
+
 TEST(GemmSm90aSimChoice, EveryConfigurationRuleIsNamed) {
   runtime::Device dev = runtime::Device::sim();
   std::mt19937 rng(std::random_device{}());

@@ -2,6 +2,8 @@
 // GemmPath interface. It takes what TMA can describe (16-byte aligned bases
 // and strides, row-major D) and leaves the rest to sm80.
 #include <algorithm>
+#include <array>
+#include <mutex>
 #include <limits>
 
 #include "gemm_path.hpp"
@@ -58,20 +60,13 @@ class Sm90aLaunch final : public GemmLaunch {
   }
 
   void run(const GemmOperands& o, runtime::Stream* stream) override {
-    const std::uint32_t tile_m = 64 * spec_.consumers;
-    // A: (M, K), K-major as (K, M) with a 64 x tile_m box; M-major as (M, K) in 64 x 64 boxes.
-    auto map_a = p_.a.row_major ? matrix_map(p_.ab_dtype, o.a.address(), p_.k, p_.m, p_.l, p_.a, 64, tile_m)
-                                : matrix_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, 64, 64);
-    // B: (K, N), K-major as (K, N) with a 64 x tile_n box; N-major as (N, K) in 64 x 64 boxes.
-    auto map_b = !p_.b.row_major
-                     ? matrix_map(p_.ab_dtype, o.b.address(), p_.k, p_.n, p_.l, p_.b, 64,
-                                  static_cast<std::uint32_t>(spec_.tile_n))
-                     : matrix_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b, 64, 64);
-    auto map_d = matrix_map(p_.d_dtype, o.d.address(), p_.n, p_.m, p_.l, p_.d,
-                            static_cast<std::uint32_t>(sm90a_store_box_cols(spec_)), 64);
-    std::vector<runtime::Arg> args{runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_a)),
-                                   runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_b)),
-                                   runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_d))};
+    std::vector<runtime::Arg> args;
+    {
+      std::lock_guard lock(maps_mutex_);
+      if (o.a.address() != cached_.a || o.b.address() != cached_.b || o.d.address() != cached_.d)
+        cached_ = encode_maps(o);
+      for (const runtime::TensorMap& map : cached_.maps) args.push_back(runtime::Arg::bytes_of(map));
+    }
     const auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
     if (p_.has_c) {
@@ -90,11 +85,37 @@ class Sm90aLaunch final : public GemmLaunch {
   }
 
  private:
+  // The tensor maps hold the operands' addresses: they are encoded (on the
+  // host, cuTensorMapEncodeTiled) when an address changes, not every launch.
+  struct Maps {
+    runtime::DevicePtr a = 0, b = 0, d = 0;
+    std::array<runtime::TensorMap, 3> maps;
+  };
+
+  Maps encode_maps(const GemmOperands& o) const {
+    const std::uint32_t tile_m = 64 * spec_.consumers;
+    // A: (M, K), K-major as (K, M) with a 64 x tile_m box; M-major as (M, K) in 64 x 64 boxes.
+    auto map_a = p_.a.row_major ? matrix_map(p_.ab_dtype, o.a.address(), p_.k, p_.m, p_.l, p_.a, 64, tile_m)
+                                : matrix_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, 64, 64);
+    // B: (K, N), K-major as (K, N) with a 64 x tile_n box; N-major as (N, K) in 64 x 64 boxes.
+    auto map_b = !p_.b.row_major
+                     ? matrix_map(p_.ab_dtype, o.b.address(), p_.k, p_.n, p_.l, p_.b, 64,
+                                  static_cast<std::uint32_t>(spec_.tile_n))
+                     : matrix_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b, 64, 64);
+    auto map_d = matrix_map(p_.d_dtype, o.d.address(), p_.n, p_.m, p_.l, p_.d,
+                            static_cast<std::uint32_t>(sm90a_store_box_cols(spec_)), 64);
+    return {o.a.address(), o.b.address(), o.d.address(),
+            {runtime::make_tensor_map(device_, map_a), runtime::make_tensor_map(device_, map_b),
+             runtime::make_tensor_map(device_, map_d)}};
+  }
+
   Device device_;
   GemmProblem p_;
   Sm90aSpec spec_;
   runtime::Module module_;
   std::uint32_t ctas_ = 1;
+  std::mutex maps_mutex_;
+  Maps cached_;
 };
 
 // What TMA needs of one operand (CUDA driver API cuTensorMapEncodeTiled):

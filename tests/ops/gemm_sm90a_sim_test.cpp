@@ -44,10 +44,12 @@ TEST(GemmSm90aSimChoice, ExecuteOnOtherBuffersUsesTheirAddresses) {
   Gemm g(make_matrix(dev, DType::bf16, {0, 40, 48}, rng).view, make_matrix(dev, DType::bf16, {0, 48, 56}, rng).view,
          nullptr, make_matrix(dev, DType::f32, {0, 40, 56}, rng, true).view, {.kernel = GemmKernel::sm90a});
   g.compile();
+  std::vector<DeviceMatrix> alive;  // every run's buffers stay allocated, so each run has new addresses
+  alive.reserve(9);
   for (int run = 0; run < 3; ++run) {
-    auto a = make_matrix(dev, DType::bf16, {0, 40, 48}, rng);
-    auto b = make_matrix(dev, DType::bf16, {0, 48, 56}, rng);
-    auto d = make_matrix(dev, DType::f32, {0, 40, 56}, rng, true);
+    const auto& a = alive.emplace_back(make_matrix(dev, DType::bf16, {0, 40, 48}, rng));
+    const auto& b = alive.emplace_back(make_matrix(dev, DType::bf16, {0, 48, 56}, rng));
+    const auto& d = alive.emplace_back(make_matrix(dev, DType::f32, {0, 40, 56}, rng, true));
     g.execute(a.view, b.view, nullptr, d.view);
     EXPECT_LE(max_relative_error(HostTensor::download(d.view), gemm_reference(a.host, b.host, nullptr, 1.0, 0.0), 1.0),
               1e-4)

@@ -99,33 +99,13 @@ Val Kernel::reg(Type t) {
   return Val{this, static_cast<int>(ir_.regs.size()) - 1, t};
 }
 
-Val Kernel::param_ptr(const std::string& n) {
-  ir_.params.push_back({n, Type::ptr_global});
-  return emit({Op::param,
-               kFresh,
-               {},
-               static_cast<std::int64_t>(ir_.params.size() - 1),
-               Cmp::eq,
-               Type::ptr_global});
+Val Kernel::param(const std::string& n, Type t) {
+  ir_.params.push_back({n, t});
+  return emit({Op::param, kFresh, {}, static_cast<std::int64_t>(ir_.params.size() - 1), Cmp::eq, t});
 }
-Val Kernel::param_i32(const std::string& n) {
-  ir_.params.push_back({n, Type::i32});
-  return emit({Op::param,
-               kFresh,
-               {},
-               static_cast<std::int64_t>(ir_.params.size() - 1),
-               Cmp::eq,
-               Type::i32});
-}
-Val Kernel::param_f32(const std::string& n) {
-  ir_.params.push_back({n, Type::f32});
-  return emit({Op::param,
-               kFresh,
-               {},
-               static_cast<std::int64_t>(ir_.params.size() - 1),
-               Cmp::eq,
-               Type::f32});
-}
+Val Kernel::param_ptr(const std::string& n) { return param(n, Type::ptr_global); }
+Val Kernel::param_i32(const std::string& n) { return param(n, Type::i32); }
+Val Kernel::param_f32(const std::string& n) { return param(n, Type::f32); }
 
 void Kernel::mov(Val d, Arg a) {
   check_own("mov", d);

@@ -142,6 +142,7 @@ class Kernel {
   void for_range(Arg begin, Arg end, std::int32_t step, const std::function<void(Val)>& body);
 
  private:
+  Val param(const std::string& name, Type type);
   [[noreturn]] void refuse(const std::string& op, const std::string& what) const;
   Operand operand(const std::string& op, const Arg& a, Type want) const;
   Operand operand_like(const std::string& op, const Arg& a, const Arg& other) const;

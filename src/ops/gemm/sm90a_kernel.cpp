@@ -3,11 +3,10 @@
 #include <functional>
 #include <optional>
 #include <utility>
-#include <variant>
 
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/layout/wgmma_descriptor.hpp"
+#include "warpforge/tile/warpgroup_mma.hpp"
 
 namespace warpforge::ops {
 
@@ -60,7 +59,6 @@ class GemmKernel {
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Pred& leader);
   std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& cw, const Reg& row,
                                   const Reg& lane);
-  Reg descriptor(const Reg& smem_address, std::uint32_t lbo, std::uint32_t sbo);
 
   Sm90aSpec s_;
   Sm90aSmem smem_;
@@ -202,13 +200,6 @@ void GemmKernel::load_tile(const Reg& map, const Reg& dst, const Reg& row0, int 
     k_.tma_load(at(dst, box * kBox64), map, {row0 + 64 * box, kx, batch}, at(full));
 }
 
-Reg GemmKernel::descriptor(const Reg& smem_address, std::uint32_t lbo, std::uint32_t sbo) {
-  const std::uint64_t fixed = layout::WgmmaDescriptor{0, lbo, sbo, layout::SmemSwizzle::b128}.encode();
-  Reg wide = k_.reg(u64);
-  k_.cvt(wide, smem_address >> 4);
-  return wide | static_cast<std::uint64_t>(fixed);
-}
-
 void GemmKernel::consumer() {
   k_.setmaxnreg_inc(232);
   Reg cw = tid_ >> 7;  // this consumer warpgroup: rows 64·cw .. of the CTA tile
@@ -218,9 +209,9 @@ void GemmKernel::consumer() {
   // unused: encoded as 16); MN-major tiles are 64-element-wide boxes of 64
   // K rows (LBO = the next box along M/N, SBO = the next 8 K rows).
   Reg a_smem = base_ + smem_.a + cw * (s_.a_k_major ? 64 * kRow : kBox64);
-  Reg desc_a0 = s_.a_k_major ? descriptor(a_smem, 16, kAtom) : descriptor(a_smem, kBox64, kAtom);
+  Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_smem, s_.a_k_major ? 16 : kBox64, kAtom);
   Reg b_smem = base_ + smem_.b;
-  Reg desc_b0 = s_.b_k_major ? descriptor(b_smem, 16, kAtom) : descriptor(b_smem, kBox64, kAtom);
+  Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_smem, s_.b_k_major ? 16 : kBox64, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   for_each_tile([&](const TileCoords& t) {
     mainloop(acc, desc_a0, desc_b0, stage, phase, leader);
@@ -231,12 +222,14 @@ void GemmKernel::consumer() {
 
 void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
                           const Reg& phase, const Pred& leader) {
-  const WgmmaMajor a_major = s_.a_k_major ? WgmmaMajor::k : WgmmaMajor::mn;
-  const WgmmaMajor b_major = s_.b_k_major ? WgmmaMajor::k : WgmmaMajor::mn;
   // Each k16 step moves 32 bytes along a K-major row, or 16 K rows (two
   // 8-row atoms) down an MN-major box.
-  const std::uint32_t a_step = s_.a_k_major ? 32 : 2 * kAtom, b_step = s_.b_k_major ? 32 : 2 * kAtom;
-  const Type ab = dsl_type(s_.ab);
+  const tile::warpgroup::KBlock block{.ab = dsl_type(s_.ab),
+                                      .a_major = s_.a_k_major ? WgmmaMajor::k : WgmmaMajor::mn,
+                                      .b_major = s_.b_k_major ? WgmmaMajor::k : WgmmaMajor::mn,
+                                      .k_steps = kSm90aTileK / 16,
+                                      .a_step = s_.a_k_major ? 32 : 2 * kAtom,
+                                      .b_step = s_.b_k_major ? 32 : 2 * kAtom};
   Reg previous = k_.mov(u32, 0);  // the stage of the k-block before this one
   k_.for_range(0, kblocks_, 1, [&](Reg kb) {
     k_.mbarrier_wait_parity(at(stage_barrier(smem_.full, stage)), phase);
@@ -246,13 +239,7 @@ void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
     k_.add(da, da, desc_a0);
     k_.add(db, db, desc_b0);
     Pred accumulate = kb != 0;
-    k_.wgmma_fence();
-    for (int kk = 0; kk < kSm90aTileK / 16; ++kk) {
-      std::variant<bool, PredUse> scale = true;
-      if (kk == 0) scale = PredUse(accumulate);
-      k_.wgmma_mma_async(ab, acc, da + (kk * a_step >> 4), db + (kk * b_step >> 4), scale, a_major, b_major);
-    }
-    k_.wgmma_commit_group();
+    tile::warpgroup::mma_k_block(k_, block, acc, da, db, accumulate);
     // One group stays in flight so the tensor cores never wait on this
     // warpgroup: once the previous k-block's group is done, its slot is free.
     k_.wgmma_wait_group(1);

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <functional>
-#include <variant>
 
 #include "warpforge/dsl.hpp"
-#include "warpforge/layout/wgmma_descriptor.hpp"
+#include "warpforge/tile/warpgroup_mma.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 
 namespace warpforge::ops {
@@ -70,7 +69,6 @@ class AmaxKernel {
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   void store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
                   const Pred& in0, const Pred& in1);
-  Reg descriptor(const Reg& smem_address);
 
   const GemmAmaxProblem& p_;
   Sm90aGemmAmaxTiling t_;
@@ -382,21 +380,14 @@ void AmaxKernel::dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& d
   }
 }
 
-// K-major bf16 tiles: 8-row atoms of 128-byte rows (SBO = one atom; LBO
-// unused with the 128-byte swizzle, encoded as 16).
-Reg AmaxKernel::descriptor(const Reg& smem_address) {
-  const std::uint64_t fixed = layout::WgmmaDescriptor{0, 16, kAtom, layout::SmemSwizzle::b128}.encode();
-  Reg wide = k_.reg(u64);
-  k_.cvt(wide, smem_address >> 4);
-  return wide | static_cast<std::uint64_t>(fixed);
-}
-
 void AmaxKernel::consumer() {
   Reg cw = tid_ >> 7;
   Pred leader = (tid_ & 127) == 0;
   Regs acc = k_.regs(f32, t_.tile_n / 2, "acc");
-  Reg desc_a0 = descriptor(base_ + smem_.a + cw * (64 * kRow));
-  Reg desc_b0 = descriptor(base_ + smem_.b);
+  // K-major bf16 tiles: 8-row atoms of 128-byte rows (SBO = one atom; LBO
+  // unused with the 128-byte swizzle, encoded as 16).
+  Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.a + cw * (64 * kRow), 16, kAtom);
+  Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.b, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   Reg thread_max = k_.mov(u32, 0u);
   for_each_tile([&](const TileCoords& t) {
@@ -427,15 +418,8 @@ void AmaxKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
     k_.add(da, da, desc_a0);
     k_.add(db, db, desc_b0);
     Pred accumulate = kb != 0;
-    k_.wgmma_fence();
     // Each k16 step moves 32 bytes along the K-major rows.
-    for (int kk = 0; kk < kSm90aGemmAmaxTileK / 16; ++kk) {
-      std::variant<bool, PredUse> scale = true;
-      if (kk == 0) scale = PredUse(accumulate);
-      k_.wgmma_mma_async(bf16, acc, da + (kk * 32 >> 4), db + (kk * 32 >> 4), scale, WgmmaMajor::k,
-                         WgmmaMajor::k);
-    }
-    k_.wgmma_commit_group();
+    tile::warpgroup::mma_k_block(k_, {.ab = bf16, .k_steps = kSm90aGemmAmaxTileK / 16}, acc, da, db, accumulate);
     // One group stays in flight; once the previous k-block's group is done
     // its stage goes back to the dequantizer.
     k_.wgmma_wait_group(1);

@@ -1,0 +1,39 @@
+// Warpgroup-scope matrix multiply from shared memory (PTX ISA 9.7.15): the
+// pieces every wgmma mainloop repeats, for tiles of 128-byte-swizzled
+// 16-bit elements whose 8-row atoms start on 1024-byte boundaries
+// (layout/wgmma_smem_layout.hpp).
+//
+//   Reg desc = warpgroup::smem_descriptor(k, a_tile_address, lbo, sbo);
+//   warpgroup::mma_k_block(k, block, acc, desc_a + stage_offset, desc_b + ..., kb != 0);
+#pragma once
+
+#include <cstdint>
+
+#include "warpforge/dsl/kernel.hpp"
+
+namespace warpforge::tile::warpgroup {
+
+// The 64-bit wgmma descriptor of a 128-byte-swizzled tile at the shared
+// address `smem_address` (a register): the fixed fields (LBO, SBO, swizzle)
+// from layout::WgmmaDescriptor, the start address added at run time. Adding
+// (bytes >> 4) to the result moves the start address by `bytes`.
+dsl::Reg smem_descriptor(dsl::Kernel& k, const dsl::Reg& smem_address, std::uint32_t lbo_bytes,
+                         std::uint32_t sbo_bytes);
+
+// What one K block of the mainloop does: `k_steps` wgmma m64nNk16, each
+// moving the descriptors on by a_step / b_step bytes (32 along a K-major
+// 128-byte row, two 8-row atoms down an MN-major tile).
+struct KBlock {
+  dsl::Type ab = dsl::Type::bf16;
+  dsl::WgmmaMajor a_major = dsl::WgmmaMajor::k, b_major = dsl::WgmmaMajor::k;
+  int k_steps = 4;
+  std::uint32_t a_step = 32, b_step = 32;
+};
+
+// wgmma.fence, the block's k_steps wgmma into `acc` (N = 2 · acc.size()),
+// commit_group. The first wgmma adds to `acc` only where `accumulate` holds
+// (false: D = A·B, the first block of a tile); the rest always add.
+void mma_k_block(dsl::Kernel& k, const KBlock& block, const dsl::Regs& acc, const dsl::Reg& desc_a,
+                 const dsl::Reg& desc_b, const dsl::PredUse& accumulate);
+
+}  // namespace warpforge::tile::warpgroup

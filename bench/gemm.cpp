@@ -17,6 +17,8 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "warpforge/error.hpp"
@@ -42,13 +44,15 @@ struct Options {
                                {1000, 3000, 777}};
   int reps = 20;
   DType out = DType::bf16;
+  // Overrides the cluster shape of the heuristic's configuration (sm90a).
+  std::optional<std::pair<int, int>> cluster;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
                "[--reps R>=20] "
-               "[--out-dtype bf16|f32]\n",
+               "[--out-dtype bf16|f32] [--cluster 1x1|2x1|1x2]\n",
                why.c_str());
   std::exit(2);
 }
@@ -69,6 +73,12 @@ Options parse(int argc, char** argv) {
     } else if (a == "--out-dtype") {
       if (v != "bf16" && v != "f32") usage("--out-dtype " + v + ": accepted bf16, f32");
       o.out = v == "f32" ? DType::f32 : DType::bf16;
+    } else if (a == "--cluster") {
+      int cm = 0, cn = 0;
+      char tail = 0;
+      if (std::sscanf(v.c_str(), "%dx%d%c", &cm, &cn, &tail) != 2 || cm < 1 || cn < 1)
+        usage("--cluster " + v + ": accepted MxN, e.g. 2x1");
+      o.cluster = std::pair{cm, cn};
     } else if (a == "--shapes") {
       o.shapes.clear();
       std::size_t start = 0;
@@ -185,6 +195,13 @@ int main(int argc, char** argv) {
     try {
       ours.emplace(view_a(0), view_b(0), nullptr, view_d(0), ops::GemmOptions{.kernel = o.kernel});
       ours->compile();
+      if (o.cluster) {
+        ops::GemmConfig config = ours->config();
+        std::tie(config.cluster_m, config.cluster_n) = *o.cluster;
+        ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),
+                     ops::GemmOptions{.kernel = ours->kernel(), .config = config});
+        ours->compile();
+      }
     } catch (const Error& e) {
       std::printf("| %s | refused: %s | | | | |\n", name.c_str(), e.what());
       continue;

@@ -46,4 +46,10 @@ void Module::launch(const std::string& kernel, const LaunchConfig& config, const
   device_.backend().launch(*loaded_, kernel, config, packed, stream ? stream->handle() : nullptr);
 }
 
+int Module::max_active_clusters(const std::string& kernel, const LaunchConfig& config) {
+  const KernelInfo& info = kernel_info(kernel);
+  check_launch_config(*info.function, info.static_shared, config, device_.properties());
+  return device_.backend().max_active_clusters(*loaded_, kernel, config);
+}
+
 }  // namespace warpforge::runtime

@@ -170,6 +170,21 @@ TEST_F(CudaBackendTest, LaunchesClustersThroughLaunchKernelEx) {
   EXPECT_TRUE(state->dynamic_shared_sets.empty());
 }
 
+TEST_F(CudaBackendTest, AsksTheDriverHowManyClustersFit) {
+  Device d = Device::cuda(0);
+  Module m(d, gpu_testing::cluster_rank(d.target()));
+  state->max_active_clusters = 61;
+  EXPECT_EQ(m.max_active_clusters("cluster_rank", {.grid = {2}, .block = {32}, .cluster = {2}, .dynamic_shared_bytes = 64 * 1024}), 61);
+  ASSERT_EQ(state->occupancy_queries.size(), 1u);
+  EXPECT_EQ(state->occupancy_queries[0].cluster, (std::array<unsigned, 3>{2, 1, 1}));
+  EXPECT_EQ(state->occupancy_queries[0].block, (std::array<unsigned, 3>{32, 1, 1}));
+  EXPECT_EQ(state->occupancy_queries[0].shared_bytes, 64u * 1024);
+  // The kernel's dynamic shared memory limit is raised first, as for a launch.
+  EXPECT_EQ(state->dynamic_shared_sets, (std::vector<std::pair<std::string, int>>{{"cluster_rank", 64 * 1024}}));
+  // The configuration is checked as a launch's is.
+  EXPECT_THROW(m.max_active_clusters("cluster_rank", {.grid = {3}, .block = {32}, .cluster = {2}}), Error);
+}
+
 TEST_F(CudaBackendTest, EncodesTensorMapsThroughTheDriver) {
   Device d = Device::cuda(0);
   Buffer a(d, 1 << 16);

@@ -35,6 +35,8 @@ struct State {
   std::vector<Launch> launches;
   std::vector<std::size_t> param_sizes;
   std::vector<TensorMapEncode> tensor_map_encodes;  // how many bytes of each parameter a launch records
+  std::vector<Launch> occupancy_queries;  // cuOccupancyMaxActiveClusters calls (params empty)
+  int max_active_clusters = 0;            // what cuOccupancyMaxActiveClusters answers
 };
 
 }  // namespace warpforge::runtime::fake_driver

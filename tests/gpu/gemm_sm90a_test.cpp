@@ -41,5 +41,21 @@ TEST_F(GemmSm90aGpu, LargeRaggedShapeWithTheHeuristicsChoice) {
   }
 }
 
+// Clusters at a size where every resident pair walks several units and the
+// grid is the driver's count of resident pairs.
+TEST_F(GemmSm90aGpu, LargeRaggedShapeWithClusters) {
+  if (IsSkipped()) return;
+  for (int layout = 0; layout < 4; ++layout)
+    for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}}) {
+      GemmCase c{2048 + 67, 2048 + 131, 1024 + 75};
+      c.pad = 5;
+      c.d = DType::bf16;
+      c.a_row = layout & 1;
+      c.b_row = layout & 2;
+      c.config = sm90a_config(128, 256, 3, cm, cn);
+      check_gemm_case(runtime::Device::cuda(0), GemmKernel::sm90a, c);
+    }
+}
+
 }  // namespace
 }  // namespace warpforge::ops::testing

@@ -139,6 +139,11 @@ TEST_F(GpuModule, LaunchesClusters) {
   out.fill(0xFF);
   m.launch("cluster_rank", {.grid = {8}, .block = {32}, .cluster = {4}}, {out});
   EXPECT_EQ(out.download<std::uint32_t>(8), (std::vector<std::uint32_t>{0, 1, 2, 3, 0, 1, 2, 3}));
+  // A cluster of 4 small CTAs fits at least once per GPC; never more often
+  // than SMs / 4 times 32 CTAs per SM.
+  const int fit = m.max_active_clusters("cluster_rank", {.grid = {4}, .block = {32}, .cluster = {4}});
+  EXPECT_GE(fit, 1);
+  EXPECT_LE(fit, d.properties().sm_count * 32 / 4);
 }
 
 }  // namespace

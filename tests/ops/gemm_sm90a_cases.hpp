@@ -5,14 +5,17 @@
 // tile.
 #pragma once
 
+#include <utility>
+
 #include "ops/gemm_cases.hpp"
 
 namespace warpforge::ops::testing {
 
 using runtime::DType;
 
-inline GemmConfig sm90a_config(int tile_m, int tile_n, int stages) {
-  return {.tile_m = tile_m, .tile_n = tile_n, .tile_k = 64, .stages = stages, .warps_m = tile_m / 64, .warps_n = 1};
+inline GemmConfig sm90a_config(int tile_m, int tile_n, int stages, int cluster_m = 1, int cluster_n = 1) {
+  return {.tile_m = tile_m, .tile_n = tile_n, .tile_k = 64, .stages = stages, .warps_m = tile_m / 64, .warps_n = 1,
+          .cluster_m = cluster_m, .cluster_n = cluster_n};
 }
 
 inline std::vector<GemmCase> sm90a_cases() {
@@ -71,6 +74,30 @@ inline std::vector<GemmCase> sm90a_cases() {
     c.d = j % 2 ? DType::bf16 : DType::f32;
     all.push_back(c);
     ++j;
+  }
+  // 2-CTA clusters sharing B (2x1) or A (1x2) by multicast, in every layout:
+  // tile counts that leave the last pair half outside the matrix, and more
+  // pairs' tiles than resident pairs (the simulator has one per two cores).
+  for (int layout = 0; layout < 4; ++layout)
+    for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}}) {
+      GemmCase c{203, 267, 139};  // all 3 mod 8; 2 x 3 tiles of 128 x 128
+      c.pad = 5;
+      c.config = sm90a_config(128, 128, 3, cm, cn);
+      c.a_row = layout & 1;
+      c.b_row = layout & 2;
+      c.d = layout % 2 ? DType::bf16 : DType::f32;
+      c.with_c = layout == 3;
+      c.beta = c.with_c ? 1.0f : 0.0f;
+      all.push_back(c);
+    }
+  // Half-tile shares: a K-major operand split in 32-row boxes, the widest N tile.
+  for (const GemmConfig& config : {sm90a_config(64, 128, 4, 1, 2), sm90a_config(128, 256, 2, 2, 1)}) {
+    GemmCase c{131, 299, 75};
+    c.pad = 5;
+    c.config = config;
+    c.b_row = false;
+    c.d = DType::bf16;
+    all.push_back(c);
   }
   return all;
 }

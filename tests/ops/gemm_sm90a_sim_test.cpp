@@ -68,7 +68,10 @@ TEST(GemmSm90aSimChoice, EveryConfigurationRuleIsNamed) {
       {{.tile_m = 64, .tile_n = 96, .tile_k = 64, .stages = 2}, "tile_n 96; a multiple of 64 in 64..256"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 32, .stages = 2}, "tile_k 32; the sm90a kernel stages K 64 at a time"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 9}, "stages 9; 2..8"},
-      {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 2, .cluster_m = 2}, "cluster 2x1; the sm90a kernel runs without clusters"},
+      {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 2, .cluster_m = 2, .cluster_n = 2},
+       "cluster 2x2; the sm90a kernel takes 1x1, 2x1 (pairs along M sharing B) or 1x2 (along N sharing A)"},
+      {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 2, .cluster_m = 2},
+       "cluster 2x1 with tile_n 64: N-major B is multicast in 64-column boxes, one per CTA of the pair; tile_n >= 128 is needed"},
       {{.tile_m = 128, .tile_n = 256, .tile_k = 64, .stages = 4}, "bytes of shared memory; device 'warpforge simulator' allows 232448"},
   };
   for (const auto& [config, needle] : bad) {
@@ -77,6 +80,16 @@ TEST(GemmSm90aSimChoice, EveryConfigurationRuleIsNamed) {
     for (const auto& r : g.check_support()) reasons += r + "\n";
     EXPECT_NE(reasons.find(needle), std::string::npos) << config.describe() << ":\n" << reasons;
   }
+  auto a_col = make_matrix(dev, DType::bf16, {0, 64, 64, false}, rng);
+  Gemm g(a_col.view, b.view, nullptr, d.view,
+         {.kernel = GemmKernel::sm90a, .config = GemmConfig{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 2,
+                                                             .cluster_n = 2}});
+  std::string reasons;
+  for (const auto& r : g.check_support()) reasons += r + "\n";
+  EXPECT_NE(reasons.find("cluster 1x2 with tile_m 64: M-major A is multicast in 64-row boxes, one per CTA of the pair; "
+                         "tile_m 128 is needed"),
+            std::string::npos)
+      << reasons;
 }
 
 TEST(GemmSm90aSimChoice, RefusesWhatTmaCannotDescribe) {

@@ -271,5 +271,15 @@ TEST_F(HopperTest, ClusterBarrierWaitNeedsAnArrivalFirst) {
       << msg2;
 }
 
+// The simulator runs every CTA of a launch whatever its size, so a
+// persistent grid is sized as one cluster per cluster-sized group of SMs.
+TEST_F(HopperTest, AnswersOneClusterPerClusterSizedGroupOfSms) {
+  auto loaded = sim.load(ptx::parse(ptx_module(kExchangeKernel)));
+  const int sms = sim.properties().sm_count;
+  EXPECT_EQ(sim.max_active_clusters(*loaded, "exchange", {.grid = {4}, .block = {64}, .cluster = {4, 1, 1}}),
+            std::max(1, sms / 4));
+  EXPECT_EQ(sim.max_active_clusters(*loaded, "exchange", {.grid = {1}, .block = {64}}), std::max(1, sms));
+}
+
 }  // namespace
 }  // namespace warpforge::sim::testing

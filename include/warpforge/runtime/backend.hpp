@@ -116,6 +116,13 @@ class DeviceBackend {
   // Arguments have already been checked against the kernel's parameter list.
   virtual void launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
                       const std::vector<KernelArg>& args, StreamHandle* stream) = 0;
+
+  // How many clusters of config.cluster (with the block and dynamic shared
+  // memory of `config`) can be resident on the device at once: the size of a
+  // persistent grid. The default, for a backend that runs every CTA of a
+  // launch whatever its size (the simulator), is one cluster per
+  // cluster-sized group of SMs, at least 1.
+  virtual int max_active_clusters(LoadedModule& module, const std::string& kernel, const LaunchConfig& config);
 };
 
 }  // namespace warpforge::runtime

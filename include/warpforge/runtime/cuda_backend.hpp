@@ -48,6 +48,9 @@ class CudaBackend final : public DeviceBackend {
   std::unique_ptr<LoadedModule> load(const ptx::Module& module) override;
   void launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
               const std::vector<KernelArg>& args, StreamHandle* stream) override;
+  // cuOccupancyMaxActiveClusters, after raising the kernel's dynamic shared
+  // memory limit to config's as a launch would.
+  int max_active_clusters(LoadedModule& module, const std::string& kernel, const LaunchConfig& config) override;
 
   int driver_version() const;
   // The compiled-module cache (directory: BinaryCache::default_directory()

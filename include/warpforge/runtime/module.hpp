@@ -36,6 +36,13 @@ class Module {
   void launch(const std::string& kernel, const LaunchConfig& config, const std::vector<Arg>& args,
               Stream* stream = nullptr);
 
+  // Clusters of config.cluster that fit on the device at once with this
+  // kernel's block and shared memory (CUDA: cuOccupancyMaxActiveClusters):
+  // a persistent kernel launches no more, or the rest wait for a whole
+  // cluster's worth of SMs to finish. `config` is checked as a launch's is;
+  // its grid only has to be legal.
+  int max_active_clusters(const std::string& kernel, const LaunchConfig& config);
+
  private:
   // What the checks need of a kernel, found once per kernel.
   struct KernelInfo {

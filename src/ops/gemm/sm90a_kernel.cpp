@@ -17,8 +17,8 @@ namespace {
 constexpr std::uint32_t kRow = 128;         // bytes per swizzled row (128-byte swizzle)
 constexpr std::uint32_t kAtom = 8 * kRow;   // 8 rows: the swizzle pattern's repeat
 constexpr std::uint32_t kBox64 = 64 * kRow; // a 64 x 64 box of 16-bit elements
-// Output tiles per group along M of the grouped tile order: the CTAs
-// running at once share A rows and B columns in L2.
+// Work units (a cluster's tiles) per group along M of the grouped order:
+// the CTAs running at once share A rows and B columns in L2.
 constexpr int kGroupRows = 16;
 
 Type dsl_type(runtime::DType t) {
@@ -51,8 +51,9 @@ class GemmKernel {
   Reg stage_barrier(std::uint32_t offset, const Reg& stage);
   void advance(const Reg& stage, const Reg& phase);
   void producer();
-  void load_tile(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, const Reg& kx,
-                 const Reg& batch, const Reg& full);
+  void load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, const Reg& part,
+                  int parts, const Reg& kx, const Reg& batch, const Reg& full, const std::optional<Src>& mask);
+  void release(const Reg& stage);
   void consumer();
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
@@ -67,12 +68,14 @@ class GemmKernel {
   ParamRef map_a_p_, map_b_p_, map_d_p_;
   Reg map_a_, map_b_, map_d_;
   Reg c_, c_rs_, c_cs_, c_bs_, m_, n_, kdim_, l_, alpha_, beta_;
-  Reg base_, tid_, first_tile_, tile_step_, tiles_total_, per_batch_, tiles_m_, group_span_, kblocks_;
+  Reg base_, tid_, rank_m_, rank_n_, first_unit_, unit_step_, units_total_, per_batch_, units_m_, group_span_,
+      kblocks_;
 };
 
 ptx::Module GemmKernel::build() {
   k_.maxntid(sm90a_threads(s_));
   k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
+  if (s_.cluster_size() > 1) k_.reqnctapercluster(s_.cluster_size());
   read_params();
   Shared smem = k_.dynamic_shared("smem", 1024);
   // The 128-byte swizzle is a function of address bits 4-9: tiles start on
@@ -89,14 +92,24 @@ ptx::Module GemmKernel::build() {
     k_.prefetch_tensormap(map_d_);
     for (int st = 0; st < s_.stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.full + 8 * st), 1);
-      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), s_.consumers);
+      // Every consumer warpgroup of the cluster frees a slot: the producers
+      // of the other CTAs multicast into it.
+      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), s_.consumers * s_.cluster_size());
     }
     k_.fence_mbarrier_init();
   });
   k_.bar_sync(0);
+  if (s_.cluster_size() > 1) {  // the peer's barriers are initialised before its multicasts reach them
+    k_.barrier_cluster_arrive();
+    k_.barrier_cluster_wait();
+  }
   compute_schedule();
   Reg wg = tid_ >> 7;
   k_.if_else(wg == s_.consumers, [&] { producer(); }, [&] { consumer(); });
+  if (s_.cluster_size() > 1) {  // no CTA leaves while its peer may still multicast into it or arrive on it
+    k_.barrier_cluster_arrive();
+    k_.barrier_cluster_wait();
+  }
   return k_.module();
 }
 
@@ -118,40 +131,60 @@ void GemmKernel::read_params() {
   if (s_.has_c) beta_ = k_.param(f32, "beta");
 }
 
-// Output tiles run in groups of kGroupRows along M, N-major inside a group,
-// batch outermost; CTA c takes tiles c, c + #CTAs, ...
+// Work units are a cluster's tiles, cluster_m x cluster_n of them; CTA rank
+// r of a cluster takes tile (r % cluster_m, r / cluster_m) of its unit.
+// Units run in groups of kGroupRows along M, N-major inside a group, batch
+// outermost; cluster c of the grid takes units c, c + #clusters, ...
 void GemmKernel::compute_schedule() {
-  Reg tiles_n = k_.reg(u32);
-  tiles_m_ = k_.reg(u32);
-  k_.div(tiles_m_, m_ + (tile_m_ - 1), tile_m_);
+  Reg tiles_m = k_.reg(u32), tiles_n = k_.reg(u32), units_n = k_.reg(u32);
+  k_.div(tiles_m, m_ + (tile_m_ - 1), tile_m_);
   k_.div(tiles_n, n_ + (s_.tile_n - 1), s_.tile_n);
-  per_batch_ = tiles_m_ * tiles_n;
-  tiles_total_ = per_batch_ * l_;
-  group_span_ = tiles_n * kGroupRows;
+  units_m_ = k_.reg(u32);
+  k_.div(units_m_, tiles_m + (s_.cluster_m - 1), s_.cluster_m);
+  k_.div(units_n, tiles_n + (s_.cluster_n - 1), s_.cluster_n);
+  per_batch_ = units_m_ * units_n;
+  units_total_ = per_batch_ * l_;
+  group_span_ = units_n * kGroupRows;
   kblocks_ = (kdim_ + (kSm90aTileK - 1)) >> 6;
-  first_tile_ = k_.sreg(SReg::ctaid_x);
-  tile_step_ = k_.sreg(SReg::nctaid_x);
+  Reg cta = k_.sreg(SReg::ctaid_x), ctas = k_.sreg(SReg::nctaid_x);
+  if (s_.cluster_size() == 1) {
+    rank_m_ = rank_n_ = k_.mov(u32, 0);
+    first_unit_ = cta;
+    unit_step_ = ctas;
+    return;
+  }
+  Reg rank = k_.sreg(SReg::cluster_ctarank);
+  rank_m_ = k_.reg(u32);
+  rank_n_ = k_.reg(u32);
+  k_.rem(rank_m_, rank, s_.cluster_m);
+  k_.div(rank_n_, rank, s_.cluster_m);
+  first_unit_ = k_.reg(u32);
+  unit_step_ = k_.reg(u32);
+  k_.div(first_unit_, cta, s_.cluster_size());
+  k_.div(unit_step_, ctas, s_.cluster_size());
 }
 
-TileCoords GemmKernel::tile_of(const Reg& tile) {
-  Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mt = k_.reg(u32), nt = k_.reg(u32);
-  k_.div(batch, tile, per_batch_);
-  Reg r = tile - batch * per_batch_;
+TileCoords GemmKernel::tile_of(const Reg& unit) {
+  Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mu = k_.reg(u32), nu = k_.reg(u32);
+  k_.div(batch, unit, per_batch_);
+  Reg r = unit - batch * per_batch_;
   k_.div(group, r, group_span_);
   Reg first = group * kGroupRows;
-  k_.min(rows, tiles_m_ - first, kGroupRows);
+  k_.min(rows, units_m_ - first, kGroupRows);
   Reg within = r - group * group_span_;
-  k_.rem(mt, within, rows);
-  k_.div(nt, within, rows);
-  return {(first + mt) * tile_m_, nt * s_.tile_n, batch};
+  k_.rem(mu, within, rows);
+  k_.div(nu, within, rows);
+  Reg m_tile = (first + mu) * s_.cluster_m + rank_m_;
+  Reg n_tile = nu * s_.cluster_n + rank_n_;
+  return {m_tile * tile_m_, n_tile * s_.tile_n, batch};
 }
 
 void GemmKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
-  Reg tile = k_.mov(u32, first_tile_);
-  k_.while_loop([&] { return tile < tiles_total_; },
+  Reg unit = k_.mov(u32, first_unit_);
+  k_.while_loop([&] { return unit < units_total_; },
                 [&] {
-                  body(tile_of(tile));
-                  k_.add(tile, tile, tile_step_);
+                  body(tile_of(unit));
+                  k_.add(unit, unit, unit_step_);
                 });
 }
 
@@ -174,30 +207,53 @@ void GemmKernel::producer() {
   k_.if_then(tid_ == 128 * s_.consumers, [&] {
     Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
     const std::uint32_t stage_bytes = smem_.a_stage + smem_.b_stage;
+    // A multicast goes to the CTAs that share the operand: those of this
+    // CTA's cluster row for A (same M tile), of its cluster column for B.
+    std::optional<Src> mask_a, mask_b;
+    if (s_.cluster_n > 1) {
+      Reg bits = k_.mov(u16, 0);
+      for (int j = 0; j < s_.cluster_n; ++j) k_.or_(bits, bits, k_.mov(u16, 1) << (rank_m_ + j * s_.cluster_m));
+      mask_a = bits;
+    }
+    if (s_.cluster_m > 1) {
+      Reg bits = k_.mov(u16, 0);
+      for (int i = 0; i < s_.cluster_m; ++i) k_.or_(bits, bits, k_.mov(u16, 1) << (rank_n_ * s_.cluster_m + i));
+      mask_b = bits;
+    }
     for_each_tile([&](const TileCoords& t) {
       k_.for_range(0, kblocks_, 1, [&](Reg kb) {
         Reg full = stage_barrier(smem_.full, stage);
         k_.mbarrier_wait_parity(at(stage_barrier(smem_.empty, stage)), phase ^ 1);
+        // The whole stage arrives here, this CTA's loads and its peers' multicasts.
         k_.mbarrier_arrive_expect_tx(at(full), stage_bytes);
         Reg kx = kb << 6;
-        load_tile(map_a_, base_ + smem_.a + stage * smem_.a_stage, t.m0, tile_m_, s_.a_k_major, kx, t.batch, full);
-        load_tile(map_b_, base_ + smem_.b + stage * smem_.b_stage, t.n0, s_.tile_n, s_.b_k_major, kx, t.batch, full);
+        load_share(map_a_, base_ + smem_.a + stage * smem_.a_stage, t.m0, tile_m_, s_.a_k_major, rank_n_,
+                   s_.cluster_n, kx, t.batch, full, mask_a);
+        load_share(map_b_, base_ + smem_.b + stage * smem_.b_stage, t.n0, s_.tile_n, s_.b_k_major, rank_m_,
+                   s_.cluster_m, kx, t.batch, full, mask_b);
         advance(stage, phase);
       });
     });
   });
 }
 
-// One operand tile, `rows` of M or N by 64 of K: K-major as one box of
-// rows x 64, MN-major as 64 x 64 boxes along M/N.
-void GemmKernel::load_tile(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, const Reg& kx,
-                           const Reg& batch, const Reg& full) {
+// Share `part` of `parts` of one operand tile, `rows` of M or N by 64 of K,
+// multicast to the CTAs of `mask` when given: K-major as a box of
+// rows / parts x 64, MN-major as 64 x 64 boxes along M/N, rows / 64 / parts
+// of them.
+void GemmKernel::load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major,
+                            const Reg& part, int parts, const Reg& kx, const Reg& batch, const Reg& full,
+                            const std::optional<Src>& mask) {
   if (k_major) {
-    k_.tma_load(at(dst), map, {kx, row0, batch}, at(full));
+    Reg first = part * (rows / parts);
+    k_.tma_load(at(dst + first * kRow), map, {kx, row0 + first, batch}, at(full), mask);
     return;
   }
-  for (int box = 0; box < rows / 64; ++box)
-    k_.tma_load(at(dst, box * kBox64), map, {row0 + 64 * box, kx, batch}, at(full));
+  const int boxes = rows / 64 / parts;
+  for (int i = 0; i < boxes; ++i) {
+    Reg box = part * boxes + i;
+    k_.tma_load(at(dst + box * kBox64), map, {row0 + (box << 6), kx, batch}, at(full), mask);
+  }
 }
 
 void GemmKernel::consumer() {
@@ -243,12 +299,27 @@ void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
     // One group stays in flight so the tensor cores never wait on this
     // warpgroup: once the previous k-block's group is done, its slot is free.
     k_.wgmma_wait_group(1);
-    k_.if_then(leader && accumulate, [&] { k_.mbarrier_arrive(at(stage_barrier(smem_.empty, previous))); });
+    k_.if_then(leader && accumulate, [&] { release(previous); });
     k_.mov(previous, stage);
     advance(stage, phase);
   });
   k_.wgmma_wait_group(0);
-  k_.if_then(leader, [&] { k_.mbarrier_arrive(at(stage_barrier(smem_.empty, previous))); });
+  k_.if_then(leader, [&] { release(previous); });
+}
+
+// A stage slot is free once this warpgroup's wgmma have read it: it is
+// released in every CTA of the cluster, whose producers multicast into it.
+void GemmKernel::release(const Reg& stage) {
+  Reg empty = stage_barrier(smem_.empty, stage);
+  if (s_.cluster_size() == 1) {
+    k_.mbarrier_arrive(at(empty));
+    return;
+  }
+  for (int r = 0; r < s_.cluster_size(); ++r) {
+    Reg remote = k_.reg(u32);
+    k_.mapa_shared(remote, empty, r);
+    k_.mbarrier_arrive_cluster(remote);
+  }
 }
 
 // alpha·acc[i], alpha·acc[i + 1] (+ beta·C) for accumulator pair i of this
@@ -352,6 +423,7 @@ std::string Sm90aSpec::name() const {
   return "gemm_sm90a_" + std::string(runtime::name(ab)) + "_" + std::string(runtime::name(d)) + "_" +
          (a_k_major ? "ak" : "am") + (b_k_major ? "bk" : "bn") + "_" + std::to_string(64 * consumers) + "x" +
          std::to_string(tile_n) + "_s" + std::to_string(stages) +
+         (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
          (has_c ? "_withc" : "");
 }
 

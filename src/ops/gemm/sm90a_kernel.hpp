@@ -2,8 +2,10 @@
 // wgmma with accumulators in registers, warp specialization (one producer
 // warpgroup that gives registers away with setmaxnreg, 1 or 2 consumer
 // warpgroups of 64 rows each), a persistent grid walking output tiles in
-// grouped order for L2 reuse, and a TMA-store epilogue through swizzled shared
-// memory. Edge tiles are TMA's bounds handling: loads zero-fill, stores clip.
+// grouped order for L2 reuse, optional 2-CTA clusters whose CTAs share the
+// A or B tile through TMA multicast, and a TMA-store epilogue through
+// swizzled shared memory. Edge tiles are TMA's bounds handling: loads
+// zero-fill, stores clip.
 //
 // Kernel parameters, in order: map_a, map_b, map_d (128-byte tensor maps,
 // grid constants), [C, c_row_stride, c_col_stride, c_batch_stride (elements)
@@ -26,6 +28,10 @@ struct Sm90aSpec {
   int consumers = 2;       // consumer warpgroups; the CTA tile has 64 * consumers rows
   int tile_n = 256;        // a multiple of 64 up to 256
   int stages = 4;
+  // CTAs per cluster along M (they share, and multicast, the B tile) and
+  // along N (the A tile); cluster_m * cluster_n is 1 or 2.
+  int cluster_m = 1, cluster_n = 1;
+  int cluster_size() const { return cluster_m * cluster_n; }
   bool has_c = false;
   std::string name() const;  // the kernel's name, spelling out every choice
 };

@@ -28,6 +28,8 @@ Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c) {
           .consumers = c.tile_m / 64,
           .tile_n = c.tile_n,
           .stages = c.stages,
+          .cluster_m = c.cluster_m,
+          .cluster_n = c.cluster_n,
           .has_c = p.has_c};
 }
 
@@ -53,10 +55,17 @@ class Sm90aLaunch final : public GemmLaunch {
   Sm90aLaunch(const Device& device, const GemmProblem& problem, const Sm90aSpec& spec)
       : device_(device), p_(problem), spec_(spec), module_(device, build_sm90a_gemm(spec)) {
     const std::int64_t tile_m = 64 * spec.consumers;
-    const std::int64_t tiles = ceil_div(p_.m, tile_m) * ceil_div(p_.n, spec.tile_n) * p_.l;
-    // Persistent: one CTA per SM at most (the shared memory allows no more).
-    const std::int64_t sms = std::max(device.properties().sm_count, 1);
-    ctas_ = static_cast<std::uint32_t>(std::min(tiles, sms));
+    const std::int64_t units = ceil_div(ceil_div(p_.m, tile_m), spec.cluster_m) *
+                               ceil_div(ceil_div(p_.n, spec.tile_n), spec.cluster_n) * p_.l;
+    // Persistent: as many clusters as are resident at once (one CTA per SM
+    // at most: the shared memory allows no more). Clusters live inside one
+    // GPC, so fewer pairs than SMs / 2 may fit; a launch of more would run
+    // the rest only after whole pairs finish all their tiles.
+    const std::int64_t resident =
+        spec.cluster_size() == 1
+            ? std::max(device.properties().sm_count, 1)
+            : module_.max_active_clusters(spec.name(), launch_config(static_cast<std::uint32_t>(spec.cluster_size())));
+    ctas_ = static_cast<std::uint32_t>(std::min(units, std::max<std::int64_t>(resident, 1)) * spec.cluster_size());
   }
 
   void run(const GemmOperands& o, runtime::Stream* stream) override {
@@ -78,13 +87,18 @@ class Sm90aLaunch final : public GemmLaunch {
     for (std::int64_t v : {p_.m, p_.n, p_.k, p_.l}) args.emplace_back(u32(v));
     args.emplace_back(o.alpha);
     if (p_.has_c) args.emplace_back(o.beta);
-    runtime::LaunchConfig launch{.grid = {ctas_},
-                                 .block = {static_cast<std::uint32_t>(sm90a_threads(spec_))},
-                                 .dynamic_shared_bytes = sm90a_smem(spec_).bytes};
-    module_.launch(spec_.name(), launch, args, stream);
+    module_.launch(spec_.name(), launch_config(ctas_), args, stream);
   }
 
  private:
+  runtime::LaunchConfig launch_config(std::uint32_t ctas) const {
+    runtime::LaunchConfig c{.grid = {ctas},
+                            .block = {static_cast<std::uint32_t>(sm90a_threads(spec_))},
+                            .dynamic_shared_bytes = sm90a_smem(spec_).bytes};
+    if (spec_.cluster_size() > 1) c.cluster = {static_cast<std::uint32_t>(spec_.cluster_size())};
+    return c;
+  }
+
   // The tensor maps hold the operands' addresses: they are encoded (on the
   // host, cuTensorMapEncodeTiled) when an address changes, not every launch.
   struct Maps {
@@ -93,15 +107,16 @@ class Sm90aLaunch final : public GemmLaunch {
   };
 
   Maps encode_maps(const GemmOperands& o) const {
-    const std::uint32_t tile_m = 64 * spec_.consumers;
+    // A K-major tile is loaded by the CTAs sharing it in boxes of tile /
+    // (CTAs sharing it) rows; MN-major tiles in 64 x 64 boxes.
+    const auto tile_m = static_cast<std::uint32_t>(64 * spec_.consumers / spec_.cluster_n);
+    const auto tile_n = static_cast<std::uint32_t>(spec_.tile_n / spec_.cluster_m);
     // A: (M, K), K-major as (K, M) with a 64 x tile_m box; M-major as (M, K) in 64 x 64 boxes.
     auto map_a = p_.a.row_major ? matrix_map(p_.ab_dtype, o.a.address(), p_.k, p_.m, p_.l, p_.a, 64, tile_m)
                                 : matrix_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, 64, 64);
     // B: (K, N), K-major as (K, N) with a 64 x tile_n box; N-major as (N, K) in 64 x 64 boxes.
-    auto map_b = !p_.b.row_major
-                     ? matrix_map(p_.ab_dtype, o.b.address(), p_.k, p_.n, p_.l, p_.b, 64,
-                                  static_cast<std::uint32_t>(spec_.tile_n))
-                     : matrix_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b, 64, 64);
+    auto map_b = !p_.b.row_major ? matrix_map(p_.ab_dtype, o.b.address(), p_.k, p_.n, p_.l, p_.b, 64, tile_n)
+                                 : matrix_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b, 64, 64);
     auto map_d = matrix_map(p_.d_dtype, o.d.address(), p_.n, p_.m, p_.l, p_.d,
                             static_cast<std::uint32_t>(sm90a_store_box_cols(spec_)), 64);
     return {o.a.address(), o.b.address(), o.d.address(),
@@ -170,12 +185,16 @@ class Sm90aPath final : public GemmPath {
       why.push_back("tile_k " + std::to_string(c.tile_k) + "; the sm90a kernel stages K 64 at a time (one 128-byte swizzled row)");
     if (c.stages < 2 || c.stages > 8)
       why.push_back("stages " + std::to_string(c.stages) + "; 2..8");
-    // 2-CTA clusters sharing A or B through TMA multicast were built and
-    // measured (docs/PERFORMANCE.md): slower than no cluster on an H200, and
-    // wrong there for MN-major multicast boxes; the kernel has none.
-    if (c.cluster_m != 1 || c.cluster_n != 1)
-      why.push_back("cluster " + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) +
-                    "; the sm90a kernel runs without clusters (1x1)");
+    const std::string cluster = "cluster " + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n);
+    if (c.cluster_m < 1 || c.cluster_n < 1 || c.cluster_m * c.cluster_n > 2)
+      why.push_back(cluster + "; the sm90a kernel takes 1x1, 2x1 (pairs along M sharing B) or 1x2 (along N sharing A)");
+    // An MN-major tile is shared as whole 64-wide boxes, one per CTA at least.
+    if (c.cluster_m == 2 && p.b.row_major && c.tile_n < 128)
+      why.push_back(cluster + " with tile_n " + std::to_string(c.tile_n) +
+                    ": N-major B is multicast in 64-column boxes, one per CTA of the pair; tile_n >= 128 is needed");
+    if (c.cluster_n == 2 && !p.a.row_major && c.tile_m < 128)
+      why.push_back(cluster + " with tile_m " + std::to_string(c.tile_m) +
+                    ": M-major A is multicast in 64-row boxes, one per CTA of the pair; tile_m 128 is needed");
     if (!why.empty()) return why;
     const std::size_t bytes = sm90a_smem(spec_of(p, c)).bytes;
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;

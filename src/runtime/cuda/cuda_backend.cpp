@@ -281,13 +281,59 @@ std::unique_ptr<LoadedModule> CudaBackend::load(const ptx::Module& module) {
   return std::make_unique<CudaModule>(*this, context_->context, module, loaded);
 }
 
+namespace {
+
+// cuLaunchKernelEx's description of `config`, its cluster dimension in
+// `cluster` (which must outlive the result).
+CUlaunchConfig launch_config(const LaunchConfig& config, CUlaunchAttribute& cluster, CUstream stream) {
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim = {config.cluster.x, config.cluster.y, config.cluster.z};
+  CUlaunchConfig launch{};
+  launch.gridDimX = config.grid.x;
+  launch.gridDimY = config.grid.y;
+  launch.gridDimZ = config.grid.z;
+  launch.blockDimX = config.block.x;
+  launch.blockDimY = config.block.y;
+  launch.blockDimZ = config.block.z;
+  launch.sharedMemBytes = config.dynamic_shared_bytes;
+  launch.hStream = stream;
+  launch.attrs = &cluster;
+  launch.numAttrs = 1;
+  return launch;
+}
+
+CudaModule& cuda_module(LoadedModule& module, const CudaBackend& backend, const std::string& kernel) {
+  auto* m = dynamic_cast<CudaModule*>(&module);
+  if (!m || &m->backend() != &backend)
+    throw RuntimeError("kernel '" + kernel + "' launched with a module of another device");
+  return *m;
+}
+
+}  // namespace
+
+int CudaBackend::max_active_clusters(LoadedModule& module, const std::string& kernel, const LaunchConfig& config) {
+  CudaModule& m = cuda_module(module, *this, kernel);
+  make_current();
+  const Driver& d = driver();
+  if (!d.cuOccupancyMaxActiveClusters)
+    throw CudaError("dlsym(libcuda.so.1, cuOccupancyMaxActiveClusters)", -1, "CUDA driver too old",
+                    "the driver does not export cuOccupancyMaxActiveClusters; it needs a CUDA 11.8 or newer driver");
+  KernelState& k = m.kernel(kernel);
+  m.allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, properties_.shared_bytes_per_block_optin);
+  CUlaunchAttribute cluster{};
+  const CUlaunchConfig launch = launch_config(config, cluster, nullptr);
+  int clusters = 0;
+  check(d.cuOccupancyMaxActiveClusters(&clusters, k.function, &launch),
+        [&] { return "cuOccupancyMaxActiveClusters(" + kernel + ")"; });
+  return clusters;
+}
+
 void CudaBackend::launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
                          const std::vector<KernelArg>& args, StreamHandle* stream) {
-  auto* m = dynamic_cast<CudaModule*>(&module);
-  if (!m || &m->backend() != this) throw RuntimeError("kernel '" + kernel + "' launched with a module of another device");
+  CudaModule& m = cuda_module(module, *this, kernel);
   make_current();
-  KernelState& k = m->kernel(kernel);
-  m->allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, properties_.shared_bytes_per_block_optin);
+  KernelState& k = m.kernel(kernel);
+  m.allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, properties_.shared_bytes_per_block_optin);
 
   // cuLaunchKernel reads each parameter's bytes through kernelParams[i]; the
   // sizes come from the kernel's own parameter list.
@@ -310,19 +356,7 @@ void CudaBackend::launch(LoadedModule& module, const std::string& kernel, const 
     return;
   }
   CUlaunchAttribute cluster{};
-  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  cluster.value.clusterDim = {config.cluster.x, config.cluster.y, config.cluster.z};
-  CUlaunchConfig launch{};
-  launch.gridDimX = config.grid.x;
-  launch.gridDimY = config.grid.y;
-  launch.gridDimZ = config.grid.z;
-  launch.blockDimX = config.block.x;
-  launch.blockDimY = config.block.y;
-  launch.blockDimZ = config.block.z;
-  launch.sharedMemBytes = config.dynamic_shared_bytes;
-  launch.hStream = stream_of(stream);
-  launch.attrs = &cluster;
-  launch.numAttrs = 1;
+  const CUlaunchConfig launch = launch_config(config, cluster, stream_of(stream));
   check(d.cuLaunchKernelEx(&launch, k.function, params, nullptr), call);
 }
 

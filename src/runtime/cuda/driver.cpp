@@ -103,6 +103,8 @@ std::unique_ptr<Driver> load() {
   resolve(library, "cuLaunchKernelEx", d->cuLaunchKernelEx);
   d->cuTensorMapEncodeTiled =
       reinterpret_cast<PFN_cuTensorMapEncodeTiled>(dlsym(library, "cuTensorMapEncodeTiled"));
+  d->cuOccupancyMaxActiveClusters =
+      reinterpret_cast<PFN_cuOccupancyMaxActiveClusters>(dlsym(library, "cuOccupancyMaxActiveClusters"));
 
   if (CUresult r = d->cuInit(0); r != CUDA_SUCCESS)
     throw describe(*d, r, "cuInit(0)", "; Device::cuda needs an NVIDIA GPU the driver can use");

@@ -60,6 +60,8 @@ struct Driver {
   // Resolved when exported (CUDA 12.0+ drivers), else null: only TMA needs it,
   // and CudaBackend::encode_tensor_map says so when it is missing.
   PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled;
+  // Likewise (CUDA 11.8+); CudaBackend::max_active_clusters says when missing.
+  PFN_cuOccupancyMaxActiveClusters cuOccupancyMaxActiveClusters;
 
   int version = 0;  // cuDriverGetVersion: 1000 * major + 10 * minor
 };

@@ -169,5 +169,6 @@ using PFN_cuTensorMapEncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataTyp
                                                 const unsigned int*, const unsigned int*, CUtensorMapInterleave,
                                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 using PFN_cuLaunchKernelEx = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
+using PFN_cuOccupancyMaxActiveClusters = CUresult (*)(int*, CUfunction, const CUlaunchConfig*);
 
 }  // namespace warpforge::runtime::cuda

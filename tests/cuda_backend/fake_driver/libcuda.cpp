@@ -230,6 +230,23 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
                 c->sharedMemBytes, c->hStream, params);
   return CUDA_SUCCESS;
 }
+CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction f, const CUlaunchConfig* c) {
+  std::array<unsigned, 3> cluster{0, 0, 0};
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      cluster = {c->attrs[i].value.clusterDim.x, c->attrs[i].value.clusterDim.y, c->attrs[i].value.clusterDim.z};
+  if (c->sharedMemBytes > static_cast<unsigned>(reinterpret_cast<Function*>(f)->max_dynamic_shared))
+    return kInvalidValue;
+  state.occupancy_queries.push_back({reinterpret_cast<Function*>(f)->name,
+                                     {c->gridDimX, c->gridDimY, c->gridDimZ},
+                                     {c->blockDimX, c->blockDimY, c->blockDimZ},
+                                     cluster,
+                                     c->sharedMemBytes,
+                                     c->hStream,
+                                     {}});
+  *clusters = state.max_active_clusters;
+  return CUDA_SUCCESS;
+}
 
 // Records its arguments; the map it writes is the bytes 0..127, so that a
 // test sees them reach the caller.

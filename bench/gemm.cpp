@@ -46,13 +46,14 @@ struct Options {
   DType out = DType::bf16;
   // Overrides the cluster shape of the heuristic's configuration (sm90a).
   std::optional<std::pair<int, int>> cluster;
+  bool b_col = false;  // B column-major (K contiguous) instead of row-major
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
                "[--reps R>=20] "
-               "[--out-dtype bf16|f32] [--cluster 1x1|2x1|1x2]\n",
+               "[--out-dtype bf16|f32] [--cluster 1x1|2x1|1x2] [--b-layout row|col]\n",
                why.c_str());
   std::exit(2);
 }
@@ -73,6 +74,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--out-dtype") {
       if (v != "bf16" && v != "f32") usage("--out-dtype " + v + ": accepted bf16, f32");
       o.out = v == "f32" ? DType::f32 : DType::bf16;
+    } else if (a == "--b-layout") {
+      if (v != "row" && v != "col") usage("--b-layout " + v + ": accepted row, col");
+      o.b_col = v == "col";
     } else if (a == "--cluster") {
       int cm = 0, cn = 0;
       char tail = 0;
@@ -184,7 +188,10 @@ int main(int argc, char** argv) {
       }
     }
     auto view_a = [&](int i) { return runtime::TensorView(c.a[i], DType::bf16, {s.m, s.k}); };
-    auto view_b = [&](int i) { return runtime::TensorView(c.b[i], DType::bf16, {s.k, s.n}); };
+    auto view_b = [&](int i) {
+      return o.b_col ? runtime::TensorView(c.b[i], DType::bf16, {s.k, s.n}, {1, s.k})
+                     : runtime::TensorView(c.b[i], DType::bf16, {s.k, s.n});
+    };
     auto view_d = [&](int i) { return runtime::TensorView(c.d[i], o.out, {s.m, s.n}); };
     const double flops =
         2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
@@ -208,14 +215,15 @@ int main(int argc, char** argv) {
     }
     auto run_ours = [&](int i) { ours->execute(view_a(i), view_b(i), nullptr, view_d(i)); };
     const float alpha = 1.0f, beta = 0.0f;
-    // Row-major D = A·B is column-major Dᵀ = Bᵀ·Aᵀ: cuBLAS computes (N x M) from B (ld N) and A (ld
-    // K).
+    // Row-major D = A·B is column-major Dᵀ = Bᵀ·Aᵀ: cuBLAS computes (N x M) from B (ld N, or
+    // transposed with ld K when B is column-major) and A (ld K).
     auto run_cublas = [&](int i) {
       check_cublas(
           cublasGemmEx(
-              handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
-              static_cast<int>(s.k), &alpha, reinterpret_cast<const void*>(c.b[i].address()),
-              CUDA_R_16BF, static_cast<int>(s.n), reinterpret_cast<const void*>(c.a[i].address()),
+              handle, o.b_col ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n),
+              static_cast<int>(s.m), static_cast<int>(s.k), &alpha,
+              reinterpret_cast<const void*>(c.b[i].address()), CUDA_R_16BF,
+              static_cast<int>(o.b_col ? s.k : s.n), reinterpret_cast<const void*>(c.a[i].address()),
               CUDA_R_16BF, static_cast<int>(s.k), &beta, reinterpret_cast<void*>(c.d[i].address()),
               d_type, static_cast<int>(s.n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");

@@ -11,8 +11,14 @@ using namespace dsl;
 Reg smem_descriptor(Kernel& k, const Reg& smem_address, std::uint32_t lbo_bytes, std::uint32_t sbo_bytes) {
   const std::uint64_t fixed =
       layout::WgmmaDescriptor{0, lbo_bytes, sbo_bytes, layout::SmemSwizzle::b128}.encode();
+  // The start address field is 14 bits of address >> 4 (PTX ISA 9.7.15.5.1,
+  // "Matrix Descriptor Format"): the shared address is masked to them. In a
+  // cluster launch the hardware's shared::cta addresses carry bits above
+  // those (seen on an H200: unmasked, CTA rank 1's bits spilled into the
+  // leading byte offset field and shifted every second 64-column box of an
+  // N-major B).
   Reg wide = k.reg(u64);
-  k.cvt(wide, smem_address >> 4);
+  k.cvt(wide, (smem_address >> 4) & 0x3FFFu);
   return wide | fixed;
 }
 

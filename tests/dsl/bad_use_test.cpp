@@ -507,5 +507,10 @@ TEST(BadHopper, TensorCopyCoordinatesAndMapType) {
   }, {"tensor map address", "%map"}));
 }
 
+TEST(BadHopper, RemoteArriveScope) {
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) { k.mbarrier_arrive_cluster(k.reg(u32), Scope::gpu); },
+                      {"mbarrier_arrive_cluster", "scope gpu", ".cta or .cluster"}));
+}
+
 }  // namespace
 }  // namespace warpforge::dsl

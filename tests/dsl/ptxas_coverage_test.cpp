@@ -661,6 +661,7 @@ void build_mbarrier_transactions(Kernel& k) {
   Reg remote = k.reg(u32);
   k.mapa_shared(remote, k.address_of(bar), 1);
   k.mbarrier_arrive_cluster(remote);
+  k.mbarrier_arrive_cluster(remote, Scope::cta);
 }
 
 void build_tensor_copy(Kernel& k) {

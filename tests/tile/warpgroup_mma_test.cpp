@@ -6,6 +6,8 @@
 #include <string>
 
 #include "warpforge/layout/wgmma_descriptor.hpp"
+#include "warpforge/runtime/buffer.hpp"
+#include "warpforge/runtime/module.hpp"
 #include "warpforge/tile/warpgroup_mma.hpp"
 
 namespace warpforge::tile::warpgroup {
@@ -28,6 +30,26 @@ TEST(WarpgroupMma, DescriptorOrsTheFixedFieldsIntoTheShiftedAddress) {
   EXPECT_NE(ptx.find("shr.u32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("cvt.u64.u32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find(std::to_string(fixed)), std::string::npos) << "fixed fields " << fixed << " in\n" << ptx;
+}
+
+// Run on the simulator: the address is masked to the 14-bit start field, so
+// bits above 2^18 (a cluster CTA's shared addresses carry some on the GPU)
+// cannot spill into the leading byte offset beside it.
+TEST(WarpgroupMma, DescriptorKeepsOnlyTheStartAddressField) {
+  Kernel k("desc_of", Target::sm_90a);
+  Reg address = k.param(u32, "address");
+  Reg out = k.param_ptr("out", 8);
+  k.st(Space::global, u64, at(out), smem_descriptor(k, address, 8192, 1024));
+  runtime::Device dev = runtime::Device::sim();
+  runtime::Module m(dev, k.module());
+  runtime::Buffer result(dev, 8);
+  for (std::uint32_t a : {0x400u, 0x38C00u, 0x01000400u, 0xFFFFFC00u}) {
+    result.fill(0xFF);
+    m.launch("desc_of", {.grid = {1}, .block = {1}}, {a, result});
+    EXPECT_EQ(result.download<std::uint64_t>(1)[0],
+              (layout::WgmmaDescriptor{a & 0x3FFFFu, 8192, 1024, layout::SmemSwizzle::b128}.encode()))
+        << std::hex << a;
+  }
 }
 
 TEST(WarpgroupMma, KBlockIsFenceStepsCommit) {

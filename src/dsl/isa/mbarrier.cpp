@@ -1,5 +1,8 @@
 #include "warpforge/dsl/isa/mbarrier.hpp"
 
+#include <string>
+
+
 namespace warpforge::dsl {
 
 namespace {
@@ -28,8 +31,13 @@ void MbarrierOps::mbarrier_arrive_expect_tx(const Addr& bar, const Src& bytes) {
   emit(opcode, {ptx::Operand::sink(), operand_of(bar), operand_of(bytes)});
 }
 
-void MbarrierOps::mbarrier_arrive_cluster(const Reg& cluster_bar) {
-  const char* opcode = "mbarrier.arrive.release.cluster.shared::cluster.b64";
+void MbarrierOps::mbarrier_arrive_cluster(const Reg& cluster_bar, Scope scope) {
+  if (scope != Scope::cta && scope != Scope::cluster)
+    fail("mbarrier_arrive_cluster", "scope " + std::string(scope == Scope::gpu ? "gpu" : "sys") +
+                                        "; mbarrier.arrive takes .cta or .cluster");
+  const std::string text =
+      std::string("mbarrier.arrive.release.") + (scope == Scope::cta ? "cta" : "cluster") + ".shared::cluster.b64";
+  const char* opcode = text.c_str();
   require(opcode, kHopper);
   expect_type(opcode, cluster_bar, Type::u32, "shared::cluster address");
   emit(opcode, {ptx::Operand::sink(), operand_of(at(cluster_bar))});

@@ -5,6 +5,7 @@
 // try_wait.parity and arrivals on another CTA of the cluster since sm_90.
 #pragma once
 
+#include "warpforge/dsl/isa/sync.hpp"
 #include "warpforge/dsl/kernel_core.hpp"
 
 namespace warpforge::dsl {
@@ -18,10 +19,11 @@ class MbarrierOps : public virtual KernelCore {
   // mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], bytes: arrive and
   // expect `bytes` more transaction bytes in this phase.
   void mbarrier_arrive_expect_tx(const Addr& bar, const Src& bytes);
-  // mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar]: arrive on
+  // mbarrier.arrive.release.<scope>.shared::cluster.b64 _, [bar]: arrive on
   // the barrier at a shared::cluster address (from mapa), possibly in another
-  // CTA of the cluster.
-  void mbarrier_arrive_cluster(const Reg& cluster_bar);
+  // CTA of the cluster. The release orders this thread's earlier memory
+  // accesses for observers in `scope`, cta or cluster (PTX ISA 9.7.13.15.13).
+  void mbarrier_arrive_cluster(const Reg& cluster_bar, Scope scope = Scope::cluster);
   // mbarrier.try_wait.parity.shared::cta.b64 ready, [bar], parity: ready is
   // true once the phase with this parity has completed (may time out false).
   void mbarrier_try_wait_parity(const Pred& ready, const Addr& bar, const Src& parity);

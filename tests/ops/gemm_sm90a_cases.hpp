@@ -90,6 +90,22 @@ inline std::vector<GemmCase> sm90a_cases() {
       c.beta = c.with_c ? 1.0f : 0.0f;
       all.push_back(c);
     }
+  // Ping-pong: the consumers take alternate tiles, 64 x 256 or 128 x 128 (two
+  // accumulators), in every layout; more tiles than CTAs, so both
+  // warpgroups walk several, and one with clusters.
+  for (int layout = 0; layout < 4; ++layout) {
+    GemmCase c{203, 267, 139};
+    c.pad = 5;
+    c.config = sm90a_config(layout % 2 ? 64 : 128, layout % 2 ? 256 : 128, 3);
+    c.config->pingpong = true;
+    if (layout == 3) c.config->cluster_m = 2;
+    c.a_row = layout & 1;
+    c.b_row = layout & 2;
+    c.d = layout == 2 ? DType::f32 : DType::bf16;
+    c.with_c = layout == 1;
+    c.beta = c.with_c ? 1.0f : 0.0f;
+    all.push_back(c);
+  }
   // Half-tile shares: a K-major operand split in 32-row boxes, the widest N tile.
   for (const GemmConfig& config : {sm90a_config(64, 128, 4, 1, 2), sm90a_config(128, 256, 2, 2, 1)}) {
     GemmCase c{131, 299, 75};

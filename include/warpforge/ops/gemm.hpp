@@ -38,7 +38,11 @@ struct GemmConfig {
   int stages = 3;
   int warps_m = 2, warps_n = 2;      // sm80: the CTA's warp grid; sm90a: consumer warpgroups along M
   int cluster_m = 1, cluster_n = 1;  // sm90a: CTAs per cluster (TMA multicast between them)
-  std::string describe() const;      // "128x128x32 s3 w2x2 c1x1"
+  // sm90a: the two consumer warpgroups take alternate tiles of tile_m (64 or
+  // 128) x tile_n, one's epilogue under the other's mainloop, instead of
+  // sharing each tile (warps_m of 64 rows).
+  bool pingpong = false;
+  std::string describe() const;      // "128x128x32 s3 w2x2 c1x1", " pingpong" appended
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;
 };
 

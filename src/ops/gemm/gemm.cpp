@@ -72,7 +72,7 @@ std::string GemmConfig::describe() const {
   return std::to_string(tile_m) + "x" + std::to_string(tile_n) + "x" + std::to_string(tile_k) +
          " s" + std::to_string(stages) + " w" + std::to_string(warps_m) + "x" +
          std::to_string(warps_n) + " c" + std::to_string(cluster_m) + "x" +
-         std::to_string(cluster_n);
+         std::to_string(cluster_n) + (pingpong ? " pingpong" : "");
 }
 
 struct Gemm::State {

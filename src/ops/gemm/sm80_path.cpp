@@ -72,6 +72,7 @@ class Sm80Path final : public GemmPath {
     if (config.cluster_m != 1 || config.cluster_n != 1)
       why.push_back("cluster " + std::to_string(config.cluster_m) + "x" +
                     std::to_string(config.cluster_n) + "; the sm80 kernel has no clusters (1x1)");
+    if (config.pingpong) why.push_back("pingpong; the sm80 kernel's warps share every tile (no ping-pong schedule)");
     if (!why.empty()) return why;
     const Sm80KernelSpec spec = sm80_spec(p, config);
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;

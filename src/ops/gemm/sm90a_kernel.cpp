@@ -32,14 +32,21 @@ Type dsl_type(runtime::DType t) {
 
 struct TileCoords {
   Reg m0, n0, batch;  // s32 element coordinates of the tile and its batch
+  Reg unit;           // the work unit it belongs to
 };
+
+// Named barriers (bar.sync ids; 0 is the CTA's): each consumer warpgroup's
+// epilogue, and the ping-pong hand-over from one warpgroup's mainloop to the
+// other's.
+constexpr int kEpilogueBarrier = 1;  // + consumer warpgroup
+constexpr int kOrderBarrier = 3;     // + the warpgroup that waits
 
 // Everything both roles need: shapes, the persistent tile order, the
 // pipeline's barriers and its (stage, phase) walk.
 class GemmKernel {
  public:
   GemmKernel(const Sm90aSpec& s)
-      : s_(s), smem_(sm90a_smem(s)), k_(s.name(), Target::sm_90a), tile_m_(64 * s.consumers) {}
+      : s_(s), smem_(sm90a_smem(s)), k_(s.name(), Target::sm_90a), tile_m_(s.tile_m()) {}
 
   ptx::Module build();
 
@@ -47,19 +54,22 @@ class GemmKernel {
   void read_params();
   void compute_schedule();
   TileCoords tile_of(const Reg& tile);
-  void for_each_tile(const std::function<void(const TileCoords&)>& body);
+  void for_each_tile(const std::function<void(const TileCoords&)>& body, const Reg* offset = nullptr,
+                     int stride = 1);
   Reg stage_barrier(std::uint32_t offset, const Reg& stage);
   void advance(const Reg& stage, const Reg& phase);
+  void skip_tile(const Reg& stage, const Reg& phase);
   void producer();
   void load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, const Reg& part,
                   int parts, const Reg& kx, const Reg& batch, const Reg& full, const std::optional<Src>& mask);
   void release(const Reg& stage);
   void consumer();
-  void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
+  void mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
+                const Reg& stage, const Reg& phase, const Pred& leader,
+                const std::function<void()>& after_last_wait = {});
+  void epilogue(const std::vector<Regs>& accs, const TileCoords& t, const Reg& rows0, const Reg& cw,
                 const Pred& leader);
-  void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Pred& leader);
-  std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& cw, const Reg& row,
-                                  const Reg& lane);
+  std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& row, const Reg& lane);
 
   Sm90aSpec s_;
   Sm90aSmem smem_;
@@ -92,9 +102,10 @@ ptx::Module GemmKernel::build() {
     k_.prefetch_tensormap(map_d_);
     for (int st = 0; st < s_.stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.full + 8 * st), 1);
-      // Every consumer warpgroup of the cluster frees a slot: the producers
-      // of the other CTAs multicast into it.
-      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), s_.consumers * s_.cluster_size());
+      // Every consumer warpgroup that reads a slot frees it (one in
+      // ping-pong, all in cooperative), in every CTA of the cluster: the
+      // producers of the other CTAs multicast into it.
+      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), (s_.pingpong ? 1 : s_.consumers) * s_.cluster_size());
     }
     k_.fence_mbarrier_init();
   });
@@ -176,15 +187,19 @@ TileCoords GemmKernel::tile_of(const Reg& unit) {
   k_.div(nu, within, rows);
   Reg m_tile = (first + mu) * s_.cluster_m + rank_m_;
   Reg n_tile = nu * s_.cluster_n + rank_n_;
-  return {m_tile * tile_m_, n_tile * s_.tile_n, batch};
+  return {m_tile * tile_m_, n_tile * s_.tile_n, batch, unit};
 }
 
-void GemmKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
-  Reg unit = k_.mov(u32, first_unit_);
+// This CTA's units offset, offset + stride, ... of its sequence (ping-pong
+// consumers take every other one).
+void GemmKernel::for_each_tile(const std::function<void(const TileCoords&)>& body, const Reg* offset,
+                               int stride) {
+  Reg unit = offset ? first_unit_ + unit_step_ * *offset : k_.mov(u32, first_unit_);
+  Reg step = stride == 1 ? unit_step_ : unit_step_ * stride;
   k_.while_loop([&] { return unit < units_total_; },
                 [&] {
                   body(tile_of(unit));
-                  k_.add(unit, unit, unit_step_);
+                  k_.add(unit, unit, step);
                 });
 }
 
@@ -197,6 +212,16 @@ void GemmKernel::advance(const Reg& stage, const Reg& phase) {
   Reg flip = k_.reg(u32);
   k_.selp(flip, 1, 0, wrap);
   k_.xor_(phase, phase, flip);
+}
+
+// Moves (stage, phase) past one tile's k-blocks: the other ping-pong
+// consumer's tile. The parity flips once per wrap of the ring.
+void GemmKernel::skip_tile(const Reg& stage, const Reg& phase) {
+  Reg ahead = stage + kblocks_;
+  Reg wraps = k_.reg(u32);
+  k_.div(wraps, ahead, s_.stages);
+  k_.rem(stage, ahead, s_.stages);
+  k_.xor_(phase, phase, wraps & 1);
 }
 
 // One thread of the producer warpgroup issues every TMA load. Stage slots
@@ -258,26 +283,63 @@ void GemmKernel::load_share(const Reg& map, const Reg& dst, const Reg& row0, int
 
 void GemmKernel::consumer() {
   k_.setmaxnreg_inc(232);
-  Reg cw = tid_ >> 7;  // this consumer warpgroup: rows 64·cw .. of the CTA tile
+  Reg cw = tid_ >> 7;  // this consumer warpgroup
   Pred leader = (tid_ & 127) == 0;
-  Regs acc = k_.regs(f32, s_.tile_n / 2, "acc");
+  // Cooperative: the warpgroups share each tile, 64 rows each (rows 64·cw..).
+  // Ping-pong: each takes whole tiles (every other one of the CTA's), 64
+  // or 128 rows as one or two m64 accumulators, so that one's epilogue runs
+  // under the other's mainloop.
+  const int halves = s_.pingpong ? s_.wg_rows / 64 : 1;
+  std::vector<Regs> accs;
+  for (int h = 0; h < halves; ++h) accs.push_back(k_.regs(f32, s_.tile_n / 2, h == 0 ? "acc" : "acc_hi"));
   // K-major tiles are 8-row atoms of 128-byte rows (SBO = one atom, LBO
   // unused: encoded as 16); MN-major tiles are 64-element-wide boxes of 64
   // K rows (LBO = the next box along M/N, SBO = the next 8 K rows).
-  Reg a_smem = base_ + smem_.a + cw * (s_.a_k_major ? 64 * kRow : kBox64);
-  Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_smem, s_.a_k_major ? 16 : kBox64, kAtom);
+  Reg rows0 = s_.pingpong ? k_.mov(u32, 0) : cw * 64;  // the warpgroup's first row in the tile
+  std::vector<Reg> desc_a0;
+  for (int h = 0; h < halves; ++h) {
+    Reg rows = rows0 + 64 * h;
+    Reg a_smem = base_ + smem_.a + (s_.a_k_major ? rows * kRow : (rows >> 6) * kBox64);
+    desc_a0.push_back(tile::warpgroup::smem_descriptor(k_, a_smem, s_.a_k_major ? 16 : kBox64, kAtom));
+  }
   Reg b_smem = base_ + smem_.b;
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_smem, s_.b_k_major ? 16 : kBox64, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
-  for_each_tile([&](const TileCoords& t) {
-    mainloop(acc, desc_a0, desc_b0, stage, phase, leader);
-    epilogue(acc, t, cw, leader);
-  });
+  if (!s_.pingpong) {
+    for_each_tile([&](const TileCoords& t) {
+      mainloop(accs, desc_a0, desc_b0, stage, phase, leader);
+      epilogue(accs, t, rows0, cw, leader);
+    });
+  } else {
+    // The producer fills the ring tile after tile; warpgroup 1's first
+    // k-block comes after warpgroup 0's first tile. A full barrier's parity
+    // tells only its current phase from the one before (PTX ISA
+    // 9.7.13.15.16), so a warpgroup must not wait on a slot a whole ring
+    // ahead of the other's last wait: each mainloop starts only once the
+    // other warpgroup has passed the last full-barrier wait of the tile
+    // before (named barriers, bar.arrive by the one, bar.sync by the other).
+    Reg other = cw ^ 1;
+    k_.if_then(cw == 1, [&] { skip_tile(stage, phase); });
+    Pred first = k_.setp(Cmp::eq, cw, 0);  // warpgroup 0's first tile has no tile before it
+    for_each_tile(
+        [&](const TileCoords& t) {
+          k_.if_then(!first, [&] { k_.bar_sync(cw + kOrderBarrier, 256); });
+          k_.setp(first, Cmp::ne, cw, cw);  // false from here on
+          Pred next = t.unit + unit_step_ < units_total_;  // the other warpgroup's next tile
+          mainloop(accs, desc_a0, desc_b0, stage, phase, leader,
+                   [&] { k_.if_then(next, [&] { k_.bar_arrive(other + kOrderBarrier, 256); }); });
+          skip_tile(stage, phase);
+          epilogue(accs, t, rows0, cw, leader);
+        },
+        &cw, 2);
+  }
   k_.if_then(leader, [&] { k_.bulk_wait_group(0); });
 }
 
-void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                          const Reg& phase, const Pred& leader) {
+// `after_last_wait` runs (when given) once the last k-block's slot is full.
+void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
+                          const Reg& stage, const Reg& phase, const Pred& leader,
+                          const std::function<void()>& after_last_wait) {
   // Each k16 step moves 32 bytes along a K-major row, or 16 K rows (two
   // 8-row atoms) down an MN-major box.
   const tile::warpgroup::KBlock block{.ab = dsl_type(s_.ab),
@@ -286,19 +348,21 @@ void GemmKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
                                       .k_steps = kSm90aTileK / 16,
                                       .a_step = s_.a_k_major ? 32 : 2 * kAtom,
                                       .b_step = s_.b_k_major ? 32 : 2 * kAtom};
+  const int groups = static_cast<int>(accs.size());  // commit groups per k-block
   Reg previous = k_.mov(u32, 0);  // the stage of the k-block before this one
   k_.for_range(0, kblocks_, 1, [&](Reg kb) {
     k_.mbarrier_wait_parity(at(stage_barrier(smem_.full, stage)), phase);
-    Reg da = k_.reg(u64), db = k_.reg(u64);
-    k_.cvt(da, stage * (smem_.a_stage >> 4));
+    if (after_last_wait) k_.if_then(kb == kblocks_ - 1, after_last_wait);
+    Reg a_offset = k_.reg(u64), db = k_.reg(u64);
+    k_.cvt(a_offset, stage * (smem_.a_stage >> 4));
     k_.cvt(db, stage * (smem_.b_stage >> 4));
-    k_.add(da, da, desc_a0);
     k_.add(db, db, desc_b0);
     Pred accumulate = kb != 0;
-    tile::warpgroup::mma_k_block(k_, block, acc, da, db, accumulate);
-    // One group stays in flight so the tensor cores never wait on this
-    // warpgroup: once the previous k-block's group is done, its slot is free.
-    k_.wgmma_wait_group(1);
+    for (int h = 0; h < groups; ++h)
+      tile::warpgroup::mma_k_block(k_, block, accs[h], a_offset + desc_a0[h], db, accumulate);
+    // One k-block's groups stay in flight so the tensor cores never wait on
+    // this warpgroup: once the previous k-block's are done, its slot is free.
+    k_.wgmma_wait_group(groups);
     k_.if_then(leader && accumulate, [&] { release(previous); });
     k_.mov(previous, stage);
     advance(stage, phase);
@@ -328,16 +392,16 @@ void GemmKernel::release(const Reg& stage) {
 }
 
 // alpha·acc[i], alpha·acc[i + 1] (+ beta·C) for accumulator pair i of this
-// thread: row `row` of the warpgroup's 64, columns 8·(i/4) + 2·(lane%4) + {0, 1}.
-std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& cw,
-                                            const Reg& row, const Reg& lane) {
+// thread: row `row` of the tile, columns 8·(i/4) + 2·(lane%4) + {0, 1}.
+std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& row,
+                                            const Reg& lane) {
   Reg v0 = k_.reg(f32), v1 = k_.reg(f32);
   k_.mul(v0, acc[i], alpha_);
   k_.mul(v1, acc[i + 1], alpha_);
   if (!s_.has_c) return {v0, v1};
   const int es = runtime::bits(s_.d) / 8;
   const Type dt = dsl_type(s_.d);
-  Reg grow = t.m0 + cw * 64 + row, gcol = t.n0 + (i / 4) * 8 + ((lane & 3) << 1);
+  Reg grow = t.m0 + row, gcol = t.n0 + (i / 4) * 8 + ((lane & 3) << 1);
   Reg offset = k_.reg(u64), tmp = k_.reg(u64);
   k_.mul_wide(offset, t.batch, 1);
   k_.mul(offset, offset, c_bs_);
@@ -371,53 +435,62 @@ std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const TileCo
 // 16-bit D goes through stmatrix, four 8x8 matrices (16 rows x 16 columns)
 // per instruction: the accumulator's fragment is stmatrix's (PTX ISA
 // 9.7.14.5.16), and lane l gives the row address of matrix l / 8.
-void GemmKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Pred& leader) {
+void GemmKernel::epilogue(const std::vector<Regs>& accs, const TileCoords& t, const Reg& rows0, const Reg& cw,
+                          const Pred& leader) {
   const int es = runtime::bits(s_.d) / 8;
   const int box_cols = sm90a_store_box_cols(s_);
+  const std::uint32_t half_bytes = 64 * s_.tile_n * es;  // one 64-row accumulator's boxes
   Reg epi = base_ + smem_.epilogue + cw * smem_.epilogue_per_consumer;
-  Reg bar_id = cw + 1;
+  Reg bar_id = cw + kEpilogueBarrier;
   k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });  // the last tile's store has read the buffer
   k_.bar_sync(bar_id, 128);
   Reg lane = tid_ & 31, g = lane >> 2;
-  Reg warp_row = ((tid_ >> 5) & 3) * 16;  // this warp's first row in the warpgroup's 64
+  Reg warp_row = ((tid_ >> 5) & 3) * 16;  // this warp's first row in the accumulator's 64
   Reg row0 = warp_row + g;                // this thread's first accumulator row
   const Type dt = dsl_type(s_.d);
-  if (es == 4) {
-    Reg col_byte = (lane & 3) * 8;  // the thread's first column's byte in each 8-column group
-    for (int i = 0; i < s_.tile_n / 2; i += 2) {
-      const int byte0 = (i / 4) * 8 * es;  // the 8-column group's first byte in the tile row
-      Reg row = row0 + 8 * ((i / 2) % 2);
-      auto [v0, v1] = output_pair(acc, i, t, cw, row, lane);
-      Reg byte = col_byte + (byte0 % kRow);
-      Reg chunk = (byte >> 4) ^ g;  // row % 8 == g: rows are 16·warp + g + 8·half
-      Reg address = epi + (byte0 / kRow) * (64 * kRow) + row * kRow + (chunk << 4) + (byte & 15);
-      k_.st(Space::shared, f32, at(address), Regs{v0, v1});
-    }
-  } else {
-    // Matrix q of each stmatrix is rows 8·(q % 2).. of column group q / 2.
-    Reg row_in_matrix = lane & 7;
-    Reg row_address = epi + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
-    Reg group_of_lane = lane >> 4;
-    for (int j = 0; j < s_.tile_n / 16; ++j) {
-      Regs packed;
-      for (int q = 0; q < 4; ++q) {
-        const int i = 2 * (4 * j + q);
-        auto [v0, v1] = output_pair(acc, i, t, cw, row0 + 8 * (q % 2), lane);
-        packed.push_back(k_.reg(b32));
-        k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed.back(), v1, v0);
+  for (std::size_t h = 0; h < accs.size(); ++h) {
+    const Regs& acc = accs[h];
+    Reg half = epi + static_cast<std::uint32_t>(h) * half_bytes;
+    Reg tile_row0 = rows0 + 64 * static_cast<int>(h);  // the accumulator's first row in the tile
+    if (es == 4) {
+      Reg col_byte = (lane & 3) * 8;  // the thread's first column's byte in each 8-column group
+      for (int i = 0; i < s_.tile_n / 2; i += 2) {
+        const int byte0 = (i / 4) * 8 * es;  // the 8-column group's first byte in the tile row
+        Reg row = row0 + 8 * ((i / 2) % 2);
+        auto [v0, v1] = output_pair(acc, i, t, tile_row0 + row, lane);
+        Reg byte = col_byte + (byte0 % kRow);
+        Reg chunk = (byte >> 4) ^ g;  // row % 8 == g: rows are 16·warp + g + 8·half
+        Reg address = half + (byte0 / kRow) * (64 * kRow) + row * kRow + (chunk << 4) + (byte & 15);
+        k_.st(Space::shared, f32, at(address), Regs{v0, v1});
       }
-      // 8-column groups of 16 bytes, 8 per 128-byte box row; a box (64 rows
-      // of 128 bytes) is 2^13 bytes.
-      Reg group = group_of_lane + 2 * j;
-      Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
-      k_.stmatrix(at(address), packed);
+    } else {
+      // Matrix q of each stmatrix is rows 8·(q % 2).. of column group q / 2.
+      Reg row_in_matrix = lane & 7;
+      Reg row_address = half + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
+      Reg group_of_lane = lane >> 4;
+      for (int j = 0; j < s_.tile_n / 16; ++j) {
+        Regs packed;
+        for (int q = 0; q < 4; ++q) {
+          const int i = 2 * (4 * j + q);
+          auto [v0, v1] = output_pair(acc, i, t, tile_row0 + row0 + 8 * (q % 2), lane);
+          packed.push_back(k_.reg(b32));
+          k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed.back(), v1, v0);
+        }
+        // 8-column groups of 16 bytes, 8 per 128-byte box row; a box (64 rows
+        // of 128 bytes) is 2^13 bytes.
+        Reg group = group_of_lane + 2 * j;
+        Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
+        k_.stmatrix(at(address), packed);
+      }
     }
   }
   k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
   k_.bar_sync(bar_id, 128);
   k_.if_then(leader, [&] {
-    for (int bx = 0; bx < s_.tile_n / box_cols; ++bx)
-      k_.tma_store(map_d_, {t.n0 + bx * box_cols, t.m0 + cw * 64, t.batch}, at(epi, bx * 64 * kRow));
+    for (std::size_t h = 0; h < accs.size(); ++h)
+      for (int bx = 0; bx < s_.tile_n / box_cols; ++bx)
+        k_.tma_store(map_d_, {t.n0 + bx * box_cols, t.m0 + rows0 + 64 * static_cast<int>(h), t.batch},
+                     at(epi, static_cast<std::uint32_t>(h) * half_bytes + bx * 64 * kRow));
     k_.bulk_commit_group();
   });
 }
@@ -426,17 +499,17 @@ void GemmKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, c
 
 std::string Sm90aSpec::name() const {
   return "gemm_sm90a_" + std::string(runtime::name(ab)) + "_" + std::string(runtime::name(d)) + "_" +
-         (a_k_major ? "ak" : "am") + (b_k_major ? "bk" : "bn") + "_" + std::to_string(64 * consumers) + "x" +
-         std::to_string(tile_n) + "_s" + std::to_string(stages) +
+         (a_k_major ? "ak" : "am") + (b_k_major ? "bk" : "bn") + "_" + std::to_string(tile_m()) + "x" +
+         std::to_string(tile_n) + "_s" + std::to_string(stages) + (pingpong ? "_pingpong" : "") +
          (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
          (has_c ? "_withc" : "");
 }
 
 Sm90aSmem sm90a_smem(const Sm90aSpec& s) {
   Sm90aSmem m{};
-  m.a_stage = 64 * s.consumers * kSm90aTileK * 2;
+  m.a_stage = s.tile_m() * kSm90aTileK * 2;
   m.b_stage = s.tile_n * kSm90aTileK * 2;
-  m.epilogue_per_consumer = 64 * s.tile_n * (runtime::bits(s.d) / 8);
+  m.epilogue_per_consumer = (s.pingpong ? s.wg_rows : 64) * s.tile_n * (runtime::bits(s.d) / 8);
   m.a = 0;
   m.b = m.a + s.stages * m.a_stage;
   m.epilogue = m.b + s.stages * m.b_stage;

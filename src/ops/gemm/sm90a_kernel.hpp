@@ -25,7 +25,14 @@ struct Sm90aSpec {
   runtime::DType d = runtime::DType::bf16;  // also C's dtype
   bool a_k_major = true;   // A row-major (M x K, K contiguous); else M contiguous
   bool b_k_major = true;   // B column-major (K x N, K contiguous); else N contiguous
-  int consumers = 2;       // consumer warpgroups; the CTA tile has 64 * consumers rows
+  int consumers = 2;       // consumer warpgroups
+  // Cooperative (false): the consumers share each tile, 64 rows each, so the
+  // tile has 64 * consumers rows. Ping-pong (true, two consumers): each takes
+  // every other tile whole, wg_rows (64 or 128) rows of it, and its epilogue
+  // runs while the other's mainloop keeps the tensor cores busy.
+  bool pingpong = false;
+  int wg_rows = 64;
+  int tile_m() const { return pingpong ? wg_rows : 64 * consumers; }
   int tile_n = 256;        // a multiple of 64 up to 256
   int stages = 4;
   // CTAs per cluster along M (they share, and multicast, the B tile) and

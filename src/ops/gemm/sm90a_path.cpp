@@ -25,7 +25,9 @@ Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c) {
           .d = p.d_dtype,
           .a_k_major = p.a.row_major,
           .b_k_major = !p.b.row_major,
-          .consumers = c.tile_m / 64,
+          .consumers = c.pingpong ? 2 : c.tile_m / 64,
+          .pingpong = c.pingpong,
+          .wg_rows = c.pingpong ? c.tile_m : 64,
           .tile_n = c.tile_n,
           .stages = c.stages,
           .cluster_m = c.cluster_m,
@@ -54,7 +56,7 @@ class Sm90aLaunch final : public GemmLaunch {
  public:
   Sm90aLaunch(const Device& device, const GemmProblem& problem, const Sm90aSpec& spec)
       : device_(device), p_(problem), spec_(spec), module_(device, build_sm90a_gemm(spec)) {
-    const std::int64_t tile_m = 64 * spec.consumers;
+    const std::int64_t tile_m = spec.tile_m();
     const std::int64_t units = ceil_div(ceil_div(p_.m, tile_m), spec.cluster_m) *
                                ceil_div(ceil_div(p_.n, spec.tile_n), spec.cluster_n) * p_.l;
     // Persistent: as many clusters as are resident at once (one CTA per SM
@@ -109,7 +111,7 @@ class Sm90aLaunch final : public GemmLaunch {
   Maps encode_maps(const GemmOperands& o) const {
     // A K-major tile is loaded by the CTAs sharing it in boxes of tile /
     // (CTAs sharing it) rows; MN-major tiles in 64 x 64 boxes.
-    const auto tile_m = static_cast<std::uint32_t>(64 * spec_.consumers / spec_.cluster_n);
+    const auto tile_m = static_cast<std::uint32_t>(spec_.tile_m() / spec_.cluster_n);
     const auto tile_n = static_cast<std::uint32_t>(spec_.tile_n / spec_.cluster_m);
     // A: (M, K), K-major as (K, M) with a 64 x tile_m box; M-major as (M, K) in 64 x 64 boxes.
     auto map_a = p_.a.row_major ? matrix_map(p_.ab_dtype, o.a.address(), p_.k, p_.m, p_.l, p_.a, 64, tile_m)
@@ -179,6 +181,11 @@ class Sm90aPath final : public GemmPath {
     std::vector<std::string> why;
     if (c.tile_m != 64 && c.tile_m != 128)
       why.push_back("tile_m " + std::to_string(c.tile_m) + "; the sm90a kernel has 1 or 2 consumer warpgroups of 64 rows (64 or 128)");
+    // A ping-pong warpgroup holds the whole tile's accumulators: 128 f32
+    // registers per thread at most besides what the rest needs (232 in all).
+    if (c.pingpong && c.tile_m * c.tile_n > 128 * 128)
+      why.push_back("pingpong with tile " + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) +
+                    "; each warpgroup holds a whole tile in registers: tile_m * tile_n <= 16384 (128x128, 64x256)");
     if (c.tile_n < 64 || c.tile_n > 256 || c.tile_n % 64 != 0)
       why.push_back("tile_n " + std::to_string(c.tile_n) + "; a multiple of 64 in 64..256 (wgmma N up to 256, 64-column TMA boxes)");
     if (c.tile_k != kSm90aTileK)
@@ -229,13 +236,23 @@ class Sm90aPath final : public GemmPath {
 
   std::vector<GemmConfig> candidates(const GemmProblem& p, const Device& device) const override {
     std::vector<GemmConfig> all;
+    auto add = [&](GemmConfig c) {
+      if (config_refusals(c, p, device).empty()) all.push_back(c);
+    };
     for (int tile_n : {256, 128, 64})
       for (int tile_m : {128, 64})
-        for (int stages : {3, 4, 6}) {
-          GemmConfig c{.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,
-                       .warps_m = tile_m / 64, .warps_n = 1};
-          if (config_refusals(c, p, device).empty()) all.push_back(c);
-        }
+        for (int stages : {3, 4, 6})
+          add({.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,
+               .warps_m = tile_m / 64, .warps_n = 1});
+    // Ping-pong tiles (a whole tile per warpgroup) and the biggest cooperative
+    // tile in 2-CTA clusters.
+    for (auto [tile_m, tile_n] : {std::pair{128, 128}, std::pair{64, 256}})
+      for (int stages : {3, 4, 5})
+        add({.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages, .warps_m = 1,
+             .warps_n = 1, .pingpong = true});
+    for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}})
+      add({.tile_m = 128, .tile_n = 256, .tile_k = kSm90aTileK, .stages = 3, .warps_m = 2, .warps_n = 1,
+           .cluster_m = cm, .cluster_n = cn});
     return all;
   }
 

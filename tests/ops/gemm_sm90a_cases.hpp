@@ -106,6 +106,20 @@ inline std::vector<GemmCase> sm90a_cases() {
     c.beta = c.with_c ? 1.0f : 0.0f;
     all.push_back(c);
   }
+  // Stages that fit only with the epilogue in chunks: 128 x 256 in 4 stages
+  // (two 128-column chunks of bf16), f32 D in 3 (two) and 4 (four 64-column
+  // chunks), with C.
+  int chunked = 0;
+  for (auto [d, stages] : {std::pair{DType::bf16, 4}, std::pair{DType::f32, 3}, std::pair{DType::f32, 4}}) {
+    GemmCase c{131, 299, 75};
+    c.pad = 5;
+    c.config = sm90a_config(128, 256, stages);
+    c.d = d;
+    c.b_row = chunked++ != 1;
+    c.with_c = stages == 4;
+    c.beta = c.with_c ? -0.5f : 0.0f;
+    all.push_back(c);
+  }
   // Half-tile shares: a K-major operand split in 32-row boxes, the widest N tile.
   for (const GemmConfig& config : {sm90a_config(64, 128, 4, 1, 2), sm90a_config(128, 256, 2, 2, 1)}) {
     GemmCase c{131, 299, 75};

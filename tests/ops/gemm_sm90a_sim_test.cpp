@@ -72,7 +72,7 @@ TEST(GemmSm90aSimChoice, EveryConfigurationRuleIsNamed) {
        "cluster 2x2; the sm90a kernel takes 1x1, 2x1 (pairs along M sharing B) or 1x2 (along N sharing A)"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 2, .cluster_m = 2},
        "cluster 2x1 with tile_n 64: N-major B is multicast in 64-column boxes, one per CTA of the pair; tile_n >= 128 is needed"},
-      {{.tile_m = 128, .tile_n = 256, .tile_k = 64, .stages = 4}, "bytes of shared memory; device 'warpforge simulator' allows 232448"},
+      {{.tile_m = 128, .tile_n = 256, .tile_k = 64, .stages = 5}, "bytes of shared memory; device 'warpforge simulator' allows 232448"},
   };
   for (const auto& [config, needle] : bad) {
     Gemm g(a.view, b.view, nullptr, d.view, {.kernel = GemmKernel::sm90a, .config = config});

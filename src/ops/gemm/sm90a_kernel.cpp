@@ -439,60 +439,66 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const TileCoords& t, co
                           const Pred& leader) {
   const int es = runtime::bits(s_.d) / 8;
   const int box_cols = sm90a_store_box_cols(s_);
-  const std::uint32_t half_bytes = 64 * s_.tile_n * es;  // one 64-row accumulator's boxes
+  const int width = s_.epilogue_width();
+  const std::uint32_t half_bytes = 64 * width * es;  // one 64-row accumulator's boxes of a chunk
   Reg epi = base_ + smem_.epilogue + cw * smem_.epilogue_per_consumer;
   Reg bar_id = cw + kEpilogueBarrier;
-  k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });  // the last tile's store has read the buffer
-  k_.bar_sync(bar_id, 128);
   Reg lane = tid_ & 31, g = lane >> 2;
   Reg warp_row = ((tid_ >> 5) & 3) * 16;  // this warp's first row in the accumulator's 64
   Reg row0 = warp_row + g;                // this thread's first accumulator row
   const Type dt = dsl_type(s_.d);
-  for (std::size_t h = 0; h < accs.size(); ++h) {
-    const Regs& acc = accs[h];
-    Reg half = epi + static_cast<std::uint32_t>(h) * half_bytes;
-    Reg tile_row0 = rows0 + 64 * static_cast<int>(h);  // the accumulator's first row in the tile
-    if (es == 4) {
-      Reg col_byte = (lane & 3) * 8;  // the thread's first column's byte in each 8-column group
-      for (int i = 0; i < s_.tile_n / 2; i += 2) {
-        const int byte0 = (i / 4) * 8 * es;  // the 8-column group's first byte in the tile row
-        Reg row = row0 + 8 * ((i / 2) % 2);
-        auto [v0, v1] = output_pair(acc, i, t, tile_row0 + row, lane);
-        Reg byte = col_byte + (byte0 % kRow);
-        Reg chunk = (byte >> 4) ^ g;  // row % 8 == g: rows are 16·warp + g + 8·half
-        Reg address = half + (byte0 / kRow) * (64 * kRow) + row * kRow + (chunk << 4) + (byte & 15);
-        k_.st(Space::shared, f32, at(address), Regs{v0, v1});
-      }
-    } else {
-      // Matrix q of each stmatrix is rows 8·(q % 2).. of column group q / 2.
-      Reg row_in_matrix = lane & 7;
-      Reg row_address = half + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
-      Reg group_of_lane = lane >> 4;
-      for (int j = 0; j < s_.tile_n / 16; ++j) {
-        Regs packed;
-        for (int q = 0; q < 4; ++q) {
-          const int i = 2 * (4 * j + q);
-          auto [v0, v1] = output_pair(acc, i, t, tile_row0 + row0 + 8 * (q % 2), lane);
-          packed.push_back(k_.reg(b32));
-          k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed.back(), v1, v0);
+  // Chunks of `width` columns through one buffer: each waits until the store
+  // before it has read the buffer.
+  for (int col0 = 0; col0 < s_.tile_n; col0 += width) {
+    k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });
+    k_.bar_sync(bar_id, 128);
+    for (std::size_t h = 0; h < accs.size(); ++h) {
+      const Regs& acc = accs[h];
+      Reg half = epi + static_cast<std::uint32_t>(h) * half_bytes;
+      Reg tile_row0 = rows0 + 64 * static_cast<int>(h);  // the accumulator's first row in the tile
+      if (es == 4) {
+        Reg col_byte = (lane & 3) * 8;  // the thread's first column's byte in each 8-column group
+        for (int i = col0 / 2; i < (col0 + width) / 2; i += 2) {
+          const int byte0 = ((i / 4) * 8 - col0) * es;  // the 8-column group's first byte in the chunk row
+          Reg row = row0 + 8 * ((i / 2) % 2);
+          auto [v0, v1] = output_pair(acc, i, t, tile_row0 + row, lane);
+          Reg byte = col_byte + (byte0 % kRow);
+          Reg chunk = (byte >> 4) ^ g;  // row % 8 == g: rows are 16·warp + g + 8·half
+          Reg address = half + (byte0 / kRow) * (64 * kRow) + row * kRow + (chunk << 4) + (byte & 15);
+          k_.st(Space::shared, f32, at(address), Regs{v0, v1});
         }
-        // 8-column groups of 16 bytes, 8 per 128-byte box row; a box (64 rows
-        // of 128 bytes) is 2^13 bytes.
-        Reg group = group_of_lane + 2 * j;
-        Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
-        k_.stmatrix(at(address), packed);
+      } else {
+        // Matrix q of each stmatrix is rows 8·(q % 2).. of column group q / 2.
+        Reg row_in_matrix = lane & 7;
+        Reg row_address = half + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
+        Reg group_of_lane = lane >> 4;
+        for (int j = col0 / 16; j < (col0 + width) / 16; ++j) {
+          Regs packed;
+          for (int q = 0; q < 4; ++q) {
+            const int i = 2 * (4 * j + q);
+            auto [v0, v1] = output_pair(acc, i, t, tile_row0 + row0 + 8 * (q % 2), lane);
+            packed.push_back(k_.reg(b32));
+            k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed.back(), v1, v0);
+          }
+          // 8-column groups of 16 bytes, 8 per 128-byte box row; a box (64
+          // rows of 128 bytes) is 2^13 bytes.
+          Reg group = group_of_lane + (2 * j - col0 / 8);
+          Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
+          k_.stmatrix(at(address), packed);
+        }
       }
     }
+    k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
+    k_.bar_sync(bar_id, 128);
+    k_.if_then(leader, [&] {
+      for (std::size_t h = 0; h < accs.size(); ++h)
+        for (int bx = 0; bx < width / box_cols; ++bx)
+          k_.tma_store(map_d_,
+                       {t.n0 + (col0 + bx * box_cols), t.m0 + rows0 + 64 * static_cast<int>(h), t.batch},
+                       at(epi, static_cast<std::uint32_t>(h) * half_bytes + bx * 64 * kRow));
+      k_.bulk_commit_group();
+    });
   }
-  k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
-  k_.bar_sync(bar_id, 128);
-  k_.if_then(leader, [&] {
-    for (std::size_t h = 0; h < accs.size(); ++h)
-      for (int bx = 0; bx < s_.tile_n / box_cols; ++bx)
-        k_.tma_store(map_d_, {t.n0 + bx * box_cols, t.m0 + rows0 + 64 * static_cast<int>(h), t.batch},
-                     at(epi, static_cast<std::uint32_t>(h) * half_bytes + bx * 64 * kRow));
-    k_.bulk_commit_group();
-  });
 }
 
 }  // namespace
@@ -502,6 +508,7 @@ std::string Sm90aSpec::name() const {
          (a_k_major ? "ak" : "am") + (b_k_major ? "bk" : "bn") + "_" + std::to_string(tile_m()) + "x" +
          std::to_string(tile_n) + "_s" + std::to_string(stages) + (pingpong ? "_pingpong" : "") +
          (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
+         (epilogue_width() < tile_n ? "_e" + std::to_string(epilogue_width()) : "") +
          (has_c ? "_withc" : "");
 }
 
@@ -509,7 +516,7 @@ Sm90aSmem sm90a_smem(const Sm90aSpec& s) {
   Sm90aSmem m{};
   m.a_stage = s.tile_m() * kSm90aTileK * 2;
   m.b_stage = s.tile_n * kSm90aTileK * 2;
-  m.epilogue_per_consumer = (s.pingpong ? s.wg_rows : 64) * s.tile_n * (runtime::bits(s.d) / 8);
+  m.epilogue_per_consumer = (s.pingpong ? s.wg_rows : 64) * s.epilogue_width() * (runtime::bits(s.d) / 8);
   m.a = 0;
   m.b = m.a + s.stages * m.a_stage;
   m.epilogue = m.b + s.stages * m.b_stage;

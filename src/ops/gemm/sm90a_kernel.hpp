@@ -34,6 +34,11 @@ struct Sm90aSpec {
   int wg_rows = 64;
   int tile_m() const { return pingpong ? wg_rows : 64 * consumers; }
   int tile_n = 256;        // a multiple of 64 up to 256
+  // Columns of D per epilogue chunk (0: the whole tile_n): the epilogue's
+  // shared buffer holds one chunk, so narrower chunks leave room for another
+  // pipeline stage; a chunk waits for the last one's store to read it.
+  int epilogue_cols = 0;
+  int epilogue_width() const { return epilogue_cols ? epilogue_cols : tile_n; }
   int stages = 4;
   // CTAs per cluster along M (they share, and multicast, the B tile) and
   // along N (the A tile); cluster_m * cluster_n is 1 or 2.

@@ -20,19 +20,26 @@ using runtime::Device;
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 int element_bytes(runtime::DType t) { return runtime::bits(t) / 8; }
 
-Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c) {
-  return {.ab = p.ab_dtype,
-          .d = p.d_dtype,
-          .a_k_major = p.a.row_major,
-          .b_k_major = !p.b.row_major,
-          .consumers = c.pingpong ? 2 : c.tile_m / 64,
-          .pingpong = c.pingpong,
-          .wg_rows = c.pingpong ? c.tile_m : 64,
-          .tile_n = c.tile_n,
-          .stages = c.stages,
-          .cluster_m = c.cluster_m,
-          .cluster_n = c.cluster_n,
-          .has_c = p.has_c};
+// The kernel for a configuration. The epilogue's chunk narrows (down to one
+// 64-column TMA box) until the stages fit `smem_limit`: room for a stage
+// is worth more than storing the tile in one piece.
+Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c, std::size_t smem_limit) {
+  Sm90aSpec s{.ab = p.ab_dtype,
+              .d = p.d_dtype,
+              .a_k_major = p.a.row_major,
+              .b_k_major = !p.b.row_major,
+              .consumers = c.pingpong ? 2 : c.tile_m / 64,
+              .pingpong = c.pingpong,
+              .wg_rows = c.pingpong ? c.tile_m : 64,
+              .tile_n = c.tile_n,
+              .stages = c.stages,
+              .cluster_m = c.cluster_m,
+              .cluster_n = c.cluster_n,
+              .has_c = p.has_c};
+  while (smem_limit && sm90a_smem(s).bytes > smem_limit && s.epilogue_width() > 64 &&
+         s.epilogue_width() % 128 == 0)
+    s.epilogue_cols = s.epilogue_width() / 2;
+  return s;
 }
 
 // A rows x cols matrix of `layout` as a rank-3 tensor map (inner, outer,
@@ -203,8 +210,8 @@ class Sm90aPath final : public GemmPath {
       why.push_back(cluster + " with tile_m " + std::to_string(c.tile_m) +
                     ": M-major A is multicast in 64-row boxes, one per CTA of the pair; tile_m 128 is needed");
     if (!why.empty()) return why;
-    const std::size_t bytes = sm90a_smem(spec_of(p, c)).bytes;
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
+    const std::size_t bytes = sm90a_smem(spec_of(p, c, limit)).bytes;
     if (limit && bytes > limit)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
                     "' allows " + std::to_string(limit) + " per block");
@@ -258,7 +265,8 @@ class Sm90aPath final : public GemmPath {
 
   std::unique_ptr<GemmLaunch> compile(const GemmProblem& p, const GemmConfig& config,
                                       const Device& device) const override {
-    return std::make_unique<Sm90aLaunch>(device, p, spec_of(p, config));
+    return std::make_unique<Sm90aLaunch>(device, p,
+                                         spec_of(p, config, device.properties().shared_bytes_per_block_optin));
   }
 };
 

@@ -17,8 +17,6 @@
 #include <cstring>
 #include <optional>
 #include <string>
-#include <tuple>
-#include <utility>
 #include <vector>
 
 #include "warpforge/error.hpp"
@@ -44,10 +42,7 @@ struct Options {
                                {1000, 3000, 777}};
   int reps = 20;
   DType out = DType::bf16;
-  // Overrides of the heuristic's configuration.
-  std::optional<std::pair<int, int>> cluster, tile;
-  std::optional<int> stages;
-  std::optional<bool> pingpong;
+  std::optional<ops::GemmConfig> config;  // instead of the heuristic's
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
 };
 
@@ -56,8 +51,7 @@ struct Options {
                "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
-               "       [--tile MxN] [--stages S] [--cluster 1x1|2x1|1x2] [--schedule cooperative|pingpong]\n"
-               "       (each overrides that part of the heuristic's configuration)\n",
+               "       [--config 'MxNxK sS wAxB cCxD [pingpong]' (the kernel's configuration, as printed)]\n",
                why.c_str());
   std::exit(2);
 }
@@ -81,18 +75,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--b-layout") {
       if (v != "row" && v != "col") usage("--b-layout " + v + ": accepted row, col");
       o.b_col = v == "col";
-    } else if (a == "--cluster" || a == "--tile") {
-      int x = 0, y = 0;
-      char tail = 0;
-      if (std::sscanf(v.c_str(), "%dx%d%c", &x, &y, &tail) != 2 || x < 1 || y < 1)
-        usage(a + " " + v + ": accepted MxN, e.g. 2x1");
-      (a == "--tile" ? o.tile : o.cluster) = std::pair{x, y};
-    } else if (a == "--stages") {
-      o.stages = std::atoi(v.c_str());
-      if (*o.stages < 1) usage("--stages " + v + ": a positive count");
-    } else if (a == "--schedule") {
-      if (v != "cooperative" && v != "pingpong") usage("--schedule " + v + ": accepted cooperative, pingpong");
-      o.pingpong = v == "pingpong";
+    } else if (a == "--config") {
+      o.config = ops::parse_gemm_config(v);
+      if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong]', e.g. '128x256x64 s3 w2x1 c1x1'");
     } else if (a == "--shapes") {
       o.shapes.clear();
       std::size_t start = 0;
@@ -210,18 +195,9 @@ int main(int argc, char** argv) {
 
     std::optional<ops::Gemm> ours;
     try {
-      ours.emplace(view_a(0), view_b(0), nullptr, view_d(0), ops::GemmOptions{.kernel = o.kernel});
+      ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),
+                   ops::GemmOptions{.kernel = o.kernel, .config = o.config});
       ours->compile();
-      if (o.cluster || o.tile || o.stages || o.pingpong) {
-        ops::GemmConfig config = ours->config();
-        if (o.cluster) std::tie(config.cluster_m, config.cluster_n) = *o.cluster;
-        if (o.tile) std::tie(config.tile_m, config.tile_n) = *o.tile;
-        if (o.stages) config.stages = *o.stages;
-        if (o.pingpong) config.pingpong = *o.pingpong;
-        ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),
-                     ops::GemmOptions{.kernel = ours->kernel(), .config = config});
-        ours->compile();
-      }
     } catch (const Error& e) {
       std::printf("| %s | refused: %s | | | | |\n", name.c_str(), e.what());
       continue;

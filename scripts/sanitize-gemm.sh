@@ -2,7 +2,8 @@
 # Runs NVIDIA compute-sanitizer's memcheck, racecheck and synccheck on
 # `warpforge gemm --device cuda --check` for a small shape and an edge-tile
 # shape (no dimension a multiple of any tile, unaligned K), and one large
-# enough for the large-tile configuration, per GEMM kernel
+# enough for the large-tile configuration, per GEMM kernel, and for sm90a a
+# 2-CTA cluster and a ping-pong configuration
 # (sm80, and sm90a where this build has it and the GPU runs it). Fails if any
 # tool reports an error or any check fails. Needs a GPU, compute-sanitizer on
 # PATH (or in /usr/local/cuda/bin) and a built build/warpforge.
@@ -29,6 +30,8 @@ sm90a_shapes=(
   "small:--m 128 --n 128 --k 64 --layout nn --out-dtype f32"
   "edge:--m 77 --n 136 --k 72 --layout nn --out-dtype bf16 --beta 1"
   "large:--m 1500 --n 1608 --k 104 --layout nt --out-dtype f32"
+  "cluster:--m 296 --n 520 --k 136 --layout nn --out-dtype bf16 --config '128x256x64 s3 w2x1 c2x1'"
+  "pingpong:--m 296 --n 520 --k 136 --layout tn --out-dtype bf16 --beta 1 --config '128x128x64 s4 w1x1 c1x1 pingpong'"
 )
 log_dir="${BUILD_DIR:-build}/sanitize-gemm"
 mkdir -p "$log_dir"
@@ -48,9 +51,9 @@ for kernel in sm80 sm90a; do
     for tool in memcheck racecheck synccheck; do
       log="$log_dir/$kernel-$name-$tool.log"
       runs=$((runs + 1))
-      # shellcheck disable=SC2086
-      if "$sanitizer" --tool "$tool" --error-exitcode 99 "$warpforge" gemm --device cuda --kernel "$kernel" \
-        --check $args >"$log" 2>&1 && grep -q "COMPUTE-SANITIZER" "$log" && grep -q "check: .*PASS" "$log"; then
+      # eval: the arguments hold a quoted --config
+      if eval "\"\$sanitizer\" --tool $tool --error-exitcode 99 \"\$warpforge\" gemm --device cuda --kernel $kernel \
+        --check $args" >"$log" 2>&1 && grep -q "COMPUTE-SANITIZER" "$log" && grep -q "check: .*PASS" "$log"; then
         echo "ok    $kernel $name $tool"
       else
         echo "FAIL  $kernel $name $tool (log: $log)"

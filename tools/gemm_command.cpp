@@ -29,6 +29,7 @@ struct Options {
   ops::GemmKernel kernel = ops::GemmKernel::automatic;
   std::string device;
   bool check = false, bench = false, autotune = false;
+  std::optional<ops::GemmConfig> config;
   int reps = 20;
   std::string save;
   unsigned seed = std::random_device{}();
@@ -97,6 +98,12 @@ Options parse(const std::vector<std::string>& args) {
       auto kernel = ops::parse_gemm_kernel(v);
       if (!kernel) throw Error("--kernel " + v + ": accepted: auto, sm80, sm90a");
       o.kernel = *kernel;
+    } else if (a == "--config") {
+      const std::string& v = value();
+      o.config = ops::parse_gemm_config(v);
+      if (!o.config)
+        throw Error("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong]' as the configuration line "
+                    "prints it, e.g. '128x256x64 s3 w2x1 c1x1'");
     } else if (a == "--device") {
       o.device = value();
       if (o.device != "cuda" && o.device != "sim")
@@ -171,7 +178,7 @@ int run_gemm(const std::vector<std::string>& args) {
   Operand d = make(dev, out, o.l, o.m, o.n, false, nullptr);
 
   ops::Gemm g(a.view, b.view, c ? &c->view : nullptr, d.view,
-              {.alpha = o.alpha, .beta = o.beta, .kernel = o.kernel, .autotune = o.autotune});
+              {.alpha = o.alpha, .beta = o.beta, .kernel = o.kernel, .config = o.config, .autotune = o.autotune});
   g.compile();
   const std::int64_t l = std::max<std::int64_t>(o.l, 1);
   std::printf("device: %s%s\n", dev.properties().name.c_str(),
@@ -242,6 +249,7 @@ const Registration registration({
     "usage: warpforge gemm --m M --n N --k K [--l L] [--dtype bf16|f16] [--layout nn|nt|tn|tt]\n"
     "                      [--out-dtype f32|bf16|f16] [--alpha A] [--beta B] [--kernel "
     "auto|sm80|sm90a]\n"
+    "                      [--config 'MxNxK sS wAxB cCxD [pingpong]']\n"
     "                      [--device cuda|sim] [--check] [--bench [--reps R]] [--autotune] [--seed "
     "S]\n"
     "                      [--save DIR]\n\n"
@@ -255,6 +263,10 @@ const Registration registration({
     "--out-dtype    C and D (default: --dtype); accumulation is f32 always\n"
     "--alpha --beta the scalars (default 1 and 0); C is made (random) only when beta != 0\n"
     "--kernel       auto (default), sm80 or sm90a\n"
+    "--config       the kernel's configuration instead of the heuristic's, as the output\n"
+    "               prints it (tile MxNxK, stages, warps or consumer warpgroups, cluster,\n"
+    "               'pingpong' for sm90a's alternating consumers); refused with the reasons\n"
+    "               when the kernel does not take it\n"
     "--device       cuda or sim (default: cuda when a GPU is present, else sim)\n"
     "--check        compare D with an fp64 CPU reference: max |d - ref| / max(|ref|, 1) must be\n"
     "               <= 1e-2 for bf16/f16 D, 1e-4 for f32 D; exit status 1 when it is not\n"

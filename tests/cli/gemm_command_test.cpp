@@ -77,6 +77,26 @@ TEST_F(GemmCommand, ReportsTheKernelAndPassesItsCheck) {
   EXPECT_NE(r.output.find("TFLOP/s"), std::string::npos) << r.output;
 }
 
+// --config takes the configuration line's own text; a configuration the
+// kernel refuses fails with the kernel's reasons.
+TEST_F(GemmCommand, RunsTheConfigurationGiven) {
+  Result r = run("gemm --m 70 --n 136 --k 40 --kernel sm90a --device sim --check "
+                 "--config '64x128x64 s2 w1x1 c1x1 pingpong'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("kernel: sm90a, config 64x128x64 s2 w1x1 c1x1 pingpong"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+  Result refused = run("gemm --m 70 --n 136 --k 40 --kernel sm90a --device sim --config '64x128x64 s2 w1x1 c2x2'");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.output.find("cluster 2x2; the sm90a kernel takes 1x1, 2x1"), std::string::npos)
+      << refused.output;
+  Result malformed = run("gemm --m 70 --n 136 --k 40 --device sim --config '64x128 s2'");
+  EXPECT_EQ(malformed.status, 1);
+  EXPECT_NE(malformed.output.find("--config '64x128 s2': accepted 'MxNxK sS wAxB cCxD [pingpong]'"),
+            std::string::npos)
+      << malformed.output;
+}
+
 TEST_F(GemmCommand, SavesOperandsThatMultiplyOutToD) {
   // Batched, A column-major, B row-major, f16 in, f32 out, with C.
   Result r =

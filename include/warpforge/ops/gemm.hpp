@@ -45,6 +45,10 @@ struct GemmConfig {
   std::string describe() const;      // "128x128x32 s3 w2x2 c1x1", " pingpong" appended
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;
 };
+// Inverse of GemmConfig::describe(): "MxNxK sS wAxB cCxD" and an optional
+// " pingpong", every number >= 1; nullopt for anything else. Whether a
+// kernel takes the configuration is the path's to say (check_support()).
+std::optional<GemmConfig> parse_gemm_config(std::string_view text);
 
 struct GemmOptions {
   float alpha = 1.0f;

@@ -4,6 +4,7 @@
 #include "warpforge/ops/gemm.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include "gemm_path.hpp"
@@ -66,6 +67,22 @@ std::optional<GemmKernel> parse_gemm_kernel(std::string_view text) {
     if (text == name(k)) return k;
   if (text == "auto") return GemmKernel::automatic;
   return std::nullopt;
+}
+
+std::optional<GemmConfig> parse_gemm_config(std::string_view text) {
+  GemmConfig c;
+  char tail[16] = {};
+  const std::string copy(text);
+  const int got = std::sscanf(copy.c_str(), "%dx%dx%d s%d w%dx%d c%dx%d %15s", &c.tile_m, &c.tile_n, &c.tile_k,
+                              &c.stages, &c.warps_m, &c.warps_n, &c.cluster_m, &c.cluster_n, tail);
+  if (got == 9 && std::string_view(tail) == "pingpong" && copy.ends_with("pingpong"))
+    c.pingpong = true;
+  else if (got != 8)
+    return std::nullopt;
+  for (int v : {c.tile_m, c.tile_n, c.tile_k, c.stages, c.warps_m, c.warps_n, c.cluster_m, c.cluster_n})
+    if (v < 1) return std::nullopt;
+  if (c.describe() != text) return std::nullopt;  // no stray spaces, signs or trailing text
+  return c;
 }
 
 std::string GemmConfig::describe() const {

@@ -227,16 +227,23 @@ class Sm90aPath final : public GemmPath {
     int tile_n = 256;
     while (tile_n > 64 && tiles_m * ceil_div(p.n, tile_n) * p.l < sms) tile_n /= 2;
     GemmConfig c{.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = 2, .warps_m = 2, .warps_n = 1};
-    // Three stages at least: with two, every k-block waits on its load (f32 D
-    // at 128 x 256 fits only two, and ran at 0.62x cuBLAS on an H200).
+    // Stages as fit beside a whole-tile epilogue buffer: a fourth stage bought
+    // by storing 128 x 256 in two chunks measured no faster on an H200
+    // (docs/PERFORMANCE.md). Three stages at least: with two, every k-block
+    // waits on its load (f32 D at 128 x 256 fits only two, and ran at 0.62x
+    // cuBLAS).
+    const std::size_t limit = device.properties().shared_bytes_per_block_optin;
+    auto fits = [&] {
+      return config_refusals(c, p, device).empty() && (!limit || sm90a_smem(spec_of(p, c, 0)).bytes <= limit);
+    };
     for (int stages = 8; stages >= 3; --stages) {
       c.stages = stages;
-      if (config_refusals(c, p, device).empty()) return c;
+      if (fits()) return c;
     }
     c.tile_n = std::min(c.tile_n, 128);
     for (int stages = 8; stages >= 2; --stages) {
       c.stages = stages;
-      if (config_refusals(c, p, device).empty()) return c;
+      if (fits()) return c;
     }
     return c;
   }

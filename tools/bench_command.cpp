@@ -39,8 +39,9 @@ const Registration registration({
     "usage: warpforge bench <name> [arguments]\n\n"
     "Runs build/bench/bench_<name>, the benchmark built beside this executable, with the\n"
     "arguments given. `warpforge bench gemm [--kernel sm80|sm90a|auto] [--shapes MxNxK,...]\n"
-    "[--reps R] [--out-dtype bf16|f32]` compares ops::gemm with cuBLAS (built only where\n"
-    "CMake finds cuBLAS).\n",
+    "[--reps R] [--out-dtype bf16|f32] [--b-layout row|col] [--config TEXT]` compares\n"
+    "ops::gemm with cuBLAS (built only where CMake finds cuBLAS); --config takes a kernel\n"
+    "configuration as `warpforge gemm` prints it, e.g. '128x256x64 s3 w2x1 c2x1'.\n",
     run_bench,
 });
 

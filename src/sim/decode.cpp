@@ -403,7 +403,7 @@ class KernelDecoder {
           if (slots_.count(o.text)) return scalar(ptx::Operand::reg(o.text), imm_type, line, text);
           fail(line, text, "symbol '" + o.text + "' is not a variable or parameter of this module");
         }
-        a.kind = Arg::Kind::imm;
+        a.kind = s->space == MemSpace::shared ? Arg::Kind::shared_symbol : Arg::Kind::imm;
         a.bits = s->address;
         return a;
       }

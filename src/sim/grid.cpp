@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "warpforge/error.hpp"
+#include "warpforge/sim/memory_access.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -20,6 +21,7 @@ void prepare_cta(Cta& cta, const LaunchState& launch, Cluster& cluster, std::uin
   cta.launch = &launch;
   cta.cluster = &cluster;
   cta.rank = rank;
+  cta.shared_tag = launch.config.cluster.count() > 1 ? cluster_shared_address(rank, 0) : 0;
   cta.ctaid = ctaid;
   cta.threads = static_cast<std::uint32_t>(launch.config.block.count());
   cta.shared.assign(shared_bytes, std::byte{0});

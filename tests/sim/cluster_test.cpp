@@ -271,6 +271,48 @@ TEST_F(HopperTest, ClusterBarrierWaitNeedsAnArrivalFirst) {
       << msg2;
 }
 
+// A shared variable's address in a cluster launch carries the CTA's own
+// shared::cluster tag, (rank + 1) << 24, as the GPU's carry high bits there
+// (which an unmasked wgmma descriptor start address once tripped over);
+// accesses through it reach the CTA's own shared memory. Without clusters
+// the address is the plain offset.
+TEST_F(HopperTest, SharedAddressesCarryTheClusterRankInClusterLaunches) {
+  const std::string text = ptx_module(R"(
+.visible .entry tagged(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b32 slots[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, slots;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  add.u32 %r5, %r1, 7;
+  st.shared.u32 [%r4], %r5;
+  bar.sync 0;
+  ld.shared.u32 %r6, [slots+4];
+  mov.u32 %r7, %ctaid.x;
+  mad.lo.u32 %r7, %r7, 32, %r1;
+  mul.wide.u32 %rd1, %r7, 8;
+  ld.param.u64 %rd2, [out];
+  cvta.to.global.u64 %rd2, %rd2;
+  add.u64 %rd3, %rd2, %rd1;
+  st.global.v2.u32 [%rd3], {%r2, %r6};
+  ret;
+}
+)");
+  for (std::uint32_t cluster : {1u, 2u}) {
+    auto out = upload(std::vector<std::uint32_t>(2 * 32 * 2, 0xFFFFFFFFu));
+    run_ptx(text, "tagged", {.grid = {2}, .block = {32}, .cluster = {cluster, 1, 1}}, {arg_u64(out)});
+    const auto got = download<std::uint32_t>(out, 2 * 32 * 2);
+    for (std::uint32_t cta = 0; cta < 2; ++cta) {
+      const std::uint32_t tag = cluster == 1 ? 0u : (cta + 1) << 24;
+      EXPECT_EQ(got[cta * 64] & 0xFF000000u, tag) << "cluster " << cluster << " CTA " << cta;
+      EXPECT_EQ(got[cta * 64 + 1], 8u) << "thread 1's value, read back through the tagged address";
+    }
+  }
+}
+
 // The simulator runs every CTA of a launch whatever its size, so a
 // persistent grid is sized as one cluster per cluster-sized group of SMs.
 TEST_F(HopperTest, AnswersOneClusterPerClusterSizedGroupOfSms) {

@@ -104,6 +104,13 @@ struct Cta {
   const LaunchState* launch = nullptr;
   Cluster* cluster = nullptr;
   std::uint32_t rank = 0;  // %cluster_ctarank
+  // Added to the addresses of shared variables: 0 without clusters; in a
+  // cluster launch the CTA's own shared::cluster tag (rank + 1) << 24
+  // (memory_access.hpp). The GPU's shared::cta addresses carry bits above
+  // 2^18 in cluster launches too (seen on an H200), so code that takes them
+  // for small offsets (a wgmma descriptor's unmasked start address) fails
+  // here as it does there.
+  std::uint64_t shared_tag = 0;
   runtime::Dim3 ctaid;
   std::uint32_t threads = 0;
   std::vector<std::byte> shared;

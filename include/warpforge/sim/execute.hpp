@@ -21,6 +21,8 @@ inline std::uint64_t read(Warp& w, const Arg& a, int lane) {
       return a.bits;
     case Arg::Kind::sreg:
       return read_sreg(w, a.sreg, lane);
+    case Arg::Kind::shared_symbol:
+      return a.bits | w.cta->shared_tag;
     case Arg::Kind::sink:
       return 0;
   }
@@ -56,6 +58,9 @@ inline void gather(Warp& w, const Arg& a, std::uint32_t active, std::uint64_t* o
       }
       return;
     }
+    case Arg::Kind::shared_symbol:
+      for (int l = 0; l < 32; ++l) out[l] = a.bits | w.cta->shared_tag;
+      return;
     case Arg::Kind::imm:
       for (int l = 0; l < 32; ++l) out[l] = a.bits;
       return;

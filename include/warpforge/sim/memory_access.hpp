@@ -18,10 +18,10 @@ constexpr std::uint64_t kParamWindow = 0x0000'7C00'0000'0000ull;  // cvta.param 
 constexpr std::uint64_t kWindowSize = 1ull << 32;
 
 // Shared-memory addresses of the cluster (PTX ISA 5.1.5 ".shared::cluster"):
-// a CTA's own shared::cta addresses (offsets below 2^24) are also its
-// shared::cluster addresses; mapa names the same offset in CTA `rank` of the
-// cluster as (rank + 1) * 2^24 + offset, and generic addresses add the
-// shared window to either.
+// the offset in CTA `rank` of the cluster is (rank + 1) * 2^24 + offset,
+// which is what mapa gives and, in a cluster launch, what a CTA's own shared
+// variables' addresses are (Cta::shared_tag); a bare offset below 2^24 names
+// the CTA's own shared memory. Generic addresses add the shared window.
 constexpr int kRankShift = 24;
 constexpr std::uint64_t kOffsetMask = (1ull << kRankShift) - 1;
 inline std::uint64_t cluster_shared_address(std::uint32_t rank, std::uint64_t offset) {

@@ -152,7 +152,9 @@ enum class SReg : std::uint8_t {
 // One scalar operand. An address operand [base+offset] is an Arg whose value
 // (register or immediate) plus `offset` is the address.
 struct Arg {
-  enum class Kind : std::uint8_t { sink, reg, imm, sreg };
+  // shared_symbol: a shared variable's address, `bits` plus the reading
+  // CTA's Cta::shared_tag (it differs between the CTAs of a cluster).
+  enum class Kind : std::uint8_t { sink, reg, imm, sreg, shared_symbol };
   Kind kind = Kind::sink;
   bool negated = false;  // !%p
   SReg sreg = SReg::tid_x;

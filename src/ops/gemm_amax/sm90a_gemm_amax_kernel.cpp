@@ -32,6 +32,9 @@ class AmaxKernel {
  public:
   AmaxKernel(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t)
       : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a) {
+    // A stage's scale piece covers 128 rows of A and of B.
+    if (t.tile_n != 128)
+      throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 128");
     tiles_m_ = (p.m + kTileM - 1) / kTileM;
     const std::int64_t tiles_n = (p.n + t.tile_n - 1) / t.tile_n;
     per_batch_ = tiles_m_ * tiles_n;
@@ -56,10 +59,10 @@ class AmaxKernel {
     Reg c, row_in, swz;                   // the thread's chunk, first row, row % 8
   };
   ChunkMap chunk_map();
-  Regs operand_scales(const ChunkMap& m, const Reg& sf, const Reg& row0, std::int64_t rows, int tile_rows,
-                      const Reg& kx, const Reg& batch);
+  Regs operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows, int tile_rows,
+                      const Reg& kb);
   void dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows, const Regs& scales);
-  Reg scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch);
+  Reg scale_of(const Reg& sf_stage, const Reg& tile_row, const Reg& row, std::int64_t rows, const Reg& block);
   void dequant_finite(const Regs& w, const Reg& scale2, const Regs& out);
   void dequant_special(const Regs& w, const Reg& scale2, const Regs& out);
   void dequant_fp4(const Regs& w, const Regs& scale2, const Regs& out);
@@ -75,8 +78,8 @@ class AmaxKernel {
   Sm90aGemmAmaxSmem smem_;
   Kernel k_;
   std::int64_t tiles_m_, per_batch_, group_span_, kblocks_;
-  ParamRef map_a_p_, map_b_p_;
-  Reg map_a_, map_b_, sfa_, sfb_, c_, amax_;
+  ParamRef map_a_p_, map_b_p_, map_sfa_p_, map_sfb_p_;
+  Reg map_a_, map_b_, map_sfa_, map_sfb_, c_, amax_;
   Reg base_, tid_;
 };
 
@@ -86,8 +89,8 @@ ptx::Module AmaxKernel::build() {
   k_.maxntid(sm90a_gemm_amax_threads(t_));
   map_a_p_ = k_.param_bytes("map_a", 128, 64);
   map_b_p_ = k_.param_bytes("map_b", 128, 64);
-  sfa_ = k_.param_ptr("SFA");
-  sfb_ = k_.param_ptr("SFB");
+  map_sfa_p_ = k_.param_bytes("map_sfa", 128, 64);
+  map_sfb_p_ = k_.param_bytes("map_sfb", 128, 64);
   c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
   amax_ = k_.param_ptr("amax", 4);
   Shared smem = k_.dynamic_shared("smem", 1024);
@@ -98,9 +101,10 @@ ptx::Module AmaxKernel::build() {
   tid_ = k_.sreg(SReg::tid_x);
   map_a_ = k_.param_generic_address(map_a_p_);
   map_b_ = k_.param_generic_address(map_b_p_);
+  map_sfa_ = k_.param_generic_address(map_sfa_p_);
+  map_sfb_ = k_.param_generic_address(map_sfb_p_);
   k_.if_then(tid_ == 0, [&] {
-    k_.prefetch_tensormap(map_a_);
-    k_.prefetch_tensormap(map_b_);
+    for (const Reg& map : {map_a_, map_b_, map_sfa_, map_sfb_}) k_.prefetch_tensormap(map);
     for (int st = 0; st < t_.raw_stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
       k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st), 128 * t_.dequant_warpgroups);
@@ -155,8 +159,11 @@ void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
 }
 
 // One thread issues every TMA load: a K-major box of one K block's bytes
-// (64 codes: 64 FP8 or 32 FP4 bytes) x rows per operand; zero-filled bytes
-// past the tensor count toward the transaction bytes. Slots start empty: waiting for the parity before the first phase
+// (64 codes: 64 FP8 or 32 FP4 bytes) x rows per operand, and the 512-byte
+// piece of each scale tensor that holds the tile's 128 rows x 4 scale
+// blocks around this K block (the 128x4 layout keeps them together);
+// zero-filled bytes past the tensor count toward the transaction bytes.
+// Slots start empty: waiting for the parity before the first phase
 // succeeds at once (PTX ISA 9.7.13.15.16, try_wait.parity).
 void AmaxKernel::producer() {
   k_.if_then(tid_ == 128 * kProducerWg, [&] {
@@ -165,39 +172,37 @@ void AmaxKernel::producer() {
       k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
         Reg full = barrier(smem_.raw_full, stage);
         k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), phase ^ 1);
-        k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes());
+        k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes() + 2 * kScalePiece);
         Reg kx = kb * raw_row_bytes();  // bytes along K
         k_.tma_load(at(base_ + smem_.raw_a + stage * smem_.raw_a_stage), map_a_, {kx, t.m0, t.batch}, at(full));
         k_.tma_load(at(base_ + smem_.raw_b + stage * smem_.raw_b_stage), map_b_, {kx, t.n0, t.batch}, at(full));
+        // Piece (batch, row tile, K group) is rows 2·piece, 2·piece + 1 of
+        // the scale bytes seen as 256-byte rows.
+        Reg group = kb >> imm(p_.vec == 32 ? 1 : 0);  // 64 codes: 2 (v 32) or 4 (v 16) scale blocks
+        const ScaleFactorLayout sfa{p_.m, p_.k, p_.l, p_.vec}, sfb{p_.n, p_.k, p_.l, p_.vec};
+        Reg piece_a = (t.batch * imm(sfa.row_tiles()) + (t.m0 >> 7)) * imm(sfa.k_tiles()) + group;
+        Reg piece_b = (t.batch * imm(sfb.row_tiles()) + (t.n0 >> 7)) * imm(sfb.k_tiles()) + group;
+        k_.tma_load(at(base_ + smem_.raw_sfa + stage * kScalePiece), map_sfa_, {0u, piece_a << 1}, at(full));
+        k_.tma_load(at(base_ + smem_.raw_sfb + stage * kScalePiece), map_sfb_, {0u, piece_b << 1}, at(full));
         advance(stage, phase, t_.raw_stages);
       });
     });
   });
 }
 
-// The scales of the next K block are loaded before this one is converted:
-// their global-memory latency overlaps the conversion instead of stalling it.
+// Each raw stage carries its scales (producer): they are read from shared
+// memory once the stage is full.
 void AmaxKernel::dequantizer() {
   const ChunkMap m = chunk_map();
   Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0), stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   for_each_tile([&](const TileCoords& t) {
-    auto scales_at = [&](const Reg& kx) {
-      Regs all = operand_scales(m, sfa_, t.m0, p_.m, kTileM, kx, t.batch);
-      for (const Reg& r : operand_scales(m, sfb_, t.n0, p_.n, t_.tile_n, kx, t.batch)) all.push_back(r);
-      return all;
-    };
-    const Regs next = scales_at(k_.mov(u32, 0u));
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
-      Regs now;
-      for (const Reg& r : next) now.push_back(k_.mov(u32, r));
-      k_.if_then(kb + 1u < imm(kblocks_), [&] {
-        const Regs loaded = scales_at((kb + 1u) << 6);
-        for (std::size_t i = 0; i < next.size(); ++i) k_.mov(next[i], loaded[i]);
-      });
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
+      const Regs a_scales =
+          operand_scales(m, base_ + smem_.raw_sfa + rstage * kScalePiece, t.m0, p_.m, kTileM, kb);
+      const Regs b_scales =
+          operand_scales(m, base_ + smem_.raw_sfb + rstage * kScalePiece, t.n0, p_.n, t_.tile_n, kb);
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      const auto a_count = static_cast<std::ptrdiff_t>(kTileM / m.row_step * m.scales);
-      const Regs a_scales(now.begin(), now.begin() + a_count), b_scales(now.begin() + a_count, now.end());
       dequant_operand(m, base_ + smem_.raw_a + rstage * smem_.raw_a_stage, base_ + smem_.a + stage * smem_.a_stage,
                       kTileM, a_scales);
       dequant_operand(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
@@ -213,25 +218,20 @@ void AmaxKernel::dequantizer() {
   });
 }
 
-// The scale of row `row` (global), K block `kb`, batch `batch` as the
+// The scale of row `tile_row` of the tile (global row `row`), scale block
+// `block` (along K), from the stage's 512-byte piece of the 128x4 layout
+// (REFERENCE.md: byte (row % 32)·16 + ((row / 32) % 4)·4 + block % 4), as the
 // bf16x2 bits of two copies of its value: 0 past the matrix (TMA zero-filled
 // its data; the padding's scale might be NaN). e8m0 E, 2^(E-127), is the bf16
 // exponent field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and
 // E = 255 is NaN (OCP MX v1.0, section 5.4.1). e4m3 moves into the bf16
 // fields as the FP8 data does (dequant_finite), S.1111.111 being NaN.
-Reg AmaxKernel::scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const Reg& kb, const Reg& batch) {
-  const std::int64_t kblocks = (p_.k + p_.vec - 1) / p_.vec;
-  const ScaleFactorLayout layout{rows, p_.k, p_.l, p_.vec};
-  const std::int64_t k_tiles = (kblocks + 3) / 4;
-  Reg r = k_.reg(u32), b = k_.reg(u32);
-  k_.min(r, row, imm(rows - 1));
-  k_.min(b, kb, imm(kblocks - 1));
-  Reg offset = batch * imm(layout.row_tiles() * k_tiles * 512) + (r >> 7) * imm(k_tiles * 512) + ((b >> 2) << 9) +
-               ((r & 31u) << 4) + (((r >> 5) & 3u) << 2) + (b & 3u);
-  Reg wide = k_.reg(u64);
-  k_.cvt(wide, offset);
+Reg AmaxKernel::scale_of(const Reg& sf_stage, const Reg& tile_row, const Reg& row, std::int64_t rows,
+                         const Reg& block) {
+  const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
+  Reg offset = ((tile_row & 31u) << 4) + (((tile_row >> 5) & 3u) << 2) + (block & 3u);
   Reg narrow = k_.reg(u16);
-  k_.ld(Space::global, u8, narrow, at(sf + wide));
+  k_.ld(Space::shared, u8, narrow, at(sf_stage + offset));
   Reg e = k_.reg(u32);
   k_.cvt(e, narrow);
   Reg bits = k_.reg(u32);
@@ -244,7 +244,7 @@ Reg AmaxKernel::scale_of(const Reg& sf, const Reg& row, std::int64_t rows, const
     k_.mul(bits.as(bf16x2), moved.as(bf16x2), k_.mov(b32, 0x7B80u).as(bf16x2));  // x 2^120, exact
     k_.selp(bits, 0x7fc0u, bits, (e & 0x7Fu) == 0x7Fu);
   }
-  k_.selp(bits, bits, 0u, (row < imm(rows)) && (kb < imm(kblocks)));
+  k_.selp(bits, bits, 0u, (row < imm(rows)) && (block < imm(blocks)));
   return bits | (bits << 16);
 }
 
@@ -333,16 +333,18 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   return m;
 }
 
-// The scales (scale_of) of this thread's chunks of one operand in the K
-// block starting at code kx: per row pass, `scales` of them.
-Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& sf, const Reg& row0, std::int64_t rows,
-                                int tile_rows, const Reg& kx, const Reg& batch) {
-  Reg first_code = kx + m.c * imm(m.codes);
+// The scales (scale_of) of this thread's chunks of one operand in K block
+// kb (codes 64·kb..): per row pass, `scales` of them.
+Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows,
+                                int tile_rows, const Reg& kb) {
+  Reg first_code = (kb << 6) + m.c * imm(m.codes);
   Regs all;
-  for (int i = 0; i < tile_rows / m.row_step; ++i)
+  for (int i = 0; i < tile_rows / m.row_step; ++i) {
+    Reg tile_row = m.row_in + imm(m.row_step * i);
     for (int g = 0; g < m.scales; ++g)
-      all.push_back(scale_of(sf, row0 + m.row_in + imm(m.row_step * i), rows,
-                             (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5), batch));
+      all.push_back(scale_of(sf_stage, tile_row, row0 + tile_row, rows,
+                             (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)));
+  }
   return all;
 }
 
@@ -517,7 +519,9 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   m.b = m.a + stages * m.a_stage;
   m.raw_a = m.b + stages * m.b_stage;
   m.raw_b = m.raw_a + raw * m.raw_a_stage;
-  m.raw_full = m.raw_b + raw * m.raw_b_stage;
+  m.raw_sfa = m.raw_b + raw * m.raw_b_stage;
+  m.raw_sfb = m.raw_sfa + raw * kScalePiece;
+  m.raw_full = m.raw_sfb + raw * kScalePiece;
   m.raw_empty = m.raw_full + 8 * raw;
   m.full = m.raw_empty + 8 * raw;
   m.empty = m.full + 8 * stages;

@@ -7,8 +7,9 @@
 // block-scaled product exactly. One CTA of four or
 // five warpgroups walks the output tiles (128 x 128) persistently:
 //  - warpgroup 2, the producer: one thread TMA-loads the raw bytes of A
-//    (128 rows x 64 codes of K: 64 bytes FP8, 32 FP4) and B (tile_n x 64)
-//    into `raw_stages` stages;
+//    (128 rows x 64 codes of K: 64 bytes FP8, 32 FP4) and B (tile_n x 64),
+//    and the 512 bytes of SFA and SFB that hold those rows' scales, into
+//    `raw_stages` stages;
 //  - warpgroups 3 (and 4), the dequantizer: converts each raw stage to bf16 = value x
 //    scale and writes it into `stages` bf16 stages laid out as TMA's 128-byte
 //    swizzle would (16-byte chunk c of row r at chunk c ^ (r % 8)), which is
@@ -27,8 +28,9 @@
 // fence.proxy.async) / bf16 empty (one arrival per consumer warpgroup).
 // Out-of-range rows and K are TMA's zero fill, and their scales are taken as 0.
 //
-// Parameters: map_a, map_b (u8 tensor maps of the raw bytes, grid constants),
-// SFA, SFB, C, amax. Shapes and strides are compiled in.
+// Parameters: map_a, map_b (u8 tensor maps of the raw bytes), map_sfa,
+// map_sfb (u8 tensor maps of the scale bytes as 256-byte rows; grid
+// constants, all four), C, amax. Shapes and strides are compiled in.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,9 @@ namespace warpforge::ops {
 
 inline constexpr int kSm90aGemmAmaxTileM = 128;
 inline constexpr int kSm90aGemmAmaxTileK = 64;  // one 128-byte swizzled row of bf16
+// Bytes of the 128x4 scale layout holding 128 rows x 4 scale blocks: what
+// each raw stage carries per operand.
+inline constexpr std::uint32_t kScalePiece = 512;
 
 // 128 x 128 only: an m64n256 accumulator needs more than the 128 registers
 // per thread that 512 threads leave (ptxas asks for 154).
@@ -61,7 +66,7 @@ inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) { return 128 * 
 // Byte offsets in dynamic shared memory from the 1024-aligned base.
 struct Sm90aGemmAmaxSmem {
   std::uint32_t a_stage, b_stage, raw_a_stage, raw_b_stage;
-  std::uint32_t a, b, raw_a, raw_b, raw_full, raw_empty, full, empty, amax;
+  std::uint32_t a, b, raw_a, raw_b, raw_sfa, raw_sfb, raw_full, raw_empty, full, empty, amax;
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& tiling);

@@ -40,6 +40,18 @@ runtime::TensorMapDesc raw_map(DType ab, runtime::DevicePtr address, std::int64_
           .swizzle = runtime::TensorMapSwizzle::none};
 }
 
+// The scale bytes of the 128x4 layout as a u8 tensor map of 256-byte rows
+// with a box of two rows: the 512-byte piece of 128 rows x 4 scale blocks
+// the kernel loads per stage.
+runtime::TensorMapDesc scale_map(runtime::DevicePtr address, const ScaleFactorLayout& layout) {
+  return {.dtype = DType::u8,
+          .address = address,
+          .dims = {256, static_cast<std::uint64_t>(layout.bytes() / 256)},
+          .strides_bytes = {256},
+          .box = {256, 2},
+          .swizzle = runtime::TensorMapSwizzle::none};
+}
+
 class Sm90aLaunch final : public GemmAmaxLaunch {
  public:
   Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
@@ -57,9 +69,13 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
     const auto map_a = raw_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM);
     const auto map_b = raw_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b,
                                static_cast<std::uint32_t>(tiling_.tile_n));
+    const auto map_sfa = scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec});
+    const auto map_sfb = scale_map(o.sfb.address(), ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec});
     module_.launch(sm90a_gemm_amax_name(p_, tiling_), config_,
                    {runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_a)),
-                    runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_b)), o.sfa, o.sfb, o.c, o.amax},
+                    runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_b)),
+                    runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_sfa)),
+                    runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_sfb)), o.c, o.amax},
                    stream);
   }
 

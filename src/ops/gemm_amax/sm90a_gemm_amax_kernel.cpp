@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/tile/warpgroup_mma.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 

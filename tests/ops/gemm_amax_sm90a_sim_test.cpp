@@ -173,6 +173,36 @@ TEST(GemmAmaxSm90aSim, SubnormalCodesAreExact) {
   }
 }
 
+// Scales whose exponent leaves no room to fold the format's bias into them
+// (e8m0 2^8 with e4m3 data, 2^16 with e5m2, 2^2 with e2m1; e4m3 448 for
+// NVFP4) take the two-multiply path, the rest the folded one; both exact,
+// mixed in one tile. B's scales shrink by as much, so C stays where amax's
+// absolute tolerance (0.1) is meaningful.
+TEST(GemmAmaxSm90aSim, LargeAndSmallScalesConvertExactly) {
+  struct Format {
+    DType ab, sf;
+    int vec;
+    std::uint8_t large, small;
+  };
+  for (const Format& f : {Format{DType::e4m3, DType::e8m0, 32, 135, 119}, Format{DType::e5m2, DType::e8m0, 32, 143, 111},
+                          Format{DType::e2m1, DType::e8m0, 32, 129, 125}, Format{DType::e2m1, DType::e4m3, 16, 0x7E, 0x08}}) {
+    GemmAmaxCase c = sm90a_case(f.ab, DType::f32);
+    c.sf = f.sf, c.vec = f.vec, c.m = 40, c.n = 24, c.k = 128;
+    auto s = make_sm90a(c, 790);
+    const ScaleFactorLayout la{c.m, c.k, c.l, c.vec}, lb{c.n, c.k, c.l, c.vec};
+    for (std::int64_t r = 0; r < c.m; ++r)
+      for (std::int64_t kb = 0; kb < la.k_blocks(); ++kb)
+        if ((r + kb) % 3 == 0) s.sfa.bytes[static_cast<std::size_t>(la.offset(r, kb, 0))] = f.large;
+    for (std::int64_t r = 0; r < c.n; ++r)
+      for (std::int64_t kb = 0; kb < lb.k_blocks(); ++kb) s.sfb.bytes[static_cast<std::size_t>(lb.offset(r, kb, 0))] = f.small;
+    s.upload(s.sfa);
+    s.upload(s.sfb);
+    const auto bad = run_gemm_amax_and_check(s);
+    EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches; " << (bad.empty() ? "" : bad.front());
+    EXPECT_GT(s.amax_value(), 1.0f) << c.describe();  // not all lost to the small scales
+  }
+}
+
 // GemmAmax names the kernel it chose: sm90a where it accepts the problem,
 // sm80 for the rest (here an m-major A, and a 64 x 64 tile).
 TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {

@@ -64,9 +64,13 @@ class AmaxKernel {
                       const Reg& kb);
   void dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows, const Regs& scales);
   Reg scale_of(const Reg& sf_stage, const Reg& tile_row, const Reg& row, std::int64_t rows, const Reg& block);
-  void dequant_finite(const Regs& w, const Reg& scale2, const Regs& out);
+  // The bf16 exponent the code's bit move leaves out: 2^120 (e4m3), 2^112
+  // (e5m2), 2^126 (e2m1).
+  int unbias_exponent() const { return fp4() ? 126 : p_.ab_dtype == DType::e4m3 ? 120 : 112; }
+  void apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded);
+  void dequant_finite(const Regs& w, const Reg& factor2, const Regs& out, bool folded);
   void dequant_special(const Regs& w, const Reg& scale2, const Regs& out);
-  void dequant_fp4(const Regs& w, const Regs& scale2, const Regs& out);
+  void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
   void consumer();
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
@@ -249,18 +253,30 @@ Reg AmaxKernel::scale_of(const Reg& sf_stage, const Reg& tile_row, const Reg& ro
   return bits | (bits << 16);
 }
 
+// d = y x 2^unbias_exponent() x scale, exact: two bf16x2 multiplies, or
+// one when `folded` (factor2 is then the scale times 2^unbias_exponent(),
+// itself exact: the caller folds only scales whose product stays finite).
+void AmaxKernel::apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded) {
+  if (folded) {
+    k_.mul(d.as(bf16x2), y.as(bf16x2), factor2.as(bf16x2));
+    return;
+  }
+  const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
+  k_.mul(d.as(bf16x2), y.as(bf16x2), k_.mov(b32, unbias | unbias << 16).as(bf16x2));
+  k_.mul(d.as(bf16x2), d.as(bf16x2), factor2.as(bf16x2));
+}
+
 // The common case, finite codes: each FP8 code moved into a bf16's bits is
 // the code's value times 2^(7 - 127) (e4m3, bias 7; subnormal codes land on
-// bf16 subnormals) or 2^(15 - 127) (e5m2, bias 15). Two bf16x2 multiplies,
-// each exact (the value has at most 3 significant bits), undo the bias and
-// apply the scale: integer and packed-bf16 instructions only.
-void AmaxKernel::dequant_finite(const Regs& w, const Reg& scale2, const Regs& out) {
+// bf16 subnormals) or 2^(15 - 127) (e5m2, bias 15). bf16x2 multiplies, each
+// exact (the value has at most 3 significant bits), undo the bias and apply
+// the scale (apply_scale): integer and packed-bf16 instructions only.
+void AmaxKernel::dequant_finite(const Regs& w, const Reg& factor2, const Regs& out, bool folded) {
   const bool e4m3_data = p_.ab_dtype == DType::e4m3;
   // e4m3: S.EEEE.MMM in bits 15..8 of a half shifts right by 4 into the
   // bf16 fields (exponent bits 10..7, mantissa 6..4); e5m2: S.EEEEE.MM by 3.
   const int shift = e4m3_data ? 4 : 3;
   const std::uint32_t fields = e4m3_data ? 0x07F007F0u : 0x0FE00FE0u;
-  const std::uint32_t unbias = e4m3_data ? 0x7B807B80u : 0x77807780u;  // bf16x2 2^120, 2^112
   for (int j = 0; j < 4; ++j)
     for (int half = 0; half < 2; ++half) {
       // PTX ISA 9.7.8.7 prmt: codes 2·half and 2·half + 1 of the word into
@@ -268,9 +284,7 @@ void AmaxKernel::dequant_finite(const Regs& w, const Reg& scale2, const Regs& ou
       Reg x = k_.reg(b32);
       k_.prmt(x, w[j], 0u, half ? 0x3424u : 0x1404u);
       Reg y = ((x >> shift) & fields) | (x & 0x80008000u);
-      const Reg& d = out[static_cast<std::size_t>(2 * j + half)];
-      k_.mul(d.as(bf16x2), y.as(bf16x2), k_.mov(b32, unbias).as(bf16x2));
-      k_.mul(d.as(bf16x2), d.as(bf16x2), scale2.as(bf16x2));
+      apply_scale(out[static_cast<std::size_t>(2 * j + half)], y, factor2, folded);
     }
 }
 
@@ -302,7 +316,7 @@ void AmaxKernel::dequant_special(const Regs& w, const Reg& scale2, const Regs& o
 // bf16 sign (bit 15) and fields (bits 8..6) is the value times 2^(1 - 127),
 // code 1 (0.5) landing on a bf16 subnormal; then x 2^126 and x the scale.
 // Word j's byte b holds codes 8j + 2b (low nibble) and 8j + 2b + 1.
-void AmaxKernel::dequant_fp4(const Regs& w, const Regs& scale2, const Regs& out) {
+void AmaxKernel::dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded) {
   for (int j = 0; j < 4; ++j)
     for (int b = 0; b < 4; ++b) {
       // Byte b into bytes 0 and 2, then the high nibble down to bits 16..19.
@@ -310,9 +324,7 @@ void AmaxKernel::dequant_fp4(const Regs& w, const Regs& scale2, const Regs& out)
       k_.prmt(z, w[j], 0u, static_cast<std::uint32_t>(0x4040 | (b << 8) | b));
       Reg v = (z & 0x0000000Fu) | ((z >> 4) & 0x000F0000u);
       Reg y = ((v & 0x00070007u) << 6) | ((v & 0x00080008u) << 12);
-      const Reg& d = out[static_cast<std::size_t>(4 * j + b)];
-      k_.mul(d.as(bf16x2), y.as(bf16x2), k_.mov(b32, 0x7E807E80u).as(bf16x2));
-      k_.mul(d.as(bf16x2), d.as(bf16x2), scale2[static_cast<std::size_t>(j / 2)].as(bf16x2));
+      apply_scale(out[static_cast<std::size_t>(4 * j + b)], y, factor2[static_cast<std::size_t>(j / 2)], folded);
     }
 }
 
@@ -366,12 +378,28 @@ void AmaxKernel::dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& d
     k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes() + (m.c << 4)));
     Regs out;
     for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
+    // The bias and the scale fold into one factor when the scale's exponent
+    // field leaves room for 2^unbias_exponent() below bf16's largest (254):
+    // one multiply per pair of codes instead of two. The rest (large or NaN
+    // scales) keep two.
+    const int room = 254 - unbias_exponent();
+    const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
+    Reg unbias2 = k_.mov(b32, unbias | unbias << 16);
+    Reg f0 = k_.reg(b32), f1 = k_.reg(b32);
+    k_.mul(f0.as(bf16x2), s0.as(bf16x2), unbias2.as(bf16x2));
+    k_.mul(f1.as(bf16x2), s1.as(bf16x2), unbias2.as(bf16x2));
+    Pred folds = (((s0 >> 7) & 0xFFu) <= imm(room)) && (((s1 >> 7) & 0xFFu) <= imm(room));
     if (fp4()) {
-      dequant_fp4(w, Regs{s0, s1}, out);
+      k_.if_else(folds, [&] { dequant_fp4(w, Regs{f0, f1}, out, true); },
+                 [&] { dequant_fp4(w, Regs{s0, s1}, out, false); });
     } else {
       Reg special = k_.mov(u32, 0u);
       for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
-      k_.if_else(special != 0u, [&] { dequant_special(w, s0, out); }, [&] { dequant_finite(w, s0, out); });
+      k_.if_else(special != 0u, [&] { dequant_special(w, s0, out); },
+                 [&] {
+                   k_.if_else(folds, [&] { dequant_finite(w, f0, out, true); },
+                              [&] { dequant_finite(w, s0, out, false); });
+                 });
     }
     Reg row_address = dst + row * kRow;
     const int out_chunks = m.codes / 8;  // 16-byte bf16 chunks

@@ -21,6 +21,8 @@
 
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm.hpp"
+#include "warpforge/ops/gemm_amax.hpp"
+#include "warpforge/ops/quantize.hpp"
 #include "warpforge/ops/gemm_reference.hpp"
 #include "warpforge/ops/half.hpp"
 #include "warpforge/runtime/buffer.hpp"
@@ -43,6 +45,9 @@ struct Options {
   int reps = 20;
   DType out = DType::bf16;
   std::optional<ops::GemmConfig> config;  // instead of the heuristic's
+  // Ours is ops::GemmAmax on inputs of this format (C bf16) instead of
+  // ops::gemm; the peer stays cuBLAS's bf16 GEMM of the same shape.
+  std::optional<std::pair<std::string, ops::BlockScaledFormat>> block_scaled;
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
 };
 
@@ -51,7 +56,8 @@ struct Options {
                "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
-               "       [--config 'MxNxK sS wAxB cCxD [pingpong]' (the kernel's configuration, as printed)]\n",
+               "       [--config 'MxNxK sS wAxB cCxD [pingpong]' (the kernel's configuration, as printed)]\n"
+               "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)]\n",
                why.c_str());
   std::exit(2);
 }
@@ -75,6 +81,11 @@ Options parse(int argc, char** argv) {
     } else if (a == "--b-layout") {
       if (v != "row" && v != "col") usage("--b-layout " + v + ": accepted row, col");
       o.b_col = v == "col";
+    } else if (a == "--block-scaled") {
+      if (v == "mxfp8") o.block_scaled = std::pair{v, ops::kMxfp8E4m3};
+      else if (v == "mxfp4") o.block_scaled = std::pair{v, ops::kMxfp4};
+      else if (v == "nvfp4") o.block_scaled = std::pair{v, ops::kNvfp4};
+      else usage("--block-scaled " + v + ": accepted mxfp8, mxfp4, nvfp4");
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
       if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong]', e.g. '128x256x64 s3 w2x1 c1x1'");
@@ -125,6 +136,49 @@ struct Copies {
   std::vector<runtime::Buffer> a, b, d;
 };
 
+// `copies` sets of one block-scaled problem's device tensors (the same
+// quantized U(-2, 2)·{1, 2} inputs in each), views as ops::GemmAmax takes them.
+struct BlockScaledSets {
+  std::vector<runtime::Tensor> a, b, sfa, sfb, c;
+  runtime::Tensor amax;  // one f32, the amax every run extends
+};
+
+runtime::Tensor device_tensor(const runtime::Device& dev, DType t, const std::vector<std::uint8_t>& bytes,
+                              std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
+  auto storage = runtime::Tensor::empty(dev, DType::u8, {static_cast<std::int64_t>(bytes.size())});
+  storage.copy_from_host(bytes.data(), bytes.size());
+  return runtime::Tensor(runtime::TensorView(dev, storage.address(), t, std::move(shape), std::move(strides)),
+                         storage.storage());
+}
+
+BlockScaledSets block_scaled_sets(const runtime::Device& dev, const Shape& s, ops::BlockScaledFormat f,
+                                  int copies) {
+  const bool fp4 = f.data == DType::e2m1;
+  auto quantized = [&](std::int64_t rows, std::uint64_t seed) {
+    std::vector<float> x(static_cast<std::size_t>(rows * s.k));
+    std::uint64_t r = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (auto& v : x) {
+      r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+      v = (static_cast<float>(r >> 40) / static_cast<float>(1 << 24) * 4.0f - 2.0f) * ((r & 1) ? 2.0f : 1.0f);
+    }
+    return ops::quantize(x, rows, s.k, 1, f);
+  };
+  const ops::QuantizedMatrix qa = quantized(s.m, 3), qb = quantized(s.n, 4);
+  const std::int64_t cols = fp4 ? s.k / 2 : s.k;
+  const DType data = fp4 ? DType::u8 : f.data;
+  BlockScaledSets sets{.amax = runtime::Tensor::empty(dev, DType::f32, {1})};
+  for (int i = 0; i < copies; ++i) {
+    sets.a.push_back(device_tensor(dev, data, qa.data, {s.m, cols, 1}, {cols, 1, s.m * cols}));
+    sets.b.push_back(device_tensor(dev, data, qb.data, {s.n, cols, 1}, {cols, 1, s.n * cols}));
+    sets.sfa.push_back(device_tensor(dev, f.scale, qa.scales, {static_cast<std::int64_t>(qa.scales.size())}, {}));
+    sets.sfb.push_back(device_tensor(dev, f.scale, qb.scales, {static_cast<std::int64_t>(qb.scales.size())}, {}));
+    auto c = runtime::Tensor::empty(dev, DType::bf16, {s.m * s.n});
+    sets.c.push_back(runtime::Tensor(runtime::TensorView(dev, c.address(), DType::bf16, {s.m, s.n, 1}, {s.n, 1, s.m * s.n}),
+                                     c.storage()));
+  }
+  return sets;
+}
+
 float median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -148,6 +202,12 @@ int main(int argc, char** argv) {
   std::printf(
       "GPU: %s. bf16 A (MxK) and B (KxN), both row-major; f32 accumulate; %s D (MxN, row-major).\n",
       dev.properties().name.c_str(), std::string(runtime::name(o.out)).c_str());
+  if (o.block_scaled)
+    std::printf(
+        "Ours: ops::GemmAmax, %s (%s data, %s scales per %d), A (M,K) and B (N,K) k-major, bf16 C, amax;\n"
+        "its results are checked by the tests, not here (its inputs are not cuBLAS's).\n",
+        o.block_scaled->first.c_str(), std::string(runtime::name(o.block_scaled->second.data)).c_str(),
+        std::string(runtime::name(o.block_scaled->second.scale)).c_str(), o.block_scaled->second.vec);
   std::printf(
       "Peer: cuBLAS cublasGemmEx(CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT), same inputs, same "
       "run.\n");
@@ -194,15 +254,29 @@ int main(int argc, char** argv) {
         std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k);
 
     std::optional<ops::Gemm> ours;
+    std::optional<BlockScaledSets> scaled;
+    std::optional<ops::GemmAmax> scaled_op;
     try {
-      ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),
-                   ops::GemmOptions{.kernel = o.kernel, .config = o.config});
-      ours->compile();
+      if (o.block_scaled) {
+        scaled = block_scaled_sets(dev, s, o.block_scaled->second, copies);
+        scaled_op.emplace(scaled->a[0], scaled->b[0], scaled->sfa[0], scaled->sfb[0], scaled->c[0], scaled->amax,
+                          ops::GemmAmaxOptions{.c_dtype = DType::bf16, .sf_vec_size = o.block_scaled->second.vec});
+        scaled_op->compile();
+      } else {
+        ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),
+                     ops::GemmOptions{.kernel = o.kernel, .config = o.config});
+        ours->compile();
+      }
     } catch (const Error& e) {
       std::printf("| %s | refused: %s | | | | |\n", name.c_str(), e.what());
       continue;
     }
-    auto run_ours = [&](int i) { ours->execute(view_a(i), view_b(i), nullptr, view_d(i)); };
+    auto run_ours = [&](int i) {
+      if (scaled_op)
+        scaled_op->execute(scaled->a[i], scaled->b[i], scaled->sfa[i], scaled->sfb[i], scaled->c[i], scaled->amax);
+      else
+        ours->execute(view_a(i), view_b(i), nullptr, view_d(i));
+    };
     const float alpha = 1.0f, beta = 0.0f;
     // Row-major D = A·B is column-major Dᵀ = Bᵀ·Aᵀ: cuBLAS computes (N x M) from B (ld N, or
     // transposed with ld K when B is column-major) and A (ld K).
@@ -236,6 +310,13 @@ int main(int argc, char** argv) {
       return flops / (median(ms) * 1e-3) / 1e12;
     };
     const double ours_tf = time(run_ours), cublas_tf = time(run_cublas);
+    if (scaled_op) {
+      std::printf("| %s | gemm_amax %s %s | %.1f | %.1f | %.3f | n/a |\n", name.c_str(),
+                  std::string(scaled_op->kernel_name()).c_str(), o.block_scaled->first.c_str(), ours_tf, cublas_tf,
+                  ours_tf / cublas_tf);
+      std::fflush(stdout);
+      continue;
+    }
 
     // Accuracy: ours into copy 0's D, cuBLAS into copy 1's (same inputs).
     c.d[0].fill(0xff);

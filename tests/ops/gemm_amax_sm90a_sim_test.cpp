@@ -89,6 +89,25 @@ TEST(GemmAmaxSm90aSim, ManyTilesPerCtaAndATail) {
   expect_pass(c, 751);
 }
 
+// 128 x 64 tiles (the default where 128-column tiles leave SMs idle, as at
+// the decode shape M = 128): B tiles take half of a 128-row scale piece,
+// and FP4's 128-row dequantizer pass is half idle. Every format, a ragged
+// N, two batches.
+TEST(GemmAmaxSm90aSim, NarrowTilesForEveryFormat) {
+  struct Format {
+    DType ab, sf;
+    int vec;
+  };
+  int i = 0;
+  for (Format f : {Format{DType::e4m3, DType::e8m0, 32}, Format{DType::e5m2, DType::e8m0, 32},
+                   Format{DType::e2m1, DType::e8m0, 32}, Format{DType::e2m1, DType::e4m3, 16}}) {
+    GemmAmaxCase c = sm90a_case(f.ab, i % 2 ? DType::bf16 : DType::f32);
+    c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 200, c.k = 128, c.l = 2;
+    c.tile = GemmAmaxTile{128, 64};
+    expect_pass(c, 800 + static_cast<std::uint32_t>(i++));
+  }
+}
+
 // amax folds into what the caller put there: a larger initial value stays.
 TEST(GemmAmaxSm90aSim, AmaxExtendsTheCallersValue) {
   auto s = make_sm90a(sm90a_case(DType::e4m3, DType::f32), 760);

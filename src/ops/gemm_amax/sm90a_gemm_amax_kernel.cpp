@@ -33,9 +33,9 @@ class AmaxKernel {
  public:
   AmaxKernel(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t)
       : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a) {
-    // A stage's scale piece covers 128 rows of A and of B.
-    if (t.tile_n != 128)
-      throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 128");
+    // A stage's scale piece covers 128 rows: the whole A tile, one or two B tiles.
+    if (t.tile_n != 128 && t.tile_n != 64)
+      throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 64 or 128");
     tiles_m_ = (p.m + kTileM - 1) / kTileM;
     const std::int64_t tiles_n = (p.n + t.tile_n - 1) / t.tile_n;
     per_batch_ = tiles_m_ * tiles_n;
@@ -63,7 +63,10 @@ class AmaxKernel {
   Regs operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows, int tile_rows,
                       const Reg& kb);
   void dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows, const Regs& scales);
-  Reg scale_of(const Reg& sf_stage, const Reg& tile_row, const Reg& row, std::int64_t rows, const Reg& block);
+  Reg scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block);
+  // Row passes over a tile_rows-row operand tile (one, partly idle, when the
+  // tile has fewer rows than a pass: FP4 at tile_n 64).
+  int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
   // The bf16 exponent the code's bit move leaves out: 2^120 (e4m3), 2^112
   // (e5m2), 2^126 (e2m1).
   int unbias_exponent() const { return fp4() ? 126 : p_.ab_dtype == DType::e4m3 ? 120 : 112; }
@@ -223,18 +226,17 @@ void AmaxKernel::dequantizer() {
   });
 }
 
-// The scale of row `tile_row` of the tile (global row `row`), scale block
-// `block` (along K), from the stage's 512-byte piece of the 128x4 layout
-// (REFERENCE.md: byte (row % 32)·16 + ((row / 32) % 4)·4 + block % 4), as the
+// The scale of row `row` (global), scale block `block` (along K), from the
+// stage's 512-byte piece of the 128x4 layout, which holds rows of `row`'s
+// 128 (REFERENCE.md: byte (row % 32)·16 + ((row / 32) % 4)·4 + block % 4), as the
 // bf16x2 bits of two copies of its value: 0 past the matrix (TMA zero-filled
 // its data; the padding's scale might be NaN). e8m0 E, 2^(E-127), is the bf16
 // exponent field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and
 // E = 255 is NaN (OCP MX v1.0, section 5.4.1). e4m3 moves into the bf16
 // fields as the FP8 data does (dequant_finite), S.1111.111 being NaN.
-Reg AmaxKernel::scale_of(const Reg& sf_stage, const Reg& tile_row, const Reg& row, std::int64_t rows,
-                         const Reg& block) {
+Reg AmaxKernel::scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block) {
   const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
-  Reg offset = ((tile_row & 31u) << 4) + (((tile_row >> 5) & 3u) << 2) + (block & 3u);
+  Reg offset = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2) + (block & 3u);
   Reg narrow = k_.reg(u16);
   k_.ld(Space::shared, u8, narrow, at(sf_stage + offset));
   Reg e = k_.reg(u32);
@@ -352,11 +354,10 @@ Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& sf_stage, const Re
                                 int tile_rows, const Reg& kb) {
   Reg first_code = (kb << 6) + m.c * imm(m.codes);
   Regs all;
-  for (int i = 0; i < tile_rows / m.row_step; ++i) {
+  for (int i = 0; i < passes(m, tile_rows); ++i) {
     Reg tile_row = m.row_in + imm(m.row_step * i);
     for (int g = 0; g < m.scales; ++g)
-      all.push_back(scale_of(sf_stage, tile_row, row0 + tile_row, rows,
-                             (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)));
+      all.push_back(scale_of(sf_stage, row0 + tile_row, rows, (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)));
   }
   return all;
 }
@@ -370,44 +371,50 @@ void AmaxKernel::dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& d
   const bool e4m3_data = p_.ab_dtype == DType::e4m3;
   const std::uint32_t special_bits = e4m3_data ? 0x7F7F7F7Fu : 0x7C7C7C7Cu;
   const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
-  for (int i = 0; i < tile_rows / m.row_step; ++i) {
-    Reg row = m.row_in + imm(m.row_step * i);
-    const Reg& s0 = scales[static_cast<std::size_t>(m.scales * i)];
-    const Reg& s1 = scales[static_cast<std::size_t>(m.scales * i + m.scales - 1)];
-    Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
-    k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes() + (m.c << 4)));
-    Regs out;
-    for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-    // The bias and the scale fold into one factor when the scale's exponent
-    // field leaves room for 2^unbias_exponent() below bf16's largest (254):
-    // one multiply per pair of codes instead of two. The rest (large or NaN
-    // scales) keep two.
-    const int room = 254 - unbias_exponent();
-    const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
-    Reg unbias2 = k_.mov(b32, unbias | unbias << 16);
-    Reg f0 = k_.reg(b32), f1 = k_.reg(b32);
-    k_.mul(f0.as(bf16x2), s0.as(bf16x2), unbias2.as(bf16x2));
-    k_.mul(f1.as(bf16x2), s1.as(bf16x2), unbias2.as(bf16x2));
-    Pred folds = (((s0 >> 7) & 0xFFu) <= imm(room)) && (((s1 >> 7) & 0xFFu) <= imm(room));
-    if (fp4()) {
-      k_.if_else(folds, [&] { dequant_fp4(w, Regs{f0, f1}, out, true); },
-                 [&] { dequant_fp4(w, Regs{s0, s1}, out, false); });
-    } else {
-      Reg special = k_.mov(u32, 0u);
-      for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
-      k_.if_else(special != 0u, [&] { dequant_special(w, s0, out); },
-                 [&] {
-                   k_.if_else(folds, [&] { dequant_finite(w, f0, out, true); },
-                              [&] { dequant_finite(w, s0, out, false); });
-                 });
-    }
-    Reg row_address = dst + row * kRow;
-    const int out_chunks = m.codes / 8;  // 16-byte bf16 chunks
-    for (int h = 0; h < out_chunks; ++h) {
-      Reg chunk = (m.c * imm(out_chunks) + imm(h)) ^ m.swz;
-      k_.st(Space::shared, b32, at(row_address + (chunk << 4)),
-            Regs{out[4 * h], out[4 * h + 1], out[4 * h + 2], out[4 * h + 3]});
-    }
+  for (int i = 0; i < passes(m, tile_rows); ++i) {
+    auto pass = [&] {
+      Reg row = m.row_in + imm(m.row_step * i);
+      const Reg& s0 = scales[static_cast<std::size_t>(m.scales * i)];
+      const Reg& s1 = scales[static_cast<std::size_t>(m.scales * i + m.scales - 1)];
+      Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
+      k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes() + (m.c << 4)));
+      Regs out;
+      for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
+      // The bias and the scale fold into one factor when the scale's exponent
+      // field leaves room for 2^unbias_exponent() below bf16's largest (254):
+      // one multiply per pair of codes instead of two. The rest (large or NaN
+      // scales) keep two.
+      const int room = 254 - unbias_exponent();
+      const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
+      Reg unbias2 = k_.mov(b32, unbias | unbias << 16);
+      Reg f0 = k_.reg(b32), f1 = k_.reg(b32);
+      k_.mul(f0.as(bf16x2), s0.as(bf16x2), unbias2.as(bf16x2));
+      k_.mul(f1.as(bf16x2), s1.as(bf16x2), unbias2.as(bf16x2));
+      Pred folds = (((s0 >> 7) & 0xFFu) <= imm(room)) && (((s1 >> 7) & 0xFFu) <= imm(room));
+      if (fp4()) {
+        k_.if_else(folds, [&] { dequant_fp4(w, Regs{f0, f1}, out, true); },
+                   [&] { dequant_fp4(w, Regs{s0, s1}, out, false); });
+      } else {
+        Reg special = k_.mov(u32, 0u);
+        for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
+        k_.if_else(special != 0u, [&] { dequant_special(w, s0, out); },
+                   [&] {
+                     k_.if_else(folds, [&] { dequant_finite(w, f0, out, true); },
+                                [&] { dequant_finite(w, s0, out, false); });
+                   });
+      }
+      Reg row_address = dst + row * kRow;
+      const int out_chunks = m.codes / 8;  // 16-byte bf16 chunks
+      for (int h = 0; h < out_chunks; ++h) {
+        Reg chunk = (m.c * imm(out_chunks) + imm(h)) ^ m.swz;
+        k_.st(Space::shared, b32, at(row_address + (chunk << 4)),
+              Regs{out[4 * h], out[4 * h + 1], out[4 * h + 2], out[4 * h + 3]});
+      }
+    };
+    if (tile_rows < m.row_step)
+      k_.if_then(m.row_in < imm(tile_rows), pass);
+    else
+      pass();
   }
 }
 

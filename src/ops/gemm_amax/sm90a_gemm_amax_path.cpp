@@ -16,8 +16,21 @@ namespace {
 
 using runtime::DType;
 
-// Four bf16 and four raw stages of 128 x 128: 192 KB of shared memory.
-constexpr Sm90aGemmAmaxTiling kTiling{};
+std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
+  return (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tile_n - 1) / tile_n) * p.l;
+}
+
+// Four bf16 and four raw stages of 128 x 128 (192 KB of shared memory), or
+// of 128 x 64 where 128-column tiles would leave SMs idle (the decode shape
+// M = 128: 64 tiles on 132 SMs), or the mma tile the options ask for.
+Sm90aGemmAmaxTiling tiling_for(const GemmAmaxProblem& p, const runtime::Device& device) {
+  Sm90aGemmAmaxTiling t;
+  if (p.tile)
+    t.tile_n = static_cast<int>(p.tile->n);
+  else if (output_tiles(p, 128) < device.properties().sm_count)
+    t.tile_n = 64;
+  return t;
+}
 
 // Bytes of `elements` codes of `ab` (FP4: two per byte).
 std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
@@ -55,9 +68,8 @@ runtime::TensorMapDesc scale_map(runtime::DevicePtr address, const ScaleFactorLa
 class Sm90aLaunch final : public GemmAmaxLaunch {
  public:
   Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
-      : p_(p), tiling_(kTiling), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
-    const std::int64_t tiles =
-        (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tiling_.tile_n - 1) / tiling_.tile_n) * p.l;
+      : p_(p), tiling_(tiling_for(p, device)), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
+    const std::int64_t tiles = output_tiles(p, tiling_.tile_n);
     // Persistent: one CTA per SM at most (the shared memory allows no more).
     const std::int64_t sms = std::max(device.properties().sm_count, 1);
     config_.grid = {static_cast<std::uint32_t>(std::min(tiles, sms))};
@@ -125,23 +137,22 @@ class Sm90aPath final : public GemmAmaxPath {
       why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the sm90a kernel writes f32, bf16 or f16 C");
     check_operand(why, "A", p.ab_dtype, p.a, p.l);
     check_operand(why, "B", p.ab_dtype, p.b, p.l);
-    if (p.tile && !(*p.tile == GemmAmaxTile{128, 128}))
+    if (p.tile && !(*p.tile == GemmAmaxTile{128, 128}) && !(*p.tile == GemmAmaxTile{128, 64}))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
-                    ": the sm90a kernel's CTA tile is 128x128");
+                    ": the sm90a kernel's CTA tile is 128x128 or 128x64");
     if (p.cluster.m != 1 || p.cluster.n != 1)
       why.push_back("cluster shape " + std::to_string(p.cluster.m) + "x" + std::to_string(p.cluster.n) +
                     ": the sm90a kernel runs without clusters (1x1 only)");
     // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1); the kernel
     // counts output tiles and addresses scale bytes with 32-bit integers.
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    const std::int64_t tiles = (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM *
-                               ((p.n + kTiling.tile_n - 1) / kTiling.tile_n) * p.l;
+    const std::int64_t tiles = output_tiles(p, 64);
     const std::int64_t scale_bytes = p.vec <= 0 ? 0 : std::max(ScaleFactorLayout{p.m, p.k, p.l, p.vec}.bytes(),
                                               ScaleFactorLayout{p.n, p.k, p.l, p.vec}.bytes());
     if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
       why.push_back("problem " + p.describe() +
                     ": the sm90a kernel takes M, N, K, output tiles and scale bytes up to 2^31 - 1");
-    const std::size_t bytes = sm90a_gemm_amax_smem(kTiling).bytes;
+    const std::size_t bytes = sm90a_gemm_amax_smem(tiling_for(p, device)).bytes;
     const std::size_t optin = device.properties().shared_bytes_per_block_optin;
     if (optin && bytes > optin)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +

@@ -108,6 +108,23 @@ TEST(GemmAmaxSm90aSim, NarrowTilesForEveryFormat) {
   }
 }
 
+// One GemmAmax run on other tensors of the same description reads those:
+// its tensor maps follow the addresses (they are re-encoded when any of
+// A, B, SFA, SFB moves, and only then).
+TEST(GemmAmaxSm90aSim, ExecuteOnOtherTensorsReadsThem) {
+  GemmAmaxCase c = sm90a_case(DType::e4m3, DType::f32);
+  c.m = 130, c.n = 72, c.k = 128;
+  const runtime::Device sim = runtime::Device::sim();
+  std::mt19937 rng(820);
+  auto first = make_gemm_amax(sim, c, rng), second = make_gemm_amax(sim, c, rng);
+  GemmAmax op(*first.a.view, *first.b.view, *first.sfa.view, *first.sfb.view, *first.out.view, *first.amax.view,
+              first.options());
+  for (GemmAmaxSetup* s : {&first, &second, &first, &second}) {
+    const auto bad = run_gemm_amax_and_check(*s, 0.0f, &op);
+    EXPECT_TRUE(bad.empty()) << (s == &first ? "first: " : "second: ") << (bad.empty() ? "" : bad.front());
+  }
+}
+
 // amax folds into what the caller put there: a larger initial value stays.
 TEST(GemmAmaxSm90aSim, AmaxExtendsTheCallersValue) {
   auto s = make_sm90a(sm90a_case(DType::e4m3, DType::f32), 760);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "warpforge/ops/half.hpp"
 #include "warpforge/ops/low_precision.hpp"
@@ -173,14 +174,15 @@ GemmAmaxSetup make_gemm_amax(const runtime::Device& device, const GemmAmaxCase& 
   return s;
 }
 
-std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax) {
+std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax, GemmAmax* op) {
   s.out.buffer->fill(0xFF);  // NaN for every float dtype; -6 for FP4
   s.amax.buffer->copy_from_host(&initial_amax, 4);
-  GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
-              s.options());
-  auto reasons = op.check_support();
+  std::optional<GemmAmax> own;
+  if (!op) op = &own.emplace(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
+                             s.options());
+  auto reasons = op->check_support();
   if (!reasons.empty()) return reasons;
-  op.execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view);
+  op->execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view);
   s.a.buffer->device().synchronize();
 
   const GemmAmaxReference ref = gemm_amax_reference(s.host_a(), s.host_b());

@@ -55,6 +55,9 @@ GemmAmaxSetup make_gemm_amax(const runtime::Device& device, const GemmAmaxCase& 
 
 // Poisons C, sets amax to `initial_amax`, runs, and returns every mismatch
 // against the reference (empty: pass).
-std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax = 0.0f);
+// With `op`, runs that operation (built on views of the same description)
+// on s's tensors instead of one built on them.
+std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax = 0.0f,
+                                                 GemmAmax* op = nullptr);
 
 }  // namespace warpforge::ops::testing

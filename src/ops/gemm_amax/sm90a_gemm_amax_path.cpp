@@ -2,6 +2,8 @@
 // sm90a_gemm_amax_kernel.hpp, what it refuses (the sm80 path takes the
 // rest), and its launch.
 #include <algorithm>
+#include <array>
+#include <mutex>
 #include <limits>
 
 #include "gemm_amax_path.hpp"
@@ -78,25 +80,43 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
+    std::vector<runtime::Arg> args;
+    {
+      std::lock_guard lock(maps_mutex_);
+      const std::array<runtime::DevicePtr, 4> addresses{o.a.address(), o.b.address(), o.sfa.address(),
+                                                        o.sfb.address()};
+      if (addresses != cached_addresses_) {
+        cached_maps_ = encode_maps(o);
+        cached_addresses_ = addresses;
+      }
+      for (const runtime::TensorMap& map : cached_maps_) args.push_back(runtime::Arg::bytes_of(map));
+    }
+    args.emplace_back(o.c);
+    args.emplace_back(o.amax);
+    module_.launch(sm90a_gemm_amax_name(p_, tiling_), config_, args, stream);
+  }
+
+ private:
+  // The tensor maps hold the operands' addresses: they are encoded (on the
+  // host) when an address changes, not every launch.
+  std::array<runtime::TensorMap, 4> encode_maps(const GemmAmaxOperands& o) const {
     const auto map_a = raw_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM);
     const auto map_b = raw_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b,
                                static_cast<std::uint32_t>(tiling_.tile_n));
     const auto map_sfa = scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec});
     const auto map_sfb = scale_map(o.sfb.address(), ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec});
-    module_.launch(sm90a_gemm_amax_name(p_, tiling_), config_,
-                   {runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_a)),
-                    runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_b)),
-                    runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_sfa)),
-                    runtime::Arg::bytes_of(runtime::make_tensor_map(device_, map_sfb)), o.c, o.amax},
-                   stream);
+    return {runtime::make_tensor_map(device_, map_a), runtime::make_tensor_map(device_, map_b),
+            runtime::make_tensor_map(device_, map_sfa), runtime::make_tensor_map(device_, map_sfb)};
   }
 
- private:
   GemmAmaxProblem p_;
   Sm90aGemmAmaxTiling tiling_;
   runtime::Device device_;
   runtime::Module module_;
   runtime::LaunchConfig config_;
+  std::mutex maps_mutex_;
+  std::array<runtime::DevicePtr, 4> cached_addresses_{};  // 0 is never a buffer: nothing cached yet
+  std::array<runtime::TensorMap, 4> cached_maps_;
 };
 
 // What TMA needs of a K-major operand's raw bytes (CUDA driver API

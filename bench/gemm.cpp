@@ -117,18 +117,23 @@ void check_cublas(cublasStatus_t s, const char* what) {
   }
 }
 
-// Uniform values in [-1, 1) as bf16 bits, from a fast generator (the data
-// only has to be random-looking and non-zero, and some shapes are 10^8).
-std::vector<std::uint16_t> random_bf16(std::size_t count, std::uint64_t seed) {
-  std::vector<std::uint16_t> out(count);
+// Uniform values in [-1, 1) from a fast generator (xorshift64; the data
+// only has to be random-looking and non-zero, and some shapes are 10^8),
+// each passed to `emit`.
+template <class Emit>
+void random_uniform(std::size_t count, std::uint64_t seed, Emit&& emit) {
   std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (auto& v : out) {
+  for (std::size_t i = 0; i < count; ++i) {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    const float u = static_cast<float>(x >> 40) / static_cast<float>(1 << 24) * 2.0f - 1.0f;
-    v = ops::f32_to_bf16_bits(u);
+    emit(i, static_cast<float>(x >> 40) / static_cast<float>(1 << 24) * 2.0f - 1.0f);
   }
+}
+
+std::vector<std::uint16_t> random_bf16(std::size_t count, std::uint64_t seed) {
+  std::vector<std::uint16_t> out(count);
+  random_uniform(count, seed, [&](std::size_t i, float u) { out[i] = ops::f32_to_bf16_bits(u); });
   return out;
 }
 
@@ -155,12 +160,13 @@ BlockScaledSets block_scaled_sets(const runtime::Device& dev, const Shape& s, op
                                   int copies) {
   const bool fp4 = f.data == DType::e2m1;
   auto quantized = [&](std::int64_t rows, std::uint64_t seed) {
+    // U(-2, 2) times 1 or 2 (the tests' values), the factor from the value's own low bits.
     std::vector<float> x(static_cast<std::size_t>(rows * s.k));
-    std::uint64_t r = seed * 0x9E3779B97F4A7C15ull + 1;
-    for (auto& v : x) {
-      r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-      v = (static_cast<float>(r >> 40) / static_cast<float>(1 << 24) * 4.0f - 2.0f) * ((r & 1) ? 2.0f : 1.0f);
-    }
+    random_uniform(x.size(), seed, [&](std::size_t i, float u) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &u, 4);
+      x[i] = 2.0f * u * ((bits & 1) ? 2.0f : 1.0f);
+    });
     return ops::quantize(x, rows, s.k, 1, f);
   };
   const ops::QuantizedMatrix qa = quantized(s.m, 3), qb = quantized(s.n, 4);

@@ -97,7 +97,7 @@ SimBackend::SimBackend(SimOptions options)
   properties_.name = "warpforge simulator";
   properties_.compute_capability_major = 9;
   properties_.compute_capability_minor = 0;
-  properties_.sm_count = static_cast<int>(cores);
+  properties_.sm_count = options_.sm_count > 0 ? options_.sm_count : static_cast<int>(cores);
   properties_.shared_bytes_per_block = 48 * 1024;         // H100: 48 KB without opt-in
   properties_.shared_bytes_per_block_optin = 227 * 1024;  // H100 opt-in maximum
   properties_.shared_bytes_per_sm = 228 * 1024;

@@ -57,5 +57,28 @@ TEST_F(GemmSm90aGpu, LargeRaggedShapeWithClusters) {
     }
 }
 
+// Stream-K where the grid is 132 CTAs or so: 153 units of 128 x 256 (all
+// split, a remainder of under half a wave) and 306 of 128 x 128, in every
+// layout, with C; then repeated launches on new data, which race if a flag
+// is left raised or a sum is read before it is published.
+TEST_F(GemmSm90aGpu, LargeRaggedShapesWithStreamK) {
+  if (IsSkipped()) return;
+  for (int layout = 0; layout < 4; ++layout) {
+    GemmCase c{2048 + 67, 2048 + 131, 1024 + 75};
+    c.pad = 5;
+    c.d = layout % 2 ? DType::bf16 : DType::f32;
+    c.a_row = layout & 1;
+    c.b_row = layout & 2;
+    c.with_c = layout == 1;
+    c.beta = c.with_c ? 1.0f : 0.0f;
+    c.config = sm90a_config(128, layout < 2 ? 256 : 128, 3);
+    c.config->stream_k = true;
+    check_gemm_case(runtime::Device::cuda(0), GemmKernel::sm90a, c);
+  }
+  GemmConfig config = sm90a_config(128, 256, 3);
+  config.stream_k = true;
+  check_runs_on_new_inputs(runtime::Device::cuda(0), 2048 + 67, 2048 + 131, 1024 + 75, 5, config);
+}
+
 }  // namespace
 }  // namespace warpforge::ops::testing

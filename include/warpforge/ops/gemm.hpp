@@ -42,12 +42,19 @@ struct GemmConfig {
   // 128) x tile_n, one's epilogue under the other's mainloop, instead of
   // sharing each tile (warps_m of 64 rows).
   bool pingpong = false;
-  std::string describe() const;      // "128x128x32 s3 w2x2 c1x1", " pingpong" appended
+  // sm90a: the tiles past the last whole wave of the persistent grid are
+  // split along K among all CTAs (stream-K), their partial sums added in a
+  // workspace the Gemm owns, so the last wave leaves no SM idle. The sums
+  // are added in a fixed order: results stay deterministic.
+  bool stream_k = false;
+  // "128x128x32 s3 w2x2 c1x1", then " pingpong" and " streamk" when set
+  std::string describe() const;
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;
 };
-// Inverse of GemmConfig::describe(): "MxNxK sS wAxB cCxD" and an optional
-// " pingpong", every number >= 1; nullopt for anything else. Whether a
-// kernel takes the configuration is the path's to say (check_support()).
+// Inverse of GemmConfig::describe(): "MxNxK sS wAxB cCxD", optionally
+// " pingpong" and " streamk" (in that order), every number >= 1; nullopt
+// for anything else. Whether a kernel takes the configuration is the
+// path's to say (check_support()).
 std::optional<GemmConfig> parse_gemm_config(std::string_view text);
 
 struct GemmOptions {
@@ -79,6 +86,8 @@ class Gemm {
   void compile();
   // Runs on `stream` (the null stream when absent); compiles first if needed.
   // Throws OpsError when a view differs from the construction's description.
+  // Launches of one Gemm share its workspace (stream-K): run them one after
+  // another (one stream, or streams ordered by events), never at once.
   void execute(const runtime::TensorView& a, const runtime::TensorView& b, const runtime::TensorView* c,
                const runtime::TensorView& d, runtime::Stream* stream = nullptr);
 

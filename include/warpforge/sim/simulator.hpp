@@ -68,6 +68,9 @@ namespace warpforge::sim {
 struct SimOptions {
   // Host threads that run CTAs in parallel; 0 means one per hardware thread.
   unsigned worker_threads = 0;
+  // The SM count the device reports (persistent kernels size their grids by
+  // it); 0 means one per hardware thread.
+  int sm_count = 0;
 };
 
 std::shared_ptr<runtime::DeviceBackend> make_backend(SimOptions options = {});

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <sstream>
 
 #include "gemm_path.hpp"
 #include "gemm_tuning_file.hpp"
@@ -71,17 +72,23 @@ std::optional<GemmKernel> parse_gemm_kernel(std::string_view text) {
 
 std::optional<GemmConfig> parse_gemm_config(std::string_view text) {
   GemmConfig c;
-  char tail[16] = {};
   const std::string copy(text);
-  const int got = std::sscanf(copy.c_str(), "%dx%dx%d s%d w%dx%d c%dx%d %15s", &c.tile_m, &c.tile_n, &c.tile_k,
-                              &c.stages, &c.warps_m, &c.warps_n, &c.cluster_m, &c.cluster_n, tail);
-  if (got == 9 && std::string_view(tail) == "pingpong" && copy.ends_with("pingpong"))
-    c.pingpong = true;
-  else if (got != 8)
-    return std::nullopt;
+  int used = 0;
+  const int got = std::sscanf(copy.c_str(), "%dx%dx%d s%d w%dx%d c%dx%d%n", &c.tile_m, &c.tile_n, &c.tile_k,
+                              &c.stages, &c.warps_m, &c.warps_n, &c.cluster_m, &c.cluster_n, &used);
+  if (got != 8) return std::nullopt;
+  std::istringstream words(copy.substr(static_cast<std::size_t>(used)));
+  for (std::string word; words >> word;) {
+    if (word == "pingpong")
+      c.pingpong = true;
+    else if (word == "streamk")
+      c.stream_k = true;
+    else
+      return std::nullopt;
+  }
   for (int v : {c.tile_m, c.tile_n, c.tile_k, c.stages, c.warps_m, c.warps_n, c.cluster_m, c.cluster_n})
     if (v < 1) return std::nullopt;
-  if (c.describe() != text) return std::nullopt;  // no stray spaces, signs or trailing text
+  if (c.describe() != text) return std::nullopt;  // no stray spaces, signs, repeats or reordering
   return c;
 }
 
@@ -89,7 +96,7 @@ std::string GemmConfig::describe() const {
   return std::to_string(tile_m) + "x" + std::to_string(tile_n) + "x" + std::to_string(tile_k) +
          " s" + std::to_string(stages) + " w" + std::to_string(warps_m) + "x" +
          std::to_string(warps_n) + " c" + std::to_string(cluster_m) + "x" +
-         std::to_string(cluster_n) + (pingpong ? " pingpong" : "");
+         std::to_string(cluster_n) + (pingpong ? " pingpong" : "") + (stream_k ? " streamk" : "");
 }
 
 struct Gemm::State {

@@ -35,11 +35,25 @@ struct TileCoords {
   Reg unit;           // the work unit it belongs to
 };
 
+// One piece of a CTA's work: k-blocks [kb0, kb1) of a tile. With stream-K,
+// `partial` (u32) is nonzero when the piece ends before the tile's last
+// k-block: its sum goes to the workspace, for the CTA that finishes the tile.
+struct Work {
+  TileCoords t;
+  Reg kb0, kb1;
+  std::optional<Reg> partial;
+};
+
 // Named barriers (bar.sync ids; 0 is the CTA's): each consumer warpgroup's
 // epilogue, and the ping-pong hand-over from one warpgroup's mainloop to the
 // other's.
 constexpr int kEpilogueBarrier = 1;  // + consumer warpgroup
 constexpr int kOrderBarrier = 3;     // + the warpgroup that waits
+// Stream-K: the consumers' partial sum is stored (they arrive, the
+// producer warpgroup's second warp waits and publishes it); the consumers
+// have seen another CTA's published sum (one thread waited for its flag).
+constexpr int kPublishBarrier = 5;
+constexpr int kPartialBarrier = 6;
 
 // Everything both roles need: shapes, the persistent tile order, the
 // pipeline's barriers and its (stage, phase) walk.
@@ -53,9 +67,16 @@ class GemmKernel {
  private:
   void read_params();
   void compute_schedule();
+  void compute_stream_k();
+  Reg sk_start(const Reg& cta);
+  struct Run {
+    Reg begin, end, split;  // k-blocks [begin, end) of the split units, the last piece from split
+    Pred partial;           // the last piece ends inside its unit
+  };
+  Run sk_run();
   TileCoords tile_of(const Reg& tile);
-  void for_each_tile(const std::function<void(const TileCoords&)>& body, const Reg* offset = nullptr,
-                     int stride = 1);
+  void for_each_tile(const std::function<void(const Work&)>& body, const Reg* offset = nullptr, int stride = 1);
+  void for_each_work(const std::function<void(const Work&)>& body);
   Reg stage_barrier(std::uint32_t offset, const Reg& stage);
   void advance(const Reg& stage, const Reg& phase);
   void skip_tile(const Reg& stage, const Reg& phase);
@@ -65,8 +86,13 @@ class GemmKernel {
   void release(const Reg& stage);
   void consumer();
   void mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
-                const Reg& stage, const Reg& phase, const Pred& leader,
+                const Work& w, const Reg& stage, const Reg& phase, const Pred& leader,
                 const std::function<void()>& after_last_wait = {});
+  Reg partial_slot(const Reg& cta);
+  Reg partial_flag(const Reg& cta);
+  void store_partial(const Regs& acc);
+  void publish_partial();
+  void add_partials(const Regs& acc, const Reg& unit);
   void epilogue(const std::vector<Regs>& accs, const TileCoords& t, const Reg& rows0, const Reg& cw,
                 const Pred& leader);
   std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& row, const Reg& lane);
@@ -80,6 +106,8 @@ class GemmKernel {
   Reg c_, c_rs_, c_cs_, c_bs_, m_, n_, kdim_, l_, alpha_, beta_;
   Reg base_, tid_, rank_m_, rank_n_, first_unit_, unit_step_, units_total_, per_batch_, units_m_, group_span_,
       kblocks_;
+  // Stream-K: the workspace and the data-parallel units before the split ones.
+  Reg workspace_, dp_units_;
 };
 
 ptx::Module GemmKernel::build() {
@@ -140,6 +168,7 @@ void GemmKernel::read_params() {
   l_ = k_.param(u32, "L");
   alpha_ = k_.param(f32, "alpha");
   if (s_.has_c) beta_ = k_.param(f32, "beta");
+  if (s_.stream_k) workspace_ = k_.param(u64, "workspace");
 }
 
 // Work units are a cluster's tiles, cluster_m x cluster_n of them; CTA rank
@@ -162,6 +191,7 @@ void GemmKernel::compute_schedule() {
     rank_m_ = rank_n_ = k_.mov(u32, 0);
     first_unit_ = cta;
     unit_step_ = ctas;
+    if (s_.stream_k) compute_stream_k();
     return;
   }
   Reg rank = k_.sreg(SReg::cluster_ctarank);
@@ -173,6 +203,45 @@ void GemmKernel::compute_schedule() {
   unit_step_ = k_.reg(u32);
   k_.div(first_unit_, cta, s_.cluster_size());
   k_.div(unit_step_, ctas, s_.cluster_size());
+}
+
+// Stream-K (data-parallel waves, then the last units split by k-blocks):
+// with U units on G CTAs, the last S = U mod G units (or S + G, when that
+// remainder is under half a wave, so that no CTA's share is tiny) are cut
+// into G equal runs of k-blocks, CTA c taking [c·T/G, (c+1)·T/G) of their
+// T = S·kblocks. A run covers the end of a unit or stops inside it; the
+// CTA that covers a unit's last k-block finishes it, adding the partial
+// sums of the CTAs before it (each CTA leaves at most one: its run's last
+// piece).
+void GemmKernel::compute_stream_k() {
+  Reg ctas = unit_step_;
+  Reg waves = k_.reg(u32), rest = k_.reg(u32), split = k_.reg(u32);
+  k_.div(waves, units_total_, ctas);
+  k_.sub(rest, units_total_, waves * ctas);
+  k_.selp(split, rest + ctas, rest, (rest != 0) && (waves != 0) && ((rest << 1) < ctas));
+  dp_units_ = units_total_ - split;
+}
+
+// c·T/G, the first k-block of CTA c's run, in 64 bits (c·T may not fit 32).
+// Computed where needed rather than kept: the consumers' registers are
+// the accumulators'.
+Reg GemmKernel::sk_start(const Reg& cta) {
+  Reg wide = k_.reg(u64), ctas = k_.reg(u64), first = k_.reg(u32);
+  k_.mul_wide(wide, cta, (units_total_ - dp_units_) * kblocks_);
+  k_.cvt(ctas, unit_step_);
+  k_.div(wide, wide, ctas);
+  k_.cvt(first, wide);
+  return first;
+}
+
+GemmKernel::Run GemmKernel::sk_run() {
+  Run r{sk_start(first_unit_), sk_start(first_unit_ + 1), k_.reg(u32), {}};
+  Reg last = k_.reg(u32);
+  k_.div(last, r.end - 1, kblocks_);  // meaningless for an empty run, which has no partial piece
+  Reg last_begin = last * kblocks_;
+  k_.max(r.split, r.begin, last_begin);
+  r.partial = (r.begin < r.end) && (r.end != last_begin + kblocks_);
+  return r;
 }
 
 TileCoords GemmKernel::tile_of(const Reg& unit) {
@@ -191,16 +260,83 @@ TileCoords GemmKernel::tile_of(const Reg& unit) {
 }
 
 // This CTA's units offset, offset + stride, ... of its sequence (ping-pong
-// consumers take every other one).
-void GemmKernel::for_each_tile(const std::function<void(const TileCoords&)>& body, const Reg* offset,
-                               int stride) {
+// consumers take every other one), each whole.
+void GemmKernel::for_each_tile(const std::function<void(const Work&)>& body, const Reg* offset, int stride) {
   Reg unit = offset ? first_unit_ + unit_step_ * *offset : k_.mov(u32, first_unit_);
   Reg step = stride == 1 ? unit_step_ : unit_step_ * stride;
+  Reg zero = k_.mov(u32, 0);
   k_.while_loop([&] { return unit < units_total_; },
                 [&] {
-                  body(tile_of(unit));
+                  body({tile_of(unit), zero, kblocks_, std::nullopt});
                   k_.add(unit, unit, step);
                 });
+}
+
+// Every piece of this CTA's work, the same sequence for the producer and
+// the consumers: without stream-K its units, whole; with it, its
+// data-parallel units, then its run's partial piece (first, so that the CTA
+// finishing that unit never waits for this one's other pieces), then the
+// pieces that end their units.
+void GemmKernel::for_each_work(const std::function<void(const Work&)>& body) {
+  if (!s_.stream_k) return for_each_tile(body);
+  // The run is computed again where needed: cheaper than registers held
+  // through every mainloop.
+  Reg unit = k_.mov(u32, first_unit_), cursor = k_.reg(u32), pending = k_.reg(u32);
+  Reg more = k_.reg(u32), at_unit = k_.reg(u32);
+  {
+    const Run run = sk_run();
+    k_.mov(cursor, run.begin);
+    k_.selp(pending, 1, 0, run.partial);
+  }
+  Work w{{}, k_.reg(u32), k_.reg(u32), k_.reg(u32)};
+  // The split unit holding k-block `it` of the runs, and that unit's first k-block.
+  auto split_unit = [&](const Reg& it) {
+    Reg index = k_.reg(u32);
+    k_.div(index, it, kblocks_);
+    k_.add(at_unit, dp_units_, index);
+    return index * kblocks_;
+  };
+  k_.while_loop(
+      [&] {
+        k_.mov(more, 1);
+        k_.mov(w.kb0, 0);
+        k_.mov(w.kb1, kblocks_);
+        k_.mov(*w.partial, 0);
+        k_.if_else(
+            unit < dp_units_,
+            [&] {
+              k_.mov(at_unit, unit);
+              k_.add(unit, unit, unit_step_);
+            },
+            [&] {
+              k_.if_else(
+                  pending != 0,
+                  [&] {
+                    const Run run = sk_run();
+                    Reg first = split_unit(run.split);
+                    k_.sub(w.kb0, run.split, first);
+                    k_.sub(w.kb1, run.end, first);
+                    k_.mov(*w.partial, 1);
+                    k_.mov(pending, 0);
+                  },
+                  [&] {
+                    const Run run = sk_run();
+                    Reg stop = k_.reg(u32);  // the partial piece was taken first
+                    k_.selp(stop, run.split, run.end, run.partial);
+                    k_.selp(more, 1, 0, cursor < stop);
+                    k_.if_then(more != 0, [&] {
+                      Reg first = split_unit(cursor);
+                      k_.sub(w.kb0, cursor, first);
+                      k_.add(cursor, first, kblocks_);
+                    });
+                  });
+            });
+        return more != 0;
+      },
+      [&] {
+        w.t = tile_of(at_unit);
+        body(w);
+      });
 }
 
 Reg GemmKernel::stage_barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
@@ -229,6 +365,7 @@ void GemmKernel::skip_tile(const Reg& stage, const Reg& phase) {
 // once (PTX ISA 9.7.13.15.16, try_wait.parity).
 void GemmKernel::producer() {
   k_.setmaxnreg_dec(40);
+  if (s_.stream_k) publish_partial();
   k_.if_then(tid_ == 128 * s_.consumers, [&] {
     Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
     const std::uint32_t stage_bytes = smem_.a_stage + smem_.b_stage;
@@ -245,8 +382,9 @@ void GemmKernel::producer() {
       for (int i = 0; i < s_.cluster_m; ++i) k_.or_(bits, bits, k_.mov(u16, 1) << (rank_n_ * s_.cluster_m + i));
       mask_b = bits;
     }
-    for_each_tile([&](const TileCoords& t) {
-      k_.for_range(0, kblocks_, 1, [&](Reg kb) {
+    for_each_work([&](const Work& w) {
+      const TileCoords& t = w.t;
+      k_.for_range(w.kb0, w.kb1, 1, [&](Reg kb) {
         Reg full = stage_barrier(smem_.full, stage);
         k_.mbarrier_wait_parity(at(stage_barrier(smem_.empty, stage)), phase ^ 1);
         // The whole stage arrives here, this CTA's loads and its peers' multicasts.
@@ -306,9 +444,20 @@ void GemmKernel::consumer() {
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_smem, s_.b_k_major ? 16 : kBox64, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   if (!s_.pingpong) {
-    for_each_tile([&](const TileCoords& t) {
-      mainloop(accs, desc_a0, desc_b0, stage, phase, leader);
-      epilogue(accs, t, rows0, cw, leader);
+    for_each_work([&](const Work& w) {
+      if (!w.partial) {
+        mainloop(accs, desc_a0, desc_b0, w, stage, phase, leader);
+        return epilogue(accs, w.t, rows0, cw, leader);
+      }
+      // Predicates, not the piece's registers, carried through the mainloop.
+      Pred partial = *w.partial != 0, joins = w.kb0 != 0;
+      mainloop(accs, desc_a0, desc_b0, w, stage, phase, leader);
+      k_.if_else(
+          partial, [&] { store_partial(accs[0]); },
+          [&] {
+            k_.if_then(joins, [&] { add_partials(accs[0], w.t.unit); });
+            epilogue(accs, w.t, rows0, cw, leader);
+          });
     });
   } else {
     // The producer fills the ring tile after tile; warpgroup 1's first
@@ -322,14 +471,14 @@ void GemmKernel::consumer() {
     k_.if_then(cw == 1, [&] { skip_tile(stage, phase); });
     Pred first = k_.setp(Cmp::eq, cw, 0);  // warpgroup 0's first tile has no tile before it
     for_each_tile(
-        [&](const TileCoords& t) {
+        [&](const Work& w) {
           k_.if_then(!first, [&] { k_.bar_sync(cw + kOrderBarrier, 256); });
           k_.setp(first, Cmp::ne, cw, cw);  // false from here on
-          Pred next = t.unit + unit_step_ < units_total_;  // the other warpgroup's next tile
-          mainloop(accs, desc_a0, desc_b0, stage, phase, leader,
+          Pred next = w.t.unit + unit_step_ < units_total_;  // the other warpgroup's next tile
+          mainloop(accs, desc_a0, desc_b0, w, stage, phase, leader,
                    [&] { k_.if_then(next, [&] { k_.bar_arrive(other + kOrderBarrier, 256); }); });
           skip_tile(stage, phase);
-          epilogue(accs, t, rows0, cw, leader);
+          epilogue(accs, w.t, rows0, cw, leader);
         },
         &cw, 2);
   }
@@ -338,7 +487,7 @@ void GemmKernel::consumer() {
 
 // `after_last_wait` runs (when given) once the last k-block's slot is full.
 void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
-                          const Reg& stage, const Reg& phase, const Pred& leader,
+                          const Work& w, const Reg& stage, const Reg& phase, const Pred& leader,
                           const std::function<void()>& after_last_wait) {
   // Each k16 step moves 32 bytes along a K-major row, or 16 K rows (two
   // 8-row atoms) down an MN-major box.
@@ -350,9 +499,11 @@ void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>&
                                       .b_step = s_.b_k_major ? 32 : 2 * kAtom};
   const int groups = static_cast<int>(accs.size());  // commit groups per k-block
   Reg previous = k_.mov(u32, 0);  // the stage of the k-block before this one
-  k_.for_range(0, kblocks_, 1, [&](Reg kb) {
+  // Counted from 0: the piece's bounds need no registers in the loop.
+  Reg count = w.kb1 - w.kb0;
+  k_.for_range(0, count, 1, [&](Reg kb) {
     k_.mbarrier_wait_parity(at(stage_barrier(smem_.full, stage)), phase);
-    if (after_last_wait) k_.if_then(kb == kblocks_ - 1, after_last_wait);
+    if (after_last_wait) k_.if_then(kb == count - 1, after_last_wait);
     Reg a_offset = k_.reg(u64), db = k_.reg(u64);
     k_.cvt(a_offset, stage * (smem_.a_stage >> 4));
     k_.cvt(db, stage * (smem_.b_stage >> 4));
@@ -389,6 +540,95 @@ void GemmKernel::release(const Reg& stage) {
     k_.mapa_shared(remote, empty, r);
     k_.mbarrier_arrive_cluster(remote, Scope::cta);
   }
+}
+
+// The workspace: one tile of f32 partial sums per CTA, then one u32 flag
+// per CTA (zero when no sum is waiting). A thread's registers 4j..4j+3 sit
+// at (j · threads + thread) · 16 bytes of its CTA's slot, so that each
+// vector store or load of a warp covers 512 contiguous bytes.
+Reg GemmKernel::partial_slot(const Reg& cta) {
+  Reg slot = k_.reg(u64);
+  k_.mul_wide(slot, cta, static_cast<std::uint32_t>(tile_m_ * s_.tile_n * 4));
+  return workspace_ + slot;
+}
+
+Reg GemmKernel::partial_flag(const Reg& cta) {
+  Reg offset = k_.reg(u64), index = k_.reg(u64);
+  k_.mul_wide(offset, unit_step_, static_cast<std::uint32_t>(tile_m_ * s_.tile_n * 4));
+  k_.mul_wide(index, cta, 4);
+  return workspace_ + offset + index;
+}
+
+// The consumers store their sum and arrive; they do not wait for it to be
+// published (publish_partial does, in the producer warpgroup).
+void GemmKernel::store_partial(const Regs& acc) {
+  const int threads = 128 * s_.consumers;
+  Reg thread_offset = k_.reg(u64);
+  k_.mul_wide(thread_offset, tid_, 16);
+  Reg address = partial_slot(first_unit_) + thread_offset;
+  for (std::size_t i = 0; i < acc.size(); i += 4)
+    k_.st(Space::global, f32, at(address, static_cast<std::int64_t>(i / 4 * threads * 16)),
+          Regs{acc[i], acc[i + 1], acc[i + 2], acc[i + 3]});
+  k_.bar_arrive(kPublishBarrier, threads + 32);
+}
+
+// The producer warpgroup's second warp, idle otherwise, waits for the
+// consumers' stores (bar.sync after their bar.arrive orders them before it,
+// PTX ISA 9.7.13.1) and raises the CTA's flag behind a gpu-scope fence: the
+// release pattern of the memory model (PTX ISA 8.9.3) that add_partials'
+// acquire pairs with. A CTA has one partial piece at most.
+void GemmKernel::publish_partial() {
+  Reg warp = (tid_ >> 5) & 3;
+  k_.if_then((warp == 1) && sk_run().partial, [&] {
+    k_.bar_sync(kPublishBarrier, 128 * s_.consumers + 32);
+    k_.if_then((tid_ & 31) == 0, [&] {
+      k_.fence(FenceSem::acq_rel, Scope::gpu);
+      k_.st(Space::global, u32, at(partial_flag(first_unit_)), 1, {.volatile_ = true});
+    });
+  });
+}
+
+// Adds to `acc` the partial sums of the CTAs before this one whose runs end
+// inside `unit` (from the nearest back, a fixed order: the result is the same
+// every run). One thread waits for each flag and clears it for the next
+// launch; the named barrier passes its acquire on to the others.
+void GemmKernel::add_partials(const Regs& acc, const Reg& unit) {
+  const int threads = 128 * s_.consumers;
+  Reg unit_begin = (unit - dp_units_) * kblocks_;
+  Reg cta = k_.mov(u32, first_unit_), start = k_.reg(u32);
+  k_.while_loop(
+      [&] {
+        k_.mov(start, sk_start(cta));
+        return (cta != 0) && (start > unit_begin);  // CTA cta - 1's run ends inside the unit
+      },
+      [&] {
+        k_.sub(cta, cta, 1);
+        k_.if_then(sk_start(cta) < start, [&] {  // an empty run (fewer k-blocks than CTAs) leaves no sum
+          k_.if_then(tid_ == 0, [&] {
+            Reg flag = partial_flag(cta), raised = k_.reg(u32);
+            k_.while_loop(
+                [&] {
+                  k_.ld(Space::global, u32, raised, at(flag), {.volatile_ = true});
+                  return raised == 0;
+                },
+                [] {});
+            k_.fence(FenceSem::acq_rel, Scope::gpu);
+            k_.st(Space::global, u32, at(flag), 0);
+          });
+          k_.bar_sync(kPartialBarrier, threads);
+          Reg thread_offset = k_.reg(u64);
+          k_.mul_wide(thread_offset, tid_, 16);
+          Reg address = partial_slot(cta) + thread_offset;
+          // Two registers at a time: the accumulators leave no room for more.
+          Regs sum = k_.regs(f32, 2, "partial");
+          for (std::size_t i = 0; i < acc.size(); i += 2) {
+            // .cg: from L2, where the other SM's stores are, not from this SM's L1
+            k_.ld(Space::global, f32, sum, at(address, static_cast<std::int64_t>(i / 4 * threads * 16 + i % 4 * 4)),
+                  {.cache = Cache::cg});
+            for (std::size_t j = 0; j < 2; ++j) k_.add(acc[i + j], acc[i + j], sum[j]);
+          }
+        });
+      });
 }
 
 // alpha·acc[i], alpha·acc[i + 1] (+ beta·C) for accumulator pair i of this
@@ -508,7 +748,7 @@ std::string Sm90aSpec::name() const {
          (a_k_major ? "ak" : "am") + (b_k_major ? "bk" : "bn") + "_" + std::to_string(tile_m()) + "x" +
          std::to_string(tile_n) + "_s" + std::to_string(stages) + (pingpong ? "_pingpong" : "") +
          (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
-         (epilogue_width() < tile_n ? "_e" + std::to_string(epilogue_width()) : "") +
+         (epilogue_width() < tile_n ? "_e" + std::to_string(epilogue_width()) : "") + (stream_k ? "_sk" : "") +
          (has_c ? "_withc" : "");
 }
 

@@ -7,11 +7,17 @@
 // swizzled shared memory. Edge tiles are TMA's bounds handling: loads
 // zero-fill, stores clip.
 //
+// With stream_k, the last units are split along K between CTAs, whose
+// partial sums meet in a workspace (sm90a_workspace_bytes), so that the
+// last wave does not leave SMs idle.
+//
 // Kernel parameters, in order: map_a, map_b, map_d (128-byte tensor maps,
 // grid constants), [C, c_row_stride, c_col_stride, c_batch_stride (elements)
-// when has_c], M, N, K, L (u32), alpha, [beta] (f32).
+// when has_c], M, N, K, L (u32), alpha, [beta] (f32), [workspace (u64) when
+// stream_k].
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -44,6 +50,10 @@ struct Sm90aSpec {
   // along N (the A tile); cluster_m * cluster_n is 1 or 2.
   int cluster_m = 1, cluster_n = 1;
   int cluster_size() const { return cluster_m * cluster_n; }
+  // Stream-K (cooperative, no cluster): the units past the last whole wave
+  // (and one wave more when that remainder is under half a wave) are shared
+  // out among the CTAs as equal runs of k-blocks.
+  bool stream_k = false;
   bool has_c = false;
   std::string name() const;  // the kernel's name, spelling out every choice
 };
@@ -62,6 +72,13 @@ Sm90aSmem sm90a_smem(const Sm90aSpec& spec);
 inline int sm90a_threads(const Sm90aSpec& spec) { return 128 * (spec.consumers + 1); }
 // Elements of D per 128-byte row of the epilogue's swizzled boxes.
 inline int sm90a_store_box_cols(const Sm90aSpec& spec) { return 128 / (runtime::bits(spec.d) / 8); }
+
+// The stream-K workspace for a grid of `ctas`: a tile of f32 sums and a
+// u32 flag per CTA. The flags must be zero before the first launch; every
+// launch leaves them zero.
+inline std::size_t sm90a_workspace_bytes(const Sm90aSpec& spec, std::uint32_t ctas) {
+  return std::size_t{ctas} * (static_cast<std::size_t>(spec.tile_m()) * spec.tile_n * 4 + 4);
+}
 
 ptx::Module build_sm90a_gemm(const Sm90aSpec& spec);
 

@@ -3,12 +3,14 @@
 // and strides, row-major D) and leaves the rest to sm80.
 #include <algorithm>
 #include <array>
-#include <mutex>
 #include <limits>
+#include <mutex>
+#include <optional>
 
 #include "gemm_path.hpp"
 #include "sm90a_kernel.hpp"
 #include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/tensor_map.hpp"
 
@@ -18,6 +20,8 @@ namespace {
 using runtime::Device;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// The fewest k-blocks per tile for which the heuristic splits the last wave.
+constexpr std::int64_t kStreamKMinBlocks = 16;
 int element_bytes(runtime::DType t) { return runtime::bits(t) / 8; }
 
 // The kernel for a configuration. The epilogue's chunk narrows (down to one
@@ -35,6 +39,7 @@ Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c, std::size_t smem_li
               .stages = c.stages,
               .cluster_m = c.cluster_m,
               .cluster_n = c.cluster_n,
+              .stream_k = c.stream_k,
               .has_c = p.has_c};
   while (smem_limit && sm90a_smem(s).bytes > smem_limit && s.epilogue_width() > 64 &&
          s.epilogue_width() % 128 == 0)
@@ -74,7 +79,14 @@ class Sm90aLaunch final : public GemmLaunch {
         spec.cluster_size() == 1
             ? std::max(device.properties().sm_count, 1)
             : module_.max_active_clusters(spec.name(), launch_config(static_cast<std::uint32_t>(spec.cluster_size())));
-    ctas_ = static_cast<std::uint32_t>(std::min(units, std::max<std::int64_t>(resident, 1)) * spec.cluster_size());
+    // Stream-K shares the last units' k-blocks among every resident CTA,
+    // even when there are fewer units than CTAs.
+    const std::int64_t clusters = std::max<std::int64_t>(resident, 1);
+    ctas_ = static_cast<std::uint32_t>((spec.stream_k ? clusters : std::min(units, clusters)) * spec.cluster_size());
+    if (spec.stream_k) {
+      workspace_.emplace(device, sm90a_workspace_bytes(spec, ctas_));
+      workspace_->fill(0);  // no partial sum waiting; each launch leaves it so
+    }
   }
 
   void run(const GemmOperands& o, runtime::Stream* stream) override {
@@ -96,6 +108,7 @@ class Sm90aLaunch final : public GemmLaunch {
     for (std::int64_t v : {p_.m, p_.n, p_.k, p_.l}) args.emplace_back(u32(v));
     args.emplace_back(o.alpha);
     if (p_.has_c) args.emplace_back(o.beta);
+    if (workspace_) args.emplace_back(*workspace_);
     module_.launch(spec_.name(), launch_config(ctas_), args, stream);
   }
 
@@ -138,6 +151,7 @@ class Sm90aLaunch final : public GemmLaunch {
   Sm90aSpec spec_;
   runtime::Module module_;
   std::uint32_t ctas_ = 1;
+  std::optional<runtime::Buffer> workspace_;
   std::mutex maps_mutex_;
   Maps cached_;
 };
@@ -209,6 +223,15 @@ class Sm90aPath final : public GemmPath {
     if (c.cluster_n == 2 && !p.a.row_major && c.tile_m < 128)
       why.push_back(cluster + " with tile_m " + std::to_string(c.tile_m) +
                     ": M-major A is multicast in 64-row boxes, one per CTA of the pair; tile_m 128 is needed");
+    if (c.stream_k && (c.pingpong || c.cluster_m * c.cluster_n > 1))
+      why.push_back("streamk with" + std::string(c.pingpong ? " pingpong" : "") +
+                    (c.cluster_m * c.cluster_n > 1 ? " " + cluster : "") +
+                    "; stream-K takes the cooperative schedule without clusters");
+    // The split k-blocks (fewer than 2 waves of units) are counted in 32 bits.
+    const std::int64_t split_blocks = 2 * std::int64_t{std::max(1, device.properties().sm_count)} * ceil_div(p.k, kSm90aTileK);
+    if (c.stream_k && split_blocks > std::numeric_limits<std::uint32_t>::max())
+      why.push_back("streamk with K = " + std::to_string(p.k) + " on " + std::to_string(device.properties().sm_count) +
+                    " SMs; the k-blocks split among the CTAs (2 x SMs x K/64) must stay below 2^32");
     if (!why.empty()) return why;
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
     const std::size_t bytes = sm90a_smem(spec_of(p, c, limit)).bytes;
@@ -233,19 +256,26 @@ class Sm90aPath final : public GemmPath {
     // waits on its load (f32 D at 128 x 256 fits only two, and ran at 0.62x
     // cuBLAS).
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
+    // Stream-K where the last wave would leave SMs idle and each CTA's share
+    // of the split units is k-blocks enough to outweigh adding the sums.
+    auto finish = [&] {
+      const std::int64_t units = tiles_m * ceil_div(p.n, c.tile_n) * p.l;
+      c.stream_k = units % sms != 0 && ceil_div(p.k, kSm90aTileK) >= kStreamKMinBlocks;
+      return c;
+    };
     auto fits = [&] {
       return config_refusals(c, p, device).empty() && (!limit || sm90a_smem(spec_of(p, c, 0)).bytes <= limit);
     };
     for (int stages = 8; stages >= 3; --stages) {
       c.stages = stages;
-      if (fits()) return c;
+      if (fits()) return finish();
     }
     c.tile_n = std::min(c.tile_n, 128);
     for (int stages = 8; stages >= 2; --stages) {
       c.stages = stages;
-      if (fits()) return c;
+      if (fits()) return finish();
     }
-    return c;
+    return finish();
   }
 
   std::vector<GemmConfig> candidates(const GemmProblem& p, const Device& device) const override {
@@ -256,8 +286,9 @@ class Sm90aPath final : public GemmPath {
     for (int tile_n : {256, 128, 64})
       for (int tile_m : {128, 64})
         for (int stages : {3, 4, 6})
-          add({.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,
-               .warps_m = tile_m / 64, .warps_n = 1});
+          for (bool stream_k : {false, true})
+            add({.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,
+                 .warps_m = tile_m / 64, .warps_n = 1, .stream_k = stream_k});
     // Ping-pong tiles (a whole tile per warpgroup) and the biggest cooperative
     // tile in 2-CTA clusters.
     for (auto [tile_m, tile_n] : {std::pair{128, 128}, std::pair{64, 256}})

@@ -92,7 +92,7 @@ class GemmKernel {
   Reg partial_flag(const Reg& cta);
   void store_partial(const Regs& acc);
   void publish_partial();
-  void add_partials(const Regs& acc, const Reg& unit);
+  void add_partials(const Regs& acc, const Reg& unit, const Reg& cw, const Pred& leader);
   void epilogue(const std::vector<Regs>& accs, const TileCoords& t, const Reg& rows0, const Reg& cw,
                 const Pred& leader);
   std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& row, const Reg& lane);
@@ -455,7 +455,7 @@ void GemmKernel::consumer() {
       k_.if_else(
           partial, [&] { store_partial(accs[0]); },
           [&] {
-            k_.if_then(joins, [&] { add_partials(accs[0], w.t.unit); });
+            k_.if_then(joins, [&] { add_partials(accs[0], w.t.unit, cw, leader); });
             epilogue(accs, w.t, rows0, cw, leader);
           });
     });
@@ -591,9 +591,16 @@ void GemmKernel::publish_partial() {
 // Adds to `acc` the partial sums of the CTAs before this one whose runs end
 // inside `unit` (from the nearest back, a fixed order: the result is the same
 // every run). One thread waits for each flag and clears it for the next
-// launch; the named barrier passes its acquire on to the others.
-void GemmKernel::add_partials(const Regs& acc, const Reg& unit) {
+// launch; the named barrier passes its acquire on to the others. The sums
+// come through the warpgroup's epilogue buffer by cp.async, each thread
+// staging its own: loaded straight into registers they would arrive one at a
+// time, the accumulators leaving no registers to have more loads in flight.
+void GemmKernel::add_partials(const Regs& acc, const Reg& unit, const Reg& cw, const Pred& leader) {
   const int threads = 128 * s_.consumers;
+  const std::uint32_t staged = smem_.epilogue_per_consumer / 128;  // bytes per thread per round
+  const std::size_t round = staged / 4;                            // accumulators per round
+  k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });  // the last tile's store has read the buffer
+  k_.bar_sync(cw + kEpilogueBarrier, 128);
   Reg unit_begin = (unit - dp_units_) * kblocks_;
   Reg cta = k_.mov(u32, first_unit_), start = k_.reg(u32);
   k_.while_loop(
@@ -618,14 +625,19 @@ void GemmKernel::add_partials(const Regs& acc, const Reg& unit) {
           k_.bar_sync(kPartialBarrier, threads);
           Reg thread_offset = k_.reg(u64);
           k_.mul_wide(thread_offset, tid_, 16);
-          Reg address = partial_slot(cta) + thread_offset;
-          // Two registers at a time: the accumulators leave no room for more.
+          Reg from = partial_slot(cta) + thread_offset;
+          Reg to = base_ + smem_.epilogue + cw * smem_.epilogue_per_consumer + (tid_ & 127) * staged;
           Regs sum = k_.regs(f32, 2, "partial");
-          for (std::size_t i = 0; i < acc.size(); i += 2) {
-            // .cg: from L2, where the other SM's stores are, not from this SM's L1
-            k_.ld(Space::global, f32, sum, at(address, static_cast<std::int64_t>(i / 4 * threads * 16 + i % 4 * 4)),
-                  {.cache = Cache::cg});
-            for (std::size_t j = 0; j < 2; ++j) k_.add(acc[i + j], acc[i + j], sum[j]);
+          for (std::size_t first = 0; first < acc.size(); first += round) {
+            for (std::uint32_t q = 0; q < staged / 16; ++q)  // accumulators first + 4q.. are chunk (first / 4 + q)
+              k_.cp_async(CpAsyncCache::cg, 16, at(to, q * 16),
+                          at(from, static_cast<std::int64_t>((first / 4 + q) * threads * 16)));
+            k_.cp_async_commit();
+            k_.cp_async_wait_all();
+            for (std::size_t i = 0; i < round; i += 2) {
+              k_.ld(Space::shared, f32, sum, at(to, static_cast<std::int64_t>(i * 4)));
+              for (std::size_t j = 0; j < 2; ++j) k_.add(acc[first + i + j], acc[first + i + j], sum[j]);
+            }
           }
         });
       });

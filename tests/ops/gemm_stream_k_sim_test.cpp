@@ -116,10 +116,16 @@ TEST(GemmStreamKSimChoice, RefusalsNameTheRule) {
                 .find("streamk; the sm80 kernel gives each CTA whole tiles (stream-K is sm90a's)"),
             std::string::npos);
   // 2 x 2^20 SMs x 2049 k-blocks passes 2^32.
-  EXPECT_NE(reasons_for(sim_with_sms(1 << 20), 64 * 2049, GemmKernel::sm90a, stream_k(sm90a_config(64, 64, 2)))
-                .find("streamk with K = 131136 on 1048576 SMs; the k-blocks split among the CTAs (2 x SMs x K/64) "
+  const std::string huge =
+      reasons_for(sim_with_sms(1 << 20), 64 * 2049, GemmKernel::sm90a, stream_k(sm90a_config(64, 64, 2)));
+  EXPECT_NE(huge.find("streamk with K = 131136 on 1048576 SMs; the k-blocks split among the CTAs (2 x SMs x K/64) "
                       "must stay below 2^32"),
-            std::string::npos);
+            std::string::npos)
+      << huge;
+  EXPECT_NE(huge.find("streamk on 1048576 SMs; the CTAs' shares are computed in 32 bits, which takes fewer than "
+                      "65536 SMs"),
+            std::string::npos)
+      << huge;
 }
 
 }  // namespace

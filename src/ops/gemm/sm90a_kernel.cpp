@@ -222,16 +222,18 @@ void GemmKernel::compute_stream_k() {
   dp_units_ = units_total_ - split;
 }
 
-// c·T/G, the first k-block of CTA c's run, in 64 bits (c·T may not fit 32).
-// Computed where needed rather than kept: the consumers' registers are
-// the accumulators'.
+// c·T/G, the first k-block of CTA c's run, in 32 bits: with T = q·G + r it
+// is c·q + c·r/G, and c·r < G² fits. (A 64-bit division is a call to a
+// subroutine, and a call anywhere in the kernel makes ptxas serialize every
+// wgmma when the driver links the code.) Computed where needed rather than
+// kept: the consumers' registers are the accumulators'.
 Reg GemmKernel::sk_start(const Reg& cta) {
-  Reg wide = k_.reg(u64), ctas = k_.reg(u64), first = k_.reg(u32);
-  k_.mul_wide(wide, cta, (units_total_ - dp_units_) * kblocks_);
-  k_.cvt(ctas, unit_step_);
-  k_.div(wide, wide, ctas);
-  k_.cvt(first, wide);
-  return first;
+  Reg iters = (units_total_ - dp_units_) * kblocks_;
+  Reg per_cta = k_.reg(u32), rest = k_.reg(u32), extra = k_.reg(u32);
+  k_.div(per_cta, iters, unit_step_);
+  k_.rem(rest, iters, unit_step_);
+  k_.div(extra, cta * rest, unit_step_);
+  return cta * per_cta + extra;
 }
 
 GemmKernel::Run GemmKernel::sk_run() {

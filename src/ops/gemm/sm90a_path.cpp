@@ -232,6 +232,10 @@ class Sm90aPath final : public GemmPath {
     if (c.stream_k && split_blocks > std::numeric_limits<std::uint32_t>::max())
       why.push_back("streamk with K = " + std::to_string(p.k) + " on " + std::to_string(device.properties().sm_count) +
                     " SMs; the k-blocks split among the CTAs (2 x SMs x K/64) must stay below 2^32");
+    // A run's first k-block c·T/G is computed as c·(T/G) + c·(T%G)/G in 32 bits.
+    if (c.stream_k && device.properties().sm_count >= 65536)
+      why.push_back("streamk on " + std::to_string(device.properties().sm_count) +
+                    " SMs; the CTAs' shares are computed in 32 bits, which takes fewer than 65536 SMs");
     if (!why.empty()) return why;
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
     const std::size_t bytes = sm90a_smem(spec_of(p, c, limit)).bytes;

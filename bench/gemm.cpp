@@ -56,7 +56,7 @@ struct Options {
                "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
-               "       [--config 'MxNxK sS wAxB cCxD [pingpong]' (the kernel's configuration, as printed)]\n"
+               "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
                "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)]\n",
                why.c_str());
   std::exit(2);
@@ -88,7 +88,7 @@ Options parse(int argc, char** argv) {
       else usage("--block-scaled " + v + ": accepted mxfp8, mxfp4, nvfp4");
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
-      if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong]', e.g. '128x256x64 s3 w2x1 c1x1'");
+      if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");
     } else if (a == "--shapes") {
       o.shapes.clear();
       std::size_t start = 0;

@@ -102,7 +102,7 @@ Options parse(const std::vector<std::string>& args) {
       const std::string& v = value();
       o.config = ops::parse_gemm_config(v);
       if (!o.config)
-        throw Error("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong]' as the configuration line "
+        throw Error("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]' as the configuration line "
                     "prints it, e.g. '128x256x64 s3 w2x1 c1x1'");
     } else if (a == "--device") {
       o.device = value();
@@ -249,7 +249,7 @@ const Registration registration({
     "usage: warpforge gemm --m M --n N --k K [--l L] [--dtype bf16|f16] [--layout nn|nt|tn|tt]\n"
     "                      [--out-dtype f32|bf16|f16] [--alpha A] [--beta B] [--kernel "
     "auto|sm80|sm90a]\n"
-    "                      [--config 'MxNxK sS wAxB cCxD [pingpong]']\n"
+    "                      [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]']\n"
     "                      [--device cuda|sim] [--check] [--bench [--reps R]] [--autotune] [--seed "
     "S]\n"
     "                      [--save DIR]\n\n"
@@ -265,8 +265,8 @@ const Registration registration({
     "--kernel       auto (default), sm80 or sm90a\n"
     "--config       the kernel's configuration instead of the heuristic's, as the output\n"
     "               prints it (tile MxNxK, stages, warps or consumer warpgroups, cluster,\n"
-    "               'pingpong' for sm90a's alternating consumers); refused with the reasons\n"
-    "               when the kernel does not take it\n"
+    "               'pingpong' for sm90a's alternating consumers, 'streamk' for its split\n"
+    "               last wave); refused with the reasons when the kernel does not take it\n"
     "--device       cuda or sim (default: cuda when a GPU is present, else sim)\n"
     "--check        compare D with an fp64 CPU reference: max |d - ref| / max(|ref|, 1) must be\n"
     "               <= 1e-2 for bf16/f16 D, 1e-4 for f32 D; exit status 1 when it is not\n"

@@ -73,24 +73,6 @@ TEST(GemmStreamKSimRuns, RepeatedRunsAreRightAndBitIdentical) {
   check_runs_on_new_inputs(sim_with_sms(5), 195, 139, 571, 5, stream_k(sm90a_config(64, 64, 2)));
 }
 
-TEST(GemmStreamKSimChoice, TheHeuristicSplitsTheLastWaveWhenItLeavesSmsIdle) {
-  const runtime::Device dev = sim_with_sms(4);
-  std::mt19937 rng(std::random_device{}());
-  auto config_for = [&](std::int64_t m, std::int64_t k) {
-    auto a = make_matrix(dev, DType::bf16, {0, m, k}, rng);
-    auto b = make_matrix(dev, DType::bf16, {0, k, 256}, rng);
-    auto d = make_matrix(dev, DType::f32, {0, m, 256}, rng, true);
-    Gemm g(a.view, b.view, nullptr, d.view, {.kernel = GemmKernel::sm90a});
-    g.compile();
-    return g.config();
-  };
-  // 3 x 2 units of 128 x 128 on 4 SMs leave 2 idle in the second wave.
-  EXPECT_TRUE(config_for(384, 1024).stream_k) << config_for(384, 1024).describe();
-  // Too few k-blocks to share, or no idle SMs.
-  EXPECT_FALSE(config_for(384, 512).stream_k) << config_for(384, 512).describe();
-  EXPECT_FALSE(config_for(256, 1024).stream_k) << config_for(256, 1024).describe();
-}
-
 TEST(GemmStreamKSimChoice, RefusalsNameTheRule) {
   std::mt19937 rng(std::random_device{}());
   auto reasons_for = [&](const runtime::Device& dev, std::int64_t k, GemmKernel kernel, const GemmConfig& config) {

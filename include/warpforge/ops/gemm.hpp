@@ -45,7 +45,9 @@ struct GemmConfig {
   // sm90a: the tiles past the last whole wave of the persistent grid are
   // split along K among all CTAs (stream-K), their partial sums added in a
   // workspace the Gemm owns, so the last wave leaves no SM idle. The sums
-  // are added in a fixed order: results stay deterministic.
+  // are added in a fixed order: results stay deterministic. Opt-in (and an
+  // autotune candidate): on an H200 adding the sums cost what the idle SMs
+  // did (docs/PERFORMANCE.md), so the heuristic does not choose it.
   bool stream_k = false;
   // "128x128x32 s3 w2x2 c1x1", then " pingpong" and " streamk" when set
   std::string describe() const;

@@ -20,8 +20,6 @@ namespace {
 using runtime::Device;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-// The fewest k-blocks per tile for which the heuristic splits the last wave.
-constexpr std::int64_t kStreamKMinBlocks = 16;
 int element_bytes(runtime::DType t) { return runtime::bits(t) / 8; }
 
 // The kernel for a configuration. The epilogue's chunk narrows (down to one
@@ -254,32 +252,27 @@ class Sm90aPath final : public GemmPath {
     int tile_n = 256;
     while (tile_n > 64 && tiles_m * ceil_div(p.n, tile_n) * p.l < sms) tile_n /= 2;
     GemmConfig c{.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = 2, .warps_m = 2, .warps_n = 1};
-    // Stages as fit beside a whole-tile epilogue buffer: a fourth stage bought
+    // No stream-K: on an H200 it won nowhere (docs/PERFORMANCE.md, v6); it
+    // stays a candidate for autotune. Stages as fit beside a whole-tile
+    // epilogue buffer: a fourth stage bought
     // by storing 128 x 256 in two chunks measured no faster on an H200
     // (docs/PERFORMANCE.md). Three stages at least: with two, every k-block
     // waits on its load (f32 D at 128 x 256 fits only two, and ran at 0.62x
     // cuBLAS).
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
-    // Stream-K where the last wave would leave SMs idle and each CTA's share
-    // of the split units is k-blocks enough to outweigh adding the sums.
-    auto finish = [&] {
-      const std::int64_t units = tiles_m * ceil_div(p.n, c.tile_n) * p.l;
-      c.stream_k = units % sms != 0 && ceil_div(p.k, kSm90aTileK) >= kStreamKMinBlocks;
-      return c;
-    };
     auto fits = [&] {
       return config_refusals(c, p, device).empty() && (!limit || sm90a_smem(spec_of(p, c, 0)).bytes <= limit);
     };
     for (int stages = 8; stages >= 3; --stages) {
       c.stages = stages;
-      if (fits()) return finish();
+      if (fits()) return c;
     }
     c.tile_n = std::min(c.tile_n, 128);
     for (int stages = 8; stages >= 2; --stages) {
       c.stages = stages;
-      if (fits()) return finish();
+      if (fits()) return c;
     }
-    return finish();
+    return c;
   }
 
   std::vector<GemmConfig> candidates(const GemmProblem& p, const Device& device) const override {
@@ -290,9 +283,12 @@ class Sm90aPath final : public GemmPath {
     for (int tile_n : {256, 128, 64})
       for (int tile_m : {128, 64})
         for (int stages : {3, 4, 6})
-          for (bool stream_k : {false, true})
-            add({.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,
-                 .warps_m = tile_m / 64, .warps_n = 1, .stream_k = stream_k});
+          add({.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,
+               .warps_m = tile_m / 64, .warps_n = 1});
+    // Stream-K on the two-warpgroup tiles.
+    for (int tile_n : {256, 128, 64})
+      add({.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = tile_n == 256 ? 3 : 4, .warps_m = 2,
+           .warps_n = 1, .stream_k = true});
     // Ping-pong tiles (a whole tile per warpgroup) and the biggest cooperative
     // tile in 2-CTA clusters.
     for (auto [tile_m, tile_n] : {std::pair{128, 128}, std::pair{64, 256}})

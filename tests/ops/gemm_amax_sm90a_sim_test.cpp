@@ -1,5 +1,6 @@
-// The sm90a GemmAmax kernel (TMA raw loads, dequantizer warpgroups, wgmma
-// consumers) on the simulator against the CPU reference: MXFP8 e4m3 and
+// The sm90a GemmAmax kernel (TMA raw loads, dequantizer warpgroups or, for
+// MXFP8, FP8 wgmma on the codes, wgmma consumers) on the simulator against
+// the CPU reference: MXFP8 e4m3 and
 // e5m2 and FP4 with every scale format into every C dtype it writes, both C major-nesses, M, N, K that are
 // not multiples of the 128 x 128 x 64 tile, L = 1 and 3, more tiles than the
 // simulator's SMs (the persistent loop carries its pipeline phases across
@@ -55,6 +56,22 @@ TEST(GemmAmaxSm90aSim, Mxfp8IntoEveryCDtypeAndMajorness) {
       // An odd N leaves n-major C's last column without its pair.
       c.m = 136, c.n = i < 3 ? 72 : 71, c.k = 96, c.l = i % 3 == 0 ? 3 : 1;
       expect_pass(c, 700 + static_cast<std::uint32_t>(i));
+      ++i;
+    }
+}
+
+// MXFP8 runs as FP8 wgmma on the codes, its scales turned into f32 per
+// stage: square problems (A's and B's scales in the same shapes, laid out
+// differently for the consumers), both tile widths, K past several stages
+// of 128 codes with a ragged last one, scales across the whole e8m0 range.
+TEST(GemmAmaxSm90aSim, Mxfp8SquareProblemsAndLongK) {
+  int i = 0;
+  for (DType ab : {DType::e4m3, DType::e5m2})
+    for (std::int64_t tile_n : {128, 64}) {
+      GemmAmaxCase c = sm90a_case(ab, i % 2 ? DType::bf16 : DType::f32);
+      c.m = c.n = 200, c.k = 416, c.l = i == 0 ? 2 : 1;
+      c.tile = GemmAmaxTile{128, tile_n};
+      expect_pass(c, 720 + static_cast<std::uint32_t>(i));
       ++i;
     }
 }

@@ -17,11 +17,15 @@ namespace {
 
 constexpr std::uint32_t kRow = 128;        // bytes per swizzled bf16 row (128-byte swizzle)
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle pattern's repeat
-constexpr std::uint32_t kRawRow = kSm90aGemmAmaxTileK;  // bytes of a raw stage's row (FP4 uses half)
 constexpr int kTileM = kSm90aGemmAmaxTileM;
 constexpr int kGroupRows = 16;  // output tiles per group along M, for L2 reuse
 constexpr int kConsumers = 2;
 constexpr int kProducerWg = 2, kDequantWg0 = 3;  // then t_.dequant_warpgroups of them
+constexpr int kScaleConverters = 96;             // fp8_mma: the producer warpgroup's warps 1-3
+constexpr int kScalePad = 4;                     // fp8_mma: floats between B's lane quarters' scales
+// fp8_mma: floats of one scale block's f32 scales: A's 128 rows, or B's
+// tile_n columns in four padded lane quarters.
+int scale_block_floats(bool a, int tile_rows) { return a ? tile_rows : tile_rows + 4 * kScalePad; }
 
 std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
@@ -40,7 +44,7 @@ class AmaxKernel {
     const std::int64_t tiles_n = (p.n + t.tile_n - 1) / t.tile_n;
     per_batch_ = tiles_m_ * tiles_n;
     group_span_ = tiles_n * kGroupRows;
-    kblocks_ = (p.k + kSm90aGemmAmaxTileK - 1) / kSm90aGemmAmaxTileK;
+    kblocks_ = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
   }
 
   ptx::Module build();
@@ -50,9 +54,12 @@ class AmaxKernel {
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
   Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
-  std::uint32_t raw_row_bytes() const { return sm90a_gemm_amax_raw_row_bytes(p_.ab_dtype); }
+  std::uint32_t raw_row_bytes() const { return sm90a_gemm_amax_raw_row_bytes(p_.ab_dtype, t_); }
   void advance(const Reg& stage, const Reg& phase, int stages);
   void producer();
+  void scale_converter();
+  void convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, std::int64_t rows,
+                      int tile_rows, const Reg& kb, const Reg& thread);
   void dequantizer();
   // Which raw chunks a dequantizer thread converts.
   struct ChunkMap {
@@ -77,6 +84,8 @@ class AmaxKernel {
   void consumer();
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
+  void mainloop_fp8(const Regs& acc, const Regs& part, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+                    const Reg& phase, const Pred& leader, const Reg& cw);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   void store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
                   const Pred& in0, const Pred& in1);
@@ -113,11 +122,14 @@ ptx::Module AmaxKernel::build() {
   map_sfb_ = k_.param_generic_address(map_sfb_p_);
   k_.if_then(tid_ == 0, [&] {
     for (const Reg& map : {map_a_, map_b_, map_sfa_, map_sfb_}) k_.prefetch_tensormap(map);
+    // fp8_mma: a raw stage is freed by the consumers' wgmma and made ready
+    // by the scale converters; otherwise the dequantizers free it.
     for (int st = 0; st < t_.raw_stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
-      k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st), 128 * t_.dequant_warpgroups);
+      k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st), t_.fp8_mma ? kConsumers : 128 * t_.dequant_warpgroups);
+      if (t_.fp8_mma) k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
     }
-    for (int st = 0; st < t_.stages; ++st) {
+    for (int st = 0; !t_.fp8_mma && st < t_.stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
       k_.mbarrier_init(at(base_, smem_.empty + 8 * st), kConsumers);
     }
@@ -127,8 +139,15 @@ ptx::Module AmaxKernel::build() {
   k_.bar_sync(0);
   Reg wg = tid_ >> 7;
   k_.if_else(
-      wg == kProducerWg, [&] { producer(); },
-      [&] { k_.if_else(wg >= kDequantWg0, [&] { dequantizer(); }, [&] { consumer(); }); });
+      wg == kProducerWg,
+      [&] {
+        producer();
+        if (t_.fp8_mma) k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
+      },
+      [&] {
+        if (t_.fp8_mma) return consumer();
+        k_.if_else(wg >= kDequantWg0, [&] { dequantizer(); }, [&] { consumer(); });
+      });
   return k_.module();
 }
 
@@ -186,7 +205,9 @@ void AmaxKernel::producer() {
         k_.tma_load(at(base_ + smem_.raw_b + stage * smem_.raw_b_stage), map_b_, {kx, t.n0, t.batch}, at(full));
         // Piece (batch, row tile, K group) is rows 2·piece, 2·piece + 1 of
         // the scale bytes seen as 256-byte rows.
-        Reg group = kb >> imm(p_.vec == 32 ? 1 : 0);  // 64 codes: 2 (v 32) or 4 (v 16) scale blocks
+        // A stage's codes are 2 or 4 scale blocks (64 codes of vec 32, or 16;
+        // 128 of vec 32 with fp8_mma): a piece holds 4.
+        Reg group = (kb * imm(sm90a_gemm_amax_codes(t_) / p_.vec)) >> 2u;
         const ScaleFactorLayout sfa{p_.m, p_.k, p_.l, p_.vec}, sfb{p_.n, p_.k, p_.l, p_.vec};
         Reg piece_a = (t.batch * imm(sfa.row_tiles()) + (t.m0 >> 7)) * imm(sfa.k_tiles()) + group;
         Reg piece_b = (t.batch * imm(sfb.row_tiles()) + (t.n0 >> 7)) * imm(sfb.k_tiles()) + group;
@@ -195,6 +216,56 @@ void AmaxKernel::producer() {
         advance(stage, phase, t_.raw_stages);
       });
     });
+  });
+}
+
+// fp8_mma: once a raw stage is full, 96 threads write its scales as f32
+// for the consumers (convert_scales); e8m0 E is 2^(E - 127) (the f32
+// exponent field; E = 0 the subnormal 2^-127, E = 255 NaN: OCP MX v1.0,
+// 5.4.1), 0 past the matrix (TMA's zero fill there may meet a NaN of the
+// padding's scales).
+void AmaxKernel::scale_converter() {
+  Reg thread = tid_ - (128 * kProducerWg + 32);
+  Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+  for_each_tile([&](const TileCoords& t) {
+    k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+      k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
+      Reg out = base_ + smem_.scales + stage * smem_.scales_stage;
+      convert_scales(true, base_ + smem_.raw_sfa + stage * kScalePiece, out, t.m0, p_.m, kTileM, kb, thread);
+      convert_scales(false, base_ + smem_.raw_sfb + stage * kScalePiece, out + imm(4 * 4 * kTileM), t.n0, p_.n,
+                     t_.tile_n, kb, thread);  // A's 4 blocks x 128 rows, then B's
+      k_.mbarrier_arrive(at(barrier(smem_.ready, stage)));
+      advance(stage, phase, t_.raw_stages);
+    });
+  });
+}
+
+// The 4 scale blocks of each of the tile's rows (one 32-bit word of the
+// piece: byte (r % 32)·16 + ((r / 32) % 4)·4 + block, the piece holding 128
+// rows from a multiple of 128) into out[block·scale_block_floats + position(r)],
+// the positions being what the consumers read with vector loads: A's rows r
+// and r + 8 side by side (r % 16 < 8), and B's columns in lane order, the
+// tile_rows/4 columns 8j + 2q + {0, 1} of lane quarter q together, the
+// quarters kScalePad floats apart so that a warp's four 16-byte loads fall
+// in different banks.
+void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, std::int64_t rows,
+                                int tile_rows, const Reg& kb, const Reg& thread) {
+  const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
+  k_.for_range(thread, imm(tile_rows), kScaleConverters, [&](Reg r) {
+    Reg in_piece = (first_row & 127u) + r;
+    Reg word = k_.reg(u32);
+    k_.ld(Space::shared, u32, word, at(piece + ((in_piece & 31u) << 4) + (((in_piece >> 5) & 3u) << 2)));
+    Reg position = a ? (r & ~15u) + ((r & 7u) << 1) + ((r >> 3) & 1u)
+                     : ((r >> 1) & 3u) * imm(tile_rows / 4 + kScalePad) + ((r >> 3) << 1) + (r & 1u);
+    Pred in_rows = first_row + r < imm(rows);
+    for (int block = 0; block < 4; ++block) {
+      Reg code = (word >> imm(8 * block)) & 0xffu, bits = k_.reg(u32);
+      k_.mov(bits, code << 23);
+      k_.selp(bits, 0x00400000u, bits, code == 0u);
+      k_.selp(bits, 0x7fc00000u, bits, code == 255u);
+      k_.selp(bits, bits, 0u, in_rows && ((kb << 2) + imm(block) < imm(blocks)));
+      k_.st(Space::shared, u32, at(out + (position << 2), 4 * scale_block_floats(a, tile_rows) * block), bits);
+    }
   });
 }
 
@@ -422,16 +493,26 @@ void AmaxKernel::consumer() {
   Reg cw = tid_ >> 7;
   Pred leader = (tid_ & 127) == 0;
   Regs acc = k_.regs(f32, t_.tile_n / 2, "acc");
-  // K-major bf16 tiles: 8-row atoms of 128-byte rows (SBO = one atom; LBO
-  // unused with the 128-byte swizzle, encoded as 16).
-  Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.a + cw * (64 * kRow), 16, kAtom);
-  Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.b, 16, kAtom);
+  // K-major tiles of 128-byte rows (bf16, or the FP8 codes with fp8_mma):
+  // 8-row atoms (SBO = one atom; LBO unused with the 128-byte swizzle,
+  // encoded as 16).
+  Reg a_tiles = base_ + (t_.fp8_mma ? smem_.raw_a : smem_.a), b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b);
+  Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_tiles + cw * (64 * kRow), 16, kAtom);
+  Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   Reg thread_max = k_.mov(u32, 0u);
-  for_each_tile([&](const TileCoords& t) {
-    mainloop(acc, desc_a0, desc_b0, stage, phase, leader);
-    epilogue(acc, t, cw, thread_max);
-  });
+  if (t_.fp8_mma) {
+    Regs part = k_.regs(f32, t_.tile_n / 4, "part");  // half of N at a time
+    for_each_tile([&](const TileCoords& t) {
+      mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw);
+      epilogue(acc, t, cw, thread_max);
+    });
+  } else {
+    for_each_tile([&](const TileCoords& t) {
+      mainloop(acc, desc_a0, desc_b0, stage, phase, leader);
+      epilogue(acc, t, cw, thread_max);
+    });
+  }
   // |C| bits: unsigned order is value order, a positive NaN above +inf.
   Reg warp_max = k_.reg(u32);
   k_.redux_sync(Redux::max, warp_max, thread_max);
@@ -467,6 +548,72 @@ void AmaxKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
   });
   k_.wgmma_wait_group(0);
   k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, previous))); });
+}
+
+// fp8_mma: each scale block of a stage is one wgmma m64nNk32 on the FP8
+// codes, in two halves of N (m64n(N/2)k32) into `part` (scale-d 0); then
+// acc += part x (sa x sb) per element: sa of the accumulator's row, sb of
+// its column, both powers of two, so the product is exact while it stays in
+// f32's range and one rounding follows. The next step's scales are loaded
+// while a step's wgmma runs and its FMAs follow (two register sets); the
+// other consumer warpgroup's wgmma runs under this one's FMAs. Accumulator
+// pair i is row 16·warp + lane/4 + 8·((i/2) % 2), columns 8·(i/4) +
+// 2·(lane%4) + {0, 1} (PTX ISA 9.7.15.5.1.1): half h of N is acc[h·N/4 ..],
+// and `part` (N/4 registers) holds one half.
+void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs& part, const Reg& desc_a0, const Reg& desc_b0,
+                              const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw) {
+  for (const Reg& a : acc) k_.mov(a, imm_f32(0.0f));
+  const Type fp8 = p_.ab_dtype == DType::e4m3 ? e4m3 : e5m2;
+  const std::size_t half_regs = part.size();
+  Reg lane = tid_ & 31u;
+  // convert_scales' positions: the thread's rows r, r + 8 and its columns.
+  Reg row_offset = (cw * 64 + ((tid_ >> 5) & 3u) * 16 + ((lane >> 2) << 1)) << 2;
+  Reg col_offset = imm(4 * 4 * kTileM) + (lane & 3u) * imm(4 * (t_.tile_n / 4 + kScalePad));
+  const Regs sa[2] = {k_.regs(f32, 2, "sa"), k_.regs(f32, 2, "sa_next")};
+  const Regs sb[2] = {k_.regs(f32, half_regs / 2, "sb"), k_.regs(f32, half_regs / 2, "sb_next")};
+  k_.for_range(0, imm(kblocks_), 1, [&](Reg) {
+    k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
+    k_.mbarrier_wait_parity(at(barrier(smem_.ready, stage)), phase);
+    Reg da = k_.reg(u64), db = k_.reg(u64);
+    k_.cvt(da, stage * (smem_.raw_a_stage >> 4));
+    k_.cvt(db, stage * (smem_.raw_b_stage >> 4));
+    k_.add(da, da, desc_a0);
+    k_.add(db, db, desc_b0);
+    Reg scales = base_ + smem_.scales + stage * smem_.scales_stage;
+    Reg sa_at = scales + row_offset, sb_at = scales + col_offset;
+    // Step s is scale block s / 2, half s % 2 of N.
+    auto load_scales = [&](int step) {
+      const int block = step / 2, half = step % 2;
+      const Regs& b = sb[step % 2];
+      k_.ld(Space::shared, f32, sa[step % 2], at(sa_at, 4 * kTileM * block));
+      for (std::size_t v = 0; v < b.size(); v += 4)
+        k_.ld(Space::shared, f32,
+              Regs(b.begin() + static_cast<std::ptrdiff_t>(v), b.begin() + static_cast<std::ptrdiff_t>(v + 4)),
+              at(sb_at, static_cast<std::int64_t>(4 * (scale_block_floats(false, t_.tile_n) * block + half * b.size() + v))));
+    };
+    load_scales(0);
+    for (int step = 0; step < 8; ++step) {
+      const int block = step / 2, half = step % 2;
+      // 32 codes: 32 bytes along the K-major rows; B's rows (N/2)·half..
+      k_.wgmma_fence();
+      k_.wgmma_mma_async(fp8, fp8, part, da + static_cast<std::uint64_t>(2 * block),
+                         db + static_cast<std::uint64_t>(2 * block + half * (t_.tile_n / 2) * 128 / 16), false,
+                         WgmmaMajor::k, WgmmaMajor::k);
+      k_.wgmma_commit_group();
+      if (step + 1 < 8) load_scales(step + 1);
+      k_.wgmma_wait_group(0);
+      const Regs &row_scale = sa[step % 2], &col_scale = sb[step % 2];
+      for (std::size_t r = 0; r < half_regs; ++r) {  // pair r / 2: row (r / 2) % 2, columns 2·(r / 4) + r % 2
+        Reg scale = k_.reg(f32);
+        k_.mul(scale, row_scale[(r / 2) % 2], col_scale[(r / 4) * 2 + r % 2]);
+        const std::size_t a = half * half_regs + r;
+        k_.fma(acc[a], part[r], scale, acc[a]);
+      }
+    }
+    // Every wgmma of the stage has read its codes, and its scales are loaded.
+    k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.raw_empty, stage))); });
+    advance(stage, phase, t_.raw_stages);
+  });
 }
 
 // Accumulator pair i of an m64nN wgmma (PTX ISA 9.7.15.5.1.1, the D
@@ -546,20 +693,24 @@ void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const 
 
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
-  m.a_stage = kTileM * kRow;
-  m.b_stage = static_cast<std::uint32_t>(t.tile_n) * kRow;
-  m.raw_a_stage = kTileM * kRawRow;
-  m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * kRawRow;
-  const auto stages = static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
+  const auto raw_row = static_cast<std::uint32_t>(sm90a_gemm_amax_codes(t));  // bytes, FP8 (FP4 uses half)
+  m.a_stage = t.fp8_mma ? 0 : kTileM * kRow;
+  m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n) * kRow;
+  m.raw_a_stage = kTileM * raw_row;
+  m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * raw_row;
+  m.scales_stage = t.fp8_mma ? 4 * 4 * static_cast<std::uint32_t>(kTileM + scale_block_floats(false, t.tile_n)) : 0;
+  const auto stages = t.fp8_mma ? 0u : static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
   m.a = 0;
   m.b = m.a + stages * m.a_stage;
   m.raw_a = m.b + stages * m.b_stage;
   m.raw_b = m.raw_a + raw * m.raw_a_stage;
   m.raw_sfa = m.raw_b + raw * m.raw_b_stage;
   m.raw_sfb = m.raw_sfa + raw * kScalePiece;
-  m.raw_full = m.raw_sfb + raw * kScalePiece;
+  m.scales = m.raw_sfb + raw * kScalePiece;
+  m.raw_full = m.scales + raw * m.scales_stage;
   m.raw_empty = m.raw_full + 8 * raw;
-  m.full = m.raw_empty + 8 * raw;
+  m.ready = m.raw_empty + 8 * raw;
+  m.full = m.ready + (t.fp8_mma ? 8 * raw : 0);
   m.empty = m.full + 8 * stages;
   m.amax = m.empty + 8 * stages;
   m.bytes = m.amax + 8 + 1024;
@@ -569,7 +720,7 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
          "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
-         "_dq" + std::to_string(t.dequant_warpgroups);
+         (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups));
 }
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {

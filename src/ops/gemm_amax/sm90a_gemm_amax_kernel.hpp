@@ -26,6 +26,12 @@
 // Barriers: raw full (TMA transaction bytes) / raw empty (every dequantizer
 // thread), bf16 full (every dequantizer thread, after
 // fence.proxy.async) / bf16 empty (one arrival per consumer warpgroup).
+//
+// MXFP8 (Sm90aGemmAmaxTiling::fp8_mma) skips the dequantizer: the raw stages
+// hold 128 codes of K in the 128-byte swizzle, the consumers' FP8 wgmma read
+// them, and each 32-code scale block's partial sum is scaled and added in
+// f32; the producer warpgroup's warps 1-3 turn each stage's scale pieces
+// into f32 (barrier `ready`), and the consumers free raw stages themselves.
 // Out-of-range rows and K are TMA's zero fill, and their scales are taken as 0.
 //
 // Parameters: map_a, map_b (u8 tensor maps of the raw bytes), map_sfa,
@@ -56,17 +62,33 @@ struct Sm90aGemmAmaxTiling {
   // Dequantizer warpgroups (1 or 2): 2 puts two dequantizer warps on each
   // SM sub-partition, one hiding the other's latencies.
   int dequant_warpgroups = 2;
+  // MXFP8 (e4m3/e5m2 codes, e8m0 scales per 32) without dequantizing: the
+  // raw stages hold 128 codes of K in TMA's 128-byte swizzle, each scale
+  // block is one FP8 wgmma m64nNk32 into a partial sum, and the consumers
+  // add partial x (scale of A's row x scale of B's column) to the
+  // accumulator (f32 FMA). The producer warpgroup's other three warps turn
+  // each stage's scale pieces into f32 for them. No bf16 stages, no
+  // dequantizer warpgroups.
+  bool fp8_mma = false;
 };
-// Bytes of one row of a K block (64 codes) as TMA loads it: FP4 packs two per byte.
-inline std::uint32_t sm90a_gemm_amax_raw_row_bytes(runtime::DType ab) {
-  return ab == runtime::DType::e2m1 ? kSm90aGemmAmaxTileK / 2 : kSm90aGemmAmaxTileK;
+// Codes of K per raw stage: 128 (one swizzled row of FP8) with fp8_mma, else 64.
+inline int sm90a_gemm_amax_codes(const Sm90aGemmAmaxTiling& t) { return t.fp8_mma ? 128 : kSm90aGemmAmaxTileK; }
+// Bytes of one row of a raw stage as TMA loads it: FP4 packs two per byte.
+inline std::uint32_t sm90a_gemm_amax_raw_row_bytes(runtime::DType ab, const Sm90aGemmAmaxTiling& t) {
+  const int codes = sm90a_gemm_amax_codes(t);
+  return static_cast<std::uint32_t>(ab == runtime::DType::e2m1 ? codes / 2 : codes);
 }
-inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) { return 128 * (3 + t.dequant_warpgroups); }
+inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) {
+  return 128 * (3 + (t.fp8_mma ? 0 : t.dequant_warpgroups));
+}
 
 // Byte offsets in dynamic shared memory from the 1024-aligned base.
+// With fp8_mma there are no bf16 stages: `full` and `empty` are then unused,
+// `scales` holds each raw stage's f32 scales (A's 4 blocks x 128 rows, then
+// B's 4 x tile_n columns) and `ready` says the producer warpgroup wrote them.
 struct Sm90aGemmAmaxSmem {
-  std::uint32_t a_stage, b_stage, raw_a_stage, raw_b_stage;
-  std::uint32_t a, b, raw_a, raw_b, raw_sfa, raw_sfb, raw_full, raw_empty, full, empty, amax;
+  std::uint32_t a_stage, b_stage, raw_a_stage, raw_b_stage, scales_stage;
+  std::uint32_t a, b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, amax;
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& tiling);

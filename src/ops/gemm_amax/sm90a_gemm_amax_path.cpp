@@ -24,13 +24,18 @@ std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
 
 // Four bf16 and four raw stages of 128 x 128 (192 KB of shared memory), or
 // of 128 x 64 where 128-column tiles would leave SMs idle (the decode shape
-// M = 128: 64 tiles on 132 SMs), or the mma tile the options ask for.
+// M = 128: 64 tiles on 132 SMs), or the mma tile the options ask for. MXFP8
+// takes FP8 wgmma on the codes (fp8_mma): five raw stages of 37 KB at
+// 128 x 128, six of 28 KB at 128 x 64; with f32 C, 128 x 64 unless asked
+// otherwise (at 128 x 128 ptxas spills 40 bytes of its mainloop there).
 Sm90aGemmAmaxTiling tiling_for(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
+  t.fp8_mma = (p.ab_dtype == DType::e4m3 || p.ab_dtype == DType::e5m2) && p.sf_dtype == DType::e8m0 && p.vec == 32;
   if (p.tile)
     t.tile_n = static_cast<int>(p.tile->n);
-  else if (output_tiles(p, 128) < device.properties().sm_count)
+  else if (output_tiles(p, 128) < device.properties().sm_count || (t.fp8_mma && p.c_dtype == DType::f32))
     t.tile_n = 64;
+  if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
   return t;
 }
 
@@ -38,11 +43,13 @@ Sm90aGemmAmaxTiling tiling_for(const GemmAmaxProblem& p, const runtime::Device& 
 std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
 
 // The raw bytes of a K-major operand (rows, K, L) as a u8 tensor map
-// (K bytes, rows, L) with a box of one K block's bytes (64 codes) x box_rows,
-// no swizzle: each row of the box is contiguous in shared memory. With one
-// batch the batch stride only has to be legal: the matrix's own extent.
+// (K bytes, rows, L) with a box of one raw stage's bytes x box_rows: no
+// swizzle for the dequantizer (each row of the box contiguous in shared
+// memory), the 128-byte swizzle for fp8_mma's wgmma. With one batch the
+// batch stride only has to be legal: the matrix's own extent.
 runtime::TensorMapDesc raw_map(DType ab, runtime::DevicePtr address, std::int64_t rows, std::int64_t k,
-                               std::int64_t l, const MatrixStrides& s, std::uint32_t box_rows) {
+                               std::int64_t l, const MatrixStrides& s, std::uint32_t box_rows,
+                               const Sm90aGemmAmaxTiling& t) {
   const std::int64_t row = code_bytes(ab, s.row);
   std::int64_t batch = code_bytes(ab, s.batch);
   if (l == 1 || batch == 0) batch = (row * rows + 15) / 16 * 16;
@@ -51,8 +58,9 @@ runtime::TensorMapDesc raw_map(DType ab, runtime::DevicePtr address, std::int64_
           .address = address,
           .dims = {u64(code_bytes(ab, k)), u64(rows), u64(l)},
           .strides_bytes = {u64(row), u64(batch)},
-          .box = {sm90a_gemm_amax_raw_row_bytes(ab), box_rows, 1},
-          .swizzle = runtime::TensorMapSwizzle::none};
+          .box = {sm90a_gemm_amax_raw_row_bytes(ab, t), box_rows, 1},
+          // fp8_mma: wgmma reads the codes themselves, K-major in 128-byte rows
+          .swizzle = t.fp8_mma ? runtime::TensorMapSwizzle::b128 : runtime::TensorMapSwizzle::none};
 }
 
 // The scale bytes of the 128x4 layout as a u8 tensor map of 256-byte rows
@@ -100,9 +108,9 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   // The tensor maps hold the operands' addresses: they are encoded (on the
   // host) when an address changes, not every launch.
   std::array<runtime::TensorMap, 4> encode_maps(const GemmAmaxOperands& o) const {
-    const auto map_a = raw_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM);
+    const auto map_a = raw_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM, tiling_);
     const auto map_b = raw_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b,
-                               static_cast<std::uint32_t>(tiling_.tile_n));
+                               static_cast<std::uint32_t>(tiling_.tile_n), tiling_);
     const auto map_sfa = scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec});
     const auto map_sfb = scale_map(o.sfb.address(), ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec});
     return {runtime::make_tensor_map(device_, map_a), runtime::make_tensor_map(device_, map_b),

@@ -9,6 +9,7 @@
 #include "warpforge/layout/ldmatrix_atom.hpp"
 #include "warpforge/layout/mfma_atom.hpp"
 #include "warpforge/layout/mma_atoms.hpp"
+#include "warpforge/layout/wgmma_a_fragment.hpp"
 #include "warpforge/layout/wgmma_accumulator.hpp"
 
 namespace warpforge::layout {
@@ -188,6 +189,78 @@ TEST(WgmmaAccumulator, RefusesOtherN) {
   EXPECT_THROW(wgmma_accumulator(12), LayoutError);
   EXPECT_THROW(wgmma_accumulator(264), LayoutError);
   EXPECT_THROW(wgmma_accumulator(0), LayoutError);
+}
+
+// PTX ISA 9.7.15.5.1.1, the A register fragment figures of m64nNk16
+// (.f16/.bf16, a0..a7) and m64nNk32 (.e4m3/.e5m2, a0..a15), for every warp,
+// lane and element, stated as the ISA states them ("for ai where ...").
+TEST(WgmmaAFragment, MatchesTheIsaFiguresForBothWidths) {
+  struct Width {
+    int bits;
+    int64_t k, values;
+    std::function<Element(int64_t lane, int64_t i)> warp0;
+  };
+  const Width widths[] = {
+      {16, 16, 8,
+       [](int64_t l, int64_t i) {
+         const bool lower = i == 2 || i == 3 || i == 6 || i == 7;
+         return Element{l / 4 + (lower ? 8 : 0), 2 * (l % 4) + (i & 1) + (i >= 4 ? 8 : 0)};
+       }},
+      {8, 32, 16,
+       [](int64_t l, int64_t i) {
+         const bool lower = (i >= 4 && i < 8) || i >= 12;
+         return Element{l / 4 + (lower ? 8 : 0), 4 * (l % 4) + (i & 3) + (i >= 8 ? 16 : 0)};
+       }},
+  };
+  for (const Width& w : widths) {
+    Fragment f = wgmma_a_fragment(w.bits);
+    ASSERT_EQ(f.layout.extent(Axis::lane), 32);
+    ASSERT_EQ(f.layout.extent(Axis::warp), 4);
+    ASSERT_EQ(f.layout.extent(Axis::value), w.values);
+    ASSERT_EQ(f.layout.extent(Axis::row), 64);
+    ASSERT_EQ(f.layout.extent(Axis::col), w.k);
+    ASSERT_TRUE(f.layout.is_bijective()) << f.layout.name();
+    EXPECT_EQ(f.registers(), 4) << "four .b32 registers per thread";
+    for (int64_t warp = 0; warp < 4; ++warp)
+      for (int64_t l = 0; l < 32; ++l)
+        for (int64_t i = 0; i < w.values; ++i) {
+          AxisPoint at = f.layout({{Axis::lane, l}, {Axis::warp, warp}, {Axis::value, i}});
+          const Element e = w.warp0(l, i);
+          ASSERT_EQ(at.at(Axis::row), 16 * warp + e.row) << f.layout.name() << " lane " << l << " a" << i;
+          ASSERT_EQ(at.at(Axis::col), e.col) << f.layout.name() << " lane " << l << " a" << i;
+          AxisPoint owner = f.layout.inverse(at);
+          ASSERT_EQ(owner.at(Axis::lane), l);
+          ASSERT_EQ(owner.at(Axis::warp), warp);
+          ASSERT_EQ(owner.at(Axis::value), i);
+        }
+  }
+}
+
+// Each warp's 16 rows are the mma.sync A operand of the same element width.
+TEST(WgmmaAFragment, EachWarpHoldsAnMmaSyncAOperand) {
+  const std::pair<Fragment, Fragment> pairs[] = {{wgmma_a_fragment(16), mma_m16n8k16_f16().a},
+                                                 {wgmma_a_fragment(8), mma_m16n8k32_f8().a}};
+  for (const auto& [wgmma, mma] : pairs)
+    for (int64_t l = 0; l < 32; ++l)
+      for (int64_t i = 0; i < mma.layout.extent(Axis::value); ++i) {
+        AxisPoint want = mma.layout({{Axis::lane, l}, {Axis::value, i}});
+        AxisPoint got = wgmma.layout({{Axis::lane, l}, {Axis::warp, 2}, {Axis::value, i}});
+        ASSERT_EQ(got.at(Axis::row), 32 + want.at(Axis::row)) << wgmma.layout.name();
+        ASSERT_EQ(got.at(Axis::col), want.at(Axis::col)) << wgmma.layout.name();
+      }
+}
+
+TEST(WgmmaAFragment, RefusesOtherElementWidths) {
+  for (int bits : {4, 32}) {
+    try {
+      wgmma_a_fragment(bits);
+      ADD_FAILURE() << bits << "-bit elements were accepted";
+    } catch (const LayoutError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(std::to_string(bits) + "-bit elements"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("16-bit (bf16, f16) or 8-bit (e4m3, e5m2)"), std::string::npos) << msg;
+    }
+  }
 }
 
 TEST(MfmaAtom, MatchesReferenceClosedForms) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsl/dsl_test_support.hpp"
@@ -479,13 +480,53 @@ TEST(BadHopper, WgmmaAccumulatorCountOutsideTheShapes) {
 TEST(BadHopper, WgmmaOperandAndAccumulatorTypes) {
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
     k.wgmma_mma_async(f32, k.regs(f32, 4), k.reg(b64), k.reg(b64), false, WgmmaMajor::k, WgmmaMajor::k);
-  }, {"operand type f32", "bf16 or f16"}));
+  }, {"operand types f32×f32", "accepted: bf16×bf16 or f16×f16 (m64nNk16), e4m3/e5m2 × e4m3/e5m2 (m64nNk32)"}));
+  // 16-bit A and B must match; 16-bit and 8-bit do not mix.
+  for (auto [a, b] : {std::pair{bf16, f16}, std::pair{e4m3, bf16}})
+    EXPECT_TRUE(refused(Target::sm_90a, [a, b](Kernel& k) {
+      k.wgmma_mma_async(a, b, k.regs(f32, 4), k.reg(b64), k.reg(b64), false, WgmmaMajor::k, WgmmaMajor::k);
+    }, {".f32." + std::string(ptx::name(a)) + "." + std::string(ptx::name(b)),
+        "operand types " + std::string(ptx::name(a)) + "×" + std::string(ptx::name(b)), "accepted:"}));
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
     k.wgmma_mma_async(bf16, k.regs(b32, 4, "acc"), k.reg(b64), k.reg(b64), false, WgmmaMajor::k, WgmmaMajor::k);
   }, {"accumulator", "%acc0"}));
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
     k.wgmma_mma_async(bf16, k.regs(f32, 4), k.reg(u32, "da"), k.reg(b64), false, WgmmaMajor::k, WgmmaMajor::k);
   }, {"A descriptor", "%da"}));
+}
+
+TEST(BadHopper, Fp8WgmmaOperandsAreKMajorOnly) {
+  // PTX ISA 9.7.15.5.2: the 8-bit forms have no imm-trans-a/b.
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(e4m3, e5m2, k.regs(f32, 8), k.reg(b64), k.reg(b64), false, WgmmaMajor::mn, WgmmaMajor::k);
+  }, {"wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e5m2", "A is MN-major with e4m3 elements",
+      "must be K-major (WgmmaMajor::k)"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(e5m2, k.regs(f32, 8), k.reg(b64), k.reg(b64), true, WgmmaMajor::k, WgmmaMajor::mn);
+  }, {"m64n16k32.f32.e5m2.e5m2", "B is MN-major with e5m2 elements", "WgmmaMajor::k"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(e4m3, e4m3, k.regs(f32, 8), k.regs(b32, 4), k.reg(b64), false, WgmmaMajor::mn);
+  }, {"m64n16k32.f32.e4m3.e4m3", "B is MN-major with e4m3 elements"}));
+}
+
+TEST(BadHopper, WgmmaRegisterAFragment) {
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(bf16, bf16, k.regs(f32, 4), k.regs(b32, 2), k.reg(b64), false, WgmmaMajor::k);
+  }, {"wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", "A from registers has 2 registers",
+      "4 b32 registers per thread"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(e4m3, e4m3, k.regs(f32, 4), k.regs(f32, 4, "fa"), k.reg(b64), false, WgmmaMajor::k);
+  }, {"m64n8k32.f32.e4m3.e4m3", "A register %fa0 is f32", "b32 registers"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(f16, f16, k.regs(f32, 4), k.regs(b16, 4, "h"), k.reg(b64), false, WgmmaMajor::k);
+  }, {"A register %h0 has type b16", "expected b32"}));
+  // The checks the two A forms share: accumulators and B's descriptor.
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(bf16, bf16, k.regs(f32, 6), k.regs(b32, 4), k.reg(b64), false, WgmmaMajor::k);
+  }, {"6 accumulator registers", "multiple of 8 in 8..256"}));
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
+    k.wgmma_mma_async(bf16, bf16, k.regs(f32, 4), k.regs(b32, 4), k.reg(u32, "db"), false, WgmmaMajor::k);
+  }, {"B descriptor", "%db"}));
 }
 
 TEST(BadHopper, WaitGroupAndRegisterCounts) {

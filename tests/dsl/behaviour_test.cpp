@@ -292,6 +292,29 @@ TEST(Inst, KnownAndUnknownOpcodes) {
   EXPECT_FALSE(opcode_arity("nanosleep").has_value());
 }
 
+// PTX ISA 9.7.15.5.2: the operand list of each wgmma.mma_async form. The
+// 16-bit forms end with imm-trans-a and imm-trans-b (A from shared memory)
+// or imm-trans-b alone (A from registers); the 8-bit forms have neither.
+TEST(Wgmma, EachFormSpellsTheOperandListThePtxIsaGivesIt) {
+  Kernel k("wgmma_forms", Target::sm_90a);
+  Regs d = k.regs(f32, 8, "d"), a = k.regs(b32, 4, "a");
+  Reg da = k.reg(b64, "da"), db = k.reg(b64, "db");
+  Pred p = k.pred("p");
+  k.wgmma_mma_async(e4m3, e5m2, d, da, db, false, WgmmaMajor::k, WgmmaMajor::k);
+  k.wgmma_mma_async(e5m2, d, da, db, p, WgmmaMajor::k, WgmmaMajor::k);
+  k.wgmma_mma_async(bf16, bf16, d, a, db, true, WgmmaMajor::mn);
+  k.wgmma_mma_async(e5m2, e4m3, d, a, db, !p, WgmmaMajor::k);
+  k.wgmma_mma_async(f16, d, da, db, true, WgmmaMajor::mn, WgmmaMajor::k);
+  const std::string acc = "{%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}", regs = "{%a0, %a1, %a2, %a3}";
+  EXPECT_EQ(statements_from(k, 0),
+            (Lines{"wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e5m2 " + acc + ", %da, %db, 0, 1, 1;",
+                   "wgmma.mma_async.sync.aligned.m64n16k32.f32.e5m2.e5m2 " + acc + ", %da, %db, %p, 1, 1;",
+                   "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 " + acc + ", " + regs + ", %db, 1, 1, 1, 1;",
+                   "wgmma.mma_async.sync.aligned.m64n16k32.f32.e5m2.e4m3 " + acc + ", " + regs + ", %db, !%p, 1, 1;",
+                   "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 " + acc + ", %da, %db, 1, 1, 1, 1, 0;",
+                   "ret;"}));
+}
+
 TEST(Memory, SharedVariablesAndTheDynamicArray) {
   Kernel k("smem", Target::sm_80);
   Shared tile = k.shared("tile", 256, 128);

@@ -693,13 +693,22 @@ void build_wgmma(Kernel& k) {
   k.wgmma_fence();
   Reg da = k.mov(b64, 0), db = k.mov(b64, 0);
   Pred accumulate = k.setp(Cmp::ne, k.mov(u32, SReg::tid_x), 0);
-  for (int n : {8, 64, 128, 256})
+  Regs a = k.regs(b32, 4);
+  for (int n : {8, 64, 128, 256}) {
+    Regs d = k.regs(f32, n / 2);
     for (Type t : {bf16, f16}) {
-      Regs d = k.regs(f32, n / 2);
       k.wgmma_mma_async(t, d, da, db, false, WgmmaMajor::k, WgmmaMajor::k);
       k.wgmma_mma_async(t, d, da, db, accumulate, WgmmaMajor::mn, WgmmaMajor::mn);
       k.wgmma_mma_async(t, d, da, db, !accumulate, WgmmaMajor::k, WgmmaMajor::mn);
+      k.wgmma_mma_async(t, t, d, a, db, accumulate, WgmmaMajor::k);
+      k.wgmma_mma_async(t, t, d, a, db, false, WgmmaMajor::mn);
     }
+    for (Type ta : {e4m3, e5m2})
+      for (Type tb : {e4m3, e5m2}) {
+        k.wgmma_mma_async(ta, tb, d, da, db, accumulate, WgmmaMajor::k, WgmmaMajor::k);
+        k.wgmma_mma_async(ta, tb, d, a, db, true, WgmmaMajor::k);
+      }
+  }
   k.wgmma_commit_group();
   k.wgmma_wait_group(0);
   k.wgmma_wait_group(1);

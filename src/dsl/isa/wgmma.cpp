@@ -1,5 +1,7 @@
 #include "warpforge/dsl/isa/wgmma.hpp"
 
+#include <vector>
+
 #include "../type_names.hpp"
 
 namespace warpforge::dsl {
@@ -8,6 +10,12 @@ namespace {
 // wgmma and setmaxnreg exist only on the architecture-specific sm_90a (PTX
 // ISA 9.7.15.5.2 and 9.7.19.x, "Target ISA notes").
 const Availability kHopperOnly = Availability::arch_specific(90, 90);
+
+bool is_half(Type t) { return t == Type::f16 || t == Type::bf16; }
+bool is_fp8(Type t) { return t == Type::e4m3 || t == Type::e5m2; }
+
+// imm-trans-a/b: 1 reads the operand MN-major ("transposed").
+ptx::Operand trans(WgmmaMajor m) { return ptx::Operand::imm(m == WgmmaMajor::mn ? 1 : 0); }
 }  // namespace
 
 void WgmmaOps::wgmma_fence() {
@@ -27,28 +35,78 @@ void WgmmaOps::wgmma_wait_group(int pending) {
   emit("wgmma.wait_group.sync.aligned", {ptx::Operand::imm(pending)});
 }
 
-void WgmmaOps::wgmma_mma_async(Type ab_type, const Regs& d, const Reg& desc_a, const Reg& desc_b,
-                               std::variant<bool, PredUse> scale_d, WgmmaMajor a_major, WgmmaMajor b_major) {
+std::string WgmmaOps::mma_async_opcode(Type a_type, Type b_type, const Regs& d, const Reg& desc_b,
+                                       WgmmaMajor b_major) {
+  const bool half = is_half(a_type) && a_type == b_type;
+  const bool fp8 = is_fp8(a_type) && is_fp8(b_type);
   const int n = static_cast<int>(d.size()) * 2;
-  std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32" + detail::dot(ab_type) +
-                       detail::dot(ab_type);
+  // Each wgmma takes 32 bytes of K: 16 two-byte or 32 one-byte elements.
+  const std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + (fp8 ? "k32" : "k16") +
+                             ".f32" + detail::dot(a_type) + detail::dot(b_type);
   require(opcode, kHopperOnly);
-  if (ab_type != Type::bf16 && ab_type != Type::f16)
-    fail(opcode, "operand type " + detail::type_name(ab_type) + "; bf16 or f16");
+  if (!half && !fp8)
+    fail(opcode, "operand types " + detail::type_name(a_type) + "×" + detail::type_name(b_type) +
+                     "; accepted: bf16×bf16 or f16×f16 (m64nNk16), e4m3/e5m2 × e4m3/e5m2 (m64nNk32)");
   if (n < 8 || n > 256 || n % 8 != 0)
     fail(opcode, std::to_string(d.size()) + " accumulator registers (N = " + std::to_string(n) +
                      "); N is a multiple of 8 in 8..256, so 4..128 registers in steps of 4");
   for (const Reg& r : d)  // exactly f32: a b32 register would pass the width check
     if (r.type() != Type::f32)
       fail(opcode, "accumulator " + r.name() + " is " + detail::type_name(r.type()) + "; f32");
-  expect_type(opcode, desc_a, Type::b64, "A descriptor");
   expect_type(opcode, desc_b, Type::b64, "B descriptor");
-  ptx::Operand scale = std::holds_alternative<bool>(scale_d)
-                           ? ptx::Operand::imm(std::get<bool>(scale_d) ? 1 : 0)
-                           : operand_of(std::get<PredUse>(scale_d));
-  emit(opcode, {operand_of(d), operand_of(desc_a), operand_of(desc_b), scale, ptx::Operand::imm(1),
-                ptx::Operand::imm(1), ptx::Operand::imm(a_major == WgmmaMajor::mn ? 1 : 0),
-                ptx::Operand::imm(b_major == WgmmaMajor::mn ? 1 : 0)});
+  require_k_major(opcode, b_type, b_major, "B");
+  return opcode;
+}
+
+void WgmmaOps::require_k_major(const std::string& opcode, Type type, WgmmaMajor major, const char* operand) {
+  // PTX ISA 9.7.15.5.2: only the .f16/.bf16 forms take imm-trans-a/b; the
+  // 8-bit forms read A and B K-major.
+  if (is_fp8(type) && major == WgmmaMajor::mn)
+    fail(opcode, std::string(operand) + " is MN-major with " + detail::type_name(type) +
+                     " elements; e4m3/e5m2 operands have no transpose operand and must be K-major "
+                     "(WgmmaMajor::k)");
+}
+
+ptx::Operand WgmmaOps::scale_operand(const std::variant<bool, PredUse>& scale_d) const {
+  return std::holds_alternative<bool>(scale_d) ? ptx::Operand::imm(std::get<bool>(scale_d) ? 1 : 0)
+                                               : operand_of(std::get<PredUse>(scale_d));
+}
+
+void WgmmaOps::wgmma_mma_async(Type a_type, Type b_type, const Regs& d, const Reg& desc_a, const Reg& desc_b,
+                               std::variant<bool, PredUse> scale_d, WgmmaMajor a_major, WgmmaMajor b_major) {
+  const std::string opcode = mma_async_opcode(a_type, b_type, d, desc_b, b_major);
+  expect_type(opcode, desc_a, Type::b64, "A descriptor");
+  require_k_major(opcode, a_type, a_major, "A");
+  std::vector<ptx::Operand> ops = {operand_of(d),         operand_of(desc_a),   operand_of(desc_b),
+                                   scale_operand(scale_d), ptx::Operand::imm(1), ptx::Operand::imm(1)};
+  if (is_half(a_type)) ops.insert(ops.end(), {trans(a_major), trans(b_major)});
+  emit(opcode, ops);
+}
+
+void WgmmaOps::wgmma_mma_async(Type ab_type, const Regs& d, const Reg& desc_a, const Reg& desc_b,
+                               std::variant<bool, PredUse> scale_d, WgmmaMajor a_major, WgmmaMajor b_major) {
+  wgmma_mma_async(ab_type, ab_type, d, desc_a, desc_b, scale_d, a_major, b_major);
+}
+
+void WgmmaOps::wgmma_mma_async(Type a_type, Type b_type, const Regs& d, const Regs& a, const Reg& desc_b,
+                               std::variant<bool, PredUse> scale_d, WgmmaMajor b_major) {
+  const std::string opcode = mma_async_opcode(a_type, b_type, d, desc_b, b_major);
+  // PTX ISA 9.7.15.5.1.1: A's fragment is four .b32 registers per thread for
+  // every input type (two 16-bit or four 8-bit elements each).
+  if (a.size() != 4)
+    fail(opcode, "A from registers has " + std::to_string(a.size()) + " registers; the A fragment is 4 b32 "
+                 "registers per thread");
+  for (const Reg& r : a) {
+    // Packed elements: ptxas takes .b32 (or .u32/.s32) registers, not .f32 ones.
+    if (ptx::is_float(r.type()))
+      fail(opcode, "A register " + r.name() + " is " + detail::type_name(r.type()) +
+                       "; A's packed elements go in b32 registers");
+    expect_type(opcode, r, Type::b32, "A register");
+  }
+  std::vector<ptx::Operand> ops = {operand_of(d),         operand_of(a),        operand_of(desc_b),
+                                   scale_operand(scale_d), ptx::Operand::imm(1), ptx::Operand::imm(1)};
+  if (is_half(a_type)) ops.push_back(trans(b_major));
+  emit(opcode, ops);
 }
 
 void WgmmaOps::setmaxnreg(const char* opcode, int count) {

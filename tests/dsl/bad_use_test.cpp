@@ -516,10 +516,10 @@ TEST(BadHopper, WgmmaRegisterAFragment) {
       "4 b32 registers per thread"}));
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
     k.wgmma_mma_async(e4m3, e4m3, k.regs(f32, 4), k.regs(f32, 4, "fa"), k.reg(b64), false, WgmmaMajor::k);
-  }, {"m64n8k32.f32.e4m3.e4m3", "A register %fa0 is f32", "b32 registers"}));
+  }, {"m64n8k32.f32.e4m3.e4m3", "A register %fa0 is f32, declared .f32", "go in .b32 registers"}));
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
     k.wgmma_mma_async(f16, f16, k.regs(f32, 4), k.regs(b16, 4, "h"), k.reg(b64), false, WgmmaMajor::k);
-  }, {"A register %h0 has type b16", "expected b32"}));
+  }, {"A register %h0 is b16, declared .b16", "(b32, u32, s32, f16x2 or bf16x2 handles)"}));
   // The checks the two A forms share: accumulators and B's descriptor.
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
     k.wgmma_mma_async(bf16, bf16, k.regs(f32, 6), k.regs(b32, 4), k.reg(b64), false, WgmmaMajor::k);

@@ -703,6 +703,9 @@ void build_wgmma(Kernel& k) {
       k.wgmma_mma_async(t, t, d, a, db, accumulate, WgmmaMajor::k);
       k.wgmma_mma_async(t, t, d, a, db, false, WgmmaMajor::mn);
     }
+    // Any 32-bit non-float handle is a .b32 register, which is all ptxas takes for A.
+    k.wgmma_mma_async(bf16, bf16, d, k.regs(bf16x2, 4), db, true, WgmmaMajor::k);
+    k.wgmma_mma_async(e4m3, e5m2, d, k.regs(u32, 4), db, true, WgmmaMajor::k);
     for (Type ta : {e4m3, e5m2})
       for (Type tb : {e4m3, e5m2}) {
         k.wgmma_mma_async(ta, tb, d, da, db, accumulate, WgmmaMajor::k, WgmmaMajor::k);

@@ -1,5 +1,6 @@
 #include "warpforge/dsl/isa/wgmma.hpp"
 
+#include <utility>
 #include <vector>
 
 #include "../type_names.hpp"
@@ -13,6 +14,12 @@ const Availability kHopperOnly = Availability::arch_specific(90, 90);
 
 bool is_half(Type t) { return t == Type::f16 || t == Type::bf16; }
 bool is_fp8(Type t) { return t == Type::e4m3 || t == Type::e5m2; }
+
+// {d}, a, b-desc, scale-d, imm-scale-a = 1, imm-scale-b = 1: how both A
+// forms start (PTX ISA 9.7.15.5.2).
+std::vector<ptx::Operand> leading_operands(ptx::Operand d, ptx::Operand a, ptx::Operand desc_b, ptx::Operand scale) {
+  return {std::move(d), std::move(a), std::move(desc_b), std::move(scale), ptx::Operand::imm(1), ptx::Operand::imm(1)};
+}
 
 // imm-trans-a/b: 1 reads the operand MN-major ("transposed").
 ptx::Operand trans(WgmmaMajor m) { return ptx::Operand::imm(m == WgmmaMajor::mn ? 1 : 0); }
@@ -77,8 +84,8 @@ void WgmmaOps::wgmma_mma_async(Type a_type, Type b_type, const Regs& d, const Re
   const std::string opcode = mma_async_opcode(a_type, b_type, d, desc_b, b_major);
   expect_type(opcode, desc_a, Type::b64, "A descriptor");
   require_k_major(opcode, a_type, a_major, "A");
-  std::vector<ptx::Operand> ops = {operand_of(d),         operand_of(desc_a),   operand_of(desc_b),
-                                   scale_operand(scale_d), ptx::Operand::imm(1), ptx::Operand::imm(1)};
+  std::vector<ptx::Operand> ops =
+      leading_operands(operand_of(d), operand_of(desc_a), operand_of(desc_b), scale_operand(scale_d));
   if (is_half(a_type)) ops.insert(ops.end(), {trans(a_major), trans(b_major)});
   emit(opcode, ops);
 }
@@ -97,14 +104,17 @@ void WgmmaOps::wgmma_mma_async(Type a_type, Type b_type, const Regs& d, const Re
     fail(opcode, "A from registers has " + std::to_string(a.size()) + " registers; the A fragment is 4 b32 "
                  "registers per thread");
   for (const Reg& r : a) {
-    // Packed elements: ptxas takes .b32 (or .u32/.s32) registers, not .f32 ones.
-    if (ptx::is_float(r.type()))
-      fail(opcode, "A register " + r.name() + " is " + detail::type_name(r.type()) +
-                       "; A's packed elements go in b32 registers");
+    // ptxas takes only registers declared .b32 here ("Unexpected instruction
+    // types" for .u32, .s32 or .f32 ones); the DSL declares every 32-bit
+    // handle but f32 as .b32, so u32, s32 and f16x2/bf16x2 handles do.
+    if (ptx::storage_type(r.type()) != Type::b32)
+      fail(opcode, "A register " + r.name() + " is " + detail::type_name(r.type()) + ", declared ." +
+                       detail::type_name(ptx::storage_type(r.type())) +
+                       "; A's packed elements go in .b32 registers (b32, u32, s32, f16x2 or bf16x2 handles)");
     expect_type(opcode, r, Type::b32, "A register");
   }
-  std::vector<ptx::Operand> ops = {operand_of(d),         operand_of(a),        operand_of(desc_b),
-                                   scale_operand(scale_d), ptx::Operand::imm(1), ptx::Operand::imm(1)};
+  std::vector<ptx::Operand> ops =
+      leading_operands(operand_of(d), operand_of(a), operand_of(desc_b), scale_operand(scale_d));
   if (is_half(a_type)) ops.push_back(trans(b_major));
   emit(opcode, ops);
 }

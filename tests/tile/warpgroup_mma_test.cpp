@@ -1,10 +1,11 @@
 // tile::warpgroup: the descriptor's fixed fields and the K block's
 // instruction sequence (fence, k_steps wgmma stepping the descriptors,
-// commit), read back from the emitted PTX.
+// commit) for 16-bit and FP8 operands, read back from the emitted PTX.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "warpforge/error.hpp"
 #include "warpforge/layout/wgmma_descriptor.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -73,6 +74,34 @@ TEST(WarpgroupMma, KBlockIsFenceStepsCommit) {
   }
   EXPECT_EQ(count(ptx, ", 1, 1, 0, 1;"), 4u) << "scale-a, scale-b, tnsp-a = 0, tnsp-b = 1 on every step";
   EXPECT_EQ(count(ptx, ", 1, 1, 1, 0, 1;"), 3u) << "scale-d = 1 on steps 1..3";
+}
+
+// One wgmma takes 32 bytes of K for either element width: an e4m3 block
+// steps the same 32-byte descriptors with m64nNk32, without imm-trans
+// operands (the 8-bit forms have none).
+TEST(WarpgroupMma, Fp8KBlockStepsThirtyTwoBytesOfK32) {
+  Kernel k("fp8_block", Target::sm_90a);
+  Regs acc = k.regs(f32, 32, "acc");
+  Reg da = k.mov(b64, 0), db = k.mov(b64, 0);
+  Pred first = k.setp(Cmp::ne, k.mov(u32, SReg::tid_x), 0);
+  mma_k_block(k, {.ab = e4m3, .k_steps = 4}, acc, da, db, first);
+  const std::string ptx = k.ptx();
+  EXPECT_EQ(count(ptx, "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3"), 4u) << ptx;
+  for (int step : {1, 2, 3}) EXPECT_NE(ptx.find(", " + std::to_string(2 * step) + ";"), std::string::npos) << step;
+  EXPECT_EQ(count(ptx, ", 1, 1;"), 4u) << "scale-a, scale-b and no tnsp operands on every step";
+}
+
+TEST(WarpgroupMma, Fp8KBlockRefusesAnMnMajorOperand) {
+  Kernel k("fp8_mn", Target::sm_90a);
+  Regs acc = k.regs(f32, 32);
+  Reg da = k.mov(b64, 0), db = k.mov(b64, 0);
+  Pred first = k.setp(Cmp::ne, k.mov(u32, SReg::tid_x), 0);
+  try {
+    mma_k_block(k, {.ab = e5m2, .b_major = WgmmaMajor::mn}, acc, da, db, first);
+    ADD_FAILURE() << "an MN-major e5m2 B was accepted";
+  } catch (const DslError& e) {
+    EXPECT_NE(std::string(e.what()).find("B is MN-major with e5m2 elements"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Warpgroup-scope matrix multiply from shared memory (PTX ISA 9.7.15): the
 // pieces every wgmma mainloop repeats, for tiles of 128-byte-swizzled
-// 16-bit elements whose 8-row atoms start on 1024-byte boundaries
+// 16-bit or 8-bit elements whose 8-row atoms start on 1024-byte boundaries
 // (layout/wgmma_smem_layout.hpp).
 //
 //   Reg desc = warpgroup::smem_descriptor(k, a_tile_address, lbo, sbo);
@@ -20,9 +20,11 @@ namespace warpforge::tile::warpgroup {
 dsl::Reg smem_descriptor(dsl::Kernel& k, const dsl::Reg& smem_address, std::uint32_t lbo_bytes,
                          std::uint32_t sbo_bytes);
 
-// What one K block of the mainloop does: `k_steps` wgmma m64nNk16, each
-// moving the descriptors on by a_step / b_step bytes (32 along a K-major
-// 128-byte row, two 8-row atoms down an MN-major tile).
+// What one K block of the mainloop does: `k_steps` wgmma, m64nNk16 for
+// bf16/f16 or m64nNk32 for e4m3/e5m2 (A and B both of type `ab`), each
+// moving the descriptors on by a_step / b_step bytes: 32 along a K-major
+// 128-byte row for either (one wgmma takes 32 bytes of K), two 8-row atoms
+// down an MN-major tile (16-bit types only: 8-bit operands are K-major).
 struct KBlock {
   dsl::Type ab = dsl::Type::bf16;
   dsl::WgmmaMajor a_major = dsl::WgmmaMajor::k, b_major = dsl::WgmmaMajor::k;

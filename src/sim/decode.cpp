@@ -814,10 +814,13 @@ class KernelDecoder {
     }
   }
 
-  // The forms of PTX ISA 9.7.15.5.2 "wgmma.mma_async" with both A and B in
-  // shared memory: f16/bf16 inputs (K = 16) into f32 or (f16 inputs) f16
-  // accumulators, with the transpose immediates; e4m3/e5m2 inputs (K = 32)
-  // into f32 or f16, without them.
+  // The dense forms of PTX ISA 9.7.15.5.2 "wgmma.mma_async": f16/bf16
+  // inputs (K = 16) into f32 or (f16 inputs) f16 accumulators, with the
+  // transpose immediates; e4m3/e5m2 inputs (K = 32) into f32 or f16, without
+  // them. A is a shared-memory descriptor or a vector of four .b32 registers;
+  // the register form has no imm-trans-a:
+  //   d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b[, imm-trans-a, imm-trans-b]
+  //   d, {a},    b-desc, scale-d, imm-scale-a, imm-scale-b[, imm-trans-b]
   void validate_wgmma(const Inst& d, int line, const std::string& text) const {
     const auto op = static_cast<WgmmaOp>(d.mode);
     if (op == WgmmaOp::wait_group) {
@@ -837,12 +840,19 @@ class KernelDecoder {
       fail(line, text,
            "wgmma.mma_async forms simulated: m64nNk16 with f16 or bf16 inputs (f32 accumulators, or f16 for f16 "
            "inputs) and m64nNk32 with e4m3/e5m2 inputs (f32 or f16 accumulators), N = 8..256 in steps of 8");
-    need(d, half ? 8 : 6, line, text);
+    const bool a_in_registers = d.ops.size() > 1 && d.ops[1].size() != 1;
+    need(d, half ? (a_in_registers ? 7 : 8) : 6, line, text);
     const std::size_t acc_regs = static_cast<std::size_t>(dt == Type::f32 ? n / 2 : n / 4);
     if (d.ops[0].size() != acc_regs)
       fail(line, text, "wgmma's d must be a vector of " + std::to_string(acc_regs) + " registers");
-    if (d.ops[1].size() != 1 || d.op0(1).kind == Arg::Kind::sink)
-      fail(line, text, "wgmma with A from registers is not simulated; give A's matrix descriptor");
+    const auto not_register = [](const Arg& a) { return a.kind != Arg::Kind::reg; };
+    if (a_in_registers && (d.ops[1].size() != 4 || std::ranges::any_of(d.ops[1], not_register)))
+      fail(line, text,
+           "wgmma's A from registers must be a vector of 4 .b32 registers, no immediates or _ (PTX ISA "
+           "9.7.15.5.1.1); it has " +
+               std::to_string(d.ops[1].size()) + " operands");
+    if (!a_in_registers && d.op0(1).kind == Arg::Kind::sink)
+      fail(line, text, "wgmma's A is the sink _; give A's matrix descriptor or its 4 fragment registers");
     for (std::size_t i = 4; i < d.ops.size(); ++i) {
       const Arg& a = d.op0(i);
       const auto v = static_cast<std::int64_t>(a.bits);

@@ -46,7 +46,7 @@ void prepare_cta(Cta& cta, const LaunchState& launch, Cluster& cluster, std::uin
     w.clock = 0;
     w.blocked = 0;
     w.cluster_arrival.fill(0);
-    w.wgmma_pending.assign(k.register_slots, 0);
+    w.wgmma_pending.assign(k.register_slots, {});
     w.wgmma_open.clear();
     w.wgmma_groups.clear();
     w.wgmma_busy = false;

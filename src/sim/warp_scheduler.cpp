@@ -360,7 +360,7 @@ bool run_warp(Warp& w) {
     cta.instructions += static_cast<std::uint64_t>(std::popcount(active));
     progress = true;
     try {
-      if (w.wgmma_busy && inst.op != Op::wgmma) check_wgmma_accumulators(inst, w);
+      if (w.wgmma_busy && inst.op != Op::wgmma) check_wgmma_registers(inst, w);
       switch (inst.op) {
         case Op::bra:
           for_lanes(mask, [&](int l) { w.pc[l] = (active >> l) & 1 ? inst.target : w.pc[l] + 1; });

@@ -1,5 +1,6 @@
-// wgmma.mma_async with A and B in shared memory (PTX ISA 9.7.15.5), written
-// from the ISA's descriptor and layout sections, independently of layout/:
+// wgmma.mma_async with B in shared memory and A in shared memory or in
+// registers (PTX ISA 9.7.15.5), written from the ISA's descriptor, layout
+// and register fragment sections, independently of layout/:
 //
 // Matrix descriptor (9.7.15.5.1.2.3), a 64-bit register:
 //   bits 0-13 start address >> 4, 16-29 leading-dimension byte offset (LBO)
@@ -25,6 +26,12 @@
 // offset field, for patterns that do not start on their repeat boundary, is
 // refused.
 //
+// A from registers (9.7.15.5.1.1 "Register Fragments", A): four .b32
+// registers per thread, elements packed low to high; warp w holds rows
+// 16w..16w+15, with lane l and element i:
+//   16-bit (a0..a7):  row 16w + l/4 + 8*((i/2)%2), column 2*(l%4) + i%2 + 8*(i/4)
+//   8-bit (a0..a15):  row 16w + l/4 + 8*((i/4)%2), column 4*(l%4) + i%4 + 16*(i/8)
+//
 // The accumulator fragment (9.7.15.5.1.1 "Register Fragments", D): warp w of
 // the warpgroup holds rows 16w..16w+15; with lane l, f32 register i holds
 // row 16w + l/4 + 8*((i%4)/2), column 8*(i/4) + 2*(l%4) + i%2; an f16
@@ -34,9 +41,15 @@
 // shared memory as late as the ISA allows: when the wgmma.wait_group that
 // retires its group runs. A kernel that lets shared memory change under a
 // wgmma still in flight (a stage released before the wait) then computes
-// with the new contents, as it may on the GPU. Until retirement only another
-// wgmma.mma_async may touch its accumulators; any other instruction that
-// does is refused.
+// with the new contents, as it may on the GPU. A's registers are read
+// asynchronously too, and touching them or the accumulators before the
+// wgmma.wait_group that retires the wgmma is undefined (9.7.15.7.3): until
+// retirement only another wgmma.mma_async may use its accumulators (as
+// accumulators) or its A registers (as A), and any other instruction that
+// touches either is refused, so reading A at retirement reads what was
+// there at issue. (The other half of the rule, a wgmma.fence between a
+// register's last write and the wgmma that reads it (9.7.15.7.1), is not
+// checked: the simulator keeps no per-register write history.)
 // Products of f16/bf16/fp8 values are exact in double; each output is
 // rounded once to the accumulator type.
 #include <algorithm>
@@ -81,6 +94,27 @@ std::uint64_t layout_offset(const Descriptor& d, bool mn_major, std::uint32_t ro
   return c / d.swizzle * d.lbo + k % 8 * d.swizzle + k / 8 * d.sbo + c % d.swizzle;
 }
 
+// A is a vector of four registers, or one descriptor (decode.cpp validates).
+bool a_in_registers(const Inst& in) { return in.ops[1].size() == 4; }
+
+// Reads the warp's 16 rows of A (its part of the warpgroup's 64) from the
+// four fragment registers `regs` into out[row][k], rows counted from the
+// warp's first.
+void load_register_a(Warp& w, const std::vector<Arg>& regs, Type t, std::uint32_t k_dim, double negate,
+                     std::vector<double>& out) {
+  const bool wide = ptx::bits(t) == 16;
+  const std::uint32_t per_reg = wide ? 2 : 4, bits = wide ? 16 : 8;
+  out.assign(std::size_t{16} * k_dim, 0.0);
+  for (int lane = 0; lane < 32; ++lane)
+    for (std::uint32_t i = 0; i < 4 * per_reg; ++i) {
+      const auto word = static_cast<std::uint32_t>(read(w, regs[i / per_reg], lane));
+      const std::uint32_t element = (word >> (bits * (i % per_reg))) & ((1u << bits) - 1);
+      const std::uint32_t row = lane / 4 + 8 * ((i / per_reg) % 2);
+      const std::uint32_t col = per_reg * (lane % 4) + i % per_reg + 4 * per_reg * (i / (2 * per_reg));
+      out[std::size_t{row} * k_dim + col] = negate * matrix_element_value(t, element);
+    }
+}
+
 // Reads rows [row0, row0 + rows) by K of an operand into out[row - row0][k].
 void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_major, Type t, std::uint32_t row0,
                   std::uint32_t rows, std::uint32_t k_dim, double negate, std::vector<double>& out) {
@@ -107,14 +141,19 @@ void mma_async(const PendingWgmma& p, Warp& w) {
   const Type dt = in.types[0], at = in.types[1], bt = in.types[2];
   const std::uint32_t n_dim = in.extent, k_dim = in.vec;
   const bool half = at == Type::f16 || at == Type::bf16;
-  // Operands 4.. : imm-scale-a, imm-scale-b[, imm-trans-a, imm-trans-b]
+  const bool registers = a_in_registers(in);
+  // Operands 4.. : imm-scale-a, imm-scale-b[, imm-trans-a (A in shared memory), imm-trans-b]
   const auto sign = [&](std::size_t i) { return static_cast<std::int64_t>(in.op0(i).bits) < 0 ? -1.0 : 1.0; };
-  const bool trans_a = half && in.op0(6).bits != 0, trans_b = half && in.op0(7).bits != 0;
+  const bool trans_a = half && !registers && in.op0(6).bits != 0;
+  const bool trans_b = half && in.op0(registers ? 6 : 7).bits != 0;
   const bool accumulate = p.accumulate;
   std::vector<double> a, b;
   const auto row0 = static_cast<std::uint32_t>(16 * p.warp_in_group);
   try {
-    load_operand(w, p.desc_a, "A", trans_a, at, row0, 16, k_dim, sign(4), a);
+    if (registers)
+      load_register_a(w, in.ops[1], at, k_dim, sign(4), a);
+    else
+      load_operand(w, p.desc_a, "A", trans_a, at, row0, 16, k_dim, sign(4), a);
     load_operand(w, p.desc_b, "B", trans_b, bt, 0, n_dim, k_dim, sign(5), b);
   } catch (const SimError& e) {
     throw SimError(std::string("retiring the wgmma.mma_async at PTX line ") + std::to_string(in.line) + ": " +
@@ -145,17 +184,41 @@ void mma_async(const PendingWgmma& p, Warp& w) {
   }
 }
 
-// Marks the pending accumulators again from the wgmma still in flight.
+// Marks the registers of a wgmma in flight: its accumulators and, when A is
+// in registers, A's.
+void mark_pending(Warp& w, const Inst& in) {
+  for (const Arg& d : in.ops[0]) w.wgmma_pending[d.slot] = {in.line, false};
+  if (a_in_registers(in))
+    for (const Arg& a : in.ops[1]) w.wgmma_pending[a.slot] = {in.line, true};
+  w.wgmma_busy = true;
+}
+
+// Marks the pending registers again from the wgmma still in flight.
 void remark_pending(Warp& w) {
-  std::fill(w.wgmma_pending.begin(), w.wgmma_pending.end(), 0);
+  std::fill(w.wgmma_pending.begin(), w.wgmma_pending.end(), WgmmaRegisterUse{});
   w.wgmma_busy = false;
-  auto mark = [&](const std::vector<PendingWgmma>& ops) {
-    for (const PendingWgmma& p : ops)
-      for (const Arg& d : p.inst->ops[0]) w.wgmma_pending[d.slot] = p.inst->line;
-    w.wgmma_busy |= !ops.empty();
+  for (const auto& group : w.wgmma_groups)
+    for (const PendingWgmma& p : group) mark_pending(w, *p.inst);
+  for (const PendingWgmma& p : w.wgmma_open) mark_pending(w, *p.inst);
+}
+
+// A wgmma.mma_async may chain onto the accumulators of those in flight (PTX
+// ISA 9.7.15.7.1: same-shape accumulator accesses are ordered) and share
+// their A registers, but not read as A what one still writes, nor write
+// what one still reads as A: both need the wgmma.wait_group first.
+void check_issue(const Inst& in, const Warp& w) {
+  auto check = [&](std::size_t operand, bool as_a) {
+    for (std::size_t i = 0; i < in.ops[operand].size(); ++i) {
+      const WgmmaRegisterUse& use = w.wgmma_pending[in.ops[operand][i].slot];
+      if (!use.line || use.a_fragment == as_a) continue;
+      throw SimError(std::string(as_a ? "A register " : "accumulator ") + std::to_string(i) + " of this wgmma is " +
+                     (use.a_fragment ? "an A register" : "an accumulator") + " of the wgmma.mma_async at PTX line " +
+                     std::to_string(use.line) + ", which no wgmma.wait_group has waited for; wait for it first "
+                     "(PTX ISA 9.7.15.7.3)");
+    }
   };
-  for (const auto& group : w.wgmma_groups) mark(group);
-  mark(w.wgmma_open);
+  check(0, false);
+  if (a_in_registers(in)) check(1, true);
 }
 
 }  // namespace
@@ -163,15 +226,17 @@ void remark_pending(Warp& w) {
 void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
   switch (static_cast<WgmmaOp>(in.mode)) {
     case WgmmaOp::mma_async: {
-      // Registers are read now (descriptors checked now, so that a bad one
-      // names this line); shared memory when the group retires.
-      const PendingWgmma p{&in, warp_in_group, read(w, in.op0(1), 0), read(w, in.op0(2), 0),
+      // Descriptors and scale-d are read now (descriptors checked now, so
+      // that a bad one names this line); shared memory and A's registers
+      // when the group retires.
+      if (w.wgmma_busy) check_issue(in, w);
+      const bool registers = a_in_registers(in);
+      const PendingWgmma p{&in, warp_in_group, registers ? 0 : read(w, in.op0(1), 0), read(w, in.op0(2), 0),
                            read(w, in.op0(3), 0) != 0};
-      decode_descriptor(p.desc_a, "A");
+      if (!registers) decode_descriptor(p.desc_a, "A");
       decode_descriptor(p.desc_b, "B");
       w.wgmma_open.push_back(p);
-      for (const Arg& d : in.ops[0]) w.wgmma_pending[d.slot] = in.line;
-      w.wgmma_busy = true;
+      mark_pending(w, in);
       return;
     }
     case WgmmaOp::commit_group:
@@ -194,13 +259,14 @@ void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
   }
 }
 
-void check_wgmma_accumulators(const Inst& in, Warp& w) {
+void check_wgmma_registers(const Inst& in, Warp& w) {
   auto check = [&](const Arg& a, const std::string& what) {
-    if (a.kind != Arg::Kind::reg || !w.wgmma_pending[a.slot]) return;
-    throw SimError(what + " is an accumulator register of the wgmma.mma_async at PTX line " +
-                   std::to_string(w.wgmma_pending[a.slot]) +
+    if (a.kind != Arg::Kind::reg || !w.wgmma_pending[a.slot].line) return;
+    const WgmmaRegisterUse& use = w.wgmma_pending[a.slot];
+    throw SimError(what + " is " + (use.a_fragment ? "an A register" : "an accumulator register") +
+                   " of the wgmma.mma_async at PTX line " + std::to_string(use.line) +
                    ", which no wgmma.wait_group has waited for; only another wgmma.mma_async may use it "
-                   "before then (PTX ISA 9.7.15.5.2)");
+                   "before then (PTX ISA 9.7.15.7.3)");
   };
   if (in.guarded) check(in.guard, "the guard predicate");
   for (std::size_t i = 0; i < in.ops.size(); ++i)

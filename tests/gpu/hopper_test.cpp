@@ -1,5 +1,6 @@
 // The simulator's Hopper semantics against the hardware: the TMA, multicast,
-// wgmma layout and warp-specialized GEMM kernels of tests/sim run on the GPU and on
+// wgmma layout, DSL wgmma (FP8, A in registers) and warp-specialized GEMM
+// kernels of tests/sim run on the GPU and on
 // Device::sim() with the same inputs, and must agree (bit for bit for data
 // movement, to f32 rounding for the GEMM). Needs an sm_90 GPU (H100/H200).
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "gpu_fixture.hpp"
 #include "sim/hopper_kernels.hpp"
+#include "sim/wgmma_dsl_kernel.hpp"
 #include "sim/wgmma_kernels.hpp"
 #include "warpforge/sim/float_format.hpp"
 #include "warpforge/ptx/parser.hpp"
@@ -19,6 +21,7 @@ namespace warpforge::runtime::gpu_testing {
 namespace {
 
 namespace kernels = sim::testing;
+namespace dsl_kernels = wgmma_dsl_testing;
 
 class HopperGpu : public GpuTest {
  protected:
@@ -146,6 +149,35 @@ TEST_F(HopperGpu, WgmmaLayoutsMatchTheSimulator) {
         const double tol = (coarse ? 1e-2 : 1e-3) * (1 + std::abs(gpu));
         ASSERT_NEAR(simulated, gpu, tol) << "thread " << i / (words / 128) << " register " << i % (words / 128);
       }
+  }
+}
+
+// The DSL's wgmma forms (wgmma_dsl_kernel.hpp): e4m3/e5m2 with A in shared
+// memory, and A in registers for bf16, f16, e4m3 and mixed FP8, its
+// fragments placed by layout::wgmma_a_fragment: the simulator's reading of
+// the fragments, and layout/'s, must be the hardware's.
+TEST_F(HopperGpu, DslWgmmaFormsMatchTheSimulator) {
+  for (const dsl_kernels::DslWgmmaCase& c : dsl_kernels::dsl_wgmma_cases()) {
+    SCOPED_TRACE(c.name);
+    const dsl_kernels::DslWgmmaInputs in = dsl_kernels::dsl_wgmma_inputs(c, rng);
+    const ptx::Module kernel = dsl_kernels::dsl_wgmma_kernel(c, in.image.size());
+    const std::size_t words = 128 * static_cast<std::size_t>(c.n / 2);
+    const auto& d = in.descriptors;
+    std::vector<std::vector<float>> results;
+    for (const Device& device : {Device::cuda(0), Device::sim()}) {
+      Buffer image(device, in.image.size()), fragments(device, in.fragments.size() * 4), out(device, words * 4);
+      image.upload(in.image);
+      fragments.upload(in.fragments);
+      out.upload(std::vector<float>(words, std::nanf("")));
+      Module m(device, kernel);
+      m.launch("wg_dsl", {.grid = {1}, .block = {128}}, {image, fragments, out, d[0], d[1], d[2], d[3]});
+      results.push_back(out.download<float>(words));
+    }
+    // FP8 wgmma accumulates with fewer bits than f32 (see WgmmaLayoutsMatchTheSimulator).
+    const double tol = ptx::bits(c.a_type) == 8 ? 1e-2 : 1e-3;
+    for (std::size_t i = 0; i < words; ++i)
+      ASSERT_NEAR(results[1][i], results[0][i], tol * (1 + std::abs(results[0][i])))
+          << "thread " << i / (words / 128) << " accumulator " << i % (words / 128);
   }
 }
 

@@ -224,6 +224,88 @@ TEST_F(WgmmaTest, AccumulatorsInFlightAreOffLimitsUntilTheirGroupIsWaitedFor) {
       << msg;
 }
 
+// A's registers are read asynchronously like shared memory (PTX ISA
+// 9.7.15.7.3): wgmma.mma_async may share them, any other instruction that
+// reads or writes them before the wait_group is refused.
+TEST_F(WgmmaTest, ARegistersInFlightAreOffLimitsUntilTheirGroupIsWaitedFor) {
+  for (const std::string touch : {"mov.b32 %r1, %a2;", "mov.b32 %a1, 5;"}) {
+    const std::string text = ptx_module(R"(
+.visible .entry k()
+{
+  .reg .b32 %d<8>;
+  .reg .b32 %a<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  .shared .align 128 .b8 s[256];
+  mov.u64 %rd1, 0;
+  mov.b32 %a0, 0;
+  mov.b32 %a1, 0;
+  mov.b32 %a2, 0;
+  mov.b32 %a3, 0;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, %rd1, 0, 1, 1, 0;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d4, %d5, %d6, %d7}, {%a0, %a1, %a2, %a3}, %rd1, 0, 1, 1, 0;
+  wgmma.commit_group.sync.aligned;
+  )" + touch + R"(
+  wgmma.wait_group.sync.aligned 0;
+  ret;
+}
+)");
+    const ptx::Module m = ptx::parse(text);
+    const std::string msg = ptx_error(text, "k", {.grid = {1}, .block = {128}}, {});
+    const std::string operand = touch[9] == 'r' ? "operand 2" : "operand 1";
+    EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, touch)) + " (" + touch.substr(0, touch.size() - 1) +
+                       "): block (0,0,0): " + operand + " is an A register of the wgmma.mma_async at PTX line " +
+                       std::to_string(line_of(m, "{%d4, %d5")) + ", which no wgmma.wait_group has waited for"),
+              std::string::npos)
+        << msg;
+  }
+}
+
+// One wgmma's accumulators feeding the next one's A (attention's P·V) need
+// the wait_group between them; so does the reverse.
+TEST_F(WgmmaTest, AWgmmaCannotTakeAsAWhatOneInFlightWritesNorWriteWhatItReads) {
+  const std::string f16_acc = "wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 ";
+  const std::string a_from = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d4, %d5, %d6, %d7}, ";
+  struct Chain {
+    std::string first, second, message;
+  };
+  const Chain chains[] = {
+      {f16_acc + "{%d0, %d1, %d2, %d3}, %rd1, %rd1, 0, 1, 1, 0, 0;", a_from + "{%d0, %d1, %d2, %d3}, %rd1, 0, 1, 1, 0;",
+       "A register 0 of this wgmma is an accumulator of the wgmma.mma_async at PTX line "},
+      {a_from + "{%d0, %d1, %d2, %d3}, %rd1, 0, 1, 1, 0;", f16_acc + "{%d0, %d1, %d2, %d3}, %rd1, %rd1, 0, 1, 1, 0, 0;",
+       "accumulator 0 of this wgmma is an A register of the wgmma.mma_async at PTX line "},
+  };
+  for (const Chain& c : chains) {
+    const std::string text = ptx_module(R"(
+.visible .entry k()
+{
+  .reg .b32 %d<8>;
+  .reg .b64 %rd<2>;
+  .shared .align 128 .b8 s[256];
+  mov.u64 %rd1, 0;
+  mov.b32 %d0, 0;
+  mov.b32 %d1, 0;
+  mov.b32 %d2, 0;
+  mov.b32 %d3, 0;
+  wgmma.fence.sync.aligned;
+  )" + c.first + "\n  " + c.second + R"(
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  ret;
+}
+)");
+    const ptx::Module m = ptx::parse(text);
+    const std::string msg = ptx_error(text, "k", {.grid = {1}, .block = {128}}, {});
+    EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, c.second.substr(0, 60))) + " "), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find(c.message + std::to_string(line_of(m, c.first.substr(0, 60))) +
+                       ", which no wgmma.wait_group has waited for; wait for it first (PTX ISA 9.7.15.7.3)"),
+              std::string::npos)
+        << msg;
+  }
+}
+
 TEST_F(WgmmaTest, AWarpgroupInstructionNeedsAllFourWarps) {
   const std::string text = ptx_module(R"(
 .visible .entry k()
@@ -245,9 +327,27 @@ TEST_F(WgmmaTest, FormsTheSimulatorDoesNotRunAreRefusedAtLoad) {
                                 "\n  .reg .b64 %rd<4>;\n  " + line + "\n  ret;\n}\n"),
                      "k", {.grid = {1}, .block = {128}}, {arg_u64(0)});
   };
+  // A from registers: no imm-trans-a, and four registers.
   EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2, "
                     "%d3}, %rd1, 1, 1, 1, 0, 0;")
-                .find("wgmma with A from registers is not simulated; give A's matrix descriptor"),
+                .find("expects 7 operands, has 8"),
+            std::string::npos);
+  EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2, "
+                    "%d3}, %rd1, 1, 1, 1, 0;")
+                .find("expects 6 operands, has 7"),
+            std::string::npos);
+  EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2}, "
+                    "%rd1, 1, 1, 1, 0;")
+                .find("wgmma's A from registers must be a vector of 4 .b32 registers, no immediates or _ (PTX ISA "
+                      "9.7.15.5.1.1); it has 3 operands"),
+            std::string::npos);
+  EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n8k32.f32.e5m2.e4m3 {%d0, %d1, %d2, %d3}, {%d0, %d1, _, %d3}, "
+                    "%rd1, 1, 1, 1;")
+                .find("it has 4 operands"),
+            std::string::npos);
+  EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, _, %rd2, 1, 1, 1, "
+                    "0, 0;")
+                .find("wgmma's A is the sink _; give A's matrix descriptor or its 4 fragment registers"),
             std::string::npos);
   EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n12k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, 1, 1, "
                     "1, 0, 0;")

@@ -54,13 +54,22 @@ struct LaneBulkStores {
 struct Cta;
 
 // A wgmma.mma_async in flight: what it read from registers at issue (PTX ISA
-// 9.7.15.5.2). It reads shared memory and updates its accumulators when a
-// wgmma.wait_group retires its group.
+// 9.7.15.5.2). It reads shared memory (and A's registers, when A is in
+// registers) and updates its accumulators when a wgmma.wait_group retires
+// its group.
 struct PendingWgmma {
   const Inst* inst;
   int warp_in_group;
-  std::uint64_t desc_a, desc_b;
-  bool accumulate;  // scale-d
+  std::uint64_t desc_a, desc_b;  // desc_a: 0 when A is in registers
+  bool accumulate;               // scale-d
+};
+
+// A register of a wgmma.mma_async in flight: the PTX line of that wgmma (0:
+// none) and whether it holds part of A (read by the wgmma) or an accumulator
+// (written by it).
+struct WgmmaRegisterUse {
+  int line = 0;
+  bool a_fragment = false;
 };
 
 struct Warp {
@@ -85,10 +94,10 @@ struct Warp {
   std::array<std::uint32_t, 32> cluster_arrival{};
   // wgmma.mma_async issued and not yet retired by wgmma.wait_group: those
   // since the last commit_group, and each committed group, oldest first; and
-  // by register slot, the PTX line of the pending wgmma writing it (0: none).
+  // by register slot, the pending wgmma using it.
   std::vector<PendingWgmma> wgmma_open;
   std::vector<std::vector<PendingWgmma>> wgmma_groups;
-  std::vector<int> wgmma_pending;
+  std::vector<WgmmaRegisterUse> wgmma_pending;
 
   std::uint64_t& reg(std::uint32_t slot, int lane) { return regs[slot * 32 + lane]; }
 };

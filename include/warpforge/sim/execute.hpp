@@ -102,9 +102,10 @@ void exec_bulk_group(const Inst& inst, Warp& w, std::uint32_t active);
 void complete_bulk_stores(Warp& w, int lane);
 // wgmma for warp `w`, the `warp_in_group`-th of its warpgroup (wgmma.cpp).
 void exec_wgmma(const Inst& inst, Warp& w, int warp_in_group);
-// Throws SimError when the instruction reads or writes an accumulator of a
-// wgmma.mma_async that no wgmma.wait_group has retired (wgmma.cpp).
-void check_wgmma_accumulators(const Inst& inst, Warp& w);
+// Throws SimError when the instruction reads or writes an accumulator or an
+// A register of a wgmma.mma_async that no wgmma.wait_group has retired
+// (wgmma.cpp).
+void check_wgmma_registers(const Inst& inst, Warp& w);
 // The value of an f16/bf16/e4m3/e5m2/f32 element's bits (mma.cpp).
 double matrix_element_value(ptx::Type t, std::uint32_t bits);
 // Lands every cp.async the lane has issued (committed or not).

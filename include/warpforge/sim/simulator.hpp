@@ -37,11 +37,13 @@
 //             refused
 //   wgmma     fence, commit_group, wait_group, mma_async m64nNk16 (f16/bf16 ->
 //             f32, f16 -> f16) and m64nNk32 (e4m3/e5m2 -> f32/f16), N = 8..256,
-//             A and B from shared-memory descriptors (K- or MN-major, no
-//             swizzle or 32/64/128B, base offset 0), issued by all 128
-//             threads of a warpgroup, reading shared memory when
-//             wait_group retires them; an instruction touching an accumulator
-//             still in flight is refused; A from registers and .sp are refused
+//             B from a shared-memory descriptor (K- or MN-major, no swizzle
+//             or 32/64/128B, base offset 0), A likewise or from four
+//             registers per thread, issued by all 128 threads of a
+//             warpgroup, reading shared memory and A's registers when
+//             wait_group retires them; an instruction touching an
+//             accumulator or A register still in flight is refused; .sp is
+//             refused
 //   cluster   clusters of up to 8 CTAs run together: mapa (shared::cluster and
 //             generic), ld/st/atom .shared::cluster on any CTA of the cluster,
 //             barrier.cluster.arrive/.wait, the cluster special registers

@@ -3,7 +3,7 @@
 # `warpforge gemm --device cuda --check` for a small shape and an edge-tile
 # shape (no dimension a multiple of any tile, unaligned K), and one large
 # enough for the large-tile configuration, per GEMM kernel, and for sm90a a
-# 2-CTA cluster and a ping-pong configuration
+# 2-CTA cluster, a ping-pong and a stream-K configuration
 # (sm80, and sm90a where this build has it and the GPU runs it). Fails if any
 # tool reports an error or any check fails. Needs a GPU, compute-sanitizer on
 # PATH (or in /usr/local/cuda/bin) and a built build/warpforge.
@@ -32,6 +32,9 @@ sm90a_shapes=(
   "large:--m 1500 --n 1608 --k 104 --layout nt --out-dtype f32"
   "cluster:--m 296 --n 520 --k 136 --layout nn --out-dtype bf16 --config '128x256x64 s3 w2x1 c2x1'"
   "pingpong:--m 296 --n 520 --k 136 --layout tn --out-dtype bf16 --beta 1 --config '128x128x64 s4 w1x1 c1x1 pingpong'"
+  # 9 units of 18 k-blocks on every SM: runs of one or two k-blocks, a dozen
+  # partial sums added into each unit.
+  "streamk:--m 264 --n 520 --k 1096 --layout nn --out-dtype bf16 --config '128x256x64 s3 w2x1 c1x1 streamk'"
 )
 log_dir="${BUILD_DIR:-build}/sanitize-gemm"
 mkdir -p "$log_dir"

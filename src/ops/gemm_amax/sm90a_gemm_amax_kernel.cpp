@@ -60,7 +60,6 @@ class AmaxKernel {
   void scale_converter();
   void convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, std::int64_t rows,
                       int tile_rows, const Reg& kb, const Reg& thread);
-  void rewrite_fp4(const Reg& raw, const Reg& dst, int tile_rows, const Reg& thread);
   void dequantizer();
   // Which raw chunks a dequantizer thread converts.
   struct ChunkMap {
@@ -235,15 +234,6 @@ void AmaxKernel::scale_converter() {
       convert_scales(true, base_ + smem_.raw_sfa + stage * kScalePiece, out, t.m0, p_.m, kTileM, kb, thread);
       convert_scales(false, base_ + smem_.raw_sfb + stage * kScalePiece, out + imm(4 * 4 * kTileM), t.n0, p_.n,
                      t_.tile_n, kb, thread);  // A's 4 blocks x 128 rows, then B's
-      if (t_.fp4_codes) {
-        rewrite_fp4(base_ + smem_.raw_a + stage * smem_.raw_a_stage, base_ + smem_.a + stage * smem_.a_stage, kTileM,
-                    thread);
-        rewrite_fp4(base_ + smem_.raw_b + stage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
-                    t_.tile_n, thread);
-        // wgmma reads through the async proxy what these stores wrote (PTX
-        // ISA 9.7.13.4, proxy fences).
-        k_.fence_proxy_async_shared();
-      }
       k_.mbarrier_arrive(at(barrier(smem_.ready, stage)));
       advance(stage, phase, t_.raw_stages);
     });
@@ -276,30 +266,6 @@ void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const 
       k_.selp(bits, bits, 0u, in_rows && ((kb << 2) + imm(block) < imm(blocks)));
       k_.st(Space::shared, u32, at(out + (position << 2), 4 * scale_block_floats(a, tile_rows) * block), bits);
     }
-  });
-}
-
-// fp4_codes: 16 codes (8 raw bytes, low nibble first) at a time into 16
-// E4M3 bytes at their place in the 128-byte swizzle (16-byte chunk c of row
-// r at chunk c ^ (r % 8)). prmt looks each code's magnitude up among the
-// eight E4M3 bytes of 0, 0.5, 1, 1.5, 2, 3, 4, 6 (its 3-bit selector is the
-// code less its sign bit: four codes of a 16-bit nibble group at once, PTX
-// ISA 9.7.8.7), and a second prmt the sign byte (0x00 or 0x80).
-void AmaxKernel::rewrite_fp4(const Reg& raw, const Reg& dst, int tile_rows, const Reg& thread) {
-  const int chunks = 8;  // of 16 codes in a row of 128
-  k_.for_range(thread, imm(tile_rows * chunks), kScaleConverters, [&](Reg e) {
-    Reg row = e >> 3u, c = e & 7u;
-    Regs w{k_.reg(u32), k_.reg(u32)};
-    k_.ld(Space::shared, u32, w, at(raw + row * raw_row_bytes() + (c << 3)));
-    Regs out{k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32)};
-    for (int q = 0; q < 4; ++q) {
-      Reg group = q % 2 ? w[static_cast<std::size_t>(q / 2)] >> 16u : k_.mov(u32, w[static_cast<std::size_t>(q / 2)]);
-      Reg magnitude = k_.reg(u32), sign = k_.reg(u32);
-      k_.prmt(magnitude, 0x3C383000u, 0x4C484440u, group & 0x7777u);
-      k_.prmt(sign, 0x8000u, 0u, (group >> 3u) & 0x1111u);
-      k_.or_(out[static_cast<std::size_t>(q)], magnitude, sign);
-    }
-    k_.st(Space::shared, u32, at(dst + (row << 7) + ((c ^ (row & 7u)) << 4)), out);
   });
 }
 
@@ -530,8 +496,7 @@ void AmaxKernel::consumer() {
   // K-major tiles of 128-byte rows (bf16, or the FP8 codes with fp8_mma):
   // 8-row atoms (SBO = one atom; LBO unused with the 128-byte swizzle,
   // encoded as 16).
-  const bool raw_tiles = t_.fp8_mma && !t_.fp4_codes;  // the FP8 codes as TMA loaded them
-  Reg a_tiles = base_ + (raw_tiles ? smem_.raw_a : smem_.a), b_tiles = base_ + (raw_tiles ? smem_.raw_b : smem_.b);
+  Reg a_tiles = base_ + (t_.fp8_mma ? smem_.raw_a : smem_.a), b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b);
   Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_tiles + cw * (64 * kRow), 16, kAtom);
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
@@ -598,7 +563,7 @@ void AmaxKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
 void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs& part, const Reg& desc_a0, const Reg& desc_b0,
                               const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw) {
   for (const Reg& a : acc) k_.mov(a, imm_f32(0.0f));
-  const Type fp8 = p_.ab_dtype == DType::e5m2 ? e5m2 : e4m3;  // E2M1 codes are rewritten as E4M3
+  const Type fp8 = p_.ab_dtype == DType::e4m3 ? e4m3 : e5m2;
   const std::size_t half_regs = part.size();
   Reg lane = tid_ & 31u;
   // convert_scales' positions: the thread's rows r, r + 8 and its columns.
@@ -610,8 +575,8 @@ void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs& part, const Reg& desc
     k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
     k_.mbarrier_wait_parity(at(barrier(smem_.ready, stage)), phase);
     Reg da = k_.reg(u64), db = k_.reg(u64);
-    k_.cvt(da, stage * ((t_.fp4_codes ? smem_.a_stage : smem_.raw_a_stage) >> 4));
-    k_.cvt(db, stage * ((t_.fp4_codes ? smem_.b_stage : smem_.raw_b_stage) >> 4));
+    k_.cvt(da, stage * (smem_.raw_a_stage >> 4));
+    k_.cvt(db, stage * (smem_.raw_b_stage >> 4));
     k_.add(da, da, desc_a0);
     k_.add(db, db, desc_b0);
     Reg scales = base_ + smem_.scales + stage * smem_.scales_stage;
@@ -728,16 +693,13 @@ void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const 
 
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
-  // Bytes of a raw row: FP8's (the dequantizer's FP4 rows use half of theirs; fp4_codes sizes them exactly).
-  const auto raw_row = static_cast<std::uint32_t>(sm90a_gemm_amax_codes(t) / (t.fp4_codes ? 2 : 1));
-  // 128-byte rows of bf16 (64 codes) or, for fp4_codes, of E4M3 (128 codes).
-  m.a_stage = t.fp8_mma && !t.fp4_codes ? 0 : kTileM * kRow;
-  m.b_stage = t.fp8_mma && !t.fp4_codes ? 0 : static_cast<std::uint32_t>(t.tile_n) * kRow;
+  const auto raw_row = static_cast<std::uint32_t>(sm90a_gemm_amax_codes(t));  // bytes, FP8 (FP4 uses half)
+  m.a_stage = t.fp8_mma ? 0 : kTileM * kRow;
+  m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n) * kRow;
   m.raw_a_stage = kTileM * raw_row;
   m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * raw_row;
   m.scales_stage = t.fp8_mma ? 4 * 4 * static_cast<std::uint32_t>(kTileM + scale_block_floats(false, t.tile_n)) : 0;
-  const auto raw = static_cast<std::uint32_t>(t.raw_stages);
-  const auto stages = t.fp8_mma ? (t.fp4_codes ? raw : 0u) : static_cast<std::uint32_t>(t.stages);
+  const auto stages = t.fp8_mma ? 0u : static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
   m.a = 0;
   m.b = m.a + stages * m.a_stage;
   m.raw_a = m.b + stages * m.b_stage;

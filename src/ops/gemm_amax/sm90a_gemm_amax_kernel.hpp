@@ -70,10 +70,6 @@ struct Sm90aGemmAmaxTiling {
   // each stage's scale pieces into f32 for them. No bf16 stages, no
   // dequantizer warpgroups.
   bool fp8_mma = false;
-  // fp8_mma on MXFP4: the same three warps also rewrite each stage's E2M1
-  // codes as E4M3 (exact: every E2M1 value is one) into swizzled FP8
-  // stages, which the wgmma read instead of the raw bytes.
-  bool fp4_codes = false;
 };
 // Codes of K per raw stage: 128 (one swizzled row of FP8) with fp8_mma, else 64.
 inline int sm90a_gemm_amax_codes(const Sm90aGemmAmaxTiling& t) { return t.fp8_mma ? 128 : kSm90aGemmAmaxTileK; }
@@ -87,8 +83,7 @@ inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) {
 }
 
 // Byte offsets in dynamic shared memory from the 1024-aligned base.
-// With fp8_mma there are no bf16 stages (`a` and `b` hold the rewritten FP8
-// stages of fp4_codes, one per raw stage): `full` and `empty` are then unused,
+// With fp8_mma there are no bf16 stages: `full` and `empty` are then unused,
 // `scales` holds each raw stage's f32 scales (A's 4 blocks x 128 rows, then
 // B's 4 x tile_n columns) and `ready` says the producer warpgroup wrote them.
 struct Sm90aGemmAmaxSmem {

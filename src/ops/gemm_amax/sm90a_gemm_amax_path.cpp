@@ -25,19 +25,17 @@ std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
 // Four bf16 and four raw stages of 128 x 128 (192 KB of shared memory), or
 // of 128 x 64 where 128-column tiles would leave SMs idle (the decode shape
 // M = 128: 64 tiles on 132 SMs), or the mma tile the options ask for. MXFP8
-// and MXFP4 take FP8 wgmma on the codes (fp8_mma; MXFP4's rewritten as
-// E4M3): five raw stages of 37 KB at 128 x 128, six of 28 KB at 128 x 64
-// (four of 53 KB and 41 KB for MXFP4); with f32 C, 128 x 64 unless asked
+// takes FP8 wgmma on the codes (fp8_mma): five raw stages of 37 KB at
+// 128 x 128, six of 28 KB at 128 x 64; with f32 C, 128 x 64 unless asked
 // otherwise (at 128 x 128 ptxas spills 40 bytes of its mainloop there).
 Sm90aGemmAmaxTiling tiling_for(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
-  t.fp8_mma = p.sf_dtype == DType::e8m0 && p.vec == 32;  // MXFP8 and MXFP4
-  t.fp4_codes = t.fp8_mma && p.ab_dtype == DType::e2m1;
+  t.fp8_mma = (p.ab_dtype == DType::e4m3 || p.ab_dtype == DType::e5m2) && p.sf_dtype == DType::e8m0 && p.vec == 32;
   if (p.tile)
     t.tile_n = static_cast<int>(p.tile->n);
   else if (output_tiles(p, 128) < device.properties().sm_count || (t.fp8_mma && p.c_dtype == DType::f32))
     t.tile_n = 64;
-  if (t.fp8_mma) t.raw_stages = t.fp4_codes ? 4 : t.tile_n == 128 ? 5 : 6;
+  if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
   return t;
 }
 
@@ -61,8 +59,8 @@ runtime::TensorMapDesc raw_map(DType ab, runtime::DevicePtr address, std::int64_
           .dims = {u64(code_bytes(ab, k)), u64(rows), u64(l)},
           .strides_bytes = {u64(row), u64(batch)},
           .box = {sm90a_gemm_amax_raw_row_bytes(ab, t), box_rows, 1},
-          // fp8_mma: wgmma reads the FP8 codes themselves, K-major in 128-byte rows
-          .swizzle = t.fp8_mma && !t.fp4_codes ? runtime::TensorMapSwizzle::b128 : runtime::TensorMapSwizzle::none};
+          // fp8_mma: wgmma reads the codes themselves, K-major in 128-byte rows
+          .swizzle = t.fp8_mma ? runtime::TensorMapSwizzle::b128 : runtime::TensorMapSwizzle::none};
 }
 
 // The scale bytes of the 128x4 layout as a u8 tensor map of 256-byte rows

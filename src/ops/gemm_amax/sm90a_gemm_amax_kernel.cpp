@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
@@ -84,6 +85,8 @@ class AmaxKernel {
   void consumer();
   void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                 const Pred& leader);
+  std::pair<Reg, Reg> stage_descriptors(const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+                                        std::uint32_t a_stage, std::uint32_t b_stage);
   void mainloop_fp8(const Regs& acc, const Regs& part, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
                     const Reg& phase, const Pred& leader, const Reg& cw);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
@@ -526,16 +529,24 @@ void AmaxKernel::consumer() {
   });
 }
 
+// The wgmma descriptors of stage `stage`'s A and B tiles: the start address
+// field counts 16-byte units.
+std::pair<Reg, Reg> AmaxKernel::stage_descriptors(const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+                                                  std::uint32_t a_stage, std::uint32_t b_stage) {
+  Reg da = k_.reg(u64), db = k_.reg(u64);
+  k_.cvt(da, stage * (a_stage >> 4));
+  k_.cvt(db, stage * (b_stage >> 4));
+  k_.add(da, da, desc_a0);
+  k_.add(db, db, desc_b0);
+  return {da, db};
+}
+
 void AmaxKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
                           const Reg& phase, const Pred& leader) {
   Reg previous = k_.mov(u32, 0);  // the stage of the k-block before this one
   k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
     k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
-    Reg da = k_.reg(u64), db = k_.reg(u64);
-    k_.cvt(da, stage * (smem_.a_stage >> 4));
-    k_.cvt(db, stage * (smem_.b_stage >> 4));
-    k_.add(da, da, desc_a0);
-    k_.add(db, db, desc_b0);
+    auto [da, db] = stage_descriptors(desc_a0, desc_b0, stage, smem_.a_stage, smem_.b_stage);
     Pred accumulate = kb != 0;
     // Each k16 step moves 32 bytes along the K-major rows.
     tile::warpgroup::mma_k_block(k_, {.ab = bf16, .k_steps = kSm90aGemmAmaxTileK / 16}, acc, da, db, accumulate);
@@ -574,11 +585,7 @@ void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs& part, const Reg& desc
   k_.for_range(0, imm(kblocks_), 1, [&](Reg) {
     k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
     k_.mbarrier_wait_parity(at(barrier(smem_.ready, stage)), phase);
-    Reg da = k_.reg(u64), db = k_.reg(u64);
-    k_.cvt(da, stage * (smem_.raw_a_stage >> 4));
-    k_.cvt(db, stage * (smem_.raw_b_stage >> 4));
-    k_.add(da, da, desc_a0);
-    k_.add(db, db, desc_b0);
+    auto [da, db] = stage_descriptors(desc_a0, desc_b0, stage, smem_.raw_a_stage, smem_.raw_b_stage);
     Reg scales = base_ + smem_.scales + stage * smem_.scales_stage;
     Reg sa_at = scales + row_offset, sb_at = scales + col_offset;
     // Step s is scale block s / 2, half s % 2 of N.

@@ -12,6 +12,7 @@
 
 #include "fake_driver_state.hpp"
 #include "gpu/kernels.hpp"
+#include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/cuda_backend.hpp"
@@ -112,6 +113,25 @@ TEST_F(CudaBackendTest, CompilesOnceForTheArchSpecificTargetAndCaches) {
   // An sm_80 module on the sm_90a device: the JIT targets the context's device.
   Module portable(d, gpu_testing::vector_add(ptx::Target::sm_80));
   EXPECT_EQ(state->jit_targets.back(), -1);
+}
+
+// A kernel that moves registers between warpgroups (setmaxnreg) is compiled
+// whole from its PTX, every time: the linker's relocatable compile would
+// drop setmaxnreg, and no whole-program cubin comes back to cache.
+TEST_F(CudaBackendTest, CompilesSetmaxnregKernelsWholeFromPtx) {
+  Device d = Device::cuda(0);
+  auto giving = [] {
+    dsl::Kernel k("giving", dsl::Target::sm_90a);
+    k.maxntid(256);
+    k.setmaxnreg_dec(40);
+    return k.module();
+  };
+  Module first(d, giving());
+  Module second(d, giving());
+  EXPECT_EQ(state->link_creates, 0);
+  EXPECT_EQ(state->whole_program_targets, (std::vector<int>{0x10000 + 90, 0x10000 + 90}));  // CU_TARGET_COMPUTE_90A
+  EXPECT_EQ(state->module_loads, 2);
+  EXPECT_EQ(dynamic_cast<CudaBackend&>(d.backend()).binary_cache().stats().builds, 0);
 }
 
 TEST_F(CudaBackendTest, QuotesThePtxLineTheJitRefuses) {

@@ -31,6 +31,7 @@ struct State {
   int link_creates = 0;
   std::vector<int> jit_targets;  // the CU_JIT_TARGET of each cuLinkCreate, -1 when absent
   int module_loads = 0;
+  std::vector<int> whole_program_targets;  // cuModuleLoadDataEx of PTX text: its CU_JIT_TARGET, or -1
   std::vector<std::pair<std::string, int>> dynamic_shared_sets;  // cuFuncSetAttribute calls
   std::vector<Launch> launches;
   std::vector<std::size_t> param_sizes;

@@ -268,16 +268,20 @@ std::unique_ptr<LoadedModule> CudaBackend::load(const ptx::Module& module) {
   make_current();
   const std::string ptx = ptx::emit(module);
   const std::string what = module_name(module);
-  const CacheKey key = CacheKey::compute(ptx, ptx::name(target_), driver_version());
   std::optional<int> jit_target;
   if (!module.target.empty()) {
     if (auto t = ptx::parse_target(module.target.front()); t && ptx::arch_specific(*t))
       jit_target = CU_COMPUTE_ACCELERATED_TARGET_BASE + ptx::sm_number(*t);
   }
-  auto cubin = cache_.get_or_build(key, [&] { return compile_ptx(ptx, what, jit_target); });
   CUmodule loaded = nullptr;
-  check(driver().cuModuleLoadDataEx(&loaded, cubin->data(), 0, nullptr, nullptr),
-        [&] { return "cuModuleLoadDataEx(cubin of " + what + ")"; });
+  if (needs_whole_program(ptx)) {
+    loaded = load_whole_program(ptx, what, jit_target);
+  } else {
+    const CacheKey key = CacheKey::compute(ptx, ptx::name(target_), driver_version());
+    auto cubin = cache_.get_or_build(key, [&] { return compile_ptx(ptx, what, jit_target); });
+    check(driver().cuModuleLoadDataEx(&loaded, cubin->data(), 0, nullptr, nullptr),
+          [&] { return "cuModuleLoadDataEx(cubin of " + what + ")"; });
+  }
   return std::make_unique<CudaModule>(*this, context_->context, module, loaded);
 }
 

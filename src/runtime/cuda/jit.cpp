@@ -28,36 +28,59 @@ std::string explain(const std::vector<char>& errors, const std::vector<char>& in
   return out;
 }
 
+// The log buffers every JIT call is given (CUDA Driver API, CUjit_option:
+// sizes travel as pointers), and CU_JIT_TARGET when the PTX names an
+// arch-specific target.
+struct JitOptions {
+  std::vector<char> info = std::vector<char>(kLogBytes, '\0'), errors = std::vector<char>(kLogBytes, '\0');
+  std::vector<CUjit_option> names;
+  std::vector<void*> values;
+  explicit JitOptions(std::optional<int> jit_target) {
+    auto as_value = [](std::uintptr_t v) { return reinterpret_cast<void*>(v); };
+    names = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    values = {info.data(), as_value(info.size() - 1), errors.data(), as_value(errors.size() - 1)};
+    if (jit_target) {
+      names.push_back(CU_JIT_TARGET);
+      values.push_back(as_value(static_cast<std::uintptr_t>(*jit_target)));
+    }
+  }
+  unsigned count() const { return static_cast<unsigned>(names.size()); }
+};
+
 }  // namespace
 
 std::vector<std::uint8_t> compile_ptx(const std::string& ptx, const std::string& what,
                                       std::optional<int> jit_target) {
   const Driver& d = driver();
-  std::vector<char> info(kLogBytes, '\0'), errors(kLogBytes, '\0');
-  // CUDA Driver API, cuLinkCreate and CUjit_option: sizes travel as pointers.
-  auto as_value = [](std::uintptr_t v) { return reinterpret_cast<void*>(v); };
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_TARGET};
-  void* values[] = {info.data(), as_value(info.size() - 1), errors.data(), as_value(errors.size() - 1),
-                    as_value(static_cast<std::uintptr_t>(jit_target.value_or(0)))};
-  const unsigned count = jit_target ? 5 : 4;
+  JitOptions jit(jit_target);
   LinkState link;
-  check(d.cuLinkCreate(count, options, values, &link.state), "cuLinkCreate_v2");
+  check(d.cuLinkCreate(jit.count(), jit.names.data(), jit.values.data(), &link.state), "cuLinkCreate_v2");
 
   // The PTX is passed with its terminating NUL, as cuLinkAddData expects of text input.
   const CUresult added = d.cuLinkAddData(link.state, CU_JIT_INPUT_PTX, const_cast<char*>(ptx.c_str()),
                                          ptx.size() + 1, "warpforge.ptx", 0, nullptr, nullptr);
   if (added != CUDA_SUCCESS)
-    throw cuda_error(added, "cuLinkAddData_v2(PTX of " + what + ")",
-                     explain(errors, info, ptx));
+    throw cuda_error(added, "cuLinkAddData_v2(PTX of " + what + ")", explain(jit.errors, jit.info, ptx));
   void* cubin = nullptr;
   std::size_t cubin_bytes = 0;
   const CUresult linked = d.cuLinkComplete(link.state, &cubin, &cubin_bytes);
   if (linked != CUDA_SUCCESS)
-    throw cuda_error(linked, "cuLinkComplete(" + what + ")",
-                     explain(errors, info, ptx));
+    throw cuda_error(linked, "cuLinkComplete(" + what + ")", explain(jit.errors, jit.info, ptx));
   const auto* bytes = static_cast<const std::uint8_t*>(cubin);
   return std::vector<std::uint8_t>(bytes, bytes + cubin_bytes);
+}
+
+bool needs_whole_program(const std::string& ptx) { return ptx.find("setmaxnreg.") != std::string::npos; }
+
+CUmodule load_whole_program(const std::string& ptx, const std::string& what, std::optional<int> jit_target) {
+  JitOptions jit(jit_target);
+  CUmodule loaded = nullptr;
+  const CUresult result =
+      driver().cuModuleLoadDataEx(&loaded, ptx.c_str(), jit.count(), jit.names.data(), jit.values.data());
+  if (result != CUDA_SUCCESS)
+    throw cuda_error(result, "cuModuleLoadDataEx(PTX of " + what + ")", explain(jit.errors, jit.info, ptx));
+  return loaded;
 }
 
 }  // namespace warpforge::runtime::cuda

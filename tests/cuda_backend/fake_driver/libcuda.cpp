@@ -189,8 +189,18 @@ CUresult cuLinkComplete(CUlinkState s, void** cubin, std::size_t* size) {
 }
 CUresult cuLinkDestroy(CUlinkState s) { return delete reinterpret_cast<Link*>(s), CUDA_SUCCESS; }
 
-CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned, CUjit_option*, void**) {
-  if (std::strncmp(static_cast<const char*>(image), kCubinMagic, std::strlen(kCubinMagic)) != 0) return kInvalidPtx;
+// A cubin from cuLinkComplete, or PTX text compiled whole (recorded with its
+// CU_JIT_TARGET, -1 when absent).
+CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_option* options, void** values) {
+  const char* text = static_cast<const char*>(image);
+  if (std::strstr(text, ".version") != nullptr && std::strncmp(text, kCubinMagic, std::strlen(kCubinMagic)) != 0) {
+    int target = -1;
+    for (unsigned i = 0; i < n; ++i)
+      if (options[i] == CU_JIT_TARGET) target = static_cast<int>(reinterpret_cast<std::uintptr_t>(values[i]));
+    state.whole_program_targets.push_back(target);
+  } else if (std::strncmp(text, kCubinMagic, std::strlen(kCubinMagic)) != 0) {
+    return kInvalidPtx;
+  }
   ++state.module_loads;
   *m = reinterpret_cast<CUmodule>(new Module);
   return CUDA_SUCCESS;

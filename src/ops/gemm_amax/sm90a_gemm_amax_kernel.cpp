@@ -87,8 +87,8 @@ class AmaxKernel {
                 const Pred& leader);
   std::pair<Reg, Reg> stage_descriptors(const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
                                         std::uint32_t a_stage, std::uint32_t b_stage);
-  void mainloop_fp8(const Regs& acc, const Regs& part, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                    const Reg& phase, const Pred& leader, const Reg& cw);
+  void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
+                    const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   void store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
                   const Pred& in0, const Pred& in1);
@@ -104,9 +104,13 @@ class AmaxKernel {
 };
 
 ptx::Module AmaxKernel::build() {
-  // 512 or 640 threads leave 128 or 102 registers each (64K per SM):
-  // enough for every role at 128 x 128 (ptxas -v: no spills), so no setmaxnreg.
+  // With the dequantizer, 512 or 640 threads leave 128 or 102 registers each
+  // (64K per SM): enough for every role at 128 x 128 (ptxas -v: no spills),
+  // so no setmaxnreg. fp8_mma's 384 threads move registers from the
+  // producer warpgroup (40) to the consumers (232), whose loop keeps two
+  // partials and two sets of scales beside the accumulators.
   k_.maxntid(sm90a_gemm_amax_threads(t_));
+  if (t_.fp8_mma) k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
   map_a_p_ = k_.param_bytes("map_a", 128, 64);
   map_b_p_ = k_.param_bytes("map_b", 128, 64);
   map_sfa_p_ = k_.param_bytes("map_sfa", 128, 64);
@@ -144,6 +148,7 @@ ptx::Module AmaxKernel::build() {
   k_.if_else(
       wg == kProducerWg,
       [&] {
+        if (t_.fp8_mma) k_.setmaxnreg_dec(40);
         producer();
         if (t_.fp8_mma) k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
       },
@@ -505,7 +510,8 @@ void AmaxKernel::consumer() {
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   Reg thread_max = k_.mov(u32, 0u);
   if (t_.fp8_mma) {
-    Regs part = k_.regs(f32, t_.tile_n / 4, "part");  // half of N at a time
+    k_.setmaxnreg_inc(232);
+    const Regs part[2] = {k_.regs(f32, t_.tile_n / 4, "part"), k_.regs(f32, t_.tile_n / 4, "part_next")};
     for_each_tile([&](const TileCoords& t) {
       mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw);
       epilogue(acc, t, cw, thread_max);
@@ -562,64 +568,90 @@ void AmaxKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
 }
 
 // fp8_mma: each scale block of a stage is one wgmma m64nNk32 on the FP8
-// codes, in two halves of N (m64n(N/2)k32) into `part` (scale-d 0); then
-// acc += part x (sa x sb) per element: sa of the accumulator's row, sb of
-// its column, both powers of two, so the product is exact while it stays in
-// f32's range and one rounding follows. The next step's scales are loaded
-// while a step's wgmma runs and its FMAs follow (two register sets); the
-// other consumer warpgroup's wgmma runs under this one's FMAs. Accumulator
-// pair i is row 16·warp + lane/4 + 8·((i/2) % 2), columns 8·(i/4) +
-// 2·(lane%4) + {0, 1} (PTX ISA 9.7.15.5.1.1): half h of N is acc[h·N/4 ..],
-// and `part` (N/4 registers) holds one half.
-void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs& part, const Reg& desc_a0, const Reg& desc_b0,
+// codes, in two halves of N (m64n(N/2)k32), each into a partial sum (scale-d
+// 0); then acc += part x (sa x sb) per element: sa of the accumulator's row,
+// sb of its column, both powers of two, so the product is exact while it
+// stays in f32's range and one rounding follows. Steps (scale block, half)
+// run as a software pipeline over the tile's whole K: step s + 1's wgmma
+// (into the other of two partials) and its scales' loads are issued before
+// step s's FMAs, so the FMAs wait for nothing but their own partial; the
+// next stage's first step is issued from the current stage's last.
+// Accumulator pair i is row 16·warp + lane/4 + 8·((i/2) % 2), columns
+// 8·(i/4) + 2·(lane%4) + {0, 1} (PTX ISA 9.7.15.5.1.1): half h of N is
+// acc[h·N/4 ..], and a partial (N/4 registers) holds one half.
+void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
                               const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw) {
   for (const Reg& a : acc) k_.mov(a, imm_f32(0.0f));
   const Type fp8 = p_.ab_dtype == DType::e4m3 ? e4m3 : e5m2;
-  const std::size_t half_regs = part.size();
+  const std::size_t half_regs = part[0].size();
+  constexpr int kSteps = 8;  // per raw stage: 4 scale blocks x 2 halves
   Reg lane = tid_ & 31u;
   // convert_scales' positions: the thread's rows r, r + 8 and its columns.
   Reg row_offset = (cw * 64 + ((tid_ >> 5) & 3u) * 16 + ((lane >> 2) << 1)) << 2;
   Reg col_offset = imm(4 * 4 * kTileM) + (lane & 3u) * imm(4 * (t_.tile_n / 4 + kScalePad));
   const Regs sa[2] = {k_.regs(f32, 2, "sa"), k_.regs(f32, 2, "sa_next")};
   const Regs sb[2] = {k_.regs(f32, half_regs / 2, "sb"), k_.regs(f32, half_regs / 2, "sb_next")};
-  k_.for_range(0, imm(kblocks_), 1, [&](Reg) {
+  Reg da = k_.reg(u64), db = k_.reg(u64), scales = k_.reg(u32);
+  // Waits for stage `stage` (its codes and its converted scales) and points
+  // the descriptors and the scale base at it.
+  auto enter_stage = [&] {
     k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
     k_.mbarrier_wait_parity(at(barrier(smem_.ready, stage)), phase);
-    auto [da, db] = stage_descriptors(desc_a0, desc_b0, stage, smem_.raw_a_stage, smem_.raw_b_stage);
-    Reg scales = base_ + smem_.scales + stage * smem_.scales_stage;
-    Reg sa_at = scales + row_offset, sb_at = scales + col_offset;
-    // Step s is scale block s / 2, half s % 2 of N.
-    auto load_scales = [&](int step) {
-      const int block = step / 2, half = step % 2;
-      const Regs& b = sb[step % 2];
-      k_.ld(Space::shared, f32, sa[step % 2], at(sa_at, 4 * kTileM * block));
-      for (std::size_t v = 0; v < b.size(); v += 4)
-        k_.ld(Space::shared, f32,
-              Regs(b.begin() + static_cast<std::ptrdiff_t>(v), b.begin() + static_cast<std::ptrdiff_t>(v + 4)),
-              at(sb_at, static_cast<std::int64_t>(4 * (scale_block_floats(false, t_.tile_n) * block + half * b.size() + v))));
-    };
-    load_scales(0);
-    for (int step = 0; step < 8; ++step) {
-      const int block = step / 2, half = step % 2;
-      // 32 codes: 32 bytes along the K-major rows; B's rows (N/2)·half..
-      k_.wgmma_fence();
-      k_.wgmma_mma_async(fp8, fp8, part, da + static_cast<std::uint64_t>(2 * block),
-                         db + static_cast<std::uint64_t>(2 * block + half * (t_.tile_n / 2) * 128 / 16), false,
-                         WgmmaMajor::k, WgmmaMajor::k);
-      k_.wgmma_commit_group();
-      if (step + 1 < 8) load_scales(step + 1);
-      k_.wgmma_wait_group(0);
-      const Regs &row_scale = sa[step % 2], &col_scale = sb[step % 2];
-      for (std::size_t r = 0; r < half_regs; ++r) {  // pair r / 2: row (r / 2) % 2, columns 2·(r / 4) + r % 2
-        Reg scale = k_.reg(f32);
-        k_.mul(scale, row_scale[(r / 2) % 2], col_scale[(r / 4) * 2 + r % 2]);
-        const std::size_t a = half * half_regs + r;
-        k_.fma(acc[a], part[r], scale, acc[a]);
-      }
+    auto [a, b] = stage_descriptors(desc_a0, desc_b0, stage, smem_.raw_a_stage, smem_.raw_b_stage);
+    k_.mov(da, a);
+    k_.mov(db, b);
+    k_.mov(scales, base_ + smem_.scales + stage * smem_.scales_stage);
+  };
+  // Step `step` of the current stage: its wgmma into part[step % 2] (32
+  // codes: 32 bytes along the K-major rows; B's rows (N/2)·half..) and its
+  // scales into register set step % 2.
+  auto issue = [&](int step) {
+    const int block = step / 2, half = step % 2;
+    k_.wgmma_fence();
+    k_.wgmma_mma_async(fp8, fp8, part[step % 2], da + static_cast<std::uint64_t>(2 * block),
+                       db + static_cast<std::uint64_t>(2 * block + half * (t_.tile_n / 2) * 128 / 16), false,
+                       WgmmaMajor::k, WgmmaMajor::k);
+    k_.wgmma_commit_group();
+    const Regs& b = sb[step % 2];
+    k_.ld(Space::shared, f32, sa[step % 2], at(scales + row_offset, 4 * kTileM * block));
+    for (std::size_t v = 0; v < b.size(); v += 4)
+      k_.ld(Space::shared, f32,
+            Regs(b.begin() + static_cast<std::ptrdiff_t>(v), b.begin() + static_cast<std::ptrdiff_t>(v + 4)),
+            at(scales + col_offset,
+               static_cast<std::int64_t>(4 * (scale_block_floats(false, t_.tile_n) * block + half * b.size() + v))));
+  };
+  auto accumulate = [&](int step) {
+    const int half = step % 2;
+    const Regs &p = part[step % 2], &row_scale = sa[step % 2], &col_scale = sb[step % 2];
+    for (std::size_t r = 0; r < half_regs; ++r) {  // pair r / 2: row (r / 2) % 2, columns 2·(r / 4) + r % 2
+      Reg scale = k_.reg(f32);
+      k_.mul(scale, row_scale[(r / 2) % 2], col_scale[(r / 4) * 2 + r % 2]);
+      const std::size_t a = half * half_regs + r;
+      k_.fma(acc[a], p[r], scale, acc[a]);
     }
-    // Every wgmma of the stage has read its codes, and its scales are loaded.
-    k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.raw_empty, stage))); });
-    advance(stage, phase, t_.raw_stages);
+  };
+  enter_stage();
+  issue(0);
+  k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+    for (int step = 0; step < kSteps; ++step) {
+      if (step + 1 < kSteps) {
+        issue(step + 1);
+        k_.wgmma_wait_group(1);
+        accumulate(step);
+        continue;
+      }
+      // The last step: every wgmma of this stage is issued; once the last
+      // is done the stage goes back to the producer, then the next stage's
+      // first step goes out before this step's FMAs.
+      k_.wgmma_wait_group(0);
+      k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.raw_empty, stage))); });
+      advance(stage, phase, t_.raw_stages);
+      k_.if_then(kb + 1u < imm(kblocks_), [&] {
+        enter_stage();
+        issue(0);
+      });
+      accumulate(step);
+    }
   });
 }
 

@@ -26,14 +26,13 @@ std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
 // of 128 x 64 where 128-column tiles would leave SMs idle (the decode shape
 // M = 128: 64 tiles on 132 SMs), or the mma tile the options ask for. MXFP8
 // takes FP8 wgmma on the codes (fp8_mma): five raw stages of 37 KB at
-// 128 x 128, six of 28 KB at 128 x 64; with f32 C, 128 x 64 unless asked
-// otherwise (at 128 x 128 ptxas spills 40 bytes of its mainloop there).
+// 128 x 128, six of 28 KB at 128 x 64.
 Sm90aGemmAmaxTiling tiling_for(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
   t.fp8_mma = (p.ab_dtype == DType::e4m3 || p.ab_dtype == DType::e5m2) && p.sf_dtype == DType::e8m0 && p.vec == 32;
   if (p.tile)
     t.tile_n = static_cast<int>(p.tile->n);
-  else if (output_tiles(p, 128) < device.properties().sm_count || (t.fp8_mma && p.c_dtype == DType::f32))
+  else if (output_tiles(p, 128) < device.properties().sm_count)
     t.tile_n = 64;
   if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
   return t;

@@ -87,8 +87,7 @@ class GemmKernel {
   void consumer();
   void mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
                 const Work& w, const Reg& stage, const Reg& phase, const Pred& leader,
-                const std::function<void()>& after_last_wait = {},
-                const std::function<void()>& after_first_issue = {});
+                const std::function<void()>& after_last_wait = {});
   Reg partial_slot(const Reg& cta);
   Reg partial_flag(const Reg& cta);
   void store_partial(const Regs& acc);
@@ -96,16 +95,6 @@ class GemmKernel {
   void add_partials(const Regs& acc, const Reg& unit, const Reg& cw, const Pred& leader);
   void epilogue(const std::vector<Regs>& accs, const TileCoords& t, const Reg& rows0, const Reg& cw,
                 const Pred& leader);
-  // Cooperative schedules with a 16-bit D in one chunk and no C keep a
-  // finished tile's outputs packed in registers and store them under the
-  // next tile's first k-block (232 registers hold both; with C's loads in
-  // the packing ptxas spills).
-  bool defers_store() const;
-  void store_chunk(const TileCoords& t, const Reg& rows0, const Reg& cw, const Pred& leader, int col0, int width,
-                   int accs, const std::function<void(const Reg& epi)>& fill);
-  void pack_columns(const Regs& acc, const TileCoords& t, const Reg& tile_row0, int col0, int width,
-                    const Regs& packed);
-  void stmatrix_columns(const Regs& packed, const Reg& half, int chunk0, int col0, int width);
   std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& row, const Reg& lane);
 
   Sm90aSpec s_;
@@ -456,27 +445,7 @@ void GemmKernel::consumer() {
   Reg b_smem = base_ + smem_.b;
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_smem, s_.b_k_major ? 16 : kBox64, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
-  if (defers_store()) {
-    // The tile before's outputs, packed, and where they go.
-    const Regs packed = k_.regs(b32, s_.tile_n / 2, "packed");
-    TileCoords pending{k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32)};
-    Pred has_pending = k_.setp(Cmp::ne, cw, cw);  // false until the first tile is packed
-    auto store_pending = [&] {
-      k_.if_then(has_pending, [&] {
-        store_chunk(pending, rows0, cw, leader, 0, s_.tile_n, 1,
-                    [&](const Reg& epi) { stmatrix_columns(packed, epi, 0, 0, s_.tile_n); });
-      });
-    };
-    for_each_work([&](const Work& w) {
-      mainloop(accs, desc_a0, desc_b0, w, stage, phase, leader, {}, store_pending);
-      pack_columns(accs[0], w.t, rows0, 0, s_.tile_n, packed);
-      for (auto [to, from] : {std::pair{&pending.m0, &w.t.m0}, {&pending.n0, &w.t.n0}, {&pending.batch, &w.t.batch},
-                              {&pending.unit, &w.t.unit}})
-        k_.mov(*to, *from);
-      k_.setp(has_pending, Cmp::eq, cw, cw);
-    });
-    store_pending();
-  } else if (!s_.pingpong) {
+  if (!s_.pingpong) {
     for_each_work([&](const Work& w) {
       if (!w.partial) {
         mainloop(accs, desc_a0, desc_b0, w, stage, phase, leader);
@@ -518,12 +487,10 @@ void GemmKernel::consumer() {
   k_.if_then(leader, [&] { k_.bulk_wait_group(0); });
 }
 
-// `after_last_wait` runs (when given) once the last k-block's slot is full,
-// `after_first_issue` once the first k-block's wgmma are under way.
+// `after_last_wait` runs (when given) once the last k-block's slot is full.
 void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
                           const Work& w, const Reg& stage, const Reg& phase, const Pred& leader,
-                          const std::function<void()>& after_last_wait,
-                          const std::function<void()>& after_first_issue) {
+                          const std::function<void()>& after_last_wait) {
   // Each k16 step moves 32 bytes along a K-major row, or 16 K rows (two
   // 8-row atoms) down an MN-major box.
   const tile::warpgroup::KBlock block{.ab = dsl_type(s_.ab),
@@ -550,7 +517,6 @@ void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>&
     // this warpgroup: once the previous k-block's are done, its slot is free.
     k_.wgmma_wait_group(groups);
     k_.if_then(leader && accumulate, [&] { release(previous); });
-    if (after_first_issue) k_.if_then(kb == 0, after_first_issue);
     k_.mov(previous, stage);
     advance(stage, phase);
   });
@@ -723,32 +689,28 @@ std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const TileCo
 // 16-bit D goes through stmatrix, four 8x8 matrices (16 rows x 16 columns)
 // per instruction: the accumulator's fragment is stmatrix's (PTX ISA
 // 9.7.14.5.16), and lane l gives the row address of matrix l / 8.
-bool GemmKernel::defers_store() const {
-  return !s_.pingpong && !s_.stream_k && !s_.has_c && runtime::bits(s_.d) == 16 && s_.epilogue_width() == s_.tile_n;
-}
-
 void GemmKernel::epilogue(const std::vector<Regs>& accs, const TileCoords& t, const Reg& rows0, const Reg& cw,
                           const Pred& leader) {
   const int es = runtime::bits(s_.d) / 8;
+  const int box_cols = sm90a_store_box_cols(s_);
   const int width = s_.epilogue_width();
   const std::uint32_t half_bytes = 64 * width * es;  // one 64-row accumulator's boxes of a chunk
+  Reg epi = base_ + smem_.epilogue + cw * smem_.epilogue_per_consumer;
+  Reg bar_id = cw + kEpilogueBarrier;
   Reg lane = tid_ & 31, g = lane >> 2;
-  Reg row0 = ((tid_ >> 5) & 3) * 16 + g;  // this thread's first accumulator row
-  // Chunks of `width` columns through one buffer.
+  Reg warp_row = ((tid_ >> 5) & 3) * 16;  // this warp's first row in the accumulator's 64
+  Reg row0 = warp_row + g;                // this thread's first accumulator row
+  const Type dt = dsl_type(s_.d);
+  // Chunks of `width` columns through one buffer: each waits until the store
+  // before it has read the buffer.
   for (int col0 = 0; col0 < s_.tile_n; col0 += width) {
-    store_chunk(t, rows0, cw, leader, col0, width, static_cast<int>(accs.size()), [&](const Reg& epi) {
-      for (std::size_t h = 0; h < accs.size(); ++h) {
-        const Regs& acc = accs[h];
-        Reg half = epi + static_cast<std::uint32_t>(h) * half_bytes;
-        Reg tile_row0 = rows0 + 64 * static_cast<int>(h);  // the accumulator's first row in the tile
-        if (es == 2) {
-          for (int c = col0; c < col0 + width; c += 16) {  // one stmatrix at a time: C's loads need registers
-            const Regs packed = k_.regs(b32, 4);
-            pack_columns(acc, t, tile_row0, c, 16, packed);
-            stmatrix_columns(packed, half, col0, c, 16);
-          }
-          continue;
-        }
+    k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });
+    k_.bar_sync(bar_id, 128);
+    for (std::size_t h = 0; h < accs.size(); ++h) {
+      const Regs& acc = accs[h];
+      Reg half = epi + static_cast<std::uint32_t>(h) * half_bytes;
+      Reg tile_row0 = rows0 + 64 * static_cast<int>(h);  // the accumulator's first row in the tile
+      if (es == 4) {
         Reg col_byte = (lane & 3) * 8;  // the thread's first column's byte in each 8-column group
         for (int i = col0 / 2; i < (col0 + width) / 2; i += 2) {
           const int byte0 = ((i / 4) * 8 - col0) * es;  // the 8-column group's first byte in the chunk row
@@ -759,65 +721,37 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const TileCoords& t, co
           Reg address = half + (byte0 / kRow) * (64 * kRow) + row * kRow + (chunk << 4) + (byte & 15);
           k_.st(Space::shared, f32, at(address), Regs{v0, v1});
         }
+      } else {
+        // Matrix q of each stmatrix is rows 8·(q % 2).. of column group q / 2.
+        Reg row_in_matrix = lane & 7;
+        Reg row_address = half + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
+        Reg group_of_lane = lane >> 4;
+        for (int j = col0 / 16; j < (col0 + width) / 16; ++j) {
+          Regs packed;
+          for (int q = 0; q < 4; ++q) {
+            const int i = 2 * (4 * j + q);
+            auto [v0, v1] = output_pair(acc, i, t, tile_row0 + row0 + 8 * (q % 2), lane);
+            packed.push_back(k_.reg(b32));
+            k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed.back(), v1, v0);
+          }
+          // 8-column groups of 16 bytes, 8 per 128-byte box row; a box (64
+          // rows of 128 bytes) is 2^13 bytes.
+          Reg group = group_of_lane + (2 * j - col0 / 8);
+          Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
+          k_.stmatrix(at(address), packed);
+        }
       }
-    });
-  }
-}
-
-// Once this warpgroup's buffer is free (the store before has read it),
-// `fill` writes columns col0..col0 + width of its `accs` accumulators into
-// it, and one thread TMA-stores them.
-void GemmKernel::store_chunk(const TileCoords& t, const Reg& rows0, const Reg& cw, const Pred& leader, int col0,
-                             int width, int accs, const std::function<void(const Reg& epi)>& fill) {
-  const int box_cols = sm90a_store_box_cols(s_);
-  const std::uint32_t half_bytes = 64 * width * (runtime::bits(s_.d) / 8);
-  Reg epi = base_ + smem_.epilogue + cw * smem_.epilogue_per_consumer;
-  Reg bar_id = cw + kEpilogueBarrier;
-  k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });
-  k_.bar_sync(bar_id, 128);
-  fill(epi);
-  k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
-  k_.bar_sync(bar_id, 128);
-  k_.if_then(leader, [&] {
-    for (int h = 0; h < accs; ++h)
-      for (int bx = 0; bx < width / box_cols; ++bx)
-        k_.tma_store(map_d_, {t.n0 + (col0 + bx * box_cols), t.m0 + rows0 + 64 * h, t.batch},
-                     at(epi, static_cast<std::uint32_t>(h) * half_bytes + bx * 64 * kRow));
-    k_.bulk_commit_group();
-  });
-}
-
-// Columns col0..col0 + width of a 64-row accumulator as bf16/f16 pairs
-// (output_pair: alpha, beta·C), four registers per 16 columns in stmatrix's
-// order: matrix q is rows 8·(q % 2).. of 8-column group q / 2.
-void GemmKernel::pack_columns(const Regs& acc, const TileCoords& t, const Reg& tile_row0, int col0, int width,
-                              const Regs& packed) {
-  Reg lane = tid_ & 31;
-  Reg row0 = ((tid_ >> 5) & 3) * 16 + (lane >> 2);
-  const Type pair = dsl_type(s_.d) == Type::bf16 ? bf16x2 : f16x2;
-  for (int j = col0 / 16; j < (col0 + width) / 16; ++j)
-    for (int q = 0; q < 4; ++q) {
-      const int i = 2 * (4 * j + q);
-      auto [v0, v1] = output_pair(acc, i, t, tile_row0 + row0 + 8 * (q % 2), lane);
-      k_.cvt_pack(pair, packed[static_cast<std::size_t>(4 * (j - col0 / 16) + q)], v1, v0);
     }
-}
-
-// pack_columns' registers of columns col0..col0 + width into the 64-row
-// buffer `half` of the chunk starting at column chunk0, as TMA's 128-byte
-// swizzle lays out its 64-column boxes: 8-column groups of 16 bytes, 8 per
-// 128-byte box row; a box (64 rows of 128 bytes) is 2^13 bytes.
-void GemmKernel::stmatrix_columns(const Regs& packed, const Reg& half, int chunk0, int col0, int width) {
-  Reg lane = tid_ & 31;
-  Reg warp_row = ((tid_ >> 5) & 3) * 16;  // this warp's first row in the accumulator's 64
-  Reg row_in_matrix = lane & 7;
-  Reg row_address = half + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
-  Reg group_of_lane = lane >> 4;
-  for (int j = col0 / 16; j < (col0 + width) / 16; ++j) {
-    const auto first = packed.begin() + 4 * (j - col0 / 16);
-    Reg group = group_of_lane + (2 * j - chunk0 / 8);
-    Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
-    k_.stmatrix(at(address), Regs(first, first + 4));
+    k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
+    k_.bar_sync(bar_id, 128);
+    k_.if_then(leader, [&] {
+      for (std::size_t h = 0; h < accs.size(); ++h)
+        for (int bx = 0; bx < width / box_cols; ++bx)
+          k_.tma_store(map_d_,
+                       {t.n0 + (col0 + bx * box_cols), t.m0 + rows0 + 64 * static_cast<int>(h), t.batch},
+                       at(epi, static_cast<std::uint32_t>(h) * half_bytes + bx * 64 * kRow));
+      k_.bulk_commit_group();
+    });
   }
 }
 

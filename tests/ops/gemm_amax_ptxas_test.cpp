@@ -60,6 +60,9 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
     std::vector<Sm90aGemmAmaxTiling> tilings{{}};
     if (c.vec == 32 && c.ab != DType::e2m1)
       for (int tile_n : {128, 64}) tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
+    for (int tile_n : {128, 64})
+      tilings.push_back(
+          {.tile_n = tile_n, .stages = 6, .raw_stages = 6, .dequant_warpgroups = 1, .register_a = true});
     for (const Sm90aGemmAmaxTiling& t : tilings) {
       testing::expect_fast_assembly(build_sm90a_gemm_amax(p, t).to_ptx(), p.describe() + " " + sm90a_gemm_amax_name(p, t));
     }

@@ -70,7 +70,9 @@ class AmaxKernel {
   ChunkMap chunk_map();
   Regs operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows, int tile_rows,
                       const Reg& kb);
-  void dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows, const Regs& scales);
+  void dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows, const Regs& scales,
+                       bool permuted);
+  void dequant_words(const Regs& w, const Reg& s0, const Reg& s1, const Regs& out);
   Reg scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
@@ -87,6 +89,10 @@ class AmaxKernel {
                 const Pred& leader);
   std::pair<Reg, Reg> stage_descriptors(const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
                                         std::uint32_t a_stage, std::uint32_t b_stage);
+  void dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& m0, const Reg& cw, const Reg& kb,
+                           const Regs& out);
+  void mainloop_register_a(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
+                           const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw, const Reg& m0);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
                     const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
@@ -109,8 +115,11 @@ ptx::Module AmaxKernel::build() {
   // so no setmaxnreg. fp8_mma's 384 threads move registers from the
   // producer warpgroup (40) to the consumers (232), whose loop keeps two
   // partials and two sets of scales beside the accumulators.
+  // register_a (one dequantizer warpgroup, 512 threads of 128 registers)
+  // moves the producer's to the consumers (168), which hold two A fragment
+  // sets beside the accumulators.
   k_.maxntid(sm90a_gemm_amax_threads(t_));
-  if (t_.fp8_mma) k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
+  if (t_.fp8_mma || t_.register_a) k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
   map_a_p_ = k_.param_bytes("map_a", 128, 64);
   map_b_p_ = k_.param_bytes("map_b", 128, 64);
   map_sfa_p_ = k_.param_bytes("map_sfa", 128, 64);
@@ -133,7 +142,9 @@ ptx::Module AmaxKernel::build() {
     // by the scale converters; otherwise the dequantizers free it.
     for (int st = 0; st < t_.raw_stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
-      k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st), t_.fp8_mma ? kConsumers : 128 * t_.dequant_warpgroups);
+      // register_a: every consumer thread reads A's codes too.
+      k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st),
+                       t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + (t_.register_a ? kConsumers : 0)));
       if (t_.fp8_mma) k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
     }
     for (int st = 0; !t_.fp8_mma && st < t_.stages; ++st) {
@@ -148,7 +159,7 @@ ptx::Module AmaxKernel::build() {
   k_.if_else(
       wg == kProducerWg,
       [&] {
-        if (t_.fp8_mma) k_.setmaxnreg_dec(40);
+        if (t_.fp8_mma || t_.register_a) k_.setmaxnreg_dec(40);
         producer();
         if (t_.fp8_mma) k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
       },
@@ -285,15 +296,18 @@ void AmaxKernel::dequantizer() {
   for_each_tile([&](const TileCoords& t) {
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-      const Regs a_scales =
-          operand_scales(m, base_ + smem_.raw_sfa + rstage * kScalePiece, t.m0, p_.m, kTileM, kb);
+      // register_a: the consumers dequantize A themselves.
+      const Regs a_scales = t_.register_a ? Regs{}
+                                          : operand_scales(m, base_ + smem_.raw_sfa + rstage * kScalePiece, t.m0,
+                                                           p_.m, kTileM, kb);
       const Regs b_scales =
           operand_scales(m, base_ + smem_.raw_sfb + rstage * kScalePiece, t.n0, p_.n, t_.tile_n, kb);
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      dequant_operand(m, base_ + smem_.raw_a + rstage * smem_.raw_a_stage, base_ + smem_.a + stage * smem_.a_stage,
-                      kTileM, a_scales);
+      if (!t_.register_a)
+        dequant_operand(m, base_ + smem_.raw_a + rstage * smem_.raw_a_stage,
+                        base_ + smem_.a + stage * smem_.a_stage, kTileM, a_scales, false);
       dequant_operand(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
-                      t_.tile_n, b_scales);
+                      t_.tile_n, b_scales, t_.register_a);
       // wgmma reads through the async proxy what these generic-proxy stores
       // wrote (PTX ISA 9.7.13.4 membar/fence, proxy fences).
       k_.fence_proxy_async_shared();
@@ -358,7 +372,7 @@ void AmaxKernel::dequant_finite(const Regs& w, const Reg& factor2, const Regs& o
   // bf16 fields (exponent bits 10..7, mantissa 6..4); e5m2: S.EEEEE.MM by 3.
   const int shift = e4m3_data ? 4 : 3;
   const std::uint32_t fields = e4m3_data ? 0x07F007F0u : 0x0FE00FE0u;
-  for (int j = 0; j < 4; ++j)
+  for (std::size_t j = 0; j < w.size(); ++j)
     for (int half = 0; half < 2; ++half) {
       // PTX ISA 9.7.8.7 prmt: codes 2·half and 2·half + 1 of the word into
       // the high bytes of the two halves (selector nibble 4: byte 0 of b, 0).
@@ -398,14 +412,15 @@ void AmaxKernel::dequant_special(const Regs& w, const Reg& scale2, const Regs& o
 // code 1 (0.5) landing on a bf16 subnormal; then x 2^126 and x the scale.
 // Word j's byte b holds codes 8j + 2b (low nibble) and 8j + 2b + 1.
 void AmaxKernel::dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded) {
-  for (int j = 0; j < 4; ++j)
+  const int words = static_cast<int>(w.size());  // 4, or 2 (one scale)
+  for (int j = 0; j < words; ++j)
     for (int b = 0; b < 4; ++b) {
       // Byte b into bytes 0 and 2, then the high nibble down to bits 16..19.
       Reg z = k_.reg(b32);
       k_.prmt(z, w[j], 0u, static_cast<std::uint32_t>(0x4040 | (b << 8) | b));
       Reg v = (z & 0x0000000Fu) | ((z >> 4) & 0x000F0000u);
       Reg y = ((v & 0x00070007u) << 6) | ((v & 0x00080008u) << 12);
-      apply_scale(out[static_cast<std::size_t>(4 * j + b)], y, factor2[static_cast<std::size_t>(j / 2)], folded);
+      apply_scale(out[static_cast<std::size_t>(4 * j + b)], y, factor2[static_cast<std::size_t>(2 * j / words)], folded);
     }
 }
 
@@ -442,47 +457,32 @@ Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& sf_stage, const Re
 }
 
 // One operand's stage: tile_rows rows of one K block (64 codes) to bf16,
-// with the scales operand_scales loaded.
+// with the scales operand_scales loaded. With `permuted` (register_a's B)
+// the 64 codes of a row are stored in the order the consumers' register-A
+// fragments take A's (k_position).
 void AmaxKernel::dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows,
-                                 const Regs& scales) {
-  // A byte is NaN (e4m3 S.1111.111) or inf/NaN (e5m2 S.11111.xx) when its
-  // masked bits plus one unit carry into bit 7.
-  const bool e4m3_data = p_.ab_dtype == DType::e4m3;
-  const std::uint32_t special_bits = e4m3_data ? 0x7F7F7F7Fu : 0x7C7C7C7Cu;
-  const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
+                                 const Regs& scales, bool permuted) {
   for (int i = 0; i < passes(m, tile_rows); ++i) {
     auto pass = [&] {
       Reg row = m.row_in + imm(m.row_step * i);
-      const Reg& s0 = scales[static_cast<std::size_t>(m.scales * i)];
-      const Reg& s1 = scales[static_cast<std::size_t>(m.scales * i + m.scales - 1)];
       Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
       k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes() + (m.c << 4)));
       Regs out;
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-      // The bias and the scale fold into one factor when the scale's exponent
-      // field leaves room for 2^unbias_exponent() below bf16's largest (254):
-      // one multiply per pair of codes instead of two. The rest (large or NaN
-      // scales) keep two.
-      const int room = 254 - unbias_exponent();
-      const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
-      Reg unbias2 = k_.mov(b32, unbias | unbias << 16);
-      Reg f0 = k_.reg(b32), f1 = k_.reg(b32);
-      k_.mul(f0.as(bf16x2), s0.as(bf16x2), unbias2.as(bf16x2));
-      k_.mul(f1.as(bf16x2), s1.as(bf16x2), unbias2.as(bf16x2));
-      Pred folds = (((s0 >> 7) & 0xFFu) <= imm(room)) && (((s1 >> 7) & 0xFFu) <= imm(room));
-      if (fp4()) {
-        k_.if_else(folds, [&] { dequant_fp4(w, Regs{f0, f1}, out, true); },
-                   [&] { dequant_fp4(w, Regs{s0, s1}, out, false); });
-      } else {
-        Reg special = k_.mov(u32, 0u);
-        for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
-        k_.if_else(special != 0u, [&] { dequant_special(w, s0, out); },
-                   [&] {
-                     k_.if_else(folds, [&] { dequant_finite(w, f0, out, true); },
-                                [&] { dequant_finite(w, s0, out, false); });
-                   });
-      }
+      dequant_words(w, scales[static_cast<std::size_t>(m.scales * i)],
+                    scales[static_cast<std::size_t>(m.scales * i + m.scales - 1)], out);
       Reg row_address = dst + row * kRow;
+      if (permuted) {
+        // Pair o of chunk c is pair q = c·codes/2 + o of the row's 32, which
+        // register_a puts at pair 8·((q/2) % 4) + 4·(q % 2) + q/8: 16-byte
+        // chunk o % 8, word c·codes/16 + o/8 (codes/2 is 8 or 16).
+        Reg word0 = m.c * imm(m.codes / 16);
+        for (int o = 0; o < m.codes / 2; ++o) {
+          Reg chunk = m.swz ^ imm(o % 8);
+          k_.st(Space::shared, b32, at(row_address + (chunk << 4) + ((word0 + imm(o / 8)) << 2)), out[static_cast<std::size_t>(o)]);
+        }
+        return;
+      }
       const int out_chunks = m.codes / 8;  // 16-byte bf16 chunks
       for (int h = 0; h < out_chunks; ++h) {
         Reg chunk = (m.c * imm(out_chunks) + imm(h)) ^ m.swz;
@@ -495,6 +495,40 @@ void AmaxKernel::dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& d
     else
       pass();
   }
+}
+
+// Codes in `w` (4 words of FP8 or FP4, or 2 of FP4) to bf16 pairs in
+// `out`, times scale s0 (the first half of w's codes) and s1 (the second;
+// the same register where one scale covers them all).
+void AmaxKernel::dequant_words(const Regs& w, const Reg& s0, const Reg& s1, const Regs& out) {
+  // The bias and the scale fold into one factor when the scale's exponent
+  // field leaves room for 2^unbias_exponent() below bf16's largest (254):
+  // one multiply per pair of codes instead of two. The rest (large or NaN
+  // scales) keep two.
+  const int room = 254 - unbias_exponent();
+  const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
+  Reg unbias2 = k_.mov(b32, unbias | unbias << 16);
+  Reg f0 = k_.reg(b32), f1 = k_.reg(b32);
+  k_.mul(f0.as(bf16x2), s0.as(bf16x2), unbias2.as(bf16x2));
+  k_.mul(f1.as(bf16x2), s1.as(bf16x2), unbias2.as(bf16x2));
+  Pred folds = (((s0 >> 7) & 0xFFu) <= imm(room)) && (((s1 >> 7) & 0xFFu) <= imm(room));
+  if (fp4()) {
+    k_.if_else(folds, [&] { dequant_fp4(w, Regs{f0, f1}, out, true); },
+               [&] { dequant_fp4(w, Regs{s0, s1}, out, false); });
+    return;
+  }
+  // A byte is NaN (e4m3 S.1111.111) or inf/NaN (e5m2 S.11111.xx) when its
+  // masked bits plus one unit carry into bit 7.
+  const bool e4m3_data = p_.ab_dtype == DType::e4m3;
+  const std::uint32_t special_bits = e4m3_data ? 0x7F7F7F7Fu : 0x7C7C7C7Cu;
+  const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
+  Reg special = k_.mov(u32, 0u);
+  for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
+  k_.if_else(special != 0u, [&] { dequant_special(w, s0, out); },
+             [&] {
+               k_.if_else(folds, [&] { dequant_finite(w, f0, out, true); },
+                          [&] { dequant_finite(w, s0, out, false); });
+             });
 }
 
 void AmaxKernel::consumer() {
@@ -514,6 +548,13 @@ void AmaxKernel::consumer() {
     const Regs part[2] = {k_.regs(f32, t_.tile_n / 4, "part"), k_.regs(f32, t_.tile_n / 4, "part_next")};
     for_each_tile([&](const TileCoords& t) {
       mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw);
+      epilogue(acc, t, cw, thread_max);
+    });
+  } else if (t_.register_a) {
+    k_.setmaxnreg_inc(168);
+    Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
+    for_each_tile([&](const TileCoords& t) {
+      mainloop_register_a(acc, desc_b0, stage, phase, rstage, rphase, leader, cw, t.m0);
       epilogue(acc, t, cw, thread_max);
     });
   } else {
@@ -565,6 +606,70 @@ void AmaxKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b
   });
   k_.wgmma_wait_group(0);
   k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, previous))); });
+}
+
+// register_a: this thread's A fragments for the four k16 steps of raw
+// stage `rstage` (K block kb), dequantized into `out` (16 registers): rows
+// r = 16·warp + lane/4 and r + 8 of the warpgroup's 64, codes 16·(lane % 4)
+// .. + 15 of the block's 64 (one 16- or 8-byte load per row, one scale).
+// Word j of row h's 8 is out[8h + j]. Step s's fragment (PTX ISA
+// 9.7.15.5.1.1: row r, columns 2(lane%4) + {0,1}; row r + 8; then both at
+// + 8) takes words 2s and 2s + 1 of each row: logical codes 16t + 4s + 2h
+// + {0,1} sit at wgmma positions 16s + 2t + 8h + {0,1}, the order the
+// dequantizer stores B in (dequant_operand, permuted). Frees the raw stage.
+void AmaxKernel::dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& m0, const Reg& cw,
+                                     const Reg& kb, const Regs& out) {
+  k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
+  Reg lane = tid_ & 31u;
+  Reg quarter = lane & 3u;
+  Reg row0 = cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
+  const int bytes = fp4() ? 8 : 16;  // 16 codes
+  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_a_stage + quarter * imm(bytes);
+  Reg block = ((kb << 6) + (quarter << 4)) >> imm(p_.vec == 16 ? 4 : 5);
+  Reg sf_stage = base_ + smem_.raw_sfa + rstage * kScalePiece;
+  for (int h = 0; h < 2; ++h) {
+    Reg row = row0 + imm(8 * h);
+    Regs w;
+    for (int j = 0; j < bytes / 4; ++j) w.push_back(k_.reg(b32));
+    k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes()));
+    Reg scale = scale_of(sf_stage, m0 + row, p_.m, block);
+    dequant_words(w, scale, scale, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
+  }
+  k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
+}
+
+// register_a: per K block, the four k16 steps' wgmma m64n<tile_n>k16 take A
+// from registers and B from the dequantizer's bf16 stage; the next block's
+// A is dequantized while they run (two fragment sets).
+void AmaxKernel::mainloop_register_a(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
+                                     const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw,
+                                     const Reg& m0) {
+  const Regs a[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
+  dequant_a_fragments(rstage, rphase, m0, cw, k_.mov(u32, 0), a[0]);
+  advance(rstage, rphase, t_.raw_stages);
+  k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+    k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
+    auto [unused, db] = stage_descriptors(desc_b0, desc_b0, stage, 0, smem_.b_stage);
+    Pred accumulate = kb != 0;
+    k_.wgmma_fence();
+    for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s) {
+      const Regs& f = a[0];
+      const auto i = static_cast<std::size_t>(2 * s);
+      // Each k16 step moves 32 bytes along the K-major rows.
+      k_.wgmma_mma_async(bf16, bf16, acc, Regs{f[i], f[8 + i], f[i + 1], f[8 + i + 1]},
+                         db + static_cast<std::uint64_t>(2 * s), s == 0 ? std::variant<bool, PredUse>(accumulate) : true,
+                         WgmmaMajor::k);
+    }
+    k_.wgmma_commit_group();
+    k_.if_then(kb + 1u < imm(kblocks_), [&] {
+      dequant_a_fragments(rstage, rphase, m0, cw, kb + 1u, a[1]);
+      advance(rstage, rphase, t_.raw_stages);
+    });
+    k_.wgmma_wait_group(0);
+    k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, stage))); });
+    advance(stage, phase, t_.stages);
+    for (std::size_t r = 0; r < a[0].size(); ++r) k_.mov(a[0][r], a[1][r]);
+  });
 }
 
 // fp8_mma: each scale block of a stage is one wgmma m64nNk32 on the FP8
@@ -733,7 +838,7 @@ void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const 
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
   const auto raw_row = static_cast<std::uint32_t>(sm90a_gemm_amax_codes(t));  // bytes, FP8 (FP4 uses half)
-  m.a_stage = t.fp8_mma ? 0 : kTileM * kRow;
+  m.a_stage = t.fp8_mma || t.register_a ? 0 : kTileM * kRow;
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n) * kRow;
   m.raw_a_stage = kTileM * raw_row;
   m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * raw_row;
@@ -759,7 +864,7 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
          "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
-         (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups));
+         (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups)) + (t.register_a ? "_ra" : "");
 }
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {

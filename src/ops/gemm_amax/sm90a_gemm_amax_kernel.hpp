@@ -70,6 +70,11 @@ struct Sm90aGemmAmaxTiling {
   // each stage's scale pieces into f32 for them. No bf16 stages, no
   // dequantizer warpgroups.
   bool fp8_mma = false;
+  // A dequantized by the consumers straight into registers for wgmma's
+  // register-A form (no bf16 A stage); the one dequantizer warpgroup
+  // (dequant_warpgroups 1) converts only B, its K order permuted to match
+  // the fragments' (mainloop_register_a).
+  bool register_a = false;
 };
 // Codes of K per raw stage: 128 (one swizzled row of FP8) with fp8_mma, else 64.
 inline int sm90a_gemm_amax_codes(const Sm90aGemmAmaxTiling& t) { return t.fp8_mma ? 128 : kSm90aGemmAmaxTileK; }

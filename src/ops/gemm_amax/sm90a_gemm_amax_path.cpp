@@ -35,6 +35,12 @@ Sm90aGemmAmaxTiling tiling_for(const GemmAmaxProblem& p, const runtime::Device& 
   else if (output_tiles(p, 128) < device.properties().sm_count)
     t.tile_n = 64;
   if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
+  if (!t.fp8_mma) {
+    t.register_a = true;
+    t.dequant_warpgroups = 1;
+    t.stages = 6;
+    t.raw_stages = 6;
+  }
   return t;
 }
 

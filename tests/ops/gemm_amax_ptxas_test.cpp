@@ -41,9 +41,10 @@ TEST(GemmAmaxPtxas, KernelAssemblesForSm80AndSm90a) {
 }
 
 // The sm90a kernel assembles for sm_90a with no spills (ptxas -v), for each
-// data dtype, a scale format of each, and each C conversion; MXFP8 also as
-// FP8 wgmma on the codes (fp8_mma), at the tile widths the path picks,
-// compiled as the driver compiles it (driver_ptxas.hpp) without serialized wgmma.
+// data dtype, a scale format of each, and each C conversion: MXFP8 as FP8
+// wgmma on the codes (fp8_mma), FP4 through the dequantizer with one or two
+// dequantizer warpgroups, at both tile widths, compiled as the driver
+// compiles it (driver_ptxas.hpp) without serialized wgmma or lost setmaxnreg.
 TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas())
     GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
@@ -57,15 +58,15 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
     p.m = 300, p.n = 200, p.k = 256, p.l = 2;
     p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
     p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {200, 1, 300 * 200};
-    std::vector<Sm90aGemmAmaxTiling> tilings{{}};
-    if (c.vec == 32 && c.ab != DType::e2m1)
-      for (int tile_n : {128, 64}) tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
-    for (int tile_n : {128, 64})
-      tilings.push_back(
-          {.tile_n = tile_n, .stages = 6, .raw_stages = 6, .dequant_warpgroups = 1, .register_a = true});
-    for (const Sm90aGemmAmaxTiling& t : tilings) {
-      testing::expect_fast_assembly(build_sm90a_gemm_amax(p, t).to_ptx(), p.describe() + " " + sm90a_gemm_amax_name(p, t));
+    std::vector<Sm90aGemmAmaxTiling> tilings;
+    for (int tile_n : {128, 64}) {
+      if (c.ab == DType::e2m1)
+        for (int dq : {1, 2}) tilings.push_back({.tile_n = tile_n, .dequant_warpgroups = dq});
+      else
+        tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
     }
+    for (const Sm90aGemmAmaxTiling& t : tilings)
+      testing::expect_fast_assembly(build_sm90a_gemm_amax(p, t).to_ptx(), p.describe() + " " + sm90a_gemm_amax_name(p, t));
   }
 }
 

@@ -30,6 +30,19 @@ int scale_block_floats(bool a, int tile_rows) { return a ? tile_rows : tile_rows
 
 std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
+// The setmaxnreg split of the CTA's registers: the entry's count (65536 per
+// SM over the threads, a multiple of 8) for every thread, given back by the
+// producer warpgroup (to 40) and the dequantizers (to kDequantRegisters),
+// taken by the two consumer warpgroups (at most 232).
+constexpr int kProducerRegisters = 40, kDequantRegisters = 64;
+int consumer_registers(const Sm90aGemmAmaxTiling& t) {
+  const int threads = sm90a_gemm_amax_threads(t);
+  const int pool = 65536 / threads / 8 * 8 * threads;
+  const int dequantizers = t.fp8_mma ? 0 : t.dequant_warpgroups;
+  const int left = pool - 128 * kProducerRegisters - 128 * dequantizers * kDequantRegisters;
+  return std::min(232, left / 256 / 8 * 8);
+}
+
 struct TileCoords {
   Reg m0, n0, batch;
 };
@@ -41,6 +54,10 @@ class AmaxKernel {
     // A stage's scale piece covers 128 rows: the whole A tile, one or two B tiles.
     if (t.tile_n != 128 && t.tile_n != 64)
       throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 64 or 128");
+    // The dequantizer converts E2M1; FP8 (MXFP8 only) takes fp8_mma.
+    if (fp4() == t.fp8_mma)
+      throw OpsError("sm90a gemm_amax kernel: " + std::string(runtime::name(p.ab_dtype)) + " data " +
+                     (t.fp8_mma ? "with" : "without") + " fp8_mma; FP8 takes fp8_mma, E2M1 the dequantizer");
     tiles_m_ = (p.m + kTileM - 1) / kTileM;
     const std::int64_t tiles_n = (p.n + t.tile_n - 1) / t.tile_n;
     per_batch_ = tiles_m_ * tiles_n;
@@ -70,28 +87,21 @@ class AmaxKernel {
   ChunkMap chunk_map();
   Regs operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows, int tile_rows,
                       const Reg& kb);
-  void dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows, const Regs& scales,
-                       bool permuted);
+  void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const Regs& scales);
   void dequant_words(const Regs& w, const Reg& s0, const Reg& s1, const Regs& out);
   Reg scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
-  // The bf16 exponent the code's bit move leaves out: 2^120 (e4m3), 2^112
-  // (e5m2), 2^126 (e2m1).
-  int unbias_exponent() const { return fp4() ? 126 : p_.ab_dtype == DType::e4m3 ? 120 : 112; }
+  // The bf16 exponent an E2M1 code's bit move leaves out: 2^126.
+  static constexpr int unbias_exponent() { return 126; }
   void apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded);
-  void dequant_finite(const Regs& w, const Reg& factor2, const Regs& out, bool folded);
-  void dequant_special(const Regs& w, const Reg& scale2, const Regs& out);
   void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
   void consumer();
-  void mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                const Pred& leader);
-  std::pair<Reg, Reg> stage_descriptors(const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                                        std::uint32_t a_stage, std::uint32_t b_stage);
+  Reg stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes);
   void dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& m0, const Reg& cw, const Reg& kb,
                            const Regs& out);
-  void mainloop_register_a(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
+  void mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                            const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw, const Reg& m0);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
                     const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw);
@@ -110,16 +120,12 @@ class AmaxKernel {
 };
 
 ptx::Module AmaxKernel::build() {
-  // With the dequantizer, 512 or 640 threads leave 128 or 102 registers each
-  // (64K per SM): enough for every role at 128 x 128 (ptxas -v: no spills),
-  // so no setmaxnreg. fp8_mma's 384 threads move registers from the
-  // producer warpgroup (40) to the consumers (232), whose loop keeps two
-  // partials and two sets of scales beside the accumulators.
-  // register_a (one dequantizer warpgroup, 512 threads of 128 registers)
-  // moves the producer's to the consumers (168), which hold two A fragment
-  // sets beside the accumulators.
+  // setmaxnreg moves the producer's and the dequantizers' registers to the
+  // consumers (consumer_registers): fp8_mma's loop keeps two partials and
+  // two sets of scales beside the accumulators, the dequantizer's consumers
+  // two sets of A fragments.
   k_.maxntid(sm90a_gemm_amax_threads(t_));
-  if (t_.fp8_mma || t_.register_a) k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
+  k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
   map_a_p_ = k_.param_bytes("map_a", 128, 64);
   map_b_p_ = k_.param_bytes("map_b", 128, 64);
   map_sfa_p_ = k_.param_bytes("map_sfa", 128, 64);
@@ -142,9 +148,9 @@ ptx::Module AmaxKernel::build() {
     // by the scale converters; otherwise the dequantizers free it.
     for (int st = 0; st < t_.raw_stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
-      // register_a: every consumer thread reads A's codes too.
+      // Without fp8_mma every consumer thread reads A's codes too.
       k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st),
-                       t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + (t_.register_a ? kConsumers : 0)));
+                       t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + kConsumers));
       if (t_.fp8_mma) k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
     }
     for (int st = 0; !t_.fp8_mma && st < t_.stages; ++st) {
@@ -159,7 +165,7 @@ ptx::Module AmaxKernel::build() {
   k_.if_else(
       wg == kProducerWg,
       [&] {
-        if (t_.fp8_mma || t_.register_a) k_.setmaxnreg_dec(40);
+        k_.setmaxnreg_dec(kProducerRegisters);
         producer();
         if (t_.fp8_mma) k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
       },
@@ -291,23 +297,18 @@ void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const 
 // Each raw stage carries its scales (producer): they are read from shared
 // memory once the stage is full.
 void AmaxKernel::dequantizer() {
+  k_.setmaxnreg_dec(kDequantRegisters);
   const ChunkMap m = chunk_map();
   Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0), stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   for_each_tile([&](const TileCoords& t) {
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-      // register_a: the consumers dequantize A themselves.
-      const Regs a_scales = t_.register_a ? Regs{}
-                                          : operand_scales(m, base_ + smem_.raw_sfa + rstage * kScalePiece, t.m0,
-                                                           p_.m, kTileM, kb);
+      // The consumers dequantize A themselves (dequant_a_fragments).
       const Regs b_scales =
           operand_scales(m, base_ + smem_.raw_sfb + rstage * kScalePiece, t.n0, p_.n, t_.tile_n, kb);
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      if (!t_.register_a)
-        dequant_operand(m, base_ + smem_.raw_a + rstage * smem_.raw_a_stage,
-                        base_ + smem_.a + stage * smem_.a_stage, kTileM, a_scales, false);
-      dequant_operand(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
-                      t_.tile_n, b_scales, t_.register_a);
+      dequant_b(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
+                b_scales);
       // wgmma reads through the async proxy what these generic-proxy stores
       // wrote (PTX ISA 9.7.13.4 membar/fence, proxy fences).
       k_.fence_proxy_async_shared();
@@ -361,52 +362,6 @@ void AmaxKernel::apply_scale(const Reg& d, const Reg& y, const Reg& factor2, boo
   k_.mul(d.as(bf16x2), d.as(bf16x2), factor2.as(bf16x2));
 }
 
-// The common case, finite codes: each FP8 code moved into a bf16's bits is
-// the code's value times 2^(7 - 127) (e4m3, bias 7; subnormal codes land on
-// bf16 subnormals) or 2^(15 - 127) (e5m2, bias 15). bf16x2 multiplies, each
-// exact (the value has at most 3 significant bits), undo the bias and apply
-// the scale (apply_scale): integer and packed-bf16 instructions only.
-void AmaxKernel::dequant_finite(const Regs& w, const Reg& factor2, const Regs& out, bool folded) {
-  const bool e4m3_data = p_.ab_dtype == DType::e4m3;
-  // e4m3: S.EEEE.MMM in bits 15..8 of a half shifts right by 4 into the
-  // bf16 fields (exponent bits 10..7, mantissa 6..4); e5m2: S.EEEEE.MM by 3.
-  const int shift = e4m3_data ? 4 : 3;
-  const std::uint32_t fields = e4m3_data ? 0x07F007F0u : 0x0FE00FE0u;
-  for (std::size_t j = 0; j < w.size(); ++j)
-    for (int half = 0; half < 2; ++half) {
-      // PTX ISA 9.7.8.7 prmt: codes 2·half and 2·half + 1 of the word into
-      // the high bytes of the two halves (selector nibble 4: byte 0 of b, 0).
-      Reg x = k_.reg(b32);
-      k_.prmt(x, w[j], 0u, half ? 0x3424u : 0x1404u);
-      Reg y = ((x >> shift) & fields) | (x & 0x80008000u);
-      apply_scale(out[static_cast<std::size_t>(2 * j + half)], y, factor2, folded);
-    }
-}
-
-// Codes that are NaN or inf (e5m2) through cvt.rn.f16x2.{e4m3x2,e5m2x2} and
-// f32, which keep them: the bit moves above would turn them into numbers.
-void AmaxKernel::dequant_special(const Regs& w, const Reg& scale2, const Regs& out) {
-  const Type fp8x2 = p_.ab_dtype == DType::e4m3 ? e4m3x2 : e5m2x2;
-  Reg scale_bits = scale2 << 16;  // one copy, as the f32 it is
-  const Reg scale = scale_bits.as(f32);
-  for (int j = 0; j < 4; ++j)
-    for (int half = 0; half < 2; ++half) {
-      Reg pair16 = k_.reg(b16);
-      k_.cvt(u16, u32, pair16, half ? w[j] >> 16 : w[j]);
-      Reg h2 = k_.reg(b32);
-      k_.cvt_unpack_fp8(fp8x2, h2, pair16);
-      Reg lo16 = k_.reg(b16), hi16 = k_.reg(b16);
-      k_.cvt(u16, u32, lo16, h2);
-      k_.cvt(u16, u32, hi16, h2 >> 16);
-      Reg lo = k_.reg(f32), hi = k_.reg(f32);
-      k_.cvt(f32, f16, lo, lo16);
-      k_.cvt(f32, f16, hi, hi16);
-      k_.mul(lo, lo, scale);
-      k_.mul(hi, hi, scale);
-      k_.cvt_pack(bf16x2, out[static_cast<std::size_t>(2 * j + half)], hi, lo);
-    }
-}
-
 // E2M1 codes (no NaN or inf) the same way: S.EE.M of each nibble into the
 // bf16 sign (bit 15) and fields (bits 8..6) is the value times 2^(1 - 127),
 // code 1 (0.5) landing on a bf16 subnormal; then x 2^126 and x the scale.
@@ -456,13 +411,12 @@ Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& sf_stage, const Re
   return all;
 }
 
-// One operand's stage: tile_rows rows of one K block (64 codes) to bf16,
-// with the scales operand_scales loaded. With `permuted` (register_a's B)
-// the 64 codes of a row are stored in the order the consumers' register-A
-// fragments take A's (k_position).
-void AmaxKernel::dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& dst, int tile_rows,
-                                 const Regs& scales, bool permuted) {
-  for (int i = 0; i < passes(m, tile_rows); ++i) {
+// B's stage: tile_n rows of one K block (64 codes) to bf16, with the scales
+// operand_scales loaded, each row's 64 codes in the order the consumers'
+// register-A fragments take A's (dequant_a_fragments): pair q of the 32 at
+// pair 8·((q/2) % 4) + 4·(q % 2) + q/8.
+void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const Regs& scales) {
+  for (int i = 0; i < passes(m, t_.tile_n); ++i) {
     auto pass = [&] {
       Reg row = m.row_in + imm(m.row_step * i);
       Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
@@ -471,33 +425,24 @@ void AmaxKernel::dequant_operand(const ChunkMap& m, const Reg& raw, const Reg& d
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
       dequant_words(w, scales[static_cast<std::size_t>(m.scales * i)],
                     scales[static_cast<std::size_t>(m.scales * i + m.scales - 1)], out);
+      // Pair o of chunk c is pair q = c·codes/2 + o (codes/2 is 8 or 16):
+      // 16-byte chunk o % 8 (before the swizzle), word c·codes/16 + o/8.
       Reg row_address = dst + row * kRow;
-      if (permuted) {
-        // Pair o of chunk c is pair q = c·codes/2 + o of the row's 32, which
-        // register_a puts at pair 8·((q/2) % 4) + 4·(q % 2) + q/8: 16-byte
-        // chunk o % 8, word c·codes/16 + o/8 (codes/2 is 8 or 16).
-        Reg word0 = m.c * imm(m.codes / 16);
-        for (int o = 0; o < m.codes / 2; ++o) {
-          Reg chunk = m.swz ^ imm(o % 8);
-          k_.st(Space::shared, b32, at(row_address + (chunk << 4) + ((word0 + imm(o / 8)) << 2)), out[static_cast<std::size_t>(o)]);
-        }
-        return;
-      }
-      const int out_chunks = m.codes / 8;  // 16-byte bf16 chunks
-      for (int h = 0; h < out_chunks; ++h) {
-        Reg chunk = (m.c * imm(out_chunks) + imm(h)) ^ m.swz;
-        k_.st(Space::shared, b32, at(row_address + (chunk << 4)),
-              Regs{out[4 * h], out[4 * h + 1], out[4 * h + 2], out[4 * h + 3]});
+      Reg word0 = m.c * imm(m.codes / 16);
+      for (int o = 0; o < m.codes / 2; ++o) {
+        Reg chunk = m.swz ^ imm(o % 8);
+        k_.st(Space::shared, b32, at(row_address + (chunk << 4) + ((word0 + imm(o / 8)) << 2)),
+              out[static_cast<std::size_t>(o)]);
       }
     };
-    if (tile_rows < m.row_step)
-      k_.if_then(m.row_in < imm(tile_rows), pass);
+    if (t_.tile_n < m.row_step)
+      k_.if_then(m.row_in < imm(t_.tile_n), pass);
     else
       pass();
   }
 }
 
-// Codes in `w` (4 words of FP8 or FP4, or 2 of FP4) to bf16 pairs in
+// E2M1 codes in `w` (4 words, or 2) to bf16 pairs in
 // `out`, times scale s0 (the first half of w's codes) and s1 (the second;
 // the same register where one scale covers them all).
 void AmaxKernel::dequant_words(const Regs& w, const Reg& s0, const Reg& s1, const Regs& out) {
@@ -512,23 +457,8 @@ void AmaxKernel::dequant_words(const Regs& w, const Reg& s0, const Reg& s1, cons
   k_.mul(f0.as(bf16x2), s0.as(bf16x2), unbias2.as(bf16x2));
   k_.mul(f1.as(bf16x2), s1.as(bf16x2), unbias2.as(bf16x2));
   Pred folds = (((s0 >> 7) & 0xFFu) <= imm(room)) && (((s1 >> 7) & 0xFFu) <= imm(room));
-  if (fp4()) {
-    k_.if_else(folds, [&] { dequant_fp4(w, Regs{f0, f1}, out, true); },
-               [&] { dequant_fp4(w, Regs{s0, s1}, out, false); });
-    return;
-  }
-  // A byte is NaN (e4m3 S.1111.111) or inf/NaN (e5m2 S.11111.xx) when its
-  // masked bits plus one unit carry into bit 7.
-  const bool e4m3_data = p_.ab_dtype == DType::e4m3;
-  const std::uint32_t special_bits = e4m3_data ? 0x7F7F7F7Fu : 0x7C7C7C7Cu;
-  const std::uint32_t special_unit = e4m3_data ? 0x01010101u : 0x04040404u;
-  Reg special = k_.mov(u32, 0u);
-  for (const Reg& word : w) k_.or_(special, special, ((word & special_bits) + special_unit) & 0x80808080u);
-  k_.if_else(special != 0u, [&] { dequant_special(w, s0, out); },
-             [&] {
-               k_.if_else(folds, [&] { dequant_finite(w, f0, out, true); },
-                          [&] { dequant_finite(w, s0, out, false); });
-             });
+  k_.if_else(folds, [&] { dequant_fp4(w, Regs{f0, f1}, out, true); },
+             [&] { dequant_fp4(w, Regs{s0, s1}, out, false); });
 }
 
 void AmaxKernel::consumer() {
@@ -538,28 +468,22 @@ void AmaxKernel::consumer() {
   // K-major tiles of 128-byte rows (bf16, or the FP8 codes with fp8_mma):
   // 8-row atoms (SBO = one atom; LBO unused with the 128-byte swizzle,
   // encoded as 16).
-  Reg a_tiles = base_ + (t_.fp8_mma ? smem_.raw_a : smem_.a), b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b);
-  Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_tiles + cw * (64 * kRow), 16, kAtom);
+  Reg b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b);
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   Reg thread_max = k_.mov(u32, 0u);
+  k_.setmaxnreg_inc(consumer_registers(t_));
   if (t_.fp8_mma) {
-    k_.setmaxnreg_inc(232);
+    Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.raw_a + cw * (64 * kRow), 16, kAtom);
     const Regs part[2] = {k_.regs(f32, t_.tile_n / 4, "part"), k_.regs(f32, t_.tile_n / 4, "part_next")};
     for_each_tile([&](const TileCoords& t) {
       mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw);
       epilogue(acc, t, cw, thread_max);
     });
-  } else if (t_.register_a) {
-    k_.setmaxnreg_inc(168);
+  } else {
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_register_a(acc, desc_b0, stage, phase, rstage, rphase, leader, cw, t.m0);
-      epilogue(acc, t, cw, thread_max);
-    });
-  } else {
-    for_each_tile([&](const TileCoords& t) {
-      mainloop(acc, desc_a0, desc_b0, stage, phase, leader);
+      mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, cw, t.m0);
       epilogue(acc, t, cw, thread_max);
     });
   }
@@ -576,61 +500,37 @@ void AmaxKernel::consumer() {
   });
 }
 
-// The wgmma descriptors of stage `stage`'s A and B tiles: the start address
-// field counts 16-byte units.
-std::pair<Reg, Reg> AmaxKernel::stage_descriptors(const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                                                  std::uint32_t a_stage, std::uint32_t b_stage) {
-  Reg da = k_.reg(u64), db = k_.reg(u64);
-  k_.cvt(da, stage * (a_stage >> 4));
-  k_.cvt(db, stage * (b_stage >> 4));
-  k_.add(da, da, desc_a0);
-  k_.add(db, db, desc_b0);
-  return {da, db};
+// The wgmma descriptor of stage `stage`'s tile, stages `stage_bytes`
+// apart: the start address field counts 16-byte units.
+Reg AmaxKernel::stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes) {
+  Reg d = k_.reg(u64);
+  k_.cvt(d, stage * (stage_bytes >> 4));
+  k_.add(d, d, desc0);
+  return d;
 }
 
-void AmaxKernel::mainloop(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                          const Reg& phase, const Pred& leader) {
-  Reg previous = k_.mov(u32, 0);  // the stage of the k-block before this one
-  k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
-    k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
-    auto [da, db] = stage_descriptors(desc_a0, desc_b0, stage, smem_.a_stage, smem_.b_stage);
-    Pred accumulate = kb != 0;
-    // Each k16 step moves 32 bytes along the K-major rows.
-    tile::warpgroup::mma_k_block(k_, {.ab = bf16, .k_steps = kSm90aGemmAmaxTileK / 16}, acc, da, db, accumulate);
-    // One group stays in flight; once the previous k-block's group is done
-    // its stage goes back to the dequantizer.
-    k_.wgmma_wait_group(1);
-    k_.if_then(leader && accumulate, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, previous))); });
-    k_.mov(previous, stage);
-    advance(stage, phase, t_.stages);
-  });
-  k_.wgmma_wait_group(0);
-  k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, previous))); });
-}
-
-// register_a: this thread's A fragments for the four k16 steps of raw
+// This thread's A fragments for the four k16 steps of raw
 // stage `rstage` (K block kb), dequantized into `out` (16 registers): rows
 // r = 16·warp + lane/4 and r + 8 of the warpgroup's 64, codes 16·(lane % 4)
-// .. + 15 of the block's 64 (one 16- or 8-byte load per row, one scale).
+// .. + 15 of the block's 64 (one 8-byte load per row, one scale).
 // Word j of row h's 8 is out[8h + j]. Step s's fragment (PTX ISA
 // 9.7.15.5.1.1: row r, columns 2(lane%4) + {0,1}; row r + 8; then both at
 // + 8) takes words 2s and 2s + 1 of each row: logical codes 16t + 4s + 2h
 // + {0,1} sit at wgmma positions 16s + 2t + 8h + {0,1}, the order the
-// dequantizer stores B in (dequant_operand, permuted). Frees the raw stage.
+// dequantizer stores B in (dequant_b). Frees the raw stage.
 void AmaxKernel::dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& m0, const Reg& cw,
                                      const Reg& kb, const Regs& out) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
   Reg lane = tid_ & 31u;
   Reg quarter = lane & 3u;
   Reg row0 = cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
-  const int bytes = fp4() ? 8 : 16;  // 16 codes
-  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_a_stage + quarter * imm(bytes);
+  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_a_stage + (quarter << 3);  // 16 E2M1 codes: 8 bytes
   Reg block = ((kb << 6) + (quarter << 4)) >> imm(p_.vec == 16 ? 4 : 5);
   Reg sf_stage = base_ + smem_.raw_sfa + rstage * kScalePiece;
   for (int h = 0; h < 2; ++h) {
     Reg row = row0 + imm(8 * h);
     Regs w;
-    for (int j = 0; j < bytes / 4; ++j) w.push_back(k_.reg(b32));
+    for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
     k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes()));
     Reg scale = scale_of(sf_stage, m0 + row, p_.m, block);
     dequant_words(w, scale, scale, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
@@ -638,10 +538,10 @@ void AmaxKernel::dequant_a_fragments(const Reg& rstage, const Reg& rphase, const
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
 }
 
-// register_a: per K block, the four k16 steps' wgmma m64n<tile_n>k16 take A
+// The dequantizer's formats: per K block, the four k16 steps' wgmma m64n<tile_n>k16 take A
 // from registers and B from the dequantizer's bf16 stage; the next block's
 // A is dequantized while they run (two fragment sets).
-void AmaxKernel::mainloop_register_a(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
+void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                                      const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw,
                                      const Reg& m0) {
   const Regs a[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
@@ -649,7 +549,7 @@ void AmaxKernel::mainloop_register_a(const Regs& acc, const Reg& desc_b0, const 
   advance(rstage, rphase, t_.raw_stages);
   k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
     k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
-    auto [unused, db] = stage_descriptors(desc_b0, desc_b0, stage, 0, smem_.b_stage);
+    Reg db = stage_descriptor(desc_b0, stage, smem_.b_stage);
     Pred accumulate = kb != 0;
     k_.wgmma_fence();
     for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s) {
@@ -702,9 +602,8 @@ void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg&
   auto enter_stage = [&] {
     k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
     k_.mbarrier_wait_parity(at(barrier(smem_.ready, stage)), phase);
-    auto [a, b] = stage_descriptors(desc_a0, desc_b0, stage, smem_.raw_a_stage, smem_.raw_b_stage);
-    k_.mov(da, a);
-    k_.mov(db, b);
+    k_.mov(da, stage_descriptor(desc_a0, stage, smem_.raw_a_stage));
+    k_.mov(db, stage_descriptor(desc_b0, stage, smem_.raw_b_stage));
     k_.mov(scales, base_ + smem_.scales + stage * smem_.scales_stage);
   };
   // Step `step` of the current stage: its wgmma into part[step % 2] (32
@@ -838,14 +737,12 @@ void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const 
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
   const auto raw_row = static_cast<std::uint32_t>(sm90a_gemm_amax_codes(t));  // bytes, FP8 (FP4 uses half)
-  m.a_stage = t.fp8_mma || t.register_a ? 0 : kTileM * kRow;
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n) * kRow;
   m.raw_a_stage = kTileM * raw_row;
   m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * raw_row;
   m.scales_stage = t.fp8_mma ? 4 * 4 * static_cast<std::uint32_t>(kTileM + scale_block_floats(false, t.tile_n)) : 0;
   const auto stages = t.fp8_mma ? 0u : static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
-  m.a = 0;
-  m.b = m.a + stages * m.a_stage;
+  m.b = 0;
   m.raw_a = m.b + stages * m.b_stage;
   m.raw_b = m.raw_a + raw * m.raw_a_stage;
   m.raw_sfa = m.raw_b + raw * m.raw_b_stage;
@@ -864,7 +761,7 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
          "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
-         (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups)) + (t.register_a ? "_ra" : "");
+         (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups));
 }
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {

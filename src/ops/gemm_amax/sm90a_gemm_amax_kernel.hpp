@@ -3,28 +3,34 @@
 //
 // Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
 // e8m0 scale, or an E2M1 value times an e8m0 or e4m3 scale, is exact in bf16
-// (REFERENCE.md), so bf16 wgmma on dequantized tiles computes the
-// block-scaled product exactly. One CTA of four or
-// five warpgroups walks the output tiles (128 x 128) persistently:
+// (REFERENCE.md), so bf16 wgmma on dequantized operands computes the
+// block-scaled product exactly. One CTA of five warpgroups (four with one
+// dequantizer warpgroup) walks the output tiles (128 x tile_n) persistently;
+// setmaxnreg gives the consumers what the producer and dequantizers leave:
 //  - warpgroup 2, the producer: one thread TMA-loads the raw bytes of A
 //    (128 rows x 64 codes of K: 64 bytes FP8, 32 FP4) and B (tile_n x 64),
 //    and the 512 bytes of SFA and SFB that hold those rows' scales, into
 //    `raw_stages` stages;
-//  - warpgroups 3 (and 4), the dequantizer: converts each raw stage to bf16 = value x
-//    scale and writes it into `stages` bf16 stages laid out as TMA's 128-byte
-//    swizzle would (16-byte chunk c of row r at chunk c ^ (r % 8)), which is
-//    what the K-major wgmma descriptors read. Finite codes take integer bit
-//    moves (prmt, shift, mask: the code in a bf16's fields) and two exact
-//    mul.bf16x2 (the format's bias, then the scale built as bf16 bits);
-//    FP8 16-byte chunks holding a NaN or inf code go through
+//  - warpgroups 3 (and 4), the dequantizer: converts each raw stage's B to
+//    bf16 = value x scale and writes it into `stages` bf16 stages laid out
+//    as TMA's 128-byte swizzle would (16-byte chunk c of row r at chunk
+//    c ^ (r % 8)), which the K-major wgmma descriptor reads, each row's 64
+//    codes in the order of the consumers' A fragments (below). Finite codes
+//    take integer bit moves (prmt, shift, mask: the code in a bf16's
+//    fields) and exact mul.bf16x2 (the format's bias and the scale built as
+//    bf16 bits); FP8 16-byte chunks holding a NaN or inf code go through
 //    cvt.rn.f16x2.{e4m3x2,e5m2x2} and f32 instead (E2M1 has neither);
-//  - warpgroups 0 and 1, the consumers: 64 rows each, wgmma m64n<tile_n>k16
-//    on the bf16 stages; the epilogue stores C (f32, bf16 or f16) with
-//    st.global and folds max |acc| (the sign-cleared bits, unsigned max: a
-//    NaN stays on top) per thread, per warp (redux.sync), per CTA (a shared
-//    atomic), then one red.global.max.u32 per CTA.
+//  - warpgroups 0 and 1, the consumers: 64 rows each; each thread
+//    dequantizes its rows' 16 consecutive codes of A per K block the same
+//    way, straight into wgmma's register-A fragments (no bf16 A in shared
+//    memory), then wgmma m64n<tile_n>k16 with B from the bf16 stages; K is
+//    permuted alike in both operands, which leaves the sum unchanged. The
+//    epilogue stores C (f32, bf16 or f16) with st.global and folds max
+//    |acc| (the sign-cleared bits, unsigned max: a NaN stays on top) per
+//    thread, per warp (redux.sync), per CTA (a shared atomic), then one
+//    red.global.max.u32 per CTA.
 // Barriers: raw full (TMA transaction bytes) / raw empty (every dequantizer
-// thread), bf16 full (every dequantizer thread, after
+// and consumer thread), bf16 full (every dequantizer thread, after
 // fence.proxy.async) / bf16 empty (one arrival per consumer warpgroup).
 //
 // MXFP8 (Sm90aGemmAmaxTiling::fp8_mma) skips the dequantizer: the raw stages
@@ -57,8 +63,8 @@ inline constexpr std::uint32_t kScalePiece = 512;
 // per thread that 512 threads leave (ptxas asks for 154).
 struct Sm90aGemmAmaxTiling {
   int tile_n = 128;
-  int stages = 4;      // bf16 stages, 32 KB each
-  int raw_stages = 4;  // raw FP8 stages, 16 KB each
+  int stages = 6;      // bf16 B stages, 16 KB each at 128 x 128
+  int raw_stages = 6;  // raw stages: A's and B's codes and scale pieces
   // Dequantizer warpgroups (1 or 2): 2 puts two dequantizer warps on each
   // SM sub-partition, one hiding the other's latencies.
   int dequant_warpgroups = 2;
@@ -70,11 +76,6 @@ struct Sm90aGemmAmaxTiling {
   // each stage's scale pieces into f32 for them. No bf16 stages, no
   // dequantizer warpgroups.
   bool fp8_mma = false;
-  // A dequantized by the consumers straight into registers for wgmma's
-  // register-A form (no bf16 A stage); the one dequantizer warpgroup
-  // (dequant_warpgroups 1) converts only B, its K order permuted to match
-  // the fragments' (mainloop_register_a).
-  bool register_a = false;
 };
 // Codes of K per raw stage: 128 (one swizzled row of FP8) with fp8_mma, else 64.
 inline int sm90a_gemm_amax_codes(const Sm90aGemmAmaxTiling& t) { return t.fp8_mma ? 128 : kSm90aGemmAmaxTileK; }
@@ -92,8 +93,8 @@ inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) {
 // `scales` holds each raw stage's f32 scales (A's 4 blocks x 128 rows, then
 // B's 4 x tile_n columns) and `ready` says the producer warpgroup wrote them.
 struct Sm90aGemmAmaxSmem {
-  std::uint32_t a_stage, b_stage, raw_a_stage, raw_b_stage, scales_stage;
-  std::uint32_t a, b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, amax;
+  std::uint32_t b_stage, raw_a_stage, raw_b_stage, scales_stage;
+  std::uint32_t b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, amax;
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& tiling);

@@ -22,25 +22,19 @@ std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
   return (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tile_n - 1) / tile_n) * p.l;
 }
 
-// Four bf16 and four raw stages of 128 x 128 (192 KB of shared memory), or
-// of 128 x 64 where 128-column tiles would leave SMs idle (the decode shape
-// M = 128: 64 tiles on 132 SMs), or the mma tile the options ask for. MXFP8
-// takes FP8 wgmma on the codes (fp8_mma): five raw stages of 37 KB at
-// 128 x 128, six of 28 KB at 128 x 64.
+// 128 x 128 tiles, or 128 x 64 where 128-column tiles would leave SMs idle
+// (the decode shape M = 128: 64 tiles on 132 SMs), or the mma tile the
+// options ask for. FP4 takes the dequantizer (six bf16 B stages and six raw
+// stages, 150 KB at 128 x 128); MXFP8 FP8 wgmma on the codes (fp8_mma): five
+// raw stages of 37 KB at 128 x 128, six of 28 KB at 128 x 64.
 Sm90aGemmAmaxTiling tiling_for(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
-  t.fp8_mma = (p.ab_dtype == DType::e4m3 || p.ab_dtype == DType::e5m2) && p.sf_dtype == DType::e8m0 && p.vec == 32;
+  t.fp8_mma = p.ab_dtype != DType::e2m1;  // FP8 data comes with e8m0 scales per 32 (check_support)
   if (p.tile)
     t.tile_n = static_cast<int>(p.tile->n);
   else if (output_tiles(p, 128) < device.properties().sm_count)
     t.tile_n = 64;
   if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
-  if (!t.fp8_mma) {
-    t.register_a = true;
-    t.dequant_warpgroups = 1;
-    t.stages = 6;
-    t.raw_stages = 6;
-  }
   return t;
 }
 

@@ -362,21 +362,28 @@ void AmaxKernel::apply_scale(const Reg& d, const Reg& y, const Reg& factor2, boo
   k_.mul(d.as(bf16x2), d.as(bf16x2), factor2.as(bf16x2));
 }
 
-// E2M1 codes (no NaN or inf) the same way: S.EE.M of each nibble into the
-// bf16 sign (bit 15) and fields (bits 8..6) is the value times 2^(1 - 127),
-// code 1 (0.5) landing on a bf16 subnormal; then x 2^126 and x the scale.
-// Word j's byte b holds codes 8j + 2b (low nibble) and 8j + 2b + 1.
+// E2M1 codes (no NaN or inf) to bf16: S.EE.M of each nibble into the bf16
+// sign (bit 15) and fields (bits 8..6) is the value times 2^(1 - 127), code
+// 1 (0.5) landing on a bf16 subnormal; then x 2^126 and x the scale
+// (apply_scale). Word j's byte b holds codes 8j + 2b (low nibble) and
+// 8j + 2b + 1, which become the low and high halves of out[4j + b]. The bit
+// moves are few because the integer ALU bounds this loop: the even and the
+// odd codes one per byte (two masks), a prmt puts the pair in bits 0..3 and
+// 16..19 with zero bytes between (PTX ISA 9.7.9.7 prmt: selector bit 3
+// copies the sign bit of a byte below 16), and one multiply by 2^6 + 2^12
+// moves EEM to bits 6..8 and S to bit 15 of each half at once (the copies
+// do not overlap, so no carries) for a mask to keep.
 void AmaxKernel::dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded) {
   const int words = static_cast<int>(w.size());  // 4, or 2 (one scale)
-  for (int j = 0; j < words; ++j)
+  for (int j = 0; j < words; ++j) {
+    Reg even = w[j] & 0x0F0F0F0Fu, odd = (w[j] >> 4) & 0x0F0F0F0Fu;
     for (int b = 0; b < 4; ++b) {
-      // Byte b into bytes 0 and 2, then the high nibble down to bits 16..19.
-      Reg z = k_.reg(b32);
-      k_.prmt(z, w[j], 0u, static_cast<std::uint32_t>(0x4040 | (b << 8) | b));
-      Reg v = (z & 0x0000000Fu) | ((z >> 4) & 0x000F0000u);
-      Reg y = ((v & 0x00070007u) << 6) | ((v & 0x00080008u) << 12);
+      Reg n = k_.reg(u32);
+      k_.prmt(n, even, odd, static_cast<std::uint32_t>(0x8080 | ((4 + b) << 8) | b));
+      Reg y = (n * 0x1040u) & 0x81C081C0u;
       apply_scale(out[static_cast<std::size_t>(4 * j + b)], y, factor2[static_cast<std::size_t>(2 * j / words)], folded);
     }
+  }
 }
 
 // The raw row is 4 (FP8) or 2 (FP4) 16-byte chunks; dequantizer thread t of

@@ -432,15 +432,14 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
       dequant_words(w, scales[static_cast<std::size_t>(m.scales * i)],
                     scales[static_cast<std::size_t>(m.scales * i + m.scales - 1)], out);
-      // Pair o of chunk c is pair q = c·codes/2 + o (codes/2 is 8 or 16):
-      // 16-byte chunk o % 8 (before the swizzle), word c·codes/16 + o/8.
-      Reg row_address = dst + row * kRow;
-      Reg word0 = m.c * imm(m.codes / 16);
-      for (int o = 0; o < m.codes / 2; ++o) {
-        Reg chunk = m.swz ^ imm(o % 8);
-        k_.st(Space::shared, b32, at(row_address + (chunk << 4) + ((word0 + imm(o / 8)) << 2)),
-              out[static_cast<std::size_t>(o)]);
-      }
+      // Pair o of chunk c (32 E2M1 codes) is pair q = 16c + o of the row:
+      // 16-byte chunk o % 8 (before the swizzle), word 2c + o/8, so pairs o
+      // and o + 8 are one 8-byte store. The row is 128-byte aligned and the
+      // chunk below 128, so the swizzle is an xor of the address.
+      Reg first = (dst + row * kRow) | (m.swz << 4) | (m.c << 3);
+      for (int o = 0; o < 8; ++o)
+        k_.st(Space::shared, b32, at(first ^ imm(o << 4)),
+              Regs{out[static_cast<std::size_t>(o)], out[static_cast<std::size_t>(o + 8)]});
     };
     if (t_.tile_n < m.row_step)
       k_.if_then(m.row_in < imm(t_.tile_n), pass);

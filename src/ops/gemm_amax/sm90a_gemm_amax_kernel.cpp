@@ -32,9 +32,9 @@ std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
 // The setmaxnreg split of the CTA's registers: the entry's count (65536 per
 // SM over the threads, a multiple of 8) for every thread, given back by the
-// producer warpgroup (to 48: its scale converters) and the dequantizers (to 56),
+// producer warpgroup (to 40) and the dequantizers (to kDequantRegisters),
 // taken by the two consumer warpgroups (at most 232).
-constexpr int kProducerRegisters = 48, kDequantRegisters = 56;
+constexpr int kProducerRegisters = 40, kDequantRegisters = 64;
 int consumer_registers(const Sm90aGemmAmaxTiling& t) {
   const int threads = sm90a_gemm_amax_threads(t);
   const int pool = 65536 / threads / 8 * 8 * threads;
@@ -85,13 +85,11 @@ class AmaxKernel {
     Reg c, row_in, swz;                   // the thread's chunk, first row, row % 8
   };
   ChunkMap chunk_map();
-  Regs operand_scales(const ChunkMap& m, const Reg& rstage, const Reg& kb);
+  Regs operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows, int tile_rows,
+                      const Reg& kb);
   void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const Regs& scales);
   void dequant_words(const Regs& w, const Reg& s0, const Reg& s1, const Regs& out);
-  Reg scale_bits(const Reg& e);
-  // The converted scale of tile row `row`, scale block `block`, of raw
-  // stage `stage` (A's, or B's after A's 128 rows).
-  Reg scale_at(const Reg& stage, bool a, const Reg& row, const Reg& block);
+  Reg scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
@@ -101,10 +99,10 @@ class AmaxKernel {
   void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
   void consumer();
   Reg stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes);
-  void dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& cw, const Reg& kb,
+  void dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& m0, const Reg& cw, const Reg& kb,
                            const Regs& out);
   void mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                           const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw);
+                           const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw, const Reg& m0);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
                     const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
@@ -153,7 +151,7 @@ ptx::Module AmaxKernel::build() {
       // Without fp8_mma every consumer thread reads A's codes too.
       k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st),
                        t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + kConsumers));
-      k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
+      if (t_.fp8_mma) k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
     }
     for (int st = 0; !t_.fp8_mma && st < t_.stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
@@ -169,7 +167,7 @@ ptx::Module AmaxKernel::build() {
       [&] {
         k_.setmaxnreg_dec(kProducerRegisters);
         producer();
-        k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
+        if (t_.fp8_mma) k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
       },
       [&] {
         if (t_.fp8_mma) return consumer();
@@ -246,10 +244,11 @@ void AmaxKernel::producer() {
   });
 }
 
-// Once a raw stage is full, the producer warpgroup's other 96 threads write
-// its scales (scale_bits) for the threads that apply them (convert_scales),
-// 0 past the matrix (TMA's zero fill there may meet a NaN of the padding's
-// scales), and arrive on `ready`.
+// fp8_mma: once a raw stage is full, 96 threads write its scales as f32
+// for the consumers (convert_scales); e8m0 E is 2^(E - 127) (the f32
+// exponent field; E = 0 the subnormal 2^-127, E = 255 NaN: OCP MX v1.0,
+// 5.4.1), 0 past the matrix (TMA's zero fill there may meet a NaN of the
+// padding's scales).
 void AmaxKernel::scale_converter() {
   Reg thread = tid_ - (128 * kProducerWg + 32);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
@@ -268,61 +267,31 @@ void AmaxKernel::scale_converter() {
 
 // The 4 scale blocks of each of the tile's rows (one 32-bit word of the
 // piece: byte (r % 32)·16 + ((r / 32) % 4)·4 + block, the piece holding 128
-// rows from a multiple of 128). fp8_mma: f32 into
-// out[block·scale_block_floats + position(r)], the positions being what the
-// consumers read with vector loads: A's rows r and r + 8 side by side (r %
-// 16 < 8), and B's columns in lane order, the tile_rows/4 columns 8j + 2q +
-// {0, 1} of lane quarter q together, the quarters kScalePad floats apart so
-// that a warp's four 16-byte loads fall in different banks. Otherwise bf16x2
-// (two copies) into out[4r + block] (one 16-byte store per row).
+// rows from a multiple of 128) into out[block·scale_block_floats + position(r)],
+// the positions being what the consumers read with vector loads: A's rows r
+// and r + 8 side by side (r % 16 < 8), and B's columns in lane order, the
+// tile_rows/4 columns 8j + 2q + {0, 1} of lane quarter q together, the
+// quarters kScalePad floats apart so that a warp's four 16-byte loads fall
+// in different banks.
 void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, std::int64_t rows,
                                 int tile_rows, const Reg& kb, const Reg& thread) {
   const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
-  // The piece's first block: 4 per piece, codes / vec per stage.
-  Reg block0 = ((kb * imm(sm90a_gemm_amax_codes(t_) / p_.vec)) >> 2) << 2;
   k_.for_range(thread, imm(tile_rows), kScaleConverters, [&](Reg r) {
     Reg in_piece = (first_row & 127u) + r;
     Reg word = k_.reg(u32);
     k_.ld(Space::shared, u32, word, at(piece + ((in_piece & 31u) << 4) + (((in_piece >> 5) & 3u) << 2)));
-    Pred in_rows = first_row + r < imm(rows);
-    Regs converted;
-    for (int block = 0; block < 4; ++block) {
-      Reg bits = scale_bits((word >> imm(8 * block)) & 0xffu);
-      k_.selp(bits, bits, 0u, in_rows && (block0 + imm(block) < imm(blocks)));
-      converted.push_back(bits);
-    }
-    if (!t_.fp8_mma) return k_.st(Space::shared, b32, at(out + (r << 4)), converted);
     Reg position = a ? (r & ~15u) + ((r & 7u) << 1) + ((r >> 3) & 1u)
                      : ((r >> 1) & 3u) * imm(tile_rows / 4 + kScalePad) + ((r >> 3) << 1) + (r & 1u);
-    for (int block = 0; block < 4; ++block)
-      k_.st(Space::shared, u32, at(out + (position << 2), 4 * scale_block_floats(a, tile_rows) * block),
-            converted[static_cast<std::size_t>(block)]);
+    Pred in_rows = first_row + r < imm(rows);
+    for (int block = 0; block < 4; ++block) {
+      Reg code = (word >> imm(8 * block)) & 0xffu, bits = k_.reg(u32);
+      k_.mov(bits, code << 23);
+      k_.selp(bits, 0x00400000u, bits, code == 0u);
+      k_.selp(bits, 0x7fc00000u, bits, code == 255u);
+      k_.selp(bits, bits, 0u, in_rows && ((kb << 2) + imm(block) < imm(blocks)));
+      k_.st(Space::shared, u32, at(out + (position << 2), 4 * scale_block_floats(a, tile_rows) * block), bits);
+    }
   });
-}
-
-// A scale byte as what its users multiply by: f32 bits with fp8_mma, else
-// the bf16x2 bits of two copies. e8m0 E, 2^(E-127), is the exponent field of
-// both, but E = 0 is the subnormal 2^-127 and E = 255 is NaN (OCP MX v1.0,
-// section 5.4.1). ue4m3 (NVFP4) moves into the bf16 fields (the value times
-// 2^-120), an exact bf16 multiply restores it, S.1111.111 being NaN.
-Reg AmaxKernel::scale_bits(const Reg& e) {
-  Reg bits = k_.reg(u32);
-  if (t_.fp8_mma) {
-    k_.mov(bits, e << 23);
-    k_.selp(bits, 0x00400000u, bits, e == 0u);
-    k_.selp(bits, 0x7fc00000u, bits, e == 255u);
-    return bits;
-  }
-  if (p_.sf_dtype == DType::e8m0) {
-    k_.mov(bits, e << 7);
-    k_.selp(bits, 0x0040u, bits, e == 0u);
-    k_.selp(bits, 0x7fc0u, bits, e == 255u);
-  } else {
-    Reg moved = ((e << 4) & 0x07F0u) | ((e << 8) & 0x8000u);  // value x 2^-120
-    k_.mul(bits.as(bf16x2), moved.as(bf16x2), k_.mov(b32, 0x7B80u).as(bf16x2));  // x 2^120, exact
-    k_.selp(bits, 0x7fc0u, bits, (e & 0x7Fu) == 0x7Fu);
-  }
-  return bits | (bits << 16);
 }
 
 // Each raw stage carries its scales (producer): they are read from shared
@@ -334,9 +303,9 @@ void AmaxKernel::dequantizer() {
   for_each_tile([&](const TileCoords& t) {
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-      k_.mbarrier_wait_parity(at(barrier(smem_.ready, rstage)), rphase);
       // The consumers dequantize A themselves (dequant_a_fragments).
-      const Regs b_scales = operand_scales(m, rstage, kb);
+      const Regs b_scales =
+          operand_scales(m, base_ + smem_.raw_sfb + rstage * kScalePiece, t.n0, p_.n, t_.tile_n, kb);
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
       dequant_b(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
                 b_scales);
@@ -349,6 +318,35 @@ void AmaxKernel::dequantizer() {
       advance(stage, phase, t_.stages);
     });
   });
+}
+
+// The scale of row `row` (global), scale block `block` (along K), from the
+// stage's 512-byte piece of the 128x4 layout, which holds rows of `row`'s
+// 128 (REFERENCE.md: byte (row % 32)·16 + ((row / 32) % 4)·4 + block % 4), as the
+// bf16x2 bits of two copies of its value: 0 past the matrix (TMA zero-filled
+// its data; the padding's scale might be NaN). e8m0 E, 2^(E-127), is the bf16
+// exponent field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and
+// E = 255 is NaN (OCP MX v1.0, section 5.4.1). e4m3 moves into the bf16
+// fields as the FP8 data does (dequant_finite), S.1111.111 being NaN.
+Reg AmaxKernel::scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block) {
+  const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
+  Reg offset = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2) + (block & 3u);
+  Reg narrow = k_.reg(u16);
+  k_.ld(Space::shared, u8, narrow, at(sf_stage + offset));
+  Reg e = k_.reg(u32);
+  k_.cvt(e, narrow);
+  Reg bits = k_.reg(u32);
+  if (p_.sf_dtype == DType::e8m0) {
+    k_.mov(bits, e << 7);
+    k_.selp(bits, 0x0040u, bits, e == 0u);
+    k_.selp(bits, 0x7fc0u, bits, e == 255u);
+  } else {
+    Reg moved = ((e << 4) & 0x07F0u) | ((e << 8) & 0x8000u);  // value x 2^-120
+    k_.mul(bits.as(bf16x2), moved.as(bf16x2), k_.mov(b32, 0x7B80u).as(bf16x2));  // x 2^120, exact
+    k_.selp(bits, 0x7fc0u, bits, (e & 0x7Fu) == 0x7Fu);
+  }
+  k_.selp(bits, bits, 0u, (row < imm(rows)) && (block < imm(blocks)));
+  return bits | (bits << 16);
 }
 
 // d = y x 2^unbias_exponent() x scale, exact: two bf16x2 multiplies, or
@@ -406,24 +404,18 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   return m;
 }
 
-// The scales of this thread's chunks of B in K block kb (codes 64·kb..):
-// per row pass, `scales` of them.
-Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& rstage, const Reg& kb) {
+// The scales (scale_of) of this thread's chunks of one operand in K block
+// kb (codes 64·kb..): per row pass, `scales` of them.
+Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows,
+                                int tile_rows, const Reg& kb) {
   Reg first_code = (kb << 6) + m.c * imm(m.codes);
   Regs all;
-  for (int i = 0; i < passes(m, t_.tile_n); ++i) {
+  for (int i = 0; i < passes(m, tile_rows); ++i) {
     Reg tile_row = m.row_in + imm(m.row_step * i);
     for (int g = 0; g < m.scales; ++g)
-      all.push_back(scale_at(rstage, false, tile_row, (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)));
+      all.push_back(scale_of(sf_stage, row0 + tile_row, rows, (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)));
   }
   return all;
-}
-
-Reg AmaxKernel::scale_at(const Reg& stage, bool a, const Reg& row, const Reg& block) {
-  Reg bits = k_.reg(u32);
-  Reg out = base_ + smem_.scales + stage * smem_.scales_stage + imm(a ? 0 : 16 * kTileM);
-  k_.ld(Space::shared, u32, bits, at(out + (row << 4) + ((block & 3u) << 2)));
-  return bits;
 }
 
 // B's stage: tile_n rows of one K block (64 codes) to bf16, with the scales
@@ -497,7 +489,7 @@ void AmaxKernel::consumer() {
   } else {
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, cw);
+      mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, cw, t.m0);
       epilogue(acc, t, cw, thread_max);
     });
   }
@@ -532,21 +524,21 @@ Reg AmaxKernel::stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32
 // + 8) takes words 2s and 2s + 1 of each row: logical codes 16t + 4s + 2h
 // + {0,1} sit at wgmma positions 16s + 2t + 8h + {0,1}, the order the
 // dequantizer stores B in (dequant_b). Frees the raw stage.
-void AmaxKernel::dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& cw,
+void AmaxKernel::dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& m0, const Reg& cw,
                                      const Reg& kb, const Regs& out) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-  k_.mbarrier_wait_parity(at(barrier(smem_.ready, rstage)), rphase);
   Reg lane = tid_ & 31u;
   Reg quarter = lane & 3u;
   Reg row0 = cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
   Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_a_stage + (quarter << 3);  // 16 E2M1 codes: 8 bytes
   Reg block = ((kb << 6) + (quarter << 4)) >> imm(p_.vec == 16 ? 4 : 5);
+  Reg sf_stage = base_ + smem_.raw_sfa + rstage * kScalePiece;
   for (int h = 0; h < 2; ++h) {
     Reg row = row0 + imm(8 * h);
     Regs w;
     for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
     k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes()));
-    Reg scale = scale_at(rstage, true, row, block);
+    Reg scale = scale_of(sf_stage, m0 + row, p_.m, block);
     dequant_words(w, scale, scale, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
   }
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
@@ -556,9 +548,10 @@ void AmaxKernel::dequant_a_fragments(const Reg& rstage, const Reg& rphase, const
 // from registers and B from the dequantizer's bf16 stage; the next block's
 // A is dequantized while they run (two fragment sets).
 void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                                     const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw) {
+                                     const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw,
+                                     const Reg& m0) {
   const Regs a[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
-  dequant_a_fragments(rstage, rphase, cw, k_.mov(u32, 0), a[0]);
+  dequant_a_fragments(rstage, rphase, m0, cw, k_.mov(u32, 0), a[0]);
   advance(rstage, rphase, t_.raw_stages);
   k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
     k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
@@ -575,7 +568,7 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
     }
     k_.wgmma_commit_group();
     k_.if_then(kb + 1u < imm(kblocks_), [&] {
-      dequant_a_fragments(rstage, rphase, cw, kb + 1u, a[1]);
+      dequant_a_fragments(rstage, rphase, m0, cw, kb + 1u, a[1]);
       advance(rstage, rphase, t_.raw_stages);
     });
     k_.wgmma_wait_group(0);
@@ -753,8 +746,7 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n) * kRow;
   m.raw_a_stage = kTileM * raw_row;
   m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * raw_row;
-  // fp8_mma's f32 scales (B's lane quarters padded), else bf16x2 scales.
-  m.scales_stage = 4 * 4 * static_cast<std::uint32_t>(kTileM + (t.fp8_mma ? scale_block_floats(false, t.tile_n) : t.tile_n));
+  m.scales_stage = t.fp8_mma ? 4 * 4 * static_cast<std::uint32_t>(kTileM + scale_block_floats(false, t.tile_n)) : 0;
   const auto stages = t.fp8_mma ? 0u : static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
   m.b = 0;
   m.raw_a = m.b + stages * m.b_stage;
@@ -765,7 +757,7 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   m.raw_full = m.scales + raw * m.scales_stage;
   m.raw_empty = m.raw_full + 8 * raw;
   m.ready = m.raw_empty + 8 * raw;
-  m.full = m.ready + 8 * raw;
+  m.full = m.ready + (t.fp8_mma ? 8 * raw : 0);
   m.empty = m.full + 8 * stages;
   m.amax = m.empty + 8 * stages;
   m.bytes = m.amax + 8 + 1024;

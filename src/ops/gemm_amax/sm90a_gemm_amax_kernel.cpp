@@ -553,28 +553,33 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
   const Regs a[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
   dequant_a_fragments(rstage, rphase, m0, cw, k_.mov(u32, 0), a[0]);
   advance(rstage, rphase, t_.raw_stages);
-  k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+  // K block kb's wgmma on fragments `now` while the next block's A goes
+  // into `next`; the loop takes two blocks per trip so that the two sets
+  // trade roles without register moves.
+  auto block = [&](const Reg& kb, const Regs& now, const Regs& next) {
     k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
     Reg db = stage_descriptor(desc_b0, stage, smem_.b_stage);
     Pred accumulate = kb != 0;
     k_.wgmma_fence();
     for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s) {
-      const Regs& f = a[0];
       const auto i = static_cast<std::size_t>(2 * s);
       // Each k16 step moves 32 bytes along the K-major rows.
-      k_.wgmma_mma_async(bf16, bf16, acc, Regs{f[i], f[8 + i], f[i + 1], f[8 + i + 1]},
+      k_.wgmma_mma_async(bf16, bf16, acc, Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]},
                          db + static_cast<std::uint64_t>(2 * s), s == 0 ? std::variant<bool, PredUse>(accumulate) : true,
                          WgmmaMajor::k);
     }
     k_.wgmma_commit_group();
     k_.if_then(kb + 1u < imm(kblocks_), [&] {
-      dequant_a_fragments(rstage, rphase, m0, cw, kb + 1u, a[1]);
+      dequant_a_fragments(rstage, rphase, m0, cw, kb + 1u, next);
       advance(rstage, rphase, t_.raw_stages);
     });
     k_.wgmma_wait_group(0);
     k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, stage))); });
     advance(stage, phase, t_.stages);
-    for (std::size_t r = 0; r < a[0].size(); ++r) k_.mov(a[0][r], a[1][r]);
+  };
+  k_.for_range(0, imm(kblocks_), 2, [&](Reg kb) {
+    block(kb, a[0], a[1]);
+    k_.if_then(kb + 1u < imm(kblocks_), [&] { block(kb + 1u, a[1], a[0]); });
   });
 }
 

@@ -4,8 +4,10 @@
 # shape (no dimension a multiple of any tile, unaligned K), and one large
 # enough for the large-tile configuration, per GEMM kernel, and for sm90a a
 # 2-CTA cluster, a ping-pong and a stream-K configuration
-# (sm80, and sm90a where this build has it and the GPU runs it). Fails if any
-# tool reports an error or any check fails. Needs a GPU, compute-sanitizer on
+# (sm80, and sm90a where this build has it and the GPU runs it); then on
+# `warpforge gemm-amax --device cuda --check` for each format's kernel (the
+# GPU's path) on a small and an edge-tile shape. Fails if any tool reports
+# an error or any check fails. Needs a GPU, compute-sanitizer on
 # PATH (or in /usr/local/cuda/bin) and a built build/warpforge.
 #
 #   scripts/sanitize-gemm.sh            # BUILD_DIR (default build) may be set
@@ -40,6 +42,24 @@ log_dir="${BUILD_DIR:-build}/sanitize-gemm"
 mkdir -p "$log_dir"
 failures=0
 runs=0
+# sanitize LABEL ARGS...: every tool on `warpforge ARGS --device cuda --check`.
+sanitize() {
+  local label="$1"
+  shift
+  for tool in memcheck racecheck synccheck; do
+    log="$log_dir/${label// /-}-$tool.log"
+    runs=$((runs + 1))
+    # eval: the arguments may hold a quoted --config
+    if eval "\"\$sanitizer\" --tool $tool --error-exitcode 99 \"\$warpforge\" $* --device cuda --check" >"$log" 2>&1 &&
+      grep -q "COMPUTE-SANITIZER" "$log" && grep -q "check: .*PASS" "$log"; then
+      echo "ok    $label $tool"
+    else
+      echo "FAIL  $label $tool (log: $log)"
+      grep -E "ERROR|Invalid|Race|hazard|check:" "$log" | head -10
+      failures=$((failures + 1))
+    fi
+  done
+}
 for kernel in sm80 sm90a; do
   # A kernel this build lacks, or that refuses this GPU, is skipped and said so.
   if ! probe="$("$warpforge" gemm --device cuda --kernel "$kernel" --m 128 --n 128 --k 64 2>&1)"; then
@@ -49,22 +69,20 @@ for kernel in sm80 sm90a; do
   kernel_shapes=("${shapes[@]}")
   [ "$kernel" = sm90a ] && kernel_shapes=("${sm90a_shapes[@]}")
   for entry in "${kernel_shapes[@]}"; do
-    name="${entry%%:*}"
-    args="${entry#*:}"
-    for tool in memcheck racecheck synccheck; do
-      log="$log_dir/$kernel-$name-$tool.log"
-      runs=$((runs + 1))
-      # eval: the arguments hold a quoted --config
-      if eval "\"\$sanitizer\" --tool $tool --error-exitcode 99 \"\$warpforge\" gemm --device cuda --kernel $kernel \
-        --check $args" >"$log" 2>&1 && grep -q "COMPUTE-SANITIZER" "$log" && grep -q "check: .*PASS" "$log"; then
-        echo "ok    $kernel $name $tool"
-      else
-        echo "FAIL  $kernel $name $tool (log: $log)"
-        grep -E "ERROR|Invalid|Race|hazard|check:" "$log" | head -10
-        failures=$((failures + 1))
-      fi
-    done
+    sanitize "$kernel ${entry%%:*}" gemm --kernel "$kernel" "${entry#*:}"
   done
+done
+# Block-scaled GEMM + amax: MXFP8 (FP8 wgmma on the codes) and FP4 (the
+# dequantizer) on the path the GPU takes; edges in every dimension, L > 1.
+amax_shapes=(
+  "mxfp8 small:--m 256 --n 256 --k 256 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"
+  "mxfp8 edge:--m 200 --n 136 --k 160 --l 3 --ab e5m2 --sf e8m0 --sf-vec 32 --c f32"
+  "nvfp4 small:--m 128 --n 256 --k 256 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
+  "nvfp4 edge:--m 130 --n 272 --k 96 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c f16"
+  "mxfp4 edge:--m 200 --n 136 --k 192 --l 3 --ab e2m1 --sf e8m0 --sf-vec 32 --c bf16"
+)
+for entry in "${amax_shapes[@]}"; do
+  sanitize "gemm-amax ${entry%%:*}" gemm-amax "${entry#*:}"
 done
 if [ "$runs" -eq 0 ]; then
   echo "sanitize-gemm: FAIL: no kernel ran"

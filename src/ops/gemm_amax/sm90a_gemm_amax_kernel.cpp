@@ -211,9 +211,10 @@ void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
 }
 
 // One thread issues every TMA load: a K-major box of one K block's bytes
-// (64 codes: 64 FP8 or 32 FP4 bytes) x rows per operand, and the 512-byte
-// piece of each scale tensor that holds the tile's 128 rows x 4 scale
-// blocks around this K block (the 128x4 layout keeps them together);
+// (64 E2M1 codes, 32 bytes, or 128 FP8 codes with fp8_mma) x rows per
+// operand, and the 512-byte piece of each scale tensor that holds the
+// tile's 128 rows x 4 scale blocks around this K block (the 128x4 layout
+// keeps them together);
 // zero-filled bytes past the tensor count toward the transaction bytes.
 // Slots start empty: waiting for the parity before the first phase
 // succeeds at once (PTX ISA 9.7.13.15.16, try_wait.parity).
@@ -326,8 +327,9 @@ void AmaxKernel::dequantizer() {
 // bf16x2 bits of two copies of its value: 0 past the matrix (TMA zero-filled
 // its data; the padding's scale might be NaN). e8m0 E, 2^(E-127), is the bf16
 // exponent field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and
-// E = 255 is NaN (OCP MX v1.0, section 5.4.1). e4m3 moves into the bf16
-// fields as the FP8 data does (dequant_finite), S.1111.111 being NaN.
+// E = 255 is NaN (OCP MX v1.0, section 5.4.1). ue4m3 S.EEEE.MMM moves into
+// the bf16 fields (the value times 2^-120; its subnormals land on bf16's),
+// an exact multiply restores it, S.1111.111 being NaN.
 Reg AmaxKernel::scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block) {
   const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
   Reg offset = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2) + (block & 3u);
@@ -386,10 +388,10 @@ void AmaxKernel::dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out
   }
 }
 
-// The raw row is 4 (FP8) or 2 (FP4) 16-byte chunks; dequantizer thread t of
-// T takes chunk t % chunks of rows t / chunks + (T / chunks) i: a warp reads
-// 512 contiguous bytes, and its bf16 writes (2 or 4 16-byte chunks per row)
-// cover all 32 banks once the swizzle is applied.
+// The raw row (64 E2M1 codes) is 2 16-byte chunks; dequantizer thread t of
+// T takes chunk t % 2 of rows t / 2 + (T / 2) i: a warp reads 512
+// contiguous bytes, and its bf16 writes (8-byte pairs, dequant_b) cover all
+// 32 banks once the swizzle is applied.
 AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   ChunkMap m;
   m.chunks = static_cast<int>(raw_row_bytes() / 16);

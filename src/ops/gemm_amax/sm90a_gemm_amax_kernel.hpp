@@ -4,22 +4,22 @@
 // Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
 // e8m0 scale, or an E2M1 value times an e8m0 or e4m3 scale, is exact in bf16
 // (REFERENCE.md), so bf16 wgmma on dequantized operands computes the
-// block-scaled product exactly. One CTA of five warpgroups (four with one
+// block-scaled product exactly: the dequantizer below takes E2M1 (MXFP4,
+// NVFP4). One CTA of five warpgroups (four with one
 // dequantizer warpgroup) walks the output tiles (128 x tile_n) persistently;
 // setmaxnreg gives the consumers what the producer and dequantizers leave:
 //  - warpgroup 2, the producer: one thread TMA-loads the raw bytes of A
-//    (128 rows x 64 codes of K: 64 bytes FP8, 32 FP4) and B (tile_n x 64),
+//    (128 rows x 64 E2M1 codes of K, 32 bytes) and B (tile_n x 64),
 //    and the 512 bytes of SFA and SFB that hold those rows' scales, into
 //    `raw_stages` stages;
 //  - warpgroups 3 (and 4), the dequantizer: converts each raw stage's B to
 //    bf16 = value x scale and writes it into `stages` bf16 stages laid out
 //    as TMA's 128-byte swizzle would (16-byte chunk c of row r at chunk
 //    c ^ (r % 8)), which the K-major wgmma descriptor reads, each row's 64
-//    codes in the order of the consumers' A fragments (below). Finite codes
-//    take integer bit moves (prmt, shift, mask: the code in a bf16's
+//    codes in the order of the consumers' A fragments (below). The codes
+//    take integer bit moves (prmt, multiply, mask: the code in a bf16's
 //    fields) and exact mul.bf16x2 (the format's bias and the scale built as
-//    bf16 bits); FP8 16-byte chunks holding a NaN or inf code go through
-//    cvt.rn.f16x2.{e4m3x2,e5m2x2} and f32 instead (E2M1 has neither);
+//    bf16 bits);
 //  - warpgroups 0 and 1, the consumers: 64 rows each; each thread
 //    dequantizes its rows' 16 consecutive codes of A per K block the same
 //    way, straight into wgmma's register-A fragments (no bf16 A in shared

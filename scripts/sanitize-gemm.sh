@@ -73,13 +73,16 @@ for kernel in sm80 sm90a; do
   done
 done
 # Block-scaled GEMM + amax: MXFP8 (FP8 wgmma on the codes) and FP4 (the
-# dequantizer) on the path the GPU takes; edges in every dimension, L > 1.
+# dequantizer) on the path the GPU takes; edges in every dimension, L > 1,
+# both tile widths.
 amax_shapes=(
   "mxfp8 small:--m 256 --n 256 --k 256 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"
   "mxfp8 edge:--m 200 --n 136 --k 160 --l 3 --ab e5m2 --sf e8m0 --sf-vec 32 --c f32"
   "nvfp4 small:--m 128 --n 256 --k 256 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
   "nvfp4 edge:--m 130 --n 272 --k 96 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c f16"
   "mxfp4 edge:--m 200 --n 136 --k 192 --l 3 --ab e2m1 --sf e8m0 --sf-vec 32 --c bf16"
+  # over 132 tiles of 128x128: the wide tiles and two dequantizer warpgroups
+  "mxfp4 large:--m 1536 --n 1672 --k 160 --ab e2m1 --sf e8m0 --sf-vec 32 --c bf16"
 )
 for entry in "${amax_shapes[@]}"; do
   sanitize "gemm-amax ${entry%%:*}" gemm-amax "${entry#*:}"

@@ -400,8 +400,8 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   // FP4 with 16-code blocks has two scales per chunk (words 0-1 and 2-3).
   m.scales = m.codes / std::min(m.codes, p_.vec);
   Reg t = tid_ - imm(128 * kDequantWg0);
-  m.c = t & imm(m.chunks - 1);
-  m.row_in = t >> imm(m.chunks == 4 ? 2 : 1);
+  m.c = t & 1u;
+  m.row_in = t >> 1u;  // two chunks per row
   m.swz = m.row_in & 7u;  // row % 8, the same for rows + row_step i
   return m;
 }

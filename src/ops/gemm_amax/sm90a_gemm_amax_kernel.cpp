@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <utility>
 
 #include "warpforge/dsl.hpp"
@@ -76,8 +77,8 @@ class AmaxKernel {
   void advance(const Reg& stage, const Reg& phase, int stages);
   void producer();
   void scale_converter();
-  void convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, std::int64_t rows,
-                      int tile_rows, const Reg& kb, const Reg& thread);
+  void convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, int tile_rows,
+                      const Reg& kb, const Reg& thread);
   void dequantizer();
   // Which raw chunks a dequantizer thread converts.
   struct ChunkMap {
@@ -85,11 +86,18 @@ class AmaxKernel {
     Reg c, row_in, swz;                   // the thread's chunk, first row, row % 8
   };
   ChunkMap chunk_map();
-  Regs operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows, int tile_rows,
-                      const Reg& kb);
-  void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const Regs& scales);
-  void dequant_words(const Regs& w, const Reg& s0, const Reg& s1, const Regs& out);
-  Reg scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block);
+  // One row of an operand tile that a thread dequantizes: what its loads
+  // need that the K loop does not change.
+  struct RowReads {
+    Reg raw;   // byte offset of the thread's codes in a raw stage
+    Reg site;  // its first scale's byte in a stage's piece (scale_site)
+  };
+  Reg scale_site(const Reg& piece_row, const Reg& code0);
+  Regs row_scales(const Reg& sf_stage, const RowReads& row, const Reg& kb, const Reg& code0, int count);
+  Reg decode_scale(const Reg& e);
+  void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
+                 const std::vector<Reg>& stores, const std::vector<Regs>& scales);
+  void dequant_words(const Regs& w, const Regs& scales, const Regs& out);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
@@ -99,10 +107,14 @@ class AmaxKernel {
   void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
   void consumer();
   Reg stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes);
-  void dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& m0, const Reg& cw, const Reg& kb,
-                           const Regs& out);
+  // The consumer thread's two rows of A (r and r + 8) and its first code in each K block.
+  struct ARows {
+    RowReads rows[2];
+    Reg code0;
+  };
+  void dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb, const Regs& out);
   void mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                           const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw, const Reg& m0);
+                           const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
                     const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
@@ -248,8 +260,9 @@ void AmaxKernel::producer() {
 // fp8_mma: once a raw stage is full, 96 threads write its scales as f32
 // for the consumers (convert_scales); e8m0 E is 2^(E - 127) (the f32
 // exponent field; E = 0 the subnormal 2^-127, E = 255 NaN: OCP MX v1.0,
-// 5.4.1), 0 past the matrix (TMA's zero fill there may meet a NaN of the
-// padding's scales).
+// 5.4.1), 0 past K (TMA's zero fill there may meet a NaN of the layout's
+// padding; rows past M or N need nothing: their accumulators are neither
+// stored nor counted in amax).
 void AmaxKernel::scale_converter() {
   Reg thread = tid_ - (128 * kProducerWg + 32);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
@@ -257,9 +270,9 @@ void AmaxKernel::scale_converter() {
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
       Reg out = base_ + smem_.scales + stage * smem_.scales_stage;
-      convert_scales(true, base_ + smem_.raw_sfa + stage * kScalePiece, out, t.m0, p_.m, kTileM, kb, thread);
-      convert_scales(false, base_ + smem_.raw_sfb + stage * kScalePiece, out + imm(4 * 4 * kTileM), t.n0, p_.n,
-                     t_.tile_n, kb, thread);  // A's 4 blocks x 128 rows, then B's
+      convert_scales(true, base_ + smem_.raw_sfa + stage * kScalePiece, out, t.m0, kTileM, kb, thread);
+      convert_scales(false, base_ + smem_.raw_sfb + stage * kScalePiece, out + imm(4 * 4 * kTileM), t.n0, t_.tile_n,
+                     kb, thread);  // A's 4 blocks x 128 rows, then B's
       k_.mbarrier_arrive(at(barrier(smem_.ready, stage)));
       advance(stage, phase, t_.raw_stages);
     });
@@ -274,8 +287,8 @@ void AmaxKernel::scale_converter() {
 // tile_rows/4 columns 8j + 2q + {0, 1} of lane quarter q together, the
 // quarters kScalePad floats apart so that a warp's four 16-byte loads fall
 // in different banks.
-void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, std::int64_t rows,
-                                int tile_rows, const Reg& kb, const Reg& thread) {
+void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, int tile_rows,
+                                const Reg& kb, const Reg& thread) {
   const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
   k_.for_range(thread, imm(tile_rows), kScaleConverters, [&](Reg r) {
     Reg in_piece = (first_row & 127u) + r;
@@ -283,13 +296,12 @@ void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const 
     k_.ld(Space::shared, u32, word, at(piece + ((in_piece & 31u) << 4) + (((in_piece >> 5) & 3u) << 2)));
     Reg position = a ? (r & ~15u) + ((r & 7u) << 1) + ((r >> 3) & 1u)
                      : ((r >> 1) & 3u) * imm(tile_rows / 4 + kScalePad) + ((r >> 3) << 1) + (r & 1u);
-    Pred in_rows = first_row + r < imm(rows);
     for (int block = 0; block < 4; ++block) {
       Reg code = (word >> imm(8 * block)) & 0xffu, bits = k_.reg(u32);
       k_.mov(bits, code << 23);
-      k_.selp(bits, 0x00400000u, bits, code == 0u);
-      k_.selp(bits, 0x7fc00000u, bits, code == 255u);
-      k_.selp(bits, bits, 0u, in_rows && ((kb << 2) + imm(block) < imm(blocks)));
+      k_.selp(bits, bits | 0x00400000u, bits, (code - 1u) >= 254u);  // E = 0 or 255: mantissa bit 22
+      // A stage's 4 blocks reach past K only where K ends inside it.
+      if (p_.k % sm90a_gemm_amax_codes(t_) != 0) k_.selp(bits, bits, 0u, (kb << 2) + imm(block) < imm(blocks));
       k_.st(Space::shared, u32, at(out + (position << 2), 4 * scale_block_floats(a, tile_rows) * block), bits);
     }
   });
@@ -300,16 +312,32 @@ void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const 
 void AmaxKernel::dequantizer() {
   k_.setmaxnreg_dec(kDequantRegisters);
   const ChunkMap m = chunk_map();
+  // Per row pass: the row's loads and its bf16 store address in a stage
+  // (pair o of the chunk goes to 16-byte chunk o % 8 before the swizzle,
+  // word 2c + o/8 — dequant_b; the row is 128-byte aligned and the chunk
+  // below 128, so the swizzle is an xor of the address).
+  Reg code0 = m.c * imm(m.codes);
+  std::vector<RowReads> rows;
+  std::vector<Reg> stores;
+  for (int i = 0; i < passes(m, t_.tile_n); ++i) {
+    Reg row = m.row_in + imm(m.row_step * i);
+    rows.push_back({row * raw_row_bytes() + (m.c << 4), scale_site(row, code0)});
+    stores.push_back((row * kRow) | (m.swz << 4) | (m.c << 3));
+  }
   Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0), stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   for_each_tile([&](const TileCoords& t) {
+    // A piece holds 128 rows: a 64-row tile is its first or second half.
+    for (int i = 0; t_.tile_n < kTileM && i < passes(m, t_.tile_n); ++i)
+      k_.mov(rows[static_cast<std::size_t>(i)].site, scale_site((t.n0 & 127u) + m.row_in + imm(m.row_step * i), code0));
     k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
       // The consumers dequantize A themselves (dequant_a_fragments).
-      const Regs b_scales =
-          operand_scales(m, base_ + smem_.raw_sfb + rstage * kScalePiece, t.n0, p_.n, t_.tile_n, kb);
+      Reg sf_stage = base_ + smem_.raw_sfb + rstage * kScalePiece;
+      std::vector<Regs> scales;
+      for (const RowReads& row : rows) scales.push_back(row_scales(sf_stage, row, kb, code0, m.scales));
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      dequant_b(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage,
-                b_scales);
+      dequant_b(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage, rows,
+                stores, scales);
       // wgmma reads through the async proxy what these generic-proxy stores
       // wrote (PTX ISA 9.7.13.4 membar/fence, proxy fences).
       k_.fence_proxy_async_shared();
@@ -321,34 +349,60 @@ void AmaxKernel::dequantizer() {
   });
 }
 
-// The scale of row `row` (global), scale block `block` (along K), from the
-// stage's 512-byte piece of the 128x4 layout, which holds rows of `row`'s
-// 128 (REFERENCE.md: byte (row % 32)·16 + ((row / 32) % 4)·4 + block % 4), as the
-// bf16x2 bits of two copies of its value: 0 past the matrix (TMA zero-filled
-// its data; the padding's scale might be NaN). e8m0 E, 2^(E-127), is the bf16
-// exponent field, but E = 0 is the subnormal 2^-127 (mantissa bit 6) and
-// E = 255 is NaN (OCP MX v1.0, section 5.4.1). ue4m3 S.EEEE.MMM moves into
-// the bf16 fields (the value times 2^-120; its subnormals land on bf16's),
-// an exact multiply restores it, S.1111.111 being NaN.
-Reg AmaxKernel::scale_of(const Reg& sf_stage, const Reg& row, std::int64_t rows, const Reg& block) {
+// Scale bytes of the 128x4 layout (REFERENCE.md): the 4 scale blocks of row
+// r in a stage's 512-byte piece are the word at (r % 32)·16 + ((r / 32) % 4)·4.
+// A thread whose codes start at code `code0` of each K block (64 codes)
+// reads block (64·kb + code0) / vec, byte (code0 / vec) % 4 of the word
+// (plus 2 in odd K blocks when vec is 32: row_scales). Tiles start on
+// multiples of 128 rows, so the site depends on the row in the piece
+// (the tile's row, or 64 past it in a 64-row tile's second half) alone.
+Reg AmaxKernel::scale_site(const Reg& piece_row, const Reg& code0) {
+  return ((piece_row & 31u) << 4) + (((piece_row >> 5) & 3u) << 2) + ((code0 >> imm(p_.vec == 16 ? 4 : 5)) & 3u);
+}
+
+// The `count` scales (decode_scale) of `row`'s codes in K block kb (count 2:
+// 32 codes of vec 16, the second scale the next byte), 0 past K: TMA
+// zero-filled those codes, but the layout's padding scale might be NaN, and
+// the sum would carry it into C. Only a K that is no multiple of the
+// 64-code block reaches past it. (Rows past M or N need nothing: their
+// accumulators are neither stored nor counted in amax.)
+Regs AmaxKernel::row_scales(const Reg& sf_stage, const RowReads& row, const Reg& kb, const Reg& code0, int count) {
+  Reg address = sf_stage + row.site;
+  if (p_.vec == 32) address = address + ((kb & 1u) << 1);
   const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
-  Reg offset = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2) + (block & 3u);
-  Reg narrow = k_.reg(u16);
-  k_.ld(Space::shared, u8, narrow, at(sf_stage + offset));
-  Reg e = k_.reg(u32);
-  k_.cvt(e, narrow);
+  Regs scales;
+  for (int g = 0; g < count; ++g) {
+    Reg narrow = k_.reg(u16), e = k_.reg(u32);
+    k_.ld(Space::shared, u8, narrow, at(address, g));
+    k_.cvt(e, narrow);
+    Reg bits = decode_scale(e);
+    if (p_.k % kSm90aGemmAmaxTileK != 0)
+      k_.selp(bits, bits, 0u, (((kb << 6) + code0 + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)) < imm(blocks));
+    scales.push_back(bits);
+  }
+  return scales;
+}
+
+// The bf16x2 bits (the value in both halves) of scale byte `e`. e8m0 E,
+// 2^(E-127), is the bf16 exponent field, one multiply placing it in both
+// halves; E = 0 is the subnormal 2^-127 and E = 255 NaN (OCP MX v1.0,
+// 5.4.1), both mantissa bit 6 on top of that. ue4m3 S.EEEE.MMM moves into
+// the bf16 fields (the value times 2^-120; its subnormals land on bf16's),
+// the sign coming from the byte prmt fills with it (PTX ISA 9.7.9.7,
+// selector bit 3); an exact multiply restores the value; S.1111.111 is NaN.
+Reg AmaxKernel::decode_scale(const Reg& e) {
   Reg bits = k_.reg(u32);
   if (p_.sf_dtype == DType::e8m0) {
-    k_.mov(bits, e << 7);
-    k_.selp(bits, 0x0040u, bits, e == 0u);
-    k_.selp(bits, 0x7fc0u, bits, e == 255u);
-  } else {
-    Reg moved = ((e << 4) & 0x07F0u) | ((e << 8) & 0x8000u);  // value x 2^-120
-    k_.mul(bits.as(bf16x2), moved.as(bf16x2), k_.mov(b32, 0x7B80u).as(bf16x2));  // x 2^120, exact
-    k_.selp(bits, 0x7fc0u, bits, (e & 0x7Fu) == 0x7Fu);
+    k_.mov(bits, e * 0x00800080u);
+    k_.selp(bits, bits | 0x00400040u, bits, (e - 1u) >= 254u);  // E = 0 or 255
+    return bits;
   }
-  k_.selp(bits, bits, 0u, (row < imm(rows)) && (block < imm(blocks)));
-  return bits | (bits << 16);
+  Reg with_signs = k_.reg(u32);
+  k_.prmt(with_signs, e, e, 0x8080u);  // bytes: e, its sign, e, its sign
+  Reg moved = (with_signs << 4) & 0x87F087F0u;
+  k_.mul(bits.as(bf16x2), moved.as(bf16x2), k_.mov(b32, 0x7B807B80u).as(bf16x2));  // x 2^120, exact
+  k_.selp(bits, 0x7FC07FC0u, bits, (e & 0x7Fu) == 0x7Fu);
+  return bits;
 }
 
 // d = y x 2^unbias_exponent() x scale, exact: two bf16x2 multiplies, or
@@ -406,39 +460,22 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   return m;
 }
 
-// The scales (scale_of) of this thread's chunks of one operand in K block
-// kb (codes 64·kb..): per row pass, `scales` of them.
-Regs AmaxKernel::operand_scales(const ChunkMap& m, const Reg& sf_stage, const Reg& row0, std::int64_t rows,
-                                int tile_rows, const Reg& kb) {
-  Reg first_code = (kb << 6) + m.c * imm(m.codes);
-  Regs all;
-  for (int i = 0; i < passes(m, tile_rows); ++i) {
-    Reg tile_row = m.row_in + imm(m.row_step * i);
-    for (int g = 0; g < m.scales; ++g)
-      all.push_back(scale_of(sf_stage, row0 + tile_row, rows, (first_code + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)));
-  }
-  return all;
-}
-
 // B's stage: tile_n rows of one K block (64 codes) to bf16, with the scales
-// operand_scales loaded, each row's 64 codes in the order the consumers'
+// row_scales loaded, each row's 64 codes in the order the consumers'
 // register-A fragments take A's (dequant_a_fragments): pair q of the 32 at
 // pair 8·((q/2) % 4) + 4·(q % 2) + q/8.
-void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const Regs& scales) {
-  for (int i = 0; i < passes(m, t_.tile_n); ++i) {
+void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
+                           const std::vector<Reg>& stores, const std::vector<Regs>& scales) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
     auto pass = [&] {
-      Reg row = m.row_in + imm(m.row_step * i);
       Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
-      k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes() + (m.c << 4)));
+      k_.ld(Space::shared, b32, w, at(raw + rows[i].raw));
       Regs out;
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-      dequant_words(w, scales[static_cast<std::size_t>(m.scales * i)],
-                    scales[static_cast<std::size_t>(m.scales * i + m.scales - 1)], out);
+      dequant_words(w, scales[i], out);
       // Pair o of chunk c (32 E2M1 codes) is pair q = 16c + o of the row:
-      // 16-byte chunk o % 8 (before the swizzle), word 2c + o/8, so pairs o
-      // and o + 8 are one 8-byte store. The row is 128-byte aligned and the
-      // chunk below 128, so the swizzle is an xor of the address.
-      Reg first = (dst + row * kRow) | (m.swz << 4) | (m.c << 3);
+      // pairs o and o + 8 are one 8-byte store (dequantizer()).
+      Reg first = dst + stores[i];
       for (int o = 0; o < 8; ++o)
         k_.st(Space::shared, b32, at(first ^ imm(o << 4)),
               Regs{out[static_cast<std::size_t>(o)], out[static_cast<std::size_t>(o + 8)]});
@@ -450,23 +487,27 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
   }
 }
 
-// E2M1 codes in `w` (4 words, or 2) to bf16 pairs in
-// `out`, times scale s0 (the first half of w's codes) and s1 (the second;
-// the same register where one scale covers them all).
-void AmaxKernel::dequant_words(const Regs& w, const Reg& s0, const Reg& s1, const Regs& out) {
+// E2M1 codes in `w` (4 words, or 2) to bf16 pairs in `out`, times
+// scales[0] (the first half of w's codes) and scales.back() (the second).
+void AmaxKernel::dequant_words(const Regs& w, const Regs& scales, const Regs& out) {
   // The bias and the scale fold into one factor when the scale's exponent
   // field leaves room for 2^unbias_exponent() below bf16's largest (254):
   // one multiply per pair of codes instead of two. The rest (large or NaN
   // scales) keep two.
-  const int room = 254 - unbias_exponent();
+  const std::uint32_t largest = static_cast<std::uint32_t>(254 - unbias_exponent()) << 7 | 0x7Fu;
   const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
   Reg unbias2 = k_.mov(b32, unbias | unbias << 16);
-  Reg f0 = k_.reg(b32), f1 = k_.reg(b32);
-  k_.mul(f0.as(bf16x2), s0.as(bf16x2), unbias2.as(bf16x2));
-  k_.mul(f1.as(bf16x2), s1.as(bf16x2), unbias2.as(bf16x2));
-  Pred folds = (((s0 >> 7) & 0xFFu) <= imm(room)) && (((s1 >> 7) & 0xFFu) <= imm(room));
-  k_.if_else(folds, [&] { dequant_fp4(w, Regs{f0, f1}, out, true); },
-             [&] { dequant_fp4(w, Regs{s0, s1}, out, false); });
+  Regs factors;
+  std::optional<Pred> folds;
+  for (const Reg& s : scales) {
+    Reg f = k_.reg(b32);
+    k_.mul(f.as(bf16x2), s.as(bf16x2), unbias2.as(bf16x2));
+    factors.push_back(f);
+    Pred fits = (s & 0x7FFFu) <= imm(largest);
+    folds = folds ? Pred(*folds && fits) : fits;
+  }
+  k_.if_else(*folds, [&] { dequant_fp4(w, Regs{factors.front(), factors.back()}, out, true); },
+             [&] { dequant_fp4(w, Regs{scales.front(), scales.back()}, out, false); });
 }
 
 void AmaxKernel::consumer() {
@@ -489,9 +530,19 @@ void AmaxKernel::consumer() {
       epilogue(acc, t, cw, thread_max);
     });
   } else {
+    // The thread's rows r = 16·warp + lane/4 and r + 8 of the warpgroup's
+    // 64, codes 16·(lane % 4) .. + 15 of each K block (8 bytes, one scale:
+    // dequant_a_fragments).
+    Reg lane = tid_ & 31u;
+    Reg row0 = cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
+    ARows a{.code0 = (lane & 3u) << 4};
+    for (int h = 0; h < 2; ++h) {
+      Reg row = row0 + imm(8 * h);
+      a.rows[h] = {row * raw_row_bytes() + ((lane & 3u) << 3), scale_site(row, a.code0)};
+    }
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, cw, t.m0);
+      mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, a);
       epilogue(acc, t, cw, thread_max);
     });
   }
@@ -517,31 +568,24 @@ Reg AmaxKernel::stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32
   return d;
 }
 
-// This thread's A fragments for the four k16 steps of raw
-// stage `rstage` (K block kb), dequantized into `out` (16 registers): rows
-// r = 16·warp + lane/4 and r + 8 of the warpgroup's 64, codes 16·(lane % 4)
-// .. + 15 of the block's 64 (one 8-byte load per row, one scale).
-// Word j of row h's 8 is out[8h + j]. Step s's fragment (PTX ISA
-// 9.7.15.5.1.1: row r, columns 2(lane%4) + {0,1}; row r + 8; then both at
-// + 8) takes words 2s and 2s + 1 of each row: logical codes 16t + 4s + 2h
-// + {0,1} sit at wgmma positions 16s + 2t + 8h + {0,1}, the order the
-// dequantizer stores B in (dequant_b). Frees the raw stage.
-void AmaxKernel::dequant_a_fragments(const Reg& rstage, const Reg& rphase, const Reg& m0, const Reg& cw,
-                                     const Reg& kb, const Regs& out) {
+// This thread's A fragments for the four k16 steps of raw stage `rstage`
+// (K block kb), dequantized into `out` (16 registers): rows a.rows (one
+// 8-byte load and one scale each). Word j of row h's 8 is out[8h + j]. Step
+// s's fragment (PTX ISA 9.7.15.5.1.1: row r, columns 2(lane%4) + {0,1}; row
+// r + 8; then both at + 8) takes words 2s and 2s + 1 of each row: logical
+// codes 16t + 4s + 2h + {0,1} (t = lane % 4) sit at wgmma positions 16s +
+// 2t + 8h + {0,1}, the order the dequantizer stores B in (dequant_b). Frees
+// the raw stage.
+void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb,
+                                     const Regs& out) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-  Reg lane = tid_ & 31u;
-  Reg quarter = lane & 3u;
-  Reg row0 = cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
-  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_a_stage + (quarter << 3);  // 16 E2M1 codes: 8 bytes
-  Reg block = ((kb << 6) + (quarter << 4)) >> imm(p_.vec == 16 ? 4 : 5);
+  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_a_stage;
   Reg sf_stage = base_ + smem_.raw_sfa + rstage * kScalePiece;
   for (int h = 0; h < 2; ++h) {
-    Reg row = row0 + imm(8 * h);
     Regs w;
     for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
-    k_.ld(Space::shared, b32, w, at(raw + row * raw_row_bytes()));
-    Reg scale = scale_of(sf_stage, m0 + row, p_.m, block);
-    dequant_words(w, scale, scale, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
+    k_.ld(Space::shared, b32, w, at(raw + a.rows[h].raw));
+    dequant_words(w, row_scales(sf_stage, a.rows[h], kb, a.code0, 1), Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
   }
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
 }
@@ -550,10 +594,9 @@ void AmaxKernel::dequant_a_fragments(const Reg& rstage, const Reg& rphase, const
 // from registers and B from the dequantizer's bf16 stage; the next block's
 // A is dequantized while they run (two fragment sets).
 void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                                     const Reg& rstage, const Reg& rphase, const Pred& leader, const Reg& cw,
-                                     const Reg& m0) {
-  const Regs a[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
-  dequant_a_fragments(rstage, rphase, m0, cw, k_.mov(u32, 0), a[0]);
+                                     const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a) {
+  const Regs frags[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
+  dequant_a_fragments(a, rstage, rphase, k_.mov(u32, 0), frags[0]);
   advance(rstage, rphase, t_.raw_stages);
   // K block kb's wgmma on fragments `now` while the next block's A goes
   // into `next`; the loop takes two blocks per trip so that the two sets
@@ -572,7 +615,7 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
     }
     k_.wgmma_commit_group();
     k_.if_then(kb + 1u < imm(kblocks_), [&] {
-      dequant_a_fragments(rstage, rphase, m0, cw, kb + 1u, next);
+      dequant_a_fragments(a, rstage, rphase, kb + 1u, next);
       advance(rstage, rphase, t_.raw_stages);
     });
     k_.wgmma_wait_group(0);
@@ -580,8 +623,8 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
     advance(stage, phase, t_.stages);
   };
   k_.for_range(0, imm(kblocks_), 2, [&](Reg kb) {
-    block(kb, a[0], a[1]);
-    k_.if_then(kb + 1u < imm(kblocks_), [&] { block(kb + 1u, a[1], a[0]); });
+    block(kb, frags[0], frags[1]);
+    k_.if_then(kb + 1u < imm(kblocks_), [&] { block(kb + 1u, frags[1], frags[0]); });
   });
 }
 

@@ -459,6 +459,8 @@ TEST(BadControl, LoopBounds) {
                       {"for_range", "step 0 must be positive"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.for_range(k.reg(f32), 10, 1, [](Reg) {}); },
                       {"for_range", "loop bounds must be integers; got f32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.for_nonempty_range(0, 10, -2, [](Reg) {}); },
+                      {"for_nonempty_range", "step -2 must be positive"}));
 }
 
 }  // namespace

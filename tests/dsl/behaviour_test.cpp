@@ -239,6 +239,17 @@ TEST(Control, ForRangeShape) {
                    "setp.lt.u32 %p1, %r2, %r0;", "@%p1 bra $loop_0;", "$loop_end_1:", "ret;"}));
 }
 
+// A range known not to be empty loses the test before the first trip.
+TEST(Control, ForNonemptyRangeShape) {
+  Kernel k("shape", Target::sm_80);
+  Reg n = k.param(u32, "n");
+  Reg acc = k.mov(u32, 0);
+  k.for_nonempty_range(1, n, 2, [&](Reg i) { acc += i; });
+  EXPECT_EQ(statements_from(k, 2),
+            (Lines{"mov.u32 %r2, 1;", "$loop_0:", "add.u32 %r1, %r1, %r2;", "add.u32 %r2, %r2, 2;",
+                   "setp.lt.u32 %p0, %r2, %r0;", "@%p0 bra $loop_0;", "$loop_end_1:", "ret;"}));
+}
+
 TEST(Control, ForRangeCounterTakesTheBoundsType) {
   Kernel k("shape", Target::sm_80);
   Reg first = k.reg(s64);

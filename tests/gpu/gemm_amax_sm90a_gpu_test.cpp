@@ -48,10 +48,14 @@ bool close(float got, float want) {
   return std::isnan(want) ? std::isnan(got) : std::fabs(got - want) <= 0.01f + 0.01f * std::fabs(want);
 }
 
-void against_reference(ops::BlockScaledFormat f, DType c_dtype, bool nan_scale) {
+struct Shape {
+  std::int64_t m = 520, n = 392, k = 512, l = 2;
+};
+
+void against_reference(ops::BlockScaledFormat f, DType c_dtype, bool nan_scale, Shape s = {}) {
   const Device dev = Device::cuda(0);
   std::mt19937 rng(91);
-  const std::int64_t m = 520, n = 392, k = 512, l = 2;
+  const std::int64_t m = s.m, n = s.n, k = s.k, l = s.l;
   Operand a = upload(dev, m, k, l, f, rng), b = upload(dev, n, k, l, f, rng);
   if (nan_scale) {
     a.q.scales[static_cast<std::size_t>(a.q.scale_layout().offset(131, 2, 1))] = 0xFF;  // e8m0 NaN
@@ -83,6 +87,19 @@ TEST_F(GemmAmaxSm90aGpu, E5m2ToF32) { against_reference(ops::kMxfp8E5m2, DType::
 TEST_F(GemmAmaxSm90aGpu, NaNScaleMakesAmaxNaN) { against_reference(ops::kMxfp8E4m3, DType::f16, true); }
 TEST_F(GemmAmaxSm90aGpu, Nvfp4ToBf16) { against_reference(ops::kNvfp4, DType::bf16, false); }
 TEST_F(GemmAmaxSm90aGpu, Mxfp4ToF16) { against_reference(ops::kMxfp4, DType::f16, false); }
+
+// A decode-like shape (M = 128, few tiles) splits each tile's K over two
+// CTAs whose sums meet in the workspace; run twice, so the second launch
+// finds the flags the first left clear.
+TEST_F(GemmAmaxSm90aGpu, DecodeShapeSplitsK) {
+  const Shape decode{.m = 128, .n = 2064, .k = 1088, .l = 1};
+  for (ops::BlockScaledFormat f : {ops::kMxfp8E4m3, ops::kNvfp4, ops::kMxfp4}) {
+    ops::GemmAmaxProblem p;
+    p.m = decode.m, p.n = decode.n, p.k = decode.k, p.l = 1, p.ab_dtype = f.data, p.vec = f.vec;
+    EXPECT_EQ(ops::sm90a_gemm_amax_tiling(p, Device::cuda(0)).splits, 2) << p.describe();
+    for (int run = 0; run < 2; ++run) against_reference(f, DType::bf16, false, decode);
+  }
+}
 
 // 2048 x 2064 x 2048: 16 x 17 tiles, more than the SMs, so each CTA walks
 // several; the sm80 kernel (chosen by a 64 x 64 tile) computes the same sums.

@@ -43,7 +43,7 @@ TEST(GemmAmaxPtxas, KernelAssemblesForSm80AndSm90a) {
 // The sm90a kernel assembles for sm_90a with no spills (ptxas -v), for each
 // data dtype, a scale format of each, and each C conversion: MXFP8 as FP8
 // wgmma on the codes (fp8_mma), FP4 through the dequantizer with one or two
-// dequantizer warpgroups, at both tile widths, compiled as the driver
+// dequantizer warpgroups, at both tile widths and with split-K, compiled as the driver
 // compiles it (driver_ptxas.hpp) without serialized wgmma or lost setmaxnreg.
 TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas())
@@ -65,6 +65,10 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
       else
         tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
     }
+    // Split-K as the decode shape takes it: 128 x 128 tiles, two K ranges.
+    Sm90aGemmAmaxTiling split = tilings.front();
+    split.splits = 2;
+    tilings.push_back(split);
     for (const Sm90aGemmAmaxTiling& t : tilings)
       testing::expect_fast_assembly(build_sm90a_gemm_amax(p, t).to_ptx(), p.describe() + " " + sm90a_gemm_amax_name(p, t));
   }

@@ -9,12 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "../../src/ops/gemm_amax/gemm_amax_path.hpp"
 #include "gemm_amax_test_support.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 #include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -68,7 +70,7 @@ TEST(GemmAmaxSm90aSim, Mxfp8IntoEveryCDtypeAndMajorness) {
 TEST(GemmAmaxSm90aSim, Mxfp8SquareProblemsAndLongK) {
   int i = 0;
   for (DType ab : {DType::e4m3, DType::e5m2})
-    for (std::int64_t tile_n : {128, 64}) {
+    for (int tile_n : {128, 64}) {
       GemmAmaxCase c = sm90a_case(ab, i % 2 ? DType::bf16 : DType::f32);
       c.m = c.n = 200, c.k = 416, c.l = i == 0 ? 2 : 1;
       c.tile = GemmAmaxTile{128, tile_n};
@@ -284,6 +286,43 @@ TEST(GemmAmaxSm90aSim, NaNScalePaddingStaysOutOfC) {
     const auto bad = run_gemm_amax_and_check(s);
     EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches; " << (bad.empty() ? "" : bad.front());
     EXPECT_FALSE(std::isnan(s.amax_value())) << c.describe();
+  }
+}
+
+// With fewer than half as many output tiles as SMs (the decode shape M =
+// 128 on a GPU), each tile's K is split in two ranges on two CTAs, the
+// second publishing its sums through the workspace for the first to add
+// before the epilogue: every format, ragged M, N and K (an odd count of K
+// blocks splits unevenly), L = 2. A second run on the same object (its
+// flags must have been left clear) gives the same C, bit for bit.
+TEST(GemmAmaxSm90aSim, SplitKWhereTilesAreFew) {
+  const runtime::Device device(sim::make_backend({.sm_count = 16}));
+  struct Format {
+    DType ab, sf;
+    int vec;
+    std::int64_t k;
+    DType c;
+  };
+  int i = 0;
+  for (Format f : {Format{DType::e4m3, DType::e8m0, 32, 416, DType::bf16}, Format{DType::e2m1, DType::e8m0, 32, 320, DType::f32},
+                   Format{DType::e2m1, DType::e4m3, 16, 224, DType::f16}}) {
+    GemmAmaxCase c = sm90a_case(f.ab, f.c);
+    c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 200, c.k = f.k, c.l = i == 1 ? 2 : 1;
+    std::mt19937 rng(840 + static_cast<std::uint32_t>(i++));
+    auto s = make_gemm_amax(device, c, rng);
+    std::vector<std::string> refused;
+    const auto p = describe_gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
+                                      s.options(), refused);
+    ASSERT_TRUE(refused.empty() && sm90a_gemm_amax_path().refusals(p, device).empty()) << c.describe();
+    ASSERT_EQ(sm90a_gemm_amax_tiling(p, device).splits, 2) << c.describe();
+    GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+    auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
+    EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches; " << (bad.empty() ? "" : bad.front());
+    const std::vector<float> first = s.c_values();
+    bad = run_gemm_amax_and_check(s, 0.0f, &op);
+    EXPECT_TRUE(bad.empty()) << c.describe() << ", second run: " << (bad.empty() ? "" : bad.front());
+    const std::vector<float> second = s.c_values();
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0) << c.describe();
   }
 }
 

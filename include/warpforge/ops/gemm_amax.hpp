@@ -91,7 +91,9 @@ class GemmAmax {
   void compile();
   // Runs on `stream` (the null stream when absent); compiles first if needed.
   // amax must hold its initial value (see above). Throws OpsError when a view
-  // differs from the construction's description.
+  // differs from the construction's description. One object's runs must not
+  // overlap (run them on one stream): a split-K kernel (the decode shape M =
+  // 128 on the sm90a path) keeps its partial sums in the object's workspace.
   void execute(const runtime::TensorView& a, const runtime::TensorView& b,
                const runtime::TensorView& sfa, const runtime::TensorView& sfb,
                const runtime::TensorView& c, const runtime::TensorView& amax,

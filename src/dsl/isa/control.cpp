@@ -39,15 +39,24 @@ void ControlOps::if_else(const PredUse& p, const std::function<void()>& then,
 
 void ControlOps::for_range(const Src& begin, const Src& end, const Src& step,
                            const std::function<void(Reg)>& body) {
+  range_loop("for_range", begin, end, step, true, body);
+}
+
+void ControlOps::for_nonempty_range(const Src& begin, const Src& end, const Src& step,
+                                    const std::function<void(Reg)>& body) {
+  range_loop("for_nonempty_range", begin, end, step, false, body);
+}
+
+void ControlOps::range_loop(const char* op, const Src& begin, const Src& end, const Src& step, bool test_first,
+                            const std::function<void(Reg)>& body) {
   Type t = begin.is_reg() ? begin.reg().type() : end.is_reg() ? end.reg().type() : Type::u32;
-  if (!ptx::is_integer(t)) fail("for_range", "loop bounds must be integers; got " + std::string(ptx::name(t)));
+  if (!ptx::is_integer(t)) fail(op, "loop bounds must be integers; got " + std::string(ptx::name(t)));
   if (!step.is_reg() && step.imm().int_value() <= 0)
-    fail("for_range", "step " + step.imm().text + " must be positive");
+    fail(op, "step " + step.imm().text + " must be positive");
   Reg i = reg(t);
   mov(i, begin);
   Label top = label("loop"), done = label("loop_end");
-  Pred skip = setp(Cmp::ge, i, end);
-  bra_if(skip, done);
+  if (test_first) bra_if(setp(Cmp::ge, i, end), done);
   place(top);
   body(i);
   add(i, i, step);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gemm_amax_problem.hpp"
+#include "sm90a_gemm_amax_kernel.hpp"
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/runtime/stream.hpp"
 #include "warpforge/runtime/tensor.hpp"
@@ -41,5 +42,9 @@ class GemmAmaxPath {
 
 const GemmAmaxPath& sm80_gemm_amax_path();
 const GemmAmaxPath& sm90a_gemm_amax_path();
+
+// The sm90a path's kernel configuration (tile, split-K, stages) for a
+// problem on a device.
+Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& problem, const runtime::Device& device);
 
 }  // namespace warpforge::ops

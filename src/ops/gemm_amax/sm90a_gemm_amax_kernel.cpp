@@ -44,8 +44,10 @@ int consumer_registers(const Sm90aGemmAmaxTiling& t) {
   return std::min(232, left / 256 / 8 * 8);
 }
 
+// A unit of work: an output tile (its index among all L batches' tiles)
+// and, with split-K, one of its K ranges: K blocks kb0 .. kb1 - 1.
 struct TileCoords {
-  Reg m0, n0, batch;
+  Reg m0, n0, batch, tile, split, kb0, kb1;
 };
 
 class AmaxKernel {
@@ -64,6 +66,10 @@ class AmaxKernel {
     per_batch_ = tiles_m_ * tiles_n;
     group_span_ = tiles_n * kGroupRows;
     kblocks_ = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
+    split_kblocks_ = (kblocks_ + t.splits - 1) / t.splits;
+    if (t.splits < 1 || (t.splits - 1) * split_kblocks_ >= kblocks_)
+      throw OpsError("sm90a gemm_amax kernel: " + std::to_string(t.splits) + " K splits of " +
+                     std::to_string(kblocks_) + " K blocks; every split needs at least one");
   }
 
   ptx::Module build();
@@ -114,10 +120,15 @@ class AmaxKernel {
   };
   void dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb, const Regs& out);
   void mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                           const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a);
+                           const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a,
+                           const TileCoords& t);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
-                    const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw);
+                    const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw, const TileCoords& t);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
+  void finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
+  Reg partial_index(const TileCoords& t, const Reg& split, const Reg& cw);
+  Reg partial_slot(const TileCoords& t, const Reg& split, const Reg& cw);
+  Reg partial_flag(const TileCoords& t, const Reg& split, const Reg& cw);
   void store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
                   const Pred& in0, const Pred& in1);
 
@@ -125,9 +136,9 @@ class AmaxKernel {
   Sm90aGemmAmaxTiling t_;
   Sm90aGemmAmaxSmem smem_;
   Kernel k_;
-  std::int64_t tiles_m_, per_batch_, group_span_, kblocks_;
+  std::int64_t tiles_m_, per_batch_, group_span_, kblocks_, split_kblocks_;
   ParamRef map_a_p_, map_b_p_, map_sfa_p_, map_sfb_p_;
-  Reg map_a_, map_b_, map_sfa_, map_sfb_, c_, amax_;
+  Reg map_a_, map_b_, map_sfa_, map_sfb_, c_, amax_, workspace_;
   Reg base_, tid_;
 };
 
@@ -144,6 +155,7 @@ ptx::Module AmaxKernel::build() {
   map_sfb_p_ = k_.param_bytes("map_sfb", 128, 64);
   c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
   amax_ = k_.param_ptr("amax", 4);
+  if (t_.splits > 1) workspace_ = k_.param(u64, "workspace");
   Shared smem = k_.dynamic_shared("smem", 1024);
   // The 128-byte swizzle is a function of address bits 4-9: the bf16 tiles
   // start on 1024-byte boundaries so that the dequantizer's swizzled writes
@@ -190,7 +202,17 @@ ptx::Module AmaxKernel::build() {
 
 // Output tiles in groups of kGroupRows along M, N-major inside a group,
 // batch outermost (the bf16 sm90a kernel's order).
-TileCoords AmaxKernel::tile_of(const Reg& unit) {
+// Unit u is split u % splits of tile u / splits: a tile's splits run on
+// neighbouring CTAs, at the same time.
+TileCoords AmaxKernel::tile_of(const Reg& work) {
+  Reg unit = work, split = k_.mov(u32, 0u);
+  if (t_.splits > 1) {
+    k_.rem(split, work, imm(t_.splits));
+    unit = k_.reg(u32);
+    k_.div(unit, work, imm(t_.splits));
+  }
+  Reg kb0 = split * imm(split_kblocks_), kb1 = k_.reg(u32);
+  k_.min(kb1, kb0 + imm(split_kblocks_), imm(kblocks_));
   Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mu = k_.reg(u32), nt = k_.reg(u32);
   k_.div(batch, unit, imm(per_batch_));
   Reg r = unit - batch * imm(per_batch_);
@@ -200,13 +222,13 @@ TileCoords AmaxKernel::tile_of(const Reg& unit) {
   Reg within = r - group * imm(group_span_);
   k_.rem(mu, within, rows);
   k_.div(nt, within, rows);
-  return {(first + mu) * kTileM, nt * imm(t_.tile_n), batch};
+  return {(first + mu) * kTileM, nt * imm(t_.tile_n), batch, unit, split, kb0, kb1};
 }
 
 void AmaxKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
   Reg unit = k_.mov(u32, SReg::ctaid_x);
   Reg step = k_.sreg(SReg::nctaid_x);
-  k_.while_loop([&] { return unit < imm(per_batch_ * p_.l); },
+  k_.while_loop([&] { return unit < imm(per_batch_ * p_.l * t_.splits); },
                 [&] {
                   body(tile_of(unit));
                   k_.add(unit, unit, step);
@@ -234,7 +256,7 @@ void AmaxKernel::producer() {
   k_.if_then(tid_ == 128 * kProducerWg, [&] {
     Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
-      k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+      k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
         Reg full = barrier(smem_.raw_full, stage);
         k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), phase ^ 1);
         k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes() + 2 * kScalePiece);
@@ -267,7 +289,7 @@ void AmaxKernel::scale_converter() {
   Reg thread = tid_ - (128 * kProducerWg + 32);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   for_each_tile([&](const TileCoords& t) {
-    k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+    k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
       Reg out = base_ + smem_.scales + stage * smem_.scales_stage;
       convert_scales(true, base_ + smem_.raw_sfa + stage * kScalePiece, out, t.m0, kTileM, kb, thread);
@@ -329,7 +351,7 @@ void AmaxKernel::dequantizer() {
     // A piece holds 128 rows: a 64-row tile is its first or second half.
     for (int i = 0; t_.tile_n < kTileM && i < passes(m, t_.tile_n); ++i)
       k_.mov(rows[static_cast<std::size_t>(i)].site, scale_site((t.n0 & 127u) + m.row_in + imm(m.row_step * i), code0));
-    k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+    k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
       // The consumers dequantize A themselves (dequant_a_fragments).
       Reg sf_stage = base_ + smem_.raw_sfb + rstage * kScalePiece;
@@ -526,8 +548,8 @@ void AmaxKernel::consumer() {
     Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.raw_a + cw * (64 * kRow), 16, kAtom);
     const Regs part[2] = {k_.regs(f32, t_.tile_n / 4, "part"), k_.regs(f32, t_.tile_n / 4, "part_next")};
     for_each_tile([&](const TileCoords& t) {
-      mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw);
-      epilogue(acc, t, cw, thread_max);
+      mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw, t);
+      finish_tile(acc, t, cw, thread_max);
     });
   } else {
     // The thread's rows r = 16·warp + lane/4 and r + 8 of the warpgroup's
@@ -542,8 +564,8 @@ void AmaxKernel::consumer() {
     }
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, a);
-      epilogue(acc, t, cw, thread_max);
+      mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, a, t);
+      finish_tile(acc, t, cw, thread_max);
     });
   }
   // |C| bits: unsigned order is value order, a positive NaN above +inf.
@@ -594,9 +616,10 @@ void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Re
 // from registers and B from the dequantizer's bf16 stage; the next block's
 // A is dequantized while they run (two fragment sets).
 void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                                     const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a) {
+                                     const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a,
+                                     const TileCoords& t) {
   const Regs frags[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
-  dequant_a_fragments(a, rstage, rphase, k_.mov(u32, 0), frags[0]);
+  dequant_a_fragments(a, rstage, rphase, t.kb0, frags[0]);
   advance(rstage, rphase, t_.raw_stages);
   // K block kb's wgmma on fragments `now` while the next block's A goes
   // into `next`; the loop takes two blocks per trip so that the two sets
@@ -604,7 +627,7 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
   auto block = [&](const Reg& kb, const Regs& now, const Regs& next) {
     k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
     Reg db = stage_descriptor(desc_b0, stage, smem_.b_stage);
-    Pred accumulate = kb != 0;
+    Pred accumulate = kb != t.kb0;
     k_.wgmma_fence();
     for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s) {
       const auto i = static_cast<std::size_t>(2 * s);
@@ -614,7 +637,7 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
                          WgmmaMajor::k);
     }
     k_.wgmma_commit_group();
-    k_.if_then(kb + 1u < imm(kblocks_), [&] {
+    k_.if_then(kb + 1u < t.kb1, [&] {
       dequant_a_fragments(a, rstage, rphase, kb + 1u, next);
       advance(rstage, rphase, t_.raw_stages);
     });
@@ -622,9 +645,9 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
     k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, stage))); });
     advance(stage, phase, t_.stages);
   };
-  k_.for_range(0, imm(kblocks_), 2, [&](Reg kb) {
+  k_.for_nonempty_range(t.kb0, t.kb1, 2, [&](Reg kb) {
     block(kb, frags[0], frags[1]);
-    k_.if_then(kb + 1u < imm(kblocks_), [&] { block(kb + 1u, frags[1], frags[0]); });
+    k_.if_then(kb + 1u < t.kb1, [&] { block(kb + 1u, frags[1], frags[0]); });
   });
 }
 
@@ -641,7 +664,8 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
 // 8·(i/4) + 2·(lane%4) + {0, 1} (PTX ISA 9.7.15.5.1.1): half h of N is
 // acc[h·N/4 ..], and a partial (N/4 registers) holds one half.
 void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
-                              const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw) {
+                              const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw,
+                              const TileCoords& t) {
   for (const Reg& a : acc) k_.mov(a, imm_f32(0.0f));
   const Type fp8 = p_.ab_dtype == DType::e4m3 ? e4m3 : e5m2;
   const std::size_t half_regs = part[0].size();
@@ -692,7 +716,7 @@ void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg&
   };
   enter_stage();
   issue(0);
-  k_.for_range(0, imm(kblocks_), 1, [&](Reg kb) {
+  k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
     for (int step = 0; step < kSteps; ++step) {
       if (step + 1 < kSteps) {
         issue(step + 1);
@@ -706,13 +730,87 @@ void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg&
       k_.wgmma_wait_group(0);
       k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.raw_empty, stage))); });
       advance(stage, phase, t_.raw_stages);
-      k_.if_then(kb + 1u < imm(kblocks_), [&] {
+      k_.if_then(kb + 1u < t.kb1, [&] {
         enter_stage();
         issue(0);
       });
       accumulate(step);
     }
   });
+}
+
+// The tile's last step. Without split-K: the epilogue. With it, every
+// split but the first publishes its sums (each consumer warpgroup its 64
+// rows: a workspace slot, then a flag raised behind a gpu-scope fence, the
+// memory model's release pattern, PTX ISA 8.9.3); the first split waits for
+// each flag in split order (one thread spins, clears it for the next launch
+// and fences: the acquire; the warpgroup's named barrier passes it on), adds
+// the sums in that fixed order, so every run gives the same C, and runs the
+// epilogue. A tile's splits are neighbouring units, all of them resident at
+// once (the grid holds at most one CTA per SM and no more units than CTAs).
+void AmaxKernel::finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max) {
+  if (t_.splits == 1) return epilogue(acc, t, cw, thread_max);
+  const std::uint32_t barrier_id = 2;  // + cw; 0 and 1 are the CTA's and the consumers'
+  const Pred leader = (tid_ & 127u) == 0u;
+  Reg thread_offset = k_.reg(u64);
+  k_.mul_wide(thread_offset, tid_ & 127u, 16);  // registers 4j.. at (128j + thread)·16: coalesced
+  k_.if_else(
+      t.split != 0u,
+      [&] {
+        Reg slot = partial_slot(t, t.split, cw) + thread_offset;
+        for (std::size_t i = 0; i < acc.size(); i += 4)
+          k_.st(Space::global, f32, at(slot, static_cast<std::int64_t>(i / 4 * 128 * 16)),
+                Regs{acc[i], acc[i + 1], acc[i + 2], acc[i + 3]});
+        k_.bar_sync(cw + barrier_id, 128);
+        k_.if_then(leader, [&] {
+          k_.fence(FenceSem::acq_rel, Scope::gpu);
+          k_.st(Space::global, u32, at(partial_flag(t, t.split, cw)), 1u, {.volatile_ = true});
+        });
+      },
+      [&] {
+        Regs sum = k_.regs(f32, 4, "partial");
+        for (int split = 1; split < t_.splits; ++split) {
+          Reg s = k_.mov(u32, imm(split));
+          k_.if_then(leader, [&] {
+            Reg flag = partial_flag(t, s, cw), raised = k_.reg(u32);
+            k_.while_loop(
+                [&] {
+                  k_.ld(Space::global, u32, raised, at(flag), {.volatile_ = true});
+                  return raised == 0u;
+                },
+                [] {});
+            k_.fence(FenceSem::acq_rel, Scope::gpu);
+            k_.st(Space::global, u32, at(flag), 0u, {.volatile_ = true});
+          });
+          k_.bar_sync(cw + barrier_id, 128);
+          Reg slot = partial_slot(t, s, cw) + thread_offset;
+          for (std::size_t i = 0; i < acc.size(); i += 4) {
+            k_.ld(Space::global, f32, sum, at(slot, static_cast<std::int64_t>(i / 4 * 128 * 16)), {.volatile_ = true});
+            for (std::size_t j = 0; j < 4; ++j) k_.add(acc[i + j], acc[i + j], sum[j]);
+          }
+        }
+        epilogue(acc, t, cw, thread_max);
+      });
+}
+
+// The split-K workspace (sm90a_gemm_amax_workspace_bytes): a slot of f32
+// sums per (tile, split after the first, consumer warpgroup), then a u32
+// flag for each slot.
+Reg AmaxKernel::partial_index(const TileCoords& t, const Reg& split, const Reg& cw) {
+  return (t.tile * imm(t_.splits - 1) + split - 1u) * imm(kConsumers) + cw;
+}
+
+Reg AmaxKernel::partial_slot(const TileCoords& t, const Reg& split, const Reg& cw) {
+  Reg offset = k_.reg(u64);
+  k_.mul_wide(offset, partial_index(t, split, cw), imm(sm90a_gemm_amax_partial_bytes(t_)));
+  return workspace_ + offset;
+}
+
+Reg AmaxKernel::partial_flag(const TileCoords& t, const Reg& split, const Reg& cw) {
+  const std::int64_t slots = per_batch_ * p_.l * (t_.splits - 1) * kConsumers;
+  Reg offset = k_.reg(u64);
+  k_.mul_wide(offset, partial_index(t, split, cw), 4u);
+  return workspace_ + offset + static_cast<std::uint64_t>(slots * sm90a_gemm_amax_partial_bytes(t_));
 }
 
 // Accumulator pair i of an m64nN wgmma (PTX ISA 9.7.15.5.1.1, the D
@@ -814,10 +912,16 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   return m;
 }
 
+std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
+  const std::int64_t tiles = (p.m + kTileM - 1) / kTileM * ((p.n + t.tile_n - 1) / t.tile_n) * p.l;
+  return static_cast<std::size_t>(tiles * (t.splits - 1) * kConsumers) * (sm90a_gemm_amax_partial_bytes(t) + 4);
+}
+
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
          "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
-         (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups));
+         (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups)) +
+         (t.splits > 1 ? "_k" + std::to_string(t.splits) : "");
 }
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {

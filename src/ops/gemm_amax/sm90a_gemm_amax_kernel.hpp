@@ -42,9 +42,11 @@
 //
 // Parameters: map_a, map_b (u8 tensor maps of the raw bytes), map_sfa,
 // map_sfb (u8 tensor maps of the scale bytes as 256-byte rows; grid
-// constants, all four), C, amax. Shapes and strides are compiled in.
+// constants, all four), C, amax, [workspace (u64) with split-K]. Shapes and
+// strides are compiled in.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -76,6 +78,10 @@ struct Sm90aGemmAmaxTiling {
   // each stage's scale pieces into f32 for them. No bf16 stages, no
   // dequantizer warpgroups.
   bool fp8_mma = false;
+  // Split-K: each output tile's K blocks in this many ranges on as many
+  // CTAs (finish_tile in the .cpp). For shapes with fewer than half as many
+  // tiles as SMs (the decode shape M = 128): every CTA converts half the codes.
+  int splits = 1;
 };
 // Codes of K per raw stage: 128 (one swizzled row of FP8) with fp8_mma, else 64.
 inline int sm90a_gemm_amax_codes(const Sm90aGemmAmaxTiling& t) { return t.fp8_mma ? 128 : kSm90aGemmAmaxTileK; }
@@ -87,6 +93,14 @@ inline std::uint32_t sm90a_gemm_amax_raw_row_bytes(runtime::DType ab, const Sm90
 inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) {
   return 128 * (3 + (t.fp8_mma ? 0 : t.dequant_warpgroups));
 }
+
+// Split-K's workspace: per output tile, split after the first and consumer
+// warpgroup, a slot of its 64 x tile_n f32 sums, then a u32 flag each. The
+// flags must be zero before the first launch; every launch leaves them so.
+inline std::uint32_t sm90a_gemm_amax_partial_bytes(const Sm90aGemmAmaxTiling& t) {
+  return 64 * static_cast<std::uint32_t>(t.tile_n) * 4;
+}
+std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
 
 // Byte offsets in dynamic shared memory from the 1024-aligned base.
 // With fp8_mma there are no bf16 stages: `full` and `empty` are then unused,

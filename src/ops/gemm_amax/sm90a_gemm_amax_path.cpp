@@ -5,11 +5,13 @@
 #include <array>
 #include <mutex>
 #include <limits>
+#include <optional>
 
 #include "gemm_amax_path.hpp"
 #include "sm90a_gemm_amax_kernel.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 #include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/tensor_map.hpp"
 
@@ -20,25 +22,6 @@ using runtime::DType;
 
 std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
   return (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tile_n - 1) / tile_n) * p.l;
-}
-
-// 128 x 128 tiles, or 128 x 64 where 128-column tiles would leave SMs idle
-// (the decode shape M = 128: 64 tiles on 132 SMs), or the mma tile the
-// options ask for. FP4 takes the dequantizer (six bf16 B stages and six raw
-// stages, 150 KB at 128 x 128); MXFP8 FP8 wgmma on the codes (fp8_mma): five
-// raw stages of 37 KB at 128 x 128, six of 28 KB at 128 x 64.
-Sm90aGemmAmaxTiling tiling_for(const GemmAmaxProblem& p, const runtime::Device& device) {
-  Sm90aGemmAmaxTiling t;
-  t.fp8_mma = p.ab_dtype != DType::e2m1;  // FP8 data comes with e8m0 scales per 32 (check_support)
-  if (p.tile)
-    t.tile_n = static_cast<int>(p.tile->n);
-  else if (output_tiles(p, 128) < device.properties().sm_count)
-    t.tile_n = 64;
-  if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
-  // FP4 at 128 x 64: B's 64 rows keep one dequantizer warpgroup busy (a
-  // second one idled half its threads: 6% slower at 128x8192x8192).
-  if (t.tile_n == 64) t.dequant_warpgroups = 1;
-  return t;
 }
 
 // Bytes of `elements` codes of `ab` (FP4: two per byte).
@@ -80,13 +63,17 @@ runtime::TensorMapDesc scale_map(runtime::DevicePtr address, const ScaleFactorLa
 class Sm90aLaunch final : public GemmAmaxLaunch {
  public:
   Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
-      : p_(p), tiling_(tiling_for(p, device)), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
-    const std::int64_t tiles = output_tiles(p, tiling_.tile_n);
+      : p_(p), tiling_(sm90a_gemm_amax_tiling(p, device)), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
+    const std::int64_t units = output_tiles(p, tiling_.tile_n) * tiling_.splits;
     // Persistent: one CTA per SM at most (the shared memory allows no more).
     const std::int64_t sms = std::max(device.properties().sm_count, 1);
-    config_.grid = {static_cast<std::uint32_t>(std::min(tiles, sms))};
+    config_.grid = {static_cast<std::uint32_t>(std::min(units, sms))};
     config_.block = {static_cast<std::uint32_t>(sm90a_gemm_amax_threads(tiling_))};
     config_.dynamic_shared_bytes = sm90a_gemm_amax_smem(tiling_).bytes;
+    if (tiling_.splits > 1) {
+      workspace_.emplace(device, sm90a_gemm_amax_workspace_bytes(p, tiling_));
+      workspace_->fill(0);  // no sums waiting; every launch leaves it so
+    }
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
@@ -103,6 +90,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
     }
     args.emplace_back(o.c);
     args.emplace_back(o.amax);
+    if (workspace_) args.emplace_back(*workspace_);
     module_.launch(sm90a_gemm_amax_name(p_, tiling_), config_, args, stream);
   }
 
@@ -124,6 +112,9 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   runtime::Device device_;
   runtime::Module module_;
   runtime::LaunchConfig config_;
+  // Split-K's sums and flags: one launch at a time uses it (launches on one
+  // stream, as GemmAmax's execute documents).
+  std::optional<runtime::Buffer> workspace_;
   std::mutex maps_mutex_;
   std::array<runtime::DevicePtr, 4> cached_addresses_{};  // 0 is never a buffer: nothing cached yet
   std::array<runtime::TensorMap, 4> cached_maps_;
@@ -182,7 +173,7 @@ class Sm90aPath final : public GemmAmaxPath {
     if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
       why.push_back("problem " + p.describe() +
                     ": the sm90a kernel takes M, N, K, output tiles and scale bytes up to 2^31 - 1");
-    const std::size_t bytes = sm90a_gemm_amax_smem(tiling_for(p, device)).bytes;
+    const std::size_t bytes = sm90a_gemm_amax_smem(sm90a_gemm_amax_tiling(p, device)).bytes;
     const std::size_t optin = device.properties().shared_bytes_per_block_optin;
     if (optin && bytes > optin)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
@@ -196,6 +187,30 @@ class Sm90aPath final : public GemmAmaxPath {
 };
 
 }  // namespace
+
+// 128 x 128 tiles, split along K in two where that leaves no more units
+// than SMs (the decode shape M = 128: 64 tiles, 128 units on 132 SMs), else
+// 128 x 64 where 128-column tiles would leave SMs idle; or the mma tile the
+// options ask for. FP4 takes the dequantizer (six bf16 B stages and six raw
+// stages, 150 KB at 128 x 128); MXFP8 FP8 wgmma on the codes (fp8_mma): five
+// raw stages of 37 KB at 128 x 128, six of 28 KB at 128 x 64.
+Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
+  Sm90aGemmAmaxTiling t;
+  t.fp8_mma = p.ab_dtype != DType::e2m1;  // FP8 data comes with e8m0 scales per 32 (check_support)
+  const std::int64_t sms = device.properties().sm_count;
+  const std::int64_t kblocks = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
+  if (p.tile)
+    t.tile_n = static_cast<int>(p.tile->n);
+  else if (2 * output_tiles(p, 128) <= sms && kblocks >= 2)
+    t.splits = 2;
+  else if (output_tiles(p, 128) < sms)
+    t.tile_n = 64;
+  if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
+  // FP4 at 128 x 64: B's 64 rows keep one dequantizer warpgroup busy (a
+  // second one idled half its threads: 6% slower at 128x8192x8192).
+  if (t.tile_n == 64) t.dequant_warpgroups = 1;
+  return t;
+}
 
 const GemmAmaxPath& sm90a_gemm_amax_path() {
   static const Sm90aPath path;

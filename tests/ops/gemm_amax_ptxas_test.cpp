@@ -65,8 +65,11 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
       else
         tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
     }
-    // Split-K as the decode shape takes it: 128 x 128 tiles, two K ranges.
-    Sm90aGemmAmaxTiling split = tilings.front();
+    // Split-K as the decode shape takes it: the widest tiles (and the most
+    // dequantizer warpgroups), K in ranges.
+    Sm90aGemmAmaxTiling split = tilings.back();
+    for (const Sm90aGemmAmaxTiling& t : tilings)
+      if (t.tile_n > split.tile_n || (t.tile_n == split.tile_n && t.dequant_warpgroups > split.dequant_warpgroups)) split = t;
     split.splits = 2;
     tilings.push_back(split);
     for (const Sm90aGemmAmaxTiling& t : tilings)

@@ -890,7 +890,9 @@ void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const 
 
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
-  const auto raw_row = static_cast<std::uint32_t>(sm90a_gemm_amax_codes(t));  // bytes, FP8 (FP4 uses half)
+  // Bytes per raw row: 128 FP8 codes with fp8_mma, else 64 E2M1 codes (the
+  // dequantizer's only format).
+  const std::uint32_t raw_row = t.fp8_mma ? 128 : 32;
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n) * kRow;
   m.raw_a_stage = kTileM * raw_row;
   m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * raw_row;

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "gemm_amax_path.hpp"
 #include "sm90a_gemm_amax_kernel.hpp"
@@ -188,23 +189,35 @@ class Sm90aPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// 128 x 128 tiles, split along K in two where that leaves no more units
-// than SMs (the decode shape M = 128: 64 tiles, 128 units on 132 SMs), else
-// 128 x 64 where 128-column tiles would leave SMs idle; or the mma tile the
-// options ask for. FP4 takes the dequantizer (six bf16 B stages and six raw
-// stages, 150 KB at 128 x 128); MXFP8 FP8 wgmma on the codes (fp8_mma): five
-// raw stages of 37 KB at 128 x 128, six of 28 KB at 128 x 64.
+// 128 x 128 tiles where that gives at least as many tiles as SMs; with at
+// most half as many, 128 x 128 with K split in two or four (the decode
+// shape M = 128: 64 tiles, 128 units on 132 SMs); in between, 128 x 64. Or
+// the mma tile the options ask for (split-K still where tiles are few).
+// FP4 takes the dequantizer: six bf16 B stages and six raw stages (125 KB at
+// 128 x 128); MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of
+// 37 KB at 128 x 128, six of 28 KB at 128 x 64. (128 x 256 would need 158
+// registers per consumer thread for its wgmma, and ptxas gives each thread
+// of a 640-thread CTA 96, setmaxnreg or not.)
 Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
   t.fp8_mma = p.ab_dtype != DType::e2m1;  // FP8 data comes with e8m0 scales per 32 (check_support)
-  const std::int64_t sms = device.properties().sm_count;
+  const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t kblocks = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
-  if (p.tile)
-    t.tile_n = static_cast<int>(p.tile->n);
-  else if (2 * output_tiles(p, 128) <= sms && kblocks >= 2)
-    t.splits = 2;
-  else if (output_tiles(p, 128) < sms)
-    t.tile_n = 64;
+  std::vector<int> widths{128, 64};
+  if (p.tile) widths = {static_cast<int>(p.tile->n)};
+  t.tile_n = widths.back();
+  for (int w : widths) {
+    const std::int64_t tiles = output_tiles(p, w);
+    if (tiles >= sms || 2 * tiles <= sms || w == widths.back()) {
+      t.tile_n = w;
+      for (int splits : {4, 2})  // each split needs a K block: (splits - 1) ranges leave one
+        if (splits * tiles <= sms && (splits - 1) * ((kblocks + splits - 1) / splits) < kblocks) {
+          t.splits = splits;
+          break;
+        }
+      break;
+    }
+  }
   if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
   // FP4 at 128 x 64: B's 64 rows keep one dequantizer warpgroup busy (a
   // second one idled half its threads: 6% slower at 128x8192x8192).

@@ -88,15 +88,16 @@ TEST_F(GemmAmaxSm90aGpu, NaNScaleMakesAmaxNaN) { against_reference(ops::kMxfp8E4
 TEST_F(GemmAmaxSm90aGpu, Nvfp4ToBf16) { against_reference(ops::kNvfp4, DType::bf16, false); }
 TEST_F(GemmAmaxSm90aGpu, Mxfp4ToF16) { against_reference(ops::kMxfp4, DType::f16, false); }
 
-// A decode-like shape (M = 128, few tiles) splits each tile's K over two
-// CTAs whose sums meet in the workspace; run twice, so the second launch
-// finds the flags the first left clear.
+// A decode-like shape (M = 128, few tiles) splits each tile's K over two or
+// four CTAs whose sums meet in the workspace (17 FP4 K blocks in four
+// uneven ranges, 9 FP8 ones in two); run twice, so the second launch finds
+// the flags the first left clear.
 TEST_F(GemmAmaxSm90aGpu, DecodeShapeSplitsK) {
   const Shape decode{.m = 128, .n = 2064, .k = 1088, .l = 1};
   for (ops::BlockScaledFormat f : {ops::kMxfp8E4m3, ops::kNvfp4, ops::kMxfp4}) {
     ops::GemmAmaxProblem p;
     p.m = decode.m, p.n = decode.n, p.k = decode.k, p.l = 1, p.ab_dtype = f.data, p.vec = f.vec;
-    EXPECT_EQ(ops::sm90a_gemm_amax_tiling(p, Device::cuda(0)).splits, 2) << p.describe();
+    EXPECT_GE(ops::sm90a_gemm_amax_tiling(p, Device::cuda(0)).splits, 2) << p.describe();
     for (int run = 0; run < 2; ++run) against_reference(f, DType::bf16, false, decode);
   }
 }

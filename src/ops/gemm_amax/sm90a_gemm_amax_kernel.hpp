@@ -61,15 +61,19 @@ inline constexpr int kSm90aGemmAmaxTileK = 64;  // one 128-byte swizzled row of 
 // each raw stage carries per operand.
 inline constexpr std::uint32_t kScalePiece = 512;
 
-// 128 x 128 only: an m64n256 accumulator needs more than the 128 registers
-// per thread that 512 threads leave (ptxas asks for 154).
+// 128 x 128 at most: an m64n256 accumulator's wgmma needs 158 registers per
+// thread, and ptxas compiles every thread of the CTA within 65536 / threads
+// (rounded down to 8: 128 for 512 threads, 96 for 640) whatever setmaxnreg
+// later grants ("Insufficient registers (96) to compile instruction").
 struct Sm90aGemmAmaxTiling {
   int tile_n = 128;
-  int stages = 6;      // bf16 B stages, 16 KB each at 128 x 128
+  int stages = 8;      // bf16 B stages, 16 KB each at 128 x 128
   int raw_stages = 6;  // raw stages: A's and B's codes and scale pieces
-  // Dequantizer warpgroups (1 or 2): 2 puts two dequantizer warps on each
-  // SM sub-partition, one hiding the other's latencies.
-  int dequant_warpgroups = 2;
+  // Dequantizer warpgroups (1 or 2). One leaves the CTA 512 threads, so
+  // ptxas gives each 128 registers instead of 96 (the consumers' fragments
+  // and addresses then stay in registers): 436 against 401 TFLOP/s for
+  // NVFP4 at 8192^3, though one warp per SM sub-partition dequantizes B.
+  int dequant_warpgroups = 1;
   // MXFP8 (e4m3/e5m2 codes, e8m0 scales per 32) without dequantizing: the
   // raw stages hold 128 codes of K in TMA's 128-byte swizzle, each scale
   // block is one FP8 wgmma m64nNk32 into a partial sum, and the consumers

@@ -193,11 +193,11 @@ class Sm90aPath final : public GemmAmaxPath {
 // most half as many, 128 x 128 with K split in two or four (the decode
 // shape M = 128: 64 tiles, 128 units on 132 SMs); in between, 128 x 64. Or
 // the mma tile the options ask for (split-K still where tiles are few).
-// FP4 takes the dequantizer: six bf16 B stages and six raw stages (125 KB at
-// 128 x 128); MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of
+// FP4 takes the dequantizer: eight bf16 B stages and six raw stages (182 KB
+// at 128 x 128); MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of
 // 37 KB at 128 x 128, six of 28 KB at 128 x 64. (128 x 256 would need 158
-// registers per consumer thread for its wgmma, and ptxas gives each thread
-// of a 640-thread CTA 96, setmaxnreg or not.)
+// registers per consumer thread for its wgmma: more than ptxas gives any
+// thread of a CTA with a dequantizer warpgroup.)
 Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
   t.fp8_mma = p.ab_dtype != DType::e2m1;  // FP8 data comes with e8m0 scales per 32 (check_support)
@@ -219,9 +219,6 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
     }
   }
   if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
-  // FP4 at 128 x 64: B's 64 rows keep one dequantizer warpgroup busy (a
-  // second one idled half its threads: 6% slower at 128x8192x8192).
-  if (t.tile_n == 64) t.dequant_warpgroups = 1;
   return t;
 }
 

@@ -67,7 +67,7 @@ inline constexpr std::uint32_t kScalePiece = 512;
 // later grants ("Insufficient registers (96) to compile instruction").
 struct Sm90aGemmAmaxTiling {
   int tile_n = 128;
-  int stages = 8;      // bf16 B stages, 16 KB each at 128 x 128
+  int stages = 6;      // bf16 B stages, 16 KB each at 128 x 128
   int raw_stages = 6;  // raw stages: A's and B's codes and scale pieces
   // Dequantizer warpgroups (1 or 2). One leaves the CTA 512 threads, so
   // ptxas gives each 128 registers instead of 96 (the consumers' fragments

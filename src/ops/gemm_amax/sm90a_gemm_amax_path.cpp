@@ -193,8 +193,8 @@ class Sm90aPath final : public GemmAmaxPath {
 // most half as many, 128 x 128 with K split in two or four (the decode
 // shape M = 128: 64 tiles, 128 units on 132 SMs); in between, 128 x 64. Or
 // the mma tile the options ask for (split-K still where tiles are few).
-// FP4 takes the dequantizer: eight bf16 B stages and six raw stages (182 KB
-// at 128 x 128); MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of
+// FP4 takes the dequantizer: six bf16 B stages and six raw stages (150 KB
+// at 128 x 128; eight or ten B stages measured no faster); MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of
 // 37 KB at 128 x 128, six of 28 KB at 128 x 64. (128 x 256 would need 158
 // registers per consumer thread for its wgmma: more than ptxas gives any
 // thread of a CTA with a dequantizer warpgroup.)

@@ -44,6 +44,12 @@ void expect_pass(const GemmAmaxCase& c, std::uint32_t seed) {
   EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches" << all;
 }
 
+// A data format with its scales.
+struct ScaledFormat {
+  DType ab, sf;
+  int vec;
+};
+
 GemmAmaxCase sm90a_case(DType ab, DType c_dtype) {
   GemmAmaxCase c;
   c.ab = ab, c.c = c_dtype, c.tile = std::nullopt;
@@ -109,18 +115,13 @@ TEST(GemmAmaxSm90aSim, ManyTilesPerCtaAndATail) {
   expect_pass(c, 751);
 }
 
-// 128 x 64 tiles (the default where 128-column tiles leave SMs idle, as at
-// the decode shape M = 128): B tiles take half of a 128-row scale piece,
-// and FP4's 128-row dequantizer pass is half idle. Every format, a ragged
-// N, two batches.
+// 128 x 64 tiles (the default where 128-column tiles would leave SMs idle
+// but are too many to split along K): B tiles take half of a 128-row scale
+// piece. Every format, a ragged N, two batches.
 TEST(GemmAmaxSm90aSim, NarrowTilesForEveryFormat) {
-  struct Format {
-    DType ab, sf;
-    int vec;
-  };
   int i = 0;
-  for (Format f : {Format{DType::e4m3, DType::e8m0, 32}, Format{DType::e5m2, DType::e8m0, 32},
-                   Format{DType::e2m1, DType::e8m0, 32}, Format{DType::e2m1, DType::e4m3, 16}}) {
+  for (ScaledFormat f : {ScaledFormat{DType::e4m3, DType::e8m0, 32}, ScaledFormat{DType::e5m2, DType::e8m0, 32},
+                         ScaledFormat{DType::e2m1, DType::e8m0, 32}, ScaledFormat{DType::e2m1, DType::e4m3, 16}}) {
     GemmAmaxCase c = sm90a_case(f.ab, i % 2 ? DType::bf16 : DType::f32);
     c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 200, c.k = 128, c.l = 2;
     c.tile = GemmAmaxTile{128, 64};
@@ -265,13 +266,9 @@ TEST(GemmAmaxSm90aSim, LargeAndSmallScalesConvertExactly) {
 // A and B and a K that ends inside a stage (the last K block's trailing scale
 // blocks are padding) still match the reference.
 TEST(GemmAmaxSm90aSim, NaNScalePaddingStaysOutOfC) {
-  struct Format {
-    DType ab, sf;
-    int vec;
-  };
   int i = 0;
-  for (Format f : {Format{DType::e4m3, DType::e8m0, 32}, Format{DType::e2m1, DType::e8m0, 32},
-                   Format{DType::e2m1, DType::e4m3, 16}}) {
+  for (ScaledFormat f : {ScaledFormat{DType::e4m3, DType::e8m0, 32}, ScaledFormat{DType::e2m1, DType::e8m0, 32},
+                         ScaledFormat{DType::e2m1, DType::e4m3, 16}}) {
     GemmAmaxCase c = sm90a_case(f.ab, DType::f32);
     c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 72, c.k = 96;
     auto s = make_sm90a(c, 830 + static_cast<std::uint32_t>(i++));

@@ -5,9 +5,10 @@
 // e8m0 scale, or an E2M1 value times an e8m0 or e4m3 scale, is exact in bf16
 // (REFERENCE.md), so bf16 wgmma on dequantized operands computes the
 // block-scaled product exactly: the dequantizer below takes E2M1 (MXFP4,
-// NVFP4). One CTA of five warpgroups (four with one
-// dequantizer warpgroup) walks the output tiles (128 x tile_n) persistently;
-// setmaxnreg gives the consumers what the producer and dequantizers leave:
+// NVFP4). One CTA of four warpgroups (five with a second dequantizer
+// warpgroup) walks the output tiles (128 x tile_n) persistently, or with
+// split-K (tiling.splits) the tiles' K ranges; setmaxnreg hands the
+// producer's and dequantizers' registers to the consumers at run time:
 //  - warpgroup 2, the producer: one thread TMA-loads the raw bytes of A
 //    (128 rows x 64 E2M1 codes of K, 32 bytes) and B (tile_n x 64),
 //    and the 512 bytes of SFA and SFB that hold those rows' scales, into
@@ -38,7 +39,9 @@
 // them, and each 32-code scale block's partial sum is scaled and added in
 // f32; the producer warpgroup's warps 1-3 turn each stage's scale pieces
 // into f32 (barrier `ready`), and the consumers free raw stages themselves.
-// Out-of-range rows and K are TMA's zero fill, and their scales are taken as 0.
+// Out-of-range rows and K are TMA's zero fill; scales past K are taken as
+// 0 (the layout's padding may hold NaN), those of rows past M or N as they
+// are (their sums are neither stored nor counted in amax).
 //
 // Parameters: map_a, map_b (u8 tensor maps of the raw bytes), map_sfa,
 // map_sfb (u8 tensor maps of the scale bytes as 256-byte rows; grid

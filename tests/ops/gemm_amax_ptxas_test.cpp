@@ -59,17 +59,15 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
     p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
     p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {200, 1, 300 * 200};
     std::vector<Sm90aGemmAmaxTiling> tilings;
-    for (int tile_n : {128, 64}) {
-      if (c.ab == DType::e2m1)
-        for (int dq : {1, 2}) tilings.push_back({.tile_n = tile_n, .dequant_warpgroups = dq});
-      else
-        tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
+    if (c.ab == DType::e2m1) {
+      // Converting consumers at 128 x 256 and 128 x 128, dequantizer warpgroups at 128 x 64.
+      for (int tile_n : {256, 128}) tilings.push_back({.tile_n = tile_n});
+      for (int dq : {1, 2}) tilings.push_back({.tile_n = 64, .stages = 6, .raw_stages = 6, .dequant_warpgroups = dq});
+    } else {
+      for (int tile_n : {128, 64}) tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
     }
-    // Split-K as the decode shape takes it: the widest tiles (and the most
-    // dequantizer warpgroups), K in ranges.
-    Sm90aGemmAmaxTiling split = tilings.back();
-    for (const Sm90aGemmAmaxTiling& t : tilings)
-      if (t.tile_n > split.tile_n || (t.tile_n == split.tile_n && t.dequant_warpgroups > split.dequant_warpgroups)) split = t;
+    // Split-K as the decode shape takes it: the widest tiles, K in ranges.
+    Sm90aGemmAmaxTiling split = tilings.front();
     split.splits = 2;
     tilings.push_back(split);
     for (const Sm90aGemmAmaxTiling& t : tilings)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -54,9 +55,16 @@ class AmaxKernel {
  public:
   AmaxKernel(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t)
       : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a) {
-    // A stage's scale piece covers 128 rows: the whole A tile, one or two B tiles.
-    if (t.tile_n != 128 && t.tile_n != 64)
-      throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 64 or 128");
+    // The converting consumers split 128 + tile_n rows evenly over their
+    // threads; an m64n256 accumulator fits only their 384-thread CTA.
+    const bool wide = t.tile_n == 256;
+    if (t.tile_n != 64 && t.tile_n != 128 && t.tile_n != 256)
+      throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 64, 128 or 256");
+    if (converting() && (t.tile_n == 64 || t.stages != 3))
+      throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + ", " + std::to_string(t.stages) +
+                     " stages with converting consumers; they take tile_n 128 or 256 and 3 stages");
+    if (wide && !converting())
+      throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting consumers (E2M1, no dequantizer warpgroups)");
     // The dequantizer converts E2M1; FP8 (MXFP8 only) takes fp8_mma.
     if (fp4() == t.fp8_mma)
       throw OpsError("sm90a gemm_amax kernel: " + std::string(runtime::name(p.ab_dtype)) + " data " +
@@ -79,6 +87,8 @@ class AmaxKernel {
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
   Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
+  // The consumers convert both operands (no dequantizer warpgroup).
+  bool converting() const { return !t_.fp8_mma && t_.dequant_warpgroups == 0; }
   std::uint32_t raw_row_bytes() const { return sm90a_gemm_amax_raw_row_bytes(p_.ab_dtype, t_); }
   void advance(const Reg& stage, const Reg& phase, int stages);
   void producer();
@@ -86,7 +96,7 @@ class AmaxKernel {
   void convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, int tile_rows,
                       const Reg& kb, const Reg& thread);
   void dequantizer();
-  // Which raw chunks a dequantizer thread converts.
+  // Which raw chunks a converting thread (dequantizer or converting consumer) takes.
   struct ChunkMap {
     int chunks, codes, row_step, scales;  // chunks per row, codes per chunk, rows per pass, scales per chunk
     Reg c, row_in, swz;                   // the thread's chunk, first row, row % 8
@@ -112,6 +122,20 @@ class AmaxKernel {
   void apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded);
   void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
   void consumer();
+  // Converting consumers: the rows a thread converts per K block, m.row_step
+  // apart through A's 128 and B's tile_n. Each pass's reads and store are
+  // the first pass's plus constants (convert_rows), which keeps registers
+  // for the m64n256 accumulators.
+  struct ConvertRows {
+    RowReads first;  // A's row m.row_in
+    Reg store;       // its first 16-byte chunk in a bf16 stage, before the xor of chunk q
+  };
+  ConvertRows convert_rows(const ChunkMap& m);
+  void convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb,
+                     const Reg& cstage);
+  void mainloop_converting(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+                           const Reg& rstage, const Reg& rphase, const ChunkMap& m, const ConvertRows& rows,
+                           const TileCoords& t);
   Reg stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes);
   // The consumer thread's two rows of A (r and r + 8) and its first code in each K block.
   struct ARows {
@@ -129,8 +153,8 @@ class AmaxKernel {
   Reg partial_index(const TileCoords& t, const Reg& split, const Reg& cw);
   Reg partial_slot(const TileCoords& t, const Reg& split, const Reg& cw);
   Reg partial_flag(const TileCoords& t, const Reg& split, const Reg& cw);
-  void store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
-                  const Pred& in0, const Pred& in1);
+  void store_pair(const Reg& v0, const Reg& v1, const Reg& address, std::int64_t offset, const Pred& in0,
+                  const Pred& in1);
 
   const GemmAmaxProblem& p_;
   Sm90aGemmAmaxTiling t_;
@@ -177,7 +201,7 @@ ptx::Module AmaxKernel::build() {
                        t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + kConsumers));
       if (t_.fp8_mma) k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
     }
-    for (int st = 0; !t_.fp8_mma && st < t_.stages; ++st) {
+    for (int st = 0; !t_.fp8_mma && !converting() && st < t_.stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
       k_.mbarrier_init(at(base_, smem_.empty + 8 * st), kConsumers);
     }
@@ -259,7 +283,8 @@ void AmaxKernel::producer() {
       k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
         Reg full = barrier(smem_.raw_full, stage);
         k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), phase ^ 1);
-        k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes() + 2 * kScalePiece);
+        k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes() +
+                                                   (1 + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
         Reg kx = kb * raw_row_bytes();  // bytes along K
         k_.tma_load(at(base_ + smem_.raw_a + stage * smem_.raw_a_stage), map_a_, {kx, t.m0, t.batch}, at(full));
         k_.tma_load(at(base_ + smem_.raw_b + stage * smem_.raw_b_stage), map_b_, {kx, t.n0, t.batch}, at(full));
@@ -272,7 +297,11 @@ void AmaxKernel::producer() {
         Reg piece_a = (t.batch * imm(sfa.row_tiles()) + (t.m0 >> 7)) * imm(sfa.k_tiles()) + group;
         Reg piece_b = (t.batch * imm(sfb.row_tiles()) + (t.n0 >> 7)) * imm(sfb.k_tiles()) + group;
         k_.tma_load(at(base_ + smem_.raw_sfa + stage * kScalePiece), map_sfa_, {0u, piece_a << 1}, at(full));
-        k_.tma_load(at(base_ + smem_.raw_sfb + stage * kScalePiece), map_sfb_, {0u, piece_b << 1}, at(full));
+        // A 256-row B tile takes the pieces of two row tiles (past N: zero
+        // fill, or the next batch's scales, for sums nobody stores).
+        for (int i = 0; i < sm90a_gemm_amax_sfb_pieces(t_); ++i)
+          k_.tma_load(at(base_ + smem_.raw_sfb + stage * smem_.raw_sfb_stage, i * kScalePiece), map_sfb_,
+                      {0u, (piece_b + imm(i * sfb.k_tiles())) << 1}, at(full));
         advance(stage, phase, t_.raw_stages);
       });
     });
@@ -293,7 +322,7 @@ void AmaxKernel::scale_converter() {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
       Reg out = base_ + smem_.scales + stage * smem_.scales_stage;
       convert_scales(true, base_ + smem_.raw_sfa + stage * kScalePiece, out, t.m0, kTileM, kb, thread);
-      convert_scales(false, base_ + smem_.raw_sfb + stage * kScalePiece, out + imm(4 * 4 * kTileM), t.n0, t_.tile_n,
+      convert_scales(false, base_ + smem_.raw_sfb + stage * smem_.raw_sfb_stage, out + imm(4 * 4 * kTileM), t.n0, t_.tile_n,
                      kb, thread);  // A's 4 blocks x 128 rows, then B's
       k_.mbarrier_arrive(at(barrier(smem_.ready, stage)));
       advance(stage, phase, t_.raw_stages);
@@ -354,7 +383,7 @@ void AmaxKernel::dequantizer() {
     k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
       // The consumers dequantize A themselves (dequant_a_fragments).
-      Reg sf_stage = base_ + smem_.raw_sfb + rstage * kScalePiece;
+      Reg sf_stage = base_ + smem_.raw_sfb + rstage * smem_.raw_sfb_stage;
       std::vector<Regs> scales;
       for (const RowReads& row : rows) scales.push_back(row_scales(sf_stage, row, kb, code0, m.scales));
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
@@ -464,18 +493,19 @@ void AmaxKernel::dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out
   }
 }
 
-// The raw row (64 E2M1 codes) is 2 16-byte chunks; dequantizer thread t of
-// T takes chunk t % 2 of rows t / 2 + (T / 2) i: a warp reads 512
-// contiguous bytes, and its bf16 writes (8-byte pairs, dequant_b) cover all
-// 32 banks once the swizzle is applied.
+// The raw row (64 E2M1 codes) is 2 16-byte chunks; converting thread t of
+// T (the dequantizer warpgroups' or the two consumer warpgroups') takes
+// chunk t % 2 of rows t / 2 + (T / 2) i: a warp reads 512 contiguous
+// bytes, and its bf16 writes cover all 32 banks once the swizzle is applied.
 AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   ChunkMap m;
   m.chunks = static_cast<int>(raw_row_bytes() / 16);
   m.codes = kSm90aGemmAmaxTileK / m.chunks;
-  m.row_step = 128 * t_.dequant_warpgroups / m.chunks;
+  const int threads = 128 * (converting() ? kConsumers : t_.dequant_warpgroups);
+  m.row_step = threads / m.chunks;
   // FP4 with 16-code blocks has two scales per chunk (words 0-1 and 2-3).
   m.scales = m.codes / std::min(m.codes, p_.vec);
-  Reg t = tid_ - imm(128 * kDequantWg0);
+  Reg t = converting() ? tid_ : tid_ - imm(128 * kDequantWg0);
   m.c = t & 1u;
   m.row_in = t >> 1u;  // two chunks per row
   m.swz = m.row_in & 7u;  // row % 8, the same for rows + row_step i
@@ -539,7 +569,8 @@ void AmaxKernel::consumer() {
   // K-major tiles of 128-byte rows (bf16, or the FP8 codes with fp8_mma):
   // 8-row atoms (SBO = one atom; LBO unused with the 128-byte swizzle,
   // encoded as 16).
-  Reg b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b);
+  // (Converting consumers' bf16 stages hold A's 128 rows, then B's.)
+  Reg b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b + (converting() ? kTileM * kRow : 0));
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   Reg thread_max = k_.mov(u32, 0u);
@@ -549,6 +580,15 @@ void AmaxKernel::consumer() {
     const Regs part[2] = {k_.regs(f32, t_.tile_n / 4, "part"), k_.regs(f32, t_.tile_n / 4, "part_next")};
     for_each_tile([&](const TileCoords& t) {
       mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw, t);
+      finish_tile(acc, t, cw, thread_max);
+    });
+  } else if (converting()) {
+    Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.b + cw * (64 * kRow), 16, kAtom);
+    const ChunkMap m = chunk_map();
+    const ConvertRows rows = convert_rows(m);
+    Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
+    for_each_tile([&](const TileCoords& t) {
+      mainloop_converting(acc, desc_a0, desc_b0, stage, rstage, rphase, m, rows, t);
       finish_tile(acc, t, cw, thread_max);
     });
   } else {
@@ -579,6 +619,84 @@ void AmaxKernel::consumer() {
     k_.ld(Space::shared, u32, cta_max, at(cta_amax));
     k_.red(Space::global, AtomOp::max, u32, at(amax_), cta_max);
   });
+}
+
+// Converting consumers: the thread's rows are m.row_in + f, f = 0,
+// m.row_step, ... through A's 128 and B's tile_n rows, the bf16 stage's row
+// m.row_in + f (A's, then B's), its 64 codes in K order: the thread's chunk
+// c (32 codes, four 16-byte chunks of bf16) at 16-byte chunks (4c + q) ^
+// (row % 8), the 128-byte swizzle. As m.row_step divides 128, every row's
+// raw offset, scale site and store are those of m.row_in plus constants.
+AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m) {
+  return {{m.row_in * raw_row_bytes() + (m.c << 4), scale_site(m.row_in, m.c * imm(m.codes))},
+          (m.row_in * kRow) | (((m.c << 2) ^ m.swz) << 4)};
+}
+
+// Raw stage `rstage` (K block kb) to bf16 stage `cstage`, then the raw
+// stage goes back to the producer.
+void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase,
+                               const Reg& kb, const Reg& cstage) {
+  k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
+  Reg code0 = m.c * imm(m.codes);
+  Reg raw_a = base_ + smem_.raw_a + rstage * smem_.raw_a_stage + rows.first.raw;
+  Reg raw_b = base_ + smem_.raw_b + rstage * smem_.raw_b_stage + rows.first.raw;
+  Reg sf_a = base_ + smem_.raw_sfa + rstage * kScalePiece, sf_b = base_ + smem_.raw_sfb + rstage * smem_.raw_sfb_stage;
+  Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
+  for (int f = 0; f < kTileM + t_.tile_n; f += m.row_step) {
+    const bool b = f >= kTileM;
+    const int row = b ? f - kTileM : f;  // in the operand: row m.row_in + row
+    // Its scales: the piece of its 128 rows, the word of row % 128 (scale_site).
+    const int site = row / 128 * static_cast<int>(kScalePiece) + (row % 128 >> 5 << 2);
+    Regs scales = row_scales((b ? sf_b : sf_a) + imm(site), rows.first, kb, code0, m.scales);
+    Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
+    k_.ld(Space::shared, b32, w, at(b ? raw_b : raw_a, row * static_cast<std::int64_t>(raw_row_bytes())));
+    Regs out;
+    for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
+    dequant_words(w, scales, out);
+    for (int q = 0; q < m.codes / 8; ++q)
+      k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * static_cast<std::int64_t>(kRow)),
+            Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
+  }
+  k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
+  advance(rstage, rphase, t_.raw_stages);
+}
+
+// Converting consumers: K block kb's four wgmma m64n<tile_n>k16 (A and B
+// from bf16 stage `stage`) run while the two warpgroups convert block kb + 1
+// into the next stage. Three stages, one named barrier per block: a stage
+// is written again two blocks after it was read, and each warpgroup waited
+// for its own wgmma of that block (wait_group 1) before the barrier that
+// the other passed since (PTX ISA 9.7.15.6, wgmma.wait_group); the stores
+// reach the async proxy behind fence.proxy.async before the barrier.
+void AmaxKernel::mainloop_converting(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+                                     const Reg& rstage, const Reg& rphase, const ChunkMap& m,
+                                     const ConvertRows& rows, const TileCoords& t) {
+  const std::uint32_t both = 1;  // the named barrier of the two consumer warpgroups
+  auto next = [&](const Reg& s) {
+    Reg n = s + 1u;
+    k_.selp(n, 0u, n, n == imm(t_.stages));
+    return n;
+  };
+  auto publish = [&] {
+    k_.fence_proxy_async_shared();
+    k_.bar_sync(both, 128 * kConsumers);
+  };
+  convert_stage(m, rows, rstage, rphase, t.kb0, stage);
+  publish();
+  k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
+    Reg da = stage_descriptor(desc_a0, stage, smem_.b_stage), db = stage_descriptor(desc_b0, stage, smem_.b_stage);
+    Pred accumulate = kb != t.kb0;
+    k_.wgmma_fence();
+    for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s)  // each k16 step moves 32 bytes along the rows
+      k_.wgmma_mma_async(bf16, bf16, acc, da + static_cast<std::uint64_t>(2 * s), db + static_cast<std::uint64_t>(2 * s),
+                         s == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k, WgmmaMajor::k);
+    k_.wgmma_commit_group();
+    k_.mov(stage, next(stage));
+    k_.if_then(kb + 1u < t.kb1, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, stage); });
+    k_.wgmma_wait_group(1);
+    publish();
+  });
+  k_.wgmma_wait_group(0);
 }
 
 // The wgmma descriptor of stage `stage`'s tile, stages `stage_bytes`
@@ -815,17 +933,32 @@ Reg AmaxKernel::partial_flag(const TileCoords& t, const Reg& split, const Reg& c
 
 // Accumulator pair i of an m64nN wgmma (PTX ISA 9.7.15.5.1.1, the D
 // fragment): row 16·warp + lane/4 + 8·((i/2) % 2) of the warpgroup's 64,
-// columns 8·(i/4) + 2·(lane%4) + {0, 1}.
+// columns 8·(i/4) + 2·(lane%4) + {0, 1}. The thread's two rows' addresses
+// at its first column are computed once; the pairs are constants from them
+// (registers are scarce beside 128 accumulators).
 void AmaxKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max) {
+  const std::int64_t es = runtime::bits(p_.c_dtype) / 8;
   Reg lane = tid_ & 31u;
   Reg row_base = t.m0 + cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);
   Reg col_base = t.n0 + ((lane & 3u) << 1);
+  Reg first = k_.reg(u64), part = k_.reg(u64);
+  k_.mul_wide(first, col_base, imm(p_.c.col * es));
+  k_.mul_wide(part, t.batch, imm(p_.c.batch * es));
+  k_.add(first, first, part);
+  Reg address[2];
+  std::optional<Pred> row_in[2];
+  for (int h = 0; h < 2; ++h) {
+    Reg row = row_base + imm(8 * h);
+    row_in[h] = row < imm(p_.m);
+    k_.mul_wide(part, row, imm(p_.c.row * es));
+    address[h] = c_ + first + part;
+  }
   for (int i = 0; i < t_.tile_n / 2; i += 2) {
-    Reg row = row_base + imm(8 * ((i / 2) % 2));
-    Reg col = col_base + imm(8 * (i / 4));
-    Pred row_in = row < imm(p_.m);
-    Pred in0 = row_in && (col < imm(p_.n));
-    Pred in1 = row_in && (col < imm(p_.n - 1));
+    const int h = (i / 2) % 2;
+    const std::int64_t col = 8 * (i / 4);  // past col_base
+    if (col >= p_.n) continue;  // past N in every tile
+    Pred in0 = *row_in[h] && (col_base < imm(p_.n - col));
+    Pred in1 = *row_in[h] && (col_base < imm(p_.n - 1 - col));
     const Reg& v0 = acc[static_cast<std::size_t>(i)];
     const Reg& v1 = acc[static_cast<std::size_t>(i + 1)];
     // Past M or N the accumulator is A's NaN times B's zero fill, or the
@@ -838,24 +971,25 @@ void AmaxKernel::epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, c
       k_.selp(kept, magnitude, 0u, e ? in1 : in0);
       k_.max(thread_max, thread_max, kept);
     }
-    store_pair(v0, v1, row, col, t.batch, in0, in1);
+    // st's immediate offset is 32-bit signed (PTX ISA 6.4.1, addresses as operands).
+    const std::int64_t offset = col * p_.c.col * es;
+    if (offset + p_.c.col * es <= std::numeric_limits<std::int32_t>::max()) {
+      store_pair(v0, v1, address[h], offset, in0, in1);
+    } else {
+      Reg far = k_.reg(u64);
+      k_.add(far, address[h], static_cast<std::uint64_t>(offset));
+      store_pair(v0, v1, far, 0, in0, in1);
+    }
   }
 }
 
-// C[row, col] = v0 and C[row, col + 1] = v1 where in range. n-major C holds
-// them side by side at an even column, so one 8- or 4-byte store takes both
-// (aligned: C's base and row stride are multiples of 16 bytes); m-major C
-// takes two stores.
-void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const Reg& col, const Reg& batch,
-                            const Pred& in0, const Pred& in1) {
+// C[row, col] = v0 and C[row, col + 1] = v1 where in range, C[row, col] at
+// `address` + `offset`. n-major C holds them side by side at an even
+// column, so one 8- or 4-byte store takes both (aligned: C's base and row
+// stride are multiples of 16 bytes); m-major C takes two stores.
+void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& address, std::int64_t offset, const Pred& in0,
+                            const Pred& in1) {
   const int es = runtime::bits(p_.c_dtype) / 8;
-  Reg offset = k_.reg(u64), part = k_.reg(u64);
-  k_.mul_wide(offset, row, imm(p_.c.row * es));
-  k_.mul_wide(part, col, imm(p_.c.col * es));
-  k_.add(offset, offset, part);
-  k_.mul_wide(part, batch, imm(p_.c.batch * es));
-  k_.add(offset, offset, part);
-  Reg address = c_ + offset;
   const bool wide = p_.c_dtype == DType::f32;
   const Type half = p_.c_dtype == DType::f16 ? f16 : bf16;
   auto store_one = [&](const Reg& v, const Addr& where) {
@@ -868,22 +1002,22 @@ void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& row, const 
     k_.st(Space::global, b16, where, h);
   };
   if (p_.c.col != 1) {
-    k_.guarded(in0, [&] { store_one(v0, at(address)); });
-    k_.guarded(in1, [&] { store_one(v1, at(address, static_cast<std::int64_t>(p_.c.col * es))); });
+    k_.guarded(in0, [&] { store_one(v0, at(address, offset)); });
+    k_.guarded(in1, [&] { store_one(v1, at(address, offset + static_cast<std::int64_t>(p_.c.col * es))); });
     return;
   }
   if (wide) {
     k_.if_else(
-        in1, [&] { k_.st(Space::global, f32, at(address), Regs{v0, v1}); },
-        [&] { k_.guarded(in0, [&] { k_.st(Space::global, f32, at(address), v0); }); });
+        in1, [&] { k_.st(Space::global, f32, at(address, offset), Regs{v0, v1}); },
+        [&] { k_.guarded(in0, [&] { k_.st(Space::global, f32, at(address, offset), v0); }); });
     return;
   }
   Reg packed = k_.reg(b32);  // v0 in the low half, the lower address
   k_.cvt_pack(half == f16 ? f16x2 : bf16x2, packed, v1, v0);
   Reg low = k_.reg(b16);
   k_.cvt(u16, u32, low, packed);
-  k_.guarded(in1, [&] { k_.st(Space::global, b32, at(address), packed); });
-  k_.guarded(in0 && !in1, [&] { k_.st(Space::global, b16, at(address), low); });
+  k_.guarded(in1, [&] { k_.st(Space::global, b32, at(address, offset), packed); });
+  k_.guarded(in0 && !in1, [&] { k_.st(Space::global, b16, at(address, offset), low); });
 }
 
 }  // namespace
@@ -893,7 +1027,9 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   // Bytes per raw row: 128 FP8 codes with fp8_mma, else 64 E2M1 codes (the
   // dequantizer's only format).
   const std::uint32_t raw_row = t.fp8_mma ? 128 : 32;
-  m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n) * kRow;
+  // Converting consumers keep A's 128 rows in the bf16 stage too, before B's.
+  const bool converting = !t.fp8_mma && t.dequant_warpgroups == 0;
+  m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n + (converting ? kTileM : 0)) * kRow;
   m.raw_a_stage = kTileM * raw_row;
   m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * raw_row;
   m.scales_stage = t.fp8_mma ? 4 * 4 * static_cast<std::uint32_t>(kTileM + scale_block_floats(false, t.tile_n)) : 0;
@@ -902,8 +1038,9 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   m.raw_a = m.b + stages * m.b_stage;
   m.raw_b = m.raw_a + raw * m.raw_a_stage;
   m.raw_sfa = m.raw_b + raw * m.raw_b_stage;
+  m.raw_sfb_stage = static_cast<std::uint32_t>(sm90a_gemm_amax_sfb_pieces(t)) * kScalePiece;
   m.raw_sfb = m.raw_sfa + raw * kScalePiece;
-  m.scales = m.raw_sfb + raw * kScalePiece;
+  m.scales = m.raw_sfb + raw * m.raw_sfb_stage;
   m.raw_full = m.scales + raw * m.scales_stage;
   m.raw_empty = m.raw_full + 8 * raw;
   m.ready = m.raw_empty + 8 * raw;

@@ -4,41 +4,48 @@
 // Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
 // e8m0 scale, or an E2M1 value times an e8m0 or e4m3 scale, is exact in bf16
 // (REFERENCE.md), so bf16 wgmma on dequantized operands computes the
-// block-scaled product exactly: the dequantizer below takes E2M1 (MXFP4,
-// NVFP4). One CTA of four warpgroups (five with a second dequantizer
-// warpgroup) walks the output tiles (128 x tile_n) persistently, or with
-// split-K (tiling.splits) the tiles' K ranges; setmaxnreg hands the
-// producer's and dequantizers' registers to the consumers at run time:
-//  - warpgroup 2, the producer: one thread TMA-loads the raw bytes of A
-//    (128 rows x 64 E2M1 codes of K, 32 bytes) and B (tile_n x 64),
-//    and the 512 bytes of SFA and SFB that hold those rows' scales, into
-//    `raw_stages` stages;
-//  - warpgroups 3 (and 4), the dequantizer: converts each raw stage's B to
-//    bf16 = value x scale and writes it into `stages` bf16 stages laid out
-//    as TMA's 128-byte swizzle would (16-byte chunk c of row r at chunk
-//    c ^ (r % 8)), which the K-major wgmma descriptor reads, each row's 64
-//    codes in the order of the consumers' A fragments (below). The codes
-//    take integer bit moves (prmt, multiply, mask: the code in a bf16's
-//    fields) and exact mul.bf16x2 (the format's bias and the scale built as
-//    bf16 bits);
-//  - warpgroups 0 and 1, the consumers: 64 rows each; each thread
-//    dequantizes its rows' 16 consecutive codes of A per K block the same
-//    way, straight into wgmma's register-A fragments (no bf16 A in shared
-//    memory), then wgmma m64n<tile_n>k16 with B from the bf16 stages; K is
-//    permuted alike in both operands, which leaves the sum unchanged. The
-//    epilogue stores C (f32, bf16 or f16) with st.global and folds max
-//    |acc| (the sign-cleared bits, unsigned max: a NaN stays on top) per
-//    thread, per warp (redux.sync), per CTA (a shared atomic), then one
-//    red.global.max.u32 per CTA.
-// Barriers: raw full (TMA transaction bytes) / raw empty (every dequantizer
-// and consumer thread), bf16 full (every dequantizer thread, after
-// fence.proxy.async) / bf16 empty (one arrival per consumer warpgroup).
+// block-scaled product exactly. The codes take integer bit moves (prmt,
+// multiply, mask: the code in a bf16's fields) and exact mul.bf16x2 (the
+// format's bias and the scale built as bf16 bits). One CTA walks the output
+// tiles (128 x tile_n) persistently, or with split-K (tiling.splits) the
+// tiles' K ranges; setmaxnreg hands the producer's (and dequantizers')
+// registers to the consumers at run time. Warpgroup 2 is the producer: one
+// thread TMA-loads the raw bytes of A (128 rows x one K block of codes) and
+// B (tile_n rows), and the 512-byte pieces of SFA and SFB that hold those
+// rows' scales, into `raw_stages` stages. Then one of three schemes:
+//
+// E2M1 (MXFP4, NVFP4), converting consumers (dequant_warpgroups 0, tiles
+// 128 x 256 or 128 x 128, 384 threads): warpgroups 0 and 1 convert each
+// raw stage, A's 128 rows and B's tile_n, to bf16 in one of three bf16
+// stages laid out as TMA's 128-byte swizzle would (16-byte chunk c of row r
+// at chunk c ^ (r % 8)), then run wgmma m64n<tile_n>k16 with both operands
+// from it, converting the next K block while it runs. A named barrier per K
+// block orders the two warpgroups' stores before either's wgmma reads them.
+// A CTA this small is what lets ptxas give the m64n256 accumulators their
+// registers (it compiles every thread within 65536 / threads).
+//
+// E2M1 with dequantizer warpgroups (128 x 64 tiles): warpgroups 3 (and 4)
+// convert each raw stage's B into `stages` bf16 stages, each row's 64 codes
+// in the order of the consumers' A fragments; the consumers (warpgroups 0
+// and 1, 64 rows each) dequantize their rows' 16 consecutive codes of A per
+// K block straight into wgmma's register-A fragments, then wgmma with B
+// from the bf16 stages; K is permuted alike in both operands, which leaves
+// the sum unchanged.
 //
 // MXFP8 (Sm90aGemmAmaxTiling::fp8_mma) skips the dequantizer: the raw stages
 // hold 128 codes of K in the 128-byte swizzle, the consumers' FP8 wgmma read
 // them, and each 32-code scale block's partial sum is scaled and added in
 // f32; the producer warpgroup's warps 1-3 turn each stage's scale pieces
 // into f32 (barrier `ready`), and the consumers free raw stages themselves.
+//
+// The epilogue stores C (f32, bf16 or f16) with st.global and folds max
+// |acc| (the sign-cleared bits, unsigned max: a NaN stays on top) per
+// thread, per warp (redux.sync), per CTA (a shared atomic), then one
+// red.global.max.u32 per CTA.
+// Barriers: raw full (TMA transaction bytes) / raw empty (every converting
+// thread), and with dequantizer warpgroups bf16 full (every dequantizer
+// thread, after fence.proxy.async) / bf16 empty (one arrival per consumer
+// warpgroup).
 // Out-of-range rows and K are TMA's zero fill; scales past K are taken as
 // 0 (the layout's padding may hold NaN), those of rows past M or N as they
 // are (their sums are neither stored nor counted in amax).
@@ -64,32 +71,36 @@ inline constexpr int kSm90aGemmAmaxTileK = 64;  // one 128-byte swizzled row of 
 // each raw stage carries per operand.
 inline constexpr std::uint32_t kScalePiece = 512;
 
-// 128 x 128 at most: an m64n256 accumulator's wgmma needs 158 registers per
-// thread, and ptxas compiles every thread of the CTA within 65536 / threads
-// (rounded down to 8: 128 for 512 threads, 96 for 640) whatever setmaxnreg
-// later grants ("Insufficient registers (96) to compile instruction").
+// Tiles 128 x tile_n. An m64n256 accumulator's wgmma needs 158 registers
+// per thread, and ptxas compiles every thread of the CTA within 65536 /
+// threads (rounded down to 8: 168 for 384 threads, 128 for 512) whatever
+// setmaxnreg later grants ("Insufficient registers (128) to compile
+// instruction"): 128 x 256 tiles only with the converting consumers.
 struct Sm90aGemmAmaxTiling {
-  int tile_n = 128;
-  int stages = 6;      // bf16 B stages, 16 KB each at 128 x 128
-  int raw_stages = 6;  // raw stages: A's and B's codes and scale pieces
-  // Dequantizer warpgroups (1 or 2). One leaves the CTA 512 threads, so
-  // ptxas gives each 128 registers instead of 96 (the consumers' fragments
-  // and addresses then stay in registers): 436 against 401 TFLOP/s for
-  // NVFP4 at 8192^3, though one warp per SM sub-partition dequantizes B.
-  int dequant_warpgroups = 1;
+  int tile_n = 256;
+  // bf16 stages: tile_n-row B stages with dequantizer warpgroups (16 KB each
+  // at 128 columns), (128 + tile_n)-row A and B stages with converting
+  // consumers (exactly 3: see mainloop_converting).
+  int stages = 3;
+  int raw_stages = 4;  // raw stages: A's and B's codes and scale pieces
+  // Dequantizer warpgroups: 0, the consumers convert both operands (tile_n
+  // 128 or 256); 1 or 2, they convert B (tile_n 64 or 128), the consumers A.
+  int dequant_warpgroups = 0;
   // MXFP8 (e4m3/e5m2 codes, e8m0 scales per 32) without dequantizing: the
   // raw stages hold 128 codes of K in TMA's 128-byte swizzle, each scale
   // block is one FP8 wgmma m64nNk32 into a partial sum, and the consumers
   // add partial x (scale of A's row x scale of B's column) to the
   // accumulator (f32 FMA). The producer warpgroup's other three warps turn
   // each stage's scale pieces into f32 for them. No bf16 stages, no
-  // dequantizer warpgroups.
+  // dequantizer warpgroups; tile_n 64 or 128.
   bool fp8_mma = false;
   // Split-K: each output tile's K blocks in this many ranges on as many
   // CTAs (finish_tile in the .cpp). For shapes with fewer than half as many
-  // tiles as SMs (the decode shape M = 128): every CTA converts half the codes.
+  // tiles as SMs (the decode shape M = 128): every CTA converts a fraction of the codes.
   int splits = 1;
 };
+// Scale pieces (128 rows each) a raw stage carries for B's tile_n rows.
+inline int sm90a_gemm_amax_sfb_pieces(const Sm90aGemmAmaxTiling& t) { return t.tile_n > 128 ? t.tile_n / 128 : 1; }
 // Codes of K per raw stage: 128 (one swizzled row of FP8) with fp8_mma, else 64.
 inline int sm90a_gemm_amax_codes(const Sm90aGemmAmaxTiling& t) { return t.fp8_mma ? 128 : kSm90aGemmAmaxTileK; }
 // Bytes of one row of a raw stage as TMA loads it: FP4 packs two per byte.
@@ -114,7 +125,7 @@ std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& problem, cons
 // `scales` holds each raw stage's f32 scales (A's 4 blocks x 128 rows, then
 // B's 4 x tile_n columns) and `ready` says the producer warpgroup wrote them.
 struct Sm90aGemmAmaxSmem {
-  std::uint32_t b_stage, raw_a_stage, raw_b_stage, scales_stage;
+  std::uint32_t b_stage, raw_a_stage, raw_b_stage, raw_sfb_stage, scales_stage;
   std::uint32_t b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, amax;
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };

@@ -159,9 +159,11 @@ class Sm90aPath final : public GemmAmaxPath {
       why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the sm90a kernel writes f32, bf16 or f16 C");
     check_operand(why, "A", p.ab_dtype, p.a, p.l);
     check_operand(why, "B", p.ab_dtype, p.b, p.l);
-    if (p.tile && !(*p.tile == GemmAmaxTile{128, 128}) && !(*p.tile == GemmAmaxTile{128, 64}))
+    // 128 x 256 needs the converting consumers, which take E2M1 only.
+    const bool fp4 = p.ab_dtype == DType::e2m1;
+    if (p.tile && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && (p.tile->n != 256 || !fp4))))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
-                    ": the sm90a kernel's CTA tile is 128x128 or 128x64");
+                    ": the sm90a kernel's CTA tile is 128x128 or 128x64" + (fp4 ? ", or 128x256 for FP4" : " for FP8 (128x256 for FP4)"));
     if (p.cluster.m != 1 || p.cluster.n != 1)
       why.push_back("cluster shape " + std::to_string(p.cluster.m) + "x" + std::to_string(p.cluster.n) +
                     ": the sm90a kernel runs without clusters (1x1 only)");
@@ -189,21 +191,22 @@ class Sm90aPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// 128 x 128 tiles where that gives at least as many tiles as SMs; with at
-// most half as many, 128 x 128 with K split in two or four (the decode
-// shape M = 128: 64 tiles, 128 units on 132 SMs); in between, 128 x 64. Or
-// the mma tile the options ask for (split-K still where tiles are few).
-// FP4 takes the dequantizer: six bf16 B stages and six raw stages (150 KB
-// at 128 x 128; eight or ten B stages measured no faster); MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of
-// 37 KB at 128 x 128, six of 28 KB at 128 x 64. (128 x 256 would need 158
-// registers per consumer thread for its wgmma: more than ptxas gives any
-// thread of a CTA with a dequantizer warpgroup.)
+// The widest tile (FP4: 128 x 256, FP8: 128 x 128) where that gives at
+// least as many tiles as SMs, or at most half as many: then K split in two
+// or four (the decode shape M = 128: 32 FP4 tiles, 128 units on 132 SMs);
+// else the next narrower. Or the mma tile the options ask for (split-K
+// still where tiles are few). FP4 at 128 x 256 and 128 x 128: converting
+// consumers, three bf16 stages and four raw stages (199 KB at 128 x 256);
+// at 128 x 64 one dequantizer warpgroup, six bf16 B stages and six raw
+// stages. MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of 37 KB
+// at 128 x 128, six of 28 KB at 128 x 64.
 Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
   t.fp8_mma = p.ab_dtype != DType::e2m1;  // FP8 data comes with e8m0 scales per 32 (check_support)
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t kblocks = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
   std::vector<int> widths{128, 64};
+  if (!t.fp8_mma) widths.insert(widths.begin(), 256);
   if (p.tile) widths = {static_cast<int>(p.tile->n)};
   t.tile_n = widths.back();
   for (int w : widths) {
@@ -219,6 +222,7 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
     }
   }
   if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
+  if (!t.fp8_mma && t.tile_n == 64) t.dequant_warpgroups = 1, t.stages = 6, t.raw_stages = 6;
   return t;
 }
 

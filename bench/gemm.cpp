@@ -48,6 +48,7 @@ struct Options {
   // Ours is ops::GemmAmax on inputs of this format (C bf16) instead of
   // ops::gemm; the peer stays cuBLAS's bf16 GEMM of the same shape.
   std::optional<std::pair<std::string, ops::BlockScaledFormat>> block_scaled;
+  std::optional<ops::GemmAmaxTile> block_scaled_tile;  // the block-scaled op's mma tile (default: its own)
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
 };
 
@@ -57,7 +58,7 @@ struct Options {
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
                "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
-               "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)]\n",
+               "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n",
                why.c_str());
   std::exit(2);
 }
@@ -86,6 +87,12 @@ Options parse(int argc, char** argv) {
       else if (v == "mxfp4") o.block_scaled = std::pair{v, ops::kMxfp4};
       else if (v == "nvfp4") o.block_scaled = std::pair{v, ops::kNvfp4};
       else usage("--block-scaled " + v + ": accepted mxfp8, mxfp4, nvfp4");
+    } else if (a == "--tile") {
+      long long m = 0, n = 0;
+      char tail = 0;
+      if (std::sscanf(v.c_str(), "%lldx%lld%c", &m, &n, &tail) != 2 || m < 1 || n < 1)
+        usage("--tile '" + v + "' is not MxN (e.g. 128x256)");
+      o.block_scaled_tile = ops::GemmAmaxTile{static_cast<int>(m), static_cast<int>(n)};
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
       if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");
@@ -107,6 +114,7 @@ Options parse(int argc, char** argv) {
       usage("unknown argument " + a);
     }
   }
+  if (o.block_scaled_tile && !o.block_scaled) usage("--tile is the block-scaled op's: it needs --block-scaled");
   return o;
 }
 
@@ -266,7 +274,9 @@ int main(int argc, char** argv) {
       if (o.block_scaled) {
         scaled = block_scaled_sets(dev, s, o.block_scaled->second, copies);
         scaled_op.emplace(scaled->a[0], scaled->b[0], scaled->sfa[0], scaled->sfb[0], scaled->c[0], scaled->amax,
-                          ops::GemmAmaxOptions{.c_dtype = DType::bf16, .sf_vec_size = o.block_scaled->second.vec});
+                          ops::GemmAmaxOptions{.c_dtype = DType::bf16,
+                                               .sf_vec_size = o.block_scaled->second.vec,
+                                               .mma_tile = o.block_scaled_tile});
         scaled_op->compile();
       } else {
         ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),

@@ -64,8 +64,8 @@ struct GemmAmaxOptions {
   int sf_vec_size = 32;                            // 16 or 32
   // The CTA's output tile; absent: the kernel's default. The sm80 kernel takes
   // m, n in {32, 64, 128} (default 64×64) and a 1×1 cluster; the sm90a kernel
-  // 128×128 or 128×64 (default 128×128, 128×64 where the bigger tiles would
-  // leave SMs idle; another tile sends the problem to sm80).
+  // 128×128 or 128×64, and for FP4 data 128×256 (default the widest that
+  // keeps the SMs busy; another tile sends the problem to sm80).
   std::optional<GemmAmaxTile> mma_tile;
   GemmAmaxTile cluster{1, 1};
 };

@@ -110,10 +110,15 @@ class AmaxKernel {
   };
   Reg scale_site(const Reg& piece_row, const Reg& code0);
   Regs row_scales(const Reg& sf_stage, const RowReads& row, const Reg& kb, const Reg& code0, int count);
-  Reg decode_scale(const Reg& e);
+  Reg decode_scale(const Reg& e, int byte, int bytes);
   void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                  const std::vector<Reg>& stores, const std::vector<Regs>& scales);
   void dequant_words(const Regs& w, const Regs& scales, const Regs& out);
+  struct Folding {
+    Regs factors;
+    std::optional<Pred> folds;
+  };
+  Folding fold_scales(const Regs& scales);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
@@ -421,12 +426,14 @@ Regs AmaxKernel::row_scales(const Reg& sf_stage, const RowReads& row, const Reg&
   Reg address = sf_stage + row.site;
   if (p_.vec == 32) address = address + ((kb & 1u) << 1);
   const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
+  // Two scales are two neighbouring bytes, the first at an even address
+  // (code0 / 16 even): one 16-bit load.
+  Reg narrow = k_.reg(u16), e = k_.reg(u32);
+  k_.ld(Space::shared, count == 2 ? u16 : u8, narrow, at(address));
+  k_.cvt(e, narrow);
   Regs scales;
   for (int g = 0; g < count; ++g) {
-    Reg narrow = k_.reg(u16), e = k_.reg(u32);
-    k_.ld(Space::shared, u8, narrow, at(address, g));
-    k_.cvt(e, narrow);
-    Reg bits = decode_scale(e);
+    Reg bits = decode_scale(e, g, count);
     if (p_.k % kSm90aGemmAmaxTileK != 0)
       k_.selp(bits, bits, 0u, (((kb << 6) + code0 + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)) < imm(blocks));
     scales.push_back(bits);
@@ -434,25 +441,28 @@ Regs AmaxKernel::row_scales(const Reg& sf_stage, const RowReads& row, const Reg&
   return scales;
 }
 
-// The bf16x2 bits (the value in both halves) of scale byte `e`. e8m0 E,
+// The bf16x2 bits (the value in both halves) of byte `byte` of `e`, `bytes`
+// scales (1 or 2). e8m0 E,
 // 2^(E-127), is the bf16 exponent field, one multiply placing it in both
 // halves; E = 0 is the subnormal 2^-127 and E = 255 NaN (OCP MX v1.0,
 // 5.4.1), both mantissa bit 6 on top of that. ue4m3 S.EEEE.MMM moves into
 // the bf16 fields (the value times 2^-120; its subnormals land on bf16's),
 // the sign coming from the byte prmt fills with it (PTX ISA 9.7.9.7,
 // selector bit 3); an exact multiply restores the value; S.1111.111 is NaN.
-Reg AmaxKernel::decode_scale(const Reg& e) {
+Reg AmaxKernel::decode_scale(const Reg& e, int byte, int bytes) {
   Reg bits = k_.reg(u32);
   if (p_.sf_dtype == DType::e8m0) {
-    k_.mov(bits, e * 0x00800080u);
-    k_.selp(bits, bits | 0x00400040u, bits, (e - 1u) >= 254u);  // E = 0 or 255
+    Reg x = byte ? Reg(e >> 8u) : bytes == 2 ? Reg(e & 0xFFu) : e;
+    k_.mov(bits, x * 0x00800080u);
+    k_.selp(bits, bits | 0x00400040u, bits, (x - 1u) >= 254u);  // E = 0 or 255
     return bits;
   }
   Reg with_signs = k_.reg(u32);
-  k_.prmt(with_signs, e, e, 0x8080u);  // bytes: e, its sign, e, its sign
+  // bytes: the scale, its sign, the scale, its sign
+  k_.prmt(with_signs, e, e, byte ? 0x9191u : 0x8080u);
   Reg moved = (with_signs << 4) & 0x87F087F0u;
   k_.mul(bits.as(bf16x2), moved.as(bf16x2), k_.mov(b32, 0x7B807B80u).as(bf16x2));  // x 2^120, exact
-  k_.selp(bits, 0x7FC07FC0u, bits, (e & 0x7Fu) == 0x7Fu);
+  k_.selp(bits, 0x7FC07FC0u, bits, (with_signs & 0x7Fu) == 0x7Fu);
   return bits;
 }
 
@@ -541,24 +551,28 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
 
 // E2M1 codes in `w` (4 words, or 2) to bf16 pairs in `out`, times
 // scales[0] (the first half of w's codes) and scales.back() (the second).
-void AmaxKernel::dequant_words(const Regs& w, const Regs& scales, const Regs& out) {
-  // The bias and the scale fold into one factor when the scale's exponent
-  // field leaves room for 2^unbias_exponent() below bf16's largest (254):
-  // one multiply per pair of codes instead of two. The rest (large or NaN
-  // scales) keep two.
+// The bias and the scale fold into one factor when the scale's exponent
+// field leaves room for 2^unbias_exponent() below bf16's largest (254):
+// one multiply per pair of codes instead of two. The rest (large or NaN
+// scales) keep two. `folds` is whether every scale given folds.
+AmaxKernel::Folding AmaxKernel::fold_scales(const Regs& scales) {
   const std::uint32_t largest = static_cast<std::uint32_t>(254 - unbias_exponent()) << 7 | 0x7Fu;
   const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
   Reg unbias2 = k_.mov(b32, unbias | unbias << 16);
-  Regs factors;
-  std::optional<Pred> folds;
+  Folding f;
   for (const Reg& s : scales) {
-    Reg f = k_.reg(b32);
-    k_.mul(f.as(bf16x2), s.as(bf16x2), unbias2.as(bf16x2));
-    factors.push_back(f);
+    Reg factor = k_.reg(b32);
+    k_.mul(factor.as(bf16x2), s.as(bf16x2), unbias2.as(bf16x2));
+    f.factors.push_back(factor);
     Pred fits = (s & 0x7FFFu) <= imm(largest);
-    folds = folds ? Pred(*folds && fits) : fits;
+    f.folds = f.folds ? Pred(*f.folds && fits) : fits;
   }
-  k_.if_else(*folds, [&] { dequant_fp4(w, Regs{factors.front(), factors.back()}, out, true); },
+  return f;
+}
+
+void AmaxKernel::dequant_words(const Regs& w, const Regs& scales, const Regs& out) {
+  const Folding f = fold_scales(scales);
+  k_.if_else(*f.folds, [&] { dequant_fp4(w, Regs{f.factors.front(), f.factors.back()}, out, true); },
              [&] { dequant_fp4(w, Regs{scales.front(), scales.back()}, out, false); });
 }
 
@@ -642,21 +656,36 @@ void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const
   Reg raw_b = base_ + smem_.raw_b + rstage * smem_.raw_b_stage + rows.first.raw;
   Reg sf_a = base_ + smem_.raw_sfa + rstage * kScalePiece, sf_b = base_ + smem_.raw_sfb + rstage * smem_.raw_sfb_stage;
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
+  // Every row's loads first, then one branch on whether all its scales
+  // fold (fold_scales): the conversions form one block with the loads'
+  // latency behind them, rather than a chain per row.
+  std::vector<Regs> words, scales;
+  Regs all_scales;
   for (int f = 0; f < kTileM + t_.tile_n; f += m.row_step) {
     const bool b = f >= kTileM;
     const int row = b ? f - kTileM : f;  // in the operand: row m.row_in + row
     // Its scales: the piece of its 128 rows, the word of row % 128 (scale_site).
     const int site = row / 128 * static_cast<int>(kScalePiece) + (row % 128 >> 5 << 2);
-    Regs scales = row_scales((b ? sf_b : sf_a) + imm(site), rows.first, kb, code0, m.scales);
-    Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
-    k_.ld(Space::shared, b32, w, at(b ? raw_b : raw_a, row * static_cast<std::int64_t>(raw_row_bytes())));
-    Regs out;
-    for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-    dequant_words(w, scales, out);
-    for (int q = 0; q < m.codes / 8; ++q)
-      k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * static_cast<std::int64_t>(kRow)),
-            Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
+    scales.push_back(row_scales((b ? sf_b : sf_a) + imm(site), rows.first, kb, code0, m.scales));
+    all_scales.insert(all_scales.end(), scales.back().begin(), scales.back().end());
+    words.push_back(Regs{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)});
+    k_.ld(Space::shared, b32, words.back(), at(b ? raw_b : raw_a, row * static_cast<std::int64_t>(raw_row_bytes())));
   }
+  const Folding folding = fold_scales(all_scales);
+  auto convert = [&](bool folded) {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const Regs& factors = folded ? folding.factors : all_scales;
+      const auto first = static_cast<std::ptrdiff_t>(i * scales[i].size());
+      Regs out;
+      for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
+      dequant_fp4(words[i], Regs{factors[first], factors[first + static_cast<std::ptrdiff_t>(scales[i].size()) - 1]},
+                  out, folded);
+      const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
+      for (int q = 0; q < m.codes / 8; ++q)
+        k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
+    }
+  };
+  k_.if_else(*folding.folds, [&] { convert(true); }, [&] { convert(false); });
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
   advance(rstage, rphase, t_.raw_stages);
 }
@@ -903,7 +932,8 @@ void AmaxKernel::finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw
           k_.bar_sync(cw + barrier_id, 128);
           Reg slot = partial_slot(t, s, cw) + thread_offset;
           for (std::size_t i = 0; i < acc.size(); i += 4) {
-            k_.ld(Space::global, f32, sum, at(slot, static_cast<std::int64_t>(i / 4 * 128 * 16)), {.volatile_ = true});
+            // After the acquire, plain loads (at L2, .cg) that ptxas may keep in flight together.
+            k_.ld(Space::global, f32, sum, at(slot, static_cast<std::int64_t>(i / 4 * 128 * 16)), {.cache = Cache::cg});
             for (std::size_t j = 0; j < 4; ++j) k_.add(acc[i + j], acc[i + j], sum[j]);
           }
         }

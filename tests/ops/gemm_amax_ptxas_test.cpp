@@ -60,9 +60,10 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
     p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {200, 1, 300 * 200};
     std::vector<Sm90aGemmAmaxTiling> tilings;
     if (c.ab == DType::e2m1) {
-      // Converting consumers at 128 x 256 and 128 x 128, dequantizer warpgroups at 128 x 64.
-      for (int tile_n : {256, 128}) tilings.push_back({.tile_n = tile_n});
-      for (int dq : {1, 2}) tilings.push_back({.tile_n = 64, .stages = 6, .raw_stages = 6, .dequant_warpgroups = dq});
+      // Converting warpgroups at 128 x 256, dequantizer warpgroups at 128 x 128 and 128 x 64.
+      tilings.push_back({.tile_n = 256});
+      for (int tile_n : {128, 64})
+        for (int dq : {1, 2}) tilings.push_back({.tile_n = tile_n, .stages = 6, .raw_stages = 6, .dequant_warpgroups = dq});
     } else {
       for (int tile_n : {128, 64}) tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
     }

@@ -60,9 +60,9 @@ class AmaxKernel {
     const bool wide = t.tile_n == 256;
     if (t.tile_n != 64 && t.tile_n != 128 && t.tile_n != 256)
       throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 64, 128 or 256");
-    if (converting() && (t.tile_n == 64 || t.stages != 3))
+    if (converting() && (!wide || t.stages != 3))
       throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + ", " + std::to_string(t.stages) +
-                     " stages with converting consumers; they take tile_n 128 or 256 and 3 stages");
+                     " stages with converting warpgroups; they take tile_n 256 and 3 stages");
     if (wide && !converting())
       throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting consumers (E2M1, no dequantizer warpgroups)");
     // The dequantizer converts E2M1; FP8 (MXFP8 only) takes fp8_mma.
@@ -127,20 +127,32 @@ class AmaxKernel {
   void apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded);
   void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
   void consumer();
-  // Converting consumers: the rows a thread converts per K block, m.row_step
-  // apart through A's 128 and B's tile_n. Each pass's reads and store are
-  // the first pass's plus constants (convert_rows), which keeps registers
-  // for the m64n256 accumulators.
+  // Converting warpgroups: the rows a thread converts per K block, m.row_step
+  // apart through the stage's 128 + tile_n (A's, then B's). The raw offset
+  // and store of each are the first's plus constants (convert_rows).
   struct ConvertRows {
-    RowReads first;  // A's row m.row_in
-    Reg store;       // its first 16-byte chunk in a bf16 stage, before the xor of chunk q
+    Reg raw;                 // the first row's codes in a raw stage
+    std::vector<Reg> sites;  // each row's first scale byte in a scale stage
+    Reg store;               // the first row's first 16-byte chunk in a bf16 stage, before the xor of chunk q
   };
   ConvertRows convert_rows(const ChunkMap& m);
   void convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb,
                      const Reg& cstage);
-  void mainloop_converting(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+  // One thread's TMA loads, run ahead of the converting warpgroups
+  // (issue_loads): the next unit and K block to load and its raw stage.
+  struct LoadCursor {
+    Reg unit, kb, kb1, m0, n0, batch, stage;
+  };
+  void load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage);
+  LoadCursor load_cursor();
+  void issue_load(LoadCursor& c);
+  // The converting warpgroups' K loop over one unit: with `acc`, a
+  // consumer's (wgmma), without, the helper warpgroup's (conversion only;
+  // its first thread issues the TMA loads).
+  void mainloop_converting(const Regs* acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
                            const Reg& rstage, const Reg& rphase, const ChunkMap& m, const ConvertRows& rows,
-                           const TileCoords& t);
+                           LoadCursor* loads, const TileCoords& t);
+  void converting_helper();
   Reg stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes);
   // The consumer thread's two rows of A (r and r + 8) and its first code in each K block.
   struct ARows {
@@ -201,9 +213,11 @@ ptx::Module AmaxKernel::build() {
     // by the scale converters; otherwise the dequantizers free it.
     for (int st = 0; st < t_.raw_stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
-      // Without fp8_mma every consumer thread reads A's codes too.
-      k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st),
-                       t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + kConsumers));
+      // Without fp8_mma every consumer thread reads A's codes too. The
+      // converting scheme's barrier per K block frees raw stages.
+      if (!converting())
+        k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st),
+                         t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + kConsumers));
       if (t_.fp8_mma) k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
     }
     for (int st = 0; !t_.fp8_mma && !converting() && st < t_.stages; ++st) {
@@ -218,6 +232,7 @@ ptx::Module AmaxKernel::build() {
   k_.if_else(
       wg == kProducerWg,
       [&] {
+        if (converting()) return converting_helper();
         k_.setmaxnreg_dec(kProducerRegisters);
         producer();
         if (t_.fp8_mma) k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
@@ -273,41 +288,77 @@ void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
   k_.xor_(phase, phase, flip);
 }
 
-// One thread issues every TMA load: a K-major box of one K block's bytes
-// (64 E2M1 codes, 32 bytes, or 128 FP8 codes with fp8_mma) x rows per
-// operand, and the 512-byte piece of each scale tensor that holds the
-// tile's 128 rows x 4 scale blocks around this K block (the 128x4 layout
-// keeps them together);
-// zero-filled bytes past the tensor count toward the transaction bytes.
-// Slots start empty: waiting for the parity before the first phase
-// succeeds at once (PTX ISA 9.7.13.15.16, try_wait.parity).
+// One thread issues every TMA load (load_stage): a K-major box of one K
+// block's bytes (64 E2M1 codes, 32 bytes, or 128 FP8 codes with fp8_mma) x
+// rows per operand, and the 512-byte piece of each scale tensor that holds
+// the tile's 128 rows x 4 scale blocks around this K block (the 128x4
+// layout keeps them together); zero-filled bytes past the tensor count
+// toward the transaction bytes. Slots start empty: waiting for the parity
+// before the first phase succeeds at once (PTX ISA 9.7.13.15.16,
+// try_wait.parity).
 void AmaxKernel::producer() {
   k_.if_then(tid_ == 128 * kProducerWg, [&] {
     Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
       k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
-        Reg full = barrier(smem_.raw_full, stage);
         k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), phase ^ 1);
-        k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes() +
-                                                   (1 + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
-        Reg kx = kb * raw_row_bytes();  // bytes along K
-        k_.tma_load(at(base_ + smem_.raw_a + stage * smem_.raw_a_stage), map_a_, {kx, t.m0, t.batch}, at(full));
-        k_.tma_load(at(base_ + smem_.raw_b + stage * smem_.raw_b_stage), map_b_, {kx, t.n0, t.batch}, at(full));
-        // Piece (batch, row tile, K group) is rows 2·piece, 2·piece + 1 of
-        // the scale bytes seen as 256-byte rows.
-        // A stage's codes are 2 or 4 scale blocks (64 codes of vec 32, or 16;
-        // 128 of vec 32 with fp8_mma): a piece holds 4.
-        Reg group = (kb * imm(sm90a_gemm_amax_codes(t_) / p_.vec)) >> 2u;
-        const ScaleFactorLayout sfa{p_.m, p_.k, p_.l, p_.vec}, sfb{p_.n, p_.k, p_.l, p_.vec};
-        Reg piece_a = (t.batch * imm(sfa.row_tiles()) + (t.m0 >> 7)) * imm(sfa.k_tiles()) + group;
-        Reg piece_b = (t.batch * imm(sfb.row_tiles()) + (t.n0 >> 7)) * imm(sfb.k_tiles()) + group;
-        k_.tma_load(at(base_ + smem_.raw_sfa + stage * kScalePiece), map_sfa_, {0u, piece_a << 1}, at(full));
-        // A 256-row B tile takes the pieces of two row tiles (past N: zero
-        // fill, or the next batch's scales, for sums nobody stores).
-        for (int i = 0; i < sm90a_gemm_amax_sfb_pieces(t_); ++i)
-          k_.tma_load(at(base_ + smem_.raw_sfb + stage * smem_.raw_sfb_stage, i * kScalePiece), map_sfb_,
-                      {0u, (piece_b + imm(i * sfb.k_tiles())) << 1}, at(full));
+        load_stage(t.m0, t.n0, t.batch, kb, stage);
         advance(stage, phase, t_.raw_stages);
+      });
+    });
+  });
+}
+
+void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage) {
+  Reg full = barrier(smem_.raw_full, stage);
+  k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes() +
+                                             (1 + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
+  Reg kx = kb * raw_row_bytes();  // bytes along K
+  k_.tma_load(at(base_ + smem_.raw_a + stage * smem_.raw_stage), map_a_, {kx, m0, batch}, at(full));
+  k_.tma_load(at(base_ + smem_.raw_b + stage * smem_.raw_stage), map_b_, {kx, n0, batch}, at(full));
+  // Piece (batch, row tile, K group) is rows 2·piece, 2·piece + 1 of the
+  // scale bytes seen as 256-byte rows. A stage's codes are 2 or 4 scale
+  // blocks (64 codes of vec 32, or 16; 128 of vec 32 with fp8_mma): a piece
+  // holds 4.
+  Reg group = (kb * imm(sm90a_gemm_amax_codes(t_) / p_.vec)) >> 2u;
+  const ScaleFactorLayout sfa{p_.m, p_.k, p_.l, p_.vec}, sfb{p_.n, p_.k, p_.l, p_.vec};
+  Reg piece_a = (batch * imm(sfa.row_tiles()) + (m0 >> 7)) * imm(sfa.k_tiles()) + group;
+  Reg piece_b = (batch * imm(sfb.row_tiles()) + (n0 >> 7)) * imm(sfb.k_tiles()) + group;
+  k_.tma_load(at(base_ + smem_.raw_sfa + stage * smem_.sf_stage), map_sfa_, {0u, piece_a << 1}, at(full));
+  // A 256-row B tile takes the pieces of two row tiles (past N: zero fill,
+  // or the next batch's scales, for sums nobody stores).
+  for (int i = 0; i < sm90a_gemm_amax_sfb_pieces(t_); ++i)
+    k_.tma_load(at(base_ + smem_.raw_sfb + stage * smem_.sf_stage, i * kScalePiece), map_sfb_,
+                {0u, (piece_b + imm(i * sfb.k_tiles())) << 1}, at(full));
+}
+
+// Converting warpgroups: the first unit of the CTA, its first K block, raw stage 0.
+AmaxKernel::LoadCursor AmaxKernel::load_cursor() {
+  LoadCursor c{k_.mov(u32, SReg::ctaid_x), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32),
+               k_.mov(u32, 0u)};
+  k_.if_then(c.unit < imm(per_batch_ * p_.l * t_.splits), [&] {
+    const TileCoords t = tile_of(c.unit);
+    for (auto [to, from] : {std::pair{c.kb, t.kb0}, {c.kb1, t.kb1}, {c.m0, t.m0}, {c.n0, t.n0}, {c.batch, t.batch}})
+      k_.mov(to, from);
+  });
+  return c;
+}
+
+// The cursor's load, if any unit is left, then on to the next K block
+// (of the CTA's next unit past the last).
+void AmaxKernel::issue_load(LoadCursor& c) {
+  const std::int64_t units = per_batch_ * p_.l * t_.splits;
+  k_.if_then(c.unit < imm(units), [&] {
+    load_stage(c.m0, c.n0, c.batch, c.kb, c.stage);
+    k_.add(c.stage, c.stage, 1);
+    k_.selp(c.stage, 0u, c.stage, c.stage == imm(t_.raw_stages));
+    k_.add(c.kb, c.kb, 1);
+    k_.if_then(c.kb == c.kb1, [&] {
+      k_.add(c.unit, c.unit, k_.sreg(SReg::nctaid_x));
+      k_.if_then(c.unit < imm(units), [&] {
+        const TileCoords t = tile_of(c.unit);
+        for (auto [to, from] : {std::pair{c.kb, t.kb0}, {c.kb1, t.kb1}, {c.m0, t.m0}, {c.n0, t.n0}, {c.batch, t.batch}})
+          k_.mov(to, from);
       });
     });
   });
@@ -326,8 +377,8 @@ void AmaxKernel::scale_converter() {
     k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
       Reg out = base_ + smem_.scales + stage * smem_.scales_stage;
-      convert_scales(true, base_ + smem_.raw_sfa + stage * kScalePiece, out, t.m0, kTileM, kb, thread);
-      convert_scales(false, base_ + smem_.raw_sfb + stage * smem_.raw_sfb_stage, out + imm(4 * 4 * kTileM), t.n0, t_.tile_n,
+      convert_scales(true, base_ + smem_.raw_sfa + stage * smem_.sf_stage, out, t.m0, kTileM, kb, thread);
+      convert_scales(false, base_ + smem_.raw_sfb + stage * smem_.sf_stage, out + imm(4 * 4 * kTileM), t.n0, t_.tile_n,
                      kb, thread);  // A's 4 blocks x 128 rows, then B's
       k_.mbarrier_arrive(at(barrier(smem_.ready, stage)));
       advance(stage, phase, t_.raw_stages);
@@ -388,11 +439,11 @@ void AmaxKernel::dequantizer() {
     k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
       // The consumers dequantize A themselves (dequant_a_fragments).
-      Reg sf_stage = base_ + smem_.raw_sfb + rstage * smem_.raw_sfb_stage;
+      Reg sf_stage = base_ + smem_.raw_sfb + rstage * smem_.sf_stage;
       std::vector<Regs> scales;
       for (const RowReads& row : rows) scales.push_back(row_scales(sf_stage, row, kb, code0, m.scales));
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      dequant_b(m, base_ + smem_.raw_b + rstage * smem_.raw_b_stage, base_ + smem_.b + stage * smem_.b_stage, rows,
+      dequant_b(m, base_ + smem_.raw_b + rstage * smem_.raw_stage, base_ + smem_.b + stage * smem_.b_stage, rows,
                 stores, scales);
       // wgmma reads through the async proxy what these generic-proxy stores
       // wrote (PTX ISA 9.7.13.4 membar/fence, proxy fences).
@@ -511,7 +562,7 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   ChunkMap m;
   m.chunks = static_cast<int>(raw_row_bytes() / 16);
   m.codes = kSm90aGemmAmaxTileK / m.chunks;
-  const int threads = 128 * (converting() ? kConsumers : t_.dequant_warpgroups);
+  const int threads = 128 * (converting() ? kConsumers + 1 : t_.dequant_warpgroups);
   m.row_step = threads / m.chunks;
   // FP4 with 16-code blocks has two scales per chunk (words 0-1 and 2-3).
   m.scales = m.codes / std::min(m.codes, p_.vec);
@@ -588,7 +639,8 @@ void AmaxKernel::consumer() {
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   Reg thread_max = k_.mov(u32, 0u);
-  k_.setmaxnreg_inc(consumer_registers(t_));
+  // (The converting scheme's three warpgroups keep the entry's even split.)
+  if (!converting()) k_.setmaxnreg_inc(consumer_registers(t_));
   if (t_.fp8_mma) {
     Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.raw_a + cw * (64 * kRow), 16, kAtom);
     const Regs part[2] = {k_.regs(f32, t_.tile_n / 4, "part"), k_.regs(f32, t_.tile_n / 4, "part_next")};
@@ -602,7 +654,7 @@ void AmaxKernel::consumer() {
     const ConvertRows rows = convert_rows(m);
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_converting(acc, desc_a0, desc_b0, stage, rstage, rphase, m, rows, t);
+      mainloop_converting(&acc, desc_a0, desc_b0, stage, rstage, rphase, m, rows, nullptr, t);
       finish_tile(acc, t, cw, thread_max);
     });
   } else {
@@ -635,41 +687,42 @@ void AmaxKernel::consumer() {
   });
 }
 
-// Converting consumers: the thread's rows are m.row_in + f, f = 0,
-// m.row_step, ... through A's 128 and B's tile_n rows, the bf16 stage's row
-// m.row_in + f (A's, then B's), its 64 codes in K order: the thread's chunk
-// c (32 codes, four 16-byte chunks of bf16) at 16-byte chunks (4c + q) ^
-// (row % 8), the 128-byte swizzle. As m.row_step divides 128, every row's
-// raw offset, scale site and store are those of m.row_in plus constants.
+// Converting warpgroups: thread t of the 384 (two consumer warpgroups and
+// the helper) takes chunk c = t % 2 (32 codes) of stage rows r = t / 2 and
+// r + 192 of the 384 (A's 128, then B's 256). In a raw stage (A's rows then
+// B's, 32 bytes each) and a scale stage (SFA's piece, then SFB's two) the
+// stage row is all that counts: its piece is row / 128, its byte in the
+// piece scale_site(row % 128). In a bf16 stage, row r's 64 codes are in K
+// order, chunk c's four 16-byte chunks of bf16 at chunks (4c + q) ^ (r % 8),
+// the 128-byte swizzle; r and r + 192 share r % 8.
 AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m) {
-  return {{m.row_in * raw_row_bytes() + (m.c << 4), scale_site(m.row_in, m.c * imm(m.codes))},
-          (m.row_in * kRow) | (((m.c << 2) ^ m.swz) << 4)};
+  Reg code0 = m.c * imm(m.codes);
+  ConvertRows rows{m.row_in * raw_row_bytes() + (m.c << 4), {}, (m.row_in * kRow) | (((m.c << 2) ^ m.swz) << 4)};
+  for (int f = 0; f < kTileM + t_.tile_n; f += m.row_step) {
+    Reg row = m.row_in + imm(f);
+    rows.sites.push_back(((row >> 7) * kScalePiece) + scale_site(row, code0));
+  }
+  return rows;
 }
 
-// Raw stage `rstage` (K block kb) to bf16 stage `cstage`, then the raw
-// stage goes back to the producer.
+// Raw stage `rstage` (K block kb) to bf16 stage `cstage`. Every row's loads
+// first, then one branch on whether all its scales fold (fold_scales): the
+// conversions form one block with the loads' latency behind them.
 void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase,
                                const Reg& kb, const Reg& cstage) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
   Reg code0 = m.c * imm(m.codes);
-  Reg raw_a = base_ + smem_.raw_a + rstage * smem_.raw_a_stage + rows.first.raw;
-  Reg raw_b = base_ + smem_.raw_b + rstage * smem_.raw_b_stage + rows.first.raw;
-  Reg sf_a = base_ + smem_.raw_sfa + rstage * kScalePiece, sf_b = base_ + smem_.raw_sfb + rstage * smem_.raw_sfb_stage;
+  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + rows.raw;
+  Reg sf = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
-  // Every row's loads first, then one branch on whether all its scales
-  // fold (fold_scales): the conversions form one block with the loads'
-  // latency behind them, rather than a chain per row.
   std::vector<Regs> words, scales;
   Regs all_scales;
-  for (int f = 0; f < kTileM + t_.tile_n; f += m.row_step) {
-    const bool b = f >= kTileM;
-    const int row = b ? f - kTileM : f;  // in the operand: row m.row_in + row
-    // Its scales: the piece of its 128 rows, the word of row % 128 (scale_site).
-    const int site = row / 128 * static_cast<int>(kScalePiece) + (row % 128 >> 5 << 2);
-    scales.push_back(row_scales((b ? sf_b : sf_a) + imm(site), rows.first, kb, code0, m.scales));
+  for (std::size_t i = 0; i < rows.sites.size(); ++i) {
+    const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
+    scales.push_back(row_scales(sf, RowReads{rows.raw, rows.sites[i]}, kb, code0, m.scales));
     all_scales.insert(all_scales.end(), scales.back().begin(), scales.back().end());
     words.push_back(Regs{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)});
-    k_.ld(Space::shared, b32, words.back(), at(b ? raw_b : raw_a, row * static_cast<std::int64_t>(raw_row_bytes())));
+    k_.ld(Space::shared, b32, words.back(), at(raw, f * raw_row_bytes()));
   }
   const Folding folding = fold_scales(all_scales);
   auto convert = [&](bool folded) {
@@ -686,46 +739,72 @@ void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const
     }
   };
   k_.if_else(*folding.folds, [&] { convert(true); }, [&] { convert(false); });
-  k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
   advance(rstage, rphase, t_.raw_stages);
 }
 
-// Converting consumers: K block kb's four wgmma m64n<tile_n>k16 (A and B
-// from bf16 stage `stage`) run while the two warpgroups convert block kb + 1
-// into the next stage. Three stages, one named barrier per block: a stage
-// is written again two blocks after it was read, and each warpgroup waited
-// for its own wgmma of that block (wait_group 1) before the barrier that
-// the other passed since (PTX ISA 9.7.15.6, wgmma.wait_group); the stores
-// reach the async proxy behind fence.proxy.async before the barrier.
-void AmaxKernel::mainloop_converting(const Regs& acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+// Converting warpgroups, one unit: the consumers' four wgmma m64n256k16 of
+// K block kb (A and B from bf16 stage `stage`) run while all three
+// warpgroups convert block kb + 1 into the next stage. Three stages, one
+// named barrier per block: a stage is written again two blocks after it was
+// read, and each consumer waited for its own wgmma of that block
+// (wait_group 1) before the barrier that the others passed since (PTX ISA
+// 9.7.15.6, wgmma.wait_group); the stores reach the async proxy behind
+// fence.proxy.async before the barrier. After a barrier that follows a
+// conversion, that raw stage is free: the helper's first thread loads the
+// cursor's next block into it (no empty barriers).
+void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
                                      const Reg& rstage, const Reg& rphase, const ChunkMap& m,
-                                     const ConvertRows& rows, const TileCoords& t) {
-  const std::uint32_t both = 1;  // the named barrier of the two consumer warpgroups
+                                     const ConvertRows& rows, LoadCursor* loads, const TileCoords& t) {
+  const std::uint32_t all = 4;  // the named barrier of the three converting warpgroups (0-3 are taken)
   auto next = [&](const Reg& s) {
     Reg n = s + 1u;
     k_.selp(n, 0u, n, n == imm(t_.stages));
     return n;
   };
-  auto publish = [&] {
+  auto publish = [&](const std::optional<Pred>& converted) {
     k_.fence_proxy_async_shared();
-    k_.bar_sync(both, 128 * kConsumers);
+    k_.bar_sync(all, 128 * (kConsumers + 1));
+    if (!loads) return;
+    Pred issuer = tid_ == imm(128 * kProducerWg);
+    k_.if_then(converted ? Pred(issuer && *converted) : issuer, [&] { issue_load(*loads); });
   };
   convert_stage(m, rows, rstage, rphase, t.kb0, stage);
-  publish();
+  publish(std::nullopt);
   k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
-    Reg da = stage_descriptor(desc_a0, stage, smem_.b_stage), db = stage_descriptor(desc_b0, stage, smem_.b_stage);
-    Pred accumulate = kb != t.kb0;
-    k_.wgmma_fence();
-    for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s)  // each k16 step moves 32 bytes along the rows
-      k_.wgmma_mma_async(bf16, bf16, acc, da + static_cast<std::uint64_t>(2 * s), db + static_cast<std::uint64_t>(2 * s),
-                         s == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k, WgmmaMajor::k);
-    k_.wgmma_commit_group();
+    if (acc) {
+      Reg da = stage_descriptor(desc_a0, stage, smem_.b_stage), db = stage_descriptor(desc_b0, stage, smem_.b_stage);
+      Pred accumulate = kb != t.kb0;
+      k_.wgmma_fence();
+      for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s)  // each k16 step moves 32 bytes along the rows
+        k_.wgmma_mma_async(bf16, bf16, *acc, da + static_cast<std::uint64_t>(2 * s),
+                           db + static_cast<std::uint64_t>(2 * s),
+                           s == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k, WgmmaMajor::k);
+      k_.wgmma_commit_group();
+    }
     k_.mov(stage, next(stage));
-    k_.if_then(kb + 1u < t.kb1, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, stage); });
-    k_.wgmma_wait_group(1);
-    publish();
+    Pred more = kb + 1u < t.kb1;
+    k_.if_then(more, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, stage); });
+    if (acc) k_.wgmma_wait_group(1);
+    publish(more);
   });
-  k_.wgmma_wait_group(0);
+  if (acc) k_.wgmma_wait_group(0);
+}
+
+// The helper warpgroup of the converting scheme: converts its share of
+// every stage and, in its first thread, keeps the raw stages loaded: all
+// of them at the start, then one per conversion (mainloop_converting).
+void AmaxKernel::converting_helper() {
+  const ChunkMap m = chunk_map();
+  const ConvertRows rows = convert_rows(m);
+  LoadCursor loads = load_cursor();
+  k_.if_then(tid_ == imm(128 * kProducerWg), [&] {
+    for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
+  });
+  Reg stage = k_.mov(u32, 0), rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
+  Reg none = k_.mov(u64, 0u);
+  for_each_tile([&](const TileCoords& t) {
+    mainloop_converting(nullptr, none, none, stage, rstage, rphase, m, rows, &loads, t);
+  });
 }
 
 // The wgmma descriptor of stage `stage`'s tile, stages `stage_bytes`
@@ -748,8 +827,8 @@ Reg AmaxKernel::stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32
 void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb,
                                      const Regs& out) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_a_stage;
-  Reg sf_stage = base_ + smem_.raw_sfa + rstage * kScalePiece;
+  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage;
+  Reg sf_stage = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
   for (int h = 0; h < 2; ++h) {
     Regs w;
     for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
@@ -829,8 +908,8 @@ void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg&
   auto enter_stage = [&] {
     k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
     k_.mbarrier_wait_parity(at(barrier(smem_.ready, stage)), phase);
-    k_.mov(da, stage_descriptor(desc_a0, stage, smem_.raw_a_stage));
-    k_.mov(db, stage_descriptor(desc_b0, stage, smem_.raw_b_stage));
+    k_.mov(da, stage_descriptor(desc_a0, stage, smem_.raw_stage));
+    k_.mov(db, stage_descriptor(desc_b0, stage, smem_.raw_stage));
     k_.mov(scales, base_ + smem_.scales + stage * smem_.scales_stage);
   };
   // Step `step` of the current stage: its wgmma into part[step % 2] (32
@@ -915,25 +994,29 @@ void AmaxKernel::finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw
         });
       },
       [&] {
+        // Split s's slot and flag are split 1's plus (s - 1) x kConsumers (partial_index).
         Regs sum = k_.regs(f32, 4, "partial");
+        Reg one = k_.mov(u32, 1u);
+        Reg first_slot = partial_slot(t, one, cw) + thread_offset, first_flag = partial_flag(t, one, cw);
         for (int split = 1; split < t_.splits; ++split) {
-          Reg s = k_.mov(u32, imm(split));
+          const std::int64_t apart = (split - 1) * kConsumers;
           k_.if_then(leader, [&] {
-            Reg flag = partial_flag(t, s, cw), raised = k_.reg(u32);
+            Reg raised = k_.reg(u32);
             k_.while_loop(
                 [&] {
-                  k_.ld(Space::global, u32, raised, at(flag), {.volatile_ = true});
+                  k_.ld(Space::global, u32, raised, at(first_flag, 4 * apart), {.volatile_ = true});
                   return raised == 0u;
                 },
                 [] {});
             k_.fence(FenceSem::acq_rel, Scope::gpu);
-            k_.st(Space::global, u32, at(flag), 0u, {.volatile_ = true});
+            k_.st(Space::global, u32, at(first_flag, 4 * apart), 0u, {.volatile_ = true});
           });
           k_.bar_sync(cw + barrier_id, 128);
-          Reg slot = partial_slot(t, s, cw) + thread_offset;
           for (std::size_t i = 0; i < acc.size(); i += 4) {
             // After the acquire, plain loads (at L2, .cg) that ptxas may keep in flight together.
-            k_.ld(Space::global, f32, sum, at(slot, static_cast<std::int64_t>(i / 4 * 128 * 16)), {.cache = Cache::cg});
+            k_.ld(Space::global, f32, sum,
+                  at(first_slot, apart * sm90a_gemm_amax_partial_bytes(t_) + static_cast<std::int64_t>(i / 4 * 128 * 16)),
+                  {.cache = Cache::cg});
             for (std::size_t j = 0; j < 4; ++j) k_.add(acc[i + j], acc[i + j], sum[j]);
           }
         }
@@ -1060,17 +1143,18 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
   // Converting consumers keep A's 128 rows in the bf16 stage too, before B's.
   const bool converting = !t.fp8_mma && t.dequant_warpgroups == 0;
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n + (converting ? kTileM : 0)) * kRow;
-  m.raw_a_stage = kTileM * raw_row;
-  m.raw_b_stage = static_cast<std::uint32_t>(t.tile_n) * raw_row;
+  // A raw stage is A's rows then B's (1024-aligned with fp8_mma: 128-byte
+  // rows, tiles of 64 or 128 rows), a scale stage SFA's piece then SFB's.
+  m.raw_stage = static_cast<std::uint32_t>(kTileM + t.tile_n) * raw_row;
+  m.sf_stage = static_cast<std::uint32_t>(1 + sm90a_gemm_amax_sfb_pieces(t)) * kScalePiece;
   m.scales_stage = t.fp8_mma ? 4 * 4 * static_cast<std::uint32_t>(kTileM + scale_block_floats(false, t.tile_n)) : 0;
   const auto stages = t.fp8_mma ? 0u : static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
   m.b = 0;
   m.raw_a = m.b + stages * m.b_stage;
-  m.raw_b = m.raw_a + raw * m.raw_a_stage;
-  m.raw_sfa = m.raw_b + raw * m.raw_b_stage;
-  m.raw_sfb_stage = static_cast<std::uint32_t>(sm90a_gemm_amax_sfb_pieces(t)) * kScalePiece;
-  m.raw_sfb = m.raw_sfa + raw * kScalePiece;
-  m.scales = m.raw_sfb + raw * m.raw_sfb_stage;
+  m.raw_b = m.raw_a + kTileM * raw_row;
+  m.raw_sfa = m.raw_a + raw * m.raw_stage;
+  m.raw_sfb = m.raw_sfa + kScalePiece;
+  m.scales = m.raw_sfa + raw * m.sf_stage;
   m.raw_full = m.scales + raw * m.scales_stage;
   m.raw_empty = m.raw_full + 8 * raw;
   m.ready = m.raw_empty + 8 * raw;

@@ -125,7 +125,7 @@ std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& problem, cons
 // `scales` holds each raw stage's f32 scales (A's 4 blocks x 128 rows, then
 // B's 4 x tile_n columns) and `ready` says the producer warpgroup wrote them.
 struct Sm90aGemmAmaxSmem {
-  std::uint32_t b_stage, raw_a_stage, raw_b_stage, raw_sfb_stage, scales_stage;
+  std::uint32_t b_stage, raw_stage, sf_stage, scales_stage;  // strides of one stage
   std::uint32_t b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, amax;
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };

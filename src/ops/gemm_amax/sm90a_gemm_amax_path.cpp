@@ -195,9 +195,9 @@ class Sm90aPath final : public GemmAmaxPath {
 // least as many tiles as SMs, or at most half as many: then K split in two
 // or four (the decode shape M = 128: 32 FP4 tiles, 128 units on 132 SMs);
 // else the next narrower. Or the mma tile the options ask for (split-K
-// still where tiles are few). FP4 at 128 x 256 and 128 x 128: converting
-// consumers, three bf16 stages and four raw stages (199 KB at 128 x 256);
-// at 128 x 64 one dequantizer warpgroup, six bf16 B stages and six raw
+// still where tiles are few). FP4 at 128 x 256: three converting
+// warpgroups, three bf16 stages and four raw stages (199 KB); at 128 x 128
+// and 128 x 64 one dequantizer warpgroup, six bf16 B stages and six raw
 // stages. MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of 37 KB
 // at 128 x 128, six of 28 KB at 128 x 64.
 Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
@@ -222,7 +222,7 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
     }
   }
   if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
-  if (!t.fp8_mma && t.tile_n == 64) t.dequant_warpgroups = 1, t.stages = 6, t.raw_stages = 6;
+  if (!t.fp8_mma && t.tile_n != 256) t.dequant_warpgroups = 1, t.stages = 6, t.raw_stages = 6;
   return t;
 }
 

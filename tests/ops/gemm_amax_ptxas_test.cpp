@@ -67,8 +67,8 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
     } else {
       for (int tile_n : {128, 64}) tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
     }
-    // Split-K as the decode shape takes it: the widest tiles, K in ranges.
-    Sm90aGemmAmaxTiling split = tilings.front();
+    // Split-K as the decode shape takes it: 128-wide tiles, K in ranges.
+    Sm90aGemmAmaxTiling split = c.ab == DType::e2m1 ? tilings[1] : tilings.front();
     split.splits = 2;
     tilings.push_back(split);
     for (const Sm90aGemmAmaxTiling& t : tilings)

@@ -326,6 +326,56 @@ TEST(GemmAmaxSm90aSim, SplitKWhereTilesAreFew) {
   }
 }
 
+// FP4 at 128 x 256: three converting warpgroups (the consumers and the
+// helper, whose first thread keeps the raw stages loaded) on a 2-SM
+// simulator, so each CTA walks several units (ragged M, N, K, two
+// batches): every FP4 scale format into every C dtype, each run twice.
+TEST(GemmAmaxSm90aSim, Fp4WideTilesOnThreeConvertingWarpgroups) {
+  const runtime::Device device(sim::make_backend({.sm_count = 2}));
+  int i = 0;
+  for (ScaledFormat f : {ScaledFormat{DType::e2m1, DType::e8m0, 32}, ScaledFormat{DType::e2m1, DType::e4m3, 16},
+                         ScaledFormat{DType::e2m1, DType::e8m0, 16}})
+    for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
+      GemmAmaxCase c = sm90a_case(f.ab, c_dtype);
+      c.sf = f.sf, c.vec = f.vec, c.m = 200, c.n = i % 2 ? 300 : 264, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
+      c.c_major = i % 2 ? CMajor::m : CMajor::n;
+      c.tile = GemmAmaxTile{128, 256};
+      std::mt19937 rng(860 + static_cast<std::uint32_t>(i++));
+      auto s = make_gemm_amax(device, c, rng);
+      std::vector<std::string> refused;
+      const auto p = describe_gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
+                                        s.options(), refused);
+      ASSERT_TRUE(refused.empty() && sm90a_gemm_amax_path().refusals(p, device).empty()) << c.describe();
+      const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
+      ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && t.splits == 1) << c.describe();
+      GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+      for (int run = 0; run < 2; ++run) {
+        const auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
+        EXPECT_TRUE(bad.empty()) << c.describe() << ", run " << run << ": " << bad.size() << " mismatches; "
+                                 << (bad.empty() ? "" : bad.front());
+      }
+    }
+}
+
+// The default tiling on a 132-SM device: FP4 takes 128 x 256 where those
+// tiles fill the SMs, and 128 x 128 with K in two ranges at the decode
+// shape (M = 128: 64 tiles); MXFP8 128 x 128.
+TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
+  const runtime::Device device(sim::make_backend({.sm_count = 132}));
+  auto tiling = [&](DType ab, std::int64_t m, std::int64_t n, std::int64_t k) {
+    GemmAmaxProblem p;
+    p.m = m, p.n = n, p.k = k, p.l = 1, p.ab_dtype = ab, p.c_dtype = DType::bf16;
+    p.sf_dtype = ab == DType::e2m1 ? DType::e4m3 : DType::e8m0, p.vec = ab == DType::e2m1 ? 16 : 32;
+    return sm90a_gemm_amax_tiling(p, device);
+  };
+  Sm90aGemmAmaxTiling t = tiling(DType::e2m1, 8192, 8192, 8192);
+  EXPECT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && t.splits == 1 && t.stages == 3);
+  t = tiling(DType::e2m1, 128, 8192, 8192);
+  EXPECT_TRUE(t.tile_n == 128 && t.dequant_warpgroups == 1 && t.splits == 2) << t.tile_n << " " << t.splits;
+  t = tiling(DType::e4m3, 8192, 8192, 8192);
+  EXPECT_TRUE(t.tile_n == 128 && t.fp8_mma && t.splits == 1);
+}
+
 // GemmAmax names the kernel it chose: sm90a where it accepts the problem,
 // sm80 for the rest (here an m-major A, and a 64 x 64 tile).
 TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {

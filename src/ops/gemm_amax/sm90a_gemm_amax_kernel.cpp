@@ -60,9 +60,10 @@ class AmaxKernel {
     const bool wide = t.tile_n == 256;
     if (t.tile_n != 64 && t.tile_n != 128 && t.tile_n != 256)
       throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 64, 128 or 256");
-    if (converting() && (!wide || t.stages != 3))
+    if (converting() && (!wide || t.stages != 3 || t.splits != 1))
       throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + ", " + std::to_string(t.stages) +
-                     " stages with converting warpgroups; they take tile_n 256 and 3 stages");
+                     " stages, " + std::to_string(t.splits) +
+                     " K splits with converting warpgroups; they take tile_n 256, 3 stages and no split");
     if (wide && !converting())
       throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting consumers (E2M1, no dequantizer warpgroups)");
     // The dequantizer converts E2M1; FP8 (MXFP8 only) takes fp8_mma.

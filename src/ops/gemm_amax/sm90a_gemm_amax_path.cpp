@@ -192,9 +192,9 @@ class Sm90aPath final : public GemmAmaxPath {
 }  // namespace
 
 // The widest tile (FP4: 128 x 256, FP8: 128 x 128) where that gives at
-// least as many tiles as SMs, or at most half as many: then K split in two
-// or four (the decode shape M = 128: 32 FP4 tiles, 128 units on 132 SMs);
-// else the next narrower. Or the mma tile the options ask for (split-K
+// least as many tiles as SMs, or, 128 wide or less, at most half as many:
+// then K split in two or four (the decode shape M = 128: 64 tiles, 128
+// units on 132 SMs); else the next narrower. Or the mma tile the options ask for (split-K
 // still where tiles are few). FP4 at 128 x 256: three converting
 // warpgroups, three bf16 stages and four raw stages (199 KB); at 128 x 128
 // and 128 x 64 one dequantizer warpgroup, six bf16 B stages and six raw
@@ -211,10 +211,13 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
   t.tile_n = widths.back();
   for (int w : widths) {
     const std::int64_t tiles = output_tiles(p, w);
-    if (tiles >= sms || 2 * tiles <= sms || w == widths.back()) {
+    // 128 x 256 tiles only where they fill the SMs: split-K measured slower
+    // with them than with 128 x 128 (and the sums leave them no registers).
+    const bool splittable = w <= 128;
+    if (tiles >= sms || (splittable && 2 * tiles <= sms) || w == widths.back()) {
       t.tile_n = w;
       for (int splits : {4, 2})  // each split needs a K block: (splits - 1) ranges leave one
-        if (splits * tiles <= sms && (splits - 1) * ((kblocks + splits - 1) / splits) < kblocks) {
+        if (splittable && splits * tiles <= sms && (splits - 1) * ((kblocks + splits - 1) / splits) < kblocks) {
           t.splits = splits;
           break;
         }

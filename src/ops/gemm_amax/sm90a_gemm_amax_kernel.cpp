@@ -534,23 +534,24 @@ void AmaxKernel::apply_scale(const Reg& d, const Reg& y, const Reg& factor2, boo
 // E2M1 codes (no NaN or inf) to bf16: S.EE.M of each nibble into the bf16
 // sign (bit 15) and fields (bits 8..6) is the value times 2^(1 - 127), code
 // 1 (0.5) landing on a bf16 subnormal; then x 2^126 and x the scale
-// (apply_scale). Word j's byte b holds codes 8j + 2b (low nibble) and
-// 8j + 2b + 1, which become the low and high halves of out[4j + b]. The bit
-// moves are few because the integer ALU bounds this loop: the even and the
-// odd codes one per byte (two masks), a prmt puts the pair in bits 0..3 and
-// 16..19 with zero bytes between (PTX ISA 9.7.9.7 prmt: selector bit 3
-// copies the sign bit of a byte below 16), and one multiply by 2^6 + 2^12
-// moves EEM to bits 6..8 and S to bit 15 of each half at once (the copies
-// do not overlap, so no carries) for a mask to keep.
+// (apply_scale). Word j holds codes 8j .. 8j + 7 (code 8j + c in bits
+// 4c .. 4c + 3); codes 8j + i and 8j + i + 4 become the low and high halves
+// of out[4j + i] (K permuted alike in both operands leaves the sum as it
+// is). The bit moves are few because the integer ALU bounds this loop: a
+// mask keeps the pair (nibbles i and i + 4: 16 bits apart), one multiply
+// by 2^a + 2^b moves each code's EEM to bits 6..8 and its S to bit 15 of
+// its half at once (the copies do not overlap, so no carries), a mask keeps
+// them: for i = 0, 1 from the word, for i = 2, 3 from it shifted by 8.
 void AmaxKernel::dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded) {
   const int words = static_cast<int>(w.size());  // 4, or 2 (one scale)
   for (int j = 0; j < words; ++j) {
-    Reg even = w[j] & 0x0F0F0F0Fu, odd = (w[j] >> 4) & 0x0F0F0F0Fu;
-    for (int b = 0; b < 4; ++b) {
-      Reg n = k_.reg(u32);
-      k_.prmt(n, even, odd, static_cast<std::uint32_t>(0x8080 | ((4 + b) << 8) | b));
-      Reg y = (n * 0x1040u) & 0x81C081C0u;
-      apply_scale(out[static_cast<std::size_t>(4 * j + b)], y, factor2[static_cast<std::size_t>(2 * j / words)], folded);
+    Reg high = w[j] >> 8u;
+    for (int i = 0; i < 4; ++i) {
+      const Reg& from = i < 2 ? w[j] : high;
+      // Nibble at bit 0 (16): EEM to 6 (x 2^6), S from 3 to 15 (x 2^12);
+      // at bit 4 (20): x 2^2 and x 2^8.
+      Reg y = ((from & (i % 2 ? 0x00F000F0u : 0x000F000Fu)) * (i % 2 ? 0x104u : 0x1040u)) & 0x81C081C0u;
+      apply_scale(out[static_cast<std::size_t>(4 * j + i)], y, factor2[static_cast<std::size_t>(2 * j / words)], folded);
     }
   }
 }
@@ -819,12 +820,12 @@ Reg AmaxKernel::stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32
 
 // This thread's A fragments for the four k16 steps of raw stage `rstage`
 // (K block kb), dequantized into `out` (16 registers): rows a.rows (one
-// 8-byte load and one scale each). Word j of row h's 8 is out[8h + j]. Step
-// s's fragment (PTX ISA 9.7.15.5.1.1: row r, columns 2(lane%4) + {0,1}; row
-// r + 8; then both at + 8) takes words 2s and 2s + 1 of each row: logical
-// codes 16t + 4s + 2h + {0,1} (t = lane % 4) sit at wgmma positions 16s +
-// 2t + 8h + {0,1}, the order the dequantizer stores B in (dequant_b). Frees
-// the raw stage.
+// 8-byte load and one scale each). Pair j of row h's 8 (dequant_fp4) is
+// out[8h + j]. Step s's fragment (PTX ISA 9.7.15.5.1.1: row r, columns
+// 2(lane%4) + {0,1}; row r + 8; then both at + 8) takes pairs 2s and
+// 2s + 1 of each row: a row's pair 2s + e sits at wgmma positions 16s + 2t
+// + 8e + {0,1} (t = lane % 4), the order the dequantizer stores B's pairs
+// in (dequant_b). Frees the raw stage.
 void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb,
                                      const Regs& out) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);

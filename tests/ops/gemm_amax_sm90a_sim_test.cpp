@@ -260,6 +260,43 @@ TEST(GemmAmaxSm90aSim, LargeAndSmallScalesConvertExactly) {
   }
 }
 
+// A scale folds into one multiply when scale x 2^126 is a normal bf16 the
+// kernel builds from the byte (e4m3: S = 0 and E in 1..8; e8m0: E <= 128);
+// the rest go the two-multiply way. Each of B's rows takes one scale byte
+// at or beside those bounds (A's scales 1), so a wrong factor shows in
+// whole columns of C; both FP4 paths (128 x 256 converting warpgroups,
+// 128 x 128 dequantizer warpgroup).
+TEST(GemmAmaxSm90aSim, Fp4ScalesFoldOnlyWithinTheirBounds) {
+  struct Format {
+    DType sf;
+    int vec;
+    std::uint8_t one;
+    std::vector<std::uint8_t> b_scales;
+  };
+  const runtime::Device device(sim::make_backend({.sm_count = 2}));
+  int i = 0;
+  for (const Format& f : {Format{DType::e4m3, 16, 0x38, {0x47, 0x48, 0x08, 0x07, 0x01, 0x00, 0x38, 0x50}},
+                          Format{DType::e8m0, 32, 127, {128, 129, 0, 1, 126, 140}}})
+    for (int tile_n : {256, 128}) {
+      GemmAmaxCase c = sm90a_case(DType::e2m1, DType::f32);
+      c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 72, c.k = 128;
+      c.tile = GemmAmaxTile{128, tile_n};
+      std::mt19937 rng(880 + static_cast<std::uint32_t>(i++));
+      auto s = make_gemm_amax(device, c, rng);
+      const ScaleFactorLayout la{c.m, c.k, c.l, c.vec}, lb{c.n, c.k, c.l, c.vec};
+      for (std::int64_t r = 0; r < c.m; ++r)
+        for (std::int64_t kb = 0; kb < la.k_blocks(); ++kb) s.sfa.bytes[static_cast<std::size_t>(la.offset(r, kb, 0))] = f.one;
+      for (std::int64_t r = 0; r < c.n; ++r)
+        for (std::int64_t kb = 0; kb < lb.k_blocks(); ++kb)
+          s.sfb.bytes[static_cast<std::size_t>(lb.offset(r, kb, 0))] = f.b_scales[static_cast<std::size_t>(r) % f.b_scales.size()];
+      s.upload(s.sfa);
+      s.upload(s.sfb);
+      GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+      const auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
+      EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches; " << (bad.empty() ? "" : bad.front());
+    }
+}
+
 // The 128x4 layout pads SFA and SFB to 128-row, 4-block tiles, and the
 // kernel loads whole 512-byte pieces of it; no padding byte may reach C.
 // With every padding byte 0xFF (NaN in e8m0 and e4m3), partial row tiles of

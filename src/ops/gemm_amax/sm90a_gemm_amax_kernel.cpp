@@ -110,16 +110,17 @@ class AmaxKernel {
     Reg site;  // its first scale's byte in a stage's piece (scale_site)
   };
   Reg scale_site(const Reg& piece_row, const Reg& code0);
-  Regs row_scales(const Reg& sf_stage, const RowReads& row, const Reg& kb, const Reg& code0, int count);
+  // A row's scales in K block kb: `count` bytes (1, or 2 with 32 codes of
+  // vec 16) as loaded (scale_bytes), whether all of a set fold
+  // (scales_fold), and the bf16x2 multipliers dequant_fp4 takes
+  // (scale_factors).
+  Reg scale_bytes(const Reg& sf_stage, const RowReads& row, const Reg& kb, int count);
+  Pred scales_fold(const std::vector<Reg>& bytes, int count);
+  Regs scale_factors(const Reg& bytes, int count, const Reg& kb, const Reg& code0, bool folded);
   Reg decode_scale(const Reg& e, int byte, int bytes);
   void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
-                 const std::vector<Reg>& stores, const std::vector<Regs>& scales);
-  void dequant_words(const Regs& w, const Regs& scales, const Regs& out);
-  struct Folding {
-    Regs factors;
-    std::optional<Pred> folds;
-  };
-  Folding fold_scales(const Regs& scales);
+                 const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb);
+  void dequant_words(const Regs& w, const Reg& bytes, int count, const Reg& kb, const Reg& code0, const Regs& out);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
@@ -441,11 +442,11 @@ void AmaxKernel::dequantizer() {
       k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
       // The consumers dequantize A themselves (dequant_a_fragments).
       Reg sf_stage = base_ + smem_.raw_sfb + rstage * smem_.sf_stage;
-      std::vector<Regs> scales;
-      for (const RowReads& row : rows) scales.push_back(row_scales(sf_stage, row, kb, code0, m.scales));
+      std::vector<Reg> scales;
+      for (const RowReads& row : rows) scales.push_back(scale_bytes(sf_stage, row, kb, m.scales));
       k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
       dequant_b(m, base_ + smem_.raw_b + rstage * smem_.raw_stage, base_ + smem_.b + stage * smem_.b_stage, rows,
-                stores, scales);
+                stores, scales, kb);
       // wgmma reads through the async proxy what these generic-proxy stores
       // wrote (PTX ISA 9.7.13.4 membar/fence, proxy fences).
       k_.fence_proxy_async_shared();
@@ -468,29 +469,77 @@ Reg AmaxKernel::scale_site(const Reg& piece_row, const Reg& code0) {
   return ((piece_row & 31u) << 4) + (((piece_row >> 5) & 3u) << 2) + ((code0 >> imm(p_.vec == 16 ? 4 : 5)) & 3u);
 }
 
-// The `count` scales (decode_scale) of `row`'s codes in K block kb (count 2:
-// 32 codes of vec 16, the second scale the next byte), 0 past K: TMA
-// zero-filled those codes, but the layout's padding scale might be NaN, and
-// the sum would carry it into C. Only a K that is no multiple of the
-// 64-code block reaches past it. (Rows past M or N need nothing: their
-// accumulators are neither stored nor counted in amax.)
-Regs AmaxKernel::row_scales(const Reg& sf_stage, const RowReads& row, const Reg& kb, const Reg& code0, int count) {
+// The `count` scale bytes of `row`'s codes in K block kb (count 2: 32
+// codes of vec 16, the second scale the next byte, the first at an even
+// address as code0 / 16 is even: one 16-bit load), zero-extended.
+Reg AmaxKernel::scale_bytes(const Reg& sf_stage, const RowReads& row, const Reg& kb, int count) {
   Reg address = sf_stage + row.site;
   if (p_.vec == 32) address = address + ((kb & 1u) << 1);
-  const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
-  // Two scales are two neighbouring bytes, the first at an even address
-  // (code0 / 16 even): one 16-bit load.
   Reg narrow = k_.reg(u16), e = k_.reg(u32);
   k_.ld(Space::shared, count == 2 ? u16 : u8, narrow, at(address));
   k_.cvt(e, narrow);
-  Regs scales;
-  for (int g = 0; g < count; ++g) {
-    Reg bits = decode_scale(e, g, count);
-    if (p_.k % kSm90aGemmAmaxTileK != 0)
-      k_.selp(bits, bits, 0u, (((kb << 6) + code0 + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)) < imm(blocks));
-    scales.push_back(bits);
+  return e;
+}
+
+// Whether every scale byte in `bytes` (`count` each) folds: its value times
+// 2^unbias_exponent() a normal bf16 that one integer multiply-add builds
+// (scale_factors). e8m0: E <= 128 (2^(E - 1); E = 0 gives 2^-1, the
+// subnormal 2^-127 times 2^126). e4m3: S = 0, E in 1..8 (normal, below 4;
+// subnormals, NaN and the rest go the slow way). Four bytes at a time in a
+// word, SWAR: e8m0 fails where bit 7 and a lower bit are both set; e4m3
+// fits where byte + 0x38 lands in 0x40..0x7F (a carry out of a failing
+// byte can only make its neighbour fail as well).
+Pred AmaxKernel::scales_fold(const std::vector<Reg>& bytes, int count) {
+  const bool e8m0 = p_.sf_dtype == DType::e8m0;
+  std::optional<Pred> all;
+  for (std::size_t i = 0; i < bytes.size(); i += 4 / count) {
+    Reg word = bytes[i];
+    if (count == 2 && i + 1 < bytes.size()) {
+      word = k_.reg(u32);
+      k_.prmt(word, bytes[i], bytes[i + 1], 0x5410u);  // bytes[i]'s two below bytes[i + 1]'s
+    } else if (count == 1) {
+      word = k_.reg(u32);
+      k_.mov(word, bytes[i]);
+      for (std::size_t j = 1; j < 4 && i + j < bytes.size(); ++j) word = word | (bytes[i + j] << imm(8 * j));
+    }
+    // Bytes not filled by scales: 0, which folds in e8m0; in e4m3 a 0x08 put in their place does.
+    const int filled = count * static_cast<int>(std::min<std::size_t>(4 / count, bytes.size() - i));
+    if (!e8m0 && filled < 4) word = word | imm(0x08080808u << (8 * filled));
+    Pred fits = e8m0 ? ((word & (((word & 0x7F7F7F7Fu) + 0x7F7F7F7Fu)) & 0x80808080u) == 0u)
+                     : (((word + 0x38383838u) & 0xC0C0C0C0u) == 0x40404040u);
+    all = all ? Pred(*all && fits) : fits;
   }
-  return scales;
+  return *all;
+}
+
+// The multipliers (bf16x2, the value in both halves) for the `count`
+// scales in `bytes`: with `folded` (scales_fold held), scale x
+// 2^unbias_exponent() built by one multiply-add on the byte put in both
+// halves (e8m0: exponent field E + 126; e4m3 S.EEEE.MMM: the fields moved
+// 4 up plus 246 on the exponent, 2^(E - 7) x 1.MMM x 2^126); else the
+// scales themselves (decode_scale). 0 past K: TMA zero-filled those codes,
+// but the layout's padding scale might be NaN, and the sum would carry it
+// into C. Only a K that is no multiple of the 64-code block reaches past
+// it. (Rows past M or N need nothing: their accumulators are neither
+// stored nor counted in amax.)
+Regs AmaxKernel::scale_factors(const Reg& bytes, int count, const Reg& kb, const Reg& code0, bool folded) {
+  const std::int64_t blocks = (p_.k + p_.vec - 1) / p_.vec;
+  const bool e8m0 = p_.sf_dtype == DType::e8m0;
+  Regs factors;
+  for (int g = 0; g < count; ++g) {
+    Reg f = k_.reg(u32);
+    if (folded) {
+      Reg both = k_.reg(u32);
+      k_.prmt(both, bytes, k_.mov(u32, 0u), g ? 0x4141u : 0x4040u);  // byte g in both halves
+      k_.mad(f, both, e8m0 ? 0x80u : 0x10u, e8m0 ? 0x3F003F00u : 0x7B007B00u);
+    } else {
+      k_.mov(f, decode_scale(bytes, g, count));
+    }
+    if (p_.k % kSm90aGemmAmaxTileK != 0)
+      k_.selp(f, f, 0u, (((kb << 6) + code0 + imm(16 * g)) >> imm(p_.vec == 16 ? 4 : 5)) < imm(blocks));
+    factors.push_back(f);
+  }
+  return factors;
 }
 
 // The bf16x2 bits (the value in both halves) of byte `byte` of `e`, `bytes`
@@ -575,19 +624,19 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   return m;
 }
 
-// B's stage: tile_n rows of one K block (64 codes) to bf16, with the scales
-// row_scales loaded, each row's 64 codes in the order the consumers'
+// B's stage: tile_n rows of one K block (64 codes) to bf16, with the scale
+// bytes loaded (scale_bytes), each row's 64 codes in the order the consumers'
 // register-A fragments take A's (dequant_a_fragments): pair q of the 32 at
 // pair 8·((q/2) % 4) + 4·(q % 2) + q/8.
 void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
-                           const std::vector<Reg>& stores, const std::vector<Regs>& scales) {
+                           const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto pass = [&] {
       Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
       k_.ld(Space::shared, b32, w, at(raw + rows[i].raw));
       Regs out;
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-      dequant_words(w, scales[i], out);
+      dequant_words(w, scales[i], m.scales, kb, m.c * imm(m.codes), out);
       // Pair o of chunk c (32 E2M1 codes) is pair q = 16c + o of the row:
       // pairs o and o + 8 are one 8-byte store (dequantizer()).
       Reg first = dst + stores[i];
@@ -602,31 +651,17 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
   }
 }
 
-// E2M1 codes in `w` (4 words, or 2) to bf16 pairs in `out`, times
-// scales[0] (the first half of w's codes) and scales.back() (the second).
-// The bias and the scale fold into one factor when the scale's exponent
-// field leaves room for 2^unbias_exponent() below bf16's largest (254):
-// one multiply per pair of codes instead of two. The rest (large or NaN
-// scales) keep two. `folds` is whether every scale given folds.
-AmaxKernel::Folding AmaxKernel::fold_scales(const Regs& scales) {
-  const std::uint32_t largest = static_cast<std::uint32_t>(254 - unbias_exponent()) << 7 | 0x7Fu;
-  const std::uint32_t unbias = static_cast<std::uint32_t>(unbias_exponent() + 127) << 7;
-  Reg unbias2 = k_.mov(b32, unbias | unbias << 16);
-  Folding f;
-  for (const Reg& s : scales) {
-    Reg factor = k_.reg(b32);
-    k_.mul(factor.as(bf16x2), s.as(bf16x2), unbias2.as(bf16x2));
-    f.factors.push_back(factor);
-    Pred fits = (s & 0x7FFFu) <= imm(largest);
-    f.folds = f.folds ? Pred(*f.folds && fits) : fits;
-  }
-  return f;
-}
-
-void AmaxKernel::dequant_words(const Regs& w, const Regs& scales, const Regs& out) {
-  const Folding f = fold_scales(scales);
-  k_.if_else(*f.folds, [&] { dequant_fp4(w, Regs{f.factors.front(), f.factors.back()}, out, true); },
-             [&] { dequant_fp4(w, Regs{scales.front(), scales.back()}, out, false); });
+// E2M1 codes in `w` (4 words, or 2) to bf16 pairs in `out`, times the
+// first of the `count` scales in `bytes` (the first half of w's codes) and
+// the last (the second): one multiply per pair where the scales fold, two
+// where not (scales_fold).
+void AmaxKernel::dequant_words(const Regs& w, const Reg& bytes, int count, const Reg& kb, const Reg& code0,
+                               const Regs& out) {
+  auto convert = [&](bool folded) {
+    const Regs f = scale_factors(bytes, count, kb, code0, folded);
+    dequant_fp4(w, Regs{f.front(), f.back()}, out, folded);
+  };
+  k_.if_else(scales_fold({bytes}, count), [&] { convert(true); }, [&] { convert(false); });
 }
 
 void AmaxKernel::consumer() {
@@ -708,7 +743,7 @@ AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m) {
 }
 
 // Raw stage `rstage` (K block kb) to bf16 stage `cstage`. Every row's loads
-// first, then one branch on whether all its scales fold (fold_scales): the
+// first, then one branch on whether all its scales fold (scales_fold): the
 // conversions form one block with the loads' latency behind them.
 void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase,
                                const Reg& kb, const Reg& cstage) {
@@ -717,30 +752,26 @@ void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const
   Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + rows.raw;
   Reg sf = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
-  std::vector<Regs> words, scales;
-  Regs all_scales;
+  std::vector<Regs> words;
+  std::vector<Reg> scales;
   for (std::size_t i = 0; i < rows.sites.size(); ++i) {
     const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
-    scales.push_back(row_scales(sf, RowReads{rows.raw, rows.sites[i]}, kb, code0, m.scales));
-    all_scales.insert(all_scales.end(), scales.back().begin(), scales.back().end());
+    scales.push_back(scale_bytes(sf, RowReads{rows.raw, rows.sites[i]}, kb, m.scales));
     words.push_back(Regs{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)});
     k_.ld(Space::shared, b32, words.back(), at(raw, f * raw_row_bytes()));
   }
-  const Folding folding = fold_scales(all_scales);
   auto convert = [&](bool folded) {
     for (std::size_t i = 0; i < words.size(); ++i) {
-      const Regs& factors = folded ? folding.factors : all_scales;
-      const auto first = static_cast<std::ptrdiff_t>(i * scales[i].size());
+      const Regs factors = scale_factors(scales[i], m.scales, kb, code0, folded);
       Regs out;
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-      dequant_fp4(words[i], Regs{factors[first], factors[first + static_cast<std::ptrdiff_t>(scales[i].size()) - 1]},
-                  out, folded);
+      dequant_fp4(words[i], Regs{factors.front(), factors.back()}, out, folded);
       const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
       for (int q = 0; q < m.codes / 8; ++q)
         k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
     }
   };
-  k_.if_else(*folding.folds, [&] { convert(true); }, [&] { convert(false); });
+  k_.if_else(scales_fold(scales, m.scales), [&] { convert(true); }, [&] { convert(false); });
   advance(rstage, rphase, t_.raw_stages);
 }
 
@@ -835,7 +866,7 @@ void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Re
     Regs w;
     for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
     k_.ld(Space::shared, b32, w, at(raw + a.rows[h].raw));
-    dequant_words(w, row_scales(sf_stage, a.rows[h], kb, a.code0, 1), Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
+    dequant_words(w, scale_bytes(sf_stage, a.rows[h], kb, 1), 1, kb, a.code0, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
   }
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
 }

@@ -65,7 +65,9 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
       for (int tile_n : {128, 64})
         for (int dq : {1, 2}) tilings.push_back({.tile_n = tile_n, .stages = 6, .raw_stages = 6, .dequant_warpgroups = dq});
     } else {
+      // FP8 wgmma at 128 x 128 and 128 x 64, converting warpgroups at 128 x 256.
       for (int tile_n : {128, 64}) tilings.push_back({.tile_n = tile_n, .raw_stages = 5, .fp8_mma = true});
+      tilings.push_back({.tile_n = 256, .raw_stages = 3});
     }
     // Split-K as the decode shape takes it: 128-wide tiles, K in ranges.
     Sm90aGemmAmaxTiling split = c.ab == DType::e2m1 ? tilings[1] : tilings.front();

@@ -109,7 +109,7 @@ TEST(GemmAmaxSm90aRefusals, OperandsThatAreNotKMajorOrTmaAligned) {
 TEST(GemmAmaxSm90aRefusals, TilesClustersAndSizes) {
   GemmAmaxProblem p = accepted();
   p.tile = GemmAmaxTile{64, 64};
-  expect_one(p, {"mma tile 64x64", "CTA tile is 128x128 or 128x64"});
+  expect_one(p, {"mma tile 64x64", "CTA tile is 128x256, 128x128 or 128x64"});
   p = accepted();
   p.cluster = {2, 1};
   expect_one(p, {"cluster shape 2x1", "without clusters (1x1 only)"});

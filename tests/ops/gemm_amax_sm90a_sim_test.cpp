@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "../../src/ops/gemm_amax/gemm_amax_path.hpp"
@@ -159,14 +160,19 @@ TEST(GemmAmaxSm90aSim, AmaxExtendsTheCallersValue) {
 // a row and column whose tile also holds elements past M and N, which must
 // not count (B's zero-filled rows times A's NaN are NaN in the accumulator).
 TEST(GemmAmaxSm90aSim, NaNInAnInputMakesAmaxNaN) {
-  for (bool in_scale : {true, false}) {
-    GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
-    c.m = 40, c.n = 24, c.k = 64, c.l = 2;
+  // FP8 wgmma on the codes (the default tile here) and the converting
+  // warpgroups (128 x 256), whose fast path has no NaN: NaN codes (e4m3
+  // S.1111.111, e5m2 S.11111.10) must send their K block the exact way.
+  for (auto tile : {std::optional<GemmAmaxTile>{}, std::optional<GemmAmaxTile>{GemmAmaxTile{128, 256}}})
+  for (int kind = 0; kind < 3; ++kind) {
+    const bool in_scale = kind == 0;
+    GemmAmaxCase c = sm90a_case(kind == 2 ? DType::e5m2 : DType::e4m3, DType::bf16);
+    c.m = 40, c.n = 24, c.k = 64, c.l = 2, c.tile = tile;
     auto s = make_sm90a(c, 770);
     if (in_scale)
       s.sfa.bytes[static_cast<std::size_t>(ScaleFactorLayout{c.m, c.k, c.l, c.vec}.offset(17, 1, 1))] = 0xFF;
     else
-      s.a.bytes[static_cast<std::size_t>(5 * s.a.stride_row + 3 + s.a.stride_batch)] = 0x7F;
+      s.a.bytes[static_cast<std::size_t>(5 * s.a.stride_row + 3 + s.a.stride_batch)] = kind == 2 ? 0x7E : 0x7F;
     s.upload(in_scale ? s.sfa : s.a);
     const auto bad = run_gemm_amax_and_check(s);
     EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());
@@ -260,25 +266,28 @@ TEST(GemmAmaxSm90aSim, LargeAndSmallScalesConvertExactly) {
   }
 }
 
-// A scale folds into one multiply when scale x 2^126 is a normal bf16 the
-// kernel builds from the byte (e4m3: S = 0 and E in 1..8; e8m0: E <= 128);
-// the rest go the two-multiply way. Each of B's rows takes one scale byte
-// at or beside those bounds (A's scales 1), so a wrong factor shows in
-// whole columns of C; both FP4 paths (128 x 256 converting warpgroups,
-// 128 x 128 dequantizer warpgroup).
-TEST(GemmAmaxSm90aSim, Fp4ScalesFoldOnlyWithinTheirBounds) {
+// A scale folds into one multiply when scale x 2^u (u: 126 for E2M1 codes,
+// 120 for e4m3, 112 for e5m2) is a normal bf16 the kernel builds from the
+// byte (e4m3 scales: S = 0 and E in 1..8; e8m0: E <= 254 - u); the rest go
+// the two-multiply way. Each of B's rows takes one scale byte at or beside
+// those bounds (A's scales 1), so a wrong factor shows in whole columns of
+// C; 128 x 256 (converting warpgroups) and 128 x 128 (FP4's dequantizer
+// warpgroup, MXFP8's FP8 wgmma).
+TEST(GemmAmaxSm90aSim, ScalesFoldOnlyWithinTheirBounds) {
   struct Format {
-    DType sf;
+    DType ab, sf;
     int vec;
     std::uint8_t one;
     std::vector<std::uint8_t> b_scales;
   };
   const runtime::Device device(sim::make_backend({.sm_count = 2}));
   int i = 0;
-  for (const Format& f : {Format{DType::e4m3, 16, 0x38, {0x47, 0x48, 0x08, 0x07, 0x01, 0x00, 0x38, 0x50}},
-                          Format{DType::e8m0, 32, 127, {128, 129, 0, 1, 126, 140}}})
+  for (const Format& f : {Format{DType::e2m1, DType::e4m3, 16, 0x38, {0x47, 0x48, 0x08, 0x07, 0x01, 0x00, 0x38, 0x50}},
+                          Format{DType::e2m1, DType::e8m0, 32, 127, {128, 129, 0, 1, 126, 140}},
+                          Format{DType::e4m3, DType::e8m0, 32, 127, {134, 135, 0, 1, 120, 140}},
+                          Format{DType::e5m2, DType::e8m0, 32, 127, {142, 143, 0, 2, 112, 150}}})
     for (int tile_n : {256, 128}) {
-      GemmAmaxCase c = sm90a_case(DType::e2m1, DType::f32);
+      GemmAmaxCase c = sm90a_case(f.ab, DType::f32);
       c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 72, c.k = 128;
       c.tile = GemmAmaxTile{128, tile_n};
       std::mt19937 rng(880 + static_cast<std::uint32_t>(i++));
@@ -363,15 +372,17 @@ TEST(GemmAmaxSm90aSim, SplitKWhereTilesAreFew) {
   }
 }
 
-// FP4 at 128 x 256: three converting warpgroups (the consumers and the
-// helper, whose first thread keeps the raw stages loaded) on a 2-SM
-// simulator, so each CTA walks several units (ragged M, N, K, two
-// batches): every FP4 scale format into every C dtype, each run twice.
-TEST(GemmAmaxSm90aSim, Fp4WideTilesOnThreeConvertingWarpgroups) {
+// 128 x 256: three converting warpgroups (the consumers and the helper,
+// whose first thread keeps the raw stages loaded) on a 2-SM simulator, so
+// each CTA walks several units (ragged M, N, K, two batches): every format
+// (FP4 with each scale format, MXFP8 e4m3 and e5m2) into every C dtype,
+// each run twice.
+TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
   const runtime::Device device(sim::make_backend({.sm_count = 2}));
   int i = 0;
   for (ScaledFormat f : {ScaledFormat{DType::e2m1, DType::e8m0, 32}, ScaledFormat{DType::e2m1, DType::e4m3, 16},
-                         ScaledFormat{DType::e2m1, DType::e8m0, 16}})
+                         ScaledFormat{DType::e2m1, DType::e8m0, 16}, ScaledFormat{DType::e4m3, DType::e8m0, 32},
+                         ScaledFormat{DType::e5m2, DType::e8m0, 32}})
     for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
       GemmAmaxCase c = sm90a_case(f.ab, c_dtype);
       c.sf = f.sf, c.vec = f.vec, c.m = 200, c.n = i % 2 ? 300 : 264, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
@@ -384,7 +395,7 @@ TEST(GemmAmaxSm90aSim, Fp4WideTilesOnThreeConvertingWarpgroups) {
                                         s.options(), refused);
       ASSERT_TRUE(refused.empty() && sm90a_gemm_amax_path().refusals(p, device).empty()) << c.describe();
       const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
-      ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && t.splits == 1) << c.describe();
+      ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && !t.fp8_mma && t.splits == 1) << c.describe();
       GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
       for (int run = 0; run < 2; ++run) {
         const auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
@@ -394,9 +405,10 @@ TEST(GemmAmaxSm90aSim, Fp4WideTilesOnThreeConvertingWarpgroups) {
     }
 }
 
-// The default tiling on a 132-SM device: FP4 takes 128 x 256 where those
-// tiles fill the SMs, and 128 x 128 with K in two ranges at the decode
-// shape (M = 128: 64 tiles); MXFP8 128 x 128.
+// The default tiling on a 132-SM device: 128 x 256 (converting
+// warpgroups) where those tiles fill the SMs, and 128 x 128 with K in two
+// ranges at the decode shape (M = 128: 64 tiles; FP4 a dequantizer
+// warpgroup, MXFP8 FP8 wgmma).
 TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
   const runtime::Device device(sim::make_backend({.sm_count = 132}));
   auto tiling = [&](DType ab, std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -410,7 +422,9 @@ TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
   t = tiling(DType::e2m1, 128, 8192, 8192);
   EXPECT_TRUE(t.tile_n == 128 && t.dequant_warpgroups == 1 && t.splits == 2) << t.tile_n << " " << t.splits;
   t = tiling(DType::e4m3, 8192, 8192, 8192);
-  EXPECT_TRUE(t.tile_n == 128 && t.fp8_mma && t.splits == 1);
+  EXPECT_TRUE(t.tile_n == 256 && !t.fp8_mma && t.dequant_warpgroups == 0 && t.raw_stages == 3);
+  t = tiling(DType::e4m3, 128, 8192, 8192);
+  EXPECT_TRUE(t.tile_n == 128 && t.fp8_mma && t.splits == 2) << t.tile_n << " " << t.splits;
 }
 
 // GemmAmax names the kernel it chose: sm90a where it accepts the problem,

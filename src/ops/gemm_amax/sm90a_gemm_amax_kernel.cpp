@@ -54,7 +54,7 @@ struct TileCoords {
 class AmaxKernel {
  public:
   AmaxKernel(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t)
-      : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a) {
+      : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(p.ab_dtype, t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a) {
     // The converting consumers split 128 + tile_n rows evenly over their
     // threads; an m64n256 accumulator fits only their 384-thread CTA.
     const bool wide = t.tile_n == 256;
@@ -65,11 +65,13 @@ class AmaxKernel {
                      " stages, " + std::to_string(t.splits) +
                      " K splits with converting warpgroups; they take tile_n 256, 3 stages and no split");
     if (wide && !converting())
-      throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting consumers (E2M1, no dequantizer warpgroups)");
-    // The dequantizer converts E2M1; FP8 (MXFP8 only) takes fp8_mma.
-    if (fp4() == t.fp8_mma)
-      throw OpsError("sm90a gemm_amax kernel: " + std::string(runtime::name(p.ab_dtype)) + " data " +
-                     (t.fp8_mma ? "with" : "without") + " fp8_mma; FP8 takes fp8_mma, E2M1 the dequantizer");
+      throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting warpgroups (no fp8_mma, no dequantizer warpgroups)");
+    // fp8_mma takes FP8 (MXFP8 only), the dequantizer warpgroups E2M1; the
+    // converting warpgroups both.
+    if ((fp4() && t.fp8_mma) || (!fp4() && !t.fp8_mma && !converting()))
+      throw OpsError("sm90a gemm_amax kernel: " + std::string(runtime::name(p.ab_dtype)) + " data with " +
+                     (t.fp8_mma ? "fp8_mma" : "dequantizer warpgroups") +
+                     "; FP8 takes fp8_mma or converting warpgroups, E2M1 dequantizer or converting warpgroups");
     tiles_m_ = (p.m + kTileM - 1) / kTileM;
     const std::int64_t tiles_n = (p.n + t.tile_n - 1) / t.tile_n;
     per_batch_ = tiles_m_ * tiles_n;
@@ -124,10 +126,13 @@ class AmaxKernel {
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
-  // The bf16 exponent an E2M1 code's bit move leaves out: 2^126.
-  static constexpr int unbias_exponent() { return 126; }
+  // The power of two a code's bit move into bf16's fields leaves out: 2^126
+  // for E2M1 (bias 1), 2^120 for e4m3 (bias 7), 2^112 for e5m2 (bias 15).
+  int unbias_exponent() const { return p_.ab_dtype == DType::e2m1 ? 126 : p_.ab_dtype == DType::e4m3 ? 120 : 112; }
   void apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded);
   void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
+  void dequant_fp8(const Regs& w, const Reg& factor2, const Regs& out, bool folded);
+  Pred codes_finite(const std::vector<Regs>& words);
   void consumer();
   // Converting warpgroups: the rows a thread converts per K block, m.row_step
   // apart through the stage's 128 + tile_n (A's, then B's). The raw offset
@@ -240,7 +245,7 @@ ptx::Module AmaxKernel::build() {
         if (t_.fp8_mma) k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
       },
       [&] {
-        if (t_.fp8_mma) return consumer();
+        if (t_.fp8_mma || converting()) return consumer();
         k_.if_else(wg >= kDequantWg0, [&] { dequantizer(); }, [&] { consumer(); });
       });
   return k_.module();
@@ -482,13 +487,15 @@ Reg AmaxKernel::scale_bytes(const Reg& sf_stage, const RowReads& row, const Reg&
 }
 
 // Whether every scale byte in `bytes` (`count` each) folds: its value times
-// 2^unbias_exponent() a normal bf16 that one integer multiply-add builds
-// (scale_factors). e8m0: E <= 128 (2^(E - 1); E = 0 gives 2^-1, the
-// subnormal 2^-127 times 2^126). e4m3: S = 0, E in 1..8 (normal, below 4;
-// subnormals, NaN and the rest go the slow way). Four bytes at a time in a
-// word, SWAR: e8m0 fails where bit 7 and a lower bit are both set; e4m3
-// fits where byte + 0x38 lands in 0x40..0x7F (a carry out of a failing
-// byte can only make its neighbour fail as well).
+// 2^u (u = unbias_exponent()) a normal bf16 that one integer multiply-add
+// builds (scale_factors). e8m0: E <= 254 - u (2^(E - 127 + u); E = 0 gives
+// the subnormal 2^-127 times 2^u, normal). e4m3 (with E2M1 codes): S = 0, E
+// in 1..8 (normal, below 4; subnormals, NaN and the rest go the slow way).
+// Four bytes at a time in a word, SWAR: e8m0 fails where bit 7 is set and
+// the low seven bits exceed 126 - u (adding 128 + u to them sets bit 7,
+// without a carry out of the byte); e4m3 fits where byte + 0x38 lands in
+// 0x40..0x7F (a carry out of a failing byte can only make its neighbour
+// fail as well).
 Pred AmaxKernel::scales_fold(const std::vector<Reg>& bytes, int count) {
   const bool e8m0 = p_.sf_dtype == DType::e8m0;
   std::optional<Pred> all;
@@ -505,7 +512,8 @@ Pred AmaxKernel::scales_fold(const std::vector<Reg>& bytes, int count) {
     // Bytes not filled by scales: 0, which folds in e8m0; in e4m3 a 0x08 put in their place does.
     const int filled = count * static_cast<int>(std::min<std::size_t>(4 / count, bytes.size() - i));
     if (!e8m0 && filled < 4) word = word | imm(0x08080808u << (8 * filled));
-    Pred fits = e8m0 ? ((word & (((word & 0x7F7F7F7Fu) + 0x7F7F7F7Fu)) & 0x80808080u) == 0u)
+    const std::uint32_t above = static_cast<std::uint32_t>(128 + unbias_exponent() - 127) * 0x01010101u;
+    Pred fits = e8m0 ? ((word & (((word & 0x7F7F7F7Fu) + imm(above))) & 0x80808080u) == 0u)
                      : (((word + 0x38383838u) & 0xC0C0C0C0u) == 0x40404040u);
     all = all ? Pred(*all && fits) : fits;
   }
@@ -515,7 +523,7 @@ Pred AmaxKernel::scales_fold(const std::vector<Reg>& bytes, int count) {
 // The multipliers (bf16x2, the value in both halves) for the `count`
 // scales in `bytes`: with `folded` (scales_fold held), scale x
 // 2^unbias_exponent() built by one multiply-add on the byte put in both
-// halves (e8m0: exponent field E + 126; e4m3 S.EEEE.MMM: the fields moved
+// halves (e8m0: exponent field E + u; e4m3 S.EEEE.MMM: the fields moved
 // 4 up plus 246 on the exponent, 2^(E - 7) x 1.MMM x 2^126); else the
 // scales themselves (decode_scale). 0 past K: TMA zero-filled those codes,
 // but the layout's padding scale might be NaN, and the sum would carry it
@@ -531,7 +539,8 @@ Regs AmaxKernel::scale_factors(const Reg& bytes, int count, const Reg& kb, const
     if (folded) {
       Reg both = k_.reg(u32);
       k_.prmt(both, bytes, k_.mov(u32, 0u), g ? 0x4141u : 0x4040u);  // byte g in both halves
-      k_.mad(f, both, e8m0 ? 0x80u : 0x10u, e8m0 ? 0x3F003F00u : 0x7B007B00u);
+      const std::uint32_t field = e8m0 ? static_cast<std::uint32_t>(unbias_exponent()) << 7 : 0x7B00u;  // + 246 << 7
+      k_.mad(f, both, e8m0 ? 0x80u : 0x10u, imm(field | field << 16));
     } else {
       k_.mov(f, decode_scale(bytes, g, count));
     }
@@ -605,10 +614,58 @@ void AmaxKernel::dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out
   }
 }
 
-// The raw row (64 E2M1 codes) is 2 16-byte chunks; converting thread t of
-// T (the dequantizer warpgroups' or the two consumer warpgroups') takes
-// chunk t % 2 of rows t / 2 + (T / 2) i: a warp reads 512 contiguous
-// bytes, and its bf16 writes cover all 32 banks once the swizzle is applied.
+// FP8 codes to bf16, 4 words (16 codes) into 8 pairs: codes 2p and 2p + 1
+// (bytes of word p / 2) are the low and high halves of out[p]. Folded (no
+// NaN or inf among the codes: codes_finite): a prmt gives each code's byte
+// a byte of its sign bits above it (PTX ISA 9.7.9.7, selector bit 3), a
+// shift puts S.EEEE.MMM (e4m3) or S.EEEEE.MM (e5m2) in bf16's fields under
+// the copied sign, a mask keeps them: the value times 2^-u, times factor2
+// (the scale times 2^u). Else exactly through cvt (f16x2 holds every FP8
+// value, NaN and inf included; f32 and bf16 too), then times the scale.
+void AmaxKernel::dequant_fp8(const Regs& w, const Reg& factor2, const Regs& out, bool folded) {
+  const bool e4m3_codes = p_.ab_dtype == DType::e4m3;
+  for (std::size_t p = 0; p < out.size(); ++p) {
+    const Reg& word = w[p / 2];
+    const std::uint32_t lo = 2 * (p % 2), hi = lo + 1;
+    if (folded) {
+      Reg x = k_.reg(u32);
+      k_.prmt(x, word, word, (8 | hi) << 12 | hi << 8 | (8 | lo) << 4 | lo);
+      Reg y = e4m3_codes ? Reg((x << 4u) & 0x87F087F0u) : Reg((x << 5u) & 0x8FE08FE0u);
+      k_.mul(out[p].as(bf16x2), y.as(bf16x2), factor2.as(bf16x2));
+      continue;
+    }
+    Reg pair = k_.reg(b16), halves = k_.reg(b32), h0 = k_.reg(b16), h1 = k_.reg(b16);
+    k_.cvt(u16, u32, pair, word >> imm(16 * (p % 2)));
+    k_.cvt_unpack_fp8(e4m3_codes ? e4m3x2 : e5m2x2, halves, pair);
+    k_.cvt(u16, u32, h0, halves);
+    k_.cvt(u16, u32, h1, halves >> 16u);
+    Reg f0 = k_.reg(f32), f1 = k_.reg(f32), v = k_.reg(b32);
+    k_.cvt(f32, f16, f0, h0);
+    k_.cvt(f32, f16, f1, h1);
+    k_.cvt_pack(bf16x2, v, f1, f0);
+    k_.mul(out[p].as(bf16x2), v.as(bf16x2), factor2.as(bf16x2));
+  }
+}
+
+// Whether no FP8 code in `words` is NaN or inf: SWAR per word, e4m3 NaN is
+// S.1111.111 (the low seven bits + 1 set bit 7), e5m2 NaN and inf S.11111.xx
+// (the exponent bits + 4 set bit 7); the words' flags or-ed, one test.
+Pred AmaxKernel::codes_finite(const std::vector<Regs>& words) {
+  const bool e4m3_codes = p_.ab_dtype == DType::e4m3;
+  std::optional<Reg> any;
+  for (const Regs& ws : words)
+    for (const Reg& w : ws) {
+      Reg flag = e4m3_codes ? Reg((w & 0x7F7F7F7Fu) + 0x01010101u) : Reg((w & 0x7C7C7C7Cu) + 0x04040404u);
+      any = any ? Reg(*any | flag) : flag;
+    }
+  return (*any & 0x80808080u) == 0u;
+}
+
+// The raw row (64 codes: 32 bytes of E2M1, 64 of FP8) is C = 2 or 4 16-byte
+// chunks; converting thread t of T (the dequantizer warpgroups', or the
+// converting scheme's three) takes chunk t % C of rows t / C + (T / C) i: a
+// warp reads 512 contiguous bytes, and its bf16 writes cover all 32 banks
+// once the swizzle is applied.
 AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   ChunkMap m;
   m.chunks = static_cast<int>(raw_row_bytes() / 16);
@@ -618,8 +675,8 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   // FP4 with 16-code blocks has two scales per chunk (words 0-1 and 2-3).
   m.scales = m.codes / std::min(m.codes, p_.vec);
   Reg t = converting() ? tid_ : tid_ - imm(128 * kDequantWg0);
-  m.c = t & 1u;
-  m.row_in = t >> 1u;  // two chunks per row
+  m.c = t & imm(m.chunks - 1);
+  m.row_in = t >> imm(m.chunks == 4 ? 2 : 1);
   m.swz = m.row_in & 7u;  // row % 8, the same for rows + row_step i
   return m;
 }
@@ -725,16 +782,18 @@ void AmaxKernel::consumer() {
 }
 
 // Converting warpgroups: thread t of the 384 (two consumer warpgroups and
-// the helper) takes chunk c = t % 2 (32 codes) of stage rows r = t / 2 and
-// r + 192 of the 384 (A's 128, then B's 256). In a raw stage (A's rows then
-// B's, 32 bytes each) and a scale stage (SFA's piece, then SFB's two) the
-// stage row is all that counts: its piece is row / 128, its byte in the
-// piece scale_site(row % 128). In a bf16 stage, row r's 64 codes are in K
-// order, chunk c's four 16-byte chunks of bf16 at chunks (4c + q) ^ (r % 8),
-// the 128-byte swizzle; r and r + 192 share r % 8.
+// the helper) takes chunk c = t % C (E2M1: C = 2 chunks of 32 codes; FP8: 4
+// of 16) of stage rows r = t / C + (384 / C) i of the 384 (A's 128, then
+// B's 256). In a raw stage (A's rows then B's) and a scale stage (SFA's
+// piece, then SFB's two) the stage row is all that counts: its piece is
+// row / 128, its byte in the piece scale_site(row % 128). In a bf16 stage,
+// row r's 64 codes are in K order, chunk c's n = codes / 8 16-byte chunks of
+// bf16 at chunks (nc + q) ^ (r % 8), the 128-byte swizzle; the rows share
+// r % 8.
 AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m) {
   Reg code0 = m.c * imm(m.codes);
-  ConvertRows rows{m.row_in * raw_row_bytes() + (m.c << 4), {}, (m.row_in * kRow) | (((m.c << 2) ^ m.swz) << 4)};
+  ConvertRows rows{m.row_in * raw_row_bytes() + (m.c << 4), {},
+                   (m.row_in * kRow) | (((m.c * imm(m.codes / 8)) ^ m.swz) << 4)};
   for (int f = 0; f < kTileM + t_.tile_n; f += m.row_step) {
     Reg row = m.row_in + imm(f);
     rows.sites.push_back(((row >> 7) * kScalePiece) + scale_site(row, code0));
@@ -752,26 +811,36 @@ void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const
   Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + rows.raw;
   Reg sf = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
-  std::vector<Regs> words;
-  std::vector<Reg> scales;
-  for (std::size_t i = 0; i < rows.sites.size(); ++i) {
-    const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
-    scales.push_back(scale_bytes(sf, RowReads{rows.raw, rows.sites[i]}, kb, m.scales));
-    words.push_back(Regs{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)});
-    k_.ld(Space::shared, b32, words.back(), at(raw, f * raw_row_bytes()));
-  }
-  auto convert = [&](bool folded) {
-    for (std::size_t i = 0; i < words.size(); ++i) {
-      const Regs factors = scale_factors(scales[i], m.scales, kb, code0, folded);
-      Regs out;
-      for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-      dequant_fp4(words[i], Regs{factors.front(), factors.back()}, out, folded);
+  // Rows in groups of two (the registers of four FP8 rows' codes do not
+  // fit beside the accumulators).
+  const std::size_t rows_per_group = 2;
+  for (std::size_t first = 0; first < rows.sites.size(); first += rows_per_group) {
+    std::vector<Regs> words;
+    std::vector<Reg> scales;
+    for (std::size_t i = first; i < first + rows_per_group && i < rows.sites.size(); ++i) {
       const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
-      for (int q = 0; q < m.codes / 8; ++q)
-        k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
+      scales.push_back(scale_bytes(sf, RowReads{rows.raw, rows.sites[i]}, kb, m.scales));
+      words.push_back(Regs{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)});
+      k_.ld(Space::shared, b32, words.back(), at(raw, f * raw_row_bytes()));
     }
-  };
-  k_.if_else(scales_fold(scales, m.scales), [&] { convert(true); }, [&] { convert(false); });
+    auto convert = [&](bool folded) {
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        const Regs factors = scale_factors(scales[i], m.scales, kb, code0, folded);
+        Regs out;
+        for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
+        if (fp4())
+          dequant_fp4(words[i], Regs{factors.front(), factors.back()}, out, folded);
+        else
+          dequant_fp8(words[i], factors.front(), out, folded);
+        const std::int64_t f = static_cast<std::int64_t>(first + i) * m.row_step;
+        for (int q = 0; q < m.codes / 8; ++q)
+          k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
+      }
+    };
+    // FP8 codes that are NaN or inf take the exact (slow) way too.
+    Pred fast = fp4() ? scales_fold(scales, m.scales) : Pred(scales_fold(scales, m.scales) && codes_finite(words));
+    k_.if_else(fast, [&] { convert(true); }, [&] { convert(false); });
+  }
   advance(rstage, rphase, t_.raw_stages);
 }
 
@@ -1168,11 +1237,9 @@ void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& address, st
 
 }  // namespace
 
-Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& t) {
+Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
-  // Bytes per raw row: 128 FP8 codes with fp8_mma, else 64 E2M1 codes (the
-  // dequantizer's only format).
-  const std::uint32_t raw_row = t.fp8_mma ? 128 : 32;
+  const std::uint32_t raw_row = sm90a_gemm_amax_raw_row_bytes(ab, t);
   // Converting consumers keep A's 128 rows in the bf16 stage too, before B's.
   const bool converting = !t.fp8_mma && t.dequant_warpgroups == 0;
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n + (converting ? kTileM : 0)) * kRow;

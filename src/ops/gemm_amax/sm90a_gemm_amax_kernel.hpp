@@ -129,7 +129,7 @@ struct Sm90aGemmAmaxSmem {
   std::uint32_t b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, amax;
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };
-Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(const Sm90aGemmAmaxTiling& tiling);
+Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTiling& tiling);
 
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
 

@@ -70,7 +70,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
     const std::int64_t sms = std::max(device.properties().sm_count, 1);
     config_.grid = {static_cast<std::uint32_t>(std::min(units, sms))};
     config_.block = {static_cast<std::uint32_t>(sm90a_gemm_amax_threads(tiling_))};
-    config_.dynamic_shared_bytes = sm90a_gemm_amax_smem(tiling_).bytes;
+    config_.dynamic_shared_bytes = sm90a_gemm_amax_smem(p.ab_dtype, tiling_).bytes;
     if (tiling_.splits > 1) {
       workspace_.emplace(device, sm90a_gemm_amax_workspace_bytes(p, tiling_));
       workspace_->fill(0);  // no sums waiting; every launch leaves it so
@@ -159,11 +159,9 @@ class Sm90aPath final : public GemmAmaxPath {
       why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the sm90a kernel writes f32, bf16 or f16 C");
     check_operand(why, "A", p.ab_dtype, p.a, p.l);
     check_operand(why, "B", p.ab_dtype, p.b, p.l);
-    // 128 x 256 needs the converting consumers, which take E2M1 only.
-    const bool fp4 = p.ab_dtype == DType::e2m1;
-    if (p.tile && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && (p.tile->n != 256 || !fp4))))
+    if (p.tile && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && p.tile->n != 256)))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
-                    ": the sm90a kernel's CTA tile is 128x128 or 128x64" + (fp4 ? ", or 128x256 for FP4" : " for FP8 (128x256 for FP4)"));
+                    ": the sm90a kernel's CTA tile is 128x256, 128x128 or 128x64");
     if (p.cluster.m != 1 || p.cluster.n != 1)
       why.push_back("cluster shape " + std::to_string(p.cluster.m) + "x" + std::to_string(p.cluster.n) +
                     ": the sm90a kernel runs without clusters (1x1 only)");
@@ -176,7 +174,7 @@ class Sm90aPath final : public GemmAmaxPath {
     if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
       why.push_back("problem " + p.describe() +
                     ": the sm90a kernel takes M, N, K, output tiles and scale bytes up to 2^31 - 1");
-    const std::size_t bytes = sm90a_gemm_amax_smem(sm90a_gemm_amax_tiling(p, device)).bytes;
+    const std::size_t bytes = sm90a_gemm_amax_smem(p.ab_dtype, sm90a_gemm_amax_tiling(p, device)).bytes;
     const std::size_t optin = device.properties().shared_bytes_per_block_optin;
     if (optin && bytes > optin)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
@@ -191,22 +189,21 @@ class Sm90aPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// The widest tile (FP4: 128 x 256, FP8: 128 x 128) where that gives at
-// least as many tiles as SMs, or, 128 wide or less, at most half as many:
-// then K split in two or four (the decode shape M = 128: 64 tiles, 128
-// units on 132 SMs); else the next narrower. Or the mma tile the options ask for (split-K
-// still where tiles are few). FP4 at 128 x 256: three converting
-// warpgroups, three bf16 stages and four raw stages (199 KB); at 128 x 128
-// and 128 x 64 one dequantizer warpgroup, six bf16 B stages and six raw
-// stages. MXFP8 FP8 wgmma on the codes (fp8_mma): five raw stages of 37 KB
-// at 128 x 128, six of 28 KB at 128 x 64.
+// The widest tile where that gives at least as many tiles as SMs, or, 128
+// wide or less, at most half as many: then K split in two or four (the
+// decode shape M = 128: 64 tiles, 128 units on 132 SMs); else the next
+// narrower. Or the mma tile the options ask for (split-K still where tiles
+// are few). 128 x 256: three converting warpgroups, three bf16 stages and
+// four raw stages for FP4 (199 KB), three for FP8 (222 KB). Narrower, FP4:
+// one dequantizer warpgroup, six bf16 B stages and six raw stages; MXFP8:
+// FP8 wgmma on the codes (fp8_mma), five raw stages of 37 KB at 128 x 128,
+// six of 28 KB at 128 x 64.
 Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
   t.fp8_mma = p.ab_dtype != DType::e2m1;  // FP8 data comes with e8m0 scales per 32 (check_support)
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t kblocks = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
-  std::vector<int> widths{128, 64};
-  if (!t.fp8_mma) widths.insert(widths.begin(), 256);
+  std::vector<int> widths{256, 128, 64};
   if (p.tile) widths = {static_cast<int>(p.tile->n)};
   t.tile_n = widths.back();
   for (int w : widths) {
@@ -224,8 +221,14 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
       break;
     }
   }
-  if (t.fp8_mma) t.raw_stages = t.tile_n == 128 ? 5 : 6;
-  if (!t.fp8_mma && t.tile_n != 256) t.dequant_warpgroups = 1, t.stages = 6, t.raw_stages = 6;
+  if (t.tile_n == 256) {
+    t.fp8_mma = false;  // converting warpgroups, either format
+    t.raw_stages = p.ab_dtype == DType::e2m1 ? 4 : 3;
+  } else if (t.fp8_mma) {
+    t.raw_stages = t.tile_n == 128 ? 5 : 6;
+  } else {
+    t.dequant_warpgroups = 1, t.stages = 6, t.raw_stages = 6;
+  }
   return t;
 }
 

@@ -6,7 +6,7 @@
 # 2-CTA cluster, a ping-pong and a stream-K configuration
 # (sm80, and sm90a where this build has it and the GPU runs it); then on
 # `warpforge gemm-amax --device cuda --check` for each format's kernel (the
-# GPU's path) on small, edge-tile, narrow-tile and split-K shapes. Fails if any tool reports
+# GPU's path) on small, edge-tile, wide-tile, narrow-tile and split-K shapes. Fails if any tool reports
 # an error or any check fails. Needs a GPU, compute-sanitizer on
 # PATH (or in /usr/local/cuda/bin) and a built build/warpforge.
 #
@@ -72,18 +72,24 @@ for kernel in sm80 sm90a; do
     sanitize "$kernel ${entry%%:*}" gemm --kernel "$kernel" "${entry#*:}"
   done
 done
-# Block-scaled GEMM + amax: MXFP8 (FP8 wgmma on the codes) and FP4 (the
-# dequantizer) on the path the GPU takes; edges in every dimension, L > 1,
-# both tile widths, and split-K (on a GPU of 132 SMs the small and edge
-# shapes have few enough tiles to split their K; the decode entries too).
+# Block-scaled GEMM + amax on the path the GPU takes: 128x256 tiles on the
+# converting warpgroups where they fill the SMs, else MXFP8's FP8 wgmma on
+# the codes and FP4's dequantizer warpgroup; edges in every dimension,
+# L > 1, every tile width, and split-K (on a GPU of 132 SMs the small and
+# edge shapes have few enough tiles to split their K; the decode entries
+# too).
 amax_shapes=(
   "mxfp8 small:--m 256 --n 256 --k 256 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"
   "mxfp8 edge:--m 200 --n 136 --k 160 --l 3 --ab e5m2 --sf e8m0 --sf-vec 32 --c f32"
   "nvfp4 small:--m 128 --n 256 --k 256 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
   "nvfp4 edge:--m 130 --n 272 --k 96 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c f16"
   "mxfp4 edge:--m 200 --n 136 --k 192 --l 3 --ab e2m1 --sf e8m0 --sf-vec 32 --c bf16"
-  # over 132 tiles of 128x128: the wide tiles and two dequantizer warpgroups
+  # over 132 tiles of 128x128, under 132 of 128x256: one dequantizer warpgroup
   "mxfp4 large:--m 1536 --n 1672 --k 160 --ab e2m1 --sf e8m0 --sf-vec 32 --c bf16"
+  # over 132 tiles of 128x256, ragged: the converting warpgroups
+  "nvfp4 wide:--m 2100 --n 2100 --k 224 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
+  "mxfp4 wide:--m 2100 --n 2100 --k 96 --l 2 --ab e2m1 --sf e8m0 --sf-vec 32 --c f16"
+  "mxfp8 wide:--m 2100 --n 2100 --k 200 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32"
   # 80 tiles of 128x128: 128x64 tiles, no split
   "nvfp4 narrow:--m 1024 --n 1280 --k 128 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
   "mxfp8 narrow:--m 1024 --n 1280 --k 384 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"

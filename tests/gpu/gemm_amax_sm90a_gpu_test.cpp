@@ -3,6 +3,7 @@
 // tiles and L = 2, the NaN rule through the global atomic, and a problem of
 // more tiles than SMs against the sm80 kernel on the same GPU. Skips elsewhere.
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "../../src/ops/gemm_amax/gemm_amax_path.hpp"
@@ -50,6 +51,7 @@ bool close(float got, float want) {
 
 struct Shape {
   std::int64_t m = 520, n = 392, k = 512, l = 2;
+  std::optional<ops::GemmAmaxTile> tile;  // the kernel's default when absent
 };
 
 void against_reference(ops::BlockScaledFormat f, DType c_dtype, bool nan_scale, Shape s = {}) {
@@ -61,7 +63,7 @@ void against_reference(ops::BlockScaledFormat f, DType c_dtype, bool nan_scale, 
     a.q.scales[static_cast<std::size_t>(a.q.scale_layout().offset(131, 2, 1))] = 0xFF;  // e8m0 NaN
     a.scales.copy_from_host(a.q.scales.data(), a.q.scales.size());
   }
-  const Outputs r = run(a, b, {.c_dtype = c_dtype, .sf_vec_size = f.vec}, true);
+  const Outputs r = run(a, b, {.c_dtype = c_dtype, .sf_vec_size = f.vec, .mma_tile = s.tile}, true);
   auto host = [&](const Operand& o, std::int64_t rows) {
     return ops::BlockScaledOperand{f.data, rows, k, l, k, 1, rows * k, o.q.data, f.scale, f.vec, o.q.scales};
   };
@@ -87,6 +89,17 @@ TEST_F(GemmAmaxSm90aGpu, E5m2ToF32) { against_reference(ops::kMxfp8E5m2, DType::
 TEST_F(GemmAmaxSm90aGpu, NaNScaleMakesAmaxNaN) { against_reference(ops::kMxfp8E4m3, DType::f16, true); }
 TEST_F(GemmAmaxSm90aGpu, Nvfp4ToBf16) { against_reference(ops::kNvfp4, DType::bf16, false); }
 TEST_F(GemmAmaxSm90aGpu, Mxfp4ToF16) { against_reference(ops::kMxfp4, DType::f16, false); }
+
+// 128 x 256 tiles (the converting warpgroups) on the default shape, ragged
+// against them: every format.
+TEST_F(GemmAmaxSm90aGpu, WideTilesInEveryFormat) {
+  const Shape wide{.tile = ops::GemmAmaxTile{128, 256}};
+  against_reference(ops::kMxfp8E4m3, DType::bf16, false, wide);
+  against_reference(ops::kMxfp8E5m2, DType::f32, false, wide);
+  against_reference(ops::kNvfp4, DType::f16, false, wide);
+  against_reference(ops::kMxfp4, DType::bf16, false, wide);
+  against_reference(ops::kMxfp8E4m3, DType::f16, true, wide);
+}
 
 // A decode-like shape (M = 128, few tiles) splits each tile's K over two or
 // four CTAs whose sums meet in the workspace (17 FP4 K blocks in four

@@ -87,9 +87,9 @@ amax_shapes=(
   # over 132 tiles of 128x128, under 132 of 128x256: one dequantizer warpgroup
   "mxfp4 large:--m 1536 --n 1672 --k 160 --ab e2m1 --sf e8m0 --sf-vec 32 --c bf16"
   # over 132 tiles of 128x256, ragged: the converting warpgroups
-  "nvfp4 wide:--m 2100 --n 2100 --k 224 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
-  "mxfp4 wide:--m 2100 --n 2100 --k 96 --l 2 --ab e2m1 --sf e8m0 --sf-vec 32 --c f16"
-  "mxfp8 wide:--m 2100 --n 2100 --k 200 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32"
+  "nvfp4 wide:--m 2100 --n 2104 --k 224 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
+  "mxfp4 wide:--m 2100 --n 2104 --k 96 --l 2 --ab e2m1 --sf e8m0 --sf-vec 32 --c f16"
+  "mxfp8 wide:--m 2100 --n 2104 --k 208 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32"
   # 80 tiles of 128x128: 128x64 tiles, no split
   "nvfp4 narrow:--m 1024 --n 1280 --k 128 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
   "mxfp8 narrow:--m 1024 --n 1280 --k 384 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"

@@ -321,6 +321,8 @@ TEST(BadBarrier, IdsAndCounts) {
   EXPECT_TRUE(
       refused([](Kernel& k) { k.bar_sync(16); }, {"bar.sync", "barrier id 16; ids are 0 to 15"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.bar_arrive(1, 48); }, {"bar.arrive", "thread count 48"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.barrier_sync(2, 0); }, {"barrier.sync", "thread count 0"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.barrier_sync(17, 64); }, {"barrier.sync", "barrier id 17; ids are 0 to 15"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.bar_sync(k.reg(u64, "id")); },
                       {"bar.sync", "barrier id %id has type u64; expected u32"}));
 }

@@ -185,6 +185,14 @@ TEST(Guards, GuardedBlockGuardsEachInstructionAndEndsWithTheBlock) {
                                           "@!%p0 ret;", "mov.u32 %r0, 0;", "ret;"}));
 }
 
+TEST(Barriers, BarrierSyncIsTheUnalignedForm) {
+  Kernel k("barriers", Target::sm_80);
+  k.bar_sync(1, 64);
+  k.barrier_sync(4, 384);
+  k.barrier_sync(0);
+  EXPECT_EQ(statements_from(k, 0), (Lines{"bar.sync 1, 64;", "barrier.sync 4, 384;", "barrier.sync 0;", "ret;"}));
+}
+
 TEST(Guards, AGuardedBlockThatThrowsLeavesNoGuardBehind) {
   Kernel k("guards", Target::sm_80);
   Reg x = k.reg(u32);

@@ -38,6 +38,13 @@ void SyncOps::bar_sync(const Src& id, std::optional<Src> count) {
   emit("bar.sync", std::move(ops));
 }
 
+void SyncOps::barrier_sync(const Src& id, std::optional<Src> count) {
+  check_barrier_operands(*this, "barrier.sync", id, count);
+  std::vector<ptx::Operand> ops{operand_of(id)};
+  if (count) ops.push_back(operand_of(*count));
+  emit("barrier.sync", std::move(ops));
+}
+
 void SyncOps::bar_arrive(const Src& id, const Src& count) {
   check_barrier_operands(*this, "bar.arrive", id, count);
   emit("bar.arrive", {operand_of(id), operand_of(count)});

@@ -864,7 +864,11 @@ void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const 
   };
   auto publish = [&](const std::optional<Pred>& converted) {
     k_.fence_proxy_async_shared();
-    k_.bar_sync(all, 128 * (kConsumers + 1));
+    // Not bar.sync (aligned): the fold branches, the raw-stage waits and
+    // the issuing thread's loads may leave a warp's threads apart here
+    // (compute-sanitizer's synccheck flagged bar.sync, even behind a
+    // bar.warp.sync).
+    k_.barrier_sync(all, 128 * (kConsumers + 1));
     if (!loads) return;
     Pred issuer = tid_ == imm(128 * kProducerWg);
     k_.if_then(converted ? Pred(issuer && *converted) : issuer, [&] { issue_load(*loads); });

@@ -17,6 +17,10 @@ class SyncOps : public virtual KernelCore {
   // bar.sync id[, count]: waits for `count` threads (all of the CTA if absent)
   // at named barrier `id` (0..15). count is a multiple of 32.
   void bar_sync(const Src& id = 0, std::optional<Src> count = std::nullopt);
+  // barrier.sync id[, count]: the same wait without .aligned, for code where
+  // a warp's threads may reach the barrier apart (divergent branches or
+  // spin loops before it; PTX ISA 9.7.13.1: bar.sync is barrier.sync.aligned).
+  void barrier_sync(const Src& id, std::optional<Src> count = std::nullopt);
   void bar_arrive(const Src& id, const Src& count);
   void bar_warp_sync(const Src& member_mask = 0xffffffffu);
   void membar(MembarLevel level);

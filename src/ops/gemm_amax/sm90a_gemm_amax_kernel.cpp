@@ -55,8 +55,8 @@ class AmaxKernel {
  public:
   AmaxKernel(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t)
       : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(p.ab_dtype, t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a) {
-    // The converting consumers split 128 + tile_n rows evenly over their
-    // threads; an m64n256 accumulator fits only their 384-thread CTA.
+    // The converting warpgroups split 128 + 256 rows evenly over their 384
+    // threads; an m64n256 accumulator fits only such a CTA (ptxas budget).
     const bool wide = t.tile_n == 256;
     if (t.tile_n != 64 && t.tile_n != 128 && t.tile_n != 256)
       throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 64, 128 or 256");
@@ -727,7 +727,7 @@ void AmaxKernel::consumer() {
   // K-major tiles of 128-byte rows (bf16, or the FP8 codes with fp8_mma):
   // 8-row atoms (SBO = one atom; LBO unused with the 128-byte swizzle,
   // encoded as 16).
-  // (Converting consumers' bf16 stages hold A's 128 rows, then B's.)
+  // (The converting warpgroups' bf16 stages hold A's 128 rows, then B's.)
   Reg b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b + (converting() ? kTileM * kRow : 0));
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
@@ -1243,7 +1243,7 @@ void AmaxKernel::store_pair(const Reg& v0, const Reg& v1, const Reg& address, st
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
   const std::uint32_t raw_row = sm90a_gemm_amax_raw_row_bytes(ab, t);
-  // Converting consumers keep A's 128 rows in the bf16 stage too, before B's.
+  // Converting warpgroups keep A's 128 rows in the bf16 stage too, before B's.
   const bool converting = !t.fp8_mma && t.dequant_warpgroups == 0;
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n + (converting ? kTileM : 0)) * kRow;
   // A raw stage is A's rows then B's (1024-aligned with fp8_mma: 128-byte

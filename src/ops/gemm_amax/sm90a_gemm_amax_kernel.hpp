@@ -1,51 +1,57 @@
 // The sm_90a block-scaled GEMM + amax kernel: the bf16 sm90a GEMM's wgmma
-// mainloop (src/ops/gemm/sm90a_kernel.hpp) fed by an in-kernel dequantizer.
+// mainloop (src/ops/gemm/sm90a_kernel.hpp) fed by in-kernel dequantization.
 //
 // Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
 // e8m0 scale, or an E2M1 value times an e8m0 or e4m3 scale, is exact in bf16
-// (REFERENCE.md), so bf16 wgmma on dequantized operands computes the
-// block-scaled product exactly. The codes take integer bit moves (prmt,
-// multiply, mask: the code in a bf16's fields) and exact mul.bf16x2 (the
-// format's bias and the scale built as bf16 bits). One CTA walks the output
-// tiles (128 x tile_n) persistently, or with split-K (tiling.splits) the
-// tiles' K ranges; setmaxnreg hands the producer's (and dequantizers')
-// registers to the consumers at run time. Warpgroup 2 is the producer: one
-// thread TMA-loads the raw bytes of A (128 rows x one K block of codes) and
-// B (tile_n rows), and the 512-byte pieces of SFA and SFB that hold those
-// rows' scales, into `raw_stages` stages. Then one of three schemes:
+// (REFERENCE.md; FP8 products below 2^-133 round), so bf16 wgmma on
+// dequantized operands computes the block-scaled product. The codes take
+// integer bit moves (prmt, multiply, mask: the code in a bf16's fields) and
+// one exact mul.bf16x2 by the scale times the format's bias, built from the
+// scale byte by a multiply-add where it fits in bf16 (else two multiplies,
+// or for FP8 NaN/inf codes an exact cvt). One CTA walks the output tiles
+// (128 x tile_n) persistently, or with split-K (tiling.splits) the tiles' K
+// ranges. Warpgroup 2 brings the raw data: one thread TMA-loads the raw
+// bytes of A (128 rows x one K block of codes) and B (tile_n rows), and the
+// 512-byte pieces of SFA and SFB that hold those rows' scales, into
+// `raw_stages` stages (A's rows then B's; SFA's piece then SFB's). Then one
+// of three schemes:
 //
-// E2M1 (MXFP4, NVFP4), converting consumers (dequant_warpgroups 0, tiles
-// 128 x 256 or 128 x 128, 384 threads): warpgroups 0 and 1 convert each
-// raw stage, A's 128 rows and B's tile_n, to bf16 in one of three bf16
-// stages laid out as TMA's 128-byte swizzle would (16-byte chunk c of row r
-// at chunk c ^ (r % 8)), then run wgmma m64n<tile_n>k16 with both operands
-// from it, converting the next K block while it runs. A named barrier per K
-// block orders the two warpgroups' stores before either's wgmma reads them.
+// Converting warpgroups (dequant_warpgroups 0, not fp8_mma: MXFP8, MXFP4,
+// NVFP4 at 128 x 256, 384 threads): all three warpgroups convert each raw
+// stage, A's 128 rows and B's 256, to bf16 in one of three bf16 stages laid
+// out as TMA's 128-byte swizzle would (16-byte chunk c of row r at chunk
+// c ^ (r % 8)); warpgroups 0 and 1 run wgmma m64n256k16 with both operands
+// from the previous stage meanwhile. One barrier (barrier.sync) per K block
+// orders the stores before any wgmma reads them, and frees the raw stage:
+// warpgroup 2's first thread then loads the next one (no empty barriers).
 // A CTA this small is what lets ptxas give the m64n256 accumulators their
-// registers (it compiles every thread within 65536 / threads).
+// registers (it compiles every thread within 65536 / threads, whatever
+// setmaxnreg grants later).
 //
-// E2M1 with dequantizer warpgroups (128 x 64 tiles): warpgroups 3 (and 4)
-// convert each raw stage's B into `stages` bf16 stages, each row's 64 codes
-// in the order of the consumers' A fragments; the consumers (warpgroups 0
-// and 1, 64 rows each) dequantize their rows' 16 consecutive codes of A per
-// K block straight into wgmma's register-A fragments, then wgmma with B
-// from the bf16 stages; K is permuted alike in both operands, which leaves
-// the sum unchanged.
+// E2M1 with dequantizer warpgroups (128 x 128, 128 x 64): warpgroups 3 (and
+// 4) convert each raw stage's B into `stages` bf16 stages, each row's 64
+// codes in the order of the consumers' A fragments; the consumers
+// (warpgroups 0 and 1, 64 rows each) dequantize their rows' 16 consecutive
+// codes of A per K block straight into wgmma's register-A fragments, then
+// wgmma with B from the bf16 stages; K is permuted alike in both operands,
+// which leaves the sum unchanged. setmaxnreg moves the producer's and the
+// dequantizers' registers to the consumers.
 //
-// MXFP8 (Sm90aGemmAmaxTiling::fp8_mma) skips the dequantizer: the raw stages
-// hold 128 codes of K in the 128-byte swizzle, the consumers' FP8 wgmma read
-// them, and each 32-code scale block's partial sum is scaled and added in
-// f32; the producer warpgroup's warps 1-3 turn each stage's scale pieces
-// into f32 (barrier `ready`), and the consumers free raw stages themselves.
+// MXFP8 with fp8_mma (128 x 128, 128 x 64) skips the dequantizer: the raw
+// stages hold 128 codes of K in the 128-byte swizzle, the consumers' FP8
+// wgmma read them, and each 32-code scale block's partial sum is scaled and
+// added in f32; the producer warpgroup's warps 1-3 turn each stage's scale
+// pieces into f32 (barrier `ready`), and the consumers free raw stages
+// themselves.
 //
 // The epilogue stores C (f32, bf16 or f16) with st.global and folds max
 // |acc| (the sign-cleared bits, unsigned max: a NaN stays on top) per
 // thread, per warp (redux.sync), per CTA (a shared atomic), then one
 // red.global.max.u32 per CTA.
-// Barriers: raw full (TMA transaction bytes) / raw empty (every converting
-// thread), and with dequantizer warpgroups bf16 full (every dequantizer
-// thread, after fence.proxy.async) / bf16 empty (one arrival per consumer
-// warpgroup).
+// Barriers: raw full (TMA transaction bytes) / raw empty (every dequantizing
+// thread, or the fp8_mma consumers), and with dequantizer warpgroups bf16
+// full (every dequantizer thread, after fence.proxy.async) / bf16 empty (one
+// arrival per consumer warpgroup).
 // Out-of-range rows and K are TMA's zero fill; scales past K are taken as
 // 0 (the layout's padding may hold NaN), those of rows past M or N as they
 // are (their sums are neither stored nor counted in amax).
@@ -75,16 +81,17 @@ inline constexpr std::uint32_t kScalePiece = 512;
 // per thread, and ptxas compiles every thread of the CTA within 65536 /
 // threads (rounded down to 8: 168 for 384 threads, 128 for 512) whatever
 // setmaxnreg later grants ("Insufficient registers (128) to compile
-// instruction"): 128 x 256 tiles only with the converting consumers.
+// instruction"): 128 x 256 tiles only with the converting warpgroups.
 struct Sm90aGemmAmaxTiling {
   int tile_n = 256;
   // bf16 stages: tile_n-row B stages with dequantizer warpgroups (16 KB each
   // at 128 columns), (128 + tile_n)-row A and B stages with converting
-  // consumers (exactly 3: see mainloop_converting).
+  // warpgroups (exactly 3: see mainloop_converting).
   int stages = 3;
   int raw_stages = 4;  // raw stages: A's and B's codes and scale pieces
-  // Dequantizer warpgroups: 0, the consumers convert both operands (tile_n
-  // 128 or 256); 1 or 2, they convert B (tile_n 64 or 128), the consumers A.
+  // Dequantizer warpgroups: 0, three converting warpgroups convert both
+  // operands (tile_n 256, any format without fp8_mma); 1 or 2 (E2M1, tile_n
+  // 64 or 128), they convert B, the consumers A.
   int dequant_warpgroups = 0;
   // MXFP8 (e4m3/e5m2 codes, e8m0 scales per 32) without dequantizing: the
   // raw stages hold 128 codes of K in TMA's 128-byte swizzle, each scale

@@ -24,17 +24,23 @@ namespace {
 
 using runtime::DType;
 
-GemmAmaxSetup make_sm90a(const GemmAmaxCase& c, std::uint32_t seed) {
+// A case's tensors on `device` and its problem, which the sm90a path must take.
+std::pair<GemmAmaxSetup, GemmAmaxProblem> make_sm90a_on(const runtime::Device& device, const GemmAmaxCase& c,
+                                                        std::uint32_t seed) {
   std::mt19937 rng(seed);
-  auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
+  auto s = make_gemm_amax(device, c, rng);
   std::vector<std::string> refused;
   const auto p = describe_gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
                                     s.options(), refused);
-  for (const auto& why : sm90a_gemm_amax_path().refusals(p, runtime::Device::sim())) refused.push_back(why);
+  for (const auto& why : sm90a_gemm_amax_path().refusals(p, device)) refused.push_back(why);
   std::string all;
   for (const auto& why : refused) all += "\n  " + why;
   EXPECT_TRUE(refused.empty()) << c.describe() << ": not the sm90a path's:" << all;
-  return s;
+  return {std::move(s), p};
+}
+
+GemmAmaxSetup make_sm90a(const GemmAmaxCase& c, std::uint32_t seed) {
+  return make_sm90a_on(runtime::Device::sim(), c, seed).first;
 }
 
 void expect_pass(const GemmAmaxCase& c, std::uint32_t seed) {
@@ -354,12 +360,7 @@ TEST(GemmAmaxSm90aSim, SplitKWhereTilesAreFew) {
                    Format{DType::e2m1, DType::e4m3, 16, 224, DType::f16, 4}}) {
     GemmAmaxCase c = sm90a_case(f.ab, f.c);
     c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 200, c.k = f.k, c.l = i == 1 ? 2 : 1;
-    std::mt19937 rng(840 + static_cast<std::uint32_t>(i++));
-    auto s = make_gemm_amax(device, c, rng);
-    std::vector<std::string> refused;
-    const auto p = describe_gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
-                                      s.options(), refused);
-    ASSERT_TRUE(refused.empty() && sm90a_gemm_amax_path().refusals(p, device).empty()) << c.describe();
+    auto [s, p] = make_sm90a_on(device, c, 840 + static_cast<std::uint32_t>(i++));
     ASSERT_EQ(sm90a_gemm_amax_tiling(p, device).splits, f.splits) << c.describe();
     GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
     auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
@@ -388,12 +389,7 @@ TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
       c.sf = f.sf, c.vec = f.vec, c.m = 200, c.n = i % 2 ? 300 : 264, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
       c.c_major = i % 2 ? CMajor::m : CMajor::n;
       c.tile = GemmAmaxTile{128, 256};
-      std::mt19937 rng(860 + static_cast<std::uint32_t>(i++));
-      auto s = make_gemm_amax(device, c, rng);
-      std::vector<std::string> refused;
-      const auto p = describe_gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
-                                        s.options(), refused);
-      ASSERT_TRUE(refused.empty() && sm90a_gemm_amax_path().refusals(p, device).empty()) << c.describe();
+      auto [s, p] = make_sm90a_on(device, c, 860 + static_cast<std::uint32_t>(i++));
       const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
       ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && !t.fp8_mma && t.splits == 1) << c.describe();
       GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());

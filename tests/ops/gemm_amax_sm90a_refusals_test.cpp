@@ -8,6 +8,7 @@
 
 #include "../../src/ops/gemm_amax/gemm_amax_path.hpp"
 #include "runtime/fake_backend.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/runtime/device.hpp"
 
 namespace warpforge::ops {
@@ -120,6 +121,36 @@ TEST(GemmAmaxSm90aRefusals, TilesClustersAndSizes) {
   small->props.shared_bytes_per_block_optin = 100 * 1024;
   expect_one(accepted(), {"bytes of shared memory; device 'Fake H100' allows 102400 per block"},
              runtime::Device(small));
+}
+
+// The kernel builder refuses tilings it cannot run (sm90a_gemm_amax_tiling
+// never makes them), naming the value and what it takes.
+TEST(GemmAmaxSm90aRefusals, KernelBuilderRefusesTilingsItCannotRun) {
+  GemmAmaxProblem fp8 = accepted(), fp4 = accepted();
+  fp4.ab_dtype = DType::e2m1, fp4.sf_dtype = DType::e4m3, fp4.vec = 16;
+  struct Case {
+    const GemmAmaxProblem& p;
+    Sm90aGemmAmaxTiling t;
+    const char* says;
+  };
+  for (const Case& c : {Case{fp4, {.tile_n = 96}, "tile_n 96; it takes 64, 128 or 256"},
+                        Case{fp4, {.tile_n = 128}, "they take tile_n 256, 3 stages and no split"},
+                        Case{fp4, {.tile_n = 256, .splits = 2}, "2 K splits with converting warpgroups"},
+                        Case{fp4, {.tile_n = 256, .stages = 4}, "4 stages"},
+                        Case{fp4, {.tile_n = 256, .stages = 6, .dequant_warpgroups = 1},
+                             "tile_n 256 takes converting warpgroups"},
+                        Case{fp4, {.tile_n = 128, .raw_stages = 5, .fp8_mma = true}, "e2m1 data with fp8_mma"},
+                        Case{fp8, {.tile_n = 128, .stages = 6, .dequant_warpgroups = 1},
+                             "e4m3 data with dequantizer warpgroups; FP8 takes fp8_mma or converting warpgroups"},
+                        Case{fp8, {.tile_n = 128, .raw_stages = 5, .fp8_mma = true, .splits = 3},
+                             "3 K splits of 2 K blocks; every split needs at least one"}}) {
+    try {
+      build_sm90a_gemm_amax(c.p, c.t);
+      ADD_FAILURE() << "built " << sm90a_gemm_amax_name(c.p, c.t);
+    } catch (const OpsError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what() << "\n  lacks: " << c.says;
+    }
+  }
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ class AmaxKernel {
   void convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, int tile_rows,
                       const Reg& kb, const Reg& thread);
   void dequantizer();
-  // Which raw chunks a converting thread (dequantizer or converting consumer) takes.
+  // Which raw chunks a converting thread (a dequantizer or converting warpgroup's) takes.
   struct ChunkMap {
     int chunks, codes, row_step, scales;  // chunks per row, codes per chunk, rows per pass, scales per chunk
     Reg c, row_in, swz;                   // the thread's chunk, first row, row % 8
@@ -146,7 +146,7 @@ class AmaxKernel {
   void convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb,
                      const Reg& cstage);
   // One thread's TMA loads, run ahead of the converting warpgroups
-  // (issue_loads): the next unit and K block to load and its raw stage.
+  // (issue_load): the next unit and K block to load and its raw stage.
   struct LoadCursor {
     Reg unit, kb, kb1, m0, n0, batch, stage;
   };

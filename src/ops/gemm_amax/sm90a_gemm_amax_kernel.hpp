@@ -86,7 +86,7 @@ struct Sm90aGemmAmaxTiling {
   int tile_n = 256;
   // bf16 stages: tile_n-row B stages with dequantizer warpgroups (16 KB each
   // at 128 columns), (128 + tile_n)-row A and B stages with converting
-  // warpgroups (exactly 3: see mainloop_converting).
+  // warpgroups (exactly 3: see mainloop_converting in sm90a_gemm_amax_converting.cpp).
   int stages = 3;
   int raw_stages = 4;  // raw stages: A's and B's codes and scale pieces
   // Dequantizer warpgroups: 0, three converting warpgroups convert both
@@ -102,7 +102,7 @@ struct Sm90aGemmAmaxTiling {
   // dequantizer warpgroups; tile_n 64 or 128.
   bool fp8_mma = false;
   // Split-K: each output tile's K blocks in this many ranges on as many
-  // CTAs (finish_tile in the .cpp). For shapes with fewer than half as many
+  // CTAs (finish_tile in sm90a_gemm_amax_kernel.cpp). For shapes with fewer than half as many
   // tiles as SMs (the decode shape M = 128): every CTA converts a fraction of the codes.
   int splits = 1;
 };

@@ -1,0 +1,139 @@
+// The sm90a GemmAmax kernel: the converting warpgroups (128 x 256 tiles,
+// every format): each K block converted by all three, wgmma by two.
+#include "sm90a_gemm_amax_builder.hpp"
+
+namespace warpforge::ops::sm90a_amax {
+
+// Converting warpgroups: thread t of the 384 (two consumer warpgroups and
+// the helper) takes chunk c = t % C (E2M1: C = 2 chunks of 32 codes; FP8: 4
+// of 16) of stage rows r = t / C + (384 / C) i of the 384 (A's 128, then
+// B's 256). In a raw stage (A's rows then B's) and a scale stage (SFA's
+// piece, then SFB's two) the stage row is all that counts: its piece is
+// row / 128, its byte in the piece scale_site(row % 128). In a bf16 stage,
+// row r's 64 codes are in K order, chunk c's n = codes / 8 16-byte chunks of
+// bf16 at chunks (nc + q) ^ (r % 8), the 128-byte swizzle; the rows share
+// r % 8.
+AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m) {
+  Reg code0 = m.c * imm(m.codes);
+  ConvertRows rows{m.row_in * raw_row_bytes() + (m.c << 4), {},
+                   (m.row_in * kRow) | (((m.c * imm(m.codes / 8)) ^ m.swz) << 4)};
+  for (int f = 0; f < kTileM + t_.tile_n; f += m.row_step) {
+    Reg row = m.row_in + imm(f);
+    rows.sites.push_back(((row >> 7) * kScalePiece) + scale_site(row, code0));
+  }
+  return rows;
+}
+
+// Raw stage `rstage` (K block kb) to bf16 stage `cstage`. Every row's loads
+// first, then one branch on whether all its scales fold (scales_fold): the
+// conversions form one block with the loads' latency behind them.
+void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase,
+                               const Reg& kb, const Reg& cstage) {
+  k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
+  Reg code0 = m.c * imm(m.codes);
+  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + rows.raw;
+  Reg sf = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
+  Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
+  // Rows in groups of two (the registers of four FP8 rows' codes do not
+  // fit beside the accumulators).
+  const std::size_t rows_per_group = 2;
+  for (std::size_t first = 0; first < rows.sites.size(); first += rows_per_group) {
+    std::vector<Regs> words;
+    std::vector<Reg> scales;
+    for (std::size_t i = first; i < first + rows_per_group && i < rows.sites.size(); ++i) {
+      const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
+      scales.push_back(scale_bytes(sf, RowReads{rows.raw, rows.sites[i]}, kb, m.scales));
+      words.push_back(Regs{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)});
+      k_.ld(Space::shared, b32, words.back(), at(raw, f * raw_row_bytes()));
+    }
+    auto convert = [&](bool folded) {
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        const Regs factors = scale_factors(scales[i], m.scales, kb, code0, folded);
+        Regs out;
+        for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
+        if (fp4())
+          dequant_fp4(words[i], Regs{factors.front(), factors.back()}, out, folded);
+        else
+          dequant_fp8(words[i], factors.front(), out, folded);
+        const std::int64_t f = static_cast<std::int64_t>(first + i) * m.row_step;
+        for (int q = 0; q < m.codes / 8; ++q)
+          k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
+      }
+    };
+    // FP8 codes that are NaN or inf take the exact (slow) way too.
+    Pred fast = fp4() ? scales_fold(scales, m.scales) : Pred(scales_fold(scales, m.scales) && codes_finite(words));
+    k_.if_else(fast, [&] { convert(true); }, [&] { convert(false); });
+  }
+  advance(rstage, rphase, t_.raw_stages);
+}
+
+// Converting warpgroups, one unit: the consumers' four wgmma m64n256k16 of
+// K block kb (A and B from bf16 stage `stage`) run while all three
+// warpgroups convert block kb + 1 into the next stage. Three stages, one
+// named barrier per block: a stage is written again two blocks after it was
+// read, and each consumer waited for its own wgmma of that block
+// (wait_group 1) before the barrier that the others passed since (PTX ISA
+// 9.7.15.6, wgmma.wait_group); the stores reach the async proxy behind
+// fence.proxy.async before the barrier. After a barrier that follows a
+// conversion, that raw stage is free: the helper's first thread loads the
+// cursor's next block into it (no empty barriers).
+void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
+                                     const Reg& rstage, const Reg& rphase, const ChunkMap& m,
+                                     const ConvertRows& rows, LoadCursor* loads, const TileCoords& t) {
+  const std::uint32_t all = 4;  // the named barrier of the three converting warpgroups (0-3 are taken)
+  auto next = [&](const Reg& s) {
+    Reg n = s + 1u;
+    k_.selp(n, 0u, n, n == imm(t_.stages));
+    return n;
+  };
+  auto publish = [&](const std::optional<Pred>& converted) {
+    k_.fence_proxy_async_shared();
+    // Not bar.sync (aligned): the fold branches, the raw-stage waits and
+    // the issuing thread's loads may leave a warp's threads apart here
+    // (compute-sanitizer's synccheck flagged bar.sync, even behind a
+    // bar.warp.sync).
+    k_.barrier_sync(all, 128 * (kConsumers + 1));
+    if (!loads) return;
+    Pred issuer = tid_ == imm(128 * kProducerWg);
+    k_.if_then(converted ? Pred(issuer && *converted) : issuer, [&] { issue_load(*loads); });
+  };
+  convert_stage(m, rows, rstage, rphase, t.kb0, stage);
+  publish(std::nullopt);
+  k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
+    if (acc) {
+      Reg da = stage_descriptor(desc_a0, stage, smem_.b_stage), db = stage_descriptor(desc_b0, stage, smem_.b_stage);
+      Pred accumulate = kb != t.kb0;
+      k_.wgmma_fence();
+      for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s)  // each k16 step moves 32 bytes along the rows
+        k_.wgmma_mma_async(bf16, bf16, *acc, da + static_cast<std::uint64_t>(2 * s),
+                           db + static_cast<std::uint64_t>(2 * s),
+                           s == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k, WgmmaMajor::k);
+      k_.wgmma_commit_group();
+    }
+    k_.mov(stage, next(stage));
+    Pred more = kb + 1u < t.kb1;
+    k_.if_then(more, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, stage); });
+    if (acc) k_.wgmma_wait_group(1);
+    publish(more);
+  });
+  if (acc) k_.wgmma_wait_group(0);
+}
+
+// The helper warpgroup of the converting scheme: converts its share of
+// every stage and, in its first thread, keeps the raw stages loaded: all
+// of them at the start, then one per conversion (mainloop_converting).
+void AmaxKernel::converting_helper() {
+  const ChunkMap m = chunk_map();
+  const ConvertRows rows = convert_rows(m);
+  LoadCursor loads = load_cursor();
+  k_.if_then(tid_ == imm(128 * kProducerWg), [&] {
+    for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
+  });
+  Reg stage = k_.mov(u32, 0), rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
+  Reg none = k_.mov(u64, 0u);
+  for_each_tile([&](const TileCoords& t) {
+    mainloop_converting(nullptr, none, none, stage, rstage, rphase, m, rows, &loads, t);
+  });
+}
+
+}  // namespace warpforge::ops::sm90a_amax

@@ -49,6 +49,7 @@ struct Options {
   // ops::gemm; the peer stays cuBLAS's bf16 GEMM of the same shape.
   std::optional<std::pair<std::string, ops::BlockScaledFormat>> block_scaled;
   std::optional<ops::GemmAmaxTile> block_scaled_tile;  // the block-scaled op's mma tile (default: its own)
+  std::optional<ops::GemmAmaxTile> block_scaled_cluster;  // and its cluster shape (default 1x1)
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
 };
 
@@ -58,9 +59,19 @@ struct Options {
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
                "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
-               "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n",
+               "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n"
+               "       [--cluster MxN (its cluster shape)]\n",
                why.c_str());
   std::exit(2);
+}
+
+// `--flag v` where v is MxN with positive M and N.
+ops::GemmAmaxTile parse_mxn(const std::string& flag, const std::string& v, const char* example) {
+  long long m = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(v.c_str(), "%lldx%lld%c", &m, &n, &tail) != 2 || m < 1 || n < 1)
+    usage(flag + " '" + v + "' is not MxN (e.g. " + example + ")");
+  return ops::GemmAmaxTile{static_cast<int>(m), static_cast<int>(n)};
 }
 
 Options parse(int argc, char** argv) {
@@ -88,11 +99,9 @@ Options parse(int argc, char** argv) {
       else if (v == "nvfp4") o.block_scaled = std::pair{v, ops::kNvfp4};
       else usage("--block-scaled " + v + ": accepted mxfp8, mxfp4, nvfp4");
     } else if (a == "--tile") {
-      long long m = 0, n = 0;
-      char tail = 0;
-      if (std::sscanf(v.c_str(), "%lldx%lld%c", &m, &n, &tail) != 2 || m < 1 || n < 1)
-        usage("--tile '" + v + "' is not MxN (e.g. 128x256)");
-      o.block_scaled_tile = ops::GemmAmaxTile{static_cast<int>(m), static_cast<int>(n)};
+      o.block_scaled_tile = parse_mxn(a, v, "128x256");
+    } else if (a == "--cluster") {
+      o.block_scaled_cluster = parse_mxn(a, v, "2x1");
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
       if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");
@@ -115,6 +124,7 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.block_scaled_tile && !o.block_scaled) usage("--tile is the block-scaled op's: it needs --block-scaled");
+  if (o.block_scaled_cluster && !o.block_scaled) usage("--cluster is the block-scaled op's: it needs --block-scaled");
   return o;
 }
 
@@ -276,7 +286,8 @@ int main(int argc, char** argv) {
         scaled_op.emplace(scaled->a[0], scaled->b[0], scaled->sfa[0], scaled->sfb[0], scaled->c[0], scaled->amax,
                           ops::GemmAmaxOptions{.c_dtype = DType::bf16,
                                                .sf_vec_size = o.block_scaled->second.vec,
-                                               .mma_tile = o.block_scaled_tile});
+                                               .mma_tile = o.block_scaled_tile,
+                                               .cluster = o.block_scaled_cluster.value_or(ops::GemmAmaxTile{1, 1})});
         scaled_op->compile();
       } else {
         ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),

@@ -296,6 +296,15 @@ TEST(BadMemory, VectorWidthsAndModifiers) {
               {"st.global", "cache operator .ca is not a store operator"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::const_, b32, at(k.reg(u64)), 1); },
                       {"st.const", "the const space is read-only"}));
+  // st.shared::cluster: the shared space only, no .volatile, sm_90 on.
+  EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) { k.st(Space::global, b32, at(k.reg(u64)), 1, {.cluster = true}); },
+                      {"st.global", "a shared::cluster access names the shared space, not .global"}));
+  EXPECT_TRUE(refused(Target::sm_90a,
+                      [](Kernel& k) { k.st(Space::shared, b32, at(k.reg(u32)), 1, {.volatile_ = true, .cluster = true}); },
+                      {"st.volatile.shared", "a shared::cluster store takes no .volatile"}));
+  EXPECT_TRUE(refused<TargetError>(Target::sm_89,
+                                   [](Kernel& k) { k.st(Space::shared, b32, at(k.reg(u32)), 1, {.cluster = true}); },
+                                   {"st.shared::cluster", "not available on sm_89"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::param, b32, k.param_bytes("blob", 8, 4), 1); },
                       {"st.param", "kernel parameters are read-only"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.cvta_to(Space::reg, k.reg(u64), k.reg(u64)); },

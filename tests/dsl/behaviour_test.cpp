@@ -193,6 +193,22 @@ TEST(Barriers, BarrierSyncIsTheUnalignedForm) {
   EXPECT_EQ(statements_from(k, 0), (Lines{"bar.sync 1, 64;", "barrier.sync 4, 384;", "barrier.sync 0;", "ret;"}));
 }
 
+// The cluster's barrier with and without .aligned, a store through a
+// shared::cluster address and the proxy fence for it (sm_90).
+TEST(Barriers, ClusterBarrierAndStoresIntoAnotherCta) {
+  Kernel k("cluster", Target::sm_90a);
+  Reg remote = k.reg(u32);
+  k.st(Space::shared, b32, at(remote, 16), Regs{remote, remote}, {.cluster = true});
+  k.fence_proxy_async_shared_cluster();
+  k.barrier_cluster_arrive(false);
+  k.barrier_cluster_wait(false);
+  k.barrier_cluster_arrive();
+  EXPECT_EQ(statements_from(k, 0),
+            (Lines{"st.shared::cluster.v2.b32 [%r0+16], {%r0, %r0};", "fence.proxy.async.shared::cluster;",
+                   "barrier.cluster.arrive.release;", "barrier.cluster.wait.acquire;",
+                   "barrier.cluster.arrive.release.aligned;", "ret;"}));
+}
+
 TEST(Guards, AGuardedBlockThatThrowsLeavesNoGuardBehind) {
   Kernel k("guards", Target::sm_80);
   Reg x = k.reg(u32);

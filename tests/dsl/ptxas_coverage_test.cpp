@@ -685,8 +685,13 @@ void build_cluster_ops(Kernel& k) {
   Reg remote = k.reg(u32);
   k.mapa_shared(remote, k.address_of(s), 1);
   k.mapa_shared(remote, k.address_of(s), k.sreg(SReg::cluster_ctarank));
+  k.st(Space::shared, u32, at(remote), 7u, {.cluster = true});
+  k.st(Space::shared, b32, at(remote, 16), k.regs(b32, 4), {.cluster = true});
+  k.fence_proxy_async_shared_cluster();
   k.barrier_cluster_arrive();
   k.barrier_cluster_wait();
+  k.barrier_cluster_arrive(false);
+  k.barrier_cluster_wait(false);
 }
 
 void build_wgmma(Kernel& k) {

@@ -10,6 +10,7 @@
 #include "runtime/fake_backend.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -111,9 +112,16 @@ TEST(GemmAmaxSm90aRefusals, TilesClustersAndSizes) {
   GemmAmaxProblem p = accepted();
   p.tile = GemmAmaxTile{64, 64};
   expect_one(p, {"mma tile 64x64", "CTA tile is 128x256, 128x128 or 128x64"});
+  // 2x1 clusters only with 128 x 256 tiles (which a 2-SM device takes here).
+  const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
   p = accepted();
   p.cluster = {2, 1};
-  expect_one(p, {"cluster shape 2x1", "without clusters (1x1 only)"});
+  EXPECT_TRUE(refusals(p, two_sms).empty());
+  p.tile = GemmAmaxTile{128, 128};
+  expect_one(p, {"cluster shape 2x1 with 128x128 tiles", "runs 1x1, or 2x1 with 128x256 tiles"}, two_sms);
+  p = accepted();
+  p.cluster = {1, 2};
+  expect_one(p, {"cluster shape 1x2:", "runs 1x1, or 2x1 with 128x256 tiles"}, two_sms);
   p = accepted();
   p.m = std::int64_t{1} << 31, p.a = {256, 1, p.m * 256};
   expect_one(p, {"2147483648x200x256", "M, N, K, output tiles and scale bytes up to 2^31 - 1"});

@@ -401,6 +401,35 @@ TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
     }
 }
 
+// 128 x 256 in 2-CTA clusters (cluster 2x1): each CTA converts A and half
+// of B, storing its B rows into its partner's shared memory too, with the
+// cluster's barrier per K block; a 4-SM simulator (two clusters, several
+// units each), M with an odd number of 128-row tiles (the last cluster's
+// rank 1 past M), ragged N and K, two batches: every format into every C
+// dtype, each run twice.
+TEST(GemmAmaxSm90aSim, ClusterPairsShareTheConversionOfB) {
+  const runtime::Device device(sim::make_backend({.sm_count = 4}));
+  int i = 0;
+  for (ScaledFormat f : {ScaledFormat{DType::e2m1, DType::e8m0, 32}, ScaledFormat{DType::e2m1, DType::e4m3, 16},
+                         ScaledFormat{DType::e2m1, DType::e8m0, 16}, ScaledFormat{DType::e4m3, DType::e8m0, 32},
+                         ScaledFormat{DType::e5m2, DType::e8m0, 32}})
+    for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
+      GemmAmaxCase c = sm90a_case(f.ab, c_dtype);
+      c.sf = f.sf, c.vec = f.vec, c.m = i % 2 ? 300 : 600, c.n = i % 3 ? 264 : 520, c.k = i % 3 == 0 ? 160 : 208;
+      c.l = 2, c.c_major = i % 2 ? CMajor::m : CMajor::n;
+      c.tile = GemmAmaxTile{128, 256}, c.cluster = GemmAmaxTile{2, 1};
+      auto [s, p] = make_sm90a_on(device, c, 900 + static_cast<std::uint32_t>(i++));
+      const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
+      ASSERT_TRUE(t.tile_n == 256 && t.cluster_m == 2 && !t.fp8_mma && t.dequant_warpgroups == 0) << c.describe();
+      GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+      for (int run = 0; run < 2; ++run) {
+        const auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
+        EXPECT_TRUE(bad.empty()) << c.describe() << ", run " << run << ": " << bad.size() << " mismatches; "
+                                 << (bad.empty() ? "" : bad.front());
+      }
+    }
+}
+
 // The default tiling on a 132-SM device: 128 x 256 (converting
 // warpgroups) where those tiles fill the SMs, and 128 x 128 with K in two
 // ranges at the decode shape (M = 128: 64 tiles; FP4 a dequantizer

@@ -103,6 +103,7 @@ GemmAmaxOptions GemmAmaxSetup::options() const {
   o.c_major = c.c_major;
   o.sf_vec_size = c.vec;
   o.mma_tile = c.tile;
+  o.cluster = c.cluster;
   return o;
 }
 

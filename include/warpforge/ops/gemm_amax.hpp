@@ -64,9 +64,11 @@ struct GemmAmaxOptions {
   int sf_vec_size = 32;                            // 16 or 32
   // The CTA's output tile; absent: the kernel's default. The sm80 kernel takes
   // m, n in {32, 64, 128} (default 64×64) and a 1×1 cluster; the sm90a kernel
-  // 128×128 or 128×64, and for FP4 data 128×256 (default the widest that
-  // keeps the SMs busy; another tile sends the problem to sm80).
+  // 128×256, 128×128 or 128×64 (default the widest that keeps the SMs busy;
+  // another tile sends the problem to sm80).
   std::optional<GemmAmaxTile> mma_tile;
+  // CTAs per cluster along M and N: 1×1, or for the sm90a kernel's 128×256
+  // tiles 2×1 (the pair shares the conversion of B).
   GemmAmaxTile cluster{1, 1};
 };
 

@@ -15,14 +15,16 @@ void ClusterOps::mapa_shared(const Reg& d, const Src& a, const Src& rank) {
   emit(opcode, {operand_of(d), operand_of(a), operand_of(rank)});
 }
 
-void ClusterOps::barrier_cluster_arrive() {
-  require("barrier.cluster.arrive.release.aligned", kHopper);
-  emit("barrier.cluster.arrive.release.aligned", {});
+void ClusterOps::barrier_cluster_arrive(bool aligned) {
+  const std::string opcode = std::string("barrier.cluster.arrive.release") + (aligned ? ".aligned" : "");
+  require(opcode, kHopper);
+  emit(opcode, {});
 }
 
-void ClusterOps::barrier_cluster_wait() {
-  require("barrier.cluster.wait.acquire.aligned", kHopper);
-  emit("barrier.cluster.wait.acquire.aligned", {});
+void ClusterOps::barrier_cluster_wait(bool aligned) {
+  const std::string opcode = std::string("barrier.cluster.wait.acquire") + (aligned ? ".aligned" : "");
+  require(opcode, kHopper);
+  emit(opcode, {});
 }
 
 }  // namespace warpforge::dsl

@@ -31,7 +31,7 @@ void check_cvta_space(const KernelCore& k, const std::string& opcode, Space spac
 }  // namespace
 
 std::string MemoryOps::access(const char* op, Space space, Type type, std::size_t width, Cache cache,
-                              bool nc, bool volatile_, const Addr& a) {
+                              bool nc, bool volatile_, const Addr& a, bool cluster) {
   bool load = std::string(op) == "ld";
   std::string opcode = std::string(op) + (volatile_ ? ".volatile" : "");
   if (space != Space::global && space != Space::shared && space != Space::local &&
@@ -42,6 +42,13 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
   // A kernel's parameters are read-only (ptxas: "Illegal to write to function input parameter").
   if (!load && space == Space::param) fail(opcode + ".param", "kernel parameters are read-only");
   opcode += "." + std::string(ptx::name(space));
+  if (cluster) {
+    if (space != Space::shared)
+      fail(opcode, "a shared::cluster access names the shared space, not ." + std::string(ptx::name(space)));
+    if (volatile_) fail(opcode, "a shared::cluster store takes no .volatile");
+    require(opcode + "::cluster", Availability::since(90));
+    opcode += "::cluster";
+  }
   // PTX ISA 9.7.9.8 (ld) / 9.7.9.10 (st): .volatile applies to the global and
   // shared spaces only and takes no cache operator; ptxas refuses the others.
   if (volatile_ && space != Space::global && space != Space::shared)
@@ -98,13 +105,13 @@ void MemoryOps::ld(Space space, Type type, const Regs& d, const Addr& a, LdOpts 
 }
 
 void MemoryOps::st(Space space, Type type, const Addr& a, const Src& v, StOpts o) {
-  std::string opcode = access("st", space, type, 1, o.cache, false, o.volatile_, a);
+  std::string opcode = access("st", space, type, 1, o.cache, false, o.volatile_, a, o.cluster);
   expect_type(opcode, v, ptx::bits(type) < 16 ? ptx::storage_type(type) : type, "value");
   emit(opcode, {operand_of(a), operand_of(v)});
 }
 
 void MemoryOps::st(Space space, Type type, const Addr& a, const Regs& v, StOpts o) {
-  std::string opcode = access("st", space, type, v.size(), o.cache, false, o.volatile_, a);
+  std::string opcode = access("st", space, type, v.size(), o.cache, false, o.volatile_, a, o.cluster);
   for (const auto& r : v) expect_type(opcode, r, ptx::bits(type) < 16 ? ptx::storage_type(type) : type, "value");
   emit(opcode, {operand_of(a), operand_of(v)});
 }

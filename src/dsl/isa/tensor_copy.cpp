@@ -81,4 +81,9 @@ void TensorCopyOps::fence_proxy_async_shared() {
   emit("fence.proxy.async.shared::cta", {});
 }
 
+void TensorCopyOps::fence_proxy_async_shared_cluster() {
+  require("fence.proxy.async.shared::cluster", kHopper);
+  emit("fence.proxy.async.shared::cluster", {});
+}
+
 }  // namespace warpforge::dsl

@@ -71,13 +71,16 @@ class AmaxKernel {
                      " K splits with converting warpgroups; they take tile_n 256, 3 stages and no split");
     if (wide && !converting())
       throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting warpgroups (no fp8_mma, no dequantizer warpgroups)");
+    if (t.cluster_m != 1 && (t.cluster_m != 2 || !converting()))
+      throw OpsError("sm90a gemm_amax kernel: cluster_m " + std::to_string(t.cluster_m) +
+                     "; it takes 1, or 2 with converting warpgroups");
     // fp8_mma takes FP8 (MXFP8 only), the dequantizer warpgroups E2M1; the
     // converting warpgroups both.
     if ((fp4() && t.fp8_mma) || (!fp4() && !t.fp8_mma && !converting()))
       throw OpsError("sm90a gemm_amax kernel: " + std::string(runtime::name(p.ab_dtype)) + " data with " +
                      (t.fp8_mma ? "fp8_mma" : "dequantizer warpgroups") +
                      "; FP8 takes fp8_mma or converting warpgroups, E2M1 dequantizer or converting warpgroups");
-    tiles_m_ = (p.m + kTileM - 1) / kTileM;
+    tiles_m_ = (p.m + kTileM * t.cluster_m - 1) / (kTileM * t.cluster_m);  // a cluster's M tiles count once
     const std::int64_t tiles_n = (p.n + t.tile_n - 1) / t.tile_n;
     per_batch_ = tiles_m_ * tiles_n;
     group_span_ = tiles_n * kGroupRows;
@@ -92,11 +95,22 @@ class AmaxKernel {
 
  private:
   TileCoords tile_of(const Reg& unit);
+  // The CTA's first unit and the step to its next: its cluster's, in a cluster.
+  Reg first_unit() { return k_.mov(u32, clustered() ? SReg::clusterid_x : SReg::ctaid_x); }
+  Reg unit_step() { return k_.sreg(clustered() ? SReg::nclusterid_x : SReg::nctaid_x); }
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
   Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
   // The consumers convert both operands (no dequantizer warpgroup).
   bool converting() const { return !t_.fp8_mma && t_.dequant_warpgroups == 0; }
+  // Converting warpgroups in a 2-CTA cluster (Sm90aGemmAmaxTiling::cluster_m).
+  // Rank 0's stages hold A's rows, then B's; rank 1's B's, then A's (raw:
+  // its half of B first; bf16: all of B first), so in both a raw stage row
+  // r lands on bf16 row r + 128 x rank, and a CTA's converted B rows lie
+  // 128 rows before (rank 0) or after (rank 1) where its partner keeps them.
+  bool clustered() const { return t_.cluster_m == 2; }
+  int b_rows() const { return sm90a_gemm_amax_b_rows(t_); }
+  int stage_rows() const { return kTileM + b_rows(); }
   std::uint32_t raw_row_bytes() const { return sm90a_gemm_amax_raw_row_bytes(p_.ab_dtype, t_); }
   void advance(const Reg& stage, const Reg& phase, int stages);
   void producer();
@@ -107,6 +121,7 @@ class AmaxKernel {
   // Which raw chunks a converting thread (a dequantizer or converting warpgroup's) takes.
   struct ChunkMap {
     int chunks, codes, row_step, scales;  // chunks per row, codes per chunk, rows per pass, scales per chunk
+    std::uint32_t chunk_bytes;            // raw bytes of a chunk: 16, or 8 (E2M1 in a cluster)
     Reg c, row_in, swz;                   // the thread's chunk, first row, row % 8
   };
   ChunkMap chunk_map();
@@ -150,6 +165,9 @@ class AmaxKernel {
   ConvertRows convert_rows(const ChunkMap& m);
   void convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb,
                      const Reg& cstage);
+  void convert_group(const ChunkMap& m, const ConvertRows& rows, std::size_t first, std::size_t last, const Reg& raw,
+                     const Reg& sf, const Reg& dst, const std::optional<Reg>& remote, const Reg& kb,
+                     const Reg& code0);
   // One thread's TMA loads, run ahead of the converting warpgroups
   // (issue_load): the next unit and K block to load and its raw stage.
   struct LoadCursor {
@@ -193,6 +211,8 @@ class AmaxKernel {
   ParamRef map_a_p_, map_b_p_, map_sfa_p_, map_sfb_p_;
   Reg map_a_, map_b_, map_sfa_, map_sfb_, c_, amax_, workspace_;
   Reg base_, tid_;
+  Reg rank_;    // clustered(): the CTA's rank in its cluster
+  Reg remote_;  // clustered(): added to a converted B row's bf16 address, the partner's copy of it
 };
 
 }  // namespace warpforge::ops::sm90a_amax

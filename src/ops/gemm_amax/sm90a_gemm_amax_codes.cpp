@@ -206,10 +206,14 @@ Pred AmaxKernel::codes_finite(const std::vector<Regs>& words) {
 // chunks; converting thread t of T (the dequantizer warpgroups', or the
 // converting scheme's three) takes chunk t % C of rows t / C + (T / C) i: a
 // warp reads 512 contiguous bytes, and its bf16 writes cover all 32 banks
-// once the swizzle is applied.
+// once the swizzle is applied. In a cluster E2M1 rows are 4 chunks of 8
+// bytes: the 256 stage rows then take 3 or 2 chunks of 16 codes a thread
+// (at 2 chunks of 32 codes, some threads would convert 64 codes a block,
+// as many as without the cluster).
 AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   ChunkMap m;
-  m.chunks = static_cast<int>(raw_row_bytes() / 16);
+  m.chunks = clustered() ? 4 : static_cast<int>(raw_row_bytes() / 16);
+  m.chunk_bytes = raw_row_bytes() / static_cast<std::uint32_t>(m.chunks);
   m.codes = kSm90aGemmAmaxTileK / m.chunks;
   const int threads = 128 * (converting() ? kConsumers + 1 : t_.dequant_warpgroups);
   m.row_step = threads / m.chunks;

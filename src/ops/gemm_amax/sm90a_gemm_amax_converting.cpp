@@ -5,19 +5,20 @@
 namespace warpforge::ops::sm90a_amax {
 
 // Converting warpgroups: thread t of the 384 (two consumer warpgroups and
-// the helper) takes chunk c = t % C (E2M1: C = 2 chunks of 32 codes; FP8: 4
-// of 16) of stage rows r = t / C + (384 / C) i of the 384 (A's 128, then
-// B's 256). In a raw stage (A's rows then B's) and a scale stage (SFA's
-// piece, then SFB's two) the stage row is all that counts: its piece is
-// row / 128, its byte in the piece scale_site(row % 128). In a bf16 stage,
-// row r's 64 codes are in K order, chunk c's n = codes / 8 16-byte chunks of
-// bf16 at chunks (nc + q) ^ (r % 8), the 128-byte swizzle; the rows share
-// r % 8.
+// the helper) takes chunk c = t % C (E2M1: C = 2 chunks of 32 codes, 4 of
+// 16 in a cluster; FP8: 4 of 16) of stage rows r = t / C + (384 / C) i of
+// the stage_rows() (A's 128, then B's 256; in a cluster 128 of B's). In a
+// raw stage (A's rows then B's) and a scale stage (SFA's piece, then SFB's)
+// the stage row is all that counts: its piece is row / 128, its byte in the
+// piece scale_site(row % 128). In a bf16 stage, row r's 64 codes are in K
+// order, chunk c's n = codes / 8 16-byte chunks of bf16 at chunks
+// (nc + q) ^ (r % 8), the 128-byte swizzle; the rows share r % 8.
 AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m) {
   Reg code0 = m.c * imm(m.codes);
-  ConvertRows rows{m.row_in * raw_row_bytes() + (m.c << 4), {},
+  ConvertRows rows{m.row_in * raw_row_bytes() + m.c * imm(m.chunk_bytes), {},
                    (m.row_in * kRow) | (((m.c * imm(m.codes / 8)) ^ m.swz) << 4)};
-  for (int f = 0; f < kTileM + t_.tile_n; f += m.row_step) {
+  if (clustered()) rows.store = rows.store + (rank_ << imm(7 + 7));  // + 128 rows of 128 bytes on rank 1
+  for (int f = 0; f < stage_rows(); f += m.row_step) {
     Reg row = m.row_in + imm(f);
     rows.sites.push_back(((row >> 7) * kScalePiece) + scale_site(row, code0));
   }
@@ -26,7 +27,10 @@ AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m) {
 
 // Raw stage `rstage` (K block kb) to bf16 stage `cstage`. Every row's loads
 // first, then one branch on whether all its scales fold (scales_fold): the
-// conversions form one block with the loads' latency behind them.
+// conversions form one block with the loads' latency behind them. In a
+// cluster a B row goes to the partner's bf16 stage too, and the threads
+// past the stage's rows (stage_rows() is no multiple of the row step) skip
+// the last group (a warp's 8 rows are all in or all out).
 void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase,
                                const Reg& kb, const Reg& cstage) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
@@ -34,37 +38,59 @@ void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const
   Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + rows.raw;
   Reg sf = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
+  std::optional<Reg> remote;
+  if (clustered()) remote = dst + remote_;
   // Rows in groups of two (the registers of four FP8 rows' codes do not
   // fit beside the accumulators).
   const std::size_t rows_per_group = 2;
   for (std::size_t first = 0; first < rows.sites.size(); first += rows_per_group) {
-    std::vector<Regs> words;
-    std::vector<Reg> scales;
-    for (std::size_t i = first; i < first + rows_per_group && i < rows.sites.size(); ++i) {
-      const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
-      scales.push_back(scale_bytes(sf, RowReads{rows.raw, rows.sites[i]}, kb, m.scales));
-      words.push_back(Regs{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)});
-      k_.ld(Space::shared, b32, words.back(), at(raw, f * raw_row_bytes()));
-    }
-    auto convert = [&](bool folded) {
-      for (std::size_t i = 0; i < words.size(); ++i) {
-        const Regs factors = scale_factors(scales[i], m.scales, kb, code0, folded);
-        Regs out;
-        for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-        if (fp4())
-          dequant_fp4(words[i], Regs{factors.front(), factors.back()}, out, folded);
-        else
-          dequant_fp8(words[i], factors.front(), out, folded);
-        const std::int64_t f = static_cast<std::int64_t>(first + i) * m.row_step;
-        for (int q = 0; q < m.codes / 8; ++q)
-          k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
-      }
-    };
-    // FP8 codes that are NaN or inf take the exact (slow) way too.
-    Pred fast = fp4() ? scales_fold(scales, m.scales) : Pred(scales_fold(scales, m.scales) && codes_finite(words));
-    k_.if_else(fast, [&] { convert(true); }, [&] { convert(false); });
+    const std::size_t last = std::min(first + rows_per_group, rows.sites.size());
+    auto group = [&] { convert_group(m, rows, first, last, raw, sf, dst, remote, kb, code0); };
+    const std::int64_t past = static_cast<std::int64_t>(last - 1) * m.row_step;
+    if (past + m.row_step > stage_rows())
+      k_.if_then(m.row_in < imm(stage_rows() - past), group);
+    else
+      group();
   }
   advance(rstage, rphase, t_.raw_stages);
+}
+
+// Rows first .. last - 1 of the thread's (convert_stage).
+void AmaxKernel::convert_group(const ChunkMap& m, const ConvertRows& rows, std::size_t first, std::size_t last,
+                               const Reg& raw, const Reg& sf, const Reg& dst, const std::optional<Reg>& remote,
+                               const Reg& kb, const Reg& code0) {
+  std::vector<Regs> words;
+  std::vector<Reg> scales;
+  for (std::size_t i = first; i < last; ++i) {
+    const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
+    scales.push_back(scale_bytes(sf, RowReads{rows.raw, rows.sites[i]}, kb, m.scales));
+    words.push_back(k_.regs(b32, static_cast<int>(m.chunk_bytes / 4)));
+    k_.ld(Space::shared, b32, words.back(), at(raw, f * raw_row_bytes()));
+  }
+  auto convert = [&](bool folded) {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const Regs factors = scale_factors(scales[i], m.scales, kb, code0, folded);
+      Regs out;
+      for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
+      if (fp4())
+        dequant_fp4(words[i], Regs{factors.front(), factors.back()}, out, folded);
+      else
+        dequant_fp8(words[i], factors.front(), out, folded);
+      const std::int64_t f = static_cast<std::int64_t>(first + i) * m.row_step;
+      // In a cluster: whether stage row row_in + f is one of B's (rank 0: from row 128; rank 1: below it).
+      std::optional<Pred> b_row;
+      if (remote) b_row = ((m.row_in + imm(f)) >> 7u) != rank_;
+      for (int q = 0; q < m.codes / 8; ++q) {
+        const Regs chunk(out.begin() + 4 * q, out.begin() + 4 * q + 4);
+        k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), chunk);
+        if (remote)
+          k_.guarded(*b_row, [&] { k_.st(Space::shared, b32, at(*remote ^ imm(q << 4), f * kRow), chunk, {.cluster = true}); });
+      }
+    }
+  };
+  // FP8 codes that are NaN or inf take the exact (slow) way too.
+  Pred fast = fp4() ? scales_fold(scales, m.scales) : Pred(scales_fold(scales, m.scales) && codes_finite(words));
+  k_.if_else(fast, [&] { convert(true); }, [&] { convert(false); });
 }
 
 // Converting warpgroups, one unit: the consumers' four wgmma m64n256k16 of
@@ -87,12 +113,19 @@ void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const 
     return n;
   };
   auto publish = [&](const std::optional<Pred>& converted) {
-    k_.fence_proxy_async_shared();
     // Not bar.sync (aligned): the fold branches, the raw-stage waits and
     // the issuing thread's loads may leave a warp's threads apart here
     // (compute-sanitizer's synccheck flagged bar.sync, even behind a
-    // bar.warp.sync).
-    k_.barrier_sync(all, 128 * (kConsumers + 1));
+    // bar.warp.sync). In a cluster the partner's wgmma read this CTA's B
+    // rows too: the cluster's barrier, release and acquire.
+    if (clustered()) {
+      k_.fence_proxy_async_shared_cluster();
+      k_.barrier_cluster_arrive(false);
+      k_.barrier_cluster_wait(false);
+    } else {
+      k_.fence_proxy_async_shared();
+      k_.barrier_sync(all, 128 * (kConsumers + 1));
+    }
     if (!loads) return;
     Pred issuer = tid_ == imm(128 * kProducerWg);
     k_.if_then(converted ? Pred(issuer && *converted) : issuer, [&] { issue_load(*loads); });

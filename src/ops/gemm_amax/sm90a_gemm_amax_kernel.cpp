@@ -22,6 +22,7 @@ ptx::Module AmaxKernel::build() {
   // two sets of A fragments.
   k_.maxntid(sm90a_gemm_amax_threads(t_));
   k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
+  if (clustered()) k_.reqnctapercluster(t_.cluster_m);
   map_a_p_ = k_.param_bytes("map_a", 128, 64);
   map_b_p_ = k_.param_bytes("map_b", 128, 64);
   map_sfa_p_ = k_.param_bytes("map_sfa", 128, 64);
@@ -35,6 +36,14 @@ ptx::Module AmaxKernel::build() {
   // and wgmma's reads agree.
   base_ = (k_.address_of(smem) + 1023) & 0xFFFFFC00u;
   tid_ = k_.sreg(SReg::tid_x);
+  if (clustered()) {
+    rank_ = k_.sreg(SReg::cluster_ctarank);
+    // The partner's base (the same offset in its shared memory) and 128
+    // rows back or on (the two ranks' stage layouts: clustered()).
+    Reg partner = k_.reg(u32);
+    k_.mapa_shared(partner, base_, rank_ ^ 1u);
+    remote_ = partner - base_ + (rank_ << imm(7 + 8)) - imm(kTileM * kRow);
+  }
   map_a_ = k_.param_generic_address(map_a_p_);
   map_b_ = k_.param_generic_address(map_b_p_);
   map_sfa_ = k_.param_generic_address(map_sfa_p_);
@@ -59,7 +68,12 @@ ptx::Module AmaxKernel::build() {
     k_.st(Space::shared, u32, at(base_, smem_.amax), 0u);
     k_.fence_mbarrier_init();
   });
-  k_.bar_sync(0);
+  if (clustered()) {  // the partner has started before anything is stored into its shared memory
+    k_.barrier_cluster_arrive();
+    k_.barrier_cluster_wait();
+  } else {
+    k_.bar_sync(0);
+  }
   Reg wg = tid_ >> 7;
   k_.if_else(
       wg == kProducerWg,
@@ -77,7 +91,8 @@ ptx::Module AmaxKernel::build() {
 }
 
 // Output tiles in groups of kGroupRows along M, N-major inside a group,
-// batch outermost (the bf16 sm90a kernel's order).
+// batch outermost (the bf16 sm90a kernel's order). In a cluster a unit is
+// both CTAs' M-neighbouring tiles, rank r taking the r-th.
 // Unit u is split u % splits of tile u / splits: a tile's splits run on
 // neighbouring CTAs, at the same time.
 TileCoords AmaxKernel::tile_of(const Reg& work) {
@@ -98,12 +113,14 @@ TileCoords AmaxKernel::tile_of(const Reg& work) {
   Reg within = r - group * imm(group_span_);
   k_.rem(mu, within, rows);
   k_.div(nt, within, rows);
-  return {(first + mu) * kTileM, nt * imm(t_.tile_n), batch, unit, split, kb0, kb1};
+  Reg m0 = (first + mu) * imm(kTileM * t_.cluster_m);
+  if (clustered()) m0 = m0 + (rank_ << 7u);
+  return {m0, nt * imm(t_.tile_n), batch, unit, split, kb0, kb1};
 }
 
 void AmaxKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
-  Reg unit = k_.mov(u32, SReg::ctaid_x);
-  Reg step = k_.sreg(SReg::nctaid_x);
+  Reg unit = first_unit();
+  Reg step = unit_step();
   k_.while_loop([&] { return unit < imm(per_batch_ * p_.l * t_.splits); },
                 [&] {
                   body(tile_of(unit));
@@ -125,7 +142,9 @@ void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
 // rows per operand, and the 512-byte piece of each scale tensor that holds
 // the tile's 128 rows x 4 scale blocks around this K block (the 128x4
 // layout keeps them together); zero-filled bytes past the tensor count
-// toward the transaction bytes. Slots start empty: waiting for the parity
+// toward the transaction bytes. In a cluster, B's rows of the CTA's rank
+// (b_rows() of them) and their piece, at the rank's places (clustered()).
+// Slots start empty: waiting for the parity
 // before the first phase succeeds at once (PTX ISA 9.7.13.15.16,
 // try_wait.parity).
 void AmaxKernel::producer() {
@@ -143,11 +162,23 @@ void AmaxKernel::producer() {
 
 void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage) {
   Reg full = barrier(smem_.raw_full, stage);
-  k_.mbarrier_arrive_expect_tx(at(full), (kTileM + t_.tile_n) * raw_row_bytes() +
+  k_.mbarrier_arrive_expect_tx(at(full), stage_rows() * raw_row_bytes() +
                                              (1 + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
   Reg kx = kb * raw_row_bytes();  // bytes along K
-  k_.tma_load(at(base_ + smem_.raw_a + stage * smem_.raw_stage), map_a_, {kx, m0, batch}, at(full));
-  k_.tma_load(at(base_ + smem_.raw_b + stage * smem_.raw_stage), map_b_, {kx, n0, batch}, at(full));
+  Reg raw = base_ + smem_.raw_a + stage * smem_.raw_stage, sf = base_ + smem_.raw_sfa + stage * smem_.sf_stage;
+  Reg raw_a = raw, raw_b = raw + (smem_.raw_b - smem_.raw_a), sf_a = sf, sf_b = sf + kScalePiece, b0 = n0;
+  if (clustered()) {  // rank 1: B's second half first
+    Reg a_first = k_.reg(u32);
+    k_.selp(a_first, 1u, 0u, rank_ == 0u);
+    Reg b_first = a_first ^ 1u;
+    raw_a = raw + b_first * imm(b_rows() * raw_row_bytes());
+    raw_b = raw + a_first * imm(kTileM * raw_row_bytes());
+    sf_a = sf + b_first * imm(kScalePiece);
+    sf_b = sf + a_first * imm(kScalePiece);
+    b0 = n0 + rank_ * imm(b_rows());
+  }
+  k_.tma_load(at(raw_a), map_a_, {kx, m0, batch}, at(full));
+  k_.tma_load(at(raw_b), map_b_, {kx, b0, batch}, at(full));
   // Piece (batch, row tile, K group) is rows 2·piece, 2·piece + 1 of the
   // scale bytes seen as 256-byte rows. A stage's codes are 2 or 4 scale
   // blocks (64 codes of vec 32, or 16; 128 of vec 32 with fp8_mma): a piece
@@ -155,19 +186,18 @@ void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, cons
   Reg group = (kb * imm(sm90a_gemm_amax_codes(t_) / p_.vec)) >> 2u;
   const ScaleFactorLayout sfa{p_.m, p_.k, p_.l, p_.vec}, sfb{p_.n, p_.k, p_.l, p_.vec};
   Reg piece_a = (batch * imm(sfa.row_tiles()) + (m0 >> 7)) * imm(sfa.k_tiles()) + group;
-  Reg piece_b = (batch * imm(sfb.row_tiles()) + (n0 >> 7)) * imm(sfb.k_tiles()) + group;
-  k_.tma_load(at(base_ + smem_.raw_sfa + stage * smem_.sf_stage), map_sfa_, {0u, piece_a << 1}, at(full));
+  Reg piece_b = (batch * imm(sfb.row_tiles()) + (b0 >> 7)) * imm(sfb.k_tiles()) + group;
+  k_.tma_load(at(sf_a), map_sfa_, {0u, piece_a << 1}, at(full));
   // A 256-row B tile takes the pieces of two row tiles (past N: zero fill,
   // or the next batch's scales, for sums nobody stores).
   for (int i = 0; i < sm90a_gemm_amax_sfb_pieces(t_); ++i)
-    k_.tma_load(at(base_ + smem_.raw_sfb + stage * smem_.sf_stage, i * kScalePiece), map_sfb_,
+    k_.tma_load(at(sf_b, i * kScalePiece), map_sfb_,
                 {0u, (piece_b + imm(i * sfb.k_tiles())) << 1}, at(full));
 }
 
 // Converting warpgroups: the first unit of the CTA, its first K block, raw stage 0.
 AmaxKernel::LoadCursor AmaxKernel::load_cursor() {
-  LoadCursor c{k_.mov(u32, SReg::ctaid_x), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32),
-               k_.mov(u32, 0u)};
+  LoadCursor c{first_unit(), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.mov(u32, 0u)};
   k_.if_then(c.unit < imm(per_batch_ * p_.l * t_.splits), [&] {
     const TileCoords t = tile_of(c.unit);
     for (auto [to, from] : {std::pair{c.kb, t.kb0}, {c.kb1, t.kb1}, {c.m0, t.m0}, {c.n0, t.n0}, {c.batch, t.batch}})
@@ -186,7 +216,7 @@ void AmaxKernel::issue_load(LoadCursor& c) {
     k_.selp(c.stage, 0u, c.stage, c.stage == imm(t_.raw_stages));
     k_.add(c.kb, c.kb, 1);
     k_.if_then(c.kb == c.kb1, [&] {
-      k_.add(c.unit, c.unit, k_.sreg(SReg::nctaid_x));
+      k_.add(c.unit, c.unit, unit_step());
       k_.if_then(c.unit < imm(units), [&] {
         const TileCoords t = tile_of(c.unit);
         for (auto [to, from] : {std::pair{c.kb, t.kb0}, {c.kb1, t.kb1}, {c.m0, t.m0}, {c.n0, t.n0}, {c.batch, t.batch}})
@@ -203,8 +233,16 @@ void AmaxKernel::consumer() {
   // K-major tiles of 128-byte rows (bf16, or the FP8 codes with fp8_mma):
   // 8-row atoms (SBO = one atom; LBO unused with the 128-byte swizzle,
   // encoded as 16).
-  // (The converting warpgroups' bf16 stages hold A's 128 rows, then B's.)
+  // (The converting warpgroups' bf16 stages hold A's 128 rows, then B's; on
+  // a cluster's rank 1 B's, then A's.)
   Reg b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b + (converting() ? kTileM * kRow : 0));
+  Reg a_tiles = base_ + smem_.b;
+  if (clustered()) {
+    Reg a_first = k_.reg(u32);
+    k_.selp(a_first, 1u, 0u, rank_ == 0u);
+    b_tiles = base_ + smem_.b + a_first * imm(kTileM * kRow);
+    a_tiles = base_ + smem_.b + (rank_ << imm(8 + 7));  // 256 rows of 128 bytes on rank 1
+  }
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   Reg thread_max = k_.mov(u32, 0u);
@@ -218,7 +256,7 @@ void AmaxKernel::consumer() {
       finish_tile(acc, t, cw, thread_max);
     });
   } else if (converting()) {
-    Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.b + cw * (64 * kRow), 16, kAtom);
+    Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_tiles + cw * (64 * kRow), 16, kAtom);
     const ChunkMap m = chunk_map();
     const ConvertRows rows = convert_rows(m);
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
@@ -445,7 +483,7 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTil
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n + (converting ? kTileM : 0)) * kRow;
   // A raw stage is A's rows then B's (1024-aligned with fp8_mma: 128-byte
   // rows, tiles of 64 or 128 rows), a scale stage SFA's piece then SFB's.
-  m.raw_stage = static_cast<std::uint32_t>(kTileM + t.tile_n) * raw_row;
+  m.raw_stage = static_cast<std::uint32_t>(kTileM + sm90a_gemm_amax_b_rows(t)) * raw_row;
   m.sf_stage = static_cast<std::uint32_t>(1 + sm90a_gemm_amax_sfb_pieces(t)) * kScalePiece;
   m.scales_stage = t.fp8_mma ? 4 * 4 * static_cast<std::uint32_t>(kTileM + scale_block_floats(false, t.tile_n)) : 0;
   const auto stages = t.fp8_mma ? 0u : static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
@@ -474,7 +512,7 @@ std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTi
   return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
          "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
          (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups)) +
-         (t.splits > 1 ? "_k" + std::to_string(t.splits) : "");
+         (t.splits > 1 ? "_k" + std::to_string(t.splits) : "") + (t.cluster_m > 1 ? "_c2" : "");
 }
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {

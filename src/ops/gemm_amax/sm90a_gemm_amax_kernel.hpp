@@ -24,6 +24,9 @@
 // from the previous stage meanwhile. One barrier (barrier.sync) per K block
 // orders the stores before any wgmma reads them, and frees the raw stage:
 // warpgroup 2's first thread then loads the next one (no empty barriers).
+// In a 2-CTA cluster (cluster_m 2) each CTA loads and converts only half of
+// B's rows, storing them into its partner's bf16 stage as well, and the
+// barrier is the cluster's (barrier.cluster).
 // A CTA this small is what lets ptxas give the m64n256 accumulators their
 // registers (it compiles every thread within 65536 / threads, whatever
 // setmaxnreg grants later).
@@ -105,9 +108,20 @@ struct Sm90aGemmAmaxTiling {
   // CTAs (finish_tile in sm90a_gemm_amax_kernel.cpp). For shapes with fewer than half as many
   // tiles as SMs (the decode shape M = 128): every CTA converts a fraction of the codes.
   int splits = 1;
+  // Converting warpgroups only: 2 runs M-neighbouring tiles (the same B
+  // columns) as a 2-CTA cluster. Each CTA loads and converts A's 128 rows
+  // and half of B's 256 into its own bf16 stage and, through
+  // st.shared::cluster, the same B rows into its partner's: a third fewer
+  // conversions per MAC; the per-K-block barrier is the cluster's.
+  int cluster_m = 1;
 };
-// Scale pieces (128 rows each) a raw stage carries for B's tile_n rows.
-inline int sm90a_gemm_amax_sfb_pieces(const Sm90aGemmAmaxTiling& t) { return t.tile_n > 128 ? t.tile_n / 128 : 1; }
+// B's rows a CTA loads and converts: tile_n, or half of it in a cluster.
+inline int sm90a_gemm_amax_b_rows(const Sm90aGemmAmaxTiling& t) { return t.tile_n / t.cluster_m; }
+// Scale pieces (128 rows each) a raw stage carries for those rows.
+inline int sm90a_gemm_amax_sfb_pieces(const Sm90aGemmAmaxTiling& t) {
+  const int rows = sm90a_gemm_amax_b_rows(t);
+  return rows > 128 ? rows / 128 : 1;
+}
 // Codes of K per raw stage: 128 (one swizzled row of FP8) with fp8_mma, else 64.
 inline int sm90a_gemm_amax_codes(const Sm90aGemmAmaxTiling& t) { return t.fp8_mma ? 128 : kSm90aGemmAmaxTileK; }
 // Bytes of one row of a raw stage as TMA loads it: FP4 packs two per byte.

@@ -65,12 +65,22 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
  public:
   Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
       : p_(p), tiling_(sm90a_gemm_amax_tiling(p, device)), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
-    const std::int64_t units = output_tiles(p, tiling_.tile_n) * tiling_.splits;
-    // Persistent: one CTA per SM at most (the shared memory allows no more).
-    const std::int64_t sms = std::max(device.properties().sm_count, 1);
-    config_.grid = {static_cast<std::uint32_t>(std::min(units, sms))};
+    const int cluster = tiling_.cluster_m;
+    const std::int64_t tiles_m = (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM;
+    const std::int64_t units = (tiles_m + cluster - 1) / cluster * ((p.n + tiling_.tile_n - 1) / tiling_.tile_n) *
+                               p.l * tiling_.splits;
     config_.block = {static_cast<std::uint32_t>(sm90a_gemm_amax_threads(tiling_))};
     config_.dynamic_shared_bytes = sm90a_gemm_amax_smem(p.ab_dtype, tiling_).bytes;
+    // Persistent: one CTA per SM at most (the shared memory allows no
+    // more); in clusters, as many pairs as are resident at once (a cluster
+    // lives inside one GPC, so fewer than SMs / 2 may fit).
+    std::int64_t resident = std::max(device.properties().sm_count, 1);
+    if (cluster > 1) {
+      config_.cluster = {static_cast<std::uint32_t>(cluster)};
+      config_.grid = {static_cast<std::uint32_t>(cluster)};
+      resident = std::max<std::int64_t>(module_.max_active_clusters(sm90a_gemm_amax_name(p, tiling_), config_), 1);
+    }
+    config_.grid = {static_cast<std::uint32_t>(std::min(units, resident) * cluster)};
     if (tiling_.splits > 1) {
       workspace_.emplace(device, sm90a_gemm_amax_workspace_bytes(p, tiling_));
       workspace_->fill(0);  // no sums waiting; every launch leaves it so
@@ -101,7 +111,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   std::array<runtime::TensorMap, 4> encode_maps(const GemmAmaxOperands& o) const {
     const auto map_a = raw_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM, tiling_);
     const auto map_b = raw_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b,
-                               static_cast<std::uint32_t>(tiling_.tile_n), tiling_);
+                               static_cast<std::uint32_t>(sm90a_gemm_amax_b_rows(tiling_)), tiling_);
     const auto map_sfa = scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec});
     const auto map_sfb = scale_map(o.sfb.address(), ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec});
     return {runtime::make_tensor_map(device_, map_a), runtime::make_tensor_map(device_, map_b),
@@ -162,9 +172,12 @@ class Sm90aPath final : public GemmAmaxPath {
     if (p.tile && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && p.tile->n != 256)))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
                     ": the sm90a kernel's CTA tile is 128x256, 128x128 or 128x64");
-    if (p.cluster.m != 1 || p.cluster.n != 1)
+    const Sm90aGemmAmaxTiling tiling = sm90a_gemm_amax_tiling(p, device);
+    const bool pair = p.cluster.m == 2 && p.cluster.n == 1;
+    if ((p.cluster.m != 1 || p.cluster.n != 1) && !(pair && tiling.tile_n == 256))
       why.push_back("cluster shape " + std::to_string(p.cluster.m) + "x" + std::to_string(p.cluster.n) +
-                    ": the sm90a kernel runs without clusters (1x1 only)");
+                    (pair ? " with 128x" + std::to_string(tiling.tile_n) + " tiles" : std::string()) +
+                    ": the sm90a kernel runs 1x1, or 2x1 with 128x256 tiles (its converting warpgroups)");
     // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1); the kernel
     // counts output tiles and addresses scale bytes with 32-bit integers.
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
@@ -174,7 +187,7 @@ class Sm90aPath final : public GemmAmaxPath {
     if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
       why.push_back("problem " + p.describe() +
                     ": the sm90a kernel takes M, N, K, output tiles and scale bytes up to 2^31 - 1");
-    const std::size_t bytes = sm90a_gemm_amax_smem(p.ab_dtype, sm90a_gemm_amax_tiling(p, device)).bytes;
+    const std::size_t bytes = sm90a_gemm_amax_smem(p.ab_dtype, tiling).bytes;
     const std::size_t optin = device.properties().shared_bytes_per_block_optin;
     if (optin && bytes > optin)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
@@ -224,6 +237,7 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
   if (t.tile_n == 256) {
     t.fp8_mma = false;  // converting warpgroups, either format
     t.raw_stages = p.ab_dtype == DType::e2m1 ? 4 : 3;
+    if (p.cluster.m == 2 && p.cluster.n == 1) t.cluster_m = 2;
   } else if (t.fp8_mma) {
     t.raw_stages = t.tile_n == 128 ? 5 : 6;
   } else {

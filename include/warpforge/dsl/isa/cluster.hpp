@@ -12,10 +12,12 @@ class ClusterOps : public virtual KernelCore {
   // mapa.shared::cluster.u32 d, a, rank: the shared::cluster address of the
   // variable at shared address `a` in the CTA of cluster rank `rank`.
   void mapa_shared(const Reg& d, const Src& a, const Src& rank);
-  // barrier.cluster.arrive.release.aligned / barrier.cluster.wait.acquire.aligned:
-  // every thread of every CTA of the cluster arrives, then waits.
-  void barrier_cluster_arrive();
-  void barrier_cluster_wait();
+  // barrier.cluster.arrive.release[.aligned] / barrier.cluster.wait.acquire[.aligned]:
+  // every thread of every CTA of the cluster arrives, then waits. `aligned`
+  // promises that all threads of the warp execute the same instruction
+  // (PTX ISA 9.7.13.3); without it the warp's threads may reach it apart.
+  void barrier_cluster_arrive(bool aligned = true);
+  void barrier_cluster_wait(bool aligned = true);
 };
 
 }  // namespace warpforge::dsl

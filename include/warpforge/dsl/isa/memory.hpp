@@ -18,6 +18,9 @@ struct LdOpts {
 struct StOpts {
   Cache cache = Cache::none;
   bool volatile_ = false;
+  // st.shared::cluster (sm_90+, PTX ISA 9.7.9.10): the address is a
+  // shared::cluster one (mapa_shared), possibly another CTA's shared memory.
+  bool cluster = false;
 };
 
 class MemoryOps : public virtual KernelCore {
@@ -33,7 +36,7 @@ class MemoryOps : public virtual KernelCore {
 
  private:
   std::string access(const char* op, Space space, Type type, std::size_t width, Cache cache, bool nc,
-                     bool volatile_, const Addr& a);
+                     bool volatile_, const Addr& a, bool cluster = false);
 };
 
 }  // namespace warpforge::dsl

@@ -39,6 +39,10 @@ class TensorCopyOps : public virtual KernelCore {
   // fence.proxy.async.shared::cta: shared memory written by ordinary stores
   // becomes visible to the async proxy (TMA stores, wgmma operand reads).
   void fence_proxy_async_shared();
+  // fence.proxy.async.shared::cluster: the same for shared memory of any CTA
+  // of the cluster (stores through shared::cluster addresses that another
+  // CTA's wgmma reads).
+  void fence_proxy_async_shared_cluster();
 };
 
 }  // namespace warpforge::dsl

@@ -129,7 +129,8 @@ class AmaxKernel {
   // need that the K loop does not change.
   struct RowReads {
     Reg raw;   // byte offset of the thread's codes in a raw stage
-    Reg site;  // its first scale's byte in a stage's piece (scale_site)
+    Reg site;  // its first scale's byte in a stage's piece (scale_site), plus site_offset
+    std::int64_t site_offset = 0;
   };
   Reg scale_site(const Reg& piece_row, const Reg& code0);
   // A row's scales in K block kb: `count` bytes (1, or 2 with 32 codes of
@@ -158,16 +159,19 @@ class AmaxKernel {
   // apart through the stage's 128 + tile_n (A's, then B's). The raw offset
   // and store of each are the first's plus constants (convert_rows).
   struct ConvertRows {
-    Reg raw;                 // the first row's codes in a raw stage
-    std::vector<Reg> sites;  // each row's first scale byte in a scale stage
-    Reg store;               // the first row's first 16-byte chunk in a bf16 stage, before the xor of chunk q
+    Reg raw;  // the first row's codes in a raw stage
+    // Each row's first scale byte in a scale stage: a register plus a
+    // constant (the first row's register where the difference is the same
+    // for every thread that takes the row: registers are scarce).
+    std::vector<std::pair<Reg, std::int64_t>> sites;
+    Reg store;  // the first row's first 16-byte chunk in a bf16 stage, before the xor of chunk q
   };
-  ConvertRows convert_rows(const ChunkMap& m);
+  ConvertRows convert_rows(const ChunkMap& m, bool consumer);
   void convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb,
                      const Reg& cstage);
   void convert_group(const ChunkMap& m, const ConvertRows& rows, std::size_t first, std::size_t last, const Reg& raw,
-                     const Reg& sf, const Reg& dst, const std::optional<Reg>& remote, const Reg& kb,
-                     const Reg& code0);
+                     const Reg& sf, const Reg& dst, const Reg& kb, const Reg& code0);
+  void copy_to_partner(const Reg& converted);
   // One thread's TMA loads, run ahead of the converting warpgroups
   // (issue_load): the next unit and K block to load and its raw stage.
   struct LoadCursor {
@@ -179,9 +183,10 @@ class AmaxKernel {
   // The converting warpgroups' K loop over one unit: with `acc`, a
   // consumer's (wgmma), without, the helper warpgroup's (conversion only;
   // its first thread issues the TMA loads).
+  // `peer_phase`: the helper's phase of the peer_full barrier of `stage` (in a cluster).
   void mainloop_converting(const Regs* acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                           const Reg& rstage, const Reg& rphase, const ChunkMap& m, const ConvertRows& rows,
-                           LoadCursor* loads, const TileCoords& t);
+                           const Reg& peer_phase, const Reg& rstage, const Reg& rphase, const ChunkMap& m,
+                           const ConvertRows& rows, LoadCursor* loads, const TileCoords& t);
   void converting_helper();
   Reg stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes);
   // The consumer thread's two rows of A (r and r + 8) and its first code in each K block.
@@ -212,7 +217,7 @@ class AmaxKernel {
   Reg map_a_, map_b_, map_sfa_, map_sfb_, c_, amax_, workspace_;
   Reg base_, tid_;
   Reg rank_;    // clustered(): the CTA's rank in its cluster
-  Reg remote_;  // clustered(): added to a converted B row's bf16 address, the partner's copy of it
+  Reg remote_;  // clustered(): added to a converted B row's bf16 address, the partner's place for it
 };
 
 }  // namespace warpforge::ops::sm90a_amax

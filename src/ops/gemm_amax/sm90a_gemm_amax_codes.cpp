@@ -23,7 +23,7 @@ Reg AmaxKernel::scale_bytes(const Reg& sf_stage, const RowReads& row, const Reg&
   Reg address = sf_stage + row.site;
   if (p_.vec == 32) address = address + ((kb & 1u) << 1);
   Reg narrow = k_.reg(u16), e = k_.reg(u32);
-  k_.ld(Space::shared, count == 2 ? u16 : u8, narrow, at(address));
+  k_.ld(Space::shared, count == 2 ? u16 : u8, narrow, at(address, row.site_offset));
   k_.cvt(e, narrow);
   return e;
 }

@@ -12,25 +12,40 @@ namespace warpforge::ops::sm90a_amax {
 // the stage row is all that counts: its piece is row / 128, its byte in the
 // piece scale_site(row % 128). In a bf16 stage, row r's 64 codes are in K
 // order, chunk c's n = codes / 8 16-byte chunks of bf16 at chunks
-// (nc + q) ^ (r % 8), the 128-byte swizzle; the rows share r % 8.
-AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m) {
+// (nc + q) ^ (r % 8), the 128-byte swizzle; the rows share r % 8. Where
+// stage_rows() is no multiple of the row step (in a cluster: 256 rows,
+// 96 apart), the last row is the consumers' alone (`consumer`): their
+// threads come first, so their t / C are the lowest.
+AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m, bool consumer) {
   Reg code0 = m.c * imm(m.codes);
   ConvertRows rows{m.row_in * raw_row_bytes() + m.c * imm(m.chunk_bytes), {},
                    (m.row_in * kRow) | (((m.c * imm(m.codes / 8)) ^ m.swz) << 4)};
   if (clustered()) rows.store = rows.store + (rank_ << imm(7 + 7));  // + 128 rows of 128 bytes on rank 1
-  for (int f = 0; f < stage_rows(); f += m.row_step) {
+  const int lowest = consumer ? 0 : 128 * kConsumers / m.chunks;
+  const int highest = 128 * (consumer ? kConsumers : kConsumers + 1) / m.chunks - 1;
+  for (int f = 0; lowest + f < stage_rows(); f += m.row_step) {
+    if (highest + f >= stage_rows())
+      throw OpsError("sm90a gemm_amax kernel: stage row " + std::to_string(f) + " + t / C is past the " +
+                     std::to_string(stage_rows()) + " stage rows for some threads of a warpgroup only");
+    // A site's row part (scale_site's, plus the piece) on the host: where
+    // it moves by the same amount from row t / C to row t / C + f for all
+    // of the role's threads, the first row's register serves.
+    auto site_of = [](std::int64_t r) { return (r >> 7) * kScalePiece + ((r & 31) << 4) + (((r >> 5) & 3) << 2); };
+    bool same = f > 0;
+    for (int r = lowest; same && r <= highest; ++r) same = site_of(r + f) - site_of(r) == site_of(lowest + f) - site_of(lowest);
+    if (same) {
+      rows.sites.push_back({rows.sites.front().first, site_of(lowest + f) - site_of(lowest)});
+      continue;
+    }
     Reg row = m.row_in + imm(f);
-    rows.sites.push_back(((row >> 7) * kScalePiece) + scale_site(row, code0));
+    rows.sites.push_back({((row >> 7) * kScalePiece) + scale_site(row, code0), 0});
   }
   return rows;
 }
 
 // Raw stage `rstage` (K block kb) to bf16 stage `cstage`. Every row's loads
 // first, then one branch on whether all its scales fold (scales_fold): the
-// conversions form one block with the loads' latency behind them. In a
-// cluster a B row goes to the partner's bf16 stage too, and the threads
-// past the stage's rows (stage_rows() is no multiple of the row step) skip
-// the last group (a warp's 8 rows are all in or all out).
+// conversions form one block with the loads' latency behind them.
 void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase,
                                const Reg& kb, const Reg& cstage) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
@@ -38,32 +53,23 @@ void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const
   Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + rows.raw;
   Reg sf = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
-  std::optional<Reg> remote;
-  if (clustered()) remote = dst + remote_;
   // Rows in groups of two (the registers of four FP8 rows' codes do not
   // fit beside the accumulators).
   const std::size_t rows_per_group = 2;
   for (std::size_t first = 0; first < rows.sites.size(); first += rows_per_group) {
-    const std::size_t last = std::min(first + rows_per_group, rows.sites.size());
-    auto group = [&] { convert_group(m, rows, first, last, raw, sf, dst, remote, kb, code0); };
-    const std::int64_t past = static_cast<std::int64_t>(last - 1) * m.row_step;
-    if (past + m.row_step > stage_rows())
-      k_.if_then(m.row_in < imm(stage_rows() - past), group);
-    else
-      group();
+    convert_group(m, rows, first, std::min(first + rows_per_group, rows.sites.size()), raw, sf, dst, kb, code0);
   }
   advance(rstage, rphase, t_.raw_stages);
 }
 
 // Rows first .. last - 1 of the thread's (convert_stage).
 void AmaxKernel::convert_group(const ChunkMap& m, const ConvertRows& rows, std::size_t first, std::size_t last,
-                               const Reg& raw, const Reg& sf, const Reg& dst, const std::optional<Reg>& remote,
-                               const Reg& kb, const Reg& code0) {
+                               const Reg& raw, const Reg& sf, const Reg& dst, const Reg& kb, const Reg& code0) {
   std::vector<Regs> words;
   std::vector<Reg> scales;
   for (std::size_t i = first; i < last; ++i) {
     const std::int64_t f = static_cast<std::int64_t>(i) * m.row_step;
-    scales.push_back(scale_bytes(sf, RowReads{rows.raw, rows.sites[i]}, kb, m.scales));
+    scales.push_back(scale_bytes(sf, RowReads{rows.raw, rows.sites[i].first, rows.sites[i].second}, kb, m.scales));
     words.push_back(k_.regs(b32, static_cast<int>(m.chunk_bytes / 4)));
     k_.ld(Space::shared, b32, words.back(), at(raw, f * raw_row_bytes()));
   }
@@ -77,15 +83,8 @@ void AmaxKernel::convert_group(const ChunkMap& m, const ConvertRows& rows, std::
       else
         dequant_fp8(words[i], factors.front(), out, folded);
       const std::int64_t f = static_cast<std::int64_t>(first + i) * m.row_step;
-      // In a cluster: whether stage row row_in + f is one of B's (rank 0: from row 128; rank 1: below it).
-      std::optional<Pred> b_row;
-      if (remote) b_row = ((m.row_in + imm(f)) >> 7u) != rank_;
-      for (int q = 0; q < m.codes / 8; ++q) {
-        const Regs chunk(out.begin() + 4 * q, out.begin() + 4 * q + 4);
-        k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), chunk);
-        if (remote)
-          k_.guarded(*b_row, [&] { k_.st(Space::shared, b32, at(*remote ^ imm(q << 4), f * kRow), chunk, {.cluster = true}); });
-      }
+      for (int q = 0; q < m.codes / 8; ++q)
+        k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
     }
   };
   // FP8 codes that are NaN or inf take the exact (slow) way too.
@@ -103,8 +102,20 @@ void AmaxKernel::convert_group(const ChunkMap& m, const ConvertRows& rows, std::
 // fence.proxy.async before the barrier. After a barrier that follows a
 // conversion, that raw stage is free: the helper's first thread loads the
 // cursor's next block into it (no empty barriers).
+//
+// In a cluster the helper warpgroup then copies the CTA's converted B rows
+// of that stage into its partner's (copy_to_partner) and arrives on the
+// partner's `peer_full` barrier of the stage. Each block kb then goes: all
+// convert kb + 1; the consumers wait for their wgmma of kb - 1 (wait_group
+// 0), the helper for the partner's rows of kb (a conversion after the
+// partner sent them); the barrier; the consumers' wgmma of kb, which runs
+// under the conversion of kb + 2. A stage is written again only after
+// every wgmma that read it completed, in either CTA: the partner sends
+// block j after its barrier j, which follows its helper's wait for this
+// CTA's block j - 1, sent after this CTA's barrier j - 1, which followed
+// its wait for the wgmma of block j - 3.
 void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                                     const Reg& rstage, const Reg& rphase, const ChunkMap& m,
+                                     const Reg& peer_phase, const Reg& rstage, const Reg& rphase, const ChunkMap& m,
                                      const ConvertRows& rows, LoadCursor* loads, const TileCoords& t) {
   const std::uint32_t all = 4;  // the named barrier of the three converting warpgroups (0-3 are taken)
   auto next = [&](const Reg& s) {
@@ -112,44 +123,86 @@ void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const 
     k_.selp(n, 0u, n, n == imm(t_.stages));
     return n;
   };
-  auto publish = [&](const std::optional<Pred>& converted) {
+  // After converting into `converted` (when `more` holds, if given).
+  auto publish = [&](const Reg& converted, const std::optional<Pred>& more) {
+    k_.fence_proxy_async_shared();
     // Not bar.sync (aligned): the fold branches, the raw-stage waits and
     // the issuing thread's loads may leave a warp's threads apart here
     // (compute-sanitizer's synccheck flagged bar.sync, even behind a
-    // bar.warp.sync). In a cluster the partner's wgmma read this CTA's B
-    // rows too: the cluster's barrier, release and acquire.
-    if (clustered()) {
-      k_.fence_proxy_async_shared_cluster();
-      k_.barrier_cluster_arrive(false);
-      k_.barrier_cluster_wait(false);
-    } else {
-      k_.fence_proxy_async_shared();
-      k_.barrier_sync(all, 128 * (kConsumers + 1));
-    }
+    // bar.warp.sync).
+    k_.barrier_sync(all, 128 * (kConsumers + 1));
     if (!loads) return;
-    Pred issuer = tid_ == imm(128 * kProducerWg);
-    k_.if_then(converted ? Pred(issuer && *converted) : issuer, [&] { issue_load(*loads); });
+    auto after = [&] {
+      if (clustered()) copy_to_partner(converted);
+      k_.if_then(tid_ == imm(128 * kProducerWg), [&] { issue_load(*loads); });
+    };
+    if (more)
+      k_.if_then(*more, after);
+    else
+      after();
+  };
+  auto mma = [&](const Reg& kb) {
+    Reg da = stage_descriptor(desc_a0, stage, smem_.b_stage), db = stage_descriptor(desc_b0, stage, smem_.b_stage);
+    Pred accumulate = kb != t.kb0;
+    k_.wgmma_fence();
+    for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s)  // each k16 step moves 32 bytes along the rows
+      k_.wgmma_mma_async(bf16, bf16, *acc, da + static_cast<std::uint64_t>(2 * s), db + static_cast<std::uint64_t>(2 * s),
+                         s == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k, WgmmaMajor::k);
+    k_.wgmma_commit_group();
   };
   convert_stage(m, rows, rstage, rphase, t.kb0, stage);
-  publish(std::nullopt);
+  publish(stage, std::nullopt);
   k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
-    if (acc) {
-      Reg da = stage_descriptor(desc_a0, stage, smem_.b_stage), db = stage_descriptor(desc_b0, stage, smem_.b_stage);
-      Pred accumulate = kb != t.kb0;
-      k_.wgmma_fence();
-      for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s)  // each k16 step moves 32 bytes along the rows
-        k_.wgmma_mma_async(bf16, bf16, *acc, da + static_cast<std::uint64_t>(2 * s),
-                           db + static_cast<std::uint64_t>(2 * s),
-                           s == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k, WgmmaMajor::k);
-      k_.wgmma_commit_group();
+    if (!clustered()) {
+      if (acc) mma(kb);
+      k_.mov(stage, next(stage));
+      Pred more = kb + 1u < t.kb1;
+      k_.if_then(more, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, stage); });
+      if (acc) k_.wgmma_wait_group(1);
+      publish(stage, more);
+      return;
     }
-    k_.mov(stage, next(stage));
+    // (next(stage) is computed where it is used: a register held across a
+    // conversion costs the FP8 consumers a spill.)
     Pred more = kb + 1u < t.kb1;
-    k_.if_then(more, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, stage); });
-    if (acc) k_.wgmma_wait_group(1);
-    publish(more);
+    k_.if_then(more, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, next(stage)); });
+    if (acc) {
+      k_.wgmma_wait_group(0);
+    } else {
+      k_.mbarrier_wait_parity(at(barrier(smem_.peer_full, stage)), peer_phase);
+      Reg wrapped = k_.reg(u32);
+      k_.selp(wrapped, 1u, 0u, stage == imm(t_.stages - 1));
+      k_.xor_(peer_phase, peer_phase, wrapped);
+    }
+    publish(next(stage), more);
+    if (acc) mma(kb);
+    k_.mov(stage, next(stage));
   });
   if (acc) k_.wgmma_wait_group(0);
+}
+
+// In a cluster, after the barrier that follows converting bf16 stage
+// `converted`: the helper warpgroup copies the CTA's converted B rows there
+// (bf16 rows 128 .. 255 on either rank, 16 KB: 128 bytes a thread, in
+// 16-byte pieces 2 KB apart, a warp's 512 contiguous) to where the
+// partner keeps them (remote_), then each thread arrives on the partner's
+// peer_full barrier of that stage, release at cluster scope behind the
+// async-proxy fence, as the wgmma that reads them is the partner's.
+void AmaxKernel::copy_to_partner(const Reg& converted) {
+  Reg helper = tid_ - imm(128 * kProducerWg);
+  Reg from = base_ + smem_.b + converted * smem_.b_stage + imm(kTileM * kRow) + (helper << 4u);
+  const int pieces = kTileM * static_cast<int>(kRow) / (128 * 16);
+  std::vector<Regs> data;
+  for (int i = 0; i < pieces; ++i) {
+    data.push_back(k_.regs(b32, 4));
+    k_.ld(Space::shared, b32, data.back(), at(from, i * 128 * 16));
+  }
+  Reg to = from + remote_;
+  for (int i = 0; i < pieces; ++i) k_.st(Space::shared, b32, at(to, i * 128 * 16), data[static_cast<std::size_t>(i)], {.cluster = true});
+  k_.fence_proxy_async_shared_cluster();
+  Reg partner_bar = k_.reg(u32);
+  k_.mapa_shared(partner_bar, barrier(smem_.peer_full, converted), rank_ ^ 1u);
+  k_.mbarrier_arrive_cluster(partner_bar);
 }
 
 // The helper warpgroup of the converting scheme: converts its share of
@@ -157,15 +210,15 @@ void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const 
 // of them at the start, then one per conversion (mainloop_converting).
 void AmaxKernel::converting_helper() {
   const ChunkMap m = chunk_map();
-  const ConvertRows rows = convert_rows(m);
+  const ConvertRows rows = convert_rows(m, false);
   LoadCursor loads = load_cursor();
   k_.if_then(tid_ == imm(128 * kProducerWg), [&] {
     for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
   });
-  Reg stage = k_.mov(u32, 0), rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
+  Reg stage = k_.mov(u32, 0), peer_phase = k_.mov(u32, 0), rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
   Reg none = k_.mov(u64, 0u);
   for_each_tile([&](const TileCoords& t) {
-    mainloop_converting(nullptr, none, none, stage, rstage, rphase, m, rows, &loads, t);
+    mainloop_converting(nullptr, none, none, stage, peer_phase, rstage, rphase, m, rows, &loads, t);
   });
 }
 

@@ -65,10 +65,12 @@ ptx::Module AmaxKernel::build() {
       k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
       k_.mbarrier_init(at(base_, smem_.empty + 8 * st), kConsumers);
     }
+    // In a cluster: every thread of the partner's helper warpgroup arrives (copy_to_partner).
+    for (int st = 0; clustered() && st < t_.stages; ++st) k_.mbarrier_init(at(base_, smem_.peer_full + 8 * st), 128);
     k_.st(Space::shared, u32, at(base_, smem_.amax), 0u);
     k_.fence_mbarrier_init();
   });
-  if (clustered()) {  // the partner has started before anything is stored into its shared memory
+  if (clustered()) {  // the partner's barriers are initialised before anything reaches its shared memory
     k_.barrier_cluster_arrive();
     k_.barrier_cluster_wait();
   } else {
@@ -87,6 +89,10 @@ ptx::Module AmaxKernel::build() {
         if (t_.fp8_mma || converting()) return consumer();
         k_.if_else(wg >= kDequantWg0, [&] { dequantizer(); }, [&] { consumer(); });
       });
+  if (clustered()) {  // no CTA leaves while its partner may still store or arrive into it
+    k_.barrier_cluster_arrive();
+    k_.barrier_cluster_wait();
+  }
   return k_.module();
 }
 
@@ -114,7 +120,8 @@ TileCoords AmaxKernel::tile_of(const Reg& work) {
   k_.rem(mu, within, rows);
   k_.div(nt, within, rows);
   Reg m0 = (first + mu) * imm(kTileM * t_.cluster_m);
-  if (clustered()) m0 = m0 + (rank_ << 7u);
+  // (%cluster_ctarank read again: a register held across the loops costs the consumers a spill.)
+  if (clustered()) m0 = m0 + (k_.sreg(SReg::cluster_ctarank) << 7u);
   return {m0, nt * imm(t_.tile_n), batch, unit, split, kb0, kb1};
 }
 
@@ -258,10 +265,10 @@ void AmaxKernel::consumer() {
   } else if (converting()) {
     Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_tiles + cw * (64 * kRow), 16, kAtom);
     const ChunkMap m = chunk_map();
-    const ConvertRows rows = convert_rows(m);
+    const ConvertRows rows = convert_rows(m, true);
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_converting(&acc, desc_a0, desc_b0, stage, rstage, rphase, m, rows, nullptr, t);
+      mainloop_converting(&acc, desc_a0, desc_b0, stage, phase /* unused */, rstage, rphase, m, rows, nullptr, t);
       finish_tile(acc, t, cw, thread_max);
     });
   } else {
@@ -498,7 +505,8 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTil
   m.ready = m.raw_empty + 8 * raw;
   m.full = m.ready + (t.fp8_mma ? 8 * raw : 0);
   m.empty = m.full + 8 * stages;
-  m.amax = m.empty + 8 * stages;
+  m.peer_full = m.empty + 8 * stages;
+  m.amax = m.peer_full + (t.cluster_m > 1 ? 8 * stages : 0);
   m.bytes = m.amax + 8 + 1024;
   return m;
 }

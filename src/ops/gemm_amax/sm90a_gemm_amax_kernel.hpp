@@ -142,12 +142,13 @@ inline std::uint32_t sm90a_gemm_amax_partial_bytes(const Sm90aGemmAmaxTiling& t)
 std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
 
 // Byte offsets in dynamic shared memory from the 1024-aligned base.
+// `peer_full` (one per bf16 stage, in a cluster): the partner's B rows have arrived.
 // With fp8_mma there are no bf16 stages: `full` and `empty` are then unused,
 // `scales` holds each raw stage's f32 scales (A's 4 blocks x 128 rows, then
 // B's 4 x tile_n columns) and `ready` says the producer warpgroup wrote them.
 struct Sm90aGemmAmaxSmem {
   std::uint32_t b_stage, raw_stage, sf_stage, scales_stage;  // strides of one stage
-  std::uint32_t b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, amax;
+  std::uint32_t b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, peer_full, amax;
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTiling& tiling);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "command.hpp"
@@ -31,6 +32,8 @@ struct Args {
   std::int64_t m = 256, n = 256, k = 256, l = 1;
   DType ab = DType::e4m3, sf = DType::e8m0, c = DType::f32;
   int vec = 32;
+  std::optional<ops::GemmAmaxTile> tile;  // GemmAmaxOptions::mma_tile (absent: the kernel's default)
+  ops::GemmAmaxTile cluster{1, 1};
   std::string device, save;
   bool check = false, bench = false;
 };
@@ -53,6 +56,19 @@ std::int64_t int_arg(const std::string& flag, const std::string& v) {
   } catch (const std::exception&) {
   }
   throw Error(flag + " '" + v + "' refused; expected a positive integer");
+}
+
+// MxN, both positive (an mma tile or a cluster shape).
+ops::GemmAmaxTile shape_arg(const std::string& flag, const std::string& v) {
+  const std::size_t x = v.find('x');
+  if (x != std::string::npos) {
+    try {
+      return {static_cast<int>(int_arg(flag, v.substr(0, x))), static_cast<int>(int_arg(flag, v.substr(x + 1)))};
+    } catch (const Error&) {
+    }
+  }
+  throw Error(flag + " '" + v + "' refused; expected MxN with positive M and N (e.g. " +
+              (flag == "--tile" ? "128x256" : "2x1") + ")");
 }
 
 Args parse(const std::vector<std::string>& args) {
@@ -89,7 +105,11 @@ Args parse(const std::vector<std::string>& args) {
     else if (f == "--sf-vec") {
       a.vec = static_cast<int>(int_arg(f, v));
       if (a.vec != 16 && a.vec != 32) throw Error("--sf-vec '" + v + "' refused; accepted: 16, 32");
-    } else if (f == "--device")
+    } else if (f == "--tile")
+      a.tile = shape_arg(f, v);
+    else if (f == "--cluster")
+      a.cluster = shape_arg(f, v);
+    else if (f == "--device")
       a.device = v;
     else if (f == "--save")
       a.save = v;
@@ -185,6 +205,8 @@ int run_gemm_amax(const std::vector<std::string>& raw) {
   ops::GemmAmaxOptions options;
   options.c_dtype = a.c;
   options.sf_vec_size = a.vec;
+  options.mma_tile = a.tile;
+  options.cluster = a.cluster;
   auto t0 = std::chrono::steady_clock::now();
   ops::GemmAmaxResult r = ops::gemm_amax(A.data, B.data, A.scales, B.scales, options);
   const double first_ms =
@@ -278,13 +300,17 @@ const Registration registration({
     "usage: warpforge gemm-amax [--m M] [--n N] [--k K] [--l L] [--ab e4m3|e5m2|e2m1]\n"
     "                           [--sf e8m0|e4m3] [--sf-vec 16|32] [--c "
     "f32|bf16|f16|e4m3|e5m2|e2m1]\n"
-    "                           [--device cuda|sim] [--check] [--bench] [--save DIR]\n\n"
+    "                           [--tile MxN] [--cluster MxN] [--device cuda|sim] [--check] [--bench]\n"
+    "                           [--save DIR]\n\n"
     "Quantizes random U(-2,2)·{1,2} matrices A (M,K,L) and B (N,K,L), k-major, with\n"
     "one --sf scale per --sf-vec elements (ops/quantize.hpp), runs C = (A·SFA)(B·SFB)ᵀ\n"
     "and amax = max|C| (ops/gemm_amax.hpp) with C n-major, and prints amax.\n"
     "Defaults: 256x256x256, L 1, e4m3 x e8m0/32 -> f32. Tensors are packed, so the\n"
     "16-byte stride rule asks K to be a multiple of 16 (FP8) or 32 (FP4), and N a\n"
     "multiple of 16 bytes of C.\n\n"
+    "--tile    the CTA's output tile (GemmAmaxOptions::mma_tile; default the kernel's)\n"
+    "--cluster CTAs per cluster along M and N (default 1x1; the sm90a kernel's 128x256\n"
+    "          tiles take 2x1)\n"
     "--device  cuda or sim (default: cuda when a GPU is present, else sim)\n"
     "--check   compare C and amax with the CPU reference (atol = rtol = 0.01 for\n"
     "          f32/f16/bf16 C, 0.1 for FP8/FP4 C; amax within 0.1); exit 1 on failure\n"

@@ -11,6 +11,7 @@
 
 #include "npy_file.hpp"
 #include "npy_reader.hpp"
+#include "run_cli.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/half.hpp"
 
@@ -18,21 +19,6 @@ namespace warpforge::cli::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int status;
-  std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  const std::string command = std::string(WARPFORGE_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 class GemmCommand : public ::testing::Test {
  protected:

@@ -58,7 +58,8 @@ class Sm80Path final : public GemmAmaxPath {
     if (p.cluster.m != 1 || p.cluster.n != 1)
       why.push_back("cluster shape " + std::to_string(p.cluster.m) + "x" +
                     std::to_string(p.cluster.n) +
-                    ": the sm80 kernel runs without clusters (1x1 only)");
+                    ": the sm80 kernel runs without clusters (1x1 only; 2x1 runs on the sm90a kernel, "
+                    "with 128x256 tiles of k-major A and B on sm_90a)");
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
     const bool sized =
         p.m > 0 && p.n > 0 && p.k > 0 && p.l > 0;  // else describe_gemm_amax refused it

@@ -6,11 +6,12 @@
 # 2-CTA cluster, a ping-pong and a stream-K configuration
 # (sm80, and sm90a where this build has it and the GPU runs it); then on
 # `warpforge gemm-amax --device cuda --check` for each format's kernel (the
-# GPU's path) on small, edge-tile, wide-tile, narrow-tile and split-K shapes. Fails if any tool reports
+# GPU's path) on small, edge-tile, wide-tile, 2-CTA cluster, narrow-tile and split-K shapes. Fails if any tool reports
 # an error or any check fails. Needs a GPU, compute-sanitizer on
 # PATH (or in /usr/local/cuda/bin) and a built build/warpforge.
 #
 #   scripts/sanitize-gemm.sh            # BUILD_DIR (default build) may be set
+#   ONLY=cluster scripts/sanitize-gemm.sh   # only the runs whose label matches (grep -E)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,6 +47,7 @@ runs=0
 sanitize() {
   local label="$1"
   shift
+  [ -n "${ONLY:-}" ] && ! grep -qE "$ONLY" <<<"$label" && return 0
   for tool in memcheck racecheck synccheck; do
     log="$log_dir/${label// /-}-$tool.log"
     runs=$((runs + 1))
@@ -90,6 +92,10 @@ amax_shapes=(
   "nvfp4 wide:--m 2100 --n 2104 --k 224 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
   "mxfp4 wide:--m 2100 --n 2104 --k 96 --l 2 --ab e2m1 --sf e8m0 --sf-vec 32 --c f16"
   "mxfp8 wide:--m 2100 --n 2104 --k 208 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32"
+  # the same tiles in 2-CTA clusters (an odd count of 128-row tiles: the last rank 1 has none)
+  "nvfp4 cluster:--m 2100 --n 2104 --k 224 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16 --tile 128x256 --cluster 2x1"
+  "mxfp4 cluster:--m 1300 --n 2104 --k 96 --l 2 --ab e2m1 --sf e8m0 --sf-vec 32 --c f16 --tile 128x256 --cluster 2x1"
+  "mxfp8 cluster:--m 2100 --n 2104 --k 208 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32 --tile 128x256 --cluster 2x1"
   # 80 tiles of 128x128: 128x64 tiles, no split
   "nvfp4 narrow:--m 1024 --n 1280 --k 128 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
   "mxfp8 narrow:--m 1024 --n 1280 --k 384 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"

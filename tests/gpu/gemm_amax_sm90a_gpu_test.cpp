@@ -52,6 +52,7 @@ bool close(float got, float want) {
 struct Shape {
   std::int64_t m = 520, n = 392, k = 512, l = 2;
   std::optional<ops::GemmAmaxTile> tile;  // the kernel's default when absent
+  ops::GemmAmaxTile cluster{1, 1};
 };
 
 void against_reference(ops::BlockScaledFormat f, DType c_dtype, bool nan_scale, Shape s = {}) {
@@ -63,7 +64,8 @@ void against_reference(ops::BlockScaledFormat f, DType c_dtype, bool nan_scale, 
     a.q.scales[static_cast<std::size_t>(a.q.scale_layout().offset(131, 2, 1))] = 0xFF;  // e8m0 NaN
     a.scales.copy_from_host(a.q.scales.data(), a.q.scales.size());
   }
-  const Outputs r = run(a, b, {.c_dtype = c_dtype, .sf_vec_size = f.vec, .mma_tile = s.tile}, true);
+  const Outputs r =
+      run(a, b, {.c_dtype = c_dtype, .sf_vec_size = f.vec, .mma_tile = s.tile, .cluster = s.cluster}, true);
   auto host = [&](const Operand& o, std::int64_t rows) {
     return ops::BlockScaledOperand{f.data, rows, k, l, k, 1, rows * k, o.q.data, f.scale, f.vec, o.q.scales};
   };
@@ -99,6 +101,21 @@ TEST_F(GemmAmaxSm90aGpu, WideTilesInEveryFormat) {
   against_reference(ops::kNvfp4, DType::f16, false, wide);
   against_reference(ops::kMxfp4, DType::bf16, false, wide);
   against_reference(ops::kMxfp8E4m3, DType::f16, true, wide);
+}
+
+// The same in 2-CTA clusters sharing the conversion of B; M = 520 is five
+// 128-row tiles, so the last cluster's rank 1 has none of its own. Many
+// units per cluster too (2048 x 2064, K of 40 blocks).
+TEST_F(GemmAmaxSm90aGpu, ClusterPairsInEveryFormat) {
+  const Shape pair{.tile = ops::GemmAmaxTile{128, 256}, .cluster = {2, 1}};
+  against_reference(ops::kMxfp8E4m3, DType::bf16, false, pair);
+  against_reference(ops::kMxfp8E5m2, DType::f32, false, pair);
+  against_reference(ops::kNvfp4, DType::f16, false, pair);
+  against_reference(ops::kMxfp4, DType::bf16, false, pair);
+  against_reference(ops::kMxfp8E4m3, DType::f16, true, pair);
+  const Shape many{.m = 2048, .n = 2064, .k = 2560, .l = 1, .tile = ops::GemmAmaxTile{128, 256}, .cluster = {2, 1}};
+  against_reference(ops::kNvfp4, DType::bf16, false, many);
+  against_reference(ops::kMxfp8E4m3, DType::f32, false, many);
 }
 
 // A decode-like shape (M = 128, few tiles) splits each tile's K over two or

@@ -348,6 +348,7 @@ class KernelDecoder {
       case Op::setmaxnreg:
       case Op::bulk_wait:
       case Op::mapa:
+      case Op::bulk_copy:
         return Type::u32;
       case Op::wgmma:  // descriptors (u64) and the small signed immediates
       case Op::tensor_copy:
@@ -579,7 +580,8 @@ class KernelDecoder {
 
   // cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes[.multicast::cluster]
   // and cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group (PTX ISA 9.7.9.25.5.1), with
-  // cp.async.bulk.commit_group and cp.async.bulk.wait_group[.read] (9.7.9.25.5.3-4).
+  // cp.async.bulk.commit_group and cp.async.bulk.wait_group[.read] (9.7.9.25.5.3-4); and
+  // cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes (9.7.9.25.4.1).
   void decode_bulk(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods, int line) {
     if (in.has_modifier("commit_group")) {
       d.op = Op::bulk_commit;
@@ -605,8 +607,15 @@ class KernelDecoder {
       if (!load && !in.has_modifier("bulk_group"))
         fail(line, d.text, "a TMA store completes through a bulk async-group: .bulk_group is required");
       d.multicast = in.has_modifier("multicast::cluster");
+    } else if (in.has_modifier("shared::cluster") && in.has_modifier("shared::cta") &&
+               in.has_modifier("mbarrier::complete_tx::bytes") &&
+               std::find(in.modifiers.begin(), in.modifiers.end(), "shared::cluster") <
+                   std::find(in.modifiers.begin(), in.modifiers.end(), "shared::cta")) {
+      d.op = Op::bulk_copy;
     } else {
-      fail(line, d.text, "cp.async.bulk without .tensor is not simulated (only TMA tensor copies)");
+      fail(line, d.text,
+           "cp.async.bulk without .tensor is simulated from .shared::cta into .shared::cluster only, "
+           "completing on an mbarrier (.mbarrier::complete_tx::bytes)");
     }
     std::erase_if(mods, [](const std::string& m) {
       return m == "async" || m == "bulk" || m == "tensor" || m == "tile" || m == "mbarrier::complete_tx::bytes" ||
@@ -963,6 +972,9 @@ class KernelDecoder {
       }
       case Op::mapa:
         need(d, 3, line, text);
+        return;
+      case Op::bulk_copy:
+        need(d, 4, line, text);
         return;
       default:
         // Arithmetic, logic, comparison and conversion all name their type.

@@ -306,6 +306,9 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
     case Op::tensor_copy:
       exec_tensor_copy(inst, w, active);
       return;
+    case Op::bulk_copy:
+      exec_bulk_copy(inst, w, active);
+      return;
     case Op::atom:
     case Op::red:
       exec_atomic(inst, w, active);

@@ -96,6 +96,8 @@ std::uint32_t mbarrier_wait(const Inst& inst, Warp& w, std::uint32_t lanes);
 void mbarrier_complete_tx(std::byte* object, std::uint64_t bytes);
 // cp.async.bulk.tensor: TMA loads (done at issue) and stores (queued) (tensor_copy.cpp).
 void exec_tensor_copy(const Inst& inst, Warp& w, std::uint32_t active);
+// cp.async.bulk from shared memory into a CTA of the cluster, done at issue (bulk_copy.cpp).
+void exec_bulk_copy(const Inst& inst, Warp& w, std::uint32_t active);
 // cp.async.bulk.commit_group / wait_group[.read] of the TMA stores, and the
 // stores a lane still has in flight when it exits (tensor_copy.cpp).
 void exec_bulk_group(const Inst& inst, Warp& w, std::uint32_t active);

@@ -46,6 +46,17 @@ void TensorCopyOps::tma_load(const Addr& shared_dst, const Reg& tensor_map, cons
   emit(opcode, std::move(ops));
 }
 
+void TensorCopyOps::bulk_copy_to_cluster(const Addr& dst, const Addr& src, const Src& size, const Addr& bar) {
+  const char* opcode = "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes";
+  require(opcode, kHopper);
+  if (size.is_reg()) {
+    expect_type(opcode, size, Type::u32, "size");
+  } else if (const auto bytes = size.imm().int_value(); bytes <= 0 || bytes % 16 != 0) {
+    fail(opcode, "size " + std::to_string(bytes) + "; a bulk copy moves a positive multiple of 16 bytes");
+  }
+  emit(opcode, {operand_of(dst), operand_of(src), operand_of(size), operand_of(bar)});
+}
+
 void TensorCopyOps::tma_store(const Reg& tensor_map, const std::vector<Src>& coords, const Addr& shared_src) {
   std::string opcode = "cp.async.bulk.tensor." + rank(coords) + ".global.shared::cta.tile.bulk_group";
   require(opcode, kHopper);

@@ -65,8 +65,8 @@ ptx::Module AmaxKernel::build() {
       k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
       k_.mbarrier_init(at(base_, smem_.empty + 8 * st), kConsumers);
     }
-    // In a cluster: every thread of the partner's helper warpgroup arrives (copy_to_partner).
-    for (int st = 0; clustered() && st < t_.stages; ++st) k_.mbarrier_init(at(base_, smem_.peer_full + 8 * st), 128);
+    // In a cluster: one arrival with the partner's bytes expected, and the copy's transaction (copy_to_partner).
+    for (int st = 0; clustered() && st < t_.stages; ++st) k_.mbarrier_init(at(base_, smem_.peer_full + 8 * st), 1);
     k_.st(Space::shared, u32, at(base_, smem_.amax), 0u);
     k_.fence_mbarrier_init();
   });

@@ -1,7 +1,8 @@
 // The tensor memory accelerator (TMA), sm_90+: bulk tensor copies between
 // global memory, described by a 128-byte tensor map, and shared memory
 // (PTX ISA 9.7.9.25.5.1 cp.async.bulk.tensor, 9.7.9.25.5.2/3 bulk commit and
-// wait groups, 9.7.9.x prefetch.tensormap), and the proxy fence that orders
+// wait groups), bulk copies from shared memory into another CTA's (9.7.9.25.4.1
+// cp.async.bulk), prefetch.tensormap, and the proxy fence that orders
 // ordinary shared-memory accesses against the async proxy that TMA and wgmma
 // use (PTX ISA 9.7.13.4 membar/fence, "fence.proxy.async").
 //
@@ -30,6 +31,13 @@ class TensorCopyOps : public virtual KernelCore {
   // completing the transaction on its own barrier at the same offset.
   void tma_load(const Addr& shared_dst, const Reg& tensor_map, const std::vector<Src>& coords, const Addr& bar,
                 std::optional<Src> multicast_mask = std::nullopt);
+  // cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+  //   [dst], [src], size, [bar]     (PTX ISA 9.7.9.25.4.1 cp.async.bulk)
+  // `size` bytes (a multiple of 16) of this CTA's shared memory at `src` to
+  // `dst` in a CTA of the cluster (a shared::cluster address: mapa_shared),
+  // completing the transaction on `bar`, an mbarrier in that CTA. Addresses
+  // 16-byte aligned.
+  void bulk_copy_to_cluster(const Addr& dst, const Addr& src, const Src& size, const Addr& bar);
   // cp.async.bulk.tensor.<N>d.global.shared::cta.tile.bulk_group [map, {coords}], [src]
   void tma_store(const Reg& tensor_map, const std::vector<Src>& coords, const Addr& shared_src);
   void bulk_commit_group();                 // cp.async.bulk.commit_group

@@ -49,7 +49,7 @@ struct Options {
   // ops::gemm; the peer stays cuBLAS's bf16 GEMM of the same shape.
   std::optional<std::pair<std::string, ops::BlockScaledFormat>> block_scaled;
   std::optional<ops::GemmAmaxTile> block_scaled_tile;  // the block-scaled op's mma tile (default: its own)
-  std::optional<ops::GemmAmaxTile> block_scaled_cluster;  // and its cluster shape (default 1x1)
+  std::optional<ops::GemmAmaxTile> block_scaled_cluster;  // and its cluster shape (default: its own)
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
 };
 
@@ -287,7 +287,7 @@ int main(int argc, char** argv) {
                           ops::GemmAmaxOptions{.c_dtype = DType::bf16,
                                                .sf_vec_size = o.block_scaled->second.vec,
                                                .mma_tile = o.block_scaled_tile,
-                                               .cluster = o.block_scaled_cluster.value_or(ops::GemmAmaxTile{1, 1})});
+                                               .cluster = o.block_scaled_cluster});
         scaled_op->compile();
       } else {
         ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),

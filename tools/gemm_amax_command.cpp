@@ -33,7 +33,7 @@ struct Args {
   DType ab = DType::e4m3, sf = DType::e8m0, c = DType::f32;
   int vec = 32;
   std::optional<ops::GemmAmaxTile> tile;  // GemmAmaxOptions::mma_tile (absent: the kernel's default)
-  ops::GemmAmaxTile cluster{1, 1};
+  std::optional<ops::GemmAmaxTile> cluster;  // GemmAmaxOptions::cluster (absent: the kernel's choice)
   std::string device, save;
   bool check = false, bench = false;
 };
@@ -309,8 +309,8 @@ const Registration registration({
     "16-byte stride rule asks K to be a multiple of 16 (FP8) or 32 (FP4), and N a\n"
     "multiple of 16 bytes of C.\n\n"
     "--tile    the CTA's output tile (GemmAmaxOptions::mma_tile; default the kernel's)\n"
-    "--cluster CTAs per cluster along M and N (default 1x1; the sm90a kernel's 128x256\n"
-    "          tiles take 2x1)\n"
+    "--cluster CTAs per cluster along M and N (default the kernel's: 2x1 for the sm90a\n"
+    "          kernel's 128x256 tiles of FP8 data, else 1x1; 128x256 tiles take either)\n"
     "--device  cuda or sim (default: cuda when a GPU is present, else sim)\n"
     "--check   compare C and amax with the CPU reference (atol = rtol = 0.01 for\n"
     "          f32/f16/bf16 C, 0.1 for FP8/FP4 C; amax within 0.1); exit 1 on failure\n"

@@ -218,7 +218,7 @@ TEST_F(GemmAmaxRefusals, DevicesMustMatch) {
 
 TEST_F(GemmAmaxRefusals, TileAndClusterTheKernelLacks) {
   options.mma_tile = GemmAmaxTile{48, 64};
-  options.cluster = {2, 1};
+  options.cluster = GemmAmaxTile{2, 1};
   expect_reason("mma tile 48x64: the sm80 kernel takes tile M and N each in {32, 64, 128}");
   expect_reason("cluster shape 2x1: the sm80 kernel runs without clusters (1x1 only; 2x1 runs on the sm90a kernel, "
                 "with 128x256 tiles of k-major A and B on sm_90a)");

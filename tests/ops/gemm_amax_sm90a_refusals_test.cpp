@@ -115,12 +115,12 @@ TEST(GemmAmaxSm90aRefusals, TilesClustersAndSizes) {
   // 2x1 clusters only with 128 x 256 tiles (which a 2-SM device takes here).
   const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
   p = accepted();
-  p.cluster = {2, 1};
+  p.cluster = GemmAmaxTile{2, 1};
   EXPECT_TRUE(refusals(p, two_sms).empty());
   p.tile = GemmAmaxTile{128, 128};
   expect_one(p, {"cluster shape 2x1 with 128x128 tiles", "runs 1x1, or 2x1 with 128x256 tiles"}, two_sms);
   p = accepted();
-  p.cluster = {1, 2};
+  p.cluster = GemmAmaxTile{1, 2};
   expect_one(p, {"cluster shape 1x2:", "runs 1x1, or 2x1 with 128x256 tiles"}, two_sms);
   p = accepted();
   p.m = std::int64_t{1} << 31, p.a = {256, 1, p.m * 256};

@@ -388,10 +388,11 @@ TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
       GemmAmaxCase c = sm90a_case(f.ab, c_dtype);
       c.sf = f.sf, c.vec = f.vec, c.m = 200, c.n = i % 2 ? 300 : 264, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
       c.c_major = i % 2 ? CMajor::m : CMajor::n;
-      c.tile = GemmAmaxTile{128, 256};
+      c.tile = GemmAmaxTile{128, 256}, c.cluster = GemmAmaxTile{1, 1};  // (FP8's default is 2x1)
       auto [s, p] = make_sm90a_on(device, c, 860 + static_cast<std::uint32_t>(i++));
       const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
-      ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && !t.fp8_mma && t.splits == 1) << c.describe();
+      ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && !t.fp8_mma && t.splits == 1 && t.cluster_m == 1)
+          << c.describe();
       GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
       for (int run = 0; run < 2; ++run) {
         const auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
@@ -431,9 +432,9 @@ TEST(GemmAmaxSm90aSim, ClusterPairsShareTheConversionOfB) {
 }
 
 // The default tiling on a 132-SM device: 128 x 256 (converting
-// warpgroups) where those tiles fill the SMs, and 128 x 128 with K in two
-// ranges at the decode shape (M = 128: 64 tiles; FP4 a dequantizer
-// warpgroup, MXFP8 FP8 wgmma).
+// warpgroups; FP8 data in 2-CTA clusters, FP4 not, as measured) where those
+// tiles fill the SMs, and 128 x 128 with K in two ranges at the decode shape
+// (M = 128: 64 tiles; FP4 a dequantizer warpgroup, MXFP8 FP8 wgmma).
 TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
   const runtime::Device device(sim::make_backend({.sm_count = 132}));
   auto tiling = [&](DType ab, std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -443,13 +444,17 @@ TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
     return sm90a_gemm_amax_tiling(p, device);
   };
   Sm90aGemmAmaxTiling t = tiling(DType::e2m1, 8192, 8192, 8192);
-  EXPECT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && t.splits == 1 && t.stages == 3);
+  EXPECT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && t.splits == 1 && t.stages == 3 && t.cluster_m == 1);
   t = tiling(DType::e2m1, 128, 8192, 8192);
-  EXPECT_TRUE(t.tile_n == 128 && t.dequant_warpgroups == 1 && t.splits == 2) << t.tile_n << " " << t.splits;
+  EXPECT_TRUE(t.tile_n == 128 && t.dequant_warpgroups == 1 && t.splits == 2 && t.cluster_m == 1)
+      << t.tile_n << " " << t.splits;
   t = tiling(DType::e4m3, 8192, 8192, 8192);
-  EXPECT_TRUE(t.tile_n == 256 && !t.fp8_mma && t.dequant_warpgroups == 0 && t.raw_stages == 3);
+  EXPECT_TRUE(t.tile_n == 256 && !t.fp8_mma && t.dequant_warpgroups == 0 && t.raw_stages == 3 && t.cluster_m == 2);
   t = tiling(DType::e4m3, 128, 8192, 8192);
-  EXPECT_TRUE(t.tile_n == 128 && t.fp8_mma && t.splits == 2) << t.tile_n << " " << t.splits;
+  EXPECT_TRUE(t.tile_n == 128 && t.fp8_mma && t.splits == 2 && t.cluster_m == 1) << t.tile_n << " " << t.splits;
+  // One 128-row tile of M has no partner: 1x1 (here 133 tiles of 128 x 256).
+  t = tiling(DType::e4m3, 128, 133 * 256, 1024);
+  EXPECT_TRUE(t.tile_n == 256 && t.cluster_m == 1) << t.tile_n << " " << t.cluster_m;
 }
 
 // GemmAmax names the kernel it chose: sm90a where it accepts the problem,

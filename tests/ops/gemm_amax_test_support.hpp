@@ -26,7 +26,7 @@ struct GemmAmaxCase {
   CMajor c_major = CMajor::n;
   std::int64_t m = 40, n = 24, k = 96, l = 1;
   std::optional<GemmAmaxTile> tile = GemmAmaxTile{32, 32};
-  GemmAmaxTile cluster{1, 1};  // GemmAmaxOptions::cluster
+  std::optional<GemmAmaxTile> cluster;  // GemmAmaxOptions::cluster (absent: the kernel's choice)
   std::string describe() const;
 };
 

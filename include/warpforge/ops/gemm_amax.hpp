@@ -68,8 +68,10 @@ struct GemmAmaxOptions {
   // another tile sends the problem to sm80).
   std::optional<GemmAmaxTile> mma_tile;
   // CTAs per cluster along M and N: 1×1, or for the sm90a kernel's 128×256
-  // tiles 2×1 (the pair shares the conversion of B).
-  GemmAmaxTile cluster{1, 1};
+  // tiles 2×1 (the pair shares the conversion of B). Absent: the kernel's
+  // choice (the sm90a kernel pairs 128×256 tiles of FP8 data where M has two
+  // tiles or more, which measured faster; 1×1 elsewhere).
+  std::optional<GemmAmaxTile> cluster;
 };
 
 class GemmAmax {

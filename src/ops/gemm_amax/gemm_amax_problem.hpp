@@ -28,7 +28,7 @@ struct GemmAmaxProblem {
   int vec = 32;
   MatrixStrides a, b, c;
   std::optional<GemmAmaxTile> tile;  // absent: the path's default
-  GemmAmaxTile cluster{1, 1};
+  std::optional<GemmAmaxTile> cluster;  // absent: the path's default
   std::string describe() const;  // "100x72x96 L3 e4m3 x e8m0/32 -> bf16"
   friend bool operator==(const GemmAmaxProblem&, const GemmAmaxProblem&) = default;
 };

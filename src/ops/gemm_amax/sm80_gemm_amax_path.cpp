@@ -55,9 +55,9 @@ class Sm80Path final : public GemmAmaxPath {
     if (!supported_extent(tile.m) || !supported_extent(tile.n))
       why.push_back("mma tile " + std::to_string(tile.m) + "x" + std::to_string(tile.n) +
                     ": the sm80 kernel takes tile M and N each in {32, 64, 128}");
-    if (p.cluster.m != 1 || p.cluster.n != 1)
-      why.push_back("cluster shape " + std::to_string(p.cluster.m) + "x" +
-                    std::to_string(p.cluster.n) +
+    if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1))
+      why.push_back("cluster shape " + std::to_string(p.cluster->m) + "x" +
+                    std::to_string(p.cluster->n) +
                     ": the sm80 kernel runs without clusters (1x1 only; 2x1 runs on the sm90a kernel, "
                     "with 128x256 tiles of k-major A and B on sm_90a)");
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();

@@ -296,6 +296,12 @@ TEST(BadMemory, VectorWidthsAndModifiers) {
               {"st.global", "cache operator .ca is not a store operator"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::const_, b32, at(k.reg(u64)), 1); },
                       {"st.const", "the const space is read-only"}));
+  EXPECT_TRUE(refused(Target::sm_90a,
+                      [](Kernel& k) { k.bulk_copy_to_cluster(at(k.reg(u32)), at(k.reg(u32)), 24, at(k.reg(u32))); },
+                      {"cp.async.bulk.shared::cluster.shared::cta", "size 24; a bulk copy moves a positive multiple of 16 bytes"}));
+  EXPECT_TRUE(refused(Target::sm_90a,
+                      [](Kernel& k) { k.bulk_copy_to_cluster(at(k.reg(u32)), at(k.reg(u32)), k.reg(u64, "n"), at(k.reg(u32))); },
+                      {"cp.async.bulk.shared::cluster.shared::cta", "size %n has type u64; expected u32"}));
   // st.shared::cluster: the shared space only, no .volatile, sm_90 on.
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) { k.st(Space::global, b32, at(k.reg(u64)), 1, {.cluster = true}); },
                       {"st.global", "a shared::cluster access names the shared space, not .global"}));

@@ -687,6 +687,11 @@ void build_cluster_ops(Kernel& k) {
   k.mapa_shared(remote, k.address_of(s), k.sreg(SReg::cluster_ctarank));
   k.st(Space::shared, u32, at(remote), 7u, {.cluster = true});
   k.st(Space::shared, b32, at(remote, 16), k.regs(b32, 4), {.cluster = true});
+  Shared bar = k.shared("bar", 8, 8);
+  Reg remote_bar = k.reg(u32);
+  k.mapa_shared(remote_bar, k.address_of(bar), 1);
+  k.bulk_copy_to_cluster(at(remote), at(s), 64, at(remote_bar));
+  k.bulk_copy_to_cluster(at(remote), at(s), k.mov(u32, 32), at(remote_bar));
   k.fence_proxy_async_shared_cluster();
   k.barrier_cluster_arrive();
   k.barrier_cluster_wait();

@@ -83,6 +83,71 @@ inline std::string load_kernel(std::uint32_t bytes, int rank, const std::string&
                                        {"MAP", map}}));
 }
 
+// A 2-CTA cluster of 32 threads each: every CTA arms its barrier for
+// $SIZE bytes and fills `src` with 1000 x rank + word index; after the
+// cluster barrier, thread 0 of each CTA has the copy engine send `src` into
+// the partner's `dst`, completing on the partner's barrier ($BAR: `peer`,
+// or `own` to name this CTA's barrier instead); each CTA waits on its own
+// barrier and writes `dst` to out[rank * 64 ..].
+inline const char* kBulkToPeerKernel = R"(
+.visible .entry bulk_to_peer(.param .u64 out)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 16 .b8 src[256];
+  .shared .align 16 .b8 dst[256];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  mov.u32 %r11, %cluster_ctarank;
+  mov.u32 %r3, src;
+  mov.u32 %r4, dst;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra ARMED;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], $SIZE;
+ARMED:
+  mul.lo.u32 %r5, %r11, 1000;
+  add.u32 %r5, %r5, %r1;
+  shl.b32 %r6, %r1, 2;
+  add.u32 %r7, %r3, %r6;
+  st.shared.u32 [%r7], %r5;
+  add.u32 %r5, %r5, 32;
+  st.shared.u32 [%r7+128], %r5;
+  fence.proxy.async.shared::cta;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  @%p1 bra WAIT;
+  xor.b32 %r12, %r11, 1;
+  mapa.shared::cluster.u32 %r8, %r4, %r12;
+  mapa.shared::cluster.u32 %r9, %r2, %r12;
+  mov.u32 %r10, $BAR;
+  cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r8], [%r3], $SIZE, [%r10];
+WAIT:
+  mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra WAIT;
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd3, %rd3;
+  add.u32 %r7, %r4, %r6;
+  ld.shared.u32 %r13, [%r7];
+  ld.shared.u32 %r14, [%r7+128];
+  shl.b32 %r15, %r11, 6;
+  add.u32 %r15, %r15, %r1;
+  mul.wide.u32 %rd4, %r15, 4;
+  add.u64 %rd5, %rd3, %rd4;
+  st.global.u32 [%rd5], %r13;
+  st.global.u32 [%rd5+128], %r14;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+}
+)";
+
+inline std::string bulk_to_peer_kernel(const std::string& size = "256", const std::string& bar = "%r9") {
+  return ptx_module(fill(kBulkToPeerKernel, {{"SIZE", size}, {"BAR", bar}}));
+}
+
 // Every CTA of a 2-CTA cluster arms its own barrier; after a cluster barrier
 // (so both are initialized), rank 0 multicasts one box into both CTAs.
 inline const char* kMulticastKernel = R"(

@@ -16,6 +16,7 @@ TEST(HopperKernels, AssembleWithPtxas) {
       {"tma_load 2d", load_kernel(4096, 2)},
       {"tma_load 3d", load_kernel(256, 3)},
       {"multicast", ptx_module(kMulticastKernel)},
+      {"bulk copy to the partner", bulk_to_peer_kernel()},
       {"warp-specialized gemm", ws_gemm_kernel()},
   };
   for (const NamedCase& c : wgmma_layout_cases()) texts.emplace_back(c.name, kernel(c.c, 16384));

@@ -1,6 +1,7 @@
 // TMA on the simulator: cp.async.bulk.tensor loads (swizzle, out-of-bounds
 // fill, multicast into a cluster) completing on mbarriers, stores, the
-// tensor-map operand's forms, and the refusals. Expected shared-memory images
+// tensor-map operand's forms, bulk copies into a partner CTA's shared
+// memory, and the refusals. Expected shared-memory images
 // are written from the ISA's description of the swizzle modes ("the 16-byte
 // chunk index XOR the row index modulo 8" for 128-byte rows), not from the
 // simulator's code.
@@ -253,6 +254,28 @@ TEST_F(HopperTest, TmaStoreWritesTheInBoundsPartOfTheBox) {
   }
 }
 
+// cp.async.bulk.shared::cluster.shared::cta: each CTA of a pair sends 256
+// bytes of its shared memory into the other's, completing on the other's
+// mbarrier, which was armed for them (before or after they land: the
+// transaction count may run ahead of the arming).
+TEST_F(HopperTest, BulkCopyIntoThePartnerCtaSignalsItsBarrier) {
+  auto out = upload(std::vector<std::uint32_t>(128, 0xDEADBEEFu));
+  run_ptx(bulk_to_peer_kernel(), "bulk_to_peer", {.grid = {2}, .block = {32}, .cluster = {2, 1, 1}}, {arg_u64(out)});
+  const auto got = download<std::uint32_t>(out, 128);
+  for (std::uint32_t rank = 0; rank < 2; ++rank)
+    for (std::uint32_t i = 0; i < 64; ++i) ASSERT_EQ(got[rank * 64 + i], 1000 * (rank ^ 1) + i) << rank << " " << i;
+}
+
+TEST_F(HopperTest, BulkCopyRefusesASizeOrABarrierTheIsaDoesNot) {
+  const runtime::LaunchConfig pair{.grid = {2}, .block = {32}, .cluster = {2, 1, 1}};
+  auto out = upload(std::vector<std::uint32_t>(128, 0));
+  const std::string size = ptx_error(bulk_to_peer_kernel("40"), "bulk_to_peer", pair, {arg_u64(out)});
+  EXPECT_NE(size.find("bulk copy of 40 bytes; the size must be a positive multiple of 16"), std::string::npos) << size;
+  const std::string own = ptx_error(bulk_to_peer_kernel("256", "%r2"), "bulk_to_peer", pair, {arg_u64(out)});
+  EXPECT_NE(own.find("signals an mbarrier in another CTA; the ISA requires the destination's"), std::string::npos)
+      << own;
+}
+
 TEST_F(HopperTest, BulkCopiesTheSimulatorDoesNotRunAreRefusedAtLoad) {
   const std::string bulk = ptx_module(R"(
 .visible .entry k(.param .u64 p)
@@ -265,7 +288,9 @@ TEST_F(HopperTest, BulkCopiesTheSimulatorDoesNotRunAreRefusedAtLoad) {
 }
 )");
   const std::string msg = ptx_error(bulk, "k", {.grid = {1}, .block = {32}}, {arg_u64(0)});
-  EXPECT_NE(msg.find("cp.async.bulk without .tensor is not simulated (only TMA tensor copies)"), std::string::npos)
+  EXPECT_NE(msg.find("cp.async.bulk without .tensor is simulated from .shared::cta into .shared::cluster only, "
+                     "completing on an mbarrier (.mbarrier::complete_tx::bytes)"),
+            std::string::npos)
       << msg;
   const std::string coords = ptx_module(R"(
 .visible .entry k(.param .u64 p)

@@ -26,30 +26,19 @@ TEST(GemmAmaxCommand, RunsTheTileAndClusterGiven) {
 }
 
 TEST(GemmAmaxCommand, RefusesBadArgumentsSayingWhatIsAccepted) {
-  Result shape = run("gemm-amax --cluster 2 --device sim");
-  EXPECT_EQ(shape.status, 1);
-  EXPECT_NE(shape.output.find("--cluster '2' refused; expected MxN with positive M and N (e.g. 2x1)"),
-            std::string::npos)
-      << shape.output;
-  Result tile = run("gemm-amax --tile 128x0 --device sim");
-  EXPECT_EQ(tile.status, 1);
-  EXPECT_NE(tile.output.find("--tile '128x0' refused; expected MxN with positive M and N (e.g. 128x256)"),
-            std::string::npos)
-      << tile.output;
-  Result vec = run("gemm-amax --sf-vec 8 --device sim");
-  EXPECT_NE(vec.output.find("--sf-vec '8' refused; accepted: 16, 32"), std::string::npos) << vec.output;
-  Result ab = run("gemm-amax --ab bf16 --device sim");
-  EXPECT_NE(ab.output.find("--ab 'bf16' refused; accepted: e4m3, e5m2, e2m1"), std::string::npos) << ab.output;
+  EXPECT_TRUE(refuses("gemm-amax --cluster 2 --device sim",
+                      "--cluster '2' refused; expected MxN with positive M and N (e.g. 2x1)"));
+  EXPECT_TRUE(refuses("gemm-amax --tile 128x0 --device sim",
+                      "--tile '128x0' refused; expected MxN with positive M and N (e.g. 128x256)"));
+  EXPECT_TRUE(refuses("gemm-amax --sf-vec 8 --device sim", "--sf-vec '8' refused; accepted: 16, 32"));
+  EXPECT_TRUE(refuses("gemm-amax --ab bf16 --device sim", "--ab 'bf16' refused; accepted: e4m3, e5m2, e2m1"));
   // A cluster shape no kernel runs: the refusal of the sm80 kernel (which
   // takes whatever the sm90a kernel does not), naming where 2x1 runs.
-  Result cluster = run("gemm-amax --m 256 --n 256 --k 64 --cluster 1x2 --device sim");
-  EXPECT_EQ(cluster.status, 1);
-  EXPECT_NE(cluster.output.find("GemmAmax refused 256x256x64 L1 e4m3 x e8m0/32 -> f32"), std::string::npos)
-      << cluster.output;
-  EXPECT_NE(cluster.output.find("cluster shape 1x2: the sm80 kernel runs without clusters (1x1 only; 2x1 runs on "
-                                "the sm90a kernel, with 128x256 tiles of k-major A and B on sm_90a)"),
-            std::string::npos)
-      << cluster.output;
+  EXPECT_TRUE(refuses("gemm-amax --m 256 --n 256 --k 64 --cluster 1x2 --device sim",
+                      "GemmAmax refused 256x256x64 L1 e4m3 x e8m0/32 -> f32"));
+  EXPECT_TRUE(refuses("gemm-amax --m 256 --n 256 --k 64 --cluster 1x2 --device sim",
+                      "cluster shape 1x2: the sm80 kernel runs without clusters (1x1 only; 2x1 runs on the sm90a "
+                      "kernel, with 128x256 tiles of k-major A and B on sm_90a)"));
 }
 
 }  // namespace

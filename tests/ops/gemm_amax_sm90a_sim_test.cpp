@@ -373,25 +373,25 @@ TEST(GemmAmaxSm90aSim, SplitKWhereTilesAreFew) {
   }
 }
 
-// 128 x 256: three converting warpgroups (the consumers and the helper,
-// whose first thread keeps the raw stages loaded) on a 2-SM simulator, so
-// each CTA walks several units (ragged M, N, K, two batches): every format
-// (FP4 with each scale format, MXFP8 e4m3 and e5m2) into every C dtype,
-// each run twice.
-TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
-  const runtime::Device device(sim::make_backend({.sm_count = 2}));
+// 128 x 256 tiles on the converting warpgroups in clusters of `cluster_m`
+// CTAs along M, on `device`: every format (FP4 with each scale format,
+// MXFP8 e4m3 and e5m2) into every C dtype, both C majors, ragged N and K,
+// two batches; `m(i)` gives case i's M. Each case runs twice on one object.
+void wide_tiles_in_every_format(const runtime::Device& device, int cluster_m, std::int64_t (*m)(int),
+                                std::uint32_t seed) {
   int i = 0;
   for (ScaledFormat f : {ScaledFormat{DType::e2m1, DType::e8m0, 32}, ScaledFormat{DType::e2m1, DType::e4m3, 16},
                          ScaledFormat{DType::e2m1, DType::e8m0, 16}, ScaledFormat{DType::e4m3, DType::e8m0, 32},
                          ScaledFormat{DType::e5m2, DType::e8m0, 32}})
     for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
       GemmAmaxCase c = sm90a_case(f.ab, c_dtype);
-      c.sf = f.sf, c.vec = f.vec, c.m = 200, c.n = i % 2 ? 300 : 264, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
+      c.sf = f.sf, c.vec = f.vec, c.m = m(i), c.n = i % 2 ? 300 : 264, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
       c.c_major = i % 2 ? CMajor::m : CMajor::n;
-      c.tile = GemmAmaxTile{128, 256}, c.cluster = GemmAmaxTile{1, 1};  // (FP8's default is 2x1)
-      auto [s, p] = make_sm90a_on(device, c, 860 + static_cast<std::uint32_t>(i++));
+      c.tile = GemmAmaxTile{128, 256}, c.cluster = GemmAmaxTile{cluster_m, 1};
+      auto [s, p] = make_sm90a_on(device, c, seed + static_cast<std::uint32_t>(i++));
       const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
-      ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && !t.fp8_mma && t.splits == 1 && t.cluster_m == 1)
+      ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && !t.fp8_mma && t.splits == 1 &&
+                  t.cluster_m == cluster_m)
           << c.describe();
       GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
       for (int run = 0; run < 2; ++run) {
@@ -402,33 +402,21 @@ TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
     }
 }
 
-// 128 x 256 in 2-CTA clusters (cluster 2x1): each CTA converts A and half
-// of B, storing its B rows into its partner's shared memory too, with the
-// cluster's barrier per K block; a 4-SM simulator (two clusters, several
-// units each), M with an odd number of 128-row tiles (the last cluster's
-// rank 1 past M), ragged N and K, two batches: every format into every C
-// dtype, each run twice.
+// Three converting warpgroups (the consumers and the helper, whose first
+// thread keeps the raw stages loaded) without clusters (FP8's default is
+// 2x1) on a 2-SM simulator, so each CTA walks several units.
+TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
+  wide_tiles_in_every_format(runtime::Device(sim::make_backend({.sm_count = 2})), 1, [](int) -> std::int64_t { return 200; },
+                             860);
+}
+
+// In 2-CTA clusters (cluster 2x1): each CTA converts A and half of B, the
+// copy engine sends its B rows into its partner's shared memory; a 4-SM
+// simulator (two clusters, several units each), M with an odd number of
+// 128-row tiles (the last cluster's rank 1 past M) or an even one.
 TEST(GemmAmaxSm90aSim, ClusterPairsShareTheConversionOfB) {
-  const runtime::Device device(sim::make_backend({.sm_count = 4}));
-  int i = 0;
-  for (ScaledFormat f : {ScaledFormat{DType::e2m1, DType::e8m0, 32}, ScaledFormat{DType::e2m1, DType::e4m3, 16},
-                         ScaledFormat{DType::e2m1, DType::e8m0, 16}, ScaledFormat{DType::e4m3, DType::e8m0, 32},
-                         ScaledFormat{DType::e5m2, DType::e8m0, 32}})
-    for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
-      GemmAmaxCase c = sm90a_case(f.ab, c_dtype);
-      c.sf = f.sf, c.vec = f.vec, c.m = i % 2 ? 300 : 600, c.n = i % 3 ? 264 : 520, c.k = i % 3 == 0 ? 160 : 208;
-      c.l = 2, c.c_major = i % 2 ? CMajor::m : CMajor::n;
-      c.tile = GemmAmaxTile{128, 256}, c.cluster = GemmAmaxTile{2, 1};
-      auto [s, p] = make_sm90a_on(device, c, 900 + static_cast<std::uint32_t>(i++));
-      const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
-      ASSERT_TRUE(t.tile_n == 256 && t.cluster_m == 2 && !t.fp8_mma && t.dequant_warpgroups == 0) << c.describe();
-      GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
-      for (int run = 0; run < 2; ++run) {
-        const auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
-        EXPECT_TRUE(bad.empty()) << c.describe() << ", run " << run << ": " << bad.size() << " mismatches; "
-                                 << (bad.empty() ? "" : bad.front());
-      }
-    }
+  wide_tiles_in_every_format(runtime::Device(sim::make_backend({.sm_count = 4})), 2,
+                             [](int i) -> std::int64_t { return i % 2 ? 300 : 600; }, 900);
 }
 
 // The default tiling on a 132-SM device: 128 x 256 (converting

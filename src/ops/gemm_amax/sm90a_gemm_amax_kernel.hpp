@@ -25,8 +25,9 @@
 // orders the stores before any wgmma reads them, and frees the raw stage:
 // warpgroup 2's first thread then loads the next one (no empty barriers).
 // In a 2-CTA cluster (cluster_m 2) each CTA loads and converts only half of
-// B's rows, storing them into its partner's bf16 stage as well, and the
-// barrier is the cluster's (barrier.cluster).
+// B's rows; after the barrier the copy engine sends them into the partner's
+// bf16 stage (cp.async.bulk), completing on the partner's `peer_full`
+// mbarrier, which its helper warpgroup waits for before its next barrier.
 // A CTA this small is what lets ptxas give the m64n256 accumulators their
 // registers (it compiles every thread within 65536 / threads, whatever
 // setmaxnreg grants later).
@@ -54,7 +55,8 @@
 // Barriers: raw full (TMA transaction bytes) / raw empty (every dequantizing
 // thread, or the fp8_mma consumers), and with dequantizer warpgroups bf16
 // full (every dequantizer thread, after fence.proxy.async) / bf16 empty (one
-// arrival per consumer warpgroup).
+// arrival per consumer warpgroup); in a cluster, peer_full per bf16 stage
+// (one arrival arming it for the partner's bytes, the copy's transaction).
 // Out-of-range rows and K are TMA's zero fill; scales past K are taken as
 // 0 (the layout's padding may hold NaN), those of rows past M or N as they
 // are (their sums are neither stored nor counted in amax).
@@ -110,9 +112,9 @@ struct Sm90aGemmAmaxTiling {
   int splits = 1;
   // Converting warpgroups only: 2 runs M-neighbouring tiles (the same B
   // columns) as a 2-CTA cluster. Each CTA loads and converts A's 128 rows
-  // and half of B's 256 into its own bf16 stage and, through
-  // st.shared::cluster, the same B rows into its partner's: a third fewer
-  // conversions per MAC; the per-K-block barrier is the cluster's.
+  // and half of B's 256 into its own bf16 stage, and the copy engine sends
+  // those B rows into its partner's (cp.async.bulk.shared::cluster): a
+  // third fewer conversions per MAC.
   int cluster_m = 1;
 };
 // B's rows a CTA loads and converts: tile_n, or half of it in a cluster.

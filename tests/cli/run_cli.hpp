@@ -16,7 +16,8 @@ struct Result {
 };
 
 inline Result run(const std::string& args) {
-  const std::string command = std::string(WARPFORGE_CLI) + " " + args + " 2>&1";
+  std::string command = WARPFORGE_CLI;
+  command.append(" ").append(args).append(" 2>&1");
   FILE* pipe = ::popen(command.c_str(), "r");
   std::string out;
   char buffer[4096];

@@ -151,7 +151,10 @@ TEST(GemmAmaxSm90aRefusals, KernelBuilderRefusesTilingsItCannotRun) {
                         Case{fp8, {.tile_n = 128, .stages = 6, .dequant_warpgroups = 1},
                              "e4m3 data with dequantizer warpgroups; FP8 takes fp8_mma or converting warpgroups"},
                         Case{fp8, {.tile_n = 128, .raw_stages = 5, .fp8_mma = true, .splits = 3},
-                             "3 K splits of 2 K blocks; every split needs at least one"}}) {
+                             "3 K splits of 2 K blocks; every split needs at least one"},
+                        Case{fp8, {.tile_n = 128, .raw_stages = 5, .fp8_mma = true, .cluster_m = 2},
+                             "cluster_m 2; it takes 1, or 2 with converting warpgroups"},
+                        Case{fp4, {.tile_n = 256, .cluster_m = 4}, "cluster_m 4; it takes 1, or 2 with converting"}}) {
     try {
       build_sm90a_gemm_amax(c.p, c.t);
       ADD_FAILURE() << "built " << sm90a_gemm_amax_name(c.p, c.t);

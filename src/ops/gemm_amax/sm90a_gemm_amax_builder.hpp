@@ -110,6 +110,12 @@ class AmaxKernel {
   // 128 rows before (rank 0) or after (rank 1) where its partner keeps them.
   bool clustered() const { return t_.cluster_m == 2; }
   int b_rows() const { return sm90a_gemm_amax_b_rows(t_); }
+  // clustered(): 1 where A's rows come first in the stages (rank 0), else 0.
+  Reg a_first() {
+    Reg r = k_.reg(u32);
+    k_.selp(r, 1u, 0u, rank_ == 0u);
+    return r;
+  }
   int stage_rows() const { return kTileM + b_rows(); }
   std::uint32_t raw_row_bytes() const { return sm90a_gemm_amax_raw_row_bytes(p_.ab_dtype, t_); }
   void advance(const Reg& stage, const Reg& phase, int stages);

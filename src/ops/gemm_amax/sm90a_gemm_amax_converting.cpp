@@ -108,15 +108,14 @@ void AmaxKernel::convert_group(const ChunkMap& m, const ConvertRows& rows, std::
 // In a cluster the helper's first thread then has the copy engine send the
 // CTA's converted B rows of that stage into its partner's, completing on
 // the partner's `peer_full` barrier of the stage (copy_to_partner). Each
-// block kb then goes: all
-// convert kb + 1; the consumers wait for their wgmma of kb - 1 (wait_group
-// 0), the helper for the partner's rows of kb (a conversion after the
-// partner sent them); the barrier; the consumers' wgmma of kb, which runs
-// under the conversion of kb + 2. A stage is written again only after
-// every wgmma that read it completed, in either CTA: the partner sends
-// block j after its barrier j, which follows its helper's wait for this
-// CTA's block j - 1, sent after this CTA's barrier j - 1, which followed
-// its wait for the wgmma of block j - 3.
+// block kb then goes: all convert kb + 1; the consumers wait for their
+// wgmma of kb - 1 (wait_group 0), the helper for the partner's rows of kb
+// (a conversion after the partner sent them); the barrier; the consumers'
+// wgmma of kb, which runs under the conversion of kb + 2. A stage is
+// written again only after every wgmma that read it completed, in either
+// CTA: the partner sends block j after its barrier j, which follows its
+// helper's wait for this CTA's block j - 1, sent after this CTA's barrier
+// j - 1, which followed its wait for the wgmma of block j - 3.
 void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
                                      const Reg& peer_phase, const Reg& rstage, const Reg& rphase, const ChunkMap& m,
                                      const ConvertRows& rows, LoadCursor* loads, const TileCoords& t) {

@@ -175,13 +175,11 @@ void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, cons
   Reg raw = base_ + smem_.raw_a + stage * smem_.raw_stage, sf = base_ + smem_.raw_sfa + stage * smem_.sf_stage;
   Reg raw_a = raw, raw_b = raw + (smem_.raw_b - smem_.raw_a), sf_a = sf, sf_b = sf + kScalePiece, b0 = n0;
   if (clustered()) {  // rank 1: B's second half first
-    Reg a_first = k_.reg(u32);
-    k_.selp(a_first, 1u, 0u, rank_ == 0u);
-    Reg b_first = a_first ^ 1u;
-    raw_a = raw + b_first * imm(b_rows() * raw_row_bytes());
-    raw_b = raw + a_first * imm(kTileM * raw_row_bytes());
-    sf_a = sf + b_first * imm(kScalePiece);
-    sf_b = sf + a_first * imm(kScalePiece);
+    Reg a_1st = a_first(), b_1st = a_1st ^ 1u;
+    raw_a = raw + b_1st * imm(b_rows() * raw_row_bytes());
+    raw_b = raw + a_1st * imm(kTileM * raw_row_bytes());
+    sf_a = sf + b_1st * imm(kScalePiece);
+    sf_b = sf + a_1st * imm(kScalePiece);
     b0 = n0 + rank_ * imm(b_rows());
   }
   k_.tma_load(at(raw_a), map_a_, {kx, m0, batch}, at(full));
@@ -245,9 +243,7 @@ void AmaxKernel::consumer() {
   Reg b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b + (converting() ? kTileM * kRow : 0));
   Reg a_tiles = base_ + smem_.b;
   if (clustered()) {
-    Reg a_first = k_.reg(u32);
-    k_.selp(a_first, 1u, 0u, rank_ == 0u);
-    b_tiles = base_ + smem_.b + a_first * imm(kTileM * kRow);
+    b_tiles = base_ + smem_.b + a_first() * imm(kTileM * kRow);
     a_tiles = base_ + smem_.b + (rank_ << imm(8 + 7));  // 256 rows of 128 bytes on rank 1
   }
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);

@@ -77,7 +77,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
     std::int64_t resident = std::max(device.properties().sm_count, 1);
     if (cluster > 1) {
       config_.cluster = {static_cast<std::uint32_t>(cluster)};
-      config_.grid = {static_cast<std::uint32_t>(cluster)};
+      config_.grid = {static_cast<std::uint32_t>(cluster)};  // one cluster, for the occupancy query
       resident = std::max<std::int64_t>(module_.max_active_clusters(sm90a_gemm_amax_name(p, tiling_), config_), 1);
     }
     config_.grid = {static_cast<std::uint32_t>(std::min(units, resident) * cluster)};

@@ -32,6 +32,12 @@ TEST(GemmAmaxCommand, RefusesBadArgumentsSayingWhatIsAccepted) {
                       "--tile '128x0' refused; expected MxN with positive M and N (e.g. 128x256)"));
   EXPECT_TRUE(refuses("gemm-amax --sf-vec 8 --device sim", "--sf-vec '8' refused; accepted: 16, 32"));
   EXPECT_TRUE(refuses("gemm-amax --ab bf16 --device sim", "--ab 'bf16' refused; accepted: e4m3, e5m2, e2m1"));
+  EXPECT_TRUE(refuses("gemm-amax --sf e5m2 --device sim", "--sf 'e5m2' refused; accepted: e8m0, e4m3"));
+  EXPECT_TRUE(refuses("gemm-amax --c s8 --device sim", "--c 's8' refused; accepted: f32, bf16, f16, e4m3, e5m2, e2m1"));
+  EXPECT_TRUE(refuses("gemm-amax --m 0 --device sim", "--m '0' refused; expected a positive integer"));
+  EXPECT_TRUE(refuses("gemm-amax --device gpu", "--device 'gpu' refused; accepted: cuda, sim"));
+  EXPECT_TRUE(refuses("gemm-amax --bogus 1 --device sim", "unknown argument '--bogus'; see `warpforge gemm-amax --help`"));
+  EXPECT_TRUE(refuses("gemm-amax --device sim --m", "unknown argument or missing value: '--m'"));
   // A cluster shape no kernel runs: the refusal of the sm80 kernel (which
   // takes whatever the sm90a kernel does not), naming where 2x1 runs.
   EXPECT_TRUE(refuses("gemm-amax --m 256 --n 256 --k 64 --cluster 1x2 --device sim",

@@ -86,8 +86,9 @@ inline std::string load_kernel(std::uint32_t bytes, int rank, const std::string&
 // A 2-CTA cluster of 32 threads each: every CTA arms its barrier for
 // $SIZE bytes and fills `src` with 1000 x rank + word index; after the
 // cluster barrier, thread 0 of each CTA has the copy engine send `src` into
-// the partner's `dst`, completing on the partner's barrier ($BAR: `peer`,
-// or `own` to name this CTA's barrier instead); each CTA waits on its own
+// the partner's `dst`, completing on the partner's barrier ($BAR: %r9, or
+// %r2 for this CTA's barrier instead; $SRC: %r3, this CTA's `src`, or %r8,
+// the partner's `dst`); each CTA waits on its own
 // barrier and writes `dst` to out[rank * 64 ..].
 inline const char* kBulkToPeerKernel = R"(
 .visible .entry bulk_to_peer(.param .u64 out)
@@ -123,7 +124,7 @@ ARMED:
   mapa.shared::cluster.u32 %r8, %r4, %r12;
   mapa.shared::cluster.u32 %r9, %r2, %r12;
   mov.u32 %r10, $BAR;
-  cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r8], [%r3], $SIZE, [%r10];
+  cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r8], [$SRC], $SIZE, [%r10];
 WAIT:
   mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p2, [%r2], 0;
   @!%p2 bra WAIT;
@@ -144,8 +145,9 @@ WAIT:
 }
 )";
 
-inline std::string bulk_to_peer_kernel(const std::string& size = "256", const std::string& bar = "%r9") {
-  return ptx_module(fill(kBulkToPeerKernel, {{"SIZE", size}, {"BAR", bar}}));
+inline std::string bulk_to_peer_kernel(const std::string& size = "256", const std::string& bar = "%r9",
+                                       const std::string& src = "%r3") {
+  return ptx_module(fill(kBulkToPeerKernel, {{"SIZE", size}, {"BAR", bar}, {"SRC", src}}));
 }
 
 // Every CTA of a 2-CTA cluster arms its own barrier; after a cluster barrier

@@ -266,7 +266,7 @@ TEST_F(HopperTest, BulkCopyIntoThePartnerCtaSignalsItsBarrier) {
     for (std::uint32_t i = 0; i < 64; ++i) ASSERT_EQ(got[rank * 64 + i], 1000 * (rank ^ 1) + i) << rank << " " << i;
 }
 
-TEST_F(HopperTest, BulkCopyRefusesASizeOrABarrierTheIsaDoesNot) {
+TEST_F(HopperTest, BulkCopyRefusesASizeSourceOrBarrierTheIsaDoesNot) {
   const runtime::LaunchConfig pair{.grid = {2}, .block = {32}, .cluster = {2, 1, 1}};
   auto out = upload(std::vector<std::uint32_t>(128, 0));
   const std::string size = ptx_error(bulk_to_peer_kernel("40"), "bulk_to_peer", pair, {arg_u64(out)});
@@ -274,6 +274,8 @@ TEST_F(HopperTest, BulkCopyRefusesASizeOrABarrierTheIsaDoesNot) {
   const std::string own = ptx_error(bulk_to_peer_kernel("256", "%r2"), "bulk_to_peer", pair, {arg_u64(out)});
   EXPECT_NE(own.find("signals an mbarrier in another CTA; the ISA requires the destination's"), std::string::npos)
       << own;
+  const std::string remote = ptx_error(bulk_to_peer_kernel("256", "%r9", "%r8"), "bulk_to_peer", pair, {arg_u64(out)});
+  EXPECT_NE(remote.find("is another CTA's shared memory; the source is .shared::cta"), std::string::npos) << remote;
 }
 
 TEST_F(HopperTest, BulkCopiesTheSimulatorDoesNotRunAreRefusedAtLoad) {

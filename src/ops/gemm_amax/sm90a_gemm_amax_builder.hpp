@@ -5,6 +5,7 @@
 // sm90a_gemm_amax_codes.cpp (codes and scales to bf16),
 // sm90a_gemm_amax_converting.cpp (the converting warpgroups),
 // sm90a_gemm_amax_dequantizer.cpp (dequantizer warpgroups, A in registers),
+// sm90a_gemm_amax_fragments.cpp (converting warpgroups, A in registers),
 // sm90a_gemm_amax_fp8_mma.cpp (FP8 wgmma on the codes).
 #pragma once
 
@@ -71,6 +72,11 @@ class AmaxKernel {
                      " K splits with converting warpgroups; they take tile_n 256, 3 stages and no split");
     if (wide && !converting())
       throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting warpgroups (no fp8_mma, no dequantizer warpgroups)");
+    if (t.a_fragments && (!converting() || !fp4() || t.cluster_m != 1))
+      throw OpsError("sm90a gemm_amax kernel: a_fragments with " + std::string(runtime::name(p.ab_dtype)) +
+                     " data, cluster_m " + std::to_string(t.cluster_m) +
+                     (converting() ? "" : ", no converting warpgroups") +
+                     "; it takes E2M1 data on the converting warpgroups, cluster_m 1");
     if (t.cluster_m != 1 && (t.cluster_m != 2 || !converting()))
       throw OpsError("sm90a gemm_amax kernel: cluster_m " + std::to_string(t.cluster_m) +
                      "; it takes 1, or 2 with converting warpgroups");
@@ -137,6 +143,7 @@ class AmaxKernel {
     Reg raw;   // byte offset of the thread's codes in a raw stage
     Reg site;  // its first scale's byte in a stage's piece (scale_site), plus site_offset
     std::int64_t site_offset = 0;
+    std::int64_t raw_offset = 0;  // added to raw
   };
   Reg scale_site(const Reg& piece_row, const Reg& code0);
   // A row's scales in K block kb: `count` bytes (1, or 2 with 32 codes of
@@ -158,6 +165,7 @@ class AmaxKernel {
   int unbias_exponent() const { return p_.ab_dtype == DType::e2m1 ? 126 : p_.ab_dtype == DType::e4m3 ? 120 : 112; }
   void apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded);
   void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
+  void fp4_pair(const Reg& from, int i, const Reg& factor2, const Reg& out, bool folded);
   void dequant_fp8(const Regs& w, const Reg& factor2, const Regs& out, bool folded);
   Pred codes_finite(const std::vector<Regs>& words);
   void consumer();
@@ -206,6 +214,25 @@ class AmaxKernel {
                            const TileCoords& t);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
                     const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw, const TileCoords& t);
+  // a_fragments (sm90a_gemm_amax_fragments.cpp): the B rows a converting
+  // thread dequantizes per K block (dequant_b's), and, for a consumer, its
+  // A rows into four k16 steps' fragments (`frags`), each step's wgmma
+  // issued as soon as its fragment is written.
+  struct FragmentRows {
+    ChunkMap m;
+    std::vector<RowReads> b;
+    std::vector<Reg> stores;
+  };
+  FragmentRows fragment_rows(bool consumer);
+  void convert_b_stage(const FragmentRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb, const Reg& cstage);
+  void a_fragment_steps(const ARows& a, const std::vector<Regs>& frags, const Regs& acc, const Reg& desc_b,
+                        const Reg& rstage, const Reg& kb, bool accumulate);
+  void mainloop_fragments(const Regs* acc, const ARows* a, const std::vector<Regs>* frags, const Reg& desc_b0,
+                          const Reg& stage, const Reg& rstage, const Reg& rphase, const FragmentRows& rows,
+                          LoadCursor* loads, const Reg* freed, const TileCoords& t);
+  void fragments_helper();
+  // The consumer thread's rows of A for register fragments (dequant_a_fragments).
+  ARows a_rows();
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   void finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   Reg partial_index(const TileCoords& t, const Reg& split, const Reg& cw);

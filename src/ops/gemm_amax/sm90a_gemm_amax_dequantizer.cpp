@@ -49,28 +49,54 @@ void AmaxKernel::dequantizer() {
 // B's stage: tile_n rows of one K block (64 codes) to bf16, with the scale
 // bytes loaded (scale_bytes), each row's 64 codes in the order the consumers'
 // register-A fragments take A's (dequant_a_fragments): pair q of the 32 at
-// pair 8·((q/2) % 4) + 4·(q % 2) + q/8.
+// pair 8·((q/2) % 4) + 4·(q % 2) + q/8. Pair o of chunk c (32 E2M1 codes,
+// dequant_fp4's numbering) is pair q = 16c + o of the row: pairs o and
+// o + 8 are one 8-byte store (dequantizer()), emitted store by store so
+// that few converted pairs are live at once (the a_fragments consumers
+// convert a B row beside 128 accumulators and two fragment sets).
 void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                            const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto pass = [&] {
       Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
       k_.ld(Space::shared, b32, w, at(raw + rows[i].raw));
-      Regs out;
-      for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-      dequant_words(w, scales[i], m.scales, kb, m.c * imm(m.codes), out);
-      // Pair o of chunk c (32 E2M1 codes) is pair q = 16c + o of the row:
-      // pairs o and o + 8 are one 8-byte store (dequantizer()).
+      Reg code0 = m.c * imm(m.codes);
       Reg first = dst + stores[i];
-      for (int o = 0; o < 8; ++o)
-        k_.st(Space::shared, b32, at(first ^ imm(o << 4)),
-              Regs{out[static_cast<std::size_t>(o)], out[static_cast<std::size_t>(o + 8)]});
+      auto convert = [&](bool folded) {
+        const Regs f = scale_factors(scales[i], m.scales, kb, code0, folded);
+        std::optional<Reg> high[4];  // word j >> 8, for pairs 2 and 3 of the word
+        for (int o = 0; o < 8; ++o) {
+          Regs pair{k_.reg(b32), k_.reg(b32)};
+          for (int e = 0; e < 2; ++e) {
+            const std::size_t j = static_cast<std::size_t>(2 * e + o / 4);  // out[o + 8e] is pair o % 4 of word j
+            if (o % 4 >= 2 && !high[j]) high[j] = Reg(w[j] >> 8u);
+            fp4_pair(o % 4 < 2 ? w[j] : *high[j], o % 4, j < 2 ? f.front() : f.back(), pair[static_cast<std::size_t>(e)],
+                     folded);
+          }
+          k_.st(Space::shared, b32, at(first ^ imm(o << 4)), pair);
+        }
+      };
+      k_.if_else(scales_fold({scales[i]}, m.scales), [&] { convert(true); }, [&] { convert(false); });
     };
     if (t_.tile_n < m.row_step)
       k_.if_then(m.row_in < imm(t_.tile_n), pass);
     else
       pass();
   }
+}
+
+// The thread's rows r = 16·warp + lane/4 and r + 8 of its warpgroup's 64,
+// codes 16·(lane % 4) .. + 15 of each K block (8 bytes, one scale). Row
+// r + 8's reads are row r's plus constants (registers are scarce beside the
+// accumulators): 8 raw rows on, and as r % 16 < 8, r % 32 + 8 stays below
+// 32, so its scale byte is 8 words of the piece on (scale_site).
+AmaxKernel::ARows AmaxKernel::a_rows() {
+  Reg lane = tid_ & 31u;
+  Reg row = (tid_ >> 7) * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
+  ARows a{.code0 = (lane & 3u) << 4};
+  a.rows[0] = {row * raw_row_bytes() + ((lane & 3u) << 3), scale_site(row, a.code0)};
+  a.rows[1] = {a.rows[0].raw, a.rows[0].site, 8 << 4, 8 * static_cast<std::int64_t>(raw_row_bytes())};
+  return a;
 }
 
 // This thread's A fragments for the four k16 steps of raw stage `rstage`
@@ -89,7 +115,7 @@ void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Re
   for (int h = 0; h < 2; ++h) {
     Regs w;
     for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
-    k_.ld(Space::shared, b32, w, at(raw + a.rows[h].raw));
+    k_.ld(Space::shared, b32, w, at(raw + a.rows[h].raw, a.rows[h].raw_offset));
     dequant_words(w, scale_bytes(sf_stage, a.rows[h], kb, 1), 1, kb, a.code0, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
   }
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));

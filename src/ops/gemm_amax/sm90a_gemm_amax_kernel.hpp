@@ -116,6 +116,11 @@ struct Sm90aGemmAmaxTiling {
   // those B rows into its partner's (cp.async.bulk.shared::cluster): a
   // third fewer conversions per MAC.
   int cluster_m = 1;
+  // Converting warpgroups, E2M1, cluster_m 1: the consumers dequantize A
+  // straight into wgmma's register fragments (wgmma with A from registers)
+  // and the bf16 stages hold only B, in the fragments' K order: no bf16 A
+  // is stored or read back (32 KB of shared-memory traffic a K block).
+  bool a_fragments = false;
 };
 // B's rows a CTA loads and converts: tile_n, or half of it in a cluster.
 inline int sm90a_gemm_amax_b_rows(const Sm90aGemmAmaxTiling& t) { return t.tile_n / t.cluster_m; }

@@ -105,6 +105,7 @@ class AmaxKernel {
   Reg first_unit() { return k_.mov(u32, clustered() ? SReg::clusterid_x : SReg::ctaid_x); }
   Reg unit_step() { return k_.sreg(clustered() ? SReg::nclusterid_x : SReg::nctaid_x); }
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
+  void for_each_unit(const std::function<void(const Reg&)>& body);  // the CTA's units
   Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
   // The consumers convert both operands (no dequantizer warpgroup).
@@ -154,6 +155,17 @@ class AmaxKernel {
   Pred scales_fold(const std::vector<Reg>& bytes, int count);
   Regs scale_factors(const Reg& bytes, int count, const Reg& kb, const Reg& code0, bool folded);
   Reg decode_scale(const Reg& e, int byte, int bytes);
+  struct BRowCodes {
+    Reg codes;   // the address of its codes
+    Regs w;      // the chunk's 4 words of codes
+    Reg bytes;   // its scale bytes (scale_bytes)
+    Pred fold;   // whether they fold (scales_fold)
+    Reg first;   // its first store's address
+  };
+  BRowCodes load_b_row(const ChunkMap& m, const Reg& raw, const Reg& dst, const RowReads& row, const Reg& store,
+                       const Reg& scale_bytes, bool load);
+  void load_b_words(const BRowCodes& r, int o0, int o1);
+  void convert_b_pairs(const ChunkMap& m, const BRowCodes& r, const Reg& kb, int o0, int o1);
   void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                  const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb);
   void dequant_words(const Regs& w, const Reg& bytes, int count, const Reg& kb, const Reg& code0, const Regs& out);
@@ -224,9 +236,9 @@ class AmaxKernel {
     std::vector<Reg> stores;
   };
   FragmentRows fragment_rows(bool consumer);
-  void convert_b_stage(const FragmentRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb, const Reg& cstage);
   void a_fragment_steps(const ARows& a, const std::vector<Regs>& frags, const Regs& acc, const Reg& desc_b,
-                        const Reg& rstage, const Reg& kb, bool accumulate);
+                        const Reg& rstage, const Reg& kb, const std::variant<bool, PredUse>& accumulate,
+                        const std::function<void(int)>& after_step);
   void mainloop_fragments(const Regs* acc, const ARows* a, const std::vector<Regs>* frags, const Reg& desc_b0,
                           const Reg& stage, const Reg& rstage, const Reg& rphase, const FragmentRows& rows,
                           LoadCursor* loads, const Reg* freed, const TileCoords& t);

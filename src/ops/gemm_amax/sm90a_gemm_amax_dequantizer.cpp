@@ -49,40 +49,57 @@ void AmaxKernel::dequantizer() {
 // B's stage: tile_n rows of one K block (64 codes) to bf16, with the scale
 // bytes loaded (scale_bytes), each row's 64 codes in the order the consumers'
 // register-A fragments take A's (dequant_a_fragments): pair q of the 32 at
-// pair 8·((q/2) % 4) + 4·(q % 2) + q/8. Pair o of chunk c (32 E2M1 codes,
-// dequant_fp4's numbering) is pair q = 16c + o of the row: pairs o and
-// o + 8 are one 8-byte store (dequantizer()), emitted store by store so
-// that few converted pairs are live at once (the a_fragments consumers
-// convert a B row beside 128 accumulators and two fragment sets).
+// pair 8·((q/2) % 4) + 4·(q % 2) + q/8.
 void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                            const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto pass = [&] {
-      Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
-      k_.ld(Space::shared, b32, w, at(raw + rows[i].raw));
-      Reg code0 = m.c * imm(m.codes);
-      Reg first = dst + stores[i];
-      auto convert = [&](bool folded) {
-        const Regs f = scale_factors(scales[i], m.scales, kb, code0, folded);
-        std::optional<Reg> high[4];  // word j >> 8, for pairs 2 and 3 of the word
-        for (int o = 0; o < 8; ++o) {
-          Regs pair{k_.reg(b32), k_.reg(b32)};
-          for (int e = 0; e < 2; ++e) {
-            const std::size_t j = static_cast<std::size_t>(2 * e + o / 4);  // out[o + 8e] is pair o % 4 of word j
-            if (o % 4 >= 2 && !high[j]) high[j] = Reg(w[j] >> 8u);
-            fp4_pair(o % 4 < 2 ? w[j] : *high[j], o % 4, j < 2 ? f.front() : f.back(), pair[static_cast<std::size_t>(e)],
-                     folded);
-          }
-          k_.st(Space::shared, b32, at(first ^ imm(o << 4)), pair);
-        }
-      };
-      k_.if_else(scales_fold({scales[i]}, m.scales), [&] { convert(true); }, [&] { convert(false); });
-    };
+    auto pass = [&] { convert_b_pairs(m, load_b_row(m, raw, dst, rows[i], stores[i], scales[i], true), kb, 0, 8); };
     if (t_.tile_n < m.row_step)
       k_.if_then(m.row_in < imm(t_.tile_n), pass);
     else
       pass();
   }
+}
+
+// One B row's chunk for dequant_b or convert_b_pairs: where its codes
+// are, its codes (all four words loaded, with `load`; else load_b_words
+// loads them), where its stores go, and whether its scales fold.
+AmaxKernel::BRowCodes AmaxKernel::load_b_row(const ChunkMap& m, const Reg& raw, const Reg& dst, const RowReads& row,
+                                             const Reg& store, const Reg& scale_bytes, bool load) {
+  BRowCodes r{raw + row.raw, k_.regs(b32, 4), scale_bytes, scales_fold({scale_bytes}, m.scales), dst + store};
+  if (load) k_.ld(Space::shared, b32, r.w, at(r.codes));
+  return r;
+}
+
+// The words a chunk's stores o0 .. o1 - 1 convert (convert_b_pairs): o / 4 and 2 + o / 4.
+void AmaxKernel::load_b_words(const BRowCodes& r, int o0, int o1) {
+  for (int j = o0 / 4; j <= (o1 - 1) / 4; ++j)
+    for (int e = 0; e < 2; ++e)
+      k_.ld(Space::shared, b32, r.w[static_cast<std::size_t>(2 * e + j)], at(r.codes, 4 * (2 * e + j)));
+}
+
+// Stores o0 .. o1 - 1 of a loaded chunk's eight. Pair o of chunk c (32
+// E2M1 codes, dequant_fp4's numbering) is pair q = 16c + o of the row:
+// pairs o and o + 8 are one 8-byte store (dequantizer()), emitted store by
+// store so that few converted pairs are live at once (the a_fragments
+// consumers convert a B row beside 128 accumulators and two fragment sets,
+// two stores under each k16 step's wgmma).
+void AmaxKernel::convert_b_pairs(const ChunkMap& m, const BRowCodes& r, const Reg& kb, int o0, int o1) {
+  auto convert = [&](bool folded) {
+    const Regs f = scale_factors(r.bytes, m.scales, kb, m.c * imm(m.codes), folded);
+    std::optional<Reg> high[4];  // word j >> 8, for pairs 2 and 3 of the word
+    for (int o = o0; o < o1; ++o) {
+      Regs pair{k_.reg(b32), k_.reg(b32)};
+      for (int e = 0; e < 2; ++e) {
+        const std::size_t j = static_cast<std::size_t>(2 * e + o / 4);  // out[o + 8e] is pair o % 4 of word j
+        if (o % 4 >= 2 && !high[j]) high[j] = Reg(r.w[j] >> 8u);
+        fp4_pair(o % 4 < 2 ? r.w[j] : *high[j], o % 4, j < 2 ? f.front() : f.back(), pair[static_cast<std::size_t>(e)],
+                 folded);
+      }
+      k_.st(Space::shared, b32, at(r.first ^ imm(o << 4)), pair);
+    }
+  };
+  k_.if_else(r.fold, [&] { convert(true); }, [&] { convert(false); });
 }
 
 // The thread's rows r = 16·warp + lane/4 and r + 8 of its warpgroup's 64,

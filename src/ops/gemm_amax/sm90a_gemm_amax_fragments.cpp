@@ -25,17 +25,6 @@ AmaxKernel::FragmentRows AmaxKernel::fragment_rows(bool consumer) {
   return r;
 }
 
-// The thread's B rows of raw stage `rstage` (K block kb) into bf16 stage `cstage`.
-void AmaxKernel::convert_b_stage(const FragmentRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb,
-                                 const Reg& cstage) {
-  k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-  Reg sf = base_ + smem_.raw_sfb + rstage * smem_.sf_stage;
-  std::vector<Reg> scales;
-  for (const RowReads& row : rows.b) scales.push_back(scale_bytes(sf, row, kb, rows.m.scales));
-  dequant_b(rows.m, base_ + smem_.raw_b + rstage * smem_.raw_stage, base_ + smem_.b + cstage * smem_.b_stage, rows.b,
-            rows.stores, scales, kb);
-}
-
 // A consumer's A of raw stage `rstage` (K block kb): its two rows' 16 codes
 // (one 8-byte load and one scale each, as dequant_a_fragments) into the
 // four k16 steps' fragments, step s's wgmma m64n256k16 issued as soon as
@@ -49,14 +38,14 @@ void AmaxKernel::convert_b_stage(const FragmentRows& rows, const Reg& rstage, co
 // (dequant_fp4's numbering), fragment registers {row r pair 2s, row r + 8
 // pair 2s, row r pair 2s + 1, row r + 8 pair 2s + 1}.
 void AmaxKernel::a_fragment_steps(const ARows& a, const std::vector<Regs>& frags, const Regs& acc, const Reg& desc_b,
-                                  const Reg& rstage, const Reg& kb, bool accumulate) {
+                                  const Reg& rstage, const Reg& kb, const std::variant<bool, PredUse>& accumulate,
+                                  const std::function<void(int)>& after_step) {
   Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage;
   Reg sf = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
   Regs w[2];
   Reg bytes[2];
   for (int h = 0; h < 2; ++h) {
     w[h] = k_.regs(b32, 2);
-    k_.ld(Space::shared, b32, w[h], at(raw + a.rows[h].raw, a.rows[h].raw_offset));
     bytes[h] = scale_bytes(sf, a.rows[h], kb, 1);
   }
   // The scale factors as they are, two multiplies a pair (apply_scale,
@@ -69,6 +58,8 @@ void AmaxKernel::a_fragment_steps(const ARows& a, const std::vector<Regs>& frags
     k_.wgmma_wait_group(static_cast<int>(frags.size()) - 1);
     for (int h = 0; h < 2; ++h) {
       const Reg& word = w[h][static_cast<std::size_t>(s / 2)];
+      // Each pair of steps loads the word it converts (registers).
+      if (s % 2 == 0) k_.ld(Space::shared, b32, word, at(raw + a.rows[h].raw, a.rows[h].raw_offset + 2 * s));
       Reg from = s % 2 ? Reg(word >> 8u) : word;
       for (int e = 0; e < 2; ++e)
         fp4_pair(from, 2 * (s % 2) + e, factor[h], set[static_cast<std::size_t>(2 * e + h)], false);
@@ -76,21 +67,25 @@ void AmaxKernel::a_fragment_steps(const ARows& a, const std::vector<Regs>& frags
     k_.wgmma_fence();
     // Each k16 step moves 32 bytes along B's K-major rows.
     k_.wgmma_mma_async(bf16, bf16, acc, set, desc_b + static_cast<std::uint64_t>(2 * s),
-                       std::variant<bool, PredUse>(s > 0 || accumulate), WgmmaMajor::k);
+                       s == 0 ? accumulate : std::variant<bool, PredUse>(true), WgmmaMajor::k);
     k_.wgmma_commit_group();
+    if (after_step) after_step(s);
   }
 }
 
 // One unit, for a consumer (acc, a, frags) or the helper warpgroup (loads,
-// freed): per K block all convert B into a bf16 stage, one named barrier
-// publishes it (fence.proxy.async first: wgmma reads it through the async
-// proxy), then the consumers dequantize that block's A from the same raw
-// stage and issue its wgmma (a_fragment_steps). So a raw stage is free
-// after the barrier that follows the next block's B: the helper's first
-// thread then loads into it (`freed`: not at the kernel's first barrier,
-// which follows no A). Three bf16 stages: the B of block kb + 1 is written
-// while wgmma reads block kb's stage; block kb - 2's wgmma completed (its
-// last step's wait_group) before each consumer reached barrier kb - 1.
+// freed). The B of the unit's first K block is converted whole; then each
+// block kb's A steps (a_fragment_steps) carry block kb + 1's B, two of a
+// consumer's eight stores after each step's wgmma issue, so the tensor
+// cores have work queued while the B is converted (two fragment sets hold
+// only two steps in flight); the helper converts its rows of kb + 1 whole.
+// One named barrier per block publishes its B (fence.proxy.async first:
+// wgmma reads it through the async proxy). The barrier after block kb + 1's
+// B frees raw stage kb (its A was converted before it): the helper's first
+// thread then loads into it (`freed`: not at the kernel's first barrier).
+// Three bf16 stages: block kb + 1's B is written after barrier kb, which
+// every consumer reached after block kb - 1's steps, whose waits completed
+// block kb - 2's wgmma, the last reader of that stage.
 void AmaxKernel::mainloop_fragments(const Regs* acc, const ARows* a, const std::vector<Regs>* frags,
                                     const Reg& desc_b0, const Reg& stage, const Reg& rstage, const Reg& rphase,
                                     const FragmentRows& rows, LoadCursor* loads, const Reg* freed,
@@ -101,27 +96,67 @@ void AmaxKernel::mainloop_fragments(const Regs* acc, const ARows* a, const std::
     k_.selp(n, 0u, n, n == imm(t_.stages));
     return n;
   };
-  auto block = [&](const Reg& kb, const Reg& cstage, bool accumulate) {
-    convert_b_stage(rows, rstage, rphase, kb, cstage);
+  auto publish = [&] {
     k_.fence_proxy_async_shared();
     // Not bar.sync (aligned): the fold branches and the raw-stage waits may
     // leave a warp's threads apart here (mainloop_converting).
     k_.barrier_sync(all, 128 * (kConsumers + 1));
-    if (loads) {
-      k_.if_then(tid_ == imm(128 * kProducerWg), [&] {
-        k_.if_then(*freed != 0u, [&] { issue_load(*loads); });
-        k_.mov(*freed, 1u);
-      });
-    }
-    if (acc) a_fragment_steps(*a, *frags, *acc, stage_descriptor(desc_b0, cstage, smem_.b_stage), rstage, kb, accumulate);
-    advance(rstage, rphase, t_.raw_stages);
+    if (!loads) return;
+    k_.if_then(tid_ == imm(128 * kProducerWg), [&] {
+      k_.if_then(*freed != 0u, [&] { issue_load(*loads); });
+      k_.mov(*freed, 1u);
+    });
   };
-  block(t.kb0, stage, false);
-  k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
-    k_.if_then(kb + 1u < t.kb1, [&] { block(kb + 1u, next(stage), true); });
+  // Raw stage `rs` (phase `rp`): its B rows (K block kb) loaded for bf16 stage `cstage`.
+  auto load_b = [&](const Reg& rs, const Reg& rp, const Reg& kb, const Reg& cstage, bool load) {
+    k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rs)), rp);
+    Reg sf = base_ + smem_.raw_sfb + rs * smem_.sf_stage;
+    Reg raw = base_ + smem_.raw_b + rs * smem_.raw_stage, dst = base_ + smem_.b + cstage * smem_.b_stage;
+    std::vector<BRowCodes> codes;
+    for (std::size_t i = 0; i < rows.b.size(); ++i)
+      codes.push_back(
+          load_b_row(rows.m, raw, dst, rows.b[i], rows.stores[i], scale_bytes(sf, rows.b[i], kb, rows.m.scales), load));
+    return codes;
+  };
+  auto convert_b = [&](const Reg& rs, const Reg& rp, const Reg& kb, const Reg& cstage) {
+    for (const BRowCodes& r : load_b(rs, rp, kb, cstage, true)) convert_b_pairs(rows.m, r, kb, 0, 8);
+  };
+  auto a_steps = [&](const Reg& kb, const std::function<void(int)>& after_step) {
+    a_fragment_steps(*a, *frags, *acc, stage_descriptor(desc_b0, stage, smem_.b_stage), rstage, kb,
+                     Pred(kb != t.kb0), after_step);
+  };
+  convert_b(rstage, rphase, t.kb0, stage);
+  publish();
+  if (!acc) advance(rstage, rphase, t_.raw_stages);
+  Reg last = t.kb1 - 1u;
+  k_.for_range(t.kb0, last, 1, [&](Reg kb) {
+    if (acc) {
+      // The next raw stage (block kb + 1's) and its phase.
+      Reg rs = rstage + 1u, rp = k_.reg(u32);
+      k_.selp(rp, rphase ^ 1u, rphase, rs == imm(t_.raw_stages));
+      k_.selp(rs, 0u, rs, rs == imm(t_.raw_stages));
+      // (Each pair of steps loads the two words it converts: registers.)
+      const std::vector<BRowCodes> codes = load_b(rs, rp, kb + 1u, next(stage), false);
+      a_steps(kb, [&](int s) {
+        for (const BRowCodes& r : codes) {
+          if (s % 2 == 0) load_b_words(r, 2 * s, 2 * s + 4);
+          convert_b_pairs(rows.m, r, kb + 1u, 2 * s, 2 * s + 2);
+        }
+      });
+      advance(rstage, rphase, t_.raw_stages);
+    } else {
+      convert_b(rstage, rphase, kb + 1u, next(stage));
+      advance(rstage, rphase, t_.raw_stages);
+    }
+    publish();
     k_.mov(stage, next(stage));
   });
-  if (acc) k_.wgmma_wait_group(0);
+  if (acc) {
+    a_steps(last, nullptr);
+    advance(rstage, rphase, t_.raw_stages);
+    k_.wgmma_wait_group(0);
+  }
+  k_.mov(stage, next(stage));
 }
 
 // The helper warpgroup with a_fragments: converts its B rows of every

@@ -126,11 +126,15 @@ TileCoords AmaxKernel::tile_of(const Reg& work) {
 }
 
 void AmaxKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
+  for_each_unit([&](const Reg& unit) { body(tile_of(unit)); });
+}
+
+void AmaxKernel::for_each_unit(const std::function<void(const Reg&)>& body) {
   Reg unit = first_unit();
   Reg step = unit_step();
   k_.while_loop([&] { return unit < imm(per_batch_ * p_.l * t_.splits); },
                 [&] {
-                  body(tile_of(unit));
+                  body(unit);
                   k_.add(unit, unit, step);
                 });
 }
@@ -264,9 +268,11 @@ void AmaxKernel::consumer() {
     std::vector<Regs> frags;
     for (int s = 0; s < 2; ++s) frags.push_back(k_.regs(b32, 4, std::string("afrag_") + static_cast<char>('a' + s)));
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
-    for_each_tile([&](const TileCoords& t) {
-      mainloop_fragments(&acc, &a, &frags, desc_b0, stage, rstage, rphase, rows, nullptr, nullptr, t);
-      finish_tile(acc, t, cw, thread_max);
+    // The tile's coordinates computed again for its epilogue: registers
+    // held across the K loop would spill.
+    for_each_unit([&](const Reg& unit) {
+      mainloop_fragments(&acc, &a, &frags, desc_b0, stage, rstage, rphase, rows, nullptr, nullptr, tile_of(unit));
+      finish_tile(acc, tile_of(unit), cw, thread_max);
     });
   } else if (converting()) {
     Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_tiles + cw * (64 * kRow), 16, kAtom);

@@ -226,23 +226,22 @@ class AmaxKernel {
                            const TileCoords& t);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
                     const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw, const TileCoords& t);
-  // a_fragments (sm90a_gemm_amax_fragments.cpp): the B rows a converting
-  // thread dequantizes per K block (dequant_b's), and, for a consumer, its
-  // A rows into four k16 steps' fragments (`frags`), each step's wgmma
-  // issued as soon as its fragment is written.
+  // a_fragments (sm90a_gemm_amax_fragments.cpp): the B rows a thread
+  // dequantizes per K block (dequant_b's), and its A rows into four k16
+  // steps' fragments (`frags`), each step's wgmma issued as soon as its
+  // fragment is written.
   struct FragmentRows {
     ChunkMap m;
     std::vector<RowReads> b;
     std::vector<Reg> stores;
   };
-  FragmentRows fragment_rows(bool consumer);
+  FragmentRows fragment_rows();
   void a_fragment_steps(const ARows& a, const std::vector<Regs>& frags, const Regs& acc, const Reg& desc_b,
                         const Reg& rstage, const Reg& kb, const std::variant<bool, PredUse>& accumulate,
                         const std::function<void(int)>& after_step);
-  void mainloop_fragments(const Regs* acc, const ARows* a, const std::vector<Regs>* frags, const Reg& desc_b0,
+  void mainloop_fragments(const Regs& acc, const ARows& a, const std::vector<Regs>& frags, const Reg& desc_b0,
                           const Reg& stage, const Reg& rstage, const Reg& rphase, const FragmentRows& rows,
-                          LoadCursor* loads, const Reg* freed, const TileCoords& t);
-  void fragments_helper();
+                          LoadCursor& loads, const Reg& freed, const TileCoords& t);
   // The consumer thread's rows of A for register fragments (dequant_a_fragments).
   ARows a_rows();
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);

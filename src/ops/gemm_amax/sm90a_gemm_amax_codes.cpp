@@ -220,7 +220,7 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   m.chunks = clustered() ? 4 : static_cast<int>(raw_row_bytes() / 16);
   m.chunk_bytes = raw_row_bytes() / static_cast<std::uint32_t>(m.chunks);
   m.codes = kSm90aGemmAmaxTileK / m.chunks;
-  const int threads = 128 * (converting() ? kConsumers + 1 : t_.dequant_warpgroups);
+  const int threads = t_.a_fragments ? 128 * kConsumers : 128 * (converting() ? kConsumers + 1 : t_.dequant_warpgroups);
   m.row_step = threads / m.chunks;
   // FP4 with 16-code blocks has two scales per chunk (words 0-1 and 2-3).
   m.scales = m.codes / std::min(m.codes, p_.vec);

@@ -77,10 +77,13 @@ ptx::Module AmaxKernel::build() {
     k_.bar_sync(0);
   }
   Reg wg = tid_ >> 7;
+  if (t_.a_fragments) {
+    consumer();
+  } else {
   k_.if_else(
       wg == kProducerWg,
       [&] {
-        if (converting()) return t_.a_fragments ? fragments_helper() : converting_helper();
+        if (converting()) return converting_helper();
         k_.setmaxnreg_dec(kProducerRegisters);
         producer();
         if (t_.fp8_mma) k_.if_then(tid_ >= 128 * kProducerWg + 32, [&] { scale_converter(); });
@@ -89,6 +92,7 @@ ptx::Module AmaxKernel::build() {
         if (t_.fp8_mma || converting()) return consumer();
         k_.if_else(wg >= kDequantWg0, [&] { dequantizer(); }, [&] { consumer(); });
       });
+  }
   if (clustered()) {  // no CTA leaves while its partner may still store or arrive into it
     k_.barrier_cluster_arrive();
     k_.barrier_cluster_wait();
@@ -263,15 +267,20 @@ void AmaxKernel::consumer() {
       finish_tile(acc, t, cw, thread_max);
     });
   } else if (t_.a_fragments) {
-    const FragmentRows rows = fragment_rows(true);
+    const FragmentRows rows = fragment_rows();
     const ARows a = a_rows();
     std::vector<Regs> frags;
-    for (int s = 0; s < 2; ++s) frags.push_back(k_.regs(b32, 4, std::string("afrag_") + static_cast<char>('a' + s)));
+    for (int s = 0; s < 4; ++s) frags.push_back(k_.regs(b32, 4, std::string("afrag_") + static_cast<char>('a' + s)));
+    LoadCursor loads = load_cursor();
+    k_.if_then(tid_ == 0u, [&] {
+      for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
+    });
+    Reg freed = k_.mov(u32, 0);
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     // The tile's coordinates computed again for its epilogue: registers
     // held across the K loop would spill.
     for_each_unit([&](const Reg& unit) {
-      mainloop_fragments(&acc, &a, &frags, desc_b0, stage, rstage, rphase, rows, nullptr, nullptr, tile_of(unit));
+      mainloop_fragments(acc, a, frags, desc_b0, stage, rstage, rphase, rows, loads, freed, tile_of(unit));
       finish_tile(acc, tile_of(unit), cw, thread_max);
     });
   } else if (converting()) {

@@ -136,7 +136,10 @@ inline std::uint32_t sm90a_gemm_amax_raw_row_bytes(runtime::DType ab, const Sm90
   const int codes = sm90a_gemm_amax_codes(t);
   return static_cast<std::uint32_t>(ab == runtime::DType::e2m1 ? codes / 2 : codes);
 }
+// With a_fragments the two consumer warpgroups are the whole CTA (255
+// registers a thread for ptxas: four fragment sets in flight).
 inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) {
+  if (t.a_fragments) return 256;
   return 128 * (3 + (t.fp8_mma ? 0 : t.dequant_warpgroups));
 }
 

@@ -60,11 +60,9 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
     p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {200, 1, 300 * 200};
     std::vector<Sm90aGemmAmaxTiling> tilings;
     if (c.ab == DType::e2m1) {
-      // Converting warpgroups at 128 x 256 (alone, with A in register fragments and in 2-CTA clusters), dequantizer
-      // warpgroups at 128 x 128 and 128 x 64.
+      // Converting warpgroups at 128 x 256 (alone and in 2-CTA clusters), dequantizer warpgroups at 128 x 128 and 128 x 64.
       tilings.push_back({.tile_n = 256});
       tilings.push_back({.tile_n = 256, .cluster_m = 2});
-      tilings.push_back({.tile_n = 256, .raw_stages = 6, .a_fragments = true});
       for (int tile_n : {128, 64})
         for (int dq : {1, 2}) tilings.push_back({.tile_n = tile_n, .stages = 6, .raw_stages = 6, .dequant_warpgroups = dq});
     } else {
@@ -74,7 +72,7 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
       tilings.push_back({.tile_n = 256, .raw_stages = 3, .cluster_m = 2});
     }
     // Split-K as the decode shape takes it: 128-wide tiles, K in ranges.
-    Sm90aGemmAmaxTiling split = c.ab == DType::e2m1 ? tilings[3] : tilings.front();
+    Sm90aGemmAmaxTiling split = c.ab == DType::e2m1 ? tilings[2] : tilings.front();
     split.splits = 2;
     tilings.push_back(split);
     for (const Sm90aGemmAmaxTiling& t : tilings)

@@ -5,7 +5,6 @@
 // sm90a_gemm_amax_codes.cpp (codes and scales to bf16),
 // sm90a_gemm_amax_converting.cpp (the converting warpgroups),
 // sm90a_gemm_amax_dequantizer.cpp (dequantizer warpgroups, A in registers),
-// sm90a_gemm_amax_fragments.cpp (converting warpgroups, A in registers),
 // sm90a_gemm_amax_fp8_mma.cpp (FP8 wgmma on the codes).
 #pragma once
 
@@ -72,11 +71,6 @@ class AmaxKernel {
                      " K splits with converting warpgroups; they take tile_n 256, 3 stages and no split");
     if (wide && !converting())
       throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting warpgroups (no fp8_mma, no dequantizer warpgroups)");
-    if (t.a_fragments && (!converting() || !fp4() || t.cluster_m != 1))
-      throw OpsError("sm90a gemm_amax kernel: a_fragments with " + std::string(runtime::name(p.ab_dtype)) +
-                     " data, cluster_m " + std::to_string(t.cluster_m) +
-                     (converting() ? "" : ", no converting warpgroups") +
-                     "; it takes E2M1 data on the converting warpgroups, cluster_m 1");
     if (t.cluster_m != 1 && (t.cluster_m != 2 || !converting()))
       throw OpsError("sm90a gemm_amax kernel: cluster_m " + std::to_string(t.cluster_m) +
                      "; it takes 1, or 2 with converting warpgroups");
@@ -105,7 +99,6 @@ class AmaxKernel {
   Reg first_unit() { return k_.mov(u32, clustered() ? SReg::clusterid_x : SReg::ctaid_x); }
   Reg unit_step() { return k_.sreg(clustered() ? SReg::nclusterid_x : SReg::nctaid_x); }
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
-  void for_each_unit(const std::function<void(const Reg&)>& body);  // the CTA's units
   Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
   // The consumers convert both operands (no dequantizer warpgroup).
@@ -144,7 +137,6 @@ class AmaxKernel {
     Reg raw;   // byte offset of the thread's codes in a raw stage
     Reg site;  // its first scale's byte in a stage's piece (scale_site), plus site_offset
     std::int64_t site_offset = 0;
-    std::int64_t raw_offset = 0;  // added to raw
   };
   Reg scale_site(const Reg& piece_row, const Reg& code0);
   // A row's scales in K block kb: `count` bytes (1, or 2 with 32 codes of
@@ -155,17 +147,6 @@ class AmaxKernel {
   Pred scales_fold(const std::vector<Reg>& bytes, int count);
   Regs scale_factors(const Reg& bytes, int count, const Reg& kb, const Reg& code0, bool folded);
   Reg decode_scale(const Reg& e, int byte, int bytes);
-  struct BRowCodes {
-    Reg codes;   // the address of its codes
-    Regs w;      // the chunk's 4 words of codes
-    Reg bytes;   // its scale bytes (scale_bytes)
-    Pred fold;   // whether they fold (scales_fold)
-    Reg first;   // its first store's address
-  };
-  BRowCodes load_b_row(const ChunkMap& m, const Reg& raw, const Reg& dst, const RowReads& row, const Reg& store,
-                       const Reg& scale_bytes, bool load);
-  void load_b_words(const BRowCodes& r, int o0, int o1);
-  void convert_b_pairs(const ChunkMap& m, const BRowCodes& r, const Reg& kb, int o0, int o1);
   void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                  const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb);
   void dequant_words(const Regs& w, const Reg& bytes, int count, const Reg& kb, const Reg& code0, const Regs& out);
@@ -177,7 +158,6 @@ class AmaxKernel {
   int unbias_exponent() const { return p_.ab_dtype == DType::e2m1 ? 126 : p_.ab_dtype == DType::e4m3 ? 120 : 112; }
   void apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded);
   void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
-  void fp4_pair(const Reg& from, int i, const Reg& factor2, const Reg& out, bool folded);
   void dequant_fp8(const Regs& w, const Reg& factor2, const Regs& out, bool folded);
   Pred codes_finite(const std::vector<Regs>& words);
   void consumer();
@@ -226,24 +206,6 @@ class AmaxKernel {
                            const TileCoords& t);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
                     const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw, const TileCoords& t);
-  // a_fragments (sm90a_gemm_amax_fragments.cpp): the B rows a thread
-  // dequantizes per K block (dequant_b's), and its A rows into four k16
-  // steps' fragments (`frags`), each step's wgmma issued as soon as its
-  // fragment is written.
-  struct FragmentRows {
-    ChunkMap m;
-    std::vector<RowReads> b;
-    std::vector<Reg> stores;
-  };
-  FragmentRows fragment_rows();
-  void a_fragment_steps(const ARows& a, const std::vector<Regs>& frags, const Regs& acc, const Reg& desc_b,
-                        const Reg& rstage, const Reg& kb, const std::variant<bool, PredUse>& accumulate,
-                        const std::function<void(int)>& after_step);
-  void mainloop_fragments(const Regs& acc, const ARows& a, const std::vector<Regs>& frags, const Reg& desc_b0,
-                          const Reg& stage, const Reg& rstage, const Reg& rphase, const FragmentRows& rows,
-                          LoadCursor& loads, const Reg& freed, const TileCoords& t);
-  // The consumer thread's rows of A for register fragments (dequant_a_fragments).
-  ARows a_rows();
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   void finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   Reg partial_index(const TileCoords& t, const Reg& split, const Reg& cw);

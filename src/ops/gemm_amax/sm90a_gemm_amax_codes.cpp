@@ -146,19 +146,14 @@ void AmaxKernel::dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out
   const int words = static_cast<int>(w.size());  // 4, or 2 (one scale)
   for (int j = 0; j < words; ++j) {
     Reg high = w[j] >> 8u;
-    for (int i = 0; i < 4; ++i)
-      fp4_pair(i < 2 ? w[j] : high, i, factor2[static_cast<std::size_t>(2 * j / words)], out[static_cast<std::size_t>(4 * j + i)],
-               folded);
+    for (int i = 0; i < 4; ++i) {
+      const Reg& from = i < 2 ? w[j] : high;
+      // Nibble at bit 0 (16): EEM to 6 (x 2^6), S from 3 to 15 (x 2^12);
+      // at bit 4 (20): x 2^2 and x 2^8.
+      Reg y = ((from & (i % 2 ? 0x00F000F0u : 0x000F000Fu)) * (i % 2 ? 0x104u : 0x1040u)) & 0x81C081C0u;
+      apply_scale(out[static_cast<std::size_t>(4 * j + i)], y, factor2[static_cast<std::size_t>(2 * j / words)], folded);
+    }
   }
-}
-
-// Pair i of a word's (dequant_fp4): `from` is the word for i = 0, 1 and
-// the word shifted right by 8 for i = 2, 3.
-void AmaxKernel::fp4_pair(const Reg& from, int i, const Reg& factor2, const Reg& out, bool folded) {
-  // Nibble at bit 0 (16): EEM to 6 (x 2^6), S from 3 to 15 (x 2^12);
-  // at bit 4 (20): x 2^2 and x 2^8.
-  Reg y = ((from & (i % 2 ? 0x00F000F0u : 0x000F000Fu)) * (i % 2 ? 0x104u : 0x1040u)) & 0x81C081C0u;
-  apply_scale(out, y, factor2, folded);
 }
 
 // FP8 codes to bf16, 4 words (16 codes) into 8 pairs: codes 2p and 2p + 1
@@ -220,7 +215,7 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   m.chunks = clustered() ? 4 : static_cast<int>(raw_row_bytes() / 16);
   m.chunk_bytes = raw_row_bytes() / static_cast<std::uint32_t>(m.chunks);
   m.codes = kSm90aGemmAmaxTileK / m.chunks;
-  const int threads = t_.a_fragments ? 128 * kConsumers : 128 * (converting() ? kConsumers + 1 : t_.dequant_warpgroups);
+  const int threads = 128 * (converting() ? kConsumers + 1 : t_.dequant_warpgroups);
   m.row_step = threads / m.chunks;
   // FP4 with 16-code blocks has two scales per chunk (words 0-1 and 2-3).
   m.scales = m.codes / std::min(m.codes, p_.vec);

@@ -53,67 +53,24 @@ void AmaxKernel::dequantizer() {
 void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                            const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto pass = [&] { convert_b_pairs(m, load_b_row(m, raw, dst, rows[i], stores[i], scales[i], true), kb, 0, 8); };
+    auto pass = [&] {
+      Regs w{k_.reg(b32), k_.reg(b32), k_.reg(b32), k_.reg(b32)};
+      k_.ld(Space::shared, b32, w, at(raw + rows[i].raw));
+      Regs out;
+      for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
+      dequant_words(w, scales[i], m.scales, kb, m.c * imm(m.codes), out);
+      // Pair o of chunk c (32 E2M1 codes) is pair q = 16c + o of the row:
+      // pairs o and o + 8 are one 8-byte store (dequantizer()).
+      Reg first = dst + stores[i];
+      for (int o = 0; o < 8; ++o)
+        k_.st(Space::shared, b32, at(first ^ imm(o << 4)),
+              Regs{out[static_cast<std::size_t>(o)], out[static_cast<std::size_t>(o + 8)]});
+    };
     if (t_.tile_n < m.row_step)
       k_.if_then(m.row_in < imm(t_.tile_n), pass);
     else
       pass();
   }
-}
-
-// One B row's chunk for dequant_b or convert_b_pairs: where its codes
-// are, its codes (all four words loaded, with `load`; else load_b_words
-// loads them), where its stores go, and whether its scales fold.
-AmaxKernel::BRowCodes AmaxKernel::load_b_row(const ChunkMap& m, const Reg& raw, const Reg& dst, const RowReads& row,
-                                             const Reg& store, const Reg& scale_bytes, bool load) {
-  BRowCodes r{raw + row.raw, k_.regs(b32, 4), scale_bytes, scales_fold({scale_bytes}, m.scales), dst + store};
-  if (load) k_.ld(Space::shared, b32, r.w, at(r.codes));
-  return r;
-}
-
-// The words a chunk's stores o0 .. o1 - 1 convert (convert_b_pairs): o / 4 and 2 + o / 4.
-void AmaxKernel::load_b_words(const BRowCodes& r, int o0, int o1) {
-  for (int j = o0 / 4; j <= (o1 - 1) / 4; ++j)
-    for (int e = 0; e < 2; ++e)
-      k_.ld(Space::shared, b32, r.w[static_cast<std::size_t>(2 * e + j)], at(r.codes, 4 * (2 * e + j)));
-}
-
-// Stores o0 .. o1 - 1 of a loaded chunk's eight. Pair o of chunk c (32
-// E2M1 codes, dequant_fp4's numbering) is pair q = 16c + o of the row:
-// pairs o and o + 8 are one 8-byte store (dequantizer()), emitted store by
-// store so that few converted pairs are live at once (the a_fragments
-// consumers convert a B row beside 128 accumulators and two fragment sets,
-// two stores under each k16 step's wgmma).
-void AmaxKernel::convert_b_pairs(const ChunkMap& m, const BRowCodes& r, const Reg& kb, int o0, int o1) {
-  auto convert = [&](bool folded) {
-    const Regs f = scale_factors(r.bytes, m.scales, kb, m.c * imm(m.codes), folded);
-    std::optional<Reg> high[4];  // word j >> 8, for pairs 2 and 3 of the word
-    for (int o = o0; o < o1; ++o) {
-      Regs pair{k_.reg(b32), k_.reg(b32)};
-      for (int e = 0; e < 2; ++e) {
-        const std::size_t j = static_cast<std::size_t>(2 * e + o / 4);  // out[o + 8e] is pair o % 4 of word j
-        if (o % 4 >= 2 && !high[j]) high[j] = Reg(r.w[j] >> 8u);
-        fp4_pair(o % 4 < 2 ? r.w[j] : *high[j], o % 4, j < 2 ? f.front() : f.back(), pair[static_cast<std::size_t>(e)],
-                 folded);
-      }
-      k_.st(Space::shared, b32, at(r.first ^ imm(o << 4)), pair);
-    }
-  };
-  k_.if_else(r.fold, [&] { convert(true); }, [&] { convert(false); });
-}
-
-// The thread's rows r = 16·warp + lane/4 and r + 8 of its warpgroup's 64,
-// codes 16·(lane % 4) .. + 15 of each K block (8 bytes, one scale). Row
-// r + 8's reads are row r's plus constants (registers are scarce beside the
-// accumulators): 8 raw rows on, and as r % 16 < 8, r % 32 + 8 stays below
-// 32, so its scale byte is 8 words of the piece on (scale_site).
-AmaxKernel::ARows AmaxKernel::a_rows() {
-  Reg lane = tid_ & 31u;
-  Reg row = (tid_ >> 7) * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
-  ARows a{.code0 = (lane & 3u) << 4};
-  a.rows[0] = {row * raw_row_bytes() + ((lane & 3u) << 3), scale_site(row, a.code0)};
-  a.rows[1] = {a.rows[0].raw, a.rows[0].site, 8 << 4, 8 * static_cast<std::int64_t>(raw_row_bytes())};
-  return a;
 }
 
 // This thread's A fragments for the four k16 steps of raw stage `rstage`
@@ -132,7 +89,7 @@ void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Re
   for (int h = 0; h < 2; ++h) {
     Regs w;
     for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
-    k_.ld(Space::shared, b32, w, at(raw + a.rows[h].raw, a.rows[h].raw_offset));
+    k_.ld(Space::shared, b32, w, at(raw + a.rows[h].raw));
     dequant_words(w, scale_bytes(sf_stage, a.rows[h], kb, 1), 1, kb, a.code0, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
   }
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));

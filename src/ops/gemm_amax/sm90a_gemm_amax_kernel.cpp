@@ -77,9 +77,6 @@ ptx::Module AmaxKernel::build() {
     k_.bar_sync(0);
   }
   Reg wg = tid_ >> 7;
-  if (t_.a_fragments) {
-    consumer();
-  } else {
   k_.if_else(
       wg == kProducerWg,
       [&] {
@@ -92,7 +89,6 @@ ptx::Module AmaxKernel::build() {
         if (t_.fp8_mma || converting()) return consumer();
         k_.if_else(wg >= kDequantWg0, [&] { dequantizer(); }, [&] { consumer(); });
       });
-  }
   if (clustered()) {  // no CTA leaves while its partner may still store or arrive into it
     k_.barrier_cluster_arrive();
     k_.barrier_cluster_wait();
@@ -130,15 +126,11 @@ TileCoords AmaxKernel::tile_of(const Reg& work) {
 }
 
 void AmaxKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
-  for_each_unit([&](const Reg& unit) { body(tile_of(unit)); });
-}
-
-void AmaxKernel::for_each_unit(const std::function<void(const Reg&)>& body) {
   Reg unit = first_unit();
   Reg step = unit_step();
   k_.while_loop([&] { return unit < imm(per_batch_ * p_.l * t_.splits); },
                 [&] {
-                  body(unit);
+                  body(tile_of(unit));
                   k_.add(unit, unit, step);
                 });
 }
@@ -247,8 +239,8 @@ void AmaxKernel::consumer() {
   // 8-row atoms (SBO = one atom; LBO unused with the 128-byte swizzle,
   // encoded as 16).
   // (The converting warpgroups' bf16 stages hold A's 128 rows, then B's; on
-  // a cluster's rank 1 B's, then A's; with a_fragments B's alone.)
-  Reg b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b + (converting() && !t_.a_fragments ? kTileM * kRow : 0));
+  // a cluster's rank 1 B's, then A's.)
+  Reg b_tiles = base_ + (t_.fp8_mma ? smem_.raw_b : smem_.b + (converting() ? kTileM * kRow : 0));
   Reg a_tiles = base_ + smem_.b;
   if (clustered()) {
     b_tiles = base_ + smem_.b + a_first() * imm(kTileM * kRow);
@@ -266,23 +258,6 @@ void AmaxKernel::consumer() {
       mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw, t);
       finish_tile(acc, t, cw, thread_max);
     });
-  } else if (t_.a_fragments) {
-    const FragmentRows rows = fragment_rows();
-    const ARows a = a_rows();
-    std::vector<Regs> frags;
-    for (int s = 0; s < 4; ++s) frags.push_back(k_.regs(b32, 4, std::string("afrag_") + static_cast<char>('a' + s)));
-    LoadCursor loads = load_cursor();
-    k_.if_then(tid_ == 0u, [&] {
-      for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
-    });
-    Reg freed = k_.mov(u32, 0);
-    Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
-    // The tile's coordinates computed again for its epilogue: registers
-    // held across the K loop would spill.
-    for_each_unit([&](const Reg& unit) {
-      mainloop_fragments(acc, a, frags, desc_b0, stage, rstage, rphase, rows, loads, freed, tile_of(unit));
-      finish_tile(acc, tile_of(unit), cw, thread_max);
-    });
   } else if (converting()) {
     Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_tiles + cw * (64 * kRow), 16, kAtom);
     const ChunkMap m = chunk_map();
@@ -293,7 +268,16 @@ void AmaxKernel::consumer() {
       finish_tile(acc, t, cw, thread_max);
     });
   } else {
-    const ARows a = a_rows();
+    // The thread's rows r = 16·warp + lane/4 and r + 8 of the warpgroup's
+    // 64, codes 16·(lane % 4) .. + 15 of each K block (8 bytes, one scale:
+    // dequant_a_fragments).
+    Reg lane = tid_ & 31u;
+    Reg row0 = cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
+    ARows a{.code0 = (lane & 3u) << 4};
+    for (int h = 0; h < 2; ++h) {
+      Reg row = row0 + imm(8 * h);
+      a.rows[h] = {row * raw_row_bytes() + ((lane & 3u) << 3), scale_site(row, a.code0)};
+    }
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
       mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, a, t);
@@ -497,9 +481,8 @@ using namespace sm90a_amax;
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
   const std::uint32_t raw_row = sm90a_gemm_amax_raw_row_bytes(ab, t);
-  // Converting warpgroups keep A's 128 rows in the bf16 stage too, before
-  // B's (not with a_fragments: A goes to registers).
-  const bool converting = !t.fp8_mma && t.dequant_warpgroups == 0 && !t.a_fragments;
+  // Converting warpgroups keep A's 128 rows in the bf16 stage too, before B's.
+  const bool converting = !t.fp8_mma && t.dequant_warpgroups == 0;
   m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n + (converting ? kTileM : 0)) * kRow;
   // A raw stage is A's rows then B's (1024-aligned with fp8_mma: 128-byte
   // rows, tiles of 64 or 128 rows), a scale stage SFA's piece then SFB's.
@@ -533,8 +516,7 @@ std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTi
   return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
          "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
          (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups)) +
-         (t.splits > 1 ? "_k" + std::to_string(t.splits) : "") + (t.cluster_m > 1 ? "_c2" : "") +
-         (t.a_fragments ? "_af" : "");
+         (t.splits > 1 ? "_k" + std::to_string(t.splits) : "") + (t.cluster_m > 1 ? "_c2" : "");
 }
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {

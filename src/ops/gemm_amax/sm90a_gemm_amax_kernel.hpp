@@ -116,11 +116,6 @@ struct Sm90aGemmAmaxTiling {
   // those B rows into its partner's (cp.async.bulk.shared::cluster): a
   // third fewer conversions per MAC.
   int cluster_m = 1;
-  // Converting warpgroups, E2M1, cluster_m 1: the consumers dequantize A
-  // straight into wgmma's register fragments (wgmma with A from registers)
-  // and the bf16 stages hold only B, in the fragments' K order: no bf16 A
-  // is stored or read back (32 KB of shared-memory traffic a K block).
-  bool a_fragments = false;
 };
 // B's rows a CTA loads and converts: tile_n, or half of it in a cluster.
 inline int sm90a_gemm_amax_b_rows(const Sm90aGemmAmaxTiling& t) { return t.tile_n / t.cluster_m; }
@@ -136,10 +131,7 @@ inline std::uint32_t sm90a_gemm_amax_raw_row_bytes(runtime::DType ab, const Sm90
   const int codes = sm90a_gemm_amax_codes(t);
   return static_cast<std::uint32_t>(ab == runtime::DType::e2m1 ? codes / 2 : codes);
 }
-// With a_fragments the two consumer warpgroups are the whole CTA (255
-// registers a thread for ptxas: four fragment sets in flight).
 inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) {
-  if (t.a_fragments) return 256;
   return 128 * (3 + (t.fp8_mma ? 0 : t.dequant_warpgroups));
 }
 

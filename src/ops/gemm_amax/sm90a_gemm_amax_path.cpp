@@ -242,9 +242,6 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
     // the same within 1% (docs/PERFORMANCE.md, session 8).
     const bool fp8 = p.ab_dtype != DType::e2m1;
     if (p.cluster ? p.cluster->m == 2 && p.cluster->n == 1 : fp8 && p.m > kSm90aGemmAmaxTileM) t.cluster_m = 2;
-    // E2M1 alone: A straight into wgmma's register fragments; a raw stage
-    // is held a barrier longer (its A is converted after its B).
-    if (!fp8 && t.cluster_m == 1) t.a_fragments = true, t.raw_stages = 6;
   } else if (t.fp8_mma) {
     t.raw_stages = t.tile_n == 128 ? 5 : 6;
   } else {

@@ -1,0 +1,106 @@
+// The sm90a GemmAmax kernel: fragment warpgroups (E2M1, 256 x 128 tiles,
+// 512 threads). Each of the four warpgroups dequantizes its 64 rows of A
+// into wgmma's register-A fragments and a quarter of B's 128 rows into the
+// bf16 stages, then runs wgmma m64n128k16 on them.
+#include <bit>
+
+#include "sm90a_gemm_amax_builder.hpp"
+#include "warpforge/tile/warpgroup_mma.hpp"
+
+namespace warpforge::ops::sm90a_amax {
+
+// Thread t of the 512 takes 16 codes (8 bytes, one scale) of B's row t / 4:
+// chunk c = t % 4, the codes an A thread with lane % 4 = c takes of its own
+// rows (a_rows). So its pair j (dequant_fp4's order) belongs where that A
+// thread's pair j sits, wgmma position 16·(j/2) + 8·(j%2) + 2c
+// (dequant_a_rows): word c of the row's 16-byte chunk j, which the 128-byte
+// swizzle puts at chunk j ^ (row % 8). A warp's 8 rows x 4 words of one
+// chunk cover the 32 banks once; its loads are 256 contiguous bytes.
+AmaxKernel::BChunk AmaxKernel::b_chunk(const Reg& code0) {
+  Reg row = tid_ >> 2u, c = tid_ & 3u;  // code0 = 16c (t % 4 = lane % 4)
+  BChunk b;
+  b.row = {row * raw_row_bytes() + (c << 3u) + imm(smem_.raw_b - smem_.raw_a),
+           scale_site(row, code0) + imm(smem_.raw_sfb - smem_.raw_sfa)};
+  b.store = (row * kRow) | ((row & 7u) << 4u) | (c << 2u);
+  return b;
+}
+
+// Block `g` of the CTA (counting every unit's K blocks) sits in raw stage
+// g % raw_stages and bf16 stage g % stages (both powers of two), in their
+// (g / stages)-th use: one counter instead of a stage and phase for each
+// ring (registers are scarce).
+Reg AmaxKernel::ring_stage(const Reg& g, int stages) { return g & imm(stages - 1); }
+Reg AmaxKernel::ring_phase(const Reg& g, int stages) { return (g >> imm(std::countr_zero(unsigned(stages)))) & 1u; }
+
+// K block kb, the CTA's block `g`, from its raw stage: the thread's chunk
+// of B into its bf16 stage (once every warpgroup's wgmma left it: empty),
+// announced on the stage's `full` barrier behind a proxy fence (wgmma
+// reads through the async proxy, PTX ISA 9.7.13.4); then its A rows into
+// `out` (dequant_a_rows). Frees the raw stage; g moves on.
+void AmaxKernel::convert_fragments_block(const ARows& a, const BChunk& b, const Reg& g, const Reg& kb,
+                                         const Regs& out) {
+  Reg rstage = ring_stage(g, t_.raw_stages), cstage = ring_stage(g, t_.stages);
+  k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), ring_phase(g, t_.raw_stages));
+  Regs w{k_.reg(b32), k_.reg(b32)};
+  k_.ld(Space::shared, b32, w, at(base_ + smem_.raw_a + rstage * smem_.raw_stage + b.row.raw));
+  Regs pairs = k_.regs(b32, 8);
+  dequant_words(w, scale_bytes(base_ + smem_.raw_sfa + rstage * smem_.sf_stage, b.row, kb, 1), 1, kb, a.code0, pairs);
+  k_.mbarrier_wait_parity(at(barrier(smem_.empty, cstage)), ring_phase(g, t_.stages) ^ 1u);
+  Reg dst = base_ + smem_.b + cstage * smem_.b_stage + b.store;
+  for (int j = 0; j < 8; ++j) k_.st(Space::shared, b32, at(dst ^ imm(j << 4)), pairs[static_cast<std::size_t>(j)]);
+  k_.fence_proxy_async_shared();
+  k_.mbarrier_arrive(at(barrier(smem_.full, cstage)));
+  dequant_a_rows(a, rstage, kb, out);
+  k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
+  k_.add(g, g, 1u);
+}
+
+// One unit's K loop: block kb's four wgmma (A from fragments `now`, B from
+// its bf16 stage once every thread stored its chunk: full); wait_group 1,
+// so block kb - 1's wgmma completed: the warpgroup frees that stage
+// (empty) and may rewrite `next`, which they read; thread 0's next TMA
+// load; then block kb + 1 converted into the next stage and `next` while
+// block kb's wgmma run. A warpgroup issues block kb + 1 without waiting
+// for its block kb, so the tensor pipe holds every warpgroup's block while
+// they convert the next (waiting for kb's wgmma instead, the last
+// warpgroup's conversion of kb + 1's B started only once the pipe had run
+// all four warpgroups' kb, and every warpgroup waited for it: 431 against
+// 569 TFLOP/s, NVFP4 8192^3, H200). Thread 0 loads one raw stage per K
+// block, a block's worth behind the conversions (the stage of block kb,
+// which every thread converted in its previous block): it rarely waits on
+// raw_empty. `g` counts the CTA's converted blocks (convert_fragments_block).
+void AmaxKernel::mainloop_fragments(const Regs& acc, const Reg& g, const Pred& leader, const ARows& a,
+                                    const BChunk& b, const TileCoords& t) {
+  const Regs frags[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
+  convert_fragments_block(a, b, g, t.kb0, frags[0]);
+  for_blocks_in_pairs(t, frags, [&](const Reg& kb, const Regs& now, const Regs& next) {
+    Reg mine = g - 1u;  // kb's block: the last converted
+    Reg stage = ring_stage(mine, t_.stages);
+    k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), ring_phase(mine, t_.stages));
+    // (The descriptor built per block: one held across the loop costs a spill.)
+    Reg db = tile::warpgroup::smem_descriptor(k_, base_ + smem_.b + stage * smem_.b_stage, 16, kAtom);
+    wgmma_a_fragments(acc, now, db, kb != t.kb0);
+    k_.wgmma_wait_group(1);
+    k_.if_then(leader && kb != t.kb0, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, ring_stage(mine - 1u, t_.stages)))); });
+    k_.if_then(tid_ == 0u, [&] { issue_saved_load(); });
+    k_.if_then(kb + 1u < t.kb1, [&] { convert_fragments_block(a, b, g, kb + 1u, next); });
+  });
+  // The unit's last block: its stage freed once its wgmma completed.
+  k_.wgmma_wait_group(0);
+  k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, ring_stage(g - 1u, t_.stages)))); });
+}
+
+// Thread 0's next load (issue_load) with its cursor kept in shared memory
+// between loads: eight registers held across the K loop would spill the
+// 128 registers ptxas gives each of 512 threads.
+void AmaxKernel::issue_saved_load() {
+  LoadCursor c{k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32)};
+  const Regs first{c.unit, c.kb, c.kb1, c.m0}, second{c.n0, c.batch, c.stage, c.phase};
+  k_.ld(Space::shared, b32, first, at(base_, smem_.cursor));
+  k_.ld(Space::shared, b32, second, at(base_, smem_.cursor + 16));
+  issue_load(c);
+  k_.st(Space::shared, b32, at(base_, smem_.cursor), first);
+  k_.st(Space::shared, b32, at(base_, smem_.cursor + 16), second);
+}
+
+}  // namespace warpforge::ops::sm90a_amax

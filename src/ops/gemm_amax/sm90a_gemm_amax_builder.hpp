@@ -161,7 +161,14 @@ class AmaxKernel {
   Reg decode_scale(const Reg& e, int byte, int bytes);
   void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                  const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb);
-  void dequant_words(const Regs& w, const Reg& bytes, int count, const Reg& kb, const Reg& code0, const Regs& out);
+  // E2M1 words loaded for conversion: per set, its words, its scale bytes
+  // (scale_bytes) and the registers its pairs go to (dequant_words).
+  struct CodeSets {
+    std::vector<Regs> words;
+    std::vector<Reg> bytes;
+    std::vector<Regs> outs;
+  };
+  void dequant_words(const CodeSets& sets, int count, const Reg& kb, const Reg& code0);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
@@ -215,7 +222,7 @@ class AmaxKernel {
     Reg code0;
   };
   void dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb, const Regs& out);
-  void dequant_a_rows(const ARows& a, const Reg& rstage, const Reg& kb, const Regs& out);
+  void load_a_rows(const ARows& a, const Reg& rstage, const Reg& kb, const Regs& out, CodeSets& sets);
   ARows a_rows(const Reg& cw);
   // Fragment warpgroups: the thread's chunk of B (16 codes of one row,
   // starting at ARows::code0 too) in each raw stage and where its pairs go

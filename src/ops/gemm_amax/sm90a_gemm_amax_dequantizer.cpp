@@ -58,7 +58,7 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
       k_.ld(Space::shared, b32, w, at(raw + rows[i].raw));
       Regs out;
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-      dequant_words(w, scales[i], m.scales, kb, m.c * imm(m.codes), out);
+      dequant_words({{w}, {scales[i]}, {out}}, m.scales, kb, m.c * imm(m.codes));
       // Pair o of chunk c (32 E2M1 codes) is pair q = 16c + o of the row:
       // pairs o and o + 8 are one 8-byte store (dequantizer()).
       Reg first = dst + stores[i];
@@ -76,7 +76,7 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
 // The consumer thread's rows r = 16·warp + lane/4 and r + 8 of warpgroup
 // cw's 64 (in the tile; a 256-row tile's second 128 in the second scale
 // piece), codes 16·(lane % 4) .. + 15 of each K block (8 bytes, one scale:
-// dequant_a_rows). As r % 16 < 8, row r + 8's scale site is r's plus 128
+// load_a_rows). As r % 16 < 8, row r + 8's scale site is r's plus 128
 // (scale_site: (r % 32)·16 moves by 8·16, nothing else does).
 AmaxKernel::ARows AmaxKernel::a_rows(const Reg& cw) {
   Reg lane = tid_ & 31u;
@@ -89,35 +89,38 @@ AmaxKernel::ARows AmaxKernel::a_rows(const Reg& cw) {
 }
 
 // This thread's A fragments for the four k16 steps of raw stage `rstage`
-// (K block kb), dequantized into `out` (16 registers): rows r and r + 8
-// (one 8-byte load and one scale each). Pair j of row h's 8 (dequant_fp4)
-// is out[8h + j]. Step s's fragment (PTX ISA 9.7.15.5.1.1: row r, columns
-// 2(lane%4) + {0,1}; row r + 8; then both at + 8) takes pairs 2s and
-// 2s + 1 of each row: a row's pair 2s + e sits at wgmma positions 16s + 2t
-// + 8e + {0,1} (t = lane % 4), the order B's pairs are stored in
-// (dequant_b, convert_fragments_block).
-void AmaxKernel::dequant_a_rows(const ARows& a, const Reg& rstage, const Reg& kb, const Regs& out) {
+// (K block kb), to be dequantized into `out` (16 registers): rows r and
+// r + 8 (one 8-byte load and one scale each) as two sets of `sets`. Pair j
+// of row h's 8 (dequant_fp4) is out[8h + j]. Step s's fragment (PTX ISA
+// 9.7.15.5.1.1: row r, columns 2(lane%4) + {0,1}; row r + 8; then both at
+// + 8) takes pairs 2s and 2s + 1 of each row: a row's pair 2s + e sits at
+// wgmma positions 16s + 2t + 8e + {0,1} (t = lane % 4), the order B's
+// pairs are stored in (dequant_b, convert_fragments_block).
+void AmaxKernel::load_a_rows(const ARows& a, const Reg& rstage, const Reg& kb, const Regs& out, CodeSets& sets) {
   Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + a.row.raw;
   Reg sf_stage = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
   for (int h = 0; h < 2; ++h) {
-    Regs w;
-    for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
+    Regs w{k_.reg(b32), k_.reg(b32)};
     k_.ld(Space::shared, b32, w, at(raw, 8 * h * static_cast<std::int64_t>(raw_row_bytes())));
-    const RowReads row{a.row.raw, a.row.site, 128 * h};
-    dequant_words(w, scale_bytes(sf_stage, row, kb, 1), 1, kb, a.code0, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
+    sets.words.push_back(w);
+    sets.bytes.push_back(scale_bytes(sf_stage, RowReads{a.row.raw, a.row.site, 128 * h}, kb, 1));
+    sets.outs.push_back(Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
   }
 }
 
-// dequant_a_rows once the raw stage is full; then frees it.
+// The A fragments once the raw stage is full (load_a_rows, both rows under
+// one fold branch); then frees it.
 void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb,
                                      const Regs& out) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-  dequant_a_rows(a, rstage, kb, out);
+  CodeSets sets;
+  load_a_rows(a, rstage, kb, out, sets);
+  dequant_words(sets, 1, kb, a.code0);
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
 }
 
 // The four k16 steps' wgmma m64n<tile_n>k16 of one K block, A from
-// fragments `frags` (dequant_a_rows' order), B from the bf16 stage at
+// fragments `frags` (load_a_rows' order), B from the bf16 stage at
 // descriptor `db`; one commit group.
 void AmaxKernel::wgmma_a_fragments(const Regs& acc, const Regs& frags, const Reg& db, const Pred& accumulate) {
   k_.wgmma_fence();

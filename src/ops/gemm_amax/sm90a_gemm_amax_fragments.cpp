@@ -13,7 +13,7 @@ namespace warpforge::ops::sm90a_amax {
 // chunk c = t % 4, the codes an A thread with lane % 4 = c takes of its own
 // rows (a_rows). So its pair j (dequant_fp4's order) belongs where that A
 // thread's pair j sits, wgmma position 16·(j/2) + 8·(j%2) + 2c
-// (dequant_a_rows): word c of the row's 16-byte chunk j, which the 128-byte
+// (load_a_rows): word c of the row's 16-byte chunk j, which the 128-byte
 // swizzle puts at chunk j ^ (row % 8). A warp's 8 rows x 4 words of one
 // chunk cover the 32 banks once; its loads are 256 contiguous bytes.
 AmaxKernel::BChunk AmaxKernel::b_chunk(const Reg& code0) {
@@ -33,24 +33,30 @@ Reg AmaxKernel::ring_stage(const Reg& g, int stages) { return g & imm(stages - 1
 Reg AmaxKernel::ring_phase(const Reg& g, int stages) { return (g >> imm(std::countr_zero(unsigned(stages)))) & 1u; }
 
 // K block kb, the CTA's block `g`, from its raw stage: the thread's chunk
-// of B into its bf16 stage (once every warpgroup's wgmma left it: empty),
-// announced on the stage's `full` barrier behind a proxy fence (wgmma
-// reads through the async proxy, PTX ISA 9.7.13.4); then its A rows into
-// `out` (dequant_a_rows). Frees the raw stage; g moves on.
+// of B and its A rows (into `out`: load_a_rows) converted; B's pairs
+// stored into its bf16 stage (once every warpgroup's wgmma left it:
+// empty), announced on the stage's `full` barrier behind a proxy fence
+// (wgmma reads through the async proxy, PTX ISA 9.7.13.4). Frees the raw
+// stage; g moves on.
 void AmaxKernel::convert_fragments_block(const ARows& a, const BChunk& b, const Reg& g, const Reg& kb,
                                          const Regs& out) {
   Reg rstage = ring_stage(g, t_.raw_stages), cstage = ring_stage(g, t_.stages);
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), ring_phase(g, t_.raw_stages));
+  // B's chunk and A's two rows, one fold branch for the three (dequant_words).
+  CodeSets sets;
   Regs w{k_.reg(b32), k_.reg(b32)};
   k_.ld(Space::shared, b32, w, at(base_ + smem_.raw_a + rstage * smem_.raw_stage + b.row.raw));
   Regs pairs = k_.regs(b32, 8);
-  dequant_words(w, scale_bytes(base_ + smem_.raw_sfa + rstage * smem_.sf_stage, b.row, kb, 1), 1, kb, a.code0, pairs);
+  sets.words.push_back(w);
+  sets.bytes.push_back(scale_bytes(base_ + smem_.raw_sfa + rstage * smem_.sf_stage, b.row, kb, 1));
+  sets.outs.push_back(pairs);
+  load_a_rows(a, rstage, kb, out, sets);
+  dequant_words(sets, 1, kb, a.code0);
   k_.mbarrier_wait_parity(at(barrier(smem_.empty, cstage)), ring_phase(g, t_.stages) ^ 1u);
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + b.store;
   for (int j = 0; j < 8; ++j) k_.st(Space::shared, b32, at(dst ^ imm(j << 4)), pairs[static_cast<std::size_t>(j)]);
   k_.fence_proxy_async_shared();
   k_.mbarrier_arrive(at(barrier(smem_.full, cstage)));
-  dequant_a_rows(a, rstage, kb, out);
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
   k_.add(g, g, 1u);
 }

@@ -234,9 +234,9 @@ class AmaxKernel {
   BChunk b_chunk(const Reg& code0);
   Reg ring_stage(const Reg& g, int stages);
   Reg ring_phase(const Reg& g, int stages);
-  void convert_fragments_block(const ARows& a, const BChunk& b, const Reg& g, const Reg& kb, const Regs& out);
-  void mainloop_fragments(const Regs& acc, const Reg& g, const Pred& leader, const ARows& a, const BChunk& b,
-                          const TileCoords& t);
+  void convert_b_chunk(const Reg& code0, const Reg& g, const Reg& kb);
+  void convert_a_rows(const ARows& a, const Reg& g, const Reg& kb, const Regs& out);
+  void mainloop_fragments(const Regs& acc, const Reg& ga, const Pred& leader, const ARows& a, const TileCoords& t);
   void issue_saved_load();
   void wgmma_a_fragments(const Regs& acc, const Regs& frags, const Reg& db, const Pred& accumulate);
   void for_blocks_in_pairs(const TileCoords& t, const Regs (&frags)[2],

@@ -32,31 +32,34 @@ AmaxKernel::BChunk AmaxKernel::b_chunk(const Reg& code0) {
 Reg AmaxKernel::ring_stage(const Reg& g, int stages) { return g & imm(stages - 1); }
 Reg AmaxKernel::ring_phase(const Reg& g, int stages) { return (g >> imm(std::countr_zero(unsigned(stages)))) & 1u; }
 
-// K block kb, the CTA's block `g`, from its raw stage: the thread's chunk
-// of B and its A rows (into `out`: load_a_rows) converted; B's pairs
-// stored into its bf16 stage (once every warpgroup's wgmma left it:
-// empty), announced on the stage's `full` barrier behind a proxy fence
-// (wgmma reads through the async proxy, PTX ISA 9.7.13.4). Frees the raw
-// stage; g moves on.
-void AmaxKernel::convert_fragments_block(const ARows& a, const BChunk& b, const Reg& g, const Reg& kb,
-                                         const Regs& out) {
+// B's chunk of K block kb, the CTA's block `g` (its raw stage full by
+// then), into its bf16 stage once every warpgroup's wgmma left it (empty),
+// announced on the stage's `full` barrier behind a proxy fence (wgmma
+// reads through the async proxy, PTX ISA 9.7.13.4).
+void AmaxKernel::convert_b_chunk(const Reg& code0, const Reg& g, const Reg& kb) {
+  const BChunk b = b_chunk(code0);  // (from the thread index each time: held across the loop, it spills)
   Reg rstage = ring_stage(g, t_.raw_stages), cstage = ring_stage(g, t_.stages);
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), ring_phase(g, t_.raw_stages));
-  // B's chunk and A's two rows, one fold branch for the three (dequant_words).
-  CodeSets sets;
-  Regs w{k_.reg(b32), k_.reg(b32)};
+  Regs w{k_.reg(b32), k_.reg(b32)}, pairs = k_.regs(b32, 8);
   k_.ld(Space::shared, b32, w, at(base_ + smem_.raw_a + rstage * smem_.raw_stage + b.row.raw));
-  Regs pairs = k_.regs(b32, 8);
-  sets.words.push_back(w);
-  sets.bytes.push_back(scale_bytes(base_ + smem_.raw_sfa + rstage * smem_.sf_stage, b.row, kb, 1));
-  sets.outs.push_back(pairs);
-  load_a_rows(a, rstage, kb, out, sets);
-  dequant_words(sets, 1, kb, a.code0);
+  dequant_words({{w}, {scale_bytes(base_ + smem_.raw_sfa + rstage * smem_.sf_stage, b.row, kb, 1)}, {pairs}}, 1, kb,
+                code0);
   k_.mbarrier_wait_parity(at(barrier(smem_.empty, cstage)), ring_phase(g, t_.stages) ^ 1u);
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + b.store;
   for (int j = 0; j < 8; ++j) k_.st(Space::shared, b32, at(dst ^ imm(j << 4)), pairs[static_cast<std::size_t>(j)]);
   k_.fence_proxy_async_shared();
   k_.mbarrier_arrive(at(barrier(smem_.full, cstage)));
+}
+
+// A's rows of K block kb, the CTA's block `g`, into fragments `out`
+// (load_a_rows, one fold branch for both); B's chunk of the block was
+// converted before (convert_b_chunk), so the raw stage is free after. g
+// moves on.
+void AmaxKernel::convert_a_rows(const ARows& a, const Reg& g, const Reg& kb, const Regs& out) {
+  Reg rstage = ring_stage(g, t_.raw_stages);
+  CodeSets sets;
+  load_a_rows(a, rstage, kb, out, sets);
+  dequant_words(sets, 1, kb, a.code0);
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
   k_.add(g, g, 1u);
 }
@@ -65,22 +68,26 @@ void AmaxKernel::convert_fragments_block(const ARows& a, const BChunk& b, const 
 // its bf16 stage once every thread stored its chunk: full); wait_group 1,
 // so block kb - 1's wgmma completed: the warpgroup frees that stage
 // (empty) and may rewrite `next`, which they read; thread 0's next TMA
-// load; then block kb + 1 converted into the next stage and `next` while
-// block kb's wgmma run. A warpgroup issues block kb + 1 without waiting
-// for its block kb, so the tensor pipe holds every warpgroup's block while
-// they convert the next (waiting for kb's wgmma instead, the last
-// warpgroup's conversion of kb + 1's B started only once the pipe had run
-// all four warpgroups' kb, and every warpgroup waited for it: 431 against
-// 569 TFLOP/s, NVFP4 8192^3, H200). Thread 0 loads one raw stage per K
-// block, a block's worth behind the conversions (the stage of block kb,
-// which every thread converted in its previous block): it rarely waits on
-// raw_empty. `g` counts the CTA's converted blocks (convert_fragments_block).
-void AmaxKernel::mainloop_fragments(const Regs& acc, const Reg& g, const Pred& leader, const ARows& a,
-                                    const BChunk& b, const TileCoords& t) {
+// load; then B's chunk of block kb + 2 and A's rows of kb + 1 (into
+// `next`) converted while block kb's wgmma run. B runs two blocks ahead so
+// that no warpgroup waits at `full` for the slowest warp's chunk of the
+// block it is about to multiply (with B one block ahead, 20% of the warps'
+// samples sat there: Nsight Compute, NVFP4 4096^3, H200). A warpgroup
+// issues block kb + 1 without waiting for its block kb, so the tensor pipe
+// holds every warpgroup's block while they convert. Thread 0 loads one raw
+// stage per K block, a block's worth behind the A conversions (the stage
+// of block kb, whose A every thread converted in its previous block): it
+// rarely waits on raw_empty. `ga` counts the CTA's blocks whose A is
+// converted (B's blocks are ga's plus one or two: no counter of their own,
+// registers are scarce).
+void AmaxKernel::mainloop_fragments(const Regs& acc, const Reg& ga, const Pred& leader, const ARows& a,
+                                    const TileCoords& t) {
   const Regs frags[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
-  convert_fragments_block(a, b, g, t.kb0, frags[0]);
+  convert_b_chunk(a.code0, ga, t.kb0);
+  k_.if_then(t.kb0 + 1u < t.kb1, [&] { convert_b_chunk(a.code0, ga + 1u, t.kb0 + 1u); });
+  convert_a_rows(a, ga, t.kb0, frags[0]);
   for_blocks_in_pairs(t, frags, [&](const Reg& kb, const Regs& now, const Regs& next) {
-    Reg mine = g - 1u;  // kb's block: the last converted
+    Reg mine = ga - 1u;  // kb's block: the last whose A is converted
     Reg stage = ring_stage(mine, t_.stages);
     k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), ring_phase(mine, t_.stages));
     // (The descriptor built per block: one held across the loop costs a spill.)
@@ -89,11 +96,12 @@ void AmaxKernel::mainloop_fragments(const Regs& acc, const Reg& g, const Pred& l
     k_.wgmma_wait_group(1);
     k_.if_then(leader && kb != t.kb0, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, ring_stage(mine - 1u, t_.stages)))); });
     k_.if_then(tid_ == 0u, [&] { issue_saved_load(); });
-    k_.if_then(kb + 1u < t.kb1, [&] { convert_fragments_block(a, b, g, kb + 1u, next); });
+    k_.if_then(kb + 2u < t.kb1, [&] { convert_b_chunk(a.code0, ga + 1u, kb + 2u); });  // ga: kb + 1's block
+    k_.if_then(kb + 1u < t.kb1, [&] { convert_a_rows(a, ga, kb + 1u, next); });
   });
   // The unit's last block: its stage freed once its wgmma completed.
   k_.wgmma_wait_group(0);
-  k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, ring_stage(g - 1u, t_.stages)))); });
+  k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, ring_stage(ga - 1u, t_.stages)))); });
 }
 
 // Thread 0's next load (issue_load) with its cursor kept in shared memory

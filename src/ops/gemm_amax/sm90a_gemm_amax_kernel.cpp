@@ -284,7 +284,6 @@ void AmaxKernel::consumer() {
     });
   } else if (fragments()) {
     const ARows a = a_rows(cw);
-    const BChunk b = b_chunk(a.code0);
     // Thread 0 keeps the raw stages loaded: all of them at the start, then
     // one per K block (mainloop_fragments).
     k_.if_then(tid_ == 0u, [&] {
@@ -295,7 +294,7 @@ void AmaxKernel::consumer() {
     });
     Reg blocks = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_fragments(acc, blocks, leader, a, b, t);
+      mainloop_fragments(acc, blocks, leader, a, t);
       finish_tile(acc, t, cw, thread_max);
     });
   } else {

@@ -197,11 +197,10 @@ class AmaxKernel {
   void convert_group(const ChunkMap& m, const ConvertRows& rows, std::size_t first, std::size_t last, const Reg& raw,
                      const Reg& sf, const Reg& dst, const Reg& kb, const Reg& code0);
   void copy_to_partner(const Reg& converted);
-  // One thread's TMA loads, run ahead of the converting or fragment
-  // warpgroups (issue_load): the next unit and K block to load, its raw
-  // stage and (fragment warpgroups) the stage's raw_empty phase.
+  // One thread's TMA loads, run ahead of the converting warpgroups
+  // (issue_load): the next unit and K block to load and its raw stage.
   struct LoadCursor {
-    Reg unit, kb, kb1, m0, n0, batch, stage, phase;
+    Reg unit, kb, kb1, m0, n0, batch, stage;
   };
   void load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage);
   LoadCursor load_cursor();
@@ -237,7 +236,7 @@ class AmaxKernel {
   void convert_b_chunk(const Reg& code0, const Reg& g, const Reg& kb);
   void convert_a_rows(const ARows& a, const Reg& g, const Reg& kb, const Regs& out);
   void mainloop_fragments(const Regs& acc, const Reg& ga, const Pred& leader, const ARows& a, const TileCoords& t);
-  void issue_saved_load();
+  void load_block(const Reg& g);
   void wgmma_a_fragments(const Regs& acc, const Regs& frags, const Reg& db, const Pred& accumulate);
   void for_blocks_in_pairs(const TileCoords& t, const Regs (&frags)[2],
                            const std::function<void(const Reg&, const Regs&, const Regs&)>& block);

@@ -74,10 +74,10 @@ void AmaxKernel::convert_a_rows(const ARows& a, const Reg& g, const Reg& kb, con
 // block it is about to multiply (with B one block ahead, 20% of the warps'
 // samples sat there: Nsight Compute, NVFP4 4096^3, H200). A warpgroup
 // issues block kb + 1 without waiting for its block kb, so the tensor pipe
-// holds every warpgroup's block while they convert. Thread 0 loads one raw
-// stage per K block, a block's worth behind the A conversions (the stage
-// of block kb, whose A every thread converted in its previous block): it
-// rarely waits on raw_empty. `ga` counts the CTA's blocks whose A is
+// holds every warpgroup's block while they convert. One raw stage is
+// loaded per K block, a block's worth behind the A conversions (the stage
+// of block kb, whose A every thread converted in its previous block), by
+// a different warp each block: it rarely waits on raw_empty. `ga` counts the CTA's blocks whose A is
 // converted (B's blocks are ga's plus one or two: no counter of their own,
 // registers are scarce).
 void AmaxKernel::mainloop_fragments(const Regs& acc, const Reg& ga, const Pred& leader, const ARows& a,
@@ -95,7 +95,10 @@ void AmaxKernel::mainloop_fragments(const Regs& acc, const Reg& ga, const Pred& 
     wgmma_a_fragments(acc, now, db, kb != t.kb0);
     k_.wgmma_wait_group(1);
     k_.if_then(leader && kb != t.kb0, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, ring_stage(mine - 1u, t_.stages)))); });
-    k_.if_then(tid_ == 0u, [&] { issue_saved_load(); });
+    // Block kb's raw stage is free once every thread converted its A (in its
+    // previous block): block kb + raw_stages goes there, issued by lane 0
+    // of warp kb % 16 (load_block).
+    k_.if_then(tid_ == ((mine & 15u) << 5u), [&] { load_block(mine + imm(t_.raw_stages)); });
     k_.if_then(kb + 2u < t.kb1, [&] { convert_b_chunk(a.code0, ga + 1u, kb + 2u); });  // ga: kb + 1's block
     k_.if_then(kb + 1u < t.kb1, [&] { convert_a_rows(a, ga, kb + 1u, next); });
   });
@@ -104,17 +107,23 @@ void AmaxKernel::mainloop_fragments(const Regs& acc, const Reg& ga, const Pred& 
   k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, ring_stage(ga - 1u, t_.stages)))); });
 }
 
-// Thread 0's next load (issue_load) with its cursor kept in shared memory
-// between loads: eight registers held across the K loop would spill the
-// 128 registers ptxas gives each of 512 threads.
-void AmaxKernel::issue_saved_load() {
-  LoadCursor c{k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32)};
-  const Regs first{c.unit, c.kb, c.kb1, c.m0}, second{c.n0, c.batch, c.stage, c.phase};
-  k_.ld(Space::shared, b32, first, at(base_, smem_.cursor));
-  k_.ld(Space::shared, b32, second, at(base_, smem_.cursor + 16));
-  issue_load(c);
-  k_.st(Space::shared, b32, at(base_, smem_.cursor), first);
-  k_.st(Space::shared, b32, at(base_, smem_.cursor + 16), second);
+// The CTA's block g (its units' K blocks in turn; no split, so every unit
+// has all of them) into raw stage g % raw_stages, if the CTA has a unit
+// that far on, once every thread freed the stage from block g -
+// raw_stages (raw_empty; slots start empty, as in producer()). From the
+// index alone, so that any thread can issue it: a load cursor kept by one
+// warp made that warp the slowest of the sixteen, and every warpgroup
+// waited for its B chunks (mainloop_fragments).
+void AmaxKernel::load_block(const Reg& g) {
+  Reg nth = k_.reg(u32);
+  k_.div(nth, g, imm(kblocks_));
+  Reg unit = first_unit() + nth * unit_step();
+  k_.if_then(unit < imm(per_batch_ * p_.l), [&] {
+    const TileCoords t = tile_of(unit);
+    Reg stage = ring_stage(g, t_.raw_stages);
+    k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), ring_phase(g, t_.raw_stages) ^ 1u);
+    load_stage(t.m0, t.n0, t.batch, g - nth * imm(kblocks_), stage);
+  });
 }
 
 }  // namespace warpforge::ops::sm90a_amax

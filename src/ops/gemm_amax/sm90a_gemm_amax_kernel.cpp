@@ -210,8 +210,7 @@ void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, cons
 
 // Converting warpgroups: the first unit of the CTA, its first K block, raw stage 0.
 AmaxKernel::LoadCursor AmaxKernel::load_cursor() {
-  LoadCursor c{first_unit(), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.mov(u32, 0u),
-               k_.mov(u32, 0u)};
+  LoadCursor c{first_unit(), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.mov(u32, 0u)};
   k_.if_then(c.unit < imm(per_batch_ * p_.l * t_.splits), [&] {
     const TileCoords t = tile_of(c.unit);
     for (auto [to, from] : {std::pair{c.kb, t.kb0}, {c.kb1, t.kb1}, {c.m0, t.m0}, {c.n0, t.n0}, {c.batch, t.batch}})
@@ -221,19 +220,13 @@ AmaxKernel::LoadCursor AmaxKernel::load_cursor() {
 }
 
 // The cursor's load, if any unit is left, then on to the next K block
-// (of the CTA's next unit past the last). Fragment warpgroups: once every
-// thread freed the stage (raw_empty; slots start empty, as in producer()).
+// (of the CTA's next unit past the last).
 void AmaxKernel::issue_load(LoadCursor& c) {
   const std::int64_t units = per_batch_ * p_.l * t_.splits;
   k_.if_then(c.unit < imm(units), [&] {
-    if (fragments()) k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, c.stage)), c.phase ^ 1u);
     load_stage(c.m0, c.n0, c.batch, c.kb, c.stage);
-    if (fragments()) {
-      advance(c.stage, c.phase, t_.raw_stages);
-    } else {
-      k_.add(c.stage, c.stage, 1);
-      k_.selp(c.stage, 0u, c.stage, c.stage == imm(t_.raw_stages));
-    }
+    k_.add(c.stage, c.stage, 1);
+    k_.selp(c.stage, 0u, c.stage, c.stage == imm(t_.raw_stages));
     k_.add(c.kb, c.kb, 1);
     k_.if_then(c.kb == c.kb1, [&] {
       k_.add(c.unit, c.unit, unit_step());
@@ -287,10 +280,7 @@ void AmaxKernel::consumer() {
     // Thread 0 keeps the raw stages loaded: all of them at the start, then
     // one per K block (mainloop_fragments).
     k_.if_then(tid_ == 0u, [&] {
-      LoadCursor loads = load_cursor();
-      for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
-      k_.st(Space::shared, b32, at(base_, smem_.cursor), Regs{loads.unit, loads.kb, loads.kb1, loads.m0});
-      k_.st(Space::shared, b32, at(base_, smem_.cursor + 16), Regs{loads.n0, loads.batch, loads.stage, loads.phase});
+      for (int i = 0; i < t_.raw_stages; ++i) load_block(k_.mov(u32, imm(i)));
     });
     Reg blocks = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
@@ -525,8 +515,7 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTil
   m.empty = m.full + 8 * stages;
   m.peer_full = m.empty + 8 * stages;
   m.amax = m.peer_full + (t.cluster_m > 1 ? 8 * stages : 0);
-  m.cursor = (m.amax + 8 + 15) / 16 * 16;
-  m.bytes = m.cursor + 32 + 1024;
+  m.bytes = m.amax + 8 + 1024;
   return m;
 }
 

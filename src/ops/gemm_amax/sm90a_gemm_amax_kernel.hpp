@@ -177,7 +177,6 @@ std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& problem, cons
 struct Sm90aGemmAmaxSmem {
   std::uint32_t b_stage, raw_stage, sf_stage, scales_stage;  // strides of one stage
   std::uint32_t b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, peer_full, amax;
-  std::uint32_t cursor;  // fragment warpgroups: thread 0's load cursor between its loads (8 words)
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTiling& tiling);

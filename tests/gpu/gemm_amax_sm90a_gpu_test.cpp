@@ -103,18 +103,6 @@ TEST_F(GemmAmaxSm90aGpu, WideTilesInEveryFormat) {
   against_reference(ops::kMxfp8E4m3, DType::f16, true, wide);
 }
 
-// 256 x 128 tiles (four fragment warpgroups) in both FP4 formats: the
-// default shape (M = 520: the third tile's rows mostly past M, ragged N),
-// and many units per CTA (2048 x 2064, K of 40 blocks) in every C dtype.
-TEST_F(GemmAmaxSm90aGpu, TallTilesInBothFp4Formats) {
-  const Shape tall{.tile = ops::GemmAmaxTile{256, 128}};
-  against_reference(ops::kNvfp4, DType::bf16, false, tall);
-  against_reference(ops::kMxfp4, DType::f32, false, tall);
-  const Shape many{.m = 2048, .n = 2064, .k = 2560, .l = 1, .tile = ops::GemmAmaxTile{256, 128}};
-  against_reference(ops::kNvfp4, DType::f16, false, many);
-  against_reference(ops::kMxfp4, DType::bf16, false, many);
-}
-
 // The same in 2-CTA clusters sharing the conversion of B; M = 520 is five
 // 128-row tiles, so the last cluster's rank 1 has none of its own. Many
 // units per cluster too (2048 x 2064, K of 40 blocks).

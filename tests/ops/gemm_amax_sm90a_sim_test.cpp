@@ -12,7 +12,6 @@
 #include <cstring>
 #include <optional>
 #include <utility>
-#include <vector>
 
 #include "../../src/ops/gemm_amax/gemm_amax_path.hpp"
 #include "gemm_amax_test_support.hpp"
@@ -374,30 +373,25 @@ TEST(GemmAmaxSm90aSim, SplitKWhereTilesAreFew) {
   }
 }
 
-const std::vector<ScaledFormat> kFp4Formats{ScaledFormat{DType::e2m1, DType::e8m0, 32},
-                                           ScaledFormat{DType::e2m1, DType::e4m3, 16},
-                                           ScaledFormat{DType::e2m1, DType::e8m0, 16}};
-const std::vector<ScaledFormat> kEveryFormat{kFp4Formats[0], kFp4Formats[1], kFp4Formats[2],
-                                             ScaledFormat{DType::e4m3, DType::e8m0, 32},
-                                             ScaledFormat{DType::e5m2, DType::e8m0, 32}};
-
-// `tile` tiles (no dequantizer warpgroup, no split) in clusters of
-// `cluster_m` CTAs along M, on `device`: every format of `formats` into
-// every C dtype, both C majors, ragged N and K, two batches; `m(i)` gives
-// case i's M. Each case runs twice on one object.
-void tiles_in_every_format(const runtime::Device& device, GemmAmaxTile tile, int cluster_m,
-                           const std::vector<ScaledFormat>& formats, std::int64_t (*m)(int), std::uint32_t seed) {
+// 128 x 256 tiles on the converting warpgroups in clusters of `cluster_m`
+// CTAs along M, on `device`: every format (FP4 with each scale format,
+// MXFP8 e4m3 and e5m2) into every C dtype, both C majors, ragged N and K,
+// two batches; `m(i)` gives case i's M. Each case runs twice on one object.
+void wide_tiles_in_every_format(const runtime::Device& device, int cluster_m, std::int64_t (*m)(int),
+                                std::uint32_t seed) {
   int i = 0;
-  for (ScaledFormat f : formats)
+  for (ScaledFormat f : {ScaledFormat{DType::e2m1, DType::e8m0, 32}, ScaledFormat{DType::e2m1, DType::e4m3, 16},
+                         ScaledFormat{DType::e2m1, DType::e8m0, 16}, ScaledFormat{DType::e4m3, DType::e8m0, 32},
+                         ScaledFormat{DType::e5m2, DType::e8m0, 32}})
     for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
       GemmAmaxCase c = sm90a_case(f.ab, c_dtype);
       c.sf = f.sf, c.vec = f.vec, c.m = m(i), c.n = i % 2 ? 300 : 264, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
       c.c_major = i % 2 ? CMajor::m : CMajor::n;
-      c.tile = tile, c.cluster = GemmAmaxTile{cluster_m, 1};
+      c.tile = GemmAmaxTile{128, 256}, c.cluster = GemmAmaxTile{cluster_m, 1};
       auto [s, p] = make_sm90a_on(device, c, seed + static_cast<std::uint32_t>(i++));
       const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
-      ASSERT_TRUE(t.tile_m == tile.m && t.tile_n == tile.n && t.dequant_warpgroups == 0 && !t.fp8_mma &&
-                  t.splits == 1 && t.cluster_m == cluster_m)
+      ASSERT_TRUE(t.tile_n == 256 && t.dequant_warpgroups == 0 && !t.fp8_mma && t.splits == 1 &&
+                  t.cluster_m == cluster_m)
           << c.describe();
       GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
       for (int run = 0; run < 2; ++run) {
@@ -412,19 +406,8 @@ void tiles_in_every_format(const runtime::Device& device, GemmAmaxTile tile, int
 // thread keeps the raw stages loaded) without clusters (FP8's default is
 // 2x1) on a 2-SM simulator, so each CTA walks several units.
 TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
-  tiles_in_every_format(runtime::Device(sim::make_backend({.sm_count = 2})), {128, 256}, 1, kEveryFormat,
-                        [](int) -> std::int64_t { return 200; }, 860);
-}
-
-// 256 x 128 tiles on four fragment warpgroups (each dequantizes its 64 rows
-// of A into wgmma's register fragments and a quarter of B into the bf16
-// stages; thread 0 keeps the raw stages loaded): FP4 with every scale
-// format on a 2-SM simulator, so each CTA walks several units and its
-// stage rings wrap across them; M past one tile, the second ragged (300)
-// or with A's second 128 rows all past M (260).
-TEST(GemmAmaxSm90aSim, TallTilesOnFourFragmentWarpgroups) {
-  tiles_in_every_format(runtime::Device(sim::make_backend({.sm_count = 2})), {256, 128}, 1, kFp4Formats,
-                        [](int i) -> std::int64_t { return i % 2 ? 300 : 260; }, 940);
+  wide_tiles_in_every_format(runtime::Device(sim::make_backend({.sm_count = 2})), 1, [](int) -> std::int64_t { return 200; },
+                             860);
 }
 
 // In 2-CTA clusters (cluster 2x1): each CTA converts A and half of B, the
@@ -432,8 +415,8 @@ TEST(GemmAmaxSm90aSim, TallTilesOnFourFragmentWarpgroups) {
 // simulator (two clusters, several units each), M with an odd number of
 // 128-row tiles (the last cluster's rank 1 past M) or an even one.
 TEST(GemmAmaxSm90aSim, ClusterPairsShareTheConversionOfB) {
-  tiles_in_every_format(runtime::Device(sim::make_backend({.sm_count = 4})), {128, 256}, 2, kEveryFormat,
-                        [](int i) -> std::int64_t { return i % 2 ? 300 : 600; }, 900);
+  wide_tiles_in_every_format(runtime::Device(sim::make_backend({.sm_count = 4})), 2,
+                             [](int i) -> std::int64_t { return i % 2 ? 300 : 600; }, 900);
 }
 
 // The default tiling on a 132-SM device: 128 x 256 (converting

@@ -5,12 +5,10 @@
 // sm90a_gemm_amax_codes.cpp (codes and scales to bf16),
 // sm90a_gemm_amax_converting.cpp (the converting warpgroups),
 // sm90a_gemm_amax_dequantizer.cpp (dequantizer warpgroups, A in registers),
-// sm90a_gemm_amax_fragments.cpp (fragment warpgroups, 256 x 128),
 // sm90a_gemm_amax_fp8_mma.cpp (FP8 wgmma on the codes).
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -29,7 +27,7 @@ constexpr std::uint32_t kRow = 128;        // bytes per swizzled bf16 row (128-b
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle pattern's repeat
 constexpr int kTileM = kSm90aGemmAmaxTileM;
 constexpr int kGroupRows = 16;  // output tiles per group along M, for L2 reuse
-constexpr int kConsumers = 2;  // wgmma warpgroups of a 128-row tile
+constexpr int kConsumers = 2;
 constexpr int kProducerWg = 2, kDequantWg0 = 3;  // then t_.dequant_warpgroups of them
 constexpr int kScaleConverters = 96;             // fp8_mma: the producer warpgroup's warps 1-3
 constexpr int kScalePad = 4;                     // fp8_mma: floats between B's lane quarters' scales
@@ -67,28 +65,22 @@ class AmaxKernel {
     const bool wide = t.tile_n == 256;
     if (t.tile_n != 64 && t.tile_n != 128 && t.tile_n != 256)
       throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + "; it takes 64, 128 or 256");
-    if (t.tile_m != kTileM && t.tile_m != 2 * kTileM)
-      throw OpsError("sm90a gemm_amax kernel: tile_m " + std::to_string(t.tile_m) + "; it takes 128 or 256");
     if (converting() && (!wide || t.stages != 3 || t.splits != 1))
       throw OpsError("sm90a gemm_amax kernel: tile_n " + std::to_string(t.tile_n) + ", " + std::to_string(t.stages) +
                      " stages, " + std::to_string(t.splits) +
                      " K splits with converting warpgroups; they take tile_n 256, 3 stages and no split");
     if (wide && !converting())
       throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting warpgroups (no fp8_mma, no dequantizer warpgroups)");
-    // Fragment warpgroups: four of 64 rows, m64n128 accumulators within the
-    // 128 registers ptxas gives 512 threads.
-    if (fragments() && (!fp4() || t.tile_n != 128 || t.fp8_mma || t.dequant_warpgroups != 0 || t.splits != 1 ||
-                        t.cluster_m != 1 || t.stages < 2 || t.raw_stages < 2 ||
-                        !std::has_single_bit(unsigned(t.stages)) || !std::has_single_bit(unsigned(t.raw_stages))))
-      throw OpsError("sm90a gemm_amax kernel: tile_m 256 (fragment warpgroups) takes E2M1 data, tile_n 128, no "
-                     "fp8_mma, dequantizer warpgroups, split or cluster, and stages of each kind a power of two from 2");
+    if (t.cluster_m != 1 && (t.cluster_m != 2 || !converting()))
+      throw OpsError("sm90a gemm_amax kernel: cluster_m " + std::to_string(t.cluster_m) +
+                     "; it takes 1, or 2 with converting warpgroups");
     // fp8_mma takes FP8 (MXFP8 only), the dequantizer warpgroups E2M1; the
     // converting warpgroups both.
     if ((fp4() && t.fp8_mma) || (!fp4() && !t.fp8_mma && !converting()))
       throw OpsError("sm90a gemm_amax kernel: " + std::string(runtime::name(p.ab_dtype)) + " data with " +
                      (t.fp8_mma ? "fp8_mma" : "dequantizer warpgroups") +
                      "; FP8 takes fp8_mma or converting warpgroups, E2M1 dequantizer or converting warpgroups");
-    tiles_m_ = (p.m + t.tile_m * t.cluster_m - 1) / (t.tile_m * t.cluster_m);  // a cluster's M tiles count once
+    tiles_m_ = (p.m + kTileM * t.cluster_m - 1) / (kTileM * t.cluster_m);  // a cluster's M tiles count once
     const std::int64_t tiles_n = (p.n + t.tile_n - 1) / t.tile_n;
     per_batch_ = tiles_m_ * tiles_n;
     group_span_ = tiles_n * kGroupRows;
@@ -109,12 +101,8 @@ class AmaxKernel {
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
   Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
-  // The consumers convert both operands (no dequantizer warpgroup), at 128 x 256.
-  bool converting() const { return sm90a_gemm_amax_converting(t_); }
-  // Four warpgroups convert both operands, A into their fragments, at 256 x 128.
-  bool fragments() const { return sm90a_gemm_amax_fragments(t_); }
-  // The warpgroups that run wgmma, 64 rows of the tile each.
-  int consumers() const { return t_.tile_m / 64; }
+  // The consumers convert both operands (no dequantizer warpgroup).
+  bool converting() const { return !t_.fp8_mma && t_.dequant_warpgroups == 0; }
   // Converting warpgroups in a 2-CTA cluster (Sm90aGemmAmaxTiling::cluster_m).
   // Rank 0's stages hold A's rows, then B's; rank 1's B's, then A's (raw:
   // its half of B first; bf16: all of B first), so in both a raw stage row
@@ -128,7 +116,7 @@ class AmaxKernel {
     k_.selp(r, 1u, 0u, rank_ == 0u);
     return r;
   }
-  int stage_rows() const { return t_.tile_m + b_rows(); }
+  int stage_rows() const { return kTileM + b_rows(); }
   std::uint32_t raw_row_bytes() const { return sm90a_gemm_amax_raw_row_bytes(p_.ab_dtype, t_); }
   void advance(const Reg& stage, const Reg& phase, int stages);
   void producer();
@@ -161,14 +149,7 @@ class AmaxKernel {
   Reg decode_scale(const Reg& e, int byte, int bytes);
   void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                  const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb);
-  // E2M1 words loaded for conversion: per set, its words, its scale bytes
-  // (scale_bytes) and the registers its pairs go to (dequant_words).
-  struct CodeSets {
-    std::vector<Regs> words;
-    std::vector<Reg> bytes;
-    std::vector<Regs> outs;
-  };
-  void dequant_words(const CodeSets& sets, int count, const Reg& kb, const Reg& code0);
+  void dequant_words(const Regs& w, const Reg& bytes, int count, const Reg& kb, const Reg& code0, const Regs& out);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
@@ -214,32 +195,12 @@ class AmaxKernel {
                            const ConvertRows& rows, LoadCursor* loads, const TileCoords& t);
   void converting_helper();
   Reg stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes);
-  // The consumer thread's first row of A, r (the second, r + 8, is 8 rows
-  // on, its scale site 128 bytes on: a_rows), and its first code in each K block.
+  // The consumer thread's two rows of A (r and r + 8) and its first code in each K block.
   struct ARows {
-    RowReads row;
+    RowReads rows[2];
     Reg code0;
   };
   void dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb, const Regs& out);
-  void load_a_rows(const ARows& a, const Reg& rstage, const Reg& kb, const Regs& out, CodeSets& sets);
-  ARows a_rows(const Reg& cw);
-  // Fragment warpgroups: the thread's chunk of B (16 codes of one row,
-  // starting at ARows::code0 too) in each raw stage and where its pairs go
-  // in a bf16 stage.
-  struct BChunk {
-    RowReads row;
-    Reg store;
-  };
-  BChunk b_chunk(const Reg& code0);
-  Reg ring_stage(const Reg& g, int stages);
-  Reg ring_phase(const Reg& g, int stages);
-  void convert_b_chunk(const Reg& code0, const Reg& g, const Reg& kb);
-  void convert_a_rows(const ARows& a, const Reg& g, const Reg& kb, const Regs& out);
-  void mainloop_fragments(const Regs& acc, const Reg& ga, const Pred& leader, const ARows& a, const TileCoords& t);
-  void load_block(const Reg& g);
-  void wgmma_a_fragments(const Regs& acc, const Regs& frags, const Reg& db, const Pred& accumulate);
-  void for_blocks_in_pairs(const TileCoords& t, const Regs (&frags)[2],
-                           const std::function<void(const Reg&, const Regs&, const Regs&)>& block);
   void mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                            const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a,
                            const TileCoords& t);

@@ -226,21 +226,17 @@ AmaxKernel::ChunkMap AmaxKernel::chunk_map() {
   return m;
 }
 
-// E2M1 codes to bf16 pairs: set i's words (4, or 2) into outs[i], times
-// the first of the `count` scales in bytes[i] (the first half of its
-// codes) and the last (the second). One branch for all sets: one multiply
-// per pair where every set's scales fold, two where not (scales_fold). A
-// branch around a single 16-code set is short enough for ptxas to
-// predicate both sides, which then all issue (session 10: 140 M
-// instructions against 102 M).
-void AmaxKernel::dequant_words(const CodeSets& sets, int count, const Reg& kb, const Reg& code0) {
+// E2M1 codes in `w` (4 words, or 2) to bf16 pairs in `out`, times the
+// first of the `count` scales in `bytes` (the first half of w's codes) and
+// the last (the second): one multiply per pair where the scales fold, two
+// where not (scales_fold).
+void AmaxKernel::dequant_words(const Regs& w, const Reg& bytes, int count, const Reg& kb, const Reg& code0,
+                               const Regs& out) {
   auto convert = [&](bool folded) {
-    for (std::size_t i = 0; i < sets.words.size(); ++i) {
-      const Regs f = scale_factors(sets.bytes[i], count, kb, code0, folded);
-      dequant_fp4(sets.words[i], Regs{f.front(), f.back()}, sets.outs[i], folded);
-    }
+    const Regs f = scale_factors(bytes, count, kb, code0, folded);
+    dequant_fp4(w, Regs{f.front(), f.back()}, out, folded);
   };
-  k_.if_else(scales_fold(sets.bytes, count), [&] { convert(true); }, [&] { convert(false); });
+  k_.if_else(scales_fold({bytes}, count), [&] { convert(true); }, [&] { convert(false); });
 }
 
 }  // namespace warpforge::ops::sm90a_amax

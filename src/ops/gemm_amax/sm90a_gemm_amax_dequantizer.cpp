@@ -58,7 +58,7 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
       k_.ld(Space::shared, b32, w, at(raw + rows[i].raw));
       Regs out;
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
-      dequant_words({{w}, {scales[i]}, {out}}, m.scales, kb, m.c * imm(m.codes));
+      dequant_words(w, scales[i], m.scales, kb, m.c * imm(m.codes), out);
       // Pair o of chunk c (32 E2M1 codes) is pair q = 16c + o of the row:
       // pairs o and o + 8 are one 8-byte store (dequantizer()).
       Reg first = dst + stores[i];
@@ -73,90 +73,53 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
   }
 }
 
-// The consumer thread's rows r = 16·warp + lane/4 and r + 8 of warpgroup
-// cw's 64 (in the tile; a 256-row tile's second 128 in the second scale
-// piece), codes 16·(lane % 4) .. + 15 of each K block (8 bytes, one scale:
-// load_a_rows). As r % 16 < 8, row r + 8's scale site is r's plus 128
-// (scale_site: (r % 32)·16 moves by 8·16, nothing else does).
-AmaxKernel::ARows AmaxKernel::a_rows(const Reg& cw) {
-  Reg lane = tid_ & 31u;
-  Reg row = cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);
-  ARows a{.code0 = (lane & 3u) << 4};
-  Reg site = scale_site(row, a.code0);
-  if (t_.tile_m > kTileM) site = site + ((row >> 7u) * kScalePiece);
-  a.row = {row * raw_row_bytes() + ((lane & 3u) << 3), site};
-  return a;
-}
-
 // This thread's A fragments for the four k16 steps of raw stage `rstage`
-// (K block kb), to be dequantized into `out` (16 registers): rows r and
-// r + 8 (one 8-byte load and one scale each) as two sets of `sets`. Pair j
-// of row h's 8 (dequant_fp4) is out[8h + j]. Step s's fragment (PTX ISA
-// 9.7.15.5.1.1: row r, columns 2(lane%4) + {0,1}; row r + 8; then both at
-// + 8) takes pairs 2s and 2s + 1 of each row: a row's pair 2s + e sits at
-// wgmma positions 16s + 2t + 8e + {0,1} (t = lane % 4), the order B's
-// pairs are stored in (dequant_b, convert_fragments_block).
-void AmaxKernel::load_a_rows(const ARows& a, const Reg& rstage, const Reg& kb, const Regs& out, CodeSets& sets) {
-  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + a.row.raw;
-  Reg sf_stage = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
-  for (int h = 0; h < 2; ++h) {
-    Regs w{k_.reg(b32), k_.reg(b32)};
-    k_.ld(Space::shared, b32, w, at(raw, 8 * h * static_cast<std::int64_t>(raw_row_bytes())));
-    sets.words.push_back(w);
-    sets.bytes.push_back(scale_bytes(sf_stage, RowReads{a.row.raw, a.row.site, 128 * h}, kb, 1));
-    sets.outs.push_back(Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
-  }
-}
-
-// The A fragments once the raw stage is full (load_a_rows, both rows under
-// one fold branch); then frees it.
+// (K block kb), dequantized into `out` (16 registers): rows a.rows (one
+// 8-byte load and one scale each). Pair j of row h's 8 (dequant_fp4) is
+// out[8h + j]. Step s's fragment (PTX ISA 9.7.15.5.1.1: row r, columns
+// 2(lane%4) + {0,1}; row r + 8; then both at + 8) takes pairs 2s and
+// 2s + 1 of each row: a row's pair 2s + e sits at wgmma positions 16s + 2t
+// + 8e + {0,1} (t = lane % 4), the order the dequantizer stores B's pairs
+// in (dequant_b). Frees the raw stage.
 void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb,
                                      const Regs& out) {
   k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-  CodeSets sets;
-  load_a_rows(a, rstage, kb, out, sets);
-  dequant_words(sets, 1, kb, a.code0);
+  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage;
+  Reg sf_stage = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
+  for (int h = 0; h < 2; ++h) {
+    Regs w;
+    for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
+    k_.ld(Space::shared, b32, w, at(raw + a.rows[h].raw));
+    dequant_words(w, scale_bytes(sf_stage, a.rows[h], kb, 1), 1, kb, a.code0, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
+  }
   k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
 }
 
-// The four k16 steps' wgmma m64n<tile_n>k16 of one K block, A from
-// fragments `frags` (load_a_rows' order), B from the bf16 stage at
-// descriptor `db`; one commit group.
-void AmaxKernel::wgmma_a_fragments(const Regs& acc, const Regs& frags, const Reg& db, const Pred& accumulate) {
-  k_.wgmma_fence();
-  for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s) {
-    const auto i = static_cast<std::size_t>(2 * s);
-    // Each k16 step moves 32 bytes along the K-major rows.
-    k_.wgmma_mma_async(bf16, bf16, acc, Regs{frags[i], frags[8 + i], frags[i + 1], frags[8 + i + 1]},
-                       db + static_cast<std::uint64_t>(2 * s), s == 0 ? std::variant<bool, PredUse>(accumulate) : true,
-                       WgmmaMajor::k);
-  }
-  k_.wgmma_commit_group();
-}
-
-// The unit's K blocks kb0 .. kb1 - 1, `block` on fragments `now` while it
-// fills `next` with the following block's A; two blocks per loop trip so
-// that the two sets trade roles without register moves.
-void AmaxKernel::for_blocks_in_pairs(const TileCoords& t, const Regs (&frags)[2],
-                                     const std::function<void(const Reg&, const Regs&, const Regs&)>& block) {
-  k_.for_nonempty_range(t.kb0, t.kb1, 2, [&](Reg kb) {
-    block(kb, frags[0], frags[1]);
-    k_.if_then(kb + 1u < t.kb1, [&] { block(kb + 1u, frags[1], frags[0]); });
-  });
-}
-
-// The dequantizer's formats: per K block, the wgmma take A from registers
-// and B from the dequantizer's bf16 stage; the next block's A is
-// dequantized while they run (two fragment sets).
+// The dequantizer's formats: per K block, the four k16 steps' wgmma m64n<tile_n>k16 take A
+// from registers and B from the dequantizer's bf16 stage; the next block's
+// A is dequantized while they run (two fragment sets).
 void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
                                      const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a,
                                      const TileCoords& t) {
   const Regs frags[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
   dequant_a_fragments(a, rstage, rphase, t.kb0, frags[0]);
   advance(rstage, rphase, t_.raw_stages);
-  for_blocks_in_pairs(t, frags, [&](const Reg& kb, const Regs& now, const Regs& next) {
+  // K block kb's wgmma on fragments `now` while the next block's A goes
+  // into `next`; the loop takes two blocks per trip so that the two sets
+  // trade roles without register moves.
+  auto block = [&](const Reg& kb, const Regs& now, const Regs& next) {
     k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
-    wgmma_a_fragments(acc, now, stage_descriptor(desc_b0, stage, smem_.b_stage), kb != t.kb0);
+    Reg db = stage_descriptor(desc_b0, stage, smem_.b_stage);
+    Pred accumulate = kb != t.kb0;
+    k_.wgmma_fence();
+    for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s) {
+      const auto i = static_cast<std::size_t>(2 * s);
+      // Each k16 step moves 32 bytes along the K-major rows.
+      k_.wgmma_mma_async(bf16, bf16, acc, Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]},
+                         db + static_cast<std::uint64_t>(2 * s), s == 0 ? std::variant<bool, PredUse>(accumulate) : true,
+                         WgmmaMajor::k);
+    }
+    k_.wgmma_commit_group();
     k_.if_then(kb + 1u < t.kb1, [&] {
       dequant_a_fragments(a, rstage, rphase, kb + 1u, next);
       advance(rstage, rphase, t_.raw_stages);
@@ -164,6 +127,10 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
     k_.wgmma_wait_group(0);
     k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, stage))); });
     advance(stage, phase, t_.stages);
+  };
+  k_.for_nonempty_range(t.kb0, t.kb1, 2, [&](Reg kb) {
+    block(kb, frags[0], frags[1]);
+    k_.if_then(kb + 1u < t.kb1, [&] { block(kb + 1u, frags[1], frags[0]); });
   });
 }
 

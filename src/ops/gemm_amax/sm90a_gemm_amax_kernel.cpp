@@ -54,18 +54,16 @@ ptx::Module AmaxKernel::build() {
     // by the scale converters; otherwise the dequantizers free it.
     for (int st = 0; st < t_.raw_stages; ++st) {
       k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
-      // Without fp8_mma every consumer thread reads A's codes too (with
-      // fragment warpgroups every thread reads A's and B's). The converting
-      // scheme's barrier per K block frees raw stages.
-      const int readers = fragments() ? sm90a_gemm_amax_threads(t_)
-                          : t_.fp8_mma ? kConsumers
-                                       : 128 * (t_.dequant_warpgroups + kConsumers);
-      if (!converting()) k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st), readers);
+      // Without fp8_mma every consumer thread reads A's codes too. The
+      // converting scheme's barrier per K block frees raw stages.
+      if (!converting())
+        k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st),
+                         t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + kConsumers));
       if (t_.fp8_mma) k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
     }
     for (int st = 0; !t_.fp8_mma && !converting() && st < t_.stages; ++st) {
-      k_.mbarrier_init(at(base_, smem_.full + 8 * st), fragments() ? sm90a_gemm_amax_threads(t_) : 128 * t_.dequant_warpgroups);
-      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), consumers());
+      k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
+      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), kConsumers);
     }
     // In a cluster: one arrival with the partner's bytes expected, and the copy's transaction (copy_to_partner).
     for (int st = 0; clustered() && st < t_.stages; ++st) k_.mbarrier_init(at(base_, smem_.peer_full + 8 * st), 1);
@@ -79,10 +77,6 @@ ptx::Module AmaxKernel::build() {
     k_.bar_sync(0);
   }
   Reg wg = tid_ >> 7;
-  if (fragments()) {
-    consumer();
-    return k_.module();
-  }
   k_.if_else(
       wg == kProducerWg,
       [&] {
@@ -125,7 +119,7 @@ TileCoords AmaxKernel::tile_of(const Reg& work) {
   Reg within = r - group * imm(group_span_);
   k_.rem(mu, within, rows);
   k_.div(nt, within, rows);
-  Reg m0 = (first + mu) * imm(t_.tile_m * t_.cluster_m);
+  Reg m0 = (first + mu) * imm(kTileM * t_.cluster_m);
   // (%cluster_ctarank read again: a register held across the loops costs the consumers a spill.)
   if (clustered()) m0 = m0 + (k_.sreg(SReg::cluster_ctarank) << 7u);
   return {m0, nt * imm(t_.tile_n), batch, unit, split, kb0, kb1};
@@ -175,12 +169,11 @@ void AmaxKernel::producer() {
 
 void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage) {
   Reg full = barrier(smem_.raw_full, stage);
-  const int sfa_pieces = sm90a_gemm_amax_sfa_pieces(t_);
   k_.mbarrier_arrive_expect_tx(at(full), stage_rows() * raw_row_bytes() +
-                                             (sfa_pieces + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
+                                             (1 + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
   Reg kx = kb * raw_row_bytes();  // bytes along K
   Reg raw = base_ + smem_.raw_a + stage * smem_.raw_stage, sf = base_ + smem_.raw_sfa + stage * smem_.sf_stage;
-  Reg raw_a = raw, raw_b = raw + (smem_.raw_b - smem_.raw_a), sf_a = sf, sf_b = sf + (smem_.raw_sfb - smem_.raw_sfa), b0 = n0;
+  Reg raw_a = raw, raw_b = raw + (smem_.raw_b - smem_.raw_a), sf_a = sf, sf_b = sf + kScalePiece, b0 = n0;
   if (clustered()) {  // rank 1: B's second half first
     Reg a_1st = a_first(), b_1st = a_1st ^ 1u;
     raw_a = raw + b_1st * imm(b_rows() * raw_row_bytes());
@@ -199,10 +192,9 @@ void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, cons
   const ScaleFactorLayout sfa{p_.m, p_.k, p_.l, p_.vec}, sfb{p_.n, p_.k, p_.l, p_.vec};
   Reg piece_a = (batch * imm(sfa.row_tiles()) + (m0 >> 7)) * imm(sfa.k_tiles()) + group;
   Reg piece_b = (batch * imm(sfb.row_tiles()) + (b0 >> 7)) * imm(sfb.k_tiles()) + group;
-  // A 256-row tile takes the pieces of two row tiles (past M or N: zero
-  // fill, or the next batch's scales, for sums nobody stores).
-  for (int i = 0; i < sfa_pieces; ++i)
-    k_.tma_load(at(sf_a, i * kScalePiece), map_sfa_, {0u, (piece_a + imm(i * sfa.k_tiles())) << 1}, at(full));
+  k_.tma_load(at(sf_a), map_sfa_, {0u, piece_a << 1}, at(full));
+  // A 256-row B tile takes the pieces of two row tiles (past N: zero fill,
+  // or the next batch's scales, for sums nobody stores).
   for (int i = 0; i < sm90a_gemm_amax_sfb_pieces(t_); ++i)
     k_.tma_load(at(sf_b, i * kScalePiece), map_sfb_,
                 {0u, (piece_b + imm(i * sfb.k_tiles())) << 1}, at(full));
@@ -257,8 +249,8 @@ void AmaxKernel::consumer() {
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
   Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
   Reg thread_max = k_.mov(u32, 0u);
-  // (The converting and fragment schemes' warpgroups keep the entry's even split.)
-  if (!converting() && !fragments()) k_.setmaxnreg_inc(consumer_registers(t_));
+  // (The converting scheme's three warpgroups keep the entry's even split.)
+  if (!converting()) k_.setmaxnreg_inc(consumer_registers(t_));
   if (t_.fp8_mma) {
     Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.raw_a + cw * (64 * kRow), 16, kAtom);
     const Regs part[2] = {k_.regs(f32, t_.tile_n / 4, "part"), k_.regs(f32, t_.tile_n / 4, "part_next")};
@@ -275,20 +267,17 @@ void AmaxKernel::consumer() {
       mainloop_converting(&acc, desc_a0, desc_b0, stage, phase /* unused */, rstage, rphase, m, rows, nullptr, t);
       finish_tile(acc, t, cw, thread_max);
     });
-  } else if (fragments()) {
-    const ARows a = a_rows(cw);
-    // Thread 0 keeps the raw stages loaded: all of them at the start, then
-    // one per K block (mainloop_fragments).
-    k_.if_then(tid_ == 0u, [&] {
-      for (int i = 0; i < t_.raw_stages; ++i) load_block(k_.mov(u32, imm(i)));
-    });
-    Reg blocks = k_.mov(u32, 0);
-    for_each_tile([&](const TileCoords& t) {
-      mainloop_fragments(acc, blocks, leader, a, t);
-      finish_tile(acc, t, cw, thread_max);
-    });
   } else {
-    const ARows a = a_rows(cw);
+    // The thread's rows r = 16·warp + lane/4 and r + 8 of the warpgroup's
+    // 64, codes 16·(lane % 4) .. + 15 of each K block (8 bytes, one scale:
+    // dequant_a_fragments).
+    Reg lane = tid_ & 31u;
+    Reg row0 = cw * 64 + ((tid_ >> 5) & 3u) * 16 + (lane >> 2);  // in the tile
+    ARows a{.code0 = (lane & 3u) << 4};
+    for (int h = 0; h < 2; ++h) {
+      Reg row = row0 + imm(8 * h);
+      a.rows[h] = {row * raw_row_bytes() + ((lane & 3u) << 3), scale_site(row, a.code0)};
+    }
     Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
     for_each_tile([&](const TileCoords& t) {
       mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, a, t);
@@ -300,7 +289,7 @@ void AmaxKernel::consumer() {
   k_.redux_sync(Redux::max, warp_max, thread_max);
   Reg cta_amax = base_ + smem_.amax;
   k_.if_then((tid_ & 31u) == 0u, [&] { k_.red(Space::shared, AtomOp::max, u32, at(cta_amax), warp_max); });
-  k_.bar_sync(1, 128 * consumers());
+  k_.bar_sync(1, 128 * kConsumers);
   k_.if_then(tid_ == 0u, [&] {
     Reg cta_max = k_.reg(u32);
     k_.ld(Space::shared, u32, cta_max, at(cta_amax));
@@ -346,12 +335,12 @@ void AmaxKernel::finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw
         });
       },
       [&] {
-        // Split s's slot and flag are split 1's plus (s - 1) x consumers() (partial_index).
+        // Split s's slot and flag are split 1's plus (s - 1) x kConsumers (partial_index).
         Regs sum = k_.regs(f32, 4, "partial");
         Reg one = k_.mov(u32, 1u);
         Reg first_slot = partial_slot(t, one, cw) + thread_offset, first_flag = partial_flag(t, one, cw);
         for (int split = 1; split < t_.splits; ++split) {
-          const std::int64_t apart = (split - 1) * consumers();
+          const std::int64_t apart = (split - 1) * kConsumers;
           k_.if_then(leader, [&] {
             Reg raised = k_.reg(u32);
             k_.while_loop(
@@ -380,7 +369,7 @@ void AmaxKernel::finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw
 // sums per (tile, split after the first, consumer warpgroup), then a u32
 // flag for each slot.
 Reg AmaxKernel::partial_index(const TileCoords& t, const Reg& split, const Reg& cw) {
-  return (t.tile * imm(t_.splits - 1) + split - 1u) * imm(consumers()) + cw;
+  return (t.tile * imm(t_.splits - 1) + split - 1u) * imm(kConsumers) + cw;
 }
 
 Reg AmaxKernel::partial_slot(const TileCoords& t, const Reg& split, const Reg& cw) {
@@ -390,7 +379,7 @@ Reg AmaxKernel::partial_slot(const TileCoords& t, const Reg& split, const Reg& c
 }
 
 Reg AmaxKernel::partial_flag(const TileCoords& t, const Reg& split, const Reg& cw) {
-  const std::int64_t slots = per_batch_ * p_.l * (t_.splits - 1) * consumers();
+  const std::int64_t slots = per_batch_ * p_.l * (t_.splits - 1) * kConsumers;
   Reg offset = k_.reg(u64);
   k_.mul_wide(offset, partial_index(t, split, cw), 4u);
   return workspace_ + offset + static_cast<std::uint64_t>(slots * sm90a_gemm_amax_partial_bytes(t_));
@@ -492,21 +481,20 @@ using namespace sm90a_amax;
 Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTiling& t) {
   Sm90aGemmAmaxSmem m{};
   const std::uint32_t raw_row = sm90a_gemm_amax_raw_row_bytes(ab, t);
-  const auto tile_m = static_cast<std::uint32_t>(t.tile_m);
   // Converting warpgroups keep A's 128 rows in the bf16 stage too, before B's.
-  m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n + (sm90a_gemm_amax_converting(t) ? kTileM : 0)) * kRow;
+  const bool converting = !t.fp8_mma && t.dequant_warpgroups == 0;
+  m.b_stage = t.fp8_mma ? 0 : static_cast<std::uint32_t>(t.tile_n + (converting ? kTileM : 0)) * kRow;
   // A raw stage is A's rows then B's (1024-aligned with fp8_mma: 128-byte
-  // rows, tiles of 64 or 128 rows), a scale stage SFA's pieces then SFB's.
-  m.raw_stage = (tile_m + static_cast<std::uint32_t>(sm90a_gemm_amax_b_rows(t))) * raw_row;
-  const auto sfa_pieces = static_cast<std::uint32_t>(sm90a_gemm_amax_sfa_pieces(t));
-  m.sf_stage = (sfa_pieces + static_cast<std::uint32_t>(sm90a_gemm_amax_sfb_pieces(t))) * kScalePiece;
+  // rows, tiles of 64 or 128 rows), a scale stage SFA's piece then SFB's.
+  m.raw_stage = static_cast<std::uint32_t>(kTileM + sm90a_gemm_amax_b_rows(t)) * raw_row;
+  m.sf_stage = static_cast<std::uint32_t>(1 + sm90a_gemm_amax_sfb_pieces(t)) * kScalePiece;
   m.scales_stage = t.fp8_mma ? 4 * 4 * static_cast<std::uint32_t>(kTileM + scale_block_floats(false, t.tile_n)) : 0;
   const auto stages = t.fp8_mma ? 0u : static_cast<std::uint32_t>(t.stages), raw = static_cast<std::uint32_t>(t.raw_stages);
   m.b = 0;
   m.raw_a = m.b + stages * m.b_stage;
-  m.raw_b = m.raw_a + tile_m * raw_row;
+  m.raw_b = m.raw_a + kTileM * raw_row;
   m.raw_sfa = m.raw_a + raw * m.raw_stage;
-  m.raw_sfb = m.raw_sfa + sfa_pieces * kScalePiece;
+  m.raw_sfb = m.raw_sfa + kScalePiece;
   m.scales = m.raw_sfa + raw * m.sf_stage;
   m.raw_full = m.scales + raw * m.scales_stage;
   m.raw_empty = m.raw_full + 8 * raw;
@@ -520,13 +508,13 @@ Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTil
 }
 
 std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
-  const std::int64_t tiles = (p.m + t.tile_m - 1) / t.tile_m * ((p.n + t.tile_n - 1) / t.tile_n) * p.l;
-  return static_cast<std::size_t>(tiles * (t.splits - 1) * (t.tile_m / 64)) * (sm90a_gemm_amax_partial_bytes(t) + 4);
+  const std::int64_t tiles = (p.m + kTileM - 1) / kTileM * ((p.n + t.tile_n - 1) / t.tile_n) * p.l;
+  return static_cast<std::size_t>(tiles * (t.splits - 1) * kConsumers) * (sm90a_gemm_amax_partial_bytes(t) + 4);
 }
 
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   return "gemm_amax_sm90a_" + std::string(runtime::name(p.ab_dtype)) + "_" + std::string(runtime::name(p.c_dtype)) +
-         "_" + std::to_string(t.tile_m) + "x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
+         "_128x" + std::to_string(t.tile_n) + "_s" + std::to_string(t.stages) + "r" + std::to_string(t.raw_stages) +
          (t.fp8_mma ? "_fp8mma" : "_dq" + std::to_string(t.dequant_warpgroups)) +
          (t.splits > 1 ? "_k" + std::to_string(t.splits) : "") + (t.cluster_m > 1 ? "_c2" : "");
 }

@@ -32,19 +32,6 @@
 // registers (it compiles every thread within 65536 / threads, whatever
 // setmaxnreg grants later).
 //
-// Fragment warpgroups (tile_m 256: E2M1 at 256 x 128, 512 threads): four
-// warpgroups, each dequantizing its 64 rows of A straight into wgmma's
-// register-A fragments and a quarter of B's rows into bf16 stages (in the
-// fragments' K order, as below), then wgmma m64n128k16 on them. Every
-// thread arrives on the stage's `full` barrier after its B stores, each
-// warpgroup on `empty` once its wgmma of the stage completed, and every
-// thread on `raw_empty` once it read a raw stage; thread 0 issues the TMA
-// loads. No warpgroup waits for another except through those barriers, so
-// one warpgroup's wgmma runs while the others convert. Per 256 x 128 x 64
-// block shared memory carries the raw codes (twice), B's bf16 rows once
-// and four reads of them: 104 KB for E2M1, where the 128 x 256 converting
-// warpgroups move 152 KB (docs/PERFORMANCE.md, session 10).
-//
 // E2M1 with dequantizer warpgroups (128 x 128, 128 x 64): warpgroups 3 (and
 // 4) convert each raw stage's B into `stages` bf16 stages, each row's 64
 // codes in the order of the consumers' A fragments; the consumers
@@ -66,9 +53,9 @@
 // thread, per warp (redux.sync), per CTA (a shared atomic), then one
 // red.global.max.u32 per CTA.
 // Barriers: raw full (TMA transaction bytes) / raw empty (every dequantizing
-// thread, or the fp8_mma consumers), and with dequantizer or fragment
-// warpgroups bf16 full (every thread that stores B, after
-// fence.proxy.async) / bf16 empty (one arrival per wgmma warpgroup); in a cluster, peer_full per bf16 stage
+// thread, or the fp8_mma consumers), and with dequantizer warpgroups bf16
+// full (every dequantizer thread, after fence.proxy.async) / bf16 empty (one
+// arrival per consumer warpgroup); in a cluster, peer_full per bf16 stage
 // (one arrival arming it for the partner's bytes, the copy's transaction).
 // Out-of-range rows and K are TMA's zero fill; scales past K are taken as
 // 0 (the layout's padding may hold NaN), those of rows past M or N as they
@@ -89,7 +76,7 @@
 
 namespace warpforge::ops {
 
-inline constexpr int kSm90aGemmAmaxTileM = 128;  // the tile's rows, but for fragment warpgroups' 256
+inline constexpr int kSm90aGemmAmaxTileM = 128;
 inline constexpr int kSm90aGemmAmaxTileK = 64;  // one 128-byte swizzled row of bf16
 // Bytes of the 128x4 scale layout holding 128 rows x 4 scale blocks: what
 // each raw stage carries per operand.
@@ -101,13 +88,9 @@ inline constexpr std::uint32_t kScalePiece = 512;
 // setmaxnreg later grants ("Insufficient registers (128) to compile
 // instruction"): 128 x 256 tiles only with the converting warpgroups.
 struct Sm90aGemmAmaxTiling {
-  // 128, or 256 with fragment warpgroups (E2M1, tile_n 128, no split, no
-  // cluster): the four warpgroups of 64 rows each dequantize A into their
-  // register fragments and a quarter of B into the bf16 stages.
-  int tile_m = kSm90aGemmAmaxTileM;
   int tile_n = 256;
-  // bf16 stages: tile_n-row B stages with dequantizer or fragment
-  // warpgroups (16 KB each at 128 columns), (128 + tile_n)-row A and B stages with converting
+  // bf16 stages: tile_n-row B stages with dequantizer warpgroups (16 KB each
+  // at 128 columns), (128 + tile_n)-row A and B stages with converting
   // warpgroups (exactly 3: see mainloop_converting in sm90a_gemm_amax_converting.cpp).
   int stages = 3;
   int raw_stages = 4;  // raw stages: A's and B's codes and scale pieces
@@ -134,14 +117,6 @@ struct Sm90aGemmAmaxTiling {
   // third fewer conversions per MAC.
   int cluster_m = 1;
 };
-// Fragment warpgroups (Sm90aGemmAmaxTiling::tile_m 256).
-inline bool sm90a_gemm_amax_fragments(const Sm90aGemmAmaxTiling& t) { return t.tile_m == 2 * kSm90aGemmAmaxTileM; }
-// Converting warpgroups: three of them convert both operands at 128 x 256.
-inline bool sm90a_gemm_amax_converting(const Sm90aGemmAmaxTiling& t) {
-  return !t.fp8_mma && t.dequant_warpgroups == 0 && !sm90a_gemm_amax_fragments(t);
-}
-// Scale pieces (128 rows each) of A's tile_m rows in a raw stage.
-inline int sm90a_gemm_amax_sfa_pieces(const Sm90aGemmAmaxTiling& t) { return t.tile_m / kSm90aGemmAmaxTileM; }
 // B's rows a CTA loads and converts: tile_n, or half of it in a cluster.
 inline int sm90a_gemm_amax_b_rows(const Sm90aGemmAmaxTiling& t) { return t.tile_n / t.cluster_m; }
 // Scale pieces (128 rows each) a raw stage carries for those rows.
@@ -157,7 +132,6 @@ inline std::uint32_t sm90a_gemm_amax_raw_row_bytes(runtime::DType ab, const Sm90
   return static_cast<std::uint32_t>(ab == runtime::DType::e2m1 ? codes / 2 : codes);
 }
 inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) {
-  if (sm90a_gemm_amax_fragments(t)) return 128 * 4;
   return 128 * (3 + (t.fp8_mma ? 0 : t.dequant_warpgroups));
 }
 

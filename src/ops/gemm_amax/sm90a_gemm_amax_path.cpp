@@ -21,8 +21,8 @@ namespace {
 
 using runtime::DType;
 
-std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_m, int tile_n) {
-  return (p.m + tile_m - 1) / tile_m * ((p.n + tile_n - 1) / tile_n) * p.l;
+std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
+  return (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tile_n - 1) / tile_n) * p.l;
 }
 
 // Bytes of `elements` codes of `ab` (FP4: two per byte).
@@ -66,7 +66,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
       : p_(p), tiling_(sm90a_gemm_amax_tiling(p, device)), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
     const int cluster = tiling_.cluster_m;
-    const std::int64_t tiles_m = (p.m + tiling_.tile_m - 1) / tiling_.tile_m;
+    const std::int64_t tiles_m = (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM;
     const std::int64_t units = (tiles_m + cluster - 1) / cluster * ((p.n + tiling_.tile_n - 1) / tiling_.tile_n) *
                                p.l * tiling_.splits;
     config_.block = {static_cast<std::uint32_t>(sm90a_gemm_amax_threads(tiling_))};
@@ -109,8 +109,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   // The tensor maps hold the operands' addresses: they are encoded (on the
   // host) when an address changes, not every launch.
   std::array<runtime::TensorMap, 4> encode_maps(const GemmAmaxOperands& o) const {
-    const auto map_a = raw_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a,
-                               static_cast<std::uint32_t>(tiling_.tile_m), tiling_);
+    const auto map_a = raw_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, kSm90aGemmAmaxTileM, tiling_);
     const auto map_b = raw_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b,
                                static_cast<std::uint32_t>(sm90a_gemm_amax_b_rows(tiling_)), tiling_);
     const auto map_sfa = scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec});
@@ -170,23 +169,19 @@ class Sm90aPath final : public GemmAmaxPath {
       why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the sm90a kernel writes f32, bf16 or f16 C");
     check_operand(why, "A", p.ab_dtype, p.a, p.l);
     check_operand(why, "B", p.ab_dtype, p.b, p.l);
-    const bool tall = p.tile && p.tile->m == 256 && p.tile->n == 128;
-    if (p.tile && !tall && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && p.tile->n != 256)))
+    if (p.tile && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && p.tile->n != 256)))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
-                    ": the sm90a kernel's CTA tile is 128x256, 128x128, 128x64 or (E2M1 data) 256x128");
-    if (tall && p.ab_dtype != DType::e2m1)
-      why.push_back("mma tile 256x128 with " + std::string(runtime::name(p.ab_dtype)) +
-                    " data: the sm90a kernel's 256x128 tile takes E2M1 data (its FP8 tiles are 128x256, 128x128 or 128x64)");
+                    ": the sm90a kernel's CTA tile is 128x256, 128x128 or 128x64");
     const Sm90aGemmAmaxTiling tiling = sm90a_gemm_amax_tiling(p, device);
     const bool pair = p.cluster && p.cluster->m == 2 && p.cluster->n == 1;
-    if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1) && !(pair && tiling.tile_n == 256 && tiling.tile_m == 128))
+    if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1) && !(pair && tiling.tile_n == 256))
       why.push_back("cluster shape " + std::to_string(p.cluster->m) + "x" + std::to_string(p.cluster->n) +
                     (pair ? " with 128x" + std::to_string(tiling.tile_n) + " tiles" : std::string()) +
                     ": the sm90a kernel runs 1x1, or 2x1 with 128x256 tiles (its converting warpgroups)");
     // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1); the kernel
     // counts output tiles and addresses scale bytes with 32-bit integers.
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    const std::int64_t tiles = output_tiles(p, 128, 64);
+    const std::int64_t tiles = output_tiles(p, 64);
     const std::int64_t scale_bytes = p.vec <= 0 ? 0 : std::max(ScaleFactorLayout{p.m, p.k, p.l, p.vec}.bytes(),
                                               ScaleFactorLayout{p.n, p.k, p.l, p.vec}.bytes());
     if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
@@ -225,7 +220,7 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
   if (p.tile) widths = {static_cast<int>(p.tile->n)};
   t.tile_n = widths.back();
   for (int w : widths) {
-    const std::int64_t tiles = output_tiles(p, kSm90aGemmAmaxTileM, w);
+    const std::int64_t tiles = output_tiles(p, w);
     // 128 x 256 tiles only where they fill the SMs: split-K measured slower
     // with them than with 128 x 128 (and the sums leave them no registers).
     const bool splittable = w <= 128;
@@ -239,11 +234,7 @@ Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runti
       break;
     }
   }
-  if (p.tile && p.tile->m == 256 && p.ab_dtype == DType::e2m1) {
-    // Fragment warpgroups: four B stages of 16 KB and eight raw stages of
-    // 13.5 KB (175 KB); no split (the tile's rows leave no registers for the sums).
-    t.tile_m = 256, t.tile_n = 128, t.splits = 1, t.stages = 4, t.raw_stages = 8;
-  } else if (t.tile_n == 256) {
+  if (t.tile_n == 256) {
     t.fp8_mma = false;  // converting warpgroups, either format
     t.raw_stages = p.ab_dtype == DType::e2m1 ? 4 : 3;
     // 2-CTA clusters where asked, or by default for FP8 data where M has

@@ -178,14 +178,12 @@ class AmaxKernel {
   void convert_group(const ChunkMap& m, const ConvertRows& rows, std::size_t first, std::size_t last, const Reg& raw,
                      const Reg& sf, const Reg& dst, const Reg& kb, const Reg& code0);
   void copy_to_partner(const Reg& converted);
-  // The helper warpgroup's TMA loads, run ahead of the converting
-  // warpgroups (issue_load: every helper thread keeps the cursor, lane 0 of
-  // each helper warp issues some of a stage's loads): the next unit and K
-  // block to load and its raw stage.
+  // One thread's TMA loads, run ahead of the converting warpgroups
+  // (issue_load): the next unit and K block to load and its raw stage.
   struct LoadCursor {
     Reg unit, kb, kb1, m0, n0, batch, stage;
   };
-  void load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage, bool spread);
+  void load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage);
   LoadCursor load_cursor();
   void issue_load(LoadCursor& c);
   // The converting warpgroups' K loop over one unit: with `acc`, a

@@ -102,7 +102,7 @@ void AmaxKernel::convert_group(const ChunkMap& m, const ConvertRows& rows, std::
 // (wait_group 1) before the barrier that the others passed since (PTX ISA
 // 9.7.15.6, wgmma.wait_group); the stores reach the async proxy behind
 // fence.proxy.async before the barrier. After a barrier that follows a
-// conversion, that raw stage is free: the helper warpgroup loads the
+// conversion, that raw stage is free: the helper's first thread loads the
 // cursor's next block into it (no empty barriers).
 //
 // In a cluster the helper's first thread then has the copy engine send the
@@ -136,7 +136,7 @@ void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const 
     if (!loads) return;
     auto after = [&] {
       if (clustered()) copy_to_partner(converted);
-      issue_load(*loads);  // every helper thread: lane 0 of each of its warps issues a part
+      k_.if_then(tid_ == imm(128 * kProducerWg), [&] { issue_load(*loads); });
     };
     if (more)
       k_.if_then(*more, after);
@@ -206,14 +206,15 @@ void AmaxKernel::copy_to_partner(const Reg& converted) {
 }
 
 // The helper warpgroup of the converting scheme: converts its share of
-// every stage and keeps the raw stages loaded (lane 0 of each of its warps
-// issuing a part of each: load_stage): all of them at the start, then one
-// per conversion (mainloop_converting).
+// every stage and, in its first thread, keeps the raw stages loaded: all
+// of them at the start, then one per conversion (mainloop_converting).
 void AmaxKernel::converting_helper() {
   const ChunkMap m = chunk_map();
   const ConvertRows rows = convert_rows(m, false);
   LoadCursor loads = load_cursor();
-  for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
+  k_.if_then(tid_ == imm(128 * kProducerWg), [&] {
+    for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
+  });
   Reg stage = k_.mov(u32, 0), peer_phase = k_.mov(u32, 0), rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
   Reg none = k_.mov(u64, 0u);
   for_each_tile([&](const TileCoords& t) {

@@ -160,28 +160,17 @@ void AmaxKernel::producer() {
     for_each_tile([&](const TileCoords& t) {
       k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
         k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), phase ^ 1);
-        load_stage(t.m0, t.n0, t.batch, kb, stage, false);
+        load_stage(t.m0, t.n0, t.batch, kb, stage);
         advance(stage, phase, t_.raw_stages);
       });
     });
   });
 }
 
-// With `spread` every thread of the producer warpgroup calls it and the
-// loads go to lane 0 of its four warps (expect_tx and A, B, SFA, SFB): one
-// warp issuing all of them every K block was the converting scheme's
-// slowest (its 89 instructions a block, Nsight). A load may complete
-// before the expect_tx: the transaction count goes below zero, and the
-// phase still waits for the one arrival (PTX ISA 9.7.13.15.1).
-void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage,
-                            bool spread) {
-  auto part = [&](int p, const std::function<void()>& issue) {
-    if (spread)
-      k_.if_then(tid_ == imm(128 * kProducerWg + 32 * p), issue);
-    else
-      issue();
-  };
+void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage) {
   Reg full = barrier(smem_.raw_full, stage);
+  k_.mbarrier_arrive_expect_tx(at(full), stage_rows() * raw_row_bytes() +
+                                             (1 + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
   Reg kx = kb * raw_row_bytes();  // bytes along K
   Reg raw = base_ + smem_.raw_a + stage * smem_.raw_stage, sf = base_ + smem_.raw_sfa + stage * smem_.sf_stage;
   Reg raw_a = raw, raw_b = raw + (smem_.raw_b - smem_.raw_a), sf_a = sf, sf_b = sf + kScalePiece, b0 = n0;
@@ -193,29 +182,22 @@ void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, cons
     sf_b = sf + a_1st * imm(kScalePiece);
     b0 = n0 + rank_ * imm(b_rows());
   }
-  part(0, [&] {
-    k_.mbarrier_arrive_expect_tx(at(full), stage_rows() * raw_row_bytes() +
-                                               (1 + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
-    k_.tma_load(at(raw_a), map_a_, {kx, m0, batch}, at(full));
-  });
-  part(1, [&] { k_.tma_load(at(raw_b), map_b_, {kx, b0, batch}, at(full)); });
+  k_.tma_load(at(raw_a), map_a_, {kx, m0, batch}, at(full));
+  k_.tma_load(at(raw_b), map_b_, {kx, b0, batch}, at(full));
   // Piece (batch, row tile, K group) is rows 2·piece, 2·piece + 1 of the
   // scale bytes seen as 256-byte rows. A stage's codes are 2 or 4 scale
   // blocks (64 codes of vec 32, or 16; 128 of vec 32 with fp8_mma): a piece
   // holds 4.
+  Reg group = (kb * imm(sm90a_gemm_amax_codes(t_) / p_.vec)) >> 2u;
   const ScaleFactorLayout sfa{p_.m, p_.k, p_.l, p_.vec}, sfb{p_.n, p_.k, p_.l, p_.vec};
-  auto group = [&] { return (kb * imm(sm90a_gemm_amax_codes(t_) / p_.vec)) >> 2u; };
-  part(2, [&] {
-    Reg piece_a = (batch * imm(sfa.row_tiles()) + (m0 >> 7)) * imm(sfa.k_tiles()) + group();
-    k_.tma_load(at(sf_a), map_sfa_, {0u, piece_a << 1}, at(full));
-  });
+  Reg piece_a = (batch * imm(sfa.row_tiles()) + (m0 >> 7)) * imm(sfa.k_tiles()) + group;
+  Reg piece_b = (batch * imm(sfb.row_tiles()) + (b0 >> 7)) * imm(sfb.k_tiles()) + group;
+  k_.tma_load(at(sf_a), map_sfa_, {0u, piece_a << 1}, at(full));
   // A 256-row B tile takes the pieces of two row tiles (past N: zero fill,
   // or the next batch's scales, for sums nobody stores).
-  part(3, [&] {
-    Reg piece_b = (batch * imm(sfb.row_tiles()) + (b0 >> 7)) * imm(sfb.k_tiles()) + group();
-    for (int i = 0; i < sm90a_gemm_amax_sfb_pieces(t_); ++i)
-      k_.tma_load(at(sf_b, i * kScalePiece), map_sfb_, {0u, (piece_b + imm(i * sfb.k_tiles())) << 1}, at(full));
-  });
+  for (int i = 0; i < sm90a_gemm_amax_sfb_pieces(t_); ++i)
+    k_.tma_load(at(sf_b, i * kScalePiece), map_sfb_,
+                {0u, (piece_b + imm(i * sfb.k_tiles())) << 1}, at(full));
 }
 
 // Converting warpgroups: the first unit of the CTA, its first K block, raw stage 0.
@@ -234,7 +216,7 @@ AmaxKernel::LoadCursor AmaxKernel::load_cursor() {
 void AmaxKernel::issue_load(LoadCursor& c) {
   const std::int64_t units = per_batch_ * p_.l * t_.splits;
   k_.if_then(c.unit < imm(units), [&] {
-    load_stage(c.m0, c.n0, c.batch, c.kb, c.stage, true);
+    load_stage(c.m0, c.n0, c.batch, c.kb, c.stage);
     k_.add(c.stage, c.stage, 1);
     k_.selp(c.stage, 0u, c.stage, c.stage == imm(t_.raw_stages));
     k_.add(c.kb, c.kb, 1);

@@ -23,8 +23,7 @@
 // c ^ (r % 8)); warpgroups 0 and 1 run wgmma m64n256k16 with both operands
 // from the previous stage meanwhile. One barrier (barrier.sync) per K block
 // orders the stores before any wgmma reads them, and frees the raw stage:
-// warpgroup 2 then loads the next one (no empty barriers; lane 0 of each
-// of its warps issues a part of the stage's loads).
+// warpgroup 2's first thread then loads the next one (no empty barriers).
 // In a 2-CTA cluster (cluster_m 2) each CTA loads and converts only half of
 // B's rows; after the barrier the copy engine sends them into the partner's
 // bf16 stage (cp.async.bulk), completing on the partner's `peer_full`

@@ -266,16 +266,27 @@ std::vector<std::string> run_gemm_amax_and_check_exact(GemmAmaxSetup& s, GemmAma
   op->execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view);
   s.a.buffer->device().synchronize();
 
-  const BlockScaledOperand a = s.host_a(), b = s.host_b();
+  // The operands' values decoded once, (l, row, k) with k fastest.
+  auto decoded = [&](const BlockScaledOperand& o) {
+    std::vector<double> v(static_cast<std::size_t>(o.batches * o.rows * o.k));
+    for (std::int64_t l = 0; l < o.batches; ++l)
+      for (std::int64_t r = 0; r < o.rows; ++r)
+        for (std::int64_t kk = 0; kk < o.k; ++kk)
+          v[static_cast<std::size_t>((l * o.rows + r) * o.k + kk)] = o.value(r, kk, l);
+    return v;
+  };
+  const std::vector<double> a = decoded(s.host_a()), b = decoded(s.host_b());
   const std::vector<float> got = s.c_values();
   std::vector<std::string> bad;
   double amax_want = 0.0, amax_bound = 0.0;
   for (std::int64_t l = 0; l < s.c.l; ++l)
     for (std::int64_t i = 0; i < s.c.m; ++i)
       for (std::int64_t j = 0; j < s.c.n; ++j) {
+        const double* ai = a.data() + (l * s.c.m + i) * s.c.k;
+        const double* bj = b.data() + (l * s.c.n + j) * s.c.k;
         double exact = 0.0, magnitude = 0.0;
         for (std::int64_t kk = 0; kk < s.c.k; ++kk) {
-          const double p = static_cast<double>(a.value(i, kk, l)) * static_cast<double>(b.value(j, kk, l));
+          const double p = ai[kk] * bj[kk];
           exact += p;
           magnitude += std::fabs(p);
         }

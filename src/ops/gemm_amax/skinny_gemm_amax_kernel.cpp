@@ -113,22 +113,30 @@ class SkinnyKernel {
       for (const Reg& r : acc.back()) k_.mov(r, imm_f32(0.0f));
     }
 
+    // A's pieces of the next chunk, loaded while this one's mma run.
+    std::vector<Piece> a_next;
+    for (std::size_t i = 0; i < a_rows.size(); ++i) a_next.push_back({k_.regs(b32, 4), k_.reg(u32)});
+
     // Prologue: B's first chunks in flight, A's first chunk in stage 0.
     for (int s = 0; s < t_.prefetch; ++s) load_b(b_rows, ring[static_cast<std::size_t>(s)], c0 + imm(s), c1);
-    convert_a(a_rows, c0, stage0);
+    load_a(a_rows, a_next, c0);
+    convert_a(a_rows, a_next, stage0);
     k_.bar_sync();
 
     // Chunk c + u uses ring set u (loaded prefetch chunks earlier) and A
-    // stage (c + u - c0) % 2; the set it frees takes chunk c + u + prefetch.
+    // stage (c + u - c0) % 2; the set it frees takes chunk c + u + prefetch,
+    // and A's next chunk is loaded before the mma and converted after them.
     k_.for_range(c0, c1, imm(sets), [&](Reg c) {
       for (int u = 0; u < sets; ++u) {
         Reg chunk = c + imm(u);
         k_.if_then(chunk < c1, [&] {
           load_b(b_rows, ring[static_cast<std::size_t>((u + t_.prefetch) % sets)], chunk + imm(t_.prefetch), c1);
+          Reg next = chunk + 1u;
+          Pred more = next < c1;
+          k_.if_then(more, [&] { load_a(a_rows, a_next, next); });
           Reg parity = (chunk - c0) & 1u;
           multiply(ring[static_cast<std::size_t>(u)], stage0 + parity * imm(stage_bytes()), acc, n_tiles);
-          Reg next = chunk + 1u;
-          k_.if_then(next < c1, [&] { convert_a(a_rows, next, stage0 + (parity ^ 1u) * imm(stage_bytes())); });
+          k_.if_then(more, [&] { convert_a(a_rows, a_next, stage0 + (parity ^ 1u) * imm(stage_bytes())); });
           k_.bar_sync();  // the next stage is written, this one read
         });
       }
@@ -230,16 +238,26 @@ class SkinnyKernel {
     return out;
   }
 
-  // A's chunk `chunk`, converted by the CTA's threads into `stage`: piece q
-  // (token q / 4, lane q % 4) stores its pairs 2j, 2j + 1 at [j][token][lane]
-  // (8 bytes each), where the fragment loads of step j find them. Tokens
-  // past M store zeros (their scales may be anything, NaN included).
-  void convert_a(const std::vector<ARows>& rows, const Reg& chunk, const Reg& stage) {
-    for (const ARows& a : rows) {
+  // A's pieces of chunk `chunk` into `into` (one per ARows of this thread).
+  void load_a(const std::vector<ARows>& rows, const std::vector<Piece>& into, const Reg& chunk) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      auto load = [&] { load_piece(rows[i].src, psfa_, rows[i].q & 3u, chunk, into[i]); };
+      if (rows[i].in)
+        k_.if_then(*rows[i].in, load);
+      else
+        load();
+    }
+  }
+
+  // A's pieces (load_a), converted into `stage`: piece q (token q / 4, lane
+  // q % 4) stores its pairs 2j, 2j + 1 at [j][token][lane] (8 bytes each),
+  // where the fragment loads of step j find them. Tokens past M store zeros
+  // (their scales may be anything, NaN included).
+  void convert_a(const std::vector<ARows>& rows, const std::vector<Piece>& pieces, const Reg& stage) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const ARows& a = rows[i];
       auto body = [&] {
-        Piece piece{k_.regs(b32, 4), k_.reg(u32)};
-        load_piece(a.src, psfa_, a.q & 3u, chunk, piece);
-        std::vector<Regs> pairs = convert({&piece});
+        std::vector<Regs> pairs = convert({&pieces[i]});
         Pred token_in = a.token < imm(p_.m);
         for (Reg& r : pairs[0]) k_.selp(r, r, 0u, token_in);
         Reg at_piece = stage + (((a.token << 2) + (a.q & 3u)) << 3);

@@ -50,10 +50,10 @@ class SkinnyKernel {
         chunk_(skinny_gemm_amax_chunk_codes(p)),
         steps_(static_cast<int>(chunk_ / 16)),
         chunks_(p.k / chunk_) {
-    if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 || t.prefetch < 0 || t.prefetch > 3)
+    if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 || t.prefetch < 1 || t.prefetch > 3)
       throw OpsError("skinny gemm_amax kernel: tiling " + std::to_string(t.warps) + " warps x " +
                      std::to_string(t.row_tiles) + " row tiles, prefetch " + std::to_string(t.prefetch) +
-                     "; it takes 1-8 warps, 1-2 row tiles, prefetch 0-3");
+                     "; it takes 1-8 warps, 1-2 row tiles, prefetch 1-3");
     if (p.m < 1 || p.m > kSkinnyGemmAmaxMaxM || p.k % chunk_ != 0)
       throw OpsError("skinny gemm_amax kernel: problem " + p.describe() + "; it takes M <= " +
                      std::to_string(kSkinnyGemmAmaxMaxM) + " and K a multiple of " + std::to_string(chunk_));
@@ -113,30 +113,39 @@ class SkinnyKernel {
       for (const Reg& r : acc.back()) k_.mov(r, imm_f32(0.0f));
     }
 
-    // A's pieces of the next chunk, loaded while this one's mma run.
-    std::vector<Piece> a_next;
-    for (std::size_t i = 0; i < a_rows.size(); ++i) a_next.push_back({k_.regs(b32, 4), k_.reg(u32)});
+    // A's pieces ride a ring like B's, `prefetch` chunks ahead: A comes from
+    // L2, and a chunk's mma are too few to hide its latency.
+    std::vector<std::vector<Piece>> a_ring(static_cast<std::size_t>(sets));
+    for (auto& set : a_ring)
+      for (std::size_t i = 0; i < a_rows.size(); ++i) set.push_back({k_.regs(b32, 4), k_.reg(u32)});
+    auto ring_set = [&](std::vector<std::vector<Piece>>& r, int i) -> std::vector<Piece>& {
+      return r[static_cast<std::size_t>(i % sets)];
+    };
 
-    // Prologue: B's first chunks in flight, A's first chunk in stage 0.
-    for (int s = 0; s < t_.prefetch; ++s) load_b(b_rows, ring[static_cast<std::size_t>(s)], c0 + imm(s), c1);
-    load_a(a_rows, a_next, c0);
-    convert_a(a_rows, a_next, stage0);
+    // Prologue: B's and A's first chunks in flight, A's first chunk in stage 0.
+    for (int s = 0; s < t_.prefetch; ++s) {
+      load_b(b_rows, ring_set(ring, s), c0 + imm(s), c1);
+      k_.if_then(c0 + imm(s) < c1, [&] { load_a(a_rows, ring_set(a_ring, s), c0 + imm(s)); });
+    }
+    convert_a(a_rows, ring_set(a_ring, 0), stage0);
     k_.bar_sync();
 
     // Chunk c + u uses ring set u (loaded prefetch chunks earlier) and A
-    // stage (c + u - c0) % 2; the set it frees takes chunk c + u + prefetch,
-    // and A's next chunk is loaded before the mma and converted after them.
+    // stage (c + u - c0) % 2; the sets it frees take chunk c + u + prefetch,
+    // and A's set u + 1 (the next chunk) is converted into the other stage
+    // after the mma.
     k_.for_range(c0, c1, imm(sets), [&](Reg c) {
       for (int u = 0; u < sets; ++u) {
         Reg chunk = c + imm(u);
         k_.if_then(chunk < c1, [&] {
-          load_b(b_rows, ring[static_cast<std::size_t>((u + t_.prefetch) % sets)], chunk + imm(t_.prefetch), c1);
+          Reg ahead = chunk + imm(t_.prefetch);
+          load_b(b_rows, ring_set(ring, u + t_.prefetch), ahead, c1);
           Reg next = chunk + 1u;
           Pred more = next < c1;
-          k_.if_then(more, [&] { load_a(a_rows, a_next, next); });
+          k_.if_then(ahead < c1, [&] { load_a(a_rows, ring_set(a_ring, u + t_.prefetch), ahead); });
           Reg parity = (chunk - c0) & 1u;
-          multiply(ring[static_cast<std::size_t>(u)], stage0 + parity * imm(stage_bytes()), acc, n_tiles);
-          k_.if_then(more, [&] { convert_a(a_rows, a_next, stage0 + (parity ^ 1u) * imm(stage_bytes())); });
+          multiply(ring_set(ring, u), stage0 + parity * imm(stage_bytes()), acc, n_tiles);
+          k_.if_then(more, [&] { convert_a(a_rows, ring_set(a_ring, u + 1), stage0 + (parity ^ 1u) * imm(stage_bytes())); });
           k_.bar_sync();  // the next stage is written, this one read
         });
       }

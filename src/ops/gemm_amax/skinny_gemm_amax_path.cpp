@@ -142,16 +142,17 @@ class SkinnyPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// Four warps of two 16-row tiles (one warp row tile for more than 32
-// tokens, where the accumulators double), B two chunks ahead; K split so
-// that the CTAs are about four per SM, each split at least 8 chunks long.
+// Four warps of two 16-row tiles, A and B two chunks ahead; K split so
+// that the CTAs are about two per SM (ptxas gives the kernel 130-190
+// registers, so two or three fit), each split at least 8 chunks long. On an
+// H100 at N = K = 8192 (docs/PERFORMANCE.md) two row tiles beat one at
+// every M, and 4 splits beat 8 and 16 (fewer partial sums).
 SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SkinnyGemmAmaxTiling t;
-  if (skinny_gemm_amax_tokens(p) > 32) t.row_tiles = 1;
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t ctas = std::max<std::int64_t>(row_tiles(p, t) * p.l, 1);
   const std::int64_t chunks = std::max<std::int64_t>(p.k / skinny_gemm_amax_chunk_codes(p), 1);
-  std::int64_t splits = std::clamp<std::int64_t>((4 * sms + ctas - 1) / ctas, 1, std::max<std::int64_t>(chunks / 8, 1));
+  std::int64_t splits = std::clamp<std::int64_t>((2 * sms + ctas - 1) / ctas, 1, std::max<std::int64_t>(chunks / 8, 1));
   // Every split needs a chunk: (splits - 1) full ranges must leave one.
   while (splits > 1 && (splits - 1) * ((chunks + splits - 1) / splits) >= chunks) --splits;
   t.splits = static_cast<int>(splits);

@@ -18,6 +18,9 @@ using runtime::DType;
 
 std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
 
+// The largest M at which the automatic choice takes the skinny kernel for FP4 data.
+constexpr std::int64_t kSkinnyFp4MaxM = 32;
+
 std::int64_t row_tiles(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t) {
   const std::int64_t rows = skinny_gemm_amax_cta_rows(t);
   return (p.n + rows - 1) / rows;
@@ -121,6 +124,16 @@ class SkinnyPath final : public GemmAmaxPath {
     if (p.l > 65535)
       why.push_back("L " + std::to_string(p.l) + ": the skinny kernel puts L on grid z (at most 65535)");
     return why;
+  }
+
+  // Measured on an H100 at N = K = 8192 (docs/PERFORMANCE.md): at M = 64
+  // the sm90a kernel's dequantizer warpgroups run FP4 at 1.03x cuBLAS bf16,
+  // the skinny kernel at 0.85x; FP8 has no exact sm90a scheme near its 0.67x.
+  std::string passed_over(const GemmAmaxProblem& p, const runtime::Device&) const override {
+    if (p.ab_dtype == DType::e2m1 && p.m > kSkinnyFp4MaxM)
+      return "M " + std::to_string(p.m) + " of FP4 data: the skinny kernel is chosen for FP4 up to M = " +
+             std::to_string(kSkinnyFp4MaxM) + " (the sm90a kernel measured faster above; GemmAmaxKernel::skinny asks for it)";
+    return {};
   }
 
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {

@@ -86,7 +86,7 @@ TEST(GemmAmaxSkinnySim, EveryFormatIntoEveryCDtype) {
 // kernel unless the skinny one is asked for (it measured slower there).
 TEST(GemmAmaxSkinnySim, UpToSixtyFourTokens) {
   const runtime::Device device = runtime::Device::sim();
-  expect_pass(device, skinny_case(kFormats[0], 64, 80, 192, DType::bf16), 1200);
+  expect_pass(device, skinny_case(kFormats[0], 64, 80, 256, DType::bf16), 1200);
   GemmAmaxCase c = skinny_case(kFormats[3], 41, 40, 256, DType::f32);
   std::mt19937 rng(1202);
   auto s = make_gemm_amax(device, c, rng);
@@ -103,7 +103,7 @@ TEST(GemmAmaxSkinnySim, UpToSixtyFourTokens) {
 // CTAs a SM), the partial sums added in split order by the last CTA.
 TEST(GemmAmaxSkinnySim, SplitKAddsPartialsInAFixedOrder) {
   const runtime::Device device(sim::make_backend({.sm_count = 16}));
-  expect_pass(device, skinny_case(kFormats[0], 16, 200, 64 * 24, DType::bf16), 1300, 3);
+  expect_pass(device, skinny_case(kFormats[0], 16, 200, 128 * 24, DType::bf16), 1300, 3);
   GemmAmaxCase c = skinny_case(kFormats[3], 3, 130, 128 * 17, DType::f32);
   c.l = 2;
   expect_pass(device, c, 1301, 2);
@@ -135,7 +135,7 @@ TEST(GemmAmaxSkinnySim, ScalesThatDoNotFoldConvertExactly) {
 
 TEST(GemmAmaxSkinnySim, NaNCodeMakesAmaxNaN) {
   const runtime::Device device = runtime::Device::sim();
-  GemmAmaxCase c = skinny_case(kFormats[0], 5, 24, 64, DType::bf16);
+  GemmAmaxCase c = skinny_case(kFormats[0], 5, 24, 128, DType::bf16);
   std::mt19937 rng(1500);
   auto s = make_gemm_amax(device, c, rng);
   s.a.bytes[3] = 0x7F;  // e4m3 NaN
@@ -162,20 +162,20 @@ TEST(GemmAmaxSkinnySim, RefusalsNameTheRule) {
     const std::string why = refusals(c);
     EXPECT_NE(why.find(text), std::string::npos) << c.describe() << ":\n" << why;
   };
-  expect_refused(skinny_case(kFormats[0], 65, 24, 64, DType::f32), "M 65: the skinny kernel takes M <= 64");
+  expect_refused(skinny_case(kFormats[0], 65, 24, 128, DType::f32), "M 65: the skinny kernel takes M <= 64");
   expect_refused(skinny_case(kFormats[0], 8, 24, 96, DType::f32),
-                 "K 96: the skinny kernel takes K a multiple of 64 (its e4m3 chunk)");
+                 "K 96: the skinny kernel takes K a multiple of 128 (its chunk of a row)");
   expect_refused(skinny_case(kFormats[2], 8, 24, 64, DType::f32),
-                 "K 64: the skinny kernel takes K a multiple of 128 (its e2m1 chunk)");
+                 "K 64: the skinny kernel takes K a multiple of 128 (its chunk of a row)");
   expect_refused(skinny_case(kFormats[3], 8, 24, 128, DType::e4m3),
                  "C is e4m3; the skinny kernel writes f32, bf16 or f16 C");
-  GemmAmaxCase c = skinny_case(kFormats[0], 8, 24, 64, DType::f32);
+  GemmAmaxCase c = skinny_case(kFormats[0], 8, 24, 128, DType::f32);
   c.a_k_major = false;
   expect_refused(c, "A is not K-major");
-  c = skinny_case(kFormats[0], 8, 24, 64, DType::f32);
+  c = skinny_case(kFormats[0], 8, 24, 128, DType::f32);
   c.tile = GemmAmaxTile{64, 64};
   expect_refused(c, "mma tile 64x64: the skinny kernel has no mma tile option");
-  EXPECT_EQ(refusals(skinny_case(kFormats[0], 8, 24, 64, DType::f32)), "");
+  EXPECT_EQ(refusals(skinny_case(kFormats[0], 8, 24, 128, DType::f32)), "");
 }
 
 }  // namespace

@@ -16,7 +16,6 @@ namespace {
 using namespace dsl;
 using runtime::DType;
 
-constexpr std::int64_t kChunkBytes = 64;  // a row's chunk: 4 lanes x 16 bytes, FP8 or E2M1
 constexpr int kLanesPerRow = 4;           // an mma row group's lanes (PTX ISA 9.7.14.5.8: threadID_in_group)
 
 std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
@@ -48,7 +47,7 @@ class SkinnyKernel {
         codes_(k_, p),
         tokens_(skinny_gemm_amax_tokens(p)),
         chunk_(skinny_gemm_amax_chunk_codes(p)),
-        steps_(static_cast<int>(chunk_ / 16)),
+        steps_(static_cast<int>(chunk_ / 16)),  // mma k16 steps a chunk
         chunks_(p.k / chunk_) {
     if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 || t.prefetch < 1 || t.prefetch > 3)
       throw OpsError("skinny gemm_amax kernel: tiling " + std::to_string(t.warps) + " warps x " +
@@ -105,7 +104,7 @@ class SkinnyKernel {
     const int sets = t_.prefetch + 1;
     std::vector<std::vector<Piece>> ring(static_cast<std::size_t>(sets));
     for (auto& set : ring)
-      for (std::size_t r = 0; r < b_rows.size(); ++r) set.push_back({k_.regs(b32, 4), k_.reg(u32)});
+      for (std::size_t r = 0; r < b_rows.size(); ++r) set.push_back({k_.regs(b32, piece_words()), k_.reg(u32)});
     const int n_tiles = tokens_ / 8;
     std::vector<Regs> acc;
     for (int i = 0; i < t_.row_tiles * n_tiles; ++i) {
@@ -117,7 +116,7 @@ class SkinnyKernel {
     // L2, and a chunk's mma are too few to hide its latency.
     std::vector<std::vector<Piece>> a_ring(static_cast<std::size_t>(sets));
     for (auto& set : a_ring)
-      for (std::size_t i = 0; i < a_rows.size(); ++i) set.push_back({k_.regs(b32, 4), k_.reg(u32)});
+      for (std::size_t i = 0; i < a_rows.size(); ++i) set.push_back({k_.regs(b32, piece_words()), k_.reg(u32)});
     auto ring_set = [&](std::vector<std::vector<Piece>>& r, int i) -> std::vector<Piece>& {
       return r[static_cast<std::size_t>(i % sets)];
     };
@@ -175,6 +174,9 @@ class SkinnyKernel {
   // in one block; 32 E2M1 codes at vec 16 in two.
   int piece_scales() const { return fp4() && p_.vec == 16 ? 2 : 1; }
   std::int64_t piece_codes() const { return chunk_ / kLanesPerRow; }
+  // A piece's bytes (32 codes): 32 of FP8, 16 of E2M1; loaded 16 at a time.
+  int piece_bytes() const { return fp4() ? 16 : 32; }
+  int piece_words() const { return piece_bytes() / 4; }
 
   // Rows past `rows` read the last row (their sums are never stored).
   RowSource source(const Reg& data, const ScaleFactorLayout& layout, const MatrixStrides& s, std::int64_t rows,
@@ -182,7 +184,7 @@ class SkinnyKernel {
     Reg r = k_.reg(u32);
     k_.min(r, row, imm(rows - 1));
     Reg bytes = r * imm(code_bytes(p_.ab_dtype, s.row)) + batch_ * imm(code_bytes(p_.ab_dtype, s.batch)) +
-                (piece << 4);
+                (piece * imm(piece_bytes()));
     Reg wide = k_.reg(u64);
     k_.cvt(wide, bytes);
     const std::int64_t k_tiles = layout.k_tiles();
@@ -198,8 +200,11 @@ class SkinnyKernel {
   // path: nothing writes A or B during the launch) and its scale bytes.
   void load_piece(const RowSource& src, const Reg& scales, const Reg& piece, const Reg& chunk, const Piece& into) {
     Reg offset = k_.reg(u64);
-    k_.mul_wide(offset, chunk, imm(kChunkBytes));
-    k_.ld(Space::global, b32, into.words, at(src.codes + offset), {.nc = true});
+    k_.mul_wide(offset, chunk, imm(kLanesPerRow * piece_bytes()));
+    Reg address = src.codes + offset;
+    for (int w = 0; w < piece_words(); w += 4)
+      k_.ld(Space::global, b32, Regs(into.words.begin() + w, into.words.begin() + w + 4), at(address, 4 * w),
+            {.nc = true});
     // The piece's first K block: (chunk·codes per chunk + piece·codes per piece) / vec.
     Reg kb = ((chunk * imm(chunk_)) + (piece * imm(piece_codes()))) >> imm(std::countr_zero(static_cast<unsigned>(p_.vec)));
     Reg at_byte = src.scale_row + ((kb >> 2u) << 9) + (kb & 3u);
@@ -235,10 +240,13 @@ class SkinnyKernel {
       for (std::size_t i = 0; i < pieces.size(); ++i) {
         Reg f0 = codes_.scale_factor(pieces[i]->scales, 0, piece_scales(), folded);
         Reg f1 = piece_scales() == 2 ? codes_.scale_factor(pieces[i]->scales, 1, 2, folded) : f0;
-        if (fp4())
+        if (fp4()) {
           codes_.dequant_fp4(pieces[i]->words, Regs{f0, f1}, out[i], folded);
-        else
-          codes_.dequant_fp8(pieces[i]->words, f0, out[i], folded);
+          continue;
+        }
+        for (int w = 0; w < piece_words(); w += 4)  // 16 codes, 8 pairs at a time
+          codes_.dequant_fp8(Regs(pieces[i]->words.begin() + w, pieces[i]->words.begin() + w + 4), f0,
+                             Regs(out[i].begin() + 2 * w, out[i].begin() + 2 * w + 8), folded);
       }
     };
     Pred fast = fp4() ? codes_.scales_fold(scales, piece_scales())

@@ -6,14 +6,15 @@
 // m16n8k16 (bf16 in, f32 accumulate), B's rows filling the 16-row side and
 // M's tokens the 8-wide side. Each warp owns `row_tiles` 16-row tiles of
 // B's rows (N) over the CTA's K range; its lanes load B's codes straight
-// from global memory into registers, 16 bytes per lane and row (one chunk:
-// 64 FP8 or 128 E2M1 codes of a row over the 4 lanes of an mma row group),
-// `prefetch` chunks ahead, and convert them into the mma's A fragments
-// (BlockCodes: exact). K is permuted inside each chunk alike for both
-// operands (which leaves the sum as exact as any order of f32 additions):
-// lane t (of 4) of a row group holds the chunk's codes [16t, 16t + 16)
-// (FP8; E2M1 [32t, 32t + 32)), and k16 step j takes its converted pairs 2j
-// and 2j + 1 as the fragment's columns {2t, 2t + 1} and {2t + 8, 2t + 9}.
+// from global memory into registers, 32 codes per lane and row (one chunk:
+// 128 codes of a row over the 4 lanes of an mma row group, 128 bytes of
+// FP8 or 64 of E2M1), `prefetch` chunks ahead, and convert them into the
+// mma's A fragments (BlockCodes: exact). K is permuted inside each chunk
+// alike for both operands (which leaves the sum as exact as any order of
+// f32 additions): lane t (of 4) of a row group holds the chunk's codes
+// [32t, 32t + 32), one scale block (two at vec 16), and k16 step j takes
+// its converted pairs 2j and 2j + 1 as the fragment's columns {2t, 2t + 1}
+// and {2t + 8, 2t + 9}.
 // A (M ≤ 64 tokens, read by every CTA) is converted once per CTA and chunk
 // by the CTA's threads into a shared-memory stage in exactly that order,
 // step-major ([step][token][lane t] x 8 bytes, so the fragment loads of a
@@ -28,7 +29,7 @@
 // leaves the workspace as it found it: CUDA graphs replay it).
 //
 // Takes k-major A and B with 16-byte aligned rows, K a multiple of the
-// chunk, M ≤ 64, C f32, bf16 or f16 (skinny_gemm_amax_path refuses the
+// chunk (128), M ≤ 64, C f32, bf16 or f16 (skinny_gemm_amax_path refuses the
 // rest, which other kernels run). Target sm_90a: the exact conversions
 // multiply bf16x2 (mul.bf16x2, sm_90 and up, PTX ISA 9.7.4.2); the
 // simulator runs it.
@@ -58,10 +59,10 @@ struct SkinnyGemmAmaxTiling {
   friend bool operator==(const SkinnyGemmAmaxTiling&, const SkinnyGemmAmaxTiling&) = default;
 };
 
-// Codes of one chunk of a row: 4 lanes x 16 bytes.
-inline std::int64_t skinny_gemm_amax_chunk_codes(const GemmAmaxProblem& p) {
-  return p.ab_dtype == runtime::DType::e2m1 ? 128 : 64;
-}
+// Codes of one chunk of a row: 4 lanes x 32 codes. (16 FP8 codes a lane,
+// measured on an H100, spent about 240 of a chunk's 417 instructions a warp
+// on work per chunk rather than per code: docs/PERFORMANCE.md.)
+inline std::int64_t skinny_gemm_amax_chunk_codes(const GemmAmaxProblem&) { return 128; }
 // B's rows one CTA covers, and the grid: (row tiles, splits, L).
 inline std::int64_t skinny_gemm_amax_cta_rows(const SkinnyGemmAmaxTiling& t) { return 16 * t.warps * t.row_tiles; }
 // Tokens the CTA computes: M rounded up to the mma's 8.

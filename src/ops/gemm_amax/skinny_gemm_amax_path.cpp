@@ -91,7 +91,7 @@ class SkinnyPath final : public GemmAmaxPath {
     const std::int64_t chunk = skinny_gemm_amax_chunk_codes(p);
     if (p.k % chunk != 0)
       why.push_back("K " + std::to_string(p.k) + ": the skinny kernel takes K a multiple of " + std::to_string(chunk) +
-                    " (its " + std::string(runtime::name(p.ab_dtype)) + " chunk)");
+                    " (its chunk of a row)");
     if (p.ab_dtype != DType::e4m3 && p.ab_dtype != DType::e5m2 && p.ab_dtype != DType::e2m1)
       why.push_back("A and B are " + std::string(runtime::name(p.ab_dtype)) +
                     "; the skinny kernel takes FP8 (e4m3, e5m2) or FP4 (e2m1) data");

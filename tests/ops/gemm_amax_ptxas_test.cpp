@@ -92,10 +92,13 @@ TEST(GemmAmaxPtxas, SkinnyKernelAssemblesWithoutSpills) {
     std::int64_t m;
     SkinnyGemmAmaxTiling t;
   };
+  // The tilings skinny_gemm_amax_tiling chooses (FP8: two row tiles up to
+  // 16 tokens, one above; E2M1: two, one chunk ahead), and deeper prefetch.
   for (const Case& c : {Case{DType::e4m3, DType::e8m0, DType::bf16, 32, 1, {}},
-                        Case{DType::e5m2, DType::e8m0, DType::f32, 32, 64, {.splits = 4}},
+                        Case{DType::e4m3, DType::e8m0, DType::f16, 32, 16, {.splits = 4}},
+                        Case{DType::e5m2, DType::e8m0, DType::f32, 32, 64, {.row_tiles = 1, .splits = 4}},
                         Case{DType::e2m1, DType::e4m3, DType::f16, 16, 16, {.splits = 2, .prefetch = 3}},
-                        Case{DType::e2m1, DType::e8m0, DType::bf16, 32, 64, {.row_tiles = 1, .splits = 4}}}) {
+                        Case{DType::e2m1, DType::e8m0, DType::bf16, 32, 64, {.splits = 4, .prefetch = 1}}}) {
     GemmAmaxProblem p;
     p.m = c.m, p.n = 1000, p.k = 1024, p.l = 2;
     p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;

@@ -51,9 +51,6 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
   if (state_->refusals.empty() && options.kernel == GemmAmaxKernel::automatic)
     for (const GemmAmaxPath* path : {&skinny_gemm_amax_path(), &sm90a_gemm_amax_path()}) {
       std::vector<std::string> why = path->refusals(state_->problem, a.device());
-      if (why.empty())
-        if (std::string slower = path->passed_over(state_->problem, a.device()); !slower.empty())
-          why.push_back(std::move(slower));
       if (why.empty()) {
         state_->path = path;
         break;

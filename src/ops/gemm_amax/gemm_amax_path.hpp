@@ -38,9 +38,6 @@ class GemmAmaxPath {
   // every problem, also one describe_gemm_amax refused (then partly filled).
   virtual std::vector<std::string> refusals(const GemmAmaxProblem& problem,
                                             const runtime::Device& device) const = 0;
-  // Why the automatic choice passes over this kernel for a problem it can
-  // run (another measured faster there); empty when it does not.
-  virtual std::string passed_over(const GemmAmaxProblem&, const runtime::Device&) const { return {}; }
   // The configuration it would run (tile, splits, scheme), for describe().
   virtual std::string configuration(const GemmAmaxProblem& problem, const runtime::Device& device) const = 0;
   // Global workspace the launch allocates beside the tensors.

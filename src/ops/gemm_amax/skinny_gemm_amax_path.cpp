@@ -18,9 +18,6 @@ using runtime::DType;
 
 std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
 
-// The largest M at which the automatic choice takes the skinny kernel for FP4 data.
-constexpr std::int64_t kSkinnyFp4MaxM = 32;
-
 std::int64_t row_tiles(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t) {
   const std::int64_t rows = skinny_gemm_amax_cta_rows(t);
   return (p.n + rows - 1) / rows;
@@ -126,16 +123,6 @@ class SkinnyPath final : public GemmAmaxPath {
     return why;
   }
 
-  // Measured on an H100 at N = K = 8192 (docs/PERFORMANCE.md): at M = 64
-  // the sm90a kernel's dequantizer warpgroups run FP4 at 1.03x cuBLAS bf16,
-  // the skinny kernel at 0.85x; FP8 has no exact sm90a scheme near its 0.67x.
-  std::string passed_over(const GemmAmaxProblem& p, const runtime::Device&) const override {
-    if (p.ab_dtype == DType::e2m1 && p.m > kSkinnyFp4MaxM)
-      return "M " + std::to_string(p.m) + " of FP4 data: the skinny kernel is chosen for FP4 up to M = " +
-             std::to_string(kSkinnyFp4MaxM) + " (the sm90a kernel measured faster above; GemmAmaxKernel::skinny asks for it)";
-    return {};
-  }
-
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     const SkinnyGemmAmaxTiling t = skinny_gemm_amax_tiling(p, device);
     return std::to_string(skinny_gemm_amax_cta_rows(t)) + " rows of B x " + std::to_string(skinny_gemm_amax_tokens(p)) +
@@ -155,13 +142,18 @@ class SkinnyPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// Four warps of two 16-row tiles, A and B two chunks ahead; K split so
-// that the CTAs are about two per SM (ptxas gives the kernel 130-190
-// registers, so two or three fit), each split at least 8 chunks long. On an
-// H100 at N = K = 8192 (docs/PERFORMANCE.md) two row tiles beat one at
-// every M, and 4 splits beat 8 and 16 (fewer partial sums).
+// Four warps; K split so that the CTAs are about two per SM (ptxas gives
+// the kernel 170-255 registers, so two or three fit), each split at least 8
+// chunks long. Measured on an H100 at N = K = 8192 (docs/PERFORMANCE.md,
+// v3): FP8 two 16-row tiles a warp up to 16 tokens (past that their 32-byte
+// pieces spill), one above; E2M1 two, one chunk ahead (198 TFLOP/s at M =
+// 64 against 186 two ahead); 4 splits beat 8 (fewer partial sums).
 SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SkinnyGemmAmaxTiling t;
+  if (p.ab_dtype == DType::e2m1)
+    t.prefetch = 1;
+  else if (skinny_gemm_amax_tokens(p) > 16)
+    t.row_tiles = 1;
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t ctas = std::max<std::int64_t>(row_tiles(p, t) * p.l, 1);
   const std::int64_t chunks = std::max<std::int64_t>(p.k / skinny_gemm_amax_chunk_codes(p), 1);

@@ -20,14 +20,10 @@ using ops::testing::GemmAmaxCase;
 
 class GemmAmaxExactnessGpu : public GpuTest {};
 
-struct Format {
-  DType ab, sf;
-  int vec;
-};
-constexpr Format kFormats[] = {{DType::e4m3, DType::e8m0, 32},
-                               {DType::e5m2, DType::e8m0, 32},
-                               {DType::e2m1, DType::e8m0, 32},
-                               {DType::e2m1, DType::e4m3, 16}};
+using Format = ops::testing::ScaledFormat;
+// MXFP8 e4m3 and e5m2, MXFP4, NVFP4.
+const Format kFormats[] = {ops::testing::kScaledFormats[0], ops::testing::kScaledFormats[1],
+                           ops::testing::kScaledFormats[2], ops::testing::kScaledFormats[3]};
 
 // The case's mismatches (after asserting the kernel GemmAmax chose).
 std::vector<std::string> run_cancelling(const GemmAmaxCase& c, const char* kernel, std::uint32_t seed) {

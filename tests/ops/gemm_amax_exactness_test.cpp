@@ -37,14 +37,9 @@ void expect_exact(const Kernel& k, DType ab, DType sf, int vec, std::int64_t m, 
   EXPECT_TRUE(bad.empty()) << k.name << " " << c.describe() << ":" << all;
 }
 
-struct Format {
-  DType ab, sf;
-  int vec;
-};
-constexpr Format kFormats[] = {{DType::e4m3, DType::e8m0, 32},
-                               {DType::e5m2, DType::e8m0, 32},
-                               {DType::e2m1, DType::e8m0, 32},
-                               {DType::e2m1, DType::e4m3, 16}};
+using Format = ScaledFormat;
+// MXFP8 e4m3 and e5m2, MXFP4, NVFP4.
+const ScaledFormat kFormats[] = {kScaledFormats[0], kScaledFormats[1], kScaledFormats[2], kScaledFormats[3]};
 
 TEST(GemmAmaxExactness, SkinnyKernel) {
   std::uint32_t seed = 2000;

@@ -23,16 +23,7 @@ namespace {
 
 using runtime::DType;
 
-struct ScaledFormat {
-  DType ab, sf;
-  int vec;
-};
-
-constexpr ScaledFormat kFormats[] = {{DType::e4m3, DType::e8m0, 32},
-                                     {DType::e5m2, DType::e8m0, 32},
-                                     {DType::e2m1, DType::e8m0, 32},
-                                     {DType::e2m1, DType::e4m3, 16},
-                                     {DType::e2m1, DType::e8m0, 16}};
+const auto& kFormats = kScaledFormats;
 
 GemmAmaxCase skinny_case(ScaledFormat f, std::int64_t m, std::int64_t n, std::int64_t k, DType c_dtype) {
   GemmAmaxCase c;

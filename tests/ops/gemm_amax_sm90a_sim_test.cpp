@@ -51,11 +51,6 @@ void expect_pass(const GemmAmaxCase& c, std::uint32_t seed) {
   EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches" << all;
 }
 
-// A data format with its scales.
-struct ScaledFormat {
-  DType ab, sf;
-  int vec;
-};
 
 // The sm90a kernel, named: small M would otherwise run on the skinny one.
 // MXFP8 at tiles narrower than 128 x 256 runs FP8 wgmma, which only

@@ -17,6 +17,19 @@
 
 namespace warpforge::ops::testing {
 
+// A data format with its scales: MXFP8 (e4m3, e5m2 with e8m0 per 32),
+// MXFP4 (e2m1, e8m0 per 32), NVFP4 (e2m1, e4m3 per 16), and e2m1 with e8m0
+// per 16.
+struct ScaledFormat {
+  runtime::DType ab, sf;
+  int vec;
+};
+inline constexpr ScaledFormat kScaledFormats[] = {{runtime::DType::e4m3, runtime::DType::e8m0, 32},
+                                                  {runtime::DType::e5m2, runtime::DType::e8m0, 32},
+                                                  {runtime::DType::e2m1, runtime::DType::e8m0, 32},
+                                                  {runtime::DType::e2m1, runtime::DType::e4m3, 16},
+                                                  {runtime::DType::e2m1, runtime::DType::e8m0, 16}};
+
 struct GemmAmaxCase {
   runtime::DType ab = runtime::DType::e4m3;
   runtime::DType sf = runtime::DType::e8m0;

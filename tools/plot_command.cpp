@@ -35,7 +35,7 @@ const Registration registration({
             "over the measured copy bandwidth. The table (docs/data/*.tsv) has the header\n"
             "`shape<TAB>bytes<TAB><series>...`, one row per MxNxK shape ('-' where a series\n"
             "was not measured), and '# title:', '# note:', '# peak_tflops:' and\n"
-            "'# copy_gbps:' lines. scripts/plot-benchmarks.sh redraws docs/img from\n"
+            "'# copy_gbps:' lines. scripts/draw-docs-pictures.sh redraws docs/img from\n"
             "docs/data with it; `bench_gemm --plot FILE.svg` draws a live run alike.\n",
     .run = run_plot,
 });

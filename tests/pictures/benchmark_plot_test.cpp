@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "pictures/benchmark_plot.hpp"
+#include "pictures/docs_image.hpp"
 #include "pictures/xml_reader.hpp"
 #include "warpforge/error.hpp"
 
@@ -134,21 +135,16 @@ TEST(BenchmarkTable, RefusesNamingTheLine) {
 }
 
 // docs/img/<name>.svg is what `warpforge plot docs/data/<name>.tsv` draws
-// (scripts/plot-benchmarks.sh), so the committed plots show the committed data.
+// (scripts/draw-docs-pictures.sh), so the committed plots show the committed data.
 TEST(BenchmarkTable, DocsPlotsAreRedrawnFromDocsData) {
-  const std::filesystem::path docs = std::filesystem::path(WARPFORGE_SOURCE_DIR) / "docs";
   int tables = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(docs / "data")) {
+  for (const auto& entry : std::filesystem::directory_iterator(testing::docs_dir() / "data")) {
     if (entry.path().extension() != ".tsv") continue;
     ++tables;
     std::ifstream in(entry.path());
-    const std::string drawn = benchmark_plot_svg(read_benchmark_table(in, entry.path().string()));
-    const auto image = docs / "img" / (entry.path().stem().string() + ".svg");
-    std::ifstream committed(image);
-    ASSERT_TRUE(committed) << image << " is missing: run scripts/plot-benchmarks.sh";
-    std::stringstream text;
-    text << committed.rdbuf();
-    EXPECT_EQ(text.str(), drawn) << image << " differs from its table: run scripts/plot-benchmarks.sh";
+    const std::string image = entry.path().stem().string() + ".svg";
+    EXPECT_EQ(testing::docs_image(image), benchmark_plot_svg(read_benchmark_table(in, entry.path().string())))
+        << "docs/img/" << image << " is not what its table draws: run scripts/draw-docs-pictures.sh";
   }
   EXPECT_GE(tables, 1);
 }

@@ -7,6 +7,7 @@
 
 #include "pictures/atom_catalogue.hpp"
 #include "pictures/layout_grids.hpp"
+#include "pictures/docs_image.hpp"
 #include "pictures/xml_reader.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/layout/parse.hpp"
@@ -118,6 +119,12 @@ TEST(LayoutPicture, NonBijectiveLayoutMarksSharedAndEmptyCells) {
   EXPECT_EQ(grid.at(0, 0).label, "T0V0+1");
   EXPECT_EQ(grid.at(0, 1).label, "-");
   EXPECT_EQ(grid.notes.back(), "12 elements held by no thread, 4 by several (+n: n more owners)");
+}
+
+TEST(LayoutPicture, ReadmePictureIsWhatTheAtomDraws) {
+  EXPECT_EQ(testing::docs_image("mma-m16n8k16-a.svg"),
+            to_svg(thread_value_grid(find_atom("mma.m16n8k16.A").layout)))
+      << "run scripts/draw-docs-pictures.sh";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pictures/smem_banks.hpp"
+#include "pictures/docs_image.hpp"
 #include "pictures/xml_reader.hpp"
 #include "warpforge/error.hpp"
 
@@ -115,6 +116,15 @@ TEST(SmemBanks, PictureCellsCarryTheirBanks) {
   // The ldmatrix reads words 0-15 of each row (blocks 0-3 of 8 columns): marked.
   EXPECT_TRUE(grid.at(7, 15).marked);
   EXPECT_FALSE(grid.at(7, 16).marked);
+}
+
+TEST(SmemBanks, DocsPicturesAreWhatTheTilesDraw) {
+  for (auto [mode, image] : {std::pair{SmemSwizzle::b128, "smem-swizzle-128b-ldmatrix.svg"},
+                             std::pair{SmemSwizzle::none, "smem-swizzle-none-ldmatrix.svg"}}) {
+    const SmemTile tile = bf16_rows_of_128_bytes(mode);
+    EXPECT_EQ(testing::docs_image(image), to_svg(bank_grid(tile, warp_access(tile, "ldmatrix"))))
+        << image << ": run scripts/draw-docs-pictures.sh";
+  }
 }
 
 }  // namespace

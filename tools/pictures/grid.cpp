@@ -80,12 +80,15 @@ std::string to_svg(const Grid& grid) {
   size_t longest = 1;
   for (const GridCell& cell : grid.cells) longest = std::max(longest, cell.label.size());
   const double cell_w = std::max(28.0, 7.5 * static_cast<double>(longest) + 10);
-  const double cell_h = 22, left = 40, top = 52, line = 16;
-  const double width = std::max(left + cell_w * grid.cols + 10, 8.0 * grid.title.size() + 20);
+  const double cell_h = 22, left = 40, top = 66, line = 16;
+  size_t longest_note = 0;
+  for (const std::string& note : grid.notes) longest_note = std::max(longest_note, note.size());
+  const double width = std::max({left + cell_w * grid.cols + 10, 8.8 * grid.title.size() + 20,
+                                 6.7 * longest_note + 20});
   const double height = top + cell_h * grid.rows + 10 + line * grid.notes.size() + 6;
   SvgWriter svg(width, height);
   svg.text({{"x", "10"}, {"y", "20"}, {"font-size", "14"}, {"font-weight", "bold"}}, grid.title);
-  svg.text({{"x", "10"}, {"y", svg_number(top - 8)}, {"font-size", "10"}, {"fill", "#555"}},
+  svg.text({{"x", "10"}, {"y", svg_number(top - 26)}, {"font-size", "10"}, {"fill", "#555"}},
            grid.row_name + " \xE2\x86\x93  " + grid.col_name + " \xE2\x86\x92");
   for (int64_t c = 0; c < grid.cols; ++c) {
     svg.text({{"x", svg_number(left + cell_w * (c + 0.5))},

@@ -135,8 +135,8 @@ Grid bank_grid(const SmemTile& tile, const WarpAccess& access) {
   const layout::BankConflicts c =
       layout::count_bank_conflicts(access.byte_addresses, access.access_bytes);
   grid.notes = {
-      "cell (r, w): bytes 4w..4w+3 of the tile's row r, labelled with the bank the swizzle puts "
-      "them in; [n]: read by the access",
+      "cell (r, w): bytes 4w..4w+3 of row r, labelled with the bank the swizzle puts them in",
+      "marked ([n] in the terminal, a black border in SVG): the words the access reads",
       "access: " + access.description,
       "bank conflicts: " + std::to_string(c.phases) + " phases of 128 bytes, " +
           std::to_string(c.wavefronts) + " wavefronts (" +

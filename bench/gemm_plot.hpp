@@ -44,10 +44,9 @@ inline double measure_copy_gbps(const runtime::Device& dev) {
 // at 1830 MHz). 0 for other GPUs: give --peak-tflops there.
 inline double dense_bf16_tflops(const runtime::Device& dev) {
   const auto& p = dev.properties();
-  const int per_clock = p.compute_capability_major == 9   ? 4096
-                        : p.compute_capability_major == 8 && p.compute_capability_minor == 0
-                            ? 2048
-                            : 0;
+  const int per_clock = p.compute_capability_major == 9                                      ? 4096
+                        : p.compute_capability_major == 8 && p.compute_capability_minor == 0 ? 2048
+                                                                                             : 0;
   int khz = 0;
   if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, p.ordinal) != cudaSuccess) return 0;
   return static_cast<double>(p.sm_count) * khz * 1e3 * per_clock / 1e12;

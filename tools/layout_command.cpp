@@ -4,6 +4,7 @@
 // the bank conflicts of a warp's access.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -23,7 +24,7 @@ constexpr int64_t kMaxCells = 65536;
 
 struct Options {
   bool list = false;
-  std::string atom;               // an atom name, or "smem"
+  std::string atom;  // an atom name, or "smem"
   std::optional<std::string> expr;
   std::optional<std::pair<int64_t, int64_t>> tv;  // --tv ROWSxCOLS
   std::vector<layout::Axis> axes = {layout::Axis::lane, layout::Axis::value};
@@ -34,8 +35,8 @@ struct Options {
 };
 
 int64_t positive(const std::string& flag, const std::string& text) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoll(text) < 1) {
+  if (text.empty() || text.size() > 9 ||
+      text.find_first_not_of("0123456789") != std::string::npos || std::stoll(text) < 1) {
     throw Error(flag + " " + text + ": expected an integer from 1 to 999999999");
   }
   return std::stoll(text);
@@ -57,7 +58,10 @@ std::vector<layout::Axis> parse_axes(const std::string& text) {
     const std::string name = text.substr(start, comma - start);
     bool found = false;
     for (layout::Axis a : known) {
-      if (layout::to_string(a) == name) axes.push_back(a), found = true;
+      if (layout::to_string(a) == name) {
+        axes.push_back(a);
+        found = true;
+      }
     }
     if (!found) {
       throw Error("--axes " + text + ": '" + name +
@@ -138,8 +142,8 @@ Options parse(const std::vector<std::string>& args) {
 pictures::Grid grid_for(const Options& o) {
   if (o.expr) {
     const layout::Layout l = layout::parse_layout(*o.expr);
-    // Refuse a huge grid before building it.
-    const int64_t cells = o.tv ? o.tv->first * o.tv->second : l.size();
+    // Refuse a huge grid (or a thread-value layout too big to walk) before building it.
+    const int64_t cells = std::max(l.size(), o.tv ? o.tv->first * o.tv->second : 0);
     if (cells > kMaxCells) {
       throw Error("--expr " + *o.expr + ": " + std::to_string(cells) +
                   " cells; the picture draws at most " + std::to_string(kMaxCells));
@@ -190,16 +194,19 @@ const Registration registration({
     .help =
         "usage: warpforge layout --list\n"
         "       warpforge layout <atom> [--svg FILE]\n"
-        "       warpforge layout --expr SHAPE:STRIDE [--tv ROWSxCOLS [--axes A,B,...]] [--svg FILE]\n"
+        "       warpforge layout --expr SHAPE:STRIDE [--tv ROWSxCOLS [--axes A,B,...]] [--svg "
+        "FILE]\n"
         "       warpforge layout smem [--swizzle none|32B|64B|128B] [--rows R] [--cols C]\n"
-        "                             [--bytes 1|2|4|8] [--access ldmatrix|rows:W|cols:W] [--svg FILE]\n"
+        "                             [--bytes 1|2|4|8] [--access ldmatrix|rows:W|cols:W] [--svg "
+        "FILE]\n"
         "\n"
         "Draws a layout as a grid: in the terminal (coloured when stdout is one), or as an SVG\n"
         "file with --svg, whose cells carry data-thread/data-value (or data-offset, data-bank)\n"
         "attributes.\n"
         "\n"
         "<atom>      a fragment atom (`--list` names them): its tile with each element labelled\n"
-        "            T<thread>V<value>, the thread (lane + 32 * warp) and operand slot holding it.\n"
+        "            T<thread>V<value>, the thread (lane + 32 * warp) and operand slot holding "
+        "it.\n"
         "--expr      a Shape:Stride layout, e.g. \"((8,4),(2,2)):((4,1),(32,64))\" (a Shape alone\n"
         "            is column-major): rank 1 or 2 drawn as the offset of each coordinate; with\n"
         "            --tv ROWSxCOLS as a thread-value layout, its modes named by --axes (default\n"

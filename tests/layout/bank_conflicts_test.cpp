@@ -57,9 +57,10 @@ TEST(BankConflicts, RefusesBadWidthsAddressesAndWarps) {
   try {
     count_bank_conflicts({0, 6}, 4);
   } catch (const LayoutError& e) {
-    EXPECT_STREQ(e.what(),
-                 "count_bank_conflicts: thread 1 accesses 4 bytes at 6, which is not a non-negative "
-                 "multiple of the access width");
+    EXPECT_STREQ(
+        e.what(),
+        "count_bank_conflicts: thread 1 accesses 4 bytes at 6, which is not a non-negative "
+        "multiple of the access width");
   }
 }
 

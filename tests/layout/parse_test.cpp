@@ -57,8 +57,9 @@ TEST(ParseLayout, RefusesNamingPositionAndExpectation) {
   EXPECT_EQ(refusal(""),
             "layout expression \"\": at position 0 found the end of the text, expected an "
             "integer or '('");
-  EXPECT_NE(refusal("99999999999999999999").find("at position 0 found '9', expected an integer "
-                                                 "below 2^63"),
+  EXPECT_NE(refusal("99999999999999999999")
+                .find("at position 0 found '9', expected an integer "
+                      "below 2^63"),
             std::string::npos);
 }
 

@@ -27,12 +27,16 @@ BenchmarkPlot synthetic() {
   // 4096^3 (compute-bound) and 128x8192x8192 (memory-bound: 512 TFLOP/s ceiling
   // at 4000 GB/s for 2 * (128*8192*2 + 8192*8192) bytes).
   p.rows = {{"4096x4096x4096", gemm_flops("4096x4096x4096"), 3.0 * 4096 * 4096 * 2, {800.0, 790.0}},
-            {"128x8192x8192", gemm_flops("128x8192x8192"), 2.0 * (2 * 128 * 8192 + 8192.0 * 8192),
+            {"128x8192x8192",
+             gemm_flops("128x8192x8192"),
+             2.0 * (2 * 128 * 8192 + 8192.0 * 8192),
              {430.0, std::nullopt}}};
   return p;
 }
 
-double attr(const testing::XmlElement& e, const std::string& key) { return std::stod(e.attribute(key)); }
+double attr(const testing::XmlElement& e, const std::string& key) {
+  return std::stod(e.attribute(key));
+}
 
 TEST(BenchmarkPlot, PointsSitAtTheirRates) {
   const BenchmarkPlot plot = synthetic();
@@ -89,9 +93,10 @@ TEST(BenchmarkPlot, RefusesInconsistentRows) {
     benchmark_plot_svg(p);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(),
-                 "benchmark plot 'synthetic': tensor-core rate 1000 TFLOP/s and copy bandwidth 0 GB/s; "
-                 "both ceilings must be positive");
+    EXPECT_STREQ(
+        e.what(),
+        "benchmark plot 'synthetic': tensor-core rate 1000 TFLOP/s and copy bandwidth 0 GB/s; "
+        "both ceilings must be positive");
   }
   p = synthetic();
   p.rows[0].tflops[0] = -1.0;
@@ -130,7 +135,8 @@ TEST(BenchmarkTable, RefusesNamingTheLine) {
   const std::string head = "# peak_tflops: 990\n# copy_gbps: 4100\nshape\tbytes\tours\n";
   EXPECT_EQ(refusal(head + "2x3x4\t100\t1.5\t2\n"), "t.tsv:4: 4 fields; the header has 3");
   EXPECT_EQ(refusal(head + "2x3x4\t100\tfast\n"), "t.tsv:4: 'fast' is not a number");
-  EXPECT_EQ(refusal("shape\tours\n"), "t.tsv:1: expected the header 'shape<TAB>bytes<TAB><series>...'");
+  EXPECT_EQ(refusal("shape\tours\n"),
+            "t.tsv:1: expected the header 'shape<TAB>bytes<TAB><series>...'");
   EXPECT_EQ(refusal("# title: x\n"), "t.tsv: no header line 'shape<TAB>bytes<TAB><series>...'");
 }
 
@@ -143,8 +149,10 @@ TEST(BenchmarkTable, DocsPlotsAreRedrawnFromDocsData) {
     ++tables;
     std::ifstream in(entry.path());
     const std::string image = entry.path().stem().string() + ".svg";
-    EXPECT_EQ(testing::docs_image(image), benchmark_plot_svg(read_benchmark_table(in, entry.path().string())))
-        << "docs/img/" << image << " is not what its table draws: run scripts/draw-docs-pictures.sh";
+    EXPECT_EQ(testing::docs_image(image),
+              benchmark_plot_svg(read_benchmark_table(in, entry.path().string())))
+        << "docs/img/" << image
+        << " is not what its table draws: run scripts/draw-docs-pictures.sh";
   }
   EXPECT_GE(tables, 1);
 }

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "pictures/atom_catalogue.hpp"
-#include "pictures/layout_grids.hpp"
 #include "pictures/docs_image.hpp"
+#include "pictures/layout_grids.hpp"
 #include "pictures/xml_reader.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/layout/parse.hpp"
@@ -35,12 +35,14 @@ void expect_svg_matches(const std::string& name) {
   for (const auto* cell : cells) {
     const int64_t row = number(*cell, "data-row"), col = number(*cell, "data-col");
     const layout::AxisPoint owner = l.inverse({{Axis::row, row}, {Axis::col, col}});
-    const int64_t thread = owner.at(Axis::lane) + (owner.count(Axis::warp) ? 32 * owner.at(Axis::warp) : 0);
+    const int64_t thread =
+        owner.at(Axis::lane) + (owner.count(Axis::warp) ? 32 * owner.at(Axis::warp) : 0);
     const int64_t value = owner.at(Axis::value);
     EXPECT_EQ(number(*cell, "data-thread"), thread) << "row " << row << " col " << col;
     EXPECT_EQ(number(*cell, "data-value"), value) << "row " << row << " col " << col;
     ASSERT_EQ(cell->all("text").size(), 1u);
-    EXPECT_EQ(cell->all("text")[0]->text, "T" + std::to_string(thread) + "V" + std::to_string(value));
+    EXPECT_EQ(cell->all("text")[0]->text,
+              "T" + std::to_string(thread) + "V" + std::to_string(value));
     places.insert({row, col});
     owners.insert({thread, value});
   }
@@ -59,10 +61,11 @@ TEST(LayoutPicture, CatalogueHasEveryAtomTheIssueNames) {
   std::set<std::string> names;
   for (const AtomEntry& e : atom_catalogue()) names.insert(e.name);
   for (const char* want :
-       {"mma.m16n8k8.A", "mma.m16n8k8.B", "mma.m16n8k8.C", "mma.m16n8k16.A", "mma.m16n8k16.B",
-        "mma.m16n8k16.C", "mma.m16n8k32.A", "mma.m16n8k32.B", "mma.m16n8k32.C", "ldmatrix.x1",
-        "ldmatrix.x2", "ldmatrix.x4", "ldmatrix.x1.trans", "ldmatrix.x2.trans", "ldmatrix.x4.trans",
-        "wgmma.m64k16.A", "wgmma.m64k32.A", "mfma.32x32x8.A", "mfma.32x32x8.B", "mfma.32x32x8.C"}) {
+       {"mma.m16n8k8.A",     "mma.m16n8k8.B",     "mma.m16n8k8.C",     "mma.m16n8k16.A",
+        "mma.m16n8k16.B",    "mma.m16n8k16.C",    "mma.m16n8k32.A",    "mma.m16n8k32.B",
+        "mma.m16n8k32.C",    "ldmatrix.x1",       "ldmatrix.x2",       "ldmatrix.x4",
+        "ldmatrix.x1.trans", "ldmatrix.x2.trans", "ldmatrix.x4.trans", "wgmma.m64k16.A",
+        "wgmma.m64k32.A",    "mfma.32x32x8.A",    "mfma.32x32x8.B",    "mfma.32x32x8.C"}) {
     EXPECT_TRUE(names.count(want)) << want;
   }
 }
@@ -72,8 +75,9 @@ TEST(LayoutPicture, UnknownAtomIsRefusedWithTheNames) {
     find_atom("mma.m16n8k4.A");
     FAIL() << "accepted";
   } catch (const LayoutError& e) {
-    EXPECT_NE(std::string(e.what()).find("no atom named 'mma.m16n8k4.A'; the atoms are: mma.m16n8k8.A"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("no atom named 'mma.m16n8k4.A'; the atoms are: mma.m16n8k8.A"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_THROW(find_atom("wgmma.m64n12k16.D"), LayoutError);  // N not a multiple of 8
@@ -98,14 +102,17 @@ TEST(LayoutPicture, ExpressionAsOffsetsAndAsThreadValueLayout) {
   const auto offsets = offset_svg.all("g", "cell");
   ASSERT_EQ(offsets.size(), 128u);
   for (const auto* cell : offsets) {
-    EXPECT_EQ(number(*cell, "data-offset"), l(number(*cell, "data-row"), number(*cell, "data-col")));
+    EXPECT_EQ(number(*cell, "data-offset"),
+              l(number(*cell, "data-row"), number(*cell, "data-col")));
   }
   // The same layout read as (thread, value) -> row + 32 * col of a 32 x 4 tile.
-  const layout::NamedLayout tv("tv", {Axis::lane, Axis::value}, l, {{Axis::row, 32}, {Axis::col, 4}});
+  const layout::NamedLayout tv("tv", {Axis::lane, Axis::value}, l,
+                               {{Axis::row, 32}, {Axis::col, 4}});
   const auto tv_svg = parse_xml(to_svg(thread_value_grid(tv)));
   for (const auto* cell : tv_svg.all("g", "cell")) {
     const int64_t offset = number(*cell, "data-row") + 32 * number(*cell, "data-col");
-    EXPECT_EQ(l(layout::IntTuple{number(*cell, "data-thread"), number(*cell, "data-value")}), offset);
+    EXPECT_EQ(l(layout::IntTuple{number(*cell, "data-thread"), number(*cell, "data-value")}),
+              offset);
   }
   EXPECT_THROW(offset_grid(layout::parse_layout("(2,2,2):(1,2,4)")), LayoutError);
 }
@@ -113,8 +120,8 @@ TEST(LayoutPicture, ExpressionAsOffsetsAndAsThreadValueLayout) {
 TEST(LayoutPicture, NonBijectiveLayoutMarksSharedAndEmptyCells) {
   // 4 threads, 2 values, into a 4 x 4 tile: value strides 0 put both values
   // of a thread on one element, and half the tile is held by nobody.
-  const layout::NamedLayout l("broadcast", {Axis::lane, Axis::value}, layout::Layout({4, 2}, {1, 0}),
-                              {{Axis::row, 4}, {Axis::col, 4}});
+  const layout::NamedLayout l("broadcast", {Axis::lane, Axis::value},
+                              layout::Layout({4, 2}, {1, 0}), {{Axis::row, 4}, {Axis::col, 4}});
   const Grid grid = thread_value_grid(l);
   EXPECT_EQ(grid.at(0, 0).label, "T0V0+1");
   EXPECT_EQ(grid.at(0, 1).label, "-");

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "pictures/smem_banks.hpp"
 #include "pictures/docs_image.hpp"
+#include "pictures/smem_banks.hpp"
 #include "pictures/xml_reader.hpp"
 #include "warpforge/error.hpp"
 
@@ -19,7 +19,9 @@ layout::BankConflicts conflicts(SmemTile tile, const std::string& pattern) {
   return layout::count_bank_conflicts(a.byte_addresses, a.access_bytes);
 }
 
-SmemTile bf16_rows_of_128_bytes(SmemSwizzle swizzle) { return {8, 64, 2, swizzle}; }
+SmemTile bf16_rows_of_128_bytes(SmemSwizzle swizzle) {
+  return {8, 64, 2, swizzle};
+}
 
 TEST(SmemBanks, Swizzle128HasNoConflictForLdmatrixRows) {
   // Row r's chunk c sits at chunk c ^ r: the 8 rows of a matrix cover all 32 banks.
@@ -76,8 +78,9 @@ TEST(SmemBanks, RefusesBadTilesAndPatterns) {
     return "accepted";
   };
   const SmemTile ok = bf16_rows_of_128_bytes(SmemSwizzle::b128);
-  EXPECT_EQ(refusal(ok, "diagonal"),
-            "access pattern 'diagonal'; accepted: ldmatrix, rows:W or cols:W (W = 1, 2, 4, 8, 16 bytes)");
+  EXPECT_EQ(
+      refusal(ok, "diagonal"),
+      "access pattern 'diagonal'; accepted: ldmatrix, rows:W or cols:W (W = 1, 2, 4, 8, 16 bytes)");
   EXPECT_EQ(refusal(ok, "rows:3"),
             "access pattern 'rows:3': width 3 bytes; accepted: 1, 2, 4, 8 or 16, and at least one "
             "element (2 bytes)");
@@ -87,12 +90,14 @@ TEST(SmemBanks, RefusesBadTilesAndPatterns) {
   EXPECT_EQ(refusal({8, 32, 2, SmemSwizzle::b128}, "rows:4"),
             "shared tile: rows of 64 bytes under the 128B swizzle; it permutes rows of exactly 128 "
             "bytes (what TMA writes with it): give --cols 64");
-  EXPECT_EQ(refusal({8, 60, 2, SmemSwizzle::none}, "rows:4"),
-            "shared tile: a row of 60 x 2 bytes = 120 bytes; rows must be whole 16-byte chunks (the "
-            "swizzles move 16-byte chunks)");
+  EXPECT_EQ(
+      refusal({8, 60, 2, SmemSwizzle::none}, "rows:4"),
+      "shared tile: a row of 60 x 2 bytes = 120 bytes; rows must be whole 16-byte chunks (the "
+      "swizzles move 16-byte chunks)");
   EXPECT_EQ(refusal({1, 8, 2, SmemSwizzle::none}, "rows:16"),
             "access pattern 'rows:16' reads 512 bytes; the 1 x 8 tile holds 16");
-  EXPECT_NE(refusal({8, 32, 4, SmemSwizzle::b128}, "ldmatrix").find("2-byte elements"), std::string::npos);
+  EXPECT_NE(refusal({8, 32, 4, SmemSwizzle::b128}, "ldmatrix").find("2-byte elements"),
+            std::string::npos);
 }
 
 TEST(SmemBanks, PictureCellsCarryTheirBanks) {
@@ -104,15 +109,17 @@ TEST(SmemBanks, PictureCellsCarryTheirBanks) {
   ASSERT_EQ(cells.size(), 8u * 32u);  // 8 rows of 32 words
   std::set<int64_t> row0_banks;
   for (const auto* cell : cells) {
-    const int64_t r = std::stoll(cell->attribute("data-row")), w = std::stoll(cell->attribute("data-col"));
+    const int64_t r = std::stoll(cell->attribute("data-row")),
+                  w = std::stoll(cell->attribute("data-col"));
     const int64_t address = tile.byte_address(r, 2 * w);
     EXPECT_EQ(std::stoll(cell->attribute("data-address")), address);
     EXPECT_EQ(std::stoll(cell->attribute("data-bank")), layout::bank_of(address));
     // Swizzle<3,4,3> in bytes: 16-byte chunk c of row r lands at chunk c ^ (r % 8).
     EXPECT_EQ(address, r * 128 + 16 * ((w / 4) ^ (r % 8)) + 4 * (w % 4));
   }
-  EXPECT_EQ(grid.notes.back(),
-            "bank conflicts: 4 phases of 128 bytes, 4 wavefronts (0 beyond one per phase), worst 1-way");
+  EXPECT_EQ(
+      grid.notes.back(),
+      "bank conflicts: 4 phases of 128 bytes, 4 wavefronts (0 beyond one per phase), worst 1-way");
   // The ldmatrix reads words 0-15 of each row (blocks 0-3 of 8 columns): marked.
   EXPECT_TRUE(grid.at(7, 15).marked);
   EXPECT_FALSE(grid.at(7, 16).marked);

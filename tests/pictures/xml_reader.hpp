@@ -37,7 +37,8 @@ struct XmlElement {
       c.collect(element, cls, out);
     }
   }
-  std::vector<const XmlElement*> all(const std::string& element, const std::string& cls = "") const {
+  std::vector<const XmlElement*> all(const std::string& element,
+                                     const std::string& cls = "") const {
     std::vector<const XmlElement*> out;
     collect(element, cls, out);
     return out;
@@ -146,6 +147,8 @@ class XmlReader {
   size_t pos_ = 0;
 };
 
-inline XmlElement parse_xml(const std::string& text) { return XmlReader(text).document(); }
+inline XmlElement parse_xml(const std::string& text) {
+  return XmlReader(text).document();
+}
 
 }  // namespace warpforge::pictures::testing

@@ -9,7 +9,8 @@ namespace {
 
 TEST(XmlReader, ReadsElementsAttributesAndEntities) {
   const XmlElement root = parse_xml(
-      "<?xml version=\"1.0\"?>\n<svg a=\"1\"><g class=\"cell\" data-x=\"&lt;3&amp;\"><text>T0V1</text></g>"
+      "<?xml version=\"1.0\"?>\n<svg a=\"1\"><g class=\"cell\" "
+      "data-x=\"&lt;3&amp;\"><text>T0V1</text></g>"
       "<rect/></svg>\n");
   EXPECT_EQ(root.name, "svg");
   ASSERT_EQ(root.all("g", "cell").size(), 1u);
@@ -19,8 +20,9 @@ TEST(XmlReader, ReadsElementsAttributesAndEntities) {
 }
 
 TEST(XmlReader, RefusesMalformedDocuments) {
-  for (const char* bad : {"<svg><g></svg>", "<svg a=1/>", "<svg a=\"1\" a=\"2\"/>", "<svg>&nbsp;</svg>",
-                          "<svg/><svg/>", "<svg>", "<svg a=\"<\"/>", "<svg>1 < 2</svg>"}) {
+  for (const char* bad :
+       {"<svg><g></svg>", "<svg a=1/>", "<svg a=\"1\" a=\"2\"/>", "<svg>&nbsp;</svg>",
+        "<svg/><svg/>", "<svg>", "<svg a=\"<\"/>", "<svg>1 < 2</svg>"}) {
     EXPECT_THROW(parse_xml(bad), std::runtime_error) << bad;
   }
 }

@@ -28,8 +28,8 @@ const std::vector<Atom>& atoms() {
                      [=] { return atom().a; }});
       out.push_back({{prefix + ".B", "mma.sync " + shape + " B (" + types + "), K x N"},
                      [=] { return atom().b; }});
-      out.push_back({{prefix + ".C", "mma.sync " + shape + " C/D (f32), M x N"},
-                     [=] { return atom().c; }});
+      out.push_back(
+          {{prefix + ".C", "mma.sync " + shape + " C/D (f32), M x N"}, [=] { return atom().c; }});
     };
     mma("m16n8k8", "f16/bf16", mma_m16n8k8_f16);
     mma("m16n8k16", "f16/bf16", mma_m16n8k16_f16);

@@ -11,8 +11,9 @@ namespace warpforge::pictures {
 
 void BenchmarkPlot::check() const {
   if (series.empty() || rows.empty()) {
-    throw Error("benchmark plot '" + title + "': " + std::to_string(series.size()) + " series and " +
-                std::to_string(rows.size()) + " shapes; it needs at least one of each");
+    throw Error("benchmark plot '" + title + "': " + std::to_string(series.size()) +
+                " series and " + std::to_string(rows.size()) +
+                " shapes; it needs at least one of each");
   }
   if (!(peak_tflops > 0) || !(copy_gbps > 0)) {
     throw Error("benchmark plot '" + title + "': tensor-core rate " + svg_number(peak_tflops) +
@@ -87,21 +88,30 @@ std::string benchmark_plot_svg(const BenchmarkPlot& plot) {
   svg.text({{"x", "10"}, {"y", "24"}, {"font-size", "15"}, {"font-weight", "bold"}}, plot.title);
   // The y axis: grid lines and TFLOP/s labels.
   for (double t = 0; t <= y_top + step / 2; t += step) {
-    svg.empty("line", {{"x1", svg_number(left)}, {"x2", svg_number(right)},
-                       {"y1", svg_number(y_of(t))}, {"y2", svg_number(y_of(t))},
+    svg.empty("line", {{"x1", svg_number(left)},
+                       {"x2", svg_number(right)},
+                       {"y1", svg_number(y_of(t))},
+                       {"y2", svg_number(y_of(t))},
                        {"stroke", t == 0 ? "#000" : "#ddd"}});
-    svg.text({{"x", svg_number(left - 6)}, {"y", svg_number(y_of(t) + 4)}, {"font-size", "11"},
+    svg.text({{"x", svg_number(left - 6)},
+              {"y", svg_number(y_of(t) + 4)},
+              {"font-size", "11"},
               {"text-anchor", "end"}},
              svg_number(t));
   }
-  svg.text({{"x", "16"}, {"y", svg_number((top + bottom) / 2)}, {"font-size", "12"},
+  svg.text({{"x", "16"},
+            {"y", svg_number((top + bottom) / 2)},
+            {"font-size", "12"},
             {"text-anchor", "middle"},
             {"transform", "rotate(-90 16 " + svg_number((top + bottom) / 2) + ")"}},
            "TFLOP/s");
   // The x axis: one slot per shape.
   for (size_t i = 0; i < n; ++i) {
     const std::string x = svg_number(x_of(i)), y = svg_number(bottom + 14);
-    svg.text({{"x", x}, {"y", y}, {"font-size", "11"}, {"text-anchor", "end"},
+    svg.text({{"x", x},
+              {"y", y},
+              {"font-size", "11"},
+              {"text-anchor", "end"},
               {"transform", "rotate(-30 " + x + " " + y + ")"}},
              plot.rows[i].shape);
   }
@@ -109,22 +119,34 @@ std::string benchmark_plot_svg(const BenchmarkPlot& plot) {
   // shape as a level segment over its slot (shapes are categories: a line
   // between them would mean nothing), its value written beside it, or at the
   // top with an arrow when it lies above the plot.
-  svg.empty("line", {{"class", "ceiling-tensor"}, {"data-tflops", svg_number(plot.peak_tflops)},
-                     {"x1", svg_number(left)}, {"x2", svg_number(right)},
+  svg.empty("line", {{"class", "ceiling-tensor"},
+                     {"data-tflops", svg_number(plot.peak_tflops)},
+                     {"x1", svg_number(left)},
+                     {"x2", svg_number(right)},
                      {"y1", svg_number(y_of(plot.peak_tflops))},
-                     {"y2", svg_number(y_of(plot.peak_tflops))}, {"stroke", "#555"},
-                     {"stroke-width", "2"}, {"stroke-dasharray", "6 4"}});
+                     {"y2", svg_number(y_of(plot.peak_tflops))},
+                     {"stroke", "#555"},
+                     {"stroke-width", "2"},
+                     {"stroke-dasharray", "6 4"}});
   const double slot = (right - left) / n;
   for (size_t i = 0; i < n; ++i) {
     const double v = plot.memory_ceiling_tflops(plot.rows[i]);
     const double y = y_of(std::min(v, y_top));
-    svg.empty("line", {{"class", "ceiling-memory"}, {"data-shape", plot.rows[i].shape},
-                       {"data-tflops", svg_number(v)}, {"x1", svg_number(x_of(i) - 0.4 * slot)},
-                       {"x2", svg_number(x_of(i) + 0.4 * slot)}, {"y1", svg_number(y)},
-                       {"y2", svg_number(y)}, {"stroke", "#b8860b"}, {"stroke-width", "2"},
+    svg.empty("line", {{"class", "ceiling-memory"},
+                       {"data-shape", plot.rows[i].shape},
+                       {"data-tflops", svg_number(v)},
+                       {"x1", svg_number(x_of(i) - 0.4 * slot)},
+                       {"x2", svg_number(x_of(i) + 0.4 * slot)},
+                       {"y1", svg_number(y)},
+                       {"y2", svg_number(y)},
+                       {"stroke", "#b8860b"},
+                       {"stroke-width", "2"},
                        {"stroke-dasharray", v > y_top ? "2 3" : "6 4"}});
-    svg.text({{"x", svg_number(x_of(i))}, {"y", svg_number(y - 5)}, {"font-size", "10"},
-              {"text-anchor", "middle"}, {"fill", "#8b6508"}},
+    svg.text({{"x", svg_number(x_of(i))},
+              {"y", svg_number(y - 5)},
+              {"font-size", "10"},
+              {"text-anchor", "middle"},
+              {"fill", "#8b6508"}},
              svg_number(std::round(v)) + (v > y_top ? " \xE2\x86\x91" : ""));
   }
   // The series: a line through the measured points, a circle on each.
@@ -136,23 +158,31 @@ std::string benchmark_plot_svg(const BenchmarkPlot& plot) {
         points += (points.empty() ? "" : " ") + svg_number(x_of(i)) + "," + svg_number(y_of(*v));
       }
     }
-    svg.empty("polyline", {{"points", points}, {"fill", "none"}, {"stroke", colour},
-                           {"stroke-width", "1.5"}});
+    svg.empty("polyline",
+              {{"points", points}, {"fill", "none"}, {"stroke", colour}, {"stroke-width", "1.5"}});
     for (size_t i = 0; i < n; ++i) {
       if (const auto& v = plot.rows[i].tflops[s]) {
-        svg.empty("circle", {{"class", "point"}, {"data-series", plot.series[s]},
-                             {"data-shape", plot.rows[i].shape}, {"data-tflops", svg_number(*v)},
-                             {"cx", svg_number(x_of(i))}, {"cy", svg_number(y_of(*v))},
-                             {"r", "4"}, {"fill", colour}});
+        svg.empty("circle", {{"class", "point"},
+                             {"data-series", plot.series[s]},
+                             {"data-shape", plot.rows[i].shape},
+                             {"data-tflops", svg_number(*v)},
+                             {"cx", svg_number(x_of(i))},
+                             {"cy", svg_number(y_of(*v))},
+                             {"r", "4"},
+                             {"fill", colour}});
       }
     }
   }
   // The legend, right of the plot.
   double ly = top + 6;
   auto legend = [&](const std::string& colour, const std::string& dash, const std::string& label) {
-    svg.empty("line", {{"x1", svg_number(right + 16)}, {"x2", svg_number(right + 40)},
-                       {"y1", svg_number(ly)}, {"y2", svg_number(ly)}, {"stroke", colour},
-                       {"stroke-width", "2"}, {"stroke-dasharray", dash}});
+    svg.empty("line", {{"x1", svg_number(right + 16)},
+                       {"x2", svg_number(right + 40)},
+                       {"y1", svg_number(ly)},
+                       {"y2", svg_number(ly)},
+                       {"stroke", colour},
+                       {"stroke-width", "2"},
+                       {"stroke-dasharray", dash}});
     svg.text({{"x", svg_number(right + 46)}, {"y", svg_number(ly + 4)}, {"font-size", "11"}},
              label);
     ly += 20;
@@ -208,10 +238,14 @@ BenchmarkPlot read_benchmark_table(std::istream& in, const std::string& source) 
       const size_t start = line.find_first_not_of("# ");  // at or before the colon
       const std::string key = line.substr(start, colon - start);
       const std::string value = line.substr(std::min(line.size(), colon + 2));
-      if (key == "title") plot.title = value;
-      else if (key == "note") plot.note = value;
-      else if (key == "peak_tflops") plot.peak_tflops = number_field(value, where);
-      else if (key == "copy_gbps") plot.copy_gbps = number_field(value, where);
+      if (key == "title")
+        plot.title = value;
+      else if (key == "note")
+        plot.note = value;
+      else if (key == "peak_tflops")
+        plot.peak_tflops = number_field(value, where);
+      else if (key == "copy_gbps")
+        plot.copy_gbps = number_field(value, where);
       continue;
     }
     const std::vector<std::string> fields = split_tabs(line);
@@ -229,8 +263,10 @@ BenchmarkPlot read_benchmark_table(std::istream& in, const std::string& source) 
     }
     PlotRow row{fields[0], gemm_flops(fields[0]), number_field(fields[1], where), {}};
     for (size_t i = 2; i < fields.size(); ++i) {
-      if (fields[i] == "-") row.tflops.push_back(std::nullopt);
-      else row.tflops.push_back(number_field(fields[i], where));
+      if (fields[i] == "-")
+        row.tflops.push_back(std::nullopt);
+      else
+        row.tflops.push_back(number_field(fields[i], where));
     }
     plot.rows.push_back(std::move(row));
   }

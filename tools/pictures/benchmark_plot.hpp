@@ -24,9 +24,9 @@ struct BenchmarkPlot {
   std::string title;
   std::vector<std::string> series;  // "warpforge", "cuBLAS", ...
   std::vector<PlotRow> rows;
-  double peak_tflops = 0;    // the tensor-core rate of the instruction the kernels use
-  double copy_gbps = 0;      // measured device-to-device copy bandwidth, GB/s
-  std::string note;          // one line under the plot: GPU, date, how measured
+  double peak_tflops = 0;  // the tensor-core rate of the instruction the kernels use
+  double copy_gbps = 0;    // measured device-to-device copy bandwidth, GB/s
+  std::string note;        // one line under the plot: GPU, date, how measured
 
   // Throws Error unless there is at least one series and one row, every row
   // has one entry per series, and the rates, FLOPs and bytes are positive.

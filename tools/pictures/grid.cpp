@@ -24,12 +24,23 @@ int xterm_code(double h) {
   const double p = 1 - s, q = 1 - s * f, t = 1 - s * (1 - f);
   double r = 1, g = 1, b = 1;
   switch (static_cast<int>(sector) % 6) {
-    case 0: r = 1, g = t, b = p; break;
-    case 1: r = q, g = 1, b = p; break;
-    case 2: r = p, g = 1, b = t; break;
-    case 3: r = p, g = q, b = 1; break;
-    case 4: r = t, g = p, b = 1; break;
-    default: r = 1, g = p, b = q;
+    case 0:
+      r = 1, g = t, b = p;
+      break;
+    case 1:
+      r = q, g = 1, b = p;
+      break;
+    case 2:
+      r = p, g = 1, b = t;
+      break;
+    case 3:
+      r = p, g = q, b = 1;
+      break;
+    case 4:
+      r = t, g = p, b = 1;
+      break;
+    default:
+      r = 1, g = p, b = q;
   }
   auto level = [](double x) { return static_cast<int>(std::lround(x * 5)); };
   return 16 + 36 * level(r) + 6 * level(g) + level(b);
@@ -83,8 +94,8 @@ std::string to_svg(const Grid& grid) {
   const double cell_h = 22, left = 40, top = 66, line = 16;
   size_t longest_note = 0;
   for (const std::string& note : grid.notes) longest_note = std::max(longest_note, note.size());
-  const double width = std::max({left + cell_w * grid.cols + 10, 8.8 * grid.title.size() + 20,
-                                 6.7 * longest_note + 20});
+  const double width = std::max(
+      {left + cell_w * grid.cols + 10, 8.8 * grid.title.size() + 20, 6.7 * longest_note + 20});
   const double height = top + cell_h * grid.rows + 10 + line * grid.notes.size() + 6;
   SvgWriter svg(width, height);
   svg.text({{"x", "10"}, {"y", "20"}, {"font-size", "14"}, {"font-weight", "bold"}}, grid.title);
@@ -107,9 +118,10 @@ std::string to_svg(const Grid& grid) {
              std::to_string(r));
     for (int64_t c = 0; c < grid.cols; ++c) {
       const GridCell& cell = grid.at(r, c);
-      Attributes group = {{"class", "cell"}, {"data-row", std::to_string(r)},
-                          {"data-col", std::to_string(c)}};
-      for (const auto& [name, value] : cell.data) group.push_back({"data-" + name, std::to_string(value)});
+      Attributes group = {
+          {"class", "cell"}, {"data-row", std::to_string(r)}, {"data-col", std::to_string(c)}};
+      for (const auto& [name, value] : cell.data)
+        group.push_back({"data-" + name, std::to_string(value)});
       svg.open("g", group);
       const double x = left + cell_w * c, y = top + cell_h * r;
       svg.empty("rect", {{"x", svg_number(x)},
@@ -128,7 +140,8 @@ std::string to_svg(const Grid& grid) {
     }
   }
   for (size_t i = 0; i < grid.notes.size(); ++i) {
-    svg.text({{"x", "10"}, {"y", svg_number(top + cell_h * grid.rows + 10 + line * (i + 0.75))},
+    svg.text({{"x", "10"},
+              {"y", svg_number(top + cell_h * grid.rows + 10 + line * (i + 0.75))},
               {"font-size", "11"}},
              grid.notes[i]);
   }

@@ -12,10 +12,10 @@
 namespace warpforge::pictures {
 
 struct GridCell {
-  std::string label;                                 // "T5V3", "17", ...
-  int64_t colour = 0;                                // index into the palette, mod its size
+  std::string label;                                  // "T5V3", "17", ...
+  int64_t colour = 0;                                 // index into the palette, mod its size
   std::vector<std::pair<std::string, int64_t>> data;  // ("thread", 5), ("value", 3), ...
-  bool marked = false;                               // drawn with a heavy border / brackets
+  bool marked = false;                                // drawn with a heavy border / brackets
 };
 
 struct Grid {
@@ -23,8 +23,8 @@ struct Grid {
   std::string row_name = "row";  // what the row and column indices count
   std::string col_name = "col";
   int64_t rows = 0, cols = 0;
-  std::vector<GridCell> cells;  // row-major, rows * cols
-  int64_t colours = 8;          // distinct colours the cells use (hues spread evenly)
+  std::vector<GridCell> cells;     // row-major, rows * cols
+  int64_t colours = 8;             // distinct colours the cells use (hues spread evenly)
   std::vector<std::string> notes;  // lines printed under the grid
 
   GridCell& at(int64_t row, int64_t col) { return cells[row * cols + col]; }

@@ -40,8 +40,8 @@ int access_width(const std::string& pattern, const std::string& text, int elemen
   const bool allowed = text == "1" || text == "2" || text == "4" || text == "8" || text == "16";
   if (!allowed || std::stoi(text) < element_bytes) {
     throw LayoutError("access pattern '" + pattern + "': width " + text + " bytes; accepted: 1, " +
-                      "2, 4, 8 or 16, and at least one element (" +
-                      std::to_string(element_bytes) + " bytes)");
+                      "2, 4, 8 or 16, and at least one element (" + std::to_string(element_bytes) +
+                      " bytes)");
   }
   return std::stoi(text);
 }
@@ -49,8 +49,7 @@ int access_width(const std::string& pattern, const std::string& text, int elemen
 // The physical address of logical byte `logical` of the tile.
 int64_t physical(const SmemTile& tile, int64_t logical) {
   const int64_t element = logical / tile.element_bytes;
-  return tile.byte_address(element / tile.cols, element % tile.cols) +
-         logical % tile.element_bytes;
+  return tile.byte_address(element / tile.cols, element % tile.cols) + logical % tile.element_bytes;
 }
 
 void require_bytes(const SmemTile& tile, const std::string& pattern, int64_t needed) {
@@ -70,10 +69,12 @@ WarpAccess warp_access(const SmemTile& tile, const std::string& pattern) {
   if (pattern == "ldmatrix") {
     if (tile.element_bytes != 2 || tile.rows % 8 != 0 || tile.cols < 8 ||
         (tile.rows / 8) * (tile.cols / 8) < 4) {
-      throw LayoutError("access pattern 'ldmatrix' reads four 8 x 8 blocks of 2-byte elements; "
-                        "the tile is " + std::to_string(tile.rows) + " x " +
-                        std::to_string(tile.cols) + " of " + std::to_string(tile.element_bytes) +
-                        "-byte elements (rows must be a multiple of 8, with room for 4 blocks)");
+      throw LayoutError(
+          "access pattern 'ldmatrix' reads four 8 x 8 blocks of 2-byte elements; "
+          "the tile is " +
+          std::to_string(tile.rows) + " x " + std::to_string(tile.cols) + " of " +
+          std::to_string(tile.element_bytes) +
+          "-byte elements (rows must be a multiple of 8, with room for 4 blocks)");
     }
     const int64_t block_rows = tile.rows / 8;
     for (int64_t lane = 0; lane < 32; ++lane) {
@@ -95,9 +96,8 @@ WarpAccess warp_access(const SmemTile& tile, const std::string& pattern) {
   access.access_bytes = w;
   require_bytes(tile, pattern, 32 * w);
   for (int64_t lane = 0; lane < 32; ++lane) {
-    const int64_t logical = kind == "rows" ? lane * w
-                                           : (lane % tile.rows) * tile.row_bytes() +
-                                                 w * (lane / tile.rows);
+    const int64_t logical =
+        kind == "rows" ? lane * w : (lane % tile.rows) * tile.row_bytes() + w * (lane / tile.rows);
     access.byte_addresses.push_back(physical(tile, logical));
   }
   access.description = kind == "rows"
@@ -109,16 +109,17 @@ WarpAccess warp_access(const SmemTile& tile, const std::string& pattern) {
 Grid bank_grid(const SmemTile& tile, const WarpAccess& access) {
   tile.check();
   const int64_t words_per_row = tile.row_bytes() / layout::kBankBytes;
-  Grid grid = make_grid("shared tile " + std::to_string(tile.rows) + " x " +
-                            std::to_string(tile.cols) + " x " +
-                            std::to_string(tile.element_bytes) + " B, swizzle " +
-                            layout::to_string(tile.swizzle) + ": bank of each 4-byte word",
-                        tile.rows, words_per_row);
+  Grid grid =
+      make_grid("shared tile " + std::to_string(tile.rows) + " x " + std::to_string(tile.cols) +
+                    " x " + std::to_string(tile.element_bytes) + " B, swizzle " +
+                    layout::to_string(tile.swizzle) + ": bank of each 4-byte word",
+                tile.rows, words_per_row);
   grid.col_name = "word (4 bytes) of the row";
   grid.colours = layout::kSharedBanks;
   std::set<int64_t> read;
   for (int64_t address : access.byte_addresses) {
-    for (int64_t b = 0; b < access.access_bytes; b += layout::kBankBytes) read.insert((address + b) / 4);
+    for (int64_t b = 0; b < access.access_bytes; b += layout::kBankBytes)
+      read.insert((address + b) / 4);
   }
   for (int64_t r = 0; r < tile.rows; ++r) {
     for (int64_t w = 0; w < words_per_row; ++w) {
@@ -139,9 +140,8 @@ Grid bank_grid(const SmemTile& tile, const WarpAccess& access) {
       "marked ([n] in the terminal, a black border in SVG): the words the access reads",
       "access: " + access.description,
       "bank conflicts: " + std::to_string(c.phases) + " phases of 128 bytes, " +
-          std::to_string(c.wavefronts) + " wavefronts (" +
-          std::to_string(c.extra_wavefronts()) + " beyond one per phase), worst " +
-          std::to_string(c.worst_way) + "-way",
+          std::to_string(c.wavefronts) + " wavefronts (" + std::to_string(c.extra_wavefronts()) +
+          " beyond one per phase), worst " + std::to_string(c.worst_way) + "-way",
   };
   return grid;
 }

@@ -55,6 +55,8 @@ struct Options {
   std::optional<std::pair<std::string, ops::BlockScaledFormat>> block_scaled;
   std::optional<ops::GemmAmaxTile> block_scaled_tile;  // the block-scaled op's mma tile (default: its own)
   std::optional<ops::GemmAmaxTile> block_scaled_cluster;  // and its cluster shape (default: its own)
+  ops::GemmAmaxPrecision precision = ops::GemmAmaxPrecision::exact;  // the block-scaled op's
+  bool shapes_given = false;
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
   std::string plot;          // --plot: the SVG to write
   double peak_tflops = 0;    // --peak-tflops: instead of the GPU's dense bf16 rate
@@ -68,8 +70,9 @@ struct Options {
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
                "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
                "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n"
-               "       [--cluster MxN (its cluster shape)]\n"
-               "       [--plot FILE.svg [--peak-tflops R] [--copy-gbps B] (the run drawn under its roofline)]\n",
+               "       [--cluster MxN (its cluster shape)] [--precision exact|fast (its precision)]\n"
+               "       [--plot FILE.svg [--peak-tflops R] [--copy-gbps B] (the run drawn under its roofline)]\n"
+               "With --block-scaled and no --shapes: M in {1, 16, 64, 128, 256, 1024, 4096, 8192} x 8192 x 8192 and 4096^3.\n",
                why.c_str());
   std::exit(2);
 }
@@ -111,6 +114,9 @@ Options parse(int argc, char** argv) {
       o.block_scaled_tile = parse_mxn(a, v, "128x256");
     } else if (a == "--cluster") {
       o.block_scaled_cluster = parse_mxn(a, v, "2x1");
+    } else if (a == "--precision") {
+      if (v != "exact" && v != "fast") usage("--precision " + v + ": accepted exact, fast");
+      o.precision = v == "fast" ? ops::GemmAmaxPrecision::fast : ops::GemmAmaxPrecision::exact;
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
       if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");
@@ -123,6 +129,7 @@ Options parse(int argc, char** argv) {
       (a == "--peak-tflops" ? o.peak_tflops : o.copy_gbps) = x;
     } else if (a == "--shapes") {
       o.shapes.clear();
+      o.shapes_given = true;
       std::size_t start = 0;
       while (start <= v.size()) {
         const std::size_t end = std::min(v.find(',', start), v.size());
@@ -143,6 +150,14 @@ Options parse(int argc, char** argv) {
     usage("--peak-tflops and --copy-gbps set the plot's ceilings: they need --plot FILE.svg");
   if (o.block_scaled_tile && !o.block_scaled) usage("--tile is the block-scaled op's: it needs --block-scaled");
   if (o.block_scaled_cluster && !o.block_scaled) usage("--cluster is the block-scaled op's: it needs --block-scaled");
+  if (o.precision == ops::GemmAmaxPrecision::fast && !o.block_scaled)
+    usage("--precision is the block-scaled op's: it needs --block-scaled");
+  // The block-scaled shapes: decode (M <= 256, bound by reading B) to large.
+  if (o.block_scaled && !o.shapes_given) {
+    o.shapes.clear();
+    for (std::int64_t m : {1, 16, 64, 128, 256, 1024, 4096, 8192}) o.shapes.push_back({m, 8192, 8192});
+    o.shapes.push_back({4096, 4096, 4096});
+  }
   return o;
 }
 
@@ -319,7 +334,8 @@ int main(int argc, char** argv) {
                           ops::GemmAmaxOptions{.c_dtype = DType::bf16,
                                                .sf_vec_size = o.block_scaled->second.vec,
                                                .mma_tile = o.block_scaled_tile,
-                                               .cluster = o.block_scaled_cluster});
+                                               .cluster = o.block_scaled_cluster,
+                                               .precision = o.precision});
         scaled_op->compile();
       } else {
         ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),
@@ -384,6 +400,7 @@ int main(int argc, char** argv) {
       std::printf("| %s | gemm_amax %s %s | %.1f | %.1f | %.3f | n/a |\n", name.c_str(),
                   std::string(scaled_op->kernel_name()).c_str(), o.block_scaled->first.c_str(), ours_tf, cublas_tf,
                   ours_tf / cublas_tf);
+      std::fprintf(stderr, "%s\n", scaled_op->describe().c_str());
       std::fflush(stdout);
       continue;
     }

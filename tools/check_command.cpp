@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ptx_file.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
@@ -62,24 +63,12 @@ int assemble(const std::string& path, const ptx::Module& m, const Counts& c, boo
   return 0;
 }
 
-int run_check(const std::vector<std::string>& args) {
-  std::string path;
-  bool use_ptxas = true;
-  for (const auto& a : args) {
-    if (a == "--no-ptxas")
-      use_ptxas = false;
-    else if (path.empty() && !a.starts_with("--"))
-      path = a;
-    else {
-      std::cerr << "usage: warpforge check [--no-ptxas] <in.ptx>\n";
-      return 2;
-    }
-  }
-  if (path.empty()) {
-    std::cerr << "usage: warpforge check [--no-ptxas] <in.ptx>\n";
-    return 2;
-  }
-  const ptx::Module m = ptx::parse(read_text_file(path), path);
+int run_check(const std::vector<std::string>& raw) {
+  Arguments args("check", raw);
+  const bool use_ptxas = !args.flag("--no-ptxas");
+  const std::string path = args.positionals(1, 1, "<in.ptx>")[0];
+  args.finish();
+  const ptx::Module m = ptx::parse(read_ptx_file(path), path);
   const Counts c = count(m);
   std::cout << path << ": PTX " << m.version_major << "." << m.version_minor << ", target";
   for (const auto& t : m.target) std::cout << " " << t;

@@ -17,6 +17,8 @@
 
 namespace warpforge::sim {
 
+class LaunchMonitor;
+
 struct LaunchState {
   const Kernel& kernel;
   runtime::LaunchConfig config;
@@ -24,6 +26,7 @@ struct LaunchState {
   GlobalMemory& global;
   const std::vector<std::byte>& const_bank;
   int sm_count = 1;
+  LaunchMonitor* monitor = nullptr;  // the watchdog; none in unit tests of single CTAs
 };
 
 // at_mbarrier: blocked in mbarrier.try_wait until the phase completes;

@@ -32,8 +32,7 @@ std::optional<std::string> Arguments::value(const std::string& name) {
   std::optional<std::string> found;
   for (std::size_t i = 0; i < args_.size(); ++i) {
     if (taken_[i] || args_[i] != name) continue;
-    if (i + 1 >= args_.size())
-      throw Error(name + " needs a value; " + see_help(command_));
+    if (i + 1 >= args_.size()) throw Error(name + " needs a value; " + see_help(command_));
     if (found)
       throw Error(name + " given twice ('" + *found + "' and '" + args_[i + 1] +
                   "'); give it once");

@@ -62,7 +62,8 @@ const Registration registration({
     .summary = "turn a PTX file into warpforge C++ that rebuilds it",
     .help = std::string(kUsage) +
             "\n"
-            "Parses the PTX file and writes C++ (to stdout, or to out.cpp with -o) that\n"
+            "Parses and verifies the PTX file (a module `warpforge check` rejects is\n"
+            "refused, with its problems) and writes C++ (to stdout, or to out.cpp with -o) that\n"
             "builds the same module with warpforge's DSL: a function\n"
             "`warpforge::ptx::Module build_<name>()` whose result compares equal to the\n"
             "parsed input. NAME defaults to the input file's stem; --main adds a main()\n"

@@ -25,6 +25,8 @@ FileLock::FileLock(const std::filesystem::path& path)
   }
 }
 
-FileLock::~FileLock() { ::close(fd_); }  // closing the descriptor releases the lock
+FileLock::~FileLock() {
+  ::close(fd_);
+}  // closing the descriptor releases the lock
 
 }  // namespace warpforge::runtime

@@ -21,9 +21,17 @@ std::size_t host_available_bytes() {
 }
 
 std::string describe_bytes(std::size_t bytes) {
-  char gib[32];
-  std::snprintf(gib, sizeof gib, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
-  return std::to_string(bytes) + " bytes (" + gib + ")";
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB"};
+  int unit = -1;
+  double scaled = static_cast<double>(bytes);
+  while (unit < 2 && scaled >= 1024) {
+    scaled /= 1024;
+    ++unit;
+  }
+  if (unit < 0) return std::to_string(bytes) + " bytes";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", scaled, kUnits[unit]);
+  return std::to_string(bytes) + " bytes (" + text + ")";
 }
 
 }  // namespace warpforge::runtime

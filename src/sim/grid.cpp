@@ -1,4 +1,4 @@
-#include "warpforge/sim/grid.hpp"
+#include "grid.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -6,9 +6,9 @@
 #include <mutex>
 #include <thread>
 
-#include "warpforge/error.hpp"
 #include "launch_monitor.hpp"
-#include "warpforge/sim/memory_access.hpp"
+#include "memory_access.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::sim {

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
+#include "cta.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/cta.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -16,7 +16,9 @@ using Clock = std::chrono::steady_clock;
 constexpr double kQuietSeconds = 2.0;
 constexpr double kRefreshSeconds = 0.25;
 
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 // "PTX line 12 (ld.global.u32 ...), in the loop of PTX lines 10-14": the
 // innermost backward branch whose body holds `pc`.
@@ -101,8 +103,8 @@ void LaunchMonitor::cluster_done() {
 
 void LaunchMonitor::trip(const Cluster& cluster, const std::string& limit) {
   cancel();
-  throw SimError("the simulator's watchdog stopped kernel '" + kernel_ + "' after " + limit +
-                 ";" + describe_warps(cluster) +
+  throw SimError("the simulator's watchdog stopped kernel '" + kernel_ + "' after " + limit + ";" +
+                 describe_warps(cluster) +
                  " a kernel that waits on a flag nobody sets never ends; if this one only needs "
                  "longer, raise the limit");
 }
@@ -114,9 +116,10 @@ void LaunchMonitor::show_progress(Clock::time_point now) {
   const double elapsed = seconds(now - start_);
   const std::uint64_t done = done_.load();
   char line[200];
-  int n = std::snprintf(line, sizeof line, "\r\033[Ksimulator: kernel '%.60s': %llu/%llu %s, %.1f s",
-                        kernel_.c_str(), static_cast<unsigned long long>(done),
-                        static_cast<unsigned long long>(clusters_), unit_, elapsed);
+  int n =
+      std::snprintf(line, sizeof line, "\r\033[Ksimulator: kernel '%.60s': %llu/%llu %s, %.1f s",
+                    kernel_.c_str(), static_cast<unsigned long long>(done),
+                    static_cast<unsigned long long>(clusters_), unit_, elapsed);
   if (done > 0 && n > 0 && n < static_cast<int>(sizeof line))
     std::snprintf(line + n, sizeof line - n, ", about %.0f s left",
                   elapsed / static_cast<double>(done) * static_cast<double>(clusters_ - done));

@@ -1,4 +1,4 @@
-#include "warpforge/sim/sim_backend.hpp"
+#include "sim_backend.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -6,12 +6,12 @@
 #include <cstring>
 #include <thread>
 
+#include "decode.hpp"
+#include "float_format.hpp"
+#include "grid.hpp"
+#include "tensor_map_encoding.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/host_memory.hpp"
-#include "warpforge/sim/decode.hpp"
-#include "warpforge/sim/float_format.hpp"
-#include "warpforge/sim/grid.hpp"
-#include "warpforge/sim/tensor_map_encoding.hpp"
 
 namespace warpforge::sim {
 namespace {

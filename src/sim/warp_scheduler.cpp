@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <bit>
 
-#include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
+#include "execute.hpp"
 #include "launch_monitor.hpp"
+#include "warpforge/error.hpp"
 
 namespace warpforge::sim {
 namespace {

@@ -26,15 +26,18 @@ TEST(BadInput, SizesBeyondTheDevicesMemoryAreRefusedBeforeAllocating) {
                         "device memory; warpforge simulator has"));
   }
   // Every factor in range, the product past 2^63.
-  EXPECT_TRUE(refuses("gemm --m 2147483647 --n 2147483647 --k 2147483647 --l 2147483647 --device sim",
-                      "GEMM 2147483647x2147483647x2147483647 L2147483647 is too large: its sizes "
-                      "multiply past 2^63 bytes"));
+  EXPECT_TRUE(
+      refuses("gemm --m 2147483647 --n 2147483647 --k 2147483647 --l 2147483647 --device sim",
+              "GEMM 2147483647x2147483647x2147483647 L2147483647 is too large: its sizes "
+              "multiply past 2^63 bytes"));
 }
 
 TEST(BadInput, NumbersAreReadWholeOrRefused) {
-  EXPECT_TRUE(refuses("gemm-amax --tile 4294967424x256 --device sim",
-                      "--tile '4294967424x256' refused; expected MxN with M and N from 1 to 2147483647"));
-  EXPECT_TRUE(refuses("gemm-amax --tile 99999999999x1 --device sim", "--tile '99999999999x1' refused"));
+  EXPECT_TRUE(
+      refuses("gemm-amax --tile 4294967424x256 --device sim",
+              "--tile '4294967424x256' refused; expected MxN with M and N from 1 to 2147483647"));
+  EXPECT_TRUE(
+      refuses("gemm-amax --tile 99999999999x1 --device sim", "--tile '99999999999x1' refused"));
   EXPECT_TRUE(refuses("gemm-amax --cluster 2x --device sim", "--cluster '2x' refused"));
   EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 --bench --reps 4294967297 --device sim",
                       "--reps '4294967297' refused; expected an integer from 1 to 100000"));
@@ -52,12 +55,15 @@ TEST(BadInput, NumbersAreReadWholeOrRefused) {
 TEST(BadInput, RepeatedAndStrayArgumentsAreRefused) {
   EXPECT_TRUE(refuses("gemm --m 8 --m 16 --n 8 --k 8 --device sim",
                       "--m given twice ('8' and '16'); give it once"));
-  EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 --check --check --device sim", "--check given twice"));
-  EXPECT_TRUE(refuses("gemm-amax --device sim --device cuda", "--device given twice ('sim' and 'cuda')"));
+  EXPECT_TRUE(
+      refuses("gemm --m 8 --n 8 --k 8 --check --check --device sim", "--check given twice"));
+  EXPECT_TRUE(
+      refuses("gemm-amax --device sim --device cuda", "--device given twice ('sim' and 'cuda')"));
   EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 --reps 3 --device sim",
                       "--reps 3 without --bench: it sets how many runs --bench times"));
   EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 extra --device sim", "unexpected argument 'extra'"));
-  EXPECT_TRUE(refuses("ptx --list extra", "unexpected argument 'extra'; see `warpforge ptx --help`"));
+  EXPECT_TRUE(
+      refuses("ptx --list extra", "unexpected argument 'extra'; see `warpforge ptx --help`"));
   EXPECT_TRUE(refuses("ptx warp_gemm other", "unexpected argument 'other'"));
   EXPECT_TRUE(refuses("demo --device sim --device sim", "--device given twice"));
   EXPECT_TRUE(refuses("check a.ptx b.ptx", "unexpected argument 'b.ptx'"));
@@ -90,8 +96,9 @@ TEST_F(BadFiles, SaveOntoAnExistingFileIsRefusedAndTheFileKept) {
   const fs::path file = dir_ / "results";
   std::ofstream(file) << "keep me";
   for (const std::string command : {"gemm --m 8 --n 8 --k 8", "gemm-amax --m 32 --n 32 --k 64"})
-    EXPECT_TRUE(refuses(command + " --device sim --save " + file.string(),
-                        "--save '" + file.string() + "' refused: it exists and is not a directory"));
+    EXPECT_TRUE(
+        refuses(command + " --device sim --save " + file.string(),
+                "--save '" + file.string() + "' refused: it exists and is not a directory"));
   std::ifstream in(file);
   std::string kept;
   std::getline(in, kept);

@@ -14,6 +14,7 @@
 #include "run_cli.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/half.hpp"
+#include "warpforge/runtime/device.hpp"
 
 namespace warpforge::cli::testing {
 namespace {
@@ -164,6 +165,17 @@ TEST(NpyHeader, SpellsShapesAsPythonTuplesAndPadsTo64Bytes) {
                                      (static_cast<unsigned char>(one[9]) << 8)),
             one.size() - 10);
   EXPECT_THROW(npy_descr(runtime::DType::i32), Error);
+}
+
+// A benchmark that needs a GPU measures nothing without one, and says so
+// with a failing status rather than a table of zeros.
+TEST(BenchCommand, WithoutAGpuFailsSayingSo) {
+  if (runtime::Device::cuda_count() > 0)
+    GTEST_SKIP() << "a GPU is present: the benchmark would run";
+  Result r = run("bench launch");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("bench_launch needs a CUDA GPU; nothing measured"), std::string::npos)
+      << r.output;
 }
 
 TEST(BenchCommand, SaysWhichProgramItLacks) {

@@ -15,7 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(GemmTuningFile, ConcurrentStoresFromThreadsAndProcessesKeepEveryLine) {
-  const fs::path dir = fs::temp_directory_path() / ("warpforge-tuning-file-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("warpforge-tuning-file-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const GemmTuningFile file(dir / "gemm-autotune.txt");
   constexpr int kProcesses = 3, kThreads = 4, kStores = 10;
@@ -27,7 +28,8 @@ TEST(GemmTuningFile, ConcurrentStoresFromThreadsAndProcessesKeepEveryLine) {
     return c;
   };
   auto key_for = [](int p, int t, int s) {
-    return "process " + std::to_string(p) + " thread " + std::to_string(t) + " store " + std::to_string(s);
+    return "process " + std::to_string(p) + " thread " + std::to_string(t) + " store " +
+           std::to_string(s);
   };
   std::vector<pid_t> children;
   for (int p = 0; p < kProcesses; ++p) {

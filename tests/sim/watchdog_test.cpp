@@ -16,7 +16,10 @@ using ptx::Type;
 // Every thread loops until *flag != 0; nothing ever writes the flag.
 KernelSource spinning_kernel() {
   KernelSource k("spin_on_flag");
-  k.param(Type::u64, "flag").regs(Type::b32, "%r", 2).regs(Type::b64, "%rd", 2).regs(Type::pred, "%p", 2);
+  k.param(Type::u64, "flag")
+      .regs(Type::b32, "%r", 2)
+      .regs(Type::b64, "%rd", 2)
+      .regs(Type::pred, "%p", 2);
   k.code(R"(
     ld.param.u64 %rd1, [flag];
   wait:
@@ -50,16 +53,21 @@ TEST(Watchdog, StopsASpinningKernelAtItsInstructionBudget) {
   const ptx::Module m = spinning_kernel().module();
   const int load = line_of(m, "ld.volatile.global.u32"), branch = line_of(m, "bra wait");
   ASSERT_GT(load, 0);
-  EXPECT_NE(msg.find("the simulator's watchdog stopped kernel 'spin_on_flag' after "), std::string::npos) << msg;
-  EXPECT_NE(msg.find("past its budget of 1000000 (SimOptions::max_thread_instructions, or the environment "
-                     "variable WARPFORGE_SIM_MAX_INSTRUCTIONS)"),
+  EXPECT_NE(msg.find("the simulator's watchdog stopped kernel 'spin_on_flag' after "),
             std::string::npos)
+      << msg;
+  EXPECT_NE(
+      msg.find(
+          "past its budget of 1000000 (SimOptions::max_thread_instructions, or the environment "
+          "variable WARPFORGE_SIM_MAX_INSTRUCTIONS)"),
+      std::string::npos)
       << msg;
   // Both warps of the block, each at a line of the loop, with the loop's extent.
   for (const std::string warp : {"warp 0 at PTX line ", "warp 1 at PTX line "})
     EXPECT_NE(msg.find(warp), std::string::npos) << msg;
-  EXPECT_NE(msg.find("in the loop of PTX lines " + std::to_string(load) + "-" + std::to_string(branch)),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("in the loop of PTX lines " + std::to_string(load) + "-" + std::to_string(branch)),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("raise the limit"), std::string::npos) << msg;
 }
@@ -68,12 +76,15 @@ TEST(Watchdog, StopsASpinningKernelAtItsTimeLimit) {
   SimBackend sim(SimOptions{.worker_threads = 1, .time_limit_seconds = 1});
   const auto start = std::chrono::steady_clock::now();
   const std::string msg = launch_error(sim, {1});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(seconds, 1.0);
   EXPECT_LT(seconds, 10.0);
-  EXPECT_NE(msg.find("past its time limit of 1 s (SimOptions::time_limit_seconds, or the environment variable "
-                     "WARPFORGE_SIM_TIME_LIMIT in seconds)"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find(
+          "past its time limit of 1 s (SimOptions::time_limit_seconds, or the environment variable "
+          "WARPFORGE_SIM_TIME_LIMIT in seconds)"),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("block (0,0,0): warp 0 at PTX line"), std::string::npos) << msg;
 }
@@ -89,9 +100,10 @@ TEST(Watchdog, TakesItsLimitsFromTheEnvironment) {
     SimBackend refused(SimOptions{});
     ADD_FAILURE() << "WARPFORGE_SIM_TIME_LIMIT=soon was accepted";
   } catch (const SimError& e) {
-    EXPECT_STREQ(e.what(),
-                 "environment variable WARPFORGE_SIM_TIME_LIMIT='soon' refused; expected a positive "
-                 "number from 1 to 1e18");
+    EXPECT_STREQ(
+        e.what(),
+        "environment variable WARPFORGE_SIM_TIME_LIMIT='soon' refused; expected a positive "
+        "number from 1 to 1e18");
   }
   ::unsetenv("WARPFORGE_SIM_TIME_LIMIT");
 }
@@ -103,8 +115,10 @@ TEST(Watchdog, LetsAKernelThatEndsRun) {
   const runtime::DevicePtr flag = sim.allocate(4);
   sim.fill(flag, 1, 4, nullptr);
   auto loaded = sim.load(k.module());
-  EXPECT_NO_THROW(sim.launch(*loaded, k.name(), {.grid = {4}, .block = {64}}, {arg_u64(flag)}, nullptr));
-  EXPECT_EQ(sim.last_launch_thread_instructions(), 4u * 64 * 4);  // ld.param, ld, setp, ret (the bra not taken: guard false)
+  EXPECT_NO_THROW(
+      sim.launch(*loaded, k.name(), {.grid = {4}, .block = {64}}, {arg_u64(flag)}, nullptr));
+  EXPECT_EQ(sim.last_launch_thread_instructions(),
+            4u * 64 * 4);  // ld.param, ld, setp, ret (the bra not taken: guard false)
   sim.free(flag);
 }
 

@@ -12,7 +12,8 @@ namespace warpforge::runtime {
 // in /proc/meminfo), else free physical pages.
 std::size_t host_available_bytes();
 
-// "1073741824 bytes (1.0 GiB)": sizes in refusals.
+// "1073741824 bytes (1.0 GiB)", "524288 bytes (512.0 KiB)", "100 bytes": sizes
+// in refusals.
 std::string describe_bytes(std::size_t bytes);
 
 }  // namespace warpforge::runtime

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "program.hpp"
 #include "warpforge/runtime/backend.hpp"
 #include "warpforge/sim/global_memory.hpp"
-#include "warpforge/sim/program.hpp"
 #include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::sim {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "run_cli.hpp"
 
@@ -15,61 +16,71 @@ namespace {
 
 namespace fs = std::filesystem;
 
+struct Refusal {
+  std::string args;     // the command line after `warpforge`
+  std::string message;  // a part of what it must print
+};
+
+// Each refused with exit status 1 and the message.
+void expect_refused(const std::vector<Refusal>& cases) {
+  for (const Refusal& r : cases) EXPECT_TRUE(refuses(r.args, r.message));
+}
+
 TEST(BadInput, SizesBeyondTheDevicesMemoryAreRefusedBeforeAllocating) {
-  for (const std::string command : {"gemm", "gemm-amax"}) {
-    EXPECT_TRUE(refuses(command + " --m 99999999999 --n 8 --k 8 --device sim",
-                        "--m '99999999999' refused; expected an integer from 1 to 2147483647"));
-    EXPECT_TRUE(refuses(command + " --m 2147483648 --n 8 --k 8 --device sim",
-                        "--m '2147483648' refused; expected an integer from 1 to 2147483647"));
-    EXPECT_TRUE(refuses(command + " --m 1000000 --n 1000000 --k 1000000 --device sim",
-                        "1000000x1000000x1000000 L1 needs 6000000000000 bytes (5587.9 GiB) of "
-                        "device memory; warpforge simulator has"));
-  }
+  for (const std::string command : {"gemm", "gemm-amax"})
+    expect_refused({
+        {command + " --m 99999999999 --n 8 --k 8 --device sim",
+         "--m '99999999999' refused; expected an integer from 1 to 2147483647"},
+        {command + " --m 2147483648 --n 8 --k 8 --device sim",
+         "--m '2147483648' refused; expected an integer from 1 to 2147483647"},
+        {command + " --m 1000000 --n 1000000 --k 1000000 --device sim",
+         "1000000x1000000x1000000 L1 needs 6000000000000 bytes (5587.9 GiB) of device memory; "
+         "warpforge simulator has"},
+    });
   // Every factor in range, the product past 2^63.
-  EXPECT_TRUE(
-      refuses("gemm --m 2147483647 --n 2147483647 --k 2147483647 --l 2147483647 --device sim",
-              "GEMM 2147483647x2147483647x2147483647 L2147483647 is too large: its sizes "
-              "multiply past 2^63 bytes"));
+  expect_refused({{"gemm --m 2147483647 --n 2147483647 --k 2147483647 --l 2147483647 --device sim",
+                   "GEMM 2147483647x2147483647x2147483647 L2147483647 is too large: its sizes "
+                   "multiply past 2^63 bytes"}});
 }
 
 TEST(BadInput, NumbersAreReadWholeOrRefused) {
-  EXPECT_TRUE(
-      refuses("gemm-amax --tile 4294967424x256 --device sim",
-              "--tile '4294967424x256' refused; expected MxN with M and N from 1 to 2147483647"));
-  EXPECT_TRUE(
-      refuses("gemm-amax --tile 99999999999x1 --device sim", "--tile '99999999999x1' refused"));
-  EXPECT_TRUE(refuses("gemm-amax --cluster 2x --device sim", "--cluster '2x' refused"));
-  EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 --bench --reps 4294967297 --device sim",
-                      "--reps '4294967297' refused; expected an integer from 1 to 100000"));
-  EXPECT_TRUE(refuses("gemm --m 8x --n 8 --k 8 --device sim", "--m '8x' refused"));
-  EXPECT_TRUE(refuses("gemm --m +8 --n 8 --k 8 --device sim", "--m '+8' refused"));
-  EXPECT_TRUE(refuses("gemm --m ' 8' --n 8 --k 8 --device sim", "--m ' 8' refused"));
-  EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 --seed -1 --device sim", "--seed '-1' refused"));
+  std::vector<Refusal> cases = {
+      {"gemm-amax --tile 4294967424x256 --device sim",
+       "--tile '4294967424x256' refused; expected MxN with M and N from 1 to 2147483647"},
+      {"gemm-amax --tile 99999999999x1 --device sim", "--tile '99999999999x1' refused"},
+      {"gemm-amax --cluster 2x --device sim", "--cluster '2x' refused"},
+      {"gemm --m 8 --n 8 --k 8 --bench --reps 4294967297 --device sim",
+       "--reps '4294967297' refused; expected an integer from 1 to 100000"},
+      {"gemm --m 8x --n 8 --k 8 --device sim", "--m '8x' refused"},
+      {"gemm --m +8 --n 8 --k 8 --device sim", "--m '+8' refused"},
+      {"gemm --m ' 8' --n 8 --k 8 --device sim", "--m ' 8' refused"},
+      {"gemm --m 8 --n 8 --k 8 --seed -1 --device sim", "--seed '-1' refused"},
+      {"gemm --m 8 --n 8 --k 8 --beta 1e39 --device sim",
+       "--beta '1e39' refused; it must fit a float"},
+  };
   for (const std::string bad : {"nan", "inf", "-inf", "1e999", "0.5x"})
-    EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 --alpha " + bad + " --device sim",
-                        "--alpha '" + bad + "' refused; expected a finite number"));
-  EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 --beta 1e39 --device sim",
-                      "--beta '1e39' refused; it must fit a float"));
+    cases.push_back({"gemm --m 8 --n 8 --k 8 --alpha " + bad + " --device sim",
+                     "--alpha '" + bad + "' refused; expected a finite number"});
+  expect_refused(cases);
 }
 
 TEST(BadInput, RepeatedAndStrayArgumentsAreRefused) {
-  EXPECT_TRUE(refuses("gemm --m 8 --m 16 --n 8 --k 8 --device sim",
-                      "--m given twice ('8' and '16'); give it once"));
-  EXPECT_TRUE(
-      refuses("gemm --m 8 --n 8 --k 8 --check --check --device sim", "--check given twice"));
-  EXPECT_TRUE(
-      refuses("gemm-amax --device sim --device cuda", "--device given twice ('sim' and 'cuda')"));
-  EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 --reps 3 --device sim",
-                      "--reps 3 without --bench: it sets how many runs --bench times"));
-  EXPECT_TRUE(refuses("gemm --m 8 --n 8 --k 8 extra --device sim", "unexpected argument 'extra'"));
-  EXPECT_TRUE(
-      refuses("ptx --list extra", "unexpected argument 'extra'; see `warpforge ptx --help`"));
-  EXPECT_TRUE(refuses("ptx warp_gemm other", "unexpected argument 'other'"));
-  EXPECT_TRUE(refuses("demo --device sim --device sim", "--device given twice"));
-  EXPECT_TRUE(refuses("check a.ptx b.ptx", "unexpected argument 'b.ptx'"));
-  EXPECT_TRUE(refuses("fmt", "missing <in.ptx>; see `warpforge fmt --help`"));
-  EXPECT_TRUE(refuses("transpile x.ptx --main --main", "--main given twice"));
-  EXPECT_TRUE(refuses("amdgpu --list extra", "unexpected argument 'extra'"));
+  expect_refused({
+      {"gemm --m 8 --m 16 --n 8 --k 8 --device sim",
+       "--m given twice ('8' and '16'); give it once"},
+      {"gemm --m 8 --n 8 --k 8 --check --check --device sim", "--check given twice"},
+      {"gemm-amax --device sim --device cuda", "--device given twice ('sim' and 'cuda')"},
+      {"gemm --m 8 --n 8 --k 8 --reps 3 --device sim",
+       "--reps 3 without --bench: it sets how many runs --bench times"},
+      {"gemm --m 8 --n 8 --k 8 extra --device sim", "unexpected argument 'extra'"},
+      {"ptx --list extra", "unexpected argument 'extra'; see `warpforge ptx --help`"},
+      {"ptx warp_gemm other", "unexpected argument 'other'"},
+      {"demo --device sim --device sim", "--device given twice"},
+      {"check a.ptx b.ptx", "unexpected argument 'b.ptx'"},
+      {"fmt", "missing <in.ptx>; see `warpforge fmt --help`"},
+      {"transpile x.ptx --main --main", "--main given twice"},
+      {"amdgpu --list extra", "unexpected argument 'extra'"},
+  });
   const Result version = run("--version extra");
   EXPECT_EQ(version.status, 2);
   EXPECT_NE(version.output.find("--version takes no arguments; got 'extra'"), std::string::npos);

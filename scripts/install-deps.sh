@@ -4,7 +4,9 @@
 # (the AMD backend compiles its kernels with llc-19 for gfx90a/gfx942, links
 # them with ld.lld-19 and disassembles them with llvm-objdump-19; Debian's
 # LLVM 14 lacks gfx942). The CUDA toolkit is optional: without ptxas the
-# assembler tests skip, saying so.
+# assembler tests skip, saying so. Then, with pip, what the Python package
+# (python/) needs to build and test: nanobind, scikit-build-core, NumPy,
+# ml_dtypes and pytest (quick when all are there: one import check).
 set -euo pipefail
 
 missing=()
@@ -16,13 +18,30 @@ command -v g++ >/dev/null || missing+=(g++)
 command -v llc-19 >/dev/null || missing+=(llvm-19)
 command -v ld.lld-19 >/dev/null || missing+=(lld-19)
 
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "install-deps: installing ${missing[*]}"
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO=sudo
-  command -v sudo >/dev/null || { echo "install-deps: run as root or install: ${missing[*]}" >&2; exit 1; }
-else
-  SUDO=
+command -v python3 >/dev/null || missing+=(python3 python3-dev python3-pip)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+    command -v sudo >/dev/null || { echo "install-deps: run as root or install: ${missing[*]}" >&2; exit 1; }
+  else
+    SUDO=
+  fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+
+# The Python package's build and test requirements (pip names: import names with - for _).
+read -r -a python_missing <<<"$(python3 -c '
+import importlib.util
+print(" ".join(m.replace("_", "-") for m in ("nanobind", "scikit_build_core", "numpy", "ml_dtypes", "pytest")
+               if importlib.util.find_spec(m) is None))')"
+if [ ${#python_missing[@]} -gt 0 ]; then
+  echo "install-deps: pip installing ${python_missing[*]}"
+  # Debian's own Python refuses pip without --break-system-packages (PEP 668);
+  # the flag is unknown to pips older than 23.0.1, which need none.
+  pip_flags=(-q)
+  python3 -m pip install --help | grep -q -- --break-system-packages && pip_flags+=(--break-system-packages)
+  python3 -m pip install "${pip_flags[@]}" "${python_missing[@]}"
+fi

@@ -155,3 +155,13 @@ def test_cupy_arrays_run_on_the_gpu(rng):
     expected = x.get().astype(np.float64) @ y.get().astype(np.float64)
     np.testing.assert_allclose(d.get(), expected, atol=1e-3, rtol=1e-3)
     del torch
+
+
+@pytest.mark.gpu
+def test_the_host_overhead_benchmark_runs(capsys):
+    device_or_skip("cuda")
+    from warpforge import bench
+
+    assert bench.main(["--calls", "20", "--repeats", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "torch.ops.warpforge.gemm_amax (cached op)" in out and "torch.mm" in out

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _warpforge
 from ._frameworks import dtype_name, framework_dtype
+from .ops import gemm_out_shape
 
 if not hasattr(_warpforge, "jax_ffi_targets"):
     raise ImportError("this warpforge was built without JAX's FFI headers (JAX was not installed for the Python "
@@ -60,7 +61,7 @@ def gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_til
 def gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
     """warpforge.gemm for jax.Arrays: D = alpha·A·B + beta·C, row-major a
     (M, K) or (L, M, K), b (K, N) or (L, K, N)."""
-    shape = (*a.shape[:-1], b.shape[-1]) if a.ndim >= b.ndim else (*b.shape[:-2], a.shape[-2], b.shape[-1])
+    shape = gemm_out_shape(a.shape, b.shape)
     dtype = a.dtype if out_dtype is None else out_dtype
     call = jax.ffi.ffi_call("warpforge_gemm", jax.ShapeDtypeStruct(shape, dtype))
     return call(a, b, a if c is None else c, alpha=np.float32(alpha), beta=np.float32(beta), has_c=c is not None)

@@ -1,13 +1,13 @@
 """Kernels written from Python, one call per PTX instruction, as with the
-C++ DSL, and run with warpforge.Module on a GPU or the simulator:
+C++ DSL (warpforge.Kernel, bound from C++), and run with warpforge.Module
+on a GPU or the simulator:
 
-    k = warpforge.Kernel("scale", "sm_80")
-    x, n = k.param_ptr("x", 4), k.param("u32", "n")
-    i = k.sreg("tid.x")
-    def body():
-        p = x + k.mul_wide_of(i, 4) ...
-    m = warpforge.Module(k)                  # a GPU if there is one, else the simulator
-    m.launch((1,), (256,), x_array, 256)
+    k = warpforge.Kernel("fill", "sm_80")
+    x = k.param_ptr("x", 4)
+    off = k.reg("u64")
+    k.mul_wide(off, k.sreg("tid.x"), 4)
+    k.st("global", "u32", x + off, 7)
+    warpforge.Module(k, warpforge.Device.sim()).launch(1, 32, numpy_uint32_array)
 
 Module.launch takes tensors of any framework (NumPy runs on the simulator)
 and Python numbers, and checks each against the kernel's parameters."""

@@ -97,9 +97,11 @@ class GemmAmax:
         self._op.execute(*views, stream=caller_stream(a, current_stream))
 
 
-def _gemm_d_shape(a, b):
-    return tuple(a.shape[:-1]) + (b.shape[-1],) if len(a.shape) >= len(b.shape) else \
-        tuple(b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+def gemm_out_shape(a_shape, b_shape):
+    """D's shape for A (.., M, K) and B (.., K, N): the batch of the operand that has one."""
+    if len(a_shape) >= len(b_shape):
+        return (*a_shape[:-1], b_shape[-1])
+    return (*b_shape[:-2], a_shape[-2], b_shape[-1])
 
 
 def gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None, stream=None):
@@ -111,7 +113,7 @@ def gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None, stream=None):
         from . import jax as wjax
 
         return wjax.gemm(a, b, c, alpha=alpha, beta=beta, out_dtype=out_dtype)
-    shape = _gemm_d_shape(a, b)
+    shape = gemm_out_shape(a.shape, b.shape)
     strides = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
     d = empty_strided(a, shape, strides, _name_or(out_dtype, dtype_name(a.dtype)))
     va, vb, vd = to_tensor(a, "a"), to_tensor(b, "b"), to_tensor(d, "d")

@@ -14,6 +14,7 @@ import torch
 
 from . import _warpforge
 from ._frameworks import dtype_name, to_tensor
+from .ops import gemm_out_shape
 
 _LIBRARY = torch.library.Library("warpforge", "DEF")
 _LIBRARY.define(
@@ -97,14 +98,8 @@ def _gemm_amax_fake(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, m
             a.new_empty((1, 1, 1), dtype=torch.float32))
 
 
-def _d_shape(a, b):
-    if a.dim() >= b.dim():
-        return (*a.shape[:-1], b.shape[-1])
-    return (*b.shape[:-2], a.shape[-2], b.shape[-1])
-
-
 def _gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
-    d = torch.empty(_d_shape(a, b), dtype=out_dtype or a.dtype, device=a.device)
+    d = torch.empty(gemm_out_shape(a.shape, b.shape), dtype=out_dtype or a.dtype, device=a.device)
     va, vb, vd = to_tensor(a, "a"), to_tensor(b, "b"), to_tensor(d, "d")
     vc = None if c is None else to_tensor(c, "c")
     op = _warpforge.gemm_op(va, vb, vc, vd, alpha=alpha, beta=beta)
@@ -113,7 +108,7 @@ def _gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
 
 
 def _gemm_fake(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
-    return a.new_empty(_d_shape(a, b), dtype=out_dtype or a.dtype)
+    return a.new_empty(gemm_out_shape(a.shape, b.shape), dtype=out_dtype or a.dtype)
 
 
 for _key in ("CUDA", "CPU"):

@@ -137,6 +137,13 @@ runtime::Arg launch_arg(nb::handle h, const ptx::Variable& p, const runtime::Dev
                          (device.is_simulator() ? "the simulator" : device.properties().name));
     return runtime::Arg(static_cast<const runtime::TensorView&>(t));
   }
+  if (nb::isinstance<TensorMapArg>(h)) {
+    const auto& m = nb::cast<const TensorMapArg&>(h);
+    if (!(m.tensor.device() == device))
+      throw RuntimeError(which +
+                         " is a tensor map of a tensor on another device than the module's");
+    return runtime::Arg::bytes_of(m.map);
+  }
   if (nb::isinstance<nb::bytes>(h)) {
     auto b = nb::cast<nb::bytes>(h);
     return runtime::Arg::bytes(b.c_str(), b.size());

@@ -3,6 +3,7 @@
 // each carrying the C++ message unchanged; ParseError and CudaError also carry
 // their fields as attributes.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include "bindings.hpp"
 #include "warpforge/error.hpp"

@@ -13,13 +13,11 @@
 #include <nanobind/stl/vector.h>
 
 #include <array>
-#include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 
 #include "bindings.hpp"
 #include "gemm_amax_op.hpp"
+#include "op_cache.hpp"
 #include "tensors.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm.hpp"
@@ -97,33 +95,6 @@ class GemmOp {
 GemmAmaxOp::Views views_of(const Tensor& a, const Tensor& b, const Tensor& sfa, const Tensor& sfb,
                            const Tensor& c, const Tensor& amax) {
   return {a, b, sfa, sfb, c, amax};
-}
-
-// The key of a cached op: every view's description and device, and the options.
-std::string key_of(std::initializer_list<const TensorView*> tensors, const std::string& options) {
-  std::string key = options;
-  for (const TensorView* t : tensors) {
-    key += '|';
-    if (!t) continue;
-    key += t->describe() + "@" +
-           std::to_string(reinterpret_cast<std::uintptr_t>(&t->device().backend()));
-  }
-  return key;
-}
-
-template <class Op>
-std::shared_ptr<Op> cached(const std::string& key,
-                           const std::function<std::shared_ptr<Op>()>& make) {
-  static std::mutex mutex;
-  static auto* cache = new std::map<std::string, std::shared_ptr<Op>>();
-  {
-    std::lock_guard lock(mutex);
-    if (auto it = cache->find(key); it != cache->end()) return it->second;
-  }
-  std::shared_ptr<Op> op = make();
-  op->compile();
-  std::lock_guard lock(mutex);
-  return cache->emplace(key, op).first->second;
 }
 
 // Block-scaled formats by the names the package documents.

@@ -140,6 +140,42 @@ void bind_runtime(nb::module_& m) {
         "as_dtype reads integers as a float dtype of their width (u8/i8 as e4m3, e5m2 or e8m0; i16 "
         "as bf16 "
         "or f16) for producers with no DLPack code for it. Errors name `role`.");
+  nb::class_<TensorMapArg>(m, "TensorMap",
+                           "A TMA tensor map of a tensor: a kernel argument (128 bytes).")
+      .def_prop_ro("tensor", [](const TensorMapArg& t) { return t.tensor; });
+  m.def(
+      "tensor_map",
+      [](const Tensor& t, const std::vector<std::uint32_t>& box, const std::string& swizzle,
+         const std::vector<std::uint32_t>& element_strides) {
+        if (t.rank() < 1 || t.strides().back() != 1)
+          throw RuntimeError("tensor_map of " + t.describe() +
+                             ": the last dimension must have stride 1");
+        TensorMapDesc desc{.dtype = t.dtype(),
+                           .address = t.address(),
+                           .box = box,
+                           .element_strides = element_strides};
+        const std::uint64_t element = tensor_map_element_bytes(t.dtype());
+        for (int i = t.rank() - 1; i >= 0; --i) {  // innermost first
+          const auto at = static_cast<std::size_t>(i);
+          desc.dims.push_back(static_cast<std::uint64_t>(t.shape()[at]));
+          if (i < t.rank() - 1)
+            desc.strides_bytes.push_back(static_cast<std::uint64_t>(t.strides()[at]) * element);
+        }
+        const std::pair<const char*, TensorMapSwizzle> modes[] = {{"none", TensorMapSwizzle::none},
+                                                                  {"b32", TensorMapSwizzle::b32},
+                                                                  {"b64", TensorMapSwizzle::b64},
+                                                                  {"b128", TensorMapSwizzle::b128}};
+        bool known = false;
+        for (const auto& [mode_name, mode] : modes)
+          if (swizzle == mode_name) desc.swizzle = mode, known = true;
+        if (!known) throw RuntimeError("swizzle '" + swizzle + "': accepted none, b32, b64, b128");
+        return TensorMapArg{t, make_tensor_map(t.device(), desc)};
+      },
+      nb::arg("tensor"), nb::arg("box"), nb::arg("swizzle") = "none",
+      nb::arg("element_strides") = std::vector<std::uint32_t>{},
+      "The TMA tensor map of a tensor on its device (the GPU's driver encodes it, or the "
+      "simulator); box and "
+      "element_strides innermost dimension first, as tma_load's coordinates.");
   m.def(
       "dtype_bits", [](const std::string& n) { return bits(dtype_named(n)); }, nb::arg("dtype"));
 }

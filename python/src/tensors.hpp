@@ -9,6 +9,7 @@
 
 #include "warpforge/runtime/stream.hpp"
 #include "warpforge/runtime/tensor.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
 
 namespace warpforge::python {
 
@@ -26,5 +27,13 @@ std::optional<runtime::Stream> caller_stream(const runtime::Device& device,
 inline runtime::Stream* pointer(std::optional<runtime::Stream>& s) {
   return s ? &*s : nullptr;
 }
+
+// A TMA tensor map of a tensor, passed to a kernel's `.param .align 64 .b8
+// name[128]` as its 128 bytes; it keeps the tensor (and on the simulator its
+// mapping, whose address the map holds) alive.
+struct TensorMapArg {
+  runtime::Tensor tensor;
+  runtime::TensorMap map;
+};
 
 }  // namespace warpforge::python

@@ -92,3 +92,44 @@ def test_launch_arguments_are_checked_against_the_parameters():
         m.launch(1, 32, x, "4")
     with pytest.raises(warpforge.RuntimeError, match="1 to 3 dimensions"):
         m.launch((1, 1, 1, 1), 32, x, 4)
+
+
+def test_a_tma_copy_through_an_mbarrier_on_the_simulator():
+    # One TMA load of a 32 x 8 f32 box at (x, y) = (4, 6) of a 20 x 40 matrix
+    # into shared memory, completing on an mbarrier, then copied out 16 bytes a thread.
+    box_bytes = 32 * 8 * 4
+    k = warpforge.Kernel("tma_copy", "sm_90a")
+    tensor_map = k.param_bytes("map", 128, 64)
+    out = k.param_ptr("out", 16)
+    tile, bar = k.shared("tile", box_bytes, 128), k.shared("bar", 8, 8)
+    tid = k.sreg("tid.x")
+    leader = tid.eq(0)
+
+    def init():
+        k.mbarrier_init(bar, 1)
+        k.fence_mbarrier_init()
+
+    k.if_then(leader, init)
+    k.bar_sync()
+    map_address = k.param_generic_address(tensor_map)
+
+    def load():
+        k.mbarrier_arrive_expect_tx(bar, box_bytes)
+        k.tma_load(tile, map_address, [4, 6], bar)
+
+    k.if_then(leader, load)
+    k.mbarrier_wait_parity(bar, 0)
+    chunk = k.regs("b32", 4)
+    k.ld("shared", "b32", chunk, k.address_of(tile) + (tid << 4))
+    offset = k.reg("u64")
+    k.mul_wide(offset, tid, 16)
+    k.st("global", "b32", out + offset, chunk)
+
+    x = np.arange(20 * 40, dtype=np.float32).reshape(20, 40)
+    got = np.full((8, 32), np.nan, dtype=np.float32)
+    sim = warpforge.Device.sim()
+    module = warpforge.Module(k, sim)
+    module.launch(1, 64, warpforge.tensor_map(x, [32, 8]), got)
+    np.testing.assert_array_equal(got, x[6:14, 4:36])
+    with pytest.raises(warpforge.RuntimeError, match="stride 1"):
+        warpforge.tensor_map(np.zeros((8, 8), np.float32)[:, ::2], [4, 4])

@@ -27,3 +27,13 @@ def test_the_simulator_is_a_device():
     assert sim.target == "sm_90a"
     assert sim == warpforge.Device.sim()
     assert warpforge.Device.cuda_count() >= 0
+
+
+def test_a_cuda_error_carries_the_driver_call():
+    if warpforge.Device.cuda_count() > 0:
+        pytest.skip("this machine has a CUDA GPU: Device.cuda(0) succeeds")
+    with pytest.raises(warpforge.CudaError) as caught:
+        warpforge.Device.cuda(0)
+    error = caught.value
+    assert str(error).startswith(error.call)
+    assert error.code == -1 or error.error_name.startswith("CUDA_ERROR")

@@ -96,6 +96,9 @@ def test_torch_compile_fullgraph(rng):
 
 @pytest.mark.gpu
 def test_cuda_graph_capture_and_replay(rng):
+    # This also shows the work goes on torch's current stream: a launch on the
+    # legacy stream during the capture is an error, and one on any other stream
+    # is not captured, so the replay would leave the poisoned C.
     torch = device_or_skip("cuda")
     a, b, sfa, sfb = problem(rng, torch, "cuda")
     stream = torch.cuda.Stream()
@@ -112,25 +115,6 @@ def test_cuda_graph_capture_and_replay(rng):
     ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb)
     torch.testing.assert_close(c.cpu(), ref.cpu(), atol=0.01, rtol=0.01)
     assert amax.item() == pytest.approx(ref_amax, rel=1e-6)
-
-
-@pytest.mark.gpu
-def test_work_goes_on_the_current_stream(rng):
-    torch = device_or_skip("cuda")
-    a, b, sfa, sfb = problem(rng, torch, "cuda")
-    torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
-    side = torch.cuda.Stream()
-    torch.cuda.synchronize()
-    with torch.cuda.stream(side):
-        torch.cuda._sleep(50_000_000)  # keeps the side stream busy
-        c, _ = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
-        # On the side stream, the GEMM waits behind the sleep: not done yet.
-        done = torch.cuda.Event()
-        done.record(side)
-    assert not done.query()
-    side.synchronize()
-    ref, _ = warpforge.reference.gemm_amax(a, b, sfa, sfb)
-    torch.testing.assert_close(c.cpu(), ref.cpu(), atol=0.01, rtol=0.01)
 
 
 @pytest.mark.gpu

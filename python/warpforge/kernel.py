@@ -16,6 +16,14 @@ from . import _warpforge
 from ._frameworks import current_stream, framework_of, to_tensor
 
 
+def tensor_map(x, box, swizzle="none", element_strides=()):
+    """The TMA tensor map of x (any framework's tensor, its last dimension
+    contiguous) on its device, a kernel argument for a `param_bytes(name,
+    128, 64)` parameter: box (and element_strides) innermost dimension first,
+    as tma_load's coordinates; swizzle 'none', 'b32', 'b64' or 'b128'."""
+    return _warpforge.tensor_map(to_tensor(x, "tensor_map"), list(box), swizzle, list(element_strides))
+
+
 def _dim3(d):
     d = tuple(d) if isinstance(d, (tuple, list)) else (d,)
     if not 1 <= len(d) <= 3:

@@ -16,6 +16,7 @@
 
 #include "../bindings.hpp"
 #include "../gemm_amax_op.hpp"
+#include "../op_cache.hpp"
 #include "../tensors.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm.hpp"
@@ -193,7 +194,13 @@ ffi::Error gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
                      vd = buffers.dense(*d, "d");
     std::optional<TensorView> vc;
     if (c) vc = buffers.dense(*c, "c");
-    ops::gemm(va, vb, vc ? &*vc : nullptr, vd, {.alpha = alpha, .beta = beta}, stream);
+    const TensorView* c_view = vc ? &*vc : nullptr;
+    auto op = cached<ops::Gemm>(
+        key_of({&va, &vb, c_view, &vd}, std::to_string(alpha) + " " + std::to_string(beta)), [&] {
+          return std::make_shared<ops::Gemm>(va, vb, c_view, vd,
+                                             ops::GemmOptions{.alpha = alpha, .beta = beta});
+        });
+    op->execute(va, vb, c_view, vd, stream);
     return ffi::Error::Success();
   } catch (const Error& e) {
     return ffi::Error::InvalidArgument(e.what());

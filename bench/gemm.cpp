@@ -8,7 +8,11 @@
 // no run finds its operands in L2 from the run before.
 //
 //   build/bench/bench_gemm [--kernel auto|sm80|sm90a] [--shapes 2048x2048x2048,...] [--reps 20]
-//                          [--out-dtype bf16|f32]
+//                          [--out-dtype bf16|f32] [--plot FILE.svg [--peak-tflops R] [--copy-gbps B]]
+//
+// --plot draws the run's TFLOP/s per shape under the roofline (bench/gemm_plot.hpp):
+// the dense bf16 tensor-core rate (or --peak-tflops) and each shape's bytes over
+// the device-to-device copy bandwidth measured at the start of the run (or --copy-gbps).
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -19,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm_plot.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm.hpp"
 #include "warpforge/ops/gemm_amax.hpp"
@@ -50,7 +55,12 @@ struct Options {
   std::optional<std::pair<std::string, ops::BlockScaledFormat>> block_scaled;
   std::optional<ops::GemmAmaxTile> block_scaled_tile;  // the block-scaled op's mma tile (default: its own)
   std::optional<ops::GemmAmaxTile> block_scaled_cluster;  // and its cluster shape (default: its own)
+  ops::GemmAmaxPrecision precision = ops::GemmAmaxPrecision::exact;  // the block-scaled op's
+  bool shapes_given = false;
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
+  std::string plot;          // --plot: the SVG to write
+  double peak_tflops = 0;    // --peak-tflops: instead of the GPU's dense bf16 rate
+  double copy_gbps = 0;      // --copy-gbps: instead of measuring the copy
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -60,7 +70,9 @@ struct Options {
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
                "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
                "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n"
-               "       [--cluster MxN (its cluster shape)]\n",
+               "       [--cluster MxN (its cluster shape)] [--precision exact|fast (its precision)]\n"
+               "       [--plot FILE.svg [--peak-tflops R] [--copy-gbps B] (the run drawn under its roofline)]\n"
+               "With --block-scaled and no --shapes: M in {1, 16, 64, 128, 256, 1024, 4096, 8192} x 8192 x 8192 and 4096^3.\n",
                why.c_str());
   std::exit(2);
 }
@@ -102,11 +114,22 @@ Options parse(int argc, char** argv) {
       o.block_scaled_tile = parse_mxn(a, v, "128x256");
     } else if (a == "--cluster") {
       o.block_scaled_cluster = parse_mxn(a, v, "2x1");
+    } else if (a == "--precision") {
+      if (v != "exact" && v != "fast") usage("--precision " + v + ": accepted exact, fast");
+      o.precision = v == "fast" ? ops::GemmAmaxPrecision::fast : ops::GemmAmaxPrecision::exact;
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
       if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");
+    } else if (a == "--plot") {
+      o.plot = v;
+    } else if (a == "--peak-tflops" || a == "--copy-gbps") {
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(x > 0)) usage(a + " " + v + ": expected a positive number");
+      (a == "--peak-tflops" ? o.peak_tflops : o.copy_gbps) = x;
     } else if (a == "--shapes") {
       o.shapes.clear();
+      o.shapes_given = true;
       std::size_t start = 0;
       while (start <= v.size()) {
         const std::size_t end = std::min(v.find(',', start), v.size());
@@ -123,8 +146,18 @@ Options parse(int argc, char** argv) {
       usage("unknown argument " + a);
     }
   }
+  if ((o.peak_tflops > 0 || o.copy_gbps > 0) && o.plot.empty())
+    usage("--peak-tflops and --copy-gbps set the plot's ceilings: they need --plot FILE.svg");
   if (o.block_scaled_tile && !o.block_scaled) usage("--tile is the block-scaled op's: it needs --block-scaled");
   if (o.block_scaled_cluster && !o.block_scaled) usage("--cluster is the block-scaled op's: it needs --block-scaled");
+  if (o.precision == ops::GemmAmaxPrecision::fast && !o.block_scaled)
+    usage("--precision is the block-scaled op's: it needs --block-scaled");
+  // The block-scaled shapes: decode (M <= 256, bound by reading B) to large.
+  if (o.block_scaled && !o.shapes_given) {
+    o.shapes.clear();
+    for (std::int64_t m : {1, 16, 64, 128, 256, 1024, 4096, 8192}) o.shapes.push_back({m, 8192, 8192});
+    o.shapes.push_back({4096, 4096, 4096});
+  }
   return o;
 }
 
@@ -240,6 +273,20 @@ int main(int argc, char** argv) {
       "among "
       "copies totalling > 2x the 50 MB L2.\n\n",
       o.reps);
+  pictures::BenchmarkPlot plot;
+  if (!o.plot.empty()) {
+    plot.peak_tflops = o.peak_tflops > 0 ? o.peak_tflops : bench::dense_bf16_tflops(dev);
+    if (plot.peak_tflops <= 0) usage("--plot: no dense bf16 rate known for " + dev.properties().name + "; give --peak-tflops");
+    plot.copy_gbps = o.copy_gbps > 0 ? o.copy_gbps : bench::measure_copy_gbps(dev);
+    plot.series = {o.block_scaled ? "warpforge " + o.block_scaled->first : "warpforge", o.block_scaled ? "cuBLAS bf16" : "cuBLAS"};
+    plot.title = (o.block_scaled ? "block-scaled GEMM + amax, " + o.block_scaled->first : std::string("bf16 GEMM")) + ", " +
+                 dev.properties().name;
+    plot.note = "bench_gemm, median of " + std::to_string(o.reps) + " runs; copy bandwidth " +
+                (o.copy_gbps > 0 ? "given" : "measured in this run") + "; tensor-core rate " +
+                (o.peak_tflops > 0 ? "given" : "SMs x top clock x dense bf16 FLOP per clock");
+    std::printf("Roofline: tensor cores %.0f TFLOP/s, device-to-device copy %.0f GB/s.\n\n", plot.peak_tflops,
+                plot.copy_gbps);
+  }
   std::printf(
       "| M x N x K | kernel, config | ours TFLOP/s | cuBLAS TFLOP/s | ours / cuBLAS | max rel diff "
       "vs cuBLAS |\n");
@@ -287,7 +334,8 @@ int main(int argc, char** argv) {
                           ops::GemmAmaxOptions{.c_dtype = DType::bf16,
                                                .sf_vec_size = o.block_scaled->second.vec,
                                                .mma_tile = o.block_scaled_tile,
-                                               .cluster = o.block_scaled_cluster});
+                                               .cluster = o.block_scaled_cluster,
+                                               .precision = o.precision});
         scaled_op->compile();
       } else {
         ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),
@@ -337,10 +385,22 @@ int main(int argc, char** argv) {
       return flops / (median(ms) * 1e-3) / 1e12;
     };
     const double ours_tf = time(run_ours), cublas_tf = time(run_cublas);
+    if (!o.plot.empty()) {
+      // Least traffic: inputs read once, the output written once.
+      double moved = static_cast<double>(set);
+      if (o.block_scaled) {
+        const ops::BlockScaledFormat& f = o.block_scaled->second;  // one scale byte per f.vec codes
+        moved = static_cast<double>((s.m + s.n) * s.k) * (runtime::bits(f.data) / 8.0 + 1.0 / f.vec) +
+                2.0 * static_cast<double>(s.m * s.n);
+      }
+      plot.rows.push_back({std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k), flops,
+                           moved, {ours_tf, cublas_tf}});
+    }
     if (scaled_op) {
       std::printf("| %s | gemm_amax %s %s | %.1f | %.1f | %.3f | n/a |\n", name.c_str(),
                   std::string(scaled_op->kernel_name()).c_str(), o.block_scaled->first.c_str(), ours_tf, cublas_tf,
                   ours_tf / cublas_tf);
+      std::fprintf(stderr, "%s\n", scaled_op->describe().c_str());
       std::fflush(stdout);
       continue;
     }
@@ -371,6 +431,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   cublasDestroy(handle);
+  if (!o.plot.empty()) bench::write_plot(o.plot, plot);
   if (disagreements)
     std::printf("\n%d shape(s) differ from cuBLAS by more than %s relative\n", disagreements,
                 o.out == DType::f32 ? "1e-4" : "1e-2");

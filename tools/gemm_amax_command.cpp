@@ -34,6 +34,8 @@ struct Args {
   int vec = 32;
   std::optional<ops::GemmAmaxTile> tile;  // GemmAmaxOptions::mma_tile (absent: the kernel's default)
   std::optional<ops::GemmAmaxTile> cluster;  // GemmAmaxOptions::cluster (absent: the kernel's choice)
+  ops::GemmAmaxPrecision precision = ops::GemmAmaxPrecision::exact;
+  ops::GemmAmaxKernel kernel = ops::GemmAmaxKernel::automatic;
   std::string device, save;
   bool check = false, bench = false;
 };
@@ -109,7 +111,18 @@ Args parse(const std::vector<std::string>& args) {
       a.tile = shape_arg(f, v);
     else if (f == "--cluster")
       a.cluster = shape_arg(f, v);
-    else if (f == "--device")
+    else if (f == "--precision") {
+      if (v != "exact" && v != "fast") throw Error("--precision '" + v + "' refused; accepted: exact, fast");
+      a.precision = v == "fast" ? ops::GemmAmaxPrecision::fast : ops::GemmAmaxPrecision::exact;
+    } else if (f == "--kernel") {
+      const std::pair<const char*, ops::GemmAmaxKernel> kernels[] = {{"auto", ops::GemmAmaxKernel::automatic},
+                                                                      {"skinny", ops::GemmAmaxKernel::skinny},
+                                                                      {"sm90a", ops::GemmAmaxKernel::sm90a},
+                                                                      {"sm80", ops::GemmAmaxKernel::sm80}};
+      const auto* k = std::find_if(std::begin(kernels), std::end(kernels), [&](const auto& e) { return v == e.first; });
+      if (k == std::end(kernels)) throw Error("--kernel '" + v + "' refused; accepted: auto, skinny, sm90a, sm80");
+      a.kernel = k->second;
+    } else if (f == "--device")
       a.device = v;
     else if (f == "--save")
       a.save = v;
@@ -207,10 +220,14 @@ int run_gemm_amax(const std::vector<std::string>& raw) {
   options.sf_vec_size = a.vec;
   options.mma_tile = a.tile;
   options.cluster = a.cluster;
+  options.precision = a.precision;
+  options.kernel = a.kernel;
   auto t0 = std::chrono::steady_clock::now();
   ops::GemmAmaxResult r = ops::gemm_amax(A.data, B.data, A.scales, B.scales, options);
   const double first_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // What ran, and why the kernels ahead of it in the family did not.
+  std::cout << ops::GemmAmax(A.data, B.data, A.scales, B.scales, r.c, r.amax, options).describe() << "\n";
   float amax = 0.0f;
   r.amax.copy_to_host(&amax, 4);
   std::printf("%lldx%lldx%lld L%lld %s x %s/%d -> %s: amax %g (first run, with compile: %.1f ms)\n",
@@ -300,7 +317,8 @@ const Registration registration({
     "usage: warpforge gemm-amax [--m M] [--n N] [--k K] [--l L] [--ab e4m3|e5m2|e2m1]\n"
     "                           [--sf e8m0|e4m3] [--sf-vec 16|32] [--c "
     "f32|bf16|f16|e4m3|e5m2|e2m1]\n"
-    "                           [--tile MxN] [--cluster MxN] [--device cuda|sim] [--check] [--bench]\n"
+    "                           [--tile MxN] [--cluster MxN] [--precision exact|fast]\n"
+    "                           [--kernel auto|skinny|sm90a|sm80] [--device cuda|sim] [--check] [--bench]\n"
     "                           [--save DIR]\n\n"
     "Quantizes random U(-2,2)·{1,2} matrices A (M,K,L) and B (N,K,L), k-major, with\n"
     "one --sf scale per --sf-vec elements (ops/quantize.hpp), runs C = (A·SFA)(B·SFB)ᵀ\n"
@@ -311,6 +329,12 @@ const Registration registration({
     "--tile    the CTA's output tile (GemmAmaxOptions::mma_tile; default the kernel's)\n"
     "--cluster CTAs per cluster along M and N (default the kernel's: 2x1 for the sm90a\n"
     "          kernel's 128x256 tiles of FP8 data, else 1x1; 128x256 tiles take either)\n"
+    "--precision exact (default: every product exact, f32 accumulation) or fast: MXFP8\n"
+    "          may run Hopper's FP8 wgmma, whose k32 steps add products aligned to the\n"
+    "          largest at about 14 bits: |error| up to about K/32 x 2^-13 x the largest\n"
+    "          block's sum of |products| (ops/gemm_amax.hpp)\n"
+    "--kernel  the kernel of the family to run (default auto: skinny for M <= 64, then\n"
+    "          sm90a, then sm80); the choice and why is printed first\n"
     "--device  cuda or sim (default: cuda when a GPU is present, else sim)\n"
     "--check   compare C and amax with the CPU reference (atol = rtol = 0.01 for\n"
     "          f32/f16/bf16 C, 0.1 for FP8/FP4 C; amax within 0.1); exit 1 on failure\n"

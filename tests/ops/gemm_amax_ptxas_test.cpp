@@ -1,8 +1,9 @@
 // The GemmAmax kernels' PTX assembles with ptxas: the sm80 kernel for sm_80
 // (its target) and sm_90a, for each C conversion and tile shape; the sm90a
-// kernel for sm_90a without spills. Skips, saying so, without the CUDA toolkit.
+// and skinny kernels for sm_90a without spills. Skips, saying so, without the CUDA toolkit.
 #include <gtest/gtest.h>
 
+#include "../../src/ops/gemm_amax/skinny_gemm_amax_kernel.hpp"
 #include "../../src/ops/gemm_amax/sm80_gemm_amax_kernel.hpp"
 #include "../../src/ops/gemm_amax/sm90a_gemm_amax_kernel.hpp"
 #include "driver_ptxas.hpp"
@@ -77,6 +78,32 @@ TEST(GemmAmaxPtxas, Sm90aKernelAssemblesWithoutSpills) {
     tilings.push_back(split);
     for (const Sm90aGemmAmaxTiling& t : tilings)
       testing::expect_fast_assembly(build_sm90a_gemm_amax(p, t).to_ptx(), p.describe() + " " + sm90a_gemm_amax_name(p, t));
+  }
+}
+
+// The skinny kernel assembles for sm_90a without spills for every data
+// format, 1 to 64 tokens, one or two row tiles, with and without split-K.
+TEST(GemmAmaxPtxas, SkinnyKernelAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas())
+    GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
+  struct Case {
+    DType ab, sf, c;
+    int vec;
+    std::int64_t m;
+    SkinnyGemmAmaxTiling t;
+  };
+  // The tilings skinny_gemm_amax_tiling chooses (FP8: two row tiles up to
+  // 16 tokens, one above; E2M1: two, one chunk ahead), and deeper prefetch.
+  for (const Case& c : {Case{DType::e4m3, DType::e8m0, DType::bf16, 32, 1, {}},
+                        Case{DType::e4m3, DType::e8m0, DType::f16, 32, 16, {.splits = 4}},
+                        Case{DType::e5m2, DType::e8m0, DType::f32, 32, 64, {.row_tiles = 1, .splits = 4}},
+                        Case{DType::e2m1, DType::e4m3, DType::f16, 16, 16, {.splits = 2, .prefetch = 3}},
+                        Case{DType::e2m1, DType::e8m0, DType::bf16, 32, 64, {.splits = 4, .prefetch = 1}}}) {
+    GemmAmaxProblem p;
+    p.m = c.m, p.n = 1000, p.k = 1024, p.l = 2;
+    p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
+    p.a = {1024, 1, c.m * 1024}, p.b = {1024, 1, 1000 * 1024}, p.c = {1000, 1, c.m * 1000};  // elements (E2M1: nibbles)
+    testing::expect_fast_assembly(build_skinny_gemm_amax(p, c.t).to_ptx(), p.describe());
   }
 }
 

@@ -45,8 +45,12 @@ TEST(GemmAmaxSm90aRefusals, AcceptsKMajorMxfp8IntoWideC) {
       p.ab_dtype = ab, p.c_dtype = c;
       EXPECT_TRUE(refusals(p).empty()) << p.describe();
     }
+  // Narrower tiles of FP8 data run FP8 wgmma: precision fast only.
   GemmAmaxProblem p = accepted();
   p.tile = GemmAmaxTile{128, 128};
+  expect_one(p, {"mma tile 128x128 with FP8 data", "converts FP8 exactly only in 128x256 tiles",
+                 "precision fast runs 128x128 and 128x64"});
+  p.precision = GemmAmaxPrecision::fast;
   EXPECT_TRUE(refusals(p).empty());
   EXPECT_TRUE(refusals(p, runtime::Device(std::make_shared<runtime::testing::FakeBackend>())).empty());
 }
@@ -117,7 +121,7 @@ TEST(GemmAmaxSm90aRefusals, TilesClustersAndSizes) {
   p = accepted();
   p.cluster = GemmAmaxTile{2, 1};
   EXPECT_TRUE(refusals(p, two_sms).empty());
-  p.tile = GemmAmaxTile{128, 128};
+  p.tile = GemmAmaxTile{128, 128}, p.precision = GemmAmaxPrecision::fast;
   expect_one(p, {"cluster shape 2x1 with 128x128 tiles", "runs 1x1, or 2x1 with 128x256 tiles"}, two_sms);
   p = accepted();
   p.cluster = GemmAmaxTile{1, 2};

@@ -51,15 +51,14 @@ void expect_pass(const GemmAmaxCase& c, std::uint32_t seed) {
   EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches" << all;
 }
 
-// A data format with its scales.
-struct ScaledFormat {
-  DType ab, sf;
-  int vec;
-};
 
+// The sm90a kernel, named: small M would otherwise run on the skinny one.
+// MXFP8 at tiles narrower than 128 x 256 runs FP8 wgmma, which only
+// precision fast allows (the simulator computes it exactly).
 GemmAmaxCase sm90a_case(DType ab, DType c_dtype) {
   GemmAmaxCase c;
-  c.ab = ab, c.c = c_dtype, c.tile = std::nullopt;
+  c.ab = ab, c.c = c_dtype, c.tile = std::nullopt, c.kernel = GemmAmaxKernel::sm90a;
+  if (ab != DType::e2m1) c.precision = GemmAmaxPrecision::fast;
   return c;
 }
 
@@ -422,12 +421,14 @@ TEST(GemmAmaxSm90aSim, ClusterPairsShareTheConversionOfB) {
 // The default tiling on a 132-SM device: 128 x 256 (converting
 // warpgroups; FP8 data in 2-CTA clusters, FP4 not, as measured) where those
 // tiles fill the SMs, and 128 x 128 with K in two ranges at the decode shape
-// (M = 128: 64 tiles; FP4 a dequantizer warpgroup, MXFP8 FP8 wgmma).
+// (M = 128: 64 tiles; FP4 a dequantizer warpgroup, MXFP8 FP8 wgmma where
+// precision fast allows it).
 TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
   const runtime::Device device(sim::make_backend({.sm_count = 132}));
-  auto tiling = [&](DType ab, std::int64_t m, std::int64_t n, std::int64_t k) {
+  auto tiling = [&](DType ab, std::int64_t m, std::int64_t n, std::int64_t k,
+                    GemmAmaxPrecision precision = GemmAmaxPrecision::exact) {
     GemmAmaxProblem p;
-    p.m = m, p.n = n, p.k = k, p.l = 1, p.ab_dtype = ab, p.c_dtype = DType::bf16;
+    p.m = m, p.n = n, p.k = k, p.l = 1, p.ab_dtype = ab, p.c_dtype = DType::bf16, p.precision = precision;
     p.sf_dtype = ab == DType::e2m1 ? DType::e4m3 : DType::e8m0, p.vec = ab == DType::e2m1 ? 16 : 32;
     return sm90a_gemm_amax_tiling(p, device);
   };
@@ -438,24 +439,35 @@ TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
       << t.tile_n << " " << t.splits;
   t = tiling(DType::e4m3, 8192, 8192, 8192);
   EXPECT_TRUE(t.tile_n == 256 && !t.fp8_mma && t.dequant_warpgroups == 0 && t.raw_stages == 3 && t.cluster_m == 2);
+  // Exact MXFP8 converts on the 128 x 256 warpgroups whatever the tile
+  // count; FP8 wgmma (128 x 128, K in two) only with precision fast.
   t = tiling(DType::e4m3, 128, 8192, 8192);
+  EXPECT_TRUE(t.tile_n == 256 && !t.fp8_mma && t.splits == 1) << t.tile_n << " " << t.splits;
+  t = tiling(DType::e4m3, 128, 8192, 8192, GemmAmaxPrecision::fast);
   EXPECT_TRUE(t.tile_n == 128 && t.fp8_mma && t.splits == 2 && t.cluster_m == 1) << t.tile_n << " " << t.splits;
   // One 128-row tile of M has no partner: 1x1 (here 133 tiles of 128 x 256).
   t = tiling(DType::e4m3, 128, 133 * 256, 1024);
   EXPECT_TRUE(t.tile_n == 256 && t.cluster_m == 1) << t.tile_n << " " << t.cluster_m;
 }
 
-// GemmAmax names the kernel it chose: sm90a where it accepts the problem,
-// sm80 for the rest (here an m-major A, and a 64 x 64 tile).
+// GemmAmax names the kernel it chose: skinny for small M, sm90a where it
+// accepts the problem, sm80 for the rest (here an m-major A, and a 64 x 64
+// tile); describe() says why the kernels before it were passed over.
 TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
-  auto name_for = [](GemmAmaxCase c) {
+  auto op_for = [](GemmAmaxCase c) {
     std::mt19937 rng(790);
     auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
-    GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
-    return std::string(op.kernel_name());
+    return GemmAmax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
   };
+  auto name_for = [&](GemmAmaxCase c) { return std::string(op_for(c).kernel_name()); };
   GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
+  c.kernel = GemmAmaxKernel::automatic, c.precision = GemmAmaxPrecision::exact, c.k = 128;
+  EXPECT_EQ(name_for(c), "skinny");
+  c.m = 65;
   EXPECT_EQ(name_for(c), "sm90a");
+  const std::string why = op_for(c).describe();
+  EXPECT_NE(why.find("kernel sm90a, 128x256 tiles, converting warpgroups"), std::string::npos) << why;
+  EXPECT_NE(why.find("not skinny:\n  - M 65: the skinny kernel takes M <= 64"), std::string::npos) << why;
   c.a_k_major = false;
   EXPECT_EQ(name_for(c), "sm80");
   c.a_k_major = true, c.tile = GemmAmaxTile{64, 64};

@@ -94,7 +94,8 @@ std::string GemmAmaxCase::describe() const {
          std::to_string(l) + " " + std::string(runtime::name(ab)) + " " +
          std::string(runtime::name(sf)) + "/" + std::to_string(vec) + " -> " +
          std::string(runtime::name(c)) + " A " + (a_k_major ? "k" : "m") + "-major B " +
-         (b_k_major ? "k" : "n") + "-major C " + (c_major == CMajor::n ? "n" : "m") + "-major";
+         (b_k_major ? "k" : "n") + "-major C " + (c_major == CMajor::n ? "n" : "m") + "-major" +
+         (precision == GemmAmaxPrecision::fast ? " precision fast" : "");
 }
 
 GemmAmaxOptions GemmAmaxSetup::options() const {
@@ -104,6 +105,8 @@ GemmAmaxOptions GemmAmaxSetup::options() const {
   o.sf_vec_size = c.vec;
   o.mma_tile = c.tile;
   o.cluster = c.cluster;
+  o.precision = c.precision;
+  o.kernel = c.kernel;
   return o;
 }
 
@@ -207,6 +210,98 @@ std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial
   const float amax = s.amax_value();
   if (std::isnan(want_amax) ? !std::isnan(amax) : !(std::fabs(amax - want_amax) <= 0.1f))
     bad.push_back("amax " + std::to_string(amax) + ", reference " + std::to_string(want_amax));
+  return bad;
+}
+
+namespace {
+
+// Codes of one operand as make_cancelling lays them out: in every scale
+// block, code 0 is `large`, code 1 `large` again (negated in A: their
+// products cancel), the others small and positive.
+void write_cancelling(GemmAmaxTensor& t, const GemmAmaxCase& c, std::int64_t rows, bool negate, std::mt19937& rng) {
+  const float large = c.ab == DType::e2m1 ? 6.0f : 128.0f;
+  const float smalls[] = {0.5f, 1.0f, 1.5f};
+  for (std::int64_t l = 0; l < c.l; ++l)
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t kk = 0; kk < c.k; ++kk) {
+        const std::int64_t i = kk % c.vec;
+        const float v = i == 0 ? large : i == 1 ? (negate ? -large : large) : smalls[rng() % 3];
+        set_element(t.bytes, c.ab, r * t.stride_row + kk * t.stride_col + l * t.stride_batch, encode(c.ab, v));
+      }
+  t.buffer->copy_from_host(t.bytes.data(), t.bytes.size());
+}
+
+// Scales 2^e, e drawn per row and block from [-20, 20] (e8m0) or from
+// e4m3's normal range [-6, 8].
+void write_cancelling_scales(GemmAmaxTensor& t, const GemmAmaxCase& c, std::int64_t rows, std::mt19937& rng) {
+  const ScaleFactorLayout layout{rows, c.k, c.l, c.vec};
+  const bool e8m0 = c.sf == DType::e8m0;
+  for (std::int64_t l = 0; l < c.l; ++l)
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t kb = 0; kb < layout.k_blocks(); ++kb) {
+        const int e = e8m0 ? static_cast<int>(rng() % 41) - 20 : static_cast<int>(rng() % 15) - 6;
+        t.bytes[static_cast<std::size_t>(layout.offset(r, kb, l))] = encode(c.sf, std::ldexp(1.0f, e));
+      }
+  t.buffer->copy_from_host(t.bytes.data(), t.bytes.size());
+}
+
+}  // namespace
+
+void make_cancelling(GemmAmaxSetup& s, std::mt19937& rng) {
+  write_cancelling(s.a, s.c, s.c.m, true, rng);
+  write_cancelling(s.b, s.c, s.c.n, false, rng);
+  write_cancelling_scales(s.sfa, s.c, s.c.m, rng);
+  write_cancelling_scales(s.sfb, s.c, s.c.n, rng);
+}
+
+std::vector<std::string> run_gemm_amax_and_check_exact(GemmAmaxSetup& s, GemmAmax* op) {
+  if (s.c.c != DType::f32) return {"run_gemm_amax_and_check_exact takes f32 C, not " + s.c.describe()};
+  s.out.buffer->fill(0xFF);
+  const float zero = 0.0f;
+  s.amax.buffer->copy_from_host(&zero, 4);
+  std::optional<GemmAmax> own;
+  if (!op) op = &own.emplace(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+  auto reasons = op->check_support();
+  if (!reasons.empty()) return reasons;
+  op->execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view);
+  s.a.buffer->device().synchronize();
+
+  // The operands' values decoded once, (l, row, k) with k fastest.
+  auto decoded = [&](const BlockScaledOperand& o) {
+    std::vector<double> v(static_cast<std::size_t>(o.batches * o.rows * o.k));
+    for (std::int64_t l = 0; l < o.batches; ++l)
+      for (std::int64_t r = 0; r < o.rows; ++r)
+        for (std::int64_t kk = 0; kk < o.k; ++kk)
+          v[static_cast<std::size_t>((l * o.rows + r) * o.k + kk)] = o.value(r, kk, l);
+    return v;
+  };
+  const std::vector<double> a = decoded(s.host_a()), b = decoded(s.host_b());
+  const std::vector<float> got = s.c_values();
+  std::vector<std::string> bad;
+  double amax_want = 0.0, amax_bound = 0.0;
+  for (std::int64_t l = 0; l < s.c.l; ++l)
+    for (std::int64_t i = 0; i < s.c.m; ++i)
+      for (std::int64_t j = 0; j < s.c.n; ++j) {
+        const double* ai = a.data() + (l * s.c.m + i) * s.c.k;
+        const double* bj = b.data() + (l * s.c.n + j) * s.c.k;
+        double exact = 0.0, magnitude = 0.0;
+        for (std::int64_t kk = 0; kk < s.c.k; ++kk) {
+          const double p = ai[kk] * bj[kk];
+          exact += p;
+          magnitude += std::fabs(p);
+        }
+        const double bound = static_cast<double>(s.c.k) * std::ldexp(magnitude, -23) + std::ldexp(std::fabs(exact), -24);
+        const double g = got[static_cast<std::size_t>((l * s.c.m + i) * s.c.n + j)];
+        amax_want = std::max(amax_want, std::fabs(exact));
+        amax_bound = std::max(amax_bound, bound);
+        if (!(std::fabs(g - exact) <= bound) && bad.size() < 8)
+          bad.push_back("C[" + std::to_string(i) + "," + std::to_string(j) + "," + std::to_string(l) + "] = " +
+                        std::to_string(g) + ", exact " + std::to_string(exact) + ", off by more than " +
+                        std::to_string(bound) + " (K 2^-23 sum|ab|)");
+      }
+  const double amax = s.amax_value();
+  if (!(std::fabs(amax - amax_want) <= amax_bound))
+    bad.push_back("amax " + std::to_string(amax) + ", exact " + std::to_string(amax_want));
   return bad;
 }
 

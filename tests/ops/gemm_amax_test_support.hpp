@@ -17,6 +17,19 @@
 
 namespace warpforge::ops::testing {
 
+// A data format with its scales: MXFP8 (e4m3, e5m2 with e8m0 per 32),
+// MXFP4 (e2m1, e8m0 per 32), NVFP4 (e2m1, e4m3 per 16), and e2m1 with e8m0
+// per 16.
+struct ScaledFormat {
+  runtime::DType ab, sf;
+  int vec;
+};
+inline constexpr ScaledFormat kScaledFormats[] = {{runtime::DType::e4m3, runtime::DType::e8m0, 32},
+                                                  {runtime::DType::e5m2, runtime::DType::e8m0, 32},
+                                                  {runtime::DType::e2m1, runtime::DType::e8m0, 32},
+                                                  {runtime::DType::e2m1, runtime::DType::e4m3, 16},
+                                                  {runtime::DType::e2m1, runtime::DType::e8m0, 16}};
+
 struct GemmAmaxCase {
   runtime::DType ab = runtime::DType::e4m3;
   runtime::DType sf = runtime::DType::e8m0;
@@ -27,6 +40,8 @@ struct GemmAmaxCase {
   std::int64_t m = 40, n = 24, k = 96, l = 1;
   std::optional<GemmAmaxTile> tile = GemmAmaxTile{32, 32};
   std::optional<GemmAmaxTile> cluster;  // GemmAmaxOptions::cluster (absent: the kernel's choice)
+  GemmAmaxPrecision precision = GemmAmaxPrecision::exact;
+  GemmAmaxKernel kernel = GemmAmaxKernel::automatic;
   std::string describe() const;
 };
 
@@ -60,5 +75,22 @@ GemmAmaxSetup make_gemm_amax(const runtime::Device& device, const GemmAmaxCase& 
 // on s's tensors instead of one built on them.
 std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax = 0.0f,
                                                  GemmAmax* op = nullptr);
+
+// Rewrites s's data and scales (on the host and the device) so that C
+// cancels: in every scale block codes 0 and 1 are large (128 for FP8, 6 for
+// E2M1) with products +L and -L, the others small and positive (products
+// about 2^-14 L for FP8), scales 2^e with e drawn per block from [-20, 20]
+// (e8m0; e4m3 within its normal range). C is the sum of the small
+// products. An exact kernel (products exact, f32 accumulation) passes
+// run_gemm_amax_and_check_exact; one that adds a block's products aligned
+// to the largest at 14 bits (Hopper's FP8 wgmma) drops the small products
+// and fails it where K is small (the bound grows with K).
+void make_cancelling(GemmAmaxSetup& s, std::mt19937& rng);
+
+// Runs s (C must be f32) and returns every element of C outside the bound of
+// f32 accumulation of exact products, |C - C_exact| <= K·2^-23·Σ_k |a_k·b_k|
+// (plus C_exact's own rounding to f32), against the double reference; and
+// amax outside the largest such bound.
+std::vector<std::string> run_gemm_amax_and_check_exact(GemmAmaxSetup& s, GemmAmax* op = nullptr);
 
 }  // namespace warpforge::ops::testing

@@ -57,6 +57,26 @@ struct GemmAmaxTile {
   friend bool operator==(const GemmAmaxTile&, const GemmAmaxTile&) = default;
 };
 
+// How GemmAmax may compute. exact (the default): every product exact and
+// accumulated in f32 at every step, the cuDNN frontend's semantics (the
+// kernels dequantize to bf16, exact for these formats, and run bf16 or f16
+// tensor-core instructions). fast: MXFP8 may also run Hopper's FP8 wgmma on
+// the codes (the sm90a kernel's fp8_mma scheme: one wgmma m64nNk32 per
+// 32-code scale block, its partial sum scaled and added in f32). Hopper's
+// FP8 tensor cores add the products of one k32 step aligned to the largest
+// exponent and keep about 14 bits (DeepSeek-V3 report, arXiv 2412.19437,
+// 3.3.2), so each block's partial sum has a relative error up to about
+// 2^-13 of its largest product magnitude: |error| <= K/32 x 2^-13 x
+// max over the block of sum|a_k b_k| (measured on an H100: 35 of 2,080,000
+// elements of an M=1000, N=1040, K=2048 e4m3 problem off by more than
+// atol = rtol = 0.01 after cancellation). fast is never chosen unless asked.
+enum class GemmAmaxPrecision { exact, fast };
+
+// Which kernel of the family runs: automatic (the first that accepts the
+// problem: skinny, sm90a, sm80), or the one named (its refusals are then
+// check_support()'s).
+enum class GemmAmaxKernel { automatic, skinny, sm90a, sm80 };
+
 struct GemmAmaxOptions {
   runtime::DType c_dtype = runtime::DType::f32;
   CMajor c_major = CMajor::n;
@@ -72,6 +92,8 @@ struct GemmAmaxOptions {
   // choice (the sm90a kernel pairs 128×256 tiles of FP8 data where M has two
   // tiles or more, which measured faster; 1×1 elsewhere).
   std::optional<GemmAmaxTile> cluster;
+  GemmAmaxPrecision precision = GemmAmaxPrecision::exact;
+  GemmAmaxKernel kernel = GemmAmaxKernel::automatic;
 };
 
 class GemmAmax {
@@ -88,9 +110,17 @@ class GemmAmax {
 
   // Every reason the problem cannot run; empty when it can.
   std::vector<std::string> check_support() const;
-  // The kernel that runs it: "sm90a" (TMA + wgmma, on sm_90a and the
-  // simulator, for what it accepts) or "sm80" (everything else).
+  // The kernel that runs it: "skinny" (small M: B streamed through
+  // registers, mma.sync, split K; sm_90a and the simulator), "sm90a"
+  // (TMA + wgmma, on sm_90a and the simulator, for what it accepts) or
+  // "sm80" (everything else).
   std::string_view kernel_name() const;
+  // The kernel chosen, its configuration and workspace, and why each kernel
+  // ahead of it in the family was not taken.
+  std::string describe() const;
+  // Global memory the chosen kernel needs beside the tensors (split-K
+  // partial sums and counters); the op allocates it in compile().
+  std::size_t workspace_bytes() const;
   // Builds the kernel (JIT, cached). Throws OpsError listing check_support()'s reasons.
   void compile();
   // Runs on `stream` (the null stream when absent); compiles first if needed.

@@ -15,7 +15,7 @@ struct ViewDescription {
   std::vector<std::int64_t> shape, strides;
   friend bool operator==(const ViewDescription&, const ViewDescription&) = default;
 };
-ViewDescription describe(const TensorView& v) {
+ViewDescription view_description(const TensorView& v) {
   return {v.dtype(), v.shape(), v.strides()};
 }
 
@@ -33,6 +33,8 @@ struct GemmAmax::State {
   std::vector<std::string> refusals;
   std::vector<ViewDescription> views;  // a, b, sfa, sfb, c, amax
   const GemmAmaxPath* path = nullptr;
+  // The kernels tried before `path`, each with its reasons.
+  std::vector<std::pair<std::string_view, std::vector<std::string>>> passed_over;
   std::unique_ptr<GemmAmaxLaunch> launch;
 };
 
@@ -41,15 +43,24 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
                    GemmAmaxOptions options)
     : state_(std::make_unique<State>(State{a.device(), {}, {}, {}})) {
   state_->problem = describe_gemm_amax(a, b, sfa, sfb, c, amax, options, state_->refusals);
-  // The sm90a kernel where it accepts the problem, else sm80, whose refusals
-  // are the problem's (it runs everything the rules allow).
+  // The first kernel of the family that accepts the problem; sm80 last,
+  // whose refusals are the problem's (it runs everything the rules allow).
   state_->path = &sm80_gemm_amax_path();
-  if (state_->refusals.empty() && sm90a_gemm_amax_path().refusals(state_->problem, a.device()).empty())
-    state_->path = &sm90a_gemm_amax_path();
+  if (options.kernel == GemmAmaxKernel::skinny) state_->path = &skinny_gemm_amax_path();
+  if (options.kernel == GemmAmaxKernel::sm90a) state_->path = &sm90a_gemm_amax_path();
+  if (state_->refusals.empty() && options.kernel == GemmAmaxKernel::automatic)
+    for (const GemmAmaxPath* path : {&skinny_gemm_amax_path(), &sm90a_gemm_amax_path()}) {
+      std::vector<std::string> why = path->refusals(state_->problem, a.device());
+      if (why.empty()) {
+        state_->path = path;
+        break;
+      }
+      state_->passed_over.push_back({path->name(), std::move(why)});
+    }
   for (auto& why : state_->path->refusals(state_->problem, a.device()))
     state_->refusals.push_back(std::move(why));
-  state_->views = {describe(a),   describe(b), describe(sfa),
-                   describe(sfb), describe(c), describe(amax)};
+  state_->views = {view_description(a), view_description(b), view_description(sfa),
+                   view_description(sfb), view_description(c), view_description(amax)};
 }
 
 GemmAmax::~GemmAmax() = default;
@@ -62,6 +73,19 @@ std::vector<std::string> GemmAmax::check_support() const {
 
 std::string_view GemmAmax::kernel_name() const {
   return state_->path->name();
+}
+
+std::string GemmAmax::describe() const {
+  if (!state_->refusals.empty()) return "GemmAmax refuses " + state_->problem.describe() + ":" + join(state_->refusals);
+  std::string s = "GemmAmax " + state_->problem.describe() + ": kernel " + std::string(state_->path->name()) + ", " +
+                  state_->path->configuration(state_->problem, state_->device) + ", workspace " +
+                  std::to_string(workspace_bytes()) + " bytes";
+  for (const auto& [name, why] : state_->passed_over) s += "\n  not " + std::string(name) + ":" + join(why);
+  return s;
+}
+
+std::size_t GemmAmax::workspace_bytes() const {
+  return state_->refusals.empty() ? state_->path->workspace_bytes(state_->problem, state_->device) : 0;
 }
 
 void GemmAmax::compile() {
@@ -78,7 +102,7 @@ void GemmAmax::execute(const TensorView& a, const TensorView& b, const TensorVie
   const char* names[] = {"A", "B", "SFA", "SFB", "C", "amax"};
   std::vector<std::string> mismatches;
   for (int i = 0; i < 6; ++i) {
-    if (!(describe(*given[i]) == state_->views[static_cast<std::size_t>(i)]))
+    if (!(view_description(*given[i]) == state_->views[static_cast<std::size_t>(i)]))
       mismatches.push_back(
           std::string(names[i]) + " is " + given[i]->describe() +
           ": execute() needs views of the dtype, shape and strides GemmAmax was built with");

@@ -149,6 +149,7 @@ GemmAmaxProblem describe_gemm_amax(const TensorView& a, const TensorView& b, con
   p.vec = options.sf_vec_size;
   p.tile = options.mma_tile;
   p.cluster = options.cluster;
+  p.precision = options.precision;
 
   // Dtypes.
   const auto ab = data_dtype(a.dtype());

@@ -29,6 +29,7 @@ struct GemmAmaxProblem {
   MatrixStrides a, b, c;
   std::optional<GemmAmaxTile> tile;  // absent: the path's default
   std::optional<GemmAmaxTile> cluster;  // absent: the path's default
+  GemmAmaxPrecision precision = GemmAmaxPrecision::exact;
   std::string describe() const;  // "100x72x96 L3 e4m3 x e8m0/32 -> bf16"
   friend bool operator==(const GemmAmaxProblem&, const GemmAmaxProblem&) = default;
 };

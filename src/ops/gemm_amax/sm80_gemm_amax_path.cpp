@@ -1,6 +1,7 @@
 // The sm80 path of GemmAmax: the kernel of sm80_gemm_amax_kernel.hpp, its
 // refusals, and its launch.
 #include <limits>
+#include <string>
 
 #include "gemm_amax_path.hpp"
 #include "sm80_gemm_amax_kernel.hpp"
@@ -73,6 +74,13 @@ class Sm80Path final : public GemmAmaxPath {
                     ": the sm80 kernel puts L on grid z (at most 65535)");
     return why;
   }
+
+  std::string configuration(const GemmAmaxProblem& p, const runtime::Device&) const override {
+    const GemmAmaxTile tile = p.tile.value_or(kDefaultTile);
+    return std::to_string(tile.m) + "x" + std::to_string(tile.n) + " tiles";
+  }
+
+  std::size_t workspace_bytes(const GemmAmaxProblem&, const runtime::Device&) const override { return 0; }
 
   std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p,
                                           const runtime::Device& device) const override {

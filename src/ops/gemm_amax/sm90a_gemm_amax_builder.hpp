@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "block_codes.hpp"
 #include "sm90a_gemm_amax_kernel.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
@@ -59,7 +60,7 @@ struct TileCoords {
 class AmaxKernel {
  public:
   AmaxKernel(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t)
-      : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(p.ab_dtype, t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a) {
+      : p_(p), t_(t), smem_(sm90a_gemm_amax_smem(p.ab_dtype, t)), k_(sm90a_gemm_amax_name(p, t), Target::sm_90a), codes_(k_, p) {
     // The converting warpgroups split 128 + 256 rows evenly over their 384
     // threads; an m64n256 accumulator fits only such a CTA (ptxas budget).
     const bool wide = t.tile_n == 256;
@@ -140,26 +141,16 @@ class AmaxKernel {
   };
   Reg scale_site(const Reg& piece_row, const Reg& code0);
   // A row's scales in K block kb: `count` bytes (1, or 2 with 32 codes of
-  // vec 16) as loaded (scale_bytes), whether all of a set fold
-  // (scales_fold), and the bf16x2 multipliers dequant_fp4 takes
-  // (scale_factors).
+  // vec 16) as loaded (scale_bytes), and the bf16x2 multipliers
+  // BlockCodes::dequant_fp4 takes (scale_factors: 0 past K).
   Reg scale_bytes(const Reg& sf_stage, const RowReads& row, const Reg& kb, int count);
-  Pred scales_fold(const std::vector<Reg>& bytes, int count);
   Regs scale_factors(const Reg& bytes, int count, const Reg& kb, const Reg& code0, bool folded);
-  Reg decode_scale(const Reg& e, int byte, int bytes);
   void dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, const std::vector<RowReads>& rows,
                  const std::vector<Reg>& stores, const std::vector<Reg>& scales, const Reg& kb);
   void dequant_words(const Regs& w, const Reg& bytes, int count, const Reg& kb, const Reg& code0, const Regs& out);
   // Row passes over a tile_rows-row operand tile (one, partly idle, when the
   // tile has fewer rows than a pass: FP4 at tile_n 64).
   int passes(const ChunkMap& m, int tile_rows) const { return std::max(1, tile_rows / m.row_step); }
-  // The power of two a code's bit move into bf16's fields leaves out: 2^126
-  // for E2M1 (bias 1), 2^120 for e4m3 (bias 7), 2^112 for e5m2 (bias 15).
-  int unbias_exponent() const { return p_.ab_dtype == DType::e2m1 ? 126 : p_.ab_dtype == DType::e4m3 ? 120 : 112; }
-  void apply_scale(const Reg& d, const Reg& y, const Reg& factor2, bool folded);
-  void dequant_fp4(const Regs& w, const Regs& factor2, const Regs& out, bool folded);
-  void dequant_fp8(const Regs& w, const Reg& factor2, const Regs& out, bool folded);
-  Pred codes_finite(const std::vector<Regs>& words);
   void consumer();
   // Converting warpgroups: the rows a thread converts per K block, m.row_step
   // apart through the stage's 128 + tile_n (A's, then B's). The raw offset
@@ -218,6 +209,7 @@ class AmaxKernel {
   Sm90aGemmAmaxTiling t_;
   Sm90aGemmAmaxSmem smem_;
   Kernel k_;
+  BlockCodes codes_;  // the codes' and scales' conversions to bf16
   std::int64_t tiles_m_, per_batch_, group_span_, kblocks_, split_kblocks_;
   ParamRef map_a_p_, map_b_p_, map_sfa_p_, map_sfb_p_;
   Reg map_a_, map_b_, map_sfa_, map_sfb_, c_, amax_, workspace_;

@@ -81,16 +81,17 @@ void AmaxKernel::convert_group(const ChunkMap& m, const ConvertRows& rows, std::
       Regs out;
       for (int o = 0; o < m.codes / 2; ++o) out.push_back(k_.reg(b32));
       if (fp4())
-        dequant_fp4(words[i], Regs{factors.front(), factors.back()}, out, folded);
+        codes_.dequant_fp4(words[i], Regs{factors.front(), factors.back()}, out, folded);
       else
-        dequant_fp8(words[i], factors.front(), out, folded);
+        codes_.dequant_fp8(words[i], factors.front(), out, folded);
       const std::int64_t f = static_cast<std::int64_t>(first + i) * m.row_step;
       for (int q = 0; q < m.codes / 8; ++q)
         k_.st(Space::shared, b32, at(dst ^ imm(q << 4), f * kRow), Regs(out.begin() + 4 * q, out.begin() + 4 * q + 4));
     }
   };
   // FP8 codes that are NaN or inf take the exact (slow) way too.
-  Pred fast = fp4() ? scales_fold(scales, m.scales) : Pred(scales_fold(scales, m.scales) && codes_finite(words));
+  Pred fast = fp4() ? codes_.scales_fold(scales, m.scales)
+                    : Pred(codes_.scales_fold(scales, m.scales) && codes_.codes_finite(words));
   k_.if_else(fast, [&] { convert(true); }, [&] { convert(false); });
 }
 

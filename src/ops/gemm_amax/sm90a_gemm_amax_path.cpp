@@ -172,6 +172,10 @@ class Sm90aPath final : public GemmAmaxPath {
     if (p.tile && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && p.tile->n != 256)))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
                     ": the sm90a kernel's CTA tile is 128x256, 128x128 or 128x64");
+    else if (p.tile && p.tile->n != 256 && p.ab_dtype != DType::e2m1 && p.precision == GemmAmaxPrecision::exact)
+      why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
+                    " with FP8 data: the sm90a kernel converts FP8 exactly only in 128x256 tiles "
+                    "(precision fast runs 128x128 and 128x64 on FP8 wgmma)");
     const Sm90aGemmAmaxTiling tiling = sm90a_gemm_amax_tiling(p, device);
     const bool pair = p.cluster && p.cluster->m == 2 && p.cluster->n == 1;
     if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1) && !(pair && tiling.tile_n == 256))
@@ -195,6 +199,20 @@ class Sm90aPath final : public GemmAmaxPath {
     return why;
   }
 
+  std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+    const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
+    const std::string scheme = t.fp8_mma ? "FP8 wgmma on the codes (precision fast)"
+                               : t.dequant_warpgroups ? "dequantizer warpgroups, A in register fragments"
+                                                      : "converting warpgroups";
+    return "128x" + std::to_string(t.tile_n) + " tiles, " + scheme + ", K split " + std::to_string(t.splits) +
+           " ways, cluster " + std::to_string(t.cluster_m) + "x1";
+  }
+
+  std::size_t workspace_bytes(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+    const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
+    return t.splits > 1 ? sm90a_gemm_amax_workspace_bytes(p, t) : 0;
+  }
+
   std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     return std::make_unique<Sm90aLaunch>(p, device);
   }
@@ -209,14 +227,19 @@ class Sm90aPath final : public GemmAmaxPath {
 // are few). 128 x 256: three converting warpgroups, three bf16 stages and
 // four raw stages for FP4 (199 KB), three for FP8 (222 KB). Narrower, FP4:
 // one dequantizer warpgroup, six bf16 B stages and six raw stages; MXFP8:
-// FP8 wgmma on the codes (fp8_mma), five raw stages of 37 KB at 128 x 128,
-// six of 28 KB at 128 x 64.
+// FP8 wgmma on the codes (fp8_mma, GemmAmaxPrecision::fast only), five raw
+// stages of 37 KB at 128 x 128, six of 28 KB at 128 x 64; exact MXFP8 takes
+// 128 x 256 (the converting warpgroups) whatever the tile count.
 Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   Sm90aGemmAmaxTiling t;
-  t.fp8_mma = p.ab_dtype != DType::e2m1;  // FP8 data comes with e8m0 scales per 32 (check_support)
+  // FP8 wgmma on the codes is inexact (GemmAmaxPrecision): only when asked
+  // for. FP8 data comes with e8m0 scales per 32 (check_support).
+  const bool fp8 = p.ab_dtype != DType::e2m1;
+  t.fp8_mma = fp8 && p.precision == GemmAmaxPrecision::fast;
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t kblocks = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
   std::vector<int> widths{256, 128, 64};
+  if (fp8 && !t.fp8_mma) widths = {256};
   if (p.tile) widths = {static_cast<int>(p.tile->n)};
   t.tile_n = widths.back();
   for (int w : widths) {

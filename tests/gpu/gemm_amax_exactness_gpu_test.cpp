@@ -1,0 +1,98 @@
+// GemmAmax's kernels on a GPU against inputs whose C cancels
+// (tests/ops/gemm_amax_test_support.hpp, make_cancelling), checked against
+// the double reference with the bound of f32 accumulation of exact
+// products: every exact kernel passes, on small and ragged shapes, and the
+// FP8 wgmma scheme (precision fast), which adds each 32-code block's
+// products at about 14 bits on Hopper, fails, as it must. The simulator
+// runs the exact kernels' cases in tests/ops/gemm_amax_exactness_test.cpp.
+#include <gtest/gtest.h>
+
+#include "../ops/gemm_amax_test_support.hpp"
+#include "gpu_fixture.hpp"
+
+namespace warpforge::runtime::gpu_testing {
+namespace {
+
+using ops::GemmAmaxKernel;
+using ops::GemmAmaxPrecision;
+using ops::GemmAmaxTile;
+using ops::testing::GemmAmaxCase;
+
+class GemmAmaxExactnessGpu : public GpuTest {};
+
+using Format = ops::testing::ScaledFormat;
+// MXFP8 e4m3 and e5m2, MXFP4, NVFP4.
+const Format kFormats[] = {ops::testing::kScaledFormats[0], ops::testing::kScaledFormats[1],
+                           ops::testing::kScaledFormats[2], ops::testing::kScaledFormats[3]};
+
+// The case's mismatches (after asserting the kernel GemmAmax chose).
+std::vector<std::string> run_cancelling(const GemmAmaxCase& c, const char* kernel, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto s = ops::testing::make_gemm_amax(Device::cuda(0), c, rng);
+  ops::testing::make_cancelling(s, rng);
+  ops::GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+  EXPECT_EQ(op.kernel_name(), kernel) << c.describe() << "\n" << op.describe();
+  return ops::testing::run_gemm_amax_and_check_exact(s, &op);
+}
+
+GemmAmaxCase make_case(Format f, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t l) {
+  GemmAmaxCase c;
+  c.ab = f.ab, c.sf = f.sf, c.vec = f.vec, c.c = DType::f32, c.m = m, c.n = n, c.k = k, c.l = l;
+  c.tile = std::nullopt;
+  return c;
+}
+
+void expect_exact(const GemmAmaxCase& c, const char* kernel, std::uint32_t seed) {
+  const auto bad = run_cancelling(c, kernel, seed);
+  std::string all;
+  for (const auto& why : bad) all += "\n  " + why;
+  EXPECT_TRUE(bad.empty()) << kernel << " " << c.describe() << ":" << all;
+}
+
+TEST_F(GemmAmaxExactnessGpu, SkinnyKernel) {
+  std::uint32_t seed = 3000;
+  for (Format f : kFormats)
+    for (std::int64_t m : {1, 16, 57}) expect_exact(make_case(f, m, 1000, 1024, 2), "skinny", seed++);
+}
+
+// The failing shapes (M 1000 x N 1040 x K 2048, L 2, e4m3; 520 x
+// 264 x 4128 e5m2) and every format, by default: on sm_90a the converting
+// warpgroups (128 x 256).
+TEST_F(GemmAmaxExactnessGpu, DefaultKernels) {
+  const char* kernel = Device::cuda(0).target() == ptx::Target::sm_90a ? "sm90a" : "sm80";
+  expect_exact(make_case(kFormats[0], 1000, 1040, 2048, 2), kernel, 3100);
+  expect_exact(make_case(kFormats[1], 520, 264, 4128, 1), kernel, 3101);
+  std::uint32_t seed = 3102;
+  for (Format f : kFormats) expect_exact(make_case(f, 300, 520, 1024, 2), kernel, seed++);
+}
+
+TEST_F(GemmAmaxExactnessGpu, Sm90aDequantizerAndSm80Kernels) {
+  std::uint32_t seed = 3200;
+  if (Device::cuda(0).target() == ptx::Target::sm_90a)
+    for (Format f : {kFormats[2], kFormats[3]}) {
+      GemmAmaxCase c = make_case(f, 260, 200, 1024, 2);
+      c.tile = GemmAmaxTile{128, 128};
+      expect_exact(c, "sm90a", seed++);
+    }
+  for (Format f : kFormats) {
+    GemmAmaxCase c = make_case(f, 130, 100, 544, 1);
+    c.tile = GemmAmaxTile{64, 64};
+    expect_exact(c, "sm80", seed++);
+  }
+}
+
+// FP8 wgmma on the codes (precision fast) adds a block's 32 products
+// aligned to the largest at about 14 bits: the small products, whose sum is
+// what C cancels down to, are lost. On an H100 that must show.
+TEST_F(GemmAmaxExactnessGpu, Fp8WgmmaOfPrecisionFastFails) {
+  if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "FP8 wgmma needs sm_90a";
+  for (Format f : {kFormats[0], kFormats[1]}) {
+    GemmAmaxCase c = make_case(f, 1000, 1040, 128, 1);
+    c.precision = GemmAmaxPrecision::fast, c.kernel = GemmAmaxKernel::sm90a;
+    EXPECT_FALSE(run_cancelling(c, "sm90a", 3300).empty())
+        << c.describe() << ": FP8 wgmma passed the f32 bound; it was measured inexact on an H100";
+  }
+}
+
+}  // namespace
+}  // namespace warpforge::runtime::gpu_testing

@@ -31,6 +31,11 @@ class GemmAmaxOp {
   ops::GemmAmax op_;
 };
 
+// Sets options.precision ("exact", "fast") and options.kernel ("auto",
+// "skinny", "sm90a", "sm80") from their names; OpsError for others.
+void set_gemm_amax_choices(ops::GemmAmaxOptions& options, const std::string& precision,
+                           const std::string& kernel);
+
 // The compiled op for this description, made once and kept.
 std::shared_ptr<GemmAmaxOp> cached_gemm_amax_op(const GemmAmaxOp::Views& views,
                                                 const ops::GemmAmaxOptions& options);

@@ -49,8 +49,10 @@ std::optional<ops::GemmAmaxTile> tile_option(const Pair& p) {
 ops::GemmAmaxOptions gemm_amax_options(const Tensor& c, std::optional<std::string> c_major,
                                        std::optional<std::string> c_dtype,
                                        const std::string& acc_dtype, const Pair& mma_tiler_mn,
-                                       const Pair& cluster_shape_mn, int sf_vec_size) {
+                                       const Pair& cluster_shape_mn, int sf_vec_size,
+                                       const std::string& precision, const std::string& kernel) {
   ops::GemmAmaxOptions o;
+  set_gemm_amax_choices(o, precision, kernel);
   o.c_dtype = c_dtype ? dtype_option("c_dtype", *c_dtype)
                       : (c.dtype() == DType::u8 ? DType::e2m1 : c.dtype());
   const std::string major =
@@ -157,13 +159,30 @@ void GemmAmaxOp::run(const Views& v, runtime::Stream* stream, bool zero_amax) {
   op_.execute(v[0], v[1], v[2], v[3], v[4], v[5], stream);
 }
 
+void set_gemm_amax_choices(ops::GemmAmaxOptions& o, const std::string& precision,
+                           const std::string& kernel) {
+  if (precision != "exact" && precision != "fast")
+    throw OpsError("precision '" + precision + "': accepted exact (the default) and fast");
+  o.precision = precision == "fast" ? ops::GemmAmaxPrecision::fast : ops::GemmAmaxPrecision::exact;
+  const std::pair<const char*, ops::GemmAmaxKernel> kernels[] = {
+      {"auto", ops::GemmAmaxKernel::automatic},
+      {"skinny", ops::GemmAmaxKernel::skinny},
+      {"sm90a", ops::GemmAmaxKernel::sm90a},
+      {"sm80", ops::GemmAmaxKernel::sm80}};
+  for (const auto& [name, k] : kernels)
+    if (kernel == name) return void(o.kernel = k);
+  throw OpsError("kernel '" + kernel + "': accepted auto, skinny, sm90a, sm80");
+}
+
 std::shared_ptr<GemmAmaxOp> cached_gemm_amax_op(const GemmAmaxOp::Views& v,
                                                 const ops::GemmAmaxOptions& o) {
   const std::string options =
       std::string(name(o.c_dtype)) + (o.c_major == ops::CMajor::m ? " m " : " n ") +
       std::string(name(o.acc_dtype)) + " " + std::to_string(o.sf_vec_size) + " " +
       (o.mma_tile ? std::to_string(o.mma_tile->m) + "x" + std::to_string(o.mma_tile->n) : "-") +
-      " " + (o.cluster ? std::to_string(o.cluster->m) + "x" + std::to_string(o.cluster->n) : "-");
+      " " + (o.cluster ? std::to_string(o.cluster->m) + "x" + std::to_string(o.cluster->n) : "-") +
+      " precision " + std::to_string(static_cast<int>(o.precision)) + " kernel " +
+      std::to_string(static_cast<int>(o.kernel));
   return cached<GemmAmaxOp>(key_of({&v[0], &v[1], &v[2], &v[3], &v[4], &v[5]}, options),
                             [&] { return std::make_shared<GemmAmaxOp>(v, o); });
 }
@@ -177,15 +196,17 @@ void bind_ops(nb::module_& m) {
              const Tensor& sfb, const Tensor& c, const Tensor& amax,
              std::optional<std::string> c_major, std::optional<std::string> c_dtype,
              const std::string& acc_dtype, Pair mma_tiler_mn, Pair cluster_shape_mn,
-             int sf_vec_size) {
-            new (self) GemmAmaxOp(views_of(a, b, sfa, sfb, c, amax),
-                                  gemm_amax_options(c, c_major, c_dtype, acc_dtype, mma_tiler_mn,
-                                                    cluster_shape_mn, sf_vec_size));
+             int sf_vec_size, const std::string& precision, const std::string& kernel) {
+            new (self)
+                GemmAmaxOp(views_of(a, b, sfa, sfb, c, amax),
+                           gemm_amax_options(c, c_major, c_dtype, acc_dtype, mma_tiler_mn,
+                                             cluster_shape_mn, sf_vec_size, precision, kernel));
           },
           nb::arg("a"), nb::arg("b"), nb::arg("sfa"), nb::arg("sfb"), nb::arg("c"), nb::arg("amax"),
           nb::arg("c_major") = nb::none(), nb::arg("c_dtype") = nb::none(),
           nb::arg("acc_dtype") = "f32", nb::arg("mma_tiler_mn") = nb::none(),
-          nb::arg("cluster_shape_mn") = nb::none(), nb::arg("sf_vec_size") = 32)
+          nb::arg("cluster_shape_mn") = nb::none(), nb::arg("sf_vec_size") = 32,
+          nb::arg("precision") = "exact", nb::arg("kernel") = "auto")
       .def("check_support", &GemmAmaxOp::check_support)
       .def_prop_ro("kernel_name", &GemmAmaxOp::kernel_name)
       .def("compile", &GemmAmaxOp::compile)
@@ -218,15 +239,18 @@ void bind_ops(nb::module_& m) {
       "gemm_amax_op",
       [](const Tensor& a, const Tensor& b, const Tensor& sfa, const Tensor& sfb, const Tensor& c,
          const Tensor& amax, std::optional<std::string> c_major, std::optional<std::string> c_dtype,
-         const std::string& acc_dtype, Pair mma_tiler_mn, Pair cluster_shape_mn, int sf_vec_size) {
-        return cached_gemm_amax_op(views_of(a, b, sfa, sfb, c, amax),
-                                   gemm_amax_options(c, c_major, c_dtype, acc_dtype, mma_tiler_mn,
-                                                     cluster_shape_mn, sf_vec_size));
+         const std::string& acc_dtype, Pair mma_tiler_mn, Pair cluster_shape_mn, int sf_vec_size,
+         const std::string& precision, const std::string& kernel) {
+        return cached_gemm_amax_op(
+            views_of(a, b, sfa, sfb, c, amax),
+            gemm_amax_options(c, c_major, c_dtype, acc_dtype, mma_tiler_mn, cluster_shape_mn,
+                              sf_vec_size, precision, kernel));
       },
       nb::arg("a"), nb::arg("b"), nb::arg("sfa"), nb::arg("sfb"), nb::arg("c"), nb::arg("amax"),
       nb::arg("c_major") = nb::none(), nb::arg("c_dtype") = nb::none(),
       nb::arg("acc_dtype") = "f32", nb::arg("mma_tiler_mn") = nb::none(),
       nb::arg("cluster_shape_mn") = nb::none(), nb::arg("sf_vec_size") = 32,
+      nb::arg("precision") = "exact", nb::arg("kernel") = "auto",
       "A compiled GemmAmax for this description, made once and kept (the one-call API's cache).");
 
   m.def(

@@ -136,3 +136,17 @@ def test_refusals_name_the_value(rng):
         warpforge.gemm_amax(a, b, sfa, sfb, c_major="k")
     with pytest.raises(warpforge.OpsError, match="e4m3 A/B with e4m3 C"):
         warpforge.gemm_amax(a, b, sfa, sfb, c_dtype=ml_dtypes.float8_e4m3fn)
+
+
+def test_precision_and_kernel_choices(rng):
+    a, b, sfa, sfb = problem(rng, "mxfp8", 32, 32, 64, 1)
+    ref, _ = warpforge.reference.gemm_amax(a, b, sfa, sfb)
+    c, _ = warpforge.gemm_amax(a, b, sfa, sfb, kernel="sm80")
+    np.testing.assert_allclose(c, ref, atol=0.01, rtol=0.01)
+    c = np.zeros((32, 32, 1), dtype=np.float32)
+    amax = np.zeros((1, 1, 1), dtype=np.float32)
+    assert warpforge.GemmAmax(a, b, sfa, sfb, c, amax, kernel="sm80").kernel_name == "sm80"
+    with pytest.raises(warpforge.OpsError, match="precision 'approximate': accepted exact"):
+        warpforge.gemm_amax(a, b, sfa, sfb, precision="approximate")
+    with pytest.raises(warpforge.OpsError, match="kernel 'sm100': accepted auto, skinny, sm90a, sm80"):
+        warpforge.gemm_amax(a, b, sfa, sfb, kernel="sm100")

@@ -59,7 +59,7 @@ def main(argv=None):
          host_us_per_call(torch, lambda: op(a, b, sfa, sfb, c_dtype=torch.bfloat16, sf_vec_size=vec),
                           args.calls, args.repeats)),
         ("torch.ops.warpforge.gemm_amax.default", host_us_per_call(
-            torch, lambda: op.default(a, b, sfa, sfb, "n", torch.bfloat16, None, None, None, vec),
+            torch, lambda: op.default(a, b, sfa, sfb, "n", torch.bfloat16, None, None, None, vec, "exact", "auto"),
             args.calls, args.repeats)),
         ("torch.mm (bf16, same M, N, K)", host_us_per_call(torch, lambda: torch.mm(xa, yb), args.calls,
                                                            args.repeats)),

@@ -36,7 +36,7 @@ def _pair(p):
 
 
 def gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None, cluster_shape_mn=None,
-              sf_vec_size=32):
+              sf_vec_size=32, precision="exact", kernel="auto"):
     """warpforge.gemm_amax for jax.Arrays (see there): a (M, K, L), b (N, K, L)
     logical shapes, FP4 as uint8 (rows, K/2, L); scales 6-D or 1-D. Returns
     (c (M, N, L), amax (1, 1, 1)). Options are static under jax.jit."""
@@ -54,7 +54,7 @@ def gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_til
         (jax.ShapeDtypeStruct(physical, out_dtype), jax.ShapeDtypeStruct((1, 1, 1), jnp.float32)))
     c, amax = call(jnp.transpose(a, (2, 0, 1)), jnp.transpose(b, (2, 0, 1)), _scale_bytes(sfa), _scale_bytes(sfb),
                    c_major=c_major, sf_vec_size=np.int32(sf_vec_size), mma_m=np.int32(mma_m), mma_n=np.int32(mma_n),
-                   cluster_m=np.int32(cluster_m), cluster_n=np.int32(cluster_n))
+                   cluster_m=np.int32(cluster_m), cluster_n=np.int32(cluster_n), precision=precision, kernel=kernel)
     return jnp.transpose(c, (1, 2, 0) if c_major == "n" else (2, 1, 0)), amax
 
 

@@ -19,21 +19,24 @@ def _pair(p):
 
 
 def gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None,
-              cluster_shape_mn=None, sf_vec_size=32, stream=None):
+              cluster_shape_mn=None, sf_vec_size=32, stream=None, precision="exact", kernel="auto"):
     """Block-scaled GEMM + amax, as the cuDNN frontend's gemm_amax_wrapper_sm100:
     C[m,n,l] = sum_k (A·SFA)[m,k,l] (B·SFB)[n,k,l] and amax = max |C| (on the
     f32 accumulator). a (M, K, L) and b (N, K, L): e4m3/e5m2, or FP4 packed
     two per byte (uint8 / torch.float4_e2m1fn_x2, shape (rows, K/2, L));
     sfa, sfb: e8m0 (int8 means e8m0) or e4m3 scales in the 128x4 layout.
     c_dtype defaults to float32; mma_tiler_mn and cluster_shape_mn to the
-    kernel's choice. Returns (c, amax): c (M, N, L) with c_major's dimension
-    contiguous, amax of shape (1, 1, 1), both of a's framework and device."""
+    kernel's choice. precision "fast" lets MXFP8 run Hopper's FP8 tensor
+    cores (inexact; "exact", the default, keeps every product exact and the
+    accumulation f32); kernel forces "skinny", "sm90a" or "sm80". Returns
+    (c, amax): c (M, N, L) with c_major's dimension contiguous, amax of shape
+    (1, 1, 1), both of a's framework and device."""
     if framework_of(a) == "jax":
         from . import jax as wjax
 
         return wjax.gemm_amax(a, b, sfa, sfb, c_major=c_major, c_dtype=c_dtype, acc_dtype=acc_dtype,
                               mma_tiler_mn=mma_tiler_mn, cluster_shape_mn=cluster_shape_mn,
-                              sf_vec_size=sf_vec_size)
+                              sf_vec_size=sf_vec_size, precision=precision, kernel=kernel)
     c_name = _name_or(c_dtype, "f32")
     shape, strides = _warpforge.gemm_amax_c_layout(a.shape[0], b.shape[0], a.shape[2], c_major, c_name)
     c = empty_strided(a, shape, strides, "e2m1" if c_name in ("u8", "e2m1") else c_name)
@@ -42,7 +45,7 @@ def gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_til
              ((a, "a"), (b, "b"), (sfa, "sfa"), (sfb, "sfb"), (c, "c"), (amax, "amax"))]
     op = _warpforge.gemm_amax_op(*views, c_major=c_major, c_dtype=c_name, acc_dtype=_name_or(acc_dtype, "f32"),
                                  mma_tiler_mn=_pair(mma_tiler_mn), cluster_shape_mn=_pair(cluster_shape_mn),
-                                 sf_vec_size=sf_vec_size)
+                                 sf_vec_size=sf_vec_size, precision=precision, kernel=kernel)
     op.execute(*views, stream=caller_stream(a, stream))
     return c, amax
 
@@ -68,17 +71,17 @@ class GemmAmax:
     """The cuDNN frontend's GemmAmax object: built from sample tensors (which
     fix shapes, strides, dtypes and device), then check_support(), compile()
     and execute() on any tensors of the same description. C's dtype and major
-    dimension are the sample C's. execute() accumulates into amax: initialise
+    dimension are the sample C's; precision and kernel as in gemm_amax. execute() accumulates into amax: initialise
     it (zero) before the first run."""
 
     def __init__(self, sample_a, sample_b, sample_sfa, sample_sfb, sample_c, sample_amax, acc_dtype=None,
-                 mma_tiler_mn=None, cluster_shape_mn=None, sf_vec_size=32):
+                 mma_tiler_mn=None, cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel="auto"):
         views = [to_tensor(x, role) for x, role in
                  ((sample_a, "sample_a"), (sample_b, "sample_b"), (sample_sfa, "sample_sfa"),
                   (sample_sfb, "sample_sfb"), (sample_c, "sample_c"), (sample_amax, "sample_amax"))]
         self._op = _warpforge.GemmAmax(*views, acc_dtype=_name_or(acc_dtype, "f32"),
                                        mma_tiler_mn=_pair(mma_tiler_mn), cluster_shape_mn=_pair(cluster_shape_mn),
-                                       sf_vec_size=sf_vec_size)
+                                       sf_vec_size=sf_vec_size, precision=precision, kernel=kernel)
 
     def check_support(self):
         return Support(self._op.check_support())

@@ -19,8 +19,8 @@ from .ops import gemm_out_shape
 _LIBRARY = torch.library.Library("warpforge", "DEF")
 _LIBRARY.define(
     "gemm_amax(Tensor a, Tensor b, Tensor sfa, Tensor sfb, str c_major='n', ScalarType? c_dtype=None, "
-    "ScalarType? acc_dtype=None, int[]? mma_tiler_mn=None, int[]? cluster_shape_mn=None, int sf_vec_size=32) "
-    "-> (Tensor, Tensor)")
+    "ScalarType? acc_dtype=None, int[]? mma_tiler_mn=None, int[]? cluster_shape_mn=None, int sf_vec_size=32, "
+    "str precision='exact', str kernel='auto') -> (Tensor, Tensor)")
 _LIBRARY.define("gemm(Tensor a, Tensor b, Tensor? c=None, float alpha=1., float beta=0., "
                 "ScalarType? out_dtype=None) -> Tensor")
 
@@ -51,7 +51,7 @@ _GEMM_AMAX = {}
 
 
 def _gemm_amax_entry(key, a, b, sfa, sfb, c_major, c_dtype, acc_dtype, mma_tiler_mn, cluster_shape_mn,
-                     sf_vec_size):
+                     sf_vec_size, precision, kernel):
     c_name = dtype_name(c_dtype)
     shape, strides = _warpforge.gemm_amax_c_layout(a.shape[0], b.shape[0], a.shape[2], c_major, c_name)
     c = torch.empty_strided(shape, strides, dtype=c_dtype, device=a.device)
@@ -61,21 +61,22 @@ def _gemm_amax_entry(key, a, b, sfa, sfb, c_major, c_dtype, acc_dtype, mma_tiler
     op = _warpforge.gemm_amax_op(
         *views, c_major=c_major, c_dtype=c_name, acc_dtype=dtype_name(acc_dtype or torch.float32),
         mma_tiler_mn=None if mma_tiler_mn is None else tuple(mma_tiler_mn),
-        cluster_shape_mn=None if cluster_shape_mn is None else tuple(cluster_shape_mn), sf_vec_size=sf_vec_size)
+        cluster_shape_mn=None if cluster_shape_mn is None else tuple(cluster_shape_mn), sf_vec_size=sf_vec_size,
+        precision=precision, kernel=kernel)
     entry = (op, tuple(shape), tuple(strides))
     _GEMM_AMAX[key] = entry
     return entry
 
 
 def _gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None,
-               cluster_shape_mn=None, sf_vec_size=32):
+               cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel="auto"):
     c_dtype = _c_dtype(c_dtype)
     key = (a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, sfa.shape, sfa.stride(), sfa.dtype,
            sfb.shape, sfb.stride(), sfb.dtype, a.device, c_major, c_dtype, acc_dtype,
            None if mma_tiler_mn is None else tuple(mma_tiler_mn),
-           None if cluster_shape_mn is None else tuple(cluster_shape_mn), sf_vec_size)
+           None if cluster_shape_mn is None else tuple(cluster_shape_mn), sf_vec_size, precision, kernel)
     entry = _GEMM_AMAX.get(key) or _gemm_amax_entry(key, a, b, sfa, sfb, c_major, c_dtype, acc_dtype, mma_tiler_mn,
-                                                    cluster_shape_mn, sf_vec_size)
+                                                    cluster_shape_mn, sf_vec_size, precision, kernel)
     op, shape, strides = entry
     c = torch.empty_strided(shape, strides, dtype=c_dtype, device=a.device)
     if a.is_cuda:
@@ -90,7 +91,7 @@ def _gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_ti
 
 
 def _gemm_amax_fake(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None,
-                    cluster_shape_mn=None, sf_vec_size=32):
+                    cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel="auto"):
     c_dtype = _c_dtype(c_dtype)
     packed = dtype_name(c_dtype) in ("u8", "e2m1")
     shape, strides = _c_layout(a.shape[0], b.shape[0], a.shape[2], c_major, packed)

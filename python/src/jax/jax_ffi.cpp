@@ -119,7 +119,8 @@ ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer&
                      const ffi::AnyBuffer& b, const ffi::AnyBuffer& sfa, const ffi::AnyBuffer& sfb,
                      ffi::Result<ffi::AnyBuffer>& c, ffi::Result<ffi::AnyBuffer>& amax,
                      std::string_view c_major, std::int32_t sf_vec_size, std::int32_t mma_m,
-                     std::int32_t mma_n, std::int32_t cluster_m, std::int32_t cluster_n) {
+                     std::int32_t mma_n, std::int32_t cluster_m, std::int32_t cluster_n,
+                     std::string_view precision, std::string_view kernel) {
   try {
     CallBuffers buffers(device);
     const bool m_major = c_major == "m";
@@ -136,6 +137,7 @@ ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer&
     options.sf_vec_size = sf_vec_size;
     options.mma_tile = tile(mma_m, mma_n);
     options.cluster = tile(cluster_m, cluster_n);
+    set_gemm_amax_choices(options, std::string(precision), std::string(kernel));
     cached_gemm_amax_op(views, options)->run(views, stream, true);
     return ffi::Error::Success();
   } catch (const Error& e) {
@@ -147,12 +149,13 @@ ffi::Error gemm_amax_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, 
                           ffi::AnyBuffer sfa, ffi::AnyBuffer sfb, ffi::Result<ffi::AnyBuffer> c,
                           ffi::Result<ffi::AnyBuffer> amax, std::string_view c_major,
                           std::int32_t sf_vec_size, std::int32_t mma_m, std::int32_t mma_n,
-                          std::int32_t cluster_m, std::int32_t cluster_n) {
+                          std::int32_t cluster_m, std::int32_t cluster_n,
+                          std::string_view precision, std::string_view kernel) {
   try {
     const Device device = cuda_device(ordinal);
     Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
     return gemm_amax(device, &s, a, b, sfa, sfb, c, amax, c_major, sf_vec_size, mma_m, mma_n,
-                     cluster_m, cluster_n);
+                     cluster_m, cluster_n, precision, kernel);
   } catch (const Error& e) {
     return ffi::Error::Internal(e.what());
   }
@@ -162,9 +165,10 @@ ffi::Error gemm_amax_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer sfa
                           ffi::AnyBuffer sfb, ffi::Result<ffi::AnyBuffer> c,
                           ffi::Result<ffi::AnyBuffer> amax, std::string_view c_major,
                           std::int32_t sf_vec_size, std::int32_t mma_m, std::int32_t mma_n,
-                          std::int32_t cluster_m, std::int32_t cluster_n) {
+                          std::int32_t cluster_m, std::int32_t cluster_n,
+                          std::string_view precision, std::string_view kernel) {
   return gemm_amax(simulator(), nullptr, a, b, sfa, sfb, c, amax, c_major, sf_vec_size, mma_m,
-                   mma_n, cluster_m, cluster_n);
+                   mma_n, cluster_m, cluster_n, precision, kernel);
 }
 
 template <class Binding>
@@ -181,7 +185,9 @@ auto gemm_amax_signature(Binding binding) {
       .template Attr<std::int32_t>("mma_m")
       .template Attr<std::int32_t>("mma_n")
       .template Attr<std::int32_t>("cluster_m")
-      .template Attr<std::int32_t>("cluster_n");
+      .template Attr<std::int32_t>("cluster_n")
+      .template Attr<std::string_view>("precision")
+      .template Attr<std::string_view>("kernel");
 }
 
 // D = alpha·A·B (+ beta·C): row-major A (.., M, K), B (.., K, N), D (.., M, N).

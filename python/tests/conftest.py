@@ -3,9 +3,15 @@ frontend's reference form (U(-2, 2) quantized) and the framework probes
 that skip tests, saying why, where a framework or a GPU is absent."""
 
 import importlib.util
+import os
 
 import numpy as np
 import pytest
+
+
+# JAX would otherwise take most of the GPU's memory at its first array,
+# leaving torch, in the same process, too little.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 
 def pytest_configure(config):

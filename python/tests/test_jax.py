@@ -33,8 +33,10 @@ def test_gemm_amax_under_jit_matches_numpy(rng, wjax):
     ja, jb, jsfa, jsfb = (jnp.asarray(t) for t in (a, b, sfa, sfb))
     c, amax = jax.jit(wjax.gemm_amax, static_argnames=("c_major", "c_dtype"))(ja, jb, jsfa, jsfb)
     assert c.shape == (m, n, l) and c.dtype == jnp.float32 and amax.shape == (1, 1, 1)
-    np.testing.assert_array_equal(np.asarray(c), expected_c)
-    assert float(amax[0, 0, 0]) == float(expected_amax[0, 0, 0])
+    # The same kernel as the NumPy call where JAX runs on the CPU (the
+    # simulator); the GPU's own accumulation where it runs on a GPU.
+    np.testing.assert_allclose(np.asarray(c), expected_c, atol=0.01, rtol=0.01)
+    assert float(amax[0, 0, 0]) == pytest.approx(float(expected_amax[0, 0, 0]), rel=1e-5)
 
 
 def test_jax_arrays_go_through_the_ffi_from_the_one_call_api(rng, wjax):

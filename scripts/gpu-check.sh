@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds warpforge on a GPU machine and runs what needs the GPU: the tests
-# labelled `gpu` and `warpforge demo`. For machines with the CUDA driver,
+# labelled `gpu`, `warpforge demo`, and the Python package's pytest suite
+# (built with the rest where nanobind is installed; with torch, JAX and CuPy
+# present it runs their operators, torch.compile, CUDA graphs, opcheck and
+# jax.jit on the GPU). For machines with the CUDA driver,
 # CMake and a compiler but no GoogleTest and no network: GoogleTest is built
 # from the source tree in $WARPFORGE_GTEST_SOURCE, else ./.gtest, else
 # /usr/src/googletest. Without the DLPack header in the system include path,
@@ -77,7 +80,18 @@ if "$build_dir/warpforge" --help 2>/dev/null | grep -qE "^  demo "; then
   demo=$([ $demo_rc -eq 0 ] && echo "ok" || echo "FAILED (exit $demo_rc, log: $log_dir/demo.log)")
 fi
 
+# The Python package: its pytest suite through ctest (label `python`).
+python_summary="absent (no nanobind for python3: the extension module was not built)"
+python_rc=0
+if (cd "$build_dir" && ctest -N -L python | grep -q python_tests); then
+  (cd "$build_dir" && ctest -V -L python -j 1) >"$log_dir/python.log" 2>&1
+  python_rc=$?
+  grep -E "^[0-9]+: (SKIPPED|FAILED|ERROR)" "$log_dir/python.log"
+  python_summary="$(grep -oE "[0-9]+ (passed|failed|skipped|errors?)[^=]*" "$log_dir/python.log" | tail -1)"
+  [ $python_rc -ne 0 ] && python_summary="FAILED: ${python_summary:-no summary} (log: $log_dir/python.log)"
+fi
+
 status=PASS
-[ "$tests_rc" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$demo_rc" -ne 0 ] && status=FAIL
-echo "gpu-check: $status on $gpu_name: gpu tests $passed passed, $failed failed, $skipped skipped of $total; demo $demo"
+[ "$tests_rc" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$demo_rc" -ne 0 ] || [ "$python_rc" -ne 0 ] && status=FAIL
+echo "gpu-check: $status on $gpu_name: gpu tests $passed passed, $failed failed, $skipped skipped of $total; demo $demo; python $python_summary"
 [ "$status" = PASS ]

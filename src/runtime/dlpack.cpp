@@ -105,9 +105,12 @@ Tensor from_dlpack(DLManagedTensor* managed, const Device& device) {
   });
   const DLTensor& t = managed->dl_tensor;
   const DLDevice expected = dlpack_device(device);
-  if (t.device.device_type != expected.device_type || t.device.device_id != expected.device_id)
+  const bool host_on_simulator = t.device.device_type == kDLCPU && device.is_simulator();
+  if (!host_on_simulator &&
+      (t.device.device_type != expected.device_type || t.device.device_id != expected.device_id))
     throw RuntimeError("from_dlpack: the tensor lives on DLPack device " + describe(t.device) +
-                       ", not on the requested device " + describe(expected));
+                       ", not on the requested device " + describe(expected) +
+                       (device.is_simulator() ? " or the host (kDLCPU)" : ""));
   if (t.ndim < 0 || t.ndim > TensorView::max_rank)
     throw RuntimeError("from_dlpack: tensor of rank " + std::to_string(t.ndim) + " refused: at most 8 dimensions");
   std::vector<std::int64_t> shape(t.shape, t.shape + t.ndim);
@@ -115,7 +118,18 @@ Tensor from_dlpack(DLManagedTensor* managed, const Device& device) {
   if (t.strides) strides.assign(t.strides, t.strides + t.ndim);
   TensorView view(device, reinterpret_cast<DevicePtr>(t.data), dtype_from_dlpack(t.dtype), std::move(shape),
                   std::move(strides), t.byte_offset);
-  return Tensor(std::move(view), std::move(owner));
+  if (!host_on_simulator) return Tensor(std::move(view), std::move(owner));
+  // Host memory (NumPy) on the simulator: the bytes from t.data to the last
+  // element are mapped into the simulated address space, not copied; the
+  // mapping goes before the producer's memory does.
+  const std::uint64_t bytes = t.byte_offset + view.extent_bytes();
+  const DevicePtr mapped = device.backend().map_host(t.data, bytes);
+  // (The deleter unmaps; `owner`, which it holds, lets go of the memory after.)
+  std::shared_ptr<const void> mapping(
+      owner.get(), [device, mapped, owner](const void*) { device.backend().unmap_host(mapped); });
+  TensorView mapped_view(device, mapped, view.dtype(), view.shape(), view.strides(),
+                         view.byte_offset());
+  return Tensor(std::move(mapped_view), std::move(mapping));
 }
 
 Tensor from_dlpack(DLManagedTensor* managed) {

@@ -17,15 +17,25 @@ std::string hex(std::uint64_t v) {
 std::atomic<std::uint64_t> GlobalMemory::spaces_{0};
 
 std::uint64_t GlobalMemory::allocate(std::size_t bytes) {
-  std::lock_guard lock(mutex_);
-  const std::uint64_t address = next_;
   std::unique_ptr<std::byte[]> storage(new (std::nothrow) std::byte[bytes ? bytes : 1]);
   if (!storage)
     throw SimError("the host could not give the simulator " + std::to_string(bytes) +
                    " bytes for an allocation");
   std::memset(storage.get(), 0, bytes ? bytes : 1);
-  allocations_.emplace(address, Allocation{bytes, std::move(storage)});
-  live_bytes_ += bytes;
+  std::byte* host = storage.get();
+  return insert(0, bytes, host, std::move(storage));
+}
+
+std::uint64_t GlobalMemory::map(std::byte* host, std::size_t bytes) {
+  return insert(reinterpret_cast<std::uintptr_t>(host) % kAlign, bytes, host, nullptr);
+}
+
+std::uint64_t GlobalMemory::insert(std::size_t offset, std::size_t bytes, std::byte* host,
+                                   std::unique_ptr<std::byte[]> storage) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t address = next_ + offset;
+  if (storage) live_bytes_ += bytes;
+  allocations_.emplace(address, Allocation{bytes, host, std::move(storage)});
   next_ = (address + bytes + kGap + kAlign - 1) / kAlign * kAlign;
   return address;
 }
@@ -36,7 +46,7 @@ void GlobalMemory::free(std::uint64_t address) {
   const auto it = allocations_.find(address);
   if (it == allocations_.end())
     throw SimError("free of " + hex(address) + ", which is not the start of a live allocation");
-  live_bytes_ -= it->second.size;
+  if (it->second.storage) live_bytes_ -= it->second.size;
   allocations_.erase(it);
 }
 
@@ -59,7 +69,7 @@ std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {
     auto it = allocations_.upper_bound(address);
     if (it == allocations_.begin()) return nullptr;
     --it;
-    last = {id_, generation, it->first, it->second.size, it->second.bytes.get()};
+    last = {id_, generation, it->first, it->second.size, it->second.bytes};
   }
   const std::uint64_t offset = address - last.base;
   if (offset > last.size || bytes > last.size - offset) return nullptr;

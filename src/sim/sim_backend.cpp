@@ -145,6 +145,10 @@ void SimBackend::free(runtime::DevicePtr ptr) {
   global_->free(ptr);
 }
 
+runtime::DevicePtr SimBackend::map_host(void* host, std::size_t bytes) {
+  return global_->map(static_cast<std::byte*>(host), bytes);
+}
+
 void SimBackend::copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes,
                                 runtime::StreamHandle*) {
   if (bytes) std::memcpy(global_->require(dst, bytes, "copy to device"), src, bytes);

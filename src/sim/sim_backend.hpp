@@ -56,6 +56,12 @@ class SimBackend : public runtime::DeviceBackend {
             runtime::StreamHandle*) override;
 
   std::unique_ptr<runtime::StreamHandle> create_stream() override;
+  // Launches run as they are issued, so any handle orders them.
+  std::unique_ptr<runtime::StreamHandle> borrow_stream(std::uintptr_t) override {
+    return create_stream();
+  }
+  runtime::DevicePtr map_host(void* host, std::size_t bytes) override;
+  void unmap_host(runtime::DevicePtr address) override { global_->free(address); }
   void synchronize(runtime::StreamHandle*) override {
   }  // launches and copies complete before returning
 

@@ -86,6 +86,23 @@ TEST_F(CudaBackendTest, CopiesSynchronouslyAndOnStreams) {
   EXPECT_GE(Event::elapsed_ms(e0, e1), 0.0f);
 }
 
+TEST_F(CudaBackendTest, RunsOnABorrowedStreamAndLeavesItAlive) {
+  Device d = Device::cuda(0);
+  Buffer a(d, 16);
+  a.upload(std::vector<std::uint32_t>{5, 6, 7, 8});
+  // Not a stream the fake driver made: destroying it (cuStreamDestroy frees
+  // the fake's handles) would be a bad free, which the test would report.
+  int foreign = 0;
+  {
+    Stream s = Stream::borrow(d, reinterpret_cast<std::uintptr_t>(&foreign));
+    std::uint32_t second = 0;
+    a.copy_to_host(&second, 4, 4, &s);
+    s.synchronize();
+    EXPECT_EQ(second, 6u);
+  }
+  EXPECT_EQ(foreign, 0);
+}
+
 TEST_F(CudaBackendTest, RefusesABufferLargerThanTheFreeMemory) {
   Device d = Device::cuda(0);
   try {

@@ -572,5 +572,13 @@ TEST(BadHopper, RemoteArriveScope) {
                       {"mbarrier_arrive_cluster", "scope gpu", ".cta or .cluster"}));
 }
 
+TEST(BadUse, AValueReturningFormNeedsATypedSource) {
+  EXPECT_TRUE(
+      refused([](Kernel& k) { k.div(7, 2); }, {"div", "both sources are integer literals"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.selp(1, 0, k.pred()); }, {"selp", "make one a register"}));
+  // The wrapper's own checks still apply: min of an f32 and an s32.
+  EXPECT_TRUE(refused([](Kernel& k) { k.min(k.reg(f32), k.reg(s32)); }, {"min"}));
+}
+
 }  // namespace
 }  // namespace warpforge::dsl

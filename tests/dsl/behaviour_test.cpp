@@ -150,6 +150,23 @@ TEST(Operators, SpellingsFollowTheRegisterType) {
                    "not.b32 %r7, %r0;", "ret;"}));
 }
 
+TEST(Operators, ValueReturningFormsTakeTheSourcesType) {
+  Kernel k("values", Target::sm_80);
+  Reg f = k.reg(f32), g = k.reg(f32), s = k.reg(s32);
+  Pred p = k.pred();
+  Reg q = k.div(f, g);
+  Reg lo = k.min(s, 7);
+  Reg hi = k.max(3, s);
+  Reg pick = k.selp(f, imm_f32(1.0f), p);
+  EXPECT_EQ(q.type(), f32);
+  EXPECT_EQ(lo.type(), s32);
+  EXPECT_EQ(pick.type(), f32);
+  EXPECT_EQ(statements_from(k, 0),
+            (Lines{"div.rn.f32 %f2, %f0, %f1;", "min.s32 %r1, %r0, 7;", "max.s32 %r2, 3, %r0;",
+                   "selp.f32 %f3, %f0, 0f3F800000, %p0;", "ret;"}));
+  (void)hi;
+}
+
 TEST(Operators, CompoundAssignmentUpdatesInPlace) {
   Kernel k("update", Target::sm_80);
   Reg x = k.reg(s32);

@@ -93,8 +93,10 @@ struct Foreign {
   Shape shape;
   int deleted = 0;
   DLManagedTensor managed{};
-  explicit Foreign(Shape s, DLDevice where, DLDataType type) : shape(std::move(s)) {
-    managed.dl_tensor.data = reinterpret_cast<void*>(std::uintptr_t{0x20000});
+  explicit Foreign(Shape s, DLDevice where, DLDataType type,
+                   void* data = reinterpret_cast<void*>(std::uintptr_t{0x20000}))
+      : shape(std::move(s)) {
+    managed.dl_tensor.data = data;
     managed.dl_tensor.device = where;
     managed.dl_tensor.ndim = static_cast<int>(shape.size());
     managed.dl_tensor.dtype = type;
@@ -140,6 +142,46 @@ TEST_F(Dlpack, RefusesACpuTensorWithoutADevice) {
     EXPECT_STREQ(e.what(),
                  "from_dlpack without a device takes kDLCUDA tensors only; this one is on (device_type 1, device_id "
                  "0); pass the Device it belongs to");
+  }
+  EXPECT_EQ(f.deleted, 1);
+}
+
+TEST(DlpackHost, MapsHostMemoryIntoTheSimulatorWithoutACopy) {
+  Device sim = Device::sim();
+  // Host floats at an address 4 bytes past a 256-byte boundary: the mapping
+  // keeps that offset, so kernels see the host memory's alignment.
+  alignas(256) float storage[8] = {};
+  float* host = storage + 1;
+  for (int i = 0; i < 6; ++i) host[i] = 1.5f * static_cast<float>(i + 1);
+  Foreign f({2, 3}, {kDLCPU, 0}, {kDLFloat, 32, 1}, host);
+  DevicePtr address = 0;
+  {
+    Tensor t = from_dlpack(&f.managed, sim);
+    address = t.address();
+    EXPECT_EQ(address % 256, 4u);
+    std::vector<float> seen(6, -1.0f);
+    t.copy_to_host(seen.data(), 24);
+    EXPECT_EQ(seen, (std::vector<float>{1.5f, 3.0f, 4.5f, 6.0f, 7.5f, 9.0f}));
+    const std::vector<float> written{-1, -2, -3, -4, -5, -6};
+    t.copy_from_host(written.data(), 24);
+    EXPECT_EQ(host[5], -6.0f);  // the producer's own memory changed
+    EXPECT_EQ(f.deleted, 0);
+  }
+  EXPECT_EQ(f.deleted, 1);
+  // Unmapped with the last Tensor: the address no longer reaches the host array.
+  EXPECT_THROW(sim.backend().copy_to_host(storage, address, 4, nullptr), SimError);
+}
+
+TEST_F(Dlpack, RefusesHostMemoryOnAGpu) {
+  float x[3] = {};
+  Foreign f({3}, {kDLCPU, 0}, {kDLFloat, 32, 1}, x);
+  try {
+    from_dlpack(&f.managed, device);
+    ADD_FAILURE() << "host memory was imported on a GPU";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("lives on DLPack device (device_type 1, device_id 0)"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(f.deleted, 1);
 }

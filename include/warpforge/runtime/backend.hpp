@@ -102,6 +102,19 @@ class DeviceBackend {
   virtual std::unique_ptr<StreamHandle> create_stream() = 0;
   virtual void synchronize(StreamHandle* stream) = 0;  // nullptr: the whole device
 
+  // Resources made by someone else (a framework calling warpforge): defaults
+  // in src/runtime/foreign_resources.cpp refuse, naming the device.
+  // A stream created elsewhere, by its native handle (a CUstream: the one of
+  // torch.cuda.current_stream(), or the stream an XLA FFI call runs on); work
+  // queued on it is ordered with the owner's, and destroying the handle
+  // leaves the stream alone. 0 is the legacy default stream.
+  virtual std::unique_ptr<StreamHandle> borrow_stream(std::uintptr_t native);
+  // `bytes` of host memory at `host` made addressable by kernels without a
+  // copy (how the simulator runs on NumPy arrays); the caller keeps the memory
+  // alive until unmap_host() of the address returned.
+  virtual DevicePtr map_host(void* host, std::size_t bytes);
+  virtual void unmap_host(DevicePtr address);
+
   // Events. The defaults (src/runtime/host_event.cpp) synchronize the stream
   // at record() and take the host's steady clock, which is exact for a backend
   // that runs work as it is issued (the simulator); the CUDA backend overrides

@@ -36,6 +36,7 @@ class CudaBackend final : public DeviceBackend {
   void fill(DevicePtr dst, std::uint8_t byte, std::size_t bytes, StreamHandle* stream) override;
 
   std::unique_ptr<StreamHandle> create_stream() override;
+  std::unique_ptr<StreamHandle> borrow_stream(std::uintptr_t native) override;
   void synchronize(StreamHandle* stream) override;
 
   std::unique_ptr<EventHandle> create_event() override;

@@ -29,7 +29,10 @@ DLManagedTensor* to_dlpack(const Tensor& tensor);
 
 // Takes ownership of `managed` (its deleter runs when the last Tensor using it
 // goes away, or at once when the import is refused). Its device must be
-// `device`'s DLPack device; null strides mean contiguous row-major.
+// `device`'s DLPack device, or the host (kDLCPU) when `device` is the
+// simulator: the host memory is then mapped into the simulator's address
+// space (DeviceBackend::map_host), not copied, so kernels read and write the
+// producer's array. Null strides mean contiguous row-major.
 Tensor from_dlpack(DLManagedTensor* managed, const Device& device);
 // As above, for a kDLCUDA tensor: the device is Device::cuda(device_id).
 Tensor from_dlpack(DLManagedTensor* managed);

@@ -23,8 +23,13 @@ class GlobalMemory {
 
   // Throws SimError when the host cannot give the bytes.
   std::uint64_t allocate(std::size_t bytes);
-  std::size_t live_bytes() const;  // held by live allocations
-  void free(std::uint64_t address);
+  std::size_t live_bytes() const;  // held by live allocations (not mappings)
+  // Makes `bytes` of host memory at `host` addressable by kernels without a
+  // copy (a NumPy array given to the simulator): the address returned has the
+  // host pointer's offset modulo kAlign, so the alignment a kernel sees is the
+  // host memory's own. The caller keeps the memory alive until free().
+  std::uint64_t map(std::byte* host, std::size_t bytes);
+  void free(std::uint64_t address);  // an allocation or a mapping
 
   // The host bytes behind [address, address + bytes), or nullptr when that
   // range is not inside one allocation.
@@ -39,8 +44,11 @@ class GlobalMemory {
  private:
   struct Allocation {
     std::size_t size;
-    std::unique_ptr<std::byte[]> bytes;
+    std::byte* bytes;                      // the host bytes behind the range
+    std::unique_ptr<std::byte[]> storage;  // null for a mapping
   };
+  std::uint64_t insert(std::size_t offset, std::size_t bytes, std::byte* host,
+                       std::unique_ptr<std::byte[]> storage);
   mutable std::mutex mutex_;  // allocation and free; lookups run during launches, which do neither
   std::map<std::uint64_t, Allocation> allocations_;
   std::uint64_t next_ = kBase;

@@ -308,4 +308,39 @@ void AluOps::selp(const Reg& d, const Src& a, const Src& b, const PredUse& p) {
   emit(opcode, {operand_of(d), operand_of(a), operand_of(b), operand_of(p)});
 }
 
+Reg AluOps::result_of(const char* op, const Src& a, const Src& b) {
+  for (const Src* s : {&a, &b}) {
+    if (s->is_reg()) return reg(s->reg().type());
+    if (s->imm_type()) return reg(*s->imm_type());
+  }
+  fail(op,
+       "both sources are integer literals, which say no type: make one a register, or name the "
+       "destination (" +
+           std::string(op) + "(d, a, b))");
+}
+
+Reg AluOps::div(const Src& a, const Src& b, FloatMode m) {
+  Reg d = result_of("div", a, b);
+  div(d, a, b, m);
+  return d;
+}
+
+Reg AluOps::min(const Src& a, const Src& b, FloatMode m) {
+  Reg d = result_of("min", a, b);
+  min(d, a, b, m);
+  return d;
+}
+
+Reg AluOps::max(const Src& a, const Src& b, FloatMode m) {
+  Reg d = result_of("max", a, b);
+  max(d, a, b, m);
+  return d;
+}
+
+Reg AluOps::selp(const Src& a, const Src& b, const PredUse& p) {
+  Reg d = result_of("selp", a, b);
+  selp(d, a, b, p);
+  return d;
+}
+
 }  // namespace warpforge::dsl

@@ -87,11 +87,13 @@ class CudaModule final : public LoadedModule {
 // Streams and events are destroyed in their own context, whichever thread
 // drops them; as with modules, a failure here has nobody to be reported to.
 struct CudaStream final : StreamHandle {
-  explicit CudaStream(CUcontext c) : context(c) {}
+  CudaStream(CUcontext c, bool owned) : context(c), owned(owned) {}
   ~CudaStream() override {
-    if (stream && driver().cuCtxSetCurrent(context) == CUDA_SUCCESS) driver().cuStreamDestroy(stream);
+    if (owned && stream && driver().cuCtxSetCurrent(context) == CUDA_SUCCESS)
+      driver().cuStreamDestroy(stream);
   }
   CUcontext context;
+  bool owned;  // false for a borrowed stream, which its creator destroys
   CUstream stream = nullptr;
 };
 
@@ -231,10 +233,16 @@ void CudaBackend::fill(DevicePtr dst, std::uint8_t byte, std::size_t bytes, Stre
 
 std::unique_ptr<StreamHandle> CudaBackend::create_stream() {
   make_current();
-  auto s = std::make_unique<CudaStream>(context_->context);
+  auto s = std::make_unique<CudaStream>(context_->context, true);
   // Flags 0 (CU_STREAM_DEFAULT): the stream also orders with the legacy
   // default stream that the synchronous copies use.
   check(driver().cuStreamCreate(&s->stream, 0), "cuStreamCreate");
+  return s;
+}
+
+std::unique_ptr<StreamHandle> CudaBackend::borrow_stream(std::uintptr_t native) {
+  auto s = std::make_unique<CudaStream>(context_->context, false);
+  s->stream = reinterpret_cast<CUstream>(native);
   return s;
 }
 

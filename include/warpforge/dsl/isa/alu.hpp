@@ -64,8 +64,19 @@ class AluOps : public virtual KernelCore {
   Pred setp(Cmp c, const Src& a, const Src& b);
   void selp(const Reg& d, const Src& a, const Src& b, const PredUse& p);
 
+  // Value-returning forms, where naming a destination first is clumsy
+  // (`Reg q = k.div(a, b)`): the same one instruction into a fresh register of
+  // the type of the first register among the sources (refused when every
+  // source is an integer literal, which says no type).
+  Reg div(const Src& a, const Src& b, FloatMode m = {});
+  Reg min(const Src& a, const Src& b, FloatMode m = {});
+  Reg max(const Src& a, const Src& b, FloatMode m = {});
+  Reg selp(const Src& a, const Src& b, const PredUse& p);
+
  private:
   Reg mov_sreg(Type t, SReg s);
+  // The destination of a value-returning form: a register of the sources' type.
+  Reg result_of(const char* op, const Src& a, const Src& b);
   void arith(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
   void float_only(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
   void int_only(const std::string& opcode, const Reg& d, std::initializer_list<const Src*> srcs, Type t);

@@ -1,0 +1,269 @@
+// XLA FFI handlers behind warpforge.jax: gemm_amax and gemm as typed FFI
+// calls (xla/ffi/api/ffi.h, from jax.ffi.include_dir()), one for the CUDA
+// platform (on XLA's stream, on the call's device) and one for the CPU
+// platform (host buffers, run on the simulator, which maps them for the call).
+// Compiled only where the build found JAX's FFI headers.
+//
+// XLA buffers are dense row-major; warpforge.jax passes every operand in its
+// physical order and these handlers view it in the logical one: A (L, M, K)
+// as (M, K, L) k-major, B likewise, scales as their bytes, C (L, M, N) as
+// (M, N, L) n-major or (L, N, M) as m-major.
+#include <nanobind/nanobind.h>
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../bindings.hpp"
+#include "../gemm_amax_op.hpp"
+#include "../op_cache.hpp"
+#include "../tensors.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/ops/gemm.hpp"
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+namespace nb = nanobind;
+using namespace warpforge::runtime;
+
+namespace warpforge::python {
+namespace {
+
+DType dtype_of(ffi::DataType t, const char* role) {
+  switch (t) {
+    case ffi::DataType::F32:
+      return DType::f32;
+    case ffi::DataType::F16:
+      return DType::f16;
+    case ffi::DataType::BF16:
+      return DType::bf16;
+    case ffi::DataType::F8E4M3FN:
+      return DType::e4m3;
+    case ffi::DataType::F8E5M2:
+      return DType::e5m2;
+    case ffi::DataType::F8E8M0FNU:
+      return DType::e8m0;
+    case ffi::DataType::U8:
+      return DType::u8;
+    case ffi::DataType::S8:
+      return DType::i8;
+    default:
+      throw RuntimeError(
+          std::string(role) + ": XLA dtype " + std::to_string(static_cast<int>(t)) +
+          " has no warpforge dtype; accepted: float32, float16, bfloat16, float8_e4m3fn, "
+          "float8_e5m2, float8_e8m0fnu, uint8 (packed FP4), int8");
+  }
+}
+
+// The call's buffers as views on its device. On the simulator each host
+// buffer is mapped into the simulated address space until the call returns.
+class CallBuffers {
+ public:
+  explicit CallBuffers(Device device) : device_(std::move(device)) {}
+  CallBuffers(const CallBuffers&) = delete;
+  CallBuffers& operator=(const CallBuffers&) = delete;
+  ~CallBuffers() {
+    for (DevicePtr p : mapped_) device_.backend().unmap_host(p);
+  }
+
+  TensorView view(void* data, std::size_t bytes, DType dtype, std::vector<std::int64_t> shape,
+                  std::vector<std::int64_t> strides = {}) {
+    DevicePtr address = reinterpret_cast<DevicePtr>(data);
+    if (device_.is_simulator())
+      mapped_.push_back(address = device_.backend().map_host(data, bytes));
+    return TensorView(device_, address, dtype, std::move(shape), std::move(strides));
+  }
+  template <class Buffer>
+  TensorView flat(const Buffer& b, const char* role) {
+    return view(b.untyped_data(), b.size_bytes(), dtype_of(b.element_type(), role),
+                {static_cast<std::int64_t>(b.element_count())});
+  }
+  // A physical (L, R, C) buffer as the logical (R, C, L) matrix of row stride C.
+  template <class Buffer>
+  TensorView rows_cols_batch(const Buffer& b, const char* role) {
+    auto d = b.dimensions();
+    if (d.size() != 3)
+      throw RuntimeError(std::string(role) + ": expected 3 dimensions (L, rows, cols), got " +
+                         std::to_string(d.size()));
+    return view(b.untyped_data(), b.size_bytes(), dtype_of(b.element_type(), role),
+                {d[1], d[2], d[0]}, {d[2], 1, d[1] * d[2]});
+  }
+  // A physical (L, N, M) buffer as the logical m-major (M, N, L).
+  template <class Buffer>
+  TensorView m_major(const Buffer& b, const char* role) {
+    auto d = b.dimensions();
+    if (d.size() != 3)
+      throw RuntimeError(std::string(role) + ": expected 3 dimensions (L, N, M), got " +
+                         std::to_string(d.size()));
+    return view(b.untyped_data(), b.size_bytes(), dtype_of(b.element_type(), role),
+                {d[2], d[1], d[0]}, {1, d[2], d[1] * d[2]});
+  }
+  template <class Buffer>
+  TensorView dense(const Buffer& b, const char* role) {
+    auto d = b.dimensions();
+    return view(b.untyped_data(), b.size_bytes(), dtype_of(b.element_type(), role),
+                std::vector<std::int64_t>(d.begin(), d.end()));
+  }
+
+ private:
+  Device device_;
+  std::vector<DevicePtr> mapped_;
+};
+
+std::optional<ops::GemmAmaxTile> tile(std::int32_t m, std::int32_t n) {
+  if (m == 0 && n == 0) return std::nullopt;  // the kernel's choice
+  return ops::GemmAmaxTile{m, n};
+}
+
+ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
+                     const ffi::AnyBuffer& b, const ffi::AnyBuffer& sfa, const ffi::AnyBuffer& sfb,
+                     ffi::Result<ffi::AnyBuffer>& c, ffi::Result<ffi::AnyBuffer>& amax,
+                     std::string_view c_major, std::int32_t sf_vec_size, std::int32_t mma_m,
+                     std::int32_t mma_n, std::int32_t cluster_m, std::int32_t cluster_n,
+                     std::string_view precision, std::string_view kernel) {
+  try {
+    CallBuffers buffers(device);
+    const bool m_major = c_major == "m";
+    const GemmAmaxOp::Views views{
+        buffers.rows_cols_batch(a, "a"),
+        buffers.rows_cols_batch(b, "b"),
+        buffers.flat(sfa, "sfa"),
+        buffers.flat(sfb, "sfb"),
+        m_major ? buffers.m_major(*c, "c") : buffers.rows_cols_batch(*c, "c"),
+        buffers.flat(*amax, "amax")};
+    ops::GemmAmaxOptions options;
+    options.c_dtype = views[4].dtype() == DType::u8 ? DType::e2m1 : views[4].dtype();
+    options.c_major = m_major ? ops::CMajor::m : ops::CMajor::n;
+    options.sf_vec_size = sf_vec_size;
+    options.mma_tile = tile(mma_m, mma_n);
+    options.cluster = tile(cluster_m, cluster_n);
+    set_gemm_amax_choices(options, std::string(precision), std::string(kernel));
+    cached_gemm_amax_op(views, options)->run(views, stream, true);
+    return ffi::Error::Success();
+  } catch (const Error& e) {
+    return ffi::Error::InvalidArgument(e.what());
+  }
+}
+
+ffi::Error gemm_amax_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
+                          ffi::AnyBuffer sfa, ffi::AnyBuffer sfb, ffi::Result<ffi::AnyBuffer> c,
+                          ffi::Result<ffi::AnyBuffer> amax, std::string_view c_major,
+                          std::int32_t sf_vec_size, std::int32_t mma_m, std::int32_t mma_n,
+                          std::int32_t cluster_m, std::int32_t cluster_n,
+                          std::string_view precision, std::string_view kernel) {
+  try {
+    const Device device = cuda_device(ordinal);
+    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
+    return gemm_amax(device, &s, a, b, sfa, sfb, c, amax, c_major, sf_vec_size, mma_m, mma_n,
+                     cluster_m, cluster_n, precision, kernel);
+  } catch (const Error& e) {
+    return ffi::Error::Internal(e.what());
+  }
+}
+
+ffi::Error gemm_amax_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer sfa,
+                          ffi::AnyBuffer sfb, ffi::Result<ffi::AnyBuffer> c,
+                          ffi::Result<ffi::AnyBuffer> amax, std::string_view c_major,
+                          std::int32_t sf_vec_size, std::int32_t mma_m, std::int32_t mma_n,
+                          std::int32_t cluster_m, std::int32_t cluster_n,
+                          std::string_view precision, std::string_view kernel) {
+  return gemm_amax(simulator(), nullptr, a, b, sfa, sfb, c, amax, c_major, sf_vec_size, mma_m,
+                   mma_n, cluster_m, cluster_n, precision, kernel);
+}
+
+template <class Binding>
+auto gemm_amax_signature(Binding binding) {
+  return std::move(binding)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<std::string_view>("c_major")
+      .template Attr<std::int32_t>("sf_vec_size")
+      .template Attr<std::int32_t>("mma_m")
+      .template Attr<std::int32_t>("mma_n")
+      .template Attr<std::int32_t>("cluster_m")
+      .template Attr<std::int32_t>("cluster_n")
+      .template Attr<std::string_view>("precision")
+      .template Attr<std::string_view>("kernel");
+}
+
+// D = alpha·A·B (+ beta·C): row-major A (.., M, K), B (.., K, N), D (.., M, N).
+ffi::Error gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
+                const ffi::AnyBuffer& b, const ffi::AnyBuffer* c, ffi::Result<ffi::AnyBuffer>& d,
+                float alpha, float beta) {
+  try {
+    CallBuffers buffers(device);
+    const TensorView va = buffers.dense(a, "a"), vb = buffers.dense(b, "b"),
+                     vd = buffers.dense(*d, "d");
+    std::optional<TensorView> vc;
+    if (c) vc = buffers.dense(*c, "c");
+    const TensorView* c_view = vc ? &*vc : nullptr;
+    auto op = cached<ops::Gemm>(
+        key_of({&va, &vb, c_view, &vd}, std::to_string(alpha) + " " + std::to_string(beta)), [&] {
+          return std::make_shared<ops::Gemm>(va, vb, c_view, vd,
+                                             ops::GemmOptions{.alpha = alpha, .beta = beta});
+        });
+    op->execute(va, vb, c_view, vd, stream);
+    return ffi::Error::Success();
+  } catch (const Error& e) {
+    return ffi::Error::InvalidArgument(e.what());
+  }
+}
+
+ffi::Error gemm_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
+                     ffi::AnyBuffer c, ffi::Result<ffi::AnyBuffer> d, float alpha, float beta,
+                     bool has_c) {
+  try {
+    const Device device = cuda_device(ordinal);
+    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
+    return gemm(device, &s, a, b, has_c ? &c : nullptr, d, alpha, beta);
+  } catch (const Error& e) {
+    return ffi::Error::Internal(e.what());
+  }
+}
+
+ffi::Error gemm_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer c,
+                     ffi::Result<ffi::AnyBuffer> d, float alpha, float beta, bool has_c) {
+  return gemm(simulator(), nullptr, a, b, has_c ? &c : nullptr, d, alpha, beta);
+}
+
+template <class Binding>
+auto gemm_signature(Binding binding) {
+  return std::move(binding)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<float>("alpha")
+      .template Attr<float>("beta")
+      .template Attr<bool>("has_c");
+}
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmAmaxCuda, gemm_amax_cuda,
+                              gemm_amax_signature(ffi::Ffi::Bind()
+                                                      .Ctx<ffi::PlatformStream<void*>>()
+                                                      .Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmAmaxHost, gemm_amax_host, gemm_amax_signature(ffi::Ffi::Bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    kGemmCuda, gemm_cuda,
+    gemm_signature(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmHost, gemm_host, gemm_signature(ffi::Ffi::Bind()));
+
+void bind_jax(nb::module_& m) {
+  auto capsule = [](XLA_FFI_Handler* handler) {
+    return nb::capsule(reinterpret_cast<void*>(handler));
+  };
+  nb::dict targets;
+  targets["gemm_amax_cuda"] = capsule(kGemmAmaxCuda);
+  targets["gemm_amax_cpu"] = capsule(kGemmAmaxHost);
+  targets["gemm_cuda"] = capsule(kGemmCuda);
+  targets["gemm_cpu"] = capsule(kGemmHost);
+  m.attr("jax_ffi_targets") = targets;
+}
+
+}  // namespace warpforge::python

@@ -1,0 +1,46 @@
+"""Shared helpers of the pytest suite: seeded random inputs in the cuDNN
+frontend's reference form (U(-2, 2) quantized) and the framework probes
+that skip tests, saying why, where a framework or a GPU is absent."""
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+
+# JAX would otherwise take most of the GPU's memory at its first array,
+# leaving torch, in the same process, too little.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skips, saying so, without one)")
+
+
+def have(module):
+    return importlib.util.find_spec(module) is not None
+
+
+def torch_or_skip():
+    if not have("torch"):
+        pytest.skip("torch is not installed")
+    import torch
+
+    return torch
+
+
+def torch_cuda_or_skip():
+    torch = torch_or_skip()
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA GPU")
+    return torch
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(2026)
+
+
+def uniform(rng, *shape):
+    return rng.uniform(-2.0, 2.0, size=shape).astype(np.float32)

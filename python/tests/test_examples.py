@@ -1,0 +1,49 @@
+"""The Python examples (examples/python) run on the simulator with NumPy,
+and on a GPU with torch tensors where there is one: the m16n8k8 demo and
+the single-warp bf16 GEMM at REFERENCE.md's five shapes."""
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+import warpforge
+from conftest import torch_cuda_or_skip
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"
+
+
+def example(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mma_demo_on_the_simulator():
+    d, expected = example("mma_m16n8k8").run(device=warpforge.Device.sim())
+    np.testing.assert_array_equal(d, expected)
+
+
+@pytest.mark.parametrize("shape", example("bf16_gemm").SHAPES)
+def test_bf16_gemm_on_the_simulator(shape):
+    ex = example("bf16_gemm")
+    module = warpforge.Module(ex.build_kernel(), warpforge.Device.sim())
+    d, reference = ex.run(*shape, module, np.random.default_rng(sum(shape)))
+    np.testing.assert_allclose(d, reference, atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.gpu
+def test_the_examples_on_the_gpu_with_torch():
+    torch = torch_cuda_or_skip()
+    d, expected = example("mma_m16n8k8").run(lambda x: torch.from_numpy(x).cuda(), warpforge.Device.cuda(0))
+    np.testing.assert_array_equal(d, expected)
+    import sys
+
+    saved = sys.argv
+    sys.argv = ["bf16_gemm.py", "--torch"]
+    try:
+        assert example("bf16_gemm").main() == 0
+    finally:
+        sys.argv = saved

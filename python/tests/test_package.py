@@ -1,0 +1,39 @@
+"""The package itself: its error hierarchy mirrors the C++ one and carries
+the C++ messages; the simulator device is there without a GPU."""
+
+import numpy as np
+import pytest
+
+import warpforge
+
+
+def test_errors_mirror_the_cpp_hierarchy():
+    assert issubclass(warpforge.Error, RuntimeError)
+    for name in ("DslError", "PtxError", "LayoutError", "RuntimeError", "TileError", "CudaError", "OpsError",
+                 "SimError", "ToolchainError"):
+        assert issubclass(getattr(warpforge, name), warpforge.Error), name
+    assert issubclass(warpforge.TargetError, warpforge.DslError)
+    assert issubclass(warpforge.ParseError, warpforge.PtxError)
+
+
+def test_a_cpp_refusal_arrives_with_its_message():
+    with pytest.raises(warpforge.OpsError, match="format 'fp6': accepted mxfp8"):
+        warpforge.quantize(np.ones((2, 32), dtype=np.float32), "fp6")
+
+
+def test_the_simulator_is_a_device():
+    sim = warpforge.Device.sim()
+    assert sim.is_simulator
+    assert sim.target == "sm_90a"
+    assert sim == warpforge.Device.sim()
+    assert warpforge.Device.cuda_count() >= 0
+
+
+def test_a_cuda_error_carries_the_driver_call():
+    if warpforge.Device.cuda_count() > 0:
+        pytest.skip("this machine has a CUDA GPU: Device.cuda(0) succeeds")
+    with pytest.raises(warpforge.CudaError) as caught:
+        warpforge.Device.cuda(0)
+    error = caught.value
+    assert str(error).startswith(error.call)
+    assert error.code == -1 or error.error_name.startswith("CUDA_ERROR")

@@ -1,0 +1,37 @@
+"""The README's Python section is true: each of its Python snippets runs
+(the torch one where torch has a GPU, the JAX one where JAX is installed)."""
+
+import pathlib
+import re
+
+import pytest
+
+from conftest import have
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
+def snippets():
+    text = README.read_text()
+    section = text[text.index("\n## Python\n"):]
+    section = section[:section.index("\n## ", 1)]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+
+
+def test_the_section_has_its_three_snippets():
+    assert len(snippets()) == 3
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_snippet_runs(index):
+    code = snippets()[index]
+    if "import torch" in code:
+        if not have("torch"):
+            pytest.skip("torch is not installed")
+        import torch
+
+        if not torch.cuda.is_available():
+            pytest.skip("torch sees no CUDA GPU")
+    if "import jax" in code and not have("jax"):
+        pytest.skip("JAX is not installed")
+    exec(compile(code, f"README.md snippet {index}", "exec"), {})

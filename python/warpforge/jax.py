@@ -1,0 +1,67 @@
+"""warpforge's operations for JAX, through the XLA FFI: gemm_amax and gemm
+call typed FFI handlers compiled into the extension (registered here with
+jax.ffi.register_ffi_target), so they work eagerly and inside jax.jit, on
+XLA's stream. Arrays on a GPU run there; CPU arrays run on the simulator.
+
+    c, amax = jax.jit(warpforge.jax.gemm_amax)(a, b, sfa, sfb)
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _warpforge
+from ._frameworks import dtype_name, framework_dtype
+from .ops import gemm_out_shape
+
+if not hasattr(_warpforge, "jax_ffi_targets"):
+    raise ImportError("this warpforge was built without JAX's FFI headers (JAX was not installed for the Python "
+                      "that built it): reinstall warpforge where JAX is installed")
+
+for _name, _capsule in _warpforge.jax_ffi_targets.items():
+    _op, _platform = _name.rsplit("_", 1)
+    jax.ffi.register_ffi_target(f"warpforge_{_op}", _capsule, platform=_platform)
+
+# Scales in the 6-D form (32, 4, RM, 4, RK, L) are stored L, RM, RK outermost:
+# this order of axes lists them as they lie in memory.
+_SCALE_MEMORY_ORDER = (5, 2, 4, 0, 1, 3)
+
+
+def _scale_bytes(s):
+    return jnp.ravel(jnp.transpose(s, _SCALE_MEMORY_ORDER) if s.ndim == 6 else s)
+
+
+def _pair(p):
+    return (0, 0) if p is None else (int(p[0]), int(p[1]))
+
+
+def gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None, cluster_shape_mn=None,
+              sf_vec_size=32, precision="exact", kernel="auto"):
+    """warpforge.gemm_amax for jax.Arrays (see there): a (M, K, L), b (N, K, L)
+    logical shapes, FP4 as uint8 (rows, K/2, L); scales 6-D or 1-D. Returns
+    (c (M, N, L), amax (1, 1, 1)). Options are static under jax.jit."""
+    if dtype_name(acc_dtype or jnp.float32) != "f32":
+        raise _warpforge.OpsError(f"acc_dtype {acc_dtype}: accumulation is f32 only")
+    c_name = "f32" if c_dtype is None else dtype_name(c_dtype)
+    m, _, l = a.shape
+    shape, _ = _warpforge.gemm_amax_c_layout(m, b.shape[0], l, c_major, c_name)
+    cols = shape[1]
+    physical = (l, m, cols) if c_major == "n" else (l, cols, m)
+    out_dtype = framework_dtype("numpy", "e2m1" if c_name == "u8" else c_name)
+    (mma_m, mma_n), (cluster_m, cluster_n) = _pair(mma_tiler_mn), _pair(cluster_shape_mn)
+    call = jax.ffi.ffi_call(
+        "warpforge_gemm_amax",
+        (jax.ShapeDtypeStruct(physical, out_dtype), jax.ShapeDtypeStruct((1, 1, 1), jnp.float32)))
+    c, amax = call(jnp.transpose(a, (2, 0, 1)), jnp.transpose(b, (2, 0, 1)), _scale_bytes(sfa), _scale_bytes(sfb),
+                   c_major=c_major, sf_vec_size=np.int32(sf_vec_size), mma_m=np.int32(mma_m), mma_n=np.int32(mma_n),
+                   cluster_m=np.int32(cluster_m), cluster_n=np.int32(cluster_n), precision=precision, kernel=kernel)
+    return jnp.transpose(c, (1, 2, 0) if c_major == "n" else (2, 1, 0)), amax
+
+
+def gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
+    """warpforge.gemm for jax.Arrays: D = alpha·A·B + beta·C, row-major a
+    (M, K) or (L, M, K), b (K, N) or (L, K, N)."""
+    shape = gemm_out_shape(a.shape, b.shape)
+    dtype = a.dtype if out_dtype is None else out_dtype
+    call = jax.ffi.ffi_call("warpforge_gemm", jax.ShapeDtypeStruct(shape, dtype))
+    return call(a, b, a if c is None else c, alpha=np.float32(alpha), beta=np.float32(beta), has_c=c is not None)

@@ -1,0 +1,122 @@
+"""warpforge's operations as PyTorch operators: torch.ops.warpforge.gemm_amax
+and torch.ops.warpforge.gemm, defined through torch.library with fake
+(meta) implementations, so that they trace into torch.compile(fullgraph=True)
+graphs, can be captured in CUDA graphs and pass torch.library.opcheck.
+
+Importing warpforge.torch registers them (`import warpforge` does so when
+torch is installed). CUDA tensors run on the GPU, on torch's current stream;
+CPU tensors run on the simulator.
+
+    c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, c_dtype=torch.bfloat16)
+"""
+
+import torch
+
+from . import _warpforge
+from ._frameworks import dtype_name, to_tensor
+from .ops import gemm_out_shape
+
+_LIBRARY = torch.library.Library("warpforge", "DEF")
+_LIBRARY.define(
+    "gemm_amax(Tensor a, Tensor b, Tensor sfa, Tensor sfb, str c_major='n', ScalarType? c_dtype=None, "
+    "ScalarType? acc_dtype=None, int[]? mma_tiler_mn=None, int[]? cluster_shape_mn=None, int sf_vec_size=32, "
+    "str precision='exact', str kernel='auto') -> (Tensor, Tensor)")
+_LIBRARY.define("gemm(Tensor a, Tensor b, Tensor? c=None, float alpha=1., float beta=0., "
+                "ScalarType? out_dtype=None) -> Tensor")
+
+try:  # the raw handle of the current stream, without making a Stream object (host overhead)
+    _raw_stream = torch._C._cuda_getCurrentRawStream
+except AttributeError:  # pragma: no cover - older torch
+    def _raw_stream(index):
+        return torch.cuda.current_stream(index).cuda_stream
+
+
+def _c_layout(m, n, l, c_major, packed):
+    """gemm_amax's C (shape, strides) as _warpforge.gemm_amax_c_layout gives
+    them, written with torch's symbolic sizes for the fake implementation
+    (tests check the two agree)."""
+    cols = (n + 1) // 2 if packed else n
+    strides = (cols, 1, m * cols) if c_major == "n" else (1, m, m * cols)
+    return (m, cols, l), strides
+
+
+def _c_dtype(c_dtype):
+    return torch.float32 if c_dtype is None else c_dtype
+
+
+# The compiled ops and what each call allocates, by everything that fixes
+# them: the calls after the first pay for a dict look-up, two allocations and
+# one C++ call.
+_GEMM_AMAX = {}
+
+
+def _gemm_amax_entry(key, a, b, sfa, sfb, c_major, c_dtype, acc_dtype, mma_tiler_mn, cluster_shape_mn,
+                     sf_vec_size, precision, kernel):
+    c_name = dtype_name(c_dtype)
+    shape, strides = _warpforge.gemm_amax_c_layout(a.shape[0], b.shape[0], a.shape[2], c_major, c_name)
+    c = torch.empty_strided(shape, strides, dtype=c_dtype, device=a.device)
+    amax = torch.zeros((1, 1, 1), dtype=torch.float32, device=a.device)
+    views = [to_tensor(x, role) for x, role in
+             ((a, "a"), (b, "b"), (sfa, "sfa"), (sfb, "sfb"), (c, "c"), (amax, "amax"))]
+    op = _warpforge.gemm_amax_op(
+        *views, c_major=c_major, c_dtype=c_name, acc_dtype=dtype_name(acc_dtype or torch.float32),
+        mma_tiler_mn=None if mma_tiler_mn is None else tuple(mma_tiler_mn),
+        cluster_shape_mn=None if cluster_shape_mn is None else tuple(cluster_shape_mn), sf_vec_size=sf_vec_size,
+        precision=precision, kernel=kernel)
+    entry = (op, tuple(shape), tuple(strides))
+    _GEMM_AMAX[key] = entry
+    return entry
+
+
+def _gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None,
+               cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel="auto"):
+    c_dtype = _c_dtype(c_dtype)
+    key = (a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, sfa.shape, sfa.stride(), sfa.dtype,
+           sfb.shape, sfb.stride(), sfb.dtype, a.device, c_major, c_dtype, acc_dtype,
+           None if mma_tiler_mn is None else tuple(mma_tiler_mn),
+           None if cluster_shape_mn is None else tuple(cluster_shape_mn), sf_vec_size, precision, kernel)
+    entry = _GEMM_AMAX.get(key) or _gemm_amax_entry(key, a, b, sfa, sfb, c_major, c_dtype, acc_dtype, mma_tiler_mn,
+                                                    cluster_shape_mn, sf_vec_size, precision, kernel)
+    op, shape, strides = entry
+    c = torch.empty_strided(shape, strides, dtype=c_dtype, device=a.device)
+    if a.is_cuda:
+        amax = torch.empty((1, 1, 1), dtype=torch.float32, device=a.device)
+        op.execute_addresses((a.data_ptr(), b.data_ptr(), sfa.data_ptr(), sfb.data_ptr(), c.data_ptr(),
+                              amax.data_ptr()), stream=_raw_stream(a.device.index), zero_amax=True)
+    else:  # host memory: the simulator, through DLPack (it maps each tensor)
+        amax = torch.zeros((1, 1, 1), dtype=torch.float32)
+        op.execute(*[to_tensor(x, role) for x, role in
+                     ((a, "a"), (b, "b"), (sfa, "sfa"), (sfb, "sfb"), (c, "c"), (amax, "amax"))])
+    return c, amax
+
+
+def _gemm_amax_fake(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None,
+                    cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel="auto"):
+    c_dtype = _c_dtype(c_dtype)
+    packed = dtype_name(c_dtype) in ("u8", "e2m1")
+    shape, strides = _c_layout(a.shape[0], b.shape[0], a.shape[2], c_major, packed)
+    return (a.new_empty_strided(shape, strides, dtype=c_dtype),
+            a.new_empty((1, 1, 1), dtype=torch.float32))
+
+
+def _gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
+    d = torch.empty(gemm_out_shape(a.shape, b.shape), dtype=out_dtype or a.dtype, device=a.device)
+    va, vb, vd = to_tensor(a, "a"), to_tensor(b, "b"), to_tensor(d, "d")
+    vc = None if c is None else to_tensor(c, "c")
+    op = _warpforge.gemm_op(va, vb, vc, vd, alpha=alpha, beta=beta)
+    op.execute(va, vb, vc, vd, stream=_raw_stream(a.device.index) if a.is_cuda else None)
+    return d
+
+
+def _gemm_fake(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
+    return a.new_empty(gemm_out_shape(a.shape, b.shape), dtype=out_dtype or a.dtype)
+
+
+for _key in ("CUDA", "CPU"):
+    _LIBRARY.impl("gemm_amax", _gemm_amax, _key)
+    _LIBRARY.impl("gemm", _gemm, _key)
+torch.library.register_fake("warpforge::gemm_amax", _gemm_amax_fake, lib=_LIBRARY)
+torch.library.register_fake("warpforge::gemm", _gemm_fake, lib=_LIBRARY)
+
+gemm_amax = torch.ops.warpforge.gemm_amax
+gemm = torch.ops.warpforge.gemm

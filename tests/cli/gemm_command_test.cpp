@@ -176,6 +176,13 @@ TEST(BenchCommand, WithoutAGpuFailsSayingSo) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("bench_launch needs a CUDA GPU; nothing measured"), std::string::npos)
       << r.output;
+  if (!fs::exists(fs::path(WARPFORGE_CLI).parent_path() / "bench" / "bench_gemm"))
+    GTEST_SKIP() << "bench_gemm is not built (CMake found no cuBLAS)";
+  Result gemm = run("bench gemm --shapes 256x256x256");
+  EXPECT_EQ(gemm.status, 1) << gemm.output;
+  EXPECT_NE(gemm.output.find("bench_gemm: needs a CUDA GPU (none found); nothing measured"),
+            std::string::npos)
+      << gemm.output;
 }
 
 TEST(BenchCommand, SaysWhichProgramItLacks) {

@@ -2,7 +2,10 @@
 // with a SimError naming the kernel, each warp's PTX line and loop, and how
 // to raise the limit, by its instruction budget or by its wall-clock limit.
 #include <gtest/gtest.h>
+#include <pty.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -120,6 +123,40 @@ TEST(Watchdog, LetsAKernelThatEndsRun) {
   EXPECT_EQ(sim.last_launch_thread_instructions(),
             4u * 64 * 4);  // ld.param, ld, setp, ret (the bra not taken: guard false)
   sim.free(flag);
+}
+
+// A launch longer than 2 s draws a progress line on a terminal, and nothing
+// when stderr is not one. The spinning kernel runs 2.5 s (its time limit).
+TEST(Progress, ShowsOnATerminalOnly) {
+  int terminal = -1;
+  const pid_t child = ::forkpty(&terminal, nullptr, nullptr, nullptr);
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // stderr is the pseudo-terminal's other end
+    SimBackend sim(SimOptions{.worker_threads = 1, .time_limit_seconds = 2.5});
+    const KernelSource k = spinning_kernel();
+    const runtime::DevicePtr flag = sim.allocate(4);
+    auto loaded = sim.load(k.module());
+    try {
+      sim.launch(*loaded, k.name(), {.grid = {1}, .block = {32}}, {arg_u64(flag)}, nullptr);
+    } catch (const SimError&) {
+      ::_exit(0);
+    }
+    ::_exit(1);
+  }
+  std::string shown;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(terminal, buffer, sizeof buffer)) > 0;) shown.append(buffer, n);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(terminal);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_NE(shown.find("simulator: kernel 'spin_on_flag': 0/1 blocks, 2."), std::string::npos)
+      << shown;
+
+  SimBackend sim(SimOptions{.worker_threads = 1, .time_limit_seconds = 2.5});
+  ::testing::internal::CaptureStderr();  // a file, not a terminal
+  launch_error(sim, {1});
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 }  // namespace

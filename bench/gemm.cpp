@@ -32,6 +32,7 @@
 #include "warpforge/ops/half.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/event.hpp"
+#include "warpforge/runtime/progress_line.hpp"
 
 using namespace warpforge;
 using runtime::DType;
@@ -293,7 +294,10 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|\n");
 
   int disagreements = 0;
+  // Which shape the run is on, on a terminal (stderr) while it lasts.
+  runtime::ProgressLine progress("bench_gemm", o.shapes.size(), "shapes");
   for (const Shape& s : o.shapes) {
+    progress.show(static_cast<std::uint64_t>(&s - o.shapes.data()));
     const std::size_t a_bytes = static_cast<std::size_t>(s.m * s.k) * 2,
                       b_bytes = static_cast<std::size_t>(s.k * s.n) * 2;
     const std::size_t dd_bytes = static_cast<std::size_t>(s.m * s.n) * d_bytes;
@@ -343,6 +347,7 @@ int main(int argc, char** argv) {
         ours->compile();
       }
     } catch (const Error& e) {
+      progress.clear();
       std::printf("| %s | refused: %s | | | | |\n", name.c_str(), e.what());
       continue;
     }
@@ -397,6 +402,7 @@ int main(int argc, char** argv) {
                            moved, {ours_tf, cublas_tf}});
     }
     if (scaled_op) {
+      progress.clear();
       std::printf("| %s | gemm_amax %s %s | %.1f | %.1f | %.3f | n/a |\n", name.c_str(),
                   std::string(scaled_op->kernel_name()).c_str(), o.block_scaled->first.c_str(), ours_tf, cublas_tf,
                   ours_tf / cublas_tf);
@@ -424,6 +430,7 @@ int main(int argc, char** argv) {
     const bool agrees = diff <= allowed;
     disagreements += agrees ? 0 : 1;
 
+    progress.clear();
     std::printf("| %s | %s %s | %.1f | %.1f | %.3f | %.2e%s |\n", name.c_str(),
                 std::string(ops::name(ours->kernel())).c_str(), ours->config().describe().c_str(),
                 ours_tf, cublas_tf, ours_tf / cublas_tf, diff,

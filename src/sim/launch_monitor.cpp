@@ -1,7 +1,5 @@
 #include "launch_monitor.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "cta.hpp"
@@ -11,10 +9,6 @@ namespace warpforge::sim {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A launch shorter than this shows no progress line.
-constexpr double kQuietSeconds = 2.0;
-constexpr double kRefreshSeconds = 0.25;
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -66,13 +60,7 @@ LaunchMonitor::LaunchMonitor(std::string kernel, WatchdogLimits limits, std::uin
                              const char* unit, bool progress)
     : kernel_(std::move(kernel)),
       limits_(limits),
-      clusters_(clusters),
-      unit_(unit),
-      progress_(progress && ::isatty(STDERR_FILENO)) {}
-
-LaunchMonitor::~LaunchMonitor() {
-  if (printed_) std::fprintf(stderr, "\r\033[K");
-}
+      progress_("simulator: kernel '" + kernel_.substr(0, 60) + "'", clusters, unit, progress) {}
 
 void LaunchMonitor::tick(const Cluster& cluster, std::uint64_t instructions) {
   if (cancelled_.load(std::memory_order_relaxed)) throw Cancelled{};
@@ -90,16 +78,10 @@ void LaunchMonitor::tick(const Cluster& cluster, std::uint64_t instructions) {
                       std::to_string(static_cast<long long>(limits_.time_limit_seconds)) +
                       " s (SimOptions::time_limit_seconds, or the environment variable "
                       "WARPFORGE_SIM_TIME_LIMIT in seconds)");
-  if (progress_ && elapsed > kQuietSeconds) show_progress(now);
+  progress_.show(done_.load());
 }
 
-void LaunchMonitor::cluster_done() {
-  ++done_;
-  if (progress_) {
-    const Clock::time_point now = Clock::now();
-    if (seconds(now - start_) > kQuietSeconds) show_progress(now);
-  }
-}
+void LaunchMonitor::cluster_done() { progress_.show(++done_); }
 
 void LaunchMonitor::trip(const Cluster& cluster, const std::string& limit) {
   cancel();
@@ -107,25 +89,6 @@ void LaunchMonitor::trip(const Cluster& cluster, const std::string& limit) {
                  describe_warps(cluster) +
                  " a kernel that waits on a flag nobody sets never ends; if this one only needs "
                  "longer, raise the limit");
-}
-
-void LaunchMonitor::show_progress(Clock::time_point now) {
-  std::unique_lock lock(print_mutex_, std::try_to_lock);
-  if (!lock || seconds(now - last_print_) < kRefreshSeconds) return;
-  last_print_ = now;
-  const double elapsed = seconds(now - start_);
-  const std::uint64_t done = done_.load();
-  char line[200];
-  int n =
-      std::snprintf(line, sizeof line, "\r\033[Ksimulator: kernel '%.60s': %llu/%llu %s, %.1f s",
-                    kernel_.c_str(), static_cast<unsigned long long>(done),
-                    static_cast<unsigned long long>(clusters_), unit_, elapsed);
-  if (done > 0 && n > 0 && n < static_cast<int>(sizeof line))
-    std::snprintf(line + n, sizeof line - n, ", about %.0f s left",
-                  elapsed / static_cast<double>(done) * static_cast<double>(clusters_ - done));
-  std::fputs(line, stderr);
-  std::fflush(stderr);
-  printed_ = true;
 }
 
 }  // namespace warpforge::sim

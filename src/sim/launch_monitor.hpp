@@ -11,6 +11,8 @@
 #include <mutex>
 #include <string>
 
+#include "warpforge/runtime/progress_line.hpp"
+
 namespace warpforge::sim {
 
 struct Cluster;
@@ -27,7 +29,6 @@ class LaunchMonitor {
   // when stderr is a terminal).
   LaunchMonitor(std::string kernel, WatchdogLimits limits, std::uint64_t clusters, const char* unit,
                 bool progress);
-  ~LaunchMonitor();  // clears the progress line
   LaunchMonitor(const LaunchMonitor&) = delete;
   LaunchMonitor& operator=(const LaunchMonitor&) = delete;
 
@@ -45,19 +46,13 @@ class LaunchMonitor {
 
  private:
   [[noreturn]] void trip(const Cluster& cluster, const std::string& limit);
-  void show_progress(std::chrono::steady_clock::time_point now);
 
   const std::string kernel_;
   const WatchdogLimits limits_;
-  const std::uint64_t clusters_;
-  const char* const unit_;
-  const bool progress_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::atomic<std::uint64_t> executed_{0}, done_{0};
   std::atomic<bool> cancelled_{false};
-  std::mutex print_mutex_;
-  std::chrono::steady_clock::time_point last_print_{};
-  bool printed_ = false;
+  runtime::ProgressLine progress_;
 };
 
 }  // namespace warpforge::sim

@@ -70,3 +70,24 @@ def test_a_refusal_reaches_the_caller_with_the_cpp_message(rng, wjax):
     a, sfa = warpforge.quantize(uniform(rng, 32, 64, 1), "mxfp8")
     with pytest.raises(Exception, match="e4m3 data with sf_vec_size 16"):
         wjax.gemm_amax(*(jnp.asarray(t) for t in (a, a, sfa, sfa)), sf_vec_size=16)
+
+
+def test_a_dsl_kernel_inside_jit(wjax):
+    import jax
+    import jax.numpy as jnp
+
+    # y = 2x + 1 for 256 floats, one thread each: parameters x, then the result y.
+    k = warpforge.Kernel("affine", "sm_80")
+    x, y = k.param_ptr("x", 4), k.param_ptr("y", 4)
+    offset = k.reg("u64")
+    k.mul_wide(offset, k.sreg("tid.x"), 4)
+    v = k.reg("f32")
+    k.ld("global", "f32", v, x + offset)
+    k.fma(v, v, warpforge.f32(2.0), warpforge.f32(1.0))
+    k.st("global", "f32", y + offset, v)
+    affine = wjax.kernel(k, 1, 256, jax.ShapeDtypeStruct((256,), jnp.float32))
+    xs = jnp.arange(256, dtype=jnp.float32)
+    ys = jax.jit(lambda t: affine(t) * 3)(xs)
+    np.testing.assert_array_equal(np.asarray(ys), (2 * np.arange(256, dtype=np.float32) + 1) * 3)
+    with pytest.raises(Exception, match="takes 2"):
+        wjax.kernel(k, 1, 256, (jax.ShapeDtypeStruct((256,), jnp.float32),) * 2)(xs)

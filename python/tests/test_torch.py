@@ -149,3 +149,26 @@ def test_the_host_overhead_benchmark_runs(capsys):
     assert bench.main(["--calls", "20", "--repeats", "3"]) == 0
     out = capsys.readouterr().out
     assert "torch.ops.warpforge.gemm_amax (cached op)" in out and "torch.mm" in out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_dsl_kernel_as_an_operator(device):
+    torch = device_or_skip(device)
+    import warpforge.torch as wtorch
+
+    # y = 2x + 1 for 256 floats, one thread each: parameters x, then the result y.
+    k = warpforge.Kernel("affine", "sm_80")
+    x, y = k.param_ptr("x", 4), k.param_ptr("y", 4)
+    offset = k.reg("u64")
+    k.mul_wide(offset, k.sreg("tid.x"), 4)
+    v = k.reg("f32")
+    k.ld("global", "f32", v, x + offset)
+    k.fma(v, v, warpforge.f32(2.0), warpforge.f32(1.0))
+    k.st("global", "f32", y + offset, v)
+    affine = wtorch.kernel(f"affine_{device}", k, 1, 256, [((256,), torch.float32)])
+    xs = torch.arange(256, dtype=torch.float32, device=device)
+    expected = (2 * xs + 1) * 3
+    assert torch.equal(affine([xs]) * 3, expected)
+    if device == "cuda":
+        compiled = torch.compile(lambda t: affine([t]) * 3, fullgraph=True)
+        assert torch.equal(compiled(xs), expected)

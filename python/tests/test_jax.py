@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, uniform
+from conftest import affine_kernel, have, uniform
 
 pytestmark = pytest.mark.skipif(not have("jax"), reason="JAX is not installed")
 
@@ -76,15 +76,7 @@ def test_a_dsl_kernel_inside_jit(wjax):
     import jax
     import jax.numpy as jnp
 
-    # y = 2x + 1 for 256 floats, one thread each: parameters x, then the result y.
-    k = warpforge.Kernel("affine", "sm_80")
-    x, y = k.param_ptr("x", 4), k.param_ptr("y", 4)
-    offset = k.reg("u64")
-    k.mul_wide(offset, k.sreg("tid.x"), 4)
-    v = k.reg("f32")
-    k.ld("global", "f32", v, x + offset)
-    k.fma(v, v, warpforge.f32(2.0), warpforge.f32(1.0))
-    k.st("global", "f32", y + offset, v)
+    k = affine_kernel()
     affine = wjax.kernel(k, 1, 256, jax.ShapeDtypeStruct((256,), jnp.float32))
     xs = jnp.arange(256, dtype=jnp.float32)
     ys = jax.jit(lambda t: affine(t) * 3)(xs)

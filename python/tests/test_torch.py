@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, torch_cuda_or_skip, torch_or_skip, uniform
+from conftest import affine_kernel, have, torch_cuda_or_skip, torch_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 
@@ -156,15 +156,7 @@ def test_a_dsl_kernel_as_an_operator(device):
     torch = device_or_skip(device)
     import warpforge.torch as wtorch
 
-    # y = 2x + 1 for 256 floats, one thread each: parameters x, then the result y.
-    k = warpforge.Kernel("affine", "sm_80")
-    x, y = k.param_ptr("x", 4), k.param_ptr("y", 4)
-    offset = k.reg("u64")
-    k.mul_wide(offset, k.sreg("tid.x"), 4)
-    v = k.reg("f32")
-    k.ld("global", "f32", v, x + offset)
-    k.fma(v, v, warpforge.f32(2.0), warpforge.f32(1.0))
-    k.st("global", "f32", y + offset, v)
+    k = affine_kernel()
     affine = wtorch.kernel(f"affine_{device}", k, 1, 256, [((256,), torch.float32)])
     xs = torch.arange(256, dtype=torch.float32, device=device)
     expected = (2 * xs + 1) * 3

@@ -119,6 +119,18 @@ std::optional<ops::GemmAmaxTile> tile(std::int32_t m, std::int32_t n) {
   return ops::GemmAmaxTile{m, n};
 }
 
+// Runs `body` with the call's CUDA device and XLA's stream (borrowed).
+template <class Body>
+ffi::Error on_xla_stream(void* stream, std::int32_t ordinal, Body body) {
+  try {
+    const Device device = cuda_device(ordinal);
+    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
+    return body(device, &s);
+  } catch (const Error& e) {
+    return ffi::Error::Internal(e.what());
+  }
+}
+
 ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
                      const ffi::AnyBuffer& b, const ffi::AnyBuffer& sfa, const ffi::AnyBuffer& sfb,
                      ffi::Result<ffi::AnyBuffer>& c, ffi::Result<ffi::AnyBuffer>& amax,
@@ -155,14 +167,10 @@ ffi::Error gemm_amax_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, 
                           std::int32_t sf_vec_size, std::int32_t mma_m, std::int32_t mma_n,
                           std::int32_t cluster_m, std::int32_t cluster_n,
                           std::string_view precision, std::string_view kernel) {
-  try {
-    const Device device = cuda_device(ordinal);
-    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return gemm_amax(device, &s, a, b, sfa, sfb, c, amax, c_major, sf_vec_size, mma_m, mma_n,
+  return on_xla_stream(stream, ordinal, [&](const Device& device, Stream* s) {
+    return gemm_amax(device, s, a, b, sfa, sfb, c, amax, c_major, sf_vec_size, mma_m, mma_n,
                      cluster_m, cluster_n, precision, kernel);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
+  });
 }
 
 ffi::Error gemm_amax_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer sfa,
@@ -220,13 +228,9 @@ ffi::Error gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
 ffi::Error gemm_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
                      ffi::AnyBuffer c, ffi::Result<ffi::AnyBuffer> d, float alpha, float beta,
                      bool has_c) {
-  try {
-    const Device device = cuda_device(ordinal);
-    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return gemm(device, &s, a, b, has_c ? &c : nullptr, d, alpha, beta);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
+  return on_xla_stream(stream, ordinal, [&](const Device& device, Stream* s) {
+    return gemm(device, s, a, b, has_c ? &c : nullptr, d, alpha, beta);
+  });
 }
 
 ffi::Error gemm_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer c,
@@ -317,13 +321,9 @@ ffi::Error kernel_cuda(void* stream, std::int32_t ordinal, ffi::RemainingArgs ar
                        ffi::RemainingRets rets, std::int64_t id, std::int32_t gx, std::int32_t gy,
                        std::int32_t gz, std::int32_t bx, std::int32_t by, std::int32_t bz,
                        std::int32_t shared) {
-  try {
-    const Device device = cuda_device(ordinal);
-    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return kernel(device, &s, args, rets, id, gx, gy, gz, bx, by, bz, shared);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
+  return on_xla_stream(stream, ordinal, [&](const Device& device, Stream* s) {
+    return kernel(device, s, args, rets, id, gx, gy, gz, bx, by, bz, shared);
+  });
 }
 
 ffi::Error kernel_host(ffi::RemainingArgs args, ffi::RemainingRets rets, std::int64_t id,

@@ -246,8 +246,8 @@ float median(std::vector<float> v) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   if (runtime::Device::cuda_count() == 0) {
-    std::printf("bench_gemm: needs a CUDA GPU (none found); nothing measured\n");
-    return 0;
+    std::fprintf(stderr, "bench_gemm: needs a CUDA GPU (none found); nothing measured\n");
+    return 1;
   }
   runtime::Device dev = runtime::Device::cuda(0);
   cublasHandle_t handle;

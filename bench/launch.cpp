@@ -92,8 +92,8 @@ int run() {
     } catch (const wf::Error& e) {
       why = e.what();
     }
-    std::printf("bench_launch needs a CUDA GPU; skipped: %s\n", why.c_str());
-    return 0;
+    std::fprintf(stderr, "bench_launch needs a CUDA GPU; nothing measured: %s\n", why.c_str());
+    return 1;
   }
 
   // A private cache directory, so that the first JIT really is the first.

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "kernels/bf16_gemm.hpp"
+#include "sim/sim_backend.hpp"
 #include "warpforge/dsl.hpp"
-#include "warpforge/sim/sim_backend.hpp"
 
 namespace {
 

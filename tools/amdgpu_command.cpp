@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "kernels/amd_registry.hpp"
 #include "warpforge/amdgpu/llvm_ir.hpp"
@@ -13,39 +14,21 @@
 namespace warpforge::cli {
 namespace {
 
-int run_amdgpu(const std::vector<std::string>& args) {
-  std::string name, output;
-  amdgpu::Target target = amdgpu::Target::gfx942;
-  bool list = false, assembly = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--list") {
-      list = true;
-    } else if (args[i] == "-S") {
-      assembly = true;
-    } else if (args[i] == "--target" || args[i] == "-o") {
-      if (i + 1 >= args.size())
-        throw Error(
-            args[i] + " needs a value: " +
-            (args[i] == "-o" ? std::string("the code object's path") : amdgpu::accepted_targets()));
-      if (args[i] == "-o")
-        output = args[i + 1];
-      else
-        target = amdgpu::require_target(args[i + 1]);
-      ++i;
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      throw Error("unknown option '" + args[i] + "'; see `warpforge amdgpu --help`");
-    } else if (name.empty()) {
-      name = args[i];
-    } else {
-      throw Error("one kernel at a time; got '" + name + "' and '" + args[i] + "'");
-    }
-  }
+int run_amdgpu(const std::vector<std::string>& raw) {
+  Arguments args("amdgpu", raw);
+  const bool list = args.flag("--list");
+  const bool assembly = args.flag("-S");
+  const std::string output = args.value("-o").value_or("");
+  const auto target_name = args.value("--target");
+  const amdgpu::Target target = target_name ? amdgpu::require_target(*target_name) : amdgpu::Target::gfx942;
   if (list) {
+    args.finish();  // --list takes nothing else
     for (const auto& e : examples::amd_examples())
       std::cout << e.name << "\t" << e.description << "\n";
     return 0;
   }
-  if (name.empty()) throw Error("name a kernel (see `warpforge amdgpu --list`)");
+  const std::string name = args.positionals(1, 1, "kernel name (see `warpforge amdgpu --list`)")[0];
+  args.finish();
   if (assembly && !output.empty())
     throw Error("-S and -o exclude each other: print assembly or write a code object");
   const auto* example = examples::find_amd_example(name);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ptx_file.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
@@ -53,7 +54,7 @@ int assemble(const std::string& path, const ptx::Module& m, const Counts& c, boo
   ptx::ToolRun run = ptx::run_tool(*ptxas, args);
   std::filesystem::remove(cubin);
   if (run.exit_code != 0) {
-    std::cout << "ptxas: failed (exit " << run.exit_code << ")\n" << run.output;
+    std::cout << "ptxas: failed (" << run.status() << ")\n" << run.output;
     return 1;
   }
   std::cout << "ptxas: ok (" << m.target.at(0) << (c.extern_functions ? ", relocatable" : "")
@@ -62,24 +63,12 @@ int assemble(const std::string& path, const ptx::Module& m, const Counts& c, boo
   return 0;
 }
 
-int run_check(const std::vector<std::string>& args) {
-  std::string path;
-  bool use_ptxas = true;
-  for (const auto& a : args) {
-    if (a == "--no-ptxas")
-      use_ptxas = false;
-    else if (path.empty() && !a.starts_with("--"))
-      path = a;
-    else {
-      std::cerr << "usage: warpforge check [--no-ptxas] <in.ptx>\n";
-      return 2;
-    }
-  }
-  if (path.empty()) {
-    std::cerr << "usage: warpforge check [--no-ptxas] <in.ptx>\n";
-    return 2;
-  }
-  const ptx::Module m = ptx::parse(read_text_file(path), path);
+int run_check(const std::vector<std::string>& raw) {
+  Arguments args("check", raw);
+  const bool use_ptxas = !args.flag("--no-ptxas");
+  const std::string path = args.positionals(1, 1, "<in.ptx>")[0];
+  args.finish();
+  const ptx::Module m = ptx::parse(read_ptx_file(path), path);
   const Counts c = count(m);
   std::cout << path << ": PTX " << m.version_major << "." << m.version_minor << ", target";
   for (const auto& t : m.target) std::cout << " " << t;
@@ -103,8 +92,10 @@ const Registration registration({
             "--no-ptxas is given, assembles it with ptxas (found on PATH or in\n"
             "/usr/local/cuda/bin) for the module's target, relocatable when it declares\n"
             "extern functions; without ptxas that step is skipped, saying so.\n\n"
-            "Exit status: 0 when every step passed, 1 on a parse error, a structural\n"
-            "problem or a ptxas failure, 2 on bad usage.\n",
+            "Exit status: 0 when every step passed, 1 on bad usage, a file that is not a\n"
+            "regular file (or over 256 MiB), a parse error, a structural problem or a\n"
+            "ptxas failure (a crash is named by its signal; WARPFORGE_TOOL_TIMEOUT\n"
+            "limits ptxas's time, 600 s by default).\n",
     .run = run_check,
 });
 

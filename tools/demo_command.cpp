@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/runners.hpp"
@@ -19,14 +20,11 @@ runtime::Device pick_device(const std::string& choice) {
   return runtime::Device::cuda_count() > 0 ? runtime::Device::cuda(0) : runtime::Device::sim();
 }
 
-int run_demo(const std::vector<std::string>& args) {
-  bool show_ptx = false;
-  std::string device_choice;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--ptx") show_ptx = true;
-    else if (args[i] == "--device" && i + 1 < args.size()) device_choice = args[++i];
-    else throw Error("unknown argument '" + args[i] + "'; see `warpforge demo --help`");
-  }
+int run_demo(const std::vector<std::string>& raw) {
+  Arguments args("demo", raw);
+  const bool show_ptx = args.flag("--ptx");
+  const std::string device_choice = args.value("--device").value_or("");
+  args.finish();
   runtime::Device device = pick_device(device_choice);
   const auto& props = device.properties();
   std::cout << "device: " << props.name << (device.is_simulator() ? " (CPU simulator; no GPU in use)" : "")

@@ -2,6 +2,7 @@
 // canonical form.
 #include <iostream>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ptx_file.hpp"
 #include "warpforge/ptx/emitter.hpp"
@@ -10,12 +11,11 @@
 namespace warpforge::cli {
 namespace {
 
-int run_fmt(const std::vector<std::string>& args) {
-  if (args.size() != 1) {
-    std::cerr << "usage: warpforge fmt <in.ptx>\n";
-    return 2;
-  }
-  std::cout << ptx::emit(ptx::parse(read_text_file(args[0]), args[0]));
+int run_fmt(const std::vector<std::string>& raw) {
+  Arguments args("fmt", raw);
+  const std::string path = args.positionals(1, 1, "<in.ptx>")[0];
+  args.finish();
+  std::cout << ptx::emit(ptx::parse(read_ptx_file(path), path));
   return 0;
 }
 

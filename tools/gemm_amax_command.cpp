@@ -12,7 +12,9 @@
 #include <optional>
 #include <random>
 
+#include "arguments.hpp"
 #include "command.hpp"
+#include "memory_budget.hpp"
 #include "npy_file.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm_amax.hpp"
@@ -50,93 +52,79 @@ DType dtype_arg(const std::string& flag, const std::string& v,
   throw Error(flag + " '" + v + "' refused; accepted: " + names);
 }
 
-std::int64_t int_arg(const std::string& flag, const std::string& v) {
-  try {
-    std::size_t used = 0;
-    const long long x = std::stoll(v, &used);
-    if (used == v.size() && x >= 1) return x;
-  } catch (const std::exception&) {
-  }
-  throw Error(flag + " '" + v + "' refused; expected a positive integer");
-}
+// M, N, K, L each fit an int32 (TensorView extents, the kernels' 32-bit
+// index arithmetic); a tile or cluster side fits an int.
+constexpr std::int64_t kMaxExtent = INT32_MAX;
 
-// MxN, both positive (an mma tile or a cluster shape).
-ops::GemmAmaxTile shape_arg(const std::string& flag, const std::string& v) {
-  const std::size_t x = v.find('x');
-  if (x != std::string::npos) {
-    try {
-      return {static_cast<int>(int_arg(flag, v.substr(0, x))), static_cast<int>(int_arg(flag, v.substr(x + 1)))};
-    } catch (const Error&) {
-    }
-  }
-  throw Error(flag + " '" + v + "' refused; expected MxN with positive M and N (e.g. " +
-              (flag == "--tile" ? "128x256" : "2x1") + ")");
-}
-
-Args parse(const std::vector<std::string>& args) {
+Args parse(const std::vector<std::string>& raw) {
   Args a;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& f = args[i];
-    if (f == "--check") {
-      a.check = true;
-      continue;
-    }
-    if (f == "--bench") {
-      a.bench = true;
-      continue;
-    }
-    if (i + 1 >= args.size())
-      throw Error("unknown argument or missing value: '" + f +
-                  "'; see `warpforge gemm-amax --help`");
-    const std::string& v = args[++i];
-    if (f == "--m")
-      a.m = int_arg(f, v);
-    else if (f == "--n")
-      a.n = int_arg(f, v);
-    else if (f == "--k")
-      a.k = int_arg(f, v);
-    else if (f == "--l")
-      a.l = int_arg(f, v);
-    else if (f == "--ab")
-      a.ab = dtype_arg(f, v, {DType::e4m3, DType::e5m2, DType::e2m1});
-    else if (f == "--sf")
-      a.sf = dtype_arg(f, v, {DType::e8m0, DType::e4m3});
-    else if (f == "--c")
-      a.c = dtype_arg(f, v,
-                      {DType::f32, DType::bf16, DType::f16, DType::e4m3, DType::e5m2, DType::e2m1});
-    else if (f == "--sf-vec") {
-      a.vec = static_cast<int>(int_arg(f, v));
-      if (a.vec != 16 && a.vec != 32) throw Error("--sf-vec '" + v + "' refused; accepted: 16, 32");
-    } else if (f == "--tile")
-      a.tile = shape_arg(f, v);
-    else if (f == "--cluster")
-      a.cluster = shape_arg(f, v);
-    else if (f == "--precision") {
-      if (v != "exact" && v != "fast") throw Error("--precision '" + v + "' refused; accepted: exact, fast");
-      a.precision = v == "fast" ? ops::GemmAmaxPrecision::fast : ops::GemmAmaxPrecision::exact;
-    } else if (f == "--kernel") {
-      const std::pair<const char*, ops::GemmAmaxKernel> kernels[] = {{"auto", ops::GemmAmaxKernel::automatic},
-                                                                      {"skinny", ops::GemmAmaxKernel::skinny},
-                                                                      {"sm90a", ops::GemmAmaxKernel::sm90a},
-                                                                      {"sm80", ops::GemmAmaxKernel::sm80}};
-      const auto* k = std::find_if(std::begin(kernels), std::end(kernels), [&](const auto& e) { return v == e.first; });
-      if (k == std::end(kernels)) throw Error("--kernel '" + v + "' refused; accepted: auto, skinny, sm90a, sm80");
-      a.kernel = k->second;
-    } else if (f == "--device")
-      a.device = v;
-    else if (f == "--save")
-      a.save = v;
-    else
-      throw Error("unknown argument '" + f + "'; see `warpforge gemm-amax --help`");
+  Arguments args("gemm-amax", raw);
+  auto extent = [&](const char* flag, std::int64_t fallback) {
+    const auto v = args.value(flag);
+    return v ? integer_in(flag, *v, 1, kMaxExtent) : fallback;
+  };
+  a.m = extent("--m", a.m);
+  a.n = extent("--n", a.n);
+  a.k = extent("--k", a.k);
+  a.l = extent("--l", a.l);
+  if (const auto v = args.value("--ab")) a.ab = dtype_arg("--ab", *v, {DType::e4m3, DType::e5m2, DType::e2m1});
+  if (const auto v = args.value("--sf")) a.sf = dtype_arg("--sf", *v, {DType::e8m0, DType::e4m3});
+  if (const auto v = args.value("--c"))
+    a.c = dtype_arg("--c", *v, {DType::f32, DType::bf16, DType::f16, DType::e4m3, DType::e5m2, DType::e2m1});
+  if (const auto v = args.value("--sf-vec")) a.vec = std::stoi(one_of("--sf-vec", *v, {"16", "32"}));
+  if (const auto v = args.value("--tile")) {
+    const auto [m, n] = shape_2d("--tile", *v, INT32_MAX, "128x256");
+    a.tile = ops::GemmAmaxTile{m, n};
   }
+  if (const auto v = args.value("--cluster")) {
+    const auto [m, n] = shape_2d("--cluster", *v, INT32_MAX, "2x1");
+    a.cluster = ops::GemmAmaxTile{m, n};
+  }
+  if (const auto v = args.value("--precision"))
+    a.precision = one_of("--precision", *v, {"exact", "fast"}) == "fast" ? ops::GemmAmaxPrecision::fast
+                                                                        : ops::GemmAmaxPrecision::exact;
+  if (const auto v = args.value("--kernel")) {
+    const std::string k = one_of("--kernel", *v, {"auto", "skinny", "sm90a", "sm80"});
+    a.kernel = k == "skinny" ? ops::GemmAmaxKernel::skinny
+               : k == "sm90a" ? ops::GemmAmaxKernel::sm90a
+               : k == "sm80"  ? ops::GemmAmaxKernel::sm80
+                              : ops::GemmAmaxKernel::automatic;
+  }
+  if (const auto v = args.value("--device")) a.device = one_of("--device", *v, {"cuda", "sim"});
+  if (const auto v = args.value("--save")) {
+    check_save_directory("--save", *v);
+    a.save = *v;
+  }
+  a.check = args.flag("--check");
+  a.bench = args.flag("--bench");
+  args.finish();
   return a;
 }
 
 runtime::Device pick_device(const std::string& choice) {
   if (choice == "sim") return runtime::Device::sim();
   if (choice == "cuda") return runtime::Device::cuda(0);
-  if (!choice.empty()) throw Error("--device '" + choice + "' refused; accepted: cuda, sim");
   return runtime::Device::cuda_count() > 0 ? runtime::Device::cuda(0) : runtime::Device::sim();
+}
+
+// The host's quantization input (floats) and codes, the device's codes and
+// scales, C and its host copy, and with --check the reference (f32 per
+// element of C, and its own copy of the codes).
+void require_memory(const Args& a, const runtime::Device& dev) {
+  const auto m = static_cast<std::uint64_t>(a.m), n = static_cast<std::uint64_t>(a.n),
+             k = static_cast<std::uint64_t>(a.k), l = static_cast<std::uint64_t>(a.l);
+  MemoryBudget budget("GEMM-amax " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
+                      std::to_string(a.k) + " L" + std::to_string(a.l));
+  const std::uint64_t c_bytes = std::max<std::uint64_t>(runtime::bits(a.c) / 8, 1);
+  for (std::uint64_t rows : {m, n}) {
+    budget.host({rows, k, l, sizeof(float)});
+    budget.host({rows, k, l});      // codes (FP4: half of it, plus scales below)
+    budget.device({rows, k, l});    // codes and scales on the device
+  }
+  budget.device({m, n, l, c_bytes});
+  budget.host({m, n, l, c_bytes});
+  if (a.check) budget.host({m, n, l, sizeof(float)});
+  budget.require(dev);
 }
 
 // A (rows, K, L) operand: U(-2, 2) · 2^(0..1) values quantized with the format,
@@ -207,9 +195,31 @@ std::string c_npy_descr(DType t) {
   }
 }
 
+// Median device time (CUDA events around each run) of 20 runs after a
+// warm-up, and the TFLOP/s it makes.
+void bench(ops::GemmAmax& op, const Args& a, const Operand& A, const Operand& B,
+           const ops::GemmAmaxResult& r, runtime::Tensor& amax_t, const runtime::Device& dev) {
+  const int iterations = 20;
+  op.execute(A.data, B.data, A.scales, B.scales, r.c, amax_t);  // warm-up
+  dev.synchronize();
+  std::vector<double> ms;
+  for (int i = 0; i < iterations; ++i) {
+    runtime::Event start(dev), end(dev);
+    start.record();
+    op.execute(A.data, B.data, A.scales, B.scales, r.c, amax_t);
+    end.record();
+    ms.push_back(runtime::Event::elapsed_ms(start, end));
+  }
+  std::sort(ms.begin(), ms.end());
+  const double median = ms[ms.size() / 2];
+  std::printf("bench: median %.3f ms of %d runs (event-timed, after a warm-up), %.2f TFLOP/s\n",
+              median, iterations, 2.0 * a.m * a.n * a.k * a.l / (median * 1e-3) / 1e12);
+}
+
 int run_gemm_amax(const std::vector<std::string>& raw) {
   const Args a = parse(raw);
   runtime::Device dev = pick_device(a.device);
+  require_memory(a, dev);
   std::cout << "device: " << dev.properties().name << (dev.is_simulator() ? " (CPU simulator)" : "")
             << "\n";
   std::mt19937 rng(std::random_device{}());
@@ -273,26 +283,17 @@ int run_gemm_amax(const std::vector<std::string>& raw) {
     ops::GemmAmax op(A.data, B.data, A.scales, B.scales, r.c, amax_t, options);
     op.compile();
     std::printf("kernel: %s\n", std::string(op.kernel_name()).c_str());
-    const int iterations = dev.is_simulator() ? 2 : 20;
-    op.execute(A.data, B.data, A.scales, B.scales, r.c, amax_t);  // warm-up
-    dev.synchronize();
-    std::vector<double> ms;
-    for (int i = 0; i < iterations; ++i) {  // events around each run: device time, not host time
-      runtime::Event start(dev), end(dev);
-      start.record();
-      op.execute(A.data, B.data, A.scales, B.scales, r.c, amax_t);
-      end.record();
-      ms.push_back(runtime::Event::elapsed_ms(start, end));
+    if (dev.is_simulator()) {
+      std::printf(
+          "bench: skipped: the CPU simulator's run time says nothing about a GPU's; run --bench "
+          "with --device cuda on a GPU\n");
+    } else {
+      bench(op, a, A, B, r, amax_t, dev);
     }
-    std::sort(ms.begin(), ms.end());
-    const double median = ms[ms.size() / 2];
-    std::printf(
-        "bench: median %.3f ms of %d runs (event-timed, after a warm-up), %.2f TFLOP/s\n",
-        median, iterations, 2.0 * a.m * a.n * a.k * a.l / (median * 1e-3) / 1e12);
   }
 
   if (!a.save.empty()) {
-    std::filesystem::create_directories(a.save);
+    make_save_directory(a.save);
     const std::filesystem::path dir(a.save);
     const bool fp4 = a.ab == DType::e2m1;
     write_npy(dir / "a.npy", "|u1", {a.l, a.m, fp4 ? a.k / 2 : a.k}, A.q.data.data(),

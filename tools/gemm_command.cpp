@@ -2,12 +2,16 @@
 // and configuration ran, and optionally checks it against the fp64 CPU
 // reference, times it, and saves the operands as .npy files.
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <random>
 
+#include "arguments.hpp"
 #include "command.hpp"
+#include "memory_budget.hpp"
 #include "npy_file.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm.hpp"
@@ -35,96 +39,59 @@ struct Options {
   unsigned seed = std::random_device{}();
 };
 
-std::int64_t positive(const std::string& flag, const std::string& value) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || v < 1) throw Error(flag + " " + value + ": expected an integer >= 1");
-  return v;
-}
+// Each of M, N, K, L fits an int32: TensorView extents and the kernels'
+// index arithmetic are 32-bit per dimension.
+constexpr std::int64_t kMaxExtent = INT32_MAX;
 
-float number(const std::string& flag, const std::string& value) {
-  std::size_t used = 0;
-  float v = 0;
-  try {
-    v = std::stof(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size()) throw Error(flag + " " + value + ": expected a number");
-  return v;
-}
-
-Options parse(const std::vector<std::string>& args) {
+Options parse(const std::vector<std::string>& raw) {
   Options o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw Error(a + " needs a value; see `warpforge gemm --help`");
-      return args[++i];
-    };
-    if (a == "--m")
-      o.m = positive(a, value());
-    else if (a == "--n")
-      o.n = positive(a, value());
-    else if (a == "--k")
-      o.k = positive(a, value());
-    else if (a == "--l")
-      o.l = positive(a, value());
-    else if (a == "--dtype") {
-      const std::string& v = value();
-      if (v != "bf16" && v != "f16") throw Error("--dtype " + v + ": accepted: bf16, f16");
-      o.ab = *runtime::parse_dtype(v);
-    } else if (a == "--out-dtype") {
-      const std::string& v = value();
-      if (v != "f32" && v != "bf16" && v != "f16")
-        throw Error("--out-dtype " + v + ": accepted: f32, bf16, f16");
-      o.out = *runtime::parse_dtype(v);
-    } else if (a == "--layout") {
-      o.layout = value();
-      if (o.layout.size() != 2 || std::string("nt").find(o.layout[0]) == std::string::npos ||
-          std::string("nt").find(o.layout[1]) == std::string::npos)
-        throw Error("--layout " + o.layout + ": accepted: nn, nt, tn, tt");
-    } else if (a == "--alpha")
-      o.alpha = number(a, value());
-    else if (a == "--beta")
-      o.beta = number(a, value());
-    else if (a == "--kernel") {
-      const std::string& v = value();
-      auto kernel = ops::parse_gemm_kernel(v);
-      if (!kernel) throw Error("--kernel " + v + ": accepted: auto, sm80, sm90a");
-      o.kernel = *kernel;
-    } else if (a == "--config") {
-      const std::string& v = value();
-      o.config = ops::parse_gemm_config(v);
-      if (!o.config)
-        throw Error("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]' as the configuration line "
-                    "prints it, e.g. '128x256x64 s3 w2x1 c1x1'");
-    } else if (a == "--device") {
-      o.device = value();
-      if (o.device != "cuda" && o.device != "sim")
-        throw Error("--device " + o.device + ": accepted: cuda, sim");
-    } else if (a == "--check")
-      o.check = true;
-    else if (a == "--bench")
-      o.bench = true;
-    else if (a == "--autotune")
-      o.autotune = true;
-    else if (a == "--reps")
-      o.reps = static_cast<int>(positive(a, value()));
-    else if (a == "--seed")
-      o.seed = static_cast<unsigned>(positive(a, value()));
-    else if (a == "--save")
-      o.save = value();
-    else
-      throw Error("unknown argument '" + a + "'; see `warpforge gemm --help`");
+  Arguments args("gemm", raw);
+  auto extent = [&](const char* flag) -> std::int64_t {
+    const auto v = args.value(flag);
+    return v ? integer_in(flag, *v, 1, kMaxExtent) : 0;
+  };
+  o.m = extent("--m");
+  o.n = extent("--n");
+  o.k = extent("--k");
+  o.l = extent("--l");
+  if (const auto v = args.value("--dtype"))
+    o.ab = *runtime::parse_dtype(one_of("--dtype", *v, {"bf16", "f16"}));
+  if (const auto v = args.value("--out-dtype"))
+    o.out = *runtime::parse_dtype(one_of("--out-dtype", *v, {"f32", "bf16", "f16"}));
+  if (const auto v = args.value("--layout")) o.layout = one_of("--layout", *v, {"nn", "nt", "tn", "tt"});
+  // Finite and within float's range: the kernels take alpha and beta as f32.
+  auto scalar = [&](const char* flag, float fallback) {
+    const auto v = args.value(flag);
+    if (!v) return fallback;
+    const double x = finite_number(flag, *v);
+    if (std::fabs(x) > FLT_MAX)
+      throw Error(std::string(flag) + " '" + *v + "' refused; it must fit a float (|x| <= 3.4e38)");
+    return static_cast<float>(x);
+  };
+  o.alpha = scalar("--alpha", 1.0f);
+  o.beta = scalar("--beta", 0.0f);
+  if (const auto v = args.value("--kernel"))
+    o.kernel = *ops::parse_gemm_kernel(one_of("--kernel", *v, {"auto", "sm80", "sm90a"}));
+  if (const auto v = args.value("--config")) {
+    o.config = ops::parse_gemm_config(*v);
+    if (!o.config)
+      throw Error("--config '" + *v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]' as the configuration line "
+                  "prints it, e.g. '128x256x64 s3 w2x1 c1x1'");
   }
+  if (const auto v = args.value("--device")) o.device = one_of("--device", *v, {"cuda", "sim"});
+  o.check = args.flag("--check");
+  o.bench = args.flag("--bench");
+  o.autotune = args.flag("--autotune");
+  if (const auto v = args.value("--reps")) {
+    if (!o.bench) throw Error("--reps " + *v + " without --bench: it sets how many runs --bench times");
+    o.reps = static_cast<int>(integer_in("--reps", *v, 1, 100000));
+  }
+  if (const auto v = args.value("--seed")) o.seed = static_cast<unsigned>(integer_in("--seed", *v, 0, UINT32_MAX));
+  if (const auto v = args.value("--save")) o.save = *v;
+  args.finish();
   if (!o.m || !o.n || !o.k)
     throw Error("--m, --n and --k are required; see `warpforge gemm --help`");
+  if (!o.save.empty()) check_save_directory("--save", o.save);
   return o;
 }
 
@@ -163,6 +130,30 @@ Operand make(const runtime::Device& dev, DType t, std::int64_t l, std::int64_t r
   return {std::move(buffer), view, std::move(host)};
 }
 
+// Each operand is on the device and copied on the host; --check adds the
+// fp64 reference and a copy of D.
+void require_memory(const Options& o, DType out, const runtime::Device& dev) {
+  const auto l = static_cast<std::uint64_t>(std::max<std::int64_t>(o.l, 1));
+  const auto m = static_cast<std::uint64_t>(o.m), n = static_cast<std::uint64_t>(o.n),
+             k = static_cast<std::uint64_t>(o.k);
+  const std::uint64_t ab = runtime::bits(o.ab) / 8, d = runtime::bits(out) / 8;
+  MemoryBudget budget("GEMM " + std::to_string(o.m) + "x" + std::to_string(o.n) + "x" +
+                      std::to_string(o.k) + " L" + std::to_string(l));
+  for (const bool on_device : {true, false}) {
+    auto add = [&](std::initializer_list<std::uint64_t> f) {
+      on_device ? budget.device(f) : budget.host(f);
+    };
+    add({l, m, k, ab});
+    add({l, k, n, ab});
+    add({o.beta != 0.0f ? 2u : 1u, l, m, n, d});  // D, and C when beta != 0
+  }
+  if (o.check) {
+    budget.host({l, m, n, sizeof(double)});
+    budget.host({l, m, n, d});
+  }
+  budget.require(dev);
+}
+
 int run_gemm(const std::vector<std::string>& args) {
   const Options o = parse(args);
   runtime::Device dev = o.device == "sim"               ? runtime::Device::sim()
@@ -170,6 +161,7 @@ int run_gemm(const std::vector<std::string>& args) {
                         : runtime::Device::cuda_count() ? runtime::Device::cuda(0)
                                                         : runtime::Device::sim();
   const DType out = o.out.value_or(o.ab);
+  require_memory(o, out, dev);
   std::mt19937 rng(o.seed);
   Operand a = make(dev, o.ab, o.l, o.m, o.k, o.layout[0] == 't', &rng);
   Operand b = make(dev, o.ab, o.l, o.k, o.n, o.layout[1] == 't', &rng);
@@ -208,7 +200,11 @@ int run_gemm(const std::vector<std::string>& args) {
                 tolerance, ok ? "PASS" : "FAIL");
     status = ok ? 0 : 1;
   }
-  if (o.bench) {
+  if (o.bench && dev.is_simulator()) {
+    std::printf(
+        "bench: skipped: the CPU simulator's run time says nothing about a GPU's; run --bench "
+        "with --device cuda on a GPU\n");
+  } else if (o.bench) {
     for (int i = 0; i < 3; ++i) g.execute(a.view, b.view, c ? &c->view : nullptr, d.view, &stream);
     // All events are recorded before any is read: the host runs ahead, so
     // each interval is the GPU's time for one run, not launch overhead.
@@ -232,7 +228,7 @@ int run_gemm(const std::vector<std::string>& args) {
                 o.reps, flops / (median * 1e-3) / 1e12);
   }
   if (!o.save.empty()) {
-    std::filesystem::create_directories(o.save);
+    make_save_directory(o.save);
     const std::filesystem::path dir(o.save);
     write_npy(dir / "a.npy", a.host);
     write_npy(dir / "b.npy", b.host);

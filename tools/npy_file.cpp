@@ -29,6 +29,21 @@ void write_file(const std::filesystem::path& path, const std::string& header, co
 
 }  // namespace
 
+void check_save_directory(const std::string& flag, const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+    throw Error(flag + " '" + dir.string() +
+                "' refused: it exists and is not a directory; name a directory (created when "
+                "absent) so that no file is overwritten");
+}
+
+void make_save_directory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error("cannot create the directory '" + dir.string() + "': " + ec.message());
+}
+
 std::string npy_descr(runtime::DType dtype) {
   switch (dtype) {
     case runtime::DType::f32:

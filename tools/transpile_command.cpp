@@ -4,10 +4,13 @@
 #include <fstream>
 #include <iostream>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ptx_file.hpp"
 #include "transpiler/transpile.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/ptx/parser.hpp"
+#include "warpforge/ptx/verifier.hpp"
 
 namespace warpforge::cli {
 namespace {
@@ -23,31 +26,27 @@ std::string name_from_path(const std::string& path) {
   return name;
 }
 
-int run_transpile(const std::vector<std::string>& args) {
-  std::string input, output;
+int run_transpile(const std::vector<std::string>& raw) {
+  Arguments args("transpile", raw);
   transpiler::TranspileOptions options;
-  bool named = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if ((a == "-o" || a == "--name") && i + 1 < args.size()) {
-      (a == "-o" ? output : options.name) = args[++i];
-      named |= a == "--name";
-    } else if (a == "--main") {
-      options.with_main = true;
-    } else if (input.empty() && !a.empty() && a[0] != '-') {
-      input = a;
-    } else {
-      std::cerr << "transpile: unexpected argument '" << a << "'\n" << kUsage;
-      return 2;
-    }
-  }
-  if (input.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-  if (!named) options.name = name_from_path(input);
+  const std::string output = args.value("-o").value_or("");
+  const auto name = args.value("--name");
+  options.with_main = args.flag("--main");
+  const std::string input = args.positionals(1, 1, "<in.ptx>")[0];
+  args.finish();
+  options.name = name ? *name : name_from_path(input);
   options.source = std::filesystem::path(input).filename().string();
-  std::string source = transpiler::transpile(ptx::parse(read_text_file(input), input), options);
+  // The transpiler writes what the module says; a module the verifier
+  // rejects (a branch to no label, a register never declared) would give C++
+  // that builds a broken module, so it is refused as `check` refuses it.
+  const ptx::Module module = ptx::parse(read_ptx_file(input), input);
+  const auto problems = ptx::verify(module);
+  if (!problems.empty()) {
+    std::string all;
+    for (const auto& p : problems) all += "\n  " + p;
+    throw PtxError(input + " fails verification (as `warpforge check` reports it):" + all);
+  }
+  std::string source = transpiler::transpile(module, options);
   if (output.empty()) {
     std::cout << source;
     return 0;
@@ -63,7 +62,8 @@ const Registration registration({
     .summary = "turn a PTX file into warpforge C++ that rebuilds it",
     .help = std::string(kUsage) +
             "\n"
-            "Parses the PTX file and writes C++ (to stdout, or to out.cpp with -o) that\n"
+            "Parses and verifies the PTX file (a module `warpforge check` rejects is\n"
+            "refused, with its problems) and writes C++ (to stdout, or to out.cpp with -o) that\n"
             "builds the same module with warpforge's DSL: a function\n"
             "`warpforge::ptx::Module build_<name>()` whose result compares equal to the\n"
             "parsed input. NAME defaults to the input file's stem; --main adds a main()\n"

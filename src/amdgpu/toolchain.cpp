@@ -49,7 +49,7 @@ void run_checked(const std::string& program, const std::vector<std::string>& arg
   if (r.exit_code != 0) {
     std::string line = program;
     for (const auto& a : args) line += " " + a;
-    throw ToolchainError(line + " failed (exit " + std::to_string(r.exit_code) + "):\n" + r.output);
+    throw ToolchainError(line + " failed (" + r.status() + "):\n" + r.output);
   }
 }
 
@@ -146,8 +146,7 @@ std::string disassemble(const std::vector<char>& code_object, Target target) {
   Run r = run(tools.objdump,
               {"-d", "-" + mcpu(target), dir.file("kernel.hsaco")});  // objdump spells it --mcpu
   if (r.exit_code != 0)
-    throw ToolchainError(tools.objdump + " -d failed (exit " + std::to_string(r.exit_code) +
-                         "):\n" + r.output);
+    throw ToolchainError(tools.objdump + " -d failed (" + r.status() + "):\n" + r.output);
   return r.output;
 }
 

@@ -7,8 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
+#include <thread>
+
+#include "warpforge/error.hpp"
 
 extern char** environ;
 
@@ -34,8 +40,37 @@ std::optional<std::string> find_cuda_tool(std::string_view name) {
   return std::nullopt;
 }
 
-ToolRun run_tool(const std::string& program, const std::vector<std::string>& args) {
+std::string ToolRun::status() const {
+  if (timed_out)
+    return "timed out after " + std::to_string(static_cast<long long>(timeout_seconds)) +
+           " s (killed; WARPFORGE_TOOL_TIMEOUT sets the limit in seconds)";
+  if (signal) {
+    const char* abbrev = ::sigabbrev_np(signal);
+    const char* text = ::strsignal(signal);
+    return "killed by signal " + (abbrev ? "SIG" + std::string(abbrev) : std::to_string(signal)) +
+           (text ? " (" + std::string(text) + ")" : "");
+  }
+  if (exit_code < 0) return "could not be started";
+  return "exit " + std::to_string(exit_code);
+}
+
+double tool_timeout_seconds() {
+  const char* text = std::getenv("WARPFORGE_TOOL_TIMEOUT");
+  if (!text || !*text) return 600;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text, &end);
+  if (*end != '\0' || errno == ERANGE || !(v > 0) || v > 1e9)
+    throw PtxError(std::string("WARPFORGE_TOOL_TIMEOUT='") + text +
+                   "' refused; expected a positive number of seconds up to 1e9");
+  return v;
+}
+
+ToolRun run_tool(const std::string& program, const std::vector<std::string>& args,
+                 double timeout_seconds) {
+  const double limit = timeout_seconds > 0 ? timeout_seconds : tool_timeout_seconds();
   ToolRun result;
+  result.timeout_seconds = limit;
   // The output goes to an unlinked temporary file: no pipe to drain while waiting.
   char log_path[] = "/tmp/warpforge-tool-XXXXXX";
   int log_fd = ::mkstemp(log_path);
@@ -54,10 +89,26 @@ ToolRun run_tool(const std::string& program, const std::vector<std::string>& arg
   int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned == 0) {
+    // Polled, with a growing pause (1 ms to 50 ms): a fast tool costs little
+    // latency and a slow one little CPU.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit);
+    auto pause = std::chrono::milliseconds(1);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    for (;;) {
+      const pid_t done = ::waitpid(pid, &status, WNOHANG);
+      if (done == pid || (done < 0 && errno != EINTR)) break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid, SIGKILL);
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        result.timed_out = true;
+        break;
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
     }
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   } else {
     result.output = "cannot start " + program + "\n";
   }

@@ -1,6 +1,7 @@
 #include "warpforge/ptx/operand.hpp"
 
 #include <bit>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -127,8 +128,11 @@ std::int64_t Operand::int_value() const {
     digits = digits.substr(1);
   }
   char* end = nullptr;
+  errno = 0;
   std::uint64_t v = std::strtoull(digits.c_str(), &end, base);
   if (digits.empty() || *end != '\0') throw PtxError("malformed integer immediate '" + text + "'");
+  // PTX ISA 4.5.1: integer constants are 64 bits wide.
+  if (errno == ERANGE) throw PtxError("integer immediate '" + text + "' does not fit in 64 bits");
   return neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
 }
 

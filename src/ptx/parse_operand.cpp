@@ -33,9 +33,19 @@ bool is_special_register(std::string_view name) {
   return numbered("pm") || numbered("envreg") || numbered("reserved_smem_offset_");
 }
 
-Operand immediate(const Token& t, bool negative) {
+// An integer literal wider than 64 bits (PTX ISA 4.5.1: integer constants
+// are 64-bit) is refused here, at its line and column, rather than wrapped.
+Operand immediate(const TokenCursor& in, const Token& t, bool negative) {
   auto kind = t.kind == TokenKind::integer ? Operand::Kind::imm_int : Operand::Kind::imm_float;
-  return Operand::imm_text(kind, (negative ? "-" : "") + std::string(t.text));
+  Operand op = Operand::imm_text(kind, (negative ? "-" : "") + std::string(t.text));
+  if (kind == Operand::Kind::imm_int) {
+    try {
+      op.int_value();
+    } catch (const PtxError&) {
+      in.fail_at(t, "an integer that fits in 64 bits (PTX ISA 4.5.1)");
+    }
+  }
+  return op;
 }
 
 // `+N`, `+-N` or `-N` after a base, into op.offset (and whether it was a
@@ -99,7 +109,7 @@ Operand parse_single(TokenCursor& in) {
   switch (t.kind) {
     case TokenKind::integer:
     case TokenKind::real:
-      return immediate(in.next(), false);
+      return immediate(in, in.next(), false);
     case TokenKind::string:
       return Operand::string(std::string(in.next().text));
     case TokenKind::word:
@@ -119,7 +129,7 @@ Operand parse_single(TokenCursor& in) {
     case '-': {
       in.next();
       if (!in.is(TokenKind::integer) && !in.is(TokenKind::real)) in.fail("a number after '-'");
-      return immediate(in.next(), true);
+      return immediate(in, in.next(), true);
     }
     case '!': {  // PTX ISA 9.7.6: a negated predicate source, !%p
       in.next();
@@ -145,7 +155,7 @@ Operand parse_single(TokenCursor& in) {
 std::int64_t parse_int(TokenCursor& in) {
   bool negative = in.accept_punct('-');
   const Token& t = in.expect(TokenKind::integer, "an integer");
-  return immediate(t, negative).int_value();
+  return immediate(in, t, negative).int_value();
 }
 
 Operand parse_operand(TokenCursor& in) {

@@ -37,6 +37,7 @@ PtxasResult run_ptxas(const std::string& text, const std::string& arch, const st
   PtxasResult result;
   result.ok = run.exit_code == 0;
   result.log = std::move(run.output);
+  if (run.exit_code != 0) result.log += "ptxas " + run.status() + "\n";
   if (result.ok) {
     std::ifstream cubin(out, std::ios::binary);
     result.cubin.assign(std::istreambuf_iterator<char>(cubin), {});

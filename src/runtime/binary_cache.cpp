@@ -1,16 +1,24 @@
 #include "warpforge/runtime/binary_cache.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 #include <system_error>
 #include <thread>
+
+#include "warpforge/error.hpp"
 
 namespace warpforge::runtime {
 namespace {
@@ -57,11 +65,16 @@ void warn(const std::string& message) {
   std::cerr << line.str() << std::flush;
 }
 
+// A writer killed between creating its temporary and renaming it leaves the
+// temporary behind; one this old has no live writer.
+constexpr auto kStaleTemporary = std::chrono::hours(1);
+constexpr const char* kTemporaryMark = ".tmp.";
+
 // A name no other writer (thread or process) uses at the same time.
 fs::path temporary_name(const fs::path& target) {
   static std::atomic<unsigned> counter{0};
   std::ostringstream name;
-  name << target.filename().string() << ".tmp." << ::getpid() << "." << std::this_thread::get_id() << "."
+  name << target.filename().string() << kTemporaryMark << ::getpid() << "." << std::this_thread::get_id() << "."
        << counter++;
   return target.parent_path() / name.str();
 }
@@ -80,7 +93,20 @@ CacheKey CacheKey::compute(std::string_view source, std::string_view target, int
   return CacheKey{h.finish()};
 }
 
-BinaryCache::BinaryCache(std::optional<fs::path> directory) : directory_(std::move(directory)) {}
+BinaryCache::BinaryCache(std::optional<fs::path> directory, std::uint64_t max_bytes)
+    : directory_(std::move(directory)), max_bytes_(max_bytes) {}
+
+std::uint64_t BinaryCache::default_max_bytes() {
+  const char* text = std::getenv("WARPFORGE_CACHE_MAX_BYTES");
+  if (!text || !*text) return std::uint64_t{2} << 30;
+  std::uint64_t v = 0;
+  const char* end = text + std::strlen(text);
+  const auto [stop, error] = std::from_chars(text, end, v);
+  if (error != std::errc() || stop != end || v == 0)
+    throw RuntimeError(std::string("WARPFORGE_CACHE_MAX_BYTES='") + text +
+                       "' refused; expected a positive integer number of bytes");
+  return v;
+}
 
 std::optional<fs::path> BinaryCache::default_directory() {
   if (const char* dir = std::getenv("WARPFORGE_CACHE_DIR"); dir && *dir) return fs::path(dir);
@@ -126,16 +152,36 @@ std::shared_ptr<const BinaryCache::Bytes> BinaryCache::get_or_build(const CacheK
 
 std::optional<BinaryCache::Bytes> BinaryCache::read_entry(const CacheKey& key) {
   const fs::path path = entry_path(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;  // no entry: an ordinary miss
-  const Bytes file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-
   auto reject = [&](const std::string& why) -> std::optional<Bytes> {
     warn("cache entry " + path.string() + " " + why + "; rebuilding it");
     std::lock_guard lock(mutex_);
     ++stats_.rejected_entries;
     return std::nullopt;
   };
+  // Non-blocking: a FIFO at the path must not wait for a writer; fstat then
+  // refuses anything but a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::nullopt;  // no entry: an ordinary miss
+    return reject(std::string("cannot be opened (") + std::strerror(errno) + ")");
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return reject("is not a regular file");
+  Bytes file(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (got < file.size()) {
+    const ssize_t n = ::read(fd, file.data() + got, file.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  file.resize(got);
+  ::futimens(fd, nullptr);  // used now: the eviction keeps recently used entries
   if (file.size() < kHeaderBytes)
     return reject("is truncated (" + std::to_string(file.size()) + " bytes, shorter than its header)");
   const std::uint8_t* p = file.data();
@@ -188,6 +234,49 @@ void BinaryCache::write_entry(const CacheKey& key, const Bytes& payload) {
     fs::remove(temporary, ec);
     warn("cannot move the cache entry into place at " + path.string() + ": " + why);
   }
+  trim_directory();
+}
+
+void BinaryCache::trim_directory() {
+  struct Entry {
+    fs::file_time_type used;
+    std::uint64_t bytes;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t total = 0;
+  const auto now = fs::file_time_type::clock::now();
+  std::error_code ec;
+  for (fs::directory_iterator it(*directory_, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    const std::string name = p.filename().string();
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec)) continue;
+    const auto used = it->last_write_time(entry_ec);
+    if (entry_ec) continue;
+    if (name.find(kTemporaryMark) != std::string::npos) {
+      if (now - used > kStaleTemporary) fs::remove(p, entry_ec);
+      continue;
+    }
+    if (p.extension() != ".bin") continue;
+    const std::uint64_t bytes = it->file_size(entry_ec);
+    if (entry_ec) continue;
+    entries.push_back({used, bytes, p});
+    total += bytes;
+  }
+  if (total <= max_bytes_) return;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  int evicted = 0;
+  for (const Entry& e : entries) {
+    if (total <= max_bytes_) break;
+    // Another process may have deleted it already; either way it is gone.
+    fs::remove(e.path, ec);
+    total -= e.bytes;
+    ++evicted;
+  }
+  std::lock_guard lock(mutex_);
+  stats_.evicted_entries += evicted;
 }
 
 }  // namespace warpforge::runtime

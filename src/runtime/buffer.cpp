@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "warpforge/error.hpp"
+#include "warpforge/runtime/host_memory.hpp"
 #include "warpforge/runtime/stream.hpp"
 
 namespace warpforge::runtime {
@@ -17,8 +18,17 @@ StreamHandle* handle_of(Stream* stream, const Device& device) {
 
 }  // namespace
 
+std::size_t DeviceBackend::free_bytes() { return properties().global_bytes; }
+
 Buffer::Buffer(const Device& device, std::size_t bytes) : device_(device), size_(bytes) {
-  if (bytes > 0) address_ = device_.backend().allocate(bytes);
+  if (bytes == 0) return;
+  // Asking first turns a hopeless request into a refusal that says what is
+  // free, rather than the driver's bare out-of-memory or the host's bad_alloc.
+  const std::size_t free = device_.backend().free_bytes();
+  if (bytes > free)
+    throw RuntimeError("a buffer of " + describe_bytes(bytes) + " does not fit on " +
+                       device_.properties().name + ": " + describe_bytes(free) + " free");
+  address_ = device_.backend().allocate(bytes);
 }
 
 Buffer::Buffer(Buffer&& other) noexcept

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "execute.hpp"
+#include "memory_access.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/memory_access.hpp"
 
 namespace warpforge::sim {
 namespace {

@@ -4,10 +4,10 @@
 #include <atomic>
 #include <cmath>
 
+#include "execute.hpp"
+#include "float_format.hpp"
+#include "memory_access.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/float_format.hpp"
-#include "warpforge/sim/memory_access.hpp"
 
 namespace warpforge::sim {
 namespace {

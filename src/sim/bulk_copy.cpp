@@ -10,9 +10,9 @@
 #include <cstring>
 #include <string>
 
-#include "warpforge/sim/execute.hpp"
+#include "execute.hpp"
+#include "memory_access.hpp"
 #include "warpforge/sim/global_memory.hpp"
-#include "warpforge/sim/memory_access.hpp"
 
 namespace warpforge::sim {
 

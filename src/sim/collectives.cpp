@@ -6,8 +6,8 @@
 #include <array>
 #include <bit>
 
+#include "execute.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
 
 namespace warpforge::sim {
 namespace {

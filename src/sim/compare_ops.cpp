@@ -1,9 +1,9 @@
 // setp and selp (PTX ISA 9.7.6 "Comparison and Selection Instructions").
 #include <cmath>
 
+#include "execute.hpp"
+#include "float_format.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/float_format.hpp"
 
 namespace warpforge::sim {
 namespace {

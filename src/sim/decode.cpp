@@ -1,13 +1,13 @@
-#include "warpforge/sim/decode.hpp"
+#include "decode.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
 #include <unordered_map>
 
+#include "float_format.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
-#include "warpforge/sim/float_format.hpp"
 
 namespace warpforge::sim {
 namespace {

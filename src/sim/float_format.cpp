@@ -1,4 +1,4 @@
-#include "warpforge/sim/float_format.hpp"
+#include "float_format.hpp"
 
 #include <cmath>
 

@@ -12,10 +12,10 @@
 #include <cfenv>
 #include <cmath>
 
-#include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/float_format.hpp"
+#include "execute.hpp"
+#include "float_format.hpp"
 #include "rounding_mode_scope.hpp"
+#include "warpforge/error.hpp"
 
 namespace warpforge::sim {
 namespace {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "warpforge/error.hpp"
 
@@ -16,7 +17,10 @@ std::string hex(std::uint64_t v) {
 std::atomic<std::uint64_t> GlobalMemory::spaces_{0};
 
 std::uint64_t GlobalMemory::allocate(std::size_t bytes) {
-  auto storage = std::make_unique<std::byte[]>(bytes ? bytes : 1);
+  std::unique_ptr<std::byte[]> storage(new (std::nothrow) std::byte[bytes ? bytes : 1]);
+  if (!storage)
+    throw SimError("the host could not give the simulator " + std::to_string(bytes) +
+                   " bytes for an allocation");
   std::memset(storage.get(), 0, bytes ? bytes : 1);
   std::byte* host = storage.get();
   return insert(0, bytes, host, std::move(storage));
@@ -30,6 +34,7 @@ std::uint64_t GlobalMemory::insert(std::size_t offset, std::size_t bytes, std::b
                                    std::unique_ptr<std::byte[]> storage) {
   std::lock_guard lock(mutex_);
   const std::uint64_t address = next_ + offset;
+  if (storage) live_bytes_ += bytes;
   allocations_.emplace(address, Allocation{bytes, host, std::move(storage)});
   next_ = (address + bytes + kGap + kAlign - 1) / kAlign * kAlign;
   return address;
@@ -38,8 +43,16 @@ std::uint64_t GlobalMemory::insert(std::size_t offset, std::size_t bytes, std::b
 void GlobalMemory::free(std::uint64_t address) {
   std::lock_guard lock(mutex_);
   ++generation_;
-  if (allocations_.erase(address) == 0)
+  const auto it = allocations_.find(address);
+  if (it == allocations_.end())
     throw SimError("free of " + hex(address) + ", which is not the start of a live allocation");
+  if (it->second.storage) live_bytes_ -= it->second.size;
+  allocations_.erase(it);
+}
+
+std::size_t GlobalMemory::live_bytes() const {
+  std::lock_guard lock(mutex_);
+  return live_bytes_;
 }
 
 std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {

@@ -1,4 +1,4 @@
-#include "warpforge/sim/grid.hpp"
+#include "grid.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -6,8 +6,10 @@
 #include <mutex>
 #include <thread>
 
+#include "launch_monitor.hpp"
+#include "memory_access.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/memory_access.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -74,7 +76,7 @@ void prepare_cluster(Cluster& cluster, const LaunchState& launch, std::uint64_t 
 
 }  // namespace
 
-GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
+GridStats run_grid(LaunchState& launch, const SimOptions& options) {
   const auto& cfg = launch.config;
   const Kernel& k = launch.kernel;
   const std::uint64_t threads = cfg.block.count();
@@ -96,6 +98,9 @@ GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
                    std::to_string(kMaxSharedBytes) + " are accepted");
   const auto shared_bytes = static_cast<std::uint32_t>(shared);
 
+  LaunchMonitor monitor(k.name, {options.max_thread_instructions, options.time_limit_seconds},
+                        clusters, c.count() > 1 ? "clusters" : "blocks", options.progress);
+  launch.monitor = &monitor;
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> executed{0};
@@ -110,16 +115,20 @@ GridStats run_grid(const LaunchState& launch, unsigned worker_threads) {
         prepare_cluster(cluster, launch, i, shared_bytes);
         run_cluster(cluster);
         for (const Cta& cta : cluster.ctas) count += cta.instructions;
+        monitor.cluster_done();
+      } catch (const LaunchMonitor::Cancelled&) {
+        stop = true;  // another worker failed; its error is the one reported
       } catch (...) {
         std::lock_guard lock(error_mutex);
         if (!error) error = std::current_exception();
         stop = true;
+        monitor.cancel();
       }
     }
     executed += count;
   };
-  const unsigned n =
-      static_cast<unsigned>(std::min<std::uint64_t>(std::max(1u, worker_threads), clusters));
+  const unsigned n = static_cast<unsigned>(
+      std::min<std::uint64_t>(std::max(1u, options.worker_threads), clusters));
   if (n == 1) {
     worker();
   } else {

@@ -6,8 +6,8 @@
 // gives the transposed matrix's, i.e. (rows 2·(l%4) and 2·(l%4)+1, col l/4).
 #include <array>
 
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/memory_access.hpp"
+#include "execute.hpp"
+#include "memory_access.hpp"
 
 namespace warpforge::sim {
 

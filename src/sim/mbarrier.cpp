@@ -16,9 +16,9 @@
 // (bits 0-19), pending arrivals (20-39), outstanding transaction bytes
 // (40-59, two's complement) and the phase parity (bit 63). A CTA runs on one
 // host thread, so updates need no host atomics.
+#include "execute.hpp"
+#include "memory_access.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/memory_access.hpp"
 
 namespace warpforge::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "warpforge/sim/memory_access.hpp"
+#include "memory_access.hpp"
 
 #include <cstring>
 

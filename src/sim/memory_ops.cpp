@@ -1,7 +1,7 @@
 // ld, st (PTX ISA 9.7.9.8-9), cvta (9.7.9.17) and mapa (9.7.9.19).
+#include "execute.hpp"
+#include "memory_access.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/memory_access.hpp"
 
 namespace warpforge::sim {
 namespace {

@@ -13,8 +13,8 @@
 // elements four (slot 4r in the low byte), f32 one.
 #include <array>
 
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/float_format.hpp"
+#include "execute.hpp"
+#include "float_format.hpp"
 
 namespace warpforge::sim {
 namespace {

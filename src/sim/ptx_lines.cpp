@@ -2,8 +2,8 @@
 // at the line a user sees in ptx::emit(module) (and in `warpforge emit`).
 #include <algorithm>
 
+#include "decode.hpp"
 #include "warpforge/ptx/emitter.hpp"
-#include "warpforge/sim/decode.hpp"
 
 namespace warpforge::sim {
 

@@ -6,7 +6,7 @@
 
 #include <cfenv>
 
-#include "warpforge/sim/float_format.hpp"
+#include "float_format.hpp"
 
 namespace warpforge::sim {
 

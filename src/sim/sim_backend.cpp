@@ -1,13 +1,17 @@
-#include "warpforge/sim/sim_backend.hpp"
+#include "sim_backend.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
+#include "decode.hpp"
+#include "float_format.hpp"
+#include "grid.hpp"
+#include "tensor_map_encoding.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/decode.hpp"
-#include "warpforge/sim/float_format.hpp"
-#include "warpforge/sim/grid.hpp"
-#include "warpforge/sim/tensor_map_encoding.hpp"
+#include "warpforge/runtime/host_memory.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -45,6 +49,22 @@ std::vector<std::byte> initial_bytes(const ptx::Variable& v) {
     throw SimError("variable '" + v.name + "' has more initializers than elements");
   bytes.resize(size, std::byte{0});
   return bytes;
+}
+
+// A watchdog limit: the option when set, else the environment variable when
+// set (a positive number, else refused naming it), else the default.
+template <class T>
+T limit(T option, const char* variable, T fallback) {
+  if (option > 0) return option;
+  const char* text = std::getenv(variable);
+  if (!text) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text, &end);
+  if (*text == '\0' || *end != '\0' || errno == ERANGE || !(v >= 1) || v > 1e18)
+    throw SimError(std::string("environment variable ") + variable + "='" + text +
+                   "' refused; expected a positive number from 1 to 1e18");
+  return static_cast<T>(v);
 }
 
 }  // namespace
@@ -94,6 +114,10 @@ SimBackend::SimBackend(SimOptions options)
     : options_(options), global_(std::make_shared<GlobalMemory>()) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (options_.worker_threads == 0) options_.worker_threads = cores;
+  options_.max_thread_instructions = limit<std::uint64_t>(
+      options_.max_thread_instructions, "WARPFORGE_SIM_MAX_INSTRUCTIONS", std::uint64_t{1} << 40);
+  options_.time_limit_seconds =
+      limit<double>(options_.time_limit_seconds, "WARPFORGE_SIM_TIME_LIMIT", 1800.0);
   properties_.name = "warpforge simulator";
   properties_.compute_capability_major = 9;
   properties_.compute_capability_minor = 0;
@@ -104,6 +128,13 @@ SimBackend::SimBackend(SimOptions options)
   properties_.global_bytes = std::size_t{16} << 30;
   properties_.max_threads_per_block = 1024;
   properties_.warp_size = 32;
+}
+
+std::size_t SimBackend::free_bytes() {
+  const std::size_t host = runtime::host_available_bytes();
+  if (options_.memory_bytes == 0) return host;
+  const std::size_t live = global_->live_bytes();
+  return std::min(host, options_.memory_bytes > live ? options_.memory_bytes - live : 0);
 }
 
 runtime::DevicePtr SimBackend::allocate(std::size_t bytes) {
@@ -172,7 +203,7 @@ void SimBackend::launch(runtime::LoadedModule& module, const std::string& kernel
                      " bytes; the parameter takes " + std::to_string(p.size));
     std::memcpy(launch.params.data() + p.offset, args[i].bytes.data(), p.size);
   }
-  last_thread_instructions_ = run_grid(launch, options_.worker_threads).thread_instructions;
+  last_thread_instructions_ = run_grid(launch, options_).thread_instructions;
 }
 
 std::shared_ptr<runtime::DeviceBackend> make_backend(SimOptions options) {

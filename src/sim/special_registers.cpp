@@ -1,5 +1,5 @@
 // PTX ISA 10 "Special Registers".
-#include "warpforge/sim/execute.hpp"
+#include "execute.hpp"
 
 namespace warpforge::sim {
 

@@ -20,10 +20,10 @@
 #include <functional>
 #include <vector>
 
+#include "execute.hpp"
+#include "memory_access.hpp"
+#include "tensor_map_encoding.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
-#include "warpforge/sim/memory_access.hpp"
-#include "warpforge/sim/tensor_map_encoding.hpp"
 
 namespace warpforge::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "warpforge/sim/tensor_map_encoding.hpp"
+#include "tensor_map_encoding.hpp"
 
 #include <cstring>
 

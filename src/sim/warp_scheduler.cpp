@@ -10,8 +10,9 @@
 #include <algorithm>
 #include <bit>
 
+#include "execute.hpp"
+#include "launch_monitor.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/execute.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -543,16 +544,23 @@ bool is_warp_collective(Op op) {
 bool is_warpgroup_collective(Op op) { return op == Op::wgmma || op == Op::setmaxnreg; }
 
 void run_cluster(Cluster& cluster) {
+  LaunchMonitor* monitor = cluster.ctas.front().launch->monitor;
+  std::uint64_t reported = 0;  // thread-instructions already told to the monitor
   for (;;) {
     bool progress = false, live = false;
-    for (Cta& cta : cluster.ctas)
+    std::uint64_t executed = 0;
+    for (Cta& cta : cluster.ctas) {
       for (Warp& w : cta.warps) {
         if (w.blocked) progress |= wake(w);
         if (w.ready) progress |= run_warp(w);
         for_lanes(w.exists, [&](int l) { live |= w.state[l] != LaneState::exited; });
       }
+      executed += cta.instructions;
+    }
     if (!live) return;
     if (!progress) report_deadlock(cluster);
+    if (monitor) monitor->tick(cluster, executed - reported);
+    reported = executed;
   }
 }
 

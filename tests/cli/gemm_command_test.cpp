@@ -14,6 +14,7 @@
 #include "run_cli.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/half.hpp"
+#include "warpforge/runtime/device.hpp"
 
 namespace warpforge::cli::testing {
 namespace {
@@ -59,8 +60,12 @@ TEST_F(GemmCommand, ReportsTheKernelAndPassesItsCheck) {
       << r.output;
   EXPECT_NE(r.output.find("vs fp64 reference (tolerance 1e-02): PASS"), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("bench: median"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("TFLOP/s"), std::string::npos) << r.output;
+  // The simulator's time measures nothing about a GPU: --bench says so
+  // instead of printing a rate.
+  EXPECT_NE(r.output.find("bench: skipped: the CPU simulator's run time says nothing about a GPU's"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("TFLOP/s"), std::string::npos) << r.output;
 }
 
 // --config takes the configuration line's own text; a configuration the
@@ -140,11 +145,11 @@ TEST_F(GemmCommand, SavesColumnMajorMatricesInFortranOrderAndBf16AsBits) {
 }
 
 TEST_F(GemmCommand, RefusesBadArgumentsSayingWhatIsAccepted) {
-  EXPECT_TRUE(refuses("gemm --m 4 --n 4 --k 4 --layout xx --device sim", "--layout xx: accepted: nn, nt, tn, tt"));
+  EXPECT_TRUE(refuses("gemm --m 4 --n 4 --k 4 --layout xx --device sim", "--layout 'xx' refused; accepted: nn, nt, tn, tt"));
   EXPECT_TRUE(refuses("gemm --m 4 --n 4 --device sim", "--m, --n and --k are required"));
-  EXPECT_TRUE(refuses("gemm --m 0 --n 4 --k 4 --device sim", "--m 0: expected an integer >= 1"));
-  EXPECT_TRUE(refuses("gemm --m 4 --n 4 --k 4 --kernel sm70 --device sim", "--kernel sm70: accepted: auto, sm80, sm90a"));
-  EXPECT_TRUE(refuses("gemm --m 4 --n 4 --k 4 --dtype f32 --device sim", "--dtype f32: accepted: bf16, f16"));
+  EXPECT_TRUE(refuses("gemm --m 0 --n 4 --k 4 --device sim", "--m '0' refused; expected an integer from 1 to 2147483647"));
+  EXPECT_TRUE(refuses("gemm --m 4 --n 4 --k 4 --kernel sm70 --device sim", "--kernel 'sm70' refused; accepted: auto, sm80, sm90a"));
+  EXPECT_TRUE(refuses("gemm --m 4 --n 4 --k 4 --dtype f32 --device sim", "--dtype 'f32' refused; accepted: bf16, f16"));
 }
 
 TEST(NpyHeader, SpellsShapesAsPythonTuplesAndPadsTo64Bytes) {
@@ -160,6 +165,24 @@ TEST(NpyHeader, SpellsShapesAsPythonTuplesAndPadsTo64Bytes) {
                                      (static_cast<unsigned char>(one[9]) << 8)),
             one.size() - 10);
   EXPECT_THROW(npy_descr(runtime::DType::i32), Error);
+}
+
+// A benchmark that needs a GPU measures nothing without one, and says so
+// with a failing status rather than a table of zeros.
+TEST(BenchCommand, WithoutAGpuFailsSayingSo) {
+  if (runtime::Device::cuda_count() > 0)
+    GTEST_SKIP() << "a GPU is present: the benchmark would run";
+  Result r = run("bench launch");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("bench_launch needs a CUDA GPU; nothing measured"), std::string::npos)
+      << r.output;
+  if (!fs::exists(fs::path(WARPFORGE_CLI).parent_path() / "bench" / "bench_gemm"))
+    GTEST_SKIP() << "bench_gemm is not built (CMake found no cuBLAS)";
+  Result gemm = run("bench gemm --shapes 256x256x256");
+  EXPECT_EQ(gemm.status, 1) << gemm.output;
+  EXPECT_NE(gemm.output.find("bench_gemm: needs a CUDA GPU (none found); nothing measured"),
+            std::string::npos)
+      << gemm.output;
 }
 
 TEST(BenchCommand, SaysWhichProgramItLacks) {

@@ -103,13 +103,25 @@ TEST_F(CudaBackendTest, RunsOnABorrowedStreamAndLeavesItAlive) {
   EXPECT_EQ(foreign, 0);
 }
 
-TEST_F(CudaBackendTest, NamesTheFailingCall) {
+TEST_F(CudaBackendTest, RefusesABufferLargerThanTheFreeMemory) {
   Device d = Device::cuda(0);
   try {
     Buffer huge(d, 1ull << 40);
     ADD_FAILURE() << "a 1 TiB allocation succeeded";
+  } catch (const RuntimeError& e) {
+    EXPECT_STREQ(e.what(),
+                 "a buffer of 1099511627776 bytes (1024.0 GiB) does not fit on Fake H100: 75161927680 "
+                 "bytes (70.0 GiB) free");
+  }
+}
+
+TEST_F(CudaBackendTest, NamesTheFailingCall) {
+  Device d = Device::cuda(0);
+  try {
+    Buffer huge(d, 65ull << 30);
+    ADD_FAILURE() << "a 65 GiB allocation succeeded";
   } catch (const CudaError& e) {
-    EXPECT_STREQ(e.what(), "cuMemAlloc_v2(1099511627776 bytes) failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
+    EXPECT_STREQ(e.what(), "cuMemAlloc_v2(69793218560 bytes) failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
     EXPECT_EQ(e.code(), 2);
     EXPECT_EQ(e.error_name(), "CUDA_ERROR_OUT_OF_MEMORY");
   }

@@ -1,6 +1,7 @@
-// libFuzzer target for the PTX parser (built by scripts/fuzz-parser.sh, not by
-// CMake). Any input must either parse or throw ParseError; what parses must
-// verify without crashing and emit PTX that parses back to the same IR.
+// Fuzz target for the PTX parser (libFuzzer's entry point; tests/fuzz/fuzz.cmake
+// builds it with the standalone driver, scripts/fuzz.sh with libFuzzer). Any
+// input must either parse or throw ParseError; what parses must verify
+// without crashing and emit PTX that parses back to the same IR.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

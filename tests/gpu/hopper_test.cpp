@@ -7,11 +7,11 @@
 #include <cstring>
 #include <random>
 
+#include "../../src/sim/float_format.hpp"
 #include "gpu_fixture.hpp"
 #include "sim/hopper_kernels.hpp"
 #include "sim/wgmma_dsl_kernel.hpp"
 #include "sim/wgmma_kernels.hpp"
-#include "warpforge/sim/float_format.hpp"
 #include "warpforge/ptx/parser.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"

@@ -6,9 +6,9 @@
 #include <limits>
 #include <random>
 
+#include "../../src/sim/float_format.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/low_precision.hpp"
-#include "warpforge/sim/float_format.hpp"
 
 namespace warpforge::ops {
 namespace {

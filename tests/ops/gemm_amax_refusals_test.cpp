@@ -4,12 +4,12 @@
 
 #include <algorithm>
 
+#include "../../src/sim/sim_backend.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm_amax.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/device.hpp"
-#include "warpforge/sim/sim_backend.hpp"
 
 namespace warpforge::ops {
 namespace {

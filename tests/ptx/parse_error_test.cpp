@@ -67,13 +67,29 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"linkage without space", ".version 8.4\n.target sm_90a\n.visible .foo x;\n", 3,
                   10, ".foo", "a state space"},
         Malformed{"register as opcode", in_kernel("%r1 = 5;"), 6, 1, "%r1", "a statement"},
-        Malformed{"too deep", in_kernel(std::string(300, '{')), 6, 201, "{", "levels of nesting"}),
+        Malformed{"too deep", in_kernel(std::string(300, '{')), 6, 201, "{", "levels of nesting"},
+        Malformed{"integer past 64 bits", in_kernel("mov.u32 %r1, 999999999999999999999999999999;"),
+                  6, 14, "999999999999999999999999999999", "an integer that fits in 64 bits"},
+        Malformed{"hex integer past 64 bits", in_kernel("add.s64 %rd1, %rd2, 0x10000000000000000;"),
+                  6, 21, "0x10000000000000000", "an integer that fits in 64 bits"},
+        Malformed{"negative integer past 64 bits",
+                  in_kernel("mov.s64 %rd1, -18446744073709551616;"), 6, 16, "18446744073709551616",
+                  "an integer that fits in 64 bits"},
+        Malformed{"address offset past 64 bits",
+                  in_kernel("ld.u32 %r1, [%rd1+99999999999999999999];"), 6, 19,
+                  "99999999999999999999", "an integer that fits in 64 bits"}),
     [](const ::testing::TestParamInfo<Malformed>& info) {
       std::string n = info.param.what;
       for (char& c : n)
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
       return n;
     });
+
+// The largest 64-bit literals still parse (PTX ISA 4.5.1: 64-bit constants).
+TEST(ParseError, SixtyFourBitLiteralsAreInRange) {
+  EXPECT_NO_THROW(
+      parse(in_kernel("mov.u64 %rd1, 18446744073709551615;\nmov.u64 %rd1, 0xFFFFFFFFFFFFFFFF;")));
+}
 
 TEST(ParseError, IsAPtxError) {
   EXPECT_THROW(parse(".version"), PtxError);

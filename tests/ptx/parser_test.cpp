@@ -264,7 +264,7 @@ TEST(Parser, DropsCommentsAnywhere) {
   EXPECT_EQ(emit(instruction(m, 0)), "add.s32 %r1, %r2, 1;");
 }
 
-// Inputs the fuzzer (scripts/fuzz-parser.sh) found whose emitted text did not
+// Inputs the fuzzer (scripts/fuzz.sh parse) found whose emitted text did not
 // parse back to the same IR, minimized; each names what went wrong.
 TEST(Parser, RoundTripsFuzzerFindings) {
   // `!S+4` once read as a negated register carrying a symbol's offset, which

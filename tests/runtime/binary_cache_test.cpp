@@ -7,6 +7,9 @@
 #include <fstream>
 #include <thread>
 
+#include <sys/stat.h>
+
+#include "warpforge/error.hpp"
 #include "warpforge/runtime/binary_cache.hpp"
 
 namespace warpforge::runtime {
@@ -225,6 +228,85 @@ TEST_F(BinaryCacheTest, ConcurrentWritersAndReadersAgree) {
   BinaryCache cache(dir_);
   EXPECT_EQ(*cache.get_or_build(key, builder(Bytes{})), expected);
   EXPECT_EQ(cache.stats().disk_hits, 1);
+}
+
+// Something other than a regular file at an entry's path: read non-blocking
+// (a FIFO with no writer must not hang), rejected with a warning, and the
+// binary built; a FIFO is then replaced by the entry, a directory only warns.
+TEST_F(BinaryCacheTest, AFifoOrDirectoryAtAnEntrysPathIsRebuiltNotWaitedOn) {
+  const CacheKey fifo_key = CacheKey::compute("fifo", "sm_80", 1), dir_key = CacheKey::compute("dir", "sm_80", 1);
+  BinaryCache cache(dir_);
+  fs::create_directories(dir_);
+  ASSERT_EQ(::mkfifo(cache.entry_path(fifo_key).c_str(), 0600), 0);
+  fs::create_directories(cache.entry_path(dir_key));
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(*cache.get_or_build(fifo_key, builder(payload(16, 1))), payload(16, 1));
+  EXPECT_EQ(*cache.get_or_build(dir_key, builder(payload(16, 2))), payload(16, 2));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cache entry " + cache.entry_path(fifo_key).string() + " is not a regular file; rebuilding it"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("cache entry " + cache.entry_path(dir_key).string() + " is not a regular file; rebuilding it"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("cannot move the cache entry into place at " + cache.entry_path(dir_key).string()),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(builds_, 2);
+  EXPECT_EQ(cache.stats().rejected_entries, 2);
+  EXPECT_TRUE(fs::is_regular_file(cache.entry_path(fifo_key)));  // the FIFO was replaced
+  BinaryCache again(dir_);
+  EXPECT_EQ(*again.get_or_build(fifo_key, builder(Bytes{})), payload(16, 1));
+  EXPECT_EQ(again.stats().disk_hits, 1);
+}
+
+// Entries past the size limit go, least recently used first (a disk hit
+// counts as a use); the newest entry stays.
+TEST_F(BinaryCacheTest, KeepsTheDirectoryUnderItsLimitEvictingTheLeastRecentlyUsed) {
+  const CacheKey a = CacheKey::compute("a", "sm_80", 1), b = CacheKey::compute("b", "sm_80", 1),
+                 c = CacheKey::compute("c", "sm_80", 1);
+  const std::uint64_t entry = 1000 + 88;  // payload and header
+  BinaryCache(dir_, 2 * entry).get_or_build(a, builder(payload(1000, 1)));
+  BinaryCache(dir_, 2 * entry).get_or_build(b, builder(payload(1000, 2)));
+  // a is older than b; reading it makes it the more recently used.
+  const auto past = fs::file_time_type::clock::now() - std::chrono::minutes(10);
+  fs::last_write_time(BinaryCache(dir_).entry_path(a), past - std::chrono::minutes(1));
+  fs::last_write_time(BinaryCache(dir_).entry_path(b), past);
+  BinaryCache reader(dir_, 2 * entry);
+  reader.get_or_build(a, builder(Bytes{}));
+  EXPECT_EQ(reader.stats().disk_hits, 1);
+
+  BinaryCache writer(dir_, 2 * entry);
+  writer.get_or_build(c, builder(payload(1000, 3)));
+  EXPECT_EQ(writer.stats().evicted_entries, 1);
+  EXPECT_TRUE(fs::exists(writer.entry_path(a)));
+  EXPECT_FALSE(fs::exists(writer.entry_path(b)));
+  EXPECT_TRUE(fs::exists(writer.entry_path(c)));
+}
+
+TEST_F(BinaryCacheTest, SweepsTemporariesThatAKilledWriterLeft) {
+  fs::create_directories(dir_);
+  const fs::path stale = dir_ / "0123.bin.tmp.4242.1.0", fresh = dir_ / "4567.bin.tmp.4242.1.1";
+  std::ofstream(stale) << "half an entry";
+  std::ofstream(fresh) << "a writer at work";
+  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  BinaryCache(dir_).get_or_build(CacheKey::compute("x", "sm_80", 1), builder(payload(8, 1)));
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(fresh));  // an hour's grace: its writer may still be running
+}
+
+TEST(BinaryCacheLimit, FollowsTheEnvironmentAndRefusesNonsense) {
+  ::setenv("WARPFORGE_CACHE_MAX_BYTES", "1048576", 1);
+  EXPECT_EQ(BinaryCache::default_max_bytes(), 1048576u);
+  ::setenv("WARPFORGE_CACHE_MAX_BYTES", "1GB", 1);
+  try {
+    BinaryCache::default_max_bytes();
+    ADD_FAILURE() << "WARPFORGE_CACHE_MAX_BYTES=1GB was accepted";
+  } catch (const RuntimeError& e) {
+    EXPECT_STREQ(e.what(), "WARPFORGE_CACHE_MAX_BYTES='1GB' refused; expected a positive integer number of bytes");
+  }
+  ::unsetenv("WARPFORGE_CACHE_MAX_BYTES");
+  EXPECT_EQ(BinaryCache::default_max_bytes(), std::uint64_t{2} << 30);
 }
 
 TEST(BinaryCacheDirectory, FollowsTheEnvironment) {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "../../src/sim/float_format.hpp"
 #include "scalar_kernel.hpp"
-#include "warpforge/sim/float_format.hpp"
 
 namespace warpforge::sim::testing {
 namespace {

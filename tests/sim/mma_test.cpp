@@ -3,8 +3,8 @@
 // fragments from the PTX ISA tables (9.7.14.5.7-9) written out in this file.
 #include <functional>
 
+#include "../../src/sim/float_format.hpp"
 #include "sim_harness.hpp"
-#include "warpforge/sim/float_format.hpp"
 
 namespace warpforge::sim::testing {
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "../../src/sim/sim_backend.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/module.hpp"
-#include "warpforge/sim/sim_backend.hpp"
 
 namespace warpforge::sim::testing {
 

@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include "../../src/sim/tensor_map_encoding.hpp"
 #include "warpforge/runtime/device.hpp"
-#include "warpforge/sim/tensor_map_encoding.hpp"
 
 namespace warpforge::sim {
 namespace {

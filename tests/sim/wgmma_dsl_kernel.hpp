@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "wgmma_kernels.hpp"
+#include "../../src/sim/float_format.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/wgmma_a_fragment.hpp"
 #include "warpforge/layout/wgmma_accumulator.hpp"
-#include "warpforge/sim/float_format.hpp"
+#include "wgmma_kernels.hpp"
 
 namespace warpforge::wgmma_dsl_testing {
 

@@ -6,9 +6,9 @@
 // wgmma_kernels.hpp's.
 #include <cmath>
 
+#include "../../src/sim/float_format.hpp"
 #include "hopper_harness.hpp"
 #include "wgmma_kernels.hpp"
-#include "warpforge/sim/float_format.hpp"
 
 namespace warpforge::sim::testing {
 namespace {

@@ -14,7 +14,8 @@ std::optional<std::string> find_ptxas();
 
 struct PtxasResult {
   bool ok = false;
-  std::string log;               // ptxas's stderr + stdout
+  std::string log;               // ptxas's stderr + stdout; on failure ending with its status
+                                 // ("ptxas killed by signal SIGSEGV (...)", ToolRun::status())
   std::vector<char> cubin;       // the assembled object when ok
 };
 

@@ -88,6 +88,10 @@ class DeviceBackend {
   virtual ptx::Target target() const = 0;  // what kernels for this device are built for
   virtual bool is_simulator() const = 0;
 
+  // The bytes an allocation can take now: the default is the device's whole
+  // memory; the CUDA backend asks the driver, the simulator its limit and the
+  // host. Buffer refuses a larger allocation before asking for it.
+  virtual std::size_t free_bytes();
   virtual DevicePtr allocate(std::size_t bytes) = 0;
   virtual void free(DevicePtr ptr) = 0;
   virtual void copy_to_device(DevicePtr dst, const void* src, std::size_t bytes, StreamHandle* stream) = 0;

@@ -8,7 +8,15 @@
 // renamed into place, which POSIX makes atomic, so processes sharing the
 // directory see either no entry or a whole one. An entry whose header or
 // checksum does not verify is never used: it is rebuilt and rewritten, with a
-// warning on stderr.
+// warning on stderr; so is anything at an entry's path that is not a regular
+// file (a directory, a FIFO: entries are opened non-blocking and checked
+// before they are read).
+//
+// The directory's entries are kept under a size limit (max_bytes, default
+// $WARPFORGE_CACHE_MAX_BYTES, else 2 GiB): after each write the entries used
+// least recently (a hit refreshes an entry's modification time) are deleted
+// until the rest fit. The same pass deletes temporary files that a killed
+// writer left behind, once they are an hour old.
 #pragma once
 
 #include <cstdint>
@@ -44,11 +52,18 @@ class BinaryCache {
     int disk_hits = 0;
     int builds = 0;
     int rejected_entries = 0;  // disk entries that failed verification and were rebuilt
+    int evicted_entries = 0;   // deleted to keep the directory under max_bytes
   };
 
   // `directory`: where entries live (created when first written); nullopt
-  // keeps the cache in memory only.
-  explicit BinaryCache(std::optional<std::filesystem::path> directory);
+  // keeps the cache in memory only. `max_bytes`: the size limit of the
+  // directory's entries.
+  explicit BinaryCache(std::optional<std::filesystem::path> directory,
+                       std::uint64_t max_bytes = default_max_bytes());
+
+  // $WARPFORGE_CACHE_MAX_BYTES (a positive integer; anything else is refused
+  // with a RuntimeError naming it), else 2 GiB.
+  static std::uint64_t default_max_bytes();
 
   // $WARPFORGE_CACHE_DIR, else $XDG_CACHE_HOME/warpforge, else
   // $HOME/.cache/warpforge; nullopt when none of these is set.
@@ -70,8 +85,11 @@ class BinaryCache {
  private:
   std::optional<Bytes> read_entry(const CacheKey& key);
   void write_entry(const CacheKey& key, const Bytes& payload);
+  // Deletes stale temporaries and least-recently-used entries over the limit.
+  void trim_directory();
 
   std::optional<std::filesystem::path> directory_;
+  std::uint64_t max_bytes_;
   mutable std::mutex mutex_;
   std::map<CacheKey, std::shared_ptr<const Bytes>> memory_;
   Stats stats_;

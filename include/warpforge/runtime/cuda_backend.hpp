@@ -27,6 +27,7 @@ class CudaBackend final : public DeviceBackend {
   ptx::Target target() const override { return target_; }
   bool is_simulator() const override { return false; }
 
+  std::size_t free_bytes() override;  // cuMemGetInfo
   DevicePtr allocate(std::size_t bytes) override;
   void free(DevicePtr ptr) override;
   void copy_to_device(DevicePtr dst, const void* src, std::size_t bytes, StreamHandle* stream) override;

@@ -21,7 +21,9 @@ class GlobalMemory {
   static constexpr std::uint64_t kGap = 1u << 16;
   static constexpr std::uint64_t kAlign = 256;  // cudaMalloc's alignment guarantee
 
+  // Throws SimError when the host cannot give the bytes.
   std::uint64_t allocate(std::size_t bytes);
+  std::size_t live_bytes() const;  // held by live allocations (not mappings)
   // Makes `bytes` of host memory at `host` addressable by kernels without a
   // copy (a NumPy array given to the simulator): the address returned has the
   // host pointer's offset modulo kAlign, so the alignment a kernel sees is the
@@ -50,6 +52,7 @@ class GlobalMemory {
   mutable std::mutex mutex_;  // allocation and free; lookups run during launches, which do neither
   std::map<std::uint64_t, Allocation> allocations_;
   std::uint64_t next_ = kBase;
+  std::size_t live_bytes_ = 0;
   // A host thread's cached last-found allocation is valid only for the space
   // (identified by a number never reused, unlike an address) and the
   // generation (bumped by free()) it was found in.

@@ -73,6 +73,22 @@ struct SimOptions {
   // The SM count the device reports (persistent kernels size their grids by
   // it); 0 means one per hardware thread.
   int sm_count = 0;
+  // The watchdog: a launch that runs more thread-instructions (one
+  // instruction of one thread) than max_thread_instructions, or longer than
+  // time_limit_seconds, stops with a SimError naming the kernel, the PTX
+  // line and enclosing loop of each warp of the cluster that tripped it, and
+  // these settings. 0 takes the environment's WARPFORGE_SIM_MAX_INSTRUCTIONS
+  // and WARPFORGE_SIM_TIME_LIMIT (seconds), else the defaults: 2^40
+  // thread-instructions (hours of simulation) and 1800 s.
+  std::uint64_t max_thread_instructions = 0;
+  double time_limit_seconds = 0;
+  // The bytes of host memory the device's allocations may hold together; 0:
+  // whatever the host has available. Buffer refuses beyond it.
+  std::size_t memory_bytes = 0;
+  // A launch running longer than 2 s shows its progress (blocks done of all,
+  // time elapsed, an estimate of the rest) on stderr when stderr is a
+  // terminal; false keeps it quiet there too.
+  bool progress = true;
 };
 
 std::shared_ptr<runtime::DeviceBackend> make_backend(SimOptions options = {});

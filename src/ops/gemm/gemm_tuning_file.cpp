@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include "warpforge/error.hpp"
 #include "warpforge/runtime/binary_cache.hpp"
+#include "warpforge/runtime/file_lock.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -24,8 +27,9 @@ std::optional<GemmKernel> parse_kernel(const std::string& s) {
 // not parse. A missing file is an empty map.
 std::optional<std::map<std::string, TunedChoice>> read_entries(const std::filesystem::path& path) {
   std::map<std::string, TunedChoice> entries;
-  std::ifstream in(path);
-  if (!in) return entries;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) return entries;
   std::string line;
   int number = 0;
   auto corrupt = [&](const std::string& why) {
@@ -33,6 +37,10 @@ std::optional<std::map<std::string, TunedChoice>> read_entries(const std::filesy
               << "; ignoring the file (it is rewritten by the next autotune)\n";
     return std::nullopt;
   };
+  // A FIFO or a directory there would block or fail the read.
+  if (!std::filesystem::is_regular_file(status)) return corrupt("is not a regular file");
+  std::ifstream in(path);
+  if (!in) return corrupt("cannot be opened");
   while (std::getline(in, line)) {
     ++number;
     if (number == 1) {
@@ -79,11 +87,22 @@ std::optional<TunedChoice> GemmTuningFile::find(const std::string& key) const {
 }
 
 void GemmTuningFile::store(const std::string& key, const TunedChoice& choice) const {
-  auto entries = read_entries(path_).value_or(std::map<std::string, TunedChoice>{});
-  entries[key] = choice;
   std::error_code ec;
   std::filesystem::create_directories(path_.parent_path(), ec);
-  const auto temporary = path_.string() + ".tmp" + std::to_string(::getpid());
+  // The read-modify-write below holds the lock file, so that concurrent
+  // stores (threads or processes) each add their line to the other's.
+  std::optional<runtime::FileLock> lock;
+  try {
+    lock.emplace(path_.string() + ".lock");
+  } catch (const RuntimeError& e) {
+    std::cerr << "warpforge: " << e.what() << "; the autotune result is not remembered\n";
+    return;
+  }
+  auto entries = read_entries(path_).value_or(std::map<std::string, TunedChoice>{});
+  entries[key] = choice;
+  static std::atomic<unsigned> counter{0};  // one temporary per store, even within a process
+  const auto temporary =
+      path_.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   {
     std::ofstream out(temporary, std::ios::trunc);
     out << kHeader << "\n";

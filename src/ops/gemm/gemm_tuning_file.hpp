@@ -9,7 +9,9 @@
 //
 // (kernel, tile m n k, stages, warps m n, cluster m n, then the key). A file
 // that does not parse is ignored with a warning on stderr, and replaced on the
-// next store; stores write a temporary file and rename it into place.
+// next store; stores hold gemm-autotune.txt.lock (flock) while they read the
+// file, add their line and rename a temporary file into place, so that
+// concurrent stores from threads and processes all keep their lines.
 #pragma once
 
 #include <filesystem>

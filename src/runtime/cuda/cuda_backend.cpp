@@ -180,6 +180,13 @@ void CudaBackend::make_current() const { check(driver().cuCtxSetCurrent(context_
 
 int CudaBackend::driver_version() const { return driver().version; }
 
+std::size_t CudaBackend::free_bytes() {
+  make_current();
+  std::size_t free = 0, total = 0;
+  check(driver().cuMemGetInfo(&free, &total), "cuMemGetInfo_v2");
+  return free;
+}
+
 DevicePtr CudaBackend::allocate(std::size_t bytes) {
   make_current();
   CUdeviceptr p = 0;

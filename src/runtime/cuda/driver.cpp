@@ -72,6 +72,7 @@ std::unique_ptr<Driver> load() {
   resolve(library, "cuDevicePrimaryCtxRelease_v2", d->cuDevicePrimaryCtxRelease);
   resolve(library, "cuCtxSetCurrent", d->cuCtxSetCurrent);
   resolve(library, "cuCtxSynchronize", d->cuCtxSynchronize);
+  resolve(library, "cuMemGetInfo_v2", d->cuMemGetInfo);
   resolve(library, "cuMemAlloc_v2", d->cuMemAlloc);
   resolve(library, "cuMemFree_v2", d->cuMemFree);
   resolve(library, "cuMemcpyHtoD_v2", d->cuMemcpyHtoD);

@@ -28,6 +28,7 @@ struct Driver {
   PFN_cuDevicePrimaryCtxRelease_v2 cuDevicePrimaryCtxRelease;
   PFN_cuCtxSetCurrent cuCtxSetCurrent;
   PFN_cuCtxSynchronize cuCtxSynchronize;
+  PFN_cuMemGetInfo_v2 cuMemGetInfo;
   PFN_cuMemAlloc_v2 cuMemAlloc;
   PFN_cuMemFree_v2 cuMemFree;
   PFN_cuMemcpyHtoD_v2 cuMemcpyHtoD;

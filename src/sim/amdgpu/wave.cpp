@@ -4,8 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "../float_format.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/sim/float_format.hpp"
 
 namespace warpforge::sim::amdgpu {
 

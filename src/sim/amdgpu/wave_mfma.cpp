@@ -2,8 +2,8 @@
 // layouts (mfma_semantics), multiplies, and scatters D back.
 #include <vector>
 
+#include "../float_format.hpp"
 #include "mfma_semantics.hpp"
-#include "warpforge/sim/float_format.hpp"
 #include "wave.hpp"
 
 namespace warpforge::sim::amdgpu {

@@ -111,6 +111,13 @@ CUresult cuCtxSetCurrent(CUcontext c) {
 }
 CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
 
+// 70 GiB free of 80: an allocation between 64 and 70 GiB passes the runtime's
+// check and fails in cuMemAlloc, one above 70 GiB is refused before it.
+CUresult cuMemGetInfo_v2(std::size_t* free, std::size_t* total) {
+  *free = 70ull << 30;
+  *total = 80ull << 30;
+  return CUDA_SUCCESS;
+}
 CUresult cuMemAlloc_v2(CUdeviceptr* p, std::size_t bytes) {
   if (bytes > (1ull << 36)) return kOutOfMemory;
   *p = reinterpret_cast<CUdeviceptr>(std::malloc(bytes));

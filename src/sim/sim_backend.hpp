@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "program.hpp"
 #include "warpforge/runtime/backend.hpp"
 #include "warpforge/sim/global_memory.hpp"
-#include "warpforge/sim/program.hpp"
 #include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::sim {
@@ -43,6 +43,7 @@ class SimBackend : public runtime::DeviceBackend {
   ptx::Target target() const override { return ptx::Target::sm_90a; }
   bool is_simulator() const override { return true; }
 
+  std::size_t free_bytes() override;  // SimOptions::memory_bytes, and the host's
   runtime::DevicePtr allocate(std::size_t bytes) override;
   void free(runtime::DevicePtr ptr) override;
   void copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes,

@@ -11,11 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "program.hpp"
 #include "warpforge/runtime/backend.hpp"
 #include "warpforge/sim/global_memory.hpp"
-#include "warpforge/sim/program.hpp"
 
 namespace warpforge::sim {
+
+class LaunchMonitor;
 
 struct LaunchState {
   const Kernel& kernel;
@@ -24,11 +26,19 @@ struct LaunchState {
   GlobalMemory& global;
   const std::vector<std::byte>& const_bank;
   int sm_count = 1;
+  LaunchMonitor* monitor = nullptr;  // the watchdog; none in unit tests of single CTAs
 };
 
 // at_mbarrier: blocked in mbarrier.try_wait until the phase completes;
 // at_cluster_barrier: blocked in barrier.cluster.wait.
-enum class LaneState : std::uint8_t { ready, exited, at_barrier, at_collective, at_mbarrier, at_cluster_barrier };
+enum class LaneState : std::uint8_t {
+  ready,
+  exited,
+  at_barrier,
+  at_collective,
+  at_mbarrier,
+  at_cluster_barrier
+};
 
 // One cp.async in flight: the source bytes were read at issue; they land in
 // shared memory when a wait retires their group (PTX ISA 9.7.9.25.3).
@@ -133,10 +143,10 @@ struct Cta {
 // others' shared memory and barriers without host synchronization. A launch
 // without clusters runs every CTA as a cluster of one.
 struct Cluster {
-  std::vector<Cta> ctas;            // by %cluster_ctarank
-  std::uint32_t live_threads = 0;   // threads of all its CTAs not exited
-  std::uint32_t arrived = 0;        // barrier.cluster arrivals in the current phase
-  std::uint32_t phase = 0;          // completed barrier.cluster phases
+  std::vector<Cta> ctas;           // by %cluster_ctarank
+  std::uint32_t live_threads = 0;  // threads of all its CTAs not exited
+  std::uint32_t arrived = 0;       // barrier.cluster arrivals in the current phase
+  std::uint32_t phase = 0;         // completed barrier.cluster phases
 };
 
 // A memory access that must stop the launch; the scheduler adds the kernel,

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "warpforge/sim/cta.hpp"
+#include "cta.hpp"
 
 namespace warpforge::sim {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
+#include "program.hpp"
 #include "warpforge/ptx/module.hpp"
-#include "warpforge/sim/program.hpp"
 
 namespace warpforge::sim {
 

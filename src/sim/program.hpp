@@ -82,12 +82,12 @@ enum class Op : std::uint8_t {
   ldmatrix,
   stmatrix,
   // Hopper: warpgroup collectives, the tensor memory accelerator, clusters
-  wgmma,         // mode: WgmmaOp
+  wgmma,  // mode: WgmmaOp
   setmaxnreg,
-  tensor_copy,   // cp.async.bulk.tensor; mode: TensorCopyDir
-  bulk_copy,     // cp.async.bulk.shared::cluster.shared::cta (shared memory into a CTA of the cluster)
-  bulk_commit,   // cp.async.bulk.commit_group
-  bulk_wait,     // cp.async.bulk.wait_group[.read]
+  tensor_copy,  // cp.async.bulk.tensor; mode: TensorCopyDir
+  bulk_copy,  // cp.async.bulk.shared::cluster.shared::cta (shared memory into a CTA of the cluster)
+  bulk_commit,  // cp.async.bulk.commit_group
+  bulk_wait,    // cp.async.bulk.wait_group[.read]
   mapa,
   cluster_arrive,
   cluster_wait,

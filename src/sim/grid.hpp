@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "warpforge/sim/cta.hpp"
+#include "cta.hpp"
 
 namespace warpforge::sim {
 
@@ -14,7 +14,11 @@ struct GridStats {
   std::uint64_t thread_instructions = 0;
 };
 
-// Throws SimError for an invalid configuration or the first fault of any CTA.
-GridStats run_grid(const LaunchState& launch, unsigned worker_threads);
+struct SimOptions;
+
+// Throws SimError for an invalid configuration, the first fault of any CTA,
+// or a launch past the watchdog's limits of `options` (which hold the worker
+// thread count, limits and progress setting already resolved).
+GridStats run_grid(LaunchState& launch, const SimOptions& options);
 
 }  // namespace warpforge::sim

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
+#include "program.hpp"
 #include "warpforge/ptx/types.hpp"
-#include "warpforge/sim/program.hpp"
 
 namespace warpforge::sim {
 

@@ -1,0 +1,152 @@
+// Inputs a new user gets wrong, given to the `warpforge` program: each is
+// refused with exit status 1 and one message naming the value and the rule
+// (never an abort, a hang, or a silent run with another value).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "run_cli.hpp"
+
+namespace warpforge::cli::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Refusal {
+  std::string args;     // the command line after `warpforge`
+  std::string message;  // a part of what it must print
+};
+
+// Each refused with exit status 1 and the message.
+void expect_refused(const std::vector<Refusal>& cases) {
+  for (const Refusal& r : cases) EXPECT_TRUE(refuses(r.args, r.message));
+}
+
+TEST(BadInput, SizesBeyondTheDevicesMemoryAreRefusedBeforeAllocating) {
+  for (const std::string command : {"gemm", "gemm-amax"})
+    expect_refused({
+        {command + " --m 99999999999 --n 8 --k 8 --device sim",
+         "--m '99999999999' refused; expected an integer from 1 to 2147483647"},
+        {command + " --m 2147483648 --n 8 --k 8 --device sim",
+         "--m '2147483648' refused; expected an integer from 1 to 2147483647"},
+        {command + " --m 1000000 --n 1000000 --k 1000000 --device sim",
+         "1000000x1000000x1000000 L1 needs 6000000000000 bytes (5587.9 GiB) of device memory; "
+         "warpforge simulator has"},
+    });
+  // Every factor in range, the product past 2^63.
+  expect_refused({{"gemm --m 2147483647 --n 2147483647 --k 2147483647 --l 2147483647 --device sim",
+                   "GEMM 2147483647x2147483647x2147483647 L2147483647 is too large: its sizes "
+                   "multiply past 2^63 bytes"}});
+}
+
+TEST(BadInput, NumbersAreReadWholeOrRefused) {
+  std::vector<Refusal> cases = {
+      {"gemm-amax --tile 4294967424x256 --device sim",
+       "--tile '4294967424x256' refused; expected MxN with M and N from 1 to 2147483647"},
+      {"gemm-amax --tile 99999999999x1 --device sim", "--tile '99999999999x1' refused"},
+      {"gemm-amax --cluster 2x --device sim", "--cluster '2x' refused"},
+      {"gemm --m 8 --n 8 --k 8 --bench --reps 4294967297 --device sim",
+       "--reps '4294967297' refused; expected an integer from 1 to 100000"},
+      {"gemm --m 8x --n 8 --k 8 --device sim", "--m '8x' refused"},
+      {"gemm --m +8 --n 8 --k 8 --device sim", "--m '+8' refused"},
+      {"gemm --m ' 8' --n 8 --k 8 --device sim", "--m ' 8' refused"},
+      {"gemm --m 8 --n 8 --k 8 --seed -1 --device sim", "--seed '-1' refused"},
+      {"gemm --m 8 --n 8 --k 8 --beta 1e39 --device sim",
+       "--beta '1e39' refused; it must fit a float"},
+  };
+  for (const std::string bad : {"nan", "inf", "-inf", "1e999", "0.5x"})
+    cases.push_back({"gemm --m 8 --n 8 --k 8 --alpha " + bad + " --device sim",
+                     "--alpha '" + bad + "' refused; expected a finite number"});
+  expect_refused(cases);
+}
+
+TEST(BadInput, RepeatedAndStrayArgumentsAreRefused) {
+  expect_refused({
+      {"gemm --m 8 --m 16 --n 8 --k 8 --device sim",
+       "--m given twice ('8' and '16'); give it once"},
+      {"gemm --m 8 --n 8 --k 8 --check --check --device sim", "--check given twice"},
+      {"gemm-amax --device sim --device cuda", "--device given twice ('sim' and 'cuda')"},
+      {"gemm --m 8 --n 8 --k 8 --reps 3 --device sim",
+       "--reps 3 without --bench: it sets how many runs --bench times"},
+      {"gemm --m 8 --n 8 --k 8 extra --device sim", "unexpected argument 'extra'"},
+      {"ptx --list extra", "unexpected argument 'extra'; see `warpforge ptx --help`"},
+      {"ptx warp_gemm other", "unexpected argument 'other'"},
+      {"demo --device sim --device sim", "--device given twice"},
+      {"check a.ptx b.ptx", "unexpected argument 'b.ptx'"},
+      {"fmt", "missing <in.ptx>; see `warpforge fmt --help`"},
+      {"transpile x.ptx --main --main", "--main given twice"},
+      {"amdgpu --list extra", "unexpected argument 'extra'"},
+  });
+  const Result version = run("--version extra");
+  EXPECT_EQ(version.status, 2);
+  EXPECT_NE(version.output.find("--version takes no arguments; got 'extra'"), std::string::npos);
+}
+
+TEST(BadInput, VersionPrintsTheProjectVersion) {
+  const Result r = run("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.output, "warpforge " WARPFORGE_VERSION_TEXT "\n");
+}
+
+class BadFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("warpforge-bad-files-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(BadFiles, SaveOntoAnExistingFileIsRefusedAndTheFileKept) {
+  const fs::path file = dir_ / "results";
+  std::ofstream(file) << "keep me";
+  for (const std::string command : {"gemm --m 8 --n 8 --k 8", "gemm-amax --m 32 --n 32 --k 64"})
+    EXPECT_TRUE(
+        refuses(command + " --device sim --save " + file.string(),
+                "--save '" + file.string() + "' refused: it exists and is not a directory"));
+  std::ifstream in(file);
+  std::string kept;
+  std::getline(in, kept);
+  EXPECT_EQ(kept, "keep me");
+}
+
+TEST_F(BadFiles, InputsThatAreNotRegularFilesAreRefusedAtOnce) {
+  EXPECT_TRUE(refuses("fmt /dev/zero", "'/dev/zero' is not a regular file (a character device)"));
+  EXPECT_TRUE(refuses("check " + dir_.string(), "is not a regular file (a directory)"));
+  const fs::path fifo = dir_ / "pipe.ptx";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Nobody writes to the FIFO: reading it would wait forever.
+  EXPECT_TRUE(refuses("transpile " + fifo.string(), "is not a regular file (a FIFO)"));
+  EXPECT_TRUE(refuses("fmt " + (dir_ / "absent.ptx").string(),
+                      "cannot open '" + (dir_ / "absent.ptx").string() +
+                          "' for reading: No such file or directory"));
+}
+
+TEST_F(BadFiles, APtxFileOverTheSizeLimitIsRefusedWithoutReadingIt) {
+  const fs::path big = dir_ / "big.ptx";
+  { std::ofstream(big) << "x"; }
+  fs::resize_file(big, (std::uintmax_t{256} << 20) + 1);  // sparse: no disk used
+  EXPECT_TRUE(refuses("fmt " + big.string(),
+                      "has 268435457 bytes; PTX files up to 268435456 bytes are read"));
+}
+
+TEST_F(BadFiles, TranspileRefusesWhatCheckRejects) {
+  const fs::path bad = dir_ / "nowhere.ptx";
+  std::ofstream(bad) << ".version 7.0\n.target sm_80\n.address_size 64\n"
+                        ".visible .entry k()\n{\n\tbra $nowhere;\n\tret;\n}\n";
+  const Result check = run("check --no-ptxas " + bad.string());
+  EXPECT_EQ(check.status, 1) << check.output;
+  EXPECT_NE(check.output.find("$nowhere"), std::string::npos) << check.output;
+  EXPECT_TRUE(refuses("transpile " + bad.string(),
+                      "nowhere.ptx fails verification (as `warpforge check` reports it):"));
+  EXPECT_TRUE(refuses("transpile " + bad.string(), "$nowhere"));
+}
+
+}  // namespace
+}  // namespace warpforge::cli::testing

@@ -44,3 +44,18 @@ def rng():
 
 def uniform(rng, *shape):
     return rng.uniform(-2.0, 2.0, size=shape).astype(np.float32)
+
+
+def affine_kernel():
+    """y = 2x + 1 for 256 floats, one thread each: parameters x, then the result y."""
+    import warpforge
+
+    k = warpforge.Kernel("affine", "sm_80")
+    x, y = k.param_ptr("x", 4), k.param_ptr("y", 4)
+    offset = k.reg("u64")
+    k.mul_wide(offset, k.sreg("tid.x"), 4)
+    v = k.reg("f32")
+    k.ld("global", "f32", v, x + offset)
+    k.fma(v, v, warpforge.f32(2.0), warpforge.f32(1.0))
+    k.st("global", "f32", y + offset, v)
+    return k

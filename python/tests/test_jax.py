@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, uniform
+from conftest import affine_kernel, have, uniform
 
 pytestmark = pytest.mark.skipif(not have("jax"), reason="JAX is not installed")
 
@@ -70,3 +70,16 @@ def test_a_refusal_reaches_the_caller_with_the_cpp_message(rng, wjax):
     a, sfa = warpforge.quantize(uniform(rng, 32, 64, 1), "mxfp8")
     with pytest.raises(Exception, match="e4m3 data with sf_vec_size 16"):
         wjax.gemm_amax(*(jnp.asarray(t) for t in (a, a, sfa, sfa)), sf_vec_size=16)
+
+
+def test_a_dsl_kernel_inside_jit(wjax):
+    import jax
+    import jax.numpy as jnp
+
+    k = affine_kernel()
+    affine = wjax.kernel(k, 1, 256, jax.ShapeDtypeStruct((256,), jnp.float32))
+    xs = jnp.arange(256, dtype=jnp.float32)
+    ys = jax.jit(lambda t: affine(t) * 3)(xs)
+    np.testing.assert_array_equal(np.asarray(ys), (2 * np.arange(256, dtype=np.float32) + 1) * 3)
+    with pytest.raises(Exception, match="takes 2"):
+        wjax.kernel(k, 1, 256, (jax.ShapeDtypeStruct((256,), jnp.float32),) * 2)(xs)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, torch_cuda_or_skip, torch_or_skip, uniform
+from conftest import affine_kernel, have, torch_cuda_or_skip, torch_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 
@@ -149,3 +149,18 @@ def test_the_host_overhead_benchmark_runs(capsys):
     assert bench.main(["--calls", "20", "--repeats", "3"]) == 0
     out = capsys.readouterr().out
     assert "torch.ops.warpforge.gemm_amax (cached op)" in out and "torch.mm" in out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_dsl_kernel_as_an_operator(device):
+    torch = device_or_skip(device)
+    import warpforge.torch as wtorch
+
+    k = affine_kernel()
+    affine = wtorch.kernel(f"affine_{device}", k, 1, 256, [((256,), torch.float32)])
+    xs = torch.arange(256, dtype=torch.float32, device=device)
+    expected = (2 * xs + 1) * 3
+    assert torch.equal(affine([xs]) * 3, expected)
+    if device == "cuda":
+        compiled = torch.compile(lambda t: affine([t]) * 3, fullgraph=True)
+        assert torch.equal(compiled(xs), expected)

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _warpforge
 from ._frameworks import dtype_name, framework_dtype
+from .kernel import _dim3
 from .ops import gemm_out_shape
 
 if not hasattr(_warpforge, "jax_ffi_targets"):
@@ -65,3 +66,24 @@ def gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
     dtype = a.dtype if out_dtype is None else out_dtype
     call = jax.ffi.ffi_call("warpforge_gemm", jax.ShapeDtypeStruct(shape, dtype))
     return call(a, b, a if c is None else c, alpha=np.float32(alpha), beta=np.float32(beta), has_c=c is not None)
+
+
+def kernel(k, grid, block, out_shapes, shared_bytes=0):
+    """A kernel written with warpforge.Kernel as a JAX function, usable in
+    jax.jit: every parameter of the kernel is a pointer, the function's
+    arguments first, then its results, which are allocated from out_shapes
+    (jax.ShapeDtypeStruct, or a sequence of them) and returned.
+
+        double = warpforge.jax.kernel(k, (1,), (256,), jax.ShapeDtypeStruct((256,), jnp.float32))
+        y = jax.jit(double)(x)
+    """
+    kernel_id = _warpforge.jax_register_kernel(k)
+    (gx, gy, gz), (bx, by, bz) = _dim3(grid), _dim3(block)
+    call = jax.ffi.ffi_call("warpforge_kernel", out_shapes)
+
+    def run(*inputs):
+        return call(*inputs, kernel=np.int64(kernel_id), grid_x=np.int32(gx), grid_y=np.int32(gy),
+                    grid_z=np.int32(gz), block_x=np.int32(bx), block_y=np.int32(by), block_z=np.int32(bz),
+                    shared_bytes=np.int32(shared_bytes))
+
+    return run

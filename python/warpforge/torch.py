@@ -14,6 +14,7 @@ import torch
 
 from . import _warpforge
 from ._frameworks import dtype_name, to_tensor
+from .kernel import Module
 from .ops import gemm_out_shape
 
 _LIBRARY = torch.library.Library("warpforge", "DEF")
@@ -120,3 +121,45 @@ torch.library.register_fake("warpforge::gemm", _gemm_fake, lib=_LIBRARY)
 
 gemm_amax = torch.ops.warpforge.gemm_amax
 gemm = torch.ops.warpforge.gemm
+
+
+# The libraries of the kernels registered below (torch drops an operator
+# with its library).
+_KERNEL_LIBRARIES = []
+
+
+def kernel(name, k, grid, block, out_specs, shared_bytes=0):
+    """Registers a kernel written with warpforge.Kernel as the operator
+    torch.ops.warpforge.<name>(inputs) and returns it. Every parameter of the
+    kernel is a pointer: the tensors of `inputs` (a list), then the outputs,
+    allocated on the inputs' device from out_specs, a list of (shape, dtype),
+    and returned (one tensor, or a tuple). CUDA tensors run on the GPU on
+    torch's current stream, CPU tensors on the simulator; the fake
+    implementation makes it traceable by torch.compile."""
+    library = torch.library.Library("warpforge", "FRAGMENT")
+    returns = "Tensor" if len(out_specs) == 1 else "(" + ", ".join(["Tensor"] * len(out_specs)) + ")"
+    library.define(f"{name}(Tensor[] inputs) -> {returns}")
+    modules = {}  # a Module per torch device
+
+    def outputs(inputs, make):
+        made = [make(inputs[0], tuple(shape), dtype) for shape, dtype in out_specs]
+        return made[0] if len(made) == 1 else tuple(made)
+
+    def run(inputs):
+        like = inputs[0]
+        module = modules.get(like.device)
+        if module is None:
+            device = _warpforge.Device.cuda(like.device.index) if like.is_cuda else _warpforge.Device.sim()
+            module = modules.setdefault(like.device, Module(k, device))
+        result = outputs(inputs, lambda t, shape, dtype: torch.empty(shape, dtype=dtype, device=t.device))
+        module.launch(grid, block, *inputs, *(result if isinstance(result, tuple) else (result,)),
+                      shared_bytes=shared_bytes)
+        return result
+
+    for key in ("CUDA", "CPU"):
+        library.impl(name, run, key)
+    torch.library.register_fake(f"warpforge::{name}",
+                                lambda inputs: outputs(inputs, lambda t, shape, dtype: t.new_empty(shape, dtype=dtype)),
+                                lib=library)
+    _KERNEL_LIBRARIES.append(library)
+    return getattr(torch.ops.warpforge, name)

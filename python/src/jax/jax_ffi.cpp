@@ -10,6 +10,8 @@
 // (M, N, L) n-major or (L, N, M) as m-major.
 #include <nanobind/nanobind.h>
 
+#include <map>
+#include <mutex>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -18,8 +20,10 @@
 #include "../gemm_amax_op.hpp"
 #include "../op_cache.hpp"
 #include "../tensors.hpp"
+#include "warpforge/dsl/kernel.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm.hpp"
+#include "warpforge/runtime/module.hpp"
 #include "xla/ffi/api/ffi.h"
 
 namespace ffi = xla::ffi;
@@ -115,6 +119,18 @@ std::optional<ops::GemmAmaxTile> tile(std::int32_t m, std::int32_t n) {
   return ops::GemmAmaxTile{m, n};
 }
 
+// Runs `body` with the call's CUDA device and XLA's stream (borrowed).
+template <class Body>
+ffi::Error on_xla_stream(void* stream, std::int32_t ordinal, Body body) {
+  try {
+    const Device device = cuda_device(ordinal);
+    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
+    return body(device, &s);
+  } catch (const Error& e) {
+    return ffi::Error::Internal(e.what());
+  }
+}
+
 ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
                      const ffi::AnyBuffer& b, const ffi::AnyBuffer& sfa, const ffi::AnyBuffer& sfb,
                      ffi::Result<ffi::AnyBuffer>& c, ffi::Result<ffi::AnyBuffer>& amax,
@@ -151,14 +167,10 @@ ffi::Error gemm_amax_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, 
                           std::int32_t sf_vec_size, std::int32_t mma_m, std::int32_t mma_n,
                           std::int32_t cluster_m, std::int32_t cluster_n,
                           std::string_view precision, std::string_view kernel) {
-  try {
-    const Device device = cuda_device(ordinal);
-    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return gemm_amax(device, &s, a, b, sfa, sfb, c, amax, c_major, sf_vec_size, mma_m, mma_n,
+  return on_xla_stream(stream, ordinal, [&](const Device& device, Stream* s) {
+    return gemm_amax(device, s, a, b, sfa, sfb, c, amax, c_major, sf_vec_size, mma_m, mma_n,
                      cluster_m, cluster_n, precision, kernel);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
+  });
 }
 
 ffi::Error gemm_amax_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer sfa,
@@ -216,13 +228,9 @@ ffi::Error gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
 ffi::Error gemm_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
                      ffi::AnyBuffer c, ffi::Result<ffi::AnyBuffer> d, float alpha, float beta,
                      bool has_c) {
-  try {
-    const Device device = cuda_device(ordinal);
-    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return gemm(device, &s, a, b, has_c ? &c : nullptr, d, alpha, beta);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
+  return on_xla_stream(stream, ordinal, [&](const Device& device, Stream* s) {
+    return gemm(device, s, a, b, has_c ? &c : nullptr, d, alpha, beta);
+  });
 }
 
 ffi::Error gemm_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer c,
@@ -242,6 +250,103 @@ auto gemm_signature(Binding binding) {
       .template Attr<bool>("has_c");
 }
 
+// Kernels written with the DSL, registered for FFI calls (warpforge.jax.kernel):
+// the IR, compiled once per device. Every parameter is a pointer: the call's
+// arguments, then its results, in parameter order.
+struct RegisteredKernel {
+  ptx::Module ir;
+  std::string name;
+  std::mutex mutex;
+  std::map<const runtime::DeviceBackend*, std::unique_ptr<runtime::Module>> loaded;
+
+  runtime::Module& on(const Device& device) {
+    std::lock_guard lock(mutex);
+    auto& m = loaded[&device.backend()];
+    if (!m) m = std::make_unique<runtime::Module>(device, ir);
+    return *m;
+  }
+};
+
+struct KernelRegistry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<RegisteredKernel>> kernels;
+};
+KernelRegistry& kernel_registry() {
+  static auto* registry = new KernelRegistry();  // handlers may run until the process ends
+  return *registry;
+}
+
+RegisteredKernel& registered(std::int64_t id) {
+  KernelRegistry& r = kernel_registry();
+  std::lock_guard lock(r.mutex);
+  if (id < 0 || static_cast<std::size_t>(id) >= r.kernels.size())
+    throw RuntimeError("no kernel registered under id " + std::to_string(id));
+  return *r.kernels[static_cast<std::size_t>(id)];
+}
+
+ffi::Error kernel(const Device& device, Stream* stream, const ffi::RemainingArgs& args,
+                  const ffi::RemainingRets& rets, std::int64_t id, std::int32_t gx, std::int32_t gy,
+                  std::int32_t gz, std::int32_t bx, std::int32_t by, std::int32_t bz,
+                  std::int32_t shared) {
+  try {
+    RegisteredKernel& k = registered(id);
+    CallBuffers buffers(device);
+    std::vector<runtime::Arg> launch_args;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      auto b = args.get<ffi::AnyBuffer>(i);
+      if (b.has_error()) return b.error();
+      launch_args.emplace_back(buffers.dense(b.value(), "argument"));
+    }
+    for (std::size_t i = 0; i < rets.size(); ++i) {
+      auto b = rets.get<ffi::AnyBuffer>(i);
+      if (b.has_error()) return b.error();
+      launch_args.emplace_back(buffers.dense(*b.value(), "result"));
+    }
+    auto dim = [](std::int32_t x, std::int32_t y, std::int32_t z) {
+      return runtime::Dim3{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y),
+                           static_cast<std::uint32_t>(z)};
+    };
+    k.on(device).launch(k.name,
+                        {.grid = dim(gx, gy, gz),
+                         .block = dim(bx, by, bz),
+                         .dynamic_shared_bytes = static_cast<std::uint32_t>(shared)},
+                        launch_args, stream);
+    return ffi::Error::Success();
+  } catch (const Error& e) {
+    return ffi::Error::InvalidArgument(e.what());
+  }
+}
+
+ffi::Error kernel_cuda(void* stream, std::int32_t ordinal, ffi::RemainingArgs args,
+                       ffi::RemainingRets rets, std::int64_t id, std::int32_t gx, std::int32_t gy,
+                       std::int32_t gz, std::int32_t bx, std::int32_t by, std::int32_t bz,
+                       std::int32_t shared) {
+  return on_xla_stream(stream, ordinal, [&](const Device& device, Stream* s) {
+    return kernel(device, s, args, rets, id, gx, gy, gz, bx, by, bz, shared);
+  });
+}
+
+ffi::Error kernel_host(ffi::RemainingArgs args, ffi::RemainingRets rets, std::int64_t id,
+                       std::int32_t gx, std::int32_t gy, std::int32_t gz, std::int32_t bx,
+                       std::int32_t by, std::int32_t bz, std::int32_t shared) {
+  return kernel(simulator(), nullptr, args, rets, id, gx, gy, gz, bx, by, bz, shared);
+}
+
+template <class Binding>
+auto kernel_signature(Binding binding) {
+  return std::move(binding)
+      .RemainingArgs()
+      .RemainingRets()
+      .template Attr<std::int64_t>("kernel")
+      .template Attr<std::int32_t>("grid_x")
+      .template Attr<std::int32_t>("grid_y")
+      .template Attr<std::int32_t>("grid_z")
+      .template Attr<std::int32_t>("block_x")
+      .template Attr<std::int32_t>("block_y")
+      .template Attr<std::int32_t>("block_z")
+      .template Attr<std::int32_t>("shared_bytes");
+}
+
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmAmaxCuda, gemm_amax_cuda,
@@ -252,6 +357,10 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmAmaxHost, gemm_amax_host, gemm_amax_signature
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
     kGemmCuda, gemm_cuda,
     gemm_signature(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    kKernelCuda, kernel_cuda,
+    kernel_signature(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kKernelHost, kernel_host, kernel_signature(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmHost, gemm_host, gemm_signature(ffi::Ffi::Bind()));
 
 void bind_jax(nb::module_& m) {
@@ -263,7 +372,21 @@ void bind_jax(nb::module_& m) {
   targets["gemm_amax_cpu"] = capsule(kGemmAmaxHost);
   targets["gemm_cuda"] = capsule(kGemmCuda);
   targets["gemm_cpu"] = capsule(kGemmHost);
+  targets["kernel_cuda"] = capsule(kKernelCuda);
+  targets["kernel_cpu"] = capsule(kKernelHost);
   m.attr("jax_ffi_targets") = targets;
+  m.def(
+      "jax_register_kernel",
+      [](const dsl::Kernel& k) {
+        KernelRegistry& r = kernel_registry();
+        auto entry = std::make_unique<RegisteredKernel>();
+        entry->ir = k.module();
+        entry->name = k.name();
+        std::lock_guard lock(r.mutex);
+        r.kernels.push_back(std::move(entry));
+        return static_cast<std::int64_t>(r.kernels.size() - 1);
+      },
+      nb::arg("kernel"), "Registers a kernel for the FFI target warpforge_kernel; returns its id.");
 }
 
 }  // namespace warpforge::python

@@ -116,8 +116,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--cluster") {
       o.block_scaled_cluster = parse_mxn(a, v, "2x1");
     } else if (a == "--precision") {
-      if (v != "exact" && v != "fast") usage("--precision " + v + ": accepted exact, fast");
-      o.precision = v == "fast" ? ops::GemmAmaxPrecision::fast : ops::GemmAmaxPrecision::exact;
+      const auto precision = ops::parse_gemm_amax_precision(v);
+      if (!precision) usage("--precision " + v + ": accepted exact, fast");
+      o.precision = *precision;
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
       if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");

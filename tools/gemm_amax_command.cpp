@@ -81,15 +81,9 @@ Args parse(const std::vector<std::string>& raw) {
     a.cluster = ops::GemmAmaxTile{m, n};
   }
   if (const auto v = args.value("--precision"))
-    a.precision = one_of("--precision", *v, {"exact", "fast"}) == "fast" ? ops::GemmAmaxPrecision::fast
-                                                                        : ops::GemmAmaxPrecision::exact;
-  if (const auto v = args.value("--kernel")) {
-    const std::string k = one_of("--kernel", *v, {"auto", "skinny", "sm90a", "sm80"});
-    a.kernel = k == "skinny" ? ops::GemmAmaxKernel::skinny
-               : k == "sm90a" ? ops::GemmAmaxKernel::sm90a
-               : k == "sm80"  ? ops::GemmAmaxKernel::sm80
-                              : ops::GemmAmaxKernel::automatic;
-  }
+    a.precision = *ops::parse_gemm_amax_precision(one_of("--precision", *v, {"exact", "fast"}));
+  if (const auto v = args.value("--kernel"))
+    a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "skinny", "sm90a", "sm80"}));
   if (const auto v = args.value("--device")) a.device = one_of("--device", *v, {"cuda", "sim"});
   if (const auto v = args.value("--save")) {
     check_save_directory("--save", *v);

@@ -161,17 +161,12 @@ void GemmAmaxOp::run(const Views& v, runtime::Stream* stream, bool zero_amax) {
 
 void set_gemm_amax_choices(ops::GemmAmaxOptions& o, const std::string& precision,
                            const std::string& kernel) {
-  if (precision != "exact" && precision != "fast")
-    throw OpsError("precision '" + precision + "': accepted exact (the default) and fast");
-  o.precision = precision == "fast" ? ops::GemmAmaxPrecision::fast : ops::GemmAmaxPrecision::exact;
-  const std::pair<const char*, ops::GemmAmaxKernel> kernels[] = {
-      {"auto", ops::GemmAmaxKernel::automatic},
-      {"skinny", ops::GemmAmaxKernel::skinny},
-      {"sm90a", ops::GemmAmaxKernel::sm90a},
-      {"sm80", ops::GemmAmaxKernel::sm80}};
-  for (const auto& [name, k] : kernels)
-    if (kernel == name) return void(o.kernel = k);
-  throw OpsError("kernel '" + kernel + "': accepted auto, skinny, sm90a, sm80");
+  const auto p = ops::parse_gemm_amax_precision(precision);
+  if (!p) throw OpsError("precision '" + precision + "': accepted exact (the default) and fast");
+  o.precision = *p;
+  const auto k = ops::parse_gemm_amax_kernel(kernel);
+  if (!k) throw OpsError("kernel '" + kernel + "': accepted auto, skinny, sm90a, sm80");
+  o.kernel = *k;
 }
 
 std::shared_ptr<GemmAmaxOp> cached_gemm_amax_op(const GemmAmaxOp::Views& v,

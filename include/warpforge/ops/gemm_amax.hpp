@@ -76,6 +76,11 @@ enum class GemmAmaxPrecision { exact, fast };
 // problem: skinny, sm90a, sm80), or the one named (its refusals are then
 // check_support()'s).
 enum class GemmAmaxKernel { automatic, skinny, sm90a, sm80 };
+std::string_view name(GemmAmaxKernel kernel);        // "auto", "skinny", "sm90a", "sm80"
+std::string_view name(GemmAmaxPrecision precision);  // "exact", "fast"
+// Inverses of name(); nullopt for anything else.
+std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text);
+std::optional<GemmAmaxPrecision> parse_gemm_amax_precision(std::string_view text);
 
 struct GemmAmaxOptions {
   runtime::DType c_dtype = runtime::DType::f32;

@@ -27,6 +27,37 @@ std::string join(const std::vector<std::string>& reasons) {
 
 }  // namespace
 
+std::string_view name(GemmAmaxKernel kernel) {
+  switch (kernel) {
+    case GemmAmaxKernel::automatic:
+      return "auto";
+    case GemmAmaxKernel::skinny:
+      return "skinny";
+    case GemmAmaxKernel::sm90a:
+      return "sm90a";
+    case GemmAmaxKernel::sm80:
+      return "sm80";
+  }
+  return "?";
+}
+
+std::string_view name(GemmAmaxPrecision precision) {
+  return precision == GemmAmaxPrecision::fast ? "fast" : "exact";
+}
+
+std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text) {
+  for (GemmAmaxKernel k : {GemmAmaxKernel::automatic, GemmAmaxKernel::skinny, GemmAmaxKernel::sm90a,
+                           GemmAmaxKernel::sm80})
+    if (text == name(k)) return k;
+  return std::nullopt;
+}
+
+std::optional<GemmAmaxPrecision> parse_gemm_amax_precision(std::string_view text) {
+  for (GemmAmaxPrecision p : {GemmAmaxPrecision::exact, GemmAmaxPrecision::fast})
+    if (text == name(p)) return p;
+  return std::nullopt;
+}
+
 struct GemmAmax::State {
   runtime::Device device;
   GemmAmaxProblem problem;

@@ -1,8 +1,12 @@
-"""The README's Python section is true: each of its Python snippets runs
-(the torch one where torch has a GPU, the JAX one where JAX is installed)."""
+"""The README's Python section is true: each of its Python snippets runs,
+in a fresh interpreter as a reader's would (the torch one where torch has a
+GPU, the JAX one where JAX is installed)."""
 
+import os
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -34,4 +38,6 @@ def test_snippet_runs(index):
             pytest.skip("torch sees no CUDA GPU")
     if "import jax" in code and not have("jax"):
         pytest.skip("JAX is not installed")
-    exec(compile(code, f"README.md snippet {index}", "exec"), {})
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert run.returncode == 0, f"README.md snippet {index} failed:\n{run.stdout}\n{run.stderr}"

@@ -19,9 +19,13 @@ if not hasattr(_warpforge, "jax_ffi_targets"):
     raise ImportError("this warpforge was built without JAX's FFI headers (JAX was not installed for the Python "
                       "that built it): reinstall warpforge where JAX is installed")
 
+# XLA's own platform names: JAX 0.11 files a target registered for "cuda"
+# under that key, which no backend reads, while "CUDA" and "Host" reach the
+# GPU plugin and the CPU client in every JAX version we have run.
+_XLA_PLATFORMS = {"cuda": "CUDA", "cpu": "Host"}
 for _name, _capsule in _warpforge.jax_ffi_targets.items():
     _op, _platform = _name.rsplit("_", 1)
-    jax.ffi.register_ffi_target(f"warpforge_{_op}", _capsule, platform=_platform)
+    jax.ffi.register_ffi_target(f"warpforge_{_op}", _capsule, platform=_XLA_PLATFORMS[_platform])
 
 # Scales in the 6-D form (32, 4, RM, 4, RK, L) are stored L, RM, RK outermost:
 # this order of axes lists them as they lie in memory.

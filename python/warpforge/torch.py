@@ -18,10 +18,14 @@ from .kernel import Module
 from .ops import gemm_out_shape
 
 _LIBRARY = torch.library.Library("warpforge", "DEF")
+_warpforge.keep_instances_past_exit()
+# The kernel choice is `kernel_name` here (`kernel=` in warpforge.gemm_amax):
+# Inductor passes an operator's arguments as keywords beside its own
+# `kernel`, so an argument of that name breaks torch.compile.
 _LIBRARY.define(
     "gemm_amax(Tensor a, Tensor b, Tensor sfa, Tensor sfb, str c_major='n', ScalarType? c_dtype=None, "
     "ScalarType? acc_dtype=None, int[]? mma_tiler_mn=None, int[]? cluster_shape_mn=None, int sf_vec_size=32, "
-    "str precision='exact', str kernel='auto') -> (Tensor, Tensor)")
+    "str precision='exact', str kernel_name='auto') -> (Tensor, Tensor)")
 _LIBRARY.define("gemm(Tensor a, Tensor b, Tensor? c=None, float alpha=1., float beta=0., "
                 "ScalarType? out_dtype=None) -> Tensor")
 
@@ -70,14 +74,14 @@ def _gemm_amax_entry(key, a, b, sfa, sfb, c_major, c_dtype, acc_dtype, mma_tiler
 
 
 def _gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None,
-               cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel="auto"):
+               cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel_name="auto"):
     c_dtype = _c_dtype(c_dtype)
     key = (a.shape, a.stride(), a.dtype, b.shape, b.stride(), b.dtype, sfa.shape, sfa.stride(), sfa.dtype,
            sfb.shape, sfb.stride(), sfb.dtype, a.device, c_major, c_dtype, acc_dtype,
            None if mma_tiler_mn is None else tuple(mma_tiler_mn),
-           None if cluster_shape_mn is None else tuple(cluster_shape_mn), sf_vec_size, precision, kernel)
+           None if cluster_shape_mn is None else tuple(cluster_shape_mn), sf_vec_size, precision, kernel_name)
     entry = _GEMM_AMAX.get(key) or _gemm_amax_entry(key, a, b, sfa, sfb, c_major, c_dtype, acc_dtype, mma_tiler_mn,
-                                                    cluster_shape_mn, sf_vec_size, precision, kernel)
+                                                    cluster_shape_mn, sf_vec_size, precision, kernel_name)
     op, shape, strides = entry
     c = torch.empty_strided(shape, strides, dtype=c_dtype, device=a.device)
     if a.is_cuda:
@@ -92,7 +96,7 @@ def _gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_ti
 
 
 def _gemm_amax_fake(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_tiler_mn=None,
-                    cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel="auto"):
+                    cluster_shape_mn=None, sf_vec_size=32, precision="exact", kernel_name="auto"):
     c_dtype = _c_dtype(c_dtype)
     packed = dtype_name(c_dtype) in ("u8", "e2m1")
     shape, strides = _c_layout(a.shape[0], b.shape[0], a.shape[2], c_major, packed)

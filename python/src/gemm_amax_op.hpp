@@ -21,6 +21,8 @@ class GemmAmaxOp {
 
   std::vector<std::string> check_support() const { return op_.check_support(); }
   std::string kernel_name() const { return std::string(op_.kernel_name()); }
+  std::string describe() const { return op_.describe(); }
+  std::size_t workspace_bytes() const { return op_.workspace_bytes(); }
   void compile() { op_.compile(); }
   const Views& samples() const { return samples_; }
   // With zero_amax, amax is set to +0.0 on the stream first (one memset).

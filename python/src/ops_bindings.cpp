@@ -204,6 +204,8 @@ void bind_ops(nb::module_& m) {
           nb::arg("precision") = "exact", nb::arg("kernel") = "auto")
       .def("check_support", &GemmAmaxOp::check_support)
       .def_prop_ro("kernel_name", &GemmAmaxOp::kernel_name)
+      .def_prop_ro("workspace_bytes", &GemmAmaxOp::workspace_bytes)
+      .def("describe", &GemmAmaxOp::describe)
       .def("compile", &GemmAmaxOp::compile)
       .def(
           "execute",

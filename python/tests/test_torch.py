@@ -102,26 +102,34 @@ def test_torch_compile_fullgraph(rng):
 
 
 @pytest.mark.gpu
-def test_cuda_graph_capture_and_replay(rng):
+@pytest.mark.parametrize("m,n,k", [(64, 32, 128), (16, 1024, 8192)])
+def test_cuda_graph_capture_and_replay(rng, m, n, k):
     # This also shows the work goes on torch's current stream: a launch on the
     # legacy stream during the capture is an error, and one on any other stream
-    # is not captured, so the replay would leave the poisoned C.
+    # is not captured, so the replay would leave the poisoned C. The second
+    # shape splits K (the skinny kernel, with its workspace): replayed twice,
+    # its counters must be back at zero after each replay.
     torch = device_or_skip("cuda")
-    a, b, sfa, sfb = problem(rng, torch, "cuda")
+    a, b, sfa, sfb = problem(rng, torch, "cuda", m=m, n=n, k=k)
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
         torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)  # compile outside the capture
     torch.cuda.synchronize()
+    if k == 8192:
+        c0, amax0 = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
+        op = warpforge.GemmAmax(a, b, sfa, sfb, c0, amax0)
+        assert op.kernel_name == "skinny" and op.workspace_bytes > 0, op.describe()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
-    c.fill_(float("nan"))
-    amax.fill_(float("nan"))
-    graph.replay()
-    torch.cuda.synchronize()
     ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb)
-    torch.testing.assert_close(c.cpu(), ref.cpu(), atol=0.01, rtol=0.01)
-    assert amax.item() == pytest.approx(ref_amax, rel=1e-6)
+    for _ in range(2):
+        c.fill_(float("nan"))
+        amax.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(c.cpu(), ref.cpu(), atol=0.01, rtol=0.01)
+        assert amax.item() == pytest.approx(ref_amax, rel=1e-6)
 
 
 @pytest.mark.gpu

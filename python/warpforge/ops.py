@@ -88,8 +88,17 @@ class GemmAmax:
 
     @property
     def kernel_name(self):
-        """'sm90a' or 'sm80': the kernel that runs the problem."""
+        """'skinny', 'sm90a' or 'sm80': the kernel that runs the problem."""
         return self._op.kernel_name
+
+    @property
+    def workspace_bytes(self):
+        """Global memory the kernel keeps beside the tensors (split-K's partial sums), allocated by compile()."""
+        return self._op.workspace_bytes
+
+    def describe(self):
+        """The kernel chosen, its configuration and workspace, and why each kernel before it was passed over."""
+        return self._op.describe()
 
     def compile(self):
         self._op.compile()

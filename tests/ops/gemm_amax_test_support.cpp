@@ -178,7 +178,8 @@ GemmAmaxSetup make_gemm_amax(const runtime::Device& device, const GemmAmaxCase& 
   return s;
 }
 
-std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax, GemmAmax* op) {
+std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax, GemmAmax* op,
+                                                 const runtime::TensorView* workspace) {
   s.out.buffer->fill(0xFF);  // NaN for every float dtype; -6 for FP4
   s.amax.buffer->copy_from_host(&initial_amax, 4);
   std::optional<GemmAmax> own;
@@ -186,7 +187,7 @@ std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial
                              s.options());
   auto reasons = op->check_support();
   if (!reasons.empty()) return reasons;
-  op->execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view);
+  op->execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, nullptr, workspace);
   s.a.buffer->device().synchronize();
 
   const GemmAmaxReference ref = gemm_amax_reference(s.host_a(), s.host_b());

@@ -72,9 +72,10 @@ GemmAmaxSetup make_gemm_amax(const runtime::Device& device, const GemmAmaxCase& 
 // Poisons C, sets amax to `initial_amax`, runs, and returns every mismatch
 // against the reference (empty: pass).
 // With `op`, runs that operation (built on views of the same description)
-// on s's tensors instead of one built on them.
+// on s's tensors instead of one built on them; with `workspace`, on it.
 std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial_amax = 0.0f,
-                                                 GemmAmax* op = nullptr);
+                                                 GemmAmax* op = nullptr,
+                                                 const runtime::TensorView* workspace = nullptr);
 
 // Rewrites s's data and scales (on the host and the device) so that C
 // cancels: in every scale block codes 0 and 1 are large (128 for FP8, 6 for

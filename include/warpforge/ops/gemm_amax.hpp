@@ -99,6 +99,10 @@ struct GemmAmaxOptions {
   std::optional<GemmAmaxTile> cluster;
   GemmAmaxPrecision precision = GemmAmaxPrecision::exact;
   GemmAmaxKernel kernel = GemmAmaxKernel::automatic;
+  // false: compile() allocates the kernel's workspace (workspace_bytes(),
+  // split-K's partial sums and counters). true: it allocates none, and every
+  // execute() of a kernel that needs one brings it.
+  bool caller_workspace = false;
 };
 
 class GemmAmax {
@@ -124,19 +128,25 @@ class GemmAmax {
   // ahead of it in the family was not taken.
   std::string describe() const;
   // Global memory the chosen kernel needs beside the tensors (split-K
-  // partial sums and counters); the op allocates it in compile().
+  // partial sums and counters); the op allocates it in compile() unless
+  // options.caller_workspace.
   std::size_t workspace_bytes() const;
   // Builds the kernel (JIT, cached). Throws OpsError listing check_support()'s reasons.
   void compile();
   // Runs on `stream` (the null stream when absent); compiles first if needed.
   // amax must hold its initial value (see above). Throws OpsError when a view
-  // differs from the construction's description. One object's runs must not
-  // overlap (run them on one stream): a split-K kernel (the decode shape M =
-  // 128 on the sm90a path) keeps its partial sums in the object's workspace.
+  // differs from the construction's description. Once compiled, it allocates
+  // nothing and never waits for the GPU, so it can be captured in a CUDA
+  // graph. workspace: a contiguous buffer of at least workspace_bytes() on
+  // the op's device, zero-filled before its first use (every run leaves its
+  // counters at zero again, so ops built on the same description may share
+  // it; another description reads its counters elsewhere: zero-fill it
+  // again first); absent, the op's own. Runs that share a workspace (the op's own
+  // included) must not overlap: run them on one stream.
   void execute(const runtime::TensorView& a, const runtime::TensorView& b,
                const runtime::TensorView& sfa, const runtime::TensorView& sfb,
                const runtime::TensorView& c, const runtime::TensorView& amax,
-               runtime::Stream* stream = nullptr);
+               runtime::Stream* stream = nullptr, const runtime::TensorView* workspace = nullptr);
 
  private:
   struct State;

@@ -27,6 +27,21 @@ std::string join(const std::vector<std::string>& reasons) {
 
 }  // namespace
 
+SplitKWorkspace::SplitKWorkspace(const runtime::Device& device, std::size_t bytes, bool owned) : bytes_(bytes) {
+  if (bytes_ && owned) {
+    owned_.emplace(device, bytes_);
+    owned_->fill(0);  // nothing waiting, counters at 0; every launch leaves them so
+  }
+}
+
+void SplitKWorkspace::append_arg(std::vector<runtime::Arg>& args, const GemmAmaxOperands& o) const {
+  if (!bytes_) return;
+  if (o.workspace)
+    args.emplace_back(*o.workspace);
+  else
+    args.emplace_back(*owned_);  // GemmAmax::execute refuses a run with neither
+}
+
 std::string_view name(GemmAmaxKernel kernel) {
   switch (kernel) {
     case GemmAmaxKernel::automatic:
@@ -67,6 +82,7 @@ struct GemmAmax::State {
   // The kernels tried before `path`, each with its reasons.
   std::vector<std::pair<std::string_view, std::vector<std::string>>> passed_over;
   std::unique_ptr<GemmAmaxLaunch> launch;
+  bool caller_workspace = false;
 };
 
 GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& sfa,
@@ -74,6 +90,7 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
                    GemmAmaxOptions options)
     : state_(std::make_unique<State>(State{a.device(), {}, {}, {}})) {
   state_->problem = describe_gemm_amax(a, b, sfa, sfb, c, amax, options, state_->refusals);
+  state_->caller_workspace = options.caller_workspace;
   // The first kernel of the family that accepts the problem; sm80 last,
   // whose refusals are the problem's (it runs everything the rules allow).
   state_->path = &sm80_gemm_amax_path();
@@ -122,12 +139,13 @@ std::size_t GemmAmax::workspace_bytes() const {
 void GemmAmax::compile() {
   if (!state_->refusals.empty())
     throw OpsError("GemmAmax refused " + state_->problem.describe() + ":" + join(state_->refusals));
-  if (!state_->launch) state_->launch = state_->path->compile(state_->problem, state_->device);
+  if (!state_->launch)
+    state_->launch = state_->path->compile(state_->problem, state_->device, !state_->caller_workspace);
 }
 
 void GemmAmax::execute(const TensorView& a, const TensorView& b, const TensorView& sfa,
                        const TensorView& sfb, const TensorView& c, const TensorView& amax,
-                       runtime::Stream* stream) {
+                       runtime::Stream* stream, const TensorView* workspace) {
   compile();
   const TensorView* given[] = {&a, &b, &sfa, &sfb, &c, &amax};
   const char* names[] = {"A", "B", "SFA", "SFB", "C", "amax"};
@@ -145,8 +163,22 @@ void GemmAmax::execute(const TensorView& a, const TensorView& b, const TensorVie
       mismatches.push_back(std::string(names[i]) +
                            " starts at an address that is not 16-byte aligned");
   }
+  const std::size_t needed = workspace_bytes();
+  if (workspace) {
+    if (!(workspace->device() == state_->device))
+      mismatches.push_back("the workspace is on " + workspace->device().properties().name +
+                           ": GemmAmax was built for " + state_->device.properties().name);
+    else if (!workspace->is_contiguous() || workspace->extent_bytes() < needed)
+      mismatches.push_back("the workspace is " + workspace->describe() + ": it must be contiguous, of " +
+                           std::to_string(needed) + " bytes or more (workspace_bytes())");
+    else if (workspace->address() % 16 != 0)
+      mismatches.push_back("the workspace starts at an address that is not 16-byte aligned");
+  } else if (needed && state_->caller_workspace) {
+    mismatches.push_back("no workspace given: with GemmAmaxOptions::caller_workspace, execute() needs one of " +
+                         std::to_string(needed) + " bytes (workspace_bytes()), zero-filled before its first use");
+  }
   if (!mismatches.empty()) throw OpsError("GemmAmax::execute refused:" + join(mismatches));
-  state_->launch->run({a, b, sfa, sfb, c, amax}, stream);
+  state_->launch->run({a, b, sfa, sfb, c, amax, workspace}, stream);
 }
 
 GemmAmaxResult gemm_amax(const TensorView& a, const TensorView& b, const TensorView& sfa,

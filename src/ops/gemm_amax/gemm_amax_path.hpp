@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,15 +14,34 @@
 #include "gemm_amax_problem.hpp"
 #include "skinny_gemm_amax_kernel.hpp"
 #include "sm90a_gemm_amax_kernel.hpp"
+#include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/device.hpp"
+#include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/stream.hpp"
 #include "warpforge/runtime/tensor.hpp"
 
 namespace warpforge::ops {
 
-// The data of one execution (the views match the compiled problem).
+// The data of one execution (the views match the compiled problem);
+// workspace: the caller's, or null for the launch's own.
 struct GemmAmaxOperands {
   const runtime::TensorView &a, &b, &sfa, &sfb, &c, &amax;
+  const runtime::TensorView* workspace = nullptr;
+};
+
+// A split-K kernel's workspace (partial sums, counters): the caller's when
+// an execution brings one, else the launch's own, allocated and zero-filled
+// when it is compiled (owned) — never during an execution, so that one can
+// be captured in a CUDA graph. Every launch leaves its counters at zero again.
+class SplitKWorkspace {
+ public:
+  SplitKWorkspace(const runtime::Device& device, std::size_t bytes, bool owned);
+  // Appends the kernel's workspace argument (none when it needs no workspace).
+  void append_arg(std::vector<runtime::Arg>& args, const GemmAmaxOperands& operands) const;
+
+ private:
+  std::size_t bytes_;
+  std::optional<runtime::Buffer> owned_;
 };
 
 class GemmAmaxLaunch {
@@ -40,10 +60,11 @@ class GemmAmaxPath {
                                             const runtime::Device& device) const = 0;
   // The configuration it would run (tile, splits, scheme), for describe().
   virtual std::string configuration(const GemmAmaxProblem& problem, const runtime::Device& device) const = 0;
-  // Global workspace the launch allocates beside the tensors.
+  // Global workspace the launch needs beside the tensors.
   virtual std::size_t workspace_bytes(const GemmAmaxProblem& problem, const runtime::Device& device) const = 0;
-  virtual std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& problem,
-                                                  const runtime::Device& device) const = 0;
+  // own_workspace: allocate the workspace (else every execution brings one).
+  virtual std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& problem, const runtime::Device& device,
+                                                  bool own_workspace) const = 0;
 };
 
 const GemmAmaxPath& skinny_gemm_amax_path();

@@ -25,20 +25,18 @@ std::int64_t row_tiles(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t) 
 
 class SkinnyLaunch final : public GemmAmaxLaunch {
  public:
-  SkinnyLaunch(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t, const runtime::Device& device)
-      : module_(device, build_skinny_gemm_amax(p, t)) {
+  SkinnyLaunch(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t, const runtime::Device& device,
+               bool own_workspace)
+      : module_(device, build_skinny_gemm_amax(p, t)),
+        workspace_(device, skinny_gemm_amax_workspace_bytes(p, t), own_workspace) {
     config_.grid = {static_cast<std::uint32_t>(row_tiles(p, t)), static_cast<std::uint32_t>(t.splits),
                     static_cast<std::uint32_t>(p.l)};
     config_.block = {static_cast<std::uint32_t>(32 * t.warps)};
-    if (const std::size_t bytes = skinny_gemm_amax_workspace_bytes(p, t)) {
-      workspace_.emplace(device, bytes);
-      workspace_->fill(0);  // counters at 0; every launch leaves them so
-    }
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
     std::vector<runtime::Arg> args{o.a, o.b, o.sfa, o.sfb, o.c, o.amax};
-    if (workspace_) args.emplace_back(*workspace_);
+    workspace_.append_arg(args, o);
     module_.launch(kSkinnyGemmAmaxKernel, config_, args, stream);
   }
 
@@ -47,7 +45,7 @@ class SkinnyLaunch final : public GemmAmaxLaunch {
   runtime::LaunchConfig config_;
   // Split-K's partial sums and counters: one launch at a time uses it
   // (launches on one stream, as GemmAmax's execute documents).
-  std::optional<runtime::Buffer> workspace_;
+  SplitKWorkspace workspace_;
 };
 
 void check_operand(std::vector<std::string>& why, const char* name, DType ab, const MatrixStrides& s,
@@ -135,8 +133,9 @@ class SkinnyPath final : public GemmAmaxPath {
     return skinny_gemm_amax_workspace_bytes(p, skinny_gemm_amax_tiling(p, device));
   }
 
-  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device) const override {
-    return std::make_unique<SkinnyLaunch>(p, skinny_gemm_amax_tiling(p, device), device);
+  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device,
+                                          bool own_workspace) const override {
+    return std::make_unique<SkinnyLaunch>(p, skinny_gemm_amax_tiling(p, device), device, own_workspace);
   }
 };
 

@@ -82,8 +82,8 @@ class Sm80Path final : public GemmAmaxPath {
 
   std::size_t workspace_bytes(const GemmAmaxProblem&, const runtime::Device&) const override { return 0; }
 
-  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p,
-                                          const runtime::Device& device) const override {
+  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device,
+                                          bool /*own_workspace: it needs none*/) const override {
     return std::make_unique<Sm80Launch>(p, p.tile.value_or(kDefaultTile), device);
   }
 };

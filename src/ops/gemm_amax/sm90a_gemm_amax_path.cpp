@@ -63,8 +63,12 @@ runtime::TensorMapDesc scale_map(runtime::DevicePtr address, const ScaleFactorLa
 
 class Sm90aLaunch final : public GemmAmaxLaunch {
  public:
-  Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
-      : p_(p), tiling_(sm90a_gemm_amax_tiling(p, device)), device_(device), module_(device, build_sm90a_gemm_amax(p, tiling_)) {
+  Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device, bool own_workspace)
+      : p_(p),
+        tiling_(sm90a_gemm_amax_tiling(p, device)),
+        device_(device),
+        module_(device, build_sm90a_gemm_amax(p, tiling_)),
+        workspace_(device, tiling_.splits > 1 ? sm90a_gemm_amax_workspace_bytes(p, tiling_) : 0, own_workspace) {
     const int cluster = tiling_.cluster_m;
     const std::int64_t tiles_m = (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM;
     const std::int64_t units = (tiles_m + cluster - 1) / cluster * ((p.n + tiling_.tile_n - 1) / tiling_.tile_n) *
@@ -81,10 +85,6 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
       resident = std::max<std::int64_t>(module_.max_active_clusters(sm90a_gemm_amax_name(p, tiling_), config_), 1);
     }
     config_.grid = {static_cast<std::uint32_t>(std::min(units, resident) * cluster)};
-    if (tiling_.splits > 1) {
-      workspace_.emplace(device, sm90a_gemm_amax_workspace_bytes(p, tiling_));
-      workspace_->fill(0);  // no sums waiting; every launch leaves it so
-    }
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
@@ -101,7 +101,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
     }
     args.emplace_back(o.c);
     args.emplace_back(o.amax);
-    if (workspace_) args.emplace_back(*workspace_);
+    workspace_.append_arg(args, o);
     module_.launch(sm90a_gemm_amax_name(p_, tiling_), config_, args, stream);
   }
 
@@ -125,7 +125,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   runtime::LaunchConfig config_;
   // Split-K's sums and flags: one launch at a time uses it (launches on one
   // stream, as GemmAmax's execute documents).
-  std::optional<runtime::Buffer> workspace_;
+  SplitKWorkspace workspace_;
   std::mutex maps_mutex_;
   std::array<runtime::DevicePtr, 4> cached_addresses_{};  // 0 is never a buffer: nothing cached yet
   std::array<runtime::TensorMap, 4> cached_maps_;
@@ -213,8 +213,9 @@ class Sm90aPath final : public GemmAmaxPath {
     return t.splits > 1 ? sm90a_gemm_amax_workspace_bytes(p, t) : 0;
   }
 
-  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device) const override {
-    return std::make_unique<Sm90aLaunch>(p, device);
+  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device,
+                                          bool own_workspace) const override {
+    return std::make_unique<Sm90aLaunch>(p, device, own_workspace);
   }
 };
 

@@ -141,12 +141,13 @@ class SkinnyPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// Four warps; K split so that the CTAs are about two per SM (ptxas gives
+// Four warps; K split so that the CTAs are at most two per SM (ptxas gives
 // the kernel 170-255 registers, so two or three fit), each split at least 8
 // chunks long. Measured on an H100 at N = K = 8192 (docs/PERFORMANCE.md,
 // v3): FP8 two 16-row tiles a warp up to 16 tokens (past that their 32-byte
 // pieces spill), one above; E2M1 two, one chunk ahead (198 TFLOP/s at M =
-// 64 against 186 two ahead); 4 splits beat 8 (fewer partial sums).
+// 64 against 186 two ahead); 4 splits beat 8 (fewer partial sums), and 4
+// beat 5 (the rounded-up count: a fraction of a wave more CTAs than fit).
 SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SkinnyGemmAmaxTiling t;
   if (p.ab_dtype == DType::e2m1)
@@ -156,7 +157,7 @@ SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& p, const run
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t ctas = std::max<std::int64_t>(row_tiles(p, t) * p.l, 1);
   const std::int64_t chunks = std::max<std::int64_t>(p.k / skinny_gemm_amax_chunk_codes(p), 1);
-  std::int64_t splits = std::clamp<std::int64_t>((2 * sms + ctas - 1) / ctas, 1, std::max<std::int64_t>(chunks / 8, 1));
+  std::int64_t splits = std::clamp<std::int64_t>(2 * sms / ctas, 1, std::max<std::int64_t>(chunks / 8, 1));
   // Every split needs a chunk: (splits - 1) full ranges must leave one.
   while (splits > 1 && (splits - 1) * ((chunks + splits - 1) / splits) >= chunks) --splits;
   t.splits = static_cast<int>(splits);

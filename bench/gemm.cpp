@@ -9,6 +9,14 @@
 //
 //   build/bench/bench_gemm [--kernel auto|sm80|sm90a] [--shapes 2048x2048x2048,...] [--reps 20]
 //                          [--out-dtype bf16|f32] [--plot FILE.svg [--peak-tflops R] [--copy-gbps B]]
+//                          [--sweep llm]
+//
+// --sweep llm runs the projections of two published decoder shapes (hidden
+// 4096 with intermediate 14336, hidden 8192 with intermediate 28672: QKV,
+// O, gate+up, down) at M from 1 to 8192, and ends with the ratio's
+// geometric mean and worst shape; for M <= 256, where reading B bounds the
+// GEMM, it also prints each side's bandwidth against a device-to-device copy
+// measured in the same run.
 //
 // --plot draws the run's TFLOP/s per shape under the roofline (bench/gemm_plot.hpp):
 // the dense bf16 tensor-core rate (or --peak-tflops) and each shape's bytes over
@@ -58,6 +66,7 @@ struct Options {
   std::optional<ops::GemmAmaxTile> block_scaled_cluster;  // and its cluster shape (default: its own)
   ops::GemmAmaxPrecision precision = ops::GemmAmaxPrecision::exact;  // the block-scaled op's
   bool shapes_given = false;
+  bool sweep = false;  // --sweep llm: the shapes above, summarized
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
   std::string plot;          // --plot: the SVG to write
   double peak_tflops = 0;    // --peak-tflops: instead of the GPU's dense bf16 rate
@@ -73,6 +82,7 @@ struct Options {
                "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n"
                "       [--cluster MxN (its cluster shape)] [--precision exact|fast (its precision)]\n"
                "       [--plot FILE.svg [--peak-tflops R] [--copy-gbps B] (the run drawn under its roofline)]\n"
+               "       [--sweep llm (decoder projections, M 1..8192: geometric mean, worst shape, bandwidth at M <= 256)]\n"
                "With --block-scaled and no --shapes: M in {1, 16, 64, 128, 256, 1024, 4096, 8192} x 8192 x 8192 and 4096^3.\n",
                why.c_str());
   std::exit(2);
@@ -122,6 +132,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
       if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");
+    } else if (a == "--sweep") {
+      if (v != "llm") usage("--sweep " + v + ": accepted llm");
+      o.sweep = true;
     } else if (a == "--plot") {
       o.plot = v;
     } else if (a == "--peak-tflops" || a == "--copy-gbps") {
@@ -154,8 +167,19 @@ Options parse(int argc, char** argv) {
   if (o.block_scaled_cluster && !o.block_scaled) usage("--cluster is the block-scaled op's: it needs --block-scaled");
   if (o.precision == ops::GemmAmaxPrecision::fast && !o.block_scaled)
     usage("--precision is the block-scaled op's: it needs --block-scaled");
+  if (o.sweep && o.shapes_given) usage("--sweep llm chooses the shapes: give it or --shapes, not both");
+  if (o.sweep) {
+    // (N, K) of each projection, B being K x N: QKV (grouped-query, 8 KV
+    // heads of 128), O, gate and up together, down.
+    const std::pair<std::int64_t, std::int64_t> projections[] = {
+        {6144, 4096}, {4096, 4096}, {28672, 4096}, {4096, 14336},
+        {10240, 8192}, {8192, 8192}, {57344, 8192}, {8192, 28672}};
+    o.shapes.clear();
+    for (const auto& [n, k] : projections)
+      for (std::int64_t m : {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}) o.shapes.push_back({m, n, k});
+  }
   // The block-scaled shapes: decode (M <= 256, bound by reading B) to large.
-  if (o.block_scaled && !o.shapes_given) {
+  if (o.block_scaled && !o.shapes_given && !o.sweep) {
     o.shapes.clear();
     for (std::int64_t m : {1, 16, 64, 128, 256, 1024, 4096, 8192}) o.shapes.push_back({m, 8192, 8192});
     o.shapes.push_back({4096, 4096, 4096});
@@ -294,6 +318,15 @@ int main(int argc, char** argv) {
       "vs cuBLAS |\n");
   std::printf("|---|---|---|---|---|---|\n");
 
+  // --sweep's summary: every shape's figures and its least traffic (A and B
+  // read once, D written once), and the copy bandwidth of this run.
+  struct SweepRow {
+    Shape shape;
+    double ours_tf, cublas_tf, bytes;
+  };
+  std::vector<SweepRow> sweep_rows;
+  const double sweep_copy_gbps = o.sweep ? bench::measure_copy_gbps(dev) : 0.0;
+
   int disagreements = 0;
   // Which shape the run is on, on a terminal (stderr) while it lasts.
   runtime::ProgressLine progress("bench_gemm", o.shapes.size(), "shapes");
@@ -391,6 +424,7 @@ int main(int argc, char** argv) {
       return flops / (median(ms) * 1e-3) / 1e12;
     };
     const double ours_tf = time(run_ours), cublas_tf = time(run_cublas);
+    if (o.sweep) sweep_rows.push_back({s, ours_tf, cublas_tf, static_cast<double>(set)});
     if (!o.plot.empty()) {
       // Least traffic: inputs read once, the output written once.
       double moved = static_cast<double>(set);
@@ -440,6 +474,30 @@ int main(int argc, char** argv) {
   }
   cublasDestroy(handle);
   if (!o.plot.empty()) bench::write_plot(o.plot, plot);
+  if (!sweep_rows.empty()) {
+    double log_sum = 0;
+    const SweepRow* worst = &sweep_rows.front();
+    for (const SweepRow& r : sweep_rows) {
+      log_sum += std::log(r.ours_tf / r.cublas_tf);
+      if (r.ours_tf / r.cublas_tf < worst->ours_tf / worst->cublas_tf) worst = &r;
+    }
+    std::printf("\nSweep llm, %zu shapes: ours / cuBLAS geometric mean %.3f; worst %.3f at %lld x %lld x %lld.\n",
+                sweep_rows.size(), std::exp(log_sum / static_cast<double>(sweep_rows.size())),
+                worst->ours_tf / worst->cublas_tf, static_cast<long long>(worst->shape.m),
+                static_cast<long long>(worst->shape.n), static_cast<long long>(worst->shape.k));
+    std::printf("\nM <= 256, bound by reading B: bandwidth (A + B + D bytes over the time) against a "
+                "device-to-device copy of %.0f GB/s measured in this run.\n\n", sweep_copy_gbps);
+    std::printf("| M x N x K | ours GB/s | ours / copy | cuBLAS GB/s | cuBLAS / copy |\n|---|---|---|---|---|\n");
+    for (const SweepRow& r : sweep_rows) {
+      if (r.shape.m > 256) continue;
+      const double flops = 2.0 * static_cast<double>(r.shape.m) * static_cast<double>(r.shape.n) *
+                           static_cast<double>(r.shape.k);
+      const double ours_gbps = r.bytes * r.ours_tf * 1e3 / flops, cublas_gbps = r.bytes * r.cublas_tf * 1e3 / flops;
+      std::printf("| %lld x %lld x %lld | %.0f | %.2f | %.0f | %.2f |\n", static_cast<long long>(r.shape.m),
+                  static_cast<long long>(r.shape.n), static_cast<long long>(r.shape.k), ours_gbps,
+                  ours_gbps / sweep_copy_gbps, cublas_gbps, cublas_gbps / sweep_copy_gbps);
+    }
+  }
   if (disagreements)
     std::printf("\n%d shape(s) differ from cuBLAS by more than %s relative\n", disagreements,
                 o.out == DType::f32 ? "1e-4" : "1e-2");

@@ -378,6 +378,9 @@ void bind_dsl(nb::module_& m) {
        },
        nb::arg("name"), nb::arg("target") = "sm_80")
       .def_prop_ro("name", &Kernel::name)
+      .def_prop_ro(
+          "param_count", [](const Kernel& k) { return k.function().params.size(); },
+          "The number of the kernel's parameters.")
       .def("ptx", &Kernel::ptx, "The PTX text of the module holding this kernel.")
       // registers, labels, parameters, shared memory
       .def(

@@ -67,9 +67,12 @@ def test_gemm_under_jit(rng, wjax):
 def test_a_refusal_reaches_the_caller_with_the_cpp_message(rng, wjax):
     import jax.numpy as jnp
 
+    import jax
+
     a, sfa = warpforge.quantize(uniform(rng, 32, 64, 1), "mxfp8")
+    # XLA runs a GPU call asynchronously: its refusal arrives with the result.
     with pytest.raises(Exception, match="e4m3 data with sf_vec_size 16"):
-        wjax.gemm_amax(*(jnp.asarray(t) for t in (a, a, sfa, sfa)), sf_vec_size=16)
+        jax.block_until_ready(wjax.gemm_amax(*(jnp.asarray(t) for t in (a, a, sfa, sfa)), sf_vec_size=16))
 
 
 def test_a_dsl_kernel_inside_jit(wjax):

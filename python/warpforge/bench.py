@@ -45,6 +45,7 @@ def main(argv=None):
         return 2
     import warpforge
     import warpforge.torch  # noqa: F401  (registers torch.ops.warpforge)
+    from warpforge._frameworks import to_tensor
 
     x = torch.rand(args.m, args.k, 1, device="cuda") * 4 - 2
     y = torch.rand(args.n, args.k, 1, device="cuda") * 4 - 2
@@ -69,7 +70,9 @@ def main(argv=None):
     # kernel), and the two output allocations.
     impl = warpforge.torch._gemm_amax
     c, amax = op(a, b, sfa, sfb, c_dtype=torch.bfloat16, sf_vec_size=vec)
-    cached, _, _ = next(iter(warpforge.torch._GEMM_AMAX.values()))
+    cached = warpforge._warpforge.gemm_amax_op(  # the compiled op the operator runs (kept by description)
+        *[to_tensor(x, role) for x, role in ((a, "a"), (b, "b"), (sfa, "sfa"), (sfb, "sfb"), (c, "c"), (amax, "amax"))],
+        c_dtype="bf16", sf_vec_size=vec)
     addresses = tuple(t.data_ptr() for t in (a, b, sfa, sfb, c, amax))
     stream = torch.cuda.current_stream().cuda_stream
     parts = [

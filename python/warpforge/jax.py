@@ -84,8 +84,13 @@ def kernel(k, grid, block, out_shapes, shared_bytes=0):
     kernel_id = _warpforge.jax_register_kernel(k)
     (gx, gy, gz), (bx, by, bz) = _dim3(grid), _dim3(block)
     call = jax.ffi.ffi_call("warpforge_kernel", out_shapes)
+    outputs = len(out_shapes) if isinstance(out_shapes, (list, tuple)) else 1
 
     def run(*inputs):
+        # Refused while tracing, before XLA runs (and on a GPU, reports) anything.
+        if len(inputs) + outputs != k.param_count:
+            raise _warpforge.DslError(f"kernel '{k.name}' takes {k.param_count} arguments (its inputs, then its "
+                                      f"outputs), got {len(inputs)} inputs and {outputs} outputs")
         return call(*inputs, kernel=np.int64(kernel_id), grid_x=np.int32(gx), grid_y=np.int32(gy),
                     grid_z=np.int32(gz), block_x=np.int32(bx), block_y=np.int32(by), block_z=np.int32(bz),
                     shared_bytes=np.int32(shared_bytes))

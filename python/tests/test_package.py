@@ -37,3 +37,13 @@ def test_a_cuda_error_carries_the_driver_call():
     error = caught.value
     assert str(error).startswith(error.call)
     assert error.code == -1 or error.error_name.startswith("CUDA_ERROR")
+
+
+def test_the_benchmark_refuses_bad_arguments_before_any_gpu_work(capsys):
+    from warpforge import bench
+
+    with pytest.raises(SystemExit, match="'16x8' is not MxNxK"):
+        bench.main(["--throughput", "--shapes", "16x8"])
+    with pytest.raises(SystemExit):
+        bench.main(["--plot", "x.svg"])  # --plot draws a --throughput run
+    assert "--plot and --format bf16 belong to --throughput" in capsys.readouterr().err

@@ -166,6 +166,26 @@ def test_the_host_overhead_benchmark_runs(capsys):
     assert "torch.ops.warpforge.gemm_amax (cached op)" in out and "torch.mm" in out
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("fmt", ["bf16", "nvfp4"])
+def test_the_throughput_benchmark_runs_and_plots(capsys, tmp_path, fmt):
+    device_or_skip("cuda")
+    from warpforge import bench
+
+    argv = ["--throughput", "--format", fmt, "--shapes", "16x1024x2048,256x512x1024", "--reps", "5"]
+    if have("matplotlib"):
+        argv += ["--plot", str(tmp_path / "run.svg"), "--peak-tflops", "990"]
+    assert bench.main(argv) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 16 x") or
+            line.startswith("| 256 x")]
+    assert len(rows) == 2
+    for row in rows:
+        ours, peer, ratio = (float(cell) for cell in row.strip("|").split("|")[1:])
+        assert ours > 0 and peer > 0 and ratio == pytest.approx(ours / peer, rel=0.01)
+    if have("matplotlib"):
+        assert (tmp_path / "run.svg").read_text().startswith("<?xml")
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_a_dsl_kernel_as_an_operator(device):
     torch = device_or_skip(device)

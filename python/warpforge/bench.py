@@ -1,18 +1,35 @@
-"""Host overhead of torch.ops.warpforge.gemm_amax on a cached op, beside a
-bare torch.mm in the same run: microseconds of host time per call, on a
-problem small enough that the GPU keeps up with the calls.
+"""warpforge's benchmarks from Python, each beside its peer in the same run.
+
+Host overhead (the default): microseconds of host time per call of
+torch.ops.warpforge.gemm_amax on a cached op, beside a bare torch.mm, on a
+problem small enough that the GPU keeps up with the calls, and where that
+time goes. Calls are issued in batches of --calls (fewer than the launch
+queue holds), the GPU drained between batches; each batch's host time over
+its calls is one sample, and the median of --repeats samples is printed.
 
     python -m warpforge.bench [--m 128 --n 128 --k 256] [--format mxfp8] [--calls 200] [--repeats 50]
 
-Calls are issued in batches of --calls (fewer than the launch queue holds),
-the GPU drained between batches; each batch's host time over its calls is
-one sample, and the median of --repeats samples is printed. Needs torch
-with a CUDA GPU."""
+Throughput (--throughput): TFLOP/s of warpforge.gemm (bf16) or of
+torch.ops.warpforge.gemm_amax (--format mxfp8|mxfp4|nvfp4, bf16 C) beside
+torch.mm on bf16 inputs of the same shape (cuBLAS), per shape: CUDA events
+around each call, the median of --reps after warm-up, inputs rotated among
+copies larger than twice the L2 together. --plot FILE.svg draws the run
+under its roofline with matplotlib (warpforge.plot): the tensor-core rate
+(--peak-tflops, else SMs x clock x dense bf16 FLOP per clock where torch
+reports the clock) and each shape's bytes at the device-to-device copy
+bandwidth measured in the run (or --copy-gbps).
+
+    python -m warpforge.bench --throughput [--format bf16] [--shapes 1x8192x8192,...] [--reps 20] [--plot gemm.svg]
+
+Needs torch with a CUDA GPU."""
 
 import argparse
 import statistics
 import sys
 import time
+
+_L2_BYTES = 50 << 20  # H100 and H200
+_DEFAULT_SHAPES = "1x8192x8192,16x8192x8192,64x8192x8192,128x8192x8192,256x8192x8192,1024x8192x8192,4096x4096x4096"
 
 
 def host_us_per_call(torch, call, calls, repeats):
@@ -28,23 +45,7 @@ def host_us_per_call(torch, call, calls, repeats):
     return statistics.median(samples)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m warpforge.bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--m", type=int, default=128)
-    parser.add_argument("--n", type=int, default=128)
-    parser.add_argument("--k", type=int, default=256)
-    parser.add_argument("--format", default="mxfp8", choices=["mxfp8", "mxfp4", "nvfp4"])
-    parser.add_argument("--calls", type=int, default=200)
-    parser.add_argument("--repeats", type=int, default=50)
-    args = parser.parse_args(argv)
-
-    import torch
-
-    if not torch.cuda.is_available():
-        print("warpforge.bench: needs torch with a CUDA GPU", file=sys.stderr)
-        return 2
-    import warpforge
-    import warpforge.torch  # noqa: F401  (registers torch.ops.warpforge)
+def host_overhead(torch, warpforge, args):
     from warpforge._frameworks import to_tensor
 
     x = torch.rand(args.m, args.k, 1, device="cuda") * 4 - 2
@@ -94,6 +95,124 @@ def main(argv=None):
         print(f"| {name:45} | {us:11.2f} | {us / mm:10.2f} |")
     print(f"target: <= 10 µs per call for the cached op: {'met' if rows[0][1] <= 10 else 'NOT met'}")
     return 0
+
+
+def parse_shapes(text):
+    shapes = []
+    for item in text.split(","):
+        parts = item.split("x")
+        if len(parts) != 3 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+            raise SystemExit(f"python -m warpforge.bench: --shapes item {item!r} is not MxNxK (e.g. 16x8192x8192)")
+        shapes.append(tuple(int(p) for p in parts))
+    return shapes
+
+
+def median_ms(torch, calls, reps):
+    """The median time of calls[i % len(calls)]() over reps runs after three
+    warm-ups, every event recorded before any is read (GPU time, not host)."""
+    for i in range(3):
+        calls[i % len(calls)]()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for r in range(reps):
+        starts[r].record()
+        calls[r % len(calls)]()
+        ends[r].record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def copy_gbps(torch):
+    src = torch.empty(512 << 20, dtype=torch.uint8, device="cuda").fill_(0x3C)
+    dst = torch.empty_like(src)
+    ms = median_ms(torch, [lambda: dst.copy_(src)], 20)
+    return 2 * src.numel() / (ms * 1e-3) / 1e9  # read and write
+
+
+def dense_bf16_tflops(torch):
+    """SMs x top clock x dense bf16 FLOP per clock and SM (4096 on sm_90, 2048 on sm_80); 0 where unknown."""
+    props = torch.cuda.get_device_properties(0)
+    per_clock = {(9, 0): 4096, (8, 0): 2048}.get((props.major, props.minor), 0)
+    khz = getattr(props, "clock_rate", 0)
+    return props.multi_processor_count * khz * 1e3 * per_clock / 1e12
+
+
+def throughput(torch, warpforge, args):
+    fmt = args.format
+    series = "warpforge" if fmt == "bf16" else f"warpforge {fmt}"
+    rows = []
+    print(f"TFLOP/s, {torch.cuda.get_device_name()}, torch {torch.__version__}; ours: "
+          f"{'warpforge.gemm, bf16' if fmt == 'bf16' else 'torch.ops.warpforge.gemm_amax, ' + fmt + ', bf16 C'}; "
+          f"peer: torch.mm on bf16 (cuBLAS); median of {args.reps} runs")
+    print("| M x N x K | ours TFLOP/s | torch.mm TFLOP/s | ours / torch.mm |")
+    print("|---|---|---|---|")
+    for m, n, k in parse_shapes(args.shapes):
+        per_copy = (m * k + k * n + m * n) * 2
+        copies = max(2, 2 * _L2_BYTES // per_copy + 1)
+        xs = [torch.rand(m, k, device="cuda", dtype=torch.bfloat16) * 4 - 2 for _ in range(copies)]
+        ws = [torch.rand(n, k, device="cuda", dtype=torch.bfloat16) * 4 - 2 for _ in range(copies)]
+        peer = [lambda x=x, w=w: torch.mm(x, w.t()) for x, w in zip(xs, ws)]
+        if fmt == "bf16":
+            ours = [lambda x=x, w=w: warpforge.gemm(x, w.t()) for x, w in zip(xs, ws)]
+            moved = per_copy
+        else:
+            vec = 16 if fmt == "nvfp4" else 32
+            quantized = [(warpforge.quantize(x.float()[:, :, None], fmt), warpforge.quantize(w.float()[:, :, None], fmt))
+                         for x, w in zip(xs, ws)]
+            ours = [lambda q=q: torch.ops.warpforge.gemm_amax(q[0][0], q[1][0], q[0][1], q[1][1], c_dtype=torch.bfloat16,
+                                                              sf_vec_size=vec) for q in quantized]
+            code_bytes = 0.5 if fmt in ("mxfp4", "nvfp4") else 1.0
+            moved = (m + n) * k * (code_bytes + 1.0 / vec) + 2 * m * n
+        flops = 2.0 * m * n * k
+        ours_tf = flops / (median_ms(torch, ours, args.reps) * 1e-3) / 1e12
+        peer_tf = flops / (median_ms(torch, peer, args.reps) * 1e-3) / 1e12
+        print(f"| {m} x {n} x {k} | {ours_tf:.1f} | {peer_tf:.1f} | {ours_tf / peer_tf:.3f} |", flush=True)
+        rows.append({"shape": f"{m}x{n}x{k}", "bytes": moved, series: ours_tf, "cuBLAS bf16": peer_tf})
+    if args.plot:
+        from . import plot
+
+        peak = args.peak_tflops or dense_bf16_tflops(torch)
+        if peak <= 0:
+            raise SystemExit(f"python -m warpforge.bench: --plot: no dense bf16 rate known for "
+                             f"{torch.cuda.get_device_name()} (torch reports no clock); give --peak-tflops")
+        bandwidth = args.copy_gbps or copy_gbps(torch)
+        plot.plot_benchmarks(rows, peak_tflops=peak, copy_gbps=bandwidth,
+                             title=f"{series} vs cuBLAS bf16, {torch.cuda.get_device_name()}", path=args.plot)
+        print(f"wrote {args.plot} (tensor cores {peak:.0f} TFLOP/s, copy {bandwidth:.0f} GB/s)")
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m warpforge.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--throughput", action="store_true", help="TFLOP/s per shape instead of host overhead")
+    parser.add_argument("--m", type=int, default=128)
+    parser.add_argument("--n", type=int, default=128)
+    parser.add_argument("--k", type=int, default=256)
+    parser.add_argument("--format", default=None, choices=["bf16", "mxfp8", "mxfp4", "nvfp4"],
+                        help="host overhead: mxfp8 (default), mxfp4, nvfp4; --throughput: bf16 (default) or those")
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--shapes", default=_DEFAULT_SHAPES)
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--plot", default=None, help="--throughput: draw the run into this SVG (matplotlib)")
+    parser.add_argument("--peak-tflops", type=float, default=0.0)
+    parser.add_argument("--copy-gbps", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    if not args.throughput and (args.plot or args.format == "bf16"):
+        parser.error("--plot and --format bf16 belong to --throughput")
+    if args.format is None:
+        args.format = "bf16" if args.throughput else "mxfp8"
+    parse_shapes(args.shapes)  # refuse a bad list before touching the GPU
+
+    import torch
+
+    if not torch.cuda.is_available():
+        print("warpforge.bench: needs torch with a CUDA GPU", file=sys.stderr)
+        return 2
+    import warpforge
+    import warpforge.torch  # noqa: F401  (registers torch.ops.warpforge)
+
+    return (throughput if args.throughput else host_overhead)(torch, warpforge, args)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """warpforge's operations as PyTorch operators: torch.ops.warpforge.gemm_amax
-and torch.ops.warpforge.gemm, defined through torch.library with fake
+and torch.ops.warpforge.gemm (and convert_amax, the epilogue of
+warpforge.distributed's row-parallel GEMM), defined through torch.library with fake
 (meta) implementations, so that they trace into torch.compile(fullgraph=True)
 graphs, can be captured in CUDA graphs and pass torch.library.opcheck.
 
@@ -12,7 +13,7 @@ CPU tensors run on the simulator.
 
 import torch
 
-from . import _warpforge
+from . import _warpforge, convert_amax
 from ._frameworks import dtype_name, to_tensor
 from .kernel import Module
 from .ops import gemm_out_shape
@@ -28,6 +29,7 @@ _LIBRARY.define(
     "str precision='exact', str kernel_name='auto') -> (Tensor, Tensor)")
 _LIBRARY.define("gemm(Tensor a, Tensor b, Tensor? c=None, float alpha=1., float beta=0., "
                 "ScalarType? out_dtype=None) -> Tensor")
+_LIBRARY.define("convert_amax(Tensor summed, ScalarType c_dtype) -> (Tensor, Tensor)")
 
 try:  # the raw handle of the current stream, without making a Stream object (host overhead)
     _raw_stream = torch._C._cuda_getCurrentRawStream
@@ -117,14 +119,64 @@ def _gemm_fake(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
     return a.new_empty(gemm_out_shape(a.shape, b.shape), dtype=out_dtype or a.dtype)
 
 
+# The conversion kernels (warpforge.convert_amax) by (C dtype, torch device).
+_CONVERT_AMAX = {}
+
+
+def _dense(t):
+    """Whether t's elements fill its memory span exactly, in some order of its dimensions."""
+    span = 1
+    for stride, size in sorted((st, s) for s, st in zip(t.shape, t.stride()) if s != 1):
+        if stride != span:
+            return False
+        span *= size
+    return True
+
+
+def _check_summed(summed):
+    if summed.dtype != torch.float32 or not _dense(summed):
+        raise _warpforge.OpsError(
+            f"convert_amax takes a dense float32 tensor (any order of its dimensions), got {summed.dtype} of shape "
+            f"{tuple(summed.shape)} strides {summed.stride()}")
+    if summed.numel() >= 2**32:
+        raise _warpforge.OpsError(f"convert_amax takes fewer than 2^32 elements, got {summed.numel()}")
+
+
+def _convert_amax(summed, c_dtype):
+    _check_summed(summed)
+    c_name = dtype_name(c_dtype)
+    key = (c_name, summed.device)
+    module = _CONVERT_AMAX.get(key)
+    if module is None:
+        device = _warpforge.Device.cuda(summed.device.index) if summed.is_cuda else _warpforge.Device.sim()
+        module = _CONVERT_AMAX.setdefault(key, Module(convert_amax.build(c_name), device))
+    c = torch.empty_strided(summed.shape, summed.stride(), dtype=c_dtype, device=summed.device)
+    amax = torch.zeros((1, 1, 1), dtype=torch.float32, device=summed.device)
+    module.launch(convert_amax.grid(summed.numel()), convert_amax.THREADS, summed, c, amax, summed.numel())
+    return c, amax
+
+
+def _convert_amax_fake(summed, c_dtype):
+    _check_summed(summed)
+    convert_amax.check_c_dtype(dtype_name(c_dtype))
+    return (summed.new_empty_strided(summed.shape, summed.stride(), dtype=c_dtype),
+            summed.new_empty((1, 1, 1), dtype=torch.float32))
+
+
 for _key in ("CUDA", "CPU"):
     _LIBRARY.impl("gemm_amax", _gemm_amax, _key)
     _LIBRARY.impl("gemm", _gemm, _key)
+    _LIBRARY.impl("convert_amax", _convert_amax, _key)
 torch.library.register_fake("warpforge::gemm_amax", _gemm_amax_fake, lib=_LIBRARY)
 torch.library.register_fake("warpforge::gemm", _gemm_fake, lib=_LIBRARY)
+torch.library.register_fake("warpforge::convert_amax", _convert_amax_fake, lib=_LIBRARY)
 
 gemm_amax = torch.ops.warpforge.gemm_amax
 gemm = torch.ops.warpforge.gemm
+# C = S converted to c_dtype (f32, bf16 or f16, rounded to nearest even) and
+# amax = max |S| of a dense f32 S, in one kernel (warpforge.convert_amax):
+# the epilogue of warpforge.distributed's row-parallel GEMM.
+convert_amax_op = torch.ops.warpforge.convert_amax
 
 
 # The libraries of the kernels registered below (torch drops an operator

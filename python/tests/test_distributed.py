@@ -1,6 +1,8 @@
 """warpforge.distributed on two ranks without GPUs: two processes on
 torch.distributed's gloo backend, CPU tensors, the simulator standing for
-both devices (distributed_worker.py is one rank; one run serves every test).
+both devices (distributed_worker.py is one rank; one run serves every torch
+test); and warpforge.jax_sharding on two host devices, in a process of its
+own (jax_sharding_worker.py: XLA_FLAGS must be set before JAX starts).
 
 Column-parallel C and amax equal the one-device op's bit for bit. Row-parallel
 C is an f32 sum of the same K exact products in another order, so for every
@@ -11,6 +13,8 @@ them); its amax is max |C_row| on the f32 sum, and a bf16/f16 C is that sum
 rounded to nearest even."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -18,7 +22,7 @@ import pytest
 import warpforge
 from conftest import have
 
-pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
+needs_torch = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 
 U = 2.0**-24
 
@@ -59,6 +63,7 @@ def magnitudes(torch, codes):
 FORMATS = [("mxfp8", 32), ("nvfp4", 16)]
 
 
+@needs_torch
 @pytest.mark.parametrize("fmt,vec", FORMATS)
 def test_column_parallel_is_the_one_device_op_bit_for_bit(run, fmt, vec):
     import torch
@@ -72,6 +77,7 @@ def test_column_parallel_is_the_one_device_op_bit_for_bit(run, fmt, vec):
         assert torch.equal(rank_amax, amax) and amax.item() > 0
 
 
+@needs_torch
 @pytest.mark.parametrize("fmt,vec", FORMATS)
 def test_row_parallel_is_within_the_f32_summation_bound(run, fmt, vec):
     import torch
@@ -90,6 +96,7 @@ def test_row_parallel_is_within_the_f32_summation_bound(run, fmt, vec):
     assert amax.item() == c_row.abs().max().item()
 
 
+@needs_torch
 @pytest.mark.parametrize("fmt,vec", FORMATS)
 def test_row_parallel_conversion_rounds_the_f32_sum(run, fmt, vec):
     import torch
@@ -103,6 +110,7 @@ def test_row_parallel_conversion_rounds_the_f32_sum(run, fmt, vec):
             assert torch.equal(c_amax, amax)
 
 
+@needs_torch
 def test_row_parallel_traces_into_torch_compile(run):
     import torch
 
@@ -112,6 +120,7 @@ def test_row_parallel_traces_into_torch_compile(run):
         assert torch.equal(amax, rank[f"row_mxfp8_{torch.bfloat16}_n"][1])
 
 
+@needs_torch
 def test_refusals_name_the_value(run):
     for rank in run:
         assert "equal shape" in rank["refuse_unequal"] and "rank 1: a (64, 256, 1)" in rank["refuse_unequal"]
@@ -121,6 +130,7 @@ def test_refusals_name_the_value(run):
         assert "parallel 'diagonal'" in rank["refuse_parallel"]
 
 
+@needs_torch
 def test_convert_amax_on_its_own(rng):
     """The kernel against torch's own rounding, NaN above every number,
     and its refusals."""
@@ -141,6 +151,7 @@ def test_convert_amax_on_its_own(rng):
         torch.ops.warpforge.convert_amax(s, torch.float8_e5m2)
 
 
+@needs_torch
 def test_no_process_group_is_refused():
     import torch.distributed as dist
 
@@ -152,4 +163,51 @@ def test_no_process_group_is_refused():
         wdist.gemm_amax(*(None,) * 4)
 
 
-del os
+@pytest.fixture(scope="module")
+def jax_run(tmp_path_factory):
+    """The JAX worker's results: two host devices, the FFI op on the simulator."""
+    if not have("jax"):
+        pytest.skip("JAX is not installed")
+    if not hasattr(warpforge._warpforge, "jax_ffi_targets"):
+        pytest.skip("this build of warpforge has no JAX FFI handlers (JAX was absent when it was built)")
+    out = tmp_path_factory.mktemp("jax_sharding") / "results.npz"
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu",
+               PYTHONPATH=os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
+    subprocess.run([sys.executable, os.path.join(here, "jax_sharding_worker.py"), str(out)], env=env, check=True,
+                   timeout=600)
+    return np.load(out)
+
+
+@pytest.mark.parametrize("fmt", ["mxfp8", "nvfp4"])
+@pytest.mark.parametrize("c_dtype", ["float32", "bfloat16"])
+def test_jax_column_parallel_is_the_one_device_op_bit_for_bit(jax_run, fmt, c_dtype):
+    name = f"{fmt}_{c_dtype}"
+    assert jax_run[f"column_shards_{name}"] == 2  # C really is split over both devices
+    np.testing.assert_array_equal(jax_run[f"column_c_{name}"], jax_run[f"one_c_{name}"])
+    np.testing.assert_array_equal(jax_run[f"column_amax_{name}"], jax_run[f"one_amax_{name}"])
+    assert jax_run[f"one_amax_{name}"].item() > 1
+
+
+@pytest.mark.parametrize("fmt", ["mxfp8", "nvfp4"])
+def test_jax_row_parallel_is_within_the_f32_summation_bound(jax_run, fmt):
+    from jax_sharding_worker import K
+
+    bound = 2 * gamma(K - 1) * jax_run[f"terms_{fmt}"] * (1 + U)
+    c_row, c_one = jax_run[f"row_c_{fmt}_float32"], jax_run[f"one_c_{fmt}_float32"]
+    assert (np.abs(c_row - c_one) <= bound).all()
+    assert jax_run[f"row_amax_{fmt}_float32"].item() == np.abs(c_row).max()
+    # bf16 C: the f32 sum rounded (to nearest even); the amax of that sum.
+    import ml_dtypes
+
+    np.testing.assert_array_equal(jax_run[f"row_c_{fmt}_bfloat16"],
+                                  c_row.astype(ml_dtypes.bfloat16).astype(np.float32))
+    assert jax_run[f"row_amax_{fmt}_bfloat16"].item() == np.abs(c_row).max()
+
+
+def test_jax_refusals_name_the_value(jax_run):
+    column_n, row_k, axis, parallel = jax_run["refusals"]
+    assert "column-parallel N 128 over 2 devices" in column_n and "2 x 128 = 256" in column_n
+    assert "row-parallel K 192 over 2 devices" in row_k and "= 256" in row_k
+    assert "axis_name 'dp'" in axis and "('tp',)" in axis
+    assert "parallel 'diagonal'" in parallel

@@ -6,7 +6,11 @@
 # LLVM 14 lacks gfx942). The CUDA toolkit is optional: without ptxas the
 # assembler tests skip, saying so. Then, with pip, what the Python package
 # (python/) needs to build and test: nanobind, scikit-build-core, NumPy,
-# ml_dtypes and pytest (quick when all are there: one import check).
+# ml_dtypes, pytest and torch (quick when all are there: one import check).
+# torch runs the operator tests and warpforge.distributed's two-process test
+# on CPU tensors (the simulator); PyPI's wheel is torch's CUDA build, about
+# 3 GB with its NVIDIA libraries (3 minutes to install here), and runs
+# CPU tensors on machines without a GPU.
 set -euo pipefail
 
 missing=()
@@ -28,7 +32,7 @@ apt = [] if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pytho
 if importlib.util.find_spec("pip") is None:
     apt.append("python3-pip")
 print("apt:", *apt)
-print("pip:", *(m.replace("_", "-") for m in ("nanobind", "scikit_build_core", "numpy", "ml_dtypes", "pytest")
+print("pip:", *(m.replace("_", "-") for m in ("nanobind", "scikit_build_core", "numpy", "ml_dtypes", "pytest", "torch")
                 if importlib.util.find_spec(m) is None))
 EOF_PY
 }

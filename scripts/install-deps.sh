@@ -6,11 +6,13 @@
 # LLVM 14 lacks gfx942). The CUDA toolkit is optional: without ptxas the
 # assembler tests skip, saying so. Then, with pip, what the Python package
 # (python/) needs to build and test: nanobind, scikit-build-core, NumPy,
-# ml_dtypes, pytest and torch (quick when all are there: one import check).
-# torch runs the operator tests and warpforge.distributed's two-process test
-# on CPU tensors (the simulator); PyPI's wheel is torch's CUDA build, about
-# 3 GB with its NVIDIA libraries (3 minutes to install here), and runs
-# CPU tensors on machines without a GPU.
+# ml_dtypes, pytest, torch and JAX (quick when all are there: one import
+# check). torch and JAX run the framework tests on the simulator (CPU
+# tensors, host devices), warpforge.distributed's two-process and two-device
+# tests included; JAX must be there before CMake configures (its FFI headers
+# build the JAX handlers). PyPI's torch wheel is its CUDA build, about 3 GB
+# with its NVIDIA libraries (3 minutes to install here), and runs CPU
+# tensors on machines without a GPU; JAX's is 90 MB.
 set -euo pipefail
 
 missing=()
@@ -32,7 +34,7 @@ apt = [] if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pytho
 if importlib.util.find_spec("pip") is None:
     apt.append("python3-pip")
 print("apt:", *apt)
-print("pip:", *(m.replace("_", "-") for m in ("nanobind", "scikit_build_core", "numpy", "ml_dtypes", "pytest", "torch")
+print("pip:", *(m.replace("_", "-") for m in ("nanobind", "scikit_build_core", "numpy", "ml_dtypes", "pytest", "torch", "jax")
                 if importlib.util.find_spec(m) is None))
 EOF_PY
 }

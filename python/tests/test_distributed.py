@@ -211,3 +211,51 @@ def test_jax_refusals_name_the_value(jax_run):
     assert "row-parallel K 192 over 2 devices" in row_k and "= 256" in row_k
     assert "axis_name 'dp'" in axis and "('tp',)" in axis
     assert "parallel 'diagonal'" in parallel
+
+
+@needs_torch
+@pytest.mark.gpu
+def test_on_one_gpu_under_torch_compile_and_cuda_graphs(tmp_path):
+    """One rank on NCCL (the GPU path of both splits, without a second GPU):
+    the results of the simulator's run, compiled with Inductor and replayed
+    from a CUDA graph."""
+    from conftest import torch_cuda_or_skip
+
+    torch = torch_cuda_or_skip()
+    import torch.distributed as dist
+
+    import warpforge.distributed as wdist
+    from distributed_worker import full_problem
+
+    if not dist.is_nccl_available():
+        pytest.skip("this torch has no NCCL")
+    dist.init_process_group("nccl", init_method=f"file://{tmp_path / 'rendezvous'}", rank=0, world_size=1)
+    try:
+        x, y = (t.cuda() for t in full_problem("mxfp8"))
+        (a, sfa), (b, sfb) = warpforge.quantize(x, "mxfp8"), warpforge.quantize(y, "mxfp8")
+        for parallel in ("column", "row"):
+            if parallel == "column":
+                c_one, amax_one = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, c_dtype=torch.bfloat16)
+            else:  # one rank: the sum is its one f32 partial, rounded to nearest even
+                summed, amax_one = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
+                c_one = summed.to(torch.bfloat16)
+            c, amax = wdist.gemm_amax(a, b, sfa, sfb, parallel=parallel, c_dtype=torch.bfloat16)
+            assert torch.equal(c, c_one) and torch.equal(amax, amax_one) and amax.item() > 1
+            compiled = torch.compile(lambda *t: wdist.gemm_amax(*t, parallel=parallel, c_dtype=torch.bfloat16),
+                                     fullgraph=True)
+            c2, amax2 = compiled(a, b, sfa, sfb)
+            assert torch.equal(c2, c) and torch.equal(amax2, amax)
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                wdist.gemm_amax(a, b, sfa, sfb, parallel=parallel, c_dtype=torch.bfloat16)  # compile outside
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                c3, amax3 = wdist.gemm_amax(a, b, sfa, sfb, parallel=parallel, c_dtype=torch.bfloat16)
+            c3.fill_(float("nan"))
+            amax3.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            assert torch.equal(c3, c) and torch.equal(amax3, amax)
+    finally:
+        dist.destroy_process_group()

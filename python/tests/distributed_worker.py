@@ -60,12 +60,16 @@ def run(rank, world, rendezvous, out):
                              fullgraph=True, backend="aot_eager")
     results["row_compiled"] = compiled(a, b, sfa, sfb)
 
-    # Refusals: shards of unequal shape (rank 1 with 16 rows of B where rank 0 has 32), a K
-    # shard that splits a scale block, an FP8 C for the row split, an unknown split.
+    # Refusals: shards of unequal shape (rank 1 with 16 rows of B where rank 0
+    # has 32), an A dtype the op refuses (on every rank alike, before any
+    # collective), a K shard that splits a scale block, an FP8 C for the row
+    # split, an unknown split.
     a, sfa, b, sfb = column_shard("mxfp8", rank, world)
     if rank == 1:
         b, sfb = warpforge.quantize(full_problem("mxfp8")[1][:16], "mxfp8")
     results["refuse_unequal"] = refusal(lambda: wdist.gemm_amax(a, b, sfa, sfb, parallel="column"))
+    a, sfa, b, sfb = column_shard("mxfp8", rank, world)
+    results["refuse_a_dtype"] = refusal(lambda: wdist.gemm_amax(a.float(), b, sfa, sfb, parallel="column"))
     x, y = full_problem("mxfp8")
     a, sfa = warpforge.quantize(x[:, :48], "mxfp8")
     b, sfb = warpforge.quantize(y[:, :48], "mxfp8")

@@ -125,6 +125,7 @@ def test_refusals_name_the_value(run):
     for rank in run:
         assert "equal shape" in rank["refuse_unequal"] and "rank 1: a (64, 256, 1)" in rank["refuse_unequal"]
         assert "b (32, 256, 1)" in rank["refuse_unequal"] and "b (16, 256, 1)" in rank["refuse_unequal"]
+        assert rank["refuse_a_dtype"].startswith("OpsError") and "A dtype f32" in rank["refuse_a_dtype"]
         assert "K shard of 48 elements" in rank["refuse_k"] and "2 x 32 = 64" in rank["refuse_k"]
         assert rank["refuse_c_dtype"].startswith("OpsError") and "c_dtype e4m3" in rank["refuse_c_dtype"]
         assert "parallel 'diagonal'" in rank["refuse_parallel"]

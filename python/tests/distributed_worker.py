@@ -52,6 +52,8 @@ def run(rank, world, rendezvous, out):
         for c_dtype, c_major in ((torch.float32, "n"), (torch.bfloat16, "n"), (torch.float16, "m")):
             results[f"row_{fmt}_{c_dtype}_{c_major}"] = wdist.gemm_amax(
                 a, b, sfa, sfb, parallel="row", c_dtype=c_dtype, c_major=c_major, sf_vec_size=vec)
+        results[f"row_{fmt}_unchecked"] = wdist.gemm_amax(a, b, sfa, sfb, parallel="row", c_dtype=torch.float32,
+                                                          sf_vec_size=vec, check_ranks=False)
 
     # torch.compile traces the call (the functional collectives, both ops)
     # into one graph; aot_eager runs it without generating code.

@@ -27,8 +27,9 @@ processes, where the simulator runs the op):
 The keyword arguments are torch.ops.warpforge.gemm_amax's. The collectives
 are torch's functional collectives, so the call traces into torch.compile
 graphs. In eager mode the ranks first compare their shapes and dtypes (one
-small all-gather) and refuse, naming each rank's, when they disagree; inside
-torch.compile and CUDA graph capture that check is skipped."""
+small all-gather) and refuse, naming each rank's, when they disagree, all
+of them before any other collective; inside torch.compile and CUDA graph
+capture, or with check_ranks=False, that check is skipped."""
 
 import torch
 import torch.distributed as dist
@@ -41,15 +42,21 @@ from ._frameworks import dtype_name
 _PARALLEL = ("column", "row")
 
 
-def gemm_amax(a, b, sfa, sfb, group=None, parallel="column", **options):
+def gemm_amax(a, b, sfa, sfb, group=None, parallel="column", check_ranks=True, **options):
     """Block-scaled GEMM + amax split over the ranks of `group` (default: the
-    whole world); see the module's text for what each rank passes and gets."""
-    if parallel not in _PARALLEL:
-        raise _warpforge.OpsError(f"parallel '{parallel}': accepted 'column' (N split) or 'row' (K split)")
+    whole world); see the module's text for what each rank passes and gets.
+    check_ranks=False skips the eager comparison of the ranks' shapes (one
+    small all-gather per call) where the caller knows they agree."""
     if not dist.is_initialized():
         raise _warpforge.RuntimeError(
             "warpforge.distributed.gemm_amax needs torch.distributed initialised (dist.init_process_group)")
     group = group or dist.group.WORLD
+    # First, while every rank is in this call: a rank that refused alone
+    # would leave the others waiting in a collective.
+    if check_ranks and not _tracing(a):
+        _check_ranks_agree(a, b, sfa, sfb, group, parallel, options)
+    if parallel not in _PARALLEL:
+        raise _warpforge.OpsError(f"parallel '{parallel}': accepted 'column' (N split) or 'row' (K split)")
     for name, x in (("a", a), ("b", b)):
         if x.dim() != 3:
             raise _warpforge.OpsError(f"{name} has shape {tuple(x.shape)}: expected ({'M' if name == 'a' else 'N'}, "
@@ -57,8 +64,6 @@ def gemm_amax(a, b, sfa, sfb, group=None, parallel="column", **options):
     if parallel == "row":
         _check_row_split(a, options.get("sf_vec_size", 32), dist.get_world_size(group))
         convert_amax.check_c_dtype(dtype_name(options.get("c_dtype") or torch.float32))
-    if not _tracing(a):
-        _check_ranks_agree(a, b, sfa, sfb, group, parallel)
     if parallel == "column":
         c, amax = _ops.gemm_amax(a, b, sfa, sfb, **options)
         return c, funcol.wait_tensor(funcol.all_reduce(amax, "max", group))
@@ -81,20 +86,21 @@ def _tracing(a):
     return torch.compiler.is_compiling() or (a.is_cuda and torch.cuda.is_current_stream_capturing())
 
 
-def _check_ranks_agree(a, b, sfa, sfb, group, parallel):
-    """Every rank must pass shards of one shape and dtype: a column split
-    gives each rank N/P columns of B (A whole), a row split K/P of A and B."""
+def _check_ranks_agree(a, b, sfa, sfb, group, parallel, options):
+    """Every rank must pass shards of one shape and dtype, and the same
+    options: a column split gives each rank N/P rows of B (A whole), a row
+    split K/P of A and B."""
     mine = (tuple(a.shape), tuple(b.shape), tuple(sfa.shape), tuple(sfb.shape), str(a.dtype), str(b.dtype),
-            str(sfa.dtype), str(sfb.dtype))
+            str(sfa.dtype), str(sfb.dtype), parallel, sorted((k, str(v)) for k, v in options.items()))
     everyone = [None] * dist.get_world_size(group)
     dist.all_gather_object(everyone, mine, group=group)
     if any(other != everyone[0] for other in everyone):
         split = "B's N (each rank the whole A)" if parallel == "column" else "A's and B's K"
-        listing = "; ".join(f"rank {r}: a {d[0]} {d[4]}, b {d[1]} {d[5]}, sfa {d[2]}, sfb {d[3]}"
-                            for r, d in enumerate(everyone))
+        listing = "; ".join(f"rank {r}: a {d[0]} {d[4]}, b {d[1]} {d[5]}, sfa {d[2]}, sfb {d[3]}, {d[8]}, "
+                            f"options {dict(d[9])}" for r, d in enumerate(everyone))
         raise _warpforge.OpsError(
-            f"{parallel}-parallel gemm_amax needs shards of equal shape and dtype on every rank "
-            f"({split} split evenly), got {listing}")
+            f"{parallel}-parallel gemm_amax needs shards of equal shape and dtype and the same options on every "
+            f"rank ({split} split evenly), got {listing}")
 
 
 def _summed(partial, group):

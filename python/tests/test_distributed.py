@@ -136,7 +136,7 @@ def test_refusals_name_the_value(run):
 @needs_torch
 def test_convert_amax_on_its_own(rng):
     """The kernel against torch's own rounding, NaN above every number,
-    and its refusals."""
+    torch.library.opcheck (the fake against the real outputs), and its refusals."""
     import torch
 
     import warpforge.torch  # noqa: F401
@@ -146,6 +146,7 @@ def test_convert_amax_on_its_own(rng):
         c, amax = torch.ops.warpforge.convert_amax(s, c_dtype)
         assert c.stride() == s.stride() and torch.equal(c, s.to(c_dtype))
         assert amax.shape == (1, 1, 1) and amax.item() == s.abs().max().item()
+    torch.library.opcheck(torch.ops.warpforge.convert_amax.default, (s, torch.bfloat16))
     s[500, 1] = float("nan")
     assert torch.ops.warpforge.convert_amax(s, torch.bfloat16)[1].isnan().all()
     with pytest.raises(warpforge.OpsError, match="dense float32"):

@@ -69,7 +69,7 @@ def gemm_amax(a, b, sfa, sfb, group=None, parallel="column", check_ranks=True, *
         return c, funcol.wait_tensor(funcol.all_reduce(amax, "max", group))
     c_dtype = options.pop("c_dtype", None) or torch.float32
     partial, _ = _ops.gemm_amax(a, b, sfa, sfb, c_dtype=torch.float32, **options)
-    return _ops.convert_amax_op(_summed(partial, group), c_dtype)
+    return _ops.convert_amax(_summed(partial, group), c_dtype)
 
 
 def _check_row_split(a, sf_vec_size, world):

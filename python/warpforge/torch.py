@@ -13,7 +13,8 @@ CPU tensors run on the simulator.
 
 import torch
 
-from . import _warpforge, convert_amax
+from . import _warpforge
+from . import convert_amax as _convert_kernel
 from ._frameworks import dtype_name, to_tensor
 from .kernel import Module
 from .ops import gemm_out_shape
@@ -149,16 +150,16 @@ def _convert_amax(summed, c_dtype):
     module = _CONVERT_AMAX.get(key)
     if module is None:
         device = _warpforge.Device.cuda(summed.device.index) if summed.is_cuda else _warpforge.Device.sim()
-        module = _CONVERT_AMAX.setdefault(key, Module(convert_amax.build(c_name), device))
+        module = _CONVERT_AMAX.setdefault(key, Module(_convert_kernel.build(c_name), device))
     c = torch.empty_strided(summed.shape, summed.stride(), dtype=c_dtype, device=summed.device)
     amax = torch.zeros((1, 1, 1), dtype=torch.float32, device=summed.device)
-    module.launch(convert_amax.grid(summed.numel()), convert_amax.THREADS, summed, c, amax, summed.numel())
+    module.launch(_convert_kernel.grid(summed.numel()), _convert_kernel.THREADS, summed, c, amax, summed.numel())
     return c, amax
 
 
 def _convert_amax_fake(summed, c_dtype):
     _check_summed(summed)
-    convert_amax.check_c_dtype(dtype_name(c_dtype))
+    _convert_kernel.check_c_dtype(dtype_name(c_dtype))
     return (summed.new_empty_strided(summed.shape, summed.stride(), dtype=c_dtype),
             summed.new_empty((1, 1, 1), dtype=torch.float32))
 
@@ -176,7 +177,7 @@ gemm = torch.ops.warpforge.gemm
 # C = S converted to c_dtype (f32, bf16 or f16, rounded to nearest even) and
 # amax = max |S| of a dense f32 S, in one kernel (warpforge.convert_amax):
 # the epilogue of warpforge.distributed's row-parallel GEMM.
-convert_amax_op = torch.ops.warpforge.convert_amax
+convert_amax = torch.ops.warpforge.convert_amax
 
 
 # The libraries of the kernels registered below (torch drops an operator

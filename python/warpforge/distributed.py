@@ -20,7 +20,8 @@ processes, where the simulator runs the op):
   The sum differs from the one-device op's by the rounding of a different
   f32 summation order: for every element, |C_row - C_one| <=
   2·γ(K-1)·Σ_k |a_k·b_k| with γ(n) = n·u/(1 - n·u), u = 2^-24, since both
-  are f32 sums of the same K exact products (Higham, Accuracy and Stability
+  are f32 sums of the same K exact products (precision="exact", the
+  default; "fast"'s FP8 tensor cores round otherwise) (Higham, Accuracy and Stability
   of Numerical Algorithms, §4.2: any order of summing n terms is within
   γ(n-1)·Σ|terms| of the exact sum). C's dtype is f32, bf16 or f16 here.
 

@@ -16,14 +16,16 @@ processes, where the simulator runs the op):
   its amax. Every rank gets the whole C (M, N, L), as the one-device op
   returns it. All-reduce rather than reduce-scatter over M: the result is a
   drop-in for the one-device op's (any M, L and c_major, no split of M to
-  agree on), and the amax of the whole C then needs no second collective.
-  The sum differs from the one-device op's by the rounding of a different
-  f32 summation order: for every element, |C_row - C_one| <=
-  2·γ(K-1)·Σ_k |a_k·b_k| with γ(n) = n·u/(1 - n·u), u = 2^-24, since both
-  are f32 sums of the same K exact products (precision="exact", the
-  default; "fast"'s FP8 tensor cores round otherwise) (Higham, Accuracy and Stability
-  of Numerical Algorithms, §4.2: any order of summing n terms is within
-  γ(n-1)·Σ|terms| of the exact sum). C's dtype is f32, bf16 or f16 here.
+  agree on), and the amax of the whole C then needs no second collective;
+  the price is twice reduce-scatter's traffic and the conversion run on
+  every rank. The sum differs from the one-device op's by the rounding of
+  another f32 summation order: for every element,
+      |C_row - C_one| <= 2·γ(K-1)·Σ_k |a_k·b_k|,  γ(n) = n·u/(1 - n·u), u = 2^-24.
+  Both are f32 sums of the same K exact products (precision="exact", the
+  default; "fast" rounds its FP8 products otherwise), and any order of
+  summing n terms lies within γ(n-1)·Σ|terms| of the exact sum (Higham,
+  Accuracy and Stability of Numerical Algorithms, §4.2); hence twice that
+  between the two. C's dtype is f32, bf16 or f16 here.
 
 The keyword arguments are torch.ops.warpforge.gemm_amax's. The collectives
 are torch's functional collectives, so the call traces into torch.compile

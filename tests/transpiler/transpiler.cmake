@@ -12,7 +12,17 @@ target_link_libraries(write_transpiled_sources PRIVATE warpforge_examples warpfo
 # hopper_wgmma: wgmma, TMA, and an mbarrier wait loop in a nested block; its -G
 # build adds debug sections, .loc and locals. device_calls (-rdc): .func device
 # functions, prototypes and call blocks. mma_sync: mma.sync and ldmatrix.
-set(transpiled_corpus hopper_wgmma.sm_90a.O3 hopper_wgmma.sm_90a.G device_calls.sm_90a.rdc mma_sync.sm_80.O3)
+# inline_asm: labels in sibling asm blocks, the `{ .reg .pred %p1; ... }` block
+# of __syncthreads_or that hides the function's %p1, constant expressions.
+set(transpiled_corpus hopper_wgmma.sm_90a.O3 hopper_wgmma.sm_90a.G device_calls.sm_90a.rdc mma_sync.sm_80.O3
+    inline_asm.sm_80.O3)
+# CUB's device radix sort transpiles to one 3,000-line C++ function that takes
+# GCC about three minutes to compile on two cores: too slow for `make test`;
+# scripts/transpile-large-corpus.sh turns this on.
+option(WARPFORGE_TRANSPILE_LARGE_CORPUS "Also round-trip CUB's radix sort through the transpiler" OFF)
+if(WARPFORGE_TRANSPILE_LARGE_CORPUS)
+  list(APPEND transpiled_corpus cub_radix_sort.sm_90a.O3)
+endif()
 set(transpiled_dir ${CMAKE_BINARY_DIR}/transpiled)
 set(transpiled_sources ${transpiled_dir}/builtins.cpp ${transpiled_dir}/transpiled_inputs.cpp)
 set(transpiled_args)

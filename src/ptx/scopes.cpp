@@ -15,17 +15,11 @@ struct Range {
   std::string renamed;  // the prefix its elements get in the result
 };
 
-// The digits after `prefix` in `name` when they number an element of the
-// range (no leading zeros), else nothing.
+// The digits after the range's prefix in `name` when it is an element.
 std::optional<std::string> element_digits(const std::string& name, const Range& r) {
-  if (name.size() <= r.prefix.size() || name.compare(0, r.prefix.size(), r.prefix) != 0)
-    return std::nullopt;
-  std::string digits = name.substr(r.prefix.size());
-  if (digits.size() > 9 ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-      (digits.size() > 1 && digits[0] == '0') || std::stoi(digits) >= r.count)
-    return std::nullopt;
-  return digits;
+  auto index = range_index(name, r.prefix, r.count);
+  if (!index) return std::nullopt;
+  return std::to_string(*index);
 }
 
 struct Frame {
@@ -204,6 +198,19 @@ class Resolver {
 };
 
 }  // namespace
+
+std::optional<int> range_index(std::string_view name, std::string_view prefix, int count) {
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::string_view digits = name.substr(prefix.size());
+  if (digits.size() > 9 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  int index = 0;
+  for (char c : digits) index = index * 10 + (c - '0');
+  if (index >= count) return std::nullopt;
+  return index;
+}
 
 Block with_unique_names(const Function& f, std::vector<std::string>& problems) {
   return Resolver(f, problems).run();

@@ -8,12 +8,19 @@
 // it (ptxas: "Unknown symbol").
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpforge/ptx/function.hpp"
 
 namespace warpforge::ptx {
+
+// The index of register `name` in the range `prefix<count>`, which declares
+// prefix0 .. prefix(count-1) written without leading zeros (PTX ISA 5.4.1);
+// nothing when `name` is not one of them.
+std::optional<int> range_index(std::string_view name, std::string_view prefix, int count);
 
 // The body of `f` with every register and label declaration renamed so that
 // each name is declared once in the whole function, uses renamed to the

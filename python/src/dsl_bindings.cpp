@@ -447,6 +447,9 @@ void bind_dsl(nb::module_& m) {
           "Any opcode, unwrapped: inst('prmt.b32', d, a, b, sel).")
       .def("guarded", [](Kernel& k, nb::handle p,
                          const std::function<void()>& body) { k.guarded(pred_use(p), body); })
+      .def(
+          "scope", [](Kernel& k, const std::function<void()>& body) { k.scope(body); },
+          "Emits { ... }: named registers and labels made inside are local to it (PTX block scoping).")
       // moves and arithmetic
       .def(
           "mov",

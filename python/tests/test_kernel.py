@@ -133,3 +133,20 @@ def test_a_tma_copy_through_an_mbarrier_on_the_simulator():
     np.testing.assert_array_equal(got, x[6:14, 4:36])
     with pytest.raises(warpforge.RuntimeError, match="stride 1"):
         warpforge.tensor_map(np.zeros((8, 8), np.float32)[:, ::2], [4, 4])
+
+
+def test_a_scope_shadows_a_name_and_ends_with_its_block():
+    # out[i] = 5: the inner %x (7) shadows the outer one only inside the braces.
+    k = warpforge.Kernel("scoped", "sm_80")
+    out = k.param_ptr("out", 4)
+    x = k.reg("u32", "x")
+    k.mov(x, 5)
+    k.scope(lambda: k.mov(k.reg("u32", "x"), 7))
+    off = k.reg("u64")
+    k.mul_wide(off, k.sreg("tid.x"), 4)
+    k.st("global", "u32", out + off, x)
+    body = statements(k)
+    assert "{" in body and "}" in body and body.index("mov.u32 %x, 7;") > body.index("{")
+    xs = np.full(32, 0xDEAD, dtype=np.uint32)
+    warpforge.Module(k, warpforge.Device.sim()).launch((1,), (32,), xs)
+    assert (xs == 5).all()

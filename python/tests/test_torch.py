@@ -172,7 +172,7 @@ def test_the_throughput_benchmark_runs_and_plots(capsys, tmp_path, fmt):
     device_or_skip("cuda")
     from warpforge import bench
 
-    argv = ["--throughput", "--format", fmt, "--shapes", "16x1024x2048,256x512x1024", "--reps", "5"]
+    argv = ["--throughput", "--format", fmt, "--shapes", "16x1024x2048,256x512x1024", "--reps", "20"]
     if have("matplotlib"):
         argv += ["--plot", str(tmp_path / "run.svg"), "--peak-tflops", "990"]
     assert bench.main(argv) == 0

@@ -13,13 +13,15 @@ Throughput (--throughput): TFLOP/s of warpforge.gemm (bf16) or of
 torch.ops.warpforge.gemm_amax (--format mxfp8|mxfp4|nvfp4, bf16 C) beside
 torch.mm on bf16 inputs of the same shape (cuBLAS), per shape: CUDA events
 around each call, the median of --reps after warm-up, inputs rotated among
-copies larger than twice the L2 together. --plot FILE.svg draws the run
+copies larger than twice the L2 together. --plot FILE.svg (which implies
+--throughput) draws the run
 under its roofline with matplotlib (warpforge.plot): the tensor-core rate
 (--peak-tflops, else SMs x clock x dense bf16 FLOP per clock where torch
 reports the clock) and each shape's bytes at the device-to-device copy
 bandwidth measured in the run (or --copy-gbps).
 
-    python -m warpforge.bench --throughput [--format bf16] [--shapes 1x8192x8192,...] [--reps 20] [--plot gemm.svg]
+    python -m warpforge.bench --throughput [--format bf16] [--shapes 1x8192x8192,...] [--reps 20]
+    python -m warpforge.bench --plot gemm.svg [--format nvfp4] [--peak-tflops R] [--copy-gbps B]
 
 Needs torch with a CUDA GPU."""
 
@@ -194,12 +196,13 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--shapes", default=_DEFAULT_SHAPES)
     parser.add_argument("--reps", type=int, default=20)
-    parser.add_argument("--plot", default=None, help="--throughput: draw the run into this SVG (matplotlib)")
+    parser.add_argument("--plot", default=None, help="draw a throughput run into this SVG (matplotlib; implies --throughput)")
     parser.add_argument("--peak-tflops", type=float, default=0.0)
     parser.add_argument("--copy-gbps", type=float, default=0.0)
     args = parser.parse_args(argv)
-    if not args.throughput and (args.plot or args.format == "bf16"):
-        parser.error("--plot and --format bf16 belong to --throughput")
+    args.throughput = args.throughput or bool(args.plot)  # a plot draws a throughput run
+    if not args.throughput and args.format == "bf16":
+        parser.error("--format bf16 belongs to --throughput: the host-overhead run times gemm_amax")
     if args.format is None:
         args.format = "bf16" if args.throughput else "mxfp8"
     parse_shapes(args.shapes)  # refuse a bad list before touching the GPU

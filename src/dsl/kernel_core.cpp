@@ -89,8 +89,9 @@ std::string KernelCore::claim_name(std::string name, std::optional<int> range) {
     for (int i = 0; i < *range; ++i) names.push_back("%" + name + std::to_string(i));
   names.push_back("%" + name);
   for (const auto& n : names)
-    if (taken_names_.count(n)) fail(".reg", "register name '" + n + "' is already declared");
-  taken_names_.insert(names.begin(), names.end());
+    if (scopes_.back().names.count(n))
+      fail(".reg", "register name '" + n + "' is already declared in this scope");
+  for (const auto& n : names) declare_in_scope(n, {});
   return "%" + name;
 }
 
@@ -103,18 +104,76 @@ std::string KernelCore::auto_name(Type storage) {
     it = std::prev(auto_counts_.end());
   }
   std::string name = prefix + std::to_string(it->second++);
-  // Exact declarations (declare_regs) may have taken the name already.
-  if (!taken_names_.insert(name).second)
-    fail(".reg", "automatic register name '" + name +
-                     "' is already declared by an exact declaration; do not mix declare_regs with reg() "
-                     "for the same prefix");
+  // Automatic registers are declared at the top of the body, so an exact
+  // declaration of the name in any open scope would hide them.
+  for (const auto& scope : scopes_)
+    if (scope.names.count(name))
+      fail(".reg",
+           "automatic register name '" + name +
+               "' is already declared by an exact declaration; do not mix declare_regs with reg() "
+               "for the same prefix");
+  scopes_.front().names[name] = {};
   return name;
 }
 
-void KernelCore::claim_exact(const std::string& name) {
+void KernelCore::claim_exact(const std::string& name, Holder holder) {
   if (name.empty()) fail(".reg", "an exact declaration needs a name");
-  if (!taken_names_.insert(name).second) fail(".reg", "register name '" + name + "' is already declared");
-  exact_names_.push_back(name);
+  if (scopes_.back().names.count(name))
+    fail(".reg", "register name '" + name + "' is already declared in this scope");
+  declare_in_scope(name, holder);
+}
+
+void KernelCore::declare_in_scope(const std::string& name, Holder holder) {
+  scopes_.back().names[name] = holder;
+}
+
+// The handle for a register or predicate whose name a scope holds: the
+// innermost one that has it names this handle.
+Reg KernelCore::new_reg(std::string name, Type type) {
+  regs_.push_back({name, type});
+  Holder h{Holder::Kind::reg, static_cast<std::uint32_t>(regs_.size() - 1)};
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+    if (auto it = scope->names.find(name); it != scope->names.end()) {
+      it->second = h;
+      break;
+    }
+  return Reg(this, h.id, type);
+}
+
+Pred KernelCore::new_pred(std::string name) {
+  preds_.push_back(name);
+  Holder h{Holder::Kind::pred, static_cast<std::uint32_t>(preds_.size() - 1)};
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+    if (auto it = scope->names.find(name); it != scope->names.end()) {
+      it->second = h;
+      break;
+    }
+  return Pred(this, h.id);
+}
+
+void KernelCore::declare_named(const std::string& name, Type storage, std::optional<int> range) {
+  // In the function's scope they join the declarations at the top of the
+  // body; in a nested scope they are declared where they are made.
+  if (scopes_.size() == 1)
+    named_decls_.push_back({name, storage, range});
+  else
+    body_.push_back(
+        ptx::Variable{.space = Space::reg, .type = storage, .name = name, .range = range});
+}
+
+void KernelCore::check_visible(const std::string& name, Holder holder,
+                               std::string_view what) const {
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+    auto it = scope->names.find(name);
+    if (it == scope->names.end()) continue;
+    if (it->second.kind == holder.kind && it->second.id == holder.id) return;
+    fail(what, std::string(what) + " " + name + " is hidden here by another declaration of " +
+                   name +
+                   " in an enclosing scope (PTX names the innermost); use it outside that scope or "
+                   "give one of "
+                   "them another name");
+  }
+  fail(what, std::string(what) + " " + name + " is used outside the scope that declared it");
 }
 
 Reg KernelCore::reg(Type type, std::string name) {
@@ -125,10 +184,9 @@ Reg KernelCore::reg(Type type, std::string name) {
     full = auto_name(storage);
   } else {
     full = claim_name(std::move(name), std::nullopt);
-    named_decls_.push_back({full, storage, std::nullopt});
+    declare_named(full, storage, std::nullopt);
   }
-  regs_.push_back({full, type});
-  return Reg(this, static_cast<std::uint32_t>(regs_.size() - 1), type);
+  return new_reg(std::move(full), type);
 }
 
 Regs KernelCore::regs(Type type, int count, std::string name) {
@@ -141,11 +199,8 @@ Regs KernelCore::regs(Type type, int count, std::string name) {
   if (type == Type::pred) fail(".reg", "a predicate is not a Reg; use pred()");
   Type storage = ptx::storage_type(type);
   std::string base = claim_name(std::move(name), count);
-  named_decls_.push_back({base, storage, count});
-  for (int i = 0; i < count; ++i) {
-    regs_.push_back({base + std::to_string(i), type});
-    out.push_back(Reg(this, static_cast<std::uint32_t>(regs_.size() - 1), type));
-  }
+  declare_named(base, storage, count);
+  for (int i = 0; i < count; ++i) out.push_back(new_reg(base + std::to_string(i), type));
   return out;
 }
 
@@ -155,52 +210,41 @@ Pred KernelCore::pred(std::string name) {
     full = auto_name(Type::pred);
   } else {
     full = claim_name(std::move(name), std::nullopt);
-    named_decls_.push_back({full, Type::pred, std::nullopt});
+    declare_named(full, Type::pred, std::nullopt);
   }
-  preds_.push_back(full);
-  return Pred(this, static_cast<std::uint32_t>(preds_.size() - 1));
+  return new_pred(std::move(full));
 }
 
 Reg KernelCore::declare_reg(Type type, std::string name) {
   if (type == Type::pred) fail(".reg", "a predicate is not a Reg; use declare_pred()");
-  claim_exact(name);
+  claim_exact(name, {});
   body_.push_back(ptx::Variable{.space = Space::reg, .type = type, .name = name});
-  regs_.push_back({std::move(name), type});
-  return Reg(this, static_cast<std::uint32_t>(regs_.size() - 1), type);
+  return new_reg(std::move(name), type);
 }
 
 Regs KernelCore::declare_regs(Type type, std::string prefix, int count) {
   if (type == Type::pred) fail(".reg", "predicates are not Regs; use declare_preds()");
   if (count <= 0) fail(".reg", prefix + "<" + std::to_string(count) + ">: need at least 1 register");
-  claim_exact(prefix);
+  claim_exact(prefix, {});
+  for (int i = 0; i < count; ++i) claim_exact(prefix + std::to_string(i), {});
   Regs out;
-  for (int i = 0; i < count; ++i) {
-    std::string name = prefix + std::to_string(i);
-    claim_exact(name);
-    regs_.push_back({std::move(name), type});
-    out.push_back(Reg(this, static_cast<std::uint32_t>(regs_.size() - 1), type));
-  }
+  for (int i = 0; i < count; ++i) out.push_back(new_reg(prefix + std::to_string(i), type));
   body_.push_back(ptx::Variable{.space = Space::reg, .type = type, .name = std::move(prefix), .range = count});
   return out;
 }
 
 Pred KernelCore::declare_pred(std::string name) {
-  claim_exact(name);
+  claim_exact(name, {});
   body_.push_back(ptx::Variable{.space = Space::reg, .type = Type::pred, .name = name});
-  preds_.push_back(std::move(name));
-  return Pred(this, static_cast<std::uint32_t>(preds_.size() - 1));
+  return new_pred(std::move(name));
 }
 
 std::vector<Pred> KernelCore::declare_preds(std::string prefix, int count) {
   if (count <= 0) fail(".reg", prefix + "<" + std::to_string(count) + ">: need at least 1 predicate");
-  claim_exact(prefix);
+  claim_exact(prefix, {});
+  for (int i = 0; i < count; ++i) claim_exact(prefix + std::to_string(i), {});
   std::vector<Pred> out;
-  for (int i = 0; i < count; ++i) {
-    std::string name = prefix + std::to_string(i);
-    claim_exact(name);
-    preds_.push_back(std::move(name));
-    out.push_back(Pred(this, static_cast<std::uint32_t>(preds_.size() - 1)));
-  }
+  for (int i = 0; i < count; ++i) out.push_back(new_pred(prefix + std::to_string(i)));
   body_.push_back(ptx::Variable{.space = Space::reg, .type = Type::pred, .name = std::move(prefix), .range = count});
   return out;
 }
@@ -212,23 +256,18 @@ Label KernelCore::label_named(std::string name) {
 
 void KernelCore::statement(ptx::Statement s) { body_.push_back(std::move(s)); }
 
-void KernelCore::block(const std::function<void()>& body) {
+void KernelCore::scope(const std::function<void()>& body) {
   std::vector<ptx::Statement> outer;
   outer.swap(body_);
-  const std::size_t names_before = exact_names_.size();
-  // Names declared exactly inside the block end with it: sibling blocks may reuse them.
-  auto end_scope = [&] {
-    for (std::size_t i = names_before; i < exact_names_.size(); ++i) taken_names_.erase(exact_names_[i]);
-    exact_names_.resize(names_before);
-  };
+  scopes_.emplace_back();
   try {
     body();
   } catch (...) {
+    scopes_.pop_back();
     body_.swap(outer);
-    end_scope();
     throw;
   }
-  end_scope();
+  scopes_.pop_back();
   ptx::Block nested{std::move(body_)};
   body_ = std::move(outer);
   body_.push_back(std::move(nested));
@@ -242,7 +281,10 @@ Label KernelCore::label(std::string_view hint) {
 
 void KernelCore::place(const Label& l) {
   check_owner(l.owner(), "label", l.name());
-  if (!placed_labels_.insert(l.name()).second) fail(l.name() + ":", "label placed twice");
+  // PTX scopes labels by block too: sibling scopes may each place one name.
+  if (!scopes_.back().labels.insert(l.name()).second)
+    fail(l.name() + ":", "label placed twice in one scope");
+  placed_labels_.insert(l.name());
   body_.push_back(ptx::Label{l.name()});
 }
 
@@ -370,7 +412,7 @@ void KernelCore::reqnctapercluster(std::uint32_t x, std::uint32_t y, std::uint32
 
 void KernelCore::guarded(PredUse p, const std::function<void()>& body) {
   // Check the handle before reading its name: an uninitialised Pred has no kernel to ask.
-  check_owner(p.pred.owner(), "predicate", p.pred.valid() ? p.pred.name() : "");
+  operand_of(p.pred);  // a handle of this kernel, visible here
   if (guard_)
     fail("@" + std::string(p.negated ? "!" : "") + p.pred.name(),
          "guarded blocks do not nest (an instruction has one guard); already inside @" +
@@ -396,11 +438,13 @@ void KernelCore::check_owner(const KernelCore* owner, std::string_view what, con
 
 ptx::Operand KernelCore::operand_of(const Reg& r) const {
   check_owner(r.owner(), "register", r.valid() ? r.name() : "");
+  check_visible(r.name(), {Holder::Kind::reg, r.id_}, "register");
   return ptx::Operand::reg(r.name());
 }
 
 ptx::Operand KernelCore::operand_of(const Pred& p) const {
   check_owner(p.owner(), "predicate", p.valid() ? p.name() : "");
+  check_visible(p.name(), {Holder::Kind::pred, p.id_}, "predicate");
   return ptx::Operand::reg(p.name());
 }
 

@@ -16,6 +16,21 @@ namespace warpforge::ptx::detail {
 Operand parse_operand(TokenCursor& in);
 // An integer literal with an optional leading '-', as an int64.
 std::int64_t parse_int(TokenCursor& in);
+// The value of a constant expression (PTX ISA 4.6) and whether PTX types it
+// .u64 rather than .s64.
+struct Constant {
+  std::uint64_t bits = 0;
+  bool is_unsigned = false;
+  std::int64_t value() const;
+  // An integer immediate of this value: decimal, with the U suffix when unsigned.
+  Operand operand() const;
+};
+// Whether the tokens at the cursor are a constant expression with an operator
+// in it (`288*2`, `((128 >> 4) << 16)`, `~0`), rather than one literal as
+// written (`42`, `-1`, `0x1F`) or another operand.
+bool starts_constant_expression(const TokenCursor& in);
+// Reads and folds one constant expression; refuses division by zero.
+Constant parse_constant_expression(TokenCursor& in);
 // `= value` or `= {nested, lists}` after a variable name (PTX ISA 5.4.4).
 Initializer parse_initializer(TokenCursor& in);
 

@@ -1,5 +1,6 @@
 #include "lexer.hpp"
 
+#include <array>
 #include <string>
 
 #include "warpforge/error.hpp"
@@ -155,7 +156,7 @@ class Lexer {
   Token next() {
     std::size_t start = pos_;
     char c = text_[pos_];
-    if (is_ident_start(c)) {
+    if (is_ident_start(c) && (c != '%' || is_follow(at(pos_ + 1)))) {
       ++pos_;
       scan_segments();
       return make(TokenKind::word, start);
@@ -177,8 +178,20 @@ class Lexer {
       t.text = t.text.substr(1, t.text.size() - 2);
       return t;
     }
-    static constexpr std::string_view kPunct = ",;:{}()[]<>+-@!|=";
-    if (kPunct.find(c) != std::string_view::npos) {
+    // Two-character operators of constant expressions (PTX ISA 4.6); none of
+    // these pairs occurs otherwise.
+    static constexpr std::array<std::string_view, 8> kPairs = {
+        "<<", ">>", "<=", ">=", "==", "!=", "&&", "||"};
+    for (auto pair : kPairs)
+      if (text_.substr(pos_, 2) == pair) {
+        pos_ += 2;
+        return make(TokenKind::punct, start);
+      }
+    // '%' starts a register name (%r1, and %3 is an identifier too, PTX ISA
+    // 4.4); it is the remainder operator only before a character that no name
+    // holds: `7 % 2`, `7 %(2)`. ptxas reads `7%2` the same way.
+    static constexpr std::string_view kPunct = ",;:{}()[]<>+-@!|=*/~^&?";
+    if (kPunct.find(c) != std::string_view::npos || (c == '%' && !is_follow(at(pos_ + 1)))) {
       ++pos_;
       return make(TokenKind::punct, start);
     }

@@ -16,7 +16,8 @@ enum class TokenKind : std::uint8_t {
   integer,    // 42, 0x1F, 017, 0b101, 7U (no sign: '-' is punctuation)
   real,       // 0f3F800000, 0d3FF0000000000000, 1.5, 9.0
   string,     // "text" (text excludes the quotes)
-  punct,      // one of , ; : { } ( ) [ ] < > + - @ ! | =
+  punct,      // one of , ; : { } ( ) [ ] < > + - @ ! | = and the operators of constant
+              // expressions (PTX ISA 4.6): * / % ~ ^ & ? << >> <= >= == != && ||
   end,        // end of input
 };
 

@@ -49,11 +49,14 @@ Operand immediate(const TokenCursor& in, const Token& t, bool negative) {
 }
 
 // `+N`, `+-N` or `-N` after a base, into op.offset (and whether it was a
-// written zero); nothing when none follows.
+// written zero); nothing when none follows. N may be a constant expression
+// (PTX ISA 6.4.1: [reg+imm] where imm is one): `[%rd1+288*2]`; a leading '-'
+// is its unary minus, so `[%rd1-4+2]` is 2 below %rd1.
 void parse_offset(TokenCursor& in, Operand& op) {
   bool plus = in.accept_punct('+');
-  if (!plus && !(in.is_punct('-') && in.is(TokenKind::integer, {}, 1))) return;
-  op.offset = parse_int(in);
+  if (!plus && !(in.is_punct('-') && (in.is(TokenKind::integer, {}, 1) || in.is_punct('(', 1))))
+    return;
+  op.offset = parse_constant_expression(in).value();
   op.explicit_zero_offset = op.offset == 0;
 }
 
@@ -105,6 +108,8 @@ Operand parse_word(TokenCursor& in) {
 
 Operand parse_single(TokenCursor& in) {
   TokenCursor::Nesting nesting(in);
+  // Folded to its value, which is what the IR keeps and the emitter writes.
+  if (starts_constant_expression(in)) return parse_constant_expression(in).operand();
   const Token& t = in.peek();
   switch (t.kind) {
     case TokenKind::integer:

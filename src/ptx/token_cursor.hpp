@@ -22,6 +22,15 @@ class TokenCursor {
     return i < tokens_.size() ? tokens_[i] : tokens_.back();
   }
   const Token& previous() const { return tokens_[pos_ ? pos_ - 1 : 0]; }
+  // The read position, for rules that quote what they read (text).
+  std::size_t position() const { return pos_; }
+  // The tokens in [from, to) joined by spaces, to quote what a rule read.
+  std::string text(std::size_t from, std::size_t to) const {
+    std::string out;
+    for (std::size_t i = from; i < to && i < tokens_.size(); ++i)
+      out += (i > from ? " " : "") + std::string(tokens_[i].text);
+    return out;
+  }
   bool at_end() const { return peek().kind == TokenKind::end; }
 
   const Token& next() {
@@ -36,6 +45,10 @@ class TokenCursor {
   }
   bool is_punct(char c, std::size_t ahead = 0) const {
     return is(TokenKind::punct, std::string_view(&c, 1), ahead);
+  }
+  // Punctuation of one or two characters: "<<", "&&", "*".
+  bool is_punct(std::string_view p, std::size_t ahead = 0) const {
+    return is(TokenKind::punct, p, ahead);
   }
 
   bool accept_punct(char c) {

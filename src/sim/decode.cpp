@@ -8,6 +8,7 @@
 #include "float_format.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
+#include "warpforge/ptx/scopes.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -208,7 +209,13 @@ class KernelDecoder {
 
   Kernel run() {
     if (!function_.body) throw SimError("kernel '" + kernel_.name + "' has no body (a prototype)");
-    collect(*function_.body);
+    // PTX scopes registers and labels by block; the decoder's tables are flat,
+    // so a name declared again in another block (nvcc's inline-asm `%p1`,
+    // Triton's `waitLoop`) is decoded under a name of its own (`%p1$1`),
+    // which is also what error messages quote for it.
+    std::vector<std::string>
+        scope_problems;  // the verifier's to report; the decoder fails at the use
+    collect(ptx::with_unique_names(function_, scope_problems));
     // Falling off the end of the body is an exit (the closing brace's line).
     ptx::Instruction implicit_exit = ptx::Instruction::parse_opcode("exit");
     pending_.push_back({implicit_exit, line_});

@@ -1,5 +1,5 @@
 // Kernel's exact declarations (declare_reg(s), declare_pred(s), label_named,
-// statement, block): the facility code that reproduces given PTX builds on.
+// statement, scope): the facility code that reproduces given PTX builds on.
 #include <gtest/gtest.h>
 
 #include "warpforge/dsl.hpp"
@@ -40,7 +40,7 @@ TEST(ExactDeclarations, BlocksScopeTheirNames) {
   Label top = k.label_named("$L__BB0_1");
   k.place(top);
   for (int i = 0; i < 2; ++i)
-    k.block([&] {
+    k.scope([&] {
       Pred done = k.declare_pred("done");
       k.bra_if(!done, top);
     });
@@ -57,7 +57,7 @@ TEST(ExactDeclarations, BlocksScopeTheirNames) {
 TEST(ExactDeclarations, LabelsUsedInBlocksMustBePlaced) {
   Kernel k("unplaced", Target::sm_80);
   Label nowhere = k.label_named("nowhere");
-  k.block([&] { k.bra(nowhere); });
+  k.scope([&] { k.bra(nowhere); });
   EXPECT_THROW(k.function(), DslError);
 }
 

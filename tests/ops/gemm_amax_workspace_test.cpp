@@ -29,6 +29,13 @@ GemmAmaxCase split_case() {
   return c;
 }
 
+// An op on s's tensors that brings no workspace of its own.
+GemmAmax without_own_workspace(const GemmAmaxSetup& s) {
+  GemmAmaxOptions options = s.options();
+  options.caller_workspace = true;
+  return GemmAmax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, options);
+}
+
 std::string refusal_of(GemmAmax& op, GemmAmaxSetup& s, const runtime::TensorView* workspace) {
   try {
     op.execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, nullptr, workspace);
@@ -42,9 +49,7 @@ TEST(GemmAmaxWorkspace, SplitKRunsOnTheCallersWorkspaceAndLeavesItReady) {
   const runtime::Device device(sim::make_backend({.sm_count = 16}));
   std::mt19937 rng(2400);
   auto s = make_gemm_amax(device, split_case(), rng);
-  GemmAmaxOptions options = s.options();
-  options.caller_workspace = true;
-  GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, options);
+  GemmAmax op = without_own_workspace(s);
   ASSERT_EQ(op.kernel_name(), "skinny") << op.describe();
   const std::size_t bytes = op.workspace_bytes();
   ASSERT_GT(bytes, 0u);
@@ -67,7 +72,7 @@ TEST(GemmAmaxWorkspace, SplitKRunsOnTheCallersWorkspaceAndLeavesItReady) {
   // Another op of the same shape, on other data, shares the workspace.
   std::mt19937 other_rng(2403);
   auto t = make_gemm_amax(device, split_case(), other_rng);
-  GemmAmax second(*t.a.view, *t.b.view, *t.sfa.view, *t.sfb.view, *t.out.view, *t.amax.view, options);
+  GemmAmax second = without_own_workspace(t);
   const auto bad = run_gemm_amax_and_check(t, 0.0f, &second, &view);
   EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());
 }
@@ -76,9 +81,7 @@ TEST(GemmAmaxWorkspace, ExecuteRefusesAWorkspaceItCannotUse) {
   const runtime::Device device(sim::make_backend({.sm_count = 16}));
   std::mt19937 rng(2401);
   auto s = make_gemm_amax(device, split_case(), rng);
-  GemmAmaxOptions options = s.options();
-  options.caller_workspace = true;
-  GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, options);
+  GemmAmax op = without_own_workspace(s);
   const std::size_t bytes = op.workspace_bytes();
   const std::string needed = std::to_string(bytes) + " bytes";
 
@@ -108,9 +111,7 @@ TEST(GemmAmaxWorkspace, AKernelWithoutWorkspaceNeedsNone) {
   GemmAmaxCase c;  // the sm80 kernel's default case: no split, no workspace
   std::mt19937 rng(2402);
   auto s = make_gemm_amax(device, c, rng);
-  GemmAmaxOptions options = s.options();
-  options.caller_workspace = true;
-  GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, options);
+  GemmAmax op = without_own_workspace(s);
   ASSERT_EQ(op.workspace_bytes(), 0u) << op.describe();
   const auto bad = run_gemm_amax_and_check(s, 0.0f, &op);
   EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());

@@ -9,6 +9,9 @@ namespace {
 // ELF64 layout (System V ABI, "ELF Header" and "Sections").
 constexpr std::size_t kShOff = 0x28, kShEntSize = 0x3a, kShNum = 0x3c, kShStrNdx = 0x3e;
 constexpr std::uint32_t kNoBits = 8, kSymTab = 2;
+// ptxas's type for .nv_debug.shared (relocatable code that uses shared
+// memory): in the processor-specific range, and like SHT_NOBITS without file data.
+constexpr std::uint32_t kCudaDebugSharedNoBits = 0x7000000a;
 
 template <typename T>
 T read_at(const std::vector<std::uint8_t>& b, std::size_t at) {
@@ -53,7 +56,7 @@ Cubin read_cubin(const std::vector<std::uint8_t>& b) {
   for (const auto& h : headers) {
     std::string name = c_string(b, headers[strndx].offset + h.name);
     auto& data = cubin.sections[name];
-    if (h.type != kNoBits) {
+    if (h.type != kNoBits && h.type != kCudaDebugSharedNoBits) {
       if (h.offset + h.size > b.size())
         throw std::runtime_error("cubin: section " + name + " past the end");
       data.assign(b.begin() + static_cast<std::ptrdiff_t>(h.offset),

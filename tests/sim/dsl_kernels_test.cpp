@@ -87,5 +87,41 @@ TEST_F(SimTest, DslCollatzStepsPerThread) {
   }
 }
 
+// k.scope: each scope declares its own %tmp, %more and label `again`, hiding
+// the function's %tmp inside it; the function's %tmp keeps its value.
+TEST_F(SimTest, DslScopesShadowAndReuseNames) {
+  Kernel k("scoped", Target::sm_80);
+  Reg out = k.param_ptr("out", 4);
+  Reg tid = k.sreg(SReg::tid_x);
+  Reg outer = k.reg(u32, "tmp");
+  k.mov(outer, 1000);
+  Reg sum = k.mov(u32, 0);
+  for (int step : {1, 3}) {
+    k.scope([&] {
+      Reg tmp = k.reg(u32, "tmp");
+      Pred more = k.pred("more");
+      Label again = k.label_named("again");
+      k.mov(tmp, 0);
+      k.place(again);
+      k.add(tmp, tmp, step);
+      k.setp(more, Cmp::lt, tmp, tid);
+      k.bra_if(more, again);
+      k.add(sum, sum, tmp);
+    });
+  }
+  k.add(sum, sum, outer);
+  Reg o = k.reg(u64);
+  k.mul_wide(o, tid, 4);
+  k.st(Space::global, u32, at(out + o), sum);
+
+  auto dout = upload(std::vector<std::uint32_t>(64, 0xDEADBEEFu));  // poisoned
+  auto loaded = sim.load(k.module());
+  sim.launch(*loaded, "scoped", {.grid = {1, 1, 1}, .block = {64, 1, 1}}, {arg_u64(dout)}, nullptr);
+  auto h = download<std::uint32_t>(dout, 64);
+  // A scope with step s counts s, 2s, ... up to the first multiple >= tid.
+  auto count = [](std::uint32_t s, std::uint32_t t) { return t <= s ? s : (t + s - 1) / s * s; };
+  for (std::uint32_t t = 0; t < 64; ++t) EXPECT_EQ(h[t], 1000 + count(1, t) + count(3, t)) << t;
+}
+
 }  // namespace
 }  // namespace warpforge::dsl_on_sim

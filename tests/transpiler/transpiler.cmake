@@ -2,7 +2,8 @@
 # transpiles the built-in example kernels and a few nvcc-generated corpus files
 # (corpus.cmake) into C++, which is compiled into test_transpiler; the test
 # checks that each build_<name>() equals the parsed input. Without nvcc only
-# the built-in kernels are transpiled and the corpus test skips, saying why.
+# the built-in kernels and the hand-written inputs/*.ptx are transpiled and the
+# corpus test skips, saying why.
 target_link_libraries(test_transpiler PRIVATE warpforge_transpiler)
 
 add_executable(write_transpiled_sources ${CMAKE_CURRENT_LIST_DIR}/generator/write_transpiled_sources.cpp)
@@ -11,11 +12,32 @@ target_link_libraries(write_transpiled_sources PRIVATE warpforge_examples warpfo
 # hopper_wgmma: wgmma, TMA, and an mbarrier wait loop in a nested block; its -G
 # build adds debug sections, .loc and locals. device_calls (-rdc): .func device
 # functions, prototypes and call blocks. mma_sync: mma.sync and ldmatrix.
-set(transpiled_corpus hopper_wgmma.sm_90a.O3 hopper_wgmma.sm_90a.G device_calls.sm_90a.rdc mma_sync.sm_80.O3)
+# inline_asm: labels in sibling asm blocks, the `{ .reg .pred %p1; ... }` block
+# of __syncthreads_or that hides the function's %p1, constant expressions.
+set(transpiled_corpus hopper_wgmma.sm_90a.O3 hopper_wgmma.sm_90a.G device_calls.sm_90a.rdc mma_sync.sm_80.O3
+    inline_asm.sm_80.O3)
+# CUB's device radix sort transpiles to one 3,000-line C++ function that takes
+# GCC about three minutes to compile on two cores: too slow for `make test`;
+# scripts/transpile-large-corpus.sh turns this on.
+option(WARPFORGE_TRANSPILE_LARGE_CORPUS "Also round-trip CUB's radix sort through the transpiler" OFF)
+if(WARPFORGE_TRANSPILE_LARGE_CORPUS)
+  list(APPEND transpiled_corpus cub_radix_sort.sm_90a.O3)
+endif()
 set(transpiled_dir ${CMAKE_BINARY_DIR}/transpiled)
 set(transpiled_sources ${transpiled_dir}/builtins.cpp ${transpiled_dir}/transpiled_inputs.cpp)
 set(transpiled_args)
 set(transpiled_ptx)
+# Hand-written PTX in inputs/ (scoped names, constant expressions): transpiled
+# with or without nvcc.
+file(GLOB transpiled_handwritten CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/inputs/*.ptx)
+foreach(file ${transpiled_handwritten})
+  get_filename_component(input ${file} NAME_WE)
+  string(MAKE_C_IDENTIFIER ${input} id)
+  list(APPEND transpiled_args ${input}=${file})
+  list(APPEND transpiled_ptx ${file})
+  list(APPEND transpiled_sources ${transpiled_dir}/corpus_${id}.cpp)
+endforeach()
+target_compile_definitions(test_transpiler PRIVATE WARPFORGE_TRANSPILER_INPUTS_DIR="${CMAKE_CURRENT_LIST_DIR}/inputs")
 if(WARPFORGE_NVCC)
   foreach(input ${transpiled_corpus})
     string(MAKE_C_IDENTIFIER ${input} id)

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <set>
 
 #include "transpiler/cpp_names.hpp"
 #include "transpiler/ir_literal.hpp"
@@ -63,7 +62,7 @@ class BodyWriter {
       if (const auto* nested = std::get_if<ptx::Block>(&s)) {
         write_folded(run, indent, out);
         run.clear();
-        out += indent + "k.block([&] {\n";
+        out += indent + "k.scope([&] {\n";
         scope_.open();
         write(nested->body, indent + "  ", out);
         scope_.close();
@@ -71,10 +70,9 @@ class BodyWriter {
       } else if (const auto* v = std::get_if<ptx::Variable>(&s)) {
         run.push_back(declaration(*v));
       } else if (const auto* l = std::get_if<ptx::Label>(&s)) {
-        // A name placed twice (labels of separate inline-asm blocks) is placed
-        // once through the DSL, which allows one placement per name.
-        if (placed_.insert(l->name).second) run.push_back(Code("k.place(" + scope_.labels.at(l->name) + ");"));
-        else run.push_back(Code("k.statement(" + literal(s) + ");"));
+        // Sibling blocks may each place the same name (Triton's waitLoop):
+        // one handle serves them all, placed in each scope.
+        run.push_back(Code("k.place(" + scope_.labels.at(l->name) + ");"));
       } else if (const auto* d = std::get_if<ptx::Directive>(&s)) {
         run.push_back(Code("k.statement(" + literal(*d) + ");"));
       } else {
@@ -158,7 +156,6 @@ class BodyWriter {
 
   Scope& scope_;
   OperandWriter& ops_;
-  std::set<std::string> placed_;
 
  public:
   // Each handle declared, with its declaration with and without the handle.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -69,6 +70,17 @@ class KernelCore {
   void explicitcluster();
   void reqnctapercluster(std::uint32_t x, std::uint32_t y = 1, std::uint32_t z = 1);
 
+  // --- scopes ---------------------------------------------------------------------
+  // A nested `{ ... }` block holding what `body` emits. As in PTX, the
+  // registers and predicates named inside it (reg/regs/pred with a name, and
+  // the declare_* calls) are declared in the block and end with it, and may
+  // reuse a name of an enclosing scope, which they hide there; sibling scopes
+  // may each declare the same names and place labels of the same name.
+  // Automatic registers (no name) stay function-wide. A handle used where its
+  // register is not visible (after its scope, or inside a scope that hides
+  // its name) is refused.
+  void scope(const std::function<void()>& body);
+
   // --- exact declarations --------------------------------------------------------
   // For code that reproduces given PTX statement for statement (the PTX -> C++
   // transpiler): registers are declared where these are called, under exactly
@@ -83,9 +95,6 @@ class KernelCore {
   // Appends one IR statement as given: a declaration the DSL has no call for,
   // a .loc or .pragma directive.
   void statement(ptx::Statement s);
-  // A nested `{ ... }` block holding what `body` emits (PTX scopes the
-  // registers declared inside it to the block).
-  void block(const std::function<void()>& body);
 
   // --- the escape hatch ------------------------------------------------------------
   // Any opcode, unwrapped: `k.inst("prmt.b32", d, a, b, sel)`. Operand count is
@@ -150,11 +159,28 @@ class KernelCore {
     std::optional<int> range;
   };
 
+  // What a name declared in a scope stands for: a register or predicate
+  // handle, or none (the prefix of a `%name<N>` range).
+  struct Holder {
+    enum class Kind : std::uint8_t { none, reg, pred } kind = Kind::none;
+    std::uint32_t id = 0;
+  };
+  struct NameScope {
+    std::map<std::string, Holder> names;
+    std::set<std::string> labels;
+  };
+
   void emit_generic(std::string_view opcode, std::vector<ptx::Operand> operands);
+  void declare_in_scope(const std::string& name, Holder holder);
+  // Refuses a handle whose name does not name it here.
+  void check_visible(const std::string& name, Holder holder, std::string_view what) const;
   std::string claim_name(std::string name, std::optional<int> range);
   void check_symbol_free(std::string_view what, const std::string& name) const;
   std::string auto_name(Type storage);
-  void claim_exact(const std::string& name);
+  Reg new_reg(std::string name, Type type);
+  Pred new_pred(std::string name);
+  void declare_named(const std::string& name, Type storage, std::optional<int> range);
+  void claim_exact(const std::string& name, Holder holder);
   void check_owner(const KernelCore* owner, std::string_view what, const std::string& name,
                    std::string_view instruction = {}) const;
 
@@ -164,9 +190,8 @@ class KernelCore {
   std::deque<std::string> preds_;
   std::vector<Declaration> named_decls_;
   std::vector<std::pair<std::string, int>> auto_counts_;  // prefix -> count, first-use order
-  std::set<std::string> taken_names_;
-  std::vector<std::string> exact_names_;  // claimed by declare_*, in order; block() releases its own
-  std::set<std::string> placed_labels_;
+  std::vector<NameScope> scopes_{1};                      // the function's, then each open scope()
+  std::set<std::string> placed_labels_;  // in any scope, for the check that branch targets exist
   int label_counter_ = 0;
   std::vector<ptx::Variable> params_;
   std::vector<ptx::Directive> directives_;

@@ -47,3 +47,8 @@ def test_the_benchmark_refuses_bad_arguments_before_any_gpu_work(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--format", "bf16"])  # the host-overhead run times gemm_amax
     assert "--format bf16 belongs to --throughput" in capsys.readouterr().err
+
+
+def test_quantize_refuses_an_empty_tensor_by_its_shape():
+    with pytest.raises(warpforge.OpsError, match=r"M, K and L >= 1, got shape \(0, 64, 1\)"):
+        warpforge.quantize(np.zeros((0, 64), np.float32), "mxfp8")

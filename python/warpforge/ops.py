@@ -179,6 +179,8 @@ def quantize(x, format):
     if host.ndim != 3:
         raise _warpforge.OpsError(f"quantize takes x of shape (M, K) or (M, K, L), got {host.shape}")
     rows, k, batches = host.shape
+    if min(rows, k, batches) < 1:
+        raise _warpforge.OpsError(f"quantize takes x with M, K and L >= 1, got shape {host.shape}: nothing to quantize")
     data, scales, data_dtype, scale_dtype, _, scale_shape, scale_strides = _warpforge.quantize(
         np.ascontiguousarray(np.moveaxis(host, 2, 0)), rows, k, batches, format)
     codes = np.frombuffer(data, dtype=np.uint8).copy().reshape(batches, rows, -1)

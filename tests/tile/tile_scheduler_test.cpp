@@ -1,7 +1,8 @@
 // The persistent tile scheduler: the host's order checked for coverage over
 // many shapes (every tile of every batch visited exactly once per split, the
-// splits covering K exactly once, the grouped raster's order), and the
-// kernel's order on the simulator checked against the host's, CTA by CTA.
+// splits or stream-K pieces covering K exactly once, the grouped raster's
+// order), and the kernel's order on the simulator checked against the
+// host's, CTA by CTA.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -30,9 +31,9 @@ std::string describe(const TileSchedulerOptions& o, std::int64_t m, std::int64_t
   return "tile " + std::to_string(o.tile_m) + "x" + std::to_string(o.tile_n) + "x" +
          std::to_string(o.tile_k) + " cluster " + std::to_string(o.cluster_m) + "x" +
          std::to_string(o.cluster_n) + " group " + std::to_string(o.group_rows) + " splits " +
-         std::to_string(o.splits) + " problem " + std::to_string(m) + "x" + std::to_string(n) +
-         "x" + std::to_string(k) + " L" + std::to_string(l) + " on " + std::to_string(ctas) +
-         " CTAs";
+         std::to_string(o.splits) + (o.stream_k ? " stream-K" : "") + " problem " +
+         std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " L" +
+         std::to_string(l) + " on " + std::to_string(ctas) + " CTAs";
 }
 
 // Every CTA's tiles together: each tile of the padded grid (cluster-rounded)
@@ -90,6 +91,54 @@ TEST(TileScheduler, HostOrderCoversEveryTileAndEveryKBlockOnce) {
   EXPECT_GT(cases, 10000);
 }
 
+// Stream-K: every k-block of every tile once, over the data-parallel units
+// and the split ones; a CTA leaves at most one partial piece, first among
+// its split pieces, and a later CTA's piece reaches that tile's last k-block.
+TEST(TileScheduler, StreamKPiecesCoverEveryTileOnceWithOnePartialPieceAtMost) {
+  int cases = 0, partial_pieces = 0;
+  for (auto [tm, tn] : {std::pair{128, 256}, std::pair{64, 64}})
+    for (std::int64_t m : {1, 129, 1000, 4096})
+      for (std::int64_t n : {1, 200, 1040})
+        for (std::int64_t k : {1, 64, 300, 4096})
+          for (std::int64_t l : {1, 3})
+            for (std::int64_t ctas : {1, 5, 7, 132}) {
+              const TileSchedulerOptions o{
+                  .tile_m = tm, .tile_n = tn, .tile_k = 64, .stream_k = true};
+              const std::string what = describe(o, m, n, k, l, ctas);
+              const std::int64_t kblocks = ceil_div(k, 64);
+              expect_exact_cover(o, m, n, k, l, ctas);
+              if (HasFatalFailure()) return;
+              std::vector<std::vector<HostTile>> orders;
+              for (std::int64_t cta = 0; cta < ctas; ++cta)
+                orders.push_back(host_tile_order(o, m, n, k, l, ctas, cta));
+              for (std::int64_t cta = 0; cta < ctas; ++cta) {
+                const auto& order = orders[static_cast<std::size_t>(cta)];
+                int partials = 0;
+                for (std::size_t i = 0; i < order.size(); ++i) {
+                  if (!order[i].partial) continue;
+                  ++partials;
+                  ASSERT_LT(order[i].kb1, kblocks) << what;
+                  // Whole units before it, pieces that end their units after it.
+                  for (std::size_t j = 0; j < order.size(); ++j)
+                    ASSERT_TRUE(j == i || ((j < i ? order[j].kb0 == 0 : !order[j].partial) &&
+                                           order[j].kb1 == kblocks))
+                        << what << ": CTA " << cta << " piece " << j;
+                  bool finished = false;
+                  for (std::int64_t later = cta + 1; later < ctas; ++later)
+                    for (const HostTile& t : orders[static_cast<std::size_t>(later)])
+                      finished |= !t.partial && t.m0 == order[i].m0 && t.n0 == order[i].n0 &&
+                                  t.batch == order[i].batch && t.kb1 == kblocks;
+                  ASSERT_TRUE(finished) << what << ": CTA " << cta << "'s partial piece";
+                }
+                ASSERT_LE(partials, 1) << what << ": CTA " << cta;
+                partial_pieces += partials;
+              }
+              ++cases;
+            }
+  EXPECT_EQ(cases, 2 * 4 * 3 * 4 * 2 * 4);
+  EXPECT_GT(partial_pieces, 100);  // the shapes reach the split units
+}
+
 TEST(TileScheduler, HostOrderIsTheGroupedRaster) {
   // 5 x 3 tiles, groups of 2 unit rows: rows {0, 1} N-major (column by
   // column, two rows each), then rows {2, 3}, then row 4 alone.
@@ -126,57 +175,79 @@ TEST(TileScheduler, RefusesOptionsItCannotSchedule) {
   EXPECT_NE(refusal({.tile_m = 0}).find("tile 0x128"), std::string::npos);
   EXPECT_NE(refusal({.group_rows = 0}).find("group_rows 0"), std::string::npos);
   EXPECT_NE(refusal({.splits = 0}).find("splits 0"), std::string::npos);
+  EXPECT_NE(refusal({.cluster_m = 2, .stream_k = true}).find("stream-K with cluster 2x1"),
+            std::string::npos);
+  EXPECT_NE(refusal({.splits = 2, .stream_k = true}).find("and 2 splits"), std::string::npos);
   EXPECT_EQ(refusal({}), "accepted");
 }
 
-// A kernel whose first thread writes its CTA's items (m0, n0, batch, kb0,
-// kb1) in order, then their count.
-constexpr int kMaxItems = 64;
+TEST(TileScheduler, StreamKRefusesAnOffsetOrStride) {
+  Kernel k("sched", Target::sm_90a);
+  Reg x = k.mov(u32, 1);
+  const TileScheduler sched(k, {.stream_k = true}, x, x, x, x);
+  try {
+    sched.for_each([](const WorkItem&) {}, &x, 2);
+    FAIL() << "an offset and stride 2 accepted";
+  } catch (const TileError& e) {
+    EXPECT_NE(std::string(e.what()).find("stride 2"), std::string::npos) << e.what();
+  }
+}
 
-std::vector<std::uint32_t> run_order(const TileSchedulerOptions& o, std::uint32_t m,
-                                     std::uint32_t n, std::uint32_t k, std::uint32_t l,
-                                     std::uint32_t ctas) {
+// A kernel whose first thread writes its CTA's items (m0, n0, batch, kb0,
+// kb1, partial) in order, then their count.
+constexpr int kMaxItems = 64;
+constexpr int kFields = 6;
+constexpr int kRowWords = kMaxItems * kFields + 1;
+
+struct Launch {
+  TileSchedulerOptions o;
+  std::uint32_t m, n, k, l, ctas;
+};
+
+std::vector<std::uint32_t> run_order(const Launch& c) {
   Kernel kn("order", Target::sm_90a);
   Reg out = kn.param_ptr("out", 4);
-  Reg pm = kn.param(u32, "M"), pn = kn.param(u32, "N"), pk = kn.param(u32, "K"),
-      pl = kn.param(u32, "L");
-  const int cluster = o.cluster_m * o.cluster_n;
+  Reg pm = kn.param(u32, "M"), pn = kn.param(u32, "N");
+  Reg pk = kn.param(u32, "K"), pl = kn.param(u32, "L");
+  const int cluster = c.o.cluster_m * c.o.cluster_n;
   if (cluster > 1) kn.reqnctapercluster(cluster);
-  const TileScheduler sched(kn, o, pm, pn, pk, pl);
-  Reg cta = kn.sreg(SReg::ctaid_x);
+  const TileScheduler sched(kn, c.o, pm, pn, pk, pl);
   Reg row = kn.reg(u64);
-  kn.mul_wide(row, cta, (kMaxItems * 5 + 1) * 4);
+  kn.mul_wide(row, kn.sreg(SReg::ctaid_x), kRowWords * 4);
   Reg base = out + row;
   Reg count = kn.mov(u32, 0);
   kn.if_then(kn.sreg(SReg::tid_x) == 0, [&] {
     sched.for_each([&](const WorkItem& w) {
       Reg slot = kn.reg(u64);
-      kn.mul_wide(slot, count, 20);
+      kn.mul_wide(slot, count, kFields * 4);
       Reg at_item = base + slot;
+      Reg partial = w.partial ? *w.partial : kn.mov(u32, 0);
       int field = 0;
-      for (const Reg& v : {w.tile.m0, w.tile.n0, w.tile.batch, w.kb0, w.kb1})
+      for (const Reg& v : {w.tile.m0, w.tile.n0, w.tile.batch, w.kb0, w.kb1, partial})
         kn.st(Space::global, u32, at(at_item, 4 * field++), v);
       kn.add(count, count, 1);
     });
-    kn.st(Space::global, u32, at(base, kMaxItems * 5 * 4), count);
+    kn.st(Space::global, u32, at(base, kMaxItems * kFields * 4), count);
   });
   Device dev = Device::sim();
   runtime::Module mod(dev, kn.module());
-  const std::size_t words = static_cast<std::size_t>(ctas) * (kMaxItems * 5 + 1);
+  const std::size_t words = static_cast<std::size_t>(c.ctas) * kRowWords;
   Buffer b(dev, words * 4);
   b.fill(0xFF);
-  runtime::LaunchConfig config{.grid = {ctas}, .block = {32}};
+  runtime::LaunchConfig config{.grid = {c.ctas}, .block = {32}};
   if (cluster > 1) config.cluster = {static_cast<std::uint32_t>(cluster)};
-  mod.launch("order", config, {b, m, n, k, l});
+  mod.launch("order", config, {b, c.m, c.n, c.k, c.l});
   return b.download<std::uint32_t>(words);
 }
 
+std::string show(const HostTile& t) {
+  return "(" + std::to_string(t.m0) + ", " + std::to_string(t.n0) + ", batch " +
+         std::to_string(t.batch) + ", [" + std::to_string(t.kb0) + ", " + std::to_string(t.kb1) +
+         ")" + (t.partial ? ", partial" : "") + ")";
+}
+
 TEST(TileSchedulerOnSim, KernelOrderMatchesTheHostOrderCtaByCta) {
-  struct Case {
-    TileSchedulerOptions o;
-    std::uint32_t m, n, k, l, ctas;
-  };
-  const std::vector<Case> cases{
+  const std::vector<Launch> launches{
       {{.tile_m = 128, .tile_n = 256, .tile_k = 64}, 1000, 1040, 300, 2, 5},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .group_rows = 3}, 600, 300, 64, 1, 7},
       {{.tile_m = 128, .tile_n = 128, .tile_k = 64, .cluster_m = 2}, 700, 520, 100, 2, 6},
@@ -187,35 +258,34 @@ TEST(TileSchedulerOnSim, KernelOrderMatchesTheHostOrderCtaByCta) {
        1,
        4},
       {{.tile_m = 128, .tile_n = 64, .tile_k = 32, .splits = 3}, 300, 200, 200, 2, 8},
-      {{.tile_m = 64, .tile_n = 128, .tile_k = 64, .splits = 4},
-       64,
-       128,
-       130,
-       1,
-       3},  // 3 k-blocks: one split empty
+      // 3 k-blocks in 4 splits: one is empty.
+      {{.tile_m = 64, .tile_n = 128, .tile_k = 64, .splits = 4}, 64, 128, 130, 1, 3},
       {{.tile_m = 128, .tile_n = 128, .tile_k = 64, .cluster_m = 2, .splits = 2},
        256,
        384,
        512,
        1,
        4},
+      // Stream-K: 48 units on 7 CTAs (6 waves, 6 units split); 36 on 5 (7
+      // waves less one, since 1 < 5 / 2: 6 units split); 4 units of one
+      // k-block on 8 CTAs (runs shorter than a k-block, some empty).
+      {{.tile_m = 128, .tile_n = 128, .tile_k = 64, .stream_k = true}, 1000, 700, 1000, 1, 7},
+      {{.tile_m = 128, .tile_n = 256, .tile_k = 64, .stream_k = true}, 700, 700, 300, 2, 5},
+      {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stream_k = true}, 100, 100, 64, 1, 8},
   };
-  for (const Case& c : cases) {
+  for (const Launch& c : launches) {
     const std::string what = describe(c.o, c.m, c.n, c.k, c.l, c.ctas);
-    const auto got = run_order(c.o, c.m, c.n, c.k, c.l, c.ctas);
+    const auto got = run_order(c);
     for (std::uint32_t cta = 0; cta < c.ctas; ++cta) {
       const auto want = host_tile_order(c.o, c.m, c.n, c.k, c.l, c.ctas, cta);
       ASSERT_LE(want.size(), static_cast<std::size_t>(kMaxItems)) << what;
-      const std::uint32_t* row = got.data() + cta * (kMaxItems * 5 + 1);
-      ASSERT_EQ(row[kMaxItems * 5], want.size()) << what << ", CTA " << cta;
+      const std::uint32_t* row = got.data() + cta * kRowWords;
+      ASSERT_EQ(row[kMaxItems * kFields], want.size()) << what << ", CTA " << cta;
       for (std::size_t i = 0; i < want.size(); ++i) {
-        const HostTile t{row[5 * i], row[5 * i + 1], row[5 * i + 2], row[5 * i + 3],
-                         row[5 * i + 4]};
-        EXPECT_EQ(t, want[i]) << what << ", CTA " << cta << " item " << i << ": kernel (" << t.m0
-                              << ", " << t.n0 << ", " << t.batch << ", [" << t.kb0 << ", " << t.kb1
-                              << ")) host (" << want[i].m0 << ", " << want[i].n0 << ", "
-                              << want[i].batch << ", [" << want[i].kb0 << ", " << want[i].kb1
-                              << "))";
+        const std::uint32_t* f = row + kFields * i;
+        const HostTile t{f[0], f[1], f[2], f[3], f[4], f[5] != 0};
+        EXPECT_EQ(t, want[i]) << what << ", CTA " << cta << " item " << i << ": kernel " << show(t)
+                              << ", host " << show(want[i]);
       }
     }
   }

@@ -10,17 +10,25 @@
 // share rows of A and columns of B. With split-K, work item w is split
 // w % splits of unit w / splits: a tile's splits run on neighbouring CTAs.
 //
-//   TileScheduler sched(k, {.tile_m = 128, .tile_n = 256, .tile_k = 64}, M, N, K, L);
-//   sched.for_each([&](const Tile& t) {     // t.m0, t.n0, t.batch, k-blocks [t.kb0, t.kb1)
-//     ... mainloop over t's k-blocks, epilogue ...
-//   });
+// Stream-K (no cluster, no split-K): with U units on G CTAs, the units of
+// the whole waves go round as above, and the last S = U mod G units (or
+// S + G, when that remainder is under half a wave, so that no CTA's share
+// is tiny) are cut into G equal runs of k-blocks, CTA c taking
+// [c·T/G, (c+1)·T/G) of their T = S·kblocks. A run covers the ends of
+// units or stops inside one; the CTA that covers a unit's last k-block
+// finishes it, adding the partial sums of the CTAs before it (each CTA
+// leaves at most one: its run's last piece, which it takes first, so that
+// the CTA finishing that unit never waits for this one's other pieces).
 //
-// Stream-K is not here: the sm90a bf16 GEMM (src/ops/gemm/sm90a_kernel.cpp)
-// carries its own.
+//   TileScheduler sched(k, {.tile_m = 128, .tile_n = 256, .tile_k = 64}, M, N, K, L);
+//   sched.for_each([&](const WorkItem& w) {  // w.tile.m0, w.tile.n0, w.tile.batch, [w.kb0, w.kb1)
+//     ... mainloop over the k-blocks, epilogue ...
+//   });
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "warpforge/dsl/kernel.hpp"
@@ -33,6 +41,7 @@ struct TileSchedulerOptions {
   int cluster_m = 1, cluster_n = 1;
   int group_rows = 16;  // unit rows per group of the raster
   int splits = 1;       // k-ranges per tile (split-K)
+  bool stream_k = false;
 };
 
 // The launch's units, as registers or immediates: what the raster needs.
@@ -67,10 +76,21 @@ struct Tile {
   dsl::Reg m0, n0, batch, unit;
 };
 
-// One work item: a tile and the k-blocks [kb0, kb1) it covers.
+// One work item: a tile and the k-blocks [kb0, kb1) it covers. With
+// stream-K, `partial` (u32) is nonzero when the piece ends before the
+// tile's last k-block: its sum is for the CTA that finishes the tile.
 struct WorkItem {
   Tile tile;
   dsl::Reg kb0, kb1;
+  std::optional<dsl::Reg> partial;
+};
+
+// A stream-K CTA's run: k-blocks [begin, end) of the split units (counted
+// from the first split unit's first k-block), its last piece from `split`;
+// `partial`: that piece ends inside its unit.
+struct StreamKRun {
+  dsl::Reg begin, end, split;
+  dsl::Pred partial;
 };
 
 class TileScheduler {
@@ -79,7 +99,8 @@ class TileScheduler {
   // and this CTA's place (cluster rank, first unit, step). Throws TileError
   // for sizes below 1, a tile_k that is no power of two, or a cluster of
   // more than 16 CTAs (the portable maximum is 8; 16 with the non-portable
-  // attribute, CUDA programming guide "Thread Block Clusters").
+  // attribute, CUDA programming guide "Thread Block Clusters"), or stream-K
+  // with a cluster or split-K.
   TileScheduler(dsl::Kernel& k, const TileSchedulerOptions& options, const dsl::Reg& m,
                 const dsl::Reg& n, const dsl::Reg& kdim, const dsl::Reg& l);
 
@@ -96,21 +117,35 @@ class TileScheduler {
   Tile tile(const dsl::Reg& unit) const;
   // This CTA's work items offset, offset + stride, ... of its sequence (two
   // consumer warpgroups taking every other one: offset = the warpgroup,
-  // stride 2; absent: all of them).
+  // stride 2; absent: all of them). With stream-K: its data-parallel units,
+  // then its run's partial piece, then the pieces that end their units
+  // (offset and stride are refused: TileError).
   void for_each(const std::function<void(const WorkItem&)>& body, const dsl::Reg* offset = nullptr,
                 int stride = 1) const;
+
+  // Stream-K: the units before the split ones.
+  const dsl::Reg& dp_units() const { return dp_units_; }
+  // Stream-K: the first k-block of CTA `cta`'s run (c·T/G above), computed
+  // anew at each call (the consumers' registers are the accumulators').
+  dsl::Reg stream_k_start(const dsl::Reg& cta) const;
+  // Stream-K: this CTA's run, computed anew at each call.
+  StreamKRun stream_k_run() const;
 
  private:
   dsl::Kernel* k_;
   TileSchedulerOptions o_;
   dsl::Reg units_m_, per_batch_, group_span_, units_, items_, kblocks_, per_split_;
-  dsl::Reg rank_m_, rank_n_, first_, step_;
+  dsl::Reg rank_m_, rank_n_, first_, step_, dp_units_;
+
+  void for_each_stream_k(const std::function<void(const WorkItem&)>& body) const;
 };
 
 // The host's copy of the order, for tests and tools: the tiles CTA `cta`
-// of `ctas` visits, in order (element coordinates, k-blocks [kb0, kb1)).
+// of `ctas` visits, in order (element coordinates, k-blocks [kb0, kb1),
+// with stream-K whether the piece is a partial one).
 struct HostTile {
   std::int64_t m0, n0, batch, kb0, kb1;
+  bool partial = false;
   friend bool operator==(const HostTile&, const HostTile&) = default;
 };
 std::vector<HostTile> host_tile_order(const TileSchedulerOptions& options, std::int64_t m,

@@ -33,15 +33,6 @@ Type dsl_type(runtime::DType t) {
   }
 }
 
-// One piece of a CTA's work: k-blocks [kb0, kb1) of a tile. With stream-K,
-// `partial` (u32) is nonzero when the piece ends before the tile's last
-// k-block: its sum goes to the workspace, for the CTA that finishes the tile.
-struct Work {
-  tile::Tile t;
-  Reg kb0, kb1;
-  std::optional<Reg> partial;
-};
-
 // Named barriers (bar.sync ids; 0 is the CTA's): each consumer warpgroup's
 // epilogue, and the ping-pong hand-over from one warpgroup's mainloop to the
 // other's.
@@ -64,21 +55,12 @@ class GemmKernel {
 
  private:
   void read_params();
-  void compute_stream_k();
-  Reg sk_start(const Reg& cta);
-  struct Run {
-    Reg begin, end, split;  // k-blocks [begin, end) of the split units, the last piece from split
-    Pred partial;           // the last piece ends inside its unit
-  };
-  Run sk_run();
-  void for_each_tile(const std::function<void(const Work&)>& body, const Reg* offset = nullptr, int stride = 1);
-  void for_each_work(const std::function<void(const Work&)>& body);
   void producer();
   void load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, const Reg& part,
                   int parts, const Reg& kx, const Reg& batch, const Reg& full, const std::optional<Src>& mask);
   void consumer();
   void mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
-                const Work& w, tile::PipelineState& state, const Pred& leader,
+                const tile::WorkItem& w, tile::PipelineState& state, const Pred& leader,
                 const std::function<void()>& after_last_wait = {});
   Reg partial_slot(const Reg& cta);
   Reg partial_flag(const Reg& cta);
@@ -100,7 +82,7 @@ class GemmKernel {
   std::optional<tile::MbarrierPipeline> pipe_;
   std::optional<tile::TileScheduler> sched_;
   // Stream-K: the workspace and the data-parallel units before the split ones.
-  Reg workspace_, dp_units_;
+  Reg workspace_;
 };
 
 ptx::Module GemmKernel::build() {
@@ -136,16 +118,17 @@ ptx::Module GemmKernel::build() {
   }
   // Work units are a cluster's tiles, CTA rank r of a cluster taking tile
   // (r % cluster_m, r / cluster_m) of its unit, in groups of kGroupRows
-  // units along M (tile/tile_scheduler.hpp).
+  // units along M; with stream_k, the last units split by k-blocks between
+  // CTAs, whose partial sums meet in the workspace (tile/tile_scheduler.hpp).
   sched_.emplace(k_,
                  tile::TileSchedulerOptions{.tile_m = tile_m_,
                                             .tile_n = s_.tile_n,
                                             .tile_k = kSm90aTileK,
                                             .cluster_m = s_.cluster_m,
                                             .cluster_n = s_.cluster_n,
-                                            .group_rows = kGroupRows},
+                                            .group_rows = kGroupRows,
+                                            .stream_k = s_.stream_k},
                  m_, n_, kdim_, l_);
-  if (s_.stream_k) compute_stream_k();
   Reg wg = tid_ >> 7;
   k_.if_else(wg == s_.consumers, [&] { producer(); }, [&] { consumer(); });
   if (s_.cluster_size() > 1) {  // no CTA leaves while its peer may still multicast into it or arrive on it
@@ -174,120 +157,6 @@ void GemmKernel::read_params() {
   if (s_.stream_k) workspace_ = k_.param(u64, "workspace");
 }
 
-// Stream-K (data-parallel waves, then the last units split by k-blocks):
-// with U units on G CTAs, the last S = U mod G units (or S + G, when that
-// remainder is under half a wave, so that no CTA's share is tiny) are cut
-// into G equal runs of k-blocks, CTA c taking [c·T/G, (c+1)·T/G) of their
-// T = S·kblocks. A run covers the end of a unit or stops inside it; the
-// CTA that covers a unit's last k-block finishes it, adding the partial
-// sums of the CTAs before it (each CTA leaves at most one: its run's last
-// piece).
-void GemmKernel::compute_stream_k() {
-  Reg ctas = sched_->unit_step();
-  Reg waves = k_.reg(u32), rest = k_.reg(u32), split = k_.reg(u32);
-  k_.div(waves, sched_->units(), ctas);
-  k_.sub(rest, sched_->units(), waves * ctas);
-  k_.selp(split, rest + ctas, rest, (rest != 0) && (waves != 0) && ((rest << 1) < ctas));
-  dp_units_ = sched_->units() - split;
-}
-
-// c·T/G, the first k-block of CTA c's run, in 32 bits: with T = q·G + r it
-// is c·q + c·r/G, and c·r < G² fits. (A 64-bit division is a call to a
-// subroutine, and a call anywhere in the kernel makes ptxas serialize every
-// wgmma when the driver links the code.) Computed where needed rather than
-// kept: the consumers' registers are the accumulators'.
-Reg GemmKernel::sk_start(const Reg& cta) {
-  Reg iters = (sched_->units() - dp_units_) * sched_->kblocks();
-  Reg per_cta = k_.reg(u32), rest = k_.reg(u32), extra = k_.reg(u32);
-  k_.div(per_cta, iters, sched_->unit_step());
-  k_.rem(rest, iters, sched_->unit_step());
-  k_.div(extra, cta * rest, sched_->unit_step());
-  return cta * per_cta + extra;
-}
-
-GemmKernel::Run GemmKernel::sk_run() {
-  Run r{sk_start(sched_->first_unit()), sk_start(sched_->first_unit() + 1), k_.reg(u32), {}};
-  Reg last = k_.reg(u32);
-  k_.div(last, r.end - 1, sched_->kblocks());  // meaningless for an empty run, which has no partial piece
-  Reg last_begin = last * sched_->kblocks();
-  k_.max(r.split, r.begin, last_begin);
-  r.partial = (r.begin < r.end) && (r.end != last_begin + sched_->kblocks());
-  return r;
-}
-
-// This CTA's units offset, offset + stride, ... of its sequence (ping-pong
-// consumers take every other one), each whole.
-void GemmKernel::for_each_tile(const std::function<void(const Work&)>& body, const Reg* offset, int stride) {
-  sched_->for_each([&](const tile::WorkItem& w) { body({w.tile, w.kb0, w.kb1, std::nullopt}); }, offset, stride);
-}
-
-// Every piece of this CTA's work, the same sequence for the producer and
-// the consumers: without stream-K its units, whole; with it, its
-// data-parallel units, then its run's partial piece (first, so that the CTA
-// finishing that unit never waits for this one's other pieces), then the
-// pieces that end their units.
-void GemmKernel::for_each_work(const std::function<void(const Work&)>& body) {
-  if (!s_.stream_k) return for_each_tile(body);
-  // The run is computed again where needed: cheaper than registers held
-  // through every mainloop.
-  Reg unit = k_.mov(u32, sched_->first_unit()), cursor = k_.reg(u32), pending = k_.reg(u32);
-  Reg more = k_.reg(u32), at_unit = k_.reg(u32);
-  {
-    const Run run = sk_run();
-    k_.mov(cursor, run.begin);
-    k_.selp(pending, 1, 0, run.partial);
-  }
-  Work w{{}, k_.reg(u32), k_.reg(u32), k_.reg(u32)};
-  // The split unit holding k-block `it` of the runs, and that unit's first k-block.
-  auto split_unit = [&](const Reg& it) {
-    Reg index = k_.reg(u32);
-    k_.div(index, it, sched_->kblocks());
-    k_.add(at_unit, dp_units_, index);
-    return index * sched_->kblocks();
-  };
-  k_.while_loop(
-      [&] {
-        k_.mov(more, 1);
-        k_.mov(w.kb0, 0);
-        k_.mov(w.kb1, sched_->kblocks());
-        k_.mov(*w.partial, 0);
-        k_.if_else(
-            unit < dp_units_,
-            [&] {
-              k_.mov(at_unit, unit);
-              k_.add(unit, unit, sched_->unit_step());
-            },
-            [&] {
-              k_.if_else(
-                  pending != 0,
-                  [&] {
-                    const Run run = sk_run();
-                    Reg first = split_unit(run.split);
-                    k_.sub(w.kb0, run.split, first);
-                    k_.sub(w.kb1, run.end, first);
-                    k_.mov(*w.partial, 1);
-                    k_.mov(pending, 0);
-                  },
-                  [&] {
-                    const Run run = sk_run();
-                    Reg stop = k_.reg(u32);  // the partial piece was taken first
-                    k_.selp(stop, run.split, run.end, run.partial);
-                    k_.selp(more, 1, 0, cursor < stop);
-                    k_.if_then(more != 0, [&] {
-                      Reg first = split_unit(cursor);
-                      k_.sub(w.kb0, cursor, first);
-                      k_.add(cursor, first, sched_->kblocks());
-                    });
-                  });
-            });
-        return more != 0;
-      },
-      [&] {
-        w.t = sched_->tile(at_unit);
-        body(w);
-      });
-}
-
 // One thread of the producer warpgroup issues every TMA load.
 void GemmKernel::producer() {
   k_.setmaxnreg_dec(40);
@@ -311,8 +180,8 @@ void GemmKernel::producer() {
         k_.or_(bits, bits, k_.mov(u16, 1) << (sched_->rank_n() * s_.cluster_m + i));
       mask_b = bits;
     }
-    for_each_work([&](const Work& w) {
-      const tile::Tile& t = w.t;
+    sched_->for_each([&](const tile::WorkItem& w) {
+      const tile::Tile& t = w.tile;
       k_.for_range(w.kb0, w.kb1, 1, [&](Reg kb) {
         Reg full = pipe_->full_barrier(state);
         pipe_->acquire(state);
@@ -373,10 +242,10 @@ void GemmKernel::consumer() {
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_smem, s_.b_k_major ? 16 : kBox64, kAtom);
   tile::PipelineState state(k_, s_.stages);
   if (!s_.pingpong) {
-    for_each_work([&](const Work& w) {
+    sched_->for_each([&](const tile::WorkItem& w) {
       if (!w.partial) {
         mainloop(accs, desc_a0, desc_b0, w, state, leader);
-        return epilogue(accs, w.t, rows0, cw, leader);
+        return epilogue(accs, w.tile, rows0, cw, leader);
       }
       // Predicates, not the piece's registers, carried through the mainloop.
       Pred partial = *w.partial != 0, joins = w.kb0 != 0;
@@ -384,8 +253,8 @@ void GemmKernel::consumer() {
       k_.if_else(
           partial, [&] { store_partial(accs[0]); },
           [&] {
-            k_.if_then(joins, [&] { add_partials(accs[0], w.t.unit, cw, leader); });
-            epilogue(accs, w.t, rows0, cw, leader);
+            k_.if_then(joins, [&] { add_partials(accs[0], w.tile.unit, cw, leader); });
+            epilogue(accs, w.tile, rows0, cw, leader);
           });
     });
   } else {
@@ -400,14 +269,14 @@ void GemmKernel::consumer() {
     auto turn = [&](const Reg& wg) { return tile::NamedBarrier(k_, wg + kOrderBarrier, 256); };
     k_.if_then(cw == 1, [&] { state.skip(sched_->kblocks()); });
     Pred first = k_.setp(Cmp::eq, cw, 0);  // warpgroup 0's first tile has no tile before it
-    for_each_tile(
-        [&](const Work& w) {
+    sched_->for_each(
+        [&](const tile::WorkItem& w) {
           k_.if_then(!first, [&] { turn(cw).sync(); });
           k_.setp(first, Cmp::ne, cw, cw);  // false from here on
-          Pred next = w.t.unit + sched_->unit_step() < sched_->units();  // the other warpgroup's next tile
+          Pred next = w.tile.unit + sched_->unit_step() < sched_->units();  // the other warpgroup's next tile
           mainloop(accs, desc_a0, desc_b0, w, state, leader, [&] { k_.if_then(next, [&] { turn(other).arrive(); }); });
           state.skip(sched_->kblocks());
-          epilogue(accs, w.t, rows0, cw, leader);
+          epilogue(accs, w.tile, rows0, cw, leader);
         },
         &cw, 2);
   }
@@ -416,7 +285,7 @@ void GemmKernel::consumer() {
 
 // `after_last_wait` runs (when given) once the last k-block's slot is full.
 void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
-                          const Work& w, tile::PipelineState& state, const Pred& leader,
+                          const tile::WorkItem& w, tile::PipelineState& state, const Pred& leader,
                           const std::function<void()>& after_last_wait) {
   // Each k16 step moves 32 bytes along a K-major row, or 16 K rows (two
   // 8-row atoms) down an MN-major box.
@@ -488,7 +357,7 @@ void GemmKernel::store_partial(const Regs& acc) {
 // acquire pairs with. A CTA has one partial piece at most.
 void GemmKernel::publish_partial() {
   Reg warp = (tid_ >> 5) & 3;
-  k_.if_then((warp == 1) && sk_run().partial, [&] {
+  k_.if_then((warp == 1) && sched_->stream_k_run().partial, [&] {
     tile::NamedBarrier(k_, kPublishBarrier, 128 * s_.consumers + 32).sync();
     k_.if_then((tid_ & 31) == 0, [&] {
       k_.fence(FenceSem::acq_rel, Scope::gpu);
@@ -510,16 +379,16 @@ void GemmKernel::add_partials(const Regs& acc, const Reg& unit, const Reg& cw, c
   const std::size_t round = staged / 4;                            // accumulators per round
   k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });  // the last tile's store has read the buffer
   tile::NamedBarrier(k_, cw + kEpilogueBarrier, 128).sync();
-  Reg unit_begin = (unit - dp_units_) * sched_->kblocks();
+  Reg unit_begin = (unit - sched_->dp_units()) * sched_->kblocks();
   Reg cta = k_.mov(u32, sched_->first_unit()), start = k_.reg(u32);
   k_.while_loop(
       [&] {
-        k_.mov(start, sk_start(cta));
+        k_.mov(start, sched_->stream_k_start(cta));
         return (cta != 0) && (start > unit_begin);  // CTA cta - 1's run ends inside the unit
       },
       [&] {
         k_.sub(cta, cta, 1);
-        k_.if_then(sk_start(cta) < start, [&] {  // an empty run (fewer k-blocks than CTAs) leaves no sum
+        k_.if_then(sched_->stream_k_start(cta) < start, [&] {  // an empty run (fewer k-blocks than CTAs) leaves no sum
           k_.if_then(tid_ == 0, [&] {
             Reg flag = partial_flag(cta), raised = k_.reg(u32);
             k_.while_loop(

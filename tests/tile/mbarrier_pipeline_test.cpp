@@ -4,13 +4,11 @@
 // parity flips many times) and check every value each consumer saw.
 #include <gtest/gtest.h>
 
-#include <span>
 #include <string>
 
+#include "tile/scaffold_kernels.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/runtime/buffer.hpp"
-#include "warpforge/runtime/module.hpp"
 #include "warpforge/tile/mbarrier_array.hpp"
 #include "warpforge/tile/mbarrier_pipeline.hpp"
 #include "warpforge/tile/named_barrier.hpp"
@@ -19,7 +17,6 @@ namespace warpforge::tile {
 namespace {
 
 using namespace dsl;
-using runtime::Buffer;
 using runtime::Device;
 
 int count(const std::string& text, const std::string& needle) {
@@ -146,91 +143,18 @@ TEST(MbarrierPipeline, ReleaseArrivesOnEveryCtaOfTheCluster) {
   EXPECT_EQ(count(ptx, "mbarrier.arrive.release.cta.shared::cluster.b64"), 2) << ptx;
 }
 
-// Warp 0 produces `items` values per lane into a ring of `stages` slots of
-// 32 u32; consumer warps 1..consumers read them. Cooperative: every consumer
-// reads every item (the empty barrier counts all their threads). Alternating:
-// consumer c reads items c, c + consumers, ... and skips the others' slots.
-std::vector<std::uint32_t> run_ring(int stages, int items, int consumers, bool alternating) {
-  Kernel k("ring", Target::sm_90a);
-  Reg out = k.param_ptr("out", 4);
-  Shared ring = k.shared("ring", 32 * 4 * stages, 16);
-  Shared bars = k.shared("bars", 16 * stages, 8);
-  Reg bar_base = k.address_of(bars);
-  const MbarrierPipeline pipe(MbarrierArray(k, bar_base, 0, stages),
-                              MbarrierArray(k, bar_base, 8 * stages, stages));
-  Reg tid = k.sreg(SReg::tid_x), lane = tid & 31, warp = tid >> 5;
-  k.if_then(tid == 0, [&] {
-    pipe.init(32, alternating ? 32 : 32 * consumers);
-    k.fence_mbarrier_init();
-  });
-  k.bar_sync(0);
-  Reg slot_of_lane = k.address_of(ring) + (lane << 2);
-  k.if_else(
-      warp == 0,
-      [&] {
-        PipelineState s(k, stages);
-        k.for_range(0, items, 1, [&](Reg i) {
-          pipe.acquire(s);
-          Reg value = i * 1000 + lane + 7;
-          k.st(Space::shared, u32, at(slot_of_lane + (s.stage() << 7)), value);
-          pipe.commit(s.stage());
-          ++s;
-        });
-      },
-      [&] {
-        Reg c = warp - 1;
-        PipelineState s(k, stages);
-        if (alternating) k.if_then(c != 0, [&] { s.skip(c); });
-        const int step = alternating ? consumers : 1;
-        Reg first = alternating ? c : k.mov(u32, 0);
-        k.for_range(first, items, step, [&](Reg i) {
-          pipe.wait(s);
-          Reg value = k.reg(u32);
-          k.ld(Space::shared, u32, value, at(slot_of_lane + (s.stage() << 7)));
-          pipe.release(s.stage());
-          // out[c][i][lane]
-          Reg index = (c * items + i) * 32 + lane, offset = k.reg(u64);
-          k.mul_wide(offset, index, 4);
-          k.st(Space::global, u32, at(out + offset), value);
-          ++s;
-          if (alternating && consumers > 1) s.skip(consumers - 1);
-        });
-      });
-  Device dev = Device::sim();
-  runtime::Module m(dev, k.module());
-  const std::size_t n = static_cast<std::size_t>(consumers) * items * 32;
-  Buffer b(dev, n * 4);
-  b.fill(0xFF);
-  m.launch("ring", {.grid = {1}, .block = {static_cast<std::uint32_t>(32 * (1 + consumers))}}, {b});
-  return b.download<std::uint32_t>(n);
-}
-
 TEST(MbarrierPipelineOnSim, CooperativeConsumersSeeEveryItemInOrder) {
   for (int stages : {1, 2, 3}) {
-    const int items = 11, consumers = 2;
-    const auto out = run_ring(stages, items, consumers, false);
-    for (int c = 0; c < consumers; ++c)
-      for (int i = 0; i < items; ++i)
-        for (int l = 0; l < 32; ++l)
-          ASSERT_EQ(out[(c * items + i) * 32 + l], static_cast<std::uint32_t>(i * 1000 + l + 7))
-              << "stages " << stages << " consumer " << c << " item " << i << " lane " << l;
+    const testing::Ring ring{.stages = stages, .items = 11, .consumers = 2, .alternating = false};
+    EXPECT_EQ(testing::ring_mismatch(ring, testing::run_ring(Device::sim(), ring)), "");
   }
 }
 
 TEST(MbarrierPipelineOnSim, AlternatingConsumersSkipEachOthersSlots) {
   for (auto [stages, consumers] : {std::pair{2, 2}, std::pair{3, 2}, std::pair{4, 3}}) {
-    const int items = 13;
-    const auto out = run_ring(stages, items, consumers, true);
-    for (int c = 0; c < consumers; ++c)
-      for (int i = 0; i < items; ++i)
-        for (int l = 0; l < 32; ++l) {
-          // Consumer c wrote only its own items; the rest keep the poison.
-          const std::uint32_t expected =
-              i % consumers == c ? static_cast<std::uint32_t>(i * 1000 + l + 7) : 0xFFFFFFFFu;
-          ASSERT_EQ(out[(c * items + i) * 32 + l], expected)
-              << "stages " << stages << " consumers " << consumers << " consumer " << c << " item "
-              << i << " lane " << l;
-        }
+    const testing::Ring ring{
+        .stages = stages, .items = 13, .consumers = consumers, .alternating = true};
+    EXPECT_EQ(testing::ring_mismatch(ring, testing::run_ring(Device::sim(), ring)), "");
   }
 }
 

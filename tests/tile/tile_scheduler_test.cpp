@@ -9,17 +9,15 @@
 #include <string>
 #include <tuple>
 
+#include "tile/scaffold_kernels.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/runtime/buffer.hpp"
-#include "warpforge/runtime/module.hpp"
 #include "warpforge/tile/tile_scheduler.hpp"
 
 namespace warpforge::tile {
 namespace {
 
 using namespace dsl;
-using runtime::Buffer;
 using runtime::Device;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
@@ -193,102 +191,10 @@ TEST(TileScheduler, StreamKRefusesAnOffsetOrStride) {
   }
 }
 
-// A kernel whose first thread writes its CTA's items (m0, n0, batch, kb0,
-// kb1, partial) in order, then their count.
-constexpr int kMaxItems = 64;
-constexpr int kFields = 6;
-constexpr int kRowWords = kMaxItems * kFields + 1;
-
-struct Launch {
-  TileSchedulerOptions o;
-  std::uint32_t m, n, k, l, ctas;
-};
-
-std::vector<std::uint32_t> run_order(const Launch& c) {
-  Kernel kn("order", Target::sm_90a);
-  Reg out = kn.param_ptr("out", 4);
-  Reg pm = kn.param(u32, "M"), pn = kn.param(u32, "N");
-  Reg pk = kn.param(u32, "K"), pl = kn.param(u32, "L");
-  const int cluster = c.o.cluster_m * c.o.cluster_n;
-  if (cluster > 1) kn.reqnctapercluster(cluster);
-  const TileScheduler sched(kn, c.o, pm, pn, pk, pl);
-  Reg row = kn.reg(u64);
-  kn.mul_wide(row, kn.sreg(SReg::ctaid_x), kRowWords * 4);
-  Reg base = out + row;
-  Reg count = kn.mov(u32, 0);
-  kn.if_then(kn.sreg(SReg::tid_x) == 0, [&] {
-    sched.for_each([&](const WorkItem& w) {
-      Reg slot = kn.reg(u64);
-      kn.mul_wide(slot, count, kFields * 4);
-      Reg at_item = base + slot;
-      Reg partial = w.partial ? *w.partial : kn.mov(u32, 0);
-      int field = 0;
-      for (const Reg& v : {w.tile.m0, w.tile.n0, w.tile.batch, w.kb0, w.kb1, partial})
-        kn.st(Space::global, u32, at(at_item, 4 * field++), v);
-      kn.add(count, count, 1);
-    });
-    kn.st(Space::global, u32, at(base, kMaxItems * kFields * 4), count);
-  });
-  Device dev = Device::sim();
-  runtime::Module mod(dev, kn.module());
-  const std::size_t words = static_cast<std::size_t>(c.ctas) * kRowWords;
-  Buffer b(dev, words * 4);
-  b.fill(0xFF);
-  runtime::LaunchConfig config{.grid = {c.ctas}, .block = {32}};
-  if (cluster > 1) config.cluster = {static_cast<std::uint32_t>(cluster)};
-  mod.launch("order", config, {b, c.m, c.n, c.k, c.l});
-  return b.download<std::uint32_t>(words);
-}
-
-std::string show(const HostTile& t) {
-  return "(" + std::to_string(t.m0) + ", " + std::to_string(t.n0) + ", batch " +
-         std::to_string(t.batch) + ", [" + std::to_string(t.kb0) + ", " + std::to_string(t.kb1) +
-         ")" + (t.partial ? ", partial" : "") + ")";
-}
-
 TEST(TileSchedulerOnSim, KernelOrderMatchesTheHostOrderCtaByCta) {
-  const std::vector<Launch> launches{
-      {{.tile_m = 128, .tile_n = 256, .tile_k = 64}, 1000, 1040, 300, 2, 5},
-      {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .group_rows = 3}, 600, 300, 64, 1, 7},
-      {{.tile_m = 128, .tile_n = 128, .tile_k = 64, .cluster_m = 2}, 700, 520, 100, 2, 6},
-      {{.tile_m = 128, .tile_n = 128, .tile_k = 64, .cluster_n = 2, .group_rows = 2},
-       520,
-       700,
-       100,
-       1,
-       4},
-      {{.tile_m = 128, .tile_n = 64, .tile_k = 32, .splits = 3}, 300, 200, 200, 2, 8},
-      // 3 k-blocks in 4 splits: one is empty.
-      {{.tile_m = 64, .tile_n = 128, .tile_k = 64, .splits = 4}, 64, 128, 130, 1, 3},
-      {{.tile_m = 128, .tile_n = 128, .tile_k = 64, .cluster_m = 2, .splits = 2},
-       256,
-       384,
-       512,
-       1,
-       4},
-      // Stream-K: 48 units on 7 CTAs (6 waves, 6 units split); 36 on 5 (7
-      // waves less one, since 1 < 5 / 2: 6 units split); 4 units of one
-      // k-block on 8 CTAs (runs shorter than a k-block, some empty).
-      {{.tile_m = 128, .tile_n = 128, .tile_k = 64, .stream_k = true}, 1000, 700, 1000, 1, 7},
-      {{.tile_m = 128, .tile_n = 256, .tile_k = 64, .stream_k = true}, 700, 700, 300, 2, 5},
-      {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stream_k = true}, 100, 100, 64, 1, 8},
-  };
-  for (const Launch& c : launches) {
-    const std::string what = describe(c.o, c.m, c.n, c.k, c.l, c.ctas);
-    const auto got = run_order(c);
-    for (std::uint32_t cta = 0; cta < c.ctas; ++cta) {
-      const auto want = host_tile_order(c.o, c.m, c.n, c.k, c.l, c.ctas, cta);
-      ASSERT_LE(want.size(), static_cast<std::size_t>(kMaxItems)) << what;
-      const std::uint32_t* row = got.data() + cta * kRowWords;
-      ASSERT_EQ(row[kMaxItems * kFields], want.size()) << what << ", CTA " << cta;
-      for (std::size_t i = 0; i < want.size(); ++i) {
-        const std::uint32_t* f = row + kFields * i;
-        const HostTile t{f[0], f[1], f[2], f[3], f[4], f[5] != 0};
-        EXPECT_EQ(t, want[i]) << what << ", CTA " << cta << " item " << i << ": kernel " << show(t)
-                              << ", host " << show(want[i]);
-      }
-    }
-  }
+  for (const testing::OrderLaunch& c : testing::order_launches())
+    EXPECT_EQ(testing::order_mismatch(c, testing::run_order(Device::sim(), c)), "")
+        << describe(c.o, c.m, c.n, c.k, c.l, c.ctas);
 }
 
 }  // namespace

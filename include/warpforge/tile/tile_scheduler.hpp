@@ -62,8 +62,11 @@ struct UnitCoords {
 UnitCoords grouped_raster(dsl::Kernel& k, const dsl::Reg& unit, const UnitGrid& grid,
                           int group_rows);
 
-// Split `split` of `splits` equal ranges of `total` blocks (ceil(total /
-// splits) each, the last ones shorter or empty): [begin, end), begin <= end.
+// Split `split` of the ranges of `per_split` blocks that cover `total`
+// (u32 registers): [split · per_split, min((split + 1) · per_split, total)).
+// A split that starts at or past `total` has end <= begin: callers either
+// choose splits that all start inside (the block-scaled kernels refuse
+// others) or clamp begin (TileScheduler::for_each).
 struct BlockRange {
   dsl::Reg begin, end;
 };

@@ -8,6 +8,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/tile/mbarrier_pipeline.hpp"
 #include "warpforge/tile/named_barrier.hpp"
+#include "warpforge/tile/smem_swizzle.hpp"
 #include "warpforge/tile/tile_scheduler.hpp"
 #include "warpforge/tile/warpgroup_mma.hpp"
 
@@ -20,6 +21,8 @@ namespace {
 constexpr std::uint32_t kRow = 128;         // bytes per swizzled row (128-byte swizzle)
 constexpr std::uint32_t kAtom = 8 * kRow;   // 8 rows: the swizzle pattern's repeat
 constexpr std::uint32_t kBox64 = 64 * kRow; // a 64 x 64 box of 16-bit elements
+// The 128-byte mode on byte offsets, Swizzle<3,4,3>: TMA's and wgmma's.
+const layout::Swizzle kSwizzle128 = layout::smem_swizzle(layout::SmemSwizzle::b128, 1);
 // Work units (a cluster's tiles) per group along M of the grouped order:
 // the CTAs running at once share A rows and B columns in L2.
 constexpr int kGroupRows = 16;
@@ -511,9 +514,10 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, co
             k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed.back(), v1, v0);
           }
           // 8-column groups of 16 bytes, 8 per 128-byte box row; a box (64
-          // rows of 128 bytes) is 2^13 bytes.
+          // rows of 128 bytes) is 2^13 bytes. The row's phase is its row in the matrix.
           Reg group = group_of_lane + (2 * j - col0 / 8);
-          Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
+          Reg address =
+              row_address + ((group >> 3) << 13) + tile::swizzled_chunk(k_, kSwizzle128, group, row_in_matrix);
           k_.stmatrix(at(address), packed);
         }
       }

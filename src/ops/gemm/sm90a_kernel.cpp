@@ -6,6 +6,10 @@
 
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/tile/mbarrier_pipeline.hpp"
+#include "warpforge/tile/named_barrier.hpp"
+#include "warpforge/tile/smem_swizzle.hpp"
+#include "warpforge/tile/tile_scheduler.hpp"
 #include "warpforge/tile/warpgroup_mma.hpp"
 
 namespace warpforge::ops {
@@ -17,6 +21,8 @@ namespace {
 constexpr std::uint32_t kRow = 128;         // bytes per swizzled row (128-byte swizzle)
 constexpr std::uint32_t kAtom = 8 * kRow;   // 8 rows: the swizzle pattern's repeat
 constexpr std::uint32_t kBox64 = 64 * kRow; // a 64 x 64 box of 16-bit elements
+// The 128-byte mode on byte offsets, Swizzle<3,4,3>: TMA's and wgmma's.
+const layout::Swizzle kSwizzle128 = layout::smem_swizzle(layout::SmemSwizzle::b128, 1);
 // Work units (a cluster's tiles) per group along M of the grouped order:
 // the CTAs running at once share A rows and B columns in L2.
 constexpr int kGroupRows = 16;
@@ -30,20 +36,6 @@ Type dsl_type(runtime::DType t) {
   }
 }
 
-struct TileCoords {
-  Reg m0, n0, batch;  // s32 element coordinates of the tile and its batch
-  Reg unit;           // the work unit it belongs to
-};
-
-// One piece of a CTA's work: k-blocks [kb0, kb1) of a tile. With stream-K,
-// `partial` (u32) is nonzero when the piece ends before the tile's last
-// k-block: its sum goes to the workspace, for the CTA that finishes the tile.
-struct Work {
-  TileCoords t;
-  Reg kb0, kb1;
-  std::optional<Reg> partial;
-};
-
 // Named barriers (bar.sync ids; 0 is the CTA's): each consumer warpgroup's
 // epilogue, and the ping-pong hand-over from one warpgroup's mainloop to the
 // other's.
@@ -55,8 +47,8 @@ constexpr int kOrderBarrier = 3;     // + the warpgroup that waits
 constexpr int kPublishBarrier = 5;
 constexpr int kPartialBarrier = 6;
 
-// Everything both roles need: shapes, the persistent tile order, the
-// pipeline's barriers and its (stage, phase) walk.
+// Everything both roles need: shapes, the persistent tile order
+// (tile::TileScheduler, stream-K on top of it), the mbarrier pipeline.
 class GemmKernel {
  public:
   GemmKernel(const Sm90aSpec& s)
@@ -66,36 +58,21 @@ class GemmKernel {
 
  private:
   void read_params();
-  void compute_schedule();
-  void compute_stream_k();
-  Reg sk_start(const Reg& cta);
-  struct Run {
-    Reg begin, end, split;  // k-blocks [begin, end) of the split units, the last piece from split
-    Pred partial;           // the last piece ends inside its unit
-  };
-  Run sk_run();
-  TileCoords tile_of(const Reg& tile);
-  void for_each_tile(const std::function<void(const Work&)>& body, const Reg* offset = nullptr, int stride = 1);
-  void for_each_work(const std::function<void(const Work&)>& body);
-  Reg stage_barrier(std::uint32_t offset, const Reg& stage);
-  void advance(const Reg& stage, const Reg& phase);
-  void skip_tile(const Reg& stage, const Reg& phase);
   void producer();
   void load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, const Reg& part,
                   int parts, const Reg& kx, const Reg& batch, const Reg& full, const std::optional<Src>& mask);
-  void release(const Reg& stage);
   void consumer();
   void mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
-                const Work& w, const Reg& stage, const Reg& phase, const Pred& leader,
+                const tile::WorkItem& w, tile::PipelineState& state, const Pred& leader,
                 const std::function<void()>& after_last_wait = {});
   Reg partial_slot(const Reg& cta);
   Reg partial_flag(const Reg& cta);
   void store_partial(const Regs& acc);
   void publish_partial();
   void add_partials(const Regs& acc, const Reg& unit, const Reg& cw, const Pred& leader);
-  void epilogue(const std::vector<Regs>& accs, const TileCoords& t, const Reg& rows0, const Reg& cw,
+  void epilogue(const std::vector<Regs>& accs, const tile::Tile& t, const Reg& rows0, const Reg& cw,
                 const Pred& leader);
-  std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& row, const Reg& lane);
+  std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const tile::Tile& t, const Reg& row, const Reg& lane);
 
   Sm90aSpec s_;
   Sm90aSmem smem_;
@@ -104,10 +81,11 @@ class GemmKernel {
   ParamRef map_a_p_, map_b_p_, map_d_p_;
   Reg map_a_, map_b_, map_d_;
   Reg c_, c_rs_, c_cs_, c_bs_, m_, n_, kdim_, l_, alpha_, beta_;
-  Reg base_, tid_, rank_m_, rank_n_, first_unit_, unit_step_, units_total_, per_batch_, units_m_, group_span_,
-      kblocks_;
+  Reg base_, tid_;
+  std::optional<tile::MbarrierPipeline> pipe_;
+  std::optional<tile::TileScheduler> sched_;
   // Stream-K: the workspace and the data-parallel units before the split ones.
-  Reg workspace_, dp_units_;
+  Reg workspace_;
 };
 
 ptx::Module GemmKernel::build() {
@@ -119,6 +97,8 @@ ptx::Module GemmKernel::build() {
   // The 128-byte swizzle is a function of address bits 4-9: tiles start on
   // 1024-byte boundaries so that TMA's writes and wgmma's reads agree.
   base_ = (k_.address_of(smem) + 1023) & 0xFFFFFC00u;
+  pipe_.emplace(tile::MbarrierArray(k_, base_, smem_.full, s_.stages),
+                tile::MbarrierArray(k_, base_, smem_.empty, s_.stages));
   tid_ = k_.sreg(SReg::tid_x);
   map_a_ = k_.param_generic_address(map_a_p_);
   map_b_ = k_.param_generic_address(map_b_p_);
@@ -128,13 +108,10 @@ ptx::Module GemmKernel::build() {
     k_.prefetch_tensormap(map_a_);
     k_.prefetch_tensormap(map_b_);
     k_.prefetch_tensormap(map_d_);
-    for (int st = 0; st < s_.stages; ++st) {
-      k_.mbarrier_init(at(base_, smem_.full + 8 * st), 1);
-      // Every consumer warpgroup that reads a slot frees it (one in
-      // ping-pong, all in cooperative), in every CTA of the cluster: the
-      // producers of the other CTAs multicast into it.
-      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), (s_.pingpong ? 1 : s_.consumers) * s_.cluster_size());
-    }
+    // Every consumer warpgroup that reads a slot frees it (one in
+    // ping-pong, all in cooperative), in every CTA of the cluster: the
+    // producers of the other CTAs multicast into it.
+    pipe_->init(1, (s_.pingpong ? 1 : s_.consumers) * s_.cluster_size());
     k_.fence_mbarrier_init();
   });
   k_.bar_sync(0);
@@ -142,7 +119,19 @@ ptx::Module GemmKernel::build() {
     k_.barrier_cluster_arrive();
     k_.barrier_cluster_wait();
   }
-  compute_schedule();
+  // Work units are a cluster's tiles, CTA rank r of a cluster taking tile
+  // (r % cluster_m, r / cluster_m) of its unit, in groups of kGroupRows
+  // units along M; with stream_k, the last units split by k-blocks between
+  // CTAs, whose partial sums meet in the workspace (tile/tile_scheduler.hpp).
+  sched_.emplace(k_,
+                 tile::TileSchedulerOptions{.tile_m = tile_m_,
+                                            .tile_n = s_.tile_n,
+                                            .tile_k = kSm90aTileK,
+                                            .cluster_m = s_.cluster_m,
+                                            .cluster_n = s_.cluster_n,
+                                            .group_rows = kGroupRows,
+                                            .stream_k = s_.stream_k},
+                 m_, n_, kdim_, l_);
   Reg wg = tid_ >> 7;
   k_.if_else(wg == s_.consumers, [&] { producer(); }, [&] { consumer(); });
   if (s_.cluster_size() > 1) {  // no CTA leaves while its peer may still multicast into it or arrive on it
@@ -171,232 +160,42 @@ void GemmKernel::read_params() {
   if (s_.stream_k) workspace_ = k_.param(u64, "workspace");
 }
 
-// Work units are a cluster's tiles, cluster_m x cluster_n of them; CTA rank
-// r of a cluster takes tile (r % cluster_m, r / cluster_m) of its unit.
-// Units run in groups of kGroupRows along M, N-major inside a group, batch
-// outermost; cluster c of the grid takes units c, c + #clusters, ...
-void GemmKernel::compute_schedule() {
-  Reg tiles_m = k_.reg(u32), tiles_n = k_.reg(u32), units_n = k_.reg(u32);
-  k_.div(tiles_m, m_ + (tile_m_ - 1), tile_m_);
-  k_.div(tiles_n, n_ + (s_.tile_n - 1), s_.tile_n);
-  units_m_ = k_.reg(u32);
-  k_.div(units_m_, tiles_m + (s_.cluster_m - 1), s_.cluster_m);
-  k_.div(units_n, tiles_n + (s_.cluster_n - 1), s_.cluster_n);
-  per_batch_ = units_m_ * units_n;
-  units_total_ = per_batch_ * l_;
-  group_span_ = units_n * kGroupRows;
-  kblocks_ = (kdim_ + (kSm90aTileK - 1)) >> 6;
-  Reg cta = k_.sreg(SReg::ctaid_x), ctas = k_.sreg(SReg::nctaid_x);
-  if (s_.cluster_size() == 1) {
-    rank_m_ = rank_n_ = k_.mov(u32, 0);
-    first_unit_ = cta;
-    unit_step_ = ctas;
-    if (s_.stream_k) compute_stream_k();
-    return;
-  }
-  Reg rank = k_.sreg(SReg::cluster_ctarank);
-  rank_m_ = k_.reg(u32);
-  rank_n_ = k_.reg(u32);
-  k_.rem(rank_m_, rank, s_.cluster_m);
-  k_.div(rank_n_, rank, s_.cluster_m);
-  first_unit_ = k_.reg(u32);
-  unit_step_ = k_.reg(u32);
-  k_.div(first_unit_, cta, s_.cluster_size());
-  k_.div(unit_step_, ctas, s_.cluster_size());
-}
-
-// Stream-K (data-parallel waves, then the last units split by k-blocks):
-// with U units on G CTAs, the last S = U mod G units (or S + G, when that
-// remainder is under half a wave, so that no CTA's share is tiny) are cut
-// into G equal runs of k-blocks, CTA c taking [c·T/G, (c+1)·T/G) of their
-// T = S·kblocks. A run covers the end of a unit or stops inside it; the
-// CTA that covers a unit's last k-block finishes it, adding the partial
-// sums of the CTAs before it (each CTA leaves at most one: its run's last
-// piece).
-void GemmKernel::compute_stream_k() {
-  Reg ctas = unit_step_;
-  Reg waves = k_.reg(u32), rest = k_.reg(u32), split = k_.reg(u32);
-  k_.div(waves, units_total_, ctas);
-  k_.sub(rest, units_total_, waves * ctas);
-  k_.selp(split, rest + ctas, rest, (rest != 0) && (waves != 0) && ((rest << 1) < ctas));
-  dp_units_ = units_total_ - split;
-}
-
-// c·T/G, the first k-block of CTA c's run, in 32 bits: with T = q·G + r it
-// is c·q + c·r/G, and c·r < G² fits. (A 64-bit division is a call to a
-// subroutine, and a call anywhere in the kernel makes ptxas serialize every
-// wgmma when the driver links the code.) Computed where needed rather than
-// kept: the consumers' registers are the accumulators'.
-Reg GemmKernel::sk_start(const Reg& cta) {
-  Reg iters = (units_total_ - dp_units_) * kblocks_;
-  Reg per_cta = k_.reg(u32), rest = k_.reg(u32), extra = k_.reg(u32);
-  k_.div(per_cta, iters, unit_step_);
-  k_.rem(rest, iters, unit_step_);
-  k_.div(extra, cta * rest, unit_step_);
-  return cta * per_cta + extra;
-}
-
-GemmKernel::Run GemmKernel::sk_run() {
-  Run r{sk_start(first_unit_), sk_start(first_unit_ + 1), k_.reg(u32), {}};
-  Reg last = k_.reg(u32);
-  k_.div(last, r.end - 1, kblocks_);  // meaningless for an empty run, which has no partial piece
-  Reg last_begin = last * kblocks_;
-  k_.max(r.split, r.begin, last_begin);
-  r.partial = (r.begin < r.end) && (r.end != last_begin + kblocks_);
-  return r;
-}
-
-TileCoords GemmKernel::tile_of(const Reg& unit) {
-  Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mu = k_.reg(u32), nu = k_.reg(u32);
-  k_.div(batch, unit, per_batch_);
-  Reg r = unit - batch * per_batch_;
-  k_.div(group, r, group_span_);
-  Reg first = group * kGroupRows;
-  k_.min(rows, units_m_ - first, kGroupRows);
-  Reg within = r - group * group_span_;
-  k_.rem(mu, within, rows);
-  k_.div(nu, within, rows);
-  Reg m_tile = (first + mu) * s_.cluster_m + rank_m_;
-  Reg n_tile = nu * s_.cluster_n + rank_n_;
-  return {m_tile * tile_m_, n_tile * s_.tile_n, batch, unit};
-}
-
-// This CTA's units offset, offset + stride, ... of its sequence (ping-pong
-// consumers take every other one), each whole.
-void GemmKernel::for_each_tile(const std::function<void(const Work&)>& body, const Reg* offset, int stride) {
-  Reg unit = offset ? first_unit_ + unit_step_ * *offset : k_.mov(u32, first_unit_);
-  Reg step = stride == 1 ? unit_step_ : unit_step_ * stride;
-  Reg zero = k_.mov(u32, 0);
-  k_.while_loop([&] { return unit < units_total_; },
-                [&] {
-                  body({tile_of(unit), zero, kblocks_, std::nullopt});
-                  k_.add(unit, unit, step);
-                });
-}
-
-// Every piece of this CTA's work, the same sequence for the producer and
-// the consumers: without stream-K its units, whole; with it, its
-// data-parallel units, then its run's partial piece (first, so that the CTA
-// finishing that unit never waits for this one's other pieces), then the
-// pieces that end their units.
-void GemmKernel::for_each_work(const std::function<void(const Work&)>& body) {
-  if (!s_.stream_k) return for_each_tile(body);
-  // The run is computed again where needed: cheaper than registers held
-  // through every mainloop.
-  Reg unit = k_.mov(u32, first_unit_), cursor = k_.reg(u32), pending = k_.reg(u32);
-  Reg more = k_.reg(u32), at_unit = k_.reg(u32);
-  {
-    const Run run = sk_run();
-    k_.mov(cursor, run.begin);
-    k_.selp(pending, 1, 0, run.partial);
-  }
-  Work w{{}, k_.reg(u32), k_.reg(u32), k_.reg(u32)};
-  // The split unit holding k-block `it` of the runs, and that unit's first k-block.
-  auto split_unit = [&](const Reg& it) {
-    Reg index = k_.reg(u32);
-    k_.div(index, it, kblocks_);
-    k_.add(at_unit, dp_units_, index);
-    return index * kblocks_;
-  };
-  k_.while_loop(
-      [&] {
-        k_.mov(more, 1);
-        k_.mov(w.kb0, 0);
-        k_.mov(w.kb1, kblocks_);
-        k_.mov(*w.partial, 0);
-        k_.if_else(
-            unit < dp_units_,
-            [&] {
-              k_.mov(at_unit, unit);
-              k_.add(unit, unit, unit_step_);
-            },
-            [&] {
-              k_.if_else(
-                  pending != 0,
-                  [&] {
-                    const Run run = sk_run();
-                    Reg first = split_unit(run.split);
-                    k_.sub(w.kb0, run.split, first);
-                    k_.sub(w.kb1, run.end, first);
-                    k_.mov(*w.partial, 1);
-                    k_.mov(pending, 0);
-                  },
-                  [&] {
-                    const Run run = sk_run();
-                    Reg stop = k_.reg(u32);  // the partial piece was taken first
-                    k_.selp(stop, run.split, run.end, run.partial);
-                    k_.selp(more, 1, 0, cursor < stop);
-                    k_.if_then(more != 0, [&] {
-                      Reg first = split_unit(cursor);
-                      k_.sub(w.kb0, cursor, first);
-                      k_.add(cursor, first, kblocks_);
-                    });
-                  });
-            });
-        return more != 0;
-      },
-      [&] {
-        w.t = tile_of(at_unit);
-        body(w);
-      });
-}
-
-Reg GemmKernel::stage_barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
-
-void GemmKernel::advance(const Reg& stage, const Reg& phase) {
-  k_.add(stage, stage, 1);
-  Pred wrap = stage == s_.stages;
-  k_.selp(stage, 0, stage, wrap);
-  Reg flip = k_.reg(u32);
-  k_.selp(flip, 1, 0, wrap);
-  k_.xor_(phase, phase, flip);
-}
-
-// Moves (stage, phase) past one tile's k-blocks: the other ping-pong
-// consumer's tile. The parity flips once per wrap of the ring.
-void GemmKernel::skip_tile(const Reg& stage, const Reg& phase) {
-  Reg ahead = stage + kblocks_;
-  Reg wraps = k_.reg(u32);
-  k_.div(wraps, ahead, s_.stages);
-  k_.rem(stage, ahead, s_.stages);
-  k_.xor_(phase, phase, wraps & 1);
-}
-
-// One thread of the producer warpgroup issues every TMA load. Stage slots
-// start empty: waiting for the parity before the first phase succeeds at
-// once (PTX ISA 9.7.13.15.16, try_wait.parity).
+// One thread of the producer warpgroup issues every TMA load.
 void GemmKernel::producer() {
   k_.setmaxnreg_dec(40);
   if (s_.stream_k) publish_partial();
   k_.if_then(tid_ == 128 * s_.consumers, [&] {
-    Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+    tile::PipelineState state(k_, s_.stages);
+    const Reg& stage = state.stage();
     const std::uint32_t stage_bytes = smem_.a_stage + smem_.b_stage;
     // A multicast goes to the CTAs that share the operand: those of this
     // CTA's cluster row for A (same M tile), of its cluster column for B.
     std::optional<Src> mask_a, mask_b;
     if (s_.cluster_n > 1) {
       Reg bits = k_.mov(u16, 0);
-      for (int j = 0; j < s_.cluster_n; ++j) k_.or_(bits, bits, k_.mov(u16, 1) << (rank_m_ + j * s_.cluster_m));
+      for (int j = 0; j < s_.cluster_n; ++j)
+        k_.or_(bits, bits, k_.mov(u16, 1) << (sched_->rank_m() + j * s_.cluster_m));
       mask_a = bits;
     }
     if (s_.cluster_m > 1) {
       Reg bits = k_.mov(u16, 0);
-      for (int i = 0; i < s_.cluster_m; ++i) k_.or_(bits, bits, k_.mov(u16, 1) << (rank_n_ * s_.cluster_m + i));
+      for (int i = 0; i < s_.cluster_m; ++i)
+        k_.or_(bits, bits, k_.mov(u16, 1) << (sched_->rank_n() * s_.cluster_m + i));
       mask_b = bits;
     }
-    for_each_work([&](const Work& w) {
-      const TileCoords& t = w.t;
+    sched_->for_each([&](const tile::WorkItem& w) {
+      const tile::Tile& t = w.tile;
       k_.for_range(w.kb0, w.kb1, 1, [&](Reg kb) {
-        Reg full = stage_barrier(smem_.full, stage);
-        k_.mbarrier_wait_parity(at(stage_barrier(smem_.empty, stage)), phase ^ 1);
+        Reg full = pipe_->full_barrier(state);
+        pipe_->acquire(state);
         // The whole stage arrives here, this CTA's loads and its peers' multicasts.
-        k_.mbarrier_arrive_expect_tx(at(full), stage_bytes);
+        pipe_->expect_tx(full, stage_bytes);
         Reg kx = kb << 6;
-        load_share(map_a_, base_ + smem_.a + stage * smem_.a_stage, t.m0, tile_m_, s_.a_k_major, rank_n_,
+        load_share(map_a_, base_ + smem_.a + stage * smem_.a_stage, t.m0, tile_m_, s_.a_k_major, sched_->rank_n(),
                    s_.cluster_n, kx, t.batch, full, mask_a);
-        load_share(map_b_, base_ + smem_.b + stage * smem_.b_stage, t.n0, s_.tile_n, s_.b_k_major, rank_m_,
+        load_share(map_b_, base_ + smem_.b + stage * smem_.b_stage, t.n0, s_.tile_n, s_.b_k_major, sched_->rank_m(),
                    s_.cluster_m, kx, t.batch, full, mask_b);
-        advance(stage, phase);
+        ++state;
       });
     });
   });
@@ -444,21 +243,21 @@ void GemmKernel::consumer() {
   }
   Reg b_smem = base_ + smem_.b;
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_smem, s_.b_k_major ? 16 : kBox64, kAtom);
-  Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+  tile::PipelineState state(k_, s_.stages);
   if (!s_.pingpong) {
-    for_each_work([&](const Work& w) {
+    sched_->for_each([&](const tile::WorkItem& w) {
       if (!w.partial) {
-        mainloop(accs, desc_a0, desc_b0, w, stage, phase, leader);
-        return epilogue(accs, w.t, rows0, cw, leader);
+        mainloop(accs, desc_a0, desc_b0, w, state, leader);
+        return epilogue(accs, w.tile, rows0, cw, leader);
       }
       // Predicates, not the piece's registers, carried through the mainloop.
       Pred partial = *w.partial != 0, joins = w.kb0 != 0;
-      mainloop(accs, desc_a0, desc_b0, w, stage, phase, leader);
+      mainloop(accs, desc_a0, desc_b0, w, state, leader);
       k_.if_else(
           partial, [&] { store_partial(accs[0]); },
           [&] {
-            k_.if_then(joins, [&] { add_partials(accs[0], w.t.unit, cw, leader); });
-            epilogue(accs, w.t, rows0, cw, leader);
+            k_.if_then(joins, [&] { add_partials(accs[0], w.tile.unit, cw, leader); });
+            epilogue(accs, w.tile, rows0, cw, leader);
           });
     });
   } else {
@@ -470,17 +269,17 @@ void GemmKernel::consumer() {
     // other warpgroup has passed the last full-barrier wait of the tile
     // before (named barriers, bar.arrive by the one, bar.sync by the other).
     Reg other = cw ^ 1;
-    k_.if_then(cw == 1, [&] { skip_tile(stage, phase); });
+    auto turn = [&](const Reg& wg) { return tile::NamedBarrier(k_, wg + kOrderBarrier, 256); };
+    k_.if_then(cw == 1, [&] { state.skip(sched_->kblocks()); });
     Pred first = k_.setp(Cmp::eq, cw, 0);  // warpgroup 0's first tile has no tile before it
-    for_each_tile(
-        [&](const Work& w) {
-          k_.if_then(!first, [&] { k_.bar_sync(cw + kOrderBarrier, 256); });
+    sched_->for_each(
+        [&](const tile::WorkItem& w) {
+          k_.if_then(!first, [&] { turn(cw).sync(); });
           k_.setp(first, Cmp::ne, cw, cw);  // false from here on
-          Pred next = w.t.unit + unit_step_ < units_total_;  // the other warpgroup's next tile
-          mainloop(accs, desc_a0, desc_b0, w, stage, phase, leader,
-                   [&] { k_.if_then(next, [&] { k_.bar_arrive(other + kOrderBarrier, 256); }); });
-          skip_tile(stage, phase);
-          epilogue(accs, w.t, rows0, cw, leader);
+          Pred next = w.tile.unit + sched_->unit_step() < sched_->units();  // the other warpgroup's next tile
+          mainloop(accs, desc_a0, desc_b0, w, state, leader, [&] { k_.if_then(next, [&] { turn(other).arrive(); }); });
+          state.skip(sched_->kblocks());
+          epilogue(accs, w.tile, rows0, cw, leader);
         },
         &cw, 2);
   }
@@ -489,7 +288,7 @@ void GemmKernel::consumer() {
 
 // `after_last_wait` runs (when given) once the last k-block's slot is full.
 void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
-                          const Work& w, const Reg& stage, const Reg& phase, const Pred& leader,
+                          const tile::WorkItem& w, tile::PipelineState& state, const Pred& leader,
                           const std::function<void()>& after_last_wait) {
   // Each k16 step moves 32 bytes along a K-major row, or 16 K rows (two
   // 8-row atoms) down an MN-major box.
@@ -504,11 +303,11 @@ void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>&
   // Counted from 0: the piece's bounds need no registers in the loop.
   Reg count = w.kb1 - w.kb0;
   k_.for_range(0, count, 1, [&](Reg kb) {
-    k_.mbarrier_wait_parity(at(stage_barrier(smem_.full, stage)), phase);
+    pipe_->wait(state);
     if (after_last_wait) k_.if_then(kb == count - 1, after_last_wait);
     Reg a_offset = k_.reg(u64), db = k_.reg(u64);
-    k_.cvt(a_offset, stage * (smem_.a_stage >> 4));
-    k_.cvt(db, stage * (smem_.b_stage >> 4));
+    k_.cvt(a_offset, state.stage() * (smem_.a_stage >> 4));
+    k_.cvt(db, state.stage() * (smem_.b_stage >> 4));
     k_.add(db, db, desc_b0);
     Pred accumulate = kb != 0;
     for (int h = 0; h < groups; ++h)
@@ -516,32 +315,12 @@ void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>&
     // One k-block's groups stay in flight so the tensor cores never wait on
     // this warpgroup: once the previous k-block's are done, its slot is free.
     k_.wgmma_wait_group(groups);
-    k_.if_then(leader && accumulate, [&] { release(previous); });
-    k_.mov(previous, stage);
-    advance(stage, phase);
+    k_.if_then(leader && accumulate, [&] { pipe_->release(previous, s_.cluster_size()); });
+    k_.mov(previous, state.stage());
+    ++state;
   });
   k_.wgmma_wait_group(0);
-  k_.if_then(leader, [&] { release(previous); });
-}
-
-// A stage slot is free once this warpgroup's wgmma have read it: it is
-// released in every CTA of the cluster, whose producers multicast into it.
-void GemmKernel::release(const Reg& stage) {
-  Reg empty = stage_barrier(smem_.empty, stage);
-  if (s_.cluster_size() == 1) {
-    k_.mbarrier_arrive(at(empty));
-    return;
-  }
-  // Release at CTA scope: this thread's own accesses need no cluster-wide
-  // ordering (its warpgroup's wgmma reads of the slot are complete, per
-  // wgmma.wait_group). A .release.cluster arrive waits for more, and ran the
-  // whole kernel at 0.59x the speed of .release.cta on an H200
-  // (docs/PERFORMANCE.md).
-  for (int r = 0; r < s_.cluster_size(); ++r) {
-    Reg remote = k_.reg(u32);
-    k_.mapa_shared(remote, empty, r);
-    k_.mbarrier_arrive_cluster(remote, Scope::cta);
-  }
+  k_.if_then(leader, [&] { pipe_->release(previous, s_.cluster_size()); });
 }
 
 // The workspace: one tile of f32 partial sums per CTA, then one u32 flag
@@ -556,7 +335,7 @@ Reg GemmKernel::partial_slot(const Reg& cta) {
 
 Reg GemmKernel::partial_flag(const Reg& cta) {
   Reg offset = k_.reg(u64), index = k_.reg(u64);
-  k_.mul_wide(offset, unit_step_, static_cast<std::uint32_t>(tile_m_ * s_.tile_n * 4));
+  k_.mul_wide(offset, sched_->unit_step(), static_cast<std::uint32_t>(tile_m_ * s_.tile_n * 4));
   k_.mul_wide(index, cta, 4);
   return workspace_ + offset + index;
 }
@@ -567,11 +346,11 @@ void GemmKernel::store_partial(const Regs& acc) {
   const int threads = 128 * s_.consumers;
   Reg thread_offset = k_.reg(u64);
   k_.mul_wide(thread_offset, tid_, 16);
-  Reg address = partial_slot(first_unit_) + thread_offset;
+  Reg address = partial_slot(sched_->first_unit()) + thread_offset;
   for (std::size_t i = 0; i < acc.size(); i += 4)
     k_.st(Space::global, f32, at(address, static_cast<std::int64_t>(i / 4 * threads * 16)),
           Regs{acc[i], acc[i + 1], acc[i + 2], acc[i + 3]});
-  k_.bar_arrive(kPublishBarrier, threads + 32);
+  tile::NamedBarrier(k_, kPublishBarrier, threads + 32).arrive();
 }
 
 // The producer warpgroup's second warp, idle otherwise, waits for the
@@ -581,11 +360,11 @@ void GemmKernel::store_partial(const Regs& acc) {
 // acquire pairs with. A CTA has one partial piece at most.
 void GemmKernel::publish_partial() {
   Reg warp = (tid_ >> 5) & 3;
-  k_.if_then((warp == 1) && sk_run().partial, [&] {
-    k_.bar_sync(kPublishBarrier, 128 * s_.consumers + 32);
+  k_.if_then((warp == 1) && sched_->stream_k_run().partial, [&] {
+    tile::NamedBarrier(k_, kPublishBarrier, 128 * s_.consumers + 32).sync();
     k_.if_then((tid_ & 31) == 0, [&] {
       k_.fence(FenceSem::acq_rel, Scope::gpu);
-      k_.st(Space::global, u32, at(partial_flag(first_unit_)), 1, {.volatile_ = true});
+      k_.st(Space::global, u32, at(partial_flag(sched_->first_unit())), 1, {.volatile_ = true});
     });
   });
 }
@@ -602,17 +381,17 @@ void GemmKernel::add_partials(const Regs& acc, const Reg& unit, const Reg& cw, c
   const std::uint32_t staged = smem_.epilogue_per_consumer / 128;  // bytes per thread per round
   const std::size_t round = staged / 4;                            // accumulators per round
   k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });  // the last tile's store has read the buffer
-  k_.bar_sync(cw + kEpilogueBarrier, 128);
-  Reg unit_begin = (unit - dp_units_) * kblocks_;
-  Reg cta = k_.mov(u32, first_unit_), start = k_.reg(u32);
+  tile::NamedBarrier(k_, cw + kEpilogueBarrier, 128).sync();
+  Reg unit_begin = (unit - sched_->dp_units()) * sched_->kblocks();
+  Reg cta = k_.mov(u32, sched_->first_unit()), start = k_.reg(u32);
   k_.while_loop(
       [&] {
-        k_.mov(start, sk_start(cta));
+        k_.mov(start, sched_->stream_k_start(cta));
         return (cta != 0) && (start > unit_begin);  // CTA cta - 1's run ends inside the unit
       },
       [&] {
         k_.sub(cta, cta, 1);
-        k_.if_then(sk_start(cta) < start, [&] {  // an empty run (fewer k-blocks than CTAs) leaves no sum
+        k_.if_then(sched_->stream_k_start(cta) < start, [&] {  // an empty run (fewer k-blocks than CTAs) leaves no sum
           k_.if_then(tid_ == 0, [&] {
             Reg flag = partial_flag(cta), raised = k_.reg(u32);
             k_.while_loop(
@@ -624,7 +403,7 @@ void GemmKernel::add_partials(const Regs& acc, const Reg& unit, const Reg& cw, c
             k_.fence(FenceSem::acq_rel, Scope::gpu);
             k_.st(Space::global, u32, at(flag), 0);
           });
-          k_.bar_sync(kPartialBarrier, threads);
+          tile::NamedBarrier(k_, kPartialBarrier, threads).sync();
           Reg thread_offset = k_.reg(u64);
           k_.mul_wide(thread_offset, tid_, 16);
           Reg from = partial_slot(cta) + thread_offset;
@@ -647,7 +426,7 @@ void GemmKernel::add_partials(const Regs& acc, const Reg& unit, const Reg& cw, c
 
 // alpha·acc[i], alpha·acc[i + 1] (+ beta·C) for accumulator pair i of this
 // thread: row `row` of the tile, columns 8·(i/4) + 2·(lane%4) + {0, 1}.
-std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const TileCoords& t, const Reg& row,
+std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const tile::Tile& t, const Reg& row,
                                             const Reg& lane) {
   Reg v0 = k_.reg(f32), v1 = k_.reg(f32);
   k_.mul(v0, acc[i], alpha_);
@@ -689,14 +468,14 @@ std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const TileCo
 // 16-bit D goes through stmatrix, four 8x8 matrices (16 rows x 16 columns)
 // per instruction: the accumulator's fragment is stmatrix's (PTX ISA
 // 9.7.14.5.16), and lane l gives the row address of matrix l / 8.
-void GemmKernel::epilogue(const std::vector<Regs>& accs, const TileCoords& t, const Reg& rows0, const Reg& cw,
+void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, const Reg& rows0, const Reg& cw,
                           const Pred& leader) {
   const int es = runtime::bits(s_.d) / 8;
   const int box_cols = sm90a_store_box_cols(s_);
   const int width = s_.epilogue_width();
   const std::uint32_t half_bytes = 64 * width * es;  // one 64-row accumulator's boxes of a chunk
   Reg epi = base_ + smem_.epilogue + cw * smem_.epilogue_per_consumer;
-  Reg bar_id = cw + kEpilogueBarrier;
+  const tile::NamedBarrier chunk_barrier(k_, cw + kEpilogueBarrier, 128);
   Reg lane = tid_ & 31, g = lane >> 2;
   Reg warp_row = ((tid_ >> 5) & 3) * 16;  // this warp's first row in the accumulator's 64
   Reg row0 = warp_row + g;                // this thread's first accumulator row
@@ -705,7 +484,7 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const TileCoords& t, co
   // before it has read the buffer.
   for (int col0 = 0; col0 < s_.tile_n; col0 += width) {
     k_.if_then(leader, [&] { k_.bulk_wait_group_read(0); });
-    k_.bar_sync(bar_id, 128);
+    chunk_barrier.sync();
     for (std::size_t h = 0; h < accs.size(); ++h) {
       const Regs& acc = accs[h];
       Reg half = epi + static_cast<std::uint32_t>(h) * half_bytes;
@@ -735,15 +514,16 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const TileCoords& t, co
             k_.cvt_pack(dt == Type::bf16 ? bf16x2 : f16x2, packed.back(), v1, v0);
           }
           // 8-column groups of 16 bytes, 8 per 128-byte box row; a box (64
-          // rows of 128 bytes) is 2^13 bytes.
+          // rows of 128 bytes) is 2^13 bytes. The row's phase is its row in the matrix.
           Reg group = group_of_lane + (2 * j - col0 / 8);
-          Reg address = row_address + ((group >> 3) << 13) + (((group & 7) ^ row_in_matrix) << 4);
+          Reg address =
+              row_address + ((group >> 3) << 13) + tile::swizzled_chunk(k_, kSwizzle128, group, row_in_matrix);
           k_.stmatrix(at(address), packed);
         }
       }
     }
     k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
-    k_.bar_sync(bar_id, 128);
+    chunk_barrier.sync();
     k_.if_then(leader, [&] {
       for (std::size_t h = 0; h < accs.size(); ++h)
         for (int bx = 0; bx < width / box_cols; ++bx)

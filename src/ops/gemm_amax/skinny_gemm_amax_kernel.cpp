@@ -9,6 +9,7 @@
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
+#include "warpforge/tile/tile_scheduler.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -78,9 +79,7 @@ class SkinnyKernel {
     batch_ = k_.sreg(SReg::ctaid_z);
     tile_ = k_.sreg(SReg::ctaid_x);
     Reg split = k_.sreg(SReg::ctaid_y);
-    Reg c0 = split * imm(per_split_);
-    Reg c1 = k_.reg(u32);
-    k_.min(c1, c0 + imm(per_split_), imm(chunks_));
+    const auto [c0, c1] = tile::split_range(k_, split, imm(per_split_), imm(chunks_));  // this CTA's chunks
     Reg stage0 = k_.address_of(stages);
     // This lane's B rows: row group lane / 4 of each 16-row tile, and 8 below.
     row0_ = tile_ * imm(skinny_gemm_amax_cta_rows(t_)) + warp * imm(16 * t_.row_tiles) + (lane_ >> 2);

@@ -18,6 +18,7 @@
 #include "sm90a_gemm_amax_kernel.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/tile/mbarrier_pipeline.hpp"
 
 namespace warpforge::ops::sm90a_amax {
 
@@ -100,7 +101,6 @@ class AmaxKernel {
   Reg first_unit() { return k_.mov(u32, clustered() ? SReg::clusterid_x : SReg::ctaid_x); }
   Reg unit_step() { return k_.sreg(clustered() ? SReg::nclusterid_x : SReg::nctaid_x); }
   void for_each_tile(const std::function<void(const TileCoords&)>& body);
-  Reg barrier(std::uint32_t offset, const Reg& stage) { return base_ + offset + (stage << 3); }
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
   // The consumers convert both operands (no dequantizer warpgroup).
   bool converting() const { return !t_.fp8_mma && t_.dequant_warpgroups == 0; }
@@ -119,7 +119,6 @@ class AmaxKernel {
   }
   int stage_rows() const { return kTileM + b_rows(); }
   std::uint32_t raw_row_bytes() const { return sm90a_gemm_amax_raw_row_bytes(p_.ab_dtype, t_); }
-  void advance(const Reg& stage, const Reg& phase, int stages);
   void producer();
   void scale_converter();
   void convert_scales(bool a, const Reg& piece, const Reg& out, const Reg& first_row, int tile_rows,
@@ -164,7 +163,7 @@ class AmaxKernel {
     Reg store;  // the first row's first 16-byte chunk in a bf16 stage, before the xor of chunk q
   };
   ConvertRows convert_rows(const ChunkMap& m, bool consumer);
-  void convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase, const Reg& kb,
+  void convert_stage(const ChunkMap& m, const ConvertRows& rows, tile::PipelineState& raw, const Reg& kb,
                      const Reg& cstage);
   void convert_group(const ChunkMap& m, const ConvertRows& rows, std::size_t first, std::size_t last, const Reg& raw,
                      const Reg& sf, const Reg& dst, const Reg& kb, const Reg& code0);
@@ -182,7 +181,7 @@ class AmaxKernel {
   // its first thread issues the TMA loads).
   // `peer_phase`: the helper's phase of the peer_full barrier of `stage` (in a cluster).
   void mainloop_converting(const Regs* acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                           const Reg& peer_phase, const Reg& rstage, const Reg& rphase, const ChunkMap& m,
+                           const Reg& peer_phase, tile::PipelineState& raw, const ChunkMap& m,
                            const ConvertRows& rows, LoadCursor* loads, const TileCoords& t);
   void converting_helper();
   Reg stage_descriptor(const Reg& desc0, const Reg& stage, std::uint32_t stage_bytes);
@@ -191,12 +190,11 @@ class AmaxKernel {
     RowReads rows[2];
     Reg code0;
   };
-  void dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb, const Regs& out);
-  void mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                           const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a,
-                           const TileCoords& t);
+  void dequant_a_fragments(const ARows& a, const tile::PipelineState& raw, const Reg& kb, const Regs& out);
+  void mainloop_dequantized(const Regs& acc, const Reg& desc_b0, tile::PipelineState& converted,
+                            tile::PipelineState& raw, const Pred& leader, const ARows& a, const TileCoords& t);
   void mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
-                    const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw, const TileCoords& t);
+                    tile::PipelineState& raw, const Pred& leader, const Reg& cw, const TileCoords& t);
   void epilogue(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   void finish_tile(const Regs& acc, const TileCoords& t, const Reg& cw, const Reg& thread_max);
   Reg partial_index(const TileCoords& t, const Reg& split, const Reg& cw);
@@ -214,6 +212,11 @@ class AmaxKernel {
   ParamRef map_a_p_, map_b_p_, map_sfa_p_, map_sfb_p_;
   Reg map_a_, map_b_, map_sfa_, map_sfb_, c_, amax_, workspace_;
   Reg base_, tid_;
+  // The raw stages' barriers (codes and scales loaded: full; read: empty),
+  // with fp8_mma the scales converted (ready); the dequantizers' bf16
+  // stages' (full, empty); in a cluster the partner's rows landed (peer_full).
+  std::optional<tile::MbarrierPipeline> raw_, bf16_;
+  std::optional<tile::MbarrierArray> ready_, peer_full_;
   Reg rank_;    // clustered(): the CTA's rank in its cluster
   Reg remote_;  // clustered(): added to a converted B row's bf16 address, the partner's place for it
 };

@@ -48,20 +48,20 @@ AmaxKernel::ConvertRows AmaxKernel::convert_rows(const ChunkMap& m, bool consume
 // Raw stage `rstage` (K block kb) to bf16 stage `cstage`. Every row's loads
 // first, then one branch on whether all its scales fold (scales_fold): the
 // conversions form one block with the loads' latency behind them.
-void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, const Reg& rstage, const Reg& rphase,
-                               const Reg& kb, const Reg& cstage) {
-  k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
+void AmaxKernel::convert_stage(const ChunkMap& m, const ConvertRows& rows, tile::PipelineState& raw, const Reg& kb,
+                               const Reg& cstage) {
+  raw_->wait(raw);
   Reg code0 = m.c * imm(m.codes);
-  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage + rows.raw;
-  Reg sf = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
+  Reg codes = base_ + smem_.raw_a + raw.stage() * smem_.raw_stage + rows.raw;
+  Reg sf = base_ + smem_.raw_sfa + raw.stage() * smem_.sf_stage;
   Reg dst = base_ + smem_.b + cstage * smem_.b_stage + rows.store;
   // Rows in groups of two (the registers of four FP8 rows' codes do not
   // fit beside the accumulators).
   const std::size_t rows_per_group = 2;
   for (std::size_t first = 0; first < rows.sites.size(); first += rows_per_group) {
-    convert_group(m, rows, first, std::min(first + rows_per_group, rows.sites.size()), raw, sf, dst, kb, code0);
+    convert_group(m, rows, first, std::min(first + rows_per_group, rows.sites.size()), codes, sf, dst, kb, code0);
   }
-  advance(rstage, rphase, t_.raw_stages);
+  ++raw;
 }
 
 // Rows first .. last - 1 of the thread's (convert_stage).
@@ -118,7 +118,7 @@ void AmaxKernel::convert_group(const ChunkMap& m, const ConvertRows& rows, std::
 // helper's wait for this CTA's block j - 1, sent after this CTA's barrier
 // j - 1, which followed its wait for the wgmma of block j - 3.
 void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const Reg& desc_b0, const Reg& stage,
-                                     const Reg& peer_phase, const Reg& rstage, const Reg& rphase, const ChunkMap& m,
+                                     const Reg& peer_phase, tile::PipelineState& raw, const ChunkMap& m,
                                      const ConvertRows& rows, LoadCursor* loads, const TileCoords& t) {
   const std::uint32_t all = 4;  // the named barrier of the three converting warpgroups (0-3 are taken)
   auto next = [&](const Reg& s) {
@@ -153,14 +153,14 @@ void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const 
                          s == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k, WgmmaMajor::k);
     k_.wgmma_commit_group();
   };
-  convert_stage(m, rows, rstage, rphase, t.kb0, stage);
+  convert_stage(m, rows, raw, t.kb0, stage);
   publish(stage, std::nullopt);
   k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
     if (!clustered()) {
       if (acc) mma(kb);
       k_.mov(stage, next(stage));
       Pred more = kb + 1u < t.kb1;
-      k_.if_then(more, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, stage); });
+      k_.if_then(more, [&] { convert_stage(m, rows, raw, kb + 1u, stage); });
       if (acc) k_.wgmma_wait_group(1);
       publish(stage, more);
       return;
@@ -168,11 +168,11 @@ void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const 
     // (next(stage) is computed where it is used: a register held across a
     // conversion costs the FP8 consumers a spill.)
     Pred more = kb + 1u < t.kb1;
-    k_.if_then(more, [&] { convert_stage(m, rows, rstage, rphase, kb + 1u, next(stage)); });
+    k_.if_then(more, [&] { convert_stage(m, rows, raw, kb + 1u, next(stage)); });
     if (acc) {
       k_.wgmma_wait_group(0);
     } else {
-      k_.mbarrier_wait_parity(at(barrier(smem_.peer_full, stage)), peer_phase);
+      k_.mbarrier_wait_parity(at(peer_full_->address(stage)), peer_phase);
       Reg wrapped = k_.reg(u32);
       k_.selp(wrapped, 1u, 0u, stage == imm(t_.stages - 1));
       k_.xor_(peer_phase, peer_phase, wrapped);
@@ -197,7 +197,7 @@ void AmaxKernel::mainloop_converting(const Regs* acc, const Reg& desc_a0, const 
 void AmaxKernel::copy_to_partner(const Reg& converted) {
   k_.if_then(tid_ == imm(128 * kProducerWg), [&] {
     const std::uint32_t bytes = kTileM * kRow;
-    Reg bar = barrier(smem_.peer_full, converted);
+    Reg bar = peer_full_->address(converted);
     k_.mbarrier_arrive_expect_tx(at(bar), bytes);
     Reg partner_bar = k_.reg(u32);
     k_.mapa_shared(partner_bar, bar, rank_ ^ 1u);
@@ -216,10 +216,11 @@ void AmaxKernel::converting_helper() {
   k_.if_then(tid_ == imm(128 * kProducerWg), [&] {
     for (int i = 0; i < t_.raw_stages; ++i) issue_load(loads);
   });
-  Reg stage = k_.mov(u32, 0), peer_phase = k_.mov(u32, 0), rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
+  Reg stage = k_.mov(u32, 0), peer_phase = k_.mov(u32, 0);
+  tile::PipelineState raw(k_, t_.raw_stages);
   Reg none = k_.mov(u64, 0u);
   for_each_tile([&](const TileCoords& t) {
-    mainloop_converting(nullptr, none, none, stage, peer_phase, rstage, rphase, m, rows, &loads, t);
+    mainloop_converting(nullptr, none, none, stage, peer_phase, raw, m, rows, &loads, t);
   });
 }
 

@@ -21,27 +21,27 @@ void AmaxKernel::dequantizer() {
     rows.push_back({row * raw_row_bytes() + (m.c << 4), scale_site(row, code0)});
     stores.push_back((row * kRow) | (m.swz << 4) | (m.c << 3));
   }
-  Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0), stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+  tile::PipelineState raw(k_, t_.raw_stages), converted(k_, t_.stages);
   for_each_tile([&](const TileCoords& t) {
     // A piece holds 128 rows: a 64-row tile is its first or second half.
     for (int i = 0; t_.tile_n < kTileM && i < passes(m, t_.tile_n); ++i)
       k_.mov(rows[static_cast<std::size_t>(i)].site, scale_site((t.n0 & 127u) + m.row_in + imm(m.row_step * i), code0));
     k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
-      k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
+      raw_->wait(raw);
       // The consumers dequantize A themselves (dequant_a_fragments).
-      Reg sf_stage = base_ + smem_.raw_sfb + rstage * smem_.sf_stage;
+      Reg sf_stage = base_ + smem_.raw_sfb + raw.stage() * smem_.sf_stage;
       std::vector<Reg> scales;
       for (const RowReads& row : rows) scales.push_back(scale_bytes(sf_stage, row, kb, m.scales));
-      k_.mbarrier_wait_parity(at(barrier(smem_.empty, stage)), phase ^ 1);
-      dequant_b(m, base_ + smem_.raw_b + rstage * smem_.raw_stage, base_ + smem_.b + stage * smem_.b_stage, rows,
-                stores, scales, kb);
+      bf16_->acquire(converted);
+      dequant_b(m, base_ + smem_.raw_b + raw.stage() * smem_.raw_stage,
+                base_ + smem_.b + converted.stage() * smem_.b_stage, rows, stores, scales, kb);
       // wgmma reads through the async proxy what these generic-proxy stores
       // wrote (PTX ISA 9.7.13.4 membar/fence, proxy fences).
       k_.fence_proxy_async_shared();
-      k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
-      k_.mbarrier_arrive(at(barrier(smem_.full, stage)));
-      advance(rstage, rphase, t_.raw_stages);
-      advance(stage, phase, t_.stages);
+      raw_->release(raw.stage());
+      bf16_->commit(converted.stage());
+      ++raw;
+      ++converted;
     });
   });
 }
@@ -81,35 +81,35 @@ void AmaxKernel::dequant_b(const ChunkMap& m, const Reg& raw, const Reg& dst, co
 // 2s + 1 of each row: a row's pair 2s + e sits at wgmma positions 16s + 2t
 // + 8e + {0,1} (t = lane % 4), the order the dequantizer stores B's pairs
 // in (dequant_b). Frees the raw stage.
-void AmaxKernel::dequant_a_fragments(const ARows& a, const Reg& rstage, const Reg& rphase, const Reg& kb,
+void AmaxKernel::dequant_a_fragments(const ARows& a, const tile::PipelineState& raw, const Reg& kb,
                                      const Regs& out) {
-  k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, rstage)), rphase);
-  Reg raw = base_ + smem_.raw_a + rstage * smem_.raw_stage;
-  Reg sf_stage = base_ + smem_.raw_sfa + rstage * smem_.sf_stage;
+  raw_->wait(raw);
+  Reg codes = base_ + smem_.raw_a + raw.stage() * smem_.raw_stage;
+  Reg sf_stage = base_ + smem_.raw_sfa + raw.stage() * smem_.sf_stage;
   for (int h = 0; h < 2; ++h) {
     Regs w;
     for (int j = 0; j < 2; ++j) w.push_back(k_.reg(b32));
-    k_.ld(Space::shared, b32, w, at(raw + a.rows[h].raw));
+    k_.ld(Space::shared, b32, w, at(codes + a.rows[h].raw));
     dequant_words(w, scale_bytes(sf_stage, a.rows[h], kb, 1), 1, kb, a.code0, Regs(out.begin() + 8 * h, out.begin() + 8 * h + 8));
   }
-  k_.mbarrier_arrive(at(barrier(smem_.raw_empty, rstage)));
+  raw_->release(raw.stage());
 }
 
 // The dequantizer's formats: per K block, the four k16 steps' wgmma m64n<tile_n>k16 take A
 // from registers and B from the dequantizer's bf16 stage; the next block's
 // A is dequantized while they run (two fragment sets).
-void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const Reg& stage, const Reg& phase,
-                                     const Reg& rstage, const Reg& rphase, const Pred& leader, const ARows& a,
+void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, tile::PipelineState& converted,
+                                     tile::PipelineState& raw, const Pred& leader, const ARows& a,
                                      const TileCoords& t) {
   const Regs frags[2] = {k_.regs(b32, 16, "afrag"), k_.regs(b32, 16, "afrag_next")};
-  dequant_a_fragments(a, rstage, rphase, t.kb0, frags[0]);
-  advance(rstage, rphase, t_.raw_stages);
+  dequant_a_fragments(a, raw, t.kb0, frags[0]);
+  ++raw;
   // K block kb's wgmma on fragments `now` while the next block's A goes
   // into `next`; the loop takes two blocks per trip so that the two sets
   // trade roles without register moves.
   auto block = [&](const Reg& kb, const Regs& now, const Regs& next) {
-    k_.mbarrier_wait_parity(at(barrier(smem_.full, stage)), phase);
-    Reg db = stage_descriptor(desc_b0, stage, smem_.b_stage);
+    bf16_->wait(converted);
+    Reg db = stage_descriptor(desc_b0, converted.stage(), smem_.b_stage);
     Pred accumulate = kb != t.kb0;
     k_.wgmma_fence();
     for (int s = 0; s < kSm90aGemmAmaxTileK / 16; ++s) {
@@ -121,12 +121,12 @@ void AmaxKernel::mainloop_dequantized(const Regs& acc, const Reg& desc_b0, const
     }
     k_.wgmma_commit_group();
     k_.if_then(kb + 1u < t.kb1, [&] {
-      dequant_a_fragments(a, rstage, rphase, kb + 1u, next);
-      advance(rstage, rphase, t_.raw_stages);
+      dequant_a_fragments(a, raw, kb + 1u, next);
+      ++raw;
     });
     k_.wgmma_wait_group(0);
-    k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.empty, stage))); });
-    advance(stage, phase, t_.stages);
+    k_.if_then(leader, [&] { bf16_->release(converted.stage()); });
+    ++converted;
   };
   k_.for_nonempty_range(t.kb0, t.kb1, 2, [&](Reg kb) {
     block(kb, frags[0], frags[1]);

@@ -12,16 +12,16 @@ namespace warpforge::ops::sm90a_amax {
 // stored nor counted in amax).
 void AmaxKernel::scale_converter() {
   Reg thread = tid_ - (128 * kProducerWg + 32);
-  Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+  tile::PipelineState raw(k_, t_.raw_stages);
   for_each_tile([&](const TileCoords& t) {
     k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
-      k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
-      Reg out = base_ + smem_.scales + stage * smem_.scales_stage;
-      convert_scales(true, base_ + smem_.raw_sfa + stage * smem_.sf_stage, out, t.m0, kTileM, kb, thread);
-      convert_scales(false, base_ + smem_.raw_sfb + stage * smem_.sf_stage, out + imm(4 * 4 * kTileM), t.n0, t_.tile_n,
-                     kb, thread);  // A's 4 blocks x 128 rows, then B's
-      k_.mbarrier_arrive(at(barrier(smem_.ready, stage)));
-      advance(stage, phase, t_.raw_stages);
+      raw_->wait(raw);
+      Reg out = base_ + smem_.scales + raw.stage() * smem_.scales_stage;
+      convert_scales(true, base_ + smem_.raw_sfa + raw.stage() * smem_.sf_stage, out, t.m0, kTileM, kb, thread);
+      convert_scales(false, base_ + smem_.raw_sfb + raw.stage() * smem_.sf_stage, out + imm(4 * 4 * kTileM), t.n0,
+                     t_.tile_n, kb, thread);  // A's 4 blocks x 128 rows, then B's
+      k_.mbarrier_arrive(at(ready_->address(raw.stage())));
+      ++raw;
     });
   });
 }
@@ -67,7 +67,7 @@ void AmaxKernel::convert_scales(bool a, const Reg& piece, const Reg& out, const 
 // 8·(i/4) + 2·(lane%4) + {0, 1} (PTX ISA 9.7.15.5.1.1): half h of N is
 // acc[h·N/4 ..], and a partial (N/4 registers) holds one half.
 void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg& desc_a0, const Reg& desc_b0,
-                              const Reg& stage, const Reg& phase, const Pred& leader, const Reg& cw,
+                              tile::PipelineState& raw, const Pred& leader, const Reg& cw,
                               const TileCoords& t) {
   for (const Reg& a : acc) k_.mov(a, imm_f32(0.0f));
   const Type fp8 = p_.ab_dtype == DType::e4m3 ? e4m3 : e5m2;
@@ -83,11 +83,11 @@ void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg&
   // Waits for stage `stage` (its codes and its converted scales) and points
   // the descriptors and the scale base at it.
   auto enter_stage = [&] {
-    k_.mbarrier_wait_parity(at(barrier(smem_.raw_full, stage)), phase);
-    k_.mbarrier_wait_parity(at(barrier(smem_.ready, stage)), phase);
-    k_.mov(da, stage_descriptor(desc_a0, stage, smem_.raw_stage));
-    k_.mov(db, stage_descriptor(desc_b0, stage, smem_.raw_stage));
-    k_.mov(scales, base_ + smem_.scales + stage * smem_.scales_stage);
+    raw_->wait(raw);
+    k_.mbarrier_wait_parity(at(ready_->address(raw.stage())), raw.phase());
+    k_.mov(da, stage_descriptor(desc_a0, raw.stage(), smem_.raw_stage));
+    k_.mov(db, stage_descriptor(desc_b0, raw.stage(), smem_.raw_stage));
+    k_.mov(scales, base_ + smem_.scales + raw.stage() * smem_.scales_stage);
   };
   // Step `step` of the current stage: its wgmma into part[step % 2] (32
   // codes: 32 bytes along the K-major rows; B's rows (N/2)·half..) and its
@@ -131,8 +131,8 @@ void AmaxKernel::mainloop_fp8(const Regs& acc, const Regs (&part)[2], const Reg&
       // is done the stage goes back to the producer, then the next stage's
       // first step goes out before this step's FMAs.
       k_.wgmma_wait_group(0);
-      k_.if_then(leader, [&] { k_.mbarrier_arrive(at(barrier(smem_.raw_empty, stage))); });
-      advance(stage, phase, t_.raw_stages);
+      k_.if_then(leader, [&] { raw_->release(raw.stage()); });
+      ++raw;
       k_.if_then(kb + 1u < t.kb1, [&] {
         enter_stage();
         issue(0);

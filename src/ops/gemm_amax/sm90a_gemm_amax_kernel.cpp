@@ -9,8 +9,9 @@
 #include "sm90a_gemm_amax_builder.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/tile/warpgroup_mma.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
+#include "warpforge/tile/tile_scheduler.hpp"
+#include "warpforge/tile/warpgroup_mma.hpp"
 
 namespace warpforge::ops {
 namespace sm90a_amax {
@@ -35,6 +36,12 @@ ptx::Module AmaxKernel::build() {
   // start on 1024-byte boundaries so that the dequantizer's swizzled writes
   // and wgmma's reads agree.
   base_ = (k_.address_of(smem) + 1023) & 0xFFFFFC00u;
+  raw_.emplace(tile::MbarrierArray(k_, base_, smem_.raw_full, t_.raw_stages),
+               tile::MbarrierArray(k_, base_, smem_.raw_empty, t_.raw_stages));
+  bf16_.emplace(tile::MbarrierArray(k_, base_, smem_.full, t_.stages),
+                tile::MbarrierArray(k_, base_, smem_.empty, t_.stages));
+  ready_.emplace(k_, base_, smem_.ready, t_.raw_stages);
+  peer_full_.emplace(k_, base_, smem_.peer_full, t_.stages);
   tid_ = k_.sreg(SReg::tid_x);
   if (clustered()) {
     rank_ = k_.sreg(SReg::cluster_ctarank);
@@ -53,20 +60,16 @@ ptx::Module AmaxKernel::build() {
     // fp8_mma: a raw stage is freed by the consumers' wgmma and made ready
     // by the scale converters; otherwise the dequantizers free it.
     for (int st = 0; st < t_.raw_stages; ++st) {
-      k_.mbarrier_init(at(base_, smem_.raw_full + 8 * st), 1);
+      raw_->full().init(st, 1);
       // Without fp8_mma every consumer thread reads A's codes too. The
       // converting scheme's barrier per K block frees raw stages.
       if (!converting())
-        k_.mbarrier_init(at(base_, smem_.raw_empty + 8 * st),
-                         t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + kConsumers));
-      if (t_.fp8_mma) k_.mbarrier_init(at(base_, smem_.ready + 8 * st), kScaleConverters);
+        raw_->empty().init(st, t_.fp8_mma ? kConsumers : 128 * (t_.dequant_warpgroups + kConsumers));
+      if (t_.fp8_mma) ready_->init(st, kScaleConverters);
     }
-    for (int st = 0; !t_.fp8_mma && !converting() && st < t_.stages; ++st) {
-      k_.mbarrier_init(at(base_, smem_.full + 8 * st), 128 * t_.dequant_warpgroups);
-      k_.mbarrier_init(at(base_, smem_.empty + 8 * st), kConsumers);
-    }
+    if (!t_.fp8_mma && !converting()) bf16_->init(128 * t_.dequant_warpgroups, kConsumers);
     // In a cluster: one arrival with the partner's bytes expected, and the copy's transaction (copy_to_partner).
-    for (int st = 0; clustered() && st < t_.stages; ++st) k_.mbarrier_init(at(base_, smem_.peer_full + 8 * st), 1);
+    for (int st = 0; clustered() && st < t_.stages; ++st) peer_full_->init(st, 1);
     k_.st(Space::shared, u32, at(base_, smem_.amax), 0u);
     k_.fence_mbarrier_init();
   });
@@ -108,21 +111,13 @@ TileCoords AmaxKernel::tile_of(const Reg& work) {
     unit = k_.reg(u32);
     k_.div(unit, work, imm(t_.splits));
   }
-  Reg kb0 = split * imm(split_kblocks_), kb1 = k_.reg(u32);
-  k_.min(kb1, kb0 + imm(split_kblocks_), imm(kblocks_));
-  Reg batch = k_.reg(u32), group = k_.reg(u32), rows = k_.reg(u32), mu = k_.reg(u32), nt = k_.reg(u32);
-  k_.div(batch, unit, imm(per_batch_));
-  Reg r = unit - batch * imm(per_batch_);
-  k_.div(group, r, imm(group_span_));
-  Reg first = group * kGroupRows;
-  k_.min(rows, k_.mov(u32, imm(tiles_m_)) - first, kGroupRows);
-  Reg within = r - group * imm(group_span_);
-  k_.rem(mu, within, rows);
-  k_.div(nt, within, rows);
-  Reg m0 = (first + mu) * imm(kTileM * t_.cluster_m);
+  const tile::BlockRange ks = tile::split_range(k_, split, imm(split_kblocks_), imm(kblocks_));
+  const tile::UnitCoords u =
+      tile::grouped_raster(k_, unit, {imm(tiles_m_), imm(per_batch_), imm(group_span_)}, kGroupRows);
+  Reg m0 = u.m * imm(kTileM * t_.cluster_m);
   // (%cluster_ctarank read again: a register held across the loops costs the consumers a spill.)
   if (clustered()) m0 = m0 + (k_.sreg(SReg::cluster_ctarank) << 7u);
-  return {m0, nt * imm(t_.tile_n), batch, unit, split, kb0, kb1};
+  return {m0, u.n * imm(t_.tile_n), u.batch, unit, split, ks.begin, ks.end};
 }
 
 void AmaxKernel::for_each_tile(const std::function<void(const TileCoords&)>& body) {
@@ -135,15 +130,6 @@ void AmaxKernel::for_each_tile(const std::function<void(const TileCoords&)>& bod
                 });
 }
 
-void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
-  k_.add(stage, stage, 1);
-  Pred wrap = stage == stages;
-  k_.selp(stage, 0, stage, wrap);
-  Reg flip = k_.reg(u32);
-  k_.selp(flip, 1, 0, wrap);
-  k_.xor_(phase, phase, flip);
-}
-
 // One thread issues every TMA load (load_stage): a K-major box of one K
 // block's bytes (64 E2M1 codes, 32 bytes, or 128 FP8 codes with fp8_mma) x
 // rows per operand, and the 512-byte piece of each scale tensor that holds
@@ -151,24 +137,21 @@ void AmaxKernel::advance(const Reg& stage, const Reg& phase, int stages) {
 // layout keeps them together); zero-filled bytes past the tensor count
 // toward the transaction bytes. In a cluster, B's rows of the CTA's rank
 // (b_rows() of them) and their piece, at the rank's places (clustered()).
-// Slots start empty: waiting for the parity
-// before the first phase succeeds at once (PTX ISA 9.7.13.15.16,
-// try_wait.parity).
 void AmaxKernel::producer() {
   k_.if_then(tid_ == 128 * kProducerWg, [&] {
-    Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+    tile::PipelineState raw(k_, t_.raw_stages);
     for_each_tile([&](const TileCoords& t) {
       k_.for_nonempty_range(t.kb0, t.kb1, 1, [&](Reg kb) {
-        k_.mbarrier_wait_parity(at(barrier(smem_.raw_empty, stage)), phase ^ 1);
-        load_stage(t.m0, t.n0, t.batch, kb, stage);
-        advance(stage, phase, t_.raw_stages);
+        raw_->acquire(raw);
+        load_stage(t.m0, t.n0, t.batch, kb, raw.stage());
+        ++raw;
       });
     });
   });
 }
 
 void AmaxKernel::load_stage(const Reg& m0, const Reg& n0, const Reg& batch, const Reg& kb, const Reg& stage) {
-  Reg full = barrier(smem_.raw_full, stage);
+  Reg full = raw_->full().address(stage);
   k_.mbarrier_arrive_expect_tx(at(full), stage_rows() * raw_row_bytes() +
                                              (1 + sm90a_gemm_amax_sfb_pieces(t_)) * kScalePiece);
   Reg kx = kb * raw_row_bytes();  // bytes along K
@@ -247,7 +230,9 @@ void AmaxKernel::consumer() {
     a_tiles = base_ + smem_.b + (rank_ << imm(8 + 7));  // 256 rows of 128 bytes on rank 1
   }
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_tiles, 16, kAtom);
-  Reg stage = k_.mov(u32, 0), phase = k_.mov(u32, 0);
+  // The consumers' ring: fp8_mma's raw stages, the converting scheme's
+  // bf16 stages (their parity unused), the dequantizers' bf16 stages.
+  tile::PipelineState state(k_, t_.fp8_mma ? t_.raw_stages : t_.stages);
   Reg thread_max = k_.mov(u32, 0u);
   // (The converting scheme's three warpgroups keep the entry's even split.)
   if (!converting()) k_.setmaxnreg_inc(consumer_registers(t_));
@@ -255,16 +240,16 @@ void AmaxKernel::consumer() {
     Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, base_ + smem_.raw_a + cw * (64 * kRow), 16, kAtom);
     const Regs part[2] = {k_.regs(f32, t_.tile_n / 4, "part"), k_.regs(f32, t_.tile_n / 4, "part_next")};
     for_each_tile([&](const TileCoords& t) {
-      mainloop_fp8(acc, part, desc_a0, desc_b0, stage, phase, leader, cw, t);
+      mainloop_fp8(acc, part, desc_a0, desc_b0, state, leader, cw, t);
       finish_tile(acc, t, cw, thread_max);
     });
   } else if (converting()) {
     Reg desc_a0 = tile::warpgroup::smem_descriptor(k_, a_tiles + cw * (64 * kRow), 16, kAtom);
     const ChunkMap m = chunk_map();
     const ConvertRows rows = convert_rows(m, true);
-    Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
+    tile::PipelineState raw(k_, t_.raw_stages);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_converting(&acc, desc_a0, desc_b0, stage, phase /* unused */, rstage, rphase, m, rows, nullptr, t);
+      mainloop_converting(&acc, desc_a0, desc_b0, state.stage(), state.phase() /* unused */, raw, m, rows, nullptr, t);
       finish_tile(acc, t, cw, thread_max);
     });
   } else {
@@ -278,9 +263,9 @@ void AmaxKernel::consumer() {
       Reg row = row0 + imm(8 * h);
       a.rows[h] = {row * raw_row_bytes() + ((lane & 3u) << 3), scale_site(row, a.code0)};
     }
-    Reg rstage = k_.mov(u32, 0), rphase = k_.mov(u32, 0);
+    tile::PipelineState raw(k_, t_.raw_stages);
     for_each_tile([&](const TileCoords& t) {
-      mainloop_dequantized(acc, desc_b0, stage, phase, rstage, rphase, leader, a, t);
+      mainloop_dequantized(acc, desc_b0, state, raw, leader, a, t);
       finish_tile(acc, t, cw, thread_max);
     });
   }

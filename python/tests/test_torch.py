@@ -181,7 +181,8 @@ def test_the_throughput_benchmark_runs_and_plots(capsys, tmp_path, fmt):
     assert len(rows) == 2
     for row in rows:
         ours, peer, ratio = (float(cell) for cell in row.strip("|").split("|")[1:])
-        assert ours > 0 and peer > 0 and ratio == pytest.approx(ours / peer, rel=0.01)
+        # The TFLOP/s cells are rounded to 0.1, the ratio to 0.001.
+        assert ours > 0 and peer > 0 and abs(ratio - ours / peer) <= 0.05 / peer * (1 + ours / peer) + 0.001
     if have("matplotlib"):
         assert (tmp_path / "run.svg").read_text().startswith("<?xml")
 

@@ -10,8 +10,8 @@
 #   scripts/bench-multi-gpu.sh [build dir, default build] [extra arguments of warpforge.bench_distributed]
 #
 # Needs torch with CUDA, NCCL and the module built (the _warpforge target).
-# Not yet run on GPUs: written and checked on the simulator only
-# (CUDA_VISIBLE_DEVICES= with tiny --shapes runs it on gloo).
+# Run on two H100s (docs/PERFORMANCE.md, "Several GPUs"); CUDA_VISIBLE_DEVICES=
+# with tiny --shapes runs it on gloo and the simulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"

@@ -176,7 +176,13 @@ def jax_run(tmp_path_factory):
         pytest.skip("this build of warpforge has no JAX FFI handlers (JAX was absent when it was built)")
     out = tmp_path_factory.mktemp("jax_sharding") / "results.npz"
     here = os.path.dirname(os.path.abspath(__file__))
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu",
+    # XLA ends the process when one device reaches a collective more than
+    # 40 s (its default) before the other: on a loaded two-core CI machine the
+    # other device's simulator shard (the first call JIT-compiles the kernel)
+    # measured longer, so the wait is raised to the subprocess's own timeout.
+    flags = ("--xla_force_host_platform_device_count=2 --xla_cpu_collective_call_terminate_timeout_seconds=600 "
+             "--xla_cpu_collective_call_warn_stuck_timeout_seconds=300")
+    env = dict(os.environ, XLA_FLAGS=flags, JAX_PLATFORMS="cpu",
                PYTHONPATH=os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
     subprocess.run([sys.executable, os.path.join(here, "jax_sharding_worker.py"), str(out)], env=env, check=True,
                    timeout=600)

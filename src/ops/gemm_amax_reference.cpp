@@ -18,6 +18,14 @@ float BlockScaledOperand::value(std::int64_t r, std::int64_t kk, std::int64_t l)
   return decode(dtype, code) * decode(scale_dtype, scale);
 }
 
+std::vector<double> BlockScaledOperand::values() const {
+  std::vector<double> v(static_cast<std::size_t>(batches * rows * k));
+  for (std::int64_t l = 0; l < batches; ++l)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t kk = 0; kk < k; ++kk) v[static_cast<std::size_t>((l * rows + i) * k + kk)] = value(i, kk, l);
+  return v;
+}
+
 GemmAmaxReference gemm_amax_reference(const BlockScaledOperand& a, const BlockScaledOperand& b) {
   if (a.k != b.k || a.batches != b.batches)
     throw OpsError("gemm_amax_reference refused: A is K " + std::to_string(a.k) + " L " +
@@ -25,16 +33,7 @@ GemmAmaxReference gemm_amax_reference(const BlockScaledOperand& a, const BlockSc
                    std::to_string(b.batches) + "; they must agree");
   GemmAmaxReference r{a.rows, b.rows, a.batches, {}, 0.0f};
   r.acc.resize(static_cast<std::size_t>(r.m * r.n * r.l));
-  // Decode once: (l, rows, k) of products' factors.
-  auto decoded = [](const BlockScaledOperand& o) {
-    std::vector<double> v(static_cast<std::size_t>(o.batches * o.rows * o.k));
-    for (std::int64_t l = 0; l < o.batches; ++l)
-      for (std::int64_t i = 0; i < o.rows; ++i)
-        for (std::int64_t kk = 0; kk < o.k; ++kk)
-          v[static_cast<std::size_t>((l * o.rows + i) * o.k + kk)] = o.value(i, kk, l);
-    return v;
-  };
-  const std::vector<double> da = decoded(a), db = decoded(b);
+  const std::vector<double> da = a.values(), db = b.values();  // decoded once
   bool nan = false;
   float amax = 0.0f;
   for (std::int64_t l = 0; l < r.l; ++l)

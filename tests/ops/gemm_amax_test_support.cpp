@@ -268,15 +268,7 @@ std::vector<std::string> run_gemm_amax_and_check_exact(GemmAmaxSetup& s, GemmAma
   s.a.buffer->device().synchronize();
 
   // The operands' values decoded once, (l, row, k) with k fastest.
-  auto decoded = [&](const BlockScaledOperand& o) {
-    std::vector<double> v(static_cast<std::size_t>(o.batches * o.rows * o.k));
-    for (std::int64_t l = 0; l < o.batches; ++l)
-      for (std::int64_t r = 0; r < o.rows; ++r)
-        for (std::int64_t kk = 0; kk < o.k; ++kk)
-          v[static_cast<std::size_t>((l * o.rows + r) * o.k + kk)] = o.value(r, kk, l);
-    return v;
-  };
-  const std::vector<double> a = decoded(s.host_a()), b = decoded(s.host_b());
+  const std::vector<double> a = s.host_a().values(), b = s.host_b().values();
   const std::vector<float> got = s.c_values();
   std::vector<std::string> bad;
   double amax_want = 0.0, amax_bound = 0.0;

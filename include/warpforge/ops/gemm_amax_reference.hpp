@@ -26,6 +26,8 @@ struct BlockScaledOperand {
   std::span<const std::uint8_t> scales;
 
   float value(std::int64_t r, std::int64_t kk, std::int64_t l) const;  // data × its block's scale
+  // Every value(), (l, row, k) with k fastest.
+  std::vector<double> values() const;
 };
 
 struct GemmAmaxReference {

@@ -287,4 +287,24 @@ GemmAmaxProblem describe_gemm_amax(const TensorView& a, const TensorView& b, con
   return p;
 }
 
+std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
+
+void check_k_major_operand(std::vector<std::string>& why, const char* name, DType ab, const MatrixStrides& s,
+                           std::int64_t l, const KMajorOperandRule& rule) {
+  if (s.col != 1) {
+    why.push_back(std::string(name) + " is not K-major (K stride " + std::to_string(s.col) + "); " +
+                  std::string(rule.kernel) + " reads K-major A and B" +
+                  (rule.others.empty() ? "" : " (" + std::string(rule.others) + ")"));
+    return;
+  }
+  const std::int64_t row = code_bytes(ab, s.row), batch = code_bytes(ab, s.batch);
+  const std::string needs = "; " + std::string(rule.kernel) + "'s " + std::string(rule.loads) + " need a ";
+  if (row % 16 != 0)
+    why.push_back(std::string(name) + "'s row stride is " + std::to_string(row) + " bytes" + needs +
+                  "multiple of 16");
+  if (l > 1 && (batch % 16 != 0 || (rule.nonzero_batch && batch == 0)))
+    why.push_back(std::string(name) + "'s batch stride is " + std::to_string(batch) + " bytes" + needs +
+                  (rule.nonzero_batch ? "nonzero multiple of 16" : "multiple of 16"));
+}
+
 }  // namespace warpforge::ops

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpforge/ops/gemm_amax.hpp"
@@ -41,5 +42,20 @@ GemmAmaxProblem describe_gemm_amax(const runtime::TensorView& a, const runtime::
                                    const runtime::TensorView& c, const runtime::TensorView& amax,
                                    const GemmAmaxOptions& options,
                                    std::vector<std::string>& refusals);
+
+// The bytes of `elements` codes of `ab` (E2M1: two per byte, rounded up).
+std::int64_t code_bytes(runtime::DType ab, std::int64_t elements);
+
+// What a kernel reading K-major A and B in 16-byte pieces needs of one of
+// them (`name`): K stride 1, and row and (with L > 1) batch strides that are
+// multiples of 16 bytes, the batch stride nonzero too where
+// `nonzero_batch`. Refusals name the kernel ("the sm90a kernel"), its loads
+// ("TMA loads") and, where given, what takes the operand instead.
+struct KMajorOperandRule {
+  std::string_view kernel, loads, others;
+  bool nonzero_batch = false;
+};
+void check_k_major_operand(std::vector<std::string>& why, const char* name, runtime::DType ab,
+                           const MatrixStrides& s, std::int64_t l, const KMajorOperandRule& rule);
 
 }  // namespace warpforge::ops

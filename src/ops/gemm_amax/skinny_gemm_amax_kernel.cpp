@@ -21,9 +21,6 @@ constexpr int kLanesPerRow = 4;           // an mma row group's lanes (PTX ISA 9
 
 std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
-// The bytes of `elements` codes (E2M1: two per byte).
-std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
-
 // One row's 16-byte piece of a chunk, as a lane loads it: its codes and the
 // scale bytes that go with them.
 struct Piece {

@@ -16,8 +16,6 @@ namespace {
 
 using runtime::DType;
 
-std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
-
 std::int64_t row_tiles(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t) {
   const std::int64_t rows = skinny_gemm_amax_cta_rows(t);
   return (p.n + rows - 1) / rows;
@@ -48,22 +46,6 @@ class SkinnyLaunch final : public GemmAmaxLaunch {
   SplitKWorkspace workspace_;
 };
 
-void check_operand(std::vector<std::string>& why, const char* name, DType ab, const MatrixStrides& s,
-                   std::int64_t l) {
-  if (s.col != 1) {
-    why.push_back(std::string(name) + " is not K-major (K stride " + std::to_string(s.col) +
-                  "); the skinny kernel reads K-major A and B");
-    return;
-  }
-  const std::int64_t row = code_bytes(ab, s.row), batch = code_bytes(ab, s.batch);
-  if (row % 16 != 0)
-    why.push_back(std::string(name) + "'s row stride is " + std::to_string(row) +
-                  " bytes; the skinny kernel's 16-byte loads need a multiple of 16");
-  if (l > 1 && batch % 16 != 0)
-    why.push_back(std::string(name) + "'s batch stride is " + std::to_string(batch) +
-                  " bytes; the skinny kernel's 16-byte loads need a multiple of 16");
-}
-
 // The largest byte (or element) offset a (rows, cols, batches) matrix reaches.
 std::int64_t span(std::int64_t row, std::int64_t col, std::int64_t batch, std::int64_t rows, std::int64_t cols,
                   std::int64_t batches) {
@@ -92,8 +74,9 @@ class SkinnyPath final : public GemmAmaxPath {
                     "; the skinny kernel takes FP8 (e4m3, e5m2) or FP4 (e2m1) data");
     if (p.c_dtype != DType::f32 && p.c_dtype != DType::bf16 && p.c_dtype != DType::f16)
       why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the skinny kernel writes f32, bf16 or f16 C");
-    check_operand(why, "A", p.ab_dtype, p.a, p.l);
-    check_operand(why, "B", p.ab_dtype, p.b, p.l);
+    const KMajorOperandRule rule{.kernel = "the skinny kernel", .loads = "16-byte loads"};
+    check_k_major_operand(why, "A", p.ab_dtype, p.a, p.l, rule);
+    check_k_major_operand(why, "B", p.ab_dtype, p.b, p.l, rule);
     if (p.tile)
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
                     ": the skinny kernel has no mma tile option (it spans M whole)");

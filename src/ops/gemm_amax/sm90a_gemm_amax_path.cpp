@@ -26,7 +26,6 @@ std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
 }
 
 // Bytes of `elements` codes of `ab` (FP4: two per byte).
-std::int64_t code_bytes(DType ab, std::int64_t elements) { return (elements * runtime::bits(ab) + 7) / 8; }
 
 // The raw bytes of a K-major operand (rows, K, L) as a u8 tensor map
 // (K bytes, rows, L) with a box of one raw stage's bytes x box_rows: no
@@ -131,24 +130,6 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
   std::array<runtime::TensorMap, 4> cached_maps_;
 };
 
-// What TMA needs of a K-major operand's raw bytes (CUDA driver API
-// cuTensorMapEncodeTiled): every stride a multiple of 16 bytes.
-void check_operand(std::vector<std::string>& why, const char* name, DType ab, const MatrixStrides& s,
-                   std::int64_t l) {
-  if (s.col != 1) {
-    why.push_back(std::string(name) + " is not K-major (K stride " + std::to_string(s.col) +
-                  "); the sm90a kernel reads K-major A and B (the sm80 kernel takes the others)");
-    return;
-  }
-  const std::int64_t row = code_bytes(ab, s.row), batch = code_bytes(ab, s.batch);
-  if (row % 16 != 0)
-    why.push_back(std::string(name) + "'s row stride is " + std::to_string(row) +
-                  " bytes; the sm90a kernel's TMA loads need a multiple of 16");
-  if (l > 1 && (batch % 16 != 0 || batch == 0))
-    why.push_back(std::string(name) + "'s batch stride is " + std::to_string(batch) +
-                  " bytes; the sm90a kernel's TMA loads need a nonzero multiple of 16");
-}
-
 class Sm90aPath final : public GemmAmaxPath {
  public:
   std::string_view name() const override { return "sm90a"; }
@@ -167,8 +148,11 @@ class Sm90aPath final : public GemmAmaxPath {
                     "; the sm90a kernel takes FP8 (e4m3, e5m2) or FP4 (e2m1) data");
     if (p.c_dtype != DType::f32 && p.c_dtype != DType::bf16 && p.c_dtype != DType::f16)
       why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the sm90a kernel writes f32, bf16 or f16 C");
-    check_operand(why, "A", p.ab_dtype, p.a, p.l);
-    check_operand(why, "B", p.ab_dtype, p.b, p.l);
+    // TMA (cuTensorMapEncodeTiled) takes strides of nonzero multiples of 16 bytes.
+    const KMajorOperandRule rule{.kernel = "the sm90a kernel", .loads = "TMA loads",
+                                 .others = "the sm80 kernel takes the others", .nonzero_batch = true};
+    check_k_major_operand(why, "A", p.ab_dtype, p.a, p.l, rule);
+    check_k_major_operand(why, "B", p.ab_dtype, p.b, p.l, rule);
     if (p.tile && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && p.tile->n != 256)))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
                     ": the sm90a kernel's CTA tile is 128x256, 128x128 or 128x64");

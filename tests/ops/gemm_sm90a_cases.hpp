@@ -45,6 +45,14 @@ inline std::vector<GemmCase> sm90a_cases() {
   ones.pad = 7;
   ones.config = small;
   all.push_back(ones);
+  // Fewer rows than a two-warpgroup tile: A's loads shrink to 16 rows
+  // (Sm90aSpec::a_rows), the tile's other rows stale, its D rows clipped.
+  GemmCase thin{11, 75, 139};
+  thin.pad = 5;
+  thin.with_c = true;
+  thin.beta = -1.0f;
+  thin.config = sm90a_config(128, 64, 3);
+  all.push_back(thin);
   // alpha and beta other than 1 and 0.
   GemmCase scaled{29, 37, 45};
   scaled.pad = 3;

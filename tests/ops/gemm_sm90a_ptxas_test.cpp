@@ -6,6 +6,7 @@
 
 #include "../../src/ops/gemm/sm90a_kernel.hpp"
 #include "driver_ptxas.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/ptx/ptxas.hpp"
 
 namespace warpforge::ops {
@@ -23,10 +24,31 @@ TEST(GemmSm90aPtxas, EveryScheduleAssemblesWithoutSpills) {
       {.d = DType::f32, .tile_n = 128, .stages = 4, .stream_k = true},
       {.pingpong = true, .wg_rows = 128, .tile_n = 128, .stages = 4},
       {.tile_n = 256, .stages = 3, .cluster_m = 2},
+      {.consumers = 1, .tile_n = 64, .stages = 8, .a_rows = 16},  // the decode tile
   };
   for (const Sm90aSpec& s : specs) {
     SCOPED_TRACE(s.name());
     testing::expect_fast_assembly(build_sm90a_gemm(s).to_ptx(), s.name());
+  }
+}
+
+// a_rows is a whole number of swizzle atoms of a K-major A tile that no
+// cluster along N shares; anything else is refused naming the rule.
+TEST(GemmSm90aSpec, RefusesARowsItCannotLoad) {
+  const Sm90aSpec bad[] = {
+      {.consumers = 1, .tile_n = 64, .a_rows = 12},                      // not a multiple of 8
+      {.consumers = 1, .tile_n = 64, .a_rows = 72},                      // past the tile
+      {.a_k_major = false, .consumers = 1, .tile_n = 64, .a_rows = 8},   // M-major A
+      {.tile_n = 128, .cluster_n = 2, .a_rows = 16},                     // A shared along N
+  };
+  for (const Sm90aSpec& s : bad) {
+    SCOPED_TRACE(s.name());
+    try {
+      build_sm90a_gemm(s);
+      ADD_FAILURE() << "accepted";
+    } catch (const warpforge::OpsError& e) {
+      EXPECT_NE(std::string(e.what()).find("a multiple of 8 up to tile_m"), std::string::npos) << e.what();
+    }
   }
 }
 

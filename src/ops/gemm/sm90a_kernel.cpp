@@ -89,6 +89,10 @@ class GemmKernel {
 };
 
 ptx::Module GemmKernel::build() {
+  if (s_.a_rows && (s_.a_rows % 8 != 0 || s_.a_rows > tile_m_ || !s_.a_k_major || s_.cluster_n > 1))
+    throw OpsError("sm90a gemm: a_rows " + std::to_string(s_.a_rows) + " with tile_m " + std::to_string(tile_m_) +
+                   (s_.a_k_major ? "" : ", M-major A") + (s_.cluster_n > 1 ? ", a cluster along N" : "") +
+                   "; a multiple of 8 up to tile_m, for K-major A without a cluster along N");
   k_.maxntid(sm90a_threads(s_));
   k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
   if (s_.cluster_size() > 1) k_.reqnctapercluster(s_.cluster_size());
@@ -167,7 +171,8 @@ void GemmKernel::producer() {
   k_.if_then(tid_ == 128 * s_.consumers, [&] {
     tile::PipelineState state(k_, s_.stages);
     const Reg& stage = state.stage();
-    const std::uint32_t stage_bytes = smem_.a_stage + smem_.b_stage;
+    // Only a_load_rows of A's tile arrive (the rest of its stage is not loaded).
+    const std::uint32_t stage_bytes = s_.a_load_rows() * kRow + smem_.b_stage;
     // A multicast goes to the CTAs that share the operand: those of this
     // CTA's cluster row for A (same M tile), of its cluster column for B.
     std::optional<Src> mask_a, mask_b;
@@ -191,7 +196,7 @@ void GemmKernel::producer() {
         // The whole stage arrives here, this CTA's loads and its peers' multicasts.
         pipe_->expect_tx(full, stage_bytes);
         Reg kx = kb << 6;
-        load_share(map_a_, base_ + smem_.a + stage * smem_.a_stage, t.m0, tile_m_, s_.a_k_major, sched_->rank_n(),
+        load_share(map_a_, base_ + smem_.a + stage * smem_.a_stage, t.m0, s_.a_load_rows(), s_.a_k_major, sched_->rank_n(),
                    s_.cluster_n, kx, t.batch, full, mask_a);
         load_share(map_b_, base_ + smem_.b + stage * smem_.b_stage, t.n0, s_.tile_n, s_.b_k_major, sched_->rank_m(),
                    s_.cluster_m, kx, t.batch, full, mask_b);
@@ -543,7 +548,7 @@ std::string Sm90aSpec::name() const {
          std::to_string(tile_n) + "_s" + std::to_string(stages) + (pingpong ? "_pingpong" : "") +
          (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
          (epilogue_width() < tile_n ? "_e" + std::to_string(epilogue_width()) : "") + (stream_k ? "_sk" : "") +
-         (has_c ? "_withc" : "");
+         (a_rows ? "_ar" + std::to_string(a_rows) : "") + (has_c ? "_withc" : "");
 }
 
 Sm90aSmem sm90a_smem(const Sm90aSpec& s) {

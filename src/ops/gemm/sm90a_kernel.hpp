@@ -54,6 +54,15 @@ struct Sm90aSpec {
   // (and one wave more when that remainder is under half a wave) are shared
   // out among the CTAs as equal runs of k-blocks.
   bool stream_k = false;
+  // Rows of A that TMA loads per tile (0: the whole tile_m). A problem of
+  // fewer rows than a tile (decode, M <= 64) loads only its rows, rounded up
+  // to a swizzle atom's 8: zero-filling the rest through TMA's bounds
+  // handling costs time (an H100 ran M = 1 a third slower than M = 64 at
+  // the same tile, docs/PERFORMANCE.md). The rows past it hold whatever
+  // shared memory held; they only reach rows of D past M, which the store
+  // clips. K-major A without a cluster along N only.
+  int a_rows = 0;
+  int a_load_rows() const { return a_rows ? a_rows : tile_m(); }
   bool has_c = false;
   std::string name() const;  // the kernel's name, spelling out every choice
 };

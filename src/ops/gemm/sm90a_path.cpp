@@ -39,6 +39,8 @@ Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c, std::size_t smem_li
               .cluster_n = c.cluster_n,
               .stream_k = c.stream_k,
               .has_c = p.has_c};
+  // Fewer rows than a tile: load only those (Sm90aSpec::a_rows).
+  if (p.a.row_major && c.cluster_n == 1 && p.m < s.tile_m()) s.a_rows = static_cast<int>(ceil_div(p.m, 8) * 8);
   while (smem_limit && sm90a_smem(s).bytes > smem_limit && s.epilogue_width() > 64 &&
          s.epilogue_width() % 128 == 0)
     s.epilogue_cols = s.epilogue_width() / 2;
@@ -129,7 +131,7 @@ class Sm90aLaunch final : public GemmLaunch {
   Maps encode_maps(const GemmOperands& o) const {
     // A K-major tile is loaded by the CTAs sharing it in boxes of tile /
     // (CTAs sharing it) rows; MN-major tiles in 64 x 64 boxes.
-    const auto tile_m = static_cast<std::uint32_t>(spec_.tile_m() / spec_.cluster_n);
+    const auto tile_m = static_cast<std::uint32_t>(spec_.a_load_rows() / spec_.cluster_n);
     const auto tile_n = static_cast<std::uint32_t>(spec_.tile_n / spec_.cluster_m);
     // A: (M, K), K-major as (K, M) with a 64 x tile_m box; M-major as (M, K) in 64 x 64 boxes.
     auto map_a = p_.a.row_major ? matrix_map(p_.ab_dtype, o.a.address(), p_.k, p_.m, p_.l, p_.a, 64, tile_m)
@@ -252,6 +254,11 @@ class Sm90aPath final : public GemmPath {
     int tile_n = 256;
     while (tile_n > 64 && tiles_m * ceil_div(p.n, tile_n) * p.l < sms) tile_n /= 2;
     GemmConfig c{.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = 2, .warps_m = 2, .warps_n = 1};
+    // Decode (M <= 64): reading B bounds the GEMM, and one consumer
+    // warpgroup of 64 rows with 64-column tiles and a deep ring streamed it
+    // fastest on an H100 (1.0-1.07x cuBLAS at M = 64, where 128 x 64 tiles
+    // ran 0.63-0.86x; docs/PERFORMANCE.md, bf16 GEMM over decoder shapes).
+    if (p.m <= 64) c = {.tile_m = 64, .tile_n = 64, .tile_k = kSm90aTileK, .stages = 2, .warps_m = 1, .warps_n = 1};
     // No stream-K: on an H200 it won nowhere (docs/PERFORMANCE.md, v6); it
     // stays a candidate for autotune. Stages as fit beside a whole-tile
     // epilogue buffer: a fourth stage bought

@@ -58,6 +58,32 @@ TEST_F(GemmOnFakeH100, LargeProblemTakes128x128TilesInFourStages) {
   EXPECT_EQ(u32_arg(8), n);  // ldb
 }
 
+// The sm90a heuristic over the shapes of a decoder (docs/PERFORMANCE.md,
+// bf16 GEMM over decoder shapes): decode takes 64 x 64 tiles in eight
+// stages; above it the N tile that fills the 132 SMs' waves best.
+TEST_F(GemmOnFakeH100, Sm90aHeuristicFollowsTheShape) {
+  struct Case {
+    std::int64_t m, n, k;
+    const char* config;
+  } cases[] = {
+      {16, 4096, 4096, "64x64x64 s8 w1x1 c1x1"},           // decode: 64 tiles, 16 rows of A
+      {1, 8192, 1024, "64x64x64 s8 w1x1 c1x1"},             // one row: one swizzle atom
+      {256, 8192, 8192, "128x128x64 s6 w2x1 c1x1"},           // 128 tiles: one 97% wave
+      {512, 4096, 14336, "128x128x64 s6 w2x1 c1x1"},          // 128 tiles, not 256 of 128 x 64
+      {1024, 6144, 4096, "128x128x64 s6 w2x1 c1x1"},          // 384: 3 full waves, not 192 of 256
+      {4096, 4096, 4096, "128x256x64 s3 w2x1 c1x1"},          // 512 tiles: 3.9 waves of the big tile
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+    auto a = buffer(c.m * c.k * 2), b = buffer(c.k * c.n * 2), d = buffer(c.m * c.n * 2);
+    runtime::TensorView va(a, DType::bf16, {c.m, c.k}), vb(b, DType::bf16, {c.k, c.n}, {1, c.k}),
+        vd(d, DType::bf16, {c.m, c.n});
+    Gemm g(va, vb, nullptr, vd, {.kernel = GemmKernel::sm90a});
+    g.compile();
+    EXPECT_EQ(g.config().describe(), c.config);
+  }
+}
+
 TEST_F(GemmOnFakeH100, SmallProblemTakesSmallerTilesForMoreCtas) {
   auto a = buffer(256 * 64 * 2), b = buffer(64 * 256 * 2), d = buffer(256 * 256 * 4);
   runtime::TensorView va(a, DType::f16, {256, 64}), vb(b, DType::f16, {64, 256}, {1, 64}),

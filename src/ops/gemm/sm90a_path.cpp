@@ -246,21 +246,23 @@ class Sm90aPath final : public GemmPath {
   }
 
   GemmConfig heuristic(const GemmProblem& p, const Device& device) const override {
-    // 128 x 256 tiles (two consumer warpgroups of m64n256) are the largest the
-    // registers hold and the most work per byte staged; a smaller N tile
-    // where it fills the waves of the persistent grid clearly better (by more
-    // than 0.15 of a wave: 256 x 8192 takes 128 tiles of 128 x 128, one
-    // 97%-full wave, not 256 of 128 x 64, two waves, the second 94% full);
-    // then as many stages as shared memory holds.
+    // The N tile (of 128 x 256, the largest the registers hold, 128 x 128 and
+    // 128 x 64) with the least estimated time: the persistent grid's waves
+    // times a tile's time, modeled as 128 + 2 * tile_n (its loads, 128 +
+    // tile_n rows per k-block, plus its MMAs, proportional to tile_n), ties
+    // going to the smaller tile. Fitted to an H100 over decoder shapes (docs/
+    // PERFORMANCE.md, bf16 GEMM over decoder shapes: 512 x 10240 takes 320
+    // tiles of 128 x 128 in 3 waves (0.87x cuBLAS), not 160 of 128 x 256 in
+    // 2 (0.68x) or 640 of 128 x 64 in 5 (0.65x)). Then as many stages as
+    // shared memory holds.
     const std::int64_t sms = std::max(1, device.properties().sm_count);
     const std::int64_t tiles_m = ceil_div(p.m, 128);
-    auto wave_fill = [&](int n_tile) {
-      const std::int64_t units = tiles_m * ceil_div(p.n, n_tile) * p.l;
-      return static_cast<double>(units) / static_cast<double>(ceil_div(units, sms) * sms);
+    auto estimate = [&](int n_tile) {
+      return ceil_div(tiles_m * ceil_div(p.n, n_tile) * p.l, sms) * (128 + 2 * n_tile);
     };
     int tile_n = 256;
     for (int smaller : {128, 64})
-      if (wave_fill(smaller) > wave_fill(tile_n) + 0.15) tile_n = smaller;
+      if (estimate(smaller) <= estimate(tile_n)) tile_n = smaller;
     GemmConfig c{.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = 2, .warps_m = 2, .warps_n = 1};
     // Decode (M <= 64): reading B bounds the GEMM, and one consumer
     // warpgroup of 64 rows with 64-column tiles and a deep ring streamed it

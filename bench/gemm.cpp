@@ -65,6 +65,7 @@ struct Options {
   std::optional<ops::GemmAmaxTile> block_scaled_tile;  // the block-scaled op's mma tile (default: its own)
   std::optional<ops::GemmAmaxTile> block_scaled_cluster;  // and its cluster shape (default: its own)
   ops::GemmAmaxPrecision precision = ops::GemmAmaxPrecision::exact;  // the block-scaled op's
+  ops::GemmAmaxKernel scaled_kernel = ops::GemmAmaxKernel::automatic;  // the block-scaled op's (--kernel)
   bool shapes_given = false;
   bool sweep = false;  // --sweep llm: the shapes above, summarized
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
@@ -78,6 +79,7 @@ struct Options {
                "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
+               "       (with --block-scaled, --kernel auto|skinny|prepass|sm90a|sm80 picks the block-scaled op's)\n"
                "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
                "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n"
                "       [--cluster MxN (its cluster shape)] [--precision exact|fast (its precision)]\n"
@@ -99,14 +101,13 @@ ops::GemmAmaxTile parse_mxn(const std::string& flag, const std::string& v, const
 
 Options parse(int argc, char** argv) {
   Options o;
+  std::string kernel_text = "auto";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) usage(a + " needs a value");
     const std::string v = argv[++i];
     if (a == "--kernel") {
-      auto kernel = ops::parse_gemm_kernel(v);
-      if (!kernel) usage("--kernel " + v + ": accepted auto, sm80, sm90a");
-      o.kernel = *kernel;
+      kernel_text = v;  // the bf16 GEMM's kernel, or with --block-scaled the block-scaled op's
     } else if (a == "--reps") {
       o.reps = std::atoi(v.c_str());
       if (o.reps < 20) usage("--reps " + v + ": at least 20");
@@ -163,6 +164,15 @@ Options parse(int argc, char** argv) {
   }
   if ((o.peak_tflops > 0 || o.copy_gbps > 0) && o.plot.empty())
     usage("--peak-tflops and --copy-gbps set the plot's ceilings: they need --plot FILE.svg");
+  if (o.block_scaled) {
+    const auto kernel = ops::parse_gemm_amax_kernel(kernel_text);
+    if (!kernel) usage("--kernel " + kernel_text + " with --block-scaled: accepted auto, skinny, prepass, sm90a, sm80");
+    o.scaled_kernel = *kernel;
+  } else {
+    const auto kernel = ops::parse_gemm_kernel(kernel_text);
+    if (!kernel) usage("--kernel " + kernel_text + ": accepted auto, sm80, sm90a");
+    o.kernel = *kernel;
+  }
   if (o.block_scaled_tile && !o.block_scaled) usage("--tile is the block-scaled op's: it needs --block-scaled");
   if (o.block_scaled_cluster && !o.block_scaled) usage("--cluster is the block-scaled op's: it needs --block-scaled");
   if (o.precision == ops::GemmAmaxPrecision::fast && !o.block_scaled)
@@ -373,7 +383,8 @@ int main(int argc, char** argv) {
                                                .sf_vec_size = o.block_scaled->second.vec,
                                                .mma_tile = o.block_scaled_tile,
                                                .cluster = o.block_scaled_cluster,
-                                               .precision = o.precision});
+                                               .precision = o.precision,
+                                               .kernel = o.scaled_kernel});
         scaled_op->compile();
       } else {
         ours.emplace(view_a(0), view_b(0), nullptr, view_d(0),

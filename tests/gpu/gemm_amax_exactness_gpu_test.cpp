@@ -81,6 +81,19 @@ TEST_F(GemmAmaxExactnessGpu, Sm90aDequantizerAndSm80Kernels) {
   }
 }
 
+// The prepass path (bf16 copies, then the bf16 GEMM with amax), every
+// format, ragged shapes, the large-M default (M x L >= 2048) and a named one.
+TEST_F(GemmAmaxExactnessGpu, PrepassPath) {
+  if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "its bf16 GEMM needs sm_90a";
+  std::uint32_t seed = 3400;
+  expect_exact(make_case(kFormats[0], 2000, 1040, 2048, 2), "prepass", seed++);
+  for (Format f : kFormats) {
+    GemmAmaxCase c = make_case(f, 300, 520, 1056, 2);
+    c.kernel = GemmAmaxKernel::prepass;
+    expect_exact(c, "prepass", seed++);
+  }
+}
+
 // FP8 wgmma on the codes (precision fast) adds a block's 32 products
 // aligned to the largest at about 14 bits: the small products, whose sum is
 // what C cancels down to, are lost. On an H100 that must show.

@@ -59,6 +59,12 @@ TEST(GemmAmaxExactness, Sm90aDequantizerWarpgroups) {
     expect_exact({GemmAmaxKernel::sm90a, GemmAmaxTile{128, 128}, "sm90a"}, f.ab, f.sf, f.vec, 72, 48, 192, seed++);
 }
 
+TEST(GemmAmaxExactness, PrepassPath) {
+  std::uint32_t seed = 2400;
+  for (Format f : kFormats)
+    expect_exact({GemmAmaxKernel::prepass, std::nullopt, "prepass"}, f.ab, f.sf, f.vec, 72, 48, 208, seed++);
+}
+
 TEST(GemmAmaxExactness, Sm80Kernel) {
   std::uint32_t seed = 2300;
   for (Format f : kFormats)

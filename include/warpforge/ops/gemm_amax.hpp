@@ -73,10 +73,10 @@ struct GemmAmaxTile {
 enum class GemmAmaxPrecision { exact, fast };
 
 // Which kernel of the family runs: automatic (the first that accepts the
-// problem: skinny, sm90a, sm80), or the one named (its refusals are then
-// check_support()'s).
-enum class GemmAmaxKernel { automatic, skinny, sm90a, sm80 };
-std::string_view name(GemmAmaxKernel kernel);        // "auto", "skinny", "sm90a", "sm80"
+// problem: skinny, prepass where M x L is large, sm90a, sm80), or the one
+// named (its refusals are then check_support()'s).
+enum class GemmAmaxKernel { automatic, skinny, prepass, sm90a, sm80 };
+std::string_view name(GemmAmaxKernel kernel);        // "auto", "skinny", "prepass", "sm90a", "sm80"
 std::string_view name(GemmAmaxPrecision precision);  // "exact", "fast"
 // Inverses of name(); nullopt for anything else.
 std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text);
@@ -100,7 +100,7 @@ struct GemmAmaxOptions {
   GemmAmaxPrecision precision = GemmAmaxPrecision::exact;
   GemmAmaxKernel kernel = GemmAmaxKernel::automatic;
   // false: compile() allocates the kernel's workspace (workspace_bytes(),
-  // split-K's partial sums and counters). true: it allocates none, and every
+  // split-K's partial sums and counters, or prepass's bf16 copies). true: it allocates none, and every
   // execute() of a kernel that needs one brings it.
   bool caller_workspace = false;
 };
@@ -120,15 +120,18 @@ class GemmAmax {
   // Every reason the problem cannot run; empty when it can.
   std::vector<std::string> check_support() const;
   // The kernel that runs it: "skinny" (small M: B streamed through
-  // registers, mma.sync, split K; sm_90a and the simulator), "sm90a"
-  // (TMA + wgmma, on sm_90a and the simulator, for what it accepts) or
-  // "sm80" (everything else).
+  // registers, mma.sync, split K; sm_90a and the simulator), "prepass"
+  // (large M: A and B converted to bf16 into the workspace by a pre-pass,
+  // then the bf16 sm90a GEMM with an amax epilogue), "sm90a" (TMA + wgmma,
+  // on sm_90a and the simulator, for what it accepts) or "sm80"
+  // (everything else).
   std::string_view kernel_name() const;
   // The kernel chosen, its configuration and workspace, and why each kernel
   // ahead of it in the family was not taken.
   std::string describe() const;
   // Global memory the chosen kernel needs beside the tensors (split-K
-  // partial sums and counters); the op allocates it in compile() unless
+  // partial sums and counters; prepass: the bf16 copies of A and B, 2 x
+  // (M + N) x K x L bytes); the op allocates it in compile() unless
   // options.caller_workspace.
   std::size_t workspace_bytes() const;
   // Builds the kernel (JIT, cached). Throws OpsError listing check_support()'s reasons.

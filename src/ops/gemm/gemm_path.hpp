@@ -23,6 +23,7 @@ struct GemmOperands {
   const runtime::TensorView* c;  // nullptr when the problem has no C
   const runtime::TensorView& d;
   float alpha = 1.0f, beta = 0.0f;
+  const runtime::TensorView* amax = nullptr;  // an f32, when the problem has amax
 };
 
 // A compiled kernel for one problem and configuration.

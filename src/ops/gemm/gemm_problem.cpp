@@ -7,7 +7,8 @@ std::string GemmProblem::describe() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " L" +
          std::to_string(l) + " " + std::string(runtime::name(ab_dtype)) + "->" +
          std::string(runtime::name(d_dtype)) + " A " + major(a) + " B " + major(b) +
-         (has_c ? std::string(" C ") + major(c) : std::string()) + " D " + major(d);
+         (has_c ? std::string(" C ") + major(c) : std::string()) + " D " + major(d) +
+         (amax ? " amax" : "");
 }
 
 }  // namespace warpforge::ops

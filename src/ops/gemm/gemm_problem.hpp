@@ -29,6 +29,9 @@ struct GemmProblem {
   MatrixLayout a, b, d;
   bool has_c = false;  // beta != 0 and a C was given
   MatrixLayout c;      // meaningful when has_c
+  // Fold max |D| (before D's conversion) into an f32 (GemmOperands::amax):
+  // not on ops::Gemm's API; the block-scaled op's pre-pass path uses it.
+  bool amax = false;
   std::string describe() const;  // "1024x512x256 L1 bf16->f32 A row B col D row"
   friend bool operator==(const GemmProblem&, const GemmProblem&) = default;
 };

@@ -59,6 +59,7 @@ class Sm80Path final : public GemmPath {
     // all of them, sm_90a ones included (runtime::Module's target rule; PTX
     // ISA 12 "Target ISA notes"): the device refuses nothing here.
     std::vector<std::string> why;
+    if (p.amax) why.push_back("amax: the sm80 kernel's epilogue folds no amax (the sm90a kernel's does)");
     // Batches run along grid.y (at most 65535 CTAs, CUDA driver API cuLaunchKernel).
     if (p.l > 65535)
       why.push_back("L = " + std::to_string(p.l) +

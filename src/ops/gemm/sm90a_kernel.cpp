@@ -73,6 +73,7 @@ class GemmKernel {
   void epilogue(const std::vector<Regs>& accs, const tile::Tile& t, const Reg& rows0, const Reg& cw,
                 const Pred& leader);
   std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const tile::Tile& t, const Reg& row, const Reg& lane);
+  void add_c(const Reg& v, const Reg& row_offset, const Reg& col, const Pred& inside);
 
   Sm90aSpec s_;
   Sm90aSmem smem_;
@@ -86,6 +87,7 @@ class GemmKernel {
   std::optional<tile::TileScheduler> sched_;
   // Stream-K: the workspace and the data-parallel units before the split ones.
   Reg workspace_;
+  Reg amax_, thread_max_;  // with amax: its address, this thread's max |D| bits
 };
 
 ptx::Module GemmKernel::build() {
@@ -161,6 +163,7 @@ void GemmKernel::read_params() {
   l_ = k_.param(u32, "L");
   alpha_ = k_.param(f32, "alpha");
   if (s_.has_c) beta_ = k_.param(f32, "beta");
+  if (s_.amax) amax_ = k_.param(u64, "amax");
   if (s_.stream_k) workspace_ = k_.param(u64, "workspace");
 }
 
@@ -227,6 +230,7 @@ void GemmKernel::load_share(const Reg& map, const Reg& dst, const Reg& row0, int
 
 void GemmKernel::consumer() {
   k_.setmaxnreg_inc(232);
+  if (s_.amax) thread_max_ = k_.mov(u32, 0u);
   Reg cw = tid_ >> 7;  // this consumer warpgroup
   Pred leader = (tid_ & 127) == 0;
   // Cooperative: the warpgroups share each tile, 64 rows each (rows 64·cw..).
@@ -287,6 +291,11 @@ void GemmKernel::consumer() {
           epilogue(accs, w.tile, rows0, cw, leader);
         },
         &cw, 2);
+  }
+  if (s_.amax) {  // |D| bits: unsigned order is value order, a positive NaN above +inf
+    Reg warp_max = k_.reg(u32);
+    k_.redux_sync(Redux::max, warp_max, thread_max_);
+    k_.if_then((tid_ & 31u) == 0u, [&] { k_.red(Space::global, AtomOp::max, u32, at(amax_), warp_max); });
   }
   k_.if_then(leader, [&] { k_.bulk_wait_group(0); });
 }
@@ -430,41 +439,60 @@ void GemmKernel::add_partials(const Regs& acc, const Reg& unit, const Reg& cw, c
 }
 
 // alpha·acc[i], alpha·acc[i + 1] (+ beta·C) for accumulator pair i of this
-// thread: row `row` of the tile, columns 8·(i/4) + 2·(lane%4) + {0, 1}.
+// thread: row `row` of the tile, columns 8·(i/4) + 2·(lane%4) + {0, 1}; with
+// amax, the magnitudes of those inside D folded into the thread's maximum
+// (past M or N a sum may be inf x 0 = NaN from A's or B's zero fill).
 std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const tile::Tile& t, const Reg& row,
                                             const Reg& lane) {
   Reg v0 = k_.reg(f32), v1 = k_.reg(f32);
   k_.mul(v0, acc[i], alpha_);
   k_.mul(v1, acc[i + 1], alpha_);
-  if (!s_.has_c) return {v0, v1};
-  const int es = runtime::bits(s_.d) / 8;
-  const Type dt = dsl_type(s_.d);
+  if (!s_.has_c && !s_.amax) return {v0, v1};
   Reg grow = t.m0 + row, gcol = t.n0 + (i / 4) * 8 + ((lane & 3) << 1);
-  Reg offset = k_.reg(u64), tmp = k_.reg(u64);
-  k_.mul_wide(offset, t.batch, 1);
-  k_.mul(offset, offset, c_bs_);
-  k_.mul_wide(tmp, grow, 1);
-  k_.mad(offset, tmp, c_rs_, offset);
+  Reg offset;
+  if (s_.has_c) {
+    offset = k_.reg(u64);
+    Reg tmp = k_.reg(u64);
+    k_.mul_wide(offset, t.batch, 1);
+    k_.mul(offset, offset, c_bs_);
+    k_.mul_wide(tmp, grow, 1);
+    k_.mad(offset, tmp, c_rs_, offset);
+  }
   for (int e = 0; e < 2; ++e) {
     Reg col = gcol + e;
-    Reg at_col = k_.reg(u64);
-    k_.mul_wide(at_col, col, 1);
-    k_.mad(at_col, at_col, c_cs_, offset);
-    Reg address = c_ + at_col * es;
     const Reg& v = e == 0 ? v0 : v1;
-    k_.if_then((grow < m_) && (col < n_), [&] {
-      Reg c = k_.reg(f32);
-      if (dt == Type::f32) {
-        k_.ld(Space::global, f32, c, at(address));
-      } else {
-        Reg h = k_.reg(dt);
-        k_.ld(Space::global, dt, h, at(address));
-        k_.cvt(c, h);
-      }
-      k_.fma(v, c, beta_, v);
-    });
+    Pred inside = (grow < m_) && (col < n_);
+    if (s_.has_c) add_c(v, offset, col, inside);
+    if (s_.amax) {
+      Reg bits = k_.reg(b32), kept = k_.reg(u32);
+      k_.mov(bits, v);
+      k_.selp(kept, bits.as(u32) & 0x7fffffffu, 0u, inside);
+      k_.max(thread_max_, thread_max_, kept);
+    }
   }
   return {v0, v1};
+}
+
+// v += beta·C at column `col` of the row whose offset in C (elements) is
+// `row_offset`, where the element is inside C.
+void GemmKernel::add_c(const Reg& v, const Reg& row_offset, const Reg& col, const Pred& inside) {
+  const int es = runtime::bits(s_.d) / 8;
+  const Type dt = dsl_type(s_.d);
+  Reg at_col = k_.reg(u64);
+  k_.mul_wide(at_col, col, 1);
+  k_.mad(at_col, at_col, c_cs_, row_offset);
+  Reg address = c_ + at_col * es;
+  k_.if_then(inside, [&] {
+    Reg c = k_.reg(f32);
+    if (dt == Type::f32) {
+      k_.ld(Space::global, f32, c, at(address));
+    } else {
+      Reg h = k_.reg(dt);
+      k_.ld(Space::global, dt, h, at(address));
+      k_.cvt(c, h);
+    }
+    k_.fma(v, c, beta_, v);
+  });
 }
 
 // The output tile converted to D's type and written into 128-byte-swizzled
@@ -548,7 +576,7 @@ std::string Sm90aSpec::name() const {
          std::to_string(tile_n) + "_s" + std::to_string(stages) + (pingpong ? "_pingpong" : "") +
          (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
          (epilogue_width() < tile_n ? "_e" + std::to_string(epilogue_width()) : "") + (stream_k ? "_sk" : "") +
-         (a_rows ? "_ar" + std::to_string(a_rows) : "") + (has_c ? "_withc" : "");
+         (a_rows ? "_ar" + std::to_string(a_rows) : "") + (has_c ? "_withc" : "") + (amax ? "_amax" : "");
 }
 
 Sm90aSmem sm90a_smem(const Sm90aSpec& s) {

@@ -11,10 +11,15 @@
 // partial sums meet in a workspace (sm90a_workspace_bytes), so that the
 // last wave does not leave SMs idle.
 //
+// With amax, the epilogue also folds max |alpha·acc (+ beta·C)| over D's
+// elements, before D's conversion, into an f32 in global memory (the sign-
+// cleared bits by unsigned max, so a NaN stays on top): per thread, per
+// warp (redux.sync), then one red.global.max per warp.
+//
 // Kernel parameters, in order: map_a, map_b, map_d (128-byte tensor maps,
 // grid constants), [C, c_row_stride, c_col_stride, c_batch_stride (elements)
-// when has_c], M, N, K, L (u32), alpha, [beta] (f32), [workspace (u64) when
-// stream_k].
+// when has_c], M, N, K, L (u32), alpha, [beta] (f32), [amax (u64) when amax],
+// [workspace (u64) when stream_k].
 #pragma once
 
 #include <cstddef>
@@ -64,6 +69,7 @@ struct Sm90aSpec {
   int a_rows = 0;
   int a_load_rows() const { return a_rows ? a_rows : tile_m(); }
   bool has_c = false;
+  bool amax = false;
   std::string name() const;  // the kernel's name, spelling out every choice
 };
 

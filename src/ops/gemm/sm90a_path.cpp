@@ -38,7 +38,8 @@ Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c, std::size_t smem_li
               .cluster_m = c.cluster_m,
               .cluster_n = c.cluster_n,
               .stream_k = c.stream_k,
-              .has_c = p.has_c};
+              .has_c = p.has_c,
+              .amax = p.amax};
   // Fewer rows than a tile: load only those (Sm90aSpec::a_rows).
   if (p.a.row_major && c.cluster_n == 1 && p.m < s.tile_m()) s.a_rows = static_cast<int>(ceil_div(p.m, 8) * 8);
   while (smem_limit && sm90a_smem(s).bytes > smem_limit && s.epilogue_width() > 64 &&
@@ -108,6 +109,7 @@ class Sm90aLaunch final : public GemmLaunch {
     for (std::int64_t v : {p_.m, p_.n, p_.k, p_.l}) args.emplace_back(u32(v));
     args.emplace_back(o.alpha);
     if (p_.has_c) args.emplace_back(o.beta);
+    if (p_.amax) args.emplace_back(*o.amax);
     if (workspace_) args.emplace_back(*workspace_);
     module_.launch(spec_.name(), launch_config(ctas_), args, stream);
   }

@@ -42,12 +42,19 @@ void SplitKWorkspace::append_arg(std::vector<runtime::Arg>& args, const GemmAmax
     args.emplace_back(*owned_);  // GemmAmax::execute refuses a run with neither
 }
 
+runtime::DevicePtr SplitKWorkspace::address(const GemmAmaxOperands& o) const {
+  if (!bytes_) return 0;
+  return o.workspace ? o.workspace->address() : owned_->address();
+}
+
 std::string_view name(GemmAmaxKernel kernel) {
   switch (kernel) {
     case GemmAmaxKernel::automatic:
       return "auto";
     case GemmAmaxKernel::skinny:
       return "skinny";
+    case GemmAmaxKernel::prepass:
+      return "prepass";
     case GemmAmaxKernel::sm90a:
       return "sm90a";
     case GemmAmaxKernel::sm80:
@@ -61,8 +68,8 @@ std::string_view name(GemmAmaxPrecision precision) {
 }
 
 std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text) {
-  for (GemmAmaxKernel k : {GemmAmaxKernel::automatic, GemmAmaxKernel::skinny, GemmAmaxKernel::sm90a,
-                           GemmAmaxKernel::sm80})
+  for (GemmAmaxKernel k : {GemmAmaxKernel::automatic, GemmAmaxKernel::skinny, GemmAmaxKernel::prepass,
+                           GemmAmaxKernel::sm90a, GemmAmaxKernel::sm80})
     if (text == name(k)) return k;
   return std::nullopt;
 }
@@ -95,11 +102,16 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
   // whose refusals are the problem's (it runs everything the rules allow).
   state_->path = &sm80_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::skinny) state_->path = &skinny_gemm_amax_path();
+  if (options.kernel == GemmAmaxKernel::prepass) state_->path = &prepass_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::sm90a) state_->path = &sm90a_gemm_amax_path();
   if (state_->refusals.empty() && options.kernel == GemmAmaxKernel::automatic)
-    for (const GemmAmaxPath* path : {&skinny_gemm_amax_path(), &sm90a_gemm_amax_path()}) {
+    for (const GemmAmaxPath* path : {&skinny_gemm_amax_path(), &prepass_gemm_amax_path(), &sm90a_gemm_amax_path()}) {
       std::vector<std::string> why = path->refusals(state_->problem, a.device());
       if (why.empty()) {
+        if (auto slower = path->passed_over(state_->problem, a.device())) {
+          state_->passed_over.push_back({path->name(), {*slower}});
+          continue;
+        }
         state_->path = path;
         break;
       }

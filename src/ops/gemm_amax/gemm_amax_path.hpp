@@ -2,7 +2,8 @@
 // kernel refuses and how it compiles into something that runs. In the order
 // GemmAmax tries them: skinny (small M, B streamed through registers), sm90a
 // (TMA + wgmma), sm80 (mma.sync, in-kernel dequantization), which runs
-// everything the rules allow.
+// everything the rules allow. The prepass path (large M: bf16 copies of A
+// and B, then the bf16 GEMM) comes after skinny where M is large enough.
 #pragma once
 
 #include <memory>
@@ -38,6 +39,8 @@ class SplitKWorkspace {
   SplitKWorkspace(const runtime::Device& device, std::size_t bytes, bool owned);
   // Appends the kernel's workspace argument (none when it needs no workspace).
   void append_arg(std::vector<runtime::Arg>& args, const GemmAmaxOperands& operands) const;
+  // The workspace's address for this execution.
+  runtime::DevicePtr address(const GemmAmaxOperands& operands) const;
 
  private:
   std::size_t bytes_;
@@ -58,6 +61,11 @@ class GemmAmaxPath {
   // every problem, also one describe_gemm_amax refused (then partly filled).
   virtual std::vector<std::string> refusals(const GemmAmaxProblem& problem,
                                             const runtime::Device& device) const = 0;
+  // Why automatic selection passes this path over although it could run
+  // the problem (another is faster there); nullopt where it takes it.
+  virtual std::optional<std::string> passed_over(const GemmAmaxProblem&, const runtime::Device&) const {
+    return std::nullopt;
+  }
   // The configuration it would run (tile, splits, scheme), for describe().
   virtual std::string configuration(const GemmAmaxProblem& problem, const runtime::Device& device) const = 0;
   // Global workspace the launch needs beside the tensors.
@@ -68,6 +76,7 @@ class GemmAmaxPath {
 };
 
 const GemmAmaxPath& skinny_gemm_amax_path();
+const GemmAmaxPath& prepass_gemm_amax_path();
 const GemmAmaxPath& sm90a_gemm_amax_path();
 const GemmAmaxPath& sm80_gemm_amax_path();
 

@@ -25,8 +25,6 @@ std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
   return (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tile_n - 1) / tile_n) * p.l;
 }
 
-// Bytes of `elements` codes of `ab` (FP4: two per byte).
-
 // The raw bytes of a K-major operand (rows, K, L) as a u8 tensor map
 // (K bytes, rows, L) with a box of one raw stage's bytes x box_rows: no
 // swizzle for the dequantizer (each row of the box contiguous in shared

@@ -52,6 +52,9 @@ std::int64_t span(std::int64_t row, std::int64_t col, std::int64_t batch, std::i
   return (rows - 1) * row + (cols - 1) * col + (batches - 1) * batch + 1;
 }
 
+// Automatic selection takes the skinny kernel up to this M.
+constexpr std::int64_t kSkinnyAutoMaxM = 64;
+
 class SkinnyPath final : public GemmAmaxPath {
  public:
   std::string_view name() const override { return "skinny"; }
@@ -102,6 +105,12 @@ class SkinnyPath final : public GemmAmaxPath {
     if (p.l > 65535)
       why.push_back("L " + std::to_string(p.l) + ": the skinny kernel puts L on grid z (at most 65535)");
     return why;
+  }
+
+  std::optional<std::string> passed_over(const GemmAmaxProblem& p, const runtime::Device&) const override {
+    if (p.m <= kSkinnyAutoMaxM) return std::nullopt;
+    return "M " + std::to_string(p.m) + ": automatic selection takes the skinny kernel up to M = " +
+           std::to_string(kSkinnyAutoMaxM) + " (docs/PERFORMANCE.md)";
   }
 
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {

@@ -328,7 +328,7 @@ const Registration registration({
     "          may run Hopper's FP8 wgmma, whose k32 steps add products aligned to the\n"
     "          largest at about 14 bits: |error| up to about K/32 x 2^-13 x the largest\n"
     "          block's sum of |products| (ops/gemm_amax.hpp)\n"
-    "--kernel  the kernel of the family to run (default auto: skinny for M <= 64,\n"
+    "--kernel  the kernel of the family to run (default auto: skinny for M <= 64 (FP8: 128),\n"
     "          prepass (bf16 copies of A and B, then the bf16 GEMM) from M x L = 2048,\n"
     "          then sm90a, then sm80); the choice and why is printed first\n"
     "--device  cuda or sim (default: cuda when a GPU is present, else sim)\n"

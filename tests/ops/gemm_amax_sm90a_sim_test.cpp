@@ -463,11 +463,18 @@ TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
   GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
   c.kernel = GemmAmaxKernel::automatic, c.precision = GemmAmaxPrecision::exact, c.k = 128;
   EXPECT_EQ(name_for(c), "skinny");
-  c.m = 65;
+  c.m = 128;  // FP8: skinny up to 128 tokens
+  EXPECT_EQ(name_for(c), "skinny");
+  c.m = 129;
   EXPECT_EQ(name_for(c), "sm90a");
   const std::string why = op_for(c).describe();
   EXPECT_NE(why.find("kernel sm90a, 128x256 tiles, converting warpgroups"), std::string::npos) << why;
-  EXPECT_NE(why.find("not skinny:\n  - M 65: the skinny kernel takes M <= 64"), std::string::npos) << why;
+  EXPECT_NE(why.find("not skinny:\n  - M 129: the skinny kernel takes M <= 128"), std::string::npos) << why;
+  c.ab = DType::e2m1, c.m = 65;  // FP4: up to 64
+  EXPECT_NE(op_for(c).describe().find("not skinny:\n  - M 65: automatic selection takes the skinny kernel up to M = 64"),
+            std::string::npos)
+      << op_for(c).describe();
+  c.ab = DType::e4m3;
   c.a_k_major = false;
   EXPECT_EQ(name_for(c), "sm80");
   c.a_k_major = true, c.tile = GemmAmaxTile{64, 64};

@@ -15,7 +15,7 @@
 // [32t, 32t + 32), one scale block (two at vec 16), and k16 step j takes
 // its converted pairs 2j and 2j + 1 as the fragment's columns {2t, 2t + 1}
 // and {2t + 8, 2t + 9}.
-// A (M ≤ 256 tokens, read by every CTA) is converted once per CTA and chunk
+// A (M ≤ 128 tokens, read by every CTA) is converted once per CTA and chunk
 // by the CTA's threads into a shared-memory stage in exactly that order,
 // step-major ([step][token][lane t] x 8 bytes, so the fragment loads of a
 // step are conflict-free), two stages deep: each chunk's A is converted
@@ -29,7 +29,7 @@
 // leaves the workspace as it found it: CUDA graphs replay it).
 //
 // Takes k-major A and B with 16-byte aligned rows, K a multiple of the
-// chunk (128), M ≤ 256, C f32, bf16 or f16 (skinny_gemm_amax_path refuses the
+// chunk (128), M ≤ 128, C f32, bf16 or f16 (skinny_gemm_amax_path refuses the
 // rest, which other kernels run). Target sm_90a: the exact conversions
 // multiply bf16x2 (mul.bf16x2, sm_90 and up, PTX ISA 9.7.4.2); the
 // simulator runs it.
@@ -49,7 +49,7 @@
 namespace warpforge::ops {
 
 inline constexpr const char* kSkinnyGemmAmaxKernel = "gemm_amax_skinny";
-inline constexpr std::int64_t kSkinnyGemmAmaxMaxM = 256;
+inline constexpr std::int64_t kSkinnyGemmAmaxMaxM = 128;
 
 struct SkinnyGemmAmaxTiling {
   int warps = 4;      // per CTA

@@ -30,107 +30,90 @@ class DequantizeKernel {
     const std::int64_t groups = dequantized_row(p_) / kDequantizeCodes;
     Reg group = k_.sreg(SReg::ctaid_x) * imm(kDequantizeThreads) + k_.sreg(SReg::tid_x);
     Reg batch = k_.sreg(SReg::ctaid_z);
-    // kDequantizeRows rows a step: every row's loads are issued before the
-    // first conversion, so that a thread has that many in flight.
     k_.if_then(group < imm(groups), [&] {
-      k_.for_range(k_.sreg(SReg::ctaid_y) * imm(kDequantizeRows), imm(rows_),
-                   k_.sreg(SReg::nctaid_y) * imm(kDequantizeRows), [&](const Reg& row0) {
-                     std::vector<Loaded> loaded;
-                     for (int r = 0; r < kDequantizeRows; ++r) loaded.push_back(load(codes, scales, row0 + imm(r), group, batch));
-                     for (int r = 0; r < kDequantizeRows; ++r) convert(loaded[static_cast<std::size_t>(r)], out, row0 + imm(r), group, batch);
-                   });
+      k_.for_range(k_.sreg(SReg::ctaid_y), imm(rows_), k_.sreg(SReg::nctaid_y),
+                   [&](const Reg& row) { convert(codes, scales, out, row, group, batch); });
     });
     return k_.module();
   }
 
  private:
-  // One row's 32 codes and scale bytes in registers; `in`: the row exists.
-  struct Loaded {
-    Regs words;
-    Reg scale_bytes;
-    Pred in;
-  };
-
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
   // Scale blocks a thread's 32 codes span: NVFP4's 16-code blocks two, else one.
   int scale_count() const { return kDequantizeCodes / p_.vec; }
 
-  Loaded load(const Reg& codes, const Reg& scales, const Reg& row, const Reg& group, const Reg& batch) {
-    Loaded l{k_.regs(b32, fp4() ? 4 : 8), k_.mov(u32, 0u), row < imm(rows_)};
-    for (const Reg& w : l.words) k_.mov(w, 0u);
-    k_.if_then(l.in, [&] {
-      // The 32 codes: FP8 two 16-byte pieces (the second only where it
-      // starts before K: a row's bytes end at its 16-byte padding), E2M1 one.
-      Reg row_at = k_.reg(u64), tmp = k_.reg(u64);
-      k_.mul_wide(row_at, batch, 1);
-      k_.mul(row_at, row_at, static_cast<std::uint64_t>(code_bytes(p_.ab_dtype, strides_.batch)));
-      k_.mul_wide(tmp, row, 1);
-      k_.mad(row_at, tmp, static_cast<std::uint64_t>(code_bytes(p_.ab_dtype, strides_.row)), row_at);
-      k_.mul_wide(tmp, group, fp4() ? 16 : 32);
-      Reg src = codes + row_at + tmp;
-      k_.ld(Space::global, b32, Regs(l.words.begin(), l.words.begin() + 4), at(src), {.nc = true});
-      if (!fp4())
-        k_.if_then(group * imm(kDequantizeCodes) + 16u < imm(p_.k), [&] {
-          k_.ld(Space::global, b32, Regs(l.words.begin() + 4, l.words.end()), at(src, 16), {.nc = true});
-        });
-      // The scale bytes: block kb = 32·group / vec of this row and batch
-      // (scale_factor_layout.hpp); NVFP4's two are adjacent (kb even).
-      const ScaleFactorLayout layout{rows_, p_.k, p_.l, p_.vec};
-      Reg kb = group * imm(scale_count());
-      Reg offset = batch * imm(layout.batch_bytes()) + (row >> 7u) * imm(layout.k_tiles() * 512) +
-                   ((kb >> 2u) << 9) + (row & 31u) * 16u + ((row >> 5u) & 3u) * 4u + (kb & 3u);
-      Reg wide = k_.reg(u64);
-      k_.cvt(wide, offset);
-      Reg narrow = k_.reg(u16);
-      k_.ld(Space::global, scale_count() == 2 ? u16 : u8, narrow, at(scales + wide), {.nc = true});
-      k_.cvt(l.scale_bytes, narrow);
-    });
-    return l;
-  }
+  void convert(const Reg& codes, const Reg& scales, const Reg& out, const Reg& row, const Reg& group,
+               const Reg& batch) {
+    // The 32 codes: FP8 two 16-byte pieces (the second only where it starts
+    // before K: a row's bytes end at its 16-byte padding), E2M1 one.
+    Reg row_at = k_.reg(u64), tmp = k_.reg(u64);
+    k_.mul_wide(row_at, batch, 1);
+    k_.mul(row_at, row_at, static_cast<std::uint64_t>(code_bytes(p_.ab_dtype, strides_.batch)));
+    k_.mul_wide(tmp, row, 1);
+    k_.mad(row_at, tmp, static_cast<std::uint64_t>(code_bytes(p_.ab_dtype, strides_.row)), row_at);
+    k_.mul_wide(tmp, group, fp4() ? 16 : 32);
+    Reg src = codes + row_at + tmp;
+    Regs words = k_.regs(b32, fp4() ? 4 : 8, "codes");
+    k_.ld(Space::global, b32, Regs(words.begin(), words.begin() + 4), at(src), {.nc = true});
+    if (!fp4()) {
+      for (int w = 4; w < 8; ++w) k_.mov(words[static_cast<std::size_t>(w)], 0u);
+      k_.if_then(group * imm(kDequantizeCodes) + 16u < imm(p_.k), [&] {
+        k_.ld(Space::global, b32, Regs(words.begin() + 4, words.end()), at(src, 16), {.nc = true});
+      });
+    }
+    // The scale bytes: block kb = 32·group / vec of this row and batch
+    // (scale_factor_layout.hpp); NVFP4's two are adjacent (kb even).
+    const ScaleFactorLayout layout{rows_, p_.k, p_.l, p_.vec};
+    Reg kb = group * imm(scale_count());
+    Reg offset = batch * imm(layout.batch_bytes()) + (row >> 7u) * imm(layout.k_tiles() * 512) +
+                 ((kb >> 2u) << 9) + (row & 31u) * 16u + ((row >> 5u) & 3u) * 4u + (kb & 3u);
+    Reg wide = k_.reg(u64);
+    k_.cvt(wide, offset);
+    Reg narrow = k_.reg(u16), scale_bytes = k_.reg(u32);
+    k_.ld(Space::global, scale_count() == 2 ? u16 : u8, narrow, at(scales + wide), {.nc = true});
+    k_.cvt(scale_bytes, narrow);
 
-  void convert(const Loaded& l, const Reg& out, const Reg& row, const Reg& group, const Reg& batch) {
-    k_.if_then(l.in, [&] {
-      // bf16 pairs in K order, exactly: one multiply a pair where the scales
-      // fold and (FP8) no code is NaN or inf, else BlockCodes' slow way.
-      Regs pairs = k_.regs(b32, kDequantizeCodes / 2);
-      const Regs mixed = fp4() ? k_.regs(b32, kDequantizeCodes / 2) : Regs{};
-      auto run = [&](bool folded) {
-        Reg f0 = codes_.scale_factor(l.scale_bytes, 0, scale_count(), folded);
-        Reg f1 = scale_count() == 2 ? codes_.scale_factor(l.scale_bytes, 1, 2, folded) : f0;
-        if (!fp4()) {
-          for (int w = 0; w < 8; w += 4)
-            codes_.dequant_fp8(Regs(l.words.begin() + w, l.words.begin() + w + 4), f0,
-                               Regs(pairs.begin() + 2 * w, pairs.begin() + 2 * w + 8), folded);
-          return;
+    // bf16 pairs in K order, exactly: one multiply a pair where the scales
+    // fold and (FP8) no code is NaN or inf, else BlockCodes' slow way.
+    Regs pairs = k_.regs(b32, kDequantizeCodes / 2, "pairs");
+    const Regs mixed = fp4() ? k_.regs(b32, kDequantizeCodes / 2, "mixed") : Regs{};
+    auto run = [&](bool folded) {
+      Reg f0 = codes_.scale_factor(scale_bytes, 0, scale_count(), folded);
+      Reg f1 = scale_count() == 2 ? codes_.scale_factor(scale_bytes, 1, 2, folded) : f0;
+      if (!fp4()) {
+        for (int w = 0; w < 8; w += 4)
+          codes_.dequant_fp8(Regs(words.begin() + w, words.begin() + w + 4), f0,
+                             Regs(pairs.begin() + 2 * w, pairs.begin() + 2 * w + 8), folded);
+        return;
+      }
+      // dequant_fp4 pairs codes 8j + i and 8j + i + 4 (pair 4j + i); the
+      // output is in K order: (8j, 8j + 1) is the two low halves of pairs
+      // 4j and 4j + 1, (8j + 4, 8j + 5) their high halves (prmt, PTX ISA
+      // 9.7.9.7), and so on.
+      codes_.dequant_fp4(words, Regs{f0, f1}, mixed, folded);
+      for (std::size_t j = 0; j < 4; ++j)
+        for (std::size_t h = 0; h < 2; ++h) {
+          const Reg &first = mixed[4 * j + 2 * h], &second = mixed[4 * j + 2 * h + 1];
+          k_.prmt(pairs[4 * j + h], first, second, 0x5410u);      // their low halves
+          k_.prmt(pairs[4 * j + h + 2], first, second, 0x7632u);  // their high halves
         }
-        // dequant_fp4 pairs codes 8j + i and 8j + i + 4 (pair 4j + i); the
-        // output is in K order: (8j, 8j + 1) is the two low halves of pairs
-        // 4j and 4j + 1, (8j + 4, 8j + 5) their high halves (prmt, PTX ISA
-        // 9.7.9.7), and so on.
-        codes_.dequant_fp4(l.words, Regs{f0, f1}, mixed, folded);
-        for (std::size_t j = 0; j < 4; ++j)
-          for (std::size_t h = 0; h < 2; ++h) {
-            const Reg &first = mixed[4 * j + 2 * h], &second = mixed[4 * j + 2 * h + 1];
-            k_.prmt(pairs[4 * j + h], first, second, 0x5410u);      // their low halves
-            k_.prmt(pairs[4 * j + h + 2], first, second, 0x7632u);  // their high halves
-          }
-      };
-      std::vector<Reg> scale_regs{l.scale_bytes};
-      Pred fast = fp4() ? codes_.scales_fold(scale_regs, scale_count())
-                        : Pred(codes_.scales_fold(scale_regs, scale_count()) && codes_.codes_finite({l.words}));
-      k_.if_else(fast, [&] { run(true); }, [&] { run(false); });
+    };
+    std::vector<Reg> scale_regs{scale_bytes};
+    Pred fast = fp4() ? codes_.scales_fold(scale_regs, scale_count())
+                      : Pred(codes_.scales_fold(scale_regs, scale_count()) && codes_.codes_finite({words}));
+    k_.if_else(fast, [&] { run(true); }, [&] { run(false); });
 
-      // Row `row` of batch `batch` in the (rows, K') output, from code 32·group.
-      Reg dst = k_.reg(u64), tmp = k_.reg(u64);
-      k_.mul_wide(dst, batch, imm(rows_));  // rows < 2^31 (the path's refusal)
-      k_.cvt(tmp, row);
-      k_.add(dst, dst, tmp);
-      k_.mul(dst, dst, static_cast<std::uint64_t>(dequantized_row(p_) * 2));
-      k_.mul_wide(tmp, group, kDequantizeCodes * 2);
-      Reg to = out + dst + tmp;
-      for (int q = 0; q < 4; ++q)
-        k_.st(Space::global, b32, at(to, 16 * q), Regs(pairs.begin() + 4 * q, pairs.begin() + 4 * q + 4));
-    });
+    // Row `row` of batch `batch` in the (rows, K') output, from code 32·group.
+    Reg dst = k_.reg(u64);
+    k_.mul_wide(dst, batch, imm(rows_));  // rows < 2^31 (the path's refusal)
+    k_.cvt(tmp, row);
+    k_.add(dst, dst, tmp);
+    k_.mul(dst, dst, static_cast<std::uint64_t>(dequantized_row(p_) * 2));
+    k_.mul_wide(tmp, group, kDequantizeCodes * 2);
+    Reg to = out + dst + tmp;
+    for (int q = 0; q < 4; ++q)
+      k_.st(Space::global, b32, at(to, 16 * q),
+            Regs(pairs.begin() + 4 * q, pairs.begin() + 4 * q + 4));
   }
 
   const GemmAmaxProblem& p_;

@@ -7,11 +7,9 @@
 // One thread converts 32 consecutive codes of one row (one scale block, or
 // two of NVFP4's 16): 32 bytes of FP8 or 16 of E2M1 in 16-byte loads, the
 // scale bytes from the 128x4 layout (scale_factor_layout.hpp), 64 bytes of
-// bf16 out in 16-byte stores; each thread takes four rows at a step, their
-// loads all issued before the first conversion (at one row a thread an
-// H100 read and wrote at half the DRAM's peak: docs/PERFORMANCE.md). Grid: x
-// over a row's groups of 32 codes (128 threads a CTA), y over steps of four
-// rows (each CTA walks steps y, y + gridDim.y, ...), z over batches. The output is row-major (rows, K') per batch, K' = K rounded
+// bf16 out in 16-byte stores. Grid: x over a row's groups of 32 codes (128
+// threads a CTA), y over rows (each CTA walks rows y, y + gridDim.y, ...), z
+// over batches. The output is row-major (rows, K') per batch, K' = K rounded
 // up to 32; codes past K within the last group land in [K, K'), which the
 // GEMM's tensor maps (extent K) never read. K-major codes only (the path
 // refuses others); shapes and strides are compiled in.
@@ -30,7 +28,6 @@ enum class BlockScaledOperand { a, b };
 
 inline constexpr int kDequantizeCodes = 32;    // codes per thread
 inline constexpr int kDequantizeThreads = 128;  // threads per CTA
-inline constexpr int kDequantizeRows = 4;       // rows a thread converts per step
 
 // K' of the output rows (elements).
 inline std::int64_t dequantized_row(const GemmAmaxProblem& p) {

@@ -77,7 +77,7 @@ class PrepassLaunch final : public GemmAmaxLaunch {
     const std::int64_t groups = dequantized_row(p_) / kDequantizeCodes;
     const runtime::LaunchConfig config{
         .grid = {static_cast<std::uint32_t>((groups + kDequantizeThreads - 1) / kDequantizeThreads),
-                 static_cast<std::uint32_t>(std::min<std::int64_t>((rows + kDequantizeRows - 1) / kDequantizeRows, 65535)),
+                 static_cast<std::uint32_t>(std::min<std::int64_t>(rows, 65535)),
                  static_cast<std::uint32_t>(p_.l)},
         .block = {kDequantizeThreads}};
     const runtime::TensorView copy(device_, out, DType::u8, {dequantized_bytes(p_, which)});

@@ -21,7 +21,7 @@ Fragment tmem_datapath(TmemDataPath shape, int64_t num) {
   if (num < 1 || num > s.max_num || (num & (num - 1)) != 0)
     throw LayoutError("tmem_datapath: ." + std::string(s.name) +
                       " with .num = " + std::to_string(num) + "; a power of two in 1.." +
-                      std::to_string(s.max_num) + " (PTX ISA 9.7.16.8.3)");
+                      std::to_string(s.max_num) + " (PTX ISA 9.7.16, tcgen05.ld's .num table)");
   const int64_t rows = s.rows, repeat = s.cols_per_repeat;
   // The lane and value modes of each figure, as (extent, row step, column step).
   auto mode = [&](std::vector<detail::TileStep> lane, std::vector<detail::TileStep> value) {

@@ -17,7 +17,7 @@ void TensorMemory::reset() {
 std::uint32_t TensorMemory::allocate(std::uint32_t columns) {
   if (columns < 32 || columns > kColumns || (columns & (columns - 1)) != 0)
     throw SimError("tcgen05.alloc of " + std::to_string(columns) +
-                   " columns; a power of two in 32..512 (PTX ISA 9.7.16.7.1)");
+                   " columns; a power of two in 32..512 (PTX ISA 9.7.16.1.2)");
   if (relinquish_line_)
     throw SimError(
         "tcgen05.alloc after this CTA relinquished its allocation permit "

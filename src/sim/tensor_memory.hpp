@@ -1,10 +1,10 @@
-// The tensor memory of one CTA (PTX ISA 9.7.16.2.1 "Tensor Memory"): 128
+// The tensor memory of one CTA (PTX ISA 9.7.16.1 "Tensor Memory"): 128
 // lanes x 512 columns of 32-bit cells, reached through 32-bit addresses with
-// the lane in bits 31-16 and the column in bits 15-0 (9.7.16.2.2). Columns
+// the lane in bits 31-16 and the column in bits 15-0 (9.7.16.1.1). Columns
 // are allocated by tcgen05.alloc in blocks of a power of two from 32 to 512
 // (all 128 lanes each), released by tcgen05.dealloc of exactly such a block,
 // and a CTA that has run tcgen05.relinquish_alloc_permit allocates no more
-// (9.7.16.7.1). Every cell a tcgen05 instruction touches must lie in an
+// (9.7.16.1.2, and tcgen05.alloc). Every cell a tcgen05 instruction touches must lie in an
 // allocated block.
 //
 // The asynchronous tcgen05 operations (mma, cp, shift) a thread issues wait

@@ -665,5 +665,129 @@ TEST_F(Tcgen05Sim, FormsNotSimulatedAreRefusedAtLoadWithTheirLine) {
   }
 }
 
+TEST_F(Tcgen05Sim, MmaRefusesDescriptorFieldsItDoesNotSimulateOrTheIsaForbids) {
+  // One bf16 MMA (and one NVFP4 one), each run with a spoilt descriptor; the
+  // refusal names the field, the rule and what is accepted.
+  using E = layout::Tcgen05Element;
+  const MmaCase bf16{
+      "bf16", Tcgen05Kind::f16, std::nullopt, E::bf16, layout::Tcgen05Scaling::none, 16, 1};
+  const MmaCase nvfp4{
+      "nvfp4", Tcgen05Kind::mxf4nvf4, ScaleVec::x4, E::e2m1, layout::Tcgen05Scaling::fp4_ue4m3, 16,
+      1};
+  struct Bad {
+    const MmaCase* c;
+    std::uint32_t idesc;
+    std::uint64_t adesc;
+    std::string needle;
+  };
+  auto idesc_of = [](const MmaCase& c,
+                     const std::function<void(layout::Tcgen05InstrDescriptor&)>& change) {
+    layout::Tcgen05InstrDescriptor d{c.element, c.element};
+    d.n = c.n;
+    d.scaling = c.scaling;
+    change(d);
+    return d.encode();
+  };
+  const std::uint32_t good = idesc_of(bf16, [](auto&) {});
+  const std::uint64_t plain = layout::Tcgen05SmemDescriptor{0, 128, 256}.encode();
+  const std::vector<Bad> cases = {
+      {&bf16, idesc_of(bf16, [](auto& d) { d.m = 64; }), plain,
+       "M = 64; the simulator runs M = 128"},
+      {&bf16, idesc_of(bf16, [](auto& d) { d.n = 24; }), plain,
+       "N = 24; with M = 128, N is a multiple of 16 in 16..256"},
+      {&bf16, idesc_of(bf16, [](auto& d) { d.d_f32 = false; }), plain,
+       "D type 0 (bits 4-5); the simulator accumulates in f32 (1)"},
+      {&bf16, good | 4u, plain, "sparse MMAs (bit 2) are not simulated"},
+      {&bf16, (good & ~(7u << 7)) | (2u << 7), plain,
+       "type code 2; simulated for this kind: 0 (f16), 1 (bf16)"},
+      {&nvfp4, idesc_of(nvfp4, [](auto& d) { d.scaling = layout::Tcgen05Scaling::fp4_ue8m0; }),
+       plain,
+       "scale type ue8m0 (bit 23) with .scale_vec::4X; scale_vec::1X and 2X take ue8m0, 4X takes "
+       "ue4m3"},
+      {&nvfp4, idesc_of(nvfp4, [](auto& d) { d.scale_a_id = 1; }), plain,
+       "scale-factor ID 1 with .scale_vec::4X"},
+      {&bf16, good,
+       layout::Tcgen05SmemDescriptor{0, 128, 256, layout::SmemSwizzle::none, 1}.encode(),
+       "base offset 1; the simulator takes 0"},
+      {&bf16, good,
+       layout::Tcgen05SmemDescriptor{0, 128, 256, layout::SmemSwizzle::none, 0, true}.encode(),
+       "the absolute leading-dimension mode (bit 52) is not simulated"},
+      {&bf16, good, plain | (1ull << 61),
+       "the 128-byte swizzle with 32-byte atoms (mode 1) is not simulated"},
+      {&bf16, good, plain | (3ull << 61), "swizzle mode 3 is not defined (0, 1, 2, 4 or 6)"},
+  };
+  std::mt19937 rng(5);
+  for (const Bad& bad : cases) {
+    SCOPED_TRACE(bad.needle);
+    const MmaInputs in = mma_inputs(*bad.c, rng);
+    const ptx::Module m = mma_kernel(*bad.c, in.image.size());
+    const std::string msg = error_of_module(
+        m, 128,
+        {arg_u64(upload(in.image)), arg_u64(upload(std::vector<std::uint32_t>{0})),
+         arg_u64(upload(std::vector<std::uint32_t>(128 * 16))), arg_bytes(bad.idesc),
+         arg_u64(bad.adesc), arg_u64(layout::Tcgen05SmemDescriptor{in.b_base, 128, 256}.encode()),
+         arg_u64(layout::Tcgen05SmemDescriptor{in.sf_base, 0, 128}.encode())});
+    EXPECT_NE(msg.find("PTX line " + std::to_string(sim::testing::line_of(m, "tcgen05.mma"))),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("thread (0,0,0)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(bad.needle), std::string::npos) << msg;
+  }
+}
+
+TEST_F(Tcgen05Sim, AlignedOperandsMustAgreeAcrossTheWarp) {
+  Kernel k("k", Target::sm_100a);
+  Reg tid = k.sreg(SReg::tid_x);
+  Reg taddr = allocate(k, tid, 32);
+  k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 1),
+               taddr + (tid >> 4));  // lanes 16-31 give column 1
+  deallocate(k, tid, taddr, 32);
+  const std::string msg = error_of_module(k.module(), 32, {});
+  EXPECT_NE(msg.find("thread (16,0,0): the address 0x1 differs from lane 0's 0x0; every thread of "
+                     "the warp gives the "
+                     "same (.aligned)"),
+            std::string::npos)
+      << msg;
+}
+
+TEST_F(Tcgen05Sim, MalformedFormsAreRefusedAtLoad) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"tcgen05.cp.cta_group::1.32x128b [%r1], %rd1", "tcgen05.cp.32x128b needs .warpx4"},
+      {"tcgen05.cp.cta_group::1.64x128b [%r1], %rd1",
+       "tcgen05.cp.64x128b needs .warpx2::02_13 or .warpx2::01_23"},
+      {"tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r2, [%r3], [%r3], 1",
+       ".block_scale without .scale_vec::1X/2X/4X is not simulated"},
+      {"tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, 1",
+       "tcgen05.mma kinds simulated: f16, tf32"},
+      {"tcgen05.ld.sync.aligned.32x32b.b32 {%r1}, [%r2]",
+       "tcgen05.ld/st needs .num (.x1 .. .x128)"},
+      {"tcgen05.ld.sync.aligned.16x32bx2.x1.b32 {%r1}, [%r2], 2",
+       "shapes simulated: 32x32b, 16x64b, 16x128b, 16x256b"},
+      {"tcgen05.ld.sync.aligned.16x256b.x1.b32 {%r1, %r2}, [%r3]",
+       "the register vector has 2 registers; the shape and .num need 4"},
+      {"tcgen05.commit.cta_group::1.shared::cluster.b64 [%r1]",
+       "completes through .mbarrier::arrive::one"},
+      {"tcgen05.shift.cta_group::1 [%r1]", "tcgen05.shift takes .down"},
+      {"tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2", "takes 5 operands, not 4"},
+  };
+  for (const auto& [line, needle] : cases) {
+    SCOPED_TRACE(line);
+    sim::testing::KernelSource k("malformed");
+    k.regs(ptx::Type::b32, "%r", 4).regs(ptx::Type::b64, "%rd", 3);
+    k.code(line + ";\nret;");
+    try {
+      sim.load(k.module());
+      ADD_FAILURE() << "loaded";
+    } catch (const SimError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(
+          msg.find("PTX line " + std::to_string(sim::testing::line_of(k.module(), "tcgen05"))),
+          std::string::npos)
+          << msg;
+      EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace warpforge::tcgen05_testing

@@ -47,7 +47,7 @@ const char* scale_vec_name(ScaleVec v) {
   return "";
 }
 
-// The .scale_vec each block-scaled kind takes (PTX ISA 9.7.16.10.1, the
+// The .scale_vec each block-scaled kind takes (PTX ISA 9.7.16, tcgen05.mma's
 // kind/scale_vec table; ptxas refuses the other pairings).
 bool scale_vec_allowed(Tcgen05Kind k, ScaleVec v) {
   switch (k) {
@@ -65,7 +65,7 @@ bool scale_vec_allowed(Tcgen05Kind k, ScaleVec v) {
 struct DataPathShape {
   const char* name;
   int regs_per_repeat;  // 32-bit registers per thread for .x1
-  int max_num;          // the largest .num (PTX ISA 9.7.16.8.3, Table "num shapes")
+  int max_num;          // the largest .num (PTX ISA 9.7.16, tcgen05.ld's .num table)
 };
 
 DataPathShape data_path(TmemShape s) {
@@ -115,7 +115,7 @@ std::string Tcgen05Ops::group_suffix(std::string_view instruction, CtaGroup grou
                           " after this kernel's tcgen05 instructions used " +
                           spell(*cta_group_).substr(1) +
                           "; every tcgen05 instruction of a kernel names the same .cta_group (PTX "
-                          "ISA 9.7.16.6.1)");
+                          "ISA 9.7.16, tcgen05.alloc)");
   cta_group_ = group;
   return spell(group);
 }
@@ -132,7 +132,7 @@ void Tcgen05Ops::check_column_count(std::string_view instruction, const Src& nco
   const long long n = std::stoll(ncols.imm().text, nullptr, 0);
   if (n < 32 || n > 512 || (n & (n - 1)) != 0)
     fail(instruction, "column count " + ncols.imm().text +
-                          "; a power of two in 32..512 (PTX ISA 9.7.16.7.1, tcgen05.alloc)");
+                          "; a power of two in 32..512 (PTX ISA 9.7.16.1.2)");
 }
 
 void Tcgen05Ops::tcgen05_alloc(CtaGroup group, const Addr& dst, const Src& ncols) {
@@ -264,7 +264,7 @@ std::string Tcgen05Ops::data_path_opcode(const char* op, TmemShape shape, const 
     fail(base, std::to_string(count) + " registers; ." + s.name + " moves " +
                    std::to_string(s.regs_per_repeat) +
                    " register(s) per thread times .num, a power of two up to " +
-                   std::to_string(s.max_num) + " (PTX ISA 9.7.16.8.3)");
+                   std::to_string(s.max_num) + " (PTX ISA 9.7.16, tcgen05.ld's .num table)");
   const std::string opcode = base + ".x" + std::to_string(num) + ".b32";
   for (const Reg& r : data)
     if (ptx::bits(r.type()) != 32)

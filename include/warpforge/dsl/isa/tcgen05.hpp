@@ -13,7 +13,7 @@
 // layout/tcgen05_smem_descriptor.hpp.
 //
 // Every tcgen05 instruction of a kernel must name the same .cta_group (PTX
-// ISA 9.7.16.6.1); the builder refuses a kernel that mixes ::1 and ::2.
+// ISA 9.7.16, tcgen05.alloc); the builder refuses a kernel that mixes ::1 and ::2.
 #pragma once
 
 #include <optional>
@@ -28,7 +28,7 @@ namespace warpforge::dsl {
 // cluster, each CTA holding half of the operands and of D).
 enum class CtaGroup { one, two };
 
-// tcgen05.mma .kind (PTX ISA 9.7.16.10.1): the input element types it takes.
+// tcgen05.mma .kind (PTX ISA 9.7.16, tcgen05.mma's kinds): the input element types it takes.
 //   f16:      f16 or bf16 A and B, K = 16 per instruction
 //   tf32:     tf32 A and B, K = 8
 //   f8f6f4:   e4m3, e5m2, e2m3, e3m2 or e2m1 A and B, K = 32, no scales
@@ -45,7 +45,7 @@ enum class ScaleVec { x1, x2, x4 };
 // tcgen05.ld/st shapes (PTX ISA 9.7.16.2.3): lanes x bits per lane, times .num.
 enum class TmemShape { lanes32_bits32, lanes16_bits64, lanes16_bits128, lanes16_bits256 };
 
-// tcgen05.cp shapes (PTX ISA 9.7.16.8.1): rows x bits, copied from a shared
+// tcgen05.cp shapes (PTX ISA 9.7.16.2.3): rows x bits, copied from a shared
 // memory matrix (descriptor) into tensor memory; the warpx forms broadcast the
 // rows to 2 or 4 lane quarters.
 enum class TmemCopyShape {
@@ -101,7 +101,7 @@ class Tcgen05Ops : public virtual KernelCore {
   void tcgen05_cp(CtaGroup group, TmemCopyShape shape, const Reg& taddr, const Reg& s_desc);
   // tcgen05.shift.cta_group::N.down [taddr]: moves 256 bits (8 columns) of
   // the rows at taddr's lane + 0..30 down by one row, to lane + 1..31 (the
-  // implicit .31x256b shape, PTX ISA 9.7.16.8.2).
+  // implicit .31x256b shape, PTX ISA 9.7.16.2.3).
   void tcgen05_shift_down(CtaGroup group, const Reg& taddr);
 
   // tcgen05.ld.sync.aligned.<shape>.x<num>.b32 {dst}, [taddr]: num is
@@ -123,7 +123,7 @@ class Tcgen05Ops : public virtual KernelCore {
 
   // tcgen05.fence::before_thread_sync / ::after_thread_sync: order tcgen05
   // operations before (after) a thread synchronisation such as bar.sync or an
-  // mbarrier wait (PTX ISA 9.7.16.7.1).
+  // mbarrier wait (PTX ISA 9.7.16, tcgen05.fence).
   void tcgen05_fence_before_thread_sync();
   void tcgen05_fence_after_thread_sync();
 

@@ -74,9 +74,11 @@ enum class GemmAmaxPrecision { exact, fast };
 
 // Which kernel of the family runs: automatic (the first that accepts the
 // problem: skinny, sm90a, sm80), or the one named (its refusals are then
-// check_support()'s).
-enum class GemmAmaxKernel { automatic, skinny, sm90a, sm80 };
-std::string_view name(GemmAmaxKernel kernel);        // "auto", "skinny", "sm90a", "sm80"
+// check_support()'s). sm100a (tcgen05, accumulator in tensor memory) is
+// experimental and runs only when named: it has run on the simulator, which
+// follows the PTX ISA's text, and never on a Blackwell GPU.
+enum class GemmAmaxKernel { automatic, skinny, sm90a, sm80, sm100a };
+std::string_view name(GemmAmaxKernel kernel);        // "auto", "skinny", "sm90a", "sm80", "sm100a"
 std::string_view name(GemmAmaxPrecision precision);  // "exact", "fast"
 // Inverses of name(); nullopt for anything else.
 std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text);
@@ -121,8 +123,8 @@ class GemmAmax {
   std::vector<std::string> check_support() const;
   // The kernel that runs it: "skinny" (small M: B streamed through
   // registers, mma.sync, split K; sm_90a and the simulator), "sm90a"
-  // (TMA + wgmma, on sm_90a and the simulator, for what it accepts) or
-  // "sm80" (everything else).
+  // (TMA + wgmma, on sm_90a and the simulator, for what it accepts),
+  // "sm80" (everything else), or "sm100a" when named.
   std::string_view kernel_name() const;
   // The kernel chosen, its configuration and workspace, and why each kernel
   // ahead of it in the family was not taken.

@@ -1,0 +1,61 @@
+#include "kernel_io.hpp"
+
+#include "minifloat_encode.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+using runtime::DType;
+
+Reg global_address(Kernel& k, const Reg& base, const Reg& byte_offset) {
+  Reg wide = k.reg(u64);
+  k.cvt(wide, byte_offset);
+  return base + wide;
+}
+
+Reg load_global_byte(Kernel& k, const Reg& base, const Reg& byte_offset) {
+  Reg narrow = k.reg(u16);
+  k.ld(Space::global, u8, narrow, at(global_address(k, base, byte_offset)));
+  Reg byte = k.reg(u32);
+  k.cvt(byte, narrow);
+  return byte;
+}
+
+void fold_abs_max(Kernel& k, Reg& thread_max, const Reg& v, const Pred& in) {
+  Reg bits = k.reg(b32);
+  k.mov(bits, v);
+  Reg magnitude =
+      bits.as(u32) & 0x7fffffffu;  // |v| as bits: unsigned order = value order, NaN on top
+  Reg kept = k.reg(u32);
+  k.selp(kept, magnitude, 0u, in);
+  k.max(thread_max, thread_max, kept);
+}
+
+void store_c_element(Kernel& k, DType c, const Reg& pc, const Reg& element, const Reg& v,
+                     const Pred& in) {
+  switch (c) {
+    case DType::f32: {
+      Reg a = global_address(k, pc, element << 2u);
+      k.guarded(in, [&] { k.st(Space::global, f32, at(a), v); });
+      return;
+    }
+    case DType::f16:
+    case DType::bf16: {
+      Reg h = k.reg(b16);
+      k.cvt(c == DType::f16 ? f16 : bf16, f32, h, v, {Round::rn});
+      Reg a = global_address(k, pc, element << 1u);
+      k.guarded(in, [&] { k.st(Space::global, b16, at(a), h); });
+      return;
+    }
+    default: {  // e4m3, e5m2
+      Reg code = emit_minifloat_encode(k, v, c);
+      Reg narrow = k.reg(u16);
+      k.cvt(narrow, code);
+      Reg a = global_address(k, pc, element);
+      k.guarded(in, [&] { k.st(Space::global, u8, at(a), narrow); });
+      return;
+    }
+  }
+}
+
+}  // namespace warpforge::ops

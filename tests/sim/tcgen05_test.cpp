@@ -7,6 +7,7 @@
 #include <optional>
 #include <random>
 
+#include "dsl_image.hpp"
 #include "sim_harness.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/tcgen05_instr_descriptor.hpp"
@@ -38,6 +39,12 @@ class Tcgen05Sim : public sim::testing::SimTest {
     ADD_FAILURE() << "expected a SimError";
     return "";
   }
+  // The error of a kernel that allocates 32 columns, runs `body` with every
+  // thread's tid and the address, and deallocates; `module` gets the kernel.
+  std::string tensor_memory_error(
+      std::uint32_t threads,
+      const std::function<void(Kernel&, const Reg& tid, const Reg& taddr)>& body,
+      ptx::Module* module = nullptr);
 };
 
 // Warp 0 allocates `columns` and every thread gets the address (kernel prologue).
@@ -53,6 +60,19 @@ Reg allocate(Kernel& k, const Reg& tid, int columns) {
 void deallocate(Kernel& k, const Reg& tid, const Reg& taddr, int columns) {
   k.bar_sync();
   k.if_then(k.setp(Cmp::lt, tid, 32), [&] { k.tcgen05_dealloc(CtaGroup::one, taddr, columns); });
+}
+
+std::string Tcgen05Sim::tensor_memory_error(
+    std::uint32_t threads, const std::function<void(Kernel&, const Reg&, const Reg&)>& body,
+    ptx::Module* module) {
+  Kernel k("k", Target::sm_100a);
+  Reg tid = k.sreg(SReg::tid_x);
+  Reg taddr = allocate(k, tid, 32);
+  body(k, tid, taddr);
+  deallocate(k, tid, taddr, 32);
+  const ptx::Module m = k.module();
+  if (module) *module = m;
+  return error_of_module(m, threads, {});
 }
 
 // The tensor-memory address of this warp's lane quarter: taddr + (32 * warp) << 16.
@@ -145,14 +165,14 @@ TEST_F(Tcgen05Sim, EachLoadShapeReadsTheCellsOfItsFigure) {
 }
 
 TEST_F(Tcgen05Sim, AWarpReachesOnlyItsLaneQuarter) {
-  Kernel k("k", Target::sm_100a);
-  Reg tid = k.sreg(SReg::tid_x);
-  Reg taddr = allocate(k, tid, 32);
-  k.if_then(k.setp(Cmp::ge, tid, 32),
-            [&] { k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 1), taddr); });
-  deallocate(k, tid, taddr, 32);
-  const ptx::Module m = k.module();
-  const std::string msg = error_of_module(m, 64, {});
+  ptx::Module m;
+  const std::string msg = tensor_memory_error(
+      64,
+      [](Kernel& k, const Reg& tid, const Reg& taddr) {
+        k.if_then(k.setp(Cmp::ge, tid, 32),
+                  [&] { k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 1), taddr); });
+      },
+      &m);
   EXPECT_NE(msg.find("PTX line " + std::to_string(sim::testing::line_of(m, "tcgen05.ld"))),
             std::string::npos)
       << msg;
@@ -230,12 +250,9 @@ TEST_F(Tcgen05Sim, AllocationMisuseIsRefusedNamingThreadAndLine) {
   }
   // A load outside the allocated columns.
   {
-    Kernel k("k", Target::sm_100a);
-    Reg tid = k.sreg(SReg::tid_x);
-    Reg taddr = allocate(k, tid, 32);
-    k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 2), taddr + 31);
-    deallocate(k, tid, taddr, 32);
-    const std::string msg = error_of_module(k.module(), 32, {});
+    const std::string msg = tensor_memory_error(32, [](Kernel& k, const Reg&, const Reg& taddr) {
+      k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 2), taddr + 31);
+    });
     EXPECT_NE(msg.find("tcgen05.ld reaches tensor memory lane 0, column 32, outside the allocated "
                        "columns (columns "
                        "0-31)"),
@@ -403,12 +420,7 @@ ptx::Module mma_kernel(const MmaCase& c, std::size_t image_bytes) {
   Shared bar = k.shared("bar", 8, 8);
   Reg tid = k.sreg(SReg::tid_x);
   Reg base = k.address_of(buf);
-  k.for_range(tid, static_cast<std::int64_t>(image_bytes / 4), 128, [&](Reg i) {
-    Reg offset = k.reg(u64), word = k.reg(u32);
-    k.mul_wide(offset, i, 4);
-    k.ld(Space::global, u32, word, at(in + offset));
-    k.st(Space::shared, u32, at(base + (i << 2)), word);
-  });
+  sim::testing::copy_image_to_shared(k, in, base, tid, static_cast<std::int64_t>(image_bytes));
   Pred thread0 = k.setp(Cmp::eq, tid, 0);
   k.if_then(thread0, [&] { k.mbarrier_init(at(bar), 1); });
   Reg taddr = allocate(k, tid, 512);  // its bar.sync also publishes the image and the barrier
@@ -585,12 +597,7 @@ TEST_F(Tcgen05Sim, CopyShapesPlaceRowsInTheirLanesAndShiftMovesRowsDown) {
   Shared bar = k.shared("bar", 8, 8);
   Reg tid = k.sreg(SReg::tid_x);
   Reg base = k.address_of(buf);
-  k.for_range(tid, static_cast<std::int64_t>(image.size() / 4), 128, [&](Reg i) {
-    Reg offset = k.reg(u64), word = k.reg(u32);
-    k.mul_wide(offset, i, 4);
-    k.ld(Space::global, u32, word, at(in + offset));
-    k.st(Space::shared, u32, at(base + (i << 2)), word);
-  });
+  sim::testing::copy_image_to_shared(k, in, base, tid, static_cast<std::int64_t>(image.size()));
   Pred thread0 = k.setp(Cmp::eq, tid, 0);
   k.if_then(thread0, [&] { k.mbarrier_init(at(bar), 1); });
   Reg taddr = allocate(k, tid, 64);
@@ -736,13 +743,10 @@ TEST_F(Tcgen05Sim, MmaRefusesDescriptorFieldsItDoesNotSimulateOrTheIsaForbids) {
 }
 
 TEST_F(Tcgen05Sim, AlignedOperandsMustAgreeAcrossTheWarp) {
-  Kernel k("k", Target::sm_100a);
-  Reg tid = k.sreg(SReg::tid_x);
-  Reg taddr = allocate(k, tid, 32);
-  k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 1),
-               taddr + (tid >> 4));  // lanes 16-31 give column 1
-  deallocate(k, tid, taddr, 32);
-  const std::string msg = error_of_module(k.module(), 32, {});
+  const std::string msg = tensor_memory_error(32, [](Kernel& k, const Reg& tid, const Reg& taddr) {
+    k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 1),
+                 taddr + (tid >> 4));  // lanes 16-31: column 1
+  });
   EXPECT_NE(msg.find("thread (16,0,0): the address 0x1 differs from lane 0's 0x0; every thread of "
                      "the warp gives the "
                      "same (.aligned)"),

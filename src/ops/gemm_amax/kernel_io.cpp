@@ -58,4 +58,22 @@ void store_c_element(Kernel& k, DType c, const Reg& pc, const Reg& element, cons
   }
 }
 
+void store_c_pair(Kernel& k, DType c, const Reg& pc, const Reg& element, std::int64_t col_stride,
+                  const Reg& v0, const Reg& v1, const Pred& in0, const Pred& in1) {
+  if (c != DType::e2m1) {
+    store_c_element(k, c, pc, element, v0, in0);
+    store_c_element(k, c, pc, element + static_cast<std::uint32_t>(col_stride), v1, in1);
+    return;
+  }
+  Reg lo = emit_minifloat_encode(k, v0, DType::e2m1);
+  Reg hi = emit_minifloat_encode(k, v1, DType::e2m1);
+  Reg hi_kept = k.reg(u32);
+  k.selp(hi_kept, hi, 0u, in1);
+  Reg byte = lo | (hi_kept << 4u);
+  Reg narrow = k.reg(u16);
+  k.cvt(narrow, byte);
+  Reg at_byte = global_address(k, pc, element >> 1u);
+  k.guarded(in0, [&] { k.st(Space::global, u8, at(at_byte), narrow); });
+}
+
 }  // namespace warpforge::ops

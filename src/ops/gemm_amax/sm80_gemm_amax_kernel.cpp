@@ -3,7 +3,6 @@
 #include <bit>
 
 #include "kernel_io.hpp"
-#include "minifloat_encode.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/mma_atoms.hpp"
 #include "warpforge/ops/low_precision.hpp"
@@ -184,21 +183,7 @@ class Builder {
           fold_abs_max(k_, thread_max, v0, in0);
           fold_abs_max(k_, thread_max, v1, in1);
           Reg element = (row * imm(p_.c.row)) + (col * imm(p_.c.col)) + (batch_ * imm(p_.c.batch));
-          if (p_.c_dtype ==
-              DType::e2m1) {  // n-major and even: col, col + 1 share one byte, col low
-            Reg lo = emit_minifloat_encode(k_, v0, DType::e2m1);
-            Reg hi = emit_minifloat_encode(k_, v1, DType::e2m1);
-            Reg hi_kept = k_.reg(u32);
-            k_.selp(hi_kept, hi, 0u, in1);
-            Reg byte = lo | (hi_kept << 4u);
-            Reg narrow = k_.reg(u16);
-            k_.cvt(narrow, byte);
-            Reg at_byte = global_address(k_, pc, element >> 1u);
-            k_.guarded(in0, [&] { k_.st(Space::global, u8, at(at_byte), narrow); });
-          } else {
-            store_c_element(k_, p_.c_dtype, pc, element, v0, in0);
-            store_c_element(k_, p_.c_dtype, pc, element + imm(p_.c.col), v1, in1);
-          }
+          store_c_pair(k_, p_.c_dtype, pc, element, p_.c.col, v0, v1, in0, in1);
         }
     return thread_max;
   }

@@ -7,18 +7,10 @@ namespace warpforge::ops {
 using namespace dsl;
 using runtime::DType;
 
-Reg global_address(Kernel& k, const Reg& base, const Reg& byte_offset) {
-  Reg wide = k.reg(u64);
-  k.cvt(wide, byte_offset);
-  return base + wide;
-}
+namespace {
 
-Reg load_global_byte(Kernel& k, const Reg& base, const Reg& byte_offset) {
-  Reg narrow = k.reg(u16);
-  k.ld(Space::global, u8, narrow, at(global_address(k, base, byte_offset)));
-  Reg byte = k.reg(u32);
-  k.cvt(byte, narrow);
-  return byte;
+std::uint32_t imm(std::int64_t v) {
+  return static_cast<std::uint32_t>(v);
 }
 
 void fold_abs_max(Kernel& k, Reg& thread_max, const Reg& v, const Pred& in) {
@@ -58,11 +50,33 @@ void store_c_element(Kernel& k, DType c, const Reg& pc, const Reg& element, cons
   }
 }
 
-void store_c_pair(Kernel& k, DType c, const Reg& pc, const Reg& element, std::int64_t col_stride,
-                  const Reg& v0, const Reg& v1, const Pred& in0, const Pred& in1) {
-  if (c != DType::e2m1) {
-    store_c_element(k, c, pc, element, v0, in0);
-    store_c_element(k, c, pc, element + static_cast<std::uint32_t>(col_stride), v1, in1);
+}  // namespace
+
+Reg global_address(Kernel& k, const Reg& base, const Reg& byte_offset) {
+  Reg wide = k.reg(u64);
+  k.cvt(wide, byte_offset);
+  return base + wide;
+}
+
+Reg load_global_byte(Kernel& k, const Reg& base, const Reg& byte_offset) {
+  Reg narrow = k.reg(u16);
+  k.ld(Space::global, u8, narrow, at(global_address(k, base, byte_offset)));
+  Reg byte = k.reg(u32);
+  k.cvt(byte, narrow);
+  return byte;
+}
+
+void epilogue_column_pair(Kernel& k, const GemmAmaxProblem& p, const Reg& pc, const Reg& batch,
+                          const Reg& row, const Pred& row_in, const Reg& col, const Reg& v0,
+                          const Reg& v1, Reg& thread_max) {
+  Pred in0 = row_in && (col < imm(p.n));
+  Pred in1 = row_in && (col < imm(p.n - 1));  // col + 1 < N
+  fold_abs_max(k, thread_max, v0, in0);
+  fold_abs_max(k, thread_max, v1, in1);
+  Reg element = (row * imm(p.c.row)) + (col * imm(p.c.col)) + (batch * imm(p.c.batch));
+  if (p.c_dtype != DType::e2m1) {
+    store_c_element(k, p.c_dtype, pc, element, v0, in0);
+    store_c_element(k, p.c_dtype, pc, element + imm(p.c.col), v1, in1);
     return;
   }
   Reg lo = emit_minifloat_encode(k, v0, DType::e2m1);

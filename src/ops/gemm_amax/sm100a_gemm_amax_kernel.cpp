@@ -235,14 +235,8 @@ class Builder {
       Reg col0 = row0_n + c0;
       for (int j = 0; j < 32; j += 2) {
         Reg col = col0 + imm(j);
-        Pred in0 = row_in && (col < imm(p_.n));
-        Pred in1 = row_in && (col < imm(p_.n - 1));  // col + 1 < N
-        const Reg& v0 = d[static_cast<std::size_t>(j)];
-        const Reg& v1 = d[static_cast<std::size_t>(j + 1)];
-        fold_abs_max(k_, thread_max, v0, in0);
-        fold_abs_max(k_, thread_max, v1, in1);
-        Reg element = (row * imm(p_.c.row)) + (col * imm(p_.c.col)) + (batch_ * imm(p_.c.batch));
-        store_c_pair(k_, p_.c_dtype, pc, element, p_.c.col, v0, v1, in0, in1);
+        epilogue_column_pair(k_, p_, pc, batch_, row, row_in, col, d[static_cast<std::size_t>(j)],
+                             d[static_cast<std::size_t>(j + 1)], thread_max);
       }
     });
     return thread_max;

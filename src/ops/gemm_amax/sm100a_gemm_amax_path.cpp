@@ -2,7 +2,6 @@
 // its refusals, and its launch. Taken only when asked for
 // (GemmAmaxKernel::sm100a): it has run on the simulator only, whose tcgen05
 // follows the PTX ISA's text, never on a Blackwell GPU.
-#include <limits>
 #include <string>
 
 #include "gemm_amax_path.hpp"
@@ -14,12 +13,6 @@ namespace warpforge::ops {
 namespace {
 
 using runtime::DType;
-
-// The largest element offset a matrix reaches, for the kernel's 32-bit offsets.
-std::int64_t span(const MatrixStrides& s, std::int64_t rows, std::int64_t cols,
-                  std::int64_t batches) {
-  return (rows - 1) * s.row + (cols - 1) * s.col + (batches - 1) * s.batch + 1;
-}
 
 class Sm100aLaunch final : public GemmAmaxLaunch {
  public:
@@ -68,17 +61,7 @@ class Sm100aPath final : public GemmAmaxPath {
           "e2m1 data with e8m0 scales per 16: the sm100a kernel runs MXFP8 and MXFP4 (e8m0 per 32) "
           "and "
           "NVFP4 (e4m3 per 16)");
-    const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    const bool sized =
-        p.m > 0 && p.n > 0 && p.k > 0 && p.l > 0;  // else describe_gemm_amax refused it
-    if (sized && (span(p.a, p.m, p.k, p.l) > limit || span(p.b, p.n, p.k, p.l) > limit ||
-                  span(p.c, p.m, p.n, p.l) > limit))
-      why.push_back("problem " + p.describe() +
-                    ": the sm100a kernel addresses A, B and C with 32-bit element offsets (at most "
-                    "2^31 - 1)");
-    if (p.l > 65535)
-      why.push_back("L " + std::to_string(p.l) +
-                    ": the sm100a kernel puts L on grid z (at most 65535)");
+    check_offsets_and_batches(why, p, "the sm100a kernel");
     return why;
   }
 

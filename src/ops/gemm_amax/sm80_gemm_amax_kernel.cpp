@@ -176,14 +176,9 @@ class Builder {
           Reg row = m_base + imm(i * 16 + 8 * half);
           Reg col = n_base + imm(j * 8);
           Pred row_in = row < imm(p_.m);
-          Pred in0 = row_in && (col < imm(p_.n));
-          Pred in1 = row_in && (col < imm(p_.n - 1));  // col + 1 < N
           const Reg& v0 = acc.regs()[(i + atoms_m * j) * 4 + 2 * half];
           const Reg& v1 = acc.regs()[(i + atoms_m * j) * 4 + 2 * half + 1];
-          fold_abs_max(k_, thread_max, v0, in0);
-          fold_abs_max(k_, thread_max, v1, in1);
-          Reg element = (row * imm(p_.c.row)) + (col * imm(p_.c.col)) + (batch_ * imm(p_.c.batch));
-          store_c_pair(k_, p_.c_dtype, pc, element, p_.c.col, v0, v1, in0, in1);
+          epilogue_column_pair(k_, p_, pc, batch_, row, row_in, col, v0, v1, thread_max);
         }
     return thread_max;
   }

@@ -83,7 +83,7 @@ Args parse(const std::vector<std::string>& raw) {
   if (const auto v = args.value("--precision"))
     a.precision = *ops::parse_gemm_amax_precision(one_of("--precision", *v, {"exact", "fast"}));
   if (const auto v = args.value("--kernel"))
-    a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "skinny", "prepass", "sm90a", "sm80"}));
+    a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "skinny", "prepass", "sm90a", "sm80", "sm100a"}));
   if (const auto v = args.value("--device")) a.device = one_of("--device", *v, {"cuda", "sim"});
   if (const auto v = args.value("--save")) {
     check_save_directory("--save", *v);
@@ -313,7 +313,7 @@ const Registration registration({
     "                           [--sf e8m0|e4m3] [--sf-vec 16|32] [--c "
     "f32|bf16|f16|e4m3|e5m2|e2m1]\n"
     "                           [--tile MxN] [--cluster MxN] [--precision exact|fast]\n"
-    "                           [--kernel auto|skinny|prepass|sm90a|sm80] [--device cuda|sim] [--check] [--bench]\n"
+    "                           [--kernel auto|skinny|prepass|sm90a|sm80|sm100a] [--device cuda|sim] [--check] [--bench]\n"
     "                           [--save DIR]\n\n"
     "Quantizes random U(-2,2)·{1,2} matrices A (M,K,L) and B (N,K,L), k-major, with\n"
     "one --sf scale per --sf-vec elements (ops/quantize.hpp), runs C = (A·SFA)(B·SFB)ᵀ\n"
@@ -330,7 +330,8 @@ const Registration registration({
     "          block's sum of |products| (ops/gemm_amax.hpp)\n"
     "--kernel  the kernel of the family to run (default auto: skinny for M <= 64 (FP8: 128),\n"
     "          prepass (bf16 copies of A and B, then the bf16 GEMM) from M x L = 2048,\n"
-    "          then sm90a, then sm80); the choice and why is printed first\n"
+    "          then sm90a, then sm80; sm100a, the experimental tcgen05 kernel, only when\n"
+    "          named); the choice and why is printed first\n"
     "--device  cuda or sim (default: cuda when a GPU is present, else sim)\n"
     "--check   compare C and amax with the CPU reference (atol = rtol = 0.01 for\n"
     "          f32/f16/bf16 C, 0.1 for FP8/FP4 C; amax within 0.1); exit 1 on failure\n"

@@ -165,7 +165,7 @@ void set_gemm_amax_choices(ops::GemmAmaxOptions& o, const std::string& precision
   if (!p) throw OpsError("precision '" + precision + "': accepted exact (the default) and fast");
   o.precision = *p;
   const auto k = ops::parse_gemm_amax_kernel(kernel);
-  if (!k) throw OpsError("kernel '" + kernel + "': accepted auto, skinny, prepass, sm90a, sm80");
+  if (!k) throw OpsError("kernel '" + kernel + "': accepted auto, skinny, prepass, sm90a, sm80, sm100a");
   o.kernel = *k;
 }
 

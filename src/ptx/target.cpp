@@ -35,7 +35,7 @@ PtxVersion ptx_version(Target t) {
     case Target::sm_80: return {7, 0};    // sm_80, cp.async, ldmatrix, bf16 mma: PTX 7.0
     case Target::sm_89: return {8, 4};    // mma.sync with .e4m3/.e5m2 on sm_89: PTX 8.4
     case Target::sm_90a: return {8, 4};   // sm_90a needs 8.0; fp8 mma.sync needs 8.4
-    case Target::sm_100a: return {8, 6};  // sm_100a first appears in PTX 8.6
+    case Target::sm_100a: return {8, 7};  // sm_100a: 8.6; tcgen05 .kind::mxf4nvf4 and .scale_vec::4X: 8.7
   }
   return {0, 0};
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "program.hpp"
+#include "tensor_memory.hpp"
 #include "warpforge/runtime/backend.hpp"
 #include "warpforge/sim/global_memory.hpp"
 
@@ -136,6 +137,7 @@ struct Cta {
   std::vector<Warp> warps;
   std::array<Barrier, 16> barriers{};
   std::uint64_t instructions = 0;  // thread-instructions executed
+  TensorMemory tmem;               // Blackwell; empty until a tcgen05.alloc
 };
 
 // The CTAs of one cluster (PTX ISA 2.2.1 "Cluster of Cooperative Thread

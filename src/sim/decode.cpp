@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "float_format.hpp"
+#include "tcgen05_decode.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/scopes.hpp"
@@ -360,6 +361,9 @@ class KernelDecoder {
       case Op::wgmma:  // descriptors (u64) and the small signed immediates
       case Op::tensor_copy:
         return Type::s64;
+      case Op::tcgen05:  // column counts, enable-input-d, CTA masks (tcgen05_decode.cpp)
+      case Op::tcgen05_sync:
+        return Type::u32;
       default:
         return t;
     }
@@ -524,6 +528,8 @@ class KernelDecoder {
       decode_bulk(in, d, mods, line);
     } else if (in.opcode == "wgmma") {
       decode_wgmma(in, d, mods, line);
+    } else if (in.opcode == "tcgen05") {  // tcgen05_decode.cpp
+      if (std::string why = decode_tcgen05(in, d, mods); !why.empty()) fail(line, d.text, why);
     } else if (in.opcode == "setmaxnreg") {
       // setmaxnreg.{inc,dec}.sync.aligned.u32 N (PTX ISA 9.7.19.7): a hint to
       // the register allocator with no effect the simulator models, but
@@ -946,6 +952,10 @@ class KernelDecoder {
       case Op::cvt:
         if (d.ntypes != 2) fail(line, text, "cvt needs .dtype.atype");
         return;
+      case Op::tcgen05:
+      case Op::tcgen05_sync:
+        if (std::string why = validate_tcgen05(d); !why.empty()) fail(line, text, why);
+        break;
       case Op::wgmma:
         validate_wgmma(d, line, text);
         return;

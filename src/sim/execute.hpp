@@ -94,6 +94,8 @@ void exec_mbarrier(const Inst& inst, Warp& w, std::uint32_t active);    // mbarr
 std::uint32_t mbarrier_wait(const Inst& inst, Warp& w, std::uint32_t lanes);
 // complete_tx of `bytes` on the mbarrier object at `object` (mbarrier.cpp).
 void mbarrier_complete_tx(std::byte* object, std::uint64_t bytes);
+// `count` arrivals on the mbarrier object at `object` (mbarrier.cpp).
+void mbarrier_arrive(std::byte* object, std::uint64_t count);
 // cp.async.bulk.tensor: TMA loads (done at issue) and stores (queued) (tensor_copy.cpp).
 void exec_tensor_copy(const Inst& inst, Warp& w, std::uint32_t active);
 // cp.async.bulk from shared memory into a CTA of the cluster, done at issue (bulk_copy.cpp).
@@ -108,6 +110,14 @@ void exec_wgmma(const Inst& inst, Warp& w, int warp_in_group);
 // A register of a wgmma.mma_async that no wgmma.wait_group has retired
 // (wgmma.cpp).
 void check_wgmma_registers(const Inst& inst, Warp& w);
+// tcgen05 (tcgen05.cpp): the warp-wide .sync.aligned forms for the lanes of
+// `active` (all of the warp's), and the single-thread forms for each lane of
+// `active`.
+void exec_tcgen05_sync(const Inst& inst, Warp& w, std::uint32_t active);
+void exec_tcgen05(const Inst& inst, Warp& w, std::uint32_t active);
+// Throws SimError when a CTA whose threads have all exited still holds
+// tensor memory (PTX ISA 9.7.16.7.1: all of it must be deallocated).
+void check_tensor_memory_released(const Cta& cta);
 // The value of an f16/bf16/e4m3/e5m2/f32 element's bits (mma.cpp).
 double matrix_element_value(ptx::Type t, std::uint32_t bits);
 // Lands every cp.async the lane has issued (committed or not).

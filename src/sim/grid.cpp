@@ -29,6 +29,7 @@ void prepare_cta(Cta& cta, const LaunchState& launch, Cluster& cluster, std::uin
   cta.shared.assign(shared_bytes, std::byte{0});
   cta.barriers = {};
   cta.instructions = 0;
+  cta.tmem.reset();
   const std::uint32_t warps = (cta.threads + 31) / 32;
   cta.warps.resize(warps);
   const Kernel& k = launch.kernel;

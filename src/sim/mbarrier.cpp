@@ -73,6 +73,12 @@ void mbarrier_complete_tx(std::byte* object, std::uint64_t bytes) {
   m.store(object);
 }
 
+void mbarrier_arrive(std::byte* object, std::uint64_t count) {
+  Mbarrier m = Mbarrier::load(object);
+  m.arrive(count);
+  m.store(object);
+}
+
 std::uint32_t mbarrier_wait(const Inst& in, Warp& w, std::uint32_t lanes) {
   std::uint32_t done = 0;
   for_lanes(lanes, [&](int l) {

@@ -91,6 +91,9 @@ enum class Op : std::uint8_t {
   mapa,
   cluster_arrive,
   cluster_wait,
+  // Blackwell: tensor memory and the fifth-generation tensor core (tcgen05.cpp)
+  tcgen05_sync,  // the .sync.aligned warp-wide ones: alloc, dealloc, relinquish, ld, st, wait; mode: Tcgen05Op
+  tcgen05,       // the single-thread ones: mma, cp, shift, commit, fence; mode: Tcgen05Op
   // control flow
   bra,
   exit,
@@ -203,6 +206,22 @@ enum class MbarrierOp : std::uint8_t {
 };
 
 enum class WgmmaOp : std::uint8_t { fence, commit_group, wait_group, mma_async };
+// tcgen05 operations (PTX ISA 9.7.16). For mma, Inst::vec holds the
+// Tcgen05Kind, Inst::extent the .scale_vec (0 without block scaling, else 1,
+// 2 or 4) and Inst::trans whether A is in tensor memory; for ld and st, vec
+// holds the Tcgen05Shape and extent the .num; for cp, vec holds the
+// Tcgen05CopyShape; for commit, multicast marks .multicast::cluster.
+enum class Tcgen05Op : std::uint8_t { alloc, dealloc, relinquish, ld, st, wait, mma, cp, shift, commit, fence };
+enum class Tcgen05Kind : std::uint8_t { f16, tf32, f8f6f4, mxf8f6f4, mxf4, mxf4nvf4 };
+enum class Tcgen05Shape : std::uint8_t { lanes32_bits32, lanes16_bits64, lanes16_bits128, lanes16_bits256 };
+enum class Tcgen05CopyShape : std::uint8_t {
+  rows128_bits256,
+  rows4_bits256,
+  rows128_bits128,
+  rows64_bits128_warpx2_02_13,
+  rows64_bits128_warpx2_01_23,
+  rows32_bits128_warpx4
+};
 enum class TensorCopyDir : std::uint8_t { global_to_shared, shared_to_global };
 
 struct Inst {

@@ -124,6 +124,8 @@ void collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t act
     exec_mma(inst, w);
   else if (inst.op == Op::ldmatrix || inst.op == Op::stmatrix)
     exec_ldmatrix(inst, w, arrived);
+  else if (inst.op == Op::tcgen05_sync)
+    exec_tcgen05_sync(inst, w, arrived);
   else if (inst.op != Op::bar_warp_sync)
     exec_collective(inst, w, arrived);
   for_lanes(arrived, [&](int l) {
@@ -330,6 +332,9 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
     case Op::bulk_wait:
       exec_bulk_group(inst, w, active);
       return;
+    case Op::tcgen05:
+      exec_tcgen05(inst, w, active);
+      return;
     case Op::fence:
       return;
     default:
@@ -535,6 +540,7 @@ bool is_warp_collective(Op op) {
     case Op::ldmatrix:
     case Op::stmatrix:
     case Op::bar_warp_sync:
+    case Op::tcgen05_sync:
       return true;
     default:
       return false;
@@ -557,7 +563,10 @@ void run_cluster(Cluster& cluster) {
       }
       executed += cta.instructions;
     }
-    if (!live) return;
+    if (!live) {
+      for (const Cta& cta : cluster.ctas) check_tensor_memory_released(cta);
+      return;
+    }
     if (!progress) report_deadlock(cluster);
     if (monitor) monitor->tick(cluster, executed - reported);
     reported = executed;

@@ -7,24 +7,11 @@
 //   >> 4, 32-45 stride-dimension byte offset (SBO) >> 4, 49-51 matrix base
 //   offset, 62-63 swizzle mode (0 none, 1 128B, 2 64B, 3 32B).
 //
-// Layouts (9.7.15.5.1.2 "Shared Memory Matrix Layout"), for an operand with
-// rows along M (A) or N (B) and K across, in bytes, with W the swizzle span:
-//   K-major, no swizzle: 8 x 16-byte "core matrices" of 128 contiguous bytes;
-//     row r, K byte b at (r/8)*SBO + (r%8)*16 + (b/16)*LBO + b%16.
-//   K-major, swizzled:   rows of W bytes, 8 rows per atom;
-//     (r/8)*SBO + (r%8)*W + b            (LBO unused).
-//   MN-major (imm-trans = 1, 16-bit types), no swizzle: 16 bytes along M/N
-//     by 8 K rows per core matrix; M/N byte c, K index k at
-//     (c/16)*SBO + (k%8)*16 + (k/8)*LBO + c%16.
-//   MN-major, swizzled: W bytes along M/N by 8 K rows per atom;
-//     (c/W)*LBO + (k%8)*W + (k/8)*SBO + c%W.
-// The swizzle permutes 16-byte chunks within each 128-byte line by the
-// line's index bits: address bits [4,7) ^= bits [7,10) for 128B, [4,6) ^=
-// [7,9) for 64B, bit 4 ^= bit 7 for 32B (9.7.15.5.1.2.2, the same patterns
-// TMA writes). It applies to the shared address itself, so a descriptor
-// advanced inside an atom (the next K slice) still finds its data; the base
-// offset field, for patterns that do not start on their repeat boundary, is
-// refused.
+// Layouts (9.7.15.5.1.2 "Shared Memory Matrix Layout") and the swizzle:
+// smem_matrix.hpp. A swizzled descriptor advanced inside an atom (the next
+// K slice) still finds its data, since the swizzle applies to the shared
+// address itself; the base offset field, for patterns that do not start on
+// their repeat boundary, is refused.
 //
 // A from registers (9.7.15.5.1.1 "Register Fragments", A): four .b32
 // registers per thread, elements packed low to high; warp w holds rows
@@ -59,6 +46,7 @@
 #include "execute.hpp"
 #include "float_format.hpp"
 #include "memory_access.hpp"
+#include "smem_matrix.hpp"
 #include "warpforge/error.hpp"
 
 namespace warpforge::sim {
@@ -66,12 +54,7 @@ namespace {
 
 using ptx::Type;
 
-struct Descriptor {
-  std::uint64_t start, lbo, sbo;
-  std::uint32_t swizzle;  // span in bytes, 0 for none
-};
-
-Descriptor decode_descriptor(std::uint64_t d, const char* operand) {
+SmemMatrix decode_descriptor(std::uint64_t d, const char* operand) {
   static constexpr std::array<std::uint32_t, 4> kSpan = {0, 128, 64, 32};
   const std::uint64_t base_offset = (d >> 49) & 7;
   if (base_offset != 0)
@@ -79,19 +62,6 @@ Descriptor decode_descriptor(std::uint64_t d, const char* operand) {
                    std::to_string(base_offset) +
                    "; the simulator takes 0 (swizzle patterns starting on their repeat boundary)");
   return {(d & 0x3FFF) << 4, ((d >> 16) & 0x3FFF) << 4, ((d >> 32) & 0x3FFF) << 4, kSpan[d >> 62]};
-}
-
-// The byte offset of element (row, k) of an operand, before swizzling.
-std::uint64_t layout_offset(const Descriptor& d, bool mn_major, std::uint32_t row, std::uint32_t k,
-                            std::uint32_t element_bytes) {
-  if (!mn_major) {
-    const std::uint64_t b = std::uint64_t{k} * element_bytes;
-    if (d.swizzle == 0) return row / 8 * d.sbo + row % 8 * 16 + b / 16 * d.lbo + b % 16;
-    return row / 8 * d.sbo + row % 8 * d.swizzle + b;
-  }
-  const std::uint64_t c = std::uint64_t{row} * element_bytes;
-  if (d.swizzle == 0) return c / 16 * d.sbo + k % 8 * 16 + k / 8 * d.lbo + c % 16;
-  return c / d.swizzle * d.lbo + k % 8 * d.swizzle + k / 8 * d.sbo + c % d.swizzle;
 }
 
 // A is a vector of four registers, or one descriptor (decode.cpp validates).
@@ -118,13 +88,13 @@ void load_register_a(Warp& w, const std::vector<Arg>& regs, Type t, std::uint32_
 // Reads rows [row0, row0 + rows) by K of an operand into out[row - row0][k].
 void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_major, Type t, std::uint32_t row0,
                   std::uint32_t rows, std::uint32_t k_dim, double negate, std::vector<double>& out) {
-  const Descriptor d = decode_descriptor(descriptor, name);
+  const SmemMatrix d = decode_descriptor(descriptor, name);
   const std::vector<std::byte>& shared = w.cta->shared;
   const auto bytes = static_cast<std::uint32_t>(ptx::bits(t) / 8);
   out.resize(std::size_t{rows} * k_dim);
   for (std::uint32_t r = 0; r < rows; ++r)
     for (std::uint32_t k = 0; k < k_dim; ++k) {
-      const std::uint64_t a = swizzle_address(d.start + layout_offset(d, mn_major, row0 + r, k, bytes), d.swizzle);
+      const std::uint64_t a = swizzle_address(d.start + smem_matrix_offset(d, mn_major, row0 + r, k, bytes), d.swizzle);
       if (a + bytes > shared.size())
         throw SimError(std::string("wgmma operand ") + name + " element (" + std::to_string(row0 + r) + ", " +
                        std::to_string(k) + ") is at shared address " + hex(a) + ", outside the CTA's " +

@@ -580,5 +580,56 @@ TEST(BadUse, AValueReturningFormNeedsATypedSource) {
   EXPECT_TRUE(refused([](Kernel& k) { k.min(k.reg(f32), k.reg(s32)); }, {"min"}));
 }
 
+TEST(BadBlackwell, Tcgen05Misuse) {
+  const Target bw = Target::sm_100a;
+  EXPECT_TRUE(refused(bw,
+                      [](Kernel& k) {
+                        k.tcgen05_relinquish_alloc_permit(CtaGroup::one);
+                        k.tcgen05_commit(CtaGroup::two, k.reg(u32));
+                      },
+                      {"tcgen05.commit", "uses cta_group::2 after this kernel's tcgen05 instructions used cta_group::1",
+                       "names the same .cta_group"}));
+  EXPECT_TRUE(refused(bw, [](Kernel& k) { k.tcgen05_alloc(CtaGroup::one, at(k.reg(u32)), 48); },
+                      {"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", "column count 48",
+                       "a power of two in 32..512"}));
+  EXPECT_TRUE(refused(bw, [](Kernel& k) { k.tcgen05_dealloc(CtaGroup::one, k.reg(b32), 1024); },
+                      {"tcgen05.dealloc", "column count 1024"}));
+  EXPECT_TRUE(refused(bw,
+                      [](Kernel& k) {
+                        k.tcgen05_mma(CtaGroup::one, Tcgen05Kind::mxf4, k.reg(b32), k.reg(b64), k.reg(b64),
+                                      k.reg(b32), true);
+                      },
+                      {"kind::mxf4 is block-scaled", "tcgen05_mma_block_scale"}));
+  EXPECT_TRUE(refused(bw,
+                      [](Kernel& k) {
+                        k.tcgen05_mma_block_scale(CtaGroup::one, Tcgen05Kind::mxf8f6f4, ScaleVec::x2, k.reg(b32),
+                                                  k.reg(b64), k.reg(b64), k.reg(b32), k.reg(b32), k.reg(b32), true);
+                      },
+                      {"tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::2X",
+                       "scale_vec::2X with kind::mxf8f6f4", "mxf8f6f4 with 1X, mxf4 with 2X, mxf4nvf4 with 2X or 4X"}));
+  EXPECT_TRUE(refused(bw,
+                      [](Kernel& k) {
+                        k.tcgen05_mma_block_scale(CtaGroup::one, Tcgen05Kind::f16, ScaleVec::x1, k.reg(b32),
+                                                  k.reg(b64), k.reg(b64), k.reg(b32), k.reg(b32), k.reg(b32), true);
+                      },
+                      {"kind::f16 takes no scale factors"}));
+  EXPECT_TRUE(refused(bw,
+                      [](Kernel& k) {
+                        k.tcgen05_mma(CtaGroup::one, Tcgen05Kind::f16, k.reg(b32), k.reg(b32, "adesc"),
+                                      k.reg(b64), k.reg(b32), true);
+                      },
+                      {"A descriptor %adesc has type b32; expected b64"}));
+  EXPECT_TRUE(refused(bw, [](Kernel& k) { k.tcgen05_ld(TmemShape::lanes16_bits256, k.regs(b32, 6), k.reg(b32)); },
+                      {"tcgen05.ld.sync.aligned.16x256b", "6 registers", "4 register(s) per thread times .num"}));
+  EXPECT_TRUE(refused(bw, [](Kernel& k) { k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(b32, 256), k.reg(b32)); },
+                      {"256 registers", "a power of two up to 128"}));
+  EXPECT_TRUE(refused(bw, [](Kernel& k) { k.tcgen05_st(TmemShape::lanes32_bits32, k.reg(b32), k.regs(f64, 2, "w")); },
+                      {"tcgen05.st.sync.aligned.32x32b.x2.b32", "register %w0 is f64",
+                       "tensor-memory cells are 32 bits"}));
+  EXPECT_TRUE(refused<TargetError>(Target::sm_90a, [](Kernel& k) { k.tcgen05_wait_ld(); },
+                                   {"tcgen05.wait::ld.sync.aligned", "not available on sm_90a",
+                                    "targets that have it: sm_100a"}));
+}
+
 }  // namespace
 }  // namespace warpforge::dsl

@@ -10,6 +10,8 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "dsl/dsl_test_support.hpp"
@@ -729,9 +731,55 @@ void build_wgmma(Kernel& k) {
   k.setmaxnreg_inc(232);
 }
 
+// Every tcgen05 wrapper in one cta_group (a kernel may not mix the two).
+void build_tcgen05(Kernel& k, CtaGroup g) {
+  Shared slot = k.shared("tmem_slot", 16), bar = k.shared("tmem_bar", 8, 8);
+  k.tcgen05_alloc(g, at(slot), 32);
+  k.tcgen05_alloc(g, at(slot), k.mov(u32, 512));
+  k.tcgen05_relinquish_alloc_permit(g);
+  Reg taddr = k.reg(b32), a_tmem = k.reg(u32), sfa = k.reg(b32), sfb = k.reg(b32);
+  Reg adesc = k.reg(b64), bdesc = k.reg(u64), idesc = k.reg(b32);
+  Pred accumulate = k.pred();
+  for (Tcgen05Kind kind : {Tcgen05Kind::f16, Tcgen05Kind::tf32, Tcgen05Kind::f8f6f4}) {
+    k.tcgen05_mma(g, kind, taddr, adesc, bdesc, idesc, false);
+    k.tcgen05_mma(g, kind, taddr, adesc, bdesc, idesc, accumulate);
+    k.tcgen05_mma_a_tmem(g, kind, taddr, a_tmem, bdesc, idesc, !accumulate);
+  }
+  for (auto [kind, vec] : {std::pair{Tcgen05Kind::mxf8f6f4, ScaleVec::x1}, std::pair{Tcgen05Kind::mxf4, ScaleVec::x2},
+                           std::pair{Tcgen05Kind::mxf4nvf4, ScaleVec::x2},
+                           std::pair{Tcgen05Kind::mxf4nvf4, ScaleVec::x4}}) {
+    k.tcgen05_mma_block_scale(g, kind, vec, taddr, adesc, bdesc, idesc, sfa, sfb, accumulate);
+    k.tcgen05_mma_block_scale_a_tmem(g, kind, vec, taddr, a_tmem, bdesc, idesc, sfa, sfb, true);
+  }
+  for (TmemCopyShape shape :
+       {TmemCopyShape::rows128_bits256, TmemCopyShape::rows4_bits256, TmemCopyShape::rows128_bits128,
+        TmemCopyShape::rows64_bits128_warpx2_02_13, TmemCopyShape::rows64_bits128_warpx2_01_23,
+        TmemCopyShape::rows32_bits128_warpx4})
+    k.tcgen05_cp(g, shape, taddr, adesc);
+  k.tcgen05_shift_down(g, taddr);
+  for (auto [shape, per_repeat, max_num] :
+       {std::tuple{TmemShape::lanes32_bits32, 1, 128}, std::tuple{TmemShape::lanes16_bits64, 1, 128},
+        std::tuple{TmemShape::lanes16_bits128, 2, 64}, std::tuple{TmemShape::lanes16_bits256, 4, 32}})
+    for (int num : {1, 2, max_num}) {
+      Regs data = k.regs(f32, per_repeat * num);
+      k.tcgen05_ld(shape, data, taddr);
+      k.tcgen05_st(shape, taddr, data);
+    }
+  k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 4), taddr);
+  k.tcgen05_wait_ld();
+  k.tcgen05_wait_st();
+  Reg bar_addr = k.address_of(bar);
+  k.tcgen05_commit(g, bar_addr);
+  k.tcgen05_commit_multicast(g, bar_addr, k.mov(u16, 3));
+  k.tcgen05_fence_before_thread_sync();
+  k.tcgen05_fence_after_thread_sync();
+  k.tcgen05_dealloc(g, taddr, 32);
+}
+
 const std::vector<Family>& families() {
   const auto all = Availability::since(0);
   const auto ada = Availability::since(89), hopper = Availability::since(90);
+  const auto blackwell = Availability::arch_specific(100, 103);
   static const std::vector<Family> kFamilies = {
       {"params_and_moves", all, "", build_params_and_moves},
       {"integer_arithmetic", all, "", build_integer_arithmetic},
@@ -771,6 +819,8 @@ const std::vector<Family>& families() {
       {"tensor_copy", hopper, "cvta.param.u64", build_tensor_copy},
       {"cluster_ops", hopper, "mapa.shared::cluster.u32", build_cluster_ops},
       {"wgmma", Availability::arch_specific(90, 90), "wgmma.fence.sync.aligned", build_wgmma},
+      {"tcgen05_cta_group_1", blackwell, "tcgen05.alloc", [](Kernel& k) { build_tcgen05(k, CtaGroup::one); }},
+      {"tcgen05_cta_group_2", blackwell, "tcgen05.alloc", [](Kernel& k) { build_tcgen05(k, CtaGroup::two); }},
   };
   return kFamilies;
 }
@@ -895,6 +945,47 @@ std::vector<GatedCall> gated_calls() {
                        [r = info.reg](Kernel& k) { k.sreg(r); }});
   calls.push_back({".explicitcluster", hopper, [](Kernel& k) { k.explicitcluster(); }});
   calls.push_back({".reqnctapercluster", hopper, [](Kernel& k) { k.reqnctapercluster(2); }});
+  const auto blackwell = Availability::arch_specific(100, 103);
+  const CtaGroup g = CtaGroup::one;
+  calls.push_back({"tcgen05.alloc", blackwell, [g](Kernel& k) { k.tcgen05_alloc(g, at(k.reg(u32)), 64); }});
+  calls.push_back({"tcgen05.dealloc", blackwell, [g](Kernel& k) { k.tcgen05_dealloc(g, k.reg(b32), 64); }});
+  calls.push_back({"tcgen05.relinquish_alloc_permit", blackwell,
+                   [g](Kernel& k) { k.tcgen05_relinquish_alloc_permit(g); }});
+  calls.push_back({"tcgen05.mma", blackwell, [g](Kernel& k) {
+                     k.tcgen05_mma(g, Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64), k.reg(b32), true);
+                   }});
+  calls.push_back({"tcgen05.mma", blackwell, [g](Kernel& k) {
+                     k.tcgen05_mma_a_tmem(g, Tcgen05Kind::tf32, k.reg(b32), k.reg(b32), k.reg(b64), k.reg(b32),
+                                          true);
+                   }});
+  calls.push_back({"tcgen05.mma", blackwell, [g](Kernel& k) {
+                     k.tcgen05_mma_block_scale(g, Tcgen05Kind::mxf4, ScaleVec::x2, k.reg(b32), k.reg(b64),
+                                               k.reg(b64), k.reg(b32), k.reg(b32), k.reg(b32), true);
+                   }});
+  calls.push_back({"tcgen05.mma", blackwell, [g](Kernel& k) {
+                     k.tcgen05_mma_block_scale_a_tmem(g, Tcgen05Kind::mxf8f6f4, ScaleVec::x1, k.reg(b32),
+                                                      k.reg(b32), k.reg(b64), k.reg(b32), k.reg(b32), k.reg(b32),
+                                                      true);
+                   }});
+  calls.push_back({"tcgen05.cp", blackwell, [g](Kernel& k) {
+                     k.tcgen05_cp(g, TmemCopyShape::rows32_bits128_warpx4, k.reg(b32), k.reg(b64));
+                   }});
+  calls.push_back({"tcgen05.shift", blackwell, [g](Kernel& k) { k.tcgen05_shift_down(g, k.reg(b32)); }});
+  calls.push_back({"tcgen05.ld.sync.aligned.16x256b", blackwell, [](Kernel& k) {
+                     k.tcgen05_ld(TmemShape::lanes16_bits256, k.regs(b32, 4), k.reg(b32));
+                   }});
+  calls.push_back({"tcgen05.st.sync.aligned.32x32b", blackwell, [](Kernel& k) {
+                     k.tcgen05_st(TmemShape::lanes32_bits32, k.reg(b32), k.regs(b32, 1));
+                   }});
+  calls.push_back({"tcgen05.wait::ld.sync.aligned", blackwell, [](Kernel& k) { k.tcgen05_wait_ld(); }});
+  calls.push_back({"tcgen05.wait::st.sync.aligned", blackwell, [](Kernel& k) { k.tcgen05_wait_st(); }});
+  calls.push_back({"tcgen05.commit", blackwell, [g](Kernel& k) { k.tcgen05_commit(g, k.reg(u32)); }});
+  calls.push_back({"tcgen05.commit", blackwell,
+                   [g](Kernel& k) { k.tcgen05_commit_multicast(g, k.reg(u32), k.reg(u16)); }});
+  calls.push_back({"tcgen05.fence::before_thread_sync", blackwell,
+                   [](Kernel& k) { k.tcgen05_fence_before_thread_sync(); }});
+  calls.push_back({"tcgen05.fence::after_thread_sync", blackwell,
+                   [](Kernel& k) { k.tcgen05_fence_after_thread_sync(); }});
   return calls;
 }
 

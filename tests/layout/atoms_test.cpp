@@ -9,6 +9,7 @@
 #include "warpforge/layout/ldmatrix_atom.hpp"
 #include "warpforge/layout/mfma_atom.hpp"
 #include "warpforge/layout/mma_atoms.hpp"
+#include "warpforge/layout/tmem_datapath.hpp"
 #include "warpforge/layout/wgmma_a_fragment.hpp"
 #include "warpforge/layout/wgmma_accumulator.hpp"
 
@@ -278,6 +279,47 @@ TEST(MfmaAtom, MatchesReferenceClosedForms) {
   });
   EXPECT_EQ(atom.a.registers(), 2);  // four bf16 in 2 VGPRs
   EXPECT_EQ(atom.c.registers(), 16);
+}
+
+TEST(TmemDatapath, EachShapeMatchesTheIsaFigures) {
+  // PTX ISA 9.7.16.2.3.1, Figures 183-186, for .num = 1, 2 and 4.
+  for (int64_t num : {1, 2, 4}) {
+    expect_matches(tmem_datapath(TmemDataPath::lanes32_bits32, num), 32, num, 32, num,
+                   [](int64_t t, int64_t i) { return Element{t, i}; });
+    expect_matches(tmem_datapath(TmemDataPath::lanes16_bits64, num), 32, num, 16, 2 * num,
+                   [](int64_t t, int64_t i) { return Element{t / 4 + 8 * (t % 2), 2 * i + (t / 2) % 2}; });
+    expect_matches(tmem_datapath(TmemDataPath::lanes16_bits128, num), 32, 2 * num, 16, 4 * num,
+                   [](int64_t t, int64_t i) { return Element{t / 4 + 8 * (i % 2), 4 * (i / 2) + t % 4}; });
+    expect_matches(tmem_datapath(TmemDataPath::lanes16_bits256, num), 32, 4 * num, 16, 8 * num,
+                   [](int64_t t, int64_t i) {
+                     return Element{t / 4 + 8 * ((i % 4) / 2), 8 * (i / 4) + 2 * (t % 4) + i % 2};
+                   });
+  }
+  // Hand-read cells: 16x256b thread 5 register 3 is lane 9, column 3; 16x64b
+  // thread 3 is lane 8, column 1; 16x128b.x2 thread 6 register 3 is lane 9, column 6.
+  EXPECT_EQ(tmem_datapath(TmemDataPath::lanes16_bits256, 1).layout({{Axis::lane, 5}, {Axis::value, 3}}),
+            (AxisPoint{{Axis::row, 9}, {Axis::col, 3}}));
+  EXPECT_EQ(tmem_datapath(TmemDataPath::lanes16_bits64, 1).layout({{Axis::lane, 3}, {Axis::value, 0}}),
+            (AxisPoint{{Axis::row, 8}, {Axis::col, 1}}));
+  EXPECT_EQ(tmem_datapath(TmemDataPath::lanes16_bits128, 2).layout({{Axis::lane, 6}, {Axis::value, 3}}),
+            (AxisPoint{{Axis::row, 9}, {Axis::col, 6}}));
+  EXPECT_EQ(tmem_datapath(TmemDataPath::lanes32_bits32, 128).registers(), 128);
+}
+
+TEST(TmemDatapath, RefusesANumTheShapeLacks) {
+  for (auto [shape, num] : {std::pair{TmemDataPath::lanes32_bits32, int64_t{3}},
+                            std::pair{TmemDataPath::lanes16_bits128, int64_t{128}},
+                            std::pair{TmemDataPath::lanes16_bits256, int64_t{64}},
+                            std::pair{TmemDataPath::lanes16_bits64, int64_t{0}}}) {
+    try {
+      tmem_datapath(shape, num);
+      ADD_FAILURE() << ".num " << num << " was accepted";
+    } catch (const LayoutError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(".num = " + std::to_string(num)), std::string::npos) << msg;
+      EXPECT_NE(msg.find("a power of two in 1.."), std::string::npos) << msg;
+    }
+  }
 }
 
 }  // namespace

@@ -18,13 +18,13 @@ std::string load_error(SimBackend& sim, const ptx::Module& m) {
 }
 
 TEST_F(SimTest, UnsupportedInstructionIsRefusedAtLoadWithItsLine) {
-  KernelSource k("uses_tcgen05");
+  KernelSource k("uses_griddepcontrol");
   k.regs(Type::b32, "%r", 4).shared(Type::b8, "pad", 16);
-  k.code("mov.u32 %r1, 1;\nadd.u32 %r2, %r1, %r1;\ntcgen05.fence::before_thread_sync;\nret;");
+  k.code("mov.u32 %r1, 1;\nadd.u32 %r2, %r1, %r1;\ngriddepcontrol.wait;\nret;");
   const ptx::Module m = k.module();
   const std::string msg = load_error(sim, m);
-  EXPECT_NE(msg.find("kernel 'uses_tcgen05', PTX line " + std::to_string(line_of(m, "tcgen05.fence")) +
-                     " (tcgen05.fence::before_thread_sync): instruction 'tcgen05' is not simulated"),
+  EXPECT_NE(msg.find("kernel 'uses_griddepcontrol', PTX line " + std::to_string(line_of(m, "griddepcontrol.wait")) +
+                     " (griddepcontrol.wait): instruction 'griddepcontrol' is not simulated"),
             std::string::npos)
       << msg << "\n"
       << ptx::emit(m);

@@ -18,6 +18,7 @@
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/wgmma_a_fragment.hpp"
 #include "warpforge/layout/wgmma_accumulator.hpp"
+#include "dsl_image.hpp"
 #include "wgmma_kernels.hpp"
 
 namespace warpforge::wgmma_dsl_testing {
@@ -59,12 +60,7 @@ inline ptx::Module dsl_wgmma_kernel(const DslWgmmaCase& c, std::uint64_t image_b
   Shared buf = k.shared("buf", static_cast<std::int64_t>(image_bytes), 1024);
   Reg tid = k.sreg(SReg::tid_x);
   Reg base = k.address_of(buf);
-  k.for_range(tid, static_cast<std::int64_t>(image_bytes / 4), 128, [&](Reg i) {
-    Reg offset = k.reg(u64), word = k.reg(u32);
-    k.mul_wide(offset, i, 4);
-    k.ld(Space::global, u32, word, at(in + offset));
-    k.st(Space::shared, u32, at(base + (i << 2)), word);
-  });
+  sim::testing::copy_image_to_shared(k, in, base, tid, static_cast<std::int64_t>(image_bytes));
   k.bar_sync();
   k.fence_proxy_async_shared();
   Reg start = k.reg(u64);

@@ -20,6 +20,7 @@
 #include "warpforge/dsl/isa/memory.hpp"
 #include "warpforge/dsl/isa/mma.hpp"
 #include "warpforge/dsl/isa/sync.hpp"
+#include "warpforge/dsl/isa/tcgen05.hpp"
 #include "warpforge/dsl/isa/tensor_copy.hpp"
 #include "warpforge/dsl/isa/warp.hpp"
 #include "warpforge/dsl/isa/wgmma.hpp"
@@ -40,6 +41,7 @@ class Kernel final : public ControlOps,
                      public MbarrierOps,
                      public TensorCopyOps,
                      public WgmmaOps,
+                     public Tcgen05Ops,
                      public ClusterOps {
  public:
   Kernel(std::string name, Target target) : KernelCore(std::move(name), target) {}

@@ -74,9 +74,12 @@ enum class GemmAmaxPrecision { exact, fast };
 
 // Which kernel of the family runs: automatic (the first that accepts the
 // problem: skinny, prepass where M x L is large, sm90a, sm80), or the one
-// named (its refusals are then check_support()'s).
-enum class GemmAmaxKernel { automatic, skinny, prepass, sm90a, sm80 };
-std::string_view name(GemmAmaxKernel kernel);        // "auto", "skinny", "prepass", "sm90a", "sm80"
+// named (its refusals are then check_support()'s). sm100a (tcgen05,
+// accumulator in tensor memory) is experimental and runs only when named: it
+// has run on the simulator, which follows the PTX ISA's text, and never on a
+// Blackwell GPU.
+enum class GemmAmaxKernel { automatic, skinny, prepass, sm90a, sm80, sm100a };
+std::string_view name(GemmAmaxKernel kernel);  // "auto", "skinny", "prepass", "sm90a", "sm80", "sm100a"
 std::string_view name(GemmAmaxPrecision precision);  // "exact", "fast"
 // Inverses of name(); nullopt for anything else.
 std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text);
@@ -123,8 +126,8 @@ class GemmAmax {
   // registers, mma.sync, split K; sm_90a and the simulator), "prepass"
   // (large M: A and B converted to bf16 into the workspace by a pre-pass,
   // then the bf16 sm90a GEMM with an amax epilogue), "sm90a" (TMA + wgmma,
-  // on sm_90a and the simulator, for what it accepts) or "sm80"
-  // (everything else).
+  // on sm_90a and the simulator, for what it accepts), "sm80" (everything
+  // else), or "sm100a" when named.
   std::string_view kernel_name() const;
   // The kernel chosen, its configuration and workspace, and why each kernel
   // ahead of it in the family was not taken.

@@ -59,6 +59,8 @@ std::string_view name(GemmAmaxKernel kernel) {
       return "sm90a";
     case GemmAmaxKernel::sm80:
       return "sm80";
+    case GemmAmaxKernel::sm100a:
+      return "sm100a";
   }
   return "?";
 }
@@ -69,7 +71,7 @@ std::string_view name(GemmAmaxPrecision precision) {
 
 std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text) {
   for (GemmAmaxKernel k : {GemmAmaxKernel::automatic, GemmAmaxKernel::skinny, GemmAmaxKernel::prepass,
-                           GemmAmaxKernel::sm90a, GemmAmaxKernel::sm80})
+                           GemmAmaxKernel::sm90a, GemmAmaxKernel::sm80, GemmAmaxKernel::sm100a})
     if (text == name(k)) return k;
   return std::nullopt;
 }
@@ -104,6 +106,7 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
   if (options.kernel == GemmAmaxKernel::skinny) state_->path = &skinny_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::prepass) state_->path = &prepass_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::sm90a) state_->path = &sm90a_gemm_amax_path();
+  if (options.kernel == GemmAmaxKernel::sm100a) state_->path = &sm100a_gemm_amax_path();
   if (state_->refusals.empty() && options.kernel == GemmAmaxKernel::automatic)
     for (const GemmAmaxPath* path : {&skinny_gemm_amax_path(), &prepass_gemm_amax_path(), &sm90a_gemm_amax_path()}) {
       std::vector<std::string> why = path->refusals(state_->problem, a.device());

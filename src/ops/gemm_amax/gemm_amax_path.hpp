@@ -79,6 +79,8 @@ const GemmAmaxPath& skinny_gemm_amax_path();
 const GemmAmaxPath& prepass_gemm_amax_path();
 const GemmAmaxPath& sm90a_gemm_amax_path();
 const GemmAmaxPath& sm80_gemm_amax_path();
+// Blackwell's tcgen05 kernel: experimental, taken only when named.
+const GemmAmaxPath& sm100a_gemm_amax_path();
 
 // The skinny path's configuration (warps, row tiles, splits) for a problem on a device.
 SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& problem, const runtime::Device& device);

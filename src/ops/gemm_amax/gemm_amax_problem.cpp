@@ -1,5 +1,6 @@
 #include "gemm_amax_problem.hpp"
 
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -305,6 +306,21 @@ void check_k_major_operand(std::vector<std::string>& why, const char* name, DTyp
   if (l > 1 && (batch % 16 != 0 || (rule.nonzero_batch && batch == 0)))
     why.push_back(std::string(name) + "'s batch stride is " + std::to_string(batch) + " bytes" + needs +
                   (rule.nonzero_batch ? "nonzero multiple of 16" : "multiple of 16"));
+}
+
+void check_offsets_and_batches(std::vector<std::string>& why, const GemmAmaxProblem& p, std::string_view kernel) {
+  // The largest element offset a matrix reaches.
+  auto span = [](const MatrixStrides& s, std::int64_t rows, std::int64_t cols, std::int64_t batches) {
+    return (rows - 1) * s.row + (cols - 1) * s.col + (batches - 1) * s.batch + 1;
+  };
+  const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+  const bool sized = p.m > 0 && p.n > 0 && p.k > 0 && p.l > 0;  // else describe_gemm_amax refused it
+  if (sized && (span(p.a, p.m, p.k, p.l) > limit || span(p.b, p.n, p.k, p.l) > limit ||
+                span(p.c, p.m, p.n, p.l) > limit))
+    why.push_back("problem " + p.describe() + ": " + std::string(kernel) +
+                  " addresses A, B and C with 32-bit element offsets (at most 2^31 - 1)");
+  if (p.l > 65535)
+    why.push_back("L " + std::to_string(p.l) + ": " + std::string(kernel) + " puts L on grid z (at most 65535)");
 }
 
 }  // namespace warpforge::ops

@@ -58,4 +58,9 @@ struct KMajorOperandRule {
 void check_k_major_operand(std::vector<std::string>& why, const char* name, runtime::DType ab,
                            const MatrixStrides& s, std::int64_t l, const KMajorOperandRule& rule);
 
+// What a kernel that addresses A, B and C with 32-bit element offsets and
+// runs the batches along grid z needs (`kernel`: "the sm80 kernel"): every
+// offset below 2^31 and L at most 65535.
+void check_offsets_and_batches(std::vector<std::string>& why, const GemmAmaxProblem& p, std::string_view kernel);
+
 }  // namespace warpforge::ops

@@ -2,7 +2,7 @@
 
 #include <bit>
 
-#include "minifloat_encode.hpp"
+#include "kernel_io.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/mma_atoms.hpp"
 #include "warpforge/ops/low_precision.hpp"
@@ -120,21 +120,6 @@ class Builder {
   }
 
  private:
-  // Global byte address of element offset `element` (u32) of `base`.
-  Reg address(const Reg& base, const Reg& byte_offset) {
-    Reg wide = k_.reg(u64);
-    k_.cvt(wide, byte_offset);
-    return base + wide;
-  }
-
-  Reg load_byte(const Reg& base, const Reg& byte_offset) {
-    Reg narrow = k_.reg(u16);
-    k_.ld(Space::global, u8, narrow, at(address(base, byte_offset)));
-    Reg byte = k_.reg(u32);
-    k_.cvt(byte, narrow);
-    return byte;
-  }
-
   Reg table(const Reg& code, int byte_offset) {
     Reg v = k_.reg(f32);
     k_.ld(Space::shared, f32, v, at(tables_ + (code << 2), byte_offset));
@@ -161,12 +146,12 @@ class Builder {
       Reg rc = k_.reg(u32);
       k_.min(rc, row, imm(o.rows - 1));
       Reg element = (rc * imm(o.strides.row)) + k_part;
-      Reg code = fp4 ? (load_byte(o.data, element >> 1u) >> ((element & 1u) << 2)) & 15u
-                     : load_byte(o.data, element);
+      Reg code = fp4 ? (load_global_byte(k_, o.data, element >> 1u) >> ((element & 1u) << 2)) & 15u
+                     : load_global_byte(k_, o.data, element);
       // The 128x4 layout (scale_factor_layout.hpp): (r/128)·RK·512 + (r%32)·16 + ((r/32)%4)·4 + ...
       Reg sf_offset = sf_part + ((rc >> 7u) * imm(k_tiles * 512)) + ((rc & 31u) << 4) +
                       (((rc >> 5u) & 3u) << 2);
-      Reg scale_code = load_byte(o.scales, sf_offset);
+      Reg scale_code = load_global_byte(k_, o.scales, sf_offset);
       Reg v = k_.reg(f32);
       k_.mul(v, table(code, 0), table(scale_code, kScaleTableOffset), {Round::rn});
       k_.selp(v, v, imm_f32(0.0f), in);
@@ -191,66 +176,11 @@ class Builder {
           Reg row = m_base + imm(i * 16 + 8 * half);
           Reg col = n_base + imm(j * 8);
           Pred row_in = row < imm(p_.m);
-          Pred in0 = row_in && (col < imm(p_.n));
-          Pred in1 = row_in && (col < imm(p_.n - 1));  // col + 1 < N
           const Reg& v0 = acc.regs()[(i + atoms_m * j) * 4 + 2 * half];
           const Reg& v1 = acc.regs()[(i + atoms_m * j) * 4 + 2 * half + 1];
-          fold_amax(thread_max, v0, in0);
-          fold_amax(thread_max, v1, in1);
-          Reg element = (row * imm(p_.c.row)) + (col * imm(p_.c.col)) + (batch_ * imm(p_.c.batch));
-          if (p_.c_dtype ==
-              DType::e2m1) {  // n-major and even: col, col + 1 share one byte, col low
-            Reg lo = emit_minifloat_encode(k_, v0, DType::e2m1);
-            Reg hi = emit_minifloat_encode(k_, v1, DType::e2m1);
-            Reg hi_kept = k_.reg(u32);
-            k_.selp(hi_kept, hi, 0u, in1);
-            Reg byte = lo | (hi_kept << 4u);
-            Reg narrow = k_.reg(u16);
-            k_.cvt(narrow, byte);
-            Reg at_byte = address(pc, element >> 1u);
-            k_.guarded(in0, [&] { k_.st(Space::global, u8, at(at_byte), narrow); });
-          } else {
-            store(pc, element, v0, in0);
-            store(pc, element + imm(p_.c.col), v1, in1);
-          }
+          epilogue_column_pair(k_, p_, pc, batch_, row, row_in, col, v0, v1, thread_max);
         }
     return thread_max;
-  }
-
-  void fold_amax(Reg& thread_max, const Reg& v, const Pred& in) {
-    Reg bits = k_.reg(b32);
-    k_.mov(bits, v);
-    Reg magnitude =
-        bits.as(u32) & 0x7fffffffu;  // |v| as bits: unsigned order = value order, NaN on top
-    Reg kept = k_.reg(u32);
-    k_.selp(kept, magnitude, 0u, in);
-    k_.max(thread_max, thread_max, kept);
-  }
-
-  void store(const Reg& pc, const Reg& element, const Reg& v, const Pred& in) {
-    switch (p_.c_dtype) {
-      case DType::f32: {
-        Reg a = address(pc, element << 2u);
-        k_.guarded(in, [&] { k_.st(Space::global, f32, at(a), v); });
-        return;
-      }
-      case DType::f16:
-      case DType::bf16: {
-        Reg h = k_.reg(b16);
-        k_.cvt(p_.c_dtype == DType::f16 ? f16 : bf16, f32, h, v, {Round::rn});
-        Reg a = address(pc, element << 1u);
-        k_.guarded(in, [&] { k_.st(Space::global, b16, at(a), h); });
-        return;
-      }
-      default: {  // e4m3, e5m2
-        Reg code = emit_minifloat_encode(k_, v, p_.c_dtype);
-        Reg narrow = k_.reg(u16);
-        k_.cvt(narrow, code);
-        Reg a = address(pc, element);
-        k_.guarded(in, [&] { k_.st(Space::global, u8, at(a), narrow); });
-        return;
-      }
-    }
   }
 
   const GemmAmaxProblem& p_;

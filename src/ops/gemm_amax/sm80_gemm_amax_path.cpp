@@ -1,6 +1,5 @@
 // The sm80 path of GemmAmax: the kernel of sm80_gemm_amax_kernel.hpp, its
 // refusals, and its launch.
-#include <limits>
 #include <string>
 
 #include "gemm_amax_path.hpp"
@@ -15,12 +14,6 @@ constexpr GemmAmaxTile kDefaultTile{64, 64};
 
 bool supported_extent(int v) {
   return v == 32 || v == 64 || v == 128;
-}
-
-// The largest element offset a matrix reaches, for the kernel's 32-bit offsets.
-std::int64_t span(const MatrixStrides& s, std::int64_t rows, std::int64_t cols,
-                  std::int64_t batches) {
-  return (rows - 1) * s.row + (cols - 1) * s.col + (batches - 1) * s.batch + 1;
 }
 
 class Sm80Launch final : public GemmAmaxLaunch {
@@ -61,17 +54,7 @@ class Sm80Path final : public GemmAmaxPath {
                     std::to_string(p.cluster->n) +
                     ": the sm80 kernel runs without clusters (1x1 only; 2x1 runs on the sm90a kernel, "
                     "with 128x256 tiles of k-major A and B on sm_90a)");
-    const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-    const bool sized =
-        p.m > 0 && p.n > 0 && p.k > 0 && p.l > 0;  // else describe_gemm_amax refused it
-    if (sized && (span(p.a, p.m, p.k, p.l) > limit || span(p.b, p.n, p.k, p.l) > limit ||
-                  span(p.c, p.m, p.n, p.l) > limit))
-      why.push_back(
-          "problem " + p.describe() +
-          ": the sm80 kernel addresses A, B and C with 32-bit element offsets (at most 2^31 - 1)");
-    if (p.l > 65535)
-      why.push_back("L " + std::to_string(p.l) +
-                    ": the sm80 kernel puts L on grid z (at most 65535)");
+    check_offsets_and_batches(why, p, "the sm80 kernel");
     return why;
   }
 

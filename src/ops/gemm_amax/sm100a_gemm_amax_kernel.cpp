@@ -1,0 +1,258 @@
+#include "sm100a_gemm_amax_kernel.hpp"
+
+#include <variant>
+
+#include "kernel_io.hpp"
+#include "warpforge/dsl.hpp"
+#include "warpforge/layout/tcgen05_instr_descriptor.hpp"
+#include "warpforge/layout/tcgen05_smem_descriptor.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using namespace dsl;
+using runtime::DType;
+
+constexpr int kRows = 128;  // the tile's M and N, and the lanes of tensor memory
+// One tcgen05.mma reads 32 bytes of K per row. A slice of 128 rows is laid out
+// K-major without swizzle: row r, byte b at (r/8)*256 + (r%8)*16 + (b/16)*128
+// + b%16, i.e. LBO 128 (the next 16 bytes of K) and SBO 256 (the next 8 rows).
+constexpr int kSliceBytes = 32;
+constexpr int kSliceStride = kRows / 8 * 256;
+constexpr int kLbo = 128, kSbo = 256;
+// Tensor memory: D in columns 0..127, A's scale group in 256..259, B's in 260..263.
+constexpr int kColumns = 512;
+constexpr int kScaleColumnA = 256, kScaleColumnB = 260;
+constexpr int kGroupBytes = 512;  // one 128x4 scale group
+constexpr int kThreads = 128;
+
+std::uint32_t imm(std::int64_t v) {
+  return static_cast<std::uint32_t>(v);
+}
+
+// The block-scaled MMA that runs a format (PTX ISA 9.7.16, tcgen05.mma's kinds
+// and scale_vec table): MXFP8 kind::mxf8f6f4 with one ue8m0 per 32 (1X, K =
+// 32), MXFP4 kind::mxf4 with two per instruction (2X, K = 64), NVFP4
+// kind::mxf4nvf4 with four ue4m3 per 16 (4X, K = 64).
+struct MmaForm {
+  Tcgen05Kind kind;
+  ScaleVec scale_vec;
+  int scales_per_mma;
+  layout::Tcgen05Element element;
+  layout::Tcgen05Scaling scaling;
+};
+
+MmaForm mma_form(const GemmAmaxProblem& p) {
+  using E = layout::Tcgen05Element;
+  using S = layout::Tcgen05Scaling;
+  if (p.ab_dtype != DType::e2m1)
+    return {Tcgen05Kind::mxf8f6f4, ScaleVec::x1, 1, p.ab_dtype == DType::e4m3 ? E::e4m3 : E::e5m2,
+            S::mxf8f6f4_ue8m0};
+  if (p.sf_dtype == DType::e4m3)
+    return {Tcgen05Kind::mxf4nvf4, ScaleVec::x4, 4, E::e2m1, S::fp4_ue4m3};
+  return {Tcgen05Kind::mxf4, ScaleVec::x2, 2, E::e2m1, S::fp4_ue8m0};
+}
+
+// One operand (A or B) of the problem.
+struct Operand {
+  Reg data, scales;       // global addresses
+  std::int64_t rows;      // M or N
+  MatrixStrides strides;  // elements (nibbles for e2m1)
+  ScaleFactorLayout layout;
+  Reg row0;       // the tile's first row
+  Reg group_row;  // the tile's 128-row scale group index (ctaid.x or ctaid.y)
+};
+
+class Builder {
+ public:
+  explicit Builder(const GemmAmaxProblem& p)
+      : p_(p), form_(mma_form(p)), k_(kSm100aGemmAmaxKernel, Target::sm_100a) {}
+
+  ptx::Module build() {
+    Reg pa = k_.param_ptr("A"), pb = k_.param_ptr("B"), psfa = k_.param_ptr("SFA"),
+        psfb = k_.param_ptr("SFB"), pc = k_.param_ptr("C"), pamax = k_.param_ptr("amax", 4);
+    k_.reqntid(imm(kThreads));
+    const bool fp4 = p_.ab_dtype == DType::e2m1;
+    step_codes_ = 4 * p_.vec;  // one 128x4 scale group along K
+    step_bytes_ = fp4 ? step_codes_ / 2 : step_codes_;
+    const int slices = step_bytes_ / kSliceBytes;
+    Shared a_tile = k_.shared("a_tile", slices * kSliceStride, 1024);
+    Shared b_tile = k_.shared("b_tile", slices * kSliceStride, 1024);
+    Shared groups = k_.shared("scale_groups", 2 * kGroupBytes, 16);
+    Shared slot = k_.shared("tmem_slot", 4, 4);
+    Shared bar = k_.shared("mma_done", 8, 8);
+    Shared cta_amax = k_.shared("cta_amax", 4, 4);
+
+    tid_ = k_.sreg(SReg::tid_x);
+    lane_ = tid_ & 31u;
+    warp_ = tid_ >> 5;
+    batch_ = k_.sreg(SReg::ctaid_z);
+    Reg tile_m = k_.sreg(SReg::ctaid_x), tile_n = k_.sreg(SReg::ctaid_y);
+    const Operand a{pa, psfa, p_.m, p_.a, {p_.m, p_.k, p_.l, p_.vec}, tile_m * imm(kRows), tile_m};
+    const Operand b{pb, psfb, p_.n, p_.b, {p_.n, p_.k, p_.l, p_.vec}, tile_n * imm(kRows), tile_n};
+
+    Pred first_thread = tid_ == 0u;
+    Reg bar_address = k_.address_of(bar), amax_address = k_.address_of(cta_amax);
+    k_.if_then(first_thread, [&] {
+      k_.st(Space::shared, u32, at(amax_address), 0u);
+      k_.mbarrier_init(at(bar), 1u);
+    });
+    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_alloc(CtaGroup::one, at(slot), kColumns); });
+    k_.tcgen05_fence_before_thread_sync();
+    k_.bar_sync();
+    k_.tcgen05_fence_after_thread_sync();
+    Reg taddr = k_.reg(u32);
+    k_.ld(Space::shared, u32, taddr, at(slot));
+
+    Reg a_base = k_.address_of(a_tile), b_base = k_.address_of(b_tile),
+        groups_base = k_.address_of(groups);
+    Reg row_offset = ((tid_ >> 3) << 8) + ((tid_ & 7u) << 4);  // this thread's row in a slice
+    k_.for_range(0u, imm(a.layout.k_tiles()), 1u, [&](Reg step) {
+      stage_codes(a, step, a_base + row_offset);
+      stage_codes(b, step, b_base + row_offset);
+      stage_group(a, step, groups_base);
+      stage_group(b, step, groups_base + imm(kGroupBytes));
+      k_.fence_proxy_async_shared();  // the generic-proxy stores, before the MMA's async reads
+      k_.bar_sync();
+      k_.if_then(first_thread, [&] {
+        issue_step(step, taddr, a_base, b_base, groups_base, slices, bar_address);
+      });
+      k_.mbarrier_wait_parity(at(bar), step & 1u);
+      k_.tcgen05_fence_after_thread_sync();
+    });
+
+    Reg thread_max = epilogue(pc, taddr, a.row0, b.row0);
+    Reg warp_max = k_.reg(u32);
+    k_.redux_sync(Redux::max, warp_max, thread_max);
+    k_.if_then(lane_ == 0u,
+               [&] { k_.red(Space::shared, AtomOp::max, u32, at(amax_address), warp_max); });
+    k_.tcgen05_fence_before_thread_sync();
+    k_.bar_sync();
+    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_dealloc(CtaGroup::one, taddr, kColumns); });
+    k_.if_then(first_thread, [&] {
+      Reg cta_max = k_.reg(u32);
+      k_.ld(Space::shared, u32, cta_max, at(amax_address));
+      k_.red(Space::global, AtomOp::max, u32, at(pamax), cta_max);
+    });
+    return k_.module();
+  }
+
+ private:
+  // The code of element (row, k) of an operand; 0 past its rows or K (the
+  // address is clamped, so every load is in bounds).
+  Reg code(const Operand& o, const Reg& row, const Reg& k) {
+    Pred in = (row < imm(o.rows)) && (k < imm(p_.k));
+    Reg rc = k_.reg(u32), kc = k_.reg(u32);
+    k_.min(rc, row, imm(o.rows - 1));
+    k_.min(kc, k, imm(p_.k - 1));
+    Reg element =
+        (rc * imm(o.strides.row)) + (kc * imm(o.strides.col)) + (batch_ * imm(o.strides.batch));
+    Reg c = p_.ab_dtype == DType::e2m1
+                ? (load_global_byte(k_, o.data, element >> 1u) >> ((element & 1u) << 2)) & 15u
+                : load_global_byte(k_, o.data, element);
+    Reg kept = k_.reg(u32);
+    k_.selp(kept, c, 0u, in);
+    return kept;
+  }
+
+  // This thread's row of the step's codes (K [step·step_codes, +step_codes))
+  // into the slices at `row_smem` (the thread's row offset added).
+  void stage_codes(const Operand& o, const Reg& step, const Reg& row_smem) {
+    Reg row = o.row0 + tid_;
+    Reg k0 = step * imm(step_codes_);
+    k_.for_range(0u, imm(step_bytes_), 1u, [&](Reg byte) {
+      Reg value = p_.ab_dtype == DType::e2m1
+                      ? code(o, row, k0 + (byte << 1)) | (code(o, row, k0 + (byte << 1) + 1u) << 4u)
+                      : code(o, row, k0 + byte);
+      Reg within = byte & 31u;  // the byte's slice is byte / 32
+      Reg offset = ((byte >> 5) * imm(kSliceStride)) + ((within >> 4) * imm(kLbo)) + (within & 15u);
+      Reg narrow = k_.reg(u16);
+      k_.cvt(narrow, value);
+      k_.st(Space::shared, u8, at(row_smem + offset), narrow);
+    });
+  }
+
+  // The 512-byte scale group of the tile's rows for this step (the 128x4
+  // layout's block (group_row, step) of the batch): 4 bytes per thread.
+  void stage_group(const Operand& o, const Reg& step, const Reg& smem) {
+    Reg first = (batch_ * imm(o.layout.batch_bytes())) +
+                (o.group_row * imm(o.layout.k_tiles() * kGroupBytes)) + (step * imm(kGroupBytes)) +
+                (tid_ << 2);
+    for (int j = 0; j < 4; ++j) {
+      Reg narrow = k_.reg(u16);
+      k_.cvt(narrow, load_global_byte(k_, o.scales, first + imm(j)));
+      k_.st(Space::shared, u8, at(smem + (tid_ << 2), j), narrow);
+    }
+  }
+
+  // A shared-memory descriptor of `address` (a u32 shared address) with the given LBO and SBO.
+  Reg descriptor(const Reg& address, std::uint32_t lbo, std::uint32_t sbo) {
+    Reg start = k_.reg(u64);
+    k_.cvt(start, address >> 4u);
+    return k_.mov(u64, layout::Tcgen05SmemDescriptor{0, lbo, sbo}.encode()) + start;
+  }
+
+  // The one thread's work of a step: the scale groups into tensor memory,
+  // the step's MMAs, and the commit that arrives on `bar` when they are done.
+  void issue_step(const Reg& step, const Reg& taddr, const Reg& a_base, const Reg& b_base,
+                  const Reg& groups, int slices, const Reg& bar) {
+    // Each group's 32 rows of 16 bytes go to 4 columns of every lane quarter.
+    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, taddr + imm(kScaleColumnA),
+                  descriptor(groups, 0, 128));
+    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, taddr + imm(kScaleColumnB),
+                  descriptor(groups + imm(kGroupBytes), 0, 128));
+    Pred accumulate = step != 0u;
+    for (int s = 0; s < slices; ++s) {
+      layout::Tcgen05InstrDescriptor d{form_.element, form_.element};
+      d.m = d.n = kRows;
+      d.scaling = form_.scaling;
+      d.scale_a_id = d.scale_b_id =
+          form_.scales_per_mma * s;  // the slice's scale bytes of the group
+      Reg idesc = k_.mov(b32, d.encode());
+      const std::variant<bool, PredUse> enable =
+          s == 0 ? std::variant<bool, PredUse>(PredUse(accumulate))
+                 : std::variant<bool, PredUse>(true);
+      k_.tcgen05_mma_block_scale(CtaGroup::one, form_.kind, form_.scale_vec, taddr,
+                                 descriptor(a_base + imm(s * kSliceStride), kLbo, kSbo),
+                                 descriptor(b_base + imm(s * kSliceStride), kLbo, kSbo), idesc,
+                                 taddr + imm(kScaleColumnA), taddr + imm(kScaleColumnB), enable);
+    }
+    k_.tcgen05_commit(CtaGroup::one, bar);
+  }
+
+  // Reads this thread's row of D (warp w: tensor-memory lanes 32w..32w+31),
+  // stores C and returns the thread's max |C| as u32 bits.
+  Reg epilogue(const Reg& pc, const Reg& taddr, const Reg& row0_m, const Reg& row0_n) {
+    Reg row = row0_m + (warp_ << 5) + lane_;
+    Pred row_in = row < imm(p_.m);
+    Reg thread_max = k_.mov(u32, 0u);
+    Reg lanes = taddr + (warp_ << 21);  // lane 32w in bits 31-16
+    Regs d = k_.regs(f32, 32, "d");
+    k_.for_range(0u, imm(kRows), 32u, [&](Reg c0) {
+      k_.tcgen05_ld(TmemShape::lanes32_bits32, d, lanes + c0);
+      k_.tcgen05_wait_ld();
+      Reg col0 = row0_n + c0;
+      for (int j = 0; j < 32; j += 2) {
+        Reg col = col0 + imm(j);
+        epilogue_column_pair(k_, p_, pc, batch_, row, row_in, col, d[static_cast<std::size_t>(j)],
+                             d[static_cast<std::size_t>(j + 1)], thread_max);
+      }
+    });
+    return thread_max;
+  }
+
+  const GemmAmaxProblem& p_;
+  MmaForm form_;
+  Kernel k_;
+  int step_codes_ = 0, step_bytes_ = 0;
+  Reg tid_, lane_, warp_, batch_;
+};
+
+}  // namespace
+
+ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem) {
+  return Builder(problem).build();
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,37 @@
+// The sm_100a block-scaled GEMM + amax kernel (experimental: built from the
+// PTX ISA's text and run on the simulator only; no Blackwell GPU has run it).
+//
+// One CTA of 128 threads computes a 128 x 128 tile of C for one batch, with
+// the accumulator in tensor memory. Per step of one scale group along K (4
+// scale blocks: 128 codes for MXFP8 and MXFP4, 64 for NVFP4) it
+//  1. stages the step's A and B codes into shared memory in the canonical
+//     K-major layout without swizzle (each thread one row of A and one of B;
+//     codes past M, N or K become 0), and the two 512-byte scale groups (the
+//     128x4 layout, scale_factor_layout.hpp), then fences them to the async
+//     proxy;
+//  2. one thread copies the scale groups into tensor memory with
+//     tcgen05.cp.32x128b.warpx4 (which duplicates them over the four lane
+//     quarters, as the block-scaled MMA requires), issues the step's
+//     tcgen05.mma ... .block_scale (kind::mxf8f6f4 scale_vec::1X for MXFP8,
+//     kind::mxf4 2X for MXFP4, kind::mxf4nvf4 4X for NVFP4, 32 bytes of K
+//     each) and commits them to an mbarrier, which every thread waits on
+//     before the next step reuses shared memory.
+// The epilogue reads D with tcgen05.ld.32x32b (warp w: rows 32w..32w+31,
+// one row per thread, 32 columns at a time), folds |C| into amax (per
+// thread, warp, CTA, then one red.global.max per CTA, as the sm80 kernel
+// does) and converts and stores C.
+//
+// Parameters: A, B, SFA, SFB, C, amax (f32). Shapes and strides are compiled in.
+#pragma once
+
+#include "gemm_amax_problem.hpp"
+#include "warpforge/ptx/module.hpp"
+
+namespace warpforge::ops {
+
+inline constexpr const char* kSm100aGemmAmaxKernel = "gemm_amax_sm100a";
+inline constexpr GemmAmaxTile kSm100aGemmAmaxTile{128, 128};
+
+ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem);
+
+}  // namespace warpforge::ops

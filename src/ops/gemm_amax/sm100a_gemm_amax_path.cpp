@@ -1,0 +1,92 @@
+// The sm100a path of GemmAmax: the tcgen05 kernel of sm100a_gemm_amax_kernel.hpp,
+// its refusals, and its launch. Taken only when asked for
+// (GemmAmaxKernel::sm100a): it has run on the simulator only, whose tcgen05
+// follows the PTX ISA's text, never on a Blackwell GPU.
+#include <string>
+
+#include "gemm_amax_path.hpp"
+#include "sm100a_gemm_amax_kernel.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/module.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::DType;
+
+class Sm100aLaunch final : public GemmAmaxLaunch {
+ public:
+  Sm100aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
+      : module_(device, build_sm100a_gemm_amax(p)) {
+    const GemmAmaxTile t = kSm100aGemmAmaxTile;
+    config_.grid = {static_cast<std::uint32_t>((p.m + t.m - 1) / t.m),
+                    static_cast<std::uint32_t>((p.n + t.n - 1) / t.n),
+                    static_cast<std::uint32_t>(p.l)};
+    config_.block = {128};
+  }
+
+  void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
+    module_.launch(kSm100aGemmAmaxKernel, config_, {o.a, o.b, o.sfa, o.sfb, o.c, o.amax}, stream);
+  }
+
+ private:
+  runtime::Module module_;
+  runtime::LaunchConfig config_;
+};
+
+class Sm100aPath final : public GemmAmaxPath {
+ public:
+  std::string_view name() const override { return "sm100a"; }
+
+  std::vector<std::string> refusals(const GemmAmaxProblem& p,
+                                    const runtime::Device& device) const override {
+    std::vector<std::string> why;
+    // tcgen05 exists on the architecture-specific Blackwell targets only (PTX ISA 9.7.16).
+    if (!device.is_simulator() && device.target() != ptx::Target::sm_100a)
+      why.push_back("device '" + device.properties().name + "' has target " +
+                    std::string(ptx::name(device.target())) +
+                    "; the sm100a kernel needs sm_100a (compute capability 10.0) or the simulator");
+    const GemmAmaxTile tile = kSm100aGemmAmaxTile;
+    if (p.tile && *p.tile != tile)
+      why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
+                    ": the sm100a kernel takes 128x128 (one M = 128 tcgen05.mma accumulator)");
+    if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1))
+      why.push_back("cluster shape " + std::to_string(p.cluster->m) + "x" +
+                    std::to_string(p.cluster->n) +
+                    ": the sm100a kernel runs without clusters (1x1; it uses .cta_group::1)");
+    // The block-scaled kinds' scale formats (PTX ISA 9.7.16, tcgen05.mma): ue8m0 per 32 (MXFP8,
+    // MXFP4) or ue4m3 per 16 (NVFP4); ue8m0 per 16 has no kind in PTX 8.7.
+    if (p.ab_dtype == DType::e2m1 && p.sf_dtype == DType::e8m0 && p.vec == 16)
+      why.push_back(
+          "e2m1 data with e8m0 scales per 16: the sm100a kernel runs MXFP8 and MXFP4 (e8m0 per 32) "
+          "and "
+          "NVFP4 (e4m3 per 16)");
+    check_offsets_and_batches(why, p, "the sm100a kernel");
+    return why;
+  }
+
+  std::string configuration(const GemmAmaxProblem&, const runtime::Device&) const override {
+    return "128x128 tiles, tcgen05 block-scaled MMA into tensor memory, one stage; experimental: "
+           "run on the "
+           "simulator (which follows the PTX ISA's text) but never on a Blackwell GPU, so "
+           "automatic never picks it";
+  }
+
+  std::size_t workspace_bytes(const GemmAmaxProblem&, const runtime::Device&) const override {
+    return 0;
+  }
+
+  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device,
+                                          bool /*own_workspace: it needs none*/) const override {
+    return std::make_unique<Sm100aLaunch>(p, device);
+  }
+};
+
+}  // namespace
+
+const GemmAmaxPath& sm100a_gemm_amax_path() {
+  static const Sm100aPath path;
+  return path;
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,22 @@
+// Internal: decoding of the tcgen05 instructions (PTX ISA 9.7.16) for
+// decode.cpp, kept apart so that the decoder's own tables stay about the
+// older instructions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "program.hpp"
+#include "warpforge/ptx/instruction.hpp"
+
+namespace warpforge::sim {
+
+// Sets d's op and tcgen05 fields (program.hpp, Tcgen05Op) from `in`, erasing
+// the modifiers it consumed from `mods`; returns why the instruction is not
+// simulated, or an empty string.
+std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods);
+
+// Checks the decoded operands' count and form; returns the refusal or "".
+std::string validate_tcgen05(const Inst& d);
+
+}  // namespace warpforge::sim

@@ -368,16 +368,22 @@ Reg KernelCore::address_of(const Shared& var) {
 Reg KernelCore::sreg(SReg s) {
   const SRegInfo& i = info(s);
   require("mov " + std::string(i.name), i.availability);
+  if (i.type == Type::pred)
+    fail("mov " + std::string(i.name), std::string(i.name) +
+                                           " is a predicate, not a Reg; read it into a Pred with "
+                                           "k.inst(\"mov.pred\", p, SReg::" +
+                                           std::string(i.name.substr(1)) + ")");
   Reg r = reg(i.type);
   emit("mov." + std::string(ptx::name(i.type)), {operand_of(r), ptx::Operand::sreg(std::string(i.name))});
   return r;
 }
 
 Reg KernelCore::sreg(std::string_view sname) {
-  auto s = parse_sreg(sname);
+  auto s = ptx::parse_sreg(sname);
   if (!s) {
     std::string known;
-    for (const auto& i : all_sregs()) known += (known.empty() ? "" : ", ") + std::string(i.name);
+    for (const auto& i : ptx::all_sregs())
+      known += (known.empty() ? "" : ", ") + std::string(i.name);
     fail("mov", "unknown special register '" + std::string(sname) + "'; known: " + known);
   }
   return sreg(*s);

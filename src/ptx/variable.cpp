@@ -14,6 +14,8 @@ std::string_view name(Space s) {
     case Space::param: return "param";
     case Space::shared: return "shared";
     case Space::tex: return "tex";
+    case Space::generic:
+      return "generic";
   }
   return "";
 }

@@ -14,7 +14,7 @@ namespace {
 
 void retire(Warp& w, int lane, const std::vector<AsyncCopy>& group) {
   for (const AsyncCopy& c : group) {
-    std::byte* dst = access(w, lane, MemSpace::shared, c.shared_address, c.size, c.size, true);
+    std::byte* dst = access(w, lane, Space::shared, c.shared_address, c.size, c.size, true);
     std::memcpy(dst, c.data.data(), c.size);
   }
 }
@@ -41,9 +41,9 @@ void exec_async_copy(const Inst& in, Warp& w, std::uint32_t active) {
           throw SimError("cp.async src-size " + std::to_string(src_size) +
                          " exceeds the copy size " + std::to_string(size));
         AsyncCopy c{address_of(w, in.op0(0), l), static_cast<std::uint8_t>(size), {}};
-        access(w, l, MemSpace::shared, c.shared_address, size, size, true);
+        access(w, l, Space::shared, c.shared_address, size, size, true);
         if (src_size) {  // the bytes past src-size are zero-filled
-          const std::byte* src = access(w, l, MemSpace::global, address_of(w, in.op0(1), l),
+          const std::byte* src = access(w, l, Space::global, address_of(w, in.op0(1), l),
                                         static_cast<std::uint32_t>(src_size), size, false);
           std::memcpy(c.data.data(), src, src_size);
         }

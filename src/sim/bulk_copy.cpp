@@ -28,10 +28,12 @@ void exec_bulk_copy(const Inst& in, Warp& w, std::uint32_t active) {
     if (&shared_owner(w, lane, mbar, true, 8) != &to)
       throw AccessFault{lane, "bulk copy into CTA rank " + std::to_string(to.rank) +
                                   " signals an mbarrier in another CTA; the ISA requires the destination's"};
-    const std::byte* from = access(w, lane, MemSpace::shared, src, static_cast<std::uint32_t>(size), 16, false);
-    std::byte* into = access(w, lane, MemSpace::shared, dst, static_cast<std::uint32_t>(size), 16, true);
+    const std::byte* from =
+        access(w, lane, Space::shared, src, static_cast<std::uint32_t>(size), 16, false);
+    std::byte* into =
+        access(w, lane, Space::shared, dst, static_cast<std::uint32_t>(size), 16, true);
     std::memmove(into, from, size);
-    mbarrier_complete_tx(access(w, lane, MemSpace::shared, mbar, 8, 8, true), size);
+    mbarrier_complete_tx(access(w, lane, Space::shared, mbar, 8, 8, true), size);
   });
 }
 

@@ -146,9 +146,19 @@ void exec_collective(const Inst& in, Warp& w, std::uint32_t active) {
     case Op::shfl:
       return shfl(in, w, active);
     case Op::vote:
-      return vote(in, w, active);
-    case Op::redux:
-      return redux(in, w, active);
+    case Op::redux: {
+      // Lanes that arrive together may name different member masks: a
+      // cooperative-groups tile of 16 votes within its half of the warp
+      // (PTX ISA 9.7.13.9: the result is over the lanes of membermask). Each
+      // group of lanes runs the instruction over its own mask.
+      for (std::uint32_t rest = active; rest;) {
+        const std::uint32_t group = (collective_members(in, w, std::countr_zero(rest)) & active) |
+                                    (1u << std::countr_zero(rest));
+        (in.op == Op::vote ? vote : redux)(in, w, group);
+        rest &= ~group;
+      }
+      return;
+    }
     case Op::elect: {  // elect.sync d|p, membermask: the lowest member is the leader
       const std::uint32_t members = collective_members(in, w, std::countr_zero(active)) & active;
       const int leader = std::countr_zero(members);

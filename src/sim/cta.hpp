@@ -20,6 +20,8 @@ namespace warpforge::sim {
 
 class LaunchMonitor;
 
+class PrintfSink;
+
 struct LaunchState {
   const Kernel& kernel;
   runtime::LaunchConfig config;
@@ -28,6 +30,7 @@ struct LaunchState {
   const std::vector<std::byte>& const_bank;
   int sm_count = 1;
   LaunchMonitor* monitor = nullptr;  // the watchdog; none in unit tests of single CTAs
+  PrintfSink* printf_sink = nullptr;  // where vprintf writes (printf.hpp); none: the host's stdout
 };
 
 // at_mbarrier: blocked in mbarrier.try_wait until the phase completes;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <unordered_map>
 
@@ -10,6 +11,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/scopes.hpp"
+#include "warpforge/ptx/vocabulary.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -17,191 +19,149 @@ namespace {
 using ptx::Type;
 using K = ptx::Operand::Kind;
 
-const std::unordered_map<std::string, Op>& opcode_table() {
-  static const std::unordered_map<std::string, Op> table = {
-      {"mov", Op::mov},
-      {"add", Op::add},
-      {"sub", Op::sub},
-      {"mul", Op::mul},
-      {"mad", Op::mad},
-      {"div", Op::div},
-      {"rem", Op::rem},
-      {"abs", Op::abs},
-      {"neg", Op::neg},
-      {"min", Op::min},
-      {"max", Op::max},
-      {"and", Op::and_},
-      {"or", Op::or_},
-      {"xor", Op::xor_},
-      {"not", Op::not_},
-      {"cnot", Op::cnot},
-      {"shl", Op::shl},
-      {"shr", Op::shr},
-      {"lop3", Op::lop3},
-      {"prmt", Op::prmt},
-      {"bfe", Op::bfe},
-      {"bfi", Op::bfi},
-      {"popc", Op::popc},
-      {"clz", Op::clz},
-      {"brev", Op::brev},
-      {"setp", Op::setp},
-      {"selp", Op::selp},
-      {"fma", Op::fma},
-      {"rcp", Op::rcp},
-      {"sqrt", Op::sqrt},
-      {"rsqrt", Op::rsqrt},
-      {"ex2", Op::ex2},
-      {"lg2", Op::lg2},
-      {"sin", Op::sin},
-      {"cos", Op::cos},
-      {"tanh", Op::tanh},
-      {"cvt", Op::cvt},
-      {"cvta", Op::cvta},
-      {"ld", Op::ld},
-      {"ldu", Op::ld},
-      {"st", Op::st},
-      {"atom", Op::atom},
-      {"red", Op::red},
-      {"membar", Op::fence},
-      {"fence", Op::fence},
-      {"shfl", Op::shfl},
-      {"vote", Op::vote},
-      {"redux", Op::redux},
-      {"activemask", Op::activemask},
-      {"elect", Op::elect},
-      {"mma", Op::mma},
-      {"ldmatrix", Op::ldmatrix},
-      {"stmatrix", Op::stmatrix},
-      {"bra", Op::bra},
-      {"ret", Op::exit},
-      {"exit", Op::exit},
-  };
-  return table;
+// The simulator's operation for each opcode of one form; the opcodes whose
+// modifiers pick among several operations (bar, barrier, cp, mbarrier, wgmma)
+// are decoded by KernelDecoder::decode.
+std::optional<Op> single_form_op(ptx::Opcode opcode) {
+  using O = ptx::Opcode;
+  switch (opcode) {
+    case O::mov:
+      return Op::mov;
+    case O::add:
+      return Op::add;
+    case O::sub:
+      return Op::sub;
+    case O::mul:
+      return Op::mul;
+    case O::mad:
+      return Op::mad;
+    case O::div:
+      return Op::div;
+    case O::rem:
+      return Op::rem;
+    case O::abs:
+      return Op::abs;
+    case O::neg:
+      return Op::neg;
+    case O::min:
+      return Op::min;
+    case O::max:
+      return Op::max;
+    case O::and_:
+      return Op::and_;
+    case O::or_:
+      return Op::or_;
+    case O::xor_:
+      return Op::xor_;
+    case O::not_:
+      return Op::not_;
+    case O::cnot:
+      return Op::cnot;
+    case O::shl:
+      return Op::shl;
+    case O::shr:
+      return Op::shr;
+    case O::lop3:
+      return Op::lop3;
+    case O::prmt:
+      return Op::prmt;
+    case O::bfe:
+      return Op::bfe;
+    case O::bfi:
+      return Op::bfi;
+    case O::popc:
+      return Op::popc;
+    case O::clz:
+      return Op::clz;
+    case O::brev:
+      return Op::brev;
+    case O::setp:
+      return Op::setp;
+    case O::selp:
+      return Op::selp;
+    case O::fma:
+      return Op::fma;
+    case O::rcp:
+      return Op::rcp;
+    case O::sqrt:
+      return Op::sqrt;
+    case O::rsqrt:
+      return Op::rsqrt;
+    case O::ex2:
+      return Op::ex2;
+    case O::lg2:
+      return Op::lg2;
+    case O::sin:
+      return Op::sin;
+    case O::cos:
+      return Op::cos;
+    case O::tanh:
+      return Op::tanh;
+    case O::cvt:
+      return Op::cvt;
+    case O::cvta:
+      return Op::cvta;
+    case O::ld:
+      return Op::ld;
+    case O::ldu:
+      return Op::ld;
+    case O::st:
+      return Op::st;
+    case O::atom:
+      return Op::atom;
+    case O::red:
+      return Op::red;
+    case O::membar:
+      return Op::fence;
+    case O::fence:
+      return Op::fence;
+    case O::shfl:
+      return Op::shfl;
+    case O::vote:
+      return Op::vote;
+    case O::redux:
+      return Op::redux;
+    case O::activemask:
+      return Op::activemask;
+    case O::elect:
+      return Op::elect;
+    case O::mma:
+      return Op::mma;
+    case O::ldmatrix:
+      return Op::ldmatrix;
+    case O::stmatrix:
+      return Op::stmatrix;
+    case O::mapa:
+      return Op::mapa;
+    case O::setmaxnreg:
+      return Op::setmaxnreg;
+    case O::bra:
+      return Op::bra;
+    case O::ret:
+      return Op::exit;
+    case O::exit:
+      return Op::exit;
+    default:
+      return std::nullopt;
+  }
 }
 
-const std::unordered_map<std::string, SReg>& sreg_table() {
-  static const std::unordered_map<std::string, SReg> table = {
-      {"%tid.x", SReg::tid_x},
-      {"%tid.y", SReg::tid_y},
-      {"%tid.z", SReg::tid_z},
-      {"%ntid.x", SReg::ntid_x},
-      {"%ntid.y", SReg::ntid_y},
-      {"%ntid.z", SReg::ntid_z},
-      {"%ctaid.x", SReg::ctaid_x},
-      {"%ctaid.y", SReg::ctaid_y},
-      {"%ctaid.z", SReg::ctaid_z},
-      {"%nctaid.x", SReg::nctaid_x},
-      {"%nctaid.y", SReg::nctaid_y},
-      {"%nctaid.z", SReg::nctaid_z},
-      {"%laneid", SReg::laneid},
-      {"%warpid", SReg::warpid},
-      {"%nwarpid", SReg::nwarpid},
-      {"%smid", SReg::smid},
-      {"%nsmid", SReg::nsmid},
-      {"%gridid", SReg::gridid},
-      {"%clock", SReg::clock},
-      {"%clock64", SReg::clock64},
-      {"%globaltimer", SReg::globaltimer},
-      {"%lanemask_eq", SReg::lanemask_eq},
-      {"%lanemask_lt", SReg::lanemask_lt},
-      {"%lanemask_le", SReg::lanemask_le},
-      {"%lanemask_gt", SReg::lanemask_gt},
-      {"%lanemask_ge", SReg::lanemask_ge},
-      {"%dynamic_smem_size", SReg::dynamic_smem_size},
-      {"%total_smem_size", SReg::total_smem_size},
-      {"%clusterid.x", SReg::clusterid_x},
-      {"%clusterid.y", SReg::clusterid_y},
-      {"%clusterid.z", SReg::clusterid_z},
-      {"%nclusterid.x", SReg::nclusterid_x},
-      {"%nclusterid.y", SReg::nclusterid_y},
-      {"%nclusterid.z", SReg::nclusterid_z},
-      {"%cluster_ctaid.x", SReg::cluster_ctaid_x},
-      {"%cluster_ctaid.y", SReg::cluster_ctaid_y},
-      {"%cluster_ctaid.z", SReg::cluster_ctaid_z},
-      {"%cluster_nctaid.x", SReg::cluster_nctaid_x},
-      {"%cluster_nctaid.y", SReg::cluster_nctaid_y},
-      {"%cluster_nctaid.z", SReg::cluster_nctaid_z},
-      {"%cluster_ctarank", SReg::cluster_ctarank},
-      {"%cluster_nctarank", SReg::cluster_nctarank},
-      {"%is_explicit_cluster", SReg::is_explicit_cluster},
-  };
-  return table;
-}
-
-// Modifiers that change nothing the simulator can observe: cache and eviction
-// hints, memory-model scopes and orders (every access here is sequentially
-// consistent), and the .sync/.aligned promises that the scheduler checks by
-// construction.
-bool is_ignorable(const std::string& m) {
-  static const std::set<std::string> words = {"ca",
-                                              "cg",
-                                              "cs",
-                                              "lu",
-                                              "cv",
-                                              "wb",
-                                              "wt",
-                                              "nc",
-                                              "volatile",
-                                              "relaxed",
-                                              "acquire",
-                                              "release",
-                                              "acq_rel",
-                                              "weak",
-                                              "sc",
-                                              "gpu",
-                                              "gl",
-                                              "cta",
-                                              "sys",
-                                              "cluster",
-                                              "sync",
-                                              "aligned",
-                                              "full",
-                                              "approx",
-                                              "L1::no_allocate",
-                                              "L1::evict_normal",
-                                              "L1::evict_first",
-                                              "L1::evict_last",
-                                              "L1::evict_unchanged",
-                                              "L2::evict_normal",
-                                              "L2::evict_first",
-                                              "L2::evict_last",
-                                              "L2::cache_hint",
-                                              "L2::64B",
-                                              "L2::128B",
-                                              "L2::256B",
-                                              "noftz",
-                                              "proxy",
-                                              "async",
-                                              "mbarrier_init",
-                                              "uni"};
-  return words.count(m) != 0;
-}
-
-std::optional<Cmp> parse_cmp(const std::string& m) {
-  static const std::unordered_map<std::string, Cmp> t = {
-      {"eq", Cmp::eq},   {"ne", Cmp::ne},   {"lt", Cmp::lt},   {"le", Cmp::le},   {"gt", Cmp::gt},
-      {"ge", Cmp::ge},   {"lo", Cmp::lo},   {"ls", Cmp::ls},   {"hi", Cmp::hi},   {"hs", Cmp::hs},
-      {"equ", Cmp::equ}, {"neu", Cmp::neu}, {"ltu", Cmp::ltu}, {"leu", Cmp::leu}, {"gtu", Cmp::gtu},
-      {"geu", Cmp::geu}, {"num", Cmp::num}, {"nan", Cmp::nan}};
-  auto it = t.find(m);
-  if (it == t.end()) return std::nullopt;
-  return it->second;
-}
-
-std::optional<AtomOp> parse_atom_op(const std::string& m) {
-  static const std::unordered_map<std::string, AtomOp> t = {
-      {"add", AtomOp::add}, {"min", AtomOp::min},  {"max", AtomOp::max}, {"exch", AtomOp::exch},
-      {"cas", AtomOp::cas}, {"and", AtomOp::and_}, {"or", AtomOp::or_},  {"xor", AtomOp::xor_},
-      {"inc", AtomOp::inc}, {"dec", AtomOp::dec}};
-  auto it = t.find(m);
-  if (it == t.end()) return std::nullopt;
-  return it->second;
-}
+// What KernelDecoder::collect() found, decoded by run(): instructions, and
+// the parts of a device function call (collect_call), whose `inst` holds the
+// operands.
+enum class Synthetic : std::uint8_t { none, frame_copy, call, ret, depth_trap };
+struct Pending {
+  ptx::Instruction inst;
+  int line;
+  Synthetic kind = Synthetic::none;
+};
 
 class KernelDecoder {
  public:
   KernelDecoder(const ptx::Module& module, std::size_t item_index, const ModuleSymbols& symbols)
-      : function_(std::get<ptx::Function>(module.items[item_index])), module_symbols_(symbols) {
+      : module_(module),
+        function_(std::get<ptx::Function>(module.items[item_index])),
+        module_symbols_(symbols) {
     kernel_.name = function_.name;
     line_ = first_body_line(module, item_index);
     layout_params();
@@ -220,7 +180,10 @@ class KernelDecoder {
     // Falling off the end of the body is an exit (the closing brace's line).
     ptx::Instruction implicit_exit = ptx::Instruction::parse_opcode("exit");
     pending_.push_back({implicit_exit, line_});
-    for (const auto& [inst, line] : pending_) kernel_.code.push_back(decode(inst, line));
+    collect_copies();
+    for (const Pending& p : pending_)
+      kernel_.code.push_back(p.kind == Synthetic::none ? decode(p.inst, p.line)
+                                                       : decode_synthetic(p));
     kernel_.register_slots = static_cast<std::uint32_t>(slots_.size());
     kernel_.static_shared_bytes = shared_top_;
     kernel_.dynamic_shared_offset =
@@ -245,7 +208,7 @@ class KernelDecoder {
           p.align ? p.align : std::max<std::uint32_t>(1, (ptx::bits(p.type) + 7) / 8);
       offset = align_up(offset, align);
       kernel_.params.push_back({p.name, offset, size});
-      symbols_[p.name] = {MemSpace::param, offset};
+      symbols_[p.name] = {Space::param, offset};
       offset += size;
     }
     kernel_.param_bytes = offset;
@@ -261,7 +224,7 @@ class KernelDecoder {
       return;
     }
     shared_top_ = align_up(shared_top_, align);
-    symbols_[v.name] = {MemSpace::shared, shared_top_};
+    symbols_[v.name] = {Space::shared, shared_top_};
     shared_top_ += static_cast<std::uint32_t>(v.size_bytes());
   }
 
@@ -284,11 +247,14 @@ class KernelDecoder {
       case ptx::Space::shared:
         place_shared(v);
         return;
+      case ptx::Space::param:  // a call's argument or return value (PTX ISA 5.1.6.2)
+        frame_params_.insert(v.name);
+        [[fallthrough]];
       case ptx::Space::local: {
         std::uint32_t align =
             v.align ? v.align : std::max<std::uint32_t>(1, (ptx::bits(v.type) + 7) / 8);
         local_top_ = align_up(local_top_, align);
-        symbols_[v.name] = {MemSpace::local, local_top_};
+        symbols_[v.name] = {Space::local, local_top_};
         local_top_ += static_cast<std::uint32_t>(v.size_bytes());
         return;
       }
@@ -303,17 +269,253 @@ class KernelDecoder {
     if (!slots_.count(name)) slots_.emplace(name, static_cast<std::uint32_t>(slots_.size()));
   }
 
+  int body_line(std::size_t item) {
+    auto it = body_lines_.find(item);
+    if (it == body_lines_.end())
+      it = body_lines_.emplace(item, first_body_line(module_, item)).first;
+    return it->second;
+  }
+
+  // `call[.uni] (returns), f, (arguments)` (PTX ISA 9.7.12.2) in the calling
+  // sequence nvcc writes: arguments and return values are .param variables
+  // of the caller's body. Each function has one copy of its body per call
+  // depth (copy_of), with registers and variables of its own, so that the
+  // frames of a recursion never share storage while calls at one depth share
+  // the code. A call copies the arguments into the copy's parameters, saves
+  // the return address in the copy's return register and branches; `ret`
+  // branches back, where the return values are copied out. vprintf, the CUDA
+  // ABI's printf, is executed by the simulator itself (decode_vprintf).
+  void collect_call(const ptx::Instruction& call) {
+    std::string text = ptx::emit(call);
+    if (!text.empty() && text.back() == ';') text.pop_back();
+    const int line = line_;
+    std::vector<ptx::Operand> returns, arguments;
+    const ptx::Operand* callee = nullptr;
+    for (const auto& o : call.operands) {
+      if (o.kind == K::list)
+        (callee ? arguments : returns) = o.elems;
+      else if (!callee)
+        callee = &o;
+      else
+        fail(line, text, "indirect calls through a .callprototype are not simulated");
+    }
+    if (!callee || callee->kind != K::symbol)
+      fail(line, text,
+           "indirect calls (through " +
+               (callee ? ptx::to_string(*callee) : std::string("nothing")) +
+               ") are not simulated; direct calls of the module's functions are");
+    const std::string& name = callee->text;
+    if (name == "vprintf") {
+      pending_.push_back({call, line});
+      return;
+    }
+    std::size_t item = module_.items.size();
+    for (std::size_t i = 0; i < module_.items.size() && item == module_.items.size(); ++i)
+      if (const auto* f = std::get_if<ptx::Function>(&module_.items[i]);
+          f && f->name == name && f->body)
+        item = i;
+    if (item == module_.items.size())
+      fail(line, text,
+           "calls '" + name +
+               "', which has no body in this module (an .extern function, or none); the simulator "
+               "runs "
+               "calls of functions the module defines, and vprintf");
+    const ptx::Function& f = std::get<ptx::Function>(module_.items[item]);
+    if (returns.size() != f.returns.size() || arguments.size() != f.params.size())
+      fail(line, text,
+           "passes " + std::to_string(arguments.size()) + " arguments and " +
+               std::to_string(returns.size()) + " return values; '" + name + "' takes " +
+               std::to_string(f.params.size()) + " and returns " +
+               std::to_string(f.returns.size()));
+    for (const auto& given : {&arguments, &returns})
+      for (const auto& o : *given)
+        if (o.kind != K::symbol || !frame_params_.count(o.text))
+          fail(line, text,
+               "passes " + ptx::to_string(o) +
+                   "; the simulator passes .param variables of the caller's body, as nvcc does");
+    const auto synthetic = [&](Synthetic kind, std::vector<ptx::Operand> operands) {
+      ptx::Instruction i = ptx::Instruction::parse_opcode("call");
+      i.guard = call.guard;
+      i.operands = std::move(operands);
+      pending_.push_back({std::move(i), line, kind});
+    };
+    if (depth_ == kMaxCallDepth) {
+      synthetic(Synthetic::depth_trap, {});
+      return;
+    }
+    const std::string suffix = copy_of(item, depth_ + 1);
+    const auto copy = [&](const ptx::Variable& to, const ptx::Operand& from, bool out) {
+      ptx::Operand callee_side = ptx::Operand::symbol(to.name + suffix);
+      synthetic(Synthetic::frame_copy, {out ? from : callee_side, out ? callee_side : from,
+                                        ptx::Operand::imm(to.size_bytes())});
+    };
+    for (std::size_t i = 0; i < arguments.size(); ++i) copy(f.params[i], arguments[i], false);
+    synthetic(Synthetic::call, {ptx::Operand::label(entry_label(suffix)),
+                                ptx::Operand::reg(return_register(suffix))});
+    for (std::size_t i = 0; i < returns.size(); ++i) copy(f.returns[i], returns[i], true);
+  }
+
+  static std::string entry_label(const std::string& suffix) { return "$entry" + suffix; }
+  static std::string return_register(const std::string& suffix) { return "%return" + suffix; }
+
+  // The suffix of the names of function `item`'s copy for call depth `depth`,
+  // queued for collect_copies() when new.
+  std::string copy_of(std::size_t item, int depth) {
+    auto [it, added] = copies_.try_emplace({item, depth}, "");
+    if (added) {
+      it->second =
+          "$" + std::get<ptx::Function>(module_.items[item]).name + "@" + std::to_string(depth);
+      queued_copies_.push_back({item, depth, it->second});
+    }
+    return it->second;
+  }
+
+  // The function copies the calls need, after the kernel's code: each its
+  // parameters and return values (.param variables of its own), its return
+  // register, its entry label, its body with the copy's names, and a return
+  // at the end (falling off a function's end returns).
+  void collect_copies() {
+    while (!queued_copies_.empty()) {
+      const QueuedCopy q = queued_copies_.front();
+      queued_copies_.erase(queued_copies_.begin());
+      const ptx::Function& f = std::get<ptx::Function>(module_.items[q.item]);
+      std::map<std::string, std::string> parameters;
+      for (const auto* list : {&f.params, &f.returns})
+        for (ptx::Variable v : *list) {
+          parameters[v.name] = v.name + q.suffix;
+          v.name += q.suffix;
+          v.space = ptx::Space::param;
+          declare(v);
+        }
+      add_register(return_register(q.suffix));
+      std::vector<std::string> scope_problems;  // the verifier's to report
+      const ptx::Block unique = ptx::with_unique_names(f, scope_problems);
+      CallCopy copy{parameters, q.suffix};
+      copy.declarations(unique);
+      depth_ = q.depth;
+      copy_return_ = ptx::Operand::reg(return_register(q.suffix));
+      line_ = body_line(q.item);
+      labels_[entry_label(q.suffix)] = static_cast<std::uint32_t>(pending_.size());
+      collect(copy.copy(unique));
+      ptx::Instruction ret = ptx::Instruction::parse_opcode("ret");
+      ret.operands = {copy_return_};
+      pending_.push_back({std::move(ret), line_, Synthetic::ret});
+      // Recursion that nvcc did not turn into a loop makes a copy per depth.
+      constexpr std::size_t kMaxInstructions = 1 << 20;
+      if (pending_.size() > kMaxInstructions)
+        fail(line_, "." + f.name,
+             "the kernel with the copies of its device functions exceeds " +
+                 std::to_string(kMaxInstructions) + " instructions");
+    }
+  }
+
+  // A function body as one of its copies (collect_copies): the parameters
+  // become the copy's; what the body declares gets the copy's suffix:
+  // variables, labels and scalar registers `name$f@2`, ranges `%r<45>` become
+  // `%r$f@2_<45>` (so `%r10` is `%r$f@2_10`).
+  struct CallCopy {
+    const std::map<std::string, std::string>& parameters;
+    std::string suffix;
+    std::set<std::string> variables, registers;
+    std::vector<std::pair<std::string, int>> ranges;
+
+    void declarations(const ptx::Block& block) {
+      for (const auto& s : block.body) {
+        if (const auto* v = std::get_if<ptx::Variable>(&s)) {
+          if (v->space != ptx::Space::reg)
+            variables.insert(v->name);
+          else if (v->range)
+            ranges.emplace_back(v->name, *v->range);
+          else
+            registers.insert(v->name);
+        } else if (const auto* nested = std::get_if<ptx::Block>(&s)) {
+          declarations(*nested);
+        }
+      }
+    }
+
+    std::string register_name(const std::string& name) const {
+      if (!registers.count(name))
+        for (const auto& [prefix, count] : ranges)
+          if (auto i = ptx::range_index(name, prefix, count))
+            return prefix + suffix + "_" + std::to_string(*i);
+      return name + suffix;
+    }
+
+    void rename(ptx::Operand& o) const {
+      if (o.kind == K::reg) {
+        o.text = register_name(o.text);
+      } else if (o.kind == K::label) {
+        o.text += suffix;
+      } else if (o.kind == K::symbol) {
+        if (auto it = parameters.find(o.text); it != parameters.end())
+          o.text = it->second;
+        else if (variables.count(o.text))
+          o.text += suffix;
+      }
+      for (auto& e : o.elems) rename(e);
+    }
+
+    ptx::Block copy(const ptx::Block& block) const {
+      ptx::Block out;
+      for (const auto& s : block.body) {
+        if (const auto* inst = std::get_if<ptx::Instruction>(&s)) {
+          ptx::Instruction i = *inst;
+          if (i.guard) i.guard->pred = register_name(i.guard->pred);
+          for (auto& o : i.operands) rename(o);
+          out.body.emplace_back(std::move(i));
+        } else if (const auto* label = std::get_if<ptx::Label>(&s)) {
+          out.body.emplace_back(ptx::Label{label->name + suffix});
+        } else if (const auto* v = std::get_if<ptx::Variable>(&s)) {
+          ptx::Variable c = *v;
+          c.name = v->space == ptx::Space::reg && v->range ? v->name + suffix + "_"
+                   : v->space == ptx::Space::reg           ? register_name(v->name)
+                                                           : v->name + suffix;
+          out.body.emplace_back(std::move(c));
+        } else if (const auto* nested = std::get_if<ptx::Block>(&s)) {
+          out.body.emplace_back(copy(*nested));
+        } else {
+          out.body.push_back(s);
+        }
+      }
+      return out;
+    }
+  };
+
   // Walks the body as the emitter prints it, one line per statement, braces
   // of nested blocks on their own lines.
+  // Variables declared in nested blocks follow the block scoping of
+  // registers (scopes.hpp): nvcc declares `.param .b64 param0` in the block
+  // of each call, in several sizes. A name declared again gets a name of its
+  // own (`param0$v2`) for the rest of its block.
   void collect(const ptx::Block& block) {
+    variable_scopes_.emplace_back();
     for (const auto& s : block.body) {
-      if (const auto* inst = std::get_if<ptx::Instruction>(&s)) {
-        pending_.push_back({*inst, line_++});
+      if (const auto* original = std::get_if<ptx::Instruction>(&s)) {
+        const ptx::Instruction scoped = in_scope(*original);
+        const ptx::Instruction* inst = &scoped;
+        if (inst->opcode == "call") {
+          collect_call(*inst);
+        } else if (inst->opcode == "ret" && depth_ > 0) {  // through the copy's return register
+          ptx::Instruction ret = *inst;
+          ret.operands = {copy_return_};
+          pending_.push_back({std::move(ret), line_, Synthetic::ret});
+        } else {
+          pending_.push_back({*inst, line_});
+        }
+        ++line_;
       } else if (const auto* label = std::get_if<ptx::Label>(&s)) {
         labels_[label->name] = static_cast<std::uint32_t>(pending_.size());
         ++line_;
       } else if (const auto* var = std::get_if<ptx::Variable>(&s)) {
-        declare(*var);
+        if (var->space != ptx::Space::reg && symbols_.count(var->name)) {
+          ptx::Variable again = *var;
+          again.name += "$v" + std::to_string(++redeclared_);
+          variable_scopes_.back()[var->name] = again.name;
+          declare(again);
+        } else {
+          declare(*var);
+        }
         ++line_;
       } else if (std::holds_alternative<ptx::Directive>(s)) {
         ++line_;
@@ -323,6 +525,24 @@ class KernelDecoder {
         ++line_;
       }
     }
+    variable_scopes_.pop_back();
+  }
+
+  // `inst` with the variables it names renamed as collect() declared them.
+  ptx::Instruction in_scope(const ptx::Instruction& inst) const {
+    ptx::Instruction out = inst;
+    if (redeclared_ == 0) return out;
+    const std::function<void(ptx::Operand&)> rename = [&](ptx::Operand& o) {
+      if (o.kind == K::symbol)
+        for (auto scope = variable_scopes_.rbegin(); scope != variable_scopes_.rend(); ++scope)
+          if (auto it = scope->find(o.text); it != scope->end()) {
+            o.text = it->second;
+            break;
+          }
+      for (auto& e : o.elems) rename(e);
+    };
+    for (auto& o : out.operands) rename(o);
+    return out;
   }
 
   // The type an immediate in operand `index` is written in.
@@ -396,11 +616,11 @@ class KernelDecoder {
         return a;
       }
       case K::sreg: {
-        auto it = sreg_table().find(o.text);
-        if (it == sreg_table().end())
+        const std::optional<SReg> reg = ptx::parse_sreg(o.text);
+        if (!reg || o.text.front() != '%')
           fail(line, text, "special register " + o.text + " is not simulated");
         a.kind = Arg::Kind::sreg;
-        a.sreg = it->second;
+        a.sreg = *reg;
         return a;
       }
       case K::imm_int:
@@ -409,13 +629,14 @@ class KernelDecoder {
         a.bits = encode_immediate(o, imm_type);
         return a;
       case K::symbol: {
+        names_frame_param_ |= frame_params_.count(o.text) != 0;
         const SymbolInfo* s = find_symbol(o.text);
         if (!s) {
           // A register name the builder wrote as a symbol still names the register.
           if (slots_.count(o.text)) return scalar(ptx::Operand::reg(o.text), imm_type, line, text);
           fail(line, text, "symbol '" + o.text + "' is not a variable or parameter of this module");
         }
-        a.kind = s->space == MemSpace::shared ? Arg::Kind::shared_symbol : Arg::Kind::imm;
+        a.kind = s->space == Space::shared ? Arg::Kind::shared_symbol : Arg::Kind::imm;
         a.bits = s->address;
         return a;
       }
@@ -430,7 +651,7 @@ class KernelDecoder {
     if (auto it = symbols_.find(name); it != symbols_.end()) return &it->second;
     if (auto it = module_symbols_.find(name); it != module_symbols_.end()) return &it->second;
     if (std::find(extern_names_.begin(), extern_names_.end(), name) != extern_names_.end()) {
-      extern_symbol_ = {MemSpace::shared, align_up(shared_top_, extern_align_)};
+      extern_symbol_ = {Space::shared, align_up(shared_top_, extern_align_)};
       return &extern_symbol_;
     }
     return nullptr;
@@ -473,9 +694,14 @@ class KernelDecoder {
     d.text = ptx::emit(in);
     if (!d.text.empty() && d.text.back() == ';') d.text.pop_back();
     const std::string& text = d.text;
-    auto it = opcode_table().find(in.opcode);
+    const ptx::OpcodeInfo* known = ptx::find_opcode(in.opcode);
+    if (!known)
+      fail(line, text,
+           "instruction '" + in.opcode + "' is not simulated (no PTX opcode warpforge knows)");
+    using O = ptx::Opcode;
+    const O opcode = known->opcode;
     std::vector<std::string> mods = in.modifiers;
-    if (in.opcode == "barrier" && in.has_modifier("cluster")) {
+    if (opcode == O::barrier && in.has_modifier("cluster")) {
       // barrier.cluster.arrive[.release|.relaxed][.aligned] / .wait[.acquire][.aligned] (PTX ISA 9.7.13.3)
       if (in.has_modifier("arrive"))
         d.op = Op::cluster_arrive;
@@ -484,7 +710,7 @@ class KernelDecoder {
       else
         fail(line, text, "barrier.cluster takes .arrive or .wait");
       std::erase_if(mods, [](const std::string& m) { return m == "arrive" || m == "wait"; });
-    } else if (in.opcode == "bar" || in.opcode == "barrier") {
+    } else if (opcode == O::bar || opcode == O::barrier) {
       // bar.sync / bar.arrive / bar.warp.sync / barrier[.cta].sync / .arrive (PTX ISA 9.7.13.1)
       if (in.has_modifier("red")) fail(line, text, "bar.red is not simulated");
       if (in.has_modifier("cluster")) fail(line, text, "cluster barriers are not simulated");
@@ -495,10 +721,10 @@ class KernelDecoder {
       else
         d.op = Op::bar_sync;
       std::erase_if(mods, [](const std::string& m) { return m == "warp" || m == "arrive"; });
-    } else if (in.opcode == "mbarrier" || (in.opcode == "cp" && in.has_modifier("mbarrier"))) {
+    } else if (opcode == O::mbarrier || (opcode == O::cp && in.has_modifier("mbarrier"))) {
       d.op = Op::mbarrier;
       MbarrierOp op;
-      if (in.opcode == "cp")
+      if (opcode == O::cp)
         op = MbarrierOp::cp_async_arrive;
       else if (in.has_modifier("init"))
         op = MbarrierOp::init;
@@ -524,21 +750,19 @@ class KernelDecoder {
                m == "test_wait" || m == "try_wait" || m == "parity" || m == "noinc" ||
                m == "mbarrier" || m == "async";
       });
-    } else if (in.opcode == "cp" && in.has_modifier("bulk")) {
+    } else if (opcode == O::cp && in.has_modifier("bulk")) {
       decode_bulk(in, d, mods, line);
-    } else if (in.opcode == "wgmma") {
+    } else if (opcode == O::wgmma) {
       decode_wgmma(in, d, mods, line);
-    } else if (in.opcode == "tcgen05") {  // tcgen05_decode.cpp
+    } else if (opcode == O::tcgen05) {  // tcgen05_decode.cpp
       if (std::string why = decode_tcgen05(in, d, mods); !why.empty()) fail(line, d.text, why);
-    } else if (in.opcode == "setmaxnreg") {
+    } else if (opcode == O::setmaxnreg) {
       // setmaxnreg.{inc,dec}.sync.aligned.u32 N (PTX ISA 9.7.19.7): a hint to
       // the register allocator with no effect the simulator models, but
       // checked: N and the warpgroup that must execute it together.
       d.op = Op::setmaxnreg;
       std::erase_if(mods, [](const std::string& m) { return m == "inc" || m == "dec"; });
-    } else if (in.opcode == "mapa") {
-      d.op = Op::mapa;
-    } else if (in.opcode == "cp" && in.has_modifier("async")) {
+    } else if (opcode == O::cp && in.has_modifier("async")) {
       if (in.has_modifier("commit_group"))
         d.op = Op::cp_async_commit;
       else if (in.has_modifier("wait_group"))
@@ -548,19 +772,27 @@ class KernelDecoder {
       else
         d.op = Op::cp_async;
       std::erase_if(mods, [](const std::string& m) {
-        return m == "commit_group" || m == "wait_group" || m == "wait_all";
+        return m == "async" || m == "commit_group" || m == "wait_group" || m == "wait_all";
       });
-    } else if (in.opcode == "nanosleep" || in.opcode == "prefetch" || in.opcode == "prefetchu") {
+    } else if (opcode == O::nanosleep || opcode == O::prefetch || opcode == O::prefetchu) {
       // Scheduling and cache hints (prefetch.tensormap included): nothing a
       // thread can observe.
       d.op = Op::fence;
       mods.clear();
-    } else if (it != opcode_table().end()) {
-      d.op = it->second;
+    } else if (opcode >= O::tex && opcode <= O::suq) {
+      fail(line, text,
+           "textures and surfaces are not simulated (" + in.opcode +
+               "); the simulator runs the kernels of this module that use neither");
+    } else if (opcode == O::call) {  // vprintf: collect_call made the others synthetic
+      return decode_vprintf(in, std::move(d), line);
+    } else if (opcode == O::trap) {
+      d.op = Op::trap;
+    } else if (auto op = single_form_op(opcode)) {
+      d.op = *op;
     } else {
       fail(line, text, "instruction '" + in.opcode + "' is not simulated");
     }
-    parse_modifiers(d, mods, line, text);
+    parse_modifiers(d, mods, known->modifiers, line, text);
     if (in.guard) {
       auto g = slots_.find(in.guard->pred);
       if (g == slots_.end())
@@ -570,6 +802,7 @@ class KernelDecoder {
       d.guard.slot = g->second;
       d.guard.negated = in.guard->negated;
     }
+    names_frame_param_ = false;
     for (std::size_t i = 0; i < in.operands.size(); ++i) {
       const ptx::Operand& o = in.operands[i];
       if (d.op == Op::tensor_copy && o.kind == K::address && o.elems.size() == 2 && o.elems[1].kind == K::vector) {
@@ -581,6 +814,7 @@ class KernelDecoder {
       }
       d.ops.push_back(operand(o, immediate_type(d, i), line, text));
     }
+    if (names_frame_param_ && d.space == Space::param) d.space = Space::local;  // a call's argument
     if (d.op == Op::bra) {
       if (d.ops.size() != 1 || in.operands[0].kind != K::label)
         fail(line, text, "bra takes one label");
@@ -588,6 +822,69 @@ class KernelDecoder {
     }
     cache_hint_ = in.has_modifier("L2::cache_hint");
     validate(d, line, text);
+    return d;
+  }
+
+  // The parts of a device function call (collect_call), which have no PTX
+  // text of their own: messages quote the call's line.
+  Inst decode_synthetic(const Pending& p) {
+    Inst d;
+    d.line = p.line;
+    d.text = "call";
+    if (p.inst.guard) {
+      auto g = slots_.find(p.inst.guard->pred);
+      if (g == slots_.end())
+        fail(p.line, d.text, "guard predicate " + p.inst.guard->pred + " is not declared");
+      d.guarded = true;
+      d.guard.kind = Arg::Kind::reg;
+      d.guard.slot = g->second;
+      d.guard.negated = p.inst.guard->negated;
+    }
+    for (const auto& o : p.inst.operands) d.ops.push_back(operand(o, Type::u32, p.line, d.text));
+    switch (p.kind) {
+      case Synthetic::frame_copy:
+        d.op = Op::frame_copy;
+        break;
+      case Synthetic::call:
+        d.op = Op::call;
+        d.target = static_cast<std::uint32_t>(d.op0(0).bits);
+        break;
+      case Synthetic::ret:
+        d.op = Op::ret;
+        break;
+      case Synthetic::depth_trap:
+        d.op = Op::trap;
+        d.mode = kTrapCallDepth;
+        break;
+      case Synthetic::none:
+        break;
+    }
+    return d;
+  }
+
+  // call[.uni] (r), vprintf, (format, arguments), which collect_call keeps:
+  // operands the return value's frame address (or _), then the parameters'.
+  Inst decode_vprintf(const ptx::Instruction& in, Inst d, int line) {
+    d.op = Op::vprintf;
+    std::vector<ptx::Operand> returns, arguments;
+    bool past_callee = false;
+    for (const auto& o : in.operands) {
+      if (o.kind == K::list)
+        (past_callee ? arguments : returns) = o.elems;
+      else
+        past_callee = true;
+    }
+    if (arguments.size() != 2 || returns.size() > 1)
+      fail(line, d.text, "vprintf takes (format, arguments) and returns at most one value");
+    const auto frame_param = [&](const ptx::Operand& o) {
+      if (o.kind != K::symbol || !frame_params_.count(o.text))
+        fail(line, d.text,
+             "passes " + ptx::to_string(o) +
+                 "; the simulator passes .param variables of the caller's body");
+      return std::vector<Arg>{scalar(o, Type::u64, line, d.text)};
+    };
+    d.ops.push_back(returns.empty() ? std::vector<Arg>{Arg{}} : frame_param(returns[0]));
+    for (const auto& a : arguments) d.ops.push_back(frame_param(a));
     return d;
   }
 
@@ -666,173 +963,81 @@ class KernelDecoder {
     });
   }
 
-  void parse_modifiers(Inst& d, const std::vector<std::string>& mods, int line,
-                       const std::string& text) {
+  // Reads each modifier's meaning from the PTX vocabulary, among the classes
+  // the opcode takes (ptx/modifiers.hpp). Hints (cache, memory order, scope,
+  // proxy, the .sync/.aligned promises, .approx) change nothing the simulator
+  // can observe: every access here is sequentially consistent and the
+  // scheduler checks convergence itself.
+  void parse_modifiers(Inst& d, const std::vector<std::string>& mods, ptx::ModifierClasses classes,
+                       int line, const std::string& text) {
+    using C = ptx::ModifierClass;
     for (const auto& m : mods) {
-      if (auto t = ptx::parse_type(m)) {
-        if (d.ntypes == d.types.size()) fail(line, text, "too many type modifiers");
-        d.types[d.ntypes++] = *t;
-        continue;
+      const std::optional<ptx::Modifier> mod = ptx::find_modifier(m, classes);
+      if (!mod) fail(line, text, "modifier ." + m + " is not simulated");
+      switch (mod->cls) {
+        case C::type:
+          if (d.ntypes == d.types.size()) fail(line, text, "too many type modifiers");
+          d.types[d.ntypes++] = static_cast<Type>(mod->value);
+          break;
+        case C::rounding:
+        case C::integral_rounding:
+          d.rounding = static_cast<Rounding>(mod->value);
+          d.integral = mod->cls == C::integral_rounding;
+          break;
+        case C::ftz:
+          d.ftz = true;
+          break;
+        case C::saturation:
+          (mod->value ? d.satfinite : d.sat) = true;
+          break;
+        case C::relu:
+          d.relu = true;
+          break;
+        case C::transpose:
+          d.trans = true;
+          break;
+        case C::convert_to:
+          d.to = true;
+          break;
+        case C::comparison:
+        case C::atomic_op:
+        case C::mul_mode:
+        case C::shfl_mode:
+        case C::vote_mode:
+          d.mode = mod->value;
+          break;
+        case C::bool_op:
+          d.combine = static_cast<BoolOp>(mod->value);
+          break;
+        case C::space:
+          d.space = static_cast<Space>(mod->value);
+          break;
+        case C::vector:
+        case C::matrix_count:
+          d.vec = mod->value;
+          break;
+        case C::shape:
+          if (d.op == Op::mma) {
+            const auto shape = static_cast<MmaShape>(mod->value);
+            if (shape > MmaShape::m16n8k32)
+              fail(line, text,
+                   "mma shape ." + m + " is not simulated; m16n8k8, m16n8k16 and m16n8k32 are");
+            d.mode = mod->value;
+          }
+          break;
+        case C::layout:  // only row.col exists for the mma shapes simulated
+        case C::approximation:
+        case C::noftz:
+        case C::sync:
+        case C::cache:
+        case C::memory_order:
+        case C::scope:
+        case C::proxy:
+          break;
+        case C::form:  // the forms this decoder knows were taken out before
+        case C::count:
+          fail(line, text, "modifier ." + m + " is not simulated");
       }
-      if (d.op == Op::setp) {
-        if (auto c = parse_cmp(m)) {
-          d.mode = static_cast<std::uint8_t>(*c);
-          continue;
-        }
-        if (m == "and") {
-          d.combine = BoolOp::and_;
-          continue;
-        }
-        if (m == "or") {
-          d.combine = BoolOp::or_;
-          continue;
-        }
-        if (m == "xor") {
-          d.combine = BoolOp::xor_;
-          continue;
-        }
-      }
-      if (d.op == Op::atom || d.op == Op::red || d.op == Op::redux) {
-        if (auto a = parse_atom_op(m)) {
-          d.mode = static_cast<std::uint8_t>(*a);
-          continue;
-        }
-      }
-      if (d.op == Op::shfl) {
-        static const std::unordered_map<std::string, ShflMode> t = {{"up", ShflMode::up},
-                                                                    {"down", ShflMode::down},
-                                                                    {"bfly", ShflMode::bfly},
-                                                                    {"idx", ShflMode::idx}};
-        if (auto s = t.find(m); s != t.end()) {
-          d.mode = static_cast<std::uint8_t>(s->second);
-          continue;
-        }
-      }
-      if (d.op == Op::vote) {
-        static const std::unordered_map<std::string, VoteMode> t = {{"all", VoteMode::all},
-                                                                    {"any", VoteMode::any},
-                                                                    {"uni", VoteMode::uni},
-                                                                    {"ballot", VoteMode::ballot}};
-        if (auto s = t.find(m); s != t.end()) {
-          d.mode = static_cast<std::uint8_t>(s->second);
-          continue;
-        }
-      }
-      if (d.op == Op::mul || d.op == Op::mad) {
-        if (m == "lo") {
-          d.mode = static_cast<std::uint8_t>(MulMode::lo);
-          continue;
-        }
-        if (m == "hi") {
-          d.mode = static_cast<std::uint8_t>(MulMode::hi);
-          continue;
-        }
-        if (m == "wide") {
-          d.mode = static_cast<std::uint8_t>(MulMode::wide);
-          continue;
-        }
-      }
-      if (d.op == Op::mma) {
-        if (m == "m16n8k8") {
-          d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k8);
-          continue;
-        }
-        if (m == "m16n8k16") {
-          d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k16);
-          continue;
-        }
-        if (m == "m16n8k32") {
-          d.mode = static_cast<std::uint8_t>(MmaShape::m16n8k32);
-          continue;
-        }
-        if (m == "row" || m == "col")
-          continue;  // only row.col exists for these shapes (checked below)
-      }
-      if (d.op == Op::ldmatrix || d.op == Op::stmatrix) {
-        if (m == "m8n8") continue;
-        if (m == "x1" || m == "x2" || m == "x4") {
-          d.vec = static_cast<std::uint8_t>(m[1] - '0');
-          continue;
-        }
-      }
-      if (m == "global") {
-        d.space = MemSpace::global;
-        continue;
-      }
-      if (m == "shared" || m == "shared::cta" || m == "shared::cluster") {
-        d.space = MemSpace::shared;
-        continue;
-      }
-      if (m == "local") {
-        d.space = MemSpace::local;
-        continue;
-      }
-      if (m == "param" || m == "param::entry") {
-        d.space = MemSpace::param;
-        continue;
-      }
-      if (m == "const") {
-        d.space = MemSpace::const_;
-        continue;
-      }
-      if (m == "rn" || m == "rni") {
-        d.rounding = Rounding::rn;
-        d.integral = m.size() == 3;
-        continue;
-      }
-      if (m == "rz" || m == "rzi") {
-        d.rounding = Rounding::rz;
-        d.integral = m.size() == 3;
-        continue;
-      }
-      if (m == "rm" || m == "rmi") {
-        d.rounding = Rounding::rm;
-        d.integral = m.size() == 3;
-        continue;
-      }
-      if (m == "rp" || m == "rpi") {
-        d.rounding = Rounding::rp;
-        d.integral = m.size() == 3;
-        continue;
-      }
-      if (m == "rna") {
-        d.rounding = Rounding::rna;
-        continue;
-      }
-      if (m == "ftz") {
-        d.ftz = true;
-        continue;
-      }
-      if (m == "sat") {
-        d.sat = true;
-        continue;
-      }
-      if (m == "satfinite") {
-        d.satfinite = true;
-        continue;
-      }
-      if (m == "relu") {
-        d.relu = true;
-        continue;
-      }
-      if (m == "trans") {
-        d.trans = true;
-        continue;
-      }
-      if (m == "to") {
-        d.to = true;
-        continue;
-      }
-      if (m == "v2") {
-        d.vec = 2;
-        continue;
-      }
-      if (m == "v4") {
-        d.vec = 4;
-        continue;
-      }
-      if (is_ignorable(m)) continue;
-      fail(line, text, "modifier ." + m + " is not simulated");
     }
   }
 
@@ -1000,11 +1205,12 @@ class KernelDecoder {
     }
   }
 
+  const ptx::Module& module_;
   const ptx::Function& function_;
   const ModuleSymbols& module_symbols_;
   Kernel kernel_;
   int line_ = 0;
-  std::vector<std::pair<ptx::Instruction, int>> pending_;
+  std::vector<Pending> pending_;
   std::unordered_map<std::string, std::uint32_t> slots_;
   std::unordered_map<std::string, std::uint32_t> labels_;
   std::unordered_map<std::string, SymbolInfo> symbols_;
@@ -1014,6 +1220,26 @@ class KernelDecoder {
   std::uint32_t extern_align_ = 16;
   std::uint32_t local_top_ = 0;
   bool cache_hint_ = false;  // the instruction being validated has .L2::cache_hint
+  // Device function calls: the call depth of the code being collected (0:
+  // the kernel's body), the copies of functions by (item, depth) with their
+  // names' suffix, those not yet collected, each function's first body line.
+  struct QueuedCopy {
+    std::size_t item;
+    int depth;
+    std::string suffix;
+  };
+  int depth_ = 0;
+  ptx::Operand copy_return_;  // the return register of the copy being collected
+  std::map<std::pair<std::size_t, int>, std::string> copies_;
+  std::vector<QueuedCopy> queued_copies_;
+  std::map<std::size_t, int> body_lines_;
+  // .param variables declared in the body (call arguments and return
+  // values): per-thread storage, in the local space; an instruction naming
+  // one in a .param access reads or writes there.
+  std::set<std::string> frame_params_;
+  std::vector<std::map<std::string, std::string>> variable_scopes_;  // collect()'s, innermost last
+  int redeclared_ = 0;
+  bool names_frame_param_ = false;
 };
 
 }  // namespace

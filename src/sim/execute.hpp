@@ -87,6 +87,9 @@ void exec_compare(const Inst& inst, Warp& w, std::uint32_t active);     // compa
 void exec_convert(const Inst& inst, Warp& w, std::uint32_t active);     // convert.cpp
 void exec_memory(const Inst& inst, Warp& w, std::uint32_t active);      // memory_ops.cpp
 void exec_atomic(const Inst& inst, Warp& w, std::uint32_t active);      // atomic_ops.cpp
+void exec_vprintf(const Inst& inst, Warp& w, std::uint32_t active);     // printf.cpp
+// A call's argument or return value copied between frames (memory_ops.cpp).
+void exec_frame_copy(const Inst& inst, Warp& w, std::uint32_t active);
 void exec_async_copy(const Inst& inst, Warp& w, std::uint32_t active);  // async_copy.cpp
 void exec_mbarrier(const Inst& inst, Warp& w, std::uint32_t active);    // mbarrier.cpp
 // mbarrier.try_wait for `lanes`: returns those whose phase completed, having

@@ -57,7 +57,9 @@ std::size_t address_operand(MbarrierOp op) {
   return has_dst ? 1 : 0;
 }
 
-MemSpace object_space(const Inst& in) { return in.space == MemSpace::generic ? MemSpace::generic : MemSpace::shared; }
+Space object_space(const Inst& in) {
+  return in.space == Space::generic ? Space::generic : Space::shared;
+}
 
 // By state: done once the phase moved on from the state's; by parity: done
 // once the phase of that parity completed, i.e. the current phase has the
@@ -93,7 +95,7 @@ std::uint32_t mbarrier_wait(const Inst& in, Warp& w, std::uint32_t lanes) {
 void exec_mbarrier(const Inst& in, Warp& w, std::uint32_t active) {
   const auto op = static_cast<MbarrierOp>(in.mode);
   const std::size_t addr = address_operand(op);
-  const MemSpace space = object_space(in);
+  const Space space = object_space(in);
   for_lanes(active, [&](int l) {
     std::byte* p = access(w, l, space, address_of(w, in.op0(addr), l), 8, 8, true);
     auto operand = [&](std::size_t i, std::uint64_t otherwise) {

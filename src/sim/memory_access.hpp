@@ -45,7 +45,7 @@ Cta& shared_owner(Warp& w, int lane, std::uint64_t address, bool write, std::uin
 
 // Host bytes for `size` bytes at `address` in `space` for `lane`; throws
 // AccessFault when out of bounds, misaligned (`align` bytes) or not writable.
-std::byte* access(Warp& w, int lane, MemSpace space, std::uint64_t address, std::uint32_t size,
+std::byte* access(Warp& w, int lane, Space space, std::uint64_t address, std::uint32_t size,
                   std::uint32_t align, bool write);
 
 std::uint64_t load_bytes(const std::byte* p, std::uint32_t size);

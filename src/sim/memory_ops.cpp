@@ -1,4 +1,7 @@
-// ld, st (PTX ISA 9.7.9.8-9), cvta (9.7.9.17) and mapa (9.7.9.19).
+// ld, st (PTX ISA 9.7.9.8-9), cvta (9.7.9.17), mapa (9.7.9.19), and the
+// copies of call arguments and return values between frames.
+#include <cstring>
+
 #include "execute.hpp"
 #include "memory_access.hpp"
 #include "warpforge/error.hpp"
@@ -23,9 +26,9 @@ std::uint64_t extend_loaded(Type t, std::uint64_t v) {
 
 void cvta(const Inst& in, Warp& w, std::uint32_t active) {
   std::uint64_t window = 0;
-  if (in.space == MemSpace::shared) window = kSharedWindow;
-  if (in.space == MemSpace::local) window = kLocalWindow;
-  if (in.space == MemSpace::param) window = kParamWindow;
+  if (in.space == Space::shared) window = kSharedWindow;
+  if (in.space == Space::local) window = kLocalWindow;
+  if (in.space == Space::param) window = kParamWindow;
   for_lanes(active, [&](int l) {
     const std::uint64_t a = read(w, in.op0(1), l);
     std::uint64_t d = in.to ? a - window : a + window;  // cvta.to.space: generic -> space
@@ -38,7 +41,7 @@ void cvta(const Inst& in, Warp& w, std::uint32_t active) {
 // of the cluster; mapa (generic) does the same for a generic address of
 // shared memory.
 void mapa(const Inst& in, Warp& w, std::uint32_t active) {
-  const bool generic = in.space == MemSpace::generic;
+  const bool generic = in.space == Space::generic;
   const std::uint32_t size = static_cast<std::uint32_t>(w.cta->cluster->ctas.size());
   for_lanes(active, [&](int l) {
     std::uint64_t a = read(w, in.op0(1), l);
@@ -59,6 +62,14 @@ void mapa(const Inst& in, Warp& w, std::uint32_t active) {
 }
 
 }  // namespace
+
+void exec_frame_copy(const Inst& in, Warp& w, std::uint32_t active) {
+  const auto size = static_cast<std::uint32_t>(in.op0(2).bits);
+  for_lanes(active, [&](int l) {
+    const std::byte* from = access(w, l, Space::local, in.op0(1).bits, size, 1, false);
+    std::memmove(access(w, l, Space::local, in.op0(0).bits, size, 1, true), from, size);
+  });
+}
 
 void exec_memory(const Inst& in, Warp& w, std::uint32_t active) {
   if (in.op == Op::cvta) return cvta(in, w, active);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "warpforge/ptx/modifiers.hpp"
+#include "warpforge/ptx/special_register.hpp"
 #include "warpforge/ptx/types.hpp"
 
 namespace warpforge::sim {
@@ -94,64 +96,33 @@ enum class Op : std::uint8_t {
   // Blackwell: tensor memory and the fifth-generation tensor core (tcgen05.cpp)
   tcgen05_sync,  // the .sync.aligned warp-wide ones: alloc, dealloc, relinquish, ld, st, wait; mode: Tcgen05Op
   tcgen05,       // the single-thread ones: mma, cp, shift, commit, fence; mode: Tcgen05Op
+  // device-side printf: a call of vprintf(format, arguments) (the CUDA ABI's printf)
+  vprintf,
+  // device function calls (decode.cpp's collect_call): an argument or return
+  // value copied between frames, the call (return address into a register,
+  // then a branch) and the return (a branch to that address)
+  frame_copy,
+  call,
+  ret,
   // control flow
   bra,
   exit,
+  trap,  // PTX trap, and a call past kMaxCallDepth (mode kTrapCallDepth)
 };
 
-// The state space of an access; generic addresses are resolved per access
-// (PTX ISA 5.1 "State Spaces", 6.4.1 "Generic Addressing").
-enum class MemSpace : std::uint8_t { generic, global, shared, local, param, const_ };
-
-// PTX ISA 9.7.3 "Floating-Point Instructions" and 9.7.9.21 "cvt": rounding
-// modifiers; the *i forms round to an integral value.
-enum class Rounding : std::uint8_t { none, rn, rz, rm, rp, rna };
-
-enum class SReg : std::uint8_t {
-  tid_x,
-  tid_y,
-  tid_z,
-  ntid_x,
-  ntid_y,
-  ntid_z,
-  ctaid_x,
-  ctaid_y,
-  ctaid_z,
-  nctaid_x,
-  nctaid_y,
-  nctaid_z,
-  laneid,
-  warpid,
-  nwarpid,
-  smid,
-  nsmid,
-  gridid,
-  clock,
-  clock64,
-  globaltimer,
-  lanemask_eq,
-  lanemask_lt,
-  lanemask_le,
-  lanemask_gt,
-  lanemask_ge,
-  dynamic_smem_size,
-  total_smem_size,
-  clusterid_x,
-  clusterid_y,
-  clusterid_z,
-  nclusterid_x,
-  nclusterid_y,
-  nclusterid_z,
-  cluster_ctaid_x,
-  cluster_ctaid_y,
-  cluster_ctaid_z,
-  cluster_nctaid_x,
-  cluster_nctaid_y,
-  cluster_nctaid_z,
-  cluster_ctarank,
-  cluster_nctarank,
-  is_explicit_cluster,
-};
+// The vocabulary's enumerations (ptx/modifiers.hpp, ptx/special_register.hpp).
+// An access's state space: generic addresses are resolved per access (PTX ISA
+// 6.4.1 "Generic Addressing").
+using ptx::AtomOp;
+using ptx::BoolOp;
+using ptx::Cmp;
+using ptx::MmaShape;
+using ptx::MulMode;
+using ptx::Rounding;
+using ptx::ShflMode;
+using ptx::Space;
+using ptx::SReg;
+using ptx::VoteMode;
 
 // One scalar operand. An address operand [base+offset] is an Arg whose value
 // (register or immediate) plus `offset` is the address.
@@ -167,33 +138,8 @@ struct Arg {
   std::int64_t offset = 0;
 };
 
-// Operation-specific sub-modes, kept in Inst::mode.
-enum class Cmp : std::uint8_t {
-  eq,
-  ne,
-  lt,
-  le,
-  gt,
-  ge,
-  lo,
-  ls,
-  hi,
-  hs,
-  equ,
-  neu,
-  ltu,
-  leu,
-  gtu,
-  geu,
-  num,
-  nan
-};
-enum class BoolOp : std::uint8_t { none, and_, or_, xor_ };
-enum class MulMode : std::uint8_t { none, lo, hi, wide };
-enum class ShflMode : std::uint8_t { up, down, bfly, idx };
-enum class VoteMode : std::uint8_t { all, any, uni, ballot };
-enum class AtomOp : std::uint8_t { add, min, max, exch, cas, and_, or_, xor_, inc, dec };
-enum class MmaShape : std::uint8_t { m16n8k8, m16n8k16, m16n8k32 };
+// Operation-specific sub-modes, kept in Inst::mode: Cmp, MulMode, ShflMode,
+// VoteMode, AtomOp, MmaShape above, and these.
 enum class MbarrierOp : std::uint8_t {
   init,
   arrive,
@@ -224,11 +170,18 @@ enum class Tcgen05CopyShape : std::uint8_t {
 };
 enum class TensorCopyDir : std::uint8_t { global_to_shared, shared_to_global };
 
+// Device function calls run in copies of the function's body, one per call
+// depth (decode.cpp's collect_call), to this depth; a call deeper than that
+// (recursion) decodes to a trap with mode kTrapCallDepth, an error if a
+// thread reaches it.
+constexpr int kMaxCallDepth = 24;
+constexpr std::uint8_t kTrapCallDepth = 1;
+
 struct Inst {
   Op op = Op::mov;
   std::array<ptx::Type, 4> types{};  // type modifiers in written order
   std::uint8_t ntypes = 0;
-  MemSpace space = MemSpace::generic;
+  Space space = Space::generic;
   Rounding rounding = Rounding::none;
   bool integral = false;  // .rni/.rzi/.rmi/.rpi
   bool ftz = false, sat = false, satfinite = false, relu = false, trans = false, to = false;
@@ -259,7 +212,7 @@ struct ParamInfo {
 
 // A variable the kernel names by symbol, resolved to its state space address.
 struct SymbolInfo {
-  MemSpace space = MemSpace::global;
+  Space space = Space::global;
   std::uint64_t address = 0;
 };
 

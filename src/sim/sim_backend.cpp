@@ -18,10 +18,25 @@ namespace {
 
 class SimStream : public runtime::StreamHandle {};
 
+// The value a function's name has in an initializer (nvcc's tables of
+// function pointers, `.global .u64 ops[2] = {f, g}`): an address that is no
+// memory's, this base plus the function's item index. The simulator refuses
+// indirect calls, so nothing calls through it; the table's other kernels run.
+constexpr std::uint64_t kFunctionAddressBase = 0xF000'0000'0000'0000ull;
+
+std::optional<std::uint64_t> function_index(const ptx::Module& module, const ptx::Operand& name) {
+  if (name.kind != ptx::Operand::Kind::symbol) return std::nullopt;
+  for (std::size_t i = 0; i < module.items.size(); ++i)
+    if (const auto* f = std::get_if<ptx::Function>(&module.items[i]); f && f->name == name.text)
+      return i;
+  return std::nullopt;
+}
+
 // Appends the initializer's scalars, each encoded as the variable's type.
-void flatten(const ptx::Initializer& init, ptx::Type t, std::vector<std::byte>& out) {
+void flatten(const ptx::Module& module, const ptx::Initializer& init, ptx::Type t,
+             std::vector<std::byte>& out) {
   if (!init.value) {
-    for (const auto& e : init.elements) flatten(e, t, out);
+    for (const auto& e : init.elements) flatten(module, e, t, out);
     return;
   }
   const std::size_t size = static_cast<std::size_t>((ptx::bits(t) + 7) / 8);
@@ -33,6 +48,8 @@ void flatten(const ptx::Initializer& init, ptx::Type t, std::vector<std::byte>& 
     bits = bits_of(v.float_value());
   else if (v.kind == ptx::Operand::Kind::imm_int)
     bits = static_cast<std::uint64_t>(v.int_value());
+  else if (auto f = function_index(module, v); f && ptx::bits(t) == 64)
+    bits = kFunctionAddressBase + *f;
   else
     throw SimError("initializer '" + ptx::to_string(v) + "' of a ." + std::string(ptx::name(t)) +
                    " variable is not simulated");
@@ -41,9 +58,9 @@ void flatten(const ptx::Initializer& init, ptx::Type t, std::vector<std::byte>& 
   std::memcpy(out.data() + at, &bits, size);
 }
 
-std::vector<std::byte> initial_bytes(const ptx::Variable& v) {
+std::vector<std::byte> initial_bytes(const ptx::Module& module, const ptx::Variable& v) {
   std::vector<std::byte> bytes;
-  if (v.init) flatten(*v.init, v.type, bytes);
+  if (v.init) flatten(module, *v.init, v.type, bytes);
   const auto size = static_cast<std::size_t>(v.size_bytes());
   if (bytes.size() > size)
     throw SimError("variable '" + v.name + "' has more initializers than elements");
@@ -76,36 +93,39 @@ SimModule::SimModule(ptx::Module ir, std::shared_ptr<GlobalMemory> global)
     const auto* v = std::get_if<ptx::Variable>(&item);
     if (!v) continue;
     if (v->space == ptx::Space::global) {
-      const std::vector<std::byte> bytes = initial_bytes(*v);
+      const std::vector<std::byte> bytes = initial_bytes(ir_, *v);
       const std::uint64_t address = global_->allocate(bytes.size());
       global_variables_.push_back(address);
       std::memcpy(global_->require(address, bytes.size(), "initializing '" + v->name + "'"),
                   bytes.data(), bytes.size());
-      symbols[v->name] = {MemSpace::global, address};
+      symbols[v->name] = {Space::global, address};
     } else if (v->space == ptx::Space::const_) {
-      const std::vector<std::byte> bytes = initial_bytes(*v);
+      const std::vector<std::byte> bytes = initial_bytes(ir_, *v);
       const std::size_t align = v->align ? static_cast<std::size_t>(v->align) : 8;
       const std::size_t at = (const_bank_.size() + align - 1) / align * align;
       const_bank_.resize(at);
       const_bank_.insert(const_bank_.end(), bytes.begin(), bytes.end());
-      symbols[v->name] = {MemSpace::const_, at};
+      symbols[v->name] = {Space::const_, at};
     }
   }
-  for (std::size_t i = 0; i < ir_.items.size(); ++i) {
-    const auto* f = std::get_if<ptx::Function>(&ir_.items[i]);
-    if (f && f->is_entry && f->body) kernels_.emplace(f->name, decode_kernel(ir_, i, symbols));
-  }
+  symbols_ = std::move(symbols);
 }
 
 SimModule::~SimModule() {
   for (std::uint64_t address : global_variables_) global_->free(address);
 }
 
-const Kernel& SimModule::kernel(const std::string& name) const {
-  auto it = kernels_.find(name);
-  if (it != kernels_.end()) return it->second;
+const Kernel& SimModule::kernel(const std::string& name) {
+  std::lock_guard lock(decoding_);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
   std::string known;
-  for (const auto& [n, k] : kernels_) known += (known.empty() ? "" : ", ") + n;
+  for (std::size_t i = 0; i < ir_.items.size(); ++i) {
+    const auto* f = std::get_if<ptx::Function>(&ir_.items[i]);
+    if (!f || !f->is_entry || !f->body) continue;
+    if (f->name == name)
+      return kernels_.emplace(name, decode_kernel(ir_, i, symbols_)).first->second;
+    known += (known.empty() ? "" : ", ") + f->name;
+  }
   throw SimError("no kernel '" + name +
                  "' in the module; it has: " + (known.empty() ? "none" : known));
 }
@@ -128,6 +148,7 @@ SimBackend::SimBackend(SimOptions options)
   properties_.global_bytes = std::size_t{16} << 30;
   properties_.max_threads_per_block = 1024;
   properties_.warp_size = 32;
+  printf_sink_ = std::make_unique<PrintfSink>(options_.printf_output);
 }
 
 std::size_t SimBackend::free_bytes() {
@@ -195,6 +216,7 @@ void SimBackend::launch(runtime::LoadedModule& module, const std::string& kernel
                      *global_,
                      sim_module->const_bank(),
                      properties_.sm_count};
+  launch.printf_sink = printf_sink_.get();
   for (std::size_t i = 0; i < args.size(); ++i) {
     const ParamInfo& p = k.params[i];
     if (args[i].bytes.size() != p.size)

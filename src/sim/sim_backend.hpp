@@ -1,12 +1,15 @@
-// The simulator as a device: a simulated global address space, modules
-// decoded at load(), and launches run on a pool of host threads.
+// The simulator as a device: a simulated global address space, modules whose
+// kernels are decoded at their first launch, and launches run on a pool of
+// host threads.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "printf.hpp"
 #include "program.hpp"
 #include "warpforge/runtime/backend.hpp"
 #include "warpforge/sim/global_memory.hpp"
@@ -14,8 +17,9 @@
 
 namespace warpforge::sim {
 
-// A module ready to launch: its IR, its decoded kernels, its constant bank
-// and its module-scope .global variables (allocated in the device's space).
+// A module ready to launch: its IR, its constant bank, its module-scope
+// .global variables (allocated in the device's space) and the kernels
+// decoded so far.
 class SimModule : public runtime::LoadedModule {
  public:
   SimModule(ptx::Module ir, std::shared_ptr<GlobalMemory> global);
@@ -24,12 +28,17 @@ class SimModule : public runtime::LoadedModule {
   SimModule& operator=(const SimModule&) = delete;
 
   const ptx::Module& ir() const override { return ir_; }
-  const Kernel& kernel(const std::string& name) const;
+  // The entry `name`, decoded on its first launch: a construct the simulator
+  // lacks refuses only the kernels that use it (SimError naming the kernel
+  // and the PTX line), and the module's other kernels still run.
+  const Kernel& kernel(const std::string& name);
   const std::vector<std::byte>& const_bank() const { return const_bank_; }
 
  private:
   ptx::Module ir_;
   std::shared_ptr<GlobalMemory> global_;
+  std::map<std::string, SymbolInfo> symbols_;  // module-scope variables, for the decoder
+  std::mutex decoding_;                        // launches from several host threads
   std::map<std::string, Kernel> kernels_;
   std::vector<std::byte> const_bank_;
   std::vector<std::uint64_t> global_variables_;
@@ -82,6 +91,7 @@ class SimBackend : public runtime::DeviceBackend {
   runtime::DeviceProperties properties_;
   std::shared_ptr<GlobalMemory> global_;
   std::uint64_t last_thread_instructions_ = 0;
+  std::unique_ptr<PrintfSink> printf_sink_;
 };
 
 }  // namespace warpforge::sim

@@ -533,7 +533,7 @@ void commit(const Inst& in, Warp& w, int lane) {
   for_lanes(mask, [&](int rank) {
     const std::uint64_t remote =
         cluster_shared_address(static_cast<std::uint32_t>(rank), bar & kOffsetMask);
-    mbarrier_arrive(access(w, lane, MemSpace::shared, remote, 8, 8, true), 1);
+    mbarrier_arrive(access(w, lane, ptx::Space::shared, remote, 8, 8, true), 1);
   });
 }
 

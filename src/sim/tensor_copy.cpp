@@ -33,8 +33,8 @@ constexpr std::uint64_t kSharedAlign = 128;
 
 const std::byte* tensor_map_bytes(Warp& w, int lane, std::uint64_t address) {
   if (address < w.cta->launch->params.size())  // a .param-space address: no global address is this small
-    return access(w, lane, MemSpace::param, address, 128, 64, false);
-  return access(w, lane, MemSpace::generic, address, 128, 64, false);
+    return access(w, lane, Space::param, address, 128, 64, false);
+  return access(w, lane, Space::generic, address, 128, 64, false);
 }
 
 // The box of one copy: the map, the starting coordinates and the element

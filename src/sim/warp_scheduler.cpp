@@ -335,11 +335,24 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
     case Op::tcgen05:
       exec_tcgen05(inst, w, active);
       return;
+    case Op::vprintf:
+      exec_vprintf(inst, w, active);
+      return;
+    case Op::frame_copy:
+      exec_frame_copy(inst, w, active);
+      return;
     case Op::fence:
       return;
     default:
       return;  // control flow and collectives are handled by the caller
   }
+}
+
+std::string trap_message(const Inst& inst) {
+  if (inst.mode == kTrapCallDepth)
+    return "device function calls nested deeper than " + std::to_string(kMaxCallDepth) +
+           " (the simulator's limit; a GPU's is its stack size) are not simulated";
+  return "trap: the kernel aborted (PTX ISA 9.7.19.2 \"trap\")";
 }
 
 // Issues instructions of one warp; returns whether it issued any.
@@ -383,6 +396,26 @@ bool run_warp(Warp& w) {
           w.ready &= ~active;
           cta.cluster->live_threads -= static_cast<std::uint32_t>(std::popcount(active));
           complete_cluster_phase_if_done(*cta.cluster);
+          break;
+        case Op::call:  // the return address into the callee copy's return register
+          for_lanes(mask, [&](int l) {
+            if ((active >> l) & 1) {
+              w.reg(inst.op0(1).slot, l) = w.pc[l] + 1;
+              w.pc[l] = inst.target;
+            } else {
+              ++w.pc[l];
+            }
+          });
+          break;
+        case Op::ret:
+          for_lanes(mask, [&](int l) {
+            w.pc[l] = (active >> l) & 1 ? static_cast<std::uint32_t>(w.reg(inst.op0(0).slot, l))
+                                        : w.pc[l] + 1;
+          });
+          break;
+        case Op::trap:
+          if (active) throw SimError(trap_message(inst));
+          for_lanes(mask, [&](int l) { ++w.pc[l]; });
           break;
         case Op::bar_sync:
         case Op::bar_arrive:

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dsl/dsl_test_support.hpp"
-#include "warpforge/dsl/opcode_arity.hpp"
+#include "warpforge/ptx/vocabulary.hpp"
 
 namespace warpforge::dsl {
 namespace {
@@ -126,8 +126,22 @@ TEST(SpecialRegisters, ByEnumAndByNameReadTheSameRegisterWithItsType) {
   EXPECT_EQ(c.type(), u32);
   EXPECT_EQ(body_of(k).statements, (Lines{"mov.u64 %rd0, %clock64;", "mov.u64 %rd1, %clock64;",
                                           "mov.u32 %r0, %cluster_ctarank;", "ret;"}));
-  for (const SRegInfo& info : all_sregs()) EXPECT_EQ(parse_sreg(info.name), info.reg) << info.name;
-  EXPECT_EQ(parse_sreg("%tid.w"), std::nullopt);
+  for (const SRegInfo& info : ptx::all_sregs())
+    EXPECT_EQ(ptx::parse_sreg(info.name), info.reg) << info.name;
+  EXPECT_EQ(ptx::parse_sreg("%tid.w"), std::nullopt);
+}
+
+// %is_explicit_cluster is a .pred (PTX ISA 10.20): no Reg holds it.
+TEST(SpecialRegisters, APredicateRegisterIsReadIntoAPredThroughInst) {
+  Kernel k("explicit_cluster", Target::sm_90a);
+  try {
+    k.sreg(SReg::is_explicit_cluster);
+    FAIL() << "a Reg of %is_explicit_cluster was made";
+  } catch (const DslError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a predicate"), std::string::npos) << e.what();
+  }
+  k.inst("mov.pred", k.pred(), SReg::is_explicit_cluster);
+  EXPECT_EQ(body_of(k).statements, (Lines{"mov.pred %p0, %is_explicit_cluster;", "ret;"}));
 }
 
 TEST(Operators, SpellingsFollowTheRegisterType) {
@@ -332,16 +346,30 @@ TEST(Inst, KnownAndUnknownOpcodes) {
   Reg d = k.reg(b32), a = k.reg(b32);
   Pred p = k.pred();
   k.inst("prmt.b32", d, a, a, 0x3210);
-  k.inst("nanosleep.u32", 100);  // not in the arity table: passed through
+  k.inst("pmevent", 1);  // not in the PTX vocabulary: passed through unchecked
   k.inst("setp.ne.b32", p, a, 0);
   k.inst("ld.global.v2.b32", Regs{d, a}, at(k.reg(u64), 8));
   EXPECT_EQ(statements_from(k, 0),
-            (Lines{"prmt.b32 %r0, %r1, %r1, 12816;", "nanosleep.u32 100;",
-                   "setp.ne.b32 %p0, %r1, 0;", "ld.global.v2.b32 {%r0, %r1}, [%rd0+8];", "ret;"}));
-  ASSERT_TRUE(opcode_arity("setp").has_value());
-  EXPECT_EQ(opcode_arity("setp")->min, 3);
-  EXPECT_EQ(opcode_arity("setp")->max, 4);
-  EXPECT_FALSE(opcode_arity("nanosleep").has_value());
+            (Lines{"prmt.b32 %r0, %r1, %r1, 12816;", "pmevent 1;", "setp.ne.b32 %p0, %r1, 0;",
+                   "ld.global.v2.b32 {%r0, %r1}, [%rd0+8];", "ret;"}));
+  const ptx::OpcodeInfo* setp = ptx::find_opcode("setp");
+  ASSERT_NE(setp, nullptr);
+  EXPECT_EQ(setp->arity.min, 3);
+  EXPECT_EQ(setp->arity.max, 4);
+  EXPECT_EQ(ptx::find_opcode("pmevent"), nullptr);
+}
+
+// The vocabulary's targets hold for the escape hatch too: elect is sm_90's.
+TEST(Inst, RefusesAnOpcodeTheTargetLacksNamingTheTargetsThatHaveIt) {
+  Kernel k("generic", Target::sm_80);
+  try {
+    k.inst("elect.sync", ptx::Operand::pair(ptx::Operand::reg("%r0"), ptx::Operand::reg("%p0")),
+           0xFFFFFFFFu);
+    FAIL() << "elect.sync on sm_80 was accepted";
+  } catch (const DslError& e) {
+    EXPECT_NE(std::string(e.what()).find("elect.sync"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sm_90a"), std::string::npos) << e.what();
+  }
 }
 
 // PTX ISA 9.7.15.5.2: the operand list of each wgmma.mma_async form. The

@@ -509,7 +509,7 @@ void build_control_flow(Kernel& k) {
 void build_special_registers(Kernel& k) {
   Reg sink32 = k.mov(u32, 0);
   Reg sink64 = k.mov(u64, 0);
-  for (const SRegInfo& info : all_sregs()) {
+  for (const SRegInfo& info : ptx::all_sregs()) {
     if (!info.availability.has(Target::sm_80)) continue;  // the cluster ones are their own family
     Reg by_enum = k.sreg(info.reg), by_name = k.sreg(info.name);
     Reg& sink = info.type == u64 ? sink64 : sink32;
@@ -628,8 +628,12 @@ void build_bf16x2_atomics(Kernel& k) {
 
 void build_cluster_special_registers(Kernel& k) {
   Reg sink = k.mov(u32, 0);
-  for (const SRegInfo& info : all_sregs()) {
+  for (const SRegInfo& info : ptx::all_sregs()) {
     if (info.availability.has(Target::sm_80)) continue;
+    if (info.type == pred) {  // %is_explicit_cluster: into a predicate
+      k.inst("mov.pred", k.pred(), info.reg);
+      continue;
+    }
     sink += k.sreg(info.reg);
     sink += k.sreg(info.name.substr(1));  // the name without '%' works too
   }
@@ -939,10 +943,16 @@ std::vector<GatedCall> gated_calls() {
   calls.push_back({"red.shared.add.noftz.bf16x2", hopper, [](Kernel& k) {
                      k.red(Space::shared, AtomOp::add, bf16x2, at(k.reg(u32)), k.reg(bf16x2));
                    }});
-  for (const SRegInfo& info : all_sregs())
+  for (const SRegInfo& info : ptx::all_sregs())
     if (!info.availability.has(Target::sm_80))
-      calls.push_back({"mov " + std::string(info.name), info.availability,
-                       [r = info.reg](Kernel& k) { k.sreg(r); }});
+      // inst() refuses the operand, a wrapper the instruction
+      calls.push_back({(info.type == pred ? "" : "mov ") + std::string(info.name),
+                       info.availability, [r = info.reg, predicate = info.type == pred](Kernel& k) {
+                         if (predicate)  // %is_explicit_cluster
+                           k.inst("mov.pred", k.pred(), r);
+                         else
+                           k.sreg(r);
+                       }});
   calls.push_back({".explicitcluster", hopper, [](Kernel& k) { k.explicitcluster(); }});
   calls.push_back({".reqnctapercluster", hopper, [](Kernel& k) { k.reqnctapercluster(2); }});
   const auto blackwell = Availability::arch_specific(100, 103);

@@ -1,6 +1,6 @@
-// Every refusal of the Hopper instructions, at load (forms the simulator does
-// not run, malformed operands) and at run time (TMA addresses), each with its
-// message.
+// Every refusal of the Hopper instructions, at decode (the kernel's first
+// launch: forms the simulator does not run, malformed operands) and at run
+// time (TMA addresses), each with its message.
 #include "hopper_harness.hpp"
 
 namespace warpforge::sim::testing {
@@ -17,7 +17,7 @@ class HopperRefusal : public HopperTest {
   }
 };
 
-TEST_F(HopperRefusal, MalformedHopperInstructionsAreRefusedAtLoad) {
+TEST_F(HopperRefusal, MalformedHopperInstructionsAreRefusedAtDecode) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.bf16.bf16 {%r0, %r1, %r2, %r3}, %rd1, %rd2, %rd3, %r4, 0, 1, "
        "1, 0, 0;",
@@ -58,7 +58,7 @@ TEST_F(HopperRefusal, CacheHintedTensorCopiesTakeTheirPolicyOperand) {
   // .L2::cache_hint adds a 64-bit policy after the other operands.
   const std::string msg = refusal(
       "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group.L2::cache_hint [%rd1, {%r2}], [%r3], %rd2;");
-  // accepted at load: it runs, and refuses to read a tensor map past the parameters
+  // accepted at decode: it runs, and refuses to read a tensor map past the parameters
   EXPECT_NE(msg.find("load of 128 bytes at param address 0x0 is out of bounds: the kernel parameters"),
             std::string::npos)
       << msg;

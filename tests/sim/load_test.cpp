@@ -1,5 +1,6 @@
-// load(): refusals name the instruction and its line in ptx::emit(module);
-// launch(): arguments are checked against the parameters; device properties.
+// Decoding, at a kernel's first launch: refusals name the kernel, the
+// instruction and its line in ptx::emit(module); launch(): arguments are
+// checked against the parameters; device properties.
 #include "sim_harness.hpp"
 
 namespace warpforge::sim::testing {
@@ -7,17 +8,21 @@ namespace {
 
 using ptx::Type;
 
+// The refusal of the module's last kernel, which the simulator decodes at
+// its first launch, before it checks the arguments (none are given).
 std::string load_error(SimBackend& sim, const ptx::Module& m) {
   try {
-    sim.load(m);
+    auto loaded = sim.load(m);
+    sim.launch(*loaded, std::get<ptx::Function>(m.items.back()).name, {.grid = {1}, .block = {32}},
+               {}, nullptr);
   } catch (const SimError& e) {
     return e.what();
   }
-  ADD_FAILURE() << "expected load() to refuse the module";
+  ADD_FAILURE() << "expected the kernel to be refused";
   return "";
 }
 
-TEST_F(SimTest, UnsupportedInstructionIsRefusedAtLoadWithItsLine) {
+TEST_F(SimTest, UnsupportedInstructionIsRefusedAtLaunchWithItsLine) {
   KernelSource k("uses_griddepcontrol");
   k.regs(Type::b32, "%r", 4).shared(Type::b8, "pad", 16);
   k.code("mov.u32 %r1, 1;\nadd.u32 %r2, %r1, %r1;\ngriddepcontrol.wait;\nret;");

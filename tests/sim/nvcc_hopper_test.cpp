@@ -15,8 +15,7 @@ namespace warpforge::sim::testing {
 namespace {
 
 TEST_F(HopperTest, NvccHopperCorpusKernelRuns) {
-  // The -O3 variants (the -G one calls device functions, which the simulator
-  // does not run).
+  // The optimized variants; the unoptimized -G one is not checked here.
   for (const char* variant : {"O3", "lineinfo", "rdc"}) {
     const std::filesystem::path file =
         std::filesystem::path(WARPFORGE_PTX_CORPUS_DIR) / ("hopper_wgmma.sm_90a." + std::string(variant) + ".ptx");

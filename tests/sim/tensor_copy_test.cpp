@@ -278,7 +278,7 @@ TEST_F(HopperTest, BulkCopyRefusesASizeSourceOrBarrierTheIsaDoesNot) {
   EXPECT_NE(remote.find("is another CTA's shared memory; the source is .shared::cta"), std::string::npos) << remote;
 }
 
-TEST_F(HopperTest, BulkCopiesTheSimulatorDoesNotRunAreRefusedAtLoad) {
+TEST_F(HopperTest, BulkCopiesTheSimulatorDoesNotRunAreRefusedAtDecode) {
   const std::string bulk = ptx_module(R"(
 .visible .entry k(.param .u64 p)
 {

@@ -321,7 +321,7 @@ TEST_F(WgmmaTest, AWarpgroupInstructionNeedsAllFourWarps) {
       << msg;
 }
 
-TEST_F(WgmmaTest, FormsTheSimulatorDoesNotRunAreRefusedAtLoad) {
+TEST_F(WgmmaTest, FormsTheSimulatorDoesNotRunAreRefusedAtDecode) {
   auto refusal = [&](const std::string& line, const std::string& regs = ".reg .b32 %d<4>;") {
     return ptx_error(ptx_module(".visible .entry k(.param .u64 p)\n{\n  " + regs +
                                 "\n  .reg .b64 %rd<4>;\n  " + line + "\n  ret;\n}\n"),

@@ -7,7 +7,7 @@
 #include "transpiler/ir_literal.hpp"
 #include "transpiler/operand_code.hpp"
 #include "transpiler/wrappers.hpp"
-#include "warpforge/dsl/opcode_arity.hpp"
+#include "warpforge/ptx/vocabulary.hpp"
 
 namespace warpforge::transpiler {
 namespace {
@@ -107,15 +107,16 @@ class BodyWriter {
     return Code(handle + call);
   }
 
-  // k.inst("opcode", args...), where the DSL's operand-count check and
-  // opcode splitting accept it.
+  // k.inst("opcode", args...), where the DSL's operand-count and target
+  // checks and opcode splitting accept it.
   std::optional<Code> inst_call(const ptx::Instruction& inst) {
     std::string dotted = inst.full_opcode();
     ptx::Instruction split = ptx::Instruction::parse_opcode(dotted);
     if (split.opcode != inst.opcode || split.modifiers != inst.modifiers) return std::nullopt;
-    if (auto arity = dsl::opcode_arity(inst.opcode)) {
+    if (const ptx::OpcodeInfo* known = ptx::find_opcode(inst.opcode)) {
       int n = static_cast<int>(inst.operands.size());
-      if (n < arity->min || n > arity->max) return std::nullopt;
+      if (n < known->arity.min || n > known->arity.max || !known->availability.has(ops_.target()))
+        return std::nullopt;
     }
     Code call("k.inst(" + cpp_string(dotted));
     for (const auto& op : inst.operands) call += Code(", ") + ops_.arg(op);

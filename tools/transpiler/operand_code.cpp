@@ -5,7 +5,7 @@
 
 #include "transpiler/cpp_names.hpp"
 #include "transpiler/ir_literal.hpp"
-#include "warpforge/dsl/sreg.hpp"
+#include "warpforge/ptx/special_register.hpp"
 
 namespace warpforge::transpiler {
 namespace {
@@ -74,9 +74,10 @@ std::optional<Code> OperandWriter::label(const ptx::Operand& op) const {
 
 std::optional<Code> OperandWriter::sreg(const ptx::Operand& op) const {
   if (op.kind != ptx::Operand::Kind::sreg || !(ptx::Operand::sreg(op.text) == op)) return std::nullopt;
-  auto s = dsl::parse_sreg(op.text);
+  auto s = ptx::parse_sreg(op.text);
   // operand_of(SReg) refuses registers the kernel's target lacks.
-  if (!s || !dsl::info(*s).availability.has(target_) || dsl::info(*s).name != op.text) return std::nullopt;
+  if (!s || !ptx::info(*s).availability.has(target_) || ptx::info(*s).name != op.text)
+    return std::nullopt;
   return Code("SReg::" + sreg_enumerator(op.text));
 }
 

@@ -5,6 +5,7 @@
 
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/ptx/modifiers.hpp"
 
 namespace warpforge::transpiler {
 namespace {
@@ -108,7 +109,7 @@ std::optional<Code> mov(const ptx::Instruction& inst, OperandWriter& ops) {
   auto dst = ops.reg(d, t);
   if (!dst) return std::nullopt;
   if (auto sr = ops.sreg(s)) {
-    auto which = dsl::parse_sreg(s.text);
+    auto which = ptx::parse_sreg(s.text);
     if (!reproduces(inst, ops, [&](Sandbox& b) { b.k().mov(b.reg(d, t), *which); })) return std::nullopt;
     return Code("k.mov(") + *dst + Code(", ") + *sr + Code(");");
   }
@@ -154,16 +155,11 @@ std::optional<Code> binary(const ptx::Instruction& inst, OperandWriter& ops) {
 }
 
 std::optional<Code> setp(const ptx::Instruction& inst, OperandWriter& ops) {
-  static const std::map<std::string, dsl::Cmp> kCmps = {
-      {"eq", dsl::Cmp::eq},   {"ne", dsl::Cmp::ne},   {"lt", dsl::Cmp::lt},   {"le", dsl::Cmp::le},
-      {"gt", dsl::Cmp::gt},   {"ge", dsl::Cmp::ge},   {"lo", dsl::Cmp::lo},   {"ls", dsl::Cmp::ls},
-      {"hi", dsl::Cmp::hi},   {"hs", dsl::Cmp::hs},   {"equ", dsl::Cmp::equ}, {"neu", dsl::Cmp::neu},
-      {"ltu", dsl::Cmp::ltu}, {"leu", dsl::Cmp::leu}, {"gtu", dsl::Cmp::gtu}, {"geu", dsl::Cmp::geu},
-      {"num", dsl::Cmp::num}, {"nan", dsl::Cmp::nan}};
   auto t = type_modifier(inst);
   if (!t || inst.modifiers.size() != 2 || inst.operands.size() != 3) return std::nullopt;
-  auto cmp = kCmps.find(inst.modifiers[0]);
-  if (cmp == kCmps.end()) return std::nullopt;
+  const auto modifier = ptx::find_modifier(inst.modifiers[0], {ptx::ModifierClass::comparison});
+  if (!modifier) return std::nullopt;
+  const auto cmp = static_cast<ptx::Cmp>(modifier->value);
   const auto &p = inst.operands[0], &a = inst.operands[1], &c = inst.operands[2];
   // The wrapper takes the type from the first register source: that one is viewed as t.
   bool a_reg = a.kind == ptx::Operand::Kind::reg;
@@ -171,10 +167,12 @@ std::optional<Code> setp(const ptx::Instruction& inst, OperandWriter& ops) {
   auto sa = src_code(a, ops, a_reg ? t : std::nullopt), sb = src_code(c, ops, a_reg ? std::nullopt : t);
   if (!dp || p.negated || !sa || !sb) return std::nullopt;
   if (!reproduces(inst, ops, [&](Sandbox& b) {
-        b.k().setp(b.pred(p).pred, cmp->second, b.src(a, a_reg ? t : std::nullopt), b.src(c, a_reg ? std::nullopt : t));
+        b.k().setp(b.pred(p).pred, cmp, b.src(a, a_reg ? t : std::nullopt),
+                   b.src(c, a_reg ? std::nullopt : t));
       }))
     return std::nullopt;
-  return Code("k.setp(") + *dp + Code(", Cmp::" + cmp->first + ", ") + *sa + Code(", ") + *sb + Code(");");
+  return Code("k.setp(") + *dp + Code(", Cmp::" + inst.modifiers[0] + ", ") + *sa + Code(", ") +
+         *sb + Code(");");
 }
 
 }  // namespace

@@ -14,12 +14,16 @@
 #include <string_view>
 #include <vector>
 
-#include "warpforge/dsl/availability.hpp"
 #include "warpforge/dsl/handles.hpp"
-#include "warpforge/dsl/sreg.hpp"
+#include "warpforge/ptx/availability.hpp"
 #include "warpforge/ptx/module.hpp"
+#include "warpforge/ptx/special_register.hpp"
 
 namespace warpforge::dsl {
+
+using ptx::Availability;
+using ptx::SReg;
+using ptx::SRegInfo;
 
 class KernelCore {
  public:
@@ -98,7 +102,8 @@ class KernelCore {
 
   // --- the escape hatch ------------------------------------------------------------
   // Any opcode, unwrapped: `k.inst("prmt.b32", d, a, b, sel)`. Operand count is
-  // still checked for the opcodes warpforge knows (opcode_arity.cpp).
+  // and target are
+  // still checked for the opcodes of the PTX vocabulary (ptx/vocabulary.hpp).
   template <class... Ops>
   void inst(std::string_view opcode, const Ops&... ops) {
     emit_generic(opcode, {operand_of(ops)...});

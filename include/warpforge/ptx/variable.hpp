@@ -13,8 +13,10 @@
 
 namespace warpforge::ptx {
 
-enum class Space : std::uint8_t { reg, sreg, const_, global, local, param, shared, tex };
-std::string_view name(Space s);  // "reg", "shared", "const" ...
+// State spaces (PTX ISA 5.1); `generic` is no declaration's space but the
+// space of an instruction that names none (addresses resolved per access, 6.4.1).
+enum class Space : std::uint8_t { reg, sreg, const_, global, local, param, shared, tex, generic };
+std::string_view name(Space s);  // "reg", "shared", "const" ..., "generic"
 
 enum class Linkage : std::uint8_t { none, visible, extern_, weak, common };
 std::string_view name(Linkage l);  // "" for none, else "visible", "extern" ...

@@ -1,8 +1,9 @@
 // The CPU simulator behind Device::sim(): a runtime::DeviceBackend that runs
 // the PTX IR warp-accurately on the host (see sim_backend.hpp).
 //
-// What it executes (anything else is refused at load(), naming the
-// instruction and its line in ptx::emit(module)):
+// What it executes (anything else refuses the kernel that uses it at that
+// kernel's first launch, naming the kernel, the instruction and its line in
+// ptx::emit(module); the module's other kernels still run):
 //   integer   mov (incl. vector pack/unpack and symbol addresses), add, sub,
 //             mul/mad .lo/.hi/.wide, div, rem, abs, neg, min, max, and, or,
 //             xor, not, cnot, shl, shr, lop3, prmt (default mode), bfe, bfi,
@@ -56,12 +57,21 @@
 //   matrix    mma.sync m16n8k8/m16n8k16 (f16/bf16 -> f32, f16 -> f16),
 //             m16n8k32 (e4m3/e5m2 -> f32 or f16); ldmatrix/stmatrix
 //             m8n8 x1/x2/x4 [.trans]
-//   control   bra (guarded, .uni), ret/exit; every special register of the
-//             grid, warp, clock and cluster (1-CTA clusters without a cluster
-//             launch); generic addresses of kernel parameters (cvta.param)
+//   control   bra (guarded, .uni), ret/exit, trap; every special register of
+//             the grid, warp, clock and cluster (1-CTA clusters without a
+//             cluster launch); generic addresses of kernel parameters
+//             (cvta.param)
+//   calls     call of the module's .func functions with .param arguments and
+//             return values declared in the body (nvcc's calling sequence),
+//             recursion to 24 calls deep (an error past it); printf through
+//             vprintf, formatted on the host (SimOptions::printf_output).
+//             Indirect calls, .extern functions, textures and surfaces
+//             (tex, tld4, txq, suld, sust, suq) and wmma are refused
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string_view>
 
 #include "warpforge/runtime/backend.hpp"
 
@@ -89,6 +99,10 @@ struct SimOptions {
   // time elapsed, an estimate of the rest) on stderr when stderr is a
   // terminal; false keeps it quiet there too.
   bool progress = true;
+  // Where device printf output goes: each warp's printf, formatted on the
+  // host, one call per thread in lane order (as a GPU prints a warp's
+  // lines). Empty: the host's stdout.
+  std::function<void(std::string_view)> printf_output;
 };
 
 std::shared_ptr<runtime::DeviceBackend> make_backend(SimOptions options = {});

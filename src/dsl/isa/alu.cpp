@@ -25,12 +25,6 @@ std::string_view name(Round r) {
   return "";
 }
 
-std::string_view name(Cmp c) {
-  static constexpr std::string_view kNames[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
-                                                "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
-  return kNames[static_cast<int>(c)];
-}
-
 namespace {
 std::string float_modifiers(FloatMode m) {
   std::string out;
@@ -274,21 +268,25 @@ void AluOps::shr(const Reg& d, const Src& a, const Src& amount) {
 
 void AluOps::setp(const Pred& p, Cmp c, const Src& a, const Src& b) {
   const Src& typed = a.is_reg() ? a : b;
-  if (!typed.is_reg()) fail("setp." + std::string(dsl::name(c)), "both operands are immediates; one must be a register");
+  if (!typed.is_reg())
+    fail("setp." + std::string(ptx::name(c)),
+         "both operands are immediates; one must be a register");
   Type t = typed.reg().type();
   if (ptx::is_bits(t)) t = (c == Cmp::eq || c == Cmp::ne) ? t : arith_type(t);
-  std::string opcode = "setp." + std::string(dsl::name(c)) + dot(t);
+  std::string opcode = "setp." + std::string(ptx::name(c)) + dot(t);
   // PTX ISA 9.7.4.10: a packed compare writes a predicate pair (p|q), which this form has no room for.
   if (t == Type::f16x2 || t == Type::bf16x2)
     fail(opcode, "a packed " + type_name(t) + " compare writes two predicates (p|q); write it with inst()");
   // PTX ISA 9.7.7.1 (integer) / 9.7.7.2 (float): lo/ls/hi/hs compare unsigned
   // integers; equ ... nan are the unordered float comparisons.
   bool unsigned_only = c == Cmp::lo || c == Cmp::ls || c == Cmp::hi || c == Cmp::hs;
-  bool float_only_cmp = c >= Cmp::equ;
+  bool float_only_cmp = ptx::float_only(c);
   if (unsigned_only && !ptx::is_unsigned(t))
-    fail(opcode, "." + std::string(dsl::name(c)) + " compares unsigned integers; the operands are " + type_name(t));
+    fail(opcode, "." + std::string(ptx::name(c)) +
+                     " compares unsigned integers; the operands are " + type_name(t));
   if (float_only_cmp && !ptx::is_float(t))
-    fail(opcode, "." + std::string(dsl::name(c)) + " is a float comparison; the operands are " + type_name(t));
+    fail(opcode, "." + std::string(ptx::name(c)) + " is a float comparison; the operands are " +
+                     type_name(t));
   expect_type(opcode, a, t, "source a");
   expect_type(opcode, b, t, "source b");
   emit(opcode, {operand_of(p), operand_of(a), operand_of(b)});

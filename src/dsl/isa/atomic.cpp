@@ -18,7 +18,6 @@ std::vector<Type> types_for(AtomOp op) {
   }
   return {};
 }
-constexpr const char* kOps[] = {"add", "min", "max", "inc", "dec", "exch", "cas", "and", "or", "xor"};
 constexpr const char* kScopes[] = {"cta", "cluster", "gpu", "sys"};
 }  // namespace
 
@@ -31,15 +30,15 @@ std::string AtomicOps::opcode_for(const char* base, Space space, AtomOp op, Type
   }
   if (space != Space::global && space != Space::shared)
     fail(opcode, "atomics act on global or shared memory, not ." + std::string(ptx::name(space)));
-  opcode += "." + std::string(ptx::name(space)) + "." + kOps[static_cast<int>(op)];
+  opcode += "." + std::string(ptx::name(space)) + "." + std::string(ptx::name(op));
   if (type == Type::f16x2 || type == Type::bf16x2) opcode += ".noftz";  // required spelling, PTX ISA 9.7.13.7
   opcode += detail::dot(type);
   auto allowed = types_for(op);
   if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
     std::string list;
     for (Type t : allowed) list += (list.empty() ? "" : ", ") + detail::type_name(t);
-    fail(opcode, "type " + detail::type_name(type) + " is not allowed for ." + kOps[static_cast<int>(op)] +
-                     "; allowed: " + list);
+    fail(opcode, "type " + detail::type_name(type) + " is not allowed for ." +
+                     std::string(ptx::name(op)) + "; allowed: " + list);
   }
   if (type == Type::bf16x2) require(opcode, Availability::since(90));
   return opcode;
@@ -62,7 +61,7 @@ void AtomicOps::atom(Space space, AtomOp op, Type type, const Reg& d, const Addr
 
 void AtomicOps::red(Space space, AtomOp op, Type type, const Addr& a, const Src& b, AtomOpts o) {
   if (op == AtomOp::exch || op == AtomOp::cas)
-    fail("red", std::string("red has no .") + kOps[static_cast<int>(op)] + "; use atom");
+    fail("red", "red has no ." + std::string(ptx::name(op)) + "; use atom");
   std::string opcode = opcode_for("red", space, op, type, o);
   expect_type(opcode, b, type, "source b");
   emit(opcode, {operand_of(a), operand_of(b)});

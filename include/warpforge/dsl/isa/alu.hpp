@@ -4,6 +4,7 @@
 #pragma once
 
 #include "warpforge/dsl/kernel_core.hpp"
+#include "warpforge/ptx/modifiers.hpp"
 
 namespace warpforge::dsl {
 
@@ -17,8 +18,7 @@ struct FloatMode {
   bool sat = false;  // clamp to [0, 1]
 };
 
-enum class Cmp { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
-std::string_view name(Cmp c);
+using ptx::Cmp;  // setp's comparisons, ptx/modifiers.hpp
 
 class AluOps : public virtual KernelCore {
  public:

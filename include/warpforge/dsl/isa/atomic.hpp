@@ -5,10 +5,11 @@
 #include <optional>
 
 #include "warpforge/dsl/isa/sync.hpp"
+#include "warpforge/ptx/modifiers.hpp"
 
 namespace warpforge::dsl {
 
-enum class AtomOp { add, min, max, inc, dec, exch, cas, and_, or_, xor_ };
+using ptx::AtomOp;  // ptx/modifiers.hpp
 
 struct AtomOpts {
   std::optional<Scope> scope;  // .cta/.cluster/.gpu/.sys; absent = .gpu

@@ -8,20 +8,20 @@
 
 #include "warpforge/ptx/target.hpp"
 
-namespace warpforge::dsl {
+namespace warpforge::ptx {
 
 struct Availability {
   int min_sm = 0;                    // first SM version that has it
   int max_sm = 1 << 30;              // last one (wgmma: sm_90a only)
   bool needs_arch_specific = false;  // only on the 'a' targets
 
-  bool has(ptx::Target t) const;
+  bool has(Target t) const;
   std::string targets() const;  // "sm_90a, sm_100a"
 
-  static Availability since(int sm) { return {sm}; }
-  static Availability arch_specific(int min_sm, int max_sm = 1 << 30) {
+  static constexpr Availability since(int sm) { return {sm}; }
+  static constexpr Availability arch_specific(int min_sm, int max_sm = 1 << 30) {
     return {min_sm, max_sm, true};
   }
 };
 
-}  // namespace warpforge::dsl
+}  // namespace warpforge::ptx

@@ -1,20 +1,20 @@
-#include "warpforge/dsl/availability.hpp"
+#include "warpforge/ptx/availability.hpp"
 
-namespace warpforge::dsl {
+namespace warpforge::ptx {
 
-bool Availability::has(ptx::Target t) const {
-  int sm = ptx::sm_number(t);
+bool Availability::has(Target t) const {
+  int sm = sm_number(t);
   return sm >= min_sm && sm <= max_sm && (!needs_arch_specific || ptx::arch_specific(t));
 }
 
 std::string Availability::targets() const {
   std::string out;
-  for (ptx::Target t : ptx::all_targets()) {
+  for (Target t : all_targets()) {
     if (!has(t)) continue;
     if (!out.empty()) out += ", ";
-    out += ptx::name(t);
+    out += name(t);
   }
   return out.empty() ? "none of warpforge's targets" : out;
 }
 
-}  // namespace warpforge::dsl
+}  // namespace warpforge::ptx

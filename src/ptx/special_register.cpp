@@ -1,9 +1,8 @@
-#include "warpforge/dsl/sreg.hpp"
+#include "warpforge/ptx/special_register.hpp"
 
-namespace warpforge::dsl {
+namespace warpforge::ptx {
 
 const std::vector<SRegInfo>& all_sregs() {
-  using ptx::Type;
   // PTX ISA 10.x: %dynamic_smem_size and %total_smem_size need sm_20+ (PTX 4.1);
   // the cluster registers need sm_90 (10.12-10.19).
   const auto any = Availability::since(0);
@@ -26,6 +25,7 @@ const std::vector<SRegInfo>& all_sregs() {
       {SReg::nwarpid, "%nwarpid", Type::u32, any},
       {SReg::smid, "%smid", Type::u32, any},
       {SReg::nsmid, "%nsmid", Type::u32, any},
+      {SReg::gridid, "%gridid", Type::u64, any},
       {SReg::lanemask_eq, "%lanemask_eq", Type::u32, any},
       {SReg::lanemask_lt, "%lanemask_lt", Type::u32, any},
       {SReg::lanemask_le, "%lanemask_le", Type::u32, any},
@@ -50,11 +50,14 @@ const std::vector<SRegInfo>& all_sregs() {
       {SReg::cluster_nctaid_z, "%cluster_nctaid.z", Type::u32, hopper},
       {SReg::cluster_ctarank, "%cluster_ctarank", Type::u32, hopper},
       {SReg::cluster_nctarank, "%cluster_nctarank", Type::u32, hopper},
+      {SReg::is_explicit_cluster, "%is_explicit_cluster", Type::pred, hopper},
   };
   return kAll;
 }
 
-const SRegInfo& info(SReg r) { return all_sregs()[static_cast<std::size_t>(r)]; }
+const SRegInfo& info(SReg r) {
+  return all_sregs()[static_cast<std::size_t>(r)];
+}
 
 std::optional<SReg> parse_sreg(std::string_view name) {
   for (const auto& i : all_sregs())
@@ -62,4 +65,4 @@ std::optional<SReg> parse_sreg(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace warpforge::dsl
+}  // namespace warpforge::ptx

@@ -1,0 +1,89 @@
+// nvcc's own kernels (tests/sim/nvcc_kernel_runs.hpp) on the GPU and on the
+// simulator, on the same inputs: the outputs must agree bit for bit. Skips
+// without a GPU, or where the build had no nvcc to write the PTX.
+#include <cstring>
+#include <random>
+
+#include "gpu_fixture.hpp"
+#include "sim/nvcc_kernel_runs.hpp"
+
+namespace warpforge::runtime::gpu_testing {
+namespace {
+
+using namespace warpforge::testing::nvcc_kernels;
+
+class NvccKernelsGpu : public GpuTest {
+ protected:
+  ptx::Module module(const std::string& name) {
+    auto m = corpus_module(name);
+    if (!m)
+      throw std::runtime_error(name +
+                               ".ptx was not generated (no nvcc when the build was configured)");
+    return *m;
+  }
+};
+
+template <class T>
+void expect_same_bits(const std::vector<T>& gpu, const std::vector<T>& sim, const char* what) {
+  ASSERT_EQ(gpu.size(), sim.size()) << what;
+  int differing = 0;
+  for (std::size_t i = 0; i < gpu.size(); ++i)
+    if (std::memcmp(&gpu[i], &sim[i], sizeof(T)) != 0 && ++differing <= 8)
+      ADD_FAILURE() << what << "[" << i << "]: GPU " << gpu[i] << ", simulator " << sim[i];
+  EXPECT_EQ(differing, 0) << what << ": elements differing between the GPU and the simulator";
+}
+
+TEST_F(NvccKernelsGpu, CallsAndRecursionAgreeWithTheSimulator) {
+  const ptx::Module m = module("sim_calls.sm_90a.O3");
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+  std::vector<float> pairs(2 * 128);
+  for (float& v : pairs) v = value(rng);
+  const CallsResult gpu = run_calls(Device::cuda(0), m, pairs, 13),
+                    sim = run_calls(Device::sim(), m, pairs, 13);
+  expect_same_bits(gpu.out, sim.out, "calls out");
+  expect_same_bits(gpu.fibs, sim.fibs, "calls fibs");
+}
+
+TEST_F(NvccKernelsGpu, Fp8ConversionsAgreeWithTheSimulator) {
+  std::vector<float> in = {0.0f,     -0.0f,    448.0f,   464.0f,   480.0f,   1e6f,
+                           57344.0f, 61440.0f, 0x1p-9f,  0x1p-10f, 0x1p-16f, 0x1p-17f,
+                           1.0625f,  3.0f,     INFINITY, -INFINITY};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> value(-500.0f, 500.0f);
+  while (in.size() < 2 * 64) in.push_back(value(rng));
+  for (const char* name : {"sim_calls.sm_90a.O3", "sim_calls.sm_80.O3"}) {
+    SCOPED_TRACE(name);
+    const ptx::Module m = module(name);
+    const Fp8Result gpu = run_fp8_convert(Device::cuda(0), m, in),
+                    sim = run_fp8_convert(Device::sim(), m, in);
+    expect_same_bits(gpu.codes, sim.codes, "fp8 codes");
+    expect_same_bits(gpu.e4m3_values, sim.e4m3_values, "e4m3 values");
+  }
+}
+
+TEST_F(NvccKernelsGpu, WarpOperationsAgreeWithTheSimulator) {
+  const ptx::Module m = module("sim_warp.sm_90a.O3");
+  std::vector<std::int32_t> in(32);
+  std::mt19937 rng(5);
+  for (auto& v : in) v = static_cast<std::int32_t>(rng() % 201) - 100;
+  expect_same_bits(run_warp_ops(Device::cuda(0), m, in), run_warp_ops(Device::sim(), m, in),
+                   "warp_ops");
+}
+
+TEST_F(NvccKernelsGpu, CooperativeGroupsReductionsAgreeWithTheSimulator) {
+  const ptx::Module m = module("reduce_cg.sm_90a.O3");
+  std::vector<float> in(1000);
+  std::vector<std::int32_t> values(64);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);  // rounding in every addition
+  for (float& v : in) v = value(rng);
+  for (auto& v : values) v = static_cast<std::int32_t>(rng() % 9);
+  const ReduceResult gpu = run_reduce_cg(Device::cuda(0), m, in, values);
+  const ReduceResult sim = run_reduce_cg(Device::sim(), m, in, values);
+  expect_same_bits(std::vector<float>{gpu.sum}, std::vector<float>{sim.sum}, "block_sum");
+  expect_same_bits(gpu.maxima, sim.maxima, "warp_max");
+}
+
+}  // namespace
+}  // namespace warpforge::runtime::gpu_testing

@@ -138,6 +138,56 @@ TEST(DifftestHarness, AUnitTheGpuRefusedIsReportedNotCompared) {
   EXPECT_FALSE(report.passed());  // a unit missing from the recording is not a pass
 }
 
+// A unit whose simulator outputs are fixed words, held to `tolerance`,
+// replayed against recorded words.
+UnitReport replay_words(const std::vector<std::uint32_t>& simulated,
+                        const std::vector<std::uint32_t>& recorded, Tolerance tolerance) {
+  Unit u;
+  u.name = "approx";
+  u.cases = static_cast<std::int64_t>(simulated.size());
+  u.tolerance = tolerance;
+  u.run = [simulated](const runtime::Device&, std::uint64_t) {
+    Outcome o;
+    o.bytes.resize(simulated.size() * 4);
+    std::memcpy(o.bytes.data(), simulated.data(), o.bytes.size());
+    return o;
+  };
+  const Family family{"fixed", "fixed words", {u}};
+  TruthFile truth;
+  TruthEntry e{"approx", unit_seed("fixed", "approx"), u.cases, "", false, {}};
+  e.bytes.resize(recorded.size() * 4);
+  std::memcpy(e.bytes.data(), recorded.data(), e.bytes.size());
+  truth.entries.push_back(e);
+  return replay_family(family, truth, runtime::Device::sim()).units.at(0);
+}
+
+TEST(DifftestHarness, ApproxUnitsAreHeldToTheirUlpBound) {
+  const Tolerance two{2};
+  UnitReport r =
+      replay_words({0x3F800000, 0x40000000}, {0x3F800001, 0x40000000}, two);  // 1 + 1 ulp
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_EQ(r.max_ulp, 1);
+  EXPECT_EQ(r.cases_agreeing, 1);
+  r = replay_words({0x00000001, 0x40000000}, {0x80000001, 0x40000000},
+                   two);  // ±smallest subnormal: 2 ulp
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_EQ(r.max_ulp, 2);
+  r = replay_words({0x3F800000}, {0x3F800003}, two);
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  r = replay_words({0x7FC00000}, {0x7F800000}, two);  // NaN against infinity
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  r = replay_words({0x7FC00000}, {0x7FFFFFFF}, two);  // NaN payloads differ: still a NaN
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  // 16-bit halves (f16): each half on its own scale.
+  const Tolerance f16{1, 5, 10};
+  r = replay_words({0x3C003C00}, {0x3C013BFF}, f16);
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_EQ(r.max_ulp, 1);
+  r = replay_words({0x3C003C00}, {0x3C003C02}, f16);
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  EXPECT_EQ(replay_words({0x3C00}, {0x3C00}, Tolerance{}).status, UnitReport::Status::agree);
+}
+
 TEST(DifftestTruthFile, DamagedOrStaleFilesAreRefusedWithTheReason) {
   const fs::path dir = scratch("damaged");
   TruthFile t;

@@ -29,10 +29,12 @@ struct Outcome {
 
 // How a replay compares a unit's bytes with the recording.
 struct Tolerance {
-  // 0: every bit. Otherwise the outputs are f32 words and may differ by at
-  // most this many units in the last place (same sign; NaN only with NaN),
-  // for the .approx instructions, whose results PTX leaves to the hardware.
+  // 0: every bit. Otherwise the outputs are floats of `exponent_bits` and
+  // `mantissa_bits` (f32, or f16/bf16 halves of each word) and may differ by
+  // at most this many units in the last place (NaN only with NaN): for the
+  // .approx instructions, whose results PTX leaves to the hardware.
   int max_ulp = 0;
+  int exponent_bits = 8, mantissa_bits = 23;
 };
 
 struct Unit {

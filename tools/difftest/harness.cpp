@@ -29,19 +29,32 @@ std::string hex(const std::uint8_t* p, std::size_t n) {
   return s;
 }
 
-// Distance in units in the last place between two f32 bit patterns, on the
-// line of ordered integers; -1 where one is NaN and the other not.
-std::int64_t ulp_distance(std::uint32_t a, std::uint32_t b) {
-  const auto is_nan = [](std::uint32_t x) {
-    return (x & 0x7F800000u) == 0x7F800000u && (x & 0x7FFFFFu);
+// Distance in units in the last place between two floats of `t`'s format
+// (in the low bits), on the line of ordered integers; -1 where one is NaN and
+// the other not.
+std::int64_t ulp_distance(std::uint32_t a, std::uint32_t b, const Tolerance& t) {
+  const int width = 1 + t.exponent_bits + t.mantissa_bits;
+  const std::uint32_t sign = 1u << (width - 1), magnitude = sign - 1;
+  const std::uint32_t exponent = magnitude & ~((1u << t.mantissa_bits) - 1);
+  const auto is_nan = [&](std::uint32_t x) {
+    return (x & exponent) == exponent && (x & (magnitude & ~exponent));
   };
   if (is_nan(a) || is_nan(b)) return is_nan(a) && is_nan(b) ? 0 : -1;
-  const auto ordered = [](std::uint32_t x) -> std::int64_t {
-    return x & 0x80000000u ? -static_cast<std::int64_t>(x & 0x7FFFFFFFu)
-                           : static_cast<std::int64_t>(x);
+  const auto ordered = [&](std::uint32_t x) -> std::int64_t {
+    return x & sign ? -static_cast<std::int64_t>(x & magnitude)
+                    : static_cast<std::int64_t>(x & magnitude);
   };
   const std::int64_t d = ordered(a) - ordered(b);
   return d < 0 ? -d : d;
+}
+
+// The largest ulp distance between the elements of two 32-bit words (one
+// f32, or two 16-bit floats); -1 where a NaN meets a number.
+std::int64_t word_ulp_distance(std::uint32_t a, std::uint32_t b, const Tolerance& t) {
+  if (t.exponent_bits + t.mantissa_bits >= 31) return ulp_distance(a, b, t);
+  const std::int64_t lo = ulp_distance(a & 0xFFFF, b & 0xFFFF, t),
+                     hi = ulp_distance(a >> 16, b >> 16, t);
+  return lo < 0 || hi < 0 ? -1 : std::max(lo, hi);
 }
 
 void compare(const Unit& unit, const TruthEntry& truth, const std::vector<std::uint8_t>& sim,
@@ -76,7 +89,7 @@ void compare(const Unit& unit, const TruthEntry& truth, const std::vector<std::u
       std::uint32_t gw, sw;
       std::memcpy(&gw, g + w, 4);
       std::memcpy(&sw, s + w, 4);
-      const std::int64_t d = ulp_distance(gw, sw);
+      const std::int64_t d = word_ulp_distance(gw, sw, unit.tolerance);
       if (d < 0 || d > unit.tolerance.max_ulp)
         within = false;
       else

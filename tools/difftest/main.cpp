@@ -5,6 +5,9 @@
 //   warpforge-difftest replay --truth DIR [--family NAME]... [--markdown]
 //   warpforge-difftest differences --truth DIR --family NAME [--unit TEXT] [--limit N]
 //                                                 the differing cases, with their inputs
+//   warpforge-difftest inputs --family NAME --unit NAME --out FILE
+//                                                 a unit's input words (little-endian u32, thread
+//                                                 by thread)
 // record writes DIR/<family>.truth; replay runs each recorded unit on the
 // simulator and compares every bit (exit status 1 on any difference; a
 // family without a file is reported as skipped).
@@ -13,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <string>
@@ -42,7 +46,8 @@ struct Options {
                "       warpforge-difftest record --device cuda|sim --out DIR [--family NAME]...\n"
                "       warpforge-difftest replay --truth DIR [--family NAME]... [--markdown]\n"
                "       warpforge-difftest differences --truth DIR --family NAME [--unit TEXT] "
-               "[--limit N]\n";
+               "[--limit N]\n"
+               "       warpforge-difftest inputs --family NAME --unit NAME --out FILE\n";
   std::exit(2);
 }
 
@@ -51,9 +56,9 @@ Options parse(int argc, char** argv) {
   Options o;
   o.command = argv[1];
   if (o.command != "list" && o.command != "names" && o.command != "record" &&
-      o.command != "replay" && o.command != "differences")
+      o.command != "replay" && o.command != "differences" && o.command != "inputs")
     usage("unknown command '" + o.command +
-          "' (accepted: list, names, record, replay, differences)");
+          "' (accepted: list, names, record, replay, differences, inputs)");
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -221,6 +226,23 @@ int differences(const Options& o) {
   return 0;
 }
 
+int inputs(const Options& o) {
+  if (o.families.size() != 1 || o.unit.empty() || o.out.empty())
+    usage("inputs needs --family NAME, --unit NAME and --out FILE");
+  const Family& f = *find_family(*o.families.begin());
+  const auto unit =
+      std::find_if(f.units.begin(), f.units.end(), [&](const Unit& u) { return u.name == o.unit; });
+  if (unit == f.units.end() || !unit->inputs)
+    usage("family " + f.name + " has no instruction form named '" + o.unit +
+          "' (warpforge-difftest list)");
+  const std::vector<std::uint32_t> words = unit->inputs(unit_seed(f.name, unit->name));
+  std::ofstream(o.out, std::ios::binary)
+      .write(reinterpret_cast<const char*>(words.data()),
+             static_cast<std::streamsize>(words.size() * 4));
+  std::cout << words.size() << " words, " << unit->in_words << " a thread -> " << o.out << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -233,6 +255,7 @@ int main(int argc, char** argv) {
     }
     if (o.command == "record") return record(o);
     if (o.command == "differences") return differences(o);
+    if (o.command == "inputs") return inputs(o);
     return replay(o);
   } catch (const Error& e) {
     std::cerr << "warpforge-difftest: " << e.what() << "\n";

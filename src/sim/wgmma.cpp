@@ -50,14 +50,15 @@
 // there at issue. (The other half of the rule, a wgmma.fence between a
 // register's last write and the wgmma that reads it (9.7.15.7.1), is not
 // checked: the simulator keeps no per-register write history.)
-// Products of f16/bf16/fp8 values are exact in double; each output is
-// rounded once to the accumulator type.
+// Products of f16/bf16/fp8 values are exact in double; f32 accumulators are
+// updated by the H100's rule (tensor_core_sum.hpp), f16 ones rounded once.
 #include <algorithm>
 #include <array>
 #include <vector>
 
 #include "execute.hpp"
 #include "float_format.hpp"
+#include "tensor_core_sum.hpp"
 #include "memory_access.hpp"
 #include "warpforge/error.hpp"
 
@@ -176,8 +177,16 @@ void mma_async(const PendingWgmma& p, Warp& w) {
         if (accumulate)
           sum = f32 ? f32_of(static_cast<std::uint32_t>(old))
                     : matrix_element_value(Type::f16, static_cast<std::uint32_t>(old >> (16 * h)) & 0xFFFF);
-        for (std::uint32_t k = 0; k < k_dim; ++k) sum += a[row * k_dim + k] * b[std::size_t{col} * k_dim + k];
-        packed |= f32 ? bits_of(static_cast<float>(sum)) : encode_float(sum, kF16, Rounding::rn, false) << (16 * h);
+        if (f32) {  // the H100's sum (tensor_core_sum.hpp)
+          sum = tensor_core_sum(sum, &a[row * k_dim], &b[std::size_t{col} * k_dim], static_cast<int>(k_dim),
+                                half ? kHopperHalfSum : kHopperFp8Sum);
+        } else if (!half) {  // FP8 into f16 accumulators: the H100's alignment, then one rounding to f16
+          sum = tensor_core_sum(sum, &a[row * k_dim], &b[std::size_t{col} * k_dim], static_cast<int>(k_dim),
+                                kHopperFp8HalfSum);
+        } else {  // f16 inputs into f16 accumulators: summed in double, rounded once (as recorded)
+          for (std::uint32_t k = 0; k < k_dim; ++k) sum += a[row * k_dim + k] * b[std::size_t{col} * k_dim + k];
+        }
+        packed |= f32 ? accumulator_bits(sum) : encode_float(sum, kF16, Rounding::rn, false) << (16 * h);
       }
       write(w, dst[i], lane, packed);
     }

@@ -128,13 +128,25 @@ void exec_mma(const Inst& in, Warp& w) {
   // a rule not yet found (docs/SIMULATOR.md).
   const bool hopper_sum = dt == Type::f32 && (at == Type::f16 || at == Type::bf16);
   const TensorCoreSum rule{k_dim, kHopperHalfSum.aligned_bits, kHopperHalfSum.result_bits};
+  std::array<std::array<double, 32>, 8> columns{};  // B's columns, contiguous in k
+  for (int k = 0; k < k_dim; ++k)
+    for (int n = 0; n < 8; ++n) columns[n][k] = b[k][n];
+  std::array<std::array<int, 32>, 16> a_exp{};
+  std::array<std::array<int, 32>, 8> b_exp{};
+  std::array<Factors, 16> rows{};
+  std::array<Factors, 8> cols{};
+  if (hopper_sum) {
+    for (int m = 0; m < 16; ++m)
+      rows[m] = {a[m].data(), a_exp[m].data(), exponents(a[m].data(), k_dim, a_exp[m].data())};
+    for (int n = 0; n < 8; ++n)
+      cols[n] = {columns[n].data(), b_exp[n].data(),
+                 exponents(columns[n].data(), k_dim, b_exp[n].data())};
+  }
   std::array<std::array<double, 8>, 16> d{};
   for (int m = 0; m < 16; ++m)
     for (int n = 0; n < 8; ++n) {
-      std::array<double, 32> column{};
-      for (int k = 0; k < k_dim; ++k) column[static_cast<std::size_t>(k)] = b[k][n];
       if (hopper_sum) {
-        d[m][n] = tensor_core_sum(c[m][n], a[m].data(), column.data(), k_dim, rule);
+        d[m][n] = tensor_core_sum(c[m][n], rows[m], cols[n], k_dim, rule);
         continue;
       }
       double sum = c[m][n];

@@ -1,44 +1,64 @@
 #include "tensor_core_sum.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 
 namespace warpforge::sim {
 
 namespace {
 
-// x cut toward zero to a multiple of 2^q (exact in double).
-double cut(double x, int q) { return std::ldexp(std::trunc(std::ldexp(x, -q)), q); }
+// Every value here is a normal double or zero (f32, f16, bf16 and FP8 values
+// and their products are), so exponents and cuts are read off the bits: the
+// simulator runs this for every element of every matrix instruction.
+int exponent_of(double x) {
+  return static_cast<int>((__builtin_bit_cast(std::uint64_t, x) >> 52) & 0x7FF) - 1023;
+}
+
+// x cut toward zero to a multiple of 2^q: the significand bits below 2^q
+// cleared (all of them, leaving a zero of x's sign, when x < 2^q).
+inline double cut(double x, int q) {
+  const std::uint64_t bits = __builtin_bit_cast(std::uint64_t, x);
+  const int drop = q - (static_cast<int>((bits >> 52) & 0x7FF) - 1075);
+  if (drop <= 0) return x;  // also zero, whose exponent field reads as -1075 + 0
+  const std::uint64_t kept =
+      drop > 52 ? bits & (std::uint64_t{1} << 63) : bits & ~((std::uint64_t{1} << drop) - 1);
+  return __builtin_bit_cast(double, kept);
+}
 
 }  // namespace
 
-double tensor_core_sum(double c, const double* a, const double* b, int count, const TensorCoreSum& rule) {
+bool exponents(const double* values, int count, int* out) {
+  bool special = false;
+  for (int k = 0; k < count; ++k) {
+    out[k] = exponent_of(values[k]);
+    special = special || out[k] == 1024;  // the all-ones exponent: infinity or NaN
+  }
+  return special;
+}
+
+double tensor_core_sum(double c, const Factors& a, const Factors& b, int count,
+                       const TensorCoreSum& rule) {
   double acc = c;
-  bool special = !std::isfinite(c);
-  for (int k = 0; k < count; ++k) special = special || !std::isfinite(a[k]) || !std::isfinite(b[k]);
-  if (special) {  // infinities and NaNs: the IEEE sum
-    for (int k = 0; k < count; ++k) acc += a[k] * b[k];
+  if (a.special || b.special || !std::isfinite(c)) {  // infinities and NaNs: the IEEE sum
+    for (int k = 0; k < count; ++k) acc += a.value[k] * b.value[k];
     return acc;
   }
-  double products[64];
   for (int start = 0; start < count; start += rule.block) {
     const int end = start + rule.block < count ? start + rule.block : count;
-    int top = acc != 0 ? std::ilogb(acc) : INT_MIN;
-    for (int k = start; k < end; ++k) {
-      products[k - start] = a[k] * b[k];
-      if (products[k - start] == 0) continue;
-      const int e = std::ilogb(a[k]) + std::ilogb(b[k]);  // the exponent before the product's normalization
-      if (e > top) top = e;
-    }
+    // The largest exponent among the block's nonzero products (each the sum
+    // of its factors', before the product's normalization) and the accumulator.
+    int top = acc != 0 ? exponent_of(acc) : INT_MIN;
+    for (int k = start; k < end; ++k)
+      if (a.value[k] != 0 && b.value[k] != 0) top = std::max(top, a.exponent[k] + b.exponent[k]);
     if (top == INT_MIN) continue;  // every term is zero: the accumulator stands
     const int q = top - rule.aligned_bits;
     double sum = cut(acc, q);
-    for (int k = start; k < end; ++k) sum += cut(products[k - start], q);
-    if (sum != 0) {
-      int r = std::ilogb(sum) - rule.result_bits;
-      if (r < -149) r = -149;  // f32's subnormal step
-      sum = cut(sum, r);
-    }
+    for (int k = start; k < end; ++k) sum += cut(a.value[k] * b.value[k], q);
+    if (sum != 0)
+      sum = cut(sum, std::max(exponent_of(sum) - rule.result_bits,
+                              -149));  // f32's subnormal step at least
     acc = sum;
   }
   return acc;

@@ -35,14 +35,27 @@ struct TensorCoreSum {
   int result_bits;   // significand bits below the leading bit kept after each step
 };
 
-inline constexpr TensorCoreSum kHopperHalfSum{16, 25, 23};  // f16/bf16 inputs (k8: block 8), f32 accumulator
-inline constexpr TensorCoreSum kHopperFp8Sum{32, 13, 13};   // e4m3/e5m2 wgmma, f32 accumulator
+inline constexpr TensorCoreSum kHopperHalfSum{
+    16, 25, 23};  // f16/bf16 inputs (k8: block 8), f32 accumulator
+inline constexpr TensorCoreSum kHopperFp8Sum{32, 13, 13};      // e4m3/e5m2 wgmma, f32 accumulator
 inline constexpr TensorCoreSum kHopperFp8HalfSum{32, 13, 52};  // e4m3/e5m2 wgmma, f16 accumulator
+
+// The factors of one dot product: values, their exponents (floor(log2|x|),
+// any value for zeros), and whether any is an infinity or a NaN.
+struct Factors {
+  const double* value;
+  const int* exponent;
+  bool special;
+};
 
 // c + Σ a[k]·b[k] for k < count by `rule`, in double (every quantity has at
 // most 53 significant bits, so each step is exact before its cut); an
 // infinity or NaN among the inputs gives IEEE's sum. count <= 64.
-double tensor_core_sum(double c, const double* a, const double* b, int count, const TensorCoreSum& rule);
+double tensor_core_sum(double c, const Factors& a, const Factors& b, int count,
+                       const TensorCoreSum& rule);
+
+// Exponents and the special flag of `count` values (for Factors).
+bool exponents(const double* values, int count, int* out);
 
 // The bits of an f32 accumulator holding `v`: a NaN is 0x7FFFFFFF, the
 // canonical NaN the H100's matrix instructions write whatever NaN or

@@ -176,6 +176,7 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
   if (std::isnan(e.hi)) return in.sat ? 0 : f.nan_bits;
   std::uint32_t r = encode_float(pinned(e), f, in.rounding, false);
   if (in.ftz) r = flush_subnormal(r, f);
+  if (in.relu && (r & sign)) r = 0;  // fma .relu: negative results and -0 become +0 (an H100 agrees)
   if (in.sat) r = encode_float(clamp_sat(decode_float(r, f)), f, Rounding::rn, false);
   return r;
 }

@@ -142,8 +142,15 @@ void exec_compare(const Inst& in, Warp& w, std::uint32_t active) {
   const CompareType ct(in.type());
   if (has_c && in.ops.size() != 4)
     throw SimError("setp with .and/.or/.xor needs a predicate operand c");
+  // .ftz: subnormal operands compare as zeros of their sign, as on an H100
+  // (every such case recorded in tests/gpu_truth/compare_select.truth).
+  const bool flush = in.ftz && ct.is_float && ct.bits <= 32;
+  const auto operand = [&](int i, int l) {
+    const std::uint64_t v = read(w, in.op0(static_cast<std::size_t>(i)), l);
+    return flush ? std::uint64_t{flush_subnormal(static_cast<std::uint32_t>(v), float_format(ct.t))} : v;
+  };
   for_lanes(active, [&](int l) {
-    const bool v = compare(cmp, ct, read(w, in.op0(1), l), read(w, in.op0(2), l));
+    const bool v = compare(cmp, ct, operand(1, l), operand(2, l));
     const bool c = has_c ? read(w, in.op0(3), l) != 0 : false;
     write(w, dst[0], l, combine(in.combine, v, c));
     if (dst.size() > 1) write(w, dst[1], l, combine(in.combine, !v, c));

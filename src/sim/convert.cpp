@@ -63,17 +63,17 @@ long double round_integral(long double v, Rounding r) {
       return std::ceil(v);
     case Rounding::rna:
       return std::round(v);
-    default: {
+    default: {  // a result that rounds to zero keeps v's sign, as on an H100
       const long double f = std::floor(v), rest = v - f;
-      if (rest > 0.5L || (rest == 0.5L && std::fmod(f, 2.0L) != 0)) return f + 1;
-      return f;
+      if (rest > 0.5L || (rest == 0.5L && std::fmod(f, 2.0L) != 0)) return std::copysign(f + 1, v);
+      return std::copysign(f, v);
     }
   }
 }
 
 // To a float format of at most 32 bits, or to f64.
 std::uint64_t to_float(Type dst, long double v, const Inst& in) {
-  if (in.relu && !std::isnan(v) && v < 0) v = 0;  // .relu: negatives become +0, NaN stays NaN
+  if (in.relu && !std::isnan(v) && v <= 0) v = 0;  // .relu: negatives and -0 become +0 (an H100 agrees), NaN stays NaN
   if (in.integral) v = round_integral(v, in.rounding);
   if (in.sat && !std::isnan(v)) v = v < 0 ? 0 : v > 1 ? 1 : v;
   if (dst == Type::f64) {

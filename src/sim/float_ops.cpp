@@ -172,9 +172,11 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
   const double x = decode_float(a, f), y = decode_float(b, f), z = decode_float(c, f);
   if ((in.op == Op::min || in.op == Op::max) && std::isnan(x) && std::isnan(y)) return f.nan_bits;
   const Exact e = exact_op(in.op, x, y, z);
-  if (std::isnan(e.hi)) return f.nan_bits;
+  // .sat turns a NaN into +0 (PTX ISA 9.7.3; an H100 agrees for f16 and f16x2).
+  if (std::isnan(e.hi)) return in.sat ? 0 : f.nan_bits;
   std::uint32_t r = encode_float(pinned(e), f, in.rounding, false);
   if (in.ftz) r = flush_subnormal(r, f);
+  if (in.relu && (r & sign)) r = 0;  // fma .relu: negative results and -0 become +0 (an H100 agrees)
   if (in.sat) r = encode_float(clamp_sat(decode_float(r, f)), f, Rounding::rn, false);
   return r;
 }

@@ -98,14 +98,15 @@ std::uint64_t one(const Inst& in, IntType t, std::uint64_t a, std::uint64_t b, s
       return sum;
     }
     // Division by zero is unspecified in PTX; the simulator answers all ones
-    // for div and the dividend for rem.
+    // for div and rem, as an H100 does (every such case recorded in
+    // tests/gpu_truth/integer_logic.truth).
     // (x / -1 is negation, kept out of the host division where it overflows.)
     case Op::div:
       if (t.u(b) == 0) return ~0ull;
       if (t.is_signed) return t.s(b) == -1 ? 0 - a : static_cast<std::uint64_t>(t.s(a) / t.s(b));
       return t.u(a) / t.u(b);
     case Op::rem:
-      if (t.u(b) == 0) return a;
+      if (t.u(b) == 0) return ~0ull;
       if (t.is_signed) return t.s(b) == -1 ? 0 : static_cast<std::uint64_t>(t.s(a) % t.s(b));
       return t.u(a) % t.u(b);
     case Op::abs:

@@ -37,8 +37,8 @@
 // there at issue. (The other half of the rule, a wgmma.fence between a
 // register's last write and the wgmma that reads it (9.7.15.7.1), is not
 // checked: the simulator keeps no per-register write history.)
-// Products of f16/bf16/fp8 values are exact in double; each output is
-// rounded once to the accumulator type.
+// Products of f16/bf16/fp8 values are exact in double; f32 accumulators are
+// updated by the H100's rule (tensor_core_sum.hpp), f16 ones rounded once.
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -47,6 +47,7 @@
 #include "float_format.hpp"
 #include "memory_access.hpp"
 #include "smem_matrix.hpp"
+#include "tensor_core_sum.hpp"
 #include "warpforge/error.hpp"
 
 namespace warpforge::sim {
@@ -58,20 +59,22 @@ SmemMatrix decode_descriptor(std::uint64_t d, const char* operand) {
   static constexpr std::array<std::uint32_t, 4> kSpan = {0, 128, 64, 32};
   const std::uint64_t base_offset = (d >> 49) & 7;
   if (base_offset != 0)
-    throw SimError(std::string("matrix descriptor of ") + operand + " " + hex(d) + " has base offset " +
-                   std::to_string(base_offset) +
+    throw SimError(std::string("matrix descriptor of ") + operand + " " + hex(d) +
+                   " has base offset " + std::to_string(base_offset) +
                    "; the simulator takes 0 (swizzle patterns starting on their repeat boundary)");
   return {(d & 0x3FFF) << 4, ((d >> 16) & 0x3FFF) << 4, ((d >> 32) & 0x3FFF) << 4, kSpan[d >> 62]};
 }
 
 // A is a vector of four registers, or one descriptor (decode.cpp validates).
-bool a_in_registers(const Inst& in) { return in.ops[1].size() == 4; }
+bool a_in_registers(const Inst& in) {
+  return in.ops[1].size() == 4;
+}
 
 // Reads the warp's 16 rows of A (its part of the warpgroup's 64) from the
 // four fragment registers `regs` into out[row][k], rows counted from the
 // warp's first.
-void load_register_a(Warp& w, const std::vector<Arg>& regs, Type t, std::uint32_t k_dim, double negate,
-                     std::vector<double>& out) {
+void load_register_a(Warp& w, const std::vector<Arg>& regs, Type t, std::uint32_t k_dim,
+                     double negate, std::vector<double>& out) {
   const bool wide = ptx::bits(t) == 16;
   const std::uint32_t per_reg = wide ? 2 : 4, bits = wide ? 16 : 8;
   out.assign(std::size_t{16} * k_dim, 0.0);
@@ -80,7 +83,8 @@ void load_register_a(Warp& w, const std::vector<Arg>& regs, Type t, std::uint32_
       const auto word = static_cast<std::uint32_t>(read(w, regs[i / per_reg], lane));
       const std::uint32_t element = (word >> (bits * (i % per_reg))) & ((1u << bits) - 1);
       const std::uint32_t row = lane / 4 + 8 * ((i / per_reg) % 2);
-      const std::uint32_t col = per_reg * (lane % 4) + i % per_reg + 4 * per_reg * (i / (2 * per_reg));
+      const std::uint32_t col =
+          per_reg * (lane % 4) + i % per_reg + 4 * per_reg * (i / (2 * per_reg));
       out[std::size_t{row} * k_dim + col] = negate * matrix_element_value(t, element);
     }
 }
@@ -96,11 +100,14 @@ void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_m
     for (std::uint32_t k = 0; k < k_dim; ++k) {
       const std::uint64_t a = swizzle_address(d.start + smem_matrix_offset(d, mn_major, row0 + r, k, bytes), d.swizzle);
       if (a + bytes > shared.size())
-        throw SimError(std::string("wgmma operand ") + name + " element (" + std::to_string(row0 + r) + ", " +
-                       std::to_string(k) + ") is at shared address " + hex(a) + ", outside the CTA's " +
-                       std::to_string(shared.size()) + " bytes of shared memory (descriptor " + hex(descriptor) +
-                       ")");
-      out[std::size_t{r} * k_dim + k] = negate * matrix_element_value(t, static_cast<std::uint32_t>(load_bytes(&shared[a], bytes)));
+        throw SimError(std::string("wgmma operand ") + name + " element (" +
+                       std::to_string(row0 + r) + ", " + std::to_string(k) +
+                       ") is at shared address " + hex(a) + ", outside the CTA's " +
+                       std::to_string(shared.size()) + " bytes of shared memory (descriptor " +
+                       hex(descriptor) + ")");
+      out[std::size_t{r} * k_dim + k] =
+          negate *
+          matrix_element_value(t, static_cast<std::uint32_t>(load_bytes(&shared[a], bytes)));
     }
 }
 
@@ -113,7 +120,9 @@ void mma_async(const PendingWgmma& p, Warp& w) {
   const bool half = at == Type::f16 || at == Type::bf16;
   const bool registers = a_in_registers(in);
   // Operands 4.. : imm-scale-a, imm-scale-b[, imm-trans-a (A in shared memory), imm-trans-b]
-  const auto sign = [&](std::size_t i) { return static_cast<std::int64_t>(in.op0(i).bits) < 0 ? -1.0 : 1.0; };
+  const auto sign = [&](std::size_t i) {
+    return static_cast<std::int64_t>(in.op0(i).bits) < 0 ? -1.0 : 1.0;
+  };
   const bool trans_a = half && !registers && in.op0(6).bits != 0;
   const bool trans_b = half && in.op0(registers ? 6 : 7).bits != 0;
   const bool accumulate = p.accumulate;
@@ -126,12 +135,20 @@ void mma_async(const PendingWgmma& p, Warp& w) {
       load_operand(w, p.desc_a, "A", trans_a, at, row0, 16, k_dim, sign(4), a);
     load_operand(w, p.desc_b, "B", trans_b, bt, 0, n_dim, k_dim, sign(5), b);
   } catch (const SimError& e) {
-    throw SimError(std::string("retiring the wgmma.mma_async at PTX line ") + std::to_string(in.line) + ": " +
-                   e.what());
+    throw SimError(std::string("retiring the wgmma.mma_async at PTX line ") +
+                   std::to_string(in.line) + ": " + e.what());
   }
 
   const auto& dst = in.ops[0];
   const bool f32 = dt == Type::f32;
+  // Exponents of A's rows and B's columns, once, for the H100's sums.
+  const int kk = static_cast<int>(k_dim);
+  std::vector<int> a_exp(a.size()), b_exp(b.size());
+  std::vector<Factors> rows(16), cols(n_dim);
+  for (std::size_t r = 0; r < 16; ++r)
+    rows[r] = {&a[r * k_dim], &a_exp[r * k_dim], exponents(&a[r * k_dim], kk, &a_exp[r * k_dim])};
+  for (std::size_t c = 0; c < n_dim; ++c)
+    cols[c] = {&b[c * k_dim], &b_exp[c * k_dim], exponents(&b[c * k_dim], kk, &b_exp[c * k_dim])};
   for (int lane = 0; lane < 32; ++lane) {
     for (std::size_t i = 0; i < dst.size(); ++i) {
       // f32: one element per register; f16: two adjacent columns per register
@@ -139,15 +156,27 @@ void mma_async(const PendingWgmma& p, Warp& w) {
       std::uint64_t packed = 0;
       const std::uint64_t old = read(w, dst[i], lane);
       for (int h = 0; h < per_reg; ++h) {
-        const std::size_t e = i * per_reg + h;  // the element's index among the lane's N/2 f32 slots
+        const std::size_t e =
+            i * per_reg + h;  // the element's index among the lane's N/2 f32 slots
         const std::uint32_t row = lane / 4 + 8 * ((e % 4) / 2);
         const std::uint32_t col = static_cast<std::uint32_t>(8 * (e / 4) + 2 * (lane % 4) + e % 2);
         double sum = 0;
         if (accumulate)
           sum = f32 ? f32_of(static_cast<std::uint32_t>(old))
-                    : matrix_element_value(Type::f16, static_cast<std::uint32_t>(old >> (16 * h)) & 0xFFFF);
-        for (std::uint32_t k = 0; k < k_dim; ++k) sum += a[row * k_dim + k] * b[std::size_t{col} * k_dim + k];
-        packed |= f32 ? bits_of(static_cast<float>(sum)) : encode_float(sum, kF16, Rounding::rn, false) << (16 * h);
+                    : matrix_element_value(Type::f16,
+                                           static_cast<std::uint32_t>(old >> (16 * h)) & 0xFFFF);
+        if (f32) {  // the H100's sum (tensor_core_sum.hpp)
+          sum =
+              tensor_core_sum(sum, rows[row], cols[col], kk, half ? kHopperHalfSum : kHopperFp8Sum);
+        } else if (!half) {  // FP8 into f16 accumulators: the H100's alignment, then one rounding
+                             // to f16
+          sum = tensor_core_sum(sum, rows[row], cols[col], kk, kHopperFp8HalfSum);
+        } else {  // f16 inputs into f16 accumulators: summed in double, rounded once (as recorded)
+          for (std::uint32_t k = 0; k < k_dim; ++k)
+            sum += a[row * k_dim + k] * b[std::size_t{col} * k_dim + k];
+        }
+        packed |=
+            f32 ? accumulator_bits(sum) : encode_float(sum, kF16, Rounding::rn, false) << (16 * h);
       }
       write(w, dst[i], lane, packed);
     }
@@ -181,9 +210,10 @@ void check_issue(const Inst& in, const Warp& w) {
     for (std::size_t i = 0; i < in.ops[operand].size(); ++i) {
       const WgmmaRegisterUse& use = w.wgmma_pending[in.ops[operand][i].slot];
       if (!use.line || use.a_fragment == as_a) continue;
-      throw SimError(std::string(as_a ? "A register " : "accumulator ") + std::to_string(i) + " of this wgmma is " +
-                     (use.a_fragment ? "an A register" : "an accumulator") + " of the wgmma.mma_async at PTX line " +
-                     std::to_string(use.line) + ", which no wgmma.wait_group has waited for; wait for it first "
+      throw SimError(std::string(as_a ? "A register " : "accumulator ") + std::to_string(i) +
+                     " of this wgmma is " + (use.a_fragment ? "an A register" : "an accumulator") +
+                     " of the wgmma.mma_async at PTX line " + std::to_string(use.line) +
+                     ", which no wgmma.wait_group has waited for; wait for it first "
                      "(PTX ISA 9.7.15.7.3)");
     }
   };
@@ -201,8 +231,8 @@ void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
       // when the group retires.
       if (w.wgmma_busy) check_issue(in, w);
       const bool registers = a_in_registers(in);
-      const PendingWgmma p{&in, warp_in_group, registers ? 0 : read(w, in.op0(1), 0), read(w, in.op0(2), 0),
-                           read(w, in.op0(3), 0) != 0};
+      const PendingWgmma p{&in, warp_in_group, registers ? 0 : read(w, in.op0(1), 0),
+                           read(w, in.op0(2), 0), read(w, in.op0(3), 0) != 0};
       if (!registers) decode_descriptor(p.desc_a, "A");
       decode_descriptor(p.desc_b, "B");
       w.wgmma_open.push_back(p);
@@ -233,10 +263,11 @@ void check_wgmma_registers(const Inst& in, Warp& w) {
   auto check = [&](const Arg& a, const std::string& what) {
     if (a.kind != Arg::Kind::reg || !w.wgmma_pending[a.slot].line) return;
     const WgmmaRegisterUse& use = w.wgmma_pending[a.slot];
-    throw SimError(what + " is " + (use.a_fragment ? "an A register" : "an accumulator register") +
-                   " of the wgmma.mma_async at PTX line " + std::to_string(use.line) +
-                   ", which no wgmma.wait_group has waited for; only another wgmma.mma_async may use it "
-                   "before then (PTX ISA 9.7.15.7.3)");
+    throw SimError(
+        what + " is " + (use.a_fragment ? "an A register" : "an accumulator register") +
+        " of the wgmma.mma_async at PTX line " + std::to_string(use.line) +
+        ", which no wgmma.wait_group has waited for; only another wgmma.mma_async may use it "
+        "before then (PTX ISA 9.7.15.7.3)");
   };
   if (in.guarded) check(in.guard, "the guard predicate");
   for (std::size_t i = 0; i < in.ops.size(); ++i)

@@ -292,6 +292,12 @@ TEST(GemmAmaxSm90aSim, ScalesFoldOnlyWithinTheirBounds) {
                           Format{DType::e4m3, DType::e8m0, 32, 127, {134, 135, 0, 1, 120, 140}},
                           Format{DType::e5m2, DType::e8m0, 32, 127, {142, 143, 0, 2, 112, 150}}})
     for (int tile_n : {256, 128}) {
+      // MXFP8 at 128 x 128 runs FP8 wgmma, which the simulator now adds as
+      // the H100 does, in 13 bits (src/sim/tensor_core_sum.hpp): with scales
+      // 2^±23 apart its sums fail this test's 1% tolerance on the simulator
+      // as on the GPU, so the scale folding is checked there by the
+      // 128 x 256 (converting) tile only.
+      if (f.ab != DType::e2m1 && tile_n == 128) continue;
       GemmAmaxCase c = sm90a_case(f.ab, DType::f32);
       c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 72, c.k = 128;
       c.tile = GemmAmaxTile{128, tile_n};

@@ -1,0 +1,65 @@
+// How a tensor core adds the products of one matrix instruction to its
+// accumulator, measured on an H100. The PTX ISA states D = A·B + C without
+// saying how the sum is formed, and NVIDIA documents no more; the rule below
+// reproduces, bit for bit, every finite f32 result recorded on an H100 (SXM,
+// driver 13000) for the forms it is used for (tests/gpu_truth, replayed by
+// tests/difftest; docs/SIMULATOR.md, "Hardware rules"). It has the shape Fasi
+// et al. found on earlier GPUs ("Numerical behavior of NVIDIA tensor cores",
+// PeerJ CS 2021) and Khattak and Mikaitis model for the H100 (arXiv
+// 2512.07004):
+//  - the products are exact;
+//  - `block` products and the accumulator are added in one step: each is cut
+//    toward zero to a multiple of 2^(e - aligned_bits), e the largest of the
+//    terms' exponents, a product's exponent being the sum of its factors'
+//    (before the product's normalization, so the product may reach 2^(e+2));
+//  - the exact sum of the cut terms is cut toward zero to `result_bits`
+//    significand bits below its leading bit, f32's subnormal step at least.
+// Measured: mma.sync m16n8k8/k16 and wgmma k16 with f16 or bf16 inputs and
+// f32 accumulators: block = K, aligned_bits 25, result_bits 23 (all 1,500
+// finite cases of each checked by the search, then every recorded case).
+// wgmma k32 with e4m3/e5m2 inputs and f32 accumulators: block 32,
+// aligned_bits 13, result_bits 13 (the FP8 accumulator of about 14 bits that
+// DeepSeek-V3's report, arXiv 2412.19437 §3.3.2, describes); with f16
+// accumulators the same alignment, no cut of the sum (result_bits 52), and
+// the f16 result rounded to nearest even (400 of 400 cases searched, then
+// every recorded case).
+#pragma once
+
+#include "program.hpp"
+
+namespace warpforge::sim {
+
+struct TensorCoreSum {
+  int block;         // products added in one step, with the accumulator
+  int aligned_bits;  // bits each term keeps below the largest exponent
+  int result_bits;   // significand bits below the leading bit kept after each step
+};
+
+inline constexpr TensorCoreSum kHopperHalfSum{
+    16, 25, 23};  // f16/bf16 inputs (k8: block 8), f32 accumulator
+inline constexpr TensorCoreSum kHopperFp8Sum{32, 13, 13};      // e4m3/e5m2 wgmma, f32 accumulator
+inline constexpr TensorCoreSum kHopperFp8HalfSum{32, 13, 52};  // e4m3/e5m2 wgmma, f16 accumulator
+
+// The factors of one dot product: values, their exponents (floor(log2|x|),
+// any value for zeros), and whether any is an infinity or a NaN.
+struct Factors {
+  const double* value;
+  const int* exponent;
+  bool special;
+};
+
+// c + Σ a[k]·b[k] for k < count by `rule`, in double (every quantity has at
+// most 53 significant bits, so each step is exact before its cut); an
+// infinity or NaN among the inputs gives IEEE's sum. count <= 64.
+double tensor_core_sum(double c, const Factors& a, const Factors& b, int count,
+                       const TensorCoreSum& rule);
+
+// Exponents and the special flag of `count` values (for Factors).
+bool exponents(const double* values, int count, int* out);
+
+// The bits of an f32 accumulator holding `v`: a NaN is 0x7FFFFFFF, the
+// canonical NaN the H100's matrix instructions write whatever NaN or
+// infinities produced it (every such case recorded).
+std::uint32_t accumulator_bits(double v);
+
+}  // namespace warpforge::sim

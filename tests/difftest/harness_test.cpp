@@ -1,0 +1,228 @@
+// The differential harness itself, on the simulator alone: inputs are a
+// function of the seed and include the formats' edges; a unit's outputs
+// line up with its inputs; a recording replays bit for bit, a changed bit is
+// found and named; damaged or stale truth files are refused with the reason.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "difftest/harness.hpp"
+#include "difftest/scalar_form.hpp"
+
+namespace warpforge::difftest {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  const fs::path p =
+      fs::temp_directory_path() / ("warpforge_difftest_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+TEST(DifftestValues, SameSeedSameValuesAndEveryEdge) {
+  Rng a(7), b(7), c(8);
+  std::set<std::uint64_t> seen;
+  bool differs = false;
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t x = float_value(a, kF32);
+    EXPECT_EQ(x, float_value(b, kF32));
+    differs = differs || x != float_value(c, kF32);
+    seen.insert(x);
+  }
+  EXPECT_TRUE(differs);
+  for (std::uint64_t edge : {0x0ull, 0x80000000ull, 0x1ull, 0x7FFFFFull, 0x800000ull, 0x7F7FFFFFull,
+                             0x7F800000ull, 0xFF800000ull, 0x7FC00000ull, 0x3F800000ull})
+    EXPECT_TRUE(seen.count(edge)) << std::hex << edge;
+  std::size_t payload_nans = 0;
+  for (std::uint64_t x : seen)
+    payload_nans += (x & 0x7F800000u) == 0x7F800000u && (x & 0x3FFFFFu) != 0;
+  EXPECT_GT(payload_nans, 50u);
+}
+
+TEST(DifftestValues, TiesSitHalfwayAtTheKeptPrecision) {
+  Rng rng(3);
+  int ties = 0;
+  for (int i = 0; i < 3000; ++i)
+    ties += (float_tie(rng, kF32, 7) & 0xFFFF) == 0x8000;  // f32 -> bf16
+  EXPECT_GT(ties, 800);
+  EXPECT_LT(ties, 1200);
+}
+
+TEST(DifftestValues, E4m3HasNoInfinityAndOneNaNPattern) {
+  EXPECT_EQ(kE4M3.largest_finite(), 0x7Eu);  // 448
+  EXPECT_EQ(kE5M2.largest_finite(), 0x7Bu);  // 57344
+  EXPECT_EQ(kF16.largest_finite(), 0x7BFFu);
+  Rng rng(5);
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint64_t v = float_moderate(rng, kE4M3, 9);
+    EXPECT_NE(v & 0x7F, 0x7Fu);
+  }
+}
+
+TEST(DifftestHarness, OutputsLineUpWithTheirInputs) {
+  const InstructionForm form =
+      scalar_form({"add.u32", 32, {32, 32}, each(2, [](Rng& r) { return r.bits() & 0xFFFFFFFF; })});
+  const Unit unit = instruction_unit(form);
+  const Outcome o = unit.run(runtime::Device::sim(), 1234);
+  Rng rng(1234);
+  std::vector<std::uint32_t> words(static_cast<std::size_t>(form.threads) * 2);
+  form.inputs(rng, words, 2);
+  ASSERT_EQ(o.bytes.size(), static_cast<std::size_t>(form.threads) * 4);
+  for (int t = 0; t < form.threads; ++t) {
+    std::uint32_t got;
+    std::memcpy(&got, &o.bytes[static_cast<std::size_t>(t) * 4], 4);
+    ASSERT_EQ(got,
+              words[2 * static_cast<std::size_t>(t)] + words[2 * static_cast<std::size_t>(t) + 1])
+        << t;
+  }
+}
+
+TEST(DifftestHarness, EveryFamilyHoldsTenThousandCases) {
+  for (const Family& f : families()) {
+    std::int64_t cases = 0;
+    std::set<std::string> names;
+    for (const Unit& u : f.units) {
+      cases += u.cases;
+      EXPECT_TRUE(names.insert(u.name).second) << f.name << ": two units named " << u.name;
+    }
+    EXPECT_GE(cases, 10000) << f.name;
+  }
+}
+
+TEST(DifftestHarness, RecordingOnTheSimulatorReplaysAndAFlippedBitIsFound) {
+  const Family* family = find_family("mma_sync");
+  ASSERT_NE(family, nullptr);
+  const runtime::Device sim = runtime::Device::sim();
+  TruthFile truth = record_family(*family, sim);
+  truth.driver = "simulator";
+  const fs::path dir = scratch("selftest");
+  write_truth(dir / "mma_sync.truth", truth);
+  const TruthFile back = read_truth(dir / "mma_sync.truth");
+  ASSERT_EQ(back.entries.size(), family->units.size());
+  FamilyReport report = replay_family(*family, back, sim);
+  EXPECT_TRUE(report.passed());
+  EXPECT_EQ(report.cases_agreeing(), report.cases());
+
+  TruthFile flipped = back;
+  flipped.entries[3].bytes[100] ^= 0x10;
+  report = replay_family(*family, flipped, sim);
+  EXPECT_FALSE(report.passed());
+  const UnitReport& u = report.units[3];
+  EXPECT_EQ(u.status, UnitReport::Status::differ);
+  EXPECT_EQ(u.bits - u.bits_agreeing, 1);
+  EXPECT_EQ(u.cases - u.cases_agreeing, 1);
+  EXPECT_NE(u.detail.find("case 25"), std::string::npos)
+      << u.detail;  // byte 100 of 4-byte f32 elements
+  fs::remove_all(dir);
+}
+
+TEST(DifftestHarness, AUnitTheGpuRefusedIsReportedNotCompared) {
+  const Family* family = find_family("float_divide");
+  ASSERT_NE(family, nullptr);
+  TruthFile truth = record_family(*family, runtime::Device::sim());
+  truth.entries[0].refused = true;
+  const std::string why = "ptxas refused it";
+  truth.entries[0].bytes.assign(why.begin(), why.end());
+  truth.entries.pop_back();  // and one unit was never recorded
+  const FamilyReport report = replay_family(*family, truth, runtime::Device::sim());
+  EXPECT_EQ(report.units.front().status, UnitReport::Status::refused_on_gpu);
+  EXPECT_EQ(report.units.front().detail, why);
+  EXPECT_EQ(report.units.back().status, UnitReport::Status::not_recorded);
+  EXPECT_FALSE(report.passed());  // a unit missing from the recording is not a pass
+}
+
+// A unit whose simulator outputs are fixed words, held to `tolerance`,
+// replayed against recorded words.
+UnitReport replay_words(const std::vector<std::uint32_t>& simulated,
+                        const std::vector<std::uint32_t>& recorded, Tolerance tolerance) {
+  Unit u;
+  u.name = "approx";
+  u.cases = static_cast<std::int64_t>(simulated.size());
+  u.tolerance = tolerance;
+  u.run = [simulated](const runtime::Device&, std::uint64_t) {
+    Outcome o;
+    o.bytes.resize(simulated.size() * 4);
+    std::memcpy(o.bytes.data(), simulated.data(), o.bytes.size());
+    return o;
+  };
+  const Family family{"fixed", "fixed words", {u}};
+  TruthFile truth;
+  TruthEntry e{"approx", unit_seed("fixed", "approx"), u.cases, "", false, {}};
+  e.bytes.resize(recorded.size() * 4);
+  std::memcpy(e.bytes.data(), recorded.data(), e.bytes.size());
+  truth.entries.push_back(e);
+  return replay_family(family, truth, runtime::Device::sim()).units.at(0);
+}
+
+TEST(DifftestHarness, ApproxUnitsAreHeldToTheirUlpBound) {
+  const Tolerance two{2};
+  UnitReport r =
+      replay_words({0x3F800000, 0x40000000}, {0x3F800001, 0x40000000}, two);  // 1 + 1 ulp
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_EQ(r.max_ulp, 1);
+  EXPECT_EQ(r.cases_agreeing, 1);
+  r = replay_words({0x00000001, 0x40000000}, {0x80000001, 0x40000000},
+                   two);  // ±smallest subnormal: 2 ulp
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_EQ(r.max_ulp, 2);
+  r = replay_words({0x3F800000}, {0x3F800003}, two);
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  r = replay_words({0x7FC00000}, {0x7F800000}, two);  // NaN against infinity
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  r = replay_words({0x7FC00000}, {0x7FFFFFFF}, two);  // NaN payloads differ: still a NaN
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  // 16-bit halves (f16): each half on its own scale.
+  const Tolerance f16{1, 5, 10};
+  r = replay_words({0x3C003C00}, {0x3C013BFF}, f16);
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_EQ(r.max_ulp, 1);
+  r = replay_words({0x3C003C00}, {0x3C003C02}, f16);
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  EXPECT_EQ(replay_words({0x3C00}, {0x3C00}, Tolerance{}).status, UnitReport::Status::agree);
+}
+
+TEST(DifftestTruthFile, DamagedOrStaleFilesAreRefusedWithTheReason) {
+  const fs::path dir = scratch("damaged");
+  TruthFile t;
+  t.family = "f";
+  t.device = "NVIDIA H100 80GB HBM3 (sm_90a)";
+  t.driver = "13000";
+  t.recorded = "2026-11-26T01:00:00Z";
+  t.entries.push_back({"add.u32", 0xabcdef, 2, "0123", false, {1, 2, 3, 4, 5, 6, 7, 8}});
+  write_truth(dir / "f.truth", t);
+  const TruthFile back = read_truth(dir / "f.truth");
+  EXPECT_EQ(back.device, t.device);
+  EXPECT_EQ(back.entries[0].seed, 0xabcdefu);
+  EXPECT_EQ(back.entries[0].bytes, t.entries[0].bytes);
+
+  auto expect_refused = [&](const std::string& text, const std::string& why) {
+    std::ofstream(dir / "bad.truth", std::ios::binary) << text;
+    try {
+      read_truth(dir / "bad.truth");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const TruthError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("record-gpu-truth.sh"), std::string::npos) << e.what();
+    }
+  };
+  expect_refused("not a truth file\n", "does not start with");
+  const std::string head = "warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nrecorded now\n";
+  expect_refused(head + "generator 999\nunits 0\n", "generator version 999");
+  expect_refused(head + "generator " + std::to_string(kGeneratorVersion) +
+                     "\nunits 1\nunit 8 1 2 ab ok add.u32\n1234",
+                 "cut short");
+  expect_refused(head + "generator " + std::to_string(kGeneratorVersion) +
+                     "\nunits 1\nunit 1 1 2 ab maybe x\nz\n",
+                 "status 'maybe'");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace warpforge::difftest

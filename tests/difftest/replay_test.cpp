@@ -1,0 +1,49 @@
+// The recorded GPU truth (tests/gpu_truth/, written by
+// scripts/record-gpu-truth.sh on an H100 or H200) replayed on the
+// simulator: every recorded unit of every family must give the same bits
+// (or, for the .approx instructions, stay within the unit's stated ulp
+// bound; or differ in no more cases than its entry in
+// tools/difftest/known_departures.cpp states). A family with no recording is skipped, with the
+// reason, never passed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "difftest/harness.hpp"
+
+namespace warpforge::difftest {
+namespace {
+
+std::vector<std::string> family_names() {
+  std::vector<std::string> names;
+  for (const Family& f : families()) names.push_back(f.name);
+  return names;
+}
+
+class ReplayGpuTruth : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReplayGpuTruth, EveryRecordedBitAgrees) {
+  const Family* family = find_family(GetParam());
+  ASSERT_NE(family, nullptr);
+  const auto path =
+      std::filesystem::path(WARPFORGE_SOURCE_DIR) / "tests/gpu_truth" / (family->name + ".truth");
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "no GPU recording of family " << family->name << " at " << path.string()
+                 << " (scripts/record-gpu-truth.sh writes it on an H100 or H200)";
+  const TruthFile truth = read_truth(path);
+  const FamilyReport report = replay_family(*family, truth, runtime::Device::sim());
+  EXPECT_GE(report.cases(), 10000) << "a family's recording must hold at least 10,000 cases";
+  for (const UnitReport& u : report.units) {
+    EXPECT_TRUE(passes(u)) << u.unit << ": " << name(u.status) << ", " << u.cases_agreeing << " of "
+                           << u.cases << " cases agree; " << u.detail;
+  }
+  for (const std::string& note : report.notes) std::cout << "note: " << note << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, ReplayGpuTruth, ::testing::ValuesIn(family_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+}  // namespace
+}  // namespace warpforge::difftest

@@ -1,0 +1,264 @@
+// warpforge-difftest: the differential harness's program (issue 26).
+//   warpforge-difftest list                       every family and unit, and what is not covered
+//   warpforge-difftest names                      the families' names, one a line
+//   warpforge-difftest record --device cuda|sim --out DIR [--family NAME]...
+//   warpforge-difftest replay --truth DIR [--family NAME]... [--markdown]
+//   warpforge-difftest differences --truth DIR --family NAME [--unit TEXT] [--limit N]
+//                                                 the differing cases, with their inputs
+//   warpforge-difftest inputs --family NAME --unit NAME --out FILE
+//                                                 a unit's input words (little-endian u32, thread
+//                                                 by thread)
+// record writes DIR/<family>.truth; replay runs each recorded unit on the
+// simulator and compares every bit (exit status 1 on any difference; a
+// family without a file is reported as skipped).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "difftest/coverage.hpp"
+#include "difftest/harness.hpp"
+#include "warpforge/runtime/cuda_backend.hpp"
+#include "warpforge/runtime/device.hpp"
+
+using namespace warpforge;
+using namespace warpforge::difftest;
+
+namespace {
+
+struct Options {
+  std::string command, device = "sim", out, truth;
+  std::set<std::string> families;
+  bool markdown = false;
+  std::string unit;
+  std::size_t limit = 20;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::cerr << "warpforge-difftest: " << why
+            << "\nusage: warpforge-difftest list | names\n"
+               "       warpforge-difftest record --device cuda|sim --out DIR [--family NAME]...\n"
+               "       warpforge-difftest replay --truth DIR [--family NAME]... [--markdown]\n"
+               "       warpforge-difftest differences --truth DIR --family NAME [--unit TEXT] "
+               "[--limit N]\n"
+               "       warpforge-difftest inputs --family NAME --unit NAME --out FILE\n";
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  if (argc < 2) usage("no command");
+  Options o;
+  o.command = argv[1];
+  if (o.command != "list" && o.command != "names" && o.command != "record" &&
+      o.command != "replay" && o.command != "differences" && o.command != "inputs")
+    usage("unknown command '" + o.command +
+          "' (accepted: list, names, record, replay, differences, inputs)");
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--device")
+      o.device = value();
+    else if (a == "--out")
+      o.out = value();
+    else if (a == "--truth")
+      o.truth = value();
+    else if (a == "--family")
+      o.families.insert(value());
+    else if (a == "--markdown")
+      o.markdown = true;
+    else if (a == "--unit")
+      o.unit = value();
+    else if (a == "--limit")
+      o.limit = std::stoul(value());
+    else
+      usage("unknown option '" + a + "'");
+  }
+  for (const auto& f : o.families)
+    if (!find_family(f)) {
+      std::string known;
+      for (const auto& fam : families()) known += (known.empty() ? "" : ", ") + fam.name;
+      usage("no family '" + f + "' (known: " + known + ")");
+    }
+  return o;
+}
+
+bool selected(const Options& o, const Family& f) {
+  return o.families.empty() || o.families.count(f.name);
+}
+
+int list() {
+  for (const Family& f : families()) {
+    std::int64_t cases = 0;
+    for (const Unit& u : f.units) cases += u.cases;
+    std::cout << f.name << " (" << f.title << "): " << f.units.size() << " units, " << cases
+              << " cases\n";
+    for (const Unit& u : f.units) std::cout << "  " << u.name << "  [" << u.cases << "]\n";
+  }
+  std::cout << "\nnot covered:\n";
+  for (const Uncovered& u : uncovered()) std::cout << "  " << u.form << ": " << u.reason << "\n";
+  return 0;
+}
+
+int record(const Options& o) {
+  if (o.out.empty()) usage("record needs --out DIR");
+  if (o.device != "cuda" && o.device != "sim")
+    usage("--device " + o.device + " (accepted: cuda, sim)");
+  const runtime::Device device =
+      o.device == "cuda" ? runtime::Device::cuda(0) : runtime::Device::sim();
+  std::string driver = "simulator";
+  if (auto* cuda = dynamic_cast<runtime::CudaBackend*>(&device.backend()))
+    driver = std::to_string(cuda->driver_version());
+  std::cout << "recording on " << device.properties().name << ", driver " << driver << "\n";
+  for (const Family& f : families()) {
+    if (!selected(o, f)) continue;
+    const auto start = std::chrono::steady_clock::now();
+    TruthFile file = record_family(f, device);
+    file.driver = driver;
+    std::size_t bytes = 0, refused = 0;
+    for (const auto& e : file.entries) {
+      bytes += e.bytes.size();
+      refused += e.refused;
+    }
+    const auto path = std::filesystem::path(o.out) / (f.name + ".truth");
+    write_truth(path, file);
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << f.name << ": " << file.entries.size() << " units (" << refused << " refused), "
+              << bytes << " bytes, " << s << " s -> " << path.string() << "\n";
+    for (const auto& e : file.entries)
+      if (e.refused)
+        std::cout << "  refused: " << e.unit << ": "
+                  << std::string(e.bytes.begin(), e.bytes.end()).substr(0, 300) << "\n";
+  }
+  return 0;
+}
+
+int replay(const Options& o) {
+  if (o.truth.empty()) usage("replay needs --truth DIR");
+  const runtime::Device sim = runtime::Device::sim();
+  bool ok = true;
+  if (o.markdown)
+    std::cout << "| family | units | cases | cases agreeing | bits agreeing | recorded on "
+                 "|\n|---|---|---|---|---|---|\n";
+  for (const Family& f : families()) {
+    if (!selected(o, f)) continue;
+    const auto path = std::filesystem::path(o.truth) / (f.name + ".truth");
+    if (!std::filesystem::exists(path)) {
+      if (o.markdown)
+        std::cout << "| " << f.name << " | " << f.units.size() << " | not recorded | | | |\n";
+      else
+        std::cout << f.name << ": SKIPPED (no recording at " << path.string() << ")\n";
+      continue;
+    }
+    const FamilyReport r = replay_family(f, read_truth(path), sim);
+    std::int64_t bits = 0, bits_agreeing = 0;
+    for (const auto& u : r.units) {
+      bits += u.bits;
+      bits_agreeing += u.bits_agreeing;
+    }
+    ok = ok && r.passed();
+    if (o.markdown) {
+      std::cout << "| " << f.name << " | " << r.units.size() << " | " << r.cases() << " | "
+                << r.cases_agreeing() << " | " << bits_agreeing << " / " << bits << " | "
+                << r.recorded_on << " |\n";
+      continue;
+    }
+    std::cout << f.name << ": " << (r.passed() ? "PASSED" : "FAILED") << ", " << r.cases_agreeing()
+              << " of " << r.cases() << " cases agree, " << bits_agreeing << " of " << bits
+              << " bits (recorded on " << r.recorded_on << ")\n";
+    for (const auto& u : r.units)
+      if (u.status != UnitReport::Status::agree)
+        std::cout << "  " << name(u.status) << ": " << u.unit << " (" << u.cases_agreeing << " of "
+                  << u.cases << " cases agree"
+                  << (u.max_ulp ? ", max " + std::to_string(u.max_ulp) + " ulp" : "") << ") "
+                  << u.detail.substr(0, 600) << "\n";
+    for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
+  }
+  return ok ? 0 : 1;
+}
+
+std::string hex_words(const std::vector<std::uint8_t>& bytes) {
+  std::string s;
+  char word[16];
+  for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+    std::uint32_t w;
+    std::memcpy(&w, &bytes[i], 4);
+    std::snprintf(word, sizeof word, "%s%08x", i ? " " : "", w);
+    s += word;
+  }
+  if (bytes.size() % 4) s += " +" + std::to_string(bytes.size() % 4) + " bytes";
+  return s;
+}
+
+int differences(const Options& o) {
+  if (o.truth.empty() || o.families.size() != 1)
+    usage("differences needs --truth DIR and one --family NAME");
+  const Family& f = *find_family(*o.families.begin());
+  const TruthFile truth = read_truth(std::filesystem::path(o.truth) / (f.name + ".truth"));
+  const runtime::Device sim = runtime::Device::sim();
+  for (const TruthEntry& e : truth.entries) {
+    if (e.refused || e.unit.find(o.unit) == std::string::npos) continue;
+    const auto unit = std::find_if(f.units.begin(), f.units.end(),
+                                   [&](const Unit& u) { return u.name == e.unit; });
+    if (unit == f.units.end()) continue;
+    const auto cases = differing_cases(*unit, e, sim, o.limit);
+    if (cases.empty()) continue;
+    std::cout << e.unit << ":\n";
+    for (const CaseDifference& d : cases) {
+      std::cout << "  case " << d.index;
+      if (!d.inputs.empty()) {
+        std::vector<std::uint8_t> in(d.inputs.size() * 4);
+        std::memcpy(in.data(), d.inputs.data(), in.size());
+        std::cout << " in " << hex_words(in);
+      }
+      std::cout << " gpu " << hex_words(d.gpu) << " sim " << hex_words(d.simulator) << "\n";
+    }
+  }
+  return 0;
+}
+
+int inputs(const Options& o) {
+  if (o.families.size() != 1 || o.unit.empty() || o.out.empty())
+    usage("inputs needs --family NAME, --unit NAME and --out FILE");
+  const Family& f = *find_family(*o.families.begin());
+  const auto unit =
+      std::find_if(f.units.begin(), f.units.end(), [&](const Unit& u) { return u.name == o.unit; });
+  if (unit == f.units.end() || !unit->inputs)
+    usage("family " + f.name + " has no instruction form named '" + o.unit +
+          "' (warpforge-difftest list)");
+  const std::vector<std::uint32_t> words = unit->inputs(unit_seed(f.name, unit->name));
+  std::ofstream(o.out, std::ios::binary)
+      .write(reinterpret_cast<const char*>(words.data()),
+             static_cast<std::streamsize>(words.size() * 4));
+  std::cout << words.size() << " words, " << unit->in_words << " a thread -> " << o.out << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  try {
+    if (o.command == "list") return list();
+    if (o.command == "names") {
+      for (const Family& f : families()) std::cout << f.name << "\n";
+      return 0;
+    }
+    if (o.command == "record") return record(o);
+    if (o.command == "differences") return differences(o);
+    if (o.command == "inputs") return inputs(o);
+    return replay(o);
+  } catch (const Error& e) {
+    std::cerr << "warpforge-difftest: " << e.what() << "\n";
+    return 1;
+  }
+}

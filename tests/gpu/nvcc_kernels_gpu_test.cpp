@@ -1,6 +1,7 @@
 // nvcc's own kernels (tests/sim/nvcc_kernel_runs.hpp) on the GPU and on the
 // simulator, on the same inputs: the outputs must agree bit for bit. Skips
 // without a GPU, or where the build had no nvcc to write the PTX.
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -41,7 +42,22 @@ TEST_F(NvccKernelsGpu, CallsAndRecursionAgreeWithTheSimulator) {
   for (float& v : pairs) v = value(rng);
   const CallsResult gpu = run_calls(Device::cuda(0), m, pairs, 13),
                     sim = run_calls(Device::sim(), m, pairs, 13);
-  expect_same_bits(gpu.out, sim.out, "calls out");
+  // rotate's x is sub.f32 of two mul.f32 without a rounding modifier, which
+  // ptxas may contract into an fma (PTX ISA 9.7.3.5-6: mul and sub with no
+  // rounding modifier "may be optimized aggressively by the code generator");
+  // on an H100 it does, for one of the two, so x (and dot, which reads it)
+  // may differ from the simulator's separate roundings by an ulp or so. y
+  // (fma.rn) and the recursion's integers agree bit for bit.
+  std::vector<float> gpu_y, sim_y;
+  for (std::size_t i = 0; i < gpu.out.size(); ++i) {
+    if (i % 3 == 1) {
+      gpu_y.push_back(gpu.out[i]);
+      sim_y.push_back(sim.out[i]);
+    } else {
+      EXPECT_NEAR(gpu.out[i], sim.out[i], std::fabs(sim.out[i]) * 0x1p-20f) << "calls out[" << i << "]";
+    }
+  }
+  expect_same_bits(gpu_y, sim_y, "calls out (y)");
   expect_same_bits(gpu.fibs, sim.fibs, "calls fibs");
 }
 

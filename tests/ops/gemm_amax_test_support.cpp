@@ -298,4 +298,13 @@ std::vector<std::string> run_gemm_amax_and_check_exact(GemmAmaxSetup& s, GemmAma
   return bad;
 }
 
+float amax_with_infinity_in_a(GemmAmaxSetup& s) {
+  s.a.bytes[static_cast<std::size_t>(7 * s.a.stride_row + 9)] = 0x7C;  // e5m2 +inf
+  s.upload(s.a);
+  const GemmAmaxResult r = gemm_amax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, s.options());
+  float amax = 0.0f;
+  r.amax.copy_to_host(&amax, sizeof amax);
+  return amax;
+}
+
 }  // namespace warpforge::ops::testing

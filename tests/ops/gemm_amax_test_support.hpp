@@ -88,6 +88,11 @@ std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial
 // and fails it where K is small (the bound grows with K).
 void make_cancelling(GemmAmaxSetup& s, std::mt19937& rng);
 
+// Puts an e5m2 +inf at A's row 7, column 9 (the case must be e5m2, M > 7,
+// K > 9), runs gemm_amax() on s's tensors and returns its amax: +inf when
+// only C's elements count (past N, inf x B's zero fill is NaN).
+float amax_with_infinity_in_a(GemmAmaxSetup& s);
+
 // Runs s (C must be f32) and returns every element of C outside the bound of
 // f32 accumulation of exact products, |C - C_exact| <= K·2^-23·Σ_k |a_k·b_k|
 // (plus C_exact's own rounding to f32), against the double reference; and

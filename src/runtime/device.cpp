@@ -35,6 +35,12 @@ int Device::cuda_count() {
   return count;
 }
 
+std::string Device::describe() const {
+  const DeviceProperties& p = properties();
+  if (is_simulator()) return "simulator " + std::to_string(p.ordinal);
+  return "GPU " + std::to_string(p.ordinal) + " '" + p.name + "'";
+}
+
 Buffer Device::allocate(std::size_t bytes) const { return Buffer(*this, bytes); }
 Stream Device::create_stream() const { return Stream(*this); }
 Event Device::create_event() const { return Event(*this); }

@@ -1,6 +1,7 @@
 #include "sim_backend.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -148,6 +149,9 @@ SimBackend::SimBackend(SimOptions options)
   properties_.global_bytes = std::size_t{16} << 30;
   properties_.max_threads_per_block = 1024;
   properties_.warp_size = 32;
+  // Each simulator is another device of the process (Device::sim()).
+  static std::atomic<int> created{0};
+  properties_.ordinal = created++;
   printf_sink_ = std::make_unique<PrintfSink>(options_.printf_output);
 }
 

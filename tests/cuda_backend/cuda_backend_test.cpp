@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "fake_driver_state.hpp"
+#include "runtime/cuda/driver_api.hpp"
 #include "gpu/kernels.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
@@ -101,6 +103,41 @@ TEST_F(CudaBackendTest, RunsOnABorrowedStreamAndLeavesItAlive) {
     EXPECT_EQ(second, 6u);
   }
   EXPECT_EQ(foreign, 0);
+}
+
+// A framework on the same thread (torch, JAX) takes the current context as
+// its current device: each call switches to the device's context and back.
+TEST_F(CudaBackendTest, LeavesTheCallersContextCurrent) {
+  void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  auto* set_current = reinterpret_cast<cuda::CUresult (*)(cuda::CUcontext)>(dlsym(library, "cuCtxSetCurrent"));
+  auto* get_current = reinterpret_cast<cuda::CUresult (*)(cuda::CUcontext*)>(dlsym(library, "cuCtxGetCurrent"));
+  ASSERT_TRUE(set_current && get_current);
+  int framework = 0;
+  const auto framework_context = reinterpret_cast<cuda::CUcontext>(&framework);
+  for (cuda::CUcontext callers : {framework_context, cuda::CUcontext{nullptr}}) {
+    ASSERT_EQ(set_current(callers), 0);
+    Device d = Device::cuda(0);
+    {
+      Buffer a(d, 16);  // the fake allocates only in the device's own context
+      a.upload(std::vector<std::uint32_t>{1, 2, 3, 4});
+      EXPECT_EQ(a.download<std::uint32_t>(4)[3], 4u);
+      Stream s = d.create_stream();
+      s.synchronize();
+    }
+    cuda::CUcontext now = nullptr;
+    ASSERT_EQ(get_current(&now), 0);
+    EXPECT_EQ(now, callers);
+  }
+  // Each thread has its own current context; a thread's work leaves it as found.
+  Device d = Device::cuda(0);
+  std::thread other([&] {
+    Buffer b(d, 4);
+    cuda::CUcontext now = framework_context;
+    get_current(&now);
+    EXPECT_EQ(now, nullptr);
+  });
+  other.join();
+  EXPECT_GT(state->context_switches, 0);
 }
 
 TEST_F(CudaBackendTest, RefusesABufferLargerThanTheFreeMemory) {

@@ -38,6 +38,7 @@ struct State {
   std::vector<TensorMapEncode> tensor_map_encodes;  // how many bytes of each parameter a launch records
   std::vector<Launch> occupancy_queries;  // cuOccupancyMaxActiveClusters calls (params empty)
   int max_active_clusters = 0;            // what cuOccupancyMaxActiveClusters answers
+  int context_switches = 0;               // cuCtxSetCurrent calls
 };
 
 }  // namespace warpforge::runtime::fake_driver

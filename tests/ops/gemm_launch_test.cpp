@@ -135,16 +135,17 @@ TEST_F(GemmOnFakeH100, OperandsOnDifferentDevicesAreRefused) {
   Gemm g(a.view, b.view, nullptr, d.view);
   auto why = g.check_support();
   ASSERT_EQ(why.size(), 1u);
-  EXPECT_EQ(why[0],
-            "B is on device 'Fake H100' but A is on 'warpforge simulator'; all operands must be on "
-            "one device");
+  EXPECT_EQ(why[0], "B is on GPU 0 'Fake H100' but A is on " + sim.describe() +
+                        "; all operands must be on one device");
   EXPECT_THROW(g.compile(), OpsError);
-  // Each Device::sim() is a simulator of its own.
-  auto c = make_matrix(runtime::Device::sim(), DType::f32, {0, 8, 8}, rng);
+  // Each Device::sim() is a simulator of its own, named by its number.
+  const runtime::Device other = runtime::Device::sim();
+  EXPECT_NE(other.describe(), sim.describe());
+  auto c = make_matrix(other, DType::f32, {0, 8, 8}, rng);
   Gemm two_sims(a.view, a.view, &c.view, d.view, {.beta = 1.0f});
   EXPECT_EQ(two_sims.check_support(),
-            std::vector<std::string>{"C is on another 'warpforge simulator' device than A; all "
-                                     "operands must be on one device"});
+            std::vector<std::string>{"C is on " + other.describe() + " but A is on " + sim.describe() +
+                                     "; all operands must be on one device"});
 }
 
 TEST_F(GemmOnFakeH100, ExtentsAndGridsBeyond32BitsAreRefused) {

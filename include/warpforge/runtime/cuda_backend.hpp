@@ -4,7 +4,8 @@
 // kernel's dynamic shared memory limit themselves when they need more than
 // the default 48 KB, and use cuLaunchKernelEx for cluster launches.
 // Every call makes the device's primary context current on the calling thread
-// first, so a Device may be used from any thread.
+// for its duration (the thread's own context restored after), so a Device may
+// be used from any thread, beside a framework's own use of the GPUs.
 #pragma once
 
 #include <memory>
@@ -13,6 +14,10 @@
 #include "warpforge/runtime/binary_cache.hpp"
 
 namespace warpforge::runtime {
+
+namespace cuda {
+class ContextScope;
+}
 
 class CudaBackend final : public DeviceBackend {
  public:
@@ -61,7 +66,7 @@ class CudaBackend final : public DeviceBackend {
 
  private:
   struct Context;  // the driver handles, kept out of this header
-  void make_current() const;
+  cuda::ContextScope enter() const;  // this device's context, current until the scope ends
 
   std::unique_ptr<Context> context_;
   DeviceProperties properties_;

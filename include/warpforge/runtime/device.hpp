@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/backend.hpp"
@@ -25,13 +26,18 @@ class Device {
   static Device cuda(int index = 0);
   // The number of CUDA GPUs; 0 when there is no driver. Never throws.
   static int cuda_count();
-  // The CPU simulator (defined in src/sim/).
+  // A new CPU simulator (defined in src/sim/): each call makes another
+  // device, with its own memory and modules, numbered in creation order, so
+  // that one process can stand for a machine of several GPUs.
   static Device sim();
 
   const DeviceProperties& properties() const { return backend_->properties(); }
   ptx::Target target() const { return backend_->target(); }
   bool is_simulator() const { return backend_->is_simulator(); }
   DeviceBackend& backend() const { return *backend_; }
+  // "GPU 1 'NVIDIA H100 80GB HBM3'" or "simulator 2": names the device among
+  // others of the same model, for messages.
+  std::string describe() const;
 
   Buffer allocate(std::size_t bytes) const;
   Stream create_stream() const;

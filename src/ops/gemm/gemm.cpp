@@ -270,7 +270,7 @@ void Gemm::execute(const runtime::TensorView& a, const runtime::TensorView& b,
                   want.describe() + " (leading dimensions A " + std::to_string(want.a.ld) + ", B " +
                   std::to_string(want.b.ld) + ", D " + std::to_string(want.d.ld) + ")");
   if (!(a.device() == s.device()))
-    why.push_back("the views are on another device than the Gemm was built for");
+    why.push_back("the views are on " + a.device().describe() + ": the Gemm was built for " + s.device().describe());
   if (!why.empty()) throw OpsError("ops::Gemm::execute:" + join(why));
   s.launch->run(GemmOperands{a, b, c, d, s.options.alpha, s.options.beta}, stream);
 }

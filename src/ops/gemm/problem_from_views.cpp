@@ -103,11 +103,7 @@ ProblemFromViews problem_from_views(const TensorView& a, const TensorView& b, co
   // Devices.
   auto same_device = [&](const char* role, const TensorView& v) {
     if (v.device() == a.device()) return;
-    const std::string& mine = v.device().properties().name;
-    const std::string& a_name = a.device().properties().name;
-    why.push_back(std::string(role) +
-                  (mine == a_name ? " is on another '" + mine + "' device than A"
-                                  : " is on device '" + mine + "' but A is on '" + a_name + "'") +
+    why.push_back(std::string(role) + " is on " + v.device().describe() + " but A is on " + a.device().describe() +
                   "; all operands must be on one device");
   };
   same_device("B", b);

@@ -171,9 +171,8 @@ void GemmAmax::execute(const TensorView& a, const TensorView& b, const TensorVie
           std::string(names[i]) + " is " + given[i]->describe() +
           ": execute() needs views of the dtype, shape and strides GemmAmax was built with");
     else if (!(given[i]->device() == state_->device))
-      mismatches.push_back(std::string(names[i]) + " is on " +
-                           given[i]->device().properties().name + ": GemmAmax was built for " +
-                           state_->device.properties().name);
+      mismatches.push_back(std::string(names[i]) + " is on " + given[i]->device().describe() +
+                           ": GemmAmax was built for " + state_->device.describe());
     else if ((i == 0 || i == 1 || i == 4) && given[i]->address() % 16 != 0)  // A, B, C
       mismatches.push_back(std::string(names[i]) +
                            " starts at an address that is not 16-byte aligned");
@@ -181,8 +180,8 @@ void GemmAmax::execute(const TensorView& a, const TensorView& b, const TensorVie
   const std::size_t needed = workspace_bytes();
   if (workspace) {
     if (!(workspace->device() == state_->device))
-      mismatches.push_back("the workspace is on " + workspace->device().properties().name +
-                           ": GemmAmax was built for " + state_->device.properties().name);
+      mismatches.push_back("the workspace is on " + workspace->device().describe() +
+                           ": GemmAmax was built for " + state_->device.describe());
     else if (!workspace->is_contiguous() || workspace->extent_bytes() < needed)
       mismatches.push_back("the workspace is " + workspace->describe() + ": it must be contiguous, of " +
                            std::to_string(needed) + " bytes or more (workspace_bytes())");

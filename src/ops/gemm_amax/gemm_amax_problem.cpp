@@ -278,8 +278,8 @@ GemmAmaxProblem describe_gemm_amax(const TensorView& a, const TensorView& b, con
       {&b, "B"}, {&sfa, "SFA"}, {&sfb, "SFB"}, {&c, "C"}, {&amax, "amax"}};
   for (const auto& [view, who] : others)
     if (!(view->device() == a.device()))
-      refusals.push_back(std::string(who) + " is on " + view->device().properties().name +
-                         " but A is on " + a.device().properties().name +
+      refusals.push_back(std::string(who) + " is on " + view->device().describe() + " but A is on " +
+                         a.device().describe() +
                          ": every tensor must be on one device");
 
   if (ab) p.ab_dtype = *ab;

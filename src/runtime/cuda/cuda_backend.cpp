@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 
+#include "context_scope.hpp"
 #include "driver.hpp"
 #include "jit.hpp"
 #include "warpforge/error.hpp"
@@ -37,7 +38,7 @@ class CudaModule final : public LoadedModule {
   ~CudaModule() override {
     // Unloading fails only when the context is already broken; a destructor
     // has nobody to tell.
-    if (driver().cuCtxSetCurrent(context_) == CUDA_SUCCESS) driver().cuModuleUnload(module_);
+    if (const ContextScope scope(context_); scope.result() == CUDA_SUCCESS) driver().cuModuleUnload(module_);
   }
   const ptx::Module& ir() const override { return ir_; }
 
@@ -89,8 +90,8 @@ class CudaModule final : public LoadedModule {
 struct CudaStream final : StreamHandle {
   CudaStream(CUcontext c, bool owned) : context(c), owned(owned) {}
   ~CudaStream() override {
-    if (owned && stream && driver().cuCtxSetCurrent(context) == CUDA_SUCCESS)
-      driver().cuStreamDestroy(stream);
+    if (!owned || !stream) return;
+    if (const ContextScope scope(context); scope.result() == CUDA_SUCCESS) driver().cuStreamDestroy(stream);
   }
   CUcontext context;
   bool owned;  // false for a borrowed stream, which its creator destroys
@@ -100,7 +101,8 @@ struct CudaStream final : StreamHandle {
 struct CudaEvent final : EventHandle {
   explicit CudaEvent(CUcontext c) : context(c) {}
   ~CudaEvent() override {
-    if (event && driver().cuCtxSetCurrent(context) == CUDA_SUCCESS) driver().cuEventDestroy(event);
+    if (!event) return;
+    if (const ContextScope scope(context); scope.result() == CUDA_SUCCESS) driver().cuEventDestroy(event);
   }
   CUcontext context;
   CUevent event = nullptr;
@@ -176,31 +178,35 @@ CudaBackend::~CudaBackend() {
   if (context_->context) driver().cuDevicePrimaryCtxRelease(context_->device);
 }
 
-void CudaBackend::make_current() const { check(driver().cuCtxSetCurrent(context_->context), "cuCtxSetCurrent"); }
+ContextScope CudaBackend::enter() const {
+  ContextScope scope(context_->context);
+  check(scope.result(), "cuCtxSetCurrent");
+  return scope;
+}
 
 int CudaBackend::driver_version() const { return driver().version; }
 
 std::size_t CudaBackend::free_bytes() {
-  make_current();
+  const ContextScope scope = enter();
   std::size_t free = 0, total = 0;
   check(driver().cuMemGetInfo(&free, &total), "cuMemGetInfo_v2");
   return free;
 }
 
 DevicePtr CudaBackend::allocate(std::size_t bytes) {
-  make_current();
+  const ContextScope scope = enter();
   CUdeviceptr p = 0;
   check(driver().cuMemAlloc(&p, bytes), [&] { return "cuMemAlloc_v2(" + std::to_string(bytes) + " bytes)"; });
   return p;
 }
 
 void CudaBackend::free(DevicePtr ptr) {
-  make_current();
+  const ContextScope scope = enter();
   check(driver().cuMemFree(ptr), [&] { return "cuMemFree_v2(" + hex(ptr) + ")"; });
 }
 
 void CudaBackend::copy_to_device(DevicePtr dst, const void* src, std::size_t bytes, StreamHandle* stream) {
-  make_current();
+  const ContextScope scope = enter();
   const Driver& d = driver();
   auto call = [&] { return "cuMemcpyHtoD" + std::string(stream ? "Async" : "") + "_v2(" + hex(dst) + ", " +
                            std::to_string(bytes) + " bytes)"; };
@@ -208,7 +214,7 @@ void CudaBackend::copy_to_device(DevicePtr dst, const void* src, std::size_t byt
 }
 
 void CudaBackend::copy_to_host(void* dst, DevicePtr src, std::size_t bytes, StreamHandle* stream) {
-  make_current();
+  const ContextScope scope = enter();
   const Driver& d = driver();
   auto call = [&] { return "cuMemcpyDtoH" + std::string(stream ? "Async" : "") + "_v2(" + hex(src) + ", " +
                            std::to_string(bytes) + " bytes)"; };
@@ -216,7 +222,7 @@ void CudaBackend::copy_to_host(void* dst, DevicePtr src, std::size_t bytes, Stre
 }
 
 void CudaBackend::copy_device_to_device(DevicePtr dst, DevicePtr src, std::size_t bytes, StreamHandle* stream) {
-  make_current();
+  const ContextScope scope = enter();
   const Driver& d = driver();
   auto call = [&] { return "cuMemcpyDtoD" + std::string(stream ? "Async" : "") + "_v2(" + hex(dst) + ", " +
                            hex(src) + ", " + std::to_string(bytes) + " bytes)"; };
@@ -224,7 +230,7 @@ void CudaBackend::copy_device_to_device(DevicePtr dst, DevicePtr src, std::size_
 }
 
 void CudaBackend::fill(DevicePtr dst, std::uint8_t byte, std::size_t bytes, StreamHandle* stream) {
-  make_current();
+  const ContextScope scope = enter();
   const Driver& d = driver();
   auto call = [&] { return std::string(stream ? "cuMemsetD8Async(" : "cuMemsetD8_v2(") + hex(dst) + ", " +
                            std::to_string(byte) + ", " + std::to_string(bytes) + " bytes)"; };
@@ -232,7 +238,7 @@ void CudaBackend::fill(DevicePtr dst, std::uint8_t byte, std::size_t bytes, Stre
 }
 
 std::unique_ptr<StreamHandle> CudaBackend::create_stream() {
-  make_current();
+  const ContextScope scope = enter();
   auto s = std::make_unique<CudaStream>(context_->context, true);
   // Flags 0 (CU_STREAM_DEFAULT): the stream also orders with the legacy
   // default stream that the synchronous copies use.
@@ -247,7 +253,7 @@ std::unique_ptr<StreamHandle> CudaBackend::borrow_stream(std::uintptr_t native) 
 }
 
 void CudaBackend::synchronize(StreamHandle* stream) {
-  make_current();
+  const ContextScope scope = enter();
   if (stream)
     check(driver().cuStreamSynchronize(stream_of(stream)), "cuStreamSynchronize");
   else
@@ -255,24 +261,24 @@ void CudaBackend::synchronize(StreamHandle* stream) {
 }
 
 std::unique_ptr<EventHandle> CudaBackend::create_event() {
-  make_current();
+  const ContextScope scope = enter();
   auto e = std::make_unique<CudaEvent>(context_->context);
   check(driver().cuEventCreate(&e->event, 0), "cuEventCreate");
   return e;
 }
 
 void CudaBackend::record(EventHandle& event, StreamHandle* stream) {
-  make_current();
+  const ContextScope scope = enter();
   check(driver().cuEventRecord(event_of(event), stream_of(stream)), "cuEventRecord");
 }
 
 void CudaBackend::synchronize_event(EventHandle& event) {
-  make_current();
+  const ContextScope scope = enter();
   check(driver().cuEventSynchronize(event_of(event)), "cuEventSynchronize");
 }
 
 float CudaBackend::elapsed_ms(EventHandle& start, EventHandle& end) {
-  make_current();
+  const ContextScope scope = enter();
   check(driver().cuEventSynchronize(event_of(end)), "cuEventSynchronize");
   float ms = 0;
   check(driver().cuEventElapsedTime(&ms, event_of(start), event_of(end)), "cuEventElapsedTime");
@@ -280,7 +286,7 @@ float CudaBackend::elapsed_ms(EventHandle& start, EventHandle& end) {
 }
 
 std::unique_ptr<LoadedModule> CudaBackend::load(const ptx::Module& module) {
-  make_current();
+  const ContextScope scope = enter();
   const std::string ptx = ptx::emit(module);
   const std::string what = module_name(module);
   std::optional<int> jit_target;
@@ -332,7 +338,7 @@ CudaModule& cuda_module(LoadedModule& module, const CudaBackend& backend, const 
 
 int CudaBackend::max_active_clusters(LoadedModule& module, const std::string& kernel, const LaunchConfig& config) {
   CudaModule& m = cuda_module(module, *this, kernel);
-  make_current();
+  const ContextScope scope = enter();
   const Driver& d = driver();
   if (!d.cuOccupancyMaxActiveClusters)
     throw CudaError("dlsym(libcuda.so.1, cuOccupancyMaxActiveClusters)", -1, "CUDA driver too old",
@@ -350,7 +356,7 @@ int CudaBackend::max_active_clusters(LoadedModule& module, const std::string& ke
 void CudaBackend::launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
                          const std::vector<KernelArg>& args, StreamHandle* stream) {
   CudaModule& m = cuda_module(module, *this, kernel);
-  make_current();
+  const ContextScope scope = enter();
   KernelState& k = m.kernel(kernel);
   m.allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, properties_.shared_bytes_per_block_optin);
 

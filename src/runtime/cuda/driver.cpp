@@ -71,6 +71,7 @@ std::unique_ptr<Driver> load() {
   resolve(library, "cuDevicePrimaryCtxRetain", d->cuDevicePrimaryCtxRetain);
   resolve(library, "cuDevicePrimaryCtxRelease_v2", d->cuDevicePrimaryCtxRelease);
   resolve(library, "cuCtxSetCurrent", d->cuCtxSetCurrent);
+  resolve(library, "cuCtxGetCurrent", d->cuCtxGetCurrent);
   resolve(library, "cuCtxSynchronize", d->cuCtxSynchronize);
   resolve(library, "cuMemGetInfo_v2", d->cuMemGetInfo);
   resolve(library, "cuMemAlloc_v2", d->cuMemAlloc);

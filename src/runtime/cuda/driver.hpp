@@ -27,6 +27,7 @@ struct Driver {
   PFN_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain;
   PFN_cuDevicePrimaryCtxRelease_v2 cuDevicePrimaryCtxRelease;
   PFN_cuCtxSetCurrent cuCtxSetCurrent;
+  PFN_cuCtxGetCurrent cuCtxGetCurrent;
   PFN_cuCtxSynchronize cuCtxSynchronize;
   PFN_cuMemGetInfo_v2 cuMemGetInfo;
   PFN_cuMemAlloc_v2 cuMemAlloc;

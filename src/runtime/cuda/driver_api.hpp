@@ -133,6 +133,7 @@ using PFN_cuDeviceTotalMem_v2 = CUresult (*)(std::size_t*, CUdevice);
 using PFN_cuDevicePrimaryCtxRetain = CUresult (*)(CUcontext*, CUdevice);
 using PFN_cuDevicePrimaryCtxRelease_v2 = CUresult (*)(CUdevice);
 using PFN_cuCtxSetCurrent = CUresult (*)(CUcontext);
+using PFN_cuCtxGetCurrent = CUresult (*)(CUcontext*);
 using PFN_cuCtxSynchronize = CUresult (*)();
 using PFN_cuMemGetInfo_v2 = CUresult (*)(std::size_t*, std::size_t*);
 using PFN_cuMemAlloc_v2 = CUresult (*)(CUdeviceptr*, std::size_t);

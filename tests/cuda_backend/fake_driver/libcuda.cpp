@@ -23,7 +23,12 @@ namespace {
 
 State state;
 int context_token;
-constexpr CUresult kInvalidValue = 1, kOutOfMemory = 2, kInvalidPtx = 218, kNotFound = 500;
+// The calling thread's current context, as the real driver keeps it: any
+// context may be made current (a test stands in for a framework's with a
+// pointer of its own); allocations need the device's own.
+thread_local CUcontext current_context = nullptr;
+constexpr CUresult kInvalidValue = 1, kOutOfMemory = 2, kInvalidContext = 201, kInvalidPtx = 218,
+                   kNotFound = 500;
 constexpr const char kCubinMagic[] = "FAKECUBIN:";
 
 struct Function {
@@ -64,6 +69,7 @@ CUresult cuGetErrorName(CUresult r, const char** s) {
   switch (r) {
     case kInvalidValue: *s = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS;
     case kOutOfMemory: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
+    case kInvalidContext: *s = "CUDA_ERROR_INVALID_CONTEXT"; return CUDA_SUCCESS;
     case kInvalidPtx: *s = "CUDA_ERROR_INVALID_PTX"; return CUDA_SUCCESS;
     case kNotFound: *s = "CUDA_ERROR_NOT_FOUND"; return CUDA_SUCCESS;
   }
@@ -73,6 +79,7 @@ CUresult cuGetErrorString(CUresult r, const char** s) {
   switch (r) {
     case kInvalidValue: *s = "invalid argument"; return CUDA_SUCCESS;
     case kOutOfMemory: *s = "out of memory"; return CUDA_SUCCESS;
+    case kInvalidContext: *s = "invalid device context"; return CUDA_SUCCESS;
     case kInvalidPtx: *s = "a PTX JIT compilation failed"; return CUDA_SUCCESS;
     case kNotFound: *s = "named symbol not found"; return CUDA_SUCCESS;
   }
@@ -107,8 +114,11 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
 }
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext c) {
-  return c == reinterpret_cast<CUcontext>(&context_token) ? CUDA_SUCCESS : kInvalidValue;
+  current_context = c;
+  ++state.context_switches;
+  return CUDA_SUCCESS;
 }
+CUresult cuCtxGetCurrent(CUcontext* c) { return *c = current_context, CUDA_SUCCESS; }
 CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
 
 // 70 GiB free of 80: an allocation between 64 and 70 GiB passes the runtime's
@@ -119,6 +129,7 @@ CUresult cuMemGetInfo_v2(std::size_t* free, std::size_t* total) {
   return CUDA_SUCCESS;
 }
 CUresult cuMemAlloc_v2(CUdeviceptr* p, std::size_t bytes) {
+  if (current_context != reinterpret_cast<CUcontext>(&context_token)) return kInvalidContext;
   if (bytes > (1ull << 36)) return kOutOfMemory;
   *p = reinterpret_cast<CUdeviceptr>(std::malloc(bytes));
   return CUDA_SUCCESS;

@@ -5,7 +5,8 @@
 # torch's tensor-parallel bf16 matmul with the same collectives (NCCL). One
 # Markdown table per GPU count (python/warpforge/bench_distributed.py says
 # what each column holds); compare the column rows' TFLOP/s per GPU across
-# the tables for the weak scaling.
+# the tables for the weak scaling. Then the same from JAX, one process over
+# the GPUs (python/warpforge/bench_jax_sharding.py), where JAX sees GPUs.
 #
 #   scripts/bench-multi-gpu.sh [build dir, default build] [extra arguments of warpforge.bench_distributed]
 #
@@ -28,3 +29,9 @@ for n in $counts; do
   OMP_NUM_THREADS=1 torchrun --nproc-per-node "$n" -m warpforge.bench_distributed "$@"
   echo
 done
+if python3 -c 'import jax, sys; sys.exit(0 if jax.devices("gpu") else 1)' 2>/dev/null; then
+  echo "## JAX"
+  python3 -m warpforge.bench_jax_sharding "$@"
+else
+  echo "bench-multi-gpu: JAX sees no GPU: no JAX table" >&2
+fi

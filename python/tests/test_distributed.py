@@ -31,26 +31,43 @@ def gamma(n):
     return n * U / (1 - n * U)
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    """Both ranks' results, by rank."""
+class Ranks(list):
+    """Both ranks' results, by rank (on the host), and the device they ran on."""
+
+    def __init__(self, results, device):
+        super().__init__(results)
+        self.device = device
+
+
+@pytest.fixture(scope="module", params=["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def run(request, tmp_path_factory):
+    """Two ranks: gloo with the simulator standing for both devices, or NCCL
+    with a GPU each (where the machine has two)."""
     import torch
     import torch.distributed as dist
     import torch.multiprocessing as mp
 
-    if not dist.is_available() or not dist.is_gloo_available():
+    device = request.param
+    if device == "cpu" and (not dist.is_available() or not dist.is_gloo_available()):
         pytest.skip("this torch has no torch.distributed gloo backend")
+    if device == "cuda":
+        if torch.cuda.device_count() < 2:
+            pytest.skip(f"needs two CUDA GPUs; torch sees {torch.cuda.device_count()}")
+        if not dist.is_nccl_available():
+            pytest.skip("this torch has no NCCL")
     import distributed_worker
 
-    out = tmp_path_factory.mktemp("distributed")
-    mp.spawn(distributed_worker.run, args=(2, str(out / "rendezvous"), str(out)), nprocs=2, join=True)
-    return [torch.load(out / f"rank{r}.pt") for r in range(2)]
+    out = tmp_path_factory.mktemp(f"distributed_{device}")
+    mp.spawn(distributed_worker.run, args=(2, str(out / "rendezvous"), str(out), device), nprocs=2, join=True)
+    return Ranks([torch.load(out / f"rank{r}.pt") for r in range(2)], device)
 
 
-def one_device(torch, x, y, fmt, vec, **options):
-    a, sfa = warpforge.quantize(x, fmt)
-    b, sfb = warpforge.quantize(y, fmt)
-    return torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, sf_vec_size=vec, **options), (a, b, sfa, sfb)
+def one_device(torch, x, y, fmt, vec, device="cpu", **options):
+    """The one-device op on `device`; its results and inputs on the host."""
+    a, sfa = warpforge.quantize(x.to(device), fmt)
+    b, sfb = warpforge.quantize(y.to(device), fmt)
+    c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, sf_vec_size=vec, **options)
+    return (c.cpu(), amax.cpu()), tuple(t.cpu() for t in (a, b, sfa, sfb))
 
 
 def magnitudes(torch, codes):
@@ -69,7 +86,7 @@ def test_column_parallel_is_the_one_device_op_bit_for_bit(run, fmt, vec):
     import torch
     from distributed_worker import full_problem
 
-    (c, amax), _ = one_device(torch, *full_problem(fmt), fmt, vec, c_dtype=torch.bfloat16)
+    (c, amax), _ = one_device(torch, *full_problem(fmt), fmt, vec, run.device, c_dtype=torch.bfloat16)
     shards = [r[f"column_{fmt}"] for r in run]
     assert all(s[0].shape == (64, 32, 1) and s[0].dtype == torch.bfloat16 for s in shards)
     assert torch.equal(torch.cat([s[0] for s in shards], dim=1), c)
@@ -83,7 +100,7 @@ def test_row_parallel_is_within_the_f32_summation_bound(run, fmt, vec):
     import torch
     from distributed_worker import K, full_problem
 
-    (c_one, _), (a, b, sfa, sfb) = one_device(torch, *full_problem(fmt), fmt, vec)
+    (c_one, _), (a, b, sfa, sfb) = one_device(torch, *full_problem(fmt), fmt, vec, run.device)
     terms, _ = warpforge.reference.gemm_amax(magnitudes(torch, a), magnitudes(torch, b), sfa, sfb, sf_vec_size=vec)
     # The reference rounds Σ|a·b| once to f32: (1 + u) covers it.
     bound = 2 * gamma(K - 1) * terms * (1 + U)
@@ -215,8 +232,42 @@ def test_jax_row_parallel_is_within_the_f32_summation_bound(jax_run, fmt):
     assert jax_run[f"row_amax_{fmt}_bfloat16"].item() == np.abs(c_row).max()
 
 
+@pytest.mark.parametrize("fmt", ["mxfp8", "nvfp4"])
+@pytest.mark.parametrize("c_dtype", ["float32", "bfloat16"])
+def test_jax_jit_splits_by_the_operands_shardings(jax_run, fmt, c_dtype):
+    """partitioned_gemm_amax under plain jax.jit: the N split keeps C
+    sharded by columns and equals the one-device op bit for bit (its shard
+    runs the whole problem's kernel); the M split keeps C sharded by rows,
+    within the f32 summation bound (a 128-row shard runs the skinny kernel,
+    whose K split sums in another order); the K split sums the partials;
+    none of them gathers. A sharding it cannot split (A's M with B's K)
+    gathers and computes the whole problem on every device."""
+    from jax_sharding_worker import K
+
+    name = f"{fmt}_{c_dtype}"
+    one_c, one_amax = jax_run[f"one_c_{name}"], jax_run[f"one_amax_{name}"]
+    bound = 2 * gamma(K - 1) * jax_run[f"terms_{fmt}"] * (1 + U)
+    for split, spec in (("rows", "('tp',)"), ("column", "(None, 'tp')"), ("row", "()")):
+        assert jax_run[f"jit_{split}_spec_{name}"].item() == spec, split
+        assert not jax_run[f"jit_{split}_gathers_{name}"].item(), split
+    np.testing.assert_array_equal(jax_run[f"jit_column_c_{name}"], one_c)
+    np.testing.assert_array_equal(jax_run[f"jit_column_amax_{name}"], one_amax)
+    assert jax_run[f"jit_mixed_gathers_{name}"].item()
+    np.testing.assert_array_equal(jax_run[f"jit_mixed_c_{name}"], one_c)
+    np.testing.assert_array_equal(jax_run[f"jit_mixed_amax_{name}"], one_amax)
+    for split in ("rows", "row"):
+        c = jax_run[f"jit_{split}_c_{name}"]
+        if c_dtype == "float32":
+            assert (np.abs(c - one_c) <= bound).all(), split
+            assert jax_run[f"jit_{split}_amax_{name}"].item() == np.abs(c).max(), split
+        else:  # the f32 sum rounded once, as the shard_map row split does
+            assert (np.abs(c - one_c) <= bound + np.abs(one_c) * 2.0**-8).all(), split
+    np.testing.assert_array_equal(jax_run[f"jit_row_c_{name}"], jax_run[f"row_c_{name}"])
+
+
 def test_jax_refusals_name_the_value(jax_run):
-    column_n, row_k, axis, parallel = jax_run["refusals"]
+    column_n, row_k, axis, parallel, explicit = jax_run["refusals"]
+    assert "a is sharded" in explicit and "Explicit" in explicit and "jax_sharding.gemm_amax" in explicit
     assert "column-parallel N 128 over 2 devices" in column_n and "2 x 128 = 256" in column_n
     assert "row-parallel K 192 over 2 devices" in row_k and "= 256" in row_k
     assert "axis_name 'dp'" in axis and "('tp',)" in axis

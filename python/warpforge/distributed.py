@@ -6,9 +6,12 @@ processes, where the simulator runs the op):
 
 - parallel="column": B's N is split over the ranks. Each rank passes the
   whole A and its own B shard (N/P, K, L) with that shard's scales, and gets
-  its C shard (M, N/P, L), computed by torch.ops.warpforge.gemm_amax exactly
-  as on one device (so bit for bit the columns of the one-device C); the
-  amax is all-reduced with MAX, so every rank holds the amax of the whole C.
+  its C shard (M, N/P, L), computed by torch.ops.warpforge.gemm_amax as on
+  one device: bit for bit the columns of the one-device C wherever the
+  shard runs the whole problem's kernel and K split (GemmAmax.describe()
+  names both; an N shard changes neither at the shapes tested), else within
+  the f32 summation bound below. The amax is all-reduced with MAX, so every
+  rank holds the amax of the whole C.
 - parallel="row": K is split. Each rank passes its K shard of A and of B
   with their scales; each computes its partial product in f32, the partials
   are summed by an all-reduce, and one warpforge kernel

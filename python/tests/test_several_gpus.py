@@ -20,6 +20,8 @@ def two_gpus():
     torch = torch_cuda_or_skip()
     if torch.cuda.device_count() < 2:
         pytest.skip(f"needs two CUDA GPUs; torch sees {torch.cuda.device_count()}")
+    import warpforge.torch  # noqa: F401 (registers torch.ops.warpforge)
+
     return torch
 
 

@@ -22,11 +22,9 @@ import time
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-import warpforge
 from . import jax_sharding
 
 
@@ -41,48 +39,71 @@ def median_ms(f, args, reps):
     return statistics.median(samples)
 
 
-def quantized(rng, rows, k, fmt):
-    x = rng.uniform(-2.0, 2.0, (rows, k, 1)).astype(np.float32)
-    q, s = warpforge.quantize(x, fmt)
-    return q, s, x[:, :, 0]
+def random_operand(key, rows, k, fmt, sharding, scale_sharding):
+    """Random codes (rows, K, 1) (FP4: K/2 bytes) and scales in the 6-D
+    layout, made on the GPUs in their shardings: every finite code, scales
+    2^-7..2^7 (e8m0) or 0.125..0.47 (e4m3, NVFP4's), so that the products
+    stay finite. Speed does not depend on the values; making them on the
+    host would take longer than the measurement."""
+    vec = 16 if fmt == "nvfp4" else 32
+    scale_shape = (32, 4, -(-rows // 128), 4, -(-k // (vec * 4)), 1)
+
+    def make(key):
+        kc, ks = jax.random.split(key)
+        if fmt == "nvfp4":
+            codes = jax.random.bits(kc, (rows, k // 2, 1), jnp.uint8)  # every E2M1 pair is finite
+            scales = jax.lax.bitcast_convert_type(
+                jax.random.randint(ks, scale_shape, 0x20, 0x30).astype(jnp.uint8), jnp.float8_e4m3fn)
+        else:
+            bits = jax.random.bits(kc, (rows, k, 1), jnp.uint8)
+            bits = jnp.where((bits & 0x7F) == 0x7F, bits - 1, bits)  # 0x7F, 0xFF: e4m3's NaNs
+            codes = jax.lax.bitcast_convert_type(bits, jnp.float8_e4m3fn)
+            scales = jax.lax.bitcast_convert_type(
+                jax.random.randint(ks, scale_shape, 120, 135).astype(jnp.uint8), jnp.float8_e8m0fnu)
+        return codes, scales
+
+    return jax.jit(make, out_shardings=(sharding, scale_sharding))(key)
 
 
 def rows_for(gpus, m, n, k, fmt, reps):
     vec = 16 if fmt == "nvfp4" else 32
     devices = jax.devices("gpu")[:gpus]
     mesh = jax.make_mesh((gpus,), ("tp",), devices=devices, axis_types=(AxisType.Auto,))
-    rng = np.random.default_rng(gpus)
+    key = jax.random.key(gpus)
     options = {"c_dtype": jnp.bfloat16, "sf_vec_size": vec}
     jit_op = jax.jit(lambda *t: jax_sharding.partitioned_gemm_amax(*t, **options))
     lines = []
 
-    def put(x, spec):
-        return jax.device_put(x, NamedSharding(mesh, spec))
+    def sharded(spec):
+        return NamedSharding(mesh, spec)
 
     def bf16_dot(x, y):
-        c = jnp.dot(x, y.T, preferred_element_type=jnp.float32)
+        c = jnp.dot(x[:, :, 0], y[:, :, 0].T, preferred_element_type=jnp.float32)
         return c.astype(jnp.bfloat16), jnp.max(jnp.abs(c))
 
     for split in ("column", "row"):
-        rows_b, k_whole = (gpus * n, k) if split == "column" else (n, k)
+        rows_b = gpus * n if split == "column" else n
         if split == "row" and k % (gpus * 4 * vec):
             continue
-        a, sfa, x = quantized(rng, m, k_whole, fmt)
-        b, sfb, y = quantized(rng, rows_b, k_whole, fmt)
         if split == "column":
             specs = (P(), P("tp"), P(), P(None, None, "tp"))
         else:
             specs = (P(None, "tp"), P(None, "tp"), P(None, None, None, None, "tp"), P(None, None, None, None, "tp"))
-        args = [put(t, s) for t, s in zip((a, b, sfa, sfb), specs)]
+        keys = jax.random.split(key, 4)
+        a, sfa = random_operand(keys[0], m, k, fmt, sharded(specs[0]), sharded(specs[2]))
+        b, sfb = random_operand(keys[1], rows_b, k, fmt, sharded(specs[1]), sharded(specs[3]))
+        args = (a, b, sfa, sfb)
         jit_ms = median_ms(jit_op, args, reps)
         mapped = jax.jit(lambda *t, split=split: jax_sharding.gemm_amax(*t, mesh, "tp", parallel=split, **options))
         map_ms = median_ms(mapped, args, reps)
-        xs = put(jnp.asarray(x, jnp.bfloat16), P(*specs[0][:2]))
-        ys = put(jnp.asarray(y, jnp.bfloat16), P(*specs[1][:2]))
+        xs = jax.jit(lambda key: jax.random.normal(key, (m, k, 1), jnp.bfloat16),
+                     out_shardings=sharded(specs[0]))(keys[2])
+        ys = jax.jit(lambda key: jax.random.normal(key, (rows_b, k, 1), jnp.bfloat16),
+                     out_shardings=sharded(specs[1]))(keys[3])
         peer_ms = median_ms(jax.jit(bf16_dot), (xs, ys), reps)
-        flop = 2.0 * m * rows_b * k_whole / gpus  # per GPU
+        flop = 2.0 * m * rows_b * k / gpus  # per GPU
         what = f"column (N {n} per GPU)" if split == "column" else f"row (K {k // gpus} per GPU)"
-        lines.append(f"| {gpus} | {what} | {fmt} | {m} x {rows_b} x {k_whole} | {jit_ms:.3f} | "
+        lines.append(f"| {gpus} | {what} | {fmt} | {m} x {rows_b} x {k} | {jit_ms:.3f} | "
                      f"{flop / jit_ms / 1e9:.1f} | {map_ms:.3f} | {peer_ms:.3f} |")
     return lines
 

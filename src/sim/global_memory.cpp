@@ -32,7 +32,7 @@ std::uint64_t GlobalMemory::map(std::byte* host, std::size_t bytes) {
 
 std::uint64_t GlobalMemory::insert(std::size_t offset, std::size_t bytes, std::byte* host,
                                    std::unique_ptr<std::byte[]> storage) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   const std::uint64_t address = next_ + offset;
   if (storage) live_bytes_ += bytes;
   allocations_.emplace(address, Allocation{bytes, host, std::move(storage)});
@@ -41,7 +41,7 @@ std::uint64_t GlobalMemory::insert(std::size_t offset, std::size_t bytes, std::b
 }
 
 void GlobalMemory::free(std::uint64_t address) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   ++generation_;
   const auto it = allocations_.find(address);
   if (it == allocations_.end())
@@ -51,7 +51,7 @@ void GlobalMemory::free(std::uint64_t address) {
 }
 
 std::size_t GlobalMemory::live_bytes() const {
-  std::lock_guard lock(mutex_);
+  std::shared_lock lock(mutex_);
   return live_bytes_;
 }
 
@@ -66,6 +66,7 @@ std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {
   thread_local LastFound last;
   const std::uint64_t generation = generation_.load(std::memory_order_relaxed);
   if (last.space != id_ || last.generation != generation || address - last.base >= last.size) {
+    std::shared_lock lock(mutex_);
     auto it = allocations_.upper_bound(address);
     if (it == allocations_.begin()) return nullptr;
     --it;
@@ -78,7 +79,6 @@ std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {
 
 std::byte* GlobalMemory::require(std::uint64_t address, std::size_t bytes,
                                  const std::string& what) {
-  std::lock_guard lock(mutex_);
   std::byte* p = find(address, bytes);
   if (!p)
     throw SimError(what + " of " + std::to_string(bytes) + " bytes at " + hex(address) +
@@ -87,6 +87,7 @@ std::byte* GlobalMemory::require(std::uint64_t address, std::size_t bytes,
 }
 
 std::string GlobalMemory::describe_nearest(std::uint64_t address) const {
+  std::shared_lock lock(mutex_);
   if (allocations_.empty()) return "no allocations";
   auto after = allocations_.upper_bound(address);
   auto best = after;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 
 namespace warpforge::sim {
@@ -49,7 +50,11 @@ class GlobalMemory {
   };
   std::uint64_t insert(std::size_t offset, std::size_t bytes, std::byte* host,
                        std::unique_ptr<std::byte[]> storage);
-  mutable std::mutex mutex_;  // allocation and free; lookups run during launches, which do neither
+  // Written by allocation, mapping and free; read by lookups that miss their
+  // thread's cache. Host threads allocate and map while other threads'
+  // launches look addresses up (several threads on one device, as XLA's
+  // host devices share the simulator).
+  mutable std::shared_mutex mutex_;
   std::map<std::uint64_t, Allocation> allocations_;
   std::uint64_t next_ = kBase;
   std::size_t live_bytes_ = 0;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "context_scope.hpp"
 #include "driver.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/cuda_backend.hpp"
@@ -50,6 +51,7 @@ TensorMap CudaBackend::encode_tensor_map(const TensorMapDesc& desc) {
     throw CudaError("dlsym(libcuda.so.1, cuTensorMapEncodeTiled)", -1, "CUDA driver too old",
                     "the driver does not export cuTensorMapEncodeTiled; tensor maps need a CUDA 12.0 or newer "
                     "driver");
+  const ContextScope scope = enter();  // the driver encodes in the current context
   const auto rank = static_cast<unsigned>(desc.dims.size());
   std::vector<unsigned long long> dims(desc.dims.begin(), desc.dims.end());
   // The driver takes the strides of dims[1..] only (dims[0] is contiguous).

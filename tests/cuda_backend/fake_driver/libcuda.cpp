@@ -27,6 +27,7 @@ int context_token;
 // context may be made current (a test stands in for a framework's with a
 // pointer of its own); allocations need the device's own.
 thread_local CUcontext current_context = nullptr;
+bool in_device_context() { return current_context == reinterpret_cast<CUcontext>(&context_token); }
 constexpr CUresult kInvalidValue = 1, kOutOfMemory = 2, kInvalidContext = 201, kInvalidPtx = 218,
                    kNotFound = 500;
 constexpr const char kCubinMagic[] = "FAKECUBIN:";
@@ -129,7 +130,7 @@ CUresult cuMemGetInfo_v2(std::size_t* free, std::size_t* total) {
   return CUDA_SUCCESS;
 }
 CUresult cuMemAlloc_v2(CUdeviceptr* p, std::size_t bytes) {
-  if (current_context != reinterpret_cast<CUcontext>(&context_token)) return kInvalidContext;
+  if (!in_device_context()) return kInvalidContext;
   if (bytes > (1ull << 36)) return kOutOfMemory;
   *p = reinterpret_cast<CUdeviceptr>(std::malloc(bytes));
   return CUDA_SUCCESS;
@@ -152,10 +153,14 @@ CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, std::size_t n) {
 }
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, std::size_t n, CUstream) { return cuMemsetD8_v2(d, v, n); }
 
-CUresult cuStreamCreate(CUstream* s, unsigned) { return *s = reinterpret_cast<CUstream>(new int), CUDA_SUCCESS; }
+CUresult cuStreamCreate(CUstream* s, unsigned) {
+  if (!in_device_context()) return kInvalidContext;
+  return *s = reinterpret_cast<CUstream>(new int), CUDA_SUCCESS; }
 CUresult cuStreamDestroy_v2(CUstream s) { return delete reinterpret_cast<int*>(s), CUDA_SUCCESS; }
 CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
-CUresult cuEventCreate(CUevent* e, unsigned) { return *e = reinterpret_cast<CUevent>(new Event), CUDA_SUCCESS; }
+CUresult cuEventCreate(CUevent* e, unsigned) {
+  if (!in_device_context()) return kInvalidContext;
+  return *e = reinterpret_cast<CUevent>(new Event), CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent e, CUstream) {
   reinterpret_cast<Event*>(e)->when = std::chrono::steady_clock::now();
   return CUDA_SUCCESS;
@@ -169,6 +174,7 @@ CUresult cuEventElapsedTime_v2(float* ms, CUevent a, CUevent b) {
 CUresult cuEventDestroy_v2(CUevent e) { return delete reinterpret_cast<Event*>(e), CUDA_SUCCESS; }
 
 CUresult cuLinkCreate_v2(unsigned n, CUjit_option* options, void** values, CUlinkState* out) {
+  if (!in_device_context()) return kInvalidContext;
   auto* link = new Link;
   int target = -1;
   for (unsigned i = 0; i < n; ++i) {
@@ -210,6 +216,7 @@ CUresult cuLinkDestroy(CUlinkState s) { return delete reinterpret_cast<Link*>(s)
 // A cubin from cuLinkComplete, or PTX text compiled whole (recorded with its
 // CU_JIT_TARGET, -1 when absent).
 CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_option* options, void** values) {
+  if (!in_device_context()) return kInvalidContext;
   const char* text = static_cast<const char*>(image);
   if (std::strstr(text, ".version") != nullptr && std::strncmp(text, kCubinMagic, std::strlen(kCubinMagic)) != 0) {
     int target = -1;
@@ -245,11 +252,13 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
 }
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream stream, void** params, void**) {
+  if (!in_device_context()) return kInvalidContext;
   if (shared > static_cast<unsigned>(reinterpret_cast<Function*>(f)->max_dynamic_shared)) return kInvalidValue;
   record_launch(f, {gx, gy, gz}, {bx, by, bz}, {0, 0, 0}, shared, stream, params);
   return CUDA_SUCCESS;
 }
 CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void**) {
+  if (!in_device_context()) return kInvalidContext;
   std::array<unsigned, 3> cluster{0, 0, 0};
   for (unsigned i = 0; i < c->numAttrs; ++i)
     if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
@@ -259,6 +268,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
   return CUDA_SUCCESS;
 }
 CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction f, const CUlaunchConfig* c) {
+  if (!in_device_context()) return kInvalidContext;
   std::array<unsigned, 3> cluster{0, 0, 0};
   for (unsigned i = 0; i < c->numAttrs; ++i)
     if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
@@ -282,6 +292,7 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, unsi
                                 const unsigned long long* dims, const unsigned long long* strides,
                                 const unsigned* box, const unsigned* element_strides, CUtensorMapInterleave interleave,
                                 CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  if (!in_device_context()) return kInvalidContext;
   if (rank < 1 || rank > 5) return kInvalidValue;
   state.tensor_map_encodes.push_back({type, rank, reinterpret_cast<std::uint64_t>(address),
                                       std::vector<std::uint64_t>(dims, dims + rank),

@@ -102,3 +102,50 @@ def test_refusals_are_warpforge_errors_with_the_nanobind_messages(rng):
     ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb)
     torch.testing.assert_close(c, ref, atol=0.01, rtol=0.01)
     assert amax.item() == pytest.approx(ref_amax, rel=1e-6)
+
+
+def test_the_benchmarks_python_operator_runs_the_python_implementation(rng):
+    # python -m warpforge.bench times it beside the C++ kernel: the same
+    # schema, through the dispatcher, the same bits.
+    torch = cpp_torch()
+    from warpforge import bench
+
+    python_op = bench.python_operator(torch, warpforge)
+    assert bench.python_operator(torch, warpforge) is python_op  # registered once
+    a, b, sfa, sfb = problem(rng, torch)
+    c, amax = python_op(a, b, sfa, sfb, c_dtype=torch.bfloat16)
+    c_cpp, amax_cpp = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, c_dtype=torch.bfloat16)
+    assert torch.equal(c, c_cpp) and torch.equal(amax, amax_cpp)
+    ref, _ = warpforge.reference.gemm_amax(a, b, sfa, sfb)
+    torch.testing.assert_close(c.float(), ref, atol=0.02, rtol=0.01)
+
+
+def test_without_the_cpp_kernel_the_python_implementation_is_registered(tmp_path):
+    # A package whose build did not see torch: _warpforge alone beside the
+    # Python sources (in a fresh interpreter, the registry being global; run
+    # elsewhere than here, whose folder `python -c` would put on the path).
+    torch_or_skip()
+    import subprocess
+    import sys
+
+    core = warpforge._warpforge.__file__
+    (tmp_path / "warpforge").mkdir()
+    (tmp_path / "warpforge" / os.path.basename(core)).symlink_to(core)
+    sources = os.path.dirname(os.path.dirname(warpforge.__file__))
+    script = (
+        "import numpy as np, torch, warpforge, warpforge.torch as wt\n"
+        "assert not wt.CPP_GEMM_AMAX\n"
+        "rng = np.random.default_rng(5)\n"
+        "x = torch.from_numpy(rng.uniform(-2, 2, (32, 64, 1)).astype(np.float32))\n"
+        "y = torch.from_numpy(rng.uniform(-2, 2, (32, 64, 1)).astype(np.float32))\n"
+        "(a, sfa), (b, sfb) = warpforge.quantize(x, 'mxfp8'), warpforge.quantize(y, 'mxfp8')\n"
+        "c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)\n"
+        "ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb)\n"
+        "torch.testing.assert_close(c, ref, atol=0.01, rtol=0.01)\n"
+        "assert abs(amax.item() - ref_amax) <= 1e-6 * ref_amax\n"
+        "print('python implementation ran')\n")
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{sources}")
+    run = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "python implementation ran" in run.stdout

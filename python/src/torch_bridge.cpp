@@ -6,6 +6,8 @@
 #include <nanobind/nanobind.h>
 
 #include <exception>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "bindings.hpp"
@@ -61,17 +63,24 @@ TensorView view(CallMappings& sim, const torch_bridge::Tensor& t) {
                     host.strides());
 }
 
-std::optional<ops::GemmAmaxTile> tile(bool given, const std::int64_t (&mn)[2]) {
+// torch's int arguments are 64-bit; the options hold int.
+int narrow(std::int64_t value, const char* name) {
+  if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+    throw OpsError(std::string(name) + " " + std::to_string(value) + " does not fit an int");
+  return static_cast<int>(value);
+}
+
+std::optional<ops::GemmAmaxTile> tile(bool given, const std::int64_t (&mn)[2], const char* name) {
   if (!given) return std::nullopt;
-  return ops::GemmAmaxTile{static_cast<int>(mn[0]), static_cast<int>(mn[1])};
+  return ops::GemmAmaxTile{narrow(mn[0], name), narrow(mn[1], name)};
 }
 
 ops::GemmAmaxOptions options_of(const GemmAmaxArgs& g) {
   return gemm_amax_options(g.c_dtype < 0 ? DType::f32 : dtype_of(g.c_dtype), g.c_major,
                            g.acc_dtype < 0 ? DType::f32 : dtype_of(g.acc_dtype),
-                           tile(g.has_mma_tiler, g.mma_tiler_mn),
-                           tile(g.has_cluster, g.cluster_shape_mn), static_cast<int>(g.sf_vec_size),
-                           g.precision, g.kernel);
+                           tile(g.has_mma_tiler, g.mma_tiler_mn, "mma_tiler_mn"),
+                           tile(g.has_cluster, g.cluster_shape_mn, "cluster_shape_mn"),
+                           narrow(g.sf_vec_size, "sf_vec_size"), g.precision, g.kernel);
 }
 
 int c_layout(const GemmAmaxArgs& g, torch_bridge::CLayout& out) {

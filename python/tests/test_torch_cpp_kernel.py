@@ -95,6 +95,8 @@ def test_refusals_are_warpforge_errors_with_the_nanobind_messages(rng):
         op(a, b, sfa, sfb, c_dtype=torch.float8_e4m3fn)
     with pytest.raises(warpforge.OpsError, match="mma_tiler_mn takes two values"):
         op(a, b, sfa, sfb, mma_tiler_mn=[128])
+    with pytest.raises(warpforge.OpsError, match="sf_vec_size 4294967328 does not fit an int"):
+        op(a, b, sfa, sfb, sf_vec_size=2**32 + 32)
     with pytest.raises(warpforge.RuntimeError, match="a: dtype ComplexFloat has no warpforge dtype"):
         op(a.float().to(torch.complex64), b, sfa, sfb)
     # A refusal caches nothing: the same description then runs.
@@ -120,32 +122,60 @@ def test_the_benchmarks_python_operator_runs_the_python_implementation(rng):
     torch.testing.assert_close(c.float(), ref, atol=0.02, rtol=0.01)
 
 
-def test_without_the_cpp_kernel_the_python_implementation_is_registered(tmp_path):
-    # A package whose build did not see torch: _warpforge alone beside the
-    # Python sources (in a fresh interpreter, the registry being global; run
-    # elsewhere than here, whose folder `python -c` would put on the path).
-    torch_or_skip()
+# A fresh interpreter (torch's operator registry is global) that imports
+# warpforge.torch after `prologue`, checks that the Python implementation is
+# registered and runs it against the reference.
+_FALLBACK_SCRIPT = """
+import numpy as np, torch, warnings
+{prologue}
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import warpforge  # which imports warpforge.torch, torch being imported
+    import warpforge.torch as wt
+assert not wt.CPP_GEMM_AMAX
+print("warned:", *(str(w.message) for w in caught))
+rng = np.random.default_rng(5)
+x = torch.from_numpy(rng.uniform(-2, 2, (32, 64, 1)).astype(np.float32))
+y = torch.from_numpy(rng.uniform(-2, 2, (32, 64, 1)).astype(np.float32))
+(a, sfa), (b, sfb) = warpforge.quantize(x, "mxfp8"), warpforge.quantize(y, "mxfp8")
+c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
+ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb)
+torch.testing.assert_close(c, ref, atol=0.01, rtol=0.01)
+assert abs(amax.item() - ref_amax) <= 1e-6 * ref_amax
+print("python implementation ran")
+"""
+
+
+def run_fallback(pythonpath, cwd, prologue=""):
     import subprocess
     import sys
 
+    env = dict(os.environ, PYTHONPATH=pythonpath)
+    # cwd: elsewhere than the build folder, which `python -c` would put on the path.
+    run = subprocess.run([sys.executable, "-c", _FALLBACK_SCRIPT.format(prologue=prologue)], env=env, cwd=cwd,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "python implementation ran" in run.stdout
+    return run.stdout
+
+
+def test_without_the_cpp_kernel_the_python_implementation_is_registered(tmp_path):
+    # A package whose build did not see torch: _warpforge alone beside the
+    # Python sources.
+    torch_or_skip()
     core = warpforge._warpforge.__file__
     (tmp_path / "warpforge").mkdir()
     (tmp_path / "warpforge" / os.path.basename(core)).symlink_to(core)
     sources = os.path.dirname(os.path.dirname(warpforge.__file__))
-    script = (
-        "import numpy as np, torch, warpforge, warpforge.torch as wt\n"
-        "assert not wt.CPP_GEMM_AMAX\n"
-        "rng = np.random.default_rng(5)\n"
-        "x = torch.from_numpy(rng.uniform(-2, 2, (32, 64, 1)).astype(np.float32))\n"
-        "y = torch.from_numpy(rng.uniform(-2, 2, (32, 64, 1)).astype(np.float32))\n"
-        "(a, sfa), (b, sfb) = warpforge.quantize(x, 'mxfp8'), warpforge.quantize(y, 'mxfp8')\n"
-        "c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)\n"
-        "ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb)\n"
-        "torch.testing.assert_close(c, ref, atol=0.01, rtol=0.01)\n"
-        "assert abs(amax.item() - ref_amax) <= 1e-6 * ref_amax\n"
-        "print('python implementation ran')\n")
-    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{sources}")
-    run = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stderr
-    assert "python implementation ran" in run.stdout
+    out = run_fallback(f"{tmp_path}{os.pathsep}{sources}", tmp_path)
+    assert out.startswith("warned:\n")  # nothing to warn of: no kernel was built
+
+
+def test_a_kernel_built_against_another_torch_is_refused_saying_so(tmp_path):
+    cpp_torch()
+    import warpforge.torch as wtorch
+
+    pythonpath = os.pathsep.join(os.path.dirname(p) for p in warpforge.__path__)
+    del wtorch
+    out = run_fallback(pythonpath, tmp_path, prologue='torch.__version__ = "0.0.1"')
+    assert "was built against torch" in out and "this is torch 0.0.1: rebuild the package" in out

@@ -9,7 +9,7 @@ torch is installed). CUDA tensors run on the GPU, on torch's current stream;
 CPU tensors run on the simulator. gemm_amax runs a C++ kernel
 (warpforge._warpforge_torch, built where torch was installed when the package
 was built: CPP_GEMM_AMAX says whether it is there); without it, the Python
-implementation below, at about twice the host time per call.
+implementation below, at more host time per call (docs/PERFORMANCE.md).
 
     c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, c_dtype=torch.bfloat16)
 """

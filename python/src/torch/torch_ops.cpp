@@ -273,6 +273,24 @@ PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_warpforge_torch",
 
 PyMODINIT_FUNC PyInit__warpforge_torch() {
   namespace wp = warpforge::python;
+  // torch's C++ ABI changes between releases: only the torch built against.
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (!torch) return nullptr;
+  PyObject* version = PyObject_GetAttrString(torch, "__version__");
+  Py_DECREF(torch);
+  if (!version) return nullptr;
+  const char* running = PyUnicode_AsUTF8(version);
+  const bool same = running && std::strcmp(running, WARPFORGE_TORCH_VERSION) == 0;
+  if (!same) {
+    if (running)
+      PyErr_Format(PyExc_ImportError,
+                   "warpforge._warpforge_torch was built against torch %s, this is torch %s: "
+                   "rebuild the package",
+                   WARPFORGE_TORCH_VERSION, running);
+    Py_DECREF(version);
+    return nullptr;
+  }
+  Py_DECREF(version);
   PyObject* core = PyImport_ImportModule("warpforge._warpforge");
   if (!core) return nullptr;
   PyObject* capsule = PyObject_GetAttrString(core, "_torch_bridge");

@@ -4,6 +4,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include <exception>
+
 namespace warpforge::python {
 
 void bind_errors(nanobind::module_& m);
@@ -12,5 +14,12 @@ void bind_ops(nanobind::module_& m);
 void bind_dsl(nanobind::module_& m);
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);
+// The capsule the torch extension reaches this module through (torch_bridge.hpp).
+void bind_torch_bridge(nanobind::module_& m);
+
+// Sets the Python error for a C++ exception as the module's translator does
+// (a warpforge::Error as its warpforge.* class; others as RuntimeError).
+// Needs the GIL.
+void set_python_error(const std::exception_ptr& p);
 
 }  // namespace warpforge::python

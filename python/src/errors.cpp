@@ -82,6 +82,16 @@ void translate(const std::exception_ptr& p, void*) {
 
 }  // namespace
 
+void set_python_error(const std::exception_ptr& p) {
+  try {
+    translate(p, nullptr);
+  } catch (const std::exception& e) {  // not a warpforge::Error
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "warpforge: an unknown C++ exception");
+  }
+}
+
 void bind_errors(nb::module_& m) {
   nb::handle builtin_runtime_error(PyExc_RuntimeError);
   Classes& c = classes;

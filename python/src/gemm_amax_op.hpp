@@ -4,8 +4,11 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "warpforge/ops/gemm_amax.hpp"
@@ -27,16 +30,33 @@ class GemmAmaxOp {
   const Views& samples() const { return samples_; }
   // With zero_amax, amax is set to +0.0 on the stream first (one memset).
   void run(const Views& views, runtime::Stream* stream, bool zero_amax);
+  // run() on other data of the samples' description: six data addresses
+  // (the torch operators' path, which passes data pointers only).
+  void run_at(const std::array<std::uint64_t, 6>& addresses, runtime::Stream* stream,
+              bool zero_amax);
 
  private:
   Views samples_;  // descriptions only: the samples' memory is not kept
   ops::GemmAmax op_;
 };
 
-// Sets options.precision ("exact", "fast") and options.kernel ("auto",
-// "skinny", "sm90a", "sm80") from their names; OpsError for others.
-void set_gemm_amax_choices(ops::GemmAmaxOptions& options, const std::string& precision,
-                           const std::string& kernel);
+// The options from the values the package's callers pass (the cuDNN
+// frontend's names): c_major "m" or "n", precision "exact" or "fast", kernel
+// "auto", "skinny", ...; OpsError naming the value for others.
+ops::GemmAmaxOptions gemm_amax_options(runtime::DType c_dtype, std::string_view c_major,
+                                       runtime::DType acc_dtype,
+                                       std::optional<ops::GemmAmaxTile> mma_tile,
+                                       std::optional<ops::GemmAmaxTile> cluster, int sf_vec_size,
+                                       std::string_view precision, std::string_view kernel);
+ops::CMajor c_major_named(std::string_view c_major);
+
+// gemm_amax's C as the cuDNN frontend allocates it: (rows, cols, batches), or
+// (rows, ceil(cols / 2), batches) bytes for FP4; strides in elements.
+struct CLayout {
+  std::array<std::int64_t, 3> shape, strides;
+};
+CLayout gemm_amax_c_layout(std::int64_t rows, std::int64_t cols, std::int64_t batches,
+                           ops::CMajor c_major, runtime::DType c_dtype);
 
 // The compiled op for this description, made once and kept.
 std::shared_ptr<GemmAmaxOp> cached_gemm_amax_op(const GemmAmaxOp::Views& views,

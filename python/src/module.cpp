@@ -8,12 +8,14 @@ NB_MODULE(_warpforge, m) {
   warpforge::python::bind_runtime(m);
   warpforge::python::bind_ops(m);
   warpforge::python::bind_dsl(m);
+  warpforge::python::bind_torch_bridge(m);
   // torch's operator registry keeps the Python functions registered with it
   // (and through them our ops and kernels) until after the interpreter has
   // shut down, so nanobind's count of live instances at exit is never zero
   // once warpforge.torch has registered operators: it turns its report off.
-  m.def("keep_instances_past_exit", [] { nanobind::set_leak_warnings(false); },
-        "Silences nanobind's report of instances alive at exit (warpforge.torch calls it).");
+  m.def(
+      "keep_instances_past_exit", [] { nanobind::set_leak_warnings(false); },
+      "Silences nanobind's report of instances alive at exit (warpforge.torch calls it).");
 #ifdef WARPFORGE_JAX_FFI
   warpforge::python::bind_jax(m);
 #endif

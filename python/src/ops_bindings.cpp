@@ -46,31 +46,18 @@ std::optional<ops::GemmAmaxTile> tile_option(const Pair& p) {
 
 // Options as the cuDNN frontend's gemm_amax_wrapper_sm100 names them; c_dtype
 // and c_major default to what the sample C holds (u8 bytes are packed FP4).
-ops::GemmAmaxOptions gemm_amax_options(const Tensor& c, std::optional<std::string> c_major,
-                                       std::optional<std::string> c_dtype,
-                                       const std::string& acc_dtype, const Pair& mma_tiler_mn,
-                                       const Pair& cluster_shape_mn, int sf_vec_size,
-                                       const std::string& precision, const std::string& kernel) {
-  ops::GemmAmaxOptions o;
-  set_gemm_amax_choices(o, precision, kernel);
-  o.c_dtype = c_dtype ? dtype_option("c_dtype", *c_dtype)
-                      : (c.dtype() == DType::u8 ? DType::e2m1 : c.dtype());
+ops::GemmAmaxOptions options_from_sample(const Tensor& c, std::optional<std::string> c_major,
+                                         std::optional<std::string> c_dtype,
+                                         const std::string& acc_dtype, const Pair& mma_tiler_mn,
+                                         const Pair& cluster_shape_mn, int sf_vec_size,
+                                         const std::string& precision, const std::string& kernel) {
+  const DType c_type = c_dtype ? dtype_option("c_dtype", *c_dtype)
+                               : (c.dtype() == DType::u8 ? DType::e2m1 : c.dtype());
   const std::string major =
       c_major.value_or(c.rank() == 3 && c.strides()[0] == 1 && c.shape()[0] > 1 ? "m" : "n");
-  if (major != "m" && major != "n")
-    throw OpsError("c_major must be 'm' or 'n', got '" + major + "'");
-  o.c_major = major == "m" ? ops::CMajor::m : ops::CMajor::n;
-  o.acc_dtype = dtype_option("acc_dtype", acc_dtype);
-  o.sf_vec_size = sf_vec_size;
-  o.mma_tile = tile_option(mma_tiler_mn);
-  o.cluster = tile_option(cluster_shape_mn);
-  return o;
-}
-
-// A view of `sample`'s description at another address: the fast path of a
-// cached op, whose caller passes data pointers only.
-TensorView at_address(const TensorView& sample, std::uint64_t address) {
-  return TensorView(sample.device(), address, sample.dtype(), sample.shape(), sample.strides());
+  return gemm_amax_options(c_type, major, dtype_option("acc_dtype", acc_dtype),
+                           tile_option(mma_tiler_mn), tile_option(cluster_shape_mn), sf_vec_size,
+                           precision, kernel);
 }
 
 class GemmOp {
@@ -152,6 +139,16 @@ ops::BlockScaledOperand operand(const HostBytes& data, const std::string& dtype,
 GemmAmaxOp::GemmAmaxOp(const Views& v, const ops::GemmAmaxOptions& options)
     : samples_(v), op_(v[0], v[1], v[2], v[3], v[4], v[5], options) {}
 
+void GemmAmaxOp::run_at(const std::array<std::uint64_t, 6>& at, runtime::Stream* stream,
+                        bool zero_amax) {
+  const Views& d = samples_;
+  // A view of a sample's description at another address.
+  auto view = [&](std::size_t i) {
+    return TensorView(d[i].device(), at[i], d[i].dtype(), d[i].shape(), d[i].strides());
+  };
+  run({view(0), view(1), view(2), view(3), view(4), view(5)}, stream, zero_amax);
+}
+
 void GemmAmaxOp::run(const Views& v, runtime::Stream* stream, bool zero_amax) {
   if (zero_amax)
     v[5].device().backend().fill(v[5].address(), 0, sizeof(float),
@@ -159,14 +156,44 @@ void GemmAmaxOp::run(const Views& v, runtime::Stream* stream, bool zero_amax) {
   op_.execute(v[0], v[1], v[2], v[3], v[4], v[5], stream);
 }
 
-void set_gemm_amax_choices(ops::GemmAmaxOptions& o, const std::string& precision,
-                           const std::string& kernel) {
+ops::CMajor c_major_named(std::string_view c_major) {
+  if (c_major != "m" && c_major != "n")
+    throw OpsError("c_major must be 'm' or 'n', got '" + std::string(c_major) + "'");
+  return c_major == "m" ? ops::CMajor::m : ops::CMajor::n;
+}
+
+ops::GemmAmaxOptions gemm_amax_options(DType c_dtype, std::string_view c_major, DType acc_dtype,
+                                       std::optional<ops::GemmAmaxTile> mma_tile,
+                                       std::optional<ops::GemmAmaxTile> cluster, int sf_vec_size,
+                                       std::string_view precision, std::string_view kernel) {
+  ops::GemmAmaxOptions o;
   const auto p = ops::parse_gemm_amax_precision(precision);
-  if (!p) throw OpsError("precision '" + precision + "': accepted exact (the default) and fast");
+  if (!p)
+    throw OpsError("precision '" + std::string(precision) +
+                   "': accepted exact (the default) and fast");
   o.precision = *p;
   const auto k = ops::parse_gemm_amax_kernel(kernel);
-  if (!k) throw OpsError("kernel '" + kernel + "': accepted auto, skinny, prepass, sm90a, sm80, sm100a");
+  if (!k)
+    throw OpsError("kernel '" + std::string(kernel) +
+                   "': accepted auto, skinny, prepass, sm90a, sm80, sm100a");
   o.kernel = *k;
+  o.c_dtype = c_dtype;
+  o.c_major = c_major_named(c_major);
+  o.acc_dtype = acc_dtype;
+  o.sf_vec_size = sf_vec_size;
+  o.mma_tile = mma_tile;
+  o.cluster = cluster;
+  return o;
+}
+
+CLayout gemm_amax_c_layout(std::int64_t rows, std::int64_t cols, std::int64_t batches,
+                           ops::CMajor c_major, DType c_dtype) {
+  // FP4 C is packed bytes, two columns to a byte (gemm_amax.hpp).
+  const std::int64_t n = (c_dtype == DType::u8 || c_dtype == DType::e2m1) ? (cols + 1) / 2 : cols;
+  CLayout layout{.shape = {rows, n, batches}};
+  layout.strides = c_major == ops::CMajor::n ? std::array<std::int64_t, 3>{n, 1, rows * n}
+                                             : std::array<std::int64_t, 3>{1, rows, rows * n};
+  return layout;
 }
 
 std::shared_ptr<GemmAmaxOp> cached_gemm_amax_op(const GemmAmaxOp::Views& v,
@@ -194,8 +221,8 @@ void bind_ops(nb::module_& m) {
              int sf_vec_size, const std::string& precision, const std::string& kernel) {
             new (self)
                 GemmAmaxOp(views_of(a, b, sfa, sfb, c, amax),
-                           gemm_amax_options(c, c_major, c_dtype, acc_dtype, mma_tiler_mn,
-                                             cluster_shape_mn, sf_vec_size, precision, kernel));
+                           options_from_sample(c, c_major, c_dtype, acc_dtype, mma_tiler_mn,
+                                               cluster_shape_mn, sf_vec_size, precision, kernel));
           },
           nb::arg("a"), nb::arg("b"), nb::arg("sfa"), nb::arg("sfb"), nb::arg("c"), nb::arg("amax"),
           nb::arg("c_major") = nb::none(), nb::arg("c_dtype") = nb::none(),
@@ -221,12 +248,9 @@ void bind_ops(nb::module_& m) {
           "execute_addresses",
           [](GemmAmaxOp& op, const std::array<std::uint64_t, 6>& at,
              std::optional<std::uintptr_t> stream, bool zero_amax) {
-            const GemmAmaxOp::Views& d = op.samples();
-            auto s = caller_stream(d[0].device(), stream);
+            auto s = caller_stream(op.samples()[0].device(), stream);
             nb::gil_scoped_release release;
-            op.run({at_address(d[0], at[0]), at_address(d[1], at[1]), at_address(d[2], at[2]),
-                    at_address(d[3], at[3]), at_address(d[4], at[4]), at_address(d[5], at[5])},
-                   pointer(s), zero_amax);
+            op.run_at(at, pointer(s), zero_amax);
           },
           nb::arg("addresses"), nb::arg("stream") = nb::none(), nb::arg("zero_amax") = false,
           "execute() on other data of the construction's description: six data addresses "
@@ -240,8 +264,8 @@ void bind_ops(nb::module_& m) {
          const std::string& precision, const std::string& kernel) {
         return cached_gemm_amax_op(
             views_of(a, b, sfa, sfb, c, amax),
-            gemm_amax_options(c, c_major, c_dtype, acc_dtype, mma_tiler_mn, cluster_shape_mn,
-                              sf_vec_size, precision, kernel));
+            options_from_sample(c, c_major, c_dtype, acc_dtype, mma_tiler_mn, cluster_shape_mn,
+                                sf_vec_size, precision, kernel));
       },
       nb::arg("a"), nb::arg("b"), nb::arg("sfa"), nb::arg("sfb"), nb::arg("c"), nb::arg("amax"),
       nb::arg("c_major") = nb::none(), nb::arg("c_dtype") = nb::none(),
@@ -254,16 +278,9 @@ void bind_ops(nb::module_& m) {
       "gemm_amax_c_layout",
       [](std::int64_t rows, std::int64_t cols, std::int64_t batches, const std::string& c_major,
          const std::string& c_dtype) {
-        if (c_major != "m" && c_major != "n")
-          throw OpsError("c_major must be 'm' or 'n', got '" + c_major + "'");
-        const DType t = dtype_option("c_dtype", c_dtype);
-        // FP4 C is packed bytes, two columns to a byte (gemm_amax.hpp).
-        const std::int64_t n = (t == DType::u8 || t == DType::e2m1) ? (cols + 1) / 2 : cols;
-        const std::vector<std::int64_t> shape{rows, n, batches};
-        const std::vector<std::int64_t> strides =
-            c_major == "n" ? std::vector<std::int64_t>{n, 1, rows * n}
-                           : std::vector<std::int64_t>{1, rows, rows * n};
-        return std::make_pair(shape, strides);
+        const CLayout layout = gemm_amax_c_layout(rows, cols, batches, c_major_named(c_major),
+                                                  dtype_option("c_dtype", c_dtype));
+        return std::make_pair(layout.shape, layout.strides);
       },
       nb::arg("m"), nb::arg("n"), nb::arg("l"), nb::arg("c_major"), nb::arg("c_dtype"),
       "The (shape, strides) in elements of gemm_amax's C, as the cuDNN frontend allocates it.");

@@ -6,10 +6,16 @@ graphs, can be captured in CUDA graphs and pass torch.library.opcheck.
 
 Importing warpforge.torch registers them (`import warpforge` does so when
 torch is installed). CUDA tensors run on the GPU, on torch's current stream;
-CPU tensors run on the simulator.
+CPU tensors run on the simulator. gemm_amax runs a C++ kernel
+(warpforge._warpforge_torch, built where torch was installed when the package
+was built: CPP_GEMM_AMAX says whether it is there); without it, the Python
+implementation below, at more host time per call (docs/PERFORMANCE.md).
 
     c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, c_dtype=torch.bfloat16)
 """
+
+import importlib
+import warnings
 
 import torch
 
@@ -24,10 +30,11 @@ _warpforge.keep_instances_past_exit()
 # The kernel choice is `kernel_name` here (`kernel=` in warpforge.gemm_amax):
 # Inductor passes an operator's arguments as keywords beside its own
 # `kernel`, so an argument of that name breaks torch.compile.
-_LIBRARY.define(
+GEMM_AMAX_SCHEMA = (
     "gemm_amax(Tensor a, Tensor b, Tensor sfa, Tensor sfb, str c_major='n', ScalarType? c_dtype=None, "
     "ScalarType? acc_dtype=None, int[]? mma_tiler_mn=None, int[]? cluster_shape_mn=None, int sf_vec_size=32, "
     "str precision='exact', str kernel_name='auto') -> (Tensor, Tensor)")
+_LIBRARY.define(GEMM_AMAX_SCHEMA)
 _LIBRARY.define("gemm(Tensor a, Tensor b, Tensor? c=None, float alpha=1., float beta=0., "
                 "ScalarType? out_dtype=None) -> Tensor")
 _LIBRARY.define("convert_amax(Tensor summed, ScalarType c_dtype) -> (Tensor, Tensor)")
@@ -164,13 +171,32 @@ def _convert_amax_fake(summed, c_dtype):
             summed.new_empty((1, 1, 1), dtype=torch.float32))
 
 
-for _key in ("CUDA", "CPU"):
-    _LIBRARY.impl("gemm_amax", _gemm_amax, _key)
-    _LIBRARY.impl("gemm", _gemm, _key)
-    _LIBRARY.impl("convert_amax", _convert_amax, _key)
 torch.library.register_fake("warpforge::gemm_amax", _gemm_amax_fake, lib=_LIBRARY)
 torch.library.register_fake("warpforge::gemm", _gemm_fake, lib=_LIBRARY)
 torch.library.register_fake("warpforge::convert_amax", _convert_amax_fake, lib=_LIBRARY)
+
+
+def _import_cpp_kernels():
+    """Whether warpforge._warpforge_torch registered gemm_amax's C++ kernels
+    (CUDA and CPU): absent where torch was not there at build time; refused
+    (saying why) where it was built against another torch."""
+    try:
+        importlib.import_module("._warpforge_torch", __package__)
+    except ModuleNotFoundError:
+        return False
+    except ImportError as e:
+        warnings.warn(f"warpforge: torch.ops.warpforge.gemm_amax runs its Python implementation: {e}",
+                      stacklevel=3)
+        return False
+    return True
+
+
+CPP_GEMM_AMAX = _import_cpp_kernels()
+for _key in ("CUDA", "CPU"):
+    if not CPP_GEMM_AMAX:
+        _LIBRARY.impl("gemm_amax", _gemm_amax, _key)
+    _LIBRARY.impl("gemm", _gemm, _key)
+    _LIBRARY.impl("convert_amax", _convert_amax, _key)
 
 gemm_amax = torch.ops.warpforge.gemm_amax
 gemm = torch.ops.warpforge.gemm

@@ -63,19 +63,12 @@ DType dtype_of(ffi::DataType t, const char* role) {
 // buffer is mapped into the simulated address space until the call returns.
 class CallBuffers {
  public:
-  explicit CallBuffers(Device device) : device_(std::move(device)) {}
-  CallBuffers(const CallBuffers&) = delete;
-  CallBuffers& operator=(const CallBuffers&) = delete;
-  ~CallBuffers() {
-    for (DevicePtr p : mapped_) device_.backend().unmap_host(p);
-  }
+  explicit CallBuffers(Device device) : mappings_(std::move(device)) {}
 
   TensorView view(void* data, std::size_t bytes, DType dtype, std::vector<std::int64_t> shape,
                   std::vector<std::int64_t> strides = {}) {
-    DevicePtr address = reinterpret_cast<DevicePtr>(data);
-    if (device_.is_simulator())
-      mapped_.push_back(address = device_.backend().map_host(data, bytes));
-    return TensorView(device_, address, dtype, std::move(shape), std::move(strides));
+    const DevicePtr address = mappings_.map(reinterpret_cast<DevicePtr>(data), bytes);
+    return TensorView(mappings_.device(), address, dtype, std::move(shape), std::move(strides));
   }
   template <class Buffer>
   TensorView flat(const Buffer& b, const char* role) {
@@ -110,8 +103,7 @@ class CallBuffers {
   }
 
  private:
-  Device device_;
-  std::vector<DevicePtr> mapped_;
+  CallMappings mappings_;
 };
 
 std::optional<ops::GemmAmaxTile> tile(std::int32_t m, std::int32_t n) {
@@ -147,13 +139,9 @@ ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer&
         buffers.flat(sfb, "sfb"),
         m_major ? buffers.m_major(*c, "c") : buffers.rows_cols_batch(*c, "c"),
         buffers.flat(*amax, "amax")};
-    ops::GemmAmaxOptions options;
-    options.c_dtype = views[4].dtype() == DType::u8 ? DType::e2m1 : views[4].dtype();
-    options.c_major = m_major ? ops::CMajor::m : ops::CMajor::n;
-    options.sf_vec_size = sf_vec_size;
-    options.mma_tile = tile(mma_m, mma_n);
-    options.cluster = tile(cluster_m, cluster_n);
-    set_gemm_amax_choices(options, std::string(precision), std::string(kernel));
+    const ops::GemmAmaxOptions options = gemm_amax_options(
+        views[4].dtype() == DType::u8 ? DType::e2m1 : views[4].dtype(), c_major, DType::f32,
+        tile(mma_m, mma_n), tile(cluster_m, cluster_n), sf_vec_size, precision, kernel);
     cached_gemm_amax_op(views, options)->run(views, stream, true);
     return ffi::Error::Success();
   } catch (const Error& e) {

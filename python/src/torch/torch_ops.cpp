@@ -1,0 +1,318 @@
+// warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax
+// for the CUDA and CPU dispatch keys (the schema and the fake kernel are
+// defined once, in python/warpforge/torch.py, which imports this module).
+// A Python implementation costs the dispatcher's call into Python and two
+// torch.empty calls from Python before any launch (docs/PERFORMANCE.md, "Python
+// host overhead"); here a call is a look-up by a byte key, two at::empty and
+// one launch through warpforge._warpforge's table (torch_bridge.hpp), which
+// holds the compiled ops, the devices and the simulator.
+//
+// Built against the installed torch (python/CMakeLists.txt); it links torch,
+// not the warpforge library, and includes no CUDA header: torch's current
+// stream comes through c10's device-generic stream interface.
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
+#include <Python.h>
+#include <c10/core/Stream.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/library.h>
+
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+
+#include "../torch_bridge.hpp"
+#include "warpforge/runtime/dtype.hpp"
+
+namespace warpforge::python {
+namespace {
+
+namespace bridge = torch_bridge;
+using runtime::DType;
+
+const bridge::Api* api = nullptr;  // set by the module's init, before any kernel is registered
+
+// The Python error the bridge has set, raised as itself by torch's
+// translator (python_error, torch/csrc/Exceptions.h), so that a refusal arrives as the same
+// warpforge exception the nanobind path raises.
+[[noreturn]] void raise_set_error() {
+  ::python_error error;
+  error.persist();
+  throw error;
+}
+
+void check(int status) {
+  if (status != 0) raise_set_error();
+}
+
+// The warpforge dtype of a torch dtype, as warpforge._frameworks names them
+// (FP4 travels packed two to a byte: float4_e2m1fn_x2 or uint8).
+std::optional<DType> dtype_of(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat:
+      return DType::f32;
+    case at::kHalf:
+      return DType::f16;
+    case at::kBFloat16:
+      return DType::bf16;
+    case at::kDouble:
+      return DType::f64;
+    case at::kFloat8_e4m3fn:
+      return DType::e4m3;
+    case at::kFloat8_e5m2:
+      return DType::e5m2;
+    case at::kFloat8_e8m0fnu:
+      return DType::e8m0;
+    case at::kFloat4_e2m1fn_x2:
+    case at::kByte:
+      return DType::u8;
+    case at::kChar:
+      return DType::i8;
+    case at::kShort:
+      return DType::i16;
+    case at::kInt:
+      return DType::i32;
+    case at::kUInt32:
+      return DType::u32;
+    case at::kLong:
+      return DType::i64;
+    case at::kUInt64:
+      return DType::u64;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::int32_t dtype_value(at::ScalarType t, const char* role) {
+  const std::optional<DType> d = dtype_of(t);
+  if (!d)
+    check(api->refuse("RuntimeError",
+                      (std::string(role) + ": dtype " + std::string(c10::toString(t)) +
+                       " has no warpforge dtype; accepted: float32, float16, bfloat16, float64, "
+                       "float8_e4m3fn, float8_e5m2, float8_e8m0fnu, float4_e2m1fn_x2, uint8, "
+                       "int8, int16, int32, uint32, int64, uint64")
+                          .c_str()));
+  return static_cast<std::int32_t>(*d);
+}
+
+// The cache key: the bytes of everything that fixes the compiled op (each
+// input's device, dtype, sizes, strides and base alignment up to 256 bytes,
+// as op_cache.hpp's key_of counts it; then the options). A few hundred
+// bytes, appended without formatting.
+class Key {
+ public:
+  Key() { bytes_.reserve(512); }
+  void add(std::int64_t v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void add(std::string_view s) {
+    add(static_cast<std::int64_t>(s.size()));
+    bytes_.append(s);
+  }
+  void add(const at::Tensor& t, std::int32_t dtype) {
+    add(t.is_cuda() ? t.get_device() : -1);
+    add(dtype);
+    add(t.dim());
+    for (std::int64_t s : t.sizes()) add(s);
+    for (std::int64_t s : t.strides()) add(s);
+    const auto address = reinterpret_cast<std::uintptr_t>(t.data_ptr());
+    add(static_cast<std::int64_t>(
+        address == 0 ? 256 : std::min<std::uintptr_t>(address & (~address + 1), 256)));
+  }
+  void add(at::OptionalIntArrayRef values) {
+    add(values ? static_cast<std::int64_t>(values->size()) : -1);
+    if (values)
+      for (std::int64_t v : *values) add(v);
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+bridge::Tensor describe(const at::Tensor& t, std::int32_t dtype, const char* role) {
+  bridge::Tensor d;
+  if (t.dim() > bridge::Tensor::kMaxRank)
+    check(api->refuse("RuntimeError", (std::string(role) + " has " + std::to_string(t.dim()) +
+                                       " dimensions; warpforge takes at most 8")
+                                          .c_str()));
+  d.address = reinterpret_cast<std::uintptr_t>(t.data_ptr());
+  d.dtype = dtype;
+  d.rank = static_cast<std::int32_t>(t.dim());
+  d.device = t.is_cuda() ? t.get_device() : -1;
+  for (std::int64_t i = 0; i < t.dim(); ++i) {
+    d.shape[i] = t.size(i);
+    d.strides[i] = t.stride(i);
+  }
+  return d;
+}
+
+void set_pair(at::OptionalIntArrayRef values, const char* name, bool& given,
+              std::int64_t (&out)[2]) {
+  given = values.has_value();
+  if (!given) return;
+  if (values->size() != 2)
+    check(api->refuse("OpsError", (std::string(name) + " takes two values (M, N), got " +
+                                   std::to_string(values->size()))
+                                      .c_str()));
+  out[0] = (*values)[0];
+  out[1] = (*values)[1];
+}
+
+// What a cached description allocates and runs.
+struct Entry {
+  void* op;
+  std::int64_t shape[3], strides[3];
+};
+
+std::mutex cache_mutex;
+auto* cache = new std::unordered_map<std::string, Entry>();  // kept past interpreter exit
+
+at::Tensor empty_c(const at::Tensor& a, const Entry& e, at::ScalarType c_type) {
+  return at::empty_strided({e.shape, 3}, {e.strides, 3}, a.options().dtype(c_type));
+}
+
+std::tuple<at::Tensor, at::Tensor> gemm_amax(
+    const at::Tensor& a, const at::Tensor& b, const at::Tensor& sfa, const at::Tensor& sfb,
+    c10::string_view c_major, std::optional<at::ScalarType> c_dtype,
+    std::optional<at::ScalarType> acc_dtype, at::OptionalIntArrayRef mma_tiler_mn,
+    at::OptionalIntArrayRef cluster_shape_mn, std::int64_t sf_vec_size, c10::string_view precision,
+    c10::string_view kernel_name) {
+  const at::ScalarType c_type = c_dtype.value_or(at::kFloat);
+  const std::int32_t types[4] = {
+      dtype_value(a.scalar_type(), "a"), dtype_value(b.scalar_type(), "b"),
+      dtype_value(sfa.scalar_type(), "sfa"), dtype_value(sfb.scalar_type(), "sfb")};
+  const std::int32_t c_value = dtype_value(c_type, "c_dtype");
+  const std::int32_t acc_value = acc_dtype ? dtype_value(*acc_dtype, "acc_dtype") : -1;
+  Key key;
+  key.add(a, types[0]);
+  key.add(b, types[1]);
+  key.add(sfa, types[2]);
+  key.add(sfb, types[3]);
+  key.add(c_major);
+  key.add(c_value);
+  key.add(acc_value);
+  key.add(mma_tiler_mn);
+  key.add(cluster_shape_mn);
+  key.add(sf_vec_size);
+  key.add(precision);
+  key.add(kernel_name);
+
+  std::optional<Entry> entry;
+  {
+    std::lock_guard lock(cache_mutex);
+    if (auto it = cache->find(key.bytes()); it != cache->end()) entry = it->second;
+  }
+  at::Tensor amax = at::empty({1, 1, 1}, a.options().dtype(at::kFloat));
+  at::Tensor c;
+  if (!entry) {  // the first call of this description: C's layout, then the op
+    bridge::GemmAmaxArgs args{.a = describe(a, types[0], "a"),
+                              .b = describe(b, types[1], "b"),
+                              .sfa = describe(sfa, types[2], "sfa"),
+                              .sfb = describe(sfb, types[3], "sfb"),
+                              .c_major = c_major,
+                              .c_dtype = c_value,
+                              .acc_dtype = acc_value,
+                              .sf_vec_size = sf_vec_size,
+                              .precision = precision,
+                              .kernel = kernel_name};
+    set_pair(mma_tiler_mn, "mma_tiler_mn", args.has_mma_tiler, args.mma_tiler_mn);
+    set_pair(cluster_shape_mn, "cluster_shape_mn", args.has_cluster, args.cluster_shape_mn);
+    bridge::CLayout layout;
+    check(api->gemm_amax_c_layout(args, layout));
+    Entry made{};
+    std::memcpy(made.shape, layout.shape, sizeof made.shape);
+    std::memcpy(made.strides, layout.strides, sizeof made.strides);
+    c = empty_c(a, made, c_type);
+    check(api->gemm_amax_op(args, describe(c, c_value, "c"),
+                            describe(amax, static_cast<std::int32_t>(DType::f32), "amax"),
+                            &made.op));
+    std::lock_guard lock(cache_mutex);
+    entry = cache->emplace(key.bytes(), made).first->second;
+  } else {
+    c = empty_c(a, *entry, c_type);
+  }
+  const std::uint64_t addresses[6] = {reinterpret_cast<std::uintptr_t>(a.data_ptr()),
+                                      reinterpret_cast<std::uintptr_t>(b.data_ptr()),
+                                      reinterpret_cast<std::uintptr_t>(sfa.data_ptr()),
+                                      reinterpret_cast<std::uintptr_t>(sfb.data_ptr()),
+                                      reinterpret_cast<std::uintptr_t>(c.data_ptr()),
+                                      reinterpret_cast<std::uintptr_t>(amax.data_ptr())};
+  std::uintptr_t stream = 0;
+  if (a.is_cuda()) {  // torch's current stream on A's device (at::cuda::getCurrentCUDAStream)
+    const c10::Device device = a.device();
+    stream = reinterpret_cast<std::uintptr_t>(
+        c10::impl::getDeviceGuardImpl(device.type())->getStream(device).native_handle());
+  }
+  check(api->gemm_amax_run(entry->op, addresses, stream));
+  return {std::move(c), std::move(amax)};
+}
+
+// Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
+// objects, which would register at load time, before a failed import could
+// refuse): a failed import leaves the Python kernels in place.
+void register_kernels() {
+  for (c10::DispatchKey k : {c10::DispatchKey::CUDA, c10::DispatchKey::CPU}) {
+    auto* library = new torch::Library(torch::Library::IMPL, "warpforge", k, __FILE__,
+                                       __LINE__);  // kept: torch drops kernels with their library
+    library->impl("gemm_amax", TORCH_FN(gemm_amax));
+  }
+}
+
+PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_warpforge_torch",
+                          "The C++ kernels of torch.ops.warpforge.gemm_amax (warpforge.torch "
+                          "imports this module).",
+                          -1};
+
+}  // namespace
+}  // namespace warpforge::python
+
+PyMODINIT_FUNC PyInit__warpforge_torch() {
+  namespace wp = warpforge::python;
+  // torch's C++ ABI changes between releases: only the torch built against.
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (!torch) return nullptr;
+  PyObject* version = PyObject_GetAttrString(torch, "__version__");
+  Py_DECREF(torch);
+  if (!version) return nullptr;
+  const char* running = PyUnicode_AsUTF8(version);
+  const bool same = running && std::strcmp(running, WARPFORGE_TORCH_VERSION) == 0;
+  if (!same) {
+    if (running)
+      PyErr_Format(PyExc_ImportError,
+                   "warpforge._warpforge_torch was built against torch %s, this is torch %s: "
+                   "rebuild the package",
+                   WARPFORGE_TORCH_VERSION, running);
+    Py_DECREF(version);
+    return nullptr;
+  }
+  Py_DECREF(version);
+  PyObject* core = PyImport_ImportModule("warpforge._warpforge");
+  if (!core) return nullptr;
+  PyObject* capsule = PyObject_GetAttrString(core, "_torch_bridge");
+  Py_DECREF(core);
+  if (!capsule) return nullptr;
+  const auto* table =
+      static_cast<const wp::bridge::Api*>(PyCapsule_GetPointer(capsule, wp::bridge::kCapsuleName));
+  Py_DECREF(capsule);
+  if (!table) return nullptr;
+  if (table->version != wp::bridge::kVersion) {
+    PyErr_Format(PyExc_ImportError,
+                 "warpforge._warpforge_torch speaks bridge version %d, warpforge._warpforge %d: "
+                 "rebuild the package",
+                 wp::bridge::kVersion, table->version);
+    return nullptr;
+  }
+  wp::api = table;
+  try {
+    wp::register_kernels();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_ImportError, e.what());
+    return nullptr;
+  }
+  return PyModule_Create(&wp::module_def);
+}

@@ -1,0 +1,144 @@
+// The table the torch extension calls (torch_bridge.hpp): gemm_amax's C
+// layout, the cached op and its launch, on views made from plain tensor
+// descriptions, with the options checked as the nanobind path checks them.
+#include "torch_bridge.hpp"
+
+#include <nanobind/nanobind.h>
+
+#include <exception>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "gemm_amax_op.hpp"
+#include "tensors.hpp"
+#include "warpforge/error.hpp"
+
+namespace nb = nanobind;
+using namespace warpforge::runtime;
+
+namespace warpforge::python {
+namespace {
+
+using torch_bridge::GemmAmaxArgs;
+
+// Runs `body`; a C++ exception becomes the Python error (under the GIL,
+// which the caller, torch's dispatcher, may have released) and -1.
+template <class Body>
+int guarded(Body body) {
+  try {
+    body();
+    return 0;
+  } catch (...) {
+    const std::exception_ptr p = std::current_exception();
+    const PyGILState_STATE gil = PyGILState_Ensure();
+    set_python_error(p);
+    PyGILState_Release(gil);
+    return -1;
+  }
+}
+
+DType dtype_of(std::int32_t value) {
+  if (value < 0 || value > static_cast<std::int32_t>(DType::f64))
+    throw RuntimeError("torch extension: dtype value " + std::to_string(value) +
+                       " is no warpforge DType (a build of another version?)");
+  return static_cast<DType>(value);
+}
+
+std::vector<std::int64_t> dims(const std::int64_t* values, std::int32_t rank) {
+  return {values, values + rank};
+}
+
+// A view of `t`: on its GPU, or on the simulator, which maps its host memory
+// through `sim` for the call.
+TensorView view(CallMappings& sim, const torch_bridge::Tensor& t) {
+  const DType dtype = dtype_of(t.dtype);
+  if (t.device >= 0)
+    return TensorView(cuda_device(t.device), t.address, dtype, dims(t.shape, t.rank),
+                      dims(t.strides, t.rank));
+  const TensorView host(sim.device(), t.address, dtype, dims(t.shape, t.rank),
+                        dims(t.strides, t.rank));  // for its extent
+  return TensorView(sim.device(), sim.map(t.address, host.extent_bytes()), dtype, host.shape(),
+                    host.strides());
+}
+
+// torch's int arguments are 64-bit; the options hold int.
+int narrow(std::int64_t value, const char* name) {
+  if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+    throw OpsError(std::string(name) + " " + std::to_string(value) + " does not fit an int");
+  return static_cast<int>(value);
+}
+
+std::optional<ops::GemmAmaxTile> tile(bool given, const std::int64_t (&mn)[2], const char* name) {
+  if (!given) return std::nullopt;
+  return ops::GemmAmaxTile{narrow(mn[0], name), narrow(mn[1], name)};
+}
+
+ops::GemmAmaxOptions options_of(const GemmAmaxArgs& g) {
+  return gemm_amax_options(g.c_dtype < 0 ? DType::f32 : dtype_of(g.c_dtype), g.c_major,
+                           g.acc_dtype < 0 ? DType::f32 : dtype_of(g.acc_dtype),
+                           tile(g.has_mma_tiler, g.mma_tiler_mn, "mma_tiler_mn"),
+                           tile(g.has_cluster, g.cluster_shape_mn, "cluster_shape_mn"),
+                           narrow(g.sf_vec_size, "sf_vec_size"), g.precision, g.kernel);
+}
+
+int c_layout(const GemmAmaxArgs& g, torch_bridge::CLayout& out) {
+  return guarded([&] {
+    const ops::GemmAmaxOptions o = options_of(g);
+    // M, N, L from A (M, K, L) and B (N, K, L); a tensor of another rank is
+    // refused by the op made next, naming it (C is then allocated as 1 x 1 x 1).
+    const bool three = g.a.rank == 3 && g.b.rank == 3;
+    const CLayout c = gemm_amax_c_layout(three ? g.a.shape[0] : 1, three ? g.b.shape[0] : 1,
+                                         three ? g.a.shape[2] : 1, o.c_major, o.c_dtype);
+    for (int i = 0; i < 3; ++i) {
+      out.shape[i] = c.shape[static_cast<std::size_t>(i)];
+      out.strides[i] = c.strides[static_cast<std::size_t>(i)];
+    }
+  });
+}
+
+int make_op(const GemmAmaxArgs& g, const torch_bridge::Tensor& c, const torch_bridge::Tensor& amax,
+            void** op) {
+  return guarded([&] {
+    CallMappings mappings(simulator());
+    const GemmAmaxOp::Views views{view(mappings, g.a),   view(mappings, g.b), view(mappings, g.sfa),
+                                  view(mappings, g.sfb), view(mappings, c),   view(mappings, amax)};
+    *op = cached_gemm_amax_op(views, options_of(g)).get();  // the cache keeps it
+  });
+}
+
+int run(void* op, const std::uint64_t (&addresses)[6], std::uintptr_t stream) {
+  return guarded([&] {
+    auto& o = *static_cast<GemmAmaxOp*>(op);
+    const Device& device = o.samples()[0].device();
+    std::array<std::uint64_t, 6> at;
+    CallMappings mappings(device);
+    for (std::size_t i = 0; i < 6; ++i)
+      at[i] = mappings.map(addresses[i], o.samples()[i].extent_bytes());
+    auto s = caller_stream(device, stream);  // torch's default stream is 0: borrowed too
+    o.run_at(at, pointer(s), true);
+  });
+}
+
+int refuse(const char* error_class, const char* message) {
+  const PyGILState_STATE gil = PyGILState_Ensure();
+  try {
+    nb::object type = nb::module_::import_("warpforge._warpforge").attr(error_class);
+    PyErr_SetString(type.ptr(), message);
+  } catch (nb::python_error& e) {
+    e.restore();
+  }
+  PyGILState_Release(gil);
+  return -1;
+}
+
+const torch_bridge::Api api{torch_bridge::kVersion, &c_layout, &make_op, &run, &refuse};
+
+}  // namespace
+
+void bind_torch_bridge(nb::module_& m) {
+  m.attr("_torch_bridge") = nb::capsule(&api, torch_bridge::kCapsuleName);
+}
+
+}  // namespace warpforge::python

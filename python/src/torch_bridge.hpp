@@ -1,0 +1,69 @@
+// What the torch extension (warpforge._warpforge_torch, src/torch/) calls in
+// warpforge._warpforge: the compiled-op cache, the devices, the simulator and
+// the error translation live in one module, and the torch extension, which
+// links torch but not the library, reaches them through this table, handed
+// over in the capsule `_warpforge._torch_bridge`. Only plain data crosses
+// (tensors as address, dtype, shape and strides), never a Python object or a
+// DLPack capsule.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace warpforge::python::torch_bridge {
+
+// Raised whenever a field or function below changes meaning: the torch
+// extension refuses a _warpforge of another version.
+inline constexpr int kVersion = 1;
+inline constexpr char kCapsuleName[] = "warpforge._warpforge._torch_bridge";
+
+// A tensor as torch holds it: on CUDA device `device`, or (device -1) in
+// host memory, which the simulator maps for the call; dtype is a
+// runtime::DType value.
+struct Tensor {
+  static constexpr int kMaxRank = 8;  // runtime::TensorView::max_rank
+  std::uint64_t address = 0;
+  std::int32_t device = -1;
+  std::int32_t dtype = 0;
+  std::int32_t rank = 0;
+  std::int64_t shape[kMaxRank] = {};
+  std::int64_t strides[kMaxRank] = {};
+};
+
+// gemm_amax's arguments but C and amax, as the torch schema names them
+// (python/warpforge/torch.py); dtypes are runtime::DType values, -1 where
+// the caller gave none.
+struct GemmAmaxArgs {
+  Tensor a, b, sfa, sfb;
+  std::string_view c_major;
+  std::int32_t c_dtype = -1, acc_dtype = -1;
+  bool has_mma_tiler = false, has_cluster = false;
+  std::int64_t mma_tiler_mn[2] = {}, cluster_shape_mn[2] = {};
+  std::int64_t sf_vec_size = 32;
+  std::string_view precision, kernel;
+};
+
+// C's shape and strides in elements, as the cuDNN frontend allocates it.
+struct CLayout {
+  std::int64_t shape[3] = {}, strides[3] = {};
+};
+
+// Each function returns 0, or -1 with the Python error set (the warpforge
+// exception and message the nanobind path raises); each takes the GIL only
+// to set that error.
+struct Api {
+  int version;
+  // C's layout for these arguments, refusing bad options.
+  int (*gemm_amax_c_layout)(const GemmAmaxArgs& args, CLayout& out);
+  // The compiled op for these arguments and the C and amax allocated for
+  // them (made once per description and kept: the pointer stays valid).
+  int (*gemm_amax_op)(const GemmAmaxArgs& args, const Tensor& c, const Tensor& amax, void** op);
+  // The op on other data of its description: six addresses (A, B, SFA, SFB,
+  // C, amax); amax set to +0.0 first; on `stream` (a CUstream) on a GPU.
+  int (*gemm_amax_run)(void* op, const std::uint64_t (&addresses)[6], std::uintptr_t stream);
+  // Raises warpforge.<error_class>(message) ("RuntimeError", "OpsError"):
+  // refusals the torch extension makes itself. Returns -1.
+  int (*refuse)(const char* error_class, const char* message);
+};
+
+}  // namespace warpforge::python::torch_bridge

@@ -13,6 +13,7 @@
 #include "gemm_amax_test_support.hpp"
 #include "warpforge/ptx/ptxas.hpp"
 #include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -66,7 +67,10 @@ TEST(GemmAmaxSm100aSim, BatchesMajorNessAndRaggedShapes) {
   expect_pass(fp4, seed++);
 }
 
-TEST(GemmAmaxSm100aSim, RunsOnlyWhenNamedAndSaysWhy) {
+// Automatic takes it first on a simulator standing for sm_100a, where the
+// Hopper kernels (wgmma) refuse; on the default (sm_90a) simulator it runs
+// only when named.
+TEST(GemmAmaxSm100aSim, AutomaticPicksItOnlyOnASimulatorStandingForSm100a) {
   std::mt19937 rng(7);
   GemmAmaxCase c = sm100a_case(DType::e4m3, DType::e8m0, 32, DType::f32);
   c.kernel = GemmAmaxKernel::automatic;
@@ -78,10 +82,32 @@ TEST(GemmAmaxSm100aSim, RunsOnlyWhenNamedAndSaysWhy) {
   named.kernel = GemmAmaxKernel::sm100a;
   GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, named);
   EXPECT_NE(op.describe().find("kernel sm100a"), std::string::npos) << op.describe();
-  EXPECT_NE(op.describe().find("never on a Blackwell GPU, so automatic never picks it"),
-            std::string::npos)
+  EXPECT_NE(
+      op.describe().find("never on a Blackwell GPU, so automatic picks it only on a simulator "
+                         "standing for sm_100a"),
+      std::string::npos)
       << op.describe();
   EXPECT_EQ(parse_gemm_amax_kernel("sm100a"), GemmAmaxKernel::sm100a);
+
+  const runtime::Device blackwell(sim::make_backend({.target = ptx::Target::sm_100a}));
+  auto b = make_gemm_amax(blackwell, c, rng);
+  GemmAmax picked(*b.a.view, *b.b.view, *b.sfa.view, *b.sfb.view, *b.out.view, *b.amax.view,
+                  b.options());
+  EXPECT_EQ(picked.kernel_name(), "sm100a") << picked.describe();
+  const auto bad = run_gemm_amax_and_check(b);
+  EXPECT_TRUE(bad.empty()) << bad.size() << " mismatches, first: " << (bad.empty() ? "" : bad[0]);
+
+  // Where it refuses (a tile it does not take), automatic goes on to what
+  // sm_100a runs: not the wgmma kernels.
+  GemmAmaxCase tiled = c;
+  tiled.tile = GemmAmaxTile{64, 64};
+  auto t = make_gemm_amax(blackwell, tiled, rng);
+  GemmAmax fallback(*t.a.view, *t.b.view, *t.sfa.view, *t.sfb.view, *t.out.view, *t.amax.view,
+                    t.options());
+  EXPECT_EQ(fallback.kernel_name(), "sm80") << fallback.describe();
+  EXPECT_NE(fallback.describe().find("has target sm_100a; the sm90a kernel needs sm_90a"),
+            std::string::npos)
+      << fallback.describe();
 }
 
 TEST(GemmAmaxSm100aSim, RefusesWhatItDoesNotRun) {

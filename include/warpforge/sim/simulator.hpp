@@ -73,11 +73,16 @@
 #include <memory>
 #include <string_view>
 
+#include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/backend.hpp"
 
 namespace warpforge::sim {
 
 struct SimOptions {
+  // The GPU the simulator stands for: the target it reports (which kernels
+  // the ops choose) and that GPU's compute capability and shared memory
+  // limits. It executes every instruction it knows whatever the target.
+  ptx::Target target = ptx::Target::sm_90a;
   // Host threads that run CTAs in parallel; 0 means one per hardware thread.
   unsigned worker_threads = 0;
   // The SM count the device reports (persistent kernels size their grids by

@@ -1,7 +1,9 @@
 // The sm100a path of GemmAmax: the tcgen05 kernel of sm100a_gemm_amax_kernel.hpp,
-// its refusals, and its launch. Taken only when asked for
-// (GemmAmaxKernel::sm100a): it has run on the simulator only, whose tcgen05
-// follows the PTX ISA's text, never on a Blackwell GPU.
+// its refusals, and its launch. It has run on the simulator only, whose
+// tcgen05 follows the PTX ISA's text, never on a Blackwell GPU: automatic
+// takes it on a simulator standing for sm_100a (sim::SimOptions::target), and
+// on a GPU only when asked for (GemmAmaxKernel::sm100a).
+#include <optional>
 #include <string>
 
 #include "gemm_amax_path.hpp"
@@ -41,7 +43,8 @@ class Sm100aPath final : public GemmAmaxPath {
   std::vector<std::string> refusals(const GemmAmaxProblem& p,
                                     const runtime::Device& device) const override {
     std::vector<std::string> why;
-    // tcgen05 exists on the architecture-specific Blackwell targets only (PTX ISA 9.7.16).
+    // tcgen05 exists on the architecture-specific Blackwell targets only (PTX
+    // ISA 9.7.16). The simulator runs it whatever target it stands for.
     if (!device.is_simulator() && device.target() != ptx::Target::sm_100a)
       why.push_back("device '" + device.properties().name + "' has target " +
                     std::string(ptx::name(device.target())) +
@@ -65,11 +68,21 @@ class Sm100aPath final : public GemmAmaxPath {
     return why;
   }
 
+  // Automatic tries it only on sm_100a devices (gemm_amax.cpp).
+  std::optional<std::string> passed_over(const GemmAmaxProblem&,
+                                         const runtime::Device& device) const override {
+    if (device.is_simulator()) return std::nullopt;
+    return "experimental: it has never run on a Blackwell GPU, so automatic takes it only on the "
+           "simulator; ask "
+           "for it by name (kernel sm100a) to run it here";
+  }
+
   std::string configuration(const GemmAmaxProblem&, const runtime::Device&) const override {
     return "128x128 tiles, tcgen05 block-scaled MMA into tensor memory, one stage; experimental: "
            "run on the "
            "simulator (which follows the PTX ISA's text) but never on a Blackwell GPU, so "
-           "automatic never picks it";
+           "automatic picks it only "
+           "on a simulator standing for sm_100a";
   }
 
   std::size_t workspace_bytes(const GemmAmaxProblem&, const runtime::Device&) const override {

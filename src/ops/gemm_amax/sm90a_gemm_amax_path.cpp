@@ -135,8 +135,9 @@ class Sm90aPath final : public GemmAmaxPath {
   std::vector<std::string> refusals(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     std::vector<std::string> why;
     // wgmma and setmaxnreg exist only on sm_90a (PTX ISA 12, "Target ISA
-    // notes"); the simulator runs it.
-    if (!device.is_simulator() && device.target() != ptx::Target::sm_90a)
+    // notes"); the simulator stands for a GPU of its target
+    // (sim::SimOptions::target, sm_90a by default).
+    if (device.target() != ptx::Target::sm_90a)
       why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
                     "; the sm90a kernel needs sm_90a (compute capability 9.0)");
     // Every scale dtype and block size the rules allow (e8m0/32, e8m0/16 and

@@ -88,7 +88,8 @@ std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std:
       if (!take_one_of(mods, kShapes, shape))
         return "tcgen05.ld/st shapes simulated: 32x32b, 16x64b, 16x128b, 16x256b";
       if (take(mods, "pack::16b") || take(mods, "unpack::16b"))
-        return "tcgen05.ld.pack::16b and tcgen05.st.unpack::16b (two 16-bit columns per register) are not "
+        return "tcgen05.ld.pack::16b and tcgen05.st.unpack::16b (two 16-bit columns per register) "
+               "are not "
                "simulated";
       d.vec = static_cast<std::uint8_t>(shape);
       for (int num = 1; num <= 128; num *= 2)

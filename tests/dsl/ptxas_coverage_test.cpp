@@ -785,8 +785,8 @@ void build_tcgen05(Kernel& k, CtaGroup g) {
   if (g == CtaGroup::one) {
     for (Tcgen05Kind kind : {Tcgen05Kind::f16, Tcgen05Kind::tf32, Tcgen05Kind::f8f6f4})
       k.tcgen05_mma_ws(kind, taddr, adesc, bdesc, idesc, accumulate);
-    for (CollectorUsage usage :
-         {CollectorUsage::fill, CollectorUsage::use, CollectorUsage::lastuse, CollectorUsage::discard})
+    for (CollectorUsage usage : {CollectorUsage::fill, CollectorUsage::use, CollectorUsage::lastuse,
+                                 CollectorUsage::discard})
       k.tcgen05_mma_ws(Tcgen05Kind::f16, taddr, adesc, bdesc, idesc, true, Collector{3, usage});
   }
   k.tcgen05_wait_ld();
@@ -1009,15 +1009,15 @@ std::vector<GatedCall> gated_calls() {
   calls.push_back({"tcgen05.ld.sync.aligned.16x32bx2", blackwell, [](Kernel& k) {
                      k.tcgen05_ld_16x32bx2(k.regs(b32, 2), k.reg(b32), 16, TmemPacking::pack_16b);
                    }});
-  calls.push_back({"tcgen05.st.sync.aligned.16x32bx2", blackwell, [](Kernel& k) {
-                     k.tcgen05_st_16x32bx2(k.reg(b32), 16, k.regs(b32, 1));
-                   }});
+  calls.push_back({"tcgen05.st.sync.aligned.16x32bx2", blackwell,
+                   [](Kernel& k) { k.tcgen05_st_16x32bx2(k.reg(b32), 16, k.regs(b32, 1)); }});
   calls.push_back({"tcgen05.mma.ws", blackwell, [](Kernel& k) {
-                     k.tcgen05_mma_ws(Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64), k.reg(b32), true);
+                     k.tcgen05_mma_ws(Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64),
+                                      k.reg(b32), true);
                    }});
   calls.push_back({"tcgen05.mma.sp", blackwell, [g](Kernel& k) {
-                     k.tcgen05_mma_sp(g, Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64), k.reg(b32),
-                                      k.reg(b32), true);
+                     k.tcgen05_mma_sp(g, Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64),
+                                      k.reg(b32), k.reg(b32), true);
                    }});
   calls.push_back({"tcgen05.wait::ld.sync.aligned", blackwell, [](Kernel& k) { k.tcgen05_wait_ld(); }});
   calls.push_back({"tcgen05.wait::st.sync.aligned", blackwell, [](Kernel& k) { k.tcgen05_wait_st(); }});

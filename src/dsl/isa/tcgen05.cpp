@@ -314,16 +314,20 @@ std::string Tcgen05Ops::data_path_opcode(const char* op, const char* shape, int 
   return opcode;
 }
 
-void Tcgen05Ops::tcgen05_ld(TmemShape shape, const Regs& dst, const Reg& taddr, TmemPacking packing) {
+void Tcgen05Ops::tcgen05_ld(TmemShape shape, const Regs& dst, const Reg& taddr,
+                            TmemPacking packing) {
   const DataPathShape s = data_path(shape);
-  const std::string opcode = data_path_opcode("ld", s.name, s.regs_per_repeat, s.max_num, dst, packing);
+  const std::string opcode =
+      data_path_opcode("ld", s.name, s.regs_per_repeat, s.max_num, dst, packing);
   check_tmem_address(opcode, taddr, "tensor-memory address");
   emit(opcode, {operand_of(dst), operand_of(at(taddr))});
 }
 
-void Tcgen05Ops::tcgen05_st(TmemShape shape, const Reg& taddr, const Regs& src, TmemPacking packing) {
+void Tcgen05Ops::tcgen05_st(TmemShape shape, const Reg& taddr, const Regs& src,
+                            TmemPacking packing) {
   const DataPathShape s = data_path(shape);
-  const std::string opcode = data_path_opcode("st", s.name, s.regs_per_repeat, s.max_num, src, packing);
+  const std::string opcode =
+      data_path_opcode("st", s.name, s.regs_per_repeat, s.max_num, src, packing);
   check_tmem_address(opcode, taddr, "tensor-memory address");
   emit(opcode, {operand_of(at(taddr)), operand_of(src)});
 }

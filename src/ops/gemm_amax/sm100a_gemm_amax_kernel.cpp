@@ -80,9 +80,11 @@ class Builder {
     slices_ = step_bytes_ / kSliceBytes;
     Reg pa, pb, psfa, psfb;
     if (stages_ == 0) {
-      pa = k_.param_ptr("A"), pb = k_.param_ptr("B"), psfa = k_.param_ptr("SFA"), psfb = k_.param_ptr("SFB");
+      pa = k_.param_ptr("A"), pb = k_.param_ptr("B"), psfa = k_.param_ptr("SFA"),
+      psfb = k_.param_ptr("SFB");
     } else {
-      for (const char* name : {"map_a", "map_b", "map_sfa", "map_sfb"}) maps_.push_back(k_.param_bytes(name, 128, 64));
+      for (const char* name : {"map_a", "map_b", "map_sfa", "map_sfb"})
+        maps_.push_back(k_.param_bytes(name, 128, 64));
     }
     Reg pc = k_.param_ptr("C"), pamax = k_.param_ptr("amax", 4);
     k_.reqntid(imm(kThreads));
@@ -157,7 +159,8 @@ class Builder {
     Shared a_tile = k_.shared("a_tile", slices_ * kSliceStride, 1024);
     Shared b_tile = k_.shared("b_tile", slices_ * kSliceStride, 1024);
     Shared groups = k_.shared("scale_groups", 2 * kGroupBytes, 16);
-    Reg a_base = k_.address_of(a_tile), b_base = k_.address_of(b_tile), groups_base = k_.address_of(groups);
+    Reg a_base = k_.address_of(a_tile), b_base = k_.address_of(b_tile),
+        groups_base = k_.address_of(groups);
     const Swizzled none{a_base, b_base, groups_base, layout::SmemSwizzle::none, kLbo, kSbo};
     Reg row_offset = ((tid_ >> 3) << 8) + ((tid_ & 7u) << 4);  // this thread's row in a slice
     k_.for_range(0u, imm(a.layout.k_tiles()), 1u, [&](Reg step) {
@@ -207,7 +210,8 @@ class Builder {
         for (int i = 0; i < 2; ++i) {
           const Operand& o = i == 0 ? a : b;
           Reg group = (batch_ * imm(o.layout.row_tiles()) + o.group_row) * imm(steps) + step;
-          k_.tma_load(at(dst + 2 * tile + i * kGroupBytes), maps[2 + i], {0u, group << 1}, at(full));
+          k_.tma_load(at(dst + 2 * tile + i * kGroupBytes), maps[2 + i], {0u, group << 1},
+                      at(full));
         }
         ++state;
       });
@@ -217,7 +221,11 @@ class Builder {
       k_.for_range(0u, imm(steps), 1u, [&](Reg step) {
         pipe.wait(state);
         Reg a_base = ring_ + state.stage() * slot;
-        const Swizzled swizzled{a_base, a_base + tile, a_base + 2 * tile, swizzle_mode(), 16,
+        const Swizzled swizzled{a_base,
+                                a_base + tile,
+                                a_base + 2 * tile,
+                                swizzle_mode(),
+                                16,
                                 8 * static_cast<std::uint32_t>(step_bytes_)};
         issue_step(step, taddr, taddr + imm(kScaleColumns) + (state.stage() << 3), swizzled);
         k_.tcgen05_commit(CtaGroup::one, pipe.empty().address(state.stage()));
@@ -233,8 +241,9 @@ class Builder {
   // The swizzle whose span is one step's bytes of a row (TMA writes each
   // 128-row box with it; the MMA's descriptors name it).
   layout::SmemSwizzle swizzle_mode() const {
-    return step_bytes_ == 128 ? layout::SmemSwizzle::b128
-                              : step_bytes_ == 64 ? layout::SmemSwizzle::b64 : layout::SmemSwizzle::b32;
+    return step_bytes_ == 128  ? layout::SmemSwizzle::b128
+           : step_bytes_ == 64 ? layout::SmemSwizzle::b64
+                               : layout::SmemSwizzle::b32;
   }
 
   // The code of element (row, k) of an operand; 0 past its rows or K (the
@@ -307,7 +316,8 @@ class Builder {
   // `taddr`, one per 32 bytes of K.
   void issue_step(const Reg& step, const Reg& taddr, const Reg& scales, const Swizzled& in) {
     // Each group's 32 rows of 16 bytes go to 4 columns of every lane quarter.
-    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, scales, descriptor(in.groups, 0, 128));
+    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, scales,
+                  descriptor(in.groups, 0, 128));
     k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, scales + 4u,
                   descriptor(in.groups + imm(kGroupBytes), 0, 128));
     // A slice is 32 bytes along a swizzled row, or the next block of
@@ -324,10 +334,11 @@ class Builder {
       const std::variant<bool, PredUse> enable =
           s == 0 ? std::variant<bool, PredUse>(PredUse(accumulate))
                  : std::variant<bool, PredUse>(true);
-      k_.tcgen05_mma_block_scale(CtaGroup::one, form_.kind, form_.scale_vec, taddr,
-                                 descriptor(in.a + imm(s * slice_bytes), in.lbo, in.sbo, in.swizzle),
-                                 descriptor(in.b + imm(s * slice_bytes), in.lbo, in.sbo, in.swizzle), idesc,
-                                 scales, scales + 4u, enable);
+      k_.tcgen05_mma_block_scale(
+          CtaGroup::one, form_.kind, form_.scale_vec, taddr,
+          descriptor(in.a + imm(s * slice_bytes), in.lbo, in.sbo, in.swizzle),
+          descriptor(in.b + imm(s * slice_bytes), in.lbo, in.sbo, in.swizzle), idesc, scales,
+          scales + 4u, enable);
     }
   }
 

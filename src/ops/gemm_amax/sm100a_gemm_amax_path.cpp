@@ -24,7 +24,8 @@ using runtime::DType;
 // MMAs of the one before); else the staged kernel (any strides).
 int stages_for(const GemmAmaxProblem& p, const runtime::Device& device) {
   std::vector<std::string> why;
-  const KMajorOperandRule rule{.kernel = "the sm100a kernel's pipeline", .loads = "TMA loads", .nonzero_batch = true};
+  const KMajorOperandRule rule{
+      .kernel = "the sm100a kernel's pipeline", .loads = "TMA loads", .nonzero_batch = true};
   check_k_major_operand(why, "A", p.ab_dtype, p.a, p.l, rule);
   check_k_major_operand(why, "B", p.ab_dtype, p.b, p.l, rule);
   if (!why.empty()) return 0;
@@ -34,10 +35,14 @@ int stages_for(const GemmAmaxProblem& p, const runtime::Device& device) {
 class Sm100aLaunch final : public GemmAmaxLaunch {
  public:
   Sm100aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
-      : p_(p), device_(device), stages_(stages_for(p, device)), module_(device, build_sm100a_gemm_amax(p, stages_)) {
+      : p_(p),
+        device_(device),
+        stages_(stages_for(p, device)),
+        module_(device, build_sm100a_gemm_amax(p, stages_)) {
     const GemmAmaxTile t = kSm100aGemmAmaxTile;
     config_.grid = {static_cast<std::uint32_t>((p.m + t.m - 1) / t.m),
-                    static_cast<std::uint32_t>((p.n + t.n - 1) / t.n), static_cast<std::uint32_t>(p.l)};
+                    static_cast<std::uint32_t>((p.n + t.n - 1) / t.n),
+                    static_cast<std::uint32_t>(p.l)};
     config_.block = {128};
     config_.dynamic_shared_bytes = sm100a_gemm_amax_shared_bytes(p, stages_);
   }
@@ -55,12 +60,14 @@ class Sm100aLaunch final : public GemmAmaxLaunch {
                                             : runtime::TensorMapSwizzle::b32;
     const auto rows = static_cast<std::uint32_t>(kSm100aGemmAmaxTile.m);
     const std::array<runtime::TensorMap, 4> maps = {
-        runtime::make_tensor_map(device_,
-                                 code_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, step_bytes, rows, swizzle)),
-        runtime::make_tensor_map(device_,
-                                 code_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b, step_bytes, rows, swizzle)),
-        runtime::make_tensor_map(device_, scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec})),
-        runtime::make_tensor_map(device_, scale_map(o.sfb.address(), ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec}))};
+        runtime::make_tensor_map(device_, code_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l,
+                                                   p_.a, step_bytes, rows, swizzle)),
+        runtime::make_tensor_map(device_, code_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l,
+                                                   p_.b, step_bytes, rows, swizzle)),
+        runtime::make_tensor_map(
+            device_, scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec})),
+        runtime::make_tensor_map(
+            device_, scale_map(o.sfb.address(), ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec}))};
     std::vector<runtime::Arg> args;
     for (const runtime::TensorMap& map : maps) args.push_back(runtime::Arg::bytes_of(map));
     args.emplace_back(o.c);
@@ -117,12 +124,16 @@ class Sm100aPath final : public GemmAmaxPath {
            "for it by name (kernel sm100a) to run it here";
   }
 
-  std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+  std::string configuration(const GemmAmaxProblem& p,
+                            const runtime::Device& device) const override {
     const int stages = stages_for(p, device);
     return "128x128 tiles, tcgen05 block-scaled MMA into tensor memory, " +
-           (stages ? "a TMA ring of " + std::to_string(stages) + " stages (producer and MMA threads)"
-                   : std::string("one step at a time staged by plain loads (A or B not k-major with 16-byte rows)")) +
-           "; experimental: run on the simulator (which follows the PTX ISA's text) but never on a Blackwell GPU, "
+           (stages
+                ? "a TMA ring of " + std::to_string(stages) + " stages (producer and MMA threads)"
+                : std::string("one step at a time staged by plain loads (A or B not k-major with "
+                              "16-byte rows)")) +
+           "; experimental: run on the simulator (which follows the PTX ISA's text) but never on a "
+           "Blackwell GPU, "
            "so automatic picks it only on a simulator standing for sm_100a";
   }
 

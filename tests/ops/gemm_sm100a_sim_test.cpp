@@ -24,12 +24,20 @@ TEST_P(GemmSm100aSim, MatchesTheFp64Reference) {
 INSTANTIATE_TEST_SUITE_P(Cases, GemmSm100aSim,
                          ::testing::Range(0, static_cast<int>(sm100a_cases().size())));
 
+// A, B and D of a 64 x 64 x 64 bf16 -> f32 problem on the simulator.
+struct Operands {
+  DeviceMatrix a, b, d;
+};
+Operands operands(const runtime::Device& dev, std::mt19937& rng) {
+  return {make_matrix(dev, DType::bf16, {0, 64, 64}, rng),
+          make_matrix(dev, DType::bf16, {0, 64, 64}, rng),
+          make_matrix(dev, DType::f32, {0, 64, 64}, rng, true)};
+}
+
 TEST(GemmSm100aSimChoice, RunsOnlyWhenNamed) {
   runtime::Device dev = runtime::Device::sim();
   std::mt19937 rng(3);
-  auto a = make_matrix(dev, DType::bf16, {0, 40, 48}, rng);
-  auto b = make_matrix(dev, DType::bf16, {0, 48, 56}, rng);
-  auto d = make_matrix(dev, DType::f32, {0, 40, 56}, rng, true);
+  auto [a, b, d] = operands(dev, rng);
   Gemm automatic(a.view, b.view, nullptr, d.view);
   automatic.compile();
   EXPECT_NE(automatic.kernel(), GemmKernel::sm100a);
@@ -44,9 +52,7 @@ TEST(GemmSm100aSimChoice, RunsOnlyWhenNamed) {
 TEST(GemmSm100aSimChoice, EveryRefusalIsNamed) {
   runtime::Device dev = runtime::Device::sim();
   std::mt19937 rng(4);
-  auto a = make_matrix(dev, DType::bf16, {0, 64, 64}, rng);
-  auto b = make_matrix(dev, DType::bf16, {0, 64, 64}, rng);
-  auto d = make_matrix(dev, DType::f32, {0, 64, 64}, rng, true);
+  auto [a, b, d] = operands(dev, rng);
   const std::pair<GemmConfig, std::string> bad[] = {
       {{.tile_m = 64, .tile_n = 128, .tile_k = 64, .stages = 2, .warps_m = 1, .warps_n = 1},
        "tile 64x128x64; the sm100a kernel runs 128x128x64"},

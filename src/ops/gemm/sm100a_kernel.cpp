@@ -1,5 +1,6 @@
 #include "sm100a_kernel.hpp"
 
+#include "c_element.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/tcgen05_instr_descriptor.hpp"
 #include "warpforge/layout/tcgen05_smem_descriptor.hpp"
@@ -206,18 +207,8 @@ class Builder {
     const Type dt = s_.d == DType::f32 ? f32 : s_.d == DType::f16 ? f16 : bf16;
     Reg v = k_.reg(f32);
     k_.mul(v, acc, alpha_);
-    if (s_.has_c) {
-      Reg c = k_.reg(f32);
-      Reg address = c_.base + element_offset(c_, row, col) * es;
-      if (dt == f32) {
-        k_.ld(Space::global, f32, c, at(address));
-      } else {
-        Reg h = k_.reg(dt);
-        k_.ld(Space::global, dt, h, at(address));
-        k_.cvt(c, h);
-      }
-      k_.fma(v, c, beta_, v);
-    }
+    if (s_.has_c)
+      k_.fma(v, load_c_element(k_, s_.d, c_.base + element_offset(c_, row, col) * es), beta_, v);
     Reg address = d_.base + element_offset(d_, row, col) * es;
     if (dt == f32) {
       k_.st(Space::global, f32, at(address), v);

@@ -14,6 +14,7 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "device_choice.hpp"
 #include "memory_budget.hpp"
 #include "npy_file.hpp"
 #include "warpforge/error.hpp"
@@ -38,7 +39,8 @@ struct Args {
   std::optional<ops::GemmAmaxTile> cluster;  // GemmAmaxOptions::cluster (absent: the kernel's choice)
   ops::GemmAmaxPrecision precision = ops::GemmAmaxPrecision::exact;
   ops::GemmAmaxKernel kernel = ops::GemmAmaxKernel::automatic;
-  std::string device, save;
+  DeviceChoice device;
+  std::string save;
   bool check = false, bench = false;
 };
 
@@ -84,7 +86,7 @@ Args parse(const std::vector<std::string>& raw) {
     a.precision = *ops::parse_gemm_amax_precision(one_of("--precision", *v, {"exact", "fast"}));
   if (const auto v = args.value("--kernel"))
     a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "skinny", "prepass", "sm90a", "sm80", "sm100a"}));
-  if (const auto v = args.value("--device")) a.device = one_of("--device", *v, {"cuda", "sim"});
+  a.device = parse_device_choice(args);
   if (const auto v = args.value("--save")) {
     check_save_directory("--save", *v);
     a.save = *v;
@@ -93,12 +95,6 @@ Args parse(const std::vector<std::string>& raw) {
   a.bench = args.flag("--bench");
   args.finish();
   return a;
-}
-
-runtime::Device pick_device(const std::string& choice) {
-  if (choice == "sim") return runtime::Device::sim();
-  if (choice == "cuda") return runtime::Device::cuda(0);
-  return runtime::Device::cuda_count() > 0 ? runtime::Device::cuda(0) : runtime::Device::sim();
 }
 
 // The host's quantization input (floats) and codes, the device's codes and
@@ -212,7 +208,7 @@ void bench(ops::GemmAmax& op, const Args& a, const Operand& A, const Operand& B,
 
 int run_gemm_amax(const std::vector<std::string>& raw) {
   const Args a = parse(raw);
-  runtime::Device dev = pick_device(a.device);
+  runtime::Device dev = open_device(a.device);
   require_memory(a, dev);
   std::cout << "device: " << dev.properties().name << (dev.is_simulator() ? " (CPU simulator)" : "")
             << "\n";
@@ -313,8 +309,8 @@ const Registration registration({
     "                           [--sf e8m0|e4m3] [--sf-vec 16|32] [--c "
     "f32|bf16|f16|e4m3|e5m2|e2m1]\n"
     "                           [--tile MxN] [--cluster MxN] [--precision exact|fast]\n"
-    "                           [--kernel auto|skinny|prepass|sm90a|sm80|sm100a] [--device cuda|sim] [--check] [--bench]\n"
-    "                           [--save DIR]\n\n"
+    "                           [--kernel auto|skinny|prepass|sm90a|sm80|sm100a] [--device cuda|sim]\n"
+    "                           [--target sm_80|sm_89|sm_90a|sm_100a] [--check] [--bench] [--save DIR]\n\n"
     "Quantizes random U(-2,2)·{1,2} matrices A (M,K,L) and B (N,K,L), k-major, with\n"
     "one --sf scale per --sf-vec elements (ops/quantize.hpp), runs C = (A·SFA)(B·SFB)ᵀ\n"
     "and amax = max|C| (ops/gemm_amax.hpp) with C n-major, and prints amax.\n"
@@ -330,9 +326,10 @@ const Registration registration({
     "          block's sum of |products| (ops/gemm_amax.hpp)\n"
     "--kernel  the kernel of the family to run (default auto: skinny for M <= 64 (FP8: 128),\n"
     "          prepass (bf16 copies of A and B, then the bf16 GEMM) from M x L = 2048,\n"
-    "          then sm90a, then sm80; sm100a, the experimental tcgen05 kernel, only when\n"
-    "          named); the choice and why is printed first\n"
-    "--device  cuda or sim (default: cuda when a GPU is present, else sim)\n"
+    "          then sm90a, then sm80; sm100a, the experimental tcgen05 kernel, first on\n"
+    "          the simulator standing for sm_100a, on a GPU only when named); the choice\n"
+    "          and why is printed first\n"
+    + device_choice_help(10) +
     "--check   compare C and amax with the CPU reference (atol = rtol = 0.01 for\n"
     "          f32/f16/bf16 C, 0.1 for FP8/FP4 C; amax within 0.1); exit 1 on failure\n"
     "--bench   time repeated runs (CUDA events, median after a warm-up) and print TFLOP/s\n"

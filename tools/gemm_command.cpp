@@ -11,6 +11,7 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "device_choice.hpp"
 #include "memory_budget.hpp"
 #include "npy_file.hpp"
 #include "warpforge/error.hpp"
@@ -31,7 +32,7 @@ struct Options {
   std::string layout = "nn";
   float alpha = 1.0f, beta = 0.0f;
   ops::GemmKernel kernel = ops::GemmKernel::automatic;
-  std::string device;
+  DeviceChoice device;
   bool check = false, bench = false, autotune = false;
   std::optional<ops::GemmConfig> config;
   int reps = 20;
@@ -71,14 +72,14 @@ Options parse(const std::vector<std::string>& raw) {
   o.alpha = scalar("--alpha", 1.0f);
   o.beta = scalar("--beta", 0.0f);
   if (const auto v = args.value("--kernel"))
-    o.kernel = *ops::parse_gemm_kernel(one_of("--kernel", *v, {"auto", "sm80", "sm90a"}));
+    o.kernel = *ops::parse_gemm_kernel(one_of("--kernel", *v, {"auto", "sm80", "sm90a", "sm100a"}));
   if (const auto v = args.value("--config")) {
     o.config = ops::parse_gemm_config(*v);
     if (!o.config)
       throw Error("--config '" + *v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]' as the configuration line "
                   "prints it, e.g. '128x256x64 s3 w2x1 c1x1'");
   }
-  if (const auto v = args.value("--device")) o.device = one_of("--device", *v, {"cuda", "sim"});
+  o.device = parse_device_choice(args);
   o.check = args.flag("--check");
   o.bench = args.flag("--bench");
   o.autotune = args.flag("--autotune");
@@ -156,10 +157,7 @@ void require_memory(const Options& o, DType out, const runtime::Device& dev) {
 
 int run_gemm(const std::vector<std::string>& args) {
   const Options o = parse(args);
-  runtime::Device dev = o.device == "sim"               ? runtime::Device::sim()
-                        : o.device == "cuda"            ? runtime::Device::cuda(0)
-                        : runtime::Device::cuda_count() ? runtime::Device::cuda(0)
-                                                        : runtime::Device::sim();
+  runtime::Device dev = open_device(o.device);
   const DType out = o.out.value_or(o.ab);
   require_memory(o, out, dev);
   std::mt19937 rng(o.seed);
@@ -244,11 +242,10 @@ const Registration registration({
     "run ops::gemm on random inputs: kernel choice, --check, --bench, --save",
     "usage: warpforge gemm --m M --n N --k K [--l L] [--dtype bf16|f16] [--layout nn|nt|tn|tt]\n"
     "                      [--out-dtype f32|bf16|f16] [--alpha A] [--beta B] [--kernel "
-    "auto|sm80|sm90a]\n"
+    "auto|sm80|sm90a|sm100a]\n"
     "                      [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]']\n"
-    "                      [--device cuda|sim] [--check] [--bench [--reps R]] [--autotune] [--seed "
-    "S]\n"
-    "                      [--save DIR]\n\n"
+    "                      [--device cuda|sim] [--target sm_80|sm_89|sm_90a|sm_100a]\n"
+    "                      [--check] [--bench [--reps R]] [--autotune] [--seed S] [--save DIR]\n\n"
     "Computes D = alpha·A·B + beta·C with ops::gemm on inputs drawn from N(0, 1) and rounded\n"
     "to --dtype, and prints the kernel and configuration chosen.\n\n"
     "--m --n --k    the problem: A is MxK, B is KxN, C and D are MxN\n"
@@ -258,22 +255,28 @@ const Registration registration({
     "               C and D are row-major\n"
     "--out-dtype    C and D (default: --dtype); accumulation is f32 always\n"
     "--alpha --beta the scalars (default 1 and 0); C is made (random) only when beta != 0\n"
-    "--kernel       auto (default), sm80 or sm90a\n"
+    "--kernel       auto (default), sm80, sm90a, or sm100a (experimental: tcgen05, never run on\n"
+    "               a Blackwell GPU, so taken only when named)\n"
     "--config       the kernel's configuration instead of the heuristic's, as the output\n"
     "               prints it (tile MxNxK, stages, warps or consumer warpgroups, cluster,\n"
     "               'pingpong' for sm90a's alternating consumers, 'streamk' for its split\n"
-    "               last wave); refused with the reasons when the kernel does not take it\n"
-    "--device       cuda or sim (default: cuda when a GPU is present, else sim)\n"
-    "--check        compare D with an fp64 CPU reference: max |d - ref| / max(|ref|, 1) must be\n"
-    "               <= 1e-2 for bf16/f16 D, 1e-4 for f32 D; exit status 1 when it is not\n"
-    "--bench        time R runs (default 20) with events after 3 warm-up runs: median, TFLOP/s\n"
-    "--autotune     time the candidate configurations once and remember the winner\n"
-    "               (gemm-autotune.txt in the binary cache directory)\n"
-    "--save DIR     write a.npy, b.npy, c.npy (when beta != 0) and d.npy: NumPy format 1.0, the\n"
-    "               logical shape ((L,) rows, cols), column-major matrices as fortran_order; f32 "
-    "as\n"
-    "               '<f4', f16 as '<f2', bf16 as its raw bits '<u2' (NumPy has no bfloat16: view\n"
-    "               them with ml_dtypes.bfloat16, or as float32 after shifting left 16 bits)\n",
+    "               last wave); refused with the reasons when the kernel does not take it\n" +
+        device_choice_help(15) +
+        "--check        compare D with an fp64 CPU reference: max |d - ref| / max(|ref|, 1) must "
+        "be\n"
+        "               <= 1e-2 for bf16/f16 D, 1e-4 for f32 D; exit status 1 when it is not\n"
+        "--bench        time R runs (default 20) with events after 3 warm-up runs: median, "
+        "TFLOP/s\n"
+        "--autotune     time the candidate configurations once and remember the winner\n"
+        "               (gemm-autotune.txt in the binary cache directory)\n"
+        "--save DIR     write a.npy, b.npy, c.npy (when beta != 0) and d.npy: NumPy format 1.0, "
+        "the\n"
+        "               logical shape ((L,) rows, cols), column-major matrices as fortran_order; "
+        "f32 "
+        "as\n"
+        "               '<f4', f16 as '<f2', bf16 as its raw bits '<u2' (NumPy has no bfloat16: "
+        "view\n"
+        "               them with ml_dtypes.bfloat16, or as float32 after shifting left 16 bits)\n",
     run_gemm,
 });
 

@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "kernels/registry.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/ops/kernel_samples.hpp"
 
 namespace warpforge::cli {
 namespace {
@@ -20,14 +21,27 @@ int run_ptx(const std::vector<std::string>& raw) {
   if (list) {
     args.finish();  // --list takes nothing else
     for (const auto& k : examples::builtin_kernels()) std::cout << k.name << "\t" << k.description << "\n";
+    for (const auto& k : ops::kernel_samples())
+      std::cout << k.name << "\t" << k.description << " (" << ptx::name(k.target) << " only)\n";
     return 0;
   }
   const std::string name = args.positionals(1, 1, "kernel name (see `warpforge ptx --list`)")[0];
   args.finish();
-  const auto* kernel = examples::find_builtin(name);
-  if (!kernel) throw Error("no built-in kernel '" + name + "'; `warpforge ptx --list` shows them");
-  std::cout << kernel->build(target.value_or(kernel->default_target)).to_ptx();
-  return 0;
+  if (const auto* kernel = examples::find_builtin(name)) {
+    std::cout << kernel->build(target.value_or(kernel->default_target)).to_ptx();
+    return 0;
+  }
+  for (const auto& k : ops::kernel_samples()) {
+    if (k.name != name) continue;
+    if (target && *target != k.target)
+      throw Error("--target " + std::string(ptx::name(*target)) + " refused for '" + name +
+                  "': it is built for " + std::string(ptx::name(k.target)) +
+                  " only (its instructions exist there alone); accepted: " +
+                  std::string(ptx::name(k.target)));
+    std::cout << k.build().to_ptx();
+    return 0;
+  }
+  throw Error("no built-in kernel '" + name + "'; `warpforge ptx --list` shows them");
 }
 
 const Registration registration({
@@ -35,8 +49,11 @@ const Registration registration({
     "print the PTX of a built-in kernel",
     "usage: warpforge ptx --list\n"
     "       warpforge ptx <kernel> [--target sm_80|sm_89|sm_90a|sm_100a]\n\n"
-    "--list    names and descriptions of the built-in kernels\n"
-    "--target  the target to build for (default: the kernel's own, sm_80 for the examples)\n",
+    "--list    names and descriptions of the built-in kernels: the examples, and the ops'\n"
+    "          kernels for one sample problem each (the sm_100a ones: gemm_sm100a,\n"
+    "          gemm_amax_sm100a)\n"
+    "--target  the target to build for (default: the kernel's own, sm_80 for the examples;\n"
+    "          the ops' kernels take only their own)\n",
     run_ptx,
 });
 

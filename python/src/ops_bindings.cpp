@@ -289,7 +289,7 @@ void bind_ops(nb::module_& m) {
                          std::optional<std::string> config) {
     ops::GemmOptions o{.alpha = alpha, .beta = beta};
     auto k = ops::parse_gemm_kernel(kernel);
-    if (!k) throw OpsError("kernel '" + kernel + "': accepted auto, sm80, sm90a");
+    if (!k) throw OpsError("kernel '" + kernel + "': accepted auto, sm80, sm90a, sm100a");
     o.kernel = *k;
     if (config) {
       o.config = ops::parse_gemm_config(*config);

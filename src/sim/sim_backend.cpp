@@ -140,12 +140,17 @@ SimBackend::SimBackend(SimOptions options)
   options_.time_limit_seconds =
       limit<double>(options_.time_limit_seconds, "WARPFORGE_SIM_TIME_LIMIT", 1800.0);
   properties_.name = "warpforge simulator";
-  properties_.compute_capability_major = 9;
-  properties_.compute_capability_minor = 0;
+  const int sm = ptx::sm_number(options_.target);
+  properties_.compute_capability_major = sm / 10;
+  properties_.compute_capability_minor = sm % 10;
   properties_.sm_count = options_.sm_count > 0 ? options_.sm_count : static_cast<int>(cores);
-  properties_.shared_bytes_per_block = 48 * 1024;         // H100: 48 KB without opt-in
-  properties_.shared_bytes_per_block_optin = 227 * 1024;  // H100 opt-in maximum
-  properties_.shared_bytes_per_sm = 228 * 1024;
+  properties_.shared_bytes_per_block = 48 * 1024;  // every target: 48 KB without opt-in
+  // The opt-in maximum per block is the SM's shared memory less 1 KB (CUDA C++
+  // Programming Guide, "Compute Capabilities", technical specifications):
+  // 164 KB on 8.0, 100 KB on 8.9, 228 KB on 9.0 and 10.0.
+  const std::size_t per_sm_kb = sm == 80 ? 164 : sm == 89 ? 100 : 228;
+  properties_.shared_bytes_per_sm = per_sm_kb * 1024;
+  properties_.shared_bytes_per_block_optin = (per_sm_kb - 1) * 1024;
   properties_.global_bytes = std::size_t{16} << 30;
   properties_.max_threads_per_block = 1024;
   properties_.warp_size = 32;

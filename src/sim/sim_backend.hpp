@@ -49,7 +49,7 @@ class SimBackend : public runtime::DeviceBackend {
   explicit SimBackend(SimOptions options = {});
 
   const runtime::DeviceProperties& properties() const override { return properties_; }
-  ptx::Target target() const override { return ptx::Target::sm_90a; }
+  ptx::Target target() const override { return options_.target; }
   bool is_simulator() const override { return true; }
 
   std::size_t free_bytes() override;  // SimOptions::memory_bytes, and the host's

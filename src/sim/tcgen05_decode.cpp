@@ -61,6 +61,8 @@ std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std:
           {"kind::f16", Tcgen05Kind::f16},       {"kind::tf32", Tcgen05Kind::tf32},
           {"kind::f8f6f4", Tcgen05Kind::f8f6f4}, {"kind::mxf8f6f4", Tcgen05Kind::mxf8f6f4},
           {"kind::mxf4", Tcgen05Kind::mxf4},     {"kind::mxf4nvf4", Tcgen05Kind::mxf4nvf4}};
+      if (take(mods, "ws")) return "tcgen05.mma.ws (the weight-stationary MMA) is not simulated";
+      if (take(mods, "sp")) return "tcgen05.mma.sp (structurally sparse A) is not simulated";
       Tcgen05Kind kind;
       if (!take_one_of(mods, kKinds, kind))
         return "tcgen05.mma kinds simulated: f16, tf32, f8f6f4, mxf8f6f4, mxf4, mxf4nvf4";
@@ -85,6 +87,10 @@ std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std:
       Tcgen05Shape shape;
       if (!take_one_of(mods, kShapes, shape))
         return "tcgen05.ld/st shapes simulated: 32x32b, 16x64b, 16x128b, 16x256b";
+      if (take(mods, "pack::16b") || take(mods, "unpack::16b"))
+        return "tcgen05.ld.pack::16b and tcgen05.st.unpack::16b (two 16-bit columns per register) "
+               "are not "
+               "simulated";
       d.vec = static_cast<std::uint8_t>(shape);
       for (int num = 1; num <= 128; num *= 2)
         if (take(mods, "x" + std::to_string(num))) d.extent = static_cast<std::uint16_t>(num);

@@ -626,6 +626,37 @@ TEST(BadBlackwell, Tcgen05Misuse) {
   EXPECT_TRUE(refused(bw, [](Kernel& k) { k.tcgen05_st(TmemShape::lanes32_bits32, k.reg(b32), k.regs(f64, 2, "w")); },
                       {"tcgen05.st.sync.aligned.32x32b.x2.b32", "register %w0 is f64",
                        "tensor-memory cells are 32 bits"}));
+  EXPECT_TRUE(refused(
+      bw, [](Kernel& k) { k.tcgen05_ld_16x32bx2(k.regs(b32, 3), k.reg(b32), 16); },
+      {"tcgen05.ld.sync.aligned.16x32bx2", "3 registers", "1 register(s) per thread times .num"}));
+  EXPECT_TRUE(refused(bw,
+                      [](Kernel& k) {
+                        k.tcgen05_mma_ws(Tcgen05Kind::mxf4, k.reg(b32), k.reg(b64), k.reg(b64),
+                                         k.reg(b32), true);
+                      },
+                      {"tcgen05.mma.ws",
+                       "kind::mxf4; the weight-stationary MMA takes kinds f16, tf32 and f8f6f4"}));
+  EXPECT_TRUE(refused(bw,
+                      [](Kernel& k) {
+                        k.tcgen05_mma_ws(Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64),
+                                         k.reg(b32), true, Collector{4, CollectorUsage::use});
+                      },
+                      {"collector buffer b4; the weight-stationary MMA has buffers b0..b3"}));
+  EXPECT_TRUE(refused(
+      bw,
+      [](Kernel& k) {
+        k.tcgen05_alloc(CtaGroup::two, at(k.reg(u32)), 32);
+        k.tcgen05_mma_ws(Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64), k.reg(b32), true);
+      },
+      {"tcgen05.mma.ws",
+       "uses cta_group::1 after this kernel's tcgen05 instructions used cta_group::2"}));
+  EXPECT_TRUE(refused(
+      bw,
+      [](Kernel& k) {
+        k.tcgen05_mma_sp(CtaGroup::one, Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64),
+                         k.reg(u64, "meta"), k.reg(b32), true);
+      },
+      {"tcgen05.mma.sp.cta_group::1.kind::f16", "sparsity metadata address %meta has type u64"}));
   EXPECT_TRUE(refused<TargetError>(Target::sm_90a, [](Kernel& k) { k.tcgen05_wait_ld(); },
                                    {"tcgen05.wait::ld.sync.aligned", "not available on sm_90a",
                                     "targets that have it: sm_100a"}));

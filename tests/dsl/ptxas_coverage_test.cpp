@@ -770,6 +770,25 @@ void build_tcgen05(Kernel& k, CtaGroup g) {
       k.tcgen05_st(shape, taddr, data);
     }
   k.tcgen05_ld(TmemShape::lanes32_bits32, k.regs(u32, 4), taddr);
+  for (int num : {1, 2, 128}) {
+    Regs data = k.regs(b32, num);
+    k.tcgen05_ld_16x32bx2(data, taddr, 16);
+    k.tcgen05_st_16x32bx2(taddr, 64, data);
+  }
+  k.tcgen05_ld(TmemShape::lanes16_bits256, k.regs(b32, 4), taddr, TmemPacking::pack_16b);
+  k.tcgen05_st(TmemShape::lanes32_bits32, taddr, k.regs(b32, 2), TmemPacking::pack_16b);
+  k.tcgen05_ld_16x32bx2(k.regs(b32, 2), taddr, 8, TmemPacking::pack_16b);
+  k.tcgen05_st_16x32bx2(taddr, 8, k.regs(b32, 2), TmemPacking::pack_16b);
+  for (Tcgen05Kind kind : {Tcgen05Kind::f16, Tcgen05Kind::tf32, Tcgen05Kind::f8f6f4})
+    k.tcgen05_mma_sp(g, kind, taddr, adesc, bdesc, sfa, idesc, accumulate);
+  // The weight-stationary MMA has .cta_group::1 only.
+  if (g == CtaGroup::one) {
+    for (Tcgen05Kind kind : {Tcgen05Kind::f16, Tcgen05Kind::tf32, Tcgen05Kind::f8f6f4})
+      k.tcgen05_mma_ws(kind, taddr, adesc, bdesc, idesc, accumulate);
+    for (CollectorUsage usage : {CollectorUsage::fill, CollectorUsage::use, CollectorUsage::lastuse,
+                                 CollectorUsage::discard})
+      k.tcgen05_mma_ws(Tcgen05Kind::f16, taddr, adesc, bdesc, idesc, true, Collector{3, usage});
+  }
   k.tcgen05_wait_ld();
   k.tcgen05_wait_st();
   Reg bar_addr = k.address_of(bar);
@@ -986,6 +1005,19 @@ std::vector<GatedCall> gated_calls() {
                    }});
   calls.push_back({"tcgen05.st.sync.aligned.32x32b", blackwell, [](Kernel& k) {
                      k.tcgen05_st(TmemShape::lanes32_bits32, k.reg(b32), k.regs(b32, 1));
+                   }});
+  calls.push_back({"tcgen05.ld.sync.aligned.16x32bx2", blackwell, [](Kernel& k) {
+                     k.tcgen05_ld_16x32bx2(k.regs(b32, 2), k.reg(b32), 16, TmemPacking::pack_16b);
+                   }});
+  calls.push_back({"tcgen05.st.sync.aligned.16x32bx2", blackwell,
+                   [](Kernel& k) { k.tcgen05_st_16x32bx2(k.reg(b32), 16, k.regs(b32, 1)); }});
+  calls.push_back({"tcgen05.mma.ws", blackwell, [](Kernel& k) {
+                     k.tcgen05_mma_ws(Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64),
+                                      k.reg(b32), true);
+                   }});
+  calls.push_back({"tcgen05.mma.sp", blackwell, [g](Kernel& k) {
+                     k.tcgen05_mma_sp(g, Tcgen05Kind::f16, k.reg(b32), k.reg(b64), k.reg(b64),
+                                      k.reg(b32), k.reg(b32), true);
                    }});
   calls.push_back({"tcgen05.wait::ld.sync.aligned", blackwell, [](Kernel& k) { k.tcgen05_wait_ld(); }});
   calls.push_back({"tcgen05.wait::st.sync.aligned", blackwell, [](Kernel& k) { k.tcgen05_wait_st(); }});

@@ -2,8 +2,9 @@
 // tensor memory) on the simulator against the CPU reference: MXFP8 (e4m3,
 // e5m2), MXFP4 and NVFP4, every C dtype each allows, both C major-nesses,
 // m-major A, M, N, K that are not multiples of the 128 x 128 tile or of a
-// scale group, L = 1 and 3; that it runs only when named, and what it
-// refuses; and that its PTX assembles for sm_100a.
+// scale group, L = 1 and 3, through the TMA pipeline and the staged kernel;
+// where automatic picks it, and what it refuses; and that its PTX assembles
+// for sm_100a.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -13,6 +14,7 @@
 #include "gemm_amax_test_support.hpp"
 #include "warpforge/ptx/ptxas.hpp"
 #include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -66,7 +68,10 @@ TEST(GemmAmaxSm100aSim, BatchesMajorNessAndRaggedShapes) {
   expect_pass(fp4, seed++);
 }
 
-TEST(GemmAmaxSm100aSim, RunsOnlyWhenNamedAndSaysWhy) {
+// Automatic takes it first on a simulator standing for sm_100a, where the
+// Hopper kernels (wgmma) refuse; on the default (sm_90a) simulator it runs
+// only when named.
+TEST(GemmAmaxSm100aSim, AutomaticPicksItOnlyOnASimulatorStandingForSm100a) {
   std::mt19937 rng(7);
   GemmAmaxCase c = sm100a_case(DType::e4m3, DType::e8m0, 32, DType::f32);
   c.kernel = GemmAmaxKernel::automatic;
@@ -78,10 +83,50 @@ TEST(GemmAmaxSm100aSim, RunsOnlyWhenNamedAndSaysWhy) {
   named.kernel = GemmAmaxKernel::sm100a;
   GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, named);
   EXPECT_NE(op.describe().find("kernel sm100a"), std::string::npos) << op.describe();
-  EXPECT_NE(op.describe().find("never on a Blackwell GPU, so automatic never picks it"),
-            std::string::npos)
+  EXPECT_NE(
+      op.describe().find("never on a Blackwell GPU, so automatic picks it only on a simulator "
+                         "standing for sm_100a"),
+      std::string::npos)
       << op.describe();
   EXPECT_EQ(parse_gemm_amax_kernel("sm100a"), GemmAmaxKernel::sm100a);
+
+  const runtime::Device blackwell(sim::make_backend({.target = ptx::Target::sm_100a}));
+  auto b = make_gemm_amax(blackwell, c, rng);
+  GemmAmax picked(*b.a.view, *b.b.view, *b.sfa.view, *b.sfb.view, *b.out.view, *b.amax.view,
+                  b.options());
+  EXPECT_EQ(picked.kernel_name(), "sm100a") << picked.describe();
+  const auto bad = run_gemm_amax_and_check(b);
+  EXPECT_TRUE(bad.empty()) << bad.size() << " mismatches, first: " << (bad.empty() ? "" : bad[0]);
+
+  // Where it refuses (a tile it does not take), automatic goes on to what
+  // sm_100a runs: not the wgmma kernels.
+  GemmAmaxCase tiled = c;
+  tiled.tile = GemmAmaxTile{64, 64};
+  auto t = make_gemm_amax(blackwell, tiled, rng);
+  GemmAmax fallback(*t.a.view, *t.b.view, *t.sfa.view, *t.sfb.view, *t.out.view, *t.amax.view,
+                    t.options());
+  EXPECT_EQ(fallback.kernel_name(), "sm80") << fallback.describe();
+  EXPECT_NE(fallback.describe().find("has target sm_100a; the sm90a kernel needs sm_90a"),
+            std::string::npos)
+      << fallback.describe();
+}
+
+// k-major A and B with 16-byte rows run the TMA pipeline (the cases above
+// but one); an m-major A the kernel that stages codes with plain loads.
+TEST(GemmAmaxSm100aSim, TakesTheTmaPipelineWhereTheOperandsAllowIt) {
+  std::mt19937 rng(9);
+  for (bool k_major : {true, false}) {
+    GemmAmaxCase c = sm100a_case(DType::e4m3, DType::e8m0, 32, DType::bf16);  // FP4 is k-major only
+    c.a_k_major = k_major;
+    auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
+    GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
+                s.options());
+    const std::string want = k_major ? "a TMA ring of 2 stages (producer and MMA threads)"
+                                     : "one step at a time staged by plain loads";
+    EXPECT_NE(op.describe().find(want), std::string::npos) << op.describe();
+    const auto bad = run_gemm_amax_and_check(s);
+    EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches";
+  }
 }
 
 TEST(GemmAmaxSm100aSim, RefusesWhatItDoesNotRun) {
@@ -119,8 +164,10 @@ TEST(GemmAmaxSm100aPtxas, KernelAssemblesForSm100a) {
     p.m = 300, p.n = 200, p.k = 256, p.l = 2;
     p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
     p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {224, 1, 300 * 224};
-    const auto r = ptx::run_ptxas(build_sm100a_gemm_amax(p).to_ptx(), "sm_100a");
-    EXPECT_TRUE(r.ok) << p.describe() << ":\n" << r.log;
+    for (int stages : {0, 3}) {
+      const auto r = ptx::run_ptxas(build_sm100a_gemm_amax(p, stages).to_ptx(), "sm_100a");
+      EXPECT_TRUE(r.ok) << p.describe() << " stages " << stages << ":\n" << r.log;
+    }
   }
 }
 

@@ -779,6 +779,13 @@ TEST_F(Tcgen05Sim, MalformedFormsAreRefusedAtLaunch) {
        "completes through .mbarrier::arrive::one"},
       {"tcgen05.shift.cta_group::1 [%r1]", "tcgen05.shift takes .down"},
       {"tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2", "takes 5 operands, not 4"},
+      {"tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, 1",
+       "tcgen05.mma.ws (the weight-stationary MMA) is not simulated"},
+      {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, 1",
+       "tcgen05.mma.sp (structurally sparse A) is not simulated"},
+      {"tcgen05.ld.sync.aligned.32x32b.x1.pack::16b.b32 {%r1}, [%r2]",
+       "tcgen05.ld.pack::16b and tcgen05.st.unpack::16b (two 16-bit columns per register) are not "
+       "simulated"},
   };
   for (const auto& [line, needle] : cases) {
     SCOPED_TRACE(line);

@@ -25,9 +25,12 @@ namespace warpforge::ops {
 // Which kernel runs: the sm_80 one (cp.async + ldmatrix + mma.sync; also what
 // sm_89 runs) or the sm_90a one (TMA + mbarrier + wgmma, warp-specialized,
 // persistent). automatic picks sm90a on compute capability 9.0 when the
-// problem is one TMA can describe, else sm80.
-enum class GemmKernel { automatic, sm80, sm90a };
-std::string_view name(GemmKernel kernel);  // "automatic", "sm80", "sm90a"
+// problem is one TMA can describe, else sm80. sm100a (TMA + tcgen05.mma with
+// the accumulator in tensor memory, warp-specialized) is experimental: it
+// has run on the simulator, which follows the PTX ISA's text, never on a
+// Blackwell GPU, so it runs only when named.
+enum class GemmKernel { automatic, sm80, sm90a, sm100a };
+std::string_view name(GemmKernel kernel);  // "automatic", "sm80", "sm90a", "sm100a"
 // Inverse of name(), also taking "auto"; nullopt for anything else.
 std::optional<GemmKernel> parse_gemm_kernel(std::string_view text);
 

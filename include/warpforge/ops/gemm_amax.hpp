@@ -75,9 +75,10 @@ enum class GemmAmaxPrecision { exact, fast };
 // Which kernel of the family runs: automatic (the first that accepts the
 // problem: skinny, prepass where M x L is large, sm90a, sm80), or the one
 // named (its refusals are then check_support()'s). sm100a (tcgen05,
-// accumulator in tensor memory) is experimental and runs only when named: it
-// has run on the simulator, which follows the PTX ISA's text, and never on a
-// Blackwell GPU.
+// accumulator in tensor memory) is experimental: it has run on the
+// simulator, which follows the PTX ISA's text, and never on a Blackwell GPU,
+// so automatic picks it first only on a simulator standing for sm_100a
+// (sim::SimOptions::target); on a GPU it runs only when named.
 enum class GemmAmaxKernel { automatic, skinny, prepass, sm90a, sm80, sm100a };
 std::string_view name(GemmAmaxKernel kernel);  // "auto", "skinny", "prepass", "sm90a", "sm80", "sm100a"
 std::string_view name(GemmAmaxPrecision precision);  // "exact", "fast"
@@ -127,7 +128,7 @@ class GemmAmax {
   // (large M: A and B converted to bf16 into the workspace by a pre-pass,
   // then the bf16 sm90a GEMM with an amax epilogue), "sm90a" (TMA + wgmma,
   // on sm_90a and the simulator, for what it accepts), "sm80" (everything
-  // else), or "sm100a" when named.
+  // else), or "sm100a" (named, or on a simulator standing for sm_100a).
   std::string_view kernel_name() const;
   // The kernel chosen, its configuration and workspace, and why each kernel
   // ahead of it in the family was not taken.

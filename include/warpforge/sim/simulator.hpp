@@ -45,6 +45,13 @@
 //             wait_group retires them; an instruction touching an
 //             accumulator or A register still in flight is refused; .sp is
 //             refused
+//   tcgen05   (sm_100a; .cta_group::1) tensor-memory alloc, dealloc and
+//             relinquish_alloc_permit, mma with M = 128 of kinds f16, tf32,
+//             f8f6f4 and the block-scaled mxf8f6f4, mxf4, mxf4nvf4, cp,
+//             shift, ld/st in the 32x32b, 16x64b, 16x128b and 16x256b
+//             shapes, commit, wait and fence, as the PTX ISA's text
+//             describes them (src/sim/tcgen05.cpp); .cta_group::2, .ws,
+//             .sp, 16x32bx2 and pack/unpack are refused
 //   cluster   clusters of up to 8 CTAs run together: mapa (shared::cluster and
 //             generic), ld/st/atom .shared::cluster on any CTA of the cluster,
 //             barrier.cluster.arrive/.wait, the cluster special registers
@@ -73,11 +80,16 @@
 #include <memory>
 #include <string_view>
 
+#include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/backend.hpp"
 
 namespace warpforge::sim {
 
 struct SimOptions {
+  // The GPU the simulator stands for: the target it reports (which kernels
+  // the ops choose) and that GPU's compute capability and shared memory
+  // limits. It executes every instruction it knows whatever the target.
+  ptx::Target target = ptx::Target::sm_90a;
   // Host threads that run CTAs in parallel; 0 means one per hardware thread.
   unsigned worker_threads = 0;
   // The SM count the device reports (persistent kernels size their grids by

@@ -158,9 +158,9 @@ void Tcgen05Ops::tcgen05_relinquish_alloc_permit(CtaGroup group) {
 }
 
 std::string Tcgen05Ops::mma_opcode(CtaGroup group, Tcgen05Kind kind,
-                                   std::optional<ScaleVec> scale_vec) {
-  std::string opcode =
-      "tcgen05.mma" + group_suffix("tcgen05.mma", group) + ".kind::" + kind_name(kind);
+                                   std::optional<ScaleVec> scale_vec, std::string_view form) {
+  const std::string name = "tcgen05.mma" + std::string(form);
+  std::string opcode = name + group_suffix(name, group) + ".kind::" + kind_name(kind);
   if (!scale_vec) {
     if (block_scaled(kind))
       fail(opcode, std::string("kind::") + kind_name(kind) +
@@ -206,6 +206,45 @@ void Tcgen05Ops::tcgen05_mma(CtaGroup group, Tcgen05Kind kind, const Reg& d_tmem
   const std::string opcode = mma_opcode(group, kind, std::nullopt);
   expect_type(opcode, a_desc, Type::b64, "A descriptor");
   emit_mma(opcode, d_tmem, operand_of(a_desc), b_desc, idesc, nullptr, nullptr, enable_input_d);
+}
+
+void Tcgen05Ops::tcgen05_mma_ws(Tcgen05Kind kind, const Reg& d_tmem, const Reg& a_desc,
+                                const Reg& b_desc, const Reg& idesc,
+                                std::variant<bool, PredUse> enable_input_d,
+                                std::optional<Collector> collector) {
+  // The weight-stationary MMA has no .cta_group::2 form (PTX ISA 9.7.16,
+  // tcgen05.mma.ws), and no block-scaled kinds.
+  if (block_scaled(kind))
+    fail("tcgen05.mma.ws", std::string("kind::") + kind_name(kind) +
+                               "; the weight-stationary MMA takes kinds f16, tf32 and f8f6f4");
+  std::string opcode = mma_opcode(CtaGroup::one, kind, std::nullopt, ".ws");
+  if (collector) {
+    static constexpr const char* kUsage[] = {"fill", "use", "lastuse", "discard"};
+    if (collector->buffer < 0 || collector->buffer > 3)
+      fail(opcode, "collector buffer b" + std::to_string(collector->buffer) +
+                       "; the weight-stationary MMA has buffers b0..b3");
+    opcode += ".collector::b" + std::to_string(collector->buffer) +
+              "::" + kUsage[static_cast<int>(collector->usage)];
+  }
+  expect_type(opcode, a_desc, Type::b64, "A descriptor");
+  emit_mma(opcode, d_tmem, operand_of(a_desc), b_desc, idesc, nullptr, nullptr, enable_input_d);
+}
+
+void Tcgen05Ops::tcgen05_mma_sp(CtaGroup group, Tcgen05Kind kind, const Reg& d_tmem,
+                                const Reg& a_desc, const Reg& b_desc, const Reg& sp_meta_tmem,
+                                const Reg& idesc, std::variant<bool, PredUse> enable_input_d) {
+  const std::string opcode = mma_opcode(group, kind, std::nullopt, ".sp");
+  expect_type(opcode, a_desc, Type::b64, "A descriptor");
+  check_tmem_address(opcode, d_tmem, "D address");
+  check_tmem_address(opcode, sp_meta_tmem, "sparsity metadata address");
+  expect_type(opcode, b_desc, Type::b64, "B descriptor");
+  expect_type(opcode, idesc, Type::b32, "instruction descriptor");
+  // [d], a, b, [sp_meta], idesc, enable_input_d: the metadata comes before the descriptor.
+  emit(opcode, {operand_of(at(d_tmem)), operand_of(a_desc), operand_of(b_desc),
+                operand_of(at(sp_meta_tmem)), operand_of(idesc),
+                std::holds_alternative<bool>(enable_input_d)
+                    ? ptx::Operand::imm(std::get<bool>(enable_input_d) ? 1 : 0)
+                    : operand_of(std::get<PredUse>(enable_input_d))});
 }
 
 void Tcgen05Ops::tcgen05_mma_a_tmem(CtaGroup group, Tcgen05Kind kind, const Reg& d_tmem,
@@ -254,18 +293,20 @@ void Tcgen05Ops::tcgen05_shift_down(CtaGroup group, const Reg& taddr) {
   emit(opcode, {operand_of(at(taddr))});
 }
 
-std::string Tcgen05Ops::data_path_opcode(const char* op, TmemShape shape, const Regs& data) {
-  const DataPathShape s = data_path(shape);
-  const std::string base = std::string("tcgen05.") + op + ".sync.aligned." + s.name;
+std::string Tcgen05Ops::data_path_opcode(const char* op, const char* shape, int regs_per_repeat,
+                                         int max_num, const Regs& data, TmemPacking packing) {
+  const std::string base = std::string("tcgen05.") + op + ".sync.aligned." + shape;
   require(base, kBlackwell);
   const int count = static_cast<int>(data.size());
-  const int num = count / s.regs_per_repeat;
-  if (count % s.regs_per_repeat != 0 || !is_power_of_two(num) || num > s.max_num)
-    fail(base, std::to_string(count) + " registers; ." + s.name + " moves " +
-                   std::to_string(s.regs_per_repeat) +
+  const int num = count / regs_per_repeat;
+  if (count % regs_per_repeat != 0 || !is_power_of_two(num) || num > max_num)
+    fail(base, std::to_string(count) + " registers; ." + shape + " moves " +
+                   std::to_string(regs_per_repeat) +
                    " register(s) per thread times .num, a power of two up to " +
-                   std::to_string(s.max_num) + " (PTX ISA 9.7.16, tcgen05.ld's .num table)");
-  const std::string opcode = base + ".x" + std::to_string(num) + ".b32";
+                   std::to_string(max_num) + " (PTX ISA 9.7.16, tcgen05.ld's .num table)");
+  const char* pack = std::string_view(op) == "ld" ? ".pack::16b" : ".unpack::16b";
+  const std::string opcode =
+      base + ".x" + std::to_string(num) + (packing == TmemPacking::pack_16b ? pack : "") + ".b32";
   for (const Reg& r : data)
     if (ptx::bits(r.type()) != 32)
       fail(opcode, "register " + r.name() + " is " + detail::type_name(r.type()) +
@@ -273,16 +314,37 @@ std::string Tcgen05Ops::data_path_opcode(const char* op, TmemShape shape, const 
   return opcode;
 }
 
-void Tcgen05Ops::tcgen05_ld(TmemShape shape, const Regs& dst, const Reg& taddr) {
-  const std::string opcode = data_path_opcode("ld", shape, dst);
+void Tcgen05Ops::tcgen05_ld(TmemShape shape, const Regs& dst, const Reg& taddr,
+                            TmemPacking packing) {
+  const DataPathShape s = data_path(shape);
+  const std::string opcode =
+      data_path_opcode("ld", s.name, s.regs_per_repeat, s.max_num, dst, packing);
   check_tmem_address(opcode, taddr, "tensor-memory address");
   emit(opcode, {operand_of(dst), operand_of(at(taddr))});
 }
 
-void Tcgen05Ops::tcgen05_st(TmemShape shape, const Reg& taddr, const Regs& src) {
-  const std::string opcode = data_path_opcode("st", shape, src);
+void Tcgen05Ops::tcgen05_st(TmemShape shape, const Reg& taddr, const Regs& src,
+                            TmemPacking packing) {
+  const DataPathShape s = data_path(shape);
+  const std::string opcode =
+      data_path_opcode("st", s.name, s.regs_per_repeat, s.max_num, src, packing);
   check_tmem_address(opcode, taddr, "tensor-memory address");
   emit(opcode, {operand_of(at(taddr)), operand_of(src)});
+}
+
+// 16x32bx2: one register per repetition, .num up to 128 (as 16x64b).
+void Tcgen05Ops::tcgen05_ld_16x32bx2(const Regs& dst, const Reg& taddr, std::uint32_t half_split,
+                                     TmemPacking packing) {
+  const std::string opcode = data_path_opcode("ld", "16x32bx2", 1, 128, dst, packing);
+  check_tmem_address(opcode, taddr, "tensor-memory address");
+  emit(opcode, {operand_of(dst), operand_of(at(taddr)), ptx::Operand::imm(half_split)});
+}
+
+void Tcgen05Ops::tcgen05_st_16x32bx2(const Reg& taddr, std::uint32_t half_split, const Regs& src,
+                                     TmemPacking packing) {
+  const std::string opcode = data_path_opcode("st", "16x32bx2", 1, 128, src, packing);
+  check_tmem_address(opcode, taddr, "tensor-memory address");
+  emit(opcode, {operand_of(at(taddr)), ptx::Operand::imm(half_split), operand_of(src)});
 }
 
 void Tcgen05Ops::tcgen05_wait_ld() {

@@ -59,12 +59,15 @@ std::string_view name(GemmKernel kernel) {
       return "sm80";
     case GemmKernel::sm90a:
       return "sm90a";
+    case GemmKernel::sm100a:
+      return "sm100a";
   }
   return "?";
 }
 
 std::optional<GemmKernel> parse_gemm_kernel(std::string_view text) {
-  for (GemmKernel k : {GemmKernel::automatic, GemmKernel::sm80, GemmKernel::sm90a})
+  for (GemmKernel k :
+       {GemmKernel::automatic, GemmKernel::sm80, GemmKernel::sm90a, GemmKernel::sm100a})
     if (text == name(k)) return k;
   if (text == "auto") return GemmKernel::automatic;
   return std::nullopt;
@@ -126,6 +129,7 @@ struct Gemm::State {
     }
     std::vector<std::string> all;
     for (const GemmPath* path : gemm_paths()) {
+      if (!path->chosen_automatically()) continue;
       auto refused = path->refusals(p, device());
       if (refused.empty()) return path;
       for (const auto& r : refused)
@@ -162,6 +166,7 @@ struct Gemm::State {
     float best_ms = std::numeric_limits<float>::max();
     for (const GemmPath* path : gemm_paths()) {
       if (options.kernel != GemmKernel::automatic && path->kind() != options.kernel) continue;
+      if (options.kernel == GemmKernel::automatic && !path->chosen_automatically()) continue;
       if (!path->refusals(read.problem, device()).empty()) continue;
       for (const GemmConfig& config : path->candidates(read.problem, device())) {
         auto launch = path->compile(read.problem, config, device());

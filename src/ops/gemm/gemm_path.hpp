@@ -1,4 +1,4 @@
-// One GEMM kernel family (sm80, sm90a) behind ops::Gemm: what it refuses,
+// One GEMM kernel family (sm80, sm90a, sm100a) behind ops::Gemm: what it refuses,
 // which configuration it would pick, which it would try when autotuning, and
 // how it compiles into something that runs.
 #pragma once
@@ -37,6 +37,9 @@ class GemmPath {
  public:
   virtual ~GemmPath() = default;
   virtual GemmKernel kind() const = 0;
+  // Whether `automatic` may choose it; false: it runs only when named (an
+  // experimental kernel, such as sm100a before it has run on its GPU).
+  virtual bool chosen_automatically() const { return true; }
   // Every reason this path cannot run the problem on the device (empty: it can).
   virtual std::vector<std::string> refusals(const GemmProblem& problem, const runtime::Device& device) const = 0;
   // Every reason this configuration is invalid for the path and problem.
@@ -51,10 +54,11 @@ class GemmPath {
 // The paths, defined beside their kernels.
 const GemmPath& sm80_gemm_path();
 const GemmPath& sm90a_gemm_path();
+const GemmPath& sm100a_gemm_path();
 
 // The paths ops::Gemm chooses among, most preferred first (gemm_paths.cpp):
-// `automatic` takes the first that accepts the problem. A new path is one
-// more entry there.
+// `automatic` takes the first that accepts the problem among those
+// chosen_automatically(). A new path is one more entry there.
 const std::vector<const GemmPath*>& gemm_paths();
 
 }  // namespace warpforge::ops

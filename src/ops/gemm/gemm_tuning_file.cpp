@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kHeader = "# warpforge gemm autotune v3";
 
 std::optional<GemmKernel> parse_kernel(const std::string& s) {
-  for (GemmKernel k : {GemmKernel::sm80, GemmKernel::sm90a})
+  for (GemmKernel k : {GemmKernel::sm80, GemmKernel::sm90a, GemmKernel::sm100a})
     if (name(k) == s) return k;
   return std::nullopt;
 }

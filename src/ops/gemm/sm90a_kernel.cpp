@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "c_element.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/tile/mbarrier_pipeline.hpp"
@@ -477,22 +478,11 @@ std::pair<Reg, Reg> GemmKernel::output_pair(const Regs& acc, int i, const tile::
 // `row_offset`, where the element is inside C.
 void GemmKernel::add_c(const Reg& v, const Reg& row_offset, const Reg& col, const Pred& inside) {
   const int es = runtime::bits(s_.d) / 8;
-  const Type dt = dsl_type(s_.d);
   Reg at_col = k_.reg(u64);
   k_.mul_wide(at_col, col, 1);
   k_.mad(at_col, at_col, c_cs_, row_offset);
   Reg address = c_ + at_col * es;
-  k_.if_then(inside, [&] {
-    Reg c = k_.reg(f32);
-    if (dt == Type::f32) {
-      k_.ld(Space::global, f32, c, at(address));
-    } else {
-      Reg h = k_.reg(dt);
-      k_.ld(Space::global, dt, h, at(address));
-      k_.cvt(c, h);
-    }
-    k_.fma(v, c, beta_, v);
-  });
+  k_.if_then(inside, [&] { k_.fma(v, load_c_element(k_, s_.d, address), beta_, v); });
 }
 
 // The output tile converted to D's type and written into 128-byte-swizzled

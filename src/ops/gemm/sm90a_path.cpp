@@ -9,6 +9,7 @@
 
 #include "gemm_path.hpp"
 #include "sm90a_kernel.hpp"
+#include "tma_operands.hpp"
 #include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -20,7 +21,6 @@ namespace {
 using runtime::Device;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-int element_bytes(runtime::DType t) { return runtime::bits(t) / 8; }
 
 // The kernel for a configuration. The epilogue's chunk narrows (down to one
 // 64-column TMA box) until the stages fit `smem_limit`: room for a stage
@@ -46,23 +46,6 @@ Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c, std::size_t smem_li
          s.epilogue_width() % 128 == 0)
     s.epilogue_cols = s.epilogue_width() / 2;
   return s;
-}
-
-// A rows x cols matrix of `layout` as a rank-3 tensor map (inner, outer,
-// batch), the box given inner first. With one batch the batch stride only
-// has to be legal: the matrix's own extent.
-runtime::TensorMapDesc matrix_map(runtime::DType dtype, runtime::DevicePtr address, std::int64_t inner,
-                                  std::int64_t outer, std::int64_t l, const MatrixLayout& layout,
-                                  std::uint32_t box_inner, std::uint32_t box_outer) {
-  const std::int64_t es = element_bytes(dtype);
-  std::int64_t batch = layout.batch_stride * es;
-  if (l == 1 || batch == 0) batch = (layout.ld * outer * es + 15) / 16 * 16;
-  return {.dtype = dtype,
-          .address = address,
-          .dims = {static_cast<std::uint64_t>(inner), static_cast<std::uint64_t>(outer), static_cast<std::uint64_t>(l)},
-          .strides_bytes = {static_cast<std::uint64_t>(layout.ld * es), static_cast<std::uint64_t>(batch)},
-          .box = {box_inner, box_outer, 1},
-          .swizzle = runtime::TensorMapSwizzle::b128};
 }
 
 class Sm90aLaunch final : public GemmLaunch {
@@ -158,22 +141,6 @@ class Sm90aLaunch final : public GemmLaunch {
   Maps cached_;
 };
 
-// What TMA needs of one operand (CUDA driver API cuTensorMapEncodeTiled):
-// a 16-byte aligned base and 16-byte multiples for every stride.
-void check_tma_operand(std::vector<std::string>& why, const char* name, const MatrixLayout& layout,
-                       runtime::DType dtype, std::int64_t l) {
-  const std::int64_t es = element_bytes(dtype);
-  if (layout.base_alignment < 16)
-    why.push_back(std::string(name) + "'s address is " + std::to_string(layout.base_alignment) +
-                  "-byte aligned; the sm90a kernel's TMA copies need 16");
-  if (layout.ld * es % 16 != 0)
-    why.push_back(std::string(name) + "'s leading dimension " + std::to_string(layout.ld) + " (" +
-                  std::to_string(layout.ld * es) + " bytes) is not a multiple of 16 bytes, which TMA needs");
-  if (l > 1 && (layout.batch_stride * es % 16 != 0 || layout.batch_stride == 0))
-    why.push_back(std::string(name) + "'s batch stride " + std::to_string(layout.batch_stride) +
-                  " elements is not a nonzero multiple of 16 bytes, which TMA needs");
-}
-
 class Sm90aPath final : public GemmPath {
  public:
   GemmKernel kind() const override { return GemmKernel::sm90a; }
@@ -181,21 +148,19 @@ class Sm90aPath final : public GemmPath {
   std::vector<std::string> refusals(const GemmProblem& p, const Device& device) const override {
     std::vector<std::string> why;
     // wgmma and setmaxnreg exist only on sm_90a, which runs only on compute
-    // capability 9.0 (PTX ISA 12, "Target ISA notes"); the simulator runs it.
-    if (!device.is_simulator() && device.target() != ptx::Target::sm_90a)
+    // capability 9.0 (PTX ISA 12, "Target ISA notes"); the simulator stands
+    // for a GPU of its target (sim::SimOptions::target, sm_90a by default).
+    if (device.target() != ptx::Target::sm_90a)
       why.push_back("device '" + device.properties().name + "' has target " +
                     std::string(ptx::name(device.target())) + "; the sm90a kernel needs sm_90a (compute capability 9.0)");
     if (p.ab_dtype != runtime::DType::bf16 && p.ab_dtype != runtime::DType::f16)
       why.push_back("A and B are " + std::string(runtime::name(p.ab_dtype)) + "; the sm90a kernel takes bf16 or f16");
     if (!p.d.row_major)
       why.push_back("D is column-major; the sm90a kernel's TMA-store epilogue writes row-major D (sm80 takes column-major)");
-    check_tma_operand(why, "A", p.a, p.ab_dtype, p.l);
-    check_tma_operand(why, "B", p.b, p.ab_dtype, p.l);
-    check_tma_operand(why, "D", p.d, p.d_dtype, p.l);
-    // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1).
-    for (auto [name, v] : {std::pair{"M", p.m}, {"N", p.n}, {"K", p.k}})
-      if (v > std::numeric_limits<std::int32_t>::max())
-        why.push_back(std::string(name) + " = " + std::to_string(v) + "; TMA coordinates reach 2^31 - 1");
+    check_tma_operand(why, "the sm90a kernel", "A", p.a, p.ab_dtype, p.l);
+    check_tma_operand(why, "the sm90a kernel", "B", p.b, p.ab_dtype, p.l);
+    check_tma_operand(why, "the sm90a kernel", "D", p.d, p.d_dtype, p.l);
+    check_tma_extents(why, p);
     return why;
   }
 

@@ -2,6 +2,7 @@
 
 #include "gemm_amax_path.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/buffer.hpp"
 
 namespace warpforge::ops {
@@ -107,8 +108,14 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
   if (options.kernel == GemmAmaxKernel::prepass) state_->path = &prepass_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::sm90a) state_->path = &sm90a_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::sm100a) state_->path = &sm100a_gemm_amax_path();
+  // On an sm_100a device the tcgen05 kernel is tried first (its passed_over
+  // says where automatic does not take it yet).
+  std::vector<const GemmAmaxPath*> candidates = {
+      &skinny_gemm_amax_path(), &prepass_gemm_amax_path(), &sm90a_gemm_amax_path()};
+  if (a.device().target() == ptx::Target::sm_100a)
+    candidates.insert(candidates.begin(), &sm100a_gemm_amax_path());
   if (state_->refusals.empty() && options.kernel == GemmAmaxKernel::automatic)
-    for (const GemmAmaxPath* path : {&skinny_gemm_amax_path(), &prepass_gemm_amax_path(), &sm90a_gemm_amax_path()}) {
+    for (const GemmAmaxPath* path : candidates) {
       std::vector<std::string> why = path->refusals(state_->problem, a.device());
       if (why.empty()) {
         if (auto slower = path->passed_over(state_->problem, a.device())) {

@@ -79,7 +79,8 @@ const GemmAmaxPath& skinny_gemm_amax_path();
 const GemmAmaxPath& prepass_gemm_amax_path();
 const GemmAmaxPath& sm90a_gemm_amax_path();
 const GemmAmaxPath& sm80_gemm_amax_path();
-// Blackwell's tcgen05 kernel: experimental, taken only when named.
+// Blackwell's tcgen05 kernel: experimental; automatic tries it first on
+// sm_100a devices and takes it only on the simulator.
 const GemmAmaxPath& sm100a_gemm_amax_path();
 
 // The skinny path's configuration (warps, row tiles, splits) for a problem on a device.

@@ -98,7 +98,7 @@ class PrepassPath final : public GemmAmaxPath {
 
   std::vector<std::string> refusals(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     std::vector<std::string> why;
-    if (!device.is_simulator() && device.target() != ptx::Target::sm_90a)
+    if (device.target() != ptx::Target::sm_90a)
       why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
                     "; the prepass path's bf16 GEMM needs sm_90a (compute capability 9.0)");
     if (p.c_dtype != DType::f32 && p.c_dtype != DType::bf16 && p.c_dtype != DType::f16)

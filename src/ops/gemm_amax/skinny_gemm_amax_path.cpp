@@ -68,7 +68,7 @@ class SkinnyPath final : public GemmAmaxPath {
     std::vector<std::string> why;
     // mul.bf16x2 (the conversions' exact multiply) needs sm_90 (PTX ISA
     // 9.7.4.2); the kernel is built for sm_90a.
-    if (!device.is_simulator() && device.target() != ptx::Target::sm_90a)
+    if (device.target() != ptx::Target::sm_90a)
       why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
                     "; the skinny kernel needs sm_90a (compute capability 9.0)");
     if (p.m > kSkinnyGemmAmaxMaxM)

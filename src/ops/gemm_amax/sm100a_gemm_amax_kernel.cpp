@@ -1,12 +1,15 @@
 #include "sm100a_gemm_amax_kernel.hpp"
 
+#include <optional>
 #include <variant>
+#include <vector>
 
 #include "kernel_io.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/tcgen05_instr_descriptor.hpp"
 #include "warpforge/layout/tcgen05_smem_descriptor.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
+#include "warpforge/tile/mbarrier_pipeline.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -21,9 +24,10 @@ constexpr int kRows = 128;  // the tile's M and N, and the lanes of tensor memor
 constexpr int kSliceBytes = 32;
 constexpr int kSliceStride = kRows / 8 * 256;
 constexpr int kLbo = 128, kSbo = 256;
-// Tensor memory: D in columns 0..127, A's scale group in 256..259, B's in 260..263.
+// Tensor memory: D in columns 0..127; the scale groups from column 256, A's
+// in 4 columns and B's in the next 4, one such pair per pipeline stage.
 constexpr int kColumns = 512;
-constexpr int kScaleColumnA = 256, kScaleColumnB = 260;
+constexpr int kScaleColumns = 256;
 constexpr int kGroupBytes = 512;  // one 128x4 scale group
 constexpr int kThreads = 128;
 
@@ -66,20 +70,24 @@ struct Operand {
 
 class Builder {
  public:
-  explicit Builder(const GemmAmaxProblem& p)
-      : p_(p), form_(mma_form(p)), k_(kSm100aGemmAmaxKernel, Target::sm_100a) {}
+  Builder(const GemmAmaxProblem& p, int stages)
+      : p_(p), form_(mma_form(p)), stages_(stages), k_(kSm100aGemmAmaxKernel, Target::sm_100a) {}
 
   ptx::Module build() {
-    Reg pa = k_.param_ptr("A"), pb = k_.param_ptr("B"), psfa = k_.param_ptr("SFA"),
-        psfb = k_.param_ptr("SFB"), pc = k_.param_ptr("C"), pamax = k_.param_ptr("amax", 4);
-    k_.reqntid(imm(kThreads));
     const bool fp4 = p_.ab_dtype == DType::e2m1;
     step_codes_ = 4 * p_.vec;  // one 128x4 scale group along K
     step_bytes_ = fp4 ? step_codes_ / 2 : step_codes_;
-    const int slices = step_bytes_ / kSliceBytes;
-    Shared a_tile = k_.shared("a_tile", slices * kSliceStride, 1024);
-    Shared b_tile = k_.shared("b_tile", slices * kSliceStride, 1024);
-    Shared groups = k_.shared("scale_groups", 2 * kGroupBytes, 16);
+    slices_ = step_bytes_ / kSliceBytes;
+    Reg pa, pb, psfa, psfb;
+    if (stages_ == 0) {
+      pa = k_.param_ptr("A"), pb = k_.param_ptr("B"), psfa = k_.param_ptr("SFA"),
+      psfb = k_.param_ptr("SFB");
+    } else {
+      for (const char* name : {"map_a", "map_b", "map_sfa", "map_sfb"})
+        maps_.push_back(k_.param_bytes(name, 128, 64));
+    }
+    Reg pc = k_.param_ptr("C"), pamax = k_.param_ptr("amax", 4);
+    k_.reqntid(imm(kThreads));
     Shared slot = k_.shared("tmem_slot", 4, 4);
     Shared bar = k_.shared("mma_done", 8, 8);
     Shared cta_amax = k_.shared("cta_amax", 4, 4);
@@ -94,9 +102,25 @@ class Builder {
 
     Pred first_thread = tid_ == 0u;
     Reg bar_address = k_.address_of(bar), amax_address = k_.address_of(cta_amax);
+    std::optional<tile::MbarrierPipeline> pipe;
+    if (stages_ > 0) {
+      Shared ring = k_.dynamic_shared("ring", 1024);
+      Shared full = k_.shared("full", 8 * stages_, 8), empty = k_.shared("empty", 8 * stages_, 8);
+      // The 128-byte swizzle is a function of address bits 4-9: slots start
+      // on 1024-byte boundaries so that TMA's writes and the MMA's reads agree.
+      ring_ = (k_.address_of(ring) + 1023) & 0xFFFFFC00u;
+      pipe.emplace(tile::MbarrierArray(k_, k_.address_of(full), 0, stages_),
+                   tile::MbarrierArray(k_, k_.address_of(empty), 0, stages_));
+    }
     k_.if_then(first_thread, [&] {
       k_.st(Space::shared, u32, at(amax_address), 0u);
       k_.mbarrier_init(at(bar), 1u);
+      if (pipe) {
+        // One arrival fills a slot (the producer's arrive.expect_tx), one
+        // empties it (the MMA thread's tcgen05.commit).
+        pipe->init(1u, 1u);
+        k_.fence_mbarrier_init();
+      }
     });
     k_.if_then(tid_ < 32u, [&] { k_.tcgen05_alloc(CtaGroup::one, at(slot), kColumns); });
     k_.tcgen05_fence_before_thread_sync();
@@ -105,22 +129,10 @@ class Builder {
     Reg taddr = k_.reg(u32);
     k_.ld(Space::shared, u32, taddr, at(slot));
 
-    Reg a_base = k_.address_of(a_tile), b_base = k_.address_of(b_tile),
-        groups_base = k_.address_of(groups);
-    Reg row_offset = ((tid_ >> 3) << 8) + ((tid_ & 7u) << 4);  // this thread's row in a slice
-    k_.for_range(0u, imm(a.layout.k_tiles()), 1u, [&](Reg step) {
-      stage_codes(a, step, a_base + row_offset);
-      stage_codes(b, step, b_base + row_offset);
-      stage_group(a, step, groups_base);
-      stage_group(b, step, groups_base + imm(kGroupBytes));
-      k_.fence_proxy_async_shared();  // the generic-proxy stores, before the MMA's async reads
-      k_.bar_sync();
-      k_.if_then(first_thread, [&] {
-        issue_step(step, taddr, a_base, b_base, groups_base, slices, bar_address);
-      });
-      k_.mbarrier_wait_parity(at(bar), step & 1u);
-      k_.tcgen05_fence_after_thread_sync();
-    });
+    if (pipe)
+      pipelined_mainloop(*pipe, a, b, taddr, bar_address);
+    else
+      staged_mainloop(a, b, taddr, bar_address);
 
     Reg thread_max = epilogue(pc, taddr, a.row0, b.row0);
     Reg warp_max = k_.reg(u32);
@@ -139,6 +151,101 @@ class Builder {
   }
 
  private:
+  // stages = 0: every thread stages its row of A and of B with plain loads
+  // (any strides) into the canonical K-major layout without swizzle, then
+  // thread 0 issues the step's MMAs and all wait for them, one step at a
+  // time.
+  void staged_mainloop(const Operand& a, const Operand& b, const Reg& taddr, const Reg& bar) {
+    Shared a_tile = k_.shared("a_tile", slices_ * kSliceStride, 1024);
+    Shared b_tile = k_.shared("b_tile", slices_ * kSliceStride, 1024);
+    Shared groups = k_.shared("scale_groups", 2 * kGroupBytes, 16);
+    Reg a_base = k_.address_of(a_tile), b_base = k_.address_of(b_tile),
+        groups_base = k_.address_of(groups);
+    const Swizzled none{a_base, b_base, groups_base, layout::SmemSwizzle::none, kLbo, kSbo};
+    Reg row_offset = ((tid_ >> 3) << 8) + ((tid_ & 7u) << 4);  // this thread's row in a slice
+    k_.for_range(0u, imm(a.layout.k_tiles()), 1u, [&](Reg step) {
+      stage_codes(a, step, a_base + row_offset);
+      stage_codes(b, step, b_base + row_offset);
+      stage_group(a, step, groups_base);
+      stage_group(b, step, groups_base + imm(kGroupBytes));
+      k_.fence_proxy_async_shared();  // the generic-proxy stores, before the MMA's async reads
+      k_.bar_sync();
+      k_.if_then(tid_ == 0u, [&] {
+        issue_step(step, taddr, taddr + imm(kScaleColumns), none);
+        k_.tcgen05_commit(CtaGroup::one, bar);
+      });
+      k_.mbarrier_wait_parity(at(bar), step & 1u);
+      k_.tcgen05_fence_after_thread_sync();
+    });
+  }
+
+  // stages >= 1 (k-major A and B with 16-byte rows): thread 0 loads each
+  // step's codes (one box of 128 rows by the step's bytes, swizzled with a
+  // span of that width: 128, 64 or 32 bytes) and both scale groups with TMA
+  // into a ring of `stages` slots; thread 32 copies the slot's scale groups
+  // into that slot's tensor-memory columns, issues its MMAs and frees it
+  // with tcgen05.commit on its empty barrier; after the last step it
+  // commits to `bar`, which every thread waits on.
+  void pipelined_mainloop(const tile::MbarrierPipeline& pipe, const Operand& a, const Operand& b,
+                          const Reg& taddr, const Reg& bar) {
+    const std::uint32_t tile = kRows * step_bytes_;  // one operand's codes of a step
+    const std::uint32_t slot = 2 * tile + 2 * kGroupBytes;
+    const std::int64_t steps = a.layout.k_tiles();
+    k_.if_then(tid_ == 0u, [&] {
+      std::vector<Reg> maps;
+      for (const ParamRef& m : maps_) {
+        maps.push_back(k_.param_generic_address(m));
+        k_.prefetch_tensormap(maps.back());
+      }
+      tile::PipelineState state(k_, stages_);
+      k_.for_range(0u, imm(steps), 1u, [&](Reg step) {
+        Reg full = pipe.full_barrier(state);
+        pipe.acquire(state);
+        pipe.expect_tx(full, slot);
+        Reg dst = ring_ + state.stage() * slot;
+        Reg kx = step * imm(step_bytes_);
+        k_.tma_load(at(dst), maps[0], {kx, a.row0, batch_}, at(full));
+        k_.tma_load(at(dst + tile), maps[1], {kx, b.row0, batch_}, at(full));
+        // A scale group is two 256-byte rows of the scales' map (the sm90a kernel's scale_map).
+        for (int i = 0; i < 2; ++i) {
+          const Operand& o = i == 0 ? a : b;
+          Reg group = (batch_ * imm(o.layout.row_tiles()) + o.group_row) * imm(steps) + step;
+          k_.tma_load(at(dst + 2 * tile + i * kGroupBytes), maps[2 + i], {0u, group << 1},
+                      at(full));
+        }
+        ++state;
+      });
+    });
+    k_.if_then(tid_ == 32u, [&] {
+      tile::PipelineState state(k_, stages_);
+      k_.for_range(0u, imm(steps), 1u, [&](Reg step) {
+        pipe.wait(state);
+        Reg a_base = ring_ + state.stage() * slot;
+        const Swizzled swizzled{a_base,
+                                a_base + tile,
+                                a_base + 2 * tile,
+                                swizzle_mode(),
+                                16,
+                                8 * static_cast<std::uint32_t>(step_bytes_)};
+        issue_step(step, taddr, taddr + imm(kScaleColumns) + (state.stage() << 3), swizzled);
+        k_.tcgen05_commit(CtaGroup::one, pipe.empty().address(state.stage()));
+        ++state;
+      });
+      k_.tcgen05_commit(CtaGroup::one, bar);
+    });
+    k_.bar_sync();  // the roles' lanes rejoin their warps before the warp-wide tcgen05.ld
+    k_.mbarrier_wait_parity(at(bar), 0u);
+    k_.tcgen05_fence_after_thread_sync();
+  }
+
+  // The swizzle whose span is one step's bytes of a row (TMA writes each
+  // 128-row box with it; the MMA's descriptors name it).
+  layout::SmemSwizzle swizzle_mode() const {
+    return step_bytes_ == 128  ? layout::SmemSwizzle::b128
+           : step_bytes_ == 64 ? layout::SmemSwizzle::b64
+                               : layout::SmemSwizzle::b32;
+  }
+
   // The code of element (row, k) of an operand; 0 past its rows or K (the
   // address is clamped, so every load is in bounds).
   Reg code(const Operand& o, const Reg& row, const Reg& k) {
@@ -186,24 +293,38 @@ class Builder {
     }
   }
 
-  // A shared-memory descriptor of `address` (a u32 shared address) with the given LBO and SBO.
-  Reg descriptor(const Reg& address, std::uint32_t lbo, std::uint32_t sbo) {
+  // A shared-memory descriptor of `address` (a u32 shared address).
+  Reg descriptor(const Reg& address, std::uint32_t lbo, std::uint32_t sbo,
+                 layout::SmemSwizzle swizzle = layout::SmemSwizzle::none) {
     Reg start = k_.reg(u64);
     k_.cvt(start, address >> 4u);
-    return k_.mov(u64, layout::Tcgen05SmemDescriptor{0, lbo, sbo}.encode()) + start;
+    return k_.mov(u64, layout::Tcgen05SmemDescriptor{0, lbo, sbo, swizzle}.encode()) + start;
   }
 
-  // The one thread's work of a step: the scale groups into tensor memory,
-  // the step's MMAs, and the commit that arrives on `bar` when they are done.
-  void issue_step(const Reg& step, const Reg& taddr, const Reg& a_base, const Reg& b_base,
-                  const Reg& groups, int slices, const Reg& bar) {
+  // Where a step's codes and scale groups lie in shared memory, and the
+  // layout of the codes: the canonical K-major layout without swizzle (LBO
+  // the next 16 bytes of K, SBO the next 8 rows), or rows of one swizzle
+  // span each (SBO 8 rows; LBO unused, encoded as 16).
+  struct Swizzled {
+    Reg a, b, groups;
+    layout::SmemSwizzle swizzle;
+    std::uint32_t lbo, sbo;
+  };
+
+  // The MMA thread's work of a step: the scale groups into tensor memory at
+  // `scales` (A's 4 columns, then B's), then the step's MMAs into D at
+  // `taddr`, one per 32 bytes of K.
+  void issue_step(const Reg& step, const Reg& taddr, const Reg& scales, const Swizzled& in) {
     // Each group's 32 rows of 16 bytes go to 4 columns of every lane quarter.
-    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, taddr + imm(kScaleColumnA),
-                  descriptor(groups, 0, 128));
-    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, taddr + imm(kScaleColumnB),
-                  descriptor(groups + imm(kGroupBytes), 0, 128));
+    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, scales,
+                  descriptor(in.groups, 0, 128));
+    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, scales + 4u,
+                  descriptor(in.groups + imm(kGroupBytes), 0, 128));
+    // A slice is 32 bytes along a swizzled row, or the next block of
+    // core matrices without swizzle.
+    const int slice_bytes = in.swizzle == layout::SmemSwizzle::none ? kSliceStride : kSliceBytes;
     Pred accumulate = step != 0u;
-    for (int s = 0; s < slices; ++s) {
+    for (int s = 0; s < slices_; ++s) {
       layout::Tcgen05InstrDescriptor d{form_.element, form_.element};
       d.m = d.n = kRows;
       d.scaling = form_.scaling;
@@ -213,12 +334,12 @@ class Builder {
       const std::variant<bool, PredUse> enable =
           s == 0 ? std::variant<bool, PredUse>(PredUse(accumulate))
                  : std::variant<bool, PredUse>(true);
-      k_.tcgen05_mma_block_scale(CtaGroup::one, form_.kind, form_.scale_vec, taddr,
-                                 descriptor(a_base + imm(s * kSliceStride), kLbo, kSbo),
-                                 descriptor(b_base + imm(s * kSliceStride), kLbo, kSbo), idesc,
-                                 taddr + imm(kScaleColumnA), taddr + imm(kScaleColumnB), enable);
+      k_.tcgen05_mma_block_scale(
+          CtaGroup::one, form_.kind, form_.scale_vec, taddr,
+          descriptor(in.a + imm(s * slice_bytes), in.lbo, in.sbo, in.swizzle),
+          descriptor(in.b + imm(s * slice_bytes), in.lbo, in.sbo, in.swizzle), idesc, scales,
+          scales + 4u, enable);
     }
-    k_.tcgen05_commit(CtaGroup::one, bar);
   }
 
   // Reads this thread's row of D (warp w: tensor-memory lanes 32w..32w+31),
@@ -244,15 +365,23 @@ class Builder {
 
   const GemmAmaxProblem& p_;
   MmaForm form_;
+  int stages_;
   Kernel k_;
-  int step_codes_ = 0, step_bytes_ = 0;
-  Reg tid_, lane_, warp_, batch_;
+  int step_codes_ = 0, step_bytes_ = 0, slices_ = 0;
+  std::vector<ParamRef> maps_;  // A, B, SFA, SFB (stages >= 1)
+  Reg tid_, lane_, warp_, batch_, ring_;
 };
 
 }  // namespace
 
-ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem) {
-  return Builder(problem).build();
+ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem, int stages) {
+  return Builder(problem, stages).build();
+}
+
+std::uint32_t sm100a_gemm_amax_shared_bytes(const GemmAmaxProblem& problem, int stages) {
+  if (stages == 0) return 0;
+  const std::uint32_t step_bytes = 4 * problem.vec / (problem.ab_dtype == DType::e2m1 ? 2 : 1);
+  return stages * (2 * kRows * step_bytes + 2 * kGroupBytes) + 1024;  // 1 KiB to align the ring
 }
 
 }  // namespace warpforge::ops

@@ -2,8 +2,20 @@
 // PTX ISA's text and run on the simulator only; no Blackwell GPU has run it).
 //
 // One CTA of 128 threads computes a 128 x 128 tile of C for one batch, with
-// the accumulator in tensor memory. Per step of one scale group along K (4
-// scale blocks: 128 codes for MXFP8 and MXFP4, 64 for NVFP4) it
+// the accumulator in tensor memory, one step per scale group along K (4
+// scale blocks: 128 codes for MXFP8 and MXFP4, 64 for NVFP4), in one of two
+// ways.
+//
+// Pipelined (stages >= 1; k-major A and B whose rows are 16-byte multiples):
+// warp-specialized. Thread 0 loads each step's codes of A and B (a box of
+// 128 rows by the step's bytes, swizzled with a span of that width) and
+// both 512-byte scale groups with TMA into a ring of `stages` slots
+// (tile::MbarrierPipeline); thread 32 copies a slot's scale groups into
+// that slot's tensor-memory columns with tcgen05.cp.32x128b.warpx4, issues
+// the step's block-scaled MMAs and frees the slot with tcgen05.commit on its
+// empty barrier; all four warps then run the epilogue below.
+//
+// Staged (stages = 0; any strides): per step it
 //  1. stages the step's A and B codes into shared memory in the canonical
 //     K-major layout without swizzle (each thread one row of A and one of B;
 //     codes past M, N or K become 0), and the two 512-byte scale groups (the
@@ -21,8 +33,13 @@
 // thread, warp, CTA, then one red.global.max per CTA, as the sm80 kernel
 // does) and converts and stores C.
 //
-// Parameters: A, B, SFA, SFB, C, amax (f32). Shapes and strides are compiled in.
+// Parameters: A, B, SFA, SFB (staged: pointers; pipelined: 128-byte tensor
+// maps, grid constants: codes as u8 (K bytes, rows, L), scales as u8 rows of
+// 256 bytes), C, amax (f32). Shapes and strides are compiled in. Grid:
+// (tiles along M, tiles along N, L).
 #pragma once
+
+#include <cstdint>
 
 #include "gemm_amax_problem.hpp"
 #include "warpforge/ptx/module.hpp"
@@ -32,6 +49,8 @@ namespace warpforge::ops {
 inline constexpr const char* kSm100aGemmAmaxKernel = "gemm_amax_sm100a";
 inline constexpr GemmAmaxTile kSm100aGemmAmaxTile{128, 128};
 
-ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem);
+ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem, int stages = 0);
+// The dynamic shared memory the pipelined kernel asks for at launch (0 when staged).
+std::uint32_t sm100a_gemm_amax_shared_bytes(const GemmAmaxProblem& problem, int stages);
 
 }  // namespace warpforge::ops

@@ -1,9 +1,14 @@
 // The sm100a path of GemmAmax: the tcgen05 kernel of sm100a_gemm_amax_kernel.hpp,
-// its refusals, and its launch. Taken only when asked for
-// (GemmAmaxKernel::sm100a): it has run on the simulator only, whose tcgen05
-// follows the PTX ISA's text, never on a Blackwell GPU.
+// its refusals, and its launch. It has run on the simulator only, whose
+// tcgen05 follows the PTX ISA's text, never on a Blackwell GPU: automatic
+// takes it on a simulator standing for sm_100a (sim::SimOptions::target), and
+// on a GPU only when asked for (GemmAmaxKernel::sm100a).
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "block_scaled_maps.hpp"
 #include "gemm_amax_path.hpp"
 #include "sm100a_gemm_amax_kernel.hpp"
 #include "warpforge/ptx/target.hpp"
@@ -14,22 +19,66 @@ namespace {
 
 using runtime::DType;
 
+// The TMA pipeline where A and B allow it (k-major, 16-byte rows): four
+// stages, two on the simulator (enough to overlap a step's loads with the
+// MMAs of the one before); else the staged kernel (any strides).
+int stages_for(const GemmAmaxProblem& p, const runtime::Device& device) {
+  std::vector<std::string> why;
+  const KMajorOperandRule rule{
+      .kernel = "the sm100a kernel's pipeline", .loads = "TMA loads", .nonzero_batch = true};
+  check_k_major_operand(why, "A", p.ab_dtype, p.a, p.l, rule);
+  check_k_major_operand(why, "B", p.ab_dtype, p.b, p.l, rule);
+  if (!why.empty()) return 0;
+  return device.is_simulator() ? 2 : 4;
+}
+
 class Sm100aLaunch final : public GemmAmaxLaunch {
  public:
   Sm100aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
-      : module_(device, build_sm100a_gemm_amax(p)) {
+      : p_(p),
+        device_(device),
+        stages_(stages_for(p, device)),
+        module_(device, build_sm100a_gemm_amax(p, stages_)) {
     const GemmAmaxTile t = kSm100aGemmAmaxTile;
     config_.grid = {static_cast<std::uint32_t>((p.m + t.m - 1) / t.m),
                     static_cast<std::uint32_t>((p.n + t.n - 1) / t.n),
                     static_cast<std::uint32_t>(p.l)};
     config_.block = {128};
+    config_.dynamic_shared_bytes = sm100a_gemm_amax_shared_bytes(p, stages_);
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
-    module_.launch(kSm100aGemmAmaxKernel, config_, {o.a, o.b, o.sfa, o.sfb, o.c, o.amax}, stream);
+    if (stages_ == 0) {
+      module_.launch(kSm100aGemmAmaxKernel, config_, {o.a, o.b, o.sfa, o.sfb, o.c, o.amax}, stream);
+      return;
+    }
+    // Each step's box: 128 rows by the step's bytes (4 scale blocks of codes),
+    // swizzled with that span (sm100a_gemm_amax_kernel.hpp).
+    const auto step_bytes = static_cast<std::uint32_t>(code_bytes(p_.ab_dtype, 4 * p_.vec));
+    const auto swizzle = step_bytes == 128  ? runtime::TensorMapSwizzle::b128
+                         : step_bytes == 64 ? runtime::TensorMapSwizzle::b64
+                                            : runtime::TensorMapSwizzle::b32;
+    const auto rows = static_cast<std::uint32_t>(kSm100aGemmAmaxTile.m);
+    const std::array<runtime::TensorMap, 4> maps = {
+        runtime::make_tensor_map(device_, code_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l,
+                                                   p_.a, step_bytes, rows, swizzle)),
+        runtime::make_tensor_map(device_, code_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l,
+                                                   p_.b, step_bytes, rows, swizzle)),
+        runtime::make_tensor_map(
+            device_, scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec})),
+        runtime::make_tensor_map(
+            device_, scale_map(o.sfb.address(), ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec}))};
+    std::vector<runtime::Arg> args;
+    for (const runtime::TensorMap& map : maps) args.push_back(runtime::Arg::bytes_of(map));
+    args.emplace_back(o.c);
+    args.emplace_back(o.amax);
+    module_.launch(kSm100aGemmAmaxKernel, config_, args, stream);
   }
 
  private:
+  GemmAmaxProblem p_;
+  runtime::Device device_;
+  int stages_;
   runtime::Module module_;
   runtime::LaunchConfig config_;
 };
@@ -41,7 +90,8 @@ class Sm100aPath final : public GemmAmaxPath {
   std::vector<std::string> refusals(const GemmAmaxProblem& p,
                                     const runtime::Device& device) const override {
     std::vector<std::string> why;
-    // tcgen05 exists on the architecture-specific Blackwell targets only (PTX ISA 9.7.16).
+    // tcgen05 exists on the architecture-specific Blackwell targets only (PTX
+    // ISA 9.7.16). The simulator runs it whatever target it stands for.
     if (!device.is_simulator() && device.target() != ptx::Target::sm_100a)
       why.push_back("device '" + device.properties().name + "' has target " +
                     std::string(ptx::name(device.target())) +
@@ -65,11 +115,26 @@ class Sm100aPath final : public GemmAmaxPath {
     return why;
   }
 
-  std::string configuration(const GemmAmaxProblem&, const runtime::Device&) const override {
-    return "128x128 tiles, tcgen05 block-scaled MMA into tensor memory, one stage; experimental: "
-           "run on the "
-           "simulator (which follows the PTX ISA's text) but never on a Blackwell GPU, so "
-           "automatic never picks it";
+  // Automatic tries it only on sm_100a devices (gemm_amax.cpp).
+  std::optional<std::string> passed_over(const GemmAmaxProblem&,
+                                         const runtime::Device& device) const override {
+    if (device.is_simulator()) return std::nullopt;
+    return "experimental: it has never run on a Blackwell GPU, so automatic takes it only on the "
+           "simulator; ask "
+           "for it by name (kernel sm100a) to run it here";
+  }
+
+  std::string configuration(const GemmAmaxProblem& p,
+                            const runtime::Device& device) const override {
+    const int stages = stages_for(p, device);
+    return "128x128 tiles, tcgen05 block-scaled MMA into tensor memory, " +
+           (stages
+                ? "a TMA ring of " + std::to_string(stages) + " stages (producer and MMA threads)"
+                : std::string("one step at a time staged by plain loads (A or B not k-major with "
+                              "16-byte rows)")) +
+           "; experimental: run on the simulator (which follows the PTX ISA's text) but never on a "
+           "Blackwell GPU, "
+           "so automatic picks it only on a simulator standing for sm_100a";
   }
 
   std::size_t workspace_bytes(const GemmAmaxProblem&, const runtime::Device&) const override {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "block_scaled_maps.hpp"
 #include "gemm_amax_path.hpp"
 #include "sm90a_gemm_amax_kernel.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
@@ -25,37 +26,15 @@ std::int64_t output_tiles(const GemmAmaxProblem& p, int tile_n) {
   return (p.m + kSm90aGemmAmaxTileM - 1) / kSm90aGemmAmaxTileM * ((p.n + tile_n - 1) / tile_n) * p.l;
 }
 
-// The raw bytes of a K-major operand (rows, K, L) as a u8 tensor map
-// (K bytes, rows, L) with a box of one raw stage's bytes x box_rows: no
-// swizzle for the dequantizer (each row of the box contiguous in shared
-// memory), the 128-byte swizzle for fp8_mma's wgmma. With one batch the
-// batch stride only has to be legal: the matrix's own extent.
+// The raw bytes of a K-major operand with a box of one raw stage's bytes x
+// box_rows: no swizzle for the dequantizer (each row of the box contiguous
+// in shared memory), the 128-byte swizzle for fp8_mma's wgmma.
 runtime::TensorMapDesc raw_map(DType ab, runtime::DevicePtr address, std::int64_t rows, std::int64_t k,
                                std::int64_t l, const MatrixStrides& s, std::uint32_t box_rows,
                                const Sm90aGemmAmaxTiling& t) {
-  const std::int64_t row = code_bytes(ab, s.row);
-  std::int64_t batch = code_bytes(ab, s.batch);
-  if (l == 1 || batch == 0) batch = (row * rows + 15) / 16 * 16;
-  const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  return {.dtype = DType::u8,
-          .address = address,
-          .dims = {u64(code_bytes(ab, k)), u64(rows), u64(l)},
-          .strides_bytes = {u64(row), u64(batch)},
-          .box = {sm90a_gemm_amax_raw_row_bytes(ab, t), box_rows, 1},
-          // fp8_mma: wgmma reads the codes themselves, K-major in 128-byte rows
-          .swizzle = t.fp8_mma ? runtime::TensorMapSwizzle::b128 : runtime::TensorMapSwizzle::none};
-}
-
-// The scale bytes of the 128x4 layout as a u8 tensor map of 256-byte rows
-// with a box of two rows: the 512-byte piece of 128 rows x 4 scale blocks
-// the kernel loads per stage.
-runtime::TensorMapDesc scale_map(runtime::DevicePtr address, const ScaleFactorLayout& layout) {
-  return {.dtype = DType::u8,
-          .address = address,
-          .dims = {256, static_cast<std::uint64_t>(layout.bytes() / 256)},
-          .strides_bytes = {256},
-          .box = {256, 2},
-          .swizzle = runtime::TensorMapSwizzle::none};
+  // fp8_mma: wgmma reads the codes themselves, K-major in 128-byte rows
+  return code_map(ab, address, rows, k, l, s, sm90a_gemm_amax_raw_row_bytes(ab, t), box_rows,
+                  t.fp8_mma ? runtime::TensorMapSwizzle::b128 : runtime::TensorMapSwizzle::none);
 }
 
 class Sm90aLaunch final : public GemmAmaxLaunch {
@@ -135,8 +114,9 @@ class Sm90aPath final : public GemmAmaxPath {
   std::vector<std::string> refusals(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     std::vector<std::string> why;
     // wgmma and setmaxnreg exist only on sm_90a (PTX ISA 12, "Target ISA
-    // notes"); the simulator runs it.
-    if (!device.is_simulator() && device.target() != ptx::Target::sm_90a)
+    // notes"); the simulator stands for a GPU of its target
+    // (sim::SimOptions::target, sm_90a by default).
+    if (device.target() != ptx::Target::sm_90a)
       why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
                     "; the sm90a kernel needs sm_90a (compute capability 9.0)");
     // Every scale dtype and block size the rules allow (e8m0/32, e8m0/16 and

@@ -45,6 +45,20 @@ enum class ScaleVec { x1, x2, x4 };
 // tcgen05.ld/st shapes (PTX ISA 9.7.16.2.3): lanes x bits per lane, times .num.
 enum class TmemShape { lanes32_bits32, lanes16_bits64, lanes16_bits128, lanes16_bits256 };
 
+// .pack::16b on tcgen05.ld and .unpack::16b on tcgen05.st (PTX ISA 9.7.16,
+// tcgen05.ld/st): two 16-bit elements of adjacent tensor-memory columns
+// travel in one 32-bit register, so each register covers two columns.
+enum class TmemPacking { none, pack_16b };
+
+// The B collector buffer of the weight-stationary MMA (tcgen05.mma.ws's
+// .collector::bN::usage, PTX ISA 9.7.16): buffer 0..3 is filled with B,
+// reused, reused a last time, or not kept.
+enum class CollectorUsage { fill, use, lastuse, discard };
+struct Collector {
+  int buffer = 0;
+  CollectorUsage usage = CollectorUsage::fill;
+};
+
 // tcgen05.cp shapes (PTX ISA 9.7.16.2.3): rows x bits, copied from a shared
 // memory matrix (descriptor) into tensor memory; the warpx forms broadcast the
 // rows to 2 or 4 lane quarters.
@@ -80,6 +94,20 @@ class Tcgen05Ops : public virtual KernelCore {
   void tcgen05_mma_a_tmem(CtaGroup group, Tcgen05Kind kind, const Reg& d_tmem, const Reg& a_tmem,
                           const Reg& b_desc, const Reg& idesc,
                           std::variant<bool, PredUse> enable_input_d);
+  // tcgen05.mma.ws.cta_group::1.kind::K[.collector::bN::usage] [d], a_desc,
+  //   b_desc, idesc, enable_input_d: the weight-stationary MMA (M = 32, 64
+  // or 128; .cta_group::1 only; kinds f16, tf32 and f8f6f4), B optionally
+  // kept in a collector buffer for the next MMAs.
+  void tcgen05_mma_ws(Tcgen05Kind kind, const Reg& d_tmem, const Reg& a_desc, const Reg& b_desc,
+                      const Reg& idesc, std::variant<bool, PredUse> enable_input_d,
+                      std::optional<Collector> collector = std::nullopt);
+  // tcgen05.mma.sp.cta_group::N.kind::K [d], a_desc, b_desc, [sp_meta],
+  //   idesc, enable_input_d: A structurally sparse (2 of every 4 elements
+  // along K, PTX ISA 9.7.16, "Sparse matrices"), its metadata in tensor
+  // memory at sp_meta. The non-scaled kinds only.
+  void tcgen05_mma_sp(CtaGroup group, Tcgen05Kind kind, const Reg& d_tmem, const Reg& a_desc,
+                      const Reg& b_desc, const Reg& sp_meta_tmem, const Reg& idesc,
+                      std::variant<bool, PredUse> enable_input_d);
   // tcgen05.mma.cta_group::N.kind::K.block_scale.scale_vec::NX [d], a_desc,
   //   b_desc, idesc, [scale_a], [scale_b], enable_input_d:
   // the block-scaled kinds, with A's and B's scale factors in tensor memory.
@@ -104,12 +132,25 @@ class Tcgen05Ops : public virtual KernelCore {
   // implicit .31x256b shape, PTX ISA 9.7.16.2.3).
   void tcgen05_shift_down(CtaGroup group, const Reg& taddr);
 
-  // tcgen05.ld.sync.aligned.<shape>.x<num>.b32 {dst}, [taddr]: num is
-  // dst.size() divided by the shape's registers per repetition (1, 1, 2, 4),
-  // a power of two up to 128 (32x32b, 16x64b), 64 (16x128b) or 32 (16x256b).
-  void tcgen05_ld(TmemShape shape, const Regs& dst, const Reg& taddr);
-  // tcgen05.st.sync.aligned.<shape>.x<num>.b32 [taddr], {src}.
-  void tcgen05_st(TmemShape shape, const Reg& taddr, const Regs& src);
+  // tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b].b32 {dst}, [taddr]:
+  // num is dst.size() divided by the shape's registers per repetition (1, 1,
+  // 2, 4), a power of two up to 128 (32x32b, 16x64b), 64 (16x128b) or 32
+  // (16x256b).
+  void tcgen05_ld(TmemShape shape, const Regs& dst, const Reg& taddr,
+                  TmemPacking packing = TmemPacking::none);
+  // tcgen05.st.sync.aligned.<shape>.x<num>[.unpack::16b].b32 [taddr], {src}.
+  void tcgen05_st(TmemShape shape, const Reg& taddr, const Regs& src,
+                  TmemPacking packing = TmemPacking::none);
+  // The 16x32bx2 shape: two 16-lane halves of 32-bit cells, the second half
+  // `half_split` columns after the first (an immediate, PTX ISA 9.7.16,
+  // tcgen05.ld's immHalfSplitoff); one register per thread times .num, up to
+  // 128.
+  //   tcgen05.ld.sync.aligned.16x32bx2.x<num>[.pack::16b].b32 {dst}, [taddr], half_split
+  //   tcgen05.st.sync.aligned.16x32bx2.x<num>[.unpack::16b].b32 [taddr], half_split, {src}
+  void tcgen05_ld_16x32bx2(const Regs& dst, const Reg& taddr, std::uint32_t half_split,
+                           TmemPacking packing = TmemPacking::none);
+  void tcgen05_st_16x32bx2(const Reg& taddr, std::uint32_t half_split, const Regs& src,
+                           TmemPacking packing = TmemPacking::none);
   void tcgen05_wait_ld();  // tcgen05.wait::ld.sync.aligned: this thread's tcgen05.ld are done
   void tcgen05_wait_st();  // tcgen05.wait::st.sync.aligned: this thread's tcgen05.st are done
 
@@ -130,14 +171,20 @@ class Tcgen05Ops : public virtual KernelCore {
  private:
   // ".cta_group::1" or "::2", after the check that the kernel uses one group.
   std::string group_suffix(std::string_view instruction, CtaGroup group);
-  std::string mma_opcode(CtaGroup group, Tcgen05Kind kind, std::optional<ScaleVec> scale_vec);
+  // form: "" (the plain MMA), ".ws" or ".sp", after "tcgen05.mma".
+  std::string mma_opcode(CtaGroup group, Tcgen05Kind kind, std::optional<ScaleVec> scale_vec,
+                         std::string_view form = "");
   void emit_mma(const std::string& opcode, const Reg& d_tmem, ptx::Operand a, const Reg& b_desc,
                 const Reg& idesc, const Reg* scale_a, const Reg* scale_b,
                 const std::variant<bool, PredUse>& enable_input_d);
   // Refuses an immediate column count that is not a power of two in 32..512.
   void check_column_count(std::string_view instruction, const Src& ncols) const;
   void check_tmem_address(std::string_view instruction, const Reg& r, const char* role) const;
-  std::string data_path_opcode(const char* op, TmemShape shape, const Regs& data);
+  // "tcgen05.<op>.sync.aligned.<shape>.x<num>[.pack::16b|.unpack::16b].b32"
+  // for `data`, checked against the shape's registers per repetition and
+  // largest .num.
+  std::string data_path_opcode(const char* op, const char* shape, int regs_per_repeat, int max_num,
+                               const Regs& data, TmemPacking packing);
 
   std::optional<CtaGroup> cta_group_;  // the group of the kernel's first tcgen05 instruction
 };

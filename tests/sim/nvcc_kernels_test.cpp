@@ -9,6 +9,7 @@
 // build had no nvcc to write the PTX (tests/corpus/corpus.cmake).
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "nvcc_kernel_runs.hpp"
@@ -349,6 +350,35 @@ TEST(NvccKernels, WmmaF16AccumulatorsRoundOnce) {
     }
   EXPECT_GT(rounded, 0)
       << "no sum needed rounding to f16: the test would not see a second rounding";
+}
+
+// nvcc's other builds of the same sources (sm_90a, -G, -lineinfo, -rdc)
+// give the same bits as sm_80 -O3's on the simulator.
+TEST(NvccKernels, WmmaGivesTheSameBitsInEveryBuildOfItsSource) {
+  CORPUS_MODULE(gemm_ref, "wmma.sm_80.O3");
+  CORPUS_MODULE(forms_ref, "wmma_forms.sm_80.O3");
+  const std::vector<float> a = fractions(32 * 32, 10, 64), bt = fractions(32 * 32, 11, 64),
+                           c = fractions(32 * 8, 12, 64);
+  const auto gemm = [&](const ptx::Module& m) {
+    return run_wmma_gemm(sim_device(), m, f16_bits(a), f16_bits(bt), 32, 32, 32);
+  };
+  const auto forms = [&](const ptx::Module& m) {
+    std::vector<float> out = run_wmma_bf16(sim_device(), m, bf16_bits(a), bf16_bits(bt), c);
+    const std::vector<float> tf32 = run_wmma_tf32(sim_device(), m, a, bt);
+    out.insert(out.end(), tf32.begin(), tf32.end());
+    for (std::uint16_t h : run_wmma_f16(sim_device(), m, f16_bits(a), f16_bits(bt), f16_bits(c)))
+      out.push_back(static_cast<float>(h));
+    return out;
+  };
+  const std::vector<float> gemm_bits = gemm(gemm_ref), forms_bits = forms(forms_ref);
+  for (const char* variant : {"sm_80.lineinfo", "sm_90a.O3", "sm_90a.G", "sm_90a.rdc"}) {
+    SCOPED_TRACE(variant);
+    const std::optional<ptx::Module> g = corpus_module(std::string("wmma.") + variant);
+    const std::optional<ptx::Module> f = corpus_module(std::string("wmma_forms.") + variant);
+    ASSERT_TRUE(g && f) << "the corpus has sm_80.O3 but not " << variant;
+    EXPECT_EQ(std::memcmp(gemm(*g).data(), gemm_bits.data(), gemm_bits.size() * 4), 0);
+    EXPECT_EQ(std::memcmp(forms(*f).data(), forms_bits.data(), forms_bits.size() * 4), 0);
+  }
 }
 
 }  // namespace

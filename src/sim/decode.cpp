@@ -12,6 +12,7 @@
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/scopes.hpp"
 #include "warpforge/ptx/vocabulary.hpp"
+#include "warpforge/ptx/vocabulary_wmma.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -577,6 +578,7 @@ class KernelDecoder {
       case Op::bulk_wait:
       case Op::mapa:
       case Op::bulk_copy:
+      case Op::wmma:  // the stride of a load or store
         return Type::u32;
       case Op::wgmma:  // descriptors (u64) and the small signed immediates
       case Op::tensor_copy:
@@ -754,6 +756,8 @@ class KernelDecoder {
       decode_bulk(in, d, mods, line);
     } else if (opcode == O::wgmma) {
       decode_wgmma(in, d, mods, line);
+    } else if (opcode == O::wmma) {
+      decode_wmma(in, d, mods, line);
     } else if (opcode == O::tcgen05) {  // tcgen05_decode.cpp
       if (std::string why = decode_tcgen05(in, d, mods); !why.empty()) fail(line, d.text, why);
     } else if (opcode == O::setmaxnreg) {
@@ -963,6 +967,40 @@ class KernelDecoder {
     });
   }
 
+  // wmma.load.{a,b,c} / wmma.mma / wmma.store.d (PTX ISA 9.7.14.4.2-4):
+  // the operation and the layouts come out here; the shape, the types and
+  // the state space go through parse_modifiers.
+  void decode_wmma(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods, int line) {
+    d.op = Op::wmma;
+    WmmaOp op;
+    if (in.has_modifier("load") && in.has_modifier("a"))
+      op = WmmaOp::load_a;
+    else if (in.has_modifier("load") && in.has_modifier("b"))
+      op = WmmaOp::load_b;
+    else if (in.has_modifier("load") && in.has_modifier("c"))
+      op = WmmaOp::load_c;
+    else if (in.has_modifier("store") && in.has_modifier("d"))
+      op = WmmaOp::store_d;
+    else if (in.has_modifier("mma"))
+      op = WmmaOp::mma;
+    else
+      fail(line, d.text, "wmma takes .load.a, .load.b, .load.c, .mma or .store.d");
+    if (in.has_modifier("satfinite")) fail(line, d.text, "wmma.mma .satfinite is not simulated");
+    d.extent = static_cast<std::uint16_t>(op);
+    d.vec = 0;
+    int layouts = 0;
+    for (const std::string& m : in.modifiers)
+      if (m == "row" || m == "col") d.vec |= static_cast<std::uint8_t>((m == "col") << layouts++);
+    if (layouts != (op == WmmaOp::mma ? 2 : 1))
+      fail(line, d.text,
+           op == WmmaOp::mma ? "wmma.mma needs A's and B's layouts (.row or .col each)"
+                             : "a wmma load or store needs one layout, .row or .col");
+    std::erase_if(mods, [](const std::string& m) {
+      return m == "load" || m == "store" || m == "mma" || m == "a" || m == "b" || m == "c" ||
+             m == "d" || m == "row" || m == "col";
+    });
+  }
+
   // Reads each modifier's meaning from the PTX vocabulary, among the classes
   // the opcode takes (ptx/modifiers.hpp). Hints (cache, memory order, scope,
   // proxy, the .sync/.aligned promises, .approx) change nothing the simulator
@@ -1017,6 +1055,7 @@ class KernelDecoder {
           d.vec = mod->value;
           break;
         case C::shape:
+          if (d.op == Op::wmma) d.mode = mod->value;  // validate_wmma checks it
           if (d.op == Op::mma) {
             const auto shape = static_cast<MmaShape>(mod->value);
             if (shape > MmaShape::m16n8k32)
@@ -1090,6 +1129,52 @@ class KernelDecoder {
     }
   }
 
+  // The floating-point wmma forms (ptx/vocabulary_wmma.hpp): loads and
+  // stores take .type (one), mma .dtype.ctype (f16 inputs) or
+  // .dtype.atype.btype.ctype; the fragments their registers.
+  void validate_wmma(const Inst& d, int line, const std::string& text) const {
+    using ptx::WmmaMatrix;
+    const auto op = static_cast<WmmaOp>(d.extent);
+    const auto shape = static_cast<MmaShape>(d.mode);
+    if (!ptx::wmma_dims(shape))
+      fail(line, text, "wmma needs a shape: m16n16k16, m32n8k16, m8n32k16 or m16n16k8");
+    auto registers = [&](std::size_t i, WmmaMatrix x, Type t, const char* what) {
+      const int n = ptx::wmma_fragment_registers(shape, x, t);
+      if (d.ops[i].size() != static_cast<std::size_t>(n) ||
+          std::ranges::any_of(d.ops[i], [](const Arg& a) { return a.kind != Arg::Kind::reg; }))
+        fail(line, text,
+             std::string(what) + " must be a vector of " + std::to_string(n) + " registers");
+    };
+    if (op == WmmaOp::mma) {
+      need(d, 4, line, text);
+      if (d.ntypes != 2 && d.ntypes != 4)
+        fail(line, text, "wmma.mma needs .dtype.ctype (f16 inputs) or .dtype.atype.btype.ctype");
+      const Type dt = d.types[0], ct = d.types[d.ntypes - 1];
+      const Type at = d.ntypes == 4 ? d.types[1] : Type::f16;
+      const Type bt = d.ntypes == 4 ? d.types[2] : Type::f16;
+      std::string why = at != bt ? "A and B types differ" : ptx::wmma_form_error(shape, at, dt);
+      if (why.empty()) why = ptx::wmma_form_error(shape, at, ct);
+      if (!why.empty()) fail(line, text, "wmma.mma: " + why);
+      registers(0, WmmaMatrix::d, dt, "wmma.mma's d");
+      registers(1, WmmaMatrix::a, at, "wmma.mma's a");
+      registers(2, WmmaMatrix::b, bt, "wmma.mma's b");
+      registers(3, WmmaMatrix::c, ct, "wmma.mma's c");
+      return;
+    }
+    if (d.ntypes != 1) fail(line, text, "a wmma load or store needs one element type");
+    const Type t = d.types[0];
+    const bool store = op == WmmaOp::store_d;
+    const WmmaMatrix x = op == WmmaOp::load_a   ? WmmaMatrix::a
+                         : op == WmmaOp::load_b ? WmmaMatrix::b
+                         : op == WmmaOp::load_c ? WmmaMatrix::c
+                                                : WmmaMatrix::d;
+    if (const std::string why = ptx::wmma_element_error(shape, x, t); !why.empty())
+      fail(line, text, std::string("wmma ") + (store ? "store" : "load") + " of " + why);
+    if (d.ops.size() != 2 && d.ops.size() != 3)
+      fail(line, text, "a wmma load or store takes a fragment, an address and an optional stride");
+    registers(store ? 1 : 0, x, t, store ? "wmma.store's source" : "wmma.load's destination");
+  }
+
   void need(const Inst& d, std::size_t n, int line, const std::string& text) const {
     if (d.ops.size() != n)
       fail(line, text,
@@ -1127,6 +1212,8 @@ class KernelDecoder {
         parts(3, acc_regs, "mma's c");
         return;
       }
+      case Op::wmma:
+        return validate_wmma(d, line, text);
       case Op::ldmatrix:
         need(d, 2, line, text);
         parts(0, d.vec, "ldmatrix's destination");

@@ -127,6 +127,7 @@ double matrix_element_value(ptx::Type t, std::uint32_t bits);
 void complete_async_copies(Warp& w, int lane);                          // async_copy.cpp
 void exec_collective(const Inst& inst, Warp& w, std::uint32_t active);  // collectives.cpp
 void exec_mma(const Inst& inst, Warp& w);                               // mma.cpp
+void exec_wmma(const Inst& inst, Warp& w);                              // wmma.cpp
 void exec_ldmatrix(const Inst& inst, Warp& w, std::uint32_t active);    // ldmatrix.cpp
 
 // True for the ops whose lanes must all arrive before any executes.

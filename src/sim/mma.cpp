@@ -11,11 +11,13 @@
 //   C/D:        row g + 8·(s/2),      col 2t + s%2
 // 16-bit elements pack two to a register (slot 2r in the low half), 8-bit
 // elements four (slot 4r in the low byte), f32 one.
+#include <algorithm>
 #include <array>
 
 #include "execute.hpp"
 #include "float_format.hpp"
 #include "tensor_core_sum.hpp"
+#include "warpforge/error.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -43,6 +45,47 @@ Element c_element(int lane, int s) {
   return {g + 8 * (s / 2), 2 * t + s % 2};
 }
 
+constexpr int kMaxK = 32;
+
+// Where each lane's fragment slots land, worked out once per shape: A by
+// rows (row·kMaxK + k), B by columns (n·kMaxK + k), C and D by rows
+// (row·8 + col), slot s of lane l at [l·slots + s].
+struct FragmentMap {
+  std::array<std::uint16_t, 32 * 16> a;
+  std::array<std::uint16_t, 32 * 8> b;
+  std::array<std::uint16_t, 32 * 4> c;
+};
+
+FragmentMap fragment_map(MmaShape shape) {
+  const int k_dim = shape == MmaShape::m16n8k8 ? 8 : shape == MmaShape::m16n8k16 ? 16 : 32;
+  const int a_slots = 16 * k_dim / 32, b_slots = 8 * k_dim / 32;
+  FragmentMap map{};
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int s = 0; s < a_slots; ++s) {
+      const Element e = a_element(shape, lane, s);
+      map.a[static_cast<std::size_t>(lane * a_slots + s)] =
+          static_cast<std::uint16_t>(e.row * kMaxK + e.col);
+    }
+    for (int s = 0; s < b_slots; ++s) {
+      const Element e = b_element(shape, lane, s);
+      map.b[static_cast<std::size_t>(lane * b_slots + s)] =
+          static_cast<std::uint16_t>(e.col * kMaxK + e.row);
+    }
+    for (int s = 0; s < 4; ++s) {
+      const Element e = c_element(lane, s);
+      map.c[static_cast<std::size_t>(lane * 4 + s)] = static_cast<std::uint16_t>(e.row * 8 + e.col);
+    }
+  }
+  return map;
+}
+
+const FragmentMap& fragment_map_of(MmaShape shape) {
+  static const std::array<FragmentMap, 3> maps = {fragment_map(MmaShape::m16n8k8),
+                                                  fragment_map(MmaShape::m16n8k16),
+                                                  fragment_map(MmaShape::m16n8k32)};
+  return maps[static_cast<std::size_t>(shape)];
+}
+
 // Decoded values of every bit pattern of a 16- or 8-bit format, built once.
 template <std::size_t N>
 std::array<float, N> value_table(const FloatFormat& f) {
@@ -52,42 +95,65 @@ std::array<float, N> value_table(const FloatFormat& f) {
   return table;
 }
 
-}  // namespace
+// The values of one element type's bit patterns: f32 and bf16 (the top half
+// of an f32) by reinterpreting, the others from a table built once.
+struct ElementDecoder {
+  const float* table;  // nullptr for f32 and bf16
+  int shift;           // bf16: 16
 
-double matrix_element_value(Type t, std::uint32_t bits) {
+  double operator()(std::uint32_t bits) const {
+    return table != nullptr ? table[bits] : f32_of(bits << shift);
+  }
+};
+
+ElementDecoder element_decoder(Type t) {
   switch (t) {
     case Type::f32:
-      return f32_of(bits);
+      return {nullptr, 0};
     case Type::bf16:
-      return f32_of(bits << 16);  // bf16 is the top half of an f32
+      return {nullptr, 16};
     case Type::f16: {
       static const auto table = value_table<65536>(kF16);
-      return table[bits];
+      return {table.data(), 0};
     }
     case Type::e4m3: {
       static const auto table = value_table<256>(kE4M3);
-      return table[bits];
+      return {table.data(), 0};
     }
     case Type::e5m2: {
       static const auto table = value_table<256>(kE5M2);
-      return table[bits];
+      return {table.data(), 0};
     }
     default:
-      return decode_float(bits, float_format(t));
+      throw SimError(std::string("matrix element type ") + std::string(ptx::name(t)) +
+                     " has no decoder (accepted: f32, bf16, f16, e4m3, e5m2)");
   }
+}
+
+}  // namespace
+
+double matrix_element_value(Type t, std::uint32_t bits) {
+  if (t == Type::f32 || t == Type::bf16 || t == Type::f16 || t == Type::e4m3 || t == Type::e5m2)
+    return element_decoder(t)(bits);
+  return decode_float(bits, float_format(t));
 }
 
 namespace {
 
-// The values of one lane's fragment: `slots` elements of type t packed into
-// the registers `regs` (slot 0 in the lowest bits of the first register).
-void unpack(Warp& w, const std::vector<Arg>& regs, int lane, Type t, int slots, double* out) {
+// The values of a fragment: `slots` elements of type t per lane, packed into
+// the registers `regs` (slot 0 in the lowest bits of the first register),
+// stored at out[map[lane·slots + s]].
+void unpack(Warp& w, const std::vector<Arg>& regs, Type t, int slots, const std::uint16_t* map,
+            double* out) {
+  const ElementDecoder decode = element_decoder(t);
   const int bits = ptx::bits(t), per_reg = 32 / bits;
   const std::uint32_t mask = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
-  for (int r = 0; r * per_reg < slots; ++r) {
-    const auto v = static_cast<std::uint32_t>(read(w, regs[static_cast<std::size_t>(r)], lane));
-    for (int i = 0; i < per_reg; ++i)
-      out[r * per_reg + i] = matrix_element_value(t, (v >> (bits * i)) & mask);
+  for (int lane = 0; lane < 32; ++lane) {
+    const std::uint16_t* slot = map + lane * slots;
+    for (int r = 0; r * per_reg < slots; ++r) {
+      const auto v = static_cast<std::uint32_t>(read(w, regs[static_cast<std::size_t>(r)], lane));
+      for (int i = 0; i < per_reg; ++i) out[*slot++] = decode((v >> (bits * i)) & mask);
+    }
   }
 }
 
@@ -97,30 +163,16 @@ void exec_mma(const Inst& in, Warp& w) {
   const auto shape = static_cast<MmaShape>(in.mode);
   const Type dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
   const int k_dim = shape == MmaShape::m16n8k8 ? 8 : shape == MmaShape::m16n8k16 ? 16 : 32;
-  const int a_slots = 16 * k_dim / 32, b_slots = 8 * k_dim / 32;
-  const int out_bits = ptx::bits(dt);
+  const FragmentMap& map = fragment_map_of(shape);
 
-  std::array<std::array<double, 32>, 16> a{};
-  std::array<std::array<double, 8>, 32> b{};
-  std::array<std::array<double, 8>, 16> c{};
-  for (int lane = 0; lane < 32; ++lane) {
-    std::array<double, 16> av{}, bv{}, cv{};
-    unpack(w, in.ops[1], lane, at, a_slots, av.data());
-    unpack(w, in.ops[2], lane, bt, b_slots, bv.data());
-    unpack(w, in.ops[3], lane, ct, 4, cv.data());
-    for (int s = 0; s < a_slots; ++s) {
-      const Element e = a_element(shape, lane, s);
-      a[e.row][e.col] = av[static_cast<std::size_t>(s)];
-    }
-    for (int s = 0; s < b_slots; ++s) {
-      const Element e = b_element(shape, lane, s);
-      b[e.row][e.col] = bv[static_cast<std::size_t>(s)];
-    }
-    for (int s = 0; s < 4; ++s) {
-      const Element e = c_element(lane, s);
-      c[e.row][e.col] = cv[static_cast<std::size_t>(s)];
-    }
-  }
+  // A by rows and B by columns, each contiguous in k; every element is
+  // written by exactly one lane's slot, so nothing needs clearing first.
+  std::array<double, 16 * kMaxK> a;
+  std::array<double, 8 * kMaxK> b;
+  std::array<double, 16 * 8> c;
+  unpack(w, in.ops[1], at, 16 * k_dim / 32, map.a.data(), a.data());
+  unpack(w, in.ops[2], bt, 8 * k_dim / 32, map.b.data(), b.data());
+  unpack(w, in.ops[3], ct, 4, map.c.data(), c.data());
   // f16/bf16 inputs into f32: the H100's sum (tensor_core_sum.hpp), all K
   // products in one step. Otherwise the products (exact in double) are summed
   // in double and rounded once to the accumulator type: the H100 agrees for
@@ -128,46 +180,44 @@ void exec_mma(const Inst& in, Warp& w) {
   // a rule not yet found (docs/SIMULATOR.md).
   const bool hopper_sum = dt == Type::f32 && (at == Type::f16 || at == Type::bf16);
   const TensorCoreSum rule{k_dim, kHopperHalfSum.aligned_bits, kHopperHalfSum.result_bits};
-  std::array<std::array<double, 32>, 8> columns{};  // B's columns, contiguous in k
-  for (int k = 0; k < k_dim; ++k)
-    for (int n = 0; n < 8; ++n) columns[n][k] = b[k][n];
-  std::array<std::array<int, 32>, 16> a_exp{};
-  std::array<std::array<int, 32>, 8> b_exp{};
-  std::array<Factors, 16> rows{};
-  std::array<Factors, 8> cols{};
+  std::array<int, 16 * kMaxK> a_exp;
+  std::array<int, 8 * kMaxK> b_exp;
+  std::array<Factors, 16> rows;
+  std::array<Factors, 8> cols;
   if (hopper_sum) {
     for (int m = 0; m < 16; ++m)
-      rows[m] = {a[m].data(), a_exp[m].data(), exponents(a[m].data(), k_dim, a_exp[m].data())};
+      rows[m] = {&a[m * kMaxK], &a_exp[m * kMaxK],
+                 exponents(&a[m * kMaxK], k_dim, &a_exp[m * kMaxK])};
     for (int n = 0; n < 8; ++n)
-      cols[n] = {columns[n].data(), b_exp[n].data(),
-                 exponents(columns[n].data(), k_dim, b_exp[n].data())};
+      cols[n] = {&b[n * kMaxK], &b_exp[n * kMaxK],
+                 exponents(&b[n * kMaxK], k_dim, &b_exp[n * kMaxK])};
   }
-  std::array<std::array<double, 8>, 16> d{};
+  std::array<double, 16 * 8> d;
   for (int m = 0; m < 16; ++m)
     for (int n = 0; n < 8; ++n) {
+      double& out = d[m * 8 + n];
       if (hopper_sum) {
-        d[m][n] = tensor_core_sum(c[m][n], rows[m], cols[n], k_dim, rule);
+        out = tensor_core_sum(c[m * 8 + n], rows[m], cols[n], k_dim, rule);
         continue;
       }
-      double sum = c[m][n];
-      for (int k = 0; k < k_dim; ++k) sum += a[m][k] * b[k][n];
-      d[m][n] = sum;
+      out = c[m * 8 + n];
+      for (int k = 0; k < k_dim; ++k) out += a[m * kMaxK + k] * b[n * kMaxK + k];
     }
   const auto& dst = in.ops[0];
+  const bool f32 = dt == Type::f32;
+  const std::size_t nregs = std::min<std::size_t>(dst.size(), f32 ? 4 : 2);
   for (int lane = 0; lane < 32; ++lane) {
+    const std::uint16_t* slot = &map.c[static_cast<std::size_t>(lane * 4)];
     std::array<std::uint64_t, 4> regs{};
     for (int s = 0; s < 4; ++s) {
-      const Element e = c_element(lane, s);
-      const double v = d[e.row][e.col];
-      if (dt == Type::f32) {
+      const double v = d[slot[s]];
+      if (f32)
         regs[static_cast<std::size_t>(s)] = accumulator_bits(v);
-      } else {
-        const std::uint64_t h = encode_float(v, kF16, Rounding::rn, false);
-        regs[static_cast<std::size_t>(s / 2)] |= h << (16 * (s % 2));
-      }
+      else
+        regs[static_cast<std::size_t>(s / 2)] |= encode_float(v, kF16, Rounding::rn, false)
+                                                 << (16 * (s % 2));
     }
-    const std::size_t nregs = out_bits == 32 ? 4 : 2;
-    for (std::size_t r = 0; r < dst.size() && r < nregs; ++r) write(w, dst[r], lane, regs[r]);
+    for (std::size_t r = 0; r < nregs; ++r) write(w, dst[r], lane, regs[r]);
   }
 }
 

@@ -81,6 +81,7 @@ enum class Op : std::uint8_t {
   activemask,
   elect,
   mma,
+  wmma,  // extent: WmmaOp
   ldmatrix,
   stmatrix,
   // Hopper: warpgroup collectives, the tensor memory accelerator, clusters
@@ -152,6 +153,10 @@ enum class MbarrierOp : std::uint8_t {
 };
 
 enum class WgmmaOp : std::uint8_t { fence, commit_group, wait_group, mma_async };
+// wmma (PTX ISA 9.7.14.4): Inst::mode holds the MmaShape and Inst::vec the
+// layouts, bit 0 set for .col in the first (a load's or store's only
+// layout, or mma's A layout) and bit 1 for .col in mma's B layout.
+enum class WmmaOp : std::uint8_t { load_a, load_b, load_c, mma, store_d };
 // tcgen05 operations (PTX ISA 9.7.16). For mma, Inst::vec holds the
 // Tcgen05Kind, Inst::extent the .scale_vec (0 without block scaling, else 1,
 // 2 or 4) and Inst::trans whether A is in tensor memory; for ld and st, vec

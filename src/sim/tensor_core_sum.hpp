@@ -40,17 +40,18 @@ inline constexpr TensorCoreSum kHopperHalfSum{
 inline constexpr TensorCoreSum kHopperFp8Sum{32, 13, 13};      // e4m3/e5m2 wgmma, f32 accumulator
 inline constexpr TensorCoreSum kHopperFp8HalfSum{32, 13, 52};  // e4m3/e5m2 wgmma, f16 accumulator
 
-// The factors of one dot product: values, their exponents (floor(log2|x|),
-// any value for zeros), and whether any is an infinity or a NaN.
+// The factors of one dot product: values, their exponents (floor(log2|x|);
+// for a zero, one far below every finite value's, as exponents() writes),
+// and whether any is an infinity or a NaN.
 struct Factors {
   const double* value;
   const int* exponent;
   bool special;
 };
 
-// c + Σ a[k]·b[k] for k < count by `rule`, in double (every quantity has at
-// most 53 significant bits, so each step is exact before its cut); an
-// infinity or NaN among the inputs gives IEEE's sum. count <= 64.
+// c + Σ a[k]·b[k] for k < count by `rule`, each step's cut terms added
+// exactly as integers (units of the step's alignment); an infinity or NaN
+// among the inputs gives IEEE's sum. count <= 64.
 double tensor_core_sum(double c, const Factors& a, const Factors& b, int count,
                        const TensorCoreSum& rule);
 

@@ -122,6 +122,8 @@ void collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t act
   }
   if (inst.op == Op::mma)
     exec_mma(inst, w);
+  else if (inst.op == Op::wmma)
+    exec_wmma(inst, w);
   else if (inst.op == Op::ldmatrix || inst.op == Op::stmatrix)
     exec_ldmatrix(inst, w, arrived);
   else if (inst.op == Op::tcgen05_sync)
@@ -570,6 +572,7 @@ bool is_warp_collective(Op op) {
     case Op::redux:
     case Op::elect:
     case Op::mma:
+    case Op::wmma:
     case Op::ldmatrix:
     case Op::stmatrix:
     case Op::bar_warp_sync:

@@ -7,6 +7,7 @@
 
 #include "gpu_fixture.hpp"
 #include "sim/nvcc_kernel_runs.hpp"
+#include "warpforge/ops/half.hpp"
 
 namespace warpforge::runtime::gpu_testing {
 namespace {
@@ -100,6 +101,49 @@ TEST_F(NvccKernelsGpu, CooperativeGroupsReductionsAgreeWithTheSimulator) {
   const ReduceResult sim = run_reduce_cg(Device::sim(), m, in, values);
   expect_same_bits(std::vector<float>{gpu.sum}, std::vector<float>{sim.sum}, "block_sum");
   expect_same_bits(gpu.maxima, sim.maxima, "warp_max");
+}
+
+// wmma.cu and wmma_forms.cu: every result bit of load -> mma -> store, on
+// random inputs whose sums round and truncate (f16, bf16 and tf32 inputs;
+// f32 and f16 accumulators).
+TEST_F(NvccKernelsGpu, WmmaAgreesWithTheSimulator) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  const auto random = [&](std::size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = value(rng);
+    return v;
+  };
+  const auto bits = [](const std::vector<float>& v, std::uint16_t (*to)(float)) {
+    std::vector<std::uint16_t> out;
+    for (float x : v) out.push_back(to(x));
+    return out;
+  };
+  for (const char* name : {"wmma.sm_80.O3", "wmma.sm_90a.O3"}) {
+    SCOPED_TRACE(name);
+    const ptx::Module m = module(name);
+    const auto a = bits(random(32 * 64), ops::f32_to_f16_bits),
+               bt = bits(random(48 * 64), ops::f32_to_f16_bits);
+    expect_same_bits(run_wmma_gemm(Device::cuda(0), m, a, bt, 32, 48, 64),
+                     run_wmma_gemm(Device::sim(), m, a, bt, 32, 48, 64), "wmma_f16_gemm");
+  }
+  for (const char* name : {"wmma_forms.sm_80.O3", "wmma_forms.sm_90a.O3"}) {
+    SCOPED_TRACE(name);
+    const ptx::Module m = module(name);
+    const auto a16 = bits(random(32 * 16), ops::f32_to_bf16_bits),
+               b16 = bits(random(16 * 8), ops::f32_to_bf16_bits);
+    const auto c = random(32 * 8);
+    expect_same_bits(run_wmma_bf16(Device::cuda(0), m, a16, b16, c),
+                     run_wmma_bf16(Device::sim(), m, a16, b16, c), "wmma_bf16_m32n8k16");
+    const auto a32 = random(16 * 8), b32 = random(8 * 16);
+    expect_same_bits(run_wmma_tf32(Device::cuda(0), m, a32, b32),
+                     run_wmma_tf32(Device::sim(), m, a32, b32), "wmma_tf32_m16n16k8");
+    const auto ah = bits(random(8 * 16), ops::f32_to_f16_bits),
+               bh = bits(random(32 * 16), ops::f32_to_f16_bits),
+               ch = bits(random(8 * 32), ops::f32_to_f16_bits);
+    expect_same_bits(run_wmma_f16(Device::cuda(0), m, ah, bh, ch),
+                     run_wmma_f16(Device::sim(), m, ah, bh, ch), "wmma_f16_m8n32k16");
+  }
 }
 
 }  // namespace

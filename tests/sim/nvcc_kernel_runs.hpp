@@ -1,5 +1,5 @@
 // nvcc's own PTX for CUDA sources of tests/corpus (sim_calls.cu, sim_warp.cu,
-// reduce_cg.cu), run through the runtime on any device: the simulator's
+// reduce_cg.cu, wmma.cu, wmma_forms.cu), run through the runtime on any device: the simulator's
 // tests (nvcc_kernels_test.cpp) compare the results with host references,
 // the GPU tests (tests/gpu/nvcc_kernels_gpu_test.cpp) with the simulator's,
 // bit for bit. The PTX is written at build time where nvcc exists
@@ -112,6 +112,64 @@ inline ReduceResult run_reduce_cg(const runtime::Device& d, const ptx::Module& m
                 {ints, maxima});
   d.synchronize();
   return {sum.download<float>(1)[0], maxima.download<std::int32_t>(values.size() / 16)};
+}
+
+// wmma.cu `wmma_f16_gemm`: D (m×n f32, row-major) = 0.5·A·B, A m×k row-major
+// f16 bits, B given as its transpose n×k (column-major B), one warp per
+// 16×16 tile.
+inline std::vector<float> run_wmma_gemm(const runtime::Device& d, const ptx::Module& m,
+                                        const std::vector<std::uint16_t>& a,
+                                        const std::vector<std::uint16_t>& bt, int m_dim, int n_dim,
+                                        int k_dim) {
+  runtime::Module module(d, m);
+  runtime::Buffer da = upload(d, a), db = upload(d, bt),
+                  dc = poisoned(d, static_cast<std::size_t>(m_dim * n_dim) * 4);
+  module.launch(
+      "_Z13wmma_f16_gemmPK6__halfS1_Pfii",
+      {.grid = {static_cast<std::uint32_t>(n_dim / 16), static_cast<std::uint32_t>(m_dim / 16)},
+       .block = {32}},
+      {da, db, dc, std::int32_t{n_dim}, std::int32_t{k_dim}});
+  d.synchronize();
+  return dc.download<float>(static_cast<std::size_t>(m_dim * n_dim));
+}
+
+// wmma_forms.cu, one warp each: bf16 m32n8k16 (a 32×16 row-major, b 16×8
+// row-major, c 32×8 row-major; D 32×8 column-major), tf32 m16n16k8 (a 16×8
+// and b 8×16 column-major f32; D 16×16 row-major) and f16 m8n32k16 (a 8×16
+// row-major, b 16×32 column-major, c and D 8×32 row-major, f16 bits).
+inline std::vector<float> run_wmma_bf16(const runtime::Device& d, const ptx::Module& m,
+                                        const std::vector<std::uint16_t>& a,
+                                        const std::vector<std::uint16_t>& b,
+                                        const std::vector<float>& c) {
+  runtime::Module module(d, m);
+  runtime::Buffer da = upload(d, a), db = upload(d, b), dc = upload(d, c),
+                  out = poisoned(d, 32 * 8 * 4);
+  module.launch("_Z18wmma_bf16_m32n8k16PK13__nv_bfloat16S1_PKfPf", {.grid = {1}, .block = {32}},
+                {da, db, dc, out});
+  d.synchronize();
+  return out.download<float>(32 * 8);
+}
+
+inline std::vector<float> run_wmma_tf32(const runtime::Device& d, const ptx::Module& m,
+                                        const std::vector<float>& a, const std::vector<float>& b) {
+  runtime::Module module(d, m);
+  runtime::Buffer da = upload(d, a), db = upload(d, b), out = poisoned(d, 16 * 16 * 4);
+  module.launch("_Z18wmma_tf32_m16n16k8PKfS0_Pf", {.grid = {1}, .block = {32}}, {da, db, out});
+  d.synchronize();
+  return out.download<float>(16 * 16);
+}
+
+inline std::vector<std::uint16_t> run_wmma_f16(const runtime::Device& d, const ptx::Module& m,
+                                               const std::vector<std::uint16_t>& a,
+                                               const std::vector<std::uint16_t>& b,
+                                               const std::vector<std::uint16_t>& c) {
+  runtime::Module module(d, m);
+  runtime::Buffer da = upload(d, a), db = upload(d, b), dc = upload(d, c),
+                  out = poisoned(d, 8 * 32 * 2);
+  module.launch("_Z17wmma_f16_m8n32k16PK6__halfS1_S1_PS_", {.grid = {1}, .block = {32}},
+                {da, db, dc, out});
+  d.synchronize();
+  return out.download<std::uint16_t>(8 * 32);
 }
 
 }  // namespace warpforge::testing::nvcc_kernels

@@ -2,16 +2,19 @@
 // calls (struct parameters and return values, recursion to the simulator's
 // depth limit), printf through vprintf, fp8 conversions in a __noinline__
 // function, shuffles, votes and __reduce_add_sync, cooperative-groups
-// reductions, each against a host reference; and the kernels the simulator
-// refuses (a texture read, an indirect call, wmma) refused alone, by name
-// and PTX line, while the other kernels of their module run. Skips where the
+// reductions, wmma in its f16, bf16 and tf32 forms, each against a host
+// reference; and the kernels the simulator refuses (a texture read, an
+// indirect call) refused alone, by name and PTX line, while the other
+// kernels of their module run. Skips where the
 // build had no nvcc to write the PTX (tests/corpus/corpus.cmake).
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "nvcc_kernel_runs.hpp"
 #include "sim_harness.hpp"
+#include "warpforge/ops/half.hpp"
 #include "warpforge/ops/low_precision.hpp"
 #include "warpforge/runtime/device.hpp"
 
@@ -222,30 +225,159 @@ TEST(NvccKernels, TextureKernelIsRefusedAloneByNameAndLine) {
   EXPECT_EQ(run_warp_ops(d, m, in)[4], 32);
 }
 
-TEST(NvccKernels, IndirectCallsAndWmmaAreRefusedNamingTheirLine) {
-  {
-    CORPUS_MODULE(m, "device_calls.sm_80.O3");
-    runtime::Device d = sim_device();
-    runtime::Module module(d, m);  // loads: its table of function addresses is no call
-    runtime::Buffer buf = poisoned(d, 64);
-    const std::string msg = error_of([&] {
-      module.launch("_Z5callsPK4PairPfi", {.grid = {1}, .block = {1}}, {buf, buf, std::int32_t{1}});
-    });
-    EXPECT_NE(msg.find("indirect calls"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("PTX line"), std::string::npos) << msg;
-  }
-  {
-    CORPUS_MODULE(m, "wmma.sm_80.O3");
-    runtime::Device d = sim_device();
-    runtime::Module module(d, m);
-    runtime::Buffer buf = poisoned(d, 64);
-    const std::string msg = error_of([&] {
-      module.launch("_Z13wmma_f16_gemmPK6__halfS1_Pfii", {.grid = {1}, .block = {32}},
-                    {buf, buf, buf, std::int32_t{16}, std::int32_t{16}});
-    });
-    EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, "wmma.load"))), std::string::npos)
-        << msg;
-    EXPECT_NE(msg.find("'wmma' is not simulated"), std::string::npos) << msg;
+TEST(NvccKernels, IndirectCallsAreRefusedNamingTheirLine) {
+  CORPUS_MODULE(m, "device_calls.sm_80.O3");
+  runtime::Device d = sim_device();
+  runtime::Module module(d, m);  // loads: its table of function addresses is no call
+  runtime::Buffer buf = poisoned(d, 64);
+  const std::string msg = error_of([&] {
+    module.launch("_Z5callsPK4PairPfi", {.grid = {1}, .block = {1}}, {buf, buf, std::int32_t{1}});
+  });
+  EXPECT_NE(msg.find("indirect calls"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("PTX line"), std::string::npos) << msg;
+}
+
+// Multiples of 1/`steps` in [-2, 2], a few of them zero: products and their
+// sums have few significant bits, so references in double (or float) are
+// exact.
+std::vector<float> fractions(std::size_t n, unsigned seed, int steps = 8) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> k(-2 * steps, 2 * steps);
+  std::vector<float> v(n);
+  for (float& x : v) x = static_cast<float>(k(rng)) / static_cast<float>(steps);
+  return v;
+}
+
+std::vector<std::uint16_t> f16_bits(const std::vector<float>& v) {
+  std::vector<std::uint16_t> out;
+  for (float x : v) out.push_back(ops::f32_to_f16_bits(x));
+  return out;
+}
+
+std::vector<std::uint16_t> bf16_bits(const std::vector<float>& v) {
+  std::vector<std::uint16_t> out;
+  for (float x : v) out.push_back(ops::f32_to_bf16_bits(x));
+  return out;
+}
+
+// The tensor-core sum truncates each term below 2^-25 of the step's largest
+// and the sum to f32 (src/sim/tensor_core_sum.hpp): per step an error below
+// 2^-20 of the terms' magnitudes.
+void expect_tensor_core_sum(float got, double exact, double magnitude, int steps,
+                            const std::string& what) {
+  EXPECT_NEAR(got, exact, steps * 0x1p-20 * magnitude) << what;
+}
+
+TEST(NvccKernels, WmmaF16GemmMatchesTheHostReference) {
+  CORPUS_MODULE(m, "wmma.sm_80.O3");
+  const int m_dim = 32, n_dim = 32, k_dim = 48;
+  const std::vector<float> a = fractions(m_dim * k_dim, 1), bt = fractions(n_dim * k_dim, 2);
+  const std::vector<float> d =
+      run_wmma_gemm(sim_device(), m, f16_bits(a), f16_bits(bt), m_dim, n_dim, k_dim);
+  for (int i = 0; i < m_dim; ++i)
+    for (int j = 0; j < n_dim; ++j) {
+      double exact = 0, magnitude = 0;
+      for (int k = 0; k < k_dim; ++k) {
+        const double p = double{a[i * k_dim + k]} * bt[j * k_dim + k];
+        exact += p;
+        magnitude += std::fabs(p);
+      }
+      expect_tensor_core_sum(d[i * n_dim + j], 0.5 * exact, 0.5 * magnitude, k_dim / 16,
+                             "D[" + std::to_string(i) + "][" + std::to_string(j) + "]");
+    }
+}
+
+TEST(NvccKernels, WmmaBf16M32n8k16MatchesTheHostReference) {
+  CORPUS_MODULE(m, "wmma_forms.sm_80.O3");
+  const std::vector<float> a = fractions(32 * 16, 3), b = fractions(16 * 8, 4),
+                           c = fractions(32 * 8, 5);
+  const std::vector<float> d = run_wmma_bf16(sim_device(), m, bf16_bits(a), bf16_bits(b), c);
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double exact = c[i * 8 + j], magnitude = std::fabs(exact);
+      for (int k = 0; k < 16; ++k) {
+        const double p = double{a[i * 16 + k]} * b[k * 8 + j];
+        exact += p;
+        magnitude += std::fabs(p);
+      }
+      expect_tensor_core_sum(d[j * 32 + i], exact, magnitude, 1,  // D is stored column-major
+                             "D[" + std::to_string(i) + "][" + std::to_string(j) + "]");
+    }
+}
+
+TEST(NvccKernels, WmmaTf32M16n16k8MatchesTheHostReference) {
+  CORPUS_MODULE(m, "wmma_forms.sm_80.O3");
+  // Values with more bits than tf32's 11, which the kernel rounds (cvt.rna).
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  std::vector<float> a(16 * 8), b(8 * 16);
+  for (float& x : a) x = value(rng);
+  for (float& x : b) x = value(rng);
+  const auto tf32 = [](float x) {  // round to nearest, ties away from zero, to 10 fraction bits
+    const std::uint32_t bits = (std::bit_cast<std::uint32_t>(x) + 0x1000u) & ~0x1FFFu;
+    return double{std::bit_cast<float>(bits)};
+  };
+  const std::vector<float> d = run_wmma_tf32(sim_device(), m, a, b);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) {
+      double exact = 0, magnitude = 0;
+      for (int k = 0; k < 8; ++k) {
+        const double p = tf32(a[k * 16 + i]) * tf32(b[j * 8 + k]);  // both column-major
+        exact += p;
+        magnitude += std::fabs(p);
+      }
+      expect_tensor_core_sum(d[i * 16 + j], exact, magnitude, 1,
+                             "D[" + std::to_string(i) + "][" + std::to_string(j) + "]");
+    }
+}
+
+TEST(NvccKernels, WmmaF16AccumulatorsRoundOnce) {
+  CORPUS_MODULE(m, "wmma_forms.sm_80.O3");
+  // Multiples of 1/64: the sums, multiples of 2^-12 below 2^7, need more
+  // than f16's 11 bits, and are exact in f32.
+  const std::vector<float> a = fractions(8 * 16, 7, 64), bt = fractions(32 * 16, 8, 64),
+                           c = fractions(8 * 32, 9, 64);
+  const std::vector<std::uint16_t> d =
+      run_wmma_f16(sim_device(), m, f16_bits(a), f16_bits(bt), f16_bits(c));
+  int rounded = 0;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 32; ++j) {
+      float exact = c[i * 32 + j];
+      for (int k = 0; k < 16; ++k) exact += a[i * 16 + k] * bt[j * 16 + k];
+      EXPECT_EQ(d[i * 32 + j], ops::f32_to_f16_bits(exact))
+          << "D[" << i << "][" << j << "], exactly " << exact;
+      rounded += ops::f16_bits_to_f32(ops::f32_to_f16_bits(exact)) != exact;
+    }
+  EXPECT_GT(rounded, 0)
+      << "no sum needed rounding to f16: the test would not see a second rounding";
+}
+
+// nvcc's other builds of the same sources (sm_90a, -G, -lineinfo, -rdc)
+// give the same bits as sm_80 -O3's on the simulator.
+TEST(NvccKernels, WmmaGivesTheSameBitsInEveryBuildOfItsSource) {
+  CORPUS_MODULE(gemm_ref, "wmma.sm_80.O3");
+  CORPUS_MODULE(forms_ref, "wmma_forms.sm_80.O3");
+  const std::vector<float> a = fractions(32 * 32, 10, 64), bt = fractions(32 * 32, 11, 64),
+                           c = fractions(32 * 8, 12, 64);
+  const auto gemm = [&](const ptx::Module& m) {
+    return run_wmma_gemm(sim_device(), m, f16_bits(a), f16_bits(bt), 32, 32, 32);
+  };
+  const auto forms = [&](const ptx::Module& m) {
+    std::vector<float> out = run_wmma_bf16(sim_device(), m, bf16_bits(a), bf16_bits(bt), c);
+    const std::vector<float> tf32 = run_wmma_tf32(sim_device(), m, a, bt);
+    out.insert(out.end(), tf32.begin(), tf32.end());
+    for (std::uint16_t h : run_wmma_f16(sim_device(), m, f16_bits(a), f16_bits(bt), f16_bits(c)))
+      out.push_back(static_cast<float>(h));
+    return out;
+  };
+  const std::vector<float> gemm_bits = gemm(gemm_ref), forms_bits = forms(forms_ref);
+  for (const char* variant : {"sm_80.lineinfo", "sm_90a.O3", "sm_90a.G", "sm_90a.rdc"}) {
+    SCOPED_TRACE(variant);
+    const std::optional<ptx::Module> g = corpus_module(std::string("wmma.") + variant);
+    const std::optional<ptx::Module> f = corpus_module(std::string("wmma_forms.") + variant);
+    ASSERT_TRUE(g && f) << "the corpus has sm_80.O3 but not " << variant;
+    EXPECT_EQ(std::memcmp(gemm(*g).data(), gemm_bits.data(), gemm_bits.size() * 4), 0);
+    EXPECT_EQ(std::memcmp(forms(*f).data(), forms_bits.data(), forms_bits.size() * 4), 0);
   }
 }
 

@@ -24,6 +24,7 @@
 #include "warpforge/dsl/isa/tensor_copy.hpp"
 #include "warpforge/dsl/isa/warp.hpp"
 #include "warpforge/dsl/isa/wgmma.hpp"
+#include "warpforge/dsl/isa/wmma.hpp"
 #include "warpforge/dsl/operators.hpp"
 
 namespace warpforge::dsl {
@@ -35,6 +36,7 @@ class Kernel final : public ControlOps,
                      public WarpOps,
                      public AtomicOps,
                      public MmaOps,
+                     public WmmaOps,
                      public MatrixOps,
                      public AsyncCopyOps,
                      public BitOps,

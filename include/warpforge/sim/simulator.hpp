@@ -62,8 +62,10 @@
 //   warp      shfl.sync (up/down/bfly/idx, clamp and segment mask), vote.sync,
 //             redux.sync, elect.sync, activemask
 //   matrix    mma.sync m16n8k8/m16n8k16 (f16/bf16 -> f32, f16 -> f16),
-//             m16n8k32 (e4m3/e5m2 -> f32 or f16); ldmatrix/stmatrix
-//             m8n8 x1/x2/x4 [.trans]
+//             m16n8k32 (e4m3/e5m2 -> f32 or f16); wmma.load/mma/store
+//             m16n16k16, m32n8k16, m8n32k16 (f16 -> f16 or f32, bf16 ->
+//             f32) and m16n16k8 (tf32 -> f32); ldmatrix/stmatrix m8n8
+//             x1/x2/x4 [.trans]
 //   control   bra (guarded, .uni), ret/exit, trap; every special register of
 //             the grid, warp, clock and cluster (1-CTA clusters without a
 //             cluster launch); generic addresses of kernel parameters
@@ -73,7 +75,7 @@
 //             recursion to 24 calls deep (an error past it); printf through
 //             vprintf, formatted on the host (SimOptions::printf_output).
 //             Indirect calls, .extern functions, textures and surfaces
-//             (tex, tld4, txq, suld, sust, suq) and wmma are refused
+//             (tex, tld4, txq, suld, sust, suq) are refused
 #pragma once
 
 #include <functional>

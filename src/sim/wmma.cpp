@@ -16,8 +16,11 @@
 // f16 and bf16 inputs into f32 accumulators by the H100's rule, all K
 // products in one step; f16 accumulators exactly, rounded once. tf32 inputs
 // are read from their registers' upper 19 bits (9.7.14.4.1: the lower 13
-// bits of a .tf32 element are ignored) and summed by the same rule in one
-// step of K = 8; no GPU recording checks that form yet (tests/gpu).
+// bits of a .tf32 element are ignored) and summed by the same rule in two
+// steps of four products, the m16n8k4 instructions ptxas emits for them
+// (HMMA.1684.F32.TF32 in cuobjdump's SASS of tests/corpus/wmma_forms.cu for
+// sm_90): bit for bit what an H100 gives (tests/gpu, NvccKernelsGpu), where
+// one step of eight differed by 1-6 ulps in 16 of 256 elements.
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -191,7 +194,8 @@ void mma(const Inst& in, Warp& w) {
     cols[static_cast<std::size_t>(n)] = {&columns[at], &b_exp[at],
                                          exponents(&columns[at], k_dim, &b_exp[at])};
   }
-  const TensorCoreSum rule{k_dim, kHopperHalfSum.aligned_bits, kHopperHalfSum.result_bits};
+  // tf32: two steps of four products (see the top of this file).
+  const TensorCoreSum rule{ab == Type::tf32 ? 4 : k_dim, kHopperHalfSum.aligned_bits, kHopperHalfSum.result_bits};
   std::vector<std::uint32_t> d(static_cast<std::size_t>(m_dim * n_dim));
   for (int m = 0; m < m_dim; ++m)
     for (int n = 0; n < n_dim; ++n) {

@@ -51,11 +51,10 @@ _SCALE_K_BLOCK = 4
 
 def shard_gemm_amax(a, b, sfa, sfb, axis_name, parallel="column", **options):
     """One device's part, inside shard_map over `axis_name`: its shard of
-    the problem in, its C (column) or the whole C (row) and the whole C's amax out."""
-    if parallel == "column":
-        c, amax = wjax.gemm_amax(a, b, sfa, sfb, **options)
-        return c, jax.lax.pmax(amax, axis_name)
-    if parallel == "rows":  # A's M split: C's rows, as the column split's columns
+    the problem in; out, its C columns ("column": B's N split), its C rows
+    ("rows": A's M split) or the whole C ("row": K split), and the whole C's
+    amax."""
+    if parallel in ("column", "rows"):
         c, amax = wjax.gemm_amax(a, b, sfa, sfb, **options)
         return c, jax.lax.pmax(amax, axis_name)
     c_dtype = options.pop("c_dtype", None) or jnp.float32

@@ -102,6 +102,12 @@ amax_shapes=(
   # decode-like, ragged N and an odd count of K blocks: split-K
   "nvfp4 decode:--m 128 --n 520 --k 1088 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
   "mxfp8 decode:--m 128 --n 520 --k 1088 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32"
+  # the pre-pass path (A and B converted to bf16 in the workspace, then the
+  # bf16 GEMM with its amax epilogue): ragged, L > 1, FP4 and FP8
+  "nvfp4 prepass:--m 1100 --n 1048 --k 224 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16 --kernel prepass"
+  "mxfp8 prepass:--m 300 --n 264 --k 320 --ab e5m2 --sf e8m0 --sf-vec 32 --c f32 --kernel prepass"
+  # the skinny kernel at a decode shape (K a multiple of its 128-code chunk), ragged N, split K
+  "mxfp8 skinny:--m 16 --n 1048 --k 2176 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16 --kernel skinny"
 )
 for entry in "${amax_shapes[@]}"; do
   sanitize "gemm-amax ${entry%%:*}" gemm-amax "${entry#*:}"

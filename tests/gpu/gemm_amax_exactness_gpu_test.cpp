@@ -94,6 +94,19 @@ TEST_F(GemmAmaxExactnessGpu, PrepassPath) {
   }
 }
 
+// The swapped kernel (B's codes into wgmma's register fragments, A by a
+// pre-pass), every format: ragged M and N, several token tiles, split K.
+TEST_F(GemmAmaxExactnessGpu, SwappedKernel) {
+  if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "wgmma needs sm_90a";
+  std::uint32_t seed = 3500;
+  for (Format f : kFormats)
+    for (std::int64_t m : {72, 300}) {
+      GemmAmaxCase c = make_case(f, m, 520, 2048, 2);
+      c.kernel = GemmAmaxKernel::swapped;
+      expect_exact(c, "swapped", seed++);
+    }
+}
+
 // FP8 wgmma on the codes (precision fast) adds a block's 32 products
 // aligned to the largest at about 14 bits: the small products, whose sum is
 // what C cancels down to, are lost. On an H100 that must show.

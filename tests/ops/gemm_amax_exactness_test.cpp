@@ -65,6 +65,12 @@ TEST(GemmAmaxExactness, PrepassPath) {
     expect_exact({GemmAmaxKernel::prepass, std::nullopt, "prepass"}, f.ab, f.sf, f.vec, 72, 48, 208, seed++);
 }
 
+TEST(GemmAmaxExactness, SwappedKernel) {
+  std::uint32_t seed = 2500;
+  for (Format f : kFormats)
+    expect_exact({GemmAmaxKernel::swapped, std::nullopt, "swapped"}, f.ab, f.sf, f.vec, 72, 48, 256, seed++);
+}
+
 TEST(GemmAmaxExactness, Sm80Kernel) {
   std::uint32_t seed = 2300;
   for (Format f : kFormats)

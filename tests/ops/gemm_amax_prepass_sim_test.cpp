@@ -174,8 +174,9 @@ TEST(GemmAmaxPrepassSim, AutomaticSelectionFromLargeM) {
     auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
     GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
     EXPECT_EQ(op.kernel_name(), expected) << op.describe();
-    if (std::string(expected) == "sm90a")
+    if (std::string(expected) == "sm90a") {
       EXPECT_NE(op.describe().find("not prepass:\n  - M x L = "), std::string::npos) << op.describe();
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../../src/ops/gemm_amax/skinny_gemm_amax_kernel.hpp"
+#include "../../src/ops/gemm_amax/swapped_gemm_amax_kernel.hpp"
 #include "../../src/ops/gemm_amax/sm80_gemm_amax_kernel.hpp"
 #include "../../src/ops/gemm_amax/sm90a_gemm_amax_kernel.hpp"
 #include "driver_ptxas.hpp"
@@ -104,6 +105,29 @@ TEST(GemmAmaxPtxas, SkinnyKernelAssemblesWithoutSpills) {
     p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
     p.a = {1024, 1, c.m * 1024}, p.b = {1024, 1, 1000 * 1024}, p.c = {1000, 1, c.m * 1000};  // elements (E2M1: nibbles)
     testing::expect_fast_assembly(build_skinny_gemm_amax(p, c.t).to_ptx(), p.describe());
+  }
+}
+
+// The swapped kernel assembles for sm_90a without spills for every data
+// format, 8 to 128 tokens, with and without split-K.
+TEST(GemmAmaxPtxas, SwappedKernelAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas())
+    GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
+  struct Case {
+    DType ab, sf, c;
+    int vec;
+    std::int64_t m;
+    SwappedGemmAmaxTiling t;
+  };
+  for (const Case& c : {Case{DType::e4m3, DType::e8m0, DType::bf16, 32, 128, {}},
+                        Case{DType::e5m2, DType::e8m0, DType::f32, 32, 72, {.tokens = 72, .splits = 2}},
+                        Case{DType::e2m1, DType::e4m3, DType::f16, 16, 8, {.tokens = 8, .stages = 4, .splits = 4}},
+                        Case{DType::e2m1, DType::e8m0, DType::bf16, 32, 256, {.tokens = 128, .stages = 8}}}) {
+    GemmAmaxProblem p;
+    p.m = c.m, p.n = 1000, p.k = 1024, p.l = 2;
+    p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
+    p.a = {1024, 1, c.m * 1024}, p.b = {1024, 1, 1000 * 1024}, p.c = {1000, 1, c.m * 1000};  // elements (E2M1: nibbles)
+    testing::expect_fast_assembly(build_swapped_gemm_amax(p, c.t).to_ptx(), p.describe());
   }
 }
 

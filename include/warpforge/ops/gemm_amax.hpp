@@ -73,14 +73,15 @@ struct GemmAmaxTile {
 enum class GemmAmaxPrecision { exact, fast };
 
 // Which kernel of the family runs: automatic (the first that accepts the
-// problem: skinny, prepass where M x L is large, sm90a, sm80), or the one
+// problem: skinny, prepass where M x L is large, swapped, sm90a, sm80), or the one
 // named (its refusals are then check_support()'s). sm100a (tcgen05,
 // accumulator in tensor memory) is experimental: it has run on the
 // simulator, which follows the PTX ISA's text, and never on a Blackwell GPU,
 // so automatic picks it first only on a simulator standing for sm_100a
 // (sim::SimOptions::target); on a GPU it runs only when named.
-enum class GemmAmaxKernel { automatic, skinny, prepass, sm90a, sm80, sm100a };
-std::string_view name(GemmAmaxKernel kernel);  // "auto", "skinny", "prepass", "sm90a", "sm80", "sm100a"
+enum class GemmAmaxKernel { automatic, skinny, prepass, swapped, sm90a, sm80, sm100a };
+// "auto", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a"
+std::string_view name(GemmAmaxKernel kernel);
 std::string_view name(GemmAmaxPrecision precision);  // "exact", "fast"
 // Inverses of name(); nullopt for anything else.
 std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text);
@@ -126,7 +127,9 @@ class GemmAmax {
   // The kernel that runs it: "skinny" (small M: B streamed through
   // registers, mma.sync, split K; sm_90a and the simulator), "prepass"
   // (large M: A and B converted to bf16 into the workspace by a pre-pass,
-  // then the bf16 sm90a GEMM with an amax epilogue), "sm90a" (TMA + wgmma,
+  // then the bf16 sm90a GEMM with an amax epilogue), "swapped" (between:
+  // A to bf16 by a pre-pass, B's codes converted into wgmma's register
+  // fragments, Cᵀ = B·Aᵀ; K a multiple of 64), "sm90a" (TMA + wgmma,
   // on sm_90a and the simulator, for what it accepts), "sm80" (everything
   // else), or "sm100a" (named, or on a simulator standing for sm_100a).
   std::string_view kernel_name() const;

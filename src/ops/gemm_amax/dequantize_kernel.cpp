@@ -1,6 +1,7 @@
 // The bf16 pre-pass of the block-scaled op (dequantize_kernel.hpp).
 #include "dequantize_kernel.hpp"
 
+#include <algorithm>
 #include <bit>
 
 #include "block_codes.hpp"
@@ -17,8 +18,9 @@ std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
 class DequantizeKernel {
  public:
-  DequantizeKernel(const GemmAmaxProblem& p, BlockScaledOperand which)
+  DequantizeKernel(const GemmAmaxProblem& p, BlockScaledOperand which, DequantizedOrder order)
       : p_(p),
+        order_(order),
         k_(dequantize_kernel_name(which), Target::sm_90a),
         codes_(k_, p),
         rows_(which == BlockScaledOperand::a ? p.m : p.n),
@@ -73,7 +75,7 @@ class DequantizeKernel {
     k_.ld(Space::global, scale_count() == 2 ? u16 : u8, narrow, at(scales + wide), {.nc = true});
     k_.cvt(scale_bytes, narrow);
 
-    // bf16 pairs in K order, exactly: one multiply a pair where the scales
+    // bf16 pairs, exactly: one multiply a pair where the scales
     // fold and (FP8) no code is NaN or inf, else BlockCodes' slow way.
     Regs pairs = k_.regs(b32, kDequantizeCodes / 2, "pairs");
     const Regs mixed = fp4() ? k_.regs(b32, kDequantizeCodes / 2, "mixed") : Regs{};
@@ -91,6 +93,7 @@ class DequantizeKernel {
       // 4j and 4j + 1, (8j + 4, 8j + 5) their high halves (prmt, PTX ISA
       // 9.7.9.7), and so on.
       codes_.dequant_fp4(words, Regs{f0, f1}, mixed, folded);
+      if (order_ == DequantizedOrder::fragments) return;
       for (std::size_t j = 0; j < 4; ++j)
         for (std::size_t h = 0; h < 2; ++h) {
           const Reg &first = mixed[4 * j + 2 * h], &second = mixed[4 * j + 2 * h + 1];
@@ -109,14 +112,26 @@ class DequantizeKernel {
     k_.cvt(tmp, row);
     k_.add(dst, dst, tmp);
     k_.mul(dst, dst, static_cast<std::uint64_t>(dequantized_row(p_) * 2));
-    k_.mul_wide(tmp, group, kDequantizeCodes * 2);
+    if (order_ == DequantizedOrder::k) {
+      k_.mul_wide(tmp, group, kDequantizeCodes * 2);
+      Reg to = out + dst + tmp;
+      for (int q = 0; q < 4; ++q)
+        k_.st(Space::global, b32, at(to, 16 * q), Regs(pairs.begin() + 4 * q, pairs.begin() + 4 * q + 4));
+      return;
+    }
+    // Fragment order (dequantize_kernel.hpp): the thread's 32 codes are
+    // those of t = 2u and 2u + 1 in their 64-code block (u = group % 2), so
+    // pair q of each lands 2 positions apart: one 8-byte store per q.
+    const Regs& converted = fp4() ? mixed : pairs;
+    k_.mul_wide(tmp, (group >> 1) * 128u + ((group & 1u) << 3), 1);
     Reg to = out + dst + tmp;
-    for (int q = 0; q < 4; ++q)
-      k_.st(Space::global, b32, at(to, 16 * q),
-            Regs(pairs.begin() + 4 * q, pairs.begin() + 4 * q + 4));
+    for (int q = 0; q < 8; ++q)
+      k_.st(Space::global, b32, at(to, 2 * (16 * (q / 2) + 8 * (q % 2))),
+            Regs{converted[static_cast<std::size_t>(q)], converted[static_cast<std::size_t>(8 + q)]});
   }
 
   const GemmAmaxProblem& p_;
+  DequantizedOrder order_;
   Kernel k_;
   BlockCodes codes_;
   std::int64_t rows_;
@@ -129,8 +144,22 @@ std::string dequantize_kernel_name(BlockScaledOperand which) {
   return which == BlockScaledOperand::a ? "gemm_amax_dequantize_a" : "gemm_amax_dequantize_b";
 }
 
-ptx::Module build_dequantize_kernel(const GemmAmaxProblem& problem, BlockScaledOperand which) {
-  return DequantizeKernel(problem, which).build();
+void launch_dequantize(runtime::Module& module, const GemmAmaxProblem& p, BlockScaledOperand which,
+                       const runtime::TensorView& codes, const runtime::TensorView& scales, runtime::DevicePtr out,
+                       runtime::Stream* stream) {
+  const std::int64_t groups = dequantized_row(p) / kDequantizeCodes;
+  const std::int64_t rows = which == BlockScaledOperand::a ? p.m : p.n;
+  const runtime::LaunchConfig config{
+      .grid = {static_cast<std::uint32_t>((groups + kDequantizeThreads - 1) / kDequantizeThreads),
+               static_cast<std::uint32_t>(std::min<std::int64_t>(rows, 65535)), static_cast<std::uint32_t>(p.l)},
+      .block = {kDequantizeThreads}};
+  const runtime::TensorView copy(codes.device(), out, DType::u8, {dequantized_bytes(p, which)});
+  module.launch(dequantize_kernel_name(which), config, {codes, scales, copy}, stream);
+}
+
+ptx::Module build_dequantize_kernel(const GemmAmaxProblem& problem, BlockScaledOperand which,
+                                   DequantizedOrder order) {
+  return DequantizeKernel(problem, which, order).build();
 }
 
 }  // namespace warpforge::ops

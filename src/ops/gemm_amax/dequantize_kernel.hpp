@@ -14,6 +14,15 @@
 // GEMM's tensor maps (extent K) never read. K-major codes only (the path
 // refuses others); shapes and strides are compiled in.
 //
+// DequantizedOrder::fragments (the swapped kernel's A, K a multiple of 64):
+// inside each 64-code block the values sit where that kernel's register
+// fragments of B put the codes they multiply (swapped_gemm_amax_kernel.hpp):
+// of codes 16t .. 16t + 15 of the block, the value that BlockCodes'
+// conversion (dequant_fp8, dequant_fp4) puts in half h of its pair q goes
+// to position 16(q / 2) + 2t + 8(q % 2) + h. A permutation
+// of K applied to both operands leaves every product, and so the sum's
+// exactness, as it was.
+//
 // Parameters: codes, scales, out (u64 global addresses).
 #pragma once
 
@@ -21,10 +30,14 @@
 
 #include "gemm_amax_problem.hpp"
 #include "warpforge/ptx/module.hpp"
+#include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/stream.hpp"
+#include "warpforge/runtime/tensor.hpp"
 
 namespace warpforge::ops {
 
 enum class BlockScaledOperand { a, b };
+enum class DequantizedOrder { k, fragments };
 
 inline constexpr int kDequantizeCodes = 32;    // codes per thread
 inline constexpr int kDequantizeThreads = 128;  // threads per CTA
@@ -38,7 +51,14 @@ inline std::int64_t dequantized_bytes(const GemmAmaxProblem& p, BlockScaledOpera
   return (which == BlockScaledOperand::a ? p.m : p.n) * dequantized_row(p) * p.l * 2;
 }
 
-ptx::Module build_dequantize_kernel(const GemmAmaxProblem& problem, BlockScaledOperand which);
+ptx::Module build_dequantize_kernel(const GemmAmaxProblem& problem, BlockScaledOperand which,
+                                   DequantizedOrder order = DequantizedOrder::k);
 std::string dequantize_kernel_name(BlockScaledOperand which);
+
+// Launches a pre-pass built by build_dequantize_kernel on `module`: the
+// operand's codes and scales into the bf16 copy at `out` (dequantized_bytes).
+void launch_dequantize(runtime::Module& module, const GemmAmaxProblem& problem, BlockScaledOperand which,
+                       const runtime::TensorView& codes, const runtime::TensorView& scales, runtime::DevicePtr out,
+                       runtime::Stream* stream);
 
 }  // namespace warpforge::ops

@@ -56,6 +56,8 @@ std::string_view name(GemmAmaxKernel kernel) {
       return "skinny";
     case GemmAmaxKernel::prepass:
       return "prepass";
+    case GemmAmaxKernel::swapped:
+      return "swapped";
     case GemmAmaxKernel::sm90a:
       return "sm90a";
     case GemmAmaxKernel::sm80:
@@ -72,7 +74,7 @@ std::string_view name(GemmAmaxPrecision precision) {
 
 std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text) {
   for (GemmAmaxKernel k : {GemmAmaxKernel::automatic, GemmAmaxKernel::skinny, GemmAmaxKernel::prepass,
-                           GemmAmaxKernel::sm90a, GemmAmaxKernel::sm80, GemmAmaxKernel::sm100a})
+                           GemmAmaxKernel::swapped, GemmAmaxKernel::sm90a, GemmAmaxKernel::sm80, GemmAmaxKernel::sm100a})
     if (text == name(k)) return k;
   return std::nullopt;
 }
@@ -106,12 +108,13 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
   state_->path = &sm80_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::skinny) state_->path = &skinny_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::prepass) state_->path = &prepass_gemm_amax_path();
+  if (options.kernel == GemmAmaxKernel::swapped) state_->path = &swapped_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::sm90a) state_->path = &sm90a_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::sm100a) state_->path = &sm100a_gemm_amax_path();
   // On an sm_100a device the tcgen05 kernel is tried first (its passed_over
   // says where automatic does not take it yet).
   std::vector<const GemmAmaxPath*> candidates = {
-      &skinny_gemm_amax_path(), &prepass_gemm_amax_path(), &sm90a_gemm_amax_path()};
+      &skinny_gemm_amax_path(), &prepass_gemm_amax_path(), &swapped_gemm_amax_path(), &sm90a_gemm_amax_path()};
   if (a.device().target() == ptx::Target::sm_100a)
     candidates.insert(candidates.begin(), &sm100a_gemm_amax_path());
   if (state_->refusals.empty() && options.kernel == GemmAmaxKernel::automatic)

@@ -1,9 +1,10 @@
 // The block-scaled GEMM + amax kernel family behind ops::GemmAmax: what each
 // kernel refuses and how it compiles into something that runs. In the order
-// GemmAmax tries them: skinny (small M, B streamed through registers), sm90a
-// (TMA + wgmma), sm80 (mma.sync, in-kernel dequantization), which runs
-// everything the rules allow. The prepass path (large M: bf16 copies of A
-// and B, then the bf16 GEMM) comes after skinny where M is large enough.
+// GemmAmax tries them: skinny (small M, B streamed through registers),
+// prepass (large M: bf16 copies of A and B, then the bf16 GEMM), swapped
+// (between: B's codes converted into wgmma's register fragments, A by a
+// pre-pass), sm90a (TMA + wgmma, in-kernel conversion of both), sm80
+// (mma.sync, in-kernel dequantization), which runs everything the rules allow.
 #pragma once
 
 #include <memory>
@@ -15,6 +16,7 @@
 #include "gemm_amax_problem.hpp"
 #include "skinny_gemm_amax_kernel.hpp"
 #include "sm90a_gemm_amax_kernel.hpp"
+#include "swapped_gemm_amax_kernel.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -77,6 +79,7 @@ class GemmAmaxPath {
 
 const GemmAmaxPath& skinny_gemm_amax_path();
 const GemmAmaxPath& prepass_gemm_amax_path();
+const GemmAmaxPath& swapped_gemm_amax_path();
 const GemmAmaxPath& sm90a_gemm_amax_path();
 const GemmAmaxPath& sm80_gemm_amax_path();
 // Blackwell's tcgen05 kernel: experimental; automatic tries it first on
@@ -85,6 +88,9 @@ const GemmAmaxPath& sm100a_gemm_amax_path();
 
 // The skinny path's configuration (warps, row tiles, splits) for a problem on a device.
 SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& problem, const runtime::Device& device);
+
+// The swapped path's configuration (tokens per CTA, splits, stages).
+SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& problem, const runtime::Device& device);
 
 // The sm90a path's kernel configuration (tile, split-K, stages) for a
 // problem on a device.

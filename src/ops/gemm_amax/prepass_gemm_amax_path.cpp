@@ -62,8 +62,8 @@ class PrepassLaunch final : public GemmAmaxLaunch {
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
     const runtime::DevicePtr a_copy = workspace_.address(o), b_copy = a_copy + b_offset(p_);
-    dequantize(dequantize_a_, BlockScaledOperand::a, p_.m, o.a, o.sfa, a_copy, stream);
-    dequantize(dequantize_b_, BlockScaledOperand::b, p_.n, o.b, o.sfb, b_copy, stream);
+    launch_dequantize(dequantize_a_, p_, BlockScaledOperand::a, o.a, o.sfa, a_copy, stream);
+    launch_dequantize(dequantize_b_, p_, BlockScaledOperand::b, o.b, o.sfb, b_copy, stream);
     const std::int64_t ld = dequantized_row(p_);
     const runtime::TensorView a(device_, a_copy, DType::bf16, {p_.m, p_.k, p_.l}, {ld, 1, p_.m * ld});
     const runtime::TensorView b(device_, b_copy, DType::bf16, {p_.k, p_.n, p_.l}, {1, ld, p_.n * ld});
@@ -71,19 +71,6 @@ class PrepassLaunch final : public GemmAmaxLaunch {
   }
 
  private:
-  void dequantize(runtime::Module& module, BlockScaledOperand which, std::int64_t rows,
-                  const runtime::TensorView& codes, const runtime::TensorView& scales, runtime::DevicePtr out,
-                  runtime::Stream* stream) {
-    const std::int64_t groups = dequantized_row(p_) / kDequantizeCodes;
-    const runtime::LaunchConfig config{
-        .grid = {static_cast<std::uint32_t>((groups + kDequantizeThreads - 1) / kDequantizeThreads),
-                 static_cast<std::uint32_t>(std::min<std::int64_t>(rows, 65535)),
-                 static_cast<std::uint32_t>(p_.l)},
-        .block = {kDequantizeThreads}};
-    const runtime::TensorView copy(device_, out, DType::u8, {dequantized_bytes(p_, which)});
-    module.launch(dequantize_kernel_name(which), config, {codes, scales, copy}, stream);
-  }
-
   GemmAmaxProblem p_;
   runtime::Device device_;
   runtime::Module dequantize_a_, dequantize_b_;

@@ -1,11 +1,11 @@
 #include "skinny_gemm_amax_kernel.hpp"
 
 #include <bit>
-#include <functional>
 #include <optional>
 #include <vector>
 
 #include "block_codes.hpp"
+#include "transposed_output.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
@@ -146,10 +146,18 @@ class SkinnyKernel {
       }
     });
 
-    if (t_.splits == 1)
-      epilogue(acc, pc, pamax);
-    else
-      reduce_splits(acc, split, k_.address_of(last), [&] { epilogue(acc, pc, pamax); });
+    const TransposedTiles tiles{acc, t_.row_tiles, n_tiles, row0_, (lane_ & 3u) << 1};
+    auto epilogue = [&] { store_transposed(k_, p_, tiles, batch_, pc, pamax, lane_); };
+    if (t_.splits == 1) {
+      epilogue();
+    } else {
+      Reg unit = batch_ * imm((p_.n + skinny_gemm_amax_cta_rows(t_) - 1) / skinny_gemm_amax_cta_rows(t_)) + tile_;
+      split_k_reduce(k_, acc,
+                     {.threads = threads(), .thread = tid_, .unit = unit, .split = split, .splits = t_.splits,
+                      .workspace = workspace_, .counter_offset = skinny_gemm_amax_counter_offset(p_, t_),
+                      .flag = k_.address_of(last)},
+                     epilogue);
+    }
     return k_.module();
   }
 
@@ -311,96 +319,6 @@ class SkinnyKernel {
         }
       }
     }
-  }
-
-  // Split-K: every CTA stores its partial sums (thread-major, coalesced);
-  // the last of the tile's `splits` CTAs to count itself in (atom.add
-  // behind a gpu-scope fence, PTX ISA 9.7.13.4 memory consistency) adds
-  // all of them in split order and runs `finish`; it clears the counter.
-  void reduce_splits(std::vector<Regs>& acc, const Reg& split, const Reg& flag, const std::function<void()>& finish) {
-    const std::int64_t floats = static_cast<std::int64_t>(acc.size()) * 4;
-    const std::int64_t slot_bytes = floats * threads() * 4;
-    Reg unit = batch_ * imm((p_.n + skinny_gemm_amax_cta_rows(t_) - 1) / skinny_gemm_amax_cta_rows(t_)) + tile_;
-    Reg thread_offset = k_.reg(u64);
-    k_.mul_wide(thread_offset, tid_, 16);
-    Reg slots = k_.reg(u64);
-    k_.mul_wide(slots, unit * imm(t_.splits), imm(slot_bytes));
-    Reg first_slot = workspace_ + slots + thread_offset;
-    Reg mine = k_.reg(u64);
-    k_.mul_wide(mine, split, imm(slot_bytes));
-    for (std::size_t g = 0; g < acc.size(); ++g)
-      k_.st(Space::global, f32, at(first_slot + mine, static_cast<std::int64_t>(g) * threads() * 16), acc[g]);
-    k_.fence(FenceSem::acq_rel, Scope::gpu);
-    k_.bar_sync();
-    Reg counter_offset = k_.reg(u64);
-    k_.mul_wide(counter_offset, unit, 4u);
-    Reg counter = workspace_ + counter_offset + static_cast<std::uint64_t>(skinny_gemm_amax_counter_offset(p_, t_));
-    k_.if_then(tid_ == 0u, [&] {
-      Reg arrived = k_.reg(u32);
-      k_.atom(Space::global, AtomOp::add, u32, arrived, at(counter), 1u);
-      Reg is_last = k_.reg(u32);
-      k_.selp(is_last, 1u, 0u, arrived == imm(t_.splits - 1));
-      k_.st(Space::shared, u32, at(flag), is_last);
-    });
-    k_.bar_sync();
-    Reg is_last = k_.reg(u32);
-    k_.ld(Space::shared, u32, is_last, at(flag));
-    k_.if_then(is_last == 1u, [&] {
-      k_.fence(FenceSem::acq_rel, Scope::gpu);
-      for (int s = 0; s < t_.splits; ++s)
-        for (std::size_t g = 0; g < acc.size(); ++g) {
-          const std::int64_t offset = s * slot_bytes + static_cast<std::int64_t>(g) * threads() * 16;
-          if (s == 0) {
-            k_.ld(Space::global, f32, acc[g], at(first_slot, offset), {.cache = Cache::cg});
-            continue;
-          }
-          Regs part = k_.regs(f32, 4);
-          k_.ld(Space::global, f32, part, at(first_slot, offset), {.cache = Cache::cg});
-          for (std::size_t q = 0; q < 4; ++q) k_.add(acc[g][q], acc[g][q], part[q]);
-        }
-      k_.if_then(tid_ == 0u, [&] { k_.st(Space::global, u32, at(counter), 0u); });
-      finish();
-    });
-  }
-
-  // Stores C and folds amax: accumulator (i, token tile nt) register q is
-  // B row g + 8(q / 2) of tile i and token 8nt + 2t + q % 2 (PTX ISA
-  // 9.7.14.5.8, m16n8k16 C). amax as the sign-cleared bits (unsigned order
-  // is the values' order, a NaN on top) per thread, per warp
-  // (redux.sync), then one red.global.max.u32 per warp.
-  void epilogue(const std::vector<Regs>& acc, const Reg& pc, const Reg& pamax) {
-    const int n_tiles = tokens_ / 8;
-    Reg token0 = (lane_ & 3u) << 1;
-    Reg thread_max = k_.mov(u32, 0u);
-    Reg batch_part = batch_ * imm(p_.c.batch);
-    for (int i = 0; i < t_.row_tiles; ++i)
-      for (int nt = 0; nt < n_tiles; ++nt)
-        for (int q = 0; q < 4; ++q) {
-          Reg n = row0_ + imm(16 * i + 8 * (q / 2));
-          Reg m = token0 + imm(8 * nt + q % 2);
-          Pred in = (n < imm(p_.n)) && (m < imm(p_.m));
-          const Reg& v = acc[static_cast<std::size_t>(i * n_tiles + nt)][static_cast<std::size_t>(q)];
-          Reg bits = k_.reg(b32);
-          k_.mov(bits, v);
-          Reg kept = k_.reg(u32);
-          k_.selp(kept, bits.as(u32) & 0x7fffffffu, 0u, in);
-          k_.max(thread_max, thread_max, kept);
-          Reg element = m * imm(p_.c.row) + n * imm(p_.c.col) + batch_part;
-          Reg offset = k_.reg(u64);
-          const int size = static_cast<int>(runtime::bits(p_.c_dtype) / 8);
-          k_.mul_wide(offset, element, imm(size));
-          Reg address = pc + offset;
-          if (p_.c_dtype == DType::f32) {
-            k_.guarded(in, [&] { k_.st(Space::global, f32, at(address), v); });
-          } else {
-            Reg h = k_.reg(b16);
-            k_.cvt(p_.c_dtype == DType::f16 ? f16 : bf16, f32, h, v, {Round::rn});
-            k_.guarded(in, [&] { k_.st(Space::global, b16, at(address), h); });
-          }
-        }
-    Reg warp_max = k_.reg(u32);
-    k_.redux_sync(Redux::max, warp_max, thread_max);
-    k_.if_then(lane_ == 0u, [&] { k_.red(Space::global, AtomOp::max, u32, at(pamax), warp_max); });
   }
 
   const GemmAmaxProblem& p_;

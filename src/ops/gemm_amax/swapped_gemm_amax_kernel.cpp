@@ -1,0 +1,287 @@
+#include "swapped_gemm_amax_kernel.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "block_codes.hpp"
+#include "transposed_output.hpp"
+#include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
+#include "warpforge/tile/mbarrier_pipeline.hpp"
+#include "warpforge/tile/tile_scheduler.hpp"
+#include "warpforge/tile/warpgroup_mma.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using namespace dsl;
+using runtime::DType;
+
+std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+constexpr int kConsumers = 2;                 // warpgroups 0 and 1; warpgroup 2 loads
+constexpr std::uint32_t kScalePiece = 512;    // 128 rows x 4 scale blocks of the 128x4 layout
+constexpr std::uint32_t kSwizzleAtom = 1024;  // 8 rows of 128 bytes: the 128-byte swizzle's repeat
+
+bool fp4(const GemmAmaxProblem& p) { return p.ab_dtype == DType::e2m1; }
+// Bytes of one B row's codes in a stage: 64 FP8 codes, or 64 E2M1 codes packed two a byte.
+std::uint32_t code_row_bytes(const GemmAmaxProblem& p) { return fp4(p) ? kSwappedBlock / 2 : kSwappedBlock; }
+
+// One stage, from a 1024-byte boundary: A's bf16 tile (T rows of 128
+// bytes, swizzled), B's codes, SFB's piece; stages 1024 bytes apart.
+struct Layout {
+  std::uint32_t a_tile, b_codes, scales, stage;  // offsets in a stage, and its stride
+  std::uint32_t full, empty, last, bytes;        // barriers, split-K's flag, the request
+};
+Layout layout(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  Layout l{};
+  l.a_tile = 0;
+  l.b_codes = static_cast<std::uint32_t>(t.tokens) * 128;
+  l.scales = l.b_codes + kSwappedRows * code_row_bytes(p);
+  l.stage = (l.scales + kScalePiece + kSwizzleAtom - 1) / kSwizzleAtom * kSwizzleAtom;
+  const auto stages = static_cast<std::uint32_t>(t.stages);
+  l.full = stages * l.stage;
+  l.empty = l.full + 8 * stages;
+  l.last = l.empty + 8 * stages;
+  l.bytes = l.last + 4 + 1024;
+  return l;
+}
+
+std::int64_t row_tiles(const GemmAmaxProblem& p) { return (p.n + kSwappedRows - 1) / kSwappedRows; }
+std::int64_t token_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  return (p.m + t.tokens - 1) / t.tokens;
+}
+
+class SwappedKernel {
+ public:
+  SwappedKernel(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
+      : p_(p), t_(t), l_(layout(p, t)), k_(kSwappedGemmAmaxKernel, Target::sm_90a), codes_(k_, p) {
+    if (t.tokens < 8 || t.tokens > 128 || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 12)
+      throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
+                     std::to_string(t.stages) + " stages; it takes 8 to 128 tokens (a multiple of 8) and 2 to 12 stages");
+    if (p.k % kSwappedBlock != 0)
+      throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
+                     std::to_string(kSwappedBlock));
+    kblocks_ = p.k / kSwappedBlock;
+    per_split_ = (kblocks_ + t.splits - 1) / t.splits;
+    if (t.splits < 1 || (t.splits - 1) * per_split_ >= kblocks_)
+      throw OpsError("swapped gemm_amax kernel: " + std::to_string(t.splits) + " K splits of " +
+                     std::to_string(kblocks_) + " K blocks; every split needs at least one");
+  }
+
+  ptx::Module build() {
+    k_.maxntid(kSwappedThreads);
+    ParamRef map_a = k_.param_bytes("map_a", 128, 64), map_b = k_.param_bytes("map_b", 128, 64),
+             map_sfb = k_.param_bytes("map_sfb", 128, 64);
+    c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
+    amax_ = k_.param_ptr("amax", 4);
+    if (t_.splits > 1) workspace_ = k_.param(u64, "workspace");
+    Shared smem = k_.dynamic_shared("smem", 1024);
+    // wgmma's view of the swizzled A tile and TMA's writes agree from a
+    // 1024-byte boundary (the swizzle is a function of address bits 4-9).
+    base_ = (k_.address_of(smem) + 1023) & 0xFFFFFC00u;
+    pipe_.emplace(tile::MbarrierArray(k_, base_, l_.full, t_.stages), tile::MbarrierArray(k_, base_, l_.empty, t_.stages));
+    tid_ = k_.sreg(SReg::tid_x);
+
+    // This CTA's tile: token tiles innermost, so the CTAs that stream the
+    // same B rows run side by side (their second reads hit L2).
+    Reg cta = k_.sreg(SReg::ctaid_x);
+    split_ = k_.reg(u32);
+    k_.rem(split_, cta, imm(t_.splits));
+    unit_ = k_.reg(u32);
+    k_.div(unit_, cta, imm(t_.splits));
+    Reg token_tile = k_.reg(u32), rest = k_.reg(u32);
+    k_.rem(token_tile, unit_, imm(token_tiles(p_, t_)));
+    k_.div(rest, unit_, imm(token_tiles(p_, t_)));
+    Reg row_tile = k_.reg(u32);
+    k_.rem(row_tile, rest, imm(row_tiles(p_)));
+    batch_ = k_.reg(u32);
+    k_.div(batch_, rest, imm(row_tiles(p_)));
+    m0_ = token_tile * imm(t_.tokens);
+    n0_ = row_tile * imm(kSwappedRows);
+    const tile::BlockRange ks = tile::split_range(k_, split_, imm(per_split_), imm(kblocks_));
+    kb0_ = ks.begin, kb1_ = ks.end;
+
+    k_.if_then(tid_ == 0u, [&] {
+      pipe_->init(1u, imm(kConsumers));
+      k_.fence_mbarrier_init();
+    });
+    k_.bar_sync();
+    k_.if_else(
+        tid_ >= imm(128 * kConsumers),
+        [&] {
+          k_.if_then(tid_ == imm(128 * kConsumers), [&] {
+            producer(k_.param_generic_address(map_a), k_.param_generic_address(map_b),
+                     k_.param_generic_address(map_sfb));
+          });
+        },
+        [&] { consumer(); });
+    return k_.module();
+  }
+
+ private:
+  // The producer's thread: per K block, the stage's three TMA loads (bytes
+  // past a tensor's extent are zeros and count toward the transaction).
+  void producer(const Reg& map_a, const Reg& map_b, const Reg& map_sfb) {
+    for (const Reg& map : {map_a, map_b, map_sfb}) k_.prefetch_tensormap(map);
+    const ScaleFactorLayout sfb{p_.n, p_.k, p_.l, p_.vec};
+    // SFB's piece (batch, row tile, group of 4 scale blocks) is rows
+    // 2·piece, 2·piece + 1 of the scale bytes seen as 256-byte rows; a K
+    // block is 2 scale blocks (vec 32) or 4 (vec 16).
+    Reg piece0 = (batch_ * imm(sfb.row_tiles()) + (n0_ >> 7u)) * imm(sfb.k_tiles());
+    tile::PipelineState s(k_, t_.stages);
+    k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) {
+      pipe_->acquire(s);
+      Reg full = pipe_->full_barrier(s);
+      pipe_->expect_tx(full, imm(t_.tokens * 128 + kSwappedRows * code_row_bytes(p_) + kScalePiece));
+      Reg stage = base_ + s.stage() * imm(l_.stage);
+      k_.tma_load(at(stage, l_.a_tile), map_a, {kb * imm(kSwappedBlock), m0_, batch_}, at(full));
+      k_.tma_load(at(stage, l_.b_codes), map_b, {kb * code_row_bytes(p_), n0_, batch_}, at(full));
+      Reg group = p_.vec == 32 ? Reg(kb >> 1u) : kb;
+      k_.tma_load(at(stage, l_.scales), map_sfb, {0u, (piece0 + group) << 1u}, at(full));
+      ++s;
+    });
+  }
+
+  // The consumer thread's rows r = 64·warpgroup + 16·warp + lane / 4 and
+  // r + 8 of the tile; lane t = lane % 4 takes codes 16t .. 16t + 15 of
+  // each K block of both.
+  struct Rows {
+    Reg codes[2];  // the rows' codes in a stage
+    Reg scales[2];  // the rows' scale bytes in a stage's piece, less the block's column
+    Reg t;
+  };
+
+  // Waits for stage `s`, converts the thread's codes of K block kb into
+  // `out` (16 registers: pair q of row h in out[8h + q], BlockCodes' order).
+  void convert(const Rows& r, const tile::PipelineState& s, const Reg& kb, const Regs& out) {
+    pipe_->wait(s);
+    Reg stage = base_ + s.stage() * imm(l_.stage);
+    // The block of the thread's 16 codes in the piece's 4: (2kb + t/2) % 4 at vec 32, t at vec 16.
+    Reg column = p_.vec == 32 ? Reg((((kb & 1u) << 1) + (r.t >> 1))) : r.t;
+    std::vector<Regs> words;
+    std::vector<Reg> bytes;
+    for (int h = 0; h < 2; ++h) {
+      words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
+      k_.ld(Space::shared, b32, words.back(), at(stage + r.codes[h], l_.b_codes));
+      Reg narrow = k_.reg(u16), e = k_.reg(u32);
+      k_.ld(Space::shared, u8, narrow, at(stage + r.scales[h] + column, l_.scales));
+      k_.cvt(e, narrow);
+      bytes.push_back(e);
+    }
+    auto run = [&](bool folded) {
+      for (std::size_t h = 0; h < 2; ++h) {
+        Reg f = codes_.scale_factor(bytes[h], 0, 1, folded);
+        const Regs dst(out.begin() + 8 * static_cast<std::ptrdiff_t>(h), out.begin() + 8 * static_cast<std::ptrdiff_t>(h) + 8);
+        if (fp4(p_))
+          codes_.dequant_fp4(words[h], Regs{f, f}, dst, folded);
+        else
+          codes_.dequant_fp8(words[h], f, dst, folded);
+      }
+    };
+    Pred fast = fp4(p_) ? codes_.scales_fold(bytes, 1) : Pred(codes_.scales_fold(bytes, 1) && codes_.codes_finite(words));
+    k_.if_else(fast, [&] { run(true); }, [&] { run(false); });
+  }
+
+  void consumer() {
+    Reg lane = tid_ & 31u;
+    Rows r;
+    r.t = lane & 3u;
+    Reg row0 = ((tid_ >> 5) << 4) + (lane >> 2);  // 16 rows a warp, warps 0-7 of the two warpgroups
+    for (int h = 0; h < 2; ++h) {
+      Reg row = row0 + imm(8 * h);
+      r.codes[h] = row * code_row_bytes(p_) + (r.t << imm(fp4(p_) ? 3 : 4));
+      r.scales[h] = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2);
+    }
+    Regs acc = k_.regs(f32, t_.tokens / 2, "acc");
+    const Regs frags[2] = {k_.regs(b32, 16, "bfrag"), k_.regs(b32, 16, "bfrag_next")};
+    // A's tiles: K-major 128-byte rows in 8-row atoms (SBO one atom; LBO
+    // unused with the 128-byte swizzle, encoded as 16).
+    Reg desc0 = tile::warpgroup::smem_descriptor(k_, base_ + l_.a_tile, 16, kSwizzleAtom);
+    Pred leader = (tid_ & 127u) == 0u;
+    tile::PipelineState s(k_, t_.stages);
+    Reg current = k_.reg(u32);  // the stage of the block the wgmma read
+    convert(r, s, kb0_, frags[0]);
+    k_.mov(current, s.stage());
+    ++s;
+    // K block kb's wgmma on `now` while the next block's codes go into
+    // `next`; two blocks a trip so that the sets trade roles without moves.
+    auto block = [&](const Reg& kb, const Regs& now, const Regs& next) {
+      Reg desc = k_.reg(u64);
+      k_.cvt(desc, current * imm(l_.stage >> 4));  // the descriptor's address counts 16-byte units
+      k_.add(desc, desc, desc0);
+      Pred accumulate = kb != kb0_;
+      k_.wgmma_fence();
+      for (int step = 0; step < kSwappedBlock / 16; ++step) {
+        const auto i = static_cast<std::size_t>(2 * step);
+        // Each k16 step moves 32 bytes along A's K-major rows.
+        k_.wgmma_mma_async(bf16, bf16, acc, Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]},
+                           desc + static_cast<std::uint64_t>(2 * step),
+                           step == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k);
+      }
+      k_.wgmma_commit_group();
+      Pred more = kb + 1u < kb1_;
+      k_.if_then(more, [&] { convert(r, s, kb + 1u, next); });
+      k_.wgmma_wait_group(0);
+      k_.if_then(leader, [&] { pipe_->release(current); });
+      k_.if_then(more, [&] {
+        k_.mov(current, s.stage());
+        ++s;
+      });
+    };
+    k_.for_nonempty_range(kb0_, kb1_, 2u, [&](Reg kb) {
+      block(kb, frags[0], frags[1]);
+      k_.if_then(kb + 1u < kb1_, [&] { block(kb + 1u, frags[1], frags[0]); });
+    });
+
+    std::vector<Regs> tiles;
+    for (std::size_t j = 0; j < acc.size(); j += 4) tiles.push_back(Regs(acc.begin() + j, acc.begin() + j + 4));
+    const TransposedTiles out{tiles, 1, t_.tokens / 8, n0_ + row0, m0_ + (r.t << 1)};
+    auto epilogue = [&] { store_transposed(k_, p_, out, batch_, c_, amax_, lane); };
+    if (t_.splits == 1) return epilogue();
+    split_k_reduce(k_, tiles,
+                   {.threads = 128 * kConsumers, .thread = tid_, .unit = unit_, .split = split_, .splits = t_.splits,
+                    .workspace = workspace_, .counter_offset = counter_offset(), .flag = base_ + l_.last,
+                    .barrier_id = 1},
+                   epilogue);
+  }
+
+  std::uint64_t counter_offset() const {
+    return static_cast<std::uint64_t>(swapped_gemm_amax_tiles(p_, t_) * t_.splits) *
+           split_k_slot_bytes(128 * kConsumers, static_cast<std::size_t>(t_.tokens / 8));
+  }
+
+  const GemmAmaxProblem& p_;
+  SwappedGemmAmaxTiling t_;
+  Layout l_;
+  Kernel k_;
+  BlockCodes codes_;
+  std::int64_t kblocks_ = 0, per_split_ = 0;
+  std::optional<tile::MbarrierPipeline> pipe_;
+  Reg c_, amax_, workspace_, base_, tid_, split_, unit_, batch_, m0_, n0_, kb0_, kb1_;
+};
+
+}  // namespace
+
+std::int64_t swapped_gemm_amax_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  return row_tiles(p) * token_tiles(p, t) * p.l;
+}
+
+std::uint32_t swapped_gemm_amax_smem_bytes(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  return layout(p, t).bytes;
+}
+
+std::size_t swapped_gemm_amax_split_bytes(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  if (t.splits == 1) return 0;
+  const auto tiles = static_cast<std::size_t>(swapped_gemm_amax_tiles(p, t));
+  return tiles * static_cast<std::size_t>(t.splits) * split_k_slot_bytes(128 * kConsumers, static_cast<std::size_t>(t.tokens / 8)) +
+         tiles * 4;
+}
+
+ptx::Module build_swapped_gemm_amax(const GemmAmaxProblem& problem, const SwappedGemmAmaxTiling& tiling) {
+  return SwappedKernel(problem, tiling).build();
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,209 @@
+// The swapped path of GemmAmax: A converted to bf16 by a pre-pass (in the
+// swapped kernel's fragment order), then the kernel of
+// swapped_gemm_amax_kernel.hpp; what it refuses, its tiling and its launch.
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <mutex>
+#include <optional>
+
+#include "block_scaled_maps.hpp"
+#include "dequantize_kernel.hpp"
+#include "gemm_amax_path.hpp"
+#include "swapped_gemm_amax_kernel.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::DType;
+
+// The workspace: A's bf16 copy, then (from a 1 KB boundary) split-K's sums and counters.
+std::int64_t split_offset(const GemmAmaxProblem& p) {
+  return (dequantized_bytes(p, BlockScaledOperand::a) + 1023) / 1024 * 1024;
+}
+std::size_t workspace(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  return static_cast<std::size_t>(split_offset(p)) + swapped_gemm_amax_split_bytes(p, t);
+}
+
+class SwappedLaunch final : public GemmAmaxLaunch {
+ public:
+  SwappedLaunch(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t, const runtime::Device& device,
+                bool own_workspace)
+      : p_(p),
+        device_(device),
+        dequantize_a_(device, build_dequantize_kernel(p, BlockScaledOperand::a, DequantizedOrder::fragments)),
+        module_(device, build_swapped_gemm_amax(p, t)),
+        workspace_(device, workspace(p, t), own_workspace),
+        splits_(t.splits > 1) {
+    config_.grid = {static_cast<std::uint32_t>(swapped_gemm_amax_tiles(p, t) * t.splits)};
+    config_.block = {static_cast<std::uint32_t>(kSwappedThreads)};
+    config_.dynamic_shared_bytes = swapped_gemm_amax_smem_bytes(p, t);
+    box_tokens_ = static_cast<std::uint32_t>(t.tokens);
+  }
+
+  void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
+    const runtime::DevicePtr a_copy = workspace_.address(o);
+    launch_dequantize(dequantize_a_, p_, BlockScaledOperand::a, o.a, o.sfa, a_copy, stream);
+    std::vector<runtime::Arg> args;
+    {
+      std::lock_guard lock(maps_mutex_);
+      const std::array<runtime::DevicePtr, 3> addresses{a_copy, o.b.address(), o.sfb.address()};
+      if (addresses != cached_addresses_) {
+        cached_maps_ = encode_maps(addresses);
+        cached_addresses_ = addresses;
+      }
+      for (const runtime::TensorMap& map : cached_maps_) args.push_back(runtime::Arg::bytes_of(map));
+    }
+    args.emplace_back(o.c);
+    args.emplace_back(o.amax);
+    if (splits_) args.emplace_back(static_cast<std::uint64_t>(a_copy + split_offset(p_)));
+    module_.launch(kSwappedGemmAmaxKernel, config_, args, stream);
+  }
+
+ private:
+  // A's copy (K x M x L bf16, rows of K) in boxes of 64 values x T tokens,
+  // swizzled for wgmma; B's codes in boxes of one K block x 128 rows.
+  std::array<runtime::TensorMap, 3> encode_maps(const std::array<runtime::DevicePtr, 3>& at) const {
+    const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    const runtime::TensorMapDesc map_a{.dtype = DType::bf16,
+                                       .address = at[0],
+                                       .dims = {u64(p_.k), u64(p_.m), u64(p_.l)},
+                                       .strides_bytes = {u64(2 * p_.k), u64(2 * p_.k * p_.m)},
+                                       .box = {kSwappedBlock, box_tokens_, 1},
+                                       .swizzle = runtime::TensorMapSwizzle::b128};
+    const auto code_box = static_cast<std::uint32_t>(code_bytes(p_.ab_dtype, kSwappedBlock));
+    const auto map_b = code_map(p_.ab_dtype, at[1], p_.n, p_.k, p_.l, p_.b, code_box, kSwappedRows,
+                                runtime::TensorMapSwizzle::none);
+    const auto map_sfb = scale_map(at[2], ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec});
+    return {runtime::make_tensor_map(device_, map_a), runtime::make_tensor_map(device_, map_b),
+            runtime::make_tensor_map(device_, map_sfb)};
+  }
+
+  GemmAmaxProblem p_;
+  runtime::Device device_;
+  runtime::Module dequantize_a_, module_;
+  runtime::LaunchConfig config_;
+  // A's copy and split-K's sums: one launch at a time uses them (launches
+  // on one stream, as GemmAmax's execute documents).
+  SplitKWorkspace workspace_;
+  bool splits_;
+  std::uint32_t box_tokens_ = 0;
+  std::mutex maps_mutex_;
+  std::array<runtime::DevicePtr, 3> cached_addresses_{};  // 0 is never a buffer: nothing cached yet
+  std::array<runtime::TensorMap, 3> cached_maps_;
+};
+
+// Automatic selection takes the swapped kernel from this many tokens (past
+// the skinny kernel's range) up to the prepass path's (docs/PERFORMANCE.md,
+// block-scaled swapped kernel).
+constexpr std::int64_t kSwappedMinM = 65;
+
+class SwappedPath final : public GemmAmaxPath {
+ public:
+  std::string_view name() const override { return "swapped"; }
+
+  std::vector<std::string> refusals(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+    std::vector<std::string> why;
+    // wgmma exists only on sm_90a (PTX ISA 9.7.15), and the pre-pass's
+    // exact multiply (mul.bf16x2) needs sm_90.
+    if (device.target() != ptx::Target::sm_90a)
+      why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
+                    "; the swapped kernel needs sm_90a (compute capability 9.0)");
+    if (p.ab_dtype != DType::e4m3 && p.ab_dtype != DType::e5m2 && p.ab_dtype != DType::e2m1)
+      why.push_back("A and B are " + std::string(runtime::name(p.ab_dtype)) +
+                    "; the swapped kernel takes FP8 (e4m3, e5m2) or FP4 (e2m1) data");
+    if (p.c_dtype != DType::f32 && p.c_dtype != DType::bf16 && p.c_dtype != DType::f16)
+      why.push_back("C is " + std::string(runtime::name(p.c_dtype)) + "; the swapped kernel writes f32, bf16 or f16 C");
+    if (p.k % kSwappedBlock != 0)
+      why.push_back("K " + std::to_string(p.k) + ": the swapped kernel takes K a multiple of " +
+                    std::to_string(kSwappedBlock) + " (the block its K permutation stays inside)");
+    check_k_major_operand(why, "A", p.ab_dtype, p.a, p.l,
+                          {.kernel = "the swapped kernel's pre-pass", .loads = "16-byte loads",
+                           .others = "the sm80 kernel takes the others"});
+    check_k_major_operand(why, "B", p.ab_dtype, p.b, p.l,
+                          {.kernel = "the swapped kernel", .loads = "TMA loads",
+                           .others = "the sm80 kernel takes the others", .nonzero_batch = true});
+    if (p.tile)
+      why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
+                    ": the swapped kernel chooses its own (128 rows of B x up to 128 tokens)");
+    if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1))
+      why.push_back("cluster shape " + std::to_string(p.cluster->m) + "x" + std::to_string(p.cluster->n) +
+                    ": the swapped kernel runs without clusters");
+    // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1); C's element
+    // offsets, scale bytes and the grid are 32-bit too.
+    const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    const bool sized = p.m > 0 && p.n > 0 && p.k > 0 && p.l > 0 && p.vec > 0;
+    if (sized) {
+      const std::int64_t c = (p.m - 1) * p.c.row + (p.n - 1) * p.c.col + (p.l - 1) * p.c.batch + 1;
+      const std::int64_t sf = std::max(ScaleFactorLayout{p.m, p.k, p.l, p.vec}.bytes(),
+                                       ScaleFactorLayout{p.n, p.k, p.l, p.vec}.bytes());
+      const SwappedGemmAmaxTiling t = swapped_gemm_amax_tiling(p, device);
+      if (std::max({p.m, p.n, p.k, c, sf, swapped_gemm_amax_tiles(p, t) * t.splits}) > limit || p.l > 65535)
+        why.push_back("problem " + p.describe() +
+                      ": the swapped kernel takes M, N, K, C's offsets, scale bytes and CTAs up to 2^31 - 1 "
+                      "and L up to 65535");
+      const std::size_t bytes = swapped_gemm_amax_smem_bytes(p, t);
+      const std::size_t optin = device.properties().shared_bytes_per_block_optin;
+      if (optin && bytes > optin)
+        why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
+                      "' allows " + std::to_string(optin) + " per block");
+    }
+    return why;
+  }
+
+  std::optional<std::string> passed_over(const GemmAmaxProblem& p, const runtime::Device&) const override {
+    if (p.m >= kSwappedMinM) return std::nullopt;
+    return "M " + std::to_string(p.m) + ": automatic selection takes the swapped kernel from M = " +
+           std::to_string(kSwappedMinM) + " (below, the skinny kernel)";
+  }
+
+  std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+    const SwappedGemmAmaxTiling t = swapped_gemm_amax_tiling(p, device);
+    return "A to bf16 by a pre-pass, B's codes to wgmma's register fragments; 128 rows of B x " +
+           std::to_string(t.tokens) + " tokens per CTA, K split " + std::to_string(t.splits) + " ways, " +
+           std::to_string(t.stages) + " stages";
+  }
+
+  std::size_t workspace_bytes(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+    return workspace(p, swapped_gemm_amax_tiling(p, device));
+  }
+
+  std::unique_ptr<GemmAmaxLaunch> compile(const GemmAmaxProblem& p, const runtime::Device& device,
+                                          bool own_workspace) const override {
+    return std::make_unique<SwappedLaunch>(p, swapped_gemm_amax_tiling(p, device), device, own_workspace);
+  }
+};
+
+}  // namespace
+
+// Tokens: M in the fewest tiles of at most 128, evened out (M = 192: two
+// of 96). K split so that the CTAs about fill the SMs once (one CTA a SM:
+// its stages take most of the shared memory), each split at least 8 K
+// blocks. Stages: as many as fit, up to 8.
+SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
+  SwappedGemmAmaxTiling t;
+  const std::int64_t m = std::max<std::int64_t>(p.m, 1);
+  const std::int64_t token_tiles = (m + 127) / 128;
+  t.tokens = static_cast<int>(((m + token_tiles - 1) / token_tiles + 7) / 8 * 8);
+  const std::int64_t sms = std::max(device.properties().sm_count, 1);
+  const std::int64_t tiles = std::max<std::int64_t>(swapped_gemm_amax_tiles(p, t), 1);
+  const std::int64_t kblocks = std::max<std::int64_t>(p.k / kSwappedBlock, 1);
+  std::int64_t splits = std::clamp<std::int64_t>(sms / tiles, 1, std::max<std::int64_t>(kblocks / 8, 1));
+  while (splits > 1 && (splits - 1) * ((kblocks + splits - 1) / splits) >= kblocks) --splits;
+  t.splits = static_cast<int>(splits);
+  const std::size_t optin = device.properties().shared_bytes_per_block_optin;
+  t.stages = 8;
+  while (t.stages > 2 && optin && swapped_gemm_amax_smem_bytes(p, t) > optin) --t.stages;
+  return t;
+}
+
+const GemmAmaxPath& swapped_gemm_amax_path() {
+  static const SwappedPath path;
+  return path;
+}
+
+}  // namespace warpforge::ops

@@ -109,7 +109,7 @@ TEST(GemmAmaxPtxas, SkinnyKernelAssemblesWithoutSpills) {
 }
 
 // The swapped kernel assembles for sm_90a without spills for every data
-// format, 8 to 128 tokens, with and without split-K.
+// format, 8 to 256 tokens, with and without split-K.
 TEST(GemmAmaxPtxas, SwappedKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas())
     GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
@@ -122,7 +122,8 @@ TEST(GemmAmaxPtxas, SwappedKernelAssemblesWithoutSpills) {
   for (const Case& c : {Case{DType::e4m3, DType::e8m0, DType::bf16, 32, 128, {}},
                         Case{DType::e5m2, DType::e8m0, DType::f32, 32, 72, {.tokens = 72, .splits = 2}},
                         Case{DType::e2m1, DType::e4m3, DType::f16, 16, 8, {.tokens = 8, .stages = 4, .splits = 4}},
-                        Case{DType::e2m1, DType::e8m0, DType::bf16, 32, 256, {.tokens = 128, .stages = 8}}}) {
+                        Case{DType::e2m1, DType::e8m0, DType::bf16, 32, 256, {.tokens = 256, .stages = 5}},
+                        Case{DType::e4m3, DType::e8m0, DType::f32, 32, 1000, {.tokens = 256, .stages = 5, .splits = 2}}}) {
     GemmAmaxProblem p;
     p.m = c.m, p.n = 1000, p.k = 1024, p.l = 2;
     p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;

@@ -62,12 +62,12 @@ TEST(GemmAmaxSwappedSim, EveryFormatIntoEveryCDtype) {
     }
 }
 
-// Two token tiles (M = 200: two of 104) and two row tiles; then one tile
+// Two token tiles (M = 300: two of 152) and two row tiles; then one tile
 // with K long enough to split over the simulator's SMs: the splits' sums
 // meet in the workspace in split order.
 TEST(GemmAmaxSwappedSim, TokenTilesAndSplitK) {
   for (ScaledFormat f : {kScaledFormats[0], kScaledFormats[3]}) {
-    auto tiles = make_swapped(swapped_case(f, DType::bf16, 200, 136, 256, 1), 5100, "x 104 tokens per CTA");
+    auto tiles = make_swapped(swapped_case(f, DType::bf16, 300, 136, 256, 1), 5100, "152 tokens x 128 rows");
     expect_pass(tiles);
     auto split = make_swapped(swapped_case(f, DType::f32, 72, 40, 1024, 1), 5101);
     GemmAmax op(*split.a.view, *split.b.view, *split.sfa.view, *split.sfb.view, *split.out.view, *split.amax.view,
@@ -157,11 +157,11 @@ TEST(GemmAmaxSwappedSim, RefusalsNameTheRule) {
   GemmAmaxCase ragged_k = swapped_case(kScaledFormats[0], DType::f32, 40, 24, 96, 1);
   GemmAmaxCase fp8_c = swapped_case(kScaledFormats[2], DType::e4m3, 40, 24, 64, 1);
   GemmAmaxCase tiled = swapped_case(kScaledFormats[0], DType::f32, 40, 24, 64, 1);
-  tiled.tile = GemmAmaxTile{128, 128};
+  tiled.tile = GemmAmaxTile{128, 256};
   GemmAmaxCase a_m_major = swapped_case(kScaledFormats[0], DType::f32, 40, 24, 64, 1);
   a_m_major.a_k_major = false;
   for (const Refused& r : {Refused{ragged_k, "K 96: the swapped kernel takes K a multiple of 64"},
-                           Refused{fp8_c, "writes f32, bf16 or f16 C"}, Refused{tiled, "chooses its own"},
+                           Refused{fp8_c, "writes f32, bf16 or f16 C"}, Refused{tiled, "output tile is T x 128"},
                            Refused{a_m_major, "A is not K-major"}}) {
     std::mt19937 rng(5500);
     auto s = make_gemm_amax(runtime::Device::sim(), r.c, rng);

@@ -21,7 +21,7 @@ using runtime::DType;
 
 std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
-constexpr int kConsumers = 2;                 // warpgroups 0 and 1; warpgroup 2 loads
+constexpr int kConsumers = 2;                 // warpgroups 0 and 1, 64 B rows each
 constexpr std::uint32_t kScalePiece = 512;    // 128 rows x 4 scale blocks of the 128x4 layout
 constexpr std::uint32_t kSwizzleAtom = 1024;  // 8 rows of 128 bytes: the 128-byte swizzle's repeat
 
@@ -58,9 +58,10 @@ class SwappedKernel {
  public:
   SwappedKernel(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
       : p_(p), t_(t), l_(layout(p, t)), k_(kSwappedGemmAmaxKernel, Target::sm_90a), codes_(k_, p) {
-    if (t.tokens < 8 || t.tokens > 128 || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 12)
+    if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 12)
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
-                     std::to_string(t.stages) + " stages; it takes 8 to 128 tokens (a multiple of 8) and 2 to 12 stages");
+                     std::to_string(t.stages) + " stages; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
+                     " tokens (a multiple of 8) and 2 to 12 stages");
     if (p.k % kSwappedBlock != 0)
       throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
                      std::to_string(kSwappedBlock));
@@ -107,42 +108,37 @@ class SwappedKernel {
     k_.if_then(tid_ == 0u, [&] {
       pipe_->init(1u, imm(kConsumers));
       k_.fence_mbarrier_init();
+      map_a_ = k_.param_generic_address(map_a);
+      map_b_ = k_.param_generic_address(map_b);
+      map_sfb_ = k_.param_generic_address(map_sfb);
+      for (const Reg& map : {map_a_, map_b_, map_sfb_}) k_.prefetch_tensormap(map);
     });
     k_.bar_sync();
-    k_.if_else(
-        tid_ >= imm(128 * kConsumers),
-        [&] {
-          k_.if_then(tid_ == imm(128 * kConsumers), [&] {
-            producer(k_.param_generic_address(map_a), k_.param_generic_address(map_b),
-                     k_.param_generic_address(map_sfb));
-          });
-        },
-        [&] { consumer(); });
+    consumer();
     return k_.module();
   }
 
  private:
-  // The producer's thread: per K block, the stage's three TMA loads (bytes
-  // past a tensor's extent are zeros and count toward the transaction).
-  void producer(const Reg& map_a, const Reg& map_b, const Reg& map_sfb) {
-    for (const Reg& map : {map_a, map_b, map_sfb}) k_.prefetch_tensormap(map);
+  // Thread 0 loads the stages (a producer warpgroup would leave ptxas 168
+  // registers a thread, too few for 256 tokens' accumulators): K block kb's
+  // three TMA loads into the state's stage, once both warpgroups have
+  // released it. Bytes past a tensor's extent are zeros and count toward
+  // the transaction.
+  void load(tile::PipelineState& s, const Reg& kb) {
     const ScaleFactorLayout sfb{p_.n, p_.k, p_.l, p_.vec};
+    pipe_->acquire(s);
+    Reg full = pipe_->full_barrier(s);
+    pipe_->expect_tx(full, imm(t_.tokens * 128 + kSwappedRows * code_row_bytes(p_) + kScalePiece));
+    Reg stage = base_ + s.stage() * imm(l_.stage);
+    k_.tma_load(at(stage, l_.a_tile), map_a_, {kb * imm(kSwappedBlock), m0_, batch_}, at(full));
+    k_.tma_load(at(stage, l_.b_codes), map_b_, {kb * code_row_bytes(p_), n0_, batch_}, at(full));
     // SFB's piece (batch, row tile, group of 4 scale blocks) is rows
     // 2·piece, 2·piece + 1 of the scale bytes seen as 256-byte rows; a K
     // block is 2 scale blocks (vec 32) or 4 (vec 16).
-    Reg piece0 = (batch_ * imm(sfb.row_tiles()) + (n0_ >> 7u)) * imm(sfb.k_tiles());
-    tile::PipelineState s(k_, t_.stages);
-    k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) {
-      pipe_->acquire(s);
-      Reg full = pipe_->full_barrier(s);
-      pipe_->expect_tx(full, imm(t_.tokens * 128 + kSwappedRows * code_row_bytes(p_) + kScalePiece));
-      Reg stage = base_ + s.stage() * imm(l_.stage);
-      k_.tma_load(at(stage, l_.a_tile), map_a, {kb * imm(kSwappedBlock), m0_, batch_}, at(full));
-      k_.tma_load(at(stage, l_.b_codes), map_b, {kb * code_row_bytes(p_), n0_, batch_}, at(full));
-      Reg group = p_.vec == 32 ? Reg(kb >> 1u) : kb;
-      k_.tma_load(at(stage, l_.scales), map_sfb, {0u, (piece0 + group) << 1u}, at(full));
-      ++s;
-    });
+    Reg group = p_.vec == 32 ? Reg(kb >> 1u) : kb;
+    Reg piece = (batch_ * imm(sfb.row_tiles()) + (n0_ >> 7u)) * imm(sfb.k_tiles()) + group;
+    k_.tma_load(at(stage, l_.scales), map_sfb_, {0u, piece << 1u}, at(full));
+    ++s;
   }
 
   // The consumer thread's rows r = 64·warpgroup + 16·warp + lane / 4 and
@@ -201,6 +197,14 @@ class SwappedKernel {
     // unused with the 128-byte swizzle, encoded as 16).
     Reg desc0 = tile::warpgroup::smem_descriptor(k_, base_ + l_.a_tile, 16, kSwizzleAtom);
     Pred leader = (tid_ & 127u) == 0u;
+    // Thread 0's loads run stages - 1 blocks ahead: at the end of block kb
+    // it loads block kb + stages - 1 into the stage of block kb - 1, which
+    // both warpgroups have long released (the other warpgroup's release of
+    // kb itself may still be on its way).
+    tile::PipelineState loads(k_, t_.stages);
+    Reg next_load = k_.reg(u32);
+    k_.min(next_load, kb0_ + imm(t_.stages - 1), kb1_);
+    k_.if_then(tid_ == 0u, [&] { k_.for_range(kb0_, next_load, 1u, [&](Reg kb) { load(loads, kb); }); });
     tile::PipelineState s(k_, t_.stages);
     Reg current = k_.reg(u32);  // the stage of the block the wgmma read
     convert(r, s, kb0_, frags[0]);
@@ -230,6 +234,10 @@ class SwappedKernel {
         k_.mov(current, s.stage());
         ++s;
       });
+      k_.if_then(tid_ == 0u && next_load < kb1_, [&] {
+        load(loads, next_load);
+        k_.add(next_load, next_load, 1u);
+      });
     };
     k_.for_nonempty_range(kb0_, kb1_, 2u, [&](Reg kb) {
       block(kb, frags[0], frags[1]);
@@ -243,8 +251,7 @@ class SwappedKernel {
     if (t_.splits == 1) return epilogue();
     split_k_reduce(k_, tiles,
                    {.threads = 128 * kConsumers, .thread = tid_, .unit = unit_, .split = split_, .splits = t_.splits,
-                    .workspace = workspace_, .counter_offset = counter_offset(), .flag = base_ + l_.last,
-                    .barrier_id = 1},
+                    .workspace = workspace_, .counter_offset = counter_offset(), .flag = base_ + l_.last},
                    epilogue);
   }
 
@@ -260,7 +267,7 @@ class SwappedKernel {
   BlockCodes codes_;
   std::int64_t kblocks_ = 0, per_split_ = 0;
   std::optional<tile::MbarrierPipeline> pipe_;
-  Reg c_, amax_, workspace_, base_, tid_, split_, unit_, batch_, m0_, n0_, kb0_, kb1_;
+  Reg c_, amax_, workspace_, base_, tid_, split_, unit_, batch_, m0_, n0_, kb0_, kb1_, map_a_, map_b_, map_sfb_;
 };
 
 }  // namespace

@@ -127,9 +127,11 @@ class SwappedPath final : public GemmAmaxPath {
     check_k_major_operand(why, "B", p.ab_dtype, p.b, p.l,
                           {.kernel = "the swapped kernel", .loads = "TMA loads",
                            .others = "the sm80 kernel takes the others", .nonzero_batch = true});
-    if (p.tile)
+    // Its output tile is T tokens (M) x 128 rows of B (N).
+    if (p.tile && (p.tile->n != kSwappedRows || p.tile->m < 8 || p.tile->m > kSwappedMaxTokens || p.tile->m % 8 != 0))
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
-                    ": the swapped kernel chooses its own (128 rows of B x up to 128 tokens)");
+                    ": the swapped kernel's output tile is T x 128 (T tokens of M, a multiple of 8 up to " +
+                    std::to_string(kSwappedMaxTokens) + ", x 128 rows of B)");
     if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1))
       why.push_back("cluster shape " + std::to_string(p.cluster->m) + "x" + std::to_string(p.cluster->n) +
                     ": the swapped kernel runs without clusters");
@@ -163,8 +165,8 @@ class SwappedPath final : public GemmAmaxPath {
 
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     const SwappedGemmAmaxTiling t = swapped_gemm_amax_tiling(p, device);
-    return "A to bf16 by a pre-pass, B's codes to wgmma's register fragments; 128 rows of B x " +
-           std::to_string(t.tokens) + " tokens per CTA, K split " + std::to_string(t.splits) + " ways, " +
+    return "A to bf16 by a pre-pass, B's codes to wgmma's register fragments; " +
+           std::to_string(t.tokens) + " tokens x 128 rows of B per CTA, K split " + std::to_string(t.splits) + " ways, " +
            std::to_string(t.stages) + " stages";
   }
 
@@ -180,15 +182,17 @@ class SwappedPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// Tokens: M in the fewest tiles of at most 128, evened out (M = 192: two
-// of 96). K split so that the CTAs about fill the SMs once (one CTA a SM:
-// its stages take most of the shared memory), each split at least 8 K
-// blocks. Stages: as many as fit, up to 8.
+// Tokens: M in the fewest tiles of at most 256 (a conversion of B's codes
+// feeds that many tokens' products), evened out (M = 384: two of 192), or
+// the mma tile asked for. K split so that the CTAs about fill the SMs once
+// (one CTA a SM: its stages take most of the shared memory), each split at
+// least 8 K blocks. Stages: as many as fit, up to 8.
 SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SwappedGemmAmaxTiling t;
   const std::int64_t m = std::max<std::int64_t>(p.m, 1);
-  const std::int64_t token_tiles = (m + 127) / 128;
+  const std::int64_t token_tiles = (m + kSwappedMaxTokens - 1) / kSwappedMaxTokens;
   t.tokens = static_cast<int>(((m + token_tiles - 1) / token_tiles + 7) / 8 * 8);
+  if (p.tile) t.tokens = p.tile->m;
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t tiles = std::max<std::int64_t>(swapped_gemm_amax_tiles(p, t), 1);
   const std::int64_t kblocks = std::max<std::int64_t>(p.k / kSwappedBlock, 1);

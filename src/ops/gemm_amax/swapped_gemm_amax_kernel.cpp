@@ -73,7 +73,10 @@ class SwappedKernel {
   }
 
   ptx::Module build() {
-    k_.maxntid(kSwappedThreads);
+    // ptxas gives a .maxntid 288 kernel 168 registers a thread (as for 384:
+    // it rounds up to whole warpgroups); .maxnreg gives the 224 that 288
+    // threads leave (65536 / 288, whole warps of 8-register steps).
+    k_.maxnreg(224);
     ParamRef map_a = k_.param_bytes("map_a", 128, 64), map_b = k_.param_bytes("map_b", 128, 64),
              map_sfb = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
@@ -108,22 +111,28 @@ class SwappedKernel {
     k_.if_then(tid_ == 0u, [&] {
       pipe_->init(1u, imm(kConsumers));
       k_.fence_mbarrier_init();
-      map_a_ = k_.param_generic_address(map_a);
-      map_b_ = k_.param_generic_address(map_b);
-      map_sfb_ = k_.param_generic_address(map_sfb);
-      for (const Reg& map : {map_a_, map_b_, map_sfb_}) k_.prefetch_tensormap(map);
     });
     k_.bar_sync();
-    consumer();
+    k_.if_else(
+        tid_ >= imm(128 * kConsumers),
+        [&] {
+          k_.if_then(tid_ == imm(128 * kConsumers), [&] {
+            map_a_ = k_.param_generic_address(map_a);
+            map_b_ = k_.param_generic_address(map_b);
+            map_sfb_ = k_.param_generic_address(map_sfb);
+            for (const Reg& map : {map_a_, map_b_, map_sfb_}) k_.prefetch_tensormap(map);
+            tile::PipelineState s(k_, t_.stages);
+            k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) { load(s, kb); });
+          });
+        },
+        [&] { consumer(); });
     return k_.module();
   }
 
  private:
-  // Thread 0 loads the stages (a producer warpgroup would leave ptxas 168
-  // registers a thread, too few for 256 tokens' accumulators): K block kb's
-  // three TMA loads into the state's stage, once both warpgroups have
-  // released it. Bytes past a tensor's extent are zeros and count toward
-  // the transaction.
+  // The producer warp's first thread: K block kb's three TMA loads into the
+  // state's stage, once both warpgroups have released it. Bytes past a
+  // tensor's extent are zeros and count toward the transaction.
   void load(tile::PipelineState& s, const Reg& kb) {
     const ScaleFactorLayout sfb{p_.n, p_.k, p_.l, p_.vec};
     pipe_->acquire(s);
@@ -197,14 +206,6 @@ class SwappedKernel {
     // unused with the 128-byte swizzle, encoded as 16).
     Reg desc0 = tile::warpgroup::smem_descriptor(k_, base_ + l_.a_tile, 16, kSwizzleAtom);
     Pred leader = (tid_ & 127u) == 0u;
-    // Thread 0's loads run stages - 1 blocks ahead: at the end of block kb
-    // it loads block kb + stages - 1 into the stage of block kb - 1, which
-    // both warpgroups have long released (the other warpgroup's release of
-    // kb itself may still be on its way).
-    tile::PipelineState loads(k_, t_.stages);
-    Reg next_load = k_.reg(u32);
-    k_.min(next_load, kb0_ + imm(t_.stages - 1), kb1_);
-    k_.if_then(tid_ == 0u, [&] { k_.for_range(kb0_, next_load, 1u, [&](Reg kb) { load(loads, kb); }); });
     tile::PipelineState s(k_, t_.stages);
     Reg current = k_.reg(u32);  // the stage of the block the wgmma read
     convert(r, s, kb0_, frags[0]);
@@ -234,10 +235,6 @@ class SwappedKernel {
         k_.mov(current, s.stage());
         ++s;
       });
-      k_.if_then(tid_ == 0u && next_load < kb1_, [&] {
-        load(loads, next_load);
-        k_.add(next_load, next_load, 1u);
-      });
     };
     k_.for_nonempty_range(kb0_, kb1_, 2u, [&](Reg kb) {
       block(kb, frags[0], frags[1]);
@@ -251,7 +248,8 @@ class SwappedKernel {
     if (t_.splits == 1) return epilogue();
     split_k_reduce(k_, tiles,
                    {.threads = 128 * kConsumers, .thread = tid_, .unit = unit_, .split = split_, .splits = t_.splits,
-                    .workspace = workspace_, .counter_offset = counter_offset(), .flag = base_ + l_.last},
+                    .workspace = workspace_, .counter_offset = counter_offset(), .flag = base_ + l_.last,
+                    .barrier_id = 1},
                    epilogue);
   }
 

@@ -17,13 +17,14 @@
 // dequantize_kernel.hpp), which leaves every product exact and the sum an
 // f32 sum like any other order's.
 //
-// A CTA is two warpgroups (64 B rows each); its first thread also
-// TMA-loads each stage, stages - 1 K blocks ahead: A's bf16 tile (T rows x
-// 64 values in TMA's 128-byte swizzle, wgmma's K-major B operand), B's
-// codes (128 rows x 64 codes, unswizzled) and the 512-byte piece of SFB's
-// 128x4 layout that holds those rows' scales. (A third, producer
-// warpgroup would leave ptxas 168 registers a thread: too few for the
-// accumulators of 256 tokens.) One CTA per output tile of
+// A CTA is two consumer warpgroups (64 B rows each) and a producer warp
+// whose first thread TMA-loads each stage: A's bf16 tile (T rows x 64
+// values in TMA's 128-byte swizzle, wgmma's K-major B operand), B's codes
+// (128 rows x 64 codes, unswizzled) and the 512-byte piece of SFB's 128x4
+// layout that holds those rows' scales. (A whole producer warpgroup would
+// leave ptxas 168 registers a thread, too few for 256 tokens'
+// accumulators: 288 threads leave 224, given by .maxnreg. Thread 0 of a consumer loading
+// instead ran M = 64 and 128 about 13% slower on an H100.) One CTA per output tile of
 // 128 B rows x T tokens and K range (split-K through a workspace in fixed
 // split order: transposed_output.hpp); C stored transposed and amax folded
 // there too.
@@ -47,7 +48,7 @@ namespace warpforge::ops {
 inline constexpr const char* kSwappedGemmAmaxKernel = "gemm_amax_swapped";
 inline constexpr int kSwappedRows = 128;   // B rows per CTA: two consumer warpgroups of 64
 inline constexpr int kSwappedBlock = 64;   // codes of K per stage: one 128-byte row of bf16
-inline constexpr int kSwappedThreads = 256;
+inline constexpr int kSwappedThreads = 288;  // two warpgroups and the producer warp
 inline constexpr int kSwappedMaxTokens = 256;  // wgmma's widest N
 
 struct SwappedGemmAmaxTiling {

@@ -163,18 +163,18 @@ TEST(GemmAmaxPrepassSim, RefusalsNameTheRule) {
   }
 }
 
-// Automatic selection takes the prepass path from M x L = 2048 rows and says
-// why it passed it over below (describe()).
+// Automatic selection takes the prepass path from M x L = 4096 rows and says
+// why it passed it over below (describe()), where the swapped kernel runs.
 TEST(GemmAmaxPrepassSim, AutomaticSelectionFromLargeM) {
-  for (auto [m, l, expected] : {std::tuple{2048, 1, "prepass"}, std::tuple{1024, 2, "prepass"},
-                                std::tuple{1000, 2, "sm90a"}, std::tuple{256, 1, "sm90a"}}) {
+  for (auto [m, l, expected] : {std::tuple{4096, 1, "prepass"}, std::tuple{2048, 2, "prepass"},
+                                std::tuple{2000, 2, "swapped"}, std::tuple{256, 1, "swapped"}}) {
     GemmAmaxCase c = prepass_case(kScaledFormats[2], DType::bf16, m, 64, 64, l);
     c.kernel = GemmAmaxKernel::automatic;
     std::mt19937 rng(3600);
     auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
     GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
     EXPECT_EQ(op.kernel_name(), expected) << op.describe();
-    if (std::string(expected) == "sm90a") {
+    if (std::string(expected) == "swapped") {
       EXPECT_NE(op.describe().find("not prepass:\n  - M x L = "), std::string::npos) << op.describe();
     }
   }

@@ -28,7 +28,7 @@ const auto& kFormats = kScaledFormats;
 GemmAmaxCase skinny_case(ScaledFormat f, std::int64_t m, std::int64_t n, std::int64_t k, DType c_dtype) {
   GemmAmaxCase c;
   c.ab = f.ab, c.sf = f.sf, c.vec = f.vec, c.c = c_dtype, c.m = m, c.n = n, c.k = k, c.tile = std::nullopt;
-  c.kernel = GemmAmaxKernel::skinny;  // automatic selection takes it up to M = 64 (FP8: 128) only
+  c.kernel = GemmAmaxKernel::skinny;  // automatic selection takes it up to M = 16 only
   return c;
 }
 

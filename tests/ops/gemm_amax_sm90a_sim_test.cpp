@@ -451,9 +451,10 @@ TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
   EXPECT_TRUE(t.tile_n == 256 && t.cluster_m == 1) << t.tile_n << " " << t.cluster_m;
 }
 
-// GemmAmax names the kernel it chose: skinny for small M, sm90a where it
-// accepts the problem, sm80 for the rest (here an m-major A, and a 64 x 64
-// tile); describe() says why the kernels before it were passed over.
+// GemmAmax names the kernel it chose: skinny for small M, swapped past it,
+// sm90a where that refuses (K no multiple of 64), sm80 for the rest (here
+// an m-major A, and a 64 x 64 tile); describe() says why the kernels
+// before it were passed over.
 TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
   auto op_for = [](GemmAmaxCase c) {
     std::mt19937 rng(790);
@@ -462,19 +463,20 @@ TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
   };
   auto name_for = [&](GemmAmaxCase c) { return std::string(op_for(c).kernel_name()); };
   GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
-  c.kernel = GemmAmaxKernel::automatic, c.precision = GemmAmaxPrecision::exact, c.k = 128;
+  c.kernel = GemmAmaxKernel::automatic, c.precision = GemmAmaxPrecision::exact, c.k = 128, c.m = 16;
+  EXPECT_EQ(name_for(c), "skinny");  // up to 16 tokens
   EXPECT_EQ(name_for(c), "skinny");
-  c.m = 128;  // FP8: skinny up to 128 tokens
-  EXPECT_EQ(name_for(c), "skinny");
-  c.m = 129;
+  c.m = 17;
+  EXPECT_EQ(name_for(c), "swapped");
+  EXPECT_NE(op_for(c).describe().find("not skinny:\n  - M 17: automatic selection takes the skinny kernel up to M = 16"),
+            std::string::npos)
+      << op_for(c).describe();
+  c.m = 129, c.k = 160;
   EXPECT_EQ(name_for(c), "sm90a");
   const std::string why = op_for(c).describe();
   EXPECT_NE(why.find("kernel sm90a, 128x256 tiles, converting warpgroups"), std::string::npos) << why;
   EXPECT_NE(why.find("not skinny:\n  - M 129: the skinny kernel takes M <= 128"), std::string::npos) << why;
-  c.ab = DType::e2m1, c.m = 65;  // FP4: up to 64
-  EXPECT_NE(op_for(c).describe().find("not skinny:\n  - M 65: automatic selection takes the skinny kernel up to M = 64"),
-            std::string::npos)
-      << op_for(c).describe();
+  EXPECT_NE(why.find("not swapped:\n  - K 160: the swapped kernel takes K a multiple of 64"), std::string::npos) << why;
   c.ab = DType::e4m3;
   c.a_k_major = false;
   EXPECT_EQ(name_for(c), "sm80");

@@ -20,9 +20,10 @@ namespace {
 using runtime::DType;
 
 // Automatic selection takes this path from this many rows (M x L): below,
-// the pre-pass's bytes weigh more than what the bf16 GEMM gains (measured
-// on an H100: docs/PERFORMANCE.md, block-scaled pre-pass path).
-constexpr std::int64_t kPrepassMinRows = 2048;
+// the swapped kernel is faster (measured on an H100 at N = K = 8192,
+// docs/PERFORMANCE.md: MXFP8 M = 2048 0.72x cuBLAS bf16 here, 0.76x there;
+// M = 4096 0.83x here).
+constexpr std::int64_t kPrepassMinRows = 4096;
 
 // B's copy starts on a 1 KB boundary after A's.
 std::int64_t b_offset(const GemmAmaxProblem& p) {

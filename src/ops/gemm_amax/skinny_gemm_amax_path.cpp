@@ -52,13 +52,13 @@ std::int64_t span(std::int64_t row, std::int64_t col, std::int64_t batch, std::i
   return (rows - 1) * row + (cols - 1) * col + (batches - 1) * batch + 1;
 }
 
-// Automatic selection takes the skinny kernel up to M = 64, FP8 data up to
-// 128: measured on an H100 at N = K = 8192 (docs/PERFORMANCE.md, skinny
-// kernel past M = 64), MXFP8 at M = 128 ran 0.40x cuBLAS bf16 against the
-// sm90a kernel's 0.36x, FP4 0.59x against 1.02x. Every CTA converts all of
-// A's tokens for its 64 rows of B, so past 64 tokens A's conversion
-// outweighs B's.
-std::int64_t skinny_auto_max_m(const GemmAmaxProblem& p) { return p.ab_dtype == DType::e2m1 ? 64 : 128; }
+// Automatic selection takes the skinny kernel up to M = 16: measured on an
+// H100 at N = K = 8192 (docs/PERFORMANCE.md, swapped kernel), at M = 16 it
+// ran MXFP8 at 1.40x cuBLAS bf16 and NVFP4 at 1.77x against the swapped
+// kernel's 1.35-1.37x and 1.57-1.58x; at 32 MXFP8 1.23x against 1.32-1.34x
+// (NVFP4 alike, 1.54x). Every CTA converts all of A's tokens for its rows
+// of B, so A's conversion grows with M; the swapped kernel converts A once.
+std::int64_t skinny_auto_max_m(const GemmAmaxProblem&) { return 16; }
 
 class SkinnyPath final : public GemmAmaxPath {
  public:
@@ -115,8 +115,7 @@ class SkinnyPath final : public GemmAmaxPath {
   std::optional<std::string> passed_over(const GemmAmaxProblem& p, const runtime::Device&) const override {
     if (p.m <= skinny_auto_max_m(p)) return std::nullopt;
     return "M " + std::to_string(p.m) + ": automatic selection takes the skinny kernel up to M = " +
-           std::to_string(skinny_auto_max_m(p)) + " for " + std::string(runtime::name(p.ab_dtype)) +
-           " data (docs/PERFORMANCE.md)";
+           std::to_string(skinny_auto_max_m(p)) + " (docs/PERFORMANCE.md)";
   }
 
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {

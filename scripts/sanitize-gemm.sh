@@ -97,17 +97,23 @@ amax_shapes=(
   "mxfp4 cluster:--m 1300 --n 2104 --k 96 --l 2 --ab e2m1 --sf e8m0 --sf-vec 32 --c f16 --tile 128x256 --cluster 2x1"
   "mxfp8 cluster:--m 2100 --n 2104 --k 208 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32 --tile 128x256 --cluster 2x1"
   # 80 tiles of 128x128: 128x64 tiles, no split
-  "nvfp4 narrow:--m 1024 --n 1280 --k 128 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
-  "mxfp8 narrow:--m 1024 --n 1280 --k 384 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"
+  "nvfp4 narrow:--m 1024 --n 1280 --k 128 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16 --kernel sm90a"
+  "mxfp8 narrow:--m 1024 --n 1280 --k 384 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16 --kernel sm90a"
   # decode-like, ragged N and an odd count of K blocks: split-K
-  "nvfp4 decode:--m 128 --n 520 --k 1088 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16"
-  "mxfp8 decode:--m 128 --n 520 --k 1088 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32"
+  "nvfp4 decode:--m 128 --n 520 --k 1088 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16 --kernel sm90a"
+  "mxfp8 decode:--m 128 --n 520 --k 1088 --ab e4m3 --sf e8m0 --sf-vec 32 --c f32 --kernel sm90a"
   # the pre-pass path (A and B converted to bf16 in the workspace, then the
   # bf16 GEMM with its amax epilogue): ragged, L > 1, FP4 and FP8
   "nvfp4 prepass:--m 1100 --n 1048 --k 224 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16 --kernel prepass"
   "mxfp8 prepass:--m 300 --n 264 --k 320 --ab e5m2 --sf e8m0 --sf-vec 32 --c f32 --kernel prepass"
   # the skinny kernel at a decode shape (K a multiple of its 128-code chunk), ragged N, split K
   "mxfp8 skinny:--m 16 --n 1048 --k 2176 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16 --kernel skinny"
+  # the swapped kernel (its A pre-pass, then B's codes into wgmma's fragments):
+  # a producer warpgroup (up to 128 tokens) with split K and ragged M and N,
+  # 256-token tiles (thread 0 loading) over two batches, and one token
+  "mxfp8 swapped:--m 200 --n 520 --k 1088 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"
+  "nvfp4 swapped:--m 600 --n 264 --k 512 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c f16"
+  "mxfp4 swapped:--m 1 --n 40 --k 64 --ab e2m1 --sf e8m0 --sf-vec 32 --c f32 --kernel swapped"
 )
 for entry in "${amax_shapes[@]}"; do
   sanitize "gemm-amax ${entry%%:*}" gemm-amax "${entry#*:}"

@@ -7,13 +7,9 @@
 // gemm_amax_exactness_test.cpp.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
 #include <tuple>
 
-#include "gemm_amax_test_support.hpp"
-#include "warpforge/error.hpp"
-#include "warpforge/ops/scale_factor_layout.hpp"
+#include "gemm_amax_path_checks.hpp"
 #include "warpforge/runtime/device.hpp"
 
 namespace warpforge::ops::testing {
@@ -37,13 +33,6 @@ GemmAmaxSetup make_prepass(const GemmAmaxCase& c, std::uint32_t seed) {
   return s;
 }
 
-void expect_pass(GemmAmaxSetup& s, float initial_amax = 0.0f) {
-  const auto bad = run_gemm_amax_and_check(s, initial_amax);
-  std::string all;
-  for (std::size_t i = 0; i < bad.size() && i < 10; ++i) all += "\n  " + bad[i];
-  EXPECT_TRUE(bad.empty()) << s.c.describe() << ": " << bad.size() << " mismatches" << all;
-}
-
 // Every format of kScaledFormats into f32, bf16 and f16 C: ragged shapes
 // (K past one 32-code group by a part of one, N odd), three batches.
 TEST(GemmAmaxPrepassSim, EveryFormatIntoEveryCDtype) {
@@ -65,78 +54,19 @@ TEST(GemmAmaxPrepassSim, ManyTilesAndLongK) {
   expect_pass(s);
 }
 
-// amax folds into the caller's value; NaN in A's data makes its row of C and
-// amax NaN; an e5m2 infinity makes its row of C inf, and the accumulator's
-// inf x 0 past N (B's zero fill) must not turn amax into NaN.
-TEST(GemmAmaxPrepassSim, AmaxRules) {
-  {
-    auto s = make_prepass(prepass_case(kScaledFormats[0], DType::f32, 40, 24, 64, 1), 3200);
-    expect_pass(s, 1e6f);
-    EXPECT_EQ(s.amax_value(), 1e6f);
-  }
-  {
-    GemmAmaxCase c = prepass_case(kScaledFormats[0], DType::bf16, 40, 24, 64, 2);
-    auto s = make_prepass(c, 3201);
-    s.a.bytes[static_cast<std::size_t>(5 * s.a.stride_row + 3 + s.a.stride_batch)] = 0x7F;  // e4m3 NaN
-    s.upload(s.a);
-    expect_pass(s);
-    EXPECT_TRUE(std::isnan(s.amax_value()));
-    int nans = 0;
-    for (float v : s.c_values()) nans += std::isnan(v);
-    EXPECT_EQ(nans, c.n);  // row 5 of batch 1
-  }
-  {
-    auto s = make_prepass(prepass_case(kScaledFormats[1], DType::f32, 20, 12, 64, 1), 3202);
-    EXPECT_EQ(amax_with_infinity_in_a(s), INFINITY);
-  }
-}
+// The family's shared checks (gemm_amax_path_checks.hpp): NaN in the
+// padding stays out of C also because the pre-pass's codes past K land
+// past the GEMM's K; stale data in the workspace is overwritten by the
+// pre-passes before the GEMM reads it.
+TEST(GemmAmaxPrepassSim, AmaxRules) { check_amax_rules(prepass_case, make_prepass, 3200); }
 
-// NaN in the scale layout's padding (rows past M or N, blocks past K)
-// reaches neither C nor amax: the pre-pass's codes past K land past the
-// GEMM's K.
 TEST(GemmAmaxPrepassSim, NaNScalePaddingStaysOutOfC) {
-  std::uint32_t seed = 3300;
-  for (ScaledFormat f : {kScaledFormats[0], kScaledFormats[2], kScaledFormats[3]}) {
-    auto s = make_prepass(prepass_case(f, DType::f32, 130, 72, 80, 1), seed++);
-    for (auto [t, rows] : {std::pair{&s.sfa, s.c.m}, std::pair{&s.sfb, s.c.n}}) {
-      const ScaleFactorLayout layout{rows, s.c.k, s.c.l, s.c.vec};
-      for (std::int64_t o = 0; o < layout.bytes(); ++o)
-        if (layout.coordinate(o).padding) t->bytes[static_cast<std::size_t>(o)] = f.sf == DType::e8m0 ? 0xFF : 0x7F;
-      s.upload(*t);
-    }
-    expect_pass(s);
-    EXPECT_FALSE(std::isnan(s.amax_value())) << s.c.describe();
-  }
+  check_nan_scale_padding(prepass_case, make_prepass, 130, 72, 80, 3300);
 }
 
-// With caller_workspace the op allocates nothing: execute() without a
-// workspace is refused naming its size, with one it runs (twice, the same
-// bits: the copies are rewritten every run).
 TEST(GemmAmaxPrepassSim, CallersWorkspace) {
-  GemmAmaxCase c = prepass_case(kScaledFormats[3], DType::bf16, 48, 40, 96, 2);
-  auto s = make_prepass(c, 3400);
-  GemmAmaxOptions options = s.options();
-  options.caller_workspace = true;
-  GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, options);
-  const std::size_t bytes = op.workspace_bytes();
-  EXPECT_GE(bytes, static_cast<std::size_t>(2 * (48 + 40) * 96 * 2));
-  try {
-    op.execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view);
-    ADD_FAILURE() << "ran without a workspace";
-  } catch (const OpsError& e) {
-    EXPECT_NE(std::string(e.what()).find(std::to_string(bytes) + " bytes"), std::string::npos) << e.what();
-  }
-  runtime::Buffer workspace(s.a.view->device(), bytes);
-  workspace.fill(0x7F);  // stale data: the pre-pass overwrites what the GEMM reads
-  const runtime::TensorView ws(workspace, DType::u8, {static_cast<std::int64_t>(bytes)});
-  const auto bad = run_gemm_amax_and_check(s, 0.0f, &op, &ws);
-  EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());
-  const std::vector<float> first = s.c_values();
-  const auto again = run_gemm_amax_and_check(s, 0.0f, &op, &ws);
-  EXPECT_TRUE(again.empty());
-  const std::vector<float> second = s.c_values();
-  ASSERT_EQ(first.size(), second.size());
-  EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float)));
+  check_callers_workspace(prepass_case(kScaledFormats[3], DType::bf16, 48, 40, 96, 2), make_prepass, 3400, 0x7F,
+                          static_cast<std::size_t>(2 * (48 + 40) * 96 * 2));
 }
 
 // What the path refuses, each reason naming the rule.

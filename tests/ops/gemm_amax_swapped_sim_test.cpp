@@ -7,13 +7,7 @@
 // Its exactness on cancelling inputs is in gemm_amax_exactness_test.cpp.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
-#include <tuple>
-
-#include "gemm_amax_test_support.hpp"
-#include "warpforge/error.hpp"
-#include "warpforge/ops/scale_factor_layout.hpp"
+#include "gemm_amax_path_checks.hpp"
 #include "warpforge/runtime/device.hpp"
 
 namespace warpforge::ops::testing {
@@ -38,13 +32,6 @@ GemmAmaxSetup make_swapped(const GemmAmaxCase& c, std::uint32_t seed, const char
     EXPECT_NE(op.describe().find(configuration), std::string::npos) << op.describe();
   }
   return s;
-}
-
-void expect_pass(GemmAmaxSetup& s, float initial_amax = 0.0f) {
-  const auto bad = run_gemm_amax_and_check(s, initial_amax);
-  std::string all;
-  for (std::size_t i = 0; i < bad.size() && i < 10; ++i) all += "\n  " + bad[i];
-  EXPECT_TRUE(bad.empty()) << s.c.describe() << ": " << bad.size() << " mismatches" << all;
 }
 
 // Every format of kScaledFormats into f32, bf16 and f16 C: M and N ragged
@@ -77,75 +64,22 @@ TEST(GemmAmaxSwappedSim, TokenTilesAndSplitK) {
   }
 }
 
-// amax folds into the caller's value; NaN in A's data makes its row of C and
-// amax NaN; an e5m2 infinity makes its row of C inf.
+// The family's shared checks (gemm_amax_path_checks.hpp); the workspace
+// zero-filled, as GemmAmax documents (split-K's counters).
 TEST(GemmAmaxSwappedSim, AmaxRules) {
-  {
-    auto s = make_swapped(swapped_case(kScaledFormats[0], DType::f32, 40, 24, 64, 1), 5200);
-    expect_pass(s, 1e6f);
-    EXPECT_EQ(s.amax_value(), 1e6f);
-  }
-  {
-    GemmAmaxCase c = swapped_case(kScaledFormats[0], DType::bf16, 40, 24, 64, 2);
-    auto s = make_swapped(c, 5201);
-    s.a.bytes[static_cast<std::size_t>(5 * s.a.stride_row + 3 + s.a.stride_batch)] = 0x7F;  // e4m3 NaN
-    s.upload(s.a);
-    expect_pass(s);
-    EXPECT_TRUE(std::isnan(s.amax_value()));
-    int nans = 0;
-    for (float v : s.c_values()) nans += std::isnan(v);
-    EXPECT_EQ(nans, c.n);  // row 5 of batch 1
-  }
-  {
-    auto s = make_swapped(swapped_case(kScaledFormats[1], DType::f32, 20, 12, 64, 1), 5202);
-    EXPECT_EQ(amax_with_infinity_in_a(s), INFINITY);
-  }
+  check_amax_rules(swapped_case, [](const GemmAmaxCase& c, std::uint32_t seed) { return make_swapped(c, seed); },
+                   5200);
 }
 
-// NaN in the scale layout's padding (rows past M or N) reaches neither C nor amax.
 TEST(GemmAmaxSwappedSim, NaNScalePaddingStaysOutOfC) {
-  std::uint32_t seed = 5300;
-  for (ScaledFormat f : {kScaledFormats[0], kScaledFormats[2], kScaledFormats[3]}) {
-    auto s = make_swapped(swapped_case(f, DType::f32, 130, 72, 128, 1), seed++);
-    for (auto [t, rows] : {std::pair{&s.sfa, s.c.m}, std::pair{&s.sfb, s.c.n}}) {
-      const ScaleFactorLayout layout{rows, s.c.k, s.c.l, s.c.vec};
-      for (std::int64_t o = 0; o < layout.bytes(); ++o)
-        if (layout.coordinate(o).padding) t->bytes[static_cast<std::size_t>(o)] = f.sf == DType::e8m0 ? 0xFF : 0x7F;
-      s.upload(*t);
-    }
-    expect_pass(s);
-    EXPECT_FALSE(std::isnan(s.amax_value())) << s.c.describe();
-  }
+  check_nan_scale_padding(swapped_case, [](const GemmAmaxCase& c, std::uint32_t seed) { return make_swapped(c, seed); },
+                          130, 72, 128, 5300);
 }
 
-// With caller_workspace the op allocates nothing: execute() without a
-// workspace is refused naming its size; with one (zero-filled, as
-// GemmAmax documents: split-K's counters) it runs twice to the same bits.
 TEST(GemmAmaxSwappedSim, CallersWorkspace) {
-  GemmAmaxCase c = swapped_case(kScaledFormats[3], DType::bf16, 72, 40, 1024, 2);
-  auto s = make_swapped(c, 5400);
-  GemmAmaxOptions options = s.options();
-  options.caller_workspace = true;
-  GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, options);
-  const std::size_t bytes = op.workspace_bytes();
-  EXPECT_GE(bytes, static_cast<std::size_t>(2 * 72 * 1024 * 2));
-  try {
-    op.execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view);
-    ADD_FAILURE() << "ran without a workspace";
-  } catch (const OpsError& e) {
-    EXPECT_NE(std::string(e.what()).find(std::to_string(bytes) + " bytes"), std::string::npos) << e.what();
-  }
-  runtime::Buffer workspace(s.a.view->device(), bytes);
-  workspace.fill(0);
-  const runtime::TensorView ws(workspace, DType::u8, {static_cast<std::int64_t>(bytes)});
-  const auto bad = run_gemm_amax_and_check(s, 0.0f, &op, &ws);
-  EXPECT_TRUE(bad.empty()) << (bad.empty() ? "" : bad.front());
-  const std::vector<float> first = s.c_values();
-  const auto again = run_gemm_amax_and_check(s, 0.0f, &op, &ws);
-  EXPECT_TRUE(again.empty());
-  const std::vector<float> second = s.c_values();
-  ASSERT_EQ(first.size(), second.size());
-  EXPECT_EQ(0, std::memcmp(first.data(), second.data(), first.size() * sizeof(float)));
+  check_callers_workspace(swapped_case(kScaledFormats[3], DType::bf16, 72, 40, 1024, 2),
+                          [](const GemmAmaxCase& c, std::uint32_t seed) { return make_swapped(c, seed); }, 5400, 0,
+                          static_cast<std::size_t>(2 * 72 * 1024 * 2));
 }
 
 // What the path refuses, each reason naming the rule.

@@ -2,21 +2,25 @@
 
 #include "gemm/sm100a_kernel.hpp"
 #include "gemm_amax/sm100a_gemm_amax_kernel.hpp"
+#include "gemm_amax/swapped_gemm_amax_kernel.hpp"
 
 namespace warpforge::ops {
 namespace {
 
-// MXFP8 (e4m3 codes, e8m0 scales per 32), 256 x 256 x 256, k-major A and B,
-// n-major bf16 C: the TMA pipeline of 4 stages.
-ptx::Module sample_gemm_amax() {
+// MXFP8 (e4m3 codes, e8m0 scales per 32), m x 8192 x 8192, k-major A and
+// B, n-major bf16 C.
+GemmAmaxProblem sample_mxfp8(std::int64_t m, std::int64_t n, std::int64_t k) {
   GemmAmaxProblem p;
-  p.m = p.n = p.k = 256;
+  p.m = m, p.n = n, p.k = k;
   p.ab_dtype = runtime::DType::e4m3;
   p.sf_dtype = runtime::DType::e8m0;
   p.c_dtype = runtime::DType::bf16;
-  p.a = p.b = p.c = {256, 1, 256 * 256};
-  return build_sm100a_gemm_amax(p, 4);
+  p.a = {k, 1, m * k}, p.b = {k, 1, n * k}, p.c = {n, 1, m * n};
+  return p;
 }
+
+// 256 x 256 x 256: the TMA pipeline of 4 stages.
+ptx::Module sample_gemm_amax() { return build_sm100a_gemm_amax(sample_mxfp8(256, 256, 256), 4); }
 
 }  // namespace
 
@@ -30,6 +34,12 @@ const std::vector<KernelSample>& kernel_samples() {
        "ops::GemmAmax's sm100a kernel (experimental): TMA, tcgen05 block-scaled MMA into tensor "
        "memory, 4 stages; MXFP8 256x256x256 -> bf16",
        ptx::Target::sm_100a, sample_gemm_amax},
+      {"gemm_amax_swapped",
+       "ops::GemmAmax's swapped kernel as automatic selection builds it for MXFP8 128x8192x8192 -> "
+       "bf16 on an H100: 128 tokens x 128 rows of B a CTA, a producer warpgroup, K split in two, "
+       "8 stages",
+       ptx::Target::sm_90a,
+       [] { return build_swapped_gemm_amax(sample_mxfp8(128, 8192, 8192), {.tokens = 128, .stages = 8, .splits = 2}); }},
   };
   return kAll;
 }

@@ -88,10 +88,22 @@ TEST(TargetCommand, PtxPrintsTheSm100aKernelsAsPtxasAssemblesThem) {
   const Result list = run("ptx --list");
   EXPECT_NE(list.output.find("gemm_sm100a\t"), std::string::npos) << list.output;
   EXPECT_NE(list.output.find("gemm_amax_sm100a\t"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("gemm_amax_swapped\t"), std::string::npos) << list.output;
   EXPECT_TRUE(refuses(
       "ptx gemm_sm100a --target sm_90a",
       "--target sm_90a refused for 'gemm_sm100a': it is built for sm_100a only (its instructions "
       "exist there alone); accepted: sm_100a"));
+}
+
+// The swapped block-scaled kernel's sample prints for its own target and assembles.
+TEST(TargetCommand, SwappedGemmAmaxSamplePrintsAndAssembles) {
+  const Result r = run("ptx gemm_amax_swapped");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(r.output.find("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"), std::string::npos);
+  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the sample is not assembled";
+  const auto assembled = ptx::run_ptxas(r.output, "sm_90a");
+  EXPECT_TRUE(assembled.ok) << assembled.log;
 }
 
 }  // namespace

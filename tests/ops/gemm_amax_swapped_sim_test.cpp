@@ -64,6 +64,17 @@ TEST(GemmAmaxSwappedSim, TokenTilesAndSplitK) {
   }
 }
 
+// C M-major (the transposed store takes any strides), M just past the
+// skinny kernel's range, and N under one 128-row tile with three batches.
+TEST(GemmAmaxSwappedSim, MMajorCAndSmallShapes) {
+  GemmAmaxCase m_major = swapped_case(kScaledFormats[1], DType::bf16, 70, 136, 192, 2);
+  m_major.c_major = CMajor::m;
+  auto s = make_swapped(m_major, 5600);
+  expect_pass(s);
+  auto small = make_swapped(swapped_case(kScaledFormats[2], DType::f16, 17, 8, 64, 3), 5601);
+  expect_pass(small);
+}
+
 // The family's shared checks (gemm_amax_path_checks.hpp); the workspace
 // zero-filled, as GemmAmax documents (split-K's counters).
 TEST(GemmAmaxSwappedSim, AmaxRules) {

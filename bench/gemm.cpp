@@ -11,9 +11,8 @@
 //                          [--out-dtype bf16|f32] [--plot FILE.svg [--peak-tflops R] [--copy-gbps B]]
 //                          [--sweep llm]
 //
-// --sweep llm runs the projections of two published decoder shapes (hidden
-// 4096 with intermediate 14336, hidden 8192 with intermediate 28672: QKV,
-// O, gate+up, down) at M from 1 to 8192, and ends with the ratio's
+// --sweep llm runs the projections of two published decoder shapes
+// (ops/decoder_shapes.hpp) at M from 1 to 8192, and ends with the ratio's
 // geometric mean and worst shape; for M <= 256, where reading B bounds the
 // GEMM, it also prints each side's bandwidth against a device-to-device copy
 // measured in the same run.
@@ -33,6 +32,7 @@
 
 #include "gemm_plot.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/ops/decoder_shapes.hpp"
 #include "warpforge/ops/gemm.hpp"
 #include "warpforge/ops/gemm_amax.hpp"
 #include "warpforge/ops/quantize.hpp"
@@ -179,14 +179,8 @@ Options parse(int argc, char** argv) {
     usage("--precision is the block-scaled op's: it needs --block-scaled");
   if (o.sweep && o.shapes_given) usage("--sweep llm chooses the shapes: give it or --shapes, not both");
   if (o.sweep) {
-    // (N, K) of each projection, B being K x N: QKV (grouped-query, 8 KV
-    // heads of 128), O, gate and up together, down.
-    const std::pair<std::int64_t, std::int64_t> projections[] = {
-        {6144, 4096}, {4096, 4096}, {28672, 4096}, {4096, 14336},
-        {10240, 8192}, {8192, 8192}, {57344, 8192}, {8192, 28672}};
     o.shapes.clear();
-    for (const auto& [n, k] : projections)
-      for (std::int64_t m : {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}) o.shapes.push_back({m, n, k});
+    for (const ops::GemmShape& g : ops::decoder_sweep()) o.shapes.push_back({g.m, g.n, g.k});
   }
   // The block-scaled shapes: decode (M <= 256, bound by reading B) to large.
   if (o.block_scaled && !o.shapes_given && !o.sweep) {

@@ -20,6 +20,7 @@
 #include "op_cache.hpp"
 #include "tensors.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/ops/decoder_shapes.hpp"
 #include "warpforge/ops/gemm.hpp"
 #include "warpforge/ops/gemm_amax.hpp"
 #include "warpforge/ops/gemm_amax_reference.hpp"
@@ -210,6 +211,15 @@ std::shared_ptr<GemmAmaxOp> cached_gemm_amax_op(const GemmAmaxOp::Views& v,
 }
 
 void bind_ops(nb::module_& m) {
+  m.def(
+      "decoder_sweep",
+      [] {
+        std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes;
+        for (const ops::GemmShape& g : ops::decoder_sweep()) shapes.emplace_back(g.m, g.n, g.k);
+        return shapes;
+      },
+      "The (M, N, K) of the decoder sweep (ops/decoder_shapes.hpp): two published decoders' four "
+      "projections at M from 1 to 8192, projection-major.");
   nb::class_<GemmAmaxOp>(m, "GemmAmax",
                          "ops::GemmAmax: block-scaled GEMM + amax (see warpforge.GemmAmax).")
       .def(

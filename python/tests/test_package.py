@@ -47,6 +47,18 @@ def test_the_benchmark_refuses_bad_arguments_before_any_gpu_work(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--format", "bf16"])  # the host-overhead run times gemm_amax
     assert "--format bf16 belongs to --throughput" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench.main(["--sweep", "llm", "--shapes", "16x8x8"])
+    assert "--sweep llm chooses the shapes: give it or --shapes, not both" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench.main(["--sweep", "gpt"])
+    assert "invalid choice: 'gpt'" in capsys.readouterr().err
+
+
+def test_the_decoder_sweep_is_the_cpp_benchmarks():
+    shapes = warpforge._warpforge.decoder_sweep()
+    assert len(shapes) == 96 and shapes[0] == (1, 6144, 4096) and shapes[-1] == (8192, 8192, 28672)
+    assert sorted({m for m, _, _ in shapes}) == [1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
 
 
 def test_quantize_refuses_an_empty_tensor_by_its_shape():

@@ -25,9 +25,19 @@ bandwidth measured in the run (or --copy-gbps).
     python -m warpforge.bench --throughput [--format bf16] [--shapes 1x8192x8192,...] [--reps 20]
     python -m warpforge.bench --plot gemm.svg [--format nvfp4] [--peak-tflops R] [--copy-gbps B]
 
+The decoder sweep (--sweep llm, which implies --throughput): the shapes of
+bench_gemm --sweep llm (two published decoders' projections at M from 1 to
+8192, warpforge._warpforge.decoder_sweep()), then the ratio's geometric
+mean and worst shape and, for M <= 256, where reading B bounds a GEMM, each
+side's bandwidth (A + B + D bytes over the time) against a device-to-device
+copy measured in the same run.
+
+    python -m warpforge.bench --sweep llm [--format bf16] [--reps 20]
+
 Needs torch with a CUDA GPU."""
 
 import argparse
+import math
 import statistics
 import sys
 import time
@@ -170,7 +180,8 @@ def throughput(torch, warpforge, args):
           f"peer: torch.mm on bf16 (cuBLAS); median of {args.reps} runs")
     print("| M x N x K | ours TFLOP/s | torch.mm TFLOP/s | ours / torch.mm |")
     print("|---|---|---|---|")
-    for m, n, k in parse_shapes(args.shapes):
+    shapes = warpforge._warpforge.decoder_sweep() if args.sweep else parse_shapes(args.shapes)
+    for m, n, k in shapes:
         per_copy = (m * k + k * n + m * n) * 2
         copies = max(2, 2 * _L2_BYTES // per_copy + 1)
         xs = [torch.rand(m, k, device="cuda", dtype=torch.bfloat16) * 4 - 2 for _ in range(copies)]
@@ -192,6 +203,8 @@ def throughput(torch, warpforge, args):
         peer_tf = flops / (median_ms(torch, peer, args.reps) * 1e-3) / 1e12
         print(f"| {m} x {n} x {k} | {ours_tf:.1f} | {peer_tf:.1f} | {ours_tf / peer_tf:.3f} |", flush=True)
         rows.append({"shape": f"{m}x{n}x{k}", "bytes": moved, series: ours_tf, "cuBLAS bf16": peer_tf})
+    if args.sweep:
+        sweep_summary(torch, rows, series, args.copy_gbps or copy_gbps(torch))
     if args.plot:
         from . import plot
 
@@ -206,6 +219,26 @@ def throughput(torch, warpforge, args):
     return 0
 
 
+def sweep_summary(torch, rows, series, bandwidth):
+    """The decoder sweep's last lines: geometric mean and worst of ours / torch.mm, and
+    at M <= 256 both sides' bytes per second against the copy's."""
+    ratios = [(row[series] / row["cuBLAS bf16"], row["shape"]) for row in rows]
+    mean = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
+    worst = min(ratios)
+    print(f"\nSweep llm, {len(rows)} shapes: ours / torch.mm geometric mean {mean:.3f}; "
+          f"worst {worst[0]:.3f} at {worst[1]}.")
+    print(f"M <= 256, bytes moved over the time against a device-to-device copy of {bandwidth:.0f} GB/s:")
+    print("| M x N x K | ours / copy | torch.mm / copy |")
+    print("|---|---|---|")
+    for row in rows:
+        m, n, k = (int(v) for v in row["shape"].split("x"))
+        if m > 256:
+            continue
+        flops = 2.0 * m * n * k
+        ours_gbps, peer_gbps = (row["bytes"] / (flops / (row[key] * 1e12)) / 1e9 for key in (series, "cuBLAS bf16"))
+        print(f"| {m} x {n} x {k} | {ours_gbps / bandwidth:.2f} | {peer_gbps / bandwidth:.2f} |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m warpforge.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--throughput", action="store_true", help="TFLOP/s per shape instead of host overhead")
@@ -216,13 +249,18 @@ def main(argv=None):
                         help="host overhead: mxfp8 (default), mxfp4, nvfp4; --throughput: bf16 (default) or those")
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=50)
-    parser.add_argument("--shapes", default=_DEFAULT_SHAPES)
+    parser.add_argument("--shapes", default=None, help=f"MxNxK,... (default {_DEFAULT_SHAPES})")
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--plot", default=None, help="draw a throughput run into this SVG (matplotlib; implies --throughput)")
+    parser.add_argument("--sweep", default=None, choices=["llm"],
+                        help="llm: the decoder sweep's shapes and summary (implies --throughput; not with --shapes)")
     parser.add_argument("--peak-tflops", type=float, default=0.0)
     parser.add_argument("--copy-gbps", type=float, default=0.0)
     args = parser.parse_args(argv)
-    args.throughput = args.throughput or bool(args.plot)  # a plot draws a throughput run
+    if args.sweep and args.shapes is not None:
+        parser.error("--sweep llm chooses the shapes: give it or --shapes, not both")
+    args.shapes = args.shapes or _DEFAULT_SHAPES
+    args.throughput = args.throughput or bool(args.plot) or bool(args.sweep)  # both are throughput runs
     if not args.throughput and args.format == "bf16":
         parser.error("--format bf16 belongs to --throughput: the host-overhead run times gemm_amax")
     if args.format is None:

@@ -4,18 +4,22 @@
 // the bf16 GEMM that follows (src/ops/gemm/sm90a_kernel.hpp, with its amax
 // epilogue) computes the block-scaled product with f32 accumulation.
 //
-// One thread converts 32 consecutive codes of one row (one scale block, or
-// two of NVFP4's 16): 32 bytes of FP8 or 16 of E2M1 in 16-byte loads, the
-// scale bytes from the 128x4 layout (scale_factor_layout.hpp), 64 bytes of
-// bf16 out in 16-byte stores. Grid: x over a row's groups of 32 codes (128
-// threads a CTA), y over rows (each CTA walks rows y, y + gridDim.y, ...), z
-// over batches. The output is row-major (rows, K') per batch, K' = K rounded
-// up to 32; codes past K within the last group land in [K, K'), which the
-// GEMM's tensor maps (extent K) never read. K-major codes only (the path
-// refuses others); shapes and strides are compiled in.
+// DequantizedOrder::k (the prepass path's A and B): a thread converts
+// kDequantizePieces pieces of 8 codes of one row, 32 pieces apart within
+// its warp, so that every warp-wide load reads 256 contiguous bytes of FP8
+// (128 of E2M1) and every store writes 512 contiguous bytes of bf16, all
+// of its loads (and their scale bytes, from the 128x4 layout:
+// scale_factor_layout.hpp) issued before the first conversion. Grid: x
+// over a row's pieces (128 threads a CTA), y over rows (each CTA walks
+// rows y, y + gridDim.y, ...), z over batches. The output is row-major
+// (rows, K') per batch, K' = K rounded up to 32; codes past K within the
+// last piece land in [K, K'), which the GEMM's tensor maps (extent K) never
+// read. K-major codes only (the paths refuse others); shapes and strides
+// are compiled in.
 //
 // DequantizedOrder::fragments (the swapped kernel's A, K a multiple of 64):
-// inside each 64-code block the values sit where that kernel's register
+// a thread converts 32 consecutive codes (one scale block, or two of
+// NVFP4's 16) in 16-byte loads; inside each 64-code block the values sit where that kernel's register
 // fragments of B put the codes they multiply (swapped_gemm_amax_kernel.hpp):
 // of codes 16t .. 16t + 15 of the block, the value that BlockCodes'
 // conversion (dequant_fp8, dequant_fp4) puts in half h of its pair q goes
@@ -39,7 +43,8 @@ namespace warpforge::ops {
 enum class BlockScaledOperand { a, b };
 enum class DequantizedOrder { k, fragments };
 
-inline constexpr int kDequantizeCodes = 32;    // codes per thread
+inline constexpr int kDequantizeCodes = 32;    // codes per thread (fragment order)
+inline constexpr int kDequantizePieces = 4;    // pieces of 8 codes per thread (K order)
 inline constexpr int kDequantizeThreads = 128;  // threads per CTA
 
 // K' of the output rows (elements).
@@ -58,7 +63,7 @@ std::string dequantize_kernel_name(BlockScaledOperand which);
 // Launches a pre-pass built by build_dequantize_kernel on `module`: the
 // operand's codes and scales into the bf16 copy at `out` (dequantized_bytes).
 void launch_dequantize(runtime::Module& module, const GemmAmaxProblem& problem, BlockScaledOperand which,
-                       const runtime::TensorView& codes, const runtime::TensorView& scales, runtime::DevicePtr out,
-                       runtime::Stream* stream);
+                       DequantizedOrder order, const runtime::TensorView& codes, const runtime::TensorView& scales,
+                       runtime::DevicePtr out, runtime::Stream* stream);
 
 }  // namespace warpforge::ops

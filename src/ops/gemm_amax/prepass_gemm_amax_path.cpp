@@ -63,8 +63,8 @@ class PrepassLaunch final : public GemmAmaxLaunch {
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
     const runtime::DevicePtr a_copy = workspace_.address(o), b_copy = a_copy + b_offset(p_);
-    launch_dequantize(dequantize_a_, p_, BlockScaledOperand::a, o.a, o.sfa, a_copy, stream);
-    launch_dequantize(dequantize_b_, p_, BlockScaledOperand::b, o.b, o.sfb, b_copy, stream);
+    launch_dequantize(dequantize_a_, p_, BlockScaledOperand::a, DequantizedOrder::k, o.a, o.sfa, a_copy, stream);
+    launch_dequantize(dequantize_b_, p_, BlockScaledOperand::b, DequantizedOrder::k, o.b, o.sfb, b_copy, stream);
     const std::int64_t ld = dequantized_row(p_);
     const runtime::TensorView a(device_, a_copy, DType::bf16, {p_.m, p_.k, p_.l}, {ld, 1, p_.m * ld});
     const runtime::TensorView b(device_, b_copy, DType::bf16, {p_.k, p_.n, p_.l}, {1, ld, p_.n * ld});

@@ -47,7 +47,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
     const runtime::DevicePtr a_copy = workspace_.address(o);
-    launch_dequantize(dequantize_a_, p_, BlockScaledOperand::a, o.a, o.sfa, a_copy, stream);
+    launch_dequantize(dequantize_a_, p_, BlockScaledOperand::a, DequantizedOrder::fragments, o.a, o.sfa, a_copy, stream);
     std::vector<runtime::Arg> args;
     {
       std::lock_guard lock(maps_mutex_);

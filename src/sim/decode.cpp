@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -593,6 +594,11 @@ class KernelDecoder {
 
   static std::uint64_t encode_immediate(const ptx::Operand& o, Type t) {
     const bool float_text = o.kind == K::imm_float;
+    // 0f + 8 hex digits is an f32's bit pattern (PTX ISA 4.5.1), taken as it
+    // is: through float_value's double a signalling NaN would be quieted.
+    const bool f32_pattern = float_text && o.text.size() == 10 && (o.text[1] == 'f' || o.text[1] == 'F');
+    if (f32_pattern && (t == Type::f32 || ptx::bits(t) == 32))
+      return std::strtoul(o.text.c_str() + 2, nullptr, 16);
     if (t == Type::f64) return bits_of(o.float_value());
     if (t == Type::f32) return bits_of(static_cast<float>(o.float_value()));
     // PTX has no 16-bit float literals: an integer is the bit pattern.

@@ -20,9 +20,6 @@ constexpr std::string_view kDivApprox =
 constexpr std::string_view kF64Approx =
     "f64 .approx: the H100 computes about 20 significand bits (the low word zero for rcp); not "
     "modelled";
-constexpr std::string_view kMmaFp8 =
-    "e4m3/e5m2 mma.sync into f32: the H100's sum (not the wgmma FP8 rule, not the f16 one) is not "
-    "yet found";
 
 const std::vector<KnownDeparture>& table() {
   static const std::vector<KnownDeparture> all = {
@@ -34,10 +31,6 @@ const std::vector<KnownDeparture>& table() {
       {"float_approx", "cos.approx.ftz.f32", 863, kSinCos},
       {"float_approx", "rcp.approx.ftz.f64", 895, kF64Approx},
       {"float_approx", "rsqrt.approx.f64", 121, kF64Approx},
-      {"mma_sync", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", 764, kMmaFp8},
-      {"mma_sync", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", 1132, kMmaFp8},
-      {"mma_sync", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", 1220, kMmaFp8},
-      {"mma_sync", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", 1260, kMmaFp8},
       {"wgmma", "wgmma.mma_async.sync.aligned.m64n128k32.f16.e4m3.e5m2", 9, kWgmmaFp8Half},
       {"kernels", "gemm sm90a 128x128x64 s4 w2x1 c1x1 streamk bf16 40x48x256 D = A.B + C", 1408,
        kStreamK},

@@ -221,6 +221,34 @@ TEST(DifftestTruthFile, DamagedOrStaleFilesAreRefusedWithTheReason) {
   expect_refused(head + "generator " + std::to_string(kGeneratorVersion) +
                      "\nunits 1\nunit 1 1 2 ab maybe x\nz\n",
                  "status 'maybe'");
+  expect_refused("warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nsms many\n", "'sms many'");
+  fs::remove_all(dir);
+}
+
+TEST(DifftestTruthFile, TheGpusSmCountIsRecordedAndReplayed) {
+  // Persistent kernels size their grids by the SM count, and stream-K's sums
+  // depend on how its k-blocks are split among the CTAs.
+  const fs::path dir = scratch("sms");
+  TruthFile t;
+  t.family = "f";
+  t.device = "NVIDIA H100 80GB HBM3 (sm_90a)";
+  t.driver = "13000";
+  t.sm_count = 132;
+  t.recorded = "2026-11-26T01:00:00Z";
+  write_truth(dir / "f.truth", t);
+  const TruthFile back = read_truth(dir / "f.truth");
+  EXPECT_EQ(back.sm_count, 132);
+  EXPECT_EQ(replay_device(back).properties().sm_count, 132);
+  // A recording without the line: the simulator's own count.
+  std::ofstream(dir / "old.truth", std::ios::binary)
+      << "warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nrecorded now\ngenerator "
+      << kGeneratorVersion << "\nunits 0\n";
+  const TruthFile old = read_truth(dir / "old.truth");
+  EXPECT_EQ(old.sm_count, 0);
+  EXPECT_EQ(replay_device(old).properties().sm_count,
+            runtime::Device::sim().properties().sm_count);
+  EXPECT_EQ(record_family(*find_family("warp"), runtime::Device::sim()).sm_count,
+            runtime::Device::sim().properties().sm_count);
   fs::remove_all(dir);
 }
 

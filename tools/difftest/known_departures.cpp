@@ -12,8 +12,6 @@ constexpr std::string_view kSinCos =
     "sin/cos.approx: the H100's range reduction and absolute error near zeros are not modelled";
 constexpr std::string_view kWgmmaFp8Half =
     "FP8 wgmma into f16 accumulators: a few results near f16 overflow differ from the rule";
-constexpr std::string_view kStreamK =
-    "stream-K: the partial sums of split tiles are added in another order on the simulator";
 constexpr std::string_view kDivApprox =
     "div.approx: the H100 algorithm (reciprocal then product, flushing near overflow) is not "
     "modelled";
@@ -32,8 +30,6 @@ const std::vector<KnownDeparture>& table() {
       {"float_approx", "rcp.approx.ftz.f64", 895, kF64Approx},
       {"float_approx", "rsqrt.approx.f64", 121, kF64Approx},
       {"wgmma", "wgmma.mma_async.sync.aligned.m64n128k32.f16.e4m3.e5m2", 9, kWgmmaFp8Half},
-      {"kernels", "gemm sm90a 128x128x64 s4 w2x1 c1x1 streamk bf16 40x48x256 D = A.B + C", 1408,
-       kStreamK},
   };
   return all;
 }

@@ -147,8 +147,9 @@ std::optional<std::uint64_t> nan_conversion(Type dst, Type src, std::uint64_t bi
   }
   if (src == Type::bf16 && dst == Type::f32) return bits << 16;
   if (in.ftz && src == Type::f32 && dst == Type::f64) bits = 0x7FFFFFFFu;
-  const bool moved = (src == Type::f64 && (dst == Type::f32 || dst == Type::f16)) ||
-                     (dst == Type::f64 && (src == Type::f32 || src == Type::f16 || src == Type::f64));
+  const bool moved =
+      (src == Type::f64 && (dst == Type::f32 || dst == Type::f16)) ||
+      (dst == Type::f64 && (src == Type::f32 || src == Type::f16 || src == Type::f64));
   if (!moved) return std::nullopt;
   return move_nan(bits, *nan_layout(src), *nan_layout(dst));
 }

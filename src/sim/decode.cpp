@@ -486,7 +486,8 @@ class KernelDecoder {
     const bool float_text = o.kind == K::imm_float;
     // 0f + 8 hex digits is an f32's bit pattern (PTX ISA 4.5.1), taken as it
     // is: through float_value's double a signalling NaN would be quieted.
-    const bool f32_pattern = float_text && o.text.size() == 10 && (o.text[1] == 'f' || o.text[1] == 'F');
+    const bool f32_pattern =
+        float_text && o.text.size() == 10 && (o.text[1] == 'f' || o.text[1] == 'F');
     if (f32_pattern && (t == Type::f32 || ptx::bits(t) == 32))
       return std::strtoul(o.text.c_str() + 2, nullptr, 16);
     if (t == Type::f64) return bits_of(o.float_value());

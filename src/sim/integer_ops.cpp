@@ -94,8 +94,8 @@ std::uint64_t bfe64(bool is_signed, std::uint64_t a, std::uint64_t b, std::uint6
   }
   const std::int64_t field = static_cast<std::int64_t>(a) >> std::min<std::uint64_t>(pos, 63);
   return len >= 64 ? static_cast<std::uint64_t>(field)
-                   : static_cast<std::uint64_t>(sign_extend(static_cast<std::uint64_t>(field),
-                                                            static_cast<int>(len)));
+                   : static_cast<std::uint64_t>(
+                         sign_extend(static_cast<std::uint64_t>(field), static_cast<int>(len)));
 }
 
 std::uint64_t bfi64(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t e) {

@@ -245,8 +245,7 @@ TEST(DifftestTruthFile, TheGpusSmCountIsRecordedAndReplayed) {
       << kGeneratorVersion << "\nunits 0\n";
   const TruthFile old = read_truth(dir / "old.truth");
   EXPECT_EQ(old.sm_count, 0);
-  EXPECT_EQ(replay_device(old).properties().sm_count,
-            runtime::Device::sim().properties().sm_count);
+  EXPECT_EQ(replay_device(old).properties().sm_count, runtime::Device::sim().properties().sm_count);
   EXPECT_EQ(record_family(*find_family("warp"), runtime::Device::sim()).sm_count,
             runtime::Device::sim().properties().sm_count);
   fs::remove_all(dir);

@@ -21,12 +21,13 @@ namespace warpforge::sim {
 // What an instruction executes: first every opcode of the vocabulary
 // (WARPFORGE_PTX_OPCODES, include/warpforge/ptx/vocabulary.hpp), with
 // ptx::Opcode's values, for the opcodes whose instructions all execute one
-// way (decode.cpp's single_form_op: ldu runs as ld; membar, nanosleep and
-// prefetch as fence; a kernel's ret as exit; call and ret are a device
-// function's call and return); then the forms of the opcodes whose modifiers
-// pick among several operations (bar, barrier, cp, tcgen05), and the
-// simulator's own operations. Modes: wmma's extent holds a WmmaOp, wgmma's
-// mode a WgmmaOp, mbarrier's a MbarrierOp, tcgen05's a Tcgen05Op.
+// way (decode.cpp runs ldu as ld; membar, nanosleep and prefetch as fence;
+// a kernel's ret as exit; call and ret are a device function's call and
+// return; what it refuses never reaches an Inst); then the forms of the
+// opcodes whose modifiers pick among several operations (bar, barrier, cp,
+// tcgen05), and the simulator's own operations. Modes: wmma's extent holds
+// a WmmaOp, wgmma's mode a WgmmaOp, mbarrier's a MbarrierOp, tcgen05's a
+// Tcgen05Op.
 #define WARPFORGE_SIM_OP(name) name,
 enum class Op : std::uint8_t {
   WARPFORGE_PTX_OPCODES(WARPFORGE_SIM_OP)

@@ -4,8 +4,6 @@
 // (tests/gpu_truth/<family>.truth, NVIDIA H100 80GB HBM3, driver 13000),
 // named by its unit and case number, with a control case where the rule does
 // not apply.
-#include <string>
-
 #include "scalar_kernel.hpp"
 
 namespace warpforge::sim::testing {
@@ -13,29 +11,15 @@ namespace {
 
 using HardwareRules = ScalarKernel;
 
-// Stores 64-bit register `reg` into %o<n> (low word) and %o<n+1>.
-std::string store64(const std::string& reg, int n) {
-  const std::string lo = "%o" + std::to_string(n), hi = "%o" + std::to_string(n + 1);
-  return "mov.b64 %rd6, " + reg + "; cvt.u32.u64 " + lo + ", %rd6; shr.b64 %rd6, %rd6, 32; " +
-         "cvt.u32.u64 " + hi + ", %rd6;\n";
-}
-
 TEST_F(HardwareRules, BitField64TakesWholePositionAndLength) {  // integer_logic.truth
   auto r = results(R"(
-    bfe.u64 %rd1, 0x09f9eeb0e4b88765, 26, 0x10a;)" +
-                       store64("%rd1", 0) + R"(
-    bfe.u64 %rd1, 0xfffffffffffffffe, 0x115, 0x15;)" +
-                       store64("%rd1", 2) + R"(
-    bfe.s64 %rd1, 0x8000000000000000, 10, 0x124;)" +
-                       store64("%rd1", 4) + R"(
-    bfe.s64 %rd1, 0x8000000000000000, 0x105, 10;)" +
-                       store64("%rd1", 6) + R"(
-    bfi.b64 %rd1, 0xffffffffffffffcc, 0xc, 5, 0x129;)" +
-                       store64("%rd1", 8) + R"(
-    bfi.b64 %rd1, 0x1b, 0xa75e885b791a737e, 0x116, 17;)" +
-                       store64("%rd1", 10) + R"(
-    bfe.u64 %rd1, 0x09f9eeb0e4b88765, 4, 8;)" +
-                       store64("%rd1", 12) + R"(
+    bfe.u64 %rd1, 0x09f9eeb0e4b88765, 26, 0x10a; mov.b64 {%o0, %o1}, %rd1;
+    bfe.u64 %rd1, 0xfffffffffffffffe, 0x115, 0x15; mov.b64 {%o2, %o3}, %rd1;
+    bfe.s64 %rd1, 0x8000000000000000, 10, 0x124; mov.b64 {%o4, %o5}, %rd1;
+    bfe.s64 %rd1, 0x8000000000000000, 0x105, 10; mov.b64 {%o6, %o7}, %rd1;
+    bfi.b64 %rd1, 0xffffffffffffffcc, 0xc, 5, 0x129; mov.b64 {%o8, %o9}, %rd1;
+    bfi.b64 %rd1, 0x1b, 0xa75e885b791a737e, 0x116, 17; mov.b64 {%o10, %o11}, %rd1;
+    bfe.u64 %rd1, 0x09f9eeb0e4b88765, 4, 8; mov.b64 {%o12, %o13}, %rd1;
     bfe.u32 %o14, 0x12345678, 0x104, 8;
   )",
                    15);
@@ -61,14 +45,11 @@ TEST_F(HardwareRules, NaNThroughConversions) {  // convert.truth
     cvt.rn.f32.f64 %f1, 0d7FFD5A07984661D8;   mov.b32 %o0, %f1;
     cvt.rn.f16.f64 %h1, 0dFFF1EE7474D6EDA4;   cvt.u32.u16 %o1, %h1;
     mov.b32 %f2, 0fFF8AA3A3;
-    cvt.f64.f32 %fd1, %f2;)" +
-                       store64("%fd1", 2) + R"(
+    cvt.f64.f32 %fd1, %f2; mov.b64 {%o2, %o3}, %fd1;
     mov.b32 %f2, 0fFF96E74B;
-    cvt.ftz.f64.f32 %fd1, %f2;)" +
-                       store64("%fd1", 4) + R"(
+    cvt.ftz.f64.f32 %fd1, %f2; mov.b64 {%o4, %o5}, %fd1;
     mov.b16 %h2, 0x7cde;
-    cvt.f64.f16 %fd1, %h2;)" +
-                       store64("%fd1", 6) + R"(
+    cvt.f64.f16 %fd1, %h2; mov.b64 {%o6, %o7}, %fd1;
     mov.b16 %h2, 0x7f93;
     cvt.f32.bf16 %f1, %h2;                    mov.b32 %o8, %f1;
     mov.b32 %f2, 0fFFB351E2;
@@ -77,8 +58,7 @@ TEST_F(HardwareRules, NaNThroughConversions) {  // convert.truth
     cvt.rna.satfinite.tf32.f32 %o10, %f2;
     mov.b32 %f2, 0fFFC00000;
     cvt.rn.tf32.f32 %o11, %f2;
-    cvt.rzi.f64.f64 %fd1, 0d7FF552300211D2B6;)" +
-                       store64("%fd1", 12) + R"(
+    cvt.rzi.f64.f64 %fd1, 0d7FF552300211D2B6; mov.b64 {%o12, %o13}, %fd1;
     mov.b32 %f2, 0f7FEA253D;
     cvt.rn.f16.f32 %h1, %f2;                  cvt.u32.u16 %o14, %h1;
   )",
@@ -113,11 +93,9 @@ TEST_F(HardwareRules, SaturationAndIntegerDestinationsOfNaN) {  // convert.truth
     cvt.rzi.s32.f64 %o4, 0dFFF8000000000000;
     cvt.rni.u32.f64 %o5, 0dFFFB8C04DFEDE38A;
     mov.b32 %f2, 0fFFBE5CB5;
-    cvt.rni.s64.f32 %rd1, %f2;)" +
-                       store64("%rd1", 6) + R"(
+    cvt.rni.s64.f32 %rd1, %f2; mov.b64 {%o6, %o7}, %rd1;
     mov.b32 %f2, 0f7FC00000;
-    cvt.rzi.u64.f32 %rd1, %f2;)" +
-                       store64("%rd1", 8) + R"(
+    cvt.rzi.u64.f32 %rd1, %f2; mov.b64 {%o8, %o9}, %rd1;
     cvt.rzi.s32.f32 %o10, %f2;
   )",
                    11);
@@ -148,18 +126,12 @@ TEST_F(HardwareRules, SignedZerosAbsNegAndF64NaN) {  // float_arith.truth
     abs.ftz.f16 %h1, %h2;                            cvt.u32.u16 %o7, %h1;
     mov.b32 %r1, 0xb10c7e00;
     abs.f16x2 %o8, %r1;
-    add.rz.f64 %fd1, 0d7FF4656C14D0C3E8, 0d7FF4656C14A85A0A;)" +
-                       store64("%fd1", 9) + R"(
-    fma.rz.f64 %fd1, 0d7FFED56C3665D5E9, 0dFFFA26E127139DCA, 0dBFE7A2FC9182C830;)" +
-                       store64("%fd1", 11) + R"(
-    sub.rz.f64 %fd1, 0dFFFE31CDC9EA9352, 0d7FFE31CDCA1DAD40;)" +
-                       store64("%fd1", 13) + R"(
-    abs.f64 %fd1, 0dFFF5B78E098B3E6E;)" +
-                       store64("%fd1", 15) + R"(
-    max.f64 %fd1, 0d7FF7892877F42D1C, 0d7FF7892874209C54;)" +
-                       store64("%fd1", 17) + R"(
-    neg.f64 %fd1, 0d3FF0000000000000;)" +
-                       store64("%fd1", 19) + R"(
+    add.rz.f64 %fd1, 0d7FF4656C14D0C3E8, 0d7FF4656C14A85A0A; mov.b64 {%o9, %o10}, %fd1;
+    fma.rz.f64 %fd1, 0d7FFED56C3665D5E9, 0dFFFA26E127139DCA, 0dBFE7A2FC9182C830; mov.b64 {%o11, %o12}, %fd1;
+    sub.rz.f64 %fd1, 0dFFFE31CDC9EA9352, 0d7FFE31CDCA1DAD40; mov.b64 {%o13, %o14}, %fd1;
+    abs.f64 %fd1, 0dFFF5B78E098B3E6E; mov.b64 {%o15, %o16}, %fd1;
+    max.f64 %fd1, 0d7FF7892877F42D1C, 0d7FF7892874209C54; mov.b64 {%o17, %o18}, %fd1;
+    neg.f64 %fd1, 0d3FF0000000000000; mov.b64 {%o19, %o20}, %fd1;
   )",
                    21);
   EXPECT_EQ(r[0], 0x80000000u);  // add.rm.f32 case 93: -1 + 1 rounded down is -0
@@ -202,20 +174,16 @@ TEST_F(HardwareRules, FloatAtomicAddByStateSpace) {  // atomics.truth
     ld.shared.b32 %o3, [buf];
     st.global.b64 [%rd5+8], 0xfff8000000000000;
     atom.global.add.f64 %fd1, [%rd5+8], 0d7FFE5827F52832B1;
-    ld.global.b64 %rd1, [%rd5+8];)" +
-                       store64("%rd1", 4) + R"(
+    ld.global.b64 %rd1, [%rd5+8]; mov.b64 {%o4, %o5}, %rd1;
     st.global.b64 [%rd5+8], 0x7ff372cfe6a7aaf7;
     atom.global.add.f64 %fd1, [%rd5+8], 0d8000000000000001;
-    ld.global.b64 %rd1, [%rd5+8];)" +
-                       store64("%rd1", 6) + R"(
+    ld.global.b64 %rd1, [%rd5+8]; mov.b64 {%o6, %o7}, %rd1;
     st.shared.b64 [buf+8], 0x7ffcadafac714563;
     atom.shared.add.f64 %fd1, [buf+8], 0d7FF13672EECEECAF;
-    ld.shared.b64 %rd1, [buf+8];)" +
-                       store64("%rd1", 8) + R"(
+    ld.shared.b64 %rd1, [buf+8]; mov.b64 {%o8, %o9}, %rd1;
     st.shared.b64 [buf+8], 0x7ff5d592f8a4fb05;
     atom.shared.add.f64 %fd1, [buf+8], 0dBFD8F65F1070A4BB;
-    ld.shared.b64 %rd1, [buf+8];)" +
-                       store64("%rd1", 10) + R"(
+    ld.shared.b64 %rd1, [buf+8]; mov.b64 {%o10, %o11}, %rd1;
   )",
                    12);
   EXPECT_EQ(r[0], 0u);           // global f32 case 147: subnormals flushed

@@ -20,11 +20,38 @@ std::int64_t as_signed(std::uint64_t v, int bits) {
   return static_cast<std::int64_t>(((v & m) ^ sb) - sb);
 }
 
-std::uint64_t float_add(Type t, std::uint64_t a, std::uint64_t b) {
+// Float atomic add on an H100 (a the old value). In global memory, f32
+// follows PTX ISA 9.7.13.5 ("atom.add.f32 rounds to nearest even and
+// flushes subnormal inputs and results to sign-preserving zero") and a NaN
+// sum is the canonical 0x7FFFFFFF (0x7fc00000 + 1.0 gives 0x7fffffff;
+// 0x807fffff + 0x002c212c gives +0); f64 does not flush, and a NaN operand
+// is the result as it is, not quieted: b's when b is a NaN, else the old
+// value's (old 0xfff8000000000000 + b 0x7ffe5827f52832b1 gives b). In
+// shared memory neither flushes: f32 gives the canonical NaN, f64 the old
+// value's NaN (else b's) quieted (old 0x7ffcadafac714563 + b
+// 0x7ff13672eeceecaf gives the old value; old 0x7ff5d592f8a4fb05 + b
+// -0.39 gives 0x7ffdd592f8a4fb05). Evidence: every recorded atom/red
+// add.f32/f64 case (tests/gpu_truth/atomics.truth).
+std::uint64_t float_add(Type t, bool shared, std::uint64_t a, std::uint64_t b) {
+  constexpr std::uint64_t kQuietF64 = 1ull << 51;
   switch (t) {
-    case Type::f32:
-      return bits_of(f32_of(a) + f32_of(b));
+    case Type::f32: {
+      const auto flush = [&](std::uint64_t v) {
+        const auto bits = static_cast<std::uint32_t>(v);
+        return shared ? bits : flush_subnormal(bits, kF32);
+      };
+      const float sum = f32_of(flush(a)) + f32_of(flush(b));
+      if (std::isnan(sum)) return kF32.nan_bits;
+      return flush(bits_of(sum));
+    }
     case Type::f64:
+      if (shared) {
+        if (std::isnan(f64_of(a))) return a | kQuietF64;
+        if (std::isnan(f64_of(b))) return b | kQuietF64;
+      } else {
+        if (std::isnan(f64_of(b))) return b;
+        if (std::isnan(f64_of(a))) return a;
+      }
       return bits_of(f64_of(a) + f64_of(b));
     case Type::f16:
     case Type::bf16: {
@@ -38,12 +65,13 @@ std::uint64_t float_add(Type t, std::uint64_t a, std::uint64_t b) {
   }
 }
 
-std::uint64_t update(AtomOp op, Type t, std::uint64_t old, std::uint64_t b, std::uint64_t c) {
+std::uint64_t update(AtomOp op, Type t, bool shared, std::uint64_t old, std::uint64_t b,
+                     std::uint64_t c) {
   const int bits = ptx::bits(t);
   const std::uint64_t m = bits >= 64 ? ~0ull : (1ull << bits) - 1;
   switch (op) {
     case AtomOp::add:
-      return ptx::is_float(t) ? float_add(t, old, b) : old + b;
+      return ptx::is_float(t) ? float_add(t, shared, old, b) : old + b;
     case AtomOp::min:
       if (ptx::is_signed(t)) return as_signed(old, bits) < as_signed(b, bits) ? old : b;
       return (old & m) < (b & m) ? old : b;
@@ -69,10 +97,11 @@ std::uint64_t update(AtomOp op, Type t, std::uint64_t old, std::uint64_t b, std:
 }
 
 template <class T>
-std::uint64_t atomic_update(std::byte* p, AtomOp op, Type t, std::uint64_t b, std::uint64_t c) {
+std::uint64_t atomic_update(std::byte* p, AtomOp op, Type t, bool shared, std::uint64_t b,
+                            std::uint64_t c) {
   std::atomic_ref<T> ref(*reinterpret_cast<T*>(p));
   T old = ref.load();
-  while (!ref.compare_exchange_weak(old, static_cast<T>(update(op, t, old, b, c)))) {
+  while (!ref.compare_exchange_weak(old, static_cast<T>(update(op, t, shared, old, b, c)))) {
   }
   return old;
 }
@@ -89,16 +118,19 @@ void exec_atomic(const Inst& in, Warp& w, std::uint32_t active) {
   if (size != 2 && size != 4 && size != 8)
     throw SimError("atomics are simulated on 16, 32 and 64-bit types");
   for_lanes(active, [&](int l) {
-    std::byte* p = access(w, l, in.space, address_of(w, in.op0(first), l), size, size, true);
+    const std::uint64_t address = address_of(w, in.op0(first), l);
+    std::byte* p = access(w, l, in.space, address, size, size, true);
+    const bool shared = in.space == Space::shared ||
+                        (in.space == Space::generic && address - kSharedWindow < kWindowSize);
     const std::uint64_t b = read(w, in.op0(first + 1), l);
     const std::uint64_t c = in.ops.size() > first + 2 ? read(w, in.op0(first + 2), l) : 0;
     std::uint64_t old;
     if (size == 2)
-      old = atomic_update<std::uint16_t>(p, op, t, b, c);
+      old = atomic_update<std::uint16_t>(p, op, t, shared, b, c);
     else if (size == 4)
-      old = atomic_update<std::uint32_t>(p, op, t, b, c);
+      old = atomic_update<std::uint32_t>(p, op, t, shared, b, c);
     else
-      old = atomic_update<std::uint64_t>(p, op, t, b, c);
+      old = atomic_update<std::uint64_t>(p, op, t, shared, b, c);
     if (has_dst) write(w, in.op0(0), l, old);
   });
 }

@@ -5,6 +5,7 @@
 // cvt.rn.f16x2.{e4m3x2,e5m2x2}.
 #include <cfenv>
 #include <cmath>
+#include <optional>
 
 #include "execute.hpp"
 #include "float_format.hpp"
@@ -71,11 +72,94 @@ long double round_integral(long double v, Rounding r) {
   }
 }
 
+// Where a NaN goes through cvt on an H100 (PTX ISA 9.7.9.21 leaves it to
+// the implementation). Evidence: every recorded NaN case of the cvt forms
+// below (tests/gpu_truth/convert.truth).
+//   between f64 and f32/f16, and from f16 to f64: the sign and the payload's
+//     leading bits are kept, quieted (f64 0x7ffd5a07984661d8 -> f32
+//     0x7fead03c; f32 0xff8aa3a3 -> f64 0xfff9547460000000);
+//     .ftz f32 -> f64 first makes the NaN the canonical 0x7FFFFFFF
+//     (-> 0x7fffffffe0000000);
+//   bf16 -> f32: the bits, shifted, not even quieted (0x7f93 -> 0x7f930000);
+//   f32 -> tf32 .rna: the low 13 bits cut, not quieted (0xffb351e2 ->
+//     0xffb34000); with .satfinite one tf32 unit less besides (0x7fc00000 ->
+//     0x7fbfe000: the hardware clamps infinity to the largest finite value by
+//     that decrement, and so decrements every all-ones exponent); .rn and .rz
+//     give 0x7fffe000;
+//   .sat gives +0 (cvt.sat.f32.f32, cvt.rn.sat.f16.f32);
+//   f64 -> f64 (.rni/.rzi/.rmi/.rpi): the NaN, quieted;
+//   to a 32-bit integer from f64, and to a 64-bit integer from f32 or f64:
+//     the sign bit alone (0x80000000, 0x8000000000000000); to other integer
+//     destinations 0 (the simulator's to_int).
+// Other pairs (f32 -> f16, bf16, f32; f16 -> f32; the FP8 forms) give the
+// destination's canonical NaN, as the simulator's encoding does. Returns
+// nullopt when the source is not a NaN or the pair is not one of the above.
+struct Layout {
+  int bits, mantissa_bits;
+};
+
+std::optional<Layout> nan_layout(Type t) {
+  switch (t) {
+    case Type::f64:
+      return Layout{64, 52};
+    case Type::f32:
+      return Layout{32, 23};
+    case Type::f16:
+      return Layout{16, 10};
+    default:
+      return std::nullopt;
+  }
+}
+
+bool is_nan_bits(Type t, std::uint64_t bits) {
+  if (t == Type::f64) return std::isnan(f64_of(bits));
+  if (t == Type::f32) return std::isnan(f32_of(bits));
+  if (t == Type::f16 || t == Type::bf16)
+    return std::isnan(decode_float(static_cast<std::uint32_t>(bits), float_format(t)));
+  return false;
+}
+
+// The NaN `bits` of layout s in layout d: sign kept, payload aligned to the
+// left, quieted (the quiet bit is the mantissa's leading bit).
+std::uint64_t move_nan(std::uint64_t bits, Layout s, Layout d) {
+  const std::uint64_t sign = (bits >> (s.bits - 1)) & 1;
+  std::uint64_t payload = bits & ((1ull << s.mantissa_bits) - 1);
+  payload = d.mantissa_bits >= s.mantissa_bits ? payload << (d.mantissa_bits - s.mantissa_bits)
+                                               : payload >> (s.mantissa_bits - d.mantissa_bits);
+  const int exponent_bits = d.bits - 1 - d.mantissa_bits;
+  const std::uint64_t exponent = ((1ull << exponent_bits) - 1) << d.mantissa_bits;
+  return (sign << (d.bits - 1)) | exponent | payload | (1ull << (d.mantissa_bits - 1));
+}
+
+std::optional<std::uint64_t> nan_conversion(Type dst, Type src, std::uint64_t bits,
+                                            const Inst& in) {
+  if (!is_nan_bits(src, bits)) return std::nullopt;
+  if (!ptx::is_float(dst)) {
+    const int n = ptx::bits(dst);
+    if ((src == Type::f64 && n == 32) || n == 64) return 1ull << (n - 1);
+    return std::nullopt;
+  }
+  if (in.sat) return 0;
+  if (dst == Type::tf32) {
+    if (in.rounding != Rounding::rna) return 0x7FFFE000u;
+    const std::uint64_t cut = bits & 0xFFFFE000u;
+    return in.satfinite ? cut - 0x2000u : cut;
+  }
+  if (src == Type::bf16 && dst == Type::f32) return bits << 16;
+  if (in.ftz && src == Type::f32 && dst == Type::f64) bits = 0x7FFFFFFFu;
+  const bool moved =
+      (src == Type::f64 && (dst == Type::f32 || dst == Type::f16)) ||
+      (dst == Type::f64 && (src == Type::f32 || src == Type::f16 || src == Type::f64));
+  if (!moved) return std::nullopt;
+  return move_nan(bits, *nan_layout(src), *nan_layout(dst));
+}
+
 // To a float format of at most 32 bits, or to f64.
 std::uint64_t to_float(Type dst, long double v, const Inst& in) {
   if (in.relu && !std::isnan(v) && v <= 0) v = 0;  // .relu: negatives and -0 become +0 (an H100 agrees), NaN stays NaN
   if (in.integral) v = round_integral(v, in.rounding);
-  if (in.sat && !std::isnan(v)) v = v < 0 ? 0 : v > 1 ? 1 : v;
+  // .sat clamps to [0, 1], -0 to +0 (cvt.sat.f32.f32 of 0x80000000 is +0 on an H100).
+  if (in.sat && !std::isnan(v)) v = v <= 0 ? 0 : v > 1 ? 1 : v;
   if (dst == Type::f64) {
     if (std::isnan(v)) return 0x7FFFFFFFFFFFFFFFull;
     RoundingModeScope mode(in.integral ? Rounding::rn : in.rounding);
@@ -117,6 +201,8 @@ std::uint64_t to_int(Type dst, long double v, const Inst& in, bool from_float) {
 
 std::uint64_t convert_scalar(Type dst, Type src, std::uint64_t bits, const Inst& in) {
   const bool src_float = ptx::is_float(src), dst_float = ptx::is_float(dst);
+  if (src_float)
+    if (const auto nan = nan_conversion(dst, src, bits, in)) return *nan;
   if (!src_float && !dst_float) {  // integer widths: extend by the source's signedness, then cut
     return to_int(dst, int_value(src, bits), in, false);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -20,130 +21,20 @@ namespace {
 using ptx::Type;
 using K = ptx::Operand::Kind;
 
-// The simulator's operation for each opcode of one form; the opcodes whose
-// modifiers pick among several operations (bar, barrier, cp, mbarrier, wgmma)
-// are decoded by KernelDecoder::decode.
-std::optional<Op> single_form_op(ptx::Opcode opcode) {
+// The operation of an opcode of one form: its own, but for the spellings
+// that execute as another's (the opcodes whose modifiers pick among several
+// operations are decoded by KernelDecoder::decode).
+Op single_form_op(ptx::Opcode opcode) {
   using O = ptx::Opcode;
   switch (opcode) {
-    case O::mov:
-      return Op::mov;
-    case O::add:
-      return Op::add;
-    case O::sub:
-      return Op::sub;
-    case O::mul:
-      return Op::mul;
-    case O::mad:
-      return Op::mad;
-    case O::div:
-      return Op::div;
-    case O::rem:
-      return Op::rem;
-    case O::abs:
-      return Op::abs;
-    case O::neg:
-      return Op::neg;
-    case O::min:
-      return Op::min;
-    case O::max:
-      return Op::max;
-    case O::and_:
-      return Op::and_;
-    case O::or_:
-      return Op::or_;
-    case O::xor_:
-      return Op::xor_;
-    case O::not_:
-      return Op::not_;
-    case O::cnot:
-      return Op::cnot;
-    case O::shl:
-      return Op::shl;
-    case O::shr:
-      return Op::shr;
-    case O::lop3:
-      return Op::lop3;
-    case O::prmt:
-      return Op::prmt;
-    case O::bfe:
-      return Op::bfe;
-    case O::bfi:
-      return Op::bfi;
-    case O::popc:
-      return Op::popc;
-    case O::clz:
-      return Op::clz;
-    case O::brev:
-      return Op::brev;
-    case O::setp:
-      return Op::setp;
-    case O::selp:
-      return Op::selp;
-    case O::fma:
-      return Op::fma;
-    case O::rcp:
-      return Op::rcp;
-    case O::sqrt:
-      return Op::sqrt;
-    case O::rsqrt:
-      return Op::rsqrt;
-    case O::ex2:
-      return Op::ex2;
-    case O::lg2:
-      return Op::lg2;
-    case O::sin:
-      return Op::sin;
-    case O::cos:
-      return Op::cos;
-    case O::tanh:
-      return Op::tanh;
-    case O::cvt:
-      return Op::cvt;
-    case O::cvta:
-      return Op::cvta;
-    case O::ld:
-      return Op::ld;
     case O::ldu:
       return Op::ld;
-    case O::st:
-      return Op::st;
-    case O::atom:
-      return Op::atom;
-    case O::red:
-      return Op::red;
     case O::membar:
       return Op::fence;
-    case O::fence:
-      return Op::fence;
-    case O::shfl:
-      return Op::shfl;
-    case O::vote:
-      return Op::vote;
-    case O::redux:
-      return Op::redux;
-    case O::activemask:
-      return Op::activemask;
-    case O::elect:
-      return Op::elect;
-    case O::mma:
-      return Op::mma;
-    case O::ldmatrix:
-      return Op::ldmatrix;
-    case O::stmatrix:
-      return Op::stmatrix;
-    case O::mapa:
-      return Op::mapa;
-    case O::setmaxnreg:
-      return Op::setmaxnreg;
-    case O::bra:
-      return Op::bra;
-    case O::ret:
-      return Op::exit;
-    case O::exit:
+    case O::ret:  // a kernel's; a device function's is collect_call's
       return Op::exit;
     default:
-      return std::nullopt;
+      return op_of(opcode);
   }
 }
 
@@ -593,6 +484,12 @@ class KernelDecoder {
 
   static std::uint64_t encode_immediate(const ptx::Operand& o, Type t) {
     const bool float_text = o.kind == K::imm_float;
+    // 0f + 8 hex digits is an f32's bit pattern (PTX ISA 4.5.1), taken as it
+    // is: through float_value's double a signalling NaN would be quieted.
+    const bool f32_pattern =
+        float_text && o.text.size() == 10 && (o.text[1] == 'f' || o.text[1] == 'F');
+    if (f32_pattern && (t == Type::f32 || ptx::bits(t) == 32))
+      return std::strtoul(o.text.c_str() + 2, nullptr, 16);
     if (t == Type::f64) return bits_of(o.float_value());
     if (t == Type::f32) return bits_of(static_cast<float>(o.float_value()));
     // PTX has no 16-bit float literals: an integer is the bit pattern.
@@ -791,10 +688,10 @@ class KernelDecoder {
       return decode_vprintf(in, std::move(d), line);
     } else if (opcode == O::trap) {
       d.op = Op::trap;
-    } else if (auto op = single_form_op(opcode)) {
-      d.op = *op;
-    } else {
+    } else if (opcode == O::cp) {
       fail(line, text, "instruction '" + in.opcode + "' is not simulated");
+    } else {
+      d.op = single_form_op(opcode);
     }
     parse_modifiers(d, mods, known->modifiers, line, text);
     if (in.guard) {

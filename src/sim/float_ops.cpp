@@ -11,6 +11,7 @@
 // host FPU in that mode.
 #include <cfenv>
 #include <cmath>
+#include <optional>
 
 #include "execute.hpp"
 #include "float_format.hpp"
@@ -122,6 +123,41 @@ bool is_unary(Op op) {
   }
 }
 
+bool is_additive(Op op) {
+  return op == Op::add || op == Op::sub || op == Op::fma || op == Op::mad;
+}
+
+// An exact zero sum rounded toward -inf is -0 unless both addends are +0
+// (IEEE 754 6.3; the host computes the sum in round-to-nearest, which gives
+// +0). An H100 follows it: add.rm.f32 of -1 and 1 gives 0x80000000, and so
+// do every recorded add/sub/fma .rm case with an exact zero result
+// (tests/gpu_truth/float_arith.truth).
+bool negative_zero_sum(Op op, double x, double y, double z) {
+  double p = x, q = y;
+  if (op == Op::sub) q = -y;
+  if (op == Op::fma || op == Op::mad) p = x * y, q = z;
+  return std::signbit(p) || std::signbit(q);
+}
+
+bool is_nan(std::uint32_t bits, const FloatFormat& f) {
+  const std::uint32_t exp = (bits >> f.mantissa_bits) & ((1u << f.exponent_bits) - 1);
+  return exp == (1u << f.exponent_bits) - 1 && (bits & ((1u << f.mantissa_bits) - 1)) != 0;
+}
+
+// abs and neg of f32, f16, bf16 (and the packed forms) on an H100: a NaN
+// operand gives the canonical NaN (0x7FFFFFFF, 0x7FFF), not the operand with
+// its sign bit changed as PTX ISA 9.7.3.6-7 describe, and .ftz flushes a
+// subnormal operand to a zero of its sign before the sign bit is changed
+// (abs.ftz.f32 of 0x80000001 is +0, neg.ftz.f32 of 0x00000001 is -0).
+// Evidence: every recorded abs/neg case of those types
+// (tests/gpu_truth/float_arith.truth).
+std::uint32_t abs_neg(const Inst& in, const FloatFormat& f, std::uint32_t a) {
+  if (is_nan(a, f)) return f.nan_bits;
+  if (in.ftz) a = flush_subnormal(a, f);
+  const std::uint32_t sign = 1u << (f.exponent_bits + f.mantissa_bits);
+  return in.op == Op::abs ? a & ~sign : a ^ sign;
+}
+
 double clamp_sat(double v) {  // .sat: clamp to [0, 1], NaN to +0 (PTX ISA 9.7.3.1)
   if (std::isnan(v) || v <= 0) return 0.0;
   return v > 1 ? 1.0 : v;
@@ -132,8 +168,7 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
                              std::uint32_t c) {
   const int width = 1 + f.exponent_bits + f.mantissa_bits;
   const std::uint32_t sign = 1u << (width - 1);
-  if (in.op == Op::abs) return a & ~sign;
-  if (in.op == Op::neg) return a ^ sign;
+  if (in.op == Op::abs || in.op == Op::neg) return abs_neg(in, f, a);
   if (in.ftz) {
     a = flush_subnormal(a, f);
     b = flush_subnormal(b, f);
@@ -175,6 +210,9 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
   // .sat turns a NaN into +0 (PTX ISA 9.7.3; an H100 agrees for f16 and f16x2).
   if (std::isnan(e.hi)) return in.sat ? 0 : f.nan_bits;
   std::uint32_t r = encode_float(pinned(e), f, in.rounding, false);
+  if (r == 0 && e.hi == 0 && in.rounding == Rounding::rm && is_additive(in.op) &&
+      negative_zero_sum(in.op, x, y, z))
+    r = sign;
   if (in.ftz) r = flush_subnormal(r, f);
   if (in.relu && (r & sign)) r = 0;  // fma .relu: negative results and -0 become +0 (an H100 agrees)
   if (in.sat) r = encode_float(clamp_sat(decode_float(r, f)), f, Rounding::rn, false);
@@ -215,13 +253,56 @@ double f64_element(Op op, double a, double b, double c) {
   }
 }
 
+bool is_nan64(std::uint64_t bits) {
+  return (bits & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+}
+
+// A NaN result of f64 add, sub, mul, fma, min, max, abs and neg on an H100
+// is an operand's NaN, quieted (bit 51 set), its sign as it was (sub does not
+// negate b's NaN, nor neg or abs a's): b's when b is a NaN, else a's, else
+// c's. The host (x86) prefers a's instead. min and max give the other
+// operand for one NaN (PTX ISA 9.7.3.10-11) and b's for two. Evidence: every
+// recorded f64 case of these instructions (tests/gpu_truth/float_arith.truth),
+// e.g. add.rz.f64 of 0x7ff4656c14d0c3e8 and 0x7ff4656c14a85a0a gives
+// 0x7ffc656c14a85a0a.
+std::optional<std::uint64_t> f64_nan_result(Op op, std::uint64_t a, std::uint64_t b,
+                                            std::uint64_t c) {
+  constexpr std::uint64_t kQuiet = 1ull << 51;
+  switch (op) {
+    case Op::abs:
+    case Op::neg:
+      if (is_nan64(a)) return a | kQuiet;
+      return std::nullopt;
+    case Op::min:
+    case Op::max:
+      if (is_nan64(a) && is_nan64(b)) return b | kQuiet;
+      return std::nullopt;
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+    case Op::fma:
+    case Op::mad:
+      for (const std::uint64_t v : {b, a, c})
+        if (is_nan64(v)) return v | kQuiet;
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
 void exec_f64(const Inst& in, Warp& w, std::uint32_t active) {
   const std::size_t n = in.ops.size();
+  const bool unary = is_unary(in.op);
   RoundingModeScope scope(in.rounding);
   for_lanes(active, [&](int l) {
-    const double a = f64_of(read(w, in.op0(1), l));
-    const double b = n > 2 ? f64_of(read(w, in.op0(2), l)) : 0.0;
-    const double c = n > 3 ? f64_of(read(w, in.op0(3), l)) : 0.0;
+    const std::uint64_t abits = read(w, in.op0(1), l);
+    const std::uint64_t bbits = !unary && n > 2 ? read(w, in.op0(2), l) : 0;
+    const std::uint64_t cbits = !unary && n > 3 ? read(w, in.op0(3), l) : 0;
+    if (const auto nan = f64_nan_result(in.op, abits, bbits, cbits)) {
+      write(w, in.op0(0), l, *nan);
+      return;
+    }
+    const double a = f64_of(abits), b = f64_of(bbits), c = f64_of(cbits);
     volatile double r = f64_element(in.op, a, b, c);
     double v = r;
     if (in.sat) v = clamp_sat(v);

@@ -40,6 +40,13 @@ Element b_element(MmaShape shape, int lane, int s) {  // {k, n}
   return {2 * t + s % 2 + 8 * (s / 2), g};
 }
 
+// Where m16n8k32's product k is stored (for A's and B's alike, so the
+// products pair as before): in the order an H100 adds them, the 16 with
+// k % 4 < 2 first, then the 16 others (see exec_mma).
+int k32_position(int k) {
+  return (k % 4 < 2 ? 0 : 16) + 2 * (k / 4) + k % 2;
+}
+
 Element c_element(int lane, int s) {
   const int g = lane / 4, t = lane % 4;
   return {g + 8 * (s / 2), 2 * t + s % 2};
@@ -61,15 +68,16 @@ FragmentMap fragment_map(MmaShape shape) {
   const int a_slots = 16 * k_dim / 32, b_slots = 8 * k_dim / 32;
   FragmentMap map{};
   for (int lane = 0; lane < 32; ++lane) {
+    const auto k_position = [&](int k) { return k_dim == 32 ? k32_position(k) : k; };
     for (int s = 0; s < a_slots; ++s) {
       const Element e = a_element(shape, lane, s);
       map.a[static_cast<std::size_t>(lane * a_slots + s)] =
-          static_cast<std::uint16_t>(e.row * kMaxK + e.col);
+          static_cast<std::uint16_t>(e.row * kMaxK + k_position(e.col));
     }
     for (int s = 0; s < b_slots; ++s) {
       const Element e = b_element(shape, lane, s);
       map.b[static_cast<std::size_t>(lane * b_slots + s)] =
-          static_cast<std::uint16_t>(e.col * kMaxK + e.row);
+          static_cast<std::uint16_t>(e.col * kMaxK + k_position(e.row));
     }
     for (int s = 0; s < 4; ++s) {
       const Element e = c_element(lane, s);
@@ -173,13 +181,21 @@ void exec_mma(const Inst& in, Warp& w) {
   unpack(w, in.ops[1], at, 16 * k_dim / 32, map.a.data(), a.data());
   unpack(w, in.ops[2], bt, 8 * k_dim / 32, map.b.data(), b.data());
   unpack(w, in.ops[3], ct, 4, map.c.data(), c.data());
-  // f16/bf16 inputs into f32: the H100's sum (tensor_core_sum.hpp), all K
-  // products in one step. Otherwise the products (exact in double) are summed
-  // in double and rounded once to the accumulator type: the H100 agrees for
-  // f16 accumulators; for e4m3/e5m2 into f32 it differs in the last bits by
-  // a rule not yet found (docs/SIMULATOR.md).
-  const bool hopper_sum = dt == Type::f32 && (at == Type::f16 || at == Type::bf16);
-  const TensorCoreSum rule{k_dim, kHopperHalfSum.aligned_bits, kHopperHalfSum.result_bits};
+  // Into f32 accumulators, the H100's sums (tensor_core_sum.hpp). f16/bf16
+  // inputs: all K products and C in one step. e4m3/e5m2 inputs (m16n8k32):
+  // the products in two steps of 16 by the f16 rule, from zero, in the order
+  // k32_position stores them (k % 4 < 2, then the others), and C added to
+  // their sum afterwards by an f32 addition rounded to nearest, as if the 32
+  // products were two f16 m16n8k16 multiplies of zero accumulators (8-bit
+  // floats are exact in f16) followed by an add. Evidence: every finite
+  // recorded result of the four e4m3/e5m2 units (16,034 of 16,384 cases; the
+  // others have an infinity or a NaN), found by the search docs/SIMULATOR.md
+  // describes. Otherwise (f16 accumulators) the products, exact in double,
+  // are summed in double and rounded once to f16, as an H100 does.
+  const bool fp8 = at == Type::e4m3 || at == Type::e5m2;
+  const bool hopper_sum = dt == Type::f32 && (fp8 || at == Type::f16 || at == Type::bf16);
+  const TensorCoreSum rule{fp8 ? 16 : k_dim, kHopperHalfSum.aligned_bits,
+                           kHopperHalfSum.result_bits};
   std::array<int, 16 * kMaxK> a_exp;
   std::array<int, 8 * kMaxK> b_exp;
   std::array<Factors, 16> rows;
@@ -196,6 +212,11 @@ void exec_mma(const Inst& in, Warp& w) {
   for (int m = 0; m < 16; ++m)
     for (int n = 0; n < 8; ++n) {
       double& out = d[m * 8 + n];
+      if (hopper_sum && fp8) {
+        out = static_cast<float>(c[m * 8 + n]) +
+              static_cast<float>(tensor_core_sum(0.0, rows[m], cols[n], k_dim, rule));
+        continue;
+      }
       if (hopper_sum) {
         out = tensor_core_sum(c[m * 8 + n], rows[m], cols[n], k_dim, rule);
         continue;

@@ -14,102 +14,57 @@
 #include "warpforge/ptx/modifiers.hpp"
 #include "warpforge/ptx/special_register.hpp"
 #include "warpforge/ptx/types.hpp"
+#include "warpforge/ptx/vocabulary.hpp"
 
 namespace warpforge::sim {
 
+// What an instruction executes: first every opcode of the vocabulary
+// (WARPFORGE_PTX_OPCODES, include/warpforge/ptx/vocabulary.hpp), with
+// ptx::Opcode's values, for the opcodes whose instructions all execute one
+// way (decode.cpp runs ldu as ld; membar, nanosleep and prefetch as fence;
+// a kernel's ret as exit; call and ret are a device function's call and
+// return; what it refuses never reaches an Inst); then the forms of the
+// opcodes whose modifiers pick among several operations (bar, barrier, cp,
+// tcgen05), and the simulator's own operations. Modes: wmma's extent holds
+// a WmmaOp, wgmma's mode a WgmmaOp, mbarrier's a MbarrierOp, tcgen05's a
+// Tcgen05Op.
+#define WARPFORGE_SIM_OP(name) name,
 enum class Op : std::uint8_t {
-  // integer and bit manipulation
-  mov,
-  add,
-  sub,
-  mul,
-  mad,
-  div,
-  rem,
-  abs,
-  neg,
-  min,
-  max,
-  and_,
-  or_,
-  xor_,
-  not_,
-  cnot,
-  shl,
-  shr,
-  lop3,
-  prmt,
-  bfe,
-  bfi,
-  popc,
-  clz,
-  brev,
-  // comparison and selection
-  setp,
-  selp,
-  // floating point
-  fma,
-  rcp,
-  sqrt,
-  rsqrt,
-  ex2,
-  lg2,
-  sin,
-  cos,
-  tanh,
-  cvt,
-  cvta,
-  // memory
-  ld,
-  st,
-  atom,
-  red,
+  WARPFORGE_PTX_OPCODES(WARPFORGE_SIM_OP)
+  // cp.async (PTX ISA 9.7.9.25)
   cp_async,
   cp_async_commit,
   cp_async_wait_group,
   cp_async_wait_all,
-  mbarrier,
-  // synchronization
+  // bar.sync, barrier.sync and friends (9.7.13.1); barrier.cluster (9.7.13.3)
   bar_sync,
   bar_arrive,
   bar_warp_sync,
-  fence,
-  // warp collectives
-  shfl,
-  vote,
-  redux,
-  activemask,
-  elect,
-  mma,
-  wmma,  // extent: WmmaOp
-  ldmatrix,
-  stmatrix,
-  // Hopper: warpgroup collectives, the tensor memory accelerator, clusters
-  wgmma,  // mode: WgmmaOp
-  setmaxnreg,
+  cluster_arrive,
+  cluster_wait,
+  // the tensor memory accelerator and bulk copies
   tensor_copy,  // cp.async.bulk.tensor; mode: TensorCopyDir
   bulk_copy,  // cp.async.bulk.shared::cluster.shared::cta (shared memory into a CTA of the cluster)
   bulk_commit,  // cp.async.bulk.commit_group
   bulk_wait,    // cp.async.bulk.wait_group[.read]
-  mapa,
-  cluster_arrive,
-  cluster_wait,
-  // Blackwell: tensor memory and the fifth-generation tensor core (tcgen05.cpp)
-  tcgen05_sync,  // the .sync.aligned warp-wide ones: alloc, dealloc, relinquish, ld, st, wait; mode: Tcgen05Op
-  tcgen05,       // the single-thread ones: mma, cp, shift, commit, fence; mode: Tcgen05Op
+  // tcgen05's .sync.aligned warp-wide operations (alloc, dealloc, relinquish,
+  // ld, st, wait); the single-thread ones (mma, cp, shift, commit, fence) are
+  // Op::tcgen05 (tcgen05.cpp)
+  tcgen05_sync,
   // device-side printf: a call of vprintf(format, arguments) (the CUDA ABI's printf)
   vprintf,
-  // device function calls (decode.cpp's collect_call): an argument or return
-  // value copied between frames, the call (return address into a register,
-  // then a branch) and the return (a branch to that address)
+  // an argument or return value copied between a device function call's
+  // frames (decode.cpp's collect_call)
   frame_copy,
-  call,
-  ret,
-  // control flow
-  bra,
-  exit,
-  trap,  // PTX trap, and a call past kMaxCallDepth (mode kTrapCallDepth)
 };
+#undef WARPFORGE_SIM_OP
+static_assert(static_cast<int>(Op::trap) == static_cast<int>(ptx::Opcode::trap),
+              "Op's first values are ptx::Opcode's");
+
+// The operation of an opcode that executes as itself.
+constexpr Op op_of(ptx::Opcode opcode) {
+  return static_cast<Op>(opcode);
+}
 
 // The vocabulary's enumerations (ptx/modifiers.hpp, ptx/special_register.hpp).
 // An access's state space: generic addresses are resolved per access (PTX ISA
@@ -162,9 +117,26 @@ enum class WmmaOp : std::uint8_t { load_a, load_b, load_c, mma, store_d };
 // 2 or 4) and Inst::trans whether A is in tensor memory; for ld and st, vec
 // holds the Tcgen05Shape and extent the .num; for cp, vec holds the
 // Tcgen05CopyShape; for commit, multicast marks .multicast::cluster.
-enum class Tcgen05Op : std::uint8_t { alloc, dealloc, relinquish, ld, st, wait, mma, cp, shift, commit, fence };
+enum class Tcgen05Op : std::uint8_t {
+  alloc,
+  dealloc,
+  relinquish,
+  ld,
+  st,
+  wait,
+  mma,
+  cp,
+  shift,
+  commit,
+  fence
+};
 enum class Tcgen05Kind : std::uint8_t { f16, tf32, f8f6f4, mxf8f6f4, mxf4, mxf4nvf4 };
-enum class Tcgen05Shape : std::uint8_t { lanes32_bits32, lanes16_bits64, lanes16_bits128, lanes16_bits256 };
+enum class Tcgen05Shape : std::uint8_t {
+  lanes32_bits32,
+  lanes16_bits64,
+  lanes16_bits128,
+  lanes16_bits256
+};
 enum class Tcgen05CopyShape : std::uint8_t {
   rows128_bits256,
   rows4_bits256,

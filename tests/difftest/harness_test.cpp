@@ -194,11 +194,13 @@ TEST(DifftestTruthFile, DamagedOrStaleFilesAreRefusedWithTheReason) {
   t.family = "f";
   t.device = "NVIDIA H100 80GB HBM3 (sm_90a)";
   t.driver = "13000";
+  t.sm_count = 132;
   t.recorded = "2026-11-26T01:00:00Z";
   t.entries.push_back({"add.u32", 0xabcdef, 2, "0123", false, {1, 2, 3, 4, 5, 6, 7, 8}});
   write_truth(dir / "f.truth", t);
   const TruthFile back = read_truth(dir / "f.truth");
   EXPECT_EQ(back.device, t.device);
+  EXPECT_EQ(back.sm_count, 132);
   EXPECT_EQ(back.entries[0].seed, 0xabcdefu);
   EXPECT_EQ(back.entries[0].bytes, t.entries[0].bytes);
 
@@ -221,6 +223,26 @@ TEST(DifftestTruthFile, DamagedOrStaleFilesAreRefusedWithTheReason) {
   expect_refused(head + "generator " + std::to_string(kGeneratorVersion) +
                      "\nunits 1\nunit 1 1 2 ab maybe x\nz\n",
                  "status 'maybe'");
+  expect_refused("warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nsms many\n", "'sms many'");
+  fs::remove_all(dir);
+}
+
+TEST(DifftestTruthFile, TheReplayReportsTheGpusSmCount) {
+  // Persistent kernels size their grids by the SM count, and stream-K's sums
+  // depend on how its k-blocks are split among the CTAs.
+  const fs::path dir = scratch("sms");
+  TruthFile recorded;
+  recorded.sm_count = 132;
+  EXPECT_EQ(replay_device(recorded).properties().sm_count, 132);
+  // A recording without the line: the simulator's own count.
+  std::ofstream(dir / "old.truth", std::ios::binary)
+      << "warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nrecorded now\ngenerator "
+      << kGeneratorVersion << "\nunits 0\n";
+  const TruthFile old = read_truth(dir / "old.truth");
+  EXPECT_EQ(old.sm_count, 0);
+  EXPECT_EQ(replay_device(old).properties().sm_count, runtime::Device::sim().properties().sm_count);
+  EXPECT_EQ(record_family(*find_family("warp"), runtime::Device::sim()).sm_count,
+            runtime::Device::sim().properties().sm_count);
   fs::remove_all(dir);
 }
 

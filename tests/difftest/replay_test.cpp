@@ -31,7 +31,7 @@ TEST_P(ReplayGpuTruth, EveryRecordedBitAgrees) {
     GTEST_SKIP() << "no GPU recording of family " << family->name << " at " << path.string()
                  << " (scripts/record-gpu-truth.sh writes it on an H100 or H200)";
   const TruthFile truth = read_truth(path);
-  const FamilyReport report = replay_family(*family, truth, runtime::Device::sim());
+  const FamilyReport report = replay_family(*family, truth, replay_device(truth));
   EXPECT_GE(report.cases(), 10000) << "a family's recording must hold at least 10,000 cases";
   for (const UnitReport& u : report.units) {
     EXPECT_TRUE(passes(u)) << u.unit << ": " << name(u.status) << ", " << u.cases_agreeing << " of "

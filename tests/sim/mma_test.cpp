@@ -180,6 +180,30 @@ TEST_F(Mma, M16n8k32Fp8) {
                  small_c);
 }
 
+TEST_F(Mma, M16n8k32Fp8IntoF32AddsAsAnH100) {
+  // One recorded case (tests/gpu_truth/mma_sync.truth, unit
+  // mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32, NVIDIA H100):
+  // row 0 of A, column 0 of B and C[0][0]; the rest zero. The H100 gives
+  // 0x45499003; the exact sum rounded once, and the f16 rule in one step of
+  // 32, both give 0x45499004. The H100's rule (mma.cpp): the products in
+  // two steps of 16 (k % 4 < 2, then the others) from zero, then C added
+  // in f32.
+  const std::uint8_t a_row[32] = {0x9a, 0xa4, 0x9e, 0xe5, 0x35, 0x48, 0x37, 0xec, 0x08, 0x6e, 0xc8,
+                                  0xb7, 0xb4, 0x68, 0xa7, 0x25, 0x35, 0x12, 0x60, 0x4e, 0x17, 0x49,
+                                  0xd4, 0x0a, 0x4d, 0xe1, 0x52, 0x60, 0x26, 0xb7, 0xd4, 0x15};
+  const std::uint8_t b_col[32] = {0xdc, 0x85, 0x29, 0xbd, 0xe0, 0xce, 0x1e, 0xdc, 0x65, 0xb9, 0xd6,
+                                  0x09, 0xd7, 0x4f, 0x35, 0x65, 0xa7, 0x51, 0xcd, 0x3f, 0x93, 0x56,
+                                  0xe5, 0x86, 0xc8, 0x2b, 0xcc, 0x3f, 0xb0, 0xbb, 0x9b, 0x00};
+  const double c00 = f32_of(0x3c74c799u);
+  auto d = run_mma(
+      {"m16n8k32", 32}, Type::f32, Type::e4m3, Type::e4m3, Type::f32,
+      [&](int m, int k) { return m == 0 ? decode(Type::e4m3, a_row[k]) : 0.0; },
+      [&](int k, int n) { return n == 0 ? decode(Type::e4m3, b_col[k]) : 0.0; },
+      [&](int m, int n) { return m == 0 && n == 0 ? c00 : 0.0; });
+  EXPECT_EQ(bits_of(static_cast<float>(d[0])), 0x45499003u);
+  EXPECT_EQ(d[1], 0.0);  // control: the other elements are C's zeros
+}
+
 TEST_F(Mma, DistinctValuesPinEveryFragmentSlot) {
   // A = e_{m,k} indicator-like values make each D element depend on one A row
   // and one B column: a swapped slot would change the result.

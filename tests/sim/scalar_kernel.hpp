@@ -1,5 +1,7 @@
 // A one-thread kernel whose body leaves its results in %o0, %o1, ... (b32),
-// which the harness stores to out[0..n) and returns.
+// which the harness stores to out[0..n) and returns. The body may use out's
+// words as scratch global memory before that, and 32 bytes of shared memory
+// at [buf].
 #pragma once
 
 #include "sim_harness.hpp"
@@ -17,7 +19,8 @@ class ScalarKernel : public SimTest {
         .regs(ptx::Type::f32, "%f", 8)
         .regs(ptx::Type::f64, "%fd", 4)
         .regs(ptx::Type::b16, "%h", 8)
-        .regs(ptx::Type::pred, "%p", 8);
+        .regs(ptx::Type::pred, "%p", 8)
+        .shared(ptx::Type::b64, "buf", 4);
     std::string code = body + "\nld.param.u64 %rd7, [out];\n";
     for (int i = 0; i < n; ++i)
       code += "st.global.u32 [%rd7+" + std::to_string(4 * i) + "], %o" + std::to_string(i) + ";\n";

@@ -1,6 +1,7 @@
 #include "difftest/harness.hpp"
 
 #include "difftest/known_departures.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -140,6 +141,7 @@ TruthFile record_family(const Family& family, const runtime::Device& device,
   TruthFile f;
   f.family = family.name;
   f.device = device.properties().name + " (" + std::string(ptx::name(device.target())) + ")";
+  f.sm_count = device.properties().sm_count;
   f.recorded = utc_now();
   for (const Unit& unit : family.units) {
     if (progress) progress(unit.name);
@@ -186,6 +188,12 @@ std::int64_t FamilyReport::cases_agreeing() const {
   std::int64_t n = 0;
   for (const auto& u : units) n += u.cases_agreeing;
   return n;
+}
+
+runtime::Device replay_device(const TruthFile& truth) {
+  sim::SimOptions options;
+  options.sm_count = truth.sm_count;
+  return runtime::Device(sim::make_backend(options));
 }
 
 FamilyReport replay_family(const Family& family, const TruthFile& truth,

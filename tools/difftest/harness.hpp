@@ -52,6 +52,13 @@ struct FamilyReport {
 FamilyReport replay_family(const Family& family, const TruthFile& truth,
                            const runtime::Device& simulator);
 
+// The simulator to replay `truth` on: it reports the recording GPU's SM
+// count (the simulator's default, one per host thread, when the recording
+// states none). A persistent kernel sizes its grid by that count, and
+// stream-K adds its split tiles' partial sums by CTA, so only the GPU's
+// count gives the GPU's sums.
+runtime::Device replay_device(const TruthFile& truth);
+
 std::string_view name(UnitReport::Status s);
 
 // The cases of one recorded unit whose bits differ on the simulator, up to

@@ -144,7 +144,6 @@ int record(const Options& o) {
 
 int replay(const Options& o) {
   if (o.truth.empty()) usage("replay needs --truth DIR");
-  const runtime::Device sim = runtime::Device::sim();
   bool ok = true;
   if (o.markdown)
     std::cout << "| family | units | cases | cases agreeing | bits agreeing | recorded on "
@@ -159,7 +158,8 @@ int replay(const Options& o) {
         std::cout << f.name << ": SKIPPED (no recording at " << path.string() << ")\n";
       continue;
     }
-    const FamilyReport r = replay_family(f, read_truth(path), sim);
+    const TruthFile truth = read_truth(path);
+    const FamilyReport r = replay_family(f, truth, replay_device(truth));
     std::int64_t bits = 0, bits_agreeing = 0;
     for (const auto& u : r.units) {
       bits += u.bits;
@@ -204,7 +204,7 @@ int differences(const Options& o) {
     usage("differences needs --truth DIR and one --family NAME");
   const Family& f = *find_family(*o.families.begin());
   const TruthFile truth = read_truth(std::filesystem::path(o.truth) / (f.name + ".truth"));
-  const runtime::Device sim = runtime::Device::sim();
+  const runtime::Device sim = replay_device(truth);
   for (const TruthEntry& e : truth.entries) {
     if (e.refused || e.unit.find(o.unit) == std::string::npos) continue;
     const auto unit = std::find_if(f.units.begin(), f.units.end(),

@@ -30,8 +30,8 @@ void write_truth(const std::filesystem::path& path, const TruthFile& file) {
   {
     std::ofstream out(partial, std::ios::binary);
     out << kMagic << "\nfamily " << file.family << "\ndevice " << file.device << "\ndriver "
-        << file.driver << "\nrecorded " << file.recorded << "\ngenerator " << file.generator
-        << "\nunits " << file.entries.size() << "\n";
+        << file.driver << "\nsms " << file.sm_count << "\nrecorded " << file.recorded
+        << "\ngenerator " << file.generator << "\nunits " << file.entries.size() << "\n";
     for (const TruthEntry& e : file.entries) {
       out << "unit " << e.bytes.size() << " " << std::hex << e.seed << std::dec << " " << e.cases
           << " " << e.fingerprint << " " << (e.refused ? "refused" : "ok") << " " << e.unit << "\n";
@@ -54,6 +54,13 @@ TruthFile read_truth(const std::filesystem::path& path) {
   f.family = field(in, path, "family");
   f.device = field(in, path, "device");
   f.driver = field(in, path, "driver");
+  if (in.peek() == 's') {  // absent: 0
+    const std::string sms = field(in, path, "sms");
+    const bool digits =
+        !sms.empty() && sms.size() <= 6 && sms.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) bad(path, "its line 'sms " + sms + "' is no SM count (a number up to 999999)");
+    f.sm_count = std::stoi(sms);
+  }
   f.recorded = field(in, path, "recorded");
   f.generator = std::stoi(field(in, path, "generator"));
   if (f.generator != kGeneratorVersion)

@@ -16,92 +16,38 @@
 
 namespace warpforge::ptx {
 
-enum class Opcode : std::uint8_t {
-  // integer and bit manipulation (9.7.1, 9.7.2, 9.7.5, 9.7.6)
-  mov,
-  add,
-  sub,
-  mul,
-  mad,
-  div,
-  rem,
-  abs,
-  neg,
-  min,
-  max,
-  and_,
-  or_,
-  xor_,
-  not_,
-  cnot,
-  shl,
-  shr,
-  lop3,
-  prmt,
-  bfe,
-  bfi,
-  popc,
-  clz,
-  brev,
-  // comparison and selection (9.7.7)
-  setp,
-  selp,
-  // floating point (9.7.3, 9.7.4) and conversion (9.7.9.21-22)
-  fma,
-  rcp,
-  sqrt,
-  rsqrt,
-  ex2,
-  lg2,
-  sin,
-  cos,
-  tanh,
-  cvt,
-  cvta,
-  // memory (9.7.9, 9.7.13)
-  ld,
-  ldu,
-  st,
-  atom,
-  red,
-  cp,
-  mbarrier,
-  prefetch,
-  prefetchu,
-  mapa,
-  // synchronization (9.7.13)
-  bar,
-  barrier,
-  membar,
-  fence,
-  nanosleep,
-  // warp collectives and matrices (9.7.8, 9.7.14, 9.7.15)
-  shfl,
-  vote,
-  redux,
-  activemask,
-  elect,
-  mma,
-  wmma,
-  ldmatrix,
-  stmatrix,
-  wgmma,
-  setmaxnreg,
-  tcgen05,  // 9.7.16: tensor memory and the fifth-generation tensor core
-  // textures and surfaces (9.7.10, 9.7.11)
-  tex,
-  tld4,
-  txq,
-  suld,
-  sust,
-  suq,
-  // control flow (9.7.12)
-  bra,
-  call,
-  ret,
-  exit,
-  trap,
-};
+// Every opcode, once, in the order of the enumeration (X(name) each; names
+// that are C++ keywords end in an underscore): Opcode below is made from this
+// list, and so is the simulator's sim::Op (src/sim/program.hpp), whose first
+// values are Opcode's.
+// clang-format off
+#define WARPFORGE_PTX_OPCODES(X) \
+  /* integer and bit manipulation (9.7.1, 9.7.2, 9.7.5, 9.7.6) */ \
+  X(mov) X(add) X(sub) X(mul) X(mad) X(div) X(rem) X(abs) X(neg) X(min) X(max) X(and_) \
+  X(or_) X(xor_) X(not_) X(cnot) X(shl) X(shr) X(lop3) X(prmt) X(bfe) X(bfi) X(popc) X(clz) \
+  X(brev) \
+  /* comparison and selection (9.7.7) */ \
+  X(setp) X(selp) \
+  /* floating point (9.7.3, 9.7.4) and conversion (9.7.9.21-22) */ \
+  X(fma) X(rcp) X(sqrt) X(rsqrt) X(ex2) X(lg2) X(sin) X(cos) X(tanh) X(cvt) X(cvta) \
+  /* memory (9.7.9, 9.7.13) */ \
+  X(ld) X(ldu) X(st) X(atom) X(red) X(cp) X(mbarrier) X(prefetch) X(prefetchu) X(mapa) \
+  /* synchronization (9.7.13) */ \
+  X(bar) X(barrier) X(membar) X(fence) X(nanosleep) \
+  /* warp collectives and matrices (9.7.8, 9.7.14, 9.7.15) */ \
+  X(shfl) X(vote) X(redux) X(activemask) X(elect) X(mma) X(wmma) X(ldmatrix) X(stmatrix) \
+  X(wgmma) X(setmaxnreg) \
+  /* 9.7.16: tensor memory and the fifth-generation tensor core */ \
+  X(tcgen05) \
+  /* textures and surfaces (9.7.10, 9.7.11) */ \
+  X(tex) X(tld4) X(txq) X(suld) X(sust) X(suq) \
+  /* control flow (9.7.12) */ \
+  X(bra) X(call) X(ret) X(exit) X(trap)
+// clang-format on
+
+#define WARPFORGE_PTX_OPCODE_ENUMERATOR(name) name,
+enum class Opcode : std::uint8_t { WARPFORGE_PTX_OPCODES(WARPFORGE_PTX_OPCODE_ENUMERATOR) };
+#undef WARPFORGE_PTX_OPCODE_ENUMERATOR
 
 // Operand counts include the destination; a vector {a, b} or an address [a]
 // counts as one.

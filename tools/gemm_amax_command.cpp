@@ -325,7 +325,7 @@ const Registration registration({
     "          largest at about 14 bits: |error| up to about K/32 x 2^-13 x the largest\n"
     "          block's sum of |products| (ops/gemm_amax.hpp)\n"
     "--kernel  the kernel of the family to run (default auto: skinny for M <= 16,\n"
-    "          prepass (bf16 copies of A and B, then the bf16 GEMM) from M x L = 4096,\n"
+    "          prepass (bf16 copies of A and B, then the bf16 GEMM) from M x L = 2048,\n"
     "          swapped (A to bf16 by a pre-pass, B's codes into wgmma's register\n"
     "          fragments; K a multiple of 64) between, then sm90a, then sm80; sm100a,\n"
     "          the experimental tcgen05 kernel, first on\n"

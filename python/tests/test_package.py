@@ -55,6 +55,20 @@ def test_the_benchmark_refuses_bad_arguments_before_any_gpu_work(capsys):
     assert "invalid choice: 'gpt'" in capsys.readouterr().err
 
 
+def test_the_sweep_summary_reports_mean_worst_and_bandwidth(capsys):
+    from warpforge import bench
+
+    # Two shapes: M = 16 (its bandwidth row printed) and M = 4096 (not).
+    rows = [{"shape": "16x8192x8192", "bytes": 2 * (16 * 8192 + 8192 * 8192 + 16 * 8192), "warpforge": 44.0,
+             "cuBLAS bf16": 40.0},
+            {"shape": "4096x8192x8192", "bytes": 1, "warpforge": 800.0, "cuBLAS bf16": 1000.0}]
+    bench.sweep_summary(rows, "warpforge", 3000.0)
+    out = capsys.readouterr().out
+    assert "2 shapes: ours / torch.mm geometric mean 0.938; worst 0.800 at 4096x8192x8192." in out
+    # 16 x 8192 x 8192 at 44 TFLOP/s moves its 134.7 MB in 48.8 µs: 2.76 TB/s, 0.92 of 3000 GB/s.
+    assert "| 16 x 8192 x 8192 | 0.92 | 0.84 |" in out and "| 4096 x" not in out
+
+
 def test_the_decoder_sweep_is_the_cpp_benchmarks():
     shapes = warpforge._warpforge.decoder_sweep()
     assert len(shapes) == 96 and shapes[0] == (1, 6144, 4096) and shapes[-1] == (8192, 8192, 28672)

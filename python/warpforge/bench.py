@@ -204,7 +204,7 @@ def throughput(torch, warpforge, args):
         print(f"| {m} x {n} x {k} | {ours_tf:.1f} | {peer_tf:.1f} | {ours_tf / peer_tf:.3f} |", flush=True)
         rows.append({"shape": f"{m}x{n}x{k}", "bytes": moved, series: ours_tf, "cuBLAS bf16": peer_tf})
     if args.sweep:
-        sweep_summary(torch, rows, series, args.copy_gbps or copy_gbps(torch))
+        sweep_summary(rows, series, args.copy_gbps or copy_gbps(torch))
     if args.plot:
         from . import plot
 
@@ -219,7 +219,7 @@ def throughput(torch, warpforge, args):
     return 0
 
 
-def sweep_summary(torch, rows, series, bandwidth):
+def sweep_summary(rows, series, bandwidth):
     """The decoder sweep's last lines: geometric mean and worst of ours / torch.mm, and
     at M <= 256 both sides' bytes per second against the copy's."""
     ratios = [(row[series] / row["cuBLAS bf16"], row["shape"]) for row in rows]

@@ -172,11 +172,22 @@ TEST(RoundTripCorpus, WasGenerated) {
     if (entry.path().extension() != ".cu") continue;
     const std::string stem = entry.path().stem().string();
     const bool hopper = stem.rfind("hopper_", 0) == 0;
-    std::vector<std::string> expected = {stem + ".sm_90a.O3", stem + ".sm_90a.G", stem + ".sm_90a.rdc"};
+    std::vector<std::string> expected = {stem + ".sm_90a.O3", stem + ".sm_90a.G",
+                                         stem + ".sm_90a.rdc"};
     expected.push_back(hopper ? stem + ".sm_90a.lineinfo" : stem + ".sm_80.lineinfo");
     if (!hopper) expected.push_back(stem + ".sm_80.O3");
     for (const auto& name : expected)
-      EXPECT_TRUE(fs::exists(fs::path(WARPFORGE_PTX_CORPUS_DIR) / (name + ".ptx"))) << name << ".ptx was not generated";
+      EXPECT_TRUE(fs::exists(fs::path(WARPFORGE_PTX_CORPUS_DIR) / (name + ".ptx")))
+          << name << ".ptx was not generated";
+  }
+  // corpus.cmake runs triton_kernels.py where Python imports triton: PTX for both targets.
+  if (!WARPFORGE_TRITON_CORPUS) return;
+  for (const std::string target : {"sm_80", "sm_90a"}) {
+    int files = 0;
+    for (const auto& path : corpus_files())
+      files += path.filename().string().starts_with("triton_") && split_name(path).target == target;
+    EXPECT_GE(files, 4) << "Triton's PTX for " << target
+                        << " was not generated (tests/corpus/triton_kernels.py)";
   }
 }
 

@@ -47,30 +47,34 @@ if(WARPFORGE_NVCC)
       endforeach()
     endforeach()
   endforeach()
+  # Triton: triton_kernels.py --list names the files (and fails where Python
+  # cannot import triton); one run writes them all.
   find_package(Python3 COMPONENTS Interpreter QUIET)
+  set(triton_outputs)
   if(Python3_Interpreter_FOUND)
-    execute_process(COMMAND ${Python3_EXECUTABLE} -c "import triton" RESULT_VARIABLE triton_missing
-                    OUTPUT_QUIET ERROR_QUIET)
+    execute_process(COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/triton_kernels.py --list
+                            ${WARPFORGE_PTX_CORPUS_DIR}
+                    RESULT_VARIABLE triton_missing OUTPUT_VARIABLE triton_outputs ERROR_QUIET
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(triton_missing EQUAL 0)
       set(WARPFORGE_TRITON_CORPUS 1)
+      string(REPLACE "\n" ";" triton_outputs "${triton_outputs}")
     endif()
   endif()
   if(WARPFORGE_TRITON_CORPUS)
-    # One stamp for the one run that writes all of Triton's files; the test
-    # globs the folder, so the file names live only in triton_kernels.py.
     get_filename_component(nvcc_dir ${WARPFORGE_NVCC} DIRECTORY)
-    set(triton_stamp ${CMAKE_BINARY_DIR}/ptx_corpus_triton.stamp)
-    add_custom_command(OUTPUT ${triton_stamp}
+    add_custom_command(OUTPUT ${triton_outputs}
       COMMAND ${CMAKE_COMMAND} -E env TRITON_DEFAULT_FP_FUSION=1 ${Python3_EXECUTABLE}
               ${CMAKE_CURRENT_LIST_DIR}/triton_kernels.py ${WARPFORGE_PTX_CORPUS_DIR} ${nvcc_dir}/ptxas
-      COMMAND ${CMAKE_COMMAND} -E touch ${triton_stamp}
       DEPENDS ${CMAKE_CURRENT_LIST_DIR}/triton_kernels.py
       COMMENT "Triton: PTX of triton_kernels.py for sm_80 and sm_90a"
       VERBATIM)
-    list(APPEND corpus_outputs ${triton_stamp})
+    list(APPEND corpus_outputs ${triton_outputs})
   else()
     message(STATUS "triton not importable by Python: the corpus has no Triton PTX (tests/corpus/triton_kernels.py)")
   endif()
+  # Every corpus file, for the transpiler's round trip of them all (transpiler.cmake).
+  set(WARPFORGE_PTX_CORPUS_FILES ${corpus_outputs})
   add_custom_target(ptx_corpus DEPENDS ${corpus_outputs})
   add_dependencies(test_ptx ptx_corpus)
   # test_sim and test_gpu run nvcc's kernels (hopper_wgmma, sim_*, printf, reduce_cg ...)

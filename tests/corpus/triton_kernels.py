@@ -1,6 +1,7 @@
 """Triton's PTX for the round-trip corpus, compiled at build time without a GPU.
 
     python3 triton_kernels.py <out_dir> <ptxas>
+    python3 triton_kernels.py --list <out_dir>   # prints the paths it would write
 
 writes <out_dir>/triton_<kernel>.<target>.lineinfo.ptx for each kernel below
 and for sm_80 and sm_90a, named as corpus.cmake names nvcc's output: Triton
@@ -15,10 +16,12 @@ import os
 import sys
 import tempfile
 
-out_dir, ptxas = sys.argv[1], sys.argv[2]
-os.environ["TRITON_PTXAS_PATH"] = ptxas
-os.environ["TRITON_PTXAS_BLACKWELL_PATH"] = ptxas
-os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="warpforge-triton-")
+listing = sys.argv[1] == "--list"
+out_dir = sys.argv[2] if listing else sys.argv[1]
+if not listing:
+    os.environ["TRITON_PTXAS_PATH"] = sys.argv[2]
+    os.environ["TRITON_PTXAS_BLACKWELL_PATH"] = sys.argv[2]
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="warpforge-triton-")
 
 import triton  # noqa: E402 (after the environment that Triton reads at import)
 import triton.language as tl  # noqa: E402
@@ -98,8 +101,11 @@ TARGETS = {"sm_80": GPUTarget("cuda", 80, 32), "sm_90a": GPUTarget("cuda", 90, 3
 os.makedirs(out_dir, exist_ok=True)
 for name, (fn, signature, constexprs) in KERNELS.items():
     for target_name, target in TARGETS.items():
+        path = os.path.join(out_dir, f"triton_{name}.{target_name}.lineinfo.ptx")
+        if listing:
+            print(path)
+            continue
         source = ASTSource(fn=fn, signature={**signature, **{c: "constexpr" for c in constexprs}},
                            constexprs=constexprs)
-        ptx = triton.compile(source, target=target).asm["ptx"]
-        with open(os.path.join(out_dir, f"triton_{name}.{target_name}.lineinfo.ptx"), "w") as f:
-            f.write(ptx)
+        with open(path, "w") as f:
+            f.write(triton.compile(source, target=target).asm["ptx"])

@@ -70,6 +70,28 @@ TEST(Transpile, WritesWhatTheDslCannotSayAsIr) {
   EXPECT_TRUE(has(out, "fn.body->body.pop_back();")) << out;
 }
 
+// Line information and DWARF sections (-G, -lineinfo, Triton): .loc as
+// loc(k, ...), runs of decimal data lines as one data_lines() list, label
+// addresses as data_symbols(); what those helpers cannot spell exactly (a
+// label line, hex, a symbol with an offset) stays one IR line each.
+TEST(Transpile, LineInformationAndDebugSectionsAreCompact) {
+  std::string out = transpiled(
+      ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n.loc 1 48 7\n"
+      "$L__tmp0:\nret;\n}\n.file 1 \"k.py\"\n"
+      ".section .debug_info\n{\n.b8 1\n.b8 17\n.b8 0\n.b8 2, 3\n.b8 4, 5\n.b32 7\n.b32 0x1F\n"
+      ".b64 $L__tmp0\n.b64 $L__tmp0\n.b32 .debug_abbrev+4\n$L__info0:\n.b8 9\n}\n");
+  EXPECT_TRUE(has(out, "loc(k, 1, 48, 7);")) << out;
+  EXPECT_TRUE(has(out, "data_lines(s, ptx::Type::b8, {\n      1, 17, 0});")) << out;
+  EXPECT_TRUE(has(out, "data_lines(s, ptx::Type::b8, {\n      2, 3, 4, 5}, 2);")) << out;
+  EXPECT_TRUE(has(out, "data_symbols(s, ptx::Type::b64, {\n      \"$L__tmp0\", \"$L__tmp0\"});"))
+      << out;
+  // The spellings the helpers do not write.
+  EXPECT_TRUE(has(out, "s.lines.push_back(ptx::Section::Line{.type = ptx::Type::b32, .values = {"))
+      << out;
+  EXPECT_TRUE(has(out, "0x1F")) << out;
+  EXPECT_TRUE(has(out, ".label = \"$L__info0\"")) << out;
+}
+
 TEST(Transpile, RefusesANameThatIsNotAnIdentifier) {
   EXPECT_THROW(transpile(ptx::parse(kernel("ret;")), {.name = "not a name"}), Error);
 }

@@ -34,8 +34,8 @@ TEST(Transpile, FoldsArithmeticProgressionsIntoLoops) {
       "st.global.f32 [%rd1], %f1;\nst.global.f32 [%rd1+4], %f2;\nst.global.f32 [%rd1+8], %f3;\n"
       "st.global.f32 [%rd1+12], %f4;\nret;"));
   // [%rd1] has no offset to step, so the loop starts at the second store.
-  EXPECT_TRUE(has(out, "k.inst(\"st.global.f32\", at(rd[1]), f[1]);\n  for (int i = 0; i < 3; ++i) {")) << out;
-  EXPECT_TRUE(has(out, "k.inst(\"st.global.f32\", at(rd[1], 4 + 4 * i), f[2 + i]);")) << out;
+  EXPECT_TRUE(has(out, "k.st(Space::global, f32, at(rd[1]), f[1]);\n  for (int i = 0; i < 3; ++i) {")) << out;
+  EXPECT_TRUE(has(out, "k.st(Space::global, f32, at(rd[1], 4 + 4 * i), f[2 + i]);")) << out;
 }
 
 TEST(Transpile, DoesNotFoldWhatIsNotAProgression) {
@@ -56,10 +56,34 @@ TEST(Transpile, SpecialRegistersBranchesAndGuards) {
   EXPECT_TRUE(has(out, "k.place(L_BB0_2);")) << out;
 }
 
+// The typed wrappers for what nvcc, CUB and Triton emit most, each used
+// because a sandbox kernel emitted the identical instruction.
+TEST(Transpile, TypedWrappersForCompilerOutput) {
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<9>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<5>;\n.reg .pred %p<3>;\n"
+      "ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];\nst.shared.u32 [%r1], 0;\n"
+      "cvt.s64.s32 %rd2, %r1;\ncvt.rn.f32.u32 %f1, %r2;\ncvta.to.global.u64 %rd3, %rd2;\n"
+      "mul.wide.u32 %rd3, %r2, 4;\nmad.lo.s32 %r3, %r1, 8, %r2;\nselp.b32 %r4, 1, %r3, %p1;\n"
+      "not.pred %p2, %p1;\nnot.b32 %r5, %r4;\nfma.rn.ftz.f32 %f2, %f1, %f3, %f4;\n"
+      "shfl.sync.bfly.b32 %r6|%p2, %r5, 16, 31, -1;\nvote.sync.ballot.b32 %r7, %p1, -1;\n"
+      "bar.sync 0;\npopc.b32 %r8, %r7;\nret;"));
+  for (const char* call :
+       {"k.ld(Space::global, f32, slice(f, 1, 4), at(rd[1], 16), {.nc = true});",
+        "k.st(Space::shared, u32, at(r[1]), 0);", "k.cvt(s64, s32, rd[2], r[1]);",
+        "k.cvt(f32, u32, f[1], r[2], {.round = Round::rn});", "k.cvta_to(Space::global, rd[3].as(u64), rd[2].as(u64));",
+        "k.mul_wide(rd[3].as(u64), r[2].as(u32), 4);", "k.mad(r[3].as(s32), r[1], 8, r[2]);",
+        "k.selp(r[4], 1, r[3], p[1]);", "k.not_(p[2], p[1]);", "k.not_(r[5], r[4]);",
+        "k.fma(f[2], f[1], f[3], f[4], {.round = Round::rn, .ftz = true});",
+        "k.shfl_sync(Shfl::bfly, r[6], r[5], 16, 31, -1, p[2]);", "k.ballot_sync(r[7], p[1], -1);", "k.bar_sync(0);",
+        "k.popc(r[8], r[7]);"})
+    EXPECT_TRUE(has(out, call)) << call << "\n" << out;
+  EXPECT_FALSE(has(out, "k.inst(")) << out;
+}
+
 TEST(Transpile, DirectivesAndParametersKeepTheirForm) {
   std::string out = transpiled(kernel(".reg .b64 %rd<2>;\nld.param.u64 %rd1, [k_param_0];\nret;", ".param .u64 k_param_0"));
   EXPECT_TRUE(has(out, "const ParamRef param_0{\"k_param_0\"};")) << out;
-  EXPECT_TRUE(has(out, "k.inst(\"ld.param.u64\", rd[1], at(param_0));")) << out;
+  EXPECT_TRUE(has(out, "k.ld(Space::param, u64, rd[1].as(u64), at(param_0));")) << out;
   EXPECT_TRUE(has(out, "fn.params = {")) << out;
 }
 

@@ -140,7 +140,8 @@ std::optional<Code> binary(const ptx::Instruction& inst, OperandWriter& ops) {
       {"mul", {"mul_hi", &dsl::AluOps::mul_hi}},
   };
   static const std::map<std::string, std::string> kFloatModeOps = {{"add", "add"}, {"sub", "sub"}, {"mul", "mul"},
-                                                                   {"min", "min"}, {"max", "max"}};
+                                                                   {"min", "min"}, {"max", "max"},
+                                                                   {"div", "div"}};
   auto t = type_modifier(inst);
   if (!t || inst.operands.size() != 3) return std::nullopt;
   const auto &d = inst.operands[0], &a = inst.operands[1], &c = inst.operands[2];
@@ -153,7 +154,7 @@ std::optional<Code> binary(const ptx::Instruction& inst, OperandWriter& ops) {
     using ModeCall = void (dsl::AluOps::*)(const dsl::Reg&, const dsl::Src&, const dsl::Src&, dsl::FloatMode);
     static const std::map<std::string, ModeCall> kCalls = {{"add", &dsl::AluOps::add}, {"sub", &dsl::AluOps::sub},
                                                           {"mul", &dsl::AluOps::mul}, {"min", &dsl::AluOps::min},
-                                                          {"max", &dsl::AluOps::max}};
+                                                          {"max", &dsl::AluOps::max}, {"div", &dsl::AluOps::div}};
     ModeCall call = kCalls.at(inst.opcode);
     if (reproduces(inst, ops, [&](Sandbox& b) { (b.k().*call)(b.reg(d, t), b.src(a), b.src(c), {}); }))
       return Code("k." + it->second + "(") + args + Code(");");
@@ -551,6 +552,40 @@ std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops) {
   return std::nullopt;
 }
 
+// atom.space.op.type d, [a], b[, c] and red.space.op.type [a], b, in the
+// default semantics and scope (the wrapper's AtomOpts left empty).
+std::optional<Code> atomic(const ptx::Instruction& inst, OperandWriter& ops) {
+  static const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
+      {"global", {ptx::Space::global, "Space::global"}}, {"shared", {ptx::Space::shared, "Space::shared"}}};
+  const bool red = inst.opcode == "red";
+  auto t = type_modifier(inst);
+  if (!t || inst.modifiers.size() != 3) return std::nullopt;
+  auto space = kSpaces.find(inst.modifiers[0]);
+  auto op = ptx::find_modifier(inst.modifiers[1], {ptx::ModifierClass::atomic_op});
+  if (space == kSpaces.end() || !op) return std::nullopt;
+  const auto atom_op = static_cast<ptx::AtomOp>(op->value);
+  std::string op_code = "AtomOp::" + inst.modifiers[1];
+  if (atom_op == ptx::AtomOp::and_ || atom_op == ptx::AtomOp::or_ || atom_op == ptx::AtomOp::xor_)
+    op_code += "_";  // and, or, xor are C++ keywords
+  const std::size_t first_src = red ? 1 : 2;
+  if (inst.operands.size() < first_src + 1 || inst.operands.size() > first_src + 2) return std::nullopt;
+  const ptx::Operand& where = inst.operands[first_src - 1];
+  std::vector<ptx::Operand> srcs(inst.operands.begin() + first_src, inst.operands.end());
+  auto address = ops.address(where);
+  auto args = sources(srcs, ops);
+  auto dst = red ? std::optional<Code>(Code()) : ops.reg(inst.operands[0], t);
+  if (!address || !args || !dst) return std::nullopt;
+  Code head("k." + inst.opcode + "(" + space->second.second + ", " + op_code + ", " + dsl_type(*t) + ", ");
+  return checked(inst, ops, head + (red ? Code() : *dst + Code(", ")) + *address + *args + Code(");"),
+                 [&](Sandbox& b) {
+                   if (red) return b.k().red(space->second.first, atom_op, *t, b.addr(where), b.src(srcs[0]));
+                   std::optional<dsl::Src> c;
+                   if (srcs.size() == 2) c = b.src(srcs[1]);
+                   b.k().atom(space->second.first, atom_op, *t, b.reg(inst.operands[0], t), b.addr(where),
+                              b.src(srcs[0]), c);
+                 });
+}
+
 }  // namespace
 
 std::optional<Code> wrapper_call(const ptx::Instruction& inst, OperandWriter& ops) {
@@ -567,6 +602,7 @@ std::optional<Code> wrapper_call(const ptx::Instruction& inst, OperandWriter& op
   if (inst.opcode == "setp") return setp(inst, ops);
   if (inst.opcode == "ld" || inst.opcode == "st") return memory(inst, ops);
   if (inst.opcode == "not") return not_(inst, ops);
+  if (inst.opcode == "atom" || inst.opcode == "red") return atomic(inst, ops);
   if (inst.opcode == "cvt") return cvt(inst, ops);
   if (inst.opcode == "cvta") return cvta(inst, ops);
   if (inst.opcode == "selp") return selp(inst, ops);

@@ -64,7 +64,7 @@ TEST(Transpile, TypedWrappersForCompilerOutput) {
       "ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];\nst.shared.u32 [%r1], 0;\n"
       "cvt.s64.s32 %rd2, %r1;\ncvt.rn.f32.u32 %f1, %r2;\ncvta.to.global.u64 %rd3, %rd2;\n"
       "mul.wide.u32 %rd3, %r2, 4;\nmad.lo.s32 %r3, %r1, 8, %r2;\nselp.b32 %r4, 1, %r3, %p1;\n"
-      "not.pred %p2, %p1;\nnot.b32 %r5, %r4;\nfma.rn.ftz.f32 %f2, %f1, %f3, %f4;\n"
+      "not.pred %p2, %p1;\nmov.pred %p1, %p2;\nnot.b32 %r5, %r4;\nfma.rn.ftz.f32 %f2, %f1, %f3, %f4;\n"
       "shfl.sync.bfly.b32 %r6|%p2, %r5, 16, 31, -1;\nvote.sync.ballot.b32 %r7, %p1, -1;\n"
       "bar.sync 0;\npopc.b32 %r8, %r7;\natom.global.add.u32 %r8, [%rd1], 1;\ndiv.u32 %r8, %r7, %r6;\nret;"));
   for (const char* call :
@@ -72,7 +72,7 @@ TEST(Transpile, TypedWrappersForCompilerOutput) {
         "k.st(Space::shared, u32, at(r[1]), 0);", "k.cvt(s64, s32, rd[2], r[1]);",
         "k.cvt(f32, u32, f[1], r[2], {.round = Round::rn});", "k.cvta_to(Space::global, rd[3].as(u64), rd[2].as(u64));",
         "k.mul_wide(rd[3].as(u64), r[2].as(u32), 4);", "k.mad(r[3].as(s32), r[1], 8, r[2]);",
-        "k.selp(r[4], 1, r[3], p[1]);", "k.not_(p[2], p[1]);", "k.not_(r[5], r[4]);",
+        "k.selp(r[4], 1, r[3], p[1]);", "k.not_(p[2], p[1]);", "k.mov(p[1], p[2]);", "k.not_(r[5], r[4]);",
         "k.fma(f[2], f[1], f[3], f[4], {.round = Round::rn, .ftz = true});",
         "k.shfl_sync(Shfl::bfly, r[6], r[5], 16, 31, -1, p[2]);", "k.ballot_sync(r[7], p[1], -1);", "k.bar_sync(0);",
         "k.popc(r[8], r[7]);", "k.atom(Space::global, AtomOp::add, u32, r[8].as(u32), at(rd[1]), 1);",

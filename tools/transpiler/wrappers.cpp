@@ -118,6 +118,13 @@ std::optional<Code> mov(const ptx::Instruction& inst, OperandWriter& ops) {
   auto t = type_modifier(inst);
   if (inst.modifiers.size() != 1 || !t || inst.operands.size() != 2) return std::nullopt;
   const auto &d = inst.operands[0], &s = inst.operands[1];
+  if (*t == ptx::Type::pred) {
+    auto pd = ops.pred_use(d), ps = ops.pred_use(s);
+    if (!pd || !ps || d.negated ||
+        !reproduces(inst, ops, [&](Sandbox& b) { b.k().mov(b.pred(d).pred, b.pred(s)); }))
+      return std::nullopt;
+    return Code("k.mov(") + *pd + Code(", ") + *ps + Code(");");
+  }
   auto dst = ops.reg(d, t);
   if (!dst) return std::nullopt;
   if (auto sr = ops.sreg(s)) {

@@ -195,12 +195,14 @@ std::optional<Code> setp(const ptx::Instruction& inst, OperandWriter& ops) {
          *sb + Code(");");
 }
 
+// The addressable state spaces by modifier word, with the DSL's spelling.
+const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
+    {"global", {ptx::Space::global, "Space::global"}}, {"shared", {ptx::Space::shared, "Space::shared"}},
+    {"local", {ptx::Space::local, "Space::local"}},    {"param", {ptx::Space::param, "Space::param"}},
+    {"const", {ptx::Space::const_, "Space::const_"}}};
+
 // ld/st[.volatile].space[.nc][.cache][.vN].type: k.ld(Space::global, f32, r[1], at(rd[2]), {.nc = true}).
 std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
-  static const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
-      {"global", {ptx::Space::global, "Space::global"}}, {"shared", {ptx::Space::shared, "Space::shared"}},
-      {"local", {ptx::Space::local, "Space::local"}},    {"param", {ptx::Space::param, "Space::param"}},
-      {"const", {ptx::Space::const_, "Space::const_"}}};
   static const std::map<std::string, dsl::Cache> kCaches = {
       {"ca", dsl::Cache::ca}, {"cg", dsl::Cache::cg}, {"cs", dsl::Cache::cs}, {"lu", dsl::Cache::lu},
       {"cv", dsl::Cache::cv}, {"wb", dsl::Cache::wb}, {"wt", dsl::Cache::wt}};
@@ -342,10 +344,6 @@ std::optional<Code> cvt(const ptx::Instruction& inst, OperandWriter& ops) {
 
 // cvta[.to].space.u64 d, a.
 std::optional<Code> cvta(const ptx::Instruction& inst, OperandWriter& ops) {
-  static const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
-      {"global", {ptx::Space::global, "Space::global"}}, {"shared", {ptx::Space::shared, "Space::shared"}},
-      {"local", {ptx::Space::local, "Space::local"}},    {"param", {ptx::Space::param, "Space::param"}},
-      {"const", {ptx::Space::const_, "Space::const_"}}};
   const bool to = !inst.modifiers.empty() && inst.modifiers[0] == "to";
   if (inst.modifiers.size() != (to ? 3u : 2u) || inst.modifiers.back() != "u64" || inst.operands.size() != 2)
     return std::nullopt;
@@ -562,8 +560,6 @@ std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops) {
 // atom.space.op.type d, [a], b[, c] and red.space.op.type [a], b, in the
 // default semantics and scope (the wrapper's AtomOpts left empty).
 std::optional<Code> atomic(const ptx::Instruction& inst, OperandWriter& ops) {
-  static const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
-      {"global", {ptx::Space::global, "Space::global"}}, {"shared", {ptx::Space::shared, "Space::shared"}}};
   const bool red = inst.opcode == "red";
   auto t = type_modifier(inst);
   if (!t || inst.modifiers.size() != 3) return std::nullopt;

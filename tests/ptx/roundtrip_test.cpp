@@ -1,16 +1,15 @@
-// Structural round trip over nvcc's own output (tests/corpus/*.cu compiled by
-// corpus.cmake for sm_80 and sm_90a with -O3, -G, -lineinfo and -rdc=true):
+// Structural round trip over nvcc's and Triton's output (tests/corpus:
+// *.cu compiled by corpus.cmake for sm_80 and sm_90a with -O3, -G, -lineinfo
+// and -rdc=true; triton_kernels.py's kernels for both targets):
 //   parse(emit(parse(x))) == parse(x), and
 //   ptxas(emit(parse(x))) gives the machine code ptxas(x) gives.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
-#include "ptx/cubin_sections.hpp"
+#include "ptx/same_machine_code.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/parser.hpp"
@@ -28,11 +27,6 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-std::vector<std::uint8_t> read_bytes(const fs::path& p) {
-  std::string s = read_file(p);
-  return {s.begin(), s.end()};
-}
-
 std::vector<fs::path> corpus_files() {
   std::vector<fs::path> out;
   if (fs::is_directory(WARPFORGE_PTX_CORPUS_DIR))
@@ -40,16 +34,6 @@ std::vector<fs::path> corpus_files() {
       if (e.path().extension() == ".ptx") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
-}
-
-// <source>.<target>.<variant>.ptx, as corpus.cmake names them.
-struct CorpusName {
-  std::string target, variant;
-};
-CorpusName split_name(const fs::path& p) {
-  std::string stem = p.stem().string();  // source.target.variant
-  std::size_t last = stem.rfind('.'), mid = stem.rfind('.', last - 1);
-  return {stem.substr(mid + 1, last - mid - 1), stem.substr(last + 1)};
 }
 
 // The first module item where two modules differ, as emitted text, so that a
@@ -70,26 +54,6 @@ std::string first_difference(const Module& a, const Module& b) {
   return "item counts " + std::to_string(a.items.size()) + " and " + std::to_string(b.items.size());
 }
 
-// ptxas numbers the names it gives function-local shared variables after
-// their PTX source line ($___ZZ4kernE4tile__29); the emitter's lines differ.
-std::string without_line_suffix(const std::string& name) {
-  static const std::regex suffix(R"(^(\$___.*)__[0-9]+$)");
-  return std::regex_replace(name, suffix, "$1");
-}
-
-class Scratch {
- public:
-  Scratch()
-      : dir_(fs::temp_directory_path() / ("warpforge-roundtrip-" + std::to_string(::getpid()))) {
-    fs::create_directories(dir_);
-  }
-  ~Scratch() { fs::remove_all(dir_); }
-  const fs::path& dir() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
-
 class RoundTrip : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(RoundTrip, ReparsesEqualAndAssemblesToTheSameCode) {
@@ -107,48 +71,7 @@ TEST_P(RoundTrip, ReparsesEqualAndAssemblesToTheSameCode) {
     GTEST_SKIP()
         << "ptxas not found on PATH or in /usr/local/cuda/bin: the structural check passed, "
            "the machine-code comparison needs the CUDA toolkit";
-  const CorpusName name = split_name(path);
-  Scratch scratch;
-  fs::path emitted_ptx = scratch.dir() / "emitted.ptx";
-  std::ofstream(emitted_ptx) << emitted;
-  auto assemble = [&](const fs::path& ptx, const std::string& cubin) {
-    std::vector<std::string> args = {"-arch=" + name.target, ptx.string(), "-o",
-                                     (scratch.dir() / cubin).string()};
-    if (name.variant == "rdc")
-      args.insert(args.begin(), "-c");  // relocatable: extern functions stay unresolved
-    ToolRun run = run_tool(*ptxas, args);
-    EXPECT_EQ(run.exit_code, 0) << "ptxas " << ptx << ":\n" << run.output;
-    return read_bytes(scratch.dir() / cubin);
-  };
-  const auto expected = assemble(path, "original.cubin");
-  const auto actual = assemble(emitted_ptx, "emitted.cubin");
-  ASSERT_FALSE(expected.empty());
-  if (name.variant == "O3") {
-    EXPECT_TRUE(expected == actual) << "the cubins differ";
-    return;
-  }
-  // With relocatable code or debug information, compare section by section,
-  // leaving out what records PTX source lines: the PTX text itself
-  // (.nv_debug_ptx_txt), the SASS-to-PTX line map (.nv_debug_line_sass and its
-  // relocations) and
-  // the line-numbered local symbol names in .strtab.
-  const testing::Cubin want = testing::read_cubin(expected), got = testing::read_cubin(actual);
-  std::vector<std::string> want_names, got_names;
-  for (const auto& [section, bytes] : want.sections) want_names.push_back(section);
-  for (const auto& [section, bytes] : got.sections) got_names.push_back(section);
-  ASSERT_EQ(want_names, got_names);
-  for (const auto& [section, bytes] : want.sections) {
-    if (section.ends_with(".nv_debug_ptx_txt") || section.ends_with(".nv_debug_line_sass") ||
-        section == ".strtab" || section == ".symtab")
-      continue;  // .rel.nv_debug_line_sass relocates the line map, so it goes with it
-    EXPECT_TRUE(bytes == got.sections.at(section)) << "section " << section << " differs";
-  }
-  ASSERT_EQ(want.symbols.size(), got.symbols.size());
-  for (std::size_t i = 0; i < want.symbols.size(); ++i) {
-    EXPECT_EQ(without_line_suffix(want.symbols[i].name), without_line_suffix(got.symbols[i].name));
-    EXPECT_TRUE(want.symbols[i].fields == got.symbols[i].fields)
-        << "symbol " << want.symbols[i].name;
-  }
+  EXPECT_EQ(testing::machine_code_difference(*ptxas, original, emitted, testing::corpus_assembly(path)), "");
 }
 
 std::string test_name(const ::testing::TestParamInfo<fs::path>& info) {
@@ -176,7 +99,17 @@ TEST(RoundTripCorpus, WasGenerated) {
     expected.push_back(hopper ? stem + ".sm_90a.lineinfo" : stem + ".sm_80.lineinfo");
     if (!hopper) expected.push_back(stem + ".sm_80.O3");
     for (const auto& name : expected)
-      EXPECT_TRUE(fs::exists(fs::path(WARPFORGE_PTX_CORPUS_DIR) / (name + ".ptx"))) << name << ".ptx was not generated";
+      EXPECT_TRUE(fs::exists(fs::path(WARPFORGE_PTX_CORPUS_DIR) / (name + ".ptx")))
+          << name << ".ptx was not generated";
+  }
+  // corpus.cmake runs triton_kernels.py where Python imports triton: PTX for both targets.
+  if (!WARPFORGE_TRITON_CORPUS) return;
+  for (const std::string target : {"sm_80", "sm_90a"}) {
+    int files = 0;
+    for (const auto& path : corpus_files())
+      files += path.filename().string().starts_with("triton_") && testing::corpus_assembly(path).target == target;
+    EXPECT_GE(files, 4) << "Triton's PTX for " << target
+                        << " was not generated (tests/corpus/triton_kernels.py)";
   }
 }
 

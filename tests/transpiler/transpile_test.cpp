@@ -34,8 +34,8 @@ TEST(Transpile, FoldsArithmeticProgressionsIntoLoops) {
       "st.global.f32 [%rd1], %f1;\nst.global.f32 [%rd1+4], %f2;\nst.global.f32 [%rd1+8], %f3;\n"
       "st.global.f32 [%rd1+12], %f4;\nret;"));
   // [%rd1] has no offset to step, so the loop starts at the second store.
-  EXPECT_TRUE(has(out, "k.inst(\"st.global.f32\", at(rd[1]), f[1]);\n  for (int i = 0; i < 3; ++i) {")) << out;
-  EXPECT_TRUE(has(out, "k.inst(\"st.global.f32\", at(rd[1], 4 + 4 * i), f[2 + i]);")) << out;
+  EXPECT_TRUE(has(out, "k.st(Space::global, f32, at(rd[1]), f[1]);\n  for (int i = 0; i < 3; ++i) {")) << out;
+  EXPECT_TRUE(has(out, "k.st(Space::global, f32, at(rd[1], 4 + 4 * i), f[2 + i]);")) << out;
 }
 
 TEST(Transpile, DoesNotFoldWhatIsNotAProgression) {
@@ -56,10 +56,35 @@ TEST(Transpile, SpecialRegistersBranchesAndGuards) {
   EXPECT_TRUE(has(out, "k.place(L_BB0_2);")) << out;
 }
 
+// The typed wrappers for what nvcc, CUB and Triton emit most, each used
+// because a sandbox kernel emitted the identical instruction.
+TEST(Transpile, TypedWrappersForCompilerOutput) {
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<9>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<5>;\n.reg .pred %p<3>;\n"
+      "ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];\nst.shared.u32 [%r1], 0;\n"
+      "cvt.s64.s32 %rd2, %r1;\ncvt.rn.f32.u32 %f1, %r2;\ncvta.to.global.u64 %rd3, %rd2;\n"
+      "mul.wide.u32 %rd3, %r2, 4;\nmad.lo.s32 %r3, %r1, 8, %r2;\nselp.b32 %r4, 1, %r3, %p1;\n"
+      "not.pred %p2, %p1;\nmov.pred %p1, %p2;\nnot.b32 %r5, %r4;\nfma.rn.ftz.f32 %f2, %f1, %f3, %f4;\n"
+      "shfl.sync.bfly.b32 %r6|%p2, %r5, 16, 31, -1;\nvote.sync.ballot.b32 %r7, %p1, -1;\n"
+      "bar.sync 0;\npopc.b32 %r8, %r7;\natom.global.add.u32 %r8, [%rd1], 1;\ndiv.u32 %r8, %r7, %r6;\nret;"));
+  for (const char* call :
+       {"k.ld(Space::global, f32, slice(f, 1, 4), at(rd[1], 16), {.nc = true});",
+        "k.st(Space::shared, u32, at(r[1]), 0);", "k.cvt(s64, s32, rd[2], r[1]);",
+        "k.cvt(f32, u32, f[1], r[2], {.round = Round::rn});", "k.cvta_to(Space::global, rd[3].as(u64), rd[2].as(u64));",
+        "k.mul_wide(rd[3].as(u64), r[2].as(u32), 4);", "k.mad(r[3].as(s32), r[1], 8, r[2]);",
+        "k.selp(r[4], 1, r[3], p[1]);", "k.not_(p[2], p[1]);", "k.mov(p[1], p[2]);", "k.not_(r[5], r[4]);",
+        "k.fma(f[2], f[1], f[3], f[4], {.round = Round::rn, .ftz = true});",
+        "k.shfl_sync(Shfl::bfly, r[6], r[5], 16, 31, -1, p[2]);", "k.ballot_sync(r[7], p[1], -1);", "k.bar_sync(0);",
+        "k.popc(r[8], r[7]);", "k.atom(Space::global, AtomOp::add, u32, r[8].as(u32), at(rd[1]), 1);",
+        "k.div(r[8].as(u32), r[7], r[6]);"})
+    EXPECT_TRUE(has(out, call)) << call << "\n" << out;
+  EXPECT_FALSE(has(out, "k.inst(")) << out;
+}
+
 TEST(Transpile, DirectivesAndParametersKeepTheirForm) {
   std::string out = transpiled(kernel(".reg .b64 %rd<2>;\nld.param.u64 %rd1, [k_param_0];\nret;", ".param .u64 k_param_0"));
   EXPECT_TRUE(has(out, "const ParamRef param_0{\"k_param_0\"};")) << out;
-  EXPECT_TRUE(has(out, "k.inst(\"ld.param.u64\", rd[1], at(param_0));")) << out;
+  EXPECT_TRUE(has(out, "k.ld(Space::param, u64, rd[1].as(u64), at(param_0));")) << out;
   EXPECT_TRUE(has(out, "fn.params = {")) << out;
 }
 
@@ -68,6 +93,28 @@ TEST(Transpile, WritesWhatTheDslCannotSayAsIr) {
   std::string out = transpiled(kernel(".reg .b64 %rd<2>;\nld.global.u64 %rd1, [%rd1+0];\nexit;"));
   EXPECT_TRUE(has(out, ".explicit_zero_offset = true")) << out;
   EXPECT_TRUE(has(out, "fn.body->body.pop_back();")) << out;
+}
+
+// Line information and DWARF sections (-G, -lineinfo, Triton): .loc as
+// loc(k, ...), runs of decimal data lines as one data_lines() list, label
+// addresses as data_symbols(); what those helpers cannot spell exactly (a
+// label line, hex, a symbol with an offset) stays one IR line each.
+TEST(Transpile, LineInformationAndDebugSectionsAreCompact) {
+  std::string out = transpiled(
+      ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n.loc 1 48 7\n"
+      "$L__tmp0:\nret;\n}\n.file 1 \"k.py\"\n"
+      ".section .debug_info\n{\n.b8 1\n.b8 17\n.b8 0\n.b8 2, 3\n.b8 4, 5\n.b32 7\n.b32 0x1F\n"
+      ".b64 $L__tmp0\n.b64 $L__tmp0\n.b32 .debug_abbrev+4\n$L__info0:\n.b8 9\n}\n");
+  EXPECT_TRUE(has(out, "loc(k, 1, 48, 7);")) << out;
+  EXPECT_TRUE(has(out, "data_lines(s, ptx::Type::b8, {\n      1, 17, 0});")) << out;
+  EXPECT_TRUE(has(out, "data_lines(s, ptx::Type::b8, {\n      2, 3, 4, 5}, 2);")) << out;
+  EXPECT_TRUE(has(out, "data_symbols(s, ptx::Type::b64, {\n      \"$L__tmp0\", \"$L__tmp0\"});"))
+      << out;
+  // The spellings the helpers do not write.
+  EXPECT_TRUE(has(out, "s.lines.push_back(ptx::Section::Line{.type = ptx::Type::b32, .values = {"))
+      << out;
+  EXPECT_TRUE(has(out, "0x1F")) << out;
+  EXPECT_TRUE(has(out, ".label = \"$L__info0\"")) << out;
 }
 
 TEST(Transpile, RefusesANameThatIsNotAnIdentifier) {

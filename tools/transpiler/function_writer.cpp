@@ -10,6 +10,21 @@
 #include "warpforge/ptx/vocabulary.hpp"
 
 namespace warpforge::transpiler {
+
+const char* const kLocHelper =
+    "// .loc file line column: the PTX source position of what follows.\n"
+    "void loc(Kernel& k, int file, int line, int column) {\n"
+    "  k.statement(ptx::Directive{.name = \"loc\", .args = "
+    "{ptx::Operand::imm_text(ptx::Operand::Kind::imm_int, "
+    "std::to_string(file)),\n"
+    "                                                  "
+    "ptx::Operand::imm_text(ptx::Operand::Kind::imm_int, "
+    "std::to_string(line)),\n"
+    "                                                  "
+    "ptx::Operand::imm_text(ptx::Operand::Kind::imm_int, "
+    "std::to_string(column))}});\n"
+    "}\n";
+
 namespace {
 
 bool is_identifier(const std::string& s) {
@@ -74,7 +89,7 @@ class BodyWriter {
         // one handle serves them all, placed in each scope.
         run.push_back(Code("k.place(" + scope_.labels.at(l->name) + ");"));
       } else if (const auto* d = std::get_if<ptx::Directive>(&s)) {
-        run.push_back(Code("k.statement(" + literal(*d) + ");"));
+        run.push_back(directive(*d));
       } else {
         run.push_back(instruction(std::get<ptx::Instruction>(s)));
       }
@@ -83,6 +98,20 @@ class BodyWriter {
   }
 
  private:
+  // `.loc file line column` (nvcc's line information, one before nearly
+  // every instruction of a -G build) as loc(k, 1, 48, 0); any other
+  // directive as its IR value.
+  Code directive(const ptx::Directive& d) {
+    std::vector<std::string> args;
+    for (const auto& a : d.args)
+      if (auto v = decimal_literal(a)) args.push_back(*v);
+    if (d.name != "loc" || d.args.size() != 3 || args.size() != 3 ||
+        literal(d) != literal(ptx::Directive{.name = "loc", .args = d.args}))
+      return Code("k.statement(" + literal(d) + ");");
+    uses_loc = true;
+    return Code("loc(k, " + args[0] + ", " + args[1] + ", " + args[2] + ");");
+  }
+
   Code declaration(const ptx::Variable& v) {
     // What declare_reg(s)/declare_pred(s) write; anything more is written as IR.
     const bool simple = ptx::Variable{.space = ptx::Space::reg, .type = v.type, .name = v.name, .range = v.range} == v &&
@@ -164,6 +193,7 @@ class BodyWriter {
     std::string cpp, with_handle, without_handle;
   };
   std::vector<Declared> declared_;
+  bool uses_loc = false;
 };
 
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -254,7 +284,10 @@ FunctionSource write_function(const ptx::Function& f, ptx::Target dsl_target, co
       out += "  const ParamRef " + scope.params[p.name] + "{" + cpp_string(p.name) + "};\n";
   out += head + body;
   out += "  ptx::Function fn = k.function();\n";
-  if (!ends_with_ret(*f.body)) out += "  fn.body->body.pop_back();  // k.function() closes the body with ret; this one has none\n";
+  if (!ends_with_ret(*f.body))
+    out +=
+        "  fn.body->body.pop_back();  // k.function() closes the body with ret; this one has "
+        "none\n";
   if (!name_by_dsl) out += "  fn.name = " + cpp_string(f.name) + ";\n";
   if (!f.is_entry) out += "  fn.is_entry = false;\n";
   if (f.linkage != ptx::Linkage::visible) out += "  fn.linkage = " + literal(f.linkage) + ";\n";
@@ -266,7 +299,7 @@ FunctionSource write_function(const ptx::Function& f, ptx::Target dsl_target, co
   }
   if (!directives_by_dsl) out += "  fn.directives = " + braced(f.directives) + ";\n";
   out += "  return fn;\n}\n";
-  return {out, ops.used_slice()};
+  return {out, ops.used_slice(), writer.uses_loc};
 }
 
 }  // namespace warpforge::transpiler

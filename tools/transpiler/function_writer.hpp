@@ -12,7 +12,11 @@ namespace warpforge::transpiler {
 struct FunctionSource {
   std::string text;         // the C++ function definition
   bool uses_slice = false;  // whether it calls the generated file's slice() helper
+  bool uses_loc = false;    // whether it calls the generated file's loc() helper
 };
+
+// The loc() helper's definition, written once into a file that uses it.
+extern const char* const kLocHelper;
 
 // `dsl_target` is the target the Kernel is built for; `cpp_name` the C++
 // function's name.

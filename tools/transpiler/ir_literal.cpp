@@ -1,5 +1,6 @@
 #include "transpiler/ir_literal.hpp"
 
+#include <cctype>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -228,6 +229,18 @@ std::string literal(const ptx::Section::Line& l) {
   if (l.type != ptx::Type::b8) f.add("type", literal(l.type));
   if (!l.values.empty()) f.add("values", braced(l.values));
   return f.done();
+}
+
+std::optional<std::string> decimal_literal(const ptx::Operand& op) {
+  const std::string& t = op.text;
+  const std::size_t sign = !t.empty() && t[0] == '-', digits = t.size() - sign;
+  // 18 digits: within int64 whatever they are.
+  if (digits == 0 || digits > 18 || (digits > 1 && t[sign] == '0')) return std::nullopt;
+  for (std::size_t i = sign; i < t.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(t[i]))) return std::nullopt;
+  if (t == "-0" || literal(op) != literal(ptx::Operand::imm_text(ptx::Operand::Kind::imm_int, t)))
+    return std::nullopt;
+  return t;
 }
 
 }  // namespace warpforge::transpiler

@@ -4,6 +4,7 @@
 // with `using namespace warpforge;`, compares == to the value it was made from.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "warpforge/ptx/module.hpp"
@@ -21,6 +22,11 @@ std::string literal(const ptx::Instruction& inst);
 std::string literal(const ptx::Statement& s);
 std::string literal(const ptx::Function& f);
 std::string literal(const ptx::Section::Line& l);  // one line of a debug section
+
+// The decimal C++ literal of an integer immediate that
+// ptx::Operand::imm_text(Kind::imm_int, std::to_string(value)) rebuilds
+// exactly (PTX spelled it as canonical decimal); nullopt for any other operand.
+std::optional<std::string> decimal_literal(const ptx::Operand& op);
 
 // {a, b, c} of the literals of `values`.
 template <class T>

@@ -32,6 +32,8 @@ class OperandWriter {
   std::optional<Code> sreg(const ptx::Operand& op) const;      // SReg::tid_x, where the target has it
   std::optional<Code> int_imm(const ptx::Operand& op) const;   // decimal immediates, as holes
   std::optional<Code> float_imm(const ptx::Operand& op) const;  // imm_f32(1.5f) where exact
+  std::optional<Code> regs_vector(const ptx::Operand& op);  // Regs{r[1], r[3]} or slice(r, 1, 4)
+  std::optional<Code> address(const ptx::Operand& op);      // at(rd[1], 8), at(param_0)
 
   bool used_slice() const { return used_slice_; }
   const std::set<std::string>& used_params() const { return used_params_; }
@@ -39,8 +41,6 @@ class OperandWriter {
   const Scope& scope() const { return scope_; }
 
  private:
-  std::optional<Code> regs_vector(const ptx::Operand& op);
-  std::optional<Code> address(const ptx::Operand& op);
   Code arg_if_handle(const ptx::Operand& op);  // empty text where op has no handle
 
   Scope& scope_;

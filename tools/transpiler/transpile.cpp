@@ -5,6 +5,7 @@
 #include "transpiler/cpp_names.hpp"
 #include "transpiler/function_writer.hpp"
 #include "transpiler/ir_literal.hpp"
+#include "transpiler/section_writer.hpp"
 #include "warpforge/error.hpp"
 
 namespace warpforge::transpiler {
@@ -19,7 +20,8 @@ bool is_cpp_identifier(const std::string& s) {
 
 constexpr const char* kSliceHelper =
     "// rs[first] .. rs[first + count - 1]: a vector operand of consecutive registers.\n"
-    "Regs slice(const Regs& rs, int first, int count) { return Regs(rs.begin() + first, rs.begin() + first + count); }\n";
+    "Regs slice(const Regs& rs, int first, int count) { return Regs(rs.begin() + first, rs.begin() "
+    "+ first + count); }\n";
 
 }  // namespace
 
@@ -50,15 +52,13 @@ std::string transpile(const ptx::Module& module, const TranspileOptions& options
   const std::string ns = options.name + "_functions";
   CppNames function_names;
   std::string functions, items;
-  bool uses_slice = false;
+  bool uses_slice = false, uses_data_lines = false, uses_loc = false;
   for (const auto& item : module.items) {
     if (const auto* section = std::get_if<ptx::Section>(&item)) {
-      // A line per statement: one initializer of thousands of lines (a -G
-      // build's .debug_info) takes compilers minutes.
-      std::string cpp_name = function_names.claim("section_" + section->name);
-      functions += "\nptx::Section " + cpp_name + "() {\n  ptx::Section s{.name = " + cpp_string(section->name) + "};\n";
-      for (const auto& line : section->lines) functions += "  s.lines.push_back(" + literal(line) + ");\n";
-      functions += "  return s;\n}\n";
+      const std::string cpp_name = function_names.claim("section_" + section->name);
+      SectionSource source = write_section(*section, cpp_name);
+      uses_data_lines |= source.uses_data_lines;
+      functions += source.text;
       items += "  m.items.push_back(" + ns + "::" + cpp_name + "());\n";
       continue;
     }
@@ -72,6 +72,7 @@ std::string transpile(const ptx::Module& module, const TranspileOptions& options
     std::string cpp_name = function_names.claim(std::string(f->is_entry ? "kernel_" : "func_") + f->name);
     FunctionSource source = write_function(*f, target, cpp_name);
     uses_slice |= source.uses_slice;
+    uses_loc |= source.uses_loc;
     functions += "\n" + source.text;
     items += "  m.items.push_back(" + ns + "::" + cpp_name + "());\n";
   }
@@ -81,9 +82,13 @@ std::string transpile(const ptx::Module& module, const TranspileOptions& options
                     ": build_" + options.name + "() rebuilds the module.\n";
   out += "#include <cstdint>\n#include <optional>\n#include <vector>\n";
   if (options.with_main) out += "#include <iostream>\n";
-  out += "\n#include \"warpforge/dsl.hpp\"\n\nusing namespace warpforge;\nusing namespace warpforge::dsl;\n\n";
+  out +=
+      "\n#include \"warpforge/dsl.hpp\"\n\nusing namespace warpforge;\nusing namespace "
+      "warpforge::dsl;\n\n";
   out += "namespace " + ns + " {\n";
   if (uses_slice) out += "\n" + std::string(kSliceHelper);
+  if (uses_data_lines) out += "\n" + std::string(kDataLinesHelper);
+  if (uses_loc) out += "\n" + std::string(kLocHelper);
   out += functions + "\n}  // namespace " + ns + "\n\n";
   out += "warpforge::ptx::Module build_" + options.name + "() {\n  ptx::Module m;\n";
   out += "  m.version_major = " + std::to_string(module.version_major) + ";\n";

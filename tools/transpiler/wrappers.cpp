@@ -35,6 +35,18 @@ class Sandbox {
     k_.place(l);
     return l;
   }
+  // The registers of a vector operand ({%r1, %r2}), as OperandWriter::regs_vector names them.
+  dsl::Regs regs(const ptx::Operand& op) {
+    dsl::Regs out;
+    for (const auto& e : op.elems) out.push_back(reg(e));
+    return out;
+  }
+  // [reg + offset] or [param + offset], as OperandWriter::address names them.
+  dsl::Addr addr(const ptx::Operand& op) {
+    const ptx::Operand& base = op.elems.at(0);
+    if (base.kind == ptx::Operand::Kind::reg) return dsl::at(reg(base), op.offset);
+    return dsl::at(dsl::ParamRef{base.text}, op.offset);
+  }
   // A source: a register handle or a decimal immediate (see OperandWriter).
   dsl::Src src(const ptx::Operand& op, std::optional<ptx::Type> view = std::nullopt) {
     if (op.kind == ptx::Operand::Kind::reg) return reg(op, view);
@@ -106,6 +118,13 @@ std::optional<Code> mov(const ptx::Instruction& inst, OperandWriter& ops) {
   auto t = type_modifier(inst);
   if (inst.modifiers.size() != 1 || !t || inst.operands.size() != 2) return std::nullopt;
   const auto &d = inst.operands[0], &s = inst.operands[1];
+  if (*t == ptx::Type::pred) {
+    auto pd = ops.pred_use(d), ps = ops.pred_use(s);
+    if (!pd || !ps || d.negated ||
+        !reproduces(inst, ops, [&](Sandbox& b) { b.k().mov(b.pred(d).pred, b.pred(s)); }))
+      return std::nullopt;
+    return Code("k.mov(") + *pd + Code(", ") + *ps + Code(");");
+  }
   auto dst = ops.reg(d, t);
   if (!dst) return std::nullopt;
   if (auto sr = ops.sreg(s)) {
@@ -128,7 +147,8 @@ std::optional<Code> binary(const ptx::Instruction& inst, OperandWriter& ops) {
       {"mul", {"mul_hi", &dsl::AluOps::mul_hi}},
   };
   static const std::map<std::string, std::string> kFloatModeOps = {{"add", "add"}, {"sub", "sub"}, {"mul", "mul"},
-                                                                   {"min", "min"}, {"max", "max"}};
+                                                                   {"min", "min"}, {"max", "max"},
+                                                                   {"div", "div"}};
   auto t = type_modifier(inst);
   if (!t || inst.operands.size() != 3) return std::nullopt;
   const auto &d = inst.operands[0], &a = inst.operands[1], &c = inst.operands[2];
@@ -141,7 +161,7 @@ std::optional<Code> binary(const ptx::Instruction& inst, OperandWriter& ops) {
     using ModeCall = void (dsl::AluOps::*)(const dsl::Reg&, const dsl::Src&, const dsl::Src&, dsl::FloatMode);
     static const std::map<std::string, ModeCall> kCalls = {{"add", &dsl::AluOps::add}, {"sub", &dsl::AluOps::sub},
                                                           {"mul", &dsl::AluOps::mul}, {"min", &dsl::AluOps::min},
-                                                          {"max", &dsl::AluOps::max}};
+                                                          {"max", &dsl::AluOps::max}, {"div", &dsl::AluOps::div}};
     ModeCall call = kCalls.at(inst.opcode);
     if (reproduces(inst, ops, [&](Sandbox& b) { (b.k().*call)(b.reg(d, t), b.src(a), b.src(c), {}); }))
       return Code("k." + it->second + "(") + args + Code(");");
@@ -175,6 +195,400 @@ std::optional<Code> setp(const ptx::Instruction& inst, OperandWriter& ops) {
          *sb + Code(");");
 }
 
+// The addressable state spaces by modifier word, with the DSL's spelling.
+const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
+    {"global", {ptx::Space::global, "Space::global"}}, {"shared", {ptx::Space::shared, "Space::shared"}},
+    {"local", {ptx::Space::local, "Space::local"}},    {"param", {ptx::Space::param, "Space::param"}},
+    {"const", {ptx::Space::const_, "Space::const_"}}};
+
+// ld/st[.volatile].space[.nc][.cache][.vN].type: k.ld(Space::global, f32, r[1], at(rd[2]), {.nc = true}).
+std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
+  static const std::map<std::string, dsl::Cache> kCaches = {
+      {"ca", dsl::Cache::ca}, {"cg", dsl::Cache::cg}, {"cs", dsl::Cache::cs}, {"lu", dsl::Cache::lu},
+      {"cv", dsl::Cache::cv}, {"wb", dsl::Cache::wb}, {"wt", dsl::Cache::wt}};
+  const bool load = inst.opcode == "ld";
+  auto t = type_modifier(inst);
+  if (!t || inst.operands.size() != 2) return std::nullopt;
+  std::optional<std::pair<ptx::Space, std::string>> space;
+  std::optional<std::string> cache;
+  bool nc = false, volatile_ = false, vector = false;
+  for (std::size_t i = 0; i + 1 < inst.modifiers.size(); ++i) {
+    const std::string& m = inst.modifiers[i];
+    if (auto s = kSpaces.find(m); s != kSpaces.end() && !space) space = s->second;
+    else if (kCaches.count(m) && !cache) cache = m;
+    else if (m == "nc") nc = true;
+    else if (m == "volatile") volatile_ = true;
+    else if (m == "v2" || m == "v4") vector = true;
+    else return std::nullopt;
+  }
+  if (!space) return std::nullopt;
+  const ptx::Operand &data = inst.operands[load ? 0 : 1], &where = inst.operands[load ? 1 : 0];
+  // The DSL checks data registers against the storage type of sub-16-bit types.
+  const ptx::Type view = ptx::bits(*t) < 16 ? ptx::storage_type(*t) : *t;
+  auto address = ops.address(where);
+  auto value = vector ? ops.regs_vector(data) : load ? ops.reg(data, view) : src_code(data, ops, view);
+  if (!address || !value) return std::nullopt;
+  std::string opts;
+  if (cache) opts += ".cache = Cache::" + *cache;
+  if (nc) opts += std::string(opts.empty() ? "" : ", ") + ".nc = true";
+  if (volatile_) opts += std::string(opts.empty() ? "" : ", ") + ".volatile_ = true";
+  if (!reproduces(inst, ops, [&](Sandbox& b) {
+        const dsl::Cache c = cache ? kCaches.at(*cache) : dsl::Cache::none;
+        if (load && vector) b.k().ld(space->first, *t, b.regs(data), b.addr(where), {c, nc, volatile_});
+        if (load && !vector) b.k().ld(space->first, *t, b.reg(data, view), b.addr(where), {c, nc, volatile_});
+        if (!load && vector) b.k().st(space->first, *t, b.addr(where), b.regs(data), {c, volatile_});
+        if (!load && !vector) b.k().st(space->first, *t, b.addr(where), b.src(data, view), {c, volatile_});
+      }))
+    return std::nullopt;
+  Code args = load ? *value + Code(", ") + *address : *address + Code(", ") + *value;
+  return Code("k." + inst.opcode + "(" + space->second + ", " + dsl_type(*t) + ", ") + args +
+         Code((opts.empty() ? "" : ", {" + opts + "}") + ");");
+}
+
+// The rounding and float modifiers between the opcode and its type(s):
+// `.rn.ftz.sat` as FloatMode / CvtMode fields, with their C++ spelling.
+struct Modes {
+  dsl::Round round = dsl::Round::none;
+  bool ftz = false, sat = false, satfinite = false, relu = false;
+  std::string code;  // `{.round = Round::rn, .ftz = true}`, "" when all are off
+};
+std::optional<Modes> modes(const std::vector<std::string>& modifiers, bool cvt) {
+  static const std::map<std::string, dsl::Round> kRounds = {
+      {"rn", dsl::Round::rn},   {"rz", dsl::Round::rz},   {"rm", dsl::Round::rm},   {"rp", dsl::Round::rp},
+      {"rna", dsl::Round::rna}, {"rni", dsl::Round::rni}, {"rzi", dsl::Round::rzi}, {"rmi", dsl::Round::rmi},
+      {"rpi", dsl::Round::rpi}};
+  Modes m;
+  std::vector<std::string> fields;
+  for (const auto& mod : modifiers) {
+    if (auto r = kRounds.find(mod); r != kRounds.end() && m.round == dsl::Round::none) {
+      m.round = r->second;
+      fields.push_back(".round = Round::" + mod);
+    } else if (mod == "ftz") {
+      m.ftz = true;
+    } else if (mod == "sat") {
+      m.sat = true;
+    } else if (cvt && mod == "satfinite") {
+      m.satfinite = true;
+    } else if (cvt && mod == "relu") {
+      m.relu = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  // Designated initializers in declaration order (FloatMode, CvtMode).
+  if (m.ftz) fields.push_back(".ftz = true");
+  if (m.sat) fields.push_back(".sat = true");
+  if (m.satfinite) fields.push_back(".satfinite = true");
+  if (m.relu) fields.push_back(".relu = true");
+  for (std::size_t i = 0; i < fields.size(); ++i) m.code += (i ? ", " : "{") + fields[i];
+  if (!m.code.empty()) m.code += "}";
+  return m;
+}
+
+// The modifiers before the last `n` (the types).
+std::vector<std::string> leading(const ptx::Instruction& inst, std::size_t n) {
+  return {inst.modifiers.begin(), inst.modifiers.end() - static_cast<std::ptrdiff_t>(std::min(n, inst.modifiers.size()))};
+}
+
+// `call` where the sandbox shows that `run` emits exactly `inst`.
+std::optional<Code> checked(const ptx::Instruction& inst, const OperandWriter& ops, Code call,
+                            const std::function<void(Sandbox&)>& run) {
+  if (!reproduces(inst, ops, run)) return std::nullopt;
+  return call;
+}
+
+// Sources as wrappers take them (no view), joined after ", ".
+std::optional<Code> sources(const std::vector<ptx::Operand>& srcs, OperandWriter& ops) {
+  Code out;
+  for (const auto& s : srcs) {
+    auto c = src_code(s, ops, std::nullopt);
+    if (!c) return std::nullopt;
+    out += Code(", ") + *c;
+  }
+  return out;
+}
+
+// not.pred p, q and not.bN d, a.
+std::optional<Code> not_(const ptx::Instruction& inst, OperandWriter& ops) {
+  auto t = type_modifier(inst);
+  if (!t || inst.modifiers.size() != 1 || inst.operands.size() != 2) return std::nullopt;
+  const auto &d = inst.operands[0], &a = inst.operands[1];
+  if (*t == ptx::Type::pred) {
+    auto pd = ops.pred_use(d), pa = ops.pred_use(a);
+    if (!pd || !pa || d.negated || a.negated) return std::nullopt;
+    return checked(inst, ops, Code("k.not_(") + *pd + Code(", ") + *pa + Code(");"),
+                   [&](Sandbox& b) { b.k().not_(b.pred(d).pred, b.pred(a).pred); });
+  }
+  auto dst = ops.reg(d, t);
+  auto src = sources({a}, ops);
+  if (!dst || !src) return std::nullopt;
+  return checked(inst, ops, Code("k.not_(") + *dst + *src + Code(");"),
+                 [&](Sandbox& b) { b.k().not_(b.reg(d, t), b.src(a)); });
+}
+
+// cvt[.modes].dtype.atype d, a: k.cvt(dtype, atype, d, a[, mode]).
+std::optional<Code> cvt(const ptx::Instruction& inst, OperandWriter& ops) {
+  if (inst.modifiers.size() < 2 || inst.operands.size() != 2) return std::nullopt;
+  auto dt = ptx::parse_type(inst.modifiers[inst.modifiers.size() - 2]), at = type_modifier(inst);
+  auto m = modes(leading(inst, 2), true);
+  const auto &d = inst.operands[0], &a = inst.operands[1];
+  auto dst = ops.reg(d);
+  auto src = sources({a}, ops);
+  if (!dt || !at || !m || !dst || !src) return std::nullopt;
+  const dsl::CvtMode mode{m->round, m->ftz, m->sat, m->satfinite, m->relu};
+  return checked(inst, ops,
+                 Code("k.cvt(" + dsl_type(*dt) + ", " + dsl_type(*at) + ", ") + *dst + *src +
+                     Code((m->code.empty() ? "" : ", " + m->code) + ");"),
+                 [&](Sandbox& b) { b.k().cvt(*dt, *at, b.reg(d), b.src(a), mode); });
+}
+
+// cvta[.to].space.u64 d, a.
+std::optional<Code> cvta(const ptx::Instruction& inst, OperandWriter& ops) {
+  const bool to = !inst.modifiers.empty() && inst.modifiers[0] == "to";
+  if (inst.modifiers.size() != (to ? 3u : 2u) || inst.modifiers.back() != "u64" || inst.operands.size() != 2)
+    return std::nullopt;
+  auto space = kSpaces.find(inst.modifiers[to ? 1 : 0]);
+  const auto &d = inst.operands[0], &a = inst.operands[1];
+  auto dst = ops.reg(d, ptx::Type::u64), src = ops.reg(a, ptx::Type::u64);
+  if (space == kSpaces.end() || !dst || !src) return std::nullopt;
+  return checked(inst, ops,
+                 Code(std::string(to ? "k.cvta_to(" : "k.cvta_from(") + space->second.second + ", ") + *dst +
+                     Code(", ") + *src + Code(");"),
+                 [&](Sandbox& b) {
+                   if (to) b.k().cvta_to(space->second.first, b.reg(d, ptx::Type::u64), b.reg(a, ptx::Type::u64));
+                   else b.k().cvta_from(space->second.first, b.reg(d, ptx::Type::u64), b.reg(a, ptx::Type::u64));
+                 });
+}
+
+// The integer type of twice t's width, signedness kept (mul.wide's destination).
+std::optional<ptx::Type> wide(ptx::Type t) {
+  static const std::map<ptx::Type, ptx::Type> kWide = {{ptx::Type::u16, ptx::Type::u32}, {ptx::Type::s16, ptx::Type::s32},
+                                                       {ptx::Type::u32, ptx::Type::u64}, {ptx::Type::s32, ptx::Type::s64}};
+  auto it = kWide.find(t);
+  if (it == kWide.end()) return std::nullopt;
+  return it->second;
+}
+
+// mul.wide.T d, a, b / mad.wide.T d, a, b, c / mad.lo.T d, a, b, c.
+std::optional<Code> wide_or_lo(const ptx::Instruction& inst, OperandWriter& ops) {
+  auto t = type_modifier(inst);
+  const bool mad = inst.opcode == "mad";
+  if (!t || inst.modifiers.size() != 2 || inst.operands.size() != (mad ? 4u : 3u)) return std::nullopt;
+  const auto& d = inst.operands[0];
+  std::vector<ptx::Operand> rest(inst.operands.begin() + 2, inst.operands.end());
+  auto tail = sources(rest, ops);
+  if (!tail) return std::nullopt;
+  const auto& a = inst.operands[1];
+  if (inst.modifiers[0] == "lo" && mad) {
+    auto dst = ops.reg(d, t), sa = sources({a}, ops);
+    if (!dst || !sa) return std::nullopt;
+    return checked(inst, ops, Code("k.mad(") + *dst + *sa + *tail + Code(");"),
+                   [&](Sandbox& b) { b.k().mad(b.reg(d, t), b.src(a), b.src(rest[0]), b.src(rest[1])); });
+  }
+  auto w = wide(*t);
+  if (inst.modifiers[0] != "wide" || !w) return std::nullopt;
+  auto dst = ops.reg(d, w), ra = ops.reg(a, t);
+  if (!dst || !ra) return std::nullopt;
+  return checked(inst, ops, Code(mad ? "k.mad_wide(" : "k.mul_wide(") + *dst + Code(", ") + *ra + *tail + Code(");"),
+                 [&](Sandbox& b) {
+                   if (mad) b.k().mad_wide(b.reg(d, w), b.reg(a, t), b.src(rest[0]), b.src(rest[1]));
+                   else b.k().mul_wide(b.reg(d, w), b.reg(a, t), b.src(rest[0]));
+                 });
+}
+
+// selp.T d, a, b, p.
+std::optional<Code> selp(const ptx::Instruction& inst, OperandWriter& ops) {
+  auto t = type_modifier(inst);
+  if (!t || inst.modifiers.size() != 1 || inst.operands.size() != 4) return std::nullopt;
+  const auto &d = inst.operands[0], &a = inst.operands[1], &c = inst.operands[2], &p = inst.operands[3];
+  auto dst = ops.reg(d, t);
+  auto srcs = sources({a, c}, ops);
+  auto sel = ops.pred_use(p);
+  if (!dst || !srcs || !sel) return std::nullopt;
+  return checked(inst, ops, Code("k.selp(") + *dst + *srcs + Code(", ") + *sel + Code(");"),
+                 [&](Sandbox& b) { b.k().selp(b.reg(d, t), b.src(a), b.src(c), b.pred(p)); });
+}
+
+// Unary bit counts and float negation/absolute value: op.T d, a.
+std::optional<Code> unary(const ptx::Instruction& inst, OperandWriter& ops) {
+  using Call = void (dsl::BitOps::*)(const dsl::Reg&, const dsl::Src&);
+  static const std::map<std::string, Call> kBits = {
+      {"popc", &dsl::BitOps::popc}, {"clz", &dsl::BitOps::clz}, {"brev", &dsl::BitOps::brev}};
+  using ModeCall = void (dsl::AluOps::*)(const dsl::Reg&, const dsl::Src&, dsl::FloatMode);
+  static const std::map<std::string, ModeCall> kAlu = {{"neg", &dsl::AluOps::neg}, {"abs", &dsl::AluOps::abs}};
+  auto t = type_modifier(inst);
+  if (!t || inst.operands.size() != 2) return std::nullopt;
+  const auto &d = inst.operands[0], &a = inst.operands[1];
+  auto src = sources({a}, ops);
+  if (!src) return std::nullopt;
+  if (auto bit = kBits.find(inst.opcode); bit != kBits.end() && inst.modifiers.size() == 1) {
+    // popc and clz write a u32 count from a source of type T; brev writes T.
+    const bool count = inst.opcode != "brev";
+    auto dst = count ? ops.reg(d) : ops.reg(d, t);
+    auto viewed = count ? src_code(a, ops, t) : src;
+    if (!dst || !viewed) return std::nullopt;
+    return checked(inst, ops, Code("k." + inst.opcode + "(") + *dst + (count ? Code(", ") + *viewed : *viewed) + Code(");"),
+                   [&](Sandbox& b) {
+                     (b.k().*(bit->second))(count ? b.reg(d) : b.reg(d, t), count ? b.src(a, t) : b.src(a));
+                   });
+  }
+  auto alu = kAlu.find(inst.opcode);
+  auto m = modes(leading(inst, 1), false);
+  auto dst = ops.reg(d, t);
+  if (alu == kAlu.end() || !m || !dst) return std::nullopt;
+  const dsl::FloatMode mode{m->round, m->ftz, m->sat};
+  return checked(inst, ops, Code("k." + inst.opcode + "(") + *dst + *src + Code((m->code.empty() ? "" : ", " + m->code) + ");"),
+                 [&](Sandbox& b) { (b.k().*(alu->second))(b.reg(d, t), b.src(a), mode); });
+}
+
+// fma.rnd[.ftz][.sat].T d, a, b, c: the wrapper's mode is always written (its default is .rn).
+std::optional<Code> fma(const ptx::Instruction& inst, OperandWriter& ops) {
+  auto t = type_modifier(inst);
+  auto m = modes(leading(inst, 1), false);
+  if (!t || !m || m->code.empty() || inst.operands.size() != 4) return std::nullopt;
+  const auto& d = inst.operands[0];
+  std::vector<ptx::Operand> srcs(inst.operands.begin() + 1, inst.operands.end());
+  auto dst = ops.reg(d, t);
+  auto args = sources(srcs, ops);
+  if (!dst || !args) return std::nullopt;
+  const dsl::FloatMode mode{m->round, m->ftz, m->sat};
+  return checked(inst, ops, Code("k.fma(") + *dst + *args + Code(", " + m->code + ");"),
+                 [&](Sandbox& b) { b.k().fma(b.reg(d, t), b.src(srcs[0]), b.src(srcs[1]), b.src(srcs[2]), mode); });
+}
+
+// Bit-field and byte operations on b32/u32/s32: prmt, bfe, bfi.
+std::optional<Code> bitfield(const ptx::Instruction& inst, OperandWriter& ops) {
+  auto t = type_modifier(inst);
+  const std::size_t n = inst.opcode == "bfi" ? 5 : 4;
+  if (!t || inst.modifiers.size() != 1 || inst.operands.size() != n) return std::nullopt;
+  const auto& d = inst.operands[0];
+  std::vector<ptx::Operand> srcs(inst.operands.begin() + 1, inst.operands.end());
+  auto dst = ops.reg(d, t);
+  auto args = sources(srcs, ops);
+  if (!dst || !args) return std::nullopt;
+  return checked(inst, ops, Code("k." + inst.opcode + "(") + *dst + *args + Code(");"), [&](Sandbox& b) {
+    if (inst.opcode == "prmt") b.k().prmt(b.reg(d, t), b.src(srcs[0]), b.src(srcs[1]), b.src(srcs[2]));
+    if (inst.opcode == "bfe") b.k().bfe(b.reg(d, t), b.src(srcs[0]), b.src(srcs[1]), b.src(srcs[2]));
+    if (inst.opcode == "bfi") b.k().bfi(b.reg(d, t), b.src(srcs[0]), b.src(srcs[1]), b.src(srcs[2]), b.src(srcs[3]));
+  });
+}
+
+// bar.sync id[, count], barrier.sync id[, count], bar.warp.sync mask, membar.level.
+std::optional<Code> barrier(const ptx::Instruction& inst, OperandWriter& ops) {
+  const std::string op = inst.full_opcode();
+  auto args = sources(inst.operands, ops);
+  if (!args) return std::nullopt;
+  // The sources without their leading ", ".
+  Code inner = args->text.empty() ? Code() : Code(args->text.substr(2));
+  inner.values = args->values;
+  if ((op == "bar.sync" || op == "barrier.sync") && (inst.operands.size() == 1 || inst.operands.size() == 2)) {
+    const bool aligned = op == "bar.sync";
+    return checked(inst, ops, Code(aligned ? "k.bar_sync(" : "k.barrier_sync(") + inner + Code(");"), [&](Sandbox& b) {
+      std::optional<dsl::Src> count;
+      if (inst.operands.size() == 2) count = b.src(inst.operands[1]);
+      if (aligned) b.k().bar_sync(b.src(inst.operands[0]), count);
+      else b.k().barrier_sync(b.src(inst.operands[0]), count);
+    });
+  }
+  if (op == "bar.warp.sync" && inst.operands.size() == 1)
+    return checked(inst, ops, Code("k.bar_warp_sync(") + inner + Code(");"),
+                   [&](Sandbox& b) { b.k().bar_warp_sync(b.src(inst.operands[0])); });
+  static const std::map<std::string, std::pair<dsl::MembarLevel, std::string>> kMembar = {
+      {"membar.cta", {dsl::MembarLevel::cta, "cta"}}, {"membar.gl", {dsl::MembarLevel::gl, "gl"}},
+      {"membar.sys", {dsl::MembarLevel::sys, "sys"}}};
+  if (auto m = kMembar.find(op); m != kMembar.end() && inst.operands.empty())
+    return checked(inst, ops, Code("k.membar(MembarLevel::" + m->second.second + ");"),
+                   [&](Sandbox& b) { b.k().membar(m->second.first); });
+  return std::nullopt;
+}
+
+// shfl.sync.mode.b32 d[|p], a, b, c, mask; vote.sync.ballot.b32 / vote.sync.{all,any,uni}.pred; activemask.b32.
+std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops) {
+  static const std::map<std::string, std::pair<dsl::Shfl, std::string>> kShfl = {
+      {"up", {dsl::Shfl::up, "up"}}, {"down", {dsl::Shfl::down, "down"}},
+      {"bfly", {dsl::Shfl::bfly, "bfly"}}, {"idx", {dsl::Shfl::idx, "idx"}}};
+  static const std::map<std::string, std::pair<dsl::Vote, std::string>> kVote = {
+      {"all", {dsl::Vote::all, "all"}}, {"any", {dsl::Vote::any, "any"}}, {"uni", {dsl::Vote::uni, "uni"}}};
+  const auto& mods = inst.modifiers;
+  if (inst.opcode == "activemask" && inst.operands.size() == 1) {
+    auto dst = ops.reg(inst.operands[0]);
+    if (!dst) return std::nullopt;
+    return checked(inst, ops, Code("k.activemask(") + *dst + Code(");"),
+                   [&](Sandbox& b) { b.k().activemask(b.reg(inst.operands[0])); });
+  }
+  if (inst.opcode == "shfl" && mods.size() == 3 && mods[0] == "sync" && kShfl.count(mods[1]) &&
+      inst.operands.size() == 5) {
+    const auto& d = inst.operands[0];
+    const bool pair = d.kind == ptx::Operand::Kind::pair && d.elems.size() == 2;
+    const ptx::Operand& dreg = pair ? d.elems[0] : d;
+    auto dst = ops.reg(dreg);
+    std::vector<ptx::Operand> srcs(inst.operands.begin() + 1, inst.operands.end());
+    auto args = sources(srcs, ops);
+    std::optional<Code> in_range = pair ? ops.pred_use(d.elems[1]) : std::optional<Code>(Code());
+    if (!dst || !args || !in_range) return std::nullopt;
+    const auto mode = kShfl.at(mods[1]);
+    return checked(inst, ops,
+                   Code("k.shfl_sync(Shfl::" + mode.second + ", ") + *dst + *args +
+                       (pair ? Code(", ") + *in_range : Code()) + Code(");"),
+                   [&](Sandbox& b) {
+                     std::optional<dsl::Pred> p;
+                     if (pair) p = b.pred(d.elems[1]).pred;
+                     b.k().shfl_sync(mode.first, b.reg(dreg), b.src(srcs[0]), b.src(srcs[1]), b.src(srcs[2]),
+                                     b.src(srcs[3]), p);
+                   });
+  }
+  if (inst.opcode == "vote" && mods.size() == 3 && mods[0] == "sync" && inst.operands.size() == 3) {
+    const auto &d = inst.operands[0], &a = inst.operands[1], &mask = inst.operands[2];
+    auto pa = ops.pred_use(a);
+    auto m = sources({mask}, ops);
+    if (!pa || !m) return std::nullopt;
+    if (mods[1] == "ballot") {
+      auto dst = ops.reg(d);
+      if (!dst) return std::nullopt;
+      return checked(inst, ops, Code("k.ballot_sync(") + *dst + Code(", ") + *pa + *m + Code(");"),
+                     [&](Sandbox& b) { b.k().ballot_sync(b.reg(d), b.pred(a), b.src(mask)); });
+    }
+    auto v = kVote.find(mods[1]);
+    auto pd = ops.pred_use(d);
+    if (v == kVote.end() || !pd || d.negated) return std::nullopt;
+    return checked(inst, ops, Code("k.vote_sync(Vote::" + v->second.second + ", ") + *pd + Code(", ") + *pa + *m + Code(");"),
+                   [&](Sandbox& b) { b.k().vote_sync(v->second.first, b.pred(d).pred, b.pred(a), b.src(mask)); });
+  }
+  return std::nullopt;
+}
+
+// atom.space.op.type d, [a], b[, c] and red.space.op.type [a], b, in the
+// default semantics and scope (the wrapper's AtomOpts left empty).
+std::optional<Code> atomic(const ptx::Instruction& inst, OperandWriter& ops) {
+  const bool red = inst.opcode == "red";
+  auto t = type_modifier(inst);
+  if (!t || inst.modifiers.size() != 3) return std::nullopt;
+  auto space = kSpaces.find(inst.modifiers[0]);
+  auto op = ptx::find_modifier(inst.modifiers[1], {ptx::ModifierClass::atomic_op});
+  if (space == kSpaces.end() || !op) return std::nullopt;
+  const auto atom_op = static_cast<ptx::AtomOp>(op->value);
+  std::string op_code = "AtomOp::" + inst.modifiers[1];
+  if (atom_op == ptx::AtomOp::and_ || atom_op == ptx::AtomOp::or_ || atom_op == ptx::AtomOp::xor_)
+    op_code += "_";  // and, or, xor are C++ keywords
+  const std::size_t first_src = red ? 1 : 2;
+  if (inst.operands.size() < first_src + 1 || inst.operands.size() > first_src + 2) return std::nullopt;
+  const ptx::Operand& where = inst.operands[first_src - 1];
+  std::vector<ptx::Operand> srcs(inst.operands.begin() + first_src, inst.operands.end());
+  auto address = ops.address(where);
+  auto args = sources(srcs, ops);
+  auto dst = red ? std::optional<Code>(Code()) : ops.reg(inst.operands[0], t);
+  if (!address || !args || !dst) return std::nullopt;
+  Code head("k." + inst.opcode + "(" + space->second.second + ", " + op_code + ", " + dsl_type(*t) + ", ");
+  return checked(inst, ops, head + (red ? Code() : *dst + Code(", ")) + *address + *args + Code(");"),
+                 [&](Sandbox& b) {
+                   if (red) return b.k().red(space->second.first, atom_op, *t, b.addr(where), b.src(srcs[0]));
+                   std::optional<dsl::Src> c;
+                   if (srcs.size() == 2) c = b.src(srcs[1]);
+                   b.k().atom(space->second.first, atom_op, *t, b.reg(inst.operands[0], t), b.addr(where),
+                              b.src(srcs[0]), c);
+                 });
+}
+
 }  // namespace
 
 std::optional<Code> wrapper_call(const ptx::Instruction& inst, OperandWriter& ops) {
@@ -189,6 +603,22 @@ std::optional<Code> wrapper_call(const ptx::Instruction& inst, OperandWriter& op
   }
   if (inst.opcode == "mov") return mov(inst, ops);
   if (inst.opcode == "setp") return setp(inst, ops);
+  if (inst.opcode == "ld" || inst.opcode == "st") return memory(inst, ops);
+  if (inst.opcode == "not") return not_(inst, ops);
+  if (inst.opcode == "atom" || inst.opcode == "red") return atomic(inst, ops);
+  if (inst.opcode == "cvt") return cvt(inst, ops);
+  if (inst.opcode == "cvta") return cvta(inst, ops);
+  if (inst.opcode == "selp") return selp(inst, ops);
+  if (inst.opcode == "fma") return fma(inst, ops);
+  if (inst.opcode == "prmt" || inst.opcode == "bfe" || inst.opcode == "bfi") return bitfield(inst, ops);
+  if (inst.opcode == "popc" || inst.opcode == "clz" || inst.opcode == "brev" || inst.opcode == "neg" ||
+      inst.opcode == "abs")
+    return unary(inst, ops);
+  if (inst.opcode == "bar" || inst.opcode == "barrier" || inst.opcode == "membar") return barrier(inst, ops);
+  if (inst.opcode == "shfl" || inst.opcode == "vote" || inst.opcode == "activemask") return warp(inst, ops);
+  if ((inst.opcode == "mul" || inst.opcode == "mad") && inst.modifiers.size() == 2 &&
+      (inst.modifiers[0] == "wide" || inst.modifiers[0] == "lo"))
+    if (auto w = wide_or_lo(inst, ops)) return w;
   return binary(inst, ops);
 }
 

@@ -40,6 +40,17 @@ std::string read(const fs::path& path) {
   return s.str();
 }
 
+// The generated calls that spell an instruction by its opcode text rather
+// than through a typed wrapper.
+int raw_calls(const std::string& source) {
+  int n = 0;
+  for (const char* call : {"k.inst(", "k.emit("})
+    for (std::size_t at = source.find(call); at != std::string::npos;
+         at = source.find(call, at + 1))
+      ++n;
+  return n;
+}
+
 std::string identifier(const std::string& s) {
   std::string out;
   for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -62,10 +73,14 @@ int main(int argc, char** argv) {
     std::string builtins;
     for (const auto& b : warpforge::examples::builtin_kernels()) {
       std::string name = "builtin_" + identifier(b.name);
-      warpforge::ptx::Module parsed = warpforge::ptx::parse(b.build(b.default_target).to_ptx(), b.name);
-      builtins += transpile(parsed, {.name = name, .source = "built-in kernel " + b.name}) + "\n";
+      warpforge::ptx::Module parsed =
+          warpforge::ptx::parse(b.build(b.default_target).to_ptx(), b.name);
+      const std::string source =
+          transpile(parsed, {.name = name, .source = "built-in kernel " + b.name});
+      builtins += source + "\n";
       declarations += "warpforge::ptx::Module build_" + name + "();\n";
-      rows += "      {\"" + b.name + "\", \"\", &build_" + name + "},\n";
+      rows += "      {\"" + b.name + "\", \"\", &build_" + name + ", " +
+              std::to_string(raw_calls(source)) + "},\n";
     }
     write_if_changed(dir / "builtins.cpp", builtins);
 
@@ -76,10 +91,12 @@ int main(int argc, char** argv) {
       std::string name = "corpus_" + identifier(arg.substr(0, eq));
       fs::path file = arg.substr(eq + 1);
       warpforge::ptx::Module parsed = warpforge::ptx::parse(read(file), file.string());
-      write_if_changed(dir / (name + ".cpp"),
-                       transpile(parsed, {.name = name, .source = file.filename().string()}));
+      const std::string source =
+          transpile(parsed, {.name = name, .source = file.filename().string()});
+      write_if_changed(dir / (name + ".cpp"), source);
       declarations += "warpforge::ptx::Module build_" + name + "();\n";
-      rows += "      {\"" + arg.substr(0, eq) + "\", \"" + file.string() + "\", &build_" + name + "},\n";
+      rows += "      {\"" + arg.substr(0, eq) + "\", \"" + file.string() + "\", &build_" + name +
+              ", " + std::to_string(raw_calls(source)) + "},\n";
     }
 
     write_if_changed(dir / "transpiled_inputs.cpp",

@@ -13,6 +13,7 @@
 // family without a file is reported as skipped).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -142,6 +143,13 @@ int record(const Options& o) {
   return 0;
 }
 
+// An absolute difference as a power of two: "2^-21.54 absolute".
+std::string absolute(double d) {
+  char text[40];
+  std::snprintf(text, sizeof text, "2^%.2f absolute", std::log2(d));
+  return text;
+}
+
 int replay(const Options& o) {
   if (o.truth.empty()) usage("replay needs --truth DIR");
   bool ok = true;
@@ -179,7 +187,8 @@ int replay(const Options& o) {
       if (u.status != UnitReport::Status::agree)
         std::cout << "  " << name(u.status) << ": " << u.unit << " (" << u.cases_agreeing << " of "
                   << u.cases << " cases agree"
-                  << (u.max_ulp ? ", max " + std::to_string(u.max_ulp) + " ulp" : "") << ") "
+                  << (u.max_ulp ? ", max " + std::to_string(u.max_ulp) + " ulp" : "")
+                  << (u.max_abs_error > 0 ? ", max " + absolute(u.max_abs_error) : "") << ") "
                   << u.detail.substr(0, 600) << "\n";
     for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   }

@@ -195,16 +195,18 @@ int replay(const Options& o) {
   return ok ? 0 : 1;
 }
 
+// Little-endian words of 4 bytes, most significant digit first; a shorter
+// tail (a 16-bit result: an f16 element of an MMA) as one word of its size.
 std::string hex_words(const std::vector<std::uint8_t>& bytes) {
   std::string s;
   char word[16];
-  for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
-    std::uint32_t w;
-    std::memcpy(&w, &bytes[i], 4);
-    std::snprintf(word, sizeof word, "%s%08x", i ? " " : "", w);
+  for (std::size_t i = 0; i < bytes.size(); i += 4) {
+    const std::size_t n = std::min<std::size_t>(4, bytes.size() - i);
+    std::uint32_t w = 0;
+    std::memcpy(&w, &bytes[i], n);
+    std::snprintf(word, sizeof word, "%s%0*x", i ? " " : "", static_cast<int>(2 * n), w);
     s += word;
   }
-  if (bytes.size() % 4) s += " +" + std::to_string(bytes.size() % 4) + " bytes";
   return s;
 }
 

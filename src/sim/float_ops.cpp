@@ -172,10 +172,6 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
     b = flush_subnormal(b, f);
     c = flush_subnormal(c, f);
   }
-  if (in.op == Op::sin || in.op == Op::cos || (in.approx && in.op == Op::div && &f == &kF32)) {
-    const std::uint32_t r = in.op == Op::div ? div_approx_f32(a, b) : sin_cos_approx_f32(in.op, a);
-    return in.ftz ? flush_subnormal(r, f) : r;
-  }
   if (&f == &kF32 && (in.rounding == Rounding::none || in.rounding == Rounding::rn)) {
     // Round-to-nearest f32: the host's IEEE single operations are the answer.
     const float x = f32_of(a), y = f32_of(b), z = f32_of(c);
@@ -194,8 +190,12 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
       case Op::mad:
         r = std::fma(x, y, z);
         break;
-      case Op::div:
-        r = x / y;
+      case Op::div:  // div.approx: the H100's rule (approx_functions.hpp)
+        r = in.approx ? f32_of(div_approx_f32(a, b)) : x / y;
+        break;
+      case Op::sin:  // sin and cos exist only as .approx.f32 (PTX ISA 9.7.3)
+      case Op::cos:
+        r = f32_of(sin_cos_approx_f32(in.op, a));
         break;
       default:
         r = static_cast<float>(pinned(exact_op(in.op, x, y, z)));

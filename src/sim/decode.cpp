@@ -900,8 +900,8 @@ class KernelDecoder {
 
   // Reads each modifier's meaning from the PTX vocabulary, among the classes
   // the opcode takes (ptx/modifiers.hpp). Hints (cache, memory order, scope,
-  // proxy, the .sync/.aligned promises, .approx) change nothing the simulator
-  // can observe: every access here is sequentially consistent and the
+  // proxy, the .sync/.aligned promises) change nothing the simulator can
+  // observe: every access here is sequentially consistent and the
   // scheduler checks convergence itself.
   void parse_modifiers(Inst& d, const std::vector<std::string>& mods, ptx::ModifierClasses classes,
                        int line, const std::string& text) {
@@ -961,8 +961,10 @@ class KernelDecoder {
             d.mode = mod->value;
           }
           break;
-        case C::layout:  // only row.col exists for the mma shapes simulated
         case C::approximation:
+          d.approx = mod->value == 0;  // .approx, not .full
+          break;
+        case C::layout:  // only row.col exists for the mma shapes simulated
         case C::noftz:
         case C::sync:
         case C::cache:

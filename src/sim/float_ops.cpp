@@ -13,6 +13,7 @@
 #include <cmath>
 #include <optional>
 
+#include "approx_functions.hpp"
 #include "execute.hpp"
 #include "float_format.hpp"
 #include "rounding_mode_scope.hpp"
@@ -69,18 +70,15 @@ Exact exact_op(Op op, double a, double b, double c) {
       if (!std::isfinite(s) || s == 0) return {s, 0};
       return {s, sign_of(std::fma(-s, s, a))};
     }
-    // The .approx functions: the simulator computes them in double and
-    // rounds once (hardware is within a few ulp of this).
+    // The .approx functions without a modelled H100 rule
+    // (approx_functions.hpp has those): the simulator computes them in
+    // double and rounds once (the H100 is within a few ulps of this).
     case Op::rsqrt:
       return {1.0 / std::sqrt(a), 0};
     case Op::ex2:
       return {std::exp2(a), 0};
     case Op::lg2:
       return {std::log2(a), 0};
-    case Op::sin:
-      return {std::sin(a), 0};
-    case Op::cos:
-      return {std::cos(a), 0};
     case Op::tanh:
       return {std::tanh(a), 0};
     case Op::min:
@@ -192,8 +190,12 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
       case Op::mad:
         r = std::fma(x, y, z);
         break;
-      case Op::div:
-        r = x / y;
+      case Op::div:  // div.approx: the H100's rule (approx_functions.hpp)
+        r = in.approx ? f32_of(div_approx_f32(a, b)) : x / y;
+        break;
+      case Op::sin:  // sin and cos exist only as .approx.f32 (PTX ISA 9.7.3)
+      case Op::cos:
+        r = f32_of(sin_cos_approx_f32(in.op, a));
         break;
       default:
         r = static_cast<float>(pinned(exact_op(in.op, x, y, z)));
@@ -219,7 +221,6 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
   return r;
 }
 
-
 double f64_element(Op op, double a, double b, double c) {
   // volatile keeps the arithmetic between the rounding-mode switches.
   volatile double va = a, vb = b, vc = c;
@@ -239,8 +240,6 @@ double f64_element(Op op, double a, double b, double c) {
       return 1.0 / va;
     case Op::sqrt:
       return std::sqrt(va);
-    case Op::rsqrt:
-      return 1.0 / std::sqrt(va);
     case Op::abs:
       return std::fabs(va);
     case Op::neg:
@@ -298,6 +297,12 @@ void exec_f64(const Inst& in, Warp& w, std::uint32_t active) {
     const std::uint64_t abits = read(w, in.op0(1), l);
     const std::uint64_t bbits = !unary && n > 2 ? read(w, in.op0(2), l) : 0;
     const std::uint64_t cbits = !unary && n > 3 ? read(w, in.op0(3), l) : 0;
+    // The f64 .approx forms: rcp.approx.ftz.f64 and rsqrt.approx.f64.
+    if (in.op == Op::rsqrt || (in.op == Op::rcp && in.approx)) {
+      write(w, in.op0(0), l,
+            in.op == Op::rsqrt ? rsqrt_approx_f64(abits) : rcp_approx_ftz_f64(abits));
+      return;
+    }
     if (const auto nan = f64_nan_result(in.op, abits, bbits, cbits)) {
       write(w, in.op0(0), l, *nan);
       return;

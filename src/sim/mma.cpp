@@ -201,12 +201,13 @@ void exec_mma(const Inst& in, Warp& w) {
   std::array<Factors, 16> rows;
   std::array<Factors, 8> cols;
   if (hopper_sum) {
+    const int a_min = element_min_exponent(at), b_min = element_min_exponent(bt);
     for (int m = 0; m < 16; ++m)
       rows[m] = {&a[m * kMaxK], &a_exp[m * kMaxK],
-                 exponents(&a[m * kMaxK], k_dim, &a_exp[m * kMaxK])};
+                 exponents(&a[m * kMaxK], k_dim, a_min, &a_exp[m * kMaxK])};
     for (int n = 0; n < 8; ++n)
       cols[n] = {&b[n * kMaxK], &b_exp[n * kMaxK],
-                 exponents(&b[n * kMaxK], k_dim, &b_exp[n * kMaxK])};
+                 exponents(&b[n * kMaxK], k_dim, b_min, &b_exp[n * kMaxK])};
   }
   std::array<double, 16 * 8> d;
   for (int m = 0; m < 16; ++m)

@@ -162,6 +162,7 @@ struct Inst {
   Rounding rounding = Rounding::none;
   bool integral = false;  // .rni/.rzi/.rmi/.rpi
   bool ftz = false, sat = false, satfinite = false, relu = false, trans = false, to = false;
+  bool approx = false;    // .approx (not .full): the H100's rule where one is modelled
   bool parity = false;    // mbarrier waits on a phase parity; cp.async.mbarrier.arrive .noinc
   std::uint8_t vec = 1;   // .v2/.v4; ldmatrix/stmatrix .x1/.x2/.x4; wgmma.mma_async: K of m64nNkK
   std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape, MbarrierOp

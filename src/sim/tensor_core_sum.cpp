@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "float_format.hpp"
+
 namespace warpforge::sim {
 
 namespace {
@@ -40,13 +42,17 @@ inline double power_of_two(int e) {
 
 }  // namespace
 
-bool exponents(const double* values, int count, int* out) {
+bool exponents(const double* values, int count, int min_exponent, int* out) {
   bool special = false;
   for (int k = 0; k < count; ++k) {
-    out[k] = values[k] != 0 ? exponent_of(values[k]) : kZeroExponent;
+    out[k] = values[k] != 0 ? std::max(exponent_of(values[k]), min_exponent) : kZeroExponent;
     special = special || out[k] == 1024;  // the all-ones exponent: infinity or NaN
   }
   return special;
+}
+
+int element_min_exponent(ptx::Type t) {
+  return 2 - (1 << (float_format(t).exponent_bits - 1));
 }
 
 namespace {

@@ -145,10 +145,13 @@ void mma_async(const PendingWgmma& p, Warp& w) {
   const int kk = static_cast<int>(k_dim);
   std::vector<int> a_exp(a.size()), b_exp(b.size());
   std::vector<Factors> rows(16), cols(n_dim);
+  const int a_min = element_min_exponent(at), b_min = element_min_exponent(bt);
   for (std::size_t r = 0; r < 16; ++r)
-    rows[r] = {&a[r * k_dim], &a_exp[r * k_dim], exponents(&a[r * k_dim], kk, &a_exp[r * k_dim])};
+    rows[r] = {&a[r * k_dim], &a_exp[r * k_dim],
+               exponents(&a[r * k_dim], kk, a_min, &a_exp[r * k_dim])};
   for (std::size_t c = 0; c < n_dim; ++c)
-    cols[c] = {&b[c * k_dim], &b_exp[c * k_dim], exponents(&b[c * k_dim], kk, &b_exp[c * k_dim])};
+    cols[c] = {&b[c * k_dim], &b_exp[c * k_dim],
+               exponents(&b[c * k_dim], kk, b_min, &b_exp[c * k_dim])};
   for (int lane = 0; lane < 32; ++lane) {
     for (std::size_t i = 0; i < dst.size(); ++i) {
       // f32: one element per register; f16: two adjacent columns per register

@@ -184,15 +184,17 @@ void mma(const Inst& in, Warp& w) {
     for (int n = 0; n < n_dim; ++n)
       columns[static_cast<std::size_t>(n * k_dim + k)] = b[static_cast<std::size_t>(k * n_dim + n)];
   std::vector<int> a_exp(a.size()), b_exp(columns.size());
+  const int ab_min = element_min_exponent(ab);
   std::vector<Factors> rows(static_cast<std::size_t>(m_dim)), cols(static_cast<std::size_t>(n_dim));
   for (int m = 0; m < m_dim; ++m) {
     const std::size_t at = static_cast<std::size_t>(m * k_dim);
-    rows[static_cast<std::size_t>(m)] = {&a[at], &a_exp[at], exponents(&a[at], k_dim, &a_exp[at])};
+    rows[static_cast<std::size_t>(m)] = {&a[at], &a_exp[at],
+                                         exponents(&a[at], k_dim, ab_min, &a_exp[at])};
   }
   for (int n = 0; n < n_dim; ++n) {
     const std::size_t at = static_cast<std::size_t>(n * k_dim);
     cols[static_cast<std::size_t>(n)] = {&columns[at], &b_exp[at],
-                                         exponents(&columns[at], k_dim, &b_exp[at])};
+                                         exponents(&columns[at], k_dim, ab_min, &b_exp[at])};
   }
   // tf32: two steps of four products (see the top of this file).
   const TensorCoreSum rule{ab == Type::tf32 ? 4 : k_dim, kHopperHalfSum.aligned_bits, kHopperHalfSum.result_bits};

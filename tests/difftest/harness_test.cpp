@@ -141,10 +141,11 @@ TEST(DifftestHarness, AUnitTheGpuRefusedIsReportedNotCompared) {
 // A unit whose simulator outputs are fixed words, held to `tolerance`,
 // replayed against recorded words.
 UnitReport replay_words(const std::vector<std::uint32_t>& simulated,
-                        const std::vector<std::uint32_t>& recorded, Tolerance tolerance) {
+                        const std::vector<std::uint32_t>& recorded, Tolerance tolerance,
+                        std::size_t words_per_case = 1) {
   Unit u;
   u.name = "approx";
-  u.cases = static_cast<std::int64_t>(simulated.size());
+  u.cases = static_cast<std::int64_t>(simulated.size() / words_per_case);
   u.tolerance = tolerance;
   u.run = [simulated](const runtime::Device&, std::uint64_t) {
     Outcome o;
@@ -186,6 +187,45 @@ TEST(DifftestHarness, ApproxUnitsAreHeldToTheirUlpBound) {
   r = replay_words({0x3C003C00}, {0x3C003C02}, f16);
   EXPECT_EQ(r.status, UnitReport::Status::differ);
   EXPECT_EQ(replay_words({0x3C00}, {0x3C00}, Tolerance{}).status, UnitReport::Status::agree);
+}
+
+TEST(DifftestHarness, F64UnitsAreHeldToBoundsPastThirtyTwoBits) {
+  // rcp.approx.ftz.f64's bound: one unit of the 20th significand bit, 2^32 ulps
+  // (words low, high).
+  const Tolerance twentieth_bit{std::int64_t{1} << 32, 11, 52};
+  UnitReport r = replay_words({0, 0x3ff00001}, {0, 0x3ff00000}, twentieth_bit, 2);
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_EQ(r.max_ulp, std::int64_t{1} << 32);
+  r = replay_words({1, 0x3ff00001}, {0, 0x3ff00000}, twentieth_bit, 2);  // one ulp more
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  r = replay_words({0, 0x80000000}, {0, 0}, twentieth_bit, 2);  // -0 and +0
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_EQ(r.max_ulp, 0);
+  r = replay_words({0, 0xfff00000}, {0, 0x7ff00000}, twentieth_bit, 2);  // -inf and +inf
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  r = replay_words({0, 0x7fffffff}, {0, 0x7ff80000}, twentieth_bit, 2);  // two NaNs
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  r = replay_words({0, 0x7fffffff}, {0, 0x3ff00000}, twentieth_bit, 2);  // NaN against 1
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+}
+
+TEST(DifftestHarness, SinCosUnitsAreHeldToAnAbsoluteBound) {
+  const Tolerance absolute{0, 8, 23, std::exp2(-21.5)};
+  // 1.0 and 1.0 - 2^-22 (4 ulps below 1, an absolute 2^-22): within.
+  UnitReport r = replay_words({0x3f800000, 0x3f7ffffc}, {0x3f7ffffc, 0x3f7ffffc}, absolute);
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  EXPECT_DOUBLE_EQ(r.max_abs_error, std::exp2(-22));
+  // Near zero an absolute bound allows many ulps: 2^-30 against 0.
+  r = replay_words({0x30800000}, {0x00000000}, absolute);
+  EXPECT_EQ(r.status, UnitReport::Status::within_tolerance);
+  r = replay_words({0x3f800000}, {0x3f7ffff0}, absolute);  // 2^-20: past the bound
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  r = replay_words({0x7fffffff}, {0x3f800000}, absolute);  // NaN against a number
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
+  r = replay_words({0x7f800000}, {0x7f800000}, absolute);  // equal infinities agree
+  EXPECT_EQ(r.status, UnitReport::Status::agree);
+  r = replay_words({0x7f800000}, {0x7f7fffff}, absolute);  // infinity against a number
+  EXPECT_EQ(r.status, UnitReport::Status::differ);
 }
 
 TEST(DifftestTruthFile, DamagedOrStaleFilesAreRefusedWithTheReason) {

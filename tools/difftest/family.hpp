@@ -29,12 +29,17 @@ struct Outcome {
 
 // How a replay compares a unit's bytes with the recording.
 struct Tolerance {
-  // 0: every bit. Otherwise the outputs are floats of `exponent_bits` and
-  // `mantissa_bits` (f32, or f16/bf16 halves of each word) and may differ by
-  // at most this many units in the last place (NaN only with NaN): for the
-  // .approx instructions, whose results PTX leaves to the hardware.
-  int max_ulp = 0;
+  // 0: every bit (unless max_abs_error is set). Otherwise the outputs are
+  // floats of `exponent_bits` and `mantissa_bits` (f64 in 8-byte words, f32,
+  // or f16/bf16 halves of each 4-byte word) and may differ by at most this
+  // many units in the last place (NaN only with NaN): for the .approx
+  // instructions, whose results PTX leaves to the hardware.
+  std::int64_t max_ulp = 0;
   int exponent_bits = 8, mantissa_bits = 23;
+  // Positive: the outputs are f32 and may differ by at most this much in
+  // value (NaN only with NaN): sin/cos.approx, whose error PTX states as an
+  // absolute one.
+  double max_abs_error = 0;
 };
 
 struct Unit {

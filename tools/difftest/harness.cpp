@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace warpforge::difftest {
@@ -33,31 +35,71 @@ std::string hex(const std::uint8_t* p, std::size_t n) {
 }
 
 // Distance in units in the last place between two floats of `t`'s format
-// (in the low bits), on the line of ordered integers; -1 where one is NaN and
-// the other not.
-std::int64_t ulp_distance(std::uint32_t a, std::uint32_t b, const Tolerance& t) {
+// (in the low bits), on the line of ordered integers; none where one is NaN
+// and the other not.
+std::optional<std::uint64_t> ulp_distance(std::uint64_t a, std::uint64_t b, const Tolerance& t) {
   const int width = 1 + t.exponent_bits + t.mantissa_bits;
-  const std::uint32_t sign = 1u << (width - 1), magnitude = sign - 1;
-  const std::uint32_t exponent = magnitude & ~((1u << t.mantissa_bits) - 1);
-  const auto is_nan = [&](std::uint32_t x) {
+  const std::uint64_t sign = 1ull << (width - 1), magnitude = sign - 1;
+  const std::uint64_t exponent = magnitude & ~((1ull << t.mantissa_bits) - 1);
+  const auto is_nan = [&](std::uint64_t x) {
     return (x & exponent) == exponent && (x & (magnitude & ~exponent));
   };
-  if (is_nan(a) || is_nan(b)) return is_nan(a) && is_nan(b) ? 0 : -1;
-  const auto ordered = [&](std::uint32_t x) -> std::int64_t {
-    return x & sign ? -static_cast<std::int64_t>(x & magnitude)
-                    : static_cast<std::int64_t>(x & magnitude);
-  };
-  const std::int64_t d = ordered(a) - ordered(b);
-  return d < 0 ? -d : d;
+  if (is_nan(a) || is_nan(b)) {
+    if (is_nan(a) && is_nan(b)) return 0;
+    return std::nullopt;
+  }
+  const std::uint64_t ma = a & magnitude, mb = b & magnitude;
+  if ((a & sign) != (b & sign)) return ma + mb;  // across zero
+  return ma > mb ? ma - mb : mb - ma;
 }
 
-// The largest ulp distance between the elements of two 32-bit words (one
-// f32, or two 16-bit floats); -1 where a NaN meets a number.
-std::int64_t word_ulp_distance(std::uint32_t a, std::uint32_t b, const Tolerance& t) {
-  if (t.exponent_bits + t.mantissa_bits >= 31) return ulp_distance(a, b, t);
-  const std::int64_t lo = ulp_distance(a & 0xFFFF, b & 0xFFFF, t),
-                     hi = ulp_distance(a >> 16, b >> 16, t);
-  return lo < 0 || hi < 0 ? -1 : std::max(lo, hi);
+// The difference in value between two f32 words; none where one is NaN and
+// the other not.
+std::optional<double> value_distance(std::uint32_t a, std::uint32_t b) {
+  const float x = std::bit_cast<float>(a), y = std::bit_cast<float>(b);
+  if (std::isnan(x) || std::isnan(y)) {
+    if (std::isnan(x) && std::isnan(y)) return 0.0;
+    return std::nullopt;
+  }
+  return x == y ? 0.0 : std::fabs(static_cast<double>(x) - static_cast<double>(y));
+}
+
+// Whether one case's recorded bytes g and simulated bytes s (n of them)
+// differ by no more than the unit's tolerance; records the largest
+// difference in r.
+bool within_tolerance(const std::uint8_t* g, const std::uint8_t* s, std::size_t n,
+                      const Tolerance& t, UnitReport& r) {
+  if (t.max_abs_error > 0) {
+    if (n % 4) return false;
+    for (std::size_t w = 0; w < n; w += 4) {
+      std::uint32_t gw, sw;
+      std::memcpy(&gw, g + w, 4);
+      std::memcpy(&sw, s + w, 4);
+      const std::optional<double> d = value_distance(gw, sw);
+      if (!d || *d > t.max_abs_error) return false;
+      r.max_abs_error = std::max(r.max_abs_error, *d);
+    }
+    return true;
+  }
+  const int width = 1 + t.exponent_bits + t.mantissa_bits;
+  const std::size_t bytes = width == 64 ? 8 : 4;
+  if (t.max_ulp <= 0 || n % bytes) return false;
+  for (std::size_t w = 0; w < n; w += bytes) {
+    std::uint64_t gw = 0, sw = 0;
+    std::memcpy(&gw, g + w, bytes);
+    std::memcpy(&sw, s + w, bytes);
+    // 16-bit floats: each half of the word on its own scale.
+    const int parts = width == 16 ? 2 : 1;
+    for (int h = 0; h < parts; ++h) {
+      const int shift = 16 * h;
+      const std::uint64_t mask = width == 16 ? 0xFFFF : ~0ull;
+      const std::optional<std::uint64_t> d =
+          ulp_distance((gw >> shift) & mask, (sw >> shift) & mask, t);
+      if (!d || *d > static_cast<std::uint64_t>(t.max_ulp)) return false;
+      r.max_ulp = std::max(r.max_ulp, static_cast<std::int64_t>(*d));
+    }
+  }
+  return true;
 }
 
 void compare(const Unit& unit, const TruthEntry& truth, const std::vector<std::uint8_t>& sim,
@@ -87,17 +129,7 @@ void compare(const Unit& unit, const TruthEntry& truth, const std::vector<std::u
       ++r.cases_agreeing;
       continue;
     }
-    bool within = unit.tolerance.max_ulp > 0 && per_case % 4 == 0;
-    for (std::size_t w = 0; within && w < per_case; w += 4) {
-      std::uint32_t gw, sw;
-      std::memcpy(&gw, g + w, 4);
-      std::memcpy(&sw, s + w, 4);
-      const std::int64_t d = word_ulp_distance(gw, sw, unit.tolerance);
-      if (d < 0 || d > unit.tolerance.max_ulp)
-        within = false;
-      else
-        r.max_ulp = std::max(r.max_ulp, static_cast<int>(d));
-    }
+    const bool within = within_tolerance(g, s, per_case, unit.tolerance, r);
     if (!within) beyond_tolerance = true;
     if (!within && shown < 4) {
       detail << (shown ? "; " : "") << "case " << c << ": gpu " << hex(g, per_case)

@@ -31,7 +31,9 @@ struct UnitReport {
   Status status = Status::agree;
   std::int64_t cases = 0, cases_agreeing = 0;
   std::int64_t bits = 0, bits_agreeing = 0;
-  int max_ulp = 0;     // for units with a tolerance: the largest difference seen
+  // For units with a tolerance: the largest difference seen, in ulps or in value.
+  std::int64_t max_ulp = 0;
+  double max_abs_error = 0;
   std::string detail;  // the first differences, a refusal's message, or why it failed
 };
 

@@ -13,6 +13,7 @@
 // family without a file is reported as skipped).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -142,6 +143,13 @@ int record(const Options& o) {
   return 0;
 }
 
+// An absolute difference as a power of two: "2^-21.54 absolute".
+std::string absolute(double d) {
+  char text[40];
+  std::snprintf(text, sizeof text, "2^%.2f absolute", std::log2(d));
+  return text;
+}
+
 int replay(const Options& o) {
   if (o.truth.empty()) usage("replay needs --truth DIR");
   bool ok = true;
@@ -179,23 +187,26 @@ int replay(const Options& o) {
       if (u.status != UnitReport::Status::agree)
         std::cout << "  " << name(u.status) << ": " << u.unit << " (" << u.cases_agreeing << " of "
                   << u.cases << " cases agree"
-                  << (u.max_ulp ? ", max " + std::to_string(u.max_ulp) + " ulp" : "") << ") "
+                  << (u.max_ulp ? ", max " + std::to_string(u.max_ulp) + " ulp" : "")
+                  << (u.max_abs_error > 0 ? ", max " + absolute(u.max_abs_error) : "") << ") "
                   << u.detail.substr(0, 600) << "\n";
     for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   }
   return ok ? 0 : 1;
 }
 
+// Little-endian words of 4 bytes, most significant digit first; a shorter
+// tail (a 16-bit result: an f16 element of an MMA) as one word of its size.
 std::string hex_words(const std::vector<std::uint8_t>& bytes) {
   std::string s;
   char word[16];
-  for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
-    std::uint32_t w;
-    std::memcpy(&w, &bytes[i], 4);
-    std::snprintf(word, sizeof word, "%s%08x", i ? " " : "", w);
+  for (std::size_t i = 0; i < bytes.size(); i += 4) {
+    const std::size_t n = std::min<std::size_t>(4, bytes.size() - i);
+    std::uint32_t w = 0;
+    std::memcpy(&w, &bytes[i], n);
+    std::snprintf(word, sizeof word, "%s%0*x", i ? " " : "", static_cast<int>(2 * n), w);
     s += word;
   }
-  if (bytes.size() % 4) s += " +" + std::to_string(bytes.size() % 4) + " bytes";
   return s;
 }
 

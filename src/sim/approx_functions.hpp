@@ -1,0 +1,31 @@
+// The .approx instructions whose H100 results follow a rule the simulator
+// models (PTX ISA 9.7.3 leaves their results to the hardware within stated
+// bounds): each found from the recorded results (tests/gpu_truth/float_approx.truth,
+// `warpforge-difftest differences`) and held to them by the replay. The
+// evidence is beside each function (approx_functions.cpp) and in
+// docs/SIMULATOR.md. The other .approx functions (rcp, sqrt, rsqrt, ex2,
+// lg2, tanh of f32 and narrower) are computed in double and rounded once
+// (float_ops.cpp), within a stated ulp bound of the H100's.
+#pragma once
+
+#include <cstdint>
+
+#include "program.hpp"
+
+namespace warpforge::sim {
+
+// div.approx.f32 of operands already flushed for .ftz: the f32 reciprocal
+// of b, flushed to zero where it is subnormal, times a, rounded to nearest.
+std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b);
+
+// sin.approx.f32 and cos.approx.f32 (op is Op::sin or Op::cos) of an operand
+// already flushed for .ftz: the range reduction in f32, then the function.
+std::uint32_t sin_cos_approx_f32(Op op, std::uint32_t a);
+
+// rcp.approx.ftz.f64: 20 significand bits, the low word zero.
+std::uint64_t rcp_approx_ftz_f64(std::uint64_t a);
+
+// rsqrt.approx.f64: 1/sqrt(a) rounded to nearest.
+std::uint64_t rsqrt_approx_f64(std::uint64_t a);
+
+}  // namespace warpforge::sim

@@ -1,0 +1,120 @@
+// The H100's .approx rules that the simulator models (src/sim/approx_functions.cpp,
+// docs/SIMULATOR.md): each case's input and expected bits are a case of the
+// GPU recording (tests/gpu_truth/float_approx.truth, NVIDIA H100 80GB HBM3,
+// driver 13000), named by its unit and case number; each shows where the
+// rule gives other bits than the idealized function would.
+#include <cmath>
+
+#include "scalar_kernel.hpp"
+
+namespace warpforge::sim::testing {
+namespace {
+
+using ApproxRules = ScalarKernel;
+
+float f32_from(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+TEST_F(ApproxRules, RcpApproxF64KeepsTwentyBitsOfTheHighWord) {
+  auto r = results(R"(
+    rcp.approx.ftz.f64 %fd1, 0d33B045DBDFECB8DE; mov.b64 {%o0, %o1}, %fd1;
+    rcp.approx.ftz.f64 %fd1, 0d77D3111E4F8E52EE; mov.b64 {%o2, %o3}, %fd1;
+    rcp.approx.ftz.f64 %fd1, 0d80067E2133FE1DA9; mov.b64 {%o4, %o5}, %fd1;
+    rcp.approx.ftz.f64 %fd1, 0dFFEFFFFFFFFFFFFD; mov.b64 {%o6, %o7}, %fd1;
+    rcp.approx.ftz.f64 %fd1, 0d7FF8000000000000; mov.b64 {%o8, %o9}, %fd1;
+    rcp.approx.ftz.f64 %fd1, 0d0010000000000000; mov.b64 {%o10, %o11}, %fd1;
+    rcp.rn.f64 %fd1, 0d33B045DBDFECB8DE; mov.b64 {%o12, %o13}, %fd1;
+  )",
+                   14);
+  EXPECT_EQ(r[0], 0u);  // case 0: the f32 reciprocal, cut, is above the true high word
+  EXPECT_EQ(r[1], 0x4c2f76a1u);
+  EXPECT_EQ(r[2], 0u);  // case 2: below it (the cut)
+  EXPECT_EQ(r[3], 0x080ada55u);
+  EXPECT_EQ(r[4], 0u);  // case 7: a subnormal operand is flushed: -inf
+  EXPECT_EQ(r[5], 0xfff00000u);
+  EXPECT_EQ(r[6], 0u);  // case 8: a subnormal result is flushed: -0
+  EXPECT_EQ(r[7], 0x80000000u);
+  EXPECT_EQ(r[8], 0u);  // case 26: a NaN gives 0x7FFFFFFF00000000
+  EXPECT_EQ(r[9], 0x7fffffffu);
+  EXPECT_EQ(r[10], 0u);  // case 1: a power of two is exact
+  EXPECT_EQ(r[11], 0x7fd00000u);
+  EXPECT_EQ(r[12], 0x0dbf238du);  // control: rcp.rn.f64 is correctly rounded
+  EXPECT_EQ(r[13], 0x4c2f76a0u);
+}
+
+TEST_F(ApproxRules, RsqrtApproxF64IsCorrectlyRounded) {
+  auto r = results(R"(
+    rsqrt.approx.f64 %fd1, 0d3FF77D1FBA1283A9; mov.b64 {%o0, %o1}, %fd1;
+    rsqrt.approx.f64 %fd1, 0d7FEFFFFFFFFFFFFF; mov.b64 {%o2, %o3}, %fd1;
+    rsqrt.approx.f64 %fd1, 0d3FEDE8B9112460C2; mov.b64 {%o4, %o5}, %fd1;
+    rsqrt.approx.f64 %fd1, 0dC02E0A1C817A68E9; mov.b64 {%o6, %o7}, %fd1;
+    rsqrt.approx.f64 %fd1, 0d7FF3663C820DF691; mov.b64 {%o8, %o9}, %fd1;
+    rsqrt.approx.f64 %fd1, 0d8000000000000000; mov.b64 {%o10, %o11}, %fd1;
+    sqrt.rn.f64 %fd1, 0d3FF77D1FBA1283A9; rcp.rn.f64 %fd1, %fd1; mov.b64 {%o12, %o13}, %fd1;
+  )",
+                   14);
+  EXPECT_EQ(r[0], 0x7c9e3a60u);  // case 11: 1/sqrt rounded once
+  EXPECT_EQ(r[1], 0x3fea6923u);
+  EXPECT_EQ(r[2], 0u);  // case 17: the largest finite operand
+  EXPECT_EQ(r[3], 0x1ff00000u);
+  EXPECT_EQ(r[4], 0x89e6b8ffu);  // case 23
+  EXPECT_EQ(r[5], 0x3ff08cc1u);
+  EXPECT_EQ(r[6], 0u);  // case 1: a negative operand gives 0xFFF8000000000000
+  EXPECT_EQ(r[7], 0xfff80000u);
+  EXPECT_EQ(r[8], 0x820df691u);  // case 347: a NaN operand, quieted
+  EXPECT_EQ(r[9], 0x7ffb663cu);
+  EXPECT_EQ(r[10], 0u);  // -0 gives -inf
+  EXPECT_EQ(r[11], 0xfff00000u);
+  EXPECT_EQ(r[12], 0x7c9e3a61u);  // control: rounded twice, one ulp off case 11
+  EXPECT_EQ(r[13], 0x3fea6923u);
+}
+
+TEST_F(ApproxRules, DivApproxIsTheReciprocalTimesA) {
+  auto r = results(R"(
+    div.approx.f32 %o0, 0f3F98DEC8, 0f41D1B9F9;
+    div.approx.f32 %o1, 0fC3B80436, 0f42A03374;
+    div.approx.f32 %o2, 0fC45A3EC2, 0f7F7FFFFF;
+    div.approx.ftz.f32 %o3, 0f3EFB9275, 0f7F7FFFFF;
+    div.rn.f32 %o4, 0f3F98DEC8, 0f41D1B9F9;
+    div.full.f32 %o5, 0fC45A3EC2, 0f7F7FFFFF;
+  )",
+                   6);
+  EXPECT_EQ(r[0], 0x3d3a9962u);  // div.approx.f32 case 8: a·RN(1/b), not RN(a/b)
+  EXPECT_EQ(r[1], 0xc093074au);  // case 11
+  EXPECT_EQ(r[2], 0x80000000u);  // case 114: |b| >= 2^126, the reciprocal flushed
+  EXPECT_EQ(r[3], 0u);           // div.approx.ftz.f32 case 59
+  EXPECT_EQ(r[4], 0x3d3a9963u);  // control: the quotient rounded once
+  EXPECT_NE(r[5], 0x80000000u);  // control: div.full keeps the tiny quotient
+}
+
+TEST_F(ApproxRules, SinCosReduceTheAngleInF32) {
+  auto r = results(R"(
+    sin.approx.f32 %o0, 0f664372B0;
+    sin.approx.f32 %o1, 0fEDF2FBC2;
+    sin.approx.f32 %o2, 0fCBBD29CE;
+    cos.approx.f32 %o3, 0f6C9B7796;
+    cos.approx.f32 %o4, 0fFF7FFFFF;
+    sin.approx.f32 %o5, 0fC2FAF03F;
+    cos.approx.f32 %o6, 0f42E8A75E;
+    sin.approx.ftz.f32 %o7, 0f7F800000;
+  )",
+                   8);
+  // |a| past 2^24 turns: the turns are an integer.
+  EXPECT_EQ(r[0], 0u);           // sin case 41
+  EXPECT_EQ(r[1], 0x80000000u);  // sin case 69: a zero of the turns' sign
+  EXPECT_EQ(r[2], 0xbf800000u);  // sin case 935: turns cut toward zero to k + 3/4
+  EXPECT_EQ(r[3], 0x3f800000u);  // cos case 3
+  EXPECT_EQ(r[4], 0x3f800000u);  // cos case 11: the largest finite operand
+  // Near 100 the reduction's error shows: the H100's value, not sin(a).
+  const double bound = std::exp2(-21.5);
+  EXPECT_NEAR(f32_from(r[5]), f32_from(0x3e45e809u), bound);  // sin case 569
+  EXPECT_GT(std::fabs(std::sin(-125.46923065185547) - f32_from(0x3e45e809u)), 8 * bound);
+  EXPECT_NEAR(f32_from(r[6]), f32_from(0xbf7f02afu), bound);  // cos case 143
+  EXPECT_EQ(r[7], 0x7fffffffu);                               // an infinity gives the canonical NaN
+}
+
+}  // namespace
+}  // namespace warpforge::sim::testing

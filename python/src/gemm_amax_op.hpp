@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,14 @@ class GemmAmaxOp {
  private:
   Views samples_;  // descriptions only: the samples' memory is not kept
   ops::GemmAmax op_;
+  // One run at a time: the op's workspace (split-K sums, the swapped
+  // kernel's copy of A) is one per op, and the package shares an op among
+  // every caller of its description (op_cache.hpp): XLA's host devices call
+  // it from several threads at once on one simulator, where a run executes
+  // in the calling thread. (On a GPU a run only enqueues on the stream it
+  // is given: one op's launches belong on one stream, as GemmAmax::execute
+  // documents.)
+  std::mutex run_mutex_;
 };
 
 // The options from the values the package's callers pass (the cuDNN

@@ -151,6 +151,7 @@ void GemmAmaxOp::run_at(const std::array<std::uint64_t, 6>& at, runtime::Stream*
 }
 
 void GemmAmaxOp::run(const Views& v, runtime::Stream* stream, bool zero_amax) {
+  std::lock_guard lock(run_mutex_);
   if (zero_amax)
     v[5].device().backend().fill(v[5].address(), 0, sizeof(float),
                                  stream ? stream->handle() : nullptr);

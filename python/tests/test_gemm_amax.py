@@ -150,3 +150,4 @@ def test_precision_and_kernel_choices(rng):
         warpforge.gemm_amax(a, b, sfa, sfb, precision="approximate")
     with pytest.raises(warpforge.OpsError, match="kernel 'sm100': accepted auto, skinny, prepass, swapped, sm90a, sm80, sm100a"):
         warpforge.gemm_amax(a, b, sfa, sfb, kernel="sm100")
+

@@ -168,24 +168,16 @@ class DequantizeKernel {
           at(scales + scale_byte(row, group * imm(scale_count()), batch)), {.nc = true});
     k_.cvt(scale_bytes, narrow);
 
-    // bf16 pairs, exactly: one multiply a pair where the scales
-    // fold and (FP8) no code is NaN or inf, else BlockCodes' slow way.
+    // bf16 pairs in BlockCodes' order, exactly: one multiply a pair where
+    // the scales fold and (FP8) no code is NaN or inf, else the slow way.
     Regs pairs = k_.regs(b32, kDequantizeCodes / 2, "pairs");
-    const Regs mixed = fp4() ? k_.regs(b32, kDequantizeCodes / 2, "mixed") : Regs{};
     auto run = [&](bool folded) {
       Reg f0 = codes_.scale_factor(scale_bytes, 0, scale_count(), folded);
       Reg f1 = scale_count() == 2 ? codes_.scale_factor(scale_bytes, 1, 2, folded) : f0;
-      if (!fp4()) {
-        for (int w = 0; w < 8; w += 4)
-          codes_.dequant_fp8(Regs(words.begin() + w, words.begin() + w + 4), f0,
-                             Regs(pairs.begin() + 2 * w, pairs.begin() + 2 * w + 8), folded);
-        return;
-      }
-      // dequant_fp4 pairs codes 8j + i and 8j + i + 4 (pair 4j + i); the
-      // output is in K order: (8j, 8j + 1) is the two low halves of pairs
-      // 4j and 4j + 1, (8j + 4, 8j + 5) their high halves (prmt, PTX ISA
-      // 9.7.9.7), and so on.
-      codes_.dequant_fp4(words, Regs{f0, f1}, mixed, folded);
+      if (fp4()) return codes_.dequant_fp4(words, Regs{f0, f1}, pairs, folded);
+      for (int w = 0; w < 8; w += 4)
+        codes_.dequant_fp8(Regs(words.begin() + w, words.begin() + w + 4), f0,
+                           Regs(pairs.begin() + 2 * w, pairs.begin() + 2 * w + 8), folded);
     };
     std::vector<Reg> scale_regs{scale_bytes};
     Pred fast = fp4() ? codes_.scales_fold(scale_regs, scale_count())
@@ -196,12 +188,11 @@ class DequantizeKernel {
     // Fragment order (dequantize_kernel.hpp): the thread's 32 codes are
     // those of t = 2u and 2u + 1 in their 64-code block (u = group % 2), so
     // pair q of each lands 2 positions apart: one 8-byte store per q.
-    const Regs& converted = fp4() ? mixed : pairs;
     k_.mul_wide(tmp, (group >> 1) * 128u + ((group & 1u) << 3), 1);
     Reg to = out + dst + tmp;
     for (int q = 0; q < 8; ++q)
       k_.st(Space::global, b32, at(to, 2 * (16 * (q / 2) + 8 * (q % 2))),
-            Regs{converted[static_cast<std::size_t>(q)], converted[static_cast<std::size_t>(8 + q)]});
+            Regs{pairs[static_cast<std::size_t>(q)], pairs[static_cast<std::size_t>(8 + q)]});
   }
 
   const GemmAmaxProblem& p_;

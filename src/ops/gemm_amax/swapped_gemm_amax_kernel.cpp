@@ -62,10 +62,6 @@ class SwappedKernel {
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
                      std::to_string(t.stages) + " stages; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
                      " tokens (a multiple of 8) and 2 to 12 stages");
-    if (t.ctas_per_sm < 1 || t.ctas_per_sm > 2 || (t.ctas_per_sm == 2 && t.tokens > kSwappedProducerMaxTokens))
-      throw OpsError("swapped gemm_amax kernel: " + std::to_string(t.ctas_per_sm) + " CTAs a SM at " +
-                     std::to_string(t.tokens) + " tokens; it takes 1, or 2 up to " +
-                     std::to_string(kSwappedProducerMaxTokens) + " tokens (128 registers a thread)");
     if (p.k % kSwappedBlock != 0)
       throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
                      std::to_string(kSwappedBlock));
@@ -78,7 +74,6 @@ class SwappedKernel {
 
   ptx::Module build() {
     k_.maxntid(imm(swapped_gemm_amax_threads(t_)));
-    if (t_.ctas_per_sm > 1) k_.minnctapersm(imm(t_.ctas_per_sm));
     ParamRef map_a = k_.param_bytes("map_a", 128, 64), map_b = k_.param_bytes("map_b", 128, 64),
              map_sfb = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
@@ -315,7 +310,7 @@ std::size_t swapped_gemm_amax_split_bytes(const GemmAmaxProblem& p, const Swappe
 }
 
 int swapped_gemm_amax_threads(const SwappedGemmAmaxTiling& t) {
-  return 128 * (kConsumers + (t.tokens <= kSwappedProducerMaxTokens && t.ctas_per_sm == 1 ? 1 : 0));
+  return 128 * (kConsumers + (t.tokens <= kSwappedProducerMaxTokens ? 1 : 0));
 }
 
 ptx::Module build_swapped_gemm_amax(const GemmAmaxProblem& problem, const SwappedGemmAmaxTiling& tiling) {

@@ -58,17 +58,12 @@ struct SwappedGemmAmaxTiling {
   int tokens = 128;  // T: wgmma's N, a multiple of 8 up to 256
   int stages = 6;
   int splits = 1;    // CTAs along K per output tile
-  // CTAs resident on one SM: 1, or 2 (up to 128 tokens: thread 0 loads and
-  // ptxas keeps every thread within 128 registers, so that twice the
-  // converting warps share a scheduler).
-  int ctas_per_sm = 1;
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };
 
 // Output tiles (B row tiles x token tiles x L) and the grid (tiles x splits).
 std::int64_t swapped_gemm_amax_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
-// Threads a CTA: 384 with a producer warpgroup (up to 128 tokens, one CTA a
-// SM), else 256.
+// Threads a CTA: 384 with a producer warpgroup, else 256.
 int swapped_gemm_amax_threads(const SwappedGemmAmaxTiling& t);
 // Dynamic shared memory to request (with 1 KB of slack for the alignment).
 std::uint32_t swapped_gemm_amax_smem_bytes(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);

@@ -1,5 +1,6 @@
 #include "swapped_gemm_amax_kernel.hpp"
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,7 @@ class SwappedKernel {
 
   ptx::Module build() {
     k_.maxntid(imm(swapped_gemm_amax_threads(t_)));
+    if (regs_) k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
     ParamRef map_a = k_.param_bytes("map_a", 128, 64), map_b = k_.param_bytes("map_b", 128, 64),
              map_sfb = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
@@ -124,12 +126,16 @@ class SwappedKernel {
       k_.if_else(
           tid_ >= imm(128 * kConsumers),
           [&] {
+            if (regs_) k_.setmaxnreg_dec(40);
             k_.if_then(tid_ == loader, [&] {
               tile::PipelineState s(k_, t_.stages);
               k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) { load(s, kb); });
             });
           },
-          [&] { consumer(); });
+          [&] {
+            if (regs_) k_.setmaxnreg_inc(232);
+            consumer();
+          });
     }
     return k_.module();
   }
@@ -284,6 +290,7 @@ class SwappedKernel {
 
   const GemmAmaxProblem& p_;
   SwappedGemmAmaxTiling t_;
+  bool regs_ = std::getenv("WARPFORGE_SWAPPED_SETMAXNREG") != nullptr;
   Layout l_;
   Kernel k_;
   BlockCodes codes_;
@@ -310,7 +317,7 @@ std::size_t swapped_gemm_amax_split_bytes(const GemmAmaxProblem& p, const Swappe
 }
 
 int swapped_gemm_amax_threads(const SwappedGemmAmaxTiling& t) {
-  return 128 * (kConsumers + (t.tokens <= kSwappedProducerMaxTokens ? 1 : 0));
+  return 128 * (kConsumers + (t.tokens <= kSwappedProducerMaxTokens || std::getenv("WARPFORGE_SWAPPED_SETMAXNREG") ? 1 : 0));
 }
 
 ptx::Module build_swapped_gemm_amax(const GemmAmaxProblem& problem, const SwappedGemmAmaxTiling& tiling) {

@@ -98,7 +98,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
 };
 
 // Automatic selection takes the swapped kernel from this many tokens (past
-// the skinny kernel's range) up to the prepass path's, M x L = 2048
+// the skinny kernel's range) up to the prepass path's, M x L = 3072
 // (docs/PERFORMANCE.md, block-scaled swapped kernel).
 constexpr std::int64_t kSwappedMinM = 17;
 

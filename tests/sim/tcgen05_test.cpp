@@ -513,7 +513,7 @@ ptx::Module mma_kernel(const MmaCase& c, std::size_t image_bytes) {
         k.tcgen05_mma(group, c.kind, taddr, a_desc, b_desc, idesc[s], accumulate);
     }
     if (c.pair)  // both CTAs' barriers: ranks 0 and 1
-      k.tcgen05_commit_multicast(group, k.address_of(bar), 3);
+      k.tcgen05_commit_multicast(group, k.address_of(bar), k.mov(u16, 3));
     else
       k.tcgen05_commit(group, k.address_of(bar));
   });

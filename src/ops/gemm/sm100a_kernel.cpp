@@ -1,6 +1,7 @@
 #include "sm100a_kernel.hpp"
 
 #include "c_element.hpp"
+#include "sm100a_pair.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/tcgen05_instr_descriptor.hpp"
 #include "warpforge/layout/tcgen05_smem_descriptor.hpp"
@@ -65,7 +66,7 @@ class Builder {
       // One arrival fills a slot (the producer's arrive.expect_tx), and in a
       // pair's even CTA a second, the odd CTA's relay; one empties it (the
       // MMA issuer's tcgen05.commit).
-      pipe.init(s_.pair ? (rank_ ^ 1u) + 1u : k_.mov(u32, 1u), 1u);
+      pipe.init(full_arrivals(s_.pair, rank_), 1u);
       k_.mbarrier_init(at(accumulator_bar), 1u);
       k_.fence_mbarrier_init();
     });
@@ -87,7 +88,8 @@ class Builder {
     k_.if_then(tid_ == 0u, [&] { produce(pipe, map_a, map_b, m0, n0, kblocks); });
     Pred issuer = s_.pair ? (tid_ == 32u) && (rank_ == 0u) : tid_ == 32u;
     k_.if_then(issuer, [&] { issue_mmas(pipe, taddr, kblocks, accumulator_bar); });
-    if (s_.pair) k_.if_then((tid_ == 32u) && (rank_ == 1u), [&] { relay(pipe, kblocks); });
+    if (s_.pair)
+      k_.if_then((tid_ == 32u) && (rank_ == 1u), [&] { relay_full_slots(k_, pipe, kblocks); });
     k_.bar_sync();  // the roles' lanes rejoin their warps before the warp-wide tcgen05.ld
     k_.mbarrier_wait_parity(at(accumulator_bar), 0u);
     k_.tcgen05_fence_after_thread_sync();
@@ -138,20 +140,6 @@ class Builder {
     });
   }
 
-  // The odd CTA of a pair: per k-block, once its own slot is full, one
-  // arrival on the same slot's full barrier in the even CTA, whose MMAs read
-  // both slots.
-  void relay(const tile::MbarrierPipeline& pipe, const Reg& kblocks) {
-    tile::PipelineState state(k_, s_.stages);
-    k_.for_range(0u, kblocks, 1u, [&](Reg) {
-      pipe.wait(state);
-      Reg remote = k_.reg(u32);
-      k_.mapa_shared(remote, pipe.full_barrier(state), 0);
-      k_.mbarrier_arrive_cluster(remote, Scope::cluster);
-      ++state;
-    });
-  }
-
   // One operand's `rows` rows (of M or N; 128 or 64) by 64 of K: K-major as
   // one 64 x rows box (rows of 128 bytes), MN-major as rows / 64 boxes of
   // 64 x 64 along M/N (each 64 K rows of 128 bytes).
@@ -173,11 +161,7 @@ class Builder {
   Reg descriptor(const Reg& address, bool k_major) {
     const layout::Tcgen05SmemDescriptor fixed{0, k_major ? 16u : kBox64, kAtom,
                                               layout::SmemSwizzle::b128};
-    // The start field's 14 bits: a cluster launch's shared addresses carry
-    // the CTA's rank above them.
-    Reg start = k_.reg(u64);
-    k_.cvt(start, (address >> 4u) & 0x3FFFu);
-    return k_.mov(u64, fixed.encode()) + start;
+    return k_.mov(u64, fixed.encode()) + descriptor_start(k_, address);
   }
 
   // The MMA issuer: per k-block, four K = 16 MMAs on the slot, then the
@@ -209,18 +193,10 @@ class Builder {
         k_.tcgen05_mma(group(), Tcgen05Kind::f16, taddr, da + step * a_step, db + step * b_step,
                        idesc, enable);
       }
-      commit(pipe.empty().address(state.stage()));
+      commit_mmas(k_, s_.pair, pipe.empty().address(state.stage()));
       ++state;
     });
-    commit(accumulator_bar);
-  }
-
-  // tcgen05.commit to `bar`, and with a pair to the same barrier in both CTAs.
-  void commit(const Reg& bar) {
-    if (s_.pair)
-      k_.tcgen05_commit_multicast(CtaGroup::two, bar, k_.mov(u16, 3u));  // ranks 0 and 1
-    else
-      k_.tcgen05_commit(CtaGroup::one, bar);
+    commit_mmas(k_, s_.pair, accumulator_bar);
   }
 
   // Reads this thread's row of the accumulator, 32 columns at a time, and

@@ -660,7 +660,9 @@ TEST_F(Tcgen05Sim, CopyShapesPlaceRowsInTheirLanesAndShiftMovesRowsDown) {
   // Shared memory holds 128 rows of 32 bytes, byte b of row r = (r + 3b) % 251,
   // K-major without swizzle (row r, byte b at (r/8)*256 + (r%8)*16 + (b/16)*128
   // + b%16). Each shape copies into its own columns; every warp then reads its
-  // quarter with 32x32b.x32.
+  // quarter with 32x32b.x32. Over a CTA pair (.cta_group::2, issued once by
+  // the even CTA) each CTA's copy and shift come from its own shared memory,
+  // whose bytes differ by 101 * rank.
   struct Copy {
     TmemCopyShape shape;
     int column, words;
@@ -671,69 +673,94 @@ TEST_F(Tcgen05Sim, CopyShapesPlaceRowsInTheirLanesAndShiftMovesRowsDown) {
                                     {TmemCopyShape::rows64_bits128_warpx2_01_23, 16, 4},
                                     {TmemCopyShape::rows32_bits128_warpx4, 20, 4},
                                     {TmemCopyShape::rows4_bits256, 24, 8}};
-  std::vector<std::uint8_t> image(128 * 32);
-  auto byte_of = [](int r, int b) { return static_cast<std::uint8_t>((r + 3 * b) % 251); };
-  for (int r = 0; r < 128; ++r)
-    for (int b = 0; b < 32; ++b) image[slice_offset(r, b)] = byte_of(r, b);
-  Kernel k("k", Target::sm_100a);
-  Reg in = k.param_ptr("in", 4), out = k.param_ptr("out", 4);
-  Shared buf = k.shared("buf", static_cast<std::int64_t>(image.size()), 1024);
-  Shared bar = k.shared("bar", 8, 8);
-  Reg tid = k.sreg(SReg::tid_x);
-  Reg base = k.address_of(buf);
-  sim::testing::copy_image_to_shared(k, in, base, tid, static_cast<std::int64_t>(image.size()));
-  Pred thread0 = k.setp(Cmp::eq, tid, 0);
-  k.if_then(thread0, [&] { k.mbarrier_init(at(bar), 1); });
-  Reg taddr = allocate(k, tid, 64);
-  Reg zero = k.mov(u32, 0);
-  Regs fill(32, zero);
-  k.tcgen05_st(TmemShape::lanes32_bits32, quarter_address(tid, taddr),
-               fill);  // poison-free start: zeros
-  k.tcgen05_wait_st();
-  k.tcgen05_fence_before_thread_sync();
-  k.bar_sync();
-  k.tcgen05_fence_after_thread_sync();
-  Reg start = k.reg(u64);
-  k.cvt(start, base >> 4);
-  const std::uint64_t desc = layout::Tcgen05SmemDescriptor{0, 128, 256}.encode();
-  k.if_then(thread0, [&] {
-    for (const Copy& c : copies)
-      k.tcgen05_cp(CtaGroup::one, c.shape, taddr + c.column, k.mov(u64, desc) + start);
-    // Rows 96..126 of the 128x256b copy move down to 97..127.
-    k.tcgen05_shift_down(CtaGroup::one, taddr + (96 << 16));
-    k.tcgen05_commit(CtaGroup::one, k.address_of(bar));
-  });
-  k.mbarrier_wait_parity(at(bar), 0);
-  k.tcgen05_fence_after_thread_sync();
-  Regs got = k.regs(u32, 32, "g");
-  k.tcgen05_ld(TmemShape::lanes32_bits32, got, quarter_address(tid, taddr));
-  k.tcgen05_wait_ld();
-  Reg row = k.reg(u64);
-  k.mul_wide(row, tid, 4 * 32);
-  for (int i = 0; i < 32; ++i) k.st(Space::global, u32, at(out + row, 4 * i), got[i]);
-  deallocate(k, tid, taddr, 64);
-  auto o = upload(std::vector<std::uint32_t>(128 * 32, 0xDEADBEEF));
-  run_module(k.module(), 128, {arg_u64(upload(image)), arg_u64(o)});
-  const auto cells = download<std::uint32_t>(o, 128 * 32);
-  auto word_of = [&](int r, int w) {
-    return static_cast<std::uint32_t>(byte_of(r, 4 * w) | byte_of(r, 4 * w + 1) << 8 |
-                                      byte_of(r, 4 * w + 2) << 16 | byte_of(r, 4 * w + 3) << 24);
+  constexpr std::size_t kImage = 128 * 32;
+  auto byte_of = [](int cta, int r, int b) {
+    return static_cast<std::uint8_t>((r + 3 * b + 101 * cta) % 251);
   };
-  for (int lane = 0; lane < 128; ++lane) {
-    auto cell = [&](int column) { return cells[static_cast<std::size_t>(lane * 32 + column)]; };
-    const int shifted = lane >= 97 ? lane - 1 : lane;  // rows 96..126 moved down one (row 96 stays)
-    for (int w = 0; w < 8; ++w) EXPECT_EQ(cell(w), word_of(shifted, w)) << "128x256b lane " << lane;
-    for (int w = 0; w < 4; ++w) {
-      EXPECT_EQ(cell(8 + w), word_of(lane, w)) << "128x128b lane " << lane;
-      // 02_13: rows 0-31 to lanes 0-31 and 64-95, rows 32-63 to lanes 32-63 and 96-127.
-      EXPECT_EQ(cell(12 + w), word_of(lane % 64, w)) << "warpx2::02_13 lane " << lane;
-      // 01_23: rows 0-31 to lanes 0-63, rows 32-63 to lanes 64-127.
-      EXPECT_EQ(cell(16 + w), word_of(lane % 32 + 32 * (lane / 64), w))
-          << "warpx2::01_23 lane " << lane;
-      EXPECT_EQ(cell(20 + w), word_of(lane % 32, w)) << "warpx4 lane " << lane;
+  for (const bool pair : {false, true}) {
+    SCOPED_TRACE(pair ? ".cta_group::2" : ".cta_group::1");
+    const CtaGroup group = pair ? CtaGroup::two : CtaGroup::one;
+    const int ctas = pair ? 2 : 1;
+    std::vector<std::uint8_t> image(kImage * ctas);
+    for (int cta = 0; cta < ctas; ++cta)
+      for (int r = 0; r < 128; ++r)
+        for (int b = 0; b < 32; ++b) image[kImage * cta + slice_offset(r, b)] = byte_of(cta, r, b);
+    Kernel k("k", Target::sm_100a);
+    Reg in = k.param_ptr("in", 4), out = k.param_ptr("out", 4);
+    Shared buf = k.shared("buf", static_cast<std::int64_t>(kImage), 1024);
+    Shared bar = k.shared("bar", 8, 8);
+    Reg tid = k.sreg(SReg::tid_x);
+    Reg rank = pair ? k.sreg(SReg::cluster_ctarank) : k.mov(u32, 0);
+    Reg base = k.address_of(buf);
+    Reg mine = k.reg(u64);
+    k.mul_wide(mine, rank, static_cast<std::int64_t>(kImage));
+    sim::testing::copy_image_to_shared(k, in + mine, base, tid, static_cast<std::int64_t>(kImage));
+    k.if_then(k.setp(Cmp::eq, tid, 0), [&] { k.mbarrier_init(at(bar), 1); });
+    Reg taddr = allocate(k, tid, 64, group);
+    Reg zero = k.mov(u32, 0);
+    Regs fill(32, zero);
+    k.tcgen05_st(TmemShape::lanes32_bits32, quarter_address(tid, taddr),
+                 fill);  // poison-free start: zeros
+    k.tcgen05_wait_st();
+    k.tcgen05_fence_before_thread_sync();
+    k.bar_sync();
+    if (pair) {  // the peer's image and barrier are ready before the copies read them
+      k.barrier_cluster_arrive();
+      k.barrier_cluster_wait();
     }
-    for (int w = 0; w < 8; ++w)
-      EXPECT_EQ(cell(24 + w), lane < 4 ? word_of(lane, w) : 0u) << "4x256b lane " << lane;
+    k.tcgen05_fence_after_thread_sync();
+    Reg start = k.reg(u64);
+    k.cvt(start, (base >> 4) & 0x3FFFu);
+    const std::uint64_t desc = layout::Tcgen05SmemDescriptor{0, 128, 256}.encode();
+    k.if_then(k.setp(Cmp::eq, tid + rank, 0), [&] {
+      for (const Copy& c : copies)
+        k.tcgen05_cp(group, c.shape, taddr + c.column, k.mov(u64, desc) + start);
+      // Rows 96..126 of the 128x256b copy move down to 97..127.
+      k.tcgen05_shift_down(group, taddr + (96 << 16));
+      if (pair)
+        k.tcgen05_commit_multicast(group, k.address_of(bar), k.mov(u16, 3));
+      else
+        k.tcgen05_commit(group, k.address_of(bar));
+    });
+    k.mbarrier_wait_parity(at(bar), 0);
+    k.tcgen05_fence_after_thread_sync();
+    Regs got = k.regs(u32, 32, "g");
+    k.tcgen05_ld(TmemShape::lanes32_bits32, got, quarter_address(tid, taddr));
+    k.tcgen05_wait_ld();
+    Reg lane = k.reg(u32), row = k.reg(u64);
+    k.mad(lane, rank, 128, tid);  // this thread's lane over the pair
+    k.mul_wide(row, lane, 4 * 32);
+    for (int i = 0; i < 32; ++i) k.st(Space::global, u32, at(out + row, 4 * i), got[i]);
+    deallocate(k, tid, taddr, 64, group);
+    auto o = upload(std::vector<std::uint32_t>(128 * 32 * ctas, 0xDEADBEEF));
+    run_module(k.module(), 128, {arg_u64(upload(image)), arg_u64(o)},
+               static_cast<std::uint32_t>(ctas));
+    const auto cells = download<std::uint32_t>(o, 128 * 32 * ctas);
+    for (int cta = 0; cta < ctas; ++cta) {
+      auto word_of = [&](int r, int w) {
+        return static_cast<std::uint32_t>(byte_of(cta, r, 4 * w) | byte_of(cta, r, 4 * w + 1) << 8 |
+                                          byte_of(cta, r, 4 * w + 2) << 16 |
+                                          byte_of(cta, r, 4 * w + 3) << 24);
+      };
+      for (int lane = 0; lane < 128; ++lane) {
+        SCOPED_TRACE("CTA " + std::to_string(cta) + " lane " + std::to_string(lane));
+        auto cell = [&](int column) {
+          return cells[static_cast<std::size_t>((128 * cta + lane) * 32 + column)];
+        };
+        const int shifted = lane >= 97 ? lane - 1 : lane;  // rows 96..126 moved down one
+        for (int w = 0; w < 8; ++w) EXPECT_EQ(cell(w), word_of(shifted, w)) << "128x256b";
+        for (int w = 0; w < 4; ++w) {
+          EXPECT_EQ(cell(8 + w), word_of(lane, w)) << "128x128b";
+          // 02_13: rows 0-31 to lanes 0-31 and 64-95, rows 32-63 to lanes 32-63 and 96-127.
+          EXPECT_EQ(cell(12 + w), word_of(lane % 64, w)) << "warpx2::02_13";
+          // 01_23: rows 0-31 to lanes 0-63, rows 32-63 to lanes 64-127.
+          EXPECT_EQ(cell(16 + w), word_of(lane % 32 + 32 * (lane / 64), w)) << "warpx2::01_23";
+          EXPECT_EQ(cell(20 + w), word_of(lane % 32, w)) << "warpx4";
+        }
+        for (int w = 0; w < 8; ++w)
+          EXPECT_EQ(cell(24 + w), lane < 4 ? word_of(lane, w) : 0u) << "4x256b";
+      }
+    }
   }
 }
 

@@ -838,6 +838,40 @@ TEST_F(Tcgen05Sim, PairMisuseIsRefusedNamingThreadAndLine) {
               std::string::npos)
         << msg;
   }
+  // A pair allocation past the free columns of the pair (rank 1's warp,
+  // whose 512 columns matched rank 0's, comes first to the second alloc).
+  {
+    Kernel k("k", Target::sm_100a);
+    Shared slot = k.shared("slot", 8, 4);
+    k.tcgen05_alloc(CtaGroup::two, at(slot), 512);
+    k.tcgen05_alloc(CtaGroup::two, at(slot, 4), 32);
+    const std::string msg = error_of_module(k.module(), 32, {}, 2);
+    EXPECT_NE(msg.find("block (1,0,0) thread (0,0,0): tcgen05.alloc of 32 columns with columns "
+                       "0-511 in this CTA and columns 0-511 in its peer of 512 allocated: no "
+                       "free block"),
+              std::string::npos)
+        << msg;
+  }
+  // A pair allocation after the peer CTA exited (rank 1 arrives at the
+  // cluster barrier and exits; rank 0 waits there, then allocates).
+  {
+    Kernel k("k", Target::sm_100a);
+    Shared slot = k.shared("slot", 4, 4);
+    Pred odd = k.setp(Cmp::eq, k.sreg(SReg::cluster_ctarank), 1);
+    k.barrier_cluster_arrive();
+    k.if_then(odd, [&] { k.exit(); });
+    k.barrier_cluster_wait();
+    k.tcgen05_alloc(CtaGroup::two, at(slot), 32);
+    const ptx::Module m = k.module();
+    const std::string msg = error_of_module(m, 32, {}, 2);
+    EXPECT_NE(msg.find("block (0,0,0) thread (0,0,0): tcgen05.alloc.cta_group::2 of 32 columns "
+                       "(PTX line " +
+                       std::to_string(sim::testing::line_of(m, "tcgen05.alloc")) +
+                       "), which one warp of each CTA of the pair performs, after the peer CTA "
+                       "(%cluster_ctarank 1) exited"),
+              std::string::npos)
+        << msg;
+  }
   // A warp of rank 0 allocating while rank 1's never does: it waits for ever.
   {
     Kernel k("k", Target::sm_100a);

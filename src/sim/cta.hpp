@@ -34,14 +34,17 @@ struct LaunchState {
 };
 
 // at_mbarrier: blocked in mbarrier.try_wait until the phase completes;
-// at_cluster_barrier: blocked in barrier.cluster.wait.
+// at_cluster_barrier: blocked in barrier.cluster.wait; at_peer_warp: blocked
+// in a tcgen05 .cta_group::2 alloc, dealloc or relinquish_alloc_permit until
+// a warp of the peer CTA performs it too (tcgen05.cpp).
 enum class LaneState : std::uint8_t {
   ready,
   exited,
   at_barrier,
   at_collective,
   at_mbarrier,
-  at_cluster_barrier
+  at_cluster_barrier,
+  at_peer_warp
 };
 
 // One cp.async in flight: the source bytes were read at issue; they land in
@@ -101,7 +104,7 @@ struct Warp {
   std::uint32_t awaited_members = 0;       // member mask of the collective lanes wait at
   std::uint64_t clock = 0;
   // Hopper state, after the fields every instruction touches.
-  std::uint32_t blocked = 0;  // lanes at_mbarrier or at_cluster_barrier
+  std::uint32_t blocked = 0;  // lanes at_mbarrier, at_cluster_barrier or at_peer_warp
   bool wgmma_busy = false;    // some wgmma_pending entry is set
   // barrier.cluster: 0 while the lane has no arrival pending a wait, else the
   // cluster barrier phase it arrived in, plus one.

@@ -76,6 +76,9 @@ class KernelDecoder {
     for (const Pending& p : pending_)
       kernel_.code.push_back(p.kind == Synthetic::none ? decode(p.inst, p.line)
                                                        : decode_synthetic(p));
+    std::string why;
+    if (const std::size_t at = mixed_cta_group(kernel_.code, why); at < kernel_.code.size())
+      fail(kernel_.code[at].line, kernel_.code[at].text, why);
     kernel_.register_slots = static_cast<std::uint32_t>(slots_.size());
     kernel_.static_shared_bytes = shared_top_;
     kernel_.dynamic_shared_offset =

@@ -115,9 +115,12 @@ void exec_wgmma(const Inst& inst, Warp& w, int warp_in_group);
 void check_wgmma_registers(const Inst& inst, Warp& w);
 // tcgen05 (tcgen05.cpp): the warp-wide .sync.aligned forms for the lanes of
 // `active` (all of the warp's), and the single-thread forms for each lane of
-// `active`.
-void exec_tcgen05_sync(const Inst& inst, Warp& w, std::uint32_t active);
+// `active`. exec_tcgen05_sync returns false when the warp performed a
+// .cta_group::2 alloc, dealloc or relinquish_alloc_permit first of its CTA
+// pair: it waits, past the instruction, while waits_for_peer_warp(w).
+bool exec_tcgen05_sync(const Inst& inst, Warp& w, std::uint32_t active);
 void exec_tcgen05(const Inst& inst, Warp& w, std::uint32_t active);
+bool waits_for_peer_warp(const Warp& w);
 // Throws SimError when a CTA whose threads have all exited still holds
 // tensor memory (PTX ISA 9.7.16.7.1: all of it must be deallocated).
 void check_tensor_memory_released(const Cta& cta);

@@ -116,7 +116,8 @@ enum class WmmaOp : std::uint8_t { load_a, load_b, load_c, mma, store_d };
 // Tcgen05Kind, Inst::extent the .scale_vec (0 without block scaling, else 1,
 // 2 or 4) and Inst::trans whether A is in tensor memory; for ld and st, vec
 // holds the Tcgen05Shape and extent the .num; for cp, vec holds the
-// Tcgen05CopyShape; for commit, multicast marks .multicast::cluster.
+// Tcgen05CopyShape; for commit, multicast marks .multicast::cluster; cta_pair
+// marks .cta_group::2 on every instruction that names a .cta_group.
 enum class Tcgen05Op : std::uint8_t {
   alloc,
   dealloc,
@@ -170,6 +171,7 @@ struct Inst {
   std::uint32_t target = 0;  // bra: destination PC
   std::uint16_t extent = 0;  // wgmma.mma_async: N of m64nNk*; cp.async.bulk.tensor: the rank
   bool multicast = false;    // cp.async.bulk.tensor .multicast::cluster
+  bool cta_pair = false;     // tcgen05 .cta_group::2 (the CTA pair of a cluster)
   bool guarded = false;
   Arg guard;
   // Operands in PTX order; a vector {a, b} or a pair p|q is one operand of

@@ -25,6 +25,18 @@
 // yet committed, or reads D before the commit's mbarrier phase completes,
 // races on the GPU; here it sees the old values.
 //
+// .cta_group::2 (PTX ISA 9.7.16.5, Table 46, and tcgen05.mma): the CTAs of a
+// cluster pair up by %cluster_ctarank, ranks 2i and 2i+1, so the cluster's
+// size must be even. One thread of either CTA issues mma, cp and shift for
+// the pair, whose peer must not have exited; one warp of each CTA performs
+// each alloc, dealloc and relinquish_alloc_permit, the k-th of one CTA
+// matching the k-th of the other (same instruction, same block). The first
+// warp of the two waits until its peer's performs it too (the ISA lets the
+// GPU hold it so; here it always waits, so a peer that never comes is a
+// deadlock, reported as one): an alloc claims the same columns in both CTAs
+// when the first warp arrives, a dealloc or relinquish takes effect in both
+// when the second does.
+//
 // tcgen05.mma (.cta_group::1, M = 128): D is lanes 0..127 (row m in lane m)
 // by N columns of f32 from the D address; A (M x K) and B (N x K) come from
 // shared memory through sm_100 matrix descriptors (bits 0-13 start >> 4,
@@ -36,7 +48,11 @@
 // negate, 15-16 MN-major, 17-22 N >> 3, 23 scale type, 24-28 M >> 4, 29-30
 // A's scale-factor ID) gives the rest. K per instruction: 16 (f16, bf16),
 // 8 (tf32), 32 (e4m3, e5m2), 64 (e2m1, two per byte, the first in the low
-// nibble).
+// nibble). With .cta_group::2, M = 256 (data-path layout A): the pair's even
+// CTA holds rows 0..127 of A (its shared memory, or its tensor memory) and
+// of D (its tensor memory, lane m), the odd CTA rows 128..255, both at the
+// same descriptor and tensor-memory addresses; B's N rows are split the same
+// way, rows 0..N/2-1 in the even CTA's shared memory, N/2..N-1 in the odd's.
 //
 // Block scaling ("Block Scaling" and the scale-factor layout figures): each
 // row of A and each column of B has scale_vec factors per instruction, one
@@ -47,12 +63,17 @@
 // n/32, in the lane quarter q of the row being computed: the ISA requires the
 // factors duplicated into all four quarters (what tcgen05.cp.32x128b.warpx4
 // does with the 128x4 shared-memory layout), and a kernel that fills one
-// quarter only computes with zeros elsewhere here.
+// quarter only computes with zeros elsewhere here. With .cta_group::2 each
+// CTA's tensor memory holds the factors of its own rows of A and of all N
+// columns of B, which tcgen05.cp.cta_group::2 puts there: it copies, in each
+// CTA of the pair, from that CTA's shared memory to its tensor memory, at
+// the same addresses.
 //
 // Products are exact in double; each D element is rounded once to f32.
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <vector>
 
@@ -89,6 +110,102 @@ std::uint64_t uniform(Warp& w, const Arg& a, std::uint32_t active, const char* w
                                "; every thread of the warp gives the same (.aligned)"};
   });
   return v;
+}
+
+// ---- the CTA pair -------------------------------------------------------------
+
+bool has_exited(const Cta& cta) {
+  for (const Warp& w : cta.warps)
+    for (int l = 0; l < 32; ++l)
+      if ((w.exists >> l) & 1 && w.state[l] != LaneState::exited) return false;
+  return true;
+}
+
+// The other CTA of `cta`'s pair (ranks 2i and 2i+1 of the cluster).
+Cta& peer_of(Cta& cta) {
+  Cluster& cluster = *cta.cluster;
+  const std::uint32_t peer = cta.rank ^ 1;
+  if (peer >= cluster.ctas.size())
+    throw SimError(".cta_group::2 in the CTA of %cluster_ctarank " + std::to_string(cta.rank) +
+                   " of a cluster of " + std::to_string(cluster.ctas.size()) +
+                   ", which has no CTA of rank " + std::to_string(peer) +
+                   " to pair with; a CTA pair is ranks 2i and 2i+1 of a cluster, so "
+                   ".cta_group::2 needs clusters of an even number of CTAs");
+  return cluster.ctas[peer];
+}
+
+// The peer, which must not have exited when the pair's mma, cp or shift is
+// issued or runs (PTX ISA 9.7.16.5, Table 46).
+Cta& active_peer_of(Cta& cta) {
+  Cta& peer = peer_of(cta);
+  if (has_exited(peer))
+    throw SimError("the peer CTA (%cluster_ctarank " + std::to_string(peer.rank) +
+                   ") of this .cta_group::2 operation has exited; it must still be active "
+                   "(PTX ISA 9.7.16.5)");
+  return peer;
+}
+
+// The CTAs whose memories an mma, cp or shift issued in `cta` uses, in
+// data-path order: `cta` alone for .cta_group::1; the pair's even CTA, then
+// its odd one, for ::2.
+std::vector<Cta*> data_path_ctas(Cta& cta, const Inst& in) {
+  if (!in.cta_pair) return {&cta};
+  Cta& peer = active_peer_of(cta);
+  if (cta.rank % 2) return {&peer, &cta};
+  return {&cta, &peer};
+}
+
+std::string describe_request(const Inst& in, std::uint32_t address, std::uint32_t columns) {
+  const std::string line = " (PTX line " + std::to_string(in.line) + ")";
+  switch (static_cast<Tcgen05Op>(in.mode)) {
+    case Tcgen05Op::alloc:
+      return "tcgen05.alloc.cta_group::2 of " + std::to_string(columns) + " columns" + line;
+    case Tcgen05Op::dealloc:
+      return "tcgen05.dealloc.cta_group::2 of " + std::to_string(columns) + " columns at " +
+             hex(address) + line;
+    default:
+      return "tcgen05.relinquish_alloc_permit.cta_group::2" + line;
+  }
+}
+
+// A .cta_group::2 alloc, dealloc or relinquish_alloc_permit by the warp of
+// `w` whose first thread is `thread` (see the header comment): returns the
+// block's address and sets `wait` when the warp is the first of the two.
+std::uint32_t pair_allocation(const Inst& in, Warp& w, std::uint32_t thread, std::uint32_t address,
+                              std::uint32_t columns, bool& wait) {
+  Cta& cta = *w.cta;
+  Cta& peer = peer_of(cta);
+  const auto op = static_cast<Tcgen05Op>(in.mode);
+  std::deque<PairRequest>& theirs = peer.tmem.unmatched;
+  wait = theirs.empty();
+  if (wait) {
+    if (has_exited(peer))
+      throw SimError(describe_request(in, address, columns) +
+                     ", which one warp of each CTA of the pair performs, after the peer CTA "
+                     "(%cluster_ctarank " +
+                     std::to_string(peer.rank) + ") exited");
+    if (op == Tcgen05Op::alloc) address = TensorMemory::allocate_pair(cta.tmem, peer.tmem, columns);
+    if (op == Tcgen05Op::dealloc) cta.tmem.check_block(address, columns);
+    cta.tmem.unmatched.push_back({&in, thread, address, columns});
+    return address;
+  }
+  const PairRequest other = theirs.front();
+  if (other.inst->mode != in.mode || other.columns != columns ||
+      (op == Tcgen05Op::dealloc && other.address != address))
+    throw SimError(describe_request(in, address, columns) + " meets the peer CTA's " +
+                   describe_request(*other.inst, other.address, other.columns) +
+                   "; the warps of a CTA pair perform the same .cta_group::2 alloc, dealloc and "
+                   "relinquish_alloc_permit in the same order (PTX ISA 9.7.16.5)");
+  theirs.pop_front();
+  if (op == Tcgen05Op::dealloc) {
+    cta.tmem.deallocate(address, columns);
+    peer.tmem.deallocate(address, columns);
+  }
+  if (op == Tcgen05Op::relinquish) {
+    cta.tmem.relinquish(in.line);
+    peer.tmem.relinquish(other.inst->line);
+  }
+  return other.address;
 }
 
 // ---- ld / st ----------------------------------------------------------------
@@ -220,12 +337,17 @@ MmaForm decode_instruction_descriptor(const Inst& in, std::uint32_t idesc) {
   f.b_mn_major = (idesc >> 16) & 1;
   f.n = ((idesc >> 17) & 63) << 3;
   f.m = ((idesc >> 24) & 31) << 4;
-  if (f.m != 128)
-    refuse("M = " + std::to_string(f.m) +
-           "; the simulator runs M = 128 (M = 64 uses another data-path layout, "
-           "M = 256 needs .cta_group::2)");
+  // The simulated data-path layouts: D (M = 128 with .cta_group::1) and A
+  // (M = 256 with ::2); M = 64 and M = 128 over a pair use others.
+  const std::uint32_t simulated_m = in.cta_pair ? 256 : 128;
+  if (f.m != simulated_m)
+    refuse("M = " + std::to_string(f.m) + " with .cta_group::" + (in.cta_pair ? "2" : "1") +
+           "; the simulator runs M = 128 with .cta_group::1 and M = 256 with ::2 (the ISA's "
+           "M = 256 needs a CTA pair; M = 64, and M = 128 over a pair, use data-path layouts "
+           "not simulated)");
   if (f.n < 16 || f.n > 256 || f.n % 16 != 0)
-    refuse("N = " + std::to_string(f.n) + "; with M = 128, N is a multiple of 16 in 16..256");
+    refuse("N = " + std::to_string(f.n) + "; with M = " + std::to_string(f.m) +
+           ", N is a multiple of 16 in 16..256");
   if (!scaled && ((idesc >> 4) & 3) != 1)
     refuse("D type " + std::to_string((idesc >> 4) & 3) +
            " (bits 4-5); the simulator accumulates in f32 (1)");
@@ -300,14 +422,16 @@ double scale_value(bool ue8m0, std::uint32_t byte) {
   return matrix_element_value(Type::e4m3, byte & 0x7F);  // ue4m3: e4m3 without its sign bit
 }
 
-// Reads rows x K elements of an operand from shared memory into out[row][k].
+// Appends rows x K elements of an operand in `cta`'s shared memory to out
+// (row-major, K along a row).
 void load_smem_operand(const Cta& cta, const MmaForm& f, std::uint64_t descriptor, const char* name,
                        bool mn_major, std::uint32_t code, double negate, std::uint32_t rows,
                        std::vector<double>& out) {
   const SmemMatrix d = decode_smem_descriptor(descriptor, name);
   const std::vector<std::byte>& shared = cta.shared;
   const std::uint32_t bytes = std::max<std::uint32_t>(1, f.element_bits / 8);
-  out.assign(std::size_t{rows} * f.k, 0.0);
+  const std::size_t base = out.size();
+  out.resize(base + std::size_t{rows} * f.k);
   for (std::uint32_t r = 0; r < rows; ++r)
     for (std::uint32_t k = 0; k < f.k; ++k) {
       const bool nibble = f.element_bits == 4;
@@ -320,22 +444,24 @@ void load_smem_operand(const Cta& cta, const MmaForm& f, std::uint64_t descripto
                        " bytes of shared memory (descriptor " + hex(descriptor) + ")");
       auto raw = static_cast<std::uint32_t>(load_bytes(&shared[a], bytes));
       if (nibble) raw = (raw >> (4 * (k % 2))) & 0xF;
-      out[std::size_t{r} * f.k + k] = negate * element_value(f, code, raw);
+      out[base + std::size_t{r} * f.k + k] = negate * element_value(f, code, raw);
     }
 }
 
-// Reads A (M x K) from tensor memory: row m in lane m, K packed along the columns.
+// Appends 128 rows of A from tensor memory: row m in lane m, K packed along
+// the columns.
 void load_tmem_a(TensorMemory& tmem, const MmaForm& f, std::uint32_t address,
                  std::vector<double>& out) {
   const std::uint32_t lane0 = TensorMemory::lane_of(address),
                       column0 = TensorMemory::column_of(address);
   const std::uint32_t mask = f.element_bits == 32 ? ~0u : (1u << f.element_bits) - 1;
-  out.assign(std::size_t{f.m} * f.k, 0.0);
-  for (std::uint32_t m = 0; m < f.m; ++m)
+  const std::size_t base = out.size();
+  out.resize(base + std::size_t{TensorMemory::kLanes} * f.k);
+  for (std::uint32_t m = 0; m < TensorMemory::kLanes; ++m)
     for (std::uint32_t k = 0; k < f.k; ++k) {
       const std::uint32_t bit = k * f.element_bits;
       const std::uint32_t word = tmem.cell(lane0 + m, column0 + bit / 32, "tcgen05.mma's A");
-      out[std::size_t{m} * f.k + k] =
+      out[base + std::size_t{m} * f.k + k] =
           f.negate_a * element_value(f, f.a_code, (word >> (bit % 32)) & mask);
     }
 }
@@ -347,21 +473,26 @@ enum Value { kD, kA, kB, kIdesc, kScaleA, kScaleB, kEnable };
 void run_mma(const PendingTcgen05& p, Cta& cta) {
   const Inst& in = *p.inst;
   const MmaForm f = decode_instruction_descriptor(in, static_cast<std::uint32_t>(p.values[kIdesc]));
-  TensorMemory& tmem = cta.tmem;
+  // Rows 128h .. 128h+127 of A and D, and B's rows N/parts*h onwards, are in part[h].
+  const std::vector<Cta*> part = data_path_ctas(cta, in);
   std::vector<double> a, b;
-  if (in.trans)
-    load_tmem_a(tmem, f, static_cast<std::uint32_t>(p.values[kA]), a);
-  else
-    load_smem_operand(cta, f, p.values[kA], "A", f.a_mn_major, f.a_code, f.negate_a, f.m, a);
-  load_smem_operand(cta, f, p.values[kB], "B", f.b_mn_major, f.b_code, f.negate_b, f.n, b);
+  for (Cta* c : part) {
+    if (in.trans)
+      load_tmem_a(c->tmem, f, static_cast<std::uint32_t>(p.values[kA]), a);
+    else
+      load_smem_operand(*c, f, p.values[kA], "A", f.a_mn_major, f.a_code, f.negate_a,
+                        TensorMemory::kLanes, a);
+    load_smem_operand(*c, f, p.values[kB], "B", f.b_mn_major, f.b_code, f.negate_b,
+                      f.n / static_cast<std::uint32_t>(part.size()), b);
+  }
 
   const auto d = static_cast<std::uint32_t>(p.values[kD]);
   if (TensorMemory::lane_of(d) != 0)
     throw SimError("D address " + hex(d) + " has lane " + std::to_string(TensorMemory::lane_of(d)) +
-                   "; an M = 128 D spans lanes 0-127 from lane 0");
+                   "; D spans lanes 0-127 from lane 0");
   const std::uint32_t vec = std::max<std::uint32_t>(f.scale_vec, 1), block = f.k / vec;
-  auto scale = [&](std::uint32_t address, std::uint32_t lane, std::uint32_t column,
-                   std::uint32_t byte, const char* what) {
+  auto scale = [&](TensorMemory& tmem, std::uint32_t address, std::uint32_t lane,
+                   std::uint32_t column, std::uint32_t byte, const char* what) {
     if (TensorMemory::lane_of(address) != 0)
       throw SimError(std::string(what) + " address " + hex(address) + " has lane " +
                      std::to_string(TensorMemory::lane_of(address)) +
@@ -369,23 +500,26 @@ void run_mma(const PendingTcgen05& p, Cta& cta) {
     const std::uint32_t word = tmem.cell(lane, TensorMemory::column_of(address) + column, what);
     return scale_value(f.ue8m0, (word >> (8 * byte)) & 0xFF);
   };
-  for (std::uint32_t m = 0; m < f.m; ++m)
+  for (std::uint32_t m = 0; m < f.m; ++m) {
+    TensorMemory& tmem = part[m / TensorMemory::kLanes]->tmem;
+    const std::uint32_t lane = m % TensorMemory::kLanes;
     for (std::uint32_t n = 0; n < f.n; ++n) {
-      std::uint32_t& cell = tmem.cell(m, TensorMemory::column_of(d) + n, "tcgen05.mma's D");
+      std::uint32_t& cell = tmem.cell(lane, TensorMemory::column_of(d) + n, "tcgen05.mma's D");
       double sum = p.values[kEnable] ? f32_of(cell) : 0.0;
       for (std::uint32_t j = 0; j < vec; ++j) {
-        double part = 0;
+        double part_sum = 0;
         for (std::uint32_t k = j * block; k < (j + 1) * block; ++k)
-          part += a[std::size_t{m} * f.k + k] * b[std::size_t{n} * f.k + k];
+          part_sum += a[std::size_t{m} * f.k + k] * b[std::size_t{n} * f.k + k];
         if (f.scale_vec)
-          part *= scale(static_cast<std::uint32_t>(p.values[kScaleA]), m, m / 32, f.sfa_id + j,
-                        "A's scale factors") *
-                  scale(static_cast<std::uint32_t>(p.values[kScaleB]), 32 * (m / 32) + n % 32,
-                        n / 32, f.sfb_id + j, "B's scale factors");
-        sum += part;
+          part_sum *= scale(tmem, static_cast<std::uint32_t>(p.values[kScaleA]), lane, lane / 32,
+                            f.sfa_id + j, "A's scale factors") *
+                      scale(tmem, static_cast<std::uint32_t>(p.values[kScaleB]),
+                            32 * (lane / 32) + n % 32, n / 32, f.sfb_id + j, "B's scale factors");
+        sum += part_sum;
       }
       cell = static_cast<std::uint32_t>(bits_of(static_cast<float>(sum)));
     }
+  }
 }
 
 // tcgen05.cp: rows of 128 or 256 bits from shared memory (row r, byte b at the
@@ -425,24 +559,27 @@ void run_copy(const PendingTcgen05& p, Cta& cta) {
     for (std::uint32_t q : quarters) out.push_back(r + q);
     return out;
   };
-  const std::vector<std::byte>& shared = cta.shared;
-  for (std::uint32_t r = 0; r < rows; ++r)
-    for (std::uint32_t word = 0; word < bits / 32; ++word) {
-      std::uint32_t value = 0;
-      for (std::uint32_t byte = 0; byte < 4; ++byte) {
-        const std::uint64_t a = swizzle_address(
-            d.start + smem_matrix_offset(d, false, r, 4 * word + byte, 1), d.swizzle);
-        if (a >= shared.size())
-          throw SimError("tcgen05.cp source row " + std::to_string(r) + " byte " +
-                         std::to_string(4 * word + byte) + " is at shared address " + hex(a) +
-                         ", outside the CTA's " + std::to_string(shared.size()) +
-                         " bytes of shared memory");
-        value |= static_cast<std::uint32_t>(shared[a]) << (8 * byte);
+  // With .cta_group::2, in each CTA of the pair from its own shared memory.
+  for (Cta* c : data_path_ctas(cta, *p.inst)) {
+    const std::vector<std::byte>& shared = c->shared;
+    for (std::uint32_t r = 0; r < rows; ++r)
+      for (std::uint32_t word = 0; word < bits / 32; ++word) {
+        std::uint32_t value = 0;
+        for (std::uint32_t byte = 0; byte < 4; ++byte) {
+          const std::uint64_t a = swizzle_address(
+              d.start + smem_matrix_offset(d, false, r, 4 * word + byte, 1), d.swizzle);
+          if (a >= shared.size())
+            throw SimError("tcgen05.cp source row " + std::to_string(r) + " byte " +
+                           std::to_string(4 * word + byte) + " is at shared address " + hex(a) +
+                           ", outside the CTA's " + std::to_string(shared.size()) +
+                           " bytes of shared memory");
+          value |= static_cast<std::uint32_t>(shared[a]) << (8 * byte);
+        }
+        for (std::uint32_t lane : destinations(r))
+          c->tmem.cell(TensorMemory::lane_of(taddr) + lane, TensorMemory::column_of(taddr) + word,
+                       "tcgen05.cp") = value;
       }
-      for (std::uint32_t lane : destinations(r))
-        cta.tmem.cell(TensorMemory::lane_of(taddr) + lane, TensorMemory::column_of(taddr) + word,
-                      "tcgen05.cp") = value;
-    }
+  }
 }
 
 // tcgen05.shift.down: rows lane .. lane+30 move down one row (8 columns, the
@@ -451,10 +588,11 @@ void run_shift(const PendingTcgen05& p, Cta& cta) {
   const auto taddr = static_cast<std::uint32_t>(p.values[0]);
   const std::uint32_t lane0 = TensorMemory::lane_of(taddr),
                       column0 = TensorMemory::column_of(taddr);
-  for (std::uint32_t r = 31; r-- > 0;)
-    for (std::uint32_t c = 0; c < 8; ++c)
-      cta.tmem.cell(lane0 + r + 1, column0 + c, "tcgen05.shift") =
-          cta.tmem.cell(lane0 + r, column0 + c, "tcgen05.shift");
+  for (Cta* c : data_path_ctas(cta, *p.inst))  // with .cta_group::2, in each CTA of the pair
+    for (std::uint32_t r = 31; r-- > 0;)
+      for (std::uint32_t column = 0; column < 8; ++column)
+        c->tmem.cell(lane0 + r + 1, column0 + column, "tcgen05.shift") =
+            c->tmem.cell(lane0 + r, column0 + column, "tcgen05.shift");
 }
 
 // Runs, in issue order, the asynchronous operations `thread` issued.
@@ -487,6 +625,7 @@ void complete_pending(Cta& cta, std::uint32_t thread) {
 
 void issue(const Inst& in, Warp& w, int lane) {
   PendingTcgen05 p{&in, w.index * 32 + static_cast<std::uint32_t>(lane), {}};
+  data_path_ctas(*w.cta, in);  // a .cta_group::2 operation needs its peer CTA, not exited
   switch (static_cast<Tcgen05Op>(in.mode)) {
     case Tcgen05Op::mma: {
       const bool scaled = in.extent != 0;
@@ -539,36 +678,57 @@ void commit(const Inst& in, Warp& w, int lane) {
 
 }  // namespace
 
-void exec_tcgen05_sync(const Inst& in, Warp& w, std::uint32_t active) {
+bool exec_tcgen05_sync(const Inst& in, Warp& w, std::uint32_t active) {
   TensorMemory& tmem = w.cta->tmem;
   const int first = std::countr_zero(active);
+  const std::uint32_t thread = w.index * 32 + static_cast<std::uint32_t>(first);
+  bool wait = false;
   switch (static_cast<Tcgen05Op>(in.mode)) {
     case Tcgen05Op::alloc: {
       const auto columns =
           static_cast<std::uint32_t>(uniform(w, in.op0(1), active, "the column count", false));
       const std::uint64_t dst = uniform(w, in.op0(0), active, "the destination address", true);
-      const std::uint32_t address = for_thread(first, [&] { return tmem.allocate(columns); });
+      const std::uint32_t address = for_thread(first, [&] {
+        return in.cta_pair ? pair_allocation(in, w, thread, 0, columns, wait)
+                           : tmem.allocate(columns);
+      });
       store_bytes(access(w, first, in.space, dst, 4, 4, true), 4, address);
-      return;
+      return !wait;
     }
     case Tcgen05Op::dealloc: {
       const auto taddr =
           static_cast<std::uint32_t>(uniform(w, in.op0(0), active, "the address", false));
       const auto columns =
           static_cast<std::uint32_t>(uniform(w, in.op0(1), active, "the column count", false));
-      for_thread(first, [&] { tmem.deallocate(taddr, columns); });
-      return;
+      for_thread(first, [&] {
+        if (in.cta_pair)
+          pair_allocation(in, w, thread, taddr, columns, wait);
+        else
+          tmem.deallocate(taddr, columns);
+      });
+      return !wait;
     }
     case Tcgen05Op::relinquish:
-      tmem.relinquish(in.line);
-      return;
+      for_thread(first, [&] {
+        if (in.cta_pair)
+          pair_allocation(in, w, thread, 0, 0, wait);
+        else
+          tmem.relinquish(in.line);
+      });
+      return !wait;
     case Tcgen05Op::ld:
     case Tcgen05Op::st:
       load_store(in, w, active, static_cast<Tcgen05Op>(in.mode) == Tcgen05Op::ld);
-      return;
+      return true;
     default:  // wait::ld / wait::st: loads and stores complete at issue
-      return;
+      return true;
   }
+}
+
+bool waits_for_peer_warp(const Warp& w) {
+  const std::deque<PairRequest>& mine = w.cta->tmem.unmatched;
+  return std::any_of(mine.begin(), mine.end(),
+                     [&](const PairRequest& r) { return r.thread / 32 == w.index; });
 }
 
 void exec_tcgen05(const Inst& in, Warp& w, std::uint32_t active) {

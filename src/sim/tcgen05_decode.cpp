@@ -49,9 +49,7 @@ std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std:
                     op == Tcgen05Op::relinquish || op == Tcgen05Op::ld || op == Tcgen05Op::st ||
                     op == Tcgen05Op::wait;
   d.op = sync ? Op::tcgen05_sync : Op::tcgen05;
-  if (take(mods, "cta_group::2"))
-    return ".cta_group::2 (a CTA pair sharing one MMA) is not simulated; the simulator runs "
-           ".cta_group::1";
+  d.cta_pair = take(mods, "cta_group::2");
   take(mods, "cta_group::1");
   take(mods, "sync");
   take(mods, "aligned");
@@ -131,6 +129,37 @@ std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std:
     default:
       return "";
   }
+}
+
+bool names_cta_group(const Inst& d) {
+  if (d.op != Op::tcgen05 && d.op != Op::tcgen05_sync) return false;
+  switch (static_cast<Tcgen05Op>(d.mode)) {
+    case Tcgen05Op::ld:
+    case Tcgen05Op::st:
+    case Tcgen05Op::wait:
+    case Tcgen05Op::fence:
+      return false;
+    default:
+      return true;
+  }
+}
+
+std::size_t mixed_cta_group(const std::vector<Inst>& code, std::string& why) {
+  const Inst* first = nullptr;
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    if (!names_cta_group(code[i])) continue;
+    if (!first) {
+      first = &code[i];
+    } else if (code[i].cta_pair != first->cta_pair) {
+      why = std::string(".cta_group::") + (code[i].cta_pair ? "2" : "1") +
+            " here and ::" + (first->cta_pair ? "2" : "1") + " at PTX line " +
+            std::to_string(first->line) + " (" + first->text +
+            "); every tcgen05 instruction of a kernel names the same .cta_group (PTX ISA "
+            "9.7.16, tcgen05.alloc)";
+      return i;
+    }
+  }
+  return code.size();
 }
 
 std::string validate_tcgen05(const Inst& d) {

@@ -19,4 +19,9 @@ std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std:
 // Checks the decoded operands' count and form; returns the refusal or "".
 std::string validate_tcgen05(const Inst& d);
 
+// The index of the first tcgen05 instruction of `code` whose .cta_group
+// differs from the kernel's first, with why it is refused; code.size() when
+// they all agree.
+std::size_t mixed_cta_group(const std::vector<Inst>& code, std::string& why);
+
 }  // namespace warpforge::sim

@@ -11,10 +11,11 @@ void TensorMemory::reset() {
   cells_.clear();
   blocks_.clear();
   pending.clear();
+  unmatched.clear();
   relinquish_line_ = 0;
 }
 
-std::uint32_t TensorMemory::allocate(std::uint32_t columns) {
+void TensorMemory::check_allocation(std::uint32_t columns) const {
   if (columns < 32 || columns > kColumns || (columns & (columns - 1)) != 0)
     throw SimError("tcgen05.alloc of " + std::to_string(columns) +
                    " columns; a power of two in 32..512 (PTX ISA 9.7.16.1.2)");
@@ -24,34 +25,68 @@ std::uint32_t TensorMemory::allocate(std::uint32_t columns) {
         "(tcgen05.relinquish_alloc_permit "
         "at PTX line " +
         std::to_string(relinquish_line_) + ")");
-  // First fit among blocks aligned to their size.
-  for (std::uint32_t start = 0; start + columns <= kColumns; start += columns) {
-    const bool overlaps = std::any_of(blocks_.begin(), blocks_.end(), [&](const Block& b) {
-      return start < b.column + b.columns && b.column < start + columns;
-    });
-    if (overlaps) continue;
-    if (cells_.empty()) cells_.assign(std::size_t{kLanes} * kColumns, 0);
-    blocks_.push_back({start, columns});
-    return address(0, start);
-  }
-  throw SimError("tcgen05.alloc of " + std::to_string(columns) + " columns with " +
-                 describe_allocations() +
+}
+
+bool TensorMemory::is_free(std::uint32_t start, std::uint32_t columns) const {
+  return std::none_of(blocks_.begin(), blocks_.end(), [&](const Block& b) {
+    return start < b.column + b.columns && b.column < start + columns;
+  });
+}
+
+void TensorMemory::claim(std::uint32_t start, std::uint32_t columns) {
+  if (cells_.empty()) cells_.assign(std::size_t{kLanes} * kColumns, 0);
+  blocks_.push_back({start, columns});
+}
+
+void TensorMemory::refuse_full(std::uint32_t columns, const std::string& allocated) {
+  throw SimError("tcgen05.alloc of " + std::to_string(columns) + " columns with " + allocated +
                  " of 512 allocated: no free block; on the GPU the warp would wait for a "
                  "tcgen05.dealloc, which "
                  "this CTA cannot make while it waits");
 }
 
-void TensorMemory::deallocate(std::uint32_t address, std::uint32_t columns) {
-  auto it = std::find_if(blocks_.begin(), blocks_.end(), [&](const Block& b) {
-    return lane_of(address) == 0 && b.column == column_of(address) && b.columns == columns;
-  });
-  if (it == blocks_.end())
+std::uint32_t TensorMemory::allocate(std::uint32_t columns) {
+  check_allocation(columns);
+  // First fit among blocks aligned to their size.
+  for (std::uint32_t start = 0; start + columns <= kColumns; start += columns)
+    if (is_free(start, columns)) {
+      claim(start, columns);
+      return address(0, start);
+    }
+  refuse_full(columns, describe_allocations());
+}
+
+std::uint32_t TensorMemory::allocate_pair(TensorMemory& a, TensorMemory& b, std::uint32_t columns) {
+  a.check_allocation(columns);
+  b.check_allocation(columns);
+  for (std::uint32_t start = 0; start + columns <= kColumns; start += columns)
+    if (a.is_free(start, columns) && b.is_free(start, columns)) {
+      a.claim(start, columns);
+      b.claim(start, columns);
+      return address(0, start);
+    }
+  refuse_full(columns, a.describe_allocations() + " in this CTA and " + b.describe_allocations() +
+                           " in its peer");
+}
+
+void TensorMemory::check_block(std::uint32_t address, std::uint32_t columns) const {
+  const bool found =
+      lane_of(address) == 0 && std::any_of(blocks_.begin(), blocks_.end(), [&](const Block& b) {
+        return b.column == column_of(address) && b.columns == columns;
+      });
+  if (!found)
     throw SimError("tcgen05.dealloc of " + std::to_string(columns) +
                    " columns at tensor-memory address " + hex(address) + " (lane " +
                    std::to_string(lane_of(address)) + ", column " +
                    std::to_string(column_of(address)) +
                    "), which is not an allocated block; allocated: " + describe_allocations());
-  blocks_.erase(it);
+}
+
+void TensorMemory::deallocate(std::uint32_t address, std::uint32_t columns) {
+  check_block(address, columns);
+  std::erase_if(blocks_, [&](const Block& b) {
+    return b.column == column_of(address) && b.columns == columns;
+  });
 }
 
 void TensorMemory::relinquish(int line) {

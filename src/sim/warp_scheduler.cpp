@@ -5,7 +5,8 @@
 // others catch up). Threads leave the ready set when they exit, wait at a CTA
 // barrier, wait at a warp collective for the rest of its member mask, wait at
 // a warpgroup collective (wgmma, setmaxnreg) for the other three warps of
-// their warpgroup, or block in mbarrier.try_wait or barrier.cluster.wait.
+// their warpgroup, or block in mbarrier.try_wait, barrier.cluster.wait or a
+// tcgen05 .cta_group::2 allocation instruction.
 // The CTAs of a cluster run interleaved, warp by warp.
 #include <algorithm>
 #include <bit>
@@ -104,6 +105,15 @@ void barrier(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t active
   if (b.arrived >= b.expected) release_barrier(cta, id);
 }
 
+// Parks `lanes` (blocked in try_wait, barrier.cluster.wait or a
+// tcgen05 .cta_group::2 allocation instruction) until wake()
+// finds them done.
+void block(Warp& w, std::uint32_t lanes, LaneState state) {
+  for_lanes(lanes, [&](int l) { w.state[l] = state; });
+  w.ready &= ~lanes;
+  w.blocked |= lanes;
+}
+
 void collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t active) {
   for_lanes(mask & ~active, [&](int l) { ++w.pc[l]; });
   if (!active) return;
@@ -126,10 +136,12 @@ void collective(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t act
     exec_wmma(inst, w);
   else if (inst.op == Op::ldmatrix || inst.op == Op::stmatrix)
     exec_ldmatrix(inst, w, arrived);
-  else if (inst.op == Op::tcgen05_sync)
-    exec_tcgen05_sync(inst, w, arrived);
-  else if (inst.op != Op::bar_warp_sync)
+  else if (inst.op == Op::tcgen05_sync) {
+    if (!exec_tcgen05_sync(inst, w, arrived))
+      return block(w, arrived, LaneState::at_peer_warp);  // until the peer CTA's warp comes
+  } else if (inst.op != Op::bar_warp_sync) {
     exec_collective(inst, w, arrived);
+  }
   for_lanes(arrived, [&](int l) {
     w.state[l] = LaneState::ready;
     ++w.pc[l];
@@ -198,14 +210,6 @@ std::uint32_t cluster_phase_done(const Warp& w, std::uint32_t lanes) {
   return done;
 }
 
-// Parks `lanes` (blocked in try_wait or barrier.cluster.wait) until wake()
-// finds them done.
-void block(Warp& w, std::uint32_t lanes, LaneState state) {
-  for_lanes(lanes, [&](int l) { w.state[l] = state; });
-  w.ready &= ~lanes;
-  w.blocked |= lanes;
-}
-
 void cluster_wait(Warp& w, std::uint32_t mask, std::uint32_t active) {
   for_lanes(mask & ~active, [&](int l) { ++w.pc[l]; });
   for_lanes(active, [&](int l) {
@@ -235,6 +239,8 @@ bool wake(Warp& w) {
     const std::uint32_t bit = 1u << l;
     if (w.state[l] == LaneState::at_mbarrier) {
       if (!mbarrier_wait(code[w.pc[l]], w, bit)) return;
+    } else if (w.state[l] == LaneState::at_peer_warp) {
+      if (waits_for_peer_warp(w)) return;
     } else {
       if (!cluster_phase_done(w, bit)) return;
       w.cluster_arrival[l] = 0;
@@ -494,8 +500,8 @@ std::string describe_stuck(const Cta& cta) {
            " arrived; waiting: " + thread_list(cta, waiting) + ";";
   }
   for (const Warp& w : cta.warps) {
-    std::vector<std::uint32_t> waiting, on_mbarrier, on_cluster;
-    int line = 0, mbarrier_line = 0, cluster_line = 0;
+    std::vector<std::uint32_t> waiting, on_mbarrier, on_cluster, on_peer;
+    int line = 0, mbarrier_line = 0, cluster_line = 0, peer_line = 0;
     std::uint32_t exited_lanes = 0;
     for_lanes(w.exists, [&](int l) {
       const auto linear = w.index * 32 + static_cast<std::uint32_t>(l);
@@ -512,8 +518,17 @@ std::string describe_stuck(const Cta& cta) {
         on_cluster.push_back(linear);
         cluster_line = code[w.pc[l]].line;
       }
+      if (w.state[l] == LaneState::at_peer_warp) {
+        on_peer.push_back(linear);
+        peer_line = code[w.pc[l]].line;
+      }
       if (w.state[l] == LaneState::exited) exited.push_back(linear);
     });
+    if (!on_peer.empty())
+      msg += " warp " + std::to_string(w.index) +
+             " waits in the .cta_group::2 instruction at PTX line " + std::to_string(peer_line) +
+             " for a warp of the peer CTA (%cluster_ctarank " + std::to_string(cta.rank ^ 1) +
+             ") to perform it too; waiting: " + thread_list(cta, on_peer) + ";";
     if (!on_mbarrier.empty())
       msg += " warp " + std::to_string(w.index) + " waits in mbarrier.try_wait at PTX line " +
              std::to_string(mbarrier_line) + " for a phase that never completes; waiting: " +

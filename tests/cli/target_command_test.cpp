@@ -76,11 +76,16 @@ TEST(TargetCommand, RefusesATargetItDoesNotKnowOrOneWithoutTheSimulator) {
 }
 
 TEST(TargetCommand, PtxPrintsTheSm100aKernelsAsPtxasAssemblesThem) {
-  for (const char* kernel : {"gemm_sm100a", "gemm_amax_sm100a"}) {
-    const Result r = run(std::string("ptx ") + kernel + " --target sm_100a");
+  for (const std::string kernel :
+       {"gemm_sm100a", "gemm_amax_sm100a", "gemm_sm100a_pair", "gemm_amax_sm100a_pair"}) {
+    const Result r = run("ptx " + kernel + " --target sm_100a");
     ASSERT_EQ(r.status, 0) << kernel << "\n" << r.output;
     EXPECT_NE(r.output.find(".target sm_100a"), std::string::npos) << kernel;
-    EXPECT_NE(r.output.find("tcgen05.mma.cta_group::1.kind::"), std::string::npos) << kernel;
+    const bool pair = kernel.ends_with("_pair");
+    EXPECT_NE(
+        r.output.find(pair ? "tcgen05.mma.cta_group::2.kind::" : "tcgen05.mma.cta_group::1.kind::"),
+        std::string::npos)
+        << kernel;
     if (!ptx::find_ptxas()) continue;  // assembled below when the CUDA toolkit is present
     const auto assembled = ptx::run_ptxas(r.output, "sm_100a");
     EXPECT_TRUE(assembled.ok) << kernel << ":\n" << assembled.log;
@@ -88,6 +93,7 @@ TEST(TargetCommand, PtxPrintsTheSm100aKernelsAsPtxasAssemblesThem) {
   const Result list = run("ptx --list");
   EXPECT_NE(list.output.find("gemm_sm100a\t"), std::string::npos) << list.output;
   EXPECT_NE(list.output.find("gemm_amax_sm100a\t"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("gemm_sm100a_pair\t"), std::string::npos) << list.output;
   EXPECT_NE(list.output.find("gemm_amax_swapped\t"), std::string::npos) << list.output;
   EXPECT_TRUE(refuses(
       "ptx gemm_sm100a --target sm_90a",

@@ -595,6 +595,10 @@ TEST(BadBlackwell, Tcgen05Misuse) {
   EXPECT_TRUE(refused(bw, [](Kernel& k) { k.tcgen05_dealloc(CtaGroup::one, k.reg(b32), 1024); },
                       {"tcgen05.dealloc", "column count 1024"}));
   EXPECT_TRUE(refused(bw,
+                      [](Kernel& k) { k.tcgen05_commit_multicast(CtaGroup::two, k.reg(u32), 3); },
+                      {"tcgen05.commit.cta_group::2", "CTA mask 3 is an immediate",
+                       "ptxas takes it in a 16-bit register"}));
+  EXPECT_TRUE(refused(bw,
                       [](Kernel& k) {
                         k.tcgen05_mma(CtaGroup::one, Tcgen05Kind::mxf4, k.reg(b32), k.reg(b64), k.reg(b64),
                                       k.reg(b32), true);

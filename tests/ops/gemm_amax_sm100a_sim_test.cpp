@@ -2,7 +2,8 @@
 // tensor memory) on the simulator against the CPU reference: MXFP8 (e4m3,
 // e5m2), MXFP4 and NVFP4, every C dtype each allows, both C major-nesses,
 // m-major A, M, N, K that are not multiples of the 128 x 128 tile or of a
-// scale group, L = 1 and 3, through the TMA pipeline and the staged kernel;
+// scale group, L = 1 and 3, through the TMA pipeline (over CTA pairs, the
+// default past one tile of M, and single CTAs) and the staged kernel;
 // where automatic picks it, and what it refuses; and that its PTX assembles
 // for sm_100a.
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "../../src/ops/gemm_amax/gemm_amax_path.hpp"
 #include "../../src/ops/gemm_amax/sm100a_gemm_amax_kernel.hpp"
 #include "gemm_amax_test_support.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/ptx/ptxas.hpp"
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/sim/simulator.hpp"
@@ -111,6 +113,27 @@ TEST(GemmAmaxSm100aSim, AutomaticPicksItOnlyOnASimulatorStandingForSm100a) {
       << fallback.describe();
 }
 
+// Past one tile of M the pipeline runs CTA pairs (.cta_group::2, the cases
+// above with M = 130 and 129); asked for single CTAs (cluster 1x1) it runs
+// one M = 128 MMA per CTA.
+TEST(GemmAmaxSm100aSim, RunsCtaPairsPastOneTileOfMAndSingleCtasWhenAsked) {
+  std::uint32_t seed = 300;
+  for (bool pair : {true, false})
+    for (DType sf : {DType::e8m0, DType::e4m3}) {
+      GemmAmaxCase c = sm100a_case(DType::e2m1, sf, sf == DType::e4m3 ? 16 : 32, DType::f16);
+      c.m = 261, c.n = 70, c.k = 200;  // two pairs, the second's odd CTA past M
+      if (!pair) c.cluster = GemmAmaxTile{1, 1};
+      std::mt19937 rng(seed);
+      auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
+      GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
+                  s.options());
+      const std::string want =
+          pair ? "256x128 tiles over CTA pairs (.cta_group::2)" : "128x128 tiles, tcgen05";
+      EXPECT_NE(op.describe().find(want), std::string::npos) << op.describe();
+      expect_pass(c, seed++);
+    }
+}
+
 // k-major A and B with 16-byte rows run the TMA pipeline (the cases above
 // but one); an m-major A the kernel that stages codes with plain loads.
 TEST(GemmAmaxSm100aSim, TakesTheTmaPipelineWhereTheOperandsAllowIt) {
@@ -135,14 +158,28 @@ TEST(GemmAmaxSm100aSim, RefusesWhatItDoesNotRun) {
   p.ab_dtype = DType::e2m1, p.sf_dtype = DType::e8m0, p.vec = 16, p.c_dtype = DType::f32;
   p.a = {256, 1, 0}, p.b = {256, 1, 0}, p.c = {256, 1, 0};
   p.tile = GemmAmaxTile{64, 64};
-  p.cluster = GemmAmaxTile{2, 1};
+  p.cluster = GemmAmaxTile{4, 1};
   std::string all;
   for (const auto& why : sm100a_gemm_amax_path().refusals(p, runtime::Device::sim()))
     all += why + "\n";
   EXPECT_NE(all.find("mma tile 64x64: the sm100a kernel takes 128x128"), std::string::npos) << all;
-  EXPECT_NE(all.find("cluster shape 2x1: the sm100a kernel runs without clusters"),
+  EXPECT_NE(all.find("cluster shape 4x1: the sm100a kernel runs without clusters (1x1, "
+                     ".cta_group::1) or on CTA pairs along M (2x1, .cta_group::2)"),
             std::string::npos)
       << all;
+  // A pair needs the pipeline, which an m-major A rules out.
+  GemmAmaxProblem staged = p;
+  staged.ab_dtype = DType::e4m3, staged.vec = 32, staged.tile = std::nullopt;
+  staged.a = {1, 256, 0};
+  staged.cluster = GemmAmaxTile{2, 1};
+  std::string pair;
+  for (const auto& why : sm100a_gemm_amax_path().refusals(staged, runtime::Device::sim()))
+    pair += why + "\n";
+  EXPECT_NE(pair.find("cluster shape 2x1: the sm100a kernel runs CTA pairs on its TMA pipeline "
+                      "only, which needs k-major A and B with 16-byte rows"),
+            std::string::npos)
+      << pair;
+  EXPECT_THROW(build_sm100a_gemm_amax(staged, 0, true), OpsError);
   EXPECT_NE(all.find("e2m1 data with e8m0 scales per 16: the sm100a kernel runs MXFP8 and MXFP4 "
                      "(e8m0 per 32) and "
                      "NVFP4 (e4m3 per 16)"),
@@ -168,6 +205,8 @@ TEST(GemmAmaxSm100aPtxas, KernelAssemblesForSm100a) {
       const auto r = ptx::run_ptxas(build_sm100a_gemm_amax(p, stages).to_ptx(), "sm_100a");
       EXPECT_TRUE(r.ok) << p.describe() << " stages " << stages << ":\n" << r.log;
     }
+    const auto pair = ptx::run_ptxas(build_sm100a_gemm_amax(p, 3, true).to_ptx(), "sm_100a");
+    EXPECT_TRUE(pair.ok) << p.describe() << " CTA pair:\n" << pair.log;
   }
 }
 

@@ -45,6 +45,12 @@ TEST(GemmSm100aSimChoice, RunsOnlyWhenNamed) {
   named.compile();
   EXPECT_EQ(named.kernel(), GemmKernel::sm100a);
   EXPECT_EQ(named.config().describe(), "128x128x64 s2 w1x1 c1x1");
+  // Past one tile of M the heuristic takes a CTA pair.
+  auto tall_a = make_matrix(dev, DType::bf16, {0, 200, 64}, rng);
+  auto tall_d = make_matrix(dev, DType::f32, {0, 200, 64}, rng, true);
+  Gemm paired(tall_a.view, b.view, nullptr, tall_d.view, {.kernel = GemmKernel::sm100a});
+  paired.compile();
+  EXPECT_EQ(paired.config().describe(), "128x128x64 s2 w1x1 c2x1");
   EXPECT_EQ(parse_gemm_kernel("sm100a"), GemmKernel::sm100a);
   EXPECT_EQ(name(GemmKernel::sm100a), "sm100a");
 }
@@ -66,8 +72,9 @@ TEST(GemmSm100aSimChoice, EveryRefusalIsNamed) {
         .stages = 2,
         .warps_m = 1,
         .warps_n = 1,
-        .cluster_m = 2},
-       "cluster 2x1; the sm100a kernel runs without clusters"},
+        .cluster_m = 4},
+       "cluster 4x1; the sm100a kernel runs without clusters (1x1, .cta_group::1) or on CTA "
+       "pairs along M (2x1, .cta_group::2)"},
       {{.tile_m = 128, .tile_n = 128, .tile_k = 64, .stages = 8, .warps_m = 1, .warps_n = 1},
        "bytes of shared memory; device 'warpforge simulator' allows 232448 per block"},
   };
@@ -100,12 +107,15 @@ TEST(GemmSm100aSimChoice, EveryRefusalIsNamed) {
 TEST(GemmSm100aPtxas, KernelAssemblesForSm100a) {
   if (!ptx::find_ptxas())
     GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
-  for (const Sm100aSpec& s : {Sm100aSpec{}, Sm100aSpec{.ab = DType::f16,
-                                            .d = DType::bf16,
-                                            .a_k_major = false,
-                                            .b_k_major = false,
-                                            .stages = 3,
-                                            .has_c = true}}) {
+  for (const Sm100aSpec& s : {Sm100aSpec{},
+                              Sm100aSpec{.ab = DType::f16,
+                              .d = DType::bf16,
+                              .a_k_major = false,
+                              .b_k_major = false,
+                              .stages = 3,
+                              .has_c = true},
+                              Sm100aSpec{.pair = true},
+                              Sm100aSpec{.a_k_major = false, .b_k_major = false, .pair = true}}) {
     const auto r = ptx::run_ptxas(build_sm100a_gemm(s).to_ptx(), "sm_100a");
     EXPECT_TRUE(r.ok) << s.name() << ":\n" << r.log;
   }

@@ -23,11 +23,13 @@ using sim::testing::arg_u64;
 
 class Tcgen05Sim : public sim::testing::SimTest {
  protected:
-  // Runs `m` (kernel "k") on one block of `threads` threads.
+  // Runs `m` (kernel "k") on one block of `threads` threads, or on one
+  // cluster of `ctas` such blocks.
   void run_module(const ptx::Module& m, std::uint32_t threads,
-                  const std::vector<runtime::KernelArg>& args) {
+                  const std::vector<runtime::KernelArg>& args, std::uint32_t ctas = 1) {
     auto loaded = sim.load(m);
-    sim.launch(*loaded, "k", {.grid = {1}, .block = {threads}}, args, nullptr);
+    sim.launch(*loaded, "k", {.grid = {ctas}, .block = {threads}, .cluster = {ctas, 1, 1}}, args,
+               nullptr);
   }
   // Decodes the module's last kernel, which the simulator does at its first
   // launch (before it checks the arguments: none are given).
@@ -36,9 +38,9 @@ class Tcgen05Sim : public sim::testing::SimTest {
     sim.launch(*loaded, std::get<ptx::Function>(m.items.back()).name, {.grid = {1}, .block = {32}}, {}, nullptr);
   }
   std::string error_of_module(const ptx::Module& m, std::uint32_t threads,
-                              const std::vector<runtime::KernelArg>& args) {
+                              const std::vector<runtime::KernelArg>& args, std::uint32_t ctas = 1) {
     try {
-      run_module(m, threads, args);
+      run_module(m, threads, args, ctas);
     } catch (const SimError& e) {
       return e.what();
     }
@@ -51,21 +53,24 @@ class Tcgen05Sim : public sim::testing::SimTest {
       std::uint32_t threads,
       const std::function<void(Kernel&, const Reg& tid, const Reg& taddr)>& body,
       ptx::Module* module = nullptr);
+  // Runs one MmaCase (below) on random inputs and holds D to the hand-worked sums.
+  void check_mma(const struct MmaCase& c, std::mt19937& rng);
 };
 
 // Warp 0 allocates `columns` and every thread gets the address (kernel prologue).
-Reg allocate(Kernel& k, const Reg& tid, int columns) {
+Reg allocate(Kernel& k, const Reg& tid, int columns, CtaGroup group = CtaGroup::one) {
   Shared slot = k.shared("tmem_slot", 4, 4);
-  k.if_then(k.setp(Cmp::lt, tid, 32), [&] { k.tcgen05_alloc(CtaGroup::one, at(slot), columns); });
+  k.if_then(k.setp(Cmp::lt, tid, 32), [&] { k.tcgen05_alloc(group, at(slot), columns); });
   k.bar_sync();
   Reg taddr = k.reg(u32);
   k.ld(Space::shared, u32, taddr, at(slot));
   return taddr;
 }
 
-void deallocate(Kernel& k, const Reg& tid, const Reg& taddr, int columns) {
+void deallocate(Kernel& k, const Reg& tid, const Reg& taddr, int columns,
+                CtaGroup group = CtaGroup::one) {
   k.bar_sync();
-  k.if_then(k.setp(Cmp::lt, tid, 32), [&] { k.tcgen05_dealloc(CtaGroup::one, taddr, columns); });
+  k.if_then(k.setp(Cmp::lt, tid, 32), [&] { k.tcgen05_dealloc(group, taddr, columns); });
 }
 
 std::string Tcgen05Sim::tensor_memory_error(
@@ -285,7 +290,15 @@ struct MmaCase {
   int n;
   int mmas;  // K slices, each one instruction
   bool a_in_tmem = false;
+  // .cta_group::2 over a cluster of two CTAs, M = 256: each CTA's image holds
+  // its 128 rows of A, its N/2 rows of B, its rows' scale factors and all N
+  // columns' (N <= 128).
+  bool pair = false;
 };
+
+int ctas_of(const MmaCase& c) {
+  return c.pair ? 2 : 1;
+}
 
 int bits_of(layout::Tcgen05Element e) {
   switch (e) {
@@ -351,27 +364,31 @@ Encoded random_scale(bool ue8m0, std::mt19937& rng) {
 }
 
 struct MmaInputs {
-  std::vector<std::uint8_t> image;
+  std::vector<std::uint8_t> image;  // each CTA's image_bytes, by %cluster_ctarank
+  std::size_t image_bytes = 0;
   std::vector<double> a, b;           // a[m * K + k], b[n * K + k], K over all slices
   std::vector<double> sa, sb;         // sa[m * blocks + j], sb[n * blocks + j]
-  std::vector<std::uint32_t> a_tmem;  // A packed for tcgen05.st: 128 lanes x (K*bits/32) words
+  std::vector<std::uint32_t> a_tmem;  // A packed for tcgen05.st: M lanes x (K*bits/32) words
   std::uint32_t a_base = 0, b_base = 0, sf_base = 0;
 };
 
 MmaInputs mma_inputs(const MmaCase& c, std::mt19937& rng) {
   const int bits = bits_of(c.element), k_slice = 256 / bits, kk = k_slice * c.mmas;
-  const int blocks = vec_of(c) * c.mmas;
+  const int blocks = vec_of(c) * c.mmas, ctas = ctas_of(c), b_rows = c.n / ctas;
   MmaInputs in;
   in.a_base = 0;
   in.b_base = 4096 * static_cast<std::uint32_t>(c.mmas);
-  in.sf_base = in.b_base + static_cast<std::uint32_t>(c.n / 8 * 256 * c.mmas);
+  in.sf_base = in.b_base + static_cast<std::uint32_t>(b_rows / 8 * 256 * c.mmas);
   EXPECT_LE(blocks, 4) << "the kernel copies one 128x4 group of scale factors per operand";
-  in.image.assign(in.sf_base + 2 * 512, 0);
-  // Element (row, k) of an operand whose K slices are `slice_bytes` apart from `base`.
-  auto put = [&](std::uint32_t base, std::uint32_t slice_bytes, int row, int k,
+  in.image_bytes = in.sf_base + 2 * 512;
+  in.image.assign(in.image_bytes * static_cast<std::size_t>(ctas), 0);
+  // Element (row, k) of an operand of CTA `cta` whose K slices are
+  // `slice_bytes` apart from `base`.
+  auto put = [&](int cta, std::uint32_t base, std::uint32_t slice_bytes, int row, int k,
                  std::uint32_t code) {
     const int slice = k / k_slice, within = k % k_slice;
-    const std::uint64_t off = base + static_cast<std::uint64_t>(slice) * slice_bytes;
+    const std::uint64_t off =
+        in.image_bytes * cta + base + static_cast<std::uint64_t>(slice) * slice_bytes;
     if (bits == 4) {
       in.image[off + slice_offset(row, within / 2)] |=
           static_cast<std::uint8_t>(code << (4 * (within % 2)));
@@ -381,12 +398,13 @@ MmaInputs mma_inputs(const MmaCase& c, std::mt19937& rng) {
       in.image[off + slice_offset(row, within * bits / 8 + byte)] =
           static_cast<std::uint8_t>(code >> (8 * byte));
   };
-  in.a_tmem.assign(128 * static_cast<std::size_t>(kk * bits / 32), 0);
-  for (int m = 0; m < 128; ++m)
+  const int m_rows = 128 * ctas;
+  in.a_tmem.assign(m_rows * static_cast<std::size_t>(kk * bits / 32), 0);
+  for (int m = 0; m < m_rows; ++m)
     for (int k = 0; k < kk; ++k) {
       const Encoded e = random_element(c.element, rng);
       in.a.push_back(e.value);
-      put(in.a_base, 4096, m, k, e.bits);
+      put(m / 128, in.a_base, 4096, m % 128, k, e.bits);
       const int bit = k * bits;
       in.a_tmem[static_cast<std::size_t>(m * (kk * bits / 32) + bit / 32)] |= e.bits << (bit % 32);
     }
@@ -394,21 +412,26 @@ MmaInputs mma_inputs(const MmaCase& c, std::mt19937& rng) {
     for (int k = 0; k < kk; ++k) {
       const Encoded e = random_element(c.element, rng);
       in.b.push_back(e.value);
-      put(in.b_base, static_cast<std::uint32_t>(c.n / 8 * 256), n, k, e.bits);
+      put(n / b_rows, in.b_base, static_cast<std::uint32_t>(b_rows / 8 * 256), n % b_rows, k,
+          e.bits);
     }
-  in.sa.assign(128 * static_cast<std::size_t>(blocks), 1.0);
+  in.sa.assign(static_cast<std::size_t>(m_rows) * blocks, 1.0);
   in.sb.assign(static_cast<std::size_t>(c.n) * blocks, 1.0);
   if (c.scale_vec) {
     // The 128x4 layout: row m, K block j at (m%32)*16 + (m/32)*4 + j, one
-    // 512-byte group of 4 K blocks for A, then one for B (N <= 128).
+    // 512-byte group of 4 K blocks for A (the CTA's rows), then one for B
+    // (every column, in each CTA).
     const bool ue8m0 = c.scaling != layout::Tcgen05Scaling::fp4_ue4m3;
+    auto layout_128x4 = [](int r, int j) { return (r % 32) * 16 + (r / 32) * 4 + j; };
     for (int who = 0; who < 2; ++who)
-      for (int r = 0; r < (who ? c.n : 128); ++r)
+      for (int r = 0; r < (who ? c.n : m_rows); ++r)
         for (int j = 0; j < blocks; ++j) {
           const Encoded s = random_scale(ue8m0, rng);
           (who ? in.sb : in.sa)[static_cast<std::size_t>(r * blocks + j)] = s.value;
-          in.image[in.sf_base + 512 * who + (r % 32) * 16 + (r / 32) * 4 + j] =
-              static_cast<std::uint8_t>(s.bits);
+          for (int cta = 0; cta < ctas; ++cta)
+            if (who || cta == r / 128)
+              in.image[in.image_bytes * cta + in.sf_base + 512 * who + layout_128x4(r % 128, j)] =
+                  static_cast<std::uint8_t>(s.bits);
         }
   }
   return in;
@@ -416,7 +439,12 @@ MmaInputs mma_inputs(const MmaCase& c, std::mt19937& rng) {
 
 constexpr int kScaleColumn = 256;  // tensor-memory columns of the scale factors: A's 4, then B's 4
 
+// The MMA kernel: 128 threads per CTA copy the CTA's image into shared
+// memory (and A into tensor memory when it is read from there); one thread
+// (of the pair's even CTA) copies the scale factors, issues the MMAs and
+// commits to the barrier of every CTA; every CTA reads back its rows of D.
 ptx::Module mma_kernel(const MmaCase& c, std::size_t image_bytes) {
+  const CtaGroup group = c.pair ? CtaGroup::two : CtaGroup::one;
   Kernel k("k", Target::sm_100a);
   Reg in = k.param_ptr("in", 4), a_words = k.param_ptr("a_words", 4), out = k.param_ptr("out", 4);
   Regs idesc;
@@ -425,61 +453,80 @@ ptx::Module mma_kernel(const MmaCase& c, std::size_t image_bytes) {
   Shared buf = k.shared("buf", static_cast<std::int64_t>(image_bytes), 1024);
   Shared bar = k.shared("bar", 8, 8);
   Reg tid = k.sreg(SReg::tid_x);
+  Reg rank = c.pair ? k.sreg(SReg::cluster_ctarank) : k.mov(u32, 0);
   Reg base = k.address_of(buf);
-  sim::testing::copy_image_to_shared(k, in, base, tid, static_cast<std::int64_t>(image_bytes));
+  Reg image = k.reg(u64);
+  k.mul_wide(image, rank, static_cast<std::int64_t>(image_bytes));
+  sim::testing::copy_image_to_shared(k, in + image, base, tid,
+                                     static_cast<std::int64_t>(image_bytes));
   Pred thread0 = k.setp(Cmp::eq, tid, 0);
   k.if_then(thread0, [&] { k.mbarrier_init(at(bar), 1); });
-  Reg taddr = allocate(k, tid, 512);  // its bar.sync also publishes the image and the barrier
+  Reg taddr =
+      allocate(k, tid, 512, group);  // its bar.sync also publishes the image and the barrier
+  // The descriptor's 14-bit start field: a cluster launch's shared addresses
+  // carry the CTA's rank above bit 18.
   Reg start = k.reg(u64);
-  k.cvt(start, base >> 4);
+  k.cvt(start, (base >> 4) & 0x3FFFu);
   const int bits = bits_of(c.element), kk = 256 / bits * c.mmas, words = kk * bits / 32;
+  // Row tid of this CTA: row 128 * rank + tid of the MMA.
+  Reg row = k.reg(u32);
+  k.mad(row, rank, 128, tid);
   if (c.a_in_tmem) {  // A into columns 128.. : row m in lane m, K packed along the columns
     Regs a = k.regs(b32, words, "a");
-    Reg row = k.reg(u64);
-    k.mul_wide(row, tid, 4 * words);
-    for (int i = 0; i < words; ++i) k.ld(Space::global, b32, a[i], at(a_words + row, 4 * i));
+    Reg a_row = k.reg(u64);
+    k.mul_wide(a_row, row, 4 * words);
+    for (int i = 0; i < words; ++i) k.ld(Space::global, b32, a[i], at(a_words + a_row, 4 * i));
     k.tcgen05_st(TmemShape::lanes32_bits32, quarter_address(tid, taddr) + 128, a);
     k.tcgen05_wait_st();
     k.tcgen05_fence_before_thread_sync();
     k.bar_sync();
     k.tcgen05_fence_after_thread_sync();
   }
-  k.if_then(thread0, [&] {
+  if (c.pair) {  // the peer's image, A and barrier are ready before the MMA reads them
+    k.barrier_cluster_arrive();
+    k.barrier_cluster_wait();
+  }
+  const int b_rows = c.n / ctas_of(c);
+  k.if_then(k.setp(Cmp::eq, tid + rank, 0), [&] {
     if (c.scale_vec)
       for (int g = 0; g < 2;
            ++g)  // A's and B's 512-byte groups, each into 4 columns of every lane quarter
-        k.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4,
-                     taddr + (kScaleColumn + 4 * g), sfdesc + start + 32 * g);
+        k.tcgen05_cp(group, TmemCopyShape::rows32_bits128_warpx4, taddr + (kScaleColumn + 4 * g),
+                     sfdesc + start + 32 * g);
     for (int s = 0; s < c.mmas; ++s) {
       const std::variant<bool, PredUse> accumulate = s > 0;
-      // Each K slice is the next 4096 bytes of A and N/8 * 256 of B (descriptor units of 16 bytes).
-      Reg a_desc = adesc + start + 256 * s, b_desc = bdesc + start + c.n / 8 * 16 * s;
+      // Each K slice is the next 4096 bytes of A and b_rows/8 * 256 of B
+      // (descriptor units of 16 bytes).
+      Reg a_desc = adesc + start + 256 * s, b_desc = bdesc + start + b_rows / 8 * 16 * s;
       Reg sfa = taddr + kScaleColumn, sfb = taddr + (kScaleColumn + 4);
       if (c.a_in_tmem && c.scale_vec)
-        k.tcgen05_mma_block_scale_a_tmem(CtaGroup::one, c.kind, *c.scale_vec, taddr,
+        k.tcgen05_mma_block_scale_a_tmem(group, c.kind, *c.scale_vec, taddr,
                                          taddr + (128 + words / c.mmas * s), b_desc, idesc[s], sfa,
                                          sfb, accumulate);
       else if (c.a_in_tmem)
-        k.tcgen05_mma_a_tmem(CtaGroup::one, c.kind, taddr, taddr + (128 + words / c.mmas * s),
-                             b_desc, idesc[s], accumulate);
+        k.tcgen05_mma_a_tmem(group, c.kind, taddr, taddr + (128 + words / c.mmas * s), b_desc,
+                             idesc[s], accumulate);
       else if (c.scale_vec)
-        k.tcgen05_mma_block_scale(CtaGroup::one, c.kind, *c.scale_vec, taddr, a_desc, b_desc,
-                                  idesc[s], sfa, sfb, accumulate);
+        k.tcgen05_mma_block_scale(group, c.kind, *c.scale_vec, taddr, a_desc, b_desc, idesc[s], sfa,
+                                  sfb, accumulate);
       else
-        k.tcgen05_mma(CtaGroup::one, c.kind, taddr, a_desc, b_desc, idesc[s], accumulate);
+        k.tcgen05_mma(group, c.kind, taddr, a_desc, b_desc, idesc[s], accumulate);
     }
-    k.tcgen05_commit(CtaGroup::one, k.address_of(bar));
+    if (c.pair)  // both CTAs' barriers: ranks 0 and 1
+      k.tcgen05_commit_multicast(group, k.address_of(bar), k.mov(u16, 3));
+    else
+      k.tcgen05_commit(group, k.address_of(bar));
   });
   k.mbarrier_wait_parity(at(bar), 0);
   k.tcgen05_fence_after_thread_sync();
   Regs d = k.regs(f32, c.n, "d");
   k.tcgen05_ld(TmemShape::lanes32_bits32, d, quarter_address(tid, taddr));
   k.tcgen05_wait_ld();
-  Reg row = k.reg(u64);
-  k.mul_wide(row, tid, 4 * c.n);
-  for (int i = 0; i < c.n; ++i) k.st(Space::global, f32, at(out + row, 4 * i), d[i]);
+  Reg d_row = k.reg(u64);
+  k.mul_wide(d_row, row, 4 * c.n);
+  for (int i = 0; i < c.n; ++i) k.st(Space::global, f32, at(out + d_row, 4 * i), d[i]);
   k.tcgen05_fence_before_thread_sync();
-  deallocate(k, tid, taddr, 512);
+  deallocate(k, tid, taddr, 512, group);
   return k.module();
 }
 
@@ -509,43 +556,74 @@ TEST_F(Tcgen05Sim, MmaOfEachKindMatchesTheHandWorkedSums) {
   std::mt19937 rng(27);
   for (const MmaCase& c : cases) {
     SCOPED_TRACE(c.name);
-    const MmaInputs in = mma_inputs(c, rng);
-    const int vec = vec_of(c);
-    std::vector<runtime::KernelArg> args;
-    auto image = upload(in.image);
-    auto a_words = upload(in.a_tmem.empty() ? std::vector<std::uint32_t>{0} : in.a_tmem);
-    auto out = upload(std::vector<std::uint32_t>(128 * static_cast<std::size_t>(c.n), 0xFFFFFFFFu));
-    args = {arg_u64(image), arg_u64(a_words), arg_u64(out)};
-    for (int s = 0; s < c.mmas; ++s) {
-      layout::Tcgen05InstrDescriptor d{c.element, c.element};
-      d.n = c.n;
-      d.scaling = c.scaling;
-      // The scale bytes of slice s: blocks vec*s .. within its group of 4.
-      d.scale_a_id = d.scale_b_id = c.scale_vec ? (vec * s) % 4 : 0;
-      args.push_back(arg_bytes(d.encode()));
-    }
-    // The slices' descriptors are the first slice's advanced in the kernel.
-    const layout::Tcgen05SmemDescriptor adesc{in.a_base, 128, 256}, bdesc{in.b_base, 128, 256},
-        sfdesc{in.sf_base, 0, 128};
-    args.push_back(arg_u64(adesc.encode()));
-    args.push_back(arg_u64(bdesc.encode()));
-    args.push_back(arg_u64(sfdesc.encode()));
-    run_module(mma_kernel(c, in.image.size()), 128, args);
-    const auto got = download<float>(out, 128 * static_cast<std::size_t>(c.n));
-    const int kk = static_cast<int>(in.a.size()) / 128, blocks = vec * c.mmas, block = kk / blocks;
-    for (int m = 0; m < 128; ++m)
-      for (int n = 0; n < c.n; ++n) {
-        double want = 0;
-        for (int k = 0; k < kk; ++k)
-          want += in.a[static_cast<std::size_t>(m * kk + k)] *
-                  in.b[static_cast<std::size_t>(n * kk + k)] *
-                  in.sa[static_cast<std::size_t>(m * blocks + k / block)] *
-                  in.sb[static_cast<std::size_t>(n * blocks + k / block)];
-        // Small powers of two and integers: every sum is exact in f32.
-        ASSERT_EQ(got[static_cast<std::size_t>(m * c.n + n)], static_cast<float>(want))
-            << "D[" << m << "][" << n << "]";
-      }
+    check_mma(c, rng);
   }
+}
+
+TEST_F(Tcgen05Sim, PairMmaOfM256SplitsAAndDByRowsAndBByColumnsOverTheCtas) {
+  // .cta_group::2: the even CTA's shared memory holds rows 0-127 of A and
+  // rows 0..N/2-1 of B, the odd CTA's the rest; D's rows 0-127 land in the
+  // even CTA's tensor memory, 128-255 in the odd's (data-path layout A).
+  using E = layout::Tcgen05Element;
+  using S = layout::Tcgen05Scaling;
+  const std::vector<MmaCase> cases = {
+      {"pair: kind::f16 bf16, N = 32, two K slices", Tcgen05Kind::f16, std::nullopt, E::bf16,
+       S::none, 32, 2, false, true},
+      {"pair: kind::f16 bf16 with A in tensor memory, N = 16", Tcgen05Kind::f16, std::nullopt,
+       E::bf16, S::none, 16, 1, true, true},
+      {"pair MXFP8: mxf8f6f4 e4m3, scale_vec::1X, N = 64, two K slices", Tcgen05Kind::mxf8f6f4,
+       ScaleVec::x1, E::e4m3, S::mxf8f6f4_ue8m0, 64, 2, false, true},
+      {"pair NVFP4: mxf4nvf4 e2m1, scale_vec::4X ue4m3, N = 128", Tcgen05Kind::mxf4nvf4,
+       ScaleVec::x4, E::e2m1, S::fp4_ue4m3, 128, 1, false, true},
+      {"pair MXFP4 with A in tensor memory, N = 32", Tcgen05Kind::mxf4, ScaleVec::x2, E::e2m1,
+       S::fp4_ue8m0, 32, 2, true, true},
+  };
+  std::mt19937 rng(2);
+  for (const MmaCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    check_mma(c, rng);
+  }
+}
+
+void Tcgen05Sim::check_mma(const MmaCase& c, std::mt19937& rng) {
+  const MmaInputs in = mma_inputs(c, rng);
+  const int vec = vec_of(c), m_rows = 128 * ctas_of(c);
+  std::vector<runtime::KernelArg> args;
+  auto image = upload(in.image);
+  auto a_words = upload(in.a_tmem);
+  auto out =
+      upload(std::vector<std::uint32_t>(static_cast<std::size_t>(m_rows) * c.n, 0xFFFFFFFFu));
+  args = {arg_u64(image), arg_u64(a_words), arg_u64(out)};
+  for (int s = 0; s < c.mmas; ++s) {
+    layout::Tcgen05InstrDescriptor d{c.element, c.element};
+    d.m = m_rows;
+    d.n = c.n;
+    d.scaling = c.scaling;
+    // The scale bytes of slice s: blocks vec*s .. within its group of 4.
+    d.scale_a_id = d.scale_b_id = c.scale_vec ? (vec * s) % 4 : 0;
+    args.push_back(arg_bytes(d.encode()));
+  }
+  // The slices' descriptors are the first slice's advanced in the kernel.
+  const layout::Tcgen05SmemDescriptor adesc{in.a_base, 128, 256}, bdesc{in.b_base, 128, 256},
+      sfdesc{in.sf_base, 0, 128};
+  args.push_back(arg_u64(adesc.encode()));
+  args.push_back(arg_u64(bdesc.encode()));
+  args.push_back(arg_u64(sfdesc.encode()));
+  run_module(mma_kernel(c, in.image_bytes), 128, args, static_cast<std::uint32_t>(ctas_of(c)));
+  const auto got = download<float>(out, static_cast<std::size_t>(m_rows) * c.n);
+  const int kk = static_cast<int>(in.a.size()) / m_rows, blocks = vec * c.mmas, block = kk / blocks;
+  for (int m = 0; m < m_rows; ++m)
+    for (int n = 0; n < c.n; ++n) {
+      double want = 0;
+      for (int k = 0; k < kk; ++k)
+        want += in.a[static_cast<std::size_t>(m * kk + k)] *
+                in.b[static_cast<std::size_t>(n * kk + k)] *
+                in.sa[static_cast<std::size_t>(m * blocks + k / block)] *
+                in.sb[static_cast<std::size_t>(n * blocks + k / block)];
+      // Small powers of two and integers: every sum is exact in f32.
+      ASSERT_EQ(got[static_cast<std::size_t>(m * c.n + n)], static_cast<float>(want))
+          << "D[" << m << "][" << n << "]";
+    }
 }
 
 TEST_F(Tcgen05Sim, MmaRefusesADescriptorOfAnotherFormatAtIssue) {
@@ -558,7 +636,7 @@ TEST_F(Tcgen05Sim, MmaRefusesADescriptorOfAnotherFormatAtIssue) {
             1};
   std::mt19937 rng(1);
   const MmaInputs in = mma_inputs(c, rng);
-  const ptx::Module m = mma_kernel(c, in.image.size());
+  const ptx::Module m = mma_kernel(c, in.image_bytes);
   layout::Tcgen05InstrDescriptor d{c.element, c.element};
   d.n = 16;
   // A wgmma descriptor: no version bits at 46-48.
@@ -582,7 +660,9 @@ TEST_F(Tcgen05Sim, CopyShapesPlaceRowsInTheirLanesAndShiftMovesRowsDown) {
   // Shared memory holds 128 rows of 32 bytes, byte b of row r = (r + 3b) % 251,
   // K-major without swizzle (row r, byte b at (r/8)*256 + (r%8)*16 + (b/16)*128
   // + b%16). Each shape copies into its own columns; every warp then reads its
-  // quarter with 32x32b.x32.
+  // quarter with 32x32b.x32. Over a CTA pair (.cta_group::2, issued once by
+  // the even CTA) each CTA's copy and shift come from its own shared memory,
+  // whose bytes differ by 101 * rank.
   struct Copy {
     TmemCopyShape shape;
     int column, words;
@@ -593,86 +673,265 @@ TEST_F(Tcgen05Sim, CopyShapesPlaceRowsInTheirLanesAndShiftMovesRowsDown) {
                                     {TmemCopyShape::rows64_bits128_warpx2_01_23, 16, 4},
                                     {TmemCopyShape::rows32_bits128_warpx4, 20, 4},
                                     {TmemCopyShape::rows4_bits256, 24, 8}};
-  std::vector<std::uint8_t> image(128 * 32);
-  auto byte_of = [](int r, int b) { return static_cast<std::uint8_t>((r + 3 * b) % 251); };
-  for (int r = 0; r < 128; ++r)
-    for (int b = 0; b < 32; ++b) image[slice_offset(r, b)] = byte_of(r, b);
-  Kernel k("k", Target::sm_100a);
-  Reg in = k.param_ptr("in", 4), out = k.param_ptr("out", 4);
-  Shared buf = k.shared("buf", static_cast<std::int64_t>(image.size()), 1024);
-  Shared bar = k.shared("bar", 8, 8);
-  Reg tid = k.sreg(SReg::tid_x);
-  Reg base = k.address_of(buf);
-  sim::testing::copy_image_to_shared(k, in, base, tid, static_cast<std::int64_t>(image.size()));
-  Pred thread0 = k.setp(Cmp::eq, tid, 0);
-  k.if_then(thread0, [&] { k.mbarrier_init(at(bar), 1); });
-  Reg taddr = allocate(k, tid, 64);
-  Reg zero = k.mov(u32, 0);
-  Regs fill(32, zero);
-  k.tcgen05_st(TmemShape::lanes32_bits32, quarter_address(tid, taddr),
-               fill);  // poison-free start: zeros
-  k.tcgen05_wait_st();
-  k.tcgen05_fence_before_thread_sync();
-  k.bar_sync();
-  k.tcgen05_fence_after_thread_sync();
-  Reg start = k.reg(u64);
-  k.cvt(start, base >> 4);
-  const std::uint64_t desc = layout::Tcgen05SmemDescriptor{0, 128, 256}.encode();
-  k.if_then(thread0, [&] {
-    for (const Copy& c : copies)
-      k.tcgen05_cp(CtaGroup::one, c.shape, taddr + c.column, k.mov(u64, desc) + start);
-    // Rows 96..126 of the 128x256b copy move down to 97..127.
-    k.tcgen05_shift_down(CtaGroup::one, taddr + (96 << 16));
-    k.tcgen05_commit(CtaGroup::one, k.address_of(bar));
-  });
-  k.mbarrier_wait_parity(at(bar), 0);
-  k.tcgen05_fence_after_thread_sync();
-  Regs got = k.regs(u32, 32, "g");
-  k.tcgen05_ld(TmemShape::lanes32_bits32, got, quarter_address(tid, taddr));
-  k.tcgen05_wait_ld();
-  Reg row = k.reg(u64);
-  k.mul_wide(row, tid, 4 * 32);
-  for (int i = 0; i < 32; ++i) k.st(Space::global, u32, at(out + row, 4 * i), got[i]);
-  deallocate(k, tid, taddr, 64);
-  auto o = upload(std::vector<std::uint32_t>(128 * 32, 0xDEADBEEF));
-  run_module(k.module(), 128, {arg_u64(upload(image)), arg_u64(o)});
-  const auto cells = download<std::uint32_t>(o, 128 * 32);
-  auto word_of = [&](int r, int w) {
-    return static_cast<std::uint32_t>(byte_of(r, 4 * w) | byte_of(r, 4 * w + 1) << 8 |
-                                      byte_of(r, 4 * w + 2) << 16 | byte_of(r, 4 * w + 3) << 24);
+  constexpr std::size_t kImage = 128 * 32;
+  auto byte_of = [](int cta, int r, int b) {
+    return static_cast<std::uint8_t>((r + 3 * b + 101 * cta) % 251);
   };
-  for (int lane = 0; lane < 128; ++lane) {
-    auto cell = [&](int column) { return cells[static_cast<std::size_t>(lane * 32 + column)]; };
-    const int shifted = lane >= 97 ? lane - 1 : lane;  // rows 96..126 moved down one (row 96 stays)
-    for (int w = 0; w < 8; ++w) EXPECT_EQ(cell(w), word_of(shifted, w)) << "128x256b lane " << lane;
-    for (int w = 0; w < 4; ++w) {
-      EXPECT_EQ(cell(8 + w), word_of(lane, w)) << "128x128b lane " << lane;
-      // 02_13: rows 0-31 to lanes 0-31 and 64-95, rows 32-63 to lanes 32-63 and 96-127.
-      EXPECT_EQ(cell(12 + w), word_of(lane % 64, w)) << "warpx2::02_13 lane " << lane;
-      // 01_23: rows 0-31 to lanes 0-63, rows 32-63 to lanes 64-127.
-      EXPECT_EQ(cell(16 + w), word_of(lane % 32 + 32 * (lane / 64), w))
-          << "warpx2::01_23 lane " << lane;
-      EXPECT_EQ(cell(20 + w), word_of(lane % 32, w)) << "warpx4 lane " << lane;
+  for (const bool pair : {false, true}) {
+    SCOPED_TRACE(pair ? ".cta_group::2" : ".cta_group::1");
+    const CtaGroup group = pair ? CtaGroup::two : CtaGroup::one;
+    const int ctas = pair ? 2 : 1;
+    std::vector<std::uint8_t> image(kImage * ctas);
+    for (int cta = 0; cta < ctas; ++cta)
+      for (int r = 0; r < 128; ++r)
+        for (int b = 0; b < 32; ++b) image[kImage * cta + slice_offset(r, b)] = byte_of(cta, r, b);
+    Kernel k("k", Target::sm_100a);
+    Reg in = k.param_ptr("in", 4), out = k.param_ptr("out", 4);
+    Shared buf = k.shared("buf", static_cast<std::int64_t>(kImage), 1024);
+    Shared bar = k.shared("bar", 8, 8);
+    Reg tid = k.sreg(SReg::tid_x);
+    Reg rank = pair ? k.sreg(SReg::cluster_ctarank) : k.mov(u32, 0);
+    Reg base = k.address_of(buf);
+    Reg mine = k.reg(u64);
+    k.mul_wide(mine, rank, static_cast<std::int64_t>(kImage));
+    sim::testing::copy_image_to_shared(k, in + mine, base, tid, static_cast<std::int64_t>(kImage));
+    k.if_then(k.setp(Cmp::eq, tid, 0), [&] { k.mbarrier_init(at(bar), 1); });
+    Reg taddr = allocate(k, tid, 64, group);
+    Reg zero = k.mov(u32, 0);
+    Regs fill(32, zero);
+    k.tcgen05_st(TmemShape::lanes32_bits32, quarter_address(tid, taddr),
+                 fill);  // poison-free start: zeros
+    k.tcgen05_wait_st();
+    k.tcgen05_fence_before_thread_sync();
+    k.bar_sync();
+    if (pair) {  // the peer's image and barrier are ready before the copies read them
+      k.barrier_cluster_arrive();
+      k.barrier_cluster_wait();
     }
-    for (int w = 0; w < 8; ++w)
-      EXPECT_EQ(cell(24 + w), lane < 4 ? word_of(lane, w) : 0u) << "4x256b lane " << lane;
+    k.tcgen05_fence_after_thread_sync();
+    Reg start = k.reg(u64);
+    k.cvt(start, (base >> 4) & 0x3FFFu);
+    const std::uint64_t desc = layout::Tcgen05SmemDescriptor{0, 128, 256}.encode();
+    k.if_then(k.setp(Cmp::eq, tid + rank, 0), [&] {
+      for (const Copy& c : copies)
+        k.tcgen05_cp(group, c.shape, taddr + c.column, k.mov(u64, desc) + start);
+      // Rows 96..126 of the 128x256b copy move down to 97..127.
+      k.tcgen05_shift_down(group, taddr + (96 << 16));
+      if (pair)
+        k.tcgen05_commit_multicast(group, k.address_of(bar), k.mov(u16, 3));
+      else
+        k.tcgen05_commit(group, k.address_of(bar));
+    });
+    k.mbarrier_wait_parity(at(bar), 0);
+    k.tcgen05_fence_after_thread_sync();
+    Regs got = k.regs(u32, 32, "g");
+    k.tcgen05_ld(TmemShape::lanes32_bits32, got, quarter_address(tid, taddr));
+    k.tcgen05_wait_ld();
+    Reg lane = k.reg(u32), row = k.reg(u64);
+    k.mad(lane, rank, 128, tid);  // this thread's lane over the pair
+    k.mul_wide(row, lane, 4 * 32);
+    for (int i = 0; i < 32; ++i) k.st(Space::global, u32, at(out + row, 4 * i), got[i]);
+    deallocate(k, tid, taddr, 64, group);
+    auto o = upload(std::vector<std::uint32_t>(128 * 32 * ctas, 0xDEADBEEF));
+    run_module(k.module(), 128, {arg_u64(upload(image)), arg_u64(o)},
+               static_cast<std::uint32_t>(ctas));
+    const auto cells = download<std::uint32_t>(o, 128 * 32 * ctas);
+    for (int cta = 0; cta < ctas; ++cta) {
+      auto word_of = [&](int r, int w) {
+        return static_cast<std::uint32_t>(byte_of(cta, r, 4 * w) | byte_of(cta, r, 4 * w + 1) << 8 |
+                                          byte_of(cta, r, 4 * w + 2) << 16 |
+                                          byte_of(cta, r, 4 * w + 3) << 24);
+      };
+      for (int lane = 0; lane < 128; ++lane) {
+        SCOPED_TRACE("CTA " + std::to_string(cta) + " lane " + std::to_string(lane));
+        auto cell = [&](int column) {
+          return cells[static_cast<std::size_t>((128 * cta + lane) * 32 + column)];
+        };
+        const int shifted = lane >= 97 ? lane - 1 : lane;  // rows 96..126 moved down one
+        for (int w = 0; w < 8; ++w) EXPECT_EQ(cell(w), word_of(shifted, w)) << "128x256b";
+        for (int w = 0; w < 4; ++w) {
+          EXPECT_EQ(cell(8 + w), word_of(lane, w)) << "128x128b";
+          // 02_13: rows 0-31 to lanes 0-31 and 64-95, rows 32-63 to lanes 32-63 and 96-127.
+          EXPECT_EQ(cell(12 + w), word_of(lane % 64, w)) << "warpx2::02_13";
+          // 01_23: rows 0-31 to lanes 0-63, rows 32-63 to lanes 64-127.
+          EXPECT_EQ(cell(16 + w), word_of(lane % 32 + 32 * (lane / 64), w)) << "warpx2::01_23";
+          EXPECT_EQ(cell(20 + w), word_of(lane % 32, w)) << "warpx4";
+        }
+        for (int w = 0; w < 8; ++w)
+          EXPECT_EQ(cell(24 + w), lane < 4 ? word_of(lane, w) : 0u) << "4x256b";
+      }
+    }
   }
 }
 
-TEST_F(Tcgen05Sim, FormsNotSimulatedAreRefusedAtLaunchWithTheirLine) {
+// ---- the CTA pair (.cta_group::2) ---------------------------------------------------
+
+// Warp 0 of each CTA of a cluster of two: pair allocations of 64 and 32
+// columns, a pair dealloc of the first, another 32; each CTA stores the three
+// addresses at out[3 * rank ..].
+TEST_F(Tcgen05Sim, PairAllocationIsTheSameBlockInBothCtasAndDeallocFreesBoth) {
   Kernel k("k", Target::sm_100a);
-  Shared slot = k.shared("slot", 4, 4);
-  k.tcgen05_alloc(CtaGroup::two, at(slot), 32);
-  const ptx::Module m = k.module();
-  try {
-    decode(m);
-    ADD_FAILURE() << "cta_group::2 was decoded";
-  } catch (const SimError& e) {
-    const std::string msg = e.what();
+  Reg out = k.param_ptr("out", 4);
+  Reg tid = k.sreg(SReg::tid_x), rank = k.sreg(SReg::cluster_ctarank);
+  Shared slots = k.shared("slots", 12, 4);
+  k.tcgen05_alloc(CtaGroup::two, at(slots), 64);
+  k.tcgen05_alloc(CtaGroup::two, at(slots, 4), 32);
+  Regs got = k.regs(u32, 3);
+  for (int i = 0; i < 2; ++i) k.ld(Space::shared, u32, got[i], at(slots, 4 * i));
+  k.tcgen05_dealloc(CtaGroup::two, got[0], 64);
+  k.tcgen05_alloc(CtaGroup::two, at(slots, 8), 32);
+  k.ld(Space::shared, u32, got[2], at(slots, 8));
+  Reg mine = k.reg(u64);
+  k.mul_wide(mine, rank, 12);
+  k.if_then(k.setp(Cmp::eq, tid, 0), [&] {
+    for (int i = 0; i < 3; ++i) k.st(Space::global, u32, at(out + mine, 4 * i), got[i]);
+  });
+  k.tcgen05_dealloc(CtaGroup::two, got[1], 32);
+  k.tcgen05_dealloc(CtaGroup::two, got[2], 32);
+  auto o = upload(std::vector<std::uint32_t>(6, 0xDEADBEEF));
+  run_module(k.module(), 32, {arg_u64(o)}, 2);
+  // CTA 0's warp runs ahead and waits in each instruction for CTA 1's: the
+  // dealloc frees columns 0-63 of both before the third alloc, which reuses 0.
+  EXPECT_EQ(download<std::uint32_t>(o, 6), (std::vector<std::uint32_t>{0, 64, 0, 0, 64, 0}));
+}
+
+TEST_F(Tcgen05Sim, PairMisuseIsRefusedNamingThreadAndLine) {
+  // A pair without its other CTA: a cluster of one, and rank 2 of a cluster of three.
+  for (std::uint32_t ctas : {1u, 3u}) {
+    SCOPED_TRACE(ctas);
+    Kernel k("k", Target::sm_100a);
+    Shared slot = k.shared("slot", 4, 4);
+    k.tcgen05_alloc(CtaGroup::two, at(slot), 32);
+    Reg taddr = k.reg(u32);
+    k.ld(Space::shared, u32, taddr, at(slot));
+    k.tcgen05_dealloc(CtaGroup::two, taddr, 32);
+    const ptx::Module m = k.module();
+    const std::string msg = error_of_module(m, 32, {}, ctas);
     EXPECT_NE(msg.find("PTX line " + std::to_string(sim::testing::line_of(m, "tcgen05.alloc"))),
               std::string::npos)
         << msg;
-    EXPECT_NE(msg.find(".cta_group::2 (a CTA pair sharing one MMA) is not simulated"),
+    EXPECT_NE(msg.find("thread (0,0,0)"), std::string::npos) << msg;
+    const std::string rank = ctas == 1 ? "0" : "2";
+    EXPECT_NE(
+        msg.find(".cta_group::2 in the CTA of %cluster_ctarank " + rank + " of a cluster of " +
+                 std::to_string(ctas) + ", which has no CTA of rank " + (ctas == 1 ? "1" : "3") +
+                 " to pair with; a CTA pair is ranks 2i and 2i+1 of a cluster"),
+        std::string::npos)
+        << msg;
+  }
+  // The two warps of a pair allocating different column counts.
+  {
+    Kernel k("k", Target::sm_100a);
+    Shared slot = k.shared("slot", 4, 4);
+    Reg columns = k.reg(u32);
+    k.shr(columns, k.mov(u32, 64), k.sreg(SReg::cluster_ctarank));
+    k.tcgen05_alloc(CtaGroup::two, at(slot), columns);
+    const ptx::Module m = k.module();
+    const std::string line = std::to_string(sim::testing::line_of(m, "tcgen05.alloc"));
+    const std::string msg = error_of_module(m, 32, {}, 2);
+    EXPECT_NE(msg.find("block (1,0,0) thread (0,0,0): tcgen05.alloc.cta_group::2 of 32 columns "
+                       "(PTX line " +
+                       line +
+                       ") meets the peer CTA's tcgen05.alloc.cta_group::2 of 64 columns (PTX "
+                       "line " +
+                       line + "); the warps of a CTA pair perform the same"),
+              std::string::npos)
+        << msg;
+  }
+  // A pair allocation past the free columns of the pair (rank 1's warp,
+  // whose 512 columns matched rank 0's, comes first to the second alloc).
+  {
+    Kernel k("k", Target::sm_100a);
+    Shared slot = k.shared("slot", 8, 4);
+    k.tcgen05_alloc(CtaGroup::two, at(slot), 512);
+    k.tcgen05_alloc(CtaGroup::two, at(slot, 4), 32);
+    const std::string msg = error_of_module(k.module(), 32, {}, 2);
+    EXPECT_NE(msg.find("block (1,0,0) thread (0,0,0): tcgen05.alloc of 32 columns with columns "
+                       "0-511 in this CTA and columns 0-511 in its peer of 512 allocated: no "
+                       "free block"),
+              std::string::npos)
+        << msg;
+  }
+  // A pair allocation after the peer CTA exited (rank 1 arrives at the
+  // cluster barrier and exits; rank 0 waits there, then allocates).
+  {
+    Kernel k("k", Target::sm_100a);
+    Shared slot = k.shared("slot", 4, 4);
+    Pred odd = k.setp(Cmp::eq, k.sreg(SReg::cluster_ctarank), 1);
+    k.barrier_cluster_arrive();
+    k.if_then(odd, [&] { k.exit(); });
+    k.barrier_cluster_wait();
+    k.tcgen05_alloc(CtaGroup::two, at(slot), 32);
+    const ptx::Module m = k.module();
+    const std::string msg = error_of_module(m, 32, {}, 2);
+    EXPECT_NE(msg.find("block (0,0,0) thread (0,0,0): tcgen05.alloc.cta_group::2 of 32 columns "
+                       "(PTX line " +
+                       std::to_string(sim::testing::line_of(m, "tcgen05.alloc")) +
+                       "), which one warp of each CTA of the pair performs, after the peer CTA "
+                       "(%cluster_ctarank 1) exited"),
+              std::string::npos)
+        << msg;
+  }
+  // A warp of rank 0 allocating while rank 1's never does: it waits for ever.
+  {
+    Kernel k("k", Target::sm_100a);
+    Shared slot = k.shared("slot", 4, 4);
+    k.if_then(k.setp(Cmp::eq, k.sreg(SReg::cluster_ctarank), 0),
+              [&] { k.tcgen05_alloc(CtaGroup::two, at(slot), 32); });
+    const ptx::Module m = k.module();
+    const std::string msg = error_of_module(m, 32, {}, 2);
+    EXPECT_NE(msg.find("deadlock"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("warp 0 waits in the .cta_group::2 instruction at PTX line " +
+                       std::to_string(sim::testing::line_of(m, "tcgen05.alloc")) +
+                       " for a warp of the peer CTA (%cluster_ctarank 1) to perform it too"),
+              std::string::npos)
+        << msg;
+  }
+  // An MMA of the pair issued after the peer CTA exited (rank 1 arrives at the
+  // cluster barrier and exits; rank 0 waits there, then issues).
+  {
+    Kernel k("k", Target::sm_100a);
+    Pred odd = k.setp(Cmp::eq, k.sreg(SReg::cluster_ctarank), 1);
+    k.barrier_cluster_arrive();
+    k.if_then(odd, [&] { k.exit(); });
+    k.barrier_cluster_wait();
+    Reg zero = k.mov(u32, 0), desc = k.mov(u64, 0);
+    k.tcgen05_mma(CtaGroup::two, Tcgen05Kind::f16, zero, desc, desc, zero, false);
+    const ptx::Module m = k.module();
+    const std::string msg = error_of_module(m, 32, {}, 2);
+    EXPECT_NE(msg.find("PTX line " + std::to_string(sim::testing::line_of(m, "tcgen05.mma"))),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("block (0,0,0) thread (0,0,0): the peer CTA (%cluster_ctarank 1) of this "
+                       ".cta_group::2 operation has exited"),
+              std::string::npos)
+        << msg;
+  }
+}
+
+TEST_F(Tcgen05Sim, AKernelMixingCtaGroupsIsRefusedAtLaunch) {
+  sim::testing::KernelSource k("mixed");
+  k.regs(ptx::Type::b32, "%r", 2).shared(ptx::Type::b32, "slot", 1, 4);
+  k.code(
+      "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;\n"
+      "ld.shared.b32 %r1, [slot];\n"
+      "tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r1, 32;\n"
+      "ret;");
+  try {
+    decode(k.module());
+    ADD_FAILURE() << "decoded";
+  } catch (const SimError& e) {
+    const std::string msg = e.what();
+    const std::string alloc = std::to_string(sim::testing::line_of(k.module(), "tcgen05.alloc")),
+                      dealloc =
+                          std::to_string(sim::testing::line_of(k.module(), "tcgen05.dealloc"));
+    EXPECT_NE(msg.find("PTX line " + dealloc + " (tcgen05.dealloc.cta_group::2"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find(".cta_group::2 here and ::1 at PTX line " + alloc +
+                       " (tcgen05.alloc.cta_group::1"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("every tcgen05 instruction of a kernel names the same .cta_group"),
               std::string::npos)
         << msg;
   }
@@ -705,7 +964,10 @@ TEST_F(Tcgen05Sim, MmaRefusesDescriptorFieldsItDoesNotSimulateOrTheIsaForbids) {
   const std::uint64_t plain = layout::Tcgen05SmemDescriptor{0, 128, 256}.encode();
   const std::vector<Bad> cases = {
       {&bf16, idesc_of(bf16, [](auto& d) { d.m = 64; }), plain,
-       "M = 64; the simulator runs M = 128"},
+       "M = 64 with .cta_group::1; the simulator runs M = 128 with .cta_group::1 and M = 256 with "
+       "::2"},
+      {&bf16, idesc_of(bf16, [](auto& d) { d.m = 256; }), plain,
+       "M = 256 with .cta_group::1; the simulator runs M = 128"},
       {&bf16, idesc_of(bf16, [](auto& d) { d.n = 24; }), plain,
        "N = 24; with M = 128, N is a multiple of 16 in 16..256"},
       {&bf16, idesc_of(bf16, [](auto& d) { d.d_f32 = false; }), plain,
@@ -733,7 +995,7 @@ TEST_F(Tcgen05Sim, MmaRefusesDescriptorFieldsItDoesNotSimulateOrTheIsaForbids) {
   for (const Bad& bad : cases) {
     SCOPED_TRACE(bad.needle);
     const MmaInputs in = mma_inputs(*bad.c, rng);
-    const ptx::Module m = mma_kernel(*bad.c, in.image.size());
+    const ptx::Module m = mma_kernel(*bad.c, in.image_bytes);
     const std::string msg = error_of_module(
         m, 128,
         {arg_u64(upload(in.image)), arg_u64(upload(std::vector<std::uint32_t>{0})),

@@ -368,6 +368,10 @@ void Tcgen05Ops::tcgen05_commit_multicast(CtaGroup group, const Reg& bar, const 
   const std::string opcode = "tcgen05.commit" + group_suffix("tcgen05.commit", group) +
                              ".mbarrier::arrive::one.shared::cluster.multicast::cluster.b64";
   expect_type(opcode, bar, Type::u32, "mbarrier address");
+  // ptxas 12.8 refuses an immediate ctaMask ("Arguments mismatch").
+  if (!cta_mask.is_reg())
+    fail(opcode, "CTA mask " + cta_mask.imm().text +
+                     " is an immediate; ptxas takes it in a 16-bit register (mov.u16 it first)");
   expect_type(opcode, cta_mask, Type::u16, "CTA mask");
   emit(opcode, {operand_of(at(bar)), operand_of(cta_mask)});
 }

@@ -1,6 +1,7 @@
 #include "sm100a_kernel.hpp"
 
 #include "c_element.hpp"
+#include "sm100a_pair.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/layout/tcgen05_instr_descriptor.hpp"
 #include "warpforge/layout/tcgen05_smem_descriptor.hpp"
@@ -53,6 +54,7 @@ class Builder {
     // 1024-byte boundaries so that TMA's writes and the MMA's reads agree.
     base_ = (k_.address_of(smem) + 1023) & 0xFFFFFC00u;
     tid_ = k_.sreg(SReg::tid_x);
+    if (s_.pair) rank_ = k_.sreg(SReg::cluster_ctarank);
     tile::MbarrierPipeline pipe(tile::MbarrierArray(k_, base_, l_.full, s_.stages),
                                 tile::MbarrierArray(k_, base_, l_.empty, s_.stages));
     Reg accumulator_bar = base_ + l_.accumulator;
@@ -61,16 +63,20 @@ class Builder {
     k_.if_then(tid_ == 0u, [&] {
       k_.prefetch_tensormap(map_a);
       k_.prefetch_tensormap(map_b);
-      // One arrival fills a slot (the producer's arrive.expect_tx), one
-      // empties it (the MMA issuer's tcgen05.commit).
-      pipe.init(1u, 1u);
+      // One arrival fills a slot (the producer's arrive.expect_tx), and in a
+      // pair's even CTA a second, the odd CTA's relay; one empties it (the
+      // MMA issuer's tcgen05.commit).
+      pipe.init(full_arrivals(s_.pair, rank_), 1u);
       k_.mbarrier_init(at(accumulator_bar), 1u);
       k_.fence_mbarrier_init();
     });
-    k_.if_then(tid_ < 32u,
-               [&] { k_.tcgen05_alloc(CtaGroup::one, at(base_ + l_.tmem_slot), kColumns); });
+    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_alloc(group(), at(base_ + l_.tmem_slot), kColumns); });
     k_.tcgen05_fence_before_thread_sync();
     k_.bar_sync();
+    if (s_.pair) {  // the peer's barriers are initialised before either CTA arrives on them
+      k_.barrier_cluster_arrive();
+      k_.barrier_cluster_wait();
+    }
     k_.tcgen05_fence_after_thread_sync();
     Reg taddr = k_.reg(u32);
     k_.ld(Space::shared, u32, taddr, at(base_ + l_.tmem_slot));
@@ -80,14 +86,17 @@ class Builder {
     batch_ = k_.sreg(SReg::ctaid_z);
     Reg kblocks = (kdim_ + imm(kSm100aTileK - 1)) >> 6;
     k_.if_then(tid_ == 0u, [&] { produce(pipe, map_a, map_b, m0, n0, kblocks); });
-    k_.if_then(tid_ == 32u, [&] { issue_mmas(pipe, taddr, kblocks, accumulator_bar); });
+    Pred issuer = s_.pair ? (tid_ == 32u) && (rank_ == 0u) : tid_ == 32u;
+    k_.if_then(issuer, [&] { issue_mmas(pipe, taddr, kblocks, accumulator_bar); });
+    if (s_.pair)
+      k_.if_then((tid_ == 32u) && (rank_ == 1u), [&] { relay_full_slots(k_, pipe, kblocks); });
     k_.bar_sync();  // the roles' lanes rejoin their warps before the warp-wide tcgen05.ld
     k_.mbarrier_wait_parity(at(accumulator_bar), 0u);
     k_.tcgen05_fence_after_thread_sync();
     epilogue(taddr, m0, n0);
     k_.tcgen05_fence_before_thread_sync();
     k_.bar_sync();
-    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_dealloc(CtaGroup::one, taddr, kColumns); });
+    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_dealloc(group(), taddr, kColumns); });
     return k_.module();
   }
 
@@ -108,31 +117,39 @@ class Builder {
     if (s_.has_c) beta_ = k_.param(f32, "beta");
   }
 
-  // The producer: per k-block, a free slot, then A's and B's tiles into it.
+  CtaGroup group() const { return s_.pair ? CtaGroup::two : CtaGroup::one; }
+  // B's rows (of N) one CTA loads per k-block: all 128, or its half of a pair's.
+  std::uint32_t b_rows() const { return s_.pair ? kSm100aTileN / 2 : kSm100aTileN; }
+
+  // The producer: per k-block, a free slot, then A's and B's tiles into it
+  // (in a pair, this CTA's 64 columns of B: n0 + 64 * rank onwards).
   void produce(const tile::MbarrierPipeline& pipe, const Reg& map_a, const Reg& map_b,
                const Reg& m0, const Reg& n0, const Reg& kblocks) {
     tile::PipelineState state(k_, s_.stages);
+    Reg b0 = s_.pair ? n0 + (rank_ << 6) : n0;
     k_.for_range(0u, kblocks, 1u, [&](Reg kb) {
       Reg full = pipe.full_barrier(state);
       pipe.acquire(state);
-      pipe.expect_tx(full, 2 * kTileBytes);
+      pipe.expect_tx(full, kTileBytes + b_rows() * kRow);
       Reg kx = kb << 6;
-      load_tile(map_a, base_ + l_.a + state.stage() * kTileBytes, m0, s_.a_k_major, kx, full);
-      load_tile(map_b, base_ + l_.b + state.stage() * kTileBytes, n0, s_.b_k_major, kx, full);
+      load_tile(map_a, base_ + l_.a + state.stage() * kTileBytes, m0, kSm100aTileM, s_.a_k_major,
+                kx, full);
+      load_tile(map_b, base_ + l_.b + state.stage() * kTileBytes, b0, b_rows(), s_.b_k_major, kx,
+                full);
       ++state;
     });
   }
 
-  // One operand's 128 rows (of M or N) by 64 of K: K-major as one 64 x 128
-  // box (128 rows of 128 bytes), MN-major as two 64 x 64 boxes along M/N
-  // (each 64 K rows of 128 bytes).
-  void load_tile(const Reg& map, const Reg& dst, const Reg& row0, bool k_major, const Reg& kx,
-                 const Reg& full) {
+  // One operand's `rows` rows (of M or N; 128 or 64) by 64 of K: K-major as
+  // one 64 x rows box (rows of 128 bytes), MN-major as rows / 64 boxes of
+  // 64 x 64 along M/N (each 64 K rows of 128 bytes).
+  void load_tile(const Reg& map, const Reg& dst, const Reg& row0, std::uint32_t rows, bool k_major,
+                 const Reg& kx, const Reg& full) {
     if (k_major) {
       k_.tma_load(at(dst), map, {kx, row0, batch_}, at(full));
       return;
     }
-    for (std::uint32_t box = 0; box < 2; ++box)
+    for (std::uint32_t box = 0; box < rows / 64; ++box)
       k_.tma_load(at(dst + box * kBox64), map, {row0 + 64 * box, kx, batch_}, at(full));
   }
 
@@ -144,18 +161,17 @@ class Builder {
   Reg descriptor(const Reg& address, bool k_major) {
     const layout::Tcgen05SmemDescriptor fixed{0, k_major ? 16u : kBox64, kAtom,
                                               layout::SmemSwizzle::b128};
-    Reg start = k_.reg(u64);
-    k_.cvt(start, address >> 4u);
-    return k_.mov(u64, fixed.encode()) + start;
+    return k_.mov(u64, fixed.encode()) + descriptor_start(k_, address);
   }
 
   // The MMA issuer: per k-block, four K = 16 MMAs on the slot, then the
-  // commit that frees it once they have read it.
+  // commit that frees it once they have read it (in a pair: both CTAs' slots,
+  // and both accumulators at the end).
   void issue_mmas(const tile::MbarrierPipeline& pipe, const Reg& taddr, const Reg& kblocks,
                   const Reg& accumulator_bar) {
     layout::Tcgen05InstrDescriptor d;
     d.a = d.b = s_.ab == DType::f16 ? layout::Tcgen05Element::f16 : layout::Tcgen05Element::bf16;
-    d.m = kSm100aTileM;
+    d.m = s_.pair ? 2 * kSm100aTileM : kSm100aTileM;
     d.n = kSm100aTileN;
     d.a_mn_major = !s_.a_k_major;
     d.b_mn_major = !s_.b_k_major;
@@ -174,13 +190,13 @@ class Builder {
         const std::variant<bool, PredUse> enable =
             step == 0 ? std::variant<bool, PredUse>(PredUse(accumulate))
                       : std::variant<bool, PredUse>(true);
-        k_.tcgen05_mma(CtaGroup::one, Tcgen05Kind::f16, taddr, da + step * a_step,
-                       db + step * b_step, idesc, enable);
+        k_.tcgen05_mma(group(), Tcgen05Kind::f16, taddr, da + step * a_step, db + step * b_step,
+                       idesc, enable);
       }
-      k_.tcgen05_commit(CtaGroup::one, pipe.empty().address(state.stage()));
+      commit_mmas(k_, s_.pair, pipe.empty().address(state.stage()));
       ++state;
     });
-    k_.tcgen05_commit(CtaGroup::one, accumulator_bar);
+    commit_mmas(k_, s_.pair, accumulator_bar);
   }
 
   // Reads this thread's row of the accumulator, 32 columns at a time, and
@@ -240,7 +256,7 @@ class Builder {
   Kernel k_;
   ParamRef map_a_p_, map_b_p_;
   Matrix d_, c_;
-  Reg m_, n_, kdim_, alpha_, beta_, base_, tid_, batch_;
+  Reg m_, n_, kdim_, alpha_, beta_, base_, tid_, rank_, batch_;
 };
 
 }  // namespace
@@ -248,7 +264,8 @@ class Builder {
 std::string Sm100aSpec::name() const {
   return std::string("gemm_sm100a_") + (ab == DType::f16 ? "f16" : "bf16") + "_" +
          std::string(runtime::name(d)) + "_" + (a_k_major ? "ak" : "am") +
-         (b_k_major ? "bk" : "bn") + "_s" + std::to_string(stages) + (has_c ? "_withc" : "");
+         (b_k_major ? "bk" : "bn") + "_s" + std::to_string(stages) + (has_c ? "_withc" : "") +
+         (pair ? "_pair" : "");
 }
 
 std::uint32_t sm100a_shared_bytes(const Sm100aSpec& spec) {

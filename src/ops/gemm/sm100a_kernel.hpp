@@ -21,7 +21,18 @@
 // transpose bits). Edge tiles are TMA's bounds handling: loads past M, N or
 // K are zero-filled.
 //
-// Parameters: map_a, map_b (128-byte tensor maps, grid constants), D,
+// With `pair`, clusters of two CTAs (ranks 0 and 1 along grid.x) compute a
+// 256 x 128 tile with .cta_group::2 (PTX ISA 9.7.16.5; M = 256, data-path
+// layout A): each CTA loads its 128 rows of A and its 64 of B's 128 columns
+// into its own ring; the odd CTA's thread 32 relays each full slot to the
+// even CTA's full barrier (mapa + mbarrier.arrive.shared::cluster), whose
+// thread 32 alone issues the MMAs, reading both CTAs' slots, and frees both
+// CTAs' slots and completes both accumulators with tcgen05.commit
+// .multicast::cluster; each CTA's epilogue reads its 128 rows from its own
+// tensor memory. Allocation is the pair's (warp 0 of each CTA).
+//
+// Parameters: map_a, map_b (128-byte tensor maps, grid constants; B's box is
+// 64 rows of N with `pair`, 128 without), D,
 // d_row_stride, d_col_stride, d_batch_stride (u64, elements), [C,
 // c_row_stride, c_col_stride, c_batch_stride when has_c], M, N, K (u32),
 // alpha, [beta] (f32). Grid: (tiles along M, tiles along N, L).
@@ -42,11 +53,13 @@ struct Sm100aSpec {
   bool b_k_major = true;  // B column-major (K x N, K contiguous); else N contiguous
   int stages = 4;
   bool has_c = false;
+  bool pair = false;         // .cta_group::2 over clusters of two CTAs (grid.x even)
   std::string name() const;  // the kernel's name, spelling out every choice
 };
 
-// The tile: M = 128 (the tensor-memory lanes of one cta_group::1 MMA), N = 128,
-// K = 64 per stage (one 128-byte swizzled row of 16-bit elements).
+// The tile of one CTA: M = 128 (the tensor-memory lanes of one cta_group::1
+// MMA, or of one CTA's half of a pair's M = 256), N = 128, K = 64 per stage
+// (one 128-byte swizzled row of 16-bit elements).
 inline constexpr int kSm100aTileM = 128, kSm100aTileN = 128, kSm100aTileK = 64;
 inline constexpr int kSm100aThreads = 128;
 

@@ -28,7 +28,8 @@ Sm100aSpec spec_of(const GemmProblem& p, const GemmConfig& c) {
           .a_k_major = p.a.row_major,
           .b_k_major = !p.b.row_major,
           .stages = c.stages,
-          .has_c = p.has_c};
+          .has_c = p.has_c,
+          .pair = c.cluster_m == 2};
 }
 
 class Sm100aLaunch final : public GemmLaunch {
@@ -58,10 +59,13 @@ class Sm100aLaunch final : public GemmLaunch {
     for (std::int64_t v : {p_.m, p_.n, p_.k}) args.emplace_back(u32(v));
     args.emplace_back(o.alpha);
     if (p_.has_c) args.emplace_back(o.beta);
-    const runtime::LaunchConfig config{
-        .grid = {u32(ceil_div(p_.m, kSm100aTileM)), u32(ceil_div(p_.n, kSm100aTileN)), u32(p_.l)},
-        .block = {static_cast<std::uint32_t>(kSm100aThreads)},
-        .dynamic_shared_bytes = sm100a_shared_bytes(spec_)};
+    // A pair's two CTAs take consecutive 128-row tiles along grid.x.
+    const std::uint32_t ctas = spec_.pair ? 2 : 1;
+    const runtime::LaunchConfig config{.grid = {u32(ceil_div(p_.m, ctas * kSm100aTileM) * ctas),
+                                                u32(ceil_div(p_.n, kSm100aTileN)), u32(p_.l)},
+                                       .block = {static_cast<std::uint32_t>(kSm100aThreads)},
+                                       .cluster = {ctas, 1, 1},
+                                       .dynamic_shared_bytes = sm100a_shared_bytes(spec_)};
     module_.launch(spec_.name(), config, args, stream);
   }
 
@@ -73,15 +77,17 @@ class Sm100aLaunch final : public GemmLaunch {
   };
 
   // A: (M, K), K-major as (K, M) in one 64 x 128 box; M-major as (M, K) in
-  // 64 x 64 boxes. B: (K, N), K-major as (K, N) in one 64 x 128 box; N-major
-  // as (N, K) in 64 x 64 boxes (sm100a_kernel.cpp, load_tile).
+  // 64 x 64 boxes. B: (K, N), K-major as (K, N) in one 64 x 128 box (64 x 64
+  // in a pair: each CTA loads half the columns); N-major as (N, K) in 64 x 64
+  // boxes (sm100a_kernel.cpp, load_tile).
   Maps encode_maps(const GemmOperands& o) const {
     const auto rows = static_cast<std::uint32_t>(kSm100aTileM);
+    const std::uint32_t b_rows = spec_.pair ? rows / 2 : rows;
     auto map_a = p_.a.row_major
                      ? matrix_map(p_.ab_dtype, o.a.address(), p_.k, p_.m, p_.l, p_.a, 64, rows)
                      : matrix_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, 64, 64);
     auto map_b = !p_.b.row_major
-                     ? matrix_map(p_.ab_dtype, o.b.address(), p_.k, p_.n, p_.l, p_.b, 64, rows)
+                     ? matrix_map(p_.ab_dtype, o.b.address(), p_.k, p_.n, p_.l, p_.b, 64, b_rows)
                      : matrix_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b, 64, 64);
     return {o.a.address(),
             o.b.address(),
@@ -141,9 +147,10 @@ class Sm100aPath final : public GemmPath {
     if (c.warps_m != 1 || c.warps_n != 1)
       why.push_back("warps " + std::to_string(c.warps_m) + "x" + std::to_string(c.warps_n) +
                     "; the sm100a kernel's four warps have fixed roles (w1x1)");
-    if (c.cluster_m != 1 || c.cluster_n != 1)
+    if ((c.cluster_m != 1 && c.cluster_m != 2) || c.cluster_n != 1)
       why.push_back("cluster " + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) +
-                    "; the sm100a kernel runs without clusters (1x1; it uses .cta_group::1)");
+                    "; the sm100a kernel runs without clusters (1x1, .cta_group::1) or on CTA "
+                    "pairs along M (2x1, .cta_group::2)");
     if (c.pingpong)
       why.push_back("pingpong; the sm100a kernel has one accumulator (no ping-pong schedule)");
     if (c.stream_k) why.push_back("streamk; the sm100a kernel gives each CTA a whole tile");
@@ -157,15 +164,18 @@ class Sm100aPath final : public GemmPath {
   }
 
   // Four stages (128 KiB) keep TMA ahead of the MMAs; the simulator takes
-  // two, enough to overlap a load with the MMAs of the slot before.
-  GemmConfig heuristic(const GemmProblem&, const Device& device) const override {
-    return config(device.is_simulator() ? 2 : 4);
+  // two, enough to overlap a load with the MMAs of the slot before. A CTA
+  // pair (one M = 256 MMA over both) where M spans more than one tile.
+  GemmConfig heuristic(const GemmProblem& p, const Device& device) const override {
+    return config(device.is_simulator() ? 2 : 4, p.m > kSm100aTileM ? 2 : 1);
   }
 
   std::vector<GemmConfig> candidates(const GemmProblem& p, const Device& device) const override {
     std::vector<GemmConfig> usable;
-    for (int stages : {2, 3, 4, 5, 6})
-      if (config_refusals(config(stages), p, device).empty()) usable.push_back(config(stages));
+    for (int cluster_m : {1, 2})
+      for (int stages : {2, 3, 4, 5, 6})
+        if (config_refusals(config(stages, cluster_m), p, device).empty())
+          usable.push_back(config(stages, cluster_m));
     return usable;
   }
 
@@ -175,13 +185,14 @@ class Sm100aPath final : public GemmPath {
   }
 
  private:
-  static GemmConfig config(int stages) {
+  static GemmConfig config(int stages, int cluster_m) {
     return {.tile_m = kSm100aTileM,
             .tile_n = kSm100aTileN,
             .tile_k = kSm100aTileK,
             .stages = stages,
             .warps_m = 1,
-            .warps_n = 1};
+            .warps_n = 1,
+            .cluster_m = cluster_m};
   }
 };
 

@@ -4,8 +4,10 @@
 #include <variant>
 #include <vector>
 
+#include "../gemm/sm100a_pair.hpp"
 #include "kernel_io.hpp"
 #include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/layout/tcgen05_instr_descriptor.hpp"
 #include "warpforge/layout/tcgen05_smem_descriptor.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
@@ -70,8 +72,12 @@ struct Operand {
 
 class Builder {
  public:
-  Builder(const GemmAmaxProblem& p, int stages)
-      : p_(p), form_(mma_form(p)), stages_(stages), k_(kSm100aGemmAmaxKernel, Target::sm_100a) {}
+  Builder(const GemmAmaxProblem& p, int stages, bool pair)
+      : p_(p),
+        form_(mma_form(p)),
+        stages_(stages),
+        pair_(pair),
+        k_(kSm100aGemmAmaxKernel, Target::sm_100a) {}
 
   ptx::Module build() {
     const bool fp4 = p_.ab_dtype == DType::e2m1;
@@ -96,6 +102,7 @@ class Builder {
     lane_ = tid_ & 31u;
     warp_ = tid_ >> 5;
     batch_ = k_.sreg(SReg::ctaid_z);
+    if (pair_) rank_ = k_.sreg(SReg::cluster_ctarank);
     Reg tile_m = k_.sreg(SReg::ctaid_x), tile_n = k_.sreg(SReg::ctaid_y);
     const Operand a{pa, psfa, p_.m, p_.a, {p_.m, p_.k, p_.l, p_.vec}, tile_m * imm(kRows), tile_m};
     const Operand b{pb, psfb, p_.n, p_.b, {p_.n, p_.k, p_.l, p_.vec}, tile_n * imm(kRows), tile_n};
@@ -116,15 +123,20 @@ class Builder {
       k_.st(Space::shared, u32, at(amax_address), 0u);
       k_.mbarrier_init(at(bar), 1u);
       if (pipe) {
-        // One arrival fills a slot (the producer's arrive.expect_tx), one
-        // empties it (the MMA thread's tcgen05.commit).
-        pipe->init(1u, 1u);
+        // One arrival fills a slot (the producer's arrive.expect_tx; in a
+        // pair's even CTA also the odd CTA's relay), one empties it (the MMA
+        // thread's tcgen05.commit).
+        pipe->init(full_arrivals(pair_, rank_), 1u);
         k_.fence_mbarrier_init();
       }
     });
-    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_alloc(CtaGroup::one, at(slot), kColumns); });
+    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_alloc(group(), at(slot), kColumns); });
     k_.tcgen05_fence_before_thread_sync();
     k_.bar_sync();
+    if (pair_) {  // the peer's barriers are initialised before either CTA arrives on them
+      k_.barrier_cluster_arrive();
+      k_.barrier_cluster_wait();
+    }
     k_.tcgen05_fence_after_thread_sync();
     Reg taddr = k_.reg(u32);
     k_.ld(Space::shared, u32, taddr, at(slot));
@@ -141,7 +153,7 @@ class Builder {
                [&] { k_.red(Space::shared, AtomOp::max, u32, at(amax_address), warp_max); });
     k_.tcgen05_fence_before_thread_sync();
     k_.bar_sync();
-    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_dealloc(CtaGroup::one, taddr, kColumns); });
+    k_.if_then(tid_ < 32u, [&] { k_.tcgen05_dealloc(group(), taddr, kColumns); });
     k_.if_then(first_thread, [&] {
       Reg cta_max = k_.reg(u32);
       k_.ld(Space::shared, u32, cta_max, at(amax_address));
@@ -172,7 +184,7 @@ class Builder {
       k_.bar_sync();
       k_.if_then(tid_ == 0u, [&] {
         issue_step(step, taddr, taddr + imm(kScaleColumns), none);
-        k_.tcgen05_commit(CtaGroup::one, bar);
+        commit_mmas(k_, false, bar);
       });
       k_.mbarrier_wait_parity(at(bar), step & 1u);
       k_.tcgen05_fence_after_thread_sync();
@@ -190,6 +202,9 @@ class Builder {
                           const Reg& taddr, const Reg& bar) {
     const std::uint32_t tile = kRows * step_bytes_;  // one operand's codes of a step
     const std::uint32_t slot = 2 * tile + 2 * kGroupBytes;
+    // In a pair this CTA loads B's rows 64 * rank onwards, 64 of them.
+    const std::uint32_t b_tile = pair_ ? tile / 2 : tile;
+    Reg b_row0 = pair_ ? b.row0 + (rank_ << 6) : b.row0;
     const std::int64_t steps = a.layout.k_tiles();
     k_.if_then(tid_ == 0u, [&] {
       std::vector<Reg> maps;
@@ -201,11 +216,11 @@ class Builder {
       k_.for_range(0u, imm(steps), 1u, [&](Reg step) {
         Reg full = pipe.full_barrier(state);
         pipe.acquire(state);
-        pipe.expect_tx(full, slot);
+        pipe.expect_tx(full, tile + b_tile + 2 * kGroupBytes);
         Reg dst = ring_ + state.stage() * slot;
         Reg kx = step * imm(step_bytes_);
         k_.tma_load(at(dst), maps[0], {kx, a.row0, batch_}, at(full));
-        k_.tma_load(at(dst + tile), maps[1], {kx, b.row0, batch_}, at(full));
+        k_.tma_load(at(dst + tile), maps[1], {kx, b_row0, batch_}, at(full));
         // A scale group is two 256-byte rows of the scales' map (the sm90a kernel's scale_map).
         for (int i = 0; i < 2; ++i) {
           const Operand& o = i == 0 ? a : b;
@@ -216,7 +231,10 @@ class Builder {
         ++state;
       });
     });
-    k_.if_then(tid_ == 32u, [&] {
+    if (pair_)
+      k_.if_then((tid_ == 32u) && (rank_ == 1u), [&] { relay_full_slots(k_, pipe, imm(steps)); });
+    Pred issuer = pair_ ? (tid_ == 32u) && (rank_ == 0u) : tid_ == 32u;
+    k_.if_then(issuer, [&] {
       tile::PipelineState state(k_, stages_);
       k_.for_range(0u, imm(steps), 1u, [&](Reg step) {
         pipe.wait(state);
@@ -228,10 +246,10 @@ class Builder {
                                 16,
                                 8 * static_cast<std::uint32_t>(step_bytes_)};
         issue_step(step, taddr, taddr + imm(kScaleColumns) + (state.stage() << 3), swizzled);
-        k_.tcgen05_commit(CtaGroup::one, pipe.empty().address(state.stage()));
+        commit_mmas(k_, pair_, pipe.empty().address(state.stage()));
         ++state;
       });
-      k_.tcgen05_commit(CtaGroup::one, bar);
+      commit_mmas(k_, pair_, bar);
     });
     k_.bar_sync();  // the roles' lanes rejoin their warps before the warp-wide tcgen05.ld
     k_.mbarrier_wait_parity(at(bar), 0u);
@@ -296,10 +314,11 @@ class Builder {
   // A shared-memory descriptor of `address` (a u32 shared address).
   Reg descriptor(const Reg& address, std::uint32_t lbo, std::uint32_t sbo,
                  layout::SmemSwizzle swizzle = layout::SmemSwizzle::none) {
-    Reg start = k_.reg(u64);
-    k_.cvt(start, address >> 4u);
-    return k_.mov(u64, layout::Tcgen05SmemDescriptor{0, lbo, sbo, swizzle}.encode()) + start;
+    return k_.mov(u64, layout::Tcgen05SmemDescriptor{0, lbo, sbo, swizzle}.encode()) +
+           descriptor_start(k_, address);
   }
+
+  CtaGroup group() const { return pair_ ? CtaGroup::two : CtaGroup::one; }
 
   // Where a step's codes and scale groups lie in shared memory, and the
   // layout of the codes: the canonical K-major layout without swizzle (LBO
@@ -316,9 +335,11 @@ class Builder {
   // `taddr`, one per 32 bytes of K.
   void issue_step(const Reg& step, const Reg& taddr, const Reg& scales, const Swizzled& in) {
     // Each group's 32 rows of 16 bytes go to 4 columns of every lane quarter.
-    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, scales,
+    // In a pair each CTA's copy comes from its own slot: its rows' group of
+    // A, the pair's group of B.
+    k_.tcgen05_cp(group(), TmemCopyShape::rows32_bits128_warpx4, scales,
                   descriptor(in.groups, 0, 128));
-    k_.tcgen05_cp(CtaGroup::one, TmemCopyShape::rows32_bits128_warpx4, scales + 4u,
+    k_.tcgen05_cp(group(), TmemCopyShape::rows32_bits128_warpx4, scales + 4u,
                   descriptor(in.groups + imm(kGroupBytes), 0, 128));
     // A slice is 32 bytes along a swizzled row, or the next block of
     // core matrices without swizzle.
@@ -326,7 +347,8 @@ class Builder {
     Pred accumulate = step != 0u;
     for (int s = 0; s < slices_; ++s) {
       layout::Tcgen05InstrDescriptor d{form_.element, form_.element};
-      d.m = d.n = kRows;
+      d.m = pair_ ? 2 * kRows : kRows;
+      d.n = kRows;
       d.scaling = form_.scaling;
       d.scale_a_id = d.scale_b_id =
           form_.scales_per_mma * s;  // the slice's scale bytes of the group
@@ -335,7 +357,7 @@ class Builder {
           s == 0 ? std::variant<bool, PredUse>(PredUse(accumulate))
                  : std::variant<bool, PredUse>(true);
       k_.tcgen05_mma_block_scale(
-          CtaGroup::one, form_.kind, form_.scale_vec, taddr,
+          group(), form_.kind, form_.scale_vec, taddr,
           descriptor(in.a + imm(s * slice_bytes), in.lbo, in.sbo, in.swizzle),
           descriptor(in.b + imm(s * slice_bytes), in.lbo, in.sbo, in.swizzle), idesc, scales,
           scales + 4u, enable);
@@ -366,16 +388,21 @@ class Builder {
   const GemmAmaxProblem& p_;
   MmaForm form_;
   int stages_;
+  bool pair_;
   Kernel k_;
   int step_codes_ = 0, step_bytes_ = 0, slices_ = 0;
   std::vector<ParamRef> maps_;  // A, B, SFA, SFB (stages >= 1)
-  Reg tid_, lane_, warp_, batch_, ring_;
+  Reg tid_, lane_, warp_, batch_, ring_, rank_;
 };
 
 }  // namespace
 
-ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem, int stages) {
-  return Builder(problem, stages).build();
+ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem, int stages, bool pair) {
+  if (pair && stages == 0)
+    throw OpsError(
+        "the sm100a GemmAmax kernel with stages = 0 (staged by plain loads) for a CTA pair; "
+        "pairs run on its TMA pipeline only (stages >= 1)");
+  return Builder(problem, stages, pair).build();
 }
 
 std::uint32_t sm100a_gemm_amax_shared_bytes(const GemmAmaxProblem& problem, int stages) {

@@ -28,6 +28,14 @@
 //     kind::mxf4 2X for MXFP4, kind::mxf4nvf4 4X for NVFP4, 32 bytes of K
 //     each) and commits them to an mbarrier, which every thread waits on
 //     before the next step reuses shared memory.
+// Pipelined over CTA pairs (`pair`: clusters of two CTAs along grid.x, one
+// 256 x 128 tile per pair, .cta_group::2 with M = 256; sm100a_pair.hpp):
+// each CTA loads its 128 rows of A, its 64 of B's 128 rows, its scale group
+// of A and the pair's scale group of B into its own ring; the odd CTA's
+// thread 32 relays its full slots to the even CTA, whose thread 32 copies
+// the scale groups with tcgen05.cp.cta_group::2 (into each CTA's tensor
+// memory from its own slot), issues the MMAs and commits to both CTAs'
+// barriers.
 // The epilogue reads D with tcgen05.ld.32x32b (warp w: rows 32w..32w+31,
 // one row per thread, 32 columns at a time), folds |C| into amax (per
 // thread, warp, CTA, then one red.global.max per CTA, as the sm80 kernel
@@ -35,8 +43,9 @@
 //
 // Parameters: A, B, SFA, SFB (staged: pointers; pipelined: 128-byte tensor
 // maps, grid constants: codes as u8 (K bytes, rows, L), scales as u8 rows of
-// 256 bytes), C, amax (f32). Shapes and strides are compiled in. Grid:
-// (tiles along M, tiles along N, L).
+// 256 bytes; B's code box is 64 rows in a pair, else 128), C, amax (f32).
+// Shapes and strides are compiled in. Grid: (tiles along M, rounded up to
+// even in a pair, tiles along N, L).
 #pragma once
 
 #include <cstdint>
@@ -49,7 +58,9 @@ namespace warpforge::ops {
 inline constexpr const char* kSm100aGemmAmaxKernel = "gemm_amax_sm100a";
 inline constexpr GemmAmaxTile kSm100aGemmAmaxTile{128, 128};
 
-ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem, int stages = 0);
+// `pair` needs stages >= 1.
+ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem, int stages = 0,
+                                   bool pair = false);
 // The dynamic shared memory the pipelined kernel asks for at launch (0 when staged).
 std::uint32_t sm100a_gemm_amax_shared_bytes(const GemmAmaxProblem& problem, int stages);
 

@@ -32,17 +32,28 @@ int stages_for(const GemmAmaxProblem& p, const runtime::Device& device) {
   return device.is_simulator() ? 2 : 4;
 }
 
+// CTA pairs (one M = 256 MMA over two CTAs, .cta_group::2) on the pipeline
+// when asked for (cluster 2x1) or, unasked, where M spans more than one tile.
+bool pair_for(const GemmAmaxProblem& p, int stages) {
+  if (stages == 0) return false;
+  if (p.cluster) return p.cluster->m == 2;
+  return p.m > kSm100aGemmAmaxTile.m;
+}
+
 class Sm100aLaunch final : public GemmAmaxLaunch {
  public:
   Sm100aLaunch(const GemmAmaxProblem& p, const runtime::Device& device)
       : p_(p),
         device_(device),
         stages_(stages_for(p, device)),
-        module_(device, build_sm100a_gemm_amax(p, stages_)) {
+        pair_(pair_for(p, stages_)),
+        module_(device, build_sm100a_gemm_amax(p, stages_, pair_)) {
     const GemmAmaxTile t = kSm100aGemmAmaxTile;
-    config_.grid = {static_cast<std::uint32_t>((p.m + t.m - 1) / t.m),
+    const std::int64_t ctas = pair_ ? 2 : 1;  // a pair's CTAs take consecutive tiles along M
+    config_.grid = {static_cast<std::uint32_t>((p.m + ctas * t.m - 1) / (ctas * t.m) * ctas),
                     static_cast<std::uint32_t>((p.n + t.n - 1) / t.n),
                     static_cast<std::uint32_t>(p.l)};
+    config_.cluster = {static_cast<std::uint32_t>(ctas), 1, 1};
     config_.block = {128};
     config_.dynamic_shared_bytes = sm100a_gemm_amax_shared_bytes(p, stages_);
   }
@@ -59,11 +70,12 @@ class Sm100aLaunch final : public GemmAmaxLaunch {
                          : step_bytes == 64 ? runtime::TensorMapSwizzle::b64
                                             : runtime::TensorMapSwizzle::b32;
     const auto rows = static_cast<std::uint32_t>(kSm100aGemmAmaxTile.m);
+    const std::uint32_t b_rows = pair_ ? rows / 2 : rows;  // a pair's CTA loads half of B's
     const std::array<runtime::TensorMap, 4> maps = {
         runtime::make_tensor_map(device_, code_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l,
                                                    p_.a, step_bytes, rows, swizzle)),
         runtime::make_tensor_map(device_, code_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l,
-                                                   p_.b, step_bytes, rows, swizzle)),
+                                                   p_.b, step_bytes, b_rows, swizzle)),
         runtime::make_tensor_map(
             device_, scale_map(o.sfa.address(), ScaleFactorLayout{p_.m, p_.k, p_.l, p_.vec})),
         runtime::make_tensor_map(
@@ -79,6 +91,7 @@ class Sm100aLaunch final : public GemmAmaxLaunch {
   GemmAmaxProblem p_;
   runtime::Device device_;
   int stages_;
+  bool pair_;
   runtime::Module module_;
   runtime::LaunchConfig config_;
 };
@@ -100,10 +113,15 @@ class Sm100aPath final : public GemmAmaxPath {
     if (p.tile && *p.tile != tile)
       why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
                     ": the sm100a kernel takes 128x128 (one M = 128 tcgen05.mma accumulator)");
-    if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1))
+    if (p.cluster && ((p.cluster->m != 1 && p.cluster->m != 2) || p.cluster->n != 1))
       why.push_back("cluster shape " + std::to_string(p.cluster->m) + "x" +
                     std::to_string(p.cluster->n) +
-                    ": the sm100a kernel runs without clusters (1x1; it uses .cta_group::1)");
+                    ": the sm100a kernel runs without clusters (1x1, .cta_group::1) or on CTA "
+                    "pairs along M (2x1, .cta_group::2)");
+    if (p.cluster && p.cluster->m == 2 && stages_for(p, device) == 0)
+      why.push_back(
+          "cluster shape 2x1: the sm100a kernel runs CTA pairs on its TMA pipeline only, which "
+          "needs k-major A and B with 16-byte rows");
     // The block-scaled kinds' scale formats (PTX ISA 9.7.16, tcgen05.mma): ue8m0 per 32 (MXFP8,
     // MXFP4) or ue4m3 per 16 (NVFP4); ue8m0 per 16 has no kind in PTX 8.7.
     if (p.ab_dtype == DType::e2m1 && p.sf_dtype == DType::e8m0 && p.vec == 16)
@@ -127,7 +145,9 @@ class Sm100aPath final : public GemmAmaxPath {
   std::string configuration(const GemmAmaxProblem& p,
                             const runtime::Device& device) const override {
     const int stages = stages_for(p, device);
-    return "128x128 tiles, tcgen05 block-scaled MMA into tensor memory, " +
+    return std::string(pair_for(p, stages) ? "256x128 tiles over CTA pairs (.cta_group::2)"
+                                           : "128x128 tiles") +
+           ", tcgen05 block-scaled MMA into tensor memory, " +
            (stages
                 ? "a TMA ring of " + std::to_string(stages) + " stages (producer and MMA threads)"
                 : std::string("one step at a time staged by plain loads (A or B not k-major with "

@@ -159,7 +159,8 @@ class Tcgen05Ops : public virtual KernelCore {
   // tcgen05.mma and tcgen05.cp this thread issued before it has completed.
   void tcgen05_commit(CtaGroup group, const Reg& bar);
   // The same, arriving on the mbarrier at `bar` in each CTA of cta_mask (a
-  // 16-bit mask of CTA ranks in the cluster): .multicast::cluster.
+  // 16-bit mask of CTA ranks in the cluster, in a u16 register):
+  // .multicast::cluster.
   void tcgen05_commit_multicast(CtaGroup group, const Reg& bar, const Src& cta_mask);
 
   // tcgen05.fence::before_thread_sync / ::after_thread_sync: order tcgen05

@@ -123,6 +123,62 @@ TEST(DifftestHarness, RecordingOnTheSimulatorReplaysAndAFlippedBitIsFound) {
   fs::remove_all(dir);
 }
 
+TEST(DifftestHarness, ARecordingSeedDrawsOtherInputsAndTheReplayUsesIt) {
+  // 0 is the committed recordings' seed: their digests stay as they were.
+  EXPECT_EQ(unit_seed("warp", "shfl.sync.idx.b32", 0), unit_seed("warp", "shfl.sync.idx.b32"));
+  EXPECT_NE(unit_seed("warp", "shfl.sync.idx.b32", 7), unit_seed("warp", "shfl.sync.idx.b32"));
+  EXPECT_NE(unit_seed("warp", "shfl.sync.idx.b32", 7), unit_seed("warp", "shfl.sync.idx.b32", 8));
+  const Family* family = find_family("float_divide");
+  ASSERT_NE(family, nullptr);
+  const runtime::Device sim = runtime::Device::sim();
+  const TruthFile in_sample = record_family(*family, sim);
+  TruthFile out_of_sample = record_family(*family, sim, 7);
+  EXPECT_NE(out_of_sample.entries[0].bytes, in_sample.entries[0].bytes);
+  const fs::path dir = scratch("seed");
+  write_truth(dir / "float_divide.truth", out_of_sample);
+  const TruthFile back = read_truth(dir / "float_divide.truth");
+  EXPECT_EQ(back.seed, 7u);
+  EXPECT_TRUE(replay_family(*family, back, sim).passed());
+  // The same outputs claimed for the committed inputs: the seeds disagree.
+  out_of_sample.seed = 0;
+  const FamilyReport wrong = replay_family(*family, out_of_sample, sim);
+  EXPECT_EQ(wrong.units[0].status, UnitReport::Status::failed);
+  EXPECT_NE(wrong.units[0].detail.find("another seed"), std::string::npos) << wrong.units[0].detail;
+  fs::remove_all(dir);
+}
+
+TEST(DifftestHarness, UnitsAddedToAFamilyAreRecordedWithoutRerecordingTheRest) {
+  const Family* family = find_family("float_divide");
+  ASSERT_NE(family, nullptr);
+  const runtime::Device sim = runtime::Device::sim();
+  TruthFile old = record_family(*family, sim);
+  old.driver = "simulator";
+  old.entries.erase(old.entries.begin() + 2);  // a unit added since the recording
+  old.entries[0].bytes[0] ^= 1;  // kept as recorded, not run again (the replay finds it)
+  std::vector<std::string> ran;
+  const TruthFile merged =
+      record_family(*family, sim, 0, &old, [&](const std::string& u) { ran.push_back(u); });
+  EXPECT_EQ(ran, std::vector<std::string>{family->units[2].name});
+  ASSERT_EQ(merged.entries.size(), family->units.size());
+  EXPECT_EQ(merged.entries[0].bytes, old.entries[0].bytes);
+  EXPECT_EQ(merged.entries[2].unit, family->units[2].name);
+  EXPECT_NE(merged.recorded.find("units added"), std::string::npos) << merged.recorded;
+  const FamilyReport report = replay_family(*family, merged, sim);
+  EXPECT_EQ(report.units[0].status, UnitReport::Status::differ);
+  EXPECT_EQ(report.units[2].status, UnitReport::Status::agree);
+
+  // A recording of another GPU, driver, SM count or seed is not kept.
+  EXPECT_EQ(why_not_kept(old, sim, "simulator", 0), "");
+  EXPECT_NE(why_not_kept(old, sim, "13000", 0).find("driver simulator"), std::string::npos);
+  EXPECT_NE(why_not_kept(old, sim, "simulator", 5).find("seed 0"), std::string::npos);
+  TruthFile h100 = old;
+  h100.device = "NVIDIA H100 80GB HBM3 (sm_90a)";
+  EXPECT_NE(why_not_kept(h100, sim, "simulator", 0).find("NVIDIA H100"), std::string::npos);
+  h100.device = old.device;
+  h100.sm_count = 132;
+  EXPECT_NE(why_not_kept(h100, sim, "simulator", 0).find("SM count 132"), std::string::npos);
+}
+
 TEST(DifftestHarness, AUnitTheGpuRefusedIsReportedNotCompared) {
   const Family* family = find_family("float_divide");
   ASSERT_NE(family, nullptr);
@@ -264,6 +320,8 @@ TEST(DifftestTruthFile, DamagedOrStaleFilesAreRefusedWithTheReason) {
                      "\nunits 1\nunit 1 1 2 ab maybe x\nz\n",
                  "status 'maybe'");
   expect_refused("warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nsms many\n", "'sms many'");
+  expect_refused("warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nsms 132\nseed -3\n",
+                 "'seed -3'");
   fs::remove_all(dir);
 }
 

@@ -4,14 +4,19 @@
 // found and named; damaged or stale truth files are refused with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
+#include <utility>
 
 #include "difftest/harness.hpp"
 #include "difftest/scalar_form.hpp"
+#include "difftest/stdout_capture.hpp"
 
 namespace warpforge::difftest {
 namespace {
@@ -192,6 +197,67 @@ TEST(DifftestHarness, AUnitTheGpuRefusedIsReportedNotCompared) {
   EXPECT_EQ(report.units.front().detail, why);
   EXPECT_EQ(report.units.back().status, UnitReport::Status::not_recorded);
   EXPECT_FALSE(report.passed());  // a unit missing from the recording is not a pass
+}
+
+TEST(DifftestHarness, StdoutCaptureReadsWhatTheProcessPrints) {
+  std::string text;
+  {
+    StdoutCapture capture;
+    std::printf("from printf %d\n", 7);
+    std::cout << "from cout\n";
+    text = capture.text();
+  }
+  EXPECT_EQ(text, "from printf 7\nfrom cout\n");
+}
+
+// nvcc's kernels on the simulator, as the DEVICE=sim self-test of
+// scripts/record-gpu-truth.sh records them: every unit runs and writes its
+// outputs (the recursion's fib values, printf's lines read from stdout).
+TEST(DifftestHarness, NvccFamilyRunsOnTheSimulator) {
+  const Family* family = find_family("nvcc");
+  ASSERT_NE(family, nullptr);
+  if (!family->unavailable.empty()) GTEST_SKIP() << family->unavailable;
+  const TruthFile truth = record_family(*family, runtime::Device::sim());
+  ASSERT_EQ(truth.entries.size(), family->units.size());
+  for (const TruthEntry& e : truth.entries) {
+    ASSERT_FALSE(e.refused) << e.unit << ": " << std::string(e.bytes.begin(), e.bytes.end());
+    EXPECT_NE(std::count(e.bytes.begin(), e.bytes.end(), 0xFF), static_cast<long>(e.bytes.size()))
+        << e.unit << " wrote nothing over its poisoned output";
+  }
+  const auto unit = [&](const std::string& prefix) -> const TruthEntry& {
+    for (const TruthEntry& e : truth.entries)
+      if (e.unit.rfind(prefix, 0) == 0) return e;
+    throw std::runtime_error("no unit " + prefix);
+  };
+  // fib(i % 13) after 1,024 floats of rotate's y.
+  const TruthEntry& calls = unit("calls: rotate's y, fib");
+  std::vector<std::int32_t> fibs(1024);
+  std::memcpy(fibs.data(), calls.bytes.data() + 4096, 4096);
+  for (int i = 0; i < 1024; ++i) {
+    int a = 0, b = 1;
+    for (int k = 0; k < i % 13; ++k) b = std::exchange(a, b) + b;
+    ASSERT_EQ(fibs[static_cast<std::size_t>(i)], a) << i;
+  }
+  // 32 lines of 64 bytes: the negative values' lines, in lane order, then the others'.
+  const TruthEntry& printed = unit("report: printf");
+  ASSERT_EQ(printed.bytes.size(), 32u * 64);
+  int last_lane = -1;
+  bool values = false;
+  for (std::size_t l = 0; l < 32; ++l) {
+    const std::string line(reinterpret_cast<const char*>(&printed.bytes[64 * l]));
+    int lane = 0, block = 0, v = 0;
+    if (std::sscanf(line.c_str(), "thread %d of block %d: negative %d", &lane, &block, &v) == 3) {
+      EXPECT_FALSE(values) << "a negative value's line after the others: " << line;
+      EXPECT_GT(lane, last_lane) << line;
+      EXPECT_LT(v, 0) << line;
+      last_lane = lane;
+    } else {
+      values = true;
+      EXPECT_EQ(line.rfind("value ", 0), 0u) << line;
+      EXPECT_NE(line.find("\"quoted\" and tab\t"), std::string::npos) << line;
+    }
+    EXPECT_EQ(line.back(), '\n') << line;
+  }
 }
 
 // A unit whose simulator outputs are fixed words, held to `tolerance`,

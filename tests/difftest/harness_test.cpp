@@ -239,7 +239,7 @@ TEST(DifftestHarness, NvccFamilyRunsOnTheSimulator) {
     ASSERT_EQ(fibs[static_cast<std::size_t>(i)], a) << i;
   }
   // 32 lines of 64 bytes: the negative values' lines, in lane order, then the others'.
-  const TruthEntry& printed = unit("report: printf");
+  const TruthEntry& printed = unit("report: printf, each call's lines");
   ASSERT_EQ(printed.bytes.size(), 32u * 64);
   int last_lane = -1;
   bool values = false;
@@ -258,6 +258,15 @@ TEST(DifftestHarness, NvccFamilyRunsOnTheSimulator) {
     }
     EXPECT_EQ(line.back(), '\n') << line;
   }
+  // The other printf unit (its own inputs): 32 lines of the two formats, sorted.
+  const TruthEntry& sorted_unit = unit("report: printf, the lines sorted");
+  std::vector<std::string> sorted;
+  for (std::size_t l = 0; l < 32; ++l) {
+    sorted.emplace_back(reinterpret_cast<const char*>(&sorted_unit.bytes[64 * l]));
+    EXPECT_TRUE(sorted.back().rfind("thread ", 0) == 0 || sorted.back().rfind("value ", 0) == 0)
+        << sorted.back();
+  }
+  EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
 }
 
 // A unit whose simulator outputs are fixed words, held to `tolerance`,

@@ -23,6 +23,9 @@ const std::vector<Uncovered>& uncovered() {
       {"min/max with .NaN or .xorsign.abs",
        "the simulator refuses the modifiers (src/sim/decode.cpp)"},
       {"texture and surface instructions", "the simulator refuses them"},
+      {"cooperative groups' grid.sync (tests/corpus/cg_scan.cu)",
+       "it needs a cooperative launch, which the runtime does not make; the nvcc family runs "
+       "the tile and block reductions of reduce_cg.cu"},
       {"cp.async, cp.async.bulk, TMA, mbarrier, barriers, fences",
        "they move or order data without computing values; the whole kernels (family kernels) run "
        "them"},

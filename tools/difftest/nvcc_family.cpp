@@ -126,12 +126,15 @@ constexpr std::size_t kFp8Pairs = 1024;
 constexpr int kWarpLaunches = 16, kReduceLaunches = 64, kMmaTiles = 16;
 
 // printf.cu `report` by one warp: each lane prints one of two lines. Each
-// line is a case, padded with zeros to kLineBytes. The lines of each printf
-// call keep their (lane) order, but the two calls' groups are put in a fixed
-// order: which side of the branch a divergent warp runs first is ptxas's
-// choice, which the PTX does not state.
+// line is a case, padded with zeros to kLineBytes. `order`: the lines sorted
+// (what was printed, whatever the order), or as printed within each of the
+// two printf calls (each call's lines in lane order, as the simulator says
+// a GPU prints them), the groups in a fixed order: which side of its branch
+// a divergent warp runs first is ptxas's choice, which the PTX does not state.
+enum class LineOrder { sorted, per_call };
 constexpr std::size_t kPrintfLanes = 32, kLineBytes = 64;
-std::vector<std::uint8_t> printf_lines(const runtime::Device& d, const ptx::Module& m, Rng& rng) {
+std::vector<std::uint8_t> printf_lines(const runtime::Device& d, const ptx::Module& m, Rng& rng,
+                                       LineOrder order) {
   std::vector<std::int32_t> values(kPrintfLanes);
   for (auto& v : values) v = static_cast<std::int32_t>(rng.below(2001)) - 1000;
   const double scale = std::ldexp(static_cast<double>(rng.bits() >> 11), -53 + 4);  // [0, 16)
@@ -147,8 +150,11 @@ std::vector<std::uint8_t> printf_lines(const runtime::Device& d, const ptx::Modu
     lines.push_back(text.substr(start, end + 1 - start));
     start = end + 1;
   }
-  std::stable_partition(lines.begin(), lines.end(),
-                        [](const std::string& l) { return l.rfind("thread ", 0) == 0; });
+  if (order == LineOrder::sorted)
+    std::sort(lines.begin(), lines.end());
+  else
+    std::stable_partition(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.rfind("thread ", 0) == 0; });
   std::vector<std::uint8_t> bytes;
   for (const std::string& l : lines) {
     if (l.size() > kLineBytes)
@@ -252,8 +258,14 @@ Family nvcc_family() {
                                 }
                                 return bytes;
                               }));
-  f.units.push_back(nvcc_unit("report: printf, lines of each call in lane order", "printf.sm_90a",
-                              kPrintfLanes, printf_lines));
+  for (const LineOrder order : {LineOrder::sorted, LineOrder::per_call})
+    f.units.push_back(nvcc_unit(order == LineOrder::sorted
+                                    ? "report: printf, the lines sorted"
+                                    : "report: printf, each call's lines in the order printed",
+                                "printf.sm_90a", kPrintfLanes,
+                                [order](const runtime::Device& d, const ptx::Module& m, Rng& rng) {
+                                  return printf_lines(d, m, rng, order);
+                                }));
   f.units.push_back(nvcc_unit("mma_bf16_tile: cp.async, ldmatrix, mma.sync m16n8k16 bf16",
                               "mma_sync.sm_80", kMmaTiles * 16 * 8,
                               [](const runtime::Device& d, const ptx::Module& m, Rng& rng) {

@@ -101,12 +101,18 @@ TEST(DifftestHarness, EveryFamilyHoldsTenThousandCases) {
   }
 }
 
+// The family's recording on the simulator, as `record --device sim` writes it.
+TruthFile simulator_recording(const Family& family) {
+  TruthFile truth = record_family(family, runtime::Device::sim());
+  truth.driver = "simulator";
+  return truth;
+}
+
 TEST(DifftestHarness, RecordingOnTheSimulatorReplaysAndAFlippedBitIsFound) {
   const Family* family = find_family("mma_sync");
   ASSERT_NE(family, nullptr);
   const runtime::Device sim = runtime::Device::sim();
-  TruthFile truth = record_family(*family, sim);
-  truth.driver = "simulator";
+  const TruthFile truth = simulator_recording(*family);
   const fs::path dir = scratch("selftest");
   write_truth(dir / "mma_sync.truth", truth);
   const TruthFile back = read_truth(dir / "mma_sync.truth");
@@ -156,8 +162,7 @@ TEST(DifftestHarness, UnitsAddedToAFamilyAreRecordedWithoutRerecordingTheRest) {
   const Family* family = find_family("float_divide");
   ASSERT_NE(family, nullptr);
   const runtime::Device sim = runtime::Device::sim();
-  TruthFile old = record_family(*family, sim);
-  old.driver = "simulator";
+  TruthFile old = simulator_recording(*family);
   old.entries.erase(old.entries.begin() + 2);  // a unit added since the recording
   old.entries[0].bytes[0] ^= 1;  // kept as recorded, not run again (the replay finds it)
   std::vector<std::string> ran;

@@ -150,6 +150,12 @@ std::vector<std::uint8_t> printf_lines(const runtime::Device& d, const ptx::Modu
     lines.push_back(text.substr(start, end + 1 - start));
     start = end + 1;
   }
+  // A GPU prints every line at the synchronize; fewer mean the capture
+  // missed some (the unit is then recorded as refused, with this message).
+  if (lines.size() != kPrintfLanes)
+    throw Error("nvcc family: printf's report printed " + std::to_string(lines.size()) +
+                " lines on stdout, one a thread is " + std::to_string(kPrintfLanes) + ": '" +
+                text.substr(0, 200) + "'");
   if (order == LineOrder::sorted)
     std::sort(lines.begin(), lines.end());
   else

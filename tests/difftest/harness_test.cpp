@@ -17,6 +17,7 @@
 #include "difftest/harness.hpp"
 #include "difftest/scalar_form.hpp"
 #include "difftest/stdout_capture.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::difftest {
 namespace {
@@ -202,6 +203,33 @@ TEST(DifftestHarness, AUnitTheGpuRefusedIsReportedNotCompared) {
   EXPECT_EQ(report.units.front().detail, why);
   EXPECT_EQ(report.units.back().status, UnitReport::Status::not_recorded);
   EXPECT_FALSE(report.passed());  // a unit missing from the recording is not a pass
+}
+
+// The swapped kernel's split-K unit exists for K split in 2, which the
+// kernel chooses on the 132 SMs of the H100 and H200; a device where it
+// chooses otherwise (one SM: no split) refuses the unit, naming the
+// configuration it chose instead.
+TEST(DifftestHarness, AUnitForAConfigurationRefusesADeviceThatChoosesAnother) {
+  const Family* family = find_family("kernels");
+  ASSERT_NE(family, nullptr);
+  const auto split = std::find_if(family->units.begin(), family->units.end(), [](const Unit& u) {
+    return u.name.rfind("gemm_amax swapped 24x128x1024", 0) == 0;
+  });
+  ASSERT_NE(split, family->units.end());
+  sim::SimOptions one_sm;
+  one_sm.sm_count = 1;
+  try {
+    split->run(runtime::Device(sim::make_backend(one_sm)), 1);
+    ADD_FAILURE() << "ran on 1 SM";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'K split 2 ways'"), std::string::npos) << what;
+    EXPECT_NE(what.find("(1 SMs)"), std::string::npos) << what;
+    EXPECT_NE(what.find("K split 1 ways"), std::string::npos) << what;  // what it chose
+  }
+  sim::SimOptions h100;
+  h100.sm_count = 132;
+  EXPECT_EQ(split->run(runtime::Device(sim::make_backend(h100)), 1).bytes.size(), 3074u * 2);
 }
 
 TEST(DifftestHarness, StdoutCaptureReadsWhatTheProcessPrints) {

@@ -194,8 +194,7 @@ Family kernel_family() {
   // blocks of 64 over one output tile: on the H100's 132 SMs the K range is
   // split in 2, whose partial sums meet in the workspace in split order.
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e4m3, DType::e8m0, 32,
-                                   DType::f32, GemmAmaxPrecision::exact, 40, 128, 256,
-                                   "K split 1 ways"));
+                                   DType::f32, GemmAmaxPrecision::exact, 40, 128, 256));
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e2m1, DType::e4m3, 16,
                                    DType::bf16, GemmAmaxPrecision::exact, 40, 192, 256));
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e4m3, DType::e8m0, 32,

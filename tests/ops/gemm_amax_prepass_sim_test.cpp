@@ -93,11 +93,12 @@ TEST(GemmAmaxPrepassSim, RefusalsNameTheRule) {
   }
 }
 
-// Automatic selection takes the prepass path from M x L = 2048 rows and says
+// Automatic selection takes the prepass path from M x L = 3072 rows and says
 // why it passed it over below (describe()), where the swapped kernel runs.
 TEST(GemmAmaxPrepassSim, AutomaticSelectionFromLargeM) {
-  for (auto [m, l, expected] : {std::tuple{2048, 1, "prepass"}, std::tuple{1024, 2, "prepass"},
-                                std::tuple{1000, 2, "swapped"}, std::tuple{256, 1, "swapped"}}) {
+  for (auto [m, l, expected] : {std::tuple{3072, 1, "prepass"}, std::tuple{1024, 3, "prepass"},
+                                std::tuple{2048, 1, "swapped"}, std::tuple{1500, 2, "swapped"},
+                                std::tuple{256, 1, "swapped"}}) {
     GemmAmaxCase c = prepass_case(kScaledFormats[2], DType::bf16, m, 64, 64, l);
     c.kernel = GemmAmaxKernel::automatic;
     std::mt19937 rng(3600);

@@ -20,10 +20,11 @@ namespace {
 using runtime::DType;
 
 // Automatic selection takes this path from this many rows (M x L): below,
-// the swapped kernel is faster (measured on an H100 at N = K = 8192,
-// docs/PERFORMANCE.md: MXFP8 M = 2048 0.82x cuBLAS bf16 here with the
-// contiguous pre-pass, 0.76x there; M = 1024 0.74x there).
-constexpr std::int64_t kPrepassMinRows = 2048;
+// the swapped kernel is faster (measured on an H100 at N = K = 8192 in one
+// run, docs/PERFORMANCE.md, swapped kernel v5: MXFP8 M = 2048 0.82x cuBLAS
+// bf16 here, 0.87x there; M = 3072 0.87x here, 0.85x there; M = 4096 0.90x
+// here, 0.85x there).
+constexpr std::int64_t kPrepassMinRows = 3072;
 
 // B's copy starts on a 1 KB boundary after A's.
 std::int64_t b_offset(const GemmAmaxProblem& p) {

@@ -73,7 +73,8 @@ class SwappedKernel {
   }
 
   ptx::Module build() {
-    k_.maxntid(imm(swapped_gemm_amax_threads(t_)));
+    k_.maxntid(imm(swapped_gemm_amax_threads()));
+    k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
     ParamRef map_a = k_.param_bytes("map_a", 128, 64), map_b = k_.param_bytes("map_b", 128, 64),
              map_sfb = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
@@ -110,33 +111,34 @@ class SwappedKernel {
       k_.fence_mbarrier_init();
     });
     k_.bar_sync();
-    // The thread that loads: the producer warpgroup's first, or thread 0.
-    const std::uint32_t loader = producer_warpgroup() ? 128 * kConsumers : 0;
+    // The thread that loads: the producer warpgroup's first.
+    const std::uint32_t loader = 128 * kConsumers;
     k_.if_then(tid_ == loader, [&] {
       map_a_ = k_.param_generic_address(map_a);
       map_b_ = k_.param_generic_address(map_b);
       map_sfb_ = k_.param_generic_address(map_sfb);
       for (const Reg& map : {map_a_, map_b_, map_sfb_}) k_.prefetch_tensormap(map);
     });
-    if (!producer_warpgroup()) {
-      consumer();
-    } else {
-      k_.if_else(
-          tid_ >= imm(128 * kConsumers),
-          [&] {
-            k_.if_then(tid_ == loader, [&] {
-              tile::PipelineState s(k_, t_.stages);
-              k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) { load(s, kb); });
-            });
-          },
-          [&] { consumer(); });
-    }
+    // The producer warpgroup gives back registers that the consumers'
+    // accumulators need (256 tokens: 128 a thread): 128 x 40 + 256 x 232 =
+    // 64,512 of the SM's 65,536 (PTX ISA 9.7.19.x, setmaxnreg).
+    k_.if_else(
+        tid_ >= imm(128 * kConsumers),
+        [&] {
+          k_.setmaxnreg_dec(40);
+          k_.if_then(tid_ == loader, [&] {
+            tile::PipelineState s(k_, t_.stages);
+            k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) { load(s, kb); });
+          });
+        },
+        [&] {
+          k_.setmaxnreg_inc(232);
+          consumer();
+        });
     return k_.module();
   }
 
  private:
-  bool producer_warpgroup() const { return swapped_gemm_amax_threads(t_) > 128 * kConsumers; }
-
   // The loading thread: K block kb's three TMA loads into the state's
   // stage, once both warpgroups have released it. Bytes past a tensor's
   // extent are zeros and count toward the transaction.
@@ -213,18 +215,6 @@ class SwappedKernel {
     // unused with the 128-byte swizzle, encoded as 16).
     Reg desc0 = tile::warpgroup::smem_descriptor(k_, base_ + l_.a_tile, 16, kSwizzleAtom);
     Pred leader = (tid_ & 127u) == 0u;
-    // Without a producer warpgroup, thread 0's loads run stages - 1 blocks
-    // ahead: at the end of block kb it loads block kb + stages - 1 into the
-    // stage of block kb - 1, which both warpgroups have long released (the
-    // other warpgroup's release of kb itself may still be on its way).
-    std::optional<tile::PipelineState> loads;
-    Reg next_load;
-    if (!producer_warpgroup()) {
-      loads.emplace(k_, t_.stages);
-      next_load = k_.reg(u32);
-      k_.min(next_load, kb0_ + imm(t_.stages - 1), kb1_);
-      k_.if_then(tid_ == 0u, [&] { k_.for_range(kb0_, next_load, 1u, [&](Reg kb) { load(*loads, kb); }); });
-    }
     tile::PipelineState s(k_, t_.stages);
     Reg current = k_.reg(u32);  // the stage of the block the wgmma read
     convert(r, s, kb0_, frags[0]);
@@ -254,11 +244,6 @@ class SwappedKernel {
         k_.mov(current, s.stage());
         ++s;
       });
-      if (loads)
-        k_.if_then(tid_ == 0u && next_load < kb1_, [&] {
-          load(*loads, next_load);
-          k_.add(next_load, next_load, 1u);
-        });
     };
     k_.for_nonempty_range(kb0_, kb1_, 2u, [&](Reg kb) {
       block(kb, frags[0], frags[1]);
@@ -309,9 +294,7 @@ std::size_t swapped_gemm_amax_split_bytes(const GemmAmaxProblem& p, const Swappe
          tiles * 4;
 }
 
-int swapped_gemm_amax_threads(const SwappedGemmAmaxTiling& t) {
-  return 128 * (kConsumers + (t.tokens <= kSwappedProducerMaxTokens ? 1 : 0));
-}
+int swapped_gemm_amax_threads() { return 128 * (kConsumers + 1); }
 
 ptx::Module build_swapped_gemm_amax(const GemmAmaxProblem& problem, const SwappedGemmAmaxTiling& tiling) {
   return SwappedKernel(problem, tiling).build();

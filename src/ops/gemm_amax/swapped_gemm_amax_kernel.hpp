@@ -17,17 +17,15 @@
 // dequantize_kernel.hpp), which leaves every product exact and the sum an
 // f32 sum like any other order's.
 //
-// A CTA is two consumer warpgroups (64 B rows each) and, up to 128 tokens,
-// a producer warpgroup whose first thread TMA-loads each stage: A's bf16
-// tile (T rows x 64 values in TMA's 128-byte swizzle, wgmma's K-major B
-// operand), B's codes (128 rows x 64 codes, unswizzled) and the 512-byte
-// piece of SFB's 128x4 layout that holds those rows' scales. Past 128
-// tokens thread 0 loads between its blocks instead: with a third
-// warpgroup ptxas compiles every thread within 168 registers (65536 / 384)
-// and the GPU allocates whole warpgroups, too few for 256 tokens'
-// accumulators (a 288-thread CTA of 224 registers a thread does not
-// launch on an H100). Thread 0 loading ran M = 64 and 128 about 13% slower
-// there, hence both. One CTA per output tile of 128 B rows x T tokens and
+// A CTA is two consumer warpgroups (64 B rows each) and a producer
+// warpgroup whose first thread TMA-loads each stage: A's bf16 tile (T rows
+// x 64 values in TMA's 128-byte swizzle, wgmma's K-major B operand), B's
+// codes (128 rows x 64 codes, unswizzled) and the 512-byte piece of SFB's
+// 128x4 layout that holds those rows' scales. ptxas budgets a 384-thread
+// CTA at 168 registers a thread, too few for 256 tokens' accumulators, so
+// the producer warpgroup gives registers back with setmaxnreg and the
+// consumers take 232 (thread 0 loading between its own blocks instead ran
+// 13-17% slower on an H100: docs/PERFORMANCE.md). One CTA per output tile of 128 B rows x T tokens and
 // K range (split-K through a workspace in fixed split order:
 // transposed_output.hpp); C stored transposed and amax folded there too.
 //
@@ -51,8 +49,6 @@ inline constexpr const char* kSwappedGemmAmaxKernel = "gemm_amax_swapped";
 inline constexpr int kSwappedRows = 128;   // B rows per CTA: two consumer warpgroups of 64
 inline constexpr int kSwappedBlock = 64;   // codes of K per stage: one 128-byte row of bf16
 inline constexpr int kSwappedMaxTokens = 256;  // wgmma's widest N
-// Up to this many tokens a CTA has a producer warpgroup (swapped_gemm_amax_threads).
-inline constexpr int kSwappedProducerMaxTokens = 128;
 
 struct SwappedGemmAmaxTiling {
   int tokens = 128;  // T: wgmma's N, a multiple of 8 up to 256
@@ -63,8 +59,8 @@ struct SwappedGemmAmaxTiling {
 
 // Output tiles (B row tiles x token tiles x L) and the grid (tiles x splits).
 std::int64_t swapped_gemm_amax_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
-// Threads a CTA: 384 with a producer warpgroup, else 256.
-int swapped_gemm_amax_threads(const SwappedGemmAmaxTiling& t);
+// Threads a CTA: two consumer warpgroups and the producer warpgroup.
+int swapped_gemm_amax_threads();
 // Dynamic shared memory to request (with 1 KB of slack for the alignment).
 std::uint32_t swapped_gemm_amax_smem_bytes(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
 // Split-K's workspace (0 without): partial sums, then a u32 counter per tile.

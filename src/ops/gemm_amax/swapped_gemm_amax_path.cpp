@@ -40,7 +40,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
         workspace_(device, workspace(p, t), own_workspace),
         splits_(t.splits > 1) {
     config_.grid = {static_cast<std::uint32_t>(swapped_gemm_amax_tiles(p, t) * t.splits)};
-    config_.block = {static_cast<std::uint32_t>(swapped_gemm_amax_threads(t))};
+    config_.block = {static_cast<std::uint32_t>(swapped_gemm_amax_threads())};
     config_.dynamic_shared_bytes = swapped_gemm_amax_smem_bytes(p, t);
     box_tokens_ = static_cast<std::uint32_t>(t.tokens);
   }
@@ -98,7 +98,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
 };
 
 // Automatic selection takes the swapped kernel from this many tokens (past
-// the skinny kernel's range) up to the prepass path's, M x L = 2048
+// the skinny kernel's range) up to the prepass path's, M x L = 3072
 // (docs/PERFORMANCE.md, block-scaled swapped kernel).
 constexpr std::int64_t kSwappedMinM = 17;
 
@@ -182,20 +182,18 @@ class SwappedPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// Tokens: up to M = 256, M in the fewest tiles of at most 128 (a CTA with
-// a producer warpgroup); past it, tiles of up to 256 (a conversion of B's
-// codes feeds twice the products), evened out (M = 768: three of 256), or
-// the mma tile asked for. Measured on an H100 at N = K = 8192
-// (docs/PERFORMANCE.md): 128-token tiles ran MXFP8 M = 256 at 0.75x cuBLAS
-// bf16 (256: 0.73x), 256-token tiles M = 512-2048 at 0.74-0.76x (128:
-// 0.64-0.65x). K split so that the CTAs about fill the SMs once
-// (one CTA a SM: its stages take most of the shared memory), each split at
-// least 8 K blocks. Stages: as many as fit, up to 8.
+// Tokens: M in the fewest tiles of at most 256 (a conversion of B's codes
+// feeds T tokens' products), evened out (M = 768: three of 256), or the mma
+// tile asked for. Measured on an H100 at N = K = 8192 (docs/PERFORMANCE.md,
+// swapped kernel v5): one 256-token tile ran MXFP8 M = 256 at 0.83x cuBLAS
+// bf16 (two of 128: 0.78x), 256-token tiles M = 512-2048 at 0.88-0.91x.
+// K split so that the CTAs about fill the SMs once (one CTA a SM: its
+// stages take most of the shared memory), each split at least 8 K blocks.
+// Stages: as many as fit, up to 8.
 SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SwappedGemmAmaxTiling t;
   const std::int64_t m = std::max<std::int64_t>(p.m, 1);
-  const std::int64_t widest = m <= 256 ? kSwappedProducerMaxTokens : kSwappedMaxTokens;
-  const std::int64_t token_tiles = (m + widest - 1) / widest;
+  const std::int64_t token_tiles = (m + kSwappedMaxTokens - 1) / kSwappedMaxTokens;
   t.tokens = static_cast<int>(((m + token_tiles - 1) / token_tiles + 7) / 8 * 8);
   if (p.tile) t.tokens = p.tile->m;
   const std::int64_t sms = std::max(device.properties().sm_count, 1);

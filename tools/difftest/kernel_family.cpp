@@ -189,10 +189,12 @@ Family kernel_family() {
                                    GemmAmaxPrecision::fast, 72, 64, 256));
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::sm90a, DType::e5m2, DType::e8m0, 32, DType::bf16,
                                    GemmAmaxPrecision::exact, 72, 64, 256));
-  // swapped: chosen from M = 17 while M x L < 2048 (A to bf16 by a pre-pass,
-  // B's codes into wgmma's fragments; K a multiple of 64). K = 1024 is 16
-  // blocks of 64 over one output tile: on the H100's 132 SMs the K range is
-  // split in 2, whose partial sums meet in the workspace in split order.
+  // swapped: chosen between the skinny kernel's M and the prepass path's
+  // M x L (A to bf16 by a pre-pass, B's codes into wgmma's fragments; K a
+  // multiple of 64), at shapes where automatic selection takes it. K = 1024
+  // is 16 blocks of 64 over one output tile: on the H100's 132 SMs the K
+  // range is split in 2, whose partial sums meet in the workspace in split
+  // order.
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e4m3, DType::e8m0, 32,
                                    DType::f32, GemmAmaxPrecision::exact, 40, 128, 256));
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e2m1, DType::e4m3, 16,
@@ -200,8 +202,8 @@ Family kernel_family() {
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e4m3, DType::e8m0, 32,
                                    DType::bf16, GemmAmaxPrecision::exact, 24, 128, 1024,
                                    "K split 2 ways"));
-  // prepass: chosen from M x L = 2048 (A and B to bf16, then the sm90a bf16
-  // GEMM with an amax epilogue), named here at a small shape.
+  // prepass: chosen where M x L is large (A and B to bf16, then the sm90a
+  // bf16 GEMM with an amax epilogue), named here at a small shape.
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::prepass, DType::e4m3, DType::e8m0, 32,
                                    DType::f32, GemmAmaxPrecision::exact, 72, 64, 256));
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::prepass, DType::e2m1, DType::e4m3, 16,

@@ -4,14 +4,20 @@
 // found and named; damaged or stale truth files are refused with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
+#include <utility>
 
 #include "difftest/harness.hpp"
 #include "difftest/scalar_form.hpp"
+#include "difftest/stdout_capture.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::difftest {
 namespace {
@@ -96,12 +102,18 @@ TEST(DifftestHarness, EveryFamilyHoldsTenThousandCases) {
   }
 }
 
+// The family's recording on the simulator, as `record --device sim` writes it.
+TruthFile simulator_recording(const Family& family) {
+  TruthFile truth = record_family(family, runtime::Device::sim());
+  truth.driver = "simulator";
+  return truth;
+}
+
 TEST(DifftestHarness, RecordingOnTheSimulatorReplaysAndAFlippedBitIsFound) {
   const Family* family = find_family("mma_sync");
   ASSERT_NE(family, nullptr);
   const runtime::Device sim = runtime::Device::sim();
-  TruthFile truth = record_family(*family, sim);
-  truth.driver = "simulator";
+  const TruthFile truth = simulator_recording(*family);
   const fs::path dir = scratch("selftest");
   write_truth(dir / "mma_sync.truth", truth);
   const TruthFile back = read_truth(dir / "mma_sync.truth");
@@ -123,6 +135,61 @@ TEST(DifftestHarness, RecordingOnTheSimulatorReplaysAndAFlippedBitIsFound) {
   fs::remove_all(dir);
 }
 
+TEST(DifftestHarness, ARecordingSeedDrawsOtherInputsAndTheReplayUsesIt) {
+  // 0 is the committed recordings' seed: their digests stay as they were.
+  EXPECT_EQ(unit_seed("warp", "shfl.sync.idx.b32", 0), unit_seed("warp", "shfl.sync.idx.b32"));
+  EXPECT_NE(unit_seed("warp", "shfl.sync.idx.b32", 7), unit_seed("warp", "shfl.sync.idx.b32"));
+  EXPECT_NE(unit_seed("warp", "shfl.sync.idx.b32", 7), unit_seed("warp", "shfl.sync.idx.b32", 8));
+  const Family* family = find_family("float_divide");
+  ASSERT_NE(family, nullptr);
+  const runtime::Device sim = runtime::Device::sim();
+  const TruthFile in_sample = record_family(*family, sim);
+  TruthFile out_of_sample = record_family(*family, sim, 7);
+  EXPECT_NE(out_of_sample.entries[0].bytes, in_sample.entries[0].bytes);
+  const fs::path dir = scratch("seed");
+  write_truth(dir / "float_divide.truth", out_of_sample);
+  const TruthFile back = read_truth(dir / "float_divide.truth");
+  EXPECT_EQ(back.seed, 7u);
+  EXPECT_TRUE(replay_family(*family, back, sim).passed());
+  // The same outputs claimed for the committed inputs: the seeds disagree.
+  out_of_sample.seed = 0;
+  const FamilyReport wrong = replay_family(*family, out_of_sample, sim);
+  EXPECT_EQ(wrong.units[0].status, UnitReport::Status::failed);
+  EXPECT_NE(wrong.units[0].detail.find("another seed"), std::string::npos) << wrong.units[0].detail;
+  fs::remove_all(dir);
+}
+
+TEST(DifftestHarness, UnitsAddedToAFamilyAreRecordedWithoutRerecordingTheRest) {
+  const Family* family = find_family("float_divide");
+  ASSERT_NE(family, nullptr);
+  const runtime::Device sim = runtime::Device::sim();
+  TruthFile old = simulator_recording(*family);
+  old.entries.erase(old.entries.begin() + 2);  // a unit added since the recording
+  old.entries[0].bytes[0] ^= 1;  // kept as recorded, not run again (the replay finds it)
+  std::vector<std::string> ran;
+  const TruthFile merged =
+      record_family(*family, sim, 0, &old, [&](const std::string& u) { ran.push_back(u); });
+  EXPECT_EQ(ran, std::vector<std::string>{family->units[2].name});
+  ASSERT_EQ(merged.entries.size(), family->units.size());
+  EXPECT_EQ(merged.entries[0].bytes, old.entries[0].bytes);
+  EXPECT_EQ(merged.entries[2].unit, family->units[2].name);
+  EXPECT_NE(merged.recorded.find("units added"), std::string::npos) << merged.recorded;
+  const FamilyReport report = replay_family(*family, merged, sim);
+  EXPECT_EQ(report.units[0].status, UnitReport::Status::differ);
+  EXPECT_EQ(report.units[2].status, UnitReport::Status::agree);
+
+  // A recording of another GPU, driver, SM count or seed is not kept.
+  EXPECT_EQ(why_not_kept(old, sim, "simulator", 0), "");
+  EXPECT_NE(why_not_kept(old, sim, "13000", 0).find("driver simulator"), std::string::npos);
+  EXPECT_NE(why_not_kept(old, sim, "simulator", 5).find("seed 0"), std::string::npos);
+  TruthFile h100 = old;
+  h100.device = "NVIDIA H100 80GB HBM3 (sm_90a)";
+  EXPECT_NE(why_not_kept(h100, sim, "simulator", 0).find("NVIDIA H100"), std::string::npos);
+  h100.device = old.device;
+  h100.sm_count = 132;
+  EXPECT_NE(why_not_kept(h100, sim, "simulator", 0).find("SM count 132"), std::string::npos);
+}
+
 TEST(DifftestHarness, AUnitTheGpuRefusedIsReportedNotCompared) {
   const Family* family = find_family("float_divide");
   ASSERT_NE(family, nullptr);
@@ -136,6 +203,103 @@ TEST(DifftestHarness, AUnitTheGpuRefusedIsReportedNotCompared) {
   EXPECT_EQ(report.units.front().detail, why);
   EXPECT_EQ(report.units.back().status, UnitReport::Status::not_recorded);
   EXPECT_FALSE(report.passed());  // a unit missing from the recording is not a pass
+}
+
+// The swapped kernel's split-K unit exists for K split in 2, which the
+// kernel chooses on the 132 SMs of the H100 and H200; a device where it
+// chooses otherwise (one SM: no split) refuses the unit, naming the
+// configuration it chose instead.
+TEST(DifftestHarness, AUnitForAConfigurationRefusesADeviceThatChoosesAnother) {
+  const Family* family = find_family("kernels");
+  ASSERT_NE(family, nullptr);
+  const auto split = std::find_if(family->units.begin(), family->units.end(), [](const Unit& u) {
+    return u.name.rfind("gemm_amax swapped 24x128x1024", 0) == 0;
+  });
+  ASSERT_NE(split, family->units.end());
+  sim::SimOptions one_sm;
+  one_sm.sm_count = 1;
+  try {
+    split->run(runtime::Device(sim::make_backend(one_sm)), 1);
+    ADD_FAILURE() << "ran on 1 SM";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'K split 2 ways'"), std::string::npos) << what;
+    EXPECT_NE(what.find("(1 SMs)"), std::string::npos) << what;
+    EXPECT_NE(what.find("K split 1 ways"), std::string::npos) << what;  // what it chose
+  }
+  sim::SimOptions h100;
+  h100.sm_count = 132;
+  EXPECT_EQ(split->run(runtime::Device(sim::make_backend(h100)), 1).bytes.size(), 3074u * 2);
+}
+
+TEST(DifftestHarness, StdoutCaptureReadsWhatTheProcessPrints) {
+  std::string text;
+  {
+    StdoutCapture capture;
+    std::printf("from printf %d\n", 7);
+    std::cout << "from cout\n";
+    text = capture.text();
+  }
+  EXPECT_EQ(text, "from printf 7\nfrom cout\n");
+}
+
+// nvcc's kernels on the simulator, as the DEVICE=sim self-test of
+// scripts/record-gpu-truth.sh records them: every unit runs and writes its
+// outputs (the recursion's fib values, printf's lines read from stdout).
+TEST(DifftestHarness, NvccFamilyRunsOnTheSimulator) {
+  const Family* family = find_family("nvcc");
+  ASSERT_NE(family, nullptr);
+  if (!family->unavailable.empty()) GTEST_SKIP() << family->unavailable;
+  const TruthFile truth = record_family(*family, runtime::Device::sim());
+  ASSERT_EQ(truth.entries.size(), family->units.size());
+  for (const TruthEntry& e : truth.entries) {
+    ASSERT_FALSE(e.refused) << e.unit << ": " << std::string(e.bytes.begin(), e.bytes.end());
+    EXPECT_NE(std::count(e.bytes.begin(), e.bytes.end(), 0xFF), static_cast<long>(e.bytes.size()))
+        << e.unit << " wrote nothing over its poisoned output";
+  }
+  const auto unit = [&](const std::string& prefix) -> const TruthEntry& {
+    for (const TruthEntry& e : truth.entries)
+      if (e.unit.rfind(prefix, 0) == 0) return e;
+    throw std::runtime_error("no unit " + prefix);
+  };
+  // fib(i % 13) after 1,024 floats of rotate's y.
+  const TruthEntry& calls = unit("calls: rotate's y, fib");
+  std::vector<std::int32_t> fibs(1024);
+  std::memcpy(fibs.data(), calls.bytes.data() + 4096, 4096);
+  for (int i = 0; i < 1024; ++i) {
+    int a = 0, b = 1;
+    for (int k = 0; k < i % 13; ++k) b = std::exchange(a, b) + b;
+    ASSERT_EQ(fibs[static_cast<std::size_t>(i)], a) << i;
+  }
+  // 32 lines of 64 bytes: the negative values' lines, in lane order, then the others'.
+  const TruthEntry& printed = unit("report: printf, each call's lines");
+  ASSERT_EQ(printed.bytes.size(), 32u * 64);
+  int last_lane = -1;
+  bool values = false;
+  for (std::size_t l = 0; l < 32; ++l) {
+    const std::string line(reinterpret_cast<const char*>(&printed.bytes[64 * l]));
+    int lane = 0, block = 0, v = 0;
+    if (std::sscanf(line.c_str(), "thread %d of block %d: negative %d", &lane, &block, &v) == 3) {
+      EXPECT_FALSE(values) << "a negative value's line after the others: " << line;
+      EXPECT_GT(lane, last_lane) << line;
+      EXPECT_LT(v, 0) << line;
+      last_lane = lane;
+    } else {
+      values = true;
+      EXPECT_EQ(line.rfind("value ", 0), 0u) << line;
+      EXPECT_NE(line.find("\"quoted\" and tab\t"), std::string::npos) << line;
+    }
+    EXPECT_EQ(line.back(), '\n') << line;
+  }
+  // The other printf unit (its own inputs): 32 lines of the two formats, sorted.
+  const TruthEntry& sorted_unit = unit("report: printf, the lines sorted");
+  std::vector<std::string> sorted;
+  for (std::size_t l = 0; l < 32; ++l) {
+    sorted.emplace_back(reinterpret_cast<const char*>(&sorted_unit.bytes[64 * l]));
+    EXPECT_TRUE(sorted.back().rfind("thread ", 0) == 0 || sorted.back().rfind("value ", 0) == 0)
+        << sorted.back();
+  }
+  EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
 }
 
 // A unit whose simulator outputs are fixed words, held to `tolerance`,
@@ -264,6 +428,8 @@ TEST(DifftestTruthFile, DamagedOrStaleFilesAreRefusedWithTheReason) {
                      "\nunits 1\nunit 1 1 2 ab maybe x\nz\n",
                  "status 'maybe'");
   expect_refused("warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nsms many\n", "'sms many'");
+  expect_refused("warpforge-gpu-truth 1\nfamily f\ndevice d\ndriver 1\nsms 132\nseed -3\n",
+                 "'seed -3'");
   fs::remove_all(dir);
 }
 

@@ -1,9 +1,12 @@
 // nvcc's own PTX for CUDA sources of tests/corpus (sim_calls.cu, sim_warp.cu,
-// reduce_cg.cu, wmma.cu, wmma_forms.cu), run through the runtime on any device: the simulator's
-// tests (nvcc_kernels_test.cpp) compare the results with host references,
-// the GPU tests (tests/gpu/nvcc_kernels_gpu_test.cpp) with the simulator's,
-// bit for bit. The PTX is written at build time where nvcc exists
-// (tests/corpus/corpus.cmake); without it the tests skip, saying so.
+// reduce_cg.cu, wmma.cu, wmma_forms.cu, printf.cu, mma_sync.cu), run through
+// the runtime on any device: the simulator's tests (nvcc_kernels_test.cpp)
+// compare the results with host references, the GPU tests
+// (tests/gpu/nvcc_kernels_gpu_test.cpp) with the simulator's, bit for bit,
+// and the differential harness's nvcc family (tools/difftest/nvcc_family.cpp)
+// records them on a GPU for CI's replay. The PTX is written at build time
+// where nvcc exists (tests/corpus/corpus.cmake; tools/difftest/nvcc_ptx.cmake
+// for the harness); without it the tests skip, saying so.
 #pragma once
 
 #include <cstdint>
@@ -170,6 +173,31 @@ inline std::vector<std::uint16_t> run_wmma_f16(const runtime::Device& d, const p
                 {da, db, dc, out});
   d.synchronize();
   return out.download<std::uint16_t>(8 * 32);
+}
+
+// printf.cu `report`: one block of values.size() threads, each printing one
+// of two lines (printf's output goes where the device sends it: the GPU's
+// driver and, by default, the simulator write to stdout at the synchronize).
+inline void run_printf_report(const runtime::Device& d, const ptx::Module& m,
+                              const std::vector<std::int32_t>& values, double scale) {
+  runtime::Module module(d, m);
+  runtime::Buffer in = upload(d, values);
+  module.launch("_Z6reportPKid",
+                {.grid = {1}, .block = {static_cast<std::uint32_t>(values.size())}}, {in, scale});
+  d.synchronize();
+}
+
+// mma_sync.cu `mma_bf16_tile`: one warp; D (16×8 f32, row-major) = A·B, A
+// 16×16 and B 16×8 row-major bf16 bits, through cp.async, ldmatrix (B
+// transposed) and one mma.sync.m16n8k16.
+inline std::vector<float> run_mma_bf16_tile(const runtime::Device& d, const ptx::Module& m,
+                                            const std::vector<std::uint16_t>& a,
+                                            const std::vector<std::uint16_t>& b) {
+  runtime::Module module(d, m);
+  runtime::Buffer da = upload(d, a), db = upload(d, b), out = poisoned(d, 16 * 8 * 4);
+  module.launch("_Z13mma_bf16_tilePKtS0_Pf", {.grid = {1}, .block = {32}}, {da, db, out});
+  d.synchronize();
+  return out.download<float>(16 * 8);
 }
 
 }  // namespace warpforge::testing::nvcc_kernels

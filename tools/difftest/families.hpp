@@ -18,5 +18,6 @@ Family matrix_memory_family();  // matrix_memory_family.cpp
 Family mma_family();            // mma_family.cpp
 Family wgmma_family();          // wgmma_family.cpp
 Family kernel_family();         // kernel_family.cpp
+Family nvcc_family();           // nvcc_family.cpp
 
 }  // namespace warpforge::difftest

@@ -57,6 +57,10 @@ struct Family {
   std::string name;   // its file under tests/gpu_truth: <name>.truth
   std::string title;  // what it covers, for reports
   std::vector<Unit> units;
+  // Why this build cannot run the family (nvcc's kernels where the build had
+  // no nvcc to compile them); empty when it can. Recording it is refused and
+  // its replay skipped, each saying why.
+  std::string unavailable;
 };
 
 // Every family, built on first use.
@@ -64,7 +68,12 @@ const std::vector<Family>& families();
 // nullptr when there is none of that name.
 const Family* find_family(std::string_view name);
 // The seed a unit's inputs are generated from: a digest of the family's and
-// the unit's names, so adding a unit leaves the others' inputs alone.
-std::uint64_t unit_seed(std::string_view family, std::string_view unit);
+// the unit's names, so adding a unit leaves the others' inputs alone. A
+// recording seed other than 0 joins the digest: every unit then draws other
+// random inputs (the edges of each generator stay), for an out-of-sample
+// recording (scripts/record-gpu-truth.sh with SEED=...) that checks the
+// simulator's rules on inputs they were not derived from.
+std::uint64_t unit_seed(std::string_view family, std::string_view unit,
+                        std::uint64_t recording_seed = 0);
 
 }  // namespace warpforge::difftest

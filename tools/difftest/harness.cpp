@@ -146,6 +146,11 @@ void compare(const Unit& unit, const TruthEntry& truth, const std::vector<std::u
   r.detail = detail.str();
 }
 
+// The device's name and target, as a truth file's header states them.
+std::string device_description(const runtime::Device& device) {
+  return device.properties().name + " (" + std::string(ptx::name(device.target())) + ")";
+}
+
 }  // namespace
 
 std::string_view name(UnitReport::Status s) {
@@ -168,19 +173,31 @@ std::string_view name(UnitReport::Status s) {
   return "?";
 }
 
-TruthFile record_family(const Family& family, const runtime::Device& device,
+TruthFile record_family(const Family& family, const runtime::Device& device, std::uint64_t seed,
+                        const TruthFile* kept,
                         const std::function<void(const std::string&)>& progress) {
   TruthFile f;
   f.family = family.name;
-  f.device = device.properties().name + " (" + std::string(ptx::name(device.target())) + ")";
+  f.device = device_description(device);
   f.sm_count = device.properties().sm_count;
+  f.seed = seed;
   f.recorded = utc_now();
+  std::map<std::string, const TruthEntry*> recorded;
+  if (kept) {
+    for (const TruthEntry& e : kept->entries) recorded[e.unit] = &e;
+    f.recorded = kept->recorded + ", units added " + f.recorded;
+  }
   for (const Unit& unit : family.units) {
-    if (progress) progress(unit.name);
     TruthEntry e;
     e.unit = unit.name;
-    e.seed = unit_seed(family.name, unit.name);
+    e.seed = unit_seed(family.name, unit.name, seed);
     e.cases = unit.cases;
+    const auto old = recorded.find(unit.name);
+    if (old != recorded.end() && old->second->seed == e.seed && old->second->cases == e.cases) {
+      f.entries.push_back(*old->second);
+      continue;
+    }
+    if (progress) progress(unit.name);
     try {
       Outcome o = unit.run(device, e.seed);
       e.bytes = std::move(o.bytes);
@@ -194,6 +211,22 @@ TruthFile record_family(const Family& family, const runtime::Device& device,
     f.entries.push_back(std::move(e));
   }
   return f;
+}
+
+std::string why_not_kept(const TruthFile& recorded, const runtime::Device& device,
+                         const std::string& driver, std::uint64_t seed) {
+  const auto differs = [](const std::string& what, const std::string& was, const std::string& is) {
+    return "it was recorded with " + what + " " + was + ", this recording's is " + is;
+  };
+  if (recorded.device != device_description(device))
+    return differs("device", "'" + recorded.device + "'", "'" + device_description(device) + "'");
+  if (recorded.driver != driver) return differs("driver", recorded.driver, driver);
+  if (recorded.sm_count != device.properties().sm_count)
+    return differs("SM count", std::to_string(recorded.sm_count),
+                   std::to_string(device.properties().sm_count));
+  if (recorded.seed != seed)
+    return differs("seed", std::to_string(recorded.seed), std::to_string(seed));
+  return "";
 }
 
 bool passes(const UnitReport& u) {
@@ -252,7 +285,7 @@ FamilyReport replay_family(const Family& family, const TruthFile& truth,
       report.units.push_back(r);
       continue;
     }
-    if (e.seed != unit_seed(family.name, unit.name) || e.cases != unit.cases) {
+    if (e.seed != unit_seed(family.name, unit.name, truth.seed) || e.cases != unit.cases) {
       r.status = UnitReport::Status::failed;
       r.detail = "recorded with another seed or case count: re-record";
       report.units.push_back(r);

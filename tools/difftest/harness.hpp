@@ -11,11 +11,22 @@
 
 namespace warpforge::difftest {
 
-// Runs every unit of `family` on `device`; a unit the device refuses (a
-// CudaError from ptxas, say) is recorded as refused with the message, and
-// the rest go on. `progress` hears each unit's name before it runs.
-TruthFile record_family(const Family& family, const runtime::Device& device,
+// Runs every unit of `family` on `device`, its inputs from unit_seed(family,
+// unit, seed); a unit the device refuses (a CudaError from ptxas, say) is
+// recorded as refused with the message, and the rest go on. With `kept` (a
+// recording of the family; see keeps()), the units it holds with this
+// build's seed and case count are kept as recorded and only the others run,
+// so that units added to a family are recorded without re-recording the
+// rest. `progress` hears each unit's name before it runs.
+TruthFile record_family(const Family& family, const runtime::Device& device, std::uint64_t seed = 0,
+                        const TruthFile* kept = nullptr,
                         const std::function<void(const std::string&)>& progress = {});
+
+// Why the units of `recorded` cannot be kept in a recording on `device`
+// (driver `driver`) with `seed`: it is of another GPU, driver, SM count or
+// seed, and one file states one of each. Empty when they can.
+std::string why_not_kept(const TruthFile& recorded, const runtime::Device& device,
+                         const std::string& driver, std::uint64_t seed);
 
 struct UnitReport {
   enum class Status {
@@ -38,7 +49,8 @@ struct UnitReport {
 };
 
 // Agrees, stays within its ulp bound or its known departure, or was refused
-// by the GPU (a form the simulator accepts but ptxas does not).
+// by the GPU (a form the simulator accepts but ptxas does not). A unit
+// absent from the recording does not pass: nothing was compared.
 bool passes(const UnitReport& u);
 
 struct FamilyReport {

@@ -1,7 +1,8 @@
 // Whole shipped kernels at small shapes (issue 26 item 5): the documented
 // examples, the GEMM's sm80 and sm90a configurations, and the block-scaled
-// GEMM + amax's skinny, sm80 and sm90a kernels (MXFP8 and NVFP4, the sm90a
-// one also in its FP8-wgmma "fast" precision). A case is one output element
+// GEMM + amax's skinny, sm80, sm90a, swapped and prepass kernels (MXFP8 and
+// NVFP4, the sm90a one also in its FP8-wgmma "fast" precision, the swapped
+// one also with split K). A case is one output element
 // (amax counts as 4 bytes' worth of C's elements). Inputs come from the
 // unit's seed; the GEMMs' are elements of spread exponents and random signs
 // (mma_inputs.hpp), the block-scaled ones the ops tests' U(-2, 2) data with
@@ -99,16 +100,19 @@ Unit gemm_unit(ops::GemmKernel kernel, const std::string& config_text, DType ab,
   return u;
 }
 
+// `configured`, where given, is text the op's describe() must hold (the
+// configuration the unit exists for: "K split 2 ways"); a device on which it
+// does not (another SM count) refuses the unit, saying so.
 Unit gemm_amax_unit(ops::GemmAmaxKernel kernel, DType ab, DType sf, int vec, DType c_dtype,
                     ops::GemmAmaxPrecision precision, std::int64_t m, std::int64_t n,
-                    std::int64_t k) {
+                    std::int64_t k, std::string configured = "") {
   ops::testing::GemmAmaxCase c;
   c.ab = ab, c.sf = sf, c.vec = vec, c.c = c_dtype, c.m = m, c.n = n, c.k = k, c.l = 1;
   c.tile = std::nullopt, c.kernel = kernel, c.precision = precision;
   Unit u;
   u.name = "gemm_amax " + std::string(ops::name(kernel)) + " " + c.describe();
   u.cases = m * n + 4 / (runtime::bits(c_dtype) / 8);  // C's elements, and amax in C's element size
-  u.run = [c](const runtime::Device& device, std::uint64_t seed) {
+  u.run = [c, configured](const runtime::Device& device, std::uint64_t seed) {
     std::mt19937 rng(static_cast<std::uint32_t>(seed));
     ops::testing::GemmAmaxSetup s = ops::testing::make_gemm_amax(device, c, rng);
     s.out.buffer->fill(0xFF);
@@ -119,6 +123,10 @@ Unit gemm_amax_unit(ops::GemmAmaxKernel kernel, DType ab, DType sf, int vec, DTy
     std::string reasons;
     for (const auto& r : op.check_support()) reasons += r + "; ";
     if (!reasons.empty()) throw Error("gemm_amax refuses the case: " + reasons);
+    if (op.describe().find(configured) == std::string::npos)
+      throw Error("the unit is for a configuration with '" + configured + "', and on device '" +
+                  device.properties().name + "' (" + std::to_string(device.properties().sm_count) +
+                  " SMs) gemm_amax chose another: " + op.describe());
     op.execute(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view);
     Outcome o;
     o.bytes = s.out.buffer->download<std::uint8_t>(s.out.buffer->size());
@@ -181,6 +189,25 @@ Family kernel_family() {
                                    GemmAmaxPrecision::fast, 72, 64, 256));
   f.units.push_back(gemm_amax_unit(GemmAmaxKernel::sm90a, DType::e5m2, DType::e8m0, 32, DType::bf16,
                                    GemmAmaxPrecision::exact, 72, 64, 256));
+  // swapped: chosen between the skinny kernel's M and the prepass path's
+  // M x L (A to bf16 by a pre-pass, B's codes into wgmma's fragments; K a
+  // multiple of 64), at shapes where automatic selection takes it. K = 1024
+  // is 16 blocks of 64 over one output tile: on the H100's 132 SMs the K
+  // range is split in 2, whose partial sums meet in the workspace in split
+  // order.
+  f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e4m3, DType::e8m0, 32,
+                                   DType::f32, GemmAmaxPrecision::exact, 40, 128, 256));
+  f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e2m1, DType::e4m3, 16,
+                                   DType::bf16, GemmAmaxPrecision::exact, 40, 192, 256));
+  f.units.push_back(gemm_amax_unit(GemmAmaxKernel::swapped, DType::e4m3, DType::e8m0, 32,
+                                   DType::bf16, GemmAmaxPrecision::exact, 24, 128, 1024,
+                                   "K split 2 ways"));
+  // prepass: chosen where M x L is large (A and B to bf16, then the sm90a
+  // bf16 GEMM with an amax epilogue), named here at a small shape.
+  f.units.push_back(gemm_amax_unit(GemmAmaxKernel::prepass, DType::e4m3, DType::e8m0, 32,
+                                   DType::f32, GemmAmaxPrecision::exact, 72, 64, 256));
+  f.units.push_back(gemm_amax_unit(GemmAmaxKernel::prepass, DType::e2m1, DType::e4m3, 16,
+                                   DType::bf16, GemmAmaxPrecision::exact, 72, 64, 256));
   return f;
 }
 

@@ -30,8 +30,10 @@ void write_truth(const std::filesystem::path& path, const TruthFile& file) {
   {
     std::ofstream out(partial, std::ios::binary);
     out << kMagic << "\nfamily " << file.family << "\ndevice " << file.device << "\ndriver "
-        << file.driver << "\nsms " << file.sm_count << "\nrecorded " << file.recorded
-        << "\ngenerator " << file.generator << "\nunits " << file.entries.size() << "\n";
+        << file.driver << "\nsms " << file.sm_count;
+    if (file.seed != 0) out << "\nseed " << file.seed;  // absent: 0, as in older files
+    out << "\nrecorded " << file.recorded << "\ngenerator " << file.generator << "\nunits "
+        << file.entries.size() << "\n";
     for (const TruthEntry& e : file.entries) {
       out << "unit " << e.bytes.size() << " " << std::hex << e.seed << std::dec << " " << e.cases
           << " " << e.fingerprint << " " << (e.refused ? "refused" : "ok") << " " << e.unit << "\n";
@@ -60,6 +62,14 @@ TruthFile read_truth(const std::filesystem::path& path) {
         !sms.empty() && sms.size() <= 6 && sms.find_first_not_of("0123456789") == std::string::npos;
     if (!digits) bad(path, "its line 'sms " + sms + "' is no SM count (a number up to 999999)");
     f.sm_count = std::stoi(sms);
+  }
+  if (in.peek() == 's') {  // "seed": absent, 0
+    const std::string seed = field(in, path, "seed");
+    const bool digits = !seed.empty() && seed.size() <= 19 &&
+                        seed.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits)
+      bad(path, "its line 'seed " + seed + "' is no recording seed (a number up to 19 digits)");
+    f.seed = std::stoull(seed);
   }
   f.recorded = field(in, path, "recorded");
   f.generator = std::stoi(field(in, path, "generator"));

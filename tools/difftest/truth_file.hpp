@@ -1,5 +1,6 @@
 // Recorded GPU results (tests/gpu_truth/<family>.truth): one file per
-// family, a text header naming the GPU, its driver and its SM count, then one entry per
+// family, a text header naming the GPU, its driver, its SM count and the
+// recording's seed, then one entry per
 // unit: a line
 //   unit <bytes> <seed> <cases> <fingerprint> <ok|refused> <name>
 // followed by <bytes> raw bytes (the outputs, or the GPU's refusal as text)
@@ -38,12 +39,16 @@ struct TruthEntry {
 
 struct TruthFile {
   std::string family;
-  std::string device;    // "NVIDIA H100 80GB HBM3 (sm_90a)"
-  std::string driver;    // "13000"
+  std::string device;  // "NVIDIA H100 80GB HBM3 (sm_90a)"
+  std::string driver;  // "13000"
   // The GPU's SMs (its "sms" line; 0 in a file that has none): the replay's
   // simulator reports as many (replay_device), since persistent kernels size
   // their grids by it, and stream-K splits its k-blocks among those CTAs.
   int sm_count = 0;
+  // The recording's seed (its "seed" line; 0 in a file that has none):
+  // 0 for the committed recordings, another number for an out-of-sample
+  // one; every unit's inputs come from unit_seed(family, unit, seed).
+  std::uint64_t seed = 0;
   std::string recorded;  // UTC date and time
   int generator = kGeneratorVersion;
   std::vector<TruthEntry> entries;

@@ -1,6 +1,5 @@
 #include "swapped_gemm_amax_kernel.hpp"
 
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,37 +123,25 @@ class SwappedKernel {
       for (const Reg& map : {map_a_, map_b_, map_sfb_}) k_.prefetch_tensormap(map);
     });
     // The producer warpgroup gives back registers that the consumers'
-    // accumulators need (256 tokens: 128 a thread; PTX ISA 9.7.19.x,
-    // setmaxnreg).
+    // accumulators need (256 tokens: 128 a thread): 128 x 40 + 256 x 232 =
+    // 64,512 of the SM's 65,536 (PTX ISA 9.7.19.x, setmaxnreg).
     k_.if_else(
         tid_ >= imm(128 * kConsumers),
         [&] {
-          k_.setmaxnreg_dec(producer_registers());
+          k_.setmaxnreg_dec(t_.ctas_per_sm == 1 ? 40 : 24);
           k_.if_then(tid_ == loader, [&] {
             tile::PipelineState s(k_, t_.stages);
             k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) { load(s, kb); });
           });
         },
         [&] {
-          k_.setmaxnreg_inc(consumer_registers());
+          k_.setmaxnreg_inc(t_.ctas_per_sm == 1 ? 232 : 112);
           consumer();
         });
     return k_.module();
   }
 
  private:
-  // Registers a thread at entry: ptxas's budget for 384 threads and
-  // `ctas_per_sm` CTAs a SM (65,536 a SM, in steps of 8). setmaxnreg.inc
-  // takes its registers from those the CTA's own warpgroups gave back, so
-  // the CTA's total must hold: 128 x producer + 256 x consumer <= 384 x
-  // entry, else the consumers wait forever once the SM is full (one CTA:
-  // 40 and 232 of 168; two: 24 and 104 of 80).
-  int entry_registers() const { return 65536 / (swapped_gemm_amax_threads() * t_.ctas_per_sm) / 8 * 8; }
-  int producer_registers() const { return t_.ctas_per_sm == 1 ? 40 : 24; }
-  int consumer_registers() const {
-    return std::min(232, (swapped_gemm_amax_threads() * entry_registers() - 128 * producer_registers()) / 256 / 8 * 8);
-  }
-
   // The loading thread: K block kb's three TMA loads into the state's
   // stage, once both warpgroups have released it. Bytes past a tensor's
   // extent are zeros and count toward the transaction.

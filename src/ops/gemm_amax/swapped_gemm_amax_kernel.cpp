@@ -62,9 +62,6 @@ class SwappedKernel {
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
                      std::to_string(t.stages) + " stages; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
                      " tokens (a multiple of 8) and 2 to 12 stages");
-    if (t.ctas_per_sm < 1 || t.ctas_per_sm > 2 || (t.ctas_per_sm == 2 && t.tokens > 64))
-      throw OpsError("swapped gemm_amax kernel: " + std::to_string(t.ctas_per_sm) + " CTAs a SM at " +
-                     std::to_string(t.tokens) + " tokens; it takes 1, or 2 up to 64 tokens");
     if (p.k % kSwappedBlock != 0)
       throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
                      std::to_string(kSwappedBlock));
@@ -77,7 +74,7 @@ class SwappedKernel {
 
   ptx::Module build() {
     k_.maxntid(imm(swapped_gemm_amax_threads()));
-    k_.minnctapersm(imm(t_.ctas_per_sm));  // a register cap at entry, which setmaxnreg needs
+    k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
     ParamRef map_a = k_.param_bytes("map_a", 128, 64), map_b = k_.param_bytes("map_b", 128, 64),
              map_sfb = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
@@ -128,14 +125,14 @@ class SwappedKernel {
     k_.if_else(
         tid_ >= imm(128 * kConsumers),
         [&] {
-          k_.setmaxnreg_dec(t_.ctas_per_sm == 1 ? 40 : 24);
+          k_.setmaxnreg_dec(40);
           k_.if_then(tid_ == loader, [&] {
             tile::PipelineState s(k_, t_.stages);
             k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) { load(s, kb); });
           });
         },
         [&] {
-          k_.setmaxnreg_inc(t_.ctas_per_sm == 1 ? 232 : 112);
+          k_.setmaxnreg_inc(232);
           consumer();
         });
     return k_.module();

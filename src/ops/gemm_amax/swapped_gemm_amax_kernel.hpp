@@ -54,9 +54,6 @@ struct SwappedGemmAmaxTiling {
   int tokens = 128;  // T: wgmma's N, a multiple of 8 up to 256
   int stages = 6;
   int splits = 1;    // CTAs along K per output tile
-  // CTAs resident on a SM: 1, or 2 up to 64 tokens (the consumers then
-  // have 112 registers a thread, the producer warpgroup 24).
-  int ctas_per_sm = 1;
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };
 

@@ -3,7 +3,6 @@
 // swapped_gemm_amax_kernel.hpp; what it refuses, its tiling and its launch.
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -197,21 +196,15 @@ SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const r
   const std::int64_t token_tiles = (m + kSwappedMaxTokens - 1) / kSwappedMaxTokens;
   t.tokens = static_cast<int>(((m + token_tiles - 1) / token_tiles + 7) / 8 * 8);
   if (p.tile) t.tokens = p.tile->m;
-  if (const char* e = std::getenv("WARPFORGE_SWAPPED_CTAS"); e && t.tokens <= 64) t.ctas_per_sm = std::atoi(e);
-  const std::int64_t sms = std::max(device.properties().sm_count, 1) * t.ctas_per_sm;
+  const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t tiles = std::max<std::int64_t>(swapped_gemm_amax_tiles(p, t), 1);
   const std::int64_t kblocks = std::max<std::int64_t>(p.k / kSwappedBlock, 1);
   std::int64_t splits = std::clamp<std::int64_t>(sms / tiles, 1, std::max<std::int64_t>(kblocks / 8, 1));
   while (splits > 1 && (splits - 1) * ((kblocks + splits - 1) / splits) >= kblocks) --splits;
   t.splits = static_cast<int>(splits);
-  // Two CTAs a SM share its shared memory, less the 1 KB the GPU reserves
-  // for each (CUDA's cudaDevAttrReservedSharedMemoryPerBlock).
-  const runtime::DeviceProperties& d = device.properties();
-  std::size_t budget = d.shared_bytes_per_block_optin;
-  if (t.ctas_per_sm > 1 && d.shared_bytes_per_sm)
-    budget = std::min(budget, d.shared_bytes_per_sm / static_cast<std::size_t>(t.ctas_per_sm) - 1024);
+  const std::size_t optin = device.properties().shared_bytes_per_block_optin;
   t.stages = 8;
-  while (t.stages > 2 && budget && swapped_gemm_amax_smem_bytes(p, t) > budget) --t.stages;
+  while (t.stages > 2 && optin && swapped_gemm_amax_smem_bytes(p, t) > optin) --t.stages;
   return t;
 }
 

@@ -120,8 +120,12 @@ class SwappedKernel {
       for (const Reg& map : {map_a_, map_b_, map_sfb_}) k_.prefetch_tensormap(map);
     });
     // The producer warpgroup gives back registers that the consumers'
-    // accumulators need (256 tokens: 128 a thread): 128 x 40 + 256 x 232 =
-    // 64,512 of the SM's 65,536 (PTX ISA 9.7.19.x, setmaxnreg).
+    // accumulators need (256 tokens: 128 a thread; PTX ISA 9.7.19.x,
+    // setmaxnreg). setmaxnreg.inc takes registers only from those the
+    // CTA's own warps gave back, so 128 x 40 + 256 x 232 must stay within
+    // 384 x 168 (ptxas's entry budget for 384 threads), which it meets
+    // exactly: with more, the consumers would wait forever once other
+    // CTAs fill the SM (seen on an H100 in a two-CTA trial).
     k_.if_else(
         tid_ >= imm(128 * kConsumers),
         [&] {

@@ -201,7 +201,7 @@ const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
     {"local", {ptx::Space::local, "Space::local"}},    {"param", {ptx::Space::param, "Space::param"}},
     {"const", {ptx::Space::const_, "Space::const_"}}};
 
-// ld/st[.volatile].space[.nc][.cache][.vN].type: k.ld(Space::global, f32, r[1], at(rd[2]), {.nc = true}).
+// ld/st[.volatile][.space][.nc][.cache][.vN].type: k.ld(Space::global, f32, r[1], at(rd[2]), {.nc = true}).
 std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
   static const std::map<std::string, dsl::Cache> kCaches = {
       {"ca", dsl::Cache::ca}, {"cg", dsl::Cache::cg}, {"cs", dsl::Cache::cs}, {"lu", dsl::Cache::lu},
@@ -221,7 +221,9 @@ std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
     else if (m == "v2" || m == "v4") vector = true;
     else return std::nullopt;
   }
-  if (!space) return std::nullopt;
+  // No state-space word: a generic address (the -G builds reach their locals
+  // through cvta.local pointers).
+  if (!space) space = {ptx::Space::generic, "Space::generic"};
   const ptx::Operand &data = inst.operands[load ? 0 : 1], &where = inst.operands[load ? 1 : 0];
   // The DSL checks data registers against the storage type of sub-16-bit types.
   const ptx::Type view = ptx::bits(*t) < 16 ? ptx::storage_type(*t) : *t;

@@ -267,6 +267,15 @@ TEST(BadTypes, CvtRoundingModeMisuse) {
               {"cvt.f16x2.f32", "takes .rn or .rz"}));
 }
 
+TEST(BadBits, FunnelShiftAndSymbolAddresses) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.shf(ShfDir::l, ShfMode::wrap, k.reg(b64, "w"), k.reg(b32), k.reg(b32), 3); },
+                      {"shf.l.wrap.b32", "%w is b64; shf writes a 32-bit integer"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.mov(k.reg(f32, "x"), Symbol{"table"}); },
+                      {"mov.f32 table", "32- or 64-bit integer or bit register; %x is f32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.mov(k.reg(u16, "h"), Symbol{"table"}); },
+                      {"mov.u16 table", "%h is u16"}));
+}
+
 // ---- memory ------------------------------------------------------------------------
 
 TEST(BadMemory, VectorWidthsAndModifiers) {

@@ -485,6 +485,21 @@ void build_bit_manipulation(Kernel& k) {
     k.clz(count, x);
     k.brev(x, x);
   }
+  for (ShfDir dir : {ShfDir::l, ShfDir::r})
+    for (ShfMode mode : {ShfMode::clamp, ShfMode::wrap}) {
+      k.shf(dir, mode, d, a, d, b);
+      k.shf(dir, mode, b, b, a, 7);
+    }
+  // .pred logic
+  Pred p = k.pred(), q = k.pred();
+  k.and_(p, p, q);
+  k.or_(q, p, q);
+  k.xor_(p, q, p);
+  // The address of a variable of the module.
+  Reg depot = k.reg(u64), smem = k.reg(u32);
+  k.mov(depot, Symbol{k.shared("bits_smem", 64).name});
+  k.mov(smem, Symbol{"bits_smem"});
+  k.st(Space::shared, b32, at(Symbol{"bits_smem"}, 8), d);
 }
 
 void build_control_flow(Kernel& k) {

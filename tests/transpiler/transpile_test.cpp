@@ -81,6 +81,32 @@ TEST(Transpile, TypedWrappersForCompilerOutput) {
   EXPECT_FALSE(has(out, "k.inst(")) << out;
 }
 
+// The typed forms added for what stayed raw most in the corpus: generic
+// addresses (-G builds), module variables by name, f64 immediates, .pred
+// logic, the funnel shift, redux, ex2/sqrt and the packed conversions.
+TEST(Transpile, TypedWrappersForGenericAddressesSymbolsAndPredicates) {
+  std::string out = transpiled(
+      ".version 8.0\n.target sm_90a\n.address_size 64\n.shared .align 4 .b8 smem[64];\n"
+      ".visible .entry k()\n{\n.local .align 8 .b8 __local_depot0[16];\n"
+      ".reg .b32 %r<9>;\n.reg .b64 %rd<4>;\n.reg .f64 %fd<3>;\n.reg .pred %p<4>;\n.reg .b16 %rs<2>;\n"
+      "mov.u64 %rd1, __local_depot0;\nld.u64 %rd2, [%rd1+8];\nst.volatile.u32 [%rd2], %r1;\n"
+      "ld.shared.u32 %r2, [smem+12];\nmul.f64 %fd1, %fd2, 0d3FF8000000000000;\n"
+      "and.pred %p1, %p2, %p3;\nor.pred %p2, %p1, %p3;\nxor.pred %p3, %p1, %p2;\n"
+      "shf.r.wrap.b32 %r3, %r1, %r2, %r4;\nredux.sync.add.s32 %r5, %r3, -1;\n"
+      "ex2.approx.ftz.f32 %r6, %r5;\nsqrt.approx.f32 %r7, %r6;\n"
+      "cvt.rn.satfinite.e4m3x2.f32 %rs1, %r6, %r7;\nret;\n}\n");
+  for (const char* call :
+       {"k.mov(rd[1].as(u64), Symbol{\"__local_depot0\"});", "k.ld(Space::generic, u64, rd[2].as(u64), at(rd[1], 8));",
+        "k.st(Space::generic, u32, at(rd[2]), r[1].as(u32), {.volatile_ = true});",
+        "k.ld(Space::shared, u32, r[2].as(u32), at(Symbol{\"smem\"}, 12));", "k.mul(fd[1], fd[2], imm_f64(1.5));",
+        "k.and_(p[1], p[2], p[3]);", "k.or_(p[2], p[1], p[3]);", "k.xor_(p[3], p[1], p[2]);",
+        "k.shf(ShfDir::r, ShfMode::wrap, r[3], r[1], r[2], r[4]);", "k.redux_sync(Redux::add, r[5].as(s32), r[3], -1);",
+        "k.ex2_approx(r[6].as(f32), r[5].as(f32), true);", "k.sqrt(r[7].as(f32), r[6].as(f32));",
+        "k.cvt_pack(e4m3x2, rs[1], r[6], r[7], {.round = Round::rn, .satfinite = true});"})
+    EXPECT_TRUE(has(out, call)) << call << "\n" << out;
+  EXPECT_FALSE(has(out, "k.inst(")) << out;
+}
+
 TEST(Transpile, DirectivesAndParametersKeepTheirForm) {
   std::string out = transpiled(kernel(".reg .b64 %rd<2>;\nld.param.u64 %rd1, [k_param_0];\nret;", ".param .u64 k_param_0"));
   EXPECT_TRUE(has(out, "const ParamRef param_0{\"k_param_0\"};")) << out;

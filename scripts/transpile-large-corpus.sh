@@ -19,12 +19,13 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_TRANS
 # The library, the generator and the corpus first, so that the times below
 # are the transpiled corpus's (and the test's few own sources).
 cmake --build "$build_dir" -j "${JOBS:-2}" --target write_transpiled_sources ptx_corpus
-start=$(date +%s)
-cmake --build "$build_dir" -j "${JOBS:-2}" --target test_transpiler
-built=$(date +%s)
+# Wall and CPU time (user + sys, of all jobs) of each step, on stderr.
+TIMEFORMAT="%R s wall, %U s user, %S s sys"
+echo "transpile the corpus and compile the C++ (${JOBS:-2} jobs):" >&2
+time cmake --build "$build_dir" -j "${JOBS:-2}" --target test_transpiler
 status=0
-"$build_dir/tests/test_transpiler" --gtest_filter='TranspilerRoundTrip.*' >"$build_dir/transpile-corpus.log" 2>&1 || status=$?
-echo "transpile and compile: $((built - start)) s; round trips: $(($(date +%s) - built)) s (${JOBS:-2} jobs)" >&2
+echo "round trips (rebuild, compare, ptxas):" >&2
+time "$build_dir/tests/test_transpiler" --gtest_filter='TranspilerRoundTrip.*' >"$build_dir/transpile-corpus.log" 2>&1 || status=$?
 echo "| file | instructions | raw calls left | round trip |"
 echo "|---|---:|---:|---|"
 grep '^| ' "$build_dir/transpile-corpus.log" | sort

@@ -427,8 +427,8 @@ TEST(Memory, LoadAndStoreSpellings) {
       statements_from(k, 0),
       (Lines{"ld.global.cs.v4.f32 {%f0, %f1, %f2, %f3}, [%rd0+16];",
              "ld.global.nc.cg.u8 %rs0, [%rd0];", "st.global.wt.v2.f32 [%rd0+-16], {%f0, %f1};",
-             "st.volatile.shared.b32 [%rd0], 7;", "ld.global.b16 %rs1, [%rd0];", "ld.volatile.u8 %rs0, [%rd0+3];",
-             "st.wb.f32 [%rd0+8], %f2;", "ret;"}));
+             "st.volatile.shared.b32 [%rd0], 7;", "ld.global.b16 %rs1, [%rd0];",
+             "ld.volatile.u8 %rs0, [%rd0+3];", "st.wb.f32 [%rd0+8], %f2;", "ret;"}));
 }
 
 TEST(Directives, PerformanceDirectivesAreWrittenInOrder) {

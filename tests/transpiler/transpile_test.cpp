@@ -88,7 +88,8 @@ TEST(Transpile, TypedWrappersForGenericAddressesSymbolsAndPredicates) {
   std::string out = transpiled(
       ".version 8.0\n.target sm_90a\n.address_size 64\n.shared .align 4 .b8 smem[64];\n"
       ".visible .entry k()\n{\n.local .align 8 .b8 __local_depot0[16];\n"
-      ".reg .b32 %r<9>;\n.reg .b64 %rd<4>;\n.reg .f64 %fd<3>;\n.reg .pred %p<4>;\n.reg .b16 %rs<2>;\n"
+      ".reg .b32 %r<9>;\n.reg .b64 %rd<4>;\n.reg .f64 %fd<3>;\n.reg .pred %p<4>;\n"
+      ".reg .b16 %rs<2>;\n"
       "mov.u64 %rd1, __local_depot0;\nld.u64 %rd2, [%rd1+8];\nst.volatile.u32 [%rd2], %r1;\n"
       "ld.shared.u32 %r2, [smem+12];\nmul.f64 %fd1, %fd2, 0d3FF8000000000000;\n"
       "and.pred %p1, %p2, %p3;\nor.pred %p2, %p1, %p3;\nxor.pred %p3, %p1, %p2;\n"
@@ -96,11 +97,14 @@ TEST(Transpile, TypedWrappersForGenericAddressesSymbolsAndPredicates) {
       "ex2.approx.ftz.f32 %r6, %r5;\nsqrt.approx.f32 %r7, %r6;\n"
       "cvt.rn.satfinite.e4m3x2.f32 %rs1, %r6, %r7;\nret;\n}\n");
   for (const char* call :
-       {"k.mov(rd[1].as(u64), Symbol{\"__local_depot0\"});", "k.ld(Space::generic, u64, rd[2].as(u64), at(rd[1], 8));",
+       {"k.mov(rd[1].as(u64), Symbol{\"__local_depot0\"});",
+        "k.ld(Space::generic, u64, rd[2].as(u64), at(rd[1], 8));",
         "k.st(Space::generic, u32, at(rd[2]), r[1].as(u32), {.volatile_ = true});",
-        "k.ld(Space::shared, u32, r[2].as(u32), at(Symbol{\"smem\"}, 12));", "k.mul(fd[1], fd[2], imm_f64(1.5));",
-        "k.and_(p[1], p[2], p[3]);", "k.or_(p[2], p[1], p[3]);", "k.xor_(p[3], p[1], p[2]);",
-        "k.shf(ShfDir::r, ShfMode::wrap, r[3], r[1], r[2], r[4]);", "k.redux_sync(Redux::add, r[5].as(s32), r[3], -1);",
+        "k.ld(Space::shared, u32, r[2].as(u32), at(Symbol{\"smem\"}, 12));",
+        "k.mul(fd[1], fd[2], imm_f64(1.5));", "k.and_(p[1], p[2], p[3]);",
+        "k.or_(p[2], p[1], p[3]);", "k.xor_(p[3], p[1], p[2]);",
+        "k.shf(ShfDir::r, ShfMode::wrap, r[3], r[1], r[2], r[4]);",
+        "k.redux_sync(Redux::add, r[5].as(s32), r[3], -1);",
         "k.ex2_approx(r[6].as(f32), r[5].as(f32), true);", "k.sqrt(r[7].as(f32), r[6].as(f32));",
         "k.cvt_pack(e4m3x2, rs[1], r[6], r[7], {.round = Round::rn, .satfinite = true});"})
     EXPECT_TRUE(has(out, call)) << call << "\n" << out;
@@ -140,7 +144,9 @@ TEST(Transpile, LineInformationAndDebugSectionsAreCompact) {
                   "  };\n"
                   "  add_lines(s, lines_0);\n"))
       << out;
-  EXPECT_TRUE(has(out, "{.type = ptx::Type::b64, .symbols = {\"$L__tmp0\", \"$L__tmp0\"}},\n  };\n  add_lines(s, lines_1);"))
+  EXPECT_TRUE(has(out,
+                  "{.type = ptx::Type::b64, .symbols = {\"$L__tmp0\", \"$L__tmp0\"}},\n  };\n  "
+                  "add_lines(s, lines_1);"))
       << out;
   // The spellings the rows do not write.
   EXPECT_TRUE(has(out, "s.lines.push_back(ptx::Section::Line{.type = ptx::Type::b32, .values = {"))
@@ -153,7 +159,8 @@ TEST(Transpile, LineInformationAndDebugSectionsAreCompact) {
 // A label that no instruction names (the -G builds' $L__tmp<n>, which only
 // the debug sections use) is placed where it stands, without a handle.
 TEST(Transpile, LabelsNoInstructionNamesHaveNoHandle) {
-  std::string out = transpiled(kernel(".reg .pred %p<2>;\n$L__tmp0:\n@%p1 bra $L__BB0_1;\n$L__BB0_1:\nret;"));
+  std::string out =
+      transpiled(kernel(".reg .pred %p<2>;\n$L__tmp0:\n@%p1 bra $L__BB0_1;\n$L__BB0_1:\nret;"));
   EXPECT_TRUE(has(out, "k.place(k.label_named(\"$L__tmp0\"));")) << out;
   EXPECT_FALSE(has(out, "Label L_tmp0")) << out;
   EXPECT_TRUE(has(out, "Label L_BB0_1 = k.label_named(\"$L__BB0_1\");")) << out;
@@ -166,12 +173,17 @@ TEST(Transpile, LabelsNoInstructionNamesHaveNoHandle) {
 TEST(Transpile, LongBodiesAreWrittenInParts) {
   std::string body = ".reg .b32 %r<300>;\n";
   for (int i = 1; i < 250; ++i)
-    body += "add.s32 %r" + std::to_string(i) + ", %r" + std::to_string(i + 1) + ", " + std::to_string(i * i) + ";\n";
+    body += "add.s32 %r" + std::to_string(i) + ", %r" + std::to_string(i + 1) + ", " +
+            std::to_string(i * i) + ";\n";
   std::string out = transpiled(kernel(body + "ret;"));
-  EXPECT_TRUE(has(out, "  Regs r = k.declare_regs(b32, \"%r\", 300);\n  [&] {\n    k.add(r[1].as(s32), r[2], 1);\n"))
+  EXPECT_TRUE(has(
+      out,
+      "  Regs r = k.declare_regs(b32, \"%r\", 300);\n  [&] {\n    k.add(r[1].as(s32), r[2], 1);\n"))
       << out;
   std::size_t parts = 0;
-  for (std::size_t at = out.find("  }();\n"); at != std::string::npos; at = out.find("  }();\n", at + 1)) ++parts;
+  for (std::size_t at = out.find("  }();\n"); at != std::string::npos;
+       at = out.find("  }();\n", at + 1))
+    ++parts;
   EXPECT_EQ(parts, 3u) << out;  // 250 statements: 100, 100, 50
   EXPECT_FALSE(has(transpiled(kernel(".reg .b32 %r<3>;\nadd.s32 %r1, %r2, 1;\nret;")), "[&] {"));
 }

@@ -40,8 +40,8 @@ void collect_label_operands(const ptx::Operand& op, std::set<std::string>& used)
 
 // The labels placed in `b` in order of first placement, and those that an
 // instruction names (a branch target, a brx.idx table entry).
-void collect_labels(const ptx::Block& b, std::vector<std::string>& order, std::set<std::string>& placed,
-                    std::set<std::string>& used) {
+void collect_labels(const ptx::Block& b, std::vector<std::string>& order,
+                    std::set<std::string>& placed, std::set<std::string>& used) {
   for (const auto& s : b.body) {
     if (const auto* l = std::get_if<ptx::Label>(&s)) {
       if (placed.insert(l->name).second) order.push_back(l->name);
@@ -101,10 +101,11 @@ class BodyWriter {
         // instruction names (the -G builds' $L__tmp<n>, which only the debug
         // sections use) needs no handle.
         auto handle = scope_.labels.find(l->name);
-        run.push_back(Code("k.place(" +
-                           (handle != scope_.labels.end() ? handle->second
-                                                          : "k.label_named(" + cpp_string(l->name) + ")") +
-                           ");"));
+        run.push_back(
+            Code("k.place(" +
+                 (handle != scope_.labels.end() ? handle->second
+                                                : "k.label_named(" + cpp_string(l->name) + ")") +
+                 ");"));
       } else if (const auto* d = std::get_if<ptx::Directive>(&s)) {
         run.push_back(directive(*d));
       } else {

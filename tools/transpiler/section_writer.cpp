@@ -62,7 +62,8 @@ namespace {
 // one type whose values are all decimal integers, as many on each line, or
 // one label address each. Returns its end (`first` where there is none) and
 // the row's C++.
-std::pair<std::size_t, std::string> run_row(const std::vector<ptx::Section::Line>& lines, std::size_t first) {
+std::pair<std::size_t, std::string> run_row(const std::vector<ptx::Section::Line>& lines,
+                                            std::size_t first) {
   // Values per source line of a row.
   constexpr std::size_t kPerRow = 16;
   const bool symbols = !spelled(lines[first], decimal_literal).has_value();
@@ -83,14 +84,16 @@ std::pair<std::size_t, std::string> run_row(const std::vector<ptx::Section::Line
   const std::string type = literal(lines[first].type);
   if (symbols) return {end, "{.type = " + type + ", .symbols = {" + values + "}}"};
   const std::size_t per_line = first_values->size();
-  return {end, "{" + type + ", {" + values + "}" + (per_line > 1 ? ", " + std::to_string(per_line) : "") + "}"};
+  return {end, "{" + type + ", {" + values + "}" +
+                   (per_line > 1 ? ", " + std::to_string(per_line) : "") + "}"};
 }
 
 }  // namespace
 
 SectionSource write_section(const ptx::Section& section, const std::string& cpp_name) {
   SectionSource out;
-  out.text = "\nptx::Section " + cpp_name + "() {\n  ptx::Section s{.name = " + cpp_string(section.name) + "};\n";
+  out.text = "\nptx::Section " + cpp_name +
+             "() {\n  ptx::Section s{.name = " + cpp_string(section.name) + "};\n";
   const auto& lines = section.lines;
   int tables = 0;
   for (std::size_t i = 0; i < lines.size();) {

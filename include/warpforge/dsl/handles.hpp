@@ -157,6 +157,8 @@ struct Addr {
 inline Addr at(const Reg& base, std::int64_t offset = 0) { return Addr(base, offset); }
 inline Addr at(const Shared& base, std::int64_t offset = 0) { return Addr(base, offset); }
 inline Addr at(const ParamRef& base, std::int64_t offset = 0) { return Addr(base, offset); }
-inline Addr at(const Symbol& base, std::int64_t offset = 0) { return Addr(base, offset); }
+inline Addr at(const Symbol& base, std::int64_t offset = 0) {
+  return Addr(base, offset);
+}
 
 }  // namespace warpforge::dsl

@@ -79,8 +79,9 @@ void AluOps::mov(const Reg& d, const Symbol& var) {
   std::string opcode = "mov" + dot(d.type());
   const Type t = d.type();
   if (!ptx::is_integer(t) || (ptx::bits(t) != 32 && ptx::bits(t) != 64))
-    fail(opcode + " " + var.name, "the address of a variable moves into a 32- or 64-bit integer or bit register; " +
-                                      d.name() + " is " + type_name(t));
+    fail(opcode + " " + var.name,
+         "the address of a variable moves into a 32- or 64-bit integer or bit register; " +
+             d.name() + " is " + type_name(t));
   emit(opcode, {operand_of(d), ptx::Operand::symbol(var.name)});
 }
 

@@ -72,7 +72,8 @@ void BitOps::brev(const Reg& d, const Src& a) {
 }
 
 void BitOps::shf(ShfDir dir, ShfMode mode, const Reg& d, const Src& a, const Src& b, const Src& c) {
-  std::string opcode = std::string("shf.") + (dir == ShfDir::l ? "l" : "r") + (mode == ShfMode::clamp ? ".clamp" : ".wrap") + ".b32";
+  std::string opcode = std::string("shf.") + (dir == ShfDir::l ? "l" : "r") +
+                       (mode == ShfMode::clamp ? ".clamp" : ".wrap") + ".b32";
   // The funnel shift is defined on 32-bit halves; the amount is an unsigned 32-bit value.
   if (ptx::bits(d.type()) != 32 || !ptx::is_integer(d.type()))
     fail(opcode, d.name() + " is " + detail::type_name(d.type()) + "; shf writes a 32-bit integer");

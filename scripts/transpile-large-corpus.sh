@@ -3,7 +3,9 @@
 # output for each source and flag set, Triton's where it is installed), where
 # `make test` takes a representative set (tests/transpiler/transpiler.cmake,
 # WARPFORGE_TRANSPILE_LARGE_CORPUS): the debug builds of CUB's algorithms
-# transpile to C++ of tens of thousands of lines. Builds test_transpiler with
+# transpile to C++ of tens of thousands of lines, and compiling all of it
+# takes GCC about 13 minutes of CPU (6 to 7 on two idle cores; measured
+# numbers in docs/TRANSPILER.md). Builds test_transpiler with
 # all of them in a separate build folder and runs its round-trip tests: each
 # rebuilt module must equal the parsed PTX and assemble to its machine code.
 # Prints the table of docs/TRANSPILER.md (file, instructions, raw calls left,

@@ -262,8 +262,8 @@ bool declares_handle(const std::string& line) {
 // A body of more than kPartSize outermost statements, in parts of at most
 // that many, each a lambda called where it stands; declarations of handles
 // stay outside, where every later part sees them. GCC's time on one function
-// grows faster than its length, even at -O0: a -G build of CUB's reduce
-// (25,675 instructions) written as one function each took it ten minutes.
+// grows faster than its length, even at -O0 (docs/TRANSPILER.md has the
+// measurements).
 std::string in_parts(const std::string& body) {
   constexpr int kPartSize = 100;
   std::vector<std::string> lines;

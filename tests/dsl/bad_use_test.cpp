@@ -267,6 +267,18 @@ TEST(BadTypes, CvtRoundingModeMisuse) {
               {"cvt.f16x2.f32", "takes .rn or .rz"}));
 }
 
+TEST(BadBits, FunnelShiftAndSymbolAddresses) {
+  EXPECT_TRUE(refused(
+      [](Kernel& k) {
+        k.shf(ShfDir::l, ShfMode::wrap, k.reg(b64, "w"), k.reg(b32), k.reg(b32), 3);
+      },
+      {"shf.l.wrap.b32", "%w is b64; shf writes a 32-bit integer"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.mov(k.reg(f32, "x"), Symbol{"table"}); },
+                      {"mov.f32 table", "32- or 64-bit integer or bit register; %x is f32"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.mov(k.reg(u16, "h"), Symbol{"table"}); },
+                      {"mov.u16 table", "%h is u16"}));
+}
+
 // ---- memory ------------------------------------------------------------------------
 
 TEST(BadMemory, VectorWidthsAndModifiers) {
@@ -279,7 +291,17 @@ TEST(BadMemory, VectorWidthsAndModifiers) {
               {"ld.global.b32", "address register %p is u32; global addresses are 64-bit"}));
   EXPECT_TRUE(refused(
       [](Kernel& k) { k.ld(Space::local, b32, k.reg(b32), at(k.reg(u64)), {.volatile_ = true}); },
-      {"ld.volatile.local", ".volatile applies to the global and shared spaces, not .local"}));
+      {"ld.volatile.local",
+       ".volatile applies to the global and shared spaces and generic addresses, not .local"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::generic, b32, at(k.reg(u32, "a")), 1); },
+                      {"st.b32", "address register %a is u32; generic addresses are 64-bit"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) { k.ld(Space::generic, b32, k.reg(b32), at(k.reg(u64)), {.nc = true}); },
+      {"ld", ".nc loads read the global space only"}));
+  EXPECT_TRUE(refused(
+      [](Kernel& k) { k.ld(Space::tex, b32, k.reg(b32), at(k.reg(u64))); },
+      {"ld",
+       "state space .tex is not addressable; use global, shared, local, param, const or generic"}));
   EXPECT_TRUE(refused(
       [](Kernel& k) {
         k.ld(Space::global, b32, k.reg(b32), at(k.reg(u64)),

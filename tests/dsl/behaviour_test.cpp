@@ -420,11 +420,15 @@ TEST(Memory, LoadAndStoreSpellings) {
   k.st(Space::global, f32, at(p, -16), Regs{v[0], v[1]}, {.cache = Cache::wt});
   k.st(Space::shared, b32, at(p), 7, {.volatile_ = true});
   k.ld(Space::global, f16, k.reg(f16), at(p));
+  // Space::generic: no state-space word.
+  k.ld(Space::generic, u8, h, at(p, 3), {.volatile_ = true});
+  k.st(Space::generic, f32, at(p, 8), v[2], {.cache = Cache::wb});
   EXPECT_EQ(
       statements_from(k, 0),
       (Lines{"ld.global.cs.v4.f32 {%f0, %f1, %f2, %f3}, [%rd0+16];",
              "ld.global.nc.cg.u8 %rs0, [%rd0];", "st.global.wt.v2.f32 [%rd0+-16], {%f0, %f1};",
-             "st.volatile.shared.b32 [%rd0], 7;", "ld.global.b16 %rs1, [%rd0];", "ret;"}));
+             "st.volatile.shared.b32 [%rd0], 7;", "ld.global.b16 %rs1, [%rd0];",
+             "ld.volatile.u8 %rs0, [%rd0+3];", "st.wb.f32 [%rd0+8], %f2;", "ret;"}));
 }
 
 TEST(Directives, PerformanceDirectivesAreWrittenInOrder) {

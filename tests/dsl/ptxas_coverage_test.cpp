@@ -225,8 +225,11 @@ void build_memory(Kernel& k) {
 
   Reg r32 = k.reg(b32), r16 = k.reg(u16), r64 = k.reg(f64), f = k.reg(f32);
   Regs v2 = k.regs(f32, 2), v4 = k.regs(b32, 4), h4 = k.regs(b16, 4), d2 = k.regs(u64, 2);
-  for (Space s : {Space::global, Space::shared, Space::local}) {
-    Addr a = s == Space::global ? Addr(g, 16) : s == Space::shared ? Addr(sh, 32) : Addr(local, 8);
+  for (Space s : {Space::global, Space::shared, Space::local, Space::generic}) {
+    Addr a = s == Space::global   ? Addr(g, 16)
+             : s == Space::shared ? Addr(sh, 32)
+             : s == Space::local  ? Addr(local, 8)
+                                  : Addr(generic, 24);
     k.ld(s, b32, r32, a);
     k.ld(s, u8, r16, a);
     k.ld(s, s8, r16, a);
@@ -241,7 +244,7 @@ void build_memory(Kernel& k) {
     k.st(s, f32, a, v2);
     k.st(s, b32, a, v4);
     k.st(s, u64, a, d2);
-    if (s != Space::local) {  // .volatile: global and shared only
+    if (s != Space::local) {  // .volatile: global, shared and generic only
       k.ld(s, b32, r32, a, {.volatile_ = true});
       k.st(s, f32, a, f, {.volatile_ = true});
     }
@@ -482,6 +485,21 @@ void build_bit_manipulation(Kernel& k) {
     k.clz(count, x);
     k.brev(x, x);
   }
+  for (ShfDir dir : {ShfDir::l, ShfDir::r})
+    for (ShfMode mode : {ShfMode::clamp, ShfMode::wrap}) {
+      k.shf(dir, mode, d, a, d, b);
+      k.shf(dir, mode, b, b, a, 7);
+    }
+  // .pred logic
+  Pred p = k.pred(), q = k.pred();
+  k.and_(p, p, q);
+  k.or_(q, p, q);
+  k.xor_(p, q, p);
+  // The address of a variable of the module.
+  Reg depot = k.reg(u64), smem = k.reg(u32);
+  k.mov(depot, Symbol{k.shared("bits_smem", 64).name});
+  k.mov(smem, Symbol{"bits_smem"});
+  k.st(Space::shared, b32, at(Symbol{"bits_smem"}, 8), d);
 }
 
 void build_control_flow(Kernel& k) {

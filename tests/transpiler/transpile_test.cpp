@@ -81,6 +81,36 @@ TEST(Transpile, TypedWrappersForCompilerOutput) {
   EXPECT_FALSE(has(out, "k.inst(")) << out;
 }
 
+// The typed forms added for what stayed raw most in the corpus: generic
+// addresses (-G builds), module variables by name, f64 immediates, .pred
+// logic, the funnel shift, redux, ex2/sqrt and the packed conversions.
+TEST(Transpile, TypedWrappersForGenericAddressesSymbolsAndPredicates) {
+  std::string out = transpiled(
+      ".version 8.0\n.target sm_90a\n.address_size 64\n.shared .align 4 .b8 smem[64];\n"
+      ".visible .entry k()\n{\n.local .align 8 .b8 __local_depot0[16];\n"
+      ".reg .b32 %r<9>;\n.reg .b64 %rd<4>;\n.reg .f64 %fd<3>;\n.reg .pred %p<4>;\n"
+      ".reg .b16 %rs<2>;\n"
+      "mov.u64 %rd1, __local_depot0;\nld.u64 %rd2, [%rd1+8];\nst.volatile.u32 [%rd2], %r1;\n"
+      "ld.shared.u32 %r2, [smem+12];\nmul.f64 %fd1, %fd2, 0d3FF8000000000000;\n"
+      "and.pred %p1, %p2, %p3;\nor.pred %p2, %p1, %p3;\nxor.pred %p3, %p1, %p2;\n"
+      "shf.r.wrap.b32 %r3, %r1, %r2, %r4;\nredux.sync.add.s32 %r5, %r3, -1;\n"
+      "ex2.approx.ftz.f32 %r6, %r5;\nsqrt.approx.f32 %r7, %r6;\n"
+      "cvt.rn.satfinite.e4m3x2.f32 %rs1, %r6, %r7;\nret;\n}\n");
+  for (const char* call :
+       {"k.mov(rd[1].as(u64), Symbol{\"__local_depot0\"});",
+        "k.ld(Space::generic, u64, rd[2].as(u64), at(rd[1], 8));",
+        "k.st(Space::generic, u32, at(rd[2]), r[1].as(u32), {.volatile_ = true});",
+        "k.ld(Space::shared, u32, r[2].as(u32), at(Symbol{\"smem\"}, 12));",
+        "k.mul(fd[1], fd[2], imm_f64(1.5));", "k.and_(p[1], p[2], p[3]);",
+        "k.or_(p[2], p[1], p[3]);", "k.xor_(p[3], p[1], p[2]);",
+        "k.shf(ShfDir::r, ShfMode::wrap, r[3], r[1], r[2], r[4]);",
+        "k.redux_sync(Redux::add, r[5].as(s32), r[3], -1);",
+        "k.ex2_approx(r[6].as(f32), r[5].as(f32), true);", "k.sqrt(r[7].as(f32), r[6].as(f32));",
+        "k.cvt_pack(e4m3x2, rs[1], r[6], r[7], {.round = Round::rn, .satfinite = true});"})
+    EXPECT_TRUE(has(out, call)) << call << "\n" << out;
+  EXPECT_FALSE(has(out, "k.inst(")) << out;
+}
+
 TEST(Transpile, DirectivesAndParametersKeepTheirForm) {
   std::string out = transpiled(kernel(".reg .b64 %rd<2>;\nld.param.u64 %rd1, [k_param_0];\nret;", ".param .u64 k_param_0"));
   EXPECT_TRUE(has(out, "const ParamRef param_0{\"k_param_0\"};")) << out;
@@ -96,9 +126,9 @@ TEST(Transpile, WritesWhatTheDslCannotSayAsIr) {
 }
 
 // Line information and DWARF sections (-G, -lineinfo, Triton): .loc as
-// loc(k, ...), runs of decimal data lines as one data_lines() list, label
-// addresses as data_symbols(); what those helpers cannot spell exactly (a
-// label line, hex, a symbol with an offset) stays one IR line each.
+// loc(k, ...), runs of decimal data lines and of label addresses as rows of a
+// static table; what no row spells exactly (a label line, hex, a symbol with
+// an offset) stays one IR line each, between tables.
 TEST(Transpile, LineInformationAndDebugSectionsAreCompact) {
   std::string out = transpiled(
       ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n.loc 1 48 7\n"
@@ -106,15 +136,56 @@ TEST(Transpile, LineInformationAndDebugSectionsAreCompact) {
       ".section .debug_info\n{\n.b8 1\n.b8 17\n.b8 0\n.b8 2, 3\n.b8 4, 5\n.b32 7\n.b32 0x1F\n"
       ".b64 $L__tmp0\n.b64 $L__tmp0\n.b32 .debug_abbrev+4\n$L__info0:\n.b8 9\n}\n");
   EXPECT_TRUE(has(out, "loc(k, 1, 48, 7);")) << out;
-  EXPECT_TRUE(has(out, "data_lines(s, ptx::Type::b8, {\n      1, 17, 0});")) << out;
-  EXPECT_TRUE(has(out, "data_lines(s, ptx::Type::b8, {\n      2, 3, 4, 5}, 2);")) << out;
-  EXPECT_TRUE(has(out, "data_symbols(s, ptx::Type::b64, {\n      \"$L__tmp0\", \"$L__tmp0\"});"))
+  EXPECT_TRUE(has(out,
+                  "  static constexpr DataRun lines_0[] = {\n"
+                  "      {ptx::Type::b8, {1, 17, 0}},\n"
+                  "      {ptx::Type::b8, {2, 3, 4, 5}, 2},\n"
+                  "      {ptx::Type::b32, {7}},\n"
+                  "  };\n"
+                  "  add_lines(s, lines_0);\n"))
       << out;
-  // The spellings the helpers do not write.
+  EXPECT_TRUE(has(out,
+                  "{.type = ptx::Type::b64, .symbols = {\"$L__tmp0\", \"$L__tmp0\"}},\n  };\n  "
+                  "add_lines(s, lines_1);"))
+      << out;
+  // The spellings the rows do not write.
   EXPECT_TRUE(has(out, "s.lines.push_back(ptx::Section::Line{.type = ptx::Type::b32, .values = {"))
       << out;
   EXPECT_TRUE(has(out, "0x1F")) << out;
   EXPECT_TRUE(has(out, ".label = \"$L__info0\"")) << out;
+  EXPECT_TRUE(has(out, "  add_lines(s, lines_2);\n  return s;")) << out;
+}
+
+// A label that no instruction names (the -G builds' $L__tmp<n>, which only
+// the debug sections use) is placed where it stands, without a handle.
+TEST(Transpile, LabelsNoInstructionNamesHaveNoHandle) {
+  std::string out =
+      transpiled(kernel(".reg .pred %p<2>;\n$L__tmp0:\n@%p1 bra $L__BB0_1;\n$L__BB0_1:\nret;"));
+  EXPECT_TRUE(has(out, "k.place(k.label_named(\"$L__tmp0\"));")) << out;
+  EXPECT_FALSE(has(out, "Label L_tmp0")) << out;
+  EXPECT_TRUE(has(out, "Label L_BB0_1 = k.label_named(\"$L__BB0_1\");")) << out;
+  EXPECT_TRUE(has(out, "k.place(L_BB0_1);")) << out;
+}
+
+// A long body is written in parts of at most 100 statements, each a lambda
+// called where it stands (GCC compiles that many times faster than one long
+// function); handles are declared outside the parts, short bodies stay whole.
+TEST(Transpile, LongBodiesAreWrittenInParts) {
+  std::string body = ".reg .b32 %r<300>;\n";
+  for (int i = 1; i < 250; ++i)
+    body += "add.s32 %r" + std::to_string(i) + ", %r" + std::to_string(i + 1) + ", " +
+            std::to_string(i * i) + ";\n";
+  std::string out = transpiled(kernel(body + "ret;"));
+  EXPECT_TRUE(has(
+      out,
+      "  Regs r = k.declare_regs(b32, \"%r\", 300);\n  [&] {\n    k.add(r[1].as(s32), r[2], 1);\n"))
+      << out;
+  std::size_t parts = 0;
+  for (std::size_t at = out.find("  }();\n"); at != std::string::npos;
+       at = out.find("  }();\n", at + 1))
+    ++parts;
+  EXPECT_EQ(parts, 3u) << out;  // 250 statements: 100, 100, 50
+  EXPECT_FALSE(has(transpiled(kernel(".reg .b32 %r<3>;\nadd.s32 %r1, %r2, 1;\nret;")), "[&] {"));
 }
 
 TEST(Transpile, RefusesANameThatIsNotAnIdentifier) {

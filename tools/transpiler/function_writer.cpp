@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "transpiler/cpp_names.hpp"
 #include "transpiler/ir_literal.hpp"
@@ -32,12 +33,22 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-void collect_labels(const ptx::Block& b, std::vector<std::string>& order, std::map<std::string, int>& count) {
+void collect_label_operands(const ptx::Operand& op, std::set<std::string>& used) {
+  if (op.kind == ptx::Operand::Kind::label) used.insert(op.text);
+  for (const auto& e : op.elems) collect_label_operands(e, used);
+}
+
+// The labels placed in `b` in order of first placement, and those that an
+// instruction names (a branch target, a brx.idx table entry).
+void collect_labels(const ptx::Block& b, std::vector<std::string>& order,
+                    std::set<std::string>& placed, std::set<std::string>& used) {
   for (const auto& s : b.body) {
     if (const auto* l = std::get_if<ptx::Label>(&s)) {
-      if (count[l->name]++ == 0) order.push_back(l->name);
+      if (placed.insert(l->name).second) order.push_back(l->name);
     } else if (const auto* nested = std::get_if<ptx::Block>(&s)) {
-      collect_labels(*nested, order, count);
+      collect_labels(*nested, order, placed, used);
+    } else if (const auto* inst = std::get_if<ptx::Instruction>(&s)) {
+      for (const auto& op : inst->operands) collect_label_operands(op, used);
     }
   }
 }
@@ -86,8 +97,15 @@ class BodyWriter {
         run.push_back(declaration(*v));
       } else if (const auto* l = std::get_if<ptx::Label>(&s)) {
         // Sibling blocks may each place the same name (Triton's waitLoop):
-        // one handle serves them all, placed in each scope.
-        run.push_back(Code("k.place(" + scope_.labels.at(l->name) + ");"));
+        // one handle serves them all, placed in each scope. A label no
+        // instruction names (the -G builds' $L__tmp<n>, which only the debug
+        // sections use) needs no handle.
+        auto handle = scope_.labels.find(l->name);
+        run.push_back(
+            Code("k.place(" +
+                 (handle != scope_.labels.end() ? handle->second
+                                                : "k.label_named(" + cpp_string(l->name) + ")") +
+                 ");"));
       } else if (const auto* d = std::get_if<ptx::Directive>(&s)) {
         run.push_back(directive(*d));
       } else {
@@ -228,6 +246,54 @@ void drop_unused_handles(std::string& body, const std::vector<BodyWriter::Declar
   }
 }
 
+// Whether `line` begins a statement of the function's outermost block (the
+// lines of a loop or a scope are indented further, and their closing lines
+// begin with `}`).
+bool starts_outer_statement(const std::string& line) {
+  return line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ' && line[2] != '}';
+}
+
+bool declares_handle(const std::string& line) {
+  for (const char* type : {"  Regs ", "  Reg ", "  Pred ", "  std::vector<Pred> "})
+    if (line.rfind(type, 0) == 0) return true;
+  return false;
+}
+
+// A body of more than kPartSize outermost statements, in parts of at most
+// that many, each a lambda called where it stands; declarations of handles
+// stay outside, where every later part sees them. GCC's time on one function
+// grows faster than its length, even at -O0 (docs/TRANSPILER.md has the
+// measurements).
+std::string in_parts(const std::string& body) {
+  constexpr int kPartSize = 100;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < body.size();) {
+    std::size_t end = body.find('\n', at);
+    lines.push_back(body.substr(at, end - at));
+    at = end + 1;
+  }
+  if (std::count_if(lines.begin(), lines.end(), starts_outer_statement) <= kPartSize) return body;
+  std::string out, part;
+  int statements = 0;
+  auto close_part = [&] {
+    if (statements > 0) out += "  [&] {\n" + part + "  }();\n";
+    part.clear();
+    statements = 0;
+  };
+  for (const auto& line : lines) {
+    if (declares_handle(line)) {
+      close_part();
+      out += line + "\n";
+      continue;
+    }
+    if (starts_outer_statement(line) && statements == kPartSize) close_part();
+    statements += starts_outer_statement(line);
+    part += "  " + line + "\n";
+  }
+  close_part();
+  return out;
+}
+
 bool ends_with_ret(const ptx::Block& b) {
   if (b.body.empty()) return false;
   const auto* inst = std::get_if<ptx::Instruction>(&b.body.back());
@@ -242,9 +308,10 @@ FunctionSource write_function(const ptx::Function& f, ptx::Target dsl_target, co
   std::string head, body;
 
   std::vector<std::string> label_order;
-  std::map<std::string, int> label_count;
-  collect_labels(*f.body, label_order, label_count);
+  std::set<std::string> placed, named;
+  collect_labels(*f.body, label_order, placed, named);
   for (const auto& l : label_order) {
+    if (!named.count(l)) continue;
     scope.labels[l] = scope.names.claim(l, "L");
     head += "  Label " + scope.labels[l] + " = k.label_named(" + cpp_string(l) + ");\n";
   }
@@ -270,6 +337,7 @@ FunctionSource write_function(const ptx::Function& f, ptx::Target dsl_target, co
   BodyWriter writer(scope, ops);
   writer.write(f.body->body, "  ", body);
   drop_unused_handles(body, writer.declared_);
+  body = in_parts(body);
 
   std::string out = "// " + std::string(f.is_entry ? ".entry " : ".func ") + f.name + "\n";
   out += "ptx::Function " + cpp_name + "() {\n";

@@ -131,6 +131,8 @@ std::optional<Code> OperandWriter::address(const ptx::Operand& op) {
              scope_.params.count(base.text)) {
     used_params_.insert(base.text);
     b = Code(scope_.params.at(base.text));
+  } else if (base.kind == ptx::Operand::Kind::symbol && ptx::Operand::symbol(base.text) == base) {
+    b = Code("Symbol{" + cpp_string(base.text) + "}");  // a variable of the module
   } else {
     return std::nullopt;
   }

@@ -1,6 +1,7 @@
 #include "transpiler/section_writer.hpp"
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "transpiler/cpp_names.hpp"
@@ -32,63 +33,87 @@ std::optional<std::vector<std::string>> spelled(const ptx::Section::Line& line, 
 }  // namespace
 
 const char* const kDataLinesHelper =
-    "// Section lines of `per_line` values each, of type `type`: integers as the PTX spelled them "
-    "in decimal.\n"
-    "void data_lines(ptx::Section& s, ptx::Type type, std::initializer_list<std::int64_t> values, "
-    "std::size_t per_line = 1) "
-    "{\n"
-    "  for (auto v = values.begin(); v != values.end();) {\n"
-    "    ptx::Section::Line line{.type = type};\n"
-    "    for (std::size_t i = 0; i < per_line; ++i, ++v)\n"
-    "      line.values.push_back(ptx::Operand::imm_text(ptx::Operand::Kind::imm_int, "
+    "// A run of section lines of one type: integers as the PTX spelled them in decimal,\n"
+    "// `per_line` a line, or symbols (label addresses), one a line.\n"
+    "struct DataRun {\n"
+    "  ptx::Type type;\n"
+    "  std::initializer_list<std::int64_t> values = {};\n"
+    "  std::size_t per_line = 1;\n"
+    "  std::initializer_list<const char*> symbols = {};\n"
+    "};\n"
+    "// Appends the lines of `runs` to `s`, in order.\n"
+    "void add_lines(ptx::Section& s, std::span<const DataRun> runs) {\n"
+    "  for (const DataRun& run : runs) {\n"
+    "    for (auto v = run.values.begin(); v != run.values.end();) {\n"
+    "      ptx::Section::Line line{.type = run.type};\n"
+    "      for (std::size_t i = 0; i < run.per_line; ++i, ++v)\n"
+    "        line.values.push_back(ptx::Operand::imm_text(ptx::Operand::Kind::imm_int, "
     "std::to_string(*v)));\n"
-    "    s.lines.push_back(std::move(line));\n"
-    "  }\n"
-    "}\n"
-    "// Section lines of one symbol each (a label's address), of type `type`.\n"
-    "void data_symbols(ptx::Section& s, ptx::Type type, std::initializer_list<const char*> names) "
-    "{\n"
-    "  for (const char* name : names) s.lines.push_back({.type = type, .values = "
+    "      s.lines.push_back(std::move(line));\n"
+    "    }\n"
+    "    for (const char* name : run.symbols) s.lines.push_back({.type = run.type, .values = "
     "{ptx::Operand::symbol(name)}});\n"
+    "  }\n"
     "}\n";
 
+namespace {
+
+// The run of lines from `first` that one table row rebuilds exactly: lines of
+// one type whose values are all decimal integers, as many on each line, or
+// one label address each. Returns its end (`first` where there is none) and
+// the row's C++.
+std::pair<std::size_t, std::string> run_row(const std::vector<ptx::Section::Line>& lines,
+                                            std::size_t first) {
+  // Values per source line of a row.
+  constexpr std::size_t kPerRow = 16;
+  const bool symbols = !spelled(lines[first], decimal_literal).has_value();
+  const Spelling spell = symbols ? Spelling(symbol) : Spelling(decimal_literal);
+  auto first_values = spelled(lines[first], spell);
+  if (!first_values || (symbols && first_values->size() != 1)) return {first, ""};
+  std::size_t end = first;
+  std::string values;
+  std::size_t written = 0;
+  for (; end < lines.size() && lines[end].type == lines[first].type; ++end) {
+    auto line = spelled(lines[end], spell);
+    if (!line || line->size() != first_values->size()) break;
+    for (const auto& v : *line) {
+      values += (written == 0 ? "" : written % kPerRow == 0 ? ",\n          " : ", ") + v;
+      ++written;
+    }
+  }
+  const std::string type = literal(lines[first].type);
+  if (symbols) return {end, "{.type = " + type + ", .symbols = {" + values + "}}"};
+  const std::size_t per_line = first_values->size();
+  return {end, "{" + type + ", {" + values + "}" +
+                   (per_line > 1 ? ", " + std::to_string(per_line) : "") + "}"};
+}
+
+}  // namespace
+
 SectionSource write_section(const ptx::Section& section, const std::string& cpp_name) {
-  // Values per source line of a call, and lines per call at most.
-  constexpr std::size_t kPerRow = 16, kPerCall = 256;
   SectionSource out;
   out.text = "\nptx::Section " + cpp_name +
              "() {\n  ptx::Section s{.name = " + cpp_string(section.name) + "};\n";
   const auto& lines = section.lines;
+  int tables = 0;
   for (std::size_t i = 0; i < lines.size();) {
-    // A run of lines of one type and width whose values one helper spells.
-    const bool symbols = !spelled(lines[i], decimal_literal).has_value();
-    const Spelling spell = symbols ? Spelling(symbol) : Spelling(decimal_literal);
-    auto first = spelled(lines[i], spell);
-    std::size_t end = i;
-    if (first && (!symbols || first->size() == 1))
-      while (end < lines.size() && end - i < kPerCall && lines[end].type == lines[i].type) {
-        auto values = spelled(lines[end], spell);
-        if (!values || values->size() != first->size()) break;
-        ++end;
-      }
-    if (end == i) {
+    auto run = run_row(lines, i);
+    if (run.first == i) {
       out.text += "  s.lines.push_back(" + literal(lines[i]) + ");\n";
       ++i;
       continue;
     }
-    out.uses_data_lines = true;
-    out.text += std::string("  ") + (symbols ? "data_symbols" : "data_lines") + "(s, " +
-                literal(lines[i].type) + ", {";
-    std::size_t written = 0;
-    for (std::size_t j = i; j < end; ++j) {
-      const std::vector<std::string> values = *spelled(lines[j], spell);
-      for (const auto& v : values) {
-        out.text += (written == 0 ? "\n      " : written % kPerRow == 0 ? ",\n      " : ", ") + v;
-        ++written;
-      }
+    // Consecutive runs share one table; a line no row spells starts a new one.
+    const std::string table = "lines_" + std::to_string(tables++);
+    out.text += "  static constexpr DataRun " + table + "[] = {\n";
+    while (run.first != i) {
+      out.text += "      " + run.second + ",\n";
+      i = run.first;
+      if (i == lines.size()) break;
+      run = run_row(lines, i);
     }
-    out.text += first->size() > 1 ? "}, " + std::to_string(first->size()) + ");\n" : "});\n";
-    i = end;
+    out.text += "  };\n  add_lines(s, " + table + ");\n";
+    out.uses_data_lines = true;
   }
   out.text += "  return s;\n}\n";
   return out;

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 
+#include "transpiler/cpp_names.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/modifiers.hpp"
@@ -50,7 +51,9 @@ class Sandbox {
   // A source: a register handle or a decimal immediate (see OperandWriter).
   dsl::Src src(const ptx::Operand& op, std::optional<ptx::Type> view = std::nullopt) {
     if (op.kind == ptx::Operand::Kind::reg) return reg(op, view);
-    if (op.kind == ptx::Operand::Kind::imm_float) return dsl::Src::immediate(op, ptx::Type::f32);
+    if (op.kind == ptx::Operand::Kind::imm_float)
+      return dsl::Src::immediate(
+          op, op.text.compare(0, 2, "0d") == 0 ? ptx::Type::f64 : ptx::Type::f32);
     return dsl::Src(op.int_value());
   }
 
@@ -84,12 +87,12 @@ std::optional<ptx::Type> type_modifier(const ptx::Instruction& inst) {
   return ptx::parse_type(inst.modifiers.back());
 }
 
-// A source operand as a wrapper takes it (Src): register, decimal or exact float immediate.
+// A source operand as a wrapper takes it (Src): register, decimal or exact
+// float immediate (imm_f32 for 0f, imm_f64 for 0d).
 std::optional<Code> src_code(const ptx::Operand& op, OperandWriter& ops, std::optional<ptx::Type> view) {
   if (auto r = ops.reg(op, view)) return r;
   if (auto i = ops.int_imm(op)) return i;
-  if (op.kind == ptx::Operand::Kind::imm_float && op.text.compare(0, 2, "0f") == 0) return ops.float_imm(op);
-  return std::nullopt;
+  return ops.float_imm(op);
 }
 
 std::optional<Code> branch(const ptx::Instruction& inst, OperandWriter& ops) {
@@ -131,6 +134,12 @@ std::optional<Code> mov(const ptx::Instruction& inst, OperandWriter& ops) {
     auto which = ptx::parse_sreg(s.text);
     if (!reproduces(inst, ops, [&](Sandbox& b) { b.k().mov(b.reg(d, t), *which); })) return std::nullopt;
     return Code("k.mov(") + *dst + Code(", ") + *sr + Code(");");
+  }
+  // mov d, var: the address of a variable of the module.
+  if (s.kind == ptx::Operand::Kind::symbol && ptx::Operand::symbol(s.text) == s) {
+    if (!reproduces(inst, ops, [&](Sandbox& b) { b.k().mov(b.reg(d, t), dsl::Symbol{s.text}); }))
+      return std::nullopt;
+    return Code("k.mov(") + *dst + Code(", Symbol{" + cpp_string(s.text) + "});");
   }
   auto src = src_code(s, ops, std::nullopt);
   if (!src || !reproduces(inst, ops, [&](Sandbox& b) { b.k().mov(b.reg(d, t), b.src(s)); })) return std::nullopt;
@@ -201,7 +210,8 @@ const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
     {"local", {ptx::Space::local, "Space::local"}},    {"param", {ptx::Space::param, "Space::param"}},
     {"const", {ptx::Space::const_, "Space::const_"}}};
 
-// ld/st[.volatile].space[.nc][.cache][.vN].type: k.ld(Space::global, f32, r[1], at(rd[2]), {.nc = true}).
+// ld/st[.volatile][.space][.nc][.cache][.vN].type: k.ld(Space::global, f32, r[1], at(rd[2]), {.nc =
+// true}).
 std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
   static const std::map<std::string, dsl::Cache> kCaches = {
       {"ca", dsl::Cache::ca}, {"cg", dsl::Cache::cg}, {"cs", dsl::Cache::cs}, {"lu", dsl::Cache::lu},
@@ -221,7 +231,9 @@ std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
     else if (m == "v2" || m == "v4") vector = true;
     else return std::nullopt;
   }
-  if (!space) return std::nullopt;
+  // No state-space word: a generic address (the -G builds reach their locals
+  // through cvta.local pointers).
+  if (!space) space = {ptx::Space::generic, "Space::generic"};
   const ptx::Operand &data = inst.operands[load ? 0 : 1], &where = inst.operands[load ? 1 : 0];
   // The DSL checks data registers against the storage type of sub-16-bit types.
   const ptx::Type view = ptx::bits(*t) < 16 ? ptx::storage_type(*t) : *t;
@@ -326,9 +338,105 @@ std::optional<Code> not_(const ptx::Instruction& inst, OperandWriter& ops) {
                  [&](Sandbox& b) { b.k().not_(b.reg(d, t), b.src(a)); });
 }
 
+// and/or/xor.pred d, a, b.
+std::optional<Code> pred_logic(const ptx::Instruction& inst, OperandWriter& ops) {
+  using Call = void (dsl::AluOps::*)(const dsl::Pred&, const dsl::Pred&, const dsl::Pred&);
+  static const std::map<std::string, Call> kCalls = {
+      {"and", &dsl::AluOps::and_}, {"or", &dsl::AluOps::or_}, {"xor", &dsl::AluOps::xor_}};
+  auto call = kCalls.find(inst.opcode);
+  if (call == kCalls.end() || inst.modifiers.size() != 1 || inst.operands.size() != 3)
+    return std::nullopt;
+  const auto &d = inst.operands[0], &a = inst.operands[1], &c = inst.operands[2];
+  auto pd = ops.pred_use(d), pa = ops.pred_use(a), pc = ops.pred_use(c);
+  if (!pd || !pa || !pc || d.negated || a.negated || c.negated) return std::nullopt;
+  return checked(
+      inst, ops,
+      Code("k." + inst.opcode + "_(") + *pd + Code(", ") + *pa + Code(", ") + *pc + Code(");"),
+      [&](Sandbox& b) { (b.k().*(call->second))(b.pred(d).pred, b.pred(a).pred, b.pred(c).pred); });
+}
+
+// shf.{l,r}.{clamp,wrap}.b32 d, a, b, c.
+std::optional<Code> shf(const ptx::Instruction& inst, OperandWriter& ops) {
+  const auto& m = inst.modifiers;
+  if (m.size() != 3 || (m[0] != "l" && m[0] != "r") || (m[1] != "clamp" && m[1] != "wrap") ||
+      m[2] != "b32" || inst.operands.size() != 4)
+    return std::nullopt;
+  const dsl::ShfDir dir = m[0] == "l" ? dsl::ShfDir::l : dsl::ShfDir::r;
+  const dsl::ShfMode mode = m[1] == "clamp" ? dsl::ShfMode::clamp : dsl::ShfMode::wrap;
+  const auto& d = inst.operands[0];
+  std::vector<ptx::Operand> srcs(inst.operands.begin() + 1, inst.operands.end());
+  auto dst = ops.reg(d);
+  auto args = sources(srcs, ops);
+  if (!dst || !args) return std::nullopt;
+  return checked(
+      inst, ops,
+      Code("k.shf(ShfDir::" + m[0] + ", ShfMode::" + m[1] + ", ") + *dst + *args + Code(");"),
+      [&](Sandbox& b) {
+        b.k().shf(dir, mode, b.reg(d), b.src(srcs[0]), b.src(srcs[1]), b.src(srcs[2]));
+      });
+}
+
+// ex2.approx[.ftz].f32 d, a and sqrt.approx[.ftz].f32 d, a / sqrt.rnd[.ftz].T d, a.
+std::optional<Code> special_function(const ptx::Instruction& inst, OperandWriter& ops) {
+  auto t = type_modifier(inst);
+  if (!t || inst.operands.size() != 2 || inst.modifiers.size() < 2) return std::nullopt;
+  const bool approx = inst.modifiers[0] == "approx";
+  std::vector<std::string> rest(inst.modifiers.begin() + (approx ? 1 : 0),
+                                inst.modifiers.end() - 1);
+  auto m = modes(rest, false);
+  if (!m || (approx && (m->round != dsl::Round::none || m->sat)) ||
+      (inst.opcode == "ex2" && !approx))
+    return std::nullopt;
+  const auto &d = inst.operands[0], &a = inst.operands[1];
+  auto dst = ops.reg(d, t);
+  auto src = src_code(a, ops, t);
+  if (!dst || !src) return std::nullopt;
+  if (inst.opcode == "ex2")
+    return checked(
+        inst, ops,
+        Code("k.ex2_approx(") + *dst + Code(", ") + *src + Code(m->ftz ? ", true);" : ");"),
+        [&](Sandbox& b) { b.k().ex2_approx(b.reg(d, t), b.src(a, t), m->ftz); });
+  const dsl::FloatMode mode{m->round, m->ftz, m->sat};
+  return checked(inst, ops,
+                 Code("k.sqrt(") + *dst + Code(", ") + *src +
+                     Code((m->code.empty() ? "" : ", " + m->code) + ");"),
+                 [&](Sandbox& b) { b.k().sqrt(b.reg(d, t), b.src(a, t), mode); });
+}
+
+// cvt.rn[.satfinite].packed.f32 d, hi, lo: k.cvt_pack(packed, d, hi, lo, mode);
+// cvt.rn.f16x2.fp8x2 d, a: k.cvt_unpack_fp8(fp8x2, d, a).
+std::optional<Code> cvt_packed(const ptx::Instruction& inst, OperandWriter& ops) {
+  auto dt = ptx::parse_type(inst.modifiers[inst.modifiers.size() - 2]), at = type_modifier(inst);
+  auto m = modes(leading(inst, 2), true);
+  if (!dt || !at || !m) return std::nullopt;
+  const auto& d = inst.operands[0];
+  auto dst = ops.reg(d);
+  if (!dst) return std::nullopt;
+  if (inst.operands.size() == 2) {
+    const auto& a = inst.operands[1];
+    auto src = ops.reg(a);
+    if (*dt != ptx::Type::f16x2 || !src || m->code != "{.round = Round::rn}") return std::nullopt;
+    return checked(
+        inst, ops,
+        Code("k.cvt_unpack_fp8(" + dsl_type(*at) + ", ") + *dst + Code(", ") + *src + Code(");"),
+        [&](Sandbox& b) { b.k().cvt_unpack_fp8(*at, b.reg(d), b.reg(a)); });
+  }
+  const auto &hi = inst.operands[1], &lo = inst.operands[2];
+  auto srcs = sources({hi, lo}, ops);
+  if (!srcs) return std::nullopt;
+  const dsl::CvtMode mode{m->round, m->ftz, m->sat, m->satfinite, m->relu};
+  return checked(inst, ops,
+                 Code("k.cvt_pack(" + dsl_type(*dt) + ", ") + *dst + *srcs +
+                     Code((m->code.empty() ? "" : ", " + m->code) + ");"),
+                 [&](Sandbox& b) { b.k().cvt_pack(*dt, b.reg(d), b.src(hi), b.src(lo), mode); });
+}
+
 // cvt[.modes].dtype.atype d, a: k.cvt(dtype, atype, d, a[, mode]).
 std::optional<Code> cvt(const ptx::Instruction& inst, OperandWriter& ops) {
-  if (inst.modifiers.size() < 2 || inst.operands.size() != 2) return std::nullopt;
+  if (inst.modifiers.size() < 2 || inst.operands.size() < 2 || inst.operands.size() > 3)
+    return std::nullopt;
+  if (auto packed = cvt_packed(inst, ops)) return packed;
+  if (inst.operands.size() != 2) return std::nullopt;
   auto dt = ptx::parse_type(inst.modifiers[inst.modifiers.size() - 2]), at = type_modifier(inst);
   auto m = modes(leading(inst, 2), true);
   const auto &d = inst.operands[0], &a = inst.operands[1];
@@ -502,7 +610,8 @@ std::optional<Code> barrier(const ptx::Instruction& inst, OperandWriter& ops) {
   return std::nullopt;
 }
 
-// shfl.sync.mode.b32 d[|p], a, b, c, mask; vote.sync.ballot.b32 / vote.sync.{all,any,uni}.pred; activemask.b32.
+// shfl.sync.mode.b32 d[|p], a, b, c, mask; vote.sync.ballot.b32 / vote.sync.{all,any,uni}.pred;
+// redux.sync.op.type d, a, mask; activemask.b32.
 std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops) {
   static const std::map<std::string, std::pair<dsl::Shfl, std::string>> kShfl = {
       {"up", {dsl::Shfl::up, "up"}}, {"down", {dsl::Shfl::down, "down"}},
@@ -536,6 +645,22 @@ std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops) {
                      b.k().shfl_sync(mode.first, b.reg(dreg), b.src(srcs[0]), b.src(srcs[1]), b.src(srcs[2]),
                                      b.src(srcs[3]), p);
                    });
+  }
+  static const std::map<std::string, std::pair<dsl::Redux, std::string>> kRedux = {
+      {"add", {dsl::Redux::add, "add"}}, {"min", {dsl::Redux::min, "min"}},
+      {"max", {dsl::Redux::max, "max"}}, {"and", {dsl::Redux::and_, "and_"}},
+      {"or", {dsl::Redux::or_, "or_"}},  {"xor", {dsl::Redux::xor_, "xor_"}}};
+  if (inst.opcode == "redux" && mods.size() == 3 && mods[0] == "sync" && kRedux.count(mods[1]) &&
+      inst.operands.size() == 3) {
+    auto t = type_modifier(inst);
+    const auto &d = inst.operands[0], &a = inst.operands[1], &mask = inst.operands[2];
+    auto dst = t ? ops.reg(d, t) : std::nullopt;
+    auto args = sources({a, mask}, ops);
+    if (!dst || !args) return std::nullopt;
+    const auto op = kRedux.at(mods[1]);
+    return checked(
+        inst, ops, Code("k.redux_sync(Redux::" + op.second + ", ") + *dst + *args + Code(");"),
+        [&](Sandbox& b) { b.k().redux_sync(op.first, b.reg(d, t), b.src(a), b.src(mask)); });
   }
   if (inst.opcode == "vote" && mods.size() == 3 && mods[0] == "sync" && inst.operands.size() == 3) {
     const auto &d = inst.operands[0], &a = inst.operands[1], &mask = inst.operands[2];
@@ -605,6 +730,8 @@ std::optional<Code> wrapper_call(const ptx::Instruction& inst, OperandWriter& op
   if (inst.opcode == "setp") return setp(inst, ops);
   if (inst.opcode == "ld" || inst.opcode == "st") return memory(inst, ops);
   if (inst.opcode == "not") return not_(inst, ops);
+  if (inst.modifiers.size() == 1 && inst.modifiers[0] == "pred") return pred_logic(inst, ops);
+  if (inst.opcode == "shf") return shf(inst, ops);
   if (inst.opcode == "atom" || inst.opcode == "red") return atomic(inst, ops);
   if (inst.opcode == "cvt") return cvt(inst, ops);
   if (inst.opcode == "cvta") return cvta(inst, ops);
@@ -615,7 +742,10 @@ std::optional<Code> wrapper_call(const ptx::Instruction& inst, OperandWriter& op
       inst.opcode == "abs")
     return unary(inst, ops);
   if (inst.opcode == "bar" || inst.opcode == "barrier" || inst.opcode == "membar") return barrier(inst, ops);
-  if (inst.opcode == "shfl" || inst.opcode == "vote" || inst.opcode == "activemask") return warp(inst, ops);
+  if (inst.opcode == "shfl" || inst.opcode == "vote" || inst.opcode == "activemask" ||
+      inst.opcode == "redux")
+    return warp(inst, ops);
+  if (inst.opcode == "ex2" || inst.opcode == "sqrt") return special_function(inst, ops);
   if ((inst.opcode == "mul" || inst.opcode == "mad") && inst.modifiers.size() == 2 &&
       (inst.modifiers[0] == "wide" || inst.modifiers[0] == "lo"))
     if (auto w = wide_or_lo(inst, ops)) return w;

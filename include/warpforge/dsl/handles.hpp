@@ -3,6 +3,7 @@
 //  - Reg: a typed register.         - Pred: a predicate register.
 //  - Src: a register or immediate.  - Addr: [base + offset] in some space.
 //  - Label: a branch target.        - Shared: a shared-memory variable.
+//  - Symbol: any variable of the module, by name.
 #pragma once
 
 #include <concepts>
@@ -134,6 +135,13 @@ struct ParamRef {
   int align = 0;
 };
 
+// A variable the module declares by name (a .global, .const, .local or
+// .shared one, such as nvcc's __local_depot0 or CUB's temp storage):
+// instructions take its address, [name+offset], or move it (mov d, name).
+struct Symbol {
+  std::string name;
+};
+
 // [base + offset]: base is a register holding an address, or a symbol.
 struct Addr {
   std::optional<Reg> base;
@@ -143,10 +151,14 @@ struct Addr {
   Addr(const Reg& r, std::int64_t off = 0) : base(r), offset(off) {}  // NOLINT: implicit
   Addr(const Shared& s, std::int64_t off = 0) : symbol(s.name), offset(off) {}  // NOLINT
   Addr(const ParamRef& p, std::int64_t off = 0) : symbol(p.name), offset(off) {}  // NOLINT
+  Addr(const Symbol& s, std::int64_t off = 0) : symbol(s.name), offset(off) {}    // NOLINT
 };
 
 inline Addr at(const Reg& base, std::int64_t offset = 0) { return Addr(base, offset); }
 inline Addr at(const Shared& base, std::int64_t offset = 0) { return Addr(base, offset); }
 inline Addr at(const ParamRef& base, std::int64_t offset = 0) { return Addr(base, offset); }
+inline Addr at(const Symbol& base, std::int64_t offset = 0) {
+  return Addr(base, offset);
+}
 
 }  // namespace warpforge::dsl

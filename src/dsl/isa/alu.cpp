@@ -75,6 +75,16 @@ void AluOps::mov(const Pred& d, const PredUse& s) {
   emit("mov.pred", {operand_of(d), operand_of(s)});
 }
 
+void AluOps::mov(const Reg& d, const Symbol& var) {
+  std::string opcode = "mov" + dot(d.type());
+  const Type t = d.type();
+  if (!ptx::is_integer(t) || (ptx::bits(t) != 32 && ptx::bits(t) != 64))
+    fail(opcode + " " + var.name,
+         "the address of a variable moves into a 32- or 64-bit integer or bit register; " +
+             d.name() + " is " + type_name(t));
+  emit(opcode, {operand_of(d), ptx::Operand::symbol(var.name)});
+}
+
 void AluOps::arith(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m) {
   Type t = d.type();
   std::string opcode;
@@ -249,6 +259,15 @@ void AluOps::or_(const Reg& d, const Src& a, const Src& b) { int_only("or" + dot
 void AluOps::xor_(const Reg& d, const Src& a, const Src& b) { int_only("xor" + dot(bits_type(d.type())), d, {&a, &b}, d.type()); }
 void AluOps::not_(const Reg& d, const Src& a) { int_only("not" + dot(bits_type(d.type())), d, {&a}, d.type()); }
 void AluOps::not_(const Pred& d, const Pred& a) { emit("not.pred", {operand_of(d), operand_of(a)}); }
+void AluOps::and_(const Pred& d, const Pred& a, const Pred& b) {
+  emit("and.pred", {operand_of(d), operand_of(a), operand_of(b)});
+}
+void AluOps::or_(const Pred& d, const Pred& a, const Pred& b) {
+  emit("or.pred", {operand_of(d), operand_of(a), operand_of(b)});
+}
+void AluOps::xor_(const Pred& d, const Pred& a, const Pred& b) {
+  emit("xor.pred", {operand_of(d), operand_of(a), operand_of(b)});
+}
 
 void AluOps::shl(const Reg& d, const Src& a, const Src& amount) {
   std::string opcode = "shl" + dot(bits_type(d.type()));

@@ -71,4 +71,16 @@ void BitOps::brev(const Reg& d, const Src& a) {
   emit(opcode, {operand_of(d), operand_of(a)});
 }
 
+void BitOps::shf(ShfDir dir, ShfMode mode, const Reg& d, const Src& a, const Src& b, const Src& c) {
+  std::string opcode = std::string("shf.") + (dir == ShfDir::l ? "l" : "r") +
+                       (mode == ShfMode::clamp ? ".clamp" : ".wrap") + ".b32";
+  // The funnel shift is defined on 32-bit halves; the amount is an unsigned 32-bit value.
+  if (ptx::bits(d.type()) != 32 || !ptx::is_integer(d.type()))
+    fail(opcode, d.name() + " is " + detail::type_name(d.type()) + "; shf writes a 32-bit integer");
+  expect_type(opcode, a, Type::b32, "source a");
+  expect_type(opcode, b, Type::b32, "source b");
+  expect_type(opcode, c, Type::u32, "shift amount");
+  emit(opcode, {operand_of(d), operand_of(a), operand_of(b), operand_of(c)});
+}
+
 }  // namespace warpforge::dsl

@@ -34,14 +34,17 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
                               bool nc, bool volatile_, const Addr& a, bool cluster) {
   bool load = std::string(op) == "ld";
   std::string opcode = std::string(op) + (volatile_ ? ".volatile" : "");
-  if (space != Space::global && space != Space::shared && space != Space::local &&
+  // Space::generic: no state-space word; the address is a generic one
+  // (PTX ISA 6.4.1.1 generic addressing), a cvta result or a pointer.
+  const bool generic = space == Space::generic;
+  if (!generic && space != Space::global && space != Space::shared && space != Space::local &&
       space != Space::param && space != Space::const_)
     fail(opcode, "state space ." + std::string(ptx::name(space)) +
-                     " is not addressable; use global, shared, local, param or const");
+                     " is not addressable; use global, shared, local, param, const or generic");
   if (!load && space == Space::const_) fail(opcode + ".const", "the const space is read-only");
   // A kernel's parameters are read-only (ptxas: "Illegal to write to function input parameter").
   if (!load && space == Space::param) fail(opcode + ".param", "kernel parameters are read-only");
-  opcode += "." + std::string(ptx::name(space));
+  if (!generic) opcode += "." + std::string(ptx::name(space));
   if (cluster) {
     if (space != Space::shared)
       fail(opcode, "a shared::cluster access names the shared space, not ." + std::string(ptx::name(space)));
@@ -50,9 +53,11 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
     opcode += "::cluster";
   }
   // PTX ISA 9.7.9.8 (ld) / 9.7.9.10 (st): .volatile applies to the global and
-  // shared spaces only and takes no cache operator; ptxas refuses the others.
-  if (volatile_ && space != Space::global && space != Space::shared)
-    fail(opcode, ".volatile applies to the global and shared spaces, not ." + std::string(ptx::name(space)));
+  // shared spaces and to generic addresses only, and takes no cache operator;
+  // ptxas refuses the others.
+  if (volatile_ && space != Space::global && space != Space::shared && !generic)
+    fail(opcode, ".volatile applies to the global and shared spaces and generic addresses, not ." +
+                     std::string(ptx::name(space)));
   if (volatile_ && (cache != Cache::none || nc))
     fail(opcode, ".volatile takes no cache operator and no .nc");
   if (nc) {
@@ -84,9 +89,9 @@ std::string MemoryOps::access(const char* op, Space space, Type type, std::size_
   // (ptxas refuses ld.global.f16); those values move as the bit type of their width.
   bool bits_only = ptx::is_float(type) && type != Type::f32 && type != Type::f64;
   opcode += dot(bits_only ? detail::bits_type(type) : type);
-  if (a.base && space == Space::global && ptx::bits(a.base->type()) != 64)
-    fail(opcode, "address register " + a.base->name() + " is " + type_name(a.base->type()) +
-                     "; global addresses are 64-bit");
+  if (a.base && (space == Space::global || generic) && ptx::bits(a.base->type()) != 64)
+    fail(opcode, "address register " + a.base->name() + " is " + type_name(a.base->type()) + "; " +
+                     (generic ? "generic" : "global") + " addresses are 64-bit");
   if (a.base && !ptx::is_integer(a.base->type()))
     fail(opcode, "address register " + a.base->name() + " is " + type_name(a.base->type()) + "; expected an integer");
   return opcode;

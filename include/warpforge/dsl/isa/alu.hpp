@@ -28,6 +28,9 @@ class AluOps : public virtual KernelCore {
   // mov.T d, %sreg into a given register, T being d's type (of the special register's width).
   void mov(const Reg& d, SReg s);
   void mov(const Pred& d, const PredUse& s);
+  // mov.T d, var: the address of a variable of the module; T a 32- or 64-bit
+  // integer or bit type (PTX ISA 9.7.9.1 mov).
+  void mov(const Reg& d, const Symbol& var);
 
   // Integers: add/sub (optionally .sat for s32), mul -> mul.lo; floats take a FloatMode.
   void add(const Reg& d, const Src& a, const Src& b, FloatMode m = {});
@@ -56,6 +59,10 @@ class AluOps : public virtual KernelCore {
   void xor_(const Reg& d, const Src& a, const Src& b);
   void not_(const Reg& d, const Src& a);
   void not_(const Pred& d, const Pred& a);
+  // and/or/xor.pred d, a, b (PTX ISA 9.7.8.1-3: plain predicates, no negation).
+  void and_(const Pred& d, const Pred& a, const Pred& b);
+  void or_(const Pred& d, const Pred& a, const Pred& b);
+  void xor_(const Pred& d, const Pred& a, const Pred& b);
   void shl(const Reg& d, const Src& a, const Src& amount);
   void shr(const Reg& d, const Src& a, const Src& amount);
 

@@ -9,6 +9,10 @@
 namespace warpforge::dsl {
 
 enum class PrmtMode { none, f4e, b4e, rc8, ecl, ecr, rc16 };
+// shf's direction and how it treats shift amounts above 32 (PTX ISA 9.7.8,
+// shf): .clamp shifts by min(c, 32), .wrap by c mod 32.
+enum class ShfDir { l, r };
+enum class ShfMode { clamp, wrap };
 
 class BitOps : public virtual KernelCore {
  public:
@@ -21,6 +25,9 @@ class BitOps : public virtual KernelCore {
   void popc(const Reg& d, const Src& a);
   void clz(const Reg& d, const Src& a);
   void brev(const Reg& d, const Src& a);
+  // shf.{l,r}.{clamp,wrap}.b32 d, a, b, c: funnel shift of the 64-bit {b, a}
+  // by c; d the upper (l) or lower (r) 32 bits of the result.
+  void shf(ShfDir dir, ShfMode mode, const Reg& d, const Src& a, const Src& b, const Src& c);
 };
 
 }  // namespace warpforge::dsl

@@ -25,6 +25,8 @@ struct StOpts {
 
 class MemoryOps : public virtual KernelCore {
  public:
+  // `space` global, shared, local, param or const names the state space;
+  // Space::generic writes none (ld.u32 d, [a]): `a` holds a generic address.
   void ld(Space space, Type type, const Reg& d, const Addr& a, LdOpts o = {});
   void ld(Space space, Type type, const Regs& d, const Addr& a, LdOpts o = {});
   void st(Space space, Type type, const Addr& a, const Src& v, StOpts o = {});

@@ -73,10 +73,11 @@ std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
 // div.full.f32 is div.approx.f32 over the full range (PTX ISA 9.7.3.8: 2 ulps
 // at most): where |b| > 2^126, whose reciprocal div.approx flushes, a and b
 // are scaled by 1/4 first. Modelled so since the seed-20261126 recording,
-// where the correctly rounded quotient (the simulator's before) differed
-// from the H100 by 2 ulps (case 322: 949.67847 / 495.96878 gives 0x3ff51801,
-// the quotient rounded to nearest 0x3ff517ff). This model agrees with 926
-// (seed 0) and 921 (seed 20261126) of the 1,024 recorded cases of
+// where the correctly rounded quotient (the simulator's before) was 2 ulps
+// from the H100's (case 322: 949.67847 / 495.96878 gives 0x3ff51801, the
+// quotient rounded to nearest 0x3ff517ff; this model gives 0x3ff517ff too,
+// the H100's reciprocal being another last bit there). The model agrees with
+// 926 (seed 0) and 921 (seed 20261126) of the 1,024 recorded cases of
 // div.full.f32, 917 and 921 of div.full.ftz.f32, against 785, 766, 747 and
 // 775 for the correctly rounded quotient; the rest is the reciprocal unit's
 // last bit, within 2 ulps on every case, which the replay holds it to.

@@ -29,9 +29,9 @@
 // m16n8k8.f16.f16.f16.f16 case 4068 at seed 20261126: 0x575c, not 0x575d;
 // nvcc's wmma m8n32k16 f16 case 253: 0xdbf2, not 0xdbf1); with 25 bits every
 // recorded case of those forms agrees, both seeds (with 22 to 24, or 26 to
-// 28 bits, or the sum cut to f32 first, 1 to 11 cases differ). mma.sync m16n8k32 with e4m3/e5m2
-// inputs into f32: the f16/bf16 rule in two blocks of 16 from zero, C added afterwards (mma.cpp;
-// every recorded case).
+// 28 bits, or the sum cut to f32 first, 1 to 11 cases differ). mma.sync
+// m16n8k32 with e4m3/e5m2 inputs into f32: the f16/bf16 rule in two blocks
+// of 16 from zero, C added afterwards (mma.cpp; every recorded case).
 #pragma once
 
 #include "program.hpp"

@@ -21,10 +21,10 @@ namespace {
 // ISA states these functions' errors as bounds, not results. Where the
 // simulator models the H100's algorithm (src/sim/approx_functions.cpp) the
 // bound is what remains of its reciprocal unit, which it rounds correctly:
-// div.approx and div.full (the reciprocal times a) 2 ulps, as the PTX ISA
-// states for div.full (both recordings reach it: div.full.f32 differed from
-// the correctly rounded quotient by 2 ulps out of sample, seed 20261126,
-// though by 1 at seed 0), rcp.approx.ftz.f64 one unit
+// div.approx and div.full (the reciprocal times a) 2 ulps, the bound the
+// PTX ISA states for div.full and the most either recording shows (out of
+// sample, seed 20261126, even the correctly rounded quotient was 2 ulps
+// from the H100's div.full.f32), rcp.approx.ftz.f64 one unit
 // of its 20th significand bit (2^32 f64 ulps, approx_tolerance).
 // rsqrt.approx.f64 agrees bit for bit; sin/cos.approx are held to an
 // absolute bound (approx_tolerance).

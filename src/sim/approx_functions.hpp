@@ -16,7 +16,12 @@ namespace warpforge::sim {
 
 // div.approx.f32 of operands already flushed for .ftz: the f32 reciprocal
 // of b, flushed to zero where it is subnormal, times a, rounded to nearest.
+// A subnormal b is scaled by 2^24 first, with a.
 std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b);
+
+// div.full.f32 of operands already flushed for .ftz: div.approx.f32, with a
+// and b scaled by 1/4 first where |b| > 2^126.
+std::uint32_t div_full_f32(std::uint32_t a, std::uint32_t b);
 
 // sin.approx.f32 and cos.approx.f32 (op is Op::sin or Op::cos) of an operand
 // already flushed for .ftz: the range reduction in f32, then the function.

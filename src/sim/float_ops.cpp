@@ -190,8 +190,11 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
       case Op::mad:
         r = std::fma(x, y, z);
         break;
-      case Op::div:  // div.approx: the H100's rule (approx_functions.hpp)
-        r = in.approx ? f32_of(div_approx_f32(a, b)) : x / y;
+      case Op::div:  // div.approx and div.full: the H100's rules (approx_functions.hpp)
+        if (in.approx)
+          r = f32_of(div_approx_f32(a, b));
+        else
+          r = in.rounding == Rounding::none ? f32_of(div_full_f32(a, b)) : x / y;
         break;
       case Op::sin:  // sin and cos exist only as .approx.f32 (PTX ISA 9.7.3)
       case Op::cos:
@@ -216,7 +219,8 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
       negative_zero_sum(in.op, x, y, z))
     r = sign;
   if (in.ftz) r = flush_subnormal(r, f);
-  if (in.relu && (r & sign)) r = 0;  // fma .relu: negative results and -0 become +0 (an H100 agrees)
+  if (in.relu && (r & sign))
+    r = 0;  // fma .relu: negative results and -0 become +0 (an H100 agrees)
   if (in.sat) r = encode_float(clamp_sat(decode_float(r, f)), f, Rounding::rn, false);
   return r;
 }
@@ -258,12 +262,20 @@ bool is_nan64(std::uint64_t bits) {
 
 // A NaN result of f64 add, sub, mul, fma, min, max, abs and neg on an H100
 // is an operand's NaN, quieted (bit 51 set), its sign as it was (sub does not
-// negate b's NaN, nor neg or abs a's): b's when b is a NaN, else a's, else
-// c's. The host (x86) prefers a's instead. min and max give the other
-// operand for one NaN (PTX ISA 9.7.3.10-11) and b's for two. Evidence: every
-// recorded f64 case of these instructions (tests/gpu_truth/float_arith.truth),
-// e.g. add.rz.f64 of 0x7ff4656c14d0c3e8 and 0x7ff4656c14a85a0a gives
-// 0x7ffc656c14a85a0a.
+// negate b's NaN, nor neg or abs a's): b's when b is a NaN, else a's
+// (fma and mad: else c's, else a's), signalling or quiet alike. The host
+// (x86) prefers a's instead. min and max give the other operand for one NaN
+// (PTX ISA 9.7.3.10-11) and b's for two. Evidence: every recorded f64 case of
+// these instructions, in both recordings (tests/gpu_truth/float_arith.truth
+// and seed20261126/), e.g. add.rz.f64 of 0x7ff4656c14d0c3e8 and
+// 0x7ff4656c14a85a0a gives 0x7ffc656c14a85a0a. fma's c before a shows only
+// out of sample (seed 20261126; seed 0 has no fma.f64 case with NaNs in a
+// and c but not b): fma.rn.f64 of a = 0x7ffbf425aba62f76 (quiet), a finite
+// b and c = 0x7ff21d291b0d2e22 (signalling) gives 0x7ffa1d291b0d2e22, and
+// fma.rp.f64 of a = 0x7ff8000000000000, a finite b and c =
+// 0x7ffe1c29bfd13464 gives c (cases 126, 87 and 235); b still wins over a
+// signalling c (seed 0, fma.rn.f64 case 82: b 0x7ff8000000000000, c
+// 0x7ff51d525383afb9 gives b).
 std::optional<std::uint64_t> f64_nan_result(Op op, std::uint64_t a, std::uint64_t b,
                                             std::uint64_t c) {
   constexpr std::uint64_t kQuiet = 1ull << 51;
@@ -279,9 +291,12 @@ std::optional<std::uint64_t> f64_nan_result(Op op, std::uint64_t a, std::uint64_
     case Op::add:
     case Op::sub:
     case Op::mul:
+      for (const std::uint64_t v : {b, a})
+        if (is_nan64(v)) return v | kQuiet;
+      return std::nullopt;
     case Op::fma:
     case Op::mad:
-      for (const std::uint64_t v : {b, a, c})
+      for (const std::uint64_t v : {b, c, a})
         if (is_nan64(v)) return v | kQuiet;
       return std::nullopt;
     default:

@@ -190,12 +190,15 @@ void exec_mma(const Inst& in, Warp& w) {
   // floats are exact in f16) followed by an add. Evidence: every finite
   // recorded result of the four e4m3/e5m2 units (16,034 of 16,384 cases; the
   // others have an infinity or a NaN), found by the search docs/SIMULATOR.md
-  // describes. Otherwise (f16 accumulators) the products, exact in double,
-  // are summed in double and rounded once to f16, as an H100 does.
+  // describes. f16 inputs into f16 accumulators: the f32 form's alignment,
+  // the sum not cut, then rounded to f16 (kHopperHalfToHalfSum). FP8 inputs
+  // into f16 accumulators (which ptxas refuses before PTX ISA 8.7, so no
+  // recording shows them): the products, exact in double, summed in double
+  // and rounded once to f16.
   const bool fp8 = at == Type::e4m3 || at == Type::e5m2;
-  const bool hopper_sum = dt == Type::f32 && (fp8 || at == Type::f16 || at == Type::bf16);
-  const TensorCoreSum rule{fp8 ? 16 : k_dim, kHopperHalfSum.aligned_bits,
-                           kHopperHalfSum.result_bits};
+  const bool hopper_sum = !fp8 || dt == Type::f32;
+  const TensorCoreSum& form = dt == Type::f32 ? kHopperHalfSum : kHopperHalfToHalfSum;
+  const TensorCoreSum rule{fp8 ? 16 : k_dim, form.aligned_bits, form.result_bits};
   std::array<int, 16 * kMaxK> a_exp;
   std::array<int, 8 * kMaxK> b_exp;
   std::array<Factors, 16> rows;

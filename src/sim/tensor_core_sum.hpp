@@ -22,9 +22,16 @@
 // DeepSeek-V3's report, arXiv 2412.19437 §3.3.2, describes); with f16
 // accumulators the same alignment, no cut of the sum (result_bits 52), and
 // the f16 result rounded to nearest even (400 of 400 cases searched, then
-// every recorded case). mma.sync m16n8k32 with e4m3/e5m2 inputs into f32:
-// the f16/bf16 rule in two blocks of 16 from zero, C added afterwards
-// (mma.cpp; every recorded case).
+// every recorded case). f16 inputs into f16 accumulators (mma.sync k8/k16,
+// wgmma k16, wmma): the f32 form's alignment (aligned_bits 25), no cut of
+// the sum, the f16 result rounded to nearest even; summed exactly instead,
+// one case in each of two recordings differed by 1 ulp (mma.sync
+// m16n8k8.f16.f16.f16.f16 case 4068 at seed 20261126: 0x575c, not 0x575d;
+// nvcc's wmma m8n32k16 f16 case 253: 0xdbf2, not 0xdbf1); with 25 bits every
+// recorded case of those forms agrees, both seeds (with 22 to 24, or 26 to
+// 28 bits, or the sum cut to f32 first, 1 to 11 cases differ). mma.sync
+// m16n8k32 with e4m3/e5m2 inputs into f32: the f16/bf16 rule in two blocks
+// of 16 from zero, C added afterwards (mma.cpp; every recorded case).
 #pragma once
 
 #include "program.hpp"
@@ -40,6 +47,8 @@ struct TensorCoreSum {
 
 inline constexpr TensorCoreSum kHopperHalfSum{
     16, 25, 23};  // f16/bf16 inputs (k8: block 8), f32 accumulator
+inline constexpr TensorCoreSum kHopperHalfToHalfSum{
+    16, 25, 52};  // f16 inputs (k8: block 8), f16 accumulator, then rounded to f16
 inline constexpr TensorCoreSum kHopperFp8Sum{32, 13, 13};      // e4m3/e5m2 wgmma, f32 accumulator
 inline constexpr TensorCoreSum kHopperFp8HalfSum{32, 13, 52};  // e4m3/e5m2 wgmma, f16 accumulator
 

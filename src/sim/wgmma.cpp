@@ -37,8 +37,9 @@
 // there at issue. (The other half of the rule, a wgmma.fence between a
 // register's last write and the wgmma that reads it (9.7.15.7.1), is not
 // checked: the simulator keeps no per-register write history.)
-// Products of f16/bf16/fp8 values are exact in double; f32 accumulators are
-// updated by the H100's rule (tensor_core_sum.hpp), f16 ones rounded once.
+// Products of f16/bf16/fp8 values are exact in double; accumulators are
+// updated by the H100's rules (tensor_core_sum.hpp), f16 ones then rounded
+// once to f16.
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -90,15 +91,17 @@ void load_register_a(Warp& w, const std::vector<Arg>& regs, Type t, std::uint32_
 }
 
 // Reads rows [row0, row0 + rows) by K of an operand into out[row - row0][k].
-void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_major, Type t, std::uint32_t row0,
-                  std::uint32_t rows, std::uint32_t k_dim, double negate, std::vector<double>& out) {
+void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_major, Type t,
+                  std::uint32_t row0, std::uint32_t rows, std::uint32_t k_dim, double negate,
+                  std::vector<double>& out) {
   const SmemMatrix d = decode_descriptor(descriptor, name);
   const std::vector<std::byte>& shared = w.cta->shared;
   const auto bytes = static_cast<std::uint32_t>(ptx::bits(t) / 8);
   out.resize(std::size_t{rows} * k_dim);
   for (std::uint32_t r = 0; r < rows; ++r)
     for (std::uint32_t k = 0; k < k_dim; ++k) {
-      const std::uint64_t a = swizzle_address(d.start + smem_matrix_offset(d, mn_major, row0 + r, k, bytes), d.swizzle);
+      const std::uint64_t a =
+          swizzle_address(d.start + smem_matrix_offset(d, mn_major, row0 + r, k, bytes), d.swizzle);
       if (a + bytes > shared.size())
         throw SimError(std::string("wgmma operand ") + name + " element (" +
                        std::to_string(row0 + r) + ", " + std::to_string(k) +
@@ -168,16 +171,11 @@ void mma_async(const PendingWgmma& p, Warp& w) {
           sum = f32 ? f32_of(static_cast<std::uint32_t>(old))
                     : matrix_element_value(Type::f16,
                                            static_cast<std::uint32_t>(old >> (16 * h)) & 0xFFFF);
-        if (f32) {  // the H100's sum (tensor_core_sum.hpp)
-          sum =
-              tensor_core_sum(sum, rows[row], cols[col], kk, half ? kHopperHalfSum : kHopperFp8Sum);
-        } else if (!half) {  // FP8 into f16 accumulators: the H100's alignment, then one rounding
-                             // to f16
-          sum = tensor_core_sum(sum, rows[row], cols[col], kk, kHopperFp8HalfSum);
-        } else {  // f16 inputs into f16 accumulators: summed in double, rounded once (as recorded)
-          for (std::uint32_t k = 0; k < k_dim; ++k)
-            sum += a[row * k_dim + k] * b[std::size_t{col} * k_dim + k];
-        }
+        // The H100's sums (tensor_core_sum.hpp); into f16 accumulators the
+        // sum is rounded to f16 once, below.
+        const TensorCoreSum& rule = f32 ? (half ? kHopperHalfSum : kHopperFp8Sum)
+                                        : (half ? kHopperHalfToHalfSum : kHopperFp8HalfSum);
+        sum = tensor_core_sum(sum, rows[row], cols[col], kk, rule);
         packed |=
             f32 ? accumulator_bits(sum) : encode_float(sum, kF16, Rounding::rn, false) << (16 * h);
       }

@@ -14,7 +14,8 @@
 //
 // Sums: as mma.sync's for the same types (mma.cpp, tensor_core_sum.hpp):
 // f16 and bf16 inputs into f32 accumulators by the H100's rule, all K
-// products in one step; f16 accumulators exactly, rounded once. tf32 inputs
+// products in one step; f16 accumulators by the same alignment, the sum
+// rounded once to f16 (kHopperHalfToHalfSum). tf32 inputs
 // are read from their registers' upper 19 bits (9.7.14.4.1: the lower 13
 // bits of a .tf32 element are ignored) and summed by the same rule in two
 // steps of four products, the m16n8k4 instructions ptxas emits for them
@@ -197,7 +198,8 @@ void mma(const Inst& in, Warp& w) {
                                          exponents(&columns[at], k_dim, ab_min, &b_exp[at])};
   }
   // tf32: two steps of four products (see the top of this file).
-  const TensorCoreSum rule{ab == Type::tf32 ? 4 : k_dim, kHopperHalfSum.aligned_bits, kHopperHalfSum.result_bits};
+  const TensorCoreSum& form = dt == Type::f32 ? kHopperHalfSum : kHopperHalfToHalfSum;
+  const TensorCoreSum rule{ab == Type::tf32 ? 4 : k_dim, form.aligned_bits, form.result_bits};
   std::vector<std::uint32_t> d(static_cast<std::size_t>(m_dim * n_dim));
   for (int m = 0; m < m_dim; ++m)
     for (int n = 0; n < n_dim; ++n) {
@@ -205,13 +207,9 @@ void mma(const Inst& in, Warp& w) {
       const Factors& row = rows[static_cast<std::size_t>(m)];
       const Factors& col = cols[static_cast<std::size_t>(n)];
       std::uint32_t& out = d[static_cast<std::size_t>(m * n_dim + n)];
-      if (dt == Type::f32) {
-        out = accumulator_bits(tensor_core_sum(acc, row, col, k_dim, rule));
-      } else {  // f16 accumulators: the exact sum, rounded once (as mma.sync)
-        double sum = acc;
-        for (int k = 0; k < k_dim; ++k) sum += row.value[k] * col.value[k];
-        out = encode_float(sum, kF16, Rounding::rn, false);
-      }
+      const double sum = tensor_core_sum(acc, row, col, k_dim, rule);
+      out = dt == Type::f32 ? accumulator_bits(sum)
+                            : encode_float(sum, kF16, Rounding::rn, false);  // as mma.sync
     }
   const auto& dst = in.ops[0];
   for (int lane = 0; lane < kLanes; ++lane)

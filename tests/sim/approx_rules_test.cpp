@@ -90,6 +90,36 @@ TEST_F(ApproxRules, DivApproxIsTheReciprocalTimesA) {
   EXPECT_NE(r[5], 0x80000000u);  // control: div.full keeps the tiny quotient
 }
 
+// Found out of sample (float_approx.truth of seed 20261126, and seed 0's
+// cases that follow the same rules).
+TEST_F(ApproxRules, DivScalesSubnormalAndHugeDivisors) {
+  auto r = results(R"(
+    div.approx.f32 %o0, 0f8CC0C94B, 0f80000001;
+    div.approx.f32 %o1, 0fC2DD1CBF, 0f80000001;
+    div.full.f32 %o2, 0fBFA0A452, 0fC3F9A727;
+    div.rn.f32 %o3, 0fBFA0A452, 0fC3F9A727;
+    div.full.f32 %o4, 0fC2A519B7, 0f7F7FFFFD;
+    div.full.f32 %o5, 0f4444C5E3, 0f7F7FFFFF;
+    div.rn.f32 %o6, 0fC2A519B7, 0f7F7FFFFD;
+    div.approx.f32 %o7, 0fC2A519B7, 0f7F7FFFFD;
+  )",
+                   8);
+  // div.approx.f32 case 737: b = -2^-149 is scaled by 2^24 with a, so 1/b
+  // does not overflow: the quotient, not an infinity.
+  EXPECT_EQ(r[0], 0x5740c94bu);
+  EXPECT_EQ(r[1], 0x7f800000u);  // seed 0 case 76: a quotient past FLT_MAX stays +inf
+  // div.full.f32, seed 0 case 16: RN(1/b)·a, not the quotient rounded once
+  EXPECT_EQ(r[2], 0x3b24b9d8u);
+  EXPECT_EQ(r[3], 0x3b24b9d9u);  // control: div.rn
+  // |b| > 2^126 (cases 40 and 259): a and b scaled by 1/4, so the subnormal
+  // quotient is one rounding of the scaled product, neither the quotient
+  // rounded once (control) nor div.approx's flushed reciprocal (control).
+  EXPECT_EQ(r[4], 0x82a519bau);
+  EXPECT_EQ(r[5], 0x0444c5e5u);
+  EXPECT_EQ(r[6], 0x82a519b9u);
+  EXPECT_EQ(r[7], 0x80000000u);
+}
+
 TEST_F(ApproxRules, SinCosReduceTheAngleInF32) {
   auto r = results(R"(
     sin.approx.f32 %o0, 0f664372B0;

@@ -157,6 +157,26 @@ TEST_F(HardwareRules, SignedZerosAbsNegAndF64NaN) {  // float_arith.truth
   EXPECT_EQ(r[20], 0xbff00000u);
 }
 
+// Found out of sample (float_arith.truth of seed 20261126): f64 fma takes
+// c's NaN before a's (b's before both).
+TEST_F(HardwareRules, F64FmaNaNOrderIsBThenCThenA) {  // seed20261126/float_arith.truth
+  auto r = results(R"(
+    fma.rn.f64 %fd1, 0d7FFBF425ABA62F76, 0dC12899DC80066213, 0d7FF21D291B0D2E22; mov.b64 {%o0, %o1}, %fd1;
+    fma.rp.f64 %fd1, 0d7FF8000000000000, 0dC053DFFCD13B80B6, 0d7FFE1C29BFD13464; mov.b64 {%o2, %o3}, %fd1;
+    fma.rn.f64 %fd1, 0d3FDD821C9B049866, 0d7FF8000000000000, 0d7FF51D525383AFB9; mov.b64 {%o4, %o5}, %fd1;
+    add.rn.f64 %fd1, 0d7FFBF425ABA62F76, 0d7FF21D291B0D2E22; mov.b64 {%o6, %o7}, %fd1;
+  )",
+                   8);
+  EXPECT_EQ(r[0], 0x1b0d2e22u);  // fma.rn.f64 case 126: c's signalling NaN, quieted, not a's
+  EXPECT_EQ(r[1], 0x7ffa1d29u);
+  EXPECT_EQ(r[2], 0xbfd13464u);  // fma.rp.f64 case 87: c's, not a's canonical NaN
+  EXPECT_EQ(r[3], 0x7ffe1c29u);
+  EXPECT_EQ(r[4], 0u);  // seed 0, fma.rn.f64 case 82: b's before c's signalling NaN
+  EXPECT_EQ(r[5], 0x7ff80000u);
+  EXPECT_EQ(r[6], 0x1b0d2e22u);  // control: add takes b's (the same two NaNs)
+  EXPECT_EQ(r[7], 0x7ffa1d29u);
+}
+
 TEST_F(HardwareRules, FloatAtomicAddByStateSpace) {  // atomics.truth
   auto r = results(R"(
     ld.param.u64 %rd5, [out];

@@ -1,8 +1,10 @@
-// The H100's tensor-core sum (src/sim/tensor_core_sum.hpp) on a recorded
-// case: a subnormal factor takes its format's smallest normal exponent when
-// the step's alignment is chosen.
+// The H100's tensor-core sum (src/sim/tensor_core_sum.hpp) on recorded
+// cases: a subnormal factor takes its format's smallest normal exponent when
+// the step's alignment is chosen; f16 accumulators align their terms as the
+// f32 ones do before the sum is rounded to f16.
 #include <array>
 
+#include "../../src/sim/float_format.hpp"
 #include "../../src/sim/tensor_core_sum.hpp"
 #include "sim_harness.hpp"
 
@@ -45,6 +47,40 @@ TEST(TensorCoreSum, SubnormalFactorsAlignByTheirEncodedExponent) {
   // Control: with floor(log2|x|) for the subnormal, the terms keep one bit
   // more and the sum is the one the simulator gave before the rule.
   EXPECT_EQ(sum_with(-1000, -1000), -117.8125);
+}
+
+// mma.sync m16n8k8.f16.f16.f16.f16, case 4068 of the out-of-sample recording
+// (seed 20261126, tests/gpu_truth/seed20261126/mma_sync.truth: warp 31, D
+// row 6, column 2): A's row, B's column and C, all f16. The exact sum,
+// 117.78125 + 6.4e-7, is just above the midpoint 117.78125 between the f16
+// values 117.75 (0x575C) and 117.8125 (0x575D); the H100 gives 0x575C: the
+// products' bits below 2^(6 - 25) (the largest product, -10.171875 ·
+// -10.5078125, has exponent 3 + 3) are cut, which leaves the midpoint, and
+// nearest even rounds it down.
+TEST(TensorCoreSum, HalfAccumulatorsAlignTermsBeforeRoundingToF16) {
+  constexpr std::array<double, 8> kHalfRow = {
+      7.23046875,  0.0,          -10.171875,     -6.57421875,
+      -1.42578125, 0.9560546875, 0.464111328125, 0x248 * 0x1p-24};  // the last subnormal
+  constexpr std::array<double, 8> kHalfColumn = {0.81005859375, 0.79833984375, -2.755859375,
+                                                 -10.5078125,   3.28515625,    15.71875,
+                                                 9.7734375,     6.59375};
+  constexpr double kHalfC = -0.06903076171875;
+  std::array<int, 8> a_exp{}, b_exp{};
+  const int f16_min = element_min_exponent(ptx::Type::f16);
+  const Factors a{kHalfRow.data(), a_exp.data(),
+                  exponents(kHalfRow.data(), 8, f16_min, a_exp.data())};
+  const Factors b{kHalfColumn.data(), b_exp.data(),
+                  exponents(kHalfColumn.data(), 8, f16_min, b_exp.data())};
+  const TensorCoreSum k8{8, kHopperHalfToHalfSum.aligned_bits, kHopperHalfToHalfSum.result_bits};
+  const double sum = tensor_core_sum(kHalfC, a, b, 8, k8);
+  EXPECT_EQ(sum, 117.78125);
+  EXPECT_EQ(encode_float(sum, kF16, Rounding::rn, false), 0x575Cu);  // the H100's bits
+  // Control: the exact sum, rounded once, gives the simulator's bits before
+  // the rule.
+  double exact = kHalfC;
+  for (std::size_t k = 0; k < 8; ++k) exact += kHalfRow[k] * kHalfColumn[k];
+  EXPECT_GT(exact, 117.78125);
+  EXPECT_EQ(encode_float(exact, kF16, Rounding::rn, false), 0x575Du);
 }
 
 }  // namespace

@@ -21,7 +21,10 @@ namespace {
 // ISA states these functions' errors as bounds, not results. Where the
 // simulator models the H100's algorithm (src/sim/approx_functions.cpp) the
 // bound is what remains of its reciprocal unit, which it rounds correctly:
-// div.approx (the reciprocal times a) 2 ulps, rcp.approx.ftz.f64 one unit
+// div.approx and div.full (the reciprocal times a) 2 ulps, the bound the
+// PTX ISA states for div.full and the most either recording shows (out of
+// sample, seed 20261126, even the correctly rounded quotient was 2 ulps
+// from the H100's div.full.f32), rcp.approx.ftz.f64 one unit
 // of its 20th significand bit (2^32 f64 ulps, approx_tolerance).
 // rsqrt.approx.f64 agrees bit for bit; sin/cos.approx are held to an
 // absolute bound (approx_tolerance).
@@ -30,7 +33,7 @@ std::int64_t approx_ulp_bound(const std::string& op) {
   static const std::pair<const char*, std::int64_t> bounds[] = {
       {"div.approx.f32", 2},
       {"div.approx.ftz.f32", 2},
-      {"div.full.f32", 1},
+      {"div.full.f32", 2},
       {"div.full.ftz.f32", 2},
       {"rcp.approx.f32", 1},
       {"rcp.approx.ftz.f32", 1},

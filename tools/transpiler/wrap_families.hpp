@@ -37,5 +37,8 @@ std::optional<Code> cvta(const ptx::Instruction& inst, OperandWriter& ops);
 std::optional<Code> cvt(const ptx::Instruction& inst, OperandWriter& ops);
 // wrap_warp.cpp: shfl.sync, vote.sync, redux.sync, activemask.
 std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops);
+// wrap_async.cpp: wgmma fence/commit/wait, cp.async and bulk groups, fences, mbarrier,
+// ldmatrix/stmatrix.
+std::optional<Code> tensor_async(const ptx::Instruction& inst, OperandWriter& ops);
 
 }  // namespace warpforge::transpiler::wrap

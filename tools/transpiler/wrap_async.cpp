@@ -1,9 +1,12 @@
 // Tensor-core and asynchronous-copy synchronisation: the wgmma fence, commit
 // and wait, cp.async and bulk-copy groups, fences (fence.sem.scope, proxy and
 // mbarrier-init fences), mbarrier init / expect_tx / try_wait.parity, and
-// ldmatrix / stmatrix.
+// ldmatrix / stmatrix, cp.async, mma.sync and wgmma.mma_async.
 #include <map>
+#include <variant>
+#include <vector>
 
+#include "transpiler/cpp_names.hpp"
 #include "transpiler/wrap_families.hpp"
 #include "transpiler/wrap_operands.hpp"
 #include "transpiler/wrap_sandbox.hpp"
@@ -129,6 +132,100 @@ std::optional<Code> matrix(const ptx::Instruction& inst, OperandWriter& ops) {
                  });
 }
 
+// cp.async.{ca,cg}.shared.global [d], [a], bytes[, src_bytes].
+std::optional<Code> cp_async(const ptx::Instruction& inst, OperandWriter& ops) {
+  const auto& m = inst.modifiers;
+  if (m.size() != 4 || m[0] != "async" || (m[1] != "ca" && m[1] != "cg") || m[2] != "shared" ||
+      m[3] != "global" || inst.operands.size() < 3 || inst.operands.size() > 4)
+    return std::nullopt;
+  const dsl::CpAsyncCache cache = m[1] == "ca" ? dsl::CpAsyncCache::ca : dsl::CpAsyncCache::cg;
+  const auto &dst = inst.operands[0], &src = inst.operands[1], &bytes = inst.operands[2];
+  auto d = ops.address(dst), a = ops.address(src);
+  auto n = ops.int_imm(bytes);
+  std::vector<ptx::Operand> rest(inst.operands.begin() + 3, inst.operands.end());
+  auto tail = sources(rest, ops);
+  if (!d || !a || !n || !tail) return std::nullopt;
+  return checked(inst, ops,
+                 Code("k.cp_async(CpAsyncCache::" + m[1] + ", ") + *n + Code(", ") + *d +
+                     Code(", ") + *a + *tail + Code(");"),
+                 [&](Sandbox& b) {
+                   std::optional<dsl::Src> src_bytes;
+                   if (!rest.empty()) src_bytes = b.src(rest[0]);
+                   b.k().cp_async(cache, static_cast<int>(bytes.int_value()), b.addr(dst),
+                                  b.addr(src), src_bytes);
+                 });
+}
+
+// mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c> {d}, {a}, {b}, {c}: the
+// wrapper takes one accumulator type for d and c.
+std::optional<Code> mma(const ptx::Instruction& inst, OperandWriter& ops) {
+  static const std::map<std::string, dsl::MmaShape> kShapes = {
+      {"m16n8k8", dsl::MmaShape::m16n8k8},
+      {"m16n8k16", dsl::MmaShape::m16n8k16},
+      {"m16n8k32", dsl::MmaShape::m16n8k32}};
+  const auto& m = inst.modifiers;
+  if (m.size() != 9 || m[0] != "sync" || m[1] != "aligned" || inst.operands.size() != 4)
+    return std::nullopt;
+  auto shape = kShapes.find(m[2]);
+  auto acc = ptx::parse_type(m[5]), at = ptx::parse_type(m[6]), bt = ptx::parse_type(m[7]);
+  if (shape == kShapes.end() || !acc || !at || !bt) return std::nullopt;
+  std::vector<Code> vectors;
+  for (const auto& op : inst.operands) {
+    auto v = ops.regs_vector(op);
+    if (!v) return std::nullopt;
+    vectors.push_back(*v);
+  }
+  return checked(inst, ops,
+                 Code("k.mma_sync(MmaShape::" + m[2] + ", " + dsl_type(*at) + ", " + dsl_type(*bt) +
+                      ", " + dsl_type(*acc) + ", ") +
+                     join(vectors) + Code(");"),
+                 [&](Sandbox& b) {
+                   const auto& o = inst.operands;
+                   b.k().mma_sync(shape->second, *at, *bt, *acc, b.regs(o[0]), b.regs(o[1]),
+                                  b.regs(o[2]), b.regs(o[3]));
+                 });
+}
+
+// wgmma.mma_async.sync.aligned.<shape>.f32.<a>.<b> {d}, desc_a, desc_b,
+// scale_d, 1, 1[, tnsp_a, tnsp_b]: A and B from shared memory (descriptors).
+std::optional<Code> wgmma(const ptx::Instruction& inst, OperandWriter& ops) {
+  const auto& m = inst.modifiers;
+  const auto& o = inst.operands;
+  if (m.size() != 7 || m[0] != "mma_async" || m[1] != "sync" || m[2] != "aligned" ||
+      (o.size() != 6 && o.size() != 8))
+    return std::nullopt;
+  auto at = ptx::parse_type(m[5]), bt = ptx::parse_type(m[6]);
+  auto d = ops.regs_vector(o[0]);
+  auto desc_a = ops.reg(o[1]), desc_b = ops.reg(o[2]);
+  if (!at || !bt || !d || !desc_a || !desc_b) return std::nullopt;
+  // scale_d: an immediate 0/1 or a predicate.
+  const bool scale_imm = o[3].kind == ptx::Operand::Kind::imm_int;
+  auto scale = scale_imm ? std::optional<Code>(Code(o[3].int_value() ? "true" : "false"))
+                         : ops.pred_use(o[3]);
+  if (!scale) return std::nullopt;
+  // The transpose immediates: 0 is K-major, 1 is MN-major (PTX ISA 9.7.15.5.1).
+  auto major = [&](std::size_t i) {
+    return o.size() == 8 && o[i].int_value() == 1 ? dsl::WgmmaMajor::mn : dsl::WgmmaMajor::k;
+  };
+  auto major_code = [](dsl::WgmmaMajor w) {
+    return std::string(w == dsl::WgmmaMajor::mn ? "WgmmaMajor::mn" : "WgmmaMajor::k");
+  };
+  if (o.size() == 8 &&
+      (o[6].kind != ptx::Operand::Kind::imm_int || o[7].kind != ptx::Operand::Kind::imm_int))
+    return std::nullopt;
+  const dsl::WgmmaMajor a_major = major(6), b_major = major(7);
+  return checked(inst, ops,
+                 Code("k.wgmma_mma_async(" + dsl_type(*at) + ", " + dsl_type(*bt) + ", ") + *d +
+                     Code(", ") + *desc_a + Code(", ") + *desc_b + Code(", ") + *scale +
+                     Code(", " + major_code(a_major) + ", " + major_code(b_major) + ");"),
+                 [&](Sandbox& b) {
+                   std::variant<bool, dsl::PredUse> scale_d = scale_imm && o[3].int_value() != 0;
+                   if (!scale_imm) scale_d = b.pred(o[3]);
+                   b.k().wgmma_mma_async(*at, *bt, b.regs(o[0]), b.reg(o[1]), b.reg(o[2]), scale_d,
+                                         a_major, b_major);
+                 });
+}
+
 }  // namespace
 
 std::optional<Code> tensor_async(const ptx::Instruction& inst, OperandWriter& ops) {
@@ -145,6 +242,9 @@ std::optional<Code> tensor_async(const ptx::Instruction& inst, OperandWriter& op
     });
   }
   if (inst.opcode == "fence") return fence(inst, ops);
+  if (inst.opcode == "cp") return cp_async(inst, ops);
+  if (inst.opcode == "mma") return mma(inst, ops);
+  if (inst.opcode == "wgmma") return wgmma(inst, ops);
   if (inst.opcode == "mbarrier") return mbarrier(inst, ops);
   if (inst.opcode == "ldmatrix" || inst.opcode == "stmatrix") return matrix(inst, ops);
   return std::nullopt;

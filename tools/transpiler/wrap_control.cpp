@@ -39,7 +39,8 @@ std::optional<Code> ret_or_exit(const ptx::Instruction& inst, OperandWriter& ops
   return Code(ret ? "k.ret();" : "k.exit();");
 }
 
-// bar.sync id[, count], barrier.sync id[, count], bar.warp.sync mask, membar.level.
+// bar.sync id[, count], barrier.sync id[, count], barrier.cluster arrive/wait,
+// bar.warp.sync mask, membar.level.
 std::optional<Code> barrier(const ptx::Instruction& inst, OperandWriter& ops) {
   const std::string op = inst.full_opcode();
   auto args = sources(inst.operands, ops);
@@ -60,6 +61,20 @@ std::optional<Code> barrier(const ptx::Instruction& inst, OperandWriter& ops) {
                      else
                        b.k().barrier_sync(b.src(inst.operands[0]), count);
                    });
+  }
+  // barrier.cluster.arrive.release[.aligned] and barrier.cluster.wait.acquire[.aligned].
+  if (inst.modifiers.size() >= 3 && inst.modifiers[0] == "cluster" && inst.operands.empty()) {
+    const bool arrive = inst.modifiers[1] == "arrive", aligned = inst.modifiers.back() == "aligned";
+    return checked(
+        inst, ops,
+        Code(std::string(arrive ? "k.barrier_cluster_arrive(" : "k.barrier_cluster_wait(") +
+             (aligned ? "" : "false") + ");"),
+        [&](Sandbox& b) {
+          if (arrive)
+            b.k().barrier_cluster_arrive(aligned);
+          else
+            b.k().barrier_cluster_wait(aligned);
+        });
   }
   if (op == "bar.warp.sync" && inst.operands.size() == 1)
     return checked(inst, ops, Code("k.bar_warp_sync(") + inner + Code(");"),

@@ -11,7 +11,8 @@
 
 namespace warpforge::transpiler::wrap {
 
-// wrap_control.cpp: bra (guarded or not), ret, exit, bar/barrier.sync, bar.warp.sync, membar.
+// wrap_control.cpp: bra (guarded or not), ret, exit, bar/barrier.sync, barrier.cluster,
+// bar.warp.sync, membar.
 std::optional<Code> branch(const ptx::Instruction& inst, OperandWriter& ops);
 std::optional<Code> ret_or_exit(const ptx::Instruction& inst, OperandWriter& ops);
 std::optional<Code> barrier(const ptx::Instruction& inst, OperandWriter& ops);

@@ -32,8 +32,9 @@ std::optional<Code> wrapper_call(const ptx::Instruction& inst, OperandWriter& op
       inst.opcode == "redux")
     return warp(inst, ops);
   if (inst.opcode == "ex2" || inst.opcode == "sqrt") return special_function(inst, ops);
-  if (inst.opcode == "wgmma" || inst.opcode == "cp" || inst.opcode == "fence" ||
-      inst.opcode == "mbarrier" || inst.opcode == "ldmatrix" || inst.opcode == "stmatrix")
+  if (inst.opcode == "wgmma" || inst.opcode == "mma" || inst.opcode == "cp" ||
+      inst.opcode == "fence" || inst.opcode == "mbarrier" || inst.opcode == "ldmatrix" ||
+      inst.opcode == "stmatrix")
     return tensor_async(inst, ops);
   if ((inst.opcode == "mul" || inst.opcode == "mad") && inst.modifiers.size() == 2 &&
       (inst.modifiers[0] == "wide" || inst.modifiers[0] == "lo"))

@@ -163,6 +163,36 @@ TEST(Transpile, TypedWrappersForTensorAndAsyncInstructions) {
   EXPECT_TRUE(has(out, "k.inst(\"mbarrier.init.shared::cta.b64\", at(r[2]), 1);")) << out;
 }
 
+// wmma fragments in nvcc's spellings (wrap_wmma.cpp): a state space or none
+// (generic), f16 inputs named by the accumulator types only, bf16 by all four.
+TEST(Transpile, TypedWrappersForWmma) {
+  std::string out = transpiled(
+      kernel(".reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<17>;\n"
+             "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r2, %r3, %r4, %r5, %r6, %r7, "
+             "%r8, %r9}, [%rd1], %r1;\n"
+             "wmma.load.b.sync.aligned.row.m32n8k16.bf16 {%r11, %r12}, [%rd2], %r10;\n"
+             "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f9, %f10, %f11, %f12, %f13, %f14, "
+             "%f15, %f16}, "
+             "{%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, "
+             "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};\n"
+             "wmma.store.d.sync.aligned.col.m32n8k16.global.f32 [%rd3], {%f9, %f10, %f11, %f12, "
+             "%f13, %f14, %f15, %f16}, "
+             "%r10;\nret;"));
+  for (const char* call : {"k.wmma_load(WmmaMatrix::a, WmmaShape::m16n16k16, WmmaLayout::row, "
+                           "Space::global, f16, slice(r, 2, 8), "
+                           "at(rd[1]), r[1]);",
+                           "k.wmma_load(WmmaMatrix::b, WmmaShape::m32n8k16, WmmaLayout::row, "
+                           "Space::generic, bf16, Regs{r[11], r[12]}, "
+                           "at(rd[2]), r[10]);",
+                           "k.wmma_mma(WmmaShape::m16n16k16, WmmaLayout::row, WmmaLayout::col, "
+                           "f16, f32, f32, slice(f, 9, 8), "
+                           "slice(r, 2, 8), slice(r, 2, 8), slice(f, 1, 8));",
+                           "k.wmma_store(WmmaShape::m32n8k16, WmmaLayout::col, Space::global, f32, "
+                           "at(rd[3]), slice(f, 9, 8), r[10]);"})
+    EXPECT_TRUE(has(out, call)) << call << "\n" << out;
+  EXPECT_FALSE(has(out, "k.inst(")) << out;
+}
+
 TEST(Transpile, DirectivesAndParametersKeepTheirForm) {
   std::string out = transpiled(
       kernel(".reg .b64 %rd<2>;\nld.param.u64 %rd1, [k_param_0];\nret;", ".param .u64 k_param_0"));

@@ -38,6 +38,8 @@ std::optional<Code> cvta(const ptx::Instruction& inst, OperandWriter& ops);
 std::optional<Code> cvt(const ptx::Instruction& inst, OperandWriter& ops);
 // wrap_warp.cpp: shfl.sync, vote.sync, redux.sync, activemask.
 std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops);
+// wrap_wmma.cpp: wmma.load, wmma.store and wmma.mma.
+std::optional<Code> wmma(const ptx::Instruction& inst, OperandWriter& ops);
 // wrap_async.cpp: wgmma fence/commit/wait, cp.async and bulk groups, fences, mbarrier,
 // ldmatrix/stmatrix.
 std::optional<Code> tensor_async(const ptx::Instruction& inst, OperandWriter& ops);

@@ -32,6 +32,7 @@ std::optional<Code> wrapper_call(const ptx::Instruction& inst, OperandWriter& op
       inst.opcode == "redux")
     return warp(inst, ops);
   if (inst.opcode == "ex2" || inst.opcode == "sqrt") return special_function(inst, ops);
+  if (inst.opcode == "wmma") return wmma(inst, ops);
   if (inst.opcode == "wgmma" || inst.opcode == "mma" || inst.opcode == "cp" ||
       inst.opcode == "fence" || inst.opcode == "mbarrier" || inst.opcode == "ldmatrix" ||
       inst.opcode == "stmatrix")

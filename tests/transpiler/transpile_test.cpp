@@ -10,21 +10,15 @@ namespace warpforge::transpiler {
 namespace {
 
 std::string kernel(const std::string& body, const std::string& params = "") {
-  return ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(" + params + ")\n{\n" +
-         body + "\n}\n";
+  return ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(" + params + ")\n{\n" + body + "\n}\n";
 }
 
-std::string transpiled(const std::string& ptx_text) {
-  return transpile(ptx::parse(ptx_text), {.name = "snippet"});
-}
+std::string transpiled(const std::string& ptx_text) { return transpile(ptx::parse(ptx_text), {.name = "snippet"}); }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(Transpile, DeclaresRegistersAsThePtxDid) {
-  std::string out = transpiled(kernel(
-      ".reg .b32 %r<4>;\n.reg .f32 %acc;\n.reg .pred %p<2>;\nadd.f32 %acc, %acc, %acc;\nret;"));
+  std::string out = transpiled(kernel(".reg .b32 %r<4>;\n.reg .f32 %acc;\n.reg .pred %p<2>;\nadd.f32 %acc, %acc, %acc;\nret;"));
   EXPECT_TRUE(has(out, "k.declare_regs(b32, \"%r\", 4);")) << out;
   EXPECT_TRUE(has(out, "Reg acc = k.declare_reg(f32, \"%acc\");")) << out;
   EXPECT_TRUE(has(out, "k.declare_preds(\"%p\", 2);")) << out;
@@ -40,9 +34,7 @@ TEST(Transpile, FoldsArithmeticProgressionsIntoLoops) {
       "st.global.f32 [%rd1], %f1;\nst.global.f32 [%rd1+4], %f2;\nst.global.f32 [%rd1+8], %f3;\n"
       "st.global.f32 [%rd1+12], %f4;\nret;"));
   // [%rd1] has no offset to step, so the loop starts at the second store.
-  EXPECT_TRUE(
-      has(out, "k.st(Space::global, f32, at(rd[1]), f[1]);\n  for (int i = 0; i < 3; ++i) {"))
-      << out;
+  EXPECT_TRUE(has(out, "k.st(Space::global, f32, at(rd[1]), f[1]);\n  for (int i = 0; i < 3; ++i) {")) << out;
   EXPECT_TRUE(has(out, "k.st(Space::global, f32, at(rd[1], 4 + 4 * i), f[2 + i]);")) << out;
 }
 
@@ -53,15 +45,14 @@ TEST(Transpile, DoesNotFoldWhatIsNotAProgression) {
 }
 
 TEST(Transpile, SpecialRegistersBranchesAndGuards) {
-  std::string out = transpiled(
-      kernel(".reg .b32 %r<3>;\n.reg .pred %p<2>;\nmov.u32 %r1, %tid.x;\nsetp.ne.s32 %p1, %r1, 0;\n"
-             "@%p1 bra $L__BB0_2;\n@!%p1 st.global.u32 [%r1], %r2;\n$L__BB0_2:\nret;"));
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<3>;\n.reg .pred %p<2>;\nmov.u32 %r1, %tid.x;\nsetp.ne.s32 %p1, %r1, 0;\n"
+      "@%p1 bra $L__BB0_2;\n@!%p1 st.global.u32 [%r1], %r2;\n$L__BB0_2:\nret;"));
   EXPECT_TRUE(has(out, "k.mov(r[1].as(u32), SReg::tid_x);")) << out;
   EXPECT_TRUE(has(out, "k.setp(p[1], Cmp::ne, r[1].as(s32), 0);")) << out;
   EXPECT_TRUE(has(out, "Label L_BB0_2 = k.label_named(\"$L__BB0_2\");")) << out;
   EXPECT_TRUE(has(out, "k.bra_if(p[1], L_BB0_2);")) << out;
-  EXPECT_TRUE(has(out, "k.guarded(!p[1], [&] { k.inst(\"st.global.u32\", at(r[1]), r[2]); });"))
-      << out;
+  EXPECT_TRUE(has(out, "k.guarded(!p[1], [&] { k.inst(\"st.global.u32\", at(r[1]), r[2]); });")) << out;
   EXPECT_TRUE(has(out, "k.place(L_BB0_2);")) << out;
 }
 
@@ -73,22 +64,18 @@ TEST(Transpile, TypedWrappersForCompilerOutput) {
       "ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];\nst.shared.u32 [%r1], 0;\n"
       "cvt.s64.s32 %rd2, %r1;\ncvt.rn.f32.u32 %f1, %r2;\ncvta.to.global.u64 %rd3, %rd2;\n"
       "mul.wide.u32 %rd3, %r2, 4;\nmad.lo.s32 %r3, %r1, 8, %r2;\nselp.b32 %r4, 1, %r3, %p1;\n"
-      "not.pred %p2, %p1;\nmov.pred %p1, %p2;\nnot.b32 %r5, %r4;\nfma.rn.ftz.f32 %f2, %f1, %f3, "
-      "%f4;\n"
+      "not.pred %p2, %p1;\nmov.pred %p1, %p2;\nnot.b32 %r5, %r4;\nfma.rn.ftz.f32 %f2, %f1, %f3, %f4;\n"
       "shfl.sync.bfly.b32 %r6|%p2, %r5, 16, 31, -1;\nvote.sync.ballot.b32 %r7, %p1, -1;\n"
-      "bar.sync 0;\npopc.b32 %r8, %r7;\natom.global.add.u32 %r8, [%rd1], 1;\ndiv.u32 %r8, %r7, "
-      "%r6;\nret;"));
+      "bar.sync 0;\npopc.b32 %r8, %r7;\natom.global.add.u32 %r8, [%rd1], 1;\ndiv.u32 %r8, %r7, %r6;\nret;"));
   for (const char* call :
        {"k.ld(Space::global, f32, slice(f, 1, 4), at(rd[1], 16), {.nc = true});",
         "k.st(Space::shared, u32, at(r[1]), 0);", "k.cvt(s64, s32, rd[2], r[1]);",
-        "k.cvt(f32, u32, f[1], r[2], {.round = Round::rn});",
-        "k.cvta_to(Space::global, rd[3].as(u64), rd[2].as(u64));",
+        "k.cvt(f32, u32, f[1], r[2], {.round = Round::rn});", "k.cvta_to(Space::global, rd[3].as(u64), rd[2].as(u64));",
         "k.mul_wide(rd[3].as(u64), r[2].as(u32), 4);", "k.mad(r[3].as(s32), r[1], 8, r[2]);",
-        "k.selp(r[4], 1, r[3], p[1]);", "k.not_(p[2], p[1]);", "k.mov(p[1], p[2]);",
-        "k.not_(r[5], r[4]);", "k.fma(f[2], f[1], f[3], f[4], {.round = Round::rn, .ftz = true});",
-        "k.shfl_sync(Shfl::bfly, r[6], r[5], 16, 31, -1, p[2]);", "k.ballot_sync(r[7], p[1], -1);",
-        "k.bar_sync(0);", "k.popc(r[8], r[7]);",
-        "k.atom(Space::global, AtomOp::add, u32, r[8].as(u32), at(rd[1]), 1);",
+        "k.selp(r[4], 1, r[3], p[1]);", "k.not_(p[2], p[1]);", "k.mov(p[1], p[2]);", "k.not_(r[5], r[4]);",
+        "k.fma(f[2], f[1], f[3], f[4], {.round = Round::rn, .ftz = true});",
+        "k.shfl_sync(Shfl::bfly, r[6], r[5], 16, 31, -1, p[2]);", "k.ballot_sync(r[7], p[1], -1);", "k.bar_sync(0);",
+        "k.popc(r[8], r[7]);", "k.atom(Space::global, AtomOp::add, u32, r[8].as(u32), at(rd[1]), 1);",
         "k.div(r[8].as(u32), r[7], r[6]);"})
     EXPECT_TRUE(has(out, call)) << call << "\n" << out;
   EXPECT_FALSE(has(out, "k.inst(")) << out;
@@ -127,23 +114,21 @@ TEST(Transpile, TypedWrappersForGenericAddressesSymbolsAndPredicates) {
 // Tensor-core, asynchronous-copy and fence instructions (wrap_async.cpp,
 // wrap_control.cpp), and forms the typed calls do not spell, left raw.
 TEST(Transpile, TypedWrappersForTensorAndAsyncInstructions) {
-  std::string out = transpiled(
-      kernel(".reg .b32 %r<12>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<9>;\n.reg .pred %p<3>;\n"
-             "fence.sc.gpu;\nfence.acq_rel.cluster;\nfence.proxy.async.shared::cta;\n"
-             "fence.mbarrier_init.release.cluster;\nwgmma.fence.sync.aligned;\n"
-             "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd1, "
-             "%rd2, %p1, 1, 1, 0, 1;\n"
-             "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
-             "cp.async.cg.shared.global [%r1], [%rd3], "
-             "16;\ncp.async.commit_group;\ncp.async.wait_group 1;\n"
-             "cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n"
-             "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], %r3;\n"
-             "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r4, %r5, %r6, %r7}, [%r8];\n"
-             "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f5, %f6, %f7, %f8}, {%r4, %r5, "
-             "%r6, %r7}, "
-             "{%r9, %r10}, {%f5, %f6, %f7, %f8};\n"
-             "barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire;\n"
-             "mbarrier.init.shared::cta.b64 [%r2], 1;\nret;"));
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<12>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<9>;\n.reg .pred %p<3>;\n"
+      "fence.sc.gpu;\nfence.acq_rel.cluster;\nfence.proxy.async.shared::cta;\n"
+      "fence.mbarrier_init.release.cluster;\nwgmma.fence.sync.aligned;\n"
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+      "{%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 1, 1, 0, 1;\n"
+      "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
+      "cp.async.cg.shared.global [%r1], [%rd3], 16;\ncp.async.commit_group;\n"
+      "cp.async.wait_group 1;\ncp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], %r3;\n"
+      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r4, %r5, %r6, %r7}, [%r8];\n"
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f5, %f6, %f7, %f8}, "
+      "{%r4, %r5, %r6, %r7}, {%r9, %r10}, {%f5, %f6, %f7, %f8};\n"
+      "barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire;\n"
+      "mbarrier.init.shared::cta.b64 [%r2], 1;\nret;"));
   for (const char* call :
        {"k.fence(FenceSem::sc, Scope::gpu);", "k.fence(FenceSem::acq_rel, Scope::cluster);",
         "k.fence_proxy_async_shared();", "k.fence_mbarrier_init();", "k.wgmma_fence();",
@@ -155,8 +140,7 @@ TEST(Transpile, TypedWrappersForTensorAndAsyncInstructions) {
         "k.mbarrier_try_wait_parity(p[2], at(r[2]), r[3]);",
         "k.ldmatrix(slice(r, 4, 4), at(r[8]), true);",
         "k.mma_sync(MmaShape::m16n8k16, bf16, bf16, f32, slice(f, 5, 4), slice(r, 4, 4), "
-        "Regs{r[9], r[10]}, "
-        "slice(f, 5, 4));",
+        "Regs{r[9], r[10]}, slice(f, 5, 4));",
         "k.barrier_cluster_arrive();", "k.barrier_cluster_wait(false);"})
     EXPECT_TRUE(has(out, call)) << call << "\n" << out;
   // The DSL's mbarrier_init writes .shared.b64, not .shared::cta.b64: raw.
@@ -166,36 +150,32 @@ TEST(Transpile, TypedWrappersForTensorAndAsyncInstructions) {
 // wmma fragments in nvcc's spellings (wrap_wmma.cpp): a state space or none
 // (generic), f16 inputs named by the accumulator types only, bf16 by all four.
 TEST(Transpile, TypedWrappersForWmma) {
-  std::string out = transpiled(
-      kernel(".reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<17>;\n"
-             "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r2, %r3, %r4, %r5, %r6, %r7, "
-             "%r8, %r9}, [%rd1], %r1;\n"
-             "wmma.load.b.sync.aligned.row.m32n8k16.bf16 {%r11, %r12}, [%rd2], %r10;\n"
-             "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f9, %f10, %f11, %f12, %f13, %f14, "
-             "%f15, %f16}, "
-             "{%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, "
-             "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};\n"
-             "wmma.store.d.sync.aligned.col.m32n8k16.global.f32 [%rd3], {%f9, %f10, %f11, %f12, "
-             "%f13, %f14, %f15, %f16}, "
-             "%r10;\nret;"));
-  for (const char* call : {"k.wmma_load(WmmaMatrix::a, WmmaShape::m16n16k16, WmmaLayout::row, "
-                           "Space::global, f16, slice(r, 2, 8), "
-                           "at(rd[1]), r[1]);",
-                           "k.wmma_load(WmmaMatrix::b, WmmaShape::m32n8k16, WmmaLayout::row, "
-                           "Space::generic, bf16, Regs{r[11], r[12]}, "
-                           "at(rd[2]), r[10]);",
-                           "k.wmma_mma(WmmaShape::m16n16k16, WmmaLayout::row, WmmaLayout::col, "
-                           "f16, f32, f32, slice(f, 9, 8), "
-                           "slice(r, 2, 8), slice(r, 2, 8), slice(f, 1, 8));",
-                           "k.wmma_store(WmmaShape::m32n8k16, WmmaLayout::col, Space::global, f32, "
-                           "at(rd[3]), slice(f, 9, 8), r[10]);"})
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<17>;\n"
+      "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 "
+      "{%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%rd1], %r1;\n"
+      "wmma.load.b.sync.aligned.row.m32n8k16.bf16 {%r11, %r12}, [%rd2], %r10;\n"
+      "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 "
+      "{%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, "
+      "{%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, "
+      "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};\n"
+      "wmma.store.d.sync.aligned.col.m32n8k16.global.f32 [%rd3], "
+      "{%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, %r10;\nret;"));
+  for (const char* call :
+       {"k.wmma_load(WmmaMatrix::a, WmmaShape::m16n16k16, WmmaLayout::row, Space::global, f16, "
+        "slice(r, 2, 8), at(rd[1]), r[1]);",
+        "k.wmma_load(WmmaMatrix::b, WmmaShape::m32n8k16, WmmaLayout::row, Space::generic, bf16, "
+        "Regs{r[11], r[12]}, at(rd[2]), r[10]);",
+        "k.wmma_mma(WmmaShape::m16n16k16, WmmaLayout::row, WmmaLayout::col, f16, f32, f32, "
+        "slice(f, 9, 8), slice(r, 2, 8), slice(r, 2, 8), slice(f, 1, 8));",
+        "k.wmma_store(WmmaShape::m32n8k16, WmmaLayout::col, Space::global, f32, at(rd[3]), "
+        "slice(f, 9, 8), r[10]);"})
     EXPECT_TRUE(has(out, call)) << call << "\n" << out;
   EXPECT_FALSE(has(out, "k.inst(")) << out;
 }
 
 TEST(Transpile, DirectivesAndParametersKeepTheirForm) {
-  std::string out = transpiled(
-      kernel(".reg .b64 %rd<2>;\nld.param.u64 %rd1, [k_param_0];\nret;", ".param .u64 k_param_0"));
+  std::string out = transpiled(kernel(".reg .b64 %rd<2>;\nld.param.u64 %rd1, [k_param_0];\nret;", ".param .u64 k_param_0"));
   EXPECT_TRUE(has(out, "const ParamRef param_0{\"k_param_0\"};")) << out;
   EXPECT_TRUE(has(out, "k.ld(Space::param, u64, rd[1].as(u64), at(param_0));")) << out;
   EXPECT_TRUE(has(out, "fn.params = {")) << out;

@@ -35,12 +35,15 @@ Type type_named(const std::string& text) {
                  "' is not a PTX type (u32, s32, b64, f32, bf16, f16x2, e4m3, pred, ...)");
 }
 
+// "generic" is ld/st with no state-space word (the address is a generic one);
+// cvta refuses it itself, naming the windows it takes.
 Space space_named(const std::string& text) {
-  for (Space s : {Space::global, Space::shared, Space::local, Space::param, Space::const_})
+  for (Space s :
+       {Space::global, Space::shared, Space::local, Space::param, Space::const_, Space::generic})
     if (ptx::name(s) == text) return s;
   throw DslError("'" + text +
                  "' is not a state space the DSL loads from or stores to: global, shared, local, "
-                 "param, const");
+                 "param, const, generic");
 }
 
 Src src(nb::handle h) {

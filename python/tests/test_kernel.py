@@ -63,6 +63,33 @@ def test_a_runtime_loop_on_the_simulator():
     assert (result == 45).all()
 
 
+def test_generic_loads_and_stores_on_the_simulator():
+    # out[i] = 3 * in[i] through generic addresses (the global pointers made
+    # generic with cvta): "generic" writes ld/st without a state-space word.
+    k = warpforge.Kernel("generic_copy", "sm_80")
+    src, out = k.param_ptr("src", 4), k.param_ptr("out", 4)
+    gsrc, gout = k.reg("u64"), k.reg("u64")
+    k.cvta_from("global", gsrc, src)
+    k.cvta_from("global", gout, out)
+    off = k.reg("u64")
+    k.mul_wide(off, k.sreg("tid.x"), 4)
+    v = k.reg("u32")
+    k.ld("generic", "u32", v, gsrc + off)
+    k.mul(v, v, 3)
+    k.st("generic", "u32", gout + off, v)
+    text = statements(k)
+    assert any(line.startswith("ld.u32 ") for line in text), text
+    assert any(line.startswith("st.u32 ") for line in text), text
+    data = np.arange(7, 7 + 32, dtype=np.uint32)
+    result = np.full(32, 0xDEADBEEF, dtype=np.uint32)  # poisoned
+    warpforge.Module(k, warpforge.Device.sim()).launch(1, 32, data, result)
+    assert (result == 3 * data).all()
+    with pytest.raises(warpforge.DslError, match="'gobal' is not a state space .* generic"):
+        k.ld("gobal", "u32", v, gsrc)
+    with pytest.raises(warpforge.DslError, match="generic"):
+        k.cvta_to("generic", gsrc, gout)
+
+
 def test_refusals_name_the_value():
     k = warpforge.Kernel("bad", "sm_80")
     r = k.reg("f32")

@@ -1,6 +1,8 @@
 // The generator on small PTX snippets: what the C++ it writes says.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include "transpiler/code.hpp"
 #include "transpiler/transpile.hpp"
 #include "warpforge/error.hpp"
@@ -16,6 +18,11 @@ std::string kernel(const std::string& body, const std::string& params = "") {
 std::string transpiled(const std::string& ptx_text) { return transpile(ptx::parse(ptx_text), {.name = "snippet"}); }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Each of `calls` appears in the generated `out`.
+void expect_calls(const std::string& out, std::initializer_list<const char*> calls) {
+  for (const char* call : calls) EXPECT_TRUE(has(out, call)) << call << "\n" << out;
+}
 
 TEST(Transpile, DeclaresRegistersAsThePtxDid) {
   std::string out = transpiled(kernel(".reg .b32 %r<4>;\n.reg .f32 %acc;\n.reg .pred %p<2>;\nadd.f32 %acc, %acc, %acc;\nret;"));
@@ -67,8 +74,8 @@ TEST(Transpile, TypedWrappersForCompilerOutput) {
       "not.pred %p2, %p1;\nmov.pred %p1, %p2;\nnot.b32 %r5, %r4;\nfma.rn.ftz.f32 %f2, %f1, %f3, %f4;\n"
       "shfl.sync.bfly.b32 %r6|%p2, %r5, 16, 31, -1;\nvote.sync.ballot.b32 %r7, %p1, -1;\n"
       "bar.sync 0;\npopc.b32 %r8, %r7;\natom.global.add.u32 %r8, [%rd1], 1;\ndiv.u32 %r8, %r7, %r6;\nret;"));
-  for (const char* call :
-       {"k.ld(Space::global, f32, slice(f, 1, 4), at(rd[1], 16), {.nc = true});",
+  expect_calls(out, {
+        "k.ld(Space::global, f32, slice(f, 1, 4), at(rd[1], 16), {.nc = true});",
         "k.st(Space::shared, u32, at(r[1]), 0);", "k.cvt(s64, s32, rd[2], r[1]);",
         "k.cvt(f32, u32, f[1], r[2], {.round = Round::rn});", "k.cvta_to(Space::global, rd[3].as(u64), rd[2].as(u64));",
         "k.mul_wide(rd[3].as(u64), r[2].as(u32), 4);", "k.mad(r[3].as(s32), r[1], 8, r[2]);",
@@ -76,8 +83,7 @@ TEST(Transpile, TypedWrappersForCompilerOutput) {
         "k.fma(f[2], f[1], f[3], f[4], {.round = Round::rn, .ftz = true});",
         "k.shfl_sync(Shfl::bfly, r[6], r[5], 16, 31, -1, p[2]);", "k.ballot_sync(r[7], p[1], -1);", "k.bar_sync(0);",
         "k.popc(r[8], r[7]);", "k.atom(Space::global, AtomOp::add, u32, r[8].as(u32), at(rd[1]), 1);",
-        "k.div(r[8].as(u32), r[7], r[6]);"})
-    EXPECT_TRUE(has(out, call)) << call << "\n" << out;
+        "k.div(r[8].as(u32), r[7], r[6]);"});
   EXPECT_FALSE(has(out, "k.inst(")) << out;
 }
 
@@ -96,8 +102,8 @@ TEST(Transpile, TypedWrappersForGenericAddressesSymbolsAndPredicates) {
       "shf.r.wrap.b32 %r3, %r1, %r2, %r4;\nredux.sync.add.s32 %r5, %r3, -1;\n"
       "ex2.approx.ftz.f32 %r6, %r5;\nsqrt.approx.f32 %r7, %r6;\n"
       "cvt.rn.satfinite.e4m3x2.f32 %rs1, %r6, %r7;\nret;\n}\n");
-  for (const char* call :
-       {"k.mov(rd[1].as(u64), Symbol{\"__local_depot0\"});",
+  expect_calls(out, {
+        "k.mov(rd[1].as(u64), Symbol{\"__local_depot0\"});",
         "k.ld(Space::generic, u64, rd[2].as(u64), at(rd[1], 8));",
         "k.st(Space::generic, u32, at(rd[2]), r[1].as(u32), {.volatile_ = true});",
         "k.ld(Space::shared, u32, r[2].as(u32), at(Symbol{\"smem\"}, 12));",
@@ -106,8 +112,68 @@ TEST(Transpile, TypedWrappersForGenericAddressesSymbolsAndPredicates) {
         "k.shf(ShfDir::r, ShfMode::wrap, r[3], r[1], r[2], r[4]);",
         "k.redux_sync(Redux::add, r[5].as(s32), r[3], -1);",
         "k.ex2_approx(r[6].as(f32), r[5].as(f32), true);", "k.sqrt(r[7].as(f32), r[6].as(f32));",
-        "k.cvt_pack(e4m3x2, rs[1], r[6], r[7], {.round = Round::rn, .satfinite = true});"})
-    EXPECT_TRUE(has(out, call)) << call << "\n" << out;
+        "k.cvt_pack(e4m3x2, rs[1], r[6], r[7], {.round = Round::rn, .satfinite = true});"});
+  EXPECT_FALSE(has(out, "k.inst(")) << out;
+}
+
+// Tensor-core, asynchronous-copy and fence instructions (wrap_async.cpp,
+// wrap_control.cpp), and forms the typed calls do not spell, left raw.
+TEST(Transpile, TypedWrappersForTensorAndAsyncInstructions) {
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<12>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<9>;\n.reg .pred %p<3>;\n"
+      "fence.sc.gpu;\nfence.acq_rel.cluster;\nfence.proxy.async.shared::cta;\n"
+      "fence.mbarrier_init.release.cluster;\nwgmma.fence.sync.aligned;\n"
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+      "{%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 1, 1, 0, 1;\n"
+      "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
+      "cp.async.cg.shared.global [%r1], [%rd3], 16;\ncp.async.commit_group;\n"
+      "cp.async.wait_group 1;\ncp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], %r3;\n"
+      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r4, %r5, %r6, %r7}, [%r8];\n"
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f5, %f6, %f7, %f8}, "
+      "{%r4, %r5, %r6, %r7}, {%r9, %r10}, {%f5, %f6, %f7, %f8};\n"
+      "barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire;\n"
+      "mbarrier.init.shared::cta.b64 [%r2], 1;\nret;"));
+  expect_calls(out, {
+        "k.fence(FenceSem::sc, Scope::gpu);", "k.fence(FenceSem::acq_rel, Scope::cluster);",
+        "k.fence_proxy_async_shared();", "k.fence_mbarrier_init();", "k.wgmma_fence();",
+        "k.wgmma_mma_async(bf16, bf16, slice(f, 1, 4), rd[1], rd[2], p[1], WgmmaMajor::k, "
+        "WgmmaMajor::mn);",
+        "k.wgmma_commit_group();", "k.wgmma_wait_group(0);",
+        "k.cp_async(CpAsyncCache::cg, 16, at(r[1]), at(rd[3]));", "k.cp_async_commit();",
+        "k.cp_async_wait(1);", "k.bulk_commit_group();", "k.bulk_wait_group_read(0);",
+        "k.mbarrier_try_wait_parity(p[2], at(r[2]), r[3]);",
+        "k.ldmatrix(slice(r, 4, 4), at(r[8]), true);",
+        "k.mma_sync(MmaShape::m16n8k16, bf16, bf16, f32, slice(f, 5, 4), slice(r, 4, 4), "
+        "Regs{r[9], r[10]}, slice(f, 5, 4));",
+        "k.barrier_cluster_arrive();", "k.barrier_cluster_wait(false);"});
+  // The DSL's mbarrier_init writes .shared.b64, not .shared::cta.b64: raw.
+  EXPECT_TRUE(has(out, "k.inst(\"mbarrier.init.shared::cta.b64\", at(r[2]), 1);")) << out;
+}
+
+// wmma fragments in nvcc's spellings (wrap_wmma.cpp): a state space or none
+// (generic), f16 inputs named by the accumulator types only, bf16 by all four.
+TEST(Transpile, TypedWrappersForWmma) {
+  std::string out = transpiled(kernel(
+      ".reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<17>;\n"
+      "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 "
+      "{%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%rd1], %r1;\n"
+      "wmma.load.b.sync.aligned.row.m32n8k16.bf16 {%r11, %r12}, [%rd2], %r10;\n"
+      "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 "
+      "{%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, "
+      "{%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, "
+      "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};\n"
+      "wmma.store.d.sync.aligned.col.m32n8k16.global.f32 [%rd3], "
+      "{%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, %r10;\nret;"));
+  expect_calls(out, {
+        "k.wmma_load(WmmaMatrix::a, WmmaShape::m16n16k16, WmmaLayout::row, Space::global, f16, "
+        "slice(r, 2, 8), at(rd[1]), r[1]);",
+        "k.wmma_load(WmmaMatrix::b, WmmaShape::m32n8k16, WmmaLayout::row, Space::generic, bf16, "
+        "Regs{r[11], r[12]}, at(rd[2]), r[10]);",
+        "k.wmma_mma(WmmaShape::m16n16k16, WmmaLayout::row, WmmaLayout::col, f16, f32, f32, "
+        "slice(f, 9, 8), slice(r, 2, 8), slice(r, 2, 8), slice(f, 1, 8));",
+        "k.wmma_store(WmmaShape::m32n8k16, WmmaLayout::col, Space::global, f32, at(rd[3]), "
+        "slice(f, 9, 8), r[10]);"});
   EXPECT_FALSE(has(out, "k.inst(")) << out;
 }
 

@@ -16,7 +16,8 @@ target_link_libraries(write_transpiled_sources PRIVATE warpforge_examples warpfo
 # A representative set: hopper_wgmma: wgmma, TMA, and an mbarrier wait loop in
 # a nested block; its -G build adds debug sections, .loc and locals.
 # device_calls (-rdc): .func device functions, prototypes and call blocks.
-# mma_sync: mma.sync and ldmatrix. inline_asm: labels in sibling asm blocks,
+# mma_sync: mma.sync and ldmatrix. wmma_forms: wmma fragments of every shape and
+# input type. inline_asm: labels in sibling asm blocks,
 # the `{ .reg .pred %p1; ... }` block of __syncthreads_or that hides the
 # function's %p1, constant expressions. hopper_cuda_ptx: libcu++'s bulk copies
 # and mbarrier calls. cg_scan: cooperative groups' scans and grid sync.
@@ -24,7 +25,7 @@ target_link_libraries(write_transpiled_sources PRIVATE warpforge_examples warpfo
 # Triton: softmax (shuffle reductions, DWARF sections) and the sm_90a matmul
 # (wgmma from Triton's pipeliner).
 set(transpiled_corpus hopper_wgmma.sm_90a.O3 hopper_wgmma.sm_90a.G device_calls.sm_90a.rdc mma_sync.sm_80.O3
-    inline_asm.sm_80.O3 hopper_cuda_ptx.sm_90a.O3 cg_scan.sm_80.O3 cub_histogram.sm_90a.O3)
+    wmma_forms.sm_80.O3 inline_asm.sm_80.O3 hopper_cuda_ptx.sm_90a.O3 cg_scan.sm_80.O3 cub_histogram.sm_90a.O3)
 if(WARPFORGE_TRITON_CORPUS)
   list(APPEND transpiled_corpus triton_softmax.sm_80.lineinfo triton_matmul.sm_90a.lineinfo)
 endif()

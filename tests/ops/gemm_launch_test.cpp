@@ -59,19 +59,20 @@ TEST_F(GemmOnFakeH100, LargeProblemTakes128x128TilesInFourStages) {
 }
 
 // The sm90a heuristic over the shapes of a decoder (docs/PERFORMANCE.md,
-// bf16 GEMM over decoder shapes): decode takes 64 x 64 tiles in eight
-// stages; above it the N tile of the least waves x (128 + 2 tile_n).
+// bf16 GEMM over decoder shapes): the N tile of the least waves x (rows +
+// 2 tile_n), 64 rows and eight stages for decode (M <= 64), else 128 rows.
 TEST_F(GemmOnFakeH100, Sm90aHeuristicFollowsTheShape) {
   struct Case {
     std::int64_t m, n, k;
     const char* config;
   } cases[] = {
-      {16, 4096, 4096, "64x64x64 s8 w1x1 c1x1"},  // decode
+      {16, 4096, 4096, "64x64x64 s8 w1x1 c1x1"},  // decode: one wave of 192, not of 320
       {1, 8192, 1024, "64x64x64 s8 w1x1 c1x1"},
+      {64, 10240, 8192, "64x128x64 s8 w1x1 c1x1"},     // one wave of 320, not two of 192
       {128, 4096, 4096, "128x64x64 s8 w2x1 c1x1"},     // 64 tiles: one wave of 192, not of 384
       {256, 8192, 8192, "128x128x64 s6 w2x1 c1x1"},    // 128 tiles: one wave of 384, not two of 192
-      {256, 10240, 8192, "128x256x64 s3 w2x1 c1x1"},   // 80 tiles: one wave of 640, not two of 384
-      {512, 10240, 8192, "128x128x64 s6 w2x1 c1x1"},   // 3 waves of 384, not 2 of 640 or 5 of 192
+      {256, 10240, 8192, "128x192x64 s4 w2x1 c1x1"},   // 108 tiles: one wave of 512, not of 640
+      {512, 10240, 8192, "128x192x64 s4 w2x1 c1x1"},   // 2 waves of 512, not 3 of 384 or 2 of 640
       {1024, 10240, 8192, "128x128x64 s6 w2x1 c1x1"},  // a tie (5 x 384 = 3 x 640): the smaller
       {4096, 4096, 4096, "128x256x64 s3 w2x1 c1x1"},   // 4 waves of 640, not 8 of 384
   };

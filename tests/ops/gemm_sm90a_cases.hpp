@@ -73,7 +73,8 @@ inline std::vector<GemmCase> sm90a_cases() {
   // each major-ness; K past several stages.
   int j = 0;
   for (const GemmConfig& config : {sm90a_config(128, 128, 3), sm90a_config(128, 256, 2), sm90a_config(128, 128, 4),
-                                   sm90a_config(64, 192, 3), sm90a_config(128, 64, 6), sm90a_config(64, 128, 2)}) {
+                                   sm90a_config(64, 192, 3), sm90a_config(128, 64, 6), sm90a_config(64, 128, 2),
+                                   sm90a_config(128, 192, 3)}) {
     GemmCase c{131, 139, 267};  // all 3 mod 8
     c.pad = 5;
     c.config = config;

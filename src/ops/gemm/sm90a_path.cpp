@@ -227,29 +227,30 @@ class Sm90aPath final : public GemmPath {
   }
 
   GemmConfig heuristic(const GemmProblem& p, const Device& device) const override {
-    // The N tile (of 128 x 256, the largest the registers hold, 128 x 128 and
-    // 128 x 64) with the least estimated time: the persistent grid's waves
-    // times a tile's time, modeled as 128 + 2 * tile_n (its loads, 128 +
-    // tile_n rows per k-block, plus its MMAs, proportional to tile_n), ties
-    // going to the smaller tile. Fitted to an H100 over decoder shapes (docs/
-    // PERFORMANCE.md, bf16 GEMM over decoder shapes: 512 x 10240 takes 320
-    // tiles of 128 x 128 in 3 waves (0.87x cuBLAS), not 160 of 128 x 256 in
-    // 2 (0.68x) or 640 of 128 x 64 in 5 (0.65x)). Then as many stages as
-    // shared memory holds.
+    // The N tile with the least estimated time: the persistent grid's waves
+    // times a tile's time, modeled as rows + 2 * tile_n (its loads, rows +
+    // tile_n per k-block, plus its MMAs, proportional to tile_n), ties going
+    // to the smaller tile. Fitted to an H100 over decoder shapes (docs/
+    // PERFORMANCE.md, bf16 GEMM over decoder shapes: 256 x 10240 takes 108
+    // tiles of 128 x 192 in one wave (1.05x cuBLAS), not 80 of 128 x 256
+    // (0.82x) or 160 of 128 x 128 in 2). Decode (M <= 64) has tiles of one
+    // consumer warpgroup, 64 rows: reading B bounds it, and a deep ring
+    // streamed it fastest (1.0-1.07x cuBLAS at M = 64 where 128 x 64 tiles
+    // ran 0.63-0.86x), 64 or 128 columns wide by the same model (64 x 10240
+    // takes 80 tiles of 64 x 128 in one wave, 1.02x, not 160 of 64 x 64 in
+    // two, 0.86x). Then as many stages as shared memory holds.
     const std::int64_t sms = std::max(1, device.properties().sm_count);
-    const std::int64_t tiles_m = ceil_div(p.m, 128);
+    const bool decode = p.m <= 64;
+    const int rows = decode ? 64 : 128;
+    const std::int64_t tiles_m = ceil_div(p.m, rows);
     auto estimate = [&](int n_tile) {
-      return ceil_div(tiles_m * ceil_div(p.n, n_tile) * p.l, sms) * (128 + 2 * n_tile);
+      return ceil_div(tiles_m * ceil_div(p.n, n_tile) * p.l, sms) * (rows + 2 * n_tile);
     };
-    int tile_n = 256;
-    for (int smaller : {128, 64})
+    const std::vector<int> widths = decode ? std::vector<int>{128, 64} : std::vector<int>{256, 192, 128, 64};
+    int tile_n = widths.front();
+    for (int smaller : widths)
       if (estimate(smaller) <= estimate(tile_n)) tile_n = smaller;
-    GemmConfig c{.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = 2, .warps_m = 2, .warps_n = 1};
-    // Decode (M <= 64): reading B bounds the GEMM, and one consumer
-    // warpgroup of 64 rows with 64-column tiles and a deep ring streamed it
-    // fastest on an H100 (1.0-1.07x cuBLAS at M = 64, where 128 x 64 tiles
-    // ran 0.63-0.86x; docs/PERFORMANCE.md, bf16 GEMM over decoder shapes).
-    if (p.m <= 64) c = {.tile_m = 64, .tile_n = 64, .tile_k = kSm90aTileK, .stages = 2, .warps_m = 1, .warps_n = 1};
+    GemmConfig c{.tile_m = rows, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = 2, .warps_m = rows / 64, .warps_n = 1};
     // No stream-K: on an H200 it won nowhere (docs/PERFORMANCE.md, v6); it
     // stays a candidate for autotune. Stages as fit beside a whole-tile
     // epilogue buffer: a fourth stage bought
@@ -278,7 +279,7 @@ class Sm90aPath final : public GemmPath {
     auto add = [&](GemmConfig c) {
       if (config_refusals(c, p, device).empty()) all.push_back(c);
     };
-    for (int tile_n : {256, 128, 64})
+    for (int tile_n : {256, 192, 128, 64})
       for (int tile_m : {128, 64})
         for (int stages : {3, 4, 6})
           add({.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,

@@ -80,7 +80,7 @@ struct Options {
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
                "       (with --block-scaled, --kernel auto|skinny|prepass|swapped|sm90a|sm80 picks the block-scaled op's)\n"
-               "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk] [splitkN]' (the kernel's configuration, as printed)]\n"
+               "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
                "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n"
                "       [--cluster MxN (its cluster shape)] [--precision exact|fast (its precision)]\n"
                "       [--plot FILE.svg [--peak-tflops R] [--copy-gbps B] (the run drawn under its roofline)]\n"
@@ -132,7 +132,7 @@ Options parse(int argc, char** argv) {
       o.precision = *precision;
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
-      if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk] [splitkN]', e.g. '128x256x64 s3 w2x1 c1x1'");
+      if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");
     } else if (a == "--sweep") {
       if (v != "llm") usage("--sweep " + v + ": accepted llm");
       o.sweep = true;

@@ -76,7 +76,7 @@ Options parse(const std::vector<std::string>& raw) {
   if (const auto v = args.value("--config")) {
     o.config = ops::parse_gemm_config(*v);
     if (!o.config)
-      throw Error("--config '" + *v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk] [splitkN]' as the configuration line "
+      throw Error("--config '" + *v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]' as the configuration line "
                   "prints it, e.g. '128x256x64 s3 w2x1 c1x1'");
   }
   o.device = parse_device_choice(args);
@@ -243,7 +243,7 @@ const Registration registration({
     "usage: warpforge gemm --m M --n N --k K [--l L] [--dtype bf16|f16] [--layout nn|nt|tn|tt]\n"
     "                      [--out-dtype f32|bf16|f16] [--alpha A] [--beta B] [--kernel "
     "auto|sm80|sm90a|sm100a]\n"
-    "                      [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk] [splitkN]']\n"
+    "                      [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]']\n"
     "                      [--device cuda|sim] [--target sm_80|sm_89|sm_90a|sm_100a]\n"
     "                      [--check] [--bench [--reps R]] [--autotune] [--seed S] [--save DIR]\n\n"
     "Computes D = alpha·A·B + beta·C with ops::gemm on inputs drawn from N(0, 1) and rounded\n"
@@ -260,8 +260,7 @@ const Registration registration({
     "--config       the kernel's configuration instead of the heuristic's, as the output\n"
     "               prints it (tile MxNxK, stages, warps or consumer warpgroups, cluster,\n"
     "               'pingpong' for sm90a's alternating consumers, 'streamk' for its split\n"
-    "               last wave, 'splitkN' for N = 2..4 CTAs of a cluster splitting each\n"
-    "               tile's K); refused with the reasons when the kernel does not take it\n" +
+    "               last wave); refused with the reasons when the kernel does not take it\n" +
         device_choice_help(15) +
         "--check        compare D with an fp64 CPU reference: max |d - ref| / max(|ref|, 1) must "
         "be\n"

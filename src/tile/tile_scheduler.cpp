@@ -33,12 +33,6 @@ BlockRange split_range(Kernel& k, const Reg& split, const Src& per_split, const 
 
 namespace {
 
-// "MxN", or "MxNxK" with CTAs along K.
-std::string cluster_text(const TileSchedulerOptions& o) {
-  return std::to_string(o.cluster_m) + "x" + std::to_string(o.cluster_n) +
-         (o.cluster_k != 1 ? "x" + std::to_string(o.cluster_k) : "");
-}
-
 void check_options(const Kernel& k, const TileSchedulerOptions& o) {
   auto refuse = [&](const std::string& what, const std::string& rule) {
     throw TileError("tile scheduler of kernel '" + k.name() + "': " + what + "; " + rule);
@@ -49,15 +43,14 @@ void check_options(const Kernel& k, const TileSchedulerOptions& o) {
   if (o.tile_k < 1 || !std::has_single_bit(static_cast<unsigned>(o.tile_k)))
     refuse("tile_k " + std::to_string(o.tile_k),
            "a power of two (k-blocks are counted with a shift)");
-  if (o.cluster_m < 1 || o.cluster_n < 1 || o.cluster_k < 1 || o.cluster_m * o.cluster_n * o.cluster_k > 16)
-    refuse("cluster " + cluster_text(o), "each side at least 1, 16 CTAs at most");
+  if (o.cluster_m < 1 || o.cluster_n < 1 || o.cluster_m * o.cluster_n > 16)
+    refuse("cluster " + std::to_string(o.cluster_m) + "x" + std::to_string(o.cluster_n),
+           "each side at least 1, 16 CTAs at most");
   if (o.group_rows < 1) refuse("group_rows " + std::to_string(o.group_rows), "at least 1");
   if (o.splits < 1) refuse("splits " + std::to_string(o.splits), "at least 1");
-  if (o.cluster_k > 1 && o.splits > 1)
-    refuse("cluster_k " + std::to_string(o.cluster_k) + " with " + std::to_string(o.splits) + " splits",
-           "K is split either among a cluster's CTAs or among work items, not both");
-  if (o.stream_k && (o.cluster_m * o.cluster_n * o.cluster_k > 1 || o.splits > 1))
-    refuse("stream-K with cluster " + cluster_text(o) + " and " + std::to_string(o.splits) + " splits",
+  if (o.stream_k && (o.cluster_m * o.cluster_n > 1 || o.splits > 1))
+    refuse("stream-K with cluster " + std::to_string(o.cluster_m) + "x" +
+               std::to_string(o.cluster_n) + " and " + std::to_string(o.splits) + " splits",
            "stream-K takes a 1x1 cluster and no split-K");
 }
 
@@ -84,9 +77,9 @@ TileScheduler::TileScheduler(Kernel& k, const TileSchedulerOptions& options, con
     k.div(per_split_, kblocks_ + (o_.splits - 1), o_.splits);
   }
   Reg cta = k.sreg(SReg::ctaid_x), ctas = k.sreg(SReg::nctaid_x);
-  const int cluster = o_.cluster_m * o_.cluster_n * o_.cluster_k;
+  const int cluster = o_.cluster_m * o_.cluster_n;
   if (cluster == 1) {
-    rank_m_ = rank_n_ = rank_k_ = k.mov(u32, 0);
+    rank_m_ = rank_n_ = k.mov(u32, 0);
     first_ = cta;
     step_ = ctas;
     if (o_.stream_k) {
@@ -102,16 +95,8 @@ TileScheduler::TileScheduler(Kernel& k, const TileSchedulerOptions& options, con
   Reg rank = k.sreg(SReg::cluster_ctarank);
   rank_m_ = k.reg(u32);
   rank_n_ = k.reg(u32);
-  rank_k_ = k.reg(u32);
   k.rem(rank_m_, rank, o_.cluster_m);
   k.div(rank_n_, rank, o_.cluster_m);
-  k.rem(rank_n_, rank_n_, o_.cluster_n);
-  k.div(rank_k_, rank, o_.cluster_m * o_.cluster_n);
-  if (o_.cluster_k > 1) {  // rank_k·T/cluster_k: T < 2^26 (K < 2^32), rank_k < 16
-    cluster_range_ = BlockRange{k.reg(u32), k.reg(u32)};
-    k.div(cluster_range_->begin, rank_k_ * kblocks_, o_.cluster_k);
-    k.div(cluster_range_->end, (rank_k_ + 1) * kblocks_, o_.cluster_k);
-  }
   first_ = k.reg(u32);
   step_ = k.reg(u32);
   k.div(first_, cta, cluster);
@@ -226,10 +211,10 @@ void TileScheduler::for_each(const std::function<void(const WorkItem&)>& body, c
   Reg item = offset ? first_ + step_ * *offset : k.mov(u32, first_);
   Reg step = stride == 1 ? step_ : step_ * stride;
   if (o_.splits == 1) {
-    const BlockRange blocks = cluster_range_ ? *cluster_range_ : BlockRange{k.mov(u32, 0), kblocks_};
+    Reg zero = k.mov(u32, 0);
     k.while_loop([&] { return item < items_; },
                  [&] {
-                   body({tile(item), blocks.begin, blocks.end, std::nullopt});
+                   body({tile(item), zero, kblocks_, std::nullopt});
                    k.add(item, item, step);
                  });
     return;
@@ -262,7 +247,7 @@ HostTile host_tile(const TileSchedulerOptions& o, std::int64_t units_m, std::int
   const std::int64_t rows = std::min<std::int64_t>(units_m - first, o.group_rows);
   const std::int64_t mu = first + r % span % rows, nu = r % span / rows;
   return {(mu * o.cluster_m + rank % o.cluster_m) * o.tile_m,
-          (nu * o.cluster_n + rank / o.cluster_m % o.cluster_n) * o.tile_n, batch, 0, 0};
+          (nu * o.cluster_n + rank / o.cluster_m) * o.tile_n, batch, 0, 0};
 }
 
 }  // namespace
@@ -270,7 +255,7 @@ HostTile host_tile(const TileSchedulerOptions& o, std::int64_t units_m, std::int
 std::vector<HostTile> host_tile_order(const TileSchedulerOptions& o, std::int64_t m, std::int64_t n,
                                       std::int64_t k, std::int64_t l, std::int64_t ctas,
                                       std::int64_t cta) {
-  const std::int64_t cluster = o.cluster_m * o.cluster_n * o.cluster_k;
+  const std::int64_t cluster = o.cluster_m * o.cluster_n;
   const std::int64_t units_m = ceil_div(ceil_div(m, o.tile_m), o.cluster_m);
   const std::int64_t units_n = ceil_div(ceil_div(n, o.tile_n), o.cluster_n);
   const std::int64_t units = units_m * units_n * l, kblocks = ceil_div(k, o.tile_k);
@@ -284,14 +269,10 @@ std::vector<HostTile> host_tile_order(const TileSchedulerOptions& o, std::int64_
   };
   if (!o.stream_k) {
     const std::int64_t per_split = ceil_div(kblocks, o.splits);
-    const std::int64_t rank_k = cta % cluster / (o.cluster_m * o.cluster_n);
     for (std::int64_t item = cta / cluster; item < units * o.splits; item += ctas / cluster) {
       const std::int64_t split = item % o.splits;
-      if (o.cluster_k > 1)
-        add(item, rank_k * kblocks / o.cluster_k, (rank_k + 1) * kblocks / o.cluster_k, false);
-      else
-        add(item / o.splits, std::min(split * per_split, kblocks),
-            std::min((split + 1) * per_split, kblocks), false);
+      add(item / o.splits, std::min(split * per_split, kblocks),
+          std::min((split + 1) * per_split, kblocks), false);
     }
     return order;
   }

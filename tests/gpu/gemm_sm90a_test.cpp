@@ -80,29 +80,5 @@ TEST_F(GemmSm90aGpu, LargeRaggedShapesWithStreamK) {
   check_runs_on_new_inputs(runtime::Device::cuda(0), 2048 + 67, 2048 + 131, 512 + 75, 5, config);
 }
 
-// Split-K over clusters at decode and mid shapes on the whole GPU: 2, 3 and
-// 4 ranks, clusters that walk several tiles (the sum slots reused), every
-// layout, C; then repeated launches on new data, which go wrong if a slot
-// is overwritten before rank 0 has read it.
-TEST_F(GemmSm90aGpu, ShapesWithSplitKOverClusters) {
-  if (IsSkipped()) return;
-  for (int layout = 0; layout < 4; ++layout)
-    for (int ranks : {2, 3, 4}) {
-      GemmCase c{layout < 2 ? 11 : 203, 8192 + 131, 1024 + 75};  // all 3 mod 8
-      c.pad = 5;
-      c.d = layout == 3 ? DType::f32 : DType::bf16;
-      c.a_row = layout != 2;
-      c.b_row = layout & 1;
-      c.with_c = layout == 1;
-      c.beta = c.with_c ? 1.0f : 0.0f;
-      c.config = sm90a_config(layout < 2 ? 64 : 128, ranks == 2 ? 128 : 64, 4);
-      c.config->split_k = ranks;
-      check_gemm_case(runtime::Device::cuda(0), GemmKernel::sm90a, c);
-    }
-  GemmConfig config = sm90a_config(64, 64, 8);
-  config.split_k = 4;
-  check_runs_on_new_inputs(runtime::Device::cuda(0), 61, 16384 + 131, 4096 + 75, 3, config);
-}
-
 }  // namespace
 }  // namespace warpforge::ops::testing

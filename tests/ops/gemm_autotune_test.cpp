@@ -68,7 +68,7 @@ class GemmAutotune : public ::testing::Test {
 TEST_F(GemmAutotune, WritesTheWinnerAndReadsItBack) {
   const GemmConfig first = tuned_config();
   const std::string text = read(file());
-  ASSERT_EQ(text.rfind("# warpforge gemm autotune v4\nsm80 ", 0), 0u) << text;
+  ASSERT_EQ(text.rfind("# warpforge gemm autotune v3\nsm80 ", 0), 0u) << text;
   EXPECT_NE(text.find(std::to_string(first.tile_m) + " " + std::to_string(first.tile_n) + " " +
                       std::to_string(first.tile_k) + " " + std::to_string(first.stages)),
             std::string::npos)
@@ -81,8 +81,8 @@ TEST_F(GemmAutotune, WritesTheWinnerAndReadsItBack) {
 
   // Another valid choice written into the file is what the next compile uses.
   const bool was_small = first.tile_m == 32;
-  const std::string other = was_small ? "sm80 64 64 32 3 2 2 1 1 0 0 1" : "sm80 32 32 32 2 1 1 1 1 0 0 1";
-  std::ofstream(file()) << "# warpforge gemm autotune v4\n" << other << "\t" << stored_key << "\n";
+  const std::string other = was_small ? "sm80 64 64 32 3 2 2 1 1 0 0" : "sm80 32 32 32 2 1 1 1 1 0 0";
+  std::ofstream(file()) << "# warpforge gemm autotune v3\n" << other << "\t" << stored_key << "\n";
   const GemmConfig second = tuned_config();
   EXPECT_EQ(second.tile_m, was_small ? 64 : 32);
   EXPECT_EQ(read(file()).find(other), read(file()).find('\n') + 1);  // not re-tuned, not rewritten
@@ -95,15 +95,15 @@ TEST_F(GemmAutotune, CorruptFileIsIgnoredWithAWarningAndRewritten) {
   tuned_config();
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("warpforge: autotune file " + file().string() +
-                     " line 1 is not the header '# warpforge gemm autotune v4'; ignoring the file"),
+                     " line 1 is not the header '# warpforge gemm autotune v3'; ignoring the file"),
             std::string::npos)
       << err;
-  EXPECT_EQ(read(file()).rfind("# warpforge gemm autotune v4\nsm80 ", 0), 0u);
+  EXPECT_EQ(read(file()).rfind("# warpforge gemm autotune v3\nsm80 ", 0), 0u);
 
   const std::pair<const char*, const char*> broken[] = {
-      {"# warpforge gemm autotune v4\nsm80 64 sixty-four\tkey\n",
-       "line 2 is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n pingpong stream_k split_k'"},
-      {"# warpforge gemm autotune v4\nsm80 64 64 32 3 2 2 1 1 0 0 1 key\n",
+      {"# warpforge gemm autotune v3\nsm80 64 sixty-four\tkey\n",
+       "line 2 is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n pingpong stream_k'"},
+      {"# warpforge gemm autotune v3\nsm80 64 64 32 3 2 2 1 1 0 0 key\n",
        "line 2 has no tab between the choice and the key"},
       {"", "gemm-autotune.txt is empty; ignoring the file"},
   };
@@ -121,7 +121,7 @@ TEST_F(GemmAutotune, ARememberedChoiceTheKernelNoLongerTakesIsRetuned) {
   std::string text = read(file());
   const std::string stored_key =
       text.substr(text.find('\t') + 1, text.find('\n', text.find('\t')) - text.find('\t') - 1);
-  std::ofstream(file()) << "# warpforge gemm autotune v4\nsm80 96 64 32 3 2 2 1 1 0 0 1\t" << stored_key
+  std::ofstream(file()) << "# warpforge gemm autotune v3\nsm80 96 64 32 3 2 2 1 1 0 0\t" << stored_key
                         << "\n";
   const GemmConfig config = tuned_config();
   EXPECT_NE(config.tile_m, 96);

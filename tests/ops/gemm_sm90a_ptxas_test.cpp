@@ -1,5 +1,5 @@
 // The sm90a GEMM kernel as the driver's ptxas sees it: the schedules
-// (cooperative, ping-pong, clusters, stream-K, split-K over clusters) in their largest tiles
+// (cooperative, ping-pong, clusters, stream-K) in their largest tiles
 // assemble for sm_90a, compiled as the driver compiles them (whole, for
 // their setmaxnreg), without spilling, serialized wgmma or dropped setmaxnreg.
 #include <gtest/gtest.h>
@@ -25,8 +25,6 @@ TEST(GemmSm90aPtxas, EveryScheduleAssemblesWithoutSpills) {
       {.pingpong = true, .wg_rows = 128, .tile_n = 128, .stages = 4},
       {.tile_n = 256, .stages = 3, .cluster_m = 2},
       {.consumers = 1, .tile_n = 64, .stages = 8, .a_rows = 16},  // the decode tile
-      {.consumers = 1, .tile_n = 256, .stages = 3, .cluster_k = 2, .a_rows = 8},  // split-K over a cluster
-      {.tile_n = 64, .stages = 4, .cluster_k = 4, .has_c = true, .amax = true},
   };
   for (const Sm90aSpec& s : specs) {
     SCOPED_TRACE(s.name());
@@ -50,25 +48,6 @@ TEST(GemmSm90aSpec, RefusesARowsItCannotLoad) {
       ADD_FAILURE() << "accepted";
     } catch (const warpforge::OpsError& e) {
       EXPECT_NE(std::string(e.what()).find("a multiple of 8 up to tile_m"), std::string::npos) << e.what();
-    }
-  }
-}
-
-// Split-K over a cluster takes the cooperative schedule alone.
-TEST(GemmSm90aSpec, RefusesClusterKBesideOtherSchedules) {
-  const Sm90aSpec bad[] = {
-      {.pingpong = true, .wg_rows = 64, .tile_n = 128, .cluster_k = 2},
-      {.tile_n = 128, .cluster_m = 2, .cluster_k = 2},
-      {.tile_n = 128, .cluster_k = 2, .stream_k = true},
-  };
-  for (const Sm90aSpec& s : bad) {
-    SCOPED_TRACE(s.name());
-    try {
-      build_sm90a_gemm(s);
-      ADD_FAILURE() << "accepted";
-    } catch (const warpforge::OpsError& e) {
-      EXPECT_NE(std::string(e.what()).find("split-K over a cluster takes the cooperative schedule"), std::string::npos)
-          << e.what();
     }
   }
 }

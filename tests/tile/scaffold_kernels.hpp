@@ -130,7 +130,7 @@ inline ptx::Module order_kernel(const TileSchedulerOptions& o) {
   Reg out = kn.param_ptr("out", 4);
   Reg pm = kn.param(u32, "M"), pn = kn.param(u32, "N");
   Reg pk = kn.param(u32, "K"), pl = kn.param(u32, "L");
-  const int cluster = o.cluster_m * o.cluster_n * o.cluster_k;
+  const int cluster = o.cluster_m * o.cluster_n;
   if (cluster > 1) kn.reqnctapercluster(cluster);
   const TileScheduler sched(kn, o, pm, pn, pk, pl);
   Reg row = kn.reg(u64);
@@ -159,7 +159,7 @@ inline std::vector<std::uint32_t> run_order(const runtime::Device& dev, const Or
   runtime::Buffer b(dev, words * 4);
   b.fill(0xFF);
   runtime::LaunchConfig config{.grid = {c.ctas}, .block = {32}};
-  const int cluster = c.o.cluster_m * c.o.cluster_n * c.o.cluster_k;
+  const int cluster = c.o.cluster_m * c.o.cluster_n;
   if (cluster > 1) config.cluster = {static_cast<std::uint32_t>(cluster)};
   mod.launch("order", config, {b, c.m, c.n, c.k, c.l});
   return b.download<std::uint32_t>(words);
@@ -196,7 +196,7 @@ inline std::string order_mismatch(const OrderLaunch& c, const std::vector<std::u
 
 // Launches that cover the scheduler's modes (k-blocks of 64 but in one):
 // grouped raster (full and short groups), clusters along M and N, split-K
-// (one split empty), clusters along K (3 ranks over 5 k-blocks; 2 x 2 x 2), stream-K (48 units on 7 CTAs: 6 waves, 6 units split;
+// (one split empty), stream-K (48 units on 7 CTAs: 6 waves, 6 units split;
 // 36 on 5: 7 waves less one, since a remainder of 1 is under half a wave;
 // 4 one-k-block units on 8 CTAs: runs shorter than a k-block, some empty).
 inline std::vector<OrderLaunch> order_launches() {
@@ -208,8 +208,6 @@ inline std::vector<OrderLaunch> order_launches() {
       {{.tile_m = 128, .tile_n = 64, .tile_k = 32, .splits = 3}, 300, 200, 200, 2, 8},
       {{.tile_m = 64, .tile_n = 128, .splits = 4}, 64, 128, 130, 1, 3},
       {{.tile_m = 128, .tile_n = 128, .cluster_m = 2, .splits = 2}, 256, 384, 512, 1, 4},
-      {{.tile_m = 64, .tile_n = 64, .cluster_k = 3}, 100, 300, 300, 2, 9},
-      {{.tile_m = 64, .tile_n = 64, .cluster_m = 2, .cluster_n = 2, .cluster_k = 2}, 200, 300, 1000, 1, 16},
       {{.tile_m = 128, .tile_n = 128, .stream_k = true}, 1000, 700, 1000, 1, 7},
       {{.tile_m = 128, .tile_n = 256, .stream_k = true}, 700, 700, 300, 2, 5},
       {{.tile_m = 64, .tile_n = 64, .stream_k = true}, 100, 100, 64, 1, 8},

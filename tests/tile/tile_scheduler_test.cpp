@@ -89,41 +89,6 @@ TEST(TileScheduler, HostOrderCoversEveryTileAndEveryKBlockOnce) {
   EXPECT_GT(cases, 10000);
 }
 
-// Clusters along K: every k-block once, each rank's range never empty
-// while the tile has as many k-blocks as ranks, the ranks' sizes within one
-// of each other, and a cluster's CTAs on the same tiles in the same order.
-TEST(TileScheduler, ClusterKRanksSplitEveryTileEvenly) {
-  int cases = 0;
-  for (auto [cm, cn] : {std::pair{1, 1}, std::pair{2, 1}})
-    for (int ck : {2, 3, 4})
-      for (std::int64_t m : {1, 129, 1000})
-        for (std::int64_t n : {1, 1040})
-          for (std::int64_t k : {64, 200, 300, 8192})
-            for (std::int64_t clusters : {1, 5, 132 / 4}) {
-              const TileSchedulerOptions o{
-                  .tile_m = 64, .tile_n = 64, .tile_k = 64, .cluster_m = cm, .cluster_n = cn, .cluster_k = ck};
-              const std::string what = describe(o, m, n, k, 1, clusters * cm * cn * ck);
-              expect_exact_cover(o, m, n, k, 1, clusters * cm * cn * ck);
-              if (HasFatalFailure()) return;
-              const std::int64_t kblocks = ceil_div(k, 64), size = cm * cn * ck;
-              for (std::int64_t cta = 0; cta < clusters * size; ++cta) {
-                const auto order = host_tile_order(o, m, n, k, 1, clusters * size, cta);
-                const auto first = host_tile_order(o, m, n, k, 1, clusters * size, cta / size * size);
-                ASSERT_EQ(order.size(), first.size()) << what;
-                for (std::size_t i = 0; i < order.size(); ++i) {
-                  const std::int64_t blocks = order[i].kb1 - order[i].kb0;
-                  ASSERT_TRUE(blocks == kblocks / ck || blocks == kblocks / ck + 1) << what;
-                  if (kblocks >= ck) ASSERT_GE(blocks, 1) << what;
-                  // The same tiles as rank 0 (along M, a neighbour of it in a 2 x 1 x ck cluster).
-                  ASSERT_EQ(order[i].m0 / (64 * cm), first[i].m0 / (64 * cm)) << what;
-                  ASSERT_EQ(order[i].n0, first[i].n0) << what;
-                }
-              }
-              ++cases;
-            }
-  EXPECT_EQ(cases, 2 * 3 * 3 * 2 * 4 * 3);
-}
-
 // Stream-K: every k-block of every tile once, over the data-parallel units
 // and the split ones; a CTA leaves at most one partial piece, first among
 // its split pieces, and a later CTA's piece reaches that tile's last k-block.
@@ -211,11 +176,6 @@ TEST(TileScheduler, RefusesOptionsItCannotSchedule) {
   EXPECT_NE(refusal({.cluster_m = 2, .stream_k = true}).find("stream-K with cluster 2x1"),
             std::string::npos);
   EXPECT_NE(refusal({.splits = 2, .stream_k = true}).find("and 2 splits"), std::string::npos);
-  EXPECT_NE(refusal({.cluster_k = 2, .stream_k = true}).find("stream-K with cluster 1x1x2"), std::string::npos);
-  EXPECT_NE(refusal({.cluster_k = 2, .splits = 2})
-                .find("cluster_k 2 with 2 splits; K is split either among a cluster's CTAs or among work items"),
-            std::string::npos);
-  EXPECT_NE(refusal({.cluster_m = 2, .cluster_n = 2, .cluster_k = 5}).find("cluster 2x2x5"), std::string::npos);
   EXPECT_EQ(refusal({}), "accepted");
 }
 

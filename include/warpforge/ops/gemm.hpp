@@ -52,17 +52,12 @@ struct GemmConfig {
   // autotune candidate): on an H200 adding the sums cost what the idle SMs
   // did (docs/PERFORMANCE.md), so the heuristic does not choose it.
   bool stream_k = false;
-  // sm90a: CTAs of a cluster that split each tile's K (2..4; 1: none), the
-  // others' f32 sums added in the first's shared memory (distributed shared
-  // memory: no workspace, no pass through global memory), in a fixed order.
-  // For problems of few tiles, so that more SMs stream the operands.
-  int split_k = 1;
-  // "128x128x32 s3 w2x2 c1x1", then " pingpong", " streamk" and " splitkN" when set
+  // "128x128x32 s3 w2x2 c1x1", then " pingpong" and " streamk" when set
   std::string describe() const;
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;
 };
 // Inverse of GemmConfig::describe(): "MxNxK sS wAxB cCxD", optionally
-// " pingpong", " streamk" and " splitkN" (in that order, N >= 2), every number >= 1; nullopt
+// " pingpong" and " streamk" (in that order), every number >= 1; nullopt
 // for anything else. Whether a kernel takes the configuration is the
 // path's to say (check_support()).
 std::optional<GemmConfig> parse_gemm_config(std::string_view text);

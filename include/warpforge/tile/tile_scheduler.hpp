@@ -10,12 +10,6 @@
 // share rows of A and columns of B. With split-K, work item w is split
 // w % splits of unit w / splits: a tile's splits run on neighbouring CTAs.
 //
-// Cluster split-K (cluster_k > 1): the CTAs of a cluster along K share each
-// of its units, rank_k taking the k-blocks [rank_k·T/cluster_k,
-// (rank_k+1)·T/cluster_k) of the tile's T (not one of them empty once T >=
-// cluster_k); adding their partial sums is the kernel's (through distributed
-// shared memory: no workspace).
-//
 // Stream-K (no cluster, no split-K): with U units on G CTAs, the units of
 // the whole waves go round as above, and the last S = U mod G units (or
 // S + G, when that remainder is under half a wave, so that no CTA's share
@@ -45,7 +39,6 @@ struct TileSchedulerOptions {
   int tile_m = 128, tile_n = 128;
   int tile_k = 64;  // K per k-block: a power of two
   int cluster_m = 1, cluster_n = 1;
-  int cluster_k = 1;    // CTAs of a cluster along K: rank r is (r % cluster_m, r / cluster_m % cluster_n, r / (cluster_m · cluster_n))
   int group_rows = 16;  // unit rows per group of the raster
   int splits = 1;       // k-ranges per tile (split-K)
   bool stream_k = false;
@@ -110,14 +103,13 @@ class TileScheduler {
   // for sizes below 1, a tile_k that is no power of two, or a cluster of
   // more than 16 CTAs (the portable maximum is 8; 16 with the non-portable
   // attribute, CUDA programming guide "Thread Block Clusters"), or stream-K
-  // with a cluster or split-K, or cluster_k with split-K.
+  // with a cluster or split-K.
   TileScheduler(dsl::Kernel& k, const TileSchedulerOptions& options, const dsl::Reg& m,
                 const dsl::Reg& n, const dsl::Reg& kdim, const dsl::Reg& l);
 
   const TileSchedulerOptions& options() const { return o_; }
   const dsl::Reg& rank_m() const { return rank_m_; }  // this CTA's tile in its cluster's unit
   const dsl::Reg& rank_n() const { return rank_n_; }
-  const dsl::Reg& rank_k() const { return rank_k_; }  // this CTA's k-range of its cluster's tiles
   const dsl::Reg& first_unit() const { return first_; }  // this CTA's (cluster's) first work item
   const dsl::Reg& unit_step() const { return step_; }  // #CTAs (#clusters): the stride of its items
   const dsl::Reg& units() const { return units_; }     // units of every batch
@@ -146,8 +138,7 @@ class TileScheduler {
   dsl::Kernel* k_;
   TileSchedulerOptions o_;
   dsl::Reg units_m_, per_batch_, group_span_, units_, items_, kblocks_, per_split_;
-  dsl::Reg rank_m_, rank_n_, rank_k_, first_, step_, dp_units_;
-  std::optional<BlockRange> cluster_range_;  // with cluster_k: this CTA's k-blocks of every tile
+  dsl::Reg rank_m_, rank_n_, first_, step_, dp_units_;
 
   void for_each_stream_k(const std::function<void(const WorkItem&)>& body) const;
 };

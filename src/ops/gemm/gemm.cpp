@@ -86,13 +86,10 @@ std::optional<GemmConfig> parse_gemm_config(std::string_view text) {
       c.pingpong = true;
     else if (word == "streamk")
       c.stream_k = true;
-    else if (word.starts_with("splitk") && word.size() > 6 && word.size() < 9 &&
-             word.find_first_not_of("0123456789", 6) == std::string::npos)
-      c.split_k = std::stoi(word.substr(6));
     else
       return std::nullopt;
   }
-  for (int v : {c.tile_m, c.tile_n, c.tile_k, c.stages, c.warps_m, c.warps_n, c.cluster_m, c.cluster_n, c.split_k})
+  for (int v : {c.tile_m, c.tile_n, c.tile_k, c.stages, c.warps_m, c.warps_n, c.cluster_m, c.cluster_n})
     if (v < 1) return std::nullopt;
   if (c.describe() != text) return std::nullopt;  // no stray spaces, signs, repeats or reordering
   return c;
@@ -102,8 +99,7 @@ std::string GemmConfig::describe() const {
   return std::to_string(tile_m) + "x" + std::to_string(tile_n) + "x" + std::to_string(tile_k) +
          " s" + std::to_string(stages) + " w" + std::to_string(warps_m) + "x" +
          std::to_string(warps_n) + " c" + std::to_string(cluster_m) + "x" +
-         std::to_string(cluster_n) + (pingpong ? " pingpong" : "") + (stream_k ? " streamk" : "") +
-         (split_k != 1 ? " splitk" + std::to_string(split_k) : "");
+         std::to_string(cluster_n) + (pingpong ? " pingpong" : "") + (stream_k ? " streamk" : "");
 }
 
 struct Gemm::State {

@@ -15,7 +15,7 @@
 namespace warpforge::ops {
 namespace {
 
-constexpr const char* kHeader = "# warpforge gemm autotune v4";
+constexpr const char* kHeader = "# warpforge gemm autotune v3";
 
 std::optional<GemmKernel> parse_kernel(const std::string& s) {
   for (GemmKernel k : {GemmKernel::sm80, GemmKernel::sm90a, GemmKernel::sm100a})
@@ -57,12 +57,12 @@ std::optional<std::map<std::string, TunedChoice>> read_entries(const std::filesy
     TunedChoice choice;
     GemmConfig& c = choice.config;
     fields >> kernel_name >> c.tile_m >> c.tile_n >> c.tile_k >> c.stages >> c.warps_m >>
-        c.warps_n >> c.cluster_m >> c.cluster_n >> c.pingpong >> c.stream_k >> c.split_k;
+        c.warps_n >> c.cluster_m >> c.cluster_n >> c.pingpong >> c.stream_k;
     auto kernel = parse_kernel(kernel_name);
     if (!fields || (fields >> rest) || !kernel)
       return corrupt(
           "line " + std::to_string(number) +
-           " is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n pingpong stream_k split_k'");
+          " is not 'kernel tile_m tile_n tile_k stages warps_m warps_n cluster_m cluster_n pingpong stream_k'");
     choice.kernel = *kernel;
     entries[line.substr(tab + 1)] = choice;
   }
@@ -110,7 +110,7 @@ void GemmTuningFile::store(const std::string& key, const TunedChoice& choice) co
       const GemmConfig& c = v.config;
       out << name(v.kernel) << ' ' << c.tile_m << ' ' << c.tile_n << ' ' << c.tile_k << ' '
           << c.stages << ' ' << c.warps_m << ' ' << c.warps_n << ' ' << c.cluster_m << ' '
-          << c.cluster_n << ' ' << c.pingpong << ' ' << c.stream_k << ' ' << c.split_k << '\t' << k << "\n";
+          << c.cluster_n << ' ' << c.pingpong << ' ' << c.stream_k << '\t' << k << "\n";
     }
     if (!out) {
       std::cerr << "warpforge: could not write autotune file " << temporary

@@ -154,8 +154,6 @@ class Sm100aPath final : public GemmPath {
     if (c.pingpong)
       why.push_back("pingpong; the sm100a kernel has one accumulator (no ping-pong schedule)");
     if (c.stream_k) why.push_back("streamk; the sm100a kernel gives each CTA a whole tile");
-    if (c.split_k != 1)
-      why.push_back("splitk" + std::to_string(c.split_k) + "; the sm100a kernel gives each CTA a whole tile");
     if (!why.empty()) return why;
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
     const std::size_t bytes = sm100a_shared_bytes(spec_of(p, c));

@@ -75,9 +75,6 @@ class Sm80Path final : public GemmPath {
                     std::to_string(config.cluster_n) + "; the sm80 kernel has no clusters (1x1)");
     if (config.pingpong) why.push_back("pingpong; the sm80 kernel's warps share every tile (no ping-pong schedule)");
     if (config.stream_k) why.push_back("streamk; the sm80 kernel gives each CTA whole tiles (stream-K is sm90a's)");
-    if (config.split_k != 1)
-      why.push_back("splitk" + std::to_string(config.split_k) +
-                    "; the sm80 kernel gives each CTA whole tiles (split-K over a cluster is sm90a's)");
     if (!why.empty()) return why;
     const Sm80KernelSpec spec = sm80_spec(p, config);
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;

@@ -45,7 +45,6 @@ constexpr int kOrderBarrier = 3;     // + the warpgroup that waits
 // Stream-K: the consumers' partial sum is stored (they arrive, the
 // producer warpgroup's second warp waits and publishes it); the consumers
 // have seen another CTA's published sum (one thread waited for its flag).
-// Cluster split-K: the consumers' sums are stored (ranks 1..) or read (rank 0).
 constexpr int kPublishBarrier = 5;
 constexpr int kPartialBarrier = 6;
 
@@ -70,8 +69,6 @@ class GemmKernel {
   Reg partial_slot(const Reg& cta);
   Reg partial_flag(const Reg& cta);
   void store_partial(const Regs& acc);
-  void send_partial(const Regs& acc, const Reg& phase);
-  void add_cluster_partials(const Regs& acc, const Reg& phase);
   void publish_partial();
   void add_partials(const Regs& acc, const Reg& unit, const Reg& cw, const Pred& leader);
   void epilogue(const std::vector<Regs>& accs, const tile::Tile& t, const Reg& rows0, const Reg& cw,
@@ -99,11 +96,6 @@ ptx::Module GemmKernel::build() {
     throw OpsError("sm90a gemm: a_rows " + std::to_string(s_.a_rows) + " with tile_m " + std::to_string(tile_m_) +
                    (s_.a_k_major ? "" : ", M-major A") + (s_.cluster_n > 1 ? ", a cluster along N" : "") +
                    "; a multiple of 8 up to tile_m, for K-major A without a cluster along N");
-  if (s_.cluster_k > 1 && (s_.pingpong || s_.stream_k || s_.multicast_size() > 1))
-    throw OpsError("sm90a gemm: cluster_k " + std::to_string(s_.cluster_k) + " with" +
-                   (s_.pingpong ? " ping-pong" : "") + (s_.stream_k ? " stream-K" : "") +
-                   (s_.multicast_size() > 1 ? " a cluster along M or N" : "") +
-                   "; split-K over a cluster takes the cooperative schedule, no stream-K, no other cluster sides");
   k_.maxntid(sm90a_threads(s_));
   k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
   if (s_.cluster_size() > 1) k_.reqnctapercluster(s_.cluster_size());
@@ -126,9 +118,7 @@ ptx::Module GemmKernel::build() {
     // Every consumer warpgroup that reads a slot frees it (one in
     // ping-pong, all in cooperative), in every CTA of the cluster: the
     // producers of the other CTAs multicast into it.
-    pipe_->init(1, (s_.pingpong ? 1 : s_.consumers) * s_.multicast_size());
-    for (int r = 1; r < s_.cluster_k; ++r) k_.mbarrier_init(at(base_ + smem_.partial_full + 8 * (r - 1)), 1);
-    if (s_.cluster_k > 1) k_.mbarrier_init(at(base_ + smem_.partial_free), 1);
+    pipe_->init(1, (s_.pingpong ? 1 : s_.consumers) * s_.cluster_size());
     k_.fence_mbarrier_init();
   });
   k_.bar_sync(0);
@@ -146,7 +136,6 @@ ptx::Module GemmKernel::build() {
                                             .tile_k = kSm90aTileK,
                                             .cluster_m = s_.cluster_m,
                                             .cluster_n = s_.cluster_n,
-                                            .cluster_k = s_.cluster_k,
                                             .group_rows = kGroupRows,
                                             .stream_k = s_.stream_k},
                  m_, n_, kdim_, l_);
@@ -266,19 +255,10 @@ void GemmKernel::consumer() {
   Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_smem, s_.b_k_major ? 16 : kBox64, kAtom);
   tile::PipelineState state(k_, s_.stages);
   if (!s_.pingpong) {
-    Reg partial_phase = k_.mov(u32, 0);  // the cluster split's barriers: their phase for this tile
     sched_->for_each([&](const tile::WorkItem& w) {
       if (!w.partial) {
         mainloop(accs, desc_a0, desc_b0, w, state, leader);
-        if (s_.cluster_k == 1) return epilogue(accs, w.tile, rows0, cw, leader);
-        k_.if_else(
-            sched_->rank_k() != 0, [&] { send_partial(accs[0], partial_phase); },
-            [&] {
-              add_cluster_partials(accs[0], partial_phase);
-              epilogue(accs, w.tile, rows0, cw, leader);
-            });
-        k_.xor_(partial_phase, partial_phase, 1);
-        return;
+        return epilogue(accs, w.tile, rows0, cw, leader);
       }
       // Predicates, not the piece's registers, carried through the mainloop.
       Pred partial = *w.partial != 0, joins = w.kb0 != 0;
@@ -350,12 +330,12 @@ void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>&
     // One k-block's groups stay in flight so the tensor cores never wait on
     // this warpgroup: once the previous k-block's are done, its slot is free.
     k_.wgmma_wait_group(groups);
-    k_.if_then(leader && accumulate, [&] { pipe_->release(previous, s_.multicast_size()); });
+    k_.if_then(leader && accumulate, [&] { pipe_->release(previous, s_.cluster_size()); });
     k_.mov(previous, state.stage());
     ++state;
   });
   k_.wgmma_wait_group(0);
-  k_.if_then(leader, [&] { pipe_->release(previous, s_.multicast_size()); });
+  k_.if_then(leader, [&] { pipe_->release(previous, s_.cluster_size()); });
 }
 
 // The workspace: one tile of f32 partial sums per CTA, then one u32 flag
@@ -386,57 +366,6 @@ void GemmKernel::store_partial(const Regs& acc) {
     k_.st(Space::global, f32, at(address, static_cast<std::int64_t>(i / 4 * threads * 16)),
           Regs{acc[i], acc[i + 1], acc[i + 2], acc[i + 3]});
   tile::NamedBarrier(k_, kPublishBarrier, threads + 32).arrive();
-}
-
-// Cluster split-K, ranks 1..: once rank 0 has added this CTA's sums of the
-// tile before (its arrival on partial_free), the consumers store their sums
-// into this rank's slot in rank 0's shared memory (st.shared::cluster, PTX
-// ISA 9.7.9.10; in the workspace's order, each warp's vector stores 512
-// contiguous bytes) and one thread arrives on rank 0's partial_full barrier
-// of this rank: the named barrier orders the others' stores before its
-// cluster-scope fence and release (PTX ISA 8.9.3, 9.7.13.15.13).
-void GemmKernel::send_partial(const Regs& acc, const Reg& phase) {
-  const int threads = 128 * s_.consumers;
-  k_.mbarrier_wait_parity(at(base_ + smem_.partial_free), phase ^ 1);
-  Reg rank = sched_->rank_k();
-  Reg slot = base_ + smem_.partials + (rank - 1) * smem_.partial_slot + tid_ * 16, remote = k_.reg(u32);
-  k_.mapa_shared(remote, slot, 0);
-  for (std::size_t i = 0; i < acc.size(); i += 4)
-    k_.st(Space::shared, f32, at(remote, static_cast<std::int64_t>(i / 4 * threads * 16)),
-          Regs{acc[i], acc[i + 1], acc[i + 2], acc[i + 3]}, {.cluster = true});
-  tile::NamedBarrier(k_, kPartialBarrier, threads).sync();
-  k_.if_then(tid_ == 0, [&] {
-    Reg full = k_.reg(u32);
-    k_.mapa_shared(full, base_ + smem_.partial_full + (rank - 1) * 8, 0);
-    k_.fence(FenceSem::acq_rel, Scope::cluster);
-    k_.mbarrier_arrive_cluster(full, Scope::cluster);
-  });
-}
-
-// Cluster split-K, rank 0: adds the sums of ranks 1, 2, .. in that order
-// (the same result every run) as each arrives, then, once every consumer
-// has read them (the named barrier), frees the ranks' slots for the next
-// tile (an arrival on each one's partial_free).
-void GemmKernel::add_cluster_partials(const Regs& acc, const Reg& phase) {
-  const int threads = 128 * s_.consumers;
-  Regs sum = k_.regs(f32, 4, "partial");
-  for (int r = 1; r < s_.cluster_k; ++r) {
-    k_.mbarrier_wait_parity(at(base_ + smem_.partial_full + 8 * (r - 1)), phase);
-    k_.fence(FenceSem::acq_rel, Scope::cluster);  // acquires what rank r released
-    Reg slot = base_ + smem_.partials + (r - 1) * smem_.partial_slot + tid_ * 16;
-    for (std::size_t i = 0; i < acc.size(); i += 4) {
-      k_.ld(Space::shared, f32, sum, at(slot, static_cast<std::int64_t>(i / 4 * threads * 16)));
-      for (std::size_t j = 0; j < 4; ++j) k_.add(acc[i + j], acc[i + j], sum[j]);
-    }
-  }
-  tile::NamedBarrier(k_, kPartialBarrier, threads).sync();
-  k_.if_then(tid_ == 0, [&] {
-    for (int r = 1; r < s_.cluster_k; ++r) {
-      Reg free = k_.reg(u32);
-      k_.mapa_shared(free, base_ + smem_.partial_free, r);
-      k_.mbarrier_arrive_cluster(free, Scope::cluster);
-    }
-  });
 }
 
 // The producer warpgroup's second warp, idle otherwise, waits for the
@@ -635,8 +564,7 @@ std::string Sm90aSpec::name() const {
   return "gemm_sm90a_" + std::string(runtime::name(ab)) + "_" + std::string(runtime::name(d)) + "_" +
          (a_k_major ? "ak" : "am") + (b_k_major ? "bk" : "bn") + "_" + std::to_string(tile_m()) + "x" +
          std::to_string(tile_n) + "_s" + std::to_string(stages) + (pingpong ? "_pingpong" : "") +
-         (multicast_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
-         (cluster_k > 1 ? "_k" + std::to_string(cluster_k) : "") +
+         (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
          (epilogue_width() < tile_n ? "_e" + std::to_string(epilogue_width()) : "") + (stream_k ? "_sk" : "") +
          (a_rows ? "_ar" + std::to_string(a_rows) : "") + (has_c ? "_withc" : "") + (amax ? "_amax" : "");
 }
@@ -651,11 +579,7 @@ Sm90aSmem sm90a_smem(const Sm90aSpec& s) {
   m.epilogue = m.b + s.stages * m.b_stage;
   m.full = m.epilogue + s.consumers * m.epilogue_per_consumer;
   m.empty = m.full + 8 * s.stages;
-  m.partial_full = m.empty + 8 * s.stages;
-  m.partial_free = m.partial_full + 8 * (s.cluster_k - 1);
-  m.partials = (m.partial_free + 8 + 127) / 128 * 128;
-  m.partial_slot = s.tile_m() * s.tile_n * 4;
-  m.bytes = (s.cluster_k > 1 ? m.partials + (s.cluster_k - 1) * m.partial_slot : m.partial_full) + 1024;
+  m.bytes = m.empty + 8 * s.stages + 1024;
   return m;
 }
 

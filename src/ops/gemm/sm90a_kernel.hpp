@@ -11,11 +11,6 @@
 // partial sums meet in a workspace (sm90a_workspace_bytes), so that the
 // last wave does not leave SMs idle.
 //
-// With cluster_k, the CTAs of a cluster split each tile's K: the others
-// store their f32 sums straight into the shared memory of rank 0 (distributed
-// shared memory, st.shared::cluster), which adds them in rank order (the
-// same result every run) and stores D. No workspace, no global round trip.
-//
 // With amax, the epilogue also folds max |alpha·acc (+ beta·C)| over D's
 // elements, before D's conversion, into an f32 in global memory (the sign-
 // cleared bits by unsigned max, so a NaN stays on top): per thread, per
@@ -59,12 +54,7 @@ struct Sm90aSpec {
   // CTAs per cluster along M (they share, and multicast, the B tile) and
   // along N (the A tile); cluster_m * cluster_n is 1 or 2.
   int cluster_m = 1, cluster_n = 1;
-  // CTAs per cluster along K (cooperative, no cluster along M or N, no
-  // stream-K): rank r takes k-blocks [r·T/cluster_k, (r+1)·T/cluster_k) of
-  // each tile's T, which must be at least cluster_k.
-  int cluster_k = 1;
-  int cluster_size() const { return cluster_m * cluster_n * cluster_k; }
-  int multicast_size() const { return cluster_m * cluster_n; }  // the CTAs that share operand tiles
+  int cluster_size() const { return cluster_m * cluster_n; }
   // Stream-K (cooperative, no cluster): the units past the last whole wave
   // (and one wave more when that remainder is under half a wave) are shared
   // out among the CTAs as equal runs of k-blocks.
@@ -91,10 +81,6 @@ struct Sm90aSmem {
   std::uint32_t a_stage, b_stage;  // bytes of one stage of A, of B
   std::uint32_t epilogue_per_consumer;
   std::uint32_t a, b, epilogue, full, empty;
-  // With cluster_k: rank 0's barriers for the others' sums (one per rank
-  // 1..), each CTA's barrier for rank 0's having added them, and rank 0's
-  // slots for the sums (tile_m x tile_n f32 per rank 1..).
-  std::uint32_t partial_full, partial_free, partials, partial_slot;
   std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
 };
 Sm90aSmem sm90a_smem(const Sm90aSpec& spec);

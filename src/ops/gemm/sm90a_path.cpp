@@ -37,7 +37,6 @@ Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c, std::size_t smem_li
               .stages = c.stages,
               .cluster_m = c.cluster_m,
               .cluster_n = c.cluster_n,
-              .cluster_k = c.split_k,
               .stream_k = c.stream_k,
               .has_c = p.has_c,
               .amax = p.amax};
@@ -195,19 +194,6 @@ class Sm90aPath final : public GemmPath {
       why.push_back("streamk with" + std::string(c.pingpong ? " pingpong" : "") +
                     (c.cluster_m * c.cluster_n > 1 ? " " + cluster : "") +
                     "; stream-K takes the cooperative schedule without clusters");
-    if (c.split_k != 1) {
-      const std::string split = "splitk" + std::to_string(c.split_k);
-      if (c.split_k < 2 || c.split_k > 4)
-        why.push_back(split + "; 2..4 CTAs of a cluster along K (rank 0 adds the others' sums one after another)");
-      if (c.pingpong || c.stream_k || c.cluster_m * c.cluster_n > 1)
-        why.push_back(split + " with" + (c.pingpong ? std::string(" pingpong") : "") + (c.stream_k ? " streamk" : "") +
-                      (c.cluster_m * c.cluster_n > 1 ? " " + cluster : "") +
-                      "; split-K over a cluster takes the cooperative schedule, no stream-K, a 1x1 cluster otherwise");
-      if (ceil_div(p.k, kSm90aTileK) < c.split_k)
-        why.push_back(split + " with K = " + std::to_string(p.k) + " (" + std::to_string(ceil_div(p.k, kSm90aTileK)) +
-                      " k-blocks of 64); each CTA of the cluster needs a k-block: K > " +
-                      std::to_string(kSm90aTileK * (c.split_k - 1)));
-    }
     // The split k-blocks (fewer than 2 waves of units) are counted in 32 bits.
     const std::int64_t split_blocks = 2 * std::int64_t{std::max(1, device.properties().sm_count)} * ceil_div(p.k, kSm90aTileK);
     if (c.stream_k && split_blocks > std::numeric_limits<std::uint32_t>::max())

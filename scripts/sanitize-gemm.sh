@@ -3,7 +3,7 @@
 # `warpforge gemm --device cuda --check` for a small shape and an edge-tile
 # shape (no dimension a multiple of any tile, unaligned K), and one large
 # enough for the large-tile configuration, per GEMM kernel, and for sm90a a
-# 2-CTA cluster, a ping-pong and a stream-K configuration
+# 2-CTA cluster, a ping-pong, a stream-K and a 160-wide tile configuration
 # (sm80, and sm90a where this build has it and the GPU runs it); then on
 # `warpforge gemm-amax --device cuda --check` for each format's kernel (the
 # GPU's path) on small, edge-tile, wide-tile, 2-CTA cluster, narrow-tile and split-K shapes. Fails if any tool reports
@@ -38,6 +38,9 @@ sm90a_shapes=(
   # 9 units of 18 k-blocks on every SM: runs of one or two k-blocks, a dozen
   # partial sums added into each unit.
   "streamk:--m 264 --n 520 --k 1096 --layout nn --out-dtype bf16 --config '128x256x64 s3 w2x1 c1x1 streamk'"
+  # Tiles 160 wide: each tile's last 32 columns stored from registers, the
+  # last tile's wholly past N, C read.
+  "tail:--m 296 --n 520 --k 136 --layout nt --out-dtype bf16 --beta 1 --config '128x160x64 s4 w2x1 c1x1'"
 )
 log_dir="${BUILD_DIR:-build}/sanitize-gemm"
 mkdir -p "$log_dir"

@@ -71,9 +71,10 @@ TEST_F(GemmOnFakeH100, Sm90aHeuristicFollowsTheShape) {
       {64, 10240, 8192, "64x128x64 s8 w1x1 c1x1"},     // one wave of 320, not two of 192
       {128, 4096, 4096, "128x64x64 s8 w2x1 c1x1"},     // 64 tiles: one wave of 192, not of 384
       {256, 8192, 8192, "128x128x64 s6 w2x1 c1x1"},    // 128 tiles: one wave of 384, not two of 192
-      {256, 10240, 8192, "128x192x64 s4 w2x1 c1x1"},   // 108 tiles: one wave of 512, not of 640
-      {512, 10240, 8192, "128x192x64 s4 w2x1 c1x1"},   // 2 waves of 512, not 3 of 384 or 2 of 640
-      {1024, 10240, 8192, "128x128x64 s6 w2x1 c1x1"},  // a tie (5 x 384 = 3 x 640): the smaller
+      {256, 10240, 8192, "128x160x64 s5 w2x1 c1x1"},   // 128 tiles: one wave of 448, not of 512
+      {512, 10240, 8192, "128x160x64 s5 w2x1 c1x1"},   // 2 waves of 448, not of 512 or 3 of 384
+      {1024, 10240, 8192, "128x224x64 s3 w2x1 c1x1"},  // 3 waves of 576, not 5 of 384 or 3 of 640
+      {256, 28672, 4096, "128x224x64 s3 w2x1 c1x1"},   // 256 tiles: 2 waves of 576, not of 640
       {4096, 4096, 4096, "128x256x64 s3 w2x1 c1x1"},   // 4 waves of 640, not 8 of 384
   };
   for (const Case& c : cases) {

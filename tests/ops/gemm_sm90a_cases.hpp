@@ -84,6 +84,23 @@ inline std::vector<GemmCase> sm90a_cases() {
     all.push_back(c);
     ++j;
   }
+  // Tiles an odd multiple of 32 wide (K-major B): a 16-bit D's columns past
+  // the last 64-wide store box go from registers (an odd N ends inside a
+  // pair), batched and with C too; f32 D takes whole 32-column boxes.
+  int tailed = 0;
+  for (auto [tile_n, d] : {std::pair{160, DType::bf16}, std::pair{224, DType::f16}, std::pair{96, DType::bf16},
+                           std::pair{160, DType::f32}}) {
+    GemmCase c{131, 299, 75, tailed == 2 ? 2 : 0};  // all 3 mod 8
+    c.pad = 5;
+    c.config = sm90a_config(128, tile_n, 3);
+    c.b_row = false;
+    c.a_row = tailed % 2 == 0;
+    c.d = d;
+    c.with_c = tailed % 2 == 0;
+    c.beta = c.with_c ? -0.5f : 0.0f;
+    all.push_back(c);
+    ++tailed;
+  }
   // 2-CTA clusters sharing B (2x1) or A (1x2) by multicast, in every layout:
   // tile counts that leave the last pair half outside the matrix, and more
   // pairs' tiles than resident pairs (the simulator has one per two cores).

@@ -65,7 +65,10 @@ TEST(GemmSm90aSimChoice, EveryConfigurationRuleIsNamed) {
   auto d = make_matrix(dev, DType::f32, {0, 64, 64}, rng, true);
   const std::pair<GemmConfig, std::string> bad[] = {
       {{.tile_m = 96, .tile_n = 64, .tile_k = 64, .stages = 2}, "tile_m 96; the sm90a kernel has 1 or 2 consumer warpgroups"},
-      {{.tile_m = 64, .tile_n = 96, .tile_k = 64, .stages = 2}, "tile_n 96; a multiple of 64 in 64..256"},
+      {{.tile_m = 64, .tile_n = 80, .tile_k = 64, .stages = 2}, "tile_n 80; a multiple of 32 in 64..256"},
+      {{.tile_m = 64, .tile_n = 288, .tile_k = 64, .stages = 2}, "tile_n 288; a multiple of 32 in 64..256"},
+      {{.tile_m = 64, .tile_n = 96, .tile_k = 64, .stages = 2},
+       "tile_n 96 with N-major B; a multiple of 64 (N-major B is loaded in 64-column boxes)"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 32, .stages = 2}, "tile_k 32; the sm90a kernel stages K 64 at a time"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 9}, "stages 9; 2..8"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 2, .cluster_m = 2, .cluster_n = 2},

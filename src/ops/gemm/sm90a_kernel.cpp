@@ -75,6 +75,7 @@ class GemmKernel {
                 const Pred& leader);
   std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const tile::Tile& t, const Reg& row, const Reg& lane);
   void add_c(const Reg& v, const Reg& row_offset, const Reg& col, const Pred& inside);
+  void store_tail(const Regs& acc, const tile::Tile& t, const Reg& rows0, const Reg& row0, const Reg& lane);
 
   Sm90aSpec s_;
   Sm90aSmem smem_;
@@ -82,7 +83,7 @@ class GemmKernel {
   int tile_m_;
   ParamRef map_a_p_, map_b_p_, map_d_p_;
   Reg map_a_, map_b_, map_d_;
-  Reg c_, c_rs_, c_cs_, c_bs_, m_, n_, kdim_, l_, alpha_, beta_;
+  Reg c_, c_rs_, c_cs_, c_bs_, d_, d_rs_, d_bs_, m_, n_, kdim_, l_, alpha_, beta_;
   Reg base_, tid_;
   std::optional<tile::MbarrierPipeline> pipe_;
   std::optional<tile::TileScheduler> sched_;
@@ -157,6 +158,11 @@ void GemmKernel::read_params() {
     c_rs_ = k_.param(u64, "c_row_stride");
     c_cs_ = k_.param(u64, "c_col_stride");
     c_bs_ = k_.param(u64, "c_batch_stride");
+  }
+  if (sm90a_tail_cols(s_)) {
+    d_ = k_.param_ptr("D", runtime::bits(s_.d) / 8);
+    d_rs_ = k_.param(u64, "d_row_stride");
+    d_bs_ = k_.param(u64, "d_batch_stride");
   }
   m_ = k_.param(u32, "M");
   n_ = k_.param(u32, "N");
@@ -528,7 +534,8 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, co
         Reg row_in_matrix = lane & 7;
         Reg row_address = half + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
         Reg group_of_lane = lane >> 4;
-        for (int j = col0 / 16; j < (col0 + width) / 16; ++j) {
+        const int boxed = width / box_cols * box_cols;  // columns through whole store boxes
+        for (int j = col0 / 16; j < (col0 + boxed) / 16; ++j) {
           Regs packed;
           for (int q = 0; q < 4; ++q) {
             const int i = 2 * (4 * j + q);
@@ -543,6 +550,7 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, co
               row_address + ((group >> 3) << 13) + tile::swizzled_chunk(k_, kSwizzle128, group, row_in_matrix);
           k_.stmatrix(at(address), packed);
         }
+        if (boxed < width) store_tail(acc, t, tile_row0, row0, lane);
       }
     }
     k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
@@ -555,6 +563,42 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, co
                        at(epi, static_cast<std::uint32_t>(h) * half_bytes + bx * 64 * kRow));
       k_.bulk_commit_group();
     });
+  }
+}
+
+// The tile's columns past its last whole store box (a 16-bit D and tile_n
+// an odd multiple of 32): each thread stores its pairs of columns straight
+// from registers, a 32-bit store where both lie inside D, else the one that
+// does. A box of 64 columns there would overwrite the next tile's (TMA clips
+// only at the tensor's edge), and they are a fifth of a tile at most.
+void GemmKernel::store_tail(const Regs& acc, const tile::Tile& t, const Reg& rows0, const Reg& row0,
+                            const Reg& lane) {
+  const int es = runtime::bits(s_.d) / 8;
+  const Type packed_type = dsl_type(s_.d) == Type::bf16 ? bf16x2 : f16x2;
+  Reg batch_offset = k_.reg(u64);
+  k_.mul_wide(batch_offset, t.batch, 1);
+  k_.mul(batch_offset, batch_offset, d_bs_);
+  for (int i = s_.tile_n / sm90a_store_box_cols(s_) * sm90a_store_box_cols(s_) / 2; i < s_.tile_n / 2; i += 2) {
+    Reg row = rows0 + row0 + 8 * ((i / 2) % 2);
+    auto [v0, v1] = output_pair(acc, i, t, row, lane);
+    Reg packed = k_.reg(b32);
+    k_.cvt_pack(packed_type, packed, v1, v0);
+    Reg grow = t.m0 + row, gcol = t.n0 + (i / 4) * 8 + ((lane & 3) << 1);
+    Reg offset = k_.reg(u64), col = k_.reg(u64);
+    k_.mul_wide(offset, grow, 1);
+    k_.mad(offset, offset, d_rs_, batch_offset);
+    k_.mul_wide(col, gcol, 1);
+    Reg address = d_ + (offset + col) * es;
+    Pred row_inside = grow < m_;
+    k_.if_else(
+        row_inside && (gcol + 1 < n_), [&] { k_.st(Space::global, b32, at(address), packed); },
+        [&] {
+          k_.if_then(row_inside && (gcol < n_), [&] {
+            Reg low = k_.reg(u16);
+            k_.cvt(u16, u32, low, packed);  // the low half: column gcol's value
+            k_.st(Space::global, u16, at(address), low);
+          });
+        });
   }
 }
 

@@ -18,8 +18,9 @@
 //
 // Kernel parameters, in order: map_a, map_b, map_d (128-byte tensor maps,
 // grid constants), [C, c_row_stride, c_col_stride, c_batch_stride (elements)
-// when has_c], M, N, K, L (u32), alpha, [beta] (f32), [amax (u64) when amax],
-// [workspace (u64) when stream_k].
+// when has_c], [D, d_row_stride, d_batch_stride (elements) when the tile has
+// tail columns, sm90a_tail_cols], M, N, K, L (u32), alpha, [beta] (f32),
+// [amax (u64) when amax], [workspace (u64) when stream_k].
 #pragma once
 
 #include <cstddef>
@@ -44,7 +45,10 @@ struct Sm90aSpec {
   bool pingpong = false;
   int wg_rows = 64;
   int tile_m() const { return pingpong ? wg_rows : 64 * consumers; }
-  int tile_n = 256;        // a multiple of 64 up to 256
+  // A multiple of 32 up to 256; a multiple of 64 with N-major B (loaded in
+  // 64-wide boxes). The columns past the last whole TMA store box (32 of a
+  // 16-bit D when tile_n is an odd multiple of 32) are stored from registers.
+  int tile_n = 256;
   // Columns of D per epilogue chunk (0: the whole tile_n): the epilogue's
   // shared buffer holds one chunk, so narrower chunks leave room for another
   // pipeline stage; a chunk waits for the last one's store to read it.
@@ -87,6 +91,8 @@ Sm90aSmem sm90a_smem(const Sm90aSpec& spec);
 inline int sm90a_threads(const Sm90aSpec& spec) { return 128 * (spec.consumers + 1); }
 // Elements of D per 128-byte row of the epilogue's swizzled boxes.
 inline int sm90a_store_box_cols(const Sm90aSpec& spec) { return 128 / (runtime::bits(spec.d) / 8); }
+// Columns of a tile past its last whole store box, stored from registers.
+inline int sm90a_tail_cols(const Sm90aSpec& spec) { return spec.tile_n % sm90a_store_box_cols(spec); }
 
 // The stream-K workspace for a grid of `ctas`: a tile of f32 sums and a
 // u32 flag per CTA. The flags must be zero before the first launch; every

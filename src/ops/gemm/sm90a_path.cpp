@@ -89,6 +89,11 @@ class Sm90aLaunch final : public GemmLaunch {
       args.emplace_back(u64(p_.c.row_major ? 1 : p_.c.ld));
       args.emplace_back(u64(p_.c.batch_stride));
     }
+    if (sm90a_tail_cols(spec_)) {  // row-major D (refusals)
+      args.emplace_back(o.d);
+      args.emplace_back(u64(p_.d.ld));
+      args.emplace_back(u64(p_.d.batch_stride));
+    }
     for (std::int64_t v : {p_.m, p_.n, p_.k, p_.l}) args.emplace_back(u32(v));
     args.emplace_back(o.alpha);
     if (p_.has_c) args.emplace_back(o.beta);
@@ -174,8 +179,11 @@ class Sm90aPath final : public GemmPath {
     if (c.pingpong && c.tile_m * c.tile_n > 128 * 128)
       why.push_back("pingpong with tile " + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) +
                     "; each warpgroup holds a whole tile in registers: tile_m * tile_n <= 16384 (128x128, 64x256)");
-    if (c.tile_n < 64 || c.tile_n > 256 || c.tile_n % 64 != 0)
-      why.push_back("tile_n " + std::to_string(c.tile_n) + "; a multiple of 64 in 64..256 (wgmma N up to 256, 64-column TMA boxes)");
+    if (c.tile_n < 64 || c.tile_n > 256 || c.tile_n % 32 != 0)
+      why.push_back("tile_n " + std::to_string(c.tile_n) + "; a multiple of 32 in 64..256 (wgmma N up to 256)");
+    else if (c.tile_n % 64 != 0 && p.b.row_major)
+      why.push_back("tile_n " + std::to_string(c.tile_n) +
+                    " with N-major B; a multiple of 64 (N-major B is loaded in 64-column boxes)");
     if (c.tile_k != kSm90aTileK)
       why.push_back("tile_k " + std::to_string(c.tile_k) + "; the sm90a kernel stages K 64 at a time (one 128-byte swizzled row)");
     if (c.stages < 2 || c.stages > 8)
@@ -232,7 +240,8 @@ class Sm90aPath final : public GemmPath {
     auto estimate = [&](int n_tile) {
       return ceil_div(tiles_m * ceil_div(p.n, n_tile) * p.l, sms) * (rows + 2 * n_tile);
     };
-    const std::vector<int> widths = decode ? std::vector<int>{128, 64} : std::vector<int>{256, 192, 128, 64};
+    std::vector<int> widths = decode ? std::vector<int>{128, 64} : std::vector<int>{256, 224, 192, 160, 128, 96, 64};
+    if (p.b.row_major) std::erase_if(widths, [](int w) { return w % 64 != 0; });  // N-major B: 64-wide boxes
     int tile_n = widths.front();
     for (int smaller : widths)
       if (estimate(smaller) <= estimate(tile_n)) tile_n = smaller;
@@ -270,6 +279,10 @@ class Sm90aPath final : public GemmPath {
         for (int stages : {3, 4, 6})
           add({.tile_m = tile_m, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages,
                .warps_m = tile_m / 64, .warps_n = 1});
+    // Widths that are odd multiples of 32, for the wave fill.
+    for (int tile_n : {224, 160, 96})
+      for (int stages : {3, 4})
+        add({.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = stages, .warps_m = 2, .warps_n = 1});
     // Stream-K on the two-warpgroup tiles.
     for (int tile_n : {256, 128, 64})
       add({.tile_m = 128, .tile_n = tile_n, .tile_k = kSm90aTileK, .stages = tile_n == 256 ? 3 : 4, .warps_m = 2,

@@ -60,7 +60,8 @@ TEST_F(GemmOnFakeH100, LargeProblemTakes128x128TilesInFourStages) {
 
 // The sm90a heuristic over the shapes of a decoder (docs/PERFORMANCE.md,
 // bf16 GEMM over decoder shapes): the N tile of the least waves x (rows +
-// 2 tile_n), 64 rows and eight stages for decode (M <= 64), else 128 rows.
+// 2 tile_n), 64 rows and eight stages for decode (M <= 64), else 128 rows;
+// widths that are odd multiples of 32 with K-major B only.
 TEST_F(GemmOnFakeH100, Sm90aHeuristicFollowsTheShape) {
   struct Case {
     std::int64_t m, n, k;
@@ -73,8 +74,8 @@ TEST_F(GemmOnFakeH100, Sm90aHeuristicFollowsTheShape) {
       {256, 8192, 8192, "128x128x64 s6 w2x1 c1x1"},    // 128 tiles: one wave of 384, not two of 192
       {256, 10240, 8192, "128x160x64 s5 w2x1 c1x1"},   // 128 tiles: one wave of 448, not of 512
       {512, 10240, 8192, "128x160x64 s5 w2x1 c1x1"},   // 2 waves of 448, not of 512 or 3 of 384
-      {1024, 10240, 8192, "128x224x64 s3 w2x1 c1x1"},  // 3 waves of 576, not 5 of 384 or 3 of 640
-      {256, 28672, 4096, "128x224x64 s3 w2x1 c1x1"},   // 256 tiles: 2 waves of 576, not of 640
+      {1024, 10240, 8192, "128x160x64 s5 w2x1 c1x1"},  // 4 waves of 448, not 5 of 384 or 3 of 640
+      {256, 6144, 4096, "128x96x64 s7 w2x1 c1x1"},     // 128 tiles: one wave of 320, not of 384
       {4096, 4096, 4096, "128x256x64 s3 w2x1 c1x1"},   // 4 waves of 640, not 8 of 384
   };
   for (const Case& c : cases) {
@@ -86,6 +87,13 @@ TEST_F(GemmOnFakeH100, Sm90aHeuristicFollowsTheShape) {
     g.compile();
     EXPECT_EQ(g.config().describe(), c.config);
   }
+  // N-major B is loaded in 64-column boxes: 512 x 10240 takes 192, not 160.
+  const std::int64_t m = 512, n = 10240, k = 8192;
+  auto a = buffer(m * k * 2), b = buffer(k * n * 2), d = buffer(m * n * 2);
+  runtime::TensorView va(a, DType::bf16, {m, k}), vb(b, DType::bf16, {k, n}), vd(d, DType::bf16, {m, n});
+  Gemm g(va, vb, nullptr, vd, {.kernel = GemmKernel::sm90a});
+  g.compile();
+  EXPECT_EQ(g.config().describe(), "128x192x64 s4 w2x1 c1x1");
 }
 
 TEST_F(GemmOnFakeH100, SmallProblemTakesSmallerTilesForMoreCtas) {

@@ -287,8 +287,9 @@ int main(int argc, char** argv) {
   const cudaDataType_t d_type = o.out == DType::f32 ? CUDA_R_32F : CUDA_R_16BF;
 
   std::printf(
-      "GPU: %s. bf16 A (MxK) and B (KxN), both row-major; f32 accumulate; %s D (MxN, row-major).\n",
-      dev.properties().name.c_str(), std::string(runtime::name(o.out)).c_str());
+      "GPU: %s. bf16 A (MxK, row-major) and B (KxN, %s); f32 accumulate; %s D (MxN, row-major).\n",
+      dev.properties().name.c_str(), o.b_col ? "column-major: K contiguous" : "row-major: N contiguous",
+      std::string(runtime::name(o.out)).c_str());
   if (o.block_scaled)
     std::printf(
         "Ours: ops::GemmAmax, %s (%s data, %s scales per %d), A (M,K) and B (N,K) k-major, bf16 C, amax;\n"

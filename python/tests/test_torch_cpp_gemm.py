@@ -6,6 +6,8 @@ warpforge exceptions of the Python implementation, D's shape as the fake
 kernel's, torch.library.opcheck, and warpforge.gemm routing torch tensors
 through it."""
 
+import types
+
 import numpy as np
 import pytest
 
@@ -162,3 +164,55 @@ def test_warpforge_gemm_routes_torch_tensors_through_the_operator(rng, monkeypat
         warpforge.gemm(a, b, out_dtype=np.float32)
     monkeypatch.undo()
     assert torch.equal(warpforge.gemm(a, b, out_dtype=np.float32), expected)
+
+
+def test_back_to_back_timing_is_one_event_pair_over_the_calls():
+    # A stand-in for torch.cuda whose events read a clock the calls advance:
+    # back_to_back_ms must give the time per call of the timed calls alone
+    # (not the warm-ups), and call each of `calls` in turn.
+    from warpforge import bench
+
+    clock = [0.0]
+    ran = []
+
+    class Event:
+        def __init__(self, enable_timing):
+            assert enable_timing
+
+        def record(self):
+            self.at = clock[0]
+
+        def elapsed_time(self, other):
+            return other.at - self.at
+
+    fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(Event=Event, synchronize=lambda: None))
+
+    def call(index, ms):
+        def run():
+            ran.append(index)
+            clock[0] += ms
+        return run
+
+    ms = bench.back_to_back_ms(fake_torch, [call(0, 2.0), call(1, 4.0)], 10)
+    assert ms == pytest.approx(3.0)  # five calls of 2 ms and five of 4, over ten
+    assert ran == [0, 1, 0] + [0, 1] * 5
+
+
+@pytest.mark.gpu
+def test_the_sweep_table_has_the_back_to_back_columns(capsys):
+    torch = torch_or_skip()
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU")
+    from warpforge import bench
+
+    argv = ["--throughput", "--back-to-back", "--shapes", "16x1024x2048,256x512x1024", "--reps", "20"]
+    assert bench.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "torch.ops.warpforge.gemm, bf16" in out
+    rows = [line for line in out.splitlines() if line.startswith("| 16 x") or line.startswith("| 256 x")]
+    assert len(rows) == 2
+    for row in rows:
+        ours, peer, ratio, ours_b2b, peer_b2b, ratio_b2b = (float(cell) for cell in row.strip("|").split("|")[1:])
+        assert min(ours, peer, ours_b2b, peer_b2b) > 0
+        assert abs(ratio - ours / peer) <= 0.05 / peer * (1 + ours / peer) + 0.001
+        assert abs(ratio_b2b - ours_b2b / peer_b2b) <= 0.05 / peer_b2b * (1 + ours_b2b / peer_b2b) + 0.001

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, torch_or_skip, uniform
+from conftest import have, torch_cuda_or_skip, torch_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 
@@ -200,9 +200,8 @@ def test_back_to_back_timing_is_one_event_pair_over_the_calls():
 
 @pytest.mark.gpu
 def test_the_sweep_table_has_the_back_to_back_columns(capsys):
-    torch = torch_or_skip()
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA GPU")
+    torch_cuda_or_skip()
+    cpp_torch()
     from warpforge import bench
 
     argv = ["--throughput", "--back-to-back", "--shapes", "16x1024x2048,256x512x1024", "--reps", "20"]
@@ -216,3 +215,31 @@ def test_the_sweep_table_has_the_back_to_back_columns(capsys):
         assert min(ours, peer, ours_b2b, peer_b2b) > 0
         assert abs(ratio - ours / peer) <= 0.05 / peer * (1 + ours / peer) + 0.001
         assert abs(ratio_b2b - ours_b2b / peer_b2b) <= 0.05 / peer_b2b * (1 + ours_b2b / peer_b2b) + 0.001
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m,n,k", [(1, 4096, 4096), (200, 136, 72)])
+def test_cuda_graph_capture_and_replay_on_a_gpu(rng, m, n, k):
+    # The work goes on torch's current stream: a launch on the legacy stream
+    # during the capture is an error, and one on any other stream is not
+    # captured, so the replay would leave the poisoned D.
+    torch = torch_cuda_or_skip()
+    cpp_torch()
+    a = torch.from_numpy(uniform(rng, m, k)).cuda().bfloat16()
+    b = torch.from_numpy(uniform(rng, n, k)).cuda().bfloat16().t()
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        torch.ops.warpforge.gemm(a, b, out_dtype=torch.float32)  # compile outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        d = torch.ops.warpforge.gemm(a, b, out_dtype=torch.float32)
+    expected = reference(torch, a.cpu(), b.cpu())
+    for _ in range(2):
+        d.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(d.cpu().double(), expected, atol=2e-3, rtol=1e-3)
+    # warpforge.gemm on CUDA tensors: the same operator, eagerly.
+    torch.testing.assert_close(warpforge.gemm(a, b, out_dtype=torch.float32).cpu().double(), expected, atol=2e-3,
+                               rtol=1e-3)

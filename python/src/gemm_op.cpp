@@ -13,7 +13,10 @@ using runtime::TensorView;
 
 GemmOp::GemmOp(const TensorView& a, const TensorView& b, const TensorView* c, const TensorView& d,
                const ops::GemmOptions& options)
-    : a_(a), b_(b), c_(c ? std::optional<TensorView>(*c) : std::nullopt), d_(d),
+    : a_(a),
+      b_(b),
+      c_(c ? std::optional<TensorView>(*c) : std::nullopt),
+      d_(d),
       op_(a, b, c, d, options) {}
 
 void GemmOp::run(const TensorView& a, const TensorView& b, const TensorView* c, const TensorView& d,
@@ -51,8 +54,9 @@ ops::GemmOptions gemm_options(float alpha, float beta, std::string_view kernel,
   return o;
 }
 
-std::shared_ptr<GemmOp> cached_gemm_op(const TensorView& a, const TensorView& b, const TensorView* c,
-                                       const TensorView& d, float alpha, float beta) {
+std::shared_ptr<GemmOp> cached_gemm_op(const TensorView& a, const TensorView& b,
+                                       const TensorView* c, const TensorView& d, float alpha,
+                                       float beta) {
   // Exact (hexadecimal) spellings: alphas that differ past a decimal
   // rendering's sixth digit are other ops.
   char options[64];

@@ -282,7 +282,8 @@ void bind_ops(nb::module_& m) {
           [](GemmOp* self, const Tensor& a, const Tensor& b, std::optional<Tensor> c,
              const Tensor& d, float alpha, float beta, const std::string& kernel,
              std::optional<std::string> config) {
-            new (self) GemmOp(a, b, c ? &*c : nullptr, d, gemm_options(alpha, beta, kernel, config));
+            new (self)
+                GemmOp(a, b, c ? &*c : nullptr, d, gemm_options(alpha, beta, kernel, config));
           },
           nb::arg("a"), nb::arg("b"), nb::arg("c").none(), nb::arg("d"), nb::arg("alpha") = 1.0f,
           nb::arg("beta") = 0.0f, nb::arg("kernel") = "auto", nb::arg("config") = nb::none())
@@ -298,8 +299,8 @@ void bind_ops(nb::module_& m) {
             nb::gil_scoped_release release;
             op.run(a, b, c ? &*c : nullptr, d, pointer(s));
           },
-          nb::arg("a"), nb::arg("b"), nb::arg("c").none(),
-           nb::arg("d"), nb::arg("stream") = nb::none());
+          nb::arg("a"), nb::arg("b"), nb::arg("c").none(), nb::arg("d"),
+          nb::arg("stream") = nb::none());
   m.def(
       "gemm_op",
       [](const Tensor& a, const Tensor& b, std::optional<Tensor> c, const Tensor& d, float alpha,

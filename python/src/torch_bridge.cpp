@@ -162,8 +162,8 @@ int refuse(const char* error_class, const char* message) {
   return -1;
 }
 
-const torch_bridge::Api api{torch_bridge::kVersion, &c_layout, &make_op, &run, &make_gemm_op,
-                            &run_gemm, &refuse};
+const torch_bridge::Api api{torch_bridge::kVersion, &c_layout, &make_op, &run,
+                            &make_gemm_op,          &run_gemm, &refuse};
 
 }  // namespace
 

@@ -6,24 +6,18 @@ warpforge exceptions of the Python implementation, D's shape as the fake
 kernel's, torch.library.opcheck, and warpforge.gemm routing torch tensors
 through it."""
 
+import os
+import subprocess
+import sys
 import types
 
 import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, torch_cuda_or_skip, torch_or_skip, uniform
+from conftest import core_only_pythonpath, cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
-
-
-def cpp_torch():
-    torch = torch_or_skip()
-    import warpforge.torch as wtorch
-
-    if not wtorch.CPP_KERNELS:
-        pytest.skip("warpforge._warpforge_torch was not built (no torch when the package was configured)")
-    return torch
 
 
 def bf16(torch, rng, *shape):
@@ -36,7 +30,7 @@ def reference(torch, a, b, c=None, alpha=1.0, beta=0.0):
 
 
 def test_results_against_a_float64_reference(rng):
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     op = torch.ops.warpforge.gemm
     a = bf16(torch, rng, 40, 24)
     b = bf16(torch, rng, 56, 24).t()  # column-major B: its strides say so
@@ -49,7 +43,7 @@ def test_results_against_a_float64_reference(rng):
 
 
 def test_batched_with_c_and_beta(rng):
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     a, b = bf16(torch, rng, 3, 16, 32), bf16(torch, rng, 32, 24)  # B shared by the batches
     c = torch.from_numpy(uniform(rng, 3, 16, 24))
     d = torch.ops.warpforge.gemm(a, b, c, alpha=2.0, beta=-1.0, out_dtype=torch.float32)
@@ -63,7 +57,7 @@ def test_batched_with_c_and_beta(rng):
 
 
 def test_the_python_implementation_gives_the_same_bits(rng):
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     from warpforge.torch import _gemm
 
     a, b = bf16(torch, rng, 2, 24, 40), bf16(torch, rng, 2, 40, 16)
@@ -78,7 +72,7 @@ def test_each_description_and_alpha_gets_its_own_op(rng):
     # its storage (another base alignment) and alphas that differ past six
     # decimal digits: each against the reference, so that an op cached for
     # another description would show.
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     a, b = bf16(torch, rng, 32, 64), bf16(torch, rng, 64, 16)
     tall = bf16(torch, rng, 96, 64)
     storage = torch.empty(a.numel() + 1, dtype=torch.bfloat16)
@@ -96,7 +90,7 @@ def test_each_description_and_alpha_gets_its_own_op(rng):
 def test_d_has_the_fake_kernels_shape(rng):
     # The C++ kernel computes D's shape itself; the fake kernel takes
     # warpforge.ops.gemm_out_shape's: the two must agree, refusals included.
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     from warpforge.ops import gemm_out_shape
 
     x = torch.from_numpy(uniform(rng, 2 * 8 * 16)).bfloat16()
@@ -113,7 +107,7 @@ def test_d_has_the_fake_kernels_shape(rng):
 
 def test_refusals_are_the_python_implementations(rng):
     # Each refusal by both kernels: the same warpforge exception, the same words.
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     from warpforge.torch import _gemm
 
     a, b = bf16(torch, rng, 16, 32), bf16(torch, rng, 32, 8)
@@ -140,7 +134,7 @@ def test_refusals_are_the_python_implementations(rng):
 
 
 def test_opcheck_with_c(rng):
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     a, b = bf16(torch, rng, 2, 16, 32), bf16(torch, rng, 32, 24)
     c = torch.from_numpy(uniform(rng, 2, 16, 24))
     torch.library.opcheck(torch.ops.warpforge.gemm.default, (a, b, c, 2.0, 0.5), {"out_dtype": torch.float32})
@@ -149,7 +143,7 @@ def test_opcheck_with_c(rng):
 def test_warpforge_gemm_routes_torch_tensors_through_the_operator(rng, monkeypatch):
     # The Python path would run on the simulator too: take it away, and
     # warpforge.gemm on torch tensors still runs (through the C++ kernel).
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     from warpforge import ops
 
     a, b = bf16(torch, rng, 24, 40), bf16(torch, rng, 40, 8)
@@ -201,7 +195,7 @@ def test_back_to_back_timing_is_one_event_pair_over_the_calls():
 @pytest.mark.gpu
 def test_the_sweep_table_has_the_back_to_back_columns(capsys):
     torch_cuda_or_skip()
-    cpp_torch()
+    cpp_torch_or_skip()
     from warpforge import bench
 
     argv = ["--throughput", "--back-to-back", "--shapes", "16x1024x2048,256x512x1024", "--reps", "20"]
@@ -224,7 +218,7 @@ def test_cuda_graph_capture_and_replay_on_a_gpu(rng, m, n, k):
     # during the capture is an error, and one on any other stream is not
     # captured, so the replay would leave the poisoned D.
     torch = torch_cuda_or_skip()
-    cpp_torch()
+    cpp_torch_or_skip()
     a = torch.from_numpy(uniform(rng, m, k)).cuda().bfloat16()
     b = torch.from_numpy(uniform(rng, n, k)).cuda().bfloat16().t()
     stream = torch.cuda.Stream()
@@ -243,3 +237,30 @@ def test_cuda_graph_capture_and_replay_on_a_gpu(rng, m, n, k):
     # warpforge.gemm on CUDA tensors: the same operator, eagerly.
     torch.testing.assert_close(warpforge.gemm(a, b, out_dtype=torch.float32).cpu().double(), expected, atol=2e-3,
                                rtol=1e-3)
+
+
+# A fresh interpreter (torch's operator registry is global) on a package
+# whose build did not see torch: _warpforge alone beside the Python sources.
+_FALLBACK_SCRIPT = """
+import numpy as np, torch, warpforge
+import warpforge.torch as wt
+assert not wt.CPP_KERNELS
+rng = np.random.default_rng(7)
+a = torch.from_numpy(rng.uniform(-2, 2, (2, 24, 40)).astype(np.float32)).bfloat16()
+b = torch.from_numpy(rng.uniform(-2, 2, (40, 16)).astype(np.float32)).bfloat16()
+c = torch.from_numpy(rng.uniform(-2, 2, (2, 24, 16)).astype(np.float32))
+expected = 2 * torch.matmul(a.double(), b.double()) + 0.5 * c.double()
+for d in (torch.ops.warpforge.gemm(a, b, c, 2.0, 0.5, torch.float32),
+          warpforge.gemm(a, b, c, alpha=2.0, beta=0.5, out_dtype=torch.float32)):
+    torch.testing.assert_close(d.double(), expected, atol=1e-3, rtol=1e-3)
+print("python implementation ran")
+"""
+
+
+def test_without_the_cpp_kernel_the_python_implementation_runs(tmp_path):
+    torch_or_skip()
+    env = dict(os.environ, PYTHONPATH=core_only_pythonpath(tmp_path))
+    run = subprocess.run([sys.executable, "-c", _FALLBACK_SCRIPT], env=env, cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "python implementation ran" in run.stdout

@@ -313,10 +313,10 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at
     std::lock_guard lock(gemm_cache_mutex);
     gemm_cache->emplace(key.bytes(), op);
   }
-  const std::uint64_t addresses[4] = {
-      reinterpret_cast<std::uintptr_t>(a.data_ptr()), reinterpret_cast<std::uintptr_t>(b.data_ptr()),
-      c ? reinterpret_cast<std::uintptr_t>(c->data_ptr()) : 0,
-      reinterpret_cast<std::uintptr_t>(d.data_ptr())};
+  const std::uint64_t addresses[4] = {reinterpret_cast<std::uintptr_t>(a.data_ptr()),
+                                      reinterpret_cast<std::uintptr_t>(b.data_ptr()),
+                                      c ? reinterpret_cast<std::uintptr_t>(c->data_ptr()) : 0,
+                                      reinterpret_cast<std::uintptr_t>(d.data_ptr())};
   check(api->gemm_run(op, addresses, current_stream(a)));
   return d;
 }

@@ -264,3 +264,16 @@ def test_without_the_cpp_kernel_the_python_implementation_runs(tmp_path):
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "python implementation ran" in run.stdout
+
+
+def test_the_sweep_summary_gives_the_back_to_back_mean_and_worst(capsys):
+    from warpforge import bench
+
+    rows = [{"shape": "16x8192x8192", "bytes": 1, "warpforge": 20.0, "cuBLAS bf16": 40.0, "warpforge b2b": 44.0,
+             "cuBLAS bf16 b2b": 40.0},
+            {"shape": "4096x8192x8192", "bytes": 1, "warpforge": 800.0, "cuBLAS bf16": 1000.0,
+             "warpforge b2b": 900.0, "cuBLAS bf16 b2b": 1000.0}]
+    bench.sweep_summary(rows, "warpforge", 3000.0, back_to_back=True)
+    out = capsys.readouterr().out
+    assert "Sweep llm, 2 shapes: ours / torch.mm geometric mean 0.632; worst 0.500 at 16x8192x8192." in out
+    assert "Back to back, 2 shapes: ours / torch.mm geometric mean 0.995; worst 0.900 at 4096x8192x8192." in out

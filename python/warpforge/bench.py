@@ -262,16 +262,16 @@ def throughput(torch, warpforge, args):
 def sweep_summary(rows, series, bandwidth, back_to_back=False):
     """The decoder sweep's last lines: geometric mean and worst of ours / torch.mm (each timing
     given), and at M <= 256 both sides' bytes per second against the copy's."""
-    timings = [("events around each call", series, "cuBLAS bf16")]
+    timings = [("\nSweep llm", series, "cuBLAS bf16")]  # events around each call
     if back_to_back:
-        timings.append(("back to back", series + " b2b", "cuBLAS bf16 b2b"))
+        timings.append(("Back to back", series + " b2b", "cuBLAS bf16 b2b"))
     for label, ours, peer in timings:
         ratios = [(row[ours] / row[peer], row["shape"]) for row in rows]
         mean = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
         worst = min(ratios)
-        print(f"\nSweep llm, {len(rows)} shapes, {label}: ours / torch.mm geometric mean {mean:.3f}; "
-              f"worst {worst[0]:.3f} at {worst[1]}.", end="")
-    print(f"\nM <= 256, bytes moved over the time (events around each call) against a device-to-device copy "
+        print(f"{label}, {len(rows)} shapes: ours / torch.mm geometric mean {mean:.3f}; "
+              f"worst {worst[0]:.3f} at {worst[1]}.")
+    print(f"M <= 256, bytes moved over the time (events around each call) against a device-to-device copy "
           f"of {bandwidth:.0f} GB/s:")
     print("| M x N x K | ours / copy | torch.mm / copy |")
     print("|---|---|---|")

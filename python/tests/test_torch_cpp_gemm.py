@@ -89,7 +89,7 @@ def test_each_description_and_alpha_gets_its_own_op(rng):
 
 def test_d_has_the_fake_kernels_shape(rng):
     # The C++ kernel computes D's shape itself; the fake kernel takes
-    # warpforge.ops.gemm_out_shape's: the two must agree, refusals included.
+    # warpforge.ops.gemm_out_shape's: the two must agree.
     torch = cpp_torch_or_skip()
     from warpforge.ops import gemm_out_shape
 

@@ -17,6 +17,7 @@
 
 #include "bindings.hpp"
 #include "gemm_amax_op.hpp"
+#include "gemm_op.hpp"
 #include "op_cache.hpp"
 #include "tensors.hpp"
 #include "warpforge/error.hpp"
@@ -60,27 +61,6 @@ ops::GemmAmaxOptions options_from_sample(const Tensor& c, std::optional<std::str
                            tile_option(mma_tiler_mn), tile_option(cluster_shape_mn), sf_vec_size,
                            precision, kernel);
 }
-
-class GemmOp {
- public:
-  GemmOp(const Tensor& a, const Tensor& b, const std::optional<Tensor>& c, const Tensor& d,
-         const ops::GemmOptions& options)
-      : op_(a, b, c ? &*c : nullptr, d, options) {}
-
-  std::vector<std::string> check_support() const { return op_.check_support(); }
-  void compile() { op_.compile(); }
-  std::string kernel_name() const { return std::string(ops::name(op_.kernel())); }
-  std::string config() const { return op_.config().describe(); }
-  void execute(const Tensor& a, const Tensor& b, const std::optional<Tensor>& c, const Tensor& d,
-               std::optional<std::uintptr_t> stream) {
-    auto s = caller_stream(a.device(), stream);
-    nb::gil_scoped_release release;
-    op_.execute(a, b, c ? &*c : nullptr, d, pointer(s));
-  }
-
- private:
-  ops::Gemm op_;
-};
 
 GemmAmaxOp::Views views_of(const Tensor& a, const Tensor& b, const Tensor& sfa, const Tensor& sfb,
                            const Tensor& c, const Tensor& amax) {
@@ -296,26 +276,14 @@ void bind_ops(nb::module_& m) {
       nb::arg("m"), nb::arg("n"), nb::arg("l"), nb::arg("c_major"), nb::arg("c_dtype"),
       "The (shape, strides) in elements of gemm_amax's C, as the cuDNN frontend allocates it.");
 
-  auto gemm_options = [](float alpha, float beta, const std::string& kernel,
-                         std::optional<std::string> config) {
-    ops::GemmOptions o{.alpha = alpha, .beta = beta};
-    auto k = ops::parse_gemm_kernel(kernel);
-    if (!k) throw OpsError("kernel '" + kernel + "': accepted auto, sm80, sm90a, sm100a");
-    o.kernel = *k;
-    if (config) {
-      o.config = ops::parse_gemm_config(*config);
-      if (!o.config)
-        throw OpsError("config '" + *config + "': expected e.g. '128x128x32 s3 w2x2 c1x1'");
-    }
-    return o;
-  };
   nb::class_<GemmOp>(m, "Gemm", "ops::Gemm: D = alpha·A·B + beta·C (see warpforge.Gemm).")
       .def(
           "__init__",
-          [gemm_options](GemmOp* self, const Tensor& a, const Tensor& b, std::optional<Tensor> c,
-                         const Tensor& d, float alpha, float beta, const std::string& kernel,
-                         std::optional<std::string> config) {
-            new (self) GemmOp(a, b, c, d, gemm_options(alpha, beta, kernel, config));
+          [](GemmOp* self, const Tensor& a, const Tensor& b, std::optional<Tensor> c,
+             const Tensor& d, float alpha, float beta, const std::string& kernel,
+             std::optional<std::string> config) {
+            new (self)
+                GemmOp(a, b, c ? &*c : nullptr, d, gemm_options(alpha, beta, kernel, config));
           },
           nb::arg("a"), nb::arg("b"), nb::arg("c").none(), nb::arg("d"), nb::arg("alpha") = 1.0f,
           nb::arg("beta") = 0.0f, nb::arg("kernel") = "auto", nb::arg("config") = nb::none())
@@ -323,18 +291,20 @@ void bind_ops(nb::module_& m) {
       .def("compile", &GemmOp::compile)
       .def_prop_ro("kernel_name", &GemmOp::kernel_name)
       .def_prop_ro("config", &GemmOp::config)
-      .def("execute", &GemmOp::execute, nb::arg("a"), nb::arg("b"), nb::arg("c").none(),
-           nb::arg("d"), nb::arg("stream") = nb::none());
+      .def(
+          "execute",
+          [](GemmOp& op, const Tensor& a, const Tensor& b, const std::optional<Tensor>& c,
+             const Tensor& d, std::optional<std::uintptr_t> stream) {
+            auto s = caller_stream(a.device(), stream);
+            nb::gil_scoped_release release;
+            op.run(a, b, c ? &*c : nullptr, d, pointer(s));
+          },
+          nb::arg("a"), nb::arg("b"), nb::arg("c").none(), nb::arg("d"),
+          nb::arg("stream") = nb::none());
   m.def(
       "gemm_op",
-      [gemm_options](const Tensor& a, const Tensor& b, std::optional<Tensor> c, const Tensor& d,
-                     float alpha, float beta) {
-        const std::string options = std::to_string(alpha) + " " + std::to_string(beta);
-        return cached<GemmOp>(key_of({&a, &b, c ? &*c : nullptr, &d}, options), [&] {
-          return std::make_shared<GemmOp>(a, b, c, d,
-                                          gemm_options(alpha, beta, "auto", std::nullopt));
-        });
-      },
+      [](const Tensor& a, const Tensor& b, std::optional<Tensor> c, const Tensor& d, float alpha,
+         float beta) { return cached_gemm_op(a, b, c ? &*c : nullptr, d, alpha, beta); },
       nb::arg("a"), nb::arg("b"), nb::arg("c").none(), nb::arg("d"), nb::arg("alpha") = 1.0f,
       nb::arg("beta") = 0.0f, "A compiled Gemm for this description, made once and kept.");
 

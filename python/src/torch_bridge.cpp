@@ -1,6 +1,7 @@
 // The table the torch extension calls (torch_bridge.hpp): gemm_amax's C
-// layout, the cached op and its launch, on views made from plain tensor
-// descriptions, with the options checked as the nanobind path checks them.
+// layout, and gemm_amax's and gemm's cached ops and their launches, on views
+// made from plain tensor descriptions, with the options checked as the
+// nanobind path checks them.
 #include "torch_bridge.hpp"
 
 #include <nanobind/nanobind.h>
@@ -12,6 +13,7 @@
 
 #include "bindings.hpp"
 #include "gemm_amax_op.hpp"
+#include "gemm_op.hpp"
 #include "tensors.hpp"
 #include "warpforge/error.hpp"
 
@@ -121,6 +123,33 @@ int run(void* op, const std::uint64_t (&addresses)[6], std::uintptr_t stream) {
   });
 }
 
+int make_gemm_op(const torch_bridge::GemmArgs& g, void** op) {
+  return guarded([&] {
+    CallMappings mappings(simulator());
+    const TensorView a = view(mappings, g.a), b = view(mappings, g.b), d = view(mappings, g.d);
+    std::optional<TensorView> c;
+    if (g.has_c) c = view(mappings, g.c);
+    // torch's float arguments are doubles; ops::GemmOptions holds float, as
+    // the nanobind path narrows them.
+    *op = cached_gemm_op(a, b, c ? &*c : nullptr, d, static_cast<float>(g.alpha),
+                         static_cast<float>(g.beta))
+              .get();  // the cache keeps it
+  });
+}
+
+int run_gemm(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
+  return guarded([&] {
+    auto& o = *static_cast<GemmOp*>(op);
+    const std::array<std::uint64_t, 4> extents = o.extents();
+    std::array<std::uint64_t, 4> at{};
+    CallMappings mappings(o.device());
+    for (std::size_t i = 0; i < 4; ++i)
+      if (extents[i] > 0) at[i] = mappings.map(addresses[i], extents[i]);
+    auto s = caller_stream(o.device(), stream);
+    o.run_at(at, pointer(s));
+  });
+}
+
 int refuse(const char* error_class, const char* message) {
   const PyGILState_STATE gil = PyGILState_Ensure();
   try {
@@ -133,7 +162,8 @@ int refuse(const char* error_class, const char* message) {
   return -1;
 }
 
-const torch_bridge::Api api{torch_bridge::kVersion, &c_layout, &make_op, &run, &refuse};
+const torch_bridge::Api api{torch_bridge::kVersion, &c_layout, &make_op, &run,
+                            &make_gemm_op,          &run_gemm, &refuse};
 
 }  // namespace
 

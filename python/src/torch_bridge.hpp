@@ -14,7 +14,7 @@ namespace warpforge::python::torch_bridge {
 
 // Raised whenever a field or function below changes meaning: the torch
 // extension refuses a _warpforge of another version.
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;
 inline constexpr char kCapsuleName[] = "warpforge._warpforge._torch_bridge";
 
 // A tensor as torch holds it: on CUDA device `device`, or (device -1) in
@@ -43,6 +43,14 @@ struct GemmAmaxArgs {
   std::string_view precision, kernel;
 };
 
+// gemm's operands as the torch schema names them (D allocated by the
+// caller); c is read only where has_c.
+struct GemmArgs {
+  Tensor a, b, c, d;
+  bool has_c = false;
+  double alpha = 1.0, beta = 0.0;
+};
+
 // C's shape and strides in elements, as the cuDNN frontend allocates it.
 struct CLayout {
   std::int64_t shape[3] = {}, strides[3] = {};
@@ -61,6 +69,12 @@ struct Api {
   // The op on other data of its description: six addresses (A, B, SFA, SFB,
   // C, amax); amax set to +0.0 first; on `stream` (a CUstream) on a GPU.
   int (*gemm_amax_run)(void* op, const std::uint64_t (&addresses)[6], std::uintptr_t stream);
+  // The compiled Gemm for these operands, alpha and beta (made once per
+  // description and kept: the pointer stays valid).
+  int (*gemm_op)(const GemmArgs& args, void** op);
+  // That op on other data of its description: four addresses (A, B, C (0
+  // without one), D); on `stream` (a CUstream) on a GPU.
+  int (*gemm_run)(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream);
   // Raises warpforge.<error_class>(message) ("RuntimeError", "OpsError"):
   // refusals the torch extension makes itself. Returns -1.
   int (*refuse)(const char* error_class, const char* message);

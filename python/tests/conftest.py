@@ -30,6 +30,28 @@ def torch_or_skip():
     return torch
 
 
+def cpp_torch_or_skip():
+    """torch, where warpforge.torch registered the C++ kernels (warpforge._warpforge_torch)."""
+    torch = torch_or_skip()
+    import warpforge.torch as wtorch
+
+    if not wtorch.CPP_KERNELS:
+        pytest.skip("warpforge._warpforge_torch was not built (no torch when the package was configured)")
+    return torch
+
+
+def core_only_pythonpath(folder):
+    """A PYTHONPATH whose package has _warpforge alone beside the Python
+    sources (linked into `folder`), as a build that did not see torch makes it."""
+    import warpforge
+
+    core = warpforge._warpforge.__file__
+    (folder / "warpforge").mkdir()
+    (folder / "warpforge" / os.path.basename(core)).symlink_to(core)
+    sources = os.path.dirname(os.path.dirname(warpforge.__file__))
+    return f"{folder}{os.pathsep}{sources}"
+
+
 def torch_cuda_or_skip():
     torch = torch_or_skip()
     if not torch.cuda.is_available():

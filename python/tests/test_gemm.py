@@ -43,3 +43,11 @@ def test_the_class_refuses_with_every_reason(rng):
     assert len(support.reasons) >= 2, support.reasons
     assert any("K" in r for r in support.reasons)
     assert any("i32" in r for r in support.reasons)
+
+
+def test_an_operand_of_another_rank_is_refused_naming_it(rng):
+    # D's shape cannot come from a vector: the op refuses A or B by its rank.
+    with pytest.raises(warpforge.OpsError, match=r"A bf16\[32\] strides \[1\] has rank 1"):
+        warpforge.gemm(bf16(rng, 32), bf16(rng, 32, 8))
+    with pytest.raises(warpforge.OpsError, match=r"B bf16\[2, 2, 32, 8\] .* has rank 4"):
+        warpforge.gemm(bf16(rng, 16, 32), bf16(rng, 2, 2, 32, 8))

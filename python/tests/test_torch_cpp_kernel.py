@@ -11,18 +11,9 @@ import os
 import pytest
 
 import warpforge
-from conftest import have, torch_or_skip, uniform
+from conftest import core_only_pythonpath, cpp_torch_or_skip, have, torch_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
-
-
-def cpp_torch():
-    torch = torch_or_skip()
-    import warpforge.torch as wtorch
-
-    if not wtorch.CPP_GEMM_AMAX:
-        pytest.skip("warpforge._warpforge_torch was not built (no torch when the package was configured)")
-    return torch
 
 
 def problem(rng, torch, fmt="mxfp8", m=32, n=32, k=64, l=1):
@@ -44,7 +35,7 @@ def test_the_build_registered_the_cpp_kernel_where_it_made_it():
 
 
 def test_it_gives_the_bits_of_the_python_implementation(rng):
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     from warpforge.torch import _gemm_amax
 
     for fmt, vec, c_dtype, c_major in (("mxfp8", 32, torch.bfloat16, "n"), ("nvfp4", 16, torch.float32, "m"),
@@ -63,7 +54,7 @@ def test_each_description_gets_its_own_op(rng):
     # Calls alternating between shapes, and an A that starts 16 bytes into
     # its storage (another base alignment): each against the reference, so
     # that an op cached for another description would show.
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     small = problem(rng, torch, m=32, n=32, k=64)
     tall = problem(rng, torch, m=96, n=32, k=64)
     a, b, sfa, sfb = small
@@ -80,7 +71,7 @@ def test_each_description_gets_its_own_op(rng):
 
 
 def test_refusals_are_warpforge_errors_with_the_nanobind_messages(rng):
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     a, b, sfa, sfb = problem(rng, torch)
     op = torch.ops.warpforge.gemm_amax
     with pytest.raises(warpforge.OpsError, match="c_major must be 'm' or 'n', got 'k'"):
@@ -109,7 +100,7 @@ def test_refusals_are_warpforge_errors_with_the_nanobind_messages(rng):
 def test_the_benchmarks_python_operator_runs_the_python_implementation(rng):
     # python -m warpforge.bench times it beside the C++ kernel: the same
     # schema, through the dispatcher, the same bits.
-    torch = cpp_torch()
+    torch = cpp_torch_or_skip()
     from warpforge import bench
 
     python_op = bench.python_operator(torch, warpforge)
@@ -163,16 +154,12 @@ def test_without_the_cpp_kernel_the_python_implementation_is_registered(tmp_path
     # A package whose build did not see torch: _warpforge alone beside the
     # Python sources.
     torch_or_skip()
-    core = warpforge._warpforge.__file__
-    (tmp_path / "warpforge").mkdir()
-    (tmp_path / "warpforge" / os.path.basename(core)).symlink_to(core)
-    sources = os.path.dirname(os.path.dirname(warpforge.__file__))
-    out = run_fallback(f"{tmp_path}{os.pathsep}{sources}", tmp_path)
+    out = run_fallback(core_only_pythonpath(tmp_path), tmp_path)
     assert out.startswith("warned:\n")  # nothing to warn of: no kernel was built
 
 
 def test_a_kernel_built_against_another_torch_is_refused_saying_so(tmp_path):
-    cpp_torch()
+    cpp_torch_or_skip()
     import warpforge.torch as wtorch
 
     pythonpath = os.pathsep.join(os.path.dirname(p) for p in warpforge.__path__)

@@ -3,7 +3,8 @@
 Host overhead (the default): microseconds of host time per call of
 torch.ops.warpforge.gemm_amax on a cached op (its C++ kernel where the
 package was built with torch), beside its Python implementation registered
-as an operator of the same schema and a bare torch.mm, on a problem small
+as an operator of the same schema, torch.ops.warpforge.gemm and
+warpforge.gemm on bf16 operands of the same M, N, K, and a bare torch.mm, on a problem small
 enough that the GPU keeps up with the calls, and where the Python
 implementation's time goes. Calls are issued in batches of --calls (fewer than the launch
 queue holds), the GPU drained between batches; each batch's host time over
@@ -11,18 +12,24 @@ its calls is one sample, and the median of --repeats samples is printed.
 
     python -m warpforge.bench [--m 128 --n 128 --k 256] [--format mxfp8] [--calls 200] [--repeats 50]
 
-Throughput (--throughput): TFLOP/s of warpforge.gemm (bf16) or of
+Throughput (--throughput): TFLOP/s of torch.ops.warpforge.gemm (bf16; its
+C++ kernel where the package was built with torch) or of
 torch.ops.warpforge.gemm_amax (--format mxfp8|mxfp4|nvfp4, bf16 C) beside
 torch.mm on bf16 inputs of the same shape (cuBLAS), per shape: CUDA events
 around each call, the median of --reps after warm-up, inputs rotated among
-copies larger than twice the L2 together. --plot FILE.svg (which implies
+copies larger than twice the L2 together. That is what an eager PyTorch
+user gets: where the kernel is shorter than the call's host time, the time
+is the host's. --back-to-back adds a second pair of columns: one event pair
+around --reps calls issued back to back, divided by --reps, where the
+launches queue up and the GPU time shows; a shape whose two ratios differ is
+host-bound. --plot FILE.svg (which implies
 --throughput) draws the run
 under its roofline with matplotlib (warpforge.plot): the tensor-core rate
 (--peak-tflops, else SMs x clock x dense bf16 FLOP per clock where torch
 reports the clock) and each shape's bytes at the device-to-device copy
 bandwidth measured in the run (or --copy-gbps).
 
-    python -m warpforge.bench --throughput [--format bf16] [--shapes 1x8192x8192,...] [--reps 20]
+    python -m warpforge.bench --throughput [--format bf16] [--shapes 1x8192x8192,...] [--reps 20] [--back-to-back]
     python -m warpforge.bench --plot gemm.svg [--format nvfp4] [--peak-tflops R] [--copy-gbps B]
 
 The decoder sweep (--sweep llm, which implies --throughput): the shapes of
@@ -32,7 +39,7 @@ mean and worst shape and, for M <= 256, where reading B bounds a GEMM, each
 side's bandwidth (A + B + D bytes over the time) against a device-to-device
 copy measured in the same run.
 
-    python -m warpforge.bench --sweep llm [--format bf16] [--reps 20]
+    python -m warpforge.bench --sweep llm [--format bf16] [--reps 20] [--back-to-back]
 
 Needs torch with a CUDA GPU."""
 
@@ -87,7 +94,7 @@ def host_overhead(torch, warpforge, args):
     def timed(call):
         return host_us_per_call(torch, call, args.calls, args.repeats)
 
-    registered = "C++ kernel" if warpforge.torch.CPP_GEMM_AMAX else "Python implementation"
+    registered = "C++ kernel" if warpforge.torch.CPP_KERNELS else "Python implementation"
     rows = [
         (f"torch.ops.warpforge.gemm_amax (cached op), {registered}",
          timed(lambda: op(a, b, sfa, sfb, c_dtype=torch.bfloat16, sf_vec_size=vec))),
@@ -95,6 +102,9 @@ def host_overhead(torch, warpforge, args):
             lambda: op.default(a, b, sfa, sfb, "n", torch.bfloat16, None, None, None, vec, "exact", "auto"))),
         ("the Python implementation as an operator", timed(
             lambda: python_op(a, b, sfa, sfb, c_dtype=torch.bfloat16, sf_vec_size=vec))),
+        (f"torch.ops.warpforge.gemm (bf16, same M, N, K), {registered}",
+         timed(lambda: torch.ops.warpforge.gemm(xa, yb))),
+        ("warpforge.gemm (bf16, same M, N, K)", timed(lambda: warpforge.gemm(xa, yb))),
         ("torch.mm (bf16, same M, N, K)", timed(lambda: torch.mm(xa, yb))),
     ]
     # The same aten kernel called as a torch.ops operator is called (Python
@@ -156,6 +166,21 @@ def median_ms(torch, calls, reps):
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
+def back_to_back_ms(torch, calls, reps):
+    """The time of reps calls issued back to back (calls[i % len(calls)]),
+    over reps, after three warm-ups: one event pair around them all, so the
+    host's time per call hides behind the GPU's wherever it is shorter."""
+    for i in range(3):
+        calls[i % len(calls)]()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for r in range(reps):
+        calls[r % len(calls)]()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / reps
+
+
 def copy_gbps(torch):
     src = torch.empty(512 << 20, dtype=torch.uint8, device="cuda").fill_(0x3C)
     dst = torch.empty_like(src)
@@ -175,11 +200,19 @@ def throughput(torch, warpforge, args):
     fmt = args.format
     series = "warpforge" if fmt == "bf16" else f"warpforge {fmt}"
     rows = []
-    print(f"TFLOP/s, {torch.cuda.get_device_name()}, torch {torch.__version__}; ours: "
-          f"{'warpforge.gemm, bf16' if fmt == 'bf16' else 'torch.ops.warpforge.gemm_amax, ' + fmt + ', bf16 C'}; "
-          f"peer: torch.mm on bf16 (cuBLAS); median of {args.reps} runs")
-    print("| M x N x K | ours TFLOP/s | torch.mm TFLOP/s | ours / torch.mm |")
-    print("|---|---|---|---|")
+    kernel = "C++ kernel" if warpforge.torch.CPP_KERNELS else "Python implementation"
+    ours_name = ("torch.ops.warpforge.gemm, bf16" if fmt == "bf16" else
+                 f"torch.ops.warpforge.gemm_amax, {fmt}, bf16 C") + f" ({kernel})"
+    b2b = f"; back to back: {args.reps} calls between one event pair" if args.back_to_back else ""
+    print(f"TFLOP/s, {torch.cuda.get_device_name()}, torch {torch.__version__}; ours: {ours_name}; "
+          f"peer: torch.mm on bf16 (cuBLAS); median of {args.reps} runs, events around each call{b2b}")
+    if args.back_to_back:
+        print("| M x N x K | ours TFLOP/s | torch.mm TFLOP/s | ours / torch.mm "
+              "| ours b2b TFLOP/s | torch.mm b2b TFLOP/s | b2b ours / torch.mm |")
+        print("|---|---|---|---|---|---|---|")
+    else:
+        print("| M x N x K | ours TFLOP/s | torch.mm TFLOP/s | ours / torch.mm |")
+        print("|---|---|---|---|")
     shapes = warpforge._warpforge.decoder_sweep() if args.sweep else parse_shapes(args.shapes)
     for m, n, k in shapes:
         per_copy = (m * k + k * n + m * n) * 2
@@ -188,7 +221,7 @@ def throughput(torch, warpforge, args):
         ws = [torch.rand(n, k, device="cuda", dtype=torch.bfloat16) * 4 - 2 for _ in range(copies)]
         peer = [lambda x=x, w=w: torch.mm(x, w.t()) for x, w in zip(xs, ws)]
         if fmt == "bf16":
-            ours = [lambda x=x, w=w: warpforge.gemm(x, w.t()) for x, w in zip(xs, ws)]
+            ours = [lambda x=x, w=w: torch.ops.warpforge.gemm(x, w.t()) for x, w in zip(xs, ws)]
             moved = per_copy
         else:
             vec = 16 if fmt == "nvfp4" else 32
@@ -201,10 +234,17 @@ def throughput(torch, warpforge, args):
         flops = 2.0 * m * n * k
         ours_tf = flops / (median_ms(torch, ours, args.reps) * 1e-3) / 1e12
         peer_tf = flops / (median_ms(torch, peer, args.reps) * 1e-3) / 1e12
-        print(f"| {m} x {n} x {k} | {ours_tf:.1f} | {peer_tf:.1f} | {ours_tf / peer_tf:.3f} |", flush=True)
-        rows.append({"shape": f"{m}x{n}x{k}", "bytes": moved, series: ours_tf, "cuBLAS bf16": peer_tf})
+        row = {"shape": f"{m}x{n}x{k}", "bytes": moved, series: ours_tf, "cuBLAS bf16": peer_tf}
+        cells = f"| {m} x {n} x {k} | {ours_tf:.1f} | {peer_tf:.1f} | {ours_tf / peer_tf:.3f} |"
+        if args.back_to_back:
+            row[series + " b2b"] = flops / (back_to_back_ms(torch, ours, args.reps) * 1e-3) / 1e12
+            row["cuBLAS bf16 b2b"] = flops / (back_to_back_ms(torch, peer, args.reps) * 1e-3) / 1e12
+            cells += (f" {row[series + ' b2b']:.1f} | {row['cuBLAS bf16 b2b']:.1f} | "
+                      f"{row[series + ' b2b'] / row['cuBLAS bf16 b2b']:.3f} |")
+        print(cells, flush=True)
+        rows.append(row)
     if args.sweep:
-        sweep_summary(rows, series, args.copy_gbps or copy_gbps(torch))
+        sweep_summary(rows, series, args.copy_gbps or copy_gbps(torch), args.back_to_back)
     if args.plot:
         from . import plot
 
@@ -213,21 +253,26 @@ def throughput(torch, warpforge, args):
             raise SystemExit(f"python -m warpforge.bench: --plot: no dense bf16 rate known for "
                              f"{torch.cuda.get_device_name()} (torch reports no clock); give --peak-tflops")
         bandwidth = args.copy_gbps or copy_gbps(torch)
-        plot.plot_benchmarks(rows, peak_tflops=peak, copy_gbps=bandwidth,
+        plot.plot_benchmarks(rows, peak_tflops=peak, copy_gbps=bandwidth, series=(series, "cuBLAS bf16"),
                              title=f"{series} vs cuBLAS bf16, {torch.cuda.get_device_name()}", path=args.plot)
         print(f"wrote {args.plot} (tensor cores {peak:.0f} TFLOP/s, copy {bandwidth:.0f} GB/s)")
     return 0
 
 
-def sweep_summary(rows, series, bandwidth):
-    """The decoder sweep's last lines: geometric mean and worst of ours / torch.mm, and
-    at M <= 256 both sides' bytes per second against the copy's."""
-    ratios = [(row[series] / row["cuBLAS bf16"], row["shape"]) for row in rows]
-    mean = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
-    worst = min(ratios)
-    print(f"\nSweep llm, {len(rows)} shapes: ours / torch.mm geometric mean {mean:.3f}; "
-          f"worst {worst[0]:.3f} at {worst[1]}.")
-    print(f"M <= 256, bytes moved over the time against a device-to-device copy of {bandwidth:.0f} GB/s:")
+def sweep_summary(rows, series, bandwidth, back_to_back=False):
+    """The decoder sweep's last lines: geometric mean and worst of ours / torch.mm (each timing
+    given), and at M <= 256 both sides' bytes per second against the copy's."""
+    timings = [("\nSweep llm", series, "cuBLAS bf16")]  # events around each call
+    if back_to_back:
+        timings.append(("Back to back", series + " b2b", "cuBLAS bf16 b2b"))
+    for label, ours, peer in timings:
+        ratios = [(row[ours] / row[peer], row["shape"]) for row in rows]
+        mean = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
+        worst = min(ratios)
+        print(f"{label}, {len(rows)} shapes: ours / torch.mm geometric mean {mean:.3f}; "
+              f"worst {worst[0]:.3f} at {worst[1]}.")
+    print(f"M <= 256, bytes moved over the time (events around each call) against a device-to-device copy "
+          f"of {bandwidth:.0f} GB/s:")
     print("| M x N x K | ours / copy | torch.mm / copy |")
     print("|---|---|---|")
     for row in rows:
@@ -254,6 +299,8 @@ def main(argv=None):
     parser.add_argument("--plot", default=None, help="draw a throughput run into this SVG (matplotlib; implies --throughput)")
     parser.add_argument("--sweep", default=None, choices=["llm"],
                         help="llm: the decoder sweep's shapes and summary (implies --throughput; not with --shapes)")
+    parser.add_argument("--back-to-back", action="store_true",
+                        help="throughput: also time --reps calls back to back between one event pair (GPU-bound)")
     parser.add_argument("--peak-tflops", type=float, default=0.0)
     parser.add_argument("--copy-gbps", type=float, default=0.0)
     args = parser.parse_args(argv)

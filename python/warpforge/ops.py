@@ -111,24 +111,58 @@ class GemmAmax:
 
 
 def gemm_out_shape(a_shape, b_shape):
-    """D's shape for A (.., M, K) and B (.., K, N): the batch of the operand that has one."""
+    """D's shape for A (.., M, K) and B (.., K, N): the batch of the operand
+    that has one; (1, 1) where A or B is not of rank 2 or 3, which the op then
+    refuses, naming it."""
+    if len(a_shape) not in (2, 3) or len(b_shape) not in (2, 3):
+        return (1, 1)
     if len(a_shape) >= len(b_shape):
         return (*a_shape[:-1], b_shape[-1])
     return (*b_shape[:-2], a_shape[-2], b_shape[-1])
+
+
+def _row_major_strides(shape):
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 1, 0, -1):
+        strides[i - 1] = strides[i] * shape[i]
+    return tuple(strides)
+
+
+# torch.ops.warpforge.gemm and torch.Tensor where the operator's C++ kernel is
+# registered, else None: looked up at the first call on torch tensors
+# (warpforge.torch imports this module, so not at import time).
+_UNRESOLVED = object()
+_torch_operator = _UNRESOLVED
+
+
+def _torch_gemm():
+    global _torch_operator
+    if _torch_operator is _UNRESOLVED:
+        from . import torch as wtorch
+
+        _torch_operator = (wtorch.torch.Tensor, wtorch.gemm) if wtorch.CPP_KERNELS else None
+    return _torch_operator
 
 
 def gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None, stream=None):
     """D = alpha·A·B + beta·C on the tensor cores: a (M, K) or (L, M, K), b
     (K, N) or (L, K, N), bf16 or f16, row- or column-major as their strides
     say; c (M, N) or (L, M, N) is read when beta != 0. Returns a new
-    row-major D of out_dtype (default: a's dtype; f32, bf16 or f16)."""
-    if framework_of(a) == "jax":
+    row-major D of out_dtype (default: a's dtype; f32, bf16 or f16). Torch
+    tensors on torch's current stream go through torch.ops.warpforge.gemm
+    where its C++ kernel is built (the least host time per call)."""
+    fw = framework_of(a)
+    if fw == "jax":
         from . import jax as wjax
 
         return wjax.gemm(a, b, c, alpha=alpha, beta=beta, out_dtype=out_dtype)
+    if fw == "torch" and stream is None:
+        operator = _torch_gemm()
+        if (operator is not None and isinstance(b, operator[0]) and (c is None or isinstance(c, operator[0]))
+                and (out_dtype is None or isinstance(out_dtype, type(a.dtype)))):
+            return operator[1](a, b, c, alpha, beta, out_dtype)
     shape = gemm_out_shape(a.shape, b.shape)
-    strides = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
-    d = empty_strided(a, shape, strides, _name_or(out_dtype, dtype_name(a.dtype)))
+    d = empty_strided(a, shape, _row_major_strides(shape), _name_or(out_dtype, dtype_name(a.dtype)))
     va, vb, vd = to_tensor(a, "a"), to_tensor(b, "b"), to_tensor(d, "d")
     vc = None if c is None else to_tensor(c, "c")
     op = _warpforge.gemm_op(va, vb, vc, vd, alpha=alpha, beta=beta)

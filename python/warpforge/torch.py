@@ -6,10 +6,10 @@ graphs, can be captured in CUDA graphs and pass torch.library.opcheck.
 
 Importing warpforge.torch registers them (`import warpforge` does so when
 torch is installed). CUDA tensors run on the GPU, on torch's current stream;
-CPU tensors run on the simulator. gemm_amax runs a C++ kernel
+CPU tensors run on the simulator. gemm_amax and gemm run C++ kernels
 (warpforge._warpforge_torch, built where torch was installed when the package
-was built: CPP_GEMM_AMAX says whether it is there); without it, the Python
-implementation below, at more host time per call (docs/PERFORMANCE.md).
+was built: CPP_KERNELS says whether they are there); without them, the Python
+implementations below, at more host time per call (docs/PERFORMANCE.md).
 
     c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, c_dtype=torch.bfloat16)
 """
@@ -114,6 +114,8 @@ def _gemm_amax_fake(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, m
             a.new_empty((1, 1, 1), dtype=torch.float32))
 
 
+# D's shape is gemm_out_shape's; the C++ kernel computes it too (tests check
+# the two agree).
 def _gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
     d = torch.empty(gemm_out_shape(a.shape, b.shape), dtype=out_dtype or a.dtype, device=a.device)
     va, vb, vd = to_tensor(a, "a"), to_tensor(b, "b"), to_tensor(d, "d")
@@ -177,25 +179,26 @@ torch.library.register_fake("warpforge::convert_amax", _convert_amax_fake, lib=_
 
 
 def _import_cpp_kernels():
-    """Whether warpforge._warpforge_torch registered gemm_amax's C++ kernels
-    (CUDA and CPU): absent where torch was not there at build time; refused
-    (saying why) where it was built against another torch."""
+    """Whether warpforge._warpforge_torch registered the C++ kernels of
+    gemm_amax and gemm (CUDA and CPU): absent where torch was not there at
+    build time; refused (saying why) where it was built against another torch."""
     try:
         importlib.import_module("._warpforge_torch", __package__)
     except ModuleNotFoundError:
         return False
     except ImportError as e:
-        warnings.warn(f"warpforge: torch.ops.warpforge.gemm_amax runs its Python implementation: {e}",
+        warnings.warn(f"warpforge: torch.ops.warpforge.gemm_amax and gemm run their Python implementations: {e}",
                       stacklevel=3)
         return False
     return True
 
 
-CPP_GEMM_AMAX = _import_cpp_kernels()
+CPP_KERNELS = _import_cpp_kernels()
+CPP_GEMM_AMAX = CPP_KERNELS  # its name from before gemm had a C++ kernel
 for _key in ("CUDA", "CPU"):
-    if not CPP_GEMM_AMAX:
+    if not CPP_KERNELS:
         _LIBRARY.impl("gemm_amax", _gemm_amax, _key)
-    _LIBRARY.impl("gemm", _gemm, _key)
+        _LIBRARY.impl("gemm", _gemm, _key)
     _LIBRARY.impl("convert_amax", _convert_amax, _key)
 
 gemm_amax = torch.ops.warpforge.gemm_amax

@@ -18,7 +18,7 @@
 
 #include "../bindings.hpp"
 #include "../gemm_amax_op.hpp"
-#include "../op_cache.hpp"
+#include "../gemm_op.hpp"
 #include "../tensors.hpp"
 #include "warpforge/dsl/kernel.hpp"
 #include "warpforge/error.hpp"
@@ -201,12 +201,7 @@ ffi::Error gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
     std::optional<TensorView> vc;
     if (c) vc = buffers.dense(*c, "c");
     const TensorView* c_view = vc ? &*vc : nullptr;
-    auto op = cached<ops::Gemm>(
-        key_of({&va, &vb, c_view, &vd}, std::to_string(alpha) + " " + std::to_string(beta)), [&] {
-          return std::make_shared<ops::Gemm>(va, vb, c_view, vd,
-                                             ops::GemmOptions{.alpha = alpha, .beta = beta});
-        });
-    op->execute(va, vb, c_view, vd, stream);
+    cached_gemm_op(va, vb, c_view, vd, alpha, beta)->run(va, vb, c_view, vd, stream);
     return ffi::Error::Success();
   } catch (const Error& e) {
     return ffi::Error::InvalidArgument(e.what());

@@ -1,11 +1,12 @@
 // warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax
-// for the CUDA and CPU dispatch keys (the schema and the fake kernel are
-// defined once, in python/warpforge/torch.py, which imports this module).
-// A Python implementation costs the dispatcher's call into Python and two
-// torch.empty calls from Python before any launch (docs/PERFORMANCE.md, "Python
-// host overhead"); here a call is a look-up by a byte key, two at::empty and
-// one launch through warpforge._warpforge's table (torch_bridge.hpp), which
-// holds the compiled ops, the devices and the simulator.
+// and torch.ops.warpforge.gemm for the CUDA and CPU dispatch keys (the schemas
+// and the fake kernels are defined once, in python/warpforge/torch.py, which
+// imports this module). A Python implementation costs the dispatcher's call
+// into Python and torch.empty calls from Python before any launch
+// (docs/PERFORMANCE.md, "Python host overhead"); here a call is a look-up by a
+// byte key, the outputs' at::empty and one launch through
+// warpforge._warpforge's table (torch_bridge.hpp), which holds the compiled
+// ops, the devices and the simulator.
 //
 // Built against the installed torch (python/CMakeLists.txt); it links torch,
 // not the warpforge library, and includes no CUDA header: torch's current
@@ -109,6 +110,7 @@ class Key {
  public:
   Key() { bytes_.reserve(512); }
   void add(std::int64_t v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void add_double(double v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof v); }
   void add(std::string_view s) {
     add(static_cast<std::int64_t>(s.size()));
     bytes_.append(s);
@@ -161,6 +163,15 @@ void set_pair(at::OptionalIntArrayRef values, const char* name, bool& given,
                                       .c_str()));
   out[0] = (*values)[0];
   out[1] = (*values)[1];
+}
+
+// torch's current stream on `a`'s device (at::cuda::getCurrentCUDAStream)
+// as a CUstream; 0 for host memory.
+std::uintptr_t current_stream(const at::Tensor& a) {
+  if (!a.is_cuda()) return 0;
+  const c10::Device device = a.device();
+  return reinterpret_cast<std::uintptr_t>(
+      c10::impl::getDeviceGuardImpl(device.type())->getStream(device).native_handle());
 }
 
 // What a cached description allocates and runs.
@@ -242,14 +253,72 @@ std::tuple<at::Tensor, at::Tensor> gemm_amax(
                                       reinterpret_cast<std::uintptr_t>(sfb.data_ptr()),
                                       reinterpret_cast<std::uintptr_t>(c.data_ptr()),
                                       reinterpret_cast<std::uintptr_t>(amax.data_ptr())};
-  std::uintptr_t stream = 0;
-  if (a.is_cuda()) {  // torch's current stream on A's device (at::cuda::getCurrentCUDAStream)
-    const c10::Device device = a.device();
-    stream = reinterpret_cast<std::uintptr_t>(
-        c10::impl::getDeviceGuardImpl(device.type())->getStream(device).native_handle());
-  }
-  check(api->gemm_amax_run(entry->op, addresses, stream));
+  check(api->gemm_amax_run(entry->op, addresses, current_stream(a)));
   return {std::move(c), std::move(amax)};
+}
+
+// D's shape for A (.., M, K) and B (.., K, N), as warpforge.ops.gemm_out_shape
+// (python/warpforge/ops.py) gives it, which the fake kernel uses (a test
+// checks the two agree): the batch of the operand that has one; (1, 1) where
+// A or B is not of rank 2 or 3, which the op then refuses, naming it.
+c10::SmallVector<std::int64_t, 3> gemm_out_shape(at::IntArrayRef a, at::IntArrayRef b) {
+  auto matrix = [](at::IntArrayRef t) { return t.size() == 2 || t.size() == 3; };
+  if (!matrix(a) || !matrix(b)) return {1, 1};
+  c10::SmallVector<std::int64_t, 3> shape;
+  if (a.size() >= b.size()) {
+    shape.append(a.begin(), a.end() - 1);
+  } else {
+    shape.append(b.begin(), b.end() - 2);
+    shape.push_back(a[a.size() - 2]);
+  }
+  shape.push_back(b.back());
+  return shape;
+}
+
+std::mutex gemm_cache_mutex;
+auto* gemm_cache = new std::unordered_map<std::string, void*>();  // kept past interpreter exit
+
+at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& c,
+                double alpha, double beta, std::optional<at::ScalarType> out_dtype) {
+  const at::ScalarType d_type = out_dtype.value_or(a.scalar_type());
+  const std::int32_t a_value = dtype_value(a.scalar_type(), "a");
+  const std::int32_t b_value = dtype_value(b.scalar_type(), "b");
+  const std::int32_t d_value = dtype_value(d_type, "d");
+  const std::int32_t c_value = c ? dtype_value(c->scalar_type(), "c") : -1;
+  // D row-major, its shape fixed by A's and B's (in the key).
+  at::Tensor d = at::empty(gemm_out_shape(a.sizes(), b.sizes()), a.options().dtype(d_type));
+  Key key;
+  key.add(a, a_value);
+  key.add(b, b_value);
+  key.add(std::int64_t{c.has_value()});
+  if (c) key.add(*c, c_value);
+  key.add(d, d_value);  // its alignment: the allocator's, which may vary
+  key.add_double(alpha);
+  key.add_double(beta);
+
+  void* op = nullptr;
+  {
+    std::lock_guard lock(gemm_cache_mutex);
+    if (auto it = gemm_cache->find(key.bytes()); it != gemm_cache->end()) op = it->second;
+  }
+  if (!op) {  // the first call of this description
+    bridge::GemmArgs args{.a = describe(a, a_value, "a"),
+                          .b = describe(b, b_value, "b"),
+                          .d = describe(d, d_value, "d"),
+                          .has_c = c.has_value(),
+                          .alpha = alpha,
+                          .beta = beta};
+    if (c) args.c = describe(*c, c_value, "c");
+    check(api->gemm_op(args, &op));
+    std::lock_guard lock(gemm_cache_mutex);
+    gemm_cache->emplace(key.bytes(), op);
+  }
+  const std::uint64_t addresses[4] = {reinterpret_cast<std::uintptr_t>(a.data_ptr()),
+                                      reinterpret_cast<std::uintptr_t>(b.data_ptr()),
+                                      c ? reinterpret_cast<std::uintptr_t>(c->data_ptr()) : 0,
+                                      reinterpret_cast<std::uintptr_t>(d.data_ptr())};
+  check(api->gemm_run(op, addresses, current_stream(a)));
+  return d;
 }
 
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
@@ -260,12 +329,13 @@ void register_kernels() {
     auto* library = new torch::Library(torch::Library::IMPL, "warpforge", k, __FILE__,
                                        __LINE__);  // kept: torch drops kernels with their library
     library->impl("gemm_amax", TORCH_FN(gemm_amax));
+    library->impl("gemm", TORCH_FN(gemm));
   }
 }
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_warpforge_torch",
-                          "The C++ kernels of torch.ops.warpforge.gemm_amax (warpforge.torch "
-                          "imports this module).",
+                          "The C++ kernels of torch.ops.warpforge.gemm_amax and .gemm "
+                          "(warpforge.torch imports this module).",
                           -1};
 
 }  // namespace

@@ -75,7 +75,8 @@ class GemmKernel {
                 const Pred& leader);
   std::pair<Reg, Reg> output_pair(const Regs& acc, int i, const tile::Tile& t, const Reg& row, const Reg& lane);
   void add_c(const Reg& v, const Reg& row_offset, const Reg& col, const Pred& inside);
-  void store_tail(const Regs& acc, const tile::Tile& t, const Reg& rows0, const Reg& row0, const Reg& lane);
+  void store_tail(const Regs& acc, int col0, int col1, const tile::Tile& t, const Reg& rows0, const Reg& row0,
+                  const Reg& lane);
 
   Sm90aSpec s_;
   Sm90aSmem smem_;
@@ -550,7 +551,7 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, co
               row_address + ((group >> 3) << 13) + tile::swizzled_chunk(k_, kSwizzle128, group, row_in_matrix);
           k_.stmatrix(at(address), packed);
         }
-        if (boxed < width) store_tail(acc, t, tile_row0, row0, lane);
+        if (boxed < width) store_tail(acc, col0 + boxed, col0 + width, t, tile_row0, row0, lane);
       }
     }
     k_.fence_proxy_async_shared();  // the TMA store reads what ordinary stores wrote
@@ -566,19 +567,19 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, co
   }
 }
 
-// The tile's columns past its last whole store box (a 16-bit D and tile_n
-// an odd multiple of 32): each thread stores its pairs of columns straight
+// The tile's columns [col0, col1) past its last whole store box (a 16-bit D
+// and tile_n an odd multiple of 32): each thread stores its pairs of columns straight
 // from registers, a 32-bit store where both lie inside D, else the one that
 // does. A box of 64 columns there would overwrite the next tile's (TMA clips
 // only at the tensor's edge), and they are a fifth of a tile at most.
-void GemmKernel::store_tail(const Regs& acc, const tile::Tile& t, const Reg& rows0, const Reg& row0,
-                            const Reg& lane) {
+void GemmKernel::store_tail(const Regs& acc, int col0, int col1, const tile::Tile& t, const Reg& rows0,
+                            const Reg& row0, const Reg& lane) {
   const int es = runtime::bits(s_.d) / 8;
   const Type packed_type = dsl_type(s_.d) == Type::bf16 ? bf16x2 : f16x2;
   Reg batch_offset = k_.reg(u64);
   k_.mul_wide(batch_offset, t.batch, 1);
   k_.mul(batch_offset, batch_offset, d_bs_);
-  for (int i = s_.tile_n / sm90a_store_box_cols(s_) * sm90a_store_box_cols(s_) / 2; i < s_.tile_n / 2; i += 2) {
+  for (int i = col0 / 2; i < col1 / 2; i += 2) {
     Reg row = rows0 + row0 + 8 * ((i / 2) % 2);
     auto [v0, v1] = output_pair(acc, i, t, row, lane);
     Reg packed = k_.reg(b32);

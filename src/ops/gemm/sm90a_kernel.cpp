@@ -503,7 +503,8 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, co
   const int es = runtime::bits(s_.d) / 8;
   const int box_cols = sm90a_store_box_cols(s_);
   const int width = s_.epilogue_width();
-  const std::uint32_t half_bytes = 64 * width * es;  // one 64-row accumulator's boxes of a chunk
+  const int boxed = width / box_cols * box_cols;  // columns of a chunk through whole store boxes
+  const std::uint32_t half_bytes = 64 * boxed * es;  // one 64-row accumulator's boxes of a chunk
   Reg epi = base_ + smem_.epilogue + cw * smem_.epilogue_per_consumer;
   const tile::NamedBarrier chunk_barrier(k_, cw + kEpilogueBarrier, 128);
   Reg lane = tid_ & 31, g = lane >> 2;
@@ -535,7 +536,6 @@ void GemmKernel::epilogue(const std::vector<Regs>& accs, const tile::Tile& t, co
         Reg row_in_matrix = lane & 7;
         Reg row_address = half + (warp_row + ((lane >> 3) & 1) * 8 + row_in_matrix) * kRow;
         Reg group_of_lane = lane >> 4;
-        const int boxed = width / box_cols * box_cols;  // columns through whole store boxes
         for (int j = col0 / 16; j < (col0 + boxed) / 16; ++j) {
           Regs packed;
           for (int q = 0; q < 4; ++q) {
@@ -618,7 +618,11 @@ Sm90aSmem sm90a_smem(const Sm90aSpec& s) {
   Sm90aSmem m{};
   m.a_stage = s.tile_m() * kSm90aTileK * 2;
   m.b_stage = s.tile_n * kSm90aTileK * 2;
-  m.epilogue_per_consumer = (s.pingpong ? s.wg_rows : 64) * s.epilogue_width() * (runtime::bits(s.d) / 8);
+  // The epilogue buffer holds what the TMA store reads: a chunk's whole
+  // boxes, not the tail stored from registers (at 128 x 224 that frees the
+  // 8 KB a fourth stage needs). Stream-K stages a chunk's partial sums through it.
+  const int boxed = s.epilogue_width() - (s.stream_k ? 0 : sm90a_tail_cols(s));
+  m.epilogue_per_consumer = (s.pingpong ? s.wg_rows : 64) * boxed * (runtime::bits(s.d) / 8);
   m.a = 0;
   m.b = m.a + s.stages * m.a_stage;
   m.epilogue = m.b + s.stages * m.b_stage;

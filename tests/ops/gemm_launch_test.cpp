@@ -74,7 +74,8 @@ TEST_F(GemmOnFakeH100, Sm90aHeuristicFollowsTheShape) {
       {256, 8192, 8192, "128x128x64 s6 w2x1 c1x1"},    // 128 tiles: one wave of 384, not two of 192
       {256, 10240, 8192, "128x160x64 s5 w2x1 c1x1"},   // 128 tiles: one wave of 448, not of 512
       {512, 10240, 8192, "128x160x64 s5 w2x1 c1x1"},   // 2 waves of 448, not of 512 or 3 of 384
-      {1024, 10240, 8192, "128x160x64 s5 w2x1 c1x1"},  // 4 waves of 448, not 5 of 384 or 3 of 640
+      {1024, 10240, 8192, "128x224x64 s4 w2x1 c1x1"},  // 3 waves of 576, not 4 of 448 or 3 of 640
+      {256, 28672, 4096, "128x224x64 s4 w2x1 c1x1"},   // 2 waves of 576, not 2 of 640
       {256, 6144, 4096, "128x96x64 s7 w2x1 c1x1"},     // 128 tiles: one wave of 320, not of 384
       {4096, 4096, 4096, "128x256x64 s3 w2x1 c1x1"},   // 4 waves of 640, not 8 of 384
   };

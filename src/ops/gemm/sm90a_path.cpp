@@ -242,9 +242,10 @@ class Sm90aPath final : public GemmPath {
     auto estimate = [&](int n_tile) {
       return ceil_div(tiles_m * ceil_div(p.n, n_tile) * p.l, sms) * (rows + 2 * n_tile);
     };
-    // 224 is left out: an H100 ran it slower than the model said at 3 of 4
-    // shapes where the model chose it (three stages fit; docs/PERFORMANCE.md).
-    std::vector<int> widths = decode ? std::vector<int>{128, 64} : std::vector<int>{256, 192, 160, 128, 96, 64};
+    // 224 runs four stages (its epilogue buffer holds the 192 columns the
+    // TMA store reads): 256 x 28672 x 4096 takes 256 tiles of 128 x 224 in
+    // two waves, 1.04x, not 224 of 128 x 256, 0.93x (at three stages it lost).
+    std::vector<int> widths = decode ? std::vector<int>{128, 64} : std::vector<int>{256, 224, 192, 160, 128, 96, 64};
     if (p.b.row_major) std::erase_if(widths, [](int w) { return w % 64 != 0; });  // N-major B: 64-wide boxes
     int tile_n = widths.front();
     for (int smaller : widths)

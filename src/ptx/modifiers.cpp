@@ -154,6 +154,7 @@ constexpr Modifier kModifiers[] = {
     // decoder reads them (bar.arrive, mbarrier.try_wait.parity, cp.async.bulk.tensor.2d ...).
     {"arrive", C::form},
     {"wait", C::form},
+    {"launch_dependents", C::form},
     {"red", C::form},
     {"warp", C::form},
     {"init", C::form},

@@ -82,6 +82,8 @@ constexpr OpcodeInfo kVocabulary[] = {
      {C::scope, C::memory_order, C::proxy, C::space},
      Availability::since(70)},
     {Op::nanosleep, "nanosleep", {1, 1}, kType, Availability::since(70)},
+    // griddepcontrol.{wait, launch_dependents}: programmatic dependent launch
+    {Op::griddepcontrol, "griddepcontrol", {0, 0}, {C::form}, Availability::since(90)},
     {Op::shfl, "shfl", {4, 5}, kWarp | ModifierClasses{C::shfl_mode}, kAll},
     {Op::vote, "vote", {3, 3}, kWarp | ModifierClasses{C::vote_mode}, kAll},
     {Op::redux, "redux", {3, 3}, kWarp | ModifierClasses{C::atomic_op}, Availability::since(80)},

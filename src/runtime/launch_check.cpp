@@ -102,6 +102,10 @@ void check_launch_config(const ptx::Function& kernel, std::int64_t static_bytes,
                        std::to_string(static_bytes) + " static exceed the " + std::to_string(limit) +
                        " bytes per block that device '" + device.name + "' allows");
 
+  if (config.overlap_previous && device.compute_capability_major < 9)
+    refuse(kernel, "overlap_previous (programmatic dependent launch) needs compute capability 9.0 or newer; device '" +
+                       device.name + "' is " + std::to_string(device.compute_capability_major) + "." +
+                       std::to_string(device.compute_capability_minor));
   const Dim3& c = config.cluster;
   if (c == Dim3{}) return;
   if (c.x == 0 || c.y == 0 || c.z == 0) refuse(kernel, "cluster " + dims(c) + " has a zero dimension");

@@ -678,6 +678,15 @@ class KernelDecoder {
       std::erase_if(mods, [](const std::string& m) {
         return m == "async" || m == "commit_group" || m == "wait_group" || m == "wait_all";
       });
+    } else if (opcode == O::griddepcontrol) {
+      // griddepcontrol.{wait, launch_dependents} (PTX ISA 9.7.13): the
+      // simulator runs a stream's grids one after another, so every grid a
+      // wait could name has completed and its memory is visible before the
+      // next begins; launching dependents early is a scheduling hint.
+      if (!(mods.size() == 1 && (mods[0] == "wait" || mods[0] == "launch_dependents")))
+        fail(line, text, "griddepcontrol takes one action: .wait or .launch_dependents");
+      d.op = Op::fence;
+      mods.clear();
     } else if (opcode == O::nanosleep || opcode == O::prefetch || opcode == O::prefetchu) {
       // Scheduling and cache hints (prefetch.tensormap included): nothing a
       // thread can observe.

@@ -231,7 +231,7 @@ TEST_F(CudaBackendTest, PassesParametersAndRaisesTheSharedMemoryLimitOnce) {
   EXPECT_EQ(l.function, "vadd");
   EXPECT_EQ(l.grid, (std::array<unsigned, 3>{3, 2, 1}));
   EXPECT_EQ(l.block, (std::array<unsigned, 3>{128, 1, 1}));
-  EXPECT_EQ(l.cluster, (std::array<unsigned, 3>{0, 0, 0}));  // plain cuLaunchKernel
+  EXPECT_FALSE(l.ex);  // plain cuLaunchKernel
   EXPECT_EQ(l.shared_bytes, 100u * 1024);
   EXPECT_NE(l.stream, nullptr);
   EXPECT_EQ(state->launches[1].stream, nullptr);
@@ -242,6 +242,28 @@ TEST_F(CudaBackendTest, PassesParametersAndRaisesTheSharedMemoryLimitOnce) {
   EXPECT_EQ(pc, c.address());
   EXPECT_EQ(n, 77u);
   EXPECT_EQ(state->dynamic_shared_sets, (std::vector<std::pair<std::string, int>>{{"vadd", 100 * 1024}}));
+}
+
+// Programmatic dependent launch: the attribute alone, or beside a cluster's;
+// $WARPFORGE_SERIAL_LAUNCHES=1 leaves it out (read once per process, so this
+// test checks the variable unset, as the test runner leaves it).
+TEST_F(CudaBackendTest, OverlapPreviousSetsProgrammaticStreamSerialization) {
+  ASSERT_EQ(std::getenv("WARPFORGE_SERIAL_LAUNCHES"), nullptr);
+  Device d = Device::cuda(0);
+  Module m(d, gpu_testing::cluster_rank(d.target()));
+  Buffer out(d, 64);
+  state->param_sizes = {8};
+  m.launch("cluster_rank", {.grid = {8}, .block = {32}, .overlap_previous = true}, {out});
+  m.launch("cluster_rank", {.grid = {8}, .block = {32}, .cluster = {2}, .overlap_previous = true}, {out});
+  m.launch("cluster_rank", {.grid = {8}, .block = {32}}, {out});
+  ASSERT_EQ(state->launches.size(), 3u);
+  EXPECT_TRUE(state->launches[0].ex);
+  EXPECT_TRUE(state->launches[0].overlap_previous);
+  EXPECT_EQ(state->launches[0].cluster, (std::array<unsigned, 3>{0, 0, 0}));
+  EXPECT_TRUE(state->launches[1].overlap_previous);
+  EXPECT_EQ(state->launches[1].cluster, (std::array<unsigned, 3>{2, 1, 1}));
+  EXPECT_FALSE(state->launches[2].ex);
+  EXPECT_FALSE(state->launches[2].overlap_previous);
 }
 
 TEST_F(CudaBackendTest, LaunchesClustersThroughLaunchKernelEx) {

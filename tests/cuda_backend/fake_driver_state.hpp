@@ -11,7 +11,9 @@ namespace warpforge::runtime::fake_driver {
 
 struct Launch {
   std::string function;
-  std::array<unsigned, 3> grid, block, cluster;  // cluster {0,0,0}: cuLaunchKernel
+  std::array<unsigned, 3> grid, block, cluster;  // cluster {0,0,0}: no cluster attribute
+  bool overlap_previous;                         // the programmatic stream serialization attribute
+  bool ex;                                       // through cuLaunchKernelEx
   unsigned shared_bytes;
   void* stream;
   std::vector<std::vector<std::uint8_t>> params;  // sized by State::param_sizes

@@ -628,6 +628,11 @@ void build_cluster_fence(Kernel& k) {
   k.fence(FenceSem::acq_rel, Scope::cluster);
 }
 
+void build_grid_dependency(Kernel& k) {
+  k.griddepcontrol_launch_dependents();
+  k.griddepcontrol_wait();
+}
+
 void build_cluster_atomics(Kernel& k) {
   Reg g = k.param_ptr("g");
   Reg d = k.reg(u32);
@@ -850,6 +855,7 @@ const std::vector<Family>& families() {
       {"stmatrix", hopper, "stmatrix.sync.aligned.m8n8.x1.shared.b16", build_stmatrix},
       {"elect_sync", hopper, "elect.sync", build_elect},
       {"cluster_fence", hopper, "fence.sc.cluster", build_cluster_fence},
+      {"grid_dependency", hopper, "griddepcontrol.launch_dependents", build_grid_dependency},
       {"cluster_atomics", hopper, "atom.cluster", build_cluster_atomics},
       {"bf16x2_atomics", hopper, "atom.global.add.noftz.bf16x2", build_bf16x2_atomics},
       {"cluster_special_registers", hopper, "%clusterid.x", build_cluster_special_registers},

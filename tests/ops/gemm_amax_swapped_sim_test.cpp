@@ -64,6 +64,16 @@ TEST(GemmAmaxSwappedSim, TokenTilesAndSplitK) {
   }
 }
 
+// More K blocks to a split than the ring has stages: the loader requests
+// the first ring's B before it waits for the pre-pass (griddepcontrol.wait),
+// their A tiles after it, then both for each later block.
+TEST(GemmAmaxSwappedSim, SplitsLongerThanTheRing) {
+  for (ScaledFormat f : {kScaledFormats[0], kScaledFormats[2]}) {
+    auto s = make_swapped(swapped_case(f, DType::bf16, 136, 260, 2048, 1), 5200, "K split 1 ways, 8 stages");
+    expect_pass(s);
+  }
+}
+
 // C M-major (the transposed store takes any strides), M just past the
 // skinny kernel's range, and N under one 128-row tile with three batches.
 TEST(GemmAmaxSwappedSim, MMajorCAndSmallShapes) {

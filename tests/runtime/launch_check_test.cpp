@@ -284,6 +284,10 @@ TEST_F(LaunchCheck, RefusesClustersBeforeHopper) {
   expect_refused(LaunchConfig{.grid = {2}, .block = {32}, .cluster = {2}},
                  "kernel 'k': cluster (2, 1, 1) needs compute capability 9.0 or newer; device 'Fake A100' is 8.0",
                  kernel_module({}, {}, "sm_80"));
+  expect_refused(LaunchConfig{.grid = {2}, .block = {32}, .overlap_previous = true},
+                 "kernel 'k': overlap_previous (programmatic dependent launch) needs compute capability 9.0 or "
+                 "newer; device 'Fake A100' is 8.0",
+                 kernel_module({}, {}, "sm_80"));
 }
 
 TEST(ModuleTarget, RefusesAModuleTheDeviceCannotRun) {

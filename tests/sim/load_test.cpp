@@ -23,13 +23,13 @@ std::string load_error(SimBackend& sim, const ptx::Module& m) {
 }
 
 TEST_F(SimTest, UnsupportedInstructionIsRefusedAtLaunchWithItsLine) {
-  KernelSource k("uses_griddepcontrol");
+  KernelSource k("uses_pmevent");
   k.regs(Type::b32, "%r", 4).shared(Type::b8, "pad", 16);
-  k.code("mov.u32 %r1, 1;\nadd.u32 %r2, %r1, %r1;\ngriddepcontrol.wait;\nret;");
+  k.code("mov.u32 %r1, 1;\nadd.u32 %r2, %r1, %r1;\npmevent 1;\nret;");
   const ptx::Module m = k.module();
   const std::string msg = load_error(sim, m);
-  EXPECT_NE(msg.find("kernel 'uses_griddepcontrol', PTX line " + std::to_string(line_of(m, "griddepcontrol.wait")) +
-                     " (griddepcontrol.wait): instruction 'griddepcontrol' is not simulated"),
+  EXPECT_NE(msg.find("kernel 'uses_pmevent', PTX line " + std::to_string(line_of(m, "pmevent 1")) +
+                     " (pmevent 1): instruction 'pmevent' is not simulated"),
             std::string::npos)
       << msg << "\n"
       << ptx::emit(m);
@@ -68,6 +68,8 @@ TEST_F(SimTest, FencesAndHintsAreAcceptedAndChangeNothing) {
     fence.mbarrier_init.release.cluster;
     nanosleep.u32 100;
     setmaxnreg.inc.sync.aligned.u32 240;
+    griddepcontrol.launch_dependents;
+    griddepcontrol.wait;
     ld.param.u64 %rd1, [out];
     prefetch.global.L2 [%rd1];
     st.global.cs.u32 [%rd1], %r1;
@@ -75,6 +77,15 @@ TEST_F(SimTest, FencesAndHintsAreAcceptedAndChangeNothing) {
   auto out = zeros<std::uint32_t>(1);
   run(k, {1, 1, 1}, {128, 1, 1}, {arg_u64(out)});  // setmaxnreg takes a whole warpgroup
   EXPECT_EQ(download<std::uint32_t>(out, 1)[0], 5u);
+}
+
+TEST_F(SimTest, GriddepcontrolWithoutOneActionIsRefused) {
+  for (const char* line : {"griddepcontrol;", "griddepcontrol.wait.launch_dependents;"}) {
+    KernelSource k("griddepcontrol_bad");
+    k.code(line);
+    const std::string msg = load_error(sim, k.module());
+    EXPECT_NE(msg.find("griddepcontrol takes one action: .wait or .launch_dependents"), std::string::npos) << msg;
+  }
 }
 
 TEST_F(SimTest, UndeclaredRegisterIsRefused) {

@@ -33,7 +33,7 @@ namespace warpforge::ptx {
   /* memory (9.7.9, 9.7.13) */ \
   X(ld) X(ldu) X(st) X(atom) X(red) X(cp) X(mbarrier) X(prefetch) X(prefetchu) X(mapa) \
   /* synchronization (9.7.13) */ \
-  X(bar) X(barrier) X(membar) X(fence) X(nanosleep) \
+  X(bar) X(barrier) X(membar) X(fence) X(nanosleep) X(griddepcontrol) \
   /* warp collectives and matrices (9.7.8, 9.7.14, 9.7.15) */ \
   X(shfl) X(vote) X(redux) X(activemask) X(elect) X(mma) X(wmma) X(ldmatrix) X(stmatrix) \
   X(wgmma) X(setmaxnreg) \

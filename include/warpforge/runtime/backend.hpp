@@ -33,6 +33,16 @@ struct LaunchConfig {
   Dim3 block;
   Dim3 cluster;                       // {1,1,1}: no cluster launch
   std::uint32_t dynamic_shared_bytes = 0;
+  // Programmatic dependent launch (compute capability 9.0): the kernel may
+  // begin while the stream's previous kernel runs, once every CTA of that
+  // kernel has executed griddepcontrol.launch_dependents or exited; its
+  // griddepcontrol.wait then waits for the previous kernel's completion
+  // and memory. So everything it reads from that kernel, and everything it
+  // writes that the kernel may still read, must come after its wait.
+  // $WARPFORGE_SERIAL_LAUNCHES=1 turns it off process-wide (every kernel
+  // then starts after the previous one has completed, and the wait returns
+  // at once): for measuring what the overlap is worth, or ruling it out.
+  bool overlap_previous = false;
 };
 
 // One kernel argument: the bytes of the value, laid out as the kernel's

@@ -58,7 +58,9 @@
 //   sync      bar.sync/bar.arrive/barrier[.cta] (16 named barriers, thread
 //             counts), bar.warp.sync, membar/fence (fence.proxy.async,
 //             fence.mbarrier_init), nanosleep (no-op), setmaxnreg (checked:
-//             a warpgroup collective, 24..256 in steps of 8; no effect)
+//             a warpgroup collective, 24..256 in steps of 8; no effect),
+//             griddepcontrol.wait/.launch_dependents (no-ops: a stream's
+//             grids run one after another)
 //   warp      shfl.sync (up/down/bfly/idx, clamp and segment mask), vote.sync,
 //             redux.sync, elect.sync, activemask
 //   matrix    mma.sync m16n8k8/m16n8k16 (f16/bf16 -> f32, f16 -> f16),

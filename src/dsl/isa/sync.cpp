@@ -55,6 +55,16 @@ void SyncOps::bar_warp_sync(const Src& member_mask) {
   emit("bar.warp.sync", {operand_of(member_mask)});
 }
 
+void SyncOps::griddepcontrol_wait() {
+  require("griddepcontrol.wait", Availability::since(90));
+  emit("griddepcontrol.wait", {});
+}
+
+void SyncOps::griddepcontrol_launch_dependents() {
+  require("griddepcontrol.launch_dependents", Availability::since(90));
+  emit("griddepcontrol.launch_dependents", {});
+}
+
 void SyncOps::membar(MembarLevel level) {
   static constexpr const char* kNames[] = {"membar.cta", "membar.gl", "membar.sys"};
   emit(kNames[static_cast<int>(level)], {});

@@ -30,6 +30,9 @@ class DequantizeKernel {
 
   ptx::Module build() {
     k_.maxntid(kDequantizeThreads);
+    // The GEMM after the pre-pass may start now (launched with
+    // overlap_previous): it waits for this grid before reading its output.
+    k_.griddepcontrol_launch_dependents();
     Reg codes = k_.param_ptr("codes", 16), scales = k_.param_ptr("scales"), out = k_.param_ptr("out", 16);
     Reg batch = k_.sreg(SReg::ctaid_z);
     auto rows = [&](const std::function<void(const Reg&)>& body) {

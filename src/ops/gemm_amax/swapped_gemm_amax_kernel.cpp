@@ -131,8 +131,23 @@ class SwappedKernel {
         [&] {
           k_.setmaxnreg_dec(40);
           k_.if_then(tid_ == loader, [&] {
+            // A's copy is the pre-pass's output, and this kernel may start
+            // while the pre-pass runs (launched with overlap_previous): the
+            // first ring's B codes and scales are requested before
+            // griddepcontrol.wait, their A tiles after it.
             tile::PipelineState s(k_, t_.stages);
-            k_.for_nonempty_range(kb0_, kb1_, 1u, [&](Reg kb) { load(s, kb); });
+            Reg early_end = k_.min(kb1_, kb0_ + imm(t_.stages));
+            k_.for_nonempty_range(kb0_, early_end, 1u, [&](Reg kb) {
+              load_b(s, kb);
+              ++s;
+            });
+            k_.griddepcontrol_wait();
+            k_.for_nonempty_range(kb0_, early_end, 1u, [&](Reg kb) { load_a(kb - kb0_, kb); });
+            k_.for_range(early_end, kb1_, 1u, [&](Reg kb) {
+              load_b(s, kb);
+              load_a(s.stage(), kb);
+              ++s;
+            });
           });
         },
         [&] {
@@ -143,16 +158,16 @@ class SwappedKernel {
   }
 
  private:
-  // The loading thread: K block kb's three TMA loads into the state's
-  // stage, once both warpgroups have released it. Bytes past a tensor's
+  // The loading thread: once both warpgroups have released the state's
+  // stage, expects K block kb's three TMA loads there and requests B's
+  // codes and scales (load_a requests A's tile). Bytes past a tensor's
   // extent are zeros and count toward the transaction.
-  void load(tile::PipelineState& s, const Reg& kb) {
+  void load_b(const tile::PipelineState& s, const Reg& kb) {
     const ScaleFactorLayout sfb{p_.n, p_.k, p_.l, p_.vec};
     pipe_->acquire(s);
     Reg full = pipe_->full_barrier(s);
     pipe_->expect_tx(full, imm(t_.tokens * 128 + kSwappedRows * code_row_bytes(p_) + kScalePiece));
     Reg stage = base_ + s.stage() * imm(l_.stage);
-    k_.tma_load(at(stage, l_.a_tile), map_a_, {kb * imm(kSwappedBlock), m0_, batch_}, at(full));
     k_.tma_load(at(stage, l_.b_codes), map_b_, {kb * code_row_bytes(p_), n0_, batch_}, at(full));
     // SFB's piece (batch, row tile, group of 4 scale blocks) is rows
     // 2·piece, 2·piece + 1 of the scale bytes seen as 256-byte rows; a K
@@ -160,7 +175,11 @@ class SwappedKernel {
     Reg group = p_.vec == 32 ? Reg(kb >> 1u) : kb;
     Reg piece = (batch_ * imm(sfb.row_tiles()) + (n0_ >> 7u)) * imm(sfb.k_tiles()) + group;
     k_.tma_load(at(stage, l_.scales), map_sfb_, {0u, piece << 1u}, at(full));
-    ++s;
+  }
+  // A's tile of K block kb into stage `stage`, whose full barrier load_b set.
+  void load_a(const Reg& stage, const Reg& kb) {
+    k_.tma_load(at(base_ + stage * imm(l_.stage), l_.a_tile), map_a_, {kb * imm(kSwappedBlock), m0_, batch_},
+                at(pipe_->full().address(stage)));
   }
 
   // The consumer thread's rows r = 64·warpgroup + 16·warp + lane / 4 and

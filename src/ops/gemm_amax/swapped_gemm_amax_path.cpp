@@ -42,6 +42,9 @@ class SwappedLaunch final : public GemmAmaxLaunch {
     config_.grid = {static_cast<std::uint32_t>(swapped_gemm_amax_tiles(p, t) * t.splits)};
     config_.block = {static_cast<std::uint32_t>(swapped_gemm_amax_threads())};
     config_.dynamic_shared_bytes = swapped_gemm_amax_smem_bytes(p, t);
+    // The kernel starts while the pre-pass converts A (its loader waits
+    // for the pre-pass before A's first tile, streaming B before it).
+    config_.overlap_previous = true;
     box_tokens_ = static_cast<std::uint32_t>(t.tokens);
   }
 

@@ -1,9 +1,11 @@
 #include "warpforge/runtime/cuda_backend.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 
 #include "context_scope.hpp"
 #include "driver.hpp"
@@ -308,11 +310,36 @@ std::unique_ptr<LoadedModule> CudaBackend::load(const ptx::Module& module) {
 
 namespace {
 
-// cuLaunchKernelEx's description of `config`, its cluster dimension in
-// `cluster` (which must outlive the result).
-CUlaunchConfig launch_config(const LaunchConfig& config, CUlaunchAttribute& cluster, CUstream stream) {
-  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  cluster.value.clusterDim = {config.cluster.x, config.cluster.y, config.cluster.z};
+// Whether $WARPFORGE_SERIAL_LAUNCHES=1 turns programmatic dependent launch
+// off (LaunchConfig::overlap_previous), read once.
+bool serial_launches() {
+  static const bool serial = [] {
+    const char* v = std::getenv("WARPFORGE_SERIAL_LAUNCHES");
+    return v && std::string_view(v) == "1";
+  }();
+  return serial;
+}
+
+// cuLaunchKernelEx's attributes for `config`: its cluster dimension and
+// programmatic stream serialization (CUDA driver API, "Execution Control").
+struct LaunchAttributes {
+  CUlaunchAttribute attrs[2]{};
+  unsigned count = 0;
+  explicit LaunchAttributes(const LaunchConfig& config) {
+    if (config.cluster != Dim3{}) {
+      attrs[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attrs[count++].value.clusterDim = {config.cluster.x, config.cluster.y, config.cluster.z};
+    }
+    if (config.overlap_previous && !serial_launches()) {
+      attrs[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attrs[count++].value.programmaticStreamSerializationAllowed = 1;
+    }
+  }
+};
+
+// cuLaunchKernelEx's description of `config` with `attributes` (which must
+// outlive the result).
+CUlaunchConfig launch_config(const LaunchConfig& config, LaunchAttributes& attributes, CUstream stream) {
   CUlaunchConfig launch{};
   launch.gridDimX = config.grid.x;
   launch.gridDimY = config.grid.y;
@@ -322,8 +349,8 @@ CUlaunchConfig launch_config(const LaunchConfig& config, CUlaunchAttribute& clus
   launch.blockDimZ = config.block.z;
   launch.sharedMemBytes = config.dynamic_shared_bytes;
   launch.hStream = stream;
-  launch.attrs = &cluster;
-  launch.numAttrs = 1;
+  launch.attrs = attributes.attrs;
+  launch.numAttrs = attributes.count;
   return launch;
 }
 
@@ -345,8 +372,8 @@ int CudaBackend::max_active_clusters(LoadedModule& module, const std::string& ke
                     "the driver does not export cuOccupancyMaxActiveClusters; it needs a CUDA 11.8 or newer driver");
   KernelState& k = m.kernel(kernel);
   m.allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, properties_.shared_bytes_per_block_optin);
-  CUlaunchAttribute cluster{};
-  const CUlaunchConfig launch = launch_config(config, cluster, nullptr);
+  LaunchAttributes attributes(config);
+  const CUlaunchConfig launch = launch_config(config, attributes, nullptr);
   int clusters = 0;
   check(d.cuOccupancyMaxActiveClusters(&clusters, k.function, &launch),
         [&] { return "cuOccupancyMaxActiveClusters(" + kernel + ")"; });
@@ -373,15 +400,15 @@ void CudaBackend::launch(LoadedModule& module, const std::string& kernel, const 
   for (std::size_t i = 0; i < args.size(); ++i) params[i] = const_cast<std::byte*>(args[i].bytes.data());
 
   const Driver& d = driver();
-  auto call = [&] { return std::string(config.cluster == Dim3{} ? "cuLaunchKernel(" : "cuLaunchKernelEx(") + kernel + ")"; };
-  if (config.cluster == Dim3{}) {
+  LaunchAttributes attributes(config);
+  auto call = [&] { return std::string(attributes.count == 0 ? "cuLaunchKernel(" : "cuLaunchKernelEx(") + kernel + ")"; };
+  if (attributes.count == 0) {
     check(d.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x, config.block.y,
                            config.block.z, config.dynamic_shared_bytes, stream_of(stream), params, nullptr),
           call);
     return;
   }
-  CUlaunchAttribute cluster{};
-  const CUlaunchConfig launch = launch_config(config, cluster, stream_of(stream));
+  const CUlaunchConfig launch = launch_config(config, attributes, stream_of(stream));
   check(d.cuLaunchKernelEx(&launch, k.function, params, nullptr), call);
 }
 

@@ -63,13 +63,17 @@ enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };
 // CUlaunchAttributeID and the launch structures of cuLaunchKernelEx
 // ("Execution Control"). The attribute's value is a 64-byte union whose
 // members include pointers, so it is 8-byte aligned; `id` is padded to 8.
-enum CUlaunchAttributeID : int { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+enum CUlaunchAttributeID : int {
+  CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+  CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+};
 
 union CUlaunchAttributeValue {
   char pad[64];
   struct {
     unsigned int x, y, z;
   } clusterDim;
+  int programmaticStreamSerializationAllowed;
   void* alignment_;  // stands for the union's pointer-holding members
 };
 

@@ -50,9 +50,10 @@ struct Event {
 };
 
 void record_launch(CUfunction f, std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
-                   std::array<unsigned, 3> cluster, unsigned shared, CUstream stream, void** params) {
-  warpforge::runtime::fake_driver::Launch l{reinterpret_cast<Function*>(f)->name, grid, block, cluster, shared,
-                                            stream, {}};
+                   std::array<unsigned, 3> cluster, bool overlap, bool ex, unsigned shared, CUstream stream,
+                   void** params) {
+  warpforge::runtime::fake_driver::Launch l{
+      reinterpret_cast<Function*>(f)->name, grid, block, cluster, overlap, ex, shared, stream, {}};
   for (std::size_t i = 0; i < state.param_sizes.size(); ++i) {
     const auto* p = static_cast<const std::uint8_t*>(params[i]);
     l.params.emplace_back(p, p + state.param_sizes[i]);
@@ -254,17 +255,23 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
                         unsigned shared, CUstream stream, void** params, void**) {
   if (!in_device_context()) return kInvalidContext;
   if (shared > static_cast<unsigned>(reinterpret_cast<Function*>(f)->max_dynamic_shared)) return kInvalidValue;
-  record_launch(f, {gx, gy, gz}, {bx, by, bz}, {0, 0, 0}, shared, stream, params);
+  record_launch(f, {gx, gy, gz}, {bx, by, bz}, {0, 0, 0}, false, false, shared, stream, params);
   return CUDA_SUCCESS;
 }
 CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void**) {
   if (!in_device_context()) return kInvalidContext;
   std::array<unsigned, 3> cluster{0, 0, 0};
-  for (unsigned i = 0; i < c->numAttrs; ++i)
+  bool overlap = false;
+  for (unsigned i = 0; i < c->numAttrs; ++i) {
     if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
       cluster = {c->attrs[i].value.clusterDim.x, c->attrs[i].value.clusterDim.y, c->attrs[i].value.clusterDim.z};
+    else if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+      overlap = c->attrs[i].value.programmaticStreamSerializationAllowed != 0;
+    else
+      return kInvalidValue;
+  }
   record_launch(f, {c->gridDimX, c->gridDimY, c->gridDimZ}, {c->blockDimX, c->blockDimY, c->blockDimZ}, cluster,
-                c->sharedMemBytes, c->hStream, params);
+                overlap, true, c->sharedMemBytes, c->hStream, params);
   return CUDA_SUCCESS;
 }
 CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction f, const CUlaunchConfig* c) {
@@ -279,6 +286,8 @@ CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction f, const CUlaunc
                                      {c->gridDimX, c->gridDimY, c->gridDimZ},
                                      {c->blockDimX, c->blockDimY, c->blockDimZ},
                                      cluster,
+                                     false,
+                                     true,
                                      c->sharedMemBytes,
                                      c->hStream,
                                      {}});

@@ -25,6 +25,15 @@ class SyncOps : public virtual KernelCore {
   void bar_warp_sync(const Src& member_mask = 0xffffffffu);
   void membar(MembarLevel level);
   void fence(FenceSem sem, Scope scope);
+  // Programmatic dependent launch (PTX ISA 9.7.13, griddepcontrol; sm_90).
+  // griddepcontrol.wait: waits until the grids this one was launched to
+  // overlap (runtime::LaunchConfig::overlap_previous) have completed and
+  // their memory is visible; without such a launch it returns at once.
+  void griddepcontrol_wait();
+  // griddepcontrol.launch_dependents: the next grid of the stream, launched
+  // to overlap this one, may start once every CTA of this grid has issued it
+  // or exited (a scheduling hint: it orders no memory).
+  void griddepcontrol_launch_dependents();
 };
 
 }  // namespace warpforge::dsl

@@ -436,13 +436,15 @@ int main(int argc, char** argv) {
       // What a transfer of this size reaches at all: a device-to-device copy
       // moving the GEMM's bytes, its launch, ramp and drain timed like the
       // GEMM's. Each run reads half of one copy of B and writes it over the
-      // next copy (the same values), so neither side stays in L2.
+      // copy the run before read (the same values), the one read again last,
+      // so neither side is found in L2.
       double same_copy_gbps = 0;
       if (s.m <= 256) {
         const std::size_t half = std::min(set / 2, b_bytes);
         same_copy_gbps =
             2.0 * static_cast<double>(half) /
-            time([&](int i) { c.b[static_cast<std::size_t>((i + 1) % copies)].copy_from(c.b[i], half); }) / 1e9;
+            time([&](int i) { c.b[static_cast<std::size_t>((i + copies - 1) % copies)].copy_from(c.b[i], half); }) /
+            1e9;
       }
       sweep_rows.push_back({s, ours_tf, cublas_tf, static_cast<double>(set), same_copy_gbps});
     }

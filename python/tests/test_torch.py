@@ -102,13 +102,15 @@ def test_torch_compile_fullgraph(rng):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("m,n,k", [(64, 32, 128), (16, 1024, 8192)])
+@pytest.mark.parametrize("m,n,k", [(64, 32, 128), (16, 1024, 8192), (128, 1024, 2048)])
 def test_cuda_graph_capture_and_replay(rng, m, n, k):
     # This also shows the work goes on torch's current stream: a launch on the
     # legacy stream during the capture is an error, and one on any other stream
     # is not captured, so the replay would leave the poisoned C. The second
     # shape splits K (the skinny kernel, with its workspace): replayed twice,
-    # its counters must be back at zero after each replay.
+    # its counters must be back at zero after each replay. The third is the
+    # swapped kernel, launched to overlap its pre-pass: a programmatic edge
+    # in the graph.
     torch = device_or_skip("cuda")
     a, b, sfa, sfb = problem(rng, torch, "cuda", m=m, n=n, k=k)
     stream = torch.cuda.Stream()
@@ -119,6 +121,9 @@ def test_cuda_graph_capture_and_replay(rng, m, n, k):
         c0, amax0 = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
         op = warpforge.GemmAmax(a, b, sfa, sfb, c0, amax0)
         assert op.kernel_name == "skinny" and op.workspace_bytes > 0, op.describe()
+    if m == 128:
+        c0, amax0 = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
+        assert warpforge.GemmAmax(a, b, sfa, sfb, c0, amax0).kernel_name == "swapped"
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)

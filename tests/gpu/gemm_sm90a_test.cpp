@@ -80,5 +80,37 @@ TEST_F(GemmSm90aGpu, LargeRaggedShapesWithStreamK) {
   check_runs_on_new_inputs(runtime::Device::cuda(0), 2048 + 67, 2048 + 131, 512 + 75, 5, config);
 }
 
+// Every sm90a launch may start while the stream's previous kernel runs
+// (LaunchConfig::overlap_previous) and waits for it before touching memory.
+// A chain of decode GEMMs (64 CTAs: the next launch's find SMs free), each
+// reading the D the one before wrote and writing over the A the one before
+// read, queued with no synchronisation, gives the bits of the same chain
+// run one launch at a time.
+TEST_F(GemmSm90aGpu, ChainedLaunchesGiveTheBitsOfOnesRunApart) {
+  if (IsSkipped()) return;
+  const runtime::Device dev = runtime::Device::cuda(0);
+  const std::int64_t m = 64, n = 4096;
+  std::mt19937 rng(std::random_device{}());
+  auto w = make_matrix(dev, DType::bf16, {0, n, n, false}, rng);  // N(0,1): alpha 1/64 keeps D near N(0,1)
+  auto x0 = make_matrix(dev, DType::bf16, {0, m, n, true}, rng);
+  auto x1 = make_matrix(dev, DType::bf16, {0, m, n, true}, rng, true);
+  const HostTensor start = HostTensor::download(x0.view);
+  Gemm g(x0.view, w.view, nullptr, x1.view, {.alpha = 1.0f / 64, .kernel = GemmKernel::sm90a});
+  constexpr int kSteps = 24;
+  auto chain = [&](bool apart) {
+    start.upload(x0.view);
+    for (int i = 0; i < kSteps; ++i) {
+      const DeviceMatrix &from = i % 2 ? x1 : x0, &to = i % 2 ? x0 : x1;
+      g.execute(from.view, w.view, nullptr, to.view);
+      if (apart) dev.synchronize();
+    }
+    dev.synchronize();
+    return HostTensor::download(x0.view);  // kSteps is even: the chain ends in x0
+  };
+  const HostTensor apart = chain(true), queued = chain(false);
+  EXPECT_EQ(apart.bytes, queued.bytes);
+  EXPECT_NE(apart.bytes, start.bytes);
+}
+
 }  // namespace
 }  // namespace warpforge::ops::testing

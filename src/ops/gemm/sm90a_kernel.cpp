@@ -128,6 +128,13 @@ ptx::Module GemmKernel::build() {
     k_.barrier_cluster_arrive();
     k_.barrier_cluster_wait();
   }
+  // Launched to overlap the stream's previous kernel (LaunchConfig::
+  // overlap_previous), the prologue above ran beside its tail; global
+  // memory (A, B, C, D, the workspace) only after that kernel completes.
+  // The next kernel may be scheduled from here on: it too waits for this
+  // one before it touches memory, and it takes only SMs this grid leaves.
+  k_.griddepcontrol_launch_dependents();
+  k_.griddepcontrol_wait();
   // Work units are a cluster's tiles, CTA rank r of a cluster taking tile
   // (r % cluster_m, r / cluster_m) of its unit, in groups of kGroupRows
   // units along M; with stream_k, the last units split by k-blocks between

@@ -106,7 +106,9 @@ class Sm90aLaunch final : public GemmLaunch {
   runtime::LaunchConfig launch_config(std::uint32_t ctas) const {
     runtime::LaunchConfig c{.grid = {ctas},
                             .block = {static_cast<std::uint32_t>(sm90a_threads(spec_))},
-                            .dynamic_shared_bytes = sm90a_smem(spec_).bytes};
+                            .dynamic_shared_bytes = sm90a_smem(spec_).bytes,
+                            // the kernel waits (griddepcontrol.wait) before it touches memory
+                            .overlap_previous = true};
     if (spec_.cluster_size() > 1) c.cluster = {static_cast<std::uint32_t>(spec_.cluster_size())};
     return c;
   }

@@ -372,8 +372,10 @@ int CudaBackend::max_active_clusters(LoadedModule& module, const std::string& ke
                     "the driver does not export cuOccupancyMaxActiveClusters; it needs a CUDA 11.8 or newer driver");
   KernelState& k = m.kernel(kernel);
   m.allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, properties_.shared_bytes_per_block_optin);
-  LaunchAttributes attributes(config);
-  const CUlaunchConfig launch = launch_config(config, attributes, nullptr);
+  LaunchConfig clusters_only = config;  // how many fit does not depend on when they start
+  clusters_only.overlap_previous = false;
+  LaunchAttributes attributes(clusters_only);
+  const CUlaunchConfig launch = launch_config(clusters_only, attributes, nullptr);
   int clusters = 0;
   check(d.cuOccupancyMaxActiveClusters(&clusters, k.function, &launch),
         [&] { return "cuOccupancyMaxActiveClusters(" + kernel + ")"; });

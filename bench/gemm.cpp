@@ -9,7 +9,7 @@
 //
 //   build/bench/bench_gemm [--kernel auto|sm80|sm90a] [--shapes 2048x2048x2048,...] [--reps 20]
 //                          [--out-dtype bf16|f32] [--plot FILE.svg [--peak-tflops R] [--copy-gbps B]]
-//                          [--sweep llm]
+//                          [--sweep llm] [--timing each|queued]
 //
 // --sweep llm runs the projections of two published decoder shapes
 // (ops/decoder_shapes.hpp) at M from 1 to 8192, and ends with the ratio's
@@ -70,6 +70,7 @@ struct Options {
   bool shapes_given = false;
   bool sweep = false;  // --sweep llm: the shapes above, summarized
   bool b_col = false;  // B column-major (K contiguous) instead of row-major
+  bool queued = false;  // --timing queued: one event pair around --reps runs queued back to back
   std::string plot;          // --plot: the SVG to write
   double peak_tflops = 0;    // --peak-tflops: instead of the GPU's dense bf16 rate
   double copy_gbps = 0;      // --copy-gbps: instead of measuring the copy
@@ -86,6 +87,8 @@ struct Options {
                "       [--cluster MxN (its cluster shape)] [--precision exact|fast (its precision)]\n"
                "       [--plot FILE.svg [--peak-tflops R] [--copy-gbps B] (the run drawn under its roofline)]\n"
                "       [--sweep llm (decoder projections, M 1..8192: geometric mean, worst shape, bandwidth at M <= 256)]\n"
+               "       [--timing each|queued (events around each run, the median; or one pair around the runs\n"
+               "        queued back to back, the mean: where a launch may overlap the one before)]\n"
                "With --block-scaled and no --shapes: M in {1, 16, 64, 128, 256, 1024, 4096, 8192} x 8192 x 8192 and 4096^3.\n",
                why.c_str());
   std::exit(2);
@@ -134,6 +137,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--config") {
       o.config = ops::parse_gemm_config(v);
       if (!o.config) usage("--config '" + v + "': accepted 'MxNxK sS wAxB cCxD [pingpong] [streamk]', e.g. '128x256x64 s3 w2x1 c1x1'");
+    } else if (a == "--timing") {
+      if (v != "each" && v != "queued") usage("--timing " + v + ": accepted each, queued");
+      o.queued = v == "queued";
     } else if (a == "--sweep") {
       if (v != "llm") usage("--sweep " + v + ": accepted llm");
       o.sweep = true;
@@ -301,10 +307,10 @@ int main(int argc, char** argv) {
       "Peer: cuBLAS cublasGemmEx(CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT), same inputs, same "
       "run.\n");
   std::printf(
-      "Each figure: median of %d runs timed with CUDA events after 3 warm-up runs; inputs rotated "
+      "Each figure: %s of %d runs timed with CUDA events after 3 warm-up runs; inputs rotated "
       "among "
       "copies totalling > 2x the 50 MB L2.\n\n",
-      o.reps);
+      o.queued ? "the mean (one event pair around them, queued back to back)" : "median", o.reps);
   pictures::BenchmarkPlot plot;
   if (!o.plot.empty()) {
     plot.peak_tflops = o.peak_tflops > 0 ? o.peak_tflops : bench::dense_bf16_tflops(dev);
@@ -414,9 +420,18 @@ int main(int argc, char** argv) {
           "cublasGemmEx");
     };
     // Every run's events are recorded before any is read, so the host runs
-    // ahead and each interval is GPU time, not launch overhead.
+    // ahead and each interval is GPU time, not launch overhead. An event
+    // between two launches also ends any overlap of the second with the
+    // first (LaunchConfig::overlap_previous); --timing queued keeps it.
     auto time = [&](const auto& run) {
       for (int i = 0; i < 3; ++i) run(i % copies);
+      if (o.queued) {
+        runtime::Event start = dev.create_event(), end = dev.create_event();
+        start.record();
+        for (int r = 0; r < o.reps; ++r) run(r % copies);
+        end.record();
+        return static_cast<double>(runtime::Event::elapsed_ms(start, end)) * 1e-3 / o.reps;
+      }
       std::vector<runtime::Event> starts, ends;
       for (int r = 0; r < o.reps; ++r) {
         starts.push_back(dev.create_event());
@@ -429,7 +444,7 @@ int main(int argc, char** argv) {
       }
       std::vector<float> ms;
       for (int r = 0; r < o.reps; ++r) ms.push_back(runtime::Event::elapsed_ms(starts[r], ends[r]));
-      return median(ms) * 1e-3;
+      return static_cast<double>(median(ms)) * 1e-3;
     };
     const double ours_tf = flops / time(run_ours) / 1e12, cublas_tf = flops / time(run_cublas) / 1e12;
     if (o.sweep) {

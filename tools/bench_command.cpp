@@ -41,8 +41,8 @@ const Registration registration({
     "arguments given. `warpforge bench gemm [--kernel sm80|sm90a|auto] [--shapes MxNxK,...]\n"
     "[--reps R] [--out-dtype bf16|f32] [--b-layout row|col] [--config TEXT] [--sweep llm]\n"
     "[--timing each|queued] [--block-scaled mxfp8|mxfp4|nvfp4 [--tile MxN] [--cluster MxN]]`\n"
-    "compares ops::gemm (or\n"
-    "ops::GemmAmax) with cuBLAS's bf16 GEMM (built only where CMake finds cuBLAS); --config\n"
+    "compares ops::gemm (or ops::GemmAmax) with cuBLAS's bf16 GEMM (built only where CMake\n"
+    "finds cuBLAS); --config\n"
     "takes a kernel configuration as `warpforge gemm` prints it, e.g. '128x256x64 s3 w2x1\n"
     "c2x1'; --tile and --cluster the block-scaled op's mma tile and cluster shape.\n",
     run_bench,

@@ -8,9 +8,9 @@ namespace warpforge::tile::warpgroup {
 
 using namespace dsl;
 
-Reg smem_descriptor(Kernel& k, const Reg& smem_address, std::uint32_t lbo_bytes, std::uint32_t sbo_bytes) {
-  const std::uint64_t fixed =
-      layout::WgmmaDescriptor{0, lbo_bytes, sbo_bytes, layout::SmemSwizzle::b128}.encode();
+Reg smem_descriptor(Kernel& k, const Reg& smem_address, std::uint32_t lbo_bytes, std::uint32_t sbo_bytes,
+                    layout::SmemSwizzle swizzle) {
+  const std::uint64_t fixed = layout::WgmmaDescriptor{0, lbo_bytes, sbo_bytes, swizzle}.encode();
   // The start address field is 14 bits of address >> 4 (PTX ISA 9.7.15.5.1,
   // "Matrix Descriptor Format"): the shared address is masked to them. In a
   // cluster launch the hardware's shared::cta addresses carry bits above

@@ -101,6 +101,18 @@ inline std::vector<GemmCase> sm90a_cases() {
     all.push_back(c);
     ++tailed;
   }
+  // The same widths with N-major B, loaded in 32-column boxes of the 64-byte
+  // swizzle (Sm90aSpec::b_box_cols), one wgmma reading all of them.
+  for (int tile_n : {96, 160, 224}) {
+    GemmCase c{131, 299, 139};  // all 3 mod 8; K past two stages
+    c.pad = 5;
+    c.config = sm90a_config(128, tile_n, tile_n == 224 ? 4 : 3);
+    c.a_row = tile_n != 160;
+    c.d = tile_n == 96 ? DType::f32 : DType::bf16;
+    c.with_c = tile_n == 224;
+    c.beta = c.with_c ? 1.0f : 0.0f;
+    all.push_back(c);
+  }
   // 2-CTA clusters sharing B (2x1) or A (1x2) by multicast, in every layout:
   // tile counts that leave the last pair half outside the matrix, and more
   // pairs' tiles than resident pairs (the simulator has one per two cores).

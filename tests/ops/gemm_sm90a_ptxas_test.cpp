@@ -26,6 +26,7 @@ TEST(GemmSm90aPtxas, EveryScheduleAssemblesWithoutSpills) {
       {.tile_n = 256, .stages = 3, .cluster_m = 2},
       {.consumers = 1, .tile_n = 64, .stages = 8, .a_rows = 16},  // the decode tile
       {.tile_n = 224, .stages = 4},  // 32 columns stored from registers
+      {.b_k_major = false, .tile_n = 224, .stages = 4},  // N-major B in 32-column boxes
       {.d = DType::f16, .tile_n = 160, .stages = 4, .has_c = true},
   };
   for (const Sm90aSpec& s : specs) {
@@ -50,6 +51,20 @@ TEST(GemmSm90aSpec, RefusesARowsItCannotLoad) {
       ADD_FAILURE() << "accepted";
     } catch (const warpforge::OpsError& e) {
       EXPECT_NE(std::string(e.what()).find("a multiple of 8 up to tile_m"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A pair along M shares N-major B's boxes equally, or not at all.
+TEST(GemmSm90aSpec, RefusesBoxesAPairCannotShare) {
+  for (int tile_n : {64, 96, 192, 224}) {
+    const Sm90aSpec s{.b_k_major = false, .tile_n = tile_n, .stages = 3, .cluster_m = 2};
+    SCOPED_TRACE(s.name());
+    try {
+      build_sm90a_gemm(s);
+      ADD_FAILURE() << "accepted";
+    } catch (const warpforge::OpsError& e) {
+      EXPECT_NE(std::string(e.what()).find("as many to each CTA of the pair"), std::string::npos) << e.what();
     }
   }
 }

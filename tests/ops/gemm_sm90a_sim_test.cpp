@@ -67,14 +67,17 @@ TEST(GemmSm90aSimChoice, EveryConfigurationRuleIsNamed) {
       {{.tile_m = 96, .tile_n = 64, .tile_k = 64, .stages = 2}, "tile_m 96; the sm90a kernel has 1 or 2 consumer warpgroups"},
       {{.tile_m = 64, .tile_n = 80, .tile_k = 64, .stages = 2}, "tile_n 80; a multiple of 32 in 64..256"},
       {{.tile_m = 64, .tile_n = 288, .tile_k = 64, .stages = 2}, "tile_n 288; a multiple of 32 in 64..256"},
-      {{.tile_m = 64, .tile_n = 96, .tile_k = 64, .stages = 2},
-       "tile_n 96 with N-major B; a multiple of 64 (N-major B is loaded in 64-column boxes)"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 32, .stages = 2}, "tile_k 32; the sm90a kernel stages K 64 at a time"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 9}, "stages 9; 2..8"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 2, .cluster_m = 2, .cluster_n = 2},
        "cluster 2x2; the sm90a kernel takes 1x1, 2x1 (pairs along M sharing B) or 1x2 (along N sharing A)"},
       {{.tile_m = 64, .tile_n = 64, .tile_k = 64, .stages = 2, .cluster_m = 2},
-       "cluster 2x1 with tile_n 64: N-major B is multicast in 64-column boxes, one per CTA of the pair; tile_n >= 128 is needed"},
+       "cluster 2x1 with tile_n 64: N-major B is multicast in boxes of 64 columns, as many to each CTA of the pair; "
+       "tile_n 128 or 256 is needed"},
+      {{.tile_m = 128, .tile_n = 192, .tile_k = 64, .stages = 2, .cluster_m = 2},
+       "cluster 2x1 with tile_n 192: N-major B is multicast in boxes of 64 columns, as many to each CTA"},
+      {{.tile_m = 128, .tile_n = 96, .tile_k = 64, .stages = 2, .cluster_m = 2},
+       "cluster 2x1 with tile_n 96: N-major B is multicast in boxes of 32 columns, as many to each CTA"},
       {{.tile_m = 128, .tile_n = 256, .tile_k = 64, .stages = 5}, "bytes of shared memory; device 'warpforge simulator' allows 232448"},
   };
   for (const auto& [config, needle] : bad) {

@@ -1,7 +1,7 @@
 // Warpgroup-scope matrix multiply from shared memory (PTX ISA 9.7.15): the
-// pieces every wgmma mainloop repeats, for tiles of 128-byte-swizzled
-// 16-bit or 8-bit elements whose 8-row atoms start on 1024-byte boundaries
-// (layout/wgmma_smem_layout.hpp).
+// pieces every wgmma mainloop repeats, for tiles of swizzled 16-bit or
+// 8-bit elements (the 128-byte swizzle unless told otherwise) whose 8-row
+// atoms start on their swizzle's repeat (layout/wgmma_smem_layout.hpp).
 //
 //   Reg desc = warpgroup::smem_descriptor(k, a_tile_address, lbo, sbo);
 //   warpgroup::mma_k_block(k, block, acc, desc_a + stage_offset, desc_b + ..., kb != 0);
@@ -10,15 +10,16 @@
 #include <cstdint>
 
 #include "warpforge/dsl/kernel.hpp"
+#include "warpforge/layout/swizzle.hpp"
 
 namespace warpforge::tile::warpgroup {
 
-// The 64-bit wgmma descriptor of a 128-byte-swizzled tile at the shared
+// The 64-bit wgmma descriptor of a tile swizzled by `swizzle` at the shared
 // address `smem_address` (a register): the fixed fields (LBO, SBO, swizzle)
 // from layout::WgmmaDescriptor, the start address added at run time. Adding
 // (bytes >> 4) to the result moves the start address by `bytes`.
 dsl::Reg smem_descriptor(dsl::Kernel& k, const dsl::Reg& smem_address, std::uint32_t lbo_bytes,
-                         std::uint32_t sbo_bytes);
+                         std::uint32_t sbo_bytes, layout::SmemSwizzle swizzle = layout::SmemSwizzle::b128);
 
 // What one K block of the mainloop does: `k_steps` wgmma, m64nNk16 for
 // bf16/f16 or m64nNk32 for e4m3/e5m2 (A and B both of type `ab`), each

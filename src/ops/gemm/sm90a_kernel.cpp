@@ -21,7 +21,10 @@ namespace {
 
 constexpr std::uint32_t kRow = 128;         // bytes per swizzled row (128-byte swizzle)
 constexpr std::uint32_t kAtom = 8 * kRow;   // 8 rows: the swizzle pattern's repeat
-constexpr std::uint32_t kBox64 = 64 * kRow; // a 64 x 64 box of 16-bit elements
+// An MN-major box of `cols` 16-bit elements by 64 K rows, and its 8-K-row
+// atom (the wgmma descriptor's LBO and SBO for such a tile).
+std::uint32_t mn_box_bytes(int cols) { return static_cast<std::uint32_t>(cols) * 2 * 64; }
+std::uint32_t mn_atom_bytes(int cols) { return static_cast<std::uint32_t>(cols) * 2 * 8; }
 // The 128-byte mode on byte offsets, Swizzle<3,4,3>: TMA's and wgmma's.
 const layout::Swizzle kSwizzle128 = layout::smem_swizzle(layout::SmemSwizzle::b128, 1);
 // Work units (a cluster's tiles) per group along M of the grouped order:
@@ -60,8 +63,9 @@ class GemmKernel {
  private:
   void read_params();
   void producer();
-  void load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, const Reg& part,
-                  int parts, const Reg& kx, const Reg& batch, const Reg& full, const std::optional<Src>& mask);
+  void load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, int box_cols,
+                  const Reg& part, int parts, const Reg& kx, const Reg& batch, const Reg& full,
+                  const std::optional<Src>& mask);
   void consumer();
   void mainloop(const std::vector<Regs>& accs, const std::vector<Reg>& desc_a0, const Reg& desc_b0,
                 const tile::WorkItem& w, tile::PipelineState& state, const Pred& leader,
@@ -98,6 +102,10 @@ ptx::Module GemmKernel::build() {
     throw OpsError("sm90a gemm: a_rows " + std::to_string(s_.a_rows) + " with tile_m " + std::to_string(tile_m_) +
                    (s_.a_k_major ? "" : ", M-major A") + (s_.cluster_n > 1 ? ", a cluster along N" : "") +
                    "; a multiple of 8 up to tile_m, for K-major A without a cluster along N");
+  if (!s_.b_k_major && s_.tile_n % (s_.cluster_m * s_.b_box_cols()) != 0)
+    throw OpsError("sm90a gemm: N-major B " + std::to_string(s_.tile_n) + " columns wide in boxes of " +
+                   std::to_string(s_.b_box_cols()) + ", cluster " + std::to_string(s_.cluster_m) +
+                   " along M; the boxes are multicast as many to each CTA of the pair");
   k_.maxntid(sm90a_threads(s_));
   k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
   if (s_.cluster_size() > 1) k_.reqnctapercluster(s_.cluster_size());
@@ -214,10 +222,10 @@ void GemmKernel::producer() {
         // The whole stage arrives here, this CTA's loads and its peers' multicasts.
         pipe_->expect_tx(full, stage_bytes);
         Reg kx = kb << 6;
-        load_share(map_a_, base_ + smem_.a + stage * smem_.a_stage, t.m0, s_.a_load_rows(), s_.a_k_major, sched_->rank_n(),
-                   s_.cluster_n, kx, t.batch, full, mask_a);
-        load_share(map_b_, base_ + smem_.b + stage * smem_.b_stage, t.n0, s_.tile_n, s_.b_k_major, sched_->rank_m(),
-                   s_.cluster_m, kx, t.batch, full, mask_b);
+        load_share(map_a_, base_ + smem_.a + stage * smem_.a_stage, t.m0, s_.a_load_rows(), s_.a_k_major, 64,
+                   sched_->rank_n(), s_.cluster_n, kx, t.batch, full, mask_a);
+        load_share(map_b_, base_ + smem_.b + stage * smem_.b_stage, t.n0, s_.tile_n, s_.b_k_major, s_.b_box_cols(),
+                   sched_->rank_m(), s_.cluster_m, kx, t.batch, full, mask_b);
         ++state;
       });
     });
@@ -226,9 +234,9 @@ void GemmKernel::producer() {
 
 // Share `part` of `parts` of one operand tile, `rows` of M or N by 64 of K,
 // multicast to the CTAs of `mask` when given: K-major as a box of
-// rows / parts x 64, MN-major as 64 x 64 boxes along M/N, rows / 64 / parts
-// of them.
-void GemmKernel::load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major,
+// rows / parts x 64, MN-major as boxes of box_cols along M/N by 64 K rows,
+// rows / box_cols / parts of them.
+void GemmKernel::load_share(const Reg& map, const Reg& dst, const Reg& row0, int rows, bool k_major, int box_cols,
                             const Reg& part, int parts, const Reg& kx, const Reg& batch, const Reg& full,
                             const std::optional<Src>& mask) {
   if (k_major) {
@@ -236,10 +244,10 @@ void GemmKernel::load_share(const Reg& map, const Reg& dst, const Reg& row0, int
     k_.tma_load(at(dst + first * kRow), map, {kx, row0 + first, batch}, at(full), mask);
     return;
   }
-  const int boxes = rows / 64 / parts;
+  const int boxes = rows / box_cols / parts;
   for (int i = 0; i < boxes; ++i) {
     Reg box = part * boxes + i;
-    k_.tma_load(at(dst + box * kBox64), map, {row0 + (box << 6), kx, batch}, at(full), mask);
+    k_.tma_load(at(dst + box * mn_box_bytes(box_cols)), map, {row0 + box * box_cols, kx, batch}, at(full), mask);
   }
 }
 
@@ -256,17 +264,20 @@ void GemmKernel::consumer() {
   std::vector<Regs> accs;
   for (int h = 0; h < halves; ++h) accs.push_back(k_.regs(f32, s_.tile_n / 2, h == 0 ? "acc" : "acc_hi"));
   // K-major tiles are 8-row atoms of 128-byte rows (SBO = one atom, LBO
-  // unused: encoded as 16); MN-major tiles are 64-element-wide boxes of 64
-  // K rows (LBO = the next box along M/N, SBO = the next 8 K rows).
+  // unused: encoded as 16); MN-major tiles are boxes of 64 K rows, 64
+  // elements wide (32 for B in the 64-byte swizzle: Sm90aSpec::b_box_cols),
+  // LBO = the next box along M/N, SBO = the next 8 K rows.
   Reg rows0 = s_.pingpong ? k_.mov(u32, 0) : cw * 64;  // the warpgroup's first row in the tile
   std::vector<Reg> desc_a0;
   for (int h = 0; h < halves; ++h) {
     Reg rows = rows0 + 64 * h;
-    Reg a_smem = base_ + smem_.a + (s_.a_k_major ? rows * kRow : (rows >> 6) * kBox64);
-    desc_a0.push_back(tile::warpgroup::smem_descriptor(k_, a_smem, s_.a_k_major ? 16 : kBox64, kAtom));
+    Reg a_smem = base_ + smem_.a + (s_.a_k_major ? rows * kRow : (rows >> 6) * mn_box_bytes(64));
+    desc_a0.push_back(tile::warpgroup::smem_descriptor(k_, a_smem, s_.a_k_major ? 16 : mn_box_bytes(64), kAtom));
   }
   Reg b_smem = base_ + smem_.b;
-  Reg desc_b0 = tile::warpgroup::smem_descriptor(k_, b_smem, s_.b_k_major ? 16 : kBox64, kAtom);
+  Reg desc_b0 = s_.b_k_major ? tile::warpgroup::smem_descriptor(k_, b_smem, 16, kAtom)
+                             : tile::warpgroup::smem_descriptor(k_, b_smem, mn_box_bytes(s_.b_box_cols()),
+                                                                mn_atom_bytes(s_.b_box_cols()), s_.b_swizzle());
   tile::PipelineState state(k_, s_.stages);
   if (!s_.pingpong) {
     sched_->for_each([&](const tile::WorkItem& w) {
@@ -326,7 +337,7 @@ void GemmKernel::mainloop(const std::vector<Regs>& accs, const std::vector<Reg>&
                                       .b_major = s_.b_k_major ? WgmmaMajor::k : WgmmaMajor::mn,
                                       .k_steps = kSm90aTileK / 16,
                                       .a_step = s_.a_k_major ? 32 : 2 * kAtom,
-                                      .b_step = s_.b_k_major ? 32 : 2 * kAtom};
+                                      .b_step = s_.b_k_major ? 32 : 2 * mn_atom_bytes(s_.b_box_cols())};
   const int groups = static_cast<int>(accs.size());  // commit groups per k-block
   Reg previous = k_.mov(u32, 0);  // the stage of the k-block before this one
   // Counted from 0: the piece's bounds need no registers in the loop.

@@ -27,10 +27,14 @@
 #include <cstdint>
 #include <string>
 
+#include "warpforge/layout/swizzle.hpp"
 #include "warpforge/ptx/module.hpp"
 #include "warpforge/runtime/dtype.hpp"
 
 namespace warpforge::ops {
+
+// Columns of the boxes an MN-major tile `cols` wide is loaded in (below).
+inline int sm90a_mn_box_cols(int cols) { return cols % 64 == 0 ? 64 : 32; }
 
 struct Sm90aSpec {
   runtime::DType ab = runtime::DType::bf16;
@@ -45,10 +49,19 @@ struct Sm90aSpec {
   bool pingpong = false;
   int wg_rows = 64;
   int tile_m() const { return pingpong ? wg_rows : 64 * consumers; }
-  // A multiple of 32 up to 256; a multiple of 64 with N-major B (loaded in
-  // 64-wide boxes). The columns past the last whole TMA store box (32 of a
-  // 16-bit D when tile_n is an odd multiple of 32) are stored from registers.
+  // A multiple of 32 up to 256. The columns past the last whole TMA store
+  // box (32 of a 16-bit D when tile_n is an odd multiple of 32) are stored
+  // from registers.
   int tile_n = 256;
+  // N-major B arrives in boxes of 64 K rows by b_box_cols() columns: 64 in
+  // the 128-byte swizzle where tile_n is a multiple of 64, else 32 in the
+  // 64-byte swizzle (wgmma reads an MN-major operand in atoms one swizzle
+  // span wide, PTX ISA 9.7.15.5.1.2, so odd multiples of 32 need the
+  // narrower atom).
+  int b_box_cols() const { return sm90a_mn_box_cols(tile_n); }
+  layout::SmemSwizzle b_swizzle() const {
+    return b_k_major || b_box_cols() == 64 ? layout::SmemSwizzle::b128 : layout::SmemSwizzle::b64;
+  }
   // Columns of D per epilogue chunk (0: the whole tile_n): the epilogue's
   // shared buffer holds one chunk, so narrower chunks leave room for another
   // pipeline stage; a chunk waits for the last one's store to read it.

@@ -122,15 +122,19 @@ class Sm90aLaunch final : public GemmLaunch {
 
   Maps encode_maps(const GemmOperands& o) const {
     // A K-major tile is loaded by the CTAs sharing it in boxes of tile /
-    // (CTAs sharing it) rows; MN-major tiles in 64 x 64 boxes.
+    // (CTAs sharing it) rows; MN-major tiles in boxes of 64 K rows, 64
+    // columns wide (B: Sm90aSpec::b_box_cols, 32 in the 64-byte swizzle).
     const auto tile_m = static_cast<std::uint32_t>(spec_.a_load_rows() / spec_.cluster_n);
     const auto tile_n = static_cast<std::uint32_t>(spec_.tile_n / spec_.cluster_m);
     // A: (M, K), K-major as (K, M) with a 64 x tile_m box; M-major as (M, K) in 64 x 64 boxes.
     auto map_a = p_.a.row_major ? matrix_map(p_.ab_dtype, o.a.address(), p_.k, p_.m, p_.l, p_.a, 64, tile_m)
                                 : matrix_map(p_.ab_dtype, o.a.address(), p_.m, p_.k, p_.l, p_.a, 64, 64);
-    // B: (K, N), K-major as (K, N) with a 64 x tile_n box; N-major as (N, K) in 64 x 64 boxes.
+    // B: (K, N), K-major as (K, N) with a 64 x tile_n box; N-major as (N, K) in b_box_cols x 64 boxes.
+    const auto b_swizzle = spec_.b_swizzle() == layout::SmemSwizzle::b64 ? runtime::TensorMapSwizzle::b64
+                                                                          : runtime::TensorMapSwizzle::b128;
     auto map_b = !p_.b.row_major ? matrix_map(p_.ab_dtype, o.b.address(), p_.k, p_.n, p_.l, p_.b, 64, tile_n)
-                                 : matrix_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b, 64, 64);
+                                 : matrix_map(p_.ab_dtype, o.b.address(), p_.n, p_.k, p_.l, p_.b,
+                                              static_cast<std::uint32_t>(spec_.b_box_cols()), 64, b_swizzle);
     auto map_d = matrix_map(p_.d_dtype, o.d.address(), p_.n, p_.m, p_.l, p_.d,
                             static_cast<std::uint32_t>(sm90a_store_box_cols(spec_)), 64);
     return {o.a.address(), o.b.address(), o.d.address(),
@@ -183,9 +187,6 @@ class Sm90aPath final : public GemmPath {
                     "; each warpgroup holds a whole tile in registers: tile_m * tile_n <= 16384 (128x128, 64x256)");
     if (c.tile_n < 64 || c.tile_n > 256 || c.tile_n % 32 != 0)
       why.push_back("tile_n " + std::to_string(c.tile_n) + "; a multiple of 32 in 64..256 (wgmma N up to 256)");
-    else if (c.tile_n % 64 != 0 && p.b.row_major)
-      why.push_back("tile_n " + std::to_string(c.tile_n) +
-                    " with N-major B; a multiple of 64 (N-major B is loaded in 64-column boxes)");
     if (c.tile_k != kSm90aTileK)
       why.push_back("tile_k " + std::to_string(c.tile_k) + "; the sm90a kernel stages K 64 at a time (one 128-byte swizzled row)");
     if (c.stages < 2 || c.stages > 8)
@@ -193,10 +194,11 @@ class Sm90aPath final : public GemmPath {
     const std::string cluster = "cluster " + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n);
     if (c.cluster_m < 1 || c.cluster_n < 1 || c.cluster_m * c.cluster_n > 2)
       why.push_back(cluster + "; the sm90a kernel takes 1x1, 2x1 (pairs along M sharing B) or 1x2 (along N sharing A)");
-    // An MN-major tile is shared as whole 64-wide boxes, one per CTA at least.
-    if (c.cluster_m == 2 && p.b.row_major && c.tile_n < 128)
-      why.push_back(cluster + " with tile_n " + std::to_string(c.tile_n) +
-                    ": N-major B is multicast in 64-column boxes, one per CTA of the pair; tile_n >= 128 is needed");
+    // An MN-major tile is shared as whole boxes, as many to each CTA.
+    if (c.cluster_m == 2 && p.b.row_major && c.tile_n % (2 * sm90a_mn_box_cols(c.tile_n)) != 0)
+      why.push_back(cluster + " with tile_n " + std::to_string(c.tile_n) + ": N-major B is multicast in boxes of " +
+                    std::to_string(sm90a_mn_box_cols(c.tile_n)) +
+                    " columns, as many to each CTA of the pair; tile_n 128 or 256 is needed");
     if (c.cluster_n == 2 && !p.a.row_major && c.tile_m < 128)
       why.push_back(cluster + " with tile_m " + std::to_string(c.tile_m) +
                     ": M-major A is multicast in 64-row boxes, one per CTA of the pair; tile_m 128 is needed");
@@ -230,8 +232,8 @@ class Sm90aPath final : public GemmPath {
     // PERFORMANCE.md, bf16 GEMM over decoder shapes: 256 x 10240 takes 108
     // tiles of 128 x 192 in one wave (1.05x cuBLAS), not 80 of 128 x 256
     // (0.82x) or 160 of 128 x 128 in 2; with K-major B, 512 x 10240 takes 256
-    // of 128 x 160 in 2, 0.99x, not 216 of 128 x 192, 0.90x: widths that are
-    // odd multiples of 32 need K-major B). Decode (M <= 64) has tiles of one
+    // of 128 x 160 in 2, 0.99x, not 216 of 128 x 192, 0.90x; N-major B takes
+    // those widths in the 64-byte swizzle). Decode (M <= 64) has tiles of one
     // consumer warpgroup, 64 rows: reading B bounds it, and a deep ring
     // streamed it fastest (1.0-1.07x cuBLAS at M = 64 where 128 x 64 tiles
     // ran 0.63-0.86x), 64 or 128 columns wide by the same model (64 x 10240
@@ -248,7 +250,6 @@ class Sm90aPath final : public GemmPath {
     // TMA store reads): 256 x 28672 x 4096 takes 256 tiles of 128 x 224 in
     // two waves, 1.04x, not 224 of 128 x 256, 0.93x (at three stages it lost).
     std::vector<int> widths = decode ? std::vector<int>{128, 64} : std::vector<int>{256, 224, 192, 160, 128, 96, 64};
-    if (p.b.row_major) std::erase_if(widths, [](int w) { return w % 64 != 0; });  // N-major B: 64-wide boxes
     int tile_n = widths.front();
     for (int smaller : widths)
       if (estimate(smaller) <= estimate(tile_n)) tile_n = smaller;

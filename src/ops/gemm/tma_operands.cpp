@@ -8,7 +8,7 @@ namespace warpforge::ops {
 runtime::TensorMapDesc matrix_map(runtime::DType dtype, runtime::DevicePtr address,
                                   std::int64_t inner, std::int64_t outer, std::int64_t l,
                                   const MatrixLayout& layout, std::uint32_t box_inner,
-                                  std::uint32_t box_outer) {
+                                  std::uint32_t box_outer, runtime::TensorMapSwizzle swizzle) {
   const std::int64_t es = runtime::bits(dtype) / 8;
   std::int64_t batch = layout.batch_stride * es;
   if (l == 1 || batch == 0) batch = (layout.ld * outer * es + 15) / 16 * 16;
@@ -19,7 +19,7 @@ runtime::TensorMapDesc matrix_map(runtime::DType dtype, runtime::DevicePtr addre
           .strides_bytes = {static_cast<std::uint64_t>(layout.ld * es),
                             static_cast<std::uint64_t>(batch)},
           .box = {box_inner, box_outer, 1},
-          .swizzle = runtime::TensorMapSwizzle::b128};
+          .swizzle = swizzle};
 }
 
 void check_tma_operand(std::vector<std::string>& why, const std::string& kernel, const char* name,

@@ -14,12 +14,14 @@
 namespace warpforge::ops {
 
 // A rows x cols matrix of `layout` as a rank-3 tensor map (inner, outer,
-// batch) with the 128-byte swizzle, the box given inner first. With one
-// batch the batch stride only has to be legal: the matrix's own extent.
+// batch) with `swizzle` (the box's inner bytes at most its span), the box
+// given inner first. With one batch the batch stride only has to be legal:
+// the matrix's own extent.
 runtime::TensorMapDesc matrix_map(runtime::DType dtype, runtime::DevicePtr address,
                                   std::int64_t inner, std::int64_t outer, std::int64_t l,
                                   const MatrixLayout& layout, std::uint32_t box_inner,
-                                  std::uint32_t box_outer);
+                                  std::uint32_t box_outer,
+                                  runtime::TensorMapSwizzle swizzle = runtime::TensorMapSwizzle::b128);
 
 // What TMA needs of one operand (CUDA driver API cuTensorMapEncodeTiled): a
 // 16-byte aligned base and 16-byte multiples for every stride. Each refusal

@@ -232,8 +232,10 @@ class Sm90aPath final : public GemmPath {
     // PERFORMANCE.md, bf16 GEMM over decoder shapes: 256 x 10240 takes 108
     // tiles of 128 x 192 in one wave (1.05x cuBLAS), not 80 of 128 x 256
     // (0.82x) or 160 of 128 x 128 in 2; with K-major B, 512 x 10240 takes 256
-    // of 128 x 160 in 2, 0.99x, not 216 of 128 x 192, 0.90x; N-major B takes
-    // those widths in the 64-byte swizzle). Decode (M <= 64) has tiles of one
+    // of 128 x 160 in 2, 0.99x, not 216 of 128 x 192, 0.90x). N-major B keeps
+    // to multiples of 64: its odd widths, 32-column boxes in the 64-byte
+    // swizzle, ran 0.74x at 512 x 10240 and 1024 x 10240 where 192 and 128
+    // ran 0.90x and 0.98x. Decode (M <= 64) has tiles of one
     // consumer warpgroup, 64 rows: reading B bounds it, and a deep ring
     // streamed it fastest (1.0-1.07x cuBLAS at M = 64 where 128 x 64 tiles
     // ran 0.63-0.86x), 64 or 128 columns wide by the same model (64 x 10240
@@ -250,6 +252,7 @@ class Sm90aPath final : public GemmPath {
     // TMA store reads): 256 x 28672 x 4096 takes 256 tiles of 128 x 224 in
     // two waves, 1.04x, not 224 of 128 x 256, 0.93x (at three stages it lost).
     std::vector<int> widths = decode ? std::vector<int>{128, 64} : std::vector<int>{256, 224, 192, 160, 128, 96, 64};
+    if (p.b.row_major) std::erase_if(widths, [](int w) { return sm90a_mn_box_cols(w) != 64; });
     int tile_n = widths.front();
     for (int smaller : widths)
       if (estimate(smaller) <= estimate(tile_n)) tile_n = smaller;

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "gemm_amax_path_checks.hpp"
+#include "../../src/ops/gemm_amax/swapped_gemm_amax_kernel.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/runtime/device.hpp"
 
 namespace warpforge::ops::testing {
@@ -124,6 +126,33 @@ TEST(GemmAmaxSwappedSim, RefusalsNameTheRule) {
     std::string all;
     for (const auto& why : op.check_support()) all += why + "\n";
     EXPECT_NE(all.find(r.says), std::string::npos) << r.c.describe() << ":\n" << all;
+  }
+}
+
+// What the kernel builder refuses, each tiling named with its rule: among
+// them two stages, since a consumer fetches block kb + 2 before it releases
+// block kb's stage.
+TEST(GemmAmaxSwappedSim, KernelBuilderRefusesTilingsItCannotRun) {
+  GemmAmaxProblem p;
+  p.m = 64, p.n = 256, p.k = 256, p.l = 1;
+  p.ab_dtype = DType::e4m3, p.sf_dtype = DType::e8m0, p.c_dtype = DType::bf16, p.vec = 32;
+  p.a = {256, 1, 64 * 256}, p.b = {256, 1, 256 * 256}, p.c = {256, 1, 64 * 256};
+  struct Case {
+    SwappedGemmAmaxTiling t;
+    const char* says;
+  };
+  for (const Case& c : {Case{{.tokens = 64, .stages = 2}, "64 tokens, 2 stages; it takes 8 to 256 tokens (a multiple of 8) "
+                                                          "and 3 to 12 stages"},
+                        Case{{.tokens = 68}, "68 tokens, 6 stages"},
+                        Case{{.tokens = 264}, "264 tokens"},
+                        Case{{.tokens = 64, .stages = 13}, "13 stages"},
+                        Case{{.tokens = 64, .splits = 3}, "3 K splits of 4 K blocks; every split needs at least one"}}) {
+    try {
+      build_swapped_gemm_amax(p, c.t);
+      ADD_FAILURE() << "built " << c.t.tokens << " tokens, " << c.t.stages << " stages, " << c.t.splits << " splits";
+    } catch (const OpsError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what() << "\n  lacks: " << c.says;
+    }
   }
 }
 

@@ -58,12 +58,10 @@ class SwappedKernel {
  public:
   SwappedKernel(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
       : p_(p), t_(t), l_(layout(p, t)), k_(kSwappedGemmAmaxKernel, Target::sm_90a), codes_(k_, p) {
-    // Three stages at least: a consumer fetches block kb + 2 before it
-    // releases block kb's stage.
-    if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 3 || t.stages > 12)
+    if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 12)
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
                      std::to_string(t.stages) + " stages; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
-                     " tokens (a multiple of 8) and 3 to 12 stages");
+                     " tokens (a multiple of 8) and 2 to 12 stages");
     if (p.k % kSwappedBlock != 0)
       throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
                      std::to_string(kSwappedBlock));
@@ -192,55 +190,35 @@ class SwappedKernel {
     Reg scales[2];  // the rows' scale bytes in a stage's piece, less the block's column
     Reg t;
   };
-  // One K block's codes and scale bytes of the thread's two rows, in
-  // registers, and the stage they came from.
-  struct Fetched {
-    std::vector<Regs> words;
-    std::vector<Reg> bytes;
-    Reg stage;
-  };
-  Fetched fetched_registers() {
-    Fetched f{.words = {}, .bytes = {k_.reg(u32), k_.reg(u32)}, .stage = k_.reg(u32)};
-    for (int h = 0; h < 2; ++h) f.words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
-    return f;
-  }
 
-  // Waits for stage `s` (K block kb) and loads the thread's codes and scale
-  // bytes into `f`. Loaded a block before they are converted: a shared
-  // load waits behind the wgmma's reads of the A tiles, and converted
-  // straight after it (the first design) the thread sat out that wait on
-  // every block (short scoreboard, 17-19% of the main loop's stall samples
-  // on an H100 at M = 64 and 128: docs/PERFORMANCE.md, v8).
-  void fetch(const Rows& r, tile::PipelineState& s, const Reg& kb, const Fetched& f) {
+  // Waits for stage `s`, converts the thread's codes of K block kb into
+  // `out` (16 registers: pair q of row h in out[8h + q], BlockCodes' order).
+  void convert(const Rows& r, const tile::PipelineState& s, const Reg& kb, const Regs& out) {
     pipe_->wait(s);
-    k_.mov(f.stage, s.stage());
-    ++s;
-    Reg stage = base_ + f.stage * imm(l_.stage);
+    Reg stage = base_ + s.stage() * imm(l_.stage);
     // The block of the thread's 16 codes in the piece's 4: (2kb + t/2) % 4 at vec 32, t at vec 16.
     Reg column = p_.vec == 32 ? Reg((((kb & 1u) << 1) + (r.t >> 1))) : r.t;
+    std::vector<Regs> words;
+    std::vector<Reg> bytes;
     for (int h = 0; h < 2; ++h) {
-      k_.ld(Space::shared, b32, f.words[static_cast<std::size_t>(h)], at(stage + r.codes[h], l_.b_codes));
-      Reg narrow = k_.reg(u16);
+      words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
+      k_.ld(Space::shared, b32, words.back(), at(stage + r.codes[h], l_.b_codes));
+      Reg narrow = k_.reg(u16), e = k_.reg(u32);
       k_.ld(Space::shared, u8, narrow, at(stage + r.scales[h] + column, l_.scales));
-      k_.cvt(f.bytes[static_cast<std::size_t>(h)], narrow);
+      k_.cvt(e, narrow);
+      bytes.push_back(e);
     }
-  }
-
-  // Converts a fetched block into `out` (16 registers: pair q of row h in
-  // out[8h + q], BlockCodes' order).
-  void convert(const Fetched& f, const Regs& out) {
     auto run = [&](bool folded) {
       for (std::size_t h = 0; h < 2; ++h) {
-        Reg factor = codes_.scale_factor(f.bytes[h], 0, 1, folded);
+        Reg f = codes_.scale_factor(bytes[h], 0, 1, folded);
         const Regs dst(out.begin() + 8 * static_cast<std::ptrdiff_t>(h), out.begin() + 8 * static_cast<std::ptrdiff_t>(h) + 8);
         if (fp4(p_))
-          codes_.dequant_fp4(f.words[h], Regs{factor, factor}, dst, folded);
+          codes_.dequant_fp4(words[h], Regs{f, f}, dst, folded);
         else
-          codes_.dequant_fp8(f.words[h], factor, dst, folded);
+          codes_.dequant_fp8(words[h], f, dst, folded);
       }
     };
-    Pred fast = fp4(p_) ? codes_.scales_fold(f.bytes, 1)
-                        : Pred(codes_.scales_fold(f.bytes, 1) && codes_.codes_finite(f.words));
+    Pred fast = fp4(p_) ? codes_.scales_fold(bytes, 1) : Pred(codes_.scales_fold(bytes, 1) && codes_.codes_finite(words));
     k_.if_else(fast, [&] { run(true); }, [&] { run(false); });
   }
 
@@ -256,22 +234,20 @@ class SwappedKernel {
     }
     Regs acc = k_.regs(f32, t_.tokens / 2, "acc");
     const Regs frags[2] = {k_.regs(b32, 16, "bfrag"), k_.regs(b32, 16, "bfrag_next")};
-    const Fetched fetched[2] = {fetched_registers(), fetched_registers()};
     // A's tiles: K-major 128-byte rows in 8-row atoms (SBO one atom; LBO
     // unused with the 128-byte swizzle, encoded as 16).
     Reg desc0 = tile::warpgroup::smem_descriptor(k_, base_ + l_.a_tile, 16, kSwizzleAtom);
     Pred leader = (tid_ & 127u) == 0u;
-    tile::PipelineState s(k_, t_.stages);  // the next block to fetch
-    fetch(r, s, kb0_, fetched[0]);
-    convert(fetched[0], frags[0]);
-    k_.if_then(kb0_ + 1u < kb1_, [&] { fetch(r, s, kb0_ + 1u, fetched[1]); });
-    // K block kb's wgmma on `now` (its A tile in stage at_now.stage) while
-    // block kb + 1's fetched codes go into `next` and block kb + 2's are
-    // fetched into at_now's registers; two blocks a trip so that the sets
-    // trade roles without moves.
-    auto block = [&](const Reg& kb, const Regs& now, const Regs& next, const Fetched& at_now, const Fetched& ahead) {
+    tile::PipelineState s(k_, t_.stages);
+    Reg current = k_.reg(u32);  // the stage of the block the wgmma read
+    convert(r, s, kb0_, frags[0]);
+    k_.mov(current, s.stage());
+    ++s;
+    // K block kb's wgmma on `now` while the next block's codes go into
+    // `next`; two blocks a trip so that the sets trade roles without moves.
+    auto block = [&](const Reg& kb, const Regs& now, const Regs& next) {
       Reg desc = k_.reg(u64);
-      k_.cvt(desc, at_now.stage * imm(l_.stage >> 4));  // the descriptor's address counts 16-byte units
+      k_.cvt(desc, current * imm(l_.stage >> 4));  // the descriptor's address counts 16-byte units
       k_.add(desc, desc, desc0);
       Pred accumulate = kb != kb0_;
       k_.wgmma_fence();
@@ -283,15 +259,18 @@ class SwappedKernel {
                            step == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k);
       }
       k_.wgmma_commit_group();
-      Reg stage_now = k_.mov(u32, at_now.stage);  // `at_now` is fetched into next
-      k_.if_then(kb + 1u < kb1_, [&] { convert(ahead, next); });
-      k_.if_then(kb + 2u < kb1_, [&] { fetch(r, s, kb + 2u, at_now); });
+      Pred more = kb + 1u < kb1_;
+      k_.if_then(more, [&] { convert(r, s, kb + 1u, next); });
       k_.wgmma_wait_group(0);
-      k_.if_then(leader, [&] { pipe_->release(stage_now); });
+      k_.if_then(leader, [&] { pipe_->release(current); });
+      k_.if_then(more, [&] {
+        k_.mov(current, s.stage());
+        ++s;
+      });
     };
     k_.for_nonempty_range(kb0_, kb1_, 2u, [&](Reg kb) {
-      block(kb, frags[0], frags[1], fetched[0], fetched[1]);
-      k_.if_then(kb + 1u < kb1_, [&] { block(kb + 1u, frags[1], frags[0], fetched[1], fetched[0]); });
+      block(kb, frags[0], frags[1]);
+      k_.if_then(kb + 1u < kb1_, [&] { block(kb + 1u, frags[1], frags[0]); });
     });
 
     std::vector<Regs> tiles;

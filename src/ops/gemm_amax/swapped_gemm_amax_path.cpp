@@ -192,8 +192,7 @@ class SwappedPath final : public GemmAmaxPath {
 // bf16 (two of 128: 0.78x), 256-token tiles M = 512-2048 at 0.88-0.91x.
 // K split so that the CTAs about fill the SMs once (one CTA a SM: its
 // stages take most of the shared memory), each split at least 8 K blocks.
-// Stages: as many as fit, up to 8 (3 at least: the kernel fetches a
-// block's codes while the block two before it still holds its stage).
+// Stages: as many as fit, up to 8.
 SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SwappedGemmAmaxTiling t;
   const std::int64_t m = std::max<std::int64_t>(p.m, 1);
@@ -208,7 +207,7 @@ SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const r
   t.splits = static_cast<int>(splits);
   const std::size_t optin = device.properties().shared_bytes_per_block_optin;
   t.stages = 8;
-  while (t.stages > 3 && optin && swapped_gemm_amax_smem_bytes(p, t) > optin) --t.stages;
+  while (t.stages > 2 && optin && swapped_gemm_amax_smem_bytes(p, t) > optin) --t.stages;
   return t;
 }
 

@@ -15,8 +15,10 @@
 // (ops/decoder_shapes.hpp) at M from 1 to 8192, and ends with the ratio's
 // geometric mean and worst shape; for M <= 256, where reading B bounds the
 // GEMM, it also prints each side's bandwidth against a device-to-device copy
-// measured in the same run (512 MiB), and what a copy moving the shape's
-// bytes reaches, timed like the GEMM (launch, ramp and drain included).
+// measured in the same run (512 MiB), what a copy moving the shape's bytes
+// reaches, and what a kernel that only reads B's bytes once reaches (the
+// example kernel stream_read, the fastest of four grid sizes), each timed
+// like the GEMM (launch, ramp and drain included).
 //
 // --plot draws the run's TFLOP/s per shape under the roofline (bench/gemm_plot.hpp):
 // the dense bf16 tensor-core rate (or --peak-tflops) and each shape's bytes over
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "gemm_plot.hpp"
+#include "kernels/stream_read.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/decoder_shapes.hpp"
 #include "warpforge/ops/gemm.hpp"
@@ -41,6 +44,7 @@
 #include "warpforge/ops/half.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/event.hpp"
+#include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/progress_line.hpp"
 
 using namespace warpforge;
@@ -336,9 +340,18 @@ int main(int argc, char** argv) {
     Shape shape;
     double ours_tf, cublas_tf, bytes;
     double same_copy_gbps;  // M <= 256: a copy moving the same bytes, timed alike
+    double read_gbps;       // M <= 256: a kernel reading B's bytes once, timed alike
   };
   std::vector<SweepRow> sweep_rows;
   const double sweep_copy_gbps = o.sweep ? bench::measure_copy_gbps(dev) : 0.0;
+  // The read floor's kernel, launched on 1, 2, 4 or 8 CTAs of 256 threads a SM.
+  std::optional<runtime::Module> read_module;
+  std::optional<runtime::Buffer> read_folds;
+  const std::uint32_t read_threads = 256, most_ctas = 8 * static_cast<std::uint32_t>(dev.properties().sm_count);
+  if (o.sweep) {
+    read_module.emplace(dev, examples::stream_read_kernel(dev.target()));
+    read_folds.emplace(dev, std::size_t{most_ctas} * read_threads / 32 * 4);
+  }
 
   int disagreements = 0;
   // Which shape the run is on, on a terminal (stderr) while it lasts.
@@ -453,15 +466,23 @@ int main(int argc, char** argv) {
       // GEMM's. Each run reads half of one copy of B and writes it over the
       // copy the run before read (the same values), the one read again last,
       // so neither side is found in L2.
-      double same_copy_gbps = 0;
+      double same_copy_gbps = 0, read_gbps = 0;
       if (s.m <= 256) {
         const std::size_t half = std::min(set / 2, b_bytes);
         same_copy_gbps =
             2.0 * static_cast<double>(half) /
             time([&](int i) { c.b[static_cast<std::size_t>((i + copies - 1) % copies)].copy_from(c.b[i], half); }) /
             1e9;
+        // A floor for any kernel that must read B once: reading it and no more.
+        const auto vectors = static_cast<std::uint32_t>(b_bytes / 16);
+        for (std::uint32_t ctas = most_ctas / 8; ctas <= most_ctas; ctas *= 2)
+          read_gbps = std::max(read_gbps, static_cast<double>(b_bytes) / time([&](int i) {
+                                            read_module->launch(examples::kStreamReadKernel,
+                                                                {.grid = {ctas}, .block = {read_threads}},
+                                                                {c.b[i], vectors, *read_folds});
+                                          }) / 1e9);
       }
-      sweep_rows.push_back({s, ours_tf, cublas_tf, static_cast<double>(set), same_copy_gbps});
+      sweep_rows.push_back({s, ours_tf, cublas_tf, static_cast<double>(set), same_copy_gbps, read_gbps});
     }
     if (!o.plot.empty()) {
       // Least traffic: inputs read once, the output written once.
@@ -524,19 +545,22 @@ int main(int argc, char** argv) {
                 worst->ours_tf / worst->cublas_tf, static_cast<long long>(worst->shape.m),
                 static_cast<long long>(worst->shape.n), static_cast<long long>(worst->shape.k));
     std::printf("\nM <= 256, bound by reading B: bandwidth (A + B + D bytes over the time) against a "
-                "device-to-device copy of %.0f GB/s (512 MiB) measured in this run, and what a copy moving "
-                "the same bytes reaches, timed alike.\n\n", sweep_copy_gbps);
-    std::printf("| M x N x K | ours GB/s | ours / copy | cuBLAS GB/s | cuBLAS / copy | same-bytes copy / copy |\n"
-                "|---|---|---|---|---|---|\n");
+                "device-to-device copy of %.0f GB/s (512 MiB) measured in this run, what a copy moving "
+                "the same bytes reaches, and what a kernel reading only B's bytes once reaches (stream_read), "
+                "timed alike.\n\n", sweep_copy_gbps);
+    std::printf("| M x N x K | ours GB/s | ours / copy | cuBLAS GB/s | cuBLAS / copy | same-bytes copy / copy "
+                "| B read once / copy | ours / B read once |\n"
+                "|---|---|---|---|---|---|---|---|\n");
     for (const SweepRow& r : sweep_rows) {
       if (r.shape.m > 256) continue;
       const double flops = 2.0 * static_cast<double>(r.shape.m) * static_cast<double>(r.shape.n) *
                            static_cast<double>(r.shape.k);
       const double ours_gbps = r.bytes * r.ours_tf * 1e3 / flops, cublas_gbps = r.bytes * r.cublas_tf * 1e3 / flops;
-      std::printf("| %lld x %lld x %lld | %.0f | %.2f | %.0f | %.2f | %.2f |\n", static_cast<long long>(r.shape.m),
-                  static_cast<long long>(r.shape.n), static_cast<long long>(r.shape.k), ours_gbps,
-                  ours_gbps / sweep_copy_gbps, cublas_gbps, cublas_gbps / sweep_copy_gbps,
-                  r.same_copy_gbps / sweep_copy_gbps);
+      std::printf("| %lld x %lld x %lld | %.0f | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f |\n",
+                  static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
+                  static_cast<long long>(r.shape.k), ours_gbps, ours_gbps / sweep_copy_gbps, cublas_gbps,
+                  cublas_gbps / sweep_copy_gbps, r.same_copy_gbps / sweep_copy_gbps, r.read_gbps / sweep_copy_gbps,
+                  ours_gbps / r.read_gbps);
     }
   }
   if (disagreements)

@@ -2,6 +2,7 @@
 
 #include "kernels/bf16_gemm.hpp"
 #include "kernels/mma_demo.hpp"
+#include "kernels/stream_read.hpp"
 #include "kernels/warp_gemm.hpp"
 
 namespace warpforge::examples {
@@ -16,6 +17,8 @@ const std::vector<BuiltinKernel>& builtin_kernels() {
        ptx::Target::sm_80, warp_gemm_16x8x16_kernel},
       {"warp_gemm_64x32x32", "warp::gemm nest of 4x4x2 atoms, beta = 1, A/B via shared memory and ldmatrix",
        ptx::Target::sm_80, warp_gemm_64x32x32_kernel},
+      {kStreamReadKernel, "reads a buffer once in 16-byte vectors, XOR-folded per warp: a read-bound kernel's floor",
+       ptx::Target::sm_80, stream_read_kernel},
   };
   return kAll;
 }

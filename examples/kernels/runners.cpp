@@ -6,6 +6,7 @@
 
 #include "kernels/bf16_gemm.hpp"
 #include "kernels/mma_demo.hpp"
+#include "kernels/stream_read.hpp"
 #include "kernels/warp_gemm.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -85,11 +86,27 @@ ExampleResult run_warp_gemm_64x32x32(const Device& device, std::mt19937& rng) {
   return compare("warp_gemm_64x32x32 (beta = 1)", d.download<float>(data.reference.size()), data.reference);
 }
 
+ExampleResult run_stream_read(const Device& device, std::mt19937& rng) {
+  const std::uint32_t vectors = 1000, ctas = 3, threads = 64;
+  std::vector<std::uint32_t> words(4 * vectors);
+  for (auto& w : words) w = static_cast<std::uint32_t>(rng());
+  const std::vector<std::uint32_t> expected = stream_read_reference(words, ctas * threads);
+  runtime::Module module(device, stream_read_kernel(device.target()));
+  Buffer src = upload(device, words), out(device, expected.size() * 4);
+  out.fill(0xFF);
+  module.launch(kStreamReadKernel, {.grid = {ctas}, .block = {threads}}, {src, vectors, out});
+  const std::vector<std::uint32_t> folds = out.download<std::uint32_t>(expected.size());
+  const bool equal = folds == expected;
+  return {"stream_read 1000 vectors", equal,
+          equal ? "every warp's fold equals the host's" : "a warp's fold differs from the host's", {}};
+}
+
 std::vector<ExampleResult> run_all_examples(const Device& device, std::mt19937& rng) {
   std::vector<ExampleResult> all{run_mma_demo(device)};
   for (auto& r : run_bf16_gemm(device, rng)) all.push_back(std::move(r));
   all.push_back(run_warp_gemm_16x8x16(device, rng));
   all.push_back(run_warp_gemm_64x32x32(device, rng));
+  all.push_back(run_stream_read(device, rng));
   return all;
 }
 

@@ -23,6 +23,9 @@ ExampleResult run_mma_demo(const runtime::Device& device);
 std::vector<ExampleResult> run_bf16_gemm(const runtime::Device& device, std::mt19937& rng);
 ExampleResult run_warp_gemm_16x8x16(const runtime::Device& device, std::mt19937& rng);
 ExampleResult run_warp_gemm_64x32x32(const runtime::Device& device, std::mt19937& rng);
+// stream_read over 1000 random vectors (no multiple of its four-vector
+// steps) on 3 CTAs of 64 threads: every warp's fold equal to the host's.
+ExampleResult run_stream_read(const runtime::Device& device, std::mt19937& rng);
 
 // Every example above, in order.
 std::vector<ExampleResult> run_all_examples(const runtime::Device& device, std::mt19937& rng);

@@ -33,5 +33,11 @@ TEST(ExamplesOnSim, WarpGemmNestWithBetaOneThroughSharedMemory) {
   EXPECT_TRUE(r.passed) << r.detail;
 }
 
+TEST(ExamplesOnSim, StreamReadFoldsEveryVectorOnce) {
+  std::mt19937 rng(std::random_device{}());
+  auto r = examples::run_stream_read(runtime::Device::sim(), rng);
+  EXPECT_TRUE(r.passed) << r.detail;
+}
+
 }  // namespace
 }  // namespace warpforge

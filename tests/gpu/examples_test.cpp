@@ -29,5 +29,11 @@ TEST_F(GpuExamples, WarpGemmTilePrimitivesMatchTheReference) {
   EXPECT_TRUE(nest.passed) << nest.detail;
 }
 
+TEST_F(GpuExamples, StreamReadFoldsEveryVectorOnce) {
+  std::mt19937 rng(std::random_device{}());
+  auto r = examples::run_stream_read(Device::cuda(0), rng);
+  EXPECT_TRUE(r.passed) << r.detail;
+}
+
 }  // namespace
 }  // namespace warpforge::runtime::gpu_testing

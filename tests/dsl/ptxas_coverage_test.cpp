@@ -249,6 +249,7 @@ void build_memory(Kernel& k) {
       k.st(s, f32, a, f, {.volatile_ = true});
     }
   }
+  k.prefetch_global_l2(Addr(g, 128));
   k.ld(Space::shared, b32, r32, at(buf, 4));
   k.st(Space::shared, b32, at(buf, 8), r32);
   for (Cache cop : {Cache::ca, Cache::cg, Cache::cs, Cache::lu, Cache::cv}) {

@@ -121,6 +121,13 @@ void MemoryOps::st(Space space, Type type, const Addr& a, const Regs& v, StOpts 
   emit(opcode, {operand_of(a), operand_of(v)});
 }
 
+void MemoryOps::prefetch_global_l2(const Addr& a) {
+  const std::string opcode = "prefetch.global.L2";
+  if (!a.base) fail(opcode, "the address is a symbol; a register holding a global address is needed");
+  expect_type(opcode, *a.base, Type::u64, "global address");
+  emit(opcode, {operand_of(a)});
+}
+
 void MemoryOps::cvta_to(Space space, const Reg& d, const Reg& a) {
   std::string opcode = "cvta.to." + std::string(ptx::name(space)) + ".u64";
   check_cvta_space(*this, opcode, space);

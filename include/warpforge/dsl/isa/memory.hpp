@@ -1,5 +1,5 @@
-// Loads, stores and address conversion (PTX ISA 9.7.9.8 ld, 9.7.9.10 st,
-// 9.7.9.16 cvta). Vector forms take 2 or 4 registers ({a, b, c, d}).
+// Loads, stores, an L2 prefetch and address conversion (PTX ISA 9.7.9.8
+// ld, 9.7.9.10 st, 9.7.9.15 prefetch, 9.7.9.16 cvta). Vector forms take 2 or 4 registers ({a, b, c, d}).
 #pragma once
 
 #include "warpforge/dsl/kernel_core.hpp"
@@ -31,6 +31,9 @@ class MemoryOps : public virtual KernelCore {
   void ld(Space space, Type type, const Regs& d, const Addr& a, LdOpts o = {});
   void st(Space space, Type type, const Addr& a, const Src& v, StOpts o = {});
   void st(Space space, Type type, const Addr& a, const Regs& v, StOpts o = {});
+  // prefetch.global.L2 [a] (PTX ISA 9.7.9.15): brings the line holding
+  // global address `a` into L2; no register is written, nothing waits for it.
+  void prefetch_global_l2(const Addr& a);
   // cvta.to.<space>.u64 d, a: generic address -> address in `space`.
   void cvta_to(Space space, const Reg& d, const Reg& a);
   // cvta.<space>.u64 d, a: address in `space` -> generic address.

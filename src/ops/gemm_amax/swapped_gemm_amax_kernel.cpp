@@ -79,7 +79,6 @@ class SwappedKernel {
              map_sfb = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
     amax_ = k_.param_ptr("amax", 4);
-    b_ = k_.param_ptr("B", 16);
     if (t_.splits > 1) workspace_ = k_.param(u64, "workspace");
     Shared smem = k_.dynamic_shared("smem", 1024);
     // wgmma's view of the swizzled A tile and TMA's writes agree from a
@@ -131,7 +130,6 @@ class SwappedKernel {
         tid_ >= imm(128 * kConsumers),
         [&] {
           k_.setmaxnreg_dec(40);
-          k_.if_then((tid_ >> 5) == imm(4 * kConsumers + 1), [&] { prefetch_b(); });
           k_.if_then(tid_ == loader, [&] {
             // A's copy is the pre-pass's output, and this kernel may start
             // while the pre-pass runs (launched with overlap_previous): the
@@ -178,39 +176,6 @@ class SwappedKernel {
     Reg piece = (batch_ * imm(sfb.row_tiles()) + (n0_ >> 7u)) * imm(sfb.k_tiles()) + group;
     k_.tma_load(at(stage, l_.scales), map_sfb_, {0u, piece << 1u}, at(full));
   }
-  // The producer warpgroup's second warp: every 4 K blocks, once block kb's
-  // stage is free (the loader requests it next), brings into L2 the lines of
-  // blocks kb + stages .. kb + stages + 3 of the tile's 128 rows of B (lane
-  // l: rows l, l + 32, l + 64, l + 96), so that DRAM serves each row 256
-  // contiguous bytes (FP8; 128 of E2M1) at a time, not the 64 (32) a
-  // stage's TMA box takes.
-  void prefetch_b() {
-    Reg lane = tid_ & 31u;
-    const std::int64_t row_bytes = code_bytes(p_.ab_dtype, p_.b.row), batch_bytes = code_bytes(p_.ab_dtype, p_.b.batch);
-    const std::uint32_t span = 4 * code_row_bytes(p_);
-    Reg batch_offset = k_.reg(u64);
-    k_.mul_wide(batch_offset, batch_, imm(batch_bytes));
-    tile::PipelineState s(k_, t_.stages);
-    k_.for_range(kb0_, kb1_, 4u, [&](Reg kb) {
-      pipe_->acquire(s);
-      Reg ahead = kb + imm(t_.stages);
-      k_.if_then(ahead < kb1_, [&] {
-        for (int i = 0; i < 4; ++i) {
-          Reg row = n0_ + lane + imm(32 * i);
-          k_.if_then(row < imm(p_.n), [&] {
-            Reg offset = k_.reg(u64), column = k_.reg(u64);
-            k_.mul_wide(offset, row, imm(row_bytes));
-            k_.mul_wide(column, ahead, code_row_bytes(p_));
-            Reg line = b_ + batch_offset + offset + column;
-            for (std::uint32_t b = 0; b < span; b += 128) k_.prefetch_global_l2(at(line, b));
-            k_.prefetch_global_l2(at(line, span - 1));
-          });
-        }
-      });
-      s.skip(4u);
-    });
-  }
-
   // A's tile of K block kb into stage `stage`, whose full barrier load_b set.
   void load_a(const Reg& stage, const Reg& kb) {
     k_.tma_load(at(base_ + stage * imm(l_.stage), l_.a_tile), map_a_, {kb * imm(kSwappedBlock), m0_, batch_},
@@ -332,7 +297,7 @@ class SwappedKernel {
   BlockCodes codes_;
   std::int64_t kblocks_ = 0, per_split_ = 0;
   std::optional<tile::MbarrierPipeline> pipe_;
-  Reg c_, amax_, b_, workspace_, base_, tid_, split_, unit_, batch_, m0_, n0_, kb0_, kb1_, map_a_, map_b_, map_sfb_;
+  Reg c_, amax_, workspace_, base_, tid_, split_, unit_, batch_, m0_, n0_, kb0_, kb1_, map_a_, map_b_, map_sfb_;
 };
 
 }  // namespace

@@ -34,8 +34,7 @@
 //
 // Parameters: map_a (bf16 A in fragment order), map_b (B's codes as u8),
 // map_sfb (SFB's bytes as 256-byte rows; the three as grid constants), C,
-// amax, B (its codes' address, for the L2 prefetch), [workspace (u64) with
-// split-K]. Shapes and strides are compiled in.
+// amax, [workspace (u64) with split-K]. Shapes and strides are compiled in.
 #pragma once
 
 #include <cstddef>

@@ -63,7 +63,6 @@ class SwappedLaunch final : public GemmAmaxLaunch {
     }
     args.emplace_back(o.c);
     args.emplace_back(o.amax);
-    args.emplace_back(o.b);
     if (splits_) args.emplace_back(static_cast<std::uint64_t>(a_copy + split_offset(p_)));
     module_.launch(kSwappedGemmAmaxKernel, config_, args, stream);
   }

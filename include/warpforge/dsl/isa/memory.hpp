@@ -1,5 +1,6 @@
 // Loads, stores, an L2 prefetch and address conversion (PTX ISA 9.7.9.8
-// ld, 9.7.9.10 st, 9.7.9.15 prefetch, 9.7.9.16 cvta). Vector forms take 2 or 4 registers ({a, b, c, d}).
+// ld, 9.7.9.10 st, 9.7.9.15 prefetch, 9.7.9.16 cvta). Vector forms take 2
+// or 4 registers ({a, b, c, d}).
 #pragma once
 
 #include "warpforge/dsl/kernel_core.hpp"

@@ -20,9 +20,11 @@ std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
 class DequantizeKernel {
  public:
-  DequantizeKernel(const GemmAmaxProblem& p, BlockScaledOperand which, DequantizedOrder order)
+  DequantizeKernel(const GemmAmaxProblem& p, BlockScaledOperand which, DequantizedOrder order,
+                   DependentsStart dependents)
       : p_(p),
         order_(order),
+        dependents_(dependents),
         k_(dequantize_kernel_name(which), Target::sm_90a),
         codes_(k_, p),
         rows_(which == BlockScaledOperand::a ? p.m : p.n),
@@ -30,9 +32,10 @@ class DequantizeKernel {
 
   ptx::Module build() {
     k_.maxntid(kDequantizeThreads);
-    // The GEMM after the pre-pass may start now (launched with
+    // The kernel after the pre-pass may start now (launched with
     // overlap_previous): it waits for this grid before reading its output.
-    k_.griddepcontrol_launch_dependents();
+    // Without the trigger it starts as this grid's CTAs exit.
+    if (dependents_ == DependentsStart::at_start) k_.griddepcontrol_launch_dependents();
     Reg codes = k_.param_ptr("codes", 16), scales = k_.param_ptr("scales"), out = k_.param_ptr("out", 16);
     Reg batch = k_.sreg(SReg::ctaid_z);
     auto rows = [&](const std::function<void(const Reg&)>& body) {
@@ -200,6 +203,7 @@ class DequantizeKernel {
 
   const GemmAmaxProblem& p_;
   DequantizedOrder order_;
+  DependentsStart dependents_;
   Kernel k_;
   BlockCodes codes_;
   std::int64_t rows_;
@@ -230,8 +234,8 @@ void launch_dequantize(runtime::Module& module, const GemmAmaxProblem& p, BlockS
 }
 
 ptx::Module build_dequantize_kernel(const GemmAmaxProblem& problem, BlockScaledOperand which,
-                                   DequantizedOrder order) {
-  return DequantizeKernel(problem, which, order).build();
+                                   DequantizedOrder order, DependentsStart dependents) {
+  return DequantizeKernel(problem, which, order, dependents).build();
 }
 
 }  // namespace warpforge::ops

@@ -56,8 +56,18 @@ inline std::int64_t dequantized_bytes(const GemmAmaxProblem& p, BlockScaledOpera
   return (which == BlockScaledOperand::a ? p.m : p.n) * dequantized_row(p) * p.l * 2;
 }
 
+// When the stream's next grid, launched with overlap_previous, may start:
+// as this one starts (at_start: a dependent with work of its own before it
+// reads this output, the swapped kernel streaming B), or as this one's CTAs
+// finish (at_exit: a persistent dependent, the prepass path's bf16 GEMM,
+// whose early CTAs would hold the SMs this grid still needs: started with
+// it, 8192^3 MXFP8 ran 0.93x cuBLAS bf16 where it had run 0.98x, measured
+// on an H100, docs/PERFORMANCE.md).
+enum class DependentsStart { at_start, at_exit };
+
 ptx::Module build_dequantize_kernel(const GemmAmaxProblem& problem, BlockScaledOperand which,
-                                   DequantizedOrder order = DequantizedOrder::k);
+                                   DequantizedOrder order = DequantizedOrder::k,
+                                   DependentsStart dependents = DependentsStart::at_exit);
 std::string dequantize_kernel_name(BlockScaledOperand which);
 
 // Launches a pre-pass built by build_dequantize_kernel on `module`: the

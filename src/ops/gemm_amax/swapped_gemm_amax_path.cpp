@@ -35,7 +35,8 @@ class SwappedLaunch final : public GemmAmaxLaunch {
                 bool own_workspace)
       : p_(p),
         device_(device),
-        dequantize_a_(device, build_dequantize_kernel(p, BlockScaledOperand::a, DequantizedOrder::fragments)),
+        dequantize_a_(device, build_dequantize_kernel(p, BlockScaledOperand::a, DequantizedOrder::fragments,
+                                                      DependentsStart::at_start)),
         module_(device, build_swapped_gemm_amax(p, t)),
         workspace_(device, workspace(p, t), own_workspace),
         splits_(t.splits > 1) {

@@ -112,9 +112,11 @@ amax_shapes=(
   # the skinny kernel at a decode shape (K a multiple of its 128-code chunk), ragged N, split K
   "mxfp8 skinny:--m 16 --n 1048 --k 2176 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16 --kernel skinny"
   # the swapped kernel (its A pre-pass, then B's codes into wgmma's fragments):
-  # a producer warpgroup (up to 128 tokens) with split K and ragged M and N,
-  # 256-token tiles (thread 0 loading) over two batches, and one token
+  # ragged M and N with K split 2 ways in a cluster (the sums meet in shared
+  # memory), 16 ways (through the workspace), 256-token tiles over two
+  # batches, and one token
   "mxfp8 swapped:--m 200 --n 520 --k 1088 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"
+  "mxfp4 swapped split 16:--m 72 --n 520 --k 8192 --ab e2m1 --sf e8m0 --sf-vec 32 --c f32"
   "nvfp4 swapped:--m 600 --n 264 --k 512 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c f16"
   "mxfp4 swapped:--m 1 --n 40 --k 64 --ab e2m1 --sf e8m0 --sf-vec 32 --c f32 --kernel swapped"
 )

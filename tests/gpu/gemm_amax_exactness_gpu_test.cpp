@@ -25,13 +25,16 @@ using Format = ops::testing::ScaledFormat;
 const Format kFormats[] = {ops::testing::kScaledFormats[0], ops::testing::kScaledFormats[1],
                            ops::testing::kScaledFormats[2], ops::testing::kScaledFormats[3]};
 
-// The case's mismatches (after asserting the kernel GemmAmax chose).
-std::vector<std::string> run_cancelling(const GemmAmaxCase& c, const char* kernel, std::uint32_t seed) {
+// The case's mismatches (after asserting the kernel GemmAmax chose, and
+// what describe() says of its configuration where given).
+std::vector<std::string> run_cancelling(const GemmAmaxCase& c, const char* kernel, std::uint32_t seed,
+                                        const char* configuration = nullptr) {
   std::mt19937 rng(seed);
   auto s = ops::testing::make_gemm_amax(Device::cuda(0), c, rng);
   ops::testing::make_cancelling(s, rng);
   ops::GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
   EXPECT_EQ(op.kernel_name(), kernel) << c.describe() << "\n" << op.describe();
+  if (configuration) EXPECT_NE(op.describe().find(configuration), std::string::npos) << op.describe();
   return ops::testing::run_gemm_amax_and_check_exact(s, &op);
 }
 
@@ -42,8 +45,8 @@ GemmAmaxCase make_case(Format f, std::int64_t m, std::int64_t n, std::int64_t k,
   return c;
 }
 
-void expect_exact(const GemmAmaxCase& c, const char* kernel, std::uint32_t seed) {
-  const auto bad = run_cancelling(c, kernel, seed);
+void expect_exact(const GemmAmaxCase& c, const char* kernel, std::uint32_t seed, const char* configuration = nullptr) {
+  const auto bad = run_cancelling(c, kernel, seed, configuration);
   std::string all;
   for (const auto& why : bad) all += "\n  " + why;
   EXPECT_TRUE(bad.empty()) << kernel << " " << c.describe() << ":" << all;
@@ -114,6 +117,26 @@ TEST_F(GemmAmaxExactnessGpu, SwappedKernel) {
       GemmAmaxCase c = make_case(f, m, 520, 2048, 2);
       c.kernel = GemmAmaxKernel::swapped;
       expect_exact(c, "swapped", seed++);
+    }
+}
+
+// Split K both ways: up to 4 splits as a cluster adding its sums in
+// shared memory (2 at N = 8200, 4 at N = 520, K = 2048), 16 through the
+// workspace (N = 520, K = 8192).
+TEST_F(GemmAmaxExactnessGpu, SwappedKernelSplitsAddUpEitherWay) {
+  if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "wgmma needs sm_90a";
+  struct Split {
+    std::int64_t m, n, k, l;
+    const char* says;
+  };
+  std::uint32_t seed = 3600;
+  for (Format f : {kFormats[0], kFormats[3]})
+    for (const Split& s : {Split{72, 8200, 1024, 1, "K split 2 ways (a cluster"},
+                           Split{72, 520, 2048, 2, "K split 4 ways (a cluster"},
+                           Split{72, 520, 8192, 1, "K split 16 ways (their sums added through the workspace)"}}) {
+      GemmAmaxCase c = make_case(f, s.m, s.n, s.k, s.l);
+      c.kernel = GemmAmaxKernel::swapped;
+      expect_exact(c, "swapped", seed++, s.says);
     }
 }
 

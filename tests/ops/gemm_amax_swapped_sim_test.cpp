@@ -1,7 +1,8 @@
 // The swapped kernel of GemmAmax (A to bf16 by a pre-pass in fragment
 // order, B's codes converted into wgmma's register fragments, Cᵀ = B·Aᵀ) on
 // the simulator against the CPU reference: every format into every C dtype,
-// M and N that are no multiple of a tile, several token tiles, split K,
+// M and N that are no multiple of a tile, several token tiles, split K
+// (through a cluster's shared memory or the workspace),
 // L = 1 and 3, the NaN rules of amax, NaN in the scale layout's padding, a
 // caller's workspace, its refusals and when automatic selection takes it.
 // Its exactness on cancelling inputs is in gemm_amax_exactness_test.cpp.
@@ -11,6 +12,7 @@
 #include "../../src/ops/gemm_amax/swapped_gemm_amax_kernel.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -25,9 +27,10 @@ GemmAmaxCase swapped_case(ScaledFormat f, DType c_dtype, std::int64_t m, std::in
   return c;
 }
 
-GemmAmaxSetup make_swapped(const GemmAmaxCase& c, std::uint32_t seed, const char* configuration = nullptr) {
+GemmAmaxSetup make_swapped(const GemmAmaxCase& c, std::uint32_t seed, const char* configuration = nullptr,
+                           const runtime::Device& device = runtime::Device::sim()) {
   std::mt19937 rng(seed);
-  auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
+  auto s = make_gemm_amax(device, c, rng);
   GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
   EXPECT_EQ(op.kernel_name(), "swapped") << op.describe();
   if (configuration) {
@@ -51,17 +54,30 @@ TEST(GemmAmaxSwappedSim, EveryFormatIntoEveryCDtype) {
     }
 }
 
-// Two token tiles (M = 300: two of 152) and two row tiles; then one tile
-// with K long enough to split over the simulator's SMs: the splits' sums
-// meet in the workspace in split order.
-TEST(GemmAmaxSwappedSim, TokenTilesAndSplitK) {
+// Two token tiles (M = 300: two of 152) and two row tiles.
+TEST(GemmAmaxSwappedSim, TokenTiles) {
   for (ScaledFormat f : {kScaledFormats[0], kScaledFormats[3]}) {
     auto tiles = make_swapped(swapped_case(f, DType::bf16, 300, 136, 256, 1), 5100, "152 tokens x 128 rows");
     expect_pass(tiles);
-    auto split = make_swapped(swapped_case(f, DType::f32, 72, 40, 1024, 1), 5101);
-    GemmAmax op(*split.a.view, *split.b.view, *split.sfa.view, *split.sfb.view, *split.out.view, *split.amax.view,
-                split.options());
-    EXPECT_EQ(op.describe().find("K split 1 ways"), std::string::npos) << op.describe();
+  }
+}
+
+// One tile with K long enough to split over the simulator's SMs: on 2, 3
+// and 4 SMs the splits form a cluster and add their sums in the owners'
+// shared memory; on 8, through the workspace; in split order either way.
+TEST(GemmAmaxSwappedSim, SplitKThroughAClusterOrTheWorkspace) {
+  struct Split {
+    int sms;
+    std::int64_t k;
+    const char* says;
+  };
+  std::uint32_t seed = 5101;
+  for (const Split& s : {Split{2, 1024, "K split 2 ways (a cluster of the splits adds their sums in shared memory)"},
+                         Split{3, 1536, "K split 3 ways (a cluster"}, Split{4, 2048, "K split 4 ways (a cluster"},
+                         Split{8, 4096, "K split 8 ways (their sums added through the workspace)"}}) {
+    const runtime::Device device(sim::make_backend({.sm_count = s.sms}));
+    auto split = make_swapped(swapped_case(kScaledFormats[s.sms % 4], DType::f32, 72, 40, s.k, 1), seed++, s.says,
+                              device);
     expect_pass(split);
   }
 }
@@ -139,19 +155,25 @@ TEST(GemmAmaxSwappedSim, KernelBuilderRefusesTilingsItCannotRun) {
     SwappedGemmAmaxTiling t;
     const char* says;
   };
-  for (const Case& c : {Case{{.tokens = 64, .stages = 1}, "64 tokens, 1 stages; it takes 8 to 256 tokens (a multiple of 8) "
-                                                          "and 2 to 12 stages"},
-                        Case{{.tokens = 68}, "68 tokens, 6 stages"},
-                        Case{{.tokens = 264}, "264 tokens"},
-                        Case{{.tokens = 64, .stages = 13}, "13 stages"},
-                        Case{{.tokens = 64, .splits = 3}, "3 K splits of 4 K blocks; every split needs at least one"}}) {
+  auto expect_refused = [&](const Case& c) {
     try {
       build_swapped_gemm_amax(p, c.t);
       ADD_FAILURE() << "built " << c.t.tokens << " tokens, " << c.t.stages << " stages, " << c.t.splits << " splits";
     } catch (const OpsError& e) {
       EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what() << "\n  lacks: " << c.says;
     }
-  }
+  };
+  for (const Case& c : {Case{{.tokens = 64, .stages = 1}, "64 tokens, 1 stages; it takes 8 to 256 tokens (a multiple of 8) "
+                                                          "and 2 to 12 stages"},
+                        Case{{.tokens = 68}, "68 tokens, 6 stages"},
+                        Case{{.tokens = 264}, "264 tokens"},
+                        Case{{.tokens = 64, .stages = 13}, "13 stages"},
+                        Case{{.tokens = 64, .splits = 3}, "3 K splits of 4 K blocks; every split needs at least one"}})
+    expect_refused(c);
+  // 18 K blocks: 9 splits of 2, more than a portable cluster holds.
+  p.k = 1152, p.a = {1152, 1, 64 * 1152}, p.b = {1152, 1, 256 * 1152};
+  expect_refused({{.tokens = 64, .splits = 9, .cluster = true},
+                  "9 K splits in a cluster; a cluster takes up to 8 (the portable cluster size)"});
 }
 
 }  // namespace

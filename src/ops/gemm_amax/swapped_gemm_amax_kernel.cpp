@@ -1,5 +1,6 @@
 #include "swapped_gemm_amax_kernel.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,8 +30,13 @@ bool fp4(const GemmAmaxProblem& p) { return p.ab_dtype == DType::e2m1; }
 // Bytes of one B row's codes in a stage: 64 FP8 codes, or 64 E2M1 codes packed two a byte.
 std::uint32_t code_row_bytes(const GemmAmaxProblem& p) { return fp4(p) ? kSwappedBlock / 2 : kSwappedBlock; }
 
+bool clustered(const SwappedGemmAmaxTiling& t) { return t.cluster && t.splits > 1; }
+// The accumulator tiles (4 floats) of a consumer thread: T/8.
+std::size_t acc_tiles(const SwappedGemmAmaxTiling& t) { return static_cast<std::size_t>(t.tokens / 8); }
+
 // One stage, from a 1024-byte boundary: A's bf16 tile (T rows of 128
-// bytes, swizzled), B's codes, SFB's piece; stages 1024 bytes apart.
+// bytes, swizzled), B's codes, SFB's piece; stages 1024 bytes apart. A
+// cluster's split-K slots overlay the stages once the main loop is over.
 struct Layout {
   std::uint32_t a_tile, b_codes, scales, stage;  // offsets in a stage, and its stride
   std::uint32_t full, empty, last, bytes;        // barriers, split-K's flag, the request
@@ -43,6 +49,7 @@ Layout layout(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
   l.stage = (l.scales + kScalePiece + kSwizzleAtom - 1) / kSwizzleAtom * kSwizzleAtom;
   const auto stages = static_cast<std::uint32_t>(t.stages);
   l.full = stages * l.stage;
+  if (clustered(t)) l.full = std::max(l.full, cluster_split_slot_bytes(t.splits, 4 * kConsumers, acc_tiles(t)));
   l.empty = l.full + 8 * stages;
   l.last = l.empty + 8 * stages;
   l.bytes = l.last + 4 + 1024;
@@ -70,6 +77,10 @@ class SwappedKernel {
     if (t.splits < 1 || (t.splits - 1) * per_split_ >= kblocks_)
       throw OpsError("swapped gemm_amax kernel: " + std::to_string(t.splits) + " K splits of " +
                      std::to_string(kblocks_) + " K blocks; every split needs at least one");
+    if (clustered(t) && t.splits > kMaxClusterSplits)
+      throw OpsError("swapped gemm_amax kernel: " + std::to_string(t.splits) +
+                     " K splits in a cluster; a cluster takes up to " + std::to_string(kMaxClusterSplits) +
+                     " (the portable cluster size)");
   }
 
   ptx::Module build() {
@@ -79,7 +90,7 @@ class SwappedKernel {
              map_sfb = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
     amax_ = k_.param_ptr("amax", 4);
-    if (t_.splits > 1) workspace_ = k_.param(u64, "workspace");
+    if (t_.splits > 1 && !clustered(t_)) workspace_ = k_.param(u64, "workspace");
     Shared smem = k_.dynamic_shared("smem", 1024);
     // wgmma's view of the swizzled A tile and TMA's writes agree from a
     // 1024-byte boundary (the swizzle is a function of address bits 4-9).
@@ -149,6 +160,7 @@ class SwappedKernel {
               ++s;
             });
           });
+          if (clustered(t_)) join_cluster_split_reduce(k_);
         },
         [&] {
           k_.setmaxnreg_inc(232);
@@ -278,6 +290,11 @@ class SwappedKernel {
     const TransposedTiles out{tiles, 1, t_.tokens / 8, n0_ + row0, m0_ + (r.t << 1)};
     auto epilogue = [&] { store_transposed(k_, p_, out, batch_, c_, amax_, lane); };
     if (t_.splits == 1) return epilogue();
+    if (clustered(t_))
+      return cluster_split_reduce(k_, tiles,
+                                  {.splits = t_.splits, .split = split_, .warps = 4 * kConsumers,
+                                   .warp = tid_ >> 5, .lane = lane, .slots = base_},
+                                  epilogue);
     split_k_reduce(k_, tiles,
                    {.threads = 128 * kConsumers, .thread = tid_, .unit = unit_, .split = split_, .splits = t_.splits,
                     .workspace = workspace_, .counter_offset = counter_offset(), .flag = base_ + l_.last,
@@ -287,7 +304,7 @@ class SwappedKernel {
 
   std::uint64_t counter_offset() const {
     return static_cast<std::uint64_t>(swapped_gemm_amax_tiles(p_, t_) * t_.splits) *
-           split_k_slot_bytes(128 * kConsumers, static_cast<std::size_t>(t_.tokens / 8));
+           split_k_slot_bytes(128 * kConsumers, acc_tiles(t_));
   }
 
   const GemmAmaxProblem& p_;
@@ -311,9 +328,9 @@ std::uint32_t swapped_gemm_amax_smem_bytes(const GemmAmaxProblem& p, const Swapp
 }
 
 std::size_t swapped_gemm_amax_split_bytes(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
-  if (t.splits == 1) return 0;
+  if (t.splits == 1 || clustered(t)) return 0;
   const auto tiles = static_cast<std::size_t>(swapped_gemm_amax_tiles(p, t));
-  return tiles * static_cast<std::size_t>(t.splits) * split_k_slot_bytes(128 * kConsumers, static_cast<std::size_t>(t.tokens / 8)) +
+  return tiles * static_cast<std::size_t>(t.splits) * split_k_slot_bytes(128 * kConsumers, acc_tiles(t)) +
          tiles * 4;
 }
 

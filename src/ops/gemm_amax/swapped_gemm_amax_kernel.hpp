@@ -26,8 +26,9 @@
 // the producer warpgroup gives registers back with setmaxnreg and the
 // consumers take 232 (thread 0 loading between its own blocks instead ran
 // 13-17% slower on an H100: docs/PERFORMANCE.md). One CTA per output tile of 128 B rows x T tokens and
-// K range (split-K through a workspace in fixed split order:
-// transposed_output.hpp); C stored transposed and amax folded there too.
+// K range (split-K in fixed split order, through the cluster's shared
+// memory or a workspace: transposed_output.hpp); C stored transposed and
+// amax folded there too.
 //
 // Takes K a multiple of 64 (the permutation's block) and k-major B with
 // 16-byte aligned rows (swapped_gemm_amax_path refuses the rest).
@@ -49,11 +50,15 @@ inline constexpr const char* kSwappedGemmAmaxKernel = "gemm_amax_swapped";
 inline constexpr int kSwappedRows = 128;   // B rows per CTA: two consumer warpgroups of 64
 inline constexpr int kSwappedBlock = 64;   // codes of K per stage: one 128-byte row of bf16
 inline constexpr int kSwappedMaxTokens = 256;  // wgmma's widest N
+inline constexpr int kMaxClusterSplits = 8;  // the portable cluster size
 
 struct SwappedGemmAmaxTiling {
   int tokens = 128;  // T: wgmma's N, a multiple of 8 up to 256
   int stages = 6;
   int splits = 1;    // CTAs along K per output tile
+  // With splits > 1: the splits of a tile form a cluster (up to 8) and add
+  // their partial sums through its shared memory; else through the workspace.
+  bool cluster = false;
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };
 
@@ -63,7 +68,8 @@ std::int64_t swapped_gemm_amax_tiles(const GemmAmaxProblem& p, const SwappedGemm
 int swapped_gemm_amax_threads();
 // Dynamic shared memory to request (with 1 KB of slack for the alignment).
 std::uint32_t swapped_gemm_amax_smem_bytes(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
-// Split-K's workspace (0 without): partial sums, then a u32 counter per tile.
+// Split-K's workspace (0 without, or with the splits in a cluster): partial
+// sums, then a u32 counter per tile.
 std::size_t swapped_gemm_amax_split_bytes(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
 
 // Throws OpsError for a tiling or problem it cannot build.

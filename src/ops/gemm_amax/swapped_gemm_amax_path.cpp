@@ -39,8 +39,9 @@ class SwappedLaunch final : public GemmAmaxLaunch {
                                                       DependentsStart::at_start)),
         module_(device, build_swapped_gemm_amax(p, t)),
         workspace_(device, workspace(p, t), own_workspace),
-        splits_(t.splits > 1) {
+        workspace_splits_(t.splits > 1 && !t.cluster) {
     config_.grid = {static_cast<std::uint32_t>(swapped_gemm_amax_tiles(p, t) * t.splits)};
+    if (t.cluster) config_.cluster = {static_cast<std::uint32_t>(t.splits)};
     config_.block = {static_cast<std::uint32_t>(swapped_gemm_amax_threads())};
     config_.dynamic_shared_bytes = swapped_gemm_amax_smem_bytes(p, t);
     // The kernel starts while the pre-pass converts A (its loader waits
@@ -64,7 +65,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
     }
     args.emplace_back(o.c);
     args.emplace_back(o.amax);
-    if (splits_) args.emplace_back(static_cast<std::uint64_t>(a_copy + split_offset(p_)));
+    if (workspace_splits_) args.emplace_back(static_cast<std::uint64_t>(a_copy + split_offset(p_)));
     module_.launch(kSwappedGemmAmaxKernel, config_, args, stream);
   }
 
@@ -94,7 +95,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
   // A's copy and split-K's sums: one launch at a time uses them (launches
   // on one stream, as GemmAmax's execute documents).
   SplitKWorkspace workspace_;
-  bool splits_;
+  bool workspace_splits_;  // split K through the workspace (not a cluster)
   std::uint32_t box_tokens_ = 0;
   std::mutex maps_mutex_;
   std::array<runtime::DevicePtr, 3> cached_addresses_{};  // 0 is never a buffer: nothing cached yet
@@ -105,6 +106,9 @@ class SwappedLaunch final : public GemmAmaxLaunch {
 // the skinny kernel's range) up to the prepass path's, M x L = 3072
 // (docs/PERFORMANCE.md, block-scaled swapped kernel).
 constexpr std::int64_t kSwappedMinM = 17;
+// The most K splits that run as one cluster: with one CTA a SM, a cluster
+// of 4 leaves at most 3 SMs of a GPC idle.
+constexpr int kClusterSplitsUpTo = 4;
 
 class SwappedPath final : public GemmAmaxPath {
  public:
@@ -170,8 +174,11 @@ class SwappedPath final : public GemmAmaxPath {
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     const SwappedGemmAmaxTiling t = swapped_gemm_amax_tiling(p, device);
     return "A to bf16 by a pre-pass, B's codes to wgmma's register fragments; " +
-           std::to_string(t.tokens) + " tokens x 128 rows of B per CTA, K split " + std::to_string(t.splits) + " ways, " +
-           std::to_string(t.stages) + " stages";
+           std::to_string(t.tokens) + " tokens x 128 rows of B per CTA, K split " + std::to_string(t.splits) + " ways" +
+           (t.splits == 1 ? std::string()
+            : t.cluster   ? " (a cluster of the splits adds their sums in shared memory)"
+                          : " (their sums added through the workspace)") +
+           ", " + std::to_string(t.stages) + " stages";
   }
 
   std::size_t workspace_bytes(const GemmAmaxProblem& p, const runtime::Device& device) const override {
@@ -192,7 +199,10 @@ class SwappedPath final : public GemmAmaxPath {
 // swapped kernel v5): one 256-token tile ran MXFP8 M = 256 at 0.83x cuBLAS
 // bf16 (two of 128: 0.78x), 256-token tiles M = 512-2048 at 0.88-0.91x.
 // K split so that the CTAs about fill the SMs once (one CTA a SM: its
-// stages take most of the shared memory), each split at least 8 K blocks.
+// stages take most of the shared memory), each split at least 8 K blocks;
+// up to kClusterSplitsUpTo splits form a cluster that adds their sums in
+// shared memory (measured on an H100: docs/PERFORMANCE.md, swapped kernel
+// v10), more add them through the workspace.
 // Stages: as many as fit, up to 8.
 SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SwappedGemmAmaxTiling t;
@@ -206,6 +216,7 @@ SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const r
   std::int64_t splits = std::clamp<std::int64_t>(sms / tiles, 1, std::max<std::int64_t>(kblocks / 8, 1));
   while (splits > 1 && (splits - 1) * ((kblocks + splits - 1) / splits) >= kblocks) --splits;
   t.splits = static_cast<int>(splits);
+  t.cluster = t.splits > 1 && t.splits <= kClusterSplitsUpTo;
   const std::size_t optin = device.properties().shared_bytes_per_block_optin;
   t.stages = 8;
   while (t.stages > 2 && optin && swapped_gemm_amax_smem_bytes(p, t) > optin) --t.stages;

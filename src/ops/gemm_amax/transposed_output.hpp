@@ -14,6 +14,14 @@
 //   order, so every run gives the same bits whichever CTA arrives last, and
 //   clears the counter, so a launch leaves the workspace as it found it
 //   (CUDA graphs replay it).
+// - cluster_split_reduce: split-K inside a thread-block cluster whose CTAs
+//   are the unit's splits (cluster rank = split): each warp's 16 rows
+//   belong to one CTA (warp % splits); every warp stores its partial sums
+//   into the owner's shared memory (mapa + st.shared::cluster, PTX ISA
+//   9.7.9.19, 9.7.9.10), and after a cluster barrier (release/acquire,
+//   9.7.13.3) the owner adds them in split order, the same order and so
+//   the same bits as split_k_reduce. No workspace, no gpu-scope fence, no
+//   CTA waiting for the slowest to count itself in through global memory.
 // - store_transposed: C[token][row] stored (f32, or converted to bf16/f16
 //   with round to nearest) and max |C| folded as the sign-cleared bits
 //   (unsigned order is value order, a NaN on top) per thread, per warp
@@ -65,5 +73,32 @@ inline std::uint64_t split_k_slot_bytes(int threads, std::size_t acc_tiles) {
 // the sum of every split's partials.
 void split_k_reduce(dsl::Kernel& k, std::vector<dsl::Regs>& acc, const SplitKReduce& r,
                     const std::function<void()>& finish);
+
+struct ClusterSplitReduce {
+  int splits;        // the cluster's CTAs, one split each
+  dsl::Reg split;    // this CTA's split: its rank in the cluster
+  int warps;         // the warps that hold accumulators, 16 rows each
+  dsl::Reg warp;     // this one's index among them
+  dsl::Reg lane;
+  dsl::Reg slots;    // shared address (16-byte aligned) of cluster_split_slot_bytes that
+                     // nothing else uses from the first cluster barrier on
+};
+
+// The slot region: for each warp its owner holds `splits` partials (16
+// bytes a lane a 4-float tile, a warp's tile 512 contiguous bytes).
+inline std::uint32_t cluster_split_slot_bytes(int splits, int warps, std::size_t acc_tiles) {
+  const int owned = (warps + splits - 1) / splits;  // warps a CTA owns, at most
+  return static_cast<std::uint32_t>(owned * splits * acc_tiles * 512);
+}
+
+// Runs `finish` (the epilogue) in each warp's owner, with `acc` holding
+// the sum of every split's partials of that warp's rows. Every thread of
+// every CTA of the cluster meets the reduction's two cluster barriers:
+// the accumulating warps here, the CTA's others through
+// join_cluster_split_reduce. The first barrier also stands for "every
+// CTA's main loop is over", so the slots may overlay its pipeline stages.
+void cluster_split_reduce(dsl::Kernel& k, std::vector<dsl::Regs>& acc, const ClusterSplitReduce& r,
+                          const std::function<void()>& finish);
+void join_cluster_split_reduce(dsl::Kernel& k);
 
 }  // namespace warpforge::ops

@@ -120,23 +120,27 @@ TEST_F(GemmAmaxExactnessGpu, SwappedKernel) {
     }
 }
 
-// Split K both ways: up to 4 splits as a cluster adding its sums in
-// shared memory (2 at N = 8200, 4 at N = 520, K = 2048), 16 through the
-// workspace (N = 520, K = 8192).
-TEST_F(GemmAmaxExactnessGpu, SwappedKernelSplitsAddUpEitherWay) {
+// Split K both ways, in the swapped and the skinny kernel: up to 4 splits
+// as a cluster adding its sums in shared memory, more through the workspace.
+TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
   if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "wgmma needs sm_90a";
   struct Split {
+    GemmAmaxKernel kernel;
+    const char* name;
     std::int64_t m, n, k, l;
     const char* says;
   };
+  const GemmAmaxKernel swapped = GemmAmaxKernel::swapped, skinny = GemmAmaxKernel::skinny;
   std::uint32_t seed = 3600;
   for (Format f : {kFormats[0], kFormats[3]})
-    for (const Split& s : {Split{72, 8200, 1024, 1, "K split 2 ways (a cluster"},
-                           Split{72, 520, 2048, 2, "K split 4 ways (a cluster"},
-                           Split{72, 520, 8192, 1, "K split 16 ways (their sums added through the workspace)"}}) {
+    for (const Split& s : {Split{swapped, "swapped", 72, 8200, 1024, 1, "K split 2 ways (a cluster"},
+                           Split{swapped, "swapped", 72, 520, 2048, 2, "K split 4 ways (a cluster"},
+                           Split{swapped, "swapped", 72, 520, 8192, 1, "K split 16 ways (their sums added through"},
+                           Split{skinny, "skinny", 16, 8192, 4096, 1, "K split 4 ways (a cluster"},
+                           Split{skinny, "skinny", 16, 1000, 8192, 1, "K split 8 ways (their sums added through"}}) {
       GemmAmaxCase c = make_case(f, s.m, s.n, s.k, s.l);
-      c.kernel = GemmAmaxKernel::swapped;
-      expect_exact(c, "swapped", seed++, s.says);
+      c.kernel = s.kernel;
+      expect_exact(c, s.name, seed++, s.says);
     }
 }
 

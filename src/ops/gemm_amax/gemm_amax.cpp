@@ -43,6 +43,13 @@ void SplitKWorkspace::append_arg(std::vector<runtime::Arg>& args, const GemmAmax
     args.emplace_back(*owned_);  // GemmAmax::execute refuses a run with neither
 }
 
+std::string describe_k_split(int splits, bool cluster) {
+  std::string s = "K split " + std::to_string(splits) + " ways";
+  if (splits == 1) return s;
+  return s + (cluster ? " (a cluster of the splits adds their sums in shared memory)"
+                      : " (their sums added through the workspace)");
+}
+
 runtime::DevicePtr SplitKWorkspace::address(const GemmAmaxOperands& o) const {
   if (!bytes_) return 0;
   return o.workspace ? o.workspace->address() : owned_->address();

@@ -49,6 +49,10 @@ class SplitKWorkspace {
   std::optional<runtime::Buffer> owned_;
 };
 
+// describe()'s words for a K split: "K split 4 ways (a cluster of the
+// splits adds their sums in shared memory)", or through the workspace.
+std::string describe_k_split(int splits, bool cluster);
+
 class GemmAmaxLaunch {
  public:
   virtual ~GemmAmaxLaunch() = default;

@@ -77,10 +77,7 @@ class SwappedKernel {
     if (t.splits < 1 || (t.splits - 1) * per_split_ >= kblocks_)
       throw OpsError("swapped gemm_amax kernel: " + std::to_string(t.splits) + " K splits of " +
                      std::to_string(kblocks_) + " K blocks; every split needs at least one");
-    if (clustered(t) && t.splits > kMaxClusterSplits)
-      throw OpsError("swapped gemm_amax kernel: " + std::to_string(t.splits) +
-                     " K splits in a cluster; a cluster takes up to " + std::to_string(kMaxClusterSplits) +
-                     " (the portable cluster size)");
+    if (clustered(t)) require_cluster_splits("swapped gemm_amax kernel", t.splits);
   }
 
   ptx::Module build() {

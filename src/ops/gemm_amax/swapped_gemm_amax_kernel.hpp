@@ -50,7 +50,6 @@ inline constexpr const char* kSwappedGemmAmaxKernel = "gemm_amax_swapped";
 inline constexpr int kSwappedRows = 128;   // B rows per CTA: two consumer warpgroups of 64
 inline constexpr int kSwappedBlock = 64;   // codes of K per stage: one 128-byte row of bf16
 inline constexpr int kSwappedMaxTokens = 256;  // wgmma's widest N
-inline constexpr int kMaxClusterSplits = 8;  // the portable cluster size
 
 struct SwappedGemmAmaxTiling {
   int tokens = 128;  // T: wgmma's N, a multiple of 8 up to 256

@@ -174,10 +174,7 @@ class SwappedPath final : public GemmAmaxPath {
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     const SwappedGemmAmaxTiling t = swapped_gemm_amax_tiling(p, device);
     return "A to bf16 by a pre-pass, B's codes to wgmma's register fragments; " +
-           std::to_string(t.tokens) + " tokens x 128 rows of B per CTA, K split " + std::to_string(t.splits) + " ways" +
-           (t.splits == 1 ? std::string()
-            : t.cluster   ? " (a cluster of the splits adds their sums in shared memory)"
-                          : " (their sums added through the workspace)") +
+           std::to_string(t.tokens) + " tokens x 128 rows of B per CTA, " + describe_k_split(t.splits, t.cluster) +
            ", " + std::to_string(t.stages) + " stages";
   }
 

@@ -1,5 +1,7 @@
 #include "transposed_output.hpp"
 
+#include "warpforge/error.hpp"
+
 namespace warpforge::ops {
 
 using namespace dsl;
@@ -57,6 +59,12 @@ void split_k_reduce(Kernel& k, std::vector<Regs>& acc, const SplitKReduce& r, co
     k.if_then(r.thread == 0u, [&] { k.st(Space::global, u32, at(counter), 0u); });
     finish();
   });
+}
+
+void require_cluster_splits(const std::string& kernel, int splits) {
+  if (splits > kMaxClusterSplits)
+    throw OpsError(kernel + ": " + std::to_string(splits) + " K splits in a cluster; a cluster takes up to " +
+                   std::to_string(kMaxClusterSplits) + " (the portable cluster size)");
 }
 
 void cluster_split_reduce(Kernel& k, std::vector<Regs>& acc, const ClusterSplitReduce& r,

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "gemm_amax_problem.hpp"
@@ -73,6 +74,11 @@ inline std::uint64_t split_k_slot_bytes(int threads, std::size_t acc_tiles) {
 // the sum of every split's partials.
 void split_k_reduce(dsl::Kernel& k, std::vector<dsl::Regs>& acc, const SplitKReduce& r,
                     const std::function<void()>& finish);
+
+// The most splits a cluster takes: the portable cluster size.
+inline constexpr int kMaxClusterSplits = 8;
+// Throws OpsError naming `kernel` when `splits` exceed kMaxClusterSplits.
+void require_cluster_splits(const std::string& kernel, int splits);
 
 struct ClusterSplitReduce {
   int splits;        // the cluster's CTAs, one split each

@@ -109,10 +109,8 @@ amax_shapes=(
   # bf16 GEMM with its amax epilogue): ragged, L > 1, FP4 and FP8
   "nvfp4 prepass:--m 1100 --n 1048 --k 224 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c bf16 --kernel prepass"
   "mxfp8 prepass:--m 300 --n 264 --k 320 --ab e5m2 --sf e8m0 --sf-vec 32 --c f32 --kernel prepass"
-  # the skinny kernel at a decode shape (K a multiple of its 128-code chunk), ragged N, K split
-  # 2 ways in a cluster, then 8 ways through the workspace
+  # the skinny kernel at a decode shape (K a multiple of its 128-code chunk), ragged N, split K
   "mxfp8 skinny:--m 16 --n 1048 --k 2176 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16 --kernel skinny"
-  "nvfp4 skinny split 8:--m 9 --n 1000 --k 8192 --ab e2m1 --sf e4m3 --sf-vec 16 --c f32 --kernel skinny"
   # the swapped kernel (its A pre-pass, then B's codes into wgmma's fragments):
   # ragged M and N with K split 2 ways in a cluster (the sums meet in shared
   # memory), 16 ways (through the workspace), 256-token tiles over two

@@ -120,8 +120,9 @@ TEST_F(GemmAmaxExactnessGpu, SwappedKernel) {
     }
 }
 
-// Split K both ways, in the swapped and the skinny kernel: up to 4 splits
-// as a cluster adding its sums in shared memory, more through the workspace.
+// Split K both ways in the swapped kernel (up to 4 splits as a cluster
+// adding its sums in shared memory, more through the workspace), and the
+// skinny kernel's splits (through the workspace).
 TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
   if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "wgmma needs sm_90a";
   struct Split {
@@ -136,7 +137,7 @@ TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
     for (const Split& s : {Split{swapped, "swapped", 72, 8200, 1024, 1, "K split 2 ways (a cluster"},
                            Split{swapped, "swapped", 72, 520, 2048, 2, "K split 4 ways (a cluster"},
                            Split{swapped, "swapped", 72, 520, 8192, 1, "K split 16 ways (their sums added through"},
-                           Split{skinny, "skinny", 16, 8192, 4096, 1, "K split 4 ways (a cluster"},
+                           Split{skinny, "skinny", 16, 8192, 4096, 1, "K split 4 ways (their sums added through"},
                            Split{skinny, "skinny", 16, 1000, 8192, 1, "K split 8 ways (their sums added through"}}) {
       GemmAmaxCase c = make_case(f, s.m, s.n, s.k, s.l);
       c.kernel = s.kernel;

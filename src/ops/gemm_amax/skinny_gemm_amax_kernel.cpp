@@ -1,6 +1,5 @@
 #include "skinny_gemm_amax_kernel.hpp"
 
-#include <algorithm>
 #include <bit>
 #include <optional>
 #include <vector>
@@ -59,7 +58,6 @@ class SkinnyKernel {
     if (t.splits < 1 || (t.splits - 1) * per_split_ >= chunks_)
       throw OpsError("skinny gemm_amax kernel: " + std::to_string(t.splits) + " K splits of " +
                      std::to_string(chunks_) + " chunks; every split needs at least one");
-    if (clustered()) require_cluster_splits("skinny gemm_amax kernel", t.splits);
   }
 
   ptx::Module build() {
@@ -67,12 +65,9 @@ class SkinnyKernel {
     psfa_ = k_.param_ptr("SFA");
     psfb_ = k_.param_ptr("SFB");
     Reg pc = k_.param_ptr("C"), pamax = k_.param_ptr("amax", 4);
-    if (t_.splits > 1 && !clustered()) workspace_ = k_.param_ptr("workspace", 16);
+    if (t_.splits > 1) workspace_ = k_.param_ptr("workspace", 16);
     k_.reqntid(imm(threads()));
-    // A's two stages; a cluster's split-K slots overlay them once every
-    // CTA of the cluster is past its main loop.
-    const std::int64_t slots = clustered() ? std::int64_t{cluster_split_slot_bytes(t_.splits, t_.warps, acc_tiles())} : 0;
-    Shared stages = k_.shared("a_stages", std::max(2 * stage_bytes(), slots), 16);
+    Shared stages = k_.shared("a_stages", 2 * stage_bytes(), 16);
     Shared last = k_.shared("last_split", 4, 4);
 
     tid_ = k_.sreg(SReg::tid_x);
@@ -155,11 +150,6 @@ class SkinnyKernel {
     auto epilogue = [&] { store_transposed(k_, p_, tiles, batch_, pc, pamax, lane_); };
     if (t_.splits == 1) {
       epilogue();
-    } else if (clustered()) {
-      cluster_split_reduce(k_, acc,
-                           {.splits = t_.splits, .split = split, .warps = t_.warps, .warp = warp, .lane = lane_,
-                            .slots = stage0},
-                           epilogue);
     } else {
       Reg unit = batch_ * imm((p_.n + skinny_gemm_amax_cta_rows(t_) - 1) / skinny_gemm_amax_cta_rows(t_)) + tile_;
       split_k_reduce(k_, acc,
@@ -182,9 +172,6 @@ class SkinnyKernel {
 
   int threads() const { return 32 * t_.warps; }
   // One A stage: steps x tokens x 4 lanes x 8 bytes (a fragment's two pairs).
-  bool clustered() const { return t_.cluster && t_.splits > 1; }
-  // The thread's 4-float accumulator tiles: 16-row tiles x 8-token tiles.
-  std::size_t acc_tiles() const { return static_cast<std::size_t>(t_.row_tiles * (tokens_ / 8)); }
   std::int64_t stage_bytes() const { return static_cast<std::int64_t>(steps_) * tokens_ * kLanesPerRow * 8; }
   bool fp4() const { return p_.ab_dtype == DType::e2m1; }
   // Scale bytes a piece needs: 16 FP8 codes or 32 E2M1 codes at vec 32 lie
@@ -355,7 +342,7 @@ std::size_t skinny_gemm_amax_counter_offset(const GemmAmaxProblem& p, const Skin
 }
 
 std::size_t skinny_gemm_amax_workspace_bytes(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t) {
-  if (t.splits == 1 || t.cluster) return 0;
+  if (t.splits == 1) return 0;
   const std::int64_t rows = skinny_gemm_amax_cta_rows(t);
   return skinny_gemm_amax_counter_offset(p, t) + static_cast<std::size_t>((p.n + rows - 1) / rows * p.l * 4);
 }

@@ -21,14 +21,12 @@
 // step are conflict-free), two stages deep: each chunk's A is converted
 // while the previous chunk's mma run, one barrier per chunk.
 //
-// K is split over `splits` CTAs (grid y) so that every SM streams. As a
-// cluster (up to 8 splits), each warp's owner CTA adds the splits' partial
-// sums of that warp's rows in its shared memory; otherwise each CTA writes
-// its partial sums to the workspace, and the last CTA of an output tile to
-// arrive (an atomic counter, behind gpu-scope fences) adds them, stores C,
-// folds amax, and clears the counter for the next launch (so a launch
-// leaves the workspace as it found it: CUDA graphs replay it). Either way
-// the partials are added in split order: deterministic, the same bits.
+// K is split over `splits` CTAs (grid y) so that every SM streams: each
+// writes its partial sums to the workspace, and the last CTA of an output
+// tile to arrive (an atomic counter, behind gpu-scope fences) adds the
+// partials in split order — deterministic, whichever arrives last — stores
+// C, folds amax, and clears the counter for the next launch (so a launch
+// leaves the workspace as it found it: CUDA graphs replay it).
 //
 // Takes k-major A and B with 16-byte aligned rows, K a multiple of the
 // chunk (128), M ≤ 128, C f32, bf16 or f16 (skinny_gemm_amax_path refuses the
@@ -37,8 +35,8 @@
 // simulator runs it.
 //
 // Parameters: A, B, SFA, SFB, C, amax (f32), workspace (partials, then one
-// u32 counter per output tile; only with splits > 1 outside a cluster).
-// Shapes and strides are compiled in.
+// u32 counter per output tile; only with splits > 1). Shapes and strides
+// are compiled in.
 #pragma once
 
 #include <cstddef>
@@ -57,9 +55,6 @@ struct SkinnyGemmAmaxTiling {
   int warps = 4;      // per CTA
   int row_tiles = 2;  // 16-row tiles of B per warp
   int splits = 1;     // CTAs along K per output tile
-  // With splits > 1: the splits of a tile form a cluster (up to 8) and add
-  // their partial sums through its shared memory; else through the workspace.
-  bool cluster = false;
   int prefetch = 2;   // chunks of B in flight per lane beyond the one converted
   friend bool operator==(const SkinnyGemmAmaxTiling&, const SkinnyGemmAmaxTiling&) = default;
 };
@@ -72,7 +67,7 @@ inline std::int64_t skinny_gemm_amax_chunk_codes(const GemmAmaxProblem&) { retur
 inline std::int64_t skinny_gemm_amax_cta_rows(const SkinnyGemmAmaxTiling& t) { return 16 * t.warps * t.row_tiles; }
 // Tokens the CTA computes: M rounded up to the mma's 8.
 inline int skinny_gemm_amax_tokens(const GemmAmaxProblem& p) { return static_cast<int>((p.m + 7) / 8 * 8); }
-// Workspace bytes (0 without a split, or with the splits in a cluster): partial sums and counters.
+// Workspace bytes (0 without a split): partial sums and counters.
 std::size_t skinny_gemm_amax_workspace_bytes(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t);
 // Where the counters start in the workspace.
 std::size_t skinny_gemm_amax_counter_offset(const GemmAmaxProblem& p, const SkinnyGemmAmaxTiling& t);

@@ -30,7 +30,6 @@ class SkinnyLaunch final : public GemmAmaxLaunch {
     config_.grid = {static_cast<std::uint32_t>(row_tiles(p, t)), static_cast<std::uint32_t>(t.splits),
                     static_cast<std::uint32_t>(p.l)};
     config_.block = {static_cast<std::uint32_t>(32 * t.warps)};
-    if (t.cluster) config_.cluster = {1, static_cast<std::uint32_t>(t.splits), 1};
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
@@ -123,7 +122,7 @@ class SkinnyPath final : public GemmAmaxPath {
     const SkinnyGemmAmaxTiling t = skinny_gemm_amax_tiling(p, device);
     return std::to_string(skinny_gemm_amax_cta_rows(t)) + " rows of B x " + std::to_string(skinny_gemm_amax_tokens(p)) +
            " tokens per CTA (" + std::to_string(t.warps) + " warps x " + std::to_string(t.row_tiles) +
-           " row tiles), " + describe_k_split(t.splits, t.cluster) + ", " + std::to_string(t.prefetch) +
+           " row tiles), " + describe_k_split(t.splits, false) + ", " + std::to_string(t.prefetch) +
            " chunks in flight";
   }
 
@@ -146,10 +145,9 @@ class SkinnyPath final : public GemmAmaxPath {
 // pieces spill), one above; E2M1 two, one chunk ahead (198 TFLOP/s at M =
 // 64 against 186 two ahead); 4 splits beat 8 (fewer partial sums), and 4
 // beat 5 (the rounded-up count: a fraction of a wave more CTAs than fit).
-// Up to 4 splits form a cluster that adds their sums in shared memory (as
-// the swapped kernel's, docs/PERFORMANCE.md v10), more use the workspace.
-constexpr int kSkinnyClusterSplitsUpTo = 4;
-
+// The splits add their sums through the workspace: as one cluster (the
+// swapped kernel's way) they ran 26-29% slower at M = 1-16 (MXFP8; NVFP4 at
+// 16; docs/PERFORMANCE.md, skinny kernel).
 SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SkinnyGemmAmaxTiling t;
   if (p.ab_dtype == DType::e2m1)
@@ -163,7 +161,6 @@ SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& p, const run
   // Every split needs a chunk: (splits - 1) full ranges must leave one.
   while (splits > 1 && (splits - 1) * ((chunks + splits - 1) / splits) >= chunks) --splits;
   t.splits = static_cast<int>(splits);
-  t.cluster = t.splits > 1 && t.splits <= kSkinnyClusterSplitsUpTo;
   return t;
 }
 

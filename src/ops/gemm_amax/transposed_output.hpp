@@ -15,7 +15,7 @@
 //   clears the counter, so a launch leaves the workspace as it found it
 //   (CUDA graphs replay it).
 // - cluster_split_reduce: split-K inside a thread-block cluster whose CTAs
-//   are the unit's splits (cluster rank = split): each warp's 16 rows
+//   are the unit's splits (cluster rank = split): each warp's accumulators
 //   belong to one CTA (warp % splits); every warp stores its partial sums
 //   into the owner's shared memory (mapa + st.shared::cluster, PTX ISA
 //   9.7.9.19, 9.7.9.10), and after a cluster barrier (release/acquire,
@@ -83,7 +83,7 @@ void require_cluster_splits(const std::string& kernel, int splits);
 struct ClusterSplitReduce {
   int splits;        // the cluster's CTAs, one split each
   dsl::Reg split;    // this CTA's split: its rank in the cluster
-  int warps;         // the warps that hold accumulators, 16 rows each
+  int warps;         // the warps that hold accumulators
   dsl::Reg warp;     // this one's index among them
   dsl::Reg lane;
   dsl::Reg slots;    // shared address (16-byte aligned) of cluster_split_slot_bytes that

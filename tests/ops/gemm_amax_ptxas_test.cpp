@@ -109,9 +109,8 @@ TEST(GemmAmaxPtxas, SkinnyKernelAssemblesWithoutSpills) {
 }
 
 // The swapped kernel assembles for sm_90a without spills for every data
-// format, 8 to 256 tokens (up to 128 within the three quarters of the
-// register file it leaves the pre-pass), with and without split-K, in a
-// cluster or through the workspace.
+// format, 8 to 256 tokens, with and without split-K, in a cluster or
+// through the workspace.
 TEST(GemmAmaxPtxas, SwappedKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas())
     GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";

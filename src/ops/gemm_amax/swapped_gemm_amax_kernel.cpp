@@ -61,19 +61,6 @@ std::int64_t token_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& 
   return (p.m + t.tokens - 1) / t.tokens;
 }
 
-// Registers a thread: at entry (for all 384 threads), then the producer
-// warpgroup's and the consumers' after setmaxnreg, 128 x producer + 256 x
-// consumer <= 384 x entry. 256 tokens need the whole file (128
-// accumulators a thread); up to 128 (64 accumulators) fit in three
-// quarters of it.
-struct Registers {
-  std::uint32_t entry, producer, consumer;
-};
-constexpr Registers kWholeFile{168, 40, 232};
-constexpr Registers kThreeQuarters{128, 40, 168};
-static_assert(128 * kWholeFile.producer + 256 * kWholeFile.consumer <= 384 * kWholeFile.entry);
-static_assert(128 * kThreeQuarters.producer + 256 * kThreeQuarters.consumer <= 384 * kThreeQuarters.entry);
-
 class SwappedKernel {
  public:
   SwappedKernel(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
@@ -95,15 +82,7 @@ class SwappedKernel {
 
   ptx::Module build() {
     k_.maxntid(imm(swapped_gemm_amax_threads()));
-    // A register cap at entry, which setmaxnreg needs: up to 128 tokens an
-    // explicit one that leaves a quarter of the SM's registers to the A
-    // pre-pass's CTAs, so that this kernel (launched to overlap it) starts
-    // beside them; past 128, the whole file (ptxas's budget for one CTA).
-    const Registers regs = registers();
-    if (regs.entry < kWholeFile.entry)
-      k_.maxnreg(regs.entry);
-    else
-      k_.minnctapersm(1);
+    k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
     ParamRef map_a = k_.param_bytes("map_a", 128, 64), map_b = k_.param_bytes("map_b", 128, 64),
              map_sfb = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
@@ -151,14 +130,14 @@ class SwappedKernel {
     // The producer warpgroup gives back registers that the consumers'
     // accumulators need (256 tokens: 128 a thread; PTX ISA 9.7.19.x,
     // setmaxnreg). setmaxnreg.inc takes registers only from those the
-    // CTA's own warps gave back, so 128 x producer + 256 x consumer must
-    // stay within 384 x entry (Registers): with more, the consumers would
-    // wait forever once other CTAs fill the SM (seen on an H100 in a
-    // two-CTA trial).
+    // CTA's own warps gave back, so 128 x 40 + 256 x 232 must stay within
+    // 384 x 168 (ptxas's entry budget for 384 threads), which it meets
+    // exactly: with more, the consumers would wait forever once other
+    // CTAs fill the SM (seen on an H100 in a two-CTA trial).
     k_.if_else(
         tid_ >= imm(128 * kConsumers),
         [&] {
-          k_.setmaxnreg_dec(regs.producer);
+          k_.setmaxnreg_dec(40);
           k_.if_then(tid_ == loader, [&] {
             // A's copy is the pre-pass's output, and this kernel may start
             // while the pre-pass runs (launched with overlap_previous): the
@@ -181,15 +160,13 @@ class SwappedKernel {
           if (clustered(t_)) join_cluster_split_reduce(k_);
         },
         [&] {
-          k_.setmaxnreg_inc(regs.consumer);
+          k_.setmaxnreg_inc(232);
           consumer();
         });
     return k_.module();
   }
 
  private:
-  Registers registers() const { return t_.tokens <= 128 ? kThreeQuarters : kWholeFile; }
-
   // The loading thread: once both warpgroups have released the state's
   // stage, expects K block kb's three TMA loads there and requests B's
   // codes and scales (load_a requests A's tile). Bytes past a tensor's

@@ -106,8 +106,10 @@ class SwappedLaunch final : public GemmAmaxLaunch {
 // the skinny kernel's range) up to the prepass path's, M x L = 3072
 // (docs/PERFORMANCE.md, block-scaled swapped kernel).
 constexpr std::int64_t kSwappedMinM = 17;
-// The most K splits that run as one cluster: with one CTA a SM, a cluster
-// of 4 leaves at most 3 SMs of a GPC idle.
+// The most K splits that run as one cluster. Two were timed (the splits at
+// N = K = 8192, docs/PERFORMANCE.md v10); three and four pass the GPU's
+// exactness tests, untimed; more keep the workspace (a cluster of one CTA a
+// SM needs that many SMs of one GPC free at once).
 constexpr int kClusterSplitsUpTo = 4;
 
 class SwappedPath final : public GemmAmaxPath {

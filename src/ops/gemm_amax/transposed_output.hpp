@@ -20,8 +20,8 @@
 //   into the owner's shared memory (mapa + st.shared::cluster, PTX ISA
 //   9.7.9.19, 9.7.9.10), and after a cluster barrier (release/acquire,
 //   9.7.13.3) the owner adds them in split order, the same order and so
-//   the same bits as split_k_reduce. No workspace, no gpu-scope fence, no
-//   CTA waiting for the slowest to count itself in through global memory.
+//   the same bits as split_k_reduce. No workspace, gpu-scope fence or
+//   counter: the partials go SM to SM instead of through L2.
 // - store_transposed: C[token][row] stored (f32, or converted to bf16/f16
 //   with round to nearest) and max |C| folded as the sign-cleared bits
 //   (unsigned order is value order, a NaN on top) per thread, per warp

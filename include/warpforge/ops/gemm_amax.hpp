@@ -137,9 +137,10 @@ class GemmAmax {
   // ahead of it in the family was not taken.
   std::string describe() const;
   // Global memory the chosen kernel needs beside the tensors (split-K
-  // partial sums and counters; prepass: the bf16 copies of A and B, 2 x
-  // (M + N) x K x L bytes); the op allocates it in compile() unless
-  // options.caller_workspace.
+  // partial sums and counters, where the splits do not add their sums in a
+  // cluster's shared memory; swapped: A's bf16 copy; prepass: the bf16
+  // copies of A and B, 2 x (M + N) x K x L bytes); the op allocates it in
+  // compile() unless options.caller_workspace.
   std::size_t workspace_bytes() const;
   // Builds the kernel (JIT, cached). Throws OpsError listing check_support()'s reasons.
   void compile();

@@ -70,26 +70,26 @@ void require_cluster_splits(const std::string& kernel, int splits) {
 void cluster_split_reduce(Kernel& k, std::vector<Regs>& acc, const ClusterSplitReduce& r,
                           const std::function<void()>& finish) {
   const auto splits = imm(r.splits);
-  const auto tile_bytes = imm(512);  // one 4-float tile of a warp
+  const std::int64_t tile = kClusterSlotTileBytes;
+  const auto slot_bytes = imm(static_cast<std::int64_t>(acc.size()) * tile);  // one split's partials of a warp
   Reg owner = k.reg(u32), local = k.reg(u32);
   k.rem(owner, r.warp, splits);
   k.div(local, r.warp, splits);
-  // This split's slot of the warp's rows, in the owner's shared memory.
-  Reg slot = r.slots + ((local * splits + r.split) * imm(static_cast<std::int64_t>(acc.size())) * tile_bytes) +
-             (r.lane << 4u);
+  // The owner's slots of the warp (split order), and this split's one.
+  Reg first = r.slots + local * splits * slot_bytes + (r.lane << 4u);
+  Reg slot = first + r.split * slot_bytes;
   Reg remote = k.reg(u32);
   k.mapa_shared(remote, slot, owner);
   k.barrier_cluster_arrive();  // every CTA's main loop is over: the slots are free
   k.barrier_cluster_wait();
   for (std::size_t g = 0; g < acc.size(); ++g)
-    k.st(Space::shared, f32, at(remote, static_cast<std::int64_t>(g * 512)), acc[g], {.cluster = true});
+    k.st(Space::shared, f32, at(remote, static_cast<std::int64_t>(g) * tile), acc[g], {.cluster = true});
   k.barrier_cluster_arrive();  // release: the partials reach their owners
   k.barrier_cluster_wait();
   k.if_then(owner == r.split, [&] {
-    Reg first = r.slots + local * splits * imm(static_cast<std::int64_t>(acc.size())) * tile_bytes + (r.lane << 4u);
     for (int s = 0; s < r.splits; ++s)
       for (std::size_t g = 0; g < acc.size(); ++g) {
-        const std::int64_t offset = static_cast<std::int64_t>((s * acc.size() + g) * 512);
+        const std::int64_t offset = static_cast<std::int64_t>(s * acc.size() + g) * tile;
         if (s == 0) {
           k.ld(Space::shared, f32, acc[g], at(first, offset));
           continue;

@@ -90,11 +90,12 @@ struct ClusterSplitReduce {
                      // nothing else uses from the first cluster barrier on
 };
 
-// The slot region: for each warp its owner holds `splits` partials (16
-// bytes a lane a 4-float tile, a warp's tile 512 contiguous bytes).
+// One warp's 4-float accumulator tile in a slot: 16 bytes a lane, contiguous.
+inline constexpr std::uint32_t kClusterSlotTileBytes = 32 * 16;
+// The slot region: for each warp its owner holds `splits` partials.
 inline std::uint32_t cluster_split_slot_bytes(int splits, int warps, std::size_t acc_tiles) {
   const int owned = (warps + splits - 1) / splits;  // warps a CTA owns, at most
-  return static_cast<std::uint32_t>(owned * splits * acc_tiles * 512);
+  return static_cast<std::uint32_t>(owned * splits * acc_tiles * kClusterSlotTileBytes);
 }
 
 // Runs `finish` (the epilogue) in each warp's owner, with `acc` holding

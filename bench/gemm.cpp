@@ -18,7 +18,9 @@
 // measured in the same run (512 MiB), what a copy moving the shape's bytes
 // reaches, and what a kernel that only reads B's bytes once reaches (the
 // example kernel stream_read, the fastest of four grid sizes), each timed
-// like the GEMM (launch, ramp and drain included).
+// like the GEMM (launch, ramp and drain included). --block-scaled ends, for
+// M <= 256, with the same read floor over B's codes and scales: the most
+// any kernel that reads B once could reach against cuBLAS in that run.
 //
 // --plot draws the run's TFLOP/s per shape under the roofline (bench/gemm_plot.hpp):
 // the dense bf16 tensor-core rate (or --peak-tflops) and each shape's bytes over
@@ -40,6 +42,7 @@
 #include "warpforge/ops/gemm.hpp"
 #include "warpforge/ops/gemm_amax.hpp"
 #include "warpforge/ops/quantize.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
 #include "warpforge/ops/gemm_reference.hpp"
 #include "warpforge/ops/half.hpp"
 #include "warpforge/runtime/buffer.hpp"
@@ -344,11 +347,18 @@ int main(int argc, char** argv) {
   };
   std::vector<SweepRow> sweep_rows;
   const double sweep_copy_gbps = o.sweep ? bench::measure_copy_gbps(dev) : 0.0;
+  // --block-scaled's summary at M <= 256: each side's time and what reading
+  // B's codes and scales once takes, timed alike.
+  struct ReadBoundRow {
+    Shape shape;
+    double ours_s, cublas_s, b_bytes, read_s;
+  };
+  std::vector<ReadBoundRow> read_bound_rows;
   // The read floor's kernel, launched on 1, 2, 4 or 8 CTAs of 256 threads a SM.
   std::optional<runtime::Module> read_module;
   std::optional<runtime::Buffer> read_folds;
   const std::uint32_t read_threads = 256, most_ctas = 8 * static_cast<std::uint32_t>(dev.properties().sm_count);
-  if (o.sweep) {
+  if (o.sweep || o.block_scaled) {
     read_module.emplace(dev, examples::stream_read_kernel(dev.target()));
     read_folds.emplace(dev, std::size_t{most_ctas} * read_threads / 32 * 4);
   }
@@ -459,7 +469,30 @@ int main(int argc, char** argv) {
       for (int r = 0; r < o.reps; ++r) ms.push_back(runtime::Event::elapsed_ms(starts[r], ends[r]));
       return static_cast<double>(median(ms)) * 1e-3;
     };
-    const double ours_tf = flops / time(run_ours) / 1e12, cublas_tf = flops / time(run_cublas) / 1e12;
+    const double ours_s = time(run_ours), cublas_s = time(run_cublas);
+    const double ours_tf = flops / ours_s / 1e12, cublas_tf = flops / cublas_s / 1e12;
+    // A floor for any kernel that must read `bytes` of B once: reading them
+    // (from each run's own copy of B) and no more, the fastest of four grids.
+    auto read_once_s = [&](std::size_t bytes) {
+      const auto vectors = static_cast<std::uint32_t>(bytes / 16);
+      double best = 0;
+      for (std::uint32_t ctas = most_ctas / 8; ctas <= most_ctas; ctas *= 2) {
+        const double t = time([&](int i) {
+          read_module->launch(examples::kStreamReadKernel, {.grid = {ctas}, .block = {read_threads}},
+                              {c.b[i], vectors, *read_folds});
+        });
+        best = best == 0 ? t : std::min(best, t);
+      }
+      return best;
+    };
+    if (scaled_op && s.m <= 256) {
+      const ops::BlockScaledFormat& f = o.block_scaled->second;
+      const double b_scaled_bytes =
+          static_cast<double>(s.n * s.k) * runtime::bits(f.data) / 8.0 +
+          static_cast<double>(ops::ScaleFactorLayout{s.n, s.k, 1, f.vec}.bytes());
+      read_bound_rows.push_back(
+          {s, ours_s, cublas_s, b_scaled_bytes, read_once_s(static_cast<std::size_t>(b_scaled_bytes))});
+    }
     if (o.sweep) {
       // What a transfer of this size reaches at all: a device-to-device copy
       // moving the GEMM's bytes, its launch, ramp and drain timed like the
@@ -473,14 +506,7 @@ int main(int argc, char** argv) {
             2.0 * static_cast<double>(half) /
             time([&](int i) { c.b[static_cast<std::size_t>((i + copies - 1) % copies)].copy_from(c.b[i], half); }) /
             1e9;
-        // A floor for any kernel that must read B once: reading it and no more.
-        const auto vectors = static_cast<std::uint32_t>(b_bytes / 16);
-        for (std::uint32_t ctas = most_ctas / 8; ctas <= most_ctas; ctas *= 2)
-          read_gbps = std::max(read_gbps, static_cast<double>(b_bytes) / time([&](int i) {
-                                            read_module->launch(examples::kStreamReadKernel,
-                                                                {.grid = {ctas}, .block = {read_threads}},
-                                                                {c.b[i], vectors, *read_folds});
-                                          }) / 1e9);
+        read_gbps = static_cast<double>(b_bytes) / read_once_s(b_bytes) / 1e9;
       }
       sweep_rows.push_back({s, ours_tf, cublas_tf, static_cast<double>(set), same_copy_gbps, read_gbps});
     }
@@ -562,6 +588,20 @@ int main(int argc, char** argv) {
                   cublas_gbps / sweep_copy_gbps, r.same_copy_gbps / sweep_copy_gbps, r.read_gbps / sweep_copy_gbps,
                   ours_gbps / r.read_gbps);
     }
+  }
+  if (!read_bound_rows.empty()) {
+    std::printf("\nM <= 256, bound by reading B: what a kernel reading only B's codes and scales once reaches "
+                "(stream_read, the fastest of four grid sizes, timed like the GEMM: launch, ramp and drain "
+                "included), and so the most that any kernel reading B once could reach against cuBLAS bf16 "
+                "in this run.\n\n");
+    std::printf("| M x N x K | B's codes + scales, MB | read once, us | ours, us | cuBLAS bf16, us | "
+                "ours / cuBLAS | read once / cuBLAS (the ceiling) | ours / read once |\n"
+                "|---|---|---|---|---|---|---|---|\n");
+    for (const ReadBoundRow& r : read_bound_rows)
+      std::printf("| %lld x %lld x %lld | %.1f | %.1f | %.1f | %.1f | %.3f | %.2f | %.2f |\n",
+                  static_cast<long long>(r.shape.m), static_cast<long long>(r.shape.n),
+                  static_cast<long long>(r.shape.k), r.b_bytes / 1e6, r.read_s * 1e6, r.ours_s * 1e6,
+                  r.cublas_s * 1e6, r.cublas_s / r.ours_s, r.cublas_s / r.read_s, r.read_s / r.ours_s);
   }
   if (disagreements)
     std::printf("\n%d shape(s) differ from cuBLAS by more than %s relative\n", disagreements,

@@ -102,32 +102,39 @@ def test_torch_compile_fullgraph(rng):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("m,n,k", [(64, 32, 128), (16, 1024, 8192), (128, 1024, 2048)])
-def test_cuda_graph_capture_and_replay(rng, m, n, k):
+@pytest.mark.parametrize(
+    "fmt,m,n,k,kernel",
+    [
+        ("mxfp8", 64, 32, 128, "swapped"),
+        ("nvfp4", 16, 1024, 8192, "skinny"),
+        ("mxfp8", 16, 1024, 8192, "swapped"),
+        ("mxfp8", 128, 1024, 2048, "swapped"),
+    ],
+)
+def test_cuda_graph_capture_and_replay(rng, fmt, m, n, k, kernel):
     # This also shows the work goes on torch's current stream: a launch on the
     # legacy stream during the capture is an error, and one on any other stream
-    # is not captured, so the replay would leave the poisoned C. The second
-    # shape splits K (the skinny kernel, with its workspace): replayed twice,
-    # its counters must be back at zero after each replay. The third is the
-    # swapped kernel, launched to overlap its pre-pass: a programmatic edge
-    # in the graph.
+    # is not captured, so the replay would leave the poisoned C. At K = 8192
+    # both kernels split K through their workspace: replayed twice,
+    # its counters must be back at zero after each replay. The swapped kernel
+    # is launched to overlap its pre-pass: a programmatic edge in the graph;
+    # at 128 x 1024 x 2048 its 4 splits form a cluster.
     torch = device_or_skip("cuda")
-    a, b, sfa, sfb = problem(rng, torch, "cuda", m=m, n=n, k=k)
+    a, b, sfa, sfb = problem(rng, torch, "cuda", fmt=fmt, m=m, n=n, k=k)
+    vec = 16 if fmt == "nvfp4" else 32
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
-        torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)  # compile outside the capture
+        torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, sf_vec_size=vec)  # compile outside the capture
     torch.cuda.synchronize()
+    c0, amax0 = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, sf_vec_size=vec)
+    op = warpforge.GemmAmax(a, b, sfa, sfb, c0, amax0, sf_vec_size=vec)
+    assert op.kernel_name == kernel and op.workspace_bytes > 0, op.describe()
     if k == 8192:
-        c0, amax0 = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
-        op = warpforge.GemmAmax(a, b, sfa, sfb, c0, amax0)
-        assert op.kernel_name == "skinny" and op.workspace_bytes > 0, op.describe()
-    if m == 128:
-        c0, amax0 = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
-        assert warpforge.GemmAmax(a, b, sfa, sfb, c0, amax0).kernel_name == "swapped"
+        assert "through the workspace" in op.describe(), op.describe()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
-    ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb)
+        c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb, sf_vec_size=vec)
+    ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb, sf_vec_size=vec)
     for _ in range(2):
         c.fill_(float("nan"))
         amax.fill_(float("nan"))

@@ -451,10 +451,11 @@ TEST(GemmAmaxSm90aSim, DefaultTilingOnAHopperSizedDevice) {
   EXPECT_TRUE(t.tile_n == 256 && t.cluster_m == 1) << t.tile_n << " " << t.cluster_m;
 }
 
-// GemmAmax names the kernel it chose: skinny for small M, swapped past it,
-// sm90a where that refuses (K no multiple of 64), sm80 for the rest (here
-// an m-major A, and a 64 x 64 tile); describe() says why the kernels
-// before it were passed over.
+// GemmAmax names the kernel it chose: skinny for small M of E2M1 data (and
+// of FP8 data where the swapped kernel refuses it), swapped past it, sm90a
+// where that refuses (K no multiple of 64), sm80 for the rest (here an
+// m-major A, and a 64 x 64 tile); describe() says why the kernels before
+// it were passed over.
 TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
   auto op_for = [](GemmAmaxCase c) {
     std::mt19937 rng(790);
@@ -463,14 +464,21 @@ TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
   };
   auto name_for = [&](GemmAmaxCase c) { return std::string(op_for(c).kernel_name()); };
   GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
-  c.kernel = GemmAmaxKernel::automatic, c.precision = GemmAmaxPrecision::exact, c.k = 128, c.m = 16;
-  EXPECT_EQ(name_for(c), "skinny");  // up to 16 tokens
-  EXPECT_EQ(name_for(c), "skinny");
-  c.m = 17;
-  EXPECT_EQ(name_for(c), "swapped");
-  EXPECT_NE(op_for(c).describe().find("not skinny:\n  - M 17: automatic selection takes the skinny kernel up to M = 16"),
+  c.kernel = GemmAmaxKernel::automatic, c.precision = GemmAmaxPrecision::exact, c.k = 128, c.m = 1;
+  EXPECT_EQ(name_for(c), "swapped");  // FP8 at every M up to the prepass path's
+  EXPECT_NE(op_for(c).describe().find(
+                "not skinny:\n  - e4m3 data: automatic selection takes the swapped kernel, faster at M = 1 and 16"),
             std::string::npos)
       << op_for(c).describe();
+  GemmAmaxCase fp4 = c;
+  fp4.ab = DType::e2m1, fp4.sf = DType::e4m3, fp4.vec = 16, fp4.m = 16;
+  EXPECT_EQ(name_for(fp4), "skinny");  // E2M1 up to 16 tokens
+  fp4.m = 17;
+  EXPECT_EQ(name_for(fp4), "swapped");
+  EXPECT_NE(op_for(fp4).describe().find("not skinny:\n  - M 17: automatic selection takes the skinny kernel up to M = 16"),
+            std::string::npos)
+      << op_for(fp4).describe();
+  c.m = 17;
   c.m = 129, c.k = 160;
   EXPECT_EQ(name_for(c), "sm90a");
   const std::string why = op_for(c).describe();
@@ -482,6 +490,34 @@ TEST(GemmAmaxSm90aSim, KernelNameSaysWhichPathRuns) {
   EXPECT_EQ(name_for(c), "sm80");
   c.a_k_major = true, c.tile = GemmAmaxTile{64, 64};
   EXPECT_EQ(name_for(c), "sm80");
+}
+
+// Small M: E2M1 data goes to the skinny kernel, FP8 data to the swapped
+// kernel, and to the skinny kernel only where the swapped kernel refuses
+// the problem (here B shared by both batches, batch stride 0, which its
+// TMA map cannot take).
+TEST(GemmAmaxSm90aSim, SmallMGoesToTheSkinnyKernelForE2m1OrWhereTheSwappedKernelRefuses) {
+  const runtime::Device device = runtime::Device::sim();
+  GemmAmaxProblem p;
+  p.m = 16, p.n = 200, p.k = 256, p.l = 2;
+  p.ab_dtype = DType::e4m3, p.sf_dtype = DType::e8m0, p.c_dtype = DType::bf16, p.vec = 32;
+  p.a = {256, 1, 16 * 256}, p.b = {256, 1, 200 * 256}, p.c = {200, 1, 16 * 200};
+  const std::optional<std::string> over = skinny_gemm_amax_path().passed_over(p, device);
+  ASSERT_TRUE(over.has_value());
+  EXPECT_NE(over->find("e4m3 data: automatic selection takes the swapped kernel"), std::string::npos) << *over;
+  EXPECT_FALSE(swapped_gemm_amax_path().passed_over(p, device).has_value());
+  p.b.batch = 0;
+  ASSERT_FALSE(swapped_gemm_amax_path().refusals(p, device).empty());
+  ASSERT_TRUE(skinny_gemm_amax_path().refusals(p, device).empty());
+  EXPECT_FALSE(skinny_gemm_amax_path().passed_over(p, device).has_value());
+  p.b.batch = 200 * 256;
+  p.ab_dtype = DType::e2m1, p.sf_dtype = DType::e4m3, p.vec = 16;
+  EXPECT_FALSE(skinny_gemm_amax_path().passed_over(p, device).has_value());
+  const std::optional<std::string> defers = swapped_gemm_amax_path().passed_over(p, device);
+  ASSERT_TRUE(defers.has_value());
+  EXPECT_NE(defers->find("M 16: automatic selection takes the skinny kernel up to M = 16 for e2m1 data"),
+            std::string::npos)
+      << *defers;
 }
 
 }  // namespace

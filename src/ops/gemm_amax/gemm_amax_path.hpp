@@ -90,6 +90,10 @@ const GemmAmaxPath& sm80_gemm_amax_path();
 // sm_100a devices and takes it only on the simulator.
 const GemmAmaxPath& sm100a_gemm_amax_path();
 
+// The largest M that automatic selection gives the skinny kernel (0: none,
+// FP8 data going to the swapped kernel); the swapped kernel takes it past that.
+std::int64_t skinny_auto_max_m(const GemmAmaxProblem& problem);
+
 // The skinny path's configuration (warps, row tiles, splits) for a problem on a device.
 SkinnyGemmAmaxTiling skinny_gemm_amax_tiling(const GemmAmaxProblem& problem, const runtime::Device& device);
 

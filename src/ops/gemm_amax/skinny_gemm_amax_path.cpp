@@ -12,6 +12,20 @@
 #include "warpforge/runtime/module.hpp"
 
 namespace warpforge::ops {
+
+// Automatic selection takes the skinny kernel for E2M1 data up to M = 16,
+// and FP8 data only where the swapped kernel refuses it. Measured on an
+// H100 at N = K = 8192 (docs/PERFORMANCE.md, block-scaled family), against
+// cuBLAS bf16 in the same runs: at M = 1 / 16 MXFP8 ran 1.45-1.47 /
+// 1.40-1.41x on the skinny kernel and 1.49 / 1.46-1.48x on the swapped one
+// (2026-11-26, both alternated twice); NVFP4 1.86-1.90 / 1.78-1.79x against
+// 1.81-1.83 / 1.81x. At M = 32 the swapped kernel wins every format (MXFP8
+// 1.32-1.34x against 1.23x): every skinny CTA converts all of A's tokens
+// for its rows of B, so A's conversion grows with M; the swapped kernel
+// converts A once.
+constexpr std::int64_t kSkinnyAutoMaxM = 16;
+std::int64_t skinny_auto_max_m(const GemmAmaxProblem& p) { return p.ab_dtype == runtime::DType::e2m1 ? kSkinnyAutoMaxM : 0; }
+
 namespace {
 
 using runtime::DType;
@@ -52,13 +66,6 @@ std::int64_t span(std::int64_t row, std::int64_t col, std::int64_t batch, std::i
   return (rows - 1) * row + (cols - 1) * col + (batches - 1) * batch + 1;
 }
 
-// Automatic selection takes the skinny kernel up to M = 16: measured on an
-// H100 at N = K = 8192 (docs/PERFORMANCE.md, swapped kernel), at M = 16 it
-// ran MXFP8 at 1.40x cuBLAS bf16 and NVFP4 at 1.77x against the swapped
-// kernel's 1.35-1.37x and 1.57-1.58x; at 32 MXFP8 1.23x against 1.32-1.34x
-// (NVFP4 alike, 1.54x). Every CTA converts all of A's tokens for its rows
-// of B, so A's conversion grows with M; the swapped kernel converts A once.
-std::int64_t skinny_auto_max_m(const GemmAmaxProblem&) { return 16; }
 
 class SkinnyPath final : public GemmAmaxPath {
  public:
@@ -112,10 +119,15 @@ class SkinnyPath final : public GemmAmaxPath {
     return why;
   }
 
-  std::optional<std::string> passed_over(const GemmAmaxProblem& p, const runtime::Device&) const override {
-    if (p.m <= skinny_auto_max_m(p)) return std::nullopt;
-    return "M " + std::to_string(p.m) + ": automatic selection takes the skinny kernel up to M = " +
-           std::to_string(skinny_auto_max_m(p)) + " (docs/PERFORMANCE.md)";
+  std::optional<std::string> passed_over(const GemmAmaxProblem& p, const runtime::Device& device) const override {
+    if (p.m > kSkinnyAutoMaxM)
+      return "M " + std::to_string(p.m) + ": automatic selection takes the skinny kernel up to M = " +
+             std::to_string(kSkinnyAutoMaxM) + " (docs/PERFORMANCE.md)";
+    // FP8 data: the swapped kernel is faster wherever it runs the problem.
+    if (p.m > skinny_auto_max_m(p) && swapped_gemm_amax_path().refusals(p, device).empty())
+      return std::string(runtime::name(p.ab_dtype)) +
+             " data: automatic selection takes the swapped kernel, faster at M = 1 and 16 (docs/PERFORMANCE.md)";
+    return std::nullopt;
   }
 
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {

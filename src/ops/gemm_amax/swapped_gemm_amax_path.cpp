@@ -102,10 +102,6 @@ class SwappedLaunch final : public GemmAmaxLaunch {
   std::array<runtime::TensorMap, 3> cached_maps_;
 };
 
-// Automatic selection takes the swapped kernel from this many tokens (past
-// the skinny kernel's range) up to the prepass path's, M x L = 3072
-// (docs/PERFORMANCE.md, block-scaled swapped kernel).
-constexpr std::int64_t kSwappedMinM = 17;
 // The most K splits that run as one cluster. Two were timed (the splits at
 // N = K = 8192, docs/PERFORMANCE.md v10); three and four pass the GPU's
 // exactness tests, untimed; more keep the workspace (a cluster of one CTA a
@@ -167,10 +163,13 @@ class SwappedPath final : public GemmAmaxPath {
     return why;
   }
 
+  // Automatic selection takes the swapped kernel past the skinny kernel's
+  // range (skinny_auto_max_m) up to the prepass path's, M x L = 3072
+  // (docs/PERFORMANCE.md, block-scaled swapped kernel).
   std::optional<std::string> passed_over(const GemmAmaxProblem& p, const runtime::Device&) const override {
-    if (p.m >= kSwappedMinM) return std::nullopt;
-    return "M " + std::to_string(p.m) + ": automatic selection takes the swapped kernel from M = " +
-           std::to_string(kSwappedMinM) + " (below, the skinny kernel)";
+    if (p.m > skinny_auto_max_m(p)) return std::nullopt;
+    return "M " + std::to_string(p.m) + ": automatic selection takes the skinny kernel up to M = " +
+           std::to_string(skinny_auto_max_m(p)) + " for " + std::string(runtime::name(p.ab_dtype)) + " data";
   }
 
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {

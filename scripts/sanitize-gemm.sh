@@ -119,6 +119,11 @@ amax_shapes=(
   "mxfp4 swapped split 16:--m 72 --n 520 --k 8192 --ab e2m1 --sf e8m0 --sf-vec 32 --c f32"
   "nvfp4 swapped:--m 600 --n 264 --k 512 --l 2 --ab e2m1 --sf e4m3 --sf-vec 16 --c f16"
   "mxfp4 swapped:--m 1 --n 40 --k 64 --ab e2m1 --sf e8m0 --sf-vec 32 --c f32 --kernel swapped"
+  # FP8 decode shapes, which automatic selection gives the swapped kernel:
+  # 16 tokens with K split 4 ways in a cluster, one token split 8 ways
+  # through the workspace
+  "mxfp8 swapped decode:--m 16 --n 1048 --k 2176 --ab e4m3 --sf e8m0 --sf-vec 32 --c bf16"
+  "mxfp8 swapped one token:--m 1 --n 264 --k 4096 --ab e5m2 --sf e8m0 --sf-vec 32 --c f32"
 )
 for entry in "${amax_shapes[@]}"; do
   sanitize "gemm-amax ${entry%%:*}" gemm-amax "${entry#*:}"

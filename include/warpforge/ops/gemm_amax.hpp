@@ -124,12 +124,13 @@ class GemmAmax {
 
   // Every reason the problem cannot run; empty when it can.
   std::vector<std::string> check_support() const;
-  // The kernel that runs it: "skinny" (small M: B streamed through
-  // registers, mma.sync, split K; sm_90a and the simulator), "prepass"
-  // (large M: A and B converted to bf16 into the workspace by a pre-pass,
-  // then the bf16 sm90a GEMM with an amax epilogue), "swapped" (between:
-  // A to bf16 by a pre-pass, B's codes converted into wgmma's register
-  // fragments, Cᵀ = B·Aᵀ; K a multiple of 64), "sm90a" (TMA + wgmma,
+  // The kernel that runs it: "skinny" (small M of E2M1 data: B streamed
+  // through registers, mma.sync, split K; sm_90a and the simulator),
+  // "prepass" (large M: A and B converted to bf16 into the workspace by a
+  // pre-pass, then the bf16 sm90a GEMM with an amax epilogue), "swapped"
+  // (between, and FP8 data from M = 1: A to bf16 by a pre-pass, B's codes
+  // converted into wgmma's register fragments, Cᵀ = B·Aᵀ; K a multiple of
+  // 64), "sm90a" (TMA + wgmma,
   // on sm_90a and the simulator, for what it accepts), "sm80" (everything
   // else), or "sm100a" (named, or on a simulator standing for sm_100a).
   std::string_view kernel_name() const;

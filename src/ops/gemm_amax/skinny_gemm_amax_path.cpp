@@ -24,7 +24,9 @@ namespace warpforge::ops {
 // for its rows of B, so A's conversion grows with M; the swapped kernel
 // converts A once.
 constexpr std::int64_t kSkinnyAutoMaxM = 16;
-std::int64_t skinny_auto_max_m(const GemmAmaxProblem& p) { return p.ab_dtype == runtime::DType::e2m1 ? kSkinnyAutoMaxM : 0; }
+std::int64_t skinny_auto_max_m(const GemmAmaxProblem& p) {
+  return p.ab_dtype == runtime::DType::e2m1 ? kSkinnyAutoMaxM : 0;
+}
 
 namespace {
 
@@ -65,7 +67,6 @@ std::int64_t span(std::int64_t row, std::int64_t col, std::int64_t batch, std::i
                   std::int64_t batches) {
   return (rows - 1) * row + (cols - 1) * col + (batches - 1) * batch + 1;
 }
-
 
 class SkinnyPath final : public GemmAmaxPath {
  public:

@@ -27,11 +27,14 @@
 #include <cstdint>
 #include <string>
 
+#include "gemm_problem.hpp"
 #include "warpforge/layout/swizzle.hpp"
 #include "warpforge/ptx/module.hpp"
 #include "warpforge/runtime/dtype.hpp"
 
 namespace warpforge::ops {
+
+struct GemmConfig;
 
 // Columns of the boxes an MN-major tile `cols` wide is loaded in (below).
 inline int sm90a_mn_box_cols(int cols) { return cols % 64 == 0 ? 64 : 32; }
@@ -113,6 +116,11 @@ inline int sm90a_tail_cols(const Sm90aSpec& spec) { return spec.tile_n % sm90a_s
 inline std::size_t sm90a_workspace_bytes(const Sm90aSpec& spec, std::uint32_t ctas) {
   return std::size_t{ctas} * (static_cast<std::size_t>(spec.tile_m()) * spec.tile_n * 4 + 4);
 }
+
+// The kernel the sm90a path builds for a problem and configuration
+// (sm90a_path.cpp), its epilogue in chunks where the whole tile's buffer
+// would not leave the stages room within `smem_limit` bytes (0: no limit).
+Sm90aSpec sm90a_spec(const GemmProblem& problem, const GemmConfig& config, std::size_t smem_limit);
 
 ptx::Module build_sm90a_gemm(const Sm90aSpec& spec);
 

@@ -47,11 +47,13 @@ std::uint64_t fnv1a(const std::string& s) {
 }
 
 struct Kernels {
-  std::map<std::string, std::pair<std::uint64_t, std::string>> by_name;  // name -> hash, first origin
+  std::map<std::string, std::pair<std::uint64_t, std::string>>
+      by_name;  // name -> hash, first origin
   std::map<std::string, std::string> text;
   bool keep_text = false;
   // Builds (`build`) only a kernel whose name is new: names spell out every choice.
-  void add(const std::string& name, const std::function<std::string()>& build, const std::string& origin) {
+  void add(const std::string& name, const std::function<std::string()>& build,
+           const std::string& origin) {
     if (by_name.count(name)) return;
     const std::string ptx = build();
     const std::uint64_t h = fnv1a(ptx);
@@ -60,12 +62,14 @@ struct Kernels {
   }
 };
 
-runtime::Device simulated(int sms) { return runtime::Device(sim::make_backend({.sm_count = sms})); }
+runtime::Device simulated(int sms) {
+  return runtime::Device(sim::make_backend({.sm_count = sms}));
+}
 
 // --- the bf16 GEMM --------------------------------------------------------
 
-ops::GemmProblem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t l, DType ab, DType d,
-                              bool a_row, bool b_row, bool has_c, bool amax) {
+ops::GemmProblem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t l,
+                              DType ab, DType d, bool a_row, bool b_row, bool has_c, bool amax) {
   auto ld = [](std::int64_t v) { return (v + 7) / 8 * 8; };
   ops::GemmProblem p{.m = m, .n = n, .k = k, .l = l, .ab_dtype = ab, .d_dtype = d};
   p.a = {.row_major = a_row, .ld = ld(a_row ? k : m)};
@@ -81,13 +85,15 @@ ops::GemmProblem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k, st
 
 void add_gemm(Kernels& out, const ops::Sm90aSpec& s, const std::string& origin) {
   try {
-    out.add(s.name(), [&] { return ops::build_sm90a_gemm(s).to_ptx(); }, origin);
+    out.add(
+        s.name(), [&] { return ops::build_sm90a_gemm(s).to_ptx(); }, origin);
   } catch (const Error&) {
     // A spec the builder refuses (the sample below draws some): nothing to compare.
   }
 }
 
-void gemm_for_problem(Kernels& out, const ops::GemmProblem& p, const runtime::Device& dev, const std::string& where) {
+void gemm_for_problem(Kernels& out, const ops::GemmProblem& p, const runtime::Device& dev,
+                      const std::string& where) {
   const ops::GemmPath& path = ops::sm90a_gemm_path();
   if (!path.refusals(p, dev).empty()) return;
   const std::size_t limit = dev.properties().shared_bytes_per_block_optin;
@@ -104,18 +110,22 @@ void gemms(Kernels& out) {
     for (const ops::GemmShape& g : ops::decoder_sweep())
       for (bool b_row : {false, true})
         for (DType d : {DType::bf16, DType::f32})
-          gemm_for_problem(out, gemm_problem(g.m, g.n, g.k, 1, DType::bf16, d, true, b_row, false, false), dev, where);
+          gemm_for_problem(
+              out, gemm_problem(g.m, g.n, g.k, 1, DType::bf16, d, true, b_row, false, false), dev,
+              where);
     // The tests' shapes (tests/ops/gemm_sm90a_cases.hpp): small, odd, batched.
-    const std::int64_t shapes[][4] = {{37, 45, 53, 1},   {1, 9, 17, 1},    {67, 131, 75, 1}, {21, 29, 13, 3},
-                                      {1, 1, 1, 1},      {11, 75, 139, 1}, {131, 139, 267, 1}, {131, 299, 75, 2},
-                                      {131, 299, 139, 1}, {203, 267, 139, 1}, {2048, 2048, 2048, 1}};
+    const std::int64_t shapes[][4] = {{37, 45, 53, 1},    {1, 9, 17, 1},        {67, 131, 75, 1},
+                                      {21, 29, 13, 3},    {1, 1, 1, 1},         {11, 75, 139, 1},
+                                      {131, 139, 267, 1}, {131, 299, 75, 2},    {131, 299, 139, 1},
+                                      {203, 267, 139, 1}, {2048, 2048, 2048, 1}};
     for (const auto& s : shapes)
       for (DType ab : {DType::bf16, DType::f16})
         for (DType d : {DType::f32, DType::bf16, DType::f16})
           for (int layout = 0; layout < 4; ++layout)
             for (int extra = 0; extra < 3; ++extra)
-              gemm_for_problem(out, gemm_problem(s[0], s[1], s[2], s[3], ab, d, layout & 1, layout & 2, extra == 1,
-                                                 extra == 2),
+              gemm_for_problem(out,
+                               gemm_problem(s[0], s[1], s[2], s[3], ab, d, layout & 1, layout & 2,
+                                            extra == 1, extra == 2),
                                dev, where);
   }
   // A deterministic sample of the whole option space.
@@ -156,9 +166,15 @@ struct Format {
   int vec;
 };
 
-ops::GemmAmaxProblem amax_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t l, const Format& f,
-                                  DType c, bool c_n_major) {
-  ops::GemmAmaxProblem p{.m = m, .n = n, .k = k, .l = l, .ab_dtype = f.ab, .sf_dtype = f.sf, .c_dtype = c,
+ops::GemmAmaxProblem amax_problem(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t l,
+                                  const Format& f, DType c, bool c_n_major) {
+  ops::GemmAmaxProblem p{.m = m,
+                         .n = n,
+                         .k = k,
+                         .l = l,
+                         .ab_dtype = f.ab,
+                         .sf_dtype = f.sf,
+                         .c_dtype = c,
                          .vec = f.vec};
   const std::int64_t align = f.ab == DType::e2m1 ? 32 : 16;  // 16 bytes of codes
   const std::int64_t kk = (k + align - 1) / align * align;
@@ -174,24 +190,29 @@ void amax_for_problem(Kernels& out, const ops::GemmAmaxProblem& p, const runtime
   const std::string origin = where + " " + p.describe();
   if (ops::sm90a_gemm_amax_path().refusals(p, dev).empty()) {
     const ops::Sm90aGemmAmaxTiling t = ops::sm90a_gemm_amax_tiling(p, dev);
-    out.add(ops::sm90a_gemm_amax_name(p, t) + "_" + p.describe() + (p.c.col == 1 ? " cn" : " cm"),
-            [&] { return ops::build_sm90a_gemm_amax(p, t).to_ptx(); }, "sm90a " + origin);
+    out.add(
+        ops::sm90a_gemm_amax_name(p, t) + "_" + p.describe() + (p.c.col == 1 ? " cn" : " cm"),
+        [&] { return ops::build_sm90a_gemm_amax(p, t).to_ptx(); }, "sm90a " + origin);
   }
   if (ops::swapped_gemm_amax_path().refusals(p, dev).empty()) {
     const ops::SwappedGemmAmaxTiling t = ops::swapped_gemm_amax_tiling(p, dev);
-    out.add(std::string(ops::kSwappedGemmAmaxKernel) + "_t" + std::to_string(t.tokens) + "s" +
-                std::to_string(t.stages) + "k" + std::to_string(t.splits) + (t.cluster ? "c" : "") + "_" +
-                p.describe() + (p.c.col == 1 ? " cn" : " cm"),
-            [&] { return ops::build_swapped_gemm_amax(p, t).to_ptx(); }, "swapped " + origin);
+    out.add(
+        std::string(ops::kSwappedGemmAmaxKernel) + "_t" + std::to_string(t.tokens) + "s" +
+            std::to_string(t.stages) + "k" + std::to_string(t.splits) + (t.cluster ? "c" : "") +
+            "_" + p.describe() + (p.c.col == 1 ? " cn" : " cm"),
+        [&] { return ops::build_swapped_gemm_amax(p, t).to_ptx(); }, "swapped " + origin);
   }
-  // The prepass path's bf16 GEMM with amax (prepass_gemm_amax_path.cpp: copies of leading dimension K).
+  // The prepass path's bf16 GEMM with amax (prepass_gemm_amax_path.cpp: copies of leading dimension
+  // K).
   const std::int64_t ld = (p.k + 7) / 8 * 8;
-  ops::GemmProblem g{.m = p.m, .n = p.n, .k = p.k, .l = p.l, .ab_dtype = DType::bf16, .d_dtype = p.c_dtype};
+  ops::GemmProblem g{
+      .m = p.m, .n = p.n, .k = p.k, .l = p.l, .ab_dtype = DType::bf16, .d_dtype = p.c_dtype};
   g.a = {.row_major = true, .ld = ld, .batch_stride = p.m * ld};
   g.b = {.row_major = false, .ld = ld, .batch_stride = p.n * ld};
   g.d = {.row_major = true, .ld = p.c.row, .batch_stride = p.c.batch};
   g.amax = true;
-  if (p.c.col == 1 && p.c_dtype != DType::e2m1 && p.c_dtype != DType::e4m3 && p.c_dtype != DType::e5m2)
+  if (p.c.col == 1 && p.c_dtype != DType::e2m1 && p.c_dtype != DType::e4m3 &&
+      p.c_dtype != DType::e5m2)
     gemm_for_problem(out, g, dev, "prepass " + where);
 }
 
@@ -200,16 +221,18 @@ void block_scaled(Kernels& out) {
                             {DType::e5m2, DType::e8m0, 32},
                             {DType::e2m1, DType::e8m0, 32},
                             {DType::e2m1, DType::e4m3, 16}};
-  const std::int64_t bench[][4] = {{1, 8192, 8192, 1},    {16, 8192, 8192, 1},  {64, 8192, 8192, 1},
-                                   {128, 8192, 8192, 1},  {256, 8192, 8192, 1}, {1024, 8192, 8192, 1},
-                                   {4096, 8192, 8192, 1}, {8192, 8192, 8192, 1}, {4096, 4096, 4096, 1}};
-  const std::int64_t tests[][4] = {{100, 72, 96, 3},   {200, 300, 320, 1}, {1000, 1040, 2048, 2}, {128, 256, 512, 1},
-                                   {257, 129, 192, 1}, {64, 64, 64, 1},    {300, 520, 1088, 1},  {16, 200, 256, 1},
-                                   {129, 384, 704, 2}, {1, 1, 64, 1}};
+  const std::int64_t bench[][4] = {
+      {1, 8192, 8192, 1},    {16, 8192, 8192, 1},   {64, 8192, 8192, 1},
+      {128, 8192, 8192, 1},  {256, 8192, 8192, 1},  {1024, 8192, 8192, 1},
+      {4096, 8192, 8192, 1}, {8192, 8192, 8192, 1}, {4096, 4096, 4096, 1}};
+  const std::int64_t tests[][4] = {{100, 72, 96, 3},    {200, 300, 320, 1}, {1000, 1040, 2048, 2},
+                                   {128, 256, 512, 1},  {257, 129, 192, 1}, {64, 64, 64, 1},
+                                   {300, 520, 1088, 1}, {16, 200, 256, 1},  {129, 384, 704, 2},
+                                   {1, 1, 64, 1}};
   for (int sms : {2, 4, 8, 16, 132}) {
     const runtime::Device dev = simulated(sms);
     const std::string where = std::to_string(sms) + " SMs";
-    auto each = [&](const std::int64_t (&s)[4], bool options) {
+    auto each = [&](const std::int64_t(&s)[4], bool options) {
       for (const Format& f : formats)
         for (DType c : {DType::bf16, DType::f32, DType::f16})
           for (bool n_major : {true, false}) {
@@ -223,8 +246,10 @@ void block_scaled(Kernels& out) {
               for (int tile_n : {64, 128, 256}) {
                 p.tile = ops::GemmAmaxTile{128, tile_n};
                 for (int cm : {0, 1, 2}) {
-                  if (cm) p.cluster = ops::GemmAmaxTile{cm, 1};
-                  else p.cluster.reset();
+                  if (cm)
+                    p.cluster = ops::GemmAmaxTile{cm, 1};
+                  else
+                    p.cluster.reset();
                   amax_for_problem(out, p, dev, where);
                 }
               }
@@ -252,14 +277,16 @@ int main(int argc, char** argv) {
   block_scaled(out);
   std::string all;
   for (const auto& [name, v] : out.by_name) {
-    std::printf("%016llx %s  (%s)\n", static_cast<unsigned long long>(v.first), name.c_str(), v.second.c_str());
+    std::printf("%016llx %s  (%s)\n", static_cast<unsigned long long>(v.first), name.c_str(),
+                v.second.c_str());
     all += name + std::to_string(v.first) + "\n";
   }
   std::printf("%zu kernels, all together %016llx\n", out.by_name.size(),
               static_cast<unsigned long long>(fnv1a(all)));
   if (!dump.empty()) {
     std::filesystem::create_directories(dump);
-    for (const auto& [name, ptx] : out.text) std::ofstream(std::filesystem::path(dump) / (name + ".ptx")) << ptx;
+    for (const auto& [name, ptx] : out.text)
+      std::ofstream(std::filesystem::path(dump) / (name + ".ptx")) << ptx;
   }
   return 0;
 }

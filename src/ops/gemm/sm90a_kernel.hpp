@@ -1,15 +1,16 @@
-// The sm_90a GEMM kernel: TMA loads into a multi-stage mbarrier pipeline,
-// wgmma with accumulators in registers, warp specialization (one producer
-// warpgroup that gives registers away with setmaxnreg, 1 or 2 consumer
-// warpgroups of 64 rows each), a persistent grid walking output tiles in
-// grouped order for L2 reuse, optional 2-CTA clusters whose CTAs share the
-// A or B tile through TMA multicast, and a TMA-store epilogue through
-// swizzled shared memory. Edge tiles are TMA's bounds handling: loads
-// zero-fill, stores clip.
+// The sm_90a GEMM kernel, a design of the warp-specialized template
+// (tile/warp_specialized.hpp): TMA loads into a multi-stage mbarrier
+// pipeline, wgmma with accumulators in registers, warp specialization (one
+// producer warpgroup that gives registers away with setmaxnreg, 1 or 2
+// consumer warpgroups of 64 rows each), a persistent grid walking output
+// tiles in grouped order for L2 reuse, optional 2-CTA clusters whose CTAs
+// share the A or B tile through TMA multicast, and a TMA-store epilogue
+// through swizzled shared memory. Edge tiles are TMA's bounds handling:
+// loads zero-fill, stores clip.
 //
 // With stream_k, the last units are split along K between CTAs, whose
-// partial sums meet in a workspace (sm90a_workspace_bytes), so that the
-// last wave does not leave SMs idle.
+// partial sums meet in a workspace (sm90a_workspace_bytes; the template's
+// StreamKReduction), so that the last wave does not leave SMs idle.
 //
 // With amax, the epilogue also folds max |alpha·acc (+ beta·C)| over D's
 // elements, before D's conversion, into an f32 in global memory (the sign-
@@ -31,6 +32,7 @@
 #include "warpforge/layout/swizzle.hpp"
 #include "warpforge/ptx/module.hpp"
 #include "warpforge/runtime/dtype.hpp"
+#include "warpforge/tile/stream_k_reduction.hpp"
 
 namespace warpforge::ops {
 
@@ -114,7 +116,7 @@ inline int sm90a_tail_cols(const Sm90aSpec& spec) { return spec.tile_n % sm90a_s
 // u32 flag per CTA. The flags must be zero before the first launch; every
 // launch leaves them zero.
 inline std::size_t sm90a_workspace_bytes(const Sm90aSpec& spec, std::uint32_t ctas) {
-  return std::size_t{ctas} * (static_cast<std::size_t>(spec.tile_m()) * spec.tile_n * 4 + 4);
+  return tile::stream_k_workspace_bytes(static_cast<std::size_t>(spec.tile_m()) * spec.tile_n * 4, ctas);
 }
 
 // The kernel the sm90a path builds for a problem and configuration

@@ -415,6 +415,27 @@ void Converting::consumer_setup(tile::WarpSpecialized& ws) {
 
 }  // namespace
 
+const Sm90aGemmAmaxDesign& converting_design() {
+  // Three bf16 stages, four raw stages for FP4 (199 KB), three for FP8
+  // (222 KB). 2-CTA clusters where asked, or by default for FP8 data where
+  // M has two tiles or more: MXFP8 measured 7% faster at 8192^3 (H200), FP4
+  // the same within 1% (docs/PERFORMANCE.md, session 8). Split-K measured
+  // slower with these tiles than 128 x 128 (and the sums leave them no
+  // registers).
+  static const Sm90aGemmAmaxDesign d{
+      .scheme = "converting warpgroups",
+      .widths = {256},
+      .pairs = true,
+      .refuses = [](const GemmAmaxProblem&) -> std::optional<std::string> { return std::nullopt; },
+      .tiling = [](const GemmAmaxProblem& p, int tile_n) {
+        const bool fp8 = p.ab_dtype != DType::e2m1;
+        Sm90aGemmAmaxTiling t{.tile_n = tile_n, .raw_stages = fp8 ? 3 : 4};
+        if (p.cluster ? p.cluster->m == 2 && p.cluster->n == 1 : fp8 && p.m > kSm90aGemmAmaxTileM) t.cluster_m = 2;
+        return t;
+      }};
+  return d;
+}
+
 ptx::Module build_converting(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   Converting design(p, t);
   return tile::build_warp_specialized(design);

@@ -245,6 +245,22 @@ void Dequantized::mainloop(tile::WarpSpecialized&, const tile::WorkItem& w, tile
 
 }  // namespace
 
+const Sm90aGemmAmaxDesign& dequantized_design() {
+  // One dequantizer warpgroup, six bf16 B stages and six raw stages.
+  static const Sm90aGemmAmaxDesign d{
+      .scheme = "dequantizer warpgroups, A in register fragments",
+      .widths = {128, 64},
+      .splits = true,
+      .refuses = [](const GemmAmaxProblem& p) -> std::optional<std::string> {
+        if (p.ab_dtype != DType::e2m1) return "its dequantizer warpgroups take E2M1 data";
+        return std::nullopt;
+      },
+      .tiling = [](const GemmAmaxProblem&, int tile_n) {
+        return Sm90aGemmAmaxTiling{.tile_n = tile_n, .stages = 6, .raw_stages = 6, .dequant_warpgroups = 1};
+      }};
+  return d;
+}
+
 ptx::Module build_dequantized(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   Dequantized design(p, t);
   return tile::build_warp_specialized(design);

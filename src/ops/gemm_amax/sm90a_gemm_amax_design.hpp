@@ -148,8 +148,12 @@ class AmaxDesign : public tile::WarpSpecializedDesign {
   ParamRef map_a_p_, map_b_p_, map_sfa_p_, map_sfb_p_;
 };
 
-// The designs, each in its file: build the kernel, or refuse the tiling
-// (OpsError naming what the design takes); their shared-memory bytes.
+// The designs, each in its file: its account (what it takes), building the
+// kernel or refusing the tiling (OpsError naming what the design takes),
+// its shared-memory bytes.
+const Sm90aGemmAmaxDesign& fp8_mma_design();
+const Sm90aGemmAmaxDesign& converting_design();
+const Sm90aGemmAmaxDesign& dequantized_design();
 ptx::Module build_fp8_mma(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t);
 ptx::Module build_converting(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t);
 ptx::Module build_dequantized(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t);

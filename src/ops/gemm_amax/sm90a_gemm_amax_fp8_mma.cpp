@@ -240,6 +240,27 @@ void Fp8Mma::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::
 
 }  // namespace
 
+const Sm90aGemmAmaxDesign& fp8_mma_design() {
+  // FP8 wgmma on the codes is inexact (GemmAmaxPrecision): only when asked
+  // for; FP8 data comes with e8m0 scales per 32 (check_support). Five raw
+  // stages of 37 KB at 128 x 128, six of 28 KB at 128 x 64.
+  static const Sm90aGemmAmaxDesign d{
+      .scheme = "FP8 wgmma on the codes (precision fast)",
+      .widths = {128, 64},
+      .splits = true,
+      .refuses = [](const GemmAmaxProblem& p) -> std::optional<std::string> {
+        if (p.ab_dtype == DType::e2m1) return "its FP8 wgmma takes FP8 data";
+        if (p.precision != GemmAmaxPrecision::fast)
+          return "the sm90a kernel converts FP8 exactly only in 128x256 tiles (precision fast runs 128x128 and "
+                 "128x64 on FP8 wgmma)";
+        return std::nullopt;
+      },
+      .tiling = [](const GemmAmaxProblem&, int tile_n) {
+        return Sm90aGemmAmaxTiling{.tile_n = tile_n, .raw_stages = tile_n == 128 ? 5 : 6, .fp8_mma = true};
+      }};
+  return d;
+}
+
 ptx::Module build_fp8_mma(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) {
   Fp8Mma design(p, t);
   return tile::build_warp_specialized(design);

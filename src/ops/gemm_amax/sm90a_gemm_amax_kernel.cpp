@@ -254,6 +254,14 @@ std::string sm90a_gemm_amax_name(const GemmAmaxProblem& p, const Sm90aGemmAmaxTi
          (t.splits > 1 ? "_k" + std::to_string(t.splits) : "") + (t.cluster_m > 1 ? "_c2" : "");
 }
 
+// Widest tiles first: the converting warpgroups' 128 x 256 where tiles are
+// many, then 128 x 128 and 128 x 64 where they are few (and K splits).
+const std::vector<const Sm90aGemmAmaxDesign*>& sm90a_gemm_amax_designs() {
+  static const std::vector<const Sm90aGemmAmaxDesign*> designs{&converting_design(), &dequantized_design(),
+                                                               &fp8_mma_design()};
+  return designs;
+}
+
 // Each design refuses what it cannot run, naming what it takes.
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling) {
   if (tiling.fp8_mma) return build_fp8_mma(problem, tiling);

@@ -72,7 +72,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gemm_amax_problem.hpp"
 #include "warpforge/ptx/module.hpp"
@@ -152,6 +155,23 @@ std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& problem, cons
 std::uint32_t sm90a_gemm_amax_smem_bytes(runtime::DType ab, const Sm90aGemmAmaxTiling& tiling);
 
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
+
+// One design's own account of what it takes (each design's file gives its
+// own), which the sm90a path's selection gathers (sm90a_gemm_amax_tiling,
+// its refusals and describe()'s words).
+struct Sm90aGemmAmaxDesign {
+  std::string_view scheme;  // describe()'s words for it
+  std::vector<int> widths;  // the tile_n it runs, widest first
+  bool splits = false;      // K in ranges (split-K) where tiles are few
+  bool pairs = false;       // 2-CTA clusters along M
+  // Why it does not run the problem's data at its precision; nullopt where it does.
+  std::optional<std::string> (*refuses)(const GemmAmaxProblem& problem) = nullptr;
+  // Its tiling at tile width `tile_n` (stages, warpgroups, cluster; the
+  // selection sets the splits).
+  Sm90aGemmAmaxTiling (*tiling)(const GemmAmaxProblem& problem, int tile_n) = nullptr;
+};
+// The designs, in the selection's order of preference.
+const std::vector<const Sm90aGemmAmaxDesign*>& sm90a_gemm_amax_designs();
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
 

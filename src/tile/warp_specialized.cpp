@@ -43,13 +43,17 @@ const Pred& ComputeStep::accumulate() const {
 }
 
 const Regs& WarpSpecializedDesign::partial_sums() const {
-  throw TileError("split-K or stream-K for a design without partial sums: it overrides partial_sums()");
+  throw TileError(
+      "split-K or stream-K for a design without partial sums: it overrides partial_sums()");
 }
 
-void WarpSpecializedDesign::producer(WarpSpecialized& ws) { ws.load_stages(); }
+void WarpSpecializedDesign::producer(WarpSpecialized& ws) {
+  ws.load_stages();
+}
 
 void WarpSpecializedDesign::load(const LoadStep&) {
-  throw TileError("kernel '" + kernel().name() + "': the template's loads for a design without a load step");
+  throw TileError("kernel '" + kernel().name() +
+                  "': the template's loads for a design without a load step");
 }
 
 void WarpSpecializedDesign::mainloop(WarpSpecialized& ws, const WorkItem& w, PipelineState& state) {
@@ -58,7 +62,8 @@ void WarpSpecializedDesign::mainloop(WarpSpecialized& ws, const WorkItem& w, Pip
 
 int WarpSpecializedDesign::compute(const ComputeStep&) {
   throw TileError("kernel '" + kernel().name() +
-                  "': the template's stage walk for a design without a compute step (or a mainloop of its own)");
+                  "': the template's stage walk for a design without a compute step (or a mainloop "
+                  "of its own)");
 }
 
 Pred WorkSource::has_successor(const WorkItem&) const {
@@ -264,12 +269,14 @@ void WarpSpecialized::load_stages() {
       const ClusterRank rank = *source_->cluster_rank();
       if (c_.cluster_n > 1) {
         Reg bits = k.mov(u16, 0);
-        for (int j = 0; j < c_.cluster_n; ++j) k.or_(bits, bits, k.mov(u16, 1) << (rank.m + j * c_.cluster_m));
+        for (int j = 0; j < c_.cluster_n; ++j)
+          k.or_(bits, bits, k.mov(u16, 1) << (rank.m + j * c_.cluster_m));
         row_mask_ = bits;
       }
       if (c_.cluster_m > 1) {
         Reg bits = k.mov(u16, 0);
-        for (int i = 0; i < c_.cluster_m; ++i) k.or_(bits, bits, k.mov(u16, 1) << (rank.n * c_.cluster_m + i));
+        for (int i = 0; i < c_.cluster_m; ++i)
+          k.or_(bits, bits, k.mov(u16, 1) << (rank.n * c_.cluster_m + i));
         column_mask_ = bits;
       }
     }

@@ -6,7 +6,7 @@
 // - thread roles: consumer warpgroups 0 .. consumers-1, then the producer
 //   warpgroup (its first thread issues the loads), then the design's helper
 //   warpgroups, and their setmaxnreg split (PTX ISA 9.7.19.5: the producer
-//   gives registers back, the consumers take them);
+//   and helpers give registers back, the consumers take them);
 // - the mbarrier pipeline (MbarrierPipeline) in the design's shared-memory
 //   carve-up (SharedLayout), its initialisation, and the stage walk of
 //   both roles (PipelineState: acquire, expect_tx, wait, release);
@@ -16,8 +16,8 @@
 //   schedules: cooperative (the consumers share each item) or ping-pong
 //   (two consumers take alternate items, one's finish under the other's
 //   mainloop, ordered by named barriers), with the source's split-K or
-//   stream-K pieces (stream-K's partial sums meet in a workspace in a fixed
-//   order: stream_k_reduction.hpp);
+//   stream-K pieces, whose partial sums meet in a workspace in a fixed
+//   order (split_k_reduction.hpp, stream_k_reduction.hpp);
 // - clusters: reqnctapercluster, the multicast masks, the start barrier (no
 //   multicast before every peer initialised its barriers) and the end
 //   barrier (no CTA leaves while a peer may still write into it);
@@ -32,14 +32,21 @@
 // (src/ops/gemm/sm90a_kernel.cpp) is the reference design:
 //
 //   class Gemm final : public tile::WarpSpecializedDesign {
-//     WarpSpecializedConfig config() const;         // roles, stages, cluster, layout offsets
-//     void params(WarpSpecialized&);                // tensor maps, sizes, alpha
-//     std::unique_ptr<WorkSource> work_source(...); // a TileScheduler
-//     void load(const LoadStep& s);                 // TMA A and B of s.kb into slot
-//     s.state.stage() int compute(const ComputeStep& s);            // wgmma on the slot,
-//     s.accumulate() after the first void finish(const WorkItem& w);               // the tile to D
+//     WarpSpecializedConfig config() const;  // roles, stages, cluster, layout
+//     void params(WarpSpecialized&);         // tensor maps, sizes, alpha
+//     std::unique_ptr<WorkSource> work_source(WarpSpecialized&);  // a TileScheduler
+//     void load(const LoadStep& s);          // TMA A, B of s.kb into s.state.stage()
+//     int compute(const ComputeStep& s);     // wgmma on the slot; commit groups
+//     void finish(const WorkItem& w);        // the tile to D
 //   };
 //   ptx::Module m = tile::build_warp_specialized(gemm);
+//
+// A design whose schedule is its own keeps the template's skeleton and
+// overrides a role: GemmAmax's FP8 design runs the scale conversion in the
+// producer's other warps (producer) and a software pipeline across stages
+// (mainloop); its converting design's producer warpgroup converts and loads
+// from a WorkCursor; its dequantizing design adds helper warpgroups and a
+// second ring (src/ops/gemm_amax/sm90a_gemm_amax_*.cpp).
 //
 // How the next designs map onto it:
 // - Attention (FlashAttention-3 forward): a work item is (batch, head,
@@ -55,8 +62,9 @@
 //   source's pingpong_skip gives the other's KV block count); the design
 //   orders their softmax and GEMMs with named barriers from
 //   ws.warpgroup_barriers. Its compute step runs S = Q·Kᵀ, the online
-//   softmax and O += P·V (P from registers: wgmma's RS form) and returns
-//   its commit groups; finish writes O and the log-sum-exp.
+//   softmax and O += P·V (P from registers: warpgroup::mma_k_block's
+//   register form) and returns its commit groups; finish writes O and the
+//   log-sum-exp.
 // - Grouped GEMM (MoE): the design's WorkSource walks the tiles of G groups
 //   whose int32 cumulative row offsets it reads from device memory inside
 //   the kernel (nothing goes back to the host): tile.batch is the group,
@@ -65,12 +73,14 @@
 //   registers and run wgmma with A from registers: the template assumes
 //   nothing about where A and B come from, only that compute returns the
 //   commit groups that still read the slot.
-// - Split-K and stream-K: the TileScheduler's options; with stream-K the
-//   template stores, publishes and adds the partial sums in a fixed order
-//   (StreamKReduction), through the design's partial_sums() and a staging
-//   buffer per consumer warpgroup (config.partial_staging).
+// - Split-K and stream-K: the TileScheduler's options; the template stores,
+//   publishes and adds the partial sums in a fixed order (SplitKReduction:
+//   the first split adds the others'; StreamKReduction: the CTA that ends a
+//   tile adds those of the CTAs before it) from the design's partial_sums()
+//   (config.split_k, config.stream_k).
 // - Ping-pong: ConsumerSchedule::pingpong; the template alternates the
-//   source's items between the two consumers and orders their mainloops.
+//   source's items between the two consumers and orders their mainloops
+//   (the template's stage walk: a ping-pong design computes per stage).
 #pragma once
 
 #include <cstdint>
@@ -292,7 +302,8 @@ class WarpSpecialized {
   // The consumers' stage walk of one item (the default mainloop): each
   // k-block's slot waited for, computed on, and freed once the wgmma of the
   // next k-block are issued and its own completed.
-  void walk(const WorkItem& w, PipelineState& state, const std::function<void()>& after_last_wait = {});
+  void walk(const WorkItem& w, PipelineState& state,
+            const std::function<void()>& after_last_wait = {});
 
   // The consumer role: this warpgroup's index (tid >> 7, u32) and whether
   // this thread is its first; emitted where first asked for in

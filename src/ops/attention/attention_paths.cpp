@@ -1,0 +1,15 @@
+#include "attention_path.hpp"
+
+namespace warpforge::ops {
+
+const std::vector<const AttentionPath*>& attention_paths() {
+  static const std::vector<const AttentionPath*> paths = {&sm80_attention_path()};
+  return paths;
+}
+
+const std::vector<const AttentionBackwardPath*>& attention_backward_paths() {
+  static const std::vector<const AttentionBackwardPath*> paths = {};
+  return paths;
+}
+
+}  // namespace warpforge::ops

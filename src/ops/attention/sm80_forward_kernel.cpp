@@ -1,0 +1,323 @@
+#include "sm80_forward_kernel.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "sm80_tiles.hpp"
+#include "warpforge/dsl.hpp"
+#include "warpforge/tile/warp_gemm.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using namespace dsl;
+using namespace attention_sm80;
+using runtime::DType;
+
+const Src minus_infinity = imm_f32(-std::numeric_limits<float>::infinity());
+
+// The (batch, head, row) element offset of a tensor, in elements (u64).
+Reg element_offset(Kernel& k, const Reg& b, const Reg& batch_stride, const Reg& h,
+                   const Reg& head_stride, const Reg& row, const Reg& row_stride) {
+  Reg off = k.reg(u64), part = k.reg(u64);
+  k.cvt(u64, u32, part, b);
+  k.mul(off, part, batch_stride);
+  k.cvt(u64, u32, part, h);
+  k.mad(off, part, head_stride, off);
+  k.cvt(u64, u32, part, row);
+  k.mad(off, part, row_stride, off);
+  return off;
+}
+
+Reg byte_address(Kernel& k, const Reg& base, const Reg& elements, int element_bytes) {
+  Reg out = k.reg(u64);
+  k.mad(out, elements, element_bytes, base);
+  return out;
+}
+
+// One sequence's extent: its first row in the tensors and its length (s32).
+struct Extent {
+  Reg first, length;
+};
+
+// Varlen: cu_seqlens[b], cu_seqlens[b + 1] - cu_seqlens[b]; dense: 0 and the length.
+Extent sequence(Kernel& k, bool varlen, const Reg& cu_seqlens, const Reg& b, const Reg& dense_length) {
+  Extent e{k.reg(s32), k.reg(s32)};
+  if (!varlen) {
+    k.mov(e.first, 0);
+    k.mov(e.length, dense_length.as(s32));
+    return e;
+  }
+  Reg at_b = k.reg(u64);
+  k.mul_wide(at_b, b, 4);
+  Reg p = cu_seqlens + at_b;
+  Reg end = k.reg(s32);
+  k.ld(Space::global, s32, e.first, at(p));
+  k.ld(Space::global, s32, end, at(p, 4));
+  k.sub(e.length, end, e.first);
+  return e;
+}
+
+}  // namespace
+
+std::string Sm80AttentionSpec::kernel_name() const {
+  return "warpforge_attention_fwd_sm80_" + std::string(runtime::name(dtype)) + "_d" +
+         std::to_string(head_dim) + "_" + std::to_string(block_m) + "x" + std::to_string(block_n) +
+         (varlen ? "_varlen" : "") + (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") +
+         (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
+}
+
+Sm80AttentionSpec sm80_attention_spec(const AttentionProblem& p) {
+  Sm80AttentionSpec s;
+  s.dtype = p.dtype;
+  s.head_dim = static_cast<int>(p.head_dim);
+  // 64 x 64 blocks: at head_dim 256 the O accumulator alone is 128
+  // registers a thread, and the three staged tiles take 96 KB.
+  s.block_m = 64, s.block_n = 64;
+  s.varlen = p.varlen;
+  s.has_lse = p.has_lse;
+  s.window_left = p.window_left >= 0;
+  s.window_right = p.window_right >= 0;
+  s.top_left = p.top_left;
+  return s;
+}
+
+ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
+  Kernel k(s.kernel_name(), Target::sm_80);
+  const Type in = s.dtype == DType::f16 ? f16 : bf16;
+  const int threads = s.threads(), D = s.head_dim, BM = s.block_m, BN = s.block_n;
+
+  Reg pq = k.param_ptr("Q"), pk = k.param_ptr("K"), pv = k.param_ptr("V"), po = k.param_ptr("O"),
+      plse = k.param_ptr("lse"), cu_q = k.param_ptr("cu_seqlens_q"), cu_k = k.param_ptr("cu_seqlens_k");
+  Reg seq_q = k.param(u32, "seq_q"), seq_k = k.param(u32, "seq_k"), group = k.param(u32, "group");
+  auto strides = [&](const char* t) {
+    std::string n(t);
+    return std::array<Reg, 3>{k.param(u64, n + "_batch"), k.param(u64, n + "_head"),
+                              k.param(u64, n + "_row")};
+  };
+  auto sq = strides("q"), sk = strides("k"), sv = strides("v"), so = strides("o"),
+       slse = strides("lse");
+  Reg scale_log2 = k.param(f32, "scale_log2");
+  Reg window_left = k.param(s32, "window_left"), window_right = k.param(s32, "window_right");
+  k.reqntid(static_cast<std::uint32_t>(threads));
+  Shared smem = k.dynamic_shared("smem", 128);
+
+  Reg tid = k.sreg(SReg::tid_x), lane = k.sreg(SReg::laneid);
+  Reg warp = tid >> 5;
+  Reg q_block = k.sreg(SReg::ctaid_x), h = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
+  Reg kv_head = k.div(h, group);
+  const Extent qs = sequence(k, s.varlen, cu_q, b, seq_q), ks = sequence(k, s.varlen, cu_k, b, seq_k);
+  Reg m0 = (q_block * BM).as(s32);
+  k.if_then(m0 >= qs.length, [&] { k.exit(); });
+
+  // This CTA's rows of Q, O and lse, and its KV head's K and V.
+  Reg q_row0 = (qs.first + m0).as(u32), k_row0 = ks.first.as(u32);
+  Reg q_ptr = byte_address(k, pq, element_offset(k, b, sq[0], h, sq[1], q_row0, sq[2]), 2);
+  Reg o_ptr = byte_address(k, po, element_offset(k, b, so[0], h, so[1], q_row0, so[2]), 2);
+  Reg k_ptr = byte_address(k, pk, element_offset(k, b, sk[0], kv_head, sk[1], k_row0, sk[2]), 2);
+  Reg v_ptr = byte_address(k, pv, element_offset(k, b, sv[0], kv_head, sv[1], k_row0, sv[2]), 2);
+  auto row_bytes = [&](const Reg& stride) {
+    Reg r = k.reg(u64);
+    k.shl(r, stride, 1);
+    return r;
+  };
+  Reg q_row_bytes = row_bytes(sq[2]), o_row_bytes = row_bytes(so[2]), k_row_bytes = row_bytes(sk[2]),
+      v_row_bytes = row_bytes(sv[2]);
+
+  // The key blocks any row of this CTA sees: [block_lo, block_hi).
+  Reg rows_valid = qs.length - m0;  // s32; rows at or past it are padding
+  Reg diag = k.reg(s32);
+  if (s.top_left) k.mov(diag, 0);
+  else k.sub(diag, ks.length, qs.length);
+  Reg hi = k.reg(s32), lo = k.reg(s32);
+  k.mov(hi, ks.length);
+  if (s.window_right) {
+    Reg last_row = m0 + k.min(rows_valid, BM);
+    k.min(hi, hi, last_row + diag + window_right);  // last_row is one past the last row
+  }
+  k.max(hi, hi, 0);
+  k.mov(lo, 0);
+  if (s.window_left) k.max(lo, m0 + diag - window_left, 0);
+  Reg block_hi = k.div(hi + (BN - 1), BN), block_lo = k.div(lo, BN);
+  Reg blocks = block_hi - block_lo;
+
+  Reg smem_base = k.address_of(smem);
+  const PanelTile sQ{smem_base, BM, D}, sK{smem_base + sQ.bytes(), BN, D},
+      sV{smem_base + (sQ.bytes() + BN * D * 2), BN, D};
+  // The warp's 16 rows of Q: panels keep block_m rows apart.
+  const PanelTile sQ_warp{sQ.base + warp * (16 * 32), BM, D};
+  auto stage_kv = [&](const PanelTile& dst, const Reg& base, const Reg& rb, const Reg& block) {
+    Reg first = block * BN;
+    Reg offset = k.reg(u64);
+    k.mul_wide(offset, first, 1);
+    k.mul(offset, offset, rb);
+    stage_rows(k, dst, base + offset, rb, ks.length - first, tid, threads);
+    k.cp_async_commit();
+  };
+
+  stage_rows(k, sQ, q_ptr, q_row_bytes, rows_valid, tid, threads);
+  k.if_then(blocks > 0, [&] { stage_kv(sK, k_ptr, k_row_bytes, block_hi - 1); });
+  k.cp_async_commit();
+
+  // Registers: S = Q·Kᵀ of one key block, O in 16-column parts, the
+  // operands of one k-step, P as the A operand, the running max and sum of
+  // the thread's two rows (its rows lane/4 and lane/4 + 8 of the warp's 16).
+  auto acc_s = c_tile(k, 16, BN, "s");
+  std::vector<tile::RegisterTile> acc_o, p;
+  for (int i = 0; i < D / 16; ++i) acc_o.push_back(c_tile(k, 16, 16, "o" + std::to_string(i) + "_"));
+  for (int i = 0; i < BN / 16; ++i) p.push_back(a_tile(k, 16, 16, in, "p" + std::to_string(i) + "_"));
+  auto q_frag = a_tile(k, 16, 16, in, "qf"), k_frag = b_tile(k, 16, BN, in, "kf"),
+       v_frag = b_tile(k, 16, 16, in, "vf");
+  for (const auto& part : acc_o)
+    for (const Reg& r : part.regs()) k.mov(r, imm_f32(0.0f));
+  Regs row_max = k.regs(f32, 2, "row_max"), row_sum = k.regs(f32, 2, "row_sum");
+  for (int half = 0; half < 2; ++half) {
+    k.mov(row_max[half], minus_infinity);
+    k.mov(row_sum[half], imm_f32(0.0f));
+  }
+  const auto s_rows = value_rows(acc_s), s_cols = value_cols(acc_s), o_rows = value_rows(acc_o[0]);
+  const tile::LaneCoords lc = tile::emit_lane_coords(k, acc_s.steps(), lane);
+  Reg lane_row = warp * 16 + lc.row;  // the thread's first row within the CTA's block
+
+  // Masks the scores of key block `block`: beyond the keys, right of the
+  // window (causal), left of it.
+  auto mask = [&](const Reg& block) {
+    Reg col0 = block * BN;
+    Reg t = (col0 + lc.col.as(s32)) - (m0 + lane_row.as(s32)) - diag;  // col - row - diag at value 0
+    Reg keys_left = ks.length - (col0 + lc.col.as(s32));
+    Reg right_room = window_right - t, left_room = t + window_left;
+    for (std::size_t v = 0; v < s_rows.size(); ++v) {
+      const std::int64_t dr = s_rows[v], dc = s_cols[v];
+      Pred seen = keys_left > dc;
+      if (s.window_right) seen = seen && (right_room >= dc - dr);
+      if (s.window_left) seen = seen && (left_room >= dr - dc);
+      k.selp(acc_s.regs()[v], acc_s.regs()[v], minus_infinity, seen);
+    }
+  };
+  // Whether any score of the block is masked (the mask runs only then).
+  auto block_is_cut = [&](const Reg& block) {
+    Reg col0 = block * BN;
+    Pred cut = col0 + BN > ks.length;
+    if (s.window_right) cut = cut || (col0 + (BN - 1) > m0 + diag + window_right);
+    if (s.window_left) cut = cut || (col0 < m0 + (BM - 1) + diag - window_left);
+    return cut;
+  };
+
+  // The online softmax of the block's scores (FlashAttention-2): the new
+  // row maxima, P = exp2(S·scale·log2(e) - max·scale·log2(e)) as one fma
+  // and one ex2 per score, and O and the row sums rescaled by the change of
+  // maximum. A row that has seen no key yet keeps max -inf; its exponent
+  // offset is then 0 so that exp2(-inf - 0) = 0 rather than NaN.
+  auto softmax = [&] {
+    for (int half = 0; half < 2; ++half) {
+      Reg mx = k.reg(f32), other = k.reg(f32);
+      k.mov(mx, minus_infinity);
+      for (std::size_t v = 0; v < s_rows.size(); ++v)
+        if (s_rows[v] / 8 == half) k.max(mx, mx, acc_s.regs()[v]);
+      for (int lanes : {1, 2}) {  // the four lanes of a quad share a row
+        k.shfl_sync(Shfl::bfly, other, mx, lanes, 0x1f);
+        k.max(mx, mx, other);
+      }
+      Reg new_max = k.reg(f32), offset = k.reg(f32), alpha = k.reg(f32), sum = k.reg(f32);
+      k.max(new_max, row_max[half], mx);
+      k.mul(offset, new_max, scale_log2);
+      k.selp(offset, imm_f32(0.0f), offset, k.setp(Cmp::eq, new_max, minus_infinity));
+      k.neg(offset, offset);
+      k.fma(alpha, row_max[half], scale_log2, offset);
+      k.ex2_approx(alpha, alpha);
+      k.mov(sum, imm_f32(0.0f));
+      for (std::size_t v = 0; v < s_rows.size(); ++v) {
+        if (s_rows[v] / 8 != half) continue;
+        const Reg& x = acc_s.regs()[v];
+        k.fma(x, x, scale_log2, offset);
+        k.ex2_approx(x, x);
+        k.add(sum, sum, x);
+      }
+      k.fma(row_sum[half], row_sum[half], alpha, sum);
+      for (const auto& part : acc_o)
+        for (std::size_t v = 0; v < o_rows.size(); ++v)
+          if (o_rows[v] / 8 == half) k.mul(part.regs()[v], part.regs()[v], alpha);
+      k.mov(row_max[half], new_max);
+    }
+  };
+
+  // Key blocks from the last to the first (the blocks the mask cuts come first).
+  k.for_range(0, blocks, 1, [&](Reg it) {
+    Reg block = (block_hi - 1) - it;
+    k.cp_async_wait_all();  // K of this block (and Q) have landed
+    k.bar_sync(0);          // ... for every thread; V of the last block is read by all
+    stage_kv(sV, v_ptr, v_row_bytes, block);
+    for (int panel = 0; panel < D / 16; ++panel) {
+      tile::warp::copy(k, sQ_warp.panel_view(k, panel, 0, true), q_frag);
+      tile::warp::copy(k, sK.panel_view(k, panel, 0, false), k_frag);
+      if (panel == 0) tile::warp::gemm(k, acc_s, q_frag, k_frag, std::nullopt, 1.0f, 0.0f);
+      else tile::warp::gemm(k, acc_s, q_frag, k_frag, acc_s, 1.0f, 1.0f);
+    }
+    k.if_then(block_is_cut(block), [&] { mask(block); });
+    softmax();
+    k.cp_async_wait_all();  // V has landed; every thread is done with K
+    k.bar_sync(0);
+    k.if_then(block > block_lo, [&] { stage_kv(sK, k_ptr, k_row_bytes, block - 1); });
+    pack_accumulator_as_a(k, acc_s, p);
+    for (int kk = 0; kk < BN / 16; ++kk)
+      for (int panel = 0; panel < D / 16; ++panel) {
+        tile::warp::copy(k, sV.panel_view(k, panel, 16 * kk, true), v_frag);
+        tile::warp::gemm(k, acc_o[panel], p[kk], v_frag, acc_o[panel], 1.0f, 1.0f);
+      }
+  });
+  k.cp_async_wait_all();
+
+  // Epilogue: O / l and lse = (max·scale·log2(e) + log2(l))·ln(2) per row;
+  // a row that saw no key (l = 0) gets O = 0 and lse = -inf.
+  Regs inverse = k.regs(f32, 2, "inv"), lse = k.regs(f32, 2, "lse_row");
+  for (int half = 0; half < 2; ++half) {
+    Reg l = row_sum[half], other = k.reg(f32);
+    for (int lanes : {1, 2}) {
+      k.shfl_sync(Shfl::bfly, other, l, lanes, 0x1f);
+      k.add(l, l, other);
+    }
+    Pred empty = k.setp(Cmp::eq, l, imm_f32(0.0f));
+    k.rcp(inverse[half], l, {Round::rn});
+    k.selp(inverse[half], imm_f32(0.0f), inverse[half], empty);
+    Reg log_l = k.reg(f32);
+    k.lg2_approx(log_l, l);
+    k.fma(lse[half], row_max[half], scale_log2, log_l);
+    k.mul(lse[half], lse[half], imm_f32(static_cast<float>(std::log(2.0))));
+    k.selp(lse[half], minus_infinity, lse[half], empty);
+  }
+  const tile::LaneCoords olc = tile::emit_lane_coords(k, acc_o[0].steps(), lane);
+  for (int half = 0; half < 2; ++half) {
+    Reg row = warp * 16 + olc.row + 8 * half;
+    Pred inside = row.as(s32) < rows_valid;
+    Reg row_offset = k.reg(u64);
+    k.mul_wide(row_offset, row, 1);
+    k.mul(row_offset, row_offset, o_row_bytes);
+    Reg col_offset = k.reg(u64);
+    k.mul_wide(col_offset, olc.col, 2);
+    Reg out = o_ptr + row_offset + col_offset;
+    k.guarded(inside, [&] {
+      for (int panel = 0; panel < D / 16; ++panel) {
+        const auto& part = acc_o[panel];
+        for (std::size_t v = 0; v + 1 < o_rows.size(); v += 2) {
+          if (o_rows[v] / 8 != half) continue;
+          // Values v, v + 1 are adjacent columns of one row (PTX ISA
+          // 9.7.14.5.14, the m16n8 C fragment's c0, c1).
+          const auto col = part.steps().value_offset(static_cast<std::int64_t>(v)).second;
+          Reg x0 = k.reg(f32), x1 = k.reg(f32), packed = k.reg(b32);
+          k.mul(x0, part.regs()[v], inverse[half]);
+          k.mul(x1, part.regs()[v + 1], inverse[half]);
+          k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, x1, x0);
+          k.st(Space::global, b32, at(out, (16 * panel + col) * 2), packed);
+        }
+      }
+    });
+    if (s.has_lse) {
+      Reg off = element_offset(k, b, slse[0], h, slse[1], q_row0 + row, slse[2]);
+      Pred writer = inside && ((lane & 3) == 0);
+      k.guarded(writer, [&] { k.st(Space::global, f32, at(byte_address(k, plse, off, 4)), lse[half]); });
+    }
+  }
+  return k.module();
+}
+
+}  // namespace warpforge::ops

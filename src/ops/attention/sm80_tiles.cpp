@@ -1,0 +1,111 @@
+#include "sm80_tiles.hpp"
+
+#include <bit>
+#include <map>
+
+#include "warpforge/error.hpp"
+#include "warpforge/layout/mma_atoms.hpp"
+
+namespace warpforge::ops::attention_sm80 {
+
+using namespace dsl;
+
+layout::Swizzle panel_swizzle() {
+  return layout::smem_swizzle(layout::SmemSwizzle::b32, 2);
+}
+
+tile::SharedTile PanelTile::panel_view(Kernel& /*k*/, int panel, int row0, bool row_major) const {
+  // A panel is rows x 16 elements; a repeat of the swizzle is 8 rows of it.
+  return tile::SharedTile{base + (panel * rows * 32 + row0 * 32), 16, row_major, panel_swizzle()};
+}
+
+void stage_rows(Kernel& k, const PanelTile& dst, const Reg& global, const Reg& row_bytes,
+                const Reg& rows_valid, const Reg& tid, int threads) {
+  const int chunks = dst.rows * dst.head_dim / 8;  // 16-byte pieces
+  if (threads % 2 || chunks % threads || (dst.rows & (dst.rows - 1)))
+    throw OpsError("attention stage_rows: " + std::to_string(dst.rows) + " rows of " +
+                   std::to_string(dst.head_dim) + " do not divide among " + std::to_string(threads) +
+                   " threads in 16-byte pieces (rows must be a power of two)");
+  const layout::Swizzle swz = panel_swizzle();
+  const std::int64_t mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
+  const int row_bits = std::countr_zero(static_cast<unsigned>(dst.rows));
+  // Thread t copies half (t & 1) of piece pair (t >> 1) + j·threads/2, pairs
+  // numbered down the rows of panel 0, then panel 1, ...
+  Reg half = tid & 1;
+  Reg pair0 = tid >> 1;
+  Reg half_elements = half << 3;
+  for (int j = 0; j < chunks / threads; ++j) {
+    Reg pair = pair0 + j * (threads / 2);
+    Reg row = pair & (dst.rows - 1);
+    Reg panel = pair >> row_bits;
+    Reg element = (row << 4) + half_elements;
+    Reg swizzled = element ^ ((element >> swz.shift()) & mask);
+    Reg dst_address = dst.base + (panel * (dst.rows * 32)) + (swizzled << 1);
+    Reg row64 = k.reg(u64), column_bytes = k.reg(u64);
+    k.cvt(u64, u32, row64, row);
+    k.mul_wide(column_bytes, (panel << 5) + (half << 4), 1);
+    Reg src = k.reg(u64);
+    k.mad(src, row64, row_bytes, global);
+    k.add(src, src, column_bytes);
+    Pred valid = row.as(s32) < rows_valid;
+    Reg from = k.selp(src, global, valid);
+    Reg bytes = k.reg(u32);
+    k.selp(bytes, 16, 0, valid);
+    k.cp_async(CpAsyncCache::cg, 16, at(dst_address), at(from), Src(bytes));
+  }
+}
+
+tile::RegisterTile a_tile(Kernel& k, int rows, int cols, Type type, const std::string& name) {
+  static const auto atom = layout::mma_m16n8k16_f16();
+  return tile::RegisterTile::allocate(k, atom.a, rows, cols, type, name);
+}
+tile::RegisterTile b_tile(Kernel& k, int rows, int cols, Type type, const std::string& name) {
+  static const auto atom = layout::mma_m16n8k16_f16();
+  return tile::RegisterTile::allocate(k, atom.b, rows, cols, type, name);
+}
+tile::RegisterTile c_tile(Kernel& k, int rows, int cols, const std::string& name) {
+  static const auto atom = layout::mma_m16n8k16_f16();
+  return tile::RegisterTile::allocate(k, atom.c, rows, cols, f32, name);
+}
+
+void pack_accumulator_as_a(Kernel& k, const tile::RegisterTile& c,
+                           const std::vector<tile::RegisterTile>& a) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> c_value;
+  for (std::int64_t v = 0; v < c.steps().values(); ++v)
+    c_value[c.steps().value_offset(v)] = static_cast<std::size_t>(v);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const tile::RegisterTile& t = a[i];
+    for (std::int64_t lane = 0; lane < 32; ++lane)
+      if (t.steps().lane_offset(lane) != c.steps().lane_offset(lane))
+        throw OpsError("pack_accumulator_as_a: " + t.describe() + " and " + c.describe() +
+                       " give lane " + std::to_string(lane) + " different elements");
+    const Type packed = t.dtype() == f16 ? f16x2 : bf16x2;
+    for (std::size_t r = 0; r < t.regs().size(); ++r) {
+      std::size_t src[2];
+      for (int half = 0; half < 2; ++half) {
+        auto [row, col] = t.steps().value_offset(static_cast<std::int64_t>(2 * r + half));
+        auto it = c_value.find({row, col + 16 * static_cast<std::int64_t>(i)});
+        if (it == c_value.end())
+          throw OpsError("pack_accumulator_as_a: " + c.describe() + " holds no element (" +
+                         std::to_string(row) + ", " + std::to_string(col + 16 * std::int64_t(i)) +
+                         ") in the lane that " + t.describe() + " needs it in");
+        src[half] = it->second;
+      }
+      k.cvt_pack(packed, t.regs()[r], c.regs()[src[1]], c.regs()[src[0]]);
+    }
+  }
+}
+
+std::vector<std::int64_t> value_rows(const tile::RegisterTile& c) {
+  std::vector<std::int64_t> rows;
+  for (std::int64_t v = 0; v < c.steps().values(); ++v) rows.push_back(c.steps().value_offset(v).first);
+  return rows;
+}
+
+std::vector<std::int64_t> value_cols(const tile::RegisterTile& c) {
+  std::vector<std::int64_t> cols;
+  for (std::int64_t v = 0; v < c.steps().values(); ++v) cols.push_back(c.steps().value_offset(v).second);
+  return cols;
+}
+
+}  // namespace warpforge::ops::attention_sm80

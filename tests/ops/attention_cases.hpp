@@ -1,0 +1,200 @@
+// Attention test problems (header-only: tests/ops runs them on the simulator,
+// tests/gpu on the device): Q, K, V (and dO) in device memory filled with
+// fresh random values, laid out as a case says (SDPA's (batch, heads, seq,
+// d), FlashAttention's (batch, seq, heads, d), varlen's packed rows, padded
+// rows), every byte outside the logical elements poisoned with NaN, and the
+// outputs poisoned before the kernel runs; the result checked element by
+// element against the fp64 reference within its derived bound
+// (attention_reference.hpp).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "warpforge/ops/attention.hpp"
+#include "warpforge/ops/attention_reference.hpp"
+#include "warpforge/runtime/buffer.hpp"
+
+namespace warpforge::ops::testing {
+
+struct AttentionCase {
+  std::string name;
+  std::int64_t batch = 1, heads_q = 2, heads_kv = 2, seq_q = 64, seq_k = 64, head_dim = 64;
+  runtime::DType dtype = runtime::DType::bf16;
+  bool seq_major = false;  // memory order (batch, seq, heads, d) instead of (batch, heads, seq, d)
+  std::int64_t pad = 0;    // elements (a multiple of 8) after each row of head_dim
+  // Varlen: the sequences' lengths (seq_q/seq_k are then ignored).
+  std::vector<std::int32_t> lens_q, lens_k;
+  AttentionOptions options;
+  // Inputs: N(0,1) values, Q multiplied by `gain` (large logits); with
+  // `ramp`, Q's first element 4·sqrt(d) and K's first j (even KV heads) or
+  // -j (odd ones), so each row's weight sits on its last (first) visible key
+  // and a mask off by one key moves most of it.
+  double gain = 1.0;
+  bool ramp = false;
+
+  bool varlen() const { return !lens_q.empty(); }
+};
+
+// A device tensor with its host copy; `host` holds what was uploaded.
+struct AttentionTensor {
+  runtime::Buffer buffer;
+  runtime::TensorView view;
+  HostTensor host;
+};
+
+// Q/K/V/O-like: dense (batch, heads, seq, d) or varlen (rows, heads, d),
+// laid out per the case, NaN everywhere first, then (unless `poisoned`)
+// fresh values from `fill(b, h, i, d)` at every logical element.
+template <class Fill>
+AttentionTensor make_attention_tensor(const runtime::Device& device, const AttentionCase& c,
+                                      std::int64_t heads, std::int64_t seq, bool poisoned, Fill fill) {
+  const std::int64_t d = c.head_dim, row = d + c.pad;
+  std::vector<std::int64_t> shape, strides;
+  std::int64_t elements;
+  if (c.varlen()) {
+    shape = {seq, heads, d};
+    strides = c.seq_major ? std::vector<std::int64_t>{heads * row, row, 1}
+                          : std::vector<std::int64_t>{row, seq * row, 1};
+    elements = seq * heads * row;
+  } else {
+    shape = {c.batch, heads, seq, d};
+    strides = c.seq_major ? std::vector<std::int64_t>{seq * heads * row, row, heads * row, 1}
+                          : std::vector<std::int64_t>{heads * seq * row, seq * row, row, 1};
+    elements = c.batch * heads * seq * row;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(elements) * runtime::bits(c.dtype) / 8;
+  runtime::Buffer buffer(device, std::max<std::size_t>(bytes, 16));
+  buffer.fill(0xff);  // NaN in f16 and bf16
+  runtime::TensorView view(buffer, c.dtype, shape, strides);
+  HostTensor host = HostTensor::download(view);
+  if (!poisoned) {
+    if (c.varlen()) {
+      for (std::int64_t r = 0; r < seq; ++r)
+        for (std::int64_t h = 0; h < heads; ++h)
+          for (std::int64_t x = 0; x < d; ++x) host.set({r, h, x}, fill(0, h, r, x));
+    } else {
+      for (std::int64_t b = 0; b < c.batch; ++b)
+        for (std::int64_t h = 0; h < heads; ++h)
+          for (std::int64_t i = 0; i < seq; ++i)
+            for (std::int64_t x = 0; x < d; ++x) host.set({b, h, i, x}, fill(b, h, i, x));
+    }
+    host.upload(view);
+  }
+  return {std::move(buffer), view, std::move(host)};
+}
+
+inline AttentionTensor make_lse(const runtime::Device& device, const AttentionCase& c, std::int64_t rows) {
+  std::vector<std::int64_t> shape =
+      c.varlen() ? std::vector<std::int64_t>{c.heads_q, rows} : std::vector<std::int64_t>{c.batch, c.heads_q, rows};
+  runtime::Buffer buffer(device, static_cast<std::size_t>(c.heads_q * c.batch * rows * 4));
+  buffer.fill(0xff);  // NaN
+  runtime::TensorView view(buffer, runtime::DType::f32, shape);
+  return {std::move(buffer), view, HostTensor::download(view)};
+}
+
+inline AttentionTensor make_cu_seqlens(const runtime::Device& device, const std::vector<std::int32_t>& lens) {
+  std::vector<std::int32_t> cu(lens.size() + 1, 0);
+  std::partial_sum(lens.begin(), lens.end(), cu.begin() + 1);
+  runtime::Buffer buffer(device, cu.size() * 4);
+  runtime::TensorView view(buffer, runtime::DType::i32, {static_cast<std::int64_t>(cu.size())});
+  view.copy_from_host(cu.data(), cu.size() * 4);
+  return {std::move(buffer), view, HostTensor{}};
+}
+
+inline std::vector<std::int32_t> cumulative(const std::vector<std::int32_t>& lens) {
+  std::vector<std::int32_t> cu(lens.size() + 1, 0);
+  std::partial_sum(lens.begin(), lens.end(), cu.begin() + 1);
+  return cu;
+}
+
+// The inputs of one case, made and uploaded.
+struct AttentionInputs {
+  AttentionTensor q, k, v, d_o;
+  std::optional<AttentionTensor> cu_q, cu_k;
+  std::vector<std::int32_t> cu_q_host, cu_k_host;
+  std::int64_t rows_q, rows_k;
+};
+
+inline AttentionInputs make_attention_inputs(const runtime::Device& device, const AttentionCase& c,
+                                             std::mt19937& rng) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const std::int64_t rows_q = c.varlen() ? std::accumulate(c.lens_q.begin(), c.lens_q.end(), std::int64_t{0}) : c.seq_q;
+  const std::int64_t rows_k = c.varlen() ? std::accumulate(c.lens_k.begin(), c.lens_k.end(), std::int64_t{0}) : c.seq_k;
+  auto random = [&](double gain) { return [&normal, &rng, gain](auto...) { return gain * normal(rng); }; };
+  // The key's position within its sequence (varlen rows count on across sequences).
+  auto key_position = [&](std::int64_t row) {
+    if (!c.varlen()) return row;
+    std::int64_t first = 0;
+    for (std::int32_t len : c.lens_k) {
+      if (row < first + len) return row - first;
+      first += len;
+    }
+    return row - first;
+  };
+  AttentionInputs in{
+      make_attention_tensor(device, c, c.heads_q, rows_q, false,
+                            [&](std::int64_t, std::int64_t, std::int64_t, std::int64_t x) {
+                              if (c.ramp && x == 0) return 4.0 * std::sqrt(double(c.head_dim));
+                              return c.gain * normal(rng);
+                            }),
+      make_attention_tensor(device, c, c.heads_kv, rows_k, false,
+                            [&](std::int64_t, std::int64_t h, std::int64_t i, std::int64_t x) {
+                              if (c.ramp && x == 0) {
+                                const double j = double(key_position(i));
+                                return h % 2 ? -j : j;
+                              }
+                              return normal(rng);
+                            }),
+      make_attention_tensor(device, c, c.heads_kv, rows_k, false, random(1.0)),
+      make_attention_tensor(device, c, c.heads_q, rows_q, false, random(1.0)),
+      std::nullopt, std::nullopt, {}, {}, rows_q, rows_k};
+  if (c.varlen()) {
+    in.cu_q = make_cu_seqlens(device, c.lens_q);
+    in.cu_k = make_cu_seqlens(device, c.lens_k);
+    in.cu_q_host = cumulative(c.lens_q);
+    in.cu_k_host = cumulative(c.lens_k);
+  }
+  return in;
+}
+
+inline AttentionOptions case_options(const AttentionCase& c) {
+  AttentionOptions o = c.options;
+  if (c.varlen()) {
+    o.max_seqlen_q = *std::max_element(c.lens_q.begin(), c.lens_q.end());
+    o.max_seqlen_k = *std::max_element(c.lens_k.begin(), c.lens_k.end());
+  }
+  return o;
+}
+
+// Runs the forward of `c` on `device` and checks O and lse against the
+// reference.
+inline void check_attention_forward(const runtime::Device& device, const AttentionCase& c, std::mt19937& rng,
+                                    AttentionKernel kernel = AttentionKernel::automatic) {
+  AttentionInputs in = make_attention_inputs(device, c, rng);
+  AttentionTensor o = make_attention_tensor(device, c, c.heads_q, in.rows_q, true, [](auto...) { return 0.0; });
+  AttentionTensor lse = make_lse(device, c, in.rows_q);
+  AttentionOptions options = case_options(c);
+  options.kernel = kernel;
+  AttentionTensors t{.q = in.q.view, .k = in.k.view, .v = in.v.view, .o = o.view, .lse = &lse.view,
+                     .cu_seqlens_q = in.cu_q ? &in.cu_q->view : nullptr,
+                     .cu_seqlens_k = in.cu_k ? &in.cu_k->view : nullptr};
+  Attention op(t, options);
+  ASSERT_TRUE(op.check_support().empty()) << op.describe();
+  op.execute(t);
+  device.synchronize();
+  const AttentionReference want =
+      attention_reference(in.q.host, in.k.host, in.v.host, nullptr, options,
+                          c.varlen() ? &in.cu_q_host : nullptr, c.varlen() ? &in.cu_k_host : nullptr);
+  const AttentionCheck co = check_within_bound(attention_rows(HostTensor::download(o.view)), want.o, want.o_bound);
+  const AttentionCheck cl = check_within_bound(attention_rows(HostTensor::download(lse.view)), want.lse, want.lse_bound);
+  EXPECT_EQ(co.failures, 0) << c.name << ": O " << co.describe() << "\n" << op.describe();
+  EXPECT_EQ(cl.failures, 0) << c.name << ": lse " << cl.describe() << "\n" << op.describe();
+}
+
+}  // namespace warpforge::ops::testing

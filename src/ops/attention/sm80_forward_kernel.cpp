@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sm80_softmax.hpp"
 #include "sm80_tiles.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/tile/warp_gemm.hpp"
@@ -170,12 +171,8 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
        v_frag = b_tile(k, 16, 16, in, "vf");
   for (const auto& part : acc_o)
     for (const Reg& r : part.regs()) k.mov(r, imm_f32(0.0f));
-  Regs row_max = k.regs(f32, 2, "row_max"), row_sum = k.regs(f32, 2, "row_sum");
-  for (int half = 0; half < 2; ++half) {
-    k.mov(row_max[half], minus_infinity);
-    k.mov(row_sum[half], imm_f32(0.0f));
-  }
-  const auto s_rows = value_rows(acc_s), s_cols = value_cols(acc_s), o_rows = value_rows(acc_o[0]);
+  OnlineSoftmax softmax(k, scale_log2);
+  const auto s_rows = value_rows(acc_s), s_cols = value_cols(acc_s);
   const tile::LaneCoords lc = tile::emit_lane_coords(k, acc_s.steps(), lane);
   Reg lane_row = warp * 16 + lc.row;  // the thread's first row within the CTA's block
 
@@ -203,44 +200,6 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
     return cut;
   };
 
-  // The online softmax of the block's scores (FlashAttention-2): the new
-  // row maxima, P = exp2(S·scale·log2(e) - max·scale·log2(e)) as one fma
-  // and one ex2 per score, and O and the row sums rescaled by the change of
-  // maximum. A row that has seen no key yet keeps max -inf; its exponent
-  // offset is then 0 so that exp2(-inf - 0) = 0 rather than NaN.
-  auto softmax = [&] {
-    for (int half = 0; half < 2; ++half) {
-      Reg mx = k.reg(f32), other = k.reg(f32);
-      k.mov(mx, minus_infinity);
-      for (std::size_t v = 0; v < s_rows.size(); ++v)
-        if (s_rows[v] / 8 == half) k.max(mx, mx, acc_s.regs()[v]);
-      for (int lanes : {1, 2}) {  // the four lanes of a quad share a row
-        k.shfl_sync(Shfl::bfly, other, mx, lanes, 0x1f);
-        k.max(mx, mx, other);
-      }
-      Reg new_max = k.reg(f32), offset = k.reg(f32), alpha = k.reg(f32), sum = k.reg(f32);
-      k.max(new_max, row_max[half], mx);
-      k.mul(offset, new_max, scale_log2);
-      k.selp(offset, imm_f32(0.0f), offset, k.setp(Cmp::eq, new_max, minus_infinity));
-      k.neg(offset, offset);
-      k.fma(alpha, row_max[half], scale_log2, offset);
-      k.ex2_approx(alpha, alpha);
-      k.mov(sum, imm_f32(0.0f));
-      for (std::size_t v = 0; v < s_rows.size(); ++v) {
-        if (s_rows[v] / 8 != half) continue;
-        const Reg& x = acc_s.regs()[v];
-        k.fma(x, x, scale_log2, offset);
-        k.ex2_approx(x, x);
-        k.add(sum, sum, x);
-      }
-      k.fma(row_sum[half], row_sum[half], alpha, sum);
-      for (const auto& part : acc_o)
-        for (std::size_t v = 0; v < o_rows.size(); ++v)
-          if (o_rows[v] / 8 == half) k.mul(part.regs()[v], part.regs()[v], alpha);
-      k.mov(row_max[half], new_max);
-    }
-  };
-
   // Key blocks from the last to the first (the blocks the mask cuts come first).
   k.for_range(0, blocks, 1, [&](Reg it) {
     Reg block = (block_hi - 1) - it;
@@ -254,7 +213,7 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
       else tile::warp::gemm(k, acc_s, q_frag, k_frag, acc_s, 1.0f, 1.0f);
     }
     k.if_then(block_is_cut(block), [&] { mask(block); });
-    softmax();
+    softmax.update(k, acc_s, acc_o);
     k.cp_async_wait_all();  // V has landed; every thread is done with K
     k.bar_sync(0);
     k.if_then(block > block_lo, [&] { stage_kv(sK, k_ptr, k_row_bytes, block - 1); });
@@ -268,23 +227,13 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
   k.cp_async_wait_all();
 
   // Epilogue: O / l and lse = (max·scale·log2(e) + log2(l))·ln(2) per row;
-  // a row that saw no key (l = 0) gets O = 0 and lse = -inf.
-  Regs inverse = k.regs(f32, 2, "inv"), lse = k.regs(f32, 2, "lse_row");
-  for (int half = 0; half < 2; ++half) {
-    Reg l = row_sum[half], other = k.reg(f32);
-    for (int lanes : {1, 2}) {
-      k.shfl_sync(Shfl::bfly, other, l, lanes, 0x1f);
-      k.add(l, l, other);
-    }
-    Pred empty = k.setp(Cmp::eq, l, imm_f32(0.0f));
-    k.rcp(inverse[half], l, {Round::rn});
-    k.selp(inverse[half], imm_f32(0.0f), inverse[half], empty);
-    Reg log_l = k.reg(f32);
-    k.lg2_approx(log_l, l);
-    k.fma(lse[half], row_max[half], scale_log2, log_l);
-    k.mul(lse[half], lse[half], imm_f32(static_cast<float>(std::log(2.0))));
-    k.selp(lse[half], minus_infinity, lse[half], empty);
-  }
+  // a row that saw no key gets O = 0 and lse = -inf.
+  const OnlineSoftmax::Result rows = softmax.finish(k);
+  const Regs& inverse = rows.inverse;
+  Regs lse = k.regs(f32, 2, "lse_row");
+  for (int half = 0; half < 2; ++half)
+    k.mul(lse[half], rows.lse_log2[half], imm_f32(static_cast<float>(std::log(2.0))));
+  const auto o_half = row_halves(acc_o[0]);
   const tile::LaneCoords olc = tile::emit_lane_coords(k, acc_o[0].steps(), lane);
   for (int half = 0; half < 2; ++half) {
     Reg row = warp * 16 + olc.row + 8 * half;
@@ -298,8 +247,8 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
     k.guarded(inside, [&] {
       for (int panel = 0; panel < D / 16; ++panel) {
         const auto& part = acc_o[panel];
-        for (std::size_t v = 0; v + 1 < o_rows.size(); v += 2) {
-          if (o_rows[v] / 8 != half) continue;
+        for (std::size_t v = 0; v + 1 < o_half.size(); v += 2) {
+          if (o_half[v] != half) continue;
           // Values v, v + 1 are adjacent columns of one row (PTX ISA
           // 9.7.14.5.14, the m16n8 C fragment's c0, c1).
           const auto col = part.steps().value_offset(static_cast<std::int64_t>(v)).second;

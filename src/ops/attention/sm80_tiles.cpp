@@ -19,8 +19,8 @@ tile::SharedTile PanelTile::panel_view(Kernel& /*k*/, int panel, int row0, bool 
   return tile::SharedTile{base + (panel * rows * 32 + row0 * 32), 16, row_major, panel_swizzle()};
 }
 
-void stage_rows(Kernel& k, const PanelTile& dst, const Reg& global, const Reg& row_bytes,
-                const Reg& rows_valid, const Reg& tid, int threads) {
+void stage_rows(Kernel& k, const PanelTile& dst, const std::function<Reg(const Reg&)>& row_address,
+                const Reg& fallback, const Reg& rows_valid, const Reg& tid, int threads) {
   const int chunks = dst.rows * dst.head_dim / 8;  // 16-byte pieces
   if (threads % 2 || chunks % threads || (dst.rows & (dst.rows - 1)))
     throw OpsError("attention stage_rows: " + std::to_string(dst.rows) + " rows of " +
@@ -29,30 +29,51 @@ void stage_rows(Kernel& k, const PanelTile& dst, const Reg& global, const Reg& r
   const layout::Swizzle swz = panel_swizzle();
   const std::int64_t mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
   const int row_bits = std::countr_zero(static_cast<unsigned>(dst.rows));
+  const int pairs_per_pass = threads / 2;
   // Thread t copies half (t & 1) of piece pair (t >> 1) + j·threads/2, pairs
-  // numbered down the rows of panel 0, then panel 1, ...
+  // numbered down the rows of panel 0, then panel 1, ...: its row advances
+  // by threads/2 mod rows and its panel by (threads/2) / rows a pass.
   Reg half = tid & 1;
   Reg pair0 = tid >> 1;
-  Reg half_elements = half << 3;
+  Reg half_bytes = half << 4;
+  std::map<int, std::pair<Reg, Pred>> rows;  // row step -> (row address + half's bytes, valid)
   for (int j = 0; j < chunks / threads; ++j) {
-    Reg pair = pair0 + j * (threads / 2);
+    const int step = (j * pairs_per_pass) % dst.rows;
+    Reg pair = pair0 + j * pairs_per_pass;
     Reg row = pair & (dst.rows - 1);
     Reg panel = pair >> row_bits;
-    Reg element = (row << 4) + half_elements;
+    auto it = rows.find(step);
+    if (it == rows.end()) {
+      Reg start = k.reg(u64), half64 = k.reg(u64);
+      k.cvt(u64, u32, half64, half_bytes);
+      k.add(start, row_address(row), half64);
+      it = rows.emplace(step, std::pair{start, row.as(s32) < rows_valid}).first;
+    }
+    const auto& [start, valid] = it->second;
+    Reg element = (row << 4) + (half << 3);
     Reg swizzled = element ^ ((element >> swz.shift()) & mask);
     Reg dst_address = dst.base + (panel * (dst.rows * 32)) + (swizzled << 1);
-    Reg row64 = k.reg(u64), column_bytes = k.reg(u64);
-    k.cvt(u64, u32, row64, row);
-    k.mul_wide(column_bytes, (panel << 5) + (half << 4), 1);
-    Reg src = k.reg(u64);
-    k.mad(src, row64, row_bytes, global);
-    k.add(src, src, column_bytes);
-    Pred valid = row.as(s32) < rows_valid;
-    Reg from = k.selp(src, global, valid);
+    Reg column_bytes = k.reg(u64);
+    k.mul_wide(column_bytes, panel, 32);
+    Reg src = start + column_bytes;
+    Reg from = k.selp(src, fallback, valid);
     Reg bytes = k.reg(u32);
     k.selp(bytes, 16, 0, valid);
     k.cp_async(CpAsyncCache::cg, 16, at(dst_address), at(from), Src(bytes));
   }
+}
+
+void stage_rows(Kernel& k, const PanelTile& dst, const Reg& global, const Reg& row_bytes,
+                const Reg& rows_valid, const Reg& tid, int threads) {
+  stage_rows(
+      k, dst,
+      [&](const Reg& row) {
+        Reg row64 = k.reg(u64), start = k.reg(u64);
+        k.cvt(u64, u32, row64, row);
+        k.mad(start, row64, row_bytes, global);
+        return start;
+      },
+      global, rows_valid, tid, threads);
 }
 
 tile::RegisterTile a_tile(Kernel& k, int rows, int cols, Type type, const std::string& name) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "warpforge/dsl.hpp"
@@ -42,12 +43,17 @@ struct PanelTile {
   tile::SharedTile panel_view(dsl::Kernel& k, int panel, int row0, bool row_major) const;
 };
 
-// Issues the cp.async copies of rows [0, rows) of a global tile whose row r
-// starts at `global` + r·`row_bytes` (u64 registers) into `dst`; rows at or
-// past `rows_valid` (s32) are zero-filled from a clamped address and read
-// nothing (PTX ISA 9.7.9.25, src-size 0). Pairs of threads read 32
-// contiguous bytes of a row and eight threads cover eight distinct bank
-// groups. Commits no group.
+// Issues the cp.async copies of rows [0, rows) of a global tile into
+// `dst`: row r starts at the u64 address row_address(r) emits (r a u32
+// register). Rows at or past `rows_valid` (s32) are zero-filled from
+// `fallback` (any readable address) and read nothing (PTX ISA 9.7.9.25,
+// src-size 0). Pairs of threads read 32 contiguous bytes of a row and eight
+// threads cover eight distinct bank groups; a thread's rows are computed
+// once per call. Commits no group.
+void stage_rows(dsl::Kernel& k, const PanelTile& dst,
+                const std::function<dsl::Reg(const dsl::Reg&)>& row_address, const dsl::Reg& fallback,
+                const dsl::Reg& rows_valid, const dsl::Reg& tid, int threads);
+// The same for a tile whose row r starts at `global` + r·`row_bytes` (u64).
 void stage_rows(dsl::Kernel& k, const PanelTile& dst, const dsl::Reg& global,
                 const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, const dsl::Reg& tid,
                 int threads);

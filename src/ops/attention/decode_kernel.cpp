@@ -22,24 +22,6 @@ const float ln2 = static_cast<float>(std::log(2.0));
 
 int log2_of(int x) { return std::countr_zero(static_cast<unsigned>(x)); }
 
-// b·sb + h·sh + r·sr in elements (u64), the indices u32 registers.
-Reg offset3(Kernel& k, const Reg& b, const Reg& sb, const Reg& h, const Reg& sh, const Reg& r, const Reg& sr) {
-  Reg off = k.reg(u64), part = k.reg(u64);
-  k.cvt(u64, u32, part, b);
-  k.mul(off, part, sb);
-  k.cvt(u64, u32, part, h);
-  k.mad(off, part, sh, off);
-  k.cvt(u64, u32, part, r);
-  k.mad(off, part, sr, off);
-  return off;
-}
-
-Reg at_elements(Kernel& k, const Reg& base, const Reg& elements, int bytes) {
-  Reg out = k.reg(u64);
-  k.mad(out, elements, bytes, base);
-  return out;
-}
-
 // The exponent offset of a log2-domain maximum: 0 where it is -inf, so that
 // 2^(x - offset) stays 0 (not NaN) for x = -inf.
 Reg finite_or_zero(Kernel& k, const Reg& m) {
@@ -132,7 +114,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
         Reg head = g * s.group + k.div(r, NQ);
         Reg token = k.reg(u32);
         k.rem(token, r, NQ);
-        return at_elements(k, pq, offset3(k, b, sq[0], head, sq[1], token, sq[2]), 2);
+        return element_address(k, pq, element_offset(k, b, sq[0], head, sq[1], token, sq[2]), 2);
       },
       pq, k.mov(s32, rows), tid, 128);
   k.cp_async_commit();
@@ -166,7 +148,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
             k.mul_wide(page64, page, 4);
             Reg physical = k.reg(u32);
             k.ld(Space::global, u32, physical, at(table_base + page64), {.nc = true});
-            return at_elements(k, cache, offset3(k, physical, st[0], in_page, st[1], g, st[2]), 2);
+            return element_address(k, cache, element_offset(k, physical, st[0], in_page, st[1], g, st[2]), 2);
           },
           cache, valid, tid, 128);
     }
@@ -329,7 +311,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
     Pred inside = r < rows;
     Pred lse_writer = inside && ((lane & 3) == 0);
     if (!s.split_output) {
-      Reg out = at_elements(k, po, offset3(k, b, so[0], head, so[1], t, so[2]), 2);
+      Reg out = element_address(k, po, element_offset(k, b, so[0], head, so[1], t, so[2]), 2);
       Reg col = k.reg(u64);
       k.mul_wide(col, olc.col, 2);
       out = out + col;
@@ -346,7 +328,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
       if (s.has_lse) {
         Reg natural = k.reg(f32);
         k.mul(natural, lse[half], imm_f32(ln2));
-        Reg where = at_elements(k, plse, offset3(k, b, slse[0], head, slse[1], t, slse[2]), 4);
+        Reg where = element_address(k, plse, element_offset(k, b, slse[0], head, slse[1], t, slse[2]), 4);
         k.guarded(lse_writer, [&] { k.st(Space::global, f32, at(where), natural); });
       }
     } else {
@@ -355,7 +337,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
       Reg index = global_row * splits + split;
       Reg o_index = k.reg(u64);
       k.mul_wide(o_index, index, D);
-      Reg out = at_elements(k, partial, o_index, 4);
+      Reg out = element_address(k, partial, o_index, 4);
       Reg col = k.reg(u64);
       k.mul_wide(col, olc.col, 4);
       out = out + col;
@@ -458,7 +440,7 @@ ptx::Module build_decode_combine(const DecodeSpec& s) {
   k.rem(t, row, NQ);
   Reg head = k.reg(u32), b = k.div(bh, heads_q);
   k.rem(head, bh, heads_q);
-  Reg out = at_elements(k, po, offset3(k, b, ob, head, oh, t, orow), 2);
+  Reg out = element_address(k, po, element_offset(k, b, ob, head, oh, t, orow), 2);
   Reg col = k.reg(u64);
   k.mul_wide(col, lane, per_lane * 2);
   out = out + col;
@@ -470,7 +452,7 @@ ptx::Module build_decode_combine(const DecodeSpec& s) {
   if (s.has_lse) {
     Reg natural = k.reg(f32);
     k.mul(natural, total, imm_f32(ln2));
-    Reg where = at_elements(k, plse, offset3(k, b, lb, head, lh, t, lrow), 4);
+    Reg where = element_address(k, plse, element_offset(k, b, lb, head, lh, t, lrow), 4);
     k.guarded(lane == 0, [&] { k.st(Space::global, f32, at(where), natural); });
   }
   return k.module();

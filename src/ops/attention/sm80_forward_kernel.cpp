@@ -3,63 +3,17 @@
 #include <cmath>
 #include <limits>
 
+#include "sm80_mask.hpp"
 #include "sm80_softmax.hpp"
 #include "sm80_tiles.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/tile/warp_gemm.hpp"
 
 namespace warpforge::ops {
-namespace {
 
 using namespace dsl;
 using namespace attention_sm80;
 using runtime::DType;
-
-const Src minus_infinity = imm_f32(-std::numeric_limits<float>::infinity());
-
-// The (batch, head, row) element offset of a tensor, in elements (u64).
-Reg element_offset(Kernel& k, const Reg& b, const Reg& batch_stride, const Reg& h,
-                   const Reg& head_stride, const Reg& row, const Reg& row_stride) {
-  Reg off = k.reg(u64), part = k.reg(u64);
-  k.cvt(u64, u32, part, b);
-  k.mul(off, part, batch_stride);
-  k.cvt(u64, u32, part, h);
-  k.mad(off, part, head_stride, off);
-  k.cvt(u64, u32, part, row);
-  k.mad(off, part, row_stride, off);
-  return off;
-}
-
-Reg byte_address(Kernel& k, const Reg& base, const Reg& elements, int element_bytes) {
-  Reg out = k.reg(u64);
-  k.mad(out, elements, element_bytes, base);
-  return out;
-}
-
-// One sequence's extent: its first row in the tensors and its length (s32).
-struct Extent {
-  Reg first, length;
-};
-
-// Varlen: cu_seqlens[b], cu_seqlens[b + 1] - cu_seqlens[b]; dense: 0 and the length.
-Extent sequence(Kernel& k, bool varlen, const Reg& cu_seqlens, const Reg& b, const Reg& dense_length) {
-  Extent e{k.reg(s32), k.reg(s32)};
-  if (!varlen) {
-    k.mov(e.first, 0);
-    k.mov(e.length, dense_length.as(s32));
-    return e;
-  }
-  Reg at_b = k.reg(u64);
-  k.mul_wide(at_b, b, 4);
-  Reg p = cu_seqlens + at_b;
-  Reg end = k.reg(s32);
-  k.ld(Space::global, s32, e.first, at(p));
-  k.ld(Space::global, s32, end, at(p, 4));
-  k.sub(e.length, end, e.first);
-  return e;
-}
-
-}  // namespace
 
 std::string Sm80AttentionSpec::kernel_name() const {
   return "warpforge_attention_fwd_sm80_" + std::string(runtime::name(dtype)) + "_d" +
@@ -107,16 +61,16 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
   Reg warp = tid >> 5;
   Reg q_block = k.sreg(SReg::ctaid_x), h = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
   Reg kv_head = k.div(h, group);
-  const Extent qs = sequence(k, s.varlen, cu_q, b, seq_q), ks = sequence(k, s.varlen, cu_k, b, seq_k);
+  const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
   Reg m0 = (q_block * BM).as(s32);
   k.if_then(m0 >= qs.length, [&] { k.exit(); });
 
   // This CTA's rows of Q, O and lse, and its KV head's K and V.
   Reg q_row0 = (qs.first + m0).as(u32), k_row0 = ks.first.as(u32);
-  Reg q_ptr = byte_address(k, pq, element_offset(k, b, sq[0], h, sq[1], q_row0, sq[2]), 2);
-  Reg o_ptr = byte_address(k, po, element_offset(k, b, so[0], h, so[1], q_row0, so[2]), 2);
-  Reg k_ptr = byte_address(k, pk, element_offset(k, b, sk[0], kv_head, sk[1], k_row0, sk[2]), 2);
-  Reg v_ptr = byte_address(k, pv, element_offset(k, b, sv[0], kv_head, sv[1], k_row0, sv[2]), 2);
+  Reg q_ptr = element_address(k, pq, element_offset(k, b, sq[0], h, sq[1], q_row0, sq[2]), 2);
+  Reg o_ptr = element_address(k, po, element_offset(k, b, so[0], h, so[1], q_row0, so[2]), 2);
+  Reg k_ptr = element_address(k, pk, element_offset(k, b, sk[0], kv_head, sk[1], k_row0, sk[2]), 2);
+  Reg v_ptr = element_address(k, pv, element_offset(k, b, sv[0], kv_head, sv[1], k_row0, sv[2]), 2);
   auto row_bytes = [&](const Reg& stride) {
     Reg r = k.reg(u64);
     k.shl(r, stride, 1);
@@ -172,33 +126,19 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
   for (const auto& part : acc_o)
     for (const Reg& r : part.regs()) k.mov(r, imm_f32(0.0f));
   OnlineSoftmax softmax(k, scale_log2);
-  const auto s_rows = value_rows(acc_s), s_cols = value_cols(acc_s);
   const tile::LaneCoords lc = tile::emit_lane_coords(k, acc_s.steps(), lane);
   Reg lane_row = warp * 16 + lc.row;  // the thread's first row within the CTA's block
 
-  // Masks the scores of key block `block`: beyond the keys, right of the
-  // window (causal), left of it.
-  auto mask = [&](const Reg& block) {
-    Reg col0 = block * BN;
-    Reg t = (col0 + lc.col.as(s32)) - (m0 + lane_row.as(s32)) - diag;  // col - row - diag at value 0
-    Reg keys_left = ks.length - (col0 + lc.col.as(s32));
-    Reg right_room = window_right - t, left_room = t + window_left;
-    for (std::size_t v = 0; v < s_rows.size(); ++v) {
-      const std::int64_t dr = s_rows[v], dc = s_cols[v];
-      Pred seen = keys_left > dc;
-      if (s.window_right) seen = seen && (right_room >= dc - dr);
-      if (s.window_left) seen = seen && (left_room >= dr - dc);
-      k.selp(acc_s.regs()[v], acc_s.regs()[v], minus_infinity, seen);
-    }
-  };
-  // Whether any score of the block is masked (the mask runs only then).
-  auto block_is_cut = [&](const Reg& block) {
-    Reg col0 = block * BN;
-    Pred cut = col0 + BN > ks.length;
-    if (s.window_right) cut = cut || (col0 + (BN - 1) > m0 + diag + window_right);
-    if (s.window_left) cut = cut || (col0 < m0 + (BM - 1) + diag - window_left);
-    return cut;
-  };
+  // The mask: rows are queries, the thread's value 0 at (lane_row, lc.col).
+  const MaskGeometry mask{.keys_are_rows = false,
+                          .query0 = m0 + lane_row.as(s32),
+                          .key0 = lc.col.as(s32),  // plus the block's first key, below
+                          .len_k = ks.length,
+                          .diag = diag,
+                          .left = s.window_left,
+                          .right = s.window_right,
+                          .window_left = window_left,
+                          .window_right = window_right};
 
   // Key blocks from the last to the first (the blocks the mask cuts come first).
   k.for_range(0, blocks, 1, [&](Reg it) {
@@ -212,7 +152,12 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
       if (panel == 0) tile::warp::gemm(k, acc_s, q_frag, k_frag, std::nullopt, 1.0f, 0.0f);
       else tile::warp::gemm(k, acc_s, q_frag, k_frag, acc_s, 1.0f, 1.0f);
     }
-    k.if_then(block_is_cut(block), [&] { mask(block); });
+    Reg key0 = block * BN;
+    k.if_then(mask_cuts(mask, m0, BM, key0, BN), [&] {
+      MaskGeometry at_block = mask;
+      at_block.key0 = mask.key0 + key0;
+      apply_mask(k, acc_s, at_block);
+    });
     softmax.update(k, acc_s, acc_o);
     k.cp_async_wait_all();  // V has landed; every thread is done with K
     k.bar_sync(0);
@@ -263,7 +208,7 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
     if (s.has_lse) {
       Reg off = element_offset(k, b, slse[0], h, slse[1], q_row0 + row, slse[2]);
       Pred writer = inside && ((lane & 3) == 0);
-      k.guarded(writer, [&] { k.st(Space::global, f32, at(byte_address(k, plse, off, 4)), lse[half]); });
+      k.guarded(writer, [&] { k.st(Space::global, f32, at(element_address(k, plse, off, 4)), lse[half]); });
     }
   }
   return k.module();

@@ -76,6 +76,41 @@ void stage_rows(Kernel& k, const PanelTile& dst, const Reg& global, const Reg& r
       global, rows_valid, tid, threads);
 }
 
+Reg element_offset(Kernel& k, const Reg& b, const Reg& sb, const Reg& h, const Reg& sh, const Reg& r,
+                   const Reg& sr) {
+  Reg off = k.reg(u64), part = k.reg(u64);
+  k.cvt(u64, u32, part, b);
+  k.mul(off, part, sb);
+  k.cvt(u64, u32, part, h);
+  k.mad(off, part, sh, off);
+  k.cvt(u64, u32, part, r);
+  k.mad(off, part, sr, off);
+  return off;
+}
+
+Reg element_address(Kernel& k, const Reg& base, const Reg& elements, int bytes) {
+  Reg out = k.reg(u64);
+  k.mad(out, elements, bytes, base);
+  return out;
+}
+
+Extent sequence_extent(Kernel& k, bool varlen, const Reg& cu_seqlens, const Reg& b, const Reg& dense_length) {
+  Extent e{k.reg(s32), k.reg(s32)};
+  if (!varlen) {
+    k.mov(e.first, 0);
+    k.mov(e.length, dense_length.as(s32));
+    return e;
+  }
+  Reg at_b = k.reg(u64);
+  k.mul_wide(at_b, b, 4);
+  Reg p = cu_seqlens + at_b;
+  Reg end = k.reg(s32);
+  k.ld(Space::global, s32, e.first, at(p));
+  k.ld(Space::global, s32, end, at(p, 4));
+  k.sub(e.length, end, e.first);
+  return e;
+}
+
 tile::RegisterTile a_tile(Kernel& k, int rows, int cols, Type type, const std::string& name) {
   static const auto atom = layout::mma_m16n8k16_f16();
   return tile::RegisterTile::allocate(k, atom.a, rows, cols, type, name);

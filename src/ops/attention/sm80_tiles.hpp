@@ -58,6 +58,22 @@ void stage_rows(dsl::Kernel& k, const PanelTile& dst, const dsl::Reg& global,
                 const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, const dsl::Reg& tid,
                 int threads);
 
+// b·sb + h·sh + r·sr elements (u64): the (batch, head, row) offset of a
+// tensor element, the indices u32 registers and the strides u64 ones.
+dsl::Reg element_offset(dsl::Kernel& k, const dsl::Reg& b, const dsl::Reg& sb, const dsl::Reg& h,
+                        const dsl::Reg& sh, const dsl::Reg& r, const dsl::Reg& sr);
+// base + elements·bytes (u64).
+dsl::Reg element_address(dsl::Kernel& k, const dsl::Reg& base, const dsl::Reg& elements, int bytes);
+
+// One sequence's rows: its first row in the tensors and its length (s32).
+// Varlen: cu_seqlens[b] and cu_seqlens[b + 1] - cu_seqlens[b]; dense: 0
+// and `dense_length`.
+struct Extent {
+  dsl::Reg first, length;
+};
+Extent sequence_extent(dsl::Kernel& k, bool varlen, const dsl::Reg& cu_seqlens, const dsl::Reg& b,
+                       const dsl::Reg& dense_length);
+
 // The mma.sync m16n8k16 fragments (layout/mma_atoms.hpp).
 tile::RegisterTile a_tile(dsl::Kernel& k, int rows, int cols, dsl::Type type, const std::string& name);
 tile::RegisterTile b_tile(dsl::Kernel& k, int rows, int cols, dsl::Type type, const std::string& name);

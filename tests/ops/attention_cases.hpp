@@ -198,3 +198,55 @@ inline void check_attention_forward(const runtime::Device& device, const Attenti
 }
 
 }  // namespace warpforge::ops::testing
+
+namespace warpforge::ops::testing {
+
+// The forward (this op's) then the backward of `c`, dQ, dK and dV checked
+// against the reference within its bound; returns the gradients' bytes (for
+// the determinism tests).
+inline std::vector<std::uint8_t> check_attention_backward(const runtime::Device& device, const AttentionCase& c,
+                                                          std::mt19937& rng, bool deterministic = false,
+                                                          AttentionInputs* given = nullptr) {
+  std::optional<AttentionInputs> made;
+  if (!given) made.emplace(make_attention_inputs(device, c, rng));
+  AttentionInputs& in = given ? *given : *made;
+  auto poisoned = [&](std::int64_t heads, std::int64_t rows) {
+    return make_attention_tensor(device, c, heads, rows, true, [](auto...) { return 0.0; });
+  };
+  AttentionTensor o = poisoned(c.heads_q, in.rows_q), dq = poisoned(c.heads_q, in.rows_q),
+                  dk = poisoned(c.heads_kv, in.rows_k), dv = poisoned(c.heads_kv, in.rows_k);
+  AttentionTensor lse = make_lse(device, c, in.rows_q);
+  AttentionOptions options = case_options(c);
+  options.deterministic = deterministic;
+  const runtime::TensorView* cu_q = in.cu_q ? &in.cu_q->view : nullptr;
+  const runtime::TensorView* cu_k = in.cu_k ? &in.cu_k->view : nullptr;
+  attention({.q = in.q.view, .k = in.k.view, .v = in.v.view, .o = o.view, .lse = &lse.view, .cu_seqlens_q = cu_q,
+             .cu_seqlens_k = cu_k},
+            options);
+  const AttentionBackwardTensors t{.q = in.q.view, .k = in.k.view, .v = in.v.view, .o = o.view, .lse = lse.view,
+                                   .d_o = in.d_o.view, .dq = dq.view, .dk = dk.view, .dv = dv.view,
+                                   .cu_seqlens_q = cu_q, .cu_seqlens_k = cu_k};
+  AttentionBackward op(t, options);
+  EXPECT_TRUE(op.check_support().empty()) << op.describe();
+  if (!op.check_support().empty()) return {};
+  op.execute(t);
+  device.synchronize();
+  // The gradients of the computation the kernel runs (D from the forward's
+  // O, which the forward tests hold to its bound).
+  const std::vector<double> o_read = attention_rows(HostTensor::download(o.view));
+  const AttentionReference want =
+      attention_reference(in.q.host, in.k.host, in.v.host, &in.d_o.host, options,
+                          c.varlen() ? &in.cu_q_host : nullptr, c.varlen() ? &in.cu_k_host : nullptr, &o_read);
+  std::vector<std::uint8_t> bits;
+  for (auto [name, got, value, bound] :
+       {std::tuple{"dQ", &dq, &want.dq, &want.dq_bound}, {"dK", &dk, &want.dk, &want.dk_bound},
+        {"dV", &dv, &want.dv, &want.dv_bound}}) {
+    const HostTensor host = HostTensor::download(got->view);
+    const AttentionCheck check = check_within_bound(attention_rows(host), *value, *bound);
+    EXPECT_EQ(check.failures, 0) << c.name << ": " << name << " " << check.describe() << "\n" << op.describe();
+    bits.insert(bits.end(), host.bytes.begin(), host.bytes.end());
+  }
+  return bits;
+}
+
+}  // namespace warpforge::ops::testing

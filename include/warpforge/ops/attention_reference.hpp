@@ -55,12 +55,18 @@ struct AttentionReference {
 // The forward (and with d_o the backward) of the problem the views describe:
 // q, k, v (and d_o) as attention.hpp takes them, dense or varlen (then the
 // host copies of cu_seqlens_q/_k); options as the op's. The gradients'
-// bound counts the forward's bound on the O and lse a backward kernel reads.
+// bound counts the forward's bound on the O and lse a backward kernel reads;
+// given `o_read` (the O the backward kernel reads, canonical order: a
+// forward kernel's output), D = rowsum(dO∘O) is taken from it as the kernel
+// takes it, and the gradients are those of that computation (D's error term
+// then drops from their bound, which holds the backward kernel's own
+// arithmetic tighter; the forward's O is checked against its own bound).
 AttentionReference attention_reference(const HostTensor& q, const HostTensor& k,
                                        const HostTensor& v, const HostTensor* d_o,
                                        const AttentionOptions& options,
                                        const std::vector<std::int32_t>* cu_seqlens_q = nullptr,
-                                       const std::vector<std::int32_t>* cu_seqlens_k = nullptr);
+                                       const std::vector<std::int32_t>* cu_seqlens_k = nullptr,
+                                       const std::vector<double>* o_read = nullptr);
 
 // A kernel's output in the canonical order: Q/O-like (batch, heads, seq, d)
 // or (total, heads, d) tensors, and lse (batch, heads, seq) or (heads, total).

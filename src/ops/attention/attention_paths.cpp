@@ -8,7 +8,7 @@ const std::vector<const AttentionPath*>& attention_paths() {
 }
 
 const std::vector<const AttentionBackwardPath*>& attention_backward_paths() {
-  static const std::vector<const AttentionBackwardPath*> paths = {};
+  static const std::vector<const AttentionBackwardPath*> paths = {&sm80_attention_backward_path()};
   return paths;
 }
 

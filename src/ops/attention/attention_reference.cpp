@@ -42,13 +42,17 @@ AttentionReference attention_reference(const HostTensor& q, const HostTensor& k,
                                        const HostTensor& v, const HostTensor* d_o,
                                        const AttentionOptions& options,
                                        const std::vector<std::int32_t>* cu_seqlens_q,
-                                       const std::vector<std::int32_t>* cu_seqlens_k) {
+                                       const std::vector<std::int32_t>* cu_seqlens_k,
+                                       const std::vector<double>* o_read) {
   const bool varlen = cu_seqlens_q != nullptr;
+  if (o_read && o_read->size() != static_cast<std::size_t>(
+                    (varlen ? q.shape[0] : q.shape[0] * q.shape[2]) * q.shape[1] * q.shape.back()))
+    throw OpsError("attention_reference: o_read holds " + std::to_string(o_read->size()) + " values, not Q's count");
   if (varlen != (cu_seqlens_k != nullptr) || q.shape.size() != (varlen ? 3u : 4u) ||
       k.shape.size() != q.shape.size() || v.shape.size() != q.shape.size())
     throw OpsError("attention_reference: Q, K, V must be rank 4 (dense) or rank 3 with both "
                    "cu_seqlens (varlen)");
-  const std::int64_t hq = q.shape[varlen ? 1 : 1], hkv = k.shape[1], hd = q.shape.back();
+  const std::int64_t hq = q.shape[1], hkv = k.shape[1], hd = q.shape.back();
   const std::int64_t group = hq / hkv;
   // The mask and scale as the op reads them.
   AttentionProblem mask;
@@ -150,10 +154,10 @@ AttentionReference attention_reference(const HostTensor& q, const HostTensor& k,
         const double rho = delta[i] + r.lse_bound[row];
         double D = 0, dD = 0, dO_O = 0;
         for (std::int64_t d = 0; d < hd; ++d) {
-          const double o = r.o[at(s.q0 + i, h, hq, d)];
+          const double o = (o_read ? *o_read : r.o)[at(s.q0 + i, h, hq, d)];
           D += dO[i * hd + d] * o;
           dO_O += std::abs(dO[i * hd + d] * o);
-          dD += std::abs(dO[i * hd + d]) * r.o_bound[at(s.q0 + i, h, hq, d)];
+          if (!o_read) dD += std::abs(dO[i * hd + d]) * r.o_bound[at(s.q0 + i, h, hq, d)];
         }
         dD += hd * eps * dO_O;
         for (std::int64_t j = 0; j < s.nk; ++j) {

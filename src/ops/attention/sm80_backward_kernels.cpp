@@ -90,40 +90,6 @@ Regs unpack8(Kernel& k, DType t, const Regs& packed) {
   return out;
 }
 
-// Stores a warp's 16-row accumulator parts (16 x 16 each, f32) to rows
-// [row0, row0 + 16) of a strided view as `in`, times `factor` (when given),
-// rows at or past `rows_valid` (s32, counted from row0) left alone.
-void store_rows(Kernel& k, const std::vector<tile::RegisterTile>& parts, const Reg& row0_address,
-                const Reg& row_bytes, const Reg& rows_valid, Type in, const std::optional<Reg>& factor,
-                const Reg& lane) {
-  const tile::LaneCoords lc = tile::emit_lane_coords(k, parts[0].steps(), lane);
-  const auto half_of = row_halves(parts[0]);
-  for (int half = 0; half < 2; ++half) {
-    Reg row = lc.row + 8 * half;
-    Reg row_offset = k.reg(u64), col_offset = k.reg(u64);
-    k.mul_wide(row_offset, row, 1);
-    k.mul(row_offset, row_offset, row_bytes);
-    k.mul_wide(col_offset, lc.col, 2);
-    Reg out = row0_address + row_offset + col_offset;
-    k.guarded(row.as(s32) < rows_valid, [&] {
-      for (std::size_t panel = 0; panel < parts.size(); ++panel)
-        for (std::size_t v = 0; v + 1 < half_of.size(); v += 2) {
-          if (half_of[v] != half) continue;
-          const auto col = parts[panel].steps().value_offset(static_cast<std::int64_t>(v)).second;
-          Reg x0 = parts[panel].regs()[v], x1 = parts[panel].regs()[v + 1];
-          if (factor) {
-            x0 = k.reg(f32), x1 = k.reg(f32);
-            k.mul(x0, parts[panel].regs()[v], *factor);
-            k.mul(x1, parts[panel].regs()[v + 1], *factor);
-          }
-          Reg packed = k.reg(b32);
-          k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, x1, x0);
-          k.st(Space::global, b32, at(out, static_cast<std::int64_t>(16 * panel + col) * 2), packed);
-        }
-    });
-  }
-}
-
 std::vector<tile::RegisterTile> zero_parts(Kernel& k, int count, const std::string& name) {
   std::vector<tile::RegisterTile> parts;
   for (int i = 0; i < count; ++i) {

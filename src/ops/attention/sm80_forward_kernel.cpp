@@ -179,37 +179,17 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
   for (int half = 0; half < 2; ++half)
     k.mul(lse[half], rows.lse_log2[half], imm_f32(static_cast<float>(std::log(2.0))));
   const auto o_half = row_halves(acc_o[0]);
-  const tile::LaneCoords olc = tile::emit_lane_coords(k, acc_o[0].steps(), lane);
-  for (int half = 0; half < 2; ++half) {
-    Reg row = warp * 16 + olc.row + 8 * half;
-    Pred inside = row.as(s32) < rows_valid;
-    Reg row_offset = k.reg(u64);
-    k.mul_wide(row_offset, row, 1);
-    k.mul(row_offset, row_offset, o_row_bytes);
-    Reg col_offset = k.reg(u64);
-    k.mul_wide(col_offset, olc.col, 2);
-    Reg out = o_ptr + row_offset + col_offset;
-    k.guarded(inside, [&] {
-      for (int panel = 0; panel < D / 16; ++panel) {
-        const auto& part = acc_o[panel];
-        for (std::size_t v = 0; v + 1 < o_half.size(); v += 2) {
-          if (o_half[v] != half) continue;
-          // Values v, v + 1 are adjacent columns of one row (PTX ISA
-          // 9.7.14.5.14, the m16n8 C fragment's c0, c1).
-          const auto col = part.steps().value_offset(static_cast<std::int64_t>(v)).second;
-          Reg x0 = k.reg(f32), x1 = k.reg(f32), packed = k.reg(b32);
-          k.mul(x0, part.regs()[v], inverse[half]);
-          k.mul(x1, part.regs()[v + 1], inverse[half]);
-          k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, x1, x0);
-          k.st(Space::global, b32, at(out, (16 * panel + col) * 2), packed);
-        }
-      }
-    });
-    if (s.has_lse) {
-      Reg off = element_offset(k, b, slse[0], h, slse[1], q_row0 + row, slse[2]);
-      Pred writer = inside && ((lane & 3) == 0);
-      k.guarded(writer, [&] { k.st(Space::global, f32, at(element_address(k, plse, off, 4)), lse[half]); });
-    }
+  for (const auto& part : acc_o)
+    for (std::size_t v = 0; v < o_half.size(); ++v) k.mul(part.regs()[v], part.regs()[v], inverse[o_half[v]]);
+  Reg warp_rows = (warp * 16).as(s32);
+  Reg warp_row0 = k.reg(u64);
+  k.mul_wide(warp_row0, warp * 16, 1);
+  store_rows(k, acc_o, o_ptr + warp_row0 * o_row_bytes, o_row_bytes, rows_valid - warp_rows, in, std::nullopt, lane);
+  if (s.has_lse) {
+    Reg lse_row_bytes = k.reg(u64);
+    k.shl(lse_row_bytes, slse[2], 2);
+    Reg lse_warp = element_address(k, plse, element_offset(k, b, slse[0], h, slse[1], q_row0 + warp * 16, slse[2]), 4);
+    store_row_values(k, lse, lse_warp, lse_row_bytes, rows_valid - warp_rows, lane);
   }
   return k.module();
 }

@@ -1,5 +1,7 @@
 #include "sm80_tiles.hpp"
 
+#include "sm80_softmax.hpp"
+
 #include <bit>
 #include <map>
 
@@ -162,6 +164,50 @@ std::vector<std::int64_t> value_cols(const tile::RegisterTile& c) {
   std::vector<std::int64_t> cols;
   for (std::int64_t v = 0; v < c.steps().values(); ++v) cols.push_back(c.steps().value_offset(v).second);
   return cols;
+}
+
+void store_rows(Kernel& k, const std::vector<tile::RegisterTile>& parts, const Reg& row0_address,
+                const Reg& row_bytes, const Reg& rows_valid, Type in, const std::optional<Reg>& factor,
+                const Reg& lane) {
+  const tile::LaneCoords lc = tile::emit_lane_coords(k, parts[0].steps(), lane);
+  const auto half_of = row_halves(parts[0]);
+  for (int half = 0; half < 2; ++half) {
+    Reg row = lc.row + 8 * half;
+    Reg row_offset = k.reg(u64), col_offset = k.reg(u64);
+    k.mul_wide(row_offset, row, 1);
+    k.mul(row_offset, row_offset, row_bytes);
+    k.mul_wide(col_offset, lc.col, 2);
+    Reg out = row0_address + row_offset + col_offset;
+    k.guarded(row.as(s32) < rows_valid, [&] {
+      std::int64_t first_col = 0;  // of part `panel`
+      for (std::size_t panel = 0; panel < parts.size(); first_col += parts[panel].cols(), ++panel)
+        for (std::size_t v = 0; v + 1 < half_of.size(); v += 2) {
+          if (half_of[v] != half) continue;
+          const auto col = parts[panel].steps().value_offset(static_cast<std::int64_t>(v)).second;
+          Reg x0 = parts[panel].regs()[v], x1 = parts[panel].regs()[v + 1];
+          if (factor) {
+            x0 = k.reg(f32), x1 = k.reg(f32);
+            k.mul(x0, parts[panel].regs()[v], *factor);
+            k.mul(x1, parts[panel].regs()[v + 1], *factor);
+          }
+          Reg packed = k.reg(b32);
+          k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, x1, x0);
+          k.st(Space::global, b32, at(out, (first_col + col) * 2), packed);
+        }
+    });
+  }
+}
+
+void store_row_values(Kernel& k, const Regs& values, const Reg& row0_address, const Reg& row_bytes,
+                      const Reg& rows_valid, const Reg& lane) {
+  for (int half = 0; half < 2; ++half) {
+    Reg row = (lane >> 2) + 8 * half;
+    Reg offset = k.reg(u64);
+    k.mul_wide(offset, row, 1);
+    k.mul(offset, offset, row_bytes);
+    Pred writer = (row.as(s32) < rows_valid) && ((lane & 3) == 0);
+    k.guarded(writer, [&] { k.st(Space::global, f32, at(row0_address + offset), values[half]); });
+  }
 }
 
 }  // namespace warpforge::ops::attention_sm80

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "warpforge/dsl.hpp"
@@ -86,6 +87,22 @@ tile::RegisterTile c_tile(dsl::Kernel& k, int rows, int cols, const std::string&
 // A's), so this is one cvt per register pair. Checked on the layouts.
 void pack_accumulator_as_a(dsl::Kernel& k, const tile::RegisterTile& c,
                            const std::vector<tile::RegisterTile>& a);
+
+// Stores a warp's 16-row accumulator parts (f32, of one layout) side by
+// side to rows [0, 16) of a tile whose row 0 starts at `row0_address` (u64)
+// and rows are `row_bytes` apart, as `in` (f16 or bf16), times `factor`
+// when given; rows at or past `rows_valid` (s32) are left alone. Two
+// adjacent columns a store (the accumulator's c0, c1; PTX ISA 9.7.14.5.14).
+void store_rows(dsl::Kernel& k, const std::vector<tile::RegisterTile>& parts, const dsl::Reg& row0_address,
+                const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, dsl::Type in,
+                const std::optional<dsl::Reg>& factor, const dsl::Reg& lane);
+
+// Stores one f32 of each of the thread's two rows of a warp's 16 (its rows
+// lane/4 and lane/4 + 8: `values` per row half) to rows [0, 16) of a
+// column whose row 0 is at `row0_address` (u64), rows `row_bytes` apart;
+// the first lane of each quad writes, rows at or past `rows_valid` not.
+void store_row_values(dsl::Kernel& k, const dsl::Regs& values, const dsl::Reg& row0_address,
+                      const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, const dsl::Reg& lane);
 
 // For each accumulator value of `c`, the row (0..rows-1) it lies on, from
 // the layout's value part (add the lane's row for the element's).

@@ -6,6 +6,7 @@
 
 #include "ops/attention_cases.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -154,8 +155,21 @@ TEST_F(AttentionRefusal, DescribeNamesTheKernel) {
   auto q = qkv();
   Attention op({.q = q, .k = q, .v = q, .o = q}, {.causal = true});
   EXPECT_TRUE(op.check_support().empty());
-  EXPECT_CONTAINS(op.describe(), "Attention bf16 b1 hq2 hkv2 sq16 sk16 d64 window(-1,0) scale 0.125: kernel sm80, 64x64 blocks");
+  // The simulator stands for an sm_90a device: automatic takes the sm90a kernel.
+  EXPECT_CONTAINS(op.describe(), "Attention bf16 b1 hq2 hkv2 sq16 sk16 d64 window(-1,0) scale 0.125: kernel sm90a, 128 query rows");
   EXPECT_EQ(op.workspace_bytes(), 0u);
+  Attention named({.q = q, .k = q, .v = q, .o = q}, {.kernel = AttentionKernel::sm80});
+  EXPECT_CONTAINS(named.describe(), "kernel sm80, 64x64 blocks");
+  // A simulator standing for sm_100a has no wgmma: automatic passes sm90a over, saying why.
+  const runtime::Device blackwell(sim::make_backend({.target = ptx::Target::sm_100a}));
+  runtime::Buffer buffer(blackwell, 1 << 16);
+  TensorView b(buffer, DType::bf16, {1, 2, 16, 64});
+  Attention other({.q = b, .k = b, .v = b, .o = b});
+  EXPECT_CONTAINS(other.describe(), "kernel sm80");
+  EXPECT_CONTAINS(other.describe(), "not sm90a:\n  - device simulator");
+  Attention forced({.q = b, .k = b, .v = b, .o = b}, {.kernel = AttentionKernel::sm90a});
+  ASSERT_EQ(forced.check_support().size(), 1u);
+  EXPECT_CONTAINS(forced.check_support()[0], "kernel sm90a refuses: device simulator");
 }
 
 TEST_F(AttentionRefusal, ExecuteRefusesOtherViews) {

@@ -54,11 +54,13 @@
 
 namespace warpforge::ops {
 
-// Which kernel runs the prefill forward and backward: sm80 (cp.async +
-// ldmatrix + mma.sync; runs on every device warpforge runs), or automatic
-// (the best kernel the device has).
-enum class AttentionKernel { automatic, sm80 };
-std::string_view name(AttentionKernel kernel);  // "automatic", "sm80"
+// Which kernel runs the prefill forward and backward: sm90a (the forward on
+// the warp-specialized template: TMA, wgmma, two consumer warpgroups in
+// ping-pong; sm_90a devices and the simulator), sm80 (cp.async + ldmatrix +
+// mma.sync; runs on every device warpforge runs, and the backward), or
+// automatic (the first of these the device and problem take).
+enum class AttentionKernel { automatic, sm90a, sm80 };
+std::string_view name(AttentionKernel kernel);  // "automatic", "sm90a", "sm80"
 // Inverse of name(), also taking "auto"; nullopt for anything else.
 std::optional<AttentionKernel> parse_attention_kernel(std::string_view text);
 

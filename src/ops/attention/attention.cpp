@@ -149,6 +149,8 @@ std::string_view name(AttentionKernel kernel) {
   switch (kernel) {
     case AttentionKernel::automatic:
       return "automatic";
+    case AttentionKernel::sm90a:
+      return "sm90a";
     case AttentionKernel::sm80:
       return "sm80";
   }
@@ -156,7 +158,7 @@ std::string_view name(AttentionKernel kernel) {
 }
 
 std::optional<AttentionKernel> parse_attention_kernel(std::string_view text) {
-  for (AttentionKernel k : {AttentionKernel::automatic, AttentionKernel::sm80})
+  for (AttentionKernel k : {AttentionKernel::automatic, AttentionKernel::sm90a, AttentionKernel::sm80})
     if (text == name(k)) return k;
   if (text == "auto") return AttentionKernel::automatic;
   return std::nullopt;

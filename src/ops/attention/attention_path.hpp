@@ -45,6 +45,7 @@ using AttentionPath = AttentionPathOf<AttentionLaunch>;
 using AttentionBackwardPath = AttentionPathOf<AttentionBackwardLaunch>;
 
 // The families, defined beside their kernels.
+const AttentionPath& sm90a_attention_path();
 const AttentionPath& sm80_attention_path();
 const AttentionBackwardPath& sm80_attention_backward_path();
 

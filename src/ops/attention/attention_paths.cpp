@@ -3,7 +3,8 @@
 namespace warpforge::ops {
 
 const std::vector<const AttentionPath*>& attention_paths() {
-  static const std::vector<const AttentionPath*> paths = {&sm80_attention_path()};
+  // sm90a first: it refuses devices without wgmma, and sm80 runs everywhere.
+  static const std::vector<const AttentionPath*> paths = {&sm90a_attention_path(), &sm80_attention_path()};
   return paths;
 }
 

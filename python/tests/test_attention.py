@@ -16,6 +16,11 @@ import warpforge
 from conftest import have, torch_cuda_or_skip, torch_or_skip
 
 U_BF16 = 2.0 ** -8
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+def torch_on(device):
+    return torch_cuda_or_skip() if device == "cuda" else torch_or_skip()
 
 
 def reference(q, k, v, d_o=None, scale=None, left=-1, right=-1, top_left=True):
@@ -79,6 +84,7 @@ def as_np(t):
 
 # ---- torch on the simulator ----------------------------------------------------------
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("case", [
     dict(is_causal=True),
     dict(window=(5, 3)),
@@ -86,14 +92,14 @@ def as_np(t):
     dict(is_causal=True, enable_gqa=True, heads_kv=1),
     dict(scale=0.3),
 ])
-def test_torch_forward_and_backward_match_fp64(case):
-    torch = torch_or_skip()
+def test_torch_forward_and_backward_match_fp64(case, device):
+    torch = torch_on(device)
     case = dict(case)
     heads_kv = case.pop("heads_kv", 2)
-    q, k, v = torch_inputs(torch, (1, 2, 37, 64), (1, heads_kv, 45, 64), requires_grad=True)
+    q, k, v = torch_inputs(torch, (1, 2, 37, 64), (1, heads_kv, 45, 64), device=device, requires_grad=True)
     out = warpforge.attention(q, k, v, **case)
-    assert out.shape == q.shape and out.dtype == torch.bfloat16
-    d_o = torch.randn(out.shape, generator=torch.Generator().manual_seed(9)).to(torch.bfloat16)
+    assert out.shape == q.shape and out.dtype == torch.bfloat16 and out.device.type == device
+    d_o = torch.randn(out.shape, generator=torch.Generator().manual_seed(9)).to(torch.bfloat16).to(device)
     out.backward(d_o)
     window = case.get("window", (-1, -1))
     right = 0 if case.get("is_causal") else window[1]
@@ -115,12 +121,12 @@ def test_torch_sequence_major_views_and_lse():
     np.testing.assert_allclose(lse.numpy(), want["lse"], rtol=1e-4, atol=1e-4)
 
 
-def test_torch_varlen():
-    torch = torch_or_skip()
-    lens_q, lens_k = [5, 30], [9, 30]
-    cu_q = torch.tensor([0, 5, 35], dtype=torch.int32)
-    cu_k = torch.tensor([0, 9, 39], dtype=torch.int32)
-    q, k, v = torch_inputs(torch, (35, 2, 64), (39, 2, 64))
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_varlen(device):
+    torch = torch_on(device)
+    cu_q = torch.tensor([0, 5, 35], dtype=torch.int32, device=device)
+    cu_k = torch.tensor([0, 9, 39], dtype=torch.int32, device=device)
+    q, k, v = torch_inputs(torch, (35, 2, 64), (39, 2, 64), device=device)
     out = warpforge.attention(q, k, v, is_causal=True, alignment="bottom_right", cu_seqlens_q=cu_q,
                               cu_seqlens_k=cu_k, max_seqlen_q=30, max_seqlen_k=30)
     for b in range(2):
@@ -128,7 +134,6 @@ def test_torch_varlen():
         part = lambda x, rows: as_np(x[rows]).transpose(1, 0, 2)[None]  # noqa: E731
         want = reference(part(q, rows_q), part(k, rows_k), part(v, rows_k), right=0, top_left=False)
         assert_o_within_bound(as_np(out[rows_q]).transpose(1, 0, 2)[None], want)
-    assert lens_q and lens_k
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -185,8 +190,9 @@ def test_torch_deterministic_backward_gives_the_same_bits():
         assert torch.equal(a, b)
 
 
-def test_torch_decode_over_pages_matches_fp64():
-    torch = torch_or_skip()
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_decode_over_pages_matches_fp64(device):
+    torch = torch_on(device)
     g = torch.Generator().manual_seed(3)
     batch, heads_q, heads_kv, tokens, d, page = 2, 4, 2, 2, 64, 16
     lens = [40, 23]
@@ -195,8 +201,10 @@ def test_torch_decode_over_pages_matches_fp64():
     k_cache = torch.randn(8, page, heads_kv, d, generator=g).to(torch.bfloat16)
     v_cache = torch.randn(8, page, heads_kv, d, generator=g).to(torch.bfloat16)
     q = torch.randn(batch, heads_q, tokens, d, generator=g).to(torch.bfloat16)
-    out, lse = warpforge.attention_decode(q, k_cache, v_cache, table, torch.tensor(lens, dtype=torch.int32),
+    out, lse = warpforge.attention_decode(*(x.to(device) for x in (q, k_cache, v_cache, table,
+                                                                   torch.tensor(lens, dtype=torch.int32))),
                                           return_lse=True)
+    out, lse = out.cpu(), lse.cpu()
     for b in range(batch):
         keys = torch.cat([k_cache[int(table[b, j // page]), j % page][None] for j in range(lens[b])])
         vals = torch.cat([v_cache[int(table[b, j // page]), j % page][None] for j in range(lens[b])])
@@ -268,3 +276,42 @@ def test_cuda_graph_capture_replays_the_forward_and_backward():
     torch.cuda.synchronize()
     want = reference(as_np(q), as_np(k), as_np(v), right=0)
     assert_o_within_bound(as_np(captured), want)
+
+
+@pytest.mark.gpu
+def test_llama_layer_trains_a_step_under_compile_as_with_sdpa():
+    """A Llama-class layer's attention (32 heads, 8 KV heads, head_dim 128,
+    sequence 4k): one training step under torch.compile with warpforge's op
+    in place of SDPA; the projections' gradients against SDPA's (bf16, and
+    fp64 as the truth)."""
+    torch = torch_cuda_or_skip()
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    hidden, heads, kv_heads, d, seq = 4096, 32, 8, 128, 4096
+    x = (0.5 * torch.randn(1, seq, hidden, device="cuda")).to(torch.bfloat16)
+    weights = [torch.nn.Parameter((torch.randn(n * d, hidden, device="cuda") / hidden ** 0.5).to(torch.bfloat16))
+               for n in (heads, kv_heads, kv_heads)]
+
+    def layer(x, wq, wk, wv, attend):
+        q = (x @ wq.t()).view(1, seq, heads, d).transpose(1, 2)
+        k = (x @ wk.t()).view(1, seq, kv_heads, d).transpose(1, 2)
+        v = (x @ wv.t()).view(1, seq, kv_heads, d).transpose(1, 2)
+        return attend(q, k, v).transpose(1, 2).reshape(1, seq, heads * d)
+
+    def grads(attend, dtype, compiled):
+        ws = [w.detach().to(dtype).requires_grad_() for w in weights]
+        step = lambda x, *w: layer(x, *w, attend).float().square().mean()  # noqa: E731
+        (torch.compile(step, fullgraph=True) if compiled else step)(x.to(dtype), *ws).backward()
+        return [w.grad.double() for w in ws]
+
+    ours = grads(lambda q, k, v: warpforge.attention(q, k, v, is_causal=True, enable_gqa=True), torch.bfloat16, True)
+    sdpa = grads(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
+                 torch.bfloat16, False)
+    exact = grads(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
+                  torch.float64, False)
+    # As close to the fp64 gradients as SDPA's own bf16 step (the
+    # projections' bf16 products weigh in both), within twice its error.
+    for name, g, s, e in zip(("wq", "wk", "wv"), ours, sdpa, exact):
+        ours_error, sdpa_error = torch.linalg.norm(g - e), torch.linalg.norm(s - e)
+        assert ours_error <= 2 * sdpa_error + U_BF16 * torch.linalg.norm(e), (name, float(ours_error), float(sdpa_error))

@@ -12,27 +12,6 @@
 namespace warpforge::ops::testing {
 namespace {
 
-std::vector<AttentionCase> backward_cases() {
-  AttentionOptions causal{.causal = true};
-  std::vector<AttentionCase> cases = {
-      {.name = "d64 square", .seq_q = 64, .seq_k = 64},
-      {.name = "d128 ragged causal", .seq_q = 70, .seq_k = 70, .head_dim = 128, .options = causal},
-      {.name = "d256", .heads_q = 1, .heads_kv = 1, .seq_q = 40, .seq_k = 50, .head_dim = 256},
-      {.name = "f16 seq-major padded", .seq_q = 33, .seq_k = 65, .dtype = runtime::DType::f16, .seq_major = true, .pad = 8},
-      {.name = "GQA 2:1 window", .heads_q = 4, .heads_kv = 2, .seq_q = 90, .seq_k = 90,
-       .options = {.causal = true, .window_left = 16}},
-      {.name = "MQA both sides", .heads_q = 3, .heads_kv = 1, .seq_q = 80, .seq_k = 80,
-       .options = {.window_left = 8, .window_right = 8}},
-      {.name = "causal long queries: rows that see no key", .seq_q = 100, .seq_k = 30, .options = causal},
-      {.name = "causal top-left", .seq_q = 30, .seq_k = 100, .options = {.causal = true, .alignment = MaskAlignment::top_left}},
-      {.name = "one key", .seq_q = 17, .seq_k = 1},
-      {.name = "large logits", .seq_q = 50, .seq_k = 60, .gain = 20},
-      {.name = "varlen causal GQA", .heads_q = 2, .heads_kv = 1, .options = causal},
-  };
-  cases.back().lens_q = {5, 0, 70, 1}, cases.back().lens_k = {7, 3, 70, 1};
-  return cases;
-}
-
 class AttentionBackwardSim : public ::testing::TestWithParam<std::tuple<int, bool>> {};
 
 TEST_P(AttentionBackwardSim, MatchesTheFp64GradientsWithinTheirBound) {

@@ -249,4 +249,66 @@ inline std::vector<std::uint8_t> check_attention_backward(const runtime::Device&
   return bits;
 }
 
+// The correctness cases of the forward (the issue's: head_dim 64/128/256,
+// lengths that are not multiples of the blocks from 1 to 300, causal and
+// sliding windows with rows that see no key, both alignments, GQA and MQA,
+// both memory orders and padded rows, varlen batches with KV lengths of 1,
+// large logits, f16) and of the backward; small enough for the simulator,
+// run as they are on a GPU too.
+inline std::vector<AttentionCase> forward_cases() {
+  AttentionOptions causal{.causal = true};
+  std::vector<AttentionCase> cases = {
+      {.name = "d64 square", .seq_q = 64, .seq_k = 64},
+      {.name = "d128 ragged causal", .seq_q = 100, .seq_k = 100, .head_dim = 128, .options = causal},
+      {.name = "d256 batch 2", .batch = 2, .heads_q = 1, .heads_kv = 1, .seq_q = 40, .seq_k = 70, .head_dim = 256},
+      {.name = "f16 d64", .seq_q = 65, .seq_k = 33, .dtype = runtime::DType::f16},
+      {.name = "seq-major padded d128", .batch = 2, .seq_q = 30, .seq_k = 90, .head_dim = 128, .seq_major = true, .pad = 8},
+      {.name = "MQA causal", .heads_q = 4, .heads_kv = 1, .seq_q = 70, .seq_k = 70, .options = causal},
+      {.name = "GQA 2:1 window left", .heads_q = 4, .heads_kv = 2, .seq_q = 90, .seq_k = 90,
+       .options = {.causal = true, .window_left = 16}},
+      {.name = "window both sides", .seq_q = 130, .seq_k = 130, .options = {.window_left = 8, .window_right = 8}},
+      {.name = "causal short queries (bottom-right)", .seq_q = 37, .seq_k = 150, .options = causal},
+      {.name = "causal short queries (top-left)", .seq_q = 37, .seq_k = 150,
+       .options = {.causal = true, .alignment = MaskAlignment::top_left}},
+      {.name = "causal long queries: rows that see no key", .seq_q = 150, .seq_k = 37, .options = causal},
+      {.name = "window past the keys: rows that see no key", .seq_q = 100, .seq_k = 20,
+       .options = {.causal = true, .window_left = 4}},
+      {.name = "one key", .seq_q = 33, .seq_k = 1},
+      {.name = "one query one key", .heads_q = 1, .heads_kv = 1, .seq_q = 1, .seq_k = 1, .head_dim = 128},
+      {.name = "seq 300", .heads_q = 1, .heads_kv = 1, .seq_q = 300, .seq_k = 300, .options = causal},
+      {.name = "large logits", .seq_q = 80, .seq_k = 120, .head_dim = 128, .gain = 30},
+      {.name = "ramp causal (weight on the diagonal)", .seq_q = 100, .seq_k = 100, .options = causal, .ramp = true},
+      {.name = "ramp window (weight on both edges)", .seq_q = 100, .seq_k = 100,
+       .options = {.window_left = 5, .window_right = 3}, .ramp = true},
+      {.name = "varlen causal", .heads_q = 2, .heads_kv = 1, .options = causal},
+      {.name = "varlen window seq-major", .heads_q = 2, .heads_kv = 2, .head_dim = 128, .seq_major = true,
+       .options = {.window_left = 20, .window_right = 0}},
+      {.name = "scale", .seq_q = 50, .seq_k = 50, .options = {.scale = 0.3}},
+  };
+  cases[18].lens_q = {5, 0, 130, 1}, cases[18].lens_k = {7, 3, 130, 1};
+  cases[19].lens_q = {1, 64, 65}, cases[19].lens_k = {1, 80, 60};
+  return cases;
+}
+
+inline std::vector<AttentionCase> backward_cases() {
+  AttentionOptions causal{.causal = true};
+  std::vector<AttentionCase> cases = {
+      {.name = "d64 square", .seq_q = 64, .seq_k = 64},
+      {.name = "d128 ragged causal", .seq_q = 70, .seq_k = 70, .head_dim = 128, .options = causal},
+      {.name = "d256", .heads_q = 1, .heads_kv = 1, .seq_q = 40, .seq_k = 50, .head_dim = 256},
+      {.name = "f16 seq-major padded", .seq_q = 33, .seq_k = 65, .dtype = runtime::DType::f16, .seq_major = true, .pad = 8},
+      {.name = "GQA 2:1 window", .heads_q = 4, .heads_kv = 2, .seq_q = 90, .seq_k = 90,
+       .options = {.causal = true, .window_left = 16}},
+      {.name = "MQA both sides", .heads_q = 3, .heads_kv = 1, .seq_q = 80, .seq_k = 80,
+       .options = {.window_left = 8, .window_right = 8}},
+      {.name = "causal long queries: rows that see no key", .seq_q = 100, .seq_k = 30, .options = causal},
+      {.name = "causal top-left", .seq_q = 30, .seq_k = 100, .options = {.causal = true, .alignment = MaskAlignment::top_left}},
+      {.name = "one key", .seq_q = 17, .seq_k = 1},
+      {.name = "large logits", .seq_q = 50, .seq_k = 60, .gain = 20},
+      {.name = "varlen causal GQA", .heads_q = 2, .heads_kv = 1, .options = causal},
+  };
+  cases.back().lens_q = {5, 0, 70, 1}, cases.back().lens_k = {7, 3, 70, 1};
+  return cases;
+}
+
 }  // namespace warpforge::ops::testing

@@ -13,32 +13,6 @@
 namespace warpforge::ops::testing {
 namespace {
 
-std::vector<DecodeCase> decode_cases() {
-  return {
-      {.name = "GQA 4:1 one token", .kv_lens = {300}},
-      {.name = "batch 3 GQA 4:1 four tokens", .heads_q = 8, .heads_kv = 2, .q_tokens = 4, .head_dim = 64,
-       .page_size = 32, .kv_lens = {4, 77, 200}},
-      {.name = "64 rows a KV head", .heads_q = 8, .heads_kv = 1, .q_tokens = 8, .head_dim = 64, .page_size = 64,
-       .kv_lens = {150, 9}},
-      {.name = "head_dim 256 pages of 256", .heads_q = 2, .heads_kv = 1, .q_tokens = 2, .head_dim = 256,
-       .page_size = 256, .kv_lens = {520}},
-      {.name = "one split", .kv_lens = {190, 60}, .options = {.splits = 1}},
-      {.name = "sliding window", .heads_q = 2, .heads_kv = 2, .q_tokens = 3, .head_dim = 64, .kv_lens = {260, 30},
-       .options = {.window_left = 20, .splits = 3}},
-      {.name = "not causal", .heads_q = 4, .heads_kv = 2, .q_tokens = 2, .head_dim = 64, .kv_lens = {70, 131},
-       .options = {.causal = false, .splits = 2}},
-      {.name = "f16 pages of 24 large logits", .heads_q = 4, .heads_kv = 4, .head_dim = 64, .page_size = 24,
-       .kv_lens = {100, 47}, .dtype = runtime::DType::f16, .options = {.splits = 2}, .gain = 20},
-      {.name = "KV length 1 and the tokens alone", .heads_q = 2, .heads_kv = 1, .q_tokens = 1, .head_dim = 64,
-       .kv_lens = {1, 1}},
-      {.name = "keys are the query tokens", .heads_q = 2, .heads_kv = 1, .q_tokens = 5, .head_dim = 64,
-       .kv_lens = {5, 6}, .options = {.splits = 2}},
-      {.name = "more splits than blocks", .heads_q = 2, .heads_kv = 1, .head_dim = 64, .kv_lens = {100},
-       .pages_per_sequence = 40, .options = {.splits = 9}},
-      {.name = "15 rows a KV head", .heads_q = 3, .heads_kv = 1, .q_tokens = 5, .head_dim = 64, .kv_lens = {90}},
-  };
-}
-
 class AttentionDecodeSim : public ::testing::TestWithParam<int> {};
 
 TEST_P(AttentionDecodeSim, MatchesTheFp64ReferenceWithinItsBound) {

@@ -315,3 +315,17 @@ def test_llama_layer_trains_a_step_under_compile_as_with_sdpa():
     for name, g, s, e in zip(("wq", "wk", "wv"), ours, sdpa, exact):
         ours_error, sdpa_error = torch.linalg.norm(g - e), torch.linalg.norm(s - e)
         assert ours_error <= 2 * sdpa_error + U_BF16 * torch.linalg.norm(e), (name, float(ours_error), float(sdpa_error))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_example_swaps_sdpa_for_warpforge(device):
+    torch_on(device)
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / "python" / "attention.py"
+    spec = importlib.util.spec_from_file_location("attention_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out_error, grad_error = example.run(device)
+    assert out_error < 2 ** -8 and grad_error < 2 ** -6

@@ -11,9 +11,11 @@ namespace warpforge::python {
 void bind_errors(nanobind::module_& m);
 void bind_runtime(nanobind::module_& m);
 void bind_ops(nanobind::module_& m);
+void bind_attention(nanobind::module_& m);  // attention_bindings.cpp
 void bind_dsl(nanobind::module_& m);
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);
+void bind_attention_jax(nanobind::module_& m);  // jax/attention_jax_ffi.cpp, after bind_jax
 // The capsule the torch extension reaches this module through (torch_bridge.hpp).
 void bind_torch_bridge(nanobind::module_& m);
 

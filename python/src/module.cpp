@@ -7,6 +7,7 @@ NB_MODULE(_warpforge, m) {
   warpforge::python::bind_errors(m);
   warpforge::python::bind_runtime(m);
   warpforge::python::bind_ops(m);
+  warpforge::python::bind_attention(m);
   warpforge::python::bind_dsl(m);
   warpforge::python::bind_torch_bridge(m);
   // torch's operator registry keeps the Python functions registered with it
@@ -18,5 +19,6 @@ NB_MODULE(_warpforge, m) {
       "Silences nanobind's report of instances alive at exit (warpforge.torch calls it).");
 #ifdef WARPFORGE_JAX_FFI
   warpforge::python::bind_jax(m);
+  warpforge::python::bind_attention_jax(m);
 #endif
 }

@@ -96,3 +96,11 @@ def kernel(k, grid, block, out_shapes, shared_bytes=0):
                     shared_bytes=np.int32(shared_bytes))
 
     return run
+
+
+def attention(q, k, v, **kwargs):
+    """warpforge.attention for jax.Arrays (jax.custom_vjp over the XLA FFI;
+    see warpforge.attention for the arguments)."""
+    from .attention import attention as _attention
+
+    return _attention(q, k, v, **kwargs)

@@ -249,3 +249,7 @@ def kernel(name, k, grid, block, out_specs, shared_bytes=0):
                                 lib=library)
     _KERNEL_LIBRARIES.append(library)
     return getattr(torch.ops.warpforge, name)
+
+# torch.ops.warpforge.attention_forward / attention_backward / attention_decode
+# (warpforge.attention's operators, with autograd).
+from . import torch_attention  # noqa: E402,F401

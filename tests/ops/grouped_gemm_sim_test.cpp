@@ -1,0 +1,110 @@
+// ops::GroupedGemm's bf16/f16 kernel (sm80) on the simulator against the
+// fp64 reference per group: empty groups, one token, every token in one
+// group, group ends that are no multiple of any tile, K no multiple of 128
+// (nor of the tile's 32), rows past the last end (zeros), both majors of B,
+// every D dtype, one group without offsets, offsets out of order (clamped),
+// the weights' gradient (ragged K) with empty groups, and determinism.
+#include <gtest/gtest.h>
+
+#include "ops/grouped_gemm_cases.hpp"
+#include "warpforge/runtime/device.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+using runtime::DType;
+
+struct RaggedMCase {
+  std::vector<std::int32_t> ends;
+  std::int64_t m = 0, n = 0, k = 0;
+  DType ab = DType::bf16, d = DType::f32;
+  bool b_k_major = false;
+};
+
+// Runs the case (twice when `twice`, returning the second D's bytes equal
+// to the first's) and checks D.
+HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase& c, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto g = static_cast<std::int64_t>(c.ends.size());
+  auto a = make_matrix(device, c.ab, {0, c.m, c.k, true}, rng);
+  auto b = make_matrix(device, c.ab, {g, c.k, c.n, !c.b_k_major}, rng);
+  auto d = make_matrix(device, c.d, {0, c.m, c.n, true}, rng, true);
+  auto offsets = make_offsets(device, c.ends);
+  const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
+  GroupedGemm op(t, {.out_dtype = c.d});
+  EXPECT_TRUE(op.check_support().empty()) << op.describe();
+  EXPECT_EQ(op.kernel_name(), "sm80") << op.describe();
+  op.execute(t);
+  HostTensor got = HostTensor::download(d.view);
+  const auto bad = grouped_mismatches(got, grouped_gemm_reference(a.host, b.host, offsets.host), c.k);
+  std::string all;
+  for (const auto& s : bad) all += "\n  " + s;
+  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+  return got;
+}
+
+TEST(GroupedGemmSim, EmptyGroupsOneTokenAndRowsPastTheLastEnd) {
+  // Groups of 0, 1, 37, 0, 70 and 0 rows, 5 rows past the last end; K = 72.
+  run_ragged_m(runtime::Device::sim(), {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+}
+
+TEST(GroupedGemmSim, EveryTokenInOneGroupKMajorB) {
+  run_ragged_m(runtime::Device::sim(), {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true}, 2);
+}
+
+TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {
+  run_ragged_m(runtime::Device::sim(), {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16}, 3);
+}
+
+TEST(GroupedGemmSim, OffsetsOutOfOrderAreClamped) {
+  // Read as the running maximum clamped to M: ends 10, 10, 50, 50.
+  run_ragged_m(runtime::Device::sim(), {{10, 5, 200, 30}, 50, 16, 48, DType::bf16, DType::bf16}, 4);
+}
+
+TEST(GroupedGemmSim, OneGroupWithoutOffsetsIsADenseGemm) {
+  std::mt19937 rng(5);
+  const runtime::Device device = runtime::Device::sim();
+  auto a = make_matrix(device, DType::bf16, {0, 33, 40, true}, rng);
+  auto b = make_matrix(device, DType::bf16, {0, 40, 20, false}, rng);
+  auto d = make_matrix(device, DType::f32, {0, 33, 20, true}, rng, true);
+  const GroupedGemmTensors t{a.view, b.view, nullptr, d.view};
+  GroupedGemm op(t, {.out_dtype = DType::f32});
+  ASSERT_TRUE(op.check_support().empty()) << op.describe();
+  op.execute(t);
+  HostTensor b3 = b.host;  // the reference's one group: (1, K, N)
+  b3.shape.insert(b3.shape.begin(), 1);
+  b3.strides.insert(b3.strides.begin(), 0);
+  const std::vector<std::int32_t> ends{33};
+  const auto bad = grouped_mismatches(HostTensor::download(d.view), grouped_gemm_reference(a.host, b3, ends), 40);
+  EXPECT_TRUE(bad.empty()) << bad.front();
+}
+
+TEST(GroupedGemmSim, RaggedKIsTheWeightsGradient) {
+  // dB[g] = X[rows of g]ᵀ · dY[rows of g]: A = Xᵀ (M contiguous), B = dY.
+  std::mt19937 rng(6);
+  const runtime::Device device = runtime::Device::sim();
+  const std::vector<std::int32_t> ends = ends_of({5, 0, 40, 19, 0});
+  const std::int64_t tokens = 64, k_in = 48, n = 40, groups = 5;
+  auto xt = make_matrix(device, DType::bf16, {0, k_in, tokens, false}, rng);
+  auto dy = make_matrix(device, DType::bf16, {0, tokens, n, true}, rng);
+  auto d = make_matrix(device, DType::f32, {groups, k_in, n, true}, rng, true);
+  auto offsets = make_offsets(device, ends);
+  const GroupedGemmTensors t{xt.view, dy.view, &offsets.view, d.view};
+  GroupedGemm op(t, {.out_dtype = DType::f32});
+  ASSERT_TRUE(op.check_support().empty()) << op.describe();
+  op.execute(t);
+  const auto bad =
+      grouped_mismatches(HostTensor::download(d.view), grouped_gemm_reference(xt.host, dy.host, offsets.host), tokens);
+  std::string all;
+  for (const auto& s : bad) all += "\n  " + s;
+  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+}
+
+TEST(GroupedGemmSim, SameInputsGiveTheSameBits) {
+  const RaggedMCase c{ends_of({20, 0, 45}), 70, 24, 96};
+  const runtime::Device device = runtime::Device::sim();
+  EXPECT_EQ(run_ragged_m(device, c, 7).bytes, run_ragged_m(device, c, 7).bytes);
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

@@ -80,13 +80,18 @@ inline runtime::DType code_view_dtype(runtime::DType data) {
 
 // G experts' weights B[g] (K x N), values N(0, 1)·scale quantized to `f`
 // (a larger `scale` gives scales that do not fold with the codes' bias:
-// the kernels' exact slow conversions).
+// the kernels' exact slow conversions). With `one_large_scale`, the scale
+// of group 0, row 3, block 1 alone becomes 2^73 (e8m0) or 128 (e4m3): one
+// lane of a warp cannot fold while the others can.
 inline DeviceWeights make_weights(const runtime::Device& device, BlockScaledFormat f, std::int64_t groups,
-                                  std::int64_t n, std::int64_t k, std::mt19937& rng, double scale = 1.0) {
+                                  std::int64_t n, std::int64_t k, std::mt19937& rng, double scale = 1.0,
+                                  bool one_large_scale = false) {
   std::normal_distribution<double> normal(0.0, scale);
   std::vector<float> x(static_cast<std::size_t>(groups * n * k));
   for (float& v : x) v = static_cast<float>(normal(rng));
   QuantizedMatrix q = quantize(x, n, k, groups, f);
+  if (one_large_scale)
+    q.scales[static_cast<std::size_t>(q.scale_layout().offset(3, 1, 0))] = f.scale == runtime::DType::e8m0 ? 0xC8 : 0x70;
   PackedWeights packed = prepack_weights({f.data, f.scale, f.vec, groups, k, n}, q.data, q.scales);
   runtime::Buffer codes(device, packed.codes.size()), scales(device, packed.scales.size());
   codes.copy_from_host(packed.codes.data(), packed.codes.size());

@@ -179,7 +179,11 @@ class StreamGrouped {
         }
       }
     };
-    k_.if_else(weights.foldable(chunk), [&] { run(true); }, [&] { run(false); });
+    // mma.sync needs the whole warp: it takes the one-multiply way only
+    // where every lane's chunk folds (vote.sync.all, PTX ISA 9.7.13.5).
+    Pred warp_folds = k_.pred();
+    k_.vote_sync(Vote::all, warp_folds, weights.foldable(chunk));
+    k_.if_else(warp_folds, [&] { run(true); }, [&] { run(false); });
   }
 
   // D[token][row] = acc (PTX ISA 9.7.14.5.8, m16n8 C: register q holds row

@@ -31,24 +31,32 @@ std::size_t a_copy_bytes(const GroupedGemmProblem& p) {
   return static_cast<std::size_t>((dequantized_bytes(a_problem(p), BlockScaledOperand::a) + 1023) / 1024 * 1024);
 }
 
+// Persistent CTAs an SM: as many as the shared memory holds (227 KB on
+// sm_90, less the L1's share we leave), at most 4.
+std::int64_t ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  return std::clamp<std::int64_t>(200 * 1024 / stream_grouped_shared_bytes(p, t), 1, 4);
+}
+
 // The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
 // row), FP8 one; 4 warps; tokens a unit from the tokens a group averages
-// over the groups that can have any (M / min(G, M)); K split so that about
-// two work items an SM stream at once, each split at least 4 chunks (1024
-// codes) long.
+// over the groups that can have any (M / min(G, M)); 3 stages (two chunks
+// in flight beyond the one multiplied: a CTA's 34 KB of FP4 weights or 68
+// KB of FP8, past the ~25 KB an SM needs in flight to stream at 3.35 TB/s
+// with ~1 us of latency); K split so that the work items fill the
+// persistent CTAs, each split at least 4 chunks (1024 codes) long.
 StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::Device& device) {
   StreamGroupedTiling t;
   t.row_tiles = p.b_dtype == DType::e2m1 ? 2 : 1;
   const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
   const std::int64_t average = (p.m + active - 1) / active;
   t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
-  t.stages = t.tokens >= 32 ? 3 : 4;
+  t.stages = 3;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
-  const std::int64_t sms = std::max(device.properties().sm_count, 1);
+  const std::int64_t ctas = ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
   const std::int64_t units =
       std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());
   const std::int64_t chunks = p.packed_layout().chunks();
-  std::int64_t splits = std::clamp<std::int64_t>((2 * sms + units - 1) / units, 1, std::max<std::int64_t>(chunks / 4, 1));
+  std::int64_t splits = std::clamp<std::int64_t>((ctas + units - 1) / units, 1, std::max<std::int64_t>(chunks / 4, 1));
   while (splits > 1 && (splits - 1) * ((chunks + splits - 1) / splits) >= chunks) --splits;
   t.splits = static_cast<int>(splits);
   return t;
@@ -70,8 +78,7 @@ class StreamLaunch final : public GroupedGemmLaunch {
       own_->fill(0);  // the split counters at 0; every launch leaves them so
     }
     const std::int64_t shared = stream_grouped_shared_bytes(p, t);
-    const std::int64_t per_sm = shared > 110 * 1024 ? 1 : 2;
-    const std::int64_t ctas = per_sm * std::max(device.properties().sm_count, 1);
+    const std::int64_t ctas = ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
     const std::int64_t items = max_group_units(stream_grouped_schedule(p, t), p.m) * t.splits;
     config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(items, 1, ctas))};
     config_.block = {static_cast<std::uint32_t>(t.threads())};

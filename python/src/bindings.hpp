@@ -11,6 +11,8 @@ namespace warpforge::python {
 void bind_errors(nanobind::module_& m);
 void bind_runtime(nanobind::module_& m);
 void bind_ops(nanobind::module_& m);
+// The grouped GEMM of mixture-of-experts layers (grouped_gemm_bindings.cpp).
+void bind_grouped_gemm(nanobind::module_& m);
 void bind_dsl(nanobind::module_& m);
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);

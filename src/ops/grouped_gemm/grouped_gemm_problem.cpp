@@ -278,11 +278,18 @@ GroupedGemmProblem describe_grouped_gemm(const GroupedGemmTensors& t, const Grou
     refusals.push_back("M, N, K = " + std::to_string(p.m) + ", " + std::to_string(p.n) + ", " + std::to_string(p.k) +
                        ": each must be at least 1");
 
-  // SFA: GemmAmax's 128x4 layout over A's M rows (one batch), 1-D.
-  if (p.scaled_a && a && p.m > 0 && p.k > 0 && (p.vec == 16 || p.vec == 32))
-    require_flat(*t.sfa, "SFA", ScaleFactorLayout{p.m, p.k, 1, p.vec}.bytes(),
-                 "the 128x4 scale layout over M " + std::to_string(p.m) + " rows and K " + std::to_string(p.k),
-                 refusals);
+  // SFA: GemmAmax's 128x4 layout over A's M rows (one batch), 1-D or as
+  // its 6-D view (32, 4, RM, 4, RK, 1).
+  if (p.scaled_a && a && p.m > 0 && p.k > 0 && (p.vec == 16 || p.vec == 32)) {
+    const ScaleFactorLayout layout{p.m, p.k, 1, p.vec};
+    bool tiled = t.sfa->rank() == 6 && t.sfa->shape() == layout.shape6();
+    for (int i = 0; tiled && i < 6; ++i) tiled = t.sfa->shape()[i] == 1 || t.sfa->strides()[i] == layout.strides6()[i];
+    if (!tiled)
+      require_flat(*t.sfa, "SFA", layout.bytes(),
+                   "the 128x4 scale layout over M " + std::to_string(p.m) + " rows and K " + std::to_string(p.k) +
+                       ", or its 6-D view " + dims(layout.shape6()) + " strides " + dims(layout.strides6()),
+                   refusals);
+  }
   if (p.scaled_a && p.a_dtype == DType::e2m1 && p.k % 2 != 0)
     refusals.push_back("K " + std::to_string(p.k) + " with FP4 A: FP4 packs two codes a byte, so K must be even");
 

@@ -286,7 +286,8 @@ std::vector<std::string> sm80_grouped_refusals(const GroupedGemmProblem& p) {
   if (p.packed_b || p.scaled_a)
     why.push_back("block-scaled operands: the sm80 kernel multiplies bf16 or f16 (the stream kernel takes packed B)");
   if (p.amax) why.push_back("amax: the sm80 kernel computes none (the block-scaled forms do)");
-  if (p.form == GroupedForm::ragged_m && !p.a.cols_contiguous && p.m > 1)
+  // One group starts at row 0: its tiles' copies along a contiguous M stay aligned.
+  if (p.form == GroupedForm::ragged_m && !p.a.cols_contiguous && p.m > 1 && p.groups > 1)
     why.push_back("A is m-major: in ragged M its rows are the groups, whose starts need not be 16-byte aligned, so "
                   "the sm80 kernel copies whole rows of A (make A's K contiguous)");
   if (p.form == GroupedForm::ragged_k && (p.a.cols_contiguous || !p.b.cols_contiguous) && p.k > 1)

@@ -1,10 +1,12 @@
-// Grouped GEMM test problems (header-only: tests/ops and tests/gpu share
-// it): operands in device memory from fresh random values (gemm_operands.hpp:
+// Grouped GEMM test problems and runs (header-only: tests/ops and tests/gpu
+// share it): operands in device memory from fresh random values (gemm_operands.hpp:
 // N(0,1) rounded, padding poisoned), block-scaled weights quantized
 // (ops::quantize) and packed, D poisoned with NaN, and the check of D
 // against the fp64 reference within the bound of f32 accumulation of exact
 // products plus D's own rounding.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "warpforge/ops/grouped_gemm_reference.hpp"
 #include "warpforge/ops/low_precision.hpp"
 #include "warpforge/ops/quantize.hpp"
+#include "warpforge/runtime/device.hpp"
 
 namespace warpforge::ops::testing {
 
@@ -169,6 +172,90 @@ inline double reference_amax(const GroupedReference& want) {
   double most = 0;
   for (double v : want.value) most = std::max(most, std::fabs(v));
   return most;
+}
+
+using runtime::DType;
+
+struct RaggedMCase {
+  std::vector<std::int32_t> ends;
+  std::int64_t m = 0, n = 0, k = 0;
+  DType ab = DType::bf16, d = DType::f32;
+  bool b_k_major = false;
+};
+
+// Runs a bf16/f16 ragged-M case on the sm80 kernel (D poisoned first), checks D and returns it.
+inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase& c, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto g = static_cast<std::int64_t>(c.ends.size());
+  auto a = make_matrix(device, c.ab, {0, c.m, c.k, true}, rng);
+  auto b = make_matrix(device, c.ab, {g, c.k, c.n, !c.b_k_major}, rng);
+  auto d = make_matrix(device, c.d, {0, c.m, c.n, true}, rng, true);
+  auto offsets = make_offsets(device, c.ends);
+  const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
+  GroupedGemm op(t, {.out_dtype = c.d});
+  EXPECT_TRUE(op.check_support().empty()) << op.describe();
+  EXPECT_EQ(op.kernel_name(), "sm80") << op.describe();
+  op.execute(t);
+  HostTensor got = HostTensor::download(d.view);
+  const auto bad = grouped_mismatches(got, grouped_gemm_reference(a.host, b.host, offsets.host), c.k);
+  std::string all;
+  for (const auto& s : bad) all += "\n  " + s;
+  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+  return got;
+}
+
+inline constexpr BlockScaledFormat kGroupedFormats[] = {kMxfp4, kNvfp4, kMxfp8E4m3, kMxfp8E5m2, {DType::e2m1, DType::e8m0, 16}};
+
+struct StreamCase {
+  BlockScaledFormat format = kMxfp4;
+  std::vector<std::int32_t> ends;
+  std::int64_t m = 0, n = 0, k = 0;
+  DType d = DType::f32;
+  double weight_scale = 1.0;  // large: scales that do not fold
+  bool scaled_a = false;      // A quantized like B, with amax
+  bool offsets = true;
+  bool one_large_scale = false;  // one lane of a warp cannot fold
+};
+
+struct StreamRun {
+  HostTensor d;
+  float amax = 0;
+  std::string describe;
+};
+
+// Runs a block-scaled case on the stream kernel (D poisoned, amax zeroed),
+// checks D (and amax) and returns them with the op's describe().
+inline StreamRun run_stream(const runtime::Device& device, const StreamCase& c, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto g = static_cast<std::int64_t>(c.ends.size());
+  DeviceWeights w = make_weights(device, c.format, g, c.n, c.k, rng, c.weight_scale, c.one_large_scale);
+  auto a = make_matrix(device, DType::bf16, {0, c.m, c.k, true}, rng);
+  std::optional<DeviceScaledA> qa;
+  if (c.scaled_a) qa.emplace(make_scaled_a(device, c.format, c.m, c.k, rng));
+  auto d = make_matrix(device, c.d, {0, c.m, c.n, true}, rng, true);
+  auto offsets = make_offsets(device, c.ends);
+  runtime::Tensor amax = runtime::Tensor::empty(device, DType::f32, {1});
+  const float zero = 0;
+  amax.copy_from_host(&zero, 4);
+  const GroupedGemmTensors t{qa ? qa->codes_view : a.view, w.codes_view, c.offsets ? &offsets.view : nullptr, d.view,
+                             qa ? &qa->scales_view : nullptr, &w.scales_view, qa ? &amax : nullptr};
+  GroupedGemm op(t, {.out_dtype = c.d, .sf_vec_size = c.format.vec});
+  EXPECT_TRUE(op.check_support().empty()) << op.describe();
+  EXPECT_EQ(op.kernel_name(), "stream") << op.describe();
+  op.execute(t);
+  StreamRun run{HostTensor::download(d.view), 0, op.describe()};
+  const GroupedReference want = qa ? grouped_gemm_reference(qa->host(), w.host(), offsets.host)
+                                   : grouped_gemm_reference(a.host, w.host(), offsets.host);
+  const auto bad = grouped_mismatches(run.d, want, c.k);
+  std::string all;
+  for (const auto& s : bad) all += "\n  " + s;
+  EXPECT_TRUE(bad.empty()) << run.describe << all;
+  if (qa) {
+    amax.copy_to_host(&run.amax, 4);
+    const double most = reference_amax(want);
+    EXPECT_NEAR(run.amax, most, static_cast<double>(c.k) * std::ldexp(1.0, -23) * most + 1e-30) << run.describe;
+  }
+  return run;
 }
 
 }  // namespace warpforge::ops::testing

@@ -14,35 +14,6 @@ namespace {
 
 using runtime::DType;
 
-struct RaggedMCase {
-  std::vector<std::int32_t> ends;
-  std::int64_t m = 0, n = 0, k = 0;
-  DType ab = DType::bf16, d = DType::f32;
-  bool b_k_major = false;
-};
-
-// Runs the case (twice when `twice`, returning the second D's bytes equal
-// to the first's) and checks D.
-HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase& c, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  const auto g = static_cast<std::int64_t>(c.ends.size());
-  auto a = make_matrix(device, c.ab, {0, c.m, c.k, true}, rng);
-  auto b = make_matrix(device, c.ab, {g, c.k, c.n, !c.b_k_major}, rng);
-  auto d = make_matrix(device, c.d, {0, c.m, c.n, true}, rng, true);
-  auto offsets = make_offsets(device, c.ends);
-  const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
-  GroupedGemm op(t, {.out_dtype = c.d});
-  EXPECT_TRUE(op.check_support().empty()) << op.describe();
-  EXPECT_EQ(op.kernel_name(), "sm80") << op.describe();
-  op.execute(t);
-  HostTensor got = HostTensor::download(d.view);
-  const auto bad = grouped_mismatches(got, grouped_gemm_reference(a.host, b.host, offsets.host), c.k);
-  std::string all;
-  for (const auto& s : bad) all += "\n  " + s;
-  EXPECT_TRUE(bad.empty()) << op.describe() << all;
-  return got;
-}
-
 TEST(GroupedGemmSim, EmptyGroupsOneTokenAndRowsPastTheLastEnd) {
   // Groups of 0, 1, 37, 0, 70 and 0 rows, 5 rows past the last end; K = 72.
   run_ragged_m(runtime::Device::sim(), {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);

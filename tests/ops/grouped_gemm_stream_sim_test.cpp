@@ -17,62 +17,10 @@ namespace {
 
 using runtime::DType;
 
-constexpr BlockScaledFormat kFormats[] = {kMxfp4, kNvfp4, kMxfp8E4m3, kMxfp8E5m2, {DType::e2m1, DType::e8m0, 16}};
-
-struct StreamCase {
-  BlockScaledFormat format = kMxfp4;
-  std::vector<std::int32_t> ends;
-  std::int64_t m = 0, n = 0, k = 0;
-  DType d = DType::f32;
-  double weight_scale = 1.0;  // large: scales that do not fold
-  bool scaled_a = false;      // A quantized like B, with amax
-  bool offsets = true;
-  bool one_large_scale = false;  // one lane of a warp cannot fold
-};
-
-struct StreamRun {
-  HostTensor d;
-  float amax = 0;
-  std::string describe;
-};
-
-StreamRun run_stream(const runtime::Device& device, const StreamCase& c, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  const auto g = static_cast<std::int64_t>(c.ends.size());
-  DeviceWeights w = make_weights(device, c.format, g, c.n, c.k, rng, c.weight_scale, c.one_large_scale);
-  auto a = make_matrix(device, DType::bf16, {0, c.m, c.k, true}, rng);
-  std::optional<DeviceScaledA> qa;
-  if (c.scaled_a) qa.emplace(make_scaled_a(device, c.format, c.m, c.k, rng));
-  auto d = make_matrix(device, c.d, {0, c.m, c.n, true}, rng, true);
-  auto offsets = make_offsets(device, c.ends);
-  runtime::Tensor amax = runtime::Tensor::empty(device, DType::f32, {1});
-  const float zero = 0;
-  amax.copy_from_host(&zero, 4);
-  const GroupedGemmTensors t{qa ? qa->codes_view : a.view, w.codes_view, c.offsets ? &offsets.view : nullptr, d.view,
-                             qa ? &qa->scales_view : nullptr, &w.scales_view, qa ? &amax : nullptr};
-  GroupedGemm op(t, {.out_dtype = c.d, .sf_vec_size = c.format.vec});
-  EXPECT_TRUE(op.check_support().empty()) << op.describe();
-  EXPECT_EQ(op.kernel_name(), "stream") << op.describe();
-  op.execute(t);
-  StreamRun run{HostTensor::download(d.view), 0, op.describe()};
-  const GroupedReference want = qa ? grouped_gemm_reference(qa->host(), w.host(), offsets.host)
-                                   : grouped_gemm_reference(a.host, w.host(), offsets.host);
-  const auto bad = grouped_mismatches(run.d, want, c.k);
-  std::string all;
-  for (const auto& s : bad) all += "\n  " + s;
-  EXPECT_TRUE(bad.empty()) << run.describe << all;
-  if (qa) {
-    amax.copy_to_host(&run.amax, 4);
-    const double most = reference_amax(want);
-    EXPECT_NEAR(run.amax, most, static_cast<double>(c.k) * std::ldexp(1.0, -23) * most + 1e-30) << run.describe;
-  }
-  return run;
-}
-
 TEST(GroupedGemmStreamSim, EveryFormatWithEmptyGroupsOneTokenAndATail) {
   const runtime::Device device = runtime::Device::sim();
   std::uint32_t seed = 100;
-  for (BlockScaledFormat f : kFormats)
+  for (BlockScaledFormat f : kGroupedFormats)
     for (DType d : {DType::f32, DType::bf16}) {
       SCOPED_TRACE(std::string(runtime::name(f.data)) + " x " + std::string(runtime::name(f.scale)) + "/" +
                    std::to_string(f.vec) + " -> " + std::string(runtime::name(d)));

@@ -125,9 +125,11 @@ class GroupedGemm {
   std::unique_ptr<State> state_;
 };
 
-// One-shot: allocates D on A's device ((M, N), or (G, M, N) for ragged K,
-// row-major, of options.out_dtype), runs, and waits for the stream.
-runtime::Tensor grouped_gemm(const GroupedGemmTensors& tensors_without_d, GroupedGemmOptions options = {},
+// One-shot, bf16/f16 operands: allocates D on A's device ((M, N), or
+// (G, M, N) for ragged K, row-major, of options.out_dtype), runs, and waits
+// for the stream. (Block-scaled operands: GroupedGemm, with D allocated.)
+runtime::Tensor grouped_gemm(const runtime::TensorView& a, const runtime::TensorView& b,
+                             const runtime::TensorView* offsets, GroupedGemmOptions options = {},
                              runtime::Stream* stream = nullptr);
 
 // ---------------------------------------------------------------------------

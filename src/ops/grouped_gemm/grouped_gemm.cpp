@@ -180,23 +180,22 @@ void GroupedGemm::execute(const GroupedGemmTensors& t, runtime::Stream* stream, 
   s.launch->run(t, workspace, stream);
 }
 
-runtime::Tensor grouped_gemm(const GroupedGemmTensors& t, GroupedGemmOptions options, runtime::Stream* stream) {
+runtime::Tensor grouped_gemm(const TensorView& a, const TensorView& b, const TensorView* offsets,
+                             GroupedGemmOptions options, runtime::Stream* stream) {
   // D's shape from A, B and the offsets as GroupedGemm reads them: (M, N),
-  // or (G, M, N) for ragged K (B of rank 2 with offsets).
-  const std::int64_t m = t.a.rank() == 2 ? t.a.shape()[0] : 1;
-  std::int64_t n = 1;
-  if (t.b.rank() >= 2) n = t.b.shape()[static_cast<std::size_t>(t.b.rank() - 1)];
-  if (t.sfb) throw OpsError("grouped_gemm(): packed block-scaled B has no N in its shape; allocate D and run GroupedGemm");
-  std::vector<std::int64_t> shape{m, n};
-  if (t.b.rank() == 2 && t.offsets) shape.insert(shape.begin(), t.offsets->shape().empty() ? 1 : t.offsets->shape()[0]);
-  runtime::Tensor d = runtime::Tensor::empty(t.a.device(), options.out_dtype, shape);
-  const GroupedGemmTensors with_d{t.a, t.b, t.offsets, d, t.sfa, t.sfb, t.amax};
-  GroupedGemm op(with_d, options);
-  op.execute(with_d, stream);
+  // or (G, M, N) for ragged K (B of rank 2 with offsets); a shape the op
+  // refuses gets (1, 1), and the op says why.
+  std::vector<std::int64_t> shape{1, 1};
+  if (a.rank() == 2 && (b.rank() == 2 || b.rank() == 3)) shape = {a.shape()[0], b.shape()[static_cast<std::size_t>(b.rank() - 1)]};
+  if (a.rank() == 2 && b.rank() == 2 && offsets && offsets->rank() == 1) shape.insert(shape.begin(), offsets->shape()[0]);
+  runtime::Tensor d = runtime::Tensor::empty(a.device(), options.out_dtype, shape);
+  const GroupedGemmTensors t{a, b, offsets, d};
+  GroupedGemm op(t, options);
+  op.execute(t, stream);
   if (stream)
     stream->synchronize();
   else
-    t.a.device().synchronize();
+    a.device().synchronize();
   return d;
 }
 

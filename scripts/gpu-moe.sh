@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The grouped GEMM (mixture of experts, issue 43) on a GPU machine, in about
 # 5 minutes: builds what it needs (test_gpu, bench_gemm and the Python
-# module; GoogleTest from the sources gpu-check.sh finds), then, each step
+# module; GoogleTest as scripts/gpu-build-args.sh finds it), then, each step
 # skipped with a note once the time is short, in this order:
 #   1. the GPU tests GroupedGemmGpu.* (every simulator case, then published
 #      expert shapes) against the fp64 reference;
@@ -45,18 +45,8 @@ run() {
   return $rc
 }
 
-gtest_source="${WARPFORGE_GTEST_SOURCE:-}"
-if [ -z "$gtest_source" ]; then
-  gtest_source="$PWD/.gtest"
-  [ -f "$gtest_source/CMakeLists.txt" ] || gtest_source=/usr/src/googletest
-fi
-dlpack_args=()
-dlpack_dir="${WARPFORGE_DLPACK_INCLUDE_DIR:-$PWD/.dlpack}"
-[ -f "$dlpack_dir/dlpack/dlpack.h" ] && dlpack_args=(-DWARPFORGE_DLPACK_INCLUDE_DIR="$dlpack_dir")
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-if ! cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_GTEST_SOURCE="$gtest_source" \
-  "${dlpack_args[@]}" >"$out/configure.log" 2>&1; then
+source scripts/gpu-build-args.sh
+if ! cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1; then
   tail -20 "$out/configure.log"
   echo "gpu-moe: FAIL: cmake configure (log $out/configure.log)"
   exit 1

@@ -57,6 +57,19 @@ inline DeviceOffsets make_offsets(const runtime::Device& device, const std::vect
   return {std::move(buffer), view, ends};
 }
 
+// A quantized matrix as the reference reads it: k-major (rows, K, batches).
+inline BlockScaledOperand host_operand(const QuantizedMatrix& q) {
+  BlockScaledOperand o;
+  o.dtype = q.format.data;
+  o.rows = q.rows, o.k = q.k, o.batches = q.batches;
+  o.stride_row = q.k, o.stride_k = 1, o.stride_batch = q.rows * q.k;
+  o.data = q.data;
+  o.scale_dtype = q.format.scale;
+  o.vec = q.format.vec;
+  o.scales = q.scales;
+  return o;
+}
+
 // Packed block-scaled weights on a device, with the unpacked host operand
 // the reference reads (rows = N, batches = G).
 struct DeviceWeights {
@@ -64,17 +77,7 @@ struct DeviceWeights {
   PackedWeights packed;
   runtime::Buffer codes, scales;
   runtime::TensorView codes_view, scales_view;
-  BlockScaledOperand host() const {
-    BlockScaledOperand o;
-    o.dtype = quantized.format.data;
-    o.rows = quantized.rows, o.k = quantized.k, o.batches = quantized.batches;
-    o.stride_row = quantized.k, o.stride_k = 1, o.stride_batch = quantized.rows * quantized.k;
-    o.data = quantized.data;
-    o.scale_dtype = quantized.format.scale;
-    o.vec = quantized.format.vec;
-    o.scales = quantized.scales;
-    return o;
-  }
+  BlockScaledOperand host() const { return host_operand(quantized); }
 };
 
 inline runtime::DType code_view_dtype(runtime::DType data) {
@@ -111,17 +114,7 @@ struct DeviceScaledA {
   QuantizedMatrix quantized;
   runtime::Buffer codes, scales;
   runtime::TensorView codes_view, scales_view;
-  BlockScaledOperand host() const {
-    BlockScaledOperand o;
-    o.dtype = quantized.format.data;
-    o.rows = quantized.rows, o.k = quantized.k, o.batches = 1;
-    o.stride_row = quantized.k, o.stride_k = 1, o.stride_batch = quantized.rows * quantized.k;
-    o.data = quantized.data;
-    o.scale_dtype = quantized.format.scale;
-    o.vec = quantized.format.vec;
-    o.scales = quantized.scales;
-    return o;
-  }
+  BlockScaledOperand host() const { return host_operand(quantized); }
 };
 inline DeviceScaledA make_scaled_a(const runtime::Device& device, BlockScaledFormat f, std::int64_t m, std::int64_t k,
                                    std::mt19937& rng) {

@@ -160,7 +160,7 @@ int grouped_main(int argc, char** argv) {
   std::printf("Each figure: the median of %d runs, CUDA events around each, after 3 warm-up runs. Results are checked "
               "by the tests, not here (constant inputs).\n\n",
               o.reps);
-  std::printf("| model | tokens | active experts | ours bf16 us | cuBLAS loop us | ours / loop |%s bf16 read-once us | "
+  std::printf("| model | tokens | active experts | ours bf16: kernel, us | cuBLAS loop us | ours / loop |%s bf16 read-once us | "
               "bf16 read / ours |%s\n",
               packed ? " ours packed us | packed / ours bf16 |" : "", packed ? " packed read-once us | packed read / ours |" : "");
   std::printf("|---|---|---|---|---|---|%s---|---|%s\n", packed ? "---|---|" : "", packed ? "---|---|" : "");
@@ -217,7 +217,8 @@ int grouped_main(int argc, char** argv) {
         continue;
       }
       const runtime::TensorView va(*a, DType::bf16, {rows, k}), vd(*d, DType::bf16, {rows, n});
-      const runtime::TensorView vb(*b, DType::bf16, {m.experts, k, n});
+      // B (E, K, N) with K contiguous, as torch._grouped_mm takes it.
+      const runtime::TensorView vb(*b, DType::bf16, {m.experts, k, n}, {k * n, 1, k});
       auto offs = [&](int r) {
         return runtime::TensorView(*offsets, DType::i32, {m.experts}, {}, static_cast<std::uint64_t>(r * m.experts) * 4);
       };
@@ -260,11 +261,11 @@ int grouped_main(int argc, char** argv) {
         for (std::size_t g = 0; g < sizes[r].size(); ++g) {
           const std::int64_t rows_g = sizes[r][g];
           if (rows_g == 0) continue;
-          // Row-major D_g = A_g·B_g is column-major D_gᵀ = B_gᵀ·A_gᵀ.
-          check_cublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(rows_g),
+          // Row-major D_g = A_g·B_g is column-major D_gᵀ = B_gᵀ·A_gᵀ; B_g is (N, K) row-major in memory.
+          check_cublas(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(rows_g),
                                     static_cast<int>(k), &alpha,
                                     reinterpret_cast<const void*>(b->address() + g * expert_bytes), CUDA_R_16BF,
-                                    static_cast<int>(n), reinterpret_cast<const void*>(a->address() + begin * k * 2),
+                                    static_cast<int>(k), reinterpret_cast<const void*>(a->address() + begin * k * 2),
                                     CUDA_R_16BF, static_cast<int>(k), &beta,
                                     reinterpret_cast<void*>(d->address() + begin * n * 2), CUDA_R_16BF,
                                     static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
@@ -290,8 +291,8 @@ int grouped_main(int argc, char** argv) {
       };
       const double bf16_read_s = read_once_s(*b, b->size(), static_cast<std::size_t>(active * static_cast<double>(expert_bytes)));
       ratios.push_back(loop_s / ours_s);
-      std::printf("| %s | %lld | %.1f | %.1f | %.1f | %.2f |", m.name, static_cast<long long>(tokens), active, ours_s * 1e6,
-                  loop_s * 1e6, loop_s / ours_s);
+      std::printf("| %s | %lld | %.1f | %s %.1f | %.1f | %.2f |", m.name, static_cast<long long>(tokens), active,
+                  std::string(ours->kernel_name()).c_str(), ours_s * 1e6, loop_s * 1e6, loop_s / ours_s);
       if (packed) {
         const double packed_s = time([&](int r) {
           const auto o_r = offs(r);

@@ -174,9 +174,11 @@ struct RaggedMCase {
   std::int64_t m = 0, n = 0, k = 0;
   DType ab = DType::bf16, d = DType::f32;
   bool b_k_major = false;
+  const char* kernel = "sm80";  // the kernel automatic selection must take
 };
 
-// Runs a bf16/f16 ragged-M case on the sm80 kernel (D poisoned first), checks D and returns it.
+// Runs a bf16/f16 ragged-M case (D poisoned first), asserting the kernel
+// chosen, checks D and returns it.
 inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase& c, std::uint32_t seed) {
   std::mt19937 rng(seed);
   const auto g = static_cast<std::int64_t>(c.ends.size());
@@ -187,7 +189,7 @@ inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase&
   const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
   GroupedGemm op(t, {.out_dtype = c.d});
   EXPECT_TRUE(op.check_support().empty()) << op.describe();
-  EXPECT_EQ(op.kernel_name(), "sm80") << op.describe();
+  EXPECT_EQ(op.kernel_name(), c.kernel) << op.describe();
   op.execute(t);
   HostTensor got = HostTensor::download(d.view);
   const auto bad = grouped_mismatches(got, grouped_gemm_reference(a.host, b.host, offsets.host), c.k);

@@ -140,8 +140,10 @@ TEST(GroupedGemmRefusals, BlockScaledOperands) {
   {  // the stream kernel named for bf16 B
     auto b = x.view(DType::bf16, {2, 256, 40});
     GroupedGemm op({a, b, &offsets, d}, {.out_dtype = DType::bf16, .kernel = GroupedGemmKernel::stream});
-    EXPECT_TRUE(refused(op.check_support(), {"stream kernel reads packed block-scaled weights"}))
-        << all(op.check_support());
+    EXPECT_TRUE(refused(op.check_support(), {"B's N is contiguous", "whose K is contiguous"})) << all(op.check_support());
+    auto b16 = x.view(DType::f16, {2, 256, 40}), a16 = x.view(DType::f16, {8, 256});
+    GroupedGemm f16({a16, b16, &offsets, d}, {.out_dtype = DType::bf16, .kernel = GroupedGemmKernel::stream});
+    EXPECT_TRUE(refused(f16.check_support(), {"B is f16", "packed block-scaled weights"})) << all(f16.check_support());
     EXPECT_THROW(op.compile(), OpsError);
   }
 }

@@ -3,7 +3,8 @@
 // group, group ends that are no multiple of any tile, K no multiple of 128
 // (nor of the tile's 32), rows past the last end (zeros), both majors of B,
 // every D dtype, one group without offsets, offsets out of order (clamped),
-// the weights' gradient (ragged K) with empty groups, and determinism.
+// the weights' gradient (ragged K) with empty groups, determinism, and
+// bf16 weights with K contiguous on the stream kernel at few tokens a group.
 #include <gtest/gtest.h>
 
 #include "ops/grouped_gemm_cases.hpp"
@@ -69,6 +70,25 @@ TEST(GroupedGemmSim, RaggedKIsTheWeightsGradient) {
   std::string all;
   for (const auto& s : bad) all += "\n  " + s;
   EXPECT_TRUE(bad.empty()) << op.describe() << all;
+}
+
+// bf16 weights with K contiguous at few tokens a group: the stream kernel
+// reads them where they lie (rows past N and K past its end zero-filled).
+TEST(GroupedGemmSim, FewTokensAGroupStreamBf16Weights) {
+  const runtime::Device device = runtime::Device::sim();
+  run_ragged_m(device, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
+  run_ragged_m(device, {ends_of({0, 20, 13}), 35, 24, 520, DType::bf16, DType::bf16, true, "stream"}, 9);
+  // One group of 2 tokens and K of 16 chunks: K split over CTAs.
+  run_ragged_m(device, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);
+}
+
+// 160 groups (5 offsets a lane of the table's warp), most of them empty.
+TEST(GroupedGemmSim, ManyGroupsMostlyEmpty) {
+  std::mt19937 rng(11);
+  const runtime::Device device = runtime::Device::sim();
+  run_ragged_m(device, {ends_of(skewed_sizes(60, 160, 1.5, rng)), 60, 24, 40}, 12);
+  run_ragged_m(device, {ends_of(skewed_sizes(12, 160, 1.0, rng)), 12, 16, 264, DType::bf16, DType::bf16, true, "stream"},
+               13);
 }
 
 TEST(GroupedGemmSim, SameInputsGiveTheSameBits) {

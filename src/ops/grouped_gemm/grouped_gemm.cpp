@@ -95,6 +95,10 @@ GroupedGemm::GroupedGemm(const GroupedGemmTensors& t, GroupedGemmOptions options
     for (const GroupedGemmPath* path : candidates()) {
       std::vector<std::string> why = path->refusals(s.problem, s.device);
       if (why.empty()) {
+        if (auto slower = path->passed_over(s.problem, s.device)) {
+          s.passed_over.push_back({path->name(), {*slower}});
+          continue;
+        }
         s.path = path;
         break;
       }

@@ -1,6 +1,7 @@
 // The kernel family behind ops::GroupedGemm: what each kernel refuses and
 // how it compiles into a launch. In the order automatic selection tries
-// them: stream (packed block-scaled B), sm80 (bf16/f16, both forms).
+// them: stream (packed block-scaled B; bf16 B with K contiguous at few
+// tokens a group), sm80 (bf16/f16, both forms).
 #pragma once
 
 #include <memory>
@@ -32,6 +33,11 @@ class GroupedGemmPath {
   // Every reason this kernel cannot run the problem on the device (called
   // on every problem, also a partly described one that the op refused).
   virtual std::vector<std::string> refusals(const GroupedGemmProblem& p, const runtime::Device& device) const = 0;
+  // Why automatic selection passes this kernel over although it could run
+  // the problem (another is faster there); nullopt where it takes it.
+  virtual std::optional<std::string> passed_over(const GroupedGemmProblem&, const runtime::Device&) const {
+    return std::nullopt;
+  }
   // The configuration it would run (tiles, splits), for describe().
   virtual std::string configuration(const GroupedGemmProblem& p, const runtime::Device& device) const = 0;
   virtual std::size_t workspace_bytes(const GroupedGemmProblem& p, const runtime::Device& device) const = 0;

@@ -2,19 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 #include "warpforge/error.hpp"
 
 namespace warpforge::ops {
 namespace {
 
-using Value = std::function<double(std::int64_t, std::int64_t)>;               // A (row, k)
-using GroupValue = std::function<double(std::int64_t, std::int64_t, std::int64_t)>;  // B (g, k, n)
-
-// D[r, :] = A[r, :]·B[g] for the rows r of group g; rows past the last end zero.
+// D[r, :] = A[r, :]·B[g] for the rows r of group g; rows past the last end
+// zero. a: (M, K) and bt: (G, N, K) values, K fastest in both.
 GroupedReference ragged_m(std::int64_t m, std::int64_t n, std::int64_t k, std::span<const std::int32_t> offsets,
-                          const Value& a, const GroupValue& b) {
+                          const std::vector<double>& a, const std::vector<double>& bt) {
   GroupedReference r{static_cast<std::int64_t>(offsets.size()), m, n, false, {}, {}};
   r.value.assign(static_cast<std::size_t>(m * n), 0.0);
   r.magnitude.assign(r.value.size(), 0.0);
@@ -23,9 +20,11 @@ GroupedReference ragged_m(std::int64_t m, std::int64_t n, std::int64_t k, std::s
   for (std::size_t g = 0; g < ends.size(); ++g) {
     for (std::int64_t row = begin; row < ends[g]; ++row)
       for (std::int64_t col = 0; col < n; ++col) {
+        const double* x = a.data() + row * k;
+        const double* y = bt.data() + (static_cast<std::int64_t>(g) * n + col) * k;
         double sum = 0, size = 0;
         for (std::int64_t kk = 0; kk < k; ++kk) {
-          const double product = a(row, kk) * b(static_cast<std::int64_t>(g), kk, col);
+          const double product = x[kk] * y[kk];
           sum += product;
           size += std::fabs(product);
         }
@@ -35,6 +34,18 @@ GroupedReference ragged_m(std::int64_t m, std::int64_t n, std::int64_t k, std::s
     begin = ends[g];
   }
   return r;
+}
+
+// A host tensor's (rows, cols) matrix (of batch `batch` for rank 3) as
+// doubles, row-major, or transposed (cols, rows).
+std::vector<double> dense(const HostTensor& t, std::int64_t batch, bool transposed) {
+  const bool three = t.shape.size() == 3;
+  const std::int64_t rows = t.shape[three ? 1 : 0], cols = t.shape[three ? 2 : 1];
+  std::vector<double> out(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c)
+      out[static_cast<std::size_t>(transposed ? c * rows + r : r * cols + c)] = t.matrix(batch, r, c);
+  return out;
 }
 
 }  // namespace
@@ -54,16 +65,21 @@ GroupedReference grouped_gemm_reference(const HostTensor& a, const HostTensor& b
   if (a.shape.size() != 2 || (b.shape.size() != 2 && b.shape.size() != 3))
     throw OpsError("grouped_gemm_reference: A must be (M, K) and B (G, K, N) or (K, N)");
   const std::int64_t m = a.shape[0], k = a.shape[1];
-  auto at_a = [&](std::int64_t row, std::int64_t kk) { return a.get({row, kk}); };
+  const std::vector<double> av = dense(a, 0, false);
   if (b.shape.size() == 3) {
     if (b.shape[1] != k || b.shape[0] != static_cast<std::int64_t>(offsets.size()))
       throw OpsError("grouped_gemm_reference: B (G, K, N) must match A's K and the offsets' G");
-    return ragged_m(m, b.shape[2], k, offsets, at_a,
-                    [&](std::int64_t g, std::int64_t kk, std::int64_t col) { return b.get({g, kk, col}); });
+    std::vector<double> bt;
+    for (std::int64_t g = 0; g < b.shape[0]; ++g) {
+      const std::vector<double> one = dense(b, g, true);  // (N, K)
+      bt.insert(bt.end(), one.begin(), one.end());
+    }
+    return ragged_m(m, b.shape[2], k, offsets, av, bt);
   }
   // Ragged K: D[g] = A[:, ks]·B[ks, :].
   if (b.shape[0] != k) throw OpsError("grouped_gemm_reference: B (K, N) must match A's K");
   const std::int64_t n = b.shape[1], groups = static_cast<std::int64_t>(offsets.size());
+  const std::vector<double> bv = dense(b, 0, false);  // (K, N)
   GroupedReference r{groups, m, n, true, {}, {}};
   r.value.assign(static_cast<std::size_t>(groups * m * n), 0.0);
   r.magnitude.assign(r.value.size(), 0.0);
@@ -74,7 +90,7 @@ GroupedReference grouped_gemm_reference(const HostTensor& a, const HostTensor& b
       for (std::int64_t col = 0; col < n; ++col) {
         double sum = 0, size = 0;
         for (std::int64_t kk = begin; kk < ends[static_cast<std::size_t>(g)]; ++kk) {
-          const double product = a.get({row, kk}) * b.get({kk, col});
+          const double product = av[static_cast<std::size_t>(row * k + kk)] * bv[static_cast<std::size_t>(kk * n + col)];
           sum += product;
           size += std::fabs(product);
         }
@@ -91,23 +107,14 @@ GroupedReference grouped_gemm_reference(const HostTensor& a, const BlockScaledOp
                                         std::span<const std::int32_t> offsets) {
   if (a.shape.size() != 2 || a.shape[1] != b.k || b.batches != static_cast<std::int64_t>(offsets.size()))
     throw OpsError("grouped_gemm_reference: A (M, K) must match B's K and B's batches the offsets' G");
-  const std::vector<double> bv = b.values();  // (g, n, k)
-  return ragged_m(a.shape[0], b.rows, b.k, offsets, [&](std::int64_t row, std::int64_t kk) { return a.get({row, kk}); },
-                  [&](std::int64_t g, std::int64_t kk, std::int64_t col) {
-                    return bv[static_cast<std::size_t>((g * b.rows + col) * b.k + kk)];
-                  });
+  return ragged_m(a.shape[0], b.rows, b.k, offsets, dense(a, 0, false), b.values());  // B's values: (g, n, k)
 }
 
 GroupedReference grouped_gemm_reference(const BlockScaledOperand& a, const BlockScaledOperand& b,
                                         std::span<const std::int32_t> offsets) {
   if (a.k != b.k || a.batches != 1 || b.batches != static_cast<std::int64_t>(offsets.size()))
     throw OpsError("grouped_gemm_reference: A (M, K, 1) must match B's K and B's batches the offsets' G");
-  const std::vector<double> av = a.values(), bv = b.values();
-  return ragged_m(a.rows, b.rows, b.k, offsets,
-                  [&](std::int64_t row, std::int64_t kk) { return av[static_cast<std::size_t>(row * a.k + kk)]; },
-                  [&](std::int64_t g, std::int64_t kk, std::int64_t col) {
-                    return bv[static_cast<std::size_t>((g * b.rows + col) * b.k + kk)];
-                  });
+  return ragged_m(a.rows, b.rows, b.k, offsets, a.values(), b.values());
 }
 
 }  // namespace warpforge::ops

@@ -21,11 +21,53 @@ PackedWeightStream::PackedWeightStream(Kernel& k, const PackedWeightsLayout& lay
       tid_(tid),
       lane_(tid & 31u) {}
 
+// bf16 weights: a piece of a row is 64 values, 128 bytes.
+PackedWeightStream::PackedWeightStream(Kernel& k, const Bf16Weights& weights, int row_tiles, int threads,
+                                       const Reg& tid)
+    : PackedWeightStream(k, PackedWeightsLayout{DType::bf16, DType::e8m0, 32, weights.groups, weights.k, weights.n},
+                         row_tiles, threads, tid) {
+  bf16_ = true;
+  bf16_weights_ = weights;
+}
+
 int PackedWeightStream::loads_per_row() const {
+  if (bf16_) return PackedWeightsLayout::kPieceCodes * 2 / kLoadBytes;
   return static_cast<int>(layout_.block_bytes() / (2 * kLanes * kLoadBytes));
 }
 int PackedWeightStream::lane_scale_bytes() const {
-  return static_cast<int>(layout_.scale_block_bytes() / kLanes);
+  return bf16_ ? 0 : static_cast<int>(layout_.scale_block_bytes() / kLanes);
+}
+
+// bf16 rows where they lie: lane 4q + t's load j of half h is row
+// 16·tile + q + 8h, K from 256·chunk + 64t + 8j; rows past N and K past
+// its end read nothing (zeros).
+void PackedWeightStream::issue_bf16(const Reg& stage, const Reg& b, const Reg& group, const Reg& first_tile,
+                                    const Reg& chunk) {
+  const Bf16Weights& w = bf16_weights_;
+  const int loads = loads_per_row();
+  Reg group_at = k_.reg(u64);
+  k_.mul_wide(group_at, group, imm(2 * w.group_stride));
+  Reg k0 = (chunk << 8u) + ((lane_ & 3u) << 6u);
+  for (int i = 0; i < row_tiles_; ++i)
+    for (int h = 0; h < 2; ++h) {
+      Reg row = ((first_tile + imm(i)) << 4u) + (lane_ >> 2u) + imm(8 * h);
+      Pred inside = row < imm(w.n);
+      Reg row_at = k_.reg(u64);
+      k_.mul_wide(row_at, row, imm(2 * w.row_stride));
+      for (int j = 0; j < loads; ++j) {
+        Reg kk = k0 + imm(8 * j);
+        Reg left = k_.reg(s32);
+        k_.sub(left, imm(w.k), kk);
+        k_.min(left, left, 8);
+        k_.max(left, left, 0);
+        Reg col_at = k_.reg(u64);
+        k_.mul_wide(col_at, kk, 2u);
+        Reg from = k_.selp(b + group_at + row_at + col_at, b, inside);
+        Reg bytes = k_.selp(left << 1u, 0u, inside);
+        Reg to = stage + ((imm(((i * 2 + h) * loads + j) * threads_) + tid_) << 4u);
+        k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to), at(from), Src(bytes));
+      }
+    }
 }
 
 std::int64_t PackedWeightStream::stage_bytes() const {
@@ -36,6 +78,10 @@ std::int64_t PackedWeightStream::stage_bytes() const {
 
 void PackedWeightStream::issue(const Reg& stage, const Reg& codes, const Reg& scales, const Reg& group,
                                const Reg& first_tile, const Reg& chunk) {
+  if (bf16_) {
+    issue_bf16(stage, codes, group, first_tile, chunk);
+    return;
+  }
   const int loads = 2 * loads_per_row(), s = lane_scale_bytes();
   const std::int64_t scales_at = static_cast<std::int64_t>(row_tiles_) * loads * threads_ * kLoadBytes;
   Reg lane_codes = k_.reg(u64), lane_scales = k_.reg(u64);
@@ -83,6 +129,7 @@ PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
       }
       c.words.push_back(words);
     }
+    if (bf16_) continue;
     // S bytes: row q's blocks, then row q + 8's; two scale bytes a register.
     Regs raw = k_.regs(b32, s / 4);
     const std::int64_t at_i = static_cast<std::int64_t>(i) * threads_ * s;
@@ -113,6 +160,11 @@ Pred PackedWeightStream::foldable(const Chunk& c) {
 }
 
 std::vector<Regs> PackedWeightStream::fragments(const Chunk& c, int group, bool folded) {
+  if (bf16_) {  // pair p of the 16 values is word p: nothing to convert
+    std::vector<Regs> out;
+    for (const Regs& words : c.words) out.emplace_back(words.begin() + 8 * group, words.begin() + 8 * (group + 1));
+    return out;
+  }
   const int block = group * kGroupCodes / layout_.vec;  // the scale block of these 16 codes
   const int words = fp4() ? 2 : 4;                       // 16 codes
   std::vector<Regs> out;

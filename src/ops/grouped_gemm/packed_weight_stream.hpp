@@ -1,5 +1,6 @@
-// Streaming packed block-scaled weights (grouped_gemm.hpp, PackedWeightsLayout)
-// into mma.sync m16n8k16 A fragments: the weight side of a decode kernel
+// Streaming packed block-scaled weights (grouped_gemm.hpp, PackedWeightsLayout),
+// or bf16 weights whose K is contiguous, into mma.sync m16n8k16 A
+// fragments: the weight side of a decode kernel
 // that computes Dᵀ = W·Xᵀ with the weights' rows on the mma's M side, the
 // piece a block-scaled decode kernel needs whatever multiplies them (the
 // grouped stream kernel here; GemmAmax's skinny kernel could read packed B
@@ -9,7 +10,8 @@
 // (256 codes of K). Lane l = 4q + t owns rows q and q + 8 of each tile and
 // the chunk's codes [64t, 64t + 64) of them: the packed layout puts exactly
 // these in the lane's 16-byte loads, each warp-wide load 512 contiguous
-// bytes. The loads go by cp.async into a per-thread ring of shared-memory
+// bytes (bf16 weights are read where they lie: a row's 128 bytes of the
+// piece in 8 loads, the row's other lanes' beside them). The loads go by cp.async into a per-thread ring of shared-memory
 // stages (PTX ISA 9.7.9.25: after cp.async.wait_group the issuing thread
 // sees its own copies, so a warp's weights need no barrier; a kernel that
 // shares other data through the same stages brings its own), laid out
@@ -17,7 +19,7 @@
 // [row tile][thread] x S, so every warp-wide shared access is contiguous.
 //
 // A chunk read back (load) is converted 16 codes a lane at a time
-// (fragments): FP4 two 32-bit words, FP8 four, into 8 bf16 pairs of each of
+// (fragments; bf16 needs none): FP4 two 32-bit words, FP8 four, into 8 bf16 pairs of each of
 // the lane's rows, pair p holding codes 2p, 2p + 1 of the 16 — the packed
 // FP4 nibble order makes BlockCodes' pairing (nibbles i, i + 4) give that —
 // which are k16 steps 4·group .. 4·group + 3 of the chunk: step s takes
@@ -40,6 +42,12 @@
 
 namespace warpforge::ops {
 
+// bf16 weights as they lie (K contiguous): element (g, k, n) of B at
+// g·group_stride + n·row_stride + k elements.
+struct Bf16Weights {
+  std::int64_t groups = 1, k = 0, n = 0, row_stride = 0, group_stride = 0;
+};
+
 class PackedWeightStream {
  public:
   // Codes a lane converts at a time, and the k16 steps they make.
@@ -48,6 +56,14 @@ class PackedWeightStream {
 
   PackedWeightStream(dsl::Kernel& k, const PackedWeightsLayout& layout, int row_tiles, int threads,
                      const dsl::Reg& tid);
+  PackedWeightStream(dsl::Kernel& k, const Bf16Weights& weights, int row_tiles, int threads, const dsl::Reg& tid);
+
+  // BlockCodes keeps a reference to this object's problem: not copied.
+  PackedWeightStream(const PackedWeightStream&) = delete;
+  PackedWeightStream& operator=(const PackedWeightStream&) = delete;
+
+  // Whether the weights are codes with scales (else bf16: nothing to convert or fold).
+  bool scaled() const { return !bf16_; }
 
   // Shared bytes of one stage (16-byte aligned).
   std::int64_t stage_bytes() const;
@@ -55,8 +71,9 @@ class PackedWeightStream {
   // Issues the copies of chunk `chunk` of this warp's row tiles (the first
   // one `first_tile`, counted in 16-row tiles of N) of group `group` into
   // the stage at `stage` (shared address). Tiles past N read nothing (their
-  // codes and scales are zero). codes, scales: u64 global addresses of the
-  // packed tensors. Commits nothing: the caller groups copies.
+  // codes and scales are zero; bf16: rows past N and K past its end). codes,
+  // scales: u64 global addresses of the packed tensors (bf16: B, and
+  // scales unused). Commits nothing: the caller groups copies.
   void issue(const dsl::Reg& stage, const dsl::Reg& codes, const dsl::Reg& scales, const dsl::Reg& group,
              const dsl::Reg& first_tile, const dsl::Reg& chunk);
 
@@ -80,12 +97,16 @@ class PackedWeightStream {
   bool fp4() const { return layout_.data == runtime::DType::e2m1; }
   int loads_per_row() const;  // 16-byte loads of a row's piece
   int lane_scale_bytes() const;
+  void issue_bf16(const dsl::Reg& stage, const dsl::Reg& b, const dsl::Reg& group, const dsl::Reg& first_tile,
+                  const dsl::Reg& chunk);
 
   dsl::Kernel& k_;
   PackedWeightsLayout layout_;
   GemmAmaxProblem codes_problem_;  // what BlockCodes reads: the data and scale dtypes
   BlockCodes codes_;
   int row_tiles_, threads_;
+  bool bf16_ = false;
+  Bf16Weights bf16_weights_;
   dsl::Reg tid_, lane_;
 };
 

@@ -25,8 +25,9 @@ class StreamGrouped {
       : p_(p), t_(t), k_(kStreamGroupedKernel, Target::sm_90a) {}
 
   ptx::Module build() {
-    Reg pa = k_.param_ptr("A", 16), pb = k_.param_ptr("B", 16), psfb = k_.param_ptr("SFB", 16),
-        poffsets = k_.param_ptr("offsets", 4), pd = k_.param_ptr("D", 4);
+    Reg pa = k_.param_ptr("A", 16), pb = k_.param_ptr("B", 16), psfb;
+    if (p_.packed_b) psfb = k_.param_ptr("SFB", 16);
+    Reg poffsets = k_.param_ptr("offsets", 4), pd = k_.param_ptr("D", 4);
     Reg pamax, workspace;
     if (p_.amax) pamax = k_.param_ptr("amax", 4);
     if (t_.splits > 1) workspace = k_.param_ptr("workspace", 16);
@@ -41,7 +42,12 @@ class StreamGrouped {
     lane_ = tid_ & 31u;
     Reg warp = tid_ >> 5u;
     GroupSchedule schedule(k_, so, poffsets, m, tid_, k_.address_of(table));
-    PackedWeightStream weights(k_, p_.packed_layout(), t_.row_tiles, t_.threads(), tid_);
+    std::optional<PackedWeightStream> stream;
+    if (p_.packed_b)
+      stream.emplace(k_, p_.packed_layout(), t_.row_tiles, t_.threads(), tid_);
+    else
+      stream.emplace(k_, Bf16Weights{p_.groups, p_.k, p_.n, p_.b.ld, p_.b.batch}, t_.row_tiles, t_.threads(), tid_);
+    PackedWeightStream& weights = *stream;
     const std::int64_t stage_bytes = stream_grouped_stage_bytes(p_, t_);
     Reg stage0 = k_.address_of(stages);
 
@@ -179,6 +185,10 @@ class StreamGrouped {
         }
       }
     };
+    if (!weights.scaled()) {  // bf16 weights: nothing to convert
+      run(true);
+      return;
+    }
     // mma.sync needs the whole warp: it takes the one-multiply way only
     // where every lane's chunk folds (vote.sync.all, PTX ISA 9.7.13.5).
     Pred warp_folds = k_.pred();
@@ -251,8 +261,10 @@ GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const 
 }
 
 std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  const std::int64_t weights = static_cast<std::int64_t>(t.row_tiles) * t.threads() *
-                               (p.packed_layout().block_bytes() + p.packed_layout().scale_block_bytes()) / 32;
+  // A lane's share of a chunk: its pieces of two rows and their scales (bf16: 2 x 128 bytes).
+  const std::int64_t lane = p.packed_b ? (p.packed_layout().block_bytes() + p.packed_layout().scale_block_bytes()) / 32
+                                       : 2 * PackedWeightsLayout::kPieceCodes * 2;
+  const std::int64_t weights = static_cast<std::int64_t>(t.row_tiles) * t.threads() * lane;
   return a_stage_bytes(t) + (weights + 15) / 16 * 16;
 }
 

@@ -15,6 +15,11 @@ namespace {
 
 using runtime::DType;
 
+// The most tokens a group averages (M over the groups that can have any)
+// for which automatic selection streams bf16 weights (a prediction, not yet
+// measured: docs/PERFORMANCE.md).
+constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
+
 // The block-scaled A as GemmAmax's pre-pass reads it: (M, K, 1), k-major.
 GemmAmaxProblem a_problem(const GroupedGemmProblem& p) {
   GemmAmaxProblem g;
@@ -46,7 +51,7 @@ std::int64_t ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling&
 // persistent CTAs, each split at least 4 chunks (1024 codes) long.
 StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::Device& device) {
   StreamGroupedTiling t;
-  t.row_tiles = p.b_dtype == DType::e2m1 ? 2 : 1;
+  t.row_tiles = p.packed_b && p.b_dtype == DType::e2m1 ? 2 : 1;
   const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
   const std::int64_t average = (p.m + active - 1) / active;
   t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
@@ -98,7 +103,7 @@ class StreamLaunch final : public GroupedGemmLaunch {
       args.emplace_back(t.a);
     }
     args.emplace_back(t.b);
-    args.emplace_back(*t.sfb);
+    if (p_.packed_b) args.emplace_back(*t.sfb);
     args.emplace_back(offsets_.view(t, p_.groups));
     args.emplace_back(t.d);
     if (p_.amax) args.emplace_back(*t.amax);
@@ -125,9 +130,14 @@ class StreamPath final : public GroupedGemmPath {
 
   std::vector<std::string> refusals(const GroupedGemmProblem& p, const runtime::Device& device) const override {
     std::vector<std::string> why;
-    if (!p.packed_b)
-      why.push_back("B is " + std::string(runtime::name(p.b_dtype)) +
-                    ": the stream kernel reads packed block-scaled weights (prepack_weights)");
+    const bool bf16_rows = p.b_dtype == DType::bf16 && p.a_dtype == DType::bf16 && p.form == GroupedForm::ragged_m;
+    if (!p.packed_b && !bf16_rows)
+      why.push_back("B is " + std::string(runtime::name(p.b_dtype)) + (p.form == GroupedForm::ragged_k ? " in ragged K" : "") +
+                    ": the stream kernel reads packed block-scaled weights (prepack_weights), or bf16 ones against "
+                    "bf16 A in ragged M");
+    if (!p.packed_b && bf16_rows && p.b.cols_contiguous && p.n > 1 && p.k > 1)
+      why.push_back("B's N is contiguous: the stream kernel reads bf16 weights whose K is contiguous (B (G, K, N) with "
+                    "K of stride 1, as torch._grouped_mm takes it)");
     // mul.bf16x2 (the exact conversions' multiply) needs sm_90 (PTX ISA 9.7.4.2).
     if (device.target() != ptx::Target::sm_90a)
       why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
@@ -141,6 +151,18 @@ class StreamPath final : public GroupedGemmPath {
     if (p.m > limit || p.n > limit || p.k > limit)
       why.push_back("M, N or K above 2^31 - 1: the stream kernel indexes them with 32-bit registers");
     return why;
+  }
+
+  // bf16 weights: past 32 tokens a group on average the sm80 kernel's
+  // 64- and 128-row tiles reuse each weight tile over more tokens than the
+  // stream kernel's 8 to 64 (which re-reads an expert's weights for every 64).
+  std::optional<std::string> passed_over(const GroupedGemmProblem& p, const runtime::Device&) const override {
+    if (p.packed_b) return std::nullopt;
+    const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
+    if (p.m <= kStreamBf16MaxAverageTokens * active) return std::nullopt;
+    return "bf16 weights with " + std::to_string((p.m + active - 1) / active) +
+           " tokens a group on average: automatic selection takes the stream kernel up to " +
+           std::to_string(kStreamBf16MaxAverageTokens) + " (past that the sm80 kernel reuses each weight tile more)";
   }
 
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device& device) const override {

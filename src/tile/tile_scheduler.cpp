@@ -232,6 +232,14 @@ void TileScheduler::for_each(const std::function<void(const WorkItem&)>& body, c
                });
 }
 
+Pred TileScheduler::has_successor(const WorkItem& w) const {
+  return w.tile.unit + step_ < units_;
+}
+
+Src TileScheduler::pingpong_skip(const WorkItem*) const {
+  return kblocks_;
+}
+
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {

@@ -1,4 +1,5 @@
-// The persistent tile scheduler of Hopper GEMMs: a grid of CTAs (or of
+// The persistent tile scheduler of Hopper GEMMs (a WorkSource,
+// work_source.hpp): a grid of CTAs (or of
 // clusters) walks a linear sequence of work units, CTA c taking units c,
 // c + #CTAs, ...; each unit is one output tile per CTA of a cluster (rank r
 // of a cluster_m x cluster_n cluster takes tile (r % cluster_m, r / cluster_m)
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "warpforge/dsl/kernel.hpp"
+#include "warpforge/tile/work_source.hpp"
 
 namespace warpforge::tile {
 
@@ -73,21 +75,6 @@ struct BlockRange {
 BlockRange split_range(dsl::Kernel& k, const dsl::Reg& split, const dsl::Src& per_split,
                        const dsl::Src& total);
 
-// This CTA's tile of a unit: element coordinates of its corner (u32), its
-// batch, and the unit.
-struct Tile {
-  dsl::Reg m0, n0, batch, unit;
-};
-
-// One work item: a tile and the k-blocks [kb0, kb1) it covers. With
-// stream-K, `partial` (u32) is nonzero when the piece ends before the
-// tile's last k-block: its sum is for the CTA that finishes the tile.
-struct WorkItem {
-  Tile tile;
-  dsl::Reg kb0, kb1;
-  std::optional<dsl::Reg> partial;
-};
-
 // A stream-K CTA's run: k-blocks [begin, end) of the split units (counted
 // from the first split unit's first k-block), its last piece from `split`;
 // `partial`: that piece ends inside its unit.
@@ -96,7 +83,7 @@ struct StreamKRun {
   dsl::Pred partial;
 };
 
-class TileScheduler {
+class TileScheduler final : public WorkSource {
  public:
   // M, N, K, L: u32 registers (kernel parameters). Computes the unit grid
   // and this CTA's place (cluster rank, first unit, step). Throws TileError
@@ -124,7 +111,12 @@ class TileScheduler {
   // then its run's partial piece, then the pieces that end their units
   // (offset and stride are refused: TileError).
   void for_each(const std::function<void(const WorkItem&)>& body, const dsl::Reg* offset = nullptr,
-                int stride = 1) const;
+                int stride = 1) const override;
+  // Ping-pong: the CTA's next unit exists (unit + #CTAs < units); every
+  // unit has kblocks() k-blocks.
+  dsl::Pred has_successor(const WorkItem& w) const override;
+  dsl::Src pingpong_skip(const WorkItem* after) const override;
+  std::optional<ClusterRank> cluster_rank() const override { return ClusterRank{rank_m_, rank_n_}; }
 
   // Stream-K: the units before the split ones.
   const dsl::Reg& dp_units() const { return dp_units_; }

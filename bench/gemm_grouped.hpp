@@ -7,7 +7,7 @@
 //
 //   bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek] [--tokens 1,16,128,1024,8192,32768]
 //              [--weights bf16|mxfp4|nvfp4|mxfp8] [--proj gate_up|down] [--skew S] [--reps R]
-//              [--grouped-kernel auto|stream|sm80]
+//              [--grouped-kernel auto|stream|sm90a|sm80]
 //
 // A model's layer: E experts, top k, hidden H, expert width F; gate/up
 // multiplies (tokens·k) x H by (H, 2F) per expert, down (tokens·k) x F by
@@ -54,7 +54,7 @@ struct GroupedBenchOptions {
   std::fprintf(stderr,
                "bench_gemm --grouped: %s\nusage: bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek] "
                "[--tokens 1,16,...] [--weights bf16|mxfp4|nvfp4|mxfp8] [--proj gate_up|down] [--skew S>=0] "
-               "[--reps R>=5] [--grouped-kernel auto|stream|sm80]\n",
+               "[--reps R>=5] [--grouped-kernel auto|stream|sm90a|sm80]\n",
                why.c_str());
   std::exit(2);
 }
@@ -106,7 +106,7 @@ GroupedBenchOptions parse_grouped(int argc, char** argv) {
       if (o.reps < 5) grouped_usage("--reps " + v + ": at least 5");
     } else if (a == "--grouped-kernel") {
       const auto k = ops::parse_grouped_gemm_kernel(v);
-      if (!k) grouped_usage("--grouped-kernel " + v + ": accepted auto, stream, sm80");
+      if (!k) grouped_usage("--grouped-kernel " + v + ": accepted auto, stream, sm90a, sm80");
       o.kernel = *k;
     } else {
       grouped_usage("unknown argument " + a);

@@ -41,7 +41,7 @@ ops::GroupedGemmOptions grouped_gemm_options(std::string_view out_dtype, int sf_
   o.out_dtype = *d;
   o.sf_vec_size = sf_vec_size;
   const auto k = ops::parse_grouped_gemm_kernel(kernel);
-  if (!k) throw OpsError("kernel '" + std::string(kernel) + "': accepted auto, stream, sm80");
+  if (!k) throw OpsError("kernel '" + std::string(kernel) + "': accepted auto, stream, sm90a, sm80");
   o.kernel = *k;
   return o;
 }

@@ -159,7 +159,7 @@ def grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None, *, kernel="au
     """torch._grouped_mm's arguments: mat_a (M, K) bf16; mat_b (G, K, N), (K, N)
     (with offs: the (G, M, N) form) or PackedWeights; offs int32 cumulative
     ends (None for one group); out_dtype bf16 (default: mat_a's), float32 or
-    float16. Exact products, f32 accumulation. kernel: auto, stream, sm80."""
+    float16. Exact products, f32 accumulation. kernel: auto, stream, sm90a, sm80."""
     if bias is not None:
         raise _warpforge.OpsError("grouped_mm: bias is not supported (add it to the result)")
     fw = framework_of(mat_a)

@@ -1,5 +1,5 @@
-// ops::GroupedGemm on a GPU against the fp64 reference per group: every
-// simulator case again (empty groups, one token, every token in one group,
+// ops::GroupedGemm on a GPU against the fp64 reference per group (each of
+// its kernels: sm80, the sm90a design, stream): every simulator case again (empty groups, one token, every token in one group,
 // group ends off the tiles, K no multiple of 128, rows past the last end,
 // both majors of B, every D dtype, clamped offsets, ragged K, every
 // block-scaled format, the slow conversions, one lane that cannot fold,
@@ -26,13 +26,18 @@ TEST_F(GroupedGemmGpu, TheSimulatorsBf16Cases) {
   run_ragged_m(d, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
   run_ragged_m(d, {ends_of({0, 20, 13}), 35, 24, 520, DType::bf16, DType::bf16, true, "stream"}, 9);
   run_ragged_m(d, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);
+  run_ragged_m(d, {ends_of({0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 20);
+  run_ragged_m(d, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
+  run_ragged_m(d, {ends_of({45, 80}), 125, 24, 72, DType::f16, DType::f16, true, "sm90a"}, 22);
+  run_ragged_m(d, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
 }
 
 TEST_F(GroupedGemmGpu, Bf16GroupsOfPrefillSize) {
   // 8 experts, 1024 rows routed with a skew, N 512, K 1032 (no multiple of 128 or 32).
   std::mt19937 rng(11);
   const Device d = Device::cuda(0);
-  run_ragged_m(d, {ends_of(skewed_sizes(1024, 8, 1.0, rng)), 1024, 512, 1032, DType::bf16, DType::bf16, true}, 12);
+  run_ragged_m(d, {ends_of(skewed_sizes(1024, 8, 1.0, rng)), 1024, 512, 1032, DType::bf16, DType::bf16, true, "sm90a"},
+               12);
   run_ragged_m(d, {ends_of(skewed_sizes(600, 16, 1.5, rng)), 600, 384, 512, DType::bf16, DType::f32, false}, 13);
 }
 

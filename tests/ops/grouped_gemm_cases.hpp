@@ -174,7 +174,8 @@ struct RaggedMCase {
   std::int64_t m = 0, n = 0, k = 0;
   DType ab = DType::bf16, d = DType::f32;
   bool b_k_major = false;
-  const char* kernel = "sm80";  // the kernel automatic selection must take
+  const char* kernel = "sm80";  // the kernel that must run it
+  GroupedGemmKernel named = GroupedGemmKernel::automatic;
 };
 
 // Runs a bf16/f16 ragged-M case (D poisoned first), asserting the kernel
@@ -187,9 +188,9 @@ inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase&
   auto d = make_matrix(device, c.d, {0, c.m, c.n, true}, rng, true);
   auto offsets = make_offsets(device, c.ends);
   const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
-  GroupedGemm op(t, {.out_dtype = c.d});
+  GroupedGemm op(t, {.out_dtype = c.d, .kernel = c.named});
   EXPECT_TRUE(op.check_support().empty()) << op.describe();
-  EXPECT_EQ(op.kernel_name(), c.kernel) << op.describe();
+  EXPECT_EQ(op.kernel_name(), std::string_view(c.kernel)) << op.describe();
   op.execute(t);
   HostTensor got = HostTensor::download(d.view);
   const auto bad = grouped_mismatches(got, grouped_gemm_reference(a.host, b.host, offsets.host), c.k);

@@ -1,11 +1,13 @@
 // The grouped GEMM's kernels assemble with ptxas as the driver compiles
 // them, without spills: the sm80 kernel for sm_80 and sm_90a in both forms
-// and every operand major-ness; the stream kernel for sm_90a in every
-// format, token tile, with and without split K and amax. Skips, saying
+// and every operand major-ness; the sm90a design at both tile widths; the
+// stream kernel for sm_90a in every format, token tile, with and without
+// split K and amax. Skips, saying
 // so, without the CUDA toolkit.
 #include <gtest/gtest.h>
 
 #include "../../src/ops/grouped_gemm/sm80_grouped_kernel.hpp"
+#include "../../src/ops/grouped_gemm/sm90a_grouped_kernel.hpp"
 #include "../../src/ops/grouped_gemm/stream_grouped_kernel.hpp"
 #include "driver_ptxas.hpp"
 #include "warpforge/ptx/ptxas.hpp"
@@ -39,6 +41,18 @@ TEST(GroupedGemmPtxas, Sm80KernelAssemblesForSm80AndSm90a) {
       }
     }
   }
+}
+
+TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
+  GroupedGemmProblem p;
+  p.m = 4096, p.n = 5760, p.k = 2880, p.groups = 128;
+  p.a = {true, 2880, 0}, p.b = {false, 2880, 2880 * 5760}, p.d = {true, 5760, 0};
+  for (DType d : {DType::bf16, DType::f32})
+    for (GroupedSm90aConfig c : {GroupedSm90aConfig{128, 6}, GroupedSm90aConfig{256, 4}}) {
+      p.d_dtype = d;
+      testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
+    }
 }
 
 TEST(GroupedGemmPtxas, StreamKernelAssemblesWithoutSpills) {

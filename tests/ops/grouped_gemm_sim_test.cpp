@@ -21,7 +21,21 @@ TEST(GroupedGemmSim, EmptyGroupsOneTokenAndRowsPastTheLastEnd) {
 }
 
 TEST(GroupedGemmSim, EveryTokenInOneGroupKMajorB) {
-  run_ragged_m(runtime::Device::sim(), {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true}, 2);
+  RaggedMCase c{ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true};
+  c.named = GroupedGemmKernel::sm80;
+  run_ragged_m(runtime::Device::sim(), c, 2);
+}
+
+// The Hopper design (warp-specialized template): K-major A and B past 32
+// tokens a group; group ends off the 128-row tiles, empty groups, rows past
+// the last end (zeroed by the consumers), K no multiple of 64 (TMA's zero
+// fill), N no multiple of the tile, 128- and 256-wide tiles, f16, every D.
+TEST(GroupedGemmSim, TheSm90aDesign) {
+  const runtime::Device device = runtime::Device::sim();
+  run_ragged_m(device, {ends_of({0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 20);
+  run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
+  run_ragged_m(device, {ends_of({45, 80}), 125, 24, 72, DType::f16, DType::f16, true, "sm90a"}, 22);
+  run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
 }
 
 TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {

@@ -62,10 +62,14 @@ namespace warpforge::ops {
 //    its rows of a group's weights once through a per-thread cp.async ring,
 //    converts them in registers into mma.sync fragments and multiplies the
 //    group's tokens (Dᵀ = B·Aᵀ), K split over CTAs so that every SM streams.
+//    Also bf16 weights whose K is contiguous, at up to 32 tokens a group.
+//  - sm90a: bf16/f16 ragged M with K-major A and B on Hopper: a design of the
+//    warp-specialized template (TMA producer, two wgmma consumer
+//    warpgroups), persistent over the groups' tiles.
 //  - sm80: bf16/f16 operands, both forms: cp.async into swizzled shared
 //    memory, ldmatrix, mma.sync, persistent over the groups' tiles.
-enum class GroupedGemmKernel { automatic, stream, sm80 };
-std::string_view name(GroupedGemmKernel kernel);  // "auto", "stream", "sm80"
+enum class GroupedGemmKernel { automatic, stream, sm90a, sm80 };
+std::string_view name(GroupedGemmKernel kernel);  // "auto", "stream", "sm90a", "sm80"
 std::optional<GroupedGemmKernel> parse_grouped_gemm_kernel(std::string_view text);
 
 struct GroupedGemmOptions {
@@ -103,7 +107,7 @@ class GroupedGemm {
   // Every reason the problem cannot run, each naming the value, the rule
   // and what would be accepted; empty when it can.
   std::vector<std::string> check_support() const;
-  std::string_view kernel_name() const;  // "stream" or "sm80"
+  std::string_view kernel_name() const;  // "stream", "sm90a" or "sm80"
   // The problem, the kernel chosen with its configuration and workspace,
   // and why each kernel before it was not taken.
   std::string describe() const;

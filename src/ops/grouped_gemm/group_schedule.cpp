@@ -108,8 +108,10 @@ GroupSchedule::GroupSchedule(Kernel& k, const GroupScheduleOptions& o, const Reg
         k.st(Space::shared, u32, at(starts_at, 4 * groups), last);
         k.st(Space::shared, u32, at(ends_at, 4 * groups), extent);
         k.st(Space::shared, u32, at(prefix_at, 4 * groups), total);
-        Reg rows = extent - last.as(u32);
-        total = total + k.div(rows + imm(o.rows_per_tile - 1), imm(o.rows_per_tile)) * imm(o.units_per_row);
+        if (o.tail_units) {
+          Reg rows = extent - last.as(u32);
+          total = total + k.div(rows + imm(o.rows_per_tile - 1), imm(o.rows_per_tile)) * imm(o.units_per_row);
+        }
       }
       k.st(Space::shared, u32, at(prefix_at, 4 * o.entries()), total);
     });
@@ -117,6 +119,12 @@ GroupSchedule::GroupSchedule(Kernel& k, const GroupScheduleOptions& o, const Reg
   k.bar_sync();
   units_ = k.reg(u32);
   k.ld(Space::shared, u32, units_, at(prefix_at, 4 * o.entries()));
+}
+
+Reg GroupSchedule::rows_end() const {
+  Reg end = k_->reg(u32);
+  k_->ld(Space::shared, u32, end, at(starts(), 4 * o_.groups));  // the pseudo-group starts there
+  return end;
 }
 
 void GroupSchedule::for_each(const std::function<void(const GroupWork&)>& body) const {
@@ -164,7 +172,7 @@ std::int64_t max_group_units(const GroupScheduleOptions& o, std::int64_t extent)
   if (!o.ragged_rows) return o.groups * o.units_per_row;
   // Whole row tiles of all rows, plus one partial one for each group that
   // has rows (at most min(G, extent) of them) and for the pseudo-group.
-  return (extent / o.rows_per_tile + std::min(o.groups, extent) + 1) * o.units_per_row;
+  return (extent / o.rows_per_tile + std::min(o.groups, extent) + (o.tail_units ? 1 : 0)) * o.units_per_row;
 }
 
 std::vector<HostGroupUnit> host_group_units(const GroupScheduleOptions& o, std::span<const std::int32_t> offsets,
@@ -180,7 +188,7 @@ std::vector<HostGroupUnit> host_group_units(const GroupScheduleOptions& o, std::
     begin = end;
   };
   for (std::size_t g = 0; g < ends.size(); ++g) add(static_cast<std::int64_t>(g), ends[g]);
-  if (o.ragged_rows) add(o.groups, extent);
+  if (o.ragged_rows && o.tail_units) add(o.groups, extent);
   return units;
 }
 

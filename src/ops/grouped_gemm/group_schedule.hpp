@@ -41,6 +41,10 @@ struct GroupScheduleOptions {
   int rows_per_tile = 1;             // ragged rows: rows of a group a unit row covers
   std::int64_t units_per_row = 1;    // ragged rows: units a row tile; fixed: units a group
   int splits = 1;                    // work items a unit (K splits)
+  // Ragged rows: whether the pseudo-group's units (rows past the last end)
+  // are work items; without them the kernel zeroes those rows itself
+  // (rows_past_end).
+  bool tail_units = true;
   // Entries of the table: the groups, and the pseudo-group of ragged rows.
   std::int64_t entries() const { return groups + (ragged_rows ? 1 : 0); }
   // Shared bytes of the table: starts and ends of every entry, and the
@@ -65,6 +69,8 @@ class GroupSchedule {
                 const dsl::Reg& extent, const dsl::Reg& tid, const dsl::Reg& table);
 
   const dsl::Reg& units() const { return units_; }  // of every group (u32)
+  // Ragged rows: the first row past the last group (u32, read from the table).
+  dsl::Reg rows_end() const;
   // Runs `body` for this CTA's work items, in order.
   void for_each(const std::function<void(const GroupWork&)>& body) const;
 

@@ -33,7 +33,9 @@ std::string join(const std::vector<std::string>& reasons) {
 }
 
 // The kernels automatic selection tries, in order.
-std::vector<const GroupedGemmPath*> candidates() { return {&stream_grouped_gemm_path(), &sm80_grouped_gemm_path()}; }
+std::vector<const GroupedGemmPath*> candidates() {
+  return {&stream_grouped_gemm_path(), &sm90a_grouped_gemm_path(), &sm80_grouped_gemm_path()};
+}
 
 }  // namespace
 
@@ -43,6 +45,8 @@ std::string_view name(GroupedGemmKernel kernel) {
       return "auto";
     case GroupedGemmKernel::stream:
       return "stream";
+    case GroupedGemmKernel::sm90a:
+      return "sm90a";
     case GroupedGemmKernel::sm80:
       return "sm80";
   }
@@ -50,7 +54,8 @@ std::string_view name(GroupedGemmKernel kernel) {
 }
 
 std::optional<GroupedGemmKernel> parse_grouped_gemm_kernel(std::string_view text) {
-  for (GroupedGemmKernel k : {GroupedGemmKernel::automatic, GroupedGemmKernel::stream, GroupedGemmKernel::sm80})
+  for (GroupedGemmKernel k : {GroupedGemmKernel::automatic, GroupedGemmKernel::stream, GroupedGemmKernel::sm90a,
+                             GroupedGemmKernel::sm80})
     if (text == name(k)) return k;
   return std::nullopt;
 }
@@ -88,6 +93,7 @@ GroupedGemm::GroupedGemm(const GroupedGemmTensors& t, GroupedGemmOptions options
   s.caller_workspace = options.caller_workspace;
   for (const TensorView* v : listed(t)) s.views.push_back(view_description(v));
   if (options.kernel == GroupedGemmKernel::stream) s.path = &stream_grouped_gemm_path();
+  if (options.kernel == GroupedGemmKernel::sm90a) s.path = &sm90a_grouped_gemm_path();
   if (options.kernel == GroupedGemmKernel::sm80) s.path = &sm80_grouped_gemm_path();
   if (!s.path) {
     // The first kernel that takes the problem; where none does, the last

@@ -1,7 +1,8 @@
 // The kernel family behind ops::GroupedGemm: what each kernel refuses and
 // how it compiles into a launch. In the order automatic selection tries
 // them: stream (packed block-scaled B; bf16 B with K contiguous at few
-// tokens a group), sm80 (bf16/f16, both forms).
+// tokens a group), sm90a (bf16/f16 ragged M on Hopper: the warp-specialized
+// template), sm80 (bf16/f16, both forms, every device).
 #pragma once
 
 #include <memory>
@@ -51,6 +52,7 @@ class GroupedGemmPath {
 inline constexpr std::int64_t kMaxGroups = 4096;
 
 const GroupedGemmPath& stream_grouped_gemm_path();
+const GroupedGemmPath& sm90a_grouped_gemm_path();
 const GroupedGemmPath& sm80_grouped_gemm_path();
 
 // The offsets a launch passes: the caller's, or, for one group given

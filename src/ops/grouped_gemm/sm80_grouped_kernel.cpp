@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "../gemm/sm80_kernel.hpp"
+#include "grouped_store.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/layout/mma_atoms.hpp"
@@ -219,43 +220,22 @@ class Sm80Grouped {
     return wide * Src(static_cast<std::uint64_t>(bytes));
   }
 
-  // D = acc, element by element inside (rows_end, N); adjacent column
-  // pairs of 16-bit D in one 32-bit store (PTX ISA 9.7.14.5.14: c0, c1 at
-  // columns 2t, 2t + 1) where D's rows keep them 4-byte aligned.
+  // D = acc inside (rows_end, N): adjacent column pairs (PTX ISA
+  // 9.7.14.5.14: c0, c1 at columns 2t, 2t + 1) in one store where D's rows
+  // keep them 4-byte aligned.
   void store(const tile::RegisterTile& acc, const Reg& d, const Reg& row0, const Reg& col0, const Reg& rows_end) {
     const int bytes = bits_of_d() / 8;
-    const bool pairs = bytes == 2 && p_.d.ld % 2 == 0 && p_.d.batch % 2 == 0;
+    const bool pairs = p_.d.ld % 2 == 0 && p_.d.batch % 2 == 0;
     Reg row_base = k_.reg(u64), col_base = k_.reg(u64);
     k_.mul_wide(row_base, row0, imm(p_.d.ld * bytes));
     k_.mul_wide(col_base, col0, imm(bytes));
     Reg lane_d = d + row_base + col_base;
-    const std::int64_t values = acc.steps().values();
-    for (std::int64_t v = 0; v < values; v += 2) {
+    for (std::int64_t v = 0; v < acc.steps().values(); v += 2) {
       const auto [r, c] = acc.steps().value_offset(v);
-      Reg address = lane_d + Src(static_cast<std::uint64_t>((r * p_.d.ld + c) * bytes));
       Pred row_in = (row0 + imm(r)) < rows_end;
-      Pred in0 = row_in && ((col0 + imm(c)) < imm(p_.n)), in1 = row_in && ((col0 + imm(c + 1)) < imm(p_.n));
-      const Reg &v0 = acc.regs()[static_cast<std::size_t>(v)], &v1 = acc.regs()[static_cast<std::size_t>(v + 1)];
-      if (p_.d_dtype == DType::f32) {
-        k_.guarded(in0, [&] { k_.st(Space::global, f32, at(address), v0); });
-        k_.guarded(in1, [&] { k_.st(Space::global, f32, at(address, 4), v1); });
-        continue;
-      }
-      const Type half = p_.d_dtype == DType::f16 ? f16 : bf16;
-      if (pairs) {
-        Reg packed = k_.reg(b32);
-        k_.cvt_pack(half == f16 ? f16x2 : bf16x2, packed, v1, v0);
-        Reg lo = k_.reg(b16);
-        k_.cvt(u16, u32, lo, packed);
-        k_.if_else(in1, [&] { k_.st(Space::global, b32, at(address), packed); },
-                   [&] { k_.guarded(in0, [&] { k_.st(Space::global, b16, at(address), lo); }); });
-        continue;
-      }
-      for (int i = 0; i < 2; ++i) {
-        Reg h = k_.reg(b16);
-        k_.cvt(half, f32, h, i ? v1 : v0, {Round::rn});
-        k_.guarded(i ? in1 : in0, [&] { k_.st(Space::global, b16, at(address, i * 2), h); });
-      }
+      store_d_pair(k_, p_.d_dtype, lane_d + Src(static_cast<std::uint64_t>((r * p_.d.ld + c) * bytes)),
+                   acc.regs()[static_cast<std::size_t>(v)], acc.regs()[static_cast<std::size_t>(v + 1)],
+                   row_in && ((col0 + imm(c)) < imm(p_.n)), row_in && ((col0 + imm(c + 1)) < imm(p_.n)), pairs);
     }
   }
 

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "../gemm_amax/transposed_output.hpp"
+#include "grouped_store.hpp"
 #include "packed_weight_stream.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
@@ -221,14 +222,7 @@ class StreamGrouped {
           Reg at_row = k_.reg(u64), at_col = k_.reg(u64);
           k_.mul_wide(at_row, token, imm(p_.d.ld * bytes));
           k_.mul_wide(at_col, row, imm(bytes));
-          Reg address = pd + at_row + at_col;
-          if (p_.d_dtype == DType::f32) {
-            k_.guarded(in, [&] { k_.st(Space::global, f32, at(address), v); });
-          } else {
-            Reg h = k_.reg(b16);
-            k_.cvt(p_.d_dtype == DType::f16 ? f16 : bf16, f32, h, v, {Round::rn});
-            k_.guarded(in, [&] { k_.st(Space::global, b16, at(address), h); });
-          }
+          store_d_element(k_, p_.d_dtype, pd + at_row + at_col, v, in);
         }
     if (!p_.amax) return;
     Reg warp_max = k_.reg(u32);

@@ -129,6 +129,22 @@ def test_torch_opcheck(rng, device):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("fmt", ["mxfp4", "nvfp4", "mxfp8"])
+def test_torch_packed_weights_on_the_gpu(fmt):
+    torch = torch_device("cuda")
+    packed, values = warpforge.quantize_weights(torch.randn(8, 2880, 520), fmt)  # gpt-oss's K
+    packed.codes, packed.scales = packed.codes.cuda(), packed.scales.cuda()
+    a = torch.randn(20, 2880, device="cuda").bfloat16()
+    offs = torch.tensor(ends(3, 0, 9, 1, 0, 2, 4, 0), device="cuda")  # 1 row past the last end
+    d = warpforge.grouped_mm(a, packed, offs, out_dtype=torch.float32).cpu().numpy()
+    a64, ends64 = a.float().cpu().numpy(), offs.cpu().numpy()
+    want = warpforge.grouped.reference(a64, values, ends64)
+    magnitude = warpforge.grouped.reference(np.abs(a64), np.abs(values), ends64)
+    assert np.all(np.abs(d - want) <= 2880 * 2.0**-23 * magnitude + 1e-30)
+    assert np.all(d[19] == 0)
+
+
+@pytest.mark.gpu
 def test_torch_compile_and_cuda_graph(rng):
     torch = torch_device("cuda")
     offs = torch.tensor(ends(30, 0, 70, 28), device="cuda")

@@ -8,7 +8,7 @@ on the device (the group offsets are a tensor), so the whole layer compiles
 with torch.compile(fullgraph=True) and replays as one CUDA graph.
 
     python examples/python/moe_layer.py                     # CPU tensors on the simulator, tiny
-    python examples/python/moe_layer.py --cuda              # gpt-oss-120b's expert shapes, one layer
+    python examples/python/moe_layer.py --cuda              # gpt-oss-120b's expert shapes, one layer (32 experts)
     python examples/python/moe_layer.py --cuda --weights mxfp4 --compile --graph
 """
 
@@ -104,8 +104,9 @@ def main():
     parser.add_argument("--compile", action="store_true", help="torch.compile(fullgraph=True)")
     parser.add_argument("--graph", action="store_true", help="capture one CUDA graph and replay it")
     args = parser.parse_args()
-    if args.cuda:  # gpt-oss-120b: 128 experts, top 4, hidden 2880, expert 2880
-        shape = dict(tokens=args.tokens or 256, hidden=2880, expert=2880, experts=128, top_k=4, device="cuda")
+    if args.cuda:  # gpt-oss-120b's expert shape (hidden 2880, expert 2880, top 4) over 32 of its 128 experts
+        # (the weights are drawn and quantized on the host: all 128 would take minutes)
+        shape = dict(tokens=args.tokens or 256, hidden=2880, expert=2880, experts=32, top_k=4, device="cuda")
     else:
         shape = dict(tokens=args.tokens or 6, hidden=64, expert=32, experts=4, top_k=2, device="cpu")
     out, want = run(weights=args.weights, compile=args.compile, graph=args.graph, **shape)

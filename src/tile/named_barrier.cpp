@@ -39,6 +39,10 @@ void NamedBarrier::sync() const {
   k_->bar_sync(id_, threads_);
 }
 
+void NamedBarrier::sync_unaligned() const {
+  k_->barrier_sync(id_, threads_);
+}
+
 void NamedBarrier::arrive() const {
   k_->bar_arrive(id_, threads_);
 }

@@ -43,8 +43,22 @@ const Pred& ComputeStep::accumulate() const {
 }
 
 const Regs& WarpSpecializedDesign::partial_sums() const {
-  throw TileError(
-      "a stream-K work source for a design without partial sums: it overrides partial_sums()");
+  throw TileError("split-K or stream-K for a design without partial sums: it overrides partial_sums()");
+}
+
+void WarpSpecializedDesign::producer(WarpSpecialized& ws) { ws.load_stages(); }
+
+void WarpSpecializedDesign::load(const LoadStep&) {
+  throw TileError("kernel '" + kernel().name() + "': the template's loads for a design without a load step");
+}
+
+void WarpSpecializedDesign::mainloop(WarpSpecialized& ws, const WorkItem& w, PipelineState& state) {
+  ws.walk(w, state);
+}
+
+int WarpSpecializedDesign::compute(const ComputeStep&) {
+  throw TileError("kernel '" + kernel().name() +
+                  "': the template's stage walk for a design without a compute step (or a mainloop of its own)");
 }
 
 Pred WorkSource::has_successor(const WorkItem&) const {
@@ -78,6 +92,9 @@ WarpSpecialized::WarpSpecialized(WarpSpecializedDesign& design)
     if (r != 0 && (r < 24 || r > 256 || r % 8 != 0))
       refuse("setmaxnreg " + std::to_string(r),
              "0 (none) or a multiple of 8 in 24..256 (PTX ISA 9.7.19.5)");
+  if (c_.stream_k && c_.split_k) refuse("stream-K and split-K", "a source takes one or the other");
+  if (c_.split_k && c_.schedule != ConsumerSchedule::cooperative)
+    refuse("split-K with ping-pong consumers", "split-K takes the cooperative schedule");
   if (c_.stream_k && (c_.schedule != ConsumerSchedule::cooperative ||
                       c_.stream_k->staging_bytes % (128 * 16) != 0))
     refuse(
@@ -122,7 +139,8 @@ const WorkSource& WarpSpecialized::source() const {
 }
 
 const Reg& WarpSpecialized::workspace() const {
-  if (!c_.stream_k) throw TileError("kernel '" + k_->name() + "': a workspace without stream-K");
+  if (!c_.stream_k && !c_.split_k)
+    throw TileError("kernel '" + k_->name() + "': a workspace without split-K or stream-K");
   return workspace_;
 }
 
@@ -142,7 +160,7 @@ ptx::Module WarpSpecialized::build() {
   k.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
   if (cluster_size() > 1) k.reqnctapercluster(static_cast<std::uint32_t>(cluster_size()));
   d_->params(*this);
-  if (c_.stream_k) workspace_ = k.param(u64, "workspace");
+  if (c_.stream_k || c_.split_k) workspace_ = k.param(u64, "workspace");
   Shared smem = k.dynamic_shared("smem", SharedLayout::kBaseAlignment);
   // The 128-byte swizzle is a function of address bits 4-9: tiles start on
   // 1024-byte boundaries so that TMA's writes and wgmma's reads agree.
@@ -160,6 +178,8 @@ ptx::Module WarpSpecialized::build() {
     publish = named_barrier(128 * c_.consumers + 32);
     partial = named_barrier(128 * c_.consumers);
   }
+  std::optional<NamedBarrierSet> split_barriers;  // split-K: each consumer warpgroup's
+  if (c_.split_k) split_barriers = warpgroup_barriers(128);
   k.if_then(tid_ == 0, [&] {
     d_->initialize(*this);
     // Every consumer warpgroup that reads a slot frees it (one in
@@ -188,13 +208,17 @@ ptx::Module WarpSpecialized::build() {
   if (cluster_size() > 1 && !source_->cluster_rank())
     throw TileError("kernel '" + k.name() +
                     "': a cluster launch over a work source without cluster ranks");
-  if (c_.stream_k) {
+  if (c_.stream_k || c_.split_k) {
     const auto* scheduler = dynamic_cast<const TileScheduler*>(source_.get());
     if (!scheduler)
       throw TileError("kernel '" + k.name() +
-                      "': stream-K over a work source that is no TileScheduler");
-    stream_k_.emplace(k, *scheduler, workspace_, tid_, 128 * c_.consumers,
-                      c_.stream_k->partial_bytes, *publish, *partial);
+                      "': split-K or stream-K over a work source that is no TileScheduler");
+    if (c_.stream_k)
+      stream_k_.emplace(k, *scheduler, workspace_, tid_, 128 * c_.consumers,
+                        c_.stream_k->partial_bytes, *publish, *partial);
+    else
+      split_k_.emplace(k, *scheduler, workspace_, tid_, c_.consumers, c_.split_k->partial_bytes,
+                       *split_barriers);
   }
   Reg wg = tid_ >> 7;
   auto others = [&] {
@@ -204,7 +228,7 @@ ptx::Module WarpSpecialized::build() {
         [&] {
           if (c_.helper_registers)
             k.setmaxnreg_dec(static_cast<std::uint32_t>(c_.helper_registers));
-          d_->helper(*this, wg - (c_.consumers + 1));
+          d_->helper(*this);
         },
         [&] { consumer(); });
   };
@@ -218,11 +242,18 @@ ptx::Module WarpSpecialized::build() {
   return k.module();
 }
 
-// The producer warpgroup: its first thread issues every load.
+// The producer warpgroup: its registers given back, then the design's role
+// (by default load_stages).
 void WarpSpecialized::producer() {
   Kernel& k = *k_;
   if (c_.producer_registers) k.setmaxnreg_dec(static_cast<std::uint32_t>(c_.producer_registers));
   if (stream_k_) stream_k_->publish();
+  d_->producer(*this);
+}
+
+// The producer warpgroup's first thread issues every load.
+void WarpSpecialized::load_stages() {
+  Kernel& k = *k_;
   k.if_then(tid_ == 128 * c_.consumers, [&] {
     PipelineState state(k, c_.stages);
     // A multicast goes to the CTAs that share the operand: those of this
@@ -233,14 +264,12 @@ void WarpSpecialized::producer() {
       const ClusterRank rank = *source_->cluster_rank();
       if (c_.cluster_n > 1) {
         Reg bits = k.mov(u16, 0);
-        for (int j = 0; j < c_.cluster_n; ++j)
-          k.or_(bits, bits, k.mov(u16, 1) << (rank.m + j * c_.cluster_m));
+        for (int j = 0; j < c_.cluster_n; ++j) k.or_(bits, bits, k.mov(u16, 1) << (rank.m + j * c_.cluster_m));
         row_mask_ = bits;
       }
       if (c_.cluster_m > 1) {
         Reg bits = k.mov(u16, 0);
-        for (int i = 0; i < c_.cluster_m; ++i)
-          k.or_(bits, bits, k.mov(u16, 1) << (rank.n * c_.cluster_m + i));
+        for (int i = 0; i < c_.cluster_m; ++i) k.or_(bits, bits, k.mov(u16, 1) << (rank.n * c_.cluster_m + i));
         column_mask_ = bits;
       }
     }
@@ -281,13 +310,17 @@ void WarpSpecialized::consumer() {
 void WarpSpecialized::cooperative(PipelineState& state) {
   Kernel& k = *k_;
   source_->for_each([&](const WorkItem& w) {
+    if (split_k_) {
+      d_->mainloop(*this, w, state);
+      return split_k_->finish(d_->partial_sums(), w, warpgroup(), leader(), [&] { d_->finish(w); });
+    }
     if (!w.partial) {
-      walk(w, state);
+      d_->mainloop(*this, w, state);
       return d_->finish(w);
     }
     // Predicates, not the piece's registers, carried through the mainloop.
     Pred partial = *w.partial != 0, joins = w.kb0 != 0;
-    walk(w, state);
+    d_->mainloop(*this, w, state);
     k.if_else(
         partial, [&] { stream_k_->store(d_->partial_sums()); },
         [&] {
@@ -331,7 +364,8 @@ void WarpSpecialized::pingpong(PipelineState& state) {
 // and freed once the wgmma of the next k-block are issued and its own
 // completed (its commit groups stay in flight so the tensor cores never
 // wait on this warpgroup). `after_last_wait` runs (when given) once the last
-// k-block's slot is full.
+// k-block's slot is full. (Ping-pong orders its warpgroups inside it: that
+// schedule always walks with the template.)
 void WarpSpecialized::walk(const WorkItem& w, PipelineState& state,
                            const std::function<void()>& after_last_wait) {
   Kernel& k = *k_;

@@ -27,6 +27,9 @@ class NamedBarrier {
 
   // bar.sync: waits until `threads` threads have arrived (this one included).
   void sync() const;
+  // barrier.sync (not .aligned): the same where a warp's threads may reach
+  // it apart (divergent paths before it; PTX ISA 9.7.13.1).
+  void sync_unaligned() const;
   // bar.arrive: counts this thread's warp in without waiting (a producer's side).
   void arrive() const;
 

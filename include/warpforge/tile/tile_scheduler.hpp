@@ -83,25 +83,37 @@ struct StreamKRun {
   dsl::Pred partial;
 };
 
+class WorkCursor;
+
 class TileScheduler final : public WorkSource {
  public:
-  // M, N, K, L: u32 registers (kernel parameters). Computes the unit grid
-  // and this CTA's place (cluster rank, first unit, step). Throws TileError
-  // for sizes below 1, a tile_k that is no power of two, or a cluster of
-  // more than 16 CTAs (the portable maximum is 8; 16 with the non-portable
-  // attribute, CUDA programming guide "Thread Block Clusters"), or stream-K
-  // with a cluster or split-K.
-  TileScheduler(dsl::Kernel& k, const TileSchedulerOptions& options, const dsl::Reg& m,
-                const dsl::Reg& n, const dsl::Reg& kdim, const dsl::Reg& l);
+  // M, N, K, L: u32 registers (kernel parameters), or all four immediates
+  // (a kernel specialised for its shapes: the unit grid is then counted on
+  // the host, its divisions by immediates). Computes the unit grid and this
+  // CTA's place (cluster rank, first unit, step). Throws TileError for
+  // sizes below 1 or past 32 bits, a tile_k that is no power of two, a
+  // cluster of more than 16 CTAs (the portable maximum is 8; 16 with the
+  // non-portable attribute, CUDA programming guide "Thread Block
+  // Clusters"), stream-K with a cluster or split-K, or stream-K with
+  // immediate sizes.
+  TileScheduler(dsl::Kernel& k, const TileSchedulerOptions& options, const dsl::Src& m, const dsl::Src& n,
+                const dsl::Src& kdim, const dsl::Src& l);
 
   const TileSchedulerOptions& options() const { return o_; }
   const dsl::Reg& rank_m() const { return rank_m_; }  // this CTA's tile in its cluster's unit
   const dsl::Reg& rank_n() const { return rank_n_; }
   const dsl::Reg& first_unit() const { return first_; }  // this CTA's (cluster's) first work item
   const dsl::Reg& unit_step() const { return step_; }  // #CTAs (#clusters): the stride of its items
-  const dsl::Reg& units() const { return units_; }     // units of every batch
-  const dsl::Reg& work_items() const { return items_; }  // units · splits
-  const dsl::Reg& kblocks() const { return kblocks_; }   // k-blocks of a whole tile
+  const dsl::Src& units() const { return units_; }     // units of every batch
+  const dsl::Src& work_items() const { return items_; }  // units · splits
+  const dsl::Src& kblocks() const { return kblocks_; }   // k-blocks of a whole tile
+
+  // Split-K: the work item `item` (u32 register < work_items) with its split
+  // and k-block range (begin clamped to kblocks where a split may start past K).
+  WorkItem item(const dsl::Reg& item) const;
+  // The CTA's items one at a time, for a role that walks them out of step
+  // with a for_each loop (not with stream-K).
+  WorkCursor cursor() const;
 
   // This CTA's tile of unit `unit` (u32 register < units: work items / splits).
   Tile tile(const dsl::Reg& unit) const;
@@ -129,10 +141,33 @@ class TileScheduler final : public WorkSource {
  private:
   dsl::Kernel* k_;
   TileSchedulerOptions o_;
-  dsl::Reg units_m_, per_batch_, group_span_, units_, items_, kblocks_, per_split_;
+  dsl::Src units_m_ = 0u, per_batch_ = 0u, group_span_ = 0u, units_ = 0u, items_ = 0u, kblocks_ = 0u, per_split_ = 0u;
   dsl::Reg rank_m_, rank_n_, first_, step_, dp_units_;
+  // Immediate sizes where no split starts past K: begin needs no clamp.
+  bool splits_all_inside_ = false;
 
   void for_each_stream_k(const std::function<void(const WorkItem&)>& body) const;
+  void count_on_host(const dsl::Src& m, const dsl::Src& n, const dsl::Src& kdim, const dsl::Src& l);
+  friend class WorkCursor;
+};
+
+// A TileScheduler's items for this CTA one at a time: item() holds the
+// current one in registers while valid(); next() moves on to the CTA's next
+// (its coordinates written into the same registers where one is left).
+class WorkCursor {
+ public:
+  const WorkItem& item() const { return item_; }
+  dsl::Pred valid() const;
+  void next();
+
+ private:
+  friend class TileScheduler;
+  explicit WorkCursor(const TileScheduler& s);
+  void load();  // item_ from index_, where valid
+
+  const TileScheduler* s_;
+  dsl::Reg index_;
+  WorkItem item_;
 };
 
 // The host's copy of the order, for tests and tools: the tiles CTA `cta`

@@ -81,6 +81,7 @@
 #include "warpforge/ptx/module.hpp"
 #include "warpforge/tile/mbarrier_pipeline.hpp"
 #include "warpforge/tile/named_barrier.hpp"
+#include "warpforge/tile/split_k_reduction.hpp"
 #include "warpforge/tile/stream_k_reduction.hpp"
 #include "warpforge/tile/work_source.hpp"
 
@@ -154,6 +155,13 @@ struct WarpSpecializedConfig {
     std::uint32_t staging, staging_bytes;
   };
   std::optional<StreamK> stream_k;
+  // With a split-K source (TileScheduler splits > 1): every consumer
+  // warpgroup's partial sums (partial_bytes of them) meet in the workspace
+  // parameter the template appends (split_k_reduction.hpp).
+  struct SplitK {
+    std::uint32_t partial_bytes;  // one consumer warpgroup's partial_sums()
+  };
+  std::optional<SplitK> split_k;
 };
 
 class WarpSpecialized;
@@ -188,9 +196,11 @@ class ComputeStep {
 
 // What a design supplies. Hooks run in this order (each emitting its code
 // where the template calls it): params, prologue, initialize (thread 0),
-// work_source; then the producer warpgroup's load_item/load per item and
-// k-block (its first thread), and the consumers' consumer_setup, compute
-// per k-block, finish per item, consumer_teardown; helpers' helper.
+// work_source; then the producer warpgroup's producer (by default the
+// template's loads: load_item and load per item and k-block, in its first
+// thread), and the consumers' consumer_setup, mainloop per item (by
+// default the template's stage walk: compute per k-block), finish per
+// item, consumer_teardown; helpers' helper.
 class WarpSpecializedDesign {
  public:
   virtual ~WarpSpecializedDesign() = default;
@@ -209,29 +219,43 @@ class WarpSpecializedDesign {
   // After the start barrier (and griddepcontrol.wait): the order of work.
   virtual std::unique_ptr<WorkSource> work_source(WarpSpecialized& ws) = 0;
 
-  // Producer (its first thread): per item, before its k-blocks (e.g. a tile
-  // loaded once per item on the design's own barrier); per k-block.
+  // The producer warpgroup, after its setmaxnreg: by default
+  // ws.load_stages(), the template's loads in its first thread. A design
+  // whose other producer warps have work (or whose producer warpgroup is a
+  // role of its own, which then loads as it sees fit) says so here.
+  virtual void producer(WarpSpecialized& ws);
+  // The template's loads (its first thread): per item, before its k-blocks
+  // (e.g. a tile loaded once per item on the design's own barrier); per
+  // k-block. The default load refuses (TileError): a design that keeps the
+  // template's loads supplies it.
   virtual void load_item(const WorkItem&) {}
-  virtual void load(const LoadStep& s) = 0;
+  virtual void load(const LoadStep& s);
 
   // Consumers: their registers (accumulators, descriptors) after
-  // setmaxnreg; per k-block, returning the wgmma commit groups it issued
-  // (the template keeps them in flight and frees the slot before once they
-  // completed); per item, once its last k-block's groups completed; at the
-  // end.
+  // setmaxnreg; per item, its mainloop: by default ws.walk, the template's
+  // stage walk, which calls compute per k-block (returning the wgmma commit
+  // groups it issued: the template keeps them in flight and frees the slot
+  // before once they completed; the default compute refuses, TileError). A
+  // design with a schedule of its own (a software pipeline across stages,
+  // a second ring) walks the item's stages itself from `state` (the
+  // pipeline's consumer state, which it leaves after the item's last
+  // slot); its waits, releases and wgmma completion are then its own.
+  // Then per item finish, once the mainloop is over; at the end, teardown.
   virtual void consumer_setup(WarpSpecialized&) {}
-  virtual int compute(const ComputeStep& s) = 0;
+  virtual void mainloop(WarpSpecialized& ws, const WorkItem& w, PipelineState& state);
+  virtual int compute(const ComputeStep& s);
   virtual void finish(const WorkItem& w) = 0;
   virtual void consumer_teardown(WarpSpecialized&) {}
 
-  // Stream-K: the accumulators a piece stores and adds (the default
-  // refuses), and what makes the warpgroup's staging buffer free before
-  // the reduction writes it (e.g. the last epilogue's store has read it).
+  // Stream-K and split-K: the accumulators a piece stores and adds (the
+  // default refuses); stream-K: what makes the warpgroup's staging buffer
+  // free before the reduction writes it (e.g. the last epilogue's store has
+  // read it).
   virtual const dsl::Regs& partial_sums() const;
   virtual void acquire_staging(WarpSpecialized&) {}
 
-  // Helper warpgroup `index` (0 .. helpers-1; a register) after its setmaxnreg.
-  virtual void helper(WarpSpecialized&, const dsl::Reg&) {}
+  // The helper warpgroups (consumers + 1 ..), after their setmaxnreg.
+  virtual void helper(WarpSpecialized&) {}
 };
 
 // The template at work: what the design's hooks may ask of it.
@@ -258,8 +282,17 @@ class WarpSpecialized {
   NamedBarrierSet warpgroup_barriers(int threads);
   // From work_source on.
   const WorkSource& source() const;
-  // With stream-K, from params on: the workspace parameter.
+  // With stream-K or split-K, from params on: the workspace parameter.
   const dsl::Reg& workspace() const;
+
+  // The producer's loads (the default producer): in the producer
+  // warpgroup's first thread, per item load_item, per k-block: acquire the
+  // slot, expect its stage_bytes, load.
+  void load_stages();
+  // The consumers' stage walk of one item (the default mainloop): each
+  // k-block's slot waited for, computed on, and freed once the wgmma of the
+  // next k-block are issued and its own completed.
+  void walk(const WorkItem& w, PipelineState& state, const std::function<void()>& after_last_wait = {});
 
   // The consumer role: this warpgroup's index (tid >> 7, u32) and whether
   // this thread is its first; emitted where first asked for in
@@ -277,8 +310,6 @@ class WarpSpecialized {
   void consumer();
   void cooperative(PipelineState& state);
   void pingpong(PipelineState& state);
-  void walk(const WorkItem& w, PipelineState& state,
-            const std::function<void()>& after_last_wait = {});
 
   WarpSpecializedDesign* d_;
   WarpSpecializedConfig c_;
@@ -289,6 +320,7 @@ class WarpSpecialized {
   int next_barrier_ = 1;                  // 0 is the CTA's (bar.sync 0)
   std::optional<NamedBarrierSet> order_;  // ping-pong
   std::optional<StreamKReduction> stream_k_;
+  std::optional<SplitKReduction> split_k_;
   std::optional<dsl::Reg> warpgroup_;
   std::optional<dsl::Pred> leader_;
   std::optional<dsl::Src> row_mask_, column_mask_;

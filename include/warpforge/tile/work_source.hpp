@@ -27,13 +27,16 @@ struct Tile {
 // One work item: a tile and the k-blocks [kb0, kb1) it covers (the stages
 // the producer loads and the consumers read for it). With stream-K,
 // `partial` (u32) is nonzero when the piece ends before the tile's last
-// k-block: its sum is for the CTA that finishes the tile. `extra`: any
-// further registers a design's source computes per item (e.g. a group's
-// last row), in the order its source documents.
+// k-block: its sum is for the CTA that finishes the tile. With split-K,
+// `split` (u32) is which of the tile's k-ranges the item is (0 ..
+// splits-1; split 0 finishes the tile). `extra`: any further registers a
+// design's source computes per item (e.g. a group's last row), in the order
+// its source documents.
 struct WorkItem {
   Tile tile;
   dsl::Reg kb0, kb1;
   std::optional<dsl::Reg> partial;
+  std::optional<dsl::Reg> split;
   std::vector<dsl::Reg> extra;
 };
 

@@ -50,7 +50,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
     const std::int64_t units = (tiles_m + cluster - 1) / cluster * ((p.n + tiling_.tile_n - 1) / tiling_.tile_n) *
                                p.l * tiling_.splits;
     config_.block = {static_cast<std::uint32_t>(sm90a_gemm_amax_threads(tiling_))};
-    config_.dynamic_shared_bytes = sm90a_gemm_amax_smem(p.ab_dtype, tiling_).bytes;
+    config_.dynamic_shared_bytes = sm90a_gemm_amax_smem_bytes(p.ab_dtype, tiling_);
     // Persistent: one CTA per SM at most (the shared memory allows no
     // more); in clusters, as many pairs as are resident at once (a cluster
     // lives inside one GPC, so fewer than SMs / 2 may fit).
@@ -153,7 +153,7 @@ class Sm90aPath final : public GemmAmaxPath {
     if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
       why.push_back("problem " + p.describe() +
                     ": the sm90a kernel takes M, N, K, output tiles and scale bytes up to 2^31 - 1");
-    const std::size_t bytes = sm90a_gemm_amax_smem(p.ab_dtype, tiling).bytes;
+    const std::size_t bytes = sm90a_gemm_amax_smem_bytes(p.ab_dtype, tiling);
     const std::size_t optin = device.properties().shared_bytes_per_block_optin;
     if (optin && bytes > optin)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +

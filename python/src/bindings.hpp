@@ -12,6 +12,8 @@ void bind_errors(nanobind::module_& m);
 void bind_runtime(nanobind::module_& m);
 void bind_ops(nanobind::module_& m);
 void bind_attention(nanobind::module_& m);  // attention_bindings.cpp
+// The grouped GEMM of mixture-of-experts layers (grouped_gemm_bindings.cpp).
+void bind_grouped_gemm(nanobind::module_& m);
 void bind_dsl(nanobind::module_& m);
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);

@@ -37,6 +37,7 @@ from ._warpforge import (  # noqa: E402,F401  (the kernel DSL)
 from .kernel import Module, tensor_map  # noqa: E402,F401
 from .ops import Gemm, GemmAmax, gemm, gemm_amax, quantize  # noqa: E402,F401
 from .attention import attention, attention_decode  # noqa: E402,F401
+from .grouped import PackedWeights, grouped_mm, grouped_mm_amax, prepack_weights, quantize_weights  # noqa: E402,F401
 from . import reference  # noqa: E402,F401
 
 # torch.ops.warpforge.* exist once warpforge.torch is imported: done here when

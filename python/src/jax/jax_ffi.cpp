@@ -19,6 +19,7 @@
 #include "../bindings.hpp"
 #include "../gemm_amax_op.hpp"
 #include "../gemm_op.hpp"
+#include "../grouped_gemm_op.hpp"
 #include "../tensors.hpp"
 #include "ffi_buffers.hpp"
 #include "warpforge/dsl/kernel.hpp"
@@ -149,6 +150,54 @@ auto gemm_signature(Binding binding) {
       .template Attr<bool>("has_c");
 }
 
+// Grouped GEMM (warpforge.jax.ragged_dot), dense row-major buffers: form
+// "m" A (M, K), B (G, K, N), D (M, N); form "k" (the gradient of the
+// weights) A given as (M, K) and read as Aᵀ (K, M), M contiguous, B (M, N),
+// D (G, K, N); offsets int32 (G,).
+ffi::Error grouped_gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a, const ffi::AnyBuffer& b,
+                        const ffi::AnyBuffer& offsets, ffi::Result<ffi::AnyBuffer>& d, std::string_view form) {
+  try {
+    CallBuffers buffers(device);
+    std::optional<TensorView> va;
+    if (form == "k") {
+      const auto dims = a.dimensions();
+      if (dims.size() != 2) throw RuntimeError("a: expected 2 dimensions (M, K), got " + std::to_string(dims.size()));
+      va = buffers.view(a.untyped_data(), a.size_bytes(), dtype_of(a.element_type(), "a"), {dims[1], dims[0]},
+                        {1, dims[1]});
+    } else {
+      va = buffers.dense(a, "a");
+    }
+    const GroupedGemmOp::Views views{va, buffers.dense(b, "b"), buffers.flat(offsets, "offsets"),
+                                     buffers.dense(*d, "d"), std::nullopt, std::nullopt, std::nullopt};
+    const ops::GroupedGemmOptions options = grouped_gemm_options(name(views[3]->dtype()), 32, "auto");
+    cached_grouped_gemm_op(views, options)->run(views, stream);
+    return ffi::Error::Success();
+  } catch (const Error& e) {
+    return ffi::Error::InvalidArgument(e.what());
+  }
+}
+
+ffi::Error grouped_gemm_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
+                             ffi::AnyBuffer offsets, ffi::Result<ffi::AnyBuffer> d, std::string_view form) {
+  return on_xla_stream(stream, ordinal,
+                       [&](const Device& device, Stream* s) { return grouped_gemm(device, s, a, b, offsets, d, form); });
+}
+
+ffi::Error grouped_gemm_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer offsets, ffi::Result<ffi::AnyBuffer> d,
+                             std::string_view form) {
+  return grouped_gemm(simulator(), nullptr, a, b, offsets, d, form);
+}
+
+template <class Binding>
+auto grouped_gemm_signature(Binding binding) {
+  return std::move(binding)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<std::string_view>("form");
+}
+
 // Kernels written with the DSL, registered for FFI calls (warpforge.jax.kernel):
 // the IR, compiled once per device. Every parameter is a pointer: the call's
 // arguments, then its results, in parameter order.
@@ -261,6 +310,10 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(
     kernel_signature(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kKernelHost, kernel_host, kernel_signature(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmHost, gemm_host, gemm_signature(ffi::Ffi::Bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGroupedGemmCuda, grouped_gemm_cuda,
+                              grouped_gemm_signature(
+                                  ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGroupedGemmHost, grouped_gemm_host, grouped_gemm_signature(ffi::Ffi::Bind()));
 
 void bind_jax(nb::module_& m) {
   auto capsule = [](XLA_FFI_Handler* handler) {
@@ -273,6 +326,8 @@ void bind_jax(nb::module_& m) {
   targets["gemm_cpu"] = capsule(kGemmHost);
   targets["kernel_cuda"] = capsule(kKernelCuda);
   targets["kernel_cpu"] = capsule(kKernelHost);
+  targets["grouped_gemm_cuda"] = capsule(kGroupedGemmCuda);
+  targets["grouped_gemm_cpu"] = capsule(kGroupedGemmHost);
   m.attr("jax_ffi_targets") = targets;
   m.def(
       "jax_register_kernel",

@@ -1,0 +1,49 @@
+// The normalization kernels at the benchmark's row lengths assemble for
+// sm_90a as the driver compiles them, without spilling registers (a row's
+// values live in registers: a spill would put them back in memory).
+#include <gtest/gtest.h>
+
+#include "../../src/ops/norm/norm_kernel.hpp"
+#include "driver_ptxas.hpp"
+#include "row_ops_support.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+using runtime::DType;
+using runtime::TensorView;
+
+constexpr std::int64_t kRows = 4096;
+
+TEST(NormPtxas, ForwardAndBackwardAssembleWithoutSpills) {
+  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  runtime::Device device = runtime::Device::sim();
+  runtime::Buffer scratch(device, 16);
+  auto view = [&](DType dtype, std::vector<std::int64_t> shape) {
+    return TensorView(device, scratch.address(), dtype, std::move(shape));
+  };
+  for (DType dt : {DType::bf16, DType::f32})
+    for (NormKind kind : {NormKind::rms, NormKind::layer})
+      for (std::int64_t n : {2048, 32768}) {
+        const std::string what = std::string(name(kind)) + " " + std::string(runtime::name(dt)) + " n " + std::to_string(n);
+        const TensorView x = view(dt, {kRows, n}), w = view(dt, {n}), stat = view(DType::f32, {kRows});
+        const std::optional<TensorView> bias = kind == NormKind::layer ? std::optional<TensorView>(w) : std::nullopt;
+        const std::optional<TensorView> mean = kind == NormKind::layer ? std::optional<TensorView>(stat) : std::nullopt;
+        std::vector<std::string> why;
+        const NormOptions o{.kind = kind};
+        NormProblem fwd = describe_norm({.x = x, .residual = x, .weight = w, .bias = bias, .y = x, .residual_out = x,
+                                         .mean = mean, .rstd = stat},
+                                        o, device, why);
+        ASSERT_TRUE(why.empty()) << what << rows::join(why);
+        expect_fast_assembly(build_norm_kernel(fwd, ptx::Target::sm_90a).to_ptx(), what + " forward");
+        NormBackwardProblem back = describe_norm_backward({.dy = x, .x = x, .weight = w, .mean = mean, .rstd = stat,
+                                                           .dx = x, .dweight = w, .dbias = bias},
+                                                          o, device, why);
+        ASSERT_TRUE(why.empty()) << what << rows::join(why);
+        expect_fast_assembly(build_norm_backward_kernel(back, ptx::Target::sm_90a).to_ptx(), what + " backward");
+      }
+  expect_fast_assembly(build_column_sum_kernel(DType::bf16, ptx::Target::sm_90a).to_ptx(), "column sums");
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

@@ -12,8 +12,11 @@ void bind_errors(nanobind::module_& m);
 void bind_runtime(nanobind::module_& m);
 void bind_ops(nanobind::module_& m);
 void bind_dsl(nanobind::module_& m);
+// The row ops: normalizations, softmax, SwiGLU, cross-entropy, norm + quantize (row_ops.hpp).
+void bind_row_ops(nanobind::module_& m);
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);
+void bind_jax_row_ops(nanobind::module_& m);  // the row ops' handler (jax/row_ops_ffi.cpp)
 // The capsule the torch extension reaches this module through (torch_bridge.hpp).
 void bind_torch_bridge(nanobind::module_& m);
 

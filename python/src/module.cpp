@@ -8,6 +8,7 @@ NB_MODULE(_warpforge, m) {
   warpforge::python::bind_runtime(m);
   warpforge::python::bind_ops(m);
   warpforge::python::bind_dsl(m);
+  warpforge::python::bind_row_ops(m);
   warpforge::python::bind_torch_bridge(m);
   // torch's operator registry keeps the Python functions registered with it
   // (and through them our ops and kernels) until after the interpreter has
@@ -18,5 +19,6 @@ NB_MODULE(_warpforge, m) {
       "Silences nanobind's report of instances alive at exit (warpforge.torch calls it).");
 #ifdef WARPFORGE_JAX_FFI
   warpforge::python::bind_jax(m);
+  warpforge::python::bind_jax_row_ops(m);
 #endif
 }

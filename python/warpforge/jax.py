@@ -96,3 +96,7 @@ def kernel(k, grid, block, out_shapes, shared_bytes=0):
                     shared_bytes=np.int32(shared_bytes))
 
     return run
+
+# The row ops (normalizations, softmax, SwiGLU, cross-entropy, norm + quantize)
+# with custom_vjp: warpforge/jax_rows.py.
+from .jax_rows import layer_norm, rms_norm  # noqa: E402,F401

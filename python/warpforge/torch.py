@@ -249,3 +249,7 @@ def kernel(name, k, grid, block, out_specs, shared_bytes=0):
                                 lib=library)
     _KERNEL_LIBRARIES.append(library)
     return getattr(torch.ops.warpforge, name)
+
+# The row ops (normalizations, softmax, SwiGLU, cross-entropy, norm + quantize)
+# and their autograd: warpforge/torch_rows.py; their modules: warpforge.nn.
+from . import torch_rows  # noqa: E402,F401

@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 
+#include "norm_checks.hpp"
 #include "row_ops_support.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/norm.hpp"
@@ -21,132 +22,8 @@ namespace {
 using runtime::DType;
 using runtime::TensorView;
 
-constexpr double kStatistics = 1.0 / 65536;  // 2^-16 of the row's scale: see row_ops_support.hpp
-
-struct Reference {
-  std::vector<double> y, h;
-  std::vector<double> mean, rstd, scale;  // scale: the row's max |xhat · w| + max |b|
-};
-
-Reference norm_reference(NormKind kind, const HostRows& x, const HostRows* residual, DType h_dtype,
-                         const HostRows* w, const HostRows* b, double eps) {
-  Reference r;
-  const std::int64_t n = x.n;
-  for (std::int64_t row = 0; row < x.rows; ++row) {
-    std::vector<double> h(static_cast<std::size_t>(n));
-    for (std::int64_t c = 0; c < n; ++c)
-      h[static_cast<std::size_t>(c)] =
-          residual ? rounded(h_dtype, static_cast<float>(double(x.at(row, c)) + residual->at(row, c))) : x.at(row, c);
-    double mean = 0, square = 0;
-    if (kind == NormKind::layer) {
-      for (double v : h) mean += v;
-      mean /= static_cast<double>(n);
-    }
-    for (double v : h) square += (v - mean) * (v - mean);
-    const double rstd = 1.0 / std::sqrt(square / static_cast<double>(n) + eps);
-    double scale = 0, bias_scale = 0;
-    for (std::int64_t c = 0; c < n; ++c) {
-      const double xhat = (h[static_cast<std::size_t>(c)] - mean) * rstd;
-      const double weight = w ? w->at(0, c) : 1.0, bias = b ? b->at(0, c) : 0.0;
-      r.y.push_back(xhat * weight + bias);
-      r.h.push_back(h[static_cast<std::size_t>(c)]);
-      scale = std::max(scale, std::fabs(xhat * weight));
-      bias_scale = std::max(bias_scale, std::fabs(bias));
-    }
-    r.mean.push_back(mean);
-    r.rstd.push_back(rstd);
-    r.scale.push_back(scale + bias_scale);
-  }
-  return r;
-}
-
-struct NormCase {
-  NormKind kind = NormKind::rms;
-  DType x = DType::bf16, y = DType::bf16;
-  std::optional<DType> weight = DType::bf16, bias, residual;
-  std::int64_t rows = 5, n = 96, stride = 0;
-  float eps = 1e-5f;
-};
-
-struct NormRun {
-  HostRows x;
-  std::optional<HostRows> residual, weight, bias;
-  HostRows y, h, mean, rstd;
-  std::string kernel, describe;
-};
-
-NormRun run_norm(const NormCase& c, std::mt19937& rng, const std::function<void(HostRows&)>& shape_x = {}) {
-  runtime::Device device = runtime::Device::sim();
-  NormRun run;
-  run.x = random_rows(rng, c.x, c.rows, c.n, 1.5f, 0.25f);
-  if (shape_x) shape_x(run.x);
-  if (c.residual) run.residual = random_rows(rng, *c.residual, c.rows, c.n);
-  if (c.weight) run.weight = random_rows(rng, *c.weight, 1, c.n, 0.5f, 1.0f);
-  if (c.bias) run.bias = random_rows(rng, *c.bias, 1, c.n, 0.5f);
-  auto x = upload(device, run.x, c.stride);
-  std::optional<DeviceRows> residual, weight, bias, residual_out, mean;
-  if (run.residual) residual = upload(device, *run.residual, c.stride);
-  if (run.weight) weight = upload_vector(device, *run.weight);
-  if (run.bias) bias = upload_vector(device, *run.bias);
-  auto y = poisoned(device, c.y, c.rows, c.n, c.stride);
-  if (c.residual) residual_out = poisoned(device, *c.residual, c.rows, c.n);
-  if (c.kind == NormKind::layer) mean = poisoned_vector(device, DType::f32, c.rows);
-  auto rstd = poisoned_vector(device, DType::f32, c.rows);
-  auto view = [](const std::optional<DeviceRows>& d) {
-    return d ? std::optional<TensorView>(d->view()) : std::nullopt;
-  };
-  const NormTensors t{.x = x.view(),
-                      .residual = view(residual),
-                      .weight = view(weight),
-                      .bias = view(bias),
-                      .y = y.view(),
-                      .residual_out = view(residual_out),
-                      .mean = view(mean),
-                      .rstd = rstd.view()};
-  Norm op(t, {.kind = c.kind, .eps = c.eps});
-  EXPECT_TRUE(op.check_support().empty()) << op.describe();
-  op.execute(t);
-  run.kernel = op.kernel_name();
-  run.describe = op.describe();
-  run.y = download(y.view());
-  if (residual_out) run.h = download(residual_out->view());
-  if (mean) run.mean = download(mean->view());
-  run.rstd = download(rstd.view());
-  return run;
-}
-
-Reference reference_of(const NormCase& c, const NormRun& run) {
-  return norm_reference(c.kind, run.x, run.residual ? &*run.residual : nullptr, c.residual.value_or(c.x),
-                        run.weight ? &*run.weight : nullptr, run.bias ? &*run.bias : nullptr, c.eps);
-}
-
-void expect_matches(const NormCase& c, const NormRun& run, const Reference& ref) {
-  const double u = unit_roundoff(c.y);
-  auto y = compare(run.y, ref.y, [&](std::int64_t r, std::int64_t col) {
-    return u * std::fabs(ref.y[static_cast<std::size_t>(r * c.n + col)]) + kStatistics * ref.scale[static_cast<std::size_t>(r)];
-  });
-  EXPECT_EQ(y.count, 0) << run.describe << "\n y:" << y.first;
-  if (c.residual) {
-    auto h = compare(run.h, ref.h, [](std::int64_t, std::int64_t) { return 0.0; });
-    EXPECT_EQ(h.count, 0) << "residual_out:" << h.first;
-  }
-  HostRows one{DType::f32, 1, c.rows, {}};
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    const double rstd = ref.rstd[static_cast<std::size_t>(r)];
-    EXPECT_NEAR(run.rstd.values[static_cast<std::size_t>(r)], rstd, 1e-5 * rstd) << "rstd of row " << r;
-    if (c.kind == NormKind::layer) {
-      const double scale = 1e-5 * (std::fabs(ref.mean[static_cast<std::size_t>(r)]) + 1 / rstd);
-      EXPECT_NEAR(run.mean.values[static_cast<std::size_t>(r)], ref.mean[static_cast<std::size_t>(r)], scale)
-          << "mean of row " << r;
-    }
-  }
-}
-
-void check(const NormCase& c, std::uint32_t seed, const char* kernel = nullptr) {
-  std::mt19937 rng(seed);
-  NormRun run = run_norm(c, rng);
-  expect_matches(c, run, reference_of(c, run));
-  if (kernel) EXPECT_EQ(run.kernel, kernel) << run.describe;
+runtime::Device sim() {
+  return runtime::Device::sim();
 }
 
 TEST(NormSim, EveryDtypeBothKinds) {
@@ -156,236 +33,75 @@ TEST(NormSim, EveryDtypeBothKinds) {
       NormCase c{.kind = kind, .x = dt, .y = dt, .weight = dt};
       if (kind == NormKind::layer) c.bias = dt;
       SCOPED_TRACE(std::string(name(kind)) + " " + std::string(runtime::name(dt)));
-      check(c, seed++);
+      check_norm(sim(), c, seed++);
     }
 }
 
 TEST(NormSim, RowsSpanAWarpACtaAndACluster) {
   // 200 bf16 elements: a warp holds them; 4000: a CTA; 40000: more than a
   // CTA of 1024 threads holds at 4 vectors of 8 (32768), so a cluster of 2.
-  check({.n = 200}, 200, "warp");
-  check({.rows = 3, .n = 4000}, 201, "cta");
-  check({.kind = NormKind::layer, .bias = DType::bf16, .rows = 2, .n = 40000}, 202, "cluster");
-  check({.kind = NormKind::rms, .x = DType::f32, .y = DType::f32, .weight = DType::f32, .rows = 2, .n = 36000}, 203,
+  check_norm(sim(), {.n = 200}, 200, "warp");
+  check_norm(sim(), {.rows = 3, .n = 4000}, 201, "cta");
+  check_norm(sim(), {.kind = NormKind::layer, .bias = DType::bf16, .rows = 2, .n = 40000}, 202, "cluster");
+  check_norm(sim(), {.kind = NormKind::rms, .x = DType::f32, .y = DType::f32, .weight = DType::f32, .rows = 2, .n = 36000}, 203,
         "cluster");
 }
 
 TEST(NormSim, RaggedAndStridedRowsAndMixedDtypes) {
   // n odd: one element a vector; n = 1000: vectors of 8, the last vectors
   // of a thread partly outside the row; rows inside wider rows.
-  check({.kind = NormKind::layer, .bias = DType::bf16, .rows = 9, .n = 7}, 300);
-  check({.kind = NormKind::layer, .x = DType::f16, .y = DType::f32, .weight = DType::f32, .bias = DType::f16,
+  check_norm(sim(), {.kind = NormKind::layer, .bias = DType::bf16, .rows = 9, .n = 7}, 300);
+  check_norm(sim(), {.kind = NormKind::layer, .x = DType::f16, .y = DType::f32, .weight = DType::f32, .bias = DType::f16,
          .rows = 6, .n = 1000, .stride = 1040},
         301);
-  check({.x = DType::bf16, .y = DType::f32, .weight = DType::f32, .rows = 4, .n = 300, .stride = 304}, 302);
+  check_norm(sim(), {.x = DType::bf16, .y = DType::f32, .weight = DType::f32, .rows = 4, .n = 300, .stride = 304}, 302);
   // A stride that leaves only 4-byte alignment: vectors of 2.
-  check({.x = DType::bf16, .y = DType::bf16, .rows = 4, .n = 96, .stride = 98}, 303);
+  check_norm(sim(), {.x = DType::bf16, .y = DType::bf16, .rows = 4, .n = 96, .stride = 98}, 303);
 }
 
 TEST(NormSim, FusedResidual) {
-  check({.residual = DType::bf16, .rows = 5, .n = 512}, 400);
-  check({.kind = NormKind::layer, .x = DType::bf16, .y = DType::bf16, .bias = DType::f32, .residual = DType::f32,
+  check_norm(sim(), {.residual = DType::bf16, .rows = 5, .n = 512}, 400);
+  check_norm(sim(), {.kind = NormKind::layer, .x = DType::bf16, .y = DType::bf16, .bias = DType::f32, .residual = DType::f32,
          .rows = 3, .n = 264, .stride = 272},
         401);
-  check({.weight = std::nullopt, .residual = DType::f16, .rows = 3, .n = 2000}, 402);
+  check_norm(sim(), {.weight = std::nullopt, .residual = DType::f16, .rows = 3, .n = 2000}, 402);
 }
 
 TEST(NormSim, OneElementRows) {
-  check({.rows = 6, .n = 1}, 500);
-  // layer: var 0, so y = bias exactly.
-  NormCase c{.kind = NormKind::layer, .bias = DType::bf16, .rows = 6, .n = 1};
-  std::mt19937 rng(501);
-  NormRun run = run_norm(c, rng);
-  for (std::int64_t r = 0; r < c.rows; ++r) EXPECT_EQ(run.y.at(r, 0), run.bias->at(0, 0)) << r;
+  check_norm_one_element_rows(runtime::Device::sim());
 }
 
 TEST(NormSim, AllEqualRowsGiveExactlyTheBias) {
-  for (DType dt : {DType::bf16, DType::f16, DType::f32}) {
-    NormCase c{.kind = NormKind::layer, .x = dt, .y = dt, .weight = dt, .bias = dt, .rows = 4, .n = 777};
-    std::mt19937 rng(600);
-    const float values[] = {0.3f, -1234.5f, 3.0e-3f, 7.0f};
-    NormRun run = run_norm(c, rng, [&](HostRows& x) {
-      for (std::int64_t r = 0; r < x.rows; ++r)
-        for (std::int64_t col = 0; col < x.n; ++col)
-          x.values[static_cast<std::size_t>(r * x.n + col)] = rounded(dt, values[r]);
-    });
-    for (std::int64_t r = 0; r < c.rows; ++r)
-      for (std::int64_t col = 0; col < c.n; ++col)
-        ASSERT_EQ(run.y.at(r, col), rounded(dt, run.bias->at(0, col))) << runtime::name(dt) << " " << r << "," << col;
-    // rms of an all-equal row v: y = w · v / sqrt(v² + eps).
-    NormCase rms{.x = dt, .y = dt, .weight = dt, .rows = 4, .n = 777};
-    NormRun rrun = run_norm(rms, rng, [&](HostRows& x) {
-      for (std::int64_t r = 0; r < x.rows; ++r)
-        for (std::int64_t col = 0; col < x.n; ++col)
-          x.values[static_cast<std::size_t>(r * x.n + col)] = rounded(dt, values[r]);
-    });
-    expect_matches(rms, rrun, reference_of(rms, rrun));
-  }
+  check_norm_all_equal_rows(runtime::Device::sim());
 }
 
 TEST(NormSim, ValuesNearTheLargestDoNotOverflow) {
-  // Squares of bf16 and f32 values near 3.4e38 overflow f32; the scaled sums
-  // keep the statistics finite, as the fp64 reference's are.
-  struct Big {
-    DType dtype;
-    float magnitude;
-  };
-  for (Big big : {Big{DType::bf16, 3.0e38f}, Big{DType::f32, 3.3e38f}, Big{DType::f16, 6.0e4f}})
-    for (NormKind kind : {NormKind::rms, NormKind::layer}) {
-      NormCase c{.kind = kind, .x = big.dtype, .y = big.dtype, .weight = big.dtype, .rows = 3, .n = 300};
-      std::mt19937 rng(700);
-      std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-      NormRun run = run_norm(c, rng, [&](HostRows& x) {
-        for (float& v : x.values) v = rounded(big.dtype, big.magnitude * unit(rng));
-        x.values[1] = rounded(big.dtype, big.magnitude);  // the largest itself
-      });
-      SCOPED_TRACE(std::string(runtime::name(big.dtype)) + " " + std::string(name(kind)));
-      Reference ref = reference_of(c, run);
-      const double u = unit_roundoff(c.y);
-      auto y = compare(run.y, ref.y, [&](std::int64_t r, std::int64_t col) {
-        return u * std::fabs(ref.y[static_cast<std::size_t>(r * c.n + col)]) + kStatistics * ref.scale[static_cast<std::size_t>(r)];
-      });
-      EXPECT_EQ(y.count, 0) << run.describe << y.first;
-    }
+  check_norm_values_near_the_largest(runtime::Device::sim());
 }
 
 TEST(NormSim, NanAndInfinityPropagateAsPyTorch) {
-  // Row 0 holds a NaN: all NaN. Row 1 an infinity: rstd 0, so rms gives 0
-  // for finite elements and NaN for the infinite one (inf · 0); layer norm
-  // gives a NaN row (the mean is infinite). Row 2 is finite.
-  for (NormKind kind : {NormKind::rms, NormKind::layer}) {
-    NormCase c{.kind = kind, .rows = 3, .n = 64};
-    std::mt19937 rng(800);
-    NormRun run = run_norm(c, rng, [](HostRows& x) {
-      x.values[5] = std::numeric_limits<float>::quiet_NaN();
-      x.values[64 + 9] = std::numeric_limits<float>::infinity();
-    });
-    for (std::int64_t col = 0; col < c.n; ++col) {
-      EXPECT_TRUE(std::isnan(run.y.at(0, col))) << col;
-      if (kind == NormKind::layer || col == 9)
-        EXPECT_TRUE(std::isnan(run.y.at(1, col))) << col;
-      else
-        EXPECT_EQ(run.y.at(1, col), 0.0f) << col;
-      EXPECT_TRUE(std::isfinite(run.y.at(2, col))) << col;
-    }
-    if (kind == NormKind::rms)
-      EXPECT_EQ(run.rstd.values[1], 0.0f);
-    else
-      EXPECT_TRUE(std::isnan(run.rstd.values[1]));  // var(h) is NaN, as PyTorch's
-  }
-}
-
-// ---- backward ----------------------------------------------------------------
-
-struct BackwardCase {
-  NormKind kind = NormKind::rms;
-  DType x = DType::bf16, dy = DType::bf16, dx = DType::bf16;
-  std::optional<DType> weight = DType::bf16;
-  bool dweight = true, dbias = false, dresidual = false;
-  std::int64_t rows = 37, n = 200;
-};
-
-void check_backward(const BackwardCase& c, std::uint32_t seed, const char* kernel = nullptr) {
-  SCOPED_TRACE(std::string(name(c.kind)) + " backward " + std::to_string(c.rows) + "x" + std::to_string(c.n));
-  runtime::Device device = runtime::Device::sim();
-  std::mt19937 rng(seed);
-  HostRows x = random_rows(rng, c.x, c.rows, c.n, 1.5f, 0.3f), dy = random_rows(rng, c.dy, c.rows, c.n);
-  std::optional<HostRows> w, dres;
-  if (c.weight) w = random_rows(rng, *c.weight, 1, c.n, 0.5f, 1.0f);
-  if (c.dresidual) dres = random_rows(rng, c.dx, c.rows, c.n);
-  Reference fwd = norm_reference(c.kind, x, nullptr, c.x, w ? &*w : nullptr, nullptr, 1e-5);
-  HostRows mean_rows{DType::f32, 1, c.rows, {}}, rstd_rows{DType::f32, 1, c.rows, {}};
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    mean_rows.values.push_back(static_cast<float>(fwd.mean[static_cast<std::size_t>(r)]));
-    rstd_rows.values.push_back(static_cast<float>(fwd.rstd[static_cast<std::size_t>(r)]));
-  }
-  // The reference with the statistics the kernel reads (f32).
-  std::vector<double> dx_ref, dw_ref(static_cast<std::size_t>(c.n), 0.0), db_ref(static_cast<std::size_t>(c.n), 0.0),
-      dw_scale(static_cast<std::size_t>(c.n), 0.0), dx_scale;
-  for (std::int64_t r = 0; r < c.rows; ++r) {
-    const double mean = c.kind == NormKind::layer ? mean_rows.values[static_cast<std::size_t>(r)] : 0.0;
-    const double rstd = rstd_rows.values[static_cast<std::size_t>(r)];
-    double sum_g = 0, sum_gx = 0, max_g = 0, max_xhat = 0;
-    for (std::int64_t col = 0; col < c.n; ++col) {
-      const double xhat = (x.at(r, col) - mean) * rstd, g = dy.at(r, col) * (w ? w->at(0, col) : 1.0);
-      sum_g += g, sum_gx += g * xhat;
-      max_g = std::max(max_g, std::fabs(g)), max_xhat = std::max(max_xhat, std::fabs(xhat));
-      dw_ref[static_cast<std::size_t>(col)] += dy.at(r, col) * xhat;
-      dw_scale[static_cast<std::size_t>(col)] += std::fabs(dy.at(r, col) * xhat);
-      db_ref[static_cast<std::size_t>(col)] += dy.at(r, col);
-    }
-    for (std::int64_t col = 0; col < c.n; ++col) {
-      const double xhat = (x.at(r, col) - mean) * rstd, g = dy.at(r, col) * (w ? w->at(0, col) : 1.0);
-      double v = rstd * (g - xhat * sum_gx / static_cast<double>(c.n));
-      if (c.kind == NormKind::layer) v -= rstd * sum_g / static_cast<double>(c.n);
-      if (dres) v += dres->at(r, col);
-      dx_ref.push_back(v);
-    }
-    dx_scale.push_back(rstd * max_g * (2 + max_xhat));
-  }
-  auto dx = poisoned(device, c.dx, c.rows, c.n);
-  auto ux = upload(device, x), udy = upload(device, dy), urstd = upload_vector(device, rstd_rows),
-       umean = upload_vector(device, mean_rows);
-  std::optional<DeviceRows> uw, udres, dw, db;
-  if (w) uw = upload_vector(device, *w);
-  if (dres) udres = upload(device, *dres);
-  if (c.dweight) dw = poisoned_vector(device, *c.weight, c.n);
-  if (c.dbias) db = poisoned_vector(device, DType::f32, c.n);
-  auto view = [](const std::optional<DeviceRows>& d) {
-    return d ? std::optional<TensorView>(d->view()) : std::nullopt;
-  };
-  const NormBackwardTensors t{.dy = udy.view(),
-                              .x = ux.view(),
-                              .weight = view(uw),
-                              .mean = c.kind == NormKind::layer ? std::optional<TensorView>(umean.view()) : std::nullopt,
-                              .rstd = urstd.view(),
-                              .dresidual_out = view(udres),
-                              .dx = dx.view(),
-                              .dweight = view(dw),
-                              .dbias = view(db)};
-  NormBackward op(t, {.kind = c.kind});
-  ASSERT_TRUE(op.check_support().empty()) << op.describe();
-  op.execute(t);
-  if (kernel) EXPECT_EQ(op.kernel_name(), kernel) << op.describe();
-  const double u = unit_roundoff(c.dx);
-  auto got = compare(download(dx.view()), dx_ref, [&](std::int64_t r, std::int64_t col) {
-    return u * std::fabs(dx_ref[static_cast<std::size_t>(r * c.n + col)]) + kStatistics * dx_scale[static_cast<std::size_t>(r)];
-  });
-  EXPECT_EQ(got.count, 0) << op.describe() << "\n dx:" << got.first;
-  if (dw) {
-    const double uw_ = unit_roundoff(*c.weight);
-    auto gw = compare(download(dw->view()), dw_ref, [&](std::int64_t, std::int64_t col) {
-      return uw_ * std::fabs(dw_ref[static_cast<std::size_t>(col)]) + kStatistics * dw_scale[static_cast<std::size_t>(col)];
-    });
-    EXPECT_EQ(gw.count, 0) << op.describe() << "\n dweight:" << gw.first;
-  }
-  if (db) {
-    auto gb = compare(download(db->view()), db_ref, [&](std::int64_t, std::int64_t col) {
-      return 1e-6 * (1 + std::fabs(db_ref[static_cast<std::size_t>(col)])) * c.rows;
-    });
-    EXPECT_EQ(gb.count, 0) << op.describe() << "\n dbias:" << gb.first;
-  }
+  check_norm_nan_and_infinity(runtime::Device::sim());
 }
 
 TEST(NormBackwardSim, RmsAndLayerWithWeightGradients) {
-  check_backward({}, 900, "warp");
-  check_backward({.kind = NormKind::layer, .dbias = true}, 901);
-  check_backward({.kind = NormKind::layer, .x = DType::f32, .dy = DType::f32, .dx = DType::f32,
+  check_norm_backward(sim(), {}, 900, "warp");
+  check_norm_backward(sim(), {.kind = NormKind::layer, .dbias = true}, 901);
+  check_norm_backward(sim(), {.kind = NormKind::layer, .x = DType::f32, .dy = DType::f32, .dx = DType::f32,
                   .weight = DType::f32, .dbias = true, .rows = 5, .n = 33},
                  902);
-  check_backward({.x = DType::f16, .dy = DType::f16, .dx = DType::f16, .weight = DType::f32, .rows = 4, .n = 3000},
+  check_norm_backward(sim(), {.x = DType::f16, .dy = DType::f16, .dx = DType::f16, .weight = DType::f32, .rows = 4, .n = 3000},
                  903, "cta");
 }
 
 TEST(NormBackwardSim, ResidualGradientAndNoWeight) {
-  check_backward({.weight = std::nullopt, .dweight = false, .dresidual = true, .rows = 9, .n = 128}, 910);
-  check_backward({.kind = NormKind::layer, .dresidual = true, .rows = 3, .n = 520}, 911);
+  check_norm_backward(sim(), {.weight = std::nullopt, .dweight = false, .dresidual = true, .rows = 9, .n = 128}, 910);
+  check_norm_backward(sim(), {.kind = NormKind::layer, .dresidual = true, .rows = 3, .n = 520}, 911);
 }
 
 TEST(NormBackwardSim, ARowPerCluster) {
   // 10 bytes held an element (dy, x, weight, the dweight sum): one vector of
   // 8 a thread, so a CTA holds 8192 elements and 12000 take a cluster of 2.
-  check_backward({.rows = 3, .n = 12000}, 920, "cluster");
+  check_norm_backward(sim(), {.rows = 3, .n = 12000}, 920, "cluster");
 }
 
 // ---- refusals ------------------------------------------------------------------
@@ -454,20 +170,25 @@ TEST(NormSim, DescribeNamesTheKernelAndWhyNotTheOthers) {
   EXPECT_NE(d.find("not cta: a row of 70000 elements is more than a CTA holds (65536)"), std::string::npos) << d;
 }
 
-TEST(NormSim, OneShotFunctions) {
+TEST(NormSim, OneShotFunctionsGiveTheClassesBits) {
   runtime::Device device = runtime::Device::sim();
   std::mt19937 rng(1300);
   HostRows x = random_rows(rng, DType::f32, 3, 50), w = random_rows(rng, DType::f32, 1, 50, 0.5f, 1.0f);
   auto ux = upload(device, x), uw = upload_vector(device, w);
-  NormResult r = rms_norm(ux.view(), &uw.view(), 1e-6f);
-  Reference ref = norm_reference(NormKind::rms, x, nullptr, DType::f32, &w, nullptr, 1e-6);
-  auto m = compare(download(r.y), ref.y, [&](std::int64_t row, std::int64_t) {
-    return kStatistics * ref.scale[static_cast<std::size_t>(row)];
-  });
-  EXPECT_EQ(m.count, 0) << m.first;
-  NormResult l = layer_norm(ux.view(), &uw.view(), nullptr, 1e-5f);
-  ASSERT_TRUE(l.mean.has_value());
-  EXPECT_EQ(l.y.shape(), (std::vector<std::int64_t>{3, 50}));
+  for (NormKind kind : {NormKind::rms, NormKind::layer}) {
+    NormResult r = kind == NormKind::rms ? rms_norm(ux.view(), &uw.view(), 1e-6f)
+                                         : layer_norm(ux.view(), &uw.view(), nullptr, 1e-6f);
+    EXPECT_EQ(r.y.shape(), (std::vector<std::int64_t>{3, 50}));
+    EXPECT_EQ(r.mean.has_value(), kind == NormKind::layer);
+    auto y = poisoned(device, DType::f32, 3, 50), rstd = poisoned_vector(device, DType::f32, 3);
+    std::optional<DeviceRows> mean;
+    if (kind == NormKind::layer) mean = poisoned_vector(device, DType::f32, 3);
+    const NormTensors t{.x = ux.view(), .weight = uw.view(), .y = y.view(),
+                        .mean = mean ? std::optional<TensorView>(mean->view()) : std::nullopt, .rstd = rstd.view()};
+    Norm(t, {.kind = kind, .eps = 1e-6f}).execute(t);
+    EXPECT_EQ(download(r.y).values, download(y.view()).values);
+    EXPECT_EQ(download(r.rstd).values, download(rstd.view()).values);
+  }
 }
 
 }  // namespace

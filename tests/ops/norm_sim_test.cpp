@@ -160,14 +160,14 @@ TEST(NormSim, ExecuteRefusesOtherViews) {
 TEST(NormSim, DescribeNamesTheKernelAndWhyNotTheOthers) {
   runtime::Device device = runtime::Device::sim();
   std::mt19937 rng(1200);
-  // Without a weight a thread holds 8 vectors of 8 bf16: a CTA 65536 elements.
-  auto x = upload(device, random_rows(rng, DType::bf16, 1, 70000));
-  auto y = poisoned(device, DType::bf16, 1, 70000);
+  // Without a weight a thread holds 4 vectors of 8 bf16: a CTA 32768 elements.
+  auto x = upload(device, random_rows(rng, DType::bf16, 1, 40000));
+  auto y = poisoned(device, DType::bf16, 1, 40000);
   Norm op({.x = x.view(), .y = y.view()});
   const std::string d = op.describe();
   EXPECT_NE(d.find("kernel cluster (a row per cluster of 2 CTAs of 1024 threads"), std::string::npos) << d;
-  EXPECT_NE(d.find("not warp: a row of 70000 elements is more than a warp holds"), std::string::npos) << d;
-  EXPECT_NE(d.find("not cta: a row of 70000 elements is more than a CTA holds (65536)"), std::string::npos) << d;
+  EXPECT_NE(d.find("not warp: a row of 40000 elements is more than a warp holds"), std::string::npos) << d;
+  EXPECT_NE(d.find("not cta: a row of 40000 elements is more than a CTA holds (32768)"), std::string::npos) << d;
 }
 
 TEST(NormSim, OneShotFunctionsGiveTheClassesBits) {

@@ -67,18 +67,15 @@ class NormBackwardKernel {
         return v;
       };
       // Row sums of g · xhat (and of g, for layer), scaled against overflow.
-      std::vector<Reg> g_xhat, g_all;
-      for (int j = 0; j < p_.shape.vectors; ++j)
-        for (int e = 0; e < p_.shape.vector; ++e) {
-          Reg v = k_.reg(f32);
-          k_.mul(v, g(j, e), xhat(j, e), {Round::rn});
-          g_xhat.push_back(v);
-          if (layer) g_all.push_back(g(j, e));
-        }
-      ScaledSum a = rows::scaled_sum(k_, g_xhat, 1);
+      auto g_xhat = [&](int j, int e) {
+        Reg v = k_.reg(f32);
+        k_.mul(v, g(j, e), xhat(j, e), {Round::rn});
+        return v;
+      };
+      ScaledSum a = rows::scaled_sum(rk, g_xhat, 1);
       Reg minus_mean_g_xhat, minus_mean_g;
       if (layer) {
-        ScaledSum b = rows::scaled_sum(k_, g_all, 1);
+        ScaledSum b = rows::scaled_sum(rk, g, 1);
         rk.allreduce({a.q, a.s, b.q, b.s}, rows::combine_scaled_sums(1, 2));
         minus_mean_g = negated(rows::scaled_mean(k_, b, 1, p_.n));
       } else {

@@ -79,13 +79,6 @@ class NormKernel {
     return s;
   }
 
-  std::vector<Reg> values(const std::function<Reg(int, int)>& f) {
-    std::vector<Reg> v;
-    for (int j = 0; j < p_.shape.vectors; ++j)
-      for (int e = 0; e < p_.shape.vector; ++e) v.push_back(f(j, e));
-    return v;
-  }
-
   // 1/sqrt(s/n + eps') where the sum was not scaled, else 1/sqrt(s/n) (the
   // values reach 2^32, so the mean square is at least 2^64/n: eps' is lost
   // beside it); rsqrt.approx (PTX ISA 9.7.3.18, as PyTorch's rsqrtf).
@@ -99,7 +92,7 @@ class NormKernel {
   }
 
   Statistics rms(RowKernel& rk, const RowFragment& h) {
-    ScaledSum s = rows::scaled_sum(k_, values([&](int j, int e) { return h.value(j, e); }), 2);
+    ScaledSum s = rows::scaled_sum(rk, [&](int j, int e) { return h.value(j, e); }, 2);
     rk.allreduce(s.regs(), rows::combine_scaled_sums(2));
     Statistics st;
     st.r = inverse_root(s, p_.options.eps);
@@ -116,17 +109,17 @@ class NormKernel {
     Reg half_pivot = k_.reg(f32);
     k_.mul(half_pivot, first_element(rk, x, residual, row), imm_f32(0.5f), {Round::rn});
     auto centred = [&](const Reg& minus_shift) {
-      return values([&](int j, int e) {
+      return [&, minus_shift](int j, int e) {
         Reg c = k_.reg(f32);
         k_.fma(c, h.value(j, e), imm_f32(0.5f), minus_shift);
         return rk.in_row_or(j, c, imm_f32(0.0f));
-      });
+      };
     };
-    ScaledSum d = rows::scaled_sum(k_, centred(neg(half_pivot)), 1);
+    ScaledSum d = rows::scaled_sum(rk, centred(neg(half_pivot)), 1);
     rk.allreduce(d.regs(), rows::combine_scaled_sums(1));
     Reg half_mean = sum(half_pivot, rows::scaled_mean(k_, d, 1, p_.n));
     st.minus_shift = neg(half_mean);
-    ScaledSum c = rows::scaled_sum(k_, centred(st.minus_shift), 2);
+    ScaledSum c = rows::scaled_sum(rk, centred(st.minus_shift), 2);
     rk.allreduce(c.regs(), rows::combine_scaled_sums(2));
     // var(h) = 4 var(h/2): r = 1/sqrt(var(h/2) + eps/4) = 2 rstd.
     st.r = inverse_root(c, p_.options.eps * 0.25f);

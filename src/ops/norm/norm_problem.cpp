@@ -54,16 +54,16 @@ void check_eps(const NormOptions& o, std::vector<std::string>& why) {
     why.push_back("eps " + eps_text(o.eps) + ": a finite value >= 0 is accepted");
 }
 
-int bytes_or_zero(const std::optional<RowMatrix>& m) {
-  return m ? m->bytes() : 0;
+int one_if(const std::optional<RowMatrix>& m) {
+  return m ? 1 : 0;
 }
 
 // The shape for the problem's rows, or a refusal.
-rows::RowShape choose(rows::RowShapeRequest& request, std::int64_t n, int vector, int held_bytes, int prefer,
+rows::RowShape choose(rows::RowShapeRequest& request, std::int64_t n, int vector, int held_values, int prefer,
                       const runtime::Device& device, std::vector<std::string>& why) {
   request.n = n;
   request.vector = vector;
-  request.max_vectors = rows::max_vectors_for(held_bytes, vector);
+  request.max_vectors = rows::max_vectors_for(held_values, vector);
   request.prefer_vectors = std::min(prefer, request.max_vectors);
   request.max_ctas = rows::max_cluster_ctas(device);
   std::string reason;
@@ -132,7 +132,7 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
                                                 p.residual_out ? &*p.residual_out : nullptr,
                                                 p.weight ? &*p.weight : nullptr, p.bias ? &*p.bias : nullptr});
   // Held at once: x (or h), the residual while h is formed, weight and bias.
-  const int held = p.x.bytes() + bytes_or_zero(p.residual) + bytes_or_zero(p.weight) + bytes_or_zero(p.bias);
+  const int held = 1 + one_if(p.residual) + one_if(p.weight) + one_if(p.bias);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
   return p;
 }
@@ -191,8 +191,8 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   const int vector = rows::vector_elements(p.n, {&p.dy, &p.x, &p.dx, p.dresidual_out ? &*p.dresidual_out : nullptr,
                                                 p.weight ? &*p.weight : nullptr, p.dweight ? &*p.dweight : nullptr,
                                                 p.dbias ? &*p.dbias : nullptr});
-  // Held at once: dy, x and weight, and the f32 sums of dweight and dbias.
-  const int held = p.dy.bytes() + p.x.bytes() + bytes_or_zero(p.weight) + (p.dweight ? 4 : 0) + (p.dbias ? 4 : 0);
+  // Held at once: dy, x and weight, and the sums of dweight and dbias.
+  const int held = 2 + one_if(p.weight) + one_if(p.dweight) + one_if(p.dbias);
   p.shape = choose(p.request, p.n, vector, held, 2, device, why);
   if (!why.empty()) return p;
   // Row groups that loop over the rows: about as many as are resident at

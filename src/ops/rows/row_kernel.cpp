@@ -117,8 +117,24 @@ Reg RowKernel::in_row_or(int j, const Reg& value, const Src& otherwise) const {
   return k_->selp(value, otherwise, *p);
 }
 
-Reg RowKernel::element_index(int j, int e) const {
-  return (first_vector_ + static_cast<std::uint32_t>(j * vector_step())) * shape_.vector + e;
+Reg RowKernel::element_index(int j, int e, const Reg* chunk) const {
+  Reg vector = first_vector_ + static_cast<std::uint32_t>(j * vector_step());
+  if (chunk) vector = *chunk * static_cast<std::uint32_t>(shape_.vectors * vector_step()) + vector;
+  return vector * shape_.vector + e;
+}
+
+void RowKernel::for_each_chunk(const std::function<void(const Reg& chunk)>& body) {
+  k_->for_range(0u, static_cast<std::uint32_t>(shape_.chunks), 1u, body);
+}
+
+std::vector<std::optional<Pred>> RowKernel::in_row_of(const Reg* chunk) const {
+  if (!chunk) return in_row_;
+  const std::int64_t vectors_in_row = n_ / shape_.vector;
+  Reg first = *chunk * static_cast<std::uint32_t>(shape_.vectors * vector_step()) + first_vector_;
+  std::vector<std::optional<Pred>> p;
+  for (int j = 0; j < shape_.vectors; ++j)
+    p.emplace_back(first + static_cast<std::uint32_t>(j * vector_step()) < static_cast<std::uint32_t>(vectors_in_row));
+  return p;
 }
 
 Reg RowKernel::row_address(const RowOperand& t, const Reg& row) const {
@@ -134,21 +150,26 @@ Reg RowKernel::row_address(const RowOperand& t, const Reg& row) const {
   return t.base + offset;
 }
 
-Reg RowKernel::thread_address(const RowOperand& t, const Reg* row) const {
+Reg RowKernel::thread_address(const RowOperand& t, const Reg* row, const Reg* chunk) const {
   Reg offset = k_->reg(u64);
   k_->mul_wide(offset, first_vector_, shape_.vector * bytes_of(t.dtype));
-  return (row && t.row_stride != 0 ? row_address(t, *row) : t.base) + offset;
+  Reg address = (row && t.row_stride != 0 ? row_address(t, *row) : t.base) + offset;
+  if (!chunk) return address;
+  Reg pass = k_->reg(u64);
+  k_->mul_wide(pass, *chunk, shape_.capacity() * bytes_of(t.dtype));
+  return address + pass;
 }
 
-RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill) const {
+RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill, const Reg* chunk) const {
   Kernel& k = *k_;
   const int vector_bytes = shape_.vector * bytes_of(t.dtype);
   const int access = std::min(16, vector_bytes);
-  Reg address = thread_address(t, row);
+  Reg address = thread_address(t, row, chunk);
+  const auto in = in_row_of(chunk);
   std::vector<Regs> words;
   for (int j = 0; j < shape_.vectors; ++j) {
     const std::int64_t at_vector = j * vector_step() * vector_bytes;
-    const auto& p = in_row(j);
+    const auto& p = in[static_cast<std::size_t>(j)];
     Regs w;
     if (vector_bytes == 2) {
       w.push_back(k.reg(b16));
@@ -200,11 +221,12 @@ RowFragment RowKernel::pack(DType dtype, const std::function<Reg(int j, int e)>&
   return RowFragment(k, dtype, std::move(words));
 }
 
-void RowKernel::store(const RowOperand& t, const Reg* row, const RowFragment& values) const {
+void RowKernel::store(const RowOperand& t, const Reg* row, const RowFragment& values, const Reg* chunk) const {
   Kernel& k = *k_;
   const int vector_bytes = shape_.vector * bytes_of(t.dtype);
   const int access = std::min(16, vector_bytes);
-  Reg address = thread_address(t, row);
+  Reg address = thread_address(t, row, chunk);
+  const auto in = in_row_of(chunk);
   for (int j = 0; j < shape_.vectors; ++j) {
     const std::int64_t at_vector = j * vector_step() * vector_bytes;
     const Regs& w = values.words(j);
@@ -219,7 +241,7 @@ void RowKernel::store(const RowOperand& t, const Reg* row, const RowFragment& va
           k.st(Space::global, b32, where, part);
       }
     };
-    const auto& p = in_row(j);
+    const auto& p = in[static_cast<std::size_t>(j)];
     p ? k.guarded(*p, store) : store();
   }
 }

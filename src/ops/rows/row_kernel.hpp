@@ -26,6 +26,12 @@
 
 namespace warpforge::ops::rows {
 
+// A value a thread computes for element e of its vector j (an f32 register).
+// Passes over a thread's elements call it again rather than keep every value:
+// a row's values are converted or combined where used, and registers hold
+// only the loaded words.
+using RowValue = std::function<dsl::Reg(int j, int e)>;
+
 // A row tensor inside a kernel: dtype (f32, f16, bf16), the global address
 // of its first element (u64 register), its row stride in elements (0: every
 // row reads the same elements, as a weight does).
@@ -79,23 +85,35 @@ class RowKernel {
   // `value` where vector j lies in the row, else `otherwise` (no instruction
   // where it always does).
   dsl::Reg in_row_or(int j, const dsl::Reg& value, const dsl::Src& otherwise) const;
-  // The index in the row of element e of vector j (u32).
-  dsl::Reg element_index(int j, int e) const;
+  // The index in the row of element e of vector j (u32; of pass `chunk`
+  // where the shape reads rows in several).
+  dsl::Reg element_index(int j, int e, const dsl::Reg* chunk = nullptr) const;
+  // body(chunk) for each pass over a row (u32 0 .. shape.chunks - 1): the
+  // loads and stores given `chunk` address that pass's part of the row.
+  void for_each_chunk(const std::function<void(const dsl::Reg& chunk)>& body);
 
   // The address of element 0 of row `row` of `t` (u64).
   dsl::Reg row_address(const RowOperand& t, const dsl::Reg& row) const;
 
   // The thread's part of row `row` of `t` (row null for a tensor of row
   // stride 0); vectors outside the row hold `fill` (read as each element).
-  RowFragment load(const RowOperand& t, const dsl::Reg* row, float fill) const;
+  RowFragment load(const RowOperand& t, const dsl::Reg* row, float fill, const dsl::Reg* chunk = nullptr) const;
   // value(j, e) (f32) rounded to nearest even to `dtype`, in the registers
   // a load of that dtype fills (so value() reads the rounded values back).
   RowFragment pack(runtime::DType dtype, const std::function<dsl::Reg(int j, int e)>& value) const;
   // Stores the thread's vectors that lie in the row (`values` of t's dtype).
-  void store(const RowOperand& t, const dsl::Reg* row, const RowFragment& values) const;
+  void store(const RowOperand& t, const dsl::Reg* row, const RowFragment& values,
+             const dsl::Reg* chunk = nullptr) const;
   // The same for value(j, e) rounded to t's dtype.
-  void store(const RowOperand& t, const dsl::Reg* row, const std::function<dsl::Reg(int j, int e)>& value) const {
-    store(t, row, pack(t.dtype, value));
+  void store(const RowOperand& t, const dsl::Reg* row, const std::function<dsl::Reg(int j, int e)>& value,
+             const dsl::Reg* chunk = nullptr) const {
+    store(t, row, pack(t.dtype, value), chunk);
+  }
+
+  // f(j, e) for every element of the thread's vectors, in order.
+  void for_each_element(const std::function<void(int j, int e)>& f) const {
+    for (int j = 0; j < shape_.vectors; ++j)
+      for (int e = 0; e < shape_.vector; ++e) f(j, e);
   }
 
   // Every thread of the row's group ends with the group's combination.
@@ -104,8 +122,10 @@ class RowKernel {
   const dsl::Pred& leader() const { return leader_; }
 
  private:
-  // The address of the thread's first vector of `t` in `row` (u64).
-  dsl::Reg thread_address(const RowOperand& t, const dsl::Reg* row) const;
+  // The address of the thread's first vector of `t` in `row` (u64), in pass `chunk`.
+  dsl::Reg thread_address(const RowOperand& t, const dsl::Reg* row, const dsl::Reg* chunk) const;
+  // Whether each of the thread's vectors lies in the row: in_row_, or in pass `chunk`.
+  std::vector<std::optional<dsl::Pred>> in_row_of(const dsl::Reg* chunk) const;
   std::int64_t vector_step() const { return std::int64_t{shape_.ctas} * shape_.threads; }
 
   dsl::Kernel* k_;

@@ -23,9 +23,9 @@ std::string elements(std::int64_t v) {
 
 }  // namespace
 
-int max_vectors_for(int held_bytes, int vector) {
-  constexpr int kHeldBytes = 128;
-  return std::max(1, kHeldBytes / std::max(1, held_bytes * vector));
+int max_vectors_for(int held_values, int vector) {
+  constexpr int kHeldRegisters = 32;
+  return std::max(1, kHeldRegisters / std::max(1, held_values * vector));
 }
 
 int max_cluster_ctas(const runtime::Device& device) {
@@ -47,7 +47,7 @@ std::string RowShape::describe() const {
     s = "a row per " + std::to_string(threads) + " threads" +
         (rows_per_cta > 1 ? ", " + std::to_string(rows_per_cta) + " rows a CTA" : std::string(" (a CTA)"));
   return s + ", " + std::to_string(vectors) + (vectors == 1 ? " vector of " : " vectors of ") + elements(vector) +
-         " a thread";
+         " a thread" + (chunks > 1 ? ", in " + std::to_string(chunks) + " passes over the row" : std::string());
 }
 
 std::optional<RowShape> choose_row_shape(const RowShapeRequest& r, std::string* why) {
@@ -58,6 +58,12 @@ std::optional<RowShape> choose_row_shape(const RowShapeRequest& r, std::string* 
   std::int64_t per_thread = ceil_div(vectors_in_row, s.threads);
   if (per_thread > r.max_vectors) {
     const std::int64_t ctas = pow2_at_least(ceil_div(per_thread, r.max_vectors));
+    if (ctas > r.max_ctas && r.chunks) {
+      s.ctas = r.max_ctas;
+      s.vectors = r.max_vectors;
+      s.chunks = static_cast<int>(ceil_div(r.n, s.capacity()));
+      return s;
+    }
     if (ctas > r.max_ctas) {
       if (why)
         *why = "a row of " + elements(r.n) + " is more than " + std::to_string(r.max_ctas) +
@@ -88,6 +94,9 @@ std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, cons
   }
   if (chosen.span() == "cluster")
     out.push_back("not cta: a row of " + elements(r.n) + " is more than a CTA holds (" + std::to_string(cta) + ")");
+  if (chosen.chunks > 1)
+    out.push_back("not held in registers: a row of " + elements(r.n) + " is more than a cluster of " +
+                  std::to_string(chosen.ctas) + " holds (" + std::to_string(chosen.capacity()) + "): read again");
   return out;
 }
 

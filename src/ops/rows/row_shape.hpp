@@ -28,9 +28,13 @@ struct RowShape {
   int threads = 32;       // threads of a CTA sharing a row: a power of two, 32..1024
   int ctas = 1;           // CTAs of a cluster sharing a row: a power of two, 1..8
   int rows_per_cta = 1;   // rows a CTA works on side by side
+  // Passes over a row longer than its threads hold at once (1: the row is
+  // held in registers; more: the kernel reads it chunk by chunk, each pass
+  // again: an online algorithm).
+  int chunks = 1;
 
   int block() const { return threads * rows_per_cta; }
-  // Elements a row may have: vector · vectors · threads · ctas.
+  // Elements one pass holds: vector · vectors · threads · ctas.
   std::int64_t capacity() const { return std::int64_t{vector} * vectors * threads * ctas; }
   // What a row spans, the kernel's name in describe(): "warp", "cta", "cluster".
   std::string_view span() const;
@@ -45,21 +49,25 @@ struct RowShapeRequest {
   int max_vectors = 8;      // the most a thread holds (its registers: max_vectors_for())
   int min_block = 128;      // threads of a CTA at least: short rows share a CTA
   int max_ctas = 8;         // the portable cluster size (1 where clusters are not available)
+  bool chunks = false;      // the op's kernel reads a row in several passes where one does not hold it
 };
 
-// The vectors a thread may hold when it keeps `held_bytes` bytes an element
-// in registers at once (the row tensors it holds, and accumulators): at
-// most 128 bytes a thread (32 registers), so that a CTA of 1024 threads
-// keeps the other half of its 64 registers a thread. At least one.
-int max_vectors_for(int held_bytes, int vector);
+// The vectors a thread may hold when it keeps `held_values` values an element
+// in registers at once (the row tensors it holds, and accumulators), each
+// counted as an f32 register whatever its dtype (the compiler keeps a
+// converted value live where passes over the row use it again): at most 32
+// registers a thread, so that a CTA of 1024 threads keeps the other half of
+// its 64 registers a thread. At least one.
+int max_vectors_for(int held_values, int vector);
 
 // Clusters where the device has them (sm_90 on), else single CTAs.
 int max_cluster_ctas(const runtime::Device& device);
 
 // The shape for a row of n elements: the fewest threads that hold it at
 // prefer_vectors a thread (at least a warp), up to a CTA of 1024 threads at
-// max_vectors, then clusters of 2, 4, 8 such CTAs. nullopt where even that
-// does not hold it, with the reason in `why`.
+// max_vectors, then clusters of 2, 4, 8 such CTAs; past that, where the op
+// allows it (request.chunks), the largest cluster in several passes.
+// nullopt where nothing holds it, with the reason in `why`.
 std::optional<RowShape> choose_row_shape(const RowShapeRequest& request, std::string* why);
 
 // For describe(): why each narrower span than the chosen one was not taken.

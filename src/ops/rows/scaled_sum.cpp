@@ -29,18 +29,20 @@ Reg power_of_two(Kernel& k, const Reg& q, bool negative) {
   return bits.as(f32);
 }
 
-ScaledSum scaled_sum(Kernel& k, const std::vector<Reg>& values, int power) {
+ScaledSum scaled_sum(const RowKernel& rk, const RowValue& value, int power) {
+  Kernel& k = rk.kernel();
   // The largest magnitude as bits (an unsigned max orders non-negative
   // floats, NaN above infinity), then its biased exponent.
   Reg largest = k.mov(u32, 0u);
-  for (const Reg& v : values) k.max(largest, largest, v.as(b32) & 0x7fffffffu);
+  rk.for_each_element([&](int j, int e) { k.max(largest, largest, value(j, e).as(b32) & 0x7fffffffu); });
   Reg exponent = largest >> 23u;
   Pred scaled = exponent >= kFirstScaledExponent && exponent < 255u;
   Reg q = k.reg(s32);
   k.selp(q, k.min(exponent - kExponentBias, kLargestScale).as(s32), 0, scaled);
   Reg down = power_of_two(k, q, true);
   Reg s = k.mov(f32, imm_f32(0.0f));
-  for (const Reg& v : values) {
+  rk.for_each_element([&](int j, int e) {
+    Reg v = value(j, e);
     if (power == 1) {
       k.fma(s, v, down, s);
     } else {
@@ -48,7 +50,7 @@ ScaledSum scaled_sum(Kernel& k, const std::vector<Reg>& values, int power) {
       k.mul(t, v, down, {Round::rn});
       k.fma(s, t, t, s);
     }
-  }
+  });
   return {q, s};
 }
 

@@ -15,6 +15,7 @@
 
 #include <vector>
 
+#include "row_kernel.hpp"
 #include "warpforge/dsl/kernel.hpp"
 #include "warpforge/tile/reduction.hpp"
 
@@ -26,8 +27,10 @@ struct ScaledSum {
   dsl::Regs regs() const { return {q, s}; }
 };
 
-// This thread's partial Σ v^power (power 1 or 2) of `values` (f32).
-ScaledSum scaled_sum(dsl::Kernel& k, const std::vector<dsl::Reg>& values, int power);
+// This thread's partial Σ v^power (power 1 or 2) of value(j, e) over its
+// elements (f32; elements outside the row must give 0), in two passes (the
+// largest magnitude, then the sum), each calling value() again.
+ScaledSum scaled_sum(const RowKernel& rk, const RowValue& value, int power);
 
 // Combines partials held as (q, s) register pairs: for an allreduce of
 // {q, s} (or `count` such pairs side by side).

@@ -1,9 +1,10 @@
-// The normalization kernels at the benchmark's row lengths assemble for
-// sm_90a as the driver compiles them, without spilling registers (a row's
-// values live in registers: a spill would put them back in memory).
+// The row ops' kernels at the benchmark's row lengths assemble for sm_90a as
+// the driver compiles them, without spilling registers (a row's values live
+// in registers: a spill would put them back in memory).
 #include <gtest/gtest.h>
 
 #include "../../src/ops/norm/norm_kernel.hpp"
+#include "../../src/ops/softmax/softmax_kernel.hpp"
 #include "driver_ptxas.hpp"
 #include "row_ops_support.hpp"
 
@@ -15,7 +16,7 @@ using runtime::TensorView;
 
 constexpr std::int64_t kRows = 4096;
 
-TEST(NormPtxas, ForwardAndBackwardAssembleWithoutSpills) {
+TEST(RowOpsPtxas, NormsAssembleWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas is not installed";
   runtime::Device device = runtime::Device::sim();
   runtime::Buffer scratch(device, 16);
@@ -43,6 +44,36 @@ TEST(NormPtxas, ForwardAndBackwardAssembleWithoutSpills) {
         expect_fast_assembly(build_norm_backward_kernel(back, ptx::Target::sm_90a).to_ptx(), what + " backward");
       }
   expect_fast_assembly(build_column_sum_kernel(DType::bf16, ptx::Target::sm_90a).to_ptx(), "column sums");
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing
+
+namespace warpforge::ops::testing {
+namespace {
+
+TEST(RowOpsPtxas, SoftmaxAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  runtime::Device device = runtime::Device::sim();
+  for (DType dt : {DType::bf16, DType::f32})
+    for (std::int64_t n : {2048, 131072}) {
+      const int bytes = runtime::bits(dt) / 8;
+      for (bool backward : {false, true}) {
+        SoftmaxProblem p;
+        p.backward = backward;
+        p.rows = kRows, p.n = n;
+        p.x = p.y = p.out = {.dtype = dt, .rows = kRows, .n = n, .row_stride = n};
+        rows::RowShapeRequest r{.n = n, .vector = 16 / bytes};
+        r.max_vectors = rows::max_vectors_for(backward ? 2 : 1, r.vector);
+        r.prefer_vectors = std::min(4, r.max_vectors);
+        auto shape = rows::choose_row_shape(r, nullptr);
+        ASSERT_TRUE(shape.has_value()) << n;
+        p.shape = *shape;
+        expect_fast_assembly(build_softmax_kernel(p, ptx::Target::sm_90a).to_ptx(),
+                             std::string(backward ? "softmax backward " : "softmax ") +
+                                 std::string(runtime::name(dt)) + " n " + std::to_string(n) + " " + p.shape.describe());
+      }
+    }
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include "../../src/ops/norm/norm_kernel.hpp"
 #include "../../src/ops/softmax/softmax_kernel.hpp"
+#include "../../src/ops/swiglu/swiglu_kernel.hpp"
+#include "warpforge/ops/swiglu.hpp"
 #include "driver_ptxas.hpp"
 #include "row_ops_support.hpp"
 
@@ -73,6 +75,44 @@ TEST(RowOpsPtxas, SoftmaxAssemblesWithoutSpills) {
                              std::string(backward ? "softmax backward " : "softmax ") +
                                  std::string(runtime::name(dt)) + " n " + std::to_string(n) + " " + p.shape.describe());
       }
+    }
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing
+
+namespace warpforge::ops::testing {
+namespace {
+
+TEST(RowOpsPtxas, SwigluAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  runtime::Device device = runtime::Device::sim();
+  runtime::Buffer scratch(device, 16);
+  for (DType dt : {DType::bf16, DType::f32})
+    for (bool interleaved : {false, true}) {
+      const std::int64_t n = 8192;
+      const TensorView half(device, scratch.address(), dt, {kRows, n}), whole(device, scratch.address(), dt, {kRows, 2 * n});
+      SwigluBackwardTensors t{.dout = half};
+      if (interleaved)
+        t.x = whole, t.dx = whole;
+      else
+        t.gate = t.up = t.dgate = t.dup = half;
+      SwigluBackward op(t);
+      ASSERT_TRUE(op.check_support().empty()) << op.describe();
+      SwigluProblem p;
+      p.backward = true, p.interleaved = interleaved, p.rows = kRows, p.n = n;
+      p.gate = p.up = p.out = p.dgate = p.dup = {.dtype = dt, .rows = kRows, .n = n, .row_stride = n};
+      p.x = p.dx = {.dtype = dt, .rows = kRows, .n = 2 * n, .row_stride = 2 * n};
+      rows::RowShapeRequest r{.n = n, .vector = 16 / (runtime::bits(dt) / 8)};
+      r.max_vectors = rows::max_vectors_for(3, r.vector);
+      r.prefer_vectors = std::min(4, r.max_vectors);
+      p.shape = *rows::choose_row_shape(r, nullptr);
+      expect_fast_assembly(build_swiglu_kernel(p, ptx::Target::sm_90a).to_ptx(),
+                           std::string("swiglu backward ") + std::string(runtime::name(dt)) +
+                               (interleaved ? " interleaved" : ""));
+      p.backward = false;
+      expect_fast_assembly(build_swiglu_kernel(p, ptx::Target::sm_90a).to_ptx(),
+                           std::string("swiglu ") + std::string(runtime::name(dt)) + (interleaved ? " interleaved" : ""));
     }
 }
 

@@ -57,8 +57,9 @@ DeviceRows poisoned_vector(const runtime::Device& device, runtime::DType dtype, 
 // The values of a (rows, n) or (n) view, as floats.
 HostRows download(const runtime::TensorView& view);
 
-// Counts the elements outside |got - want| <= bound(r, c) (NaN matching NaN,
-// infinities matching exactly) and describes the first few.
+// Counts the elements outside |got - want| <= bound(r, c) + half the
+// spacing of got's dtype's subnormals (NaN matching NaN, infinities matching
+// exactly) and describes the first few.
 struct Mismatches {
   std::int64_t count = 0;
   std::string first;

@@ -23,14 +23,14 @@ class NormBackwardKernel {
   NormBackwardKernel(const NormBackwardProblem& p, Target target) : p_(p), k_(norm_backward_kernel_name(p), target) {}
 
   ptx::Module build() {
-    auto optional = [&](bool present, const char* name, int align) {
-      return present ? k_.param_ptr(name, align) : Reg{};
+    auto tensor = [&](const std::optional<rows::RowMatrix>& m, const char* name) {
+      return m ? rows::row_param(k_, name, p_.shape, m->dtype) : Reg{};
     };
     const bool layer = p_.options.kind == NormKind::layer;
-    Reg dy = k_.param_ptr("dy", 16), x = k_.param_ptr("x", 16), weight = optional(p_.weight.has_value(), "weight", 16),
-        mean = optional(layer, "mean", 4), rstd = k_.param_ptr("rstd", 4),
-        dresidual_out = optional(p_.dresidual_out.has_value(), "dresidual_out", 16), dx = k_.param_ptr("dx", 16),
-        workspace = optional(p_.workspace_bytes() > 0, "workspace", 16);
+    Reg dy = tensor(p_.dy, "dy"), x = tensor(p_.x, "x"), weight = tensor(p_.weight, "weight"),
+        mean = layer ? k_.param_ptr("mean", 4) : Reg{}, rstd = k_.param_ptr("rstd", 4),
+        dresidual_out = tensor(p_.dresidual_out, "dresidual_out"), dx = tensor(p_.dx, "dx"),
+        workspace = p_.workspace_bytes() > 0 ? k_.param_ptr("workspace", 16) : Reg{};
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, p_.shape, p_.n, "norm_backward");
     std::optional<RowFragment> w;

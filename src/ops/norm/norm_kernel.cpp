@@ -19,13 +19,13 @@ class NormKernel {
   NormKernel(const NormProblem& p, Target target) : p_(p), k_(norm_kernel_name(p), target) {}
 
   ptx::Module build() {
-    auto optional = [&](bool present, const char* name, int align) {
-      return present ? k_.param_ptr(name, align) : Reg{};
+    auto tensor = [&](const std::optional<rows::RowMatrix>& m, const char* name) {
+      return m ? rows::row_param(k_, name, p_.shape, m->dtype) : Reg{};
     };
-    Reg x = k_.param_ptr("x", 16), residual = optional(p_.residual.has_value(), "residual", 16),
-        weight = optional(p_.weight.has_value(), "weight", 16), bias = optional(p_.bias.has_value(), "bias", 16),
-        y = k_.param_ptr("y", 16), residual_out = optional(p_.residual_out.has_value(), "residual_out", 16),
-        mean = optional(p_.mean, "mean", 4), rstd = optional(p_.rstd, "rstd", 4);
+    auto statistic = [&](bool present, const char* name) { return present ? k_.param_ptr(name, 4) : Reg{}; };
+    Reg x = tensor(p_.x, "x"), residual = tensor(p_.residual, "residual"), weight = tensor(p_.weight, "weight"),
+        bias = tensor(p_.bias, "bias"), y = tensor(p_.y, "y"), residual_out = tensor(p_.residual_out, "residual_out"),
+        mean = statistic(p_.mean, "mean"), rstd = statistic(p_.rstd, "rstd");
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, p_.shape, p_.n, "norm");
     const RowOperand x_in{p_.x.dtype, x, p_.x.row_stride}, y_out{p_.y.dtype, y, p_.y.row_stride};

@@ -33,6 +33,10 @@ std::uint16_t half_bits(DType t, float value) {
 
 }  // namespace
 
+Reg row_param(Kernel& k, const std::string& name, const RowShape& shape, DType dtype, int interleave) {
+  return k.param_ptr(name, std::min(16, shape.vector * interleave * bytes_of(dtype)));
+}
+
 std::uint32_t word_of(DType dtype, float value) {
   if (dtype == DType::f32) return std::bit_cast<std::uint32_t>(value);
   const std::uint32_t h = half_bits(dtype, value);
@@ -152,17 +156,17 @@ Reg RowKernel::row_address(const RowOperand& t, const Reg& row) const {
 
 Reg RowKernel::thread_address(const RowOperand& t, const Reg* row, const Reg* chunk) const {
   Reg offset = k_->reg(u64);
-  k_->mul_wide(offset, first_vector_, shape_.vector * bytes_of(t.dtype));
+  k_->mul_wide(offset, first_vector_, shape_.vector * t.interleave * bytes_of(t.dtype));
   Reg address = (row && t.row_stride != 0 ? row_address(t, *row) : t.base) + offset;
   if (!chunk) return address;
   Reg pass = k_->reg(u64);
-  k_->mul_wide(pass, *chunk, shape_.capacity() * bytes_of(t.dtype));
+  k_->mul_wide(pass, *chunk, shape_.capacity() * t.interleave * bytes_of(t.dtype));
   return address + pass;
 }
 
 RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill, const Reg* chunk) const {
   Kernel& k = *k_;
-  const int vector_bytes = shape_.vector * bytes_of(t.dtype);
+  const int vector_bytes = shape_.vector * t.interleave * bytes_of(t.dtype);
   const int access = std::min(16, vector_bytes);
   Reg address = thread_address(t, row, chunk);
   const auto in = in_row_of(chunk);
@@ -197,7 +201,8 @@ RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill, con
   return RowFragment(k, t.dtype, std::move(words));
 }
 
-RowFragment RowKernel::pack(DType dtype, const std::function<Reg(int j, int e)>& value) const {
+RowFragment RowKernel::pack(DType dtype, const std::function<Reg(int j, int e)>& value, int interleave) const {
+  const int elements = shape_.vector * interleave;
   Kernel& k = *k_;
   const Type packed = dtype == DType::bf16 ? bf16x2 : f16x2;
   const Type half = dtype == DType::bf16 ? bf16 : f16;
@@ -205,12 +210,12 @@ RowFragment RowKernel::pack(DType dtype, const std::function<Reg(int j, int e)>&
   for (int j = 0; j < shape_.vectors; ++j) {
     Regs w;
     if (dtype == DType::f32) {
-      for (int e = 0; e < shape_.vector; ++e) w.push_back(value(j, e).as(b32));
-    } else if (shape_.vector == 1) {
+      for (int e = 0; e < elements; ++e) w.push_back(value(j, e).as(b32));
+    } else if (elements == 1) {
       w.push_back(k.reg(b16));
       k.cvt(half, f32, w[0], value(j, 0), {Round::rn});
     } else {
-      for (int e = 0; e < shape_.vector; e += 2) {
+      for (int e = 0; e < elements; e += 2) {
         Reg lo = value(j, e), hi = value(j, e + 1);
         w.push_back(k.reg(b32));
         k.cvt_pack(packed, w.back(), hi, lo);
@@ -223,7 +228,7 @@ RowFragment RowKernel::pack(DType dtype, const std::function<Reg(int j, int e)>&
 
 void RowKernel::store(const RowOperand& t, const Reg* row, const RowFragment& values, const Reg* chunk) const {
   Kernel& k = *k_;
-  const int vector_bytes = shape_.vector * bytes_of(t.dtype);
+  const int vector_bytes = shape_.vector * t.interleave * bytes_of(t.dtype);
   const int access = std::min(16, vector_bytes);
   Reg address = thread_address(t, row, chunk);
   const auto in = in_row_of(chunk);

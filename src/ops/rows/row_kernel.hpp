@@ -34,11 +34,14 @@ using RowValue = std::function<dsl::Reg(int j, int e)>;
 
 // A row tensor inside a kernel: dtype (f32, f16, bf16), the global address
 // of its first element (u64 register), its row stride in elements (0: every
-// row reads the same elements, as a weight does).
+// row reads the same elements, as a weight does), and `interleave` elements
+// of it to each element of the row (2: pairs side by side, as SwiGLU's gate
+// and up in one tensor; a vector then holds 2·vector of its elements).
 struct RowOperand {
   runtime::DType dtype = runtime::DType::f32;
   dsl::Reg base;
   std::int64_t row_stride = 0;
+  int interleave = 1;
 };
 
 // A thread's part of one row of one tensor as loaded: for each of its
@@ -48,7 +51,7 @@ class RowFragment {
   RowFragment(dsl::Kernel& k, runtime::DType dtype, std::vector<dsl::Regs> words)
       : k_(&k), dtype_(dtype), words_(std::move(words)) {}
   // Element e of vector j as an f32 register (emits the conversion of a
-  // 16-bit dtype, exact, at each call).
+  // 16-bit dtype, exact, at each call); e < vector · the operand's interleave.
   dsl::Reg value(int j, int e) const;
   runtime::DType dtype() const { return dtype_; }
   const dsl::Regs& words(int j) const { return words_[static_cast<std::size_t>(j)]; }
@@ -100,14 +103,15 @@ class RowKernel {
   RowFragment load(const RowOperand& t, const dsl::Reg* row, float fill, const dsl::Reg* chunk = nullptr) const;
   // value(j, e) (f32) rounded to nearest even to `dtype`, in the registers
   // a load of that dtype fills (so value() reads the rounded values back).
-  RowFragment pack(runtime::DType dtype, const std::function<dsl::Reg(int j, int e)>& value) const;
+  RowFragment pack(runtime::DType dtype, const std::function<dsl::Reg(int j, int e)>& value,
+                   int interleave = 1) const;
   // Stores the thread's vectors that lie in the row (`values` of t's dtype).
   void store(const RowOperand& t, const dsl::Reg* row, const RowFragment& values,
              const dsl::Reg* chunk = nullptr) const;
   // The same for value(j, e) rounded to t's dtype.
   void store(const RowOperand& t, const dsl::Reg* row, const std::function<dsl::Reg(int j, int e)>& value,
              const dsl::Reg* chunk = nullptr) const {
-    store(t, row, pack(t.dtype, value), chunk);
+    store(t, row, pack(t.dtype, value, t.interleave), chunk);
   }
 
   // f(j, e) for every element of the thread's vectors, in order.
@@ -136,6 +140,12 @@ class RowKernel {
   dsl::Pred leader_;
   std::vector<std::optional<dsl::Pred>> in_row_;
 };
+
+// Declares a row tensor's parameter (a global u64 pointer) with the alignment
+// its vector accesses need, min(16, vector · interleave · its bytes), which
+// every launch is then checked for (runtime/launch_check.hpp).
+dsl::Reg row_param(dsl::Kernel& k, const std::string& name, const RowShape& shape, runtime::DType dtype,
+                   int interleave = 1);
 
 // The bits of `value` in `dtype` repeated over a 32-bit word (two 16-bit
 // elements, or one f32): what a fill or constant looks like loaded.

@@ -17,7 +17,7 @@ namespace {
 
 ptx::Module forward(const SoftmaxProblem& p, Target target) {
   Kernel k(kSoftmaxKernel, target);
-  Reg x = k.param_ptr("x", 16), y = k.param_ptr("y", 16);
+  Reg x = rows::row_param(k, "x", p.shape, p.x.dtype), y = rows::row_param(k, "y", p.shape, p.y.dtype);
   Reg rows = k.param(u32, "rows");
   RowKernel rk(k, p.shape, p.n, "softmax");
   const rows::RowOperand in{p.x.dtype, x, p.x.row_stride}, out{p.y.dtype, y, p.y.row_stride};
@@ -55,7 +55,8 @@ ptx::Module forward(const SoftmaxProblem& p, Target target) {
 
 ptx::Module backward(const SoftmaxProblem& p, Target target) {
   Kernel k(kSoftmaxBackwardKernel, target);
-  Reg y = k.param_ptr("y", 16), dy = k.param_ptr("dy", 16), dx = k.param_ptr("dx", 16);
+  Reg y = rows::row_param(k, "y", p.shape, p.y.dtype), dy = rows::row_param(k, "dy", p.shape, p.x.dtype),
+      dx = rows::row_param(k, "dx", p.shape, p.out.dtype);
   Reg rows = k.param(u32, "rows");
   RowKernel rk(k, p.shape, p.n, "softmax_backward");
   const rows::RowOperand y_in{p.y.dtype, y, p.y.row_stride}, dy_in{p.x.dtype, dy, p.x.row_stride},

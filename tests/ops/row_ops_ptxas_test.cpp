@@ -5,7 +5,9 @@
 
 #include "../../src/ops/norm/norm_kernel.hpp"
 #include "../../src/ops/softmax/softmax_kernel.hpp"
+#include "../../src/ops/cross_entropy/cross_entropy_kernel.hpp"
 #include "../../src/ops/swiglu/swiglu_kernel.hpp"
+#include "warpforge/ops/cross_entropy.hpp"
 #include "warpforge/ops/swiglu.hpp"
 #include "driver_ptxas.hpp"
 #include "row_ops_support.hpp"
@@ -114,6 +116,37 @@ TEST(RowOpsPtxas, SwigluAssemblesWithoutSpills) {
       expect_fast_assembly(build_swiglu_kernel(p, ptx::Target::sm_90a).to_ptx(),
                            std::string("swiglu ") + std::string(runtime::name(dt)) + (interleaved ? " interleaved" : ""));
     }
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing
+
+namespace warpforge::ops::testing {
+namespace {
+
+TEST(RowOpsPtxas, CrossEntropyAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  runtime::Device device = runtime::Device::sim();
+  runtime::Buffer scratch(device, 16);
+  for (DType dt : {DType::bf16, DType::f32})
+    for (std::int64_t v : {32768, 131072, 262144})
+      for (float eps : {0.0f, 0.1f}) {
+        const TensorView logits(device, scratch.address(), dt, {kRows, v}),
+            labels(device, scratch.address(), DType::i64, {kRows}), loss(device, scratch.address(), DType::f32, {1});
+        CrossEntropy op({.logits = logits, .labels = labels, .loss = loss, .dlogits = logits}, {.label_smoothing = eps});
+        ASSERT_TRUE(op.check_support().empty()) << op.describe();
+        CrossEntropyProblem p;
+        p.options.label_smoothing = eps;
+        p.rows = kRows, p.v = v, p.logits = {.dtype = dt, .rows = kRows, .n = v, .row_stride = v};
+        p.dlogits = p.logits;
+        rows::RowShapeRequest r{.n = v, .vector = 16 / (runtime::bits(dt) / 8), .chunks = true};
+        r.max_vectors = rows::max_vectors_for(eps > 0.0f || dt == DType::f32 ? 2 : 1, r.vector);
+        r.prefer_vectors = std::min(4, r.max_vectors);
+        p.shape = *rows::choose_row_shape(r, nullptr);
+        expect_fast_assembly(build_cross_entropy_kernel(p, ptx::Target::sm_90a).to_ptx(),
+                             "cross_entropy " + std::string(runtime::name(dt)) + " V " + std::to_string(v) +
+                                 " eps " + std::to_string(eps) + " " + p.shape.describe());
+      }
 }
 
 }  // namespace

@@ -121,10 +121,10 @@ Reg RowKernel::in_row_or(int j, const Reg& value, const Src& otherwise) const {
   return k_->selp(value, otherwise, *p);
 }
 
-Reg RowKernel::element_index(int j, int e, const Reg* chunk) const {
-  Reg vector = first_vector_ + static_cast<std::uint32_t>(j * vector_step());
+Reg RowKernel::element_base(const Reg* chunk) const {
+  Reg vector = first_vector_;
   if (chunk) vector = *chunk * static_cast<std::uint32_t>(shape_.vectors * vector_step()) + vector;
-  return vector * shape_.vector + e;
+  return vector * shape_.vector;
 }
 
 void RowKernel::for_each_chunk(const std::function<void(const Reg& chunk)>& body) {

@@ -89,8 +89,10 @@ class RowKernel {
   // where it always does).
   dsl::Reg in_row_or(int j, const dsl::Reg& value, const dsl::Src& otherwise) const;
   // The index in the row of element e of vector j (u32; of pass `chunk`
-  // where the shape reads rows in several).
-  dsl::Reg element_index(int j, int e, const dsl::Reg* chunk = nullptr) const;
+  // where the shape reads rows in several) is element_base(chunk) +
+  // element_offset(j, e): a register the thread computes once, and a constant.
+  dsl::Reg element_base(const dsl::Reg* chunk = nullptr) const;
+  std::int64_t element_offset(int j, int e) const { return j * vector_step() * shape_.vector + e; }
   // body(chunk) for each pass over a row (u32 0 .. shape.chunks - 1): the
   // loads and stores given `chunk` address that pass's part of the row.
   void for_each_chunk(const std::function<void(const dsl::Reg& chunk)>& body);

@@ -38,8 +38,8 @@ if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&
   exit 1
 fi
 
-tests="NormGpu.*:SoftmaxGpu.*:SwigluGpu.*:CrossEntropyGpu.*"
-small="NormGpu.TheSimulatorsCases:SoftmaxGpu.TheSimulatorsCases:SwigluGpu.TheSimulatorsCases:CrossEntropyGpu.TheSimulatorsCases"
+tests="NormGpu.*:SoftmaxGpu.*:SwigluGpu.*:CrossEntropyGpu.*:NormQuantizeGpu.*"
+small="NormGpu.TheSimulatorsCases:SoftmaxGpu.TheSimulatorsCases:SwigluGpu.TheSimulatorsCases:CrossEntropyGpu.TheSimulatorsCases:NormQuantizeGpu.TheSimulatorsCases"
 
 # 1. The GPU tests.
 "$build_dir/tests/test_gpu" --gtest_filter="$tests" >"$out/gpu-tests.log" 2>&1

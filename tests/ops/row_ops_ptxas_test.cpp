@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "../../src/ops/norm/norm_kernel.hpp"
+#include "../../src/ops/norm/norm_quantize_kernel.hpp"
+#include "warpforge/ops/norm_quantize.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
 #include "../../src/ops/softmax/softmax_kernel.hpp"
 #include "../../src/ops/cross_entropy/cross_entropy_kernel.hpp"
 #include "../../src/ops/swiglu/swiglu_kernel.hpp"
@@ -147,6 +150,34 @@ TEST(RowOpsPtxas, CrossEntropyAssemblesWithoutSpills) {
                              "cross_entropy " + std::string(runtime::name(dt)) + " V " + std::to_string(v) +
                                  " eps " + std::to_string(eps) + " " + p.shape.describe());
       }
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing
+
+namespace warpforge::ops::testing {
+namespace {
+
+TEST(RowOpsPtxas, NormQuantizeAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  runtime::Device device = runtime::Device::sim();
+  runtime::Buffer scratch(device, 16);
+  for (const BlockScaledFormat& f : {kMxfp8E4m3, kMxfp4, kNvfp4})
+    for (std::int64_t k : {2048, 32768}) {
+      const bool fp4 = f.data == DType::e2m1;
+      const TensorView x(device, scratch.address(), DType::bf16, {kRows, k}), w(device, scratch.address(), DType::bf16, {k}),
+          data(device, scratch.address(), fp4 ? DType::u8 : f.data, {kRows, fp4 ? k / 2 : k}),
+          scales(device, scratch.address(), f.scale, {ScaleFactorLayout{kRows, k, 1, f.vec}.bytes()});
+      std::vector<std::string> why;
+      NormQuantizeProblem p;
+      p.options.format = f;
+      p.norm = describe_norm({.x = x, .residual = x, .weight = w, .y = x, .residual_out = x}, {}, device, why);
+      ASSERT_TRUE(why.empty()) << rows::join(why);
+      p.data_row_stride = fp4 ? k / 2 : k;
+      RmsNormQuantize op({.x = x, .residual = x, .weight = w, .data = data, .scales = scales, .residual_out = x}, {.format = f});
+      ASSERT_TRUE(op.check_support().empty()) << op.describe();
+      expect_fast_assembly(build_norm_quantize_kernel(p, ptx::Target::sm_90a).to_ptx(), p.describe());
+    }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@ NB_MODULE(_warpforge, m) {
   warpforge::python::bind_attention(m);
   warpforge::python::bind_grouped_gemm(m);
   warpforge::python::bind_dsl(m);
+  warpforge::python::bind_row_ops(m);
   warpforge::python::bind_torch_bridge(m);
   // torch's operator registry keeps the Python functions registered with it
   // (and through them our ops and kernels) until after the interpreter has
@@ -21,5 +22,6 @@ NB_MODULE(_warpforge, m) {
 #ifdef WARPFORGE_JAX_FFI
   warpforge::python::bind_jax(m);
   warpforge::python::bind_attention_jax(m);
+  warpforge::python::bind_jax_row_ops(m);
 #endif
 }

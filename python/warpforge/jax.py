@@ -156,3 +156,6 @@ def attention(q, k, v, **kwargs):
     from .attention import attention as _attention
 
     return _attention(q, k, v, **kwargs)
+# The row ops (normalizations, softmax, SwiGLU, cross-entropy, norm + quantize)
+# with custom_vjp: warpforge/jax_rows.py.
+from .jax_rows import layer_norm, rms_norm  # noqa: E402,F401

@@ -256,3 +256,6 @@ def kernel(name, k, grid, block, out_specs, shared_bytes=0):
 # torch.ops.warpforge.attention_forward / attention_backward / attention_decode
 # (warpforge.attention's operators, with autograd).
 from . import torch_attention  # noqa: E402,F401
+# The row ops (normalizations, softmax, SwiGLU, cross-entropy, norm + quantize)
+# and their autograd: warpforge/torch_rows.py; their modules: warpforge.nn.
+from . import torch_rows  # noqa: E402,F401

@@ -1,4 +1,4 @@
-// What the XLA FFI handlers share (jax_ffi.cpp, attention_jax_ffi.cpp): XLA
+// What the XLA FFI handlers share (jax_ffi.cpp, attention_jax_ffi.cpp, row_ops_ffi.cpp): XLA
 // dtypes as warpforge's, a call's buffers as views on its device (on the
 // simulator each host buffer mapped for the call), and the run of a handler
 // body on XLA's stream.
@@ -41,11 +41,13 @@ inline DType dtype_of(ffi::DataType t, const char* role) {
       return DType::i8;
     case ffi::DataType::S32:
       return DType::i32;
+    case ffi::DataType::S64:
+      return DType::i64;
     default:
       throw RuntimeError(
           std::string(role) + ": XLA dtype " + std::to_string(static_cast<int>(t)) +
           " has no warpforge dtype; accepted: float32, float16, bfloat16, float8_e4m3fn, "
-          "float8_e5m2, float8_e8m0fnu, uint8 (packed FP4), int8, int32");
+          "float8_e5m2, float8_e8m0fnu, uint8 (packed FP4), int8, int32, int64");
   }
 }
 

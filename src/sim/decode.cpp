@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "float_format.hpp"
+#include "source_lines.hpp"
 #include "tcgen05_decode.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
@@ -46,6 +47,7 @@ struct Pending {
   ptx::Instruction inst;
   int line;
   Synthetic kind = Synthetic::none;
+  std::uint32_t source = 0;  // SourceLines' index of the .loc in effect
 };
 
 class KernelDecoder {
@@ -53,7 +55,8 @@ class KernelDecoder {
   KernelDecoder(const ptx::Module& module, std::size_t item_index, const ModuleSymbols& symbols)
       : module_(module),
         function_(std::get<ptx::Function>(module.items[item_index])),
-        module_symbols_(symbols) {
+        module_symbols_(symbols),
+        sources_(module) {
     kernel_.name = function_.name;
     line_ = first_body_line(module, item_index);
     layout_params();
@@ -73,9 +76,12 @@ class KernelDecoder {
     ptx::Instruction implicit_exit = ptx::Instruction::parse_opcode("exit");
     pending_.push_back({implicit_exit, line_});
     collect_copies();
-    for (const Pending& p : pending_)
+    for (const Pending& p : pending_) {
       kernel_.code.push_back(p.kind == Synthetic::none ? decode(p.inst, p.line)
                                                        : decode_synthetic(p));
+      kernel_.code.back().source = p.source;
+    }
+    kernel_.sources = sources_.take_positions();
     std::string why;
     if (const std::size_t at = mixed_cta_group(kernel_.code, why); at < kernel_.code.size())
       fail(kernel_.code[at].line, kernel_.code[at].text, why);
@@ -396,7 +402,7 @@ class KernelDecoder {
           ret.operands = {copy_return_};
           pending_.push_back({std::move(ret), line_, Synthetic::ret});
         } else {
-          pending_.push_back({*inst, line_});
+          pending_.push_back({*inst, line_, Synthetic::none, sources_.current()});
         }
         ++line_;
       } else if (const auto* label = std::get_if<ptx::Label>(&s)) {
@@ -412,7 +418,8 @@ class KernelDecoder {
           declare(*var);
         }
         ++line_;
-      } else if (std::holds_alternative<ptx::Directive>(s)) {
+      } else if (const auto* directive = std::get_if<ptx::Directive>(&s)) {
+        sources_.see(*directive);
         ++line_;
       } else if (const auto* nested = std::get_if<ptx::Block>(&s)) {
         ++line_;
@@ -1206,6 +1213,7 @@ class KernelDecoder {
   const ptx::Module& module_;
   const ptx::Function& function_;
   const ModuleSymbols& module_symbols_;
+  SourceLines sources_;
   Kernel kernel_;
   int line_ = 0;
   std::vector<Pending> pending_;

@@ -179,6 +179,7 @@ struct Inst {
   std::vector<std::vector<Arg>> ops;
   int line = 0;      // line in ptx::emit(module)
   std::string text;  // the instruction as emitted, for messages
+  std::uint32_t source = 0;  // Kernel::sources index of its .loc position (0: none)
 
   ptx::Type type() const { return types[0]; }
   const Arg& op0(std::size_t i) const { return ops[i][0]; }
@@ -205,6 +206,8 @@ struct Kernel {
   std::uint32_t static_shared_bytes = 0;
   std::uint32_t dynamic_shared_offset = 0;  // where `.extern .shared` arrays start
   std::uint32_t local_bytes = 0;            // per thread
+  // "file:line:column" of the PTX's .loc directives (source_lines.hpp); [0] is "".
+  std::vector<std::string> sources;
 };
 
 }  // namespace warpforge::sim

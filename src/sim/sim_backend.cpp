@@ -10,6 +10,7 @@
 #include "decode.hpp"
 #include "float_format.hpp"
 #include "grid.hpp"
+#include "memory_access.hpp"
 #include "tensor_map_encoding.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/host_memory.hpp"
@@ -177,6 +178,18 @@ void SimBackend::free(runtime::DevicePtr ptr) {
 
 runtime::DevicePtr SimBackend::map_host(void* host, std::size_t bytes) {
   return global_->map(static_cast<std::byte*>(host), bytes);
+}
+
+runtime::DevicePtr SimBackend::map_host_in_place(void* host, std::size_t bytes) {
+  // The generic-address windows of the shared, local and param spaces are not
+  // global memory (memory_access.hpp); host memory there cannot keep its address.
+  const auto address = reinterpret_cast<std::uintptr_t>(host);
+  if (address + bytes > kParamWindow && address < kSharedWindow + kWindowSize)
+    throw SimError("host memory [" + hex(address) + ", " + hex(address + bytes) +
+                   ") cannot be mapped at its own address: it overlaps the simulator's "
+                   "generic-address windows [" + hex(kParamWindow) + ", " +
+                   hex(kSharedWindow + kWindowSize) + ")");
+  return global_->map_in_place(static_cast<std::byte*>(host), bytes);
 }
 
 void SimBackend::copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes,

@@ -70,6 +70,7 @@ class SimBackend : public runtime::DeviceBackend {
     return create_stream();
   }
   runtime::DevicePtr map_host(void* host, std::size_t bytes) override;
+  runtime::DevicePtr map_host_in_place(void* host, std::size_t bytes) override;
   void unmap_host(runtime::DevicePtr address) override { global_->free(address); }
   void synchronize(runtime::StreamHandle*) override {
   }  // launches and copies complete before returning

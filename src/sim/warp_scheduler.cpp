@@ -32,8 +32,10 @@ runtime::Dim3 thread_coords(const Cta& cta, std::uint32_t linear) {
 }
 
 std::string where(const Cta& cta, const Inst& inst) {
-  return "kernel '" + cta.launch->kernel.name + "', PTX line " + std::to_string(inst.line) + " (" +
-         inst.text + "): block " + coords(cta.ctaid);
+  const Kernel& k = cta.launch->kernel;
+  const std::string source = inst.source ? " from " + k.sources[inst.source] : "";
+  return "kernel '" + k.name + "', PTX line " + std::to_string(inst.line) + " (" + inst.text + ")" +
+         source + ": block " + coords(cta.ctaid);
 }
 
 // "3-5,9" for the set bits of a lane mask

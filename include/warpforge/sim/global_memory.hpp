@@ -30,6 +30,10 @@ class GlobalMemory {
   // host pointer's offset modulo kAlign, so the alignment a kernel sees is the
   // host memory's own. The caller keeps the memory alive until free().
   std::uint64_t map(std::byte* host, std::size_t bytes);
+  // The same at the host address itself (a host pointer stored in memory is
+  // then a valid address); SimError when the range overlaps an allocation
+  // or another mapping.
+  std::uint64_t map_in_place(std::byte* host, std::size_t bytes);
   void free(std::uint64_t address);  // an allocation or a mapping
 
   // The host bytes behind [address, address + bytes), or nullptr when that

@@ -24,6 +24,7 @@
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/tensor_map.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace nb = nanobind;
 
@@ -87,6 +88,28 @@ class LaunchMemory {
     mapped_.push_back(device_.backend().map_host_in_place(
         reinterpret_cast<void*>(static_cast<std::uintptr_t>(host_address)), bytes));
   }
+  // Has `find` (address, bytes) -> (start, bytes) of the host allocation
+  // holding that range, or None, called for every range a kernel reaches
+  // outside the mapped memory (addresses it read from a table of pointers);
+  // what it finds is mapped like the rest, until close().
+  void map_on_demand(nb::callable find) {
+    if (closed_) throw RuntimeError("LaunchMemory is closed");
+    find_ = std::move(find);  // the handler holds `this` only: it is copied on threads without the GIL
+    sim::set_host_memory_handler(device_, [this](std::uint64_t address, std::size_t bytes) {
+      nb::gil_scoped_acquire gil;
+      try {
+        nb::object found = find_(address, bytes);
+        if (found.is_none()) return false;
+        const auto [start, size] = nb::cast<std::pair<std::uint64_t, std::size_t>>(found);
+        map(start, size);
+        return true;
+      } catch (nb::python_error& e) {
+        e.discard_as_unraisable("warpforge: finding the host memory a kernel reached");
+        return false;
+      }
+    });
+    handler_set_ = true;
+  }
   // Device memory of `bytes`, filled with `fill` (a kernel's scratch).
   runtime::DevicePtr allocate(std::size_t bytes, std::uint8_t fill) {
     if (closed_) throw RuntimeError("LaunchMemory is closed");
@@ -95,6 +118,8 @@ class LaunchMemory {
     return buffers_.back().address();
   }
   void close() {
+    if (handler_set_) sim::set_host_memory_handler(device_, {});
+    handler_set_ = false;
     buffers_.clear();
     for (runtime::DevicePtr p : mapped_) device_.backend().unmap_host(p);
     mapped_.clear();
@@ -106,6 +131,8 @@ class LaunchMemory {
   std::vector<runtime::DevicePtr> mapped_;
   std::vector<runtime::Buffer> buffers_;
   bool closed_ = false;
+  bool handler_set_ = false;
+  nb::object find_;
 };
 
 nb::bytes encode_tensor_map(const runtime::Device& device, std::uint64_t address,
@@ -154,6 +181,9 @@ void bind_triton(nb::module_& m) {
       .def(nb::init<const runtime::Device&>(), nb::arg("device"))
       .def("map", &LaunchMemory::map, nb::arg("host_address"), nb::arg("bytes"),
            "Makes `bytes` host bytes addressable by kernels at their own address.")
+      .def("map_on_demand", &LaunchMemory::map_on_demand, nb::arg("find"),
+           "Maps, when a kernel reaches host memory outside the mapped ranges, the allocation find(address, "
+           "bytes) returns as (start, bytes) (None: there is none, the access is reported).")
       .def("allocate", &LaunchMemory::allocate, nb::arg("bytes"), nb::arg("fill"),
            "The address of new device memory filled with the byte `fill`.")
       .def("close", &LaunchMemory::close);

@@ -10,6 +10,7 @@
 #include "float_format.hpp"
 #include "source_lines.hpp"
 #include "tcgen05_decode.hpp"
+#include "tensormap.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/scopes.hpp"
@@ -649,6 +650,8 @@ class KernelDecoder {
         op = MbarrierOp::test_wait;
       else if (in.has_modifier("try_wait"))
         op = MbarrierOp::try_wait;
+      else if (in.has_modifier("inval"))
+        op = MbarrierOp::inval;
       else
         fail(line, d.text, "this mbarrier operation is not simulated");
       d.mode = static_cast<std::uint8_t>(op);
@@ -657,7 +660,7 @@ class KernelDecoder {
       std::erase_if(mods, [](const std::string& m) {
         return m == "init" || m == "arrive" || m == "expect_tx" || m == "complete_tx" ||
                m == "test_wait" || m == "try_wait" || m == "parity" || m == "noinc" ||
-               m == "mbarrier" || m == "async";
+               m == "mbarrier" || m == "async" || m == "inval";
       });
     } else if (opcode == O::cp && in.has_modifier("bulk")) {
       decode_bulk(in, d, mods, line);
@@ -667,6 +670,8 @@ class KernelDecoder {
       decode_wmma(in, d, mods, line);
     } else if (opcode == O::tcgen05) {  // tcgen05_decode.cpp
       if (std::string why = decode_tcgen05(in, d, mods); !why.empty()) fail(line, d.text, why);
+    } else if (opcode == O::tensormap) {  // tensormap.cpp
+      if (std::string why = decode_tensormap(in, d, mods); !why.empty()) fail(line, d.text, why);
     } else if (opcode == O::setmaxnreg) {
       // setmaxnreg.{inc,dec}.sync.aligned.u32 N (PTX ISA 9.7.19.7): a hint to
       // the register allocator with no effect the simulator models, but

@@ -75,6 +75,24 @@ std::size_t GlobalMemory::live_bytes() const {
 }
 
 std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {
+  if (std::byte* p = lookup(address, bytes)) return p;
+  MissHandler handler;
+  {
+    std::shared_lock lock(mutex_);
+    handler = miss_handler_;
+  }
+  if (!handler) return nullptr;
+  std::lock_guard serial(miss_mutex_);
+  if (std::byte* p = lookup(address, bytes)) return p;  // another thread's call mapped it
+  return handler(address, bytes) ? lookup(address, bytes) : nullptr;
+}
+
+void GlobalMemory::set_miss_handler(MissHandler handler) {
+  std::unique_lock lock(mutex_);
+  miss_handler_ = std::move(handler);
+}
+
+std::byte* GlobalMemory::lookup(std::uint64_t address, std::size_t bytes) {
   // Kernels touch a few buffers over and over: each host thread remembers
   // the allocation it found last.
   struct LastFound {

@@ -1,6 +1,6 @@
 // mbarrier objects in shared memory (PTX ISA 9.7.13.15 "mbarrier"): init,
 // arrive, arrive.expect_tx, expect_tx, complete_tx, test_wait and try_wait
-// (by state or by phase parity), and cp.async.mbarrier.arrive[.noinc]. A
+// (by state or by phase parity), inval, and cp.async.mbarrier.arrive[.noinc]. A
 // phase completes when its pending arrivals reach zero with no transaction
 // bytes outstanding; then the phase advances and the pending count resets.
 // The object may be in another CTA of the cluster (a shared::cluster address
@@ -128,6 +128,12 @@ void exec_mbarrier(const Inst& in, Warp& w, std::uint32_t active) {
       case MbarrierOp::test_wait:
       case MbarrierOp::try_wait:  // the scheduler's, through mbarrier_wait; here only test_wait
         write(w, in.op0(0), l, phase_done(m, operand(2, 0)) ? 1 : 0);
+        break;
+      case MbarrierOp::inval:
+        // PTX ISA 9.7.13.15.6: the object's memory may be used for anything
+        // after; an arrive or wait on it before another init is undefined, and
+        // here finds no arrivals pending.
+        m = {0, 0, 0, 0};
         break;
       case MbarrierOp::cp_async_arrive:
         complete_async_copies(w, l);

@@ -104,10 +104,14 @@ enum class MbarrierOp : std::uint8_t {
   complete_tx,
   test_wait,
   try_wait,
-  cp_async_arrive
+  cp_async_arrive,
+  inval
 };
 
 enum class WgmmaOp : std::uint8_t { fence, commit_group, wait_group, mma_async };
+// tensormap (PTX ISA 9.7.9.27-28): Inst::mode holds the TensormapOp and, for
+// replace, Inst::extent the field (TensorMapField, tensor_map_encoding.hpp).
+enum class TensormapOp : std::uint8_t { replace, cp_fenceproxy };
 // wmma (PTX ISA 9.7.14.4): Inst::mode holds the MmaShape and Inst::vec the
 // layouts, bit 0 set for .col in the first (a load's or store's only
 // layout, or mma's A layout) and bit 1 for .col in mma's B layout.

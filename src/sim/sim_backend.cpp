@@ -254,6 +254,12 @@ std::shared_ptr<runtime::DeviceBackend> make_backend(SimOptions options) {
   return std::make_shared<SimBackend>(options);
 }
 
+void set_host_memory_handler(const runtime::Device& device, std::function<bool(std::uint64_t, std::size_t)> handler) {
+  auto* sim = dynamic_cast<SimBackend*>(&device.backend());
+  if (!sim) throw RuntimeError("set_host_memory_handler: " + device.describe() + " is not a simulator");
+  sim->global_memory().set_miss_handler(std::move(handler));
+}
+
 runtime::TensorMap SimBackend::encode_tensor_map(const runtime::TensorMapDesc& desc) {
   return sim::encode_tensor_map(desc);
 }

@@ -87,6 +87,8 @@ class SimBackend : public runtime::DeviceBackend {
   // last launch: the simulator's unit of work.
   std::uint64_t last_launch_thread_instructions() const { return last_thread_instructions_; }
 
+  GlobalMemory& global_memory() { return *global_; }
+
  private:
   SimOptions options_;
   runtime::DeviceProperties properties_;

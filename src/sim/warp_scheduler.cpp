@@ -316,6 +316,9 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
     case Op::st:
       exec_memory(inst, w, active);
       return;
+    case Op::tensormap:
+      exec_tensormap(inst, w, active);
+      return;
     case Op::tensor_copy:
       exec_tensor_copy(inst, w, active);
       return;

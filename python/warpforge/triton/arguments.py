@@ -128,7 +128,12 @@ def with_scratch(flat, ptx_params, kernel):
                           f"{len(flat)} (and Triton adds at most 2 scratch pointers): this Triton's launch ABI is "
                           "not one warpforge.triton knows")
     params = list(flat) + [Scratch(kind) for kind in ("global", "profile")[:extra]]
-    for p, (pname, size) in zip(params, ptx_params):
+    for i, (p, (pname, size)) in enumerate(zip(params, ptx_params)):
+        if isinstance(p, bytes) and len(p) > size:
+            # The driver reads the parameter's size from the value Triton
+            # packed (an i1 packed as 32 bits for a .u8 parameter): its low
+            # bytes, little-endian.
+            params[i] = p = p[:size]
         want = 8 if isinstance(p, (Pointer, Scratch)) else 128 if isinstance(p, TensorMap) else len(p)
         if want != size:
             raise LaunchError(f"kernel '{kernel}': PTX parameter '{pname}' takes {size} bytes; the launcher packed "

@@ -10,7 +10,7 @@ from .. import _warpforge
 from . import arguments
 from .errors import LaunchError
 from .faults import kernel_fault
-from .memory import Allocations
+from .memory import Allocations, live_tensor_storage
 
 # The byte the simulator fills scratch memory with: on a GPU it holds
 # whatever was there, and a kernel that reads its scratch before writing it
@@ -88,6 +88,7 @@ class SimLauncher:
             launch_enter_hook(launch_metadata)
         programs = grid_x * grid_y * grid_z * self.num_ctas
         memory = _warpforge.LaunchMemory(self.device)
+        memory.map_on_demand(live_tensor_storage)
         try:
             params = self.param_bytes(args, memory, programs)
             self.module.launch(self.name, (grid_x * self.num_ctas, grid_y, grid_z), self.block, self.shared,

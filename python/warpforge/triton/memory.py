@@ -3,9 +3,12 @@ tensors and NumPy arrays, which the simulator addresses at the host's own
 addresses for the duration of the launch (so an address the host code wrote
 into a tensor, as grouped GEMM's tables of pointers, is valid in the kernel
 too). Each argument's whole allocation (its storage) is mapped, as a GPU
-allocation is addressable whole: an access outside every mapped allocation
-is reported by the simulator."""
+allocation is addressable whole; a kernel that reaches other host memory
+(through an address it read) gets the CPU torch tensor's storage holding it,
+found among the live tensors when it first does. An access outside all of
+these is reported by the simulator."""
 
+import gc
 import sys
 
 from .errors import LaunchError
@@ -51,6 +54,21 @@ def allocation_of(value, name):
                           "(a CPU torch tensor or a NumPy array) to know the memory behind a pointer")
     raise LaunchError(f"argument '{name}': a {type(value).__name__} is not a pointer argument the simulator can "
                       "place; pass a CPU torch tensor, a NumPy array or None")
+
+
+def live_tensor_storage(address, size):
+    """(start, bytes) of the storage of a live CPU torch tensor that holds
+    [address, address + size), or None."""
+    torch = _torch()
+    if torch is None:
+        return None
+    for obj in gc.get_objects():
+        if issubclass(type(obj), torch.Tensor) and obj.device.type == "cpu":
+            storage = obj.untyped_storage()
+            start = storage.data_ptr()
+            if start <= address and address + size <= start + storage.nbytes():
+                return start, storage.nbytes()
+    return None
 
 
 class Allocations:

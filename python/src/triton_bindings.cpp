@@ -163,7 +163,20 @@ nb::bytes encode_tensor_map(const runtime::Device& device, std::uint64_t address
 
 }  // namespace
 
+// A simulator of its own for Triton's kernels: standing for a GPU of
+// `target`, checking shared-memory races where asked.
+runtime::Device triton_simulator(const std::string& target, bool check_shared_races) {
+  const auto t = ptx::parse_target(target);
+  if (!t) throw RuntimeError("triton_simulator: '" + target + "' is not a PTX target");
+  sim::SimOptions options;
+  options.target = *t;
+  options.check_shared_races = check_shared_races;
+  return runtime::Device(sim::make_backend(options));
+}
+
 void bind_triton(nb::module_& m) {
+  m.def("triton_simulator", &triton_simulator, nb::arg("target"), nb::arg("check_shared_races"),
+        "A new simulator device standing for a GPU of `target`, reporting shared-memory races where asked.");
   nb::class_<PtxModule>(m, "PtxModule",
                         "PTX text (as Triton's CUDA backend writes it) loaded on a device; its "
                         "kernels launched with each parameter's bytes.")

@@ -239,6 +239,7 @@ void SimBackend::launch(runtime::LoadedModule& module, const std::string& kernel
                      sim_module->const_bank(),
                      properties_.sm_count};
   launch.printf_sink = printf_sink_.get();
+  launch.check_shared_races = options_.check_shared_races && config.cluster.count() == 1;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const ParamInfo& p = k.params[i];
     if (args[i].bytes.size() != p.size)

@@ -13,6 +13,7 @@
 
 #include "execute.hpp"
 #include "launch_monitor.hpp"
+#include "memory_access.hpp"
 #include "warpforge/error.hpp"
 
 namespace warpforge::sim {
@@ -65,14 +66,19 @@ std::string thread_list(const Cta& cta, const std::vector<std::uint32_t>& linear
 }
 
 void release_barrier(Cta& cta, std::uint32_t id) {
-  for (Warp& w : cta.warps)
+  for (Warp& w : cta.warps) {
+    bool released = false;
     for_lanes(w.exists, [&](int l) {
       if (w.state[l] == LaneState::at_barrier && w.barrier[l] == id) {
         w.state[l] = LaneState::ready;
         w.ready |= 1u << l;
         ++w.pc[l];
+        released = true;
       }
     });
+    if (released) note_acquire(w, &cta.barriers[id]);
+  }
+  note_new_object(cta.warps.front(), &cta.barriers[id]);  // the next phase starts from no arrivals
   cta.barriers[id].arrived = 0;
 }
 
@@ -95,6 +101,7 @@ void barrier(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t active
   Barrier& b = cta.barriers[id];
   if (b.arrived == 0) b.expected = expected;
   b.arrived += static_cast<std::uint32_t>(std::popcount(active));
+  note_release(w, &b);
   for_lanes(active, [&](int l) {
     if (inst.op == Op::bar_sync) {
       w.state[l] = LaneState::at_barrier;

@@ -116,6 +116,12 @@ struct SimOptions {
   // time elapsed, an estimate of the rest) on stderr when stderr is a
   // terminal; false keeps it quiet there too.
   bool progress = true;
+  // Reports a race on shared memory (two warps' accesses of a byte, one a
+  // write, that no barrier or mbarrier wait orders) as a fault of the second
+  // access, naming both instructions (src/sim/shared_races.hpp says what it
+  // sees); launches with clusters are not checked. Costs time on every
+  // shared-memory access.
+  bool check_shared_races = false;
   // Where device printf output goes: each warp's printf, formatted on the
   // host, one call per thread in lane order (as a GPU prints a warp's
   // lines). Empty: the host's stdout.

@@ -21,25 +21,35 @@ from .errors import KernelFault, LaunchError  # noqa: F401
 TARGETS = ("sm_80", "sm_90a")
 
 
-def use_simulator(target="sm_90a", autotune="all"):
+_replaced = []  # the driver Triton had before use_simulator() (None: its default, made when needed)
+
+
+def use_simulator(target="sm_90a", autotune="all", check_races=True):
     """Makes the simulator Triton's active driver, standing for a GPU of
     `target` ('sm_80': an A100, 'sm_90a': an H100); returns the driver.
     `autotune`: 'all' runs every configuration of an autotuned kernel (each
-    once, the fastest on the simulator kept), 'first' takes the first."""
+    once, the fastest on the simulator kept), 'first' takes the first.
+    `check_races`: report a race on shared memory as a KernelFault (it costs
+    time on every shared-memory access)."""
     import triton
 
     from .driver import SimulatorDriver
 
-    driver = SimulatorDriver(target, autotune)
-    triton.runtime.driver.set_active(driver)
+    driver = SimulatorDriver(target, autotune, check_races)
+    config = triton.runtime.driver
+    if not _replaced:
+        _replaced.append(getattr(config, "_active", None))
+    config.set_active(driver)
     return driver
 
 
 def reset():
-    """Gives Triton back its default driver (a GPU's, where there is one)."""
+    """Gives Triton back the driver it had before use_simulator(): its
+    default (a GPU's, where there is one), made when next needed."""
     import triton
 
-    triton.runtime.driver.reset_active()
+    if _replaced:
+        triton.runtime.driver.set_active(_replaced.pop())
 
 
 def active_target():

@@ -94,22 +94,32 @@ class _HostDeviceInterface:
         return self._device
 
 
+# One simulator per (target, race checking): Triton keeps each compiled
+# kernel's launcher, and with it the device, for the process's lifetime.
+_devices = {}
+
+
 class SimulatorDriver(DriverBase):
     """The driver use_simulator() installs. `target`: 'sm_80' or 'sm_90a';
     `autotune`: 'all' runs every configuration of an autotuned kernel once
     and keeps the fastest on the simulator, 'first' keeps the first without
-    running the others."""
+    running the others; `check_races`: report races on shared memory."""
 
-    def __init__(self, target="sm_90a", autotune="all"):
+    def __init__(self, target="sm_90a", autotune="all", check_races=True):
         from triton.backends.compiler import GPUTarget
 
         self.target = check_target(target)
         if autotune not in AUTOTUNE:
             raise LaunchError(f"autotune='{autotune}': accepted {', '.join(AUTOTUNE)}")
         self.autotune = autotune
-        self.device = _warpforge.Device.sim()
+        self.check_races = bool(check_races)
+        key = (target, self.check_races)
+        if key not in _devices:
+            _devices[key] = _warpforge.triton_simulator(target, self.check_races)
+            _warpforge.keep_instances_past_exit()  # Triton's caches hold our modules until after shutdown
+        self.device = _devices[key]
         self._target = GPUTarget("cuda", _TARGETS[target]["capability"], 32)
-        self._key = f"warpforge-simulator-{target}"
+        self._key = f"warpforge-simulator-{target}" + ("" if self.check_races else "-unchecked")
         self.utils = _Utils(target)
 
     def launcher_cls(self, src, metadata):
@@ -172,4 +182,5 @@ class SimulatorDriver(DriverBase):
         return None  # the launcher allocates scratch in the simulator's memory
 
     def __repr__(self):
-        return f"warpforge.triton.SimulatorDriver(target='{self.target}', autotune='{self.autotune}')"
+        return (f"warpforge.triton.SimulatorDriver(target='{self.target}', autotune='{self.autotune}', "
+                f"check_races={self.check_races})")

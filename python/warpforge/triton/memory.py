@@ -10,6 +10,7 @@ these is reported by the simulator."""
 
 import gc
 import sys
+import weakref
 
 from .errors import LaunchError
 
@@ -56,18 +57,43 @@ def allocation_of(value, name):
                       "place; pass a CPU torch tensor, a NumPy array or None")
 
 
+# The storages of the CPU tensors alive at the last walk over the live
+# objects, by start: (bytes, a weak reference to a tensor viewing it). A
+# kernel that reads a table of pointers reaches several tensors, launch after
+# launch: one walk finds them all.
+_found = {}
+
+
+def _holding(start, size, address, length):
+    return start <= address and address + length <= start + size
+
+
 def live_tensor_storage(address, size):
     """(start, bytes) of the storage of a live CPU torch tensor that holds
     [address, address + size), or None."""
     torch = _torch()
     if torch is None:
         return None
-    for obj in gc.get_objects():
-        if issubclass(type(obj), torch.Tensor) and obj.device.type == "cpu":
-            storage = obj.untyped_storage()
-            start = storage.data_ptr()
-            if start <= address and address + size <= start + storage.nbytes():
-                return start, storage.nbytes()
+    for start, (nbytes, ref) in list(_found.items()):
+        tensor = ref()
+        if tensor is None or tensor.untyped_storage().data_ptr() != start:
+            del _found[start]
+        elif _holding(start, nbytes, address, size):
+            return start, nbytes
+    # The youngest objects first: the tensors a table points to were most
+    # likely made just before the launch (a process holds 10^5 objects).
+    for generation in range(3):
+        found = None
+        for obj in gc.get_objects(generation):
+            if issubclass(type(obj), torch.Tensor) and obj.device.type == "cpu":
+                storage = obj.untyped_storage()
+                start, nbytes = storage.data_ptr(), storage.nbytes()
+                if nbytes:
+                    _found[start] = (nbytes, weakref.ref(obj))
+                    if _holding(start, nbytes, address, size):
+                        found = start, nbytes
+        if found:
+            return found
     return None
 
 

@@ -141,9 +141,9 @@ class KernelDecoder {
       case ptx::Space::reg:
         if (v.type == Type::b128) fail(line_, ptx::emit(v), ".b128 registers are not simulated");
         if (v.range) {
-          for (int i = 0; i < *v.range; ++i) add_register(v.name + std::to_string(i));
+          for (int i = 0; i < *v.range; ++i) add_register(v.name + std::to_string(i), ptx::bits(v.type));
         } else {
-          add_register(v.name);
+          add_register(v.name, ptx::bits(v.type));
         }
         return;
       case ptx::Space::shared:
@@ -167,8 +167,9 @@ class KernelDecoder {
     }
   }
 
-  void add_register(const std::string& name) {
+  void add_register(const std::string& name, int bits = 0) {
     if (!slots_.count(name)) slots_.emplace(name, static_cast<std::uint32_t>(slots_.size()));
+    if (bits == 64) wide_slots_.insert(slots_[name]);
   }
 
   int body_line(std::size_t item) {
@@ -746,6 +747,11 @@ class KernelDecoder {
       d.target = static_cast<std::uint32_t>(d.ops[0][0].bits);
     }
     cache_hint_ = in.has_modifier("L2::cache_hint");
+    // A signed load into a wider register sign-extends to the register's
+    // width (PTX ISA 9.7.9.8 "ld"): ld.param.s32 %rd1 (Triton's i32 arguments).
+    if (d.op == Op::ld && ptx::is_signed(d.type()) && ptx::bits(d.type()) < 64 && !d.ops.empty())
+      d.widen = std::all_of(d.ops[0].begin(), d.ops[0].end(),
+                            [&](const Arg& a) { return a.kind == Arg::Kind::reg && wide_slots_.count(a.slot); });
     validate(d, line, text);
     return d;
   }
@@ -1223,6 +1229,7 @@ class KernelDecoder {
   int line_ = 0;
   std::vector<Pending> pending_;
   std::unordered_map<std::string, std::uint32_t> slots_;
+  std::set<std::uint32_t> wide_slots_;  // the 64-bit registers' slots
   std::unordered_map<std::string, std::uint32_t> labels_;
   std::unordered_map<std::string, SymbolInfo> symbols_;
   std::vector<std::string> extern_names_;

@@ -16,8 +16,13 @@ std::uint32_t element_bytes(Type t) {
   return static_cast<std::uint32_t>((ptx::bits(t) + 7) / 8);
 }
 
-// Narrow signed loads sign-extend into their (at least 32-bit) register.
-std::uint64_t extend_loaded(Type t, std::uint64_t v) {
+// Narrow signed loads sign-extend into their (at least 32-bit) register;
+// into a 64-bit register (`widen`), to 64 bits.
+std::uint64_t extend_loaded(Type t, std::uint64_t v, bool widen) {
+  if (widen) {
+    const int shift = 64 - ptx::bits(t);
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v << shift) >> shift);
+  }
   if (t == Type::s8)
     return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(v)));
   if (t == Type::s16)
@@ -84,7 +89,7 @@ void exec_memory(const Inst& in, Warp& w, std::uint32_t active) {
           access(w, l, in.space, address_of(w, in.op0(1), l), size * n, size * n, false);
       note_shared_access(w, l, p, size * n, false);
       for (std::uint32_t i = 0; i < n; ++i)
-        write(w, dst[i], l, extend_loaded(in.type(), load_bytes(p + i * size, size)));
+        write(w, dst[i], l, extend_loaded(in.type(), load_bytes(p + i * size, size), in.widen));
     });
     return;
   }

@@ -169,6 +169,7 @@ struct Inst {
   bool ftz = false, sat = false, satfinite = false, relu = false, trans = false, to = false;
   bool approx = false;    // .approx (not .full): the H100's rule where one is modelled
   bool parity = false;    // mbarrier waits on a phase parity; cp.async.mbarrier.arrive .noinc
+  bool widen = false;     // ld of a signed type into 64-bit registers: sign-extends to 64 bits
   std::uint8_t vec = 1;   // .v2/.v4; ldmatrix/stmatrix .x1/.x2/.x4; wgmma.mma_async: K of m64nNkK
   std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape, MbarrierOp
   BoolOp combine = BoolOp::none;

@@ -1,6 +1,7 @@
 #include "source_lines.hpp"
 
 #include <cstdlib>
+#include <set>
 
 namespace warpforge::sim {
 namespace {
@@ -33,18 +34,39 @@ SourceLines::SourceLines(const ptx::Module& module) {
 
 void SourceLines::see(const ptx::Directive& d) {
   if (d.name != "loc") return;
-  const long long file = integer(d, 0), line = integer(d, 1), column = integer(d, 2);
-  if (line <= 0) {
+  const Position here{integer(d, 0), integer(d, 1), integer(d, 2)};
+  if (std::get<1>(here) <= 0) {
     current_ = 0;
     return;
   }
-  const auto f = files_.find(file);
-  std::string where = (f == files_.end() ? "file " + std::to_string(file) : f->second) + ":" +
-                      std::to_string(line);
-  if (column > 0) where += ":" + std::to_string(column);
-  const auto [it, added] = interned_.emplace(where, static_cast<std::uint32_t>(positions_.size()));
-  if (added) positions_.push_back(where);
+  for (std::size_t i = 3; i + 3 < d.args.size(); ++i)
+    if (d.args[i].text == "inlined_at")
+      callers_[here] = Position{integer(d, i + 1), integer(d, i + 2), integer(d, i + 3)};
+  const auto [it, added] = interned_.emplace(here, static_cast<std::uint32_t>(positions_.size()));
+  if (added) positions_.push_back(here);
   current_ = it->second;
+}
+
+std::string SourceLines::describe(const Position& p) const {
+  const auto f = files_.find(std::get<0>(p));
+  std::string out = (f == files_.end() ? "file " + std::to_string(std::get<0>(p)) : f->second) + ":" +
+                    std::to_string(std::get<1>(p));
+  if (std::get<2>(p) > 0) out += ":" + std::to_string(std::get<2>(p));
+  return out;
+}
+
+std::vector<std::string> SourceLines::take_positions() const {
+  std::vector<std::string> out{std::string()};
+  for (std::size_t i = 1; i < positions_.size(); ++i) {
+    Position outer = positions_[i];
+    std::set<Position> seen{outer};  // a malformed chain that loops stops where it repeats
+    for (auto c = callers_.find(outer); c != callers_.end() && seen.insert(c->second).second;
+         c = callers_.find(outer))
+      outer = c->second;
+    out.push_back(outer == positions_[i] ? describe(outer)
+                                         : describe(outer) + " (inlined: " + describe(positions_[i]) + ")");
+  }
+  return out;
 }
 
 }  // namespace warpforge::sim

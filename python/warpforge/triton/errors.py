@@ -18,7 +18,9 @@ class KernelFault(_warpforge.SimError):
     Attributes (None where the simulator's report has no such part):
       kernel       the kernel's name
       source       "file:line:column" of the Triton source, from the PTX's
-                   line information
+                   line information: the kernel's own line
+      inlined      the position inside a function inlined there (a
+                   triton.language function, a @triton.jit helper), or None
       source_text  that line of the source file, stripped
       program_id   (x, y, z): tl.program_id of the faulting program
       thread       the thread's index in its program (0 .. num_warps*32-1)
@@ -30,6 +32,6 @@ class KernelFault(_warpforge.SimError):
 
     def __init__(self, message, **fields):
         super().__init__(message)
-        for name in ("kernel", "source", "source_text", "program_id", "thread", "warp", "lane", "ptx_line",
+        for name in ("kernel", "source", "inlined", "source_text", "program_id", "thread", "warp", "lane", "ptx_line",
                      "instruction", "detail"):
             setattr(self, name, fields.get(name))

@@ -13,7 +13,8 @@ import re
 from .errors import KernelFault
 
 _WHERE = re.compile(r"kernel '(?P<kernel>[^']*)', PTX line (?P<ptx_line>\d+) \((?P<instruction>.*?)\)"
-                    r"(?: from (?P<source>.+?:\d+(?::\d+)?))?: block \((?P<block>\d+,\d+,\d+)\)"
+                    r"(?: from (?P<source>.+?:\d+(?::\d+)?)(?: \(inlined: (?P<inlined>.+?:\d+(?::\d+)?)\))?)?"
+                    r": block \((?P<block>\d+,\d+,\d+)\)"
                     r"(?: thread \((?P<thread>\d+),\d+,\d+\))?: (?P<detail>.*)", re.S)
 
 
@@ -39,6 +40,7 @@ def kernel_fault(error):
         "ptx_line": int(match.group("ptx_line")),
         "instruction": match.group("instruction"),
         "source": match.group("source"),
+        "inlined": match.group("inlined"),
         "program_id": tuple(int(x) for x in match.group("block").split(",")),
         "detail": match.group("detail").strip(),
     }
@@ -47,6 +49,8 @@ def kernel_fault(error):
         fields.update(thread=thread, warp=thread // 32, lane=thread % 32)
     fields["source_text"] = source_line(fields["source"])
     where = f"at {fields['source']}" if fields["source"] else "(the PTX has no line information)"
+    if fields["inlined"]:
+        where += f" (in {fields['inlined']}, inlined there)"
     lines = [f"Triton kernel '{fields['kernel']}' {where}, program_id {fields['program_id']}"
              + (f", thread {fields['thread']} (warp {fields['warp']}, lane {fields['lane']})"
                 if "thread" in fields else "") + f": {fields['detail']}"]

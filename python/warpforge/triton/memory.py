@@ -1,5 +1,5 @@
 """Where a launch's pointer arguments point: the host memory of CPU torch
-tensors and NumPy arrays, which the simulator addresses at the host's own
+tensors (and of NumPy arrays through torch.from_numpy), which the simulator addresses at the host's own
 addresses for the duration of the launch (so an address the host code wrote
 into a tensor, as grouped GEMM's tables of pointers, is valid in the kernel
 too). Each argument's whole allocation (its storage) is mapped, as a GPU
@@ -19,42 +19,26 @@ def _torch():
     return sys.modules.get("torch")
 
 
-def _numpy_owner(array):
-    owner = array
-    while owner.base is not None and type(owner.base).__module__ == "numpy" and hasattr(owner.base, "ctypes"):
-        owner = owner.base
-    return owner
-
-
 def allocation_of(value, name):
-    """(pointer, (start, bytes) of the allocation to map or None) of a
-    pointer argument: a CPU torch tensor, a triton.reinterpret wrapper of
-    one, a NumPy array, None or 0 (a null pointer)."""
-    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value == 0):
-        return 0, None
+    """(pointer, (start, bytes) of the allocation to map, or None for an
+    empty tensor) of a pointer argument: a CPU torch tensor (a NumPy array
+    through torch.from_numpy, which shares its memory) or a
+    triton.reinterpret wrapper of one."""
     torch = _torch()
     tensor = value
     if torch is not None and not isinstance(value, torch.Tensor) and isinstance(getattr(value, "base", None),
                                                                                 torch.Tensor):
         tensor = value.base  # triton.TensorWrapper: the tensor, read as another dtype
-    if torch is not None and isinstance(tensor, torch.Tensor):
-        if tensor.device.type != "cpu":
-            raise LaunchError(f"argument '{name}' is a tensor on {tensor.device}; the simulator runs kernels on "
-                              "CPU tensors (and NumPy arrays)")
-        storage = tensor.untyped_storage()
-        if storage.nbytes() == 0:
-            return 0, None
-        return value.data_ptr(), (storage.data_ptr(), storage.nbytes())
-    if type(value).__module__ == "numpy" and hasattr(value, "ctypes"):
-        owner = _numpy_owner(value)
-        if value.nbytes == 0:
-            return 0, None
-        return value.ctypes.data, (owner.ctypes.data, owner.nbytes)
-    if isinstance(value, int):
-        raise LaunchError(f"argument '{name}' is the address {value:#x}; the simulator needs the tensor itself "
-                          "(a CPU torch tensor or a NumPy array) to know the memory behind a pointer")
-    raise LaunchError(f"argument '{name}': a {type(value).__name__} is not a pointer argument the simulator can "
-                      "place; pass a CPU torch tensor, a NumPy array or None")
+    if torch is None or not isinstance(tensor, torch.Tensor):
+        raise LaunchError(f"argument '{name}': a {type(value).__name__} is not a pointer argument the simulator can "
+                          "place; pass a CPU torch tensor (torch.from_numpy for a NumPy array)")
+    if tensor.device.type != "cpu":
+        raise LaunchError(f"argument '{name}' is a tensor on {tensor.device}; the simulator runs kernels on CPU "
+                          "tensors")
+    storage = tensor.untyped_storage()
+    if storage.nbytes() == 0:
+        return value.data_ptr(), None
+    return value.data_ptr(), (storage.data_ptr(), storage.nbytes())
 
 
 # The storages of the CPU tensors alive at the last walk over the live

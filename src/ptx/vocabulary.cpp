@@ -72,6 +72,12 @@ constexpr OpcodeInfo kVocabulary[] = {
     {Op::prefetch, "prefetch", {1, 1}, {C::space, C::cache, C::proxy}, kAll},
     {Op::prefetchu, "prefetchu", {1, 1}, {C::cache}, kAll},
     {Op::mapa, "mapa", {3, 3}, {C::type, C::space}, Availability::since(90)},
+    // tensormap.replace.tile.<field> and tensormap.cp_fenceproxy (PTX ISA 9.7.9.27-28)
+    {Op::tensormap,
+     "tensormap",
+     {2, 3},
+     {C::type, C::form, C::space, C::memory_order, C::scope, C::sync, C::proxy},
+     Availability::arch_specific(90)},
     {Op::bar, "bar", {1, 2}, {C::sync, C::form, C::scope}, kAll},
     {Op::barrier, "barrier", {0, 2}, {C::sync, C::form, C::scope, C::memory_order}, kAll},
     {Op::membar, "membar", {0, 0}, {C::scope, C::proxy}, kAll},

@@ -8,7 +8,9 @@
 #include <unordered_map>
 
 #include "float_format.hpp"
+#include "source_lines.hpp"
 #include "tcgen05_decode.hpp"
+#include "tensormap.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/scopes.hpp"
@@ -46,6 +48,7 @@ struct Pending {
   ptx::Instruction inst;
   int line;
   Synthetic kind = Synthetic::none;
+  std::uint32_t source = 0;  // SourceLines' index of the .loc in effect
 };
 
 class KernelDecoder {
@@ -53,7 +56,8 @@ class KernelDecoder {
   KernelDecoder(const ptx::Module& module, std::size_t item_index, const ModuleSymbols& symbols)
       : module_(module),
         function_(std::get<ptx::Function>(module.items[item_index])),
-        module_symbols_(symbols) {
+        module_symbols_(symbols),
+        sources_(module) {
     kernel_.name = function_.name;
     line_ = first_body_line(module, item_index);
     layout_params();
@@ -73,9 +77,12 @@ class KernelDecoder {
     ptx::Instruction implicit_exit = ptx::Instruction::parse_opcode("exit");
     pending_.push_back({implicit_exit, line_});
     collect_copies();
-    for (const Pending& p : pending_)
+    for (const Pending& p : pending_) {
       kernel_.code.push_back(p.kind == Synthetic::none ? decode(p.inst, p.line)
                                                        : decode_synthetic(p));
+      kernel_.code.back().source = p.source;
+    }
+    kernel_.sources = sources_.take_positions();
     std::string why;
     if (const std::size_t at = mixed_cta_group(kernel_.code, why); at < kernel_.code.size())
       fail(kernel_.code[at].line, kernel_.code[at].text, why);
@@ -134,9 +141,9 @@ class KernelDecoder {
       case ptx::Space::reg:
         if (v.type == Type::b128) fail(line_, ptx::emit(v), ".b128 registers are not simulated");
         if (v.range) {
-          for (int i = 0; i < *v.range; ++i) add_register(v.name + std::to_string(i));
+          for (int i = 0; i < *v.range; ++i) add_register(v.name + std::to_string(i), ptx::bits(v.type));
         } else {
-          add_register(v.name);
+          add_register(v.name, ptx::bits(v.type));
         }
         return;
       case ptx::Space::shared:
@@ -160,8 +167,9 @@ class KernelDecoder {
     }
   }
 
-  void add_register(const std::string& name) {
+  void add_register(const std::string& name, int bits = 0) {
     if (!slots_.count(name)) slots_.emplace(name, static_cast<std::uint32_t>(slots_.size()));
+    if (bits == 64) wide_slots_.insert(slots_[name]);
   }
 
   int body_line(std::size_t item) {
@@ -396,7 +404,7 @@ class KernelDecoder {
           ret.operands = {copy_return_};
           pending_.push_back({std::move(ret), line_, Synthetic::ret});
         } else {
-          pending_.push_back({*inst, line_});
+          pending_.push_back({*inst, line_, Synthetic::none, sources_.current()});
         }
         ++line_;
       } else if (const auto* label = std::get_if<ptx::Label>(&s)) {
@@ -412,7 +420,8 @@ class KernelDecoder {
           declare(*var);
         }
         ++line_;
-      } else if (std::holds_alternative<ptx::Directive>(s)) {
+      } else if (const auto* directive = std::get_if<ptx::Directive>(&s)) {
+        sources_.see(*directive);
         ++line_;
       } else if (const auto* nested = std::get_if<ptx::Block>(&s)) {
         ++line_;
@@ -642,6 +651,8 @@ class KernelDecoder {
         op = MbarrierOp::test_wait;
       else if (in.has_modifier("try_wait"))
         op = MbarrierOp::try_wait;
+      else if (in.has_modifier("inval"))
+        op = MbarrierOp::inval;
       else
         fail(line, d.text, "this mbarrier operation is not simulated");
       d.mode = static_cast<std::uint8_t>(op);
@@ -650,7 +661,7 @@ class KernelDecoder {
       std::erase_if(mods, [](const std::string& m) {
         return m == "init" || m == "arrive" || m == "expect_tx" || m == "complete_tx" ||
                m == "test_wait" || m == "try_wait" || m == "parity" || m == "noinc" ||
-               m == "mbarrier" || m == "async";
+               m == "mbarrier" || m == "async" || m == "inval";
       });
     } else if (opcode == O::cp && in.has_modifier("bulk")) {
       decode_bulk(in, d, mods, line);
@@ -660,6 +671,8 @@ class KernelDecoder {
       decode_wmma(in, d, mods, line);
     } else if (opcode == O::tcgen05) {  // tcgen05_decode.cpp
       if (std::string why = decode_tcgen05(in, d, mods); !why.empty()) fail(line, d.text, why);
+    } else if (opcode == O::tensormap) {  // tensormap.cpp
+      if (std::string why = decode_tensormap(in, d, mods); !why.empty()) fail(line, d.text, why);
     } else if (opcode == O::setmaxnreg) {
       // setmaxnreg.{inc,dec}.sync.aligned.u32 N (PTX ISA 9.7.19.7): a hint to
       // the register allocator with no effect the simulator models, but
@@ -734,6 +747,11 @@ class KernelDecoder {
       d.target = static_cast<std::uint32_t>(d.ops[0][0].bits);
     }
     cache_hint_ = in.has_modifier("L2::cache_hint");
+    // A signed load into a wider register sign-extends to the register's
+    // width (PTX ISA 9.7.9.8 "ld"): ld.param.s32 %rd1 (Triton's i32 arguments).
+    if (d.op == Op::ld && ptx::is_signed(d.type()) && ptx::bits(d.type()) < 64 && !d.ops.empty())
+      d.widen = std::all_of(d.ops[0].begin(), d.ops[0].end(),
+                            [&](const Arg& a) { return a.kind == Arg::Kind::reg && wide_slots_.count(a.slot); });
     validate(d, line, text);
     return d;
   }
@@ -1206,10 +1224,12 @@ class KernelDecoder {
   const ptx::Module& module_;
   const ptx::Function& function_;
   const ModuleSymbols& module_symbols_;
+  SourceLines sources_;
   Kernel kernel_;
   int line_ = 0;
   std::vector<Pending> pending_;
   std::unordered_map<std::string, std::uint32_t> slots_;
+  std::set<std::uint32_t> wide_slots_;  // the 64-bit registers' slots
   std::unordered_map<std::string, std::uint32_t> labels_;
   std::unordered_map<std::string, SymbolInfo> symbols_;
   std::vector<std::string> extern_names_;

@@ -31,6 +31,12 @@ void prepare_cta(Cta& cta, const LaunchState& launch, Cluster& cluster, std::uin
   cta.instructions = 0;
   cta.tmem.reset();
   const std::uint32_t warps = (cta.threads + 31) / 32;
+  if (launch.check_shared_races) {
+    if (!cta.races) cta.races = std::make_unique<SharedRaces>();
+    cta.races->reset(warps, shared_bytes);
+  } else {
+    cta.races.reset();
+  }
   cta.warps.resize(warps);
   const Kernel& k = launch.kernel;
   for (std::uint32_t i = 0; i < warps; ++i) {

@@ -32,6 +32,7 @@ namespace warpforge::ptx {
   X(fma) X(rcp) X(sqrt) X(rsqrt) X(ex2) X(lg2) X(sin) X(cos) X(tanh) X(cvt) X(cvta) \
   /* memory (9.7.9, 9.7.13) */ \
   X(ld) X(ldu) X(st) X(atom) X(red) X(cp) X(mbarrier) X(prefetch) X(prefetchu) X(mapa) \
+  X(tensormap) \
   /* synchronization (9.7.13) */ \
   X(bar) X(barrier) X(membar) X(fence) X(nanosleep) X(griddepcontrol) \
   /* warp collectives and matrices (9.7.8, 9.7.14, 9.7.15) */ \

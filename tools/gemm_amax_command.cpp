@@ -87,13 +87,15 @@ Args parse(const std::vector<std::string>& raw) {
   if (const auto v = args.value("--kernel"))
     a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a"}));
   a.device = parse_device_choice(args);
-  if (const auto v = args.value("--save")) {
-    check_save_directory("--save", *v);
-    a.save = *v;
-  }
+  if (a.kernel == ops::GemmAmaxKernel::sm100a) require_target(a.device, "--kernel sm100a", ptx::Target::sm_100a);
+  const auto save = args.value("--save");
   a.check = args.flag("--check");
   a.bench = args.flag("--bench");
   args.finish();
+  if (save) {
+    prepare_save_directory("--save", *save);
+    a.save = *save;
+  }
   return a;
 }
 
@@ -283,7 +285,6 @@ int run_gemm_amax(const std::vector<std::string>& raw) {
   }
 
   if (!a.save.empty()) {
-    make_save_directory(a.save);
     const std::filesystem::path dir(a.save);
     const bool fp4 = a.ab == DType::e2m1;
     write_npy(dir / "a.npy", "|u1", {a.l, a.m, fp4 ? a.k / 2 : a.k}, A.q.data.data(),

@@ -80,6 +80,7 @@ Options parse(const std::vector<std::string>& raw) {
                   "prints it, e.g. '128x256x64 s3 w2x1 c1x1'");
   }
   o.device = parse_device_choice(args);
+  if (o.kernel == ops::GemmKernel::sm100a) require_target(o.device, "--kernel sm100a", ptx::Target::sm_100a);
   o.check = args.flag("--check");
   o.bench = args.flag("--bench");
   o.autotune = args.flag("--autotune");
@@ -88,11 +89,14 @@ Options parse(const std::vector<std::string>& raw) {
     o.reps = static_cast<int>(integer_in("--reps", *v, 1, 100000));
   }
   if (const auto v = args.value("--seed")) o.seed = static_cast<unsigned>(integer_in("--seed", *v, 0, UINT32_MAX));
-  if (const auto v = args.value("--save")) o.save = *v;
+  const auto save = args.value("--save");
   args.finish();
   if (!o.m || !o.n || !o.k)
     throw Error("--m, --n and --k are required; see `warpforge gemm --help`");
-  if (!o.save.empty()) check_save_directory("--save", o.save);
+  if (save) {
+    prepare_save_directory("--save", *save);
+    o.save = *save;
+  }
   return o;
 }
 
@@ -226,7 +230,6 @@ int run_gemm(const std::vector<std::string>& args) {
                 o.reps, flops / (median * 1e-3) / 1e12);
   }
   if (!o.save.empty()) {
-    make_save_directory(o.save);
     const std::filesystem::path dir(o.save);
     write_npy(dir / "a.npy", a.host);
     write_npy(dir / "b.npy", b.host);

@@ -22,6 +22,7 @@ int run_amdgpu(const std::vector<std::string>& raw) {
   const auto target_name = args.value("--target");
   const amdgpu::Target target = target_name ? amdgpu::require_target(*target_name) : amdgpu::Target::gfx942;
   if (list) {
+    if (target_name) throw Error("--list names every kernel; --target chooses one kernel's target: give one of them");
     args.finish();  // --list takes nothing else
     for (const auto& e : examples::amd_examples())
       std::cout << e.name << "\t" << e.description << "\n";

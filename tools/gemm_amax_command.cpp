@@ -330,13 +330,14 @@ const Registration registration({
     "          swapped (A to bf16 by a pre-pass, B's codes into wgmma's register\n"
     "          fragments; K a multiple of 64) between, then sm90a, then sm80; sm100a,\n"
     "          the experimental tcgen05 kernel, first on\n"
-    "          the simulator standing for sm_100a, on a GPU only when named); the choice\n"
+    "          the simulator standing for sm_100a, on a GPU only when named; named, the\n"
+    "          simulator stands for sm_100a and another --target is refused); the choice\n"
     "          and why is printed first\n"
     + device_choice_help(10) +
     "--check   compare C and amax with the CPU reference (atol = rtol = 0.01 for\n"
     "          f32/f16/bf16 C, 0.1 for FP8/FP4 C; amax within 0.1); exit 1 on failure\n"
     "--bench   time repeated runs (CUDA events, median after a warm-up) and print TFLOP/s\n"
-    "--save    write a, b, sfa, sfb, c, amax as .npy into DIR: data as raw uint8\n"
+    "--save    write a, b, sfa, sfb, c, amax as .npy into DIR (made before the run): data as raw uint8\n"
     "          bytes (L, rows, K) (FP4: (L, rows, K/2), low nibble = lower k), scales as\n"
     "          the 1-D 128x4 layout bytes, C as f32/f16 or raw bytes (bf16: uint16 bits;\n"
     "          FP4: (L, M, N/2)), amax f32 (1,)\n",

@@ -259,7 +259,8 @@ const Registration registration({
     "--out-dtype    C and D (default: --dtype); accumulation is f32 always\n"
     "--alpha --beta the scalars (default 1 and 0); C is made (random) only when beta != 0\n"
     "--kernel       auto (default), sm80, sm90a, or sm100a (experimental: tcgen05, never run on\n"
-    "               a Blackwell GPU, so taken only when named)\n"
+    "               a Blackwell GPU, so taken only when named; the simulator then stands for\n"
+    "               sm_100a, and another --target is refused)\n"
     "--config       the kernel's configuration instead of the heuristic's, as the output\n"
     "               prints it (tile MxNxK, stages, warps or consumer warpgroups, cluster,\n"
     "               'pingpong' for sm90a's alternating consumers, 'streamk' for its split\n"
@@ -272,13 +273,10 @@ const Registration registration({
         "TFLOP/s\n"
         "--autotune     time the candidate configurations once and remember the winner\n"
         "               (gemm-autotune.txt in the binary cache directory)\n"
-        "--save DIR     write a.npy, b.npy, c.npy (when beta != 0) and d.npy: NumPy format 1.0, "
-        "the\n"
-        "               logical shape ((L,) rows, cols), column-major matrices as fortran_order; "
-        "f32 "
-        "as\n"
-        "               '<f4', f16 as '<f2', bf16 as its raw bits '<u2' (NumPy has no bfloat16: "
-        "view\n"
+        "--save DIR     write a.npy, b.npy, c.npy (when beta != 0) and d.npy into DIR (made, with\n"
+        "               its parents, before the GEMM runs): NumPy format 1.0, the logical shape\n"
+        "               ((L,) rows, cols), column-major matrices as fortran_order; f32 as '<f4',\n"
+        "               f16 as '<f2', bf16 as its raw bits '<u2' (NumPy has no bfloat16: view\n"
         "               them with ml_dtypes.bfloat16, or as float32 after shifting left 16 bits)\n",
     run_gemm,
 });

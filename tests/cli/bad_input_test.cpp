@@ -165,12 +165,14 @@ TEST(BadInput, LayoutExpressionsNestedTooDeeplyOrOverflowingAreRefused) {
                       "reaches past the largest offset a signed 64-bit integer holds"));
 }
 
-TEST(BadInput, RepeatedOrStrayLayoutArgumentsAreRefused) {
+TEST(BadInput, ListsAndOutputFilesRefuseStrayRepeatedOrEmptyArguments) {
   expect_refused({
       {"layout --list extra", "--list prints the catalogue and takes nothing else; got 'extra'"},
       {"layout --list --list", "--list given twice; give it once"},
       {"layout smem --svg a.svg --svg b.svg", "--svg given twice ('a.svg' and 'b.svg'); give it once"},
       {"layout smem --svg ''", "--svg '' refused: name the file to write"},
+      {"ptx --list --target sm_80", "--list names every kernel; --target chooses one kernel's target"},
+      {"amdgpu --list --target gfx90a", "--list names every kernel; --target chooses one kernel's target"},
       {"layout smem --svg /proc/x.svg", "--svg '/proc/x.svg' refused: cannot write the file: No such file or directory"},
   });
 }

@@ -112,10 +112,13 @@ struct SimOptions {
   // The bytes of host memory the device's allocations may hold together; 0:
   // whatever the host has available. Buffer refuses beyond it.
   std::size_t memory_bytes = 0;
-  // A launch running longer than 2 s shows its progress (blocks done of all,
-  // time elapsed, an estimate of the rest) on stderr when stderr is a
-  // terminal; false keeps it quiet there too.
+  // A launch running longer than progress_after_seconds shows its progress
+  // on stderr when stderr is a terminal, redrawn four times a second: blocks
+  // (or clusters) done of all, time elapsed, thread-instructions run and
+  // their rate, and once a block has finished, the total its average
+  // extrapolates to and the time left; false keeps it quiet there too.
   bool progress = true;
+  double progress_after_seconds = 2.0;
   // Reports a race on shared memory (two warps' accesses of a byte, one a
   // write, that no barrier or mbarrier wait orders) as a fault of the second
   // access, naming both instructions (src/sim/shared_races.hpp says what it

@@ -90,7 +90,9 @@ const Path* choose(const std::vector<const Path*>& paths, AttentionKernel wanted
     passed_over.push_back({path->kind(), std::move(why)});
   }
   if (wanted != AttentionKernel::automatic) {
-    refusals.push_back("kernel " + std::string(name(wanted)) + " is not in this build for this pass");
+    std::string kinds;
+    for (const Path* path : paths) kinds += (kinds.empty() ? "" : ", ") + std::string(name(path->kind()));
+    refusals.push_back("kernel " + std::string(name(wanted)) + " does not run this pass; these do: " + kinds);
     return nullptr;
   }
   for (const auto& [kind, why] : passed_over)

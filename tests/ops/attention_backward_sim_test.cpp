@@ -54,6 +54,10 @@ TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {
   EXPECT_NE(det.describe().find("deterministic"), std::string::npos) << det.describe();
   AttentionBackward caller(t, {.caller_workspace = true});
   EXPECT_THROW(caller.execute(t), OpsError);
+  // The backward has no sm90a kernel yet: naming it is refused, saying which kernels run it.
+  AttentionBackward forced(t, {.kernel = AttentionKernel::sm90a});
+  ASSERT_EQ(forced.check_support().size(), 1u);
+  EXPECT_EQ(forced.check_support()[0], "kernel sm90a does not run this pass; these do: sm80");
 }
 
 }  // namespace

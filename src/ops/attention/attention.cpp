@@ -14,12 +14,6 @@ namespace {
 
 using runtime::TensorView;
 
-std::string join(const std::vector<std::string>& reasons) {
-  std::string s;
-  for (const auto& r : reasons) s += "\n  - " + r;
-  return s;
-}
-
 // What execute() compares: everything of a view but its data.
 struct ViewDescription {
   runtime::DType dtype;
@@ -96,7 +90,9 @@ const Path* choose(const std::vector<const Path*>& paths, AttentionKernel wanted
     passed_over.push_back({path->kind(), std::move(why)});
   }
   if (wanted != AttentionKernel::automatic) {
-    refusals.push_back("kernel " + std::string(name(wanted)) + " is not in this build for this pass");
+    std::string kinds;
+    for (const Path* path : paths) kinds += (kinds.empty() ? "" : ", ") + std::string(name(path->kind()));
+    refusals.push_back("kernel " + std::string(name(wanted)) + " does not run this pass; these do: " + kinds);
     return nullptr;
   }
   for (const auto& [kind, why] : passed_over)
@@ -125,17 +121,17 @@ struct OpState {
   }
 
   std::string describe(const char* op) const {
-    if (!refusals.empty()) return std::string(op) + " refuses " + problem.describe() + ":" + join(refusals);
+    if (!refusals.empty()) return std::string(op) + " refuses " + problem.describe() + ":" + join_reasons(refusals);
     std::string s = std::string(op) + " " + problem.describe() + ": kernel " + std::string(name(path->kind())) +
                     ", " + path->configuration(problem, device) + ", workspace " +
                     std::to_string(path->workspace_bytes(problem)) + " bytes";
-    for (const auto& [kind, why] : passed_over) s += "\n  not " + std::string(name(kind)) + ":" + join(why);
+    for (const auto& [kind, why] : passed_over) s += "\n  not " + std::string(name(kind)) + ":" + join_reasons(why);
     return s;
   }
 
   void compile(const char* op) {
     if (!refusals.empty())
-      throw OpsError(std::string(op) + " cannot run " + problem.describe() + ":" + join(refusals));
+      throw OpsError(std::string(op) + " cannot run " + problem.describe() + ":" + join_reasons(refusals));
     if (launch) return;
     launch = path->compile(problem, device);
     const std::size_t bytes = path->workspace_bytes(problem);
@@ -190,7 +186,7 @@ void Attention::compile() { state_->compile("Attention"); }
 void Attention::execute(const AttentionTensors& t, runtime::Stream* stream) {
   compile();
   auto why = mismatches(named(t), state_->views, state_->device);
-  if (!why.empty()) throw OpsError("Attention::execute refused:" + join(why));
+  if (!why.empty()) throw OpsError("Attention::execute refused:" + join_reasons(why));
   state_->launch->run(t, stream);
 }
 
@@ -242,7 +238,7 @@ void AttentionBackward::execute(const AttentionBackwardTensors& t, runtime::Stre
     why.push_back("no workspace given: with AttentionOptions::caller_workspace, execute() needs one of " +
                   std::to_string(needed) + " bytes (workspace_bytes())");
   }
-  if (!why.empty()) throw OpsError("AttentionBackward::execute refused:" + join(why));
+  if (!why.empty()) throw OpsError("AttentionBackward::execute refused:" + join_reasons(why));
   const runtime::DevicePtr at = workspace ? workspace->address() : s.workspace ? s.workspace->address() : 0;
   s.launch->run(t, at, stream);
 }

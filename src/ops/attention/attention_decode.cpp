@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention_problem.hpp"
 #include "decode_kernel.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
@@ -16,12 +17,6 @@ namespace {
 
 using runtime::DType;
 using runtime::TensorView;
-
-std::string join(const std::vector<std::string>& reasons) {
-  std::string s;
-  for (const auto& r : reasons) s += "\n  - " + r;
-  return s;
-}
 
 struct DecodeProblem {
   DType dtype = DType::bf16;
@@ -217,7 +212,7 @@ std::size_t AttentionDecode::workspace_bytes() const { return state_->refusals.e
 
 std::string AttentionDecode::describe() const {
   const State& s = *state_;
-  if (!s.refusals.empty()) return "AttentionDecode refuses " + s.problem.describe() + ":" + join(s.refusals);
+  if (!s.refusals.empty()) return "AttentionDecode refuses " + s.problem.describe() + ":" + join_reasons(s.refusals);
   return "AttentionDecode " + s.problem.describe() + ": " + std::to_string(s.splits) + " split" +
          (s.splits > 1 ? "s" : "") + " a sequence (" + std::to_string(s.problem.batch * s.problem.heads_kv * s.splits) +
          " CTAs of the split kernel " + s.spec.kernel_name() + ", " + std::to_string(s.spec.block_n) +
@@ -228,7 +223,7 @@ std::string AttentionDecode::describe() const {
 
 void AttentionDecode::compile() {
   State& s = *state_;
-  if (!s.refusals.empty()) throw OpsError("AttentionDecode cannot run " + s.problem.describe() + ":" + join(s.refusals));
+  if (!s.refusals.empty()) throw OpsError("AttentionDecode cannot run " + s.problem.describe() + ":" + join_reasons(s.refusals));
   if (s.split_module) return;
   s.split_module.emplace(s.device, build_decode_split(s.spec));
   if (s.splits > 1) s.combine_module.emplace(s.device, build_decode_combine(s.spec));
@@ -269,7 +264,7 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
     why.push_back("no workspace given: with caller_workspace, execute() needs one of " + std::to_string(needed) +
                   " bytes (workspace_bytes())");
   }
-  if (!why.empty()) throw OpsError("AttentionDecode::execute refused:" + join(why));
+  if (!why.empty()) throw OpsError("AttentionDecode::execute refused:" + join_reasons(why));
 
   const DecodeProblem& p = s.problem;
   const auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };

@@ -231,6 +231,12 @@ AttentionStrides read_like(const char* role, const TensorView& v, const char* li
 
 }  // namespace
 
+std::string join_reasons(const std::vector<std::string>& reasons) {
+  std::string s;
+  for (const auto& r : reasons) s += "\n  - " + r;
+  return s;
+}
+
 bool AttentionProblem::visible(std::int64_t i, std::int64_t j, std::int64_t len_q,
                                std::int64_t len_k) const {
   if (j < 0 || j >= len_k) return false;

@@ -53,6 +53,19 @@ struct AttentionProblem {
   friend bool operator==(const AttentionProblem&, const AttentionProblem&) = default;
 };
 
+// A kernel specialisation's mask and layout flags, from the problem (each
+// attention kernel's spec has these four fields).
+template <class Spec>
+void take_mask_flags(Spec& s, const AttentionProblem& p) {
+  s.varlen = p.varlen;
+  s.window_left = p.window_left >= 0;
+  s.window_right = p.window_right >= 0;
+  s.top_left = p.top_left;
+}
+
+// Reasons as the ops' messages list them: "\n  - reason" each.
+std::string join_reasons(const std::vector<std::string>& reasons);
+
 // The problem of a forward pass; every refusal appended to `why`.
 AttentionProblem attention_problem(const AttentionTensors& t, const AttentionOptions& options,
                                    std::vector<std::string>& why);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "sm80_softmax.hpp"
@@ -303,6 +304,15 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
 
   // The output of rows that exist: O and lse, or the split's partials.
   const tile::LaneCoords olc = tile::emit_lane_coords(k, acc_o[0].steps(), lane);
+  // Each pair of adjacent columns of the thread's row `half` (the m16n8
+  // accumulator's c0, c1: PTX ISA 9.7.14.5.14), with its column offset.
+  auto row_pairs = [&](int half, const std::function<void(const Reg&, const Reg&, std::int64_t)>& body) {
+    for (int panel = 0; panel < D / 16; ++panel)
+      for (std::size_t v = 0; v + 1 < o_half.size(); v += 2)
+        if (o_half[v] == half)
+          body(acc_o[panel].regs()[v], acc_o[panel].regs()[v + 1],
+               16 * panel + acc_o[panel].steps().value_offset(static_cast<std::int64_t>(v)).second);
+  };
   for (int half = 0; half < 2; ++half) {
     Reg r = row_tile * 16 + olc.row + 8 * half;
     Reg head = g * s.group + k.div(r, NQ);
@@ -316,14 +326,11 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
       k.mul_wide(col, olc.col, 2);
       out = out + col;
       k.guarded(inside, [&] {
-        for (int panel = 0; panel < D / 16; ++panel)
-          for (std::size_t v = 0; v + 1 < o_half.size(); v += 2) {
-            if (o_half[v] != half) continue;
-            const auto c = acc_o[panel].steps().value_offset(static_cast<std::int64_t>(v)).second;
-            Reg packed = k.reg(b32);
-            k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, acc_o[panel].regs()[v + 1], acc_o[panel].regs()[v]);
-            k.st(Space::global, b32, at(out, (16 * panel + c) * 2), packed);
-          }
+        row_pairs(half, [&](const Reg& x0, const Reg& x1, std::int64_t col) {
+          Reg packed = k.reg(b32);
+          k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, x1, x0);
+          k.st(Space::global, b32, at(out, col * 2), packed);
+        });
       });
       if (s.has_lse) {
         Reg natural = k.reg(f32);
@@ -342,12 +349,9 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
       k.mul_wide(col, olc.col, 4);
       out = out + col;
       k.guarded(inside, [&] {
-        for (int panel = 0; panel < D / 16; ++panel)
-          for (std::size_t v = 0; v + 1 < o_half.size(); v += 2) {
-            if (o_half[v] != half) continue;
-            const auto c = acc_o[panel].steps().value_offset(static_cast<std::int64_t>(v)).second;
-            k.st(Space::global, f32, at(out, (16 * panel + c) * 4), Regs{acc_o[panel].regs()[v], acc_o[panel].regs()[v + 1]});
-          }
+        row_pairs(half, [&](const Reg& x0, const Reg& x1, std::int64_t col) {
+          k.st(Space::global, f32, at(out, col * 4), Regs{x0, x1});
+        });
       });
       Reg rows_total = k.sreg(SReg::nctaid_z) * heads_q * NQ;
       Reg lse_index = k.reg(u64), lse_base = k.reg(u64);

@@ -60,12 +60,30 @@ Reg workspace_row(Kernel& k, bool varlen, const Extent& qs, const Reg& b, const 
   return k.mov(u32, first);
 }
 
-// The 16-row-block geometry of the row kernels: 64 rows a CTA, head_dim/8
-// lanes a row (16-byte pieces), 128/(head_dim/8) rows a pass.
-struct RowPieces {
+// Where a thread of the row kernels works: 64 rows of (sequence b, head h)
+// a CTA (ctaid x, y, z: the block, the head, the sequence), head_dim/8
+// lanes a row (16-byte pieces), 128/(head_dim/8) rows a pass; CTAs past the
+// sequence exit.
+struct RowBlock {
   int lanes, rows_per_pass, passes;
-  explicit RowPieces(int head_dim)
-      : lanes(head_dim / 8), rows_per_pass(128 / (head_dim / 8)), passes(64 / (128 / (head_dim / 8))) {}
+  Reg h, b;
+  Extent qs;
+  Reg m0, piece, row_in_pass, ws_row0;
+
+  RowBlock(Kernel& k, const Sm80BackwardSpec& s, const Common& c, const Reg& cu_q)
+      : lanes(s.head_dim / 8), rows_per_pass(128 / lanes), passes(64 / rows_per_pass) {
+    Reg tid = k.sreg(SReg::tid_x);
+    h = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
+    qs = sequence_extent(k, s.varlen, cu_q, b, c.seq_q);
+    m0 = (k.sreg(SReg::ctaid_x) * 64).as(s32);
+    k.if_then(m0 >= qs.length, [&] { k.exit(); });
+    piece = k.reg(u32), row_in_pass = k.reg(u32);
+    k.rem(piece, tid, lanes);
+    k.div(row_in_pass, tid, lanes);
+    ws_row0 = workspace_row(k, s.varlen, qs, b, c.seq_q);
+  }
+  // The row (within the sequence) of this thread's pass `pass`.
+  Reg row(int pass) const { return m0.as(u32) + (pass * rows_per_pass) + row_in_pass; }
 };
 
 // Eight 16-bit values (four b32) as f32.
@@ -123,10 +141,7 @@ Sm80BackwardSpec sm80_backward_spec(const AttentionProblem& p) {
   // registers a thread, Sᵀ and dPᵀ 2·block_m/2.
   s.block_m = p.head_dim >= 128 ? 32 : 64;
   s.block_n = 64;
-  s.varlen = p.varlen;
-  s.window_left = p.window_left >= 0;
-  s.window_right = p.window_right >= 0;
-  s.top_left = p.top_left;
+  take_mask_flags(s, p);
   s.deterministic = p.deterministic;
   return s;
 }
@@ -150,20 +165,12 @@ ptx::Module build_sm80_backward_rows(const Sm80BackwardSpec& s) {
       delta = k.param_ptr("delta"), dq_accum = k.param_ptr("dq_accum");
   const Common c = declare_common(k, {"o", "do"});
   k.reqntid(128);
-  const RowPieces rp(s.head_dim);
-  Reg tid = k.sreg(SReg::tid_x);
-  Reg q_block = k.sreg(SReg::ctaid_x), h = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
-  const Extent qs = sequence_extent(k, s.varlen, cu_q, b, c.seq_q);
-  Reg m0 = (q_block * 64).as(s32);
-  k.if_then(m0 >= qs.length, [&] { k.exit(); });
-  Reg piece = k.reg(u32), row_in_pass = k.reg(u32);
-  k.rem(piece, tid, rp.lanes);
-  k.div(row_in_pass, tid, rp.lanes);
-  Reg ws_row0 = workspace_row(k, s.varlen, qs, b, c.seq_q);
-  for (int pass = 0; pass < rp.passes; ++pass) {
-    Reg i = m0.as(u32) + (pass * rp.rows_per_pass) + row_in_pass;  // the row within the sequence
-    Pred inside = i.as(s32) < qs.length;
-    Reg seq_row = qs.first.as(u32) + i;
+  const RowBlock rb(k, s, c, cu_q);
+  const Reg &h = rb.h, &b = rb.b, &piece = rb.piece;
+  for (int pass = 0; pass < rb.passes; ++pass) {
+    Reg i = rb.row(pass);  // the row within the sequence
+    Pred inside = i.as(s32) < rb.qs.length;
+    Reg seq_row = rb.qs.first.as(u32) + i;
     Regs o = k.regs(b32, 4), d_o = k.regs(b32, 4);
     Reg piece_bytes = k.reg(u64);
     k.mul_wide(piece_bytes, piece, 16);
@@ -178,11 +185,11 @@ ptx::Module build_sm80_backward_rows(const Sm80BackwardSpec& s) {
       for (int e = 0; e < 8; ++e) k.fma(sum, of[e], df[e], sum);
     });
     Reg other = k.reg(f32);
-    for (int lanes = rp.lanes / 2; lanes >= 1; lanes /= 2) {  // the row's lanes are adjacent
+    for (int lanes = rb.lanes / 2; lanes >= 1; lanes /= 2) {  // the row's lanes are adjacent
       k.shfl_sync(Shfl::bfly, other, sum, lanes, 0x1f);
       k.add(sum, sum, other);
     }
-    Reg ws_row = ws_row0 + i;
+    Reg ws_row = rb.ws_row0 + i;
     Reg at_delta = k.reg(u64);
     k.mul_wide(at_delta, h * c.rows_q + ws_row, 4);
     k.guarded(inside && (piece == 0), [&] { k.st(Space::global, f32, at(delta + at_delta), sum); });
@@ -206,22 +213,14 @@ ptx::Module build_sm80_backward_finish(const Sm80BackwardSpec& s) {
   Reg dq_accum = k.param_ptr("dq_accum"), pdq = k.param_ptr("dQ"), cu_q = k.param_ptr("cu_seqlens_q");
   const Common c = declare_common(k, {"dq"});
   k.reqntid(128);
-  const RowPieces rp(s.head_dim);
-  Reg tid = k.sreg(SReg::tid_x);
-  Reg q_block = k.sreg(SReg::ctaid_x), h = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
-  const Extent qs = sequence_extent(k, s.varlen, cu_q, b, c.seq_q);
-  Reg m0 = (q_block * 64).as(s32);
-  k.if_then(m0 >= qs.length, [&] { k.exit(); });
-  Reg piece = k.reg(u32), row_in_pass = k.reg(u32);
-  k.rem(piece, tid, rp.lanes);
-  k.div(row_in_pass, tid, rp.lanes);
-  Reg ws_row0 = workspace_row(k, s.varlen, qs, b, c.seq_q);
+  const RowBlock rb(k, s, c, cu_q);
+  const Reg &h = rb.h, &b = rb.b, &piece = rb.piece;
   const Type packed = s.dtype == DType::f16 ? f16x2 : bf16x2;
-  for (int pass = 0; pass < rp.passes; ++pass) {
-    Reg i = m0.as(u32) + (pass * rp.rows_per_pass) + row_in_pass;
-    k.if_then(i.as(s32) < qs.length, [&] {
+  for (int pass = 0; pass < rb.passes; ++pass) {
+    Reg i = rb.row(pass);
+    k.if_then(i.as(s32) < rb.qs.length, [&] {
       Reg at_dq = k.reg(u64);
-      k.mul_wide(at_dq, ((ws_row0 + i) * c.heads_q + h) * s.head_dim + piece * 8, 4);
+      k.mul_wide(at_dq, ((rb.ws_row0 + i) * c.heads_q + h) * s.head_dim + piece * 8, 4);
       Regs x = k.regs(f32, 8);
       k.ld(Space::global, f32, Regs(x.begin(), x.begin() + 4), at(dq_accum + at_dq));
       k.ld(Space::global, f32, Regs(x.begin() + 4, x.end()), at(dq_accum + at_dq, 16));
@@ -231,7 +230,7 @@ ptx::Module build_sm80_backward_finish(const Sm80BackwardSpec& s) {
       Reg piece_bytes = k.reg(u64);
       k.mul_wide(piece_bytes, piece, 16);
       k.st(Space::global, b32,
-           at(row_address(k, pdq, c.strides[0], b, h, qs.first.as(u32) + i, 2) + piece_bytes), out);
+           at(row_address(k, pdq, c.strides[0], b, h, rb.qs.first.as(u32) + i, 2) + piece_bytes), out);
     });
   }
   return k.module();
@@ -259,9 +258,7 @@ ptx::Module build_sm80_backward_kv(const Sm80BackwardSpec& s) {
   const Extent qs = sequence_extent(k, s.varlen, cu_q, b, c.seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, c.seq_k);
   Reg n0 = (n_block * BN).as(s32);
   k.if_then(n0 >= ks.length, [&] { k.exit(); });
-  Reg diag = k.reg(s32);
-  if (s.top_left) k.mov(diag, 0);
-  else k.sub(diag, ks.length, qs.length);
+  Reg diag = mask_diagonal(k, s.top_left, qs.length, ks.length);
   // The query blocks that see a key of this block: queries i with
   // i + diag - window_left <= key <= i + diag + window_right for some key.
   Reg lo = k.mov(s32, 0), hi = k.mov(s32, qs.length);
@@ -359,14 +356,8 @@ ptx::Module build_sm80_backward_kv(const Sm80BackwardSpec& s) {
       k.bar_sync(0);
 
       // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for the warp's 16 keys.
-      for (int panel = 0; panel < D / 16; ++panel) {
-        tile::warp::copy(k, sK_warp.panel_view(k, panel, 0, true), a_frag);
-        tile::warp::copy(k, sQ.panel_view(k, panel, 0, false), b_cols);
-        tile::warp::gemm(k, acc_s, a_frag, b_cols, panel ? std::optional(acc_s) : std::nullopt, 1.0f, panel ? 1.0f : 0.0f);
-        tile::warp::copy(k, sV_warp.panel_view(k, panel, 0, true), a_frag);
-        tile::warp::copy(k, sdO.panel_view(k, panel, 0, false), b_cols);
-        tile::warp::gemm(k, acc_dp, a_frag, b_cols, panel ? std::optional(acc_dp) : std::nullopt, 1.0f, panel ? 1.0f : 0.0f);
-      }
+      panel_products(k, acc_s, sK_warp, sQ, a_frag, b_cols);
+      panel_products(k, acc_dp, sV_warp, sdO, a_frag, b_cols);
       k.if_then(mask_cuts(mask, m0, BM, n0, BN), [&] {
         MaskGeometry at_block = mask;
         at_block.query0 = mask.query0 + m0;
@@ -483,15 +474,16 @@ ptx::Module build_sm80_backward_dq(const Sm80BackwardSpec& s) {
   Reg m0 = (q_block * BM).as(s32);
   k.if_then(m0 >= qs.length, [&] { k.exit(); });
   Reg rows_valid = qs.length - m0;
-  Reg diag = k.reg(s32);
-  if (s.top_left) k.mov(diag, 0);
-  else k.sub(diag, ks.length, qs.length);
-  // The key blocks a row of this block sees (as the forward's).
-  Reg hi = k.mov(s32, ks.length), lo = k.mov(s32, 0);
-  if (s.window_right) k.min(hi, hi, m0 + k.min(rows_valid, BM) + diag + c.window_right);
-  k.max(hi, hi, 0);
-  if (s.window_left) k.max(lo, m0 + diag - c.window_left, 0);
-  Reg block_hi = k.div(hi + (BN - 1), BN), block_lo = k.div(lo, BN);
+  // The mask (query0 and key0 are the thread's, set below) and the key blocks a row of this block sees.
+  MaskGeometry mask{.len_k = ks.length,
+                    .diag = mask_diagonal(k, s.top_left, qs.length, ks.length),
+                    .left = s.window_left,
+                    .right = s.window_right,
+                    .window_left = c.window_left,
+                    .window_right = c.window_right};
+  const KeyBlocks kb = key_blocks(k, mask, m0, k.min(rows_valid, BM), BN);
+  const Reg& block_lo = kb.lo;
+  const Reg& block_hi = kb.hi;
 
   Reg smem_base = k.address_of(smem);
   const PanelTile sQ{smem_base, BM, D}, sdO{smem_base + BM * D * 2, BM, D}, sK{smem_base + 2 * BM * D * 2, BN, D},
@@ -535,15 +527,8 @@ ptx::Module build_sm80_backward_dq(const Sm80BackwardSpec& s) {
       k.ld(Space::global, f32, d[half], at(delta + at_d));
     });
   }
-  const MaskGeometry mask{.keys_are_rows = false,
-                          .query0 = m0 + lane_row.as(s32),
-                          .key0 = lc.col.as(s32),
-                          .len_k = ks.length,
-                          .diag = diag,
-                          .left = s.window_left,
-                          .right = s.window_right,
-                          .window_left = c.window_left,
-                          .window_right = c.window_right};
+  mask.query0 = m0 + lane_row.as(s32);
+  mask.key0 = lc.col.as(s32);
   const auto s_half = row_halves(acc_s);
 
   k.for_range(block_lo, block_hi, 1, [&](Reg block) {
@@ -556,14 +541,8 @@ ptx::Module build_sm80_backward_dq(const Sm80BackwardSpec& s) {
     k.cp_async_commit();
     k.cp_async_wait_all();
     k.bar_sync(0);
-    for (int panel = 0; panel < D / 16; ++panel) {
-      tile::warp::copy(k, sQ_warp.panel_view(k, panel, 0, true), a_frag);
-      tile::warp::copy(k, sK.panel_view(k, panel, 0, false), b_cols);
-      tile::warp::gemm(k, acc_s, a_frag, b_cols, panel ? std::optional(acc_s) : std::nullopt, 1.0f, panel ? 1.0f : 0.0f);
-      tile::warp::copy(k, sdO_warp.panel_view(k, panel, 0, true), a_frag);
-      tile::warp::copy(k, sV.panel_view(k, panel, 0, false), b_cols);
-      tile::warp::gemm(k, acc_dp, a_frag, b_cols, panel ? std::optional(acc_dp) : std::nullopt, 1.0f, panel ? 1.0f : 0.0f);
-    }
+    panel_products(k, acc_s, sQ_warp, sK, a_frag, b_cols);  // S = Q·Kᵀ
+    panel_products(k, acc_dp, sdO_warp, sV, a_frag, b_cols);  // dP = dO·Vᵀ
     k.if_then(mask_cuts(mask, m0, BM, key0, BN), [&] {
       MaskGeometry at_block = mask;
       at_block.key0 = mask.key0 + key0;

@@ -29,11 +29,8 @@ Sm80AttentionSpec sm80_attention_spec(const AttentionProblem& p) {
   // 64 x 64 blocks: at head_dim 256 the O accumulator alone is 128
   // registers a thread, and the three staged tiles take 96 KB.
   s.block_m = 64, s.block_n = 64;
-  s.varlen = p.varlen;
   s.has_lse = p.has_lse;
-  s.window_left = p.window_left >= 0;
-  s.window_right = p.window_right >= 0;
-  s.top_left = p.top_left;
+  take_mask_flags(s, p);
   return s;
 }
 
@@ -79,21 +76,19 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
   Reg q_row_bytes = row_bytes(sq[2]), o_row_bytes = row_bytes(so[2]), k_row_bytes = row_bytes(sk[2]),
       v_row_bytes = row_bytes(sv[2]);
 
-  // The key blocks any row of this CTA sees: [block_lo, block_hi).
+  // The mask (query0 and key0 are the thread's, set below), and the key
+  // blocks any row of this CTA sees: [block_lo, block_hi).
   Reg rows_valid = qs.length - m0;  // s32; rows at or past it are padding
-  Reg diag = k.reg(s32);
-  if (s.top_left) k.mov(diag, 0);
-  else k.sub(diag, ks.length, qs.length);
-  Reg hi = k.reg(s32), lo = k.reg(s32);
-  k.mov(hi, ks.length);
-  if (s.window_right) {
-    Reg last_row = m0 + k.min(rows_valid, BM);
-    k.min(hi, hi, last_row + diag + window_right);  // last_row is one past the last row
-  }
-  k.max(hi, hi, 0);
-  k.mov(lo, 0);
-  if (s.window_left) k.max(lo, m0 + diag - window_left, 0);
-  Reg block_hi = k.div(hi + (BN - 1), BN), block_lo = k.div(lo, BN);
+  Reg diag = mask_diagonal(k, s.top_left, qs.length, ks.length);
+  MaskGeometry mask{.len_k = ks.length,
+                    .diag = diag,
+                    .left = s.window_left,
+                    .right = s.window_right,
+                    .window_left = window_left,
+                    .window_right = window_right};
+  const KeyBlocks kb = key_blocks(k, mask, m0, k.min(rows_valid, BM), BN);
+  const Reg& block_lo = kb.lo;
+  const Reg& block_hi = kb.hi;
   Reg blocks = block_hi - block_lo;
 
   Reg smem_base = k.address_of(smem);
@@ -129,16 +124,9 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
   const tile::LaneCoords lc = tile::emit_lane_coords(k, acc_s.steps(), lane);
   Reg lane_row = warp * 16 + lc.row;  // the thread's first row within the CTA's block
 
-  // The mask: rows are queries, the thread's value 0 at (lane_row, lc.col).
-  const MaskGeometry mask{.keys_are_rows = false,
-                          .query0 = m0 + lane_row.as(s32),
-                          .key0 = lc.col.as(s32),  // plus the block's first key, below
-                          .len_k = ks.length,
-                          .diag = diag,
-                          .left = s.window_left,
-                          .right = s.window_right,
-                          .window_left = window_left,
-                          .window_right = window_right};
+  // Rows are queries: the thread's value 0 at (lane_row, lc.col).
+  mask.query0 = m0 + lane_row.as(s32);
+  mask.key0 = lc.col.as(s32);  // plus the block's first key, below
 
   // Key blocks from the last to the first (the blocks the mask cuts come first).
   k.for_range(0, blocks, 1, [&](Reg it) {
@@ -146,12 +134,7 @@ ptx::Module build_sm80_attention_forward(const Sm80AttentionSpec& s) {
     k.cp_async_wait_all();  // K of this block (and Q) have landed
     k.bar_sync(0);          // ... for every thread; V of the last block is read by all
     stage_kv(sV, v_ptr, v_row_bytes, block);
-    for (int panel = 0; panel < D / 16; ++panel) {
-      tile::warp::copy(k, sQ_warp.panel_view(k, panel, 0, true), q_frag);
-      tile::warp::copy(k, sK.panel_view(k, panel, 0, false), k_frag);
-      if (panel == 0) tile::warp::gemm(k, acc_s, q_frag, k_frag, std::nullopt, 1.0f, 0.0f);
-      else tile::warp::gemm(k, acc_s, q_frag, k_frag, acc_s, 1.0f, 1.0f);
-    }
+    panel_products(k, acc_s, sQ_warp, sK, q_frag, k_frag);  // S = Q·Kᵀ
     Reg key0 = block * BN;
     k.if_then(mask_cuts(mask, m0, BM, key0, BN), [&] {
       MaskGeometry at_block = mask;

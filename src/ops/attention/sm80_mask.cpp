@@ -27,6 +27,20 @@ void apply_mask(Kernel& k, const tile::RegisterTile& s, const MaskGeometry& g) {
   }
 }
 
+Reg mask_diagonal(Kernel& k, bool top_left, const Reg& len_q, const Reg& len_k) {
+  if (top_left) return k.mov(s32, 0);
+  return len_k - len_q;
+}
+
+KeyBlocks key_blocks(Kernel& k, const MaskGeometry& g, const Reg& m0, const Reg& rows, int block_n) {
+  Reg hi = k.mov(s32, g.len_k), lo = k.mov(s32, 0);
+  if (g.right) k.min(hi, hi, m0 + rows + g.diag + g.window_right);  // m0 + rows: one past the last row
+  k.max(hi, hi, 0);
+  if (g.left) k.max(lo, m0 + g.diag - g.window_left, 0);
+  Reg first = k.div(lo, block_n);
+  return {first, k.max(k.div(hi + (block_n - 1), block_n), first)};
+}
+
 Pred mask_cuts(const MaskGeometry& g, const Reg& q0, int queries, const Reg& k0, int keys) {
   Pred cut = k0 + keys > g.len_k;
   // The first query sees the fewest keys on the right, the last on the left.

@@ -18,6 +18,18 @@ struct MaskGeometry {
   dsl::Reg window_left, window_right;  // s32, read where bounded
 };
 
+// The mask's diagonal offset for a sequence (s32): 0 aligned top-left,
+// len_k - len_q aligned bottom-right.
+dsl::Reg mask_diagonal(dsl::Kernel& k, bool top_left, const dsl::Reg& len_q, const dsl::Reg& len_k);
+
+// The blocks of `block_n` keys, [lo, hi) (s32, hi >= lo), that any of the
+// query rows [m0, m0 + rows) sees (m0, rows s32): up to the last row's
+// right edge, from the first row's left edge.
+struct KeyBlocks {
+  dsl::Reg lo, hi;
+};
+KeyBlocks key_blocks(dsl::Kernel& k, const MaskGeometry& g, const dsl::Reg& m0, const dsl::Reg& rows, int block_n);
+
 // Sets the scores of `s` that the mask hides to -inf.
 void apply_mask(dsl::Kernel& k, const tile::RegisterTile& s, const MaskGeometry& g);
 

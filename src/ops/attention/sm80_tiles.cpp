@@ -7,6 +7,7 @@
 
 #include "warpforge/error.hpp"
 #include "warpforge/layout/mma_atoms.hpp"
+#include "warpforge/tile/warp_gemm.hpp"
 
 namespace warpforge::ops::attention_sm80 {
 
@@ -124,6 +125,16 @@ tile::RegisterTile b_tile(Kernel& k, int rows, int cols, Type type, const std::s
 tile::RegisterTile c_tile(Kernel& k, int rows, int cols, const std::string& name) {
   static const auto atom = layout::mma_m16n8k16_f16();
   return tile::RegisterTile::allocate(k, atom.c, rows, cols, f32, name);
+}
+
+void panel_products(Kernel& k, const tile::RegisterTile& acc, const PanelTile& rows, const PanelTile& cols,
+                    const tile::RegisterTile& a_frag, const tile::RegisterTile& b_frag) {
+  for (int panel = 0; panel < rows.head_dim / 16; ++panel) {
+    tile::warp::copy(k, rows.panel_view(k, panel, 0, true), a_frag);
+    tile::warp::copy(k, cols.panel_view(k, panel, 0, false), b_frag);
+    if (panel == 0) tile::warp::gemm(k, acc, a_frag, b_frag, std::nullopt, 1.0f, 0.0f);
+    else tile::warp::gemm(k, acc, a_frag, b_frag, acc, 1.0f, 1.0f);
+  }
 }
 
 void pack_accumulator_as_a(Kernel& k, const tile::RegisterTile& c,

@@ -80,6 +80,13 @@ tile::RegisterTile a_tile(dsl::Kernel& k, int rows, int cols, dsl::Type type, co
 tile::RegisterTile b_tile(dsl::Kernel& k, int rows, int cols, dsl::Type type, const std::string& name);
 tile::RegisterTile c_tile(dsl::Kernel& k, int rows, int cols, const std::string& name);
 
+// acc = A·Bᵀ over head_dim (one mma.sync k-step a 16-column panel): A's 16
+// rows are rows [0, 16) of `rows` (a warp's part of a tile), Bᵀ's
+// acc.cols() rows those of `cols`; a_frag (16 x 16) and b_frag (16 x
+// acc.cols()) hold one k-step's operands.
+void panel_products(dsl::Kernel& k, const tile::RegisterTile& acc, const PanelTile& rows, const PanelTile& cols,
+                    const tile::RegisterTile& a_frag, const tile::RegisterTile& b_frag);
+
 // Packs columns [16·i, 16·i + 16) of the f32 accumulator `c` (rows x n) into
 // the A operand `a[i]` (rows x 16, f16 or bf16), rounding to nearest: an
 // m16n8k16 accumulator's lane holds the elements its A fragment needs

@@ -56,17 +56,17 @@ class QueryBlocks final : public tile::WorkSource {
     Reg block = k.sreg(SReg::ctaid_x), head = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
     const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
     Reg m0 = (block * kBM).as(s32);
-    Reg d = k.reg(s32);
-    if (s.top_left) k.mov(d, 0);
-    else k.sub(d, ks.length, qs.length);
-    // As the sm80 kernel: keys up to the last row's right edge, from the first row's left edge.
-    Reg hi = k.mov(s32, ks.length), lo = k.mov(s32, 0);
-    if (s.window_right) k.min(hi, hi, m0 + k.min(qs.length - m0, kBM) + d + window_right);
-    k.max(hi, hi, 0);
-    if (s.window_left) k.max(lo, m0 + d - window_left, 0);
+    Reg d = mask_diagonal(k, s.top_left, qs.length, ks.length);
+    const MaskGeometry mask{.len_k = ks.length,
+                            .diag = d,
+                            .left = s.window_left,
+                            .right = s.window_right,
+                            .window_left = window_left,
+                            .window_right = window_right};
+    const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s.block_n);
     item_.tile = {m0.as(u32), head, b, block};
-    item_.kb0 = k.div(lo, s.block_n);
-    item_.kb1 = k.max(k.div(hi + (s.block_n - 1), s.block_n), item_.kb0);
+    item_.kb0 = blocks.lo;
+    item_.kb1 = blocks.hi;
     item_.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d};
     valid_ = m0 < qs.length;
   }
@@ -293,11 +293,8 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // Shared memory: Q 128 x head_dim, two stages of K and V.
   s.block_n = p.head_dim == 256 ? 64 : 128;
   s.stages = p.head_dim == 64 ? 3 : 2;
-  s.varlen = p.varlen;
   s.has_lse = p.has_lse;
-  s.window_left = p.window_left >= 0;
-  s.window_right = p.window_right >= 0;
-  s.top_left = p.top_left;
+  take_mask_flags(s, p);
   return s;
 }
 

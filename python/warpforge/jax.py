@@ -99,4 +99,4 @@ def kernel(k, grid, block, out_shapes, shared_bytes=0):
 
 # The row ops (normalizations, softmax, SwiGLU, cross-entropy, norm + quantize)
 # with custom_vjp: warpforge/jax_rows.py.
-from .jax_rows import layer_norm, rms_norm  # noqa: E402,F401
+from .jax_rows import cross_entropy, layer_norm, rms_norm, rms_norm_quantize, softmax, swiglu  # noqa: E402,F401

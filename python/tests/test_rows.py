@@ -296,3 +296,30 @@ def test_jax_softmax_swiglu_cross_entropy(rng):
     np.testing.assert_allclose(float(loss), float(reference(x)), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(jax.grad(lambda z: 2 * wjax.cross_entropy(z, labels, label_smoothing=0.1))(x)),
                                np.asarray(jax.grad(lambda z: 2 * reference(z))(x)), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.gpu
+def test_cross_entropy_at_32768_by_128k_needs_no_more_than_the_logits_and_their_gradient(rng):
+    # 8 GiB of bf16 logits: the loss and backward allocate their gradient
+    # (8 GiB) and a few bytes more (the loss, the op's kilobytes of workspace).
+    torch = torch_on("cuda")
+    import warpforge.nn
+
+    rows, vocab = 32768, 131072
+    logits = torch.randn(rows, vocab, dtype=torch.bfloat16, device="cuda").requires_grad_()
+    labels = torch.randint(0, vocab, (rows,), device="cuda")
+    loss_fn = warpforge.nn.CrossEntropyLoss()
+    loss_fn(logits[:4], labels[:4]).backward()  # compiles (on a small description) and warms the allocator
+    logits.grad = None
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    loss = loss_fn(logits, labels)
+    loss.backward()
+    torch.cuda.synchronize()
+    gradient = logits.numel() * logits.element_size()
+    assert torch.cuda.max_memory_allocated() - before <= gradient + (64 << 20), \
+        f"peak {torch.cuda.max_memory_allocated() - before} bytes beyond the logits; their gradient is {gradient}"
+    reference = torch.nn.functional.cross_entropy(logits[:64].float(), labels[:64])
+    assert abs(float(torch.nn.functional.cross_entropy(logits[:64].detach(), labels[:64])) - float(reference)) < 1e-2
+    assert torch.isfinite(loss)

@@ -320,6 +320,7 @@ def test_cross_entropy_at_32768_by_128k_needs_no_more_than_the_logits_and_their_
     gradient = logits.numel() * logits.element_size()
     assert torch.cuda.max_memory_allocated() - before <= gradient + (64 << 20), \
         f"peak {torch.cuda.max_memory_allocated() - before} bytes beyond the logits; their gradient is {gradient}"
-    reference = torch.nn.functional.cross_entropy(logits[:64].float(), labels[:64])
-    assert abs(float(torch.nn.functional.cross_entropy(logits[:64].detach(), labels[:64])) - float(reference)) < 1e-2
-    assert torch.isfinite(loss)
+    # The loss itself against PyTorch's (its bf16 log_softmax: 2^-8 relative).
+    with torch.no_grad():
+        reference = torch.nn.functional.cross_entropy(logits, labels)
+    assert abs(float(loss) - float(reference)) <= 2**-7 * abs(float(reference))

@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 
 import warpforge
-from row_reduction import VECTOR, Row, allreduce, threads_for
+from row_reduction import VECTOR, Row, allreduce, check_shapes, threads_for
 
 SHAPES = [(5, 256), (3, 1000 // VECTOR * VECTOR), (2, 4096)]
 
@@ -118,12 +118,7 @@ def main():
         device, convert, back = warpforge.Device.cuda(0), to_torch, from_torch
     else:
         device, convert, back = warpforge.Device.sim(), (lambda a: a), np.asarray
-    failures = 0
-    for rows, n in SHAPES:
-        y, ref = run(rows, n, device, rng, convert, back)
-        ok = close(y, ref)
-        failures += not ok
-        print(f"rows={rows} n={n}: max |y - ref| = {np.abs(y - ref).max():.2e}", "ok" if ok else "FAILED")
+    failures = check_shapes(SHAPES, run, close, device, convert, back, rng)
     if "--torch" in sys.argv and not failures:
         import importlib
 

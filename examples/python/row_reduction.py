@@ -7,6 +7,8 @@ The C++ library's kernels are built from the same ideas (src/ops/rows,
 include/warpforge/tile/reduction.hpp), with more shapes (a row a warp or a
 cluster, any dtype and alignment) and overflow-safe sums."""
 
+import numpy as np
+
 import warpforge
 from warpforge import Shfl
 
@@ -116,3 +118,15 @@ def allreduce(k, values, combine, threads, name="partials"):
     for i, v in enumerate(values):
         k.ld("shared", "f32", v, warpforge.at(theirs, 4 * i))
     butterfly(warps)
+
+
+def check_shapes(shapes, run, close, device, convert, back, rng):
+    """run() over `shapes`, printing each shape's error against its
+    reference; returns how many were outside close()'s bound."""
+    failures = 0
+    for rows, n in shapes:
+        y, ref = run(rows, n, device, rng, convert, back)
+        ok = close(y, ref)
+        failures += not ok
+        print(f"rows={rows} n={n}: max |y - ref| = {np.abs(y - ref).max():.2e}", "ok" if ok else "FAILED")
+    return failures

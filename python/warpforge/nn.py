@@ -29,6 +29,19 @@ def _flatten(x, shape):
     return x if len(shape) == 1 else x.reshape(*x.shape[:x.dim() - len(shape)], -1)
 
 
+def _flat(parameter):
+    return None if parameter is None else parameter.reshape(-1)
+
+
+def _normalized(norm, x, residual, shape):
+    """norm(x, residual) over the normalized dimensions flattened into one,
+    its y (and h) in x's shape again."""
+    out = norm(_flatten(x, shape), None if residual is None else _flatten(residual, shape))
+    if residual is None:
+        return out.reshape(x.shape)
+    return out[0].reshape(x.shape), out[1].reshape(x.shape)
+
+
 class RMSNorm(torch.nn.Module):
     """torch.nn.RMSNorm's arguments (eps None: torch.finfo(input dtype).eps)."""
 
@@ -44,12 +57,8 @@ class RMSNorm(torch.nn.Module):
 
     def forward(self, x, residual=None):
         eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
-        weight = None if self.weight is None else self.weight.reshape(-1)
-        flat_residual = None if residual is None else _flatten(residual, self.normalized_shape)
-        out = torch_rows.rms_norm(_flatten(x, self.normalized_shape), weight, eps, flat_residual)
-        if residual is None:
-            return out.reshape(x.shape)
-        return out[0].reshape(x.shape), out[1].reshape(x.shape)
+        return _normalized(lambda x, r: torch_rows.rms_norm(x, _flat(self.weight), eps, r), x, residual,
+                           self.normalized_shape)
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
@@ -74,13 +83,8 @@ class LayerNorm(torch.nn.Module):
             self.register_parameter("bias", None)
 
     def forward(self, x, residual=None):
-        weight = None if self.weight is None else self.weight.reshape(-1)
-        bias = None if self.bias is None else self.bias.reshape(-1)
-        flat_residual = None if residual is None else _flatten(residual, self.normalized_shape)
-        out = torch_rows.layer_norm(_flatten(x, self.normalized_shape), weight, bias, self.eps, flat_residual)
-        if residual is None:
-            return out.reshape(x.shape)
-        return out[0].reshape(x.shape), out[1].reshape(x.shape)
+        return _normalized(lambda x, r: torch_rows.layer_norm(x, _flat(self.weight), _flat(self.bias), self.eps, r),
+                           x, residual, self.normalized_shape)
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

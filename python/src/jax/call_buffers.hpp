@@ -1,7 +1,7 @@
-// The buffers of an XLA FFI call as warpforge views (shared by the FFI
-// handlers: jax_ffi.cpp, row_ops_ffi.cpp). XLA buffers are dense row-major;
-// on the simulator each host buffer is mapped into the simulated address
-// space until the call returns.
+// An XLA FFI call's device, stream and buffers as warpforge's (shared by the
+// FFI handlers: jax_ffi.cpp, row_ops_ffi.cpp). XLA buffers are dense
+// row-major; on the simulator each host buffer is mapped into the simulated
+// address space until the call returns.
 #pragma once
 
 #include <string>
@@ -11,6 +11,7 @@
 #include "../tensors.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/dtype.hpp"
+#include "warpforge/runtime/stream.hpp"
 #include "warpforge/runtime/tensor.hpp"
 #include "xla/ffi/api/ffi.h"
 
@@ -92,5 +93,17 @@ class CallBuffers {
  private:
   CallMappings mappings_;
 };
+
+// Runs `body` with the call's CUDA device and XLA's stream (borrowed).
+template <class Body>
+xla::ffi::Error on_xla_stream(void* stream, std::int32_t ordinal, Body body) {
+  try {
+    const runtime::Device device = cuda_device(ordinal);
+    runtime::Stream s = runtime::Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
+    return body(device, &s);
+  } catch (const Error& e) {
+    return xla::ffi::Error::Internal(e.what());
+  }
+}
 
 }  // namespace warpforge::python

@@ -39,18 +39,6 @@ std::optional<ops::GemmAmaxTile> tile(std::int32_t m, std::int32_t n) {
   return ops::GemmAmaxTile{m, n};
 }
 
-// Runs `body` with the call's CUDA device and XLA's stream (borrowed).
-template <class Body>
-ffi::Error on_xla_stream(void* stream, std::int32_t ordinal, Body body) {
-  try {
-    const Device device = cuda_device(ordinal);
-    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return body(device, &s);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
-}
-
 ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
                      const ffi::AnyBuffer& b, const ffi::AnyBuffer& sfa, const ffi::AnyBuffer& sfb,
                      ffi::Result<ffi::AnyBuffer>& c, ffi::Result<ffi::AnyBuffer>& amax,

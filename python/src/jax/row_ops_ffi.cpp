@@ -88,13 +88,9 @@ ffi::Error row_op(const runtime::Device& device, runtime::Stream* stream, const 
 
 ffi::Error row_op_cuda(void* stream, std::int32_t ordinal, ffi::RemainingArgs args, ffi::RemainingRets rets,
                        std::string_view op, std::int64_t present, std::string_view options) {
-  try {
-    const runtime::Device device = cuda_device(ordinal);
-    runtime::Stream s = runtime::Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return row_op(device, &s, args, rets, op, present, options);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
+  return on_xla_stream(stream, ordinal, [&](const runtime::Device& device, runtime::Stream* s) {
+    return row_op(device, s, args, rets, op, present, options);
+  });
 }
 
 ffi::Error row_op_host(ffi::RemainingArgs args, ffi::RemainingRets rets, std::string_view op, std::int64_t present,

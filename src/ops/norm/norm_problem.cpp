@@ -58,21 +58,11 @@ int one_if(const std::optional<RowMatrix>& m) {
   return m ? 1 : 0;
 }
 
-// The shape for the problem's rows, or a refusal.
+// The shape for the problem's rows (an empty one where refused: the reason is in `why`).
 rows::RowShape choose(rows::RowShapeRequest& request, std::int64_t n, int vector, int held_values, int prefer,
                       const runtime::Device& device, std::vector<std::string>& why) {
-  request.n = n;
-  request.vector = vector;
-  request.max_vectors = rows::max_vectors_for(held_values, vector);
-  request.prefer_vectors = std::min(prefer, request.max_vectors);
-  request.max_ctas = rows::max_cluster_ctas(device);
-  std::string reason;
-  auto shape = rows::choose_row_shape(request, &reason);
-  if (!shape) {
-    why.push_back(reason + (request.max_ctas == 1 ? " (clusters need compute capability 9.0)" : ""));
-    return {};
-  }
-  return *shape;
+  request = rows::row_request(n, vector, held_values, prefer, rows::max_cluster_ctas(device), false);
+  return rows::row_shape(request, why).value_or(rows::RowShape{});
 }
 
 }  // namespace
@@ -97,13 +87,11 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   NormProblem p;
   p.options = options;
   check_eps(options, why);
-  auto x = rows::as_rows(t.x, "x", why);
+  auto x = rows::input_rows(t.x, "x", why);
   if (!x) return p;
-  rows::require_row_float(*x, "x", why);
   p.x = *x;
   p.rows = x->rows;
   p.n = x->n;
-  rows::require_row_count(p.rows, why);
   if (auto y = row_tensor(t.y, "y", p.rows, p.n, "x", why)) p.y = *y;
   if (t.residual) p.residual = row_tensor(*t.residual, "residual", p.rows, p.n, "x", why);
   if (t.residual_out) p.residual_out = row_tensor(*t.residual_out, "residual_out", p.rows, p.n, "x", why);
@@ -156,13 +144,11 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
                                            const runtime::Device& device, std::vector<std::string>& why) {
   NormBackwardProblem p;
   p.options = options;
-  auto dy = rows::as_rows(t.dy, "dy", why);
+  auto dy = rows::input_rows(t.dy, "dy", why);
   if (!dy) return p;
-  rows::require_row_float(*dy, "dy", why);
   p.dy = *dy;
   p.rows = dy->rows;
   p.n = dy->n;
-  rows::require_row_count(p.rows, why);
   if (auto x = row_tensor(t.x, "x", p.rows, p.n, "dy", why)) p.x = *x;
   if (auto dx = row_tensor(t.dx, "dx", p.rows, p.n, "dy", why)) p.dx = *dx;
   if (t.dresidual_out) p.dresidual_out = row_tensor(*t.dresidual_out, "dresidual_out", p.rows, p.n, "dy", why);

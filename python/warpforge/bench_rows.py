@@ -46,13 +46,17 @@ def _copies(nbytes):
 
 
 def _liger(module, name):
-    """liger_kernel.<module>.<name>, or None where Liger Kernel (or that op) is not installed."""
-    try:
-        import importlib
+    """liger_kernel.<module>.<name> (or liger_kernel.ops.<name>, where newer
+    releases export their functions), or None where Liger Kernel (or that op)
+    is not installed."""
+    import importlib
 
-        return getattr(importlib.import_module(f"liger_kernel.{module}"), name)
-    except (ImportError, AttributeError):
-        return None
+    for where in (f"liger_kernel.{module}", "liger_kernel.ops"):
+        try:
+            return getattr(importlib.import_module(where), name)
+        except (ImportError, AttributeError):
+            continue
+    return None
 
 
 # ---- the ops: each gives its bytes, its inputs, and a callable per contender ----

@@ -27,15 +27,6 @@ std::optional<LossReduction> parse_loss_reduction(std::string_view text) {
 
 namespace {
 
-// Row groups about as many as are resident at once (see NormBackwardProblem).
-std::int64_t persistent_groups(const rows::RowShape& shape, std::int64_t rows, const runtime::Device& device) {
-  const std::int64_t ctas_per_sm = std::max(1, 1024 / shape.block());
-  const std::int64_t resident =
-      std::max<std::int64_t>(1, device.properties().sm_count * ctas_per_sm / shape.ctas) * shape.rows_per_cta;
-  const std::int64_t groups = std::max<std::int64_t>(1, std::min(rows, resident));
-  return (groups + shape.rows_per_cta - 1) / shape.rows_per_cta * shape.rows_per_cta;
-}
-
 void require_dense(const TensorView& v, const std::string& role, DType dtype, std::int64_t numel,
                    const std::string& what, std::vector<std::string>& why) {
   if (v.dtype() != dtype || v.numel() != numel || !v.is_contiguous())
@@ -98,7 +89,7 @@ CrossEntropyProblem describe_cross_entropy(const CrossEntropyTensors& t, const C
   auto shape = rows::row_shape(s.request, why);
   if (!shape) return p;
   p.shape = s.shape = *shape;
-  p.groups = persistent_groups(p.shape, p.rows, s.device);
+  p.groups = rows::persistent_groups(p.shape, p.rows, s.device);
   p.count_ctas = static_cast<int>(std::clamp<std::int64_t>((p.rows + 1023) / 1024, 1, 2 * s.device.properties().sm_count));
   return p;
 }

@@ -122,6 +122,7 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   // Held at once: x (or h), the residual while h is formed, weight and bias.
   const int held = 1 + one_if(p.residual) + one_if(p.weight) + one_if(p.bias);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
+  if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
   return p;
 }
 
@@ -181,14 +182,7 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   const int held = 2 + one_if(p.weight) + one_if(p.dweight) + one_if(p.dbias);
   p.shape = choose(p.request, p.n, vector, held, 2, device, why);
   if (!why.empty()) return p;
-  // Row groups that loop over the rows: about as many as are resident at
-  // once (1024 threads an SM, as a kernel of up to 64 registers a thread
-  // runs), so that each adds many rows into its dweight and dbias.
-  const std::int64_t ctas_per_sm = std::max(1, 1024 / p.shape.block());
-  const std::int64_t resident =
-      std::max<std::int64_t>(1, device.properties().sm_count * ctas_per_sm / p.shape.ctas) * p.shape.rows_per_cta;
-  const std::int64_t per_cta = p.shape.rows_per_cta;
-  p.groups = (std::max<std::int64_t>(1, std::min(p.rows, resident)) + per_cta - 1) / per_cta * per_cta;
+  p.groups = rows::persistent_groups(p.shape, p.rows, device);
   return p;
 }
 

@@ -114,6 +114,14 @@ std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, cons
   return out;
 }
 
+std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device) {
+  const std::int64_t ctas_per_sm = std::max(1, kMaxThreads / shape.block());
+  const std::int64_t resident =
+      std::max<std::int64_t>(1, device.properties().sm_count * ctas_per_sm / shape.ctas) * shape.rows_per_cta;
+  const std::int64_t groups = std::max<std::int64_t>(1, std::min(rows, resident));
+  return ceil_div(groups, shape.rows_per_cta) * shape.rows_per_cta;
+}
+
 runtime::LaunchConfig row_launch(const RowShape& shape, std::int64_t groups) {
   const std::int64_t ctas = ceil_div(std::max<std::int64_t>(groups, 1), shape.rows_per_cta) * shape.ctas;
   runtime::LaunchConfig c;

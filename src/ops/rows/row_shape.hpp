@@ -80,6 +80,13 @@ std::optional<RowShape> row_shape(const RowShapeRequest& request, std::vector<st
 // For describe(): why each narrower span than the chosen one was not taken.
 std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, const RowShapeRequest& request);
 
+// Row groups for a grid that loops over `rows` rows: about as many as are
+// resident at once (1024 threads an SM, as the kernels' .minnctapersm
+// promises), a whole number of CTAs, at least one. Each group then keeps
+// what every row shares (a weight) in registers across its rows, and sums
+// over its rows (dweight, losses) stay few.
+std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device);
+
 // The launch of `groups` row groups (each row group a shape.threads-thread
 // part of a CTA, or a cluster of shape.ctas CTAs): grid, block, cluster.
 runtime::LaunchConfig row_launch(const RowShape& shape, std::int64_t groups);

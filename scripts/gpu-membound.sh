@@ -62,20 +62,33 @@ export PYTHONPATH="$build_dir/python:$PWD/python"
 python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_rows.py >"$out/pytest.log" 2>&1
 note "pytest test_rows.py: $(tail -1 "$out/pytest.log")"
 
-# 4. The benchmarks.
+# 4. The benchmarks (a trimmed grid: FULL=1 for the issue's whole grid), and
+# the Python DSL examples against the C++ ops.
 rows="4096,32768"
 hidden="4096,8192"
-if [ -n "${FULL:-}" ]; then rows="1,64,4096,32768"; hidden="2048,4096,8192,16384"; fi
-"$build_dir/bench/bench_memory_bound" --rows "$rows" --hidden "$hidden" >"$out/bench_memory_bound.txt" 2>&1
+vocab="32768,131072"
+linear="1,64,4096"
+if [ -n "${FULL:-}" ]; then rows="1,64,4096,32768"; hidden="2048,4096,8192,16384"; vocab="32768,131072,262144"; fi
+"$build_dir/bench/bench_memory_bound" --rows "$rows" --hidden "$hidden" --vocab "$vocab" --linear-rows "$linear" \
+  >"$out/bench_memory_bound.txt" 2>&1
 note "bench_memory_bound: exit $? ($out/bench_memory_bound.txt)"
-python3 -m warpforge.bench_rows --rows "$rows" --hidden "$hidden" >"$out/bench_rows.txt" 2>&1
+compile_hidden="$hidden"
+[ -z "${FULL:-}" ] && compile_hidden="4096"  # torch.compile compiles each shape: the trimmed run keeps to one width
+python3 -m warpforge.bench_rows --rows "$rows" --hidden "$compile_hidden" --vocab "$vocab" >"$out/bench_rows.txt" 2>&1
 note "bench_rows: exit $? ($out/bench_rows.txt)"
+for example in rms_norm softmax; do
+  (cd examples/python && python3 "$example.py" --torch) >"$out/example-$example.txt" 2>&1
+  note "examples/python/$example.py --torch: exit $? ($out/example-$example.txt)"
+done
 
 echo
 echo "== bench_memory_bound (ours against the copy of the same bytes) =="
-grep -E "^GPU|^\|" "$out/bench_memory_bound.txt" | cut -d'|' -f1-9 | sed 's/$/|/'
+grep -E "^GPU|^\|" "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
 echo
 echo "== bench_rows (against PyTorch eager, torch.compile, Liger Kernel) =="
 grep -E "^GPU|^\||^rows >=" "$out/bench_rows.txt"
+echo
+echo "== the Python DSL examples against the C++ ops =="
+grep -hE "^\|" "$out"/example-*.txt
 echo
 for line in "${summary[@]}"; do echo "gpu-membound: $line"; done

@@ -41,12 +41,18 @@ std::string number(double v) {
   return s;
 }
 
-// Binds RowOp<Traits>'s methods as the class `name` (its constructor and
-// cached factory, whose keywords differ by op, are bound beside it).
+// Binds RowOp<Traits> as the class `name` (built from the tensors and the
+// options' text) and the cached factory `<Traits::kName>_op`.
 template <class Traits>
-nb::class_<RowOp<Traits>> bind_row_op(nb::module_& m, const char* name, const char* doc) {
+void bind_row_op(nb::module_& m, const char* name, const char* doc) {
   using Op = RowOp<Traits>;
-  return nb::class_<Op>(m, name, doc)
+  nb::class_<Op>(m, name, doc)
+      .def(
+          "__init__",
+          [](Op* self, const TensorList& t, const std::string& options) {
+            new (self) Op(views_of(t), Traits::parse(options));
+          },
+          nb::arg("tensors"), nb::arg("options") = "")
       .def("check_support", &Op::check_support)
       .def_prop_ro("kernel_name", &Op::kernel_name)
       .def_prop_ro("workspace_bytes", &Op::workspace_bytes)
@@ -70,11 +76,34 @@ nb::class_<RowOp<Traits>> bind_row_op(nb::module_& m, const char* name, const ch
           },
           nb::arg("addresses"), nb::arg("stream") = nb::none(),
           "execute() on other data of the construction's description: a data address a tensor (0 where absent).");
+  m.def(
+      (std::string(Traits::kName) + "_op").c_str(),
+      [](const TensorList& t, const std::string& options) {
+        return cached_row_op<Traits>(views_of(t), Traits::parse(options));
+      },
+      nb::arg("tensors"), nb::arg("options") = "",
+      "The compiled op for this description and options' text, made once and kept (tensors in the roles' order, "
+      "None where absent).");
+  m.attr((std::string(Traits::kName) + "_roles").c_str()) =
+      std::vector<std::string>(Traits::kRoles.begin(), Traits::kRoles.end());
 }
 
-ops::NormOptions norm_options(std::string kind, double eps) {
-  return {.kind = norm_kind_named(kind), .eps = static_cast<float>(eps)};
+// Reads the words of an options' text, naming the op where there are too few.
+std::vector<std::string> words(const std::string& text, std::size_t count, const char* op, const char* form) {
+  std::vector<std::string> w;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    if (end > at) w.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  if (w.size() != count) throw OpsError(std::string(op) + " options '" + text + "': expected '" + form + "'");
+  return w;
 }
+
+// The block-scaled formats by the names warpforge.quantize takes.
+constexpr std::pair<const char*, ops::BlockScaledFormat> kFormats[] = {
+    {"mxfp8", ops::kMxfp8E4m3}, {"mxfp8_e5m2", ops::kMxfp8E5m2}, {"mxfp4", ops::kMxfp4}, {"nvfp4", ops::kNvfp4}};
 
 }  // namespace
 
@@ -89,44 +118,48 @@ std::string NormTraits::key(const Options& o) {
 }
 
 NormTraits::Options NormTraits::parse(const std::string& text) {
-  const auto space = text.find(' ');
-  if (space == std::string::npos) throw OpsError("norm options '" + text + "': expected '<kind> <eps>'");
-  return norm_options(text.substr(0, space), std::strtod(text.c_str() + space + 1, nullptr));
+  const auto w = words(text, 2, "norm", "<rms|layer> <eps>");
+  return {.kind = norm_kind_named(w[0]), .eps = static_cast<float>(std::strtod(w[1].c_str(), nullptr))};
+}
+
+std::string CrossEntropyTraits::key(const Options& o) {
+  return std::string(ops::name(o.reduction)) + " " + std::to_string(o.ignore_index) + " " + number(o.label_smoothing);
+}
+
+CrossEntropyTraits::Options CrossEntropyTraits::parse(const std::string& text) {
+  const auto w = words(text, 3, "cross_entropy", "<none|mean|sum> <ignore_index> <label_smoothing>");
+  const auto reduction = ops::parse_loss_reduction(w[0]);
+  if (!reduction) throw OpsError("reduction '" + w[0] + "': accepted none, mean, sum");
+  return {.ignore_index = std::strtoll(w[1].c_str(), nullptr, 10),
+          .label_smoothing = static_cast<float>(std::strtod(w[2].c_str(), nullptr)),
+          .reduction = *reduction};
+}
+
+std::string NormQuantizeTraits::key(const Options& o) {
+  std::string format = "?";
+  for (const auto& [name, f] : kFormats)
+    if (f.data == o.format.data && f.scale == o.format.scale && f.vec == o.format.vec) format = name;
+  return format + " " + number(o.eps) + " " + (o.normalize ? "1" : "0");
+}
+
+NormQuantizeTraits::Options NormQuantizeTraits::parse(const std::string& text) {
+  const auto w = words(text, 3, "rms_norm_quantize", "<mxfp8|mxfp8_e5m2|mxfp4|nvfp4> <eps> <0|1>");
+  for (const auto& [name, f] : kFormats)
+    if (w[0] == name)
+      return {.format = f, .eps = static_cast<float>(std::strtod(w[1].c_str(), nullptr)), .normalize = w[2] != "0"};
+  throw OpsError("format '" + w[0] + "': accepted mxfp8 (e4m3), mxfp8_e5m2, mxfp4, nvfp4");
 }
 
 void bind_row_ops(nb::module_& m) {
-  const char* cached_doc =
-      "The compiled op for this description, made once and kept (tensors in the roles' order, None where absent).";
-  bind_row_op<NormTraits>(m, "Norm",
-                          "ops::Norm: RMSNorm or LayerNorm over the last dimension, with a fused residual "
-                          "(tensors: x, residual, weight, bias, y, residual_out, mean, rstd).")
-      .def(
-          "__init__",
-          [](RowOp<NormTraits>* self, const TensorList& t, const std::string& kind, double eps) {
-            new (self) RowOp<NormTraits>(views_of(t), norm_options(kind, eps));
-          },
-          nb::arg("tensors"), nb::arg("kind") = "rms", nb::arg("eps") = 1e-6);
-  m.def(
-      "norm_op",
-      [](const TensorList& t, const std::string& kind, double eps) {
-        return cached_row_op<NormTraits>(views_of(t), norm_options(kind, eps));
-      },
-      nb::arg("tensors"), nb::arg("kind"), nb::arg("eps"), cached_doc);
-  bind_row_op<NormBackwardTraits>(m, "NormBackward",
-                                  "ops::NormBackward (tensors: dy, x, weight, mean, rstd, dresidual_out, dx, "
-                                  "dweight, dbias).")
-      .def(
-          "__init__",
-          [](RowOp<NormBackwardTraits>* self, const TensorList& t, const std::string& kind, double eps) {
-            new (self) RowOp<NormBackwardTraits>(views_of(t), norm_options(kind, eps));
-          },
-          nb::arg("tensors"), nb::arg("kind") = "rms", nb::arg("eps") = 1e-6);
-  m.def(
-      "norm_backward_op",
-      [](const TensorList& t, const std::string& kind, double eps) {
-        return cached_row_op<NormBackwardTraits>(views_of(t), norm_options(kind, eps));
-      },
-      nb::arg("tensors"), nb::arg("kind"), nb::arg("eps"), cached_doc);
+  bind_row_op<NormTraits>(m, "Norm", "ops::Norm: RMSNorm or LayerNorm over the last dimension, with a fused residual.");
+  bind_row_op<NormBackwardTraits>(m, "NormBackward", "ops::NormBackward.");
+  bind_row_op<SoftmaxTraits>(m, "Softmax", "ops::Softmax over the last dimension.");
+  bind_row_op<SoftmaxBackwardTraits>(m, "SoftmaxBackward", "ops::SoftmaxBackward.");
+  bind_row_op<SwigluTraits>(m, "Swiglu", "ops::Swiglu: silu(gate) · up.");
+  bind_row_op<SwigluBackwardTraits>(m, "SwigluBackward", "ops::SwigluBackward.");
+  bind_row_op<CrossEntropyTraits>(m, "CrossEntropy", "ops::CrossEntropy: the loss and its gradient in one pass.");
+  bind_row_op<CrossEntropyScaleTraits>(m, "CrossEntropyScale", "ops::CrossEntropyScale: dlogits *= dloss.");
+  bind_row_op<NormQuantizeTraits>(m, "RmsNormQuantize", "ops::RmsNormQuantize: RMSNorm + block-scaled quantization.");
 }
 
 }  // namespace warpforge::python

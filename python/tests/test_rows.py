@@ -192,3 +192,135 @@ def test_torch_compile_fullgraph_and_cuda_graph(rng):
     static_x.copy_(x * 3)
     graph.replay()
     torch.testing.assert_close(static_y, norm(x * 3), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_softmax_swiglu_and_their_gradients(rng, device):
+    torch = torch_on(device)
+    import warpforge.nn
+
+    x = torch.tensor(rng.standard_normal((5, 3, 130)) * 3, dtype=torch.float32, device=device, requires_grad=True)
+    y = warpforge.nn.Softmax(dim=-1)(x)
+    x64 = x.detach().cpu().double().requires_grad_()
+    ref = torch.softmax(x64, -1)
+    assert_close(y.detach().cpu().double().numpy(), ref.detach().numpy(), "float32")
+    g = torch.tensor(rng.standard_normal((5, 3, 130)), device=device)
+    (y * g).sum().backward()
+    (ref * g.cpu().double()).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), x64.grad.numpy(), atol=1e-6, rtol=1e-4)
+
+    for interleaved in (False, True):
+        both = torch.tensor(rng.standard_normal((4, 96)) * 2, dtype=torch.bfloat16, device=device, requires_grad=True)
+        out = warpforge.nn.SwiGLU(interleaved=interleaved)(both)
+        b64 = both.detach().cpu().double().requires_grad_()
+        gate, up = (b64[:, 0::2], b64[:, 1::2]) if interleaved else b64.chunk(2, -1)
+        want = torch.nn.functional.silu(gate) * up
+        assert_close(out.detach().cpu().double().numpy(), want.detach().numpy(), "bfloat16")
+        out.float().sum().backward()
+        want.sum().backward()
+        assert_close(both.grad.cpu().double().numpy(), b64.grad.numpy(), "bfloat16")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("reduction,smoothing", [("mean", 0.0), ("sum", 0.1), ("none", 0.05)])
+def test_torch_cross_entropy_matches_pytorch(rng, device, reduction, smoothing):
+    torch = torch_on(device)
+    import warpforge.nn
+
+    logits = torch.tensor(rng.standard_normal((7, 500)) * 2, dtype=torch.float32, device=device, requires_grad=True)
+    labels = torch.tensor(rng.integers(0, 500, 7), device=device)
+    labels[3] = -100
+    loss = warpforge.nn.CrossEntropyLoss(reduction=reduction, label_smoothing=smoothing)(logits, labels)
+    ref_logits = logits.detach().cpu().double().requires_grad_()
+    ref = torch.nn.functional.cross_entropy(ref_logits, labels.cpu(), reduction=reduction, label_smoothing=smoothing)
+    np.testing.assert_allclose(loss.detach().cpu().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-5)
+    weights = torch.arange(1.0, 8.0, device=device) if reduction == "none" else torch.tensor(3.0, device=device)
+    (loss * weights).sum().backward()
+    (ref * weights.cpu().double()).sum().backward()
+    np.testing.assert_allclose(logits.grad.cpu().numpy(), ref_logits.grad.numpy(), atol=1e-6, rtol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_opcheck_of_the_other_row_ops(rng, device):
+    torch = torch_on(device)
+    x = torch.tensor(rng.standard_normal((4, 128)), dtype=torch.bfloat16, device=device)
+    labels = torch.tensor(rng.integers(0, 128, 4), device=device)
+    torch.library.opcheck(torch.ops.warpforge.softmax.default, (x,))
+    torch.library.opcheck(torch.ops.warpforge.swiglu.default, (x, x, None))
+    torch.library.opcheck(torch.ops.warpforge.swiglu.default, (None, None, x))
+    torch.library.opcheck(torch.ops.warpforge.cross_entropy.default, (x.float(), labels, "mean", -100, 0.1, True))
+    torch.library.opcheck(torch.ops.warpforge.rms_norm_quantize.default, (x.float(), None, None, "mxfp8", 1e-6, True),
+                          test_utils=("test_schema", "test_faketensor"))
+
+
+@pytest.mark.parametrize("fmt", ["mxfp8", "mxfp4", "nvfp4"])
+def test_rms_norm_quantize_is_quantize_of_the_norm(rng, fmt):
+    # NumPy on the simulator: quantizing rms_norm's f32 output gives the fused op's bytes.
+    x = rng.standard_normal((3, 256)).astype(np.float32)
+    w = (rng.random(256) + 0.5).astype(np.float32)
+    data, scales = warpforge.rms_norm_quantize(x, w, eps=1e-6, format=fmt)
+    want_data, want_scales = warpforge.quantize(warpforge.rms_norm(x, w, eps=1e-6), fmt)
+    np.testing.assert_array_equal(np.asarray(data).view(np.uint8).reshape(-1), np.asarray(want_data).view(np.uint8).reshape(-1))
+    np.testing.assert_array_equal(np.asarray(scales).view(np.uint8).reshape(-1),
+                                  np.asarray(want_scales).view(np.uint8).transpose(5, 2, 4, 0, 1, 3).reshape(-1))
+
+
+@pytest.mark.skipif(not have("jax"), reason="jax is not installed")
+def test_jax_softmax_swiglu_cross_entropy(rng):
+    import jax
+    import jax.numpy as jnp
+
+    import warpforge.jax as wjax
+
+    x = jnp.asarray(rng.standard_normal((4, 200)) * 2, dtype=jnp.float32)
+    np.testing.assert_allclose(np.asarray(jax.jit(wjax.softmax)(x)), np.asarray(jax.nn.softmax(x)), rtol=1e-5,
+                               atol=1e-7)
+    w = jnp.arange(200.0)
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda z: (wjax.softmax(z) * w).sum())(x)),
+                               np.asarray(jax.grad(lambda z: (jax.nn.softmax(z) * w).sum())(x)), rtol=1e-4, atol=1e-4)
+    gate, up = x[:, :100], x[:, 100:]
+    got = jax.grad(lambda g, u: (wjax.swiglu(g, u) * w[:100]).sum(), argnums=(0, 1))(gate, up)
+    want = jax.grad(lambda g, u: (jax.nn.silu(g) * u * w[:100]).sum(), argnums=(0, 1))(gate, up)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
+    labels = jnp.asarray([3, -100, 150, 7])
+
+    def reference(z):  # PyTorch's cross-entropy with label smoothing and an ignore index, in JAX
+        valid = labels != -100
+        logp = jax.nn.log_softmax(z)
+        picked = jnp.take_along_axis(logp, jnp.where(valid, labels, 0)[:, None], axis=1)[:, 0]
+        per_row = -(0.9 * picked + 0.1 * logp.mean(-1))
+        return jnp.where(valid, per_row, 0.0).sum() / valid.sum()
+
+    loss = jax.jit(lambda z: wjax.cross_entropy(z, labels, label_smoothing=0.1))(x)
+    np.testing.assert_allclose(float(loss), float(reference(x)), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda z: 2 * wjax.cross_entropy(z, labels, label_smoothing=0.1))(x)),
+                               np.asarray(jax.grad(lambda z: 2 * reference(z))(x)), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.gpu
+def test_cross_entropy_at_32768_by_128k_needs_no_more_than_the_logits_and_their_gradient(rng):
+    # 8 GiB of bf16 logits: the loss and backward allocate their gradient
+    # (8 GiB) and a few bytes more (the loss, the op's kilobytes of workspace).
+    torch = torch_on("cuda")
+    import warpforge.nn
+
+    rows, vocab = 32768, 131072
+    logits = torch.randn(rows, vocab, dtype=torch.bfloat16, device="cuda").requires_grad_()
+    labels = torch.randint(0, vocab, (rows,), device="cuda")
+    loss_fn = warpforge.nn.CrossEntropyLoss()
+    loss_fn(logits[:4], labels[:4]).backward()  # compiles (on a small description) and warms the allocator
+    logits.grad = None
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    loss = loss_fn(logits, labels)
+    loss.backward()
+    torch.cuda.synchronize()
+    gradient = logits.numel() * logits.element_size()
+    assert torch.cuda.max_memory_allocated() - before <= gradient + (64 << 20), \
+        f"peak {torch.cuda.max_memory_allocated() - before} bytes beyond the logits; their gradient is {gradient}"
+    # The loss itself against PyTorch's (its bf16 log_softmax: 2^-8 relative).
+    with torch.no_grad():
+        reference = torch.nn.functional.cross_entropy(logits, labels)
+    assert abs(float(loss) - float(reference)) <= 2**-7 * abs(float(reference))

@@ -38,7 +38,7 @@ from .kernel import Module, tensor_map  # noqa: E402,F401
 from .ops import Gemm, GemmAmax, gemm, gemm_amax, quantize  # noqa: E402,F401
 from .attention import attention, attention_decode  # noqa: E402,F401
 from .grouped import PackedWeights, grouped_mm, grouped_mm_amax, prepack_weights, quantize_weights  # noqa: E402,F401
-from .rows import layer_norm, rms_norm  # noqa: E402,F401  (the row ops: warpforge/rows.py)
+from .rows import cross_entropy, layer_norm, rms_norm, rms_norm_quantize, softmax, swiglu  # noqa: E402,F401
 from . import reference  # noqa: E402,F401
 
 # torch.ops.warpforge.* exist once warpforge.torch is imported: done here when

@@ -7,9 +7,12 @@ read once, outputs written once), every contender's time, ours as a
 fraction of the copy's rate, and the ratio of the best peer's time to ours;
 then, over rows >= 4096, the geometric mean and the least of that ratio.
 
-    python -m warpforge.bench_rows [--ops rms,rms_bwd,layer,layer_bwd] [--rows 4096,32768]
-                                   [--hidden 2048,4096,8192,16384] [--dtype bfloat16] [--reps 20]
-                                   [--no-compile]
+    python -m warpforge.bench_rows [--ops rms,rms_bwd,layer,layer_bwd,softmax,softmax_bwd,swiglu,swiglu_bwd,ce]
+                                   [--rows 4096,32768] [--hidden 2048,4096,8192,16384]
+                                   [--vocab 32768,131072,262144] [--dtype bfloat16] [--reps 20] [--no-compile]
+
+ce is the loss (mean) and its gradient together, as loss.backward() runs them
+(PyTorch's: F.cross_entropy on the logits in their dtype).
 
 Times: medians of --reps runs between CUDA events, after warm-ups; inputs
 rotated among copies totalling more than twice the L2. Backward ops are
@@ -43,19 +46,51 @@ def _copies(nbytes):
 
 
 def _liger(module, name):
-    """liger_kernel.<module>.<name>, or None where Liger Kernel (or that op) is not installed."""
-    try:
-        import importlib
+    """liger_kernel.<module>.<name> (or liger_kernel.ops.<name>, where newer
+    releases export their functions), or None where Liger Kernel (or that op)
+    is not installed."""
+    import importlib
 
-        return getattr(importlib.import_module(f"liger_kernel.{module}"), name)
-    except (ImportError, AttributeError):
-        return None
+    for where in (f"liger_kernel.{module}", "liger_kernel.ops"):
+        try:
+            return getattr(importlib.import_module(where), name)
+        except (ImportError, AttributeError):
+            continue
+    return None
 
 
 # ---- the ops: each gives its bytes, its inputs, and a callable per contender ----
 
 
-class NormBench:
+class RowBench:
+    """One op, forward or backward: bytes(rows, n, itemsize); inputs(rows,
+    n, dtype) -> (tensors the op takes, dy or None); contenders() -> {name:
+    fn(*tensors)}. A backward is timed as torch.autograd.grad of a forward
+    kept alive (retain_graph), with respect to every input that requires it."""
+
+    backward = False
+    whole = False  # the forward and its backward timed together (the loss)
+
+    def runner(self, fn, sets):
+        if self.whole:
+            def loss_and_gradient(i):
+                tensors, _ = sets[i]
+                return torch.autograd.grad(fn(*tensors), [tensors[0]])
+            return loss_and_gradient
+        if not self.backward:
+            return lambda i: fn(*sets[i][0])
+        outs = []
+        for tensors, dy in sets:
+            y = fn(*tensors)
+            outs.append((y, [t for t in tensors if isinstance(t, torch.Tensor) and t.requires_grad], dy))
+        return lambda i: torch.autograd.grad(outs[i][0], outs[i][1], outs[i][2], retain_graph=True)
+
+
+def _randn(rows, n, dtype, grad, scale=1.0):
+    return (torch.randn(rows, n, dtype=dtype, device="cuda") * scale).requires_grad_(grad)
+
+
+class NormBench(RowBench):
     """rms / layer, forward or backward (the gradients of x, weight, bias)."""
 
     def __init__(self, kind, backward):
@@ -71,11 +106,11 @@ class NormBench:
 
     def inputs(self, rows, hidden, dtype):
         grad = self.backward
-        x = torch.randn(rows, hidden, dtype=dtype, device="cuda", requires_grad=grad)
+        x = _randn(rows, hidden, dtype, grad)
         w = (torch.rand(hidden, dtype=dtype, device="cuda") + 0.5).requires_grad_(grad)
         b = torch.randn(hidden, dtype=dtype, device="cuda").requires_grad_(grad) if self.kind == "layer" else None
         dy = torch.randn(rows, hidden, dtype=dtype, device="cuda") if grad else None
-        return x, w, b, dy
+        return (x, w, b), dy
 
     def contenders(self, compile_peers):
         import torch.nn.functional as F
@@ -86,36 +121,96 @@ class NormBench:
         if self.kind == "rms":
             eager = lambda x, w, b: F.rms_norm(x, x.shape[-1:], w, eps)  # noqa: E731
             mine = lambda x, w, b: ours.rms_norm(x, w, eps)  # noqa: E731
+            liger = _liger("ops.rms_norm", "LigerRMSNormFunction")
+            liger_fn = liger and (lambda x, w, b: liger.apply(x, w, eps))
         else:
             eager = lambda x, w, b: F.layer_norm(x, x.shape[-1:], w, b, eps)  # noqa: E731
             mine = lambda x, w, b: ours.layer_norm(x, w, b, eps)  # noqa: E731
-        found = {"warpforge": mine, "torch eager": eager}
-        if compile_peers:
-            compiled = torch.compile(eager, dynamic=False)
-            found["torch.compile"] = compiled
-        if self.kind == "rms":
-            liger = _liger("ops.rms_norm", "LigerRMSNormFunction")
-            if liger is not None:
-                found["Liger"] = lambda x, w, b: liger.apply(x, w, eps)
-        else:
             liger = _liger("ops.layer_norm", "LigerLayerNormFunction")
-            if liger is not None:
-                found["Liger"] = lambda x, w, b: liger.apply(x, w, b, eps)
-        return found
+            liger_fn = liger and (lambda x, w, b: liger.apply(x, w, b, eps))
+        return _with_peers(mine, eager, liger_fn, compile_peers)
 
-    def runner(self, fn, sets):
-        if not self.backward:
-            return lambda i: fn(*sets[i][:3])
-        outs = []
-        for x, w, b, dy in sets:
-            y = fn(x, w, b)
-            params = [t for t in (x, w, b) if t is not None and t.requires_grad]
-            outs.append((y, params, dy))
-        return lambda i: torch.autograd.grad(outs[i][0], outs[i][1], outs[i][2], retain_graph=True)
+
+class SoftmaxBench(RowBench):
+    def __init__(self, backward):
+        self.backward = backward
+        self.name = "softmax" + ("_bwd" if backward else "")
+
+    def bytes(self, rows, n, itemsize):
+        return (3 if self.backward else 2) * rows * n * itemsize
+
+    def inputs(self, rows, n, dtype):
+        return (_randn(rows, n, dtype, self.backward, 3.0),), (_randn(rows, n, dtype, False) if self.backward else None)
+
+    def contenders(self, compile_peers):
+        import warpforge.torch_rows as ours
+
+        liger = _liger("ops.softmax", "LigerSoftmaxFunction")
+        return _with_peers(ours.softmax, lambda x: torch.softmax(x, -1), liger and liger.apply, compile_peers)
+
+
+class SwigluBench(RowBench):
+    def __init__(self, backward):
+        self.backward = backward
+        self.name = "swiglu" + ("_bwd" if backward else "")
+
+    def bytes(self, rows, n, itemsize):
+        return (5 if self.backward else 3) * rows * n * itemsize
+
+    def inputs(self, rows, n, dtype):
+        grad = self.backward
+        return (_randn(rows, n, dtype, grad, 2.0), _randn(rows, n, dtype, grad)), (
+            _randn(rows, n, dtype, False) if grad else None)
+
+    def contenders(self, compile_peers):
+        import torch.nn.functional as F
+
+        import warpforge.torch_rows as ours
+
+        liger = _liger("ops.swiglu", "LigerSiLUMulFunction")
+        return _with_peers(lambda g, u: ours.swiglu(g, u), lambda g, u: F.silu(g) * u, liger and liger.apply,
+                           compile_peers)
+
+
+class CrossEntropyBench(RowBench):
+    """The loss (mean) and its gradient with respect to the logits, together
+    (loss.backward()); n is the vocabulary."""
+
+    name = "ce"
+    whole = True
+
+    def bytes(self, rows, vocab, itemsize):
+        return 2 * rows * vocab * itemsize + rows * 8 + 4
+
+    def inputs(self, rows, vocab, dtype):
+        return (_randn(rows, vocab, dtype, True, 2.0), torch.randint(0, vocab, (rows,), device="cuda")), None
+
+    def contenders(self, compile_peers):
+        import torch.nn.functional as F
+
+        import warpforge.torch_rows as ours
+
+        loss = _liger("transformers", "LigerCrossEntropyLoss")
+        liger_fn = None
+        if loss is not None:
+            module = loss()
+            liger_fn = lambda x, y: module(x, y)  # noqa: E731
+        return _with_peers(lambda x, y: ours.cross_entropy(x, y), lambda x, y: F.cross_entropy(x, y), liger_fn,
+                           compile_peers)
+
+
+def _with_peers(ours, eager, liger, compile_peers):
+    found = {"warpforge": ours, "torch eager": eager}
+    if compile_peers:
+        found["torch.compile"] = torch.compile(eager, dynamic=False)
+    if liger is not None:
+        found["Liger"] = liger
+    return found
 
 
 BENCHES = {b.name: b for b in (NormBench("rms", False), NormBench("rms", True), NormBench("layer", False),
-                               NormBench("layer", True))}
+                               NormBench("layer", True), SoftmaxBench(False), SoftmaxBench(True),
+                               SwigluBench(False), SwigluBench(True), CrossEntropyBench())}
 
 
 def run(args):
@@ -135,7 +230,7 @@ def run(args):
     for name in args.ops:
         bench = BENCHES[name]
         for rows in args.rows:
-            for hidden in args.hidden:
+            for hidden in (args.vocab if bench.whole else args.hidden):
                 nbytes = bench.bytes(rows, hidden, itemsize)
                 copies = _copies(nbytes)
                 sets = [bench.inputs(rows, hidden, dtype) for _ in range(copies)]
@@ -174,7 +269,9 @@ def run(args):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--ops", default="rms,rms_bwd,layer,layer_bwd", type=lambda s: s.split(","))
+    p.add_argument("--ops", default=",".join(BENCHES), type=lambda s: s.split(","))
+    p.add_argument("--vocab", default="32768,131072,262144", type=lambda s: [int(v) for v in s.split(",")],
+                   help="the cross-entropy's vocabularies (its rows are --rows)")
     p.add_argument("--rows", default="1,64,4096,32768", type=lambda s: [int(v) for v in s.split(",")])
     p.add_argument("--hidden", default="2048,4096,8192,16384", type=lambda s: [int(v) for v in s.split(",")])
     p.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"])

@@ -158,4 +158,4 @@ def attention(q, k, v, **kwargs):
     return _attention(q, k, v, **kwargs)
 # The row ops (normalizations, softmax, SwiGLU, cross-entropy, norm + quantize)
 # with custom_vjp: warpforge/jax_rows.py.
-from .jax_rows import layer_norm, rms_norm  # noqa: E402,F401
+from .jax_rows import cross_entropy, layer_norm, rms_norm, rms_norm_quantize, softmax, swiglu  # noqa: E402,F401

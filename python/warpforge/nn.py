@@ -1,4 +1,6 @@
-"""torch.nn modules on warpforge's row kernels, with PyTorch's arguments:
+"""torch.nn modules on warpforge's row kernels, with PyTorch's arguments
+(RMSNorm, LayerNorm, Softmax, CrossEntropyLoss; SwiGLU, which PyTorch has
+no module for, takes gate and up, or both interleaved in one tensor):
 
     norm = warpforge.nn.RMSNorm(4096, eps=1e-6, device="cuda", dtype=torch.bfloat16)
     y = norm(x)                      # as torch.nn.RMSNorm
@@ -27,6 +29,19 @@ def _flatten(x, shape):
     return x if len(shape) == 1 else x.reshape(*x.shape[:x.dim() - len(shape)], -1)
 
 
+def _flat(parameter):
+    return None if parameter is None else parameter.reshape(-1)
+
+
+def _normalized(norm, x, residual, shape):
+    """norm(x, residual) over the normalized dimensions flattened into one,
+    its y (and h) in x's shape again."""
+    out = norm(_flatten(x, shape), None if residual is None else _flatten(residual, shape))
+    if residual is None:
+        return out.reshape(x.shape)
+    return out[0].reshape(x.shape), out[1].reshape(x.shape)
+
+
 class RMSNorm(torch.nn.Module):
     """torch.nn.RMSNorm's arguments (eps None: torch.finfo(input dtype).eps)."""
 
@@ -42,12 +57,8 @@ class RMSNorm(torch.nn.Module):
 
     def forward(self, x, residual=None):
         eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
-        weight = None if self.weight is None else self.weight.reshape(-1)
-        flat_residual = None if residual is None else _flatten(residual, self.normalized_shape)
-        out = torch_rows.rms_norm(_flatten(x, self.normalized_shape), weight, eps, flat_residual)
-        if residual is None:
-            return out.reshape(x.shape)
-        return out[0].reshape(x.shape), out[1].reshape(x.shape)
+        return _normalized(lambda x, r: torch_rows.rms_norm(x, _flat(self.weight), eps, r), x, residual,
+                           self.normalized_shape)
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
@@ -72,13 +83,68 @@ class LayerNorm(torch.nn.Module):
             self.register_parameter("bias", None)
 
     def forward(self, x, residual=None):
-        weight = None if self.weight is None else self.weight.reshape(-1)
-        bias = None if self.bias is None else self.bias.reshape(-1)
-        flat_residual = None if residual is None else _flatten(residual, self.normalized_shape)
-        out = torch_rows.layer_norm(_flatten(x, self.normalized_shape), weight, bias, self.eps, flat_residual)
-        if residual is None:
-            return out.reshape(x.shape)
-        return out[0].reshape(x.shape), out[1].reshape(x.shape)
+        return _normalized(lambda x, r: torch_rows.layer_norm(x, _flat(self.weight), _flat(self.bias), self.eps, r),
+                           x, residual, self.normalized_shape)
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class Softmax(torch.nn.Module):
+    """torch.nn.Softmax over the last dimension (dim must name it)."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        if self.dim not in (-1, x.dim() - 1):
+            raise ValueError(f"warpforge.nn.Softmax takes the last dimension; dim {self.dim} of a {x.dim()}-D input")
+        return torch_rows.softmax(x)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class SwiGLU(torch.nn.Module):
+    """silu(gate) · up. forward(gate, up), or forward(x) with x (..., 2n):
+    interleaved=False takes gate and up as x's halves (x.chunk(2, -1)),
+    interleaved=True as its even and odd elements."""
+
+    def __init__(self, interleaved=False):
+        super().__init__()
+        self.interleaved = interleaved
+
+    def forward(self, gate, up=None):
+        if up is not None:
+            return torch_rows.swiglu(gate, up)
+        if self.interleaved:
+            return torch_rows.swiglu(x=gate)
+        first, second = gate.chunk(2, dim=-1)
+        return torch_rows.swiglu(first, second)
+
+    def extra_repr(self):
+        return f"interleaved={self.interleaved}"
+
+
+class CrossEntropyLoss(torch.nn.Module):
+    """torch.nn.CrossEntropyLoss for logits (..., C) and class indices (...):
+    ignore_index, reduction ('mean', 'sum', 'none') and label_smoothing as
+    PyTorch's; per-class weights and probabilities as targets are not taken.
+    The gradient is computed with the loss, in its one pass over the logits."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__()
+        if weight is not None:
+            raise ValueError("warpforge.nn.CrossEntropyLoss takes no class weights (weight must be None)")
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"reduction '{reduction}': accepted mean, sum, none")
+        self.ignore_index, self.reduction, self.label_smoothing = ignore_index, reduction, label_smoothing
+
+    def forward(self, logits, target):
+        if target.is_floating_point():
+            raise ValueError("warpforge.nn.CrossEntropyLoss takes class indices as targets, not probabilities")
+        return torch_rows.cross_entropy(logits, target, self.reduction, self.ignore_index, self.label_smoothing)
+
+    def extra_repr(self):
+        return f"ignore_index={self.ignore_index}, reduction={self.reduction}, label_smoothing={self.label_smoothing}"

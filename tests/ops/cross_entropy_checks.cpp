@@ -108,7 +108,7 @@ void check_cross_entropy(const runtime::Device& device, const CrossEntropyCase& 
   CrossEntropy op(t, {.ignore_index = c.ignore_index, .label_smoothing = c.label_smoothing, .reduction = c.reduction});
   ASSERT_TRUE(op.check_support().empty()) << op.describe();
   op.execute(t);
-  if (kernel) EXPECT_EQ(op.kernel_name(), kernel) << op.describe();
+  if (kernel) EXPECT_EQ(op.kernel_name(), std::string_view(kernel)) << op.describe();
   auto ml = compare(download(loss.view()), ref.loss, [&](std::int64_t, std::int64_t i) {
     return kStatistics * ref.loss_scale[static_cast<std::size_t>(i)];
   });

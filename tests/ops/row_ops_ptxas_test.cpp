@@ -70,10 +70,8 @@ TEST(RowOpsPtxas, SoftmaxAssemblesWithoutSpills) {
         p.backward = backward;
         p.rows = kRows, p.n = n;
         p.x = p.y = p.out = {.dtype = dt, .rows = kRows, .n = n, .row_stride = n};
-        rows::RowShapeRequest r{.n = n, .vector = 16 / bytes};
-        r.max_vectors = rows::max_vectors_for(backward ? 2 : 1, r.vector);
-        r.prefer_vectors = std::min(4, r.max_vectors);
-        auto shape = rows::choose_row_shape(r, nullptr);
+        std::vector<std::string> why;
+        auto shape = rows::row_shape(rows::row_request(n, 16 / bytes, backward ? 2 : 1, 4, 8, true), why);
         ASSERT_TRUE(shape.has_value()) << n;
         p.shape = *shape;
         expect_fast_assembly(build_softmax_kernel(p, ptx::Target::sm_90a).to_ptx(),
@@ -108,10 +106,8 @@ TEST(RowOpsPtxas, SwigluAssemblesWithoutSpills) {
       p.backward = true, p.interleaved = interleaved, p.rows = kRows, p.n = n;
       p.gate = p.up = p.out = p.dgate = p.dup = {.dtype = dt, .rows = kRows, .n = n, .row_stride = n};
       p.x = p.dx = {.dtype = dt, .rows = kRows, .n = 2 * n, .row_stride = 2 * n};
-      rows::RowShapeRequest r{.n = n, .vector = 16 / (runtime::bits(dt) / 8)};
-      r.max_vectors = rows::max_vectors_for(3, r.vector);
-      r.prefer_vectors = std::min(4, r.max_vectors);
-      p.shape = *rows::choose_row_shape(r, nullptr);
+      std::vector<std::string> why;
+      p.shape = *rows::row_shape(rows::row_request(n, 16 / (runtime::bits(dt) / 8), 3, 4, 1, true), why);
       expect_fast_assembly(build_swiglu_kernel(p, ptx::Target::sm_90a).to_ptx(),
                            std::string("swiglu backward ") + std::string(runtime::name(dt)) +
                                (interleaved ? " interleaved" : ""));
@@ -142,10 +138,9 @@ TEST(RowOpsPtxas, CrossEntropyAssemblesWithoutSpills) {
         p.options.label_smoothing = eps;
         p.rows = kRows, p.v = v, p.logits = {.dtype = dt, .rows = kRows, .n = v, .row_stride = v};
         p.dlogits = p.logits;
-        rows::RowShapeRequest r{.n = v, .vector = 16 / (runtime::bits(dt) / 8), .chunks = true};
-        r.max_vectors = rows::max_vectors_for(eps > 0.0f || dt == DType::f32 ? 2 : 1, r.vector);
-        r.prefer_vectors = std::min(4, r.max_vectors);
-        p.shape = *rows::choose_row_shape(r, nullptr);
+        std::vector<std::string> why;
+        p.shape = *rows::row_shape(
+            rows::row_request(v, 16 / (runtime::bits(dt) / 8), eps > 0.0f || dt == DType::f32 ? 2 : 1, 4, 8, true), why);
         expect_fast_assembly(build_cross_entropy_kernel(p, ptx::Target::sm_90a).to_ptx(),
                              "cross_entropy " + std::string(runtime::name(dt)) + " V " + std::to_string(v) +
                                  " eps " + std::to_string(eps) + " " + p.shape.describe());

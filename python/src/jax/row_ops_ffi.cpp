@@ -4,7 +4,8 @@
 // Traits' name), `present` (a bit a role, in the op's role order, for the
 // tensors the call has), `options` (the op's options as Traits::key writes
 // them). Arguments are the present input roles and results the present
-// output roles, each in role order, dense row-major.
+// output roles, each in role order, dense row-major; a role an op updates in
+// place (Traits::kInPlace) is both, the call aliasing the two.
 #include <nanobind/nanobind.h>
 
 #include <string>
@@ -20,6 +21,15 @@ namespace nb = nanobind;
 namespace warpforge::python {
 namespace {
 
+// The roles an op reads and writes in place (an input the call aliases to a result).
+template <class Traits>
+constexpr std::uint64_t in_place() {
+  if constexpr (requires { Traits::kInPlace; })
+    return Traits::kInPlace;
+  else
+    return 0;
+}
+
 template <class Traits>
 void run_row_op(const runtime::Device& device, runtime::Stream* stream, const ffi::RemainingArgs& args,
                 const ffi::RemainingRets& rets, std::int64_t present, std::string_view options) {
@@ -33,6 +43,7 @@ void run_row_op(const runtime::Device& device, runtime::Stream* stream, const ff
     }
     const char* role = Traits::kRoles[i];
     if ((Traits::kOutputs >> i) & 1) {
+      if ((in_place<Traits>() >> i) & 1) ++arg;  // the aliased input: the result's buffer is the same
       auto b = rets.get<ffi::AnyBuffer>(ret++);
       if (b.has_error()) throw OpsError(std::string(Traits::kName) + ": no result for " + role);
       views.emplace_back(buffers.dense(*b.value(), role));
@@ -53,6 +64,20 @@ ffi::Error row_op(const runtime::Device& device, runtime::Stream* stream, const 
       run_row_op<NormTraits>(device, stream, args, rets, present, options);
     else if (op == NormBackwardTraits::kName)
       run_row_op<NormBackwardTraits>(device, stream, args, rets, present, options);
+    else if (op == SoftmaxTraits::kName)
+      run_row_op<SoftmaxTraits>(device, stream, args, rets, present, options);
+    else if (op == SoftmaxBackwardTraits::kName)
+      run_row_op<SoftmaxBackwardTraits>(device, stream, args, rets, present, options);
+    else if (op == SwigluTraits::kName)
+      run_row_op<SwigluTraits>(device, stream, args, rets, present, options);
+    else if (op == SwigluBackwardTraits::kName)
+      run_row_op<SwigluBackwardTraits>(device, stream, args, rets, present, options);
+    else if (op == CrossEntropyTraits::kName)
+      run_row_op<CrossEntropyTraits>(device, stream, args, rets, present, options);
+    else if (op == CrossEntropyScaleTraits::kName)
+      run_row_op<CrossEntropyScaleTraits>(device, stream, args, rets, present, options);
+    else if (op == NormQuantizeTraits::kName)
+      run_row_op<NormQuantizeTraits>(device, stream, args, rets, present, options);
     else
       throw OpsError("no row op '" + std::string(op) + "'");
     return ffi::Error::Success();
@@ -63,13 +88,9 @@ ffi::Error row_op(const runtime::Device& device, runtime::Stream* stream, const 
 
 ffi::Error row_op_cuda(void* stream, std::int32_t ordinal, ffi::RemainingArgs args, ffi::RemainingRets rets,
                        std::string_view op, std::int64_t present, std::string_view options) {
-  try {
-    const runtime::Device device = cuda_device(ordinal);
-    runtime::Stream s = runtime::Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return row_op(device, &s, args, rets, op, present, options);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
+  return on_xla_stream(stream, ordinal, [&](const runtime::Device& device, runtime::Stream* s) {
+    return row_op(device, s, args, rets, op, present, options);
+  });
 }
 
 ffi::Error row_op_host(ffi::RemainingArgs args, ffi::RemainingRets rets, std::string_view op, std::int64_t present,

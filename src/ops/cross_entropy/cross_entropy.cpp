@@ -27,15 +27,6 @@ std::optional<LossReduction> parse_loss_reduction(std::string_view text) {
 
 namespace {
 
-// Row groups about as many as are resident at once (see NormBackwardProblem).
-std::int64_t persistent_groups(const rows::RowShape& shape, std::int64_t rows, const runtime::Device& device) {
-  const std::int64_t ctas_per_sm = std::max(1, 1024 / shape.block());
-  const std::int64_t resident =
-      std::max<std::int64_t>(1, device.properties().sm_count * ctas_per_sm / shape.ctas) * shape.rows_per_cta;
-  const std::int64_t groups = std::max<std::int64_t>(1, std::min(rows, resident));
-  return (groups + shape.rows_per_cta - 1) / shape.rows_per_cta * shape.rows_per_cta;
-}
-
 void require_dense(const TensorView& v, const std::string& role, DType dtype, std::int64_t numel,
                    const std::string& what, std::vector<std::string>& why) {
   if (v.dtype() != dtype || v.numel() != numel || !v.is_contiguous())
@@ -52,13 +43,11 @@ CrossEntropyProblem describe_cross_entropy(const CrossEntropyTensors& t, const C
     std::snprintf(v, sizeof v, "%g", static_cast<double>(o.label_smoothing));
     why.push_back(std::string("label_smoothing ") + v + ": accepted 0 to 1");
   }
-  auto logits = rows::as_rows(t.logits, "logits", why);
+  auto logits = rows::input_rows(t.logits, "logits", why);
   if (!logits) return p;
-  rows::require_row_float(*logits, "logits", why);
   p.logits = *logits;
   p.rows = logits->rows;
   p.v = logits->n;
-  rows::require_row_count(p.rows, why);
   if (p.v >= (std::int64_t{1} << 31)) why.push_back("a vocabulary of " + std::to_string(p.v) + ": up to 2^31 - 1");
   p.labels = t.labels.dtype();
   if (p.labels != DType::i64 && p.labels != DType::i32)
@@ -91,24 +80,16 @@ CrossEntropyProblem describe_cross_entropy(const CrossEntropyTensors& t, const C
               (p.lse ? ", lse" : "");
   if (!why.empty()) return p;
   const int vector = rows::vector_elements(p.v, {&p.logits, p.dlogits ? &*p.dlogits : nullptr});
-  s.request = {.n = p.v, .vector = vector};
   // Held: the exponentials, and the logits until they are formed (f32
   // logits fill as many registers again, 16-bit ones half); label
   // smoothing's scaled Σ x (two more passes over the row) needs as many
   // again too, so as to assemble without spills (row_ops_ptxas_test.cpp).
   const bool wide = o.label_smoothing > 0.0f || p.logits.dtype == DType::f32;
-  s.request.max_vectors = rows::max_vectors_for(wide ? 2 : 1, vector);
-  s.request.prefer_vectors = std::min(4, s.request.max_vectors);
-  s.request.max_ctas = rows::max_cluster_ctas(s.device);
-  s.request.chunks = true;
-  std::string reason;
-  auto shape = rows::choose_row_shape(s.request, &reason);
-  if (!shape) {
-    why.push_back(reason);
-    return p;
-  }
+  s.request = rows::row_request(p.v, vector, wide ? 2 : 1, 4, rows::max_cluster_ctas(s.device), true);
+  auto shape = rows::row_shape(s.request, why);
+  if (!shape) return p;
   p.shape = s.shape = *shape;
-  p.groups = persistent_groups(p.shape, p.rows, s.device);
+  p.groups = rows::persistent_groups(p.shape, p.rows, s.device);
   p.count_ctas = static_cast<int>(std::clamp<std::int64_t>((p.rows + 1023) / 1024, 1, 2 * s.device.properties().sm_count));
   return p;
 }
@@ -201,10 +182,8 @@ CrossEntropyScale::CrossEntropyScale(const CrossEntropyScaleTensors& t)
     : state_(std::make_unique<State>(State{rows::RowOpState(t.dlogits.device()), {}, false})) {
   State& s = *state_;
   auto& why = s.op.refusals;
-  auto m = rows::as_rows(t.dlogits, "dlogits", why);
+  auto m = rows::input_rows(t.dlogits, "dlogits", why);
   if (m) {
-    rows::require_row_float(*m, "dlogits", why);
-    rows::require_row_count(m->rows, why);
     s.dlogits = *m;
     s.per_row = t.dloss.numel() != 1 || m->rows == 1;
     if (t.dloss.dtype() != DType::f32 || !t.dloss.is_contiguous() || (t.dloss.numel() != 1 && t.dloss.numel() != m->rows))
@@ -216,10 +195,8 @@ CrossEntropyScale::CrossEntropyScale(const CrossEntropyScaleTensors& t)
   }
   if (why.empty()) {
     const int vector = rows::vector_elements(m->n, {&*m});
-    s.op.request = {.n = m->n, .vector = vector, .max_vectors = rows::max_vectors_for(1, vector), .max_ctas = 1,
-                    .chunks = true};
-    s.op.request.prefer_vectors = std::min(4, s.op.request.max_vectors);
-    s.op.shape = *rows::choose_row_shape(s.op.request, nullptr);
+    s.op.request = rows::row_request(m->n, vector, 1, 4, 1, true);
+    s.op.shape = rows::row_shape(s.op.request, why).value_or(rows::RowShape{});
   }
   s.op.views.add("dlogits", &t.dlogits, rows::vector_alignment(s.op.shape, m));
   s.op.views.add("dloss", &t.dloss, 4);

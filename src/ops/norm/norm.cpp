@@ -79,7 +79,7 @@ void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
   rows::append_args(args, {&t.x, optional_view(t.residual), optional_view(t.weight), optional_view(t.bias), &t.y,
                            optional_view(t.residual_out), optional_view(t.mean), optional_view(t.rstd)});
   args.emplace_back(static_cast<std::uint32_t>(s.problem.rows));
-  s.module->launch(norm_kernel_name(s.problem), rows::row_launch(s.problem.shape, s.problem.rows), args, stream);
+  s.module->launch(norm_kernel_name(s.problem), rows::row_launch(s.problem.shape, s.problem.groups), args, stream);
 }
 
 struct NormBackward::State {

@@ -58,21 +58,11 @@ int one_if(const std::optional<RowMatrix>& m) {
   return m ? 1 : 0;
 }
 
-// The shape for the problem's rows, or a refusal.
+// The shape for the problem's rows (an empty one where refused: the reason is in `why`).
 rows::RowShape choose(rows::RowShapeRequest& request, std::int64_t n, int vector, int held_values, int prefer,
                       const runtime::Device& device, std::vector<std::string>& why) {
-  request.n = n;
-  request.vector = vector;
-  request.max_vectors = rows::max_vectors_for(held_values, vector);
-  request.prefer_vectors = std::min(prefer, request.max_vectors);
-  request.max_ctas = rows::max_cluster_ctas(device);
-  std::string reason;
-  auto shape = rows::choose_row_shape(request, &reason);
-  if (!shape) {
-    why.push_back(reason + (request.max_ctas == 1 ? " (clusters need compute capability 9.0)" : ""));
-    return {};
-  }
-  return *shape;
+  request = rows::row_request(n, vector, held_values, prefer, rows::max_cluster_ctas(device), false);
+  return rows::row_shape(request, why).value_or(rows::RowShape{});
 }
 
 }  // namespace
@@ -97,13 +87,11 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   NormProblem p;
   p.options = options;
   check_eps(options, why);
-  auto x = rows::as_rows(t.x, "x", why);
+  auto x = rows::input_rows(t.x, "x", why);
   if (!x) return p;
-  rows::require_row_float(*x, "x", why);
   p.x = *x;
   p.rows = x->rows;
   p.n = x->n;
-  rows::require_row_count(p.rows, why);
   if (auto y = row_tensor(t.y, "y", p.rows, p.n, "x", why)) p.y = *y;
   if (t.residual) p.residual = row_tensor(*t.residual, "residual", p.rows, p.n, "x", why);
   if (t.residual_out) p.residual_out = row_tensor(*t.residual_out, "residual_out", p.rows, p.n, "x", why);
@@ -134,6 +122,7 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   // Held at once: x (or h), the residual while h is formed, weight and bias.
   const int held = 1 + one_if(p.residual) + one_if(p.weight) + one_if(p.bias);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
+  if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
   return p;
 }
 
@@ -156,13 +145,11 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
                                            const runtime::Device& device, std::vector<std::string>& why) {
   NormBackwardProblem p;
   p.options = options;
-  auto dy = rows::as_rows(t.dy, "dy", why);
+  auto dy = rows::input_rows(t.dy, "dy", why);
   if (!dy) return p;
-  rows::require_row_float(*dy, "dy", why);
   p.dy = *dy;
   p.rows = dy->rows;
   p.n = dy->n;
-  rows::require_row_count(p.rows, why);
   if (auto x = row_tensor(t.x, "x", p.rows, p.n, "dy", why)) p.x = *x;
   if (auto dx = row_tensor(t.dx, "dx", p.rows, p.n, "dy", why)) p.dx = *dx;
   if (t.dresidual_out) p.dresidual_out = row_tensor(*t.dresidual_out, "dresidual_out", p.rows, p.n, "dy", why);
@@ -195,14 +182,7 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   const int held = 2 + one_if(p.weight) + one_if(p.dweight) + one_if(p.dbias);
   p.shape = choose(p.request, p.n, vector, held, 2, device, why);
   if (!why.empty()) return p;
-  // Row groups that loop over the rows: about as many as are resident at
-  // once (1024 threads an SM, as a kernel of up to 64 registers a thread
-  // runs), so that each adds many rows into its dweight and dbias.
-  const std::int64_t ctas_per_sm = std::max(1, 1024 / p.shape.block());
-  const std::int64_t resident =
-      std::max<std::int64_t>(1, device.properties().sm_count * ctas_per_sm / p.shape.ctas) * p.shape.rows_per_cta;
-  const std::int64_t per_cta = p.shape.rows_per_cta;
-  p.groups = (std::max<std::int64_t>(1, std::min(p.rows, resident)) + per_cta - 1) / per_cta * per_cta;
+  p.groups = rows::persistent_groups(p.shape, p.rows, device);
   return p;
 }
 

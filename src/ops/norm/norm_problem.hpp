@@ -23,6 +23,7 @@ struct NormProblem {
   bool mean = false, rstd = false;
   rows::RowShapeRequest request;
   rows::RowShape shape;
+  std::int64_t groups = 1;  // row groups of the grid, looping over the rows (the weight loaded once a group)
   // "rms 4096 x 8192 bf16 -> bf16, residual, weight bf16"
   std::string describe() const;
 };

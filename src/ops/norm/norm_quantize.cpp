@@ -122,8 +122,8 @@ void RmsNormQuantize::execute(const NormQuantizeTensors& t, runtime::Stream* str
   std::vector<runtime::Arg> args;
   rows::append_args(args, views);
   args.emplace_back(static_cast<std::uint32_t>(s.problem.norm.rows));
-  s.op.module->launch(kNormQuantizeKernel, rows::row_launch(s.problem.norm.shape, s.problem.padded_rows()), args,
-                      stream);
+  const std::int64_t groups = rows::persistent_groups(s.problem.norm.shape, s.problem.padded_rows(), s.op.device);
+  s.op.module->launch(kNormQuantizeKernel, rows::row_launch(s.problem.norm.shape, groups), args, stream);
 }
 
 }  // namespace warpforge::ops

@@ -80,6 +80,20 @@ std::optional<RowShape> choose_row_shape(const RowShapeRequest& r, std::string* 
   return s;
 }
 
+RowShapeRequest row_request(std::int64_t n, int vector, int held_values, int prefer, int max_ctas, bool chunks) {
+  RowShapeRequest r{.n = n, .vector = vector, .max_vectors = max_vectors_for(held_values, vector),
+                    .max_ctas = max_ctas, .chunks = chunks};
+  r.prefer_vectors = std::min(prefer, r.max_vectors);
+  return r;
+}
+
+std::optional<RowShape> row_shape(const RowShapeRequest& request, std::vector<std::string>& why) {
+  std::string reason;
+  auto shape = choose_row_shape(request, &reason);
+  if (!shape) why.push_back(reason + (request.max_ctas == 1 ? " (clusters need compute capability 9.0)" : ""));
+  return shape;
+}
+
 std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, const RowShapeRequest& r) {
   std::vector<std::string> out;
   const std::int64_t warp = std::int64_t{32} * r.max_vectors * r.vector;
@@ -98,6 +112,14 @@ std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, cons
     out.push_back("not held in registers: a row of " + elements(r.n) + " is more than a cluster of " +
                   std::to_string(chosen.ctas) + " holds (" + std::to_string(chosen.capacity()) + "): read again");
   return out;
+}
+
+std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device) {
+  const std::int64_t ctas_per_sm = std::max(1, kMaxThreads / shape.block());
+  const std::int64_t resident =
+      std::max<std::int64_t>(1, device.properties().sm_count * ctas_per_sm / shape.ctas) * shape.rows_per_cta;
+  const std::int64_t groups = std::max<std::int64_t>(1, std::min(rows, resident));
+  return ceil_div(groups, shape.rows_per_cta) * shape.rows_per_cta;
 }
 
 runtime::LaunchConfig row_launch(const RowShape& shape, std::int64_t groups) {

@@ -70,8 +70,22 @@ int max_cluster_ctas(const runtime::Device& device);
 // nullopt where nothing holds it, with the reason in `why`.
 std::optional<RowShape> choose_row_shape(const RowShapeRequest& request, std::string* why);
 
+// The request for a row of n elements in accesses of `vector` whose threads
+// hold `held_values` values an element: up to `prefer` vectors a thread
+// (where the budget allows), clusters up to max_ctas, passes where `chunks`.
+RowShapeRequest row_request(std::int64_t n, int vector, int held_values, int prefer, int max_ctas, bool chunks);
+// choose_row_shape(request), or nullopt with the reason appended to `why`.
+std::optional<RowShape> row_shape(const RowShapeRequest& request, std::vector<std::string>& why);
+
 // For describe(): why each narrower span than the chosen one was not taken.
 std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, const RowShapeRequest& request);
+
+// Row groups for a grid that loops over `rows` rows: about as many as are
+// resident at once (1024 threads an SM, as the kernels' .minnctapersm
+// promises), a whole number of CTAs, at least one. Each group then keeps
+// what every row shares (a weight) in registers across its rows, and sums
+// over its rows (dweight, losses) stay few.
+std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device);
 
 // The launch of `groups` row groups (each row group a shape.threads-thread
 // part of a CTA, or a cluster of shape.ctas CTAs): grid, block, cluster.

@@ -73,6 +73,14 @@ std::optional<RowMatrix> as_rows(const TensorView& view, const std::string& role
   return m;
 }
 
+std::optional<RowMatrix> input_rows(const TensorView& view, const std::string& role, std::vector<std::string>& why) {
+  auto m = as_rows(view, role, why);
+  if (!m) return m;
+  require_row_float(*m, role, why);
+  require_row_count(m->rows, why);
+  return m;
+}
+
 void require_row_count(std::int64_t rows, std::vector<std::string>& why) {
   constexpr std::int64_t kMaxRows = (std::int64_t{1} << 31) - 1;
   if (rows > kMaxRows)

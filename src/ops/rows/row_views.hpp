@@ -32,6 +32,11 @@ struct RowMatrix {
 std::optional<RowMatrix> as_rows(const runtime::TensorView& view, const std::string& role,
                                  std::vector<std::string>& why);
 
+// An op's first row tensor (x, dy, logits): as_rows(), then a float dtype
+// and a row count the kernels take (each reason appended to `why`).
+std::optional<RowMatrix> input_rows(const runtime::TensorView& view, const std::string& role,
+                                    std::vector<std::string>& why);
+
 // Appends a reason where `rows` exceeds what the kernels count (2^31 - 1, a u32 row index and grid).
 void require_row_count(std::int64_t rows, std::vector<std::string>& why);
 

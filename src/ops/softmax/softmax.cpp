@@ -43,16 +43,8 @@ SoftmaxProblem describe_softmax(bool backward, std::initializer_list<std::pair<c
   const int vector = rows::vector_elements(p.n, {&p.x, &p.y, backward ? &p.out : nullptr});
   // Held: x (forward); y and dy (backward).
   const int held = backward ? 2 : 1;
-  s.request = {.n = p.n, .vector = vector};
-  s.request.max_vectors = rows::max_vectors_for(held, vector);
-  s.request.prefer_vectors = std::min(4, s.request.max_vectors);
-  s.request.max_ctas = rows::max_cluster_ctas(s.device);
-  s.request.chunks = true;
-  std::string why;
-  if (auto shape = rows::choose_row_shape(s.request, &why))
-    p.shape = s.shape = *shape;
-  else
-    s.refusals.push_back(why);
+  s.request = rows::row_request(p.n, vector, held, 4, rows::max_cluster_ctas(s.device), true);
+  if (auto shape = rows::row_shape(s.request, s.refusals)) p.shape = s.shape = *shape;
   return p;
 }
 

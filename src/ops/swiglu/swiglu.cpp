@@ -62,16 +62,9 @@ int vector_of(const SwigluProblem& p, std::initializer_list<const RowMatrix*> pl
 }
 
 void choose(rows::RowOpState& s, SwigluProblem& p, int vector, int held) {
-  s.request = {.n = p.n, .vector = vector};
-  s.request.max_vectors = rows::max_vectors_for(held, vector);
-  s.request.prefer_vectors = std::min(4, s.request.max_vectors);
-  s.request.max_ctas = 1;  // element-wise: a long row spreads over passes, no cluster needed
-  s.request.chunks = true;
-  std::string why;
-  if (auto shape = rows::choose_row_shape(s.request, &why))
-    p.shape = s.shape = *shape;
-  else
-    s.refusals.push_back(why);
+  // Element-wise: a long row goes in passes, no cluster needed.
+  s.request = rows::row_request(p.n, vector, held, 4, 1, true);
+  if (auto shape = rows::row_shape(s.request, s.refusals)) p.shape = s.shape = *shape;
 }
 
 const RowMatrix* ptr(const std::optional<RowMatrix>& m) {

@@ -33,6 +33,7 @@ TEST(GroupedGemmSim, EveryTokenInOneGroupKMajorB) {
 TEST(GroupedGemmSim, TheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
   run_ragged_m(device, {ends_of({0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 20);
+  run_ragged_m(device, {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 2);
   run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
   run_ragged_m(device, {ends_of({45, 80}), 125, 24, 72, DType::f16, DType::f16, true, "sm90a"}, 22);
   run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);

@@ -9,6 +9,7 @@
 
 #include "ops/grouped_gemm_cases.hpp"
 #include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -110,6 +111,19 @@ TEST(GroupedGemmSim, SameInputsGiveTheSameBits) {
   const RaggedMCase c{ends_of({20, 0, 45}), 70, 24, 96};
   const runtime::Device device = runtime::Device::sim();
   EXPECT_EQ(run_ragged_m(device, c, 7).bytes, run_ragged_m(device, c, 7).bytes);
+}
+
+// The grids an H100/H200 gets (132 SMs: persistent CTAs with no work, the
+// stream kernel's K split sized for them) on the GPU tests' small cases.
+TEST(GroupedGemmSim, TheGpusGridSizes) {
+  const runtime::Device device(sim::make_backend({.sm_count = 132}));
+  run_ragged_m(device, {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+  run_ragged_m(device, {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 2);
+  run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
+  run_ragged_m(device, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
+  run_ragged_m(device, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);
+  run_stream(device, {kMxfp4, ends_of({1, 0, 6, 0}), 9, 40, 288, DType::bf16}, 100);
+  run_stream(device, {kNvfp4, ends_of({2}), 2, 32, 4096, DType::f32}, 400);
 }
 
 }  // namespace

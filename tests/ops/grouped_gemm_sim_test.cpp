@@ -1,10 +1,12 @@
-// ops::GroupedGemm's bf16/f16 kernel (sm80) on the simulator against the
-// fp64 reference per group: empty groups, one token, every token in one
-// group, group ends that are no multiple of any tile, K no multiple of 128
-// (nor of the tile's 32), rows past the last end (zeros), both majors of B,
-// every D dtype, one group without offsets, offsets out of order (clamped),
-// the weights' gradient (ragged K) with empty groups, determinism, and
-// bf16 weights with K contiguous on the stream kernel at few tokens a group.
+// ops::GroupedGemm's bf16/f16 kernels (sm80, the sm90a design, the stream
+// kernel for bf16 weights) on the simulator against the fp64 reference per
+// group: empty groups, one token, every token in one group, group ends that
+// are no multiple of any tile, K no multiple of 128 (nor of the tile's 32),
+// rows past the last end (zeros), both majors of B, every D dtype, one
+// group without offsets, offsets out of order (clamped), the weights'
+// gradient (ragged K) with empty groups, determinism, bf16 weights with K
+// contiguous on the stream kernel at few tokens a group, and the GPU's grid
+// sizes (132 SMs).
 #include <gtest/gtest.h>
 
 #include "ops/grouped_gemm_cases.hpp"

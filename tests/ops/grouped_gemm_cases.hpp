@@ -189,8 +189,11 @@ inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase&
   auto offsets = make_offsets(device, c.ends);
   const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
   GroupedGemm op(t, {.out_dtype = c.d, .kernel = c.named});
-  EXPECT_TRUE(op.check_support().empty()) << op.describe();
   EXPECT_EQ(op.kernel_name(), std::string_view(c.kernel)) << op.describe();
+  if (!op.check_support().empty()) {  // nothing to run: the case fails, the test goes on
+    ADD_FAILURE() << op.describe();
+    return HostTensor::download(d.view);
+  }
   op.execute(t);
   HostTensor got = HostTensor::download(d.view);
   const auto bad = grouped_mismatches(got, grouped_gemm_reference(a.host, b.host, offsets.host), c.k);
@@ -236,8 +239,11 @@ inline StreamRun run_stream(const runtime::Device& device, const StreamCase& c, 
   const GroupedGemmTensors t{qa ? qa->codes_view : a.view, w.codes_view, c.offsets ? &offsets.view : nullptr, d.view,
                              qa ? &qa->scales_view : nullptr, &w.scales_view, qa ? &amax : nullptr};
   GroupedGemm op(t, {.out_dtype = c.d, .sf_vec_size = c.format.vec});
-  EXPECT_TRUE(op.check_support().empty()) << op.describe();
   EXPECT_EQ(op.kernel_name(), "stream") << op.describe();
+  if (!op.check_support().empty()) {  // nothing to run: the case fails, the test goes on
+    ADD_FAILURE() << op.describe();
+    return {HostTensor::download(d.view), 0, op.describe()};
+  }
   op.execute(t);
   StreamRun run{HostTensor::download(d.view), 0, op.describe()};
   const GroupedReference want = qa ? grouped_gemm_reference(qa->host(), w.host(), offsets.host)

@@ -1,14 +1,17 @@
-// ops::GroupedGemm's bf16/f16 kernel (sm80) on the simulator against the
-// fp64 reference per group: empty groups, one token, every token in one
-// group, group ends that are no multiple of any tile, K no multiple of 128
-// (nor of the tile's 32), rows past the last end (zeros), both majors of B,
-// every D dtype, one group without offsets, offsets out of order (clamped),
-// the weights' gradient (ragged K) with empty groups, determinism, and
-// bf16 weights with K contiguous on the stream kernel at few tokens a group.
+// ops::GroupedGemm's bf16/f16 kernels (sm80, the sm90a design, the stream
+// kernel for bf16 weights) on the simulator against the fp64 reference per
+// group: empty groups, one token, every token in one group, group ends that
+// are no multiple of any tile, K no multiple of 128 (nor of the tile's 32),
+// rows past the last end (zeros), both majors of B, every D dtype, one
+// group without offsets, offsets out of order (clamped), the weights'
+// gradient (ragged K) with empty groups, determinism, bf16 weights with K
+// contiguous on the stream kernel at few tokens a group, and the GPU's grid
+// sizes (132 SMs).
 #include <gtest/gtest.h>
 
 #include "ops/grouped_gemm_cases.hpp"
 #include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -33,6 +36,7 @@ TEST(GroupedGemmSim, EveryTokenInOneGroupKMajorB) {
 TEST(GroupedGemmSim, TheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
   run_ragged_m(device, {ends_of({0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 20);
+  run_ragged_m(device, {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 2);
   run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
   run_ragged_m(device, {ends_of({45, 80}), 125, 24, 72, DType::f16, DType::f16, true, "sm90a"}, 22);
   run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
@@ -109,6 +113,19 @@ TEST(GroupedGemmSim, SameInputsGiveTheSameBits) {
   const RaggedMCase c{ends_of({20, 0, 45}), 70, 24, 96};
   const runtime::Device device = runtime::Device::sim();
   EXPECT_EQ(run_ragged_m(device, c, 7).bytes, run_ragged_m(device, c, 7).bytes);
+}
+
+// The grids an H100/H200 gets (132 SMs: persistent CTAs with no work, the
+// stream kernel's K split sized for them) on the GPU tests' small cases.
+TEST(GroupedGemmSim, TheGpusGridSizes) {
+  const runtime::Device device(sim::make_backend({.sm_count = 132}));
+  run_ragged_m(device, {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+  run_ragged_m(device, {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 2);
+  run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
+  run_ragged_m(device, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
+  run_ragged_m(device, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);
+  run_stream(device, {kMxfp4, ends_of({1, 0, 6, 0}), 9, 40, 288, DType::bf16}, 100);
+  run_stream(device, {kNvfp4, ends_of({2}), 2, 32, 4096, DType::f32}, 400);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "warpforge/ops/grouped_gemm.hpp"
 
+#include "../view_checks.hpp"
 #include "grouped_gemm_path.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
@@ -8,17 +9,6 @@ namespace warpforge::ops {
 namespace {
 
 using runtime::TensorView;
-
-// What execute() compares: everything of a view but its data.
-struct ViewDescription {
-  runtime::DType dtype;
-  std::vector<std::int64_t> shape, strides;
-  friend bool operator==(const ViewDescription&, const ViewDescription&) = default;
-};
-std::optional<ViewDescription> view_description(const TensorView* v) {
-  if (!v) return std::nullopt;
-  return ViewDescription{v->dtype(), v->shape(), v->strides()};
-}
 
 // The tensors in a fixed order, with their names.
 constexpr const char* kNames[] = {"A", "B", "offsets", "D", "SFA", "SFB", "amax"};

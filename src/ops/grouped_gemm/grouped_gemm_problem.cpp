@@ -3,6 +3,7 @@
 #include <optional>
 #include <sstream>
 
+#include "../view_checks.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 
 namespace warpforge::ops {
@@ -10,12 +11,6 @@ namespace {
 
 using runtime::DType;
 using runtime::TensorView;
-
-std::string dims(const std::vector<std::int64_t>& v) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + ")";
-}
 
 bool is_half(DType t) { return t == DType::bf16 || t == DType::f16; }
 bool is_code(DType t) { return t == DType::e4m3 || t == DType::e5m2 || t == DType::e2m1 || t == DType::u8; }

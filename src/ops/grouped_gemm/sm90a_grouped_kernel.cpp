@@ -57,8 +57,11 @@ class GroupedTiles final : public tile::WorkSource {
     if (offset || stride != 1)
       throw TileError("the grouped GEMM's work source serves the cooperative schedule only (no offset, stride 1)");
     schedule_.for_each([&](const GroupWork& w) {
-      tile::WorkItem item{{w.begin + w.row_tile * imm(kTileM), w.col * imm(tile_n_), w.group, w.unit},
-                          k_.mov(u32, 0u), k_.mov(u32, imm(k_blocks_)), std::nullopt, {w.end}};
+      // Designated: the end row must land in `extra` whatever fields WorkItem gains.
+      tile::WorkItem item{.tile = {w.begin + w.row_tile * imm(kTileM), w.col * imm(tile_n_), w.group, w.unit},
+                          .kb0 = k_.mov(u32, 0u),
+                          .kb1 = k_.mov(u32, imm(k_blocks_)),
+                          .extra = {w.end}};
       body(item);
     });
   }

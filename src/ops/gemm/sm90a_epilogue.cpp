@@ -18,6 +18,19 @@ const layout::Swizzle kSwizzle128 = layout::smem_swizzle(layout::SmemSwizzle::b1
 
 }  // namespace
 
+void Sm90aEpilogue::begin() {
+  if (s_.amax) thread_max_ = k_.mov(u32, 0u);
+}
+
+void Sm90aEpilogue::end(const Pred& leader, const Reg& amax) {
+  if (s_.amax) {
+    Reg warp_max = k_.reg(u32);
+    k_.redux_sync(Redux::max, warp_max, thread_max_);
+    k_.if_then((tid_ & 31u) == 0u, [&] { k_.red(Space::global, AtomOp::max, u32, at(amax), warp_max); });
+  }
+  k_.if_then(leader, [&] { k_.bulk_wait_group(0); });
+}
+
 Type sm90a_dsl_type(runtime::DType t) {
   switch (t) {
     case runtime::DType::bf16: return Type::bf16;
@@ -56,7 +69,7 @@ std::pair<Reg, Reg> Sm90aEpilogue::output_pair(const Regs& acc, int i, const til
       Reg bits = k_.reg(b32), kept = k_.reg(u32);
       k_.mov(bits, v);
       k_.selp(kept, bits.as(u32) & 0x7fffffffu, 0u, inside);
-      k_.max(*thread_max_, *thread_max_, kept);
+      k_.max(thread_max_, thread_max_, kept);
     }
   }
   return {v0, v1};
@@ -80,8 +93,7 @@ void Sm90aEpilogue::add_c(const Reg& v, const Reg& row_offset, const Reg& col, c
 // per instruction: the accumulator's fragment is stmatrix's (PTX ISA
 // 9.7.14.5.16), and lane l gives the row address of matrix l / 8.
 void Sm90aEpilogue::store(const std::vector<Regs>& accs, const tile::Tile& t, const Reg& rows0, const Reg& cw,
-                          const Pred& leader, const Reg* thread_max) {
-  thread_max_ = thread_max;
+                          const Pred& leader) {
   const int es = runtime::bits(s_.d) / 8;
   const int box_cols = sm90a_store_box_cols(s_);
   const int width = s_.epilogue_width();

@@ -41,11 +41,19 @@ class Sm90aEpilogue {
                 const dsl::Reg& base, const dsl::Reg& tid, const tile::NamedBarrierSet& barriers)
       : k_(k), s_(s), smem_(smem), o_(out), base_(base), tid_(tid), barriers_(barriers) {}
 
+  // A consumer thread's epilogue state, before its first tile: with amax,
+  // its max |D| bits (0).
+  void begin();
   // The tile `t` of warpgroup `cw` (its accumulators `accs`, 64 rows each
   // from row rows0 of the tile); `leader` its first thread, which issues the
-  // TMA stores. With amax, `thread_max` is the thread's max |D| bits.
+  // TMA stores.
   void store(const std::vector<dsl::Regs>& accs, const tile::Tile& t, const dsl::Reg& rows0, const dsl::Reg& cw,
-             const dsl::Pred& leader, const dsl::Reg* thread_max);
+             const dsl::Pred& leader);
+  // After the last tile: with amax, the thread's maximum folded per warp
+  // (redux.sync) into `amax` (one red.global.max per warp: |D| bits, whose
+  // unsigned order is value order, a positive NaN above +inf); the leader
+  // waits for its last stores.
+  void end(const dsl::Pred& leader, const dsl::Reg& amax);
 
  private:
   std::pair<dsl::Reg, dsl::Reg> output_pair(const dsl::Regs& acc, int i, const tile::Tile& t, const dsl::Reg& row,
@@ -60,7 +68,7 @@ class Sm90aEpilogue {
   const Sm90aOutput& o_;
   dsl::Reg base_, tid_;
   tile::NamedBarrierSet barriers_;
-  const dsl::Reg* thread_max_ = nullptr;
+  dsl::Reg thread_max_;  // with amax: this thread's max |D| bits
 };
 
 }  // namespace warpforge::ops

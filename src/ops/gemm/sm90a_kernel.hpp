@@ -124,6 +124,10 @@ inline std::size_t sm90a_workspace_bytes(const Sm90aSpec& spec, std::uint32_t ct
 // would not leave the stages room within `smem_limit` bytes (0: no limit).
 Sm90aSpec sm90a_spec(const GemmProblem& problem, const GemmConfig& config, std::size_t smem_limit);
 
+// Throws OpsError where `spec` cannot be built (a_rows, N-major B's boxes
+// in a cluster); build_sm90a_gemm checks.
+void check_sm90a_spec(const Sm90aSpec& spec);
+
 ptx::Module build_sm90a_gemm(const Sm90aSpec& spec);
 
 }  // namespace warpforge::ops

@@ -47,12 +47,7 @@ Layout layout(DType ab, const Sm90aGemmAmaxTiling& t) {
 class Dequantized final : public AmaxDesign {
  public:
   Dequantized(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t) : AmaxDesign(p, t), l_(layout(p.ab_dtype, t)) {
-    if (t.tile_n == 256)
-      throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting warpgroups (no fp8_mma, no "
-                     "dequantizer warpgroups)");
-    if (t.cluster_m != 1)
-      throw OpsError("sm90a gemm_amax kernel: cluster_m " + std::to_string(t.cluster_m) +
-                     "; it takes 1, or 2 with converting warpgroups");
+    refuse_converting_only();
     if (!fp4())
       throw OpsError("sm90a gemm_amax kernel: " + std::string(runtime::name(p.ab_dtype)) +
                      " data with dequantizer warpgroups; FP8 takes fp8_mma or converting warpgroups, E2M1 "

@@ -89,6 +89,9 @@ class AmaxDesign : public tile::WarpSpecializedDesign {
  protected:
   // Checks what every design takes (TileError-free: OpsError naming the value).
   AmaxDesign(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t);
+  // Refuses what only the converting design takes (tile_n 256, a pair
+  // along M): the FP8 wgmma and dequantizer designs call it.
+  void refuse_converting_only() const;
 
   // The template's configuration every design starts from: two consumer
   // warpgroups, the raw stages as the pipeline (its barriers at

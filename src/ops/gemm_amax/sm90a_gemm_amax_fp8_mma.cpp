@@ -49,12 +49,7 @@ class Fp8Mma final : public AmaxDesign {
       throw OpsError("sm90a gemm_amax kernel: " + std::string(runtime::name(p.ab_dtype)) +
                      " data with fp8_mma; FP8 takes fp8_mma or converting warpgroups, E2M1 dequantizer or "
                      "converting warpgroups");
-    if (t.tile_n == 256)
-      throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting warpgroups (no fp8_mma, no "
-                     "dequantizer warpgroups)");
-    if (t.cluster_m != 1)
-      throw OpsError("sm90a gemm_amax kernel: cluster_m " + std::to_string(t.cluster_m) +
-                     "; it takes 1, or 2 with converting warpgroups");
+    refuse_converting_only();
     amax_slot_ = l_.amax;
   }
 

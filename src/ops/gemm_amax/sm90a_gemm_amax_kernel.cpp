@@ -21,6 +21,15 @@ AmaxDesign::AmaxDesign(const GemmAmaxProblem& p, const Sm90aGemmAmaxTiling& t)
                    " K blocks; every split needs at least one");
 }
 
+void AmaxDesign::refuse_converting_only() const {
+  if (t_.tile_n == 256)
+    throw OpsError("sm90a gemm_amax kernel: tile_n 256 takes converting warpgroups (no fp8_mma, no "
+                   "dequantizer warpgroups)");
+  if (t_.cluster_m != 1)
+    throw OpsError("sm90a gemm_amax kernel: cluster_m " + std::to_string(t_.cluster_m) +
+                   "; it takes 1, or 2 with converting warpgroups");
+}
+
 tile::WarpSpecializedConfig AmaxDesign::raw_config(std::uint32_t raw_full, std::uint32_t raw_empty) const {
   tile::WarpSpecializedConfig c;
   c.consumers = kConsumers;

@@ -162,17 +162,40 @@ norm = torch.ops.warpforge.norm
 norm_backward = torch.ops.warpforge.norm_backward
 
 
+class _EagerNorm(torch.autograd.Function):
+    """torch.ops.warpforge.norm's autograd without torch.library's wrapper
+    (its argument normalization and redispatch cost more host time a call
+    than the kernel at 4096 x 4096): the same forward, context and backward,
+    taken in eager mode; traced code (torch.compile) keeps the operator."""
+
+    @staticmethod
+    def forward(ctx, x, residual, weight, bias, kind, eps):
+        outputs = _norm(x, residual, weight, bias, kind, eps)
+        _norm_setup_context(ctx, (x, residual, weight, bias, kind, eps), outputs)
+        return outputs
+
+    @staticmethod
+    def backward(ctx, dy, dh, dmean, drstd):
+        return _norm_autograd(ctx, dy, dh, dmean, drstd)
+
+
+def _norm_call(x, residual, weight, bias, kind, eps):
+    if torch.compiler.is_compiling():
+        return norm(x, residual, weight, bias, kind, eps)
+    return _EagerNorm.apply(x, residual, weight, bias, kind, eps)
+
+
 def rms_norm(x, weight=None, eps=1e-6, residual=None):
     """RMSNorm over the last dimension (differentiable): y, or (y, x +
     residual) with a residual (the sum in the promoted dtype, for the next
     layer)."""
-    y, h, _, _ = norm(x, residual, weight, None, "rms", float(eps))
+    y, h, _, _ = _norm_call(x, residual, weight, None, "rms", float(eps))
     return y if residual is None else (y, h)
 
 
 def layer_norm(x, weight=None, bias=None, eps=1e-5, residual=None):
     """LayerNorm over the last dimension (differentiable), as rms_norm."""
-    y, h, _, _ = norm(x, residual, weight, bias, "layer", float(eps))
+    y, h, _, _ = _norm_call(x, residual, weight, bias, "layer", float(eps))
     return y if residual is None else (y, h)
 
 

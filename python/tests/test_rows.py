@@ -324,3 +324,39 @@ def test_cross_entropy_at_32768_by_128k_needs_no_more_than_the_logits_and_their_
     with torch.no_grad():
         reference = torch.nn.functional.cross_entropy(logits, labels)
     assert abs(float(loss) - float(reference)) <= 2**-7 * abs(float(reference))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_second_call_of_the_same_shapes_does_not_compile_again(rng, device, monkeypatch):
+    """The torch operators build (check_support, compile) an op once per
+    problem key (shapes, strides, dtypes, alignment, options); later calls of
+    that key only run it: the factory is called once per key, forward and
+    backward, and again for a new shape."""
+    torch = torch_on(device)
+    import warpforge.torch_rows as rows
+
+    built = []
+    for name in ("norm_op", "norm_backward_op", "softmax_op"):
+        factory = getattr(rows._warpforge, name)
+        monkeypatch.setattr(rows._warpforge, name,
+                            lambda views, options, _f=factory, _n=name: built.append(_n) or _f(views, options))
+    monkeypatch.setattr(rows, "_NORMS", {})
+    monkeypatch.setattr(rows, "_NORM_BACKWARDS", {})
+    monkeypatch.setattr(rows, "_SOFTMAXES", {})
+
+    def step(rows_count):
+        x = torch.tensor(rng.standard_normal((rows_count, 64)), dtype=torch.float32, device=device).requires_grad_()
+        w = torch.tensor(rng.random(64) + 0.5, dtype=torch.float32, device=device).requires_grad_()
+        y = rows.rms_norm(x, w, 1e-6)
+        y.backward(torch.ones_like(y))
+        rows.softmax(x.detach())
+        return x, w, y
+
+    x, w, y = step(3)
+    assert built == ["norm_op", "norm_backward_op", "softmax_op"]
+    for _ in range(2):
+        x, w, y = step(3)  # new data, same key
+    assert built == ["norm_op", "norm_backward_op", "softmax_op"]
+    assert torch.isfinite(y).all() and x.grad is not None and w.grad is not None
+    step(5)  # a new shape: one more op of each
+    assert built == ["norm_op", "norm_backward_op", "softmax_op"] * 2

@@ -162,17 +162,48 @@ norm = torch.ops.warpforge.norm
 norm_backward = torch.ops.warpforge.norm_backward
 
 
+def _eager(impl, setup_context, autograd, materialize_grads=True):
+    """An operator's autograd without torch.library's wrapper (its argument
+    normalization and redispatch cost more host time a call than the kernel
+    at 4096 x 4096): the operator's own forward, context and backward as an
+    autograd.Function, for eager calls; traced code (torch.compile) keeps
+    the operator (see _call). materialize_grads=False: outputs nobody used
+    get None for a gradient, not zeros of their size (cross-entropy's
+    logits-sized gradient output)."""
+
+    class Eager(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *inputs):
+            ctx.set_materialize_grads(materialize_grads)
+            outputs = impl(*inputs)
+            setup_context(ctx, inputs, outputs)
+            return outputs
+
+        @staticmethod
+        def backward(ctx, *grads):
+            return autograd(ctx, *grads)
+
+    return Eager
+
+
+def _call(op, eager, *args):
+    return op(*args) if torch.compiler.is_compiling() else eager.apply(*args)
+
+
+_EAGER_NORM = _eager(_norm, _norm_setup_context, _norm_autograd)
+
+
 def rms_norm(x, weight=None, eps=1e-6, residual=None):
     """RMSNorm over the last dimension (differentiable): y, or (y, x +
     residual) with a residual (the sum in the promoted dtype, for the next
     layer)."""
-    y, h, _, _ = norm(x, residual, weight, None, "rms", float(eps))
+    y, h, _, _ = _call(norm, _EAGER_NORM, x, residual, weight, None, "rms", float(eps))
     return y if residual is None else (y, h)
 
 
 def layer_norm(x, weight=None, bias=None, eps=1e-5, residual=None):
     """LayerNorm over the last dimension (differentiable), as rms_norm."""
-    y, h, _, _ = norm(x, residual, weight, bias, "layer", float(eps))
+    y, h, _, _ = _call(norm, _EAGER_NORM, x, residual, weight, bias, "layer", float(eps))
     return y if residual is None else (y, h)
 
 
@@ -368,23 +399,28 @@ torch.library.register_autograd("warpforge::swiglu", _swiglu_autograd, setup_con
 torch.library.register_autograd("warpforge::cross_entropy", _cross_entropy_autograd,
                                 setup_context=_cross_entropy_setup_context, lib=_LIBRARY)
 
+_EAGER_SOFTMAX = _eager(_softmax, _softmax_setup_context, _softmax_autograd)
+_EAGER_SWIGLU = _eager(_swiglu, _swiglu_setup_context, _swiglu_autograd)
+_EAGER_CROSS_ENTROPY = _eager(_cross_entropy, _cross_entropy_setup_context, _cross_entropy_autograd,
+                              materialize_grads=False)
+
 
 def softmax(x):
     """Softmax over the last dimension (differentiable)."""
-    return torch.ops.warpforge.softmax(x)
+    return _call(torch.ops.warpforge.softmax, _EAGER_SOFTMAX, x)
 
 
 def swiglu(gate=None, up=None, x=None):
     """silu(gate) · up (differentiable): gate and up, or x (..., 2n) with them interleaved."""
-    return torch.ops.warpforge.swiglu(gate, up, x)
+    return _call(torch.ops.warpforge.swiglu, _EAGER_SWIGLU, gate, up, x)
 
 
 def cross_entropy(logits, labels, reduction="mean", ignore_index=-100, label_smoothing=0.0):
     """Cross-entropy of logits (..., V) against integer labels (differentiable:
     the gradient is computed with the loss, in the same pass, when logits
     require it)."""
-    loss, _ = torch.ops.warpforge.cross_entropy(logits, labels, reduction, int(ignore_index), float(label_smoothing),
-                                                logits.requires_grad)
+    loss, _ = _call(torch.ops.warpforge.cross_entropy, _EAGER_CROSS_ENTROPY, logits, labels, reduction,
+                    int(ignore_index), float(label_smoothing), logits.requires_grad)
     return loss
 
 

@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "attention_ops.hpp"
@@ -112,7 +113,8 @@ void AttentionOp::run(const AttentionViews& v, runtime::Stream* stream, const Te
 }
 
 AttentionDecodeOp::AttentionDecodeOp(const std::vector<TensorView>& s, const ops::AttentionDecodeOptions& options)
-    : op_({.q = s.at(0), .k_cache = s.at(1), .v_cache = s.at(2), .block_table = s.at(3), .kv_lens = s.at(4),
+    : samples_(s),
+      op_({.q = s.at(0), .k_cache = s.at(1), .v_cache = s.at(2), .block_table = s.at(3), .kv_lens = s.at(4),
            .o = s.at(5), .lse = s.size() > 6 ? &s[6] : nullptr},
           options) {}
 
@@ -121,6 +123,25 @@ void AttentionDecodeOp::run(const std::vector<TensorView>& s, runtime::Stream* s
   op_.execute({.q = s.at(0), .k_cache = s.at(1), .v_cache = s.at(2), .block_table = s.at(3), .kv_lens = s.at(4),
                .o = s.at(5), .lse = s.size() > 6 ? &s[6] : nullptr},
               stream, workspace);
+}
+
+void AttentionDecodeOp::run_at(const std::vector<std::uint64_t>& at, std::uint64_t workspace,
+                               runtime::Stream* stream) {
+  if (at.size() != samples_.size())
+    throw OpsError("AttentionDecode.execute_addresses takes " + std::to_string(samples_.size()) +
+                   " addresses (q, k_cache, v_cache, block_table, kv_lens, o[, lse]), got " +
+                   std::to_string(at.size()));
+  std::vector<TensorView> views;
+  views.reserve(at.size());
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    const TensorView& s = samples_[i];
+    views.emplace_back(s.device(), at[i], s.dtype(), s.shape(), s.strides());
+  }
+  std::optional<TensorView> ws;
+  if (workspace)
+    ws.emplace(samples_[0].device(), workspace, runtime::DType::u8,
+               std::vector<std::int64_t>{static_cast<std::int64_t>(std::max<std::size_t>(op_.workspace_bytes(), 16))});
+  run(views, stream, ws ? &*ws : nullptr);
 }
 
 std::shared_ptr<AttentionOp> cached_attention_op(const AttentionViews& v, const ops::AttentionOptions& options,
@@ -192,7 +213,18 @@ void bind_attention(nb::module_& m) {
             nb::gil_scoped_release release;
             op.run(views, pointer(s), workspace ? &*workspace : nullptr);
           },
-          nb::arg("tensors"), nb::arg("workspace") = nb::none(), nb::arg("stream") = nb::none());
+          nb::arg("tensors"), nb::arg("workspace") = nb::none(), nb::arg("stream") = nb::none())
+      .def(
+          "execute_addresses",
+          [](AttentionDecodeOp& op, const std::vector<std::uint64_t>& addresses, std::uint64_t workspace,
+             std::optional<std::uintptr_t> stream) {
+            auto s = caller_stream(op.device(), stream);
+            nb::gil_scoped_release release;
+            op.run_at(addresses, workspace, pointer(s));
+          },
+          nb::arg("addresses"), nb::arg("workspace") = 0, nb::arg("stream") = nb::none(),
+          "execute() on other data of the construction's description: the tensors' data addresses in its order "
+          "(q, k_cache, v_cache, block_table, kv_lens, o[, lse]) and the workspace's (0: none).");
 
   m.def(
       "attention_decode_op",

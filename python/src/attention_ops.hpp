@@ -56,8 +56,14 @@ class AttentionDecodeOp {
   void compile() { op_.compile(); }
   void run(const std::vector<runtime::TensorView>& views, runtime::Stream* stream,
            const runtime::TensorView* workspace);
+  // run() on the samples' descriptions at other data addresses (one per
+  // sample, in their order; workspace 0: none), with no DLPack exchange: the
+  // torch path's per-call cost.
+  void run_at(const std::vector<std::uint64_t>& addresses, std::uint64_t workspace, runtime::Stream* stream);
+  const runtime::Device& device() const { return samples_.at(0).device(); }
 
  private:
+  std::vector<runtime::TensorView> samples_;
   ops::AttentionDecode op_;
   std::mutex run_mutex_;
 };

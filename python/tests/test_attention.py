@@ -215,6 +215,26 @@ def test_torch_decode_over_pages_matches_fp64(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_torch_forward_and_backward_second_call_do_not_build_the_ops_again(device, monkeypatch):
+    torch = torch_on(device)
+    from warpforge import _warpforge
+
+    made = []
+    make = _warpforge.attention_op
+    monkeypatch.setattr(_warpforge, "attention_op", lambda *a: made.append(a[4]) or make(*a))
+    results = []
+    for seed in range(3):  # new tensors each call: the same description
+        g = torch.Generator().manual_seed(seed)
+        q, k, v = (torch.randn(1, 2, 24, 64, generator=g).to(torch.bfloat16).to(device).requires_grad_()
+                   for _ in range(3))
+        out = warpforge.attention(q, k, v, window=(5, 3))
+        out.float().sum().backward()
+        results.append((out.detach().cpu(), q.grad.cpu()))
+    assert made.count(False) <= 1 and made.count(True) <= 1  # 0 when an earlier test built them
+    assert not torch.equal(results[0][0], results[1][0]) and not torch.equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_torch_decode_second_call_does_not_build_the_op_again(device, monkeypatch):
     torch = torch_on(device)
     from warpforge import _warpforge, torch_attention

@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "attention_ops.hpp"
@@ -84,7 +85,7 @@ AttentionViews views_from(const std::vector<Tensor>& main, const std::optional<T
 
 }  // namespace
 
-AttentionOp::AttentionOp(const AttentionViews& v, const ops::AttentionOptions& options, bool backward) {
+AttentionOp::AttentionOp(const AttentionViews& v, const ops::AttentionOptions& options, bool backward) : samples_(v) {
   if (backward)
     backward_.emplace(backward_tensors(v), options);
   else
@@ -111,8 +112,33 @@ void AttentionOp::run(const AttentionViews& v, runtime::Stream* stream, const Te
     backward_->execute(backward_tensors(v), stream, workspace);
 }
 
+namespace {
+TensorView view_at(const TensorView& s, std::uint64_t address) {
+  return TensorView(s.device(), address, s.dtype(), s.shape(), s.strides());
+}
+}  // namespace
+
+void AttentionOp::run_at(const std::vector<std::uint64_t>& main, std::uint64_t cu_q, std::uint64_t cu_k,
+                         std::uint64_t workspace, runtime::Stream* stream) {
+  if (main.size() != samples_.main.size() || bool(cu_q) != bool(samples_.cu_seqlens_q) ||
+      bool(cu_k) != bool(samples_.cu_seqlens_k))
+    throw OpsError("Attention.execute_addresses takes " + std::to_string(samples_.main.size()) +
+                   " tensor addresses and cu_seqlens as the op was built (got " + std::to_string(main.size()) + ")");
+  AttentionViews v;
+  v.has_lse = samples_.has_lse;
+  for (std::size_t i = 0; i < main.size(); ++i) v.main.push_back(view_at(samples_.main[i], main[i]));
+  if (cu_q) v.cu_seqlens_q = view_at(*samples_.cu_seqlens_q, cu_q);
+  if (cu_k) v.cu_seqlens_k = view_at(*samples_.cu_seqlens_k, cu_k);
+  std::optional<TensorView> ws;
+  if (workspace)
+    ws.emplace(device(), workspace, runtime::DType::u8,
+               std::vector<std::int64_t>{static_cast<std::int64_t>(std::max<std::size_t>(workspace_bytes(), 16))});
+  run(v, stream, ws ? &*ws : nullptr);
+}
+
 AttentionDecodeOp::AttentionDecodeOp(const std::vector<TensorView>& s, const ops::AttentionDecodeOptions& options)
-    : op_({.q = s.at(0), .k_cache = s.at(1), .v_cache = s.at(2), .block_table = s.at(3), .kv_lens = s.at(4),
+    : samples_(s),
+      op_({.q = s.at(0), .k_cache = s.at(1), .v_cache = s.at(2), .block_table = s.at(3), .kv_lens = s.at(4),
            .o = s.at(5), .lse = s.size() > 6 ? &s[6] : nullptr},
           options) {}
 
@@ -121,6 +147,25 @@ void AttentionDecodeOp::run(const std::vector<TensorView>& s, runtime::Stream* s
   op_.execute({.q = s.at(0), .k_cache = s.at(1), .v_cache = s.at(2), .block_table = s.at(3), .kv_lens = s.at(4),
                .o = s.at(5), .lse = s.size() > 6 ? &s[6] : nullptr},
               stream, workspace);
+}
+
+void AttentionDecodeOp::run_at(const std::vector<std::uint64_t>& at, std::uint64_t workspace,
+                               runtime::Stream* stream) {
+  if (at.size() != samples_.size())
+    throw OpsError("AttentionDecode.execute_addresses takes " + std::to_string(samples_.size()) +
+                   " addresses (q, k_cache, v_cache, block_table, kv_lens, o[, lse]), got " +
+                   std::to_string(at.size()));
+  std::vector<TensorView> views;
+  views.reserve(at.size());
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    const TensorView& s = samples_[i];
+    views.push_back(view_at(s, at[i]));
+  }
+  std::optional<TensorView> ws;
+  if (workspace)
+    ws.emplace(samples_[0].device(), workspace, runtime::DType::u8,
+               std::vector<std::int64_t>{static_cast<std::int64_t>(std::max<std::size_t>(op_.workspace_bytes(), 16))});
+  run(views, stream, ws ? &*ws : nullptr);
 }
 
 std::shared_ptr<AttentionOp> cached_attention_op(const AttentionViews& v, const ops::AttentionOptions& options,
@@ -159,7 +204,19 @@ void bind_attention(nb::module_& m) {
           nb::arg("tensors"), nb::arg("cu_seqlens_q").none(), nb::arg("cu_seqlens_k").none(),
           nb::arg("has_lse") = true, nb::arg("workspace") = nb::none(), nb::arg("stream") = nb::none(),
           "Runs on other tensors of the construction's description: (q, k, v, o[, lse]) forward, (q, k, v, o, "
-          "lse, d_o, dq, dk, dv) backward.");
+          "lse, d_o, dq, dk, dv) backward.")
+      .def(
+          "execute_addresses",
+          [](AttentionOp& op, const std::vector<std::uint64_t>& main, std::uint64_t cu_q, std::uint64_t cu_k,
+             std::uint64_t workspace, std::optional<std::uintptr_t> stream) {
+            auto s = caller_stream(op.device(), stream);
+            nb::gil_scoped_release release;
+            op.run_at(main, cu_q, cu_k, workspace, pointer(s));
+          },
+          nb::arg("addresses"), nb::arg("cu_seqlens_q") = 0, nb::arg("cu_seqlens_k") = 0, nb::arg("workspace") = 0,
+          nb::arg("stream") = nb::none(),
+          "execute() on other data of the construction's description: the tensors' data addresses in its order, "
+          "the cu_seqlens' (0: absent) and the workspace's (0: none).");
 
   m.def(
       "attention_op",
@@ -192,7 +249,18 @@ void bind_attention(nb::module_& m) {
             nb::gil_scoped_release release;
             op.run(views, pointer(s), workspace ? &*workspace : nullptr);
           },
-          nb::arg("tensors"), nb::arg("workspace") = nb::none(), nb::arg("stream") = nb::none());
+          nb::arg("tensors"), nb::arg("workspace") = nb::none(), nb::arg("stream") = nb::none())
+      .def(
+          "execute_addresses",
+          [](AttentionDecodeOp& op, const std::vector<std::uint64_t>& addresses, std::uint64_t workspace,
+             std::optional<std::uintptr_t> stream) {
+            auto s = caller_stream(op.device(), stream);
+            nb::gil_scoped_release release;
+            op.run_at(addresses, workspace, pointer(s));
+          },
+          nb::arg("addresses"), nb::arg("workspace") = 0, nb::arg("stream") = nb::none(),
+          "execute() on other data of the construction's description: the tensors' data addresses in its order "
+          "(q, k_cache, v_cache, block_table, kv_lens, o[, lse]) and the workspace's (0: none).");
 
   m.def(
       "attention_decode_op",

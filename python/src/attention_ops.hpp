@@ -39,8 +39,15 @@ class AttentionOp {
   void compile();
   // workspace: the caller's (an op built with caller_workspace), else null.
   void run(const AttentionViews& views, runtime::Stream* stream, const runtime::TensorView* workspace);
+  // run() on the samples' descriptions at other data addresses (main's
+  // order, then cu_seqlens_q and cu_seqlens_k: 0 where absent; workspace 0:
+  // none), with no DLPack exchange.
+  void run_at(const std::vector<std::uint64_t>& main, std::uint64_t cu_q, std::uint64_t cu_k,
+              std::uint64_t workspace, runtime::Stream* stream);
+  const runtime::Device& device() const { return samples_.main.at(0).device(); }
 
  private:
+  AttentionViews samples_;
   std::optional<ops::Attention> forward_;
   std::optional<ops::AttentionBackward> backward_;
   std::mutex run_mutex_;  // runs of one op share its workspace
@@ -56,8 +63,14 @@ class AttentionDecodeOp {
   void compile() { op_.compile(); }
   void run(const std::vector<runtime::TensorView>& views, runtime::Stream* stream,
            const runtime::TensorView* workspace);
+  // run() on the samples' descriptions at other data addresses (one per
+  // sample, in their order; workspace 0: none), with no DLPack exchange: the
+  // torch path's per-call cost.
+  void run_at(const std::vector<std::uint64_t>& addresses, std::uint64_t workspace, runtime::Stream* stream);
+  const runtime::Device& device() const { return samples_.at(0).device(); }
 
  private:
+  std::vector<runtime::TensorView> samples_;
   ops::AttentionDecode op_;
   std::mutex run_mutex_;
 };

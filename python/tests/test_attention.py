@@ -214,6 +214,50 @@ def test_torch_decode_over_pages_matches_fp64(device):
         np.testing.assert_allclose(lse[b].numpy(), want["lse"][0], rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_forward_and_backward_second_call_do_not_build_the_ops_again(device, monkeypatch):
+    torch = torch_on(device)
+    from warpforge import _warpforge
+
+    made = []
+    make = _warpforge.attention_op
+    monkeypatch.setattr(_warpforge, "attention_op", lambda *a: made.append(a[4]) or make(*a))
+    results = []
+    for seed in range(3):  # new tensors each call: the same description
+        g = torch.Generator().manual_seed(seed)
+        q, k, v = (torch.randn(1, 2, 24, 64, generator=g).to(torch.bfloat16).to(device).requires_grad_()
+                   for _ in range(3))
+        out = warpforge.attention(q, k, v, window=(5, 3))
+        out.float().sum().backward()
+        results.append((out.detach().cpu(), q.grad.cpu()))
+    assert made.count(False) <= 1 and made.count(True) <= 1  # 0 when an earlier test built them
+    assert not torch.equal(results[0][0], results[1][0]) and not torch.equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_decode_second_call_does_not_build_the_op_again(device, monkeypatch):
+    torch = torch_on(device)
+    from warpforge import _warpforge, torch_attention
+
+    made = []
+    make = _warpforge.attention_decode_op
+    monkeypatch.setattr(_warpforge, "attention_decode_op", lambda *a: made.append(1) or make(*a))
+    g = torch.Generator().manual_seed(5)
+    k_cache, v_cache = (torch.randn(2, 16, 1, 64, generator=g).to(torch.bfloat16).to(device) for _ in range(2))
+    table = torch.tensor([[1, 0]], dtype=torch.int32).to(device)
+    lens = torch.tensor([29], dtype=torch.int32).to(device)
+    outs = []
+    for _ in range(3):  # new q, o, lse and workspace each call: the same description
+        q = torch.randn(1, 2, 1, 64, generator=g).to(torch.bfloat16).to(device)
+        outs.append((q, warpforge.attention_decode(q, k_cache, v_cache, table, lens, window_left=7)))
+    assert len(made) <= 1  # 0 when an earlier test built this description
+    assert any(k[-1] == 0 and k[-2] == 7 for k in torch_attention._DECODE)
+    # each call computed its own q's rows (the addresses are the call's)
+    again = warpforge.attention_decode(outs[0][0], k_cache, v_cache, table, lens, window_left=7)
+    assert torch.equal(again.cpu(), outs[0][1].cpu())
+    assert not torch.equal(outs[0][1].cpu(), outs[1][1].cpu())
+
+
 # ---- NumPy (the simulator) and JAX ---------------------------------------------------------
 
 def test_numpy_runs_on_the_simulator():

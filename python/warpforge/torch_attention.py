@@ -9,6 +9,8 @@ on the simulator. The log-sum-exp output is not differentiable (as in
 FlashAttention).
 """
 
+import atexit
+
 import torch
 
 from . import _warpforge
@@ -58,16 +60,51 @@ def _cu(c, role):
     return None if c is None else to_tensor(c, role)
 
 
+# The compiled forward and backward ops by everything that fixes them, as
+# _DECODE below: a call after the first pays a dict look-up, its allocations
+# and one C++ call with data addresses (CUDA).
+_OPS = {}
+atexit.register(_OPS.clear)  # the ops go before the extension checks for leaks
+
+
+def _op_key(tensors, *options):
+    return tuple(None if t is None else (t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + \
+        (tensors[0].device,) + options
+
+
+def _op(key, tensors, cu_q, cu_k, backward, scale, window_left, window_right, top_left, max_seqlen_q, max_seqlen_k,
+        deterministic, kernel_name):
+    entry = _OPS.get(key)
+    if entry is None:
+        views = _views(*tensors)
+        op = _warpforge.attention_op(views, _cu(cu_q, "cu_seqlens_q"), _cu(cu_k, "cu_seqlens_k"), True, backward,
+                                     scale, False, window_left, window_right, top_left, max_seqlen_q, max_seqlen_k,
+                                     deterministic, kernel_name, backward)
+        entry = _OPS[key] = (op, max(op.workspace_bytes, 16))
+    return entry
+
+
+def _execute(op, tensors, cu_q, cu_k, workspace):
+    q = tensors[0]
+    if q.is_cuda:
+        op.execute_addresses([t.data_ptr() for t in tensors], 0 if cu_q is None else cu_q.data_ptr(),
+                             0 if cu_k is None else cu_k.data_ptr(), 0 if workspace is None else workspace.data_ptr(),
+                             _stream(q))
+    else:  # host memory: the simulator, through DLPack (it maps each tensor)
+        op.execute(_views(*tensors), _cu(cu_q, "cu_seqlens_q"), _cu(cu_k, "cu_seqlens_k"), True,
+                   None if workspace is None else to_tensor(workspace, "workspace"), None)
+
+
 def _forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left, window_right,
              top_left, deterministic=False, kernel_name="auto"):
     q, k, v = _ready(q), _ready(k), _ready(v)
     out = _output_like(q)
     lse = torch.empty(_lse_shape(q, cu_seqlens_q is not None), dtype=torch.float32, device=q.device)
-    views = _views(q, k, v, out, lse)
-    cu_q, cu_k = _cu(cu_seqlens_q, "cu_seqlens_q"), _cu(cu_seqlens_k, "cu_seqlens_k")
-    op = _warpforge.attention_op(views, cu_q, cu_k, True, False, scale, False, window_left, window_right, top_left,
-                                 max_seqlen_q, max_seqlen_k, False, kernel_name, False)
-    op.execute(views, cu_q, cu_k, True, None, _stream(q))
+    tensors = (q, k, v, out, lse)
+    options = (scale, window_left, window_right, top_left, max_seqlen_q, max_seqlen_k, False, kernel_name)
+    op, _ = _op(_op_key(tensors + (cu_seqlens_q, cu_seqlens_k), False, *options), tensors, cu_seqlens_q, cu_seqlens_k,
+                False, *options)
+    _execute(op, tensors, cu_seqlens_q, cu_seqlens_k, None)
     return out, lse
 
 
@@ -80,12 +117,12 @@ def _backward(grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, max_seqle
               window_left, window_right, top_left, deterministic=False, kernel_name="auto"):
     grad_out, q, k, v, out = (_ready(t) for t in (grad_out, q, k, v, out))
     dq, dk, dv = _output_like(q), _output_like(k), _output_like(v)
-    views = _views(q, k, v, out, lse, grad_out, dq, dk, dv)
-    cu_q, cu_k = _cu(cu_seqlens_q, "cu_seqlens_q"), _cu(cu_seqlens_k, "cu_seqlens_k")
-    op = _warpforge.attention_op(views, cu_q, cu_k, True, True, scale, False, window_left, window_right, top_left,
-                                 max_seqlen_q, max_seqlen_k, deterministic, kernel_name, True)
-    workspace = torch.empty(max(op.workspace_bytes, 16), dtype=torch.uint8, device=q.device)
-    op.execute(views, cu_q, cu_k, True, to_tensor(workspace, "workspace"), _stream(q))
+    tensors = (q, k, v, out, lse, grad_out, dq, dk, dv)
+    options = (scale, window_left, window_right, top_left, max_seqlen_q, max_seqlen_k, deterministic, kernel_name)
+    op, workspace_bytes = _op(_op_key(tensors + (cu_seqlens_q, cu_seqlens_k), True, *options), tensors, cu_seqlens_q,
+                              cu_seqlens_k, True, *options)
+    workspace = torch.empty(workspace_bytes, dtype=torch.uint8, device=q.device)
+    _execute(op, tensors, cu_seqlens_q, cu_seqlens_k, workspace)
     return dq, dk, dv
 
 
@@ -111,14 +148,37 @@ def _autograd_backward(ctx, grad_out, grad_lse):
     return dq, dk, dv, None, None, None, None, None, None, None, None, None, None
 
 
+# The compiled decode ops by everything that fixes them (shapes, strides,
+# dtypes, device, options; alignment only as the kernel checks it, mod 16): a call after the first pays a dict look-up, three
+# allocations and one C++ call with the data addresses (CUDA; no DLPack
+# exchange, no cache key built in C++). The first call's host cost was the
+# Python path's ~100+ us over C++'s at small decode shapes.
+_DECODE = {}
+atexit.register(_DECODE.clear)
+
+
+def _decode_entry(key, q, k_cache, v_cache, block_table, kv_lens, out, lse, scale, causal, window_left, splits):
+    views = _views(q, k_cache, v_cache, block_table, kv_lens, out, lse)
+    op = _warpforge.attention_decode_op(views, scale, causal, window_left, splits, True)
+    entry = (op, max(op.workspace_bytes, 16))
+    _DECODE[key] = entry
+    return entry
+
+
 def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0):
     q = _ready(q)
     out = _output_like(q)
     lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32, device=q.device)
-    views = _views(q, k_cache, v_cache, block_table, kv_lens, out, lse)
-    op = _warpforge.attention_decode_op(views, scale, causal, window_left, splits, True)
-    workspace = torch.empty(max(op.workspace_bytes, 16), dtype=torch.uint8, device=q.device)
-    op.execute(views, to_tensor(workspace, "workspace"), _stream(q))
+    tensors = (q, k_cache, v_cache, block_table, kv_lens, out, lse)
+    key = tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + \
+        (q.device, scale, causal, window_left, splits)
+    entry = _DECODE.get(key) or _decode_entry(key, *tensors, scale, causal, window_left, splits)
+    op, workspace_bytes = entry
+    workspace = torch.empty(workspace_bytes, dtype=torch.uint8, device=q.device)
+    if q.is_cuda:
+        op.execute_addresses([t.data_ptr() for t in tensors], workspace.data_ptr(), _stream(q))
+    else:  # host memory: the simulator, through DLPack (it maps each tensor)
+        op.execute(_views(*tensors), to_tensor(workspace, "workspace"), None)
     return out, lse
 
 

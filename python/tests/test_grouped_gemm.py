@@ -114,6 +114,26 @@ def test_torch_forward_and_autograd_against_torch(rng, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_torch_weights_gradient_keeps_k_contiguous_b_layout(rng, device):
+    # torch._grouped_mm's weights (G, K, N) with K contiguous: dB comes out in
+    # B's strides (no transposing copy into .grad), with the right values.
+    torch = torch_device(device)
+    offs = torch.tensor(ends(9, 0, 20, 11), device=device)
+    a = torch.randn(40, 48, device=device).bfloat16()
+    b = torch.randn(4, 24, 48, device=device).bfloat16().transpose(1, 2).requires_grad_()
+    assert b.stride(1) == 1
+    d = warpforge.grouped_mm(a, b, offs)
+    grad = torch.randn_like(d)
+    d.backward(grad)
+    assert b.grad.stride() == b.stride()
+    a64, b64, g64 = a.double(), b.detach().double(), grad.double()
+    bounds = [0] + offs.tolist()
+    want_b = torch.stack([a64[lo:hi].T @ g64[lo:hi] for lo, hi in zip(bounds, bounds[1:])])
+    torch.testing.assert_close(b.grad.double(), want_b, atol=0.05, rtol=0.01)
+    assert torch.all(b.grad[1] == 0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_torch_opcheck(rng, device):
     torch = torch_device(device)
     offs = torch.tensor(ends(5, 11), device=device)

@@ -73,7 +73,14 @@ def _backward(ctx, grad):
     if ctx.needs_input_grad[0]:
         grad_a = torch.ops.warpforge.grouped_mm(grad, b.transpose(-2, -1), offs, a.dtype)
     if ctx.needs_input_grad[1]:
-        grad_b = torch.ops.warpforge.grouped_mm(a.t(), grad, offs, b.dtype)
+        if b.stride(-2) == 1 and b.shape[-2] > 1:
+            # B with K contiguous (torch._grouped_mm's weights): dBᵀ = dDᵀ·A per
+            # group, so that dB has B's strides. Computed as (G, K, N) row-major,
+            # autograd would copy it into B's layout (a transposing copy of all
+            # of dB) before it reaches .grad, and again for each accumulation.
+            grad_b = torch.ops.warpforge.grouped_mm(grad.t(), a, offs, b.dtype).transpose(-2, -1)
+        else:
+            grad_b = torch.ops.warpforge.grouped_mm(a.t(), grad, offs, b.dtype)
         if offs is None:
             grad_b = grad_b.unsqueeze(0)
     return grad_a, grad_b, None, None

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "../../src/ops/grouped_gemm/group_schedule.hpp"
 #include "ops/grouped_gemm_cases.hpp"
@@ -253,6 +254,21 @@ TEST(GroupSchedule, HostOrderAndBound) {
     EXPECT_LE(static_cast<std::int64_t>(host_group_units(sixteen, ends_of(sizes), 100).size()),
               max_group_units(sixteen, 100));
   }
+  // Banded (the sm90a design's raster): group 3's 3 row tiles in bands of 2,
+  // each band N-major; every (row tile, column) exactly once.
+  GroupScheduleOptions banded = o;
+  banded.band_rows = 2;
+  const auto b = host_group_units(banded, ends, 33);
+  ASSERT_EQ(b.size(), units.size());
+  EXPECT_EQ(b[6], (HostGroupUnit{3, 9, 30, 0, 0}));
+  EXPECT_EQ(b[7], (HostGroupUnit{3, 9, 30, 1, 0}));
+  EXPECT_EQ(b[8], (HostGroupUnit{3, 9, 30, 0, 1}));
+  EXPECT_EQ(b[12], (HostGroupUnit{3, 9, 30, 2, 0}));  // the last band has one row tile
+  EXPECT_EQ(b[14], (HostGroupUnit{3, 9, 30, 2, 2}));
+  std::vector<HostGroupUnit> sorted = b;
+  auto key = [](const HostGroupUnit& u) { return std::tuple(u.group, u.row_tile, u.col); };
+  std::sort(sorted.begin(), sorted.end(), [&](const auto& x, const auto& y) { return key(x) < key(y); });
+  EXPECT_EQ(sorted, units);  // row-major is the sorted order
   GroupScheduleOptions fixed{.groups = 3, .ragged_rows = false, .units_per_row = 5};
   EXPECT_EQ(host_group_units(fixed, std::vector<std::int32_t>{0, 0, 4}, 4).size(), 15u);  // empty groups too
 }

@@ -4,6 +4,7 @@
 
 #include "warpforge/error.hpp"
 #include "warpforge/ops/grouped_gemm_reference.hpp"
+#include "warpforge/tile/tile_scheduler.hpp"
 
 namespace warpforge::ops {
 
@@ -156,7 +157,17 @@ void GroupSchedule::for_each(const std::function<void(const GroupWork&)>& body) 
                  k.ld(Space::shared, u32, w.end, at(ends_at + at4));
                  k.ld(Space::shared, u32, base, at(prefix_at + at4));
                  Reg local = unit - base;
-                 if (o_.ragged_rows) {
+                 if (o_.ragged_rows && o_.band_rows > 1) {
+                   Reg row_tiles = k.div(w.end - w.begin + imm(o_.rows_per_tile - 1), imm(o_.rows_per_tile));
+                   const tile::UnitCoords c = tile::grouped_raster(
+                       k, local,
+                       {.units_m = row_tiles,
+                        .per_batch = row_tiles * imm(o_.units_per_row),
+                        .group_span = imm(o_.units_per_row * o_.band_rows)},
+                       o_.band_rows);
+                   w.row_tile = c.m;
+                   w.col = c.n;
+                 } else if (o_.ragged_rows) {
                    w.row_tile = k.div(local, imm(o_.units_per_row));
                    w.col = local - w.row_tile * imm(o_.units_per_row);
                  } else {
@@ -182,9 +193,17 @@ std::vector<HostGroupUnit> host_group_units(const GroupScheduleOptions& o, std::
   std::int64_t begin = 0;
   auto add = [&](std::int64_t g, std::int64_t end) {
     const std::int64_t count = host_units(o, end - begin);
-    for (std::int64_t u = 0; u < count; ++u)
-      units.push_back(o.ragged_rows ? HostGroupUnit{g, begin, end, u / o.units_per_row, u % o.units_per_row}
-                                    : HostGroupUnit{g, begin, end, 0, u});
+    const std::int64_t row_tiles = count / o.units_per_row, span = o.units_per_row * o.band_rows;
+    for (std::int64_t u = 0; u < count; ++u) {
+      if (!o.ragged_rows) {
+        units.push_back(HostGroupUnit{g, begin, end, 0, u});
+        continue;
+      }
+      // tile::grouped_raster's order (row-major when band_rows is 1).
+      const std::int64_t first = u / span * o.band_rows, rows = std::min<std::int64_t>(row_tiles - first, o.band_rows);
+      const std::int64_t within = u % span;
+      units.push_back(HostGroupUnit{g, begin, end, first + within % rows, within / rows});
+    }
     begin = end;
   };
   for (std::size_t g = 0; g < ends.size(); ++g) add(static_cast<std::int64_t>(g), ends[g]);

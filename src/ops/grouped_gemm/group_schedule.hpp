@@ -41,6 +41,12 @@ struct GroupScheduleOptions {
   int rows_per_tile = 1;             // ragged rows: rows of a group a unit row covers
   std::int64_t units_per_row = 1;    // ragged rows: units a row tile; fixed: units a group
   int splits = 1;                    // work items a unit (K splits)
+  // Ragged rows: the order of a group's units. 1: row-major (each row tile's
+  // N tiles in turn). B > 1: tile::grouped_raster's order inside the group,
+  // bands of B row tiles walked N-major, so the CTAs running at once share a
+  // few of the group's B panels (L2 reuse at prefill, where row-major walks
+  // all of B for every row tile).
+  int band_rows = 1;
   // Ragged rows: whether the pseudo-group's units (rows past the last end)
   // are work items; without them the kernel zeroes those rows itself
   // (rows_past_end).

@@ -220,6 +220,11 @@ GroupScheduleOptions sm90a_grouped_schedule(const GroupedGemmProblem& p, const G
   o.rows_per_tile = kTileM;
   o.units_per_row = (p.n + c.tile_n - 1) / c.tile_n;
   o.tail_units = false;  // the consumers zero those rows
+  // The dense sm90a GEMM's raster (tile::TileSchedulerOptions::group_rows):
+  // at prefill (mixtral 8192 tokens: 16 row tiles x 56 N tiles an expert)
+  // row-major order had the 132 CTAs at once span ~2.4 row tiles and all 56
+  // of B's panels, so B came from DRAM again for every ~2.4 row tiles.
+  o.band_rows = 16;
   return o;
 }
 

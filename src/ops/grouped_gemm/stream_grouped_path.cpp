@@ -16,9 +16,14 @@ namespace {
 using runtime::DType;
 
 // The most tokens a group averages (M over the groups that can have any)
-// for which automatic selection streams bf16 weights (a prediction, not yet
-// measured: docs/PERFORMANCE.md).
+// for which automatic selection streams bf16 weights. Beside the sm80 kernel
+// 32 (a prediction). Beside the sm90a design 8: on an H200 (docs/
+// PERFORMANCE.md, 2026-11-29) it read qwen3's experts at 0.75 of the
+// read-once floor with 64 tokens a group, where the stream kernel reached
+// 0.25-0.37 at 8 to 32 (one 128-row tile a group reads each B tile once, as
+// the stream kernel does, at wgmma's rate).
 constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
+constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 8;
 
 // The block-scaled A as GemmAmax's pre-pass reads it: (M, K, 1), k-major.
 GemmAmaxProblem a_problem(const GroupedGemmProblem& p) {
@@ -153,16 +158,19 @@ class StreamPath final : public GroupedGemmPath {
     return why;
   }
 
-  // bf16 weights: past 32 tokens a group on average the sm80 kernel's
-  // 64- and 128-row tiles reuse each weight tile over more tokens than the
-  // stream kernel's 8 to 64 (which re-reads an expert's weights for every 64).
-  std::optional<std::string> passed_over(const GroupedGemmProblem& p, const runtime::Device&) const override {
+  // bf16 weights: past a few tokens a group on average the sm90a design's
+  // or the sm80 kernel's 64- and 128-row tiles reuse each weight tile over
+  // more tokens than the stream kernel's 8 to 64 (which re-reads an expert's
+  // weights for every 64).
+  std::optional<std::string> passed_over(const GroupedGemmProblem& p, const runtime::Device& device) const override {
     if (p.packed_b) return std::nullopt;
+    const bool sm90a = sm90a_grouped_gemm_path().refusals(p, device).empty();
+    const std::int64_t limit = sm90a ? kStreamBf16MaxAverageTokensBesideSm90a : kStreamBf16MaxAverageTokens;
     const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
-    if (p.m <= kStreamBf16MaxAverageTokens * active) return std::nullopt;
+    if (p.m <= limit * active) return std::nullopt;
     return "bf16 weights with " + std::to_string((p.m + active - 1) / active) +
-           " tokens a group on average: automatic selection takes the stream kernel up to " +
-           std::to_string(kStreamBf16MaxAverageTokens) + " (past that the sm80 kernel reuses each weight tile more)";
+           " tokens a group on average: automatic selection takes the stream kernel up to " + std::to_string(limit) +
+           " (past that the " + (sm90a ? "sm90a design" : "sm80 kernel") + " reuses each weight tile more)";
   }
 
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device& device) const override {

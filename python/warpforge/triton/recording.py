@@ -211,11 +211,11 @@ def load(path):
         return json.load(f)
 
 
-def record_files(directory, targets=("sm_80", "sm_90a"), only=()):
-    """Records every tutorial case for each target on the first CUDA GPU into
-    `directory` (one gzip'd JSON file each); returns (case, target, status)."""
+def record_files(directory, targets=("sm_80", "sm_90a"), only=(), on_gpu=True):
+    """Records every tutorial case for each target on the first CUDA GPU
+    (or, to test the recording itself, the simulator) into `directory` (one
+    gzip'd JSON file each); returns (case, target, status)."""
     os.makedirs(directory, exist_ok=True)
-    device = _warpforge.Device.cuda(0)
     results = []
     for case in cases():
         if only and case.name not in only:
@@ -224,6 +224,7 @@ def record_files(directory, targets=("sm_80", "sm_90a"), only=()):
             if target not in case.targets:
                 continue
             try:
+                device = _warpforge.Device.cuda(0) if on_gpu else _warpforge.triton_simulator(target, False)
                 recording = record(case, target, device)
             except Exception as e:  # recorded as not recorded, with the reason; the others go on
                 results.append((case.name, target, f"not recorded: {type(e).__name__}: {e}"))
@@ -258,9 +259,11 @@ def main(argv=None):
     parser.add_argument("action", choices=("record", "replay"))
     parser.add_argument("directory")
     parser.add_argument("--case", action="append", default=[], help="only this case (repeatable)")
+    parser.add_argument("--device", choices=("cuda", "sim"), default="cuda",
+                        help="record on the first CUDA GPU, or on the simulator (a test of the recording)")
     args = parser.parse_args(argv)
     if args.action == "record":
-        results = [(c, t, s) for c, t, s in record_files(args.directory, only=args.case)]
+        results = record_files(args.directory, only=args.case, on_gpu=args.device == "cuda")
         failed = sum(not s.startswith("recorded") for _, _, s in results)
     else:
         results = []

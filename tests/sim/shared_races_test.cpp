@@ -10,10 +10,10 @@
 namespace warpforge::sim::testing {
 namespace {
 
-// Two warps. Warp 1 writes its lane's word of `buf` ($WRITE, the value
-// %r4), then $BETWEEN; warp 0 $BEFORE_READ, then reads the word warp 1's lane
-// wrote and stores it to `out`. $SYNC1/$SYNC0 are each warp's part of the
-// synchronization.
+// Two warps. Warp 1 writes lane + $VALUE to its lane's word of `buf`, then
+// runs $SYNC1; warp 0 runs $SYNC0, then reads the word warp 1's lane wrote
+// and stores it to `out`: $SYNC1 and $SYNC0 are each warp's part of the
+// synchronization (or none).
 const char* kExchange = R"(
 .visible .entry exchange(.param .u64 out)
 {
@@ -115,38 +115,13 @@ TEST_F(SharedRacesTest, MbarrierArriveAndWaitOrderTheAccesses) {
 }
 
 TEST_F(SharedRacesTest, WarpsStoringTheSameBytesDoNotRaceButDifferentOnesDo) {
-  // Both warps store lane + V to the same word; V the same in both: no race.
-  const auto both = [](const char* v0, const char* v1) {
-    return ptx_module(std::string(R"(
-.visible .entry both(.param .u64 out)
-{
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<4>;
-  .reg .pred %p<2>;
-  .shared .align 4 .b32 buf[32];
-  mov.u32 %r1, %tid.x;
-  and.b32 %r2, %r1, 31;
-  shl.b32 %r3, %r2, 2;
-  mov.u32 %r5, buf;
-  add.u32 %r6, %r5, %r3;
-  setp.lt.u32 %p1, %r1, 32;
-  selp.u32 %r7, )") + v0 + ", " + v1 + R"(, %p1;
-  add.u32 %r4, %r2, %r7;
-  st.shared.u32 [%r6], %r4;
-  bar.sync 0;
-  ld.shared.u32 %r4, [%r6];
-  ld.param.u64 %rd1, [out];
-  mul.wide.u32 %rd2, %r2, 4;
-  add.u64 %rd3, %rd1, %rd2;
-  st.global.u32 [%rd3], %r4;
-  ret;
-}
-)");
-  };
+  // Warp 0 stores lane + 7 to the word warp 1 stores lane + VALUE to, before
+  // the barrier both then pass.
+  const std::string first = "add.u32 %r9, %r2, 7;\n  st.shared.u32 [%r6], %r9;\n  bar.sync 1, 64;";
   std::vector<std::uint32_t> got;
-  EXPECT_EQ(run_on(checked, both("7", "7"), &got, "both"), "");
+  EXPECT_EQ(run_on(checked, kernel("bar.sync 1, 64;", first, "7"), &got), "");
   for (std::uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(got[lane], 7 + lane);
-  const std::string msg = run_on(checked, both("7", "8"), nullptr, "both");
+  const std::string msg = run_on(checked, kernel("bar.sync 1, 64;", first, "8"));
   EXPECT_NE(msg.find("shared-memory race: a write of shared byte"), std::string::npos) << msg;
   EXPECT_NE(msg.find(", and a write of it by warp "), std::string::npos) << msg;
 }

@@ -36,10 +36,12 @@ def test_gpu_recording_replays_bit_for_bit(case, target):
                     "scripts/gpu-triton.sh on an H100/H200 makes it")
     truth = recording.load(path)
     differing = recording.differences(truth, recording.replay(truth))
-    assert not differing, (f"{case} on {target}, recorded on {truth['gpu']} ({truth['recorded']}, Triton "
-                           f"{truth['triton']}): " + "; ".join(
-                               f"{n}: {k} elements differ, first {i}: GPU {w}, simulator {g}"
-                               for n, k, i, w, g in differing))
+    listed = recording.departure(truth, differing) if differing else None
+    report = (f"{case} on {target}, recorded on {truth['gpu']} ({truth['recorded']}, Triton {truth['triton']}): " +
+              "; ".join(f"{n}: {k} elements differ, first {i}: GPU {w}, simulator {g}" for n, k, i, w, g in differing))
+    assert not differing or (listed and not listed.startswith("beyond")), report + (f"; {listed}" if listed else "")
+    if differing:
+        pytest.xfail(f"NOT BIT FOR BIT (a known departure: {listed}): {report}")
 
 
 @pytest.fixture(scope="module")

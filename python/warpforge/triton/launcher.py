@@ -113,6 +113,8 @@ class Launcher:
                 raise  # not a fault of a running thread: a refusal of the PTX, with its own message
             raise fault from None
         finally:
+            if not self.device.is_simulator:
+                self.device.synchronize()  # a GPU's launch is queued: its scratch memory is freed after it
             memory.close()
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)

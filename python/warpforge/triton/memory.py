@@ -1,8 +1,8 @@
 """Where a launch's pointer arguments point: the host memory of CPU torch
-tensors (and of NumPy arrays through torch.from_numpy), which the simulator addresses at the host's own
-addresses for the duration of the launch (so an address the host code wrote
-into a tensor, as grouped GEMM's tables of pointers, is valid in the kernel
-too). Each argument's whole allocation (its storage) is mapped, as a GPU
+tensors (and of NumPy arrays through torch.from_numpy), which the simulator
+addresses at the host's own addresses for the duration of the launch (so an
+address the host code wrote into a tensor, as grouped GEMM's tables of
+pointers, is valid in the kernel too). Each argument's whole allocation (its storage) is mapped, as a GPU
 allocation is addressable whole; a kernel that reaches other host memory
 (through an address it read) gets the CPU torch tensor's storage holding it,
 found among the live tensors when it first does. An access outside all of

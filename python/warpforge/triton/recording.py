@@ -183,10 +183,49 @@ def _materialize(param, tensors, memory, device, scratch, programs):
         return (tensors[ref["tensor"]].data_ptr() + ref["offset"]).to_bytes(8, "little")
     if "tensormap" in param:
         m = param["tensormap"]
-        return _warpforge.encode_tensor_map(device, tensors[m["tensor"]].data_ptr() + m["offset"], m["dtype"], m["dims"],
-                                            m["strides_bytes"], m["box"], m["swizzle_bytes"])
+        address = tensors[m["tensor"]].data_ptr() + m["offset"]
+        return _warpforge.encode_tensor_map(device, address, m["dtype"], m["dims"], m["strides_bytes"], m["box"],
+                                            m["swizzle_bytes"])
     size = scratch[param["scratch"]] * programs
     return (memory.allocate(size, 0xFF) if size else 0).to_bytes(8, "little")
+
+
+# Recordings the simulator does not yet reproduce bit for bit, with the
+# instruction that stops it, as tools/difftest/known_departures.cpp lists the
+# difftest's: (case, target) -> (why, the most differing elements, the most
+# units in the last place any one differs by). The replay holds a listed
+# recording to its bounds and reports it as not bit for bit; the issue stays
+# open while this has entries. None yet: no recording exists (2026-11-29).
+KNOWN_DEPARTURES = {}
+
+
+def ulps(recorded, replayed, dtype):
+    """Units in the last place between two elements' bytes of a float dtype
+    (by their ordered integer codes), or None for other dtypes."""
+    import torch
+
+    torch_dtype = getattr(torch, dtype)
+    if not torch_dtype.is_floating_point or torch_dtype.itemsize not in (2, 4, 8):
+        return None
+    signed = {2: torch.int16, 4: torch.int32, 8: torch.int64}[torch_dtype.itemsize]
+    codes = [int(torch.frombuffer(bytearray(b), dtype=signed)[0]) for b in (recorded, replayed)]
+    ordered = [c if c >= 0 else -(1 << (8 * torch_dtype.itemsize - 1)) - c for c in codes]
+    return abs(ordered[0] - ordered[1])
+
+
+def departure(recording, differing):
+    """Why the differences of a listed recording are accepted, or what
+    exceeds its bounds; None where it is not listed."""
+    entry = KNOWN_DEPARTURES.get((recording["case"], recording["target"]))
+    if entry is None:
+        return None
+    why, max_elements, max_ulps = entry
+    count = sum(k for _, k, _, _, _ in differing)
+    worst = max((ulps(bytes.fromhex(w), bytes.fromhex(g), recording["tensors"][n]["dtype"]) or 0)
+                for n, _, _, w, g in differing)
+    if count > max_elements or worst > max_ulps:
+        return f"beyond its bounds ({why}): {count} elements differ (at most {max_elements}), first by {worst} ulps"
+    return why
 
 
 def differences(recording, replayed):
@@ -211,10 +250,12 @@ def load(path):
         return json.load(f)
 
 
-def record_files(directory, targets=("sm_80", "sm_90a"), only=(), on_gpu=True):
+def record_files(directory, targets=("sm_80", "sm_90a"), only=(), on_gpu=True, report=lambda row: None):
     """Records every tutorial case for each target on the first CUDA GPU
     (or, to test the recording itself, the simulator) into `directory` (one
-    gzip'd JSON file each); returns (case, target, status)."""
+    gzip'd JSON file each); returns (case, target, status), passing each to
+    `report` as soon as it is known (a run stopped at a time limit still
+    says what it recorded)."""
     os.makedirs(directory, exist_ok=True)
     results = []
     for case in cases():
@@ -228,12 +269,14 @@ def record_files(directory, targets=("sm_80", "sm_90a"), only=(), on_gpu=True):
                 recording = record(case, target, device)
             except Exception as e:  # recorded as not recorded, with the reason; the others go on
                 results.append((case.name, target, f"not recorded: {type(e).__name__}: {e}"))
+                report(results[-1])
                 continue
             with gzip.open(os.path.join(directory, file_name(case.name, target)), "wt") as f:
                 json.dump(recording, f)
             cubin = recording.get("triton_cubin_agrees")
             results.append((case.name, target, "recorded" + ("" if cubin is None else
                                                             f", Triton's cubin {'agrees' if cubin else 'DIFFERS'}")))
+            report(results[-1])
     return results
 
 
@@ -263,17 +306,15 @@ def main(argv=None):
                         help="record on the first CUDA GPU, or on the simulator (a test of the recording)")
     args = parser.parse_args(argv)
     if args.action == "record":
-        results = record_files(args.directory, only=args.case, on_gpu=args.device == "cuda")
-        failed = sum(not s.startswith("recorded") for _, _, s in results)
-    else:
-        results = []
-        for c, t, d in replay_files(args.directory, only=args.case):
-            status = d if isinstance(d, str) else "bit for bit" if not d else \
-                "; ".join(f"{n}: {k} elements differ (first {i}: GPU {w}, simulator {g})" for n, k, i, w, g in d)
-            results.append((c, t, status))
-        failed = sum(s != "bit for bit" for _, _, s in results)
-    for c, t, s in results:
-        print(f"| {c} | {t} | {s} |")
+        results = record_files(args.directory, only=args.case, on_gpu=args.device == "cuda",
+                               report=lambda row: print("| %s | %s | %s |" % row, flush=True))
+        return 1 if sum(not s.startswith("recorded") for _, _, s in results) else 0
+    failed = 0
+    for c, t, d in replay_files(args.directory, only=args.case):
+        status = d if isinstance(d, str) else "bit for bit" if not d else \
+            "; ".join(f"{n}: {k} elements differ (first {i}: GPU {w}, simulator {g})" for n, k, i, w, g in d)
+        failed += status != "bit for bit"
+        print(f"| {c} | {t} | {status} |")
     return 1 if failed else 0
 
 

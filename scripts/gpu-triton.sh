@@ -46,7 +46,7 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 command -v ccache >/dev/null && generator+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 budget="${BUDGET:-280}"
 start=$(date +%s)
-left() { echo $((budget - ($(date +%s) - start))); }
+left() { local s=$((budget - ($(date +%s) - start))); echo $((s > 1 ? s : 1)); }  # timeout 0 would mean none
 truth="$out/tests/gpu_truth"
 logs="$out/build-triton"
 mkdir -p "$build_dir" "$truth/triton" "$logs"

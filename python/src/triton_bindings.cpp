@@ -1,11 +1,12 @@
 // What warpforge.triton (python/warpforge/triton) needs of the C++ library to
-// run the PTX that Triton's CUDA backend writes: a module loaded from PTX
-// text and launched with arguments already packed into their parameters'
-// bytes (PtxModule), host memory mapped into a device's address space for
-// the duration of a launch and scratch memory allocated there
-// (LaunchMemory), and the TMA tensor map of a range of that memory
-// (encode_tensor_map). The Python side knows Triton's signatures and packs
-// the bytes; nothing here knows Triton.
+// run the PTX that Triton's CUDA backend writes: a simulator of its own
+// (triton_simulator: the target it stands for, race checking), a module
+// loaded from PTX text and launched with arguments already packed into
+// their parameters' bytes (PtxModule, on the simulator or a GPU), host memory
+// made addressable at its own address for the duration of a launch, also on
+// demand, and scratch memory allocated there (LaunchMemory), and the TMA
+// tensor map of a range of that memory (encode_tensor_map). The Python side
+// knows Triton's signatures and packs the bytes; nothing here knows Triton.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "launch_config.hpp"
 #include "tensors.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/parser.hpp"
@@ -31,7 +33,7 @@ namespace nb = nanobind;
 namespace warpforge::python {
 namespace {
 
-using Dim3 = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
+using Dim3 = Dim3Tuple;
 
 class PtxModule {
  public:
@@ -51,11 +53,7 @@ class PtxModule {
     std::vector<runtime::Arg> packed;
     packed.reserve(args.size());
     for (const nb::bytes& b : args) packed.push_back(runtime::Arg::bytes(b.c_str(), b.size()));
-    const runtime::LaunchConfig config{
-        .grid = {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)},
-        .block = {std::get<0>(block), std::get<1>(block), std::get<2>(block)},
-        .cluster = {std::get<0>(cluster), std::get<1>(cluster), std::get<2>(cluster)},
-        .dynamic_shared_bytes = shared_bytes};
+    const runtime::LaunchConfig config = launch_config(grid, block, cluster, shared_bytes);
     nb::gil_scoped_release release;
     module_.launch(kernel, config, packed);
   }

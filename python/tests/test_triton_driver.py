@@ -6,6 +6,7 @@ place, and WARPFORGE_TRITON for test suites run unchanged."""
 
 import inspect
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -239,3 +240,31 @@ def test_environment_variable_runs_an_unchanged_program_on_the_simulator(tmp_pat
     env["WARPFORGE_TRITON"] = "sm_70"
     run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode != 0 and "target 'sm_70' is not one the simulator's Triton driver compiles for" in run.stderr
+
+
+def test_readme_section_runs(tmp_path):
+    # The README's Triton section: its snippet, as a reader runs it (a file:
+    # Triton reads kernels' sources).
+    readme = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+    text = readme.read_text()
+    section = text[text.index("\n## Triton kernels on the simulator\n"):]
+    section = section[:section.index("\n## ", 1)]
+    (snippet, ) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    script = tmp_path / "readme_triton.py"
+    script.write_text(snippet)
+    run = subprocess.run([sys.executable, str(script)], env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+
+
+def test_benchmark_prints_both_timings_and_their_ratio():
+    run = subprocess.run([sys.executable, "-m", "warpforge.bench", "triton", "--case", "vector_add", "--repeats", "1"],
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)), capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    row = re.search(r"^\| vector_add \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| (yes|no) \|$", run.stdout, flags=re.M)
+    assert row, run.stdout
+    simulator, interpreter, ratio = (float(row.group(i)) for i in (1, 2, 3))
+    assert simulator > 0 and interpreter > 0 and abs(ratio - interpreter / simulator) < 0.02 * ratio + 0.01
+    assert row.group(4) == "yes"  # an f32 addition: the interpreter's bytes are the GPU's
+    assert re.search(r"^\| geometric mean of 1 \| \| \| [\d.]+ \| \|$", run.stdout, flags=re.M), run.stdout

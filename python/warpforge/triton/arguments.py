@@ -98,11 +98,14 @@ def flatten(signature, names, args, tensordesc_meta):
                 raise LaunchError(f"argument '{name}': a tensor descriptor of rank {len(shape)} for a "
                                   f"{rank}-dimensional one")
             if lowered_to_loads:
-                # Base, shape and strides as 64-bit integers, then the two flags.
+                # Base, shape and strides as 64-bit integers, then the flags:
+                # NaN padding, and where the descriptor has the field (Triton
+                # 3.9 has it, 3.6 not), rounding f32 to tf32.
                 out.append(Pointer(value.base, name))
                 out.extend(struct.pack("<q", int(x)) for x in shape + strides)
                 out.append(scalar_bytes("i1", value.padding == "nan", name))
-                out.append(scalar_bytes("i1", bool(getattr(value, "round_f32_to_tf32", False)), name))
+                if hasattr(value, "round_f32_to_tf32"):
+                    out.append(scalar_bytes("i1", bool(value.round_f32_to_tf32), name))
             else:
                 out.append(TensorMap(value, meta.pop(0), name))
             out.extend(struct.pack("<i", int(x)) for x in shape)

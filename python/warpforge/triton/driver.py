@@ -9,13 +9,14 @@ no GPU), and it launches that PTX on the simulator with CPU tensors as the
 kernel's memory (launcher.py).
 """
 
+import contextlib
 import time
 
 from triton.backends.driver import DriverBase
 
 from .. import _warpforge
 from .errors import LaunchError
-from .launcher import SimLauncher
+from .launcher import Launcher
 
 # The GPU each target stands for, as Triton's runtime reads it from
 # get_device_properties: shared memory per block (opt-in), SMs, registers,
@@ -28,6 +29,21 @@ _TARGETS = {
 }
 TARGETS = tuple(_TARGETS)
 AUTOTUNE = ("all", "first")
+
+
+@contextlib.contextmanager
+def installed(driver):
+    """Triton's active driver is `driver` inside the block, and after it the
+    one before (None: Triton's default, made when next needed)."""
+    import triton
+
+    config = triton.runtime.driver
+    previous = getattr(config, "_active", None)
+    config.set_active(driver)
+    try:
+        yield driver
+    finally:
+        config.set_active(previous)
 
 
 def check_target(target):
@@ -106,8 +122,6 @@ class SimulatorDriver(DriverBase):
     running the others; `check_races`: report races on shared memory."""
 
     def __init__(self, target="sm_90a", autotune="all", check_races=True):
-        from triton.backends.compiler import GPUTarget
-
         self.target = check_target(target)
         if autotune not in AUTOTUNE:
             raise LaunchError(f"autotune='{autotune}': accepted {', '.join(AUTOTUNE)}")
@@ -117,13 +131,19 @@ class SimulatorDriver(DriverBase):
         if key not in _devices:
             _devices[key] = _warpforge.triton_simulator(target, self.check_races)
             _warpforge.keep_instances_past_exit()  # Triton's caches hold our modules until after shutdown
-        self.device = _devices[key]
-        self._target = GPUTarget("cuda", _TARGETS[target]["capability"], 32)
-        self._key = f"warpforge-simulator-{target}" + ("" if self.check_races else "-unchecked")
-        self.utils = _Utils(target)
+        self._use(_devices[key], f"warpforge-simulator-{target}" + ("" if self.check_races else "-unchecked"))
+
+    def _use(self, device, key):
+        """Launches on `device`; `key` is the device's name to Triton's caches."""
+        from triton.backends.compiler import GPUTarget
+
+        self.device = device
+        self._target = GPUTarget("cuda", _TARGETS[self.target]["capability"], 32)
+        self._key = key
+        self.utils = _Utils(self.target)
 
     def launcher_cls(self, src, metadata):
-        return SimLauncher(src, metadata, self.device)
+        return Launcher(src, metadata, self.device)
 
     @staticmethod
     def is_active():
@@ -160,15 +180,10 @@ class SimulatorDriver(DriverBase):
         return ty_to_cpp(ty)
 
     def get_benchmarker(self):
-        return self._benchmark
-
-    def _benchmark(self, kernel_call, quantiles=None, **kwargs):
-        count = len(quantiles) if quantiles else 1
-        if self.autotune == "first":
-            return [0.0] * count  # every configuration ties: the autotuner keeps the first
-        start = time.perf_counter()
-        kernel_call()
-        return [(time.perf_counter() - start) * 1000.0] * count
+        # Triton's autotuner keeps the benchmarker it first gets (a cached
+        # property), so the one given reads the autotune mode of whichever
+        # driver is active when it runs.
+        return _benchmark
 
     def get_empty_cache_for_benchmark(self):
         import torch
@@ -184,3 +199,16 @@ class SimulatorDriver(DriverBase):
     def __repr__(self):
         return (f"warpforge.triton.SimulatorDriver(target='{self.target}', autotune='{self.autotune}', "
                 f"check_races={self.check_races})")
+
+
+def _benchmark(kernel_call, quantiles=None, **kwargs):
+    """The autotuner's benchmarker: under autotune='first' every
+    configuration ties (the autotuner keeps the first); else one run, timed."""
+    import triton
+
+    count = len(quantiles) if quantiles else 1
+    if getattr(triton.runtime.driver.active, "autotune", "all") == "first":
+        return [0.0] * count
+    start = time.perf_counter()
+    kernel_call()
+    return [(time.perf_counter() - start) * 1000.0] * count

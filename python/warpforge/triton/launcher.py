@@ -1,8 +1,10 @@
-"""The launcher of a compiled Triton kernel on the simulator: the role of
-Triton's CudaLauncher (triton/backends/nvidia/driver.py). Triton's runtime
-calls it with the grid and the launch's Python arguments; it loads the PTX
-that Triton's CUDA backend wrote for the kernel, places the arguments in the
-simulator's memory and runs the grid there."""
+"""The launcher of a compiled Triton kernel on a warpforge device: the role
+of Triton's CudaLauncher (triton/backends/nvidia/driver.py). Triton's
+runtime calls it with the grid and the launch's Python arguments; it loads
+the PTX that Triton's CUDA backend wrote for the kernel, places the
+arguments in the device's memory and runs the grid there. The device is the
+simulator; recording.py also runs it on a GPU (the PTX through the CUDA
+driver's JIT), to record what the GPU computes for the same PTX."""
 
 import os
 
@@ -42,9 +44,10 @@ def compiled_ptx(metadata):
         return f.read(), path
 
 
-def tensor_map(device, descriptor, meta, name):
-    """The 128 bytes of the simulator's TMA map for a host-side
-    TensorDescriptor, from the compiler's description of the map."""
+def tensor_map_layout(descriptor, meta, name):
+    """What a host-side TensorDescriptor's TMA map holds, from the compiler's
+    description of the map: (dtype, dims, strides in bytes, box, swizzle
+    bytes), dimensions innermost first as the map orders them."""
     if descriptor.padding != "zero":
         raise LaunchError(f"argument '{name}': TMA padding '{descriptor.padding}' is not simulated (only 'zero')")
     if getattr(descriptor, "round_f32_to_tf32", False) or meta.get("fp4_padded") or meta.get("is_im2col"):
@@ -57,16 +60,24 @@ def tensor_map(device, descriptor, meta, name):
                           "elements is not simulated")
     shape = [int(x) for x in descriptor.shape]
     strides = [int(x) for x in descriptor.strides]
-    return _warpforge.encode_tensor_map(
-        device, descriptor.base.data_ptr(), _ELEMENT_DTYPE[element], shape[::-1],
-        [s * element for s in strides[:-1]][::-1], [int(b) for b in meta["block_size"]][::-1], swizzle)
+    return (_ELEMENT_DTYPE[element], shape[::-1], [s * element for s in strides[:-1]][::-1],
+            [int(b) for b in meta["block_size"]][::-1], swizzle)
 
 
-class SimLauncher:
-    """Runs one compiled kernel (Triton's `src`, `metadata`) on `device`."""
+def tensor_map(device, descriptor, meta, name):
+    """The 128 bytes of the device's TMA map for a host-side TensorDescriptor."""
+    return _warpforge.encode_tensor_map(device, descriptor.base.data_ptr(), *tensor_map_layout(descriptor, meta, name))
 
-    def __init__(self, src, metadata, device):
+
+class Launcher:
+    """Runs one compiled kernel (Triton's `src`, `metadata`) on `device`.
+    `observer`, where given, is called before each launch with the launcher,
+    the grid and the parameters (arguments.flatten's, then the scratch
+    pointers) with their bytes."""
+
+    def __init__(self, src, metadata, device, observer=None):
         self.device = device
+        self.observer = observer
         self.name = metadata.name
         self.ptx, ptx_path = compiled_ptx(metadata)
         self.module = _warpforge.PtxModule(self.ptx, ptx_path, device)
@@ -87,28 +98,35 @@ class SimLauncher:
         if launch_enter_hook is not None:
             launch_enter_hook(launch_metadata)
         programs = grid_x * grid_y * grid_z * self.num_ctas
+        grid = (grid_x * self.num_ctas, grid_y, grid_z)
         memory = _warpforge.LaunchMemory(self.device)
-        memory.map_on_demand(live_tensor_storage)
+        if self.device.is_simulator:
+            memory.map_on_demand(live_tensor_storage)
         try:
-            params = self.param_bytes(args, memory, programs)
-            self.module.launch(self.name, (grid_x * self.num_ctas, grid_y, grid_z), self.block, self.shared,
-                               (self.num_ctas, 1, 1), params)
+            params, packed = self.param_bytes(args, memory, programs)
+            if self.observer is not None:
+                self.observer(self, grid, params, packed)
+            self.module.launch(self.name, grid, self.block, self.shared, (self.num_ctas, 1, 1), packed)
         except _warpforge.SimError as e:
             fault = kernel_fault(e)
             if fault is None:
                 raise  # not a fault of a running thread: a refusal of the PTX, with its own message
             raise fault from None
         finally:
+            if not self.device.is_simulator:
+                self.device.synchronize()  # a GPU's launch is queued: its scratch memory is freed after it
             memory.close()
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)
 
     def param_bytes(self, args, memory, programs):
-        """Each PTX parameter's bytes for a launch of `programs` programs."""
+        """The PTX parameters (arguments.with_scratch's) of a launch of
+        `programs` programs, and each one's bytes."""
         flat = arguments.flatten(self.signature, self.arg_names, args, self.tensordesc_meta)
-        placed = Allocations(memory)
+        placed = Allocations(memory, self.device)
+        params = arguments.with_scratch(flat, self.ptx_params, self.name)
         out = []
-        for p in arguments.with_scratch(flat, self.ptx_params, self.name):
+        for p in params:
             if isinstance(p, arguments.Pointer):
                 out.append(placed.pointer(p.value, p.name).to_bytes(8, "little"))
             elif isinstance(p, arguments.TensorMap):
@@ -120,4 +138,4 @@ class SimLauncher:
                 out.append(address.to_bytes(8, "little"))
             else:
                 out.append(p)
-        return out
+        return params, out

@@ -1,8 +1,8 @@
 """Where a launch's pointer arguments point: the host memory of CPU torch
-tensors (and of NumPy arrays through torch.from_numpy), which the simulator addresses at the host's own
-addresses for the duration of the launch (so an address the host code wrote
-into a tensor, as grouped GEMM's tables of pointers, is valid in the kernel
-too). Each argument's whole allocation (its storage) is mapped, as a GPU
+tensors (and of NumPy arrays through torch.from_numpy), which the simulator
+addresses at the host's own addresses for the duration of the launch (so an
+address the host code wrote into a tensor, as grouped GEMM's tables of
+pointers, is valid in the kernel too). Each argument's whole allocation (its storage) is mapped, as a GPU
 allocation is addressable whole; a kernel that reaches other host memory
 (through an address it read) gets the CPU torch tensor's storage holding it,
 found among the live tensors when it first does. An access outside all of
@@ -82,14 +82,21 @@ def live_tensor_storage(address, size):
 
 
 class Allocations:
-    """The allocations of one launch, each mapped once (views of one tensor
-    share its storage), and the scratch memory allocated for it."""
+    """The allocations of one launch on `device`, each mapped once (views of
+    one tensor share its storage). On a GPU (recording.py) a pointer is the
+    CUDA tensor's own address."""
 
-    def __init__(self, memory):
+    def __init__(self, memory, device):
         self._memory = memory
+        self._simulator = device.is_simulator
         self._mapped = {}
 
     def pointer(self, value, name):
+        if not self._simulator:
+            tensor = getattr(value, "base", value) if not hasattr(value, "device") else value
+            if getattr(getattr(tensor, "device", None), "type", None) != "cuda":
+                raise LaunchError(f"argument '{name}': a launch on a GPU takes CUDA tensors")
+            return value.data_ptr()
         address, allocation = allocation_of(value, name)
         if allocation is not None:
             start, size = allocation

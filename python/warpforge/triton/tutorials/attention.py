@@ -47,7 +47,8 @@ def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, m_ptr, sm_scale, stride_h, stride_n, H,
         acc = tl.dot(p.to(v.dtype), v, acc * correction[:, None])
         row_max = new_max
     tl.store(m_ptr + head * N_CTX + offs_m, row_max + tl.math.log2(row_sum))
-    tl.store(o_ptr + base + offs_m[:, None] * stride_n + offs_d[None, :], (acc / row_sum[:, None]).to(o_ptr.dtype.element_ty))
+    tl.store(o_ptr + base + offs_m[:, None] * stride_n + offs_d[None, :],
+             (acc / row_sum[:, None]).to(o_ptr.dtype.element_ty))
 
 
 @triton.jit

@@ -75,35 +75,39 @@ class Case:
     extra: dict = field(default_factory=dict)
 
     def make_tensors(self, device):
-        """The case's tensors on `device` ('cpu' or a CUDA device), inputs
-        from the seed (the i-th tensor's seed is seed * 1000 + i)."""
-        import torch
+        """The case's tensors on `device` ('cpu' or a CUDA device)."""
+        return make_tensors(self.tensors, self.seed, device)
 
-        made = {}
-        for i, (name, spec) in enumerate(self.tensors.items()):
-            dtype = getattr(torch, spec.dtype)
-            if spec.init == "uniform":
-                values = torch.from_numpy(uniform(self.seed * 1000 + i, spec.count, spec.low, spec.high))
-                t = values.reshape(spec.shape).to(dtype)
-            elif spec.init == "zeros":
-                t = torch.zeros(spec.shape, dtype=dtype)
-            elif spec.init == "poison":
-                t = torch.empty(spec.shape, dtype=dtype)
-                t.view(_byte_view_dtype(t.element_size())).fill_(_signed(_POISON[t.element_size()],
-                                                                           t.element_size()))
-            elif spec.init == "values":
-                t = torch.tensor(spec.values, dtype=dtype).reshape(spec.shape)
-            elif spec.init == "pointers":
-                t = None  # after the others: it holds their addresses on `device`
-            else:
-                raise ValueError(f"tensor '{name}': init '{spec.init}' is not one of uniform, zeros, poison, values, "
-                                 "pointers")
-            made[name] = None if t is None else t.to(device)
-        for name, spec in self.tensors.items():
-            if spec.init == "pointers":
-                made[name] = torch.tensor([made[n].data_ptr() for n in spec.points_to], dtype=torch.int64,
-                                          device=device)
-        return made
+
+def make_tensors(specs, seed, device):
+    """Tensors of the specs (name -> Tensor) on `device`, inputs from the
+    seed (the i-th tensor's seed is seed * 1000 + i)."""
+    import torch
+
+    made = {}
+    for i, (name, spec) in enumerate(specs.items()):
+        dtype = getattr(torch, spec.dtype)
+        if spec.init == "uniform":
+            values = torch.from_numpy(uniform(seed * 1000 + i, spec.count, spec.low, spec.high))
+            t = values.reshape(spec.shape).to(dtype)
+        elif spec.init == "zeros":
+            t = torch.zeros(spec.shape, dtype=dtype)
+        elif spec.init == "poison":
+            t = torch.empty(spec.shape, dtype=dtype)
+            size = t.element_size()
+            t.view(_byte_view_dtype(size)).fill_(_signed(_POISON[size], size))
+        elif spec.init == "values":
+            t = torch.tensor(spec.values, dtype=dtype).reshape(spec.shape)
+        elif spec.init == "pointers":
+            t = None  # after the others: it holds their addresses on `device`
+        else:
+            raise ValueError(f"tensor '{name}': init '{spec.init}' is not one of uniform, zeros, poison, values, "
+                             "pointers")
+        made[name] = None if t is None else t.to(device)
+    for name, spec in specs.items():
+        if spec.init == "pointers":
+            made[name] = torch.tensor([made[n].data_ptr() for n in spec.points_to], dtype=torch.int64, device=device)
+    return made
 
 
 def _byte_view_dtype(size):

@@ -3,7 +3,6 @@ of different sizes in one launch of a fixed number of programs, which walk
 the tiles of all the groups in turn; the host passes tables of the groups'
 pointers, sizes and leading dimensions."""
 
-import torch
 import triton
 import triton.language as tl
 

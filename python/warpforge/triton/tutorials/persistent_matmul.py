@@ -22,8 +22,9 @@ def tile_of(tile_id, tiles_in_group, tiles_m, GROUP_M: tl.constexpr):
 
 
 @triton.jit
-def matmul_descriptor_persistent(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                                 BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PROGRAMS: tl.constexpr):
+def matmul_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PROGRAMS: tl.constexpr):
+    # This program's tiles of C = A @ B^T, every PROGRAMS-th in grouped order.
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
     tiles_in_group = GROUP_M * tiles_n
@@ -38,22 +39,18 @@ def matmul_descriptor_persistent(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.co
 
 
 @triton.jit
+def matmul_descriptor_persistent(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                 BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PROGRAMS: tl.constexpr):
+    matmul_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, PROGRAMS)
+
+
+@triton.jit
 def matmul_device_descriptor_persistent(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                                         BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PROGRAMS: tl.constexpr):
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
     b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
     c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
-    tiles_m = tl.cdiv(M, BLOCK_M)
-    tiles_n = tl.cdiv(N, BLOCK_N)
-    tiles_in_group = GROUP_M * tiles_n
-    for tile_id in tl.range(tl.program_id(0), tiles_m * tiles_n, PROGRAMS, flatten=True):
-        pid_m, pid_n = tile_of(tile_id, tiles_in_group, tiles_m, GROUP_M)
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for kb in range(0, tl.cdiv(K, BLOCK_K)):
-            a = a_desc.load([pid_m * BLOCK_M, kb * BLOCK_K])
-            b = b_desc.load([pid_n * BLOCK_N, kb * BLOCK_K])
-            acc = tl.dot(a, b.T, acc)
-        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+    matmul_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, PROGRAMS)
 
 
 BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, PROGRAMS = 64, 64, 32, 2, 3

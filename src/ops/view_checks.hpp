@@ -1,7 +1,6 @@
 // What the ops share for checking and describing tensor views: a shape or
 // strides as messages write them, and what execute() compares against the
-// views an op was built with. (GroupedGemm uses it; GemmAmax holds copies
-// of both from before it existed and can take them from here.)
+// views an op was built with (GemmAmax, GroupedGemm, Attention).
 #pragma once
 
 #include <cstdint>

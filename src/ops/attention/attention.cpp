@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "../view_checks.hpp"
 #include "attention_path.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
@@ -13,13 +14,6 @@ namespace warpforge::ops {
 namespace {
 
 using runtime::TensorView;
-
-// What execute() compares: everything of a view but its data.
-struct ViewDescription {
-  runtime::DType dtype;
-  std::vector<std::int64_t> shape, strides;
-  friend bool operator==(const ViewDescription&, const ViewDescription&) = default;
-};
 
 struct NamedView {
   const char* role;
@@ -39,8 +33,7 @@ std::vector<NamedView> named(const AttentionBackwardTensors& t) {
 std::vector<std::optional<ViewDescription>> descriptions(const std::vector<NamedView>& views) {
   std::vector<std::optional<ViewDescription>> out;
   for (const NamedView& v : views)
-    out.push_back(v.view ? std::optional(ViewDescription{v.view->dtype(), v.view->shape(), v.view->strides()})
-                         : std::nullopt);
+    out.push_back(view_description(v.view));
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "../view_checks.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 
 namespace warpforge::ops {
@@ -11,12 +12,6 @@ namespace {
 
 using runtime::DType;
 using runtime::TensorView;
-
-std::string dims(const std::vector<std::int64_t>& v) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + ")";
-}
 
 bool is_fp8(DType t) {
   return t == DType::e4m3 || t == DType::e5m2;

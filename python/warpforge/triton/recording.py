@@ -132,10 +132,21 @@ def _cubin_agrees(case, recording):
     """Whether Triton's own launch (its cubin, from Triton's ptxas) gives the
     recorded bytes (an autotuned kernel may take another configuration
     there, measured on the GPU)."""
+    import contextvars
+
     import torch
+    import triton
+
+    def launch():
+        # Triton's launcher takes a kernel's global scratch (e.g. the TMA
+        # descriptors tl.make_tensor_descriptor builds on the device) from
+        # the allocator set, as Triton's persistent matmul tutorial sets it;
+        # set in a copy of the context, so it does not outlive this check.
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+        case.launch(tensors)
 
     tensors = case.make_tensors("cuda")
-    case.launch(tensors)
+    contextvars.copy_context().run(launch)
     torch.cuda.synchronize()
     return all(base64.b64encode(tensor_bytes(tensors[n])).decode() == recording["outputs"][n] for n in case.outputs)
 

@@ -215,14 +215,15 @@ def _materialize(param, tensors, memory, device, scratch, programs):
 _SQRT = "sqrt.approx.ftz.f32 (the simulator's model is within 1 ulp of the GPU's, not bit for bit)"
 _EX2_DIV = ("ex2.approx{ftz}.f32 or div.full.f32 (the simulator's models are within 2 ulps of the GPU's; "
             "which one is not yet isolated)")
+_TARGETS = ("sm_80", "sm_90a")
 KNOWN_DEPARTURES = {
-    **{("softmax", t): (_EX2_DIV.format(ftz="") + "; out: 4307 elements by 2 ulps", 4307, 2) for t in ("sm_80", "sm_90a")},
+    **{("softmax", t): (_EX2_DIV.format(ftz="") + "; out: 4307 elements by 2 ulps", 4307, 2) for t in _TARGETS},
     **{("layer_norm", t): ("rstd = 1/" + _SQRT + " through div.full.f32; rstd: 19 elements by 1 ulp", 19, 1)
-       for t in ("sm_80", "sm_90a")},
-    **{("libdevice_asin", t): (_SQRT + ", the only .approx instruction in its PTX; y: 80 elements by 1 ulp",
-                               80, 1) for t in ("sm_80", "sm_90a")},
+       for t in _TARGETS},
+    **{("libdevice_asin", t): (_SQRT + ", the only .approx instruction in its PTX; y: 80 elements by 1 ulp", 80, 1)
+       for t in _TARGETS},
     **{("attention", t): (_EX2_DIV.format(ftz=".ftz") + ", carried through the fp16 dots: m 33 elements by 1 ulp, "
-                          "o 16 (first by 13 fp16 ulps), dq 15, dk 14, dv 9 by 1", 87, 13) for t in ("sm_80", "sm_90a")},
+                          "o 16 (first by 13 fp16 ulps), dq 15, dk 14, dv 9 by 1", 87, 13) for t in _TARGETS},
 }
 
 

@@ -132,10 +132,21 @@ def _cubin_agrees(case, recording):
     """Whether Triton's own launch (its cubin, from Triton's ptxas) gives the
     recorded bytes (an autotuned kernel may take another configuration
     there, measured on the GPU)."""
+    import contextvars
+
     import torch
+    import triton
+
+    def launch():
+        # Triton's launcher takes a kernel's global scratch (e.g. the TMA
+        # descriptors tl.make_tensor_descriptor builds on the device) from
+        # the allocator set, as Triton's persistent matmul tutorial sets it;
+        # set in a copy of the context, so it does not outlive this check.
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+        case.launch(tensors)
 
     tensors = case.make_tensors("cuda")
-    case.launch(tensors)
+    contextvars.copy_context().run(launch)
     torch.cuda.synchronize()
     return all(base64.b64encode(tensor_bytes(tensors[n])).decode() == recording["outputs"][n] for n in case.outputs)
 
@@ -195,8 +206,25 @@ def _materialize(param, tensors, memory, device, scratch, programs):
 # difftest's: (case, target) -> (why, the most differing elements, the most
 # units in the last place any one differs by). The replay holds a listed
 # recording to its bounds and reports it as not bit for bit; the issue stays
-# open while this has entries. None yet: no recording exists (2026-11-29).
-KNOWN_DEPARTURES = {}
+# open while this has entries. The simulator computes sqrt.approx.f32 and
+# ex2.approx.f32 in double and rounds once, which the H100's MUFU results are
+# only within 1 and 2 ulps of (tools/difftest/float_families.cpp holds them to
+# those bounds), and div.full.f32 within 2 ulps; the kernels below use them.
+# Measured on the H200 recordings of 2026-11-29 (same on sm_80 and sm_90a);
+# the ulps are the first differing element's of each output.
+_SQRT = "sqrt.approx.ftz.f32 (the simulator's model is within 1 ulp of the GPU's, not bit for bit)"
+_EX2_DIV = ("ex2.approx{ftz}.f32 or div.full.f32 (the simulator's models are within 2 ulps of the GPU's; "
+            "which one is not yet isolated)")
+_TARGETS = ("sm_80", "sm_90a")
+KNOWN_DEPARTURES = {
+    **{("softmax", t): (_EX2_DIV.format(ftz="") + "; out: 4307 elements by 2 ulps", 4307, 2) for t in _TARGETS},
+    **{("layer_norm", t): ("rstd = 1/" + _SQRT + " through div.full.f32; rstd: 19 elements by 1 ulp", 19, 1)
+       for t in _TARGETS},
+    **{("libdevice_asin", t): (_SQRT + ", the only .approx instruction in its PTX; y: 80 elements by 1 ulp", 80, 1)
+       for t in _TARGETS},
+    **{("attention", t): (_EX2_DIV.format(ftz=".ftz") + ", carried through the fp16 dots: m 33 elements by 1 ulp, "
+                          "o 16 (first by 13 fp16 ulps), dq 15, dk 14, dv 9 by 1", 87, 13) for t in _TARGETS},
+}
 
 
 def ulps(recorded, replayed, dtype):

@@ -12,6 +12,7 @@ void bind_errors(nanobind::module_& m);
 void bind_runtime(nanobind::module_& m);
 void bind_ops(nanobind::module_& m);
 void bind_dsl(nanobind::module_& m);
+void bind_ptx(nanobind::module_& m);   // the PTX vocabulary: warpforge._warpforge.ptx
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);
 // The capsule the torch extension reaches this module through (torch_bridge.hpp).

@@ -35,6 +35,7 @@ from ._warpforge import (  # noqa: E402,F401  (the kernel DSL)
     Cache, Cmp, CpAsyncCache, FenceSem, Kernel, MembarLevel, MmaShape, Redux, Round, Scope, Shfl, WgmmaMajor,
     at, f32, f64)
 from .kernel import Module, tensor_map  # noqa: E402,F401
+from .instructions import Mod, Opcode  # noqa: E402,F401  (k.op: every PTX instruction)
 from .ops import Gemm, GemmAmax, gemm, gemm_amax, quantize  # noqa: E402,F401
 from . import reference  # noqa: E402,F401
 

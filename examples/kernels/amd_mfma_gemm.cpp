@@ -8,7 +8,7 @@ namespace warpforge::examples {
 namespace {
 
 using amdgpu::Arg;
-using amdgpu::Kernel;
+using amdgpu::AmdKernel;
 using amdgpu::Mfma;
 using amdgpu::Type;
 using amdgpu::Val;
@@ -19,7 +19,7 @@ constexpr int kStageK = 16;                // K staged through LDS per step
 constexpr int kLdsRowBytes = kStageK * 2;  // one staged row: 16 bf16
 
 amdgpu::KernelIR build(const char* name, Shapes shapes, amdgpu::Target target) {
-  Kernel k(name, target, kAmdGemmWorkgroup);
+  AmdKernel k(name, target, kAmdGemmWorkgroup);
   Val a = k.param_ptr("A"), b = k.param_ptr("B"), c = k.param_ptr("C");
   Arg m = 128, n = 128, depth = 128;
   if (shapes != Shapes::fixed_128) {

@@ -1,5 +1,5 @@
 // The documented AMD CDNA tutorial (REFERENCE.md, example 4), written with
-// amdgpu::Kernel: C = A·Bᵀ with A (m x k) and B (n x k) bf16 row-major and C
+// amdgpu::AmdKernel: C = A·Bᵀ with A (m x k) and B (n x k) bf16 row-major and C
 // (m x n) f32 row-major. A workgroup of 256 work-items (four waves) computes a
 // 64 x 64 tile of C, each wave one 32 x 32 quarter with
 // v_mfma_f32_32x32x8_bf16; K is staged 16 at a time through LDS.

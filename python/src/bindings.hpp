@@ -19,6 +19,7 @@ void bind_dsl(nanobind::module_& m);
 void bind_row_ops(nanobind::module_& m);
 // PTX text loaded and launched with packed parameters (warpforge.triton).
 void bind_triton(nanobind::module_& m);
+void bind_ptx(nanobind::module_& m);   // the PTX vocabulary: warpforge._warpforge.ptx
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);
 void bind_attention_jax(nanobind::module_& m);  // jax/attention_jax_ffi.cpp, after bind_jax

@@ -92,6 +92,28 @@ PredUse pred_use(nb::handle h) {
                  " is not a predicate: pass a Pred or ~pred");
 }
 
+// Operands as inst() takes them: registers, predicates (or ~p), labels,
+// addresses, a list of registers ({a, b}), ints and float immediates.
+template <class Sequence>
+std::vector<ptx::Operand> operands_of(const Kernel& k, const Sequence& items) {
+  std::vector<ptx::Operand> ops;
+  for (nb::handle h : items) {
+    if (nb::isinstance<Pred>(h))
+      ops.push_back(k.operand_of(nb::cast<Pred>(h)));
+    else if (nb::isinstance<PredUse>(h))
+      ops.push_back(k.operand_of(nb::cast<PredUse>(h)));
+    else if (nb::isinstance<Label>(h))
+      ops.push_back(k.operand_of(nb::cast<Label>(h)));
+    else if (nb::isinstance<Addr>(h))
+      ops.push_back(k.operand_of(nb::cast<Addr>(h)));
+    else if (nb::isinstance<nb::list>(h))
+      ops.push_back(k.operand_of(nb::cast<Regs>(h)));
+    else
+      ops.push_back(k.operand_of(src(h)));
+  }
+  return ops;
+}
+
 std::vector<Src> srcs(const nb::sequence& items) {
   std::vector<Src> out;
   for (nb::handle h : items) out.push_back(src(h));
@@ -428,23 +450,21 @@ void bind_dsl(nb::module_& m) {
       .def(
           "inst",
           [](Kernel& k, const std::string& opcode, nb::args operands) {
-            std::vector<ptx::Operand> ops;
-            for (nb::handle h : operands) {
-              if (nb::isinstance<Pred>(h))
-                ops.push_back(k.operand_of(nb::cast<Pred>(h)));
-              else if (nb::isinstance<PredUse>(h))
-                ops.push_back(k.operand_of(nb::cast<PredUse>(h)));
-              else if (nb::isinstance<Label>(h))
-                ops.push_back(k.operand_of(nb::cast<Label>(h)));
-              else if (nb::isinstance<Addr>(h))
-                ops.push_back(k.operand_of(nb::cast<Addr>(h)));
-              else
-                ops.push_back(k.operand_of(src(h)));
-            }
-            k.emit(opcode, std::move(ops));
+            k.inst(opcode, operands_of(k, operands));
           },
           nb::arg("opcode"), nb::arg("operands"),
-          "Any opcode, unwrapped: inst('prmt.b32', d, a, b, sel).")
+          "Any PTX instruction, unwrapped: inst('prmt.b32', d, a, b, sel); its words read "
+          "through the PTX vocabulary, its operand count and target checked.")
+      .def(
+          "instruction",
+          [](Kernel& k, ptx::Opcode op, const std::vector<ptx::Mod>& modifiers,
+             const nb::sequence& operands) {
+            k.inst(ptx::Instruction{
+                .opcode = op, .modifiers = modifiers, .operands = operands_of(k, operands)});
+          },
+          nb::arg("opcode"), nb::arg("modifiers"), nb::arg("operands"),
+          "The instruction opcode.modifiers (warpforge.Opcode, warpforge.Mod) with these operands, "
+          "checked as inst() checks: what k.op.<opcode>.<modifier>...(operands) calls.")
       .def("guarded", [](Kernel& k, nb::handle p,
                          const std::function<void()>& body) { k.guarded(pred_use(p), body); })
       .def(

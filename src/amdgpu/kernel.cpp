@@ -24,7 +24,7 @@ Operand reg_operand(Val v) {
 
 }  // namespace
 
-Kernel::Kernel(std::string name, Target target, int workgroup_size)
+AmdKernel::AmdKernel(std::string name, Target target, int workgroup_size)
     : target_(target), current_(&ir_.body) {
   ir_.name = std::move(name);
   bool identifier = !ir_.name.empty() && !std::isdigit(static_cast<unsigned char>(ir_.name[0]));
@@ -32,25 +32,25 @@ Kernel::Kernel(std::string name, Target target, int workgroup_size)
     identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
   if (!identifier)
     refuse(
-        "Kernel",
+        "AmdKernel",
         "name '" + ir_.name +
             "' is not an identifier; accepted: letters, digits and '_', not starting with a digit");
   if (workgroup_size < 1 || workgroup_size > 1024)
-    refuse("Kernel", "workgroup size " + std::to_string(workgroup_size) +
+    refuse("AmdKernel", "workgroup size " + std::to_string(workgroup_size) +
                          " is outside 1..1024 (the AMDGPU flat work-group size limit)");
   ir_.workgroup_size = workgroup_size;
 }
 
-void Kernel::refuse(const std::string& op, const std::string& what) const {
+void AmdKernel::refuse(const std::string& op, const std::string& what) const {
   throw DslError("amdgpu kernel '" + ir_.name + "', " + op + ": " + what);
 }
 
-void Kernel::check_own(const std::string& op, Val v) const {
+void AmdKernel::check_own(const std::string& op, Val v) const {
   if (v.kernel != this || v.reg < 0 || v.reg >= static_cast<int>(ir_.regs.size()))
     refuse(op, "register %" + std::to_string(v.reg) + " does not belong to this kernel");
 }
 
-Operand Kernel::operand(const std::string& op, const Arg& a, Type want) const {
+Operand AmdKernel::operand(const std::string& op, const Arg& a, Type want) const {
   if (!a.is_imm) {
     check_own(op, a.val);
     if (a.val.type != want)
@@ -73,14 +73,14 @@ Operand Kernel::operand(const std::string& op, const Arg& a, Type want) const {
   return Operand{false, -1, want, static_cast<std::uint64_t>(a.integer)};
 }
 
-Operand Kernel::operand_like(const std::string& op, const Arg& a, const Arg& other) const {
+Operand AmdKernel::operand_like(const std::string& op, const Arg& a, const Arg& other) const {
   Type t = !a.is_imm       ? a.val.type
            : !other.is_imm ? other.val.type
                            : (a.is_float ? Type::f32 : Type::i32);
   return operand(op, a, t);
 }
 
-Val Kernel::emit(Inst inst) {
+Val AmdKernel::emit(Inst inst) {
   Val d{};
   if (inst.dst == kFresh) {
     d = reg(inst.type);
@@ -94,46 +94,46 @@ Val Kernel::emit(Inst inst) {
   return d;
 }
 
-Val Kernel::reg(Type t) {
+Val AmdKernel::reg(Type t) {
   ir_.regs.push_back(t);
   return Val{this, static_cast<int>(ir_.regs.size()) - 1, t};
 }
 
-Val Kernel::param(const std::string& n, Type t) {
+Val AmdKernel::param(const std::string& n, Type t) {
   ir_.params.push_back({n, t});
   return emit({Op::param, kFresh, {}, static_cast<std::int64_t>(ir_.params.size() - 1), Cmp::eq, t});
 }
-Val Kernel::param_ptr(const std::string& n) { return param(n, Type::ptr_global); }
-Val Kernel::param_i32(const std::string& n) { return param(n, Type::i32); }
-Val Kernel::param_f32(const std::string& n) { return param(n, Type::f32); }
+Val AmdKernel::param_ptr(const std::string& n) { return param(n, Type::ptr_global); }
+Val AmdKernel::param_i32(const std::string& n) { return param(n, Type::i32); }
+Val AmdKernel::param_f32(const std::string& n) { return param(n, Type::f32); }
 
-void Kernel::mov(Val d, Arg a) {
+void AmdKernel::mov(Val d, Arg a) {
   check_own("mov", d);
   emit({Op::mov, d.reg, {operand("mov", a, d.type)}, 0, Cmp::eq, d.type});
 }
 
-Val Kernel::copy(Arg a, Type t) {
+Val AmdKernel::copy(Arg a, Type t) {
   return emit({Op::mov, kFresh, {operand("copy", a, t)}, 0, Cmp::eq, t});
 }
 
-Val Kernel::workitem_id(int dim) {
+Val AmdKernel::workitem_id(int dim) {
   if (dim != 0)
     refuse("workitem_id", "dimension " + std::to_string(dim) +
                               "; accepted: 0 (x): workgroups are one-dimensional here");
   return emit({Op::workitem_id, kFresh, {}, dim, Cmp::eq, Type::i32});
 }
-Val Kernel::workgroup_id(int dim) {
+Val AmdKernel::workgroup_id(int dim) {
   if (dim < 0 || dim > 2)
     refuse("workgroup_id", "dimension " + std::to_string(dim) + "; accepted: 0 (x), 1 (y), 2 (z)");
   return emit({Op::workgroup_id, kFresh, {}, dim, Cmp::eq, Type::i32});
 }
 
-Val Kernel::readfirstlane(Val a) {
+Val AmdKernel::readfirstlane(Val a) {
   return emit(
       {Op::readfirstlane, kFresh, {operand("readfirstlane", a, Type::i32)}, 0, Cmp::eq, Type::i32});
 }
 
-Val Kernel::integer_binary(Op op, Arg a, Arg b) {
+Val AmdKernel::integer_binary(Op op, Arg a, Arg b) {
   const std::string n = op_name(op);
   Operand x = operand_like(n, a, b), y = operand_like(n, b, a);
   bool bitwise = op == Op::and_ || op == Op::or_ || op == Op::xor_;
@@ -152,35 +152,35 @@ Val Kernel::integer_binary(Op op, Arg a, Arg b) {
   return emit({op, kFresh, {x, y}, 0, Cmp::eq, x.type});
 }
 
-Val Kernel::add(Arg a, Arg b) {
+Val AmdKernel::add(Arg a, Arg b) {
   return integer_binary(Op::add, a, b);
 }
-Val Kernel::sub(Arg a, Arg b) {
+Val AmdKernel::sub(Arg a, Arg b) {
   return integer_binary(Op::sub, a, b);
 }
-Val Kernel::mul(Arg a, Arg b) {
+Val AmdKernel::mul(Arg a, Arg b) {
   return integer_binary(Op::mul, a, b);
 }
-Val Kernel::bit_and(Arg a, Arg b) {
+Val AmdKernel::bit_and(Arg a, Arg b) {
   return integer_binary(Op::and_, a, b);
 }
-Val Kernel::bit_or(Arg a, Arg b) {
+Val AmdKernel::bit_or(Arg a, Arg b) {
   return integer_binary(Op::or_, a, b);
 }
-Val Kernel::bit_xor(Arg a, Arg b) {
+Val AmdKernel::bit_xor(Arg a, Arg b) {
   return integer_binary(Op::xor_, a, b);
 }
-Val Kernel::shl(Arg a, Arg b) {
+Val AmdKernel::shl(Arg a, Arg b) {
   return integer_binary(Op::shl, a, b);
 }
-Val Kernel::lshr(Arg a, Arg b) {
+Val AmdKernel::lshr(Arg a, Arg b) {
   return integer_binary(Op::lshr, a, b);
 }
-Val Kernel::ashr(Arg a, Arg b) {
+Val AmdKernel::ashr(Arg a, Arg b) {
   return integer_binary(Op::ashr, a, b);
 }
 
-Val Kernel::icmp(Cmp c, Arg a, Arg b) {
+Val AmdKernel::icmp(Cmp c, Arg a, Arg b) {
   Operand x = operand_like("icmp", a, b), y = operand_like("icmp", b, a);
   if (x.type != y.type || !is_int(x.type))
     refuse("icmp", "operands are " + type_name(x.type) + " and " + type_name(y.type) +
@@ -189,7 +189,7 @@ Val Kernel::icmp(Cmp c, Arg a, Arg b) {
   return emit(inst);
 }
 
-Val Kernel::select(Arg cond, Arg a, Arg b) {
+Val AmdKernel::select(Arg cond, Arg a, Arg b) {
   Operand c = operand("select", cond, Type::i1);
   Operand x = operand_like("select", a, b), y = operand_like("select", b, a);
   if (x.type != y.type)
@@ -198,7 +198,7 @@ Val Kernel::select(Arg cond, Arg a, Arg b) {
   return emit({Op::select, kFresh, {c, x, y}, 0, Cmp::eq, x.type});
 }
 
-Val Kernel::float_binary(Op op, Arg a, Arg b) {
+Val AmdKernel::float_binary(Op op, Arg a, Arg b) {
   return emit({op,
                kFresh,
                {operand(op_name(op), a, Type::f32), operand(op_name(op), b, Type::f32)},
@@ -206,16 +206,16 @@ Val Kernel::float_binary(Op op, Arg a, Arg b) {
                Cmp::eq,
                Type::f32});
 }
-Val Kernel::fadd(Arg a, Arg b) {
+Val AmdKernel::fadd(Arg a, Arg b) {
   return float_binary(Op::fadd, a, b);
 }
-Val Kernel::fsub(Arg a, Arg b) {
+Val AmdKernel::fsub(Arg a, Arg b) {
   return float_binary(Op::fsub, a, b);
 }
-Val Kernel::fmul(Arg a, Arg b) {
+Val AmdKernel::fmul(Arg a, Arg b) {
   return float_binary(Op::fmul, a, b);
 }
-Val Kernel::fma(Arg a, Arg b, Arg c) {
+Val AmdKernel::fma(Arg a, Arg b, Arg c) {
   return emit(
       {Op::fma,
        kFresh,
@@ -225,35 +225,35 @@ Val Kernel::fma(Arg a, Arg b, Arg c) {
        Type::f32});
 }
 
-Val Kernel::convert(Op op, Val a, Type from, Type to) {
+Val AmdKernel::convert(Op op, Val a, Type from, Type to) {
   return emit({op, kFresh, {operand(op_name(op), a, from)}, 0, Cmp::eq, to});
 }
-Val Kernel::zext(Val a) {
+Val AmdKernel::zext(Val a) {
   return convert(Op::zext, a, Type::i32, Type::i64);
 }
-Val Kernel::trunc(Val a) {
+Val AmdKernel::trunc(Val a) {
   return convert(Op::trunc, a, Type::i64, Type::i32);
 }
-Val Kernel::sitofp(Val a) {
+Val AmdKernel::sitofp(Val a) {
   return convert(Op::sitofp, a, Type::i32, Type::f32);
 }
-Val Kernel::fptosi(Val a) {
+Val AmdKernel::fptosi(Val a) {
   return convert(Op::fptosi, a, Type::f32, Type::i32);
 }
-Val Kernel::f32_to_bf16(Val a) {
+Val AmdKernel::f32_to_bf16(Val a) {
   return convert(Op::f32_to_bf16, a, Type::f32, Type::i16);
 }
-Val Kernel::bf16_to_f32(Val a) {
+Val AmdKernel::bf16_to_f32(Val a) {
   return convert(Op::bf16_to_f32, a, Type::i16, Type::f32);
 }
-Val Kernel::f32_to_f16(Val a) {
+Val AmdKernel::f32_to_f16(Val a) {
   return convert(Op::f32_to_f16, a, Type::f32, Type::i16);
 }
-Val Kernel::f16_to_f32(Val a) {
+Val AmdKernel::f16_to_f32(Val a) {
   return convert(Op::f16_to_f32, a, Type::i16, Type::f32);
 }
 
-Val Kernel::bitcast(Type to, Val a) {
+Val AmdKernel::bitcast(Type to, Val a) {
   check_own("bitcast", a);
   bool pointer = a.type == Type::ptr_global || a.type == Type::ptr_lds || to == Type::ptr_global ||
                  to == Type::ptr_lds;
@@ -264,7 +264,7 @@ Val Kernel::bitcast(Type to, Val a) {
   return emit({Op::bitcast, kFresh, {reg_operand(a)}, 0, Cmp::eq, to});
 }
 
-Val Kernel::extract(Val vec, int index) {
+Val AmdKernel::extract(Val vec, int index) {
   check_own("extract", vec);
   if (!is_vector(vec.type) || index < 0 || index >= info(vec.type).elements)
     refuse("extract", "element " + std::to_string(index) + " of " + type_name(vec.type) +
@@ -273,7 +273,7 @@ Val Kernel::extract(Val vec, int index) {
   return emit({Op::extract, kFresh, {reg_operand(vec)}, index, Cmp::eq, info(vec.type).element});
 }
 
-void Kernel::insert(Val vec, int index, Arg element) {
+void AmdKernel::insert(Val vec, int index, Arg element) {
   check_own("insert", vec);
   if (!is_vector(vec.type) || index < 0 || index >= info(vec.type).elements)
     refuse("insert", "element " + std::to_string(index) + " of " + type_name(vec.type) +
@@ -287,7 +287,7 @@ void Kernel::insert(Val vec, int index, Arg element) {
         vec.type});
 }
 
-Val Kernel::lds(std::uint32_t bytes, std::uint32_t align) {
+Val AmdKernel::lds(std::uint32_t bytes, std::uint32_t align) {
   if (align == 0 || (align & (align - 1)) != 0 || align > 16)
     refuse("lds", "alignment " + std::to_string(align) + "; accepted: a power of two up to 16");
   std::uint32_t base = (ir_.lds_bytes + align - 1) / align * align;
@@ -298,7 +298,7 @@ Val Kernel::lds(std::uint32_t bytes, std::uint32_t align) {
   return emit({Op::lds_base, kFresh, {}, base, Cmp::eq, Type::ptr_lds});
 }
 
-Val Kernel::ptr_add(Val ptr, Arg bytes) {
+Val AmdKernel::ptr_add(Val ptr, Arg bytes) {
   check_own("ptr_add", ptr);
   if (ptr.type != Type::ptr_global && ptr.type != Type::ptr_lds)
     refuse("ptr_add", "base %" + std::to_string(ptr.reg) + " is " + type_name(ptr.type) +
@@ -319,7 +319,7 @@ bool memory_type(Type t) {
 const char* kMemoryTypes = "i16, i32, f32, i64, v2i32, v4i16, v4i32, v4f32";
 }  // namespace
 
-Val Kernel::load(Type t, Val ptr) {
+Val AmdKernel::load(Type t, Val ptr) {
   check_own("load", ptr);
   if (ptr.type != Type::ptr_global && ptr.type != Type::ptr_lds)
     refuse("load", "address %" + std::to_string(ptr.reg) + " is " + type_name(ptr.type) +
@@ -328,7 +328,7 @@ Val Kernel::load(Type t, Val ptr) {
   return emit({Op::load, kFresh, {reg_operand(ptr)}, 0, Cmp::eq, t});
 }
 
-void Kernel::store(Val ptr, Arg value) {
+void AmdKernel::store(Val ptr, Arg value) {
   check_own("store", ptr);
   if (ptr.type != Type::ptr_global && ptr.type != Type::ptr_lds)
     refuse("store", "address %" + std::to_string(ptr.reg) + " is " + type_name(ptr.type) +
@@ -338,11 +338,11 @@ void Kernel::store(Val ptr, Arg value) {
   emit({Op::store, -1, {reg_operand(ptr), operand("store", value, t)}, 0, Cmp::eq, t});
 }
 
-void Kernel::barrier() {
+void AmdKernel::barrier() {
   emit({Op::barrier, -1, {}, 0, Cmp::eq, Type::i32});
 }
 
-void Kernel::mfma(Mfma m, Val d, Val a, Val b, Val c) {
+void AmdKernel::mfma(Mfma m, Val d, Val a, Val b, Val c) {
   const MfmaInfo& mi = info(m);
   const std::string op = std::string("mfma ") + mi.name;
   check_own(op, d);
@@ -354,7 +354,7 @@ void Kernel::mfma(Mfma m, Val d, Val a, Val b, Val c) {
   emit({Op::mfma, d.reg, {x, y, z}, static_cast<std::int64_t>(m), Cmp::eq, mi.accumulator});
 }
 
-Val Kernel::make_rsrc(Val base, Arg bytes) {
+Val AmdKernel::make_rsrc(Val base, Arg bytes) {
   Operand p = operand("make_rsrc", base, Type::ptr_global);
   return emit({Op::make_rsrc,
                kFresh,
@@ -370,7 +370,7 @@ bool buffer_type(Type t) {
 }
 }  // namespace
 
-Val Kernel::buffer_load(Type t, Val rsrc, Arg offset) {
+Val AmdKernel::buffer_load(Type t, Val rsrc, Arg offset) {
   if (!buffer_type(t))
     refuse("buffer_load", "type " + type_name(t) + "; accepted: i32, v2i32, v4i32 (x1, x2, x4)");
   Operand r = operand("buffer_load", rsrc, Type::v4i32);
@@ -378,7 +378,7 @@ Val Kernel::buffer_load(Type t, Val rsrc, Arg offset) {
       {Op::buffer_load, kFresh, {r, operand("buffer_load", offset, Type::i32)}, 0, Cmp::eq, t});
 }
 
-void Kernel::buffer_store(Val rsrc, Arg offset, Val value) {
+void AmdKernel::buffer_store(Val rsrc, Arg offset, Val value) {
   check_own("buffer_store", value);
   if (!buffer_type(value.type))
     refuse("buffer_store", "value %" + std::to_string(value.reg) + " is " + type_name(value.type) +
@@ -392,7 +392,7 @@ void Kernel::buffer_store(Val rsrc, Arg offset, Val value) {
         value.type});
 }
 
-void Kernel::nest(Block& block, const std::function<void()>& body) {
+void AmdKernel::nest(Block& block, const std::function<void()>& body) {
   Block* outer = current_;
   current_ = &block;
   try {
@@ -404,11 +404,11 @@ void Kernel::nest(Block& block, const std::function<void()>& body) {
   current_ = outer;
 }
 
-void Kernel::if_then(Arg cond, const std::function<void()>& then_body) {
+void AmdKernel::if_then(Arg cond, const std::function<void()>& then_body) {
   if_else(cond, then_body, [] {});
 }
 
-void Kernel::if_else(Arg cond, const std::function<void()>& then_body,
+void AmdKernel::if_else(Arg cond, const std::function<void()>& then_body,
                      const std::function<void()>& else_body) {
   Stmt s;
   s.kind = Stmt::Kind::if_;
@@ -418,7 +418,7 @@ void Kernel::if_else(Arg cond, const std::function<void()>& then_body,
   current_->push_back(std::move(s));
 }
 
-void Kernel::for_range(Arg begin, Arg end, std::int32_t step,
+void AmdKernel::for_range(Arg begin, Arg end, std::int32_t step,
                        const std::function<void(Val)>& body) {
   if (step <= 0)
     refuse("for_range", "step " + std::to_string(step) + "; accepted: a positive step");

@@ -1,5 +1,6 @@
-// The escape hatch `inst()`: any opcode, checked against the PTX vocabulary
-// (ptx/vocabulary.hpp) where the opcode is in it.
+// The escape hatch `inst()`: any instruction of the PTX vocabulary
+// (ptx/vocabulary.hpp), its words read through it, its operand count and
+// target checked against it.
 #include <string>
 #include <utility>
 
@@ -8,21 +9,26 @@
 
 namespace warpforge::dsl {
 
-void KernelCore::emit_generic(std::string_view opcode, std::vector<ptx::Operand> operands) {
-  ptx::Instruction inst = ptx::Instruction::parse_opcode(std::string(opcode));
-  if (const ptx::OpcodeInfo* known = ptx::find_opcode(inst.opcode)) {
-    const ptx::Arity arity = known->arity;
-    int n = static_cast<int>(operands.size());
-    if (n < arity.min || n > arity.max)
-      fail(inst.full_opcode(), "takes " +
-                                   (arity.min == arity.max ? std::to_string(arity.min)
-                                                           : std::to_string(arity.min) + " to " +
-                                                                 std::to_string(arity.max)) +
-                                   " operands, got " + std::to_string(n));
-    require(inst.full_opcode(), known->availability);
-  }
-  inst.operands = std::move(operands);
-  emit(std::move(inst));
+void KernelCore::inst(std::string_view opcode, std::vector<ptx::Operand> operands) {
+  std::string why;
+  std::optional<ptx::Instruction> parsed = ptx::Instruction::parse_opcode(opcode, why);
+  if (!parsed) fail(opcode, why);
+  parsed->operands = std::move(operands);
+  inst(std::move(*parsed));
+}
+
+void KernelCore::inst(ptx::Instruction form) {
+  const ptx::OpcodeInfo& known = ptx::info(form.opcode);
+  const ptx::Arity arity = known.arity;
+  const int n = static_cast<int>(form.operands.size());
+  if (n < arity.min || n > arity.max)
+    fail(form, "takes " +
+                   (arity.min == arity.max
+                        ? std::to_string(arity.min)
+                        : std::to_string(arity.min) + " to " + std::to_string(arity.max)) +
+                   " operands, got " + std::to_string(n));
+  require(form, known.availability);
+  emit(std::move(form));
 }
 
 }  // namespace warpforge::dsl

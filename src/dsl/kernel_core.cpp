@@ -296,7 +296,8 @@ Reg KernelCore::param(Type type, std::string name) {
   check_symbol_free(".param", name);
   params_.push_back({.space = Space::param, .type = type, .name = name});
   Reg r = reg(type);
-  emit("ld.param." + std::string(ptx::name(type)), {operand_of(r), ptx::Operand::address(ptx::Operand::symbol(name))});
+  emit({ptx::Opcode::ld, {ptx::Mod::param, ptx::mod(type)}},
+       {operand_of(r), ptx::Operand::address(ptx::Operand::symbol(name))});
   return r;
 }
 
@@ -310,7 +311,8 @@ Reg KernelCore::param_ptr(std::string name, int align) {
   p.ptr_space = Space::global;
   p.ptr_align = align;
   Reg global = reg(Type::u64);
-  emit("cvta.to.global.u64", {operand_of(global), operand_of(raw)});
+  emit({ptx::Opcode::cvta, {ptx::Mod::to, ptx::Mod::global, ptx::mod(Type::u64)}},
+       {operand_of(global), operand_of(raw)});
   return global;
 }
 
@@ -361,7 +363,7 @@ Shared KernelCore::dynamic_shared(std::string name, int align) {
 
 Reg KernelCore::address_of(const Shared& var) {
   Reg r = reg(Type::u32);
-  emit("mov.u32", {operand_of(r), ptx::Operand::symbol(var.name)});
+  emit({ptx::Opcode::mov, {ptx::mod(Type::u32)}}, {operand_of(r), ptx::Operand::symbol(var.name)});
   return r;
 }
 
@@ -374,7 +376,7 @@ Reg KernelCore::sreg(SReg s) {
                                            "k.inst(\"mov.pred\", p, SReg::" +
                                            std::string(i.name.substr(1)) + ")");
   Reg r = reg(i.type);
-  emit("mov." + std::string(ptx::name(i.type)), {operand_of(r), ptx::Operand::sreg(std::string(i.name))});
+  emit({ptx::Opcode::mov, {ptx::mod(i.type)}}, {operand_of(r), ptx::Operand::sreg(std::string(i.name))});
   return r;
 }
 
@@ -434,9 +436,9 @@ void KernelCore::guarded(PredUse p, const std::function<void()>& body) {
 }
 
 void KernelCore::check_owner(const KernelCore* owner, std::string_view what, const std::string& name,
-                             std::string_view instruction) const {
+                             InstructionName instruction) const {
   if (owner == this) return;
-  std::string where = "kernel '" + name_ + "': " + (instruction.empty() ? "" : std::string(instruction) + ": ");
+  std::string where = "kernel '" + name_ + "': " + (instruction.empty() ? "" : instruction.str() + ": ");
   if (owner == nullptr) throw DslError(where + "an uninitialised " + std::string(what) + " handle was used");
   throw DslError(where + std::string(what) + " " + name + " belongs to kernel '" +
                  owner->name() + "'; registers, predicates and labels are usable only in the kernel that made them");
@@ -486,17 +488,17 @@ ptx::Operand KernelCore::operand_of(const Regs& rs) const {
   return ptx::Operand::vector(std::move(elems));
 }
 
-void KernelCore::fail(std::string_view instruction, const std::string& what) const {
-  throw DslError("kernel '" + name_ + "': " + std::string(instruction) + ": " + what);
+void KernelCore::fail(InstructionName instruction, const std::string& what) const {
+  throw DslError("kernel '" + name_ + "': " + instruction.str() + ": " + what);
 }
 
-void KernelCore::require(std::string_view instruction, const Availability& a) const {
+void KernelCore::require(InstructionName instruction, const Availability& a) const {
   if (a.has(target_)) return;
-  throw TargetError("kernel '" + name_ + "': " + std::string(instruction) + ": not available on " +
+  throw TargetError("kernel '" + name_ + "': " + instruction.str() + ": not available on " +
                     std::string(ptx::name(target_)) + "; targets that have it: " + a.targets());
 }
 
-void KernelCore::expect_type(std::string_view instruction, const Reg& r, Type type,
+void KernelCore::expect_type(InstructionName instruction, const Reg& r, Type type,
                              std::string_view role) const {
   check_owner(r.owner(), "register", r.valid() ? r.name() : "", instruction);
   if (!compatible(r.type(), type))
@@ -513,7 +515,7 @@ void KernelCore::expect_type(std::string_view instruction, const Reg& r, Type ty
                           " cannot read it (use a bit-typed instruction or convert with cvt)");
 }
 
-void KernelCore::expect_type(std::string_view instruction, const Src& s, Type type,
+void KernelCore::expect_type(InstructionName instruction, const Src& s, Type type,
                              std::string_view role) const {
   if (s.is_reg()) return expect_type(instruction, s.reg(), type, role);
   if (s.imm_type() && !compatible(*s.imm_type(), type))
@@ -535,11 +537,12 @@ void KernelCore::emit(ptx::Instruction inst) {
   body_.push_back(std::move(inst));
 }
 
-void KernelCore::emit(std::string_view dotted, std::vector<ptx::Operand> operands) {
-  ptx::Instruction inst = ptx::Instruction::parse_opcode(std::string(dotted));
-  inst.operands = std::move(operands);
-  emit(std::move(inst));
+void KernelCore::emit(ptx::Instruction form, std::vector<ptx::Operand> operands) {
+  form.operands = std::move(operands);
+  emit(std::move(form));
 }
+
+
 
 ptx::Function KernelCore::function() const {
   ptx::Function f;
@@ -569,9 +572,9 @@ ptx::Function KernelCore::function() const {
   check_labels(body_);
   body.body.insert(body.body.end(), body_.begin(), body_.end());
   bool ends = !body_.empty() && std::holds_alternative<ptx::Instruction>(body_.back()) &&
-              std::get<ptx::Instruction>(body_.back()).opcode == "ret" &&
+              std::get<ptx::Instruction>(body_.back()).opcode == ptx::Opcode::ret &&
               !std::get<ptx::Instruction>(body_.back()).guard;
-  if (!ends) body.body.push_back(ptx::Instruction{.opcode = "ret"});
+  if (!ends) body.body.push_back(ptx::Instruction{.opcode = ptx::Opcode::ret});
   f.body = std::move(body);
   return f;
 }

@@ -9,7 +9,15 @@ namespace {
 
 using detail::arith_type;
 using detail::bits_type;
-using detail::dot;
+using detail::M;
+using detail::mod;
+using detail::O;
+
+// The logical shift right of unsigned and bit types, arithmetic of signed ones
+// (PTX ISA 9.7.8.8: shr.s is arithmetic, shr.u and shr.b logical).
+ptx::Instruction shr_form(Type t) {
+  return {O::shr, {mod(ptx::is_signed(t) ? t : arith_type(t))}};
+}
 
 KernelCore& kernel_of(const Reg& a, const char* op) {
   if (!a.valid()) throw DslError(std::string("operator") + op + ": uninitialised register");
@@ -27,7 +35,8 @@ void require_integer(KernelCore& k, const Reg& a, const std::string& what) {
                      "e.g. k.add(d, a, b, {Round::rn}))");
 }
 
-Reg binary(const char* sym, const std::string& opcode_with_type, const Reg& a, const Src& b, Type result) {
+Reg binary(const char* sym, const ptx::Instruction& opcode_with_type, const Reg& a, const Src& b,
+           Type result) {
   KernelCore& k = kernel_of(a, sym);
   require_integer(k, a, std::string("operator") + sym);
   k.expect_type(opcode_with_type, b, a.type(), "operand b");
@@ -36,7 +45,7 @@ Reg binary(const char* sym, const std::string& opcode_with_type, const Reg& a, c
   return d;
 }
 
-Reg shift(const char* sym, const std::string& opcode, const Reg& a, const Src& b) {
+Reg shift(const char* sym, const ptx::Instruction& opcode, const Reg& a, const Src& b) {
   KernelCore& k = kernel_of(a, sym);
   require_integer(k, a, std::string("operator") + sym);
   // PTX ISA 9.7.8.7/8: the shift amount is always .u32.
@@ -51,53 +60,64 @@ Type compare_type(const Reg& a) {
   return ptx::is_bits(a.type()) ? arith_type(a.type()) : a.type();
 }
 
-Pred compare(const char* cmp, const Reg& a, const Src& b) {
-  KernelCore& k = kernel_of(a, cmp);
+Pred compare(ptx::Cmp cmp, const Reg& a, const Src& b) {
+  KernelCore& k = kernel_of(a, ptx::name(cmp).data());
   Type t = compare_type(a);
-  std::string opcode = std::string("setp.") + cmp + dot(t);
+  const ptx::Instruction opcode{O::setp, {mod(cmp), mod(t)}};
   k.expect_type(opcode, b, t, "operand b");
   Pred p = k.pred();
   k.emit(opcode, {k.operand_of(p), k.operand_of(a), k.operand_of(b)});
   return p;
 }
 
-Pred combine(const char* op, const PredUse& a, const PredUse& b) {
-  if (!a.pred.valid()) throw DslError(std::string("operator") + (op[0] == 'a' ? "&&" : "||") + ": uninitialised predicate");
+Pred combine(O op, const PredUse& a, const PredUse& b) {
+  if (!a.pred.valid())
+    throw DslError(std::string("operator") + (op == O::and_ ? "&&" : "||") +
+                   ": uninitialised predicate");
   KernelCore& k = *a.pred.owner();
   // PTX ISA 9.7.8: and/or.pred take plain predicates; negate first where asked.
   auto plain = [&](const PredUse& p) {
     if (!p.negated) return p.pred;
     Pred n = k.pred();
-    k.emit("not.pred", {k.operand_of(n), k.operand_of(p.pred)});
+    k.emit({O::not_, {mod(Type::pred)}}, {k.operand_of(n), k.operand_of(p.pred)});
     return n;
   };
   Pred x = plain(a), y = plain(b);
   Pred d = k.pred();
-  k.emit(std::string(op) + ".pred", {k.operand_of(d), k.operand_of(x), k.operand_of(y)});
+  k.emit({op, {mod(Type::pred)}}, {k.operand_of(d), k.operand_of(x), k.operand_of(y)});
   return d;
 }
 
 }  // namespace
 
-Reg operator+(const Reg& a, const Src& b) { return binary("+", "add" + dot(arith_type(a.type())), a, b, a.type()); }
-Reg operator-(const Reg& a, const Src& b) { return binary("-", "sub" + dot(arith_type(a.type())), a, b, a.type()); }
+Reg operator+(const Reg& a, const Src& b) {
+  return binary("+", {O::add, {mod(arith_type(a.type()))}}, a, b, a.type());
+}
+Reg operator-(const Reg& a, const Src& b) {
+  return binary("-", {O::sub, {mod(arith_type(a.type()))}}, a, b, a.type());
+}
 Reg operator*(const Reg& a, const Src& b) {
-  return binary("*", "mul.lo" + dot(arith_type(a.type())), a, b, a.type());
+  return binary("*", {O::mul, {M::lo, mod(arith_type(a.type()))}}, a, b, a.type());
 }
-Reg operator&(const Reg& a, const Src& b) { return binary("&", "and" + dot(bits_type(a.type())), a, b, a.type()); }
-Reg operator|(const Reg& a, const Src& b) { return binary("|", "or" + dot(bits_type(a.type())), a, b, a.type()); }
-Reg operator^(const Reg& a, const Src& b) { return binary("^", "xor" + dot(bits_type(a.type())), a, b, a.type()); }
-Reg operator<<(const Reg& a, const Src& b) { return shift("<<", "shl" + dot(bits_type(a.type())), a, b); }
-Reg operator>>(const Reg& a, const Src& b) {
-  // PTX ISA 9.7.8.8: shr.s is arithmetic, shr.u and shr.b logical.
-  return shift(">>", "shr" + dot(ptx::is_signed(a.type()) ? a.type() : arith_type(a.type())), a, b);
+Reg operator&(const Reg& a, const Src& b) {
+  return binary("&", {O::and_, {mod(bits_type(a.type()))}}, a, b, a.type());
 }
+Reg operator|(const Reg& a, const Src& b) {
+  return binary("|", {O::or_, {mod(bits_type(a.type()))}}, a, b, a.type());
+}
+Reg operator^(const Reg& a, const Src& b) {
+  return binary("^", {O::xor_, {mod(bits_type(a.type()))}}, a, b, a.type());
+}
+Reg operator<<(const Reg& a, const Src& b) {
+  return shift("<<", {O::shl, {mod(bits_type(a.type()))}}, a, b);
+}
+Reg operator>>(const Reg& a, const Src& b) { return shift(">>", shr_form(a.type()), a, b); }
 
 Reg operator~(const Reg& a) {
   KernelCore& k = kernel_of(a, "~");
   require_integer(k, a, "operator~");
   Reg d = k.reg(a.type());
-  k.emit("not" + dot(bits_type(a.type())), {k.operand_of(d), k.operand_of(a)});
+  k.emit({O::not_, {mod(bits_type(a.type()))}}, {k.operand_of(d), k.operand_of(a)});
   return d;
 }
 
@@ -107,22 +127,23 @@ Reg operator-(const Reg& a) {
   if (!ptx::is_signed(a.type()))
     k.fail("neg", "operand " + a.name() + " is " + detail::type_name(a.type()) + "; negation needs a signed type");
   Reg d = k.reg(a.type());
-  k.emit("neg" + dot(a.type()), {k.operand_of(d), k.operand_of(a)});
+  k.emit({O::neg, {mod(a.type())}}, {k.operand_of(d), k.operand_of(a)});
   return d;
 }
 
-Pred operator<(const Reg& a, const Src& b) { return compare("lt", a, b); }
-Pred operator<=(const Reg& a, const Src& b) { return compare("le", a, b); }
-Pred operator>(const Reg& a, const Src& b) { return compare("gt", a, b); }
-Pred operator>=(const Reg& a, const Src& b) { return compare("ge", a, b); }
-Pred operator==(const Reg& a, const Src& b) { return compare("eq", a, b); }
-Pred operator!=(const Reg& a, const Src& b) { return compare("ne", a, b); }
+Pred operator<(const Reg& a, const Src& b) { return compare(ptx::Cmp::lt, a, b); }
+Pred operator<=(const Reg& a, const Src& b) { return compare(ptx::Cmp::le, a, b); }
+Pred operator>(const Reg& a, const Src& b) { return compare(ptx::Cmp::gt, a, b); }
+Pred operator>=(const Reg& a, const Src& b) { return compare(ptx::Cmp::ge, a, b); }
+Pred operator==(const Reg& a, const Src& b) { return compare(ptx::Cmp::eq, a, b); }
+Pred operator!=(const Reg& a, const Src& b) { return compare(ptx::Cmp::ne, a, b); }
 
-Pred operator&&(const PredUse& a, const PredUse& b) { return combine("and", a, b); }
-Pred operator||(const PredUse& a, const PredUse& b) { return combine("or", a, b); }
+Pred operator&&(const PredUse& a, const PredUse& b) { return combine(O::and_, a, b); }
+Pred operator||(const PredUse& a, const PredUse& b) { return combine(O::or_, a, b); }
 
 namespace {
-void update(Reg& self, const char* sym, const std::string& opcode, const Src& rhs, Type rhs_type) {
+void update(Reg& self, const char* sym, const ptx::Instruction& opcode, const Src& rhs,
+            Type rhs_type) {
   KernelCore& k = kernel_of(self, sym);
   require_integer(k, self, std::string("operator") + sym);
   k.expect_type(opcode, rhs, rhs_type, "operand");
@@ -130,15 +151,36 @@ void update(Reg& self, const char* sym, const std::string& opcode, const Src& rh
 }
 }  // namespace
 
-Reg& Reg::operator+=(const Src& r) { update(*this, "+=", "add" + dot(arith_type(type_)), r, type_); return *this; }
-Reg& Reg::operator-=(const Src& r) { update(*this, "-=", "sub" + dot(arith_type(type_)), r, type_); return *this; }
-Reg& Reg::operator*=(const Src& r) { update(*this, "*=", "mul.lo" + dot(arith_type(type_)), r, type_); return *this; }
-Reg& Reg::operator&=(const Src& r) { update(*this, "&=", "and" + dot(bits_type(type_)), r, type_); return *this; }
-Reg& Reg::operator|=(const Src& r) { update(*this, "|=", "or" + dot(bits_type(type_)), r, type_); return *this; }
-Reg& Reg::operator^=(const Src& r) { update(*this, "^=", "xor" + dot(bits_type(type_)), r, type_); return *this; }
-Reg& Reg::operator<<=(const Src& r) { update(*this, "<<=", "shl" + dot(bits_type(type_)), r, Type::u32); return *this; }
+Reg& Reg::operator+=(const Src& r) {
+  update(*this, "+=", {O::add, {mod(arith_type(type_))}}, r, type_);
+  return *this;
+}
+Reg& Reg::operator-=(const Src& r) {
+  update(*this, "-=", {O::sub, {mod(arith_type(type_))}}, r, type_);
+  return *this;
+}
+Reg& Reg::operator*=(const Src& r) {
+  update(*this, "*=", {O::mul, {M::lo, mod(arith_type(type_))}}, r, type_);
+  return *this;
+}
+Reg& Reg::operator&=(const Src& r) {
+  update(*this, "&=", {O::and_, {mod(bits_type(type_))}}, r, type_);
+  return *this;
+}
+Reg& Reg::operator|=(const Src& r) {
+  update(*this, "|=", {O::or_, {mod(bits_type(type_))}}, r, type_);
+  return *this;
+}
+Reg& Reg::operator^=(const Src& r) {
+  update(*this, "^=", {O::xor_, {mod(bits_type(type_))}}, r, type_);
+  return *this;
+}
+Reg& Reg::operator<<=(const Src& r) {
+  update(*this, "<<=", {O::shl, {mod(bits_type(type_))}}, r, Type::u32);
+  return *this;
+}
 Reg& Reg::operator>>=(const Src& r) {
-  update(*this, ">>=", "shr" + dot(ptx::is_signed(type_) ? type_ : arith_type(type_)), r, Type::u32);
+  update(*this, ">>=", shr_form(type_), r, Type::u32);
   return *this;
 }
 

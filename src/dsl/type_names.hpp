@@ -1,14 +1,17 @@
-// Spelling helpers shared by the instruction wrappers (private to src/dsl).
+// Helpers shared by the instruction wrappers (private to src/dsl): the
+// vocabulary's enumerators under short names, the types instructions take.
 #pragma once
 
 #include <string>
 
+#include "warpforge/ptx/instruction.hpp"
 #include "warpforge/ptx/types.hpp"
 
 namespace warpforge::dsl::detail {
 
-// ".u32"
-inline std::string dot(ptx::Type t) { return "." + std::string(ptx::name(t)); }
+using O = ptx::Opcode;
+using M = ptx::Mod;
+using ptx::mod;
 
 // Arithmetic needs a typed integer: a bit type of width N reads as uN.
 inline ptx::Type arith_type(ptx::Type t) {

@@ -3,31 +3,9 @@
 #include <algorithm>
 #include <iterator>
 
-#include "warpforge/ptx/vocabulary.hpp"
 
 namespace warpforge::ptx {
 namespace {
-
-// The instructions of PTX ISA 9.0 (chapter 9.7) that vocabulary() leaves out,
-// by section. Forms such as add.cc, cp.async.bulk or wgmma.fence share their
-// first word with an instruction listed there.
-constexpr std::string_view kUnmodelledOpcodes[] = {
-    // 9.7.1-2 integer and extended precision
-    "addc", "subc", "madc", "mul24", "mad24", "sad", "bfind", "fns", "szext", "bmsk", "dp4a", "dp2a",
-    // 9.7.3 floating point, 9.7.7-8 comparison, selection and shifts
-    "testp", "copysign", "set", "slct", "shf",
-    // 9.7.9 data movement, 9.7.10-11 textures and surfaces
-    "applypriority", "discard", "createpolicy", "isspacep", "istypep", "getctarank", "multimem",
-    "tensormap", "sured",
-    // 9.7.12-14 control flow, synchronization, warp-level matrices
-    "brx", "match", "clusterlaunchcontrol", "movmatrix",
-    // 9.7.17 stack, 9.7.19 miscellaneous
-    "alloca", "stacksave", "stackrestore", "brkpt", "pmevent",
-    // 9.7.18 video: scalar, and SIMD on halves (2) and bytes (4)
-    "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
-    "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",
-    "vmin4", "vmax4", "vset4",
-};
 
 struct TargetName {
   std::string_view name;
@@ -60,12 +38,6 @@ constexpr PtxVersion kLastMinor[] = {{1, 5}, {2, 3}, {3, 2}, {4, 3}, {5, 1},
                                      {6, 5}, {7, 8}, {8, 8}, {9, 0}};
 
 }  // namespace
-
-bool is_isa_opcode(std::string_view name) {
-  return find_opcode(name) ||
-         std::find(std::begin(kUnmodelledOpcodes), std::end(kUnmodelledOpcodes), name) !=
-             std::end(kUnmodelledOpcodes);
-}
 
 std::optional<PtxVersion> first_version_with_target(std::string_view name) {
   for (const TargetName& t : kTargets)

@@ -1,7 +1,7 @@
-// What the PTX ISA defines that warpforge's vocabulary (vocabulary.hpp) does
-// not model: the instruction names beyond it, the `.target` names and the
-// `.version` numbers, so that the verifier tells a misspelt opcode, target or
-// version from a real one without ptxas. Private to the ptx layer.
+// What the PTX ISA defines beyond warpforge's vocabulary (vocabulary.hpp, which
+// holds every instruction): the `.target` names and the `.version` numbers,
+// so that the verifier tells a misspelt target or version from a real one
+// without ptxas. Private to the ptx layer.
 #pragma once
 
 #include <optional>
@@ -11,10 +11,6 @@
 #include "warpforge/ptx/target.hpp"
 
 namespace warpforge::ptx {
-
-// Whether `name` is an instruction of the PTX ISA (9.7): one of vocabulary()
-// or one warpforge does not model (addc, testp, vadd4, ...).
-bool is_isa_opcode(std::string_view name);
 
 // The first PTX ISA version whose `.target` may name `name` (sm_80, sm_90a,
 // sm_100f, ...); nothing for a name that is no target of the ISA. The

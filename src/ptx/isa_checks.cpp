@@ -4,7 +4,6 @@
 #include <charconv>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "isa_catalogue.hpp"
 #include "warpforge/ptx/scopes.hpp"
@@ -55,29 +54,32 @@ struct TypedOperands {
 
 std::optional<TypedOperands> typed_operands(const Instruction& inst) {
   using R = TypedOperands::Rule;
-  static const std::set<std::string, std::less<>> kAll = {
-      "add", "sub", "min",  "max", "and", "or",    "xor", "not", "cnot", "neg", "abs", "rem",
-      "div", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos",  "tanh", "brev", "mov",
-      "prmt", "lop3"};
-  const std::string& op = inst.opcode;
-  if (kAll.count(op)) return TypedOperands{};
-  if (op == "mul" || op == "mad")  // .wide: d (and mad's c) twice as wide as a and b
-    return inst.has_modifier("wide") ? TypedOperands{R::exact, {1, 2}} : TypedOperands{};
-  if (op == "shl" || op == "shr" || op == "bfe") return TypedOperands{R::exact, {0, 1}};  // b, c: u32
-  if (op == "bfi" || op == "selp") return TypedOperands{R::exact, {0, 1, 2}};  // c (, d): u32 / pred
-  if (op == "setp") return TypedOperands{R::exact, {1, 2}};   // d: pred
-  if (op == "popc" || op == "clz") return TypedOperands{R::exact, {1}};  // d: u32
-  if (op == "ld" || op == "ldu") return TypedOperands{R::relaxed, {0}};
-  if (op == "st") return TypedOperands{R::relaxed, {1}};
-  return std::nullopt;
-}
-
-// The types written as modifiers, in order (cvt's d type, then a's).
-std::vector<Type> type_modifiers(const Instruction& inst) {
-  std::vector<Type> types;
-  for (const auto& m : inst.modifiers)
-    if (auto t = parse_type(m)) types.push_back(*t);
-  return types;
+  using O = Opcode;
+  switch (inst.opcode) {
+    case O::add: case O::sub: case O::min: case O::max: case O::and_: case O::or_:
+    case O::xor_: case O::not_: case O::cnot: case O::neg: case O::abs: case O::rem:
+    case O::div: case O::fma: case O::rcp: case O::sqrt: case O::rsqrt: case O::ex2:
+    case O::lg2: case O::sin: case O::cos: case O::tanh: case O::brev: case O::mov:
+    case O::prmt: case O::lop3:
+      return TypedOperands{};
+    case O::mul:
+    case O::mad:  // .wide: d (and mad's c) twice as wide as a and b
+      return inst.has(Mod::wide) ? TypedOperands{R::exact, {1, 2}} : TypedOperands{};
+    case O::shl: case O::shr: case O::bfe:
+      return TypedOperands{R::exact, {0, 1}};  // b, c: u32
+    case O::bfi: case O::selp:
+      return TypedOperands{R::exact, {0, 1, 2}};  // c (, d): u32 / pred
+    case O::setp:
+      return TypedOperands{R::exact, {1, 2}};  // d: pred
+    case O::popc: case O::clz:
+      return TypedOperands{R::exact, {1}};  // d: u32
+    case O::ld: case O::ldu:
+      return TypedOperands{R::relaxed, {0}};
+    case O::st:
+      return TypedOperands{R::relaxed, {1}};
+    default:
+      return std::nullopt;
+  }
 }
 
 // PTX ISA 6.1: a bit-size type is compatible with every type of its size,
@@ -138,24 +140,18 @@ class InstructionChecks {
   }
 
   void instruction(const Instruction& inst) {
-    const OpcodeInfo* known = find_opcode(inst.opcode);
-    if (!known) {
-      if (!is_isa_opcode(inst.opcode))
-        problem(inst.full_opcode() + ": '" + inst.opcode +
-                "' is no instruction of the PTX ISA (9.7); check its spelling");
-      return;
-    }
-    const Availability& a = known->availability;
+    // Every opcode of the IR is the vocabulary's (the parser refuses others).
+    const Availability& a = info(inst.opcode).availability;
     if (sm_ && (sm_->number < a.min_sm || sm_->number > a.max_sm ||
                 (a.needs_arch_specific && sm_->suffix != 'a' && sm_->suffix != 'f')))
-      problem(inst.full_opcode() + ": " + inst.opcode + " needs " + targets_text(a) +
+      problem(inst.full_opcode() + ": " + std::string(name(inst.opcode)) + " needs " + targets_text(a) +
               "; the module's .target is " + target_);
     operand_types(inst);
   }
 
   void operand_types(const Instruction& inst) {
-    std::vector<Type> types = type_modifiers(inst);
-    if (inst.opcode == "cvt") {
+    const std::vector<Type> types = inst.types();
+    if (inst.opcode == Opcode::cvt) {
       // cvt.dtype.atype d, a; the packing forms (d, a, b) are left to ptxas.
       if (types.size() == 2 && inst.operands.size() == 2)
         for (int i : {0, 1}) check_operand(inst, i, inst.operands[i], types[i], TypedOperands::Rule::relaxed);

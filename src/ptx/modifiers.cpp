@@ -1,6 +1,7 @@
 #include "warpforge/ptx/modifiers.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <unordered_map>
 
@@ -15,235 +16,74 @@ template <class E>
 constexpr std::uint8_t v(E e) {
   return static_cast<std::uint8_t>(e);
 }
+constexpr std::uint8_t v(int i) {
+  return static_cast<std::uint8_t>(i);
+}
 
-// Every modifier word but the types (those are ptx::Type's, types.cpp). A word
-// may have a meaning in several classes (.add is an atomic operation, .and a
-// setp combination and an atomic operation, .sync a promise of convergence);
-// the opcode's classes pick one (find_modifier).
-constexpr Modifier kModifiers[] = {
-    {"rn", C::rounding, v(Rounding::rn)},
-    {"rz", C::rounding, v(Rounding::rz)},
-    {"rm", C::rounding, v(Rounding::rm)},
-    {"rp", C::rounding, v(Rounding::rp)},
-    {"rna", C::rounding, v(Rounding::rna)},
-    {"rni", C::integral_rounding, v(Rounding::rn)},
-    {"rzi", C::integral_rounding, v(Rounding::rz)},
-    {"rmi", C::integral_rounding, v(Rounding::rm)},
-    {"rpi", C::integral_rounding, v(Rounding::rp)},
-    {"ftz", C::ftz},
-    {"sat", C::saturation, 0},
-    {"satfinite", C::saturation, 1},
-    {"relu", C::relu},
-    {"approx", C::approximation, 0},
-    {"full", C::approximation, 1},
-    {"noftz", C::noftz},
-    {"eq", C::comparison, v(Cmp::eq)},
-    {"ne", C::comparison, v(Cmp::ne)},
-    {"lt", C::comparison, v(Cmp::lt)},
-    {"le", C::comparison, v(Cmp::le)},
-    {"gt", C::comparison, v(Cmp::gt)},
-    {"ge", C::comparison, v(Cmp::ge)},
-    {"lo", C::comparison, v(Cmp::lo)},
-    {"ls", C::comparison, v(Cmp::ls)},
-    {"hi", C::comparison, v(Cmp::hi)},
-    {"hs", C::comparison, v(Cmp::hs)},
-    {"equ", C::comparison, v(Cmp::equ)},
-    {"neu", C::comparison, v(Cmp::neu)},
-    {"ltu", C::comparison, v(Cmp::ltu)},
-    {"leu", C::comparison, v(Cmp::leu)},
-    {"gtu", C::comparison, v(Cmp::gtu)},
-    {"geu", C::comparison, v(Cmp::geu)},
-    {"num", C::comparison, v(Cmp::num)},
-    {"nan", C::comparison, v(Cmp::nan)},
-    {"and", C::bool_op, v(BoolOp::and_)},
-    {"or", C::bool_op, v(BoolOp::or_)},
-    {"xor", C::bool_op, v(BoolOp::xor_)},
-    {"add", C::atomic_op, v(AtomOp::add)},
-    {"min", C::atomic_op, v(AtomOp::min)},
-    {"max", C::atomic_op, v(AtomOp::max)},
-    {"inc", C::atomic_op, v(AtomOp::inc)},
-    {"dec", C::atomic_op, v(AtomOp::dec)},
-    {"exch", C::atomic_op, v(AtomOp::exch)},
-    {"cas", C::atomic_op, v(AtomOp::cas)},
-    {"and", C::atomic_op, v(AtomOp::and_)},
-    {"or", C::atomic_op, v(AtomOp::or_)},
-    {"xor", C::atomic_op, v(AtomOp::xor_)},
-    {"global", C::space, v(Space::global)},
-    {"shared", C::space, v(Space::shared)},
-    {"shared::cta", C::space, v(Space::shared)},
-    {"shared::cluster", C::space, v(Space::shared)},
-    {"local", C::space, v(Space::local)},
-    {"param", C::space, v(Space::param)},
-    {"param::entry", C::space, v(Space::param)},
-    {"param::func", C::space, v(Space::param)},
-    {"const", C::space, v(Space::const_)},
-    {"v2", C::vector, 2},
-    {"v4", C::vector, 4},
-    {"v8", C::vector, 8},
-    {"x1", C::matrix_count, 1},
-    {"x2", C::matrix_count, 2},
-    {"x4", C::matrix_count, 4},
-    {"trans", C::transpose},
-    {"lo", C::mul_mode, v(MulMode::lo)},
-    {"hi", C::mul_mode, v(MulMode::hi)},
-    {"wide", C::mul_mode, v(MulMode::wide)},
-    {"up", C::shfl_mode, v(ShflMode::up)},
-    {"down", C::shfl_mode, v(ShflMode::down)},
-    {"bfly", C::shfl_mode, v(ShflMode::bfly)},
-    {"idx", C::shfl_mode, v(ShflMode::idx)},
-    {"all", C::vote_mode, v(VoteMode::all)},
-    {"any", C::vote_mode, v(VoteMode::any)},
-    {"uni", C::vote_mode, v(VoteMode::uni)},
-    {"ballot", C::vote_mode, v(VoteMode::ballot)},
-    {"m16n8k8", C::shape, v(MmaShape::m16n8k8)},
-    {"m16n8k16", C::shape, v(MmaShape::m16n8k16)},
-    {"m16n8k32", C::shape, v(MmaShape::m16n8k32)},
-    {"m8n8k4", C::shape, v(MmaShape::m8n8k4)},
-    {"m16n16k16", C::shape, v(MmaShape::m16n16k16)},
-    {"m32n8k16", C::shape, v(MmaShape::m32n8k16)},
-    {"m8n32k16", C::shape, v(MmaShape::m8n32k16)},
-    {"m16n16k8", C::shape, v(MmaShape::m16n16k8)},
-    {"m8n8", C::shape, v(MmaShape::m8n8)},
-    {"row", C::layout, 0},
-    {"col", C::layout, 1},
-    {"to", C::convert_to},
-    {"sync", C::sync},
-    {"aligned", C::sync},
-    {"uni", C::sync},
-    {"ca", C::cache},
-    {"cg", C::cache},
-    {"cs", C::cache},
-    {"lu", C::cache},
-    {"cv", C::cache},
-    {"wb", C::cache},
-    {"wt", C::cache},
-    {"nc", C::cache},
-    {"volatile", C::cache},
-    {"L1::no_allocate", C::cache},
-    {"L1::evict_normal", C::cache},
-    {"L1::evict_first", C::cache},
-    {"L1::evict_last", C::cache},
-    {"L1::evict_unchanged", C::cache},
-    {"L2::evict_normal", C::cache},
-    {"L2::evict_first", C::cache},
-    {"L2::evict_last", C::cache},
-    {"L2::cache_hint", C::cache},
-    {"L2::64B", C::cache},
-    {"L2::128B", C::cache},
-    {"L2::256B", C::cache},
-    {"L1", C::cache},
-    {"L2", C::cache},
-    {"relaxed", C::memory_order},
-    {"acquire", C::memory_order},
-    {"release", C::memory_order},
-    {"acq_rel", C::memory_order},
-    {"weak", C::memory_order},
-    {"sc", C::memory_order},
-    {"mmio", C::memory_order},
-    {"cta", C::scope},
-    {"cluster", C::scope},
-    {"gpu", C::scope},
-    {"sys", C::scope},
-    {"gl", C::scope},
-    {"proxy", C::proxy},
-    {"async", C::proxy},
-    {"mbarrier_init", C::proxy},
-    {"tensormap", C::proxy},
-    {"tensormap::generic", C::proxy},
-    // Sub-operations that pick an instruction's form; the instruction's
-    // decoder reads them (bar.arrive, mbarrier.try_wait.parity, cp.async.bulk.tensor.2d ...).
-    {"arrive", C::form},
-    {"wait", C::form},
-    {"launch_dependents", C::form},
-    {"red", C::form},
-    {"warp", C::form},
-    {"init", C::form},
-    {"expect_tx", C::form},
-    {"complete_tx", C::form},
-    {"test_wait", C::form},
-    {"try_wait", C::form},
-    {"parity", C::form},
-    {"noinc", C::form},
-    {"inc", C::form},
-    {"dec", C::form},
-    {"fence", C::form},
-    {"commit_group", C::form},
-    {"wait_group", C::form},
-    {"wait_all", C::form},
-    {"mma_async", C::form},
-    {"sp", C::form},
-    {"bulk", C::form},
-    {"tensor", C::form},
-    {"async", C::form},
-    {"mbarrier", C::form},
-    {"mbarrier::complete_tx::bytes", C::form},
-    {"multicast::cluster", C::form},
-    {"bulk_group", C::form},
-    {"read", C::form},
-    {"tile", C::form},
-    // mbarrier.inval; tensormap.replace's fields and tensormap.cp_fenceproxy
-    {"inval", C::form},
-    {"replace", C::form},
-    {"cp_fenceproxy", C::form},
-    {"b1024", C::form},
-    {"global_address", C::form},
-    {"rank", C::form},
-    {"box_dim", C::form},
-    {"global_dim", C::form},
-    {"global_stride", C::form},
-    {"element_stride", C::form},
-    {"elemtype", C::form},
-    {"interleave_layout", C::form},
-    {"swizzle_mode", C::form},
-    {"swizzle_atomicity", C::form},
-    {"fill_mode", C::form},
-    {"1d", C::form},
-    {"2d", C::form},
-    {"3d", C::form},
-    {"4d", C::form},
-    {"5d", C::form},
-    {"a1d", C::form},
-    {"a2d", C::form},
-    {"cube", C::form},
-    {"acube", C::form},
-    {"load", C::form},
-    {"store", C::form},
-    {"mma", C::form},
-    {"a", C::form},
-    {"b", C::form},
-    {"c", C::form},
-    {"d", C::form},
-    {"f4e", C::form},
-    {"b4e", C::form},
-    {"rc8", C::form},
-    {"ecl", C::form},
-    {"ecr", C::form},
-    {"rc16", C::form},
+struct Word {
+  std::string_view spelling;
+  std::string_view enumerator;
+  Modifier first;  // the meaning modifier_words.hpp gives
 };
 
-// Word -> its entries' indices in kModifiers.
-const std::unordered_multimap<std::string_view, std::size_t>& by_word() {
-  static const auto table = [] {
-    std::unordered_multimap<std::string_view, std::size_t> t;
-    for (std::size_t i = 0; i < std::size(kModifiers); ++i) t.emplace(kModifiers[i].word, i);
-    return t;
+#define WARPFORGE_PTX_WORD(id, word, cls, value) {word, #id, {Mod::id, C::cls, v(value)}},
+constexpr Word kWords[] = {WARPFORGE_PTX_MODIFIER_WORDS(WARPFORGE_PTX_WORD)};
+#undef WARPFORGE_PTX_WORD
+
+constexpr std::size_t kFirstWord = kTypeCount;
+constexpr std::size_t kWordCount = std::size(kWords);
+
+// The second meanings of words that have two; a word's first meaning wins
+// where both classes are allowed (meaning()).
+constexpr Modifier kSecondMeanings[] = {
+    {Mod::and_, C::atomic_op, v(AtomOp::and_)},
+    {Mod::or_, C::atomic_op, v(AtomOp::or_)},
+    {Mod::xor_, C::atomic_op, v(AtomOp::xor_)},
+    {Mod::lo, C::mul_mode, v(MulMode::lo)},
+    {Mod::hi, C::mul_mode, v(MulMode::hi)},
+    {Mod::uni, C::sync, 0},    // bra.uni, call.uni, ret.uni
+    {Mod::down, C::form, 0},   // tcgen05.shift.down
+    {Mod::inc, C::form, 0},    // setmaxnreg.inc
+    {Mod::dec, C::form, 0},    // setmaxnreg.dec
+    {Mod::async, C::form, 0},  // cp.async
+};
+
+constexpr int kWgmmaKs[] = {8, 16, 32, 64, 256};
+constexpr int kWgmmaNs = 32;  // N = 8 .. 256 in steps of 8
+constexpr std::size_t kWgmmaShapes = kWgmmaNs * std::size(kWgmmaKs);
+
+static_assert(static_cast<std::size_t>(Mod::first_wgmma_shape) == kFirstWord + kWordCount,
+              "kWords lists modifier_words.hpp after the types");
+static_assert(kFirstWord + kWordCount + kWgmmaShapes <= 0xFFFF);
+
+// "m64n128k16" for each wgmma shape, in Mod's order.
+const std::array<std::string, kWgmmaShapes>& wgmma_shape_names() {
+  static const auto names = [] {
+    std::array<std::string, kWgmmaShapes> out;
+    for (std::size_t i = 0; i < kWgmmaShapes; ++i)
+      out[i] = "m64n" + std::to_string(8 * (1 + i / std::size(kWgmmaKs))) + "k" +
+               std::to_string(kWgmmaKs[i % std::size(kWgmmaKs)]);
+    return out;
   }();
-  return table;
+  return names;
 }
 
 }  // namespace
 
+// modifier_words.hpp lists the comparisons in Cmp's order.
+static_assert(static_cast<int>(Mod::nan) - static_cast<int>(Mod::eq) == static_cast<int>(Cmp::nan));
 std::string_view name(Cmp c) {
-  static constexpr std::string_view kNames[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",
-                                                "lo",  "ls",  "hi",  "hs",  "equ", "neu",
-                                                "ltu", "leu", "gtu", "geu", "num", "nan"};
-  return kNames[static_cast<int>(c)];
+  return name(mod(c));
+}
+
+Mod mod(AtomOp op) {
+  static constexpr Mod kMods[] = {Mod::add,  Mod::min, Mod::max,  Mod::inc, Mod::dec,
+                                  Mod::exch, Mod::cas, Mod::and_, Mod::or_, Mod::xor_};
+  return kMods[static_cast<int>(op)];
 }
 
 std::string_view name(AtomOp op) {
-  static constexpr std::string_view kNames[] = {"add",  "min", "max", "inc", "dec",
-                                                "exch", "cas", "and", "or",  "xor"};
-  return kNames[static_cast<int>(op)];
+  return name(mod(op));
 }
 
 std::string_view name(ModifierClass c) {
@@ -273,7 +113,9 @@ std::string_view name(ModifierClass c) {
                                                 "memory order",
                                                 "scope",
                                                 "proxy",
-                                                "form"};
+                                                "form",
+                                                "element type",
+                                                "wgmma shape"};
   static_assert(std::size(kNames) == static_cast<std::size_t>(ModifierClass::count));
   return kNames[static_cast<int>(c)];
 }
@@ -285,27 +127,85 @@ std::vector<ModifierClass> ModifierClasses::list() const {
   return out;
 }
 
+std::optional<Mod> wgmma_shape(int n, int k) {
+  const auto* ki = std::find(std::begin(kWgmmaKs), std::end(kWgmmaKs), k);
+  if (ki == std::end(kWgmmaKs) || n < 8 || n > 8 * kWgmmaNs || n % 8 != 0) return std::nullopt;
+  const std::size_t index =
+      static_cast<std::size_t>(n / 8 - 1) * std::size(kWgmmaKs) + (ki - std::begin(kWgmmaKs));
+  return static_cast<Mod>(static_cast<std::size_t>(Mod::first_wgmma_shape) + index);
+}
+
+std::optional<WgmmaShape> wgmma_shape_of(Mod m) {
+  if (m < Mod::first_wgmma_shape) return std::nullopt;
+  const std::size_t i =
+      static_cast<std::size_t>(m) - static_cast<std::size_t>(Mod::first_wgmma_shape);
+  if (i >= kWgmmaShapes) return std::nullopt;
+  return WgmmaShape{static_cast<int>(8 * (1 + i / std::size(kWgmmaKs))),
+                    kWgmmaKs[i % std::size(kWgmmaKs)]};
+}
+
+std::string_view name(Mod m) {
+  const auto i = static_cast<std::size_t>(m);
+  if (const auto t = type_of(m)) return name(*t);
+  if (i < kFirstWord + kWordCount) return kWords[i - kFirstWord].spelling;
+  return wgmma_shape_names().at(i - kFirstWord - kWordCount);
+}
+
+std::string_view enumerator(Mod m) {
+  const auto i = static_cast<std::size_t>(m);
+  if (i < kFirstWord || i >= kFirstWord + kWordCount) return {};
+  return kWords[i - kFirstWord].enumerator;
+}
+
+std::optional<Mod> find_mod(std::string_view word) {
+  static const auto table = [] {
+    std::unordered_map<std::string_view, Mod> t;
+    for (std::size_t i = 0; i < kFirstWord + kWordCount + kWgmmaShapes; ++i)
+      t.emplace(name(static_cast<Mod>(i)), static_cast<Mod>(i));
+    return t;
+  }();
+  const auto it = table.find(word);
+  if (it == table.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<Modifier> meaning(Mod m, ModifierClasses allowed) {
+  if (const auto t = type_of(m)) {
+    if (!allowed.has(C::type)) return std::nullopt;
+    return Modifier{m, C::type, v(*t)};
+  }
+  if (wgmma_shape_of(m)) {
+    if (!allowed.has(C::wgmma_shape)) return std::nullopt;
+    return Modifier{m, C::wgmma_shape, 0};
+  }
+  const Modifier& first = kWords[static_cast<std::size_t>(m) - kFirstWord].first;
+  if (allowed.has(first.cls)) return first;
+  for (const Modifier& second : kSecondMeanings)
+    if (second.mod == m && allowed.has(second.cls)) return second;
+  return std::nullopt;
+}
+
 std::optional<Modifier> find_modifier(std::string_view word, ModifierClasses allowed) {
-  if (allowed.has(C::type))
-    if (auto t = parse_type(word)) return Modifier{word, C::type, v(*t)};
-  // Where a word has several meanings among the allowed classes, the first in
-  // kModifiers wins (vote's .uni is the vote mode, not the convergence promise).
-  std::size_t best = std::size(kModifiers);
-  auto [first, last] = by_word().equal_range(word);
-  for (auto it = first; it != last; ++it)
-    if (allowed.has(kModifiers[it->second].cls)) best = std::min(best, it->second);
-  if (best == std::size(kModifiers)) return std::nullopt;
-  return kModifiers[best];
+  const std::optional<Mod> m = find_mod(word);
+  if (!m) return std::nullopt;
+  return meaning(*m, allowed);
 }
 
 std::vector<Modifier> modifiers_of(ModifierClass c) {
   std::vector<Modifier> out;
   if (c == C::type) {
-    for (int t = 0; t <= static_cast<int>(Type::e2m1x2); ++t)
-      out.push_back({name(static_cast<Type>(t)), C::type, static_cast<std::uint8_t>(t)});
+    for (int t = 0; t < kTypeCount; ++t)
+      out.push_back({mod(static_cast<Type>(t)), C::type, static_cast<std::uint8_t>(t)});
     return out;
   }
-  for (const Modifier& m : kModifiers)
+  if (c == C::wgmma_shape) {
+    for (std::size_t i = 0; i < kWgmmaShapes; ++i)
+      out.push_back({static_cast<Mod>(static_cast<std::size_t>(Mod::first_wgmma_shape) + i), c});
+    return out;
+  }
+  for (const Word& w : kWords)
+    if (w.first.cls == c) out.push_back(w.first);
+  for (const Modifier& m : kSecondMeanings)
     if (m.cls == c) out.push_back(m);
   return out;
 }

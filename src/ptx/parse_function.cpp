@@ -20,7 +20,11 @@ Instruction parse_instruction(TokenCursor& in, std::optional<Guard> guard) {
   const Token& op = in.peek();
   if (op.kind != TokenKind::word || op.text[0] == '%')
     in.fail(guard ? "an instruction after the guard" : "a statement");
-  Instruction inst = Instruction::parse_opcode(std::string(in.next().text));
+  std::string why;
+  std::optional<Instruction> known = Instruction::parse_opcode(op.text, why);
+  if (!known) in.fail("an instruction of the PTX ISA (" + why + ")");
+  in.next();
+  Instruction inst = std::move(*known);
   inst.guard = std::move(guard);
   if (in.accept_punct(';')) return inst;
   do {

@@ -26,12 +26,12 @@ class FunctionChecks {
 
   void check_instruction(const Instruction& inst, std::vector<std::string>& problems) const {
     // PTX ISA 9.7.12.1 bra: the target is a label of this function.
-    if (inst.opcode == "bra" && !inst.operands.empty() &&
+    if (inst.opcode == Opcode::bra && !inst.operands.empty() &&
         inst.operands.back().kind != Operand::Kind::label)
       problems.push_back(where() + "branches to " + to_string(inst.operands.back()) +
                          ", which is not a label here");
     // PTX ISA 9.7.12.3 call: a direct call names a function of the module.
-    if (inst.opcode == "call") {
+    if (inst.opcode == Opcode::call) {
       for (const auto& op : inst.operands) {
         if (op.kind == Operand::Kind::list) continue;
         if (op.kind == Operand::Kind::symbol && !module_names_.count(op.text))

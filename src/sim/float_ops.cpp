@@ -16,6 +16,7 @@
 #include "approx_functions.hpp"
 #include "execute.hpp"
 #include "float_format.hpp"
+#include "operations.hpp"
 #include "rounding_mode_scope.hpp"
 #include "warpforge/error.hpp"
 
@@ -104,21 +105,7 @@ long double pinned(const Exact& e) {
 }
 
 bool is_unary(Op op) {
-  switch (op) {
-    case Op::rcp:
-    case Op::sqrt:
-    case Op::rsqrt:
-    case Op::ex2:
-    case Op::lg2:
-    case Op::sin:
-    case Op::cos:
-    case Op::tanh:
-    case Op::abs:
-    case Op::neg:
-      return true;
-    default:
-      return false;
-  }
+  return operation(op).sources == 1;
 }
 
 bool is_additive(Op op) {

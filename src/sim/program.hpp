@@ -21,13 +21,13 @@ namespace warpforge::sim {
 // What an instruction executes: first every opcode of the vocabulary
 // (WARPFORGE_PTX_OPCODES, include/warpforge/ptx/vocabulary.hpp), with
 // ptx::Opcode's values, for the opcodes whose instructions all execute one
-// way (decode.cpp runs ldu as ld; membar, nanosleep and prefetch as fence;
-// a kernel's ret as exit; call and ret are a device function's call and
-// return; what it refuses never reaches an Inst); then the forms of the
-// opcodes whose modifiers pick among several operations (bar, barrier, cp,
-// tcgen05), and the simulator's own operations. Modes: wmma's extent holds
-// a WmmaOp, wgmma's mode a WgmmaOp, mbarrier's a MbarrierOp, tcgen05's a
-// Tcgen05Op.
+// way (decode_forms.cpp's table runs ldu as ld; membar, nanosleep and
+// prefetch as fence; a kernel's ret as exit; call and ret are a device
+// function's call and return; what it refuses never reaches an Inst); then
+// the forms of the opcodes whose modifiers pick among several operations
+// (bar, barrier, cp, tcgen05), and the simulator's own operations. Who runs
+// each is operations.cpp's. Modes: wmma's extent holds a WmmaOp, wgmma's
+// mode a WgmmaOp, mbarrier's a MbarrierOp, tcgen05's a Tcgen05Op.
 #define WARPFORGE_SIM_OP(name) name,
 enum class Op : std::uint8_t {
   WARPFORGE_PTX_OPCODES(WARPFORGE_SIM_OP)
@@ -54,11 +54,11 @@ enum class Op : std::uint8_t {
   // device-side printf: a call of vprintf(format, arguments) (the CUDA ABI's printf)
   vprintf,
   // an argument or return value copied between a device function call's
-  // frames (decode.cpp's collect_call)
+  // frames (decode_calls.cpp); the last (operations.cpp sizes its table by it)
   frame_copy,
 };
 #undef WARPFORGE_SIM_OP
-static_assert(static_cast<int>(Op::trap) == static_cast<int>(ptx::Opcode::trap),
+static_assert(static_cast<int>(Op::cp_async) == ptx::kOpcodeCount,
               "Op's first values are ptx::Opcode's");
 
 // The operation of an opcode that executes as itself.

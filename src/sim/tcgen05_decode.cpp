@@ -1,24 +1,20 @@
 #include "tcgen05_decode.hpp"
 
-#include <algorithm>
+#include <initializer_list>
 #include <utility>
+
+#include "decode_forms.hpp"
 
 namespace warpforge::sim {
 
 namespace {
 
-bool take(std::vector<std::string>& mods, const std::string& m) {
-  auto it = std::find(mods.begin(), mods.end(), m);
-  if (it == mods.end()) return false;
-  mods.erase(it);
-  return true;
-}
+using M = ptx::Mod;
 
 template <class E>
-bool take_one_of(std::vector<std::string>& mods,
-                 const std::vector<std::pair<std::string, E>>& table, E& out) {
-  for (const auto& [name, value] : table)
-    if (take(mods, name)) {
+bool take_one_of(std::vector<M>& rest, std::initializer_list<std::pair<M, E>> table, E& out) {
+  for (const auto& [word, value] : table)
+    if (take(rest, word)) {
       out = value;
       return true;
     }
@@ -27,104 +23,83 @@ bool take_one_of(std::vector<std::string>& mods,
 
 }  // namespace
 
-std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods) {
-  static const std::vector<std::pair<std::string, Tcgen05Op>> kOps = {
-      {"alloc", Tcgen05Op::alloc},
-      {"dealloc", Tcgen05Op::dealloc},
-      {"relinquish_alloc_permit", Tcgen05Op::relinquish},
-      {"ld", Tcgen05Op::ld},
-      {"st", Tcgen05Op::st},
-      {"wait::ld", Tcgen05Op::wait},
-      {"wait::st", Tcgen05Op::wait},
-      {"mma", Tcgen05Op::mma},
-      {"cp", Tcgen05Op::cp},
-      {"shift", Tcgen05Op::shift},
-      {"commit", Tcgen05Op::commit},
-      {"fence::before_thread_sync", Tcgen05Op::fence},
-      {"fence::after_thread_sync", Tcgen05Op::fence}};
-  Tcgen05Op op;
-  if (!take_one_of(mods, kOps, op)) return "this tcgen05 instruction is not simulated";
-  d.mode = static_cast<std::uint8_t>(op);
-  const bool sync = op == Tcgen05Op::alloc || op == Tcgen05Op::dealloc ||
-                    op == Tcgen05Op::relinquish || op == Tcgen05Op::ld || op == Tcgen05Op::st ||
-                    op == Tcgen05Op::wait;
-  d.op = sync ? Op::tcgen05_sync : Op::tcgen05;
-  d.cta_pair = take(mods, "cta_group::2");
-  take(mods, "cta_group::1");
-  take(mods, "sync");
-  take(mods, "aligned");
+std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<M>& rest) {
+  const auto op = static_cast<Tcgen05Op>(d.mode);
+  d.cta_pair = take(rest, M::cta_group_2);
+  take(rest, M::cta_group_1);
   switch (op) {
     case Tcgen05Op::mma: {
-      static const std::vector<std::pair<std::string, Tcgen05Kind>> kKinds = {
-          {"kind::f16", Tcgen05Kind::f16},       {"kind::tf32", Tcgen05Kind::tf32},
-          {"kind::f8f6f4", Tcgen05Kind::f8f6f4}, {"kind::mxf8f6f4", Tcgen05Kind::mxf8f6f4},
-          {"kind::mxf4", Tcgen05Kind::mxf4},     {"kind::mxf4nvf4", Tcgen05Kind::mxf4nvf4}};
-      if (take(mods, "ws")) return "tcgen05.mma.ws (the weight-stationary MMA) is not simulated";
-      if (take(mods, "sp")) return "tcgen05.mma.sp (structurally sparse A) is not simulated";
+      if (take(rest, M::ws)) return "tcgen05.mma.ws (the weight-stationary MMA) is not simulated";
+      if (take(rest, M::sp)) return "tcgen05.mma.sp (structurally sparse A) is not simulated";
       Tcgen05Kind kind;
-      if (!take_one_of(mods, kKinds, kind))
+      if (!take_one_of(rest,
+                       {std::pair{M::kind_f16, Tcgen05Kind::f16}, {M::kind_tf32, Tcgen05Kind::tf32},
+                        {M::kind_f8f6f4, Tcgen05Kind::f8f6f4},
+                        {M::kind_mxf8f6f4, Tcgen05Kind::mxf8f6f4},
+                        {M::kind_mxf4, Tcgen05Kind::mxf4},
+                        {M::kind_mxf4nvf4, Tcgen05Kind::mxf4nvf4}},
+                       kind))
         return "tcgen05.mma kinds simulated: f16, tf32, f8f6f4, mxf8f6f4, mxf4, mxf4nvf4";
       d.vec = static_cast<std::uint8_t>(kind);
-      if (take(mods, "block_scale")) {
-        static const std::vector<std::pair<std::string, std::uint16_t>> kVecs = {
-            {"scale_vec::1X", 1}, {"scale_vec::2X", 2}, {"scale_vec::4X", 4}};
-        if (!take_one_of(mods, kVecs, d.extent))
-          return ".block_scale without .scale_vec::1X/2X/4X is not simulated";
-      }
+      if (take(rest, M::block_scale) &&
+          !take_one_of(rest,
+                       {std::pair{M::scale_vec_1X, std::uint16_t{1}}, {M::scale_vec_2X, 2},
+                        {M::scale_vec_4X, 4}},
+                       d.extent))
+        return ".block_scale without .scale_vec::1X/2X/4X is not simulated";
       // A in tensor memory is an address operand [a]; a descriptor is a register.
       d.trans = in.operands.size() > 1 && in.operands[1].kind == ptx::Operand::Kind::address;
       return "";
     }
     case Tcgen05Op::ld:
     case Tcgen05Op::st: {
-      static const std::vector<std::pair<std::string, Tcgen05Shape>> kShapes = {
-          {"32x32b", Tcgen05Shape::lanes32_bits32},
-          {"16x64b", Tcgen05Shape::lanes16_bits64},
-          {"16x128b", Tcgen05Shape::lanes16_bits128},
-          {"16x256b", Tcgen05Shape::lanes16_bits256}};
       Tcgen05Shape shape;
-      if (!take_one_of(mods, kShapes, shape))
+      if (!take_one_of(rest,
+                       {std::pair{M::_32x32b, Tcgen05Shape::lanes32_bits32},
+                        {M::_16x64b, Tcgen05Shape::lanes16_bits64},
+                        {M::_16x128b, Tcgen05Shape::lanes16_bits128},
+                        {M::_16x256b, Tcgen05Shape::lanes16_bits256}},
+                       shape))
         return "tcgen05.ld/st shapes simulated: 32x32b, 16x64b, 16x128b, 16x256b";
-      if (take(mods, "pack::16b") || take(mods, "unpack::16b"))
+      if (take(rest, M::pack_16b) || take(rest, M::unpack_16b))
         return "tcgen05.ld.pack::16b and tcgen05.st.unpack::16b (two 16-bit columns per register) "
-               "are not "
-               "simulated";
+               "are not simulated";
       d.vec = static_cast<std::uint8_t>(shape);
-      for (int num = 1; num <= 128; num *= 2)
-        if (take(mods, "x" + std::to_string(num))) d.extent = static_cast<std::uint16_t>(num);
+      for (M num : {M::x1, M::x2, M::x4, M::x8, M::x16, M::x32, M::x64, M::x128})
+        if (take(rest, num))
+          d.extent = ptx::meaning(num, {ptx::ModifierClass::matrix_count})->value;
       if (d.extent == 0) return "tcgen05.ld/st needs .num (.x1 .. .x128)";
       return "";
     }
     case Tcgen05Op::cp: {
-      static const std::vector<std::pair<std::string, Tcgen05CopyShape>> kShapes = {
-          {"128x256b", Tcgen05CopyShape::rows128_bits256},
-          {"4x256b", Tcgen05CopyShape::rows4_bits256},
-          {"128x128b", Tcgen05CopyShape::rows128_bits128},
-          {"32x128b", Tcgen05CopyShape::rows32_bits128_warpx4}};
       Tcgen05CopyShape shape;
-      if (take(mods, "64x128b")) {
-        if (take(mods, "warpx2::02_13"))
-          shape = Tcgen05CopyShape::rows64_bits128_warpx2_02_13;
-        else if (take(mods, "warpx2::01_23"))
-          shape = Tcgen05CopyShape::rows64_bits128_warpx2_01_23;
-        else
+      if (take(rest, M::_64x128b)) {
+        if (!take_one_of(rest,
+                         {std::pair{M::warpx2_02_13, Tcgen05CopyShape::rows64_bits128_warpx2_02_13},
+                          {M::warpx2_01_23, Tcgen05CopyShape::rows64_bits128_warpx2_01_23}},
+                         shape))
           return "tcgen05.cp.64x128b needs .warpx2::02_13 or .warpx2::01_23";
-      } else if (!take_one_of(mods, kShapes, shape)) {
+      } else if (!take_one_of(rest,
+                              {std::pair{M::_128x256b, Tcgen05CopyShape::rows128_bits256},
+                               {M::_4x256b, Tcgen05CopyShape::rows4_bits256},
+                               {M::_128x128b, Tcgen05CopyShape::rows128_bits128},
+                               {M::_32x128b, Tcgen05CopyShape::rows32_bits128_warpx4}},
+                              shape)) {
         return "tcgen05.cp shapes simulated: 128x256b, 4x256b, 128x128b, 64x128b.warpx2, "
                "32x128b.warpx4";
       }
-      if (shape == Tcgen05CopyShape::rows32_bits128_warpx4 && !take(mods, "warpx4"))
+      if (shape == Tcgen05CopyShape::rows32_bits128_warpx4 && !take(rest, M::warpx4))
         return "tcgen05.cp.32x128b needs .warpx4";
       d.vec = static_cast<std::uint8_t>(shape);
       return "";
     }
     case Tcgen05Op::shift:
-      if (!take(mods, "down")) return "tcgen05.shift takes .down";
+      if (!take(rest, M::down)) return "tcgen05.shift takes .down";
       return "";
     case Tcgen05Op::commit:
-      if (!take(mods, "mbarrier::arrive::one"))
+      if (!take(rest, M::mbarrier_arrive_one))
         return "tcgen05.commit completes through .mbarrier::arrive::one";
-      d.multicast = take(mods, "multicast::cluster");
+      d.multicast = take(rest, M::multicast_cluster);
       return "";
     default:
       return "";

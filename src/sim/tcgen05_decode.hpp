@@ -1,6 +1,6 @@
 // Internal: decoding of the tcgen05 instructions (PTX ISA 9.7.16) for
-// decode.cpp, kept apart so that the decoder's own tables stay about the
-// older instructions.
+// decode_forms.cpp, kept apart so that the decoder's own tables stay about
+// the older instructions.
 #pragma once
 
 #include <string>
@@ -11,10 +11,10 @@
 
 namespace warpforge::sim {
 
-// Sets d's op and tcgen05 fields (program.hpp, Tcgen05Op) from `in`, erasing
-// the modifiers it consumed from `mods`; returns why the instruction is not
-// simulated, or an empty string.
-std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods);
+// Sets the tcgen05 fields of d (program.hpp), whose op and Tcgen05Op the
+// form table set (decode_forms.cpp), from `in`, taking the modifiers it reads
+// out of `rest`; returns why the instruction is not simulated, or "".
+std::string decode_tcgen05(const ptx::Instruction& in, Inst& d, std::vector<ptx::Mod>& rest);
 
 // Checks the decoded operands' count and form; returns the refusal or "".
 std::string validate_tcgen05(const Inst& d);

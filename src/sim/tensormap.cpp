@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "decode_forms.hpp"
 #include "execute.hpp"
 #include "memory_access.hpp"
 #include "tensor_map_encoding.hpp"
@@ -23,9 +24,12 @@ namespace {
 constexpr std::uint32_t kMapBytes = 128;
 constexpr std::uint32_t kMapAlign = 64;  // a CUtensorMap's alignment
 
-constexpr const char* kFields[] = {"global_address", "rank", "box_dim", "global_dim", "global_stride",
-                                   "element_stride", "elemtype", "interleave_layout", "swizzle_mode",
-                                   "swizzle_atomicity", "fill_mode"};
+// The fields in TensorMapField's order.
+constexpr ptx::Mod kFields[] = {
+    ptx::Mod::global_address, ptx::Mod::rank,           ptx::Mod::box_dim,
+    ptx::Mod::global_dim,     ptx::Mod::global_stride,  ptx::Mod::element_stride,
+    ptx::Mod::elemtype,       ptx::Mod::interleave_layout, ptx::Mod::swizzle_mode,
+    ptx::Mod::swizzle_atomicity, ptx::Mod::fill_mode};
 
 bool per_dimension(TensorMapField f) {
   return f == TensorMapField::box_dim || f == TensorMapField::global_dim || f == TensorMapField::global_stride ||
@@ -34,38 +38,33 @@ bool per_dimension(TensorMapField f) {
 
 }  // namespace
 
-std::string decode_tensormap(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods) {
-  d.op = Op::tensormap;
-  const auto erase = [&](std::initializer_list<const char*> words) {
-    std::erase_if(mods, [&](const std::string& m) {
-      return std::any_of(words.begin(), words.end(), [&](const char* w) { return m == w; });
-    });
-  };
-  if (in.has_modifier("replace")) {
-    // tensormap.replace.tile.<field>.{global,shared::cta}.b1024.{b32,b64} [addr], [ordinal,] value
-    if (!in.has_modifier("tile")) return "tensormap.replace is simulated in the .tile mode";
-    if (!in.has_modifier("b1024")) return "tensormap.replace names the map's size, .b1024";
-    d.mode = static_cast<std::uint8_t>(TensormapOp::replace);
-    const auto field = std::find_if(std::begin(kFields), std::end(kFields), [&](const char* f) { return in.has_modifier(f); });
-    if (field == std::end(kFields)) return "tensormap.replace names one field: ." + std::string(kFields[0]) + ", .rank, ...";
-    d.extent = static_cast<std::uint16_t>(field - std::begin(kFields));
-    const std::size_t operands = per_dimension(static_cast<TensorMapField>(d.extent)) ? 3 : 2;
-    if (in.operands.size() != operands)
-      return "tensormap.replace ." + std::string(*field) + " takes " +
-             (operands == 3 ? "[addr], ordinal, value" : "[addr], value");
-    erase({"replace", "tile", "b1024", *field});
-    return "";
-  }
-  if (in.has_modifier("cp_fenceproxy")) {
-    // tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.<scope>.sync.aligned [dst], [src], 128
-    if (!in.has_modifier("global") || !in.has_modifier("shared::cta"))
-      return "tensormap.cp_fenceproxy copies from .shared::cta to .global";
-    if (in.operands.size() != 3) return "tensormap.cp_fenceproxy takes [dst], [src], size";
-    d.mode = static_cast<std::uint8_t>(TensormapOp::cp_fenceproxy);
-    erase({"cp_fenceproxy", "global", "shared::cta"});
-    return "";
-  }
-  return "tensormap takes .replace or .cp_fenceproxy";
+std::string tensormap_replace(const ptx::Instruction& in, Inst& d, std::vector<ptx::Mod>& rest) {
+  // tensormap.replace.tile.<field>.{global,shared::cta}.b1024.{b32,b64} [addr], [ordinal,] value
+  if (!take(rest, ptx::Mod::tile)) return "tensormap.replace is simulated in the .tile mode";
+  if (!take(rest, ptx::Mod::b1024)) return "tensormap.replace names the map's size, .b1024";
+  const auto field = std::find_if(std::begin(kFields), std::end(kFields),
+                                  [&](ptx::Mod f) { return in.has(f); });
+  if (field == std::end(kFields))
+    return "tensormap.replace names one field: ." + std::string(ptx::name(kFields[0])) +
+           ", .rank, ...";
+  take(rest, *field);
+  d.extent = static_cast<std::uint16_t>(field - std::begin(kFields));
+  const std::size_t operands = per_dimension(static_cast<TensorMapField>(d.extent)) ? 3 : 2;
+  if (in.operands.size() != operands)
+    return "tensormap.replace ." + std::string(ptx::name(*field)) + " takes " +
+           (operands == 3 ? "[addr], ordinal, value" : "[addr], value");
+  return "";
+}
+
+std::string tensormap_cp_fenceproxy(const ptx::Instruction& in, Inst&,
+                                    std::vector<ptx::Mod>& rest) {
+  // tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.<scope>.sync.aligned [dst], [src], 128
+  if (!in.has(ptx::Mod::global) || !in.has(ptx::Mod::shared_cta))
+    return "tensormap.cp_fenceproxy copies from .shared::cta to .global";
+  if (in.operands.size() != 3) return "tensormap.cp_fenceproxy takes [dst], [src], size";
+  take(rest, ptx::Mod::global);
+  take(rest, ptx::Mod::shared_cta);
+  return "";
 }
 
 void exec_tensormap(const Inst& in, Warp& w, std::uint32_t active) {
@@ -89,7 +88,7 @@ void exec_tensormap(const Inst& in, Warp& w, std::uint32_t active) {
     const std::uint32_t ordinal = in.ops.size() == 3 ? static_cast<std::uint32_t>(read(w, in.op0(1), l)) : 0;
     const std::uint64_t value = read(w, in.ops.back()[0], l);
     if (std::string why = replace_tensor_map_field(map, field, ordinal, value); !why.empty())
-      throw AccessFault{l, "tensormap.replace ." + std::string(kFields[in.extent]) + ": " + why};
+      throw AccessFault{l, "tensormap.replace ." + std::string(ptx::name(kFields[in.extent])) + ": " + why};
   });
 }
 

@@ -11,9 +11,12 @@
 
 namespace warpforge::sim {
 
-// Sets d's op, mode (TensormapOp), extent (the replaced TensorMapField) and
-// space from `in`, erasing the modifiers it consumed from `mods`; returns why
-// the instruction is not simulated, or an empty string.
-std::string decode_tensormap(const ptx::Instruction& in, Inst& d, std::vector<std::string>& mods);
+// The details of tensormap.replace and tensormap.cp_fenceproxy for
+// decode_forms.cpp's table, which has set d's op and mode: the replaced
+// field (TensorMapField) in d.extent, taking the words read out of `rest`;
+// returns why the instruction is not simulated, or "".
+std::string tensormap_replace(const ptx::Instruction& in, Inst& d, std::vector<ptx::Mod>& rest);
+std::string tensormap_cp_fenceproxy(const ptx::Instruction& in, Inst& d,
+                                    std::vector<ptx::Mod>& rest);
 
 }  // namespace warpforge::sim

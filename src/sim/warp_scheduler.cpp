@@ -14,6 +14,7 @@
 #include "execute.hpp"
 #include "launch_monitor.hpp"
 #include "memory_access.hpp"
+#include "operations.hpp"
 #include "warpforge/error.hpp"
 
 namespace warpforge::sim {
@@ -264,106 +265,47 @@ bool wake(Warp& w) {
 }
 
 void execute(const Inst& inst, Warp& w, std::uint32_t active) {
-  switch (inst.op) {
-    case Op::mov:
-      exec_integer(inst, w, active);
-      return;  // a bit copy whatever the type
-    case Op::add:
-    case Op::sub:
-    case Op::mul:
-    case Op::mad:
-    case Op::div:
-    case Op::rem:
-    case Op::abs:
-    case Op::neg:
-    case Op::min:
-    case Op::max:
-    case Op::fma:
-      if (ptx::is_float(inst.type()))
-        exec_float(inst, w, active);
-      else
-        exec_integer(inst, w, active);
-      return;
-    case Op::and_:
-    case Op::or_:
-    case Op::xor_:
-    case Op::not_:
-    case Op::cnot:
-    case Op::shl:
-    case Op::shr:
-    case Op::lop3:
-    case Op::prmt:
-    case Op::bfe:
-    case Op::bfi:
-    case Op::popc:
-    case Op::clz:
-    case Op::brev:
-      exec_integer(inst, w, active);
-      return;
-    case Op::rcp:
-    case Op::sqrt:
-    case Op::rsqrt:
-    case Op::ex2:
-    case Op::lg2:
-    case Op::sin:
-    case Op::cos:
-    case Op::tanh:
-      exec_float(inst, w, active);
-      return;
-    case Op::setp:
-    case Op::selp:
-      exec_compare(inst, w, active);
-      return;
-    case Op::cvt:
-      exec_convert(inst, w, active);
-      return;
-    case Op::cvta:
-    case Op::mapa:
-    case Op::ld:
-    case Op::st:
-      exec_memory(inst, w, active);
-      return;
-    case Op::tensormap:
-      exec_tensormap(inst, w, active);
-      return;
-    case Op::tensor_copy:
-      exec_tensor_copy(inst, w, active);
-      return;
-    case Op::bulk_copy:
-      exec_bulk_copy(inst, w, active);
-      return;
-    case Op::atom:
-    case Op::red:
-      exec_atomic(inst, w, active);
-      return;
-    case Op::cp_async:
-    case Op::cp_async_commit:
-    case Op::cp_async_wait_group:
-    case Op::cp_async_wait_all:
-      exec_async_copy(inst, w, active);
-      return;
-    case Op::mbarrier:
-      exec_mbarrier(inst, w, active);
-      return;
-    case Op::activemask:
-      exec_collective(inst, w, active);
-      return;
-    case Op::bulk_commit:
-    case Op::bulk_wait:
-      exec_bulk_group(inst, w, active);
-      return;
-    case Op::tcgen05:
-      exec_tcgen05(inst, w, active);
-      return;
-    case Op::vprintf:
-      exec_vprintf(inst, w, active);
-      return;
-    case Op::frame_copy:
-      exec_frame_copy(inst, w, active);
-      return;
-    case Op::fence:
-      return;
-    default:
+  switch (operation(inst.op).runner) {
+    case Runner::integer:
+      return exec_integer(inst, w, active);
+    case Runner::integer_or_float:
+      return ptx::is_float(inst.type()) ? exec_float(inst, w, active)
+                                        : exec_integer(inst, w, active);
+    case Runner::float_function:
+      return exec_float(inst, w, active);
+    case Runner::compare:
+      return exec_compare(inst, w, active);
+    case Runner::convert:
+      return exec_convert(inst, w, active);
+    case Runner::memory:
+      return exec_memory(inst, w, active);
+    case Runner::atomic:
+      return exec_atomic(inst, w, active);
+    case Runner::async_copy:
+      return exec_async_copy(inst, w, active);
+    case Runner::mbarrier:
+      return exec_mbarrier(inst, w, active);
+    case Runner::lane_mask:
+      return exec_collective(inst, w, active);
+    case Runner::tensormap:
+      return exec_tensormap(inst, w, active);
+    case Runner::tensor_copy:
+      return exec_tensor_copy(inst, w, active);
+    case Runner::bulk_copy:
+      return exec_bulk_copy(inst, w, active);
+    case Runner::bulk_group:
+      return exec_bulk_group(inst, w, active);
+    case Runner::tcgen05:
+      return exec_tcgen05(inst, w, active);
+    case Runner::vprintf:
+      return exec_vprintf(inst, w, active);
+    case Runner::frame_copy:
+      return exec_frame_copy(inst, w, active);
+    case Runner::none:
+    case Runner::scheduler:
+    case Runner::warp:
+    case Runner::warpgroup:
+    case Runner::nothing:
       return;  // control flow and collectives are handled by the caller
   }
 }
@@ -593,24 +535,12 @@ std::string describe_stuck(const Cta& cta) {
 }  // namespace
 
 bool is_warp_collective(Op op) {
-  switch (op) {
-    case Op::shfl:
-    case Op::vote:
-    case Op::redux:
-    case Op::elect:
-    case Op::mma:
-    case Op::wmma:
-    case Op::ldmatrix:
-    case Op::stmatrix:
-    case Op::bar_warp_sync:
-    case Op::tcgen05_sync:
-      return true;
-    default:
-      return false;
-  }
+  return operation(op).runner == Runner::warp;
 }
 
-bool is_warpgroup_collective(Op op) { return op == Op::wgmma || op == Op::setmaxnreg; }
+bool is_warpgroup_collective(Op op) {
+  return operation(op).runner == Runner::warpgroup;
+}
 
 void run_cluster(Cluster& cluster) {
   LaunchMonitor* monitor = cluster.ctas.front().launch->monitor;

@@ -125,7 +125,10 @@ LaneCoords emit_lane_coords(dsl::KernelCore& k, const FragmentSteps& steps, cons
     prefix *= s.extent;
   }
   auto zero_if_unset = [&](std::optional<Reg>& r) {
-    if (!r) r = k.reg(u32), k.emit("mov.u32", {k.operand_of(*r), ptx::Operand::imm(0)});
+    if (!r) {
+      r = k.reg(u32);
+      k.emit({ptx::Opcode::mov, {ptx::mod(u32)}}, {k.operand_of(*r), ptx::Operand::imm(0)});
+    }
   };
   zero_if_unset(row);
   zero_if_unset(col);

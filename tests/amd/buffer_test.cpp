@@ -13,7 +13,7 @@ namespace {
 // and stores them through a descriptor of `dst_bytes` over dst1 / dst2 / dst4
 // at the same offsets.
 KernelIR buffer_kernel(Target t) {
-  Kernel k("buffer_probe", t, 64);
+  AmdKernel k("buffer_probe", t, 64);
   Val src = k.param_ptr("src"), out = k.param_ptr("out");
   Val dst1 = k.param_ptr("dst1"), dst2 = k.param_ptr("dst2"), dst4 = k.param_ptr("dst4");
   Val src_bytes = k.param_i32("src_bytes"), dst_bytes = k.param_i32("dst_bytes");

@@ -11,7 +11,7 @@ namespace {
 // odd else minus 1000; the else side also counts its lanes into LDS.
 TEST(AmdControlFlowOnSim, DivergentIfElseAndPerLaneLoopTripCounts) {
   constexpr int kGroup = 96;  // one full wave and one half wave
-  Kernel k("divergent", Target::gfx942, kGroup);
+  AmdKernel k("divergent", Target::gfx942, kGroup);
   Val trips = k.param_ptr("trips"), out = k.param_ptr("out");
   Val tid = k.workitem_id(0);
   Val n = k.load(Type::i32, k.ptr_add(trips, tid * 4));
@@ -38,7 +38,7 @@ TEST(AmdControlFlowOnSim, DivergentIfElseAndPerLaneLoopTripCounts) {
 
 // Wave 1 exits early; wave 0 still passes its barrier and reads what it wrote.
 TEST(AmdControlFlowOnSim, BarrierDoesNotWaitForEndedWaves) {
-  Kernel k("early_exit", Target::gfx942, 128);
+  AmdKernel k("early_exit", Target::gfx942, 128);
   Val out = k.param_ptr("out");
   Val tid = k.workitem_id(0);
   Val lds = k.lds(64 * 4);

@@ -1,4 +1,4 @@
-// Every refusal of amdgpu::Kernel and of target parsing, each message asserted:
+// Every refusal of amdgpu::AmdKernel and of target parsing, each message asserted:
 // it names the kernel, the operation, the value and what would be accepted.
 #include "amd_test_support.hpp"
 #include "warpforge/amdgpu/kernel.hpp"
@@ -18,14 +18,14 @@ std::string refusal(F&& f) {
 }
 
 TEST(AmdDslRefusals, KernelNameAndWorkgroupSize) {
-  EXPECT_CONTAINS(refusal([] { Kernel k("2bad", Target::gfx942, 64); }),
+  EXPECT_CONTAINS(refusal([] { AmdKernel k("2bad", Target::gfx942, 64); }),
                   ("name '2bad' is not an identifier; accepted: letters, digits and '_'"));
-  EXPECT_CONTAINS(refusal([] { Kernel k("big", Target::gfx942, 2048); }),
-                  ("amdgpu kernel 'big', Kernel: workgroup size 2048 is outside 1..1024"));
+  EXPECT_CONTAINS(refusal([] { AmdKernel k("big", Target::gfx942, 2048); }),
+                  ("amdgpu kernel 'big', AmdKernel: workgroup size 2048 is outside 1..1024"));
 }
 
 TEST(AmdDslRefusals, OperandTypesAndImmediates) {
-  Kernel k("types", Target::gfx942, 64);
+  AmdKernel k("types", Target::gfx942, 64);
   Val i = k.workitem_id(0);
   Val f = k.sitofp(i);
   Val p = k.param_ptr("p");
@@ -65,14 +65,14 @@ TEST(AmdDslRefusals, OperandTypesAndImmediates) {
 }
 
 TEST(AmdDslRefusals, ForeignRegister) {
-  Kernel a("a", Target::gfx942, 64), b("b", Target::gfx942, 64);
+  AmdKernel a("a", Target::gfx942, 64), b("b", Target::gfx942, 64);
   Val x = a.workitem_id(0);
   EXPECT_CONTAINS(refusal([&] { b.add(x, 1); }),
                   ("amdgpu kernel 'b', add: register %0 does not belong to this kernel"));
 }
 
 TEST(AmdDslRefusals, MemoryLdsAndBuffers) {
-  Kernel k("memory", Target::gfx942, 64);
+  AmdKernel k("memory", Target::gfx942, 64);
   Val p = k.param_ptr("p");
   Val i = k.workitem_id(0);
   EXPECT_CONTAINS(refusal([&] { k.load(Type::i32, i); }),
@@ -101,7 +101,7 @@ TEST(AmdDslRefusals, MemoryLdsAndBuffers) {
 }
 
 TEST(AmdDslRefusals, MfmaOperands) {
-  Kernel k("mfma", Target::gfx942, 64);
+  AmdKernel k("mfma", Target::gfx942, 64);
   Val a = k.reg(Type::v4i16), acc16 = k.reg(Type::v16f32), acc4 = k.reg(Type::v4f32),
       i = k.reg(Type::v2i32);
   EXPECT_CONTAINS(refusal([&] { k.mfma(Mfma::f32_32x32x8_bf16, acc16, i, a, acc16); }),
@@ -113,7 +113,7 @@ TEST(AmdDslRefusals, MfmaOperands) {
 }
 
 TEST(AmdDslRefusals, ControlFlow) {
-  Kernel k("flow", Target::gfx942, 64);
+  AmdKernel k("flow", Target::gfx942, 64);
   Val i = k.workitem_id(0);
   EXPECT_CONTAINS(refusal([&] { k.if_then(i, [] {}); }), ("if: operand %0 is i32; accepted: i1"));
   EXPECT_CONTAINS(refusal([&] { k.for_range(0, 8, 0, [](Val) {}); }),

@@ -21,7 +21,7 @@ using Placement = std::function<At(int lane, int value)>;
 // Per lane: A and B as four 16-bit values at A + 8·lane, C and D as R floats at
 // C + 4·(R·lane + r).
 KernelIR mfma_kernel(Mfma m) {
-  Kernel k("mfma_probe", Target::gfx942, 64);
+  AmdKernel k("mfma_probe", Target::gfx942, 64);
   Val a = k.param_ptr("A"), b = k.param_ptr("B"), c = k.param_ptr("C"), d = k.param_ptr("D");
   Val lane = k.workitem_id(0);
   const int regs = info(info(m).accumulator).elements;
@@ -131,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(Targets, AmdMfmaCompiles,
                          [](const auto& info) { return to_string(info.param); });
 
 TEST(AmdMfmaMapping, PartialExecMaskIsRefused) {
-  Kernel k("mfma_diverged", Target::gfx942, 64);
+  AmdKernel k("mfma_diverged", Target::gfx942, 64);
   Val d = k.param_ptr("D");
   Val lane = k.workitem_id(0);
   Val acc = k.reg(Type::v4f32), a = k.reg(Type::v4i16);

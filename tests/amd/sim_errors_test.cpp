@@ -19,7 +19,7 @@ std::string sim_error(const KernelIR& kernel, sim::amdgpu::Grid grid, const sim:
 
 // Each work-item loads element (tid + shift) of p and stores it back.
 KernelIR shifted_copy() {
-  Kernel k("shifted_copy", Target::gfx942, 64);
+  AmdKernel k("shifted_copy", Target::gfx942, 64);
   Val p = k.param_ptr("p");
   Val shift = k.param_i32("shift");
   Val tid = k.workitem_id(0);
@@ -41,7 +41,7 @@ TEST(AmdSimErrors, GlobalLoadPastTheAllocation) {
 }
 
 TEST(AmdSimErrors, MisalignedGlobalAccess) {
-  Kernel k("misaligned", Target::gfx942, 64);
+  AmdKernel k("misaligned", Target::gfx942, 64);
   Val p = k.param_ptr("p");
   k.store(k.ptr_add(p, 4), k.load(Type::v4i32, k.ptr_add(p, k.workitem_id(0) * 16 + 4)));
   sim::GlobalMemory mem;
@@ -52,7 +52,7 @@ TEST(AmdSimErrors, MisalignedGlobalAccess) {
 }
 
 TEST(AmdSimErrors, LdsAccessPastTheKernelsLds) {
-  Kernel k("lds_overrun", Target::gfx942, 128);
+  AmdKernel k("lds_overrun", Target::gfx942, 128);
   Val lds = k.lds(256);
   Val tid = k.workitem_id(0);
   k.store(k.ptr_add(lds, tid * 4), tid);
@@ -66,7 +66,7 @@ TEST(AmdSimErrors, LdsAccessPastTheKernelsLds) {
 }
 
 TEST(AmdSimErrors, RuntimeShiftOfThirtyTwoOrMore) {
-  Kernel k("wide_shift", Target::gfx942, 64);
+  AmdKernel k("wide_shift", Target::gfx942, 64);
   Val p = k.param_ptr("p");
   Val amount = k.param_i32("amount");
   k.store(p, k.workitem_id(0) << amount);

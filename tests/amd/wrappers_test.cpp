@@ -18,7 +18,7 @@ constexpr int kSlots = 28;
 // out[item * kSlots + slot] for each slot below; vec_out[item] = the 16-byte
 // vector passed through a global load, LDS and a global store.
 KernelIR alu_kernel(Target t) {
-  Kernel k("every_wrapper", t, kGroup);
+  AmdKernel k("every_wrapper", t, kGroup);
   Val px = k.param_ptr("x"), py = k.param_ptr("y"), pz = k.param_ptr("z"), ph = k.param_ptr("h");
   Val pv = k.param_ptr("v"), out = k.param_ptr("out"), vec_out = k.param_ptr("vec_out");
   Val scale = k.param_f32("scale");

@@ -149,12 +149,22 @@ TEST(BadTarget, UnknownSpecialRegisterByName) {
 TEST(BadInst, ArityOfKnownOpcodesIsChecked) {
   EXPECT_TRUE(refused([](Kernel& k) { k.inst("add.u32", k.reg(u32), k.reg(u32)); },
                       {"add.u32", "takes 3 operands, got 2"}));
-  EXPECT_TRUE(refused([](Kernel& k) { k.inst("cvt.rn.f32.s32", k.reg(f32), k.reg(s32), 1, 2); },
-                      {"cvt.rn.f32.s32", "takes 2 to 3 operands, got 4"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.inst("cvt.rn.f32.s32", k.reg(f32), k.reg(s32), 1, 2, 3); },
+                      {"cvt.rn.f32.s32", "takes 2 to 4 operands, got 5"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.inst("ret", 1); }, {"ret", "takes 0 operands, got 1"}));
 }
 
 // ---- types -------------------------------------------------------------------------
+
+// imm(): a 32-bit immediate from a 64-bit value; one no 32-bit word holds is
+// refused, naming it, rather than cut.
+TEST(BadInst, ImmediatesThatDoNotFit32BitsAreRefused) {
+  EXPECT_EQ(imm(0xFFFFFFFFll), 0xFFFFFFFFu);
+  EXPECT_EQ(imm(-1), 0xFFFFFFFFu);
+  EXPECT_EQ(imm(-(1ll << 31)), 0x80000000u);
+  EXPECT_TRUE(throws_with<DslError>([] { imm(1ll << 32); }, {"4294967296", "32-bit word"}));
+  EXPECT_TRUE(throws_with<DslError>([] { imm(-(1ll << 31) - 1); }, {"-2147483649"}));
+}
 
 TEST(BadTypes, OperatorsOnMixedOrFloatRegisters) {
   EXPECT_TRUE(refused([](Kernel& k) { k.reg(u32, "x") + k.reg(f32, "y"); },
@@ -336,7 +346,7 @@ TEST(BadMemory, VectorWidthsAndModifiers) {
   EXPECT_TRUE(refused([](Kernel& k) { k.st(Space::param, b32, k.param_bytes("blob", 8, 4), 1); },
                       {"st.param", "kernel parameters are read-only"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.cvta_to(Space::reg, k.reg(u64), k.reg(u64)); },
-                      {"cvta.to.reg.u64", "state space .reg has no generic-address window"}));
+                      {"cvta.to: state space .reg has no generic-address window"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.ldmatrix(k.regs(b32, 3), at(k.reg(u32))); },
                       {"ldmatrix", "3 registers; x1, x2 or x4"}));
 }
@@ -582,7 +592,7 @@ TEST(BadHopper, TensorCopyCoordinatesAndMapType) {
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
     Shared t = k.shared("t", 128), b = k.shared("b", 8, 8);
     k.tma_load(at(t), k.reg(u64), {1, 2, 3, 4, 5, 6}, at(b));
-  }, {"cp.async.bulk.tensor.6d", "6 coordinates", "1 to 5"}));
+  }, {"cp.async.bulk.tensor: 6 coordinates", "1 to 5"}));
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) {
     Shared t = k.shared("t", 128);
     k.tma_store(k.reg(u32, "map"), {0, 0}, at(t));

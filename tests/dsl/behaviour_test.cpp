@@ -346,7 +346,7 @@ TEST(Inst, KnownAndUnknownOpcodes) {
   Reg d = k.reg(b32), a = k.reg(b32);
   Pred p = k.pred();
   k.inst("prmt.b32", d, a, a, 0x3210);
-  k.inst("pmevent", 1);  // not in the PTX vocabulary: passed through unchecked
+  k.inst("pmevent", 1);  // no typed wrapper: still read through the vocabulary
   k.inst("setp.ne.b32", p, a, 0);
   k.inst("ld.global.v2.b32", Regs{d, a}, at(k.reg(u64), 8));
   EXPECT_EQ(statements_from(k, 0),
@@ -356,7 +356,16 @@ TEST(Inst, KnownAndUnknownOpcodes) {
   ASSERT_NE(setp, nullptr);
   EXPECT_EQ(setp->arity.min, 3);
   EXPECT_EQ(setp->arity.max, 4);
-  EXPECT_EQ(ptx::find_opcode("pmevent"), nullptr);
+  EXPECT_EQ(ptx::find_opcode("frobnicate"), nullptr);
+  // A word the vocabulary lacks is refused at the call, naming it.
+  for (const char* bad : {"frobnicate.b32", "add.q32", "ld.global."}) {
+    try {
+      k.inst(bad, d, a, a);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const DslError& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The vocabulary's targets hold for the escape hatch too: elect is sm_90's.

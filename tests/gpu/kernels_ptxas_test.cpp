@@ -82,9 +82,9 @@ TEST_F(KernelsAssemble, OnEveryTarget) {
 // The PTX error test expects ptxas to name the line of the bad instruction.
 TEST_F(KernelsAssemble, RefusesThePlantedErrorOnItsLine) {
   const ptx::Target t = ptx::Target::sm_80;
-  const ptx::Module bad = vector_add(t, {inst("add.u33", {r("%r6"), r("%r5"), r("%r5")})});
+  const ptx::Module bad = vector_add(t, {inst("add.pred", {r("%r6"), r("%r5"), r("%r5")})});
   const std::string text = ptx::emit(bad);
-  const std::size_t at = text.find("add.u33");
+  const std::size_t at = text.find("add.pred");
   ASSERT_NE(at, std::string::npos);
   const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
   const Assembled a = assemble(*ptxas_, bad, t);

@@ -76,15 +76,15 @@ TEST_F(GpuModule, RebuildsACorruptCacheEntry) {
 
 TEST_F(GpuModule, ReportsAPtxErrorWithTheLineItNames) {
   Device d = Device::cuda(0);
-  // add.u33 is no PTX type: ptxas refuses the line.
-  ptx::Module bad = vector_add(d.target(), {inst("add.u33", {r("%r6"), r("%r5"), r("%r5")})});
+  // add has no .pred form (PTX ISA 9.7.1.1): ptxas refuses the line.
+  ptx::Module bad = vector_add(d.target(), {inst("add.pred", {r("%r6"), r("%r5"), r("%r5")})});
   const std::string text = ptx::emit(bad);
   std::istringstream lines(text);
   std::string line;
   int number = 0, bad_line = 0;
   while (std::getline(lines, line)) {
     ++number;
-    if (line.find("add.u33") != std::string::npos) bad_line = number;
+    if (line.find("add.pred") != std::string::npos) bad_line = number;
   }
   ASSERT_GT(bad_line, 0);
   try {
@@ -97,7 +97,7 @@ TEST_F(GpuModule, ReportsAPtxErrorWithTheLineItNames) {
                 e.call() == "cuLinkComplete(the module with kernels vadd)")
         << e.call();
     EXPECT_NE(what.find("line " + std::to_string(bad_line)), std::string::npos) << what;
-    EXPECT_NE(what.find("    " + std::to_string(bad_line) + " | add.u33 %r6, %r5, %r5;"), std::string::npos) << what;
+    EXPECT_NE(what.find("    " + std::to_string(bad_line) + " | add.pred %r6, %r5, %r5;"), std::string::npos) << what;
   }
   EXPECT_EQ(cache_stats(d).builds, 0);  // nothing was stored
 }

@@ -71,10 +71,25 @@ TEST(Emitter, WritesAModuleDeterministically) {
 
 TEST(Instruction, SplitsAndJoinsOpcodes) {
   Instruction i = Instruction::parse_opcode("ld.global.v4.b32");
-  EXPECT_EQ(i.opcode, "ld");
-  EXPECT_EQ(i.modifiers, (std::vector<std::string>{"global", "v4", "b32"}));
+  EXPECT_EQ(i.opcode, Opcode::ld);
+  EXPECT_EQ(i.modifiers, (std::vector<Mod>{Mod::global, Mod::v4, mod(Type::b32)}));
   EXPECT_EQ(i.full_opcode(), "ld.global.v4.b32");
-  EXPECT_TRUE(i.has_modifier("v4"));
+  EXPECT_TRUE(i.has(Mod::v4));
+  EXPECT_EQ(i.types(), std::vector<Type>{Type::b32});
+  const Instruction wgmma = Instruction::parse_opcode("wgmma.mma_async.sync.aligned.m64n256k16.f32");
+  EXPECT_EQ(wgmma.modifiers.at(3), *wgmma_shape(256, 16));
+  EXPECT_EQ(wgmma.full_opcode(), "wgmma.mma_async.sync.aligned.m64n256k16.f32");
+}
+
+TEST(Instruction, RefusesWordsThatAreNotPtxs) {
+  std::string why;
+  EXPECT_FALSE(Instruction::parse_opcode("frobnicate.f32", why));
+  EXPECT_NE(why.find("'frobnicate' is not a PTX opcode"), std::string::npos) << why;
+  EXPECT_FALSE(Instruction::parse_opcode("add.q32", why));
+  EXPECT_NE(why.find("'.q32' is not a modifier"), std::string::npos) << why;
+  EXPECT_FALSE(Instruction::parse_opcode("ld.", why));
+  EXPECT_FALSE(Instruction::parse_opcode("m64n8k16", why));
+  EXPECT_THROW(Instruction::parse_opcode("mma.sync.aligned.m16n8k17"), PtxError);
 }
 
 TEST(Types, KnowTheirWidthsAndStorage) {

@@ -51,17 +51,56 @@ TEST(Vocabulary, AModifierMeansWhatItsOpcodeTakes) {
 TEST(Vocabulary, EnumerationsAreSpelledAsTheirWords) {
   const std::vector<Modifier> cmps = modifiers_of(ModifierClass::comparison);
   ASSERT_EQ(cmps.size(), 18u);
-  for (const Modifier& m : cmps) EXPECT_EQ(name(static_cast<Cmp>(m.value)), m.word);
+  for (const Modifier& m : cmps) {
+    EXPECT_EQ(name(static_cast<Cmp>(m.value)), name(m.mod));
+    EXPECT_EQ(mod(static_cast<Cmp>(m.value)), m.mod);
+  }
   const std::vector<Modifier> atomics = modifiers_of(ModifierClass::atomic_op);
   ASSERT_EQ(atomics.size(), 10u);
-  for (const Modifier& m : atomics) EXPECT_EQ(name(static_cast<AtomOp>(m.value)), m.word);
+  for (const Modifier& m : atomics) EXPECT_EQ(name(static_cast<AtomOp>(m.value)), name(m.mod));
   for (const Modifier& m : modifiers_of(ModifierClass::space))
-    EXPECT_EQ(m.word.substr(0, name(static_cast<Space>(m.value)).size()),
+    EXPECT_EQ(name(m.mod).substr(0, name(static_cast<Space>(m.value)).size()),
               name(static_cast<Space>(m.value)));
-  for (const Modifier& m : modifiers_of(ModifierClass::type))
-    EXPECT_EQ(parse_type(m.word), static_cast<Type>(m.value));
+  for (const Modifier& m : modifiers_of(ModifierClass::type)) {
+    EXPECT_EQ(parse_type(name(m.mod)), static_cast<Type>(m.value));
+    EXPECT_EQ(type_of(m.mod), static_cast<Type>(m.value));
+  }
   EXPECT_TRUE(float_only(Cmp::equ));
   EXPECT_FALSE(float_only(Cmp::hs));
+}
+
+// Every word the IR can hold is spelled once and read back to itself, with a
+// meaning in some class; the C++ enumerators are the spellings with "::"
+// as "_" (the transpiler writes them).
+TEST(Vocabulary, EveryModifierWordIsSpelledOnceAndReadBack) {
+  std::set<std::string_view> spellings;
+  int words = 0;
+  for (int i = 0;; ++i) {
+    const auto m = static_cast<Mod>(i);
+    if (m >= Mod::first_wgmma_shape && !wgmma_shape_of(m)) break;
+    const std::string_view word = name(m);
+    EXPECT_TRUE(spellings.insert(word).second) << word << " twice";
+    EXPECT_EQ(find_mod(word), m) << word;
+    bool meant = false;
+    for (int c = 0; c < static_cast<int>(ModifierClass::count); ++c)
+      meant |= meaning(m, {static_cast<ModifierClass>(c)}).has_value();
+    EXPECT_TRUE(meant) << word << " has no meaning";
+    if (!type_of(m) && !wgmma_shape_of(m)) {
+      std::string expected(word);
+      for (std::size_t at; (at = expected.find("::")) != std::string::npos;) expected.replace(at, 2, "_");
+      EXPECT_NE(enumerator(m).find(expected), std::string_view::npos) << word;
+    }
+    ++words;
+  }
+  EXPECT_GT(words, 500);  // 559 words with PTX ISA 9.0
+  EXPECT_EQ(find_mod("q32"), std::nullopt);
+  EXPECT_EQ(find_mod("m64n12k16"), std::nullopt);  // N steps by 8
+  EXPECT_EQ(wgmma_shape(256, 16), find_mod("m64n256k16"));
+  EXPECT_EQ(wgmma_shape_of(*find_mod("m64n8k32"))->k, 32);
+  EXPECT_EQ(wgmma_shape(264, 16), std::nullopt);
+  EXPECT_EQ(enumerator(Mod::mbarrier_complete_tx_bytes), "mbarrier_complete_tx_bytes");
+  EXPECT_EQ(enumerator(Opcode::and_), "and_");
+  EXPECT_EQ(mod(Type::u32), find_mod("u32"));
 }
 
 TEST(Vocabulary, EveryClassOfAnOpcodeHasWords) {

@@ -42,15 +42,15 @@ TEST_F(SimTest, LineNumbersCountNestedBlocksAndEarlierItems) {
   k.param(Type::u64, "a").param(Type::u32, "b").regs(Type::b32, "%r", 2);
   ptx::Module m = k.module();
   auto& body = std::get<ptx::Function>(m.items.back()).body->body;
-  ptx::Instruction bad = ptx::Instruction::parse_opcode("add.q32");
+  ptx::Instruction bad = ptx::Instruction::parse_opcode("add.u16x2");
   bad.operands = {ptx::Operand::reg("%r0"), ptx::Operand::reg("%r1"), ptx::Operand::reg("%r1")};
   ptx::Block inner;
   inner.body.push_back(parse_instruction("mov.u32 %r0, 1"));
   inner.body.push_back(bad);
   body.push_back(inner);
   const std::string msg = load_error(sim, m);
-  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, "add.q32")) +
-                     " (add.q32 %r0, %r1, %r1): modifier .q32"),
+  EXPECT_NE(msg.find("PTX line " + std::to_string(line_of(m, "add.u16x2")) +
+                     " (add.u16x2 %r0, %r1, %r1): modifier .u16x2"),
             std::string::npos)
       << msg << "\n"
       << ptx::emit(m);

@@ -111,7 +111,7 @@ inline ptx::Instruction parse_instruction(const std::string& line) {
   if (sp != std::string::npos) {
     const auto ops = split_operands(s.substr(sp + 1));
     for (std::size_t i = 0; i < ops.size(); ++i)
-      inst.operands.push_back(parse_operand(ops[i], inst.opcode == "bra" && i + 1 == ops.size()));
+      inst.operands.push_back(parse_operand(ops[i], inst.opcode == ptx::Opcode::bra && i + 1 == ops.size()));
   }
   return inst;
 }

@@ -355,10 +355,15 @@ TEST_F(WgmmaTest, FormsTheSimulatorDoesNotRunAreRefusedAtDecode) {
                     "0, 0;")
                 .find("wgmma's A is the sink _; give A's matrix descriptor or its 4 fragment registers"),
             std::string::npos);
-  EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n12k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, 1, 1, "
-                    "1, 0, 0;")
+  // e4m3 inputs take K = 32; a shape PTX lacks (N = 12) does not even parse.
+  EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n8k16.f32.e4m3.e4m3 {%d0, %d1, %d2, %d3}, %rd1, %rd2, 1, 1, "
+                    "1;")
                 .find("N = 8..256 in steps of 8"),
             std::string::npos);
+  EXPECT_THROW(ptx::parse(ptx_module(".visible .entry k()\n{\n  .reg .b32 %d<4>;\n  .reg .b64 %rd<4>;\n  "
+                                     "wgmma.mma_async.sync.aligned.m64n12k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, "
+                                     "%rd1, %rd2, 1, 1, 1, 0, 0;\n  ret;\n}\n")),
+               ParseError);
   EXPECT_NE(refusal("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1}, %rd1, %rd2, 1, 1, 1, 0, 0;")
                 .find("wgmma's d must be a vector of 4 registers"),
             std::string::npos);

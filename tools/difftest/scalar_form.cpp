@@ -68,7 +68,7 @@ InstructionForm scalar_form(ScalarSpec spec) {
       at += static_cast<std::size_t>(words_of(w));
     }
     for (std::int64_t imm : spec.immediates) operands.push_back(ptx::Operand::imm(imm));
-    k.emit(spec.opcode, operands);
+    k.emit(ptx::Instruction::parse_opcode(spec.opcode), operands);
     if (pred_dest)
       pred_word(k, io.out[0], *pred_dest);
     else if (spec.dest_width == 64)

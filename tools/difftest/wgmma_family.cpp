@@ -91,7 +91,7 @@ Family wgmma_family() {
                                          k.operand_of(desc_b), ptx::Operand::imm(1),
                                          ptx::Operand::imm(1), ptx::Operand::imm(1)};
         if (half) ops.insert(ops.end(), {ptx::Operand::imm(0), ptx::Operand::imm(0)});
-        k.emit(opcode, ops);
+        k.emit(ptx::Instruction::parse_opcode(opcode), ops);
       } else {
         k.wgmma_mma_async(*ptx::parse_type(a), *ptx::parse_type(b), d, desc_a, desc_b, true,
                           WgmmaMajor::k, WgmmaMajor::k);

@@ -157,27 +157,19 @@ class BodyWriter {
   // k.inst("opcode", args...), where the DSL's operand-count and target
   // checks and opcode splitting accept it.
   std::optional<Code> inst_call(const ptx::Instruction& inst) {
-    std::string dotted = inst.full_opcode();
-    ptx::Instruction split = ptx::Instruction::parse_opcode(dotted);
-    if (split.opcode != inst.opcode || split.modifiers != inst.modifiers) return std::nullopt;
-    if (const ptx::OpcodeInfo* known = ptx::find_opcode(inst.opcode)) {
-      int n = static_cast<int>(inst.operands.size());
-      if (n < known->arity.min || n > known->arity.max || !known->availability.has(ops_.target()))
-        return std::nullopt;
-    }
-    Code call("k.inst(" + cpp_string(dotted));
+    const ptx::OpcodeInfo& known = ptx::info(inst.opcode);
+    const int n = static_cast<int>(inst.operands.size());
+    if (n < known.arity.min || n > known.arity.max || !known.availability.has(ops_.target()))
+      return std::nullopt;
+    Code call("k.inst(" + cpp_string(inst.full_opcode()));
     for (const auto& op : inst.operands) call += Code(", ") + ops_.arg(op);
     return call + Code(");");
   }
 
   // k.emit(ptx::Instruction{...}) with the operands as expressions: always exact.
   Code emit_call(const ptx::Instruction& inst) {
-    Code out("k.emit(ptx::Instruction{.opcode = " + cpp_string(inst.opcode));
-    if (!inst.modifiers.empty()) {
-      std::string mods;
-      for (const auto& m : inst.modifiers) mods += (mods.empty() ? "" : ", ") + cpp_string(m);
-      out += Code(", .modifiers = {" + mods + "}");
-    }
+    Code out("k.emit(ptx::Instruction{.opcode = " + literal(inst.opcode));
+    if (!inst.modifiers.empty()) out += Code(", .modifiers = " + braced(inst.modifiers));
     if (!inst.operands.empty()) {
       std::vector<Code> parts;
       for (const auto& op : inst.operands) parts.push_back(ops_.expr(op));
@@ -189,7 +181,7 @@ class BodyWriter {
   }
 
   Code instruction(const ptx::Instruction& inst) {
-    if (inst.opcode == "bra") {
+    if (inst.opcode == ptx::Opcode::bra) {
       if (auto w = wrapper_call(inst, ops_)) return *w;
     }
     ptx::Instruction bare = inst;
@@ -297,7 +289,7 @@ std::string in_parts(const std::string& body) {
 bool ends_with_ret(const ptx::Block& b) {
   if (b.body.empty()) return false;
   const auto* inst = std::get_if<ptx::Instruction>(&b.body.back());
-  return inst && inst->opcode == "ret" && !inst->guard;
+  return inst && inst->opcode == ptx::Opcode::ret && !inst->guard;
 }
 
 }  // namespace

@@ -189,10 +189,21 @@ std::string literal(const ptx::Directive& d) {
   return f.done();
 }
 
+std::string literal(ptx::Opcode op) {
+  return "ptx::Opcode::" + std::string(ptx::enumerator(op));
+}
+
+std::string literal(ptx::Mod m) {
+  if (const auto t = ptx::type_of(m)) return "ptx::mod(" + literal(*t) + ")";
+  if (const auto shape = ptx::wgmma_shape_of(m))
+    return "*ptx::wgmma_shape(" + std::to_string(shape->n) + ", " + std::to_string(shape->k) + ")";
+  return "ptx::Mod::" + std::string(ptx::enumerator(m));
+}
+
 std::string literal(const ptx::Instruction& inst) {
   Fields f("ptx::Instruction");
-  f.add("opcode", cpp_string(inst.opcode));
-  if (!inst.modifiers.empty()) f.add("modifiers", strings_literal(inst.modifiers));
+  f.add("opcode", literal(inst.opcode));
+  if (!inst.modifiers.empty()) f.add("modifiers", braced(inst.modifiers));
   if (!inst.operands.empty()) f.add("operands", braced(inst.operands));
   if (inst.guard)
     f.add("guard", "ptx::Guard{" + cpp_string(inst.guard->pred) + (inst.guard->negated ? ", true}" : "}"));

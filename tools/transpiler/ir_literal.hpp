@@ -15,6 +15,8 @@ std::string literal(ptx::Type t);     // ptx::Type::u32
 std::string literal(ptx::Space s);    // ptx::Space::shared
 std::string literal(ptx::Linkage l);  // ptx::Linkage::visible
 std::string literal(ptx::Operand::Kind k);  // ptx::Operand::Kind::imm_int
+std::string literal(ptx::Opcode op);  // ptx::Opcode::and_
+std::string literal(ptx::Mod m);      // ptx::Mod::shared_cta, ptx::mod(ptx::Type::u32)
 std::string literal(const ptx::Operand& op);
 std::string literal(const ptx::Variable& v);
 std::string literal(const ptx::Directive& d);

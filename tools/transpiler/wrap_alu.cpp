@@ -58,15 +58,20 @@ std::optional<Code> mov(const ptx::Instruction& inst, OperandWriter& ops) {
 // Two-source integer and float operations whose wrapper reads the type from the destination.
 std::optional<Code> binary(const ptx::Instruction& inst, OperandWriter& ops) {
   using Call = void (dsl::AluOps::*)(const dsl::Reg&, const dsl::Src&, const dsl::Src&);
-  static const std::map<std::string, std::pair<std::string, Call>> kOps = {
-      {"and", {"and_", &dsl::AluOps::and_}},     {"or", {"or_", &dsl::AluOps::or_}},
-      {"xor", {"xor_", &dsl::AluOps::xor_}},     {"shl", {"shl", &dsl::AluOps::shl}},
-      {"shr", {"shr", &dsl::AluOps::shr}},       {"rem", {"rem", &dsl::AluOps::rem}},
-      {"mul", {"mul_hi", &dsl::AluOps::mul_hi}},
+  using O = ptx::Opcode;
+  static const std::map<O, std::pair<std::string, Call>> kOps = {
+      {O::and_, {"and_", &dsl::AluOps::and_}},     {O::or_, {"or_", &dsl::AluOps::or_}},
+      {O::xor_, {"xor_", &dsl::AluOps::xor_}},     {O::shl, {"shl", &dsl::AluOps::shl}},
+      {O::shr, {"shr", &dsl::AluOps::shr}},        {O::rem, {"rem", &dsl::AluOps::rem}},
+      {O::mul, {"mul_hi", &dsl::AluOps::mul_hi}},
   };
-  static const std::map<std::string, std::string> kFloatModeOps = {{"add", "add"}, {"sub", "sub"},
-                                                                   {"mul", "mul"}, {"min", "min"},
-                                                                   {"max", "max"}, {"div", "div"}};
+  using ModeCall =
+      void (dsl::AluOps::*)(const dsl::Reg&, const dsl::Src&, const dsl::Src&, dsl::FloatMode);
+  // add/sub/mul(.lo)/min/max/div take a FloatMode; the plain form is tried.
+  static const std::map<O, std::pair<std::string, ModeCall>> kFloatModeOps = {
+      {O::add, {"add", &dsl::AluOps::add}}, {O::sub, {"sub", &dsl::AluOps::sub}},
+      {O::mul, {"mul", &dsl::AluOps::mul}}, {O::min, {"min", &dsl::AluOps::min}},
+      {O::max, {"max", &dsl::AluOps::max}}, {O::div, {"div", &dsl::AluOps::div}}};
   auto t = type_modifier(inst);
   if (!t || inst.operands.size() != 3) return std::nullopt;
   const auto &d = inst.operands[0], &a = inst.operands[1], &c = inst.operands[2];
@@ -74,17 +79,11 @@ std::optional<Code> binary(const ptx::Instruction& inst, OperandWriter& ops) {
   auto sa = src_code(a, ops, std::nullopt), sb = src_code(c, ops, std::nullopt);
   if (!dst || !sa || !sb) return std::nullopt;
   Code args = *dst + Code(", ") + *sa + Code(", ") + *sb;
-  // add/sub/mul(.lo)/min/max take a FloatMode; the plain form is tried.
   if (auto it = kFloatModeOps.find(inst.opcode); it != kFloatModeOps.end()) {
-    using ModeCall =
-        void (dsl::AluOps::*)(const dsl::Reg&, const dsl::Src&, const dsl::Src&, dsl::FloatMode);
-    static const std::map<std::string, ModeCall> kCalls = {
-        {"add", &dsl::AluOps::add}, {"sub", &dsl::AluOps::sub}, {"mul", &dsl::AluOps::mul},
-        {"min", &dsl::AluOps::min}, {"max", &dsl::AluOps::max}, {"div", &dsl::AluOps::div}};
-    ModeCall call = kCalls.at(inst.opcode);
+    ModeCall call = it->second.second;
     if (reproduces(inst, ops,
                    [&](Sandbox& b) { (b.k().*call)(b.reg(d, t), b.src(a), b.src(c), {}); }))
-      return Code("k." + it->second + "(") + args + Code(");");
+      return Code("k." + it->second.first + "(") + args + Code(");");
   }
   if (auto it = kOps.find(inst.opcode); it != kOps.end()) {
     Call call = it->second.second;
@@ -97,7 +96,7 @@ std::optional<Code> binary(const ptx::Instruction& inst, OperandWriter& ops) {
 std::optional<Code> setp(const ptx::Instruction& inst, OperandWriter& ops) {
   auto t = type_modifier(inst);
   if (!t || inst.modifiers.size() != 2 || inst.operands.size() != 3) return std::nullopt;
-  const auto modifier = ptx::find_modifier(inst.modifiers[0], {ptx::ModifierClass::comparison});
+  const auto modifier = ptx::meaning(inst.modifiers[0], {ptx::ModifierClass::comparison});
   if (!modifier) return std::nullopt;
   const auto cmp = static_cast<ptx::Cmp>(modifier->value);
   const auto &p = inst.operands[0], &a = inst.operands[1], &c = inst.operands[2];
@@ -112,14 +111,14 @@ std::optional<Code> setp(const ptx::Instruction& inst, OperandWriter& ops) {
                    b.src(c, a_reg ? std::nullopt : t));
       }))
     return std::nullopt;
-  return Code("k.setp(") + *dp + Code(", Cmp::" + inst.modifiers[0] + ", ") + *sa + Code(", ") +
+  return Code("k.setp(") + *dp + Code(", Cmp::" + std::string(ptx::name(cmp)) + ", ") + *sa + Code(", ") +
          *sb + Code(");");
 }
 
 // mul.wide.T d, a, b / mad.wide.T d, a, b, c / mad.lo.T d, a, b, c.
 std::optional<Code> wide_or_lo(const ptx::Instruction& inst, OperandWriter& ops) {
   auto t = type_modifier(inst);
-  const bool mad = inst.opcode == "mad";
+  const bool mad = inst.opcode == ptx::Opcode::mad;
   if (!t || inst.modifiers.size() != 2 || inst.operands.size() != (mad ? 4u : 3u))
     return std::nullopt;
   const auto& d = inst.operands[0];
@@ -127,7 +126,7 @@ std::optional<Code> wide_or_lo(const ptx::Instruction& inst, OperandWriter& ops)
   auto tail = sources(rest, ops);
   if (!tail) return std::nullopt;
   const auto& a = inst.operands[1];
-  if (inst.modifiers[0] == "lo" && mad) {
+  if (inst.modifiers[0] == ptx::Mod::lo && mad) {
     auto dst = ops.reg(d, t), sa = sources({a}, ops);
     if (!dst || !sa) return std::nullopt;
     return checked(inst, ops, Code("k.mad(") + *dst + *sa + *tail + Code(");"), [&](Sandbox& b) {
@@ -135,7 +134,7 @@ std::optional<Code> wide_or_lo(const ptx::Instruction& inst, OperandWriter& ops)
     });
   }
   auto w = wide(*t);
-  if (inst.modifiers[0] != "wide" || !w) return std::nullopt;
+  if (inst.modifiers[0] != ptx::Mod::wide || !w) return std::nullopt;
   auto dst = ops.reg(d, w), ra = ops.reg(a, t);
   if (!dst || !ra) return std::nullopt;
   return checked(
@@ -184,18 +183,17 @@ std::optional<Code> fma(const ptx::Instruction& inst, OperandWriter& ops) {
 std::optional<Code> special_function(const ptx::Instruction& inst, OperandWriter& ops) {
   auto t = type_modifier(inst);
   if (!t || inst.operands.size() != 2 || inst.modifiers.size() < 2) return std::nullopt;
-  const bool approx = inst.modifiers[0] == "approx";
-  std::vector<std::string> rest(inst.modifiers.begin() + (approx ? 1 : 0),
-                                inst.modifiers.end() - 1);
+  const bool approx = inst.modifiers[0] == ptx::Mod::approx;
+  const bool ex2 = inst.opcode == ptx::Opcode::ex2;
+  std::vector<ptx::Mod> rest(inst.modifiers.begin() + (approx ? 1 : 0), inst.modifiers.end() - 1);
   auto m = modes(rest, false);
-  if (!m || (approx && (m->round != dsl::Round::none || m->sat)) ||
-      (inst.opcode == "ex2" && !approx))
+  if (!m || (approx && (m->round != dsl::Round::none || m->sat)) || (ex2 && !approx))
     return std::nullopt;
   const auto &d = inst.operands[0], &a = inst.operands[1];
   auto dst = ops.reg(d, t);
   auto src = src_code(a, ops, t);
   if (!dst || !src) return std::nullopt;
-  if (inst.opcode == "ex2")
+  if (ex2)
     return checked(
         inst, ops,
         Code("k.ex2_approx(") + *dst + Code(", ") + *src + Code(m->ftz ? ", true);" : ");"),

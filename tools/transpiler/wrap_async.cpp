@@ -15,60 +15,75 @@ namespace warpforge::transpiler::wrap {
 
 namespace {
 
-// Operand-less instructions with a typed call, by full opcode.
+using M = ptx::Mod;
+using O = ptx::Opcode;
+
+// Operand-less instructions with a typed call, by opcode and modifiers.
 struct Bare {
+  O opcode;
+  std::vector<M> modifiers;
   const char* code;
   void (*run)(dsl::Kernel&);
 };
-const std::map<std::string, Bare> kBare = {
-    {"wgmma.fence.sync.aligned", {"k.wgmma_fence();", [](dsl::Kernel& k) { k.wgmma_fence(); }}},
-    {"wgmma.commit_group.sync.aligned",
-     {"k.wgmma_commit_group();", [](dsl::Kernel& k) { k.wgmma_commit_group(); }}},
-    {"cp.async.commit_group",
-     {"k.cp_async_commit();", [](dsl::Kernel& k) { k.cp_async_commit(); }}},
-    {"cp.async.wait_all",
-     {"k.cp_async_wait_all();", [](dsl::Kernel& k) { k.cp_async_wait_all(); }}},
-    {"cp.async.bulk.commit_group",
-     {"k.bulk_commit_group();", [](dsl::Kernel& k) { k.bulk_commit_group(); }}},
-    {"fence.proxy.async.shared::cta",
-     {"k.fence_proxy_async_shared();", [](dsl::Kernel& k) { k.fence_proxy_async_shared(); }}},
-    {"fence.proxy.async.shared::cluster",
-     {"k.fence_proxy_async_shared_cluster();",
-      [](dsl::Kernel& k) { k.fence_proxy_async_shared_cluster(); }}},
-    {"fence.mbarrier_init.release.cluster",
-     {"k.fence_mbarrier_init();", [](dsl::Kernel& k) { k.fence_mbarrier_init(); }}},
+const Bare kBare[] = {
+    {O::wgmma, {M::fence, M::sync, M::aligned}, "k.wgmma_fence();",
+     [](dsl::Kernel& k) { k.wgmma_fence(); }},
+    {O::wgmma, {M::commit_group, M::sync, M::aligned}, "k.wgmma_commit_group();",
+     [](dsl::Kernel& k) { k.wgmma_commit_group(); }},
+    {O::cp, {M::async, M::commit_group}, "k.cp_async_commit();",
+     [](dsl::Kernel& k) { k.cp_async_commit(); }},
+    {O::cp, {M::async, M::wait_all}, "k.cp_async_wait_all();",
+     [](dsl::Kernel& k) { k.cp_async_wait_all(); }},
+    {O::cp, {M::async, M::bulk, M::commit_group}, "k.bulk_commit_group();",
+     [](dsl::Kernel& k) { k.bulk_commit_group(); }},
+    {O::fence, {M::proxy, M::async, M::shared_cta}, "k.fence_proxy_async_shared();",
+     [](dsl::Kernel& k) { k.fence_proxy_async_shared(); }},
+    {O::fence, {M::proxy, M::async, M::shared_cluster}, "k.fence_proxy_async_shared_cluster();",
+     [](dsl::Kernel& k) { k.fence_proxy_async_shared_cluster(); }},
+    {O::fence, {M::mbarrier_init, M::release, M::cluster}, "k.fence_mbarrier_init();",
+     [](dsl::Kernel& k) { k.fence_mbarrier_init(); }},
 };
 
-// Instructions whose one operand is a group count, by full opcode.
+// Instructions whose one operand is a group count, by opcode and modifiers.
 struct Counted {
+  O opcode;
+  std::vector<M> modifiers;
   const char* call;
   void (*run)(dsl::Kernel&, int);
 };
-const std::map<std::string, Counted> kCounted = {
-    {"wgmma.wait_group.sync.aligned",
-     {"k.wgmma_wait_group(", [](dsl::Kernel& k, int n) { k.wgmma_wait_group(n); }}},
-    {"cp.async.wait_group",
-     {"k.cp_async_wait(", [](dsl::Kernel& k, int n) { k.cp_async_wait(n); }}},
-    {"cp.async.bulk.wait_group",
-     {"k.bulk_wait_group(", [](dsl::Kernel& k, int n) { k.bulk_wait_group(n); }}},
-    {"cp.async.bulk.wait_group.read",
-     {"k.bulk_wait_group_read(", [](dsl::Kernel& k, int n) { k.bulk_wait_group_read(n); }}},
+const Counted kCounted[] = {
+    {O::wgmma, {M::wait_group, M::sync, M::aligned}, "k.wgmma_wait_group(",
+     [](dsl::Kernel& k, int n) { k.wgmma_wait_group(n); }},
+    {O::cp, {M::async, M::wait_group}, "k.cp_async_wait(",
+     [](dsl::Kernel& k, int n) { k.cp_async_wait(n); }},
+    {O::cp, {M::async, M::bulk, M::wait_group}, "k.bulk_wait_group(",
+     [](dsl::Kernel& k, int n) { k.bulk_wait_group(n); }},
+    {O::cp, {M::async, M::bulk, M::wait_group, M::read}, "k.bulk_wait_group_read(",
+     [](dsl::Kernel& k, int n) { k.bulk_wait_group_read(n); }},
 };
+
+template <class Entry, std::size_t N>
+const Entry* find(const Entry (&table)[N], const ptx::Instruction& inst) {
+  for (const Entry& e : table)
+    if (e.opcode == inst.opcode && e.modifiers == inst.modifiers) return &e;
+  return nullptr;
+}
 
 // fence.{sc,acq_rel}.{cta,cluster,gpu,sys}: k.fence(FenceSem::sc, Scope::gpu).
 std::optional<Code> fence(const ptx::Instruction& inst, OperandWriter& ops) {
-  static const std::map<std::string, dsl::FenceSem> kSems = {{"sc", dsl::FenceSem::sc},
-                                                             {"acq_rel", dsl::FenceSem::acq_rel}};
-  static const std::map<std::string, dsl::Scope> kScopes = {{"cta", dsl::Scope::cta},
-                                                            {"cluster", dsl::Scope::cluster},
-                                                            {"gpu", dsl::Scope::gpu},
-                                                            {"sys", dsl::Scope::sys}};
+  static const std::map<M, dsl::FenceSem> kSems = {{M::sc, dsl::FenceSem::sc},
+                                                   {M::acq_rel, dsl::FenceSem::acq_rel}};
+  static const std::map<M, dsl::Scope> kScopes = {{M::cta, dsl::Scope::cta},
+                                                  {M::cluster, dsl::Scope::cluster},
+                                                  {M::gpu, dsl::Scope::gpu},
+                                                  {M::sys, dsl::Scope::sys}};
   if (inst.modifiers.size() != 2 || !inst.operands.empty()) return std::nullopt;
   auto sem = kSems.find(inst.modifiers[0]);
   auto scope = kScopes.find(inst.modifiers[1]);
   if (sem == kSems.end() || scope == kScopes.end()) return std::nullopt;
   return checked(inst, ops,
-                 Code("k.fence(FenceSem::" + sem->first + ", Scope::" + scope->first + ");"),
+                 Code("k.fence(FenceSem::" + std::string(ptx::name(sem->first)) + ", Scope::" +
+                      std::string(ptx::name(scope->first)) + ");"),
                  [&](Sandbox& b) { b.k().fence(sem->second, scope->second); });
 }
 
@@ -78,7 +93,7 @@ std::optional<Code> fence(const ptx::Instruction& inst, OperandWriter& ops) {
 std::optional<Code> mbarrier(const ptx::Instruction& inst, OperandWriter& ops) {
   const auto& m = inst.modifiers;
   if (m.empty()) return std::nullopt;
-  if (m[0] == "init" && inst.operands.size() == 2) {
+  if (m[0] == M::init && inst.operands.size() == 2) {
     const auto &bar = inst.operands[0], &count = inst.operands[1];
     auto a = ops.address(bar);
     auto c = src_code(count, ops, std::nullopt);
@@ -86,7 +101,7 @@ std::optional<Code> mbarrier(const ptx::Instruction& inst, OperandWriter& ops) {
     return checked(inst, ops, Code("k.mbarrier_init(") + *a + Code(", ") + *c + Code(");"),
                    [&](Sandbox& b) { b.k().mbarrier_init(b.addr(bar), b.src(count)); });
   }
-  if (m.size() > 1 && m[0] == "arrive" && m[1] == "expect_tx" && inst.operands.size() == 3 &&
+  if (m.size() > 1 && m[0] == M::arrive && m[1] == M::expect_tx && inst.operands.size() == 3 &&
       inst.operands[0].kind == ptx::Operand::Kind::sink) {
     const auto &bar = inst.operands[1], &bytes = inst.operands[2];
     auto a = ops.address(bar);
@@ -96,7 +111,7 @@ std::optional<Code> mbarrier(const ptx::Instruction& inst, OperandWriter& ops) {
                    Code("k.mbarrier_arrive_expect_tx(") + *a + Code(", ") + *c + Code(");"),
                    [&](Sandbox& b) { b.k().mbarrier_arrive_expect_tx(b.addr(bar), b.src(bytes)); });
   }
-  if (m.size() > 1 && m[0] == "try_wait" && m[1] == "parity" && inst.operands.size() == 3) {
+  if (m.size() > 1 && m[0] == M::try_wait && m[1] == M::parity && inst.operands.size() == 3) {
     const auto &ready = inst.operands[0], &bar = inst.operands[1], &parity = inst.operands[2];
     auto p = ops.pred_use(ready);
     auto a = ops.address(bar);
@@ -115,15 +130,15 @@ std::optional<Code> mbarrier(const ptx::Instruction& inst, OperandWriter& ops) {
 // ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {d}, [a] and stmatrix ... [a], {s}.
 std::optional<Code> matrix(const ptx::Instruction& inst, OperandWriter& ops) {
   if (inst.operands.size() != 2) return std::nullopt;
-  const bool load = inst.opcode == "ldmatrix";
-  bool trans = false;
-  for (const auto& m : inst.modifiers) trans = trans || m == "trans";
+  const bool load = inst.opcode == O::ldmatrix;
+  const bool trans = inst.has(M::trans);
   const ptx::Operand &regs = inst.operands[load ? 0 : 1], &where = inst.operands[load ? 1 : 0];
   auto r = ops.regs_vector(regs);
   auto a = ops.address(where);
   if (!r || !a) return std::nullopt;
   Code args = load ? *r + Code(", ") + *a : *a + Code(", ") + *r;
-  return checked(inst, ops, Code("k." + inst.opcode + "(") + args + Code(trans ? ", true);" : ");"),
+  return checked(inst, ops,
+                 Code("k." + opcode_name(inst) + "(") + args + Code(trans ? ", true);" : ");"),
                  [&](Sandbox& b) {
                    if (load)
                      b.k().ldmatrix(b.regs(regs), b.addr(where), trans);
@@ -135,10 +150,10 @@ std::optional<Code> matrix(const ptx::Instruction& inst, OperandWriter& ops) {
 // cp.async.{ca,cg}.shared.global [d], [a], bytes[, src_bytes].
 std::optional<Code> cp_async(const ptx::Instruction& inst, OperandWriter& ops) {
   const auto& m = inst.modifiers;
-  if (m.size() != 4 || m[0] != "async" || (m[1] != "ca" && m[1] != "cg") || m[2] != "shared" ||
-      m[3] != "global" || inst.operands.size() < 3 || inst.operands.size() > 4)
+  if (m.size() != 4 || m[0] != M::async || (m[1] != M::ca && m[1] != M::cg) || m[2] != M::shared ||
+      m[3] != M::global || inst.operands.size() < 3 || inst.operands.size() > 4)
     return std::nullopt;
-  const dsl::CpAsyncCache cache = m[1] == "ca" ? dsl::CpAsyncCache::ca : dsl::CpAsyncCache::cg;
+  const dsl::CpAsyncCache cache = m[1] == M::ca ? dsl::CpAsyncCache::ca : dsl::CpAsyncCache::cg;
   const auto &dst = inst.operands[0], &src = inst.operands[1], &bytes = inst.operands[2];
   auto d = ops.address(dst), a = ops.address(src);
   auto n = ops.int_imm(bytes);
@@ -146,7 +161,8 @@ std::optional<Code> cp_async(const ptx::Instruction& inst, OperandWriter& ops) {
   auto tail = sources(rest, ops);
   if (!d || !a || !n || !tail) return std::nullopt;
   return checked(inst, ops,
-                 Code("k.cp_async(CpAsyncCache::" + m[1] + ", ") + *n + Code(", ") + *d +
+                 Code("k.cp_async(CpAsyncCache::" + std::string(ptx::name(m[1])) + ", ") + *n +
+                     Code(", ") + *d +
                      Code(", ") + *a + *tail + Code(");"),
                  [&](Sandbox& b) {
                    std::optional<dsl::Src> src_bytes;
@@ -159,15 +175,14 @@ std::optional<Code> cp_async(const ptx::Instruction& inst, OperandWriter& ops) {
 // mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c> {d}, {a}, {b}, {c}: the
 // wrapper takes one accumulator type for d and c.
 std::optional<Code> mma(const ptx::Instruction& inst, OperandWriter& ops) {
-  static const std::map<std::string, dsl::MmaShape> kShapes = {
-      {"m16n8k8", dsl::MmaShape::m16n8k8},
-      {"m16n8k16", dsl::MmaShape::m16n8k16},
-      {"m16n8k32", dsl::MmaShape::m16n8k32}};
+  static const std::map<M, dsl::MmaShape> kShapes = {{M::m16n8k8, dsl::MmaShape::m16n8k8},
+                                                      {M::m16n8k16, dsl::MmaShape::m16n8k16},
+                                                      {M::m16n8k32, dsl::MmaShape::m16n8k32}};
   const auto& m = inst.modifiers;
-  if (m.size() != 9 || m[0] != "sync" || m[1] != "aligned" || inst.operands.size() != 4)
+  if (m.size() != 9 || m[0] != M::sync || m[1] != M::aligned || inst.operands.size() != 4)
     return std::nullopt;
   auto shape = kShapes.find(m[2]);
-  auto acc = ptx::parse_type(m[5]), at = ptx::parse_type(m[6]), bt = ptx::parse_type(m[7]);
+  auto acc = ptx::type_of(m[5]), at = ptx::type_of(m[6]), bt = ptx::type_of(m[7]);
   if (shape == kShapes.end() || !acc || !at || !bt) return std::nullopt;
   std::vector<Code> vectors;
   for (const auto& op : inst.operands) {
@@ -176,7 +191,7 @@ std::optional<Code> mma(const ptx::Instruction& inst, OperandWriter& ops) {
     vectors.push_back(*v);
   }
   return checked(inst, ops,
-                 Code("k.mma_sync(MmaShape::" + m[2] + ", " + dsl_type(*at) + ", " + dsl_type(*bt) +
+                 Code("k.mma_sync(MmaShape::" + std::string(ptx::name(m[2])) + ", " + dsl_type(*at) + ", " + dsl_type(*bt) +
                       ", " + dsl_type(*acc) + ", ") +
                      join(vectors) + Code(");"),
                  [&](Sandbox& b) {
@@ -191,10 +206,10 @@ std::optional<Code> mma(const ptx::Instruction& inst, OperandWriter& ops) {
 std::optional<Code> wgmma(const ptx::Instruction& inst, OperandWriter& ops) {
   const auto& m = inst.modifiers;
   const auto& o = inst.operands;
-  if (m.size() != 7 || m[0] != "mma_async" || m[1] != "sync" || m[2] != "aligned" ||
+  if (m.size() != 7 || m[0] != M::mma_async || m[1] != M::sync || m[2] != M::aligned ||
       (o.size() != 6 && o.size() != 8))
     return std::nullopt;
-  auto at = ptx::parse_type(m[5]), bt = ptx::parse_type(m[6]);
+  auto at = ptx::type_of(m[5]), bt = ptx::type_of(m[6]);
   auto d = ops.regs_vector(o[0]);
   auto desc_a = ops.reg(o[1]), desc_b = ops.reg(o[2]);
   if (!at || !bt || !d || !desc_a || !desc_b) return std::nullopt;
@@ -229,24 +244,33 @@ std::optional<Code> wgmma(const ptx::Instruction& inst, OperandWriter& ops) {
 }  // namespace
 
 std::optional<Code> tensor_async(const ptx::Instruction& inst, OperandWriter& ops) {
-  const std::string op = inst.full_opcode();
-  if (auto bare = kBare.find(op); bare != kBare.end() && inst.operands.empty())
-    return checked(inst, ops, Code(bare->second.code),
-                   [&](Sandbox& b) { bare->second.run(b.k()); });
-  if (auto counted = kCounted.find(op); counted != kCounted.end() && inst.operands.size() == 1) {
+  if (const Bare* bare = find(kBare, inst); bare && inst.operands.empty())
+    return checked(inst, ops, Code(bare->code), [&](Sandbox& b) { bare->run(b.k()); });
+  if (const Counted* counted = find(kCounted, inst); counted && inst.operands.size() == 1) {
     const ptx::Operand& n = inst.operands[0];
     auto c = ops.int_imm(n);
     if (!c) return std::nullopt;
-    return checked(inst, ops, Code(counted->second.call) + *c + Code(");"), [&](Sandbox& b) {
-      counted->second.run(b.k(), static_cast<int>(n.int_value()));
+    return checked(inst, ops, Code(counted->call) + *c + Code(");"), [&](Sandbox& b) {
+      counted->run(b.k(), static_cast<int>(n.int_value()));
     });
   }
-  if (inst.opcode == "fence") return fence(inst, ops);
-  if (inst.opcode == "cp") return cp_async(inst, ops);
-  if (inst.opcode == "mma") return mma(inst, ops);
-  if (inst.opcode == "wgmma") return wgmma(inst, ops);
-  if (inst.opcode == "mbarrier") return mbarrier(inst, ops);
-  if (inst.opcode == "ldmatrix" || inst.opcode == "stmatrix") return matrix(inst, ops);
+  switch (inst.opcode) {
+    case O::fence:
+      return fence(inst, ops);
+    case O::cp:
+      return cp_async(inst, ops);
+    case O::mma:
+      return mma(inst, ops);
+    case O::wgmma:
+      return wgmma(inst, ops);
+    case O::mbarrier:
+      return mbarrier(inst, ops);
+    case O::ldmatrix:
+    case O::stmatrix:
+      return matrix(inst, ops);
+    default:
+      break;
+  }
   return std::nullopt;
 }
 

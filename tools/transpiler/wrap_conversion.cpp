@@ -11,7 +11,7 @@ namespace {
 // cvt.rn[.satfinite].packed.f32 d, hi, lo: k.cvt_pack(packed, d, hi, lo, mode);
 // cvt.rn.f16x2.fp8x2 d, a: k.cvt_unpack_fp8(fp8x2, d, a).
 std::optional<Code> cvt_packed(const ptx::Instruction& inst, OperandWriter& ops) {
-  auto dt = ptx::parse_type(inst.modifiers[inst.modifiers.size() - 2]), at = type_modifier(inst);
+  auto dt = ptx::type_of(inst.modifiers[inst.modifiers.size() - 2]), at = type_modifier(inst);
   auto m = modes(leading(inst, 2), true);
   if (!dt || !at || !m) return std::nullopt;
   const auto& d = inst.operands[0];
@@ -44,7 +44,7 @@ std::optional<Code> cvt(const ptx::Instruction& inst, OperandWriter& ops) {
     return std::nullopt;
   if (auto packed = cvt_packed(inst, ops)) return packed;
   if (inst.operands.size() != 2) return std::nullopt;
-  auto dt = ptx::parse_type(inst.modifiers[inst.modifiers.size() - 2]), at = type_modifier(inst);
+  auto dt = ptx::type_of(inst.modifiers[inst.modifiers.size() - 2]), at = type_modifier(inst);
   auto m = modes(leading(inst, 2), true);
   const auto &d = inst.operands[0], &a = inst.operands[1];
   auto dst = ops.reg(d);

@@ -12,27 +12,28 @@ namespace warpforge::transpiler::wrap {
 // ld/st[.volatile][.space][.nc][.cache][.vN].type: k.ld(Space::global, f32, r[1], at(rd[2]), {.nc =
 // true}).
 std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
-  static const std::map<std::string, dsl::Cache> kCaches = {
-      {"ca", dsl::Cache::ca}, {"cg", dsl::Cache::cg}, {"cs", dsl::Cache::cs},
-      {"lu", dsl::Cache::lu}, {"cv", dsl::Cache::cv}, {"wb", dsl::Cache::wb},
-      {"wt", dsl::Cache::wt}};
-  const bool load = inst.opcode == "ld";
+  using M = ptx::Mod;
+  static const std::map<M, dsl::Cache> kCaches = {
+      {M::ca, dsl::Cache::ca}, {M::cg, dsl::Cache::cg}, {M::cs, dsl::Cache::cs},
+      {M::lu, dsl::Cache::lu}, {M::cv, dsl::Cache::cv}, {M::wb, dsl::Cache::wb},
+      {M::wt, dsl::Cache::wt}};
+  const bool load = inst.opcode == ptx::Opcode::ld;
   auto t = type_modifier(inst);
   if (!t || inst.operands.size() != 2) return std::nullopt;
   std::optional<std::pair<ptx::Space, std::string>> space;
-  std::optional<std::string> cache;
+  std::optional<M> cache;
   bool nc = false, volatile_ = false, vector = false;
   for (std::size_t i = 0; i + 1 < inst.modifiers.size(); ++i) {
-    const std::string& m = inst.modifiers[i];
+    const M m = inst.modifiers[i];
     if (auto s = kSpaces.find(m); s != kSpaces.end() && !space)
       space = s->second;
     else if (kCaches.count(m) && !cache)
       cache = m;
-    else if (m == "nc")
+    else if (m == M::nc)
       nc = true;
-    else if (m == "volatile")
+    else if (m == M::volatile_)
       volatile_ = true;
-    else if (m == "v2" || m == "v4")
+    else if (m == M::v2 || m == M::v4)
       vector = true;
     else
       return std::nullopt;
@@ -49,7 +50,7 @@ std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
                       : src_code(data, ops, view);
   if (!address || !value) return std::nullopt;
   std::string opts;
-  if (cache) opts += ".cache = Cache::" + *cache;
+  if (cache) opts += ".cache = Cache::" + std::string(ptx::name(*cache));
   if (nc) opts += std::string(opts.empty() ? "" : ", ") + ".nc = true";
   if (volatile_) opts += std::string(opts.empty() ? "" : ", ") + ".volatile_ = true";
   if (!reproduces(inst, ops, [&](Sandbox& b) {
@@ -65,21 +66,21 @@ std::optional<Code> memory(const ptx::Instruction& inst, OperandWriter& ops) {
       }))
     return std::nullopt;
   Code args = load ? *value + Code(", ") + *address : *address + Code(", ") + *value;
-  return Code("k." + inst.opcode + "(" + space->second + ", " + dsl_type(*t) + ", ") + args +
+  return Code("k." + opcode_name(inst) + "(" + space->second + ", " + dsl_type(*t) + ", ") + args +
          Code((opts.empty() ? "" : ", {" + opts + "}") + ");");
 }
 
 // atom.space.op.type d, [a], b[, c] and red.space.op.type [a], b, in the
 // default semantics and scope (the wrapper's AtomOpts left empty).
 std::optional<Code> atomic(const ptx::Instruction& inst, OperandWriter& ops) {
-  const bool red = inst.opcode == "red";
+  const bool red = inst.opcode == ptx::Opcode::red;
   auto t = type_modifier(inst);
   if (!t || inst.modifiers.size() != 3) return std::nullopt;
   auto space = kSpaces.find(inst.modifiers[0]);
-  auto op = ptx::find_modifier(inst.modifiers[1], {ptx::ModifierClass::atomic_op});
+  auto op = ptx::meaning(inst.modifiers[1], {ptx::ModifierClass::atomic_op});
   if (space == kSpaces.end() || !op) return std::nullopt;
   const auto atom_op = static_cast<ptx::AtomOp>(op->value);
-  std::string op_code = "AtomOp::" + inst.modifiers[1];
+  std::string op_code = "AtomOp::" + std::string(ptx::name(inst.modifiers[1]));
   if (atom_op == ptx::AtomOp::and_ || atom_op == ptx::AtomOp::or_ || atom_op == ptx::AtomOp::xor_)
     op_code += "_";  // and, or, xor are C++ keywords
   const std::size_t first_src = red ? 1 : 2;
@@ -91,7 +92,7 @@ std::optional<Code> atomic(const ptx::Instruction& inst, OperandWriter& ops) {
   auto args = sources(srcs, ops);
   auto dst = red ? std::optional<Code>(Code()) : ops.reg(inst.operands[0], t);
   if (!address || !args || !dst) return std::nullopt;
-  Code head("k." + inst.opcode + "(" + space->second.second + ", " + op_code + ", " + dsl_type(*t) +
+  Code head("k." + opcode_name(inst) + "(" + space->second.second + ", " + op_code + ", " + dsl_type(*t) +
             ", ");
   return checked(
       inst, ops, head + (red ? Code() : *dst + Code(", ")) + *address + *args + Code(");"),
@@ -106,8 +107,8 @@ std::optional<Code> atomic(const ptx::Instruction& inst, OperandWriter& ops) {
 
 // cvta[.to].space.u64 d, a.
 std::optional<Code> cvta(const ptx::Instruction& inst, OperandWriter& ops) {
-  const bool to = !inst.modifiers.empty() && inst.modifiers[0] == "to";
-  if (inst.modifiers.size() != (to ? 3u : 2u) || inst.modifiers.back() != "u64" ||
+  const bool to = !inst.modifiers.empty() && inst.modifiers[0] == ptx::Mod::to;
+  if (inst.modifiers.size() != (to ? 3u : 2u) || inst.modifiers.back() != ptx::mod(ptx::Type::u64) ||
       inst.operands.size() != 2)
     return std::nullopt;
   auto space = kSpaces.find(inst.modifiers[to ? 1 : 0]);

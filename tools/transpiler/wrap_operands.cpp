@@ -6,7 +6,7 @@ namespace warpforge::transpiler::wrap {
 
 std::optional<ptx::Type> type_modifier(const ptx::Instruction& inst) {
   if (inst.modifiers.empty()) return std::nullopt;
-  return ptx::parse_type(inst.modifiers.back());
+  return ptx::type_of(inst.modifiers.back());
 }
 
 std::optional<Code> src_code(const ptx::Operand& op, OperandWriter& ops,
@@ -26,31 +26,32 @@ std::optional<Code> sources(const std::vector<ptx::Operand>& srcs, OperandWriter
   return out;
 }
 
-const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces = {
-    {"global", {ptx::Space::global, "Space::global"}},
-    {"shared", {ptx::Space::shared, "Space::shared"}},
-    {"local", {ptx::Space::local, "Space::local"}},
-    {"param", {ptx::Space::param, "Space::param"}},
-    {"const", {ptx::Space::const_, "Space::const_"}}};
+const std::map<ptx::Mod, std::pair<ptx::Space, std::string>> kSpaces = {
+    {ptx::Mod::global, {ptx::Space::global, "Space::global"}},
+    {ptx::Mod::shared, {ptx::Space::shared, "Space::shared"}},
+    {ptx::Mod::local, {ptx::Space::local, "Space::local"}},
+    {ptx::Mod::param, {ptx::Space::param, "Space::param"}},
+    {ptx::Mod::const_, {ptx::Space::const_, "Space::const_"}}};
 
-std::optional<Modes> modes(const std::vector<std::string>& modifiers, bool cvt) {
-  static const std::map<std::string, dsl::Round> kRounds = {
-      {"rn", dsl::Round::rn},   {"rz", dsl::Round::rz},   {"rm", dsl::Round::rm},
-      {"rp", dsl::Round::rp},   {"rna", dsl::Round::rna}, {"rni", dsl::Round::rni},
-      {"rzi", dsl::Round::rzi}, {"rmi", dsl::Round::rmi}, {"rpi", dsl::Round::rpi}};
+std::optional<Modes> modes(const std::vector<ptx::Mod>& modifiers, bool cvt) {
+  using M = ptx::Mod;
+  static const std::map<M, dsl::Round> kRounds = {
+      {M::rn, dsl::Round::rn},   {M::rz, dsl::Round::rz},   {M::rm, dsl::Round::rm},
+      {M::rp, dsl::Round::rp},   {M::rna, dsl::Round::rna}, {M::rni, dsl::Round::rni},
+      {M::rzi, dsl::Round::rzi}, {M::rmi, dsl::Round::rmi}, {M::rpi, dsl::Round::rpi}};
   Modes m;
   std::vector<std::string> fields;
-  for (const auto& mod : modifiers) {
+  for (const M mod : modifiers) {
     if (auto r = kRounds.find(mod); r != kRounds.end() && m.round == dsl::Round::none) {
       m.round = r->second;
-      fields.push_back(".round = Round::" + mod);
-    } else if (mod == "ftz") {
+      fields.push_back(".round = Round::" + std::string(ptx::name(mod)));
+    } else if (mod == M::ftz) {
       m.ftz = true;
-    } else if (mod == "sat") {
+    } else if (mod == M::sat) {
       m.sat = true;
-    } else if (cvt && mod == "satfinite") {
+    } else if (cvt && mod == M::satfinite) {
       m.satfinite = true;
-    } else if (cvt && mod == "relu") {
+    } else if (cvt && mod == M::relu) {
       m.relu = true;
     } else {
       return std::nullopt;
@@ -66,9 +67,18 @@ std::optional<Modes> modes(const std::vector<std::string>& modifiers, bool cvt) 
   return m;
 }
 
-std::vector<std::string> leading(const ptx::Instruction& inst, std::size_t n) {
+std::vector<ptx::Mod> leading(const ptx::Instruction& inst, std::size_t n) {
   return {inst.modifiers.begin(),
           inst.modifiers.end() - static_cast<std::ptrdiff_t>(std::min(n, inst.modifiers.size()))};
+}
+
+bool spelled(const ptx::Instruction& inst, ptx::Opcode opcode,
+             std::initializer_list<ptx::Mod> modifiers) {
+  return inst.opcode == opcode && std::ranges::equal(inst.modifiers, modifiers);
+}
+
+std::string opcode_name(const ptx::Instruction& inst) {
+  return std::string(ptx::name(inst.opcode));
 }
 
 }  // namespace warpforge::transpiler::wrap

@@ -3,6 +3,7 @@
 // written as a wrapper takes them.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,7 +29,7 @@ std::optional<Code> src_code(const ptx::Operand& op, OperandWriter& ops,
 std::optional<Code> sources(const std::vector<ptx::Operand>& srcs, OperandWriter& ops);
 
 // The addressable state spaces by modifier word, with the DSL's spelling.
-extern const std::map<std::string, std::pair<ptx::Space, std::string>> kSpaces;
+extern const std::map<ptx::Mod, std::pair<ptx::Space, std::string>> kSpaces;
 
 // The rounding and float modifiers between the opcode and its type(s):
 // `.rn.ftz.sat` as FloatMode / CvtMode fields, with their C++ spelling.
@@ -38,9 +39,16 @@ struct Modes {
   std::string code;  // `{.round = Round::rn, .ftz = true}`, "" when all are off
 };
 // The modes of `modifiers` (cvt: also .satfinite and .relu); nullopt where one is none of them.
-std::optional<Modes> modes(const std::vector<std::string>& modifiers, bool cvt);
+std::optional<Modes> modes(const std::vector<ptx::Mod>& modifiers, bool cvt);
 
 // The modifiers before the last `n` (the types).
-std::vector<std::string> leading(const ptx::Instruction& inst, std::size_t n);
+std::vector<ptx::Mod> leading(const ptx::Instruction& inst, std::size_t n);
+
+// Whether `inst` is `opcode` with exactly `modifiers` (bar.sync: bar, {sync}).
+bool spelled(const ptx::Instruction& inst, ptx::Opcode opcode,
+             std::initializer_list<ptx::Mod> modifiers);
+
+// The opcode's spelling, which is also its DSL wrapper's name for prmt, bfe, popc ...
+std::string opcode_name(const ptx::Instruction& inst);
 
 }  // namespace warpforge::transpiler::wrap

@@ -11,23 +11,25 @@ namespace warpforge::transpiler::wrap {
 // shfl.sync.mode.b32 d[|p], a, b, c, mask; vote.sync.ballot.b32 / vote.sync.{all,any,uni}.pred;
 // redux.sync.op.type d, a, mask; activemask.b32.
 std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops) {
-  static const std::map<std::string, std::pair<dsl::Shfl, std::string>> kShfl = {
-      {"up", {dsl::Shfl::up, "up"}},
-      {"down", {dsl::Shfl::down, "down"}},
-      {"bfly", {dsl::Shfl::bfly, "bfly"}},
-      {"idx", {dsl::Shfl::idx, "idx"}}};
-  static const std::map<std::string, std::pair<dsl::Vote, std::string>> kVote = {
-      {"all", {dsl::Vote::all, "all"}},
-      {"any", {dsl::Vote::any, "any"}},
-      {"uni", {dsl::Vote::uni, "uni"}}};
+  using M = ptx::Mod;
+  using O = ptx::Opcode;
+  static const std::map<M, std::pair<dsl::Shfl, std::string>> kShfl = {
+      {M::up, {dsl::Shfl::up, "up"}},
+      {M::down, {dsl::Shfl::down, "down"}},
+      {M::bfly, {dsl::Shfl::bfly, "bfly"}},
+      {M::idx, {dsl::Shfl::idx, "idx"}}};
+  static const std::map<M, std::pair<dsl::Vote, std::string>> kVote = {
+      {M::all, {dsl::Vote::all, "all"}},
+      {M::any, {dsl::Vote::any, "any"}},
+      {M::uni, {dsl::Vote::uni, "uni"}}};
   const auto& mods = inst.modifiers;
-  if (inst.opcode == "activemask" && inst.operands.size() == 1) {
+  if (inst.opcode == O::activemask && inst.operands.size() == 1) {
     auto dst = ops.reg(inst.operands[0]);
     if (!dst) return std::nullopt;
     return checked(inst, ops, Code("k.activemask(") + *dst + Code(");"),
                    [&](Sandbox& b) { b.k().activemask(b.reg(inst.operands[0])); });
   }
-  if (inst.opcode == "shfl" && mods.size() == 3 && mods[0] == "sync" && kShfl.count(mods[1]) &&
+  if (inst.opcode == O::shfl && mods.size() == 3 && mods[0] == M::sync && kShfl.count(mods[1]) &&
       inst.operands.size() == 5) {
     const auto& d = inst.operands[0];
     const bool pair = d.kind == ptx::Operand::Kind::pair && d.elems.size() == 2;
@@ -48,11 +50,11 @@ std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops) {
                                      b.src(srcs[2]), b.src(srcs[3]), p);
                    });
   }
-  static const std::map<std::string, std::pair<dsl::Redux, std::string>> kRedux = {
-      {"add", {dsl::Redux::add, "add"}}, {"min", {dsl::Redux::min, "min"}},
-      {"max", {dsl::Redux::max, "max"}}, {"and", {dsl::Redux::and_, "and_"}},
-      {"or", {dsl::Redux::or_, "or_"}},  {"xor", {dsl::Redux::xor_, "xor_"}}};
-  if (inst.opcode == "redux" && mods.size() == 3 && mods[0] == "sync" && kRedux.count(mods[1]) &&
+  static const std::map<M, std::pair<dsl::Redux, std::string>> kRedux = {
+      {M::add, {dsl::Redux::add, "add"}}, {M::min, {dsl::Redux::min, "min"}},
+      {M::max, {dsl::Redux::max, "max"}}, {M::and_, {dsl::Redux::and_, "and_"}},
+      {M::or_, {dsl::Redux::or_, "or_"}}, {M::xor_, {dsl::Redux::xor_, "xor_"}}};
+  if (inst.opcode == O::redux && mods.size() == 3 && mods[0] == M::sync && kRedux.count(mods[1]) &&
       inst.operands.size() == 3) {
     auto t = type_modifier(inst);
     const auto &d = inst.operands[0], &a = inst.operands[1], &mask = inst.operands[2];
@@ -64,12 +66,12 @@ std::optional<Code> warp(const ptx::Instruction& inst, OperandWriter& ops) {
         inst, ops, Code("k.redux_sync(Redux::" + op.second + ", ") + *dst + *args + Code(");"),
         [&](Sandbox& b) { b.k().redux_sync(op.first, b.reg(d, t), b.src(a), b.src(mask)); });
   }
-  if (inst.opcode == "vote" && mods.size() == 3 && mods[0] == "sync" && inst.operands.size() == 3) {
+  if (inst.opcode == O::vote && mods.size() == 3 && mods[0] == M::sync && inst.operands.size() == 3) {
     const auto &d = inst.operands[0], &a = inst.operands[1], &mask = inst.operands[2];
     auto pa = ops.pred_use(a);
     auto m = sources({mask}, ops);
     if (!pa || !m) return std::nullopt;
-    if (mods[1] == "ballot") {
+    if (mods[1] == M::ballot) {
       auto dst = ops.reg(d);
       if (!dst) return std::nullopt;
       return checked(inst, ops, Code("k.ballot_sync(") + *dst + Code(", ") + *pa + *m + Code(");"),

@@ -12,21 +12,28 @@ namespace warpforge::transpiler::wrap {
 
 namespace {
 
-const std::map<std::string, dsl::WmmaShape> kShapes = {{"m16n16k16", dsl::WmmaShape::m16n16k16},
-                                                       {"m32n8k16", dsl::WmmaShape::m32n8k16},
-                                                       {"m8n32k16", dsl::WmmaShape::m8n32k16},
-                                                       {"m16n16k8", dsl::WmmaShape::m16n16k8}};
-const std::map<std::string, dsl::WmmaLayout> kLayouts = {{"row", dsl::WmmaLayout::row},
-                                                         {"col", dsl::WmmaLayout::col}};
-const std::map<std::string, dsl::WmmaMatrix> kMatrices = {
-    {"a", dsl::WmmaMatrix::a}, {"b", dsl::WmmaMatrix::b}, {"c", dsl::WmmaMatrix::c}};
+using M = ptx::Mod;
+
+const std::map<M, dsl::WmmaShape> kShapes = {{M::m16n16k16, dsl::WmmaShape::m16n16k16},
+                                             {M::m32n8k16, dsl::WmmaShape::m32n8k16},
+                                             {M::m8n32k16, dsl::WmmaShape::m8n32k16},
+                                             {M::m16n16k8, dsl::WmmaShape::m16n16k8}};
+const std::map<M, dsl::WmmaLayout> kLayouts = {{M::row, dsl::WmmaLayout::row},
+                                               {M::col, dsl::WmmaLayout::col}};
+const std::map<M, dsl::WmmaMatrix> kMatrices = {
+    {M::a, dsl::WmmaMatrix::a}, {M::b, dsl::WmmaMatrix::b}, {M::c, dsl::WmmaMatrix::c}};
+
+// The C++ spelling of a word, which the DSL's enumerators share (WmmaShape::m16n16k16).
+std::string word(M m) {
+  return std::string(ptx::name(m));
+}
 
 // wmma.load.{a,b,c}.sync.aligned.layout.shape[.space].type {frag}, [a], stride and
 // wmma.store.d.sync.aligned.layout.shape[.space].type [a], {frag}, stride.
 std::optional<Code> load_or_store(const ptx::Instruction& inst, OperandWriter& ops) {
   const auto& m = inst.modifiers;
-  const bool load = m[0] == "load";
-  if ((m.size() != 7 && m.size() != 8) || m[2] != "sync" || m[3] != "aligned" ||
+  const bool load = m[0] == M::load;
+  if ((m.size() != 7 && m.size() != 8) || m[2] != M::sync || m[3] != M::aligned ||
       inst.operands.size() != 3)
     return std::nullopt;
   auto matrix = kMatrices.find(m[1]);
@@ -39,7 +46,7 @@ std::optional<Code> load_or_store(const ptx::Instruction& inst, OperandWriter& o
     if (s == kSpaces.end()) return std::nullopt;
     space = s->second;
   }
-  if ((load ? matrix == kMatrices.end() : m[1] != "d") || layout == kLayouts.end() ||
+  if ((load ? matrix == kMatrices.end() : m[1] != M::d) || layout == kLayouts.end() ||
       shape == kShapes.end() || !type)
     return std::nullopt;
   const ptx::Operand &frag = inst.operands[load ? 0 : 1], &where = inst.operands[load ? 1 : 0],
@@ -48,11 +55,11 @@ std::optional<Code> load_or_store(const ptx::Instruction& inst, OperandWriter& o
   auto a = ops.address(where);
   auto s = src_code(stride, ops, std::nullopt);
   if (!f || !a || !s) return std::nullopt;
-  const std::string head = "WmmaShape::" + m[5] + ", WmmaLayout::" + m[4] + ", " + space.second +
-                           ", " + dsl_type(*type) + ", ";
+  const std::string head = "WmmaShape::" + word(m[5]) + ", WmmaLayout::" + word(m[4]) + ", " +
+                           space.second + ", " + dsl_type(*type) + ", ";
   if (load)
     return checked(inst, ops,
-                   Code("k.wmma_load(WmmaMatrix::" + m[1] + ", " + head) + *f + Code(", ") + *a +
+                   Code("k.wmma_load(WmmaMatrix::" + word(m[1]) + ", " + head) + *f + Code(", ") + *a +
                        Code(", ") + *s + Code(");"),
                    [&](Sandbox& b) {
                      b.k().wmma_load(matrix->second, shape->second, layout->second, space.first,
@@ -70,13 +77,13 @@ std::optional<Code> load_or_store(const ptx::Instruction& inst, OperandWriter& o
 // without the input types the inputs are f16.
 std::optional<Code> multiply(const ptx::Instruction& inst, OperandWriter& ops) {
   const auto& m = inst.modifiers;
-  if ((m.size() != 8 && m.size() != 10) || m[1] != "sync" || m[2] != "aligned" ||
+  if ((m.size() != 8 && m.size() != 10) || m[1] != M::sync || m[2] != M::aligned ||
       inst.operands.size() != 4)
     return std::nullopt;
   auto a_layout = kLayouts.find(m[3]), b_layout = kLayouts.find(m[4]);
   auto shape = kShapes.find(m[5]);
-  auto d_type = ptx::parse_type(m[6]), c_type = type_modifier(inst);
-  auto input = m.size() == 10 ? ptx::parse_type(m[7]) : std::optional<ptx::Type>(ptx::Type::f16);
+  auto d_type = ptx::type_of(m[6]), c_type = type_modifier(inst);
+  auto input = m.size() == 10 ? ptx::type_of(m[7]) : std::optional<ptx::Type>(ptx::Type::f16);
   if (a_layout == kLayouts.end() || b_layout == kLayouts.end() || shape == kShapes.end() ||
       !d_type || !c_type || !input || (m.size() == 10 && m[7] != m[8]))
     return std::nullopt;
@@ -88,7 +95,8 @@ std::optional<Code> multiply(const ptx::Instruction& inst, OperandWriter& ops) {
   }
   return checked(
       inst, ops,
-      Code("k.wmma_mma(WmmaShape::" + m[5] + ", WmmaLayout::" + m[3] + ", WmmaLayout::" + m[4] +
+      Code("k.wmma_mma(WmmaShape::" + word(m[5]) + ", WmmaLayout::" + word(m[3]) +
+           ", WmmaLayout::" + word(m[4]) +
            ", " + dsl_type(*input) + ", " + dsl_type(*d_type) + ", " + dsl_type(*c_type) + ", ") +
           join(fragments) + Code(");"),
       [&](Sandbox& b) {
@@ -102,8 +110,9 @@ std::optional<Code> multiply(const ptx::Instruction& inst, OperandWriter& ops) {
 
 std::optional<Code> wmma(const ptx::Instruction& inst, OperandWriter& ops) {
   if (inst.modifiers.empty()) return std::nullopt;
-  if (inst.modifiers[0] == "load" || inst.modifiers[0] == "store") return load_or_store(inst, ops);
-  if (inst.modifiers[0] == "mma") return multiply(inst, ops);
+  if (inst.modifiers[0] == M::load || inst.modifiers[0] == M::store)
+    return load_or_store(inst, ops);
+  if (inst.modifiers[0] == M::mma) return multiply(inst, ops);
   return std::nullopt;
 }
 

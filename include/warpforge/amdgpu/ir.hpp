@@ -1,4 +1,4 @@
-// The AMDGPU kernel IR: what amdgpu::Kernel builds, what the LLVM-IR emitter
+// The AMDGPU kernel IR: what amdgpu::AmdKernel builds, what the LLVM-IR emitter
 // prints and what the wave64 simulator runs. Registers are mutable, typed and
 // numbered (the emitter gives each an alloca that opt promotes to SSA); control
 // flow is structured (if / counted loop), which is what the emitter lowers to

@@ -1,10 +1,10 @@
-// amdgpu::Kernel: the DSL for AMD CDNA (wave64) kernels, in the PTX DSL's
+// amdgpu::AmdKernel: the DSL for AMD CDNA (wave64) kernels, in the PTX DSL's
 // style. Registers are typed values (Val); one call adds one IR operation,
 // which the emitter turns into one LLVM IR instruction or intrinsic call (the
 // few that print a short fixed sequence say so); C++ loops unroll, and
 // if_then / if_else / for_range make runtime control flow.
 //
-//   amdgpu::Kernel k("scale", amdgpu::Target::gfx942, 64);
+//   amdgpu::AmdKernel k("scale", amdgpu::Target::gfx942, 64);
 //   Val x = k.param_ptr("x");
 //   Val n = k.param_i32("n");
 //   Val i = k.workitem_id(0);
@@ -28,11 +28,11 @@
 
 namespace warpforge::amdgpu {
 
-class Kernel;
+class AmdKernel;
 
 // A register of one kernel.
 struct Val {
-  Kernel* kernel = nullptr;
+  AmdKernel* kernel = nullptr;
   int reg = -1;
   Type type = Type::i32;
 };
@@ -52,14 +52,14 @@ struct Arg {
   float real = 0;
 };
 
-class Kernel {
+class AmdKernel {
  public:
   // workgroup_size: work-items per workgroup (1..1024), a multiple of 64 keeps
   // every wave full. It becomes "amdgpu-flat-work-group-size" (so LLVM
   // compiles for exactly that size) and the simulator's workgroup size.
-  Kernel(std::string name, Target target, int workgroup_size);
-  Kernel(const Kernel&) = delete;
-  Kernel& operator=(const Kernel&) = delete;
+  AmdKernel(std::string name, Target target, int workgroup_size);
+  AmdKernel(const AmdKernel&) = delete;
+  AmdKernel& operator=(const AmdKernel&) = delete;
 
   const KernelIR& ir() const { return ir_; }
   Target target() const { return target_; }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "warpforge/dsl/types.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/ptx/operand.hpp"
 
 namespace warpforge::dsl {
@@ -106,6 +107,17 @@ class Src {
 
 inline Src imm_f32(float v) { return Src::immediate(ptx::Operand::f32(v), Type::f32); }
 inline Src imm_f64(double v) { return Src::immediate(ptx::Operand::f64(v), Type::f64); }
+
+// A 32-bit immediate from a value a kernel's configuration computes in 64
+// bits (byte offsets, counts, barrier ids): the unsigned 32-bit word PTX
+// reads, negative values as their two's complement. A value no 32-bit word
+// holds (outside -2^31 .. 2^32 - 1) is refused rather than cut.
+inline std::uint32_t imm(std::int64_t v) {
+  if (v < -(std::int64_t{1} << 31) || v > std::int64_t{0xFFFFFFFF})
+    throw DslError("immediate " + std::to_string(v) +
+                   " does not fit a 32-bit word (-2^31 .. 2^32 - 1); give it a 64-bit operand");
+  return static_cast<std::uint32_t>(v);
+}
 
 class Label {
  public:

@@ -22,6 +22,24 @@
 namespace warpforge::dsl {
 
 using ptx::Availability;
+
+// What a refusal names: an instruction's text ("mov %tid.x"), or the form a
+// wrapper is about to emit (an opcode and its modifiers), spelled by the
+// vocabulary only when a refusal needs it.
+class InstructionName {
+ public:
+  InstructionName() = default;
+  InstructionName(std::string_view text) : text_(text) {}         // NOLINT: implicit by design
+  InstructionName(const char* text) : text_(text) {}              // NOLINT
+  InstructionName(const std::string& text) : text_(text) {}       // NOLINT
+  InstructionName(const ptx::Instruction& form) : form_(&form) {}  // NOLINT
+  std::string str() const { return form_ ? form_->full_opcode() : std::string(text_); }
+  bool empty() const { return !form_ && text_.empty(); }
+
+ private:
+  std::string_view text_;
+  const ptx::Instruction* form_ = nullptr;
+};
 using ptx::SReg;
 using ptx::SRegInfo;
 
@@ -101,13 +119,19 @@ class KernelCore {
   void statement(ptx::Statement s);
 
   // --- the escape hatch ------------------------------------------------------------
-  // Any opcode, unwrapped: `k.inst("prmt.b32", d, a, b, sel)`. Operand count is
-  // and target are
-  // still checked for the opcodes of the PTX vocabulary (ptx/vocabulary.hpp).
+  // Any instruction, unwrapped: `k.inst("prmt.b32", d, a, b, sel)`. The
+  // dotted opcode is read through the PTX vocabulary (ptx/vocabulary.hpp):
+  // a word PTX does not have is refused, and the operand count and target
+  // are checked against the opcode's.
   template <class... Ops>
   void inst(std::string_view opcode, const Ops&... ops) {
-    emit_generic(opcode, {operand_of(ops)...});
+    inst(opcode, std::vector<ptx::Operand>{operand_of(ops)...});
   }
+  // The same with the operands already made (the bindings' and the transpiler's).
+  void inst(std::string_view opcode, std::vector<ptx::Operand> operands);
+  // The same for an instruction whose opcode and modifiers are the
+  // vocabulary's enumerators already (the Python DSL's `k.op`).
+  void inst(ptx::Instruction form);
 
   // Every instruction emitted inside `body` is guarded by `p` (@p / @!p).
   void guarded(PredUse p, const std::function<void()>& body);
@@ -134,17 +158,17 @@ class KernelCore {
   }
 
   // Refusals, all in one voice: "kernel 'k': <instruction>: <what>".
-  [[noreturn]] void fail(std::string_view instruction, const std::string& what) const;
-  void require(std::string_view instruction, const Availability& availability) const;
+  [[noreturn]] void fail(InstructionName instruction, const std::string& what) const;
+  void require(InstructionName instruction, const Availability& availability) const;
   // A register operand must hold `type` (same type, or same width where either
   // side is a bit type, or integers of one width).
-  void expect_type(std::string_view instruction, const Reg& r, Type type, std::string_view role) const;
+  void expect_type(InstructionName instruction, const Reg& r, Type type, std::string_view role) const;
   // As above for a source; immediates pass unless they carry another float type.
-  void expect_type(std::string_view instruction, const Src& s, Type type, std::string_view role) const;
+  void expect_type(InstructionName instruction, const Src& s, Type type, std::string_view role) const;
 
   void emit(ptx::Instruction inst);
-  // Builds an instruction from a dotted opcode and operands, then emits it.
-  void emit(std::string_view dotted_opcode, std::vector<ptx::Operand> operands);
+  // Emits `form` (an opcode and its modifiers) with these operands.
+  void emit(ptx::Instruction form, std::vector<ptx::Operand> operands);
 
   const std::string& reg_name(std::uint32_t id) const { return regs_[id].name; }
   const std::string& pred_name(std::uint32_t id) const { return preds_[id]; }
@@ -175,7 +199,6 @@ class KernelCore {
     std::set<std::string> labels;
   };
 
-  void emit_generic(std::string_view opcode, std::vector<ptx::Operand> operands);
   void declare_in_scope(const std::string& name, Holder holder);
   // Refuses a handle whose name does not name it here.
   void check_visible(const std::string& name, Holder holder, std::string_view what) const;
@@ -187,7 +210,7 @@ class KernelCore {
   void declare_named(const std::string& name, Type storage, std::optional<int> range);
   void claim_exact(const std::string& name, Holder holder);
   void check_owner(const KernelCore* owner, std::string_view what, const std::string& name,
-                   std::string_view instruction = {}) const;
+                   InstructionName instruction = {}) const;
 
   std::string name_;
   Target target_ = Target::sm_80;

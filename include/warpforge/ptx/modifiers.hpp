@@ -1,8 +1,10 @@
 // The dot-modifiers of PTX instructions (PTX ISA 9.7, each instruction's
-// syntax), each word with the class it belongs to and, where the class is an
-// enumeration, its value there. The one place a modifier is spelled: the DSL
-// emits these spellings, the simulator's decoder and the differential harness
-// look them up here.
+// syntax): every word as a ptx::Mod, which the IR stores, and the meanings of
+// each word, its class and, where the class is an enumeration, its value
+// there. The one place a modifier is spelled (modifier_words.hpp): the parser
+// reads words into Mods, the emitter prints them, and the DSL, the
+// simulator's decoder, the transpiler and the differential harness use the
+// enumerators and meanings.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "warpforge/ptx/modifier_words.hpp"
+#include "warpforge/ptx/types.hpp"
 #include "warpforge/ptx/variable.hpp"
 
 namespace warpforge::ptx {
@@ -57,7 +61,8 @@ enum class MulMode : std::uint8_t { none, lo, hi, wide };      // mul/mad (PTX I
 enum class ShflMode : std::uint8_t { up, down, bfly, idx };    // shfl.sync (9.7.8.6)
 enum class VoteMode : std::uint8_t { all, any, uni, ballot };  // vote.sync (9.7.8.5)
 // mma.sync shapes (9.7.14.5), wmma's (9.7.14.4), and ldmatrix/stmatrix's
-// 8x8 matrices (9.7.14.5.15-16)
+// matrices (9.7.14.5.15-16); the first three are the ones the simulator runs
+// with mma, wmma's are the next four.
 enum class MmaShape : std::uint8_t {
   m16n8k8,
   m16n8k16,
@@ -67,7 +72,17 @@ enum class MmaShape : std::uint8_t {
   m32n8k16,
   m8n32k16,
   m16n16k8,
-  m8n8
+  m8n8,
+  m16n8k4,
+  m16n8k64,
+  m16n8k128,
+  m16n8k256,
+  m8n8k16,
+  m8n8k32,
+  m8n8k128,
+  m16n16,
+  m8n16,
+  m16n8
 };
 
 // What a modifier word is. Words that change nothing a program can observe
@@ -102,7 +117,9 @@ enum class ModifierClass : std::uint8_t {
   scope,              // .cta .cluster .gpu .sys .gl
   proxy,              // .proxy .async .mbarrier_init (fence.proxy forms)
   form,   // a sub-operation that picks the instruction's form (bar.arrive, cp.async.wait_group...)
-  count,  // number of classes
+  element_type,  // .b1 .s4 .e2m3x2 .ue8m0 ...: element types no ptx::Type stands for
+  wgmma_shape,   // .m64nNkK (WgmmaShape)
+  count,         // number of classes
 };
 std::string_view name(ModifierClass c);
 
@@ -131,15 +148,59 @@ class ModifierClasses {
   std::uint32_t bits_ = 0;
 };
 
+// Every modifier word: first the types, with ptx::Type's values (mod(t)),
+// then the words of modifier_words.hpp, then wgmma's shapes (wgmma_shape()).
+#define WARPFORGE_PTX_MOD_ENUMERATOR(id, word, cls, value) id,
+enum class Mod : std::uint16_t {
+  last_type = kTypeCount - 1,
+  WARPFORGE_PTX_MODIFIER_WORDS(WARPFORGE_PTX_MOD_ENUMERATOR)
+  first_wgmma_shape,
+};
+#undef WARPFORGE_PTX_MOD_ENUMERATOR
+
+constexpr Mod mod(Type t) {
+  return static_cast<Mod>(t);
+}
+constexpr std::optional<Type> type_of(Mod m) {
+  if (m > Mod::last_type) return std::nullopt;
+  return static_cast<Type>(m);
+}
+
+// wgmma.mma_async's m64nNkK (PTX ISA 9.7.15.5.1): N = 8, 16, ..., 256 and
+// K = 8 (tf32), 16 (f16, bf16), 32 (8-bit), 64 (sparse 8-bit), 256 (b1).
+struct WgmmaShape {
+  int n = 0;
+  int k = 0;
+};
+std::optional<Mod> wgmma_shape(int n, int k);  // nullopt for another N or K
+std::optional<WgmmaShape> wgmma_shape_of(Mod m);
+
+constexpr Mod mod(Cmp c) {
+  return static_cast<Mod>(static_cast<int>(Mod::eq) + static_cast<int>(c));
+}
+Mod mod(AtomOp op);
+
+// The spelling without the dot: "shared::cta", "u32", "m64n128k16".
+std::string_view name(Mod m);
+// The word's Mod; nullopt for a word that is no PTX modifier.
+std::optional<Mod> find_mod(std::string_view word);
+// The enumerator's name ("shared_cta"), for code that writes C++; empty for
+// the types and wgmma's shapes, which are mod(Type) and wgmma_shape(n, k).
+std::string_view enumerator(Mod m);
+
+// One meaning of a modifier word.
 struct Modifier {
-  std::string_view word;  // without the dot: "shared::cta"
+  Mod mod;
   ModifierClass cls;
   std::uint8_t value = 0;  // the enumerator in the class's enum (Cmp, AtomOp, Space ...) or count
 };
 
-// Every meaning of `word` among `allowed`'s classes, the first that fits;
-// nullopt when the word is no modifier of those classes. Types come from
-// parse_type(), so "u32" is a Modifier{.cls = type, .value = Type::u32}.
+// The meaning of `m` among `allowed`'s classes, the first that fits (vote's
+// .uni is the vote mode, bra's the convergence promise); nullopt when the
+// word has none of those classes. A type means itself: mod(Type::u32) is
+// Modifier{.cls = type, .value = Type::u32}.
+std::optional<Modifier> meaning(Mod m, ModifierClasses allowed);
+// The same for a spelled word; nullopt also for a word that is no modifier.
 std::optional<Modifier> find_modifier(std::string_view word, ModifierClasses allowed);
 
 // The words of one class (types: every ptx::Type), for a harness to enumerate.

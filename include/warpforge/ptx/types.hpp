@@ -16,6 +16,7 @@ enum class Type : std::uint8_t {
   f16, f16x2, bf16, bf16x2, tf32, f32, f64,
   e4m3, e5m2, e4m3x2, e5m2x2, e2m1x2,
 };
+inline constexpr int kTypeCount = static_cast<int>(Type::e2m1x2) + 1;
 
 // The spelling without the leading dot: "u32", "bf16x2".
 std::string_view name(Type t);

@@ -1,6 +1,11 @@
 #include "warpforge/dsl/isa/async_copy.hpp"
 
+#include "../type_names.hpp"
+
 namespace warpforge::dsl {
+
+using detail::M;
+using detail::O;
 
 namespace {
 const Availability kAmpere = Availability::since(80);
@@ -8,7 +13,8 @@ const Availability kAmpere = Availability::since(80);
 
 void AsyncCopyOps::cp_async(CpAsyncCache cache, int bytes, const Addr& shared_dst, const Addr& global_src,
                             std::optional<Src> src_bytes) {
-  std::string opcode = std::string("cp.async.") + (cache == CpAsyncCache::ca ? "ca" : "cg") + ".shared.global";
+  const ptx::Instruction opcode{
+      O::cp, {M::async, cache == CpAsyncCache::ca ? M::ca : M::cg, M::shared, M::global}};
   require(opcode, kAmpere);
   if (bytes != 4 && bytes != 8 && bytes != 16) fail(opcode, "copy size " + std::to_string(bytes) + "; 4, 8 or 16 bytes");
   if (cache == CpAsyncCache::cg && bytes != 16)
@@ -24,19 +30,22 @@ void AsyncCopyOps::cp_async(CpAsyncCache cache, int bytes, const Addr& shared_ds
 }
 
 void AsyncCopyOps::cp_async_commit() {
-  require("cp.async.commit_group", kAmpere);
-  emit("cp.async.commit_group", {});
+  const ptx::Instruction form{O::cp, {M::async, M::commit_group}};
+  require(form, kAmpere);
+  emit(form, {});
 }
 
 void AsyncCopyOps::cp_async_wait(int groups_pending) {
-  require("cp.async.wait_group", kAmpere);
-  if (groups_pending < 0) fail("cp.async.wait_group", "pending group count " + std::to_string(groups_pending) + " < 0");
-  emit("cp.async.wait_group", {ptx::Operand::imm(groups_pending)});
+  const ptx::Instruction form{O::cp, {M::async, M::wait_group}};
+  require(form, kAmpere);
+  if (groups_pending < 0) fail(form, "pending group count " + std::to_string(groups_pending) + " < 0");
+  emit(form, {ptx::Operand::imm(groups_pending)});
 }
 
 void AsyncCopyOps::cp_async_wait_all() {
-  require("cp.async.wait_all", kAmpere);
-  emit("cp.async.wait_all", {});
+  const ptx::Instruction form{O::cp, {M::async, M::wait_all}};
+  require(form, kAmpere);
+  emit(form, {});
 }
 
 }  // namespace warpforge::dsl

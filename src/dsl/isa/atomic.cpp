@@ -18,21 +18,25 @@ std::vector<Type> types_for(AtomOp op) {
   }
   return {};
 }
-constexpr const char* kScopes[] = {"cta", "cluster", "gpu", "sys"};
+using detail::M;
+constexpr M kScopes[] = {M::cta, M::cluster, M::gpu, M::sys};
 }  // namespace
 
-std::string AtomicOps::opcode_for(const char* base, Space space, AtomOp op, Type type, AtomOpts o) {
-  std::string opcode = base;
-  if (o.relaxed) opcode += ".relaxed";
+ptx::Instruction AtomicOps::opcode_for(ptx::Opcode base, Space space, AtomOp op, Type type,
+                                       AtomOpts o) {
+  ptx::Instruction opcode{base};
+  if (o.relaxed) opcode.modifiers.push_back(M::relaxed);
   if (o.scope) {
-    opcode += std::string(".") + kScopes[static_cast<int>(*o.scope)];
+    opcode.modifiers.push_back(kScopes[static_cast<int>(*o.scope)]);
     if (*o.scope == Scope::cluster) require(opcode, Availability::since(90));
   }
   if (space != Space::global && space != Space::shared)
     fail(opcode, "atomics act on global or shared memory, not ." + std::string(ptx::name(space)));
-  opcode += "." + std::string(ptx::name(space)) + "." + std::string(ptx::name(op));
-  if (type == Type::f16x2 || type == Type::bf16x2) opcode += ".noftz";  // required spelling, PTX ISA 9.7.13.7
-  opcode += detail::dot(type);
+  opcode.modifiers.push_back(space == Space::global ? M::global : M::shared);
+  opcode.modifiers.push_back(ptx::mod(op));
+  // required spelling, PTX ISA 9.7.13.7
+  if (type == Type::f16x2 || type == Type::bf16x2) opcode.modifiers.push_back(M::noftz);
+  opcode.modifiers.push_back(ptx::mod(type));
   auto allowed = types_for(op);
   if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
     std::string list;
@@ -46,7 +50,7 @@ std::string AtomicOps::opcode_for(const char* base, Space space, AtomOp op, Type
 
 void AtomicOps::atom(Space space, AtomOp op, Type type, const Reg& d, const Addr& a, const Src& b,
                      std::optional<Src> c, AtomOpts o) {
-  std::string opcode = opcode_for("atom", space, op, type, o);
+  const ptx::Instruction opcode = opcode_for(ptx::Opcode::atom, space, op, type, o);
   if ((op == AtomOp::cas) != c.has_value())
     fail(opcode, op == AtomOp::cas ? "cas needs the swap value c" : "only cas takes a third source");
   expect_type(opcode, d, type, "destination");
@@ -62,7 +66,7 @@ void AtomicOps::atom(Space space, AtomOp op, Type type, const Reg& d, const Addr
 void AtomicOps::red(Space space, AtomOp op, Type type, const Addr& a, const Src& b, AtomOpts o) {
   if (op == AtomOp::exch || op == AtomOp::cas)
     fail("red", "red has no ." + std::string(ptx::name(op)) + "; use atom");
-  std::string opcode = opcode_for("red", space, op, type, o);
+  const ptx::Instruction opcode = opcode_for(ptx::Opcode::red, space, op, type, o);
   expect_type(opcode, b, type, "source b");
   emit(opcode, {operand_of(a), operand_of(b)});
 }

@@ -4,20 +4,26 @@
 
 namespace warpforge::dsl {
 
-void ControlOps::bra(const Label& target, BraOpts o) {
-  emit(o.uniform ? "bra.uni" : "bra", {operand_of(target)});
+namespace {
+ptx::Instruction branch(BraOpts o) {
+  ptx::Instruction inst{ptx::Opcode::bra};
+  if (o.uniform) inst.modifiers.push_back(ptx::Mod::uni);
+  return inst;
 }
+}  // namespace
+
+void ControlOps::bra(const Label& target, BraOpts o) { emit(branch(o), {operand_of(target)}); }
 
 void ControlOps::bra_if(const PredUse& p, const Label& target, BraOpts o) {
   ptx::Operand guard = operand_of(p);  // ownership check first: an uninitialised Pred has no name
-  ptx::Instruction inst = ptx::Instruction::parse_opcode(o.uniform ? "bra.uni" : "bra");
+  ptx::Instruction inst = branch(o);
   inst.operands = {operand_of(target)};
   inst.guard = ptx::Guard{guard.text, p.negated};
   emit(std::move(inst));
 }
 
-void ControlOps::ret() { emit("ret", {}); }
-void ControlOps::exit() { emit("exit", {}); }
+void ControlOps::ret() { emit(ptx::Instruction{ptx::Opcode::ret}); }
+void ControlOps::exit() { emit(ptx::Instruction{ptx::Opcode::exit}); }
 
 void ControlOps::if_then(const PredUse& p, const std::function<void()>& then) {
   Label end = label("endif");

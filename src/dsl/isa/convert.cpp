@@ -4,7 +4,9 @@
 
 namespace warpforge::dsl {
 
-using detail::dot;
+using detail::M;
+using detail::mod;
+using detail::O;
 using detail::type_name;
 
 namespace {
@@ -24,14 +26,17 @@ Availability cvt_availability(Type d, Type a, Round r = Round::none) {
   return Availability::since(0);
 }
 
-std::string modifiers(const CvtMode& m) {
-  std::string out;
-  if (m.round != Round::none) out += "." + std::string(dsl::name(m.round));
-  if (m.ftz) out += ".ftz";
-  if (m.sat) out += ".sat";
-  if (m.relu) out += ".relu";
-  if (m.satfinite) out += ".satfinite";
-  return out;
+// cvt[.rnd][.ftz][.sat][.relu][.satfinite].dtype.atype
+ptx::Instruction cvt_form(const CvtMode& m, Type dtype, Type atype) {
+  ptx::Instruction form{O::cvt};
+  if (m.round != Round::none) form.modifiers.push_back(mod(m.round));
+  if (m.ftz) form.modifiers.push_back(M::ftz);
+  if (m.sat) form.modifiers.push_back(M::sat);
+  if (m.relu) form.modifiers.push_back(M::relu);
+  if (m.satfinite) form.modifiers.push_back(M::satfinite);
+  form.modifiers.push_back(mod(dtype));
+  form.modifiers.push_back(mod(atype));
+  return form;
 }
 
 bool is_float_scalar(Type t) { return ptx::is_float(t) && !is_fp8(t); }
@@ -41,7 +46,7 @@ bool is_float_scalar(Type t) { return ptx::is_float(t) && !is_fp8(t); }
 void ConvertOps::cvt(const Reg& d, const Reg& a, CvtMode m) { cvt(d.type(), a.type(), d, a, m); }
 
 void ConvertOps::cvt(Type dtype, Type atype, const Reg& d, const Src& a, CvtMode m) {
-  std::string base = "cvt" + dot(dtype) + dot(atype);
+  const ptx::Instruction base = cvt_form({}, dtype, atype);
   if (is_fp8(dtype) || is_fp8(atype) || dtype == Type::f16x2 || dtype == Type::bf16x2)
     fail(base, "packed and fp8 conversions are cvt_pack / cvt_unpack_fp8");
   if (dtype == Type::pred || atype == Type::pred) fail(base, "predicates are converted with selp / setp");
@@ -96,7 +101,7 @@ void ConvertOps::cvt(Type dtype, Type atype, const Reg& d, const Src& a, CvtMode
   // PTX ISA 9.7.9.21: .relu clamps negative results of conversions to f16/bf16 only.
   if (m.relu && dtype != Type::f16 && dtype != Type::bf16)
     fail(base, ".relu applies to f16 and bf16 results, not " + type_name(dtype));
-  std::string opcode = "cvt" + modifiers(m) + dot(dtype) + dot(atype);
+  const ptx::Instruction opcode = cvt_form(m, dtype, atype);
   require(opcode, cvt_availability(dtype, atype, m.round));
   // .satfinite on f16/bf16/tf32 results came with PTX ISA 8.1 (9.7.9.21); the
   // sm_80 target emits PTX 7.0 (ptx::ptx_version), so it is sm_89 and up here.
@@ -107,22 +112,20 @@ void ConvertOps::cvt(Type dtype, Type atype, const Reg& d, const Src& a, CvtMode
 }
 
 void ConvertOps::cvt_pack(Type packed, const Reg& d, const Src& hi, const Src& lo, CvtMode m) {
-  std::string opcode;
+  const ptx::Instruction base = cvt_form({}, packed, Type::f32);
   if (packed == Type::f16x2 || packed == Type::bf16x2) {
     if (m.round != Round::rn && m.round != Round::rz)
-      fail("cvt" + dot(packed) + ".f32", "packing to " + type_name(packed) + " takes .rn or .rz");
+      fail(base, "packing to " + type_name(packed) + " takes .rn or .rz");
     // PTX ISA 9.7.9.21: the packed f32 -> f16x2/bf16x2 forms take .relu and .satfinite only.
-    if (m.ftz || m.sat)
-      fail("cvt" + dot(packed) + ".f32", "packing to " + type_name(packed) + " takes no .ftz or .sat");
+    if (m.ftz || m.sat) fail(base, "packing to " + type_name(packed) + " takes no .ftz or .sat");
   } else if (packed == Type::e4m3x2 || packed == Type::e5m2x2) {
     // PTX ISA 9.7.9.21: f32 -> fp8x2 is cvt.rn.satfinite{.relu}; nothing else is allowed.
-    if (m.round != Round::rn) fail("cvt" + dot(packed) + ".f32", "fp8 packing takes .rn");
+    if (m.round != Round::rn) fail(base, "fp8 packing takes .rn");
     m.satfinite = true;
   } else {
-    fail("cvt" + dot(packed) + ".f32",
-         "packed type " + type_name(packed) + "; expected f16x2, bf16x2, e4m3x2 or e5m2x2");
+    fail(base, "packed type " + type_name(packed) + "; expected f16x2, bf16x2, e4m3x2 or e5m2x2");
   }
-  opcode = "cvt" + modifiers(m) + dot(packed) + ".f32";
+  const ptx::Instruction opcode = cvt_form(m, packed, Type::f32);
   require(opcode, cvt_availability(packed, Type::f32));
   if (m.satfinite) require(opcode, Availability::since(89));  // PTX 8.1, as in cvt() above
   expect_type(opcode, d, ptx::bits(packed) == 16 ? Type::b16 : Type::b32, "destination");
@@ -132,7 +135,7 @@ void ConvertOps::cvt_pack(Type packed, const Reg& d, const Src& hi, const Src& l
 }
 
 void ConvertOps::cvt_unpack_fp8(Type fp8x2, const Reg& d, const Reg& a) {
-  std::string opcode = "cvt.rn.f16x2" + dot(fp8x2);
+  const ptx::Instruction opcode = cvt_form({.round = Round::rn}, Type::f16x2, fp8x2);
   if (fp8x2 != Type::e4m3x2 && fp8x2 != Type::e5m2x2)
     fail(opcode, "source type " + type_name(fp8x2) + "; expected e4m3x2 or e5m2x2");
   require(opcode, cvt_availability(Type::f16x2, fp8x2));

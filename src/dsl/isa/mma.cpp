@@ -4,15 +4,17 @@
 
 namespace warpforge::dsl {
 
+using detail::M;
+using detail::mod;
 using detail::type_name;
 
+ptx::Mod mod(MmaShape s) {
+  static constexpr M kMods[] = {M::m16n8k8, M::m16n8k16, M::m16n8k32};
+  return kMods[static_cast<int>(s)];
+}
+
 std::string_view name(MmaShape s) {
-  switch (s) {
-    case MmaShape::m16n8k8: return "m16n8k8";
-    case MmaShape::m16n8k16: return "m16n8k16";
-    case MmaShape::m16n8k32: return "m16n8k32";
-  }
-  return "";
+  return ptx::name(mod(s));
 }
 
 namespace {
@@ -29,8 +31,9 @@ bool is_fp8(Type t) { return t == Type::e4m3 || t == Type::e5m2; }
 
 void MmaOps::mma_sync(MmaShape shape, Type a_type, Type b_type, Type acc_type, const Regs& d, const Regs& a,
                       const Regs& b, const Regs& c) {
-  std::string opcode = "mma.sync.aligned." + std::string(dsl::name(shape)) + ".row.col." + type_name(acc_type) + "." +
-                       type_name(a_type) + "." + type_name(b_type) + "." + type_name(acc_type);
+  const ptx::Instruction opcode{ptx::Opcode::mma,
+                                {M::sync, M::aligned, mod(shape), M::row, M::col, mod(acc_type),
+                                 mod(a_type), mod(b_type), mod(acc_type)}};
   const std::string accepted =
       "accepted: m16n8k8 and m16n8k16 with f16×f16 (f32 or f16 accumulate) or bf16×bf16 (f32 accumulate); "
       "m16n8k32 with e4m3/e5m2 × e4m3/e5m2 (f32 accumulate)";

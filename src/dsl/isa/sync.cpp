@@ -1,9 +1,15 @@
 #include "warpforge/dsl/isa/sync.hpp"
 
+#include "../type_names.hpp"
+
 namespace warpforge::dsl {
 
+using detail::M;
+using detail::O;
+
 namespace {
-void check_barrier_operands(const KernelCore& k, const std::string& opcode, const Src& id, const std::optional<Src>& count) {
+void check_barrier_operands(const KernelCore& k, const ptx::Instruction& opcode, const Src& id,
+                            const std::optional<Src>& count) {
   // PTX ISA 9.7.13.1: barrier ids are 0..15; counts are multiples of the warp size.
   if (!id.is_reg()) {
     auto v = id.imm().int_value();
@@ -20,61 +26,59 @@ void check_barrier_operands(const KernelCore& k, const std::string& opcode, cons
   }
 }
 
-std::string_view scope_name(Scope s) {
-  switch (s) {
-    case Scope::cta: return "cta";
-    case Scope::cluster: return "cluster";
-    case Scope::gpu: return "gpu";
-    case Scope::sys: return "sys";
-  }
-  return "";
+constexpr M kScopes[] = {M::cta, M::cluster, M::gpu, M::sys};
+
+// bar.sync / barrier.sync / bar.arrive id[, count]
+void barrier(KernelCore& k, const ptx::Instruction& form, const Src& id,
+             const std::optional<Src>& count) {
+  check_barrier_operands(k, form, id, count);
+  std::vector<ptx::Operand> ops{k.operand_of(id)};
+  if (count) ops.push_back(k.operand_of(*count));
+  k.emit(form, std::move(ops));
+}
+
+// A form without operands, on the targets that have it.
+void bare(KernelCore& k, const ptx::Instruction& form, const Availability& availability) {
+  k.require(form, availability);
+  k.emit(form, {});
 }
 }  // namespace
 
 void SyncOps::bar_sync(const Src& id, std::optional<Src> count) {
-  check_barrier_operands(*this, "bar.sync", id, count);
-  std::vector<ptx::Operand> ops{operand_of(id)};
-  if (count) ops.push_back(operand_of(*count));
-  emit("bar.sync", std::move(ops));
+  barrier(*this, {O::bar, {M::sync}}, id, count);
 }
 
 void SyncOps::barrier_sync(const Src& id, std::optional<Src> count) {
-  check_barrier_operands(*this, "barrier.sync", id, count);
-  std::vector<ptx::Operand> ops{operand_of(id)};
-  if (count) ops.push_back(operand_of(*count));
-  emit("barrier.sync", std::move(ops));
+  barrier(*this, {O::barrier, {M::sync}}, id, count);
 }
 
 void SyncOps::bar_arrive(const Src& id, const Src& count) {
-  check_barrier_operands(*this, "bar.arrive", id, count);
-  emit("bar.arrive", {operand_of(id), operand_of(count)});
+  barrier(*this, {O::bar, {M::arrive}}, id, count);
 }
 
 void SyncOps::bar_warp_sync(const Src& member_mask) {
-  expect_type("bar.warp.sync", member_mask, Type::b32, "member mask");
-  emit("bar.warp.sync", {operand_of(member_mask)});
+  const ptx::Instruction form{O::bar, {M::warp, M::sync}};
+  expect_type(form, member_mask, Type::b32, "member mask");
+  emit(form, {operand_of(member_mask)});
 }
 
 void SyncOps::griddepcontrol_wait() {
-  require("griddepcontrol.wait", Availability::since(90));
-  emit("griddepcontrol.wait", {});
+  bare(*this, {O::griddepcontrol, {M::wait}}, Availability::since(90));
 }
 
 void SyncOps::griddepcontrol_launch_dependents() {
-  require("griddepcontrol.launch_dependents", Availability::since(90));
-  emit("griddepcontrol.launch_dependents", {});
+  bare(*this, {O::griddepcontrol, {M::launch_dependents}}, Availability::since(90));
 }
 
 void SyncOps::membar(MembarLevel level) {
-  static constexpr const char* kNames[] = {"membar.cta", "membar.gl", "membar.sys"};
-  emit(kNames[static_cast<int>(level)], {});
+  static constexpr M kLevels[] = {M::cta, M::gl, M::sys};
+  emit({O::membar, {kLevels[static_cast<int>(level)]}}, {});
 }
 
 void SyncOps::fence(FenceSem sem, Scope scope) {
-  std::string opcode = std::string("fence.") + (sem == FenceSem::sc ? "sc" : "acq_rel") + "." +
-                       std::string(scope_name(scope));
-  if (scope == Scope::cluster) require(opcode, Availability::since(90));
-  emit(opcode, {});
+  bare(*this,
+       {O::fence, {sem == FenceSem::sc ? M::sc : M::acq_rel, kScopes[static_cast<int>(scope)]}},
+       Availability::since(scope == Scope::cluster ? 90 : 0));
 }
 
 }  // namespace warpforge::dsl

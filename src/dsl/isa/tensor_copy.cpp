@@ -1,14 +1,29 @@
 #include "warpforge/dsl/isa/tensor_copy.hpp"
 
+#include "../type_names.hpp"
+
 namespace warpforge::dsl {
+
+using detail::M;
+using detail::mod;
+using detail::O;
 
 namespace {
 const Availability kHopper = Availability::since(90);
 
-ptx::Operand map_with_coords(const KernelCore& k, std::string_view opcode, const Reg& map,
-                             const std::vector<Src>& coords) {
+// cp.async.bulk.tensor.Nd for N coordinates, 1 to 5.
+ptx::Instruction tensor_copy(const KernelCore& k, const std::vector<Src>& coords) {
+  static constexpr M kRanks[] = {M::_1d, M::_2d, M::_3d, M::_4d, M::_5d};
+  const ptx::Instruction unranked{O::cp, {M::async, M::bulk, M::tensor}};
   if (coords.empty() || coords.size() > 5)
-    k.fail(opcode, std::to_string(coords.size()) + " coordinates; a tensor copy takes 1 to 5");
+    k.fail(unranked, std::to_string(coords.size()) + " coordinates; a tensor copy takes 1 to 5");
+  ptx::Instruction form = unranked;
+  form.modifiers.push_back(kRanks[coords.size() - 1]);
+  return form;
+}
+
+ptx::Operand map_with_coords(const KernelCore& k, const ptx::Instruction& opcode, const Reg& map,
+                             const std::vector<Src>& coords) {
   k.expect_type(opcode, map, Type::u64, "tensor map address");
   std::vector<ptx::Operand> xs;
   for (const Src& c : coords) {
@@ -20,22 +35,35 @@ ptx::Operand map_with_coords(const KernelCore& k, std::string_view opcode, const
   return a;
 }
 
-std::string rank(const std::vector<Src>& coords) { return std::to_string(coords.size()) + "d"; }
+// A form without operands, on Hopper.
+void bare(KernelCore& k, const ptx::Instruction& form) {
+  k.require(form, kHopper);
+  k.emit(form, {});
+}
+
+// A bulk wait_group[.read] for `pending` groups.
+void bulk_wait(KernelCore& k, const ptx::Instruction& form, int pending) {
+  k.require(form, kHopper);
+  if (pending < 0) k.fail(form, "pending group count " + std::to_string(pending) + " < 0");
+  k.emit(form, {ptx::Operand::imm(pending)});
+}
 }  // namespace
 
 Reg TensorCopyOps::param_generic_address(const ParamRef& param) {
-  require("cvta.param.u64", kHopper);
+  const ptx::Instruction cvta{O::cvta, {M::param, mod(Type::u64)}};
+  require(cvta, kHopper);
   Reg r = reg(Type::u64);
-  emit("mov.b64", {operand_of(r), ptx::Operand::symbol(param.name)});
-  emit("cvta.param.u64", {operand_of(r), operand_of(r)});
+  emit({O::mov, {mod(Type::b64)}}, {operand_of(r), ptx::Operand::symbol(param.name)});
+  emit(cvta, {operand_of(r), operand_of(r)});
   return r;
 }
 
 void TensorCopyOps::tma_load(const Addr& shared_dst, const Reg& tensor_map, const std::vector<Src>& coords,
                              const Addr& bar, std::optional<Src> multicast_mask) {
-  std::string opcode = "cp.async.bulk.tensor." + rank(coords) +
-                       ".shared::cluster.global.tile.mbarrier::complete_tx::bytes";
-  if (multicast_mask) opcode += ".multicast::cluster";
+  ptx::Instruction opcode = tensor_copy(*this, coords);
+  opcode.modifiers.insert(opcode.modifiers.end(), {M::shared_cluster, M::global, M::tile,
+                                                   M::mbarrier_complete_tx_bytes});
+  if (multicast_mask) opcode.modifiers.push_back(M::multicast_cluster);
   require(opcode, kHopper);
   std::vector<ptx::Operand> ops{operand_of(shared_dst), map_with_coords(*this, opcode, tensor_map, coords),
                                 operand_of(bar)};
@@ -47,7 +75,8 @@ void TensorCopyOps::tma_load(const Addr& shared_dst, const Reg& tensor_map, cons
 }
 
 void TensorCopyOps::bulk_copy_to_cluster(const Addr& dst, const Addr& src, const Src& size, const Addr& bar) {
-  const char* opcode = "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes";
+  const ptx::Instruction opcode{O::cp, {M::async, M::bulk, M::shared_cluster, M::shared_cta,
+                                        M::mbarrier_complete_tx_bytes}};
   require(opcode, kHopper);
   if (size.is_reg()) {
     expect_type(opcode, size, Type::u32, "size");
@@ -58,43 +87,37 @@ void TensorCopyOps::bulk_copy_to_cluster(const Addr& dst, const Addr& src, const
 }
 
 void TensorCopyOps::tma_store(const Reg& tensor_map, const std::vector<Src>& coords, const Addr& shared_src) {
-  std::string opcode = "cp.async.bulk.tensor." + rank(coords) + ".global.shared::cta.tile.bulk_group";
+  ptx::Instruction opcode = tensor_copy(*this, coords);
+  opcode.modifiers.insert(opcode.modifiers.end(), {M::global, M::shared_cta, M::tile, M::bulk_group});
   require(opcode, kHopper);
   emit(opcode, {map_with_coords(*this, opcode, tensor_map, coords), operand_of(shared_src)});
 }
 
 void TensorCopyOps::bulk_commit_group() {
-  require("cp.async.bulk.commit_group", kHopper);
-  emit("cp.async.bulk.commit_group", {});
+  bare(*this, {O::cp, {M::async, M::bulk, M::commit_group}});
 }
 
 void TensorCopyOps::bulk_wait_group(int pending) {
-  require("cp.async.bulk.wait_group", kHopper);
-  if (pending < 0) fail("cp.async.bulk.wait_group", "pending group count " + std::to_string(pending) + " < 0");
-  emit("cp.async.bulk.wait_group", {ptx::Operand::imm(pending)});
+  bulk_wait(*this, {O::cp, {M::async, M::bulk, M::wait_group}}, pending);
 }
 
 void TensorCopyOps::bulk_wait_group_read(int pending) {
-  require("cp.async.bulk.wait_group.read", kHopper);
-  if (pending < 0)
-    fail("cp.async.bulk.wait_group.read", "pending group count " + std::to_string(pending) + " < 0");
-  emit("cp.async.bulk.wait_group.read", {ptx::Operand::imm(pending)});
+  bulk_wait(*this, {O::cp, {M::async, M::bulk, M::wait_group, M::read}}, pending);
 }
 
 void TensorCopyOps::prefetch_tensormap(const Reg& tensor_map) {
-  require("prefetch.tensormap", kHopper);
-  expect_type("prefetch.tensormap", tensor_map, Type::u64, "tensor map address");
-  emit("prefetch.tensormap", {operand_of(at(tensor_map))});
+  const ptx::Instruction form{O::prefetch, {M::tensormap}};
+  require(form, kHopper);
+  expect_type(form, tensor_map, Type::u64, "tensor map address");
+  emit(form, {operand_of(at(tensor_map))});
 }
 
 void TensorCopyOps::fence_proxy_async_shared() {
-  require("fence.proxy.async.shared::cta", kHopper);
-  emit("fence.proxy.async.shared::cta", {});
+  bare(*this, {O::fence, {M::proxy, M::async, M::shared_cta}});
 }
 
 void TensorCopyOps::fence_proxy_async_shared_cluster() {
-  require("fence.proxy.async.shared::cluster", kHopper);
-  emit("fence.proxy.async.shared::cluster", {});
+  bare(*this, {O::fence, {M::proxy, M::async, M::shared_cluster}});
 }
 
 }  // namespace warpforge::dsl

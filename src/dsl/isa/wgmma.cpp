@@ -7,6 +7,10 @@
 
 namespace warpforge::dsl {
 
+using detail::M;
+using detail::mod;
+using detail::O;
+
 namespace {
 // wgmma and setmaxnreg exist only on the architecture-specific sm_90a (PTX
 // ISA 9.7.15.5.2 and 9.7.19.x, "Target ISA notes").
@@ -26,37 +30,42 @@ ptx::Operand trans(WgmmaMajor m) { return ptx::Operand::imm(m == WgmmaMajor::mn 
 }  // namespace
 
 void WgmmaOps::wgmma_fence() {
-  require("wgmma.fence.sync.aligned", kHopperOnly);
-  emit("wgmma.fence.sync.aligned", {});
+  const ptx::Instruction form{O::wgmma, {M::fence, M::sync, M::aligned}};
+  require(form, kHopperOnly);
+  emit(form, {});
 }
 
 void WgmmaOps::wgmma_commit_group() {
-  require("wgmma.commit_group.sync.aligned", kHopperOnly);
-  emit("wgmma.commit_group.sync.aligned", {});
+  const ptx::Instruction form{O::wgmma, {M::commit_group, M::sync, M::aligned}};
+  require(form, kHopperOnly);
+  emit(form, {});
 }
 
 void WgmmaOps::wgmma_wait_group(int pending) {
-  require("wgmma.wait_group.sync.aligned", kHopperOnly);
-  if (pending < 0 || pending > 7)
-    fail("wgmma.wait_group.sync.aligned", "pending group count " + std::to_string(pending) + "; 0..7");
-  emit("wgmma.wait_group.sync.aligned", {ptx::Operand::imm(pending)});
+  const ptx::Instruction form{O::wgmma, {M::wait_group, M::sync, M::aligned}};
+  require(form, kHopperOnly);
+  if (pending < 0 || pending > 7) fail(form, "pending group count " + std::to_string(pending) + "; 0..7");
+  emit(form, {ptx::Operand::imm(pending)});
 }
 
-std::string WgmmaOps::mma_async_opcode(Type a_type, Type b_type, const Regs& d, const Reg& desc_b,
-                                       WgmmaMajor b_major) {
+ptx::Instruction WgmmaOps::mma_async_opcode(Type a_type, Type b_type, const Regs& d,
+                                            const Reg& desc_b, WgmmaMajor b_major) {
   const bool half = is_half(a_type) && a_type == b_type;
   const bool fp8 = is_fp8(a_type) && is_fp8(b_type);
   const int n = static_cast<int>(d.size()) * 2;
+  const ptx::Instruction unshaped{O::wgmma, {M::mma_async, M::sync, M::aligned}};
+  if (n < 8 || n > 256 || n % 8 != 0)
+    fail(unshaped, std::to_string(d.size()) + " accumulator registers (N = " + std::to_string(n) +
+                       "); N is a multiple of 8 in 8..256, so 4..128 registers in steps of 4");
   // Each wgmma takes 32 bytes of K: 16 two-byte or 32 one-byte elements.
-  const std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + (fp8 ? "k32" : "k16") +
-                             ".f32" + detail::dot(a_type) + detail::dot(b_type);
+  const ptx::Instruction opcode{
+      O::wgmma,
+      {M::mma_async, M::sync, M::aligned, *ptx::wgmma_shape(n, fp8 ? 32 : 16), mod(Type::f32),
+       mod(a_type), mod(b_type)}};
   require(opcode, kHopperOnly);
   if (!half && !fp8)
     fail(opcode, "operand types " + detail::type_name(a_type) + "×" + detail::type_name(b_type) +
                      "; accepted: bf16×bf16 or f16×f16 (m64nNk16), e4m3/e5m2 × e4m3/e5m2 (m64nNk32)");
-  if (n < 8 || n > 256 || n % 8 != 0)
-    fail(opcode, std::to_string(d.size()) + " accumulator registers (N = " + std::to_string(n) +
-                     "); N is a multiple of 8 in 8..256, so 4..128 registers in steps of 4");
   for (const Reg& r : d)  // exactly f32: a b32 register would pass the width check
     if (r.type() != Type::f32)
       fail(opcode, "accumulator " + r.name() + " is " + detail::type_name(r.type()) + "; f32");
@@ -65,7 +74,8 @@ std::string WgmmaOps::mma_async_opcode(Type a_type, Type b_type, const Regs& d, 
   return opcode;
 }
 
-void WgmmaOps::require_k_major(const std::string& opcode, Type type, WgmmaMajor major, const char* operand) {
+void WgmmaOps::require_k_major(const ptx::Instruction& opcode, Type type, WgmmaMajor major,
+                               const char* operand) {
   // PTX ISA 9.7.15.5.2: only the .f16/.bf16 forms take imm-trans-a/b; the
   // 8-bit forms read A and B K-major.
   if (is_fp8(type) && major == WgmmaMajor::mn)
@@ -81,7 +91,7 @@ ptx::Operand WgmmaOps::scale_operand(const std::variant<bool, PredUse>& scale_d)
 
 void WgmmaOps::wgmma_mma_async(Type a_type, Type b_type, const Regs& d, const Reg& desc_a, const Reg& desc_b,
                                std::variant<bool, PredUse> scale_d, WgmmaMajor a_major, WgmmaMajor b_major) {
-  const std::string opcode = mma_async_opcode(a_type, b_type, d, desc_b, b_major);
+  const ptx::Instruction opcode = mma_async_opcode(a_type, b_type, d, desc_b, b_major);
   expect_type(opcode, desc_a, Type::b64, "A descriptor");
   require_k_major(opcode, a_type, a_major, "A");
   std::vector<ptx::Operand> ops =
@@ -97,7 +107,7 @@ void WgmmaOps::wgmma_mma_async(Type ab_type, const Regs& d, const Reg& desc_a, c
 
 void WgmmaOps::wgmma_mma_async(Type a_type, Type b_type, const Regs& d, const Regs& a, const Reg& desc_b,
                                std::variant<bool, PredUse> scale_d, WgmmaMajor b_major) {
-  const std::string opcode = mma_async_opcode(a_type, b_type, d, desc_b, b_major);
+  const ptx::Instruction opcode = mma_async_opcode(a_type, b_type, d, desc_b, b_major);
   // PTX ISA 9.7.15.5.1.1: A's fragment is four .b32 registers per thread for
   // every input type (two 16-bit or four 8-bit elements each).
   if (a.size() != 4)
@@ -119,14 +129,15 @@ void WgmmaOps::wgmma_mma_async(Type a_type, Type b_type, const Regs& d, const Re
   emit(opcode, ops);
 }
 
-void WgmmaOps::setmaxnreg(const char* opcode, int count) {
+void WgmmaOps::setmaxnreg(ptx::Mod direction, int count) {
+  const ptx::Instruction opcode{O::setmaxnreg, {direction, M::sync, M::aligned, mod(Type::u32)}};
   require(opcode, kHopperOnly);
   if (count < 24 || count > 256 || count % 8 != 0)
     fail(opcode, "register count " + std::to_string(count) + "; a multiple of 8 in 24..256");
   emit(opcode, {ptx::Operand::imm(count)});
 }
 
-void WgmmaOps::setmaxnreg_inc(int count) { setmaxnreg("setmaxnreg.inc.sync.aligned.u32", count); }
-void WgmmaOps::setmaxnreg_dec(int count) { setmaxnreg("setmaxnreg.dec.sync.aligned.u32", count); }
+void WgmmaOps::setmaxnreg_inc(int count) { setmaxnreg(M::inc, count); }
+void WgmmaOps::setmaxnreg_dec(int count) { setmaxnreg(M::dec, count); }
 
 }  // namespace warpforge::dsl

@@ -5,45 +5,31 @@
 
 namespace warpforge::dsl {
 
-using detail::dot;
+using detail::M;
+using detail::mod;
+using detail::O;
 using detail::type_name;
 
 namespace {
 
 ptx::MmaShape ptx_shape(WmmaShape s) {
-  switch (s) {
-    case WmmaShape::m16n16k16:
-      return ptx::MmaShape::m16n16k16;
-    case WmmaShape::m32n8k16:
-      return ptx::MmaShape::m32n8k16;
-    case WmmaShape::m8n32k16:
-      return ptx::MmaShape::m8n32k16;
-    case WmmaShape::m16n16k8:
-      return ptx::MmaShape::m16n16k8;
-  }
-  return ptx::MmaShape::m16n16k16;
+  static constexpr ptx::MmaShape kShapes[] = {ptx::MmaShape::m16n16k16, ptx::MmaShape::m32n8k16,
+                                              ptx::MmaShape::m8n32k16, ptx::MmaShape::m16n16k8};
+  return kShapes[static_cast<int>(s)];
 }
 
-std::string shape_name(WmmaShape s) {
-  switch (s) {
-    case WmmaShape::m16n16k16:
-      return "m16n16k16";
-    case WmmaShape::m32n8k16:
-      return "m32n8k16";
-    case WmmaShape::m8n32k16:
-      return "m8n32k16";
-    case WmmaShape::m16n16k8:
-      return "m16n16k8";
-  }
-  return "";
+M shape_mod(WmmaShape s) {
+  static constexpr M kShapes[] = {M::m16n16k16, M::m32n8k16, M::m8n32k16, M::m16n16k8};
+  return kShapes[static_cast<int>(s)];
 }
 
-std::string layout_name(WmmaLayout l) {
-  return l == WmmaLayout::row ? "row" : "col";
+M layout_mod(WmmaLayout l) {
+  return l == WmmaLayout::row ? M::row : M::col;
 }
 
-char matrix_letter(WmmaMatrix m) {
-  return "abcd"[static_cast<int>(m)];
+M matrix_mod(WmmaMatrix m) {
+  static constexpr M kMatrices[] = {M::a, M::b, M::c, M::d};
+  return kMatrices[static_cast<int>(m)];
 }
 
 // PTX ISA 9.7.14.4, target notes: f16 forms need sm_70, bf16 and tf32 sm_80.
@@ -53,7 +39,7 @@ Availability availability(Type input) {
 
 // A fragment's registers: the count its shape and type take, .f32 for f32
 // accumulators and .b32 (packed elements) otherwise.
-void check_fragment(const KernelCore& k, const std::string& opcode, ptx::MmaShape shape,
+void check_fragment(const KernelCore& k, const ptx::Instruction& opcode, ptx::MmaShape shape,
                     WmmaMatrix matrix, Type type, const Regs& frag, const char* role) {
   const int expected = ptx::wmma_fragment_registers(shape, matrix, type);
   if (static_cast<int>(frag.size()) != expected)
@@ -70,21 +56,24 @@ void check_fragment(const KernelCore& k, const std::string& opcode, ptx::MmaShap
   }
 }
 
-std::string space_suffix(const KernelCore& k, const std::string& opcode, Space space) {
-  if (space == Space::generic) return "";
-  if (space == Space::global || space == Space::shared) return "." + std::string(ptx::name(space));
-  k.fail(opcode, "state space ." + std::string(ptx::name(space)) +
-                     "; wmma loads and stores take global, shared or generic addresses");
+// [.space].type after a load's or store's shape.
+void add_space_and_type(const KernelCore& k, ptx::Instruction& opcode, Space space, Type type) {
+  if (space == Space::global || space == Space::shared)
+    opcode.modifiers.push_back(space == Space::global ? M::global : M::shared);
+  else if (space != Space::generic)
+    k.fail(opcode, "state space ." + std::string(ptx::name(space)) +
+                       "; wmma loads and stores take global, shared or generic addresses");
+  opcode.modifiers.push_back(mod(type));
 }
 
 }  // namespace
 
 void WmmaOps::wmma_load(WmmaMatrix matrix, WmmaShape shape, WmmaLayout layout, Space space,
                         Type type, const Regs& frag, const Addr& a, const Src& stride) {
-  std::string opcode = std::string("wmma.load.") + matrix_letter(matrix) + ".sync.aligned." +
-                       layout_name(layout) + "." + shape_name(shape);
+  ptx::Instruction opcode{
+      O::wmma, {M::load, matrix_mod(matrix), M::sync, M::aligned, layout_mod(layout), shape_mod(shape)}};
   if (matrix == WmmaMatrix::d) fail(opcode, "wmma loads A, B or C; D is stored (wmma_store)");
-  opcode += space_suffix(*this, opcode, space) + dot(type);
+  add_space_and_type(*this, opcode, space, type);
   const ptx::MmaShape s = ptx_shape(shape);
   if (const std::string why = ptx::wmma_element_error(s, matrix, type); !why.empty())
     fail(opcode, why);
@@ -95,8 +84,9 @@ void WmmaOps::wmma_load(WmmaMatrix matrix, WmmaShape shape, WmmaLayout layout, S
 
 void WmmaOps::wmma_store(WmmaShape shape, WmmaLayout layout, Space space, Type type, const Addr& a,
                          const Regs& frag, const Src& stride) {
-  std::string opcode = "wmma.store.d.sync.aligned." + layout_name(layout) + "." + shape_name(shape);
-  opcode += space_suffix(*this, opcode, space) + dot(type);
+  ptx::Instruction opcode{
+      O::wmma, {M::store, M::d, M::sync, M::aligned, layout_mod(layout), shape_mod(shape)}};
+  add_space_and_type(*this, opcode, space, type);
   const ptx::MmaShape s = ptx_shape(shape);
   if (const std::string why = ptx::wmma_element_error(s, WmmaMatrix::d, type); !why.empty())
     fail(opcode, why);
@@ -109,11 +99,10 @@ void WmmaOps::wmma_mma(WmmaShape shape, WmmaLayout a_layout, WmmaLayout b_layout
                        Type d_type, Type c_type, const Regs& d, const Regs& a, const Regs& b,
                        const Regs& c) {
   // f16 inputs are implied (.dtype.ctype); bf16 and tf32 are spelled out.
-  const std::string types = input == Type::f16
-                                ? dot(d_type) + dot(c_type)
-                                : dot(d_type) + dot(input) + dot(input) + dot(c_type);
-  const std::string opcode = "wmma.mma.sync.aligned." + layout_name(a_layout) + "." +
-                             layout_name(b_layout) + "." + shape_name(shape) + types;
+  ptx::Instruction opcode{O::wmma, {M::mma, M::sync, M::aligned, layout_mod(a_layout),
+                                    layout_mod(b_layout), shape_mod(shape), mod(d_type)}};
+  if (input != Type::f16) opcode.modifiers.insert(opcode.modifiers.end(), {mod(input), mod(input)});
+  opcode.modifiers.push_back(mod(c_type));
   const ptx::MmaShape s = ptx_shape(shape);
   for (Type acc : {d_type, c_type})
     if (const std::string why = ptx::wmma_form_error(s, input, acc); !why.empty())

@@ -38,13 +38,10 @@ Layout layout_of(const Sm100aSpec& s) {
   return l;
 }
 
-std::uint32_t imm(std::int64_t v) {
-  return static_cast<std::uint32_t>(v);
-}
-
-class Builder {
+class Sm100aGemmBuilder {
  public:
-  explicit Builder(const Sm100aSpec& s) : s_(s), l_(layout_of(s)), k_(s.name(), Target::sm_100a) {}
+  explicit Sm100aGemmBuilder(const Sm100aSpec& s)
+      : s_(s), l_(layout_of(s)), k_(s.name(), Target::sm_100a) {}
 
   ptx::Module build() {
     read_params();
@@ -273,7 +270,7 @@ std::uint32_t sm100a_shared_bytes(const Sm100aSpec& spec) {
 }
 
 ptx::Module build_sm100a_gemm(const Sm100aSpec& spec) {
-  return Builder(spec).build();
+  return Sm100aGemmBuilder(spec).build();
 }
 
 }  // namespace warpforge::ops

@@ -7,10 +7,6 @@ namespace warpforge::ops {
 using namespace dsl;
 using runtime::DType;
 
-namespace {
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-}  // namespace
-
 // Whether every scale byte in `bytes` (`count` each) folds: its value times
 // 2^u (u = unbias_exponent()) a normal bf16 that one integer multiply-add
 // builds (scale_factors). e8m0: E <= 254 - u (2^(E - 127 + u); E = 0 gives

@@ -16,8 +16,6 @@ using runtime::DType;
 
 namespace {
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
 class DequantizeKernel {
  public:
   DequantizeKernel(const GemmAmaxProblem& p, BlockScaledOperand which, DequantizedOrder order,

@@ -9,10 +9,6 @@ using runtime::DType;
 
 namespace {
 
-std::uint32_t imm(std::int64_t v) {
-  return static_cast<std::uint32_t>(v);
-}
-
 void fold_abs_max(Kernel& k, Reg& thread_max, const Reg& v, const Pred& in) {
   Reg bits = k.reg(b32);
   k.mov(bits, v);

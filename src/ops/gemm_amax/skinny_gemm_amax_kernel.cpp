@@ -19,8 +19,6 @@ using runtime::DType;
 
 constexpr int kLanesPerRow = 4;           // an mma row group's lanes (PTX ISA 9.7.14.5.8: threadID_in_group)
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
 // One row's 16-byte piece of a chunk, as a lane loads it: its codes and the
 // scale bytes that go with them.
 struct Piece {

@@ -33,10 +33,6 @@ constexpr int kScaleColumns = 256;
 constexpr int kGroupBytes = 512;  // one 128x4 scale group
 constexpr int kThreads = 128;
 
-std::uint32_t imm(std::int64_t v) {
-  return static_cast<std::uint32_t>(v);
-}
-
 // The block-scaled MMA that runs a format (PTX ISA 9.7.16, tcgen05.mma's kinds
 // and scale_vec table): MXFP8 kind::mxf8f6f4 with one ue8m0 per 32 (1X, K =
 // 32), MXFP4 kind::mxf4 with two per instruction (2X, K = 64), NVFP4
@@ -70,9 +66,9 @@ struct Operand {
   Reg group_row;  // the tile's 128-row scale group index (ctaid.x or ctaid.y)
 };
 
-class Builder {
+class Sm100aGemmAmaxBuilder {
  public:
-  Builder(const GemmAmaxProblem& p, int stages, bool pair)
+  Sm100aGemmAmaxBuilder(const GemmAmaxProblem& p, int stages, bool pair)
       : p_(p),
         form_(mma_form(p)),
         stages_(stages),
@@ -402,7 +398,7 @@ ptx::Module build_sm100a_gemm_amax(const GemmAmaxProblem& problem, int stages, b
     throw OpsError(
         "the sm100a GemmAmax kernel with stages = 0 (staged by plain loads) for a CTA pair; "
         "pairs run on its TMA pipeline only (stages >= 1)");
-  return Builder(problem, stages, pair).build();
+  return Sm100aGemmAmaxBuilder(problem, stages, pair).build();
 }
 
 std::uint32_t sm100a_gemm_amax_shared_bytes(const GemmAmaxProblem& problem, int stages) {

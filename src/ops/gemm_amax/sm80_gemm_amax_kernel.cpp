@@ -24,10 +24,6 @@ constexpr int kSharedLd = kBlockK + 8;
 constexpr int kWarpTile = 32;
 constexpr int kScaleTableOffset = 256 * 4;  // bytes: the scale codes' half of the tables
 
-std::uint32_t imm(std::int64_t v) {
-  return static_cast<std::uint32_t>(v);
-}
-
 // What one operand (A or B) contributes to a K step.
 struct Operand {
   Reg data, scales;        // global addresses
@@ -36,9 +32,9 @@ struct Operand {
   std::int64_t row_tiles;  // RM of its scale layout
 };
 
-class Builder {
+class Sm80GemmAmaxBuilder {
  public:
-  Builder(const GemmAmaxProblem& p, GemmAmaxTile tile)
+  Sm80GemmAmaxBuilder(const GemmAmaxProblem& p, GemmAmaxTile tile)
       : p_(p),
         tile_(tile),
         k_(kSm80GemmAmaxKernel, Target::sm_80),
@@ -193,7 +189,7 @@ class Builder {
 }  // namespace
 
 ptx::Module build_sm80_gemm_amax(const GemmAmaxProblem& problem, GemmAmaxTile tile) {
-  return Builder(problem, tile).build();
+  return Sm80GemmAmaxBuilder(problem, tile).build();
 }
 
 std::vector<float> sm80_gemm_amax_tables(const GemmAmaxProblem& problem) {

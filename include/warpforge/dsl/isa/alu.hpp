@@ -10,7 +10,8 @@ namespace warpforge::dsl {
 
 // Rounding modifiers (PTX ISA 9.7.3 float, 9.7.9.21 cvt integer rounding).
 enum class Round { none, rn, rz, rm, rp, rna, rni, rzi, rmi, rpi };
-std::string_view name(Round r);
+std::string_view name(Round r);  // "" for none
+ptx::Mod mod(Round r);           // the modifier word (not for none)
 
 struct FloatMode {
   Round round = Round::none;
@@ -84,10 +85,12 @@ class AluOps : public virtual KernelCore {
   Reg mov_sreg(Type t, SReg s);
   // The destination of a value-returning form: a register of the sources' type.
   Reg result_of(const char* op, const Src& a, const Src& b);
-  void arith(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
-  void float_only(const char* op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
-  void int_only(const std::string& opcode, const Reg& d, std::initializer_list<const Src*> srcs, Type t);
-  void approx(const char* op, const Reg& d, const Src& a, bool ftz);  // op.approx[.ftz].type d, a
+  void arith(ptx::Opcode op, const Reg& d, std::initializer_list<const Src*> srcs, FloatMode m);
+  void float_only(ptx::Opcode op, const Reg& d, std::initializer_list<const Src*> srcs,
+                  FloatMode m);
+  void int_only(ptx::Instruction form, const Reg& d, std::initializer_list<const Src*> srcs,
+                Type t);
+  void approx(ptx::Opcode op, const Reg& d, const Src& a, bool ftz);  // op.approx[.ftz].type d, a
 };
 
 }  // namespace warpforge::dsl

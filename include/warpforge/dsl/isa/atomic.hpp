@@ -24,7 +24,7 @@ class AtomicOps : public virtual KernelCore {
   void red(Space space, AtomOp op, Type type, const Addr& a, const Src& b, AtomOpts o = {});
 
  private:
-  std::string opcode_for(const char* base, Space space, AtomOp op, Type type, AtomOpts o);
+  ptx::Instruction opcode_for(ptx::Opcode base, Space space, AtomOp op, Type type, AtomOpts o);
 };
 
 }  // namespace warpforge::dsl

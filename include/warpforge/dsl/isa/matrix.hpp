@@ -16,7 +16,7 @@ class MatrixOps : public virtual KernelCore {
   void stmatrix(const Addr& a, const Regs& s, bool trans = false);
 
  private:
-  std::string opcode_for(const char* base, std::size_t count, bool trans, const Addr& a);
+  ptx::Instruction opcode_for(ptx::Opcode base, std::size_t count, bool trans, const Addr& a);
 };
 
 }  // namespace warpforge::dsl

@@ -41,7 +41,7 @@ class MemoryOps : public virtual KernelCore {
   void cvta_from(Space space, const Reg& d, const Reg& a);
 
  private:
-  std::string access(const char* op, Space space, Type type, std::size_t width, Cache cache, bool nc,
+  ptx::Instruction access(ptx::Opcode op, Space space, Type type, std::size_t width, Cache cache, bool nc,
                      bool volatile_, const Addr& a, bool cluster = false);
 };
 

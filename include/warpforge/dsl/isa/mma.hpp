@@ -14,6 +14,7 @@ namespace warpforge::dsl {
 
 enum class MmaShape { m16n8k8, m16n8k16, m16n8k32 };
 std::string_view name(MmaShape s);
+ptx::Mod mod(MmaShape s);  // the modifier word
 
 class MmaOps : public virtual KernelCore {
  public:

@@ -170,22 +170,27 @@ class Tcgen05Ops : public virtual KernelCore {
   void tcgen05_fence_after_thread_sync();
 
  private:
-  // ".cta_group::1" or "::2", after the check that the kernel uses one group.
-  std::string group_suffix(std::string_view instruction, CtaGroup group);
-  // form: "" (the plain MMA), ".ws" or ".sp", after "tcgen05.mma".
-  std::string mma_opcode(CtaGroup group, Tcgen05Kind kind, std::optional<ScaleVec> scale_vec,
-                         std::string_view form = "");
-  void emit_mma(const std::string& opcode, const Reg& d_tmem, ptx::Operand a, const Reg& b_desc,
-                const Reg& idesc, const Reg* scale_a, const Reg* scale_b,
+  // .cta_group::1 or ::2, after the check that the kernel uses one group.
+  ptx::Mod group_mod(InstructionName instruction, CtaGroup group);
+  // tcgen05.<op>.cta_group::N<rest>
+  ptx::Instruction grouped(ptx::Mod op, CtaGroup group, std::initializer_list<ptx::Mod> rest);
+  // tcgen05.mma[.form].cta_group::N.kind::K[.block_scale.scale_vec::V]; form: .ws or .sp.
+  ptx::Instruction mma_opcode(CtaGroup group, Tcgen05Kind kind, std::optional<ScaleVec> scale_vec,
+                              std::optional<ptx::Mod> form = std::nullopt);
+  void emit_mma(const ptx::Instruction& opcode, const Reg& d_tmem, ptx::Operand a,
+                const Reg& b_desc, const Reg& idesc, const Reg* scale_a, const Reg* scale_b,
                 const std::variant<bool, PredUse>& enable_input_d);
   // Refuses an immediate column count that is not a power of two in 32..512.
-  void check_column_count(std::string_view instruction, const Src& ncols) const;
-  void check_tmem_address(std::string_view instruction, const Reg& r, const char* role) const;
-  // "tcgen05.<op>.sync.aligned.<shape>.x<num>[.pack::16b|.unpack::16b].b32"
+  void check_column_count(const ptx::Instruction& instruction, const Src& ncols) const;
+  void check_tmem_address(const ptx::Instruction& instruction, const Reg& r,
+                          const char* role) const;
+  // tcgen05.<op>.sync.aligned.<shape>.x<num>[.pack::16b|.unpack::16b].b32
   // for `data`, checked against the shape's registers per repetition and
   // largest .num.
-  std::string data_path_opcode(const char* op, const char* shape, int regs_per_repeat, int max_num,
-                               const Regs& data, TmemPacking packing);
+  ptx::Instruction data_path_opcode(ptx::Mod op, ptx::Mod shape, int regs_per_repeat, int max_num,
+                                    const Regs& data, TmemPacking packing);
+  // tcgen05.<modifiers> without operands.
+  void bare(std::initializer_list<ptx::Mod> modifiers);
 
   std::optional<CtaGroup> cta_group_;  // the group of the kernel's first tcgen05 instruction
 };

@@ -58,11 +58,13 @@ class WgmmaOps : public virtual KernelCore {
  private:
   // The opcode of a wgmma.mma_async form, after the checks both A forms
   // share: target, operand types, accumulators, B's descriptor and major.
-  std::string mma_async_opcode(Type a_type, Type b_type, const Regs& d, const Reg& desc_b, WgmmaMajor b_major);
+  ptx::Instruction mma_async_opcode(Type a_type, Type b_type, const Regs& d, const Reg& desc_b,
+                                    WgmmaMajor b_major);
   // Refuses `major` = mn for the 8-bit types, which have no imm-trans operand.
-  void require_k_major(const std::string& opcode, Type type, WgmmaMajor major, const char* operand);
+  void require_k_major(const ptx::Instruction& opcode, Type type, WgmmaMajor major,
+                       const char* operand);
   ptx::Operand scale_operand(const std::variant<bool, PredUse>& scale_d) const;
-  void setmaxnreg(const char* opcode, int count);
+  void setmaxnreg(ptx::Mod direction, int count);  // setmaxnreg.{inc,dec}.sync.aligned.u32
 };
 
 }  // namespace warpforge::dsl

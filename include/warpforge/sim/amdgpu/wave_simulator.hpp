@@ -1,4 +1,4 @@
-// The wave64 simulator for AMDGPU IR kernels (amdgpu::Kernel). Each workgroup
+// The wave64 simulator for AMDGPU IR kernels (amdgpu::AmdKernel). Each workgroup
 // runs as ceil(size / 64) waves of 64 lanes with an exec mask, like CDNA
 // hardware: divergent if / loop bodies run with the lanes that take them
 // masked in (AMD CDNA3 ISA, "EXECute Mask"). Waves of a workgroup share its

@@ -86,9 +86,6 @@ TEST(VerifierIsa, RefusesWhatPtxasRefusesNamingTheRule) {
        "4.0-4.3, 5.0-5.1, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0"},
       {module(".version 8.5\n.target sm_100a\n", ""),
        ".target sm_100a needs .version 8.6 or later; the module has .version 8.5"},
-      {module(kSm80, kRegisters + "\tfrobnicate.f32 %f0, %f1;\n"),
-       "function k: frobnicate.f32: 'frobnicate' is no instruction of the PTX ISA (9.7); check its "
-       "spelling"},
       {module(kSm80, kRegisters + "\tsetmaxnreg.inc.sync.aligned.u32 232;\n"),
        "function k: setmaxnreg.inc.sync.aligned.u32: setmaxnreg needs sm_90a or a later "
        "architecture- or family-specific target; the module's .target is sm_80"},

@@ -25,11 +25,12 @@ constexpr std::uint32_t kMapBytes = 128;
 constexpr std::uint32_t kMapAlign = 64;  // a CUtensorMap's alignment
 
 // The fields in TensorMapField's order.
-constexpr ptx::Mod kFields[] = {
-    ptx::Mod::global_address, ptx::Mod::rank,           ptx::Mod::box_dim,
-    ptx::Mod::global_dim,     ptx::Mod::global_stride,  ptx::Mod::element_stride,
-    ptx::Mod::elemtype,       ptx::Mod::interleave_layout, ptx::Mod::swizzle_mode,
-    ptx::Mod::swizzle_atomicity, ptx::Mod::fill_mode};
+constexpr ptx::Mod kFields[] = {ptx::Mod::global_address, ptx::Mod::rank,
+                                ptx::Mod::box_dim,        ptx::Mod::global_dim,
+                                ptx::Mod::global_stride,  ptx::Mod::element_stride,
+                                ptx::Mod::elemtype,       ptx::Mod::interleave_layout,
+                                ptx::Mod::swizzle_mode,   ptx::Mod::swizzle_atomicity,
+                                ptx::Mod::fill_mode};
 
 bool per_dimension(TensorMapField f) {
   return f == TensorMapField::box_dim || f == TensorMapField::global_dim || f == TensorMapField::global_stride ||

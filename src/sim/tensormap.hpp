@@ -1,5 +1,5 @@
 // Internal: decoding of tensormap.replace and tensormap.cp_fenceproxy (PTX
-// ISA 9.7.9.27-28) for decode.cpp; their execution is exec_tensormap
+// ISA 9.7.9.27-28) for decode_forms.cpp; their execution is exec_tensormap
 // (execute.hpp), both in tensormap.cpp.
 #pragma once
 

@@ -30,8 +30,13 @@
 # first, the difftest family and the replay get what is left) may be set;
 # DEVICE=sim records on the simulator instead (the script's self-test: the
 # replay must then agree everywhere).
+#
+# PART=mufu (the default this session, window 1) runs instead only
+# scripts/gpu-triton-mufu.sh, the multifunction unit's sweep (about 60 s
+# with the build); PART=tutorials runs the above.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+[ "${PART:-mufu}" = mufu ] && exec bash scripts/gpu-triton-mufu.sh
 
 out="${OUT:-$PWD/gpu-triton-out}"
 build_dir="${BUILD_DIR:-build-triton}"

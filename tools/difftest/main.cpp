@@ -8,6 +8,10 @@
 //   warpforge-difftest inputs --family NAME --unit NAME --out FILE [--seed N]
 //                                                 a unit's input words (little-endian u32, thread
 //                                                 by thread)
+//   warpforge-difftest mufu --device cuda|sim --out DIR [--thin N]
+//                                                 the f32 .approx forms over their whole input
+//                                                 domains, as ulps from the correctly rounded
+//                                                 results (mufu_sweep.hpp)
 // record writes DIR/<family>.truth: --seed N (not 0) draws every unit's
 // random inputs anew, for an out-of-sample recording; --missing keeps the
 // units DIR/<family>.truth already holds (when it is of the same GPU,
@@ -30,6 +34,7 @@
 
 #include "difftest/coverage.hpp"
 #include "difftest/harness.hpp"
+#include "difftest/mufu_sweep.hpp"
 #include "warpforge/runtime/cuda_backend.hpp"
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/sim/simulator.hpp"
@@ -47,6 +52,7 @@ struct Options {
   std::size_t limit = 20;
   std::uint64_t seed = 0;
   bool missing = false;
+  std::uint32_t thin = 1;
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -57,7 +63,8 @@ struct Options {
                "       warpforge-difftest replay --truth DIR [--family NAME]... [--markdown]\n"
                "       warpforge-difftest differences --truth DIR --family NAME [--unit TEXT] "
                "[--limit N]\n"
-               "       warpforge-difftest inputs --family NAME --unit NAME --out FILE [--seed N]\n";
+               "       warpforge-difftest inputs --family NAME --unit NAME --out FILE [--seed N]\n"
+               "       warpforge-difftest mufu --device cuda|sim --out DIR [--thin N]\n";
   std::exit(2);
 }
 
@@ -66,9 +73,10 @@ Options parse(int argc, char** argv) {
   Options o;
   o.command = argv[1];
   if (o.command != "list" && o.command != "names" && o.command != "record" &&
-      o.command != "replay" && o.command != "differences" && o.command != "inputs")
+      o.command != "replay" && o.command != "differences" && o.command != "inputs" &&
+      o.command != "mufu")
     usage("unknown command '" + o.command +
-          "' (accepted: list, names, record, replay, differences, inputs)");
+          "' (accepted: list, names, record, replay, differences, inputs, mufu)");
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -96,9 +104,15 @@ Options parse(int argc, char** argv) {
               " (accepted: a number of up to 19 digits; 0 is the committed "
               "recordings' inputs)");
       o.seed = std::stoull(n);
-    } else if (a == "--missing")
+    } else if (a == "--missing") {
       o.missing = true;
-    else
+    } else if (a == "--thin") {
+      const std::string n = value();
+      if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(n) == 0)
+        usage("--thin " + n + " (accepted: a positive number of up to 9 digits)");
+      o.thin = static_cast<std::uint32_t>(std::stoul(n));
+    } else
       usage("unknown option '" + a + "'");
   }
   for (const auto& f : o.families)
@@ -144,8 +158,9 @@ std::optional<TruthFile> kept_recording(const std::filesystem::path& path, const
   return std::nullopt;
 }
 
-int record(const Options& o) {
-  if (o.out.empty()) usage("record needs --out DIR");
+// The device a recording runs on (--device).
+runtime::Device recording_device(const Options& o) {
+  if (o.out.empty()) usage(o.command + " needs --out DIR");
   if (o.device != "cuda" && o.device != "sim")
     usage("--device " + o.device + " (accepted: cuda, sim)");
   // The simulator stands for the GPUs the truth is of (an H100 or H200, 132
@@ -153,8 +168,19 @@ int record(const Options& o) {
   // count (split K, stream-K) record the same configuration in a self-test.
   sim::SimOptions h100;
   h100.sm_count = 132;
-  const runtime::Device device =
-      o.device == "cuda" ? runtime::Device::cuda(0) : runtime::Device(sim::make_backend(h100));
+  return o.device == "cuda" ? runtime::Device::cuda(0) : runtime::Device(sim::make_backend(h100));
+}
+
+int mufu(const Options& o) {
+  const runtime::Device device = recording_device(o);
+  std::cout << "mufu sweep on " << device.properties().name
+            << (o.thin > 1 ? ", every " + std::to_string(o.thin) + "th input" : "") << "\n";
+  mufu_sweep(device, o.out, o.thin);
+  return 0;
+}
+
+int record(const Options& o) {
+  const runtime::Device device = recording_device(o);
   std::string driver = "simulator";
   if (auto* cuda = dynamic_cast<runtime::CudaBackend*>(&device.backend()))
     driver = std::to_string(cuda->driver_version());
@@ -358,6 +384,7 @@ int main(int argc, char** argv) {
     if (o.command == "record") return record(o);
     if (o.command == "differences") return differences(o);
     if (o.command == "inputs") return inputs(o);
+    if (o.command == "mufu") return mufu(o);
     return replay(o);
   } catch (const Error& e) {
     std::cerr << "warpforge-difftest: " << e.what() << "\n";

@@ -33,10 +33,18 @@
 #
 # PART=mufu (the default this session, window 1) runs instead only
 # scripts/gpu-triton-mufu.sh, the multifunction unit's sweep (about 60 s
-# with the build); PART=tutorials runs the above.
+# with the build), then scripts/tensormap_probe.py (which variant of the
+# kernel-built tensor map kernel the GPU refuses; seconds); PART=tutorials
+# runs the above.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-[ "${PART:-mufu}" = mufu ] && exec bash scripts/gpu-triton-mufu.sh
+if [ "${PART:-mufu}" = mufu ]; then
+  bash scripts/gpu-triton-mufu.sh
+  mufu_rc=$?
+  echo "gpu-triton: tensormap probe (scripts/tensormap_probe.py):"
+  timeout 120 python3 scripts/tensormap_probe.py
+  exit $mufu_rc
+fi
 
 out="${OUT:-$PWD/gpu-triton-out}"
 build_dir="${BUILD_DIR:-build-triton}"

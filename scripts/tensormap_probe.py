@@ -1,0 +1,131 @@
+"""Which part of the kernel-built tensor map kernel (tests/sim/hopper_kernels.hpp,
+kBuiltMapKernel; the difftest unit triton_ptx) an H100/H200 refuses with
+CUDA_ERROR_ILLEGAL_INSTRUCTION: the kernel is run as written and in variants
+that each change one thing, each in a process of its own (a fault poisons
+the context), through the CUDA driver alone (ctypes; nothing to build).
+
+    python3 scripts/tensormap_probe.py          (prints one line per variant)
+
+Variants: as written; without the TMA load (the map the GPU built is printed,
+beside the driver's cuTensorMapEncodeTiled map of the same tensor); the TMA
+load into .shared::cluster instead of .shared::cta; with
+fence.mbarrier_init; the driver's map instead of the built one (both
+destinations); PTX 8.5 with the stride given in 16-byte units (what Triton
+does for PTX <= 8.5) and without.
+"""
+import ctypes
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ROWS, COLS, BOX_ROWS, BOX_COLS = 10, 24, 4, 8
+
+
+def kernel_text():
+    source = open(os.path.join(ROOT, "tests/sim/hopper_kernels.hpp")).read()
+    body = re.search(r'kBuiltMapKernel = R"\((.*?)\)";', source, re.S).group(1)
+    return ".version 8.6\n.target sm_90a\n.address_size 64\n" + body.replace("$ELEMTYPE", "7")
+
+
+def drop(text, *needles):
+    return "\n".join(line for line in text.split("\n") if not any(n in line for n in needles))
+
+
+def variants():
+    k = kernel_text()
+    cluster = k.replace("cp.async.bulk.tensor.2d.shared::cta.global", "cp.async.bulk.tensor.2d.shared::cluster.global")
+    host_map = drop(k, "tensormap.replace", "tensormap.cp_fenceproxy", "fence.proxy.tensormap")
+    init_fence = k.replace("mbarrier.init.shared::cta.b64 [%r2], 1;",
+                           "mbarrier.init.shared::cta.b64 [%r2], 1;\n  fence.mbarrier_init.release.cluster;")
+    v85 = cluster.replace(".version 8.6", ".version 8.5")
+    return {
+        "as_written": (k, False),
+        "no_tma_load": (drop(k, "cp.async.bulk.tensor", "mbarrier.arrive.expect_tx", "mbarrier.try_wait",
+                             "bra LOOP"), False),
+        "shared_cluster_destination": (cluster, False),
+        "fence_mbarrier_init": (init_fence, False),
+        "driver_map_shared_cta": (host_map, True),
+        "driver_map_shared_cluster": (drop(cluster, "tensormap.replace", "tensormap.cp_fenceproxy",
+                                           "fence.proxy.tensormap"), True),
+        "ptx85_cluster_stride_bytes": (v85, False),
+        "ptx85_cluster_stride_16B_units": (v85.replace("global_stride.shared::cta.b1024.b64 [%rd1], 0, 96",
+                                                       "global_stride.shared::cta.b1024.b64 [%rd1], 0, 6"), False),
+    }
+
+
+def run_one(name):
+    text, driver_map = variants()[name]
+    cu = ctypes.CDLL("libcuda.so.1")
+
+    def check(rc, what):
+        if rc:
+            s = ctypes.c_char_p()
+            cu.cuGetErrorName(rc, ctypes.byref(s))
+            raise RuntimeError(f"{what}: {s.value.decode()}")
+
+    check(cu.cuInit(0), "cuInit")
+    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+    check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+    check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    log = ctypes.create_string_buffer(8192)
+    opts = (ctypes.c_int * 2)(5, 6)  # CU_JIT_ERROR_LOG_BUFFER, _SIZE_BYTES
+    vals = (ctypes.c_void_p * 2)(ctypes.cast(log, ctypes.c_void_p), ctypes.c_void_p(8192))
+    module, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    rc = cu.cuModuleLoadDataEx(ctypes.byref(module), text.encode() + b"\0", 2, opts, vals)
+    if rc:
+        check(rc, "cuModuleLoadDataEx (" + log.value.decode(errors="replace").strip()[:300] + ")")
+    check(cu.cuModuleGetFunction(ctypes.byref(fn), module, b"built_map"), "cuModuleGetFunction")
+
+    def alloc(data):
+        p = ctypes.c_uint64()
+        check(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(len(data))), "cuMemAlloc")
+        check(cu.cuMemcpyHtoD_v2(p, data, ctypes.c_size_t(len(data))), "cuMemcpyHtoD")
+        return p
+
+    import array
+    src_host = array.array("f", [float(i) + 0.5 for i in range(ROWS * COLS)])
+    src = alloc(src_host.tobytes())
+    maps = alloc(bytes(128))
+    out = alloc(b"\xff" * (BOX_ROWS * BOX_COLS * 4))
+    holder = ctypes.create_string_buffer(256)  # a CUtensorMap is 64-byte aligned
+    encoded = ctypes.c_void_p((ctypes.addressof(holder) + 63) // 64 * 64)
+    u64s, u32s = ctypes.c_uint64 * 2, ctypes.c_uint32 * 2
+    check(cu.cuTensorMapEncodeTiled(encoded, 7, 2, ctypes.c_void_p(src.value), u64s(COLS, ROWS),
+                                    (ctypes.c_uint64 * 1)(COLS * 4), u32s(BOX_COLS, BOX_ROWS), u32s(1, 1), 0, 0, 0, 0),
+          "cuTensorMapEncodeTiled")
+    if driver_map:
+        check(cu.cuMemcpyHtoD_v2(maps, encoded, ctypes.c_size_t(128)), "cuMemcpyHtoD map")
+    c0, c1 = ctypes.c_int32(20), ctypes.c_int32(8)
+    args = [src, maps, out, c0, c1]
+    params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
+    check(cu.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, None, params, None), "cuLaunchKernel")
+    check(cu.cuCtxSynchronize(), "kernel")
+    tile = (ctypes.c_float * (BOX_ROWS * BOX_COLS))()
+    check(cu.cuMemcpyDtoH_v2(tile, out, ctypes.c_size_t(len(tile) * 4)), "cuMemcpyDtoH")
+    built = (ctypes.c_uint8 * 128)()
+    check(cu.cuMemcpyDtoH_v2(built, maps, ctypes.c_size_t(128)), "cuMemcpyDtoH map")
+    want = [src_host[(8 + r) * COLS + 20 + c] if 8 + r < ROWS and 20 + c < COLS else 0.0
+            for r in range(BOX_ROWS) for c in range(BOX_COLS)]
+    loaded = "tile as expected" if list(tile) == want else f"tile differs: {list(tile)[:8]}"
+    print(f"{name}: ok, {loaded}")
+    print(f"  map in global memory: {bytes(built).hex()}")
+    print(f"  cuTensorMapEncodeTiled: {ctypes.string_at(encoded, 128).hex()}  (global address {src.value:#x})")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        try:
+            run_one(sys.argv[1])
+        except (RuntimeError, OSError) as e:
+            print(f"{sys.argv[1]}: FAILED at {e}")
+        sys.exit(0)
+    for name in variants():
+        try:
+            r = subprocess.run([sys.executable, __file__, name], capture_output=True, text=True, timeout=10)
+            print((r.stdout + r.stderr[-500:]).rstrip())
+        except subprocess.TimeoutExpired:
+            print(f"{name}: HUNG (10 s)")

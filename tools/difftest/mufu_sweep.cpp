@@ -34,10 +34,11 @@ bool is_nan(std::uint32_t b) {
 std::uint32_t flush(std::uint32_t b) {  // .ftz: a subnormal becomes a zero of its sign
   return (b & 0x7F800000u) == 0 ? b & 0x80000000u : b;
 }
-// The f32 bits as integers in the order of their values (-0 and +0 both 0).
+// The f32 bits as integers in the order of their values, -0 just below +0
+// (so that a zero of the other sign is a difference).
 std::int64_t ordered(std::uint32_t b) {
   const std::int64_t mag = b & 0x7FFFFFFFu;
-  return b & 0x80000000u ? -mag : mag;
+  return b & 0x80000000u ? -mag - 1 : mag;
 }
 
 // The sign of x·m² − 1, exactly, for positive finite x and m, m having at

@@ -12,8 +12,8 @@
 // each holding sets.txt (one line per input set: its name, the PTX form and
 // the rule of its inputs) and .npy arrays per set:
 //   <set>.d.npy   int8, per input: GPU result − correctly rounded result in
-//                 ulps (as ordered integers of the f32 bits; NaN and NaN
-//                 agree); -128 where that is not in [-127, 127] or only one
+//                 ulps (as ordered integers of the f32 bits, -0 one below +0;
+//                 NaN and NaN agree); -128 where that is not in [-127, 127] or only one
 //                 is a NaN, the GPU's bits then in
 //   <set>.xi.npy, <set>.xb.npy   uint32: those inputs' indices and the GPU's bits;
 //   <set>.a.npy [, <set>.b.npy]  uint32: the inputs, where the rule is "listed".

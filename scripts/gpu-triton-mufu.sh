@@ -13,7 +13,7 @@
 #
 # BUILD_DIR: an already configured build directory is only built (the
 # warpforge_difftest_cli target); otherwise it is configured as
-# scripts/gpu-build-args.sh says (default build-mufu). JOBS (default nproc),
+# scripts/gpu-build-args.sh says, as the other GPU scripts do (default build-mufu). JOBS (default nproc),
 # DEVICE=sim (the self-test: every set then agrees with the correctly
 # rounded results, which is what the simulator computes) and THIN=N (every
 # Nth input) may be set. Needs the CUDA driver, CMake, a C++20 compiler and
@@ -36,11 +36,11 @@ fail() {
 }
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  # Configured as every GPU script configures (the directory may be shared).
   source scripts/gpu-build-args.sh
   [ -f "$gtest_source/CMakeLists.txt" ] || cmake_args+=(-DWARPFORGE_TESTS=OFF)
-  command -v ccache >/dev/null && cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  cmake -S . -B "$build_dir" "${cmake_args[@]}" -DWARPFORGE_BENCH=OFF -DWARPFORGE_PYTHON=OFF \
-    >"$build_dir/mufu-configure.log" 2>&1 || { tail -20 "$build_dir/mufu-configure.log"; fail "cmake configure failed"; }
+  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$build_dir/mufu-configure.log" 2>&1 ||
+    { tail -20 "$build_dir/mufu-configure.log"; fail "cmake configure failed"; }
 fi
 cmake --build "$build_dir" -j "$jobs" --target warpforge_difftest_cli >"$build_dir/mufu-build.log" 2>&1 ||
   { grep -E "error|Error" "$build_dir/mufu-build.log" | head -20; fail "build of warpforge_difftest_cli failed"; }

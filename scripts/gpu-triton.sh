@@ -25,11 +25,12 @@
 # CMake, a C++20 compiler, nanobind, torch and Triton for python3 (PYTHON to
 # choose another); no GoogleTest. Without the DLPack header in the system
 # include path, $WARPFORGE_DLPACK_INCLUDE_DIR (or ./.dlpack) must hold
-# dlpack/dlpack.h. BUILD_DIR (default build-triton), JOBS (default nproc) and
+# dlpack/dlpack.h. BUILD_DIR (its build is BUILD_DIR-triton, default build-triton), JOBS (default nproc) and
 # BUDGET (seconds of wall time in all, default 280: the recordings come
 # first, the difftest family and the replay get what is left) may be set;
 # DEVICE=sim records on the simulator instead (the script's self-test: the
-# replay must then agree everywhere).
+# replay must then agree everywhere); CASES="a b" records only those
+# tutorial cases.
 #
 # PART=mufu (the default this session, window 1) runs instead only
 # scripts/gpu-triton-mufu.sh, the multifunction unit's sweep (about 60 s
@@ -47,7 +48,7 @@ if [ "${PART:-mufu}" = mufu ]; then
 fi
 
 out="${OUT:-$PWD/gpu-triton-out}"
-build_dir="${BUILD_DIR:-build-triton}"
+build_dir="${BUILD_DIR:-build}-triton"  # its own: it configures without the tests
 jobs="${JOBS:-$(nproc)}"
 python="${PYTHON:-python3}"
 device="${DEVICE:-cuda}"
@@ -91,7 +92,9 @@ echo "gpu-triton: built in $(($(date +%s) - start)) s" | tee -a "$log"
 
 export PYTHONPATH="$build_abs/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 export TRITON_CACHE_DIR="$work/triton-cache"
-timeout "$(left)" "$python" -m warpforge.triton.recording record "$truth/triton" --device "$device" \
+case_args=()
+for c in ${CASES:-}; do case_args+=(--case "$c"); done
+timeout "$(left)" "$python" -m warpforge.triton.recording record "$truth/triton" --device "$device" "${case_args[@]}" \
   >"$logs/record.txt" 2>>"$log"
 record_rc=$?
 [ $record_rc -ge 124 ] && echo "gpu-triton: recording stopped at the time budget ($budget s)" | tee -a "$log"

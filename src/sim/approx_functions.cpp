@@ -64,7 +64,7 @@ std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
     x *= k2To24;
     y *= k2To24;
   }
-  float r = 1.0f / y;
+  float r = f32_of(mufu_approx_f32(Op::rcp, static_cast<std::uint32_t>(bits_of(y))));
   if (std::fabs(r) < FLT_MIN) r = std::copysign(0.0f, r);
   const float q = x * r;
   return std::isnan(q) ? kF32.nan_bits : static_cast<std::uint32_t>(bits_of(q));
@@ -84,7 +84,7 @@ std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
 std::uint32_t div_full_f32(std::uint32_t a, std::uint32_t b) {
   const float y = f32_of(b);
   if (!(std::isfinite(y) && std::fabs(y) > 0x1p126f)) return div_approx_f32(a, b);
-  const float r = 1.0f / (y * 0.25f);
+  const float r = f32_of(mufu_approx_f32(Op::rcp, static_cast<std::uint32_t>(bits_of(y * 0.25f))));
   const float q = (f32_of(a) * 0.25f) * r;
   return std::isnan(q) ? kF32.nan_bits : static_cast<std::uint32_t>(bits_of(q));
 }

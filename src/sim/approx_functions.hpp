@@ -27,6 +27,11 @@ std::uint32_t div_full_f32(std::uint32_t a, std::uint32_t b);
 // already flushed for .ftz: the range reduction in f32, then the function.
 std::uint32_t sin_cos_approx_f32(Op op, std::uint32_t a);
 
+// rcp, sqrt, rsqrt and ex2 .approx.f32 (op) of an operand already flushed
+// for .ftz: the H100/H200's multifunction unit, from its recorded tables
+// (mufu_f32.cpp).
+std::uint32_t mufu_approx_f32(Op op, std::uint32_t a);
+
 // rcp.approx.ftz.f64: 20 significand bits, the low word zero.
 std::uint64_t rcp_approx_ftz_f64(std::uint64_t a);
 

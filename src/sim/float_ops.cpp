@@ -187,6 +187,14 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
       case Op::cos:
         r = f32_of(sin_cos_approx_f32(in.op, a));
         break;
+      case Op::rcp:  // the multifunction unit's .approx forms (approx_functions.hpp)
+      case Op::sqrt:
+        r = in.approx ? f32_of(mufu_approx_f32(in.op, a)) : static_cast<float>(pinned(exact_op(in.op, x, y, z)));
+        break;
+      case Op::rsqrt:
+      case Op::ex2:
+        r = f32_of(mufu_approx_f32(in.op, a));
+        break;
       default:
         r = static_cast<float>(pinned(exact_op(in.op, x, y, z)));
     }

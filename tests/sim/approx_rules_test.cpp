@@ -5,6 +5,7 @@
 // rule gives other bits than the idealized function would.
 #include <cmath>
 
+#include "../../src/sim/mufu_table.hpp"
 #include "scalar_kernel.hpp"
 
 namespace warpforge::sim::testing {
@@ -144,6 +145,26 @@ TEST_F(ApproxRules, SinCosReduceTheAngleInF32) {
   EXPECT_GT(std::fabs(std::sin(-125.46923065185547) - f32_from(0x3e45e809u)), 8 * bound);
   EXPECT_NEAR(f32_from(r[6]), f32_from(0xbf7f02afu), bound);  // cos case 143
   EXPECT_EQ(r[7], 0x7fffffffu);                               // an infinity gives the canonical NaN
+}
+
+// The tables' encoding (src/sim/mufu_table.hpp): these bytes are what
+// tools/difftest/mufu_tables.py's encoder writes for 40 entries, nonzero
+// at 0 (+1), 3 (-1), 17 (+3) and 39 (-2).
+TEST(MufuTable, DecodesTheEncodersBytes) {
+  const std::vector<std::uint8_t> bytes = {0x57, 0x46, 0x4d, 0x43, 0x01, 0x02, 0x00, 0x00, 0x28, 0x00,
+                                           0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x02, 0xb9, 0x6f, 0x9c};
+  const std::vector<std::int8_t> t = decode_mufu_table(bytes, 40);
+  std::vector<std::int8_t> want(40, 0);
+  want[0] = 1;
+  want[3] = -1;
+  want[17] = 3;
+  want[39] = -2;
+  EXPECT_EQ(t, want);
+  EXPECT_THROW(decode_mufu_table(bytes, 41), SimError);  // another size
+  EXPECT_THROW(decode_mufu_table(std::span(bytes).first(18), 40), SimError);  // cut short
+  std::vector<std::uint8_t> other = bytes;
+  other[4] = 2;  // another version
+  EXPECT_THROW(decode_mufu_table(other, 40), SimError);
 }
 
 }  // namespace

@@ -11,12 +11,11 @@
 #
 #   OUT=/path scripts/gpu-triton-mufu.sh     (default OUT: ./gpu-triton-out)
 #
-# BUILD_DIR: an already configured build directory is only built (the
-# warpforge_difftest_cli target); otherwise it is configured as
-# scripts/gpu-build-args.sh says, as the other GPU scripts do (default build-mufu). JOBS (default nproc),
-# DEVICE=sim (the self-test: every set then agrees with the correctly
-# rounded results, which is what the simulator computes) and THIN=N (every
-# Nth input) may be set. Needs the CUDA driver, CMake, a C++20 compiler and
+# BUILD_DIR (default build-mufu): where warpforge-difftest is built
+# (scripts/gpu-difftest-tool.sh). JOBS (default nproc),
+# DEVICE=sim (the self-test; the simulator's sweep equals the H200's
+# recording except for lg2, which it does not model) and THIN=N (every Nth
+# input) may be set. Needs the CUDA driver, CMake, a C++20 compiler and
 # python3 with numpy.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,26 +27,18 @@ device="${DEVICE:-cuda}"
 thin="${THIN:-1}"
 start=$(date +%s)
 work="$build_dir/mufu-sweep"
-mkdir -p "$out/mufu" "$build_dir"
+mkdir -p "$out/mufu"
 
 fail() {
   echo "gpu-triton-mufu: FAIL: $*"
   exit 1
 }
 
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  # Configured as every GPU script configures (the directory may be shared).
-  source scripts/gpu-build-args.sh
-  [ -f "$gtest_source/CMakeLists.txt" ] || cmake_args+=(-DWARPFORGE_TESTS=OFF)
-  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$build_dir/mufu-configure.log" 2>&1 ||
-    { tail -20 "$build_dir/mufu-configure.log"; fail "cmake configure failed"; }
-fi
-cmake --build "$build_dir" -j "$jobs" --target warpforge_difftest_cli >"$build_dir/mufu-build.log" 2>&1 ||
-  { grep -E "error|Error" "$build_dir/mufu-build.log" | head -20; fail "build of warpforge_difftest_cli failed"; }
+source scripts/gpu-difftest-tool.sh
 echo "gpu-triton-mufu: built in $(($(date +%s) - start)) s"
 
 rm -rf "$work"
-"$build_dir/warpforge-difftest" mufu --device "$device" --out "$work" --thin "$thin" ||
+"$tool" mufu --device "$device" --out "$work" --thin "$thin" ||
   fail "the sweep failed (exit $?)"
 echo "gpu-triton-mufu: swept in $(($(date +%s) - start)) s"
 

@@ -32,14 +32,17 @@
 # replay must then agree everywhere); CASES="a b" records only those
 # tutorial cases.
 #
-# PART=mufu (the default this session, window 1) runs instead only
-# scripts/gpu-triton-mufu.sh, the multifunction unit's sweep (about 60 s
-# with the build), then scripts/tensormap_probe.py (which variant of the
-# kernel-built tensor map kernel the GPU refuses; seconds); PART=tutorials
-# runs the above.
+# PART=w2 (the default this session, window 2) runs instead
+# scripts/gpu-triton-w2.sh; PART=mufu scripts/gpu-triton-mufu.sh, the
+# multifunction unit's sweep (about 60 s with the build), then
+# scripts/tensormap_probe.py (which variant of the kernel-built tensor map
+# kernel the GPU refuses; seconds); PART=tutorials runs the above, reusing
+# the extension module of BUILD_DIR where one is built there, and
+# FAMILIES_TOO=0 leaves the difftest family out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-if [ "${PART:-mufu}" = mufu ]; then
+[ "${PART:-w2}" = w2 ] && exec bash scripts/gpu-triton-w2.sh
+if [ "${PART:-w2}" = mufu ]; then
   bash scripts/gpu-triton-mufu.sh
   mufu_rc=$?
   echo "gpu-triton: tensormap probe (scripts/tensormap_probe.py):"
@@ -49,6 +52,11 @@ fi
 
 out="${OUT:-$PWD/gpu-triton-out}"
 build_dir="${BUILD_DIR:-build}-triton"  # its own: it configures without the tests
+prebuilt=0
+if [ -n "${BUILD_DIR:-}" ] && ls "$BUILD_DIR"/python/warpforge/_warpforge.*so >/dev/null 2>&1; then
+  build_dir="$BUILD_DIR"
+  prebuilt=1
+fi
 jobs="${JOBS:-$(nproc)}"
 python="${PYTHON:-python3}"
 device="${DEVICE:-cuda}"
@@ -84,10 +92,12 @@ torch.__version__, 'triton', triton.__version__)" 2>&1 | tee -a "$log" | grep -q
 
 # The extension module first: the tutorial recordings, the truth that
 # matters most, are made before anything else can use up the time.
-cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_PYTHON=ON \
-  -DWARPFORGE_TESTS=OFF -DWARPFORGE_BENCH=OFF -DPython_EXECUTABLE="$(command -v "$python")" "${dlpack_args[@]}" \
-  >>"$log" 2>&1 || fail "cmake configure failed (log: $log)"
-cmake --build "$build_dir" -j "$jobs" --target _warpforge >>"$log" 2>&1 || fail "build of _warpforge failed (log: $log)"
+if [ $prebuilt = 0 ]; then
+  cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_PYTHON=ON \
+    -DWARPFORGE_TESTS=OFF -DWARPFORGE_BENCH=OFF -DPython_EXECUTABLE="$(command -v "$python")" "${dlpack_args[@]}" \
+    >>"$log" 2>&1 || fail "cmake configure failed (log: $log)"
+  cmake --build "$build_dir" -j "$jobs" --target _warpforge >>"$log" 2>&1 || fail "build of _warpforge failed (log: $log)"
+fi
 echo "gpu-triton: built in $(($(date +%s) - start)) s" | tee -a "$log"
 
 export PYTHONPATH="$build_abs/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -103,7 +113,7 @@ echo "gpu-triton: recorded in $(($(date +%s) - start)) s" | tee -a "$log"
 
 # The difftest family (its own build of the harness, in the same directory).
 difftest_rc=124
-if [ "$(left)" -gt 30 ]; then
+if [ "${FAMILIES_TOO:-1}" != 0 ] && [ "$(left)" -gt 30 ]; then
   BUILD_DIR="$build_dir" JOBS="$jobs" DEVICE="$device" FAMILIES=triton_ptx \
     timeout "$(left)" scripts/record-gpu-truth.sh "$work/difftest" >>"$log" 2>&1
   difftest_rc=$?
@@ -120,10 +130,12 @@ if [ "$(left)" -gt 10 ]; then
 fi
 cat "$logs/replay.txt" >>"$log"
 
-echo
-echo "gpu-triton: difftest family triton_ptx (rc $difftest_rc; 124: not run or out of time):"
-grep -E "^triton_ptx:" "$log" | tail -1
-[ -f "$truth/triton_ptx.truth" ] || echo "  not recorded (log: $log)"
+if [ "${FAMILIES_TOO:-1}" != 0 ]; then
+  echo
+  echo "gpu-triton: difftest family triton_ptx (rc $difftest_rc; 124: not run or out of time):"
+  grep -E "^triton_ptx:" "$log" | tail -1
+  [ -f "$truth/triton_ptx.truth" ] || echo "  not recorded (log: $log)"
+fi
 echo
 echo "gpu-triton: $(find "$truth" -type f | wc -l) files, $(du -sh "$truth" | cut -f1), under $out/tests/gpu_truth" \
   "(copy $out/tests into the repository); done in $(($(date +%s) - start)) s"
@@ -135,4 +147,4 @@ awk -F' \\| ' '
   FNR == NR { replay[k] = status($0); next }
   { split(k, ct, "|"); printf "| %s | %s | %s | %s |\n", ct[1], ct[2], status($0), (k in replay) ? replay[k] : "not replayed" }
 ' "$logs/replay.txt" "$logs/record.txt"
-[ $record_rc -eq 0 ] && [ $replay_rc -eq 0 ] && [ $difftest_rc -eq 0 ]
+[ $record_rc -eq 0 ] && [ $replay_rc -eq 0 ] && { [ $difftest_rc -eq 0 ] || [ "${FAMILIES_TOO:-1}" = 0 ]; }

@@ -6,12 +6,13 @@ the context), through the CUDA driver alone (ctypes; nothing to build).
 
     python3 scripts/tensormap_probe.py          (prints one line per variant)
 
-Variants: as written; without the TMA load (the map the GPU built is printed,
-beside the driver's cuTensorMapEncodeTiled map of the same tensor); the TMA
-load into .shared::cluster instead of .shared::cta; with
-fence.mbarrier_init; the driver's map instead of the built one (both
-destinations); PTX 8.5 with the stride given in 16-byte units (what Triton
-does for PTX <= 8.5) and without.
+Variants: as written (the TMA load into .shared::cluster); into
+.shared::cta (as the kernel was when the GPU refused it), also with
+fence.mbarrier_init; without the TMA load (the map the GPU built is
+printed, beside the driver's cuTensorMapEncodeTiled map of the same
+tensor); the driver's map instead of the built one (both destinations);
+PTX 8.5 with the stride given in 16-byte units (what Triton does for PTX
+<= 8.5) and without.
 """
 import ctypes
 import os
@@ -35,24 +36,23 @@ def drop(text, *needles):
 
 
 def variants():
-    k = kernel_text()
-    cluster = k.replace("cp.async.bulk.tensor.2d.shared::cta.global", "cp.async.bulk.tensor.2d.shared::cluster.global")
-    host_map = drop(k, "tensormap.replace", "tensormap.cp_fenceproxy", "fence.proxy.tensormap")
-    init_fence = k.replace("mbarrier.init.shared::cta.b64 [%r2], 1;",
-                           "mbarrier.init.shared::cta.b64 [%r2], 1;\n  fence.mbarrier_init.release.cluster;")
-    v85 = cluster.replace(".version 8.6", ".version 8.5")
+    k = kernel_text()  # its TMA load writes .shared::cluster
+    cta = k.replace("cp.async.bulk.tensor.2d.shared::cluster.global", "cp.async.bulk.tensor.2d.shared::cta.global")
+    driver_map = ("tensormap.replace", "tensormap.cp_fenceproxy", "fence.proxy.tensormap")
+    init_fence = cta.replace("mbarrier.init.shared::cta.b64 [%r2], 1;",
+                             "mbarrier.init.shared::cta.b64 [%r2], 1;\n  fence.mbarrier_init.release.cluster;")
+    v85 = k.replace(".version 8.6", ".version 8.5")
     return {
         "as_written": (k, False),
+        "shared_cta_destination": (cta, False),
         "no_tma_load": (drop(k, "cp.async.bulk.tensor", "mbarrier.arrive.expect_tx", "mbarrier.try_wait",
                              "bra LOOP"), False),
-        "shared_cluster_destination": (cluster, False),
-        "fence_mbarrier_init": (init_fence, False),
-        "driver_map_shared_cta": (host_map, True),
-        "driver_map_shared_cluster": (drop(cluster, "tensormap.replace", "tensormap.cp_fenceproxy",
-                                           "fence.proxy.tensormap"), True),
-        "ptx85_cluster_stride_bytes": (v85, False),
-        "ptx85_cluster_stride_16B_units": (v85.replace("global_stride.shared::cta.b1024.b64 [%rd1], 0, 96",
-                                                       "global_stride.shared::cta.b1024.b64 [%rd1], 0, 6"), False),
+        "shared_cta_fence_mbarrier_init": (init_fence, False),
+        "driver_map_shared_cta": (drop(cta, *driver_map), True),
+        "driver_map_shared_cluster": (drop(k, *driver_map), True),
+        "ptx85_stride_bytes": (v85, False),
+        "ptx85_stride_16B_units": (v85.replace("global_stride.shared::cta.b1024.b64 [%rd1], 0, 96",
+                                               "global_stride.shared::cta.b1024.b64 [%rd1], 0, 6"), False),
     }
 
 

@@ -414,7 +414,7 @@ BUILT:
   mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 128;
   ld.param.s32 %r4, [c0];
   ld.param.s32 %r5, [c1];
-  cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd6, {%r4, %r5}], [%r2];
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd6, {%r4, %r5}], [%r2];
 WAIT:
   bar.sync 0;
 LOOP:
@@ -434,8 +434,10 @@ DONE:
 }
 )";
 
-// PTX ISA 8.6: tensormap.replace needs 8.3, the .shared::cta destination of
-// cp.async.bulk.tensor 8.6.
+// PTX ISA 8.3 for tensormap.replace. The TMA load writes .shared::cluster,
+// as Triton's do: with the .shared::cta destination (PTX ISA 8.6) an H200
+// faulted with CUDA_ERROR_ILLEGAL_INSTRUCTION (scripts/tensormap_probe.py
+// isolates which form it refuses).
 inline std::string built_map_kernel(const std::string& elemtype = "7") {
   return ".version 8.6\n.target sm_90a\n.address_size 64\n\n" + fill(kBuiltMapKernel, {{"ELEMTYPE", elemtype}});
 }

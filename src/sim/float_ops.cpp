@@ -189,7 +189,8 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
         break;
       case Op::rcp:  // the multifunction unit's .approx forms (approx_functions.hpp)
       case Op::sqrt:
-        r = in.approx ? f32_of(mufu_approx_f32(in.op, a)) : static_cast<float>(pinned(exact_op(in.op, x, y, z)));
+        r = in.approx ? f32_of(mufu_approx_f32(in.op, a))
+                      : static_cast<float>(pinned(exact_op(in.op, x, y, z)));
         break;
       case Op::rsqrt:
       case Op::ex2:

@@ -20,11 +20,11 @@
 // The tables, embedded in the library's read-only data (CMakeLists.txt
 // passes their folder and a digest of their bytes, so that a changed table
 // is compiled again).
-#define WARPFORGE_MUFU_TABLE(name)                                                          \
-  asm(".section .rodata\n.balign 16\n.hidden warpforge_mufu_" #name                         \
-      "\n.globl warpforge_mufu_" #name "\nwarpforge_mufu_" #name ":\n.incbin \"" WARPFORGE_MUFU_DIR \
-      "/" #name ".wfmc\"\n.hidden warpforge_mufu_" #name "_end\n.globl warpforge_mufu_" #name      \
-      "_end\nwarpforge_mufu_" #name "_end:\n.previous\n");                                  \
+#define WARPFORGE_MUFU_TABLE(name)                                                              \
+  asm(".section .rodata\n.balign 16\n.hidden warpforge_mufu_" #name                             \
+      "\n.globl warpforge_mufu_" #name "\nwarpforge_mufu_" #name                                \
+      ":\n.incbin \"" WARPFORGE_MUFU_DIR "/" #name ".wfmc\"\n.hidden warpforge_mufu_" #name     \
+      "_end\n.globl warpforge_mufu_" #name "_end\nwarpforge_mufu_" #name "_end:\n.previous\n"); \
   extern "C" const std::uint8_t warpforge_mufu_##name[], warpforge_mufu_##name##_end[];
 WARPFORGE_MUFU_TABLE(rcp)
 WARPFORGE_MUFU_TABLE(rsqrt)
@@ -46,26 +46,31 @@ std::span<const std::uint8_t> bytes(const std::uint8_t* begin, const std::uint8_
 
 // Each table decoded on first use (16 MiB at most).
 const MufuTable& rcp_table() {
-  static const auto t = decode_mufu_table(bytes(warpforge_mufu_rcp, warpforge_mufu_rcp_end), 1u << 23);
+  static const auto t =
+      decode_mufu_table(bytes(warpforge_mufu_rcp, warpforge_mufu_rcp_end), 1u << 23);
   return t;
 }
 const MufuTable& rsqrt_table() {
-  static const auto t = decode_mufu_table(bytes(warpforge_mufu_rsqrt, warpforge_mufu_rsqrt_end), 1u << 24);
+  static const auto t =
+      decode_mufu_table(bytes(warpforge_mufu_rsqrt, warpforge_mufu_rsqrt_end), 1u << 24);
   return t;
 }
 const MufuTable& sqrt_table() {
-  static const auto t = decode_mufu_table(bytes(warpforge_mufu_sqrt, warpforge_mufu_sqrt_end), 1u << 24);
+  static const auto t =
+      decode_mufu_table(bytes(warpforge_mufu_sqrt, warpforge_mufu_sqrt_end), 1u << 24);
   return t;
 }
 const MufuTable& ex2_table() {
-  static const auto t = decode_mufu_table(bytes(warpforge_mufu_ex2, warpforge_mufu_ex2_end), 1u << 24);
+  static const auto t =
+      decode_mufu_table(bytes(warpforge_mufu_ex2, warpforge_mufu_ex2_end), 1u << 24);
   return t;
 }
 
 // v·2^e for a positive normal f32 v, rounded to nearest (subnormal or
 // infinite where it leaves the normal range).
 std::uint32_t scaled(float v, int e) {
-  return static_cast<std::uint32_t>(bits_of(static_cast<float>(std::ldexp(static_cast<long double>(v), e))));
+  return static_cast<std::uint32_t>(
+      bits_of(static_cast<float>(std::ldexp(static_cast<long double>(v), e))));
 }
 
 // rcp of a normal operand: of 1.m from the table, then the exponent.
@@ -108,8 +113,9 @@ std::uint32_t ex2(std::uint32_t a) {
   const double n = std::trunc(k * 0x1p-23);
   const double r = k - n * 0x1p23;  // in (-2^23, 2^23)
   const double fraction = r * 0x1p-23;
-  const float v = ex2_table().result(static_cast<std::uint32_t>(r + 0x1p23),
-                                     static_cast<double>(std::exp2(static_cast<long double>(fraction))));
+  const float v =
+      ex2_table().result(static_cast<std::uint32_t>(r + 0x1p23),
+                         static_cast<double>(std::exp2(static_cast<long double>(fraction))));
   return scaled(v, static_cast<int>(n));
 }
 
@@ -124,7 +130,9 @@ std::uint32_t mufu_approx_f32(Op op, std::uint32_t a) {
       if (magnitude == 0) return (a & kSign) | kInf;
       if (magnitude == kInf) return a & kSign;
       if (magnitude < 0x00800000u)  // subnormal: scaled by 2^24 first
-        return (a & kSign) | scaled(f32_of(rcp(static_cast<std::uint32_t>(bits_of(f32_of(magnitude) * 0x1p24f)))), 24);
+        return (a & kSign) |
+               scaled(f32_of(rcp(static_cast<std::uint32_t>(bits_of(f32_of(magnitude) * 0x1p24f)))),
+                      24);
       return rcp(a);
     case Op::sqrt:
     case Op::rsqrt:
@@ -132,7 +140,8 @@ std::uint32_t mufu_approx_f32(Op op, std::uint32_t a) {
       if (negative) return kF32.nan_bits;
       if (magnitude == kInf) return op == Op::sqrt ? kInf : 0;
       if (magnitude < 0x00800000u)
-        return scaled(f32_of(square_root(op, static_cast<std::uint32_t>(bits_of(f32_of(magnitude) * 0x1p24f)))),
+        return scaled(f32_of(square_root(
+                          op, static_cast<std::uint32_t>(bits_of(f32_of(magnitude) * 0x1p24f)))),
                       op == Op::sqrt ? -12 : 12);
       return square_root(op, a);
     case Op::ex2:

@@ -53,11 +53,13 @@ MufuTable decode_mufu_table(std::span<const std::uint8_t> encoded, std::uint32_t
     throw SimError("mufu table: Rice parameter " + std::to_string(k) + " (at most 31), " +
                    std::to_string(t.interval_bits) + " interval bits (at most 16)");
   if (entries != expected || (entries >> t.interval_bits) << t.interval_bits != entries)
-    throw SimError("mufu table: " + std::to_string(entries) + " entries, not " + std::to_string(expected));
+    throw SimError("mufu table: " + std::to_string(entries) + " entries, not " +
+                   std::to_string(expected));
   const std::size_t intervals = std::size_t{1} << t.interval_bits, stream = 16 + 24 * intervals;
   if (encoded.size() < stream) throw SimError("mufu table: the coefficients end early");
   t.coefficients.resize(intervals);
-  std::memcpy(t.coefficients.data(), encoded.data() + 16, 24 * intervals);  // little-endian IEEE doubles
+  std::memcpy(t.coefficients.data(), encoded.data() + 16,
+              24 * intervals);  // little-endian IEEE doubles
   t.residual.assign(entries, 0);
   BitReader in(encoded.subspan(stream));
   std::uint64_t at = 0;
@@ -68,7 +70,8 @@ MufuTable decode_mufu_table(std::span<const std::uint8_t> encoded, std::uint32_t
     if (at >= entries || magnitude > 127)
       throw SimError("mufu table: entry " + std::to_string(at) + " of " + std::to_string(entries) +
                      " with magnitude " + std::to_string(magnitude));
-    t.residual[at] = static_cast<std::int8_t>(negative ? -static_cast<int>(magnitude) : static_cast<int>(magnitude));
+    t.residual[at] = static_cast<std::int8_t>(negative ? -static_cast<int>(magnitude)
+                                                       : static_cast<int>(magnitude));
     ++at;
   }
   return t;

@@ -1,13 +1,15 @@
 // The multifunction unit's sweep (tools/difftest/mufu_sweep.hpp) on the
 // simulator: its correctly rounded references are the nearest f32 (checked
 // against quad precision), and a thinned sweep writes every set's arrays,
-// the simulator's results of rcp/sqrt/rsqrt/ex2/lg2 being the correctly
-// rounded ones, and the results outside the int8 range listed with their bits.
+// the simulator's results within 2 ulps of the correctly rounded ones (its
+// tables of the H200's unit; src/sim/mufu_f32.cpp), and the results outside
+// the int8 range listed with their bits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -93,15 +95,22 @@ TEST(DifftestMufu, AThinnedSweepOnTheSimulatorWritesEverySet) {
       ASSERT_EQ(d.size(), a.size()) << line;
       ASSERT_EQ(xi.size(), xb.size()) << line;
       EXPECT_GT(d.size(), 0u) << line;
-      std::size_t outside = 0;
+      std::size_t outside = 0, rounded = 0;
       for (std::size_t i = 0; i < d.size(); ++i) {
         outside += d[i] == -128;
-        // The simulator computes these forms correctly rounded.
-        if (!opcode.starts_with("div")) {
+        rounded += d[i] == 0;
+        // The simulator's multifunction unit (the H200's tables) is within
+        // 2 ulps of the correctly rounded results; lg2 it computes rounded once.
+        if (opcode.starts_with("lg2")) {
           EXPECT_EQ(d[i], 0) << line << " input " << i;
+        } else if (!opcode.starts_with("div")) {
+          EXPECT_LE(std::abs(d[i]), 2) << line << " input " << i;
         }
       }
       EXPECT_EQ(outside, xi.size()) << line;
+      if (opcode.starts_with("ex2") && name == "ftz_grid") {
+        EXPECT_LT(rounded, d.size()) << line;  // not the correctly rounded function
+      }
       // div.approx flushes the reciprocal of |b| > 2^126: quotients far
       // from the correctly rounded ones, listed with their bits.
       if (opcode.starts_with("div.approx")) {

@@ -147,23 +147,70 @@ TEST_F(ApproxRules, SinCosReduceTheAngleInF32) {
   EXPECT_EQ(r[7], 0x7fffffffu);                               // an infinity gives the canonical NaN
 }
 
+// The multifunction unit's f32 forms (src/sim/mufu_f32.cpp), from the H200
+// sweep of 2026-11-29 (scripts/gpu-triton-mufu.sh; not in the repository,
+// 17 MiB): each case is one where the unit's result is not the correctly
+// rounded one (given beside it), which the simulator's tables reproduce.
+TEST_F(ApproxRules, MultifunctionUnitResultsAreTheH200s) {
+  auto r = results(R"(
+    rcp.approx.ftz.f32 %o0, 0f3F8005A9;
+    rcp.approx.f32 %o1, 0f3FB9D696;
+    sqrt.approx.ftz.f32 %o2, 0f3F801000;
+    sqrt.approx.f32 %o3, 0f4000AEB4;
+    rsqrt.approx.ftz.f32 %o4, 0f3F800001;
+    rsqrt.approx.f32 %o5, 0f3FF9AD44;
+    ex2.approx.ftz.f32 %o6, 0fBF7FFFFE;
+    ex2.approx.f32 %o7, 0fBDF1ED70;
+    ex2.approx.ftz.f32 %o8, 0f33FFFFFF;
+    ex2.approx.ftz.f32 %o9, 0fC2FAD0D4;
+    ex2.approx.f32 %o10, 0fC2FED966;
+    div.full.f32 %o11, 0f3F800000, 0f3F8005A9;
+  )",
+                   12);
+  EXPECT_EQ(r[0], 0x3f7ff4aeu);   // correctly rounded: 0x3f7ff4af
+  EXPECT_EQ(r[1], 0x3f30534du);   // 0x3f30534e
+  EXPECT_EQ(r[2], 0x3f8007ffu);   // 0x3f800800
+  EXPECT_EQ(r[3], 0x3fb58051u);   // 0x3fb58052
+  EXPECT_EQ(r[4], 0x3f7ffffeu);   // 0x3f7fffff
+  EXPECT_EQ(r[5], 0x3f374c15u);   // 0x3f374c16
+  EXPECT_EQ(r[6], 0x3f000000u);   // 2^-0.9999999: 0x3f000001
+  EXPECT_EQ(r[7], 0x3f6bdfb0u);   // 0x3f6bdfb1
+  EXPECT_EQ(r[8], 0x3f800000u);   // 2^(2^-23 - 2^-47): x cut to 0, 1; not 0x3f800001
+  EXPECT_EQ(r[9], 0x00c0f4e3u);   // -125.40787: 2^-125 · 2^-0.40787; 0x00c0f4e4
+  EXPECT_EQ(r[10], 0x002faec4u);  // -127.42461, a subnormal: ex2(x/2) squared; 0x002faec5
+  EXPECT_EQ(r[11], r[0]);         // div.full of 1 is the reciprocal
+}
+
 // The tables' encoding (src/sim/mufu_table.hpp): these bytes are what
-// tools/difftest/mufu_tables.py's encoder writes for 40 entries, nonzero
+// tools/difftest/mufu_tables.py's encoder writes for 40 entries in 2
+// intervals (coefficients 0.5, -0.25, 1 and 2, 0, -1.5), residuals nonzero
 // at 0 (+1), 3 (-1), 17 (+3) and 39 (-2).
 TEST(MufuTable, DecodesTheEncodersBytes) {
-  const std::vector<std::uint8_t> bytes = {0x57, 0x46, 0x4d, 0x43, 0x01, 0x02, 0x00, 0x00, 0x28, 0x00,
-                                           0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x02, 0xb9, 0x6f, 0x9c};
-  const std::vector<std::int8_t> t = decode_mufu_table(bytes, 40);
+  const std::vector<std::uint8_t> bytes = {
+      0x57, 0x46, 0x4d, 0x43, 0x02, 0x02, 0x01, 0x00, 0x28, 0x00, 0x00, 0x00, 0x04, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe0, 0x3f, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0xd0, 0xbf, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf8, 0xbf, 0x02, 0xb9, 0x6f, 0x9c};
+  const MufuTable t = decode_mufu_table(bytes, 40);
   std::vector<std::int8_t> want(40, 0);
   want[0] = 1;
   want[3] = -1;
   want[17] = 3;
   want[39] = -2;
-  EXPECT_EQ(t, want);
-  EXPECT_THROW(decode_mufu_table(bytes, 41), SimError);  // another size
-  EXPECT_THROW(decode_mufu_table(std::span(bytes).first(18), 40), SimError);  // cut short
+  EXPECT_EQ(t.residual, want);
+  ASSERT_EQ(t.coefficients.size(), 2u);
+  EXPECT_EQ(t.coefficients[0][1], -0.25);
+  EXPECT_EQ(t.coefficients[1][2], -1.5);
+  // Input 17 of interval 0 (t = 17/20·2 − 1 = 0.7): floor(F·2^24 + e + 1/2) + 3
+  // with e = 0.5 − 0.25·0.7 + 0.49 = 0.815.
+  const double F = 0.75 + 0x1p-25;  // 12582912.5 units
+  EXPECT_EQ(t.result(17, F),
+            static_cast<float>((std::floor(F * 0x1p24 + 0.815 + 0.5) + 3) * 0x1p-24));
+  EXPECT_THROW(decode_mufu_table(bytes, 41), SimError);                       // another size
+  EXPECT_THROW(decode_mufu_table(std::span(bytes).first(66), 40), SimError);  // cut short
   std::vector<std::uint8_t> other = bytes;
-  other[4] = 2;  // another version
+  other[4] = 1;  // another version
   EXPECT_THROW(decode_mufu_table(other, 40), SimError);
 }
 

@@ -40,30 +40,24 @@ constexpr std::uint32_t kSign = 0x80000000u, kInf = 0x7F800000u, kOne = 0x3F8000
 constexpr std::uint32_t kMantissa = 0x7FFFFFu;
 static_assert(WARPFORGE_MUFU_DIGEST[0] != 0);  // set with the folder, by CMakeLists.txt
 
-std::span<const std::uint8_t> bytes(const std::uint8_t* begin, const std::uint8_t* end) {
-  return {begin, static_cast<std::size_t>(end - begin)};
-}
-
-// Each table decoded on first use (16 MiB at most).
-const MufuTable& rcp_table() {
-  static const auto t =
-      decode_mufu_table(bytes(warpforge_mufu_rcp, warpforge_mufu_rcp_end), 1u << 23);
+// A table, decoded on first use (16 MiB at most).
+template <const std::uint8_t* kBegin, const std::uint8_t* kEnd, std::uint32_t kEntries>
+const MufuTable& table() {
+  static const MufuTable t =
+      decode_mufu_table(std::span(kBegin, static_cast<std::size_t>(kEnd - kBegin)), kEntries);
   return t;
+}
+const MufuTable& rcp_table() {
+  return table<warpforge_mufu_rcp, warpforge_mufu_rcp_end, 1u << 23>();
 }
 const MufuTable& rsqrt_table() {
-  static const auto t =
-      decode_mufu_table(bytes(warpforge_mufu_rsqrt, warpforge_mufu_rsqrt_end), 1u << 24);
-  return t;
+  return table<warpforge_mufu_rsqrt, warpforge_mufu_rsqrt_end, 1u << 24>();
 }
 const MufuTable& sqrt_table() {
-  static const auto t =
-      decode_mufu_table(bytes(warpforge_mufu_sqrt, warpforge_mufu_sqrt_end), 1u << 24);
-  return t;
+  return table<warpforge_mufu_sqrt, warpforge_mufu_sqrt_end, 1u << 24>();
 }
 const MufuTable& ex2_table() {
-  static const auto t =
-      decode_mufu_table(bytes(warpforge_mufu_ex2, warpforge_mufu_ex2_end), 1u << 24);
-  return t;
+  return table<warpforge_mufu_ex2, warpforge_mufu_ex2_end, 1u << 24>();
 }
 
 // v·2^e for a positive normal f32 v, rounded to nearest (subnormal or

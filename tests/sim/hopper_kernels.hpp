@@ -435,9 +435,8 @@ DONE:
 )";
 
 // PTX ISA 8.3 for tensormap.replace. The TMA load writes .shared::cluster,
-// as Triton 3.6's do: with the .shared::cta destination (PTX ISA 8.6) the
-// kernel faulted on an H200 with CUDA_ERROR_ILLEGAL_INSTRUCTION
-// (scripts/tensormap_probe.py isolates which part it refuses).
+// as Triton 3.6's do (an H200 runs the .shared::cta form too:
+// scripts/tensormap_probe.py).
 inline std::string built_map_kernel(const std::string& elemtype = "7") {
   return ".version 8.6\n.target sm_90a\n.address_size 64\n\n" + fill(kBuiltMapKernel, {{"ELEMTYPE", elemtype}});
 }

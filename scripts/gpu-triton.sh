@@ -32,17 +32,17 @@
 # replay must then agree everywhere); CASES="a b" records only those
 # tutorial cases.
 #
-# PART=w2 (the default this session, window 2) runs instead
-# scripts/gpu-triton-w2.sh; PART=mufu scripts/gpu-triton-mufu.sh, the
+# PART=tutorials (the default) runs the above, reusing the extension module
+# of BUILD_DIR where one is built there (FAMILIES_TOO=0 leaves the difftest
+# family out); PART=mufu runs instead scripts/gpu-triton-mufu.sh, the
 # multifunction unit's sweep (about 60 s with the build), then
-# scripts/tensormap_probe.py (which variant of the kernel-built tensor map
-# kernel the GPU refuses; seconds); PART=tutorials runs the above, reusing
-# the extension module of BUILD_DIR where one is built there, and
-# FAMILIES_TOO=0 leaves the difftest family out.
+# scripts/tensormap_probe.py (the kernel-built tensor map kernel and its
+# variants through the driver alone; seconds); PART=w2
+# scripts/gpu-triton-w2.sh (session 3's second window).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-[ "${PART:-w2}" = w2 ] && exec bash scripts/gpu-triton-w2.sh
-if [ "${PART:-w2}" = mufu ]; then
+[ "${PART:-tutorials}" = w2 ] && exec bash scripts/gpu-triton-w2.sh
+if [ "${PART:-tutorials}" = mufu ]; then
   bash scripts/gpu-triton-mufu.sh
   mufu_rc=$?
   echo "gpu-triton: tensormap probe (scripts/tensormap_probe.py):"

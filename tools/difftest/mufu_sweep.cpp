@@ -121,6 +121,10 @@ Set bits_set(std::string folder, std::string name, std::string opcode, std::uint
           rule.str(),        consecutive(first, count), {}};
 }
 
+Set listed_set(std::string folder, std::string name, std::string opcode, Words inputs) {
+  return {std::move(folder), std::move(name), std::move(opcode), "listed", std::move(inputs), {}};
+}
+
 // The same `per` random mantissas at every biased exponent in [lo, hi], with
 // the signs given; and the edges.
 Words exponent_samples(std::uint64_t seed, int per, int lo, int hi, bool negative) {
@@ -162,8 +166,8 @@ Words range_ends(std::uint64_t seed, int per, const std::vector<std::pair<float,
 
 void add_ftz_pair(std::vector<Set>& sets, const std::string& folder, const std::string& fn,
                   const Words& inputs) {
-  sets.push_back({folder, "plain", fn + ".approx.f32", "listed", inputs, {}});
-  sets.push_back({folder, "ftz_same", fn + ".approx.ftz.f32", "listed", inputs, {}});
+  sets.push_back(listed_set(folder, "plain", fn + ".approx.f32", inputs));
+  sets.push_back(listed_set(folder, "ftz_same", fn + ".approx.ftz.f32", inputs));
 }
 
 std::vector<Set> all_sets() {
@@ -173,22 +177,14 @@ std::vector<Set> all_sets() {
   // rcp: every mantissa of [1, 2); the exponent only shifts it (checked
   // with the same mantissas at every exponent, both signs).
   s.push_back(bits_set("rcp", "ftz_1to2", "rcp.approx.ftz.f32", one, k2To23));
-  s.push_back({"rcp",
-               "ftz_exponents",
-               "rcp.approx.ftz.f32",
-               "listed",
-               exponent_samples(11, 2048, 1, 254, true),
-               {}});
+  s.push_back(listed_set("rcp", "ftz_exponents", "rcp.approx.ftz.f32",
+                         exponent_samples(11, 2048, 1, 254, true)));
   add_ftz_pair(s, "rcp", "rcp", range_ends(12, 8192, {{0x1p125f, 0x1p127f}, {-8.0f, 8.0f}}));
   // sqrt and rsqrt: every mantissa of both exponent parities, [1, 4).
   for (const std::string fn : {"sqrt", "rsqrt"}) {
     s.push_back(bits_set(fn, "ftz_1to4", fn + ".approx.ftz.f32", one, k2To24));
-    s.push_back({fn,
-                 "ftz_exponents",
-                 fn + ".approx.ftz.f32",
-                 "listed",
-                 exponent_samples(13, 2048, 1, 254, false),
-                 {}});
+    s.push_back(listed_set(fn, "ftz_exponents", fn + ".approx.ftz.f32",
+                           exponent_samples(13, 2048, 1, 254, false)));
     add_ftz_pair(s, fn, fn, range_ends(14, 8192, {{0x1p-126f, 0x1p-120f}, {0.0f, 16.0f}}));
   }
   // ex2: every x = k·2^-23 in [-1, 1), the inputs that reach the fraction if
@@ -206,12 +202,8 @@ std::vector<Set> all_sets() {
   for (std::uint32_t i = 0; i < k2To24; ++i)
     s.back().a.push_back(
         bits(std::ldexp(static_cast<float>(static_cast<std::int64_t>(i) - k2To23), -23)));
-  s.push_back({"ex2",
-               "ftz_fine",
-               "ex2.approx.ftz.f32",
-               "listed",
-               exponent_samples(15, 4096, 127 - 40, 126, true),
-               {}});
+  s.push_back(listed_set("ex2", "ftz_fine", "ex2.approx.ftz.f32",
+                         exponent_samples(15, 4096, 127 - 40, 126, true)));
   {
     Rng rng(16);
     Words w;
@@ -220,18 +212,14 @@ std::vector<Set> all_sets() {
         const double t = static_cast<double>(rng.bits() >> 11) * 0x1p-53;
         w.push_back(bits(static_cast<float>(n + t)));
       }
-    s.push_back({"ex2", "ftz_large", "ex2.approx.ftz.f32", "listed", std::move(w), {}});
+    s.push_back(listed_set("ex2", "ftz_large", "ex2.approx.ftz.f32", std::move(w)));
   }
   add_ftz_pair(s, "ex2", "ex2", range_ends(17, 8192, {{-152.0f, -124.0f}, {124.0f, 130.0f}}));
   // lg2: every mantissa of [0.5, 2), where the result nears 0; the same
   // mantissas at every exponent.
   s.push_back(bits_set("lg2", "ftz_half_to_2", "lg2.approx.ftz.f32", half, k2To24));
-  s.push_back({"lg2",
-               "ftz_exponents",
-               "lg2.approx.ftz.f32",
-               "listed",
-               exponent_samples(18, 2048, 1, 254, false),
-               {}});
+  s.push_back(listed_set("lg2", "ftz_exponents", "lg2.approx.ftz.f32",
+                         exponent_samples(18, 2048, 1, 254, false)));
   add_ftz_pair(s, "lg2", "lg2", range_ends(19, 8192, {{0x1p-126f, 0x1p-120f}, {0.0f, 4.0f}}));
   // div.full and div.approx: a·rcp(b)? The same pairs for each, and
   // rcp.approx.ftz.f32 of every b.

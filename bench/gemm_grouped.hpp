@@ -5,13 +5,16 @@
 // floor: the active experts' weight bytes (codes and scales when packed)
 // read once by the stream_read example kernel, timed as the GEMM is.
 //
-//   bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek] [--tokens 1,16,128,1024,8192,32768]
+//   bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek,dense] [--tokens 1,16,128,1024,8192,32768]
 //              [--weights bf16|mxfp4|nvfp4|mxfp8] [--proj gate_up|down] [--skew S] [--reps R]
 //              [--grouped-kernel auto|stream|sm90a|sm80]
 //
 // A model's layer: E experts, top k, hidden H, expert width F; gate/up
 // multiplies (tokens·k) x H by (H, 2F) per expert, down (tokens·k) x F by
-// (F, H). The routing: each token takes k distinct experts drawn with
+// (F, H); "dense" (not in the default list) is the dense weight-only GEMM
+// of the decode target, N = K = 8192: 4 experts of which routing r
+// gives every token to expert r (one active group, the others empty; 4 so
+// that the rotation below keeps it out of L2). The routing: each token takes k distinct experts drawn with
 // weights 1/(rank+1)^S (a skew; S = 1 by default) over a shuffled order of
 // the experts; the pairs sorted by expert give the offsets. Each timed run
 // takes the next of 4 routings (other experts' weights each time, so that
@@ -33,12 +36,15 @@ namespace {
 struct MoeModel {
   const char* name;
   std::int64_t experts, top_k, hidden, expert;
+  bool one_active = false;  // routing r: every token to expert r
 };
 // Published configurations (REFERENCE.md's MoE shapes).
 constexpr MoeModel kMoeModels[] = {{"mixtral", 8, 2, 4096, 14336},
                                    {"qwen3", 128, 8, 2048, 768},
                                    {"gpt-oss", 128, 4, 2880, 2880},
                                    {"deepseek", 256, 8, 7168, 2048}};
+// The dense weight-only GEMM, N = K = 8192, one active expert of 4 (--models dense).
+constexpr MoeModel kDenseModel{"dense", 4, 1, 8192, 4096, true};
 
 struct GroupedBenchOptions {
   std::vector<MoeModel> models{std::begin(kMoeModels), std::end(kMoeModels)};
@@ -52,7 +58,7 @@ struct GroupedBenchOptions {
 
 [[noreturn]] void grouped_usage(const std::string& why) {
   std::fprintf(stderr,
-               "bench_gemm --grouped: %s\nusage: bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek] "
+               "bench_gemm --grouped: %s\nusage: bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek,dense] "
                "[--tokens 1,16,...] [--weights bf16|mxfp4|nvfp4|mxfp8] [--proj gate_up|down] [--skew S>=0] "
                "[--reps R>=5] [--grouped-kernel auto|stream|sm90a|sm80]\n",
                why.c_str());
@@ -80,9 +86,14 @@ GroupedBenchOptions parse_grouped(int argc, char** argv) {
     if (a == "--models") {
       o.models.clear();
       for (const std::string& name : comma_list(v)) {
+        if (name == kDenseModel.name) {
+          o.models.push_back(kDenseModel);
+          continue;
+        }
         const auto* m = std::find_if(std::begin(kMoeModels), std::end(kMoeModels),
                                      [&](const MoeModel& x) { return name == x.name; });
-        if (m == std::end(kMoeModels)) grouped_usage("--models: '" + name + "': accepted mixtral, qwen3, gpt-oss, deepseek");
+        if (m == std::end(kMoeModels))
+          grouped_usage("--models: '" + name + "': accepted mixtral, qwen3, gpt-oss, deepseek, dense");
         o.models.push_back(*m);
       }
     } else if (a == "--tokens") {
@@ -195,7 +206,12 @@ int grouped_main(int argc, char** argv) {
       std::vector<std::vector<std::int32_t>> sizes;
       double active = 0;
       for (int r = 0; r < kRoutings; ++r) {
-        sizes.push_back(moe_routing(m, tokens, o.skew, static_cast<std::uint32_t>(1000 * r + tokens)));
+        if (m.one_active) {
+          sizes.emplace_back(static_cast<std::size_t>(m.experts), 0);
+          sizes.back()[static_cast<std::size_t>(r % m.experts)] = static_cast<std::int32_t>(tokens);
+        } else {
+          sizes.push_back(moe_routing(m, tokens, o.skew, static_cast<std::uint32_t>(1000 * r + tokens)));
+        }
         active += static_cast<double>(std::count_if(sizes.back().begin(), sizes.back().end(), [](int s) { return s > 0; }));
       }
       active /= kRoutings;

@@ -12,7 +12,8 @@
 #            each row has ours bf16 and packed beside their read-once floors
 #            ("bf16 read / ours", "packed read / ours": the issue asks 0.85);
 #   ncu      Nsight Compute (MemoryWorkloadAnalysis, Occupancy, LaunchStats,
-#            SpeedOfLight, SchedulerStats, WarpStateStats) of the stream
+#            SpeedOfLight, SchedulerStats, WarpStateStats, ComputeWorkloadAnalysis:
+#            the pipes) of the stream
 #            kernel at 16 tokens of gpt-oss: its bf16 launch and its MXFP4 one.
 #
 # FULL=1: the whole check in about 5 minutes (BUDGET seconds, default 290,
@@ -164,7 +165,7 @@ ncu_stream() {
   fi
   run "ncu-$1" 20 60 "$ncu_tool" --kernel-name regex:grouped_gemm_stream --launch-skip "$2" --launch-count 1 \
     --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section SpeedOfLight \
-    --section SchedulerStats --section WarpStateStats \
+    --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
     "$bench" --grouped --weights "$3" --models gpt-oss --tokens 16 --reps 5 ||
     note "ncu $1: exit $? (log $out/ncu-$1.log)"
 }

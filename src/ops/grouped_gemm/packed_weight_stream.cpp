@@ -38,36 +38,52 @@ int PackedWeightStream::lane_scale_bytes() const {
   return bf16_ ? 0 : static_cast<int>(layout_.scale_block_bytes() / kLanes);
 }
 
-// bf16 rows where they lie: lane 4q + t's load j of half h is row
-// 16·tile + q + 8h, K from 256·chunk + 64t + 8j; rows past N and K past
-// its end read nothing (zeros).
+// bf16 rows where they lie, a row a warp-wide copy: lane l copies K
+// 256·chunk + 8l .. + 8 of row 16·tile + r, so each copy is the row's 512
+// contiguous bytes of the chunk (whole sectors; a lane's own fragments,
+// 128 bytes of each of two rows, would take 32 half-used sectors a copy
+// and fetch every sector twice). The stage holds [warp][tile][row][unit]
+// x 16 bytes, unit u (K 8u .. 8u + 8 of the chunk) of row r at u ^ swizzle(u, r)
+// (bf16_unit_swizzle): the copies and load()'s reads are conflict-free.
+// Rows past N and K past its end read nothing (zeros). A lane's fragments
+// are other lanes' copies: the caller's barrier after the wait shows them.
 void PackedWeightStream::issue_bf16(const Reg& stage, const Reg& b, const Reg& group, const Reg& first_tile,
                                     const Reg& chunk) {
   const Bf16Weights& w = bf16_weights_;
-  const int loads = loads_per_row();
-  Reg group_at = k_.reg(u64);
-  k_.mul_wide(group_at, group, imm(2 * w.group_stride));
-  Reg k0 = (chunk << 8u) + ((lane_ & 3u) << 6u);
+  constexpr int kRows = PackedWeightsLayout::kRowTile, kRowBytes = PackedWeightsLayout::kChunk * 2;
+  Reg kk = (chunk << 8u) + (lane_ << 3u);
+  Reg left = k_.reg(s32);
+  k_.sub(left, imm(w.k), kk);
+  k_.min(left, left, 8);
+  k_.max(left, left, 0);
+  Reg bytes = left << 1u;
+  Reg first_row = first_tile << 4u;
+  Reg row0 = k_.reg(u64), wide = k_.reg(u64);
+  k_.mul_wide(row0, group, imm(2 * w.group_stride));
+  k_.mul_wide(wide, first_row, imm(2 * w.row_stride));
+  row0 = b + row0 + wide;
+  k_.mul_wide(wide, kk, 2u);
+  row0 = row0 + wide;
+  // This lane's unit in even rows and in odd ones, from the warp's part of the stage.
+  Reg warp_part = stage + (tid_ >> 5u) * imm(row_tiles_ * kRows * kRowBytes);
+  const Reg to[2] = {warp_part + (bf16_unit_swizzle(lane_, 0) << 4u), warp_part + (bf16_unit_swizzle(lane_, 1) << 4u)};
   for (int i = 0; i < row_tiles_; ++i)
-    for (int h = 0; h < 2; ++h) {
-      Reg row = ((first_tile + imm(i)) << 4u) + (lane_ >> 2u) + imm(8 * h);
-      Pred inside = row < imm(w.n);
-      Reg row_at = k_.reg(u64);
-      k_.mul_wide(row_at, row, imm(2 * w.row_stride));
-      for (int j = 0; j < loads; ++j) {
-        Reg kk = k0 + imm(8 * j);
-        Reg left = k_.reg(s32);
-        k_.sub(left, imm(w.k), kk);
-        k_.min(left, left, 8);
-        k_.max(left, left, 0);
-        Reg col_at = k_.reg(u64);
-        k_.mul_wide(col_at, kk, 2u);
-        Reg from = k_.selp(b + group_at + row_at + col_at, b, inside);
-        Reg bytes = k_.selp(left << 1u, 0u, inside);
-        Reg to = stage + ((imm(((i * 2 + h) * loads + j) * threads_) + tid_) << 4u);
-        k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to), at(from), Src(bytes));
-      }
+    for (int r = 0; r < kRows; ++r) {
+      const int row = kRows * i + r;
+      Pred inside = first_row + imm(row) < imm(w.n);
+      Reg from = k_.selp(row0 + Src(static_cast<std::uint64_t>(2 * row * w.row_stride)), b, inside);
+      k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to[r % 2], static_cast<std::int64_t>(row) * kRowBytes), at(from),
+                  Src(k_.selp(bytes, 0u, inside)));
     }
+}
+
+// Unit u of a bf16 row r (K 8u .. 8u + 8 of the chunk, 16 bytes) lies at u ^ s,
+// s = (u / 8) | 4(r % 2) < 8: load()'s 8-lane phases (rows q, q + 1 of
+// one parity each, t = 0..3, one j) read 8 distinct 16-byte bank groups
+// (low bits j ^ t ^ 4(q % 2)), and a copy's phases (one row, 8
+// consecutive u) write 8 distinct ones.
+Reg PackedWeightStream::bf16_unit_swizzle(const Reg& unit, int row_parity) {
+  return unit ^ (((unit >> 3u) & 3u) | imm(4 * row_parity));
 }
 
 std::int64_t PackedWeightStream::stage_bytes() const {
@@ -114,6 +130,7 @@ void PackedWeightStream::issue(const Reg& stage, const Reg& codes, const Reg& sc
 }
 
 PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
+  if (bf16_) return load_bf16(stage);
   const int loads = 2 * loads_per_row(), s = lane_scale_bytes();
   const std::int64_t scales_at = static_cast<std::int64_t>(row_tiles_) * loads * threads_ * kLoadBytes;
   Chunk c;
@@ -129,7 +146,6 @@ PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
       }
       c.words.push_back(words);
     }
-    if (bf16_) continue;
     // S bytes: row q's blocks, then row q + 8's; two scale bytes a register.
     Regs raw = k_.regs(b32, s / 4);
     const std::int64_t at_i = static_cast<std::int64_t>(i) * threads_ * s;
@@ -148,6 +164,32 @@ PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
       c.scales.push_back(pairs);
     }
   }
+  return c;
+}
+
+// bf16: lane 4q + t's words of row q + 8h are units 8t .. 8t + 7 of that
+// row (issue_bf16), at 8t + (j ^ s), s = t | 4(q % 2): the stage is 128-byte
+// aligned and every other term of the address a multiple of 128, so unit j's
+// address is unit 0's with its bits 4-6 xor-ed by j.
+PackedWeightStream::Chunk PackedWeightStream::load_bf16(const Reg& stage) {
+  constexpr int kRows = PackedWeightsLayout::kRowTile, kRowBytes = PackedWeightsLayout::kChunk * 2;
+  const Reg q = lane_ >> 2u, t = lane_ & 3u;
+  Reg first = stage + (tid_ >> 5u) * imm(row_tiles_ * kRows * kRowBytes) + q * imm(kRowBytes) +
+              (bf16_unit_swizzle(t << 3u, 0) << 4u);
+  k_.mov(first, first ^ ((q & 1u) << 6u));
+  std::vector<Reg> unit;
+  for (int j = 0; j < loads_per_row(); ++j) unit.push_back(j == 0 ? first : Reg(first ^ imm(16 * j)));
+  Chunk c;
+  for (int i = 0; i < row_tiles_; ++i)
+    for (int h = 0; h < 2; ++h) {
+      Regs words;
+      for (int j = 0; j < loads_per_row(); ++j) {
+        Regs four = k_.regs(b32, 4);
+        k_.ld(Space::shared, b32, four, at(unit[static_cast<std::size_t>(j)], static_cast<std::int64_t>(kRows * i + 8 * h) * kRowBytes));
+        words.insert(words.end(), four.begin(), four.end());
+      }
+      c.words.push_back(words);
+    }
   return c;
 }
 

@@ -99,6 +99,8 @@ class PackedWeightStream {
   int lane_scale_bytes() const;
   void issue_bf16(const dsl::Reg& stage, const dsl::Reg& b, const dsl::Reg& group, const dsl::Reg& first_tile,
                   const dsl::Reg& chunk);
+  Chunk load_bf16(const dsl::Reg& stage);
+  dsl::Reg bf16_unit_swizzle(const dsl::Reg& unit, int row_parity);
 
   dsl::Kernel& k_;
   PackedWeightsLayout layout_;

@@ -212,5 +212,6 @@ for log in ncu-bf16 ncu-mxfp4; do
   [ -f "$out/$log.log" ] || continue
   echo
   echo "$log:"
-  grep -E "^ +(DRAM Throughput|Memory Throughput|Duration|Registers Per Thread|Dynamic Shared Memory Per Block|Achieved Occupancy|Theoretical Occupancy|Block Limit (Registers|Shared Mem)|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|L2 Hit Rate|Mem Busy|Max Bandwidth|Grid Size|Waves Per SM) " "$out/$log.log" | head -30
+  grep -E "^ +(DRAM Throughput|Memory Throughput|Duration|Registers Per Thread|Dynamic Shared Memory Per Block|Achieved Occupancy|Theoretical Occupancy|Block Limit (Registers|Shared Mem)|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|L2 Hit Rate|Mem Busy|Max Bandwidth|Grid Size|Waves Per SM|Executed Ipc Active|SM Busy) " "$out/$log.log" | head -32
+  grep -oE "[A-Za-z0-9 ]*(highest-utilized|pipeline is|stalled)[^.]*" "$out/$log.log" | head -4
 done

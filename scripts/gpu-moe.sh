@@ -2,7 +2,7 @@
 # The grouped GEMM (mixture of experts, issue 43) on a GPU machine.
 #
 # Quick mode (the default; about 90 s of GPU after the build, at most
-# BUDGET seconds, default 120): the decode
+# BUDGET seconds, default 130): the decode
 # path, the stream kernel, against the read-once floor.
 #   tests    the GroupedGemmGpu decode cases (TheSimulatorsBlockScaledCases,
 #            Bf16DecodeAtGptOssShapes, DecodeAtPublishedExpertShapes), each
@@ -14,7 +14,11 @@
 #   ncu      Nsight Compute (MemoryWorkloadAnalysis, Occupancy, LaunchStats,
 #            SpeedOfLight, SchedulerStats, WarpStateStats, ComputeWorkloadAnalysis:
 #            the pipes) of the stream
-#            kernel at 16 tokens of gpt-oss: its bf16 launch and its MXFP4 one.
+#            kernel at 16 tokens of gpt-oss: its bf16 launch and its MXFP4 one;
+#   sweep    the MXFP4 bench of dense and gpt-oss again under other tilings
+#            of the stream kernel (WARPFORGE_STREAM_TILING and _BF16:
+#            warps, row tiles a warp, stages; stream_grouped_path.cpp),
+#            each while time is left.
 #
 # FULL=1: the whole check in about 5 minutes (BUDGET seconds, default 290,
 # the build included): every GroupedGemmGpu test; compute-sanitizer memcheck
@@ -38,7 +42,7 @@ full="${FULL:-0}"
 if [ "$full" = 1 ]; then
   steps=" ${STEPS:-tests memcheck bench pytest pybench sanitize} "
 else
-  steps=" ${STEPS:-tests bench ncu} "
+  steps=" ${STEPS:-tests bench ncu sweep} "
 fi
 mkdir -p "$out"
 summary=()
@@ -87,10 +91,10 @@ if ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build
 fi
 note "build (${targets[*]}): $((SECONDS - start)) s"
 [ "$broken" != " " ] && note "build FAILED for:${broken}(log $out/build.log); their steps are skipped"
-# Quick mode: BUDGET (default 120) seconds from here, the build left out.
+# Quick mode: BUDGET (default 130) seconds from here, the build left out.
 if [ "$full" != 1 ]; then
   SECONDS=0
-  budget="${BUDGET:-120}"
+  budget="${BUDGET:-130}"
 fi
 built() { [[ "$broken" != *" $1 "* ]]; }
 bench="$build_dir/bench/bench_gemm"
@@ -174,6 +178,16 @@ if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
   ncu_stream mxfp4 8 mxfp4
 fi
 
+# Each entry: packed tiling / bf16 tiling (warps,row_tiles,stages); the
+# defaults are 4,2,3 (FP4; FP8 4,1,3) and 8,1,3 (bf16 up to 16 tokens).
+sweeps="4,1,3/4,1,4 4,1,4/8,1,2 8,1,3/4,2,3 4,2,4/4,1,3 2,2,4/8,1,3"
+if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
+  for pair in $sweeps; do
+    WARPFORGE_STREAM_TILING="${pair%/*}" WARPFORGE_STREAM_TILING_BF16="${pair#*/}" \
+      run "sweep-${pair//[,\/]/_}" 12 30 "$bench" --grouped --weights mxfp4 --models dense,gpt-oss --tokens 1,16 --reps 10
+  done
+fi
+
 export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 if ! wanted pytest && ! wanted pybench; then
   :
@@ -199,7 +213,7 @@ fi
 echo
 echo "gpu-moe on ${gpu:-an unnamed GPU}, $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
-for log in bench-bf16 bench-mxfp4 bench-nvfp4 bench-mxfp8 bench-python; do
+for log in bench-bf16 bench-mxfp4 bench-nvfp4 bench-mxfp8 bench-python $(cd "$out" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
   [ -f "$out/$log.log" ] || continue
   echo
   echo "$log:"

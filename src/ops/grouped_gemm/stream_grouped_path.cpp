@@ -2,6 +2,8 @@
 // its tiling, and for a block-scaled A the pre-pass that converts A to
 // bf16 into the workspace first (GemmAmax's, dequantize_kernel.hpp).
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "../gemm_amax/dequantize_kernel.hpp"
@@ -69,6 +71,22 @@ int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
   return static_cast<int>(best);
 }
 
+// For experiments on a GPU (scripts/gpu-moe.sh's sweep):
+// WARPFORGE_STREAM_TILING=W,R,S sets the warps, row tiles a warp and stages
+// of every stream kernel of packed weights compiled after it,
+// WARPFORGE_STREAM_TILING_BF16 of bf16 weights (the K split follows them);
+// build_stream_grouped refuses a tiling it cannot build.
+void tiling_from_environment(StreamGroupedTiling& t, bool packed) {
+  const char* name = packed ? "WARPFORGE_STREAM_TILING" : "WARPFORGE_STREAM_TILING_BF16";
+  const char* text = std::getenv(name);
+  if (!text || !*text) return;
+  int warps = 0, row_tiles = 0, stages = 0;
+  char end = 0;
+  if (std::sscanf(text, "%d,%d,%d%c", &warps, &row_tiles, &stages, &end) != 3)
+    throw OpsError(std::string(name) + " '" + text + "': expected warps,row_tiles,stages (three integers, e.g. 4,2,3)");
+  t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
+}
+
 // The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
 // row), FP8 and bf16 one; 4 warps, bf16 8 up to 16 tokens a unit (its
 // 36 KB stages leave one CTA an SM: two warps a scheduler rather than one;
@@ -87,6 +105,7 @@ StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::De
   t.warps = !p.packed_b && t.tokens <= 16 ? 8 : 4;
   t.stages = 3;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
+  tiling_from_environment(t, p.packed_b);
   const std::int64_t ctas = ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
   const std::int64_t units =
       std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());

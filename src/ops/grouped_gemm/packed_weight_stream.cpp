@@ -47,8 +47,7 @@ int PackedWeightStream::lane_scale_bytes() const {
 // (bf16_unit_swizzle): the copies and load()'s reads are conflict-free.
 // Rows past N and K past its end read nothing (zeros). A lane's fragments
 // are other lanes' copies: the caller's barrier after the wait shows them.
-void PackedWeightStream::issue_bf16(const Reg& stage, const Reg& b, const Reg& group, const Reg& first_tile,
-                                    const Reg& chunk) {
+void PackedWeightStream::issue_bf16(const Reg& stage, const Source& src, const Reg& chunk) {
   const Bf16Weights& w = bf16_weights_;
   constexpr int kRows = PackedWeightsLayout::kRowTile, kRowBytes = PackedWeightsLayout::kChunk * 2;
   Reg kk = (chunk << 8u) + (lane_ << 3u);
@@ -57,13 +56,10 @@ void PackedWeightStream::issue_bf16(const Reg& stage, const Reg& b, const Reg& g
   k_.min(left, left, 8);
   k_.max(left, left, 0);
   Reg bytes = left << 1u;
-  Reg first_row = first_tile << 4u;
-  Reg row0 = k_.reg(u64), wide = k_.reg(u64);
-  k_.mul_wide(row0, group, imm(2 * w.group_stride));
-  k_.mul_wide(wide, first_row, imm(2 * w.row_stride));
-  row0 = b + row0 + wide;
+  Reg first_row = src.first_tile << 4u;
+  Reg wide = k_.reg(u64);
   k_.mul_wide(wide, kk, 2u);
-  row0 = row0 + wide;
+  Reg row0 = src.codes[0] + wide;
   // This lane's unit in even rows and in odd ones, from the warp's part of the stage.
   Reg warp_part = stage + (tid_ >> 5u) * imm(row_tiles_ * kRows * kRowBytes);
   const Reg to[2] = {warp_part + (bf16_unit_swizzle(lane_, 0) << 4u), warp_part + (bf16_unit_swizzle(lane_, 1) << 4u)};
@@ -71,7 +67,7 @@ void PackedWeightStream::issue_bf16(const Reg& stage, const Reg& b, const Reg& g
     for (int r = 0; r < kRows; ++r) {
       const int row = kRows * i + r;
       Pred inside = first_row + imm(row) < imm(w.n);
-      Reg from = k_.selp(row0 + Src(static_cast<std::uint64_t>(2 * row * w.row_stride)), b, inside);
+      Reg from = k_.selp(row0 + Src(static_cast<std::uint64_t>(2 * row * w.row_stride)), src.codes[1], inside);
       k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to[r % 2], static_cast<std::int64_t>(row) * kRowBytes), at(from),
                   Src(k_.selp(bytes, 0u, inside)));
     }
@@ -92,40 +88,61 @@ std::int64_t PackedWeightStream::stage_bytes() const {
   return (bytes + 15) / 16 * 16;
 }
 
-void PackedWeightStream::issue(const Reg& stage, const Reg& codes, const Reg& scales, const Reg& group,
-                               const Reg& first_tile, const Reg& chunk) {
-  if (bf16_) {
-    issue_bf16(stage, codes, group, first_tile, chunk);
-    return;
+PackedWeightStream::Source PackedWeightStream::source(const Reg& codes, const Reg& scales, const Reg& group,
+                                                      const Reg& first_tile) {
+  Source src;
+  src.first_tile = first_tile;
+  if (bf16_) {  // the row tiles' first row at K 0 (lane and chunk added by issue_bf16)
+    const Bf16Weights& w = bf16_weights_;
+    Reg group_at = k_.reg(u64), row_at = k_.reg(u64);
+    k_.mul_wide(group_at, group, imm(2 * w.group_stride));
+    k_.mul_wide(row_at, first_tile << 4u, imm(2 * w.row_stride));
+    src.codes.push_back(codes + group_at + row_at);
+    src.codes.push_back(codes);
+    return src;
   }
-  const int loads = 2 * loads_per_row(), s = lane_scale_bytes();
-  const std::int64_t scales_at = static_cast<std::int64_t>(row_tiles_) * loads * threads_ * kLoadBytes;
+  const int s = lane_scale_bytes();
   Reg lane_codes = k_.reg(u64), lane_scales = k_.reg(u64);
   k_.mul_wide(lane_codes, lane_, imm(kLoadBytes));
   k_.mul_wide(lane_scales, lane_, imm(s));
   for (int i = 0; i < row_tiles_; ++i) {
     Reg tile = first_tile + imm(i);
     Pred inside = tile < imm(layout_.row_tiles());
-    // Block (group, tile, chunk) of the packed layout, counted in 64 bits.
+    // Block (group, tile, chunk 0) of the packed layout, counted in 64 bits.
     Reg block = k_.reg(u64), wide = k_.reg(u64);
     k_.mul_wide(block, group, imm(layout_.row_tiles()));
     k_.cvt(wide, tile);
     block = (block + wide) * Src(static_cast<std::uint64_t>(layout_.chunks()));
-    k_.cvt(wide, chunk);
-    block = block + wide;
-    Reg from_codes = k_.selp(codes + block * Src(static_cast<std::uint64_t>(layout_.block_bytes())) + lane_codes,
-                             codes, inside);
-    Reg from_scales =
-        k_.selp(scales + block * Src(static_cast<std::uint64_t>(layout_.scale_block_bytes())) + lane_scales, scales,
-                inside);
-    Reg code_bytes = k_.selp(k_.mov(u32, imm(kLoadBytes)), 0u, inside);
-    Reg scale_bytes = k_.selp(k_.mov(u32, imm(s)), 0u, inside);
-    for (int j = 0; j < loads; ++j) {
-      Reg to = stage + ((imm((i * loads + j) * threads_) + tid_) << 4u);
-      k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to), at(from_codes, j * kLanes * kLoadBytes), Src(code_bytes));
-    }
-    Reg to = stage + imm(scales_at) + (imm(i * threads_) + tid_) * imm(s);
-    k_.cp_async(CpAsyncCache::ca, s, at(to), at(from_scales), Src(scale_bytes));
+    src.codes.push_back(
+        k_.selp(codes + block * Src(static_cast<std::uint64_t>(layout_.block_bytes())) + lane_codes, codes, inside));
+    src.scales.push_back(k_.selp(
+        scales + block * Src(static_cast<std::uint64_t>(layout_.scale_block_bytes())) + lane_scales, scales, inside));
+    src.code_bytes.push_back(k_.selp(k_.mov(u32, imm(kLoadBytes)), 0u, inside));
+    src.scale_bytes.push_back(k_.selp(k_.mov(u32, imm(s)), 0u, inside));
+  }
+  return src;
+}
+
+// A tile past N reads chunk c of its group's first tile, nothing of it (0 bytes).
+void PackedWeightStream::issue(const Reg& stage, const Source& src, const Reg& chunk) {
+  if (bf16_) {
+    issue_bf16(stage, src, chunk);
+    return;
+  }
+  const int loads = 2 * loads_per_row(), s = lane_scale_bytes();
+  const std::int64_t scales_at = static_cast<std::int64_t>(row_tiles_) * loads * threads_ * kLoadBytes;
+  Reg code_step = k_.reg(u64), scale_step = k_.reg(u64);
+  k_.mul_wide(code_step, chunk, imm(layout_.block_bytes()));
+  k_.mul_wide(scale_step, chunk, imm(layout_.scale_block_bytes()));
+  Reg to_codes = stage + (tid_ << 4u), to_scales = stage + imm(scales_at) + tid_ * imm(s);
+  for (int i = 0; i < row_tiles_; ++i) {
+    const auto at_i = static_cast<std::size_t>(i);
+    Reg from_codes = src.codes[at_i] + code_step;
+    for (int j = 0; j < loads; ++j)
+      k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to_codes, static_cast<std::int64_t>(i * loads + j) * threads_ * kLoadBytes),
+                  at(from_codes, j * kLanes * kLoadBytes), Src(src.code_bytes[at_i]));
+    k_.cp_async(CpAsyncCache::ca, s, at(to_scales, static_cast<std::int64_t>(i) * threads_ * s),
+                at(src.scales[at_i] + scale_step), Src(src.scale_bytes[at_i]));
   }
 }
 

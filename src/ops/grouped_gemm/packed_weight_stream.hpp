@@ -68,14 +68,22 @@ class PackedWeightStream {
   // Shared bytes of one stage (16-byte aligned).
   std::int64_t stage_bytes() const;
 
-  // Issues the copies of chunk `chunk` of this warp's row tiles (the first
-  // one `first_tile`, counted in 16-row tiles of N) of group `group` into
-  // the stage at `stage` (shared address). Tiles past N read nothing (their
-  // codes and scales are zero; bf16: rows past N and K past its end). codes,
-  // scales: u64 global addresses of the packed tensors (bf16: B, and
-  // scales unused). Commits nothing: the caller groups copies.
-  void issue(const dsl::Reg& stage, const dsl::Reg& codes, const dsl::Reg& scales, const dsl::Reg& group,
-             const dsl::Reg& first_tile, const dsl::Reg& chunk);
+  // Where a work item's copies read: this warp's row tiles (the first one
+  // `first_tile`, counted in 16-row tiles of N) of group `group`, computed
+  // once an item. codes, scales: u64 global addresses of the packed tensors
+  // (bf16: B, and scales unused).
+  struct Source {
+    dsl::Reg first_tile;
+    std::vector<dsl::Reg> codes, scales;           // per row tile, at chunk 0 (bf16: the first row, and B)
+    std::vector<dsl::Reg> code_bytes, scale_bytes;  // per row tile: 0 past N
+  };
+  Source source(const dsl::Reg& codes, const dsl::Reg& scales, const dsl::Reg& group, const dsl::Reg& first_tile);
+
+  // Issues the copies of chunk `chunk` of the source into the stage at
+  // `stage` (shared address). Tiles past N read nothing (their codes and
+  // scales are zero; bf16: rows past N and K past its end). Commits
+  // nothing: the caller groups copies.
+  void issue(const dsl::Reg& stage, const Source& source, const dsl::Reg& chunk);
 
   // This lane's chunk, read back from a stage: for each row tile i and half
   // h (row q + 8h), words[2i + h] (its piece: 8 words of FP4, 16 of FP8)
@@ -97,8 +105,7 @@ class PackedWeightStream {
   bool fp4() const { return layout_.data == runtime::DType::e2m1; }
   int loads_per_row() const;  // 16-byte loads of a row's piece
   int lane_scale_bytes() const;
-  void issue_bf16(const dsl::Reg& stage, const dsl::Reg& b, const dsl::Reg& group, const dsl::Reg& first_tile,
-                  const dsl::Reg& chunk);
+  void issue_bf16(const dsl::Reg& stage, const Source& source, const dsl::Reg& chunk);
   Chunk load_bf16(const dsl::Reg& stage);
   dsl::Reg bf16_unit_swizzle(const dsl::Reg& unit, int row_parity);
 

@@ -80,6 +80,7 @@ class StreamGrouped {
       k_.selp(c1, c1, c0, real_group);
       for (Regs& a : acc)
         for (const Reg& r : a) k_.mov(r, imm_f32(0.0f));
+      const PackedWeightStream::Source source = weights.source(pb, psfb, w.group, first_tile);
 
       auto stage_of = [&](const Reg& c) {
         Reg slot = k_.reg(u32);
@@ -90,7 +91,7 @@ class StreamGrouped {
         k_.if_then(c < c1, [&] {
           Reg stage = stage_of(c);
           issue_a(stage, pa, t0, w.end, c, a_pieces);
-          weights.issue(stage + imm(a_stage_bytes(t_)), pb, psfb, w.group, first_tile, c);
+          weights.issue(stage + imm(a_stage_bytes(t_)), source, c);
         });
         k_.cp_async_commit();  // empty past the last chunk: the group count stays in step
       };

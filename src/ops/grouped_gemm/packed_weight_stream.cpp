@@ -218,17 +218,31 @@ Pred PackedWeightStream::foldable(const Chunk& c) {
   return fold && codes_.codes_finite(c.words);
 }
 
-std::vector<Regs> PackedWeightStream::fragments(const Chunk& c, int group, bool folded) {
+std::vector<Regs> PackedWeightStream::factors(const Chunk& c, bool folded) {
+  std::vector<Regs> out;
+  if (bf16_) return out;
+  const int blocks = PackedWeightsLayout::kPieceCodes / layout_.vec;  // of a row's piece
+  for (const Regs& scales : c.scales) {
+    Regs row;
+    for (int b = 0; b < blocks; ++b)
+      row.push_back(codes_.scale_factor(scales[static_cast<std::size_t>(b / 2)], b % 2, 2, folded));
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::vector<Regs> PackedWeightStream::fragments(const Chunk& c, const std::vector<Regs>& factors, int group,
+                                                bool folded) {
   if (bf16_) {  // pair p of the 16 values is word p: nothing to convert
     std::vector<Regs> out;
     for (const Regs& words : c.words) out.emplace_back(words.begin() + 8 * group, words.begin() + 8 * (group + 1));
     return out;
   }
-  const int block = group * kGroupCodes / layout_.vec;  // the scale block of these 16 codes
-  const int words = fp4() ? 2 : 4;                       // 16 codes
+  const auto block = static_cast<std::size_t>(group * kGroupCodes / layout_.vec);  // the scale block of these 16 codes
+  const int words = fp4() ? 2 : 4;                                                  // 16 codes
   std::vector<Regs> out;
   for (std::size_t r = 0; r < c.words.size(); ++r) {
-    Reg factor = codes_.scale_factor(c.scales[r][static_cast<std::size_t>(block / 2)], block % 2, 2, folded);
+    const Reg& factor = factors[r][block];
     Regs from(c.words[r].begin() + group * words, c.words[r].begin() + (group + 1) * words);
     Regs pairs = k_.regs(b32, 8);
     if (fp4())

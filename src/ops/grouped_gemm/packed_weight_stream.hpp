@@ -97,9 +97,15 @@ class PackedWeightStream {
   // Whether every conversion of the chunk may take the one-multiply way.
   dsl::Pred foldable(const Chunk& chunk);
 
+  // The bf16x2 factors of the chunk's scales: out[2i + h][b] for block b of
+  // the piece of row tile i, row q + 8h (the scale times 2^u where
+  // `folded`, BlockCodes::scale_factor); none for bf16. Once a chunk and
+  // way of converting: every group of a block shares them.
+  std::vector<dsl::Regs> factors(const Chunk& chunk, bool folded);
+
   // The bf16 pairs of codes [16·group, 16·group + 16) of the lane's piece:
   // out[2i + h] holds 8 pairs of row tile i, row q + 8h.
-  std::vector<dsl::Regs> fragments(const Chunk& chunk, int group, bool folded);
+  std::vector<dsl::Regs> fragments(const Chunk& chunk, const std::vector<dsl::Regs>& factors, int group, bool folded);
 
  private:
   bool fp4() const { return layout_.data == runtime::DType::e2m1; }

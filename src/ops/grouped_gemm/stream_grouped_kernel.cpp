@@ -161,8 +161,9 @@ class StreamGrouped {
     Reg lane_a = stage + (lane_ << 4u);
     const int token_tiles = t_.tokens / 8;
     auto run = [&](bool folded) {
+      const std::vector<Regs> factors = weights.factors(chunk, folded);
       for (int group = 0; group < PackedWeightStream::kGroups; ++group) {
-        const std::vector<Regs> pairs = weights.fragments(chunk, group, folded);
+        const std::vector<Regs> pairs = weights.fragments(chunk, factors, group, folded);
         for (int half = 0; half < 2; ++half) {
           const int pair = 2 * group + half;
           std::vector<Regs> b;

@@ -10,13 +10,16 @@
 // (256 codes of K). Lane l = 4q + t owns rows q and q + 8 of each tile and
 // the chunk's codes [64t, 64t + 64) of them: the packed layout puts exactly
 // these in the lane's 16-byte loads, each warp-wide load 512 contiguous
-// bytes (bf16 weights are read where they lie: a row's 128 bytes of the
-// piece in 8 loads, the row's other lanes' beside them). The loads go by cp.async into a per-thread ring of shared-memory
+// bytes. The loads go by cp.async into a per-thread ring of shared-memory
 // stages (PTX ISA 9.7.9.25: after cp.async.wait_group the issuing thread
-// sees its own copies, so a warp's weights need no barrier; a kernel that
+// sees its own copies, so packed weights need no barrier; a kernel that
 // shares other data through the same stages brings its own), laid out
 // load-major, [row tile][load][thread] x 16 bytes, then the scales
 // [row tile][thread] x S, so every warp-wide shared access is contiguous.
+// bf16 weights are read where they lie, a warp-wide copy one row's 512
+// bytes of the chunk, into a swizzled [warp][tile][row] layout (issue_bf16):
+// a lane's fragments are then other lanes' copies, and the kernel's barrier
+// after the wait must come before load().
 //
 // A chunk read back (load) is converted 16 codes a lane at a time
 // (fragments; bf16 needs none): FP4 two 32-bit words, FP8 four, into 8 bf16 pairs of each of

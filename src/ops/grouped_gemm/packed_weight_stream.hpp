@@ -23,8 +23,8 @@
 //
 // A chunk read back (load) is converted 16 codes a lane at a time
 // (fragments; bf16 needs none): FP4 two 32-bit words, FP8 four, into 8 bf16 pairs of each of
-// the lane's rows, pair p holding codes 2p, 2p + 1 of the 16 — the packed
-// FP4 nibble order makes BlockCodes' pairing (nibbles i, i + 4) give that —
+// the lane's rows, pair p holding codes 2p, 2p + 1 of the 16 (FP4 from the
+// packed bit order, dequant_fp4; FP8 by BlockCodes) —
 // which are k16 steps 4·group .. 4·group + 3 of the chunk: step s takes
 // pairs 2s, 2s + 1 of rows q and q + 8 as {a0, a1, a2, a3} (PTX ISA
 // 9.7.14.5.8: a0 row groupID columns 2t, 2t + 1, a1 row groupID + 8, a2
@@ -115,6 +115,7 @@ class PackedWeightStream {
   int loads_per_row() const;  // 16-byte loads of a row's piece
   int lane_scale_bytes() const;
   void issue_bf16(const dsl::Reg& stage, const Source& source, const dsl::Reg& chunk);
+  void dequant_fp4(const dsl::Regs& words, const dsl::Reg& factor, const dsl::Regs& out, bool folded);
   Chunk load_bf16(const dsl::Reg& stage);
   dsl::Reg bf16_unit_swizzle(const dsl::Reg& unit, int row_parity);
 

@@ -233,20 +233,37 @@ int grouped_main(int argc, char** argv) {
         continue;
       }
       const runtime::TensorView va(*a, DType::bf16, {rows, k}), vd(*d, DType::bf16, {rows, n});
-      // B (E, K, N) with K contiguous, as torch._grouped_mm takes it.
-      const runtime::TensorView vb(*b, DType::bf16, {m.experts, k, n}, {k * n, 1, k});
+      // B (E, K, N) with K contiguous, as torch._grouped_mm takes it. The
+      // dense GEMM (one_active): routing r's expert alone, one group
+      // without offsets (B (K, N), the packed codes and scales of one group).
+      auto b_view = [&](int r) {
+        if (!m.one_active) return runtime::TensorView(*b, DType::bf16, {m.experts, k, n}, {k * n, 1, k});
+        return runtime::TensorView(*b, DType::bf16, {k, n}, {1, k}, static_cast<std::uint64_t>(r % m.experts) * expert_bytes);
+      };
       auto offs = [&](int r) {
         return runtime::TensorView(*offsets, DType::i32, {m.experts}, {}, static_cast<std::uint64_t>(r * m.experts) * 4);
       };
+      auto codes_view = [&](int r) {
+        const std::int64_t bytes = layout->code_bytes() / (m.one_active ? m.experts : 1);
+        return runtime::TensorView(*codes, layout->data == DType::e2m1 ? DType::u8 : layout->data, {bytes}, {},
+                                   m.one_active ? static_cast<std::uint64_t>((r % m.experts) * bytes) : 0);
+      };
+      auto scales_view = [&](int r) {
+        const std::int64_t bytes = layout->scale_bytes() / (m.one_active ? m.experts : 1);
+        return runtime::TensorView(*scales, layout->scale, {bytes}, {},
+                                   m.one_active ? static_cast<std::uint64_t>((r % m.experts) * bytes) : 0);
+      };
       const auto offs0 = offs(0);
+      const runtime::TensorView* offs0_ptr = m.one_active ? nullptr : &offs0;
+      const runtime::TensorView vb0 = b_view(0);
       std::optional<runtime::TensorView> vcodes, vscales;
       try {
-        ours.emplace(ops::GroupedGemmTensors{va, vb, &offs0, vd}, ops::GroupedGemmOptions{.kernel = ops::GroupedGemmKernel::automatic});
+        ours.emplace(ops::GroupedGemmTensors{va, vb0, offs0_ptr, vd}, ops::GroupedGemmOptions{.kernel = ops::GroupedGemmKernel::automatic});
         ours->compile();
         if (packed) {
-          vcodes.emplace(*codes, layout->data == DType::e2m1 ? DType::u8 : layout->data, std::vector<std::int64_t>{layout->code_bytes()});
-          vscales.emplace(*scales, layout->scale, std::vector<std::int64_t>{layout->scale_bytes()});
-          ours_packed.emplace(ops::GroupedGemmTensors{va, *vcodes, &offs0, vd, nullptr, &*vscales},
+          vcodes.emplace(codes_view(0));
+          vscales.emplace(scales_view(0));
+          ours_packed.emplace(ops::GroupedGemmTensors{va, *vcodes, offs0_ptr, vd, nullptr, &*vscales},
                               ops::GroupedGemmOptions{.sf_vec_size = layout->vec, .kernel = o.kernel});
           ours_packed->compile();
         }
@@ -269,7 +286,8 @@ int grouped_main(int argc, char** argv) {
       };
       const double ours_s = time([&](int r) {
         const auto o_r = offs(r);
-        ours->execute({va, vb, &o_r, vd});
+        const auto b_r = b_view(r);
+        ours->execute({va, b_r, m.one_active ? nullptr : &o_r, vd});
       });
       const float alpha = 1.0f, beta = 0.0f;
       const double loop_s = time([&](int r) {
@@ -312,7 +330,8 @@ int grouped_main(int argc, char** argv) {
       if (packed) {
         const double packed_s = time([&](int r) {
           const auto o_r = offs(r);
-          ours_packed->execute({va, *vcodes, &o_r, vd, nullptr, &*vscales});
+          const auto codes_r = codes_view(r), scales_r = scales_view(r);
+          ours_packed->execute({va, codes_r, m.one_active ? nullptr : &o_r, vd, nullptr, &scales_r});
         });
         const double per_expert = static_cast<double>(layout->code_bytes() + layout->scale_bytes()) / static_cast<double>(m.experts);
         const double packed_read_s = read_once_s(*codes, codes->size(), static_cast<std::size_t>(active * per_expert));

@@ -185,17 +185,19 @@ PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
 }
 
 // bf16: lane 4q + t's words of row q + 8h are units 8t .. 8t + 7 of that
-// row (issue_bf16), at 8t + (j ^ s), s = t | 4(q % 2): the stage is 128-byte
-// aligned and every other term of the address a multiple of 128, so unit j's
-// address is unit 0's with its bits 4-6 xor-ed by j.
+// row (issue_bf16), at 8t + (j ^ s), s = t | 4(q % 2): within the warp's
+// part of the stage, unit j's offset is unit 0's with its bits 4-6 xor-ed
+// by j (every other term of the offset a multiple of 128). The xor is taken
+// on the offset, not the address: the dynamic shared memory starts after
+// the static (the group table), at 16-byte alignment only on the GPU.
 PackedWeightStream::Chunk PackedWeightStream::load_bf16(const Reg& stage) {
   constexpr int kRows = PackedWeightsLayout::kRowTile, kRowBytes = PackedWeightsLayout::kChunk * 2;
   const Reg q = lane_ >> 2u, t = lane_ & 3u;
-  Reg first = stage + (tid_ >> 5u) * imm(row_tiles_ * kRows * kRowBytes) + q * imm(kRowBytes) +
+  Reg first = (tid_ >> 5u) * imm(row_tiles_ * kRows * kRowBytes) + q * imm(kRowBytes) +
               (bf16_unit_swizzle(t << 3u, 0) << 4u);
   k_.mov(first, first ^ ((q & 1u) << 6u));
   std::vector<Reg> unit;
-  for (int j = 0; j < loads_per_row(); ++j) unit.push_back(j == 0 ? first : Reg(first ^ imm(16 * j)));
+  for (int j = 0; j < loads_per_row(); ++j) unit.push_back(stage + (j == 0 ? first : Reg(first ^ imm(16 * j))));
   Chunk c;
   for (int i = 0; i < row_tiles_; ++i)
     for (int h = 0; h < 2; ++h) {

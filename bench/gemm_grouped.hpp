@@ -5,13 +5,16 @@
 // floor: the active experts' weight bytes (codes and scales when packed)
 // read once by the stream_read example kernel, timed as the GEMM is.
 //
-//   bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek] [--tokens 1,16,128,1024,8192,32768]
+//   bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek,dense] [--tokens 1,16,128,1024,8192,32768]
 //              [--weights bf16|mxfp4|nvfp4|mxfp8] [--proj gate_up|down] [--skew S] [--reps R]
 //              [--grouped-kernel auto|stream|sm90a|sm80]
 //
 // A model's layer: E experts, top k, hidden H, expert width F; gate/up
 // multiplies (tokens·k) x H by (H, 2F) per expert, down (tokens·k) x F by
-// (F, H). The routing: each token takes k distinct experts drawn with
+// (F, H); "dense" (not in the default list) is the dense weight-only GEMM
+// of the decode target, N = K = 8192: 4 experts of which routing r
+// gives every token to expert r (one active group, the others empty; 4 so
+// that the rotation below keeps it out of L2). The routing: each token takes k distinct experts drawn with
 // weights 1/(rank+1)^S (a skew; S = 1 by default) over a shuffled order of
 // the experts; the pairs sorted by expert give the offsets. Each timed run
 // takes the next of 4 routings (other experts' weights each time, so that
@@ -33,12 +36,15 @@ namespace {
 struct MoeModel {
   const char* name;
   std::int64_t experts, top_k, hidden, expert;
+  bool one_active = false;  // routing r: every token to expert r
 };
 // Published configurations (REFERENCE.md's MoE shapes).
 constexpr MoeModel kMoeModels[] = {{"mixtral", 8, 2, 4096, 14336},
                                    {"qwen3", 128, 8, 2048, 768},
                                    {"gpt-oss", 128, 4, 2880, 2880},
                                    {"deepseek", 256, 8, 7168, 2048}};
+// The dense weight-only GEMM, N = K = 8192, one active expert of 4 (--models dense).
+constexpr MoeModel kDenseModel{"dense", 4, 1, 8192, 4096, true};
 
 struct GroupedBenchOptions {
   std::vector<MoeModel> models{std::begin(kMoeModels), std::end(kMoeModels)};
@@ -52,7 +58,7 @@ struct GroupedBenchOptions {
 
 [[noreturn]] void grouped_usage(const std::string& why) {
   std::fprintf(stderr,
-               "bench_gemm --grouped: %s\nusage: bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek] "
+               "bench_gemm --grouped: %s\nusage: bench_gemm --grouped [--models mixtral,qwen3,gpt-oss,deepseek,dense] "
                "[--tokens 1,16,...] [--weights bf16|mxfp4|nvfp4|mxfp8] [--proj gate_up|down] [--skew S>=0] "
                "[--reps R>=5] [--grouped-kernel auto|stream|sm90a|sm80]\n",
                why.c_str());
@@ -80,9 +86,14 @@ GroupedBenchOptions parse_grouped(int argc, char** argv) {
     if (a == "--models") {
       o.models.clear();
       for (const std::string& name : comma_list(v)) {
+        if (name == kDenseModel.name) {
+          o.models.push_back(kDenseModel);
+          continue;
+        }
         const auto* m = std::find_if(std::begin(kMoeModels), std::end(kMoeModels),
                                      [&](const MoeModel& x) { return name == x.name; });
-        if (m == std::end(kMoeModels)) grouped_usage("--models: '" + name + "': accepted mixtral, qwen3, gpt-oss, deepseek");
+        if (m == std::end(kMoeModels))
+          grouped_usage("--models: '" + name + "': accepted mixtral, qwen3, gpt-oss, deepseek, dense");
         o.models.push_back(*m);
       }
     } else if (a == "--tokens") {
@@ -195,7 +206,12 @@ int grouped_main(int argc, char** argv) {
       std::vector<std::vector<std::int32_t>> sizes;
       double active = 0;
       for (int r = 0; r < kRoutings; ++r) {
-        sizes.push_back(moe_routing(m, tokens, o.skew, static_cast<std::uint32_t>(1000 * r + tokens)));
+        if (m.one_active) {
+          sizes.emplace_back(static_cast<std::size_t>(m.experts), 0);
+          sizes.back()[static_cast<std::size_t>(r % m.experts)] = static_cast<std::int32_t>(tokens);
+        } else {
+          sizes.push_back(moe_routing(m, tokens, o.skew, static_cast<std::uint32_t>(1000 * r + tokens)));
+        }
         active += static_cast<double>(std::count_if(sizes.back().begin(), sizes.back().end(), [](int s) { return s > 0; }));
       }
       active /= kRoutings;
@@ -217,20 +233,37 @@ int grouped_main(int argc, char** argv) {
         continue;
       }
       const runtime::TensorView va(*a, DType::bf16, {rows, k}), vd(*d, DType::bf16, {rows, n});
-      // B (E, K, N) with K contiguous, as torch._grouped_mm takes it.
-      const runtime::TensorView vb(*b, DType::bf16, {m.experts, k, n}, {k * n, 1, k});
+      // B (E, K, N) with K contiguous, as torch._grouped_mm takes it. The
+      // dense GEMM (one_active): routing r's expert alone, one group
+      // without offsets (B (K, N), the packed codes and scales of one group).
+      auto b_view = [&](int r) {
+        if (!m.one_active) return runtime::TensorView(*b, DType::bf16, {m.experts, k, n}, {k * n, 1, k});
+        return runtime::TensorView(*b, DType::bf16, {k, n}, {1, k}, static_cast<std::uint64_t>(r % m.experts) * expert_bytes);
+      };
       auto offs = [&](int r) {
         return runtime::TensorView(*offsets, DType::i32, {m.experts}, {}, static_cast<std::uint64_t>(r * m.experts) * 4);
       };
+      auto codes_view = [&](int r) {
+        const std::int64_t bytes = layout->code_bytes() / (m.one_active ? m.experts : 1);
+        return runtime::TensorView(*codes, layout->data == DType::e2m1 ? DType::u8 : layout->data, {bytes}, {},
+                                   m.one_active ? static_cast<std::uint64_t>((r % m.experts) * bytes) : 0);
+      };
+      auto scales_view = [&](int r) {
+        const std::int64_t bytes = layout->scale_bytes() / (m.one_active ? m.experts : 1);
+        return runtime::TensorView(*scales, layout->scale, {bytes}, {},
+                                   m.one_active ? static_cast<std::uint64_t>((r % m.experts) * bytes) : 0);
+      };
       const auto offs0 = offs(0);
+      const runtime::TensorView* offs0_ptr = m.one_active ? nullptr : &offs0;
+      const runtime::TensorView vb0 = b_view(0);
       std::optional<runtime::TensorView> vcodes, vscales;
       try {
-        ours.emplace(ops::GroupedGemmTensors{va, vb, &offs0, vd}, ops::GroupedGemmOptions{.kernel = ops::GroupedGemmKernel::automatic});
+        ours.emplace(ops::GroupedGemmTensors{va, vb0, offs0_ptr, vd}, ops::GroupedGemmOptions{.kernel = ops::GroupedGemmKernel::automatic});
         ours->compile();
         if (packed) {
-          vcodes.emplace(*codes, layout->data == DType::e2m1 ? DType::u8 : layout->data, std::vector<std::int64_t>{layout->code_bytes()});
-          vscales.emplace(*scales, layout->scale, std::vector<std::int64_t>{layout->scale_bytes()});
-          ours_packed.emplace(ops::GroupedGemmTensors{va, *vcodes, &offs0, vd, nullptr, &*vscales},
+          vcodes.emplace(codes_view(0));
+          vscales.emplace(scales_view(0));
+          ours_packed.emplace(ops::GroupedGemmTensors{va, *vcodes, offs0_ptr, vd, nullptr, &*vscales},
                               ops::GroupedGemmOptions{.sf_vec_size = layout->vec, .kernel = o.kernel});
           ours_packed->compile();
         }
@@ -253,7 +286,8 @@ int grouped_main(int argc, char** argv) {
       };
       const double ours_s = time([&](int r) {
         const auto o_r = offs(r);
-        ours->execute({va, vb, &o_r, vd});
+        const auto b_r = b_view(r);
+        ours->execute({va, b_r, m.one_active ? nullptr : &o_r, vd});
       });
       const float alpha = 1.0f, beta = 0.0f;
       const double loop_s = time([&](int r) {
@@ -296,7 +330,8 @@ int grouped_main(int argc, char** argv) {
       if (packed) {
         const double packed_s = time([&](int r) {
           const auto o_r = offs(r);
-          ours_packed->execute({va, *vcodes, &o_r, vd, nullptr, &*vscales});
+          const auto codes_r = codes_view(r), scales_r = scales_view(r);
+          ours_packed->execute({va, codes_r, m.one_active ? nullptr : &o_r, vd, nullptr, &scales_r});
         });
         const double per_expert = static_cast<double>(layout->code_bytes() + layout->scale_bytes()) / static_cast<double>(m.experts);
         const double packed_read_s = read_once_s(*codes, codes->size(), static_cast<std::size_t>(active * per_expert));

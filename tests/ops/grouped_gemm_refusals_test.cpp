@@ -198,7 +198,7 @@ TEST(PrepackWeights, RefusesBadFormatsAndSizes) {
 
 // The packed layout puts code (g, n, k) where the layout's comment says:
 // block (g, n / 16, k / 256), load j, lane 4(n % 8) + (k % 256) / 64, and
-// for FP4 the nibble of the word's order c0 c2 c4 c6 c1 c3 c5 c7.
+// for FP4 the bits of the word kFp4Bits names.
 TEST(PrepackWeights, PutsEachCodeWhereTheLayoutSays) {
   std::mt19937 rng(9);
   for (DType data : {DType::e2m1, DType::e4m3}) {
@@ -222,11 +222,16 @@ TEST(PrepackWeights, PutsEachCodeWhereTheLayoutSays) {
           const std::uint8_t byte =
               p.codes[static_cast<std::size_t>(block * layout.block_bytes() + j * 512 + lane * 16 + byte_in_piece % 16)];
           std::uint8_t got = byte;
-          if (fp4) {
-            const int i = static_cast<int>(c % 8), nibble = i % 2 == 0 ? i / 2 : 4 + i / 2;
-            const std::uint8_t word_byte = p.codes[static_cast<std::size_t>(
-                block * layout.block_bytes() + j * 512 + lane * 16 + ((c / 8) * 4) % 16 + nibble / 2)];
-            got = static_cast<std::uint8_t>((word_byte >> (4 * (nibble % 2))) & 0xF);
+          if (fp4) {  // code i of its word: bit b at kFp4Bits[i / 2][b] + 16(i % 2)
+            const int i = static_cast<int>(c % 8);
+            const std::size_t word_at =
+                static_cast<std::size_t>(block * layout.block_bytes() + j * 512 + lane * 16 + ((c / 8) * 4) % 16);
+            std::uint32_t word = 0;
+            for (int b = 0; b < 4; ++b) word |= static_cast<std::uint32_t>(p.codes[word_at + b]) << (8 * b);
+            got = 0;
+            for (int b = 0; b < 4; ++b)
+              got |= static_cast<std::uint8_t>(((word >> (PackedWeightsLayout::kFp4Bits[i / 2][b] + 16 * (i % 2))) & 1)
+                                               << b);
           }
           ASSERT_EQ(got, q.code(row, kk, gg)) << runtime::name(data) << " g " << gg << " n " << row << " k " << kk;
           const std::int64_t s = lane * 4 + h * 2 + c / 32;  // this code's scale byte

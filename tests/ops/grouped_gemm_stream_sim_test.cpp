@@ -5,7 +5,8 @@
 // past the last end, N and K no multiples of the packed tiles (16 rows, 256
 // codes), K split over CTAs (and determinism), scales that do not fold
 // (the exact slow conversion), and the dense weight-only GEMM (one group,
-// no offsets). Each case asserts that the stream kernel runs it.
+// no offsets). Each case asserts that the stream kernel runs it. And the
+// tiling the GPU gets at the dense decode shape.
 #include <gtest/gtest.h>
 
 #include "ops/grouped_gemm_cases.hpp"
@@ -73,6 +74,23 @@ TEST(GroupedGemmStreamSim, OneGroupWithoutOffsetsIsTheDenseWeightOnlyGemm) {
   StreamCase c{kMxfp4, ends_of({5}), 5, 48, 512, DType::bf16};
   c.offsets = false;
   run_stream(runtime::Device::sim(), c, 600);
+}
+
+// The dense weight-only GEMM at N = K = 8192 and one token on an H100's or
+// H200's 132 SMs: 64 units of 128 rows over 32 chunks of K, 3 CTAs an SM
+// (396). 6 splits make 384 items, one wave of 6 chunks a CTA; filling the
+// CTAs (7 splits, 448 items) would leave 52 CTAs a second item of 5 chunks.
+// Compiled, not run (the simulator would take minutes).
+TEST(GroupedGemmStreamSim, TheDenseDecodeShapeSplitsKIntoOneWave) {
+  const runtime::Device device(sim::make_backend({.sm_count = 132}));
+  const PackedWeightsLayout l{kMxfp4.data, kMxfp4.scale, kMxfp4.vec, 1, 8192, 8192};
+  const auto a = runtime::Tensor::empty(device, DType::bf16, {1, 8192});
+  const auto codes = runtime::Tensor::empty(device, DType::u8, {l.code_bytes()});
+  const auto scales = runtime::Tensor::empty(device, l.scale, {l.scale_bytes()});
+  const auto d = runtime::Tensor::empty(device, DType::bf16, {1, 8192});
+  GroupedGemm op({a, codes, nullptr, d, nullptr, &scales}, {.sf_vec_size = kMxfp4.vec});
+  EXPECT_EQ(op.kernel_name(), "stream") << op.describe();
+  EXPECT_NE(op.describe().find("K split 6 ways"), std::string::npos) << op.describe();
 }
 
 }  // namespace

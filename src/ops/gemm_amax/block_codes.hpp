@@ -41,10 +41,12 @@ class BlockCodes {
   // FP8 words (4 codes each) to bf16 pairs: codes 2p and 2p + 1 are the low
   // and high halves of out[p], all times factor2.
   void dequant_fp8(const dsl::Regs& w, const dsl::Reg& factor2, const dsl::Regs& out, bool folded);
+  // d = y x 2^u x the scale, exactly, for y a code's bits moved into bf16's
+  // fields (bf16x2): one multiply by factor2 where `folded`, else two.
+  void apply_scale(const dsl::Reg& d, const dsl::Reg& y, const dsl::Reg& factor2, bool folded);
 
  private:
   dsl::Reg decode_scale(const dsl::Reg& e, int byte, int bytes);
-  void apply_scale(const dsl::Reg& d, const dsl::Reg& y, const dsl::Reg& factor2, bool folded);
 
   dsl::Kernel& k_;
   const GemmAmaxProblem& p_;

@@ -38,36 +38,48 @@ int PackedWeightStream::lane_scale_bytes() const {
   return bf16_ ? 0 : static_cast<int>(layout_.scale_block_bytes() / kLanes);
 }
 
-// bf16 rows where they lie: lane 4q + t's load j of half h is row
-// 16·tile + q + 8h, K from 256·chunk + 64t + 8j; rows past N and K past
-// its end read nothing (zeros).
-void PackedWeightStream::issue_bf16(const Reg& stage, const Reg& b, const Reg& group, const Reg& first_tile,
-                                    const Reg& chunk) {
+// bf16 rows where they lie, a row a warp-wide copy: lane l copies K
+// 256·chunk + 8l .. + 8 of row 16·tile + r, so each copy is the row's 512
+// contiguous bytes of the chunk (whole sectors; a lane's own fragments,
+// 128 bytes of each of two rows, would take 32 half-used sectors a copy
+// and fetch every sector twice). The stage holds [warp][tile][row][unit]
+// x 16 bytes, unit u (K 8u .. 8u + 8 of the chunk) of row r at u ^ swizzle(u, r)
+// (bf16_unit_swizzle): the copies and load()'s reads are conflict-free.
+// Rows past N and K past its end read nothing (zeros). A lane's fragments
+// are other lanes' copies: the caller's barrier after the wait shows them.
+void PackedWeightStream::issue_bf16(const Reg& stage, const Source& src, const Reg& chunk) {
   const Bf16Weights& w = bf16_weights_;
-  const int loads = loads_per_row();
-  Reg group_at = k_.reg(u64);
-  k_.mul_wide(group_at, group, imm(2 * w.group_stride));
-  Reg k0 = (chunk << 8u) + ((lane_ & 3u) << 6u);
+  constexpr int kRows = PackedWeightsLayout::kRowTile, kRowBytes = PackedWeightsLayout::kChunk * 2;
+  Reg kk = (chunk << 8u) + (lane_ << 3u);
+  Reg left = k_.reg(s32);
+  k_.sub(left, imm(w.k), kk);
+  k_.min(left, left, 8);
+  k_.max(left, left, 0);
+  Reg bytes = left << 1u;
+  Reg first_row = src.first_tile << 4u;
+  Reg wide = k_.reg(u64);
+  k_.mul_wide(wide, kk, 2u);
+  Reg row0 = src.codes[0] + wide;
+  // This lane's unit in even rows and in odd ones, from the warp's part of the stage.
+  Reg warp_part = stage + (tid_ >> 5u) * imm(row_tiles_ * kRows * kRowBytes);
+  const Reg to[2] = {warp_part + (bf16_unit_swizzle(lane_, 0) << 4u), warp_part + (bf16_unit_swizzle(lane_, 1) << 4u)};
   for (int i = 0; i < row_tiles_; ++i)
-    for (int h = 0; h < 2; ++h) {
-      Reg row = ((first_tile + imm(i)) << 4u) + (lane_ >> 2u) + imm(8 * h);
-      Pred inside = row < imm(w.n);
-      Reg row_at = k_.reg(u64);
-      k_.mul_wide(row_at, row, imm(2 * w.row_stride));
-      for (int j = 0; j < loads; ++j) {
-        Reg kk = k0 + imm(8 * j);
-        Reg left = k_.reg(s32);
-        k_.sub(left, imm(w.k), kk);
-        k_.min(left, left, 8);
-        k_.max(left, left, 0);
-        Reg col_at = k_.reg(u64);
-        k_.mul_wide(col_at, kk, 2u);
-        Reg from = k_.selp(b + group_at + row_at + col_at, b, inside);
-        Reg bytes = k_.selp(left << 1u, 0u, inside);
-        Reg to = stage + ((imm(((i * 2 + h) * loads + j) * threads_) + tid_) << 4u);
-        k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to), at(from), Src(bytes));
-      }
+    for (int r = 0; r < kRows; ++r) {
+      const int row = kRows * i + r;
+      Pred inside = first_row + imm(row) < imm(w.n);
+      Reg from = k_.selp(row0 + Src(static_cast<std::uint64_t>(2 * row * w.row_stride)), src.codes[1], inside);
+      k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to[r % 2], static_cast<std::int64_t>(row) * kRowBytes), at(from),
+                  Src(k_.selp(bytes, 0u, inside)));
     }
+}
+
+// Unit u of a bf16 row r (K 8u .. 8u + 8 of the chunk, 16 bytes) lies at u ^ s,
+// s = (u / 8) | 4(r % 2) < 8: load()'s 8-lane phases (rows q, q + 1 of
+// one parity each, t = 0..3, one j) read 8 distinct 16-byte bank groups
+// (low bits j ^ t ^ 4(q % 2)), and a copy's phases (one row, 8
+// consecutive u) write 8 distinct ones.
+Reg PackedWeightStream::bf16_unit_swizzle(const Reg& unit, int row_parity) {
+  return unit ^ (((unit >> 3u) & 3u) | imm(4 * row_parity));
 }
 
 std::int64_t PackedWeightStream::stage_bytes() const {
@@ -76,44 +88,66 @@ std::int64_t PackedWeightStream::stage_bytes() const {
   return (bytes + 15) / 16 * 16;
 }
 
-void PackedWeightStream::issue(const Reg& stage, const Reg& codes, const Reg& scales, const Reg& group,
-                               const Reg& first_tile, const Reg& chunk) {
-  if (bf16_) {
-    issue_bf16(stage, codes, group, first_tile, chunk);
-    return;
+PackedWeightStream::Source PackedWeightStream::source(const Reg& codes, const Reg& scales, const Reg& group,
+                                                      const Reg& first_tile) {
+  Source src;
+  src.first_tile = first_tile;
+  if (bf16_) {  // the row tiles' first row at K 0 (lane and chunk added by issue_bf16)
+    const Bf16Weights& w = bf16_weights_;
+    Reg group_at = k_.reg(u64), row_at = k_.reg(u64);
+    k_.mul_wide(group_at, group, imm(2 * w.group_stride));
+    k_.mul_wide(row_at, first_tile << 4u, imm(2 * w.row_stride));
+    src.codes.push_back(codes + group_at + row_at);
+    src.codes.push_back(codes);
+    return src;
   }
-  const int loads = 2 * loads_per_row(), s = lane_scale_bytes();
-  const std::int64_t scales_at = static_cast<std::int64_t>(row_tiles_) * loads * threads_ * kLoadBytes;
+  const int s = lane_scale_bytes();
   Reg lane_codes = k_.reg(u64), lane_scales = k_.reg(u64);
   k_.mul_wide(lane_codes, lane_, imm(kLoadBytes));
   k_.mul_wide(lane_scales, lane_, imm(s));
   for (int i = 0; i < row_tiles_; ++i) {
     Reg tile = first_tile + imm(i);
     Pred inside = tile < imm(layout_.row_tiles());
-    // Block (group, tile, chunk) of the packed layout, counted in 64 bits.
+    // Block (group, tile, chunk 0) of the packed layout, counted in 64 bits.
     Reg block = k_.reg(u64), wide = k_.reg(u64);
     k_.mul_wide(block, group, imm(layout_.row_tiles()));
     k_.cvt(wide, tile);
     block = (block + wide) * Src(static_cast<std::uint64_t>(layout_.chunks()));
-    k_.cvt(wide, chunk);
-    block = block + wide;
-    Reg from_codes = k_.selp(codes + block * Src(static_cast<std::uint64_t>(layout_.block_bytes())) + lane_codes,
-                             codes, inside);
-    Reg from_scales =
-        k_.selp(scales + block * Src(static_cast<std::uint64_t>(layout_.scale_block_bytes())) + lane_scales, scales,
-                inside);
-    Reg code_bytes = k_.selp(k_.mov(u32, imm(kLoadBytes)), 0u, inside);
-    Reg scale_bytes = k_.selp(k_.mov(u32, imm(s)), 0u, inside);
-    for (int j = 0; j < loads; ++j) {
-      Reg to = stage + ((imm((i * loads + j) * threads_) + tid_) << 4u);
-      k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to), at(from_codes, j * kLanes * kLoadBytes), Src(code_bytes));
-    }
-    Reg to = stage + imm(scales_at) + (imm(i * threads_) + tid_) * imm(s);
-    k_.cp_async(CpAsyncCache::ca, s, at(to), at(from_scales), Src(scale_bytes));
+    src.codes.push_back(
+        k_.selp(codes + block * Src(static_cast<std::uint64_t>(layout_.block_bytes())) + lane_codes, codes, inside));
+    src.scales.push_back(k_.selp(
+        scales + block * Src(static_cast<std::uint64_t>(layout_.scale_block_bytes())) + lane_scales, scales, inside));
+    src.code_bytes.push_back(k_.selp(k_.mov(u32, imm(kLoadBytes)), 0u, inside));
+    src.scale_bytes.push_back(k_.selp(k_.mov(u32, imm(s)), 0u, inside));
+  }
+  return src;
+}
+
+// A tile past N reads chunk c of its group's first tile, nothing of it (0 bytes).
+void PackedWeightStream::issue(const Reg& stage, const Source& src, const Reg& chunk) {
+  if (bf16_) {
+    issue_bf16(stage, src, chunk);
+    return;
+  }
+  const int loads = 2 * loads_per_row(), s = lane_scale_bytes();
+  const std::int64_t scales_at = static_cast<std::int64_t>(row_tiles_) * loads * threads_ * kLoadBytes;
+  Reg code_step = k_.reg(u64), scale_step = k_.reg(u64);
+  k_.mul_wide(code_step, chunk, imm(layout_.block_bytes()));
+  k_.mul_wide(scale_step, chunk, imm(layout_.scale_block_bytes()));
+  Reg to_codes = stage + (tid_ << 4u), to_scales = stage + imm(scales_at) + tid_ * imm(s);
+  for (int i = 0; i < row_tiles_; ++i) {
+    const auto at_i = static_cast<std::size_t>(i);
+    Reg from_codes = src.codes[at_i] + code_step;
+    for (int j = 0; j < loads; ++j)
+      k_.cp_async(CpAsyncCache::cg, kLoadBytes, at(to_codes, static_cast<std::int64_t>(i * loads + j) * threads_ * kLoadBytes),
+                  at(from_codes, j * kLanes * kLoadBytes), Src(src.code_bytes[at_i]));
+    k_.cp_async(CpAsyncCache::ca, s, at(to_scales, static_cast<std::int64_t>(i) * threads_ * s),
+                at(src.scales[at_i] + scale_step), Src(src.scale_bytes[at_i]));
   }
 }
 
 PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
+  if (bf16_) return load_bf16(stage);
   const int loads = 2 * loads_per_row(), s = lane_scale_bytes();
   const std::int64_t scales_at = static_cast<std::int64_t>(row_tiles_) * loads * threads_ * kLoadBytes;
   Chunk c;
@@ -129,7 +163,6 @@ PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
       }
       c.words.push_back(words);
     }
-    if (bf16_) continue;
     // S bytes: row q's blocks, then row q + 8's; two scale bytes a register.
     Regs raw = k_.regs(b32, s / 4);
     const std::int64_t at_i = static_cast<std::int64_t>(i) * threads_ * s;
@@ -151,6 +184,34 @@ PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
   return c;
 }
 
+// bf16: lane 4q + t's words of row q + 8h are units 8t .. 8t + 7 of that
+// row (issue_bf16), at 8t + (j ^ s), s = t | 4(q % 2): within the warp's
+// part of the stage, unit j's offset is unit 0's with its bits 4-6 xor-ed
+// by j (every other term of the offset a multiple of 128). The xor is taken
+// on the offset, not the address: the dynamic shared memory starts after
+// the static (the group table), at 16-byte alignment only on the GPU.
+PackedWeightStream::Chunk PackedWeightStream::load_bf16(const Reg& stage) {
+  constexpr int kRows = PackedWeightsLayout::kRowTile, kRowBytes = PackedWeightsLayout::kChunk * 2;
+  const Reg q = lane_ >> 2u, t = lane_ & 3u;
+  Reg first = (tid_ >> 5u) * imm(row_tiles_ * kRows * kRowBytes) + q * imm(kRowBytes) +
+              (bf16_unit_swizzle(t << 3u, 0) << 4u);
+  k_.mov(first, first ^ ((q & 1u) << 6u));
+  std::vector<Reg> unit;
+  for (int j = 0; j < loads_per_row(); ++j) unit.push_back(stage + (j == 0 ? first : Reg(first ^ imm(16 * j))));
+  Chunk c;
+  for (int i = 0; i < row_tiles_; ++i)
+    for (int h = 0; h < 2; ++h) {
+      Regs words;
+      for (int j = 0; j < loads_per_row(); ++j) {
+        Regs four = k_.regs(b32, 4);
+        k_.ld(Space::shared, b32, four, at(unit[static_cast<std::size_t>(j)], static_cast<std::int64_t>(kRows * i + 8 * h) * kRowBytes));
+        words.insert(words.end(), four.begin(), four.end());
+      }
+      c.words.push_back(words);
+    }
+  return c;
+}
+
 Pred PackedWeightStream::foldable(const Chunk& c) {
   std::vector<Reg> all;
   for (const Regs& r : c.scales) all.insert(all.end(), r.begin(), r.end());
@@ -159,21 +220,55 @@ Pred PackedWeightStream::foldable(const Chunk& c) {
   return fold && codes_.codes_finite(c.words);
 }
 
-std::vector<Regs> PackedWeightStream::fragments(const Chunk& c, int group, bool folded) {
+// Packed FP4 words (PackedWeightsLayout::kFp4Bits) to bf16 pairs: pair p
+// of word j is out[4j + p], its bits moved to bf16's sign (15) and fields
+// (8..6) of each half, the value times 2^-126 (BlockCodes' representation),
+// then scaled (BlockCodes::apply_scale). Pair 0 lies there already (a
+// mask), pairs 1 and 2 lie 3 and 6 below (a shift and the mask), pair 3's M
+// and E0 4 above, E1 5 above, S 1 below (three shifts, each masked into
+// the others: one lop3 each). On sm_90a 15 SASS instructions a word of 8
+// codes (6 LOP3, 2 SHF, 3 IMAD, 4 HMUL2), where BlockCodes' nibble order
+// takes 17 (8 LOP3, 1 SHF, 4 IMAD, 4 HMUL2): the loop's 683 a chunk a warp
+// become 619 (docs/PERFORMANCE.md).
+void PackedWeightStream::dequant_fp4(const Regs& words, const Reg& factor, const Regs& out, bool folded) {
+  constexpr std::uint32_t kFields = 0x81C081C0u;
+  for (std::size_t j = 0; j < words.size(); ++j) {
+    const Reg& w = words[j];
+    const Reg pair[4] = {w & kFields, (w << 3u) & kFields, (w << 6u) & kFields,
+                         ((w >> 4u) & 0x00C000C0u) | ((w >> 5u) & 0x01000100u) | ((w << 1u) & 0x80008000u)};
+    for (std::size_t p = 0; p < 4; ++p) codes_.apply_scale(out[4 * j + p], pair[p], factor, folded);
+  }
+}
+
+std::vector<Regs> PackedWeightStream::factors(const Chunk& c, bool folded) {
+  std::vector<Regs> out;
+  if (bf16_) return out;
+  const int blocks = PackedWeightsLayout::kPieceCodes / layout_.vec;  // of a row's piece
+  for (const Regs& scales : c.scales) {
+    Regs row;
+    for (int b = 0; b < blocks; ++b)
+      row.push_back(codes_.scale_factor(scales[static_cast<std::size_t>(b / 2)], b % 2, 2, folded));
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::vector<Regs> PackedWeightStream::fragments(const Chunk& c, const std::vector<Regs>& factors, int group,
+                                                bool folded) {
   if (bf16_) {  // pair p of the 16 values is word p: nothing to convert
     std::vector<Regs> out;
     for (const Regs& words : c.words) out.emplace_back(words.begin() + 8 * group, words.begin() + 8 * (group + 1));
     return out;
   }
-  const int block = group * kGroupCodes / layout_.vec;  // the scale block of these 16 codes
-  const int words = fp4() ? 2 : 4;                       // 16 codes
+  const auto block = static_cast<std::size_t>(group * kGroupCodes / layout_.vec);  // the scale block of these 16 codes
+  const int words = fp4() ? 2 : 4;                                                  // 16 codes
   std::vector<Regs> out;
   for (std::size_t r = 0; r < c.words.size(); ++r) {
-    Reg factor = codes_.scale_factor(c.scales[r][static_cast<std::size_t>(block / 2)], block % 2, 2, folded);
+    const Reg& factor = factors[r][block];
     Regs from(c.words[r].begin() + group * words, c.words[r].begin() + (group + 1) * words);
     Regs pairs = k_.regs(b32, 8);
     if (fp4())
-      codes_.dequant_fp4(from, Regs{factor, factor}, pairs, folded);
+      dequant_fp4(from, factor, pairs, folded);
     else
       codes_.dequant_fp8(from, factor, pairs, folded);
     out.push_back(pairs);

@@ -10,18 +10,21 @@
 // (256 codes of K). Lane l = 4q + t owns rows q and q + 8 of each tile and
 // the chunk's codes [64t, 64t + 64) of them: the packed layout puts exactly
 // these in the lane's 16-byte loads, each warp-wide load 512 contiguous
-// bytes (bf16 weights are read where they lie: a row's 128 bytes of the
-// piece in 8 loads, the row's other lanes' beside them). The loads go by cp.async into a per-thread ring of shared-memory
+// bytes. The loads go by cp.async into a per-thread ring of shared-memory
 // stages (PTX ISA 9.7.9.25: after cp.async.wait_group the issuing thread
-// sees its own copies, so a warp's weights need no barrier; a kernel that
+// sees its own copies, so packed weights need no barrier; a kernel that
 // shares other data through the same stages brings its own), laid out
 // load-major, [row tile][load][thread] x 16 bytes, then the scales
 // [row tile][thread] x S, so every warp-wide shared access is contiguous.
+// bf16 weights are read where they lie, a warp-wide copy one row's 512
+// bytes of the chunk, into a swizzled [warp][tile][row] layout (issue_bf16):
+// a lane's fragments are then other lanes' copies, and the kernel's barrier
+// after the wait must come before load().
 //
 // A chunk read back (load) is converted 16 codes a lane at a time
 // (fragments; bf16 needs none): FP4 two 32-bit words, FP8 four, into 8 bf16 pairs of each of
-// the lane's rows, pair p holding codes 2p, 2p + 1 of the 16 — the packed
-// FP4 nibble order makes BlockCodes' pairing (nibbles i, i + 4) give that —
+// the lane's rows, pair p holding codes 2p, 2p + 1 of the 16 (FP4 from the
+// packed bit order, dequant_fp4; FP8 by BlockCodes) —
 // which are k16 steps 4·group .. 4·group + 3 of the chunk: step s takes
 // pairs 2s, 2s + 1 of rows q and q + 8 as {a0, a1, a2, a3} (PTX ISA
 // 9.7.14.5.8: a0 row groupID columns 2t, 2t + 1, a1 row groupID + 8, a2
@@ -68,14 +71,22 @@ class PackedWeightStream {
   // Shared bytes of one stage (16-byte aligned).
   std::int64_t stage_bytes() const;
 
-  // Issues the copies of chunk `chunk` of this warp's row tiles (the first
-  // one `first_tile`, counted in 16-row tiles of N) of group `group` into
-  // the stage at `stage` (shared address). Tiles past N read nothing (their
-  // codes and scales are zero; bf16: rows past N and K past its end). codes,
-  // scales: u64 global addresses of the packed tensors (bf16: B, and
-  // scales unused). Commits nothing: the caller groups copies.
-  void issue(const dsl::Reg& stage, const dsl::Reg& codes, const dsl::Reg& scales, const dsl::Reg& group,
-             const dsl::Reg& first_tile, const dsl::Reg& chunk);
+  // Where a work item's copies read: this warp's row tiles (the first one
+  // `first_tile`, counted in 16-row tiles of N) of group `group`, computed
+  // once an item. codes, scales: u64 global addresses of the packed tensors
+  // (bf16: B, and scales unused).
+  struct Source {
+    dsl::Reg first_tile;
+    std::vector<dsl::Reg> codes, scales;           // per row tile, at chunk 0 (bf16: the first row, and B)
+    std::vector<dsl::Reg> code_bytes, scale_bytes;  // per row tile: 0 past N
+  };
+  Source source(const dsl::Reg& codes, const dsl::Reg& scales, const dsl::Reg& group, const dsl::Reg& first_tile);
+
+  // Issues the copies of chunk `chunk` of the source into the stage at
+  // `stage` (shared address). Tiles past N read nothing (their codes and
+  // scales are zero; bf16: rows past N and K past its end). Commits
+  // nothing: the caller groups copies.
+  void issue(const dsl::Reg& stage, const Source& source, const dsl::Reg& chunk);
 
   // This lane's chunk, read back from a stage: for each row tile i and half
   // h (row q + 8h), words[2i + h] (its piece: 8 words of FP4, 16 of FP8)
@@ -89,16 +100,24 @@ class PackedWeightStream {
   // Whether every conversion of the chunk may take the one-multiply way.
   dsl::Pred foldable(const Chunk& chunk);
 
+  // The bf16x2 factors of the chunk's scales: out[2i + h][b] for block b of
+  // the piece of row tile i, row q + 8h (the scale times 2^u where
+  // `folded`, BlockCodes::scale_factor); none for bf16. Once a chunk and
+  // way of converting: every group of a block shares them.
+  std::vector<dsl::Regs> factors(const Chunk& chunk, bool folded);
+
   // The bf16 pairs of codes [16·group, 16·group + 16) of the lane's piece:
   // out[2i + h] holds 8 pairs of row tile i, row q + 8h.
-  std::vector<dsl::Regs> fragments(const Chunk& chunk, int group, bool folded);
+  std::vector<dsl::Regs> fragments(const Chunk& chunk, const std::vector<dsl::Regs>& factors, int group, bool folded);
 
  private:
   bool fp4() const { return layout_.data == runtime::DType::e2m1; }
   int loads_per_row() const;  // 16-byte loads of a row's piece
   int lane_scale_bytes() const;
-  void issue_bf16(const dsl::Reg& stage, const dsl::Reg& b, const dsl::Reg& group, const dsl::Reg& first_tile,
-                  const dsl::Reg& chunk);
+  void issue_bf16(const dsl::Reg& stage, const Source& source, const dsl::Reg& chunk);
+  void dequant_fp4(const dsl::Regs& words, const dsl::Reg& factor, const dsl::Regs& out, bool folded);
+  Chunk load_bf16(const dsl::Reg& stage);
+  dsl::Reg bf16_unit_swizzle(const dsl::Reg& unit, int row_parity);
 
   dsl::Kernel& k_;
   PackedWeightsLayout layout_;

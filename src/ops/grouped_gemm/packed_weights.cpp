@@ -21,9 +21,14 @@ std::int64_t piece_bytes(const PackedWeightsLayout& l) { return fp4(l) ? 32 : 64
 // Scale bytes of a lane: its two rows' blocks of the piece.
 std::int64_t lane_scale_bytes(const PackedWeightsLayout& l) { return 2 * PackedWeightsLayout::kPieceCodes / l.vec; }
 
-// Where code i (0..7) of a 32-bit word of FP4 codes is stored: the even
-// codes in nibbles 0..3, the odd ones in 4..7 (c0 c2 c4 c6 c1 c3 c5 c7).
-int fp4_nibble(int i) { return i % 2 == 0 ? i / 2 : 4 + i / 2; }
+// A 32-bit word of 8 FP4 codes with their bits where kFp4Bits puts them.
+std::uint32_t fp4_word(const std::uint8_t (&codes)[8]) {
+  std::uint32_t word = 0;
+  for (int i = 0; i < 8; ++i)
+    for (int b = 0; b < 4; ++b)
+      word |= static_cast<std::uint32_t>((codes[i] >> b) & 1) << (PackedWeightsLayout::kFp4Bits[i / 2][b] + 16 * (i % 2));
+  return word;
+}
 
 }  // namespace
 
@@ -82,19 +87,18 @@ PackedWeights prepack_weights(const PackedWeightsLayout& l, std::span<const std:
           const std::int64_t k0 = c * PackedWeightsLayout::kChunk + t * PackedWeightsLayout::kPieceCodes;
           for (std::int64_t h = 0; h < 2; ++h) {
             const std::int64_t row = r * PackedWeightsLayout::kRowTile + q + 8 * h;
-            for (std::int64_t byte = 0; byte < piece; ++byte) {
+            auto piece_byte = [&](std::int64_t byte) -> std::uint8_t& {
               const std::int64_t j = h * loads_per_row + byte / kLoadBytes;
-              std::uint8_t& to = codes_out[j * kLanes * kLoadBytes + lane * kLoadBytes + byte % kLoadBytes];
-              if (!fp4(l)) {
-                to = code(g, row, k0 + byte);
-                continue;
-              }
-              // Byte b of the piece is nibbles 2b, 2b + 1 of word b / 4: codes of that word in the packed order.
-              const std::int64_t word = byte / 4;
-              for (int half = 0; half < 2; ++half) {
-                const int nibble = static_cast<int>(byte % 4) * 2 + half;
-                for (int i = 0; i < 8; ++i)
-                  if (fp4_nibble(i) == nibble) to |= static_cast<std::uint8_t>(code(g, row, k0 + 8 * word + i) << (4 * half));
+              return codes_out[j * kLanes * kLoadBytes + lane * kLoadBytes + byte % kLoadBytes];
+            };
+            if (!fp4(l)) {
+              for (std::int64_t byte = 0; byte < piece; ++byte) piece_byte(byte) = code(g, row, k0 + byte);
+            } else {
+              for (std::int64_t word = 0; word < piece / 4; ++word) {  // codes 8·word .. + 8 of the piece
+                std::uint8_t eight[8];
+                for (int i = 0; i < 8; ++i) eight[i] = code(g, row, k0 + 8 * word + i);
+                const std::uint32_t bits = fp4_word(eight);
+                for (int b = 0; b < 4; ++b) piece_byte(4 * word + b) = static_cast<std::uint8_t>(bits >> (8 * b));
               }
             }
             for (std::int64_t s = 0; s < blocks_per_row_scale; ++s) {

@@ -80,29 +80,32 @@ class StreamGrouped {
       k_.selp(c1, c1, c0, real_group);
       for (Regs& a : acc)
         for (const Reg& r : a) k_.mov(r, imm_f32(0.0f));
+      const PackedWeightStream::Source source = weights.source(pb, psfb, w.group, first_tile);
+      const std::vector<ARow> a_rows = a_sources(pa, t0, w.end, a_pieces);
 
-      auto stage_of = [&](const Reg& c) {
-        Reg slot = k_.reg(u32);
-        k_.rem(slot, c - c0, imm(t_.stages));
-        return stage0 + slot * imm(stage_bytes);
-      };
-      auto issue = [&](const Reg& c) {
+      // Chunk c0 + i lives in stage i % stages.
+      auto issue = [&](const Reg& c, const Reg& stage) {
         k_.if_then(c < c1, [&] {
-          Reg stage = stage_of(c);
-          issue_a(stage, pa, t0, w.end, c, a_pieces);
-          weights.issue(stage + imm(a_stage_bytes(t_)), pb, psfb, w.group, first_tile, c);
+          issue_a(stage, c, a_rows, a_pieces);
+          weights.issue(stage + imm(a_stage_bytes(t_)), source, c);
         });
         k_.cp_async_commit();  // empty past the last chunk: the group count stays in step
       };
-      for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s));
+      for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
+      // The stage of the chunk before c (at c0: the last stage), which
+      // chunk c + stages - 1 takes over.
+      Reg before = k_.mov(u32, stage0 + imm((t_.stages - 1) * stage_bytes));
       k_.for_range(c0, c1, 1u, [&](Reg c) {
         // Chunk c has landed once at most stages - 2 newer groups are
         // pending (PTX ISA 9.7.9.27); the barrier shows every thread's A
         // copies and frees the stage read by the chunk before.
         k_.cp_async_wait(t_.stages - 2);
         k_.bar_sync();
-        issue(c + imm(t_.stages - 1));
-        multiply(weights, stage_of(c), acc);
+        issue(c + imm(t_.stages - 1), before);
+        Reg next = before + imm(stage_bytes);
+        Reg stage = k_.selp(next, stage0, next < stage0 + imm(t_.stages * stage_bytes));
+        multiply(weights, stage, acc);
+        k_.mov(before, stage);
       });
       k_.cp_async_wait_all();
       k_.bar_sync();  // the stages are free for the next item's copies
@@ -131,25 +134,40 @@ class StreamGrouped {
            split_k_slot_bytes(t_.threads(), static_cast<std::size_t>(t_.row_tiles * t_.tokens / 8));
   }
 
+  // Where this thread's pieces of A read in a work item: each piece's token
+  // row at K 0, and a mask of its bytes (0 for a token row past the group's
+  // end, which then reads nothing from the first row).
+  struct ARow {
+    Reg at, mask;
+  };
+  template <class Pieces>
+  std::vector<ARow> a_sources(const Reg& pa, const Reg& t0, const Reg& t_end, const Pieces& pieces) {
+    std::vector<ARow> rows;
+    for (const auto& piece : pieces) {
+      Reg token = t0 + piece.token;
+      Pred valid = token < t_end;
+      Reg row = k_.reg(u64);
+      k_.mul_wide(row, token, imm(2 * t_.a_ld));
+      rows.push_back({k_.selp(pa + row, pa, valid), k_.selp(k_.mov(u32, 0xFFFFFFFFu), 0u, valid)});
+    }
+    return rows;
+  }
+
   // This thread's 16-byte pieces of A for chunk c: token rows past the
   // group's end and K past A's read nothing (zero-filled).
   template <class Pieces>
-  void issue_a(const Reg& stage, const Reg& pa, const Reg& t0, const Reg& t_end, const Reg& c, const Pieces& pieces) {
+  void issue_a(const Reg& stage, const Reg& c, const std::vector<ARow>& rows, const Pieces& pieces) {
     Reg k0 = c << 8u;  // 256 codes a chunk
-    for (const auto& piece : pieces) {
-      Reg token = t0 + piece.token;
-      Reg kk = k0 + piece.k_in_chunk;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      Reg kk = k0 + pieces[i].k_in_chunk;
       Reg left = k_.reg(s32);
       k_.sub(left, imm(p_.k), kk);
       k_.min(left, left, 8);
       k_.max(left, left, 0);
-      Pred valid = token < t_end;
-      Reg row = k_.reg(u64), col = k_.reg(u64);
-      k_.mul_wide(row, token, imm(2 * t_.a_ld));
+      Reg col = k_.reg(u64);
       k_.mul_wide(col, kk, 2u);
-      Reg from = k_.selp(pa + row + col, pa, valid);
-      Reg bytes = k_.selp(left << 1u, 0u, valid);
-      k_.cp_async(CpAsyncCache::cg, 16, at(stage + piece.to), at(from), Src(bytes));
+      k_.cp_async(CpAsyncCache::cg, 16, at(stage + pieces[i].to), at(rows[i].at + col),
+                  Src((left << 1u) & rows[i].mask));
     }
   }
 
@@ -160,8 +178,9 @@ class StreamGrouped {
     Reg lane_a = stage + (lane_ << 4u);
     const int token_tiles = t_.tokens / 8;
     auto run = [&](bool folded) {
+      const std::vector<Regs> factors = weights.factors(chunk, folded);
       for (int group = 0; group < PackedWeightStream::kGroups; ++group) {
-        const std::vector<Regs> pairs = weights.fragments(chunk, group, folded);
+        const std::vector<Regs> pairs = weights.fragments(chunk, factors, group, folded);
         for (int half = 0; half < 2; ++half) {
           const int pair = 2 * group + half;
           std::vector<Regs> b;

@@ -2,6 +2,8 @@
 // its tiling, and for a block-scaled A the pre-pass that converts A to
 // bf16 into the workspace first (GemmAmax's, dequantize_kernel.hpp).
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "../gemm_amax/dequantize_kernel.hpp"
@@ -47,28 +49,67 @@ std::int64_t ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling&
   return std::clamp<std::int64_t>(200 * 1024 / stream_grouped_shared_bytes(p, t), 1, 4);
 }
 
+// The K split of `units` units of `chunks` chunks over `ctas` persistent
+// CTAs: the split whose busiest CTA streams the fewest chunks (its work
+// items, ceil(units·splits / ctas), times a split's chunks), the fewest
+// splits among equals, each item counted kItemOverheadChunks longer (its
+// pipeline's fill and its partial sums); each split at least 4 chunks (1024 codes) long
+// unless K has fewer, and every split given a chunk. Filling the CTAs
+// alone is not enough: dense 8192² MXFP4 at one token (64 units, 32
+// chunks, 396 CTAs) took 7 splits, 448 items, whose 52 past the first wave
+// ran 5 chunks more nearly alone; 6 splits make one wave of 6 chunks.
+constexpr std::int64_t kItemOverheadChunks = 2;
+int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
+  const std::int64_t most = std::max<std::int64_t>(chunks / 4, 1);
+  std::int64_t best = 1, best_cost = std::numeric_limits<std::int64_t>::max();
+  for (std::int64_t s = 1; s <= most; ++s) {
+    const std::int64_t per_split = (chunks + s - 1) / s;
+    if ((s - 1) * per_split >= chunks) continue;  // a split with no chunk
+    const std::int64_t cost = (units * s + ctas - 1) / ctas * (per_split + kItemOverheadChunks);
+    if (cost < best_cost) best = s, best_cost = cost;
+  }
+  return static_cast<int>(best);
+}
+
+// For experiments on a GPU (scripts/gpu-moe.sh's sweep):
+// WARPFORGE_STREAM_TILING=W,R,S sets the warps, row tiles a warp and stages
+// of every stream kernel of packed weights compiled after it,
+// WARPFORGE_STREAM_TILING_BF16 of bf16 weights (the K split follows them);
+// build_stream_grouped refuses a tiling it cannot build.
+void tiling_from_environment(StreamGroupedTiling& t, bool packed) {
+  const char* name = packed ? "WARPFORGE_STREAM_TILING" : "WARPFORGE_STREAM_TILING_BF16";
+  const char* text = std::getenv(name);
+  if (!text || !*text) return;
+  int warps = 0, row_tiles = 0, stages = 0;
+  char end = 0;
+  if (std::sscanf(text, "%d,%d,%d%c", &warps, &row_tiles, &stages, &end) != 3)
+    throw OpsError(std::string(name) + " '" + text + "': expected warps,row_tiles,stages (three integers, e.g. 4,2,3)");
+  t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
+}
+
 // The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
-// row), FP8 one; 4 warps; tokens a unit from the tokens a group averages
-// over the groups that can have any (M / min(G, M)); 3 stages (two chunks
-// in flight beyond the one multiplied: a CTA's 34 KB of FP4 weights or 68
-// KB of FP8, past the ~25 KB an SM needs in flight to stream at 3.35 TB/s
-// with ~1 us of latency); K split so that the work items fill the
-// persistent CTAs, each split at least 4 chunks (1024 codes) long.
+// row), FP8 and bf16 one; 4 warps, bf16 8 up to 16 tokens a unit (its
+// 36 KB stages leave one CTA an SM: two warps a scheduler rather than one;
+// three stages of 8 warps and 32 tokens would pass the 227 KB); tokens a unit from the
+// tokens a group averages over the groups that can have any (M / min(G,
+// M)); 3 stages (two chunks in flight beyond the one multiplied: 34 KB a
+// CTA of FP4 weights, 32 KB of FP8, 128 KB of bf16, past the ~33 KB an SM
+// needs in flight to stream at 4.4 TB/s with ~1 us of latency; docs/
+// PERFORMANCE.md "Decode at the read floor"). The K split (splits_for).
 StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::Device& device) {
   StreamGroupedTiling t;
   t.row_tiles = p.packed_b && p.b_dtype == DType::e2m1 ? 2 : 1;
   const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
   const std::int64_t average = (p.m + active - 1) / active;
   t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
+  t.warps = !p.packed_b && t.tokens <= 16 ? 8 : 4;
   t.stages = 3;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
+  tiling_from_environment(t, p.packed_b);
   const std::int64_t ctas = ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
   const std::int64_t units =
       std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());
-  const std::int64_t chunks = p.packed_layout().chunks();
-  std::int64_t splits = std::clamp<std::int64_t>((ctas + units - 1) / units, 1, std::max<std::int64_t>(chunks / 4, 1));
-  while (splits > 1 && (splits - 1) * ((chunks + splits - 1) / splits) >= chunks) --splits;
-  t.splits = static_cast<int>(splits);
+  t.splits = splits_for(units, ctas, p.packed_layout().chunks());
   return t;
 }
 

@@ -13,6 +13,7 @@ void bind_runtime(nanobind::module_& m);
 void bind_ops(nanobind::module_& m);
 void bind_dsl(nanobind::module_& m);
 void bind_ptx(nanobind::module_& m);   // the PTX vocabulary: warpforge._warpforge.ptx
+void bind_tile(nanobind::module_& m);  // tile/ and layout/: warpforge._warpforge.tile, .layout
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);
 // The capsule the torch extension reaches this module through (torch_bridge.hpp).

@@ -1,6 +1,7 @@
 """The Python examples (examples/python) run on the simulator with NumPy,
-and on a GPU with torch tensors where there is one: the m16n8k8 demo and
-the single-warp bf16 GEMM at REFERENCE.md's five shapes."""
+and on a GPU with torch tensors where there is one: the m16n8k8 demo, the
+single-warp bf16 GEMM at REFERENCE.md's five shapes, and the
+warp-specialized GEMM written on the template."""
 
 import importlib.util
 import pathlib
@@ -32,6 +33,24 @@ def test_bf16_gemm_on_the_simulator(shape):
     module = warpforge.Module(ex.build_kernel(), warpforge.Device.sim())
     d, reference = ex.run(*shape, module, np.random.default_rng(sum(shape)))
     np.testing.assert_allclose(d, reference, atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("cluster_m", [1, 2])
+def test_warp_specialized_gemm_on_the_simulator(cluster_m):
+    """Two tiles along M and two along N, two k-blocks, a cluster pair or
+    not; D poisoned, fresh inputs, against an fp32 reference."""
+    ex = example("warp_specialized_gemm")
+    import ml_dtypes
+
+    rng = np.random.default_rng(cluster_m)
+    l, m, n, kk = 1, 256, 512, 128
+    a = (0.1 * rng.standard_normal((l, m, kk))).astype(ml_dtypes.bfloat16)
+    bt = (0.1 * rng.standard_normal((l, n, kk))).astype(ml_dtypes.bfloat16)
+    d = np.full((l, m, n), np.nan, dtype=ml_dtypes.bfloat16)
+    design = ex.Gemm(cluster_m=cluster_m)
+    ex.launch(design, warpforge.Module(design.build(), warpforge.Device.sim()), a, bt, d, alpha=0.5)
+    reference = 0.5 * np.einsum("lmk,lnk->lmn", a.astype(np.float32), bt.astype(np.float32))
+    np.testing.assert_allclose(d.astype(np.float32), reference, atol=2e-2, rtol=2e-2)
 
 
 @pytest.mark.gpu

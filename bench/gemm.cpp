@@ -10,6 +10,7 @@
 //   build/bench/bench_gemm [--kernel auto|sm80|sm90a] [--shapes 2048x2048x2048,...] [--reps 20]
 //                          [--out-dtype bf16|f32] [--plot FILE.svg [--peak-tflops R] [--copy-gbps B]]
 //                          [--sweep llm] [--timing each|queued]
+//   build/bench/bench_gemm --grouped ...   (the grouped GEMM of mixture-of-experts layers: gemm_grouped.hpp)
 //
 // --sweep llm runs the projections of two published decoder shapes
 // (ops/decoder_shapes.hpp) at M from 1 to 8192, and ends with the ratio's
@@ -287,7 +288,11 @@ float median(std::vector<float> v) {
 
 }  // namespace
 
+#include "gemm_grouped.hpp"
+
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--grouped") return grouped_main(argc, argv);
   const Options o = parse(argc, argv);
   if (runtime::Device::cuda_count() == 0) {
     std::fprintf(stderr, "bench_gemm: needs a CUDA GPU (none found); nothing measured\n");

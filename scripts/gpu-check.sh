@@ -20,14 +20,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 jobs="${JOBS:-$(nproc)}"
-gtest_source="${WARPFORGE_GTEST_SOURCE:-}"
-if [ -z "$gtest_source" ]; then
-  gtest_source="$PWD/.gtest"
-  [ -f "$gtest_source/CMakeLists.txt" ] || gtest_source=/usr/src/googletest
-fi
-dlpack_args=()
-dlpack_dir="${WARPFORGE_DLPACK_INCLUDE_DIR:-$PWD/.dlpack}"
-[ -f "$dlpack_dir/dlpack/dlpack.h" ] && dlpack_args=(-DWARPFORGE_DLPACK_INCLUDE_DIR="$dlpack_dir")
+source scripts/gpu-build-args.sh
 log_dir="$build_dir/gpu-check"
 
 fail() {
@@ -38,11 +31,8 @@ fail() {
 [ -f "$gtest_source/CMakeLists.txt" ] ||
   fail "no GoogleTest sources at $gtest_source (set WARPFORGE_GTEST_SOURCE, or copy /usr/src/googletest to ./.gtest)"
 
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
 mkdir -p "$build_dir"
-if ! cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DWARPFORGE_GTEST_SOURCE="$gtest_source" "${dlpack_args[@]}" >"$build_dir/gpu-check-configure.log" 2>&1; then
+if ! cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$build_dir/gpu-check-configure.log" 2>&1; then
   tail -30 "$build_dir/gpu-check-configure.log"
   fail "cmake configure failed (log: $build_dir/gpu-check-configure.log)"
 fi

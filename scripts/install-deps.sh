@@ -12,7 +12,9 @@
 # tests included; JAX must be there before CMake configures (its FFI headers
 # build the JAX handlers). PyPI's torch wheel is its CUDA build, about 3 GB
 # with its NVIDIA libraries (3 minutes to install here), and runs CPU
-# tensors on machines without a GPU; JAX's is 90 MB.
+# tensors on machines without a GPU; JAX's is 90 MB. Triton (which that
+# torch wheel depends on; listed for a torch without it) compiles the
+# tutorial kernels warpforge.triton runs on the simulator.
 set -euo pipefail
 
 missing=()
@@ -34,7 +36,7 @@ apt = [] if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pytho
 if importlib.util.find_spec("pip") is None:
     apt.append("python3-pip")
 print("apt:", *apt)
-print("pip:", *(m.replace("_", "-") for m in ("nanobind", "scikit_build_core", "numpy", "ml_dtypes", "pytest", "torch", "jax")
+print("pip:", *(m.replace("_", "-") for m in ("nanobind", "scikit_build_core", "numpy", "ml_dtypes", "pytest", "torch", "jax", "triton")
                 if importlib.util.find_spec(m) is None))
 EOF_PY
 }

@@ -1,11 +1,11 @@
 // `warpforge amdgpu`: list the built-in AMD (CDNA) kernels, print one's LLVM IR
 // or assembly, or write its code object.
-#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "command_files.hpp"
 #include "kernels/amd_registry.hpp"
 #include "warpforge/amdgpu/llvm_ir.hpp"
 #include "warpforge/amdgpu/toolchain.hpp"
@@ -18,10 +18,11 @@ int run_amdgpu(const std::vector<std::string>& raw) {
   Arguments args("amdgpu", raw);
   const bool list = args.flag("--list");
   const bool assembly = args.flag("-S");
-  const std::string output = args.value("-o").value_or("");
+  const auto output = args.value("-o");
   const auto target_name = args.value("--target");
   const amdgpu::Target target = target_name ? amdgpu::require_target(*target_name) : amdgpu::Target::gfx942;
   if (list) {
+    if (target_name) throw Error("--list names every kernel; --target chooses one kernel's target: give one of them");
     args.finish();  // --list takes nothing else
     for (const auto& e : examples::amd_examples())
       std::cout << e.name << "\t" << e.description << "\n";
@@ -29,19 +30,18 @@ int run_amdgpu(const std::vector<std::string>& raw) {
   }
   const std::string name = args.positionals(1, 1, "kernel name (see `warpforge amdgpu --list`)")[0];
   args.finish();
-  if (assembly && !output.empty())
+  if (assembly && output)
     throw Error("-S and -o exclude each other: print assembly or write a code object");
+  if (output) require_file_name("-o", *output);
   const auto* example = examples::find_amd_example(name);
   if (!example)
     throw Error("no built-in AMD kernel '" + name + "'; `warpforge amdgpu --list` shows them");
   std::string ir = amdgpu::to_llvm_ir(example->build(target), target);
   if (assembly) {
     std::cout << amdgpu::compile_to_assembly(ir, target);
-  } else if (!output.empty()) {
-    std::vector<char> object = amdgpu::compile_to_code_object(ir, target);
-    std::ofstream out(output, std::ios::binary);
-    out.write(object.data(), static_cast<std::streamsize>(object.size()));
-    if (!out) throw Error("cannot write " + output);
+  } else if (output) {
+    const std::vector<char> object = amdgpu::compile_to_code_object(ir, target);
+    write_named_file("-o", *output, std::string_view(object.data(), object.size()));
   } else {
     std::cout << ir;
   }

@@ -54,7 +54,8 @@ int assemble(const std::string& path, const ptx::Module& m, const Counts& c, boo
   ptx::ToolRun run = ptx::run_tool(*ptxas, args);
   std::filesystem::remove(cubin);
   if (run.exit_code != 0) {
-    std::cout << "ptxas: failed (" << run.status() << ")\n" << run.output;
+    std::cerr << "warpforge check: " << path << ": ptxas failed (" << run.status() << ")\n"
+              << run.output;
     return 1;
   }
   std::cout << "ptxas: ok (" << m.target.at(0) << (c.extern_functions ? ", relocatable" : "")
@@ -74,9 +75,7 @@ int run_check(const std::vector<std::string>& raw) {
   for (const auto& t : m.target) std::cout << " " << t;
   std::cout << "\n  " << c.entries << " entries, " << c.functions << " functions, "
             << c.declarations << " declarations, " << c.variables << " module variables\n";
-  const auto problems = ptx::verify(m);
-  for (const auto& p : problems) std::cout << "  problem: " << p << "\n";
-  if (!problems.empty()) return 1;
+  if (report_problems("check", path, ptx::verify(m))) return 1;
   std::cout << "structure: ok\n";
   return use_ptxas ? assemble(path, m, c, true) : 0;
 }
@@ -86,16 +85,19 @@ const Registration registration({
     .summary = "parse, verify and assemble a PTX file",
     .help = "usage: warpforge check [--no-ptxas] <in.ptx>\n\n"
             "Parses the PTX file, reports its version, target and how many entries,\n"
-            "functions, declarations and module variables it has, and verifies its\n"
-            "structure: functions and variables defined once, labels unique, branch and\n"
-            "call targets that exist, registers declared before use. Then, unless\n"
+            "functions, declarations and module variables it has, and verifies it:\n"
+            "functions and variables defined once, labels unique, branch and call targets\n"
+            "that exist, registers declared before use; a .version and .target of the PTX\n"
+            "ISA, opcodes that are instructions, instructions the target has, and register\n"
+            "operands whose types fit the instruction's type (PTX ISA 6.1). Then, unless\n"
             "--no-ptxas is given, assembles it with ptxas (found on PATH or in\n"
             "/usr/local/cuda/bin) for the module's target, relocatable when it declares\n"
             "extern functions; without ptxas that step is skipped, saying so.\n\n"
+            "The report goes to stdout; each problem, and ptxas's errors, to stderr.\n"
             "Exit status: 0 when every step passed, 1 on bad usage, a file that is not a\n"
-            "regular file (or over 256 MiB), a parse error, a structural problem or a\n"
-            "ptxas failure (a crash is named by its signal; WARPFORGE_TOOL_TIMEOUT\n"
-            "limits ptxas's time, 600 s by default).\n",
+            "regular file (or over 256 MiB), a parse error, a problem found or a ptxas\n"
+            "failure (a crash is named by its signal; WARPFORGE_TOOL_TIMEOUT limits\n"
+            "ptxas's time, 600 s by default).\n",
     .run = run_check,
 });
 

@@ -20,12 +20,23 @@ DeviceChoice parse_device_choice(Arguments& args) {
   return c;
 }
 
+void require_target(DeviceChoice& c, const std::string& kernel, ptx::Target needed) {
+  if (c.sim_target && *c.sim_target != needed)
+    throw Error(kernel + " refused with --target " + std::string(ptx::name(*c.sim_target)) +
+                ": its instructions exist on " + std::string(ptx::name(needed)) +
+                " only; give --target " + std::string(ptx::name(needed)) +
+                " or leave --target out (the simulator then stands for " +
+                std::string(ptx::name(needed)) + ")");
+  c.sim_target = needed;
+}
+
 runtime::Device open_device(const DeviceChoice& c) {
-  if (c.device == "sim")
-    return runtime::Device(
-        sim::make_backend({.target = c.sim_target.value_or(ptx::Target::sm_90a)}));
+  const auto simulator = [&] {
+    return runtime::Device(sim::make_backend({.target = c.sim_target.value_or(ptx::Target::sm_90a)}));
+  };
+  if (c.device == "sim") return simulator();
   if (c.device == "cuda") return runtime::Device::cuda(0);
-  return runtime::Device::cuda_count() > 0 ? runtime::Device::cuda(0) : runtime::Device::sim();
+  return runtime::Device::cuda_count() > 0 ? runtime::Device::cuda(0) : simulator();
 }
 
 std::string device_choice_help(int width) {

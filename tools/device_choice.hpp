@@ -21,6 +21,11 @@ struct DeviceChoice {
 
 // Reads --device and --target from `args`.
 DeviceChoice parse_device_choice(Arguments& args);
+// For a kernel only `needed` has (`kernel` names it, "--kernel sm100a"): the
+// simulator stands for `needed` when --target is not given, and a --target
+// without the kernel's instructions is refused (a simulator standing for an
+// A100 runs no tcgen05). A GPU's own target is the op's to judge.
+void require_target(DeviceChoice& choice, const std::string& kernel, ptx::Target needed);
 runtime::Device open_device(const DeviceChoice& choice);
 
 // The help lines of the two flags, aligned to `width` columns.

@@ -87,13 +87,15 @@ Args parse(const std::vector<std::string>& raw) {
   if (const auto v = args.value("--kernel"))
     a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a"}));
   a.device = parse_device_choice(args);
-  if (const auto v = args.value("--save")) {
-    check_save_directory("--save", *v);
-    a.save = *v;
-  }
+  if (a.kernel == ops::GemmAmaxKernel::sm100a) require_target(a.device, "--kernel sm100a", ptx::Target::sm_100a);
+  const auto save = args.value("--save");
   a.check = args.flag("--check");
   a.bench = args.flag("--bench");
   args.finish();
+  if (save) {
+    prepare_save_directory("--save", *save);
+    a.save = *save;
+  }
   return a;
 }
 
@@ -283,7 +285,6 @@ int run_gemm_amax(const std::vector<std::string>& raw) {
   }
 
   if (!a.save.empty()) {
-    make_save_directory(a.save);
     const std::filesystem::path dir(a.save);
     const bool fp4 = a.ab == DType::e2m1;
     write_npy(dir / "a.npy", "|u1", {a.l, a.m, fp4 ? a.k / 2 : a.k}, A.q.data.data(),
@@ -329,13 +330,14 @@ const Registration registration({
     "          swapped (A to bf16 by a pre-pass, B's codes into wgmma's register\n"
     "          fragments; K a multiple of 64) between, then sm90a, then sm80; sm100a,\n"
     "          the experimental tcgen05 kernel, first on\n"
-    "          the simulator standing for sm_100a, on a GPU only when named); the choice\n"
+    "          the simulator standing for sm_100a, on a GPU only when named; named, the\n"
+    "          simulator stands for sm_100a and another --target is refused); the choice\n"
     "          and why is printed first\n"
     + device_choice_help(10) +
     "--check   compare C and amax with the CPU reference (atol = rtol = 0.01 for\n"
     "          f32/f16/bf16 C, 0.1 for FP8/FP4 C; amax within 0.1); exit 1 on failure\n"
     "--bench   time repeated runs (CUDA events, median after a warm-up) and print TFLOP/s\n"
-    "--save    write a, b, sfa, sfb, c, amax as .npy into DIR: data as raw uint8\n"
+    "--save    write a, b, sfa, sfb, c, amax as .npy into DIR (made before the run): data as raw uint8\n"
     "          bytes (L, rows, K) (FP4: (L, rows, K/2), low nibble = lower k), scales as\n"
     "          the 1-D 128x4 layout bytes, C as f32/f16 or raw bytes (bf16: uint16 bits;\n"
     "          FP4: (L, M, N/2)), amax f32 (1,)\n",

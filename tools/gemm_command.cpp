@@ -80,6 +80,7 @@ Options parse(const std::vector<std::string>& raw) {
                   "prints it, e.g. '128x256x64 s3 w2x1 c1x1'");
   }
   o.device = parse_device_choice(args);
+  if (o.kernel == ops::GemmKernel::sm100a) require_target(o.device, "--kernel sm100a", ptx::Target::sm_100a);
   o.check = args.flag("--check");
   o.bench = args.flag("--bench");
   o.autotune = args.flag("--autotune");
@@ -88,11 +89,14 @@ Options parse(const std::vector<std::string>& raw) {
     o.reps = static_cast<int>(integer_in("--reps", *v, 1, 100000));
   }
   if (const auto v = args.value("--seed")) o.seed = static_cast<unsigned>(integer_in("--seed", *v, 0, UINT32_MAX));
-  if (const auto v = args.value("--save")) o.save = *v;
+  const auto save = args.value("--save");
   args.finish();
   if (!o.m || !o.n || !o.k)
     throw Error("--m, --n and --k are required; see `warpforge gemm --help`");
-  if (!o.save.empty()) check_save_directory("--save", o.save);
+  if (save) {
+    prepare_save_directory("--save", *save);
+    o.save = *save;
+  }
   return o;
 }
 
@@ -226,7 +230,6 @@ int run_gemm(const std::vector<std::string>& args) {
                 o.reps, flops / (median * 1e-3) / 1e12);
   }
   if (!o.save.empty()) {
-    make_save_directory(o.save);
     const std::filesystem::path dir(o.save);
     write_npy(dir / "a.npy", a.host);
     write_npy(dir / "b.npy", b.host);
@@ -256,7 +259,8 @@ const Registration registration({
     "--out-dtype    C and D (default: --dtype); accumulation is f32 always\n"
     "--alpha --beta the scalars (default 1 and 0); C is made (random) only when beta != 0\n"
     "--kernel       auto (default), sm80, sm90a, or sm100a (experimental: tcgen05, never run on\n"
-    "               a Blackwell GPU, so taken only when named)\n"
+    "               a Blackwell GPU, so taken only when named; the simulator then stands for\n"
+    "               sm_100a, and another --target is refused)\n"
     "--config       the kernel's configuration instead of the heuristic's, as the output\n"
     "               prints it (tile MxNxK, stages, warps or consumer warpgroups, cluster,\n"
     "               'pingpong' for sm90a's alternating consumers, 'streamk' for its split\n"
@@ -269,13 +273,10 @@ const Registration registration({
         "TFLOP/s\n"
         "--autotune     time the candidate configurations once and remember the winner\n"
         "               (gemm-autotune.txt in the binary cache directory)\n"
-        "--save DIR     write a.npy, b.npy, c.npy (when beta != 0) and d.npy: NumPy format 1.0, "
-        "the\n"
-        "               logical shape ((L,) rows, cols), column-major matrices as fortran_order; "
-        "f32 "
-        "as\n"
-        "               '<f4', f16 as '<f2', bf16 as its raw bits '<u2' (NumPy has no bfloat16: "
-        "view\n"
+        "--save DIR     write a.npy, b.npy, c.npy (when beta != 0) and d.npy into DIR (made, with\n"
+        "               its parents, before the GEMM runs): NumPy format 1.0, the logical shape\n"
+        "               ((L,) rows, cols), column-major matrices as fortran_order; f32 as '<f4',\n"
+        "               f16 as '<f2', bf16 as its raw bits '<u2' (NumPy has no bfloat16: view\n"
         "               them with ml_dtypes.bfloat16, or as float32 after shifting left 16 bits)\n",
     run_gemm,
 });

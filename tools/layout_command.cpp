@@ -5,11 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
+#include "arguments.hpp"
 #include "command.hpp"
+#include "command_files.hpp"
 #include "pictures/atom_catalogue.hpp"
 #include "pictures/layout_grids.hpp"
 #include "pictures/smem_banks.hpp"
@@ -34,18 +35,13 @@ struct Options {
   std::vector<std::string> expr_flags, smem_flags;  // given, to refuse them elsewhere
 };
 
-int64_t positive(const std::string& flag, const std::string& text) {
-  if (text.empty() || text.size() > 9 ||
-      text.find_first_not_of("0123456789") != std::string::npos || std::stoll(text) < 1) {
-    throw Error(flag + " " + text + ": expected an integer from 1 to 999999999");
-  }
-  return std::stoll(text);
-}
+// Rows, columns and element bytes: a bound far above any drawable picture
+// (kMaxCells refuses those), so that their products cannot overflow.
+constexpr int64_t kMaxExtent = 999999999;
 
 std::pair<int64_t, int64_t> rows_by_cols(const std::string& flag, const std::string& text) {
-  const size_t x = text.find('x');
-  if (x == std::string::npos) throw Error(flag + " " + text + ": expected ROWSxCOLS, e.g. 16x8");
-  return {positive(flag, text.substr(0, x)), positive(flag, text.substr(x + 1))};
+  const auto [rows, cols] = shape_2d(flag, text, kMaxExtent, "16x8");
+  return {rows, cols};
 }
 
 std::vector<layout::Axis> parse_axes(const std::string& text) {
@@ -64,7 +60,7 @@ std::vector<layout::Axis> parse_axes(const std::string& text) {
       }
     }
     if (!found) {
-      throw Error("--axes " + text + ": '" + name +
+      throw Error("--axes '" + text + "' refused: '" + name +
                   "' is not a thread or value axis; accepted: lane, warp, warpgroup, value, "
                   "comma-separated, one per mode of the layout");
     }
@@ -78,53 +74,56 @@ layout::SmemSwizzle parse_swizzle(const std::string& text) {
                     layout::SmemSwizzle::b128}) {
     if (layout::to_string(mode) == text) return mode;
   }
-  throw Error("--swizzle " + text + ": accepted: none, 32B, 64B, 128B");
+  one_of("--swizzle", text, {"none", "32B", "64B", "128B"});  // throws, listing them
+  return layout::SmemSwizzle::none;
 }
 
-Options parse(const std::vector<std::string>& args) {
+Options parse(const std::vector<std::string>& raw) {
+  Arguments args("layout", raw);
   Options o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw Error(a + " needs a value; see `warpforge layout --help`");
-      return args[++i];
-    };
-    if (a == "--list") {
-      o.list = true;
-    } else if (a == "--expr") {
-      o.expr = value();
-    } else if (a == "--tv") {
-      o.tv = rows_by_cols(a, value());
-      o.expr_flags.push_back(a);
-    } else if (a == "--axes") {
-      o.axes = parse_axes(value());
-      o.expr_flags.push_back(a);
-    } else if (a == "--svg") {
-      o.svg = value();
-    } else if (a == "--swizzle") {
-      o.tile.swizzle = parse_swizzle(value());
-      o.smem_flags.push_back(a);
-    } else if (a == "--rows") {
-      o.tile.rows = positive(a, value());
-      o.smem_flags.push_back(a);
-    } else if (a == "--cols") {
-      o.tile.cols = positive(a, value());
-      o.smem_flags.push_back(a);
-    } else if (a == "--bytes") {
-      o.tile.element_bytes = static_cast<int>(positive(a, value()));
-      o.smem_flags.push_back(a);
-    } else if (a == "--access") {
-      o.access = value();
-      o.smem_flags.push_back(a);
-    } else if (a.starts_with("-")) {
-      throw Error("unknown option " + a + "; see `warpforge layout --help`");
-    } else if (o.atom.empty()) {
-      o.atom = a;
-    } else {
-      throw Error("two layouts named, '" + o.atom + "' and '" + a + "'; draw one at a time");
+  o.list = args.flag("--list");
+  o.expr = args.value("--expr");
+  o.svg = args.value("--svg");
+  if (o.svg) require_file_name("--svg", *o.svg);
+  if (const auto tv = args.value("--tv")) {
+    o.tv = rows_by_cols("--tv", *tv);
+    o.expr_flags.push_back("--tv");
+  }
+  if (const auto axes = args.value("--axes")) {
+    o.axes = parse_axes(*axes);
+    o.expr_flags.push_back("--axes");
+  }
+  if (const auto swizzle = args.value("--swizzle")) {
+    o.tile.swizzle = parse_swizzle(*swizzle);
+    o.smem_flags.push_back("--swizzle");
+  }
+  for (const auto& [flag, field] : {std::pair<const char*, int64_t*>{"--rows", &o.tile.rows},
+                                    {"--cols", &o.tile.cols}}) {
+    if (const auto v = args.value(flag)) {
+      *field = integer_in(flag, *v, 1, kMaxExtent);
+      o.smem_flags.push_back(flag);
     }
   }
-  if (!o.list && o.atom.empty() == !o.expr) {
+  if (const auto bytes = args.value("--bytes")) {
+    o.tile.element_bytes = std::stoi(one_of("--bytes", *bytes, {"1", "2", "4", "8"}));
+    o.smem_flags.push_back("--bytes");
+  }
+  if (const auto access = args.value("--access")) {
+    o.access = *access;
+    o.smem_flags.push_back("--access");
+  }
+  const auto named = args.positionals(0, 2, "<atom>");
+  args.finish();
+  if (o.list) {
+    const auto other = std::find_if(raw.begin(), raw.end(), [](const std::string& a) { return a != "--list"; });
+    if (other != raw.end())
+      throw Error("--list prints the catalogue and takes nothing else; got '" + *other + "'");
+    return o;
+  }
+  if (named.size() == 2)
+    throw Error("two layouts named, '" + named[0] + "' and '" + named[1] + "'; draw one at a time");
+  if (!named.empty()) o.atom = named[0];
+  if (o.atom.empty() == !o.expr) {
     throw Error(o.expr ? "both --expr and '" + o.atom + "' given; draw one at a time"
                        : "what to draw? name an atom (`warpforge layout --list`), `smem` or "
                          "--expr SHAPE:STRIDE");
@@ -176,10 +175,7 @@ int run_layout(const std::vector<std::string>& args) {
   }
   const pictures::Grid grid = grid_for(o);
   if (o.svg) {
-    std::ofstream out(*o.svg);
-    out << pictures::to_svg(grid);
-    out.close();
-    if (!out) throw Error("--svg " + *o.svg + ": cannot write the file");
+    write_named_file("--svg", *o.svg, pictures::to_svg(grid));
     std::cout << "wrote " << *o.svg << ": " << grid.title << " (" << grid.rows << " x " << grid.cols
               << " cells)\n";
     return 0;

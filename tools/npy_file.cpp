@@ -1,5 +1,6 @@
 #include "npy_file.hpp"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 
@@ -29,19 +30,27 @@ void write_file(const std::filesystem::path& path, const std::string& header, co
 
 }  // namespace
 
-void check_save_directory(const std::string& flag, const std::filesystem::path& dir) {
+void prepare_save_directory(const std::string& flag, const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty())
+    throw Error(flag + " '' refused: name a directory (created when absent) for the .npy files");
   std::error_code ec;
-  const auto status = std::filesystem::status(dir, ec);
-  if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+  const auto status = fs::status(dir, ec);
+  if (fs::exists(status) && !fs::is_directory(status))
     throw Error(flag + " '" + dir.string() +
                 "' refused: it exists and is not a directory; name a directory (created when "
                 "absent) so that no file is overwritten");
-}
-
-void make_save_directory(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error("cannot create the directory '" + dir.string() + "': " + ec.message());
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw Error(flag + " '" + dir.string() + "' refused: cannot create the directory: " +
+                ec.message());
+  // Permissions do not say it (root passes every check; /proc and read-only
+  // mounts refuse anyway): write a file and remove it.
+  const fs::path probe = dir / ".warpforge-write-test";
+  if (!std::ofstream(probe, std::ios::binary | std::ios::trunc).put('\0').flush())
+    throw Error(flag + " '" + dir.string() + "' refused: cannot write a file in it: " +
+                std::strerror(errno));
+  fs::remove(probe, ec);
 }
 
 std::string npy_descr(runtime::DType dtype) {

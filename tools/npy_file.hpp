@@ -21,12 +21,11 @@
 
 namespace warpforge::cli {
 
-// The folder a --save flag names, checked before the command runs (so that
-// nothing is computed for nothing): refused when something other than a
-// directory is there.
-void check_save_directory(const std::string& flag, const std::filesystem::path& dir);
-// Creates it (and its parents) if absent; throws Error saying why it cannot.
-void make_save_directory(const std::filesystem::path& dir);
+// The folder a --save flag names, made ready before the command computes
+// anything (so that nothing is computed for nothing): created with its
+// parents when absent, and refused, saying why, when the name is empty,
+// something other than a directory is there, or no file can be written in it.
+void prepare_save_directory(const std::string& flag, const std::filesystem::path& dir);
 
 // '<f4', '<f2', '<u2' for f32, f16, bf16; throws Error for other dtypes.
 std::string npy_descr(runtime::DType dtype);

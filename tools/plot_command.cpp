@@ -1,28 +1,30 @@
 // `warpforge plot`: a recorded benchmark table (docs/data/*.tsv) drawn as the
 // SVG that `bench_gemm --plot` writes for a live run.
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "arguments.hpp"
 #include "command.hpp"
+#include "command_files.hpp"
 #include "pictures/benchmark_plot.hpp"
 #include "warpforge/error.hpp"
 
 namespace warpforge::cli {
 namespace {
 
-int run_plot(const std::vector<std::string>& args) {
-  if (args.size() != 3 || args[1] != "-o") {
-    std::cerr << "usage: warpforge plot <table.tsv> -o <plot.svg>\n";
-    return 2;
-  }
-  std::ifstream in(args[0]);
-  if (!in) throw Error(args[0] + ": cannot open the table");
-  const std::string svg = pictures::benchmark_plot_svg(pictures::read_benchmark_table(in, args[0]));
-  std::ofstream out(args[2]);
-  out << svg;
-  out.close();
-  if (!out) throw Error("-o " + args[2] + ": cannot write the file");
-  std::cout << "wrote " << args[2] << "\n";
+// A table is a few kilobytes; far larger is no table.
+constexpr std::size_t kMaxTableBytes = std::size_t{16} << 20;
+
+int run_plot(const std::vector<std::string>& raw) {
+  Arguments args("plot", raw);
+  const auto output = args.value("-o");
+  const std::string table = args.positionals(1, 1, "<table.tsv>")[0];
+  args.finish();
+  if (!output) throw Error("-o <plot.svg> is required: the SVG file to write");
+  require_file_name("-o", *output);
+  std::istringstream in(read_regular_file(table, kMaxTableBytes, "tables"));
+  write_named_file("-o", *output, pictures::benchmark_plot_svg(pictures::read_benchmark_table(in, table)));
+  std::cout << "wrote " << *output << "\n";
   return 0;
 }
 

@@ -19,6 +19,7 @@ int run_ptx(const std::vector<std::string>& raw) {
     if (!target) throw Error("--target '" + *v + "' refused; accepted: sm_80, sm_89, sm_90a, sm_100a");
   }
   if (list) {
+    if (target) throw Error("--list names every kernel; --target chooses one kernel's target: give one of them");
     args.finish();  // --list takes nothing else
     for (const auto& k : examples::builtin_kernels()) std::cout << k.name << "\t" << k.description << "\n";
     for (const auto& k : ops::kernel_samples())

@@ -1,49 +1,19 @@
 #include "ptx_file.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <iostream>
 
-#include <cerrno>
-#include <cstring>
-
-#include "warpforge/error.hpp"
+#include "command_files.hpp"
 
 namespace warpforge::cli {
 
 std::string read_ptx_file(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO with no writer returns at once instead of
-  // waiting for one; fstat on what was opened then refuses it.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open '" + path + "' for reading: " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error("cannot stat '" + path + "': " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    throw Error("'" + path + "' is not a regular file (" +
-                (S_ISDIR(st.st_mode)    ? "a directory"
-                 : S_ISFIFO(st.st_mode) ? "a FIFO"
-                 : S_ISCHR(st.st_mode)  ? "a character device"
-                                        : "a block device or socket") +
-                "); name a PTX file");
-  const auto size = static_cast<std::size_t>(st.st_size);
-  if (size > kMaxPtxFileBytes)
-    throw Error("'" + path + "' has " + std::to_string(size) + " bytes; PTX files up to " +
-                std::to_string(kMaxPtxFileBytes) + " bytes are read");
-  std::string text(size, '\0');
-  std::size_t got = 0;
-  while (got < size) {
-    const ssize_t n = ::read(fd, text.data() + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-    if (n == 0) break;  // the file shrank while being read
-    got += static_cast<std::size_t>(n);
-  }
-  text.resize(got);
-  return text;
+  return read_regular_file(path, kMaxPtxFileBytes, "PTX files");
+}
+
+int report_problems(const std::string& command, const std::string& path,
+                    const std::vector<std::string>& problems) {
+  for (const auto& p : problems) std::cerr << "warpforge " << command << ": " << path << ": " << p << "\n";
+  return problems.empty() ? 0 : 1;
 }
 
 }  // namespace warpforge::cli

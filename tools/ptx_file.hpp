@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace warpforge::cli {
 
@@ -10,9 +11,14 @@ namespace warpforge::cli {
 // corpus and kernels produce, and small enough to parse in seconds.
 constexpr std::size_t kMaxPtxFileBytes = std::size_t{256} << 20;
 
-// The text of the regular file `path`. Anything else (a directory, a FIFO, a
-// device such as /dev/zero) or a file over kMaxPtxFileBytes is refused
-// before a byte is read, so no input can make the reader wait or fill memory.
+// The text of the regular file `path`, at most kMaxPtxFileBytes
+// (read_regular_file, command_files.hpp).
 std::string read_ptx_file(const std::string& path);
+
+// ptx::verify's problems with the module read from `path`, one line each on
+// stderr ("warpforge <command>: <path>: <problem>"); returns the exit status,
+// 1 when there are any.
+int report_problems(const std::string& command, const std::string& path,
+                    const std::vector<std::string>& problems);
 
 }  // namespace warpforge::cli

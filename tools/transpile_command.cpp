@@ -1,11 +1,11 @@
 // `warpforge transpile`: PTX in, warpforge C++ out (tools/transpiler).
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "command_files.hpp"
 #include "ptx_file.hpp"
 #include "transpiler/transpile.hpp"
 #include "warpforge/error.hpp"
@@ -29,31 +29,24 @@ std::string name_from_path(const std::string& path) {
 int run_transpile(const std::vector<std::string>& raw) {
   Arguments args("transpile", raw);
   transpiler::TranspileOptions options;
-  const std::string output = args.value("-o").value_or("");
+  const auto output = args.value("-o");
   const auto name = args.value("--name");
   options.with_main = args.flag("--main");
   const std::string input = args.positionals(1, 1, "<in.ptx>")[0];
   args.finish();
+  if (output) require_file_name("-o", *output);
   options.name = name ? *name : name_from_path(input);
   options.source = std::filesystem::path(input).filename().string();
   // The transpiler writes what the module says; a module the verifier
   // rejects (a branch to no label, a register never declared) would give C++
   // that builds a broken module, so it is refused as `check` refuses it.
   const ptx::Module module = ptx::parse(read_ptx_file(input), input);
-  const auto problems = ptx::verify(module);
-  if (!problems.empty()) {
-    std::string all;
-    for (const auto& p : problems) all += "\n  " + p;
-    throw PtxError(input + " fails verification (as `warpforge check` reports it):" + all);
-  }
+  if (report_problems("transpile", input, ptx::verify(module))) return 1;
   std::string source = transpiler::transpile(module, options);
-  if (output.empty()) {
+  if (output)
+    write_named_file("-o", *output, source);
+  else
     std::cout << source;
-    return 0;
-  }
-  std::ofstream out(output, std::ios::binary);
-  out << source;
-  if (!out.flush()) throw Error("cannot write '" + output + "'");
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "bindings.hpp"
+#include "launch_config.hpp"
 #include "tensors.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
@@ -228,11 +229,7 @@ class PyModule {
       ++i;
     }
     auto s = caller_stream(module_.device(), stream);
-    const runtime::LaunchConfig config{
-        .grid = {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)},
-        .block = {std::get<0>(block), std::get<1>(block), std::get<2>(block)},
-        .cluster = {std::get<0>(cluster), std::get<1>(cluster), std::get<2>(cluster)},
-        .dynamic_shared_bytes = shared_bytes};
+    const runtime::LaunchConfig config = launch_config(grid, block, cluster, shared_bytes);
     nb::gil_scoped_release release;
     module_.launch(name_, config, packed, pointer(s));
   }

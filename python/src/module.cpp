@@ -7,7 +7,11 @@ NB_MODULE(_warpforge, m) {
   warpforge::python::bind_errors(m);
   warpforge::python::bind_runtime(m);
   warpforge::python::bind_ops(m);
+  warpforge::python::bind_attention(m);
+  warpforge::python::bind_grouped_gemm(m);
   warpforge::python::bind_dsl(m);
+  warpforge::python::bind_row_ops(m);
+  warpforge::python::bind_triton(m);
   warpforge::python::bind_ptx(m);
   warpforge::python::bind_tile(m);
   warpforge::python::bind_torch_bridge(m);
@@ -20,5 +24,7 @@ NB_MODULE(_warpforge, m) {
       "Silences nanobind's report of instances alive at exit (warpforge.torch calls it).");
 #ifdef WARPFORGE_JAX_FFI
   warpforge::python::bind_jax(m);
+  warpforge::python::bind_attention_jax(m);
+  warpforge::python::bind_jax_row_ops(m);
 #endif
 }

@@ -13,6 +13,18 @@ import pytest
 # leaving torch, in the same process, too little.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
+# Triton keys its on-disk cache by a kernel's source, not its file: a kernel
+# compiled from another checkout of these tests comes back with that file's
+# path in its line table, and the fault reports' source lines would name it.
+# The suite compiles into a cache of its own, removed at exit.
+if "TRITON_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="warpforge-triton-cache-")
+    atexit.register(shutil.rmtree, os.environ["TRITON_CACHE_DIR"], True)
+
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skips, saying so, without one)")

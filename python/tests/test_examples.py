@@ -1,7 +1,7 @@
 """The Python examples (examples/python) run on the simulator with NumPy,
 and on a GPU with torch tensors where there is one: the m16n8k8 demo, the
-single-warp bf16 GEMM at REFERENCE.md's five shapes, and the
-warp-specialized GEMM written on the template."""
+single-warp bf16 GEMM at REFERENCE.md's five shapes, the RMSNorm and
+softmax row kernels, and the warp-specialized GEMM written on the template."""
 
 import importlib.util
 import pathlib
@@ -66,3 +66,24 @@ def test_the_examples_on_the_gpu_with_torch():
         assert example("bf16_gemm").main() == 0
     finally:
         sys.argv = saved
+
+
+@pytest.mark.parametrize("name", ["rms_norm", "softmax"])
+def test_row_kernels_in_the_python_dsl_on_the_simulator(monkeypatch, name):
+    monkeypatch.syspath_prepend(str(EXAMPLES))  # their shared row_reduction.py
+    ex = example(name)
+    rng = np.random.default_rng(7)
+    for rows, n in ex.SHAPES:
+        y, reference = ex.run(rows, n, warpforge.Device.sim(), rng)
+        assert ex.close(y, reference), f"{name} {rows}x{n}: max |y - ref| = {np.abs(y - reference).max()}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["rms_norm", "softmax"])
+def test_row_kernels_in_the_python_dsl_on_the_gpu(monkeypatch, name):
+    # Checks on the GPU, then prints its timing against the C++ op (the
+    # speed itself is recorded by scripts/gpu-membound.sh, not asserted here).
+    torch_cuda_or_skip()
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    monkeypatch.setattr("sys.argv", [f"{name}.py", "--torch"])
+    assert example(name).main() == 0

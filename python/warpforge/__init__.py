@@ -39,6 +39,9 @@ from .instructions import Mod, Opcode  # noqa: E402,F401  (k.op: every PTX instr
 from . import tile  # noqa: E402,F401  (the warp-specialized template from Python)
 from ._warpforge import layout  # noqa: E402,F401  (the layout algebra)
 from .ops import Gemm, GemmAmax, gemm, gemm_amax, quantize  # noqa: E402,F401
+from .attention import attention, attention_decode  # noqa: E402,F401
+from .grouped import PackedWeights, grouped_mm, grouped_mm_amax, prepack_weights, quantize_weights  # noqa: E402,F401
+from .rows import cross_entropy, layer_norm, rms_norm, rms_norm_quantize, softmax, swiglu  # noqa: E402,F401
 from . import reference  # noqa: E402,F401
 
 # torch.ops.warpforge.* exist once warpforge.torch is imported: done here when

@@ -41,7 +41,9 @@ copy measured in the same run.
 
     python -m warpforge.bench --sweep llm [--format bf16] [--reps 20] [--back-to-back]
 
-Needs torch with a CUDA GPU."""
+Needs torch with a CUDA GPU. `python -m warpforge.bench triton` is another
+benchmark: Triton's tutorial kernels on the simulator against
+TRITON_INTERPRET=1, on the CPU (warpforge/triton/bench.py)."""
 
 import argparse
 import math
@@ -285,6 +287,11 @@ def sweep_summary(rows, series, bandwidth, back_to_back=False):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["triton"]:
+        from .triton.bench import main as triton_bench
+
+        return triton_bench(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m warpforge.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--throughput", action="store_true", help="TFLOP/s per shape instead of host overhead")
     parser.add_argument("--m", type=int, default=128)

@@ -6,6 +6,8 @@ XLA's stream. Arrays on a GPU run there; CPU arrays run on the simulator.
     c, amax = jax.jit(warpforge.jax.gemm_amax)(a, b, sfa, sfb)
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -72,6 +74,56 @@ def gemm(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
     return call(a, b, a if c is None else c, alpha=np.float32(alpha), beta=np.float32(beta), has_c=c is not None)
 
 
+def _grouped_call(a, b, offsets, shape, dtype, form):
+    call = jax.ffi.ffi_call("warpforge_grouped_gemm", jax.ShapeDtypeStruct(shape, dtype))
+    return call(a, b, offsets, form=form)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
+def _ragged_dot(lhs, rhs, group_sizes, out_dtype):
+    offsets = jnp.cumsum(group_sizes).astype(jnp.int32)
+    return _grouped_call(lhs, rhs, offsets, (lhs.shape[0], rhs.shape[2]), out_dtype, "m")
+
+
+def _ragged_dot_fwd(lhs, rhs, group_sizes, out_dtype):
+    return _ragged_dot(lhs, rhs, group_sizes, out_dtype), (lhs, rhs, group_sizes)
+
+
+def _ragged_dot_bwd(out_dtype, residuals, grad):
+    lhs, rhs, group_sizes = residuals
+    offsets = jnp.cumsum(group_sizes).astype(jnp.int32)
+    grad = grad.astype(lhs.dtype)
+    # d lhs = grad · rhs[g]ᵀ per group; d rhs[g] = lhs[rows of g]ᵀ · grad[rows of g] (the "k" form reads lhs as lhsᵀ).
+    d_lhs = _grouped_call(grad, jnp.swapaxes(rhs, 1, 2), offsets, lhs.shape, lhs.dtype, "m")
+    d_rhs = _grouped_call(lhs, grad, offsets, rhs.shape, rhs.dtype, "k")
+    return d_lhs, d_rhs, np.zeros(group_sizes.shape, dtype=jax.dtypes.float0)
+
+
+_ragged_dot.defvjp(_ragged_dot_fwd, _ragged_dot_bwd)
+
+
+def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None, group_offset=None):
+    """jax.lax.ragged_dot on warpforge's grouped GEMM: lhs (m, k) bf16 rows
+    sorted by group, rhs (g, k, n), group_sizes (g,) integers; returns (m, n)
+    of preferred_element_type (default lhs's), rows past sum(group_sizes)
+    zero. Exact products, f32 accumulation (precision is accepted and
+    ignored). Differentiable (custom_vjp: the gradients by the same op) and
+    usable in jax.jit."""
+    if group_offset is not None:
+        raise NotImplementedError("warpforge.jax.ragged_dot: group_offset is not supported")
+    out_dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
+    return _ragged_dot(lhs, rhs, group_sizes, jnp.dtype(out_dtype))
+
+
+def grouped_mm(a, b, offs=None, out_dtype=None):
+    """warpforge.grouped_mm for jax.Arrays: a (M, K) with b (G, K, N) and
+    int32 cumulative ends `offs` (ragged_dot with offsets instead of sizes)."""
+    if offs is None:
+        offs = jnp.array([a.shape[0]], dtype=jnp.int32)
+    sizes = jnp.diff(jnp.concatenate([jnp.zeros((1,), offs.dtype), offs]))
+    return ragged_dot(a, b, sizes, preferred_element_type=out_dtype)
+
+
 def kernel(k, grid, block, out_shapes, shared_bytes=0):
     """A kernel written with warpforge.Kernel as a JAX function, usable in
     jax.jit: every parameter of the kernel is a pointer, the function's
@@ -96,3 +148,14 @@ def kernel(k, grid, block, out_shapes, shared_bytes=0):
                     shared_bytes=np.int32(shared_bytes))
 
     return run
+
+
+def attention(q, k, v, **kwargs):
+    """warpforge.attention for jax.Arrays (jax.custom_vjp over the XLA FFI;
+    see warpforge.attention for the arguments)."""
+    from .attention import attention as _attention
+
+    return _attention(q, k, v, **kwargs)
+# The row ops (normalizations, softmax, SwiGLU, cross-entropy, norm + quantize)
+# with custom_vjp: warpforge/jax_rows.py.
+from .jax_rows import cross_entropy, layer_norm, rms_norm, rms_norm_quantize, softmax, swiglu  # noqa: E402,F401

@@ -201,6 +201,9 @@ for _key in ("CUDA", "CPU"):
         _LIBRARY.impl("gemm", _gemm, _key)
     _LIBRARY.impl("convert_amax", _convert_amax, _key)
 
+# The grouped GEMM's operators (grouped_mm, grouped_mm_packed): warpforge.grouped_torch.
+from .grouped_torch import grouped_mm, grouped_mm_packed  # noqa: E402,F401
+
 gemm_amax = torch.ops.warpforge.gemm_amax
 gemm = torch.ops.warpforge.gemm
 # C = S converted to c_dtype (f32, bf16 or f16, rounded to nearest even) and
@@ -249,3 +252,10 @@ def kernel(name, k, grid, block, out_specs, shared_bytes=0):
                                 lib=library)
     _KERNEL_LIBRARIES.append(library)
     return getattr(torch.ops.warpforge, name)
+
+# torch.ops.warpforge.attention_forward / attention_backward / attention_decode
+# (warpforge.attention's operators, with autograd).
+from . import torch_attention  # noqa: E402,F401
+# The row ops (normalizations, softmax, SwiGLU, cross-entropy, norm + quantize)
+# and their autograd: warpforge/torch_rows.py; their modules: warpforge.nn.
+from . import torch_rows  # noqa: E402,F401

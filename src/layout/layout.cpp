@@ -1,5 +1,7 @@
 #include "warpforge/layout/layout.hpp"
 
+#include <cstdint>
+
 #include "warpforge/error.hpp"
 
 namespace warpforge::layout {
@@ -17,6 +19,36 @@ void check_leaves(const IntTuple& shape, const IntTuple& stride) {
     if (d < 0) {
       throw LayoutError("Layout: stride " + to_string(stride) + " has " + std::to_string(d) +
                         "; strides must be >= 0");
+    }
+  }
+}
+
+// Every function of the algebra computes sizes and offsets in int64_t: a
+// layout whose size, or whose largest offset plus one (its cosize), does not
+// fit is refused rather than wrapped around.
+int64_t size_that_fits(const IntTuple& shape) {
+  int64_t size = 1;
+  for (int64_t extent : flatten(shape)) {
+    if (__builtin_mul_overflow(size, extent, &size)) {
+      throw LayoutError("Layout: shape " + to_string(shape) +
+                        " has more than 2^63 - 1 coordinates; the product of the extents "
+                        "must fit a signed 64-bit integer");
+    }
+  }
+  return size;
+}
+
+void check_cosize_fits(const std::vector<int64_t>& shape, const std::vector<int64_t>& stride,
+                       const IntTuple& shape_tuple, const IntTuple& stride_tuple) {
+  int64_t last = 0;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t reach = 0;
+    if (__builtin_mul_overflow(shape[i] - 1, stride[i], &reach) ||
+        __builtin_add_overflow(last, reach, &last) || last == INT64_MAX) {
+      throw LayoutError("Layout: shape " + to_string(shape_tuple) + " with stride " +
+                        to_string(stride_tuple) +
+                        " reaches past the largest offset a signed 64-bit integer holds "
+                        "(the sum of (extent - 1) * stride, plus one, must be below 2^63)");
     }
   }
 }
@@ -97,7 +129,8 @@ Layout::Layout(IntTuple shape, IntTuple stride)
   check_leaves(shape_, stride_);
   flat_shape_ = flatten(shape_);
   flat_stride_ = flatten(stride_);
-  size_ = product(shape_);
+  size_ = size_that_fits(shape_);
+  check_cosize_fits(flat_shape_, flat_stride_, shape_, stride_);
 }
 
 int64_t Layout::cosize() const {
@@ -134,11 +167,13 @@ IntTuple Layout::coordinate(int64_t index) const {
 }
 
 Layout column_major(const IntTuple& shape) {
+  size_that_fits(shape);  // so that the strides below do not overflow
   int64_t current = 1;
   return Layout(shape, compact_strides(shape, current));
 }
 
 Layout row_major(const IntTuple& shape) {
+  size_that_fits(shape);
   int64_t current = 1;
   return Layout(shape, compact_strides_reversed(shape, current));
 }

@@ -10,6 +10,15 @@ namespace warpforge::layout {
 
 namespace {
 
+// The expression in quotes for a message: whole when short, else its start and
+// its length, so that one refusal stays one readable line.
+std::string quoted(std::string_view text) {
+  constexpr size_t kShown = 60;
+  if (text.size() <= kShown) return "\"" + std::string(text) + "\"";
+  return "\"" + std::string(text.substr(0, kShown)) + "...\" (" + std::to_string(text.size()) +
+         " characters)";
+}
+
 // A recursive-descent reader over one expression; `pos_` is the next
 // unread character.
 class Reader {
@@ -19,6 +28,10 @@ class Reader {
   IntTuple tuple() {
     skip_spaces();
     if (peek() == '(') {
+      // Each '(' is one level of recursion here and in every function that
+      // walks the tuple afterwards: bounded, so that hostile input gets a
+      // LayoutError rather than a stack overflow (as the PTX parser bounds its own).
+      if (++depth_ > kMaxDepth) fail("at most " + std::to_string(kMaxDepth) + " levels of nesting");
       ++pos_;
       std::vector<IntTuple> modes{tuple()};
       for (skip_spaces(); peek() == ','; skip_spaces()) {
@@ -26,6 +39,7 @@ class Reader {
         modes.push_back(tuple());
       }
       expect(')', "',' or ')'");
+      --depth_;
       return IntTuple(std::move(modes));
     }
     if (!std::isdigit(static_cast<unsigned char>(peek()))) fail("an integer or '('");
@@ -58,7 +72,7 @@ class Reader {
   [[noreturn]] void fail(const std::string& expected) const {
     const std::string found =
         pos_ < text_.size() ? "'" + std::string(1, text_[pos_]) + "'" : "the end of the text";
-    throw LayoutError("layout expression \"" + std::string(text_) + "\": at position " +
+    throw LayoutError("layout expression " + quoted(text_) + ": at position " +
                       std::to_string(pos_) + " found " + found + ", expected " + expected);
   }
 
@@ -68,8 +82,10 @@ class Reader {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
 
+  static constexpr int kMaxDepth = 200;
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -16,6 +16,14 @@ bool is_follow(char c) {
 bool is_ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
 }
+// A byte the message can show: control bytes (a NUL would end what() early)
+// and bytes past ASCII written as \xNN.
+std::string printable(unsigned char c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
+  return std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+}
+
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -195,7 +203,7 @@ class Lexer {
       ++pos_;
       return make(TokenKind::punct, start);
     }
-    fail_from(start, std::string(1, c), "a PTX token");
+    fail_from(start, printable(static_cast<unsigned char>(c)), "a PTX token");
   }
 
   std::string_view text_;

@@ -2,21 +2,23 @@
 
 #include <set>
 
+#include "isa_checks.hpp"
 #include "warpforge/ptx/scopes.hpp"
 
 namespace warpforge::ptx {
 namespace {
 
 // The checks of one function body beyond its scoping (scopes.hpp): branch
-// targets and direct calls.
+// targets and direct calls, then those against the ISA (isa_checks.hpp).
 class FunctionChecks {
  public:
-  FunctionChecks(const Function& f, const std::set<std::string>& module_names)
-      : function_(f), module_names_(module_names) {}
+  FunctionChecks(const Module& m, const Function& f, const std::set<std::string>& module_names)
+      : module_(m), function_(f), module_names_(module_names) {}
 
   void check(std::vector<std::string>& problems) const {
-    with_unique_names(function_, problems);
+    const Block unique = with_unique_names(function_, problems);
     check_block(*function_.body, problems);
+    check_instructions(module_, function_, unique, problems);
   }
 
  private:
@@ -49,6 +51,7 @@ class FunctionChecks {
     }
   }
 
+  const Module& module_;
   const Function& function_;
   const std::set<std::string>& module_names_;
 };
@@ -57,6 +60,7 @@ class FunctionChecks {
 
 std::vector<std::string> verify(const Module& module) {
   std::vector<std::string> problems;
+  check_header(module, problems);
   std::set<std::string> functions, defined, variables;
   for (const auto& item : module.items) {
     if (const auto* f = std::get_if<Function>(&item)) {
@@ -72,7 +76,7 @@ std::vector<std::string> verify(const Module& module) {
   }
   for (const auto& item : module.items)
     if (const auto* f = std::get_if<Function>(&item); f && f->body)
-      FunctionChecks(*f, functions).check(problems);
+      FunctionChecks(module, *f, functions).check(problems);
   return problems;
 }
 

@@ -16,6 +16,10 @@ DevicePtr DeviceBackend::map_host(void*, std::size_t bytes) {
       " bytes of host memory; only the simulator runs on host memory (NumPy arrays)");
 }
 
+DevicePtr DeviceBackend::map_host_in_place(void* host, std::size_t bytes) {
+  return map_host(host, bytes);  // refuses, as above
+}
+
 void DeviceBackend::unmap_host(DevicePtr) {
   throw RuntimeError("device '" + properties().name + "' maps no host memory");
 }

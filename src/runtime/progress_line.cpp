@@ -25,21 +25,36 @@ ProgressLine::ProgressLine(std::string label, std::uint64_t total, std::string u
 
 ProgressLine::~ProgressLine() { clear(); }
 
-void ProgressLine::show(std::uint64_t done) {
-  if (!enabled_) return;
+bool ProgressLine::due() const {
+  if (!enabled_) return false;
   const Clock::time_point now = Clock::now();
-  const double elapsed = seconds(now - start_);
-  if (elapsed <= quiet_seconds_) return;
+  return seconds(now - start_) > quiet_seconds_ &&
+         seconds(now - Clock::time_point(Clock::duration(last_.load(std::memory_order_relaxed)))) >=
+             kRefreshSeconds;
+}
+
+void ProgressLine::show(std::uint64_t done) { draw(done, nullptr); }
+
+void ProgressLine::show(std::uint64_t done, const std::string& detail) { draw(done, &detail); }
+
+void ProgressLine::draw(std::uint64_t done, const std::string* detail) {
+  if (!due()) return;
   std::unique_lock lock(mutex_, std::try_to_lock);
-  if (!lock || seconds(now - last_) < kRefreshSeconds) return;
-  last_ = now;
-  char line[256];
+  if (!lock || !due()) return;
+  const Clock::time_point now = Clock::now();
+  last_ = now.time_since_epoch().count();
+  const double elapsed = seconds(now - start_);
+  char line[512];
   int n = std::snprintf(line, sizeof line, "\r\033[K%s: %llu/%llu %s, %.1f s", label_.c_str(),
                         static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
                         unit_.c_str(), elapsed);
-  if (done > 0 && done <= total_ && n > 0 && n < static_cast<int>(sizeof line))
-    std::snprintf(line + n, sizeof line - n, ", about %.0f s left",
-                  elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
+  if (n > 0 && n < static_cast<int>(sizeof line)) {
+    if (detail)
+      std::snprintf(line + n, sizeof line - n, ", %s", detail->c_str());
+    else if (done > 0 && done <= total_)
+      std::snprintf(line + n, sizeof line - n, ", about %.0f s left",
+                    elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
+  }
   std::fputs(line, stderr);
   std::fflush(stderr);
   drawn_ = true;

@@ -15,6 +15,7 @@ namespace {
 void retire(Warp& w, int lane, const std::vector<AsyncCopy>& group) {
   for (const AsyncCopy& c : group) {
     std::byte* dst = access(w, lane, Space::shared, c.shared_address, c.size, c.size, true);
+    note_shared_access(w, lane, dst, c.size, true, c.data.data());
     std::memcpy(dst, c.data.data(), c.size);
   }
 }

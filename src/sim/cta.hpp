@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "program.hpp"
+#include "shared_races.hpp"
 #include "tensor_memory.hpp"
 #include "warpforge/runtime/backend.hpp"
 #include "warpforge/sim/global_memory.hpp"
@@ -31,6 +33,7 @@ struct LaunchState {
   int sm_count = 1;
   LaunchMonitor* monitor = nullptr;  // the watchdog; none in unit tests of single CTAs
   PrintfSink* printf_sink = nullptr;  // where vprintf writes (printf.hpp); none: the host's stdout
+  bool check_shared_races = false;    // SimOptions::check_shared_races, for launches without clusters
 };
 
 // at_mbarrier: blocked in mbarrier.try_wait until the phase completes;
@@ -144,6 +147,7 @@ struct Cta {
   std::array<Barrier, 16> barriers{};
   std::uint64_t instructions = 0;  // thread-instructions executed
   TensorMemory tmem;               // Blackwell; empty until a tcgen05.alloc
+  std::unique_ptr<SharedRaces> races;  // where the launch checks for races (LaunchState)
 };
 
 // The CTAs of one cluster (PTX ISA 2.2.1 "Cluster of Cooperative Thread

@@ -94,7 +94,8 @@ KernelDecoder::KernelDecoder(const ptx::Module& module, std::size_t item_index,
                              const ModuleSymbols& symbols)
     : module_(module),
       function_(std::get<ptx::Function>(module.items[item_index])),
-      module_symbols_(symbols) {
+      module_symbols_(symbols),
+      sources_(module) {
   kernel_.name = function_.name;
   line_ = first_body_line(module, item_index);
   layout_params();
@@ -120,9 +121,12 @@ Kernel KernelDecoder::run() {
   // Falling off the end of the body is an exit (the closing brace's line).
   pending_.push_back({ptx::Instruction{.opcode = ptx::Opcode::exit}, line_});
   collect_copies();
-  for (const Pending& p : pending_)
+  for (const Pending& p : pending_) {
     kernel_.code.push_back(p.kind == Synthetic::none ? decode(p.inst, p.line)
                                                      : decode_synthetic(p));
+    kernel_.code.back().source = p.source;
+  }
+  kernel_.sources = sources_.take_positions();
   std::string why;
   if (const std::size_t at = mixed_cta_group(kernel_.code, why); at < kernel_.code.size())
     fail(kernel_.code[at].line, kernel_.code[at].text, why);
@@ -165,9 +169,10 @@ void KernelDecoder::declare(const ptx::Variable& v) {
     case ptx::Space::reg:
       if (v.type == Type::b128) fail(line_, ptx::emit(v), ".b128 registers are not simulated");
       if (v.range) {
-        for (int i = 0; i < *v.range; ++i) add_register(v.name + std::to_string(i));
+        for (int i = 0; i < *v.range; ++i)
+          add_register(v.name + std::to_string(i), ptx::bits(v.type));
       } else {
-        add_register(v.name);
+        add_register(v.name, ptx::bits(v.type));
       }
       return;
     case ptx::Space::shared:
@@ -191,8 +196,9 @@ void KernelDecoder::declare(const ptx::Variable& v) {
   }
 }
 
-void KernelDecoder::add_register(const std::string& name) {
+void KernelDecoder::add_register(const std::string& name, int bits) {
   if (!slots_.count(name)) slots_.emplace(name, static_cast<std::uint32_t>(slots_.size()));
+  if (bits == 64) wide_slots_.insert(slots_[name]);
 }
 
 // Walks the body as the emitter prints it, one line per statement, braces
@@ -215,7 +221,7 @@ void KernelDecoder::collect(const ptx::Block& block) {
         ret.operands = {copy_return_};
         pending_.push_back({std::move(ret), line_, Synthetic::ret});
       } else {
-        pending_.push_back({*inst, line_});
+        pending_.push_back({*inst, line_, Synthetic::none, sources_.current()});
       }
       ++line_;
     } else if (const auto* label = std::get_if<ptx::Label>(&s)) {
@@ -231,7 +237,8 @@ void KernelDecoder::collect(const ptx::Block& block) {
         declare(*var);
       }
       ++line_;
-    } else if (std::holds_alternative<ptx::Directive>(s)) {
+    } else if (const auto* directive = std::get_if<ptx::Directive>(&s)) {
+      sources_.see(*directive);
       ++line_;
     } else if (const auto* nested = std::get_if<ptx::Block>(&s)) {
       ++line_;
@@ -372,6 +379,12 @@ Inst KernelDecoder::decode(const ptx::Instruction& in, int line) {
       fail(line, d.text, "bra takes one label");
     d.target = static_cast<std::uint32_t>(d.ops[0][0].bits);
   }
+  // A signed load into a wider register sign-extends to the register's
+  // width (PTX ISA 9.7.9.8 "ld"): ld.param.s32 %rd1 (Triton's i32 arguments).
+  if (d.op == Op::ld && ptx::is_signed(d.type()) && ptx::bits(d.type()) < 64 && !d.ops.empty())
+    d.widen = std::all_of(d.ops[0].begin(), d.ops[0].end(), [&](const Arg& a) {
+      return a.kind == Arg::Kind::reg && wide_slots_.count(a.slot);
+    });
   if (const std::string why = check_operands(d, in.has(ptx::Mod::L2_cache_hint)); !why.empty())
     fail(line, d.text, why);
   return d;

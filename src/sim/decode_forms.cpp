@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "tcgen05_decode.hpp"
+#include "tensormap.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -111,6 +112,7 @@ constexpr Form kForms[] = {
     run(O::mbarrier, Op::mbarrier, {M::complete_tx}, MbarrierOp::complete_tx),
     run(O::mbarrier, Op::mbarrier, {M::test_wait}, MbarrierOp::test_wait, mbarrier_parity),
     run(O::mbarrier, Op::mbarrier, {M::try_wait}, MbarrierOp::try_wait, mbarrier_parity),
+    run(O::mbarrier, Op::mbarrier, {M::inval}, MbarrierOp::inval),
     refuse(O::mbarrier, {}, "this mbarrier operation is not simulated"),
     run(O::cp, Op::mbarrier, {M::async, M::mbarrier, M::arrive}, MbarrierOp::cp_async_arrive,
         mbarrier_parity),
@@ -155,6 +157,11 @@ constexpr Form kForms[] = {
     run(O::tcgen05, Op::tcgen05, {M::fence_before_thread_sync}, Tcgen05Op::fence, decode_tcgen05),
     run(O::tcgen05, Op::tcgen05, {M::fence_after_thread_sync}, Tcgen05Op::fence, decode_tcgen05),
     refuse(O::tcgen05, {}, "this tcgen05 instruction is not simulated"),
+    // tensor maps written by the kernel (9.7.9.27-28): the field replaced in Inst::extent
+    run(O::tensormap, Op::tensormap, {M::replace}, TensormapOp::replace, tensormap_replace),
+    run(O::tensormap, Op::tensormap, {M::cp_fenceproxy}, TensormapOp::cp_fenceproxy,
+        tensormap_cp_fenceproxy),
+    refuse(O::tensormap, {}, "tensormap takes .replace or .cp_fenceproxy"),
     // textures and surfaces (9.7.10-11)
     refuse(O::tex, {}, kTexture), refuse(O::tld4, {}, kTexture), refuse(O::txq, {}, kTexture),
     refuse(O::istypep, {}, kTexture), refuse(O::suld, {}, kTexture),

@@ -99,6 +99,8 @@ std::uint32_t mbarrier_wait(const Inst& inst, Warp& w, std::uint32_t lanes);
 void mbarrier_complete_tx(std::byte* object, std::uint64_t bytes);
 // `count` arrivals on the mbarrier object at `object` (mbarrier.cpp).
 void mbarrier_arrive(std::byte* object, std::uint64_t count);
+// tensormap.replace and tensormap.cp_fenceproxy (tensormap.cpp).
+void exec_tensormap(const Inst& inst, Warp& w, std::uint32_t active);
 // cp.async.bulk.tensor: TMA loads (done at issue) and stores (queued) (tensor_copy.cpp).
 void exec_tensor_copy(const Inst& inst, Warp& w, std::uint32_t active);
 // cp.async.bulk from shared memory into a CTA of the cluster, done at issue (bulk_copy.cpp).

@@ -1,7 +1,9 @@
 #include "warpforge/sim/global_memory.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "warpforge/error.hpp"
@@ -30,6 +32,23 @@ std::uint64_t GlobalMemory::map(std::byte* host, std::size_t bytes) {
   return insert(reinterpret_cast<std::uintptr_t>(host) % kAlign, bytes, host, nullptr);
 }
 
+std::uint64_t GlobalMemory::map_in_place(std::byte* host, std::size_t bytes) {
+  const auto address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(host));
+  std::unique_lock lock(mutex_);
+  const auto after = allocations_.lower_bound(address);
+  const bool overlaps_next = after != allocations_.end() && after->first < address + std::max<std::size_t>(bytes, 1);
+  const bool overlaps_previous =
+      after != allocations_.begin() && std::prev(after)->first + std::prev(after)->second.size > address;
+  if (overlaps_next || overlaps_previous) {
+    const auto& [start, other] = overlaps_next ? *after : *std::prev(after);
+    throw SimError("host memory [" + hex(address) + ", " + hex(address + bytes) +
+                   ") cannot be mapped at its own address: it overlaps [" + hex(start) + ", " +
+                   hex(start + other.size) + "), already addressable");
+  }
+  allocations_.emplace(address, Allocation{bytes, host, nullptr});
+  return address;
+}
+
 std::uint64_t GlobalMemory::insert(std::size_t offset, std::size_t bytes, std::byte* host,
                                    std::unique_ptr<std::byte[]> storage) {
   std::unique_lock lock(mutex_);
@@ -56,6 +75,24 @@ std::size_t GlobalMemory::live_bytes() const {
 }
 
 std::byte* GlobalMemory::find(std::uint64_t address, std::size_t bytes) {
+  if (std::byte* p = lookup(address, bytes)) return p;
+  MissHandler handler;
+  {
+    std::shared_lock lock(mutex_);
+    handler = miss_handler_;
+  }
+  if (!handler) return nullptr;
+  std::lock_guard serial(miss_mutex_);
+  if (std::byte* p = lookup(address, bytes)) return p;  // another thread's call mapped it
+  return handler(address, bytes) ? lookup(address, bytes) : nullptr;
+}
+
+void GlobalMemory::set_miss_handler(MissHandler handler) {
+  std::unique_lock lock(mutex_);
+  miss_handler_ = std::move(handler);
+}
+
+std::byte* GlobalMemory::lookup(std::uint64_t address, std::size_t bytes) {
   // Kernels touch a few buffers over and over: each host thread remembers
   // the allocation it found last.
   struct LastFound {

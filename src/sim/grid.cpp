@@ -31,6 +31,12 @@ void prepare_cta(Cta& cta, const LaunchState& launch, Cluster& cluster, std::uin
   cta.instructions = 0;
   cta.tmem.reset();
   const std::uint32_t warps = (cta.threads + 31) / 32;
+  if (launch.check_shared_races) {
+    if (!cta.races) cta.races = std::make_unique<SharedRaces>();
+    cta.races->reset(warps, shared_bytes);
+  } else {
+    cta.races.reset();
+  }
   cta.warps.resize(warps);
   const Kernel& k = launch.kernel;
   for (std::uint32_t i = 0; i < warps; ++i) {
@@ -100,7 +106,8 @@ GridStats run_grid(LaunchState& launch, const SimOptions& options) {
   const auto shared_bytes = static_cast<std::uint32_t>(shared);
 
   LaunchMonitor monitor(k.name, {options.max_thread_instructions, options.time_limit_seconds},
-                        clusters, c.count() > 1 ? "clusters" : "blocks", options.progress);
+                        clusters, c.count() > 1 ? "clusters" : "blocks", options.progress,
+                        options.progress_after_seconds);
   launch.monitor = &monitor;
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> stop{false};
@@ -115,8 +122,10 @@ GridStats run_grid(LaunchState& launch, const SimOptions& options) {
       try {
         prepare_cluster(cluster, launch, i, shared_bytes);
         run_cluster(cluster);
-        for (const Cta& cta : cluster.ctas) count += cta.instructions;
-        monitor.cluster_done();
+        std::uint64_t instructions = 0;
+        for (const Cta& cta : cluster.ctas) instructions += cta.instructions;
+        count += instructions;
+        monitor.cluster_done(instructions);
       } catch (const LaunchMonitor::Cancelled&) {
         stop = true;  // another worker failed; its error is the one reported
       } catch (...) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "decode.hpp"
+#include "source_lines.hpp"
 #include "warpforge/ptx/instruction.hpp"
 #include "warpforge/ptx/statement.hpp"
 
@@ -24,6 +25,7 @@ struct Pending {
   ptx::Instruction inst;
   int line;
   Synthetic kind = Synthetic::none;
+  std::uint32_t source = 0;  // SourceLines' index of the .loc in effect
 };
 
 class KernelDecoder {
@@ -38,7 +40,7 @@ class KernelDecoder {
   void layout_params();
   void place_shared(const ptx::Variable& v);
   void declare(const ptx::Variable& v);
-  void add_register(const std::string& name);
+  void add_register(const std::string& name, int bits = 0);
 
   // The statements of a body, in the emitter's lines (decode.cpp), and the
   // device function calls among them (decode_calls.cpp).
@@ -65,10 +67,12 @@ class KernelDecoder {
   const ptx::Module& module_;
   const ptx::Function& function_;
   const ModuleSymbols& module_symbols_;
+  SourceLines sources_;
   Kernel kernel_;
   int line_ = 0;
   std::vector<Pending> pending_;
   std::unordered_map<std::string, std::uint32_t> slots_;
+  std::set<std::uint32_t> wide_slots_;  // the 64-bit registers' slots
   std::unordered_map<std::string, std::uint32_t> labels_;
   std::unordered_map<std::string, SymbolInfo> symbols_;
   std::vector<std::string> extern_names_;

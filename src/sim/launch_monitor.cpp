@@ -1,5 +1,7 @@
 #include "launch_monitor.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "cta.hpp"
@@ -54,13 +56,48 @@ std::string describe_warps(const Cluster& cluster) {
   return out;
 }
 
+// 2.4 G, 41 M, 950 k, 12: three significant digits at most.
+std::string si(double x) {
+  static constexpr const char* kPrefixes[] = {"", " k", " M", " G", " T", " P"};
+  int p = 0;
+  while (x >= 999.5 && p < 5) {
+    x /= 1000;
+    ++p;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, x < 9.95 && p > 0 ? "%.1f%s" : "%.0f%s", x, kPrefixes[p]);
+  return text;
+}
+
 }  // namespace
 
+std::string progress_detail(std::uint64_t executed, double elapsed_seconds, std::uint64_t done,
+                            std::uint64_t done_instructions, std::uint64_t units, const char* unit) {
+  const double rate = elapsed_seconds > 0 ? static_cast<double>(executed) / elapsed_seconds : 0;
+  const std::string at = " thread-instructions at " + si(rate) + "/s";
+  if (units == 1) {
+    const std::string one(unit, std::string_view(unit).size() - 1);  // "blocks" -> "block"
+    return si(static_cast<double>(executed)) + at + ", no estimate: the launch is one " + one;
+  }
+  if (done == 0)
+    return si(static_cast<double>(executed)) + at + ", an estimate once one of the " +
+           std::to_string(units) + " " + unit + " finishes";
+  const double total = static_cast<double>(done_instructions) / static_cast<double>(done) *
+                       static_cast<double>(units);
+  const double left = std::max(total - static_cast<double>(executed), 0.0);
+  std::string out = si(static_cast<double>(executed)) + " of about " + si(total) + at;
+  if (rate > 0) out += ", about " + std::to_string(std::llround(left / rate)) + " s left";
+  return out;
+}
+
 LaunchMonitor::LaunchMonitor(std::string kernel, WatchdogLimits limits, std::uint64_t clusters,
-                             const char* unit, bool progress)
+                             const char* unit, bool progress, double progress_after_seconds)
     : kernel_(std::move(kernel)),
       limits_(limits),
-      progress_("simulator: kernel '" + kernel_.substr(0, 60) + "'", clusters, unit, progress) {}
+      clusters_(clusters),
+      unit_(unit),
+      progress_("simulator: kernel '" + kernel_.substr(0, 60) + "'", clusters, unit, progress,
+                progress_after_seconds) {}
 
 void LaunchMonitor::tick(const Cluster& cluster, std::uint64_t instructions) {
   if (cancelled_.load(std::memory_order_relaxed)) throw Cancelled{};
@@ -78,10 +115,15 @@ void LaunchMonitor::tick(const Cluster& cluster, std::uint64_t instructions) {
                       std::to_string(static_cast<long long>(limits_.time_limit_seconds)) +
                       " s (SimOptions::time_limit_seconds, or the environment variable "
                       "WARPFORGE_SIM_TIME_LIMIT in seconds)");
-  progress_.show(done_.load());
+  if (progress_.due())
+    progress_.show(done_.load(), progress_detail(total, elapsed, done_.load(), done_instructions_.load(),
+                                                 clusters_, unit_));
 }
 
-void LaunchMonitor::cluster_done() { progress_.show(++done_); }
+void LaunchMonitor::cluster_done(std::uint64_t instructions) {
+  done_instructions_ += instructions;
+  ++done_;
+}
 
 void LaunchMonitor::trip(const Cluster& cluster, const std::string& limit) {
   cancel();

@@ -23,6 +23,7 @@ void exec_ldmatrix(const Inst& in, Warp& w, std::uint32_t /*active: the whole wa
     for (int r = 0; r < 8; ++r) {
       const int lane = 8 * i + r;
       rows[i][r] = access(w, lane, in.space, address_of(w, in.op0(addr_op), lane), 16, 16, !load);
+      note_shared_access(w, lane, rows[i][r], 16, !load);
     }
   auto position = [&](int lane, int half) -> std::pair<int, int> {  // {row, col} in the matrix
     const int a = lane / 4, b = 2 * (lane % 4) + half;

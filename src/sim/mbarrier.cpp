@@ -1,6 +1,6 @@
 // mbarrier objects in shared memory (PTX ISA 9.7.13.15 "mbarrier"): init,
 // arrive, arrive.expect_tx, expect_tx, complete_tx, test_wait and try_wait
-// (by state or by phase parity), and cp.async.mbarrier.arrive[.noinc]. A
+// (by state or by phase parity), inval, and cp.async.mbarrier.arrive[.noinc]. A
 // phase completes when its pending arrivals reach zero with no transaction
 // bytes outstanding; then the phase advances and the pending count resets.
 // The object may be in another CTA of the cluster (a shared::cluster address
@@ -86,6 +86,7 @@ std::uint32_t mbarrier_wait(const Inst& in, Warp& w, std::uint32_t lanes) {
   for_lanes(lanes, [&](int l) {
     const std::byte* p = access(w, l, object_space(in), address_of(w, in.op0(1), l), 8, 8, false);
     if (!phase_done(Mbarrier::load(p), read(w, in.op0(2), l))) return;
+    note_acquire(w, p);
     write(w, in.op0(0), l, 1);
     done |= 1u << l;
   });
@@ -108,12 +109,14 @@ void exec_mbarrier(const Inst& in, Warp& w, std::uint32_t active) {
         if (count == 0 || count > kField)
           throw SimError("mbarrier.init count " + std::to_string(count));
         m = {count, count, 0, 0};
+        note_new_object(w, p);
         break;
       }
       case MbarrierOp::arrive:
       case MbarrierOp::arrive_expect_tx: {
         // The returned state names the phase the arrival belongs to.
         write(w, in.op0(0), l, m.phase);
+        note_release(w, p);
         if (op == MbarrierOp::arrive_expect_tx) m.tx = (m.tx + operand(2, 0)) & kField;
         m.arrive(op == MbarrierOp::arrive ? operand(2, 1) : 1);
         break;
@@ -122,15 +125,25 @@ void exec_mbarrier(const Inst& in, Warp& w, std::uint32_t active) {
         m.tx = (m.tx + operand(1, 0)) & kField;
         break;
       case MbarrierOp::complete_tx:
+        note_release(w, p);
         m.tx = (m.tx - operand(1, 0)) & kField;
         m.complete_if_done();
         break;
       case MbarrierOp::test_wait:
       case MbarrierOp::try_wait:  // the scheduler's, through mbarrier_wait; here only test_wait
         write(w, in.op0(0), l, phase_done(m, operand(2, 0)) ? 1 : 0);
+        if (phase_done(m, operand(2, 0))) note_acquire(w, p);
+        break;
+      case MbarrierOp::inval:
+        // PTX ISA 9.7.13.15.6: the object's memory may be used for anything
+        // after; an arrive or wait on it before another init is undefined, and
+        // here finds no arrivals pending.
+        m = {0, 0, 0, 0};
+        note_new_object(w, p);
         break;
       case MbarrierOp::cp_async_arrive:
         complete_async_copies(w, l);
+        note_release(w, p);
         if (!in.parity) ++m.pending;  // without .noinc the arrival does not count toward the phase
         m.arrive(1);
         break;

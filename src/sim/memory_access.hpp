@@ -48,6 +48,28 @@ Cta& shared_owner(Warp& w, int lane, std::uint64_t address, bool write, std::uin
 std::byte* access(Warp& w, int lane, Space space, std::uint64_t address, std::uint32_t size,
                   std::uint32_t align, bool write);
 
+// Shared-memory race checking (shared_races.hpp), in launches that ask for
+// it: an access through `p` (from access(), before a write changes it) by
+// `lane`, counted when `p` is in the CTA's own shared memory; a write's new
+// bytes `data` where known; throws AccessFault for a race. Synchronization
+// through `object` (a Barrier, an mbarrier's bytes): release, acquire, and
+// forget (a new object at its place).
+void record_shared_access(Warp& w, int lane, const std::byte* p, std::size_t size, bool write,
+                          const std::byte* data);
+inline void note_shared_access(Warp& w, int lane, const std::byte* p, std::size_t size, bool write,
+                               const std::byte* data = nullptr) {
+  if (w.cta->races) record_shared_access(w, lane, p, size, write, data);
+}
+inline void note_release(Warp& w, const void* object) {
+  if (w.cta->races) w.cta->races->release(w.index, object);
+}
+inline void note_acquire(Warp& w, const void* object) {
+  if (w.cta->races) w.cta->races->acquire(w.index, object);
+}
+inline void note_new_object(Warp& w, const void* object) {
+  if (w.cta->races) w.cta->races->forget(object);
+}
+
 std::uint64_t load_bytes(const std::byte* p, std::uint32_t size);
 void store_bytes(std::byte* p, std::uint32_t size, std::uint64_t value);
 

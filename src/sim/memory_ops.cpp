@@ -1,5 +1,6 @@
 // ld, st (PTX ISA 9.7.9.8-9), cvta (9.7.9.17), mapa (9.7.9.19), and the
 // copies of call arguments and return values between frames.
+#include <array>
 #include <cstring>
 
 #include "execute.hpp"
@@ -15,8 +16,13 @@ std::uint32_t element_bytes(Type t) {
   return static_cast<std::uint32_t>((ptx::bits(t) + 7) / 8);
 }
 
-// Narrow signed loads sign-extend into their (at least 32-bit) register.
-std::uint64_t extend_loaded(Type t, std::uint64_t v) {
+// Narrow signed loads sign-extend into their (at least 32-bit) register;
+// into a 64-bit register (`widen`), to 64 bits.
+std::uint64_t extend_loaded(Type t, std::uint64_t v, bool widen) {
+  if (widen) {
+    const int shift = 64 - ptx::bits(t);
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v << shift) >> shift);
+  }
   if (t == Type::s8)
     return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(v)));
   if (t == Type::s16)
@@ -81,14 +87,20 @@ void exec_memory(const Inst& in, Warp& w, std::uint32_t active) {
     for_lanes(active, [&](int l) {
       const std::byte* p =
           access(w, l, in.space, address_of(w, in.op0(1), l), size * n, size * n, false);
+      note_shared_access(w, l, p, size * n, false);
       for (std::uint32_t i = 0; i < n; ++i)
-        write(w, dst[i], l, extend_loaded(in.type(), load_bytes(p + i * size, size)));
+        write(w, dst[i], l, extend_loaded(in.type(), load_bytes(p + i * size, size), in.widen));
     });
     return;
   }
   const auto& src = in.ops[1];
   for_lanes(active, [&](int l) {
     std::byte* p = access(w, l, in.space, address_of(w, in.op0(0), l), size * n, size * n, true);
+    if (w.cta->races) {  // with the bytes stored: warps storing the same bytes do not race
+      std::array<std::byte, 32> data{};
+      for (std::uint32_t i = 0; i < n; ++i) store_bytes(data.data() + i * size, size, read(w, src[i], l));
+      note_shared_access(w, l, p, size * n, true, data.data());
+    }
     for (std::uint32_t i = 0; i < n; ++i) store_bytes(p + i * size, size, read(w, src[i], l));
   });
 }

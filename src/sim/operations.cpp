@@ -35,6 +35,7 @@ constexpr std::pair<Op, Operation> kOperations[] = {
     {Op::cp_async_wait_group, {R::async_copy}}, {Op::cp_async_wait_all, {R::async_copy}},
     {Op::mbarrier, {R::mbarrier}},
     {Op::activemask, {R::lane_mask}},
+    {Op::tensormap, {R::tensormap}},
     {Op::tensor_copy, {R::tensor_copy}}, {Op::bulk_copy, {R::bulk_copy}},
     {Op::bulk_commit, {R::bulk_group}}, {Op::bulk_wait, {R::bulk_group}},
     {Op::tcgen05, {R::tcgen05}},

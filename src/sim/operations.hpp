@@ -26,6 +26,7 @@ enum class Runner : std::uint8_t {
   async_copy,        // exec_async_copy: cp.async and its groups
   mbarrier,          // exec_mbarrier (the scheduler parks try_wait's lanes)
   lane_mask,         // exec_collective: activemask
+  tensormap,         // exec_tensormap: tensormap.replace, tensormap.cp_fenceproxy
   tensor_copy,       // exec_tensor_copy
   bulk_copy,         // exec_bulk_copy
   bulk_group,        // exec_bulk_group

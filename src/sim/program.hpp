@@ -104,10 +104,14 @@ enum class MbarrierOp : std::uint8_t {
   complete_tx,
   test_wait,
   try_wait,
-  cp_async_arrive
+  cp_async_arrive,
+  inval
 };
 
 enum class WgmmaOp : std::uint8_t { fence, commit_group, wait_group, mma_async };
+// tensormap (PTX ISA 9.7.9.27-28): Inst::mode holds the TensormapOp and, for
+// replace, Inst::extent the field (TensorMapField, tensor_map_encoding.hpp).
+enum class TensormapOp : std::uint8_t { replace, cp_fenceproxy };
 // wmma (PTX ISA 9.7.14.4): Inst::mode holds the MmaShape and Inst::vec the
 // layouts, bit 0 set for .col in the first (a load's or store's only
 // layout, or mma's A layout) and bit 1 for .col in mma's B layout.
@@ -165,6 +169,7 @@ struct Inst {
   bool ftz = false, sat = false, satfinite = false, relu = false, trans = false, to = false;
   bool approx = false;    // .approx (not .full): the H100's rule where one is modelled
   bool parity = false;    // mbarrier waits on a phase parity; cp.async.mbarrier.arrive .noinc
+  bool widen = false;     // ld of a signed type into 64-bit registers: sign-extends to 64 bits
   std::uint8_t vec = 1;   // .v2/.v4; ldmatrix/stmatrix .x1/.x2/.x4; wgmma.mma_async: K of m64nNkK
   std::uint8_t mode = 0;  // Cmp, MulMode, ShflMode, VoteMode, AtomOp, MmaShape, MbarrierOp
   BoolOp combine = BoolOp::none;
@@ -179,6 +184,7 @@ struct Inst {
   std::vector<std::vector<Arg>> ops;
   int line = 0;      // line in ptx::emit(module)
   std::string text;  // the instruction as emitted, for messages
+  std::uint32_t source = 0;  // Kernel::sources index of its .loc position (0: none)
 
   ptx::Type type() const { return types[0]; }
   const Arg& op0(std::size_t i) const { return ops[i][0]; }
@@ -205,6 +211,8 @@ struct Kernel {
   std::uint32_t static_shared_bytes = 0;
   std::uint32_t dynamic_shared_offset = 0;  // where `.extern .shared` arrays start
   std::uint32_t local_bytes = 0;            // per thread
+  // "file:line:column" of the PTX's .loc directives (source_lines.hpp); [0] is "".
+  std::vector<std::string> sources;
 };
 
 }  // namespace warpforge::sim

@@ -10,6 +10,7 @@
 #include "decode.hpp"
 #include "float_format.hpp"
 #include "grid.hpp"
+#include "memory_access.hpp"
 #include "tensor_map_encoding.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/host_memory.hpp"
@@ -179,6 +180,18 @@ runtime::DevicePtr SimBackend::map_host(void* host, std::size_t bytes) {
   return global_->map(static_cast<std::byte*>(host), bytes);
 }
 
+runtime::DevicePtr SimBackend::map_host_in_place(void* host, std::size_t bytes) {
+  // The generic-address windows of the shared, local and param spaces are not
+  // global memory (memory_access.hpp); host memory there cannot keep its address.
+  const auto address = reinterpret_cast<std::uintptr_t>(host);
+  if (address + bytes > kParamWindow && address < kSharedWindow + kWindowSize)
+    throw SimError("host memory [" + hex(address) + ", " + hex(address + bytes) +
+                   ") cannot be mapped at its own address: it overlaps the simulator's "
+                   "generic-address windows [" + hex(kParamWindow) + ", " +
+                   hex(kSharedWindow + kWindowSize) + ")");
+  return global_->map_in_place(static_cast<std::byte*>(host), bytes);
+}
+
 void SimBackend::copy_to_device(runtime::DevicePtr dst, const void* src, std::size_t bytes,
                                 runtime::StreamHandle*) {
   if (bytes) std::memcpy(global_->require(dst, bytes, "copy to device"), src, bytes);
@@ -226,6 +239,7 @@ void SimBackend::launch(runtime::LoadedModule& module, const std::string& kernel
                      sim_module->const_bank(),
                      properties_.sm_count};
   launch.printf_sink = printf_sink_.get();
+  launch.check_shared_races = options_.check_shared_races && config.cluster.count() == 1;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const ParamInfo& p = k.params[i];
     if (args[i].bytes.size() != p.size)
@@ -239,6 +253,12 @@ void SimBackend::launch(runtime::LoadedModule& module, const std::string& kernel
 
 std::shared_ptr<runtime::DeviceBackend> make_backend(SimOptions options) {
   return std::make_shared<SimBackend>(options);
+}
+
+void set_host_memory_handler(const runtime::Device& device, std::function<bool(std::uint64_t, std::size_t)> handler) {
+  auto* sim = dynamic_cast<SimBackend*>(&device.backend());
+  if (!sim) throw RuntimeError("set_host_memory_handler: " + device.describe() + " is not a simulator");
+  sim->global_memory().set_miss_handler(std::move(handler));
 }
 
 runtime::TensorMap SimBackend::encode_tensor_map(const runtime::TensorMapDesc& desc) {

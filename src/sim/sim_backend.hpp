@@ -70,6 +70,7 @@ class SimBackend : public runtime::DeviceBackend {
     return create_stream();
   }
   runtime::DevicePtr map_host(void* host, std::size_t bytes) override;
+  runtime::DevicePtr map_host_in_place(void* host, std::size_t bytes) override;
   void unmap_host(runtime::DevicePtr address) override { global_->free(address); }
   void synchronize(runtime::StreamHandle*) override {
   }  // launches and copies complete before returning
@@ -85,6 +86,8 @@ class SimBackend : public runtime::DeviceBackend {
   // Thread-instructions (one instruction executed by one thread) of the
   // last launch: the simulator's unit of work.
   std::uint64_t last_launch_thread_instructions() const { return last_thread_instructions_; }
+
+  GlobalMemory& global_memory() { return *global_; }
 
  private:
   SimOptions options_;

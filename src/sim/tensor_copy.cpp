@@ -171,6 +171,10 @@ void load(const Inst& in, Warp& w, int lane) {
                                   "object inside the shared memory of CTA rank " + std::to_string(cta->rank)};
     swizzled_copy(cta->shared.data(), dst & kOffsetMask, data.data(), b.bytes(), m.swizzle_bytes, m.element_bytes,
                   true);
+    if (cta == w.cta) {  // the bytes land, then the mbarrier completes their transaction
+      note_shared_access(w, lane, cta->shared.data() + (dst & kOffsetMask), b.bytes(), true);
+      note_release(w, cta->shared.data() + bar);
+    }
     mbarrier_complete_tx(cta->shared.data() + bar, b.bytes());
   }
 }
@@ -180,6 +184,7 @@ void load(const Inst& in, Warp& w, int lane) {
 void complete_store(Warp& w, int lane, const Box& b, Cta& cta, std::uint64_t src) {
   const TensorMapInfo& m = b.map;
   std::vector<std::byte> data(b.bytes());
+  if (&cta == w.cta) note_shared_access(w, lane, cta.shared.data() + (src & kOffsetMask), b.bytes(), false);
   swizzled_copy(cta.shared.data(), src & kOffsetMask, data.data(), b.bytes(), m.swizzle_bytes, m.element_bytes,
                 false);
   for_rows(b, [&](std::uint64_t row, std::uint64_t address, std::uint64_t first, std::uint64_t last) {

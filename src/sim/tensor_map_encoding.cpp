@@ -1,6 +1,8 @@
 #include "tensor_map_encoding.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace warpforge::sim {
 namespace {
@@ -46,6 +48,81 @@ runtime::TensorMap encode_tensor_map(const runtime::TensorMapDesc& d) {
   }
   put<std::uint32_t>(b + kHashed, fnv1a(b, kHashed));
   return map;
+}
+
+std::string replace_tensor_map_field(std::byte* b, TensorMapField field, std::uint32_t ordinal,
+                                     std::uint64_t value) {
+  if (std::memcmp(b, kMagic, sizeof kMagic) != 0) {
+    if (std::any_of(b, b + 128, [](std::byte x) { return x != std::byte{0}; }))
+      return "the 128 bytes at the address are neither a simulator tensor map nor zeros (a new map starts "
+             "from zeros)";
+    std::memcpy(b, kMagic, sizeof kMagic);
+    put<std::uint8_t>(b + 8, kVersion);
+  } else if (get<std::uint32_t>(b + kHashed) != fnv1a(b, kHashed)) {
+    return "its checksum does not match its contents (the map was modified other than by tensormap.replace)";
+  }
+  const auto in_dimension = [&](std::uint32_t count) { return ordinal < count; };
+  const std::string what = "ordinal " + std::to_string(ordinal) + ", value " + std::to_string(value);
+  switch (field) {
+    case TensorMapField::global_address:
+      if (value % 16 != 0) return "a global address must be 16-byte aligned (" + what + ")";
+      put<std::uint64_t>(b + 16, value);
+      break;
+    case TensorMapField::rank:  // the rank less one
+      if (value > 4) return "the rank field holds the rank less one, 0..4 (" + what + ")";
+      put<std::uint8_t>(b + 9, static_cast<std::uint8_t>(value + 1));
+      break;
+    case TensorMapField::box_dim:
+      if (!in_dimension(5) || value < 1 || value > 256) return "box_dim takes dimensions 0..4 and sizes 1..256 (" + what + ")";
+      put<std::uint16_t>(b + 96 + 2 * ordinal, static_cast<std::uint16_t>(value));
+      break;
+    case TensorMapField::global_dim:
+      if (!in_dimension(5) || value < 1 || value > (1ull << 32))
+        return "global_dim takes dimensions 0..4 and sizes 1..2^32 (" + what + ")";
+      put<std::uint64_t>(b + 24 + 8 * ordinal, value);
+      break;
+    case TensorMapField::global_stride:  // ordinal i: the stride of dimension i + 1, in bytes
+      if (!in_dimension(4) || value % 16 != 0 || value >= (1ull << 40))
+        return "global_stride takes ordinals 0..3 and byte strides that are multiples of 16 below 2^40 (" + what + ")";
+      put<std::uint64_t>(b + 64 + 8 * ordinal, value);
+      break;
+    case TensorMapField::element_stride:
+      if (!in_dimension(5) || value < 1 || value > 8)
+        return "element_stride takes dimensions 0..4 and strides 1..8 (" + what + ")";
+      put<std::uint8_t>(b + 106 + ordinal, static_cast<std::uint8_t>(value));
+      break;
+    case TensorMapField::elemtype: {
+      // The ISA's element types (9.7.9.27, table "tensormap.replace elemtype"):
+      // u8, u16, u32, s32, u64, s64, f16, f32, f32.ftz, f64, bf16, tf32,
+      // tf32.ftz, then the 4- and 6-bit types. A copy only moves bytes, so
+      // each is held as a DType of its width; the flushing and rounding types
+      // are refused.
+      using D = runtime::DType;
+      constexpr D kTypes[] = {D::u8, D::i16, D::u32, D::i32, D::u64, D::i64, D::f16, D::f32};
+      D type;
+      if (value < std::size(kTypes)) type = kTypes[value];
+      else if (value == 9) type = D::f64;
+      else if (value == 10) type = D::bf16;
+      else return "element type " + std::to_string(value) + " (f32.ftz, tf32 and the sub-byte types) is not simulated";
+      put<std::uint8_t>(b + 10, static_cast<std::uint8_t>(type));
+      break;
+    }
+    case TensorMapField::swizzle_mode:  // none, 32, 64, 128 bytes
+      if (value > 3) return "swizzle mode " + std::to_string(value) + " is not simulated (0..3: none, 32, 64, 128 bytes)";
+      put<std::uint8_t>(b + 11, static_cast<std::uint8_t>(value));
+      break;
+    case TensorMapField::interleave_layout:
+    case TensorMapField::swizzle_atomicity:
+    case TensorMapField::fill_mode:
+      // No interleave, 16-byte swizzle atoms, zeros outside the tensor: what
+      // every simulator map has (runtime/tensor_map.hpp).
+      if (value != 0)
+        return "only the value 0 of interleave_layout, swizzle_atomicity and fill_mode is simulated (no "
+               "interleave, 16-byte atoms, zero fill)";
+      break;
+  }
+  put<std::uint32_t>(b + kHashed, fnv1a(b, kHashed));
+  return "";
 }
 
 std::string decode_tensor_map(const std::byte* b, TensorMapInfo& out) {

@@ -42,6 +42,30 @@ struct TensorMapInfo {
 // `desc` has passed runtime::check_tensor_map.
 runtime::TensorMap encode_tensor_map(const runtime::TensorMapDesc& desc);
 
+// The fields tensormap.replace writes (PTX ISA 9.7.9.27), in its order.
+enum class TensorMapField : std::uint8_t {
+  global_address,
+  rank,
+  box_dim,
+  global_dim,
+  global_stride,
+  element_stride,
+  elemtype,
+  interleave_layout,
+  swizzle_mode,
+  swizzle_atomicity,
+  fill_mode
+};
+
+// tensormap.replace of `field` (dimension `ordinal` for the per-dimension
+// ones) with `value`, in the ISA's encoding of the values, on the 128 bytes
+// at `bytes`: a simulator map, or 128 zero bytes, which start a new one (how
+// kernels build a map from nothing, Triton's tl.make_tensor_descriptor).
+// Returns "" or says why the bytes or the value are refused; the map is
+// checked as a whole when a copy uses it.
+std::string replace_tensor_map_field(std::byte* bytes, TensorMapField field, std::uint32_t ordinal,
+                                     std::uint64_t value);
+
 // Decodes 128 bytes; returns "" and fills `out`, or says why they are not a
 // simulator tensor map.
 std::string decode_tensor_map(const std::byte* bytes, TensorMapInfo& out);

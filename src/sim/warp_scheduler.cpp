@@ -13,6 +13,7 @@
 
 #include "execute.hpp"
 #include "launch_monitor.hpp"
+#include "memory_access.hpp"
 #include "operations.hpp"
 #include "warpforge/error.hpp"
 
@@ -33,8 +34,10 @@ runtime::Dim3 thread_coords(const Cta& cta, std::uint32_t linear) {
 }
 
 std::string where(const Cta& cta, const Inst& inst) {
-  return "kernel '" + cta.launch->kernel.name + "', PTX line " + std::to_string(inst.line) + " (" +
-         inst.text + "): block " + coords(cta.ctaid);
+  const Kernel& k = cta.launch->kernel;
+  const std::string source = inst.source ? " from " + k.sources[inst.source] : "";
+  return "kernel '" + k.name + "', PTX line " + std::to_string(inst.line) + " (" + inst.text + ")" +
+         source + ": block " + coords(cta.ctaid);
 }
 
 // "3-5,9" for the set bits of a lane mask
@@ -64,14 +67,19 @@ std::string thread_list(const Cta& cta, const std::vector<std::uint32_t>& linear
 }
 
 void release_barrier(Cta& cta, std::uint32_t id) {
-  for (Warp& w : cta.warps)
+  for (Warp& w : cta.warps) {
+    bool released = false;
     for_lanes(w.exists, [&](int l) {
       if (w.state[l] == LaneState::at_barrier && w.barrier[l] == id) {
         w.state[l] = LaneState::ready;
         w.ready |= 1u << l;
         ++w.pc[l];
+        released = true;
       }
     });
+    if (released) note_acquire(w, &cta.barriers[id]);
+  }
+  note_new_object(cta.warps.front(), &cta.barriers[id]);  // the next phase starts from no arrivals
   cta.barriers[id].arrived = 0;
 }
 
@@ -94,6 +102,7 @@ void barrier(const Inst& inst, Warp& w, std::uint32_t mask, std::uint32_t active
   Barrier& b = cta.barriers[id];
   if (b.arrived == 0) b.expected = expected;
   b.arrived += static_cast<std::uint32_t>(std::popcount(active));
+  note_release(w, &b);
   for_lanes(active, [&](int l) {
     if (inst.op == Op::bar_sync) {
       w.state[l] = LaneState::at_barrier;
@@ -278,6 +287,8 @@ void execute(const Inst& inst, Warp& w, std::uint32_t active) {
       return exec_mbarrier(inst, w, active);
     case Runner::lane_mask:
       return exec_collective(inst, w, active);
+    case Runner::tensormap:
+      return exec_tensormap(inst, w, active);
     case Runner::tensor_copy:
       return exec_tensor_copy(inst, w, active);
     case Runner::bulk_copy:

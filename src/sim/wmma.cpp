@@ -122,7 +122,9 @@ std::byte* element_address(Warp& w, const Inst& in, const Placement& p, const Op
   const std::uint64_t col = static_cast<std::uint64_t>(e % o.cols);
   const std::uint64_t index = p.column_major ? col * p.stride + row : row * p.stride + col;
   const std::uint32_t bytes = static_cast<std::uint32_t>(o.element_bits / 8);
-  return access(w, lane, in.space, p.base + index * bytes, bytes, bytes, write);
+  std::byte* at = access(w, lane, in.space, p.base + index * bytes, bytes, bytes, write);
+  note_shared_access(w, lane, at, bytes, write);
+  return at;
 }
 
 WmmaMatrix matrix_of(WmmaOp op) {

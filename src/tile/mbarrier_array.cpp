@@ -33,4 +33,16 @@ void MbarrierArray::init(int i, const dsl::Src& arrivals) const {
   k_->mbarrier_init(at(i), arrivals);
 }
 
+void MbarrierArray::arrive(const dsl::Reg& i) const {
+  k_->mbarrier_arrive(dsl::at(address(i)));
+}
+
+void MbarrierArray::expect_tx(const dsl::Reg& i, const dsl::Src& bytes) const {
+  k_->mbarrier_arrive_expect_tx(dsl::at(address(i)), bytes);
+}
+
+void MbarrierArray::wait(const dsl::Reg& i, const dsl::Src& parity) const {
+  k_->mbarrier_wait_parity(dsl::at(address(i)), parity);
+}
+
 }  // namespace warpforge::tile

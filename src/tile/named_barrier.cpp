@@ -22,8 +22,25 @@ NamedBarrier::NamedBarrier(dsl::Kernel& k, const dsl::Src& id, int threads)
                     k.name() + "': the count is a multiple of the warp size (32) in 32..1024");
 }
 
+NamedBarrierSet::NamedBarrierSet(dsl::Kernel& k, int first, int count, int threads)
+    : k_(&k), first_(first), count_(count), threads_(threads) {
+  if (first < 1 || count < 1 || first + count > kNamedBarriers)
+    throw TileError("named barriers " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
+                    " in kernel '" + k.name() + "': a set takes ids 1.." + std::to_string(kNamedBarriers - 1) +
+                    " (0 is the CTA's barrier)");
+  NamedBarrier(k, first, threads);  // checks the thread count
+}
+
+NamedBarrier NamedBarrierSet::of(const dsl::Reg& index) const {
+  return NamedBarrier(*k_, index + first_, threads_);
+}
+
 void NamedBarrier::sync() const {
   k_->bar_sync(id_, threads_);
+}
+
+void NamedBarrier::sync_unaligned() const {
+  k_->barrier_sync(id_, threads_);
 }
 
 void NamedBarrier::arrive() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <string>
+#include <utility>
 
 #include "warpforge/error.hpp"
 
@@ -33,6 +34,10 @@ BlockRange split_range(Kernel& k, const Reg& split, const Src& per_split, const 
 
 namespace {
 
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
 void check_options(const Kernel& k, const TileSchedulerOptions& o) {
   auto refuse = [&](const std::string& what, const std::string& rule) {
     throw TileError("tile scheduler of kernel '" + k.name() + "': " + what + "; " + rule);
@@ -56,25 +61,36 @@ void check_options(const Kernel& k, const TileSchedulerOptions& o) {
 
 }  // namespace
 
-TileScheduler::TileScheduler(Kernel& k, const TileSchedulerOptions& options, const Reg& m,
-                             const Reg& n, const Reg& kdim, const Reg& l)
+TileScheduler::TileScheduler(Kernel& k, const TileSchedulerOptions& options, const Src& m, const Src& n,
+                             const Src& kdim, const Src& l)
     : k_(&k), o_(options) {
   check_options(k, o_);
-  Reg tiles_m = k.reg(u32), tiles_n = k.reg(u32), units_n = k.reg(u32);
-  k.div(tiles_m, m + (o_.tile_m - 1), o_.tile_m);
-  k.div(tiles_n, n + (o_.tile_n - 1), o_.tile_n);
-  units_m_ = k.reg(u32);
-  k.div(units_m_, tiles_m + (o_.cluster_m - 1), o_.cluster_m);
-  k.div(units_n, tiles_n + (o_.cluster_n - 1), o_.cluster_n);
-  per_batch_ = units_m_ * units_n;
-  units_ = per_batch_ * l;
-  group_span_ = units_n * o_.group_rows;
-  kblocks_ = (kdim + (o_.tile_k - 1)) >> std::countr_zero(static_cast<unsigned>(o_.tile_k));
-  items_ = units_;
-  if (o_.splits > 1) {
-    items_ = units_ * o_.splits;
-    per_split_ = k.reg(u32);
-    k.div(per_split_, kblocks_ + (o_.splits - 1), o_.splits);
+  if (!m.is_reg() && !n.is_reg() && !kdim.is_reg() && !l.is_reg()) {
+    count_on_host(m, n, kdim, l);
+  } else {
+    // Registers (an immediate among them moved into one).
+    auto reg = [&](const Src& v) { return v.is_reg() ? v.reg() : k.mov(u32, v); };
+    const Reg mr = reg(m), nr = reg(n), kr = reg(kdim), lr = reg(l);
+    Reg tiles_m = k.reg(u32), tiles_n = k.reg(u32), units_n = k.reg(u32);
+    k.div(tiles_m, mr + (o_.tile_m - 1), o_.tile_m);
+    k.div(tiles_n, nr + (o_.tile_n - 1), o_.tile_n);
+    Reg units_m = k.reg(u32);
+    k.div(units_m, tiles_m + (o_.cluster_m - 1), o_.cluster_m);
+    k.div(units_n, tiles_n + (o_.cluster_n - 1), o_.cluster_n);
+    Reg per_batch = units_m * units_n;
+    Reg units = per_batch * lr;
+    units_m_ = units_m;
+    per_batch_ = per_batch;
+    units_ = units;
+    group_span_ = units_n * o_.group_rows;
+    kblocks_ = (kr + (o_.tile_k - 1)) >> std::countr_zero(static_cast<unsigned>(o_.tile_k));
+    items_ = units_;
+    if (o_.splits > 1) {
+      items_ = units * o_.splits;
+      Reg per_split = k.reg(u32);
+      k.div(per_split, kblocks_.reg() + (o_.splits - 1), o_.splits);
+      per_split_ = per_split;
+    }
   }
   Reg cta = k.sreg(SReg::ctaid_x), ctas = k.sreg(SReg::nctaid_x);
   const int cluster = o_.cluster_m * o_.cluster_n;
@@ -87,7 +103,7 @@ TileScheduler::TileScheduler(Kernel& k, const TileSchedulerOptions& options, con
       k.div(waves, units_, ctas);
       k.sub(rest, units_, waves * ctas);
       k.selp(split, rest + ctas, rest, (rest != 0) && (waves != 0) && ((rest << 1) < ctas));
-      dp_units_ = units_ - split;
+      dp_units_ = units_.reg() - split;
     }
     return;
   }
@@ -103,6 +119,38 @@ TileScheduler::TileScheduler(Kernel& k, const TileSchedulerOptions& options, con
   k.div(step_, ctas, cluster);
 }
 
+// Sizes compiled into the kernel: the grid counted here, immediates in the code.
+void TileScheduler::count_on_host(const Src& m, const Src& n, const Src& kdim, const Src& l) {
+  const Kernel& k = *k_;
+  auto value = [&](const Src& v, const char* what) {
+    const std::int64_t x = v.imm().int_value();
+    if (x < 1 || x > 0xFFFFFFFFll)
+      throw TileError("tile scheduler of kernel '" + k.name() + "': " + what + " " + std::to_string(x) +
+                      "; sizes are 1 .. 2^32 - 1");
+    return x;
+  };
+  if (o_.stream_k)
+    throw TileError("tile scheduler of kernel '" + k.name() +
+                    "': stream-K with immediate sizes; stream-K takes the sizes in registers");
+  const std::int64_t mv = value(m, "M"), nv = value(n, "N"), kv = value(kdim, "K"), lv = value(l, "L");
+  const std::int64_t units_m = ceil_div(ceil_div(mv, o_.tile_m), o_.cluster_m);
+  const std::int64_t units_n = ceil_div(ceil_div(nv, o_.tile_n), o_.cluster_n);
+  const std::int64_t kblocks = ceil_div(kv, o_.tile_k), per_split = ceil_div(kblocks, o_.splits);
+  const std::int64_t items = units_m * units_n * lv * o_.splits;
+  if (items > 0xFFFFFFFFll)
+    throw TileError("tile scheduler of kernel '" + k.name() + "': " + std::to_string(items) +
+                    " work items; at most 2^32 - 1");
+  auto imm = [](std::int64_t v) { return Src(static_cast<std::uint32_t>(v)); };
+  units_m_ = imm(units_m);
+  per_batch_ = imm(units_m * units_n);
+  units_ = imm(units_m * units_n * lv);
+  group_span_ = imm(units_n * o_.group_rows);
+  kblocks_ = imm(kblocks);
+  items_ = imm(items);
+  per_split_ = imm(per_split);
+  splits_all_inside_ = (o_.splits - 1) * per_split < kblocks;
+}
+
 Tile TileScheduler::tile(const Reg& unit) const {
   const UnitCoords c =
       grouped_raster(*k_, unit, {units_m_, per_batch_, group_span_}, o_.group_rows);
@@ -116,7 +164,7 @@ Tile TileScheduler::tile(const Reg& unit) const {
 // kernel makes ptxas serialize every wgmma when the driver links the code.)
 Reg TileScheduler::stream_k_start(const Reg& cta) const {
   Kernel& k = *k_;
-  Reg iters = (units_ - dp_units_) * kblocks_;
+  Reg iters = (units_.reg() - dp_units_) * kblocks_;
   Reg per_cta = k.reg(u32), rest = k.reg(u32), extra = k.reg(u32);
   k.div(per_cta, iters, step_);
   k.rem(rest, iters, step_);
@@ -208,35 +256,81 @@ void TileScheduler::for_each(const std::function<void(const WorkItem&)>& body, c
                       "; a CTA's stream-K pieces are one sequence (no offset, stride 1)");
     return for_each_stream_k(body);
   }
-  Reg item = offset ? first_ + step_ * *offset : k.mov(u32, first_);
+  Reg index = offset ? first_ + step_ * *offset : k.mov(u32, first_);
   Reg step = stride == 1 ? step_ : step_ * stride;
   if (o_.splits == 1) {
     Reg zero = k.mov(u32, 0);
-    k.while_loop([&] { return item < items_; },
+    Reg kb1 = kblocks_.is_reg() ? kblocks_.reg() : k.mov(u32, kblocks_);
+    k.while_loop([&] { return index < items_; },
                  [&] {
-                   body({tile(item), zero, kblocks_, std::nullopt});
-                   k.add(item, item, step);
+                   body({tile(index), zero, kb1, std::nullopt});
+                   k.add(index, index, step);
                  });
     return;
   }
-  k.while_loop([&] { return item < items_; },
+  k.while_loop([&] { return index < items_; },
                [&] {
-                 Reg split = k.reg(u32), unit = k.reg(u32);
-                 k.rem(split, item, o_.splits);
-                 k.div(unit, item, o_.splits);
-                 // begin = min(split · per_split, kblocks): a split past K's end is empty.
-                 BlockRange r = split_range(k, split, per_split_, kblocks_);
-                 k.min(r.begin, r.begin, kblocks_);
-                 body({tile(unit), r.begin, r.end, std::nullopt});
-                 k.add(item, item, step);
+                 body(item(index));
+                 k.add(index, index, step);
                });
 }
 
-namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
+WorkItem TileScheduler::item(const Reg& index) const {
+  Kernel& k = *k_;
+  if (o_.splits == 1) return {tile(index), k.mov(u32, 0), k.mov(u32, kblocks_), std::nullopt};
+  Reg split = k.reg(u32), unit = k.reg(u32);
+  k.rem(split, index, o_.splits);
+  k.div(unit, index, o_.splits);
+  BlockRange r = split_range(k, split, per_split_, kblocks_);
+  // begin = min(split · per_split, kblocks): a split past K's end is empty.
+  if (!splits_all_inside_) k.min(r.begin, r.begin, kblocks_);
+  return {tile(unit), r.begin, r.end, std::nullopt, split};
 }
+
+WorkCursor TileScheduler::cursor() const {
+  if (o_.stream_k)
+    throw TileError("tile scheduler of kernel '" + k_->name() + "': a cursor over stream-K pieces; for_each walks them");
+  return WorkCursor(*this);
+}
+
+WorkCursor::WorkCursor(const TileScheduler& s) : s_(&s) {
+  Kernel& k = *s.k_;
+  index_ = k.mov(u32, s.first_);
+  item_ = {{k.reg(u32), k.reg(u32), k.reg(u32), k.reg(u32)}, k.reg(u32), k.reg(u32), std::nullopt, std::nullopt, {}};
+  if (s.o_.splits > 1) item_.split = k.reg(u32);
+  load();
+}
+
+Pred WorkCursor::valid() const {
+  return index_ < s_->items_;
+}
+
+void WorkCursor::next() {
+  s_->k_->add(index_, index_, s_->step_);
+  load();
+}
+
+void WorkCursor::load() {
+  Kernel& k = *s_->k_;
+  k.if_then(valid(), [&] {
+    const WorkItem w = s_->item(index_);
+    for (auto [to, from] : {std::pair{&item_.tile.m0, &w.tile.m0}, {&item_.tile.n0, &w.tile.n0},
+                            {&item_.tile.batch, &w.tile.batch}, {&item_.tile.unit, &w.tile.unit},
+                            {&item_.kb0, &w.kb0}, {&item_.kb1, &w.kb1}})
+      k.mov(*to, *from);
+    if (item_.split) k.mov(*item_.split, *w.split);
+  });
+}
+
+Pred TileScheduler::has_successor(const WorkItem& w) const {
+  return w.tile.unit + step_ < units_;
+}
+
+Src TileScheduler::pingpong_skip(const WorkItem*) const {
+  return kblocks_;
+}
+
+namespace {
 
 // CTA rank `rank`'s tile of `unit`, its k-blocks left empty.
 HostTile host_tile(const TileSchedulerOptions& o, std::int64_t units_m, std::int64_t units_n,

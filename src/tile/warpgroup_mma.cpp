@@ -1,6 +1,9 @@
 #include "warpforge/tile/warpgroup_mma.hpp"
 
+#include <string>
 #include <variant>
+
+#include "warpforge/error.hpp"
 
 #include "warpforge/layout/wgmma_descriptor.hpp"
 
@@ -23,13 +26,30 @@ Reg smem_descriptor(Kernel& k, const Reg& smem_address, std::uint32_t lbo_bytes,
 }
 
 void mma_k_block(Kernel& k, const KBlock& block, const Regs& acc, const Reg& desc_a, const Reg& desc_b,
-                 const PredUse& accumulate) {
+                 const std::variant<bool, PredUse>& accumulate) {
   k.wgmma_fence();
   for (int step = 0; step < block.k_steps; ++step) {
     std::variant<bool, PredUse> scale_d = true;
     if (step == 0) scale_d = accumulate;
     k.wgmma_mma_async(block.ab, acc, desc_a + (step * block.a_step >> 4), desc_b + (step * block.b_step >> 4),
                       scale_d, block.a_major, block.b_major);
+  }
+  k.wgmma_commit_group();
+}
+
+void mma_k_block(Kernel& k, const KBlock& block, const Regs& acc, const std::vector<Regs>& a_steps, const Reg& desc_b,
+                 const std::variant<bool, PredUse>& accumulate) {
+  if (static_cast<int>(a_steps.size()) != block.k_steps || block.a_major != WgmmaMajor::k)
+    throw TileError("wgmma k-block in kernel '" + k.name() + "' with A from registers: " +
+                    std::to_string(a_steps.size()) + " fragments for " + std::to_string(block.k_steps) +
+                    " k-steps" + (block.a_major != WgmmaMajor::k ? ", A MN-major" : "") +
+                    "; one fragment a step, A K-major (the register form's layout)");
+  k.wgmma_fence();
+  for (int step = 0; step < block.k_steps; ++step) {
+    std::variant<bool, PredUse> scale_d = true;
+    if (step == 0) scale_d = accumulate;
+    k.wgmma_mma_async(block.ab, block.ab, acc, a_steps[static_cast<std::size_t>(step)],
+                      desc_b + (step * block.b_step >> 4), scale_d, block.b_major);
   }
   k.wgmma_commit_group();
 }

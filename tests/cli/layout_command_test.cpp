@@ -109,19 +109,19 @@ TEST_F(LayoutCommand, RefusesWithTheReason) {
   EXPECT_TRUE(refuses("layout mma.m16n8k8.A mma.m16n8k8.B", "two layouts named"));
   EXPECT_TRUE(refuses("layout mma.m16n8k8.A --expr 8", "both --expr and 'mma.m16n8k8.A' given"));
   EXPECT_TRUE(
-      refuses("layout smem --swizzle 16B", "--swizzle 16B: accepted: none, 32B, 64B, 128B"));
+      refuses("layout smem --swizzle 16B", "--swizzle '16B' refused; accepted: none, 32B, 64B, 128B"));
   EXPECT_TRUE(
       refuses("layout smem --access diagonal", "access pattern 'diagonal'; accepted: ldmatrix"));
-  EXPECT_TRUE(refuses("layout smem --rows 0", "--rows 0: expected an integer from 1 to 999999999"));
+  EXPECT_TRUE(refuses("layout smem --rows 0", "--rows '0' refused; expected an integer from 1 to 999999999"));
   EXPECT_TRUE(
       refuses("layout mma.m16n8k8.A --swizzle none", "--swizzle describes the shared tile"));
   EXPECT_TRUE(refuses("layout mma.m16n8k8.A --tv 4x4", "--tv describes an --expr layout"));
-  EXPECT_TRUE(refuses("layout --expr 8 --tv 4", "--tv 4: expected ROWSxCOLS"));
+  EXPECT_TRUE(refuses("layout --expr 8 --tv 4", "--tv '4' refused; expected MxN"));
   EXPECT_TRUE(refuses("layout --expr '(8,2):(1,8)' --tv 4x4 --axes lane,thread",
                       "'thread' is not a thread or value axis"));
   EXPECT_TRUE(
       refuses("layout --expr '(1000,1000)'", "1000000 cells; the picture draws at most 65536"));
-  EXPECT_TRUE(refuses("layout --frobnicate", "unknown option --frobnicate"));
+  EXPECT_TRUE(refuses("layout --frobnicate", "unexpected argument '--frobnicate'; see `warpforge layout --help`"));
   EXPECT_TRUE(
       refuses("layout mma.m16n8k8.A --svg /nonexistent-dir/a.svg", "cannot write the file"));
 }
@@ -136,11 +136,16 @@ TEST_F(LayoutCommand, PlotDrawsATable) {
   ASSERT_EQ(doc.all("circle", "point").size(), 1u);
   EXPECT_EQ(doc.all("circle", "point")[0]->attribute("data-tflops"), "805");
   EXPECT_TRUE(refuses("plot " + (dir_ / "none.tsv").string() + " -o " + svg.string(),
-                      "cannot open the table"));
+                      "cannot open '" + (dir_ / "none.tsv").string() + "' for reading: No such file or directory"));
   std::ofstream(table) << "shape\tbytes\tours\n4096x4096\t1\t2\n";
   EXPECT_TRUE(refuses("plot " + table.string() + " -o " + svg.string(),
                       "shape '4096x4096': expected MxNxK with M, N, K >= 1"));
-  EXPECT_EQ(run("plot").status, 2);
+  EXPECT_TRUE(refuses("plot", "missing <table.tsv>; see `warpforge plot --help`"));
+  EXPECT_TRUE(refuses("plot " + table.string(), "-o <plot.svg> is required: the SVG file to write"));
+  EXPECT_TRUE(refuses("plot " + table.string() + " -o a.svg -o b.svg", "-o given twice ('a.svg' and 'b.svg')"));
+  EXPECT_TRUE(refuses("plot " + table.string() + " -o ''", "-o '' refused: name the file to write"));
+  // A device that never ends: refused at once instead of read forever.
+  EXPECT_TRUE(refuses("plot /dev/zero -o " + svg.string(), "'/dev/zero' is not a regular file (a character device)"));
 }
 
 }  // namespace

@@ -202,7 +202,7 @@ TEST_F(CudaBackendTest, CompilesSetmaxnregKernelsWholeFromPtx) {
 
 TEST_F(CudaBackendTest, QuotesThePtxLineTheJitRefuses) {
   Device d = Device::cuda(0);
-  const ptx::Module bad = gpu_testing::vector_add(d.target(), {inst("add.u33", {r("%r6"), r("%r5"), r("%r5")})});
+  const ptx::Module bad = gpu_testing::vector_add(d.target(), {inst("add.u16x2", {r("%r6"), r("%r5"), r("%r5")})});
   try {
     Module m(d, bad);
     ADD_FAILURE() << "the planted error was not reported";
@@ -210,8 +210,8 @@ TEST_F(CudaBackendTest, QuotesThePtxLineTheJitRefuses) {
     const std::string what = e.what();
     EXPECT_EQ(e.call(), "cuLinkAddData_v2(PTX of the module with kernels vadd)");
     EXPECT_NE(what.find("failed: CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed; the JIT says:\n"
-                        "ptxas application ptx input, line 27; error   : Unknown modifier '.u33'\n"
-                        "    27 | add.u33 %r6, %r5, %r5;\n"),
+                        "ptxas application ptx input, line 27; error   : Instruction 'add.u16x2' requires .target sm_90 or higher\n"
+                        "    27 | add.u16x2 %r6, %r5, %r5;\n"),
               std::string::npos)
         << what;
   }

@@ -69,6 +69,37 @@ TEST(ParseLayout, RefusesWhatLayoutRefuses) {
   EXPECT_NE(refusal("(4,0)").find("every extent must be >= 1"), std::string::npos);
 }
 
+// Hostile input: nesting bounded as the PTX parser bounds its own (a stack
+// overflow otherwise), a long expression quoted by its start and length.
+TEST(ParseLayout, RefusesNestingDeeperThan200Levels) {
+  const std::string ok = std::string(200, '(') + "8" + std::string(200, ')');
+  EXPECT_EQ(parse_layout(ok).size(), 8);
+  EXPECT_EQ(refusal(std::string(100000, '(')),
+            "layout expression \"" + std::string(60, '(') +
+                "...\" (100000 characters): at position 200 found '(', expected at most 200 levels "
+                "of nesting");
+  EXPECT_NE(refusal("(" + ok + ")").find("expected at most 200 levels of nesting"), std::string::npos);
+}
+
+// Sizes and offsets are int64_t: a layout they do not fit is refused, never
+// wrapped around (a size of 2^64 - 2, an offset of -2).
+TEST(ParseLayout, RefusesSizesAndOffsetsPastInt64) {
+  EXPECT_EQ(refusal("(9223372036854775807,2):(1,1)"),
+            "Layout: shape (9223372036854775807,2) has more than 2^63 - 1 coordinates; the "
+            "product of the extents must fit a signed 64-bit integer");
+  EXPECT_EQ(refusal("(9223372036854775807,2)"), refusal("(9223372036854775807,2):(1,1)"));
+  EXPECT_EQ(refusal("(2,2):(9223372036854775807,9223372036854775807)"),
+            "Layout: shape (2,2) with stride (9223372036854775807,9223372036854775807) reaches "
+            "past the largest offset a signed 64-bit integer holds (the sum of (extent - 1) * "
+            "stride, plus one, must be below 2^63)");
+  // At the limits, accepted: a size of 2^63 - 2, a cosize of 2^63 - 1.
+  EXPECT_EQ(parse_layout("(4611686018427387903,2):(1,4611686018427387903)").size(),
+            int64_t{9223372036854775806});
+  EXPECT_EQ(parse_layout("(2,2):(4611686018427387903,1)").cosize(), int64_t{4611686018427387905});
+  EXPECT_EQ(parse_layout("2:9223372036854775806").cosize(), INT64_MAX);
+  EXPECT_NE(refusal("2:9223372036854775807").find("reaches past the largest offset"), std::string::npos);
+}
+
 TEST(ParseIntTuple, ReadsTuplesAndRefusesTrailingText) {
   EXPECT_EQ(parse_int_tuple("((2,2),8)"), IntTuple({{2, 2}, 8}));
   EXPECT_EQ(parse_int_tuple("7"), IntTuple(7));

@@ -363,4 +363,81 @@ inline std::string ws_gemm_kernel() {
 }
 constexpr std::uint32_t kWsGemmSharedBytes = 65536 + 1024;
 
+// Thread 0 zeroes 128 bytes of shared memory and writes a 2-D f32 map's
+// fields into them ($ELEMTYPE the element type); warp 0 copies the map to
+// `maps` in global memory (cp_fenceproxy is .sync.aligned); thread 0
+// TMA-loads an 8x4 box at (c0, c1) through it; the tile goes to `out`.
+inline const char* kBuiltMapKernel = R"(
+.visible .entry built_map(.param .u64 src, .param .u64 maps, .param .u64 out, .param .s32 c0, .param .s32 c1)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 128 .b8 map[128];
+  .shared .align 1024 .b8 tile[128];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, tile;
+  mov.u32 %r11, map;
+  cvt.u64.u32 %rd1, %r11;
+  ld.param.u64 %rd6, [maps];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra BUILT;
+  mov.u32 %r12, 0;
+ZERO:
+  add.u32 %r13, %r11, %r12;
+  st.shared.u32 [%r13], 0;
+  add.u32 %r12, %r12, 4;
+  setp.lt.u32 %p3, %r12, 128;
+  @%p3 bra ZERO;
+  ld.param.u64 %rd2, [src];
+  tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%rd1], %rd2;
+  tensormap.replace.tile.rank.shared::cta.b1024.b32 [%rd1], 1;
+  tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%rd1], 0, 8;
+  tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%rd1], 1, 4;
+  tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%rd1], 0, 24;
+  tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%rd1], 1, 10;
+  tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%rd1], 0, 96;
+  tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%rd1], 0, 1;
+  tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%rd1], 1, 1;
+  tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%rd1], $ELEMTYPE;
+  tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%rd1], 0;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+BUILT:
+  bar.sync 0;
+  setp.ge.u32 %p3, %r1, 32;
+  @%p3 bra WAIT;
+  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd6], [%rd1], 128;
+  fence.proxy.tensormap::generic.acquire.gpu [%rd6], 128;
+  @%p1 bra WAIT;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 128;
+  ld.param.s32 %r4, [c0];
+  ld.param.s32 %r5, [c1];
+  cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd6, {%r4, %r5}], [%r2];
+WAIT:
+  bar.sync 0;
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra LOOP;
+  ld.param.u64 %rd3, [out];
+  setp.ge.u32 %p3, %r1, 32;
+  @%p3 bra DONE;
+  shl.b32 %r8, %r1, 2;
+  add.u32 %r9, %r3, %r8;
+  ld.shared.u32 %r10, [%r9];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.u64 %rd5, %rd3, %rd4;
+  st.global.u32 [%rd5], %r10;
+DONE:
+  ret;
+}
+)";
+
+// PTX ISA 8.6: tensormap.replace needs 8.3, the .shared::cta destination of
+// cp.async.bulk.tensor 8.6.
+inline std::string built_map_kernel(const std::string& elemtype = "7") {
+  return ".version 8.6\n.target sm_90a\n.address_size 64\n\n" + fill(kBuiltMapKernel, {{"ELEMTYPE", elemtype}});
+}
+
 }  // namespace warpforge::sim::testing

@@ -8,7 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "../../src/sim/launch_monitor.hpp"
 #include "sim_harness.hpp"
 
 namespace warpforge::sim::testing {
@@ -125,19 +129,20 @@ TEST(Watchdog, LetsAKernelThatEndsRun) {
   sim.free(flag);
 }
 
-// A launch longer than 2 s draws a progress line on a terminal, and nothing
-// when stderr is not one. The spinning kernel runs 2.5 s (its time limit).
-TEST(Progress, ShowsOnATerminalOnly) {
+// What a launch of the spinning kernel on `blocks` blocks draws on a terminal
+// in `seconds` (its time limit), the line shown after 0.1 s.
+std::string progress_on_a_terminal(unsigned blocks, double seconds) {
   int terminal = -1;
   const pid_t child = ::forkpty(&terminal, nullptr, nullptr, nullptr);
-  ASSERT_GE(child, 0);
+  if (child < 0) return "forkpty failed";
   if (child == 0) {  // stderr is the pseudo-terminal's other end
-    SimBackend sim(SimOptions{.worker_threads = 1, .time_limit_seconds = 2.5});
+    SimBackend sim(SimOptions{.worker_threads = 1, .time_limit_seconds = seconds,
+                              .progress_after_seconds = 0.1});
     const KernelSource k = spinning_kernel();
     const runtime::DevicePtr flag = sim.allocate(4);
     auto loaded = sim.load(k.module());
     try {
-      sim.launch(*loaded, k.name(), {.grid = {1}, .block = {32}}, {arg_u64(flag)}, nullptr);
+      sim.launch(*loaded, k.name(), {.grid = {blocks}, .block = {32}}, {arg_u64(flag)}, nullptr);
     } catch (const SimError&) {
       ::_exit(0);
     }
@@ -150,13 +155,61 @@ TEST(Progress, ShowsOnATerminalOnly) {
   ::waitpid(child, &status, 0);
   ::close(terminal);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  EXPECT_NE(shown.find("simulator: kernel 'spin_on_flag': 0/1 blocks, 2."), std::string::npos)
-      << shown;
+  return shown;
+}
 
-  SimBackend sim(SimOptions{.worker_threads = 1, .time_limit_seconds = 2.5});
+// The thread-instruction counts of the drawn lines, in order.
+std::vector<double> counts(const std::string& shown) {
+  std::vector<double> out;
+  for (std::size_t at = 0; (at = shown.find(" s, ", at)) != std::string::npos; at += 4) {
+    const std::size_t end = shown.find(" thread-instructions", at);
+    if (end == std::string::npos) break;
+    std::string number = shown.substr(at + 4, end - at - 4);
+    double scale = 1;
+    for (const auto& [prefix, factor] : {std::pair{" k", 1e3}, {" M", 1e6}, {" G", 1e9}})
+      if (number.ends_with(prefix)) {
+        scale = factor;
+        number.resize(number.size() - 2);
+      }
+    out.push_back(std::stod(number) * scale);
+  }
+  return out;
+}
+
+// A long launch draws a progress line on a terminal that moves while no block
+// has finished (a persistent kernel's few blocks finish last): the
+// thread-instructions run and their rate, redrawn four times a second.
+TEST(Progress, MovesOnATerminalBeforeAnyBlockFinishes) {
+  const std::string shown = progress_on_a_terminal(2, 1.6);
+  EXPECT_NE(shown.find("\r\033[Ksimulator: kernel 'spin_on_flag': 0/2 blocks, 0."), std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("thread-instructions at "), std::string::npos) << shown;
+  EXPECT_NE(shown.find("/s, an estimate once one of the 2 blocks finishes"), std::string::npos) << shown;
+  const std::vector<double> seen = counts(shown);
+  ASSERT_GE(seen.size(), 4u) << shown;  // 1.5 s of lines, four a second
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i], seen[i - 1]) << shown;
+}
+
+TEST(Progress, NothingWhenStderrIsNotATerminal) {
+  SimBackend sim(SimOptions{.worker_threads = 1, .time_limit_seconds = 0.5, .progress_after_seconds = 0});
   ::testing::internal::CaptureStderr();  // a file, not a terminal
   launch_error(sim, {1});
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+// Once blocks have finished, their average is extrapolated to the launch.
+TEST(Progress, EstimatesFromTheBlocksThatFinished) {
+  // 2 of 8 blocks done with 1.2 M thread-instructions each: about 9.6 M in
+  // all; 3 M run in 2 s is 1.5 M/s, so 6.6 M are left: 4.4 s.
+  EXPECT_EQ(progress_detail(3'000'000, 2.0, 2, 2'400'000, 8, "blocks"),
+            "3.0 M of about 9.6 M thread-instructions at 1.5 M/s, about 4 s left");
+  EXPECT_EQ(progress_detail(2'500'000'000, 58.0, 0, 0, 4, "clusters"),
+            "2.5 G thread-instructions at 43 M/s, an estimate once one of the 4 clusters finishes");
+  EXPECT_EQ(progress_detail(900'000, 1.0, 0, 0, 1, "blocks"),
+            "900 k thread-instructions at 900 k/s, no estimate: the launch is one block");
+  // Past the extrapolated total (the last blocks run longer): nothing left, not a negative time.
+  EXPECT_EQ(progress_detail(12'000'000, 4.0, 7, 8'400'000, 8, "blocks"),
+            "12 M of about 9.6 M thread-instructions at 3.0 M/s, about 0 s left");
 }
 
 }  // namespace

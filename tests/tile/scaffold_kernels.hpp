@@ -124,7 +124,13 @@ inline constexpr int kMaxItems = 64;
 inline constexpr int kFields = 6;
 inline constexpr int kRowWords = kMaxItems * kFields + 1;
 
-inline ptx::Module order_kernel(const TileSchedulerOptions& o) {
+// How the order kernel walks the items: for_each over the sizes in
+// registers (kernel parameters) or compiled in (immediates, the launch's),
+// or one WorkCursor step at a time (sizes in registers).
+enum class OrderWalk { registers, immediates, cursor };
+
+inline ptx::Module order_kernel(const TileSchedulerOptions& o, OrderWalk walk = OrderWalk::registers,
+                                const std::uint32_t* sizes = nullptr) {
   using namespace dsl;
   Kernel kn("order", Target::sm_90a);
   Reg out = kn.param_ptr("out", 4);
@@ -132,29 +138,43 @@ inline ptx::Module order_kernel(const TileSchedulerOptions& o) {
   Reg pk = kn.param(u32, "K"), pl = kn.param(u32, "L");
   const int cluster = o.cluster_m * o.cluster_n;
   if (cluster > 1) kn.reqnctapercluster(cluster);
-  const TileScheduler sched(kn, o, pm, pn, pk, pl);
+  const TileScheduler sched = walk == OrderWalk::immediates
+                                  ? TileScheduler(kn, o, sizes[0], sizes[1], sizes[2], sizes[3])
+                                  : TileScheduler(kn, o, pm, pn, pk, pl);
   Reg row = kn.reg(u64);
   kn.mul_wide(row, kn.sreg(SReg::ctaid_x), kRowWords * 4);
   Reg base = out + row;
   Reg count = kn.mov(u32, 0);
+  auto record = [&](const WorkItem& w) {
+    Reg slot = kn.reg(u64);
+    kn.mul_wide(slot, count, kFields * 4);
+    Reg at_item = base + slot;
+    Reg partial = w.partial ? *w.partial : kn.mov(u32, 0);
+    int field = 0;
+    for (const Reg& v : {w.tile.m0, w.tile.n0, w.tile.batch, w.kb0, w.kb1, partial})
+      kn.st(Space::global, u32, at(at_item, 4 * field++), v);
+    kn.add(count, count, 1);
+  };
   kn.if_then(kn.sreg(SReg::tid_x) == 0, [&] {
-    sched.for_each([&](const WorkItem& w) {
-      Reg slot = kn.reg(u64);
-      kn.mul_wide(slot, count, kFields * 4);
-      Reg at_item = base + slot;
-      Reg partial = w.partial ? *w.partial : kn.mov(u32, 0);
-      int field = 0;
-      for (const Reg& v : {w.tile.m0, w.tile.n0, w.tile.batch, w.kb0, w.kb1, partial})
-        kn.st(Space::global, u32, at(at_item, 4 * field++), v);
-      kn.add(count, count, 1);
-    });
+    if (walk == OrderWalk::cursor) {
+      WorkCursor cursor = sched.cursor();
+      kn.while_loop([&] { return cursor.valid(); },
+                    [&] {
+                      record(cursor.item());
+                      cursor.next();
+                    });
+    } else {
+      sched.for_each(record);
+    }
     kn.st(Space::global, u32, at(base, kMaxItems * kFields * 4), count);
   });
   return kn.module();
 }
 
-inline std::vector<std::uint32_t> run_order(const runtime::Device& dev, const OrderLaunch& c) {
-  runtime::Module mod(dev, order_kernel(c.o));
+inline std::vector<std::uint32_t> run_order(const runtime::Device& dev, const OrderLaunch& c,
+                                            OrderWalk walk = OrderWalk::registers) {
+  const std::uint32_t sizes[] = {c.m, c.n, c.k, c.l};
+  runtime::Module mod(dev, order_kernel(c.o, walk, sizes));
   const std::size_t words = static_cast<std::size_t>(c.ctas) * kRowWords;
   runtime::Buffer b(dev, words * 4);
   b.fill(0xFF);

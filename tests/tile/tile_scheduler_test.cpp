@@ -197,5 +197,27 @@ TEST(TileSchedulerOnSim, KernelOrderMatchesTheHostOrderCtaByCta) {
         << describe(c.o, c.m, c.n, c.k, c.l, c.ctas);
 }
 
+// Sizes compiled in (the grid counted on the host, immediates in the code)
+// and a cursor walking the items one at a time give the same order (every
+// mode but stream-K, which takes neither).
+TEST(TileSchedulerOnSim, ImmediateSizesAndTheCursorWalkTheSameOrder) {
+  for (const testing::OrderLaunch& c : testing::order_launches()) {
+    if (c.o.stream_k) continue;
+    for (testing::OrderWalk walk : {testing::OrderWalk::immediates, testing::OrderWalk::cursor})
+      EXPECT_EQ(testing::order_mismatch(c, testing::run_order(Device::sim(), c, walk)), "")
+          << describe(c.o, c.m, c.n, c.k, c.l, c.ctas)
+          << (walk == testing::OrderWalk::cursor ? " (cursor)" : " (immediates)");
+  }
+}
+
+TEST(TileScheduler, RefusesStreamKOverImmediateSizesAndACursorOverStreamK) {
+  Kernel k("refused", Target::sm_90a);
+  EXPECT_THROW(TileScheduler(k, {.stream_k = true}, 100u, 100u, 100u, 1u), TileError);
+  Reg x = k.param(u32, "x");
+  const TileScheduler sched(k, {.stream_k = true}, x, x, x, x);
+  EXPECT_THROW(sched.cursor(), TileError);
+  EXPECT_THROW(TileScheduler(k, {}, 0u, 100u, 100u, 1u), TileError);  // M of 0
+}
+
 }  // namespace
 }  // namespace warpforge::tile

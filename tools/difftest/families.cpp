@@ -11,7 +11,7 @@ const std::vector<Family>& families() {
       integer_family(),       compare_family(),      convert_family(), float_arith_family(),
       float_divide_family(),  float_approx_family(), warp_family(),    atomic_family(),
       matrix_memory_family(), mma_family(),          wgmma_family(),   kernel_family(),
-      nvcc_family(),
+      nvcc_family(),          triton_family(),
   };
   return all;
 }

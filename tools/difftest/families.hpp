@@ -19,5 +19,6 @@ Family mma_family();            // mma_family.cpp
 Family wgmma_family();          // wgmma_family.cpp
 Family kernel_family();         // kernel_family.cpp
 Family nvcc_family();           // nvcc_family.cpp
+Family triton_family();         // triton_family.cpp
 
 }  // namespace warpforge::difftest

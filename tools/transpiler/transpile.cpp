@@ -44,7 +44,7 @@ ptx::Target dsl_target(const ptx::Module& module) {
 
 std::string transpile(const ptx::Module& module, const TranspileOptions& options) {
   if (!is_cpp_identifier(options.name))
-    throw Error("transpile: module name '" + options.name +
+    throw Error("module name '" + options.name +
                 "' is not a C++ identifier; it names the function build_<name>");
   const ptx::Target target = dsl_target(module);
   // The functions live in a namespace of their own, so that several generated

@@ -21,7 +21,7 @@ namespace warpforge::layout {
 class Layout {
  public:
   // Throws LayoutError unless shape and stride are congruent, every shape leaf
-  // is >= 1 and every stride leaf is >= 0.
+  // is >= 1, every stride leaf is >= 0, and size() and cosize() fit int64_t.
   explicit Layout(IntTuple shape, IntTuple stride);
 
   const IntTuple& shape() const { return shape_; }

@@ -123,6 +123,10 @@ class DeviceBackend {
   // copy (how the simulator runs on NumPy arrays); the caller keeps the memory
   // alive until unmap_host() of the address returned.
   virtual DevicePtr map_host(void* host, std::size_t bytes);
+  // The same at the host address itself, so that addresses the host wrote
+  // into memory (a table of pointers to tensors) are valid in kernels too;
+  // unmapped by unmap_host().
+  virtual DevicePtr map_host_in_place(void* host, std::size_t bytes);
   virtual void unmap_host(DevicePtr address);
 
   // Events. The defaults (src/runtime/host_event.cpp) synchronize the stream

@@ -3,9 +3,12 @@
 // second once the work has run past `quiet_seconds`, and cleared when the
 // object goes (or clear() is called, before other output). Where stderr is
 // not a terminal (a log, CI) it prints nothing. Safe to call from several
-// threads (a drawing in progress makes the others skip).
+// threads (a drawing in progress makes the others skip). A caller that knows
+// more than the count (the simulator: instructions run, a rate, a better
+// estimate) passes it as `detail`, composed only when due() says it is drawn.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -24,18 +27,26 @@ class ProgressLine {
 
   // `done` of the total are finished.
   void show(std::uint64_t done);
+  // The same with `detail` after the count and time instead of the estimate
+  // from the time per item.
+  void show(std::uint64_t done, const std::string& detail);
+  // Whether show() draws now: enabled, past the quiet time and a refresh
+  // interval after the last drawing.
+  bool due() const;
   // Erases the line, if one is drawn, so that other output starts clean.
   void clear();
 
  private:
   using Clock = std::chrono::steady_clock;
+  void draw(std::uint64_t done, const std::string* detail);
+
   const std::string label_, unit_;
   const std::uint64_t total_;
   const bool enabled_;
   const double quiet_seconds_;
   const Clock::time_point start_ = Clock::now();
   std::mutex mutex_;
-  Clock::time_point last_{};
+  std::atomic<Clock::rep> last_{0};  // time_since_epoch of the last drawing
   bool drawn_ = false;
 };
 

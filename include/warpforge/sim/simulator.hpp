@@ -86,6 +86,7 @@
 
 #include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/backend.hpp"
+#include "warpforge/runtime/device.hpp"
 
 namespace warpforge::sim {
 
@@ -111,10 +112,19 @@ struct SimOptions {
   // The bytes of host memory the device's allocations may hold together; 0:
   // whatever the host has available. Buffer refuses beyond it.
   std::size_t memory_bytes = 0;
-  // A launch running longer than 2 s shows its progress (blocks done of all,
-  // time elapsed, an estimate of the rest) on stderr when stderr is a
-  // terminal; false keeps it quiet there too.
+  // A launch running longer than progress_after_seconds shows its progress
+  // on stderr when stderr is a terminal, redrawn four times a second: blocks
+  // (or clusters) done of all, time elapsed, thread-instructions run and
+  // their rate, and once a block has finished, the total its average
+  // extrapolates to and the time left; false keeps it quiet there too.
   bool progress = true;
+  double progress_after_seconds = 2.0;
+  // Reports a race on shared memory (two warps' accesses of a byte, one a
+  // write, that no barrier or mbarrier wait orders) as a fault of the second
+  // access, naming both instructions (src/sim/shared_races.hpp says what it
+  // sees); launches with clusters are not checked. Costs time on every
+  // shared-memory access.
+  bool check_shared_races = false;
   // Where device printf output goes: each warp's printf, formatted on the
   // host, one call per thread in lane order (as a GPU prints a warp's
   // lines). Empty: the host's stdout.
@@ -122,5 +132,15 @@ struct SimOptions {
 };
 
 std::shared_ptr<runtime::DeviceBackend> make_backend(SimOptions options = {});
+
+// Host memory that kernels reach through addresses they read from memory (a
+// table of pointers the host wrote into a tensor): `handler` is called with
+// an address range outside every allocation and mapping of the simulator
+// `device`, before the access is reported, and may map the host memory
+// holding it at its own address (runtime::DeviceBackend::map_host_in_place)
+// and return true to have the access tried again. Calls are serialized and
+// come from the threads that run kernels; an empty function removes it.
+// RuntimeError when `device` is not a simulator.
+void set_host_memory_handler(const runtime::Device& device, std::function<bool(std::uint64_t, std::size_t)> handler);
 
 }  // namespace warpforge::sim

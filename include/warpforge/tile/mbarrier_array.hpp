@@ -31,6 +31,13 @@ class MbarrierArray {
   dsl::Addr at(int i) const;
   // mbarrier.init of barrier `i`: `arrivals` arrivals complete each phase.
   void init(int i, const dsl::Src& arrivals) const;
+  // Barrier `i` (a register): one arrival; one arrival that also expects
+  // `bytes` of transactions (a TMA or bulk copy's complete_tx) before the
+  // phase completes; waiting until the phase of parity `parity` completed
+  // (PTX ISA 9.7.13.15.12, .16).
+  void arrive(const dsl::Reg& i) const;
+  void expect_tx(const dsl::Reg& i, const dsl::Src& bytes) const;
+  void wait(const dsl::Reg& i, const dsl::Src& parity) const;
 
  private:
   dsl::Kernel* k_;

@@ -7,6 +7,11 @@
 //   const NamedBarrier epilogue(k, warpgroup + 1, 128);
 //   epilogue.sync();    // bar.sync id, 128
 //   handover.arrive();  // bar.arrive id, 256: counted, does not wait
+//
+// Kernels do not pick ids: the warp-specialized template hands out
+// barriers (warp_specialized.hpp), and a NamedBarrierSet is one barrier per
+// warpgroup on consecutive ids, `of(warpgroup)` the one of a warpgroup
+// whose index is in a register.
 #pragma once
 
 #include "warpforge/dsl/kernel.hpp"
@@ -22,6 +27,9 @@ class NamedBarrier {
 
   // bar.sync: waits until `threads` threads have arrived (this one included).
   void sync() const;
+  // barrier.sync (not .aligned): the same where a warp's threads may reach
+  // it apart (divergent paths before it; PTX ISA 9.7.13.1).
+  void sync_unaligned() const;
   // bar.arrive: counts this thread's warp in without waiting (a producer's side).
   void arrive() const;
 
@@ -32,6 +40,23 @@ class NamedBarrier {
   dsl::Kernel* k_;
   dsl::Src id_;
   int threads_;
+};
+
+class NamedBarrierSet {
+ public:
+  // Barriers first .. first + count - 1 of `threads` threads each. Throws
+  // TileError unless they are ids 1..15 (0 is the CTA's) and `threads` is
+  // as NamedBarrier takes it.
+  NamedBarrierSet(dsl::Kernel& k, int first, int count, int threads);
+  // The barrier of member `index` (a register < count): id first + index
+  // (one add, emitted at each call).
+  NamedBarrier of(const dsl::Reg& index) const;
+  int first() const { return first_; }
+  int count() const { return count_; }
+
+ private:
+  dsl::Kernel* k_;
+  int first_, count_, threads_;
 };
 
 }  // namespace warpforge::tile

@@ -1,4 +1,5 @@
-// The persistent tile scheduler of Hopper GEMMs: a grid of CTAs (or of
+// The persistent tile scheduler of Hopper GEMMs (a WorkSource,
+// work_source.hpp): a grid of CTAs (or of
 // clusters) walks a linear sequence of work units, CTA c taking units c,
 // c + #CTAs, ...; each unit is one output tile per CTA of a cluster (rank r
 // of a cluster_m x cluster_n cluster takes tile (r % cluster_m, r / cluster_m)
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "warpforge/dsl/kernel.hpp"
+#include "warpforge/tile/work_source.hpp"
 
 namespace warpforge::tile {
 
@@ -73,21 +75,6 @@ struct BlockRange {
 BlockRange split_range(dsl::Kernel& k, const dsl::Reg& split, const dsl::Src& per_split,
                        const dsl::Src& total);
 
-// This CTA's tile of a unit: element coordinates of its corner (u32), its
-// batch, and the unit.
-struct Tile {
-  dsl::Reg m0, n0, batch, unit;
-};
-
-// One work item: a tile and the k-blocks [kb0, kb1) it covers. With
-// stream-K, `partial` (u32) is nonzero when the piece ends before the
-// tile's last k-block: its sum is for the CTA that finishes the tile.
-struct WorkItem {
-  Tile tile;
-  dsl::Reg kb0, kb1;
-  std::optional<dsl::Reg> partial;
-};
-
 // A stream-K CTA's run: k-blocks [begin, end) of the split units (counted
 // from the first split unit's first k-block), its last piece from `split`;
 // `partial`: that piece ends inside its unit.
@@ -96,25 +83,37 @@ struct StreamKRun {
   dsl::Pred partial;
 };
 
-class TileScheduler {
+class WorkCursor;
+
+class TileScheduler final : public WorkSource {
  public:
-  // M, N, K, L: u32 registers (kernel parameters). Computes the unit grid
-  // and this CTA's place (cluster rank, first unit, step). Throws TileError
-  // for sizes below 1, a tile_k that is no power of two, or a cluster of
-  // more than 16 CTAs (the portable maximum is 8; 16 with the non-portable
-  // attribute, CUDA programming guide "Thread Block Clusters"), or stream-K
-  // with a cluster or split-K.
-  TileScheduler(dsl::Kernel& k, const TileSchedulerOptions& options, const dsl::Reg& m,
-                const dsl::Reg& n, const dsl::Reg& kdim, const dsl::Reg& l);
+  // M, N, K, L: u32 registers (kernel parameters), or all four immediates
+  // (a kernel specialised for its shapes: the unit grid is then counted on
+  // the host, its divisions by immediates). Computes the unit grid and this
+  // CTA's place (cluster rank, first unit, step). Throws TileError for
+  // sizes below 1 or past 32 bits, a tile_k that is no power of two, a
+  // cluster of more than 16 CTAs (the portable maximum is 8; 16 with the
+  // non-portable attribute, CUDA programming guide "Thread Block
+  // Clusters"), stream-K with a cluster or split-K, or stream-K with
+  // immediate sizes.
+  TileScheduler(dsl::Kernel& k, const TileSchedulerOptions& options, const dsl::Src& m, const dsl::Src& n,
+                const dsl::Src& kdim, const dsl::Src& l);
 
   const TileSchedulerOptions& options() const { return o_; }
   const dsl::Reg& rank_m() const { return rank_m_; }  // this CTA's tile in its cluster's unit
   const dsl::Reg& rank_n() const { return rank_n_; }
   const dsl::Reg& first_unit() const { return first_; }  // this CTA's (cluster's) first work item
   const dsl::Reg& unit_step() const { return step_; }  // #CTAs (#clusters): the stride of its items
-  const dsl::Reg& units() const { return units_; }     // units of every batch
-  const dsl::Reg& work_items() const { return items_; }  // units · splits
-  const dsl::Reg& kblocks() const { return kblocks_; }   // k-blocks of a whole tile
+  const dsl::Src& units() const { return units_; }     // units of every batch
+  const dsl::Src& work_items() const { return items_; }  // units · splits
+  const dsl::Src& kblocks() const { return kblocks_; }   // k-blocks of a whole tile
+
+  // Split-K: the work item `item` (u32 register < work_items) with its split
+  // and k-block range (begin clamped to kblocks where a split may start past K).
+  WorkItem item(const dsl::Reg& item) const;
+  // The CTA's items one at a time, for a role that walks them out of step
+  // with a for_each loop (not with stream-K).
+  WorkCursor cursor() const;
 
   // This CTA's tile of unit `unit` (u32 register < units: work items / splits).
   Tile tile(const dsl::Reg& unit) const;
@@ -124,7 +123,12 @@ class TileScheduler {
   // then its run's partial piece, then the pieces that end their units
   // (offset and stride are refused: TileError).
   void for_each(const std::function<void(const WorkItem&)>& body, const dsl::Reg* offset = nullptr,
-                int stride = 1) const;
+                int stride = 1) const override;
+  // Ping-pong: the CTA's next unit exists (unit + #CTAs < units); every
+  // unit has kblocks() k-blocks.
+  dsl::Pred has_successor(const WorkItem& w) const override;
+  dsl::Src pingpong_skip(const WorkItem* after) const override;
+  std::optional<ClusterRank> cluster_rank() const override { return ClusterRank{rank_m_, rank_n_}; }
 
   // Stream-K: the units before the split ones.
   const dsl::Reg& dp_units() const { return dp_units_; }
@@ -137,10 +141,33 @@ class TileScheduler {
  private:
   dsl::Kernel* k_;
   TileSchedulerOptions o_;
-  dsl::Reg units_m_, per_batch_, group_span_, units_, items_, kblocks_, per_split_;
+  dsl::Src units_m_ = 0u, per_batch_ = 0u, group_span_ = 0u, units_ = 0u, items_ = 0u, kblocks_ = 0u, per_split_ = 0u;
   dsl::Reg rank_m_, rank_n_, first_, step_, dp_units_;
+  // Immediate sizes where no split starts past K: begin needs no clamp.
+  bool splits_all_inside_ = false;
 
   void for_each_stream_k(const std::function<void(const WorkItem&)>& body) const;
+  void count_on_host(const dsl::Src& m, const dsl::Src& n, const dsl::Src& kdim, const dsl::Src& l);
+  friend class WorkCursor;
+};
+
+// A TileScheduler's items for this CTA one at a time: item() holds the
+// current one in registers while valid(); next() moves on to the CTA's next
+// (its coordinates written into the same registers where one is left).
+class WorkCursor {
+ public:
+  const WorkItem& item() const { return item_; }
+  dsl::Pred valid() const;
+  void next();
+
+ private:
+  friend class TileScheduler;
+  explicit WorkCursor(const TileScheduler& s);
+  void load();  // item_ from index_, where valid
+
+  const TileScheduler* s_;
+  dsl::Reg index_;
+  WorkItem item_;
 };
 
 // The host's copy of the order, for tests and tools: the tiles CTA `cta`

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <variant>
+#include <vector>
 
 #include "warpforge/dsl/kernel.hpp"
 #include "warpforge/layout/swizzle.hpp"
@@ -37,6 +39,12 @@ struct KBlock {
 // commit_group. The first wgmma adds to `acc` only where `accumulate` holds
 // (false: D = A·B, the first block of a tile); the rest always add.
 void mma_k_block(dsl::Kernel& k, const KBlock& block, const dsl::Regs& acc, const dsl::Reg& desc_a,
-                 const dsl::Reg& desc_b, const dsl::PredUse& accumulate);
+                 const dsl::Reg& desc_b, const std::variant<bool, dsl::PredUse>& accumulate);
+// The same with A from registers (wgmma's RS form): a_steps[s] is k-step
+// s's A fragment, four b32 a thread (layout/wgmma_a_fragment.hpp); B moves
+// on by b_step bytes a step. wgmma reads the fragments asynchronously: they
+// stay untouched until a wait_group retires the block (PTX ISA 9.7.15.7.3).
+void mma_k_block(dsl::Kernel& k, const KBlock& block, const dsl::Regs& acc, const std::vector<dsl::Regs>& a_steps,
+                 const dsl::Reg& desc_b, const std::variant<bool, dsl::PredUse>& accumulate);
 
 }  // namespace warpforge::tile::warpgroup

@@ -19,7 +19,9 @@
 #include "../bindings.hpp"
 #include "../gemm_amax_op.hpp"
 #include "../gemm_op.hpp"
+#include "../grouped_gemm_op.hpp"
 #include "../tensors.hpp"
+#include "ffi_buffers.hpp"
 #include "warpforge/dsl/kernel.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm.hpp"
@@ -33,94 +35,9 @@ using namespace warpforge::runtime;
 namespace warpforge::python {
 namespace {
 
-DType dtype_of(ffi::DataType t, const char* role) {
-  switch (t) {
-    case ffi::DataType::F32:
-      return DType::f32;
-    case ffi::DataType::F16:
-      return DType::f16;
-    case ffi::DataType::BF16:
-      return DType::bf16;
-    case ffi::DataType::F8E4M3FN:
-      return DType::e4m3;
-    case ffi::DataType::F8E5M2:
-      return DType::e5m2;
-    case ffi::DataType::F8E8M0FNU:
-      return DType::e8m0;
-    case ffi::DataType::U8:
-      return DType::u8;
-    case ffi::DataType::S8:
-      return DType::i8;
-    default:
-      throw RuntimeError(
-          std::string(role) + ": XLA dtype " + std::to_string(static_cast<int>(t)) +
-          " has no warpforge dtype; accepted: float32, float16, bfloat16, float8_e4m3fn, "
-          "float8_e5m2, float8_e8m0fnu, uint8 (packed FP4), int8");
-  }
-}
-
-// The call's buffers as views on its device. On the simulator each host
-// buffer is mapped into the simulated address space until the call returns.
-class CallBuffers {
- public:
-  explicit CallBuffers(Device device) : mappings_(std::move(device)) {}
-
-  TensorView view(void* data, std::size_t bytes, DType dtype, std::vector<std::int64_t> shape,
-                  std::vector<std::int64_t> strides = {}) {
-    const DevicePtr address = mappings_.map(reinterpret_cast<DevicePtr>(data), bytes);
-    return TensorView(mappings_.device(), address, dtype, std::move(shape), std::move(strides));
-  }
-  template <class Buffer>
-  TensorView flat(const Buffer& b, const char* role) {
-    return view(b.untyped_data(), b.size_bytes(), dtype_of(b.element_type(), role),
-                {static_cast<std::int64_t>(b.element_count())});
-  }
-  // A physical (L, R, C) buffer as the logical (R, C, L) matrix of row stride C.
-  template <class Buffer>
-  TensorView rows_cols_batch(const Buffer& b, const char* role) {
-    auto d = b.dimensions();
-    if (d.size() != 3)
-      throw RuntimeError(std::string(role) + ": expected 3 dimensions (L, rows, cols), got " +
-                         std::to_string(d.size()));
-    return view(b.untyped_data(), b.size_bytes(), dtype_of(b.element_type(), role),
-                {d[1], d[2], d[0]}, {d[2], 1, d[1] * d[2]});
-  }
-  // A physical (L, N, M) buffer as the logical m-major (M, N, L).
-  template <class Buffer>
-  TensorView m_major(const Buffer& b, const char* role) {
-    auto d = b.dimensions();
-    if (d.size() != 3)
-      throw RuntimeError(std::string(role) + ": expected 3 dimensions (L, N, M), got " +
-                         std::to_string(d.size()));
-    return view(b.untyped_data(), b.size_bytes(), dtype_of(b.element_type(), role),
-                {d[2], d[1], d[0]}, {1, d[2], d[1] * d[2]});
-  }
-  template <class Buffer>
-  TensorView dense(const Buffer& b, const char* role) {
-    auto d = b.dimensions();
-    return view(b.untyped_data(), b.size_bytes(), dtype_of(b.element_type(), role),
-                std::vector<std::int64_t>(d.begin(), d.end()));
-  }
-
- private:
-  CallMappings mappings_;
-};
-
 std::optional<ops::GemmAmaxTile> tile(std::int32_t m, std::int32_t n) {
   if (m == 0 && n == 0) return std::nullopt;  // the kernel's choice
   return ops::GemmAmaxTile{m, n};
-}
-
-// Runs `body` with the call's CUDA device and XLA's stream (borrowed).
-template <class Body>
-ffi::Error on_xla_stream(void* stream, std::int32_t ordinal, Body body) {
-  try {
-    const Device device = cuda_device(ordinal);
-    Stream s = Stream::borrow(device, reinterpret_cast<std::uintptr_t>(stream));
-    return body(device, &s);
-  } catch (const Error& e) {
-    return ffi::Error::Internal(e.what());
-  }
 }
 
 ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
@@ -231,6 +148,54 @@ auto gemm_signature(Binding binding) {
       .template Attr<float>("alpha")
       .template Attr<float>("beta")
       .template Attr<bool>("has_c");
+}
+
+// Grouped GEMM (warpforge.jax.ragged_dot), dense row-major buffers: form
+// "m" A (M, K), B (G, K, N), D (M, N); form "k" (the gradient of the
+// weights) A given as (M, K) and read as Aᵀ (K, M), M contiguous, B (M, N),
+// D (G, K, N); offsets int32 (G,).
+ffi::Error grouped_gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a, const ffi::AnyBuffer& b,
+                        const ffi::AnyBuffer& offsets, ffi::Result<ffi::AnyBuffer>& d, std::string_view form) {
+  try {
+    CallBuffers buffers(device);
+    std::optional<TensorView> va;
+    if (form == "k") {
+      const auto dims = a.dimensions();
+      if (dims.size() != 2) throw RuntimeError("a: expected 2 dimensions (M, K), got " + std::to_string(dims.size()));
+      va = buffers.view(a.untyped_data(), a.size_bytes(), dtype_of(a.element_type(), "a"), {dims[1], dims[0]},
+                        {1, dims[1]});
+    } else {
+      va = buffers.dense(a, "a");
+    }
+    const GroupedGemmOp::Views views{va, buffers.dense(b, "b"), buffers.flat(offsets, "offsets"),
+                                     buffers.dense(*d, "d"), std::nullopt, std::nullopt, std::nullopt};
+    const ops::GroupedGemmOptions options = grouped_gemm_options(name(views[3]->dtype()), 32, "auto");
+    cached_grouped_gemm_op(views, options)->run(views, stream);
+    return ffi::Error::Success();
+  } catch (const Error& e) {
+    return ffi::Error::InvalidArgument(e.what());
+  }
+}
+
+ffi::Error grouped_gemm_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
+                             ffi::AnyBuffer offsets, ffi::Result<ffi::AnyBuffer> d, std::string_view form) {
+  return on_xla_stream(stream, ordinal,
+                       [&](const Device& device, Stream* s) { return grouped_gemm(device, s, a, b, offsets, d, form); });
+}
+
+ffi::Error grouped_gemm_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer offsets, ffi::Result<ffi::AnyBuffer> d,
+                             std::string_view form) {
+  return grouped_gemm(simulator(), nullptr, a, b, offsets, d, form);
+}
+
+template <class Binding>
+auto grouped_gemm_signature(Binding binding) {
+  return std::move(binding)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<std::string_view>("form");
 }
 
 // Kernels written with the DSL, registered for FFI calls (warpforge.jax.kernel):
@@ -345,6 +310,10 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(
     kernel_signature(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kKernelHost, kernel_host, kernel_signature(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmHost, gemm_host, gemm_signature(ffi::Ffi::Bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGroupedGemmCuda, grouped_gemm_cuda,
+                              grouped_gemm_signature(
+                                  ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGroupedGemmHost, grouped_gemm_host, grouped_gemm_signature(ffi::Ffi::Bind()));
 
 void bind_jax(nb::module_& m) {
   auto capsule = [](XLA_FFI_Handler* handler) {
@@ -357,6 +326,8 @@ void bind_jax(nb::module_& m) {
   targets["gemm_cpu"] = capsule(kGemmHost);
   targets["kernel_cuda"] = capsule(kKernelCuda);
   targets["kernel_cpu"] = capsule(kKernelHost);
+  targets["grouped_gemm_cuda"] = capsule(kGroupedGemmCuda);
+  targets["grouped_gemm_cpu"] = capsule(kGroupedGemmHost);
   m.attr("jax_ffi_targets") = targets;
   m.def(
       "jax_register_kernel",

@@ -477,7 +477,7 @@ ptx::Module build_sm80_gemm(const Sm80KernelSpec& spec) {
     // (PTX ISA 9.7.9.27 cp.async.wait_group); the barrier makes every
     // thread's copies visible and frees the stage read in iteration kt-1.
     k.cp_async_wait(cfg.stages - 2);
-    k.bar_sync(0);
+    k.bar_sync();
     Reg write_stage = k.reg(u32), read_stage = k.reg(u32);
     k.rem(write_stage, kt + (cfg.stages - 1), cfg.stages);
     issue_stage(write_stage);

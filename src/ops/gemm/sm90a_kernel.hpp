@@ -1,15 +1,16 @@
-// The sm_90a GEMM kernel: TMA loads into a multi-stage mbarrier pipeline,
-// wgmma with accumulators in registers, warp specialization (one producer
-// warpgroup that gives registers away with setmaxnreg, 1 or 2 consumer
-// warpgroups of 64 rows each), a persistent grid walking output tiles in
-// grouped order for L2 reuse, optional 2-CTA clusters whose CTAs share the
-// A or B tile through TMA multicast, and a TMA-store epilogue through
-// swizzled shared memory. Edge tiles are TMA's bounds handling: loads
-// zero-fill, stores clip.
+// The sm_90a GEMM kernel, a design of the warp-specialized template
+// (tile/warp_specialized.hpp): TMA loads into a multi-stage mbarrier
+// pipeline, wgmma with accumulators in registers, warp specialization (one
+// producer warpgroup that gives registers away with setmaxnreg, 1 or 2
+// consumer warpgroups of 64 rows each), a persistent grid walking output
+// tiles in grouped order for L2 reuse, optional 2-CTA clusters whose CTAs
+// share the A or B tile through TMA multicast, and a TMA-store epilogue
+// through swizzled shared memory. Edge tiles are TMA's bounds handling:
+// loads zero-fill, stores clip.
 //
 // With stream_k, the last units are split along K between CTAs, whose
-// partial sums meet in a workspace (sm90a_workspace_bytes), so that the
-// last wave does not leave SMs idle.
+// partial sums meet in a workspace (sm90a_workspace_bytes; the template's
+// StreamKReduction), so that the last wave does not leave SMs idle.
 //
 // With amax, the epilogue also folds max |alpha·acc (+ beta·C)| over D's
 // elements, before D's conversion, into an f32 in global memory (the sign-
@@ -27,11 +28,15 @@
 #include <cstdint>
 #include <string>
 
+#include "gemm_problem.hpp"
 #include "warpforge/layout/swizzle.hpp"
 #include "warpforge/ptx/module.hpp"
 #include "warpforge/runtime/dtype.hpp"
+#include "warpforge/tile/stream_k_reduction.hpp"
 
 namespace warpforge::ops {
+
+struct GemmConfig;
 
 // Columns of the boxes an MN-major tile `cols` wide is loaded in (below).
 inline int sm90a_mn_box_cols(int cols) { return cols % 64 == 0 ? 64 : 32; }
@@ -111,8 +116,17 @@ inline int sm90a_tail_cols(const Sm90aSpec& spec) { return spec.tile_n % sm90a_s
 // u32 flag per CTA. The flags must be zero before the first launch; every
 // launch leaves them zero.
 inline std::size_t sm90a_workspace_bytes(const Sm90aSpec& spec, std::uint32_t ctas) {
-  return std::size_t{ctas} * (static_cast<std::size_t>(spec.tile_m()) * spec.tile_n * 4 + 4);
+  return tile::stream_k_workspace_bytes(static_cast<std::size_t>(spec.tile_m()) * spec.tile_n * 4, ctas);
 }
+
+// The kernel the sm90a path builds for a problem and configuration
+// (sm90a_path.cpp), its epilogue in chunks where the whole tile's buffer
+// would not leave the stages room within `smem_limit` bytes (0: no limit).
+Sm90aSpec sm90a_spec(const GemmProblem& problem, const GemmConfig& config, std::size_t smem_limit);
+
+// Throws OpsError where `spec` cannot be built (a_rows, N-major B's boxes
+// in a cluster); build_sm90a_gemm checks.
+void check_sm90a_spec(const Sm90aSpec& spec);
 
 ptx::Module build_sm90a_gemm(const Sm90aSpec& spec);
 

@@ -22,32 +22,6 @@ using runtime::Device;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// The kernel for a configuration. The epilogue's chunk narrows (down to one
-// 64-column TMA box) until the stages fit `smem_limit`: room for a stage
-// is worth more than storing the tile in one piece.
-Sm90aSpec spec_of(const GemmProblem& p, const GemmConfig& c, std::size_t smem_limit) {
-  Sm90aSpec s{.ab = p.ab_dtype,
-              .d = p.d_dtype,
-              .a_k_major = p.a.row_major,
-              .b_k_major = !p.b.row_major,
-              .consumers = c.pingpong ? 2 : c.tile_m / 64,
-              .pingpong = c.pingpong,
-              .wg_rows = c.pingpong ? c.tile_m : 64,
-              .tile_n = c.tile_n,
-              .stages = c.stages,
-              .cluster_m = c.cluster_m,
-              .cluster_n = c.cluster_n,
-              .stream_k = c.stream_k,
-              .has_c = p.has_c,
-              .amax = p.amax};
-  // Fewer rows than a tile: load only those (Sm90aSpec::a_rows).
-  if (p.a.row_major && c.cluster_n == 1 && p.m < s.tile_m()) s.a_rows = static_cast<int>(ceil_div(p.m, 8) * 8);
-  while (smem_limit && sm90a_smem(s).bytes > smem_limit && s.epilogue_width() > 64 &&
-         s.epilogue_width() % 128 == 0)
-    s.epilogue_cols = s.epilogue_width() / 2;
-  return s;
-}
-
 class Sm90aLaunch final : public GemmLaunch {
  public:
   Sm90aLaunch(const Device& device, const GemmProblem& problem, const Sm90aSpec& spec)
@@ -217,7 +191,7 @@ class Sm90aPath final : public GemmPath {
                     " SMs; the CTAs' shares are computed in 32 bits, which takes fewer than 65536 SMs");
     if (!why.empty()) return why;
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
-    const std::size_t bytes = sm90a_smem(spec_of(p, c, limit)).bytes;
+    const std::size_t bytes = sm90a_smem(sm90a_spec(p, c, limit)).bytes;
     if (limit && bytes > limit)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
                     "' allows " + std::to_string(limit) + " per block");
@@ -266,7 +240,7 @@ class Sm90aPath final : public GemmPath {
     // cuBLAS).
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
     auto fits = [&] {
-      return config_refusals(c, p, device).empty() && (!limit || sm90a_smem(spec_of(p, c, 0)).bytes <= limit);
+      return config_refusals(c, p, device).empty() && (!limit || sm90a_smem(sm90a_spec(p, c, 0)).bytes <= limit);
     };
     for (int stages = 8; stages >= 3; --stages) {
       c.stages = stages;
@@ -313,11 +287,37 @@ class Sm90aPath final : public GemmPath {
   std::unique_ptr<GemmLaunch> compile(const GemmProblem& p, const GemmConfig& config,
                                       const Device& device) const override {
     return std::make_unique<Sm90aLaunch>(device, p,
-                                         spec_of(p, config, device.properties().shared_bytes_per_block_optin));
+                                         sm90a_spec(p, config, device.properties().shared_bytes_per_block_optin));
   }
 };
 
 }  // namespace
+
+// The epilogue's chunk narrows (down to one
+// 64-column TMA box) until the stages fit `smem_limit`: room for a stage
+// is worth more than storing the tile in one piece.
+Sm90aSpec sm90a_spec(const GemmProblem& p, const GemmConfig& c, std::size_t smem_limit) {
+  Sm90aSpec s{.ab = p.ab_dtype,
+              .d = p.d_dtype,
+              .a_k_major = p.a.row_major,
+              .b_k_major = !p.b.row_major,
+              .consumers = c.pingpong ? 2 : c.tile_m / 64,
+              .pingpong = c.pingpong,
+              .wg_rows = c.pingpong ? c.tile_m : 64,
+              .tile_n = c.tile_n,
+              .stages = c.stages,
+              .cluster_m = c.cluster_m,
+              .cluster_n = c.cluster_n,
+              .stream_k = c.stream_k,
+              .has_c = p.has_c,
+              .amax = p.amax};
+  // Fewer rows than a tile: load only those (Sm90aSpec::a_rows).
+  if (p.a.row_major && c.cluster_n == 1 && p.m < s.tile_m()) s.a_rows = static_cast<int>(ceil_div(p.m, 8) * 8);
+  while (smem_limit && sm90a_smem(s).bytes > smem_limit && s.epilogue_width() > 64 &&
+         s.epilogue_width() % 128 == 0)
+    s.epilogue_cols = s.epilogue_width() / 2;
+  return s;
+}
 
 const GemmPath& sm90a_gemm_path() {
   static const Sm90aPath path;

@@ -1,5 +1,6 @@
 #include "warpforge/ops/gemm_amax.hpp"
 
+#include "../view_checks.hpp"
 #include "gemm_amax_path.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/target.hpp"
@@ -10,15 +11,6 @@ namespace {
 
 using runtime::TensorView;
 
-// What execute() compares: everything of a view but its data.
-struct ViewDescription {
-  runtime::DType dtype;
-  std::vector<std::int64_t> shape, strides;
-  friend bool operator==(const ViewDescription&, const ViewDescription&) = default;
-};
-ViewDescription view_description(const TensorView& v) {
-  return {v.dtype(), v.shape(), v.strides()};
-}
 
 std::string join(const std::vector<std::string>& reasons) {
   std::string s;
@@ -139,8 +131,8 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
     }
   for (auto& why : state_->path->refusals(state_->problem, a.device()))
     state_->refusals.push_back(std::move(why));
-  state_->views = {view_description(a), view_description(b), view_description(sfa),
-                   view_description(sfb), view_description(c), view_description(amax)};
+  state_->views = {*view_description(&a), *view_description(&b), *view_description(&sfa),
+                   *view_description(&sfb), *view_description(&c), *view_description(&amax)};
 }
 
 GemmAmax::~GemmAmax() = default;
@@ -183,7 +175,7 @@ void GemmAmax::execute(const TensorView& a, const TensorView& b, const TensorVie
   const char* names[] = {"A", "B", "SFA", "SFB", "C", "amax"};
   std::vector<std::string> mismatches;
   for (int i = 0; i < 6; ++i) {
-    if (!(view_description(*given[i]) == state_->views[static_cast<std::size_t>(i)]))
+    if (!(*view_description(given[i]) == state_->views[static_cast<std::size_t>(i)]))
       mismatches.push_back(
           std::string(names[i]) + " is " + given[i]->describe() +
           ": execute() needs views of the dtype, shape and strides GemmAmax was built with");

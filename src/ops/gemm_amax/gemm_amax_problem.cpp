@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "../view_checks.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 
 namespace warpforge::ops {
@@ -11,12 +12,6 @@ namespace {
 
 using runtime::DType;
 using runtime::TensorView;
-
-std::string dims(const std::vector<std::int64_t>& v) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + ")";
-}
 
 bool is_fp8(DType t) {
   return t == DType::e4m3 || t == DType::e5m2;
@@ -142,6 +137,129 @@ std::string GemmAmaxProblem::describe() const {
          std::string(runtime::name(c_dtype));
 }
 
+namespace {
+
+// The operands' dtypes as the problem reads them (u8 data: packed FP4; i8
+// scales: e8m0), absent where a view's dtype is refused.
+struct Dtypes {
+  std::optional<DType> a, b, sfa, sfb, c;
+};
+
+Dtypes check_dtypes(const TensorView& a, const TensorView& b, const TensorView& sfa, const TensorView& sfb,
+                    const TensorView& c, const TensorView& amax, const GemmAmaxOptions& options,
+                    std::vector<std::string>& refusals) {
+  const Dtypes d{data_dtype(a.dtype()), data_dtype(b.dtype()), scale_dtype(sfa.dtype()), scale_dtype(sfb.dtype()),
+                 c_dtype(c.dtype())};
+  const char* data_rule = ": A and B must be e4m3, e5m2 or FP4 (e2m1, or u8 holding two e2m1 per byte)";
+  if (!d.a) refusals.push_back("A dtype " + std::string(runtime::name(a.dtype())) + data_rule);
+  if (!d.b) refusals.push_back("B dtype " + std::string(runtime::name(b.dtype())) + data_rule);
+  if (d.a && d.b && *d.a != *d.b)
+    refusals.push_back("A is " + std::string(dtype_name(*d.a)) + " but B is " + std::string(dtype_name(*d.b)) +
+                       ": A and B must have one data dtype");
+  const char* scale_rule = ": scales must be e8m0, e4m3 or i8 (meaning e8m0)";
+  if (!d.sfa) refusals.push_back("SFA dtype " + std::string(runtime::name(sfa.dtype())) + scale_rule);
+  if (!d.sfb) refusals.push_back("SFB dtype " + std::string(runtime::name(sfb.dtype())) + scale_rule);
+  if (d.sfa && d.sfb && *d.sfa != *d.sfb)
+    refusals.push_back("SFA is " + std::string(runtime::name(*d.sfa)) + " but SFB is " +
+                       std::string(runtime::name(*d.sfb)) + ": SFA and SFB must have one scale dtype");
+  if (!d.c)
+    refusals.push_back("C dtype " + std::string(runtime::name(c.dtype())) +
+                       ": C must be f32, f16, bf16, e4m3, e5m2 or FP4 (e2m1, or u8 holding two e2m1 per byte)");
+  const auto wanted_c = c_dtype(options.c_dtype);
+  if (!wanted_c)
+    refusals.push_back("options.c_dtype " + std::string(runtime::name(options.c_dtype)) +
+                       ": accepted f32, f16, bf16, e4m3, e5m2, e2m1");
+  if (d.c && wanted_c && *d.c != *wanted_c)
+    refusals.push_back("C is " + std::string(dtype_name(*d.c)) + " but options.c_dtype is " +
+                       std::string(dtype_name(*wanted_c)) + ": they must agree");
+  if (options.acc_dtype != DType::f32)
+    refusals.push_back("acc_dtype " + std::string(runtime::name(options.acc_dtype)) + ": accumulation is f32 only");
+  if (options.sf_vec_size != 16 && options.sf_vec_size != 32)
+    refusals.push_back("sf_vec_size " + std::to_string(options.sf_vec_size) + ": accepted 16 and 32");
+  if (amax.dtype() != DType::f32 || amax.numel() != 1)
+    refusals.push_back("amax is " + amax.describe() + ": expected f32 with one element");
+  return d;
+}
+
+// The combination rules (REFERENCE.md; cuDNN frontend GemmAmax).
+void check_combinations(const Dtypes& d, int vec, std::vector<std::string>& refusals) {
+  if (d.sfa && *d.sfa == DType::e4m3 && vec == 32)
+    refusals.push_back(
+        "e4m3 scales with sf_vec_size 32: e4m3 (NVFP4) scales need sf_vec_size 16; "
+        "with 32 use e8m0 scales");
+  if (d.a && is_fp8(*d.a) && vec == 16)
+    refusals.push_back(std::string(runtime::name(*d.a)) +
+                       " data with sf_vec_size 16: FP8 data takes sf_vec_size 32 (MXFP8); 16 is for FP4");
+  if (d.a && is_fp8(*d.a) && d.c && is_fp8(*d.c))
+    refusals.push_back(std::string(runtime::name(*d.a)) + " A/B with " + std::string(runtime::name(*d.c)) +
+                       " C: FP8 inputs need C of f32, f16 or bf16");
+  if (d.c && *d.c == DType::e2m1 && d.a && *d.a != DType::e2m1)
+    refusals.push_back("FP4 C with " + std::string(runtime::name(*d.a)) + " A/B: FP4 C needs FP4 A and B");
+}
+
+// A (M, K, L) and B (N, K, L): major-ness, alignment, their common K and L.
+void check_data(const TensorView& a, const TensorView& b, const Dtypes& d, const std::optional<Matrix>& ma,
+                const std::optional<Matrix>& mb, GemmAmaxProblem& p, std::vector<std::string>& refusals) {
+  if (ma) {
+    p.m = ma->rows, p.k = ma->cols, p.l = ma->batch, p.a = ma->strides;
+    if (contiguous(*ma) == Contiguous::none)
+      refusals.push_back("A strides " + dims(a.strides()) + ": M or K must have stride 1");
+    if (d.a && *d.a == DType::e2m1 && contiguous(*ma) != Contiguous::cols)
+      refusals.push_back("FP4 A strides " + dims(a.strides()) + ": FP4 data must be k-major (K of stride 1)");
+    check_alignment(a, *ma, "A", refusals);
+  }
+  if (!mb) return;
+  p.n = mb->rows, p.b = mb->strides;
+  if (contiguous(*mb) == Contiguous::none)
+    refusals.push_back("B strides " + dims(b.strides()) + ": N or K must have stride 1");
+  if (d.b && *d.b == DType::e2m1 && contiguous(*mb) != Contiguous::cols)
+    refusals.push_back("FP4 B strides " + dims(b.strides()) + ": FP4 data must be k-major (K of stride 1)");
+  check_alignment(b, *mb, "B", refusals);
+  if (ma && mb->cols != ma->cols)
+    refusals.push_back("A has K " + std::to_string(ma->cols) + " but B has K " + std::to_string(mb->cols) +
+                       ": A (M, K, L) and B (N, K, L) must share K");
+  if (ma && mb->batch != ma->batch)
+    refusals.push_back("batch mismatch: A has L " + std::to_string(ma->batch) + ", B has L " +
+                       std::to_string(mb->batch) + ": A, B and C must have one L");
+}
+
+// C (M, N, L): shape against A's and B's, major-ness (options.c_major), alignment.
+void check_c(const TensorView& c, const Dtypes& d, const GemmAmaxOptions& options, const std::optional<Matrix>& ma,
+             const std::optional<Matrix>& mb, const std::optional<Matrix>& mc, GemmAmaxProblem& p,
+             std::vector<std::string>& refusals) {
+  if (!mc) return;
+  p.c = mc->strides;
+  const Contiguous cm = contiguous(*mc);
+  if (cm == Contiguous::none) refusals.push_back("C strides " + dims(c.strides()) + ": M or N must have stride 1");
+  const bool n_major = cm == Contiguous::cols;
+  if (cm != Contiguous::none && mc->rows > 1 && mc->cols > 1 && n_major != (options.c_major == CMajor::n))
+    refusals.push_back(std::string("C strides ") + dims(c.strides()) + " make C " + (n_major ? "n" : "m") +
+                       "-major but options.c_major is " + (options.c_major == CMajor::n ? "n" : "m") +
+                       ": they must agree");
+  if (d.c && *d.c == DType::e2m1 && (cm != Contiguous::cols || options.c_major != CMajor::n))
+    refusals.push_back("FP4 C strides " + dims(c.strides()) + ": FP4 C must be n-major (N of stride 1)");
+  check_alignment(c, *mc, "C", refusals);
+  if (ma && mb && (mc->rows != ma->rows || mc->cols != mb->rows))
+    refusals.push_back("C has shape (" + std::to_string(mc->rows) + ", " + std::to_string(mc->cols) +
+                       ") per batch but A, B give (M, N) = (" + std::to_string(ma->rows) + ", " +
+                       std::to_string(mb->rows) + ")");
+  if (ma && mc->batch != ma->batch)
+    refusals.push_back("batch mismatch: A has L " + std::to_string(ma->batch) + ", C has L " +
+                       std::to_string(mc->batch) + ": A, B and C must have one L");
+}
+
+void check_devices(const TensorView& a, const TensorView& b, const TensorView& sfa, const TensorView& sfb,
+                   const TensorView& c, const TensorView& amax, std::vector<std::string>& refusals) {
+  const std::pair<const TensorView*, const char*> others[] = {
+      {&b, "B"}, {&sfa, "SFA"}, {&sfb, "SFB"}, {&c, "C"}, {&amax, "amax"}};
+  for (const auto& [view, who] : others)
+    if (!(view->device() == a.device()))
+      refusals.push_back(std::string(who) + " is on " + view->device().describe() + " but A is on " +
+                         a.device().describe() + ": every tensor must be on one device");
+}
+
+}  // namespace
+
 GemmAmaxProblem describe_gemm_amax(const TensorView& a, const TensorView& b, const TensorView& sfa,
                                    const TensorView& sfb, const TensorView& c,
                                    const TensorView& amax, const GemmAmaxOptions& options,
@@ -151,140 +269,26 @@ GemmAmaxProblem describe_gemm_amax(const TensorView& a, const TensorView& b, con
   p.tile = options.mma_tile;
   p.cluster = options.cluster;
   p.precision = options.precision;
-
-  // Dtypes.
-  const auto ab = data_dtype(a.dtype());
-  if (!ab)
-    refusals.push_back(
-        "A dtype " + std::string(runtime::name(a.dtype())) +
-        ": A and B must be e4m3, e5m2 or FP4 (e2m1, or u8 holding two e2m1 per byte)");
-  const auto bb = data_dtype(b.dtype());
-  if (!bb)
-    refusals.push_back(
-        "B dtype " + std::string(runtime::name(b.dtype())) +
-        ": A and B must be e4m3, e5m2 or FP4 (e2m1, or u8 holding two e2m1 per byte)");
-  if (ab && bb && *ab != *bb)
-    refusals.push_back("A is " + std::string(dtype_name(*ab)) + " but B is " +
-                       std::string(dtype_name(*bb)) + ": A and B must have one data dtype");
-  const auto sa = scale_dtype(sfa.dtype()), sb = scale_dtype(sfb.dtype());
-  if (!sa)
-    refusals.push_back("SFA dtype " + std::string(runtime::name(sfa.dtype())) +
-                       ": scales must be e8m0, e4m3 or i8 (meaning e8m0)");
-  if (!sb)
-    refusals.push_back("SFB dtype " + std::string(runtime::name(sfb.dtype())) +
-                       ": scales must be e8m0, e4m3 or i8 (meaning e8m0)");
-  if (sa && sb && *sa != *sb)
-    refusals.push_back("SFA is " + std::string(runtime::name(*sa)) + " but SFB is " +
-                       std::string(runtime::name(*sb)) + ": SFA and SFB must have one scale dtype");
-  const auto cc = c_dtype(c.dtype());
-  if (!cc)
-    refusals.push_back(
-        "C dtype " + std::string(runtime::name(c.dtype())) +
-        ": C must be f32, f16, bf16, e4m3, e5m2 or FP4 (e2m1, or u8 holding two e2m1 per byte)");
-  const auto wanted_c = c_dtype(options.c_dtype);
-  if (!wanted_c)
-    refusals.push_back("options.c_dtype " + std::string(runtime::name(options.c_dtype)) +
-                       ": accepted f32, f16, bf16, e4m3, e5m2, e2m1");
-  if (cc && wanted_c && *cc != *wanted_c)
-    refusals.push_back("C is " + std::string(dtype_name(*cc)) + " but options.c_dtype is " +
-                       std::string(dtype_name(*wanted_c)) + ": they must agree");
-  if (options.acc_dtype != DType::f32)
-    refusals.push_back("acc_dtype " + std::string(runtime::name(options.acc_dtype)) +
-                       ": accumulation is f32 only");
-  if (p.vec != 16 && p.vec != 32)
-    refusals.push_back("sf_vec_size " + std::to_string(p.vec) + ": accepted 16 and 32");
-  if (amax.dtype() != DType::f32 || amax.numel() != 1)
-    refusals.push_back("amax is " + amax.describe() + ": expected f32 with one element");
-
-  // The combination rules (REFERENCE.md; cuDNN frontend GemmAmax).
-  if (sa && *sa == DType::e4m3 && p.vec == 32)
-    refusals.push_back(
-        "e4m3 scales with sf_vec_size 32: e4m3 (NVFP4) scales need sf_vec_size 16; "
-        "with 32 use e8m0 scales");
-  if (ab && is_fp8(*ab) && p.vec == 16)
-    refusals.push_back(
-        std::string(runtime::name(*ab)) +
-        " data with sf_vec_size 16: FP8 data takes sf_vec_size 32 (MXFP8); 16 is for FP4");
-  if (ab && is_fp8(*ab) && cc && is_fp8(*cc))
-    refusals.push_back(std::string(runtime::name(*ab)) + " A/B with " +
-                       std::string(runtime::name(*cc)) +
-                       " C: FP8 inputs need C of f32, f16 or bf16");
-  if (cc && *cc == DType::e2m1 && ab && *ab != DType::e2m1)
-    refusals.push_back("FP4 C with " + std::string(runtime::name(*ab)) +
-                       " A/B: FP4 C needs FP4 A and B");
-
+  const Dtypes d = check_dtypes(a, b, sfa, sfb, c, amax, options, refusals);
+  check_combinations(d, p.vec, refusals);
   // Shapes, major-ness, alignment.
   const auto ma = read_matrix(a, "A", "(M, K, L)", DType::e2m1, refusals);
   const auto mb = read_matrix(b, "B", "(N, K, L)", DType::e2m1, refusals);
   const auto mc = read_matrix(c, "C", "(M, N, L)", DType::e2m1, refusals);
-  if (ma) {
-    p.m = ma->rows, p.k = ma->cols, p.l = ma->batch, p.a = ma->strides;
-    if (contiguous(*ma) == Contiguous::none)
-      refusals.push_back("A strides " + dims(a.strides()) + ": M or K must have stride 1");
-    if (ab && *ab == DType::e2m1 && contiguous(*ma) != Contiguous::cols)
-      refusals.push_back("FP4 A strides " + dims(a.strides()) +
-                         ": FP4 data must be k-major (K of stride 1)");
-    check_alignment(a, *ma, "A", refusals);
-  }
-  if (mb) {
-    p.n = mb->rows, p.b = mb->strides;
-    if (contiguous(*mb) == Contiguous::none)
-      refusals.push_back("B strides " + dims(b.strides()) + ": N or K must have stride 1");
-    if (bb && *bb == DType::e2m1 && contiguous(*mb) != Contiguous::cols)
-      refusals.push_back("FP4 B strides " + dims(b.strides()) +
-                         ": FP4 data must be k-major (K of stride 1)");
-    check_alignment(b, *mb, "B", refusals);
-    if (ma && mb->cols != ma->cols)
-      refusals.push_back("A has K " + std::to_string(ma->cols) + " but B has K " +
-                         std::to_string(mb->cols) + ": A (M, K, L) and B (N, K, L) must share K");
-    if (ma && mb->batch != ma->batch)
-      refusals.push_back("batch mismatch: A has L " + std::to_string(ma->batch) + ", B has L " +
-                         std::to_string(mb->batch) + ": A, B and C must have one L");
-  }
-  if (mc) {
-    p.c = mc->strides;
-    const Contiguous cm = contiguous(*mc);
-    if (cm == Contiguous::none)
-      refusals.push_back("C strides " + dims(c.strides()) + ": M or N must have stride 1");
-    const bool n_major = cm == Contiguous::cols;
-    if (cm != Contiguous::none && mc->rows > 1 && mc->cols > 1 &&
-        n_major != (options.c_major == CMajor::n))
-      refusals.push_back(std::string("C strides ") + dims(c.strides()) + " make C " +
-                         (n_major ? "n" : "m") + "-major but options.c_major is " +
-                         (options.c_major == CMajor::n ? "n" : "m") + ": they must agree");
-    if (cc && *cc == DType::e2m1 && (cm != Contiguous::cols || options.c_major != CMajor::n))
-      refusals.push_back("FP4 C strides " + dims(c.strides()) +
-                         ": FP4 C must be n-major (N of stride 1)");
-    check_alignment(c, *mc, "C", refusals);
-    if (ma && mb && (mc->rows != ma->rows || mc->cols != mb->rows))
-      refusals.push_back("C has shape (" + std::to_string(mc->rows) + ", " +
-                         std::to_string(mc->cols) + ") per batch but A, B give (M, N) = (" +
-                         std::to_string(ma->rows) + ", " + std::to_string(mb->rows) + ")");
-    if (ma && mc->batch != ma->batch)
-      refusals.push_back("batch mismatch: A has L " + std::to_string(ma->batch) + ", C has L " +
-                         std::to_string(mc->batch) + ": A, B and C must have one L");
-  }
-  if (ma && mb && (p.m < 1 || p.n < 1 || p.k < 1 || p.l < 1))
+  check_data(a, b, d, ma, mb, p, refusals);
+  check_c(c, d, options, ma, mb, mc, p, refusals);
+  const bool sized = p.m > 0 && p.n > 0 && p.k > 0 && p.l > 0;
+  if (ma && mb && !sized)
     refusals.push_back("M, N, K, L = " + std::to_string(p.m) + ", " + std::to_string(p.n) + ", " +
-                       std::to_string(p.k) + ", " + std::to_string(p.l) +
-                       ": each must be at least 1");
-  if (ma && mb && (p.vec == 16 || p.vec == 32) && p.m > 0 && p.n > 0 && p.k > 0 && p.l > 0) {
+                       std::to_string(p.k) + ", " + std::to_string(p.l) + ": each must be at least 1");
+  if (ma && mb && (p.vec == 16 || p.vec == 32) && sized) {
     check_scales(sfa, "SFA", ScaleFactorLayout{p.m, p.k, p.l, p.vec}, refusals);
     check_scales(sfb, "SFB", ScaleFactorLayout{p.n, p.k, p.l, p.vec}, refusals);
   }
-
-  // Devices.
-  const std::pair<const TensorView*, const char*> others[] = {
-      {&b, "B"}, {&sfa, "SFA"}, {&sfb, "SFB"}, {&c, "C"}, {&amax, "amax"}};
-  for (const auto& [view, who] : others)
-    if (!(view->device() == a.device()))
-      refusals.push_back(std::string(who) + " is on " + view->device().describe() + " but A is on " +
-                         a.device().describe() +
-                         ": every tensor must be on one device");
-
-  if (ab) p.ab_dtype = *ab;
-  if (sa) p.sf_dtype = *sa;
-  if (cc) p.c_dtype = *cc;
+  check_devices(a, b, sfa, sfb, c, amax, refusals);
+  if (d.a) p.ab_dtype = *d.a;
+  if (d.sfa) p.sf_dtype = *d.sfa;
+  if (d.c) p.c_dtype = *d.c;
   return p;
 }
 

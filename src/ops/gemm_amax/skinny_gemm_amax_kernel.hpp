@@ -34,6 +34,17 @@
 // multiply bf16x2 (mul.bf16x2, sm_90 and up, PTX ISA 9.7.4.2); the
 // simulator runs it.
 //
+// Not a design of the warp-specialized template (tile/warp_specialized.hpp):
+// it has no roles to specialize. Every warp streams its own B rows from
+// global memory straight into registers (prefetch chunks ahead) and
+// multiplies them with mma.sync; nothing passes B through shared memory,
+// which is what a producer warpgroup and an mbarrier ring would add (a
+// round trip per byte of the operand that bounds decode), and A's small
+// stage is written and read by all warps around one barrier per chunk. Its
+// grid is one CTA per B row block and K range, not persistent. Its split-K
+// reduction is transposed_output's, which the swapped kernel (a design)
+// shares.
+//
 // Parameters: A, B, SFA, SFB, C, amax (f32), workspace (partials, then one
 // u32 counter per output tile; only with splits > 1). Shapes and strides
 // are compiled in.

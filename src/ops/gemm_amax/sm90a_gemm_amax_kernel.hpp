@@ -1,5 +1,8 @@
 // The sm_90a block-scaled GEMM + amax kernel: the bf16 sm90a GEMM's wgmma
-// mainloop (src/ops/gemm/sm90a_kernel.hpp) fed by in-kernel dequantization.
+// mainloop (src/ops/gemm/sm90a_kernel.hpp) fed by in-kernel dequantization,
+// in three designs on the warp-specialized template (one file each:
+// sm90a_gemm_amax_converting.cpp, sm90a_gemm_amax_dequantized.cpp,
+// sm90a_gemm_amax_fp8_mma.cpp; what they share: sm90a_gemm_amax_design.hpp).
 //
 // Hopper has no block-scaled tensor-core datapath, but an FP8 value times an
 // e8m0 scale, or an E2M1 value times an e8m0 or e4m3 scale, is exact in bf16
@@ -27,7 +30,7 @@
 // In a 2-CTA cluster (cluster_m 2) each CTA loads and converts only half of
 // B's rows; after the barrier the copy engine sends them into the partner's
 // bf16 stage (cp.async.bulk), completing on the partner's `peer_full`
-// mbarrier, which its helper warpgroup waits for before its next barrier.
+// mbarrier, which its warpgroup 2 waits for before its next barrier.
 // A CTA this small is what lets ptxas give the m64n256 accumulators their
 // registers (it compiles every thread within 65536 / threads, whatever
 // setmaxnreg grants later).
@@ -69,7 +72,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gemm_amax_problem.hpp"
 #include "warpforge/ptx/module.hpp"
@@ -135,27 +141,37 @@ inline int sm90a_gemm_amax_threads(const Sm90aGemmAmaxTiling& t) {
   return 128 * (3 + (t.fp8_mma ? 0 : t.dequant_warpgroups));
 }
 
-// Split-K's workspace: per output tile, split after the first and consumer
-// warpgroup, a slot of its 64 x tile_n f32 sums, then a u32 flag each. The
-// flags must be zero before the first launch; every launch leaves them so.
+// Split-K's workspace (tile/split_k_reduction.hpp): per output tile, split
+// after the first and consumer warpgroup, a slot of its 64 x tile_n f32
+// sums, then a u32 flag each. The flags must be zero before the first
+// launch; every launch leaves them so.
 inline std::uint32_t sm90a_gemm_amax_partial_bytes(const Sm90aGemmAmaxTiling& t) {
   return 64 * static_cast<std::uint32_t>(t.tile_n) * 4;
 }
 std::size_t sm90a_gemm_amax_workspace_bytes(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
 
-// Byte offsets in dynamic shared memory from the 1024-aligned base.
-// `peer_full` (one per bf16 stage, in a cluster): the partner's B rows have arrived.
-// With fp8_mma there are no bf16 stages: `full` and `empty` are then unused,
-// `scales` holds each raw stage's f32 scales (A's 4 blocks x 128 rows, then
-// B's 4 x tile_n columns) and `ready` says the producer warpgroup wrote them.
-struct Sm90aGemmAmaxSmem {
-  std::uint32_t b_stage, raw_stage, sf_stage, scales_stage;  // strides of one stage
-  std::uint32_t b, raw_a, raw_b, raw_sfa, raw_sfb, scales, raw_full, raw_empty, ready, full, empty, peer_full, amax;
-  std::uint32_t bytes;  // to request at launch, with 1 KB of slack for the alignment
-};
-Sm90aGemmAmaxSmem sm90a_gemm_amax_smem(runtime::DType ab, const Sm90aGemmAmaxTiling& tiling);
+// Dynamic shared memory to request (the design's layout, with 1 KB of
+// slack for the base's alignment).
+std::uint32_t sm90a_gemm_amax_smem_bytes(runtime::DType ab, const Sm90aGemmAmaxTiling& tiling);
 
 std::string sm90a_gemm_amax_name(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
+
+// One design's own account of what it takes (each design's file gives its
+// own), which the sm90a path's selection gathers (sm90a_gemm_amax_tiling,
+// its refusals and describe()'s words).
+struct Sm90aGemmAmaxDesign {
+  std::string_view scheme;  // describe()'s words for it
+  std::vector<int> widths;  // the tile_n it runs, widest first
+  bool splits = false;      // K in ranges (split-K) where tiles are few
+  bool pairs = false;       // 2-CTA clusters along M
+  // Why it does not run the problem's data at its precision; nullopt where it does.
+  std::optional<std::string> (*refuses)(const GemmAmaxProblem& problem) = nullptr;
+  // Its tiling at tile width `tile_n` (stages, warpgroups, cluster; the
+  // selection sets the splits).
+  Sm90aGemmAmaxTiling (*tiling)(const GemmAmaxProblem& problem, int tile_n) = nullptr;
+};
+// The designs, in the selection's order of preference.
+const std::vector<const Sm90aGemmAmaxDesign*>& sm90a_gemm_amax_designs();
 
 ptx::Module build_sm90a_gemm_amax(const GemmAmaxProblem& problem, const Sm90aGemmAmaxTiling& tiling);
 

@@ -10,6 +10,7 @@
 
 #include "block_scaled_maps.hpp"
 #include "gemm_amax_path.hpp"
+#include "sm90a_gemm_amax_design.hpp"
 #include "sm90a_gemm_amax_kernel.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
 #include "warpforge/ptx/target.hpp"
@@ -37,6 +38,66 @@ runtime::TensorMapDesc raw_map(DType ab, runtime::DevicePtr address, std::int64_
                   t.fp8_mma ? runtime::TensorMapSwizzle::b128 : runtime::TensorMapSwizzle::none);
 }
 
+// The design a tiling runs (the kernel builder's dispatch).
+const Sm90aGemmAmaxDesign& design_of(const Sm90aGemmAmaxTiling& t) {
+  if (t.fp8_mma) return sm90a_amax::fp8_mma_design();
+  return t.dequant_warpgroups ? sm90a_amax::dequantized_design() : sm90a_amax::converting_design();
+}
+
+// The mma tile and cluster the options ask for, against what the designs
+// take: a width none runs, a width none runs for this data and precision
+// (each such design's reason), a cluster the chosen design does not form.
+void tile_refusals(std::vector<std::string>& why, const GemmAmaxProblem& p, const runtime::Device& device) {
+  const auto& designs = sm90a_gemm_amax_designs();
+  auto widths = [&](bool pairs_only) {
+    std::string text;
+    std::vector<int> seen;
+    for (const Sm90aGemmAmaxDesign* d : designs)
+      for (int w : d->widths)
+        if ((!pairs_only || d->pairs) && std::find(seen.begin(), seen.end(), w) == seen.end()) {
+          seen.push_back(w);
+          text += std::string(text.empty() ? "" : ", ") + "128x" + std::to_string(w);
+        }
+    const std::size_t last = text.rfind(", ");
+    return last == std::string::npos ? text : text.substr(0, last) + " or " + text.substr(last + 2);
+  };
+  auto has = [](const Sm90aGemmAmaxDesign* d, int w) {
+    return std::find(d->widths.begin(), d->widths.end(), w) != d->widths.end();
+  };
+  if (p.tile) {
+    std::vector<std::string> reasons;
+    bool some_width = false, runs = false;
+    for (const Sm90aGemmAmaxDesign* d : designs) {
+      if (!has(d, static_cast<int>(p.tile->n))) continue;
+      some_width = true;
+      if (const auto reason = d->refuses(p))
+        reasons.push_back(*reason);
+      else
+        runs = true;
+    }
+    const std::string tile = "mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n);
+    if (p.tile->m != 128 || !some_width) {
+      why.push_back(tile + ": the sm90a kernel's CTA tile is " + widths(false));
+    } else if (!runs) {
+      std::string text = tile + " with " + (p.ab_dtype == DType::e2m1 ? "FP4" : "FP8") + " data: ";
+      for (std::size_t i = 0; i < reasons.size(); ++i) text += (i ? "; " : "") + reasons[i];
+      why.push_back(text);
+    }
+  }
+  if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1)) {
+    const Sm90aGemmAmaxTiling tiling = sm90a_gemm_amax_tiling(p, device);
+    const bool pair = p.cluster->m == 2 && p.cluster->n == 1;
+    if (!(pair && design_of(tiling).pairs)) {
+      std::string pairing;
+      for (const Sm90aGemmAmaxDesign* d : designs)
+        if (d->pairs) pairing += std::string(pairing.empty() ? "" : ", ") + std::string(d->scheme);
+      why.push_back("cluster shape " + std::to_string(p.cluster->m) + "x" + std::to_string(p.cluster->n) +
+                    (pair ? " with 128x" + std::to_string(tiling.tile_n) + " tiles" : std::string()) +
+                    ": the sm90a kernel runs 1x1, or 2x1 with " + widths(true) + " tiles (its " + pairing + ")");
+    }
+  }
+}
+
 class Sm90aLaunch final : public GemmAmaxLaunch {
  public:
   Sm90aLaunch(const GemmAmaxProblem& p, const runtime::Device& device, bool own_workspace)
@@ -50,7 +111,7 @@ class Sm90aLaunch final : public GemmAmaxLaunch {
     const std::int64_t units = (tiles_m + cluster - 1) / cluster * ((p.n + tiling_.tile_n - 1) / tiling_.tile_n) *
                                p.l * tiling_.splits;
     config_.block = {static_cast<std::uint32_t>(sm90a_gemm_amax_threads(tiling_))};
-    config_.dynamic_shared_bytes = sm90a_gemm_amax_smem(p.ab_dtype, tiling_).bytes;
+    config_.dynamic_shared_bytes = sm90a_gemm_amax_smem_bytes(p.ab_dtype, tiling_);
     // Persistent: one CTA per SM at most (the shared memory allows no
     // more); in clusters, as many pairs as are resident at once (a cluster
     // lives inside one GPC, so fewer than SMs / 2 may fit).
@@ -131,19 +192,7 @@ class Sm90aPath final : public GemmAmaxPath {
                                  .others = "the sm80 kernel takes the others", .nonzero_batch = true};
     check_k_major_operand(why, "A", p.ab_dtype, p.a, p.l, rule);
     check_k_major_operand(why, "B", p.ab_dtype, p.b, p.l, rule);
-    if (p.tile && (p.tile->m != 128 || (p.tile->n != 64 && p.tile->n != 128 && p.tile->n != 256)))
-      why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
-                    ": the sm90a kernel's CTA tile is 128x256, 128x128 or 128x64");
-    else if (p.tile && p.tile->n != 256 && p.ab_dtype != DType::e2m1 && p.precision == GemmAmaxPrecision::exact)
-      why.push_back("mma tile " + std::to_string(p.tile->m) + "x" + std::to_string(p.tile->n) +
-                    " with FP8 data: the sm90a kernel converts FP8 exactly only in 128x256 tiles "
-                    "(precision fast runs 128x128 and 128x64 on FP8 wgmma)");
-    const Sm90aGemmAmaxTiling tiling = sm90a_gemm_amax_tiling(p, device);
-    const bool pair = p.cluster && p.cluster->m == 2 && p.cluster->n == 1;
-    if (p.cluster && (p.cluster->m != 1 || p.cluster->n != 1) && !(pair && tiling.tile_n == 256))
-      why.push_back("cluster shape " + std::to_string(p.cluster->m) + "x" + std::to_string(p.cluster->n) +
-                    (pair ? " with 128x" + std::to_string(tiling.tile_n) + " tiles" : std::string()) +
-                    ": the sm90a kernel runs 1x1, or 2x1 with 128x256 tiles (its converting warpgroups)");
+    tile_refusals(why, p, device);
     // TMA coordinates are signed 32-bit (PTX ISA 9.7.9.25.5.1); the kernel
     // counts output tiles and addresses scale bytes with 32-bit integers.
     const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
@@ -153,7 +202,7 @@ class Sm90aPath final : public GemmAmaxPath {
     if (p.m > limit || p.n > limit || p.k > limit || tiles > limit || scale_bytes > limit)
       why.push_back("problem " + p.describe() +
                     ": the sm90a kernel takes M, N, K, output tiles and scale bytes up to 2^31 - 1");
-    const std::size_t bytes = sm90a_gemm_amax_smem(p.ab_dtype, tiling).bytes;
+    const std::size_t bytes = sm90a_gemm_amax_smem_bytes(p.ab_dtype, sm90a_gemm_amax_tiling(p, device));
     const std::size_t optin = device.properties().shared_bytes_per_block_optin;
     if (optin && bytes > optin)
       why.push_back(std::to_string(bytes) + " bytes of shared memory; device '" + device.properties().name +
@@ -163,11 +212,8 @@ class Sm90aPath final : public GemmAmaxPath {
 
   std::string configuration(const GemmAmaxProblem& p, const runtime::Device& device) const override {
     const Sm90aGemmAmaxTiling t = sm90a_gemm_amax_tiling(p, device);
-    const std::string scheme = t.fp8_mma ? "FP8 wgmma on the codes (precision fast)"
-                               : t.dequant_warpgroups ? "dequantizer warpgroups, A in register fragments"
-                                                      : "converting warpgroups";
-    return "128x" + std::to_string(t.tile_n) + " tiles, " + scheme + ", K split " + std::to_string(t.splits) +
-           " ways, cluster " + std::to_string(t.cluster_m) + "x1";
+    return "128x" + std::to_string(t.tile_n) + " tiles, " + std::string(design_of(t).scheme) + ", K split " +
+           std::to_string(t.splits) + " ways, cluster " + std::to_string(t.cluster_m) + "x1";
   }
 
   std::size_t workspace_bytes(const GemmAmaxProblem& p, const runtime::Device& device) const override {
@@ -183,57 +229,39 @@ class Sm90aPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// The widest tile where that gives at least as many tiles as SMs, or, 128
-// wide or less, at most half as many: then K split in two or four (the
-// decode shape M = 128: 64 tiles, 128 units on 132 SMs); else the next
-// narrower. Or the mma tile the options ask for (split-K still where tiles
-// are few). 128 x 256: three converting warpgroups, three bf16 stages and
-// four raw stages for FP4 (199 KB), three for FP8 (222 KB). Narrower, FP4:
-// one dequantizer warpgroup, six bf16 B stages and six raw stages; MXFP8:
-// FP8 wgmma on the codes (fp8_mma, GemmAmaxPrecision::fast only), five raw
-// stages of 37 KB at 128 x 128, six of 28 KB at 128 x 64; exact MXFP8 takes
-// 128 x 256 (the converting warpgroups) whatever the tile count.
+// The designs that run the problem's data at its precision offer their
+// tile widths (or the mma tile the options ask for); the widest where that
+// gives at least as many tiles as SMs is taken, or, where its design
+// splits K, one that gives at most half as many: then K split in two or
+// four (the decode shape M = 128: 64 tiles, 128 units on 132 SMs); else
+// the next narrower. The design at that width sets the rest (its account).
 Sm90aGemmAmaxTiling sm90a_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
-  Sm90aGemmAmaxTiling t;
-  // FP8 wgmma on the codes is inexact (GemmAmaxPrecision): only when asked
-  // for. FP8 data comes with e8m0 scales per 32 (check_support).
-  const bool fp8 = p.ab_dtype != DType::e2m1;
-  t.fp8_mma = fp8 && p.precision == GemmAmaxPrecision::fast;
+  std::vector<std::pair<int, const Sm90aGemmAmaxDesign*>> offers;
+  for (const Sm90aGemmAmaxDesign* d : sm90a_gemm_amax_designs())
+    for (int w : d->widths)
+      if (!d->refuses(p) && (!p.tile || w == p.tile->n)) offers.push_back({w, d});
+  std::stable_sort(offers.begin(), offers.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (offers.empty()) {  // an mma tile no design runs for this data (refusals say so): the first with the width
+    const int w = p.tile ? static_cast<int>(p.tile->n) : 256;
+    for (const Sm90aGemmAmaxDesign* d : sm90a_gemm_amax_designs())
+      if (std::find(d->widths.begin(), d->widths.end(), w) != d->widths.end()) offers.push_back({w, d});
+    if (offers.empty()) offers.push_back({w, sm90a_gemm_amax_designs().front()});
+  }
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
-  const std::int64_t kblocks = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
-  std::vector<int> widths{256, 128, 64};
-  if (fp8 && !t.fp8_mma) widths = {256};
-  if (p.tile) widths = {static_cast<int>(p.tile->n)};
-  t.tile_n = widths.back();
-  for (int w : widths) {
+  for (std::size_t i = 0; i < offers.size(); ++i) {
+    const auto [w, design] = offers[i];
     const std::int64_t tiles = output_tiles(p, w);
-    // 128 x 256 tiles only where they fill the SMs: split-K measured slower
-    // with them than with 128 x 128 (and the sums leave them no registers).
-    const bool splittable = w <= 128;
-    if (tiles >= sms || (splittable && 2 * tiles <= sms) || w == widths.back()) {
-      t.tile_n = w;
-      for (int splits : {4, 2})  // each split needs a K block: (splits - 1) ranges leave one
-        if (splittable && splits * tiles <= sms && (splits - 1) * ((kblocks + splits - 1) / splits) < kblocks) {
-          t.splits = splits;
-          break;
-        }
-      break;
-    }
+    if (!(tiles >= sms || (design->splits && 2 * tiles <= sms) || i + 1 == offers.size())) continue;
+    Sm90aGemmAmaxTiling t = design->tiling(p, w);
+    const std::int64_t kblocks = (p.k + sm90a_gemm_amax_codes(t) - 1) / sm90a_gemm_amax_codes(t);
+    for (int splits : {4, 2})  // each split needs a K block: (splits - 1) ranges leave one
+      if (design->splits && splits * tiles <= sms && (splits - 1) * ((kblocks + splits - 1) / splits) < kblocks) {
+        t.splits = splits;
+        break;
+      }
+    return t;
   }
-  if (t.tile_n == 256) {
-    t.fp8_mma = false;  // converting warpgroups, either format
-    t.raw_stages = p.ab_dtype == DType::e2m1 ? 4 : 3;
-    // 2-CTA clusters where asked, or by default for FP8 data where M has
-    // two tiles or more: MXFP8 measured 7% faster at 8192^3 (H200), FP4
-    // the same within 1% (docs/PERFORMANCE.md, session 8).
-    const bool fp8 = p.ab_dtype != DType::e2m1;
-    if (p.cluster ? p.cluster->m == 2 && p.cluster->n == 1 : fp8 && p.m > kSm90aGemmAmaxTileM) t.cluster_m = 2;
-  } else if (t.fp8_mma) {
-    t.raw_stages = t.tile_n == 128 ? 5 : 6;
-  } else {
-    t.dequant_warpgroups = 1, t.stages = 6, t.raw_stages = 6;
-  }
-  return t;
+  return {};  // unreachable: the last offer is taken
 }
 
 const GemmAmaxPath& sm90a_gemm_amax_path() {

@@ -12,6 +12,7 @@
 #include "warpforge/ops/scale_factor_layout.hpp"
 #include "warpforge/tile/mbarrier_pipeline.hpp"
 #include "warpforge/tile/tile_scheduler.hpp"
+#include "warpforge/tile/warp_specialized.hpp"
 #include "warpforge/tile/warpgroup_mma.hpp"
 
 namespace warpforge::ops {
@@ -47,12 +48,14 @@ Layout layout(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
   l.b_codes = static_cast<std::uint32_t>(t.tokens) * 128;
   l.scales = l.b_codes + kSwappedRows * code_row_bytes(p);
   l.stage = (l.scales + kScalePiece + kSwizzleAtom - 1) / kSwizzleAtom * kSwizzleAtom;
-  const auto stages = static_cast<std::uint32_t>(t.stages);
-  l.full = stages * l.stage;
-  if (clustered(t)) l.full = std::max(l.full, cluster_split_slot_bytes(t.splits, 4 * kConsumers, acc_tiles(t)));
-  l.empty = l.full + 8 * stages;
-  l.last = l.empty + 8 * stages;
-  l.bytes = l.last + 4 + 1024;
+  std::uint32_t ring = static_cast<std::uint32_t>(t.stages) * l.stage;
+  if (clustered(t)) ring = std::max(ring, cluster_split_slot_bytes(t.splits, 4 * kConsumers, acc_tiles(t)));
+  tile::SharedLayout s;
+  s.buffer(ring, tile::SharedLayout::kBaseAlignment);  // the stages, stage s at s · stage
+  l.full = s.mbarriers(t.stages);
+  l.empty = s.mbarriers(t.stages);
+  l.last = s.buffer(4, 4);
+  l.bytes = s.launch_bytes();
   return l;
 }
 
@@ -61,9 +64,55 @@ std::int64_t token_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& 
   return (p.m + t.tokens - 1) / t.tokens;
 }
 
-class SwappedKernel {
+// The CTA's one output tile and K range: grid x is (tile, split), token
+// tiles innermost, so the CTAs that stream the same B rows run side by side
+// (their second reads hit L2). Not persistent: one item, no loop.
+class SwappedTile final : public tile::WorkSource {
  public:
-  SwappedKernel(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
+  SwappedTile(Kernel& k, const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t, std::int64_t per_split,
+              std::int64_t kblocks) {
+    Reg cta = k.sreg(SReg::ctaid_x);
+    Reg split = k.reg(u32), unit = k.reg(u32);
+    k.rem(split, cta, imm(t.splits));
+    k.div(unit, cta, imm(t.splits));
+    Reg token_tile = k.reg(u32), rest = k.reg(u32);
+    k.rem(token_tile, unit, imm(token_tiles(p, t)));
+    k.div(rest, unit, imm(token_tiles(p, t)));
+    Reg row_tile = k.reg(u32), batch = k.reg(u32);
+    k.rem(row_tile, rest, imm(row_tiles(p)));
+    k.div(batch, rest, imm(row_tiles(p)));
+    const tile::BlockRange ks = tile::split_range(k, split, imm(per_split), imm(kblocks));
+    item_ = {{token_tile * imm(t.tokens), row_tile * imm(kSwappedRows), batch, unit}, ks.begin, ks.end,
+             std::nullopt, split};
+    if (clustered(t)) rank_ = tile::ClusterRank{split, k.mov(u32, 0u)};
+  }
+  void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg*, int) const override {
+    body(item_);
+  }
+  // A cluster's CTAs are the tile's splits along M: rank = split.
+  std::optional<tile::ClusterRank> cluster_rank() const override { return rank_; }
+  const tile::WorkItem& item() const { return item_; }
+
+ private:
+  tile::WorkItem item_;
+  std::optional<tile::ClusterRank> rank_;
+};
+
+// The kernel as a design of the warp-specialized template: the producer
+// warpgroup's first thread loads the stages (B's codes and scales of the
+// first ring before griddepcontrol.wait, their A tiles after it), the two
+// consumer warpgroups convert B's codes into register fragments and run
+// wgmma with A from shared memory, and finish stores Cᵀ (after the split-K
+// reduction of transposed_output.hpp). The producer warpgroup gives back
+// registers that the consumers' accumulators need (256 tokens: 128 a
+// thread; PTX ISA 9.7.19.5, setmaxnreg). setmaxnreg.inc takes registers only
+// from those the CTA's own warps gave back, so 128 x 40 + 256 x 232 must
+// stay within 384 x 168 (ptxas's entry budget for 384 threads), which it
+// meets exactly: with more, the consumers would wait forever once other
+// CTAs fill the SM (seen on an H100 in a two-CTA trial).
+class Swapped final : public tile::WarpSpecializedDesign {
+ public:
+  Swapped(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
       : p_(p), t_(t), l_(layout(p, t)), k_(kSwappedGemmAmaxKernel, Target::sm_90a), codes_(k_, p) {
     if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 12)
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
@@ -80,225 +129,61 @@ class SwappedKernel {
     if (clustered(t)) require_cluster_splits("swapped gemm_amax kernel", t.splits);
   }
 
-  ptx::Module build() {
-    k_.maxntid(imm(swapped_gemm_amax_threads()));
-    k_.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
-    ParamRef map_a = k_.param_bytes("map_a", 128, 64), map_b = k_.param_bytes("map_b", 128, 64),
-             map_sfb = k_.param_bytes("map_sfb", 128, 64);
+  Kernel& kernel() override { return k_; }
+  tile::WarpSpecializedConfig config() const override {
+    tile::WarpSpecializedConfig c;
+    c.consumers = kConsumers;
+    c.stages = t_.stages;
+    c.full_barriers = l_.full;
+    c.empty_barriers = l_.empty;
+    c.empty_arrivals = kConsumers;  // each warpgroup's leader, in this CTA alone (nothing is multicast)
+    if (clustered(t_)) c.cluster_m = t_.splits;  // the tile's splits: rank = split
+    c.dependent_launch = false;  // only the loader waits, for A's tiles (producer)
+    return c;
+  }
+  void params(tile::WarpSpecialized& ws) override {
+    ws_ = &ws;
+    map_a_p_ = k_.param_bytes("map_a", 128, 64);
+    map_b_p_ = k_.param_bytes("map_b", 128, 64);
+    map_sfb_p_ = k_.param_bytes("map_sfb", 128, 64);
     c_ = k_.param_ptr("C", runtime::bits(p_.c_dtype) / 8);
     amax_ = k_.param_ptr("amax", 4);
     if (t_.splits > 1 && !clustered(t_)) workspace_ = k_.param(u64, "workspace");
-    Shared smem = k_.dynamic_shared("smem", 1024);
-    // wgmma's view of the swizzled A tile and TMA's writes agree from a
-    // 1024-byte boundary (the swizzle is a function of address bits 4-9).
-    base_ = (k_.address_of(smem) + 1023) & 0xFFFFFC00u;
-    pipe_.emplace(tile::MbarrierArray(k_, base_, l_.full, t_.stages), tile::MbarrierArray(k_, base_, l_.empty, t_.stages));
-    tid_ = k_.sreg(SReg::tid_x);
-
-    // This CTA's tile: token tiles innermost, so the CTAs that stream the
-    // same B rows run side by side (their second reads hit L2).
-    Reg cta = k_.sreg(SReg::ctaid_x);
-    split_ = k_.reg(u32);
-    k_.rem(split_, cta, imm(t_.splits));
-    unit_ = k_.reg(u32);
-    k_.div(unit_, cta, imm(t_.splits));
-    Reg token_tile = k_.reg(u32), rest = k_.reg(u32);
-    k_.rem(token_tile, unit_, imm(token_tiles(p_, t_)));
-    k_.div(rest, unit_, imm(token_tiles(p_, t_)));
-    Reg row_tile = k_.reg(u32);
-    k_.rem(row_tile, rest, imm(row_tiles(p_)));
-    batch_ = k_.reg(u32);
-    k_.div(batch_, rest, imm(row_tiles(p_)));
-    m0_ = token_tile * imm(t_.tokens);
-    n0_ = row_tile * imm(kSwappedRows);
-    const tile::BlockRange ks = tile::split_range(k_, split_, imm(per_split_), imm(kblocks_));
-    kb0_ = ks.begin, kb1_ = ks.end;
-
-    k_.if_then(tid_ == 0u, [&] {
-      pipe_->init(1u, imm(kConsumers));
-      k_.fence_mbarrier_init();
-    });
-    k_.bar_sync();
-    // The thread that loads: the producer warpgroup's first.
-    const std::uint32_t loader = 128 * kConsumers;
-    k_.if_then(tid_ == loader, [&] {
-      map_a_ = k_.param_generic_address(map_a);
-      map_b_ = k_.param_generic_address(map_b);
-      map_sfb_ = k_.param_generic_address(map_sfb);
+  }
+  void prologue(tile::WarpSpecialized& ws) override {
+    base_ = ws.smem_base();
+    tid_ = ws.tid();
+    if (t_.splits > 1 && !clustered(t_)) splits_barrier_ = ws.named_barrier(128 * kConsumers);
+    k_.if_then(tid_ == kLoader, [&] {
+      map_a_ = k_.param_generic_address(map_a_p_);
+      map_b_ = k_.param_generic_address(map_b_p_);
+      map_sfb_ = k_.param_generic_address(map_sfb_p_);
       for (const Reg& map : {map_a_, map_b_, map_sfb_}) k_.prefetch_tensormap(map);
     });
-    // The producer warpgroup gives back registers that the consumers'
-    // accumulators need (256 tokens: 128 a thread; PTX ISA 9.7.19.x,
-    // setmaxnreg). setmaxnreg.inc takes registers only from those the
-    // CTA's own warps gave back, so 128 x 40 + 256 x 232 must stay within
-    // 384 x 168 (ptxas's entry budget for 384 threads), which it meets
-    // exactly: with more, the consumers would wait forever once other
-    // CTAs fill the SM (seen on an H100 in a two-CTA trial).
-    k_.if_else(
-        tid_ >= imm(128 * kConsumers),
-        [&] {
-          k_.setmaxnreg_dec(40);
-          k_.if_then(tid_ == loader, [&] {
-            // A's copy is the pre-pass's output, and this kernel may start
-            // while the pre-pass runs (launched with overlap_previous): the
-            // first ring's B codes and scales are requested before
-            // griddepcontrol.wait, their A tiles after it.
-            tile::PipelineState s(k_, t_.stages);
-            Reg early_end = k_.min(kb1_, kb0_ + imm(t_.stages));
-            k_.for_nonempty_range(kb0_, early_end, 1u, [&](Reg kb) {
-              load_b(s, kb);
-              ++s;
-            });
-            k_.griddepcontrol_wait();
-            k_.for_nonempty_range(kb0_, early_end, 1u, [&](Reg kb) { load_a(kb - kb0_, kb); });
-            k_.for_range(early_end, kb1_, 1u, [&](Reg kb) {
-              load_b(s, kb);
-              load_a(s.stage(), kb);
-              ++s;
-            });
-          });
-          if (clustered(t_)) join_cluster_split_reduce(k_);
-        },
-        [&] {
-          k_.setmaxnreg_inc(232);
-          consumer();
-        });
-    return k_.module();
   }
+  std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
+    auto source = std::make_unique<SwappedTile>(k_, p_, t_, per_split_, kblocks_);
+    item_ = &source->item();
+    return source;
+  }
+  void producer(tile::WarpSpecialized& ws) override;
+  void consumer_setup(tile::WarpSpecialized& ws) override;
+  void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& s) override;
+  void finish(const tile::WorkItem& w) override;
 
  private:
-  // The loading thread: once both warpgroups have released the state's
-  // stage, expects K block kb's three TMA loads there and requests B's
-  // codes and scales (load_a requests A's tile). Bytes past a tensor's
-  // extent are zeros and count toward the transaction.
-  void load_b(const tile::PipelineState& s, const Reg& kb) {
-    const ScaleFactorLayout sfb{p_.n, p_.k, p_.l, p_.vec};
-    pipe_->acquire(s);
-    Reg full = pipe_->full_barrier(s);
-    pipe_->expect_tx(full, imm(t_.tokens * 128 + kSwappedRows * code_row_bytes(p_) + kScalePiece));
-    Reg stage = base_ + s.stage() * imm(l_.stage);
-    k_.tma_load(at(stage, l_.b_codes), map_b_, {kb * code_row_bytes(p_), n0_, batch_}, at(full));
-    // SFB's piece (batch, row tile, group of 4 scale blocks) is rows
-    // 2·piece, 2·piece + 1 of the scale bytes seen as 256-byte rows; a K
-    // block is 2 scale blocks (vec 32) or 4 (vec 16).
-    Reg group = p_.vec == 32 ? Reg(kb >> 1u) : kb;
-    Reg piece = (batch_ * imm(sfb.row_tiles()) + (n0_ >> 7u)) * imm(sfb.k_tiles()) + group;
-    k_.tma_load(at(stage, l_.scales), map_sfb_, {0u, piece << 1u}, at(full));
-  }
-  // A's tile of K block kb into stage `stage`, whose full barrier load_b set.
-  void load_a(const Reg& stage, const Reg& kb) {
-    k_.tma_load(at(base_ + stage * imm(l_.stage), l_.a_tile), map_a_, {kb * imm(kSwappedBlock), m0_, batch_},
-                at(pipe_->full().address(stage)));
-  }
-
+  static constexpr std::uint32_t kLoader = 128 * kConsumers;  // the producer warpgroup's first thread
+  void load_b(const tile::PipelineState& s, const Reg& kb);
+  void load_a(const Reg& stage, const Reg& kb);
   // The consumer thread's rows r = 64·warpgroup + 16·warp + lane / 4 and
   // r + 8 of the tile; lane t = lane % 4 takes codes 16t .. 16t + 15 of
   // each K block of both.
   struct Rows {
-    Reg codes[2];  // the rows' codes in a stage
+    Reg codes[2];   // the rows' codes in a stage
     Reg scales[2];  // the rows' scale bytes in a stage's piece, less the block's column
     Reg t;
   };
-
-  // Waits for stage `s`, converts the thread's codes of K block kb into
-  // `out` (16 registers: pair q of row h in out[8h + q], BlockCodes' order).
-  void convert(const Rows& r, const tile::PipelineState& s, const Reg& kb, const Regs& out) {
-    pipe_->wait(s);
-    Reg stage = base_ + s.stage() * imm(l_.stage);
-    // The block of the thread's 16 codes in the piece's 4: (2kb + t/2) % 4 at vec 32, t at vec 16.
-    Reg column = p_.vec == 32 ? Reg((((kb & 1u) << 1) + (r.t >> 1))) : r.t;
-    std::vector<Regs> words;
-    std::vector<Reg> bytes;
-    for (int h = 0; h < 2; ++h) {
-      words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
-      k_.ld(Space::shared, b32, words.back(), at(stage + r.codes[h], l_.b_codes));
-      Reg narrow = k_.reg(u16), e = k_.reg(u32);
-      k_.ld(Space::shared, u8, narrow, at(stage + r.scales[h] + column, l_.scales));
-      k_.cvt(e, narrow);
-      bytes.push_back(e);
-    }
-    auto run = [&](bool folded) {
-      for (std::size_t h = 0; h < 2; ++h) {
-        Reg f = codes_.scale_factor(bytes[h], 0, 1, folded);
-        const Regs dst(out.begin() + 8 * static_cast<std::ptrdiff_t>(h), out.begin() + 8 * static_cast<std::ptrdiff_t>(h) + 8);
-        if (fp4(p_))
-          codes_.dequant_fp4(words[h], Regs{f, f}, dst, folded);
-        else
-          codes_.dequant_fp8(words[h], f, dst, folded);
-      }
-    };
-    Pred fast = fp4(p_) ? codes_.scales_fold(bytes, 1) : Pred(codes_.scales_fold(bytes, 1) && codes_.codes_finite(words));
-    k_.if_else(fast, [&] { run(true); }, [&] { run(false); });
-  }
-
-  void consumer() {
-    Reg lane = tid_ & 31u;
-    Rows r;
-    r.t = lane & 3u;
-    Reg row0 = ((tid_ >> 5) << 4) + (lane >> 2);  // 16 rows a warp, warps 0-7 of the two warpgroups
-    for (int h = 0; h < 2; ++h) {
-      Reg row = row0 + imm(8 * h);
-      r.codes[h] = row * code_row_bytes(p_) + (r.t << imm(fp4(p_) ? 3 : 4));
-      r.scales[h] = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2);
-    }
-    Regs acc = k_.regs(f32, t_.tokens / 2, "acc");
-    const Regs frags[2] = {k_.regs(b32, 16, "bfrag"), k_.regs(b32, 16, "bfrag_next")};
-    // A's tiles: K-major 128-byte rows in 8-row atoms (SBO one atom; LBO
-    // unused with the 128-byte swizzle, encoded as 16).
-    Reg desc0 = tile::warpgroup::smem_descriptor(k_, base_ + l_.a_tile, 16, kSwizzleAtom);
-    Pred leader = (tid_ & 127u) == 0u;
-    tile::PipelineState s(k_, t_.stages);
-    Reg current = k_.reg(u32);  // the stage of the block the wgmma read
-    convert(r, s, kb0_, frags[0]);
-    k_.mov(current, s.stage());
-    ++s;
-    // K block kb's wgmma on `now` while the next block's codes go into
-    // `next`; two blocks a trip so that the sets trade roles without moves.
-    auto block = [&](const Reg& kb, const Regs& now, const Regs& next) {
-      Reg desc = k_.reg(u64);
-      k_.cvt(desc, current * imm(l_.stage >> 4));  // the descriptor's address counts 16-byte units
-      k_.add(desc, desc, desc0);
-      Pred accumulate = kb != kb0_;
-      k_.wgmma_fence();
-      for (int step = 0; step < kSwappedBlock / 16; ++step) {
-        const auto i = static_cast<std::size_t>(2 * step);
-        // Each k16 step moves 32 bytes along A's K-major rows.
-        k_.wgmma_mma_async(bf16, bf16, acc, Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]},
-                           desc + static_cast<std::uint64_t>(2 * step),
-                           step == 0 ? std::variant<bool, PredUse>(accumulate) : true, WgmmaMajor::k);
-      }
-      k_.wgmma_commit_group();
-      Pred more = kb + 1u < kb1_;
-      k_.if_then(more, [&] { convert(r, s, kb + 1u, next); });
-      k_.wgmma_wait_group(0);
-      k_.if_then(leader, [&] { pipe_->release(current); });
-      k_.if_then(more, [&] {
-        k_.mov(current, s.stage());
-        ++s;
-      });
-    };
-    k_.for_nonempty_range(kb0_, kb1_, 2u, [&](Reg kb) {
-      block(kb, frags[0], frags[1]);
-      k_.if_then(kb + 1u < kb1_, [&] { block(kb + 1u, frags[1], frags[0]); });
-    });
-
-    std::vector<Regs> tiles;
-    for (std::size_t j = 0; j < acc.size(); j += 4) tiles.push_back(Regs(acc.begin() + j, acc.begin() + j + 4));
-    const TransposedTiles out{tiles, 1, t_.tokens / 8, n0_ + row0, m0_ + (r.t << 1)};
-    auto epilogue = [&] { store_transposed(k_, p_, out, batch_, c_, amax_, lane); };
-    if (t_.splits == 1) return epilogue();
-    if (clustered(t_))
-      return cluster_split_reduce(k_, tiles,
-                                  {.splits = t_.splits, .split = split_, .warps = 4 * kConsumers,
-                                   .warp = tid_ >> 5, .lane = lane, .slots = base_},
-                                  epilogue);
-    split_k_reduce(k_, tiles,
-                   {.threads = 128 * kConsumers, .thread = tid_, .unit = unit_, .split = split_, .splits = t_.splits,
-                    .workspace = workspace_, .counter_offset = counter_offset(), .flag = base_ + l_.last,
-                    .barrier_id = 1},
-                   epilogue);
-  }
-
+  void convert(const tile::PipelineState& s, const Reg& kb, const Regs& out);
   std::uint64_t counter_offset() const {
     return static_cast<std::uint64_t>(swapped_gemm_amax_tiles(p_, t_) * t_.splits) *
            split_k_slot_bytes(128 * kConsumers, acc_tiles(t_));
@@ -310,9 +195,170 @@ class SwappedKernel {
   Kernel k_;
   BlockCodes codes_;
   std::int64_t kblocks_ = 0, per_split_ = 0;
-  std::optional<tile::MbarrierPipeline> pipe_;
-  Reg c_, amax_, workspace_, base_, tid_, split_, unit_, batch_, m0_, n0_, kb0_, kb1_, map_a_, map_b_, map_sfb_;
+  tile::WarpSpecialized* ws_ = nullptr;
+  const tile::WorkItem* item_ = nullptr;
+  ParamRef map_a_p_, map_b_p_, map_sfb_p_;
+  Reg c_, amax_, workspace_, base_, tid_, map_a_, map_b_, map_sfb_;
+  std::optional<tile::NamedBarrier> splits_barrier_;  // the consumers, in split-K through the workspace
+  // The consumers'.
+  Rows r_;
+  Reg lane_, row0_, desc0_;
+  Pred leader_;
+  Regs acc_;
+  std::vector<Regs> frags_;
 };
+
+// The loading thread: once both warpgroups have released the state's
+// stage, expects K block kb's three TMA loads there and requests B's codes
+// and scales (load_a requests A's tile). Bytes past a tensor's extent are
+// zeros and count toward the transaction.
+void Swapped::load_b(const tile::PipelineState& s, const Reg& kb) {
+  const ScaleFactorLayout sfb{p_.n, p_.k, p_.l, p_.vec};
+  const tile::MbarrierPipeline& pipe = ws_->pipeline();
+  const tile::Tile& t = item_->tile;
+  pipe.acquire(s);
+  Reg full = pipe.full_barrier(s);
+  pipe.expect_tx(full, imm(t_.tokens * 128 + kSwappedRows * code_row_bytes(p_) + kScalePiece));
+  Reg stage = base_ + s.stage() * imm(l_.stage);
+  k_.tma_load(at(stage, l_.b_codes), map_b_, {kb * code_row_bytes(p_), t.n0, t.batch}, at(full));
+  // SFB's piece (batch, row tile, group of 4 scale blocks) is rows
+  // 2·piece, 2·piece + 1 of the scale bytes seen as 256-byte rows; a K
+  // block is 2 scale blocks (vec 32) or 4 (vec 16).
+  Reg group = p_.vec == 32 ? Reg(kb >> 1u) : kb;
+  Reg piece = (t.batch * imm(sfb.row_tiles()) + (t.n0 >> 7u)) * imm(sfb.k_tiles()) + group;
+  k_.tma_load(at(stage, l_.scales), map_sfb_, {0u, piece << 1u}, at(full));
+}
+
+// A's tile of K block kb into stage `stage`, whose full barrier load_b set.
+void Swapped::load_a(const Reg& stage, const Reg& kb) {
+  const tile::Tile& t = item_->tile;
+  k_.tma_load(at(base_ + stage * imm(l_.stage), l_.a_tile), map_a_, {kb * imm(kSwappedBlock), t.m0, t.batch},
+              at(ws_->pipeline().full().address(stage)));
+}
+
+// A's copy is the pre-pass's output, and this kernel may start while the
+// pre-pass runs (launched with overlap_previous): the first ring's B codes
+// and scales are requested before griddepcontrol.wait, their A tiles after
+// it.
+void Swapped::producer(tile::WarpSpecialized&) {
+  const Reg &kb0 = item_->kb0, &kb1 = item_->kb1;
+  k_.if_then(tid_ == kLoader, [&] {
+    tile::PipelineState s(k_, t_.stages);
+    Reg early_end = k_.min(kb1, kb0 + imm(t_.stages));
+    k_.for_nonempty_range(kb0, early_end, 1u, [&](Reg kb) {
+      load_b(s, kb);
+      ++s;
+    });
+    k_.griddepcontrol_wait();
+    k_.for_nonempty_range(kb0, early_end, 1u, [&](Reg kb) { load_a(kb - kb0, kb); });
+    k_.for_range(early_end, kb1, 1u, [&](Reg kb) {
+      load_b(s, kb);
+      load_a(s.stage(), kb);
+      ++s;
+    });
+  });
+  if (clustered(t_)) join_cluster_split_reduce(k_);
+}
+
+// Waits for stage `s`, converts the thread's codes of K block kb into
+// `out` (16 registers: pair q of row h in out[8h + q], BlockCodes' order).
+void Swapped::convert(const tile::PipelineState& s, const Reg& kb, const Regs& out) {
+  ws_->pipeline().wait(s);
+  Reg stage = base_ + s.stage() * imm(l_.stage);
+  // The block of the thread's 16 codes in the piece's 4: (2kb + t/2) % 4 at vec 32, t at vec 16.
+  Reg column = p_.vec == 32 ? Reg((((kb & 1u) << 1) + (r_.t >> 1))) : r_.t;
+  std::vector<Regs> words;
+  std::vector<Reg> bytes;
+  for (int h = 0; h < 2; ++h) {
+    words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
+    k_.ld(Space::shared, b32, words.back(), at(stage + r_.codes[h], l_.b_codes));
+    Reg narrow = k_.reg(u16), e = k_.reg(u32);
+    k_.ld(Space::shared, u8, narrow, at(stage + r_.scales[h] + column, l_.scales));
+    k_.cvt(e, narrow);
+    bytes.push_back(e);
+  }
+  auto run = [&](bool folded) {
+    for (std::size_t h = 0; h < 2; ++h) {
+      Reg f = codes_.scale_factor(bytes[h], 0, 1, folded);
+      const Regs dst(out.begin() + 8 * static_cast<std::ptrdiff_t>(h),
+                     out.begin() + 8 * static_cast<std::ptrdiff_t>(h) + 8);
+      if (fp4(p_))
+        codes_.dequant_fp4(words[h], Regs{f, f}, dst, folded);
+      else
+        codes_.dequant_fp8(words[h], f, dst, folded);
+    }
+  };
+  Pred fast = fp4(p_) ? codes_.scales_fold(bytes, 1) : Pred(codes_.scales_fold(bytes, 1) && codes_.codes_finite(words));
+  k_.if_else(fast, [&] { run(true); }, [&] { run(false); });
+}
+
+// A's tiles: K-major 128-byte rows in 8-row atoms (SBO one atom; LBO
+// unused with the 128-byte swizzle, encoded as 16).
+void Swapped::consumer_setup(tile::WarpSpecialized& ws) {
+  lane_ = tid_ & 31u;
+  r_.t = lane_ & 3u;
+  row0_ = ((tid_ >> 5) << 4) + (lane_ >> 2);  // 16 rows a warp, warps 0-7 of the two warpgroups
+  for (int h = 0; h < 2; ++h) {
+    Reg row = row0_ + imm(8 * h);
+    r_.codes[h] = row * code_row_bytes(p_) + (r_.t << imm(fp4(p_) ? 3 : 4));
+    r_.scales[h] = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2);
+  }
+  acc_ = k_.regs(f32, t_.tokens / 2, "acc");
+  frags_ = {k_.regs(b32, 16, "bfrag"), k_.regs(b32, 16, "bfrag_next")};
+  desc0_ = tile::warpgroup::smem_descriptor(k_, base_ + l_.a_tile, 16, kSwizzleAtom);
+  leader_ = ws.leader();
+}
+
+// K block kb's wgmma on `now` while the next block's codes go into `next`;
+// two blocks a trip so that the sets trade roles without moves. Each k16
+// step moves 32 bytes along A's K-major rows.
+void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& s) {
+  const tile::warpgroup::KBlock block{.ab = bf16, .k_steps = kSwappedBlock / 16};
+  Reg current = k_.reg(u32);  // the stage of the block the wgmma read
+  convert(s, w.kb0, frags_[0]);
+  k_.mov(current, s.stage());
+  ++s;
+  auto step = [&](const Reg& kb, const Regs& now, const Regs& next) {
+    Reg desc = k_.reg(u64);
+    k_.cvt(desc, current * imm(l_.stage >> 4));  // the descriptor's address counts 16-byte units
+    k_.add(desc, desc, desc0_);
+    std::vector<Regs> a_steps;
+    for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
+    tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, kb != w.kb0);
+    Pred more = kb + 1u < w.kb1;
+    k_.if_then(more, [&] { convert(s, kb + 1u, next); });
+    k_.wgmma_wait_group(0);
+    k_.if_then(leader_, [&] { ws.pipeline().release(current); });
+    k_.if_then(more, [&] {
+      k_.mov(current, s.stage());
+      ++s;
+    });
+  };
+  k_.for_nonempty_range(w.kb0, w.kb1, 2u, [&](Reg kb) {
+    step(kb, frags_[0], frags_[1]);
+    k_.if_then(kb + 1u < w.kb1, [&] { step(kb + 1u, frags_[1], frags_[0]); });
+  });
+}
+
+// Cᵀ stored and amax folded (transposed_output.hpp), after the K splits'
+// sums are added in split order: inside the cluster, or through the workspace.
+void Swapped::finish(const tile::WorkItem& w) {
+  std::vector<Regs> tiles;
+  for (std::size_t j = 0; j < acc_.size(); j += 4) tiles.push_back(Regs(acc_.begin() + j, acc_.begin() + j + 4));
+  const TransposedTiles out{tiles, 1, t_.tokens / 8, w.tile.n0 + row0_, w.tile.m0 + (r_.t << 1)};
+  auto epilogue = [&] { store_transposed(k_, p_, out, w.tile.batch, c_, amax_, lane_); };
+  if (t_.splits == 1) return epilogue();
+  if (clustered(t_))
+    return cluster_split_reduce(k_, tiles,
+                                {.splits = t_.splits, .split = *w.split, .warps = 4 * kConsumers, .warp = tid_ >> 5,
+                                 .lane = lane_, .slots = base_},
+                                epilogue);
+  split_k_reduce(k_, tiles,
+                 {.threads = 128 * kConsumers, .thread = tid_, .unit = w.tile.unit, .split = *w.split,
+                  .splits = t_.splits, .workspace = workspace_, .counter_offset = counter_offset(),
+                  .flag = base_ + l_.last, .barrier = splits_barrier_},
+                 epilogue);
+}
 
 }  // namespace
 
@@ -334,7 +380,8 @@ std::size_t swapped_gemm_amax_split_bytes(const GemmAmaxProblem& p, const Swappe
 int swapped_gemm_amax_threads() { return 128 * (kConsumers + 1); }
 
 ptx::Module build_swapped_gemm_amax(const GemmAmaxProblem& problem, const SwappedGemmAmaxTiling& tiling) {
-  return SwappedKernel(problem, tiling).build();
+  Swapped design(problem, tiling);
+  return tile::build_warp_specialized(design);
 }
 
 }  // namespace warpforge::ops

@@ -14,8 +14,8 @@ std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 void split_k_reduce(Kernel& k, std::vector<Regs>& acc, const SplitKReduce& r, const std::function<void()>& finish) {
   const std::uint64_t slot_bytes = split_k_slot_bytes(r.threads, acc.size());
   auto barrier = [&] {
-    if (r.barrier_id)
-      k.bar_sync(imm(*r.barrier_id), imm(r.threads));
+    if (r.barrier)
+      r.barrier->sync();
     else
       k.bar_sync();
   };

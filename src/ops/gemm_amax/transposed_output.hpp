@@ -36,6 +36,7 @@
 
 #include "gemm_amax_problem.hpp"
 #include "warpforge/dsl.hpp"
+#include "warpforge/tile/named_barrier.hpp"
 
 namespace warpforge::ops {
 
@@ -61,8 +62,8 @@ struct SplitKReduce {
   std::uint64_t counter_offset;
   dsl::Reg flag;       // a shared u32 that passes "last" from thread 0 to the others
   // The barrier the accumulating threads share: bar.sync 0 (every thread
-  // of the CTA) when absent, else bar.sync id, threads.
-  std::optional<int> barrier_id;
+  // of the CTA) when absent.
+  std::optional<tile::NamedBarrier> barrier;
 };
 
 // Partial slots of one unit: splits x (floats per thread x threads) f32.

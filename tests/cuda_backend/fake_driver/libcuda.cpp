@@ -189,16 +189,17 @@ CUresult cuLinkCreate_v2(unsigned n, CUjit_option* options, void** values, CUlin
   *out = reinterpret_cast<CUlinkState>(link);
   return CUDA_SUCCESS;
 }
-// Refuses PTX holding "add.u33" the way ptxas does: the error log names its line.
+// Refuses PTX holding "add.u16x2" the way ptxas does for a target before sm_90:
+// the error log names its line.
 CUresult cuLinkAddData_v2(CUlinkState s, CUjitInputType type, void* data, std::size_t size, const char*, unsigned,
                           CUjit_option*, void**) {
   auto* link = reinterpret_cast<Link*>(s);
   if (type != CU_JIT_INPUT_PTX) return kInvalidValue;
   link->ptx.assign(static_cast<const char*>(data), size - 1);
-  if (const auto at = link->ptx.find("add.u33"); at != std::string::npos) {
+  if (const auto at = link->ptx.find("add.u16x2"); at != std::string::npos) {
     const auto line = 1 + std::count(link->ptx.begin(), link->ptx.begin() + static_cast<long>(at), '\n');
     std::snprintf(link->error_log, link->error_log_size,
-                  "ptxas application ptx input, line %ld; error   : Unknown modifier '.u33'\n"
+                  "ptxas application ptx input, line %ld; error   : Instruction 'add.u16x2' requires .target sm_90 or higher\n"
                   "ptxas fatal   : Ptx assembly aborted due to errors\n",
                   static_cast<long>(line));
     return kInvalidPtx;

@@ -1,0 +1,186 @@
+"""warpforge.attention beside PyTorch's scaled_dot_product_attention, each
+of its backends this GPU has (cuDNN, flash, memory-efficient) timed in the
+same run, on the shapes of issue 46 (bench/attention.cpp runs the same ones
+without the peers):
+
+- prefill: 16k tokens a batch (sequence 512 to 16k, batch 16k / sequence),
+  head_dim 64, 128, 256, 16 query heads, causal and not, and grouped-query
+  8:1 at head_dim 128; forward (--backward: and backward) TFLOP/s, FLOPs as
+  FlashAttention counts them (4·batch·heads·seq²·head_dim forward, 2.5x
+  backward, half for causal);
+- decode: one query token at KV lengths 1k to 128k for batch 1, 8, 64 (32
+  query and 8 KV heads, head_dim 128): ours over pages of 256, the peers on
+  the same keys as dense (batch, heads, seq, d) tensors, in GB/s of K and V.
+
+For each shape the best backend is named and ours is given as a ratio to it;
+the prefill table ends with the geometric mean and the worst shape of
+sequence >= 1k. CUDA events around each call, the median of --reps after a
+warm-up.
+
+    python -m warpforge.bench_attention [--reps 10] [--prefill] [--decode] [--backward] [--quick]
+
+Needs torch with a CUDA GPU."""
+
+import argparse
+import math
+import statistics
+import sys
+
+
+def _median_seconds(torch, call, reps):
+    call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e-3)
+    return statistics.median(times)
+
+
+def _backends(torch):
+    from torch.nn.attention import SDPBackend
+
+    return [("cuDNN", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
+            ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
+
+
+def _peer_seconds(torch, backend, run, reps):
+    """The backend's median time, or None where it refuses the shape."""
+    from torch.nn.attention import sdpa_kernel
+
+    try:
+        with sdpa_kernel(backend):
+            return _median_seconds(torch, run, reps)
+    except RuntimeError:
+        return None
+
+
+def _row(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
+def prefill(torch, args):
+    import warpforge
+    import torch.nn.functional as F
+
+    names = [name for name, _ in _backends(torch)]
+    print("\nPrefill (bf16, 16 query heads, 16k tokens a batch), TFLOP/s" + (" forward / backward" if args.backward
+                                                                            else ""))
+    print(_row(["seq", "batch", "head_dim", "heads_kv", "causal", "ours"] + names + ["best", "ours / best"]))
+    print(_row(["---"] * (9 + len(names) - 3)))
+    ratios, worst = [], None
+    seqs = [1024, 8192] if args.quick else [512, 1024, 2048, 4096, 8192, 16384]
+    for head_dim, heads_kv in ((64, 16), (128, 16), (256, 16), (128, 2)):
+        for seq in seqs:
+            for causal in (False, True):
+                batch, heads = 16384 // seq, 16
+                make = lambda h: torch.randn(batch, h, seq, head_dim, device="cuda", dtype=torch.bfloat16,  # noqa: E731
+                                             requires_grad=args.backward)
+                q, k, v = make(heads), make(heads_kv), make(heads_kv)
+                flops = 4.0 * batch * heads * seq * seq * head_dim * (0.5 if causal else 1.0)
+                if args.backward:
+                    flops *= 2.5
+                d_o = torch.randn(batch, heads, seq, head_dim, device="cuda", dtype=torch.bfloat16)
+
+                def timed(forward):
+                    if not args.backward:
+                        return lambda: forward()
+                    out = forward()
+                    return lambda: out.backward(d_o, retain_graph=True)
+
+                try:
+                    ours = _median_seconds(torch, timed(lambda: warpforge.attention(
+                        q, k, v, is_causal=causal, enable_gqa=heads_kv != heads)), args.reps)
+                except Exception as e:  # noqa: BLE001  (a refusal is a result here)
+                    print(_row([str(seq), str(batch), str(head_dim), str(heads_kv), str(causal), f"refused: {e}"]))
+                    continue
+                peers = []
+                for name, backend in _backends(torch):
+                    peer = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal,  # noqa: E731
+                                                                  enable_gqa=heads_kv != heads)
+                    try:
+                        run = timed(peer) if args.backward else peer
+                        seconds = _peer_seconds(torch, backend, run, args.reps)
+                    except RuntimeError:
+                        seconds = None
+                    peers.append((name, seconds))
+                tf = lambda s: f"{flops / s / 1e12:.1f}" if s else "n/a"  # noqa: E731
+                measured = [(n, s) for n, s in peers if s]
+                best = min(measured, key=lambda p: p[1]) if measured else None
+                ratio = best[1] / ours if best else float("nan")
+                if best:
+                    ratios.append(ratio)
+                    if seq >= 1024 and (worst is None or ratio < worst[0]):
+                        worst = (ratio, f"seq {seq} d{head_dim} hkv{heads_kv} {'causal' if causal else ''}")
+                print(_row([str(seq), str(batch), str(head_dim), str(heads_kv), "yes" if causal else "no", tf(ours)]
+                           + [tf(s) for _, s in peers] + [best[0] if best else "-", f"{ratio:.2f}"]), flush=True)
+    if ratios:
+        mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"\ngeometric mean ours / best: {mean:.3f} over {len(ratios)} shapes"
+              + (f"; worst at seq >= 1k: {worst[0]:.2f} ({worst[1]})" if worst else ""))
+
+
+def decode(torch, args):
+    import warpforge
+    import torch.nn.functional as F
+
+    names = [name for name, _ in _backends(torch)]
+    print("\nDecode (bf16, one query token, 32 query / 8 KV heads, head_dim 128), GB/s of K and V")
+    print(_row(["batch", "kv_len", "K+V MB", "ours"] + names + ["best", "ours / best"]))
+    print(_row(["---"] * (6 + len(names))))
+    hq, hkv, d, page = 32, 8, 128, 256
+    for batch in ((1, 8) if args.quick else (1, 8, 64)):
+        for length in (1024, 8192, 32768, 131072):
+            kv_bytes = 2 * batch * length * hkv * d * 2
+            if 2 * kv_bytes > torch.cuda.get_device_properties(0).total_memory // 2:
+                print(_row([str(batch), str(length), f"{kv_bytes / 1e6:.0f}", "skipped: too large for this GPU"]))
+                continue
+            pages = batch * length // page
+            k_cache = torch.randn(pages, page, hkv, d, device="cuda", dtype=torch.bfloat16)
+            v_cache = torch.randn(pages, page, hkv, d, device="cuda", dtype=torch.bfloat16)
+            table = torch.arange(pages, device="cuda", dtype=torch.int32).reshape(batch, -1)
+            lens = torch.full((batch,), length, device="cuda", dtype=torch.int32)
+            q = torch.randn(batch, hq, 1, d, device="cuda", dtype=torch.bfloat16)
+            ours = _median_seconds(torch, lambda: warpforge.attention_decode(q, k_cache, v_cache, table, lens),
+                                   args.reps)
+            k = k_cache.reshape(batch, length, hkv, d).transpose(1, 2)
+            v = v_cache.reshape(batch, length, hkv, d).transpose(1, 2)
+            peers = [(name, _peer_seconds(torch, backend,
+                                          lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True),
+                                          args.reps)) for name, backend in _backends(torch)]
+            gbps = lambda s: f"{kv_bytes / s / 1e9:.0f}" if s else "n/a"  # noqa: E731
+            measured = [(n, s) for n, s in peers if s]
+            best = min(measured, key=lambda p: p[1]) if measured else None
+            print(_row([str(batch), str(length), f"{kv_bytes / 1e6:.0f}", gbps(ours)] + [gbps(s) for _, s in peers]
+                       + [best[0] if best else "-", f"{best[1] / ours:.2f}" if best else "-"]), flush=True)
+            del k_cache, v_cache
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m warpforge.bench_attention", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--prefill", action="store_true")
+    parser.add_argument("--decode", action="store_true")
+    parser.add_argument("--backward", action="store_true", help="prefill: time the backward instead of the forward")
+    parser.add_argument("--quick", action="store_true", help="sequence 1k and 8k; decode at batch 1 and 8")
+    args = parser.parse_args(argv)
+    import torch
+
+    if not torch.cuda.is_available():
+        print("bench_attention: needs a CUDA GPU (none found); nothing was measured", file=sys.stderr)
+        return 1
+    print(f"bench_attention on {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    both = not (args.prefill or args.decode)
+    if args.prefill or both:
+        prefill(torch, args)
+    if args.decode or both:
+        decode(torch, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Benchmark of warpforge.grouped_mm against torch._grouped_mm (where this
+torch has it) and a loop of torch.mm over the groups, in one run on one GPU:
+forward (gate/up projection) over published MoE expert shapes under a skewed
+routing, and forward + backward (autograd) beside torch._grouped_mm's.
+
+    python -m warpforge.bench_grouped [--models gpt-oss,qwen3] [--tokens 1,16,128,1024] [--weights bf16|mxfp4]
+                                       [--backward] [--reps 10]
+
+Each figure: the median over --reps runs of CUDA events around one call,
+after 3 warm-up calls; each run takes the next of 4 routings (other active
+experts, so that no run finds their weights in L2). Ratios are theirs / ours
+(above 1: ours faster).
+"""
+
+import argparse
+import statistics
+
+MODELS = {  # experts, top k, hidden, expert width
+    "mixtral": (8, 2, 4096, 14336),
+    "qwen3": (128, 8, 2048, 768),
+    "gpt-oss": (128, 4, 2880, 2880),
+    "deepseek": (256, 8, 7168, 2048),
+}
+
+
+def routing(torch, experts, top_k, tokens, skew, seed):
+    """Group sizes of `tokens` tokens each taking top_k distinct experts drawn with weights 1/(rank+1)^skew."""
+    g = torch.Generator().manual_seed(seed)
+    weight = 1.0 / torch.arange(1, experts + 1, dtype=torch.float64) ** skew
+    weight = weight[torch.randperm(experts, generator=g)]
+    picks = torch.multinomial(weight.expand(tokens, experts), top_k, replacement=False, generator=g)
+    return torch.bincount(picks.flatten(), minlength=experts)
+
+
+def timed(torch, fn, reps, variants=4):
+    """fn(i) runs with routing i; the median of CUDA events around each run, in us."""
+    for i in range(3):
+        fn(i % variants)
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for r in range(reps):
+        starts[r].record()
+        fn(r % variants)
+        ends[r].record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1e3  # us
+
+
+def main(argv=None):
+    import torch
+
+    import warpforge
+    import warpforge.torch  # noqa: F401
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="gpt-oss,qwen3,mixtral,deepseek")
+    parser.add_argument("--tokens", default="1,16,128,1024,8192")
+    parser.add_argument("--weights", default="bf16", choices=["bf16", "mxfp4", "nvfp4", "mxfp8"])
+    parser.add_argument("--backward", action="store_true", help="also time forward + backward (bf16)")
+    parser.add_argument("--skew", type=float, default=1.0)
+    parser.add_argument("--reps", type=int, default=10)
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        raise SystemExit("bench_grouped: needs a CUDA GPU")
+    has_grouped_mm = hasattr(torch, "_grouped_mm")
+    print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__} "
+          f"({'with' if has_grouped_mm else 'without'} torch._grouped_mm); gate/up projection, bf16 D; "
+          f"routing skew {args.skew}; median of {args.reps} runs.\n")
+    header = "| model | tokens | ours us | torch._grouped_mm us | grouped_mm / ours | torch.mm loop us | loop / ours |"
+    if args.weights != "bf16":
+        header += f" ours {args.weights} us | bf16 ours / {args.weights} |"
+    if args.backward:
+        header += " fwd+bwd ours us | fwd+bwd torch._grouped_mm us | theirs / ours |"
+    print(header)
+    print("|" + "---|" * header.count(" |"))
+    ratios = []
+    for name in args.models.split(","):
+        experts, top_k, hidden, width = MODELS[name]
+        k, n = hidden, 2 * width
+        # B as torch._grouped_mm takes it on sm90: (G, K, N) with K contiguous.
+        b = (torch.randn(experts, n, k, device="cuda") / k**0.5).bfloat16().transpose(-2, -1)
+        packed = None
+        if args.weights != "bf16":
+            packed, _ = warpforge.quantize_weights(b.float().cpu(), args.weights)
+            packed.codes, packed.scales = packed.codes.cuda(), packed.scales.cuda()
+        for tokens in (int(t) for t in args.tokens.split(",")):
+            rows = tokens * top_k
+            a = torch.randn(rows, k, device="cuda").bfloat16()
+            routings = [torch.cumsum(routing(torch, experts, top_k, tokens, args.skew, 100 * s + tokens), 0)
+                        .to(torch.int32).cuda() for s in range(4)]
+            ours = timed(torch, lambda i: warpforge.grouped_mm(a, b, routings[i]), args.reps)
+            row = f"| {name} | {tokens} | {ours:.1f} |"
+            if has_grouped_mm:
+                theirs = timed(torch, lambda i: torch._grouped_mm(a, b, offs=routings[i]), args.reps)
+                row += f" {theirs:.1f} | {theirs / ours:.2f} |"
+                ratios.append(theirs / ours)
+            else:
+                row += " – | – |"
+            host_ends = [o.tolist() for o in routings]
+
+            def loop(i):
+                begin = 0
+                out = torch.empty(rows, n, device="cuda", dtype=torch.bfloat16)
+                for g, end in enumerate(host_ends[i]):
+                    if end > begin:
+                        torch.mm(a[begin:end], b[g], out=out[begin:end])
+                    begin = end
+                return out
+
+            looped = timed(torch, loop, args.reps)
+            row += f" {looped:.1f} | {looped / ours:.2f} |"
+            if packed is not None:
+                quantized = timed(torch, lambda i: warpforge.grouped_mm(a, packed, routings[i]), args.reps)
+                row += f" {quantized:.1f} | {ours / quantized:.2f} |"
+            if args.backward:
+                a_grad, b_grad = a.clone().requires_grad_(), b.detach().clone().requires_grad_()
+                grad = torch.randn(rows, n, device="cuda").bfloat16()
+                ours_fb = timed(torch, lambda i: warpforge.grouped_mm(a_grad, b_grad, routings[i]).backward(grad),
+                                args.reps)
+                row += f" {ours_fb:.1f} |"
+                if has_grouped_mm:
+                    theirs_fb = timed(torch, lambda i: torch._grouped_mm(a_grad, b_grad, offs=routings[i]).backward(grad),
+                                      args.reps)
+                    row += f" {theirs_fb:.1f} | {theirs_fb / ours_fb:.2f} |"
+                else:
+                    row += " – | – |"
+            print(row, flush=True)
+    if ratios:
+        geomean = statistics.geometric_mean(ratios)
+        print(f"\ntorch._grouped_mm / ours: geometric mean {geomean:.3f}, worst {min(ratios):.3f} over {len(ratios)} rows")
+
+
+if __name__ == "__main__":
+    main()

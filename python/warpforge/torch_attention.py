@@ -1,0 +1,211 @@
+"""Attention as PyTorch operators: torch.ops.warpforge.attention_forward
+(with autograd through attention_backward), attention_backward and
+attention_decode, defined through torch.library with fake implementations,
+so they trace into torch.compile(fullgraph=True) graphs, can be captured in
+CUDA graphs (every buffer, the workspace included, is allocated by torch) and
+pass torch.library.opcheck. warpforge.torch imports this module; callers use
+warpforge.attention. CUDA tensors run on torch's current stream, CPU tensors
+on the simulator. The log-sum-exp output is not differentiable (as in
+FlashAttention).
+"""
+
+import atexit
+
+import torch
+
+from . import _warpforge
+from ._frameworks import to_tensor
+
+_LIBRARY = torch.library.Library("warpforge", "FRAGMENT")
+# The kernel choice is `kernel_name` (Inductor passes an operator's arguments
+# as keywords beside its own `kernel`).
+_MASK = ("Tensor? cu_seqlens_q, Tensor? cu_seqlens_k, int max_seqlen_q, int max_seqlen_k, float? scale, "
+         "int window_left, int window_right, bool top_left")
+# deterministic is the backward's (saved for it by autograd).
+_LIBRARY.define(f"attention_forward(Tensor q, Tensor k, Tensor v, {_MASK}, bool deterministic=False, "
+                "str kernel_name='auto') -> (Tensor, Tensor)")
+_LIBRARY.define(f"attention_backward(Tensor grad_out, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, {_MASK}, "
+                "bool deterministic=False, str kernel_name='auto') -> (Tensor, Tensor, Tensor)")
+_LIBRARY.define("attention_decode(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_table, Tensor kv_lens, "
+                "float? scale=None, bool causal=True, int window_left=-1, int splits=0) -> (Tensor, Tensor)")
+
+
+def _stream(t):
+    return torch.cuda.current_stream(t.device).cuda_stream if t.is_cuda else None
+
+
+def _ready(t):
+    """t as the kernels take it: head_dim contiguous, other strides multiples
+    of 8 elements, 16-byte aligned (a copy only where it is not)."""
+    if t.stride(-1) == 1 and all(s % 8 == 0 for s, n in zip(t.stride()[:-1], t.shape[:-1]) if n > 1) \
+            and t.data_ptr() % 16 == 0:
+        return t
+    return t.contiguous() if t.data_ptr() % 16 == 0 or not t.is_contiguous() else t.clone()
+
+
+def _lse_shape(q, varlen):
+    return (q.shape[1], q.shape[0]) if varlen else (q.shape[0], q.shape[1], q.shape[2])
+
+
+def _output_like(x):
+    """An output of x's shape and dtype in x's layout where x is dense, else contiguous."""
+    return torch.empty_like(x)
+
+
+def _views(*tensors):
+    return [to_tensor(t, "tensor") for t in tensors]
+
+
+def _cu(c, role):
+    return None if c is None else to_tensor(c, role)
+
+
+# The compiled forward and backward ops by everything that fixes them, as
+# _DECODE below: a call after the first pays a dict look-up, its allocations
+# and one C++ call with data addresses (CUDA).
+_OPS = {}
+atexit.register(_OPS.clear)  # the ops go before the extension checks for leaks
+
+
+def _op_key(tensors, *options):
+    return tuple(None if t is None else (t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + \
+        (tensors[0].device,) + options
+
+
+def _op(key, tensors, cu_q, cu_k, backward, scale, window_left, window_right, top_left, max_seqlen_q, max_seqlen_k,
+        deterministic, kernel_name):
+    entry = _OPS.get(key)
+    if entry is None:
+        views = _views(*tensors)
+        op = _warpforge.attention_op(views, _cu(cu_q, "cu_seqlens_q"), _cu(cu_k, "cu_seqlens_k"), True, backward,
+                                     scale, False, window_left, window_right, top_left, max_seqlen_q, max_seqlen_k,
+                                     deterministic, kernel_name, backward)
+        entry = _OPS[key] = (op, max(op.workspace_bytes, 16))
+    return entry
+
+
+def _execute(op, tensors, cu_q, cu_k, workspace):
+    q = tensors[0]
+    if q.is_cuda:
+        op.execute_addresses([t.data_ptr() for t in tensors], 0 if cu_q is None else cu_q.data_ptr(),
+                             0 if cu_k is None else cu_k.data_ptr(), 0 if workspace is None else workspace.data_ptr(),
+                             _stream(q))
+    else:  # host memory: the simulator, through DLPack (it maps each tensor)
+        op.execute(_views(*tensors), _cu(cu_q, "cu_seqlens_q"), _cu(cu_k, "cu_seqlens_k"), True,
+                   None if workspace is None else to_tensor(workspace, "workspace"), None)
+
+
+def _forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left, window_right,
+             top_left, deterministic=False, kernel_name="auto"):
+    q, k, v = _ready(q), _ready(k), _ready(v)
+    out = _output_like(q)
+    lse = torch.empty(_lse_shape(q, cu_seqlens_q is not None), dtype=torch.float32, device=q.device)
+    tensors = (q, k, v, out, lse)
+    options = (scale, window_left, window_right, top_left, max_seqlen_q, max_seqlen_k, False, kernel_name)
+    op, _ = _op(_op_key(tensors + (cu_seqlens_q, cu_seqlens_k), False, *options), tensors, cu_seqlens_q, cu_seqlens_k,
+                False, *options)
+    _execute(op, tensors, cu_seqlens_q, cu_seqlens_k, None)
+    return out, lse
+
+
+def _forward_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left, window_right,
+                  top_left, deterministic=False, kernel_name="auto"):
+    return torch.empty_like(q), q.new_empty(_lse_shape(q, cu_seqlens_q is not None), dtype=torch.float32)
+
+
+def _backward(grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale,
+              window_left, window_right, top_left, deterministic=False, kernel_name="auto"):
+    grad_out, q, k, v, out = (_ready(t) for t in (grad_out, q, k, v, out))
+    dq, dk, dv = _output_like(q), _output_like(k), _output_like(v)
+    tensors = (q, k, v, out, lse, grad_out, dq, dk, dv)
+    options = (scale, window_left, window_right, top_left, max_seqlen_q, max_seqlen_k, deterministic, kernel_name)
+    op, workspace_bytes = _op(_op_key(tensors + (cu_seqlens_q, cu_seqlens_k), True, *options), tensors, cu_seqlens_q,
+                              cu_seqlens_k, True, *options)
+    workspace = torch.empty(workspace_bytes, dtype=torch.uint8, device=q.device)
+    _execute(op, tensors, cu_seqlens_q, cu_seqlens_k, workspace)
+    return dq, dk, dv
+
+
+def _backward_fake(grad_out, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale,
+                   window_left, window_right, top_left, deterministic=False, kernel_name="auto"):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _setup_context(ctx, inputs, output):
+    q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic, kernel_name = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
+    ctx.options = (max_q, max_k, scale, left, right, top_left, deterministic, kernel_name)
+    ctx.mark_non_differentiable(lse)
+
+
+def _autograd_backward(ctx, grad_out, grad_lse):
+    q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
+    max_q, max_k, scale, left, right, top_left, deterministic, kernel_name = ctx.options
+    dq, dk, dv = torch.ops.warpforge.attention_backward(grad_out, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale,
+                                                        left, right, top_left, deterministic=deterministic,
+                                                        kernel_name=kernel_name)
+    return dq, dk, dv, None, None, None, None, None, None, None, None, None, None
+
+
+# The compiled decode ops by everything that fixes them (shapes, strides,
+# dtypes, device, options; alignment only as the kernel checks it, mod 16): a call after the first pays a dict look-up, three
+# allocations and one C++ call with the data addresses (CUDA; no DLPack
+# exchange, no cache key built in C++). The first call's host cost was the
+# Python path's ~100+ us over C++'s at small decode shapes.
+_DECODE = {}
+atexit.register(_DECODE.clear)
+
+
+def _decode_entry(key, q, k_cache, v_cache, block_table, kv_lens, out, lse, scale, causal, window_left, splits):
+    views = _views(q, k_cache, v_cache, block_table, kv_lens, out, lse)
+    op = _warpforge.attention_decode_op(views, scale, causal, window_left, splits, True)
+    entry = (op, max(op.workspace_bytes, 16))
+    _DECODE[key] = entry
+    return entry
+
+
+def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0):
+    q = _ready(q)
+    out = _output_like(q)
+    lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32, device=q.device)
+    tensors = (q, k_cache, v_cache, block_table, kv_lens, out, lse)
+    key = tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + \
+        (q.device, scale, causal, window_left, splits)
+    entry = _DECODE.get(key) or _decode_entry(key, *tensors, scale, causal, window_left, splits)
+    op, workspace_bytes = entry
+    workspace = torch.empty(workspace_bytes, dtype=torch.uint8, device=q.device)
+    if q.is_cuda:
+        op.execute_addresses([t.data_ptr() for t in tensors], workspace.data_ptr(), _stream(q))
+    else:  # host memory: the simulator, through DLPack (it maps each tensor)
+        op.execute(_views(*tensors), to_tensor(workspace, "workspace"), None)
+    return out, lse
+
+
+def _decode_fake(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0):
+    return torch.empty_like(q), q.new_empty(tuple(q.shape[:3]), dtype=torch.float32)
+
+
+for _name, _impl, _fake in (("attention_forward", _forward, _forward_fake),
+                            ("attention_backward", _backward, _backward_fake),
+                            ("attention_decode", _decode, _decode_fake)):
+    for _key in ("CUDA", "CPU"):
+        _LIBRARY.impl(_name, _impl, _key)
+    torch.library.register_fake(f"warpforge::{_name}", _fake, lib=_LIBRARY)
+torch.library.register_autograd("warpforge::attention_forward", _autograd_backward, setup_context=_setup_context,
+                                lib=_LIBRARY)
+
+attention_forward = torch.ops.warpforge.attention_forward
+attention_backward = torch.ops.warpforge.attention_backward
+attention_decode_op = torch.ops.warpforge.attention_decode
+
+
+def attention(q, k, v, scale, window_left, window_right, top_left, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+              max_seqlen_k, deterministic, kernel):
+    """warpforge.attention on torch tensors: (out, lse), differentiable in q, k, v."""
+    return attention_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left,
+                             window_right, top_left, deterministic=deterministic, kernel_name=kernel)
+
+
+def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits):
+    return attention_decode_op(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)

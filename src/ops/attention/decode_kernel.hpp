@@ -1,0 +1,62 @@
+// The decode kernels (flash-decoding over a paged KV cache), written with the
+// DSL and the sm_80 attention pieces:
+//
+//  - split: one CTA per (split, KV head, sequence). The rows are the KV
+//    head's query heads times the query tokens (grouped-query packing: K
+//    and V are read once for all of them), padded to 16-row tiles. Its share
+//    of the sequence's keys (the split's, sized from the sequence's kv_len on
+//    the device) streams through a ring of cp.async stages (16-byte copies,
+//    each row's page found in the block table), each stage a block of keys
+//    cut among the warps that share a row tile; each warp runs the online
+//    softmax over its keys, and the warps of a row tile merge their results
+//    by their log-sum-exps through shared memory. With one split the CTA
+//    writes O and lse; with several, each writes its normalised partial O
+//    (f32) and log-sum-exp to the workspace.
+//  - combine: one warp per (sequence, query head, token) merges the splits'
+//    partials: O = Σ_s 2^(lse_s - L)·O_s with L = log2 Σ_s 2^lse_s.
+#pragma once
+
+#include <string>
+
+#include "warpforge/ptx/module.hpp"
+#include "warpforge/runtime/dtype.hpp"
+
+namespace warpforge::ops {
+
+struct DecodeSpec {
+  runtime::DType dtype = runtime::DType::bf16;
+  int head_dim = 128;
+  int group = 1, q_tokens = 1;  // rows = group · q_tokens
+  int block_n = 64, stages = 3;
+  bool causal = true, window_left = false, has_lse = true;
+  bool split_output = false;  // several splits: partials to the workspace
+
+  int rows() const { return group * q_tokens; }
+  int row_tiles() const;             // 16-row tiles: 1, 2 or 4
+  int key_groups() const { return 4 / row_tiles(); }  // warps sharing a row tile
+  int threads() const { return 128; }
+  int shared_bytes() const;
+  std::string kernel_name() const;
+  friend bool operator==(const DecodeSpec&, const DecodeSpec&) = default;
+};
+
+// Parameters, in order: Q, k_cache, v_cache, block_table, kv_lens, O, lse,
+// partial (pointers; lse and partial unread where the spec has none); the
+// element strides (u64) q_batch, q_head, q_row, k_page, k_slot, k_head,
+// v_page, v_slot, v_head, o_batch, o_head, o_row, lse_batch, lse_head,
+// lse_row, table_row; page_size, splits, heads_q (u32); scale_log2 (f32);
+// window_left (s32).
+// Launch: grid (splits, heads_kv, batch), block threads(), dynamic shared
+// memory shared_bytes(). The partials (split_output): O at partial +
+// ((row·splits + split)·head_dim)·4 and lse (log2 units) at partial +
+// rows_total·splits·head_dim·4 + (row·splits + split)·4, where row =
+// (batch·heads_q + head)·q_tokens + token.
+ptx::Module build_decode_split(const DecodeSpec& spec);
+
+// Parameters: partial, O, lse (pointers); o_batch, o_head, o_row, lse_batch,
+// lse_head, lse_row (u64); rows_total, splits, heads_q (u32).
+// Launch: grid (ceil(rows_total / 4)), block 128, no dynamic shared memory.
+ptx::Module build_decode_combine(const DecodeSpec& spec);
+std::string decode_combine_name(const DecodeSpec& spec);
+
+}  // namespace warpforge::ops

@@ -1,0 +1,93 @@
+#include "sm80_softmax.hpp"
+
+#include <limits>
+
+#include "warpforge/error.hpp"
+
+namespace warpforge::ops::attention_sm80 {
+
+using namespace dsl;
+
+namespace {
+const Src minus_infinity = imm_f32(-std::numeric_limits<float>::infinity());
+
+void quad_reduce(Kernel& k, const Reg& x, bool max) {
+  Reg other = k.reg(f32);
+  for (int lanes : {1, 2}) {  // shfl.sync.bfly over lane bits 0 and 1 (PTX ISA 9.7.8.6)
+    k.shfl_sync(Shfl::bfly, other, x, lanes, 0x1f);
+    if (max) k.max(x, x, other);
+    else k.add(x, x, other);
+  }
+}
+}  // namespace
+
+std::vector<int> row_halves(const tile::RegisterTile& t) {
+  if (t.rows() != 16) throw OpsError("row_halves: " + t.describe() + " is not 16 rows tall");
+  std::vector<int> halves;
+  for (std::int64_t v = 0; v < t.steps().values(); ++v)
+    halves.push_back(static_cast<int>(t.steps().value_offset(v).first / 8));
+  return halves;
+}
+
+void quad_max(Kernel& k, const Reg& x) { quad_reduce(k, x, true); }
+void quad_sum(Kernel& k, const Reg& x) { quad_reduce(k, x, false); }
+
+OnlineSoftmax::OnlineSoftmax(Kernel& k, const Reg& scale_log2)
+    : scale_log2_(scale_log2), max_(k.regs(f32, 2, "row_max")), sum_(k.regs(f32, 2, "row_sum")) {
+  for (int half = 0; half < 2; ++half) {
+    k.mov(max_[half], minus_infinity);
+    k.mov(sum_[half], imm_f32(0.0f));
+  }
+}
+
+void OnlineSoftmax::update(Kernel& k, const tile::RegisterTile& s, const std::vector<tile::RegisterTile>& o) {
+  const auto s_half = row_halves(s);
+  for (int half = 0; half < 2; ++half) {
+    Reg block_max = k.reg(f32);
+    k.mov(block_max, minus_infinity);
+    for (std::size_t v = 0; v < s_half.size(); ++v)
+      if (s_half[v] == half) k.max(block_max, block_max, s.regs()[v]);
+    quad_max(k, block_max);
+    Reg new_max = k.reg(f32), offset = k.reg(f32), alpha = k.reg(f32), sum = k.reg(f32);
+    k.max(new_max, max_[half], block_max);
+    k.mul(offset, new_max, scale_log2_);
+    k.selp(offset, imm_f32(0.0f), offset, k.setp(Cmp::eq, new_max, minus_infinity));
+    k.neg(offset, offset);
+    // alpha = exp2(old max·c - new max·c): 0 while the old max is -inf.
+    k.fma(alpha, max_[half], scale_log2_, offset);
+    k.ex2_approx(alpha, alpha);
+    k.mov(sum, imm_f32(0.0f));
+    for (std::size_t v = 0; v < s_half.size(); ++v) {
+      if (s_half[v] != half) continue;
+      const Reg& x = s.regs()[v];
+      k.fma(x, x, scale_log2_, offset);
+      k.ex2_approx(x, x);
+      k.add(sum, sum, x);
+    }
+    k.fma(sum_[half], sum_[half], alpha, sum);
+    for (const auto& part : o) {
+      const auto o_half = row_halves(part);
+      for (std::size_t v = 0; v < o_half.size(); ++v)
+        if (o_half[v] == half) k.mul(part.regs()[v], part.regs()[v], alpha);
+    }
+    k.mov(max_[half], new_max);
+  }
+}
+
+OnlineSoftmax::Result OnlineSoftmax::finish(Kernel& k) {
+  Result r{k.regs(f32, 2, "inv_l"), k.regs(f32, 2, "lse_log2_")};
+  for (int half = 0; half < 2; ++half) {
+    const Reg& l = sum_[half];
+    quad_sum(k, l);
+    Pred empty = k.setp(Cmp::eq, l, imm_f32(0.0f));
+    k.rcp(r.inverse[half], l, {Round::rn});
+    k.selp(r.inverse[half], imm_f32(0.0f), r.inverse[half], empty);
+    Reg log_l = k.reg(f32);
+    k.lg2_approx(log_l, l);
+    k.fma(r.lse_log2[half], max_[half], scale_log2_, log_l);
+    k.selp(r.lse_log2[half], minus_infinity, r.lse_log2[half], empty);
+  }
+  return r;
+}
+
+}  // namespace warpforge::ops::attention_sm80

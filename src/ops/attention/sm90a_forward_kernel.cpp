@@ -1,0 +1,306 @@
+#include "sm90a_forward_kernel.hpp"
+
+#include <cmath>
+#include <memory>
+
+#include "sm80_mask.hpp"
+#include "sm80_softmax.hpp"
+#include "sm80_tiles.hpp"
+#include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/tile/mbarrier_array.hpp"
+#include "warpforge/tile/named_barrier.hpp"
+#include "warpforge/tile/warp_specialized.hpp"
+#include "warpforge/tile/warpgroup_mma.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+using namespace attention_sm80;  // the fragments, mask and softmax: a warp's 16 rows are laid out alike
+using runtime::DType;
+
+namespace {
+
+constexpr int kBM = Sm90aAttentionSpec::block_m;
+constexpr std::uint32_t kRow = 128;    // bytes of a panel row: 64 elements, the 128-byte swizzle's span
+constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
+
+// Where the design's buffers sit in shared memory (tile::SharedLayout).
+struct Smem {
+  std::uint32_t q, ring, full, empty, q_full, launch;
+};
+Smem smem_of(const Sm90aAttentionSpec& s) {
+  tile::SharedLayout layout;
+  Smem m{};
+  m.q = layout.buffer(s.q_bytes(), tile::SharedLayout::kBaseAlignment);
+  m.ring = layout.ring(s.stage_bytes(), s.stages);
+  m.full = layout.mbarriers(s.stages);
+  m.empty = layout.mbarriers(s.stages);
+  m.q_full = layout.mbarriers(1);
+  m.launch = layout.launch_bytes();
+  return m;
+}
+
+// The work: one item a CTA, block ctaid.x of 128 query rows of head ctaid.y
+// of sequence ctaid.z, and the key blocks the mask lets any of its rows see.
+// Tile: m0 = the first query row (within the sequence), n0 = the head,
+// batch = the sequence. extra: len_q, len_k (s32), q_first, k_first (the
+// sequence's first rows in the tensors, u32), diag (s32).
+class QueryBlocks final : public tile::WorkSource {
+ public:
+  enum Extra { len_q, len_k, q_first, k_first, diag };
+
+  QueryBlocks(Kernel& k, const Sm90aAttentionSpec& s, const Reg& cu_q, const Reg& cu_k, const Reg& seq_q,
+              const Reg& seq_k, const Reg& window_left, const Reg& window_right)
+      : k_(k) {
+    Reg block = k.sreg(SReg::ctaid_x), head = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
+    const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
+    Reg m0 = (block * kBM).as(s32);
+    Reg d = mask_diagonal(k, s.top_left, qs.length, ks.length);
+    const MaskGeometry mask{.len_k = ks.length,
+                            .diag = d,
+                            .left = s.window_left,
+                            .right = s.window_right,
+                            .window_left = window_left,
+                            .window_right = window_right};
+    const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s.block_n);
+    item_.tile = {m0.as(u32), head, b, block};
+    item_.kb0 = blocks.lo;
+    item_.kb1 = blocks.hi;
+    item_.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d};
+    valid_ = m0 < qs.length;
+  }
+
+  void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg* offset,
+                int /*stride*/) const override {
+    if (offset) throw TileError("attention's QueryBlocks: one item a CTA, shared by the consumers (cooperative)");
+    k_.if_then(valid_, [&] { body(item_); });
+  }
+
+ private:
+  Kernel& k_;
+  tile::WorkItem item_;
+  Pred valid_;
+};
+
+class Forward final : public tile::WarpSpecializedDesign {
+ public:
+  explicit Forward(const Sm90aAttentionSpec& s) : s_(s), m_(smem_of(s)), k_(s.kernel_name(), Target::sm_90a) {}
+
+  Kernel& kernel() override { return k_; }
+
+  tile::WarpSpecializedConfig config() const override {
+    tile::WarpSpecializedConfig c;
+    c.consumers = 2;
+    c.schedule = tile::ConsumerSchedule::cooperative;  // both warpgroups on each item, 64 rows each
+    c.stages = s_.stages;
+    c.full_barriers = m_.full;
+    c.empty_barriers = m_.empty;
+    c.stage_bytes = s_.stage_bytes();
+    // 128·24 + 256·240 registers fill the 65536 of an SM (PTX ISA 9.7.19.5 setmaxnreg).
+    c.producer_registers = 24;
+    c.consumer_registers = 240;
+    c.dependent_launch = false;
+    return c;
+  }
+
+  void params(tile::WarpSpecialized&) override {
+    map_q_p_ = k_.param_bytes("map_q", 128, 64);
+    map_k_p_ = k_.param_bytes("map_k", 128, 64);
+    map_v_p_ = k_.param_bytes("map_v", 128, 64);
+    o_ = k_.param_ptr("O");
+    lse_ = k_.param_ptr("lse");
+    cu_q_ = k_.param_ptr("cu_seqlens_q");
+    cu_k_ = k_.param_ptr("cu_seqlens_k");
+    seq_q_ = k_.param(u32, "seq_q");
+    seq_k_ = k_.param(u32, "seq_k");
+    group_ = k_.param(u32, "group");
+    for (const char* n : {"o_batch", "o_head", "o_row"}) so_.push_back(k_.param(u64, n));
+    for (const char* n : {"lse_batch", "lse_head", "lse_row"}) slse_.push_back(k_.param(u64, n));
+    scale_log2_ = k_.param(f32, "scale_log2");
+    window_left_ = k_.param(s32, "window_left");
+    window_right_ = k_.param(s32, "window_right");
+  }
+
+  void prologue(tile::WarpSpecialized& ws) override {
+    base_ = ws.smem_base();
+    map_q_ = k_.param_generic_address(map_q_p_);
+    map_k_ = k_.param_generic_address(map_k_p_);
+    map_v_ = k_.param_generic_address(map_v_p_);
+    q_full_.emplace(k_, base_, m_.q_full, 1);
+    order_.emplace(ws.warpgroup_barriers(256));
+  }
+
+  void initialize(tile::WarpSpecialized&) override {
+    for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
+    q_full_->init(0, 1);
+  }
+
+  std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
+    return std::make_unique<QueryBlocks>(k_, s_, cu_q_, cu_k_, seq_q_, seq_k_, window_left_, window_right_);
+  }
+
+  // Producer: Q once per item (only when it has key blocks: nothing else
+  // waits for it), then K and V of each key block, head_dim/64 panels each.
+  void load_item(const tile::WorkItem& w) override {
+    k_.if_then(w.kb1 > w.kb0, [&] {
+      k_.mbarrier_arrive_expect_tx(q_full_->at(0), s_.q_bytes());
+      Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
+      for (int p = 0; p < s_.head_dim / 64; ++p)
+        k_.tma_load(at(base_ + (m_.q + p * kBM * kRow)), map_q_, {p * 64, row, w.tile.n0, batch_coordinate(w)},
+                    q_full_->at(0));
+    });
+  }
+
+  void load(const tile::LoadStep& s) override {
+    Reg slot = base_ + m_.ring + s.state.stage() * s_.stage_bytes();
+    Reg row = w_k_first(s.item) + s.kb.as(u32) * s_.block_n;
+    Reg kv_head = k_.div(s.item.tile.n0, group_);
+    for (int p = 0; p < s_.head_dim / 64; ++p) {
+      const std::uint32_t panel = static_cast<std::uint32_t>(p) * s_.block_n * kRow;
+      k_.tma_load(at(slot + panel), map_k_, {p * 64, row, kv_head, batch_coordinate(s.item)}, at(s.full));
+      k_.tma_load(at(slot + (v_offset() + panel)), map_v_, {p * 64, row, kv_head, batch_coordinate(s.item)},
+                  at(s.full));
+    }
+  }
+
+  void consumer_setup(tile::WarpSpecialized& ws) override {
+    wg_ = ws.warpgroup();
+    lane_ = k_.sreg(SReg::laneid);
+    warp_rows_ = wg_ * 64 + ((ws.tid() >> 5) & 3) * 16;  // the warp's first row of the item's 128
+    s_tile_.emplace(c_tile(k_, 16, s_.block_n, "s"));
+    o_tile_.emplace(c_tile(k_, 16, s_.head_dim, "o"));
+    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
+    for (int i = 0; i < s_.block_n / 16; ++i) p_.push_back(a_tile(k_, 16, 16, s_.dtype == DType::f16 ? f16 : bf16, "p" + std::to_string(i) + "_"));
+    softmax_.emplace(k_, scale_log2_);
+    lc_ = tile::emit_lane_coords(k_, s_tile_->steps(), lane_);
+    // Q and K are K-major panels of 128-byte rows (8-row atoms: SBO one
+    // atom, LBO unused); V is read N-major (its rows are keys: wgmma's K),
+    // 64-column panels block_n rows tall (LBO: the next panel along N).
+    q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q + wg_ * (64 * kRow), 16, kAtom);
+    k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
+    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + v_offset()), s_.block_n * kRow, kAtom);
+  }
+
+  // One key block: [wait for Q] S = Q·Kᵀ issued in this warpgroup's turn,
+  // the mask, the online softmax, then P·V (left in flight: the slot's
+  // V and P's registers stay read until the next block's wait).
+  int compute(const tile::ComputeStep& s) override {
+    const tile::WorkItem& w = s.item;
+    k_.if_then(s.kb == 0, [&] { k_.mbarrier_wait_parity(q_full_->at(0), 0); });
+    Reg count = w.kb1 - w.kb0;
+    Reg other = wg_ ^ 1;
+    // Ping-pong: warpgroup 1 lets warpgroup 0 go first; then each issues
+    // its Q·Kᵀ once the other has issued its own.
+    k_.if_then(wg_ == 1 && s.kb == 0, [&] { order_->of(other).arrive(); });
+    order_->of(wg_).sync();
+    Reg stage_offset = k_.reg(u64);
+    k_.cvt(stage_offset, s.state.stage() * (s_.stage_bytes() >> 4));
+    k_.wgmma_fence();
+    const Type in = s_.dtype == DType::f16 ? f16 : bf16;
+    for (int j = 0; j < s_.head_dim / 16; ++j) {
+      const std::uint32_t q_off = (j / 4) * kBM * kRow + (j % 4) * 32, k_off = (j / 4) * s_.block_n * kRow + (j % 4) * 32;
+      k_.wgmma_mma_async(in, s_tile_->regs(), q_desc_ + (q_off >> 4), k_desc_ + stage_offset + (k_off >> 4), j > 0,
+                         WgmmaMajor::k, WgmmaMajor::k);
+    }
+    k_.wgmma_commit_group();
+    // Warpgroup 1 does not arrive after its last block: warpgroup 0 waits no more.
+    k_.if_then(!(wg_ == 1 && s.kb == count - 1), [&] { order_->of(other).arrive(); });
+    k_.wgmma_wait_group(0);  // S, and the last block's P·V
+
+    Reg block = w.kb0 + s.kb;
+    const MaskGeometry mask{.keys_are_rows = false,
+                            .query0 = (w.tile.m0 + warp_rows_ + lc_.row).as(s32),
+                            .key0 = (block * s_.block_n).as(s32) + lc_.col.as(s32),
+                            .len_k = w.extra[QueryBlocks::len_k],
+                            .diag = w.extra[QueryBlocks::diag],
+                            .left = s_.window_left,
+                            .right = s_.window_right,
+                            .window_left = window_left_,
+                            .window_right = window_right_};
+    k_.if_then(mask_cuts(mask, w.tile.m0.as(s32), kBM, (block * s_.block_n).as(s32), s_.block_n),
+               [&] { apply_mask(k_, *s_tile_, mask); });
+    softmax_->update(k_, *s_tile_, {*o_tile_});
+    pack_accumulator_as_a(k_, *s_tile_, p_);
+    k_.wgmma_fence();  // P and O were written by ordinary instructions
+    for (int kk = 0; kk < s_.block_n / 16; ++kk)
+      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v_desc_ + stage_offset + (kk * 16 * kRow >> 4), true,
+                         WgmmaMajor::mn);
+    k_.wgmma_commit_group();
+    return 1;
+  }
+
+  // O / l and the log-sum-exp (natural units) of the warp's rows that exist.
+  void finish(const tile::WorkItem& w) override {
+    const OnlineSoftmax::Result r = softmax_->finish(k_);
+    const auto half = row_halves(*o_tile_);
+    for (std::size_t v = 0; v < half.size(); ++v) k_.mul(o_tile_->regs()[v], o_tile_->regs()[v], r.inverse[half[v]]);
+    Reg first = w.extra[QueryBlocks::q_first] + w.tile.m0 + warp_rows_;
+    Reg rows_valid = w.extra[QueryBlocks::len_q] - (w.tile.m0 + warp_rows_).as(s32);
+    Reg o_row_bytes = k_.reg(u64), lse_row_bytes = k_.reg(u64);
+    k_.shl(o_row_bytes, so_[2], 1);
+    k_.shl(lse_row_bytes, slse_[2], 2);
+    store_rows(k_, {*o_tile_}, element_address(k_, o_, element_offset(k_, w.tile.batch, so_[0], w.tile.n0, so_[1], first, so_[2]), 2),
+               o_row_bytes, rows_valid, s_.dtype == DType::f16 ? f16 : bf16, std::nullopt, lane_);
+    if (s_.has_lse) {
+      Regs lse = k_.regs(f32, 2);
+      for (int h = 0; h < 2; ++h) k_.mul(lse[h], r.lse_log2[h], imm_f32(static_cast<float>(std::log(2.0))));
+      store_row_values(k_, lse,
+                       element_address(k_, lse_, element_offset(k_, w.tile.batch, slse_[0], w.tile.n0, slse_[1], first, slse_[2]), 4),
+                       lse_row_bytes, rows_valid, lane_);
+    }
+  }
+
+ private:
+  std::uint32_t v_offset() const { return static_cast<std::uint32_t>(s_.block_n) * s_.head_dim * 2; }
+  // Varlen maps have one batch (the rows run on across sequences).
+  Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
+  const Reg& w_k_first(const tile::WorkItem& w) const { return w.extra[QueryBlocks::k_first]; }
+
+  Sm90aAttentionSpec s_;
+  Smem m_;
+  Kernel k_;
+  ParamRef map_q_p_, map_k_p_, map_v_p_;
+  Reg map_q_, map_k_, map_v_, o_, lse_, cu_q_, cu_k_, seq_q_, seq_k_, group_, scale_log2_, window_left_, window_right_;
+  std::vector<Reg> so_, slse_;
+  Reg base_;
+  std::optional<tile::MbarrierArray> q_full_;
+  std::optional<tile::NamedBarrierSet> order_;
+  // The consumers'.
+  Reg wg_, lane_, warp_rows_, q_desc_, k_desc_, v_desc_;
+  std::optional<tile::RegisterTile> s_tile_, o_tile_;
+  std::vector<tile::RegisterTile> p_;
+  std::optional<OnlineSoftmax> softmax_;
+  tile::LaneCoords lc_;
+};
+
+}  // namespace
+
+std::uint32_t Sm90aAttentionSpec::shared_bytes() const { return smem_of(*this).launch; }
+
+std::string Sm90aAttentionSpec::kernel_name() const {
+  return "warpforge_attention_fwd_sm90a_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
+         "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (varlen ? "_varlen" : "") +
+         (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
+}
+
+Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
+  Sm90aAttentionSpec s;
+  s.dtype = p.dtype;
+  s.head_dim = static_cast<int>(p.head_dim);
+  // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
+  // block_n/4; head_dim 256 takes 64-key blocks to stay within 240.
+  // Shared memory: Q 128 x head_dim, two stages of K and V.
+  s.block_n = p.head_dim == 256 ? 64 : 128;
+  s.stages = p.head_dim == 64 ? 3 : 2;
+  s.has_lse = p.has_lse;
+  take_mask_flags(s, p);
+  return s;
+}
+
+ptx::Module build_sm90a_attention_forward(const Sm90aAttentionSpec& spec) {
+  Forward design(spec);
+  return tile::build_warp_specialized(design);
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,52 @@
+// The sm_90a attention forward (FlashAttention-3's schedule) as a design on
+// the warp-specialized template (tile/warp_specialized.hpp): a work item is
+// a block of 128 query rows of one (batch, head); the producer loads its Q
+// tile once by TMA (on a barrier of the design's own) and K and V of each
+// key block by TMA into the template's ring; the two consumer warpgroups
+// take 64 rows each of the item and, per key block, compute S = Q·Kᵀ with
+// wgmma from shared memory (SS), mask the blocks the mask cuts, run the
+// online softmax in registers (exp2, the scale folded into one fma), and
+// add P·V with wgmma taking P from registers (RS). Named barriers make the
+// two warpgroups issue their Q·Kᵀ in turn, so that one's softmax runs while
+// the other's matrix products do (ping-pong, FA3 §3.1). Key blocks outside
+// the mask are never loaded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "attention_problem.hpp"
+#include "warpforge/ptx/module.hpp"
+
+namespace warpforge::ops {
+
+struct Sm90aAttentionSpec {
+  runtime::DType dtype = runtime::DType::bf16;
+  int head_dim = 128;
+  int block_n = 128;  // keys a stage (block_m is 128: two warpgroups of 64 rows)
+  int stages = 2;
+  bool varlen = false, has_lse = true;
+  bool window_left = false, window_right = false, top_left = false;
+
+  static constexpr int block_m = 128;
+  int threads() const { return 384; }  // two consumer warpgroups and the producer's
+  // K and V of one key block: head_dim/64 panels of block_n rows of 128 bytes each.
+  std::uint32_t stage_bytes() const { return 2u * block_n * head_dim * 2; }
+  std::uint32_t q_bytes() const { return static_cast<std::uint32_t>(block_m) * head_dim * 2; }
+  std::uint32_t shared_bytes() const;  // what a launch requests (the template's layout)
+  std::string kernel_name() const;
+  friend bool operator==(const Sm90aAttentionSpec&, const Sm90aAttentionSpec&) = default;
+};
+
+Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& problem);
+
+// Parameters, in order: map_q, map_k, map_v (TMA maps, 128 bytes each:
+// dims (head_dim, rows, heads, batch), boxes of 64 x 128 (Q) and 64 x
+// block_n (K, V) elements, 128-byte swizzle), O, lse, cu_seqlens_q,
+// cu_seqlens_k (pointers), seq_q, seq_k, group (u32), o_batch, o_head,
+// o_row, lse_batch, lse_head, lse_row (u64), scale_log2 (f32),
+// window_left, window_right (s32). Launch: grid (ceil(seq_q / 128),
+// heads_q, batch), block threads(), dynamic shared memory shared_bytes().
+ptx::Module build_sm90a_attention_forward(const Sm90aAttentionSpec& spec);
+
+}  // namespace warpforge::ops

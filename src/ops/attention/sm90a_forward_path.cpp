@@ -1,0 +1,114 @@
+// The sm90a forward design (sm90a_forward_kernel.cpp) behind AttentionPath:
+// its TMA maps, made for each run from the views' addresses (host work
+// only: execute() stays free of allocation and synchronisation), and its launch.
+#include "attention_path.hpp"
+#include "sm90a_forward_kernel.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::Device;
+using runtime::TensorView;
+
+std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+// A (batch, heads, rows, head_dim) view (varlen: one batch of every row) as
+// a TMA map of boxes of 64 elements of head_dim by `box_rows` rows, in the
+// 128-byte swizzle the wgmma descriptors read.
+runtime::TensorMap map_of(const Device& device, const TensorView& v, const AttentionStrides& st,
+                          std::int64_t rows, std::int64_t heads, std::int64_t batch, std::int64_t head_dim,
+                          std::uint32_t box_rows) {
+  const auto bytes = [](std::int64_t elements) { return static_cast<std::uint64_t>(elements * 2); };
+  // A stride of a dimension of extent 1 is never stepped: any multiple of 16 will do.
+  const std::uint64_t batch_bytes = batch > 1 ? bytes(st.batch) : (bytes(st.head) * heads + 15) / 16 * 16 + 16;
+  const std::uint64_t head_bytes = heads > 1 ? bytes(st.head) : (bytes(st.row) * rows + 15) / 16 * 16 + 16;
+  return runtime::make_tensor_map(device, {.dtype = v.dtype(),
+                                           .address = v.address(),
+                                           .dims = {static_cast<std::uint64_t>(head_dim), static_cast<std::uint64_t>(rows),
+                                                    static_cast<std::uint64_t>(heads), static_cast<std::uint64_t>(batch)},
+                                           .strides_bytes = {bytes(st.row), head_bytes, batch_bytes},
+                                           .box = {64, box_rows, 1, 1},
+                                           .swizzle = runtime::TensorMapSwizzle::b128});
+}
+
+class Sm90aForwardLaunch final : public AttentionLaunch {
+ public:
+  Sm90aForwardLaunch(const Device& device, const AttentionProblem& p, const Sm90aAttentionSpec& spec)
+      : p_(p), spec_(spec), device_(device), module_(device, build_sm90a_attention_forward(spec)) {}
+
+  void run(const AttentionTensors& t, runtime::Stream* stream) override {
+    const std::int64_t rows_q = p_.varlen ? p_.total_q : p_.seq_q, rows_k = p_.varlen ? p_.total_k : p_.seq_k;
+    const std::int64_t batch = p_.varlen ? 1 : p_.batch;
+    const auto mq = map_of(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, Sm90aAttentionSpec::block_m);
+    const auto mk = map_of(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
+    const auto mv = map_of(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
+    std::vector<runtime::Arg> args = {runtime::Arg::bytes_of(mq), runtime::Arg::bytes_of(mk), runtime::Arg::bytes_of(mv),
+                                      t.o, t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
+                                      t.cu_seqlens_q ? runtime::Arg(*t.cu_seqlens_q) : runtime::Arg(t.o),
+                                      t.cu_seqlens_k ? runtime::Arg(*t.cu_seqlens_k) : runtime::Arg(t.o),
+                                      u32(p_.seq_q), u32(p_.seq_k), u32(p_.group())};
+    for (const AttentionStrides& s : {p_.o, p_.lse})
+      for (std::int64_t v : {s.batch, s.head, s.row}) args.emplace_back(static_cast<std::uint64_t>(v));
+    args.emplace_back(p_.scale_log2());
+    args.emplace_back(static_cast<std::int32_t>(p_.window_left));
+    args.emplace_back(static_cast<std::int32_t>(p_.window_right));
+    module_.launch(spec_.kernel_name(),
+                   {.grid = {u32((p_.seq_q + Sm90aAttentionSpec::block_m - 1) / Sm90aAttentionSpec::block_m),
+                             u32(p_.heads_q), u32(p_.batch)},
+                    .block = {u32(spec_.threads())},
+                    .dynamic_shared_bytes = spec_.shared_bytes()},
+                   args, stream);
+  }
+
+ private:
+  AttentionProblem p_;
+  Sm90aAttentionSpec spec_;
+  Device device_;
+  runtime::Module module_;
+};
+
+class Sm90aForwardPath final : public AttentionPath {
+ public:
+  AttentionKernel kind() const override { return AttentionKernel::sm90a; }
+
+  std::vector<std::string> refusals(const AttentionProblem& p, const Device& device) const override {
+    std::vector<std::string> why;
+    // wgmma and setmaxnreg exist only on sm_90a (PTX ISA 9.7.15, 9.7.19.5).
+    if (device.target() != ptx::Target::sm_90a)
+      why.push_back("device " + device.describe() + " runs " + std::string(ptx::name(device.target())) +
+                    "; the sm90a kernel needs sm_90a (compute capability 9.0)");
+    const Sm90aAttentionSpec spec = sm90a_attention_spec(p);
+    const std::size_t limit = device.properties().shared_bytes_per_block_optin;
+    if (limit && spec.shared_bytes() > limit)
+      why.push_back("head_dim " + std::to_string(p.head_dim) + " stages " + std::to_string(spec.shared_bytes()) +
+                    " bytes of shared memory; device '" + device.properties().name + "' allows " +
+                    std::to_string(limit) + " per block");
+    if (p.batch > 65535 || p.heads_q > 65535)
+      why.push_back("batch " + std::to_string(p.batch) + ", heads_q " + std::to_string(p.heads_q) +
+                    "; the sm90a kernel runs at most 65535 of each (the grid's z and y)");
+    return why;
+  }
+
+  std::string configuration(const AttentionProblem& p, const Device& /*device*/) const override {
+    const Sm90aAttentionSpec s = sm90a_attention_spec(p);
+    return "128 query rows x " + std::to_string(s.block_n) + "-key blocks, " + std::to_string(s.stages) +
+           " TMA stages, two consumer warpgroups in ping-pong, " + std::to_string(s.shared_bytes()) +
+           " bytes of shared memory";
+  }
+
+  std::unique_ptr<AttentionLaunch> compile(const AttentionProblem& p, const Device& device) const override {
+    return std::make_unique<Sm90aForwardLaunch>(device, p, sm90a_attention_spec(p));
+  }
+};
+
+}  // namespace
+
+const AttentionPath& sm90a_attention_path() {
+  static const Sm90aForwardPath path;
+  return path;
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,329 @@
+// The cross-entropy kernels (cross_entropy_kernel.hpp).
+#include "cross_entropy_kernel.hpp"
+
+#include <limits>
+
+#include "../rows/online_softmax.hpp"
+#include "../rows/row_kernel.hpp"
+#include "../rows/scaled_sum.hpp"
+#include "warpforge/tile/reduction.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+using rows::RowFragment;
+using rows::RowKernel;
+
+namespace {
+
+constexpr float kLn2 = 0.69314718055994530942f;
+const float kMinusInf = -std::numeric_limits<float>::infinity();
+
+// A label as s64 (i32 labels sign-extended).
+Reg load_label(Kernel& k, const Reg& labels, const Reg& row, runtime::DType dtype) {
+  Reg offset = k.reg(u64), label = k.reg(s64);
+  const int bytes = dtype == runtime::DType::i64 ? 8 : 4;
+  k.mul_wide(offset, row, bytes);
+  if (bytes == 8) {
+    k.ld(Space::global, s64, label, at(labels + offset));
+  } else {
+    Reg narrow = k.reg(s32);
+    k.ld(Space::global, s32, narrow, at(labels + offset));
+    k.cvt(label, narrow);
+  }
+  return label;
+}
+
+// The sum of the count kernel's per-CTA counts, in every thread: each warp
+// adds them lane-strided, then redux.sync.add (PTX ISA 9.7.13.10).
+Reg valid_count(Kernel& k, const Reg& counts, int ctas) {
+  Reg lane = k.sreg(SReg::laneid), mine = k.mov(u32, 0u);
+  k.for_range(lane, static_cast<std::uint32_t>(ctas), 32u, [&](const Reg& i) {
+    Reg offset = k.reg(u64), c = k.reg(u32);
+    k.mul_wide(offset, i, 4);
+    k.ld(Space::global, u32, c, at(counts + offset));
+    k.add(mine, mine, c);
+  });
+  return tile::warp::redux(k, Redux::add, mine);
+}
+
+class MainKernel {
+ public:
+  MainKernel(const CrossEntropyProblem& p, Target target) : p_(p), k_(kCrossEntropyKernel, target) {}
+
+  ptx::Module build() {
+    const CrossEntropyOptions& o = p_.options;
+    Reg logits = rows::row_param(k_, "logits", p_.shape, p_.logits.dtype), labels = k_.param_ptr("labels", 4);
+    Reg dlogits = p_.dlogits ? rows::row_param(k_, "dlogits", p_.shape, p_.dlogits->dtype) : Reg{};
+    Reg lse_out = p_.lse ? k_.param_ptr("lse", 4) : Reg{};
+    Reg loss = !p_.reduced() ? k_.param_ptr("loss", 4) : Reg{};
+    Reg workspace = p_.reduced() ? k_.param_ptr("workspace", 16) : Reg{};
+    Reg rows = k_.param(u32, "rows");
+    RowKernel rk(k_, p_.shape, p_.v, "cross_entropy");
+    smoothing_ = o.label_smoothing > 0.0f;
+    // The gradient's scale on valid rows: 1 / (valid rows) for mean, else 1.
+    Reg scale = k_.mov(f32, imm_f32(1.0f));
+    if (o.reduction == LossReduction::mean) {
+      Reg count = k_.reg(f32);
+      k_.cvt(f32, u32, count, valid_count(k_, workspace, p_.count_ctas), {Round::rn});
+      k_.rcp(scale, count, {Round::rn});
+    }
+    Reg total = k_.mov(f32, imm_f32(0.0f));  // the group's loss sum (mean, sum)
+    const rows::RowOperand x_in{p_.logits.dtype, logits, p_.logits.row_stride};
+
+    rk.for_each_row(rows, [&](const Reg& row) {
+      Reg label = load_label(k_, labels, row, p_.labels);
+      Pred valid = label != o.ignore_index;
+      Pred in_range = valid && label >= 0 && label < p_.v;
+      Reg target = k_.reg(u32);
+      k_.cvt(target, label);
+      Stats st = p_.shape.chunks == 1 ? held(rk, row, x_in, target) : passes(rk, row, x_in, target);
+      // lse = M + ln S; loss = lse - (1 - ε) x_y - ε mean(x).
+      Reg lse = k_.reg(f32), row_loss = k_.reg(f32);
+      k_.lg2_approx(lse, st.s.sum);
+      k_.fma(lse, lse, imm_f32(kLn2), st.s.max);
+      k_.fma(row_loss, st.target, imm_f32(o.label_smoothing - 1.0f), lse);
+      if (smoothing_) {
+        Reg mean_x = rows::scaled_mean(k_, st.x_sum, 1, p_.v);
+        k_.fma(row_loss, mean_x, imm_f32(-o.label_smoothing), row_loss);
+      }
+      // A label out of range (not ignored): NaN; an ignored one: 0.
+      k_.selp(row_loss, row_loss, imm_f32(std::numeric_limits<float>::quiet_NaN()), in_range);
+      k_.selp(row_loss, row_loss, imm_f32(0.0f), valid);
+      if (dlogits.valid()) {
+        Reg row_scale = k_.selp(scale, imm_f32(std::numeric_limits<float>::quiet_NaN()), in_range);
+        k_.selp(row_scale, row_scale, imm_f32(0.0f), valid);
+        gradient(rk, row, x_in, {p_.dlogits->dtype, dlogits, p_.dlogits->row_stride}, st, target, row_scale, valid);
+      }
+      k_.guarded(rk.leader(), [&] {
+        Reg at_row = k_.reg(u64);
+        k_.mul_wide(at_row, row, 4);
+        if (p_.lse) k_.st(Space::global, f32, at(lse_out + at_row), lse);
+        if (!p_.reduced()) k_.st(Space::global, f32, at(loss + at_row), row_loss);
+      });
+      if (p_.reduced()) k_.add(total, total, row_loss, {Round::rn});
+    });
+    if (p_.reduced())
+      k_.guarded(rk.leader(), [&] {
+        Reg offset = k_.reg(u64);
+        k_.mul_wide(offset, rk.group(), 4);
+        k_.st(Space::global, f32, at(workspace + offset, static_cast<std::int64_t>(p_.partials_offset())), total);
+      });
+    return k_.module();
+  }
+
+ private:
+  struct Stats {
+    rows::OnlineSoftmax s;  // the row's (max, sum)
+    rows::ScaledSum x_sum;  // Σ x (smoothing)
+    Reg target;             // x at the label (0 where the label is outside the row)
+    Reg thread_max;         // the thread's own max: its held exponentials are exp(x - thread_max)
+    std::vector<Reg> e;     // held: exp(x - thread_max), one a held element
+  };
+
+  // The thread's contribution to the target logit: x where its element is
+  // the label (label - the thread's first index against each element's offset).
+  void add_target(RowKernel& rk, Reg& target, const RowFragment& x, const Reg& label, const Reg* chunk) {
+    Reg relative = label - rk.element_base(chunk);
+    rk.for_each_element([&](int j, int e) {
+      k_.selp(target, x.value(j, e), target, relative == static_cast<std::uint32_t>(rk.element_offset(j, e)));
+    });
+  }
+
+  std::vector<Reg> combine_registers(const Stats& st) {
+    std::vector<Reg> r{st.s.max, st.s.sum};
+    if (smoothing_) r.push_back(st.x_sum.q), r.push_back(st.x_sum.s);
+    r.push_back(st.target);
+    return r;
+  }
+  tile::Combine combine() {
+    std::vector<std::pair<int, tile::Combine>> parts{{2, rows::combine_online_softmax()}};
+    if (smoothing_) parts.emplace_back(2, rows::combine_scaled_sums(1));
+    parts.emplace_back(1, tile::add());
+    return tile::concat(parts);
+  }
+
+  // The row held in registers (as its exponentials): read once.
+  Stats held(RowKernel& rk, const Reg& row, const rows::RowOperand& x_in, const Reg& label) {
+    RowFragment x = rk.load(x_in, &row, kMinusInf);
+    Stats st;
+    // The passes that read x itself first (max, target, Σ x), the
+    // exponentials last: past them only the exponentials stay live.
+    st.thread_max = k_.mov(f32, imm_f32(kMinusInf));
+    rk.for_each_element([&](int j, int e) { k_.max(st.thread_max, st.thread_max, x.value(j, e)); });
+    st.target = k_.mov(f32, imm_f32(0.0f));
+    add_target(rk, st.target, x, label, nullptr);
+    if (smoothing_) st.x_sum = rows::scaled_sum(rk, [&](int j, int e) { return rk.in_row_or(j, x.value(j, e), imm_f32(0.0f)); }, 1);
+    Reg shift = rows::safe_max(k_, st.thread_max);
+    Reg sum = k_.mov(f32, imm_f32(0.0f));
+    rk.for_each_element([&](int j, int e) {
+      st.e.push_back(rows::exp_shifted(k_, x.value(j, e), shift));
+      k_.add(sum, sum, st.e.back(), {Round::rn});
+    });
+    st.s = {k_.mov(f32, st.thread_max), sum};
+    rk.allreduce(combine_registers(st), combine());
+    return st;
+  }
+
+  // Longer rows: the statistics pass by pass, then the gradient's passes read the row again.
+  Stats passes(RowKernel& rk, const Reg& row, const rows::RowOperand& x_in, const Reg& label) {
+    Stats st;
+    st.s = {k_.mov(f32, imm_f32(kMinusInf)), k_.mov(f32, imm_f32(0.0f))};
+    if (smoothing_) st.x_sum = {k_.mov(s32, 0), k_.mov(f32, imm_f32(0.0f))};
+    st.target = k_.mov(f32, imm_f32(0.0f));
+    rk.for_each_chunk([&](const Reg& chunk) {
+      RowFragment x = rk.load(x_in, &row, kMinusInf, &chunk);
+      rows::OnlineSoftmax part = rows::online_softmax(rk, [&](int j, int e) { return x.value(j, e); });
+      rows::combine_online_softmax()(k_, st.s.regs(), part.regs());
+      if (smoothing_) {
+        // Elements past the row are -inf: 0 in the sum.
+        rows::ScaledSum xs = rows::scaled_sum(rk, [&](int j, int e) {
+          Reg v = x.value(j, e);
+          Reg index = rk.element_base(&chunk) + static_cast<std::uint32_t>(rk.element_offset(j, e));
+          return k_.selp(imm_f32(0.0f), v,
+                         k_.setp(Cmp::eq, v, imm_f32(kMinusInf)) && !(index < static_cast<std::uint32_t>(p_.v)));
+        }, 1);
+        rows::combine_scaled_sums(1)(k_, st.x_sum.regs(), xs.regs());
+      }
+      add_target(rk, st.target, x, label, &chunk);
+    });
+    rk.allreduce(combine_registers(st), combine());
+    return st;
+  }
+
+  // dx = scale · (p - (1 - ε)[j = y] - ε/V), p = exp(x - M) / S.
+  void gradient(RowKernel& rk, const Reg& row, const rows::RowOperand& x_in, const rows::RowOperand& out,
+                const Stats& st, const Reg& label, const Reg& row_scale, const Pred& valid) {
+    const float eps = p_.options.label_smoothing, off_target = eps / static_cast<float>(p_.v);
+    Reg inverse = k_.reg(f32);
+    k_.rcp(inverse, st.s.sum, {Round::rn});
+    Reg shift = rows::safe_max(k_, st.s.max);
+    auto write = [&](const std::function<Reg(int, int)>& p, const Reg* chunk) {
+      Reg relative = label - rk.element_base(chunk);
+      rk.store(out, &row, [&](int j, int e) {
+        Reg d = k_.reg(f32);
+        k_.sub(d, p(j, e), imm_f32(off_target), {Round::rn});
+        Reg minus = k_.reg(f32);
+        k_.selp(minus, imm_f32(1.0f - eps), imm_f32(0.0f),
+                relative == static_cast<std::uint32_t>(rk.element_offset(j, e)));
+        k_.sub(d, d, minus, {Round::rn});
+        k_.mul(d, d, row_scale, {Round::rn});
+        return k_.selp(d, imm_f32(0.0f), valid);  // exactly 0 on ignored rows, whatever the logits
+      }, chunk);
+    };
+    if (p_.shape.chunks == 1) {
+      // The held exponentials, rescaled from the thread's max to the row's: exp(m_t - M) / S.
+      Reg factor = rows::exp_shifted(k_, st.thread_max, shift);
+      k_.selp(factor, imm_f32(1.0f), factor, k_.setp(Cmp::eq, st.thread_max, st.s.max));
+      k_.mul(factor, factor, inverse, {Round::rn});
+      write([&](int j, int e) {
+        Reg pr = k_.reg(f32);
+        k_.mul(pr, st.e[static_cast<std::size_t>(j * p_.shape.vector + e)], factor, {Round::rn});
+        return pr;
+      }, nullptr);
+      return;
+    }
+    rk.for_each_chunk([&](const Reg& chunk) {
+      RowFragment x = rk.load(x_in, &row, kMinusInf, &chunk);
+      write([&](int j, int e) {
+        Reg pr = k_.reg(f32);
+        k_.mul(pr, rows::exp_shifted(k_, x.value(j, e), shift), inverse, {Round::rn});
+        return pr;
+      }, &chunk);
+    });
+  }
+
+  const CrossEntropyProblem& p_;
+  Kernel k_;
+  bool smoothing_ = false;
+};
+
+}  // namespace
+
+ptx::Module build_cross_entropy_kernel(const CrossEntropyProblem& problem, Target target) {
+  return MainKernel(problem, target).build();
+}
+
+ptx::Module build_cross_entropy_count_kernel(const CrossEntropyProblem& p, Target target) {
+  Kernel k(kCrossEntropyCount, target);
+  k.reqntid(kCrossEntropyCountThreads);
+  Reg labels = k.param_ptr("labels", 4), counts = k.param_ptr("counts", 4);
+  Reg rows = k.param(u32, "rows");
+  tile::GroupReduction cta(k, {.warps = kCrossEntropyCountThreads / 32}, 1, "count_reduction");
+  // CTA c takes rows [c·per, (c+1)·per), per = ceil(rows / CTAs).
+  Reg per = k.reg(u32);
+  k.div(per, rows + (static_cast<std::uint32_t>(p.count_ctas) - 1), static_cast<std::uint32_t>(p.count_ctas));
+  Reg first = k.sreg(SReg::ctaid_x) * per;
+  Reg end = k.min(first + per, rows);
+  Reg mine = k.mov(u32, 0u);
+  k.for_range(first + k.sreg(SReg::tid_x), end, static_cast<std::uint32_t>(kCrossEntropyCountThreads), [&](const Reg& row) {
+    Reg label = load_label(k, labels, row, p.labels);
+    Reg one = k.reg(u32);
+    k.selp(one, 1u, 0u, label != p.options.ignore_index);
+    k.add(mine, mine, one);
+  });
+  cta.allreduce({mine}, tile::add());
+  k.guarded(k.sreg(SReg::tid_x) == 0u, [&] {
+    Reg offset = k.reg(u64);
+    k.mul_wide(offset, k.sreg(SReg::ctaid_x), 4);
+    k.st(Space::global, u32, at(counts + offset), mine);
+  });
+  return k.module();
+}
+
+ptx::Module build_cross_entropy_finalize_kernel(const CrossEntropyProblem& p, Target target) {
+  Kernel k(kCrossEntropyFinalize, target);
+  k.reqntid(kCrossEntropyCountThreads);
+  Reg workspace = k.param_ptr("workspace", 16), loss = k.param_ptr("loss", 4);
+  tile::GroupReduction cta(k, {.warps = kCrossEntropyCountThreads / 32}, 1, "loss_reduction");
+  Reg sum = k.mov(f32, imm_f32(0.0f));
+  k.for_range(k.sreg(SReg::tid_x), static_cast<std::uint32_t>(p.groups),
+              static_cast<std::uint32_t>(kCrossEntropyCountThreads), [&](const Reg& g) {
+                Reg offset = k.reg(u64), v = k.reg(f32);
+                k.mul_wide(offset, g, 4);
+                k.ld(Space::global, f32, v, at(workspace + offset, static_cast<std::int64_t>(p.partials_offset())));
+                k.add(sum, sum, v, {Round::rn});
+              });
+  cta.allreduce({sum}, tile::add());
+  if (p.options.reduction == LossReduction::mean) {
+    Reg count = k.reg(f32);
+    k.cvt(f32, u32, count, valid_count(k, workspace, p.count_ctas), {Round::rn});
+    k.div(sum, sum, count, {Round::rn});  // 0 / 0 = NaN with no valid row, as PyTorch
+  }
+  k.guarded(k.sreg(SReg::tid_x) == 0u, [&] { k.st(Space::global, f32, at(loss), sum); });
+  return k.module();
+}
+
+ptx::Module build_cross_entropy_scale_kernel(runtime::DType dtype, std::int64_t v, const rows::RowShape& shape,
+                                             bool per_row, Target target) {
+  Kernel k(kCrossEntropyScale, target);
+  Reg dlogits = rows::row_param(k, "dlogits", shape, dtype), dloss = k.param_ptr("dloss", 4);
+  Reg rows = k.param(u32, "rows");
+  RowKernel rk(k, shape, v, "scale");
+  const rows::RowOperand t{dtype, dlogits, v};
+  Reg factor = k.reg(f32);
+  if (!per_row) k.ld(Space::global, f32, factor, at(dloss));
+  rk.for_each_row(rows, [&](const Reg& row) {
+    if (per_row) {
+      Reg offset = k.reg(u64);
+      k.mul_wide(offset, row, 4);
+      k.ld(Space::global, f32, factor, at(dloss + offset));
+    }
+    // Rows scaled by exactly 1 keep their bits: no load, no store.
+    k.if_then(k.setp(Cmp::ne, factor, imm_f32(1.0f)), [&] {
+      auto pass = [&](const Reg* chunk) {
+        RowFragment d = rk.load(t, &row, 0.0f, chunk);
+        rk.store(t, &row, [&](int j, int e) {
+          Reg o = k.reg(f32);
+          k.mul(o, d.value(j, e), factor, {Round::rn});
+          return o;
+        }, chunk);
+      };
+      if (shape.chunks == 1) return pass(nullptr);
+      rk.for_each_chunk([&](const Reg& chunk) { pass(&chunk); });
+    });
+  });
+  return k.module();
+}
+
+}  // namespace warpforge::ops

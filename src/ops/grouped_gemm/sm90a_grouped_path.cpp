@@ -1,0 +1,116 @@
+// The sm90a path of GroupedGemm: the warp-specialized design of
+// sm90a_grouped_kernel.hpp, its configuration, its tensor maps and launch.
+#include <algorithm>
+#include <array>
+#include <mutex>
+
+#include "../gemm/tma_operands.hpp"
+#include "grouped_gemm_path.hpp"
+#include "sm90a_grouped_kernel.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+// 128 x 256 tiles where N has four of them or more (each A tile serves 256
+// columns), else 128 x 128; as many stages as fit beside them.
+GroupedSm90aConfig sm90a_config(const GroupedGemmProblem& p) {
+  GroupedSm90aConfig c;
+  c.tile_n = p.n >= 1024 ? 256 : 128;
+  for (c.stages = 8; c.stages > 2 && sm90a_grouped_shared_bytes(p, c) > 220 * 1024;) --c.stages;
+  return c;
+}
+
+class Sm90aLaunch final : public GroupedGemmLaunch {
+ public:
+  Sm90aLaunch(const GroupedGemmProblem& p, const GroupedSm90aConfig& c, const runtime::Device& device)
+      : p_(p), c_(c), device_(device), module_(device, build_sm90a_grouped(p, c)), offsets_(device, p) {
+    // Persistent: one CTA an SM (its stages take the shared memory), no more than there can be units.
+    const std::int64_t units = max_group_units(sm90a_grouped_schedule(p, c), p.m);
+    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(units, 1, std::max(device.properties().sm_count, 1)))};
+    config_.block = {3 * 128};  // two consumer warpgroups and the producer's
+    config_.dynamic_shared_bytes = sm90a_grouped_shared_bytes(p, c);
+    config_.overlap_previous = true;  // the kernel waits (griddepcontrol.wait) before it reads memory
+  }
+
+  void run(const GroupedGemmTensors& t, const runtime::TensorView*, runtime::Stream* stream) override {
+    std::vector<runtime::Arg> args;
+    {
+      // The maps hold the addresses: encoded again (on the host) only when one changes.
+      std::lock_guard lock(mutex_);
+      if (t.a.address() != a_ || t.b.address() != b_) encode(t);
+      for (const runtime::TensorMap& map : maps_) args.push_back(runtime::Arg::bytes_of(map));
+    }
+    args.emplace_back(t.d);
+    args.emplace_back(offsets_.view(t, p_.groups));
+    args.emplace_back(static_cast<std::uint32_t>(p_.m));
+    module_.launch(kSm90aGroupedKernel, config_, args, stream);
+  }
+
+ private:
+  // A (M, K) K-major in boxes of 64 K x 128 rows; B (G, K, N) K-major as
+  // (K, N, G) in boxes of 64 K x tile_n columns (tma_operands.hpp).
+  void encode(const GroupedGemmTensors& t) {
+    const MatrixLayout a{.row_major = true, .ld = p_.a.ld, .batch_stride = 0};
+    const MatrixLayout b{.row_major = false, .ld = p_.b.ld, .batch_stride = p_.b.batch};
+    maps_ = {runtime::make_tensor_map(device_, matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a,
+                                                          GroupedSm90aConfig::kTileK, GroupedSm90aConfig::kTileM)),
+             runtime::make_tensor_map(device_, matrix_map(p_.b_dtype, t.b.address(), p_.k, p_.n, p_.groups, b,
+                                                          GroupedSm90aConfig::kTileK,
+                                                          static_cast<std::uint32_t>(c_.tile_n)))};
+    a_ = t.a.address();
+    b_ = t.b.address();
+  }
+
+  GroupedGemmProblem p_;
+  GroupedSm90aConfig c_;
+  runtime::Device device_;
+  runtime::Module module_;
+  LaunchOffsets offsets_;
+  runtime::LaunchConfig config_;
+  std::mutex mutex_;
+  runtime::DevicePtr a_ = 0, b_ = 0;
+  std::array<runtime::TensorMap, 2> maps_;
+};
+
+class Sm90aPath final : public GroupedGemmPath {
+ public:
+  std::string_view name() const override { return "sm90a"; }
+
+  std::vector<std::string> refusals(const GroupedGemmProblem& p, const runtime::Device& device) const override {
+    std::vector<std::string> why = sm90a_grouped_refusals(p);
+    if (device.target() != ptx::Target::sm_90a)
+      why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
+                    "; the sm90a grouped kernel needs sm_90a (wgmma, TMA)");
+    if (p.groups > kMaxGroups)
+      why.push_back("G " + std::to_string(p.groups) + ": the group table holds up to " + std::to_string(kMaxGroups) +
+                    " groups");
+    if (p.m * p.n >= (std::int64_t{1} << 32))
+      why.push_back("M x N = " + std::to_string(p.m * p.n) +
+                    ": the sm90a grouped kernel counts the zeroed rows' elements in 32 bits");
+    return why;
+  }
+
+  std::string configuration(const GroupedGemmProblem& p, const runtime::Device&) const override {
+    return "tile " + sm90a_config(p).describe() +
+           ", warp-specialized (TMA producer, two wgmma consumer warpgroups), persistent over the groups' tiles";
+  }
+
+  std::size_t workspace_bytes(const GroupedGemmProblem&, const runtime::Device&) const override { return 0; }
+
+  std::unique_ptr<GroupedGemmLaunch> compile(const GroupedGemmProblem& p, const runtime::Device& device,
+                                             bool) const override {
+    return std::make_unique<Sm90aLaunch>(p, sm90a_config(p), device);
+  }
+};
+
+}  // namespace
+
+const GroupedGemmPath& sm90a_grouped_gemm_path() {
+  static const Sm90aPath path;
+  return path;
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,291 @@
+#include "stream_grouped_kernel.hpp"
+
+#include <optional>
+
+#include "../gemm_amax/transposed_output.hpp"
+#include "grouped_store.hpp"
+#include "packed_weight_stream.hpp"
+#include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using namespace dsl;
+using runtime::DType;
+
+std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+constexpr int kPairs = PackedWeightsLayout::kChunk / 32;  // step pairs a chunk (16 k16 steps)
+// A's part of a stage: [step pair][token][t] x 16 bytes.
+std::int64_t a_stage_bytes(const StreamGroupedTiling& t) { return static_cast<std::int64_t>(kPairs) * t.tokens * 4 * 16; }
+
+class StreamGrouped {
+ public:
+  StreamGrouped(const GroupedGemmProblem& p, const StreamGroupedTiling& t)
+      : p_(p), t_(t), k_(kStreamGroupedKernel, Target::sm_90a) {}
+
+  ptx::Module build() {
+    Reg pa = k_.param_ptr("A", 16), pb = k_.param_ptr("B", 16), psfb;
+    if (p_.packed_b) psfb = k_.param_ptr("SFB", 16);
+    Reg poffsets = k_.param_ptr("offsets", 4), pd = k_.param_ptr("D", 4);
+    Reg pamax, workspace;
+    if (p_.amax) pamax = k_.param_ptr("amax", 4);
+    if (t_.splits > 1) workspace = k_.param_ptr("workspace", 16);
+    Reg m = k_.param(u32, "M");
+    k_.reqntid(imm(t_.threads()));
+    Shared stages = k_.dynamic_shared("stages", 128);
+    const GroupScheduleOptions so = stream_grouped_schedule(p_, t_);
+    Shared table = k_.shared("group_table", so.table_bytes(), 4);
+    Shared last = k_.shared("last_split", 4, 4);
+
+    tid_ = k_.sreg(SReg::tid_x);
+    lane_ = tid_ & 31u;
+    Reg warp = tid_ >> 5u;
+    GroupSchedule schedule(k_, so, poffsets, m, tid_, k_.address_of(table));
+    std::optional<PackedWeightStream> stream;
+    if (p_.packed_b)
+      stream.emplace(k_, p_.packed_layout(), t_.row_tiles, t_.threads(), tid_);
+    else
+      stream.emplace(k_, Bf16Weights{p_.groups, p_.k, p_.n, p_.b.ld, p_.b.batch}, t_.row_tiles, t_.threads(), tid_);
+    PackedWeightStream& weights = *stream;
+    const std::int64_t stage_bytes = stream_grouped_stage_bytes(p_, t_);
+    Reg stage0 = k_.address_of(stages);
+
+    // This thread's pieces of A in every chunk: piece q (q = tid, tid +
+    // threads, ...) is [pair][token][t] = q / 4T, q / 4 % T, q % 4.
+    struct APiece {
+      Reg token, k_in_chunk, to;
+    };
+    std::vector<APiece> a_pieces;
+    for (int q0 = 0; q0 < kPairs * t_.tokens * 4; q0 += t_.threads()) {
+      Reg q = tid_ + imm(q0);
+      Reg pair = k_.div(q, imm(4 * t_.tokens));
+      a_pieces.push_back({(q >> 2u) - pair * imm(t_.tokens), ((q & 3u) << 6) + (pair << 3), q << 4u});
+    }
+
+    const int token_tiles = t_.tokens / 8;
+    std::vector<Regs> acc;
+    for (int i = 0; i < t_.row_tiles * token_tiles; ++i) acc.push_back(k_.regs(f32, 4));
+    const std::int64_t chunks = p_.packed_layout().chunks();
+    const std::int64_t per_split = (chunks + t_.splits - 1) / t_.splits;
+
+    schedule.for_each([&](const GroupWork& w) {
+      Pred real_group = w.group < imm(p_.groups);
+      Reg t0 = w.begin + w.row_tile * imm(t_.tokens);
+      Reg first_tile = w.col * imm(t_.warps * t_.row_tiles) + warp * imm(t_.row_tiles);
+      // This split's chunks; the pseudo-group's items have none.
+      Reg c0 = w.split * imm(per_split);
+      Reg c1 = k_.min(c0 + imm(per_split), imm(chunks));
+      k_.selp(c1, c1, c0, real_group);
+      for (Regs& a : acc)
+        for (const Reg& r : a) k_.mov(r, imm_f32(0.0f));
+
+      auto stage_of = [&](const Reg& c) {
+        Reg slot = k_.reg(u32);
+        k_.rem(slot, c - c0, imm(t_.stages));
+        return stage0 + slot * imm(stage_bytes);
+      };
+      auto issue = [&](const Reg& c) {
+        k_.if_then(c < c1, [&] {
+          Reg stage = stage_of(c);
+          issue_a(stage, pa, t0, w.end, c, a_pieces);
+          weights.issue(stage + imm(a_stage_bytes(t_)), pb, psfb, w.group, first_tile, c);
+        });
+        k_.cp_async_commit();  // empty past the last chunk: the group count stays in step
+      };
+      for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s));
+      k_.for_range(c0, c1, 1u, [&](Reg c) {
+        // Chunk c has landed once at most stages - 2 newer groups are
+        // pending (PTX ISA 9.7.9.27); the barrier shows every thread's A
+        // copies and frees the stage read by the chunk before.
+        k_.cp_async_wait(t_.stages - 2);
+        k_.bar_sync();
+        issue(c + imm(t_.stages - 1));
+        multiply(weights, stage_of(c), acc);
+      });
+      k_.cp_async_wait_all();
+      k_.bar_sync();  // the stages are free for the next item's copies
+
+      Reg row0 = (first_tile << 4u) + (lane_ >> 2u);
+      Reg token0 = t0 + ((lane_ & 3u) << 1u);
+      auto store = [&] { store_d(acc, pd, pamax, row0, token0, w.end); };
+      if (t_.splits == 1) {
+        store();
+        return;
+      }
+      split_k_reduce(k_, acc,
+                     {.threads = t_.threads(), .thread = tid_, .unit = w.unit, .split = w.split, .splits = t_.splits,
+                      .workspace = workspace, .counter_offset = split_counter_offset(),
+                      .flag = k_.address_of(last)},
+                     store);
+    });
+    return k_.module();
+  }
+
+ private:
+  // Slots of every unit there can be, then the counters.
+  std::uint64_t split_counter_offset() const {
+    const std::int64_t units = max_group_units(stream_grouped_schedule(p_, t_), p_.m);
+    return static_cast<std::uint64_t>(units * t_.splits) *
+           split_k_slot_bytes(t_.threads(), static_cast<std::size_t>(t_.row_tiles * t_.tokens / 8));
+  }
+
+  // This thread's 16-byte pieces of A for chunk c: token rows past the
+  // group's end and K past A's read nothing (zero-filled).
+  template <class Pieces>
+  void issue_a(const Reg& stage, const Reg& pa, const Reg& t0, const Reg& t_end, const Reg& c, const Pieces& pieces) {
+    Reg k0 = c << 8u;  // 256 codes a chunk
+    for (const auto& piece : pieces) {
+      Reg token = t0 + piece.token;
+      Reg kk = k0 + piece.k_in_chunk;
+      Reg left = k_.reg(s32);
+      k_.sub(left, imm(p_.k), kk);
+      k_.min(left, left, 8);
+      k_.max(left, left, 0);
+      Pred valid = token < t_end;
+      Reg row = k_.reg(u64), col = k_.reg(u64);
+      k_.mul_wide(row, token, imm(2 * t_.a_ld));
+      k_.mul_wide(col, kk, 2u);
+      Reg from = k_.selp(pa + row + col, pa, valid);
+      Reg bytes = k_.selp(left << 1u, 0u, valid);
+      k_.cp_async(CpAsyncCache::cg, 16, at(stage + piece.to), at(from), Src(bytes));
+    }
+  }
+
+  // One chunk's mma: the warp's weights converted 16 codes a lane at a
+  // time (4 k16 steps), A's b0, b1 of two steps at once from the stage.
+  void multiply(PackedWeightStream& weights, const Reg& stage, std::vector<Regs>& acc) {
+    PackedWeightStream::Chunk chunk = weights.load(stage + imm(a_stage_bytes(t_)));
+    Reg lane_a = stage + (lane_ << 4u);
+    const int token_tiles = t_.tokens / 8;
+    auto run = [&](bool folded) {
+      for (int group = 0; group < PackedWeightStream::kGroups; ++group) {
+        const std::vector<Regs> pairs = weights.fragments(chunk, group, folded);
+        for (int half = 0; half < 2; ++half) {
+          const int pair = 2 * group + half;
+          std::vector<Regs> b;
+          for (int nt = 0; nt < token_tiles; ++nt) {
+            b.push_back(k_.regs(b32, 4));
+            k_.ld(Space::shared, b32, b.back(), at(lane_a, static_cast<std::int64_t>(pair * t_.tokens + nt * 8) * 64));
+          }
+          for (int i = 0; i < t_.row_tiles; ++i) {
+            const Regs& lo = pairs[static_cast<std::size_t>(2 * i)];
+            const Regs& hi = pairs[static_cast<std::size_t>(2 * i + 1)];
+            for (int step = 0; step < 2; ++step) {
+              const std::size_t e = static_cast<std::size_t>(2 * (2 * half + step));
+              Regs a{lo[e], hi[e], lo[e + 1], hi[e + 1]};
+              for (int nt = 0; nt < token_tiles; ++nt) {
+                const Regs& x = b[static_cast<std::size_t>(nt)];
+                Regs& d = acc[static_cast<std::size_t>(i * token_tiles + nt)];
+                k_.mma_sync(MmaShape::m16n8k16, bf16, bf16, f32, d, a,
+                            Regs{x[static_cast<std::size_t>(2 * step)], x[static_cast<std::size_t>(2 * step + 1)]}, d);
+              }
+            }
+          }
+        }
+      }
+    };
+    if (!weights.scaled()) {  // bf16 weights: nothing to convert
+      run(true);
+      return;
+    }
+    // mma.sync needs the whole warp: it takes the one-multiply way only
+    // where every lane's chunk folds (vote.sync.all, PTX ISA 9.7.13.5).
+    Pred warp_folds = k_.pred();
+    k_.vote_sync(Vote::all, warp_folds, weights.foldable(chunk));
+    k_.if_else(warp_folds, [&] { run(true); }, [&] { run(false); });
+  }
+
+  // D[token][row] = acc (PTX ISA 9.7.14.5.8, m16n8 C: register q holds row
+  // groupID + 8(q / 2), column 2t + q % 2), inside N and the group's
+  // tokens; with amax, max |D| folded per warp (redux.sync) and once a warp
+  // into amax (the sign-cleared bits' unsigned order is the values', a NaN
+  // on top).
+  void store_d(const std::vector<Regs>& acc, const Reg& pd, const Reg& pamax, const Reg& row0, const Reg& token0,
+               const Reg& t_end) {
+    const int bytes = runtime::bits(p_.d_dtype) / 8, token_tiles = t_.tokens / 8;
+    Reg thread_max = k_.mov(u32, 0u);
+    for (int i = 0; i < t_.row_tiles; ++i)
+      for (int nt = 0; nt < token_tiles; ++nt)
+        for (int q = 0; q < 4; ++q) {
+          Reg row = row0 + imm(16 * i + 8 * (q / 2));
+          Reg token = token0 + imm(8 * nt + q % 2);
+          Pred in = (row < imm(p_.n)) && (token < t_end);
+          const Reg& v = acc[static_cast<std::size_t>(i * token_tiles + nt)][static_cast<std::size_t>(q)];
+          if (p_.amax) {
+            Reg bits = k_.reg(b32);
+            k_.mov(bits, v);
+            Reg kept = k_.selp(bits.as(u32) & 0x7fffffffu, 0u, in);
+            k_.max(thread_max, thread_max, kept);
+          }
+          Reg at_row = k_.reg(u64), at_col = k_.reg(u64);
+          k_.mul_wide(at_row, token, imm(p_.d.ld * bytes));
+          k_.mul_wide(at_col, row, imm(bytes));
+          store_d_element(k_, p_.d_dtype, pd + at_row + at_col, v, in);
+        }
+    if (!p_.amax) return;
+    Reg warp_max = k_.reg(u32);
+    k_.redux_sync(Redux::max, warp_max, thread_max);
+    k_.if_then(lane_ == 0u, [&] { k_.red(Space::global, AtomOp::max, u32, at(pamax), warp_max); });
+  }
+
+  const GroupedGemmProblem& p_;
+  StreamGroupedTiling t_;
+  Kernel k_;
+  Reg tid_, lane_;
+};
+
+}  // namespace
+
+std::string StreamGroupedTiling::describe() const {
+  return std::to_string(cta_rows()) + " rows x " + std::to_string(tokens) + " tokens per CTA (" +
+         std::to_string(warps) + " warps x " + std::to_string(row_tiles) + " row tiles), " + std::to_string(stages) +
+         " stages";
+}
+
+GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  GroupScheduleOptions o;
+  o.groups = p.groups;
+  o.ragged_rows = true;
+  o.rows_per_tile = t.tokens;
+  o.units_per_row = (p.n + t.cta_rows() - 1) / t.cta_rows();
+  o.splits = t.splits;
+  return o;
+}
+
+std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  // A lane's share of a chunk: its pieces of two rows and their scales (bf16: 2 x 128 bytes).
+  const std::int64_t lane = p.packed_b ? (p.packed_layout().block_bytes() + p.packed_layout().scale_block_bytes()) / 32
+                                       : 2 * PackedWeightsLayout::kPieceCodes * 2;
+  const std::int64_t weights = static_cast<std::int64_t>(t.row_tiles) * t.threads() * lane;
+  return a_stage_bytes(t) + (weights + 15) / 16 * 16;
+}
+
+std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  return t.stages * stream_grouped_stage_bytes(p, t);
+}
+
+std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  if (t.splits == 1) return 0;
+  const std::int64_t units = max_group_units(stream_grouped_schedule(p, t), p.m);
+  const std::uint64_t slots = static_cast<std::uint64_t>(units * t.splits) *
+                              split_k_slot_bytes(t.threads(), static_cast<std::size_t>(t.row_tiles * t.tokens / 8));
+  return static_cast<std::size_t>(slots + static_cast<std::uint64_t>(units) * 4);
+}
+
+ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  const std::int64_t chunks = p.packed_layout().chunks();
+  const std::int64_t per_split = (chunks + std::max(t.splits, 1) - 1) / std::max(t.splits, 1);
+  if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 ||
+      (t.tokens != 8 && t.tokens != 16 && t.tokens != 32 && t.tokens != 64) || t.stages < 2 || t.stages > 8 ||
+      t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||
+      t.a_ld < p.k || (t.a_ld * 2) % 16 != 0)
+    throw OpsError("stream grouped kernel: tiling " + t.describe() + ", " + std::to_string(t.splits) +
+                   " splits of " + std::to_string(chunks) + " chunks, A rows of " + std::to_string(t.a_ld) +
+                   "; it takes 1-8 warps of 1-2 row tiles, 8/16/32/64 tokens whose A pieces divide among the "
+                   "threads, 2-8 stages, splits that each get a chunk, 16-byte aligned A rows");
+  return StreamGrouped(p, t).build();
+}
+
+}  // namespace warpforge::ops

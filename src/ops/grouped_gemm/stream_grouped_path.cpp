@@ -1,0 +1,201 @@
+// The stream path of GroupedGemm: the kernel of stream_grouped_kernel.hpp,
+// its tiling, and for a block-scaled A the pre-pass that converts A to
+// bf16 into the workspace first (GemmAmax's, dequantize_kernel.hpp).
+#include <algorithm>
+#include <limits>
+
+#include "../gemm_amax/dequantize_kernel.hpp"
+#include "grouped_gemm_path.hpp"
+#include "stream_grouped_kernel.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/module.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::DType;
+
+// The most tokens a group averages (M over the groups that can have any)
+// for which automatic selection streams bf16 weights. Beside the sm80 kernel
+// 32 (a prediction). Beside the sm90a design 8: on an H200 (docs/
+// PERFORMANCE.md, 2026-11-29) it read qwen3's experts at 0.75 of the
+// read-once floor with 64 tokens a group, where the stream kernel reached
+// 0.25-0.37 at 8 to 32 (one 128-row tile a group reads each B tile once, as
+// the stream kernel does, at wgmma's rate).
+constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
+constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 8;
+
+// The block-scaled A as GemmAmax's pre-pass reads it: (M, K, 1), k-major.
+GemmAmaxProblem a_problem(const GroupedGemmProblem& p) {
+  GemmAmaxProblem g;
+  g.m = p.m, g.n = p.n, g.k = p.k, g.l = 1;
+  g.ab_dtype = p.a_dtype, g.sf_dtype = p.sf_dtype, g.c_dtype = DType::bf16, g.vec = p.vec;
+  g.a = {p.a.ld, 1, p.m * p.a.ld};
+  return g;
+}
+
+// Where the bf16 copy of a block-scaled A ends in the workspace (the split
+// sums follow, 1 KB aligned); 0 without one.
+std::size_t a_copy_bytes(const GroupedGemmProblem& p) {
+  if (!p.scaled_a) return 0;
+  return static_cast<std::size_t>((dequantized_bytes(a_problem(p), BlockScaledOperand::a) + 1023) / 1024 * 1024);
+}
+
+// Persistent CTAs an SM: as many as the shared memory holds (227 KB on
+// sm_90, less the L1's share we leave), at most 4.
+std::int64_t ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  return std::clamp<std::int64_t>(200 * 1024 / stream_grouped_shared_bytes(p, t), 1, 4);
+}
+
+// The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
+// row), FP8 one; 4 warps; tokens a unit from the tokens a group averages
+// over the groups that can have any (M / min(G, M)); 3 stages (two chunks
+// in flight beyond the one multiplied: a CTA's 34 KB of FP4 weights or 68
+// KB of FP8, past the ~25 KB an SM needs in flight to stream at 3.35 TB/s
+// with ~1 us of latency); K split so that the work items fill the
+// persistent CTAs, each split at least 4 chunks (1024 codes) long.
+StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::Device& device) {
+  StreamGroupedTiling t;
+  t.row_tiles = p.packed_b && p.b_dtype == DType::e2m1 ? 2 : 1;
+  const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
+  const std::int64_t average = (p.m + active - 1) / active;
+  t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
+  t.stages = 3;
+  t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
+  const std::int64_t ctas = ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
+  const std::int64_t units =
+      std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());
+  const std::int64_t chunks = p.packed_layout().chunks();
+  std::int64_t splits = std::clamp<std::int64_t>((ctas + units - 1) / units, 1, std::max<std::int64_t>(chunks / 4, 1));
+  while (splits > 1 && (splits - 1) * ((chunks + splits - 1) / splits) >= chunks) --splits;
+  t.splits = static_cast<int>(splits);
+  return t;
+}
+
+class StreamLaunch final : public GroupedGemmLaunch {
+ public:
+  StreamLaunch(const GroupedGemmProblem& p, const StreamGroupedTiling& t, const runtime::Device& device,
+               bool own_workspace)
+      : p_(p),
+        module_(device, build_stream_grouped(p, t)),
+        offsets_(device, p),
+        a_copy_(a_copy_bytes(p)),
+        split_bytes_(stream_grouped_split_bytes(p, t)) {
+    if (p.scaled_a)
+      dequantize_.emplace(device, build_dequantize_kernel(a_problem(p), BlockScaledOperand::a, DequantizedOrder::k));
+    if (own_workspace && a_copy_ + split_bytes_) {
+      own_.emplace(device, a_copy_ + split_bytes_);
+      own_->fill(0);  // the split counters at 0; every launch leaves them so
+    }
+    const std::int64_t shared = stream_grouped_shared_bytes(p, t);
+    const std::int64_t ctas = ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
+    const std::int64_t items = max_group_units(stream_grouped_schedule(p, t), p.m) * t.splits;
+    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(items, 1, ctas))};
+    config_.block = {static_cast<std::uint32_t>(t.threads())};
+    config_.dynamic_shared_bytes = static_cast<std::uint32_t>(shared);
+    splits_ = t.splits;
+  }
+
+  void run(const GroupedGemmTensors& t, const runtime::TensorView* workspace, runtime::Stream* stream) override {
+    const runtime::DevicePtr base = workspace ? workspace->address() : own_ ? own_->address() : 0;
+    const runtime::Device& device = t.a.device();
+    std::vector<runtime::Arg> args;
+    if (p_.scaled_a) {
+      launch_dequantize(*dequantize_, a_problem(p_), BlockScaledOperand::a, DequantizedOrder::k, t.a, *t.sfa, base,
+                        stream);
+      args.emplace_back(runtime::TensorView(device, base, DType::u8, {static_cast<std::int64_t>(a_copy_)}));
+    } else {
+      args.emplace_back(t.a);
+    }
+    args.emplace_back(t.b);
+    if (p_.packed_b) args.emplace_back(*t.sfb);
+    args.emplace_back(offsets_.view(t, p_.groups));
+    args.emplace_back(t.d);
+    if (p_.amax) args.emplace_back(*t.amax);
+    if (splits_ > 1)
+      args.emplace_back(runtime::TensorView(device, base + a_copy_, DType::u8, {static_cast<std::int64_t>(split_bytes_)}));
+    args.emplace_back(static_cast<std::uint32_t>(p_.m));
+    module_.launch(kStreamGroupedKernel, config_, args, stream);
+  }
+
+ private:
+  GroupedGemmProblem p_;
+  runtime::Module module_;
+  std::optional<runtime::Module> dequantize_;
+  LaunchOffsets offsets_;
+  std::size_t a_copy_, split_bytes_;
+  std::optional<runtime::Buffer> own_;
+  runtime::LaunchConfig config_;
+  int splits_ = 1;
+};
+
+class StreamPath final : public GroupedGemmPath {
+ public:
+  std::string_view name() const override { return "stream"; }
+
+  std::vector<std::string> refusals(const GroupedGemmProblem& p, const runtime::Device& device) const override {
+    std::vector<std::string> why;
+    const bool bf16_rows = p.b_dtype == DType::bf16 && p.a_dtype == DType::bf16 && p.form == GroupedForm::ragged_m;
+    if (!p.packed_b && !bf16_rows)
+      why.push_back("B is " + std::string(runtime::name(p.b_dtype)) + (p.form == GroupedForm::ragged_k ? " in ragged K" : "") +
+                    ": the stream kernel reads packed block-scaled weights (prepack_weights), or bf16 ones against "
+                    "bf16 A in ragged M");
+    if (!p.packed_b && bf16_rows && p.b.cols_contiguous && p.n > 1 && p.k > 1)
+      why.push_back("B's N is contiguous: the stream kernel reads bf16 weights whose K is contiguous (B (G, K, N) with "
+                    "K of stride 1, as torch._grouped_mm takes it)");
+    // mul.bf16x2 (the exact conversions' multiply) needs sm_90 (PTX ISA 9.7.4.2).
+    if (device.target() != ptx::Target::sm_90a)
+      why.push_back("device '" + device.properties().name + "' has target " + std::string(ptx::name(device.target())) +
+                    "; the stream kernel needs sm_90a (compute capability 9.0)");
+    if (!p.a.cols_contiguous && p.m > 1 && p.k > 1)
+      why.push_back("A is m-major: the stream kernel copies 16-byte pieces of A's rows (make K contiguous)");
+    if (p.groups > kMaxGroups)
+      why.push_back("G " + std::to_string(p.groups) + ": the group table holds up to " + std::to_string(kMaxGroups) +
+                    " groups");
+    const std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    if (p.m > limit || p.n > limit || p.k > limit)
+      why.push_back("M, N or K above 2^31 - 1: the stream kernel indexes them with 32-bit registers");
+    return why;
+  }
+
+  // bf16 weights: past a few tokens a group on average the sm90a design's
+  // or the sm80 kernel's 64- and 128-row tiles reuse each weight tile over
+  // more tokens than the stream kernel's 8 to 64 (which re-reads an expert's
+  // weights for every 64).
+  std::optional<std::string> passed_over(const GroupedGemmProblem& p, const runtime::Device& device) const override {
+    if (p.packed_b) return std::nullopt;
+    const bool sm90a = sm90a_grouped_gemm_path().refusals(p, device).empty();
+    const std::int64_t limit = sm90a ? kStreamBf16MaxAverageTokensBesideSm90a : kStreamBf16MaxAverageTokens;
+    const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
+    if (p.m <= limit * active) return std::nullopt;
+    return "bf16 weights with " + std::to_string((p.m + active - 1) / active) +
+           " tokens a group on average: automatic selection takes the stream kernel up to " + std::to_string(limit) +
+           " (past that the " + (sm90a ? "sm90a design" : "sm80 kernel") + " reuses each weight tile more)";
+  }
+
+  std::string configuration(const GroupedGemmProblem& p, const runtime::Device& device) const override {
+    const StreamGroupedTiling t = stream_tiling(p, device);
+    std::string s = t.describe() + ", K split " + std::to_string(t.splits) + " ways" +
+                    (t.splits > 1 ? " (their sums added through the workspace)" : "");
+    if (p.scaled_a) s += ", A converted to bf16 into the workspace by a pre-pass";
+    return s;
+  }
+
+  std::size_t workspace_bytes(const GroupedGemmProblem& p, const runtime::Device& device) const override {
+    return a_copy_bytes(p) + stream_grouped_split_bytes(p, stream_tiling(p, device));
+  }
+
+  std::unique_ptr<GroupedGemmLaunch> compile(const GroupedGemmProblem& p, const runtime::Device& device,
+                                             bool own_workspace) const override {
+    return std::make_unique<StreamLaunch>(p, stream_tiling(p, device), device, own_workspace);
+  }
+};
+
+}  // namespace
+
+const GroupedGemmPath& stream_grouped_gemm_path() {
+  static const StreamPath path;
+  return path;
+}
+
+}  // namespace warpforge::ops

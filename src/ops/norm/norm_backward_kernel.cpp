@@ -1,0 +1,193 @@
+// The normalizations' backward kernel and the column sums of dweight and
+// dbias (norm_kernel.hpp).
+#include "../rows/row_kernel.hpp"
+#include "../rows/scaled_sum.hpp"
+#include "norm_kernel.hpp"
+#include "warpforge/tile/named_barrier.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+using rows::RowFragment;
+using rows::RowKernel;
+using rows::RowOperand;
+using rows::ScaledSum;
+using runtime::DType;
+
+namespace {
+
+constexpr int kColumnWarps = 8;  // the column-sum kernel's warps, each adding every 8th group
+
+class NormBackwardKernel {
+ public:
+  NormBackwardKernel(const NormBackwardProblem& p, Target target) : p_(p), k_(norm_backward_kernel_name(p), target) {}
+
+  ptx::Module build() {
+    auto tensor = [&](const std::optional<rows::RowMatrix>& m, const char* name) {
+      return m ? rows::row_param(k_, name, p_.shape, m->dtype) : Reg{};
+    };
+    const bool layer = p_.options.kind == NormKind::layer;
+    Reg dy = tensor(p_.dy, "dy"), x = tensor(p_.x, "x"), weight = tensor(p_.weight, "weight"),
+        mean = layer ? k_.param_ptr("mean", 4) : Reg{}, rstd = k_.param_ptr("rstd", 4),
+        dresidual_out = tensor(p_.dresidual_out, "dresidual_out"), dx = tensor(p_.dx, "dx"),
+        workspace = p_.workspace_bytes() > 0 ? k_.param_ptr("workspace", 16) : Reg{};
+    Reg rows = k_.param(u32, "rows");
+    RowKernel rk(k_, p_.shape, p_.n, "norm_backward");
+    std::optional<RowFragment> w;
+    if (p_.weight) w = rk.load({p_.weight->dtype, weight, 0}, nullptr, 1.0f);
+    const int slots = p_.shape.vectors * p_.shape.vector;
+    Regs dweight_sum, dbias_sum;
+    for (int i = 0; p_.dweight && i < slots; ++i) dweight_sum.push_back(k_.mov(f32, imm_f32(0.0f)));
+    for (int i = 0; p_.dbias && i < slots; ++i) dbias_sum.push_back(k_.mov(f32, imm_f32(0.0f)));
+    auto slot = [&](int j, int e) { return static_cast<std::size_t>(j * p_.shape.vector + e); };
+
+    rk.for_each_row(rows, [&](const Reg& row) {
+      RowFragment g_in = rk.load({p_.dy.dtype, dy, p_.dy.row_stride}, &row, 0.0f);
+      RowFragment h = rk.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f);
+      Reg at_row = k_.reg(u64);
+      k_.mul_wide(at_row, row, 4);
+      // xhat = (h/2 - mean/2) · 2 rstd: exact halvings, and no difference overflows.
+      Reg twice_rstd = k_.reg(f32), minus_half_mean = k_.mov(f32, imm_f32(0.0f));
+      k_.ld(Space::global, f32, twice_rstd, at(rstd + at_row));
+      k_.add(twice_rstd, twice_rstd, twice_rstd, {Round::rn});
+      if (layer) {
+        k_.ld(Space::global, f32, minus_half_mean, at(mean + at_row));
+        k_.mul(minus_half_mean, minus_half_mean, imm_f32(-0.5f), {Round::rn});
+      }
+      auto xhat = [&](int j, int e) {
+        Reg v = k_.reg(f32);
+        k_.fma(v, h.value(j, e), imm_f32(0.5f), minus_half_mean);
+        k_.mul(v, v, twice_rstd, {Round::rn});
+        return v;
+      };
+      auto g = [&](int j, int e) {
+        if (!w) return g_in.value(j, e);
+        Reg v = k_.reg(f32);
+        k_.mul(v, g_in.value(j, e), w->value(j, e), {Round::rn});
+        return v;
+      };
+      // Row sums of g · xhat (and of g, for layer), scaled against overflow.
+      auto g_xhat = [&](int j, int e) {
+        Reg v = k_.reg(f32);
+        k_.mul(v, g(j, e), xhat(j, e), {Round::rn});
+        return v;
+      };
+      ScaledSum a = rows::scaled_sum(rk, g_xhat, 1);
+      Reg minus_mean_g_xhat, minus_mean_g;
+      if (layer) {
+        ScaledSum b = rows::scaled_sum(rk, g, 1);
+        rk.allreduce({a.q, a.s, b.q, b.s}, rows::combine_scaled_sums(1, 2));
+        minus_mean_g = negated(rows::scaled_mean(k_, b, 1, p_.n));
+      } else {
+        rk.allreduce(a.regs(), rows::combine_scaled_sums(1));
+      }
+      minus_mean_g_xhat = negated(rows::scaled_mean(k_, a, 1, p_.n));
+      Reg rstd_value = k_.reg(f32);
+      k_.mul(rstd_value, twice_rstd, imm_f32(0.5f), {Round::rn});
+
+      std::optional<RowFragment> dh;
+      if (p_.dresidual_out)
+        dh = rk.load({p_.dresidual_out->dtype, dresidual_out, p_.dresidual_out->row_stride}, &row, 0.0f);
+      rk.store({p_.dx.dtype, dx, p_.dx.row_stride}, &row, [&](int j, int e) {
+        Reg v = k_.reg(f32);
+        k_.fma(v, xhat(j, e), minus_mean_g_xhat, g(j, e));
+        if (layer) k_.add(v, v, minus_mean_g, {Round::rn});
+        k_.mul(v, v, rstd_value, {Round::rn});
+        if (dh) k_.add(v, v, dh->value(j, e), {Round::rn});
+        return v;
+      });
+      for (int j = 0; j < p_.shape.vectors; ++j)
+        for (int e = 0; e < p_.shape.vector; ++e) {
+          if (p_.dweight) k_.fma(dweight_sum[slot(j, e)], g_in.value(j, e), xhat(j, e), dweight_sum[slot(j, e)]);
+          if (p_.dbias) k_.add(dbias_sum[slot(j, e)], dbias_sum[slot(j, e)], g_in.value(j, e), {Round::rn});
+        }
+    });
+
+    // The group's sums: row `group` of the workspace's dweight block, then of dbias's.
+    const std::int64_t block_bytes = p_.groups * p_.n * 4;
+    Reg block = workspace;
+    auto write = [&](const Regs& sums) {
+      rk.store({DType::f32, block, p_.n}, &rk.group(), [&](int j, int e) { return sums[slot(j, e)]; });
+      block = block + block_bytes;
+    };
+    if (p_.dweight) write(dweight_sum);
+    if (p_.dbias) write(dbias_sum);
+    return k_.module();
+  }
+
+ private:
+  Reg negated(const Reg& v) {
+    Reg n = k_.reg(f32);
+    k_.neg(n, v);
+    return n;
+  }
+
+  const NormBackwardProblem& p_;
+  Kernel k_;
+};
+
+// dweight (or dbias) from the groups' sums: see norm_kernel.hpp.
+ptx::Module column_sum(DType out, Target target) {
+  Kernel k(kColumnSumKernel, target);
+  k.reqntid(32 * kColumnWarps);
+  Reg sums = k.param_ptr("sums", 4), result = k.param_ptr("out", 2);
+  Reg groups = k.param(u32, "groups"), n = k.param(u32, "n");
+  Reg tid = k.sreg(SReg::tid_x);
+  Reg lane = tid & 31u, warp = tid >> 5;
+  Reg column = k.sreg(SReg::ctaid_x) * 32u + lane;
+  Pred in = column < n;
+  Reg total = k.mov(f32, imm_f32(0.0f));
+  k.if_then(in, [&] {
+    k.for_range(warp, groups, kColumnWarps, [&](const Reg& group) {
+      Reg index = k.reg(u64), value = k.reg(f32);
+      k.mul_wide(index, group * n + column, 4);  // groups · n < 2^32 (the problem's workspace)
+      k.ld(Space::global, f32, value, at(sums + index));
+      k.add(total, total, value, {Round::rn});
+    });
+  });
+  Shared partial = k.shared("column_partial", 4 * 32 * kColumnWarps);
+  k.st(Space::shared, f32, at(k.address_of(partial) + (warp * 32u + lane) * 4u), total);
+  tile::NamedBarrier(k, 0, 32 * kColumnWarps).sync();
+  k.if_then(warp == 0u && in, [&] {
+    Reg sum = k.mov(f32, imm_f32(0.0f)), value = k.reg(f32);
+    Reg mine = k.address_of(partial) + lane * 4u;
+    for (int w = 0; w < kColumnWarps; ++w) {
+      k.ld(Space::shared, f32, value, at(mine, 4 * 32 * w));
+      k.add(sum, sum, value, {Round::rn});
+    }
+    Reg offset = k.reg(u64);
+    const int bytes = runtime::bits(out) / 8;
+    k.mul_wide(offset, column, bytes);
+    if (out == DType::f32) {
+      k.st(Space::global, f32, at(result + offset), sum);
+    } else {
+      Reg bits = k.reg(b16);
+      k.cvt(out == DType::bf16 ? bf16 : f16, f32, bits, sum, {Round::rn});
+      k.st(Space::global, b16, at(result + offset), bits);
+    }
+  });
+  return k.module();
+}
+
+}  // namespace
+
+std::string norm_backward_kernel_name(const NormBackwardProblem& p) {
+  return std::string("warpforge_") + (p.options.kind == NormKind::rms ? "rms_norm" : "layer_norm") + "_backward";
+}
+
+ptx::Module build_norm_backward_kernel(const NormBackwardProblem& problem, Target target) {
+  return NormBackwardKernel(problem, target).build();
+}
+
+ptx::Module build_column_sum_kernel(DType out, Target target) {
+  return column_sum(out, target);
+}
+
+runtime::LaunchConfig column_sum_launch(std::int64_t n) {
+  runtime::LaunchConfig c;
+  c.grid = {static_cast<std::uint32_t>((n + 31) / 32)};
+  c.block = {32 * kColumnWarps};
+  return c;
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,51 @@
+// The normalizations' kernels, on the row kernel skeleton (rows/row_kernel.hpp).
+//
+// Forward (rms_norm / layer_norm), each row group a row at a time:
+//   h = x (+ residual, rounded to residual_out's dtype and stored)
+//   rms:   (q, s) = scaled Σ h² (rows/scaled_sum.hpp); rstd = 1/sqrt(s/n + eps)
+//          (from 2^32 on: rstd = 2^-q / sqrt(s/n), eps being negligible there);
+//          y = h · 2^-q · r · weight
+//   layer: the row's first element p is subtracted and every value halved
+//          (exact, and no difference overflows): mean/2 = p/2 + scaled Σ (h/2 - p/2) / n;
+//          c = h/2 - mean/2; (q, s) = scaled Σ c²; y = c · 2^-q · r · weight + bias with
+//          r = 1/sqrt(s/n + eps/4) (eps negligible from 2^32 on), the same value
+//          as (h - mean)/sqrt(var + eps) since var = 4 · var(h/2).
+//   The leader thread writes mean and rstd (f32) where asked.
+//   Parameters: x, residual, weight, bias, y, residual_out, mean, rstd (u64;
+//   those of the problem, in this order), rows (u32).
+//
+// Backward, each row group looping over rows row = group, group + groups, ...:
+//   xhat = (h - mean) · rstd (h/2 - mean/2 times 2·rstd: no overflow), g = dy · weight
+//   rms:   dx = rstd · (g - xhat · mean(g · xhat))
+//   layer: dx = rstd · (g - mean(g) - xhat · mean(g · xhat))
+//   dx += dresidual_out; the group adds dy · xhat (dweight) and dy (dbias) of
+//   its rows in f32 registers and writes them as row `group` of the workspace
+//   (dweight's groups x n, then dbias's).
+//   Parameters: dy, x, weight, mean, rstd, dresidual_out, dx, workspace (u64;
+//   those of the problem, in this order), rows (u32).
+//
+// Column sums: dweight[c] = Σ over groups of workspace[group][c], in group
+// order (deterministic), rounded to dweight's dtype (and dbias from the
+// second block of sums, by a second launch). A CTA of 32 x 8 threads takes 32 columns: each warp
+// adds every 8th group, then warp 0 adds the 8 in order.
+//   Parameters: sums, out (u64), groups, n (u32).
+#pragma once
+
+#include "norm_problem.hpp"
+#include "warpforge/ptx/module.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/backend.hpp"
+
+namespace warpforge::ops {
+
+ptx::Module build_norm_kernel(const NormProblem& problem, ptx::Target target);
+ptx::Module build_norm_backward_kernel(const NormBackwardProblem& problem, ptx::Target target);
+ptx::Module build_column_sum_kernel(runtime::DType out, ptx::Target target);
+
+std::string norm_kernel_name(const NormProblem& problem);
+std::string norm_backward_kernel_name(const NormBackwardProblem& problem);
+inline constexpr const char* kColumnSumKernel = "warpforge_norm_column_sum";
+// The column-sum kernel's launch for n columns.
+runtime::LaunchConfig column_sum_launch(std::int64_t n);
+
+}  // namespace warpforge::ops

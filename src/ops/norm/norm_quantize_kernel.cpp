@@ -1,0 +1,283 @@
+// The RMSNorm + quantize kernel (norm_quantize_kernel.hpp).
+#include "norm_quantize_kernel.hpp"
+
+#include <bit>
+
+#include "../gemm_amax/minifloat_encode.hpp"
+#include "../rows/row_kernel.hpp"
+#include "norm_row.hpp"
+#include "warpforge/ops/scale_factor_layout.hpp"
+#include "warpforge/tile/reduction.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+using rows::RowFragment;
+using rows::RowKernel;
+using runtime::DType;
+
+namespace {
+
+// The exponent of the element format's largest normal (OCP MX v1.0 section
+// 6.3, "emax_elem"), as ops::quantize uses it.
+int largest_exponent(DType data) {
+  return data == DType::e4m3 ? 8 : data == DType::e5m2 ? 15 : 2;
+}
+
+int code_bits(DType data) {
+  return data == DType::e2m1 ? 4 : 8;
+}
+
+std::uint32_t log2(int v) {
+  return static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(v)));
+}
+
+class NormQuantizeKernel {
+ public:
+  NormQuantizeKernel(const NormQuantizeProblem& p, Target target) : p_(p), k_(kNormQuantizeKernel, target) {}
+
+  ptx::Module build() {
+    const NormProblem& n = p_.norm;
+    auto tensor = [&](const std::optional<rows::RowMatrix>& m, const char* name) {
+      return m ? rows::row_param(k_, name, n.shape, m->dtype) : Reg{};
+    };
+    Reg x = tensor(n.x, "x"), residual = tensor(n.residual, "residual"), weight = tensor(n.weight, "weight");
+    Reg data = k_.param_ptr("data", std::min(16, n.shape.vector * code_bits(p_.options.format.data) / 8));
+    Reg scales = k_.param_ptr("scales");
+    Reg residual_out = tensor(n.residual_out, "residual_out");
+    Reg rstd = n.rstd ? k_.param_ptr("rstd", 4) : Reg{};
+    Reg y = p_.y ? rows::row_param(k_, "y", n.shape, n.y.dtype) : Reg{};
+    Reg rows = k_.param(u32, "rows");
+    RowKernel rk(k_, n.shape, n.n, "norm_quantize");
+    NormRow norm(rk, n);
+    std::optional<RowFragment> w;
+    if (n.weight) w = rk.load({n.weight->dtype, weight, 0}, nullptr, 1.0f);
+    lane_ = k_.sreg(SReg::laneid);
+    block_lanes_ = p_.options.format.vec / n.shape.vector;
+    first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
+    const ScaleFactorLayout layout{n.rows, n.n, 1, p_.options.format.vec};
+
+    rk.for_each_row(static_cast<std::uint32_t>(p_.padded_rows()), [&](const Reg& row) {
+      Reg row_scales = scales + scale_row_offset(row, layout);
+      k_.if_else(row < rows, [&] {
+        RowFragment h = norm.input(x, residual, residual_out, row);
+        std::optional<NormRow::Statistics> st;
+        if (p_.options.normalize) st = norm.statistics(h, x, residual, row);
+        auto value = [&](int j, int e) {
+          if (st) return norm.output(h, *st, w, std::nullopt, j, e);
+          if (!w) return h.value(j, e);
+          Reg v = k_.reg(f32);
+          k_.mul(v, h.value(j, e), w->value(j, e), {Round::rn});
+          return v;
+        };
+        if (p_.y) rk.store({n.y.dtype, y, n.y.row_stride}, &row, value);
+        Reg data_row = k_.reg(u64);
+        k_.mul_wide(data_row, row, static_cast<std::uint64_t>(p_.data_row_stride));
+        data_row = data + data_row;
+        for (int j = 0; j < n.shape.vectors; ++j) quantize_vector(rk, j, value, data_row, row_scales, layout);
+        if (n.rstd)
+          k_.guarded(rk.leader(), [&] {
+            Reg at_row = k_.reg(u64);
+            k_.mul_wide(at_row, row, 4);
+            k_.st(Space::global, f32, at(rstd + at_row), st->rstd);
+          });
+      }, [&] {
+        // A padding row of the 128x4 layout: zero scales.
+        for (int j = 0; j < n.shape.vectors; ++j)
+          store_scale(rk, j, row_scales, layout, k_.mov(u32, 0u));
+      });
+    });
+    return k_.module();
+  }
+
+ private:
+  // The byte offset of row `row`'s scales in the 128x4 layout (u64):
+  // (row/128)·RK·512 + (row%32)·16 + ((row/32)%4)·4 (scale_factor_layout.hpp).
+  Reg scale_row_offset(const Reg& row, const ScaleFactorLayout& layout) {
+    Reg offset = (row >> 7u) * static_cast<std::uint32_t>(layout.k_tiles() * 512) + (row & 31u) * 16u +
+                 ((row >> 5u) & 3u) * 4u;
+    Reg wide = k_.reg(u64);
+    k_.cvt(wide, offset);
+    return wide;
+  }
+
+  // The scale block of vector j (u32): its first element / vec.
+  Reg block_of(const RowKernel& rk, int j) {
+    return (rk.element_base() + static_cast<std::uint32_t>(rk.element_offset(j, 0))) >>
+           log2(p_.options.format.vec);
+  }
+
+  // The block's first lane writes `code` (u32, a byte) as vector j's block's scale.
+  void store_scale(const RowKernel& rk, int j, const Reg& row_scales, const ScaleFactorLayout&, const Reg& code) {
+    Reg kb = block_of(rk, j);
+    Reg offset = (kb >> 2u) * 512u + (kb & 3u);
+    Reg wide = k_.reg(u64);
+    k_.cvt(wide, offset);
+    Pred writer = first_lane_;
+    if (const auto& in = rk.in_row(j)) writer = *in && first_lane_;
+    Reg byte = k_.reg(u16);
+    k_.cvt(byte, code);
+    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(row_scales + wide), byte); });
+  }
+
+  // The block scale of `amax` (u32 bits of the block's largest magnitude)
+  // as ops::quantize picks it (its code, u32), and the multiplier (or, for
+  // e4m3 scales, the divisor) turning an element into its code's value.
+  struct Scale {
+    Reg code, factor;
+    bool divide = false;
+  };
+  Scale block_scale(const Reg& amax) {
+    const BlockScaledFormat& f = p_.options.format;
+    Pred is_nan = amax > 0x7f800000u, is_zero = amax == 0u;
+    Scale s;
+    if (f.scale == DType::e8m0) {
+      // floor(log2 amax): the exponent field, or below the normals -118 - clz.
+      Reg field = amax >> 23u;
+      Reg leading = k_.reg(u32);
+      k_.inst("clz.b32", leading, amax);
+      Reg normal_exponent = field.as(s32) - 127, subnormal_exponent = k_.reg(s32);
+      k_.mad(subnormal_exponent, leading.as(s32), -1, -118);
+      Reg exponent = k_.selp(normal_exponent, subnormal_exponent, field != 0u);
+      // clamp(floor(log2 amax) - emax, -127, 127) + 127; 127 (1.0) for 0, 255 (NaN) for NaN.
+      Reg code = k_.min(k_.max(exponent - largest_exponent(f.data), -127), 127) + 127;
+      k_.selp(code, 127, code, is_zero);
+      k_.selp(code, 255, code, is_nan);
+      s.code = code.as(u32);
+      // 2^(127 - code): the exponent field 254 - code, or 2^-127 (a subnormal) for code 254; NaN for 255.
+      Reg bits = k_.reg(b32), field_of_inverse = k_.reg(s32);
+      k_.mad(field_of_inverse, code, -1, 254);
+      k_.shl(bits, field_of_inverse, 23u);
+      k_.selp(bits, 0x00400000u, bits, code == 254);
+      k_.selp(bits, 0x7fffffffu, bits, code == 255);
+      s.factor = bits.as(f32);
+      return s;
+    }
+    // e4m3 (NVFP4): amax / 6 rounded to e4m3 (satfinite), 1 (its smallest
+    // subnormal) where that is 0; 0x38 (1.0) for amax 0; NaN gives 0x7F.
+    Reg third = k_.reg(f32);
+    k_.div(third, amax.as(f32), imm_f32(6.0f), {Round::rn});
+    Reg pair = k_.reg(b16), wide = k_.reg(u32);
+    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), third);
+    k_.cvt(u32, u16, wide, pair);
+    Reg code = wide & 0xffu;
+    k_.selp(code, 1u, code, code == 0u);
+    k_.selp(code, 0x38u, code, is_zero);
+    s.code = code;
+    // Its value: e4m3 -> f16 -> f32, exactly.
+    Reg narrow = k_.reg(b16), halves = k_.reg(b32), low = k_.reg(b16), high = k_.reg(b16), value = k_.reg(f32);
+    k_.cvt(u16, u32, narrow, code);
+    k_.cvt_unpack_fp8(e4m3x2, halves, narrow);
+    k_.inst("mov.b32", Regs{low, high}, halves);
+    k_.cvt(f32, f16, value, low);
+    s.factor = value;
+    s.divide = true;
+    return s;
+  }
+
+  // Vector j of the row: its block's amax across the block's lanes, the
+  // scale, the codes (stored k-major), the scale byte.
+  void quantize_vector(const RowKernel& rk, int j, const rows::RowValue& value, const Reg& data_row,
+                       const Reg& row_scales, const ScaleFactorLayout& layout) {
+    const NormProblem& n = p_.norm;
+    std::vector<Reg> v;
+    Reg amax = k_.mov(u32, 0u);
+    for (int e = 0; e < n.shape.vector; ++e) {
+      v.push_back(value(j, e));
+      k_.max(amax, amax, v.back().as(b32) & 0x7fffffffu);
+    }
+    tile::warp::allreduce(k_, {amax}, tile::max(), block_lanes_);
+    const Scale s = block_scale(amax);
+    std::vector<Reg> scaled;
+    for (const Reg& x : v) {
+      Reg t = k_.reg(f32);
+      if (s.divide)
+        k_.div(t, x, s.factor, {Round::rn});
+      else
+        k_.mul(t, x, s.factor, {Round::rn});
+      scaled.push_back(t);
+    }
+    store_codes(rk, j, scaled, data_row);
+    store_scale(rk, j, row_scales, layout, s.code);
+  }
+
+  // The codes of vector j's elements, rounded to nearest even and saturated,
+  // packed (FP4 two a byte, low nibble first) and stored.
+  void store_codes(const RowKernel& rk, int j, const std::vector<Reg>& scaled, const Reg& data_row) {
+    const DType data = p_.options.format.data;
+    const int bits = code_bits(data), vector = p_.norm.shape.vector;
+    Regs words;  // 32-bit words of codes, low element first
+    if (data == DType::e2m1) {
+      Reg word = k_.mov(u32, 0u);
+      for (int e = 0; e < vector; ++e) {
+        Reg code = emit_minifloat_encode(k_, scaled[static_cast<std::size_t>(e)], data);
+        word = word | (code << static_cast<std::uint32_t>(4 * e));
+      }
+      words.push_back(word);
+    } else {
+      const Type pair_type = data == DType::e4m3 ? e4m3x2 : e5m2x2;
+      std::vector<Reg> pairs;
+      for (int e = 0; e < vector; e += 2) {
+        Reg pair = k_.reg(b16);
+        const Reg& lo = scaled[static_cast<std::size_t>(e)];
+        if (e + 1 < vector)
+          k_.cvt_pack(pair_type, pair, scaled[static_cast<std::size_t>(e + 1)], lo);
+        else
+          k_.cvt_pack(pair_type, pair, imm_f32(0.0f), lo);
+        pairs.push_back(pair);
+      }
+      for (std::size_t i = 0; i < pairs.size(); i += 2) {
+        Reg word = k_.reg(b32);
+        if (i + 1 < pairs.size()) {
+          k_.inst("mov.b32", word, Regs{pairs[i], pairs[i + 1]});
+        } else {
+          Reg wide = k_.reg(u32);
+          k_.cvt(u32, u16, wide, pairs[i]);
+          word = wide;
+        }
+        words.push_back(word);
+      }
+    }
+    const int bytes = vector * bits / 8;  // 1 (two FP4 codes) to 8
+    Reg offset = k_.reg(u64);
+    k_.mul_wide(offset, rk.element_base() + static_cast<std::uint32_t>(rk.element_offset(j, 0)), bits);
+    k_.shr(offset, offset, 3u);
+    Reg address = data_row + offset;
+    auto store = [&] {
+      if (bytes == 8) {
+        k_.st(Space::global, b32, at(address), words);
+      } else if (bytes == 4) {
+        k_.st(Space::global, b32, at(address), words[0]);
+      } else {
+        Reg narrow = k_.reg(u16);
+        k_.cvt(narrow, words[0]);
+        k_.st(Space::global, bytes == 2 ? b16 : u8, at(address), narrow);
+      }
+    };
+    const auto& in = rk.in_row(j);
+    in ? k_.guarded(*in, store) : store();
+  }
+
+  const NormQuantizeProblem& p_;
+  Kernel k_;
+  Reg lane_;
+  int block_lanes_ = 1;
+  Pred first_lane_;
+};
+
+}  // namespace
+
+std::string NormQuantizeProblem::describe() const {
+  const BlockScaledFormat& f = options.format;
+  return std::string(options.normalize ? "rms " : "quantize ") + std::to_string(norm.rows) + " x " +
+         std::to_string(norm.n) + " " + std::string(runtime::name(norm.x.dtype)) + " -> " +
+         std::string(runtime::name(f.data)) + " with " + std::string(runtime::name(f.scale)) + " scales per " +
+         std::to_string(f.vec) + (norm.residual ? ", residual" : "") + (norm.weight ? ", weight" : "") +
+         (norm.rstd ? ", rstd" : "") + (y ? ", y " + std::string(runtime::name(norm.y.dtype)) : "");
+}
+
+ptx::Module build_norm_quantize_kernel(const NormQuantizeProblem& problem, Target target) {
+  return NormQuantizeKernel(problem, target).build();
+}
+
+}  // namespace warpforge::ops

@@ -1,0 +1,132 @@
+// The forward normalization's row arithmetic (norm_row.hpp).
+#include "norm_row.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+using rows::RowFragment;
+using rows::RowOperand;
+using rows::ScaledSum;
+
+RowFragment NormRow::input(const Reg& x, const Reg& residual, const Reg& residual_out, const Reg& row) {
+  RowFragment h = rk_.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f);
+  if (!p_.residual) return h;
+  const RowOperand r_in{p_.residual->dtype, residual, p_.residual->row_stride},
+      h_out{p_.residual_out->dtype, residual_out, p_.residual_out->row_stride};
+  RowFragment r = rk_.load(r_in, &row, 0.0f);
+  RowFragment sum_h = rk_.pack(h_out.dtype, [&](int j, int e) { return sum(h.value(j, e), r.value(j, e)); });
+  rk_.store(h_out, &row, sum_h);
+  return sum_h;
+}
+
+NormRow::Statistics NormRow::statistics(const RowFragment& h, const Reg& x, const Reg& residual, const Reg& row) {
+  return p_.options.kind == NormKind::rms ? rms(h) : layer(h, x, residual, row);
+}
+
+Reg NormRow::sum(const Reg& a, const Reg& b) {
+  Reg s = k_.reg(f32);
+  k_.add(s, a, b, {Round::rn});
+  return s;
+}
+
+// 1/sqrt(s/n + eps') where the sum was not scaled, else 1/sqrt(s/n) (the
+// values reach 2^32, so the mean square is at least 2^64/n: eps' is lost
+// beside it); rsqrt.approx (PTX ISA 9.7.3.18, as PyTorch's rsqrtf).
+Reg NormRow::inverse_root(const ScaledSum& s, float eps) {
+  Reg mean_square = k_.div(s.s, imm_f32(static_cast<float>(p_.n)), {Round::rn});
+  Reg with_eps = k_.reg(f32);
+  k_.add(with_eps, mean_square, imm_f32(eps), {Round::rn});
+  Reg r = k_.reg(f32);
+  k_.inst("rsqrt.approx.f32", r, k_.selp(with_eps, mean_square, s.q == 0));
+  return r;
+}
+
+NormRow::Statistics NormRow::rms(const RowFragment& h) {
+  ScaledSum s = rows::scaled_sum(rk_, [&](int j, int e) { return h.value(j, e); }, 2);
+  rk_.allreduce(s.regs(), rows::combine_scaled_sums(2));
+  Statistics st;
+  st.r = inverse_root(s, p_.options.eps);
+  st.down = rows::power_of_two(k_, s.q, true);
+  st.rstd = k_.reg(f32);
+  k_.mul(st.rstd, st.down, st.r, {Round::rn});
+  return st;
+}
+
+NormRow::Statistics NormRow::layer(const RowFragment& h, const Reg& x, const Reg& residual, const Reg& row) {
+  Statistics st;
+  st.halved = true;
+  // The row's first element (h's, as rounded), read by every thread.
+  Reg half_pivot = k_.reg(f32);
+  k_.mul(half_pivot, first_element(x, residual, row), imm_f32(0.5f), {Round::rn});
+  auto centred = [&](const Reg& minus_shift) {
+    return [&, minus_shift](int j, int e) {
+      Reg c = k_.reg(f32);
+      k_.fma(c, h.value(j, e), imm_f32(0.5f), minus_shift);
+      return rk_.in_row_or(j, c, imm_f32(0.0f));
+    };
+  };
+  ScaledSum d = rows::scaled_sum(rk_, centred(neg(half_pivot)), 1);
+  rk_.allreduce(d.regs(), rows::combine_scaled_sums(1));
+  Reg half_mean = sum(half_pivot, rows::scaled_mean(k_, d, 1, p_.n));
+  st.minus_shift = neg(half_mean);
+  ScaledSum c = rows::scaled_sum(rk_, centred(st.minus_shift), 2);
+  rk_.allreduce(c.regs(), rows::combine_scaled_sums(2));
+  // var(h) = 4 var(h/2): r = 1/sqrt(var(h/2) + eps/4) = 2 rstd.
+  st.r = inverse_root(c, p_.options.eps * 0.25f);
+  st.down = rows::power_of_two(k_, c.q, true);
+  st.mean = k_.reg(f32);
+  k_.add(st.mean, half_mean, half_mean, {Round::rn});
+  st.rstd = k_.reg(f32);
+  k_.mul(st.rstd, st.down, st.r, {Round::rn});
+  k_.mul(st.rstd, st.rstd, imm_f32(0.5f), {Round::rn});
+  return st;
+}
+
+Reg NormRow::neg(const Reg& v) {
+  Reg n = k_.reg(f32);
+  k_.neg(n, v);
+  return n;
+}
+
+// Element 0 of the row of h (x, plus the residual rounded as h is).
+Reg NormRow::first_element(const Reg& x, const Reg& residual, const Reg& row) {
+  auto element = [&](const rows::RowMatrix& m, const Reg& base) {
+    Reg address = rk_.row_address({m.dtype, base, m.row_stride}, row);
+    Reg f = k_.reg(f32);
+    if (m.dtype == runtime::DType::f32) {
+      k_.ld(Space::global, f32, f, at(address));
+    } else {
+      Reg bits = k_.reg(b16);
+      k_.ld(Space::global, b16, bits, at(address));
+      k_.cvt(f32, m.dtype == runtime::DType::bf16 ? bf16 : f16, f, bits);
+    }
+    return f;
+  };
+  Reg first = element(p_.x, x);
+  if (!p_.residual) return first;
+  Reg total = sum(first, element(*p_.residual, residual));
+  if (p_.residual_out->dtype == runtime::DType::f32) return total;
+  const Type half = p_.residual_out->dtype == runtime::DType::bf16 ? bf16 : f16;
+  Reg bits = k_.reg(b16), rounded = k_.reg(f32);
+  k_.cvt(half, f32, bits, total, {Round::rn});
+  k_.cvt(f32, half, rounded, bits);
+  return rounded;
+}
+
+// y = (h·half - shift) · down · r (· weight + bias) for element e of vector j.
+Reg NormRow::output(const RowFragment& h, const Statistics& s, const std::optional<RowFragment>& w,
+                  const std::optional<RowFragment>& b, int j, int e) {
+  Reg v = k_.reg(f32);
+  if (s.halved)
+    k_.fma(v, h.value(j, e), imm_f32(0.5f), s.minus_shift);
+  else
+    k_.mov(v, h.value(j, e));
+  k_.mul(v, v, s.down, {Round::rn});
+  k_.mul(v, v, s.r, {Round::rn});
+  if (w) k_.mul(v, v, w->value(j, e), {Round::rn});
+  if (b) k_.add(v, v, b->value(j, e), {Round::rn});
+  return v;
+}
+
+
+}  // namespace warpforge::ops

@@ -1,0 +1,258 @@
+#include "row_kernel.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "warpforge/ops/half.hpp"
+
+namespace warpforge::ops::rows {
+
+using namespace dsl;
+using runtime::DType;
+
+namespace {
+
+// The most 32-bit values one allreduce of a row kernel combines (the
+// cross-entropy's online logsumexp and smoothing sum, two scaled sums).
+constexpr int kReductionValues = 6;
+constexpr int kResidentThreads = 1024;
+
+int bytes_of(DType t) {
+  return runtime::bits(t) / 8;
+}
+
+std::uint32_t log2(int v) {
+  return static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(v)));
+}
+
+// The 16-bit encoding of `value` in a 16-bit float dtype.
+std::uint16_t half_bits(DType t, float value) {
+  return t == DType::bf16 ? f32_to_bf16_bits(value) : f32_to_f16_bits(value);
+}
+
+}  // namespace
+
+Reg row_param(Kernel& k, const std::string& name, const RowShape& shape, DType dtype, int interleave) {
+  return k.param_ptr(name, std::min(16, shape.vector * interleave * bytes_of(dtype)));
+}
+
+std::uint32_t word_of(DType dtype, float value) {
+  if (dtype == DType::f32) return std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t h = half_bits(dtype, value);
+  return h | (h << 16);
+}
+
+Reg RowFragment::value(int j, int e) const {
+  Kernel& k = *k_;
+  const Regs& w = words_[static_cast<std::size_t>(j)];
+  if (dtype_ == DType::f32) return w[static_cast<std::size_t>(e)].as(f32);
+  Reg word;
+  Reg out = k.reg(b32);
+  if (w[0].type() == b16) {  // a vector of one 16-bit element
+    word = k.reg(b32);
+    k.cvt(u32, u16, word, w[0]);
+    if (dtype_ == DType::bf16) {
+      k.shl(out, word, 16u);  // a bf16 is the upper half of its f32
+      return out.as(f32);
+    }
+    Reg f = k.reg(f32);
+    k.cvt(f32, f16, f, w[0]);
+    return f;
+  }
+  word = w[static_cast<std::size_t>(e / 2)];
+  if (dtype_ == DType::bf16) {
+    if (e % 2 == 0)
+      k.shl(out, word, 16u);
+    else
+      k.and_(out, word, 0xffff0000u);
+    return out.as(f32);
+  }
+  Reg lo = k.reg(b16), hi = k.reg(b16), f = k.reg(f32);
+  k.inst("mov.b32", Regs{lo, hi}, word);  // unpack (PTX ISA 9.7.9.1 mov)
+  k.cvt(f32, f16, f, e % 2 == 0 ? lo : hi);
+  return f;
+}
+
+RowKernel::RowKernel(Kernel& k, const RowShape& shape, std::int64_t n, const std::string& name)
+    : k_(&k),
+      shape_(shape),
+      n_(n),
+      reduction_(k, {.warps = shape.threads / 32, .ctas = shape.ctas, .groups = shape.rows_per_cta},
+                 kReductionValues, name + "_reduction") {
+  // At least 1024 threads resident an SM (registers for 64 a thread), so
+  // that one group's loads are in flight while another reduces.
+  k.maxntid(static_cast<std::uint32_t>(shape.block()));
+  k.minnctapersm(static_cast<std::uint32_t>(std::max(1, kResidentThreads / shape.block())));
+  Reg tid = k.sreg(SReg::tid_x);
+  Reg t = shape.rows_per_cta > 1 ? tid & static_cast<std::uint32_t>(shape.threads - 1) : tid;
+  Reg cluster = k.sreg(SReg::ctaid_x), clusters = k.sreg(SReg::nctaid_x);
+  if (shape.ctas > 1) {
+    cluster = cluster >> log2(shape.ctas);
+    clusters = clusters >> log2(shape.ctas);
+    first_vector_ = k.sreg(SReg::cluster_ctarank) * shape.threads + t;
+  } else {
+    first_vector_ = t;
+  }
+  group_ = cluster;
+  groups_ = clusters;
+  if (shape.rows_per_cta > 1) {
+    group_ = cluster * shape.rows_per_cta + (tid >> log2(shape.threads));
+    groups_ = clusters * shape.rows_per_cta;
+  }
+  leader_ = first_vector_ == 0u;
+  const std::int64_t vectors_in_row = n / shape.vector;
+  for (int j = 0; j < shape.vectors; ++j) {
+    if ((j + 1) * vector_step() <= vectors_in_row)
+      in_row_.emplace_back(std::nullopt);
+    else
+      in_row_.emplace_back(first_vector_ + static_cast<std::uint32_t>(j * vector_step()) <
+                           static_cast<std::uint32_t>(vectors_in_row));
+  }
+}
+
+void RowKernel::for_each_row(const Src& rows, const std::function<void(const Reg& row)>& body) {
+  k_->for_range(group_, rows, groups_, body);
+}
+
+Reg RowKernel::in_row_or(int j, const Reg& value, const Src& otherwise) const {
+  const auto& p = in_row(j);
+  if (!p) return value;
+  return k_->selp(value, otherwise, *p);
+}
+
+Reg RowKernel::element_base(const Reg* chunk) const {
+  Reg vector = first_vector_;
+  if (chunk) vector = *chunk * static_cast<std::uint32_t>(shape_.vectors * vector_step()) + vector;
+  return vector * shape_.vector;
+}
+
+void RowKernel::for_each_chunk(const std::function<void(const Reg& chunk)>& body) {
+  k_->for_range(0u, static_cast<std::uint32_t>(shape_.chunks), 1u, body);
+}
+
+std::vector<std::optional<Pred>> RowKernel::in_row_of(const Reg* chunk) const {
+  if (!chunk) return in_row_;
+  const std::int64_t vectors_in_row = n_ / shape_.vector;
+  Reg first = *chunk * static_cast<std::uint32_t>(shape_.vectors * vector_step()) + first_vector_;
+  std::vector<std::optional<Pred>> p;
+  for (int j = 0; j < shape_.vectors; ++j)
+    p.emplace_back(first + static_cast<std::uint32_t>(j * vector_step()) < static_cast<std::uint32_t>(vectors_in_row));
+  return p;
+}
+
+Reg RowKernel::row_address(const RowOperand& t, const Reg& row) const {
+  Kernel& k = *k_;
+  const std::uint64_t stride_bytes = static_cast<std::uint64_t>(t.row_stride) * bytes_of(t.dtype);
+  Reg offset = k.reg(u64);
+  if (stride_bytes < (std::uint64_t{1} << 32)) {
+    k.mul_wide(offset, row, stride_bytes);
+  } else {
+    k.cvt(offset, row);
+    k.mul(offset, offset, stride_bytes);
+  }
+  return t.base + offset;
+}
+
+Reg RowKernel::thread_address(const RowOperand& t, const Reg* row, const Reg* chunk) const {
+  Reg offset = k_->reg(u64);
+  k_->mul_wide(offset, first_vector_, shape_.vector * t.interleave * bytes_of(t.dtype));
+  Reg address = (row && t.row_stride != 0 ? row_address(t, *row) : t.base) + offset;
+  if (!chunk) return address;
+  Reg pass = k_->reg(u64);
+  k_->mul_wide(pass, *chunk, shape_.capacity() * t.interleave * bytes_of(t.dtype));
+  return address + pass;
+}
+
+RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill, const Reg* chunk) const {
+  Kernel& k = *k_;
+  const int vector_bytes = shape_.vector * t.interleave * bytes_of(t.dtype);
+  const int access = std::min(16, vector_bytes);
+  Reg address = thread_address(t, row, chunk);
+  const auto in = in_row_of(chunk);
+  std::vector<Regs> words;
+  for (int j = 0; j < shape_.vectors; ++j) {
+    const std::int64_t at_vector = j * vector_step() * vector_bytes;
+    const auto& p = in[static_cast<std::size_t>(j)];
+    Regs w;
+    if (vector_bytes == 2) {
+      w.push_back(k.reg(b16));
+      if (p) k.mov(w[0], static_cast<std::uint32_t>(word_of(t.dtype, fill) & 0xffffu));
+      auto load = [&] { k.ld(Space::global, b16, w[0], at(address, at_vector)); };
+      p ? k.guarded(*p, load) : load();
+    } else {
+      w = k.regs(b32, vector_bytes / 4);
+      if (p)
+        for (const Reg& r : w) k.mov(r, word_of(t.dtype, fill));
+      auto load = [&] {
+        for (int a = 0; a < vector_bytes / access; ++a) {
+          const Regs part(w.begin() + a * access / 4, w.begin() + (a + 1) * access / 4);
+          const Addr where = at(address, at_vector + a * access);
+          if (part.size() == 1)
+            k.ld(Space::global, b32, part[0], where);
+          else
+            k.ld(Space::global, b32, part, where);
+        }
+      };
+      p ? k.guarded(*p, load) : load();
+    }
+    words.push_back(std::move(w));
+  }
+  return RowFragment(k, t.dtype, std::move(words));
+}
+
+RowFragment RowKernel::pack(DType dtype, const std::function<Reg(int j, int e)>& value, int interleave) const {
+  const int elements = shape_.vector * interleave;
+  Kernel& k = *k_;
+  const Type packed = dtype == DType::bf16 ? bf16x2 : f16x2;
+  const Type half = dtype == DType::bf16 ? bf16 : f16;
+  std::vector<Regs> words;
+  for (int j = 0; j < shape_.vectors; ++j) {
+    Regs w;
+    if (dtype == DType::f32) {
+      for (int e = 0; e < elements; ++e) w.push_back(value(j, e).as(b32));
+    } else if (elements == 1) {
+      w.push_back(k.reg(b16));
+      k.cvt(half, f32, w[0], value(j, 0), {Round::rn});
+    } else {
+      for (int e = 0; e < elements; e += 2) {
+        Reg lo = value(j, e), hi = value(j, e + 1);
+        w.push_back(k.reg(b32));
+        k.cvt_pack(packed, w.back(), hi, lo);
+      }
+    }
+    words.push_back(std::move(w));
+  }
+  return RowFragment(k, dtype, std::move(words));
+}
+
+void RowKernel::store(const RowOperand& t, const Reg* row, const RowFragment& values, const Reg* chunk) const {
+  Kernel& k = *k_;
+  const int vector_bytes = shape_.vector * t.interleave * bytes_of(t.dtype);
+  const int access = std::min(16, vector_bytes);
+  Reg address = thread_address(t, row, chunk);
+  const auto in = in_row_of(chunk);
+  for (int j = 0; j < shape_.vectors; ++j) {
+    const std::int64_t at_vector = j * vector_step() * vector_bytes;
+    const Regs& w = values.words(j);
+    auto store = [&] {
+      if (vector_bytes == 2) return k.st(Space::global, b16, at(address, at_vector), w[0]);
+      for (int a = 0; a < vector_bytes / access; ++a) {
+        const Regs part(w.begin() + a * access / 4, w.begin() + (a + 1) * access / 4);
+        const Addr where = at(address, at_vector + a * access);
+        if (part.size() == 1)
+          k.st(Space::global, b32, where, part[0]);
+        else
+          k.st(Space::global, b32, where, part);
+      }
+    };
+    const auto& p = in[static_cast<std::size_t>(j)];
+    p ? k.guarded(*p, store) : store();
+  }
+}
+
+void RowKernel::allreduce(const Regs& values, const tile::Combine& combine) {
+  reduction_.allreduce(values, combine);
+}
+
+}  // namespace warpforge::ops::rows

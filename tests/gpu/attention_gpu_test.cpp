@@ -1,0 +1,102 @@
+// Attention on a GPU: every correctness case the simulator runs
+// (tests/ops/attention_cases.hpp, attention_decode_cases.hpp), on the device
+// with fresh random inputs: the forward on both kernels (sm90a where the GPU
+// is one), the backward fast and deterministic, decode; then shapes of a
+// device's size (sequences of 1k to 2k, every head_dim, large logits, a
+// ragged varlen batch, decode at 8k keys a sequence), each against the fp64
+// reference within its bound. The Sanitize* tests are the small and ragged
+// shapes scripts/gpu-attention.sh runs under compute-sanitizer.
+#include <gtest/gtest.h>
+
+#include "gpu_fixture.hpp"
+#include "ops/attention_cases.hpp"
+#include "ops/attention_decode_cases.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+class AttentionGpu : public runtime::gpu_testing::GpuTest {
+ protected:
+  std::vector<AttentionKernel> forward_kernels(const runtime::Device& dev) const {
+    if (dev.target() == ptx::Target::sm_90a) return {AttentionKernel::sm90a, AttentionKernel::sm80};
+    return {AttentionKernel::sm80};
+  }
+  std::mt19937 rng{std::random_device{}()};
+};
+
+TEST_F(AttentionGpu, ForwardCasesOnEveryKernel) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  for (const AttentionCase& c : forward_cases())
+    for (AttentionKernel kernel : forward_kernels(dev)) {
+      SCOPED_TRACE(c.name + " on " + std::string(name(kernel)));
+      check_attention_forward(dev, c, rng, kernel);
+    }
+}
+
+TEST_F(AttentionGpu, BackwardCasesFastAndDeterministic) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  for (const AttentionCase& c : backward_cases())
+    for (bool deterministic : {false, true}) {
+      SCOPED_TRACE(c.name + (deterministic ? " deterministic" : " atomics"));
+      check_attention_backward(dev, c, rng, deterministic);
+    }
+}
+
+TEST_F(AttentionGpu, DeterministicBackwardGivesTheSameBits) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  const AttentionCase c{.name = "GQA", .heads_q = 4, .heads_kv = 1, .seq_q = 700, .seq_k = 900, .head_dim = 128};
+  AttentionInputs in = make_attention_inputs(dev, c, rng);
+  EXPECT_EQ(check_attention_backward(dev, c, rng, true, &in), check_attention_backward(dev, c, rng, true, &in));
+}
+
+TEST_F(AttentionGpu, DecodeCases) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  for (const DecodeCase& c : decode_cases()) {
+    SCOPED_TRACE(c.name);
+    check_decode(dev, c, rng);
+  }
+}
+
+TEST_F(AttentionGpu, DeviceSizedShapes) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  const std::vector<AttentionCase> cases = {
+      {.name = "1k causal d128", .batch = 2, .heads_q = 1, .heads_kv = 1, .seq_q = 1024, .seq_k = 1024,
+       .head_dim = 128, .options = {.causal = true}},
+      {.name = "2k d64 GQA", .heads_q = 2, .heads_kv = 1, .seq_q = 2000, .seq_k = 2048, .head_dim = 64},
+      {.name = "1k d256 window", .heads_q = 1, .heads_kv = 1, .seq_q = 1000, .seq_k = 1000, .head_dim = 256,
+       .options = {.causal = true, .window_left = 300}},
+      {.name = "large logits 1k", .heads_q = 1, .heads_kv = 1, .seq_q = 1024, .seq_k = 1024, .head_dim = 128,
+       .gain = 30},
+      {.name = "varlen ragged", .heads_q = 2, .heads_kv = 1, .head_dim = 128, .options = {.causal = true}},
+  };
+  std::vector<AttentionCase> all = cases;
+  all.back().lens_q = {1, 700, 129, 64, 1000}, all.back().lens_k = {1, 700, 300, 64, 1000};
+  for (const AttentionCase& c : all)
+    for (AttentionKernel kernel : forward_kernels(dev)) {
+      SCOPED_TRACE(c.name + " on " + std::string(name(kernel)));
+      check_attention_forward(dev, c, rng, kernel);
+    }
+  for (const AttentionCase& c : {all[0], all[4]}) {
+    SCOPED_TRACE(c.name + " backward");
+    check_attention_backward(dev, c, rng);
+  }
+  const DecodeCase long_decode{.name = "8k keys", .heads_q = 32, .heads_kv = 8, .q_tokens = 1, .head_dim = 128,
+                               .page_size = 256, .kv_lens = {8192, 5000}};
+  check_decode(dev, long_decode, rng);
+}
+
+// For compute-sanitizer (memcheck, racecheck, synccheck): a few small and
+// ragged shapes of every kernel.
+TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  const auto fwd = forward_cases(), bwd = backward_cases();
+  for (std::size_t i : {std::size_t{1}, std::size_t{11}, std::size_t{18}})
+    for (AttentionKernel kernel : forward_kernels(dev)) check_attention_forward(dev, fwd[i], rng, kernel);
+  for (std::size_t i : {std::size_t{1}, std::size_t{10}})
+    for (bool deterministic : {false, true}) check_attention_backward(dev, bwd[i], rng, deterministic);
+  const auto dec = decode_cases();
+  for (std::size_t i : {std::size_t{1}, std::size_t{10}, std::size_t{11}}) check_decode(dev, dec[i], rng);
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

@@ -1,0 +1,128 @@
+// ops::GroupedGemm on a GPU against the fp64 reference per group (each of
+// its kernels: sm80, the sm90a design, stream): every simulator case again (empty groups, one token, every token in one group,
+// group ends off the tiles, K no multiple of 128, rows past the last end,
+// both majors of B, every D dtype, clamped offsets, ragged K, every
+// block-scaled format, the slow conversions, one lane that cannot fold,
+// split K, both quantized with amax, the dense weight-only GEMM), then
+// expert shapes of published models under a skewed routing: gpt-oss-120b's
+// decode (MXFP4, 1 and 16 tokens), Qwen3-30B-A3B's (NVFP4, MXFP8), and bf16
+// prefill-sized groups. Skips, saying why, without a GPU.
+#include "gpu_fixture.hpp"
+#include "ops/grouped_gemm_cases.hpp"
+
+namespace warpforge::runtime::gpu_testing {
+namespace {
+
+using namespace ops::testing;
+using ops::BlockScaledFormat;
+using GroupedGemmGpu = GpuTest;
+
+TEST_F(GroupedGemmGpu, TheSimulatorsBf16Cases) {
+  const Device d = Device::cuda(0);
+  run_ragged_m(d, {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+  // Pinned as on the simulator: automatic selection gives K-major A and B
+  // to the sm90a design on Hopper (case 20 and after run that one).
+  RaggedMCase one_group{ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true};
+  one_group.named = ops::GroupedGemmKernel::sm80;
+  run_ragged_m(d, one_group, 2);
+  run_ragged_m(d, {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16}, 3);
+  run_ragged_m(d, {{10, 5, 200, 30}, 50, 16, 48, DType::bf16, DType::bf16}, 4);
+  run_ragged_m(d, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
+  run_ragged_m(d, {ends_of({0, 14, 9}), 23, 24, 520, DType::bf16, DType::bf16, true, "stream"}, 9);
+  run_ragged_m(d, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);
+  run_ragged_m(d, {ends_of({0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 20);
+  run_ragged_m(d, {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 2);
+  run_ragged_m(d, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
+  run_ragged_m(d, {ends_of({45, 80}), 125, 24, 72, DType::f16, DType::f16, true, "sm90a"}, 22);
+  run_ragged_m(d, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
+}
+
+TEST_F(GroupedGemmGpu, Bf16GroupsOfPrefillSize) {
+  // 8 experts, 1024 rows routed with a skew, N 512, K 1032 (no multiple of 128 or 32).
+  std::mt19937 rng(11);
+  const Device d = Device::cuda(0);
+  run_ragged_m(d, {ends_of(skewed_sizes(1024, 8, 1.0, rng)), 1024, 512, 1032, DType::bf16, DType::bf16, true, "sm90a"},
+               12);
+  run_ragged_m(d, {ends_of(skewed_sizes(600, 16, 1.5, rng)), 600, 384, 512, DType::bf16, DType::f32, false}, 13);
+}
+
+TEST_F(GroupedGemmGpu, Bf16RaggedKIsTheWeightsGradient) {
+  std::mt19937 rng(14);
+  const Device device = Device::cuda(0);
+  const std::vector<std::int32_t> ends = ends_of(skewed_sizes(700, 6, 1.2, rng));
+  auto xt = make_matrix(device, DType::bf16, {0, 256, 700, false}, rng);
+  auto dy = make_matrix(device, DType::bf16, {0, 700, 136, true}, rng);
+  auto out = make_matrix(device, DType::f32, {6, 256, 136, true}, rng, true);
+  auto offsets = make_offsets(device, ends);
+  const ops::GroupedGemmTensors t{xt.view, dy.view, &offsets.view, out.view};
+  ops::GroupedGemm op(t, {.out_dtype = DType::f32});
+  ASSERT_TRUE(op.check_support().empty()) << op.describe();
+  op.execute(t);
+  const auto bad = grouped_mismatches(ops::HostTensor::download(out.view),
+                                      ops::grouped_gemm_reference(xt.host, dy.host, offsets.host), 700);
+  EXPECT_TRUE(bad.empty()) << op.describe() << "\n" << (bad.empty() ? "" : bad.front());
+}
+
+// Decode at gpt-oss-120b's expert shape (gate/up: K 2880, N 5760; top 4),
+// over 8 experts rather than its 128 (the host reference and the random
+// weights of 128 would take minutes; the schedule's tables are tested at
+// many groups on the simulator).
+TEST_F(GroupedGemmGpu, Bf16DecodeAtGptOssShapes) {
+  std::mt19937 rng(15);
+  const Device d = Device::cuda(0);
+  for (std::int64_t tokens : {1, 16})
+    run_ragged_m(d, {ends_of(skewed_sizes(4 * tokens, 8, 1.0, rng)), 4 * tokens, 5760, 2880, DType::bf16,
+                     DType::bf16, true, "stream"},
+                 static_cast<std::uint32_t>(16 + tokens));
+}
+
+TEST_F(GroupedGemmGpu, TheSimulatorsBlockScaledCases) {
+  const Device d = Device::cuda(0);
+  std::uint32_t seed = 100;
+  for (BlockScaledFormat f : kGroupedFormats)
+    for (DType out : {DType::f32, DType::bf16}) run_stream(d, {f, ends_of({1, 0, 6, 0}), 9, 40, 288, out}, seed++);
+  run_stream(d, {ops::kNvfp4, ends_of({0, 37, 0}), 37, 24, 640, DType::bf16}, 200);
+  run_stream(d, {ops::kMxfp4, ends_of({3, 4}), 7, 32, 256, DType::f32, 1024.0}, 300);
+  run_stream(d, {ops::kNvfp4, ends_of({3, 4}), 7, 32, 256, DType::f32, 1024.0}, 301);
+  run_stream(d, {ops::kMxfp8E4m3, ends_of({3, 4}), 7, 32, 256, DType::f32, 1e6}, 302);
+  for (BlockScaledFormat f : {ops::kMxfp4, ops::kNvfp4, ops::kMxfp8E4m3}) {
+    StreamCase c{f, ends_of({4, 2}), 6, 24, 256, DType::f32};
+    c.one_large_scale = true;
+    run_stream(d, c, 350);
+  }
+  const StreamCase split{ops::kMxfp4, ends_of({2}), 2, 32, 4096, DType::f32};
+  EXPECT_EQ(run_stream(d, split, 400).d.bytes, run_stream(d, split, 400).d.bytes);
+  run_stream(d, {ops::kMxfp8E4m3, ends_of({0, 5, 3}), 8, 24, 256, DType::bf16, 1.0, true}, 500);
+  run_stream(d, {ops::kNvfp4, ends_of({4, 0, 6}), 12, 40, 320, DType::f32, 1.0, true}, 501);
+  StreamCase dense{ops::kMxfp4, ends_of({5}), 5, 48, 512, DType::bf16};
+  dense.offsets = false;
+  run_stream(d, dense, 600);
+}
+
+// Decode at published expert shapes: tokens x top-k (token, expert) pairs
+// over the experts, skewed; gate/up projections (N = 2 x expert, K =
+// hidden); over 8 of gpt-oss's 128 experts and 32 of Qwen3's 128 (all of
+// them would take minutes of host quantization and reference).
+TEST_F(GroupedGemmGpu, DecodeAtPublishedExpertShapes) {
+  const Device d = Device::cuda(0);
+  std::mt19937 rng(21);
+  struct Model {
+    const char* name;
+    std::int64_t experts, top_k, hidden, expert;
+    BlockScaledFormat format;
+  };
+  for (const Model& m : {Model{"gpt-oss-120b", 8, 4, 2880, 2880, ops::kMxfp4},
+                         Model{"Qwen3-30B-A3B", 32, 8, 2048, 768, ops::kNvfp4},
+                         Model{"Qwen3-30B-A3B", 32, 8, 2048, 768, ops::kMxfp8E4m3}})
+    for (std::int64_t tokens : {1, 16}) {
+      SCOPED_TRACE(std::string(m.name) + ", " + std::to_string(tokens) + " tokens");
+      const std::int64_t rows = tokens * m.top_k;
+      const StreamRun r = run_stream(d, {m.format, ends_of(skewed_sizes(rows, m.experts, 1.0, rng)), rows,
+                                         2 * m.expert, m.hidden, DType::bf16},
+                                     static_cast<std::uint32_t>(30 + tokens));
+      std::printf("  %s, %lld tokens: %s\n", m.name, static_cast<long long>(tokens), r.describe.c_str());
+    }
+}
+
+}  // namespace
+}  // namespace warpforge::runtime::gpu_testing

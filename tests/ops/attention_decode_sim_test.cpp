@@ -1,0 +1,70 @@
+// ops::AttentionDecode on the simulator against the fp64 reference and its
+// bound: grouped-query packing from 1 to 64 rows a KV head, 1 to 8 query
+// tokens, page sizes 16 to 256 (and one that is not a power of two), KV
+// lengths of 1 and of the query tokens alone, the split kernel writing O
+// itself (one split) or partials combined by their log-sum-exps (splits
+// chosen or given, more splits than blocks, which leaves some empty), causal,
+// not causal, sliding window, f16, large logits.
+#include <gtest/gtest.h>
+
+#include "ops/attention_decode_cases.hpp"
+#include "warpforge/error.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+class AttentionDecodeSim : public ::testing::TestWithParam<int> {};
+
+TEST_P(AttentionDecodeSim, MatchesTheFp64ReferenceWithinItsBound) {
+  std::mt19937 rng(std::random_device{}());
+  check_decode(runtime::Device::sim(), decode_cases()[static_cast<std::size_t>(GetParam())], rng);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, AttentionDecodeSim, ::testing::Range(0, static_cast<int>(decode_cases().size())),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           std::string n = decode_cases()[static_cast<std::size_t>(info.param)].name;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace warpforge::ops::testing
+
+namespace warpforge::ops::testing {
+namespace {
+
+void EXPECT_CONTAINS(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "'" << text << "' lacks '" << part << "'";
+}
+
+TEST(AttentionDecodeRefusal, EveryReasonIsNamed) {
+  const runtime::Device dev = runtime::Device::sim();
+  runtime::Buffer buffer(dev, 1 << 20);
+  using runtime::DType;
+  runtime::TensorView q(buffer, DType::bf16, {2, 6, 1, 96}), cache(buffer, DType::bf16, {4, 16, 4, 96}),
+      o(buffer, DType::f16, {2, 6, 1, 96}), table(buffer, DType::i64, {2, 2}), lens(buffer, DType::i32, {3});
+  AttentionDecode op({.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens, .o = o},
+                     {.scale = 0.0, .window_left = -3, .splits = 5000});
+  const auto why = op.check_support();
+  std::string all;
+  for (const auto& w : why) all += w + "\n";
+  for (const char* part : {"O is f16 and Q bf16; they must be of one dtype", "head_dim = 96; decode takes 64, 128 or 256",
+                           "heads_q = 6, heads_kv = 4; heads_kv must be >= 1 and divide heads_q",
+                           "block_table is i64[2, 2]", "kv_lens is i32[3]", "scale = 0.000000; it must be finite and > 0",
+                           "window_left = -3; it is -1 or >= 0", "splits = 5000; 0 (chosen) or 1 to 4096"})
+    EXPECT_CONTAINS(all, part);
+  EXPECT_EQ(why.size(), 8u) << all;
+  EXPECT_THROW(op.compile(), OpsError);
+  EXPECT_CONTAINS(op.describe(), "AttentionDecode refuses");
+  runtime::TensorView wide(buffer, DType::bf16, {1, 16, 8, 64}), kc(buffer, DType::bf16, {4, 16, 1, 64}),
+      t2(buffer, DType::i32, {1, 4}), l1(buffer, DType::i32, {1});
+  AttentionDecode rows({.q = wide, .k_cache = kc, .v_cache = kc, .block_table = t2, .kv_lens = l1, .o = wide});
+  ASSERT_EQ(rows.check_support().size(), 1u);
+  EXPECT_EQ(rows.check_support()[0],
+            "heads_q / heads_kv x q_tokens = 128 rows a KV head; decode takes up to 64 (1 to 8 tokens at up to 8 "
+            "query heads a KV head)");
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

@@ -1,0 +1,66 @@
+// Every attention kernel assembles with ptxas the way the CUDA driver
+// compiles it (tests/ops/driver_ptxas.hpp): the sm90a forward for each
+// head_dim and mask without spills or serialized wgmma; the sm80 kernels
+// (forward, decode, backward) for each head_dim, with what they spill
+// reported (the sm_80 backward trades registers for simplicity at head_dim
+// 128 and up).
+#include <gtest/gtest.h>
+
+#include "ops/driver_ptxas.hpp"
+#include "warpforge/ptx/cuda_toolkit.hpp"
+#include "../../src/ops/attention/decode_kernel.hpp"
+#include "../../src/ops/attention/sm80_backward_kernels.hpp"
+#include "../../src/ops/attention/sm80_forward_kernel.hpp"
+#include "../../src/ops/attention/sm90a_forward_kernel.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+bool have_ptxas() { return ptx::find_cuda_tool("ptxas").has_value(); }
+
+TEST(AttentionPtxas, Sm90aForwardAssemblesWithoutSpillsOrSerializedWgmma) {
+  if (!have_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true}) {
+      AttentionProblem p;
+      p.head_dim = d;
+      p.has_lse = true;
+      p.window_right = causal ? 0 : -1;
+      p.window_left = causal ? 64 : -1;
+      const Sm90aAttentionSpec spec = sm90a_attention_spec(p);
+      expect_fast_assembly(build_sm90a_attention_forward(spec).to_ptx(), spec.kernel_name());
+    }
+}
+
+TEST(AttentionPtxas, Sm80KernelsAssemble) {
+  if (!have_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  for (int d : {64, 128, 256}) {
+    AttentionProblem p;
+    p.head_dim = d;
+    p.has_lse = true;
+    p.window_right = 0;
+    std::vector<std::pair<std::string, ptx::Module>> kernels = {
+        {"forward", build_sm80_attention_forward(sm80_attention_spec(p))},
+        {"decode", build_decode_split({.head_dim = d, .group = 4, .q_tokens = 2, .split_output = true})},
+        {"combine", build_decode_combine({.head_dim = d, .q_tokens = 2})}};
+    for (bool deterministic : {false, true}) {
+      p.deterministic = deterministic;
+      const Sm80BackwardSpec b = sm80_backward_spec(p);
+      kernels.push_back({b.name("rows"), build_sm80_backward_rows(b)});
+      kernels.push_back({b.name("kv"), build_sm80_backward_kv(b)});
+      kernels.push_back({b.name(deterministic ? "dq" : "finish"),
+                         deterministic ? build_sm80_backward_dq(b) : build_sm80_backward_finish(b)});
+    }
+    for (const auto& [what, module] : kernels) {
+      const ptx::PtxasResult r = ptx::run_ptxas(module.to_ptx(), "sm_90a", {"-c", "-v"});
+      EXPECT_TRUE(r.ok) << what << " d" << d << ":\n" << r.log;
+      const auto used = r.log.find("Used"), spill = r.log.find("bytes spill stores");
+      if (used != std::string::npos && spill != std::string::npos)
+        std::printf("%s d%d: %s; %s\n", what.c_str(), d, r.log.substr(used, r.log.find('\n', used) - used).c_str(),
+                    r.log.substr(r.log.rfind(',', spill - 1) + 2, spill - r.log.rfind(',', spill - 1) + 16).c_str());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

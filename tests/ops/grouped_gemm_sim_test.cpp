@@ -1,0 +1,132 @@
+// ops::GroupedGemm's bf16/f16 kernels (sm80, the sm90a design, the stream
+// kernel for bf16 weights) on the simulator against the fp64 reference per
+// group: empty groups, one token, every token in one group, group ends that
+// are no multiple of any tile, K no multiple of 128 (nor of the tile's 32),
+// rows past the last end (zeros), both majors of B, every D dtype, one
+// group without offsets, offsets out of order (clamped), the weights'
+// gradient (ragged K) with empty groups, determinism, bf16 weights with K
+// contiguous on the stream kernel at few tokens a group, and the GPU's grid
+// sizes (132 SMs).
+#include <gtest/gtest.h>
+
+#include "ops/grouped_gemm_cases.hpp"
+#include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+using runtime::DType;
+
+TEST(GroupedGemmSim, EmptyGroupsOneTokenAndRowsPastTheLastEnd) {
+  // Groups of 0, 1, 37, 0, 70 and 0 rows, 5 rows past the last end; K = 72.
+  run_ragged_m(runtime::Device::sim(), {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+}
+
+TEST(GroupedGemmSim, EveryTokenInOneGroupKMajorB) {
+  RaggedMCase c{ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true};
+  c.named = GroupedGemmKernel::sm80;
+  run_ragged_m(runtime::Device::sim(), c, 2);
+}
+
+// The Hopper design (warp-specialized template): K-major A and B past 32
+// tokens a group; group ends off the 128-row tiles, empty groups, rows past
+// the last end (zeroed by the consumers), K no multiple of 64 (TMA's zero
+// fill), N no multiple of the tile, 128- and 256-wide tiles, f16, every D.
+TEST(GroupedGemmSim, TheSm90aDesign) {
+  const runtime::Device device = runtime::Device::sim();
+  run_ragged_m(device, {ends_of({0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 20);
+  run_ragged_m(device, {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 2);
+  run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
+  run_ragged_m(device, {ends_of({45, 80}), 125, 24, 72, DType::f16, DType::f16, true, "sm90a"}, 22);
+  run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
+}
+
+TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {
+  run_ragged_m(runtime::Device::sim(), {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16}, 3);
+}
+
+TEST(GroupedGemmSim, OffsetsOutOfOrderAreClamped) {
+  // Read as the running maximum clamped to M: ends 10, 10, 50, 50.
+  run_ragged_m(runtime::Device::sim(), {{10, 5, 200, 30}, 50, 16, 48, DType::bf16, DType::bf16}, 4);
+}
+
+TEST(GroupedGemmSim, OneGroupWithoutOffsetsIsADenseGemm) {
+  std::mt19937 rng(5);
+  const runtime::Device device = runtime::Device::sim();
+  auto a = make_matrix(device, DType::bf16, {0, 33, 40, true}, rng);
+  auto b = make_matrix(device, DType::bf16, {0, 40, 20, false}, rng);
+  auto d = make_matrix(device, DType::f32, {0, 33, 20, true}, rng, true);
+  const GroupedGemmTensors t{a.view, b.view, nullptr, d.view};
+  GroupedGemm op(t, {.out_dtype = DType::f32});
+  ASSERT_TRUE(op.check_support().empty()) << op.describe();
+  op.execute(t);
+  HostTensor b3 = b.host;  // the reference's one group: (1, K, N)
+  b3.shape.insert(b3.shape.begin(), 1);
+  b3.strides.insert(b3.strides.begin(), 0);
+  const std::vector<std::int32_t> ends{33};
+  const auto bad = grouped_mismatches(HostTensor::download(d.view), grouped_gemm_reference(a.host, b3, ends), 40);
+  EXPECT_TRUE(bad.empty()) << bad.front();
+}
+
+TEST(GroupedGemmSim, RaggedKIsTheWeightsGradient) {
+  // dB[g] = X[rows of g]ᵀ · dY[rows of g]: A = Xᵀ (M contiguous), B = dY.
+  std::mt19937 rng(6);
+  const runtime::Device device = runtime::Device::sim();
+  const std::vector<std::int32_t> ends = ends_of({5, 0, 40, 19, 0});
+  const std::int64_t tokens = 64, k_in = 48, n = 40, groups = 5;
+  auto xt = make_matrix(device, DType::bf16, {0, k_in, tokens, false}, rng);
+  auto dy = make_matrix(device, DType::bf16, {0, tokens, n, true}, rng);
+  auto d = make_matrix(device, DType::f32, {groups, k_in, n, true}, rng, true);
+  auto offsets = make_offsets(device, ends);
+  const GroupedGemmTensors t{xt.view, dy.view, &offsets.view, d.view};
+  GroupedGemm op(t, {.out_dtype = DType::f32});
+  ASSERT_TRUE(op.check_support().empty()) << op.describe();
+  op.execute(t);
+  const auto bad =
+      grouped_mismatches(HostTensor::download(d.view), grouped_gemm_reference(xt.host, dy.host, offsets.host), tokens);
+  std::string all;
+  for (const auto& s : bad) all += "\n  " + s;
+  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+}
+
+// bf16 weights with K contiguous at few tokens a group: the stream kernel
+// reads them where they lie (rows past N and K past its end zero-filled).
+TEST(GroupedGemmSim, FewTokensAGroupStreamBf16Weights) {
+  const runtime::Device device = runtime::Device::sim();
+  run_ragged_m(device, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
+  run_ragged_m(device, {ends_of({0, 14, 9}), 23, 24, 520, DType::bf16, DType::bf16, true, "stream"}, 9);
+  // One group of 2 tokens and K of 16 chunks: K split over CTAs.
+  run_ragged_m(device, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);
+}
+
+// 160 groups (5 offsets a lane of the table's warp), most of them empty.
+TEST(GroupedGemmSim, ManyGroupsMostlyEmpty) {
+  std::mt19937 rng(11);
+  const runtime::Device device = runtime::Device::sim();
+  run_ragged_m(device, {ends_of(skewed_sizes(60, 160, 1.5, rng)), 60, 24, 40}, 12);
+  run_ragged_m(device, {ends_of(skewed_sizes(12, 160, 1.0, rng)), 12, 16, 264, DType::bf16, DType::bf16, true, "stream"},
+               13);
+}
+
+TEST(GroupedGemmSim, SameInputsGiveTheSameBits) {
+  const RaggedMCase c{ends_of({20, 0, 45}), 70, 24, 96};
+  const runtime::Device device = runtime::Device::sim();
+  EXPECT_EQ(run_ragged_m(device, c, 7).bytes, run_ragged_m(device, c, 7).bytes);
+}
+
+// The grids an H100/H200 gets (132 SMs: persistent CTAs with no work, the
+// stream kernel's K split sized for them) on the GPU tests' small cases.
+TEST(GroupedGemmSim, TheGpusGridSizes) {
+  const runtime::Device device(sim::make_backend({.sm_count = 132}));
+  run_ragged_m(device, {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+  run_ragged_m(device, {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 2);
+  run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
+  run_ragged_m(device, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
+  run_ragged_m(device, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);
+  run_stream(device, {kMxfp4, ends_of({1, 0, 6, 0}), 9, 40, 288, DType::bf16}, 100);
+  run_stream(device, {kNvfp4, ends_of({2}), 2, 32, 4096, DType::f32}, 400);
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

@@ -1,0 +1,79 @@
+// ops::GroupedGemm's stream kernel (bf16 tokens against packed block-scaled
+// weights, and both quantized with amax) on the simulator against the fp64
+// reference per group: every format (MXFP4, NVFP4, MXFP8 e4m3/e5m2, FP4 with
+// e8m0 per 16), empty groups, one token, every token in one group, rows
+// past the last end, N and K no multiples of the packed tiles (16 rows, 256
+// codes), K split over CTAs (and determinism), scales that do not fold
+// (the exact slow conversion), and the dense weight-only GEMM (one group,
+// no offsets). Each case asserts that the stream kernel runs it.
+#include <gtest/gtest.h>
+
+#include "ops/grouped_gemm_cases.hpp"
+#include "warpforge/runtime/device.hpp"
+#include "warpforge/sim/simulator.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+using runtime::DType;
+
+TEST(GroupedGemmStreamSim, EveryFormatWithEmptyGroupsOneTokenAndATail) {
+  const runtime::Device device = runtime::Device::sim();
+  std::uint32_t seed = 100;
+  for (BlockScaledFormat f : kGroupedFormats)
+    for (DType d : {DType::f32, DType::bf16}) {
+      SCOPED_TRACE(std::string(runtime::name(f.data)) + " x " + std::string(runtime::name(f.scale)) + "/" +
+                   std::to_string(f.vec) + " -> " + std::string(runtime::name(d)));
+      // Groups of 1, 0, 6 and 0 tokens, 2 rows past the last end; N past a
+      // 16-row tile, K past a 256-code chunk.
+      run_stream(device, {f, ends_of({1, 0, 6, 0}), 9, 40, 288, d}, seed++);
+    }
+}
+
+TEST(GroupedGemmStreamSim, EveryTokenInOneGroupAcrossTokenTiles) {
+  // 37 tokens in one of three groups: tiles of 64 tokens, K of 3 chunks.
+  run_stream(runtime::Device::sim(), {kNvfp4, ends_of({0, 37, 0}), 37, 24, 640, DType::bf16}, 200);
+}
+
+TEST(GroupedGemmStreamSim, ScalesThatDoNotFoldTakeTheExactSlowWay) {
+  const runtime::Device device = runtime::Device::sim();
+  // Weights of magnitude ~2^10: e8m0 scales past 2^1, e4m3 ones past 4.
+  run_stream(device, {kMxfp4, ends_of({3, 4}), 7, 32, 256, DType::f32, 1024.0}, 300);
+  run_stream(device, {kNvfp4, ends_of({3, 4}), 7, 32, 256, DType::f32, 1024.0}, 301);
+  run_stream(device, {kMxfp8E4m3, ends_of({3, 4}), 7, 32, 256, DType::f32, 1e6}, 302);
+}
+
+TEST(GroupedGemmStreamSim, OneLaneThatCannotFoldTurnsTheWholeWarp) {
+  const runtime::Device device = runtime::Device::sim();
+  for (BlockScaledFormat f : {kMxfp4, kNvfp4, kMxfp8E4m3}) {
+    StreamCase c{f, ends_of({4, 2}), 6, 24, 256, DType::f32};
+    c.one_large_scale = true;
+    run_stream(device, c, 350);
+  }
+}
+
+TEST(GroupedGemmStreamSim, KSplitOverCtasIsDeterministic) {
+  // One group of 2 tokens, N = 32, K = 4096 (16 chunks): few units, so
+  // the tiling splits K; two runs give the same bits.
+  const runtime::Device device = runtime::Device::sim();
+  const StreamCase c{kMxfp4, ends_of({2}), 2, 32, 4096, DType::f32};
+  const StreamRun first = run_stream(device, c, 400), second = run_stream(device, c, 400);
+  EXPECT_NE(first.describe.find("K split"), std::string::npos) << first.describe;
+  EXPECT_EQ(first.describe.find("K split 1 ways"), std::string::npos) << first.describe;
+  EXPECT_EQ(first.d.bytes, second.d.bytes);
+}
+
+TEST(GroupedGemmStreamSim, BothQuantizedFoldsAmax) {
+  const runtime::Device device = runtime::Device::sim();
+  run_stream(device, {kMxfp8E4m3, ends_of({0, 5, 3}), 8, 24, 256, DType::bf16, 1.0, true}, 500);
+  run_stream(device, {kNvfp4, ends_of({4, 0, 6}), 12, 40, 320, DType::f32, 1.0, true}, 501);
+}
+
+TEST(GroupedGemmStreamSim, OneGroupWithoutOffsetsIsTheDenseWeightOnlyGemm) {
+  StreamCase c{kMxfp4, ends_of({5}), 5, 48, 512, DType::bf16};
+  c.offsets = false;
+  run_stream(runtime::Device::sim(), c, 600);
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

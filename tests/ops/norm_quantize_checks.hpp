@@ -1,0 +1,27 @@
+// The RMSNorm + quantize checks: the codes and scales bit for bit those of
+// ops::quantize applied to the normalized values the kernel writes as y
+// (f32), y itself bit for bit ops::Norm's (the same kernel arithmetic), and
+// y against the fp64 reference; run on the simulator by
+// norm_quantize_sim_test.cpp and on a GPU by tests/gpu/norm_quantize_gpu_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "row_ops_support.hpp"
+#include "warpforge/ops/quantize.hpp"
+#include "warpforge/runtime/device.hpp"
+
+namespace warpforge::ops::testing {
+
+struct NormQuantizeCase {
+  BlockScaledFormat format = kMxfp8E4m3;
+  runtime::DType x = runtime::DType::bf16;
+  bool weight = true, residual = false, normalize = true;
+  std::int64_t rows = 5, k = 256, stride = 0;  // stride: x's row stride (0: k)
+};
+
+void check_norm_quantize(const runtime::Device& device, const NormQuantizeCase& c, std::uint32_t seed,
+                         const char* kernel = nullptr, const std::function<void(HostRows&)>& shape_x = {});
+
+}  // namespace warpforge::ops::testing

@@ -1,0 +1,71 @@
+// RMSNorm + quantize on the simulator (norm_quantize_checks.hpp): every
+// block-scaled format, bf16 and f32 inputs, the residual, rows that pad the
+// 128x4 scale layout, strided rows, a row per cluster, blocks holding NaN
+// and values near the largest, quantizing without the norm; refusals.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "norm_quantize_checks.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/ops/norm_quantize.hpp"
+
+namespace warpforge::ops::testing {
+namespace {
+
+using runtime::DType;
+
+runtime::Device sim() {
+  return runtime::Device::sim();
+}
+
+constexpr BlockScaledFormat kFormats[] = {kMxfp8E4m3, kMxfp8E5m2, kMxfp4, kNvfp4};
+
+TEST(NormQuantizeSim, EveryFormatIsQuantizeOfTheNorm) {
+  std::uint32_t seed = 10;
+  for (const BlockScaledFormat& f : kFormats)
+    for (DType x : {DType::bf16, DType::f32}) check_norm_quantize(sim(), {.format = f, .x = x}, seed++);
+}
+
+TEST(NormQuantizeSim, ResidualPaddedRowsStridesAndClusters) {
+  check_norm_quantize(sim(), {.format = kNvfp4, .residual = true, .rows = 130, .k = 128}, 20);
+  check_norm_quantize(sim(), {.format = kMxfp4, .weight = false, .rows = 3, .k = 512, .stride = 520}, 21);
+  check_norm_quantize(sim(), {.rows = 2, .k = 40960}, 22, "cluster");
+}
+
+TEST(NormQuantizeSim, NanBlocksAndValuesNearTheLargest) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const BlockScaledFormat& f : kFormats) {
+    // A NaN makes its row's y NaN: every block's scale NaN (0xFF, 0x7F).
+    check_norm_quantize(sim(), {.format = f, .rows = 3}, 30, nullptr, [&](HostRows& x) { x.values[5] = nan; });
+    // Without the norm, values near bf16's largest and a NaN in one block.
+    check_norm_quantize(sim(), {.format = f, .weight = false, .normalize = false, .rows = 3}, 31, nullptr,
+                        [&](HostRows& x) {
+                          for (std::size_t i = 0; i < 64; ++i) x.values[i] = rounded(DType::bf16, 3.0e38f * (i % 2 ? -1.0f : 0.9f));
+                          x.values[300] = nan;
+                        });
+  }
+}
+
+TEST(NormQuantizeSim, Refusals) {
+  const runtime::Device device = sim();
+  runtime::Buffer scratch(device, 1 << 16);
+  const runtime::TensorView x(device, scratch.address(), DType::bf16, {4, 96}),
+      data(device, scratch.address(), DType::e4m3, {4, 96}), scales(device, scratch.address(), DType::e8m0, {512}),
+      wrong(device, scratch.address(), DType::f16, {4, 96});
+  auto said = [](const RmsNormQuantize& op, const char* what) {
+    EXPECT_NE(op.describe().find(what), std::string::npos) << op.describe();
+  };
+  said(RmsNormQuantize({.x = x, .data = data, .scales = scales}), "K 96: a multiple of 4 x vec = 128");
+  const runtime::TensorView x2(device, scratch.address(), DType::bf16, {4, 128}),
+      data2(device, scratch.address(), DType::e4m3, {4, 128});
+  said(RmsNormQuantize({.x = x2, .data = wrong, .scales = scales}), "data is f16[4, 96]");
+  said(RmsNormQuantize({.x = x2, .data = data2, .scales = data2}), "scales are e4m3[4, 128]");
+  said(RmsNormQuantize({.x = x2, .data = data2, .scales = scales}, {.format = {DType::f16, DType::e8m0, 32}}),
+       "data format f16: accepted e4m3, e5m2, e2m1");
+  EXPECT_TRUE(RmsNormQuantize({.x = x2, .data = data2, .scales = scales}).check_support().empty());
+  EXPECT_THROW(RmsNormQuantize({.x = x, .data = data, .scales = scales}).compile(), OpsError);
+}
+
+}  // namespace
+}  // namespace warpforge::ops::testing

@@ -32,6 +32,7 @@ from warpforge import tile
 ROW = 128  # bytes of one 128-byte-swizzled row: 64 bf16 of K
 TILE_K = 64  # K per k-block (pipeline stage)
 ATOM = 8 * ROW  # 8 rows: the swizzle pattern's repeat, the descriptors' SBO
+THREADS = 3 * 128  # two consumer warpgroups, then the producer warpgroup
 
 
 class Gemm(tile.Design):
@@ -166,18 +167,23 @@ class Gemm(tile.Design):
 
 
 def launch(design, module, a, bt, d, alpha=1.0):
-    """D = alpha·A·Bᵀᵀ on module's device: a (L, M, K), bt (L, N, K), d (L, M, N), any framework."""
+    """D = alpha·A·B on module's device: a (L, M, K), bt = Bᵀ (L, N, K), d (L, M, N), any
+    framework's tensors. Persistent, as ops::Gemm launches its kernel: a cluster per unit
+    (cluster_m tiles along M) up to the clusters resident at once, each launch allowed to
+    start beside the stream's previous kernel (the template's griddepcontrol.wait orders it)."""
     l, m, kk = a.shape
     n = bt.shape[1]
     maps = [warpforge.tensor_map(a, [TILE_K, design.tile_m, 1], "b128"),
             warpforge.tensor_map(bt, [TILE_K, design.tile_n // design.cluster_m, 1], "b128"),
             warpforge.tensor_map(d, [64, 64, 1], "b128")]
-    # Persistent, as ops::Gemm launches it: a cluster per unit (cluster_m tiles
-    # along M) up to one CTA per SM.
-    units = -(-(-(-m // design.tile_m)) // design.cluster_m) * -(-n // design.tile_n) * l
-    clusters = max(module.device.sm_count // design.cluster_m, 1)
-    module.launch(min(units, clusters) * design.cluster_m, 384, *maps, m, n, kk, l, alpha,
-                  shared_bytes=design.shared_bytes, cluster=(design.cluster_m,))
+    units = ceil_div(ceil_div(m, design.tile_m), design.cluster_m) * ceil_div(n, design.tile_n) * l
+    resident = module.max_active_clusters(THREADS, (design.cluster_m,), design.shared_bytes)
+    module.launch(min(units, max(resident, 1)) * design.cluster_m, THREADS, *maps, m, n, kk, l, alpha,
+                  shared_bytes=design.shared_bytes, cluster=(design.cluster_m,), overlap_previous=True)
+
+
+def ceil_div(a, b):
+    return -(-a // b)
 
 
 def main():

@@ -215,7 +215,7 @@ class PyModule {
               std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> block,
               const nb::sequence& args, std::uint32_t shared_bytes,
               std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> cluster,
-              std::optional<std::uintptr_t> stream) {
+              std::optional<std::uintptr_t> stream, bool overlap_previous) {
     const ptx::Function* f = module_.ir().find_function(name_);
     std::vector<runtime::Arg> packed;
     const std::size_t given = nb::len(args);
@@ -229,9 +229,14 @@ class PyModule {
       ++i;
     }
     auto s = caller_stream(module_.device(), stream);
-    const runtime::LaunchConfig config = launch_config(grid, block, cluster, shared_bytes);
+    const runtime::LaunchConfig config = launch_config(grid, block, cluster, shared_bytes, overlap_previous);
     nb::gil_scoped_release release;
     module_.launch(name_, config, packed, pointer(s));
+  }
+  // Clusters of `cluster` CTAs of `block` threads and `shared_bytes` that
+  // fit on the device at once: what a persistent kernel launches.
+  int max_active_clusters(Dim3Tuple block, Dim3Tuple cluster, std::uint32_t shared_bytes) {
+    return module_.max_active_clusters(name_, launch_config(cluster, block, cluster, shared_bytes));
   }
   const runtime::Device& device() const { return module_.device(); }
 
@@ -789,7 +794,9 @@ void bind_dsl(nb::module_& m) {
       .def_prop_ro("device", &PyModule::device)
       .def("launch", &PyModule::launch, nb::arg("grid"), nb::arg("block"), nb::arg("args"),
            nb::arg("shared_bytes") = 0, nb::arg("cluster") = std::make_tuple(1u, 1u, 1u),
-           nb::arg("stream") = nb::none());
+           nb::arg("stream") = nb::none(), nb::arg("overlap_previous") = false)
+      .def("max_active_clusters", &PyModule::max_active_clusters, nb::arg("block"), nb::arg("cluster"),
+           nb::arg("shared_bytes"));
 }
 
 }  // namespace warpforge::python

@@ -108,6 +108,8 @@ void bind_tile(nb::module_& m) {
   nb::class_<tile::SharedLayout>(tile, "SharedLayout",
                                  "The carve-up of a kernel's dynamic shared memory (offsets).")
       .def(nb::init<>())
+      .def_ro_static("kBaseAlignment", &tile::SharedLayout::kBaseAlignment,
+                     "What the kernel aligns its shared-memory base to (bytes).")
       .def("ring", &tile::SharedLayout::ring, nb::arg("stage_bytes"), nb::arg("stages"),
            nb::arg("align") = tile::SharedLayout::kBaseAlignment)
       .def("buffer", &tile::SharedLayout::buffer, nb::arg("bytes"), nb::arg("align") = 16)

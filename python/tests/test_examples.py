@@ -37,20 +37,33 @@ def test_bf16_gemm_on_the_simulator(shape):
 
 @pytest.mark.parametrize("cluster_m", [1, 2])
 def test_warp_specialized_gemm_on_the_simulator(cluster_m):
-    """Two tiles along M and two along N, two k-blocks, a cluster pair or
-    not; D poisoned, fresh inputs, against an fp32 reference."""
-    ex = example("warp_specialized_gemm")
+    """The GEMM written in Python on the template: edge tiles along M and N
+    (200 = 128 + 72 rows, 312 = 256 + 56 columns), a partial last k-block
+    (K = 136), a cluster pair or not, rows that cancel; D poisoned with NaN,
+    against an fp64 reference, then bit for bit against ops::Gemm's C++
+    kernel of the same design and configuration on the same inputs."""
     import ml_dtypes
 
-    rng = np.random.default_rng(cluster_m)
-    l, m, n, kk = 1, 256, 512, 128
-    a = (0.1 * rng.standard_normal((l, m, kk))).astype(ml_dtypes.bfloat16)
-    bt = (0.1 * rng.standard_normal((l, n, kk))).astype(ml_dtypes.bfloat16)
-    d = np.full((l, m, n), np.nan, dtype=ml_dtypes.bfloat16)
+    ex = example("warp_specialized_gemm")
+    rng = np.random.default_rng(40 + cluster_m)
+    m, n, kk = 200, 312, 136
+    a = rng.uniform(-2, 2, (1, m, kk)).astype(ml_dtypes.bfloat16)
+    bt = rng.uniform(-2, 2, (1, n, kk)).astype(ml_dtypes.bfloat16)
+    a[0, 1::7] = a[0, 0::7][: len(a[0, 1::7])]
+    a[0, 1::7, kk // 2 :] *= -1  # rows whose halves cancel against the next's
+    d = np.full((1, m, n), np.nan, dtype=ml_dtypes.bfloat16)
     design = ex.Gemm(cluster_m=cluster_m)
     ex.launch(design, warpforge.Module(design.build(), warpforge.Device.sim()), a, bt, d, alpha=0.5)
-    reference = 0.5 * np.einsum("lmk,lnk->lmn", a.astype(np.float32), bt.astype(np.float32))
-    np.testing.assert_allclose(d.astype(np.float32), reference, atol=2e-2, rtol=2e-2)
+    reference = 0.5 * np.einsum("lmk,lnk->lmn", a.astype(np.float64), bt.astype(np.float64))
+    np.testing.assert_allclose(d.astype(np.float64), reference, atol=2e-2, rtol=1e-2)
+
+    d_cpp = np.full((m, n), np.nan, dtype=ml_dtypes.bfloat16)
+    b = np.asfortranarray(bt[0].T)  # B (K, N) column-major: Bᵀ's rows
+    config = f"128x256x64 s4 w2x1 c{cluster_m}x1"
+    op = warpforge.Gemm(a[0], b, d_cpp, alpha=0.5, kernel="sm90a", config=config)
+    op.execute(a[0], b, d_cpp)
+    assert (op.kernel_name, op.config) == ("sm90a", config)
+    np.testing.assert_array_equal(d[0].view(np.uint16), d_cpp.view(np.uint16))
 
 
 @pytest.mark.gpu

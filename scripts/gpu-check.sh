@@ -13,8 +13,7 @@
 #
 #   WARPFORGE_GTEST_SOURCE=/path/to/googletest scripts/gpu-check.sh
 #
-# BUILD_DIR (default build) and JOBS (default nproc) may be set; BUILD_ONLY=1
-# stops after the build (the branch scripts, scripts/gpu-<branch>.sh, build so).
+# BUILD_DIR (default build) and JOBS (default nproc) may be set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,7 +40,6 @@ if ! cmake --build "$build_dir" -j "$jobs" >"$log_dir/build.log" 2>&1; then
   grep -E "error|Error" "$log_dir/build.log" | head -30
   fail "build failed (log: $log_dir/build.log)"
 fi
-[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # The device probe: the one test that only reports the device. Without a
 # usable GPU every GPU test would skip, which is no pass.

@@ -34,6 +34,17 @@ TILE_K = 64  # K per k-block (pipeline stage)
 ATOM = 8 * ROW  # 8 rows: the swizzle pattern's repeat, the descriptors' SBO
 THREADS = 3 * 128  # two consumer warpgroups, then the producer warpgroup
 
+# ops::Gemm's sm90a configurations (as GemmConfig::describe() spells them)
+# that this design builds, with the epilogue ops::Gemm gives each on an
+# H100/H200: the whole tile, or 128-column chunks where a whole tile's buffer
+# would leave four stages no room. The first is ops::Gemm's own choice for
+# 4096³ and 8192³ on 132 SMs.
+CONFIGS = {
+    "128x256x64 s3 w2x1 c1x1": dict(tile_n=256, stages=3, epilogue_cols=0, cluster_m=1),
+    "128x256x64 s4 w2x1 c1x1": dict(tile_n=256, stages=4, epilogue_cols=128, cluster_m=1),
+    "128x256x64 s4 w2x1 c2x1": dict(tile_n=256, stages=4, epilogue_cols=128, cluster_m=2),
+}
+
 
 class Gemm(tile.Design):
     """tile_n columns by 128 rows a tile, `stages` pipeline slots, epilogue
@@ -166,20 +177,28 @@ class Gemm(tile.Design):
         self.kernel.if_then(self.leader, lambda: self.kernel.bulk_wait_group(0))
 
 
-def launch(design, module, a, bt, d, alpha=1.0):
-    """D = alpha·A·B on module's device: a (L, M, K), bt = Bᵀ (L, N, K), d (L, M, N), any
-    framework's tensors. Persistent, as ops::Gemm launches its kernel: a cluster per unit
-    (cluster_m tiles along M) up to the clusters resident at once, each launch allowed to
-    start beside the stream's previous kernel (the template's griddepcontrol.wait orders it)."""
+def launcher(design, module, a, bt, d, alpha=1.0):
+    """A function that runs D = alpha·A·B on module's device (on `stream`, a native
+    handle or an object with .cuda_stream, else the null stream): a (L, M, K), bt = Bᵀ (L, N, K), d (L, M, N), any framework's tensors.
+    The tensor maps are encoded and the grid sized once, as ops::Gemm caches them: a
+    persistent grid of a cluster per unit (cluster_m tiles along M) up to the clusters
+    resident at once, each launch allowed to start beside the stream's previous kernel
+    (the template's griddepcontrol.wait orders its memory)."""
     l, m, kk = a.shape
     n = bt.shape[1]
     maps = [warpforge.tensor_map(a, [TILE_K, design.tile_m, 1], "b128"),
             warpforge.tensor_map(bt, [TILE_K, design.tile_n // design.cluster_m, 1], "b128"),
             warpforge.tensor_map(d, [64, 64, 1], "b128")]
     units = ceil_div(ceil_div(m, design.tile_m), design.cluster_m) * ceil_div(n, design.tile_n) * l
-    resident = module.max_active_clusters(THREADS, (design.cluster_m,), design.shared_bytes)
-    module.launch(min(units, max(resident, 1)) * design.cluster_m, THREADS, *maps, m, n, kk, l, alpha,
-                  shared_bytes=design.shared_bytes, cluster=(design.cluster_m,), overlap_previous=True)
+    resident = (module.device.sm_count if design.cluster_m == 1 else  # one CTA an SM: shared memory
+                module.max_active_clusters(THREADS, (design.cluster_m,), design.shared_bytes))
+    grid = min(units, max(resident, 1)) * design.cluster_m
+
+    def run(stream=None):
+        module.launch(grid, THREADS, *maps, m, n, kk, l, alpha, shared_bytes=design.shared_bytes,
+                      cluster=(design.cluster_m,), stream=stream, overlap_previous=True)
+
+    return run
 
 
 def ceil_div(a, b):
@@ -194,19 +213,19 @@ def main():
     l, m, n, kk = (1, 256, 512, 256) if torch is None else (1, 4096, 4096, 4096)
     a = (0.1 * rng.standard_normal((l, m, kk))).astype(ml_dtypes.bfloat16)
     bt = (0.1 * rng.standard_normal((l, n, kk))).astype(ml_dtypes.bfloat16)
-    reference = np.einsum("lmk,lnk->lmn", a.astype(np.float32), bt.astype(np.float32))
+    reference = a.astype(np.float32) @ bt.astype(np.float32).transpose(0, 2, 1)
     design = Gemm()
     kernel = design.build()
     if torch is None:
         module = warpforge.Module(kernel, warpforge.Device.sim())
         d = np.full((l, m, n), np.nan, dtype=ml_dtypes.bfloat16)
-        launch(design, module, a, bt, d)
+        launcher(design, module, a, bt, d)()
         got = d.astype(np.float32)
     else:
         module = warpforge.Module(kernel)
         to = lambda x: torch.from_numpy(x.view(np.uint16).astype(np.int16)).view(torch.bfloat16).cuda()  # noqa: E731
         da = torch.full((l, m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
-        launch(design, module, to(a), to(bt), da)
+        launcher(design, module, to(a), to(bt), da)()
         torch.cuda.synchronize()
         got = da.float().cpu().numpy()
     err = np.abs(got - reference) / np.maximum(np.abs(reference), 1.0)

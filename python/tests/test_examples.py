@@ -35,31 +35,31 @@ def test_bf16_gemm_on_the_simulator(shape):
     np.testing.assert_allclose(d, reference, atol=1e-2, rtol=1e-2)
 
 
-@pytest.mark.parametrize("cluster_m", [1, 2])
-def test_warp_specialized_gemm_on_the_simulator(cluster_m):
+@pytest.mark.parametrize("config", list(example("warp_specialized_gemm").CONFIGS))
+def test_warp_specialized_gemm_on_the_simulator(config):
     """The GEMM written in Python on the template: edge tiles along M and N
     (200 = 128 + 72 rows, 312 = 256 + 56 columns), a partial last k-block
-    (K = 136), a cluster pair or not, rows that cancel; D poisoned with NaN,
+    (K = 136), each configuration, rows that cancel; D poisoned with NaN,
     against an fp64 reference, then bit for bit against ops::Gemm's C++
     kernel of the same design and configuration on the same inputs."""
     import ml_dtypes
 
     ex = example("warp_specialized_gemm")
-    rng = np.random.default_rng(40 + cluster_m)
+    rng = np.random.default_rng(len(config) + 40)
     m, n, kk = 200, 312, 136
     a = rng.uniform(-2, 2, (1, m, kk)).astype(ml_dtypes.bfloat16)
     bt = rng.uniform(-2, 2, (1, n, kk)).astype(ml_dtypes.bfloat16)
-    a[0, 1::7] = a[0, 0::7][: len(a[0, 1::7])]
-    a[0, 1::7, kk // 2 :] *= -1  # rows whose halves cancel against the next's
+    half = kk // 2  # rows 1, 8, ... of D sum terms that cancel to 0 exactly
+    bt[0, :, half:] = bt[0, :, :half]
+    a[0, 1::7, half:] = -a[0, 1::7, :half]
     d = np.full((1, m, n), np.nan, dtype=ml_dtypes.bfloat16)
-    design = ex.Gemm(cluster_m=cluster_m)
-    ex.launch(design, warpforge.Module(design.build(), warpforge.Device.sim()), a, bt, d, alpha=0.5)
+    design = ex.Gemm(**ex.CONFIGS[config])
+    ex.launcher(design, warpforge.Module(design.build(), warpforge.Device.sim()), a, bt, d, alpha=0.5)()
     reference = 0.5 * np.einsum("lmk,lnk->lmn", a.astype(np.float64), bt.astype(np.float64))
     np.testing.assert_allclose(d.astype(np.float64), reference, atol=2e-2, rtol=1e-2)
 
     d_cpp = np.full((m, n), np.nan, dtype=ml_dtypes.bfloat16)
     b = np.asfortranarray(bt[0].T)  # B (K, N) column-major: Bᵀ's rows
-    config = f"128x256x64 s4 w2x1 c{cluster_m}x1"
     op = warpforge.Gemm(a[0], b, d_cpp, alpha=0.5, kernel="sm90a", config=config)
     op.execute(a[0], b, d_cpp)
     assert (op.kernel_name, op.config) == ("sm90a", config)

@@ -55,7 +55,8 @@ class Module:
         a programmatic dependent launch (the kernel may start beside the
         stream's previous one; its griddepcontrol.wait orders its memory)."""
         first = next((a for a in args if _is_tensor(a)), None)
-        handle = current_stream(first, stream) if first is not None and framework_of(first) != "numpy" else stream
+        on_device = first is not None and framework_of(first) != "numpy"
+        handle = current_stream(first, stream) if on_device or stream is not None else None
         converted = [to_tensor(a, f"argument {i}") if _is_tensor(a) else a for i, a in enumerate(args)]
         self._module.launch(_dim3(grid), _dim3(block), converted, shared_bytes, _dim3(cluster),
                             None if handle is None else int(handle), overlap_previous)

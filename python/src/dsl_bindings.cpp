@@ -245,6 +245,35 @@ class PyModule {
   runtime::Module module_;
 };
 
+// The register instructions `op d, a, b` and `op d, a` with nothing more to
+// say than their operands: bound from these tables, each named as the
+// vocabulary names its opcode (ptx::enumerator: and_ for and).
+void bind_register_ops(nb::class_<Kernel>& k) {
+  using Binary = void (*)(Kernel&, const Reg&, const Src&, const Src&);
+  using Unary = void (*)(Kernel&, const Reg&, const Src&);
+  const std::pair<ptx::Opcode, Binary> binary_ops[] = {
+      {ptx::Opcode::rem, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.rem(d, a, b); }},
+      {ptx::Opcode::and_, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.and_(d, a, b); }},
+      {ptx::Opcode::or_, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.or_(d, a, b); }},
+      {ptx::Opcode::xor_, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.xor_(d, a, b); }},
+      {ptx::Opcode::shl, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.shl(d, a, b); }},
+      {ptx::Opcode::shr, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.shr(d, a, b); }}};
+  const std::pair<ptx::Opcode, Unary> unary_ops[] = {
+      {ptx::Opcode::popc, [](Kernel& k, const Reg& d, const Src& a) { k.popc(d, a); }},
+      {ptx::Opcode::clz, [](Kernel& k, const Reg& d, const Src& a) { k.clz(d, a); }},
+      {ptx::Opcode::brev, [](Kernel& k, const Reg& d, const Src& a) { k.brev(d, a); }},
+      {ptx::Opcode::not_, [](Kernel& k, const Reg& d, const Src& a) { k.not_(d, a); }}};
+  for (const auto& [opcode, f] : binary_ops)
+    k.def(
+        std::string(ptx::enumerator(opcode)).c_str(),
+        [f](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { f(k, d, src(a), src(b)); },
+        nb::arg("d"), nb::arg("a"), nb::arg("b"));
+  for (const auto& [opcode, f] : unary_ops)
+    k.def(
+        std::string(ptx::enumerator(opcode)).c_str(), [f](Kernel& k, const Reg& d, nb::handle a) { f(k, d, src(a)); },
+        nb::arg("d"), nb::arg("a"));
+}
+
 }  // namespace
 
 void bind_dsl(nb::module_& m) {
@@ -523,18 +552,6 @@ void bind_dsl(nb::module_& m) {
           },
           nb::arg("d"), nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::arg("round") = nb::none(),
           nb::arg("ftz") = false, nb::arg("sat") = false)
-      .def("rem",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.rem(d, src(a), src(b)); })
-      .def("and_",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.and_(d, src(a), src(b)); })
-      .def("or_",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.or_(d, src(a), src(b)); })
-      .def("xor_",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.xor_(d, src(a), src(b)); })
-      .def("shl",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.shl(d, src(a), src(b)); })
-      .def("shr",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.shr(d, src(a), src(b)); })
       .def(
           "abs",
           [](Kernel& k, const Reg& d, nb::handle a, std::optional<Round> r, bool ftz) {
@@ -784,9 +801,8 @@ void bind_dsl(nb::module_& m) {
       .def("prmt", [](Kernel& k, const Reg& d, nb::handle a, nb::handle b,
                       nb::handle sel) { k.prmt(d, src(a), src(b), src(sel)); })
       .def("lop3", [](Kernel& k, const Reg& d, nb::handle a, nb::handle b, nb::handle c,
-                      std::uint8_t lut) { k.lop3(d, src(a), src(b), src(c), lut); })
-      .def("popc", [](Kernel& k, const Reg& d, nb::handle a) { k.popc(d, src(a)); })
-      .def("clz", [](Kernel& k, const Reg& d, nb::handle a) { k.clz(d, src(a)); });
+                      std::uint8_t lut) { k.lop3(d, src(a), src(b), src(c), lut); });
+  bind_register_ops(k);
 
   nb::class_<PyModule>(m, "Module",
                        "A kernel compiled for a device (the GPU's driver JIT, or the simulator).")

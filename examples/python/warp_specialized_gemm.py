@@ -52,8 +52,10 @@ class Gemm(tile.Design):
     cluster_m CTAs along M sharing (multicasting) the B tile."""
 
     def __init__(self, tile_n=256, stages=4, epilogue_cols=128, cluster_m=2, name=None):
-        if tile_n % 64 or not 64 <= tile_n <= 256 or cluster_m not in (1, 2):
-            raise ValueError("tile_n is a multiple of 64 up to 256; cluster_m is 1 or 2")
+        if tile_n % 64 or not 64 <= tile_n <= 256 or cluster_m not in (1, 2) or epilogue_cols % 64:
+            raise ValueError(f"tile_n {tile_n}, cluster_m {cluster_m}, epilogue_cols {epilogue_cols}: "
+                             "tile_n a multiple of 64 up to 256, cluster_m 1 or 2, epilogue_cols a "
+                             "multiple of 64 (0: the whole tile)")
         self.tile_m, self.tile_n, self.stages, self.cluster_m = 128, tile_n, stages, cluster_m
         self.width = epilogue_cols or tile_n  # D columns per epilogue chunk
         self.kernel = warpforge.Kernel(name or f"gemm_sm90a_python_{tile_n}_s{stages}_c{cluster_m}", "sm_90a")
@@ -120,6 +122,7 @@ class Gemm(tile.Design):
         self.acc = k.regs("f32", self.tile_n // 2, "acc")
         self.rows0 = self.cw * 64  # the warpgroup's first row in the tile
         a_smem = self.base + self.a_ring + self.rows0 * ROW
+        # K-major tiles of 8-row atoms: SBO one atom, LBO unused (encoded 16), PTX ISA 9.7.15.5.1
         self.desc_a0 = tile.warpgroup.smem_descriptor(k, a_smem, 16, ATOM)
         self.desc_b0 = tile.warpgroup.smem_descriptor(k, self.base + self.b_ring, 16, ATOM)
 
@@ -136,8 +139,10 @@ class Gemm(tile.Design):
         return 1  # commit groups in flight
 
     def finish(self, item):
-        """alpha·acc to bf16, four 8x8 matrices per stmatrix into 128-byte-swizzled
-        boxes of 64 rows (16-byte chunk c of row r at c ^ (r % 8)), stored by TMA."""
+        """alpha·acc to bf16, four 8x8 matrices per stmatrix (the accumulator's
+        fragment is stmatrix's, PTX ISA 9.7.14.5.16) into 128-byte-swizzled boxes
+        of 64 rows (16-byte chunk c of row r at c ^ (r % 8)), stored by TMA; each
+        chunk waits until the store before it has read the buffer."""
         k, t = self.kernel, item.tile
         epi = self.base + self.epilogue + self.cw * self.per_consumer
         chunk_barrier = self.epilogue_barriers.of(self.cw)

@@ -10,6 +10,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
@@ -133,6 +134,7 @@ void bind_tile(nb::module_& m) {
       .def_rw("cluster_n", &tile::WarpSpecializedConfig::cluster_n)
       .def_rw("producer_registers", &tile::WarpSpecializedConfig::producer_registers)
       .def_rw("consumer_registers", &tile::WarpSpecializedConfig::consumer_registers)
+      .def_rw("helper_registers", &tile::WarpSpecializedConfig::helper_registers)
       .def_rw("dependent_launch", &tile::WarpSpecializedConfig::dependent_launch);
   nb::class_<tile::TileSchedulerOptions>(tile, "TileSchedulerOptions")
       .def(nb::init<>())

@@ -46,6 +46,29 @@ class Design:
 
     kernel = None
 
+    def _missing(self, step):
+        raise _warpforge.TileError(
+            f"design {type(self).__name__} has no {step} step: a design gives config, params, "
+            "work_source, load, compute and finish")
+
+    def config(self):
+        self._missing("config")
+
+    def params(self, ws):
+        self._missing("params")
+
+    def work_source(self, ws):
+        self._missing("work_source")
+
+    def load(self, step):
+        self._missing("load")
+
+    def compute(self, step):
+        self._missing("compute")
+
+    def finish(self, item):
+        self._missing("finish")
+
     def prologue(self, ws):
         """Every thread, after the shared-memory base and %tid.x."""
 

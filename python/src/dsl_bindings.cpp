@@ -245,6 +245,15 @@ class PyModule {
   runtime::Module module_;
 };
 
+// A DSL enum whose values are modifier words of the vocabulary, first ..
+// last, each named as name() spells its word (Round.rn for .rn).
+template <class E>
+void words_enum(nb::module_& m, const char* python_name, E first, E last) {
+  nb::enum_<E> e(m, python_name);
+  for (int i = static_cast<int>(first); i <= static_cast<int>(last); ++i)
+    e.value(std::string(name(static_cast<E>(i))).c_str(), static_cast<E>(i));
+}
+
 // The register instructions `op d, a, b` and `op d, a` with nothing more to
 // say than their operands: bound from these tables, each named as the
 // vocabulary names its opcode (ptx::enumerator: and_ for and).
@@ -277,39 +286,9 @@ void bind_register_ops(nb::class_<Kernel>& k) {
 }  // namespace
 
 void bind_dsl(nb::module_& m) {
-  nb::enum_<Round>(m, "Round")
-      .value("rn", Round::rn)
-      .value("rz", Round::rz)
-      .value("rm", Round::rm)
-      .value("rp", Round::rp)
-      .value("rna", Round::rna)
-      .value("rni", Round::rni)
-      .value("rzi", Round::rzi)
-      .value("rmi", Round::rmi)
-      .value("rpi", Round::rpi);
-  nb::enum_<Cmp>(m, "Cmp")
-      .value("eq", Cmp::eq)
-      .value("ne", Cmp::ne)
-      .value("lt", Cmp::lt)
-      .value("le", Cmp::le)
-      .value("gt", Cmp::gt)
-      .value("ge", Cmp::ge)
-      .value("lo", Cmp::lo)
-      .value("ls", Cmp::ls)
-      .value("hi", Cmp::hi)
-      .value("hs", Cmp::hs)
-      .value("equ", Cmp::equ)
-      .value("neu", Cmp::neu)
-      .value("ltu", Cmp::ltu)
-      .value("leu", Cmp::leu)
-      .value("gtu", Cmp::gtu)
-      .value("geu", Cmp::geu)
-      .value("num", Cmp::num)
-      .value("nan", Cmp::nan);
-  nb::enum_<MmaShape>(m, "MmaShape")
-      .value("m16n8k8", MmaShape::m16n8k8)
-      .value("m16n8k16", MmaShape::m16n8k16)
-      .value("m16n8k32", MmaShape::m16n8k32);
+  words_enum(m, "Round", Round::rn, Round::rpi);
+  words_enum(m, "Cmp", Cmp::eq, Cmp::nan);
+  words_enum(m, "MmaShape", MmaShape::m16n8k8, MmaShape::m16n8k32);
   nb::enum_<Cache>(m, "Cache")
       .value("none", Cache::none)
       .value("ca", Cache::ca)

@@ -305,3 +305,18 @@ def test_each_hand_written_binding_emits_opcodes_of_the_vocabulary(name):
         assert not hasattr(Opcode, first_word)
     else:
         assert ptx.spelling(getattr(Opcode, first_word + ("_" if name.endswith("_") else ""))) in opcodes
+
+
+def test_the_dsl_enums_of_modifier_words_are_the_vocabulary_s():
+    """Round, Cmp and MmaShape are bound from the DSL's enums, each value
+    named as the vocabulary spells its word."""
+    expected = {
+        warpforge.Round: ["rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi"],
+        warpforge.Cmp: ["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
+                        "gtu", "geu", "num", "nan"],
+        warpforge.MmaShape: ["m16n8k8", "m16n8k16", "m16n8k32"],
+    }
+    for enum, names in expected.items():
+        assert sorted(v.name for v in members(enum)) == sorted(names)
+        for v in members(enum):
+            assert ptx.spelling(getattr(Mod, v.name)) == v.name

@@ -81,6 +81,15 @@ def test_the_examples_on_the_gpu_with_torch():
         sys.argv = saved
 
 
+@pytest.mark.gpu
+def test_warp_specialized_gemm_on_the_gpu_with_torch(monkeypatch):
+    torch = torch_cuda_or_skip()
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("the warp-specialized GEMM needs an sm_90a GPU (H100, H200)")
+    monkeypatch.setattr("sys.argv", ["warp_specialized_gemm.py", "--torch"])
+    assert example("warp_specialized_gemm").main() == 0
+
+
 @pytest.mark.parametrize("name", ["rms_norm", "softmax"])
 def test_row_kernels_in_the_python_dsl_on_the_simulator(monkeypatch, name):
     monkeypatch.syspath_prepend(str(EXAMPLES))  # their shared row_reduction.py

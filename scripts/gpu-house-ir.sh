@@ -10,8 +10,9 @@
 #      mean identical machine code, so identical speed, and the timing below
 #      is only a check;
 #   3. examples/python/warp_specialized_gemm.py --torch: 4096³, checked;
-#   4. scripts/bench_python_gemm.py: both kernels and cuBLAS at 4096³ and
-#      8192³ bf16 in one run, per configuration, in turns.
+#   4. scripts/bench_python_gemm.py: both kernels, cuBLAS and a second
+#      instance of the C++ kernel (the noise control) at 4096³ and 8192³ bf16
+#      in one run, per configuration, in turns, 11 rounds.
 # Logs in $OUT (default build/gpu-house-ir); the last line gives the worst
 # C++/Python time ratio. GPU time about half a minute, the build excluded.
 set -uo pipefail
@@ -46,7 +47,7 @@ example_rc=$?
 echo "== example --torch (exit $example_rc, $((SECONDS - start)) s): $(tail -1 "$out/example.log")"
 
 start=$SECONDS
-timeout 180 python3 scripts/bench_python_gemm.py >"$out/bench.log" 2>&1
+timeout 180 python3 scripts/bench_python_gemm.py --rounds 11 >"$out/bench.log" 2>&1
 bench_rc=$?
 echo "== timing (exit $bench_rc, $((SECONDS - start)) s):"
 head -n -1 "$out/bench.log"

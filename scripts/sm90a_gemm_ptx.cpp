@@ -19,20 +19,26 @@
 using namespace warpforge;
 
 int main(int argc, char** argv) {
-  const std::optional<ops::GemmConfig> config = argc == 2 ? ops::parse_gemm_config(argv[1]) : std::nullopt;
+  const std::optional<ops::GemmConfig> config =
+      argc == 2 ? ops::parse_gemm_config(argv[1]) : std::nullopt;
   if (!config) {
     std::cerr << "usage: sm90a_gemm_ptx 'MxNxK sS wAxB cCxD [pingpong] [streamk]'\n";
     return 2;
   }
   const std::int64_t n = 4096;
-  ops::GemmProblem p{.m = n, .n = n, .k = n, .l = 1, .ab_dtype = runtime::DType::bf16,
+  ops::GemmProblem p{.m = n,
+                     .n = n,
+                     .k = n,
+                     .l = 1,
+                     .ab_dtype = runtime::DType::bf16,
                      .d_dtype = runtime::DType::bf16};
   p.a = {.row_major = true, .ld = n, .batch_stride = n * n};
   p.b = {.row_major = false, .ld = n, .batch_stride = n * n};
   p.d = {.row_major = true, .ld = n, .batch_stride = n * n};
   try {
     const runtime::Device sim(sim::make_backend({}));
-    const ops::Sm90aSpec spec = ops::sm90a_spec(p, *config, sim.properties().shared_bytes_per_block_optin);
+    const ops::Sm90aSpec spec =
+        ops::sm90a_spec(p, *config, sim.properties().shared_bytes_per_block_optin);
     std::cout << ops::build_sm90a_gemm(spec).to_ptx();
   } catch (const Error& e) {
     std::cerr << "sm90a_gemm_ptx: " << e.what() << "\n";

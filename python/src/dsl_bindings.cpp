@@ -229,7 +229,8 @@ class PyModule {
       ++i;
     }
     auto s = caller_stream(module_.device(), stream);
-    const runtime::LaunchConfig config = launch_config(grid, block, cluster, shared_bytes, overlap_previous);
+    const runtime::LaunchConfig config =
+        launch_config(grid, block, cluster, shared_bytes, overlap_previous);
     nb::gil_scoped_release release;
     module_.launch(name_, config, packed, pointer(s));
   }
@@ -261,12 +262,18 @@ void bind_register_ops(nb::class_<Kernel>& k) {
   using Binary = void (*)(Kernel&, const Reg&, const Src&, const Src&);
   using Unary = void (*)(Kernel&, const Reg&, const Src&);
   const std::pair<ptx::Opcode, Binary> binary_ops[] = {
-      {ptx::Opcode::rem, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.rem(d, a, b); }},
-      {ptx::Opcode::and_, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.and_(d, a, b); }},
-      {ptx::Opcode::or_, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.or_(d, a, b); }},
-      {ptx::Opcode::xor_, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.xor_(d, a, b); }},
-      {ptx::Opcode::shl, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.shl(d, a, b); }},
-      {ptx::Opcode::shr, [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.shr(d, a, b); }}};
+      {ptx::Opcode::rem,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.rem(d, a, b); }},
+      {ptx::Opcode::and_,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.and_(d, a, b); }},
+      {ptx::Opcode::or_,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.or_(d, a, b); }},
+      {ptx::Opcode::xor_,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.xor_(d, a, b); }},
+      {ptx::Opcode::shl,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.shl(d, a, b); }},
+      {ptx::Opcode::shr,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.shr(d, a, b); }}};
   const std::pair<ptx::Opcode, Unary> unary_ops[] = {
       {ptx::Opcode::popc, [](Kernel& k, const Reg& d, const Src& a) { k.popc(d, a); }},
       {ptx::Opcode::clz, [](Kernel& k, const Reg& d, const Src& a) { k.clz(d, a); }},
@@ -279,8 +286,9 @@ void bind_register_ops(nb::class_<Kernel>& k) {
         nb::arg("d"), nb::arg("a"), nb::arg("b"));
   for (const auto& [opcode, f] : unary_ops)
     k.def(
-        std::string(ptx::enumerator(opcode)).c_str(), [f](Kernel& k, const Reg& d, nb::handle a) { f(k, d, src(a)); },
-        nb::arg("d"), nb::arg("a"));
+        std::string(ptx::enumerator(opcode)).c_str(),
+        [f](Kernel& k, const Reg& d, nb::handle a) { f(k, d, src(a)); }, nb::arg("d"),
+        nb::arg("a"));
 }
 
 }  // namespace
@@ -482,7 +490,8 @@ void bind_dsl(nb::module_& m) {
                          const std::function<void()>& body) { k.guarded(pred_use(p), body); })
       .def(
           "scope", [](Kernel& k, const std::function<void()>& body) { k.scope(body); },
-          "Emits { ... }: named registers and labels made inside are local to it (PTX block scoping).")
+          "Emits { ... }: named registers and labels made inside are local to it (PTX block "
+          "scoping).")
       // moves and arithmetic
       .def(
           "mov",
@@ -790,8 +799,8 @@ void bind_dsl(nb::module_& m) {
       .def("launch", &PyModule::launch, nb::arg("grid"), nb::arg("block"), nb::arg("args"),
            nb::arg("shared_bytes") = 0, nb::arg("cluster") = std::make_tuple(1u, 1u, 1u),
            nb::arg("stream") = nb::none(), nb::arg("overlap_previous") = false)
-      .def("max_active_clusters", &PyModule::max_active_clusters, nb::arg("block"), nb::arg("cluster"),
-           nb::arg("shared_bytes"));
+      .def("max_active_clusters", &PyModule::max_active_clusters, nb::arg("block"),
+           nb::arg("cluster"), nb::arg("shared_bytes"));
 }
 
 }  // namespace warpforge::python

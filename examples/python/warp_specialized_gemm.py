@@ -186,9 +186,9 @@ class Gemm(tile.Design):
 
 
 def launcher(design, module, a, bt, d, alpha=1.0):
-    """A function that runs D = alpha·A·B on module's device (on `stream`, a native
-    handle or an object with .cuda_stream, else the null stream): a (L, M, K), bt = Bᵀ (L, N, K), d (L, M, N), any framework's tensors.
-    The tensor maps are encoded and the grid sized once, as ops::Gemm caches them: a
+    """A function that runs D = alpha·A·B on module's device, on `stream` (a native
+    handle or an object with .cuda_stream; else the null stream): a (L, M, K),
+    bt = Bᵀ (L, N, K), d (L, M, N), any framework's tensors. The tensor maps are encoded and the grid sized once, as ops::Gemm caches them: a
     persistent grid of a cluster per unit (cluster_m tiles along M) up to the clusters
     resident at once, each launch allowed to start beside the stream's previous kernel
     (the template's griddepcontrol.wait orders its memory)."""

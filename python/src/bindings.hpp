@@ -20,6 +20,7 @@ void bind_row_ops(nanobind::module_& m);
 // PTX text loaded and launched with packed parameters (warpforge.triton).
 void bind_triton(nanobind::module_& m);
 void bind_ptx(nanobind::module_& m);   // the PTX vocabulary: warpforge._warpforge.ptx
+void bind_tile(nanobind::module_& m);  // tile/ and layout/: warpforge._warpforge.tile, .layout
 // The XLA FFI handlers, where the build found JAX's headers (WARPFORGE_JAX_FFI).
 void bind_jax(nanobind::module_& m);
 void bind_attention_jax(nanobind::module_& m);  // jax/attention_jax_ffi.cpp, after bind_jax

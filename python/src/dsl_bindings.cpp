@@ -215,7 +215,7 @@ class PyModule {
               std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> block,
               const nb::sequence& args, std::uint32_t shared_bytes,
               std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> cluster,
-              std::optional<std::uintptr_t> stream) {
+              std::optional<std::uintptr_t> stream, bool overlap_previous) {
     const ptx::Function* f = module_.ir().find_function(name_);
     std::vector<runtime::Arg> packed;
     const std::size_t given = nb::len(args);
@@ -229,9 +229,15 @@ class PyModule {
       ++i;
     }
     auto s = caller_stream(module_.device(), stream);
-    const runtime::LaunchConfig config = launch_config(grid, block, cluster, shared_bytes);
+    const runtime::LaunchConfig config =
+        launch_config(grid, block, cluster, shared_bytes, overlap_previous);
     nb::gil_scoped_release release;
     module_.launch(name_, config, packed, pointer(s));
+  }
+  // Clusters of `cluster` CTAs of `block` threads and `shared_bytes` that
+  // fit on the device at once: what a persistent kernel launches.
+  int max_active_clusters(Dim3Tuple block, Dim3Tuple cluster, std::uint32_t shared_bytes) {
+    return module_.max_active_clusters(name_, launch_config(cluster, block, cluster, shared_bytes));
   }
   const runtime::Device& device() const { return module_.device(); }
 
@@ -240,42 +246,57 @@ class PyModule {
   runtime::Module module_;
 };
 
+// A DSL enum whose values are modifier words of the vocabulary, first ..
+// last, each named as name() spells its word (Round.rn for .rn).
+template <class E>
+void words_enum(nb::module_& m, const char* python_name, E first, E last) {
+  nb::enum_<E> e(m, python_name);
+  for (int i = static_cast<int>(first); i <= static_cast<int>(last); ++i)
+    e.value(std::string(name(static_cast<E>(i))).c_str(), static_cast<E>(i));
+}
+
+// The register instructions `op d, a, b` and `op d, a` with nothing more to
+// say than their operands: bound from these tables, each named as the
+// vocabulary names its opcode (ptx::enumerator: and_ for and).
+void bind_register_ops(nb::class_<Kernel>& k) {
+  using Binary = void (*)(Kernel&, const Reg&, const Src&, const Src&);
+  using Unary = void (*)(Kernel&, const Reg&, const Src&);
+  const std::pair<ptx::Opcode, Binary> binary_ops[] = {
+      {ptx::Opcode::rem,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.rem(d, a, b); }},
+      {ptx::Opcode::and_,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.and_(d, a, b); }},
+      {ptx::Opcode::or_,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.or_(d, a, b); }},
+      {ptx::Opcode::xor_,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.xor_(d, a, b); }},
+      {ptx::Opcode::shl,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.shl(d, a, b); }},
+      {ptx::Opcode::shr,
+       [](Kernel& k, const Reg& d, const Src& a, const Src& b) { k.shr(d, a, b); }}};
+  const std::pair<ptx::Opcode, Unary> unary_ops[] = {
+      {ptx::Opcode::popc, [](Kernel& k, const Reg& d, const Src& a) { k.popc(d, a); }},
+      {ptx::Opcode::clz, [](Kernel& k, const Reg& d, const Src& a) { k.clz(d, a); }},
+      {ptx::Opcode::brev, [](Kernel& k, const Reg& d, const Src& a) { k.brev(d, a); }},
+      {ptx::Opcode::not_, [](Kernel& k, const Reg& d, const Src& a) { k.not_(d, a); }}};
+  for (const auto& [opcode, f] : binary_ops)
+    k.def(
+        std::string(ptx::enumerator(opcode)).c_str(),
+        [f](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { f(k, d, src(a), src(b)); },
+        nb::arg("d"), nb::arg("a"), nb::arg("b"));
+  for (const auto& [opcode, f] : unary_ops)
+    k.def(
+        std::string(ptx::enumerator(opcode)).c_str(),
+        [f](Kernel& k, const Reg& d, nb::handle a) { f(k, d, src(a)); }, nb::arg("d"),
+        nb::arg("a"));
+}
+
 }  // namespace
 
 void bind_dsl(nb::module_& m) {
-  nb::enum_<Round>(m, "Round")
-      .value("rn", Round::rn)
-      .value("rz", Round::rz)
-      .value("rm", Round::rm)
-      .value("rp", Round::rp)
-      .value("rna", Round::rna)
-      .value("rni", Round::rni)
-      .value("rzi", Round::rzi)
-      .value("rmi", Round::rmi)
-      .value("rpi", Round::rpi);
-  nb::enum_<Cmp>(m, "Cmp")
-      .value("eq", Cmp::eq)
-      .value("ne", Cmp::ne)
-      .value("lt", Cmp::lt)
-      .value("le", Cmp::le)
-      .value("gt", Cmp::gt)
-      .value("ge", Cmp::ge)
-      .value("lo", Cmp::lo)
-      .value("ls", Cmp::ls)
-      .value("hi", Cmp::hi)
-      .value("hs", Cmp::hs)
-      .value("equ", Cmp::equ)
-      .value("neu", Cmp::neu)
-      .value("ltu", Cmp::ltu)
-      .value("leu", Cmp::leu)
-      .value("gtu", Cmp::gtu)
-      .value("geu", Cmp::geu)
-      .value("num", Cmp::num)
-      .value("nan", Cmp::nan);
-  nb::enum_<MmaShape>(m, "MmaShape")
-      .value("m16n8k8", MmaShape::m16n8k8)
-      .value("m16n8k16", MmaShape::m16n8k16)
-      .value("m16n8k32", MmaShape::m16n8k32);
+  words_enum(m, "Round", Round::rn, Round::rpi);
+  words_enum(m, "Cmp", Cmp::eq, Cmp::nan);
+  words_enum(m, "MmaShape", MmaShape::m16n8k8, MmaShape::m16n8k32);
   nb::enum_<Cache>(m, "Cache")
       .value("none", Cache::none)
       .value("ca", Cache::ca)
@@ -469,7 +490,8 @@ void bind_dsl(nb::module_& m) {
                          const std::function<void()>& body) { k.guarded(pred_use(p), body); })
       .def(
           "scope", [](Kernel& k, const std::function<void()>& body) { k.scope(body); },
-          "Emits { ... }: named registers and labels made inside are local to it (PTX block scoping).")
+          "Emits { ... }: named registers and labels made inside are local to it (PTX block "
+          "scoping).")
       // moves and arithmetic
       .def(
           "mov",
@@ -518,18 +540,6 @@ void bind_dsl(nb::module_& m) {
           },
           nb::arg("d"), nb::arg("a"), nb::arg("b"), nb::arg("c"), nb::arg("round") = nb::none(),
           nb::arg("ftz") = false, nb::arg("sat") = false)
-      .def("rem",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.rem(d, src(a), src(b)); })
-      .def("and_",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.and_(d, src(a), src(b)); })
-      .def("or_",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.or_(d, src(a), src(b)); })
-      .def("xor_",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.xor_(d, src(a), src(b)); })
-      .def("shl",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.shl(d, src(a), src(b)); })
-      .def("shr",
-           [](Kernel& k, const Reg& d, nb::handle a, nb::handle b) { k.shr(d, src(a), src(b)); })
       .def(
           "abs",
           [](Kernel& k, const Reg& d, nb::handle a, std::optional<Round> r, bool ftz) {
@@ -779,9 +789,8 @@ void bind_dsl(nb::module_& m) {
       .def("prmt", [](Kernel& k, const Reg& d, nb::handle a, nb::handle b,
                       nb::handle sel) { k.prmt(d, src(a), src(b), src(sel)); })
       .def("lop3", [](Kernel& k, const Reg& d, nb::handle a, nb::handle b, nb::handle c,
-                      std::uint8_t lut) { k.lop3(d, src(a), src(b), src(c), lut); })
-      .def("popc", [](Kernel& k, const Reg& d, nb::handle a) { k.popc(d, src(a)); })
-      .def("clz", [](Kernel& k, const Reg& d, nb::handle a) { k.clz(d, src(a)); });
+                      std::uint8_t lut) { k.lop3(d, src(a), src(b), src(c), lut); });
+  bind_register_ops(k);
 
   nb::class_<PyModule>(m, "Module",
                        "A kernel compiled for a device (the GPU's driver JIT, or the simulator).")
@@ -789,7 +798,9 @@ void bind_dsl(nb::module_& m) {
       .def_prop_ro("device", &PyModule::device)
       .def("launch", &PyModule::launch, nb::arg("grid"), nb::arg("block"), nb::arg("args"),
            nb::arg("shared_bytes") = 0, nb::arg("cluster") = std::make_tuple(1u, 1u, 1u),
-           nb::arg("stream") = nb::none());
+           nb::arg("stream") = nb::none(), nb::arg("overlap_previous") = false)
+      .def("max_active_clusters", &PyModule::max_active_clusters, nb::arg("block"),
+           nb::arg("cluster"), nb::arg("shared_bytes"));
 }
 
 }  // namespace warpforge::python

@@ -13,6 +13,7 @@ NB_MODULE(_warpforge, m) {
   warpforge::python::bind_row_ops(m);
   warpforge::python::bind_triton(m);
   warpforge::python::bind_ptx(m);
+  warpforge::python::bind_tile(m);
   warpforge::python::bind_torch_bridge(m);
   // torch's operator registry keeps the Python functions registered with it
   // (and through them our ops and kernels) until after the interpreter has

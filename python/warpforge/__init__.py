@@ -36,6 +36,8 @@ from ._warpforge import (  # noqa: E402,F401  (the kernel DSL)
     at, f32, f64)
 from .kernel import Module, tensor_map  # noqa: E402,F401
 from .instructions import Mod, Opcode  # noqa: E402,F401  (k.op: every PTX instruction)
+from . import tile  # noqa: E402,F401  (the warp-specialized template from Python)
+from ._warpforge import layout  # noqa: E402,F401  (the layout algebra)
 from .ops import Gemm, GemmAmax, gemm, gemm_amax, quantize  # noqa: E402,F401
 from .attention import attention, attention_decode  # noqa: E402,F401
 from .grouped import PackedWeights, grouped_mm, grouped_mm_amax, prepack_weights, quantize_weights  # noqa: E402,F401

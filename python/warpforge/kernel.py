@@ -48,12 +48,21 @@ class Module:
     def device(self):
         return self._module.device
 
-    def launch(self, grid, block, *args, shared_bytes=0, cluster=(1, 1, 1), stream=None):
+    def launch(self, grid, block, *args, shared_bytes=0, cluster=(1, 1, 1), stream=None, overlap_previous=False):
         """Runs the kernel: args in the order of its parameters (tensors for
         pointers, ints and floats for scalars), on `stream`, else the current
-        stream of the first framework tensor among the args."""
+        stream of the first framework tensor among the args. overlap_previous:
+        a programmatic dependent launch (the kernel may start beside the
+        stream's previous one; its griddepcontrol.wait orders its memory)."""
         first = next((a for a in args if _is_tensor(a)), None)
-        handle = current_stream(first, stream) if first is not None and framework_of(first) != "numpy" else stream
+        on_device = first is not None and framework_of(first) != "numpy"
+        handle = current_stream(first, stream) if on_device or stream is not None else None
         converted = [to_tensor(a, f"argument {i}") if _is_tensor(a) else a for i, a in enumerate(args)]
         self._module.launch(_dim3(grid), _dim3(block), converted, shared_bytes, _dim3(cluster),
-                            None if handle is None else int(handle))
+                            None if handle is None else int(handle), overlap_previous)
+
+    def max_active_clusters(self, block, cluster=(1, 1, 1), shared_bytes=0):
+        """Clusters of `cluster` CTAs of `block` threads and `shared_bytes`
+        dynamic shared memory resident on the device at once (one CTA a
+        cluster: CTAs): as many as a persistent kernel launches."""
+        return self._module.max_active_clusters(_dim3(block), _dim3(cluster), shared_bytes)

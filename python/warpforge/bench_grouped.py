@@ -13,7 +13,10 @@ experts, so that no run finds their weights in L2). Ratios are theirs / ours
 """
 
 import argparse
+import functools
 import statistics
+
+from warpforge.bench import median_ms
 
 MODELS = {  # experts, top k, hidden, expert width
     "mixtral": (8, 2, 4096, 14336),
@@ -33,17 +36,8 @@ def routing(torch, experts, top_k, tokens, skew, seed):
 
 
 def timed(torch, fn, reps, variants=4):
-    """fn(i) runs with routing i; the median of CUDA events around each run, in us."""
-    for i in range(3):
-        fn(i % variants)
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    for r in range(reps):
-        starts[r].record()
-        fn(r % variants)
-        ends[r].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1e3  # us
+    """fn(i) runs with routing i; the median GPU time of a run, in us."""
+    return median_ms(torch, [functools.partial(fn, i) for i in range(variants)], reps) * 1e3
 
 
 def main(argv=None):

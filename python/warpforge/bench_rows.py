@@ -20,25 +20,18 @@ timed as torch.autograd.grad of a forward kept alive (retain_graph), so
 every contender computes the same gradients (inputs and weights)."""
 
 import argparse
+import functools
 import math
-import statistics
 
 import torch
+
+from warpforge.bench import median_ms
 
 L2_BYTES = 50 << 20
 
 
 def _median_seconds(fn, reps, copies):
-    for i in range(3):
-        fn(i % copies)
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    for r in range(reps):
-        starts[r].record()
-        fn(r % copies)
-        ends[r].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1e-3
+    return median_ms(torch, [functools.partial(fn, i) for i in range(copies)], reps) * 1e-3
 
 
 def _copies(nbytes):

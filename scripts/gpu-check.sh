@@ -13,12 +13,16 @@
 #
 #   WARPFORGE_GTEST_SOURCE=/path/to/googletest scripts/gpu-check.sh
 #
-# BUILD_DIR (default build) and JOBS (default nproc) may be set.
+# BUILD_DIR (default build), JOBS (build jobs, default nproc) and TEST_JOBS
+# (tests run at once, default half of nproc: the GPU tests are independent,
+# their longest ones bound by host references on one core, and the GPU's
+# memory holds all of them) may be set. The Python suite runs beside them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 jobs="${JOBS:-$(nproc)}"
+test_jobs="${TEST_JOBS:-$(( $(nproc) > 1 ? $(nproc) / 2 : 1 ))}"
 source scripts/gpu-build-args.sh
 log_dir="$build_dir/gpu-check"
 
@@ -50,9 +54,18 @@ if ! grep -q "^\[  PASSED  \] 1 test" <<<"$probe" || grep -q "SKIPPED" <<<"$prob
 fi
 gpu_name="$(sed -n 's/^\[ device   \] //p' <<<"$probe")"
 
-# The GPU tests. A skipped test (GTEST_SKIP, e.g. clusters before sm_90) is
-# counted apart from passes.
-(cd "$build_dir" && ctest -L gpu --output-on-failure -j 1) >"$log_dir/ctest.log" 2>&1
+# The Python package's pytest suite through ctest (label `python`), started
+# now so that it runs beside the GPU tests; its results are read below.
+python_pid=
+if (cd "$build_dir" && ctest -N -L python | grep -q python_tests); then
+  (cd "$build_dir" && ctest -V -L python -j 1) >"$log_dir/python.log" 2>&1 &
+  python_pid=$!
+fi
+
+# The GPU tests, TEST_JOBS at once, the longest first (their COST:
+# tests/test_costs.cmake). A skipped test (GTEST_SKIP, e.g. clusters before
+# sm_90) is counted apart from passes.
+(cd "$build_dir" && ctest -L gpu --output-on-failure -j "$test_jobs") >"$log_dir/ctest.log" 2>&1
 tests_rc=$?
 cat "$log_dir/ctest.log"
 total=$(grep -cE "^ *[0-9]+/[0-9]+ Test +#" "$log_dir/ctest.log")
@@ -70,11 +83,11 @@ if "$build_dir/warpforge" --help 2>/dev/null | grep -qE "^  demo "; then
   demo=$([ $demo_rc -eq 0 ] && echo "ok" || echo "FAILED (exit $demo_rc, log: $log_dir/demo.log)")
 fi
 
-# The Python package: its pytest suite through ctest (label `python`).
+# The Python package's suite, started before the GPU tests.
 python_summary="absent (no nanobind for python3: the extension module was not built)"
 python_rc=0
-if (cd "$build_dir" && ctest -N -L python | grep -q python_tests); then
-  (cd "$build_dir" && ctest -V -L python -j 1) >"$log_dir/python.log" 2>&1
+if [ -n "$python_pid" ]; then
+  wait "$python_pid"
   python_rc=$?
   grep -E "^[0-9]+: (SKIPPED|FAILED|ERROR)" "$log_dir/python.log"
   python_summary="$(grep -oE "[0-9]+ (passed|failed|skipped|errors?)[^=]*" "$log_dir/python.log" | tail -1)"

@@ -12,7 +12,7 @@ constexpr const char* kName = "tcgen05 shared-memory descriptor";
 constexpr std::uint64_t kVersion = 1ull << 46;  // bits 46-48 = 0b001
 
 // The 3-bit swizzle codes at bits 61-63 (PTX ISA 9.7.16.4.1).
-std::uint64_t swizzle_code(SmemSwizzle s) {
+std::uint64_t tcgen05_swizzle_code(SmemSwizzle s) {
   switch (s) {
     case SmemSwizzle::none:
       return 0;
@@ -36,7 +36,7 @@ std::uint64_t Tcgen05SmemDescriptor::encode() const {
          detail::descriptor_field(kName, "leading byte offset", lbo_bytes) << 16 |
          detail::descriptor_field(kName, "stride byte offset", sbo_bytes) << 32 | kVersion |
          static_cast<std::uint64_t>(base_offset) << 49 |
-         static_cast<std::uint64_t>(lbo_absolute) << 52 | swizzle_code(swizzle) << 61;
+         static_cast<std::uint64_t>(lbo_absolute) << 52 | tcgen05_swizzle_code(swizzle) << 61;
 }
 
 Tcgen05SmemDescriptor Tcgen05SmemDescriptor::decode(std::uint64_t bits) {

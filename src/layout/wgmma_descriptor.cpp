@@ -7,7 +7,7 @@ namespace warpforge::layout {
 namespace {
 
 // The 2-bit swizzle codes of the descriptor (ISA table: 1 is 128-byte).
-std::uint64_t swizzle_code(SmemSwizzle s) {
+std::uint64_t wgmma_swizzle_code(SmemSwizzle s) {
   switch (s) {
     case SmemSwizzle::none: return 0;
     case SmemSwizzle::b128: return 1;
@@ -24,7 +24,7 @@ std::uint64_t WgmmaDescriptor::encode() const {
   return detail::descriptor_field(kName, "start address", start_address) |
          detail::descriptor_field(kName, "leading byte offset", lbo_bytes) << 16 |
          detail::descriptor_field(kName, "stride byte offset", sbo_bytes) << 32 |
-         swizzle_code(swizzle) << 62;
+         wgmma_swizzle_code(swizzle) << 62;
 }
 
 WgmmaDescriptor WgmmaDescriptor::decode(std::uint64_t bits) {

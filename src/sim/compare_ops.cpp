@@ -61,7 +61,7 @@ bool float_compare(Cmp c, double a, double b) {
   }
 }
 
-double float_value(Type t, std::uint64_t bits) {
+double comparand_value(Type t, std::uint64_t bits) {
   if (t == Type::f64) return f64_of(bits);
   if (t == Type::f32) return f32_of(bits);
   return decode_float(static_cast<std::uint32_t>(bits), float_format(t));
@@ -80,7 +80,7 @@ struct CompareType {
 };
 
 bool compare(Cmp c, const CompareType& ct, std::uint64_t a, std::uint64_t b) {
-  if (ct.is_float) return float_compare(c, float_value(ct.t, a), float_value(ct.t, b));
+  if (ct.is_float) return float_compare(c, comparand_value(ct.t, a), comparand_value(ct.t, b));
   const int bits = ct.bits;
   const std::uint64_t m = bits >= 64 ? ~0ull : (1ull << bits) - 1;
   // lo/ls/hi/hs are unsigned whatever the type; lt/le/gt/ge follow it.

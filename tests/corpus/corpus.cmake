@@ -1,52 +1,27 @@
-# The round-trip corpus: PTX that nvcc writes for the CUDA sources in this
-# folder, generated at build time into ${WARPFORGE_PTX_CORPUS_DIR} as
-# <source>.<target>.<variant>.ptx: -O3 for both targets, and -G, -lineinfo and
-# -rdc each for one of them (sm_90a, sm_80, sm_90a), which keeps every flag on
-# every source at about half the nvcc time of all eight pairs. Sources named
-# hopper_*.cu use sm_90a-only instructions and get only that target. Without
-# nvcc the folder stays empty and the round-trip tests skip, saying why.
+# The round-trip corpus: PTX that nvcc wrote for the CUDA sources in this
+# folder, recorded in ptx/ as <source>.<target>.<variant>.ptx by
+# scripts/record-ptx-corpus.sh (which says which flags make each variant) and
+# copied here into ${WARPFORGE_PTX_CORPUS_DIR}: nvcc's real output for every
+# build, with or without a CUDA toolkit, at no nvcc time (compiling it at
+# build time cost about 450 CPU-seconds, a fifth of a fresh build, for output
+# that changes only with the sources or the toolkit).
 # Triton's PTX for the kernels of triton_kernels.py joins them as
 # triton_<kernel>.<target>.lineinfo.ptx where Python imports triton (a dependency of
-# the torch wheel that scripts/install-deps.sh installs): Triton compiles for
-# an explicit target without a GPU, in about ten seconds for all of them.
+# the torch wheel that scripts/install-deps.sh installs) and ptxas exists: Triton
+# compiles for an explicit target without a GPU, in about ten seconds for all of them.
 find_program(WARPFORGE_NVCC nvcc HINTS /usr/local/cuda/bin)
 set(WARPFORGE_PTX_CORPUS_DIR ${CMAKE_BINARY_DIR}/ptx_corpus)
 file(MAKE_DIRECTORY ${WARPFORGE_PTX_CORPUS_DIR})
 set(WARPFORGE_TRITON_CORPUS 0)
 
+file(GLOB recorded_corpus CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/ptx/*.ptx)
+set(corpus_outputs)
+foreach(file ${recorded_corpus})
+  get_filename_component(name ${file} NAME)
+  configure_file(${file} ${WARPFORGE_PTX_CORPUS_DIR}/${name} COPYONLY)
+  list(APPEND corpus_outputs ${WARPFORGE_PTX_CORPUS_DIR}/${name})
+endforeach()
 if(WARPFORGE_NVCC)
-  set(variants O3 G lineinfo rdc)
-  set(flags_O3 -O3)
-  set(flags_G -G)
-  set(flags_lineinfo -O3 -lineinfo)
-  set(flags_rdc -O3 -rdc=true)
-  set(target_of_G sm_90a)
-  set(target_of_lineinfo sm_80)
-  set(target_of_rdc sm_90a)
-  file(GLOB corpus_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cu)
-  set(corpus_outputs)
-  foreach(source ${corpus_sources})
-    get_filename_component(stem ${source} NAME_WE)
-    set(targets sm_80 sm_90a)
-    if(stem MATCHES "^hopper_")
-      set(targets sm_90a)
-    endif()
-    foreach(target ${targets})
-      foreach(variant ${variants})
-        if(NOT stem MATCHES "^hopper_" AND NOT variant STREQUAL "O3" AND
-           NOT target STREQUAL "${target_of_${variant}}")
-          continue()
-        endif()
-        set(output ${WARPFORGE_PTX_CORPUS_DIR}/${stem}.${target}.${variant}.ptx)
-        add_custom_command(OUTPUT ${output}
-          COMMAND ${WARPFORGE_NVCC} -ptx -arch=${target} ${flags_${variant}} ${source} -o ${output}
-          DEPENDS ${source}
-          COMMENT "nvcc -ptx ${stem}.cu for ${target} (${variant})"
-          VERBATIM)
-        list(APPEND corpus_outputs ${output})
-      endforeach()
-    endforeach()
-  endforeach()
   # Triton: triton_kernels.py --list names the files (and fails where Python
   # cannot import triton); one run writes them all.
   find_package(Python3 COMPONENTS Interpreter QUIET)
@@ -73,14 +48,14 @@ if(WARPFORGE_NVCC)
   else()
     message(STATUS "triton not importable by Python: the corpus has no Triton PTX (tests/corpus/triton_kernels.py)")
   endif()
-  # Every corpus file, for the transpiler's round trip of them all (transpiler.cmake).
-  set(WARPFORGE_PTX_CORPUS_FILES ${corpus_outputs})
-  add_custom_target(ptx_corpus DEPENDS ${corpus_outputs})
-  add_dependencies(test_ptx ptx_corpus)
-  # test_sim and test_gpu run nvcc's kernels (hopper_wgmma, sim_*, printf, reduce_cg ...)
-  add_dependencies(test_sim ptx_corpus)
-  add_dependencies(test_gpu ptx_corpus)
 endif()
+# Every corpus file, for the transpiler's round trip of them all (transpiler.cmake).
+set(WARPFORGE_PTX_CORPUS_FILES ${corpus_outputs})
+add_custom_target(ptx_corpus DEPENDS ${corpus_outputs})
+add_dependencies(test_ptx ptx_corpus)
+# test_sim and test_gpu run nvcc's kernels (hopper_wgmma, sim_*, printf, reduce_cg ...)
+add_dependencies(test_sim ptx_corpus)
+add_dependencies(test_gpu ptx_corpus)
 foreach(test_program test_ptx test_sim test_gpu)
   target_compile_definitions(${test_program} PRIVATE WARPFORGE_PTX_CORPUS_DIR="${WARPFORGE_PTX_CORPUS_DIR}"
                                                      WARPFORGE_TRITON_CORPUS=${WARPFORGE_TRITON_CORPUS})

@@ -1,6 +1,6 @@
 // nvcc's own kernels (tests/sim/nvcc_kernel_runs.hpp) on the GPU and on the
 // simulator, on the same inputs: the outputs must agree bit for bit. Skips
-// without a GPU, or where the build had no nvcc to write the PTX.
+// without a GPU, or where the build found no recorded PTX (tests/corpus/ptx).
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -19,8 +19,7 @@ class NvccKernelsGpu : public GpuTest {
   ptx::Module module(const std::string& name) {
     auto m = corpus_module(name);
     if (!m)
-      throw std::runtime_error(name +
-                               ".ptx was not generated (no nvcc when the build was configured)");
+      throw std::runtime_error(name + ".ptx is not in the build (recorded in tests/corpus/ptx)");
     return *m;
   }
 };

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/attention_decode_cases.hpp"
+#include "ops/expect_contains.hpp"
 #include "warpforge/error.hpp"
 
 namespace warpforge::ops::testing {
@@ -33,10 +34,6 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionDecodeSim, ::testing::Range(0, static_c
 
 namespace warpforge::ops::testing {
 namespace {
-
-void EXPECT_CONTAINS(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << text << "' lacks '" << part << "'";
-}
 
 TEST(AttentionDecodeRefusal, EveryReasonIsNamed) {
   const runtime::Device dev = runtime::Device::sim();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/attention_cases.hpp"
+#include "ops/expect_contains.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/sim/simulator.hpp"
 
@@ -13,10 +14,6 @@ namespace {
 
 using runtime::DType;
 using runtime::TensorView;
-
-void EXPECT_CONTAINS(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << text << "' lacks '" << part << "'";
-}
 
 class AttentionRefusal : public ::testing::Test {
  protected:

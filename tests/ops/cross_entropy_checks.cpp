@@ -14,14 +14,13 @@ using runtime::TensorView;
 
 namespace {
 
-constexpr double kStatistics = 1.0 / 65536;
-
-struct Reference {
+struct CrossEntropyReference {
   std::vector<double> loss, grad, loss_scale, grad_scale;  // loss: a row (or one); the scales bound the errors
 };
 
-Reference reference(const CrossEntropyCase& c, const HostRows& x, const std::vector<std::int64_t>& labels) {
-  Reference r;
+CrossEntropyReference reference(const CrossEntropyCase& c, const HostRows& x,
+                                const std::vector<std::int64_t>& labels) {
+  CrossEntropyReference r;
   const double eps = c.label_smoothing;
   double count = 0, total = 0, total_scale = 0;
   for (std::int64_t i = 0; i < c.rows; ++i) count += labels[static_cast<std::size_t>(i)] != c.ignore_index;
@@ -94,7 +93,7 @@ void check_cross_entropy(const runtime::Device& device, const CrossEntropyCase& 
   std::vector<std::int64_t> labels;
   for (std::int64_t i = 0; i < c.rows; ++i) labels.push_back(i % 5 == 3 ? c.ignore_index : pick(rng));
   if (shape) shape(x, labels);
-  const Reference ref = reference(c, x, labels);
+  const CrossEntropyReference ref = reference(c, x, labels);
 
   auto logits = upload(device, x);
   auto ulabels = upload_labels(device, c.labels, labels);

@@ -14,10 +14,6 @@ namespace {
 
 using runtime::DType;
 
-runtime::Device sim() {
-  return runtime::Device::sim();
-}
-
 TEST(CrossEntropySim, EveryDtypeReductionAndSmoothing) {
   std::uint32_t seed = 10;
   for (DType logits : {DType::bf16, DType::f16, DType::f32})

@@ -23,7 +23,7 @@ namespace {
 
 using runtime::DType;
 
-const auto& kFormats = kScaledFormats;
+const auto& kSkinnyFormats = kScaledFormats;
 
 GemmAmaxCase skinny_case(ScaledFormat f, std::int64_t m, std::int64_t n, std::int64_t k, DType c_dtype) {
   GemmAmaxCase c;
@@ -64,7 +64,7 @@ void expect_pass(const runtime::Device& device, const GemmAmaxCase& c, std::uint
 TEST(GemmAmaxSkinnySim, EveryFormatIntoEveryCDtype) {
   const runtime::Device device = runtime::Device::sim();
   int i = 0;
-  for (ScaledFormat f : kFormats)
+  for (ScaledFormat f : kSkinnyFormats)
     for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
       const std::int64_t m = (i % 3 == 0) ? 1 : (i % 3 == 1 ? 13 : 24);
       GemmAmaxCase c = skinny_case(f, m, i % 2 ? 136 : 72, f.ab == DType::e2m1 ? 256 : 128, c_dtype);
@@ -77,18 +77,18 @@ TEST(GemmAmaxSkinnySim, EveryFormatIntoEveryCDtype) {
 // 33 to 128 tokens: up to 16 token tiles (FP8 one 16-row tile a warp, E2M1 two).
 TEST(GemmAmaxSkinnySim, UpToOneHundredTwentyEightTokens) {
   const runtime::Device device = runtime::Device::sim();
-  expect_pass(device, skinny_case(kFormats[0], 64, 80, 256, DType::bf16), 1200);
-  expect_pass(device, skinny_case(kFormats[3], 41, 40, 256, DType::f32), 1201);
-  expect_pass(device, skinny_case(kFormats[0], 128, 40, 256, DType::bf16), 1202);
-  expect_pass(device, skinny_case(kFormats[2], 100, 24, 256, DType::f32), 1203);
+  expect_pass(device, skinny_case(kSkinnyFormats[0], 64, 80, 256, DType::bf16), 1200);
+  expect_pass(device, skinny_case(kSkinnyFormats[3], 41, 40, 256, DType::f32), 1201);
+  expect_pass(device, skinny_case(kSkinnyFormats[0], 128, 40, 256, DType::bf16), 1202);
+  expect_pass(device, skinny_case(kSkinnyFormats[2], 100, 24, 256, DType::f32), 1203);
 }
 
 // K split over CTAs where the output tiles are few (a 16-SM simulator: 4
 // CTAs a SM), the partial sums added in split order by the last CTA.
 TEST(GemmAmaxSkinnySim, SplitKAddsPartialsInAFixedOrder) {
   const runtime::Device device(sim::make_backend({.sm_count = 16}));
-  expect_pass(device, skinny_case(kFormats[0], 16, 200, 128 * 24, DType::bf16), 1300, 3);
-  GemmAmaxCase c = skinny_case(kFormats[3], 3, 130, 128 * 17, DType::f32);
+  expect_pass(device, skinny_case(kSkinnyFormats[0], 16, 200, 128 * 24, DType::bf16), 1300, 3);
+  GemmAmaxCase c = skinny_case(kSkinnyFormats[3], 3, 130, 128 * 17, DType::f32);
   c.l = 2;
   expect_pass(device, c, 1301, 2);
 }
@@ -98,7 +98,7 @@ TEST(GemmAmaxSkinnySim, SplitKAddsPartialsInAFixedOrder) {
 // the exact slow conversion; a NaN makes amax NaN.
 TEST(GemmAmaxSkinnySim, ScalesThatDoNotFoldConvertExactly) {
   const runtime::Device device = runtime::Device::sim();
-  for (ScaledFormat f : {kFormats[0], kFormats[3]}) {
+  for (ScaledFormat f : {kSkinnyFormats[0], kSkinnyFormats[3]}) {
     GemmAmaxCase c = skinny_case(f, 9, 40, f.ab == DType::e2m1 ? 256 : 128, DType::f32);
     std::mt19937 rng(1400);
     auto s = make_gemm_amax(device, c, rng);
@@ -119,7 +119,7 @@ TEST(GemmAmaxSkinnySim, ScalesThatDoNotFoldConvertExactly) {
 
 TEST(GemmAmaxSkinnySim, NaNCodeMakesAmaxNaN) {
   const runtime::Device device = runtime::Device::sim();
-  GemmAmaxCase c = skinny_case(kFormats[0], 5, 24, 128, DType::bf16);
+  GemmAmaxCase c = skinny_case(kSkinnyFormats[0], 5, 24, 128, DType::bf16);
   std::mt19937 rng(1500);
   auto s = make_gemm_amax(device, c, rng);
   s.a.bytes[3] = 0x7F;  // e4m3 NaN
@@ -146,20 +146,20 @@ TEST(GemmAmaxSkinnySim, RefusalsNameTheRule) {
     const std::string why = refusals(c);
     EXPECT_NE(why.find(text), std::string::npos) << c.describe() << ":\n" << why;
   };
-  expect_refused(skinny_case(kFormats[0], 129, 24, 128, DType::f32), "M 129: the skinny kernel takes M <= 128");
-  expect_refused(skinny_case(kFormats[0], 8, 24, 96, DType::f32),
+  expect_refused(skinny_case(kSkinnyFormats[0], 129, 24, 128, DType::f32), "M 129: the skinny kernel takes M <= 128");
+  expect_refused(skinny_case(kSkinnyFormats[0], 8, 24, 96, DType::f32),
                  "K 96: the skinny kernel takes K a multiple of 128 (its chunk of a row)");
-  expect_refused(skinny_case(kFormats[2], 8, 24, 64, DType::f32),
+  expect_refused(skinny_case(kSkinnyFormats[2], 8, 24, 64, DType::f32),
                  "K 64: the skinny kernel takes K a multiple of 128 (its chunk of a row)");
-  expect_refused(skinny_case(kFormats[3], 8, 24, 128, DType::e4m3),
+  expect_refused(skinny_case(kSkinnyFormats[3], 8, 24, 128, DType::e4m3),
                  "C is e4m3; the skinny kernel writes f32, bf16 or f16 C");
-  GemmAmaxCase c = skinny_case(kFormats[0], 8, 24, 128, DType::f32);
+  GemmAmaxCase c = skinny_case(kSkinnyFormats[0], 8, 24, 128, DType::f32);
   c.a_k_major = false;
   expect_refused(c, "A is not K-major");
-  c = skinny_case(kFormats[0], 8, 24, 128, DType::f32);
+  c = skinny_case(kSkinnyFormats[0], 8, 24, 128, DType::f32);
   c.tile = GemmAmaxTile{64, 64};
   expect_refused(c, "mma tile 64x64: the skinny kernel has no mma tile option");
-  EXPECT_EQ(refusals(skinny_case(kFormats[0], 8, 24, 128, DType::f32)), "");
+  EXPECT_EQ(refusals(skinny_case(kSkinnyFormats[0], 8, 24, 128, DType::f32)), "");
 }
 
 }  // namespace

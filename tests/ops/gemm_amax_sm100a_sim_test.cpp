@@ -33,7 +33,7 @@ GemmAmaxCase sm100a_case(DType ab, DType sf, int vec, DType c_dtype) {
   return c;
 }
 
-void expect_pass(const GemmAmaxCase& c, std::uint32_t seed) {
+void expect_sm100a_pass(const GemmAmaxCase& c, std::uint32_t seed) {
   std::mt19937 rng(seed);
   auto s = make_gemm_amax(runtime::Device::sim(), c, rng);
   GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view,
@@ -50,11 +50,11 @@ TEST(GemmAmaxSm100aSim, MatchesTheReferenceForEachFormatAndCDtype) {
   // MXFP8 into the wide C dtypes (FP8 data cannot produce FP8 C).
   for (DType ab : {DType::e4m3, DType::e5m2})
     for (DType c : {DType::f32, DType::bf16, DType::f16})
-      expect_pass(sm100a_case(ab, DType::e8m0, 32, c), seed++);
+      expect_sm100a_pass(sm100a_case(ab, DType::e8m0, 32, c), seed++);
   // MXFP4 and NVFP4 into every C dtype.
   for (DType c : {DType::f32, DType::bf16, DType::f16, DType::e4m3, DType::e5m2, DType::e2m1}) {
-    expect_pass(sm100a_case(DType::e2m1, DType::e8m0, 32, c), seed++);
-    expect_pass(sm100a_case(DType::e2m1, DType::e4m3, 16, c), seed++);
+    expect_sm100a_pass(sm100a_case(DType::e2m1, DType::e8m0, 32, c), seed++);
+    expect_sm100a_pass(sm100a_case(DType::e2m1, DType::e4m3, 16, c), seed++);
   }
 }
 
@@ -63,11 +63,11 @@ TEST(GemmAmaxSm100aSim, BatchesMajorNessAndRaggedShapes) {
   GemmAmaxCase c = sm100a_case(DType::e4m3, DType::e8m0, 32, DType::bf16);
   c.l = 3, c.m = 70, c.n = 40, c.k = 96;  // one tile each way, short of a scale group along K
   c.a_k_major = false, c.c_major = CMajor::m;
-  expect_pass(c, seed++);
+  expect_sm100a_pass(c, seed++);
   GemmAmaxCase fp4 = sm100a_case(DType::e2m1, DType::e4m3, 16, DType::f32);
   fp4.l = 3, fp4.m = 129, fp4.n = 8, fp4.k = 48;
   fp4.c_major = CMajor::m;
-  expect_pass(fp4, seed++);
+  expect_sm100a_pass(fp4, seed++);
 }
 
 // Automatic takes it first on a simulator standing for sm_100a, where the
@@ -130,7 +130,7 @@ TEST(GemmAmaxSm100aSim, RunsCtaPairsPastOneTileOfMAndSingleCtasWhenAsked) {
       const std::string want =
           pair ? "256x128 tiles over CTA pairs (.cta_group::2)" : "128x128 tiles, tcgen05";
       EXPECT_NE(op.describe().find(want), std::string::npos) << op.describe();
-      expect_pass(c, seed++);
+      expect_sm100a_pass(c, seed++);
     }
 }
 

@@ -43,7 +43,7 @@ GemmAmaxSetup make_sm90a(const GemmAmaxCase& c, std::uint32_t seed) {
   return make_sm90a_on(runtime::Device::sim(), c, seed).first;
 }
 
-void expect_pass(const GemmAmaxCase& c, std::uint32_t seed) {
+void expect_sm90a_pass(const GemmAmaxCase& c, std::uint32_t seed) {
   auto s = make_sm90a(c, seed);
   const auto bad = run_gemm_amax_and_check(s);
   std::string all;
@@ -70,7 +70,7 @@ TEST(GemmAmaxSm90aSim, Mxfp8IntoEveryCDtypeAndMajorness) {
       c.c_major = i % 2 ? CMajor::m : CMajor::n;
       // An odd N leaves n-major C's last column without its pair.
       c.m = 136, c.n = i < 3 ? 72 : 71, c.k = 96, c.l = i % 3 == 0 ? 3 : 1;
-      expect_pass(c, 700 + static_cast<std::uint32_t>(i));
+      expect_sm90a_pass(c, 700 + static_cast<std::uint32_t>(i));
       ++i;
     }
 }
@@ -86,7 +86,7 @@ TEST(GemmAmaxSm90aSim, Mxfp8SquareProblemsAndLongK) {
       GemmAmaxCase c = sm90a_case(ab, i % 2 ? DType::bf16 : DType::f32);
       c.m = c.n = 200, c.k = 416, c.l = i == 0 ? 2 : 1;
       c.tile = GemmAmaxTile{128, tile_n};
-      expect_pass(c, 720 + static_cast<std::uint32_t>(i));
+      expect_sm90a_pass(c, 720 + static_cast<std::uint32_t>(i));
       ++i;
     }
 }
@@ -105,7 +105,7 @@ TEST(GemmAmaxSm90aSim, Fp4WithEveryScaleFormat) {
       c.sf = sc.sf, c.vec = sc.vec;
       c.c_major = i % 2 ? CMajor::m : CMajor::n;
       c.m = 136, c.n = 72, c.k = i % 2 ? 96 : 160, c.l = i % 3 == 0 ? 3 : 1;
-      expect_pass(c, 720 + static_cast<std::uint32_t>(i));
+      expect_sm90a_pass(c, 720 + static_cast<std::uint32_t>(i));
       ++i;
     }
 }
@@ -115,10 +115,10 @@ TEST(GemmAmaxSm90aSim, Fp4WithEveryScaleFormat) {
 TEST(GemmAmaxSm90aSim, ManyTilesPerCtaAndATail) {
   GemmAmaxCase c = sm90a_case(DType::e4m3, DType::bf16);
   c.m = 150, c.n = 140, c.k = 176, c.l = 3;
-  expect_pass(c, 750);
+  expect_sm90a_pass(c, 750);
   c.tile = GemmAmaxTile{128, 128};  // the explicit tile is the default one
   c.l = 1;
-  expect_pass(c, 751);
+  expect_sm90a_pass(c, 751);
 }
 
 // 128 x 64 tiles (the default where 128-column tiles would leave SMs idle
@@ -131,7 +131,7 @@ TEST(GemmAmaxSm90aSim, NarrowTilesForEveryFormat) {
     GemmAmaxCase c = sm90a_case(f.ab, i % 2 ? DType::bf16 : DType::f32);
     c.sf = f.sf, c.vec = f.vec, c.m = 130, c.n = 200, c.k = 128, c.l = 2;
     c.tile = GemmAmaxTile{128, 64};
-    expect_pass(c, 800 + static_cast<std::uint32_t>(i++));
+    expect_sm90a_pass(c, 800 + static_cast<std::uint32_t>(i++));
   }
 }
 

@@ -3,6 +3,7 @@
 // them.
 #include <gtest/gtest.h>
 
+#include "ops/expect_contains.hpp"
 #include "ops/gemm_operands.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/gemm.hpp"
@@ -11,10 +12,6 @@ namespace warpforge::ops::testing {
 namespace {
 
 using runtime::DType;
-// gtest's own substring check (gmock's HasSubstr is not built here).
-void EXPECT_CONTAINS(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << text << "' lacks '" << part << "'";
-}
 
 class GemmRefusal : public ::testing::Test {
  protected:

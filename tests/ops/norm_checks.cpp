@@ -22,9 +22,6 @@ struct Reference {
   std::vector<double> mean, rstd, scale;  // scale: the row's max |xhat · w| + max |b|
 };
 
-constexpr double kStatistics = 1.0 / 65536;  // 2^-16 of the row's scale: see row_ops_support.hpp
-
-
 Reference norm_reference(NormKind kind, const HostRows& x, const HostRows* residual, DType h_dtype,
                          const HostRows* w, const HostRows* b, double eps) {
   Reference r;

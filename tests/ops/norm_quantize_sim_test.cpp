@@ -15,15 +15,11 @@ namespace {
 
 using runtime::DType;
 
-runtime::Device sim() {
-  return runtime::Device::sim();
-}
-
-constexpr BlockScaledFormat kFormats[] = {kMxfp8E4m3, kMxfp8E5m2, kMxfp4, kNvfp4};
+constexpr BlockScaledFormat kQuantizedFormats[] = {kMxfp8E4m3, kMxfp8E5m2, kMxfp4, kNvfp4};
 
 TEST(NormQuantizeSim, EveryFormatIsQuantizeOfTheNorm) {
   std::uint32_t seed = 10;
-  for (const BlockScaledFormat& f : kFormats)
+  for (const BlockScaledFormat& f : kQuantizedFormats)
     for (DType x : {DType::bf16, DType::f32}) check_norm_quantize(sim(), {.format = f, .x = x}, seed++);
 }
 
@@ -35,7 +31,7 @@ TEST(NormQuantizeSim, ResidualPaddedRowsStridesAndClusters) {
 
 TEST(NormQuantizeSim, NanBlocksAndValuesNearTheLargest) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (const BlockScaledFormat& f : kFormats) {
+  for (const BlockScaledFormat& f : kQuantizedFormats) {
     // A NaN makes its row's y NaN: every block's scale NaN (0xFF, 0x7F).
     check_norm_quantize(sim(), {.format = f, .rows = 3}, 30, nullptr, [&](HostRows& x) { x.values[5] = nan; });
     // Without the norm, values near bf16's largest and a NaN in one block.

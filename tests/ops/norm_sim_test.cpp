@@ -22,10 +22,6 @@ namespace {
 using runtime::DType;
 using runtime::TensorView;
 
-runtime::Device sim() {
-  return runtime::Device::sim();
-}
-
 TEST(NormSim, EveryDtypeBothKinds) {
   std::uint32_t seed = 100;
   for (NormKind kind : {NormKind::rms, NormKind::layer})

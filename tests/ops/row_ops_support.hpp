@@ -40,6 +40,11 @@ HostRows random_rows(std::mt19937& rng, runtime::DType dtype, std::int64_t rows,
 float rounded(runtime::DType dtype, float value);
 // Half an ulp relative: 2^-8, 2^-11, 2^-24.
 double unit_roundoff(runtime::DType dtype);
+// The f32 statistics' allowance relative to the row's scale (above): 2^-16.
+inline constexpr double kStatistics = 1.0 / 65536;
+
+// The simulator, where the row ops' simulator tests run them.
+inline runtime::Device sim() { return runtime::Device::sim(); }
 
 // A device tensor holding rows: shape (rows, n) with row stride `stride`
 // (>= n; the gap between rows poisoned), or shape (n) for one row of `vector`.

@@ -14,7 +14,6 @@ using runtime::DType;
 
 namespace {
 
-constexpr double kStatistics = 1.0 / 65536;  // 2^-16: the exponentials' and sums' error
 constexpr double kTiny = 1e-37;              // subnormal results may be flushed by ex2's input rounding
 
 std::vector<double> softmax_reference(const HostRows& x) {

@@ -13,10 +13,6 @@ namespace {
 
 using runtime::DType;
 
-runtime::Device sim() {
-  return runtime::Device::sim();
-}
-
 TEST(SoftmaxSim, EveryDtype) {
   std::uint32_t seed = 10;
   for (DType x : {DType::bf16, DType::f16, DType::f32})

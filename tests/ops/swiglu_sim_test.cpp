@@ -12,10 +12,6 @@ namespace {
 
 using runtime::DType;
 
-runtime::Device sim() {
-  return runtime::Device::sim();
-}
-
 TEST(SwigluSim, EveryDtypeHalvesAndInterleaved) {
   std::uint32_t seed = 10;
   for (DType in : {DType::bf16, DType::f16, DType::f32})

@@ -1,6 +1,7 @@
 // Structural round trip over nvcc's and Triton's output (tests/corpus:
-// *.cu compiled by corpus.cmake for sm_80 and sm_90a with -O3, -G, -lineinfo
-// and -rdc=true; triton_kernels.py's kernels for both targets):
+// *.cu compiled for sm_80 and sm_90a with -O3, -G, -lineinfo and -rdc=true,
+// recorded in tests/corpus/ptx by scripts/record-ptx-corpus.sh;
+// triton_kernels.py's kernels for both targets, built by corpus.cmake):
 //   parse(emit(parse(x))) == parse(x), and
 //   ptxas(emit(parse(x))) gives the machine code ptxas(x) gives.
 #include <gtest/gtest.h>
@@ -71,7 +72,13 @@ TEST_P(RoundTrip, ReparsesEqualAndAssemblesToTheSameCode) {
     GTEST_SKIP()
         << "ptxas not found on PATH or in /usr/local/cuda/bin: the structural check passed, "
            "the machine-code comparison needs the CUDA toolkit";
-  EXPECT_EQ(testing::machine_code_difference(*ptxas, original, emitted, testing::corpus_assembly(path)), "");
+  const std::string difference =
+      testing::machine_code_difference(*ptxas, original, emitted, testing::corpus_assembly(path));
+  if (difference.find("Unsupported .version") != std::string::npos)
+    GTEST_SKIP() << "this ptxas is older than the nvcc that recorded the corpus "
+                    "(tests/corpus/ptx/nvcc-version.txt): the structural check passed\n"
+                 << difference;
+  EXPECT_EQ(difference, "");
 }
 
 std::string test_name(const ::testing::TestParamInfo<fs::path>& info) {
@@ -87,10 +94,10 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RoundTrip);
 TEST(RoundTripCorpus, WasGenerated) {
   if (corpus_files().empty())
     GTEST_SKIP() << "no PTX in " << WARPFORGE_PTX_CORPUS_DIR
-                 << ": nvcc was not found when CMake configured "
-                 << "the build, so tests/corpus/*.cu were not compiled";
-  // corpus.cmake: hopper_*.cu get sm_90a with all four flag sets; the others
-  // -O3 for sm_80 and sm_90a plus -G (sm_90a), -lineinfo (sm_80), -rdc (sm_90a).
+                 << ": tests/corpus/ptx held none when CMake configured the build";
+  // Every source recorded (scripts/record-ptx-corpus.sh): hopper_*.cu for sm_90a
+  // with all four flag sets; the others -O3 for sm_80 and sm_90a plus -G
+  // (sm_90a), -lineinfo (sm_80), -rdc (sm_90a).
   for (const auto& entry : fs::directory_iterator(WARPFORGE_CORPUS_DIR)) {
     if (entry.path().extension() != ".cu") continue;
     const std::string stem = entry.path().stem().string();
@@ -100,7 +107,7 @@ TEST(RoundTripCorpus, WasGenerated) {
     if (!hopper) expected.push_back(stem + ".sm_80.O3");
     for (const auto& name : expected)
       EXPECT_TRUE(fs::exists(fs::path(WARPFORGE_PTX_CORPUS_DIR) / (name + ".ptx")))
-          << name << ".ptx was not generated";
+          << name << ".ptx was not recorded (scripts/record-ptx-corpus.sh)";
   }
   // corpus.cmake runs triton_kernels.py where Python imports triton: PTX for both targets.
   if (!WARPFORGE_TRITON_CORPUS) return;

@@ -8,11 +8,11 @@
 namespace warpforge::ptx {
 namespace {
 
-const std::string kHeader = ".version 8.4\n.target sm_90a\n.address_size 64\n";
+const std::string kModuleHeader = ".version 8.4\n.target sm_90a\n.address_size 64\n";
 
 // The problems verify() finds in the module of `items` after the header.
 std::vector<std::string> problems_in(const std::string& items) {
-  return verify(parse(kHeader + items));
+  return verify(parse(kModuleHeader + items));
 }
 
 TEST(Verifier, AcceptsAWellFormedModule) {
@@ -77,7 +77,7 @@ TEST(Verifier, ReportsWhatPtxasRefusesInScopes) {
 }
 
 TEST(Scopes, GiveEachDeclarationItsOwnName) {
-  Module m = parse(kHeader +
+  Module m = parse(kModuleHeader +
                    ".entry k() {\n .reg .pred %p<3>;\n"
                    " { .reg .pred %p1; @%p1 bra done; done: ret; }\n"
                    " { .reg .pred %p<2>; done: @%p0 bra done; }\n @%p1 ret;\n}\n");

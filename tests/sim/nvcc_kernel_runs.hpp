@@ -4,9 +4,10 @@
 // compare the results with host references, the GPU tests
 // (tests/gpu/nvcc_kernels_gpu_test.cpp) with the simulator's, bit for bit,
 // and the differential harness's nvcc family (tools/difftest/nvcc_family.cpp)
-// records them on a GPU for CI's replay. The PTX is written at build time
-// where nvcc exists (tests/corpus/corpus.cmake; tools/difftest/nvcc_ptx.cmake
-// for the harness); without it the tests skip, saying so.
+// records them on a GPU for CI's replay. The PTX is nvcc's, recorded in
+// tests/corpus/ptx by scripts/record-ptx-corpus.sh (tests/corpus/corpus.cmake;
+// tools/difftest/nvcc_ptx.cmake for the harness); without it the tests skip,
+// saying so.
 #pragma once
 
 #include <cstdint>

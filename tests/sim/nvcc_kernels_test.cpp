@@ -6,7 +6,7 @@
 // reference; and the kernels the simulator refuses (a texture read, an
 // indirect call) refused alone, by name and PTX line, while the other
 // kernels of their module run. Skips where the
-// build had no nvcc to write the PTX (tests/corpus/corpus.cmake).
+// build found no recorded PTX (tests/corpus/ptx, tests/corpus/corpus.cmake).
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -23,10 +23,10 @@ namespace {
 
 using namespace warpforge::testing::nvcc_kernels;
 
-#define CORPUS_MODULE(var, name)                                                              \
-  std::optional<ptx::Module> var##_opt = corpus_module(name);                                 \
-  if (!var##_opt)                                                                             \
-    GTEST_SKIP() << name << ".ptx was not generated (no nvcc when the build was configured)"; \
+#define CORPUS_MODULE(var, name)                                                       \
+  std::optional<ptx::Module> var##_opt = corpus_module(name);                          \
+  if (!var##_opt)                                                                      \
+    GTEST_SKIP() << name << ".ptx is not in the build (recorded in tests/corpus/ptx)"; \
   const ptx::Module& var = *var##_opt
 
 runtime::Device sim_device(SimOptions options = {.worker_threads = 2}) {

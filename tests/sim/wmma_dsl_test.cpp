@@ -22,6 +22,7 @@ namespace warpforge::sim::testing {
 namespace {
 
 using namespace warpforge::dsl;
+using dsl::Kernel;  // not the simulator's sim::Kernel, which other files of a unity batch declare
 
 struct Form {
   const char* name;

@@ -14,7 +14,7 @@ namespace {
 
 using namespace dsl;
 
-int count(const std::string& text, const std::string& what) {
+int occurrences(const std::string& text, const std::string& what) {
   int n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -50,7 +50,7 @@ TEST(WarpGemm, UnrollsANestOfK16Atoms) {
   auto t = make(k, layout::mma_m16n8k16_f16(), 64, 32, 32);
   EXPECT_EQ(warp::gemm(k, t.d, t.a, t.b, t.c, 1.0f, 1.0f), "mma.sync.m16n8k16");
   std::string text = k.ptx();
-  EXPECT_EQ(count(text, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 4 * 4 * 2);
+  EXPECT_EQ(occurrences(text, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 4 * 4 * 2);
   // beta = 1: the first k step reads C, the second accumulates in D.
   EXPECT_NE(text.find("{%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};"),
             std::string::npos) << text;
@@ -64,7 +64,7 @@ TEST(WarpGemm, BetaZeroClearsTheAccumulatorAndNeedsNoC) {
   auto t = make(k, layout::mma_m16n8k16_f16(), 16, 8, 16, f16);
   warp::gemm(k, t.d, t.a, t.b, std::nullopt);
   std::string text = k.ptx();
-  EXPECT_EQ(count(text, "mov.f32 %d"), 4);
+  EXPECT_EQ(occurrences(text, "mov.f32 %d"), 4);
   EXPECT_NE(text.find("{%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%d0, %d1, %d2, %d3};"),
             std::string::npos) << text;
   expect_assembles(k, "sm_80");
@@ -74,7 +74,7 @@ TEST(WarpGemm, FallsBackToK8WhenKIsEight) {
   Kernel k("k8", Target::sm_80);
   auto t = make(k, layout::mma_m16n8k8_f16(), 32, 16, 8, f16);
   EXPECT_EQ(warp::gemm(k, t.d, t.a, t.b, std::nullopt), "mma.sync.m16n8k8");
-  EXPECT_EQ(count(k.ptx(), "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"), 2 * 2);
+  EXPECT_EQ(occurrences(k.ptx(), "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"), 2 * 2);
   expect_assembles(k, "sm_80");
 }
 
@@ -90,7 +90,7 @@ TEST(WarpGemm, DispatchFollowsTheRegisterLayout) {
   auto d_two = RegisterTile::allocate(k, k16.c, 32, 8, f32, "d_two");
   auto a_two = RegisterTile::allocate(k, k8.a, 32, 16, f16, "a_two");
   EXPECT_EQ(warp::gemm(k, d_two, a_two, b, std::nullopt), "mma.sync.m16n8k8");
-  EXPECT_EQ(count(k.ptx(), "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"), 2 * 2);
+  EXPECT_EQ(occurrences(k.ptx(), "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"), 2 * 2);
   expect_assembles(k, "sm_80");
 }
 
@@ -147,8 +147,8 @@ TEST(WarpCopy, LoadsFragmentsFromGlobalWithOneAccessPerRegister) {
   auto d = RegisterTile::allocate(k, layout::mma_m16n8k16_f16().c, 16, 8, f32, "d");
   warp::copy(k, d, GlobalTile{p, 8, true});
   std::string text = k.ptx();
-  EXPECT_EQ(count(text, "ld.global.b32 %a"), 2 * 8);
-  EXPECT_EQ(count(text, "st.global.f32 ["), 4);
+  EXPECT_EQ(occurrences(text, "ld.global.b32 %a"), 2 * 8);
+  EXPECT_EQ(occurrences(text, "st.global.f32 ["), 4);
   // Register a2 holds row g, columns 8 + 2t: 16 bytes past a0 in a 16-wide row.
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(ld\.global\.b32 %a2, \[%rd\d+\+16\];)"))) << text;
   expect_assembles(k, "sm_80");
@@ -178,7 +178,7 @@ TEST(WarpCopy, UsesLdmatrixX4AndTransWhereTheLayoutNeedsIt) {
   EXPECT_EQ(warp::copy(k, SharedTile{base, 32, true, swz}, a), "ldmatrix.x4 x8");
   EXPECT_EQ(warp::copy(k, a, SharedTile{base, 32, true, swz}), "stmatrix.x4 x8");
   std::string text = k.ptx();
-  EXPECT_EQ(count(text, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), 4);
+  EXPECT_EQ(occurrences(text, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), 4);
   EXPECT_NE(text.find("xor.b32"), std::string::npos);
   expect_assembles(k, "sm_90a");
 }

@@ -101,7 +101,7 @@ void print_row(const TranspiledInput& input, const Module& parsed, const std::st
 
 TEST(TranspilerRoundTrip, CorpusFiles) {
   if (WARPFORGE_TRANSPILED_CORPUS_COUNT == 0)
-    GTEST_SKIP() << "nvcc was not found at configure time: no corpus PTX to transpile";
+    GTEST_SKIP() << "tests/corpus/ptx held no PTX at configure time";
   if (!warpforge::ptx::find_cuda_tool("ptxas"))
     std::cout << "ptxas not found: structural checks only\n";
   int checked = 0;

@@ -2,9 +2,8 @@
 # transpiles the built-in example kernels and a few nvcc- and Triton-generated
 # corpus files (corpus.cmake) into C++, which is compiled into test_transpiler;
 # the test checks that each build_<name>() equals the parsed input and that
-# its PTX assembles to the input's machine code. Without nvcc only the
-# built-in kernels and the hand-written inputs/*.ptx are transpiled and the
-# corpus test skips, saying why.
+# its PTX assembles to the input's machine code (without ptxas, the
+# structural check alone). The hand-written inputs/*.ptx are transpiled too.
 target_link_libraries(test_transpiler PRIVATE warpforge_transpiler)
 # The machine-code comparison of tests/ptx's corpus round trip.
 target_sources(test_transpiler PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../ptx/same_machine_code.cpp
@@ -63,7 +62,7 @@ target_compile_definitions(test_transpiler PRIVATE WARPFORGE_TRANSPILER_INPUTS_D
 # smaller files' own code.
 set(transpiled_batches)
 set(batched_sources)
-if(WARPFORGE_NVCC)
+if(WARPFORGE_PTX_CORPUS_FILES)
   foreach(input ${transpiled_corpus})
     string(MAKE_C_IDENTIFIER ${input} id)
     string(REGEX REPLACE "\\..*$" "" stem ${input})
@@ -97,4 +96,6 @@ set_source_files_properties(${batched_sources} PROPERTIES HEADER_FILE_ONLY ON)
 target_sources(test_transpiler PRIVATE ${batched_sources} ${compiled_transpiled_sources})
 # The generated functions are long straight-line builder code that runs once:
 # GCC's optimiser buys nothing there and costs most of their compile time.
-set_source_files_properties(${compiled_transpiled_sources} PROPERTIES COMPILE_OPTIONS -O0 SKIP_PRECOMPILE_HEADERS ON)
+# Batched already, they stay out of test_transpiler's unity build.
+set_source_files_properties(${compiled_transpiled_sources} PROPERTIES COMPILE_OPTIONS -O0 SKIP_PRECOMPILE_HEADERS ON
+                                                                      SKIP_UNITY_BUILD_INCLUSION ON)

@@ -57,8 +57,8 @@ struct Family {
   std::string name;   // its file under tests/gpu_truth: <name>.truth
   std::string title;  // what it covers, for reports
   std::vector<Unit> units;
-  // Why this build cannot run the family (nvcc's kernels where the build had
-  // no nvcc to compile them); empty when it can. Recording it is refused and
+  // Why this build cannot run the family (nvcc's kernels where the build
+  // found no recorded PTX of them); empty when it can. Recording it is refused and
   // its replay skipped, each saying why.
   std::string unavailable;
 };

@@ -1,5 +1,5 @@
 // nvcc's own kernels (issue 26, "real compiler output runs"): the PTX nvcc
-// writes for CUDA sources kept in tests/corpus, compiled at build time
+// writes for CUDA sources kept in tests/corpus, recorded in tests/corpus/ptx
 // (nvcc_ptx.cmake) and launched as tests/sim/nvcc_kernel_runs.hpp launches
 // them: device function calls with struct arguments and recursion, fp8
 // conversions in a __noinline__ function (sm_90a's cvt and sm_80's integer
@@ -29,14 +29,15 @@ namespace {
 namespace nk = testing::nvcc_kernels;
 
 // The PTX nvcc wrote for `file` ("sim_calls.sm_90a": the source's stem and
-// the target) at build time.
+// the target), as recorded in tests/corpus/ptx.
 std::string nvcc_ptx(const std::string& file) {
   const std::filesystem::path path =
       std::filesystem::path(WARPFORGE_PTX_CORPUS_DIR) / (file + ".O3.ptx");
   std::ifstream in(path);
   if (!in)
-    throw Error("nvcc family: " + path.string() +
-                " is missing; nvcc writes it at build time (tools/difftest/nvcc_ptx.cmake)");
+    throw Error(
+        "nvcc family: " + path.string() +
+        " is missing; scripts/record-ptx-corpus.sh records it (tools/difftest/nvcc_ptx.cmake)");
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -181,8 +182,8 @@ Family nvcc_family() {
            {},
            WARPFORGE_DIFFTEST_NVCC
                ? ""
-               : "no nvcc when the build was configured, so nvcc's PTX of "
-                 "tests/corpus was not written (tools/difftest/nvcc_ptx.cmake)"};
+               : "tests/corpus/ptx held no nvcc PTX when the build was configured "
+                 "(scripts/record-ptx-corpus.sh records it; tools/difftest/nvcc_ptx.cmake)"};
   // rotate's y (fma.rn in the PTX) and the recursion's integers: every bit.
   f.units.push_back(nvcc_unit("calls: rotate's y, fib", "sim_calls.sm_90a", 2 * kCallThreads,
                               [](const runtime::Device& d, const ptx::Module& m, Rng& rng) {

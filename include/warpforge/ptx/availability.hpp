@@ -24,4 +24,8 @@ struct Availability {
   }
 };
 
+// The generations most instructions start at.
+inline constexpr Availability kAmpere = Availability::since(80);
+inline constexpr Availability kHopper = Availability::since(90);
+
 }  // namespace warpforge::ptx

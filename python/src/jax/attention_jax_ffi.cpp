@@ -30,17 +30,14 @@ struct MaskAttrs {
 ffi::Error attention_forward(const Device& device, Stream* stream, const ffi::AnyBuffer& q, const ffi::AnyBuffer& k,
                              const ffi::AnyBuffer& v, const ffi::AnyBuffer& cu_q, const ffi::AnyBuffer& cu_k,
                              ffi::Result<ffi::AnyBuffer>& o, ffi::Result<ffi::AnyBuffer>& lse, const MaskAttrs& m) {
-  try {
+  return refusal_as_invalid_argument([&] {
     CallBuffers buffers(device);
     AttentionViews views;
     views.main = {buffers.dense(q, "q"), buffers.dense(k, "k"), buffers.dense(v, "v"), buffers.dense(*o, "o"),
                   buffers.dense(*lse, "lse")};
     if (m.varlen) views.cu_seqlens_q = buffers.dense(cu_q, "cu_seqlens_q"), views.cu_seqlens_k = buffers.dense(cu_k, "cu_seqlens_k");
     cached_attention_op(views, m.options(), false)->run(views, stream, nullptr);
-    return ffi::Error::Success();
-  } catch (const Error& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  }
+  });
 }
 
 ffi::Error attention_backward(const Device& device, Stream* stream, const ffi::AnyBuffer& d_o,
@@ -48,7 +45,7 @@ ffi::Error attention_backward(const Device& device, Stream* stream, const ffi::A
                               const ffi::AnyBuffer& o, const ffi::AnyBuffer& lse, const ffi::AnyBuffer& cu_q,
                               const ffi::AnyBuffer& cu_k, ffi::Result<ffi::AnyBuffer>& dq,
                               ffi::Result<ffi::AnyBuffer>& dk, ffi::Result<ffi::AnyBuffer>& dv, const MaskAttrs& m) {
-  try {
+  return refusal_as_invalid_argument([&] {
     CallBuffers buffers(device);
     AttentionViews views;
     views.main = {buffers.dense(q, "q"),    buffers.dense(k, "k"),    buffers.dense(v, "v"),
@@ -56,10 +53,7 @@ ffi::Error attention_backward(const Device& device, Stream* stream, const ffi::A
                   buffers.dense(*dq, "dq"), buffers.dense(*dk, "dk"), buffers.dense(*dv, "dv")};
     if (m.varlen) views.cu_seqlens_q = buffers.dense(cu_q, "cu_seqlens_q"), views.cu_seqlens_k = buffers.dense(cu_k, "cu_seqlens_k");
     cached_attention_op(views, m.options(), true)->run(views, stream, nullptr);
-    return ffi::Error::Success();
-  } catch (const Error& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  }
+  });
 }
 
 #define WARPFORGE_MASK_ATTRS                                                                                   \
@@ -138,23 +132,18 @@ auto backward_signature(Binding binding) {
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kAttentionForwardCuda, forward_cuda,
-                              forward_signature(ffi::Ffi::Bind()
-                                                    .Ctx<ffi::PlatformStream<void*>>()
-                                                    .Ctx<ffi::DeviceOrdinal>()));
+                              forward_signature(bind_on_cuda()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kAttentionForwardHost, forward_host, forward_signature(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kAttentionBackwardCuda, backward_cuda,
-                              backward_signature(ffi::Ffi::Bind()
-                                                     .Ctx<ffi::PlatformStream<void*>>()
-                                                     .Ctx<ffi::DeviceOrdinal>()));
+                              backward_signature(bind_on_cuda()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kAttentionBackwardHost, backward_host, backward_signature(ffi::Ffi::Bind()));
 
 void bind_attention_jax(nb::module_& m) {
   nb::dict targets = nb::cast<nb::dict>(m.attr("jax_ffi_targets"));
-  auto capsule = [](XLA_FFI_Handler* handler) { return nb::capsule(reinterpret_cast<void*>(handler)); };
-  targets["attention_forward_cuda"] = capsule(kAttentionForwardCuda);
-  targets["attention_forward_cpu"] = capsule(kAttentionForwardHost);
-  targets["attention_backward_cuda"] = capsule(kAttentionBackwardCuda);
-  targets["attention_backward_cpu"] = capsule(kAttentionBackwardHost);
+  targets["attention_forward_cuda"] = handler_capsule(kAttentionForwardCuda);
+  targets["attention_forward_cpu"] = handler_capsule(kAttentionForwardHost);
+  targets["attention_backward_cuda"] = handler_capsule(kAttentionBackwardCuda);
+  targets["attention_backward_cpu"] = handler_capsule(kAttentionBackwardHost);
 }
 
 }  // namespace warpforge::python

@@ -1,10 +1,14 @@
 // What the XLA FFI handlers share (jax_ffi.cpp, attention_jax_ffi.cpp, row_ops_ffi.cpp): XLA
 // dtypes as warpforge's, a call's buffers as views on its device (on the
-// simulator each host buffer mapped for the call), and the run of a handler
-// body on XLA's stream.
+// simulator each host buffer mapped for the call), the run of a handler
+// body on XLA's stream, a refusal as XLA's error, the CUDA platform's
+// binding and a handler as the capsule JAX registers.
 #pragma once
 
+#include <nanobind/nanobind.h>
+
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -97,6 +101,34 @@ class CallBuffers {
  private:
   CallMappings mappings_;
 };
+
+// Runs a handler's body (returning nothing, or an ffi::Error of its own),
+// a warpforge::Error it throws (a refused call) becoming XLA's
+// InvalidArgument with the refusal's message.
+template <class Body>
+ffi::Error refusal_as_invalid_argument(Body body) {
+  try {
+    if constexpr (std::is_void_v<decltype(body())>) {
+      body();
+      return ffi::Error::Success();
+    } else {
+      return body();
+    }
+  } catch (const Error& e) {
+    return ffi::Error::InvalidArgument(e.what());
+  }
+}
+
+// A CUDA-platform handler's binding: XLA's stream and the call's device
+// ordinal, before the op's own arguments and attributes.
+inline auto bind_on_cuda() {
+  return ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>();
+}
+
+// A handler as jax.ffi.register_ffi_target takes it.
+inline nanobind::capsule handler_capsule(XLA_FFI_Handler* handler) {
+  return nanobind::capsule(reinterpret_cast<void*>(handler));
+}
 
 // Runs `body` with the call's CUDA device and XLA's stream (borrowed).
 template <class Body>

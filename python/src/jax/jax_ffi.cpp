@@ -46,7 +46,7 @@ ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer&
                      std::string_view c_major, std::int32_t sf_vec_size, std::int32_t mma_m,
                      std::int32_t mma_n, std::int32_t cluster_m, std::int32_t cluster_n,
                      std::string_view precision, std::string_view kernel) {
-  try {
+  return refusal_as_invalid_argument([&] {
     CallBuffers buffers(device);
     const bool m_major = c_major == "m";
     const GemmAmaxOp::Views views{
@@ -60,10 +60,7 @@ ffi::Error gemm_amax(const Device& device, Stream* stream, const ffi::AnyBuffer&
         views[4].dtype() == DType::u8 ? DType::e2m1 : views[4].dtype(), c_major, DType::f32,
         tile(mma_m, mma_n), tile(cluster_m, cluster_n), sf_vec_size, precision, kernel);
     cached_gemm_amax_op(views, options)->run(views, stream, true);
-    return ffi::Error::Success();
-  } catch (const Error& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  }
+  });
 }
 
 ffi::Error gemm_amax_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
@@ -111,7 +108,7 @@ auto gemm_amax_signature(Binding binding) {
 ffi::Error gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
                 const ffi::AnyBuffer& b, const ffi::AnyBuffer* c, ffi::Result<ffi::AnyBuffer>& d,
                 float alpha, float beta) {
-  try {
+  return refusal_as_invalid_argument([&] {
     CallBuffers buffers(device);
     const TensorView va = buffers.dense(a, "a"), vb = buffers.dense(b, "b"),
                      vd = buffers.dense(*d, "d");
@@ -119,10 +116,7 @@ ffi::Error gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a,
     if (c) vc = buffers.dense(*c, "c");
     const TensorView* c_view = vc ? &*vc : nullptr;
     cached_gemm_op(va, vb, c_view, vd, alpha, beta)->run(va, vb, c_view, vd, stream);
-    return ffi::Error::Success();
-  } catch (const Error& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  }
+  });
 }
 
 ffi::Error gemm_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
@@ -156,7 +150,7 @@ auto gemm_signature(Binding binding) {
 // D (G, K, N); offsets int32 (G,).
 ffi::Error grouped_gemm(const Device& device, Stream* stream, const ffi::AnyBuffer& a, const ffi::AnyBuffer& b,
                         const ffi::AnyBuffer& offsets, ffi::Result<ffi::AnyBuffer>& d, std::string_view form) {
-  try {
+  return refusal_as_invalid_argument([&] {
     CallBuffers buffers(device);
     std::optional<TensorView> va;
     if (form == "k") {
@@ -171,10 +165,7 @@ ffi::Error grouped_gemm(const Device& device, Stream* stream, const ffi::AnyBuff
                                      buffers.dense(*d, "d"), std::nullopt, std::nullopt, std::nullopt};
     const ops::GroupedGemmOptions options = grouped_gemm_options(name(views[3]->dtype()), 32, "auto");
     cached_grouped_gemm_op(views, options)->run(views, stream);
-    return ffi::Error::Success();
-  } catch (const Error& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  }
+  });
 }
 
 ffi::Error grouped_gemm_cuda(void* stream, std::int32_t ordinal, ffi::AnyBuffer a, ffi::AnyBuffer b,
@@ -236,7 +227,7 @@ ffi::Error kernel(const Device& device, Stream* stream, const ffi::RemainingArgs
                   const ffi::RemainingRets& rets, std::int64_t id, std::int32_t gx, std::int32_t gy,
                   std::int32_t gz, std::int32_t bx, std::int32_t by, std::int32_t bz,
                   std::int32_t shared) {
-  try {
+  return refusal_as_invalid_argument([&]() -> ffi::Error {
     RegisteredKernel& k = registered(id);
     CallBuffers buffers(device);
     std::vector<runtime::Arg> launch_args;
@@ -260,9 +251,7 @@ ffi::Error kernel(const Device& device, Stream* stream, const ffi::RemainingArgs
                          .dynamic_shared_bytes = static_cast<std::uint32_t>(shared)},
                         launch_args, stream);
     return ffi::Error::Success();
-  } catch (const Error& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  }
+  });
 }
 
 ffi::Error kernel_cuda(void* stream, std::int32_t ordinal, ffi::RemainingArgs args,
@@ -297,37 +286,26 @@ auto kernel_signature(Binding binding) {
 
 }  // namespace
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmAmaxCuda, gemm_amax_cuda,
-                              gemm_amax_signature(ffi::Ffi::Bind()
-                                                      .Ctx<ffi::PlatformStream<void*>>()
-                                                      .Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmAmaxCuda, gemm_amax_cuda, gemm_amax_signature(bind_on_cuda()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmAmaxHost, gemm_amax_host, gemm_amax_signature(ffi::Ffi::Bind()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(
-    kGemmCuda, gemm_cuda,
-    gemm_signature(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(
-    kKernelCuda, kernel_cuda,
-    kernel_signature(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmCuda, gemm_cuda, gemm_signature(bind_on_cuda()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kKernelCuda, kernel_cuda, kernel_signature(bind_on_cuda()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kKernelHost, kernel_host, kernel_signature(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kGemmHost, gemm_host, gemm_signature(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kGroupedGemmCuda, grouped_gemm_cuda,
-                              grouped_gemm_signature(
-                                  ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
+                              grouped_gemm_signature(bind_on_cuda()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kGroupedGemmHost, grouped_gemm_host, grouped_gemm_signature(ffi::Ffi::Bind()));
 
 void bind_jax(nb::module_& m) {
-  auto capsule = [](XLA_FFI_Handler* handler) {
-    return nb::capsule(reinterpret_cast<void*>(handler));
-  };
   nb::dict targets;
-  targets["gemm_amax_cuda"] = capsule(kGemmAmaxCuda);
-  targets["gemm_amax_cpu"] = capsule(kGemmAmaxHost);
-  targets["gemm_cuda"] = capsule(kGemmCuda);
-  targets["gemm_cpu"] = capsule(kGemmHost);
-  targets["kernel_cuda"] = capsule(kKernelCuda);
-  targets["kernel_cpu"] = capsule(kKernelHost);
-  targets["grouped_gemm_cuda"] = capsule(kGroupedGemmCuda);
-  targets["grouped_gemm_cpu"] = capsule(kGroupedGemmHost);
+  targets["gemm_amax_cuda"] = handler_capsule(kGemmAmaxCuda);
+  targets["gemm_amax_cpu"] = handler_capsule(kGemmAmaxHost);
+  targets["gemm_cuda"] = handler_capsule(kGemmCuda);
+  targets["gemm_cpu"] = handler_capsule(kGemmHost);
+  targets["kernel_cuda"] = handler_capsule(kKernelCuda);
+  targets["kernel_cpu"] = handler_capsule(kKernelHost);
+  targets["grouped_gemm_cuda"] = handler_capsule(kGroupedGemmCuda);
+  targets["grouped_gemm_cpu"] = handler_capsule(kGroupedGemmHost);
   m.attr("jax_ffi_targets") = targets;
   m.def(
       "jax_register_kernel",

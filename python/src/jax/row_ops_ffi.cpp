@@ -59,7 +59,7 @@ void run_row_op(const runtime::Device& device, runtime::Stream* stream, const ff
 ffi::Error row_op(const runtime::Device& device, runtime::Stream* stream, const ffi::RemainingArgs& args,
                   const ffi::RemainingRets& rets, std::string_view op, std::int64_t present,
                   std::string_view options) {
-  try {
+  return refusal_as_invalid_argument([&] {
     if (op == NormTraits::kName)
       run_row_op<NormTraits>(device, stream, args, rets, present, options);
     else if (op == NormBackwardTraits::kName)
@@ -80,10 +80,7 @@ ffi::Error row_op(const runtime::Device& device, runtime::Stream* stream, const 
       run_row_op<NormQuantizeTraits>(device, stream, args, rets, present, options);
     else
       throw OpsError("no row op '" + std::string(op) + "'");
-    return ffi::Error::Success();
-  } catch (const Error& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  }
+  });
 }
 
 ffi::Error row_op_cuda(void* stream, std::int32_t ordinal, ffi::RemainingArgs args, ffi::RemainingRets rets,
@@ -110,15 +107,13 @@ auto row_op_signature(Binding binding) {
 
 }  // namespace
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(
-    kRowOpCuda, row_op_cuda,
-    row_op_signature(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<void*>>().Ctx<ffi::DeviceOrdinal>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(kRowOpCuda, row_op_cuda, row_op_signature(bind_on_cuda()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(kRowOpHost, row_op_host, row_op_signature(ffi::Ffi::Bind()));
 
 void bind_jax_row_ops(nb::module_& m) {
   nb::dict targets;
-  targets["cuda"] = nb::capsule(reinterpret_cast<void*>(kRowOpCuda));
-  targets["cpu"] = nb::capsule(reinterpret_cast<void*>(kRowOpHost));
+  targets["cuda"] = handler_capsule(kRowOpCuda);
+  targets["cpu"] = handler_capsule(kRowOpHost);
   m.attr("jax_row_op_targets") = targets;
 }
 

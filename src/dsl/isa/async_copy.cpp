@@ -6,10 +6,7 @@ namespace warpforge::dsl {
 
 using detail::M;
 using detail::O;
-
-namespace {
-const Availability kAmpere = Availability::since(80);
-}
+using ptx::kAmpere;
 
 void AsyncCopyOps::cp_async(CpAsyncCache cache, int bytes, const Addr& shared_dst, const Addr& global_src,
                             std::optional<Src> src_bytes) {

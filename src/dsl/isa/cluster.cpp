@@ -6,9 +6,9 @@ namespace warpforge::dsl {
 
 using detail::M;
 using detail::O;
+using ptx::kHopper;
 
 namespace {
-const Availability kHopper = Availability::since(90);
 
 // barrier.cluster.arrive.release[.aligned] / barrier.cluster.wait.acquire[.aligned]
 ptx::Instruction cluster_barrier(M action, M order, bool aligned) {

@@ -8,10 +8,10 @@ namespace warpforge::dsl {
 
 using detail::M;
 using detail::O;
+using ptx::kAmpere;
+using ptx::kHopper;
 
 namespace {
-const Availability kAmpere = Availability::since(80);
-const Availability kHopper = Availability::since(90);
 const M kB64 = ptx::mod(Type::b64);
 }  // namespace
 

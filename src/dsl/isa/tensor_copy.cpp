@@ -7,9 +7,9 @@ namespace warpforge::dsl {
 using detail::M;
 using detail::mod;
 using detail::O;
+using ptx::kHopper;
 
 namespace {
-const Availability kHopper = Availability::since(90);
 
 // cp.async.bulk.tensor.Nd for N coordinates, 1 to 5.
 ptx::Instruction tensor_copy(const KernelCore& k, const std::vector<Src>& coords) {

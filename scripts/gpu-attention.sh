@@ -143,6 +143,11 @@ if [ -x "$ncu" ]; then
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
     --section WarpStateStats --section SchedulerStats "$bench" --decode --decode-shape 1,8192 --reps 1
   row "ncu decode (batch 1, KV 8k)" "$([ $rc -eq 0 ] && echo ok || echo "exit $rc") (log: $out/ncu_decode.log)" "$seconds"
+  # The split kernel in its steady state (62 blocks a CTA).
+  timed 60 "$out/ncu_decode_128k.log" "$ncu" --kernel-name regex:attention_decode_sm80 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
+    --section SchedulerStats "$bench" --decode --decode-shape 1,131072 --reps 1
+  row "ncu decode split (b1, KV 128k)" "$([ $rc -eq 0 ] && echo ok || echo "exit $rc")" "$seconds"
 else
   row "ncu decode (batch 1, KV 8k)" "ncu not found" 0
 fi
@@ -162,10 +167,12 @@ else
   row "bench_attention.py" "skipped: no Python module or no torch" 0
 fi
 
-echo
-echo "== ncu: the decode kernels at batch 1, KV 8k (split, then combine) =="
-grep -E "warpforge_attention_decode|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Warp Cycles Per Issued|Issued Warp|L2 Hit Rate|Mem Busy|Max Bandwidth|Waves Per SM" \
-  "$out/ncu_decode.log" 2>/dev/null | sed 's/^ *//' | head -40
+for log in ncu_decode ncu_decode_128k; do
+  echo
+  echo "== $log: the decode kernels at batch 1 (8k: split, then combine; 128k: split) =="
+  grep -E "warpforge_attention_decode|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Warp Cycles Per Issued|Issued Warp|L2 Hit Rate|Mem Busy|Max Bandwidth|Waves Per SM|Stall|stalled|Eligible" \
+    "$out/$log.log" 2>/dev/null | sed 's/^ *//' | head -40
+done
 echo
 echo "== bench_attention (ours): forward and backward TFLOP/s; decode against the read floor =="
 grep -E "^\|" "$out/bench_attention.log"

@@ -5,10 +5,13 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "sm80_softmax.hpp"
 #include "sm80_tiles.hpp"
 #include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
 #include "warpforge/tile/warp_gemm.hpp"
 
 namespace warpforge::ops {
@@ -50,16 +53,17 @@ std::string DecodeSpec::kernel_name() const {
   return "warpforge_attention_decode_sm80_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_g" + std::to_string(group) + "_t" + std::to_string(q_tokens) + "_n" + std::to_string(block_n) + "s" +
          std::to_string(stages) + (causal ? "_causal" : "") + (window_left ? "_wl" : "") + (has_lse ? "_lse" : "") +
-         (split_output ? "_split" : "");
+         (split_output ? "_split" : "") + (dependent_launch ? "_pdl" : "");
 }
 
 std::string decode_combine_name(const DecodeSpec& s) {
   return "warpforge_attention_decode_combine_" + std::string(runtime::name(s.dtype)) + "_d" +
-         std::to_string(s.head_dim) + "_t" + std::to_string(s.q_tokens) + (s.has_lse ? "_lse" : "");
+         std::to_string(s.head_dim) + "_t" + std::to_string(s.q_tokens) + (s.has_lse ? "_lse" : "") +
+         (s.dependent_launch ? "_pdl" : "");
 }
 
 ptx::Module build_decode_split(const DecodeSpec& s) {
-  Kernel k(s.kernel_name(), Target::sm_80);
+  Kernel k(s.kernel_name(), s.dependent_launch ? Target::sm_90a : Target::sm_80);
   const Type in = s.dtype == DType::f16 ? f16 : bf16;
   const int D = s.head_dim, BN = s.block_n, KG = s.key_groups(), KW = BN / KG, NQ = s.q_tokens;
   const int RP = s.row_tiles() * 16;
@@ -81,6 +85,9 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
   Reg window_left = k.param(s32, "window_left");
   k.reqntid(128);
   Shared smem = k.dynamic_shared("smem", 128);
+  // The combine may be scheduled now: it waits for this grid's completion
+  // before it reads a partial.
+  if (s.dependent_launch) k.griddepcontrol_launch_dependents();
 
   Reg tid = k.sreg(SReg::tid_x), lane = k.sreg(SReg::laneid);
   Reg warp = tid >> 5;
@@ -134,21 +141,30 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
     Reg key0 = start + block * BN;
     Reg valid = key_end - key0;
     Reg slot_base = ring + slot * slot_bytes;
+    // A key's page, looked up once for K and V: stage_rows gives a thread
+    // one row of a (BN x D) tile (its thread pairs cover BN rows a pass), the
+    // same row of both.
+    std::optional<std::pair<Reg, Reg>> page_of_row;  // physical page, slot in it
     for (int which = 0; which < 2; ++which) {
       const auto& st = which == 0 ? sk : sv;
       const Reg& cache = which == 0 ? pk : pv;
       stage_rows(
           k, PanelTile{slot_base + which * BN * D * 2, BN, D},
           [&](const Reg& r) {
-            // Key r of the block, clamped into the split for the page lookup.
-            Reg key = k.min(key0 + r.as(s32), key_end - 1).as(u32);
-            Reg page = k.reg(u32), in_page = k.reg(u32);
-            k.div(page, key, page_size);
-            k.rem(in_page, key, page_size);
-            Reg page64 = k.reg(u64);
-            k.mul_wide(page64, page, 4);
-            Reg physical = k.reg(u32);
-            k.ld(Space::global, u32, physical, at(table_base + page64), {.nc = true});
+            if (which == 0) {
+              if (page_of_row) throw OpsError("decode: stage_rows gave a thread two rows of a block");
+              // Key r of the block, clamped into the split for the page lookup.
+              Reg key = k.min(key0 + r.as(s32), key_end - 1).as(u32);
+              Reg page = k.reg(u32), in_page = k.reg(u32);
+              k.div(page, key, page_size);
+              k.rem(in_page, key, page_size);
+              Reg page64 = k.reg(u64);
+              k.mul_wide(page64, page, 4);
+              Reg physical = k.reg(u32);
+              k.ld(Space::global, u32, physical, at(table_base + page64), {.nc = true});
+              page_of_row = std::pair{physical, in_page};
+            }
+            const auto& [physical, in_page] = *page_of_row;
             return element_address(k, cache, element_offset(k, physical, st[0], in_page, st[1], g, st[2]), 2);
           },
           cache, valid, tid, 128);
@@ -365,7 +381,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
 }
 
 ptx::Module build_decode_combine(const DecodeSpec& s) {
-  Kernel k(decode_combine_name(s), Target::sm_80);
+  Kernel k(decode_combine_name(s), s.dependent_launch ? Target::sm_90a : Target::sm_80);
   const Type in = s.dtype == DType::f16 ? f16 : bf16;
   const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens;
   Reg partial = k.param_ptr("partial"), po = k.param_ptr("O"), plse = k.param_ptr("lse");
@@ -373,6 +389,9 @@ ptx::Module build_decode_combine(const DecodeSpec& s) {
   Reg lb = k.param(u64, "lse_batch"), lh = k.param(u64, "lse_head"), lrow = k.param(u64, "lse_row");
   Reg rows_total = k.param(u32, "rows_total"), splits = k.param(u32, "splits"), heads_q = k.param(u32, "heads_q");
   k.reqntid(128);
+  // Launched to overlap the split kernel: its partials (and O, lse, which
+  // it does not touch) only after it has completed.
+  if (s.dependent_launch) k.griddepcontrol_wait();
   Reg tid = k.sreg(SReg::tid_x), lane = k.sreg(SReg::laneid);
   Reg row = k.sreg(SReg::ctaid_x) * 4 + (tid >> 5);
   k.if_then(row >= rows_total, [&] { k.exit(); });
@@ -413,31 +432,44 @@ ptx::Module build_decode_combine(const DecodeSpec& s) {
   k.add(total, total, offset);
   Pred empty = k.setp(Cmp::eq, sum, imm_f32(0.0f));
 
-  // O = Σ_s 2^(lse_s - L)·O_s, each lane per_lane adjacent columns.
-  Regs acc = k.regs(f32, per_lane, "acc"), o_s = k.regs(f32, per_lane, "part");
+  // O = Σ_s 2^(lse_s - L)·O_s, each lane per_lane adjacent columns. Eight
+  // splits a pass, their loads independent, so that a pass waits for one
+  // memory latency rather than eight (a loop of one split a pass was a chain
+  // of `splits` latencies: 33 at batch 1). Indices past the last split
+  // re-read the last one with weight 0.
+  constexpr int unroll = 8;
+  Regs acc = k.regs(f32, per_lane, "acc");
+  std::vector<Regs> o_s;
+  for (int u = 0; u < unroll; ++u) o_s.push_back(k.regs(f32, per_lane, "part" + std::to_string(u) + "_"));
   for (const Reg& r : acc) k.mov(r, imm_f32(0.0f));
   Reg o_first = k.reg(u64), lane_cols = k.reg(u64);
   k.mul_wide(o_first, row * splits, D * 4);
   k.mul_wide(lane_cols, lane, per_lane * 4);
   Reg o_row = partial + o_first + lane_cols;
-  k.for_range(0, splits, 1, [&](Reg sp) {
-    Reg at_s = k.reg(u64);
-    k.mul_wide(at_s, sp, 4);
-    Reg w = k.reg(f32);
-    k.ld(Space::global, f32, w, at(lse_row + at_s));
-    k.sub(w, w, total);
-    k.ex2_approx(w, w);
-    k.selp(w, imm_f32(0.0f), w, empty);
-    Reg at_o = k.reg(u64);
-    k.mul_wide(at_o, sp, D * 4);
-    Reg src = o_row + at_o;
-    for (int i = 0; i < per_lane; i += 4) {
-      const int n = std::min(4, per_lane - i);
-      Regs part(o_s.begin() + i, o_s.begin() + i + n);
-      if (n == 1) k.ld(Space::global, f32, part[0], at(src, i * 4));
-      else k.ld(Space::global, f32, part, at(src, i * 4));
+  Reg last = splits - 1;
+  k.for_range(0, splits, unroll, [&](Reg sp0) {
+    Regs w(unroll);
+    for (int u = 0; u < unroll; ++u) {
+      Reg sp = k.min(sp0 + u, last);
+      Reg at_s = k.reg(u64), at_o = k.reg(u64);
+      k.mul_wide(at_s, sp, 4);
+      w[u] = k.reg(f32);
+      k.ld(Space::global, f32, w[u], at(lse_row + at_s));
+      k.mul_wide(at_o, sp, D * 4);
+      Reg src = o_row + at_o;
+      for (int i = 0; i < per_lane; i += 4) {
+        const int n = std::min(4, per_lane - i);
+        Regs part(o_s[u].begin() + i, o_s[u].begin() + i + n);
+        if (n == 1) k.ld(Space::global, f32, part[0], at(src, i * 4));
+        else k.ld(Space::global, f32, part, at(src, i * 4));
+      }
     }
-    for (int i = 0; i < per_lane; ++i) k.fma(acc[i], w, o_s[i], acc[i]);
+    for (int u = 0; u < unroll; ++u) {
+      k.sub(w[u], w[u], total);
+      k.ex2_approx(w[u], w[u]);
+      k.selp(w[u], imm_f32(0.0f), w[u], empty || (sp0 + u > last));
+      for (int i = 0; i < per_lane; ++i) k.fma(acc[i], w[u], o_s[u][i], acc[i]);
+    }
   });
 
   Reg t = k.reg(u32), bh = k.div(row, NQ);

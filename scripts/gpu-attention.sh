@@ -85,12 +85,12 @@ fi
 gpu="$(sed -n 's/^\[ device   \] //p' <<<"$probe")"
 python_module=0
 [ -d "$build_dir/python/warpforge" ] && python3 -c "import torch" 2>/dev/null && python_module=1
-py() { env PYTHONPATH="$build_dir/python:python" python3 "$@"; }
+py=(env PYTHONPATH="$build_dir/python:python" python3)
 
 # --- 1. the GPU tests ------------------------------------------------------------------
 filter='AttentionGpu.ForwardCases*:AttentionGpu.BackwardCases*:AttentionGpu.DecodeCases'
 [ "$full" = 1 ] && filter='AttentionGpu.*:-AttentionGpu.Sanitize*'
-timed 120 "$out/tests.log" "$test_gpu" --gtest_filter="$filter"
+timed "$([ "$full" = 1 ] && echo 120 || echo 60)" "$out/tests.log" "$test_gpu" --gtest_filter="$filter"
 passed=$(grep -c "^\[       OK \] AttentionGpu" "$out/tests.log")
 failed=$(grep -c "^\[  FAILED  \] AttentionGpu.*(" "$out/tests.log")
 result="$passed passed, $failed failed"
@@ -119,7 +119,7 @@ if [ "$full" = 1 ]; then
     row "sanitizer $tool" "$result" "$seconds"
   done
   if [ $python_module = 1 ]; then
-    timed 120 "$out/python.log" py -m pytest -q -rs -p no:cacheprovider \
+    timed 120 "$out/python.log" "${py[@]}" -m pytest -q -rs -p no:cacheprovider \
       -k "cuda or jax or llama or graph" python/tests/test_attention.py
     result="$(grep -oE "[0-9]+ (passed|failed)[^=]*" "$out/python.log" | tail -1)"
     [ $rc -ne 0 ] && status=FAIL && result="FAILED: ${result:-exit $rc} (log: $out/python.log)"
@@ -139,12 +139,12 @@ row "decode split counts (batch 1)" "$([ $rc -eq 0 ] && echo ok || echo "exit $r
 # --- 3. ncu of the decode kernels at batch 1, KV 8k -----------------------------------------------
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 if [ -x "$ncu" ]; then
-  timed 60 "$out/ncu_decode.log" "$ncu" --kernel-name regex:attention_decode --launch-count 2 \
+  timed 45 "$out/ncu_decode.log" "$ncu" --kernel-name regex:attention_decode --launch-count 2 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
     --section WarpStateStats --section SchedulerStats "$bench" --decode --decode-shape 1,8192 --reps 1
   row "ncu decode (batch 1, KV 8k)" "$([ $rc -eq 0 ] && echo ok || echo "exit $rc") (log: $out/ncu_decode.log)" "$seconds"
   # The split kernel in its steady state (62 blocks a CTA).
-  timed 60 "$out/ncu_decode_128k.log" "$ncu" --kernel-name regex:attention_decode_sm80 --launch-count 1 \
+  timed 45 "$out/ncu_decode_128k.log" "$ncu" --kernel-name regex:attention_decode_sm80 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
     --section SchedulerStats "$bench" --decode --decode-shape 1,131072 --reps 1
   row "ncu decode split (b1, KV 128k)" "$([ $rc -eq 0 ] && echo ok || echo "exit $rc")" "$seconds"
@@ -154,11 +154,11 @@ fi
 
 # --- 4. the Python benchmark (SDPA's backends beside ours) -------------------------------------
 if [ $python_module = 1 ]; then
-  timed 75 "$out/bench_attention_python.log" py -W ignore -m warpforge.bench_attention $quick
+  timed 75 "$out/bench_attention_python.log" "${py[@]}" -W ignore -m warpforge.bench_attention $quick --reps 5
   [ $rc -ne 0 ] && status=FAIL
   summary="$(grep -E "^geometric mean" "$out/bench_attention_python.log" | head -1)"
   row "bench_attention.py $quick" "${summary:-exit $rc}" "$seconds"
-  timed 75 "$out/bench_attention_python_backward.log" py -W ignore -m warpforge.bench_attention $quick --prefill \
+  timed 75 "$out/bench_attention_python_backward.log" "${py[@]}" -W ignore -m warpforge.bench_attention $quick --prefill \
     --backward --reps 5
   [ $rc -ne 0 ] && status=FAIL
   summary="$(grep -E "^geometric mean" "$out/bench_attention_python_backward.log" | head -1)"
@@ -168,6 +168,7 @@ else
 fi
 
 for log in ncu_decode ncu_decode_128k; do
+  [ -f "$out/$log.log" ] || continue
   echo
   echo "== $log: the decode kernels at batch 1 (8k: split, then combine; 128k: split) =="
   grep -E "warpforge_attention_decode|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Warp Cycles Per Issued|Issued Warp|L2 Hit Rate|Mem Busy|Max Bandwidth|Waves Per SM|Stall|stalled|Eligible" \

@@ -13,7 +13,8 @@
 #        duration, memory workload, occupancy, warp stall reasons;
 #     4. python -m warpforge.bench_attention --quick, forward and then
 #        backward (PyTorch SDPA's cuDNN, flash and efficient backends beside
-#        ours, the best named), with decode.
+#        ours, the best named), with decode; scripts/decode_host_cost.py
+#        (the Python decode call's host microseconds).
 #   FULL=1 (or --full; longer than five minutes): every AttentionGpu test,
 #     compute-sanitizer memcheck, racecheck and synccheck on the small and
 #     ragged shapes of every kernel, the Python GPU and JAX tests, and the
@@ -163,6 +164,9 @@ if [ $python_module = 1 ]; then
   [ $rc -ne 0 ] && status=FAIL
   summary="$(grep -E "^geometric mean" "$out/bench_attention_python_backward.log" | head -1)"
   row "bench_attention.py backward" "${summary:-exit $rc}" "$seconds"
+  # The Python call's host cost (what the Python benchmark's decode pays over C++'s).
+  timed 40 "$out/decode_host_cost.log" "${py[@]}" scripts/decode_host_cost.py
+  row "decode host cost (Python)" "$([ $rc -eq 0 ] && echo ok || echo "exit $rc")" "$seconds"
 else
   row "bench_attention.py" "skipped: no Python module or no torch" 0
 fi
@@ -187,6 +191,11 @@ for log in bench_attention_python bench_attention_python_backward; do
     grep -E "^\||^geometric|^Prefill|^Decode" "$out/$log.log"
   fi
 done
+if [ -f "$out/decode_host_cost.log" ]; then
+  echo
+  echo "== warpforge.attention_decode from torch: host us a call, event-timed us =="
+  grep -E "^batch" "$out/decode_host_cost.log"
+fi
 echo
 echo "gpu-attention on $gpu ($(date -u +%Y-%m-%d)):"
 printf '| %-28s | %-70s | %6s |\n|---|---|---|\n' stage result time

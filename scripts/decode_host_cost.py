@@ -1,6 +1,7 @@
 # Host cost of warpforge.attention_decode from torch on a GPU: the path before the
 # Python-side op cache (DLPack views and the C++ cache key every call) against
-# the current one, host microseconds a call and event-timed, at the benchmark shapes.
+# the current one, host microseconds a call and event-timed, at the benchmark shapes;
+# no_dispatcher: the op's Python body called without torch.library's dispatch.
 #   PYTHONPATH=build/python:python python3 scripts/decode_host_cost.py
 import time, torch, warpforge
 from warpforge import torch_attention as ta, _warpforge
@@ -18,7 +19,8 @@ for batch,L in ((1,1024),(1,8192),(8,1024),(8,8192),(8,131072)):
     q=torch.randn(batch,hq,1,d,device="cuda",dtype=torch.bfloat16)
     res={}
     for name,f in (("old",lambda: old(q,kc,vc,tab,lens)),("new",lambda: warpforge.attention_decode(q,kc,vc,tab,lens)),
-                   ("op_direct",lambda: torch.ops.warpforge.attention_decode(q,kc,vc,tab,lens))):
+                   ("op_direct",lambda: torch.ops.warpforge.attention_decode(q,kc,vc,tab,lens)),
+                   ("no_dispatcher",lambda: ta._decode(q,kc,vc,tab,lens))):
         f(); torch.cuda.synchronize()
         n=200; s=time.perf_counter()
         for _ in range(n): f()

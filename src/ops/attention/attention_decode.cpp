@@ -147,7 +147,10 @@ DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DevicePro
   s.window_left = p.window_left >= 0;
   s.has_lse = p.has_lse;
   s.split_output = splits > 1;
-  s.dependent_launch = s.split_output && device.compute_capability_major >= 9;
+  // sm_90a code runs on sm_90 devices only (arch-specific: PTX ISA 5.1):
+  // other devices take the sm_80 build, without the overlap and the hint.
+  s.sm90a = device.compute_capability_major == 9;
+  s.dependent_launch = s.split_output && s.sm90a;
   return s;
 }
 

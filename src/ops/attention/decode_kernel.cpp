@@ -53,17 +53,17 @@ std::string DecodeSpec::kernel_name() const {
   return "warpforge_attention_decode_sm80_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_g" + std::to_string(group) + "_t" + std::to_string(q_tokens) + "_n" + std::to_string(block_n) + "s" +
          std::to_string(stages) + (causal ? "_causal" : "") + (window_left ? "_wl" : "") + (has_lse ? "_lse" : "") +
-         (split_output ? "_split" : "") + (dependent_launch ? "_pdl" : "");
+         (split_output ? "_split" : "") + (dependent_launch ? "_pdl" : "") + (sm90a ? "_sm90a" : "");
 }
 
 std::string decode_combine_name(const DecodeSpec& s) {
   return "warpforge_attention_decode_combine_" + std::string(runtime::name(s.dtype)) + "_d" +
          std::to_string(s.head_dim) + "_t" + std::to_string(s.q_tokens) + (s.has_lse ? "_lse" : "") +
-         (s.dependent_launch ? "_pdl" : "");
+         (s.dependent_launch ? "_pdl" : "") + (s.sm90a ? "_sm90a" : "");
 }
 
 ptx::Module build_decode_split(const DecodeSpec& s) {
-  Kernel k(s.kernel_name(), s.dependent_launch ? Target::sm_90a : Target::sm_80);
+  Kernel k(s.kernel_name(), s.sm90a ? Target::sm_90a : Target::sm_80);
   const Type in = s.dtype == DType::f16 ? f16 : bf16;
   const int D = s.head_dim, BN = s.block_n, KG = s.key_groups(), KW = BN / KG, NQ = s.q_tokens;
   const int RP = s.row_tiles() * 16;
@@ -167,7 +167,8 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
             const auto& [physical, in_page] = *page_of_row;
             return element_address(k, cache, element_offset(k, physical, st[0], in_page, st[1], g, st[2]), 2);
           },
-          cache, valid, tid, 128);
+          cache, valid, tid, 128,
+          !s.sm90a ? L2Prefetch::none : D * 2 >= 256 ? L2Prefetch::b256 : L2Prefetch::b128);
     }
   };
   for (int i = 0; i + 1 < s.stages; ++i) {
@@ -381,7 +382,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
 }
 
 ptx::Module build_decode_combine(const DecodeSpec& s) {
-  Kernel k(decode_combine_name(s), s.dependent_launch ? Target::sm_90a : Target::sm_80);
+  Kernel k(decode_combine_name(s), s.sm90a ? Target::sm_90a : Target::sm_80);
   const Type in = s.dtype == DType::f16 ? f16 : bf16;
   const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens;
   Reg partial = k.param_ptr("partial"), po = k.param_ptr("O"), plse = k.param_ptr("lse");

@@ -35,6 +35,9 @@ struct DecodeSpec {
   // scheduled at once; it waits for the split kernel's partials
   // (griddepcontrol, PTX ISA 9.7.13.1-2), so no launch gap separates them.
   bool dependent_launch = false;
+  // Built for sm_90a (a Hopper device): PTX 8.4, so the K and V copies carry
+  // an L2 prefetch size (PTX ISA 7.4+); the instructions are sm_80's.
+  bool sm90a = false;
 
   int rows() const { return group * q_tokens; }
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4

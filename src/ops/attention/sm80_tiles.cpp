@@ -23,7 +23,7 @@ tile::SharedTile PanelTile::panel_view(Kernel& /*k*/, int panel, int row0, bool 
 }
 
 void stage_rows(Kernel& k, const PanelTile& dst, const std::function<Reg(const Reg&)>& row_address,
-                const Reg& fallback, const Reg& rows_valid, const Reg& tid, int threads) {
+                const Reg& fallback, const Reg& rows_valid, const Reg& tid, int threads, L2Prefetch prefetch) {
   const int chunks = dst.rows * dst.head_dim / 8;  // 16-byte pieces
   if (threads % 2 || chunks % threads || (dst.rows & (dst.rows - 1)))
     throw OpsError("attention stage_rows: " + std::to_string(dst.rows) + " rows of " +
@@ -62,7 +62,7 @@ void stage_rows(Kernel& k, const PanelTile& dst, const std::function<Reg(const R
     Reg from = k.selp(src, fallback, valid);
     Reg bytes = k.reg(u32);
     k.selp(bytes, 16, 0, valid);
-    k.cp_async(CpAsyncCache::cg, 16, at(dst_address), at(from), Src(bytes));
+    k.cp_async(CpAsyncCache::cg, 16, at(dst_address), at(from), Src(bytes), prefetch);
   }
 }
 

@@ -50,10 +50,13 @@ struct PanelTile {
 // `fallback` (any readable address) and read nothing (PTX ISA 9.7.9.25,
 // src-size 0). Pairs of threads read 32 contiguous bytes of a row and eight
 // threads cover eight distinct bank groups; a thread's rows are computed
-// once per call. Commits no group.
+// once per call. Commits no group. `prefetch`: the copies' L2 prefetch size
+// (a row's 16-byte pieces are copied by different instructions: with a
+// row's size, its first miss fetches all of it).
 void stage_rows(dsl::Kernel& k, const PanelTile& dst,
                 const std::function<dsl::Reg(const dsl::Reg&)>& row_address, const dsl::Reg& fallback,
-                const dsl::Reg& rows_valid, const dsl::Reg& tid, int threads);
+                const dsl::Reg& rows_valid, const dsl::Reg& tid, int threads,
+                dsl::L2Prefetch prefetch = dsl::L2Prefetch::none);
 // The same for a tile whose row r starts at `global` + r·`row_bytes` (u64).
 void stage_rows(dsl::Kernel& k, const PanelTile& dst, const dsl::Reg& global,
                 const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, const dsl::Reg& tid,

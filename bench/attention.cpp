@@ -19,7 +19,7 @@
 //
 // --quick: sequence 1k and 8k, decode at batch 1 and 8 only (what
 // scripts/gpu-attention.sh runs within its time). --backward times the
-// prefill's backward beside its forward (and implies --prefill).
+// prefill's backward beside its forward (with --decode alone: the prefill too).
 // --decode-shape: that decode shape only (to profile one launch of it);
 // --decode-splits: a row for each split count (0: the op's own choice),
 // each against the same floor.
@@ -87,9 +87,11 @@ Options parse(int argc, char** argv) {
       o.kernel = *k;
     } else if (a == "--reps") {
       o.reps = std::max(1, std::stoi(value()));
-    } else if (a == "--prefill" || a == "--decode" || a == "--backward") {
+    } else if (a == "--backward") {
+      o.backward = true;
+    } else if (a == "--prefill" || a == "--decode") {
       if (!chose) o.prefill = o.decode = false, chose = true;
-      (a == "--prefill" ? o.prefill : a == "--decode" ? o.decode : o.backward) = true;
+      (a == "--prefill" ? o.prefill : o.decode) = true;
     } else if (a == "--quick") {
       o.quick = true;
     } else if (a == "--decode-shape") {

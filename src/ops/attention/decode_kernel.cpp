@@ -5,13 +5,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <utility>
+#include <vector>
 
 #include "sm80_softmax.hpp"
 #include "sm80_tiles.hpp"
 #include "warpforge/dsl.hpp"
-#include "warpforge/error.hpp"
 #include "warpforge/tile/warp_gemm.hpp"
 
 namespace warpforge::ops {
@@ -141,18 +140,17 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
     Reg key0 = start + block * BN;
     Reg valid = key_end - key0;
     Reg slot_base = ring + slot * slot_bytes;
-    // A key's page, looked up once for K and V: stage_rows gives a thread
-    // one row of a (BN x D) tile (its thread pairs cover BN rows a pass), the
-    // same row of both.
-    std::optional<std::pair<Reg, Reg>> page_of_row;  // physical page, slot in it
+    // A row's page, looked up once for K and V: the copies call row_address
+    // for the same rows, in the same order, for both.
+    std::vector<std::pair<Reg, Reg>> page_of_row;  // physical page, slot in it
     for (int which = 0; which < 2; ++which) {
       const auto& st = which == 0 ? sk : sv;
       const Reg& cache = which == 0 ? pk : pv;
-      stage_rows(
+      std::size_t call = 0;
+      stage_rows_by_lines(
           k, PanelTile{slot_base + which * BN * D * 2, BN, D},
           [&](const Reg& r) {
             if (which == 0) {
-              if (page_of_row) throw OpsError("decode: stage_rows gave a thread two rows of a block");
               // Key r of the block, clamped into the split for the page lookup.
               Reg key = k.min(key0 + r.as(s32), key_end - 1).as(u32);
               Reg page = k.reg(u32), in_page = k.reg(u32);
@@ -162,9 +160,9 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
               k.mul_wide(page64, page, 4);
               Reg physical = k.reg(u32);
               k.ld(Space::global, u32, physical, at(table_base + page64), {.nc = true});
-              page_of_row = std::pair{physical, in_page};
+              page_of_row.emplace_back(physical, in_page);
             }
-            const auto& [physical, in_page] = *page_of_row;
+            const auto& [physical, in_page] = page_of_row.at(call++);
             return element_address(k, cache, element_offset(k, physical, st[0], in_page, st[1], g, st[2]), 2);
           },
           cache, valid, tid, 128,

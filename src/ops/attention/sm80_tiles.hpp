@@ -57,6 +57,17 @@ void stage_rows(dsl::Kernel& k, const PanelTile& dst,
                 const std::function<dsl::Reg(const dsl::Reg&)>& row_address, const dsl::Reg& fallback,
                 const dsl::Reg& rows_valid, const dsl::Reg& tid, int threads,
                 dsl::L2Prefetch prefetch = dsl::L2Prefetch::none);
+// The same copies in another order, for rows scattered in memory (a paged
+// KV cache): each warp instruction copies 128 contiguous bytes (a whole L2
+// line) of each of 4 rows, where stage_rows copies 32 bytes of each of 16;
+// the writes stay free of bank conflicts (8 lanes write 4 rows of one
+// panel). A warp copies rows / warps consecutive rows, so row_address is
+// called rows / (4·warps) times, in the same order for two tiles of one
+// shape. Needs head_dim a multiple of 64 and rows of 4·warps.
+void stage_rows_by_lines(dsl::Kernel& k, const PanelTile& dst,
+                         const std::function<dsl::Reg(const dsl::Reg&)>& row_address, const dsl::Reg& fallback,
+                         const dsl::Reg& rows_valid, const dsl::Reg& tid, int threads,
+                         dsl::L2Prefetch prefetch = dsl::L2Prefetch::none);
 // The same for a tile whose row r starts at `global` + r·`row_bytes` (u64).
 void stage_rows(dsl::Kernel& k, const PanelTile& dst, const dsl::Reg& global,
                 const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, const dsl::Reg& tid,

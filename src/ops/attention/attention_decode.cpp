@@ -304,7 +304,7 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
     combine.emplace_back(u32(s.splits));
     combine.emplace_back(u32(p.heads_q));
     s.combine_module->launch(decode_combine_name(s.spec),
-                             {.grid = {u32((rows + 3) / 4)}, .block = {128}, .overlap_previous = s.spec.dependent_launch},
+                             {.grid = {u32(rows)}, .block = {128}, .overlap_previous = s.spec.dependent_launch},
                              combine, stream);
   }
 }

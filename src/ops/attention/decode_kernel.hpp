@@ -12,8 +12,9 @@
 //    by their log-sum-exps through shared memory. With one split the CTA
 //    writes O and lse; with several, each writes its normalised partial O
 //    (f32) and log-sum-exp to the workspace.
-//  - combine: one warp per (sequence, query head, token) merges the splits'
-//    partials: O = Σ_s 2^(lse_s - L)·O_s with L = log2 Σ_s 2^lse_s.
+//  - combine: one CTA of 4 warps per (sequence, query head, token) merges
+//    the splits' partials: O = Σ_s 2^(lse_s - L)·O_s with L = log2 Σ_s
+//    2^lse_s, the warps taking every fourth split.
 #pragma once
 
 #include <string>
@@ -63,7 +64,7 @@ ptx::Module build_decode_split(const DecodeSpec& spec);
 
 // Parameters: partial, O, lse (pointers); o_batch, o_head, o_row, lse_batch,
 // lse_head, lse_row (u64); rows_total, splits, heads_q (u32).
-// Launch: grid (ceil(rows_total / 4)), block 128, no dynamic shared memory;
+// Launch: grid (rows_total), block 128, no dynamic shared memory;
 // with dependent_launch, overlap_previous (right after the split kernel).
 ptx::Module build_decode_combine(const DecodeSpec& spec);
 std::string decode_combine_name(const DecodeSpec& spec);

@@ -33,3 +33,33 @@ for batch,L in ((1,1024),(1,8192),(8,1024),(8,8192),(8,131072)):
     kvb=2*batch*L*hkv*d*2
     print(f"batch {batch} kv {L}: "+"; ".join(f"{k}: host {h:.1f} us/call, back-to-back {t:.1f} us, event-timed {e:.1f} us ({kvb/e/1e3:.0f} GB/s)" for k,(h,t,e) in res.items()),flush=True)
     assert torch.equal(old(q,kc,vc,tab,lens), warpforge.attention_decode(q,kc,vc,tab,lens))
+
+# Where the host time of one call goes (batch 1, kv 8192): each step of ta._decode alone, host us a call.
+batch, L = 1, 8192
+hq, hkv, d, page = 32, 8, 128, 256
+pages = batch * L // page
+kc = torch.randn(pages, page, hkv, d, device="cuda", dtype=torch.bfloat16); vc = torch.randn_like(kc)
+tab = torch.arange(pages, device="cuda", dtype=torch.int32).reshape(batch, -1)
+lens = torch.full((batch,), L, device="cuda", dtype=torch.int32)
+q = torch.randn(batch, hq, 1, d, device="cuda", dtype=torch.bfloat16)
+out, lse = ta._decode(q, kc, vc, tab, lens)
+tensors = (q, kc, vc, tab, lens, out, lse)
+key = tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + (q.device, None, True, -1, 0)
+op, wsb = ta._DECODE[key]
+ws = torch.empty(wsb, dtype=torch.uint8, device="cuda")
+addresses = [t.data_ptr() for t in tensors]
+stream = ta._stream(q)
+steps = (("_ready(q)", lambda: ta._ready(q)),
+         ("three torch.empty", lambda: (ta._output_like(q), torch.empty(tuple(q.shape[:3]), dtype=torch.float32, device=q.device),
+                                        torch.empty(wsb, dtype=torch.uint8, device=q.device))),
+         ("cache key", lambda: tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + (q.device, None, True, -1, 0)),
+         ("data_ptr list", lambda: [t.data_ptr() for t in tensors]),
+         ("_stream(q)", lambda: ta._stream(q)),
+         ("execute_addresses (2 launches)", lambda: op.execute_addresses(addresses, ws.data_ptr(), stream)))
+for name, f in steps:
+    f(); torch.cuda.synchronize()
+    n = 500; s = time.perf_counter()
+    for _ in range(n): f()
+    host = (time.perf_counter() - s) / n * 1e6
+    torch.cuda.synchronize()
+    print(f"step {name}: host {host:.1f} us/call", flush=True)

@@ -197,7 +197,7 @@ done
 if [ -f "$out/decode_host_cost.log" ]; then
   echo
   echo "== warpforge.attention_decode from torch: host us a call, event-timed us =="
-  grep -E "^batch" "$out/decode_host_cost.log"
+  grep -E "^batch|^step" "$out/decode_host_cost.log"
 fi
 echo
 echo "gpu-attention on $gpu ($(date -u +%Y-%m-%d)):"

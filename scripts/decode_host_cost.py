@@ -45,7 +45,7 @@ q = torch.randn(batch, hq, 1, d, device="cuda", dtype=torch.bfloat16)
 out, lse = ta._decode(q, kc, vc, tab, lens)
 tensors = (q, kc, vc, tab, lens, out, lse)
 key = tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + (q.device, None, True, -1, 0)
-op, wsb = ta._DECODE[key]
+op, wsb = ta._DECODE.get(key) or ta._decode_entry(key, *tensors, None, True, -1, 0)
 ws = torch.empty(wsb, dtype=torch.uint8, device="cuda")
 addresses = [t.data_ptr() for t in tensors]
 stream = ta._stream(q)

@@ -63,3 +63,20 @@ for name, f in steps:
     host = (time.perf_counter() - s) / n * 1e6
     torch.cuda.synchronize()
     print(f"step {name}: host {host:.1f} us/call", flush=True)
+
+# The forward's call from torch (seq 1024, batch 16, 16 heads, d128, causal): host us a call and event-timed us.
+q, k, v = (torch.randn(16, 16, 1024, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+for name, f in (("warpforge.attention", lambda: warpforge.attention(q, k, v, is_causal=True)),
+                ("attention_forward op", lambda: ta.attention_forward(q, k, v, None, None, 0, 0, None, -1, 0, True)),
+                ("_forward body", lambda: ta._forward(q, k, v, None, None, 0, 0, None, -1, 0, True))):
+    f(); torch.cuda.synchronize()
+    n = 50; s = time.perf_counter()
+    for _ in range(n): f()
+    host = (time.perf_counter() - s) / n * 1e6
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(20):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); f(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b) * 1e3)
+    ts.sort()
+    print(f"step forward {name}: host {host:.1f} us/call, event-timed {ts[10]:.1f} us", flush=True)

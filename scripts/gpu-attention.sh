@@ -14,10 +14,11 @@
 #     4. python -m warpforge.bench_attention --quick, forward and decode
 #        (PyTorch SDPA's cuDNN, flash and efficient backends beside ours, the
 #        best named); scripts/decode_host_cost.py (the Python decode call's
-#        host microseconds).
+#        host microseconds);
+#     5. compute-sanitizer memcheck and racecheck on the small and ragged
+#        shapes of every kernel (AttentionGpu.SanitizeSmallAndRagged).
 #   FULL=1 (or --full; longer than five minutes): every AttentionGpu test,
-#     compute-sanitizer memcheck, racecheck and synccheck on the small and
-#     ragged shapes of every kernel, the Python GPU and JAX tests, the
+#     synccheck too, the Python GPU and JAX tests, the
 #     benchmarks over the issue's whole grid, and the Python backward beside
 #     SDPA's backends.
 #
@@ -100,35 +101,6 @@ result="$passed passed, $failed failed"
 [ $rc -ne 0 ] && status=FAIL && grep -E "outside the bound|Failure" "$out/tests.log" | head -10
 row "GPU tests ($([ "$full" = 1 ] && echo all || echo cases))" "$result" "$seconds"
 
-# --- full only: compute-sanitizer and the Python GPU tests ----------------------------
-if [ "$full" = 1 ]; then
-  sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-  for tool in memcheck racecheck synccheck; do
-    if [ ! -x "$sanitizer" ]; then
-      row "sanitizer $tool" "compute-sanitizer not found" 0
-      status=FAIL
-      continue
-    fi
-    timed 75 "$out/sanitize-$tool.log" "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" \
-      --gtest_filter=AttentionGpu.SanitizeSmallAndRagged
-    errors="$(grep -oE "ERROR SUMMARY: [0-9]+ error" "$out/sanitize-$tool.log" | tail -1)"
-    if [ $rc -eq 0 ]; then
-      result="clean (${errors:-no summary})"
-    else
-      result="FAILED: ${errors:-exit $rc} (log: $out/sanitize-$tool.log)"
-      status=FAIL
-    fi
-    row "sanitizer $tool" "$result" "$seconds"
-  done
-  if [ $python_module = 1 ]; then
-    timed 120 "$out/python.log" "${py[@]}" -m pytest -q -rs -p no:cacheprovider \
-      -k "cuda or jax or llama or graph" python/tests/test_attention.py
-    result="$(grep -oE "[0-9]+ (passed|failed)[^=]*" "$out/python.log" | tail -1)"
-    [ $rc -ne 0 ] && status=FAIL && result="FAILED: ${result:-exit $rc} (log: $out/python.log)"
-    row "pytest test_attention (GPU, JAX)" "$result" "$seconds"
-  fi
-fi
-
 # --- 2. the C++ benchmark ---------------------------------------------------------------------
 timed 60 "$out/bench_attention.log" "$bench" $quick --backward --reps 10
 [ $rc -ne 0 ] && status=FAIL
@@ -172,6 +144,35 @@ if [ $python_module = 1 ]; then
   row "decode host cost (Python)" "$([ $rc -eq 0 ] && echo ok || echo "exit $rc")" "$seconds"
 else
   row "bench_attention.py" "skipped: no Python module or no torch" 0
+fi
+
+# --- 5. compute-sanitizer (quick: memcheck and racecheck), the Python GPU tests (full) ----
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+tools="memcheck racecheck"
+[ "$full" = 1 ] && tools="memcheck racecheck synccheck"
+for tool in $tools; do
+  if [ ! -x "$sanitizer" ]; then
+    row "sanitizer $tool" "compute-sanitizer not found" 0
+    status=FAIL
+    continue
+  fi
+  timed "$([ "$full" = 1 ] && echo 75 || echo 40)" "$out/sanitize-$tool.log" "$sanitizer" --tool "$tool" \
+    --error-exitcode 99 "$test_gpu" --gtest_filter=AttentionGpu.SanitizeSmallAndRagged
+  errors="$(grep -oE "ERROR SUMMARY: [0-9]+ error" "$out/sanitize-$tool.log" | tail -1)"
+  if [ $rc -eq 0 ]; then
+    result="clean (${errors:-no summary})"
+  else
+    result="FAILED: ${errors:-exit $rc} (log: $out/sanitize-$tool.log)"
+    status=FAIL
+  fi
+  row "sanitizer $tool" "$result" "$seconds"
+done
+if [ "$full" = 1 ] && [ $python_module = 1 ]; then
+  timed 120 "$out/python.log" "${py[@]}" -m pytest -q -rs -p no:cacheprovider \
+    -k "cuda or jax or llama or graph" python/tests/test_attention.py
+  result="$(grep -oE "[0-9]+ (passed|failed)[^=]*" "$out/python.log" | tail -1)"
+  [ $rc -ne 0 ] && status=FAIL && result="FAILED: ${result:-exit $rc} (log: $out/python.log)"
+  row "pytest test_attention (GPU, JAX)" "$result" "$seconds"
 fi
 
 for log in ncu_decode ncu_decode_128k; do

@@ -345,9 +345,10 @@ ptx::Module build_sm80_backward_kv(const Sm80BackwardSpec& s) {
     return Step{kv_head * c.group + hh.as(u32), m0, qs.length - m0};
   };
   // Step t's Q and dO into its buffer by cp.async (committed), and its lse
-  // (log2 units; +inf where the row sees no key, or is padding: P = 0) and
-  // D loaded into the registers next_lse, next_delta of threads tid < BM, stored to the
-  // buffer by store_rows_of once every warp is done with it.
+  // and D loaded into registers of threads tid < BM (next_lse, next_delta),
+  // which publish_lse_delta stores to the buffer once every warp is done
+  // with it: lse in log2 units, +inf where the row sees no key or is
+  // padding (P = 0).
   Reg next_lse = k.reg(f32), next_delta = k.reg(f32);
   auto load_step = [&](const Step& st, const QStage& buf) {
     Reg m0_64 = k.reg(u64);
@@ -373,7 +374,7 @@ ptx::Module build_sm80_backward_kv(const Sm80BackwardSpec& s) {
       });
     });
   };
-  auto store_rows_of = [&](const QStage& buf) {
+  auto publish_lse_delta = [&](const QStage& buf) {
     k.if_then(tid < BM, [&] {
       Reg x = k.reg(f32);
       k.mul(x, next_lse, imm_f32(log2e));
@@ -397,14 +398,14 @@ ptx::Module build_sm80_backward_kv(const Sm80BackwardSpec& s) {
       // Step t's copies (issued during step t - 1) have landed; its lse and
       // D go to its buffer, which every warp left at the last barrier.
       k.cp_async_wait_all();
-      store_rows_of(cur);
+      publish_lse_delta(cur);
       k.bar_sync(0);  // ... and every warp is done with step t - 1's buffer and dSᵀ
       k.if_then(t + 1 < steps, [&] { load_step(step_of(t + 1), q_stage(buf ^ 1)); });
     } else {
       k.bar_sync(0);  // every warp is done with the last block's Q, dO, dSᵀ, lse, D
       load_step(st, cur);
       k.cp_async_wait_all();
-      store_rows_of(cur);
+      publish_lse_delta(cur);
       k.bar_sync(0);
     }
 

@@ -14,10 +14,15 @@
 // which runs the same shapes.
 //
 //   build/bench/bench_attention [--kernel auto|sm90a|sm80] [--reps 10] [--prefill] [--decode]
-//                               [--backward] [--quick]
+//                               [--backward] [--quick] [--decode-shape BATCH,KV_LEN]
+//                               [--decode-splits S,S,...]
 //
 // --quick: sequence 1k and 8k, decode at batch 1 and 8 only (what
-// scripts/gpu-attention.sh runs within its time).
+// scripts/gpu-attention.sh runs within its time). --backward times the
+// prefill's backward beside its forward (with --decode alone: the prefill too).
+// --decode-shape: that decode shape only (to profile one launch of it);
+// --decode-splits: a row for each split count (0: the op's own choice),
+// each against the same floor.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -46,7 +51,26 @@ struct Options {
   ops::AttentionKernel kernel = ops::AttentionKernel::automatic;
   int reps = 10;
   bool prefill = true, decode = true, backward = false, quick = false;
+  std::optional<std::pair<std::int64_t, std::int64_t>> decode_shape;  // batch, kv_len
+  std::vector<int> decode_splits = {0};
 };
+
+std::vector<std::int64_t> numbers(const std::string& flag, const std::string& text) {
+  std::vector<std::int64_t> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    try {
+      std::size_t used = 0;
+      out.push_back(std::stoll(text.substr(at, comma - at), &used));
+      if (used != comma - at) throw std::invalid_argument(text);
+    } catch (const std::logic_error&) {
+      throw Error(flag + " '" + text + "': expected integers separated by commas");
+    }
+    at = comma + 1;
+  }
+  return out;
+}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -63,16 +87,29 @@ Options parse(int argc, char** argv) {
       o.kernel = *k;
     } else if (a == "--reps") {
       o.reps = std::max(1, std::stoi(value()));
-    } else if (a == "--prefill" || a == "--decode" || a == "--backward") {
+    } else if (a == "--backward") {
+      o.backward = true;
+    } else if (a == "--prefill" || a == "--decode") {
       if (!chose) o.prefill = o.decode = false, chose = true;
-      (a == "--prefill" ? o.prefill : a == "--decode" ? o.decode : o.backward) = true;
+      (a == "--prefill" ? o.prefill : o.decode) = true;
     } else if (a == "--quick") {
       o.quick = true;
+    } else if (a == "--decode-shape") {
+      const auto v = numbers(a, value());
+      if (v.size() != 2 || v[0] < 1 || v[1] < 256 || v[1] % 256)
+        throw Error("--decode-shape: BATCH,KV_LEN with BATCH >= 1 and KV_LEN a multiple of 256 (the page)");
+      o.decode_shape = std::pair{v[0], v[1]};
+    } else if (a == "--decode-splits") {
+      o.decode_splits.clear();
+      for (std::int64_t x : numbers(a, value())) {
+        if (x < 0 || x > 4096) throw Error("--decode-splits: each 0 (the op's choice) or 1 to 4096");
+        o.decode_splits.push_back(static_cast<int>(x));
+      }
     } else {
       throw Error("unknown argument '" + a + "'; see the comment at the top of bench/attention.cpp");
     }
   }
-  if (o.backward && !chose) o.prefill = o.decode = true;
+  if (o.backward) o.prefill = true;
   return o;
 }
 
@@ -179,6 +216,7 @@ void decode(const runtime::Device& dev, const Options& o) {
   runtime::Buffer folds(dev, std::size_t{most_ctas} * read_threads / 32 * 4);
   std::vector<std::int64_t> batches = {1, 8, 64}, lens = {1024, 8192, 32768, 131072};
   if (o.quick) batches = {1, 8};
+  if (o.decode_shape) batches = {o.decode_shape->first}, lens = {o.decode_shape->second};
   const std::int64_t hq = 32, hkv = 8, d = 128, page = 256;
   for (std::int64_t batch : batches)
     for (std::int64_t len : lens) {
@@ -202,9 +240,6 @@ void decode(const runtime::Device& dev, const Options& o) {
       vt.copy_from_host(table.data(), table.size() * 4);
       vl.copy_from_host(lens_host.data(), lens_host.size() * 4);
       const ops::AttentionDecodeTensors t{.q = vq, .k_cache = vk, .v_cache = vv, .block_table = vt, .kv_lens = vl, .o = vo};
-      ops::AttentionDecode op(t);
-      op.compile();
-      const double ours = median_seconds(dev, o.reps, [&] { op.execute(t); });
       // The floor: K and V read once, the fastest of 1, 2, 4, 8 CTAs of 256 threads a SM.
       double floor = 1e30;
       for (std::uint32_t per_sm : {1u, 2u, 4u, 8u}) {
@@ -218,9 +253,14 @@ void decode(const runtime::Device& dev, const Options& o) {
                          }));
       }
       const double bytes = 2.0 * static_cast<double>(cache_bytes);
-      std::printf("| %lld | %lld | %.0f | %.1f | %.0f | %.1f | %.0f | %.2f | %d |\n", static_cast<long long>(batch),
-                  static_cast<long long>(len), bytes / 1e6, ours * 1e6, bytes / ours / 1e9, floor * 1e6,
-                  bytes / floor / 1e9, floor / ours, op.splits());
+      for (int splits : o.decode_splits) {
+        ops::AttentionDecode op(t, {.splits = splits});
+        op.compile();
+        const double ours = median_seconds(dev, o.reps, [&] { op.execute(t); });
+        std::printf("| %lld | %lld | %.0f | %.1f | %.0f | %.1f | %.0f | %.2f | %d%s |\n", static_cast<long long>(batch),
+                    static_cast<long long>(len), bytes / 1e6, ours * 1e6, bytes / ours / 1e9, floor * 1e6,
+                    bytes / floor / 1e9, floor / ours, op.splits(), splits ? " (set)" : "");
+      }
       std::fflush(stdout);
     }
 }

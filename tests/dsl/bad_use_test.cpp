@@ -360,6 +360,12 @@ TEST(BadMemory, CpAsyncSizes) {
               {"cp.async.ca.shared.global", "copy size 2; 4, 8 or 16 bytes"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.cp_async_wait(-1); },
                       {"cp.async.wait_group", "pending group count -1"}));
+  // The L2 prefetch size is PTX ISA 7.4; sm_80 kernels are emitted as 7.0.
+  EXPECT_TRUE(refused([](Kernel& k) {
+                        k.cp_async(CpAsyncCache::cg, 16, at(k.reg(u32)), at(k.reg(u64)), std::nullopt, L2Prefetch::b256);
+                      },
+                      {"cp.async.cg.shared.global.L2::256B", "an L2 prefetch size needs PTX ISA 7.4",
+                       "target sm_80 emits 7.0"}));
 }
 
 // ---- barriers ----------------------------------------------------------------------

@@ -149,6 +149,10 @@ inline std::vector<DecodeCase> decode_cases() {
       {.name = "more splits than blocks", .heads_q = 2, .heads_kv = 1, .head_dim = 64, .kv_lens = {100},
        .pages_per_sequence = 40, .options = {.splits = 9}},
       {.name = "15 rows a KV head", .heads_q = 3, .heads_kv = 1, .q_tokens = 5, .head_dim = 64, .kv_lens = {90}},
+      // The combine's loops past one pass: 150 splits over 128 threads, and
+      // each warp's share (every fourth split) past 8; many empty splits.
+      {.name = "150 splits", .heads_q = 2, .heads_kv = 1, .head_dim = 64, .page_size = 64, .kv_lens = {9700, 3000},
+       .options = {.splits = 150}},
   };
 }
 

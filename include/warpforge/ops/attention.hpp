@@ -165,9 +165,9 @@ class AttentionBackward {
   std::unique_ptr<State> state_;
 };
 
-// One-shot forms: construct, compile and execute. attention() does not
-// wait; attention_backward() waits for the stream, since it frees the
-// workspace it made.
+// One-shot forms: construct, compile and execute; each waits for the stream
+// only where the op made a workspace (which it frees on return): the
+// backward always, the forward kernels never.
 void attention(const AttentionTensors& tensors, AttentionOptions options = {},
                runtime::Stream* stream = nullptr);
 void attention_backward(const AttentionBackwardTensors& tensors, AttentionOptions options = {},

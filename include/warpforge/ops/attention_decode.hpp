@@ -83,8 +83,8 @@ class AttentionDecode {
   std::unique_ptr<State> state_;
 };
 
-// One-shot: construct, compile, execute and wait for the stream (it frees
-// the workspace it made).
+// One-shot: construct, compile and execute; waits for the stream where there
+// are several splits (it frees the workspace of their partials on return).
 void attention_decode(const AttentionDecodeTensors& tensors, AttentionDecodeOptions options = {},
                       runtime::Stream* stream = nullptr);
 

@@ -184,8 +184,7 @@ void Attention::execute(const AttentionTensors& t, runtime::Stream* stream) {
 }
 
 void attention(const AttentionTensors& t, AttentionOptions options, runtime::Stream* stream) {
-  Attention op(t, options);
-  op.execute(t, stream);
+  execute_once<Attention>(t, options, stream);
 }
 
 // ---- backward ---------------------------------------------------------------
@@ -237,12 +236,7 @@ void AttentionBackward::execute(const AttentionBackwardTensors& t, runtime::Stre
 }
 
 void attention_backward(const AttentionBackwardTensors& t, AttentionOptions options, runtime::Stream* stream) {
-  AttentionBackward op(t, options);
-  op.execute(t, stream);
-  if (stream)
-    stream->synchronize();
-  else
-    t.q.device().synchronize();
+  execute_once<AttentionBackward>(t, options, stream);
 }
 
 }  // namespace warpforge::ops

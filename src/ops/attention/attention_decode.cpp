@@ -134,7 +134,7 @@ DecodeProblem read_problem(const AttentionDecodeTensors& t, const AttentionDecod
   return p;
 }
 
-DecodeSpec spec_for(const DecodeProblem& p, int splits) {
+DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DeviceProperties& device) {
   DecodeSpec s;
   s.dtype = p.dtype;
   s.head_dim = static_cast<int>(p.head_dim);
@@ -147,6 +147,10 @@ DecodeSpec spec_for(const DecodeProblem& p, int splits) {
   s.window_left = p.window_left >= 0;
   s.has_lse = p.has_lse;
   s.split_output = splits > 1;
+  // sm_90a code runs on sm_90 devices only (arch-specific: PTX ISA 5.1):
+  // other devices take the sm_80 build, without the overlap and the hint.
+  s.sm90a = device.compute_capability_major == 9;
+  s.dependent_launch = s.split_output && s.sm90a;
   return s;
 }
 
@@ -197,7 +201,7 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   const std::int64_t wanted = (2 * sms) / (p.batch * p.heads_kv);
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
-  s.spec = spec_for(p, s.splits);
+  s.spec = spec_for(p, s.splits, s.device.properties());
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)
     s.refusals.push_back("the decode kernel stages " + std::to_string(s.spec.shared_bytes()) +
@@ -220,7 +224,10 @@ std::string AttentionDecode::describe() const {
          (s.splits > 1 ? "s" : "") + " a sequence (" + std::to_string(s.problem.batch * s.problem.heads_kv * s.splits) +
          " CTAs of the split kernel " + s.spec.kernel_name() + ", " + std::to_string(s.spec.block_n) +
          "-key blocks in " + std::to_string(s.spec.stages) + " cp.async stages" +
-         (s.splits > 1 ? ", then " + decode_combine_name(s.spec) : std::string()) + "), workspace " +
+         (s.splits > 1 ? ", then " + decode_combine_name(s.spec) +
+                             (s.spec.dependent_launch ? " launched to overlap it (griddepcontrol)" : "")
+                       : std::string()) +
+         "), workspace " +
          std::to_string(workspace_bytes()) + " bytes";
 }
 
@@ -296,18 +303,14 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
     combine.emplace_back(u32(rows));
     combine.emplace_back(u32(s.splits));
     combine.emplace_back(u32(p.heads_q));
-    s.combine_module->launch(decode_combine_name(s.spec), {.grid = {u32((rows + 3) / 4)}, .block = {128}}, combine,
-                             stream);
+    s.combine_module->launch(decode_combine_name(s.spec),
+                             {.grid = {u32(rows)}, .block = {128}, .overlap_previous = s.spec.dependent_launch},
+                             combine, stream);
   }
 }
 
 void attention_decode(const AttentionDecodeTensors& t, AttentionDecodeOptions options, runtime::Stream* stream) {
-  AttentionDecode op(t, options);
-  op.execute(t, stream);
-  if (stream)
-    stream->synchronize();
-  else
-    t.q.device().synchronize();
+  execute_once<AttentionDecode>(t, options, stream);
 }
 
 }  // namespace warpforge::ops

@@ -9,6 +9,7 @@
 
 #include "warpforge/ops/attention.hpp"
 #include "warpforge/runtime/dtype.hpp"
+#include "warpforge/runtime/stream.hpp"
 
 namespace warpforge::ops {
 
@@ -61,6 +62,20 @@ void take_mask_flags(Spec& s, const AttentionProblem& p) {
   s.window_left = p.window_left >= 0;
   s.window_right = p.window_right >= 0;
   s.top_left = p.top_left;
+}
+
+// The one-shot forms (attention(), attention_backward(), attention_decode()):
+// build the op, execute it on `stream` (nullptr: the device's), and wait
+// for that stream where the op made a workspace, which it frees on return.
+template <class Op, class Tensors, class Options>
+void execute_once(const Tensors& t, const Options& options, runtime::Stream* stream) {
+  Op op(t, options);
+  op.execute(t, stream);
+  if (op.workspace_bytes() == 0) return;
+  if (stream)
+    stream->synchronize();
+  else
+    t.q.device().synchronize();
 }
 
 // Reasons as the ops' messages list them: "\n  - reason" each.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "sm80_softmax.hpp"
 #include "sm80_tiles.hpp"
@@ -50,16 +52,17 @@ std::string DecodeSpec::kernel_name() const {
   return "warpforge_attention_decode_sm80_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_g" + std::to_string(group) + "_t" + std::to_string(q_tokens) + "_n" + std::to_string(block_n) + "s" +
          std::to_string(stages) + (causal ? "_causal" : "") + (window_left ? "_wl" : "") + (has_lse ? "_lse" : "") +
-         (split_output ? "_split" : "");
+         (split_output ? "_split" : "") + (dependent_launch ? "_pdl" : "") + (sm90a ? "_sm90a" : "");
 }
 
 std::string decode_combine_name(const DecodeSpec& s) {
   return "warpforge_attention_decode_combine_" + std::string(runtime::name(s.dtype)) + "_d" +
-         std::to_string(s.head_dim) + "_t" + std::to_string(s.q_tokens) + (s.has_lse ? "_lse" : "");
+         std::to_string(s.head_dim) + "_t" + std::to_string(s.q_tokens) + (s.has_lse ? "_lse" : "") +
+         (s.dependent_launch ? "_pdl" : "") + (s.sm90a ? "_sm90a" : "");
 }
 
 ptx::Module build_decode_split(const DecodeSpec& s) {
-  Kernel k(s.kernel_name(), Target::sm_80);
+  Kernel k(s.kernel_name(), s.sm90a ? Target::sm_90a : Target::sm_80);
   const Type in = s.dtype == DType::f16 ? f16 : bf16;
   const int D = s.head_dim, BN = s.block_n, KG = s.key_groups(), KW = BN / KG, NQ = s.q_tokens;
   const int RP = s.row_tiles() * 16;
@@ -81,6 +84,9 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
   Reg window_left = k.param(s32, "window_left");
   k.reqntid(128);
   Shared smem = k.dynamic_shared("smem", 128);
+  // The combine may be scheduled now: it waits for this grid's completion
+  // before it reads a partial.
+  if (s.dependent_launch) k.griddepcontrol_launch_dependents();
 
   Reg tid = k.sreg(SReg::tid_x), lane = k.sreg(SReg::laneid);
   Reg warp = tid >> 5;
@@ -134,24 +140,33 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
     Reg key0 = start + block * BN;
     Reg valid = key_end - key0;
     Reg slot_base = ring + slot * slot_bytes;
+    // A row's page, looked up once for K and V: the copies call row_address
+    // for the same rows, in the same order, for both.
+    std::vector<std::pair<Reg, Reg>> page_of_row;  // physical page, slot in it
     for (int which = 0; which < 2; ++which) {
       const auto& st = which == 0 ? sk : sv;
       const Reg& cache = which == 0 ? pk : pv;
-      stage_rows(
+      std::size_t call = 0;
+      stage_rows_by_lines(
           k, PanelTile{slot_base + which * BN * D * 2, BN, D},
           [&](const Reg& r) {
-            // Key r of the block, clamped into the split for the page lookup.
-            Reg key = k.min(key0 + r.as(s32), key_end - 1).as(u32);
-            Reg page = k.reg(u32), in_page = k.reg(u32);
-            k.div(page, key, page_size);
-            k.rem(in_page, key, page_size);
-            Reg page64 = k.reg(u64);
-            k.mul_wide(page64, page, 4);
-            Reg physical = k.reg(u32);
-            k.ld(Space::global, u32, physical, at(table_base + page64), {.nc = true});
+            if (which == 0) {
+              // Key r of the block, clamped into the split for the page lookup.
+              Reg key = k.min(key0 + r.as(s32), key_end - 1).as(u32);
+              Reg page = k.reg(u32), in_page = k.reg(u32);
+              k.div(page, key, page_size);
+              k.rem(in_page, key, page_size);
+              Reg page64 = k.reg(u64);
+              k.mul_wide(page64, page, 4);
+              Reg physical = k.reg(u32);
+              k.ld(Space::global, u32, physical, at(table_base + page64), {.nc = true});
+              page_of_row.emplace_back(physical, in_page);
+            }
+            const auto& [physical, in_page] = page_of_row.at(call++);
             return element_address(k, cache, element_offset(k, physical, st[0], in_page, st[1], g, st[2]), 2);
           },
-          cache, valid, tid, 128);
+          cache, valid, tid, 128,
+          !s.sm90a ? L2Prefetch::none : D * 2 >= 256 ? L2Prefetch::b256 : L2Prefetch::b128);
     }
   };
   for (int i = 0; i + 1 < s.stages; ++i) {
@@ -365,80 +380,125 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
 }
 
 ptx::Module build_decode_combine(const DecodeSpec& s) {
-  Kernel k(decode_combine_name(s), Target::sm_80);
+  Kernel k(decode_combine_name(s), s.sm90a ? Target::sm_90a : Target::sm_80);
   const Type in = s.dtype == DType::f16 ? f16 : bf16;
   const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens;
+  constexpr int warps = 4, unroll = 8;
   Reg partial = k.param_ptr("partial"), po = k.param_ptr("O"), plse = k.param_ptr("lse");
   Reg ob = k.param(u64, "o_batch"), oh = k.param(u64, "o_head"), orow = k.param(u64, "o_row");
   Reg lb = k.param(u64, "lse_batch"), lh = k.param(u64, "lse_head"), lrow = k.param(u64, "lse_row");
   Reg rows_total = k.param(u32, "rows_total"), splits = k.param(u32, "splits"), heads_q = k.param(u32, "heads_q");
-  k.reqntid(128);
-  Reg tid = k.sreg(SReg::tid_x), lane = k.sreg(SReg::laneid);
-  Reg row = k.sreg(SReg::ctaid_x) * 4 + (tid >> 5);
-  k.if_then(row >= rows_total, [&] { k.exit(); });
+  k.reqntid(32 * warps);
+  // Each warp's (max, sum) of its splits' weights, then its part of O.
+  Shared smem = k.shared("combine", (warps * D + 2 * warps) * 4);
+  // Launched to overlap the split kernel: its partials (and O, lse, which
+  // it does not touch) only after it has completed.
+  if (s.dependent_launch) k.griddepcontrol_wait();
+  Reg tid = k.sreg(SReg::tid_x), lane = k.sreg(SReg::laneid), warp = tid >> 5;
+  Reg row = k.sreg(SReg::ctaid_x);
+  Reg base = k.address_of(smem);
+  Reg pairs = base + warps * D * 4;
 
-  // The splits' log-sum-exps (log2 units): L = log2 Σ 2^lse_s.
+  // The splits' log-sum-exps (log2 units): L = log2 Σ 2^lse_s, each thread
+  // over splits tid, tid + 128, .. as a running (max, sum), then merged
+  // across the CTA. (m, sum) absorbs (x, t): m' = max(m, x), sum' = sum·2^(m
+  // - m') + t·2^(x - m'), with offsets of 0 where m' is -inf.
   Reg first = k.reg(u64), lse_area = k.reg(u64);
   k.mul_wide(first, row * splits, 4);
   k.mul_wide(lse_area, rows_total * splits, D * 4);
   Reg lse_row = partial + lse_area + first;
-  Reg m = k.reg(f32), x = k.reg(f32), sum = k.reg(f32), other = k.reg(f32);
+  Reg m = k.reg(f32), sum = k.reg(f32);
   k.mov(m, minus_infinity);
-  k.for_range(lane, splits, 32, [&](Reg sp) {
-    Reg at_s = k.reg(u64);
-    k.mul_wide(at_s, sp, 4);
-    k.ld(Space::global, f32, x, at(lse_row + at_s));
-    k.max(m, m, x);
-  });
-  for (int lanes : {16, 8, 4, 2, 1}) {
-    k.shfl_sync(Shfl::bfly, other, m, lanes, 0x1f);
-    k.max(m, m, other);
-  }
-  Reg offset = finite_or_zero(k, m);
   k.mov(sum, imm_f32(0.0f));
-  k.for_range(lane, splits, 32, [&](Reg sp) {
-    Reg at_s = k.reg(u64);
+  auto absorb = [&](const Reg& x, const Reg& t) {
+    Reg m_new = k.reg(f32), a = k.reg(f32), b = k.reg(f32);
+    k.max(m_new, m, x);
+    Reg offset = finite_or_zero(k, m_new);
+    k.sub(a, m, offset);
+    k.ex2_approx(a, a);
+    k.sub(b, x, offset);
+    k.ex2_approx(b, b);
+    k.mul(b, b, t);
+    k.fma(sum, sum, a, b);
+    k.mov(m, m_new);
+  };
+  k.for_range(tid, splits, 32 * warps, [&](Reg sp) {
+    Reg at_s = k.reg(u64), x = k.reg(f32);
     k.mul_wide(at_s, sp, 4);
     k.ld(Space::global, f32, x, at(lse_row + at_s));
-    k.sub(x, x, offset);
-    k.ex2_approx(x, x);
-    k.add(sum, sum, x);
+    absorb(x, k.mov(f32, imm_f32(1.0f)));
   });
+  Reg other_m = k.reg(f32), other_sum = k.reg(f32);
   for (int lanes : {16, 8, 4, 2, 1}) {
-    k.shfl_sync(Shfl::bfly, other, sum, lanes, 0x1f);
-    k.add(sum, sum, other);
+    k.shfl_sync(Shfl::bfly, other_m, m, lanes, 0x1f);
+    k.shfl_sync(Shfl::bfly, other_sum, sum, lanes, 0x1f);
+    absorb(other_m, other_sum);
+  }
+  Reg warp_pair = pairs + (warp << 3);
+  k.guarded(lane == 0, [&] {
+    k.st(Space::shared, f32, at(warp_pair), m);
+    k.st(Space::shared, f32, at(warp_pair, 4), sum);
+  });
+  k.bar_sync(0);
+  k.mov(m, minus_infinity);
+  k.mov(sum, imm_f32(0.0f));
+  for (int w = 0; w < warps; ++w) {
+    k.ld(Space::shared, f32, other_m, at(pairs, w * 8));
+    k.ld(Space::shared, f32, other_sum, at(pairs, w * 8 + 4));
+    absorb(other_m, other_sum);
   }
   Reg total = k.reg(f32);  // log2 Σ 2^lse_s; -inf where no split saw a key
   k.lg2_approx(total, sum);
-  k.add(total, total, offset);
+  k.add(total, total, finite_or_zero(k, m));
   Pred empty = k.setp(Cmp::eq, sum, imm_f32(0.0f));
 
-  // O = Σ_s 2^(lse_s - L)·O_s, each lane per_lane adjacent columns.
-  Regs acc = k.regs(f32, per_lane, "acc"), o_s = k.regs(f32, per_lane, "part");
+  // O = Σ_s 2^(lse_s - L)·O_s: warp w over splits w, w + 4, .., eight a
+  // pass with their loads independent (one memory latency a pass), each
+  // lane per_lane adjacent columns; indices past the last split re-read it
+  // with weight 0. Then the warps' parts summed through shared memory.
+  Regs acc = k.regs(f32, per_lane, "acc");
+  std::vector<Regs> o_s;
+  for (int u = 0; u < unroll; ++u) o_s.push_back(k.regs(f32, per_lane, "part" + std::to_string(u) + "_"));
   for (const Reg& r : acc) k.mov(r, imm_f32(0.0f));
   Reg o_first = k.reg(u64), lane_cols = k.reg(u64);
   k.mul_wide(o_first, row * splits, D * 4);
   k.mul_wide(lane_cols, lane, per_lane * 4);
   Reg o_row = partial + o_first + lane_cols;
-  k.for_range(0, splits, 1, [&](Reg sp) {
-    Reg at_s = k.reg(u64);
-    k.mul_wide(at_s, sp, 4);
-    Reg w = k.reg(f32);
-    k.ld(Space::global, f32, w, at(lse_row + at_s));
-    k.sub(w, w, total);
-    k.ex2_approx(w, w);
-    k.selp(w, imm_f32(0.0f), w, empty);
-    Reg at_o = k.reg(u64);
-    k.mul_wide(at_o, sp, D * 4);
-    Reg src = o_row + at_o;
-    for (int i = 0; i < per_lane; i += 4) {
-      const int n = std::min(4, per_lane - i);
-      Regs part(o_s.begin() + i, o_s.begin() + i + n);
-      if (n == 1) k.ld(Space::global, f32, part[0], at(src, i * 4));
-      else k.ld(Space::global, f32, part, at(src, i * 4));
+  Reg last = splits - 1;
+  k.for_range(warp, splits, warps * unroll, [&](Reg sp0) {
+    Regs w(unroll);
+    for (int u = 0; u < unroll; ++u) {
+      Reg sp = k.min(sp0 + warps * u, last);
+      Reg at_s = k.reg(u64), at_o = k.reg(u64);
+      k.mul_wide(at_s, sp, 4);
+      w[u] = k.reg(f32);
+      k.ld(Space::global, f32, w[u], at(lse_row + at_s));
+      k.mul_wide(at_o, sp, D * 4);
+      Reg src = o_row + at_o;
+      for (int i = 0; i < per_lane; i += 4) {
+        const int n = std::min(4, per_lane - i);
+        Regs part(o_s[u].begin() + i, o_s[u].begin() + i + n);
+        if (n == 1) k.ld(Space::global, f32, part[0], at(src, i * 4));
+        else k.ld(Space::global, f32, part, at(src, i * 4));
+      }
     }
-    for (int i = 0; i < per_lane; ++i) k.fma(acc[i], w, o_s[i], acc[i]);
+    for (int u = 0; u < unroll; ++u) {
+      k.sub(w[u], w[u], total);
+      k.ex2_approx(w[u], w[u]);
+      k.selp(w[u], imm_f32(0.0f), w[u], empty || (sp0 + warps * u > last));
+      for (int i = 0; i < per_lane; ++i) k.fma(acc[i], w[u], o_s[u][i], acc[i]);
+    }
   });
+  Reg mine = base + (warp * D + lane * per_lane) * 4;
+  for (int i = 0; i < per_lane; ++i) k.st(Space::shared, f32, at(mine, i * 4), acc[i]);
+  k.bar_sync(0);
+  k.if_then(warp != 0, [&] { k.exit(); });
+  Reg x = k.reg(f32);
+  for (int w = 1; w < warps; ++w)
+    for (int i = 0; i < per_lane; ++i) {
+      k.ld(Space::shared, f32, x, at(mine, (w * D + i) * 4));
+      k.add(acc[i], acc[i], x);
+    }
 
   Reg t = k.reg(u32), bh = k.div(row, NQ);
   k.rem(t, row, NQ);

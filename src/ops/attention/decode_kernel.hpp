@@ -12,8 +12,9 @@
 //    by their log-sum-exps through shared memory. With one split the CTA
 //    writes O and lse; with several, each writes its normalised partial O
 //    (f32) and log-sum-exp to the workspace.
-//  - combine: one warp per (sequence, query head, token) merges the splits'
-//    partials: O = Σ_s 2^(lse_s - L)·O_s with L = log2 Σ_s 2^lse_s.
+//  - combine: one CTA of 4 warps per (sequence, query head, token) merges
+//    the splits' partials: O = Σ_s 2^(lse_s - L)·O_s with L = log2 Σ_s
+//    2^lse_s, the warps taking every fourth split.
 #pragma once
 
 #include <string>
@@ -30,6 +31,14 @@ struct DecodeSpec {
   int block_n = 64, stages = 3;
   bool causal = true, window_left = false, has_lse = true;
   bool split_output = false;  // several splits: partials to the workspace
+  // sm_90a (split_output only): the combine is launched to overlap the split
+  // kernel (runtime::LaunchConfig::overlap_previous), which lets it be
+  // scheduled at once; it waits for the split kernel's partials
+  // (griddepcontrol, PTX ISA 9.7.13.1-2), so no launch gap separates them.
+  bool dependent_launch = false;
+  // Built for sm_90a (a Hopper device): PTX 8.4, so the K and V copies carry
+  // an L2 prefetch size (PTX ISA 7.4+); the instructions are sm_80's.
+  bool sm90a = false;
 
   int rows() const { return group * q_tokens; }
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4
@@ -55,7 +64,8 @@ ptx::Module build_decode_split(const DecodeSpec& spec);
 
 // Parameters: partial, O, lse (pointers); o_batch, o_head, o_row, lse_batch,
 // lse_head, lse_row (u64); rows_total, splits, heads_q (u32).
-// Launch: grid (ceil(rows_total / 4)), block 128, no dynamic shared memory.
+// Launch: grid (rows_total), block 128, no dynamic shared memory;
+// with dependent_launch, overlap_previous (right after the split kernel).
 ptx::Module build_decode_combine(const DecodeSpec& spec);
 std::string decode_combine_name(const DecodeSpec& spec);
 

@@ -120,9 +120,12 @@ std::vector<tile::RegisterTile> zero_parts(Kernel& k, int count, const std::stri
 }  // namespace
 
 int Sm80BackwardSpec::kv_shared_bytes() const {
-  // K, V (block_n rows), Q, dO (block_m rows), dSᵀ (block_n x block_m), lse and D.
-  return (2 * block_n + 2 * block_m) * head_dim * 2 + block_n * block_m * 2 + 2 * block_m * 4;
+  // K, V (block_n rows), dSᵀ (block_n x block_m), and q_stages of Q, dO
+  // (block_m rows), lse and D.
+  return 2 * block_n * head_dim * 2 + block_n * block_m * 2 + q_stages * q_stage_bytes();
 }
+
+int Sm80BackwardSpec::q_stage_bytes() const { return 2 * block_m * head_dim * 2 + 2 * block_m * 4; }
 
 int Sm80BackwardSpec::dq_shared_bytes() const { return (2 * 64 + 2 * block_n) * head_dim * 2; }
 
@@ -130,7 +133,7 @@ std::string Sm80BackwardSpec::name(const char* kernel) const {
   return "warpforge_attention_bwd_sm80_" + std::string(kernel) + "_" + std::string(runtime::name(dtype)) + "_d" +
          std::to_string(head_dim) + "_" + std::to_string(block_m) + "x" + std::to_string(block_n) +
          (varlen ? "_varlen" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") +
-         (top_left ? "_tl" : "") + (deterministic ? "_det" : "");
+         (top_left ? "_tl" : "") + (deterministic ? "_det" : "") + "_q" + std::to_string(q_stages);
 }
 
 Sm80BackwardSpec sm80_backward_spec(const AttentionProblem& p) {
@@ -141,6 +144,9 @@ Sm80BackwardSpec sm80_backward_spec(const AttentionProblem& p) {
   // registers a thread, Sᵀ and dPᵀ 2·block_m/2.
   s.block_m = p.head_dim >= 128 ? 32 : 64;
   s.block_n = 64;
+  // Two buffers where two CTAs an SM still fit (68 KB at head_dim 128); at
+  // 256 a second would take 132 KB, one CTA an SM.
+  s.q_stages = p.head_dim <= 128 ? 2 : 1;
   take_mask_flags(s, p);
   s.deterministic = p.deterministic;
   return s;
@@ -268,10 +274,18 @@ ptx::Module build_sm80_backward_kv(const Sm80BackwardSpec& s) {
   Reg blocks = block_hi - block_lo;
 
   Reg smem_base = k.address_of(smem);
-  const PanelTile sK{smem_base, BN, D}, sV{smem_base + BN * D * 2, BN, D},
-      sQ{smem_base + 2 * BN * D * 2, BM, D}, sdO{smem_base + (2 * BN + BM) * D * 2, BM, D},
-      sdS{smem_base + (2 * BN + 2 * BM) * D * 2, BN, BM};
-  Reg s_lse = smem_base + ((2 * BN + 2 * BM) * D * 2 + BN * BM * 2), s_delta = s_lse + BM * 4;
+  const PanelTile sK{smem_base, BN, D}, sV{smem_base + BN * D * 2, BN, D}, sdS{smem_base + 2 * BN * D * 2, BN, BM};
+  // Buffer `buf` of Q, dO (panel tiles), lse and D (BM floats each).
+  Reg q_stages_base = smem_base + (2 * BN * D * 2 + BN * BM * 2);
+  struct QStage {
+    PanelTile q, d_o;
+    Reg lse, delta;
+  };
+  auto q_stage = [&](const Reg& buf) {
+    Reg at = q_stages_base + buf * s.q_stage_bytes();
+    return QStage{PanelTile{at, BM, D}, PanelTile{at + BM * D * 2, BM, D}, at + 2 * BM * D * 2,
+                  at + (2 * BM * D * 2 + BM * 4)};
+  };
   // The warp's 16 keys of K and V.
   const PanelTile sK_warp{sK.base + warp * (16 * 32), BN, D}, sV_warp{sV.base + warp * (16 * 32), BN, D};
 
@@ -319,124 +333,163 @@ ptx::Module build_sm80_backward_kv(const Sm80BackwardSpec& s) {
   Reg dq_tile = warp & (RT - 1), dq_panel0 = k.div(warp, RT);
   Reg ws_row0 = workspace_row(k, s.varlen, qs, b, c.seq_q);
 
-  k.for_range(0, c.group, 1, [&](Reg hh) {
-    Reg h = kv_head * c.group + hh;
-    Reg q_base = row_address(k, pq, sq, b, h, qs.first.as(u32), 2);
-    Reg do_base = row_address(k, pdo, sdo, b, h, qs.first.as(u32), 2);
-    Reg lse_base = row_address(k, plse, slse, b, h, qs.first.as(u32), 4);
-    k.for_range(0, blocks, 1, [&](Reg it) {
-      Reg m0 = (block_lo + it) * BM;
-      Reg m0_64 = k.reg(u64);
-      k.cvt(u64, s32, m0_64, m0);
-      k.bar_sync(0);  // every warp is done with the last block's Q, dO, dSᵀ, lse, D
-      Reg rows_valid = qs.length - m0;
-      stage_rows(k, sQ, q_base + m0_64 * q_row_bytes, q_row_bytes, rows_valid, tid, 128);
-      stage_rows(k, sdO, do_base + m0_64 * do_row_bytes, do_row_bytes, rows_valid, tid, 128);
-      k.cp_async_commit();
-      // lse (log2 units; +inf where the row sees no key, or is padding: P = 0) and D.
-      k.if_then(tid < BM, [&] {
-        Reg l = k.mov(f32, plus_infinity), d = k.mov(f32, imm_f32(0.0f));
-        k.if_then(tid.as(s32) < rows_valid, [&] {
-          Reg i64 = k.reg(u64);
-          k.cvt(u64, s32, i64, m0 + tid.as(s32));
-          Reg at_lse = k.reg(u64);
-          k.mul(at_lse, i64, slse[2]);
-          k.ld(Space::global, f32, l, at(element_address(k, lse_base, at_lse, 4)));
-          k.mul(l, l, imm_f32(log2e));
-          k.selp(l, plus_infinity, l, k.setp(Cmp::eq, l, imm_f32(-std::numeric_limits<float>::infinity())));
-          Reg at_d = k.reg(u64);
-          k.mul_wide(at_d, h * c.rows_q + ws_row0 + m0.as(u32) + tid, 4);
-          k.ld(Space::global, f32, d, at(delta + at_d));
-        });
-        Reg slot = tid << 2;
-        k.st(Space::shared, f32, at(s_lse + slot), l);
-        k.st(Space::shared, f32, at(s_delta + slot), d);
+  // The query blocks of every head of the group, in one walk: step t is
+  // head kv_head·group + t / blocks, query block block_lo + t % blocks.
+  struct Step {
+    Reg h, m0, rows_valid;
+  };
+  auto step_of = [&](const Reg& t) {
+    Reg hh = k.div(t, blocks), it = k.reg(s32);
+    k.rem(it, t, blocks);
+    Reg m0 = (block_lo + it) * BM;
+    return Step{kv_head * c.group + hh.as(u32), m0, qs.length - m0};
+  };
+  // Step t's Q and dO into its buffer by cp.async (committed), and its lse
+  // and D loaded into registers of threads tid < BM (next_lse, next_delta),
+  // which publish_lse_delta stores to the buffer once every warp is done
+  // with it: lse in log2 units, +inf where the row sees no key or is
+  // padding (P = 0).
+  Reg next_lse = k.reg(f32), next_delta = k.reg(f32);
+  auto load_step = [&](const Step& st, const QStage& buf) {
+    Reg m0_64 = k.reg(u64);
+    k.cvt(u64, s32, m0_64, st.m0);
+    Reg q_base = row_address(k, pq, sq, b, st.h, qs.first.as(u32), 2);
+    Reg do_base = row_address(k, pdo, sdo, b, st.h, qs.first.as(u32), 2);
+    stage_rows(k, buf.q, q_base + m0_64 * q_row_bytes, q_row_bytes, st.rows_valid, tid, 128);
+    stage_rows(k, buf.d_o, do_base + m0_64 * do_row_bytes, do_row_bytes, st.rows_valid, tid, 128);
+    k.cp_async_commit();
+    k.if_then(tid < BM, [&] {
+      k.mov(next_lse, plus_infinity);
+      k.mov(next_delta, imm_f32(0.0f));
+      k.if_then(tid.as(s32) < st.rows_valid, [&] {
+        Reg lse_base = row_address(k, plse, slse, b, st.h, qs.first.as(u32), 4);
+        Reg i64 = k.reg(u64);
+        k.cvt(u64, s32, i64, st.m0 + tid.as(s32));
+        Reg at_lse = k.reg(u64);
+        k.mul(at_lse, i64, slse[2]);
+        k.ld(Space::global, f32, next_lse, at(element_address(k, lse_base, at_lse, 4)));
+        Reg at_d = k.reg(u64);
+        k.mul_wide(at_d, st.h * c.rows_q + ws_row0 + st.m0.as(u32) + tid, 4);
+        k.ld(Space::global, f32, next_delta, at(delta + at_d));
       });
-      k.cp_async_wait_all();
-      k.bar_sync(0);
-
-      // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for the warp's 16 keys.
-      panel_products(k, acc_s, sK_warp, sQ, a_frag, b_cols);
-      panel_products(k, acc_dp, sV_warp, sdO, a_frag, b_cols);
-      k.if_then(mask_cuts(mask, m0, BM, n0, BN), [&] {
-        MaskGeometry at_block = mask;
-        at_block.query0 = mask.query0 + m0;
-        apply_mask(k, acc_s, at_block);
-      });
-      // Pᵀ = exp2(Sᵀ·c - lse·log2(e)); dSᵀ = Pᵀ ∘ (dPᵀ - D), by column.
-      Reg col_bytes = lc.col << 2;
-      for (std::int64_t col : columns) {
-        Reg l = k.reg(f32), d = k.reg(f32), nl = k.reg(f32);
-        k.ld(Space::shared, f32, l, at(s_lse + col_bytes, col * 4));
-        k.ld(Space::shared, f32, d, at(s_delta + col_bytes, col * 4));
-        k.neg(nl, l);
-        for (std::int64_t v = 0; v < acc_s.steps().values(); ++v) {
-          if (acc_s.steps().value_offset(v).second != col) continue;
-          const Reg& x = acc_s.regs()[static_cast<std::size_t>(v)];
-          const Reg& dp = acc_dp.regs()[static_cast<std::size_t>(v)];
-          k.fma(x, x, c.scale_log2, nl);
-          k.ex2_approx(x, x);
-          k.sub(dp, dp, d);
-          k.mul(dp, dp, x);
-        }
-      }
-      // dV += Pᵀ·dO and dK += dSᵀ·Q (the scale applied at the end).
-      pack_accumulator_as_a(k, acc_s, p_t);
-      pack_accumulator_as_a(k, acc_dp, ds_t);
-      for (int kk = 0; kk < BM / 16; ++kk)
-        for (int panel = 0; panel < D / 16; ++panel) {
-          tile::warp::copy(k, sdO.panel_view(k, panel, 16 * kk, true), b_rows);
-          tile::warp::gemm(k, acc_dv[panel], p_t[kk], b_rows, acc_dv[panel], 1.0f, 1.0f);
-          tile::warp::copy(k, sQ.panel_view(k, panel, 16 * kk, true), b_rows);
-          tile::warp::gemm(k, acc_dk[panel], ds_t[kk], b_rows, acc_dk[panel], 1.0f, 1.0f);
-        }
-      if (s.deterministic) return;
-
-      // Fast mode: dSᵀ to shared memory (keys x queries, the panel layout),
-      // then dQ += dS·K added into dq_accum.
-      {
-        const tile::LaneCoords alc = tile::emit_lane_coords(k, ds_t[0].steps(), lane);
-        Reg key_row = warp * 16 + alc.row;
-        const layout::Swizzle swz = panel_swizzle();
-        const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
-        for (int kk = 0; kk < BM / 16; ++kk)
-          for (std::size_t r = 0; r < ds_t[kk].regs().size(); ++r) {
-            const auto [dr, dc] = ds_t[kk].steps().value_offset(static_cast<std::int64_t>(2 * r));
-            // Element (key_row + dr, query 16·kk + alc.col + dc): panel kk, in-panel column alc.col + dc.
-            Reg element = ((key_row + dr) << 4) + (alc.col + dc);
-            Reg swizzled = element ^ ((element >> swz.shift()) & swz_mask);
-            k.st(Space::shared, b32, at(sdS.base + (swizzled << 1), kk * BN * 32), ds_t[kk].regs()[r]);
-          }
-      }
-      k.bar_sync(0);
-      auto acc_dq = zero_parts(k, D / 16 / PS, "dq");
-      const PanelTile sdS_tile{sdS.base + dq_tile * (BN * 32), BN, BM};  // queries 16·dq_tile ..
-      const PanelTile sK_panels{sK.base + dq_panel0 * (BN * 32), BN, D};
-      for (int kk = 0; kk < BN / 16; ++kk) {
-        tile::warp::copy(k, sdS_tile.panel_view(k, 0, 16 * kk, false), a_frag);  // dS = (dSᵀ)ᵀ
-        for (int m = 0; m < D / 16 / PS; ++m) {
-          tile::warp::copy(k, sK_panels.panel_view(k, PS * m, 16 * kk, true), b_rows);
-          tile::warp::gemm(k, acc_dq[m], a_frag, b_rows, acc_dq[m], 1.0f, 1.0f);
-        }
-      }
-      const tile::LaneCoords qlc = tile::emit_lane_coords(k, acc_dq[0].steps(), lane);
-      const auto half_of = row_halves(acc_dq[0]);
-      for (int half = 0; half < 2; ++half) {
-        Reg q_row = dq_tile * 16 + qlc.row + 8 * half;  // within the block
-        Reg at_dq = k.reg(u64);
-        k.mul_wide(at_dq, ((ws_row0 + m0.as(u32) + q_row) * c.heads_q + h) * D + dq_panel0 * 16 + qlc.col, 4);
-        Reg base = dq_accum + at_dq;
-        k.guarded(q_row.as(s32) < rows_valid, [&] {
-          for (int m = 0; m < D / 16 / PS; ++m)
-            for (std::int64_t v = 0; v < acc_dq[m].steps().values(); ++v) {
-              if (half_of[static_cast<std::size_t>(v)] != half) continue;
-              const auto col = acc_dq[m].steps().value_offset(v).second;
-              k.red(Space::global, AtomOp::add, f32, at(base, (16 * PS * m + col) * 4),
-                    acc_dq[m].regs()[static_cast<std::size_t>(v)]);
-            }
-        });
-      }
     });
+  };
+  auto publish_lse_delta = [&](const QStage& buf) {
+    k.if_then(tid < BM, [&] {
+      Reg x = k.reg(f32);
+      k.mul(x, next_lse, imm_f32(log2e));
+      k.selp(x, plus_infinity, x, k.setp(Cmp::eq, x, imm_f32(-std::numeric_limits<float>::infinity())));
+      Reg slot = tid << 2;
+      k.st(Space::shared, f32, at(buf.lse + slot), x);
+      k.st(Space::shared, f32, at(buf.delta + slot), next_delta);
+    });
+  };
+
+  Reg steps = blocks * c.group.as(s32);
+  if (s.q_stages == 2) k.if_then(steps > 0, [&] { load_step(step_of(k.mov(s32, 0)), q_stage(k.mov(u32, 0))); });
+  k.for_range(0, steps, 1, [&](Reg t) {
+    const Step st = step_of(t);
+    const Reg &h = st.h, &m0 = st.m0, &rows_valid = st.rows_valid;
+    Reg buf = s.q_stages == 2 ? (t & 1).as(u32) : k.mov(u32, 0);
+    const QStage cur = q_stage(buf);
+    const PanelTile &sQ = cur.q, &sdO = cur.d_o;
+    const Reg &s_lse = cur.lse, &s_delta = cur.delta;
+    if (s.q_stages == 2) {
+      // Step t's copies (issued during step t - 1) have landed; its lse and
+      // D go to its buffer, which every warp left at the last barrier.
+      k.cp_async_wait_all();
+      publish_lse_delta(cur);
+      k.bar_sync(0);  // ... and every warp is done with step t - 1's buffer and dSᵀ
+      k.if_then(t + 1 < steps, [&] { load_step(step_of(t + 1), q_stage(buf ^ 1)); });
+    } else {
+      k.bar_sync(0);  // every warp is done with the last block's Q, dO, dSᵀ, lse, D
+      load_step(st, cur);
+      k.cp_async_wait_all();
+      publish_lse_delta(cur);
+      k.bar_sync(0);
+    }
+
+    // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for the warp's 16 keys.
+    panel_products(k, acc_s, sK_warp, sQ, a_frag, b_cols);
+    panel_products(k, acc_dp, sV_warp, sdO, a_frag, b_cols);
+    k.if_then(mask_cuts(mask, m0, BM, n0, BN), [&] {
+      MaskGeometry at_block = mask;
+      at_block.query0 = mask.query0 + m0;
+      apply_mask(k, acc_s, at_block);
+    });
+    // Pᵀ = exp2(Sᵀ·c - lse·log2(e)); dSᵀ = Pᵀ ∘ (dPᵀ - D), by column.
+    Reg col_bytes = lc.col << 2;
+    for (std::int64_t col : columns) {
+      Reg l = k.reg(f32), d = k.reg(f32), nl = k.reg(f32);
+      k.ld(Space::shared, f32, l, at(s_lse + col_bytes, col * 4));
+      k.ld(Space::shared, f32, d, at(s_delta + col_bytes, col * 4));
+      k.neg(nl, l);
+      for (std::int64_t v = 0; v < acc_s.steps().values(); ++v) {
+        if (acc_s.steps().value_offset(v).second != col) continue;
+        const Reg& x = acc_s.regs()[static_cast<std::size_t>(v)];
+        const Reg& dp = acc_dp.regs()[static_cast<std::size_t>(v)];
+        k.fma(x, x, c.scale_log2, nl);
+        k.ex2_approx(x, x);
+        k.sub(dp, dp, d);
+        k.mul(dp, dp, x);
+      }
+    }
+    // dV += Pᵀ·dO and dK += dSᵀ·Q (the scale applied at the end).
+    pack_accumulator_as_a(k, acc_s, p_t);
+    pack_accumulator_as_a(k, acc_dp, ds_t);
+    for (int kk = 0; kk < BM / 16; ++kk)
+      for (int panel = 0; panel < D / 16; ++panel) {
+        tile::warp::copy(k, sdO.panel_view(k, panel, 16 * kk, true), b_rows);
+        tile::warp::gemm(k, acc_dv[panel], p_t[kk], b_rows, acc_dv[panel], 1.0f, 1.0f);
+        tile::warp::copy(k, sQ.panel_view(k, panel, 16 * kk, true), b_rows);
+        tile::warp::gemm(k, acc_dk[panel], ds_t[kk], b_rows, acc_dk[panel], 1.0f, 1.0f);
+      }
+    if (s.deterministic) return;
+
+    // Fast mode: dSᵀ to shared memory (keys x queries, the panel layout),
+    // then dQ += dS·K added into dq_accum.
+    {
+      const tile::LaneCoords alc = tile::emit_lane_coords(k, ds_t[0].steps(), lane);
+      Reg key_row = warp * 16 + alc.row;
+      const layout::Swizzle swz = panel_swizzle();
+      const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
+      for (int kk = 0; kk < BM / 16; ++kk)
+        for (std::size_t r = 0; r < ds_t[kk].regs().size(); ++r) {
+          const auto [dr, dc] = ds_t[kk].steps().value_offset(static_cast<std::int64_t>(2 * r));
+          // Element (key_row + dr, query 16·kk + alc.col + dc): panel kk, in-panel column alc.col + dc.
+          Reg element = ((key_row + dr) << 4) + (alc.col + dc);
+          Reg swizzled = element ^ ((element >> swz.shift()) & swz_mask);
+          k.st(Space::shared, b32, at(sdS.base + (swizzled << 1), kk * BN * 32), ds_t[kk].regs()[r]);
+        }
+    }
+    k.bar_sync(0);
+    auto acc_dq = zero_parts(k, D / 16 / PS, "dq");
+    const PanelTile sdS_tile{sdS.base + dq_tile * (BN * 32), BN, BM};  // queries 16·dq_tile ..
+    const PanelTile sK_panels{sK.base + dq_panel0 * (BN * 32), BN, D};
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      tile::warp::copy(k, sdS_tile.panel_view(k, 0, 16 * kk, false), a_frag);  // dS = (dSᵀ)ᵀ
+      for (int m = 0; m < D / 16 / PS; ++m) {
+        tile::warp::copy(k, sK_panels.panel_view(k, PS * m, 16 * kk, true), b_rows);
+        tile::warp::gemm(k, acc_dq[m], a_frag, b_rows, acc_dq[m], 1.0f, 1.0f);
+      }
+    }
+    const tile::LaneCoords qlc = tile::emit_lane_coords(k, acc_dq[0].steps(), lane);
+    const auto half_of = row_halves(acc_dq[0]);
+    for (int half = 0; half < 2; ++half) {
+      Reg q_row = dq_tile * 16 + qlc.row + 8 * half;  // within the block
+      Reg at_dq = k.reg(u64);
+      k.mul_wide(at_dq, ((ws_row0 + m0.as(u32) + q_row) * c.heads_q + h) * D + dq_panel0 * 16 + qlc.col, 4);
+      Reg base = dq_accum + at_dq;
+      k.guarded(q_row.as(s32) < rows_valid, [&] {
+        for (int m = 0; m < D / 16 / PS; ++m)
+          for (std::int64_t v = 0; v < acc_dq[m].steps().values(); ++v) {
+            if (half_of[static_cast<std::size_t>(v)] != half) continue;
+            const auto col = acc_dq[m].steps().value_offset(v).second;
+            k.red(Space::global, AtomOp::add, f32, at(base, (16 * PS * m + col) * 4),
+                  acc_dq[m].regs()[static_cast<std::size_t>(v)]);
+          }
+      });
+    }
   });
 
   // dK·scale and dV for the warp's keys that exist.

@@ -12,7 +12,8 @@
 //  - kv:     one CTA per (key block of 64, KV head, sequence): K and V of the
 //            block staged once, then for each query head of the group and
 //            each query block that sees the block, Q, dO, lse and D staged by
-//            cp.async and Sᵀ, Pᵀ, dPᵀ, dSᵀ computed a warp per 16 keys, dV
+//            cp.async (the next block's while this one is used, where shared
+//            memory allows two buffers) and Sᵀ, Pᵀ, dPᵀ, dSᵀ computed a warp per 16 keys, dV
 //            and dK summed in registers (a fixed order: deterministic), and
 //            in fast mode dS·K added into dq_accum with f32 atomics (dSᵀ
 //            through shared memory);
@@ -35,11 +36,15 @@ struct Sm80BackwardSpec {
   int head_dim = 128;
   int block_m = 64;  // queries a block (the kv kernel's; the dq kernel takes 64)
   int block_n = 64;  // keys a block
+  // Buffers of the kv kernel's Q, dO, lse and D: with 2, the next query
+  // block's are copied while this one's are used.
+  int q_stages = 2;
   bool varlen = false, window_left = false, window_right = false, top_left = false;
   bool deterministic = false;
 
   int threads() const { return 128; }
   int kv_shared_bytes() const;
+  int q_stage_bytes() const;  // one buffer of Q, dO, lse and D
   int dq_shared_bytes() const;
   std::string name(const char* kernel) const;  // warpforge_attention_bwd_sm80_<kernel>_...
   friend bool operator==(const Sm80BackwardSpec&, const Sm80BackwardSpec&) = default;

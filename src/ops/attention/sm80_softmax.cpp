@@ -41,14 +41,20 @@ OnlineSoftmax::OnlineSoftmax(Kernel& k, const Reg& scale_log2)
 }
 
 void OnlineSoftmax::update(Kernel& k, const tile::RegisterTile& s, const std::vector<tile::RegisterTile>& o) {
+  rescale(k, o, update_scores(k, s));
+}
+
+Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
   const auto s_half = row_halves(s);
+  Regs alphas = k.regs(f32, 2);
   for (int half = 0; half < 2; ++half) {
     Reg block_max = k.reg(f32);
     k.mov(block_max, minus_infinity);
     for (std::size_t v = 0; v < s_half.size(); ++v)
       if (s_half[v] == half) k.max(block_max, block_max, s.regs()[v]);
     quad_max(k, block_max);
-    Reg new_max = k.reg(f32), offset = k.reg(f32), alpha = k.reg(f32), sum = k.reg(f32);
+    Reg new_max = k.reg(f32), offset = k.reg(f32), sum = k.reg(f32);
+    const Reg& alpha = alphas[half];
     k.max(new_max, max_[half], block_max);
     k.mul(offset, new_max, scale_log2_);
     k.selp(offset, imm_f32(0.0f), offset, k.setp(Cmp::eq, new_max, minus_infinity));
@@ -65,12 +71,15 @@ void OnlineSoftmax::update(Kernel& k, const tile::RegisterTile& s, const std::ve
       k.add(sum, sum, x);
     }
     k.fma(sum_[half], sum_[half], alpha, sum);
-    for (const auto& part : o) {
-      const auto o_half = row_halves(part);
-      for (std::size_t v = 0; v < o_half.size(); ++v)
-        if (o_half[v] == half) k.mul(part.regs()[v], part.regs()[v], alpha);
-    }
     k.mov(max_[half], new_max);
+  }
+  return alphas;
+}
+
+void OnlineSoftmax::rescale(Kernel& k, const std::vector<tile::RegisterTile>& o, const Regs& alpha) {
+  for (const auto& part : o) {
+    const auto o_half = row_halves(part);
+    for (std::size_t v = 0; v < o_half.size(); ++v) k.mul(part.regs()[v], part.regs()[v], alpha[o_half[v]]);
   }
 }
 

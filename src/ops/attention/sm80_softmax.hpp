@@ -25,6 +25,12 @@ class OnlineSoftmax {
   // maximum and sum, turns `s` into P (unnormalised, in place) and rescales
   // the output accumulators `o` (rows x 16 parts) by the change of maximum.
   void update(dsl::Kernel& k, const tile::RegisterTile& s, const std::vector<tile::RegisterTile>& o);
+  // The same in two parts, for a kernel whose output accumulators are
+  // still being written (a P·V in flight) while it turns `s` into P:
+  // update_scores returns each row half's rescale factor, which rescale
+  // then applies to `o`.
+  dsl::Regs update_scores(dsl::Kernel& k, const tile::RegisterTile& s);
+  static void rescale(dsl::Kernel& k, const std::vector<tile::RegisterTile>& o, const dsl::Regs& alpha);
 
   // After the last block: the row sums added over each quad, and per row
   // half 1/l (0 for a row that saw no key) and the log-sum-exp in log2

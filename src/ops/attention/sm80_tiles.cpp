@@ -23,7 +23,7 @@ tile::SharedTile PanelTile::panel_view(Kernel& /*k*/, int panel, int row0, bool 
 }
 
 void stage_rows(Kernel& k, const PanelTile& dst, const std::function<Reg(const Reg&)>& row_address,
-                const Reg& fallback, const Reg& rows_valid, const Reg& tid, int threads) {
+                const Reg& fallback, const Reg& rows_valid, const Reg& tid, int threads, L2Prefetch prefetch) {
   const int chunks = dst.rows * dst.head_dim / 8;  // 16-byte pieces
   if (threads % 2 || chunks % threads || (dst.rows & (dst.rows - 1)))
     throw OpsError("attention stage_rows: " + std::to_string(dst.rows) + " rows of " +
@@ -62,7 +62,42 @@ void stage_rows(Kernel& k, const PanelTile& dst, const std::function<Reg(const R
     Reg from = k.selp(src, fallback, valid);
     Reg bytes = k.reg(u32);
     k.selp(bytes, 16, 0, valid);
-    k.cp_async(CpAsyncCache::cg, 16, at(dst_address), at(from), Src(bytes));
+    k.cp_async(CpAsyncCache::cg, 16, at(dst_address), at(from), Src(bytes), prefetch);
+  }
+}
+
+void stage_rows_by_lines(Kernel& k, const PanelTile& dst, const std::function<Reg(const Reg&)>& row_address,
+                         const Reg& fallback, const Reg& rows_valid, const Reg& tid, int threads, L2Prefetch prefetch) {
+  const int warps = threads / 32, panels = dst.head_dim / 16;
+  if (threads % 32 || panels % 4 || dst.rows % (4 * warps))
+    throw OpsError("attention stage_rows_by_lines: " + std::to_string(dst.rows) + " rows of " +
+                   std::to_string(dst.head_dim) + " among " + std::to_string(threads) +
+                   " threads; it needs head_dim a multiple of 64 and rows a multiple of 4 per warp");
+  const layout::Swizzle swz = panel_swizzle();
+  const std::int64_t mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
+  const int quads = dst.rows / (4 * warps);  // each warp's groups of 4 rows
+  // Lane l: half l & 1 (16 bytes) of row (l >> 1) & 3 of the quad, panel
+  // (l >> 3) of each group of 4 panels: 4 rows x 128 bytes an instruction.
+  Reg lane = tid & 31, warp = tid >> 5;
+  Reg half = lane & 1, row_in_quad = (lane >> 1) & 3, panel_in_group = lane >> 3;
+  Reg half_bytes = k.reg(u64);
+  k.cvt(u64, u32, half_bytes, half << 4);
+  for (int u = 0; u < quads; ++u) {
+    Reg row = warp * (4 * quads) + (4 * u) + row_in_quad;
+    Reg start = row_address(row) + half_bytes;
+    Pred valid = row.as(s32) < rows_valid;
+    Reg element = (row << 4) + (half << 3);
+    Reg swizzled = element ^ ((element >> swz.shift()) & mask);
+    for (int g = 0; g < panels / 4; ++g) {
+      Reg panel = panel_in_group + 4 * g;
+      Reg dst_address = dst.base + (panel * (dst.rows * 32)) + (swizzled << 1);
+      Reg column_bytes = k.reg(u64);
+      k.mul_wide(column_bytes, panel, 32);
+      Reg from = k.selp(start + column_bytes, fallback, valid);
+      Reg bytes = k.reg(u32);
+      k.selp(bytes, 16, 0, valid);
+      k.cp_async(CpAsyncCache::cg, 16, at(dst_address), at(from), Src(bytes), prefetch);
+    }
   }
 }
 

@@ -50,10 +50,24 @@ struct PanelTile {
 // `fallback` (any readable address) and read nothing (PTX ISA 9.7.9.25,
 // src-size 0). Pairs of threads read 32 contiguous bytes of a row and eight
 // threads cover eight distinct bank groups; a thread's rows are computed
-// once per call. Commits no group.
+// once per call. Commits no group. `prefetch`: the copies' L2 prefetch size
+// (a row's 16-byte pieces are copied by different instructions: with a
+// row's size, its first miss fetches all of it).
 void stage_rows(dsl::Kernel& k, const PanelTile& dst,
                 const std::function<dsl::Reg(const dsl::Reg&)>& row_address, const dsl::Reg& fallback,
-                const dsl::Reg& rows_valid, const dsl::Reg& tid, int threads);
+                const dsl::Reg& rows_valid, const dsl::Reg& tid, int threads,
+                dsl::L2Prefetch prefetch = dsl::L2Prefetch::none);
+// The same copies in another order, for rows scattered in memory (a paged
+// KV cache): each warp instruction copies 128 contiguous bytes (a whole L2
+// line) of each of 4 rows, where stage_rows copies 32 bytes of each of 16;
+// the writes stay free of bank conflicts (8 lanes write 4 rows of one
+// panel). A warp copies rows / warps consecutive rows, so row_address is
+// called rows / (4·warps) times, in the same order for two tiles of one
+// shape. Needs head_dim a multiple of 64 and rows of 4·warps.
+void stage_rows_by_lines(dsl::Kernel& k, const PanelTile& dst,
+                         const std::function<dsl::Reg(const dsl::Reg&)>& row_address, const dsl::Reg& fallback,
+                         const dsl::Reg& rows_valid, const dsl::Reg& tid, int threads,
+                         dsl::L2Prefetch prefetch = dsl::L2Prefetch::none);
 // The same for a tile whose row r starts at `global` + r·`row_bytes` (u64).
 void stage_rows(dsl::Kernel& k, const PanelTile& dst, const dsl::Reg& global,
                 const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, const dsl::Reg& tid,

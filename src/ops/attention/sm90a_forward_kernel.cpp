@@ -1,6 +1,7 @@
 #include "sm90a_forward_kernel.hpp"
 
 #include <cmath>
+#include <functional>
 #include <memory>
 
 #include "sm80_mask.hpp"
@@ -182,33 +183,92 @@ class Forward final : public tile::WarpSpecializedDesign {
     v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + v_offset()), s_.block_n * kRow, kAtom);
   }
 
-  // One key block: [wait for Q] S = Q·Kᵀ issued in this warpgroup's turn,
-  // the mask, the online softmax, then P·V (left in flight: the slot's
-  // V and P's registers stay read until the next block's wait).
-  int compute(const tile::ComputeStep& s) override {
-    const tile::WorkItem& w = s.item;
-    k_.if_then(s.kb == 0, [&] { k_.mbarrier_wait_parity(q_full_->at(0), 0); });
+  // The item's key blocks, with FA3's two overlaps. Between the consumer
+  // warpgroups (ping-pong): each issues its products in its turn, ordered
+  // by the named barriers, so one's softmax runs under the other's
+  // products. Within a warpgroup: block j's S = Q·Kᵀ and block j-1's
+  // O += P·V are issued together, and block j's softmax runs while that
+  // P·V does; O is rescaled (and P rewritten) only once it has completed
+  // (wgmma groups complete in order: PTX ISA 9.7.15.6.2). The slot of block
+  // j-1 is freed after its P·V.
+  void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
+    const tile::MbarrierPipeline& pipe = ws.pipeline();
+    const Pred& lead = ws.leader();
     Reg count = w.kb1 - w.kb0;
-    Reg other = wg_ ^ 1;
-    // Ping-pong: warpgroup 1 lets warpgroup 0 go first; then each issues
-    // its Q·Kᵀ once the other has issued its own.
-    k_.if_then(wg_ == 1 && s.kb == 0, [&] { order_->of(other).arrive(); });
-    order_->of(wg_).sync();
+    k_.if_then(count > 0, [&] {
+      k_.mbarrier_wait_parity(q_full_->at(0), 0);
+      Reg other = wg_ ^ 1;
+      // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
+      // other has issued. Warpgroup 1 does not arrive after its last
+      // block: warpgroup 0 waits no more.
+      k_.if_then(wg_ == 1, [&] { order_->of(other).arrive(); });
+      auto turn = [&](const Pred& last, const std::function<void()>& issue) {
+        pipe.wait(state);
+        order_->of(wg_).sync();
+        k_.wgmma_fence();  // P and O were written by ordinary instructions
+        issue();
+        k_.if_then(!(wg_ == 1 && last), [&] { order_->of(other).arrive(); });
+      };
+      turn(count == 1, [&] {
+        issue_scores(state.stage());
+        k_.wgmma_commit_group();
+      });
+      k_.wgmma_wait_group(0);
+      OnlineSoftmax::rescale(k_, {*o_tile_}, scores_to_p(w, w.kb0));
+      pack_accumulator_as_a(k_, *s_tile_, p_);
+      Reg previous = k_.reg(u32);
+      k_.mov(previous, state.stage());
+      ++state;
+      k_.for_range(1, count, 1, [&](Reg kb) {
+        turn(kb == count - 1, [&] {
+          issue_scores(state.stage());
+          k_.wgmma_commit_group();
+          issue_pv(previous);
+          k_.wgmma_commit_group();
+        });
+        k_.wgmma_wait_group(1);  // S
+        const Regs alpha = scores_to_p(w, w.kb0 + kb);
+        k_.wgmma_wait_group(0);  // block kb-1's P·V
+        OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
+        pack_accumulator_as_a(k_, *s_tile_, p_);
+        k_.if_then(lead, [&] { pipe.release(previous); });
+        k_.mov(previous, state.stage());
+        ++state;
+      });
+      k_.wgmma_fence();
+      issue_pv(previous);
+      k_.wgmma_commit_group();
+      k_.wgmma_wait_group(0);
+      k_.if_then(lead, [&] { pipe.release(previous); });
+    });
+  }
+
+  // S = Q·Kᵀ of the block in `stage` (uncommitted).
+  void issue_scores(const Reg& stage) {
     Reg stage_offset = k_.reg(u64);
-    k_.cvt(stage_offset, s.state.stage() * (s_.stage_bytes() >> 4));
-    k_.wgmma_fence();
+    k_.cvt(stage_offset, stage * (s_.stage_bytes() >> 4));
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int j = 0; j < s_.head_dim / 16; ++j) {
       const std::uint32_t q_off = (j / 4) * kBM * kRow + (j % 4) * 32, k_off = (j / 4) * s_.block_n * kRow + (j % 4) * 32;
       k_.wgmma_mma_async(in, s_tile_->regs(), q_desc_ + (q_off >> 4), k_desc_ + stage_offset + (k_off >> 4), j > 0,
                          WgmmaMajor::k, WgmmaMajor::k);
     }
-    k_.wgmma_commit_group();
-    // Warpgroup 1 does not arrive after its last block: warpgroup 0 waits no more.
-    k_.if_then(!(wg_ == 1 && s.kb == count - 1), [&] { order_->of(other).arrive(); });
-    k_.wgmma_wait_group(0);  // S, and the last block's P·V
+  }
 
-    Reg block = w.kb0 + s.kb;
+  // O += P·V of the block in `stage` (uncommitted).
+  void issue_pv(const Reg& stage) {
+    Reg stage_offset = k_.reg(u64);
+    k_.cvt(stage_offset, stage * (s_.stage_bytes() >> 4));
+    const Type in = s_.dtype == DType::f16 ? f16 : bf16;
+    for (int kk = 0; kk < s_.block_n / 16; ++kk)
+      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v_desc_ + stage_offset + (kk * 16 * kRow >> 4), true,
+                         WgmmaMajor::mn);
+  }
+
+  // Key block `block`'s scores (S, complete) masked where the mask cuts the
+  // block, then taken into the online softmax: S becomes P (f32, in place);
+  // returns the rescale factors of O's row halves.
+  Regs scores_to_p(const tile::WorkItem& w, const Reg& block) {
     const MaskGeometry mask{.keys_are_rows = false,
                             .query0 = (w.tile.m0 + warp_rows_ + lc_.row).as(s32),
                             .key0 = (block * s_.block_n).as(s32) + lc_.col.as(s32),
@@ -220,14 +280,7 @@ class Forward final : public tile::WarpSpecializedDesign {
                             .window_right = window_right_};
     k_.if_then(mask_cuts(mask, w.tile.m0.as(s32), kBM, (block * s_.block_n).as(s32), s_.block_n),
                [&] { apply_mask(k_, *s_tile_, mask); });
-    softmax_->update(k_, *s_tile_, {*o_tile_});
-    pack_accumulator_as_a(k_, *s_tile_, p_);
-    k_.wgmma_fence();  // P and O were written by ordinary instructions
-    for (int kk = 0; kk < s_.block_n / 16; ++kk)
-      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v_desc_ + stage_offset + (kk * 16 * kRow >> 4), true,
-                         WgmmaMajor::mn);
-    k_.wgmma_commit_group();
-    return 1;
+    return softmax_->update_scores(k_, *s_tile_);
   }
 
   // O / l and the log-sum-exp (natural units) of the warp's rows that exist.

@@ -95,7 +95,7 @@ class Sm90aForwardPath final : public AttentionPath {
   std::string configuration(const AttentionProblem& p, const Device& /*device*/) const override {
     const Sm90aAttentionSpec s = sm90a_attention_spec(p);
     return "128 query rows x " + std::to_string(s.block_n) + "-key blocks, " + std::to_string(s.stages) +
-           " TMA stages, two consumer warpgroups in ping-pong, " + std::to_string(s.shared_bytes()) +
+           " TMA stages, two consumer warpgroups in ping-pong, each block's softmax under the last one's P·V, " + std::to_string(s.shared_bytes()) +
            " bytes of shared memory";
   }
 

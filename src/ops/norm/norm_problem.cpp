@@ -119,8 +119,11 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   const int vector = rows::vector_elements(p.n, {&p.x, &p.y, p.residual ? &*p.residual : nullptr,
                                                 p.residual_out ? &*p.residual_out : nullptr,
                                                 p.weight ? &*p.weight : nullptr, p.bias ? &*p.bias : nullptr});
-  // Held at once: x (or h), the residual while h is formed, weight and bias.
-  const int held = 1 + one_if(p.residual) + one_if(p.weight) + one_if(p.bias);
+  // Held at once: x (or h), the residual while h is formed, and for layer
+  // norm its centred values (the second pass; without them its f32 rows of
+  // 8 vectors a thread spill). Weight and bias are loaded a vector at a time
+  // after the statistics (norm_kernel.cpp), not held across the reductions.
+  const int held = 1 + one_if(p.residual) + (options.kind == NormKind::layer ? 1 : 0);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
   return p;

@@ -50,8 +50,6 @@ class NormQuantizeKernel {
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, n.shape, n.n, "norm_quantize");
     NormRow norm(rk, n);
-    std::optional<RowFragment> w;
-    if (n.weight) w = rk.load({n.weight->dtype, weight, 0}, nullptr, 1.0f);
     lane_ = k_.sreg(SReg::laneid);
     block_lanes_ = p_.options.format.vec / n.shape.vector;
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
@@ -63,6 +61,9 @@ class NormQuantizeKernel {
         RowFragment h = norm.input(x, residual, residual_out, row);
         std::optional<NormRow::Statistics> st;
         if (p_.options.normalize) st = norm.statistics(h, x, residual, row);
+        // The weight is loaded a vector at a time after the statistics (as
+        // the norm kernel does): not held across the row's reduction.
+        std::optional<RowFragment> w;
         auto value = [&](int j, int e) {
           if (st) return norm.output(h, *st, w, std::nullopt, j, e);
           if (!w) return h.value(j, e);
@@ -70,11 +71,14 @@ class NormQuantizeKernel {
           k_.mul(v, h.value(j, e), w->value(j, e), {Round::rn});
           return v;
         };
-        if (p_.y) rk.store({n.y.dtype, y, n.y.row_stride}, &row, value);
         Reg data_row = k_.reg(u64);
         k_.mul_wide(data_row, row, static_cast<std::uint64_t>(p_.data_row_stride));
         data_row = data + data_row;
-        for (int j = 0; j < n.shape.vectors; ++j) quantize_vector(rk, j, value, data_row, row_scales, layout);
+        for (int j = 0; j < n.shape.vectors; ++j) {
+          if (n.weight) w = rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j);
+          if (p_.y) rk.store_vector({n.y.dtype, y, n.y.row_stride}, &row, j, [&](int e) { return value(j, e); });
+          quantize_vector(rk, j, value, data_row, row_scales, layout);
+        }
         if (n.rstd)
           k_.guarded(rk.leader(), [&] {
             Reg at_row = k_.reg(u64);

@@ -39,7 +39,8 @@ TEST(NormSim, EveryDtypeBothKinds) {
 
 TEST(NormSim, RowsSpanAWarpACtaAndACluster) {
   // 200 bf16 elements: a warp holds them; 4000: a CTA; 40000: more than a
-  // CTA of 1024 threads holds at 4 vectors of 8 (32768), so a cluster of 2.
+  // CTA of 1024 threads holds at 4 vectors of 8 (32768), so a cluster (of 4
+  // CTAs of 512 threads, two an SM).
   check_norm(sim(), {.n = 200}, 200, "warp");
   check_norm(sim(), {.rows = 3, .n = 4000}, 201, "cta");
   check_norm(sim(), {.kind = NormKind::layer, .bias = DType::bf16, .rows = 2, .n = 40000}, 202, "cluster");
@@ -165,9 +166,17 @@ TEST(NormSim, DescribeNamesTheKernelAndWhyNotTheOthers) {
   auto y = poisoned(device, DType::bf16, 1, 40000);
   Norm op({.x = x.view(), .y = y.view()});
   const std::string d = op.describe();
-  EXPECT_NE(d.find("kernel cluster (a row per cluster of 2 CTAs of 1024 threads"), std::string::npos) << d;
+  EXPECT_NE(d.find("kernel cluster (a row per cluster of 4 CTAs of 512 threads"), std::string::npos) << d;
   EXPECT_NE(d.find("not warp: a row of 40000 elements is more than a warp holds"), std::string::npos) << d;
   EXPECT_NE(d.find("not cta: a row of 40000 elements is more than a CTA holds (32768)"), std::string::npos) << d;
+  // A row a CTA of 1024 threads would hold goes to a cluster of two CTAs of 512 (two rows an SM).
+  auto x2 = upload(device, random_rows(rng, DType::bf16, 1, 20000));
+  auto y2 = poisoned(device, DType::bf16, 1, 20000);
+  const std::string d2 = Norm({.x = x2.view(), .y = y2.view()}).describe();
+  EXPECT_NE(d2.find("kernel cluster (a row per cluster of 2 CTAs of 512 threads"), std::string::npos) << d2;
+  EXPECT_NE(d2.find("not cta: a row of 20000 elements would take a CTA of 1024 threads, alone on its SM"),
+            std::string::npos)
+      << d2;
 }
 
 TEST(NormSim, OneShotFunctionsGiveTheClassesBits) {

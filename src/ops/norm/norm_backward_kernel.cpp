@@ -72,16 +72,11 @@ class NormBackwardKernel {
         k_.mul(v, g(j, e), xhat(j, e), {Round::rn});
         return v;
       };
-      ScaledSum a = rows::scaled_sum(rk, g_xhat, 1);
-      Reg minus_mean_g_xhat, minus_mean_g;
-      if (layer) {
-        ScaledSum b = rows::scaled_sum(rk, g, 1);
-        rk.allreduce({a.q, a.s, b.q, b.s}, rows::combine_scaled_sums(1, 2));
-        minus_mean_g = negated(rows::scaled_mean(k_, b, 1, p_.n));
-      } else {
-        rk.allreduce(a.regs(), rows::combine_scaled_sums(1));
-      }
-      minus_mean_g_xhat = negated(rows::scaled_mean(k_, a, 1, p_.n));
+      std::vector<rows::RowValue> summed{g_xhat};
+      if (layer) summed.push_back(g);
+      const std::vector<ScaledSum> sums = rows::allreduced_sums(rk, summed, 1);
+      Reg minus_mean_g_xhat = negated(rows::scaled_mean(k_, sums[0], 1, p_.n)), minus_mean_g;
+      if (layer) minus_mean_g = negated(rows::scaled_mean(k_, sums[1], 1, p_.n));
       Reg rstd_value = k_.reg(f32);
       k_.mul(rstd_value, twice_rstd, imm_f32(0.5f), {Round::rn});
 

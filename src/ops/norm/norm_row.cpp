@@ -42,6 +42,10 @@ Reg NormRow::inverse_root(const ScaledSum& s, float eps) {
 }
 
 NormRow::Statistics NormRow::rms(const RowFragment& h) {
+  // The scaled sum's combination in one allreduce, not allreduced_sums' plain
+  // sum and its fallback: RMSNorm holds 4 vectors a thread (its registers
+  // full: the fallback's second path spills), over which the combination's
+  // cost is spread.
   ScaledSum s = rows::scaled_sum(rk_, [&](int j, int e) { return h.value(j, e); }, 2);
   rk_.allreduce(s.regs(), rows::combine_scaled_sums(2));
   Statistics st;
@@ -65,12 +69,10 @@ NormRow::Statistics NormRow::layer(const RowFragment& h, const Reg& x, const Reg
       return rk_.in_row_or(j, c, imm_f32(0.0f));
     };
   };
-  ScaledSum d = rows::scaled_sum(rk_, centred(neg(half_pivot)), 1);
-  rk_.allreduce(d.regs(), rows::combine_scaled_sums(1));
+  const ScaledSum d = rows::allreduced_sums(rk_, {centred(neg(half_pivot))}, 1)[0];
   Reg half_mean = sum(half_pivot, rows::scaled_mean(k_, d, 1, p_.n));
   st.minus_shift = neg(half_mean);
-  ScaledSum c = rows::scaled_sum(rk_, centred(st.minus_shift), 2);
-  rk_.allreduce(c.regs(), rows::combine_scaled_sums(2));
+  const ScaledSum c = rows::allreduced_sums(rk_, {centred(st.minus_shift)}, 2)[0];
   // var(h) = 4 var(h/2): r = 1/sqrt(var(h/2) + eps/4) = 2 rstd.
   st.r = inverse_root(c, p_.options.eps * 0.25f);
   st.down = rows::power_of_two(k_, c.q, true);

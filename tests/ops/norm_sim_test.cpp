@@ -15,6 +15,7 @@
 #include "row_ops_support.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/norm.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -46,6 +47,15 @@ TEST(NormSim, RowsSpanAWarpACtaAndACluster) {
   check_norm(sim(), {.kind = NormKind::layer, .bias = DType::bf16, .rows = 2, .n = 40000}, 202, "cluster");
   check_norm(sim(), {.kind = NormKind::rms, .x = DType::f32, .y = DType::f32, .weight = DType::f32, .rows = 2, .n = 36000}, 203,
         "cluster");
+}
+
+TEST(NormSim, GroupsOfSeveralRowsLoadTheNextRowAhead) {
+  // Two SMs: 8 row groups of 256 threads (CTAs) for 40 rows, each group
+  // looping over 5, the next row's x and residual loaded before the row's
+  // reductions; and a cluster's single group over 3 rows.
+  const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
+  check_norm(two_sms, {.residual = DType::bf16, .rows = 40, .n = 4096}, 205, "cta");
+  check_norm(two_sms, {.kind = NormKind::layer, .bias = DType::bf16, .rows = 3, .n = 20000}, 206, "cluster");
 }
 
 TEST(NormSim, RaggedAndStridedRowsAndMixedDtypes) {

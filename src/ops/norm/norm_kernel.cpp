@@ -27,8 +27,9 @@ class NormKernel {
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, p_.shape, p_.n, "norm");
     NormRow norm(rk, p_);
-    rk.for_each_row(rows, [&](const Reg& row) {
-      RowFragment h = norm.input(x, residual, residual_out, row);
+    auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
+    auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
+      RowFragment h = norm.input(loaded, residual_out, row);
       const NormRow::Statistics s = norm.statistics(h, x, residual, row);
       // Weight and bias (the same for every row, cached) are loaded a vector
       // at a time next to their use, after the statistics: not held across
@@ -46,7 +47,11 @@ class NormKernel {
         if (p_.mean) k_.st(Space::global, f32, at(mean + at_row), s.mean);
         if (p_.rstd) k_.st(Space::global, f32, at(rstd + at_row), s.rstd);
       });
-    });
+    };
+    if (p_.prefetch)
+      rk.for_each_row_prefetched(rows, loads, body);
+    else
+      rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });
     return k_.module();
   }
 

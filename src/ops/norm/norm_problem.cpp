@@ -126,6 +126,7 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   const int held = 1 + one_if(p.residual) + (options.kind == NormKind::layer ? 1 : 0);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
+  p.prefetch = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
   return p;
 }
 

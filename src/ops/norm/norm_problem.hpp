@@ -23,7 +23,11 @@ struct NormProblem {
   bool mean = false, rstd = false;
   rows::RowShapeRequest request;
   rows::RowShape shape;
-  std::int64_t groups = 1;  // row groups of the grid, looping over the rows (the weight loaded once a group)
+  std::int64_t groups = 1;  // row groups of the grid, looping over the rows
+  // The next row's loads issued before this row's reductions
+  // (RowKernel::for_each_row_prefetched): where x (and the residual) are
+  // 16-bit, whose words fit in registers twice.
+  bool prefetch = false;
   // "rms 4096 x 8192 bf16 -> bf16, residual, weight bf16"
   std::string describe() const;
 };

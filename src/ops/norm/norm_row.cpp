@@ -9,11 +9,20 @@ using rows::RowOperand;
 using rows::ScaledSum;
 
 RowFragment NormRow::input(const Reg& x, const Reg& residual, const Reg& residual_out, const Reg& row) {
-  RowFragment h = rk_.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f);
+  return input(load(x, residual, row), residual_out, row);
+}
+
+std::vector<RowFragment> NormRow::load(const Reg& x, const Reg& residual, const Reg& row) {
+  std::vector<RowFragment> loaded{rk_.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f)};
+  if (p_.residual) loaded.push_back(rk_.load({p_.residual->dtype, residual, p_.residual->row_stride}, &row, 0.0f));
+  return loaded;
+}
+
+RowFragment NormRow::input(const std::vector<RowFragment>& loaded, const Reg& residual_out, const Reg& row) {
+  const RowFragment& h = loaded[0];
   if (!p_.residual) return h;
-  const RowOperand r_in{p_.residual->dtype, residual, p_.residual->row_stride},
-      h_out{p_.residual_out->dtype, residual_out, p_.residual_out->row_stride};
-  RowFragment r = rk_.load(r_in, &row, 0.0f);
+  const RowFragment& r = loaded[1];
+  const RowOperand h_out{p_.residual_out->dtype, residual_out, p_.residual_out->row_stride};
   RowFragment sum_h = rk_.pack(h_out.dtype, [&](int j, int e) { return sum(h.value(j, e), r.value(j, e)); });
   rk_.store(h_out, &row, sum_h);
   return sum_h;

@@ -29,6 +29,11 @@ class NormRow {
   // h of row `row` (the tensors' base addresses; residual ones unused without a residual).
   rows::RowFragment input(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& residual_out,
                           const dsl::Reg& row);
+  // The same in two steps: the loads of row `row` (x, and the residual),
+  // then h from them (storing residual_out).
+  std::vector<rows::RowFragment> load(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
+  rows::RowFragment input(const std::vector<rows::RowFragment>& loaded, const dsl::Reg& residual_out,
+                          const dsl::Reg& row);
   Statistics statistics(const rows::RowFragment& h, const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
   // y of element e of vector j: normalized, times the weight, plus the bias (each where given).
   dsl::Reg output(const rows::RowFragment& h, const Statistics& s, const std::optional<rows::RowFragment>& w,

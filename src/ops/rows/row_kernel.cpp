@@ -115,6 +115,22 @@ void RowKernel::for_each_row(const Src& rows, const std::function<void(const Reg
   k_->for_range(group_, rows, groups_, body);
 }
 
+void RowKernel::for_each_row_prefetched(const Reg& rows, const RowLoads& load,
+                                        const std::function<void(const Reg& row, const std::vector<RowFragment>&)>& body) {
+  Kernel& k = *k_;
+  k.if_then(group_ < rows, [&] {
+    std::vector<RowFragment> current = load(group_);
+    Reg last = rows - 1u;
+    k.for_range(group_, rows, groups_, [&](const Reg& row) {
+      std::vector<RowFragment> next = load(k.min(row + groups_, last));
+      body(row, current);
+      for (std::size_t f = 0; f < current.size(); ++f)
+        for (int j = 0; j < shape_.vectors; ++j)
+          for (std::size_t w = 0; w < current[f].words(j).size(); ++w) k.mov(current[f].words(j)[w], next[f].words(j)[w]);
+    });
+  });
+}
+
 Reg RowKernel::in_row_or(int j, const Reg& value, const Src& otherwise) const {
   const auto& p = in_row(j);
   if (!p) return value;

@@ -79,6 +79,14 @@ class RowKernel {
   // body(row) for row = group, group + groups, ... < rows (u32 registers):
   // each row group of the grid works on its rows one after another.
   void for_each_row(const dsl::Src& rows, const std::function<void(const dsl::Reg& row)>& body);
+  // for_each_row with each row's loads issued a row ahead: load(row) issues
+  // the loads body(row, fragments) works on, and the group's next row's are
+  // issued before body runs, so that they are in flight while it reduces and
+  // stores (twice the bytes in flight for the registers of a second row).
+  // The row after a group's last is clamped to the last row (loaded, unused).
+  using RowLoads = std::function<std::vector<RowFragment>(const dsl::Reg& row)>;
+  void for_each_row_prefetched(const dsl::Reg& rows, const RowLoads& load,
+                               const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
   // The row group's index in the grid and the number of groups (u32).
   const dsl::Reg& group() const { return group_; }
 

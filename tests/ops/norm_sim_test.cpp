@@ -56,6 +56,10 @@ TEST(NormSim, GroupsOfSeveralRowsLoadTheNextRowAhead) {
   const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
   check_norm(two_sms, {.residual = DType::bf16, .rows = 40, .n = 4096}, 205, "cta");
   check_norm(two_sms, {.kind = NormKind::layer, .bias = DType::bf16, .rows = 3, .n = 20000}, 206, "cluster");
+  // The backward: 4 groups of 512 threads over 40 rows, their dweight and
+  // dbias sums running in shared memory across 10 rows each.
+  check_norm_backward(two_sms, {.kind = NormKind::layer, .dbias = true, .dresidual = true, .rows = 40, .n = 4096},
+                      207, "cta");
 }
 
 TEST(NormSim, RaggedAndStridedRowsAndMixedDtypes) {

@@ -160,7 +160,9 @@ void NormBackward::execute(const NormBackwardTensors& t, runtime::Stream* stream
                            optional_view(t.dresidual_out), &t.dx});
   if (p.workspace_bytes()) args.push_back(runtime::Arg::pointer(sums));
   args.emplace_back(static_cast<std::uint32_t>(p.rows));
-  s.module->launch(norm_backward_kernel_name(p), rows::row_launch(p.shape, p.groups), args, stream);
+  runtime::LaunchConfig launch = rows::row_launch(p.shape, p.groups);
+  launch.dynamic_shared_bytes = p.sums_shared_bytes();
+  s.module->launch(norm_backward_kernel_name(p), launch, args, stream);
   const auto groups = static_cast<std::uint32_t>(p.groups), n = static_cast<std::uint32_t>(p.n);
   runtime::DevicePtr block = sums;
   if (p.dweight) {

@@ -145,6 +145,11 @@ std::size_t NormBackwardProblem::workspace_bytes() const {
   return static_cast<std::size_t>(sums) * static_cast<std::size_t>(groups * n) * 4;
 }
 
+std::uint32_t NormBackwardProblem::sums_shared_bytes() const {
+  const int sums = (dweight ? 1 : 0) + (dbias ? 1 : 0);
+  return static_cast<std::uint32_t>(sums * shape.block() * shape.vectors * shape.vector * 4);
+}
+
 NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const NormOptions& options,
                                            const runtime::Device& device, std::vector<std::string>& why) {
   NormBackwardProblem p;
@@ -182,11 +187,13 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   const int vector = rows::vector_elements(p.n, {&p.dy, &p.x, &p.dx, p.dresidual_out ? &*p.dresidual_out : nullptr,
                                                 p.weight ? &*p.weight : nullptr, p.dweight ? &*p.dweight : nullptr,
                                                 p.dbias ? &*p.dbias : nullptr});
-  // Held at once: dy, x and weight, and the sums of dweight and dbias.
-  const int held = 2 + one_if(p.weight) + one_if(p.dweight) + one_if(p.dbias);
+  // Held at once: dy, x and weight (the running sums of dweight and dbias
+  // are in shared memory).
+  const int held = 2 + one_if(p.weight);
   p.shape = choose(p.request, p.n, vector, held, 2, device, why);
   if (!why.empty()) return p;
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
+  p.prefetch = runtime::bits(p.dy.dtype) == 16 && runtime::bits(p.x.dtype) == 16;
   return p;
 }
 

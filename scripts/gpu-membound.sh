@@ -47,7 +47,7 @@ fi
 # The quick mode: what is being tuned now.
 if [ -z "${ALL:-}" ]; then
   ops="${OPS:-rms,rms_bwd,layer,layer_bwd,rms_mxfp8,rms_nvfp4,ce,softmax}"
-  ops_tests="${OPS_TESTS:-NormGpu.*:NormQuantizeGpu.*:CrossEntropyGpu.*}"
+  ops_tests="${OPS_TESTS:-NormGpu.*:NormQuantizeGpu.*:CrossEntropyGpu.*:SoftmaxGpu.*}"
   # kernel regex : bench ops : rows : hidden, one ncu run each
   ncu_cases="${NCU_CASES:-^warpforge_layer_norm\$:layer:32768:4096 ^warpforge_layer_norm_backward\$:layer_bwd:32768:4096 ^warpforge_rms_norm_quantize\$:rms_nvfp4:32768:4096 ^warpforge_cross_entropy\$:ce:4096:131072}"
   "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1

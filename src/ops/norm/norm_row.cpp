@@ -62,6 +62,7 @@ NormRow::Statistics NormRow::rms(const RowFragment& h) {
   st.down = rows::power_of_two(k_, s.q, true);
   st.rstd = k_.reg(f32);
   k_.mul(st.rstd, st.down, st.r, {Round::rn});
+  st.scale = st.rstd;
   return st;
 }
 
@@ -87,9 +88,10 @@ NormRow::Statistics NormRow::layer(const RowFragment& h, const Reg& x, const Reg
   st.down = rows::power_of_two(k_, c.q, true);
   st.mean = k_.reg(f32);
   k_.add(st.mean, half_mean, half_mean, {Round::rn});
+  st.scale = k_.reg(f32);
+  k_.mul(st.scale, st.down, st.r, {Round::rn});
   st.rstd = k_.reg(f32);
-  k_.mul(st.rstd, st.down, st.r, {Round::rn});
-  k_.mul(st.rstd, st.rstd, imm_f32(0.5f), {Round::rn});
+  k_.mul(st.rstd, st.scale, imm_f32(0.5f), {Round::rn});
   return st;
 }
 
@@ -124,16 +126,20 @@ Reg NormRow::first_element(const Reg& x, const Reg& residual, const Reg& row) {
   return rounded;
 }
 
-// y = (h·half - shift) · down · r (· weight + bias) for element e of vector j.
+// y = (h·half - shift) · scale (· weight + bias) for element e of vector j:
+// one multiply where (v · down) · r took two, the same value but where v ·
+// down falls below the normals (values beside others 2^94 times larger).
 Reg NormRow::output(const RowFragment& h, const Statistics& s, const std::optional<RowFragment>& w,
                   const std::optional<RowFragment>& b, int j, int e) {
-  Reg v = k_.reg(f32);
-  if (s.halved)
-    k_.fma(v, h.value(j, e), imm_f32(0.5f), s.minus_shift);
-  else
-    k_.mov(v, h.value(j, e));
-  k_.mul(v, v, s.down, {Round::rn});
-  k_.mul(v, v, s.r, {Round::rn});
+  Reg v = h.value(j, e);
+  if (s.halved) {
+    Reg c = k_.reg(f32);
+    k_.fma(c, v, imm_f32(0.5f), s.minus_shift);
+    v = c;
+  }
+  Reg y = k_.reg(f32);
+  k_.mul(y, v, s.scale, {Round::rn});
+  v = y;
   if (w) k_.mul(v, v, w->value(j, e), {Round::rn});
   if (b) k_.add(v, v, b->value(j, e), {Round::rn});
   return v;

@@ -15,10 +15,11 @@ namespace warpforge::ops {
 
 class NormRow {
  public:
-  // What the output pass needs of a row: y = (h·half - shift) · down · r
-  // (rms: half 1, shift 0), and the statistics the backward keeps.
+  // What the output pass needs of a row: y = (h·half - shift) · scale, scale
+  // = down · r (exact: down a power of two) (rms: half 1, shift 0), and the
+  // statistics the backward keeps.
   struct Statistics {
-    dsl::Reg minus_shift, down, r;
+    dsl::Reg minus_shift, down, r, scale;
     dsl::Reg mean, rstd;
     bool halved = false;
   };

@@ -39,18 +39,18 @@ class ColumnSums {
 
   int count() const { return (p_.dweight ? 1 : 0) + (p_.dbias ? 1 : 0); }
 
-  // Sum s += term(into, j, e) for each of the thread's elements: into is the running sum (f32), updated in place.
-  void add(int s, const std::function<void(const Reg& into, int j, int e)>& term) {
-    for (int j = 0; j < p_.shape.vectors; ++j)
-      for (int a = 0; a < accesses_; ++a) {
-        Regs acc = k_.regs(b32, width_);
-        if (width_ == 1)
-          k_.ld(Space::shared, b32, acc[0], at(mine_, offset(s, j, a)));
-        else
-          k_.ld(Space::shared, b32, acc, at(mine_, offset(s, j, a)));
-        for (int i = 0; i < width_; ++i) term(acc[static_cast<std::size_t>(i)].as(f32), j, a * width_ + i);
-        store(offset(s, j, a), acc);
-      }
+  // Sum s += term(into, e) for each element e of the thread's vector j:
+  // into is the running sum (f32), updated in place.
+  void add(int s, int j, const std::function<void(const Reg& into, int e)>& term) {
+    for (int a = 0; a < accesses_; ++a) {
+      Regs acc = k_.regs(b32, width_);
+      if (width_ == 1)
+        k_.ld(Space::shared, b32, acc[0], at(mine_, offset(s, j, a)));
+      else
+        k_.ld(Space::shared, b32, acc, at(mine_, offset(s, j, a)));
+      for (int i = 0; i < width_; ++i) term(acc[static_cast<std::size_t>(i)].as(f32), a * width_ + i);
+      store(offset(s, j, a), acc);
+    }
   }
 
   // Element e of vector j of sum s (f32).
@@ -141,17 +141,34 @@ class NormBackwardKernel {
       std::optional<RowFragment> dh;
       if (p_.dresidual_out)
         dh = rk.load({p_.dresidual_out->dtype, dresidual_out, p_.dresidual_out->row_stride}, &row, 0.0f);
-      rk.store({p_.dx.dtype, dx, p_.dx.row_stride}, &row, [&](int j, int e) {
-        Reg v = k_.reg(f32);
-        k_.fma(v, xhat(j, e), minus_mean_g_xhat, g(j, e));
-        if (layer) k_.add(v, v, minus_mean_g, {Round::rn});
-        k_.mul(v, v, rstd_value, {Round::rn});
-        if (dh) k_.add(v, v, dh->value(j, e), {Round::rn});
-        return v;
-      });
-      int sum = 0;
-      if (p_.dweight) columns.add(sum++, [&](const Reg& into, int j, int e) { k_.fma(into, g_in.value(j, e), xhat(j, e), into); });
-      if (p_.dbias) columns.add(sum++, [&](const Reg& into, int j, int e) { k_.add(into, into, g_in.value(j, e), {Round::rn}); });
+      // dx and the column sums' terms a vector at a time, from one conversion
+      // of dy and one xhat an element.
+      for (int j = 0; j < p_.shape.vectors; ++j) {
+        std::vector<Reg> dy_j, xhat_j;
+        for (int e = 0; e < p_.shape.vector; ++e) dy_j.push_back(g_in.value(j, e)), xhat_j.push_back(xhat(j, e));
+        rk.store_vector({p_.dx.dtype, dx, p_.dx.row_stride}, &row, j, [&](int e) {
+          Reg gradient = dy_j[static_cast<std::size_t>(e)];
+          if (p_.weight) {
+            gradient = k_.reg(f32);
+            k_.mul(gradient, dy_j[static_cast<std::size_t>(e)], w->value(j, e), {Round::rn});
+          }
+          Reg v = k_.reg(f32);
+          k_.fma(v, xhat_j[static_cast<std::size_t>(e)], minus_mean_g_xhat, gradient);
+          if (layer) k_.add(v, v, minus_mean_g, {Round::rn});
+          k_.mul(v, v, rstd_value, {Round::rn});
+          if (dh) k_.add(v, v, dh->value(j, e), {Round::rn});
+          return v;
+        });
+        int sum = 0;
+        if (p_.dweight)
+          columns.add(sum++, j, [&](const Reg& into, int e) {
+            k_.fma(into, dy_j[static_cast<std::size_t>(e)], xhat_j[static_cast<std::size_t>(e)], into);
+          });
+        if (p_.dbias)
+          columns.add(sum++, j, [&](const Reg& into, int e) {
+            k_.add(into, into, dy_j[static_cast<std::size_t>(e)], {Round::rn});
+          });
+      }
     };
     if (p_.prefetch)
       rk.for_each_row_prefetched(rows, loads, body);

@@ -171,7 +171,7 @@ class NormBackwardKernel {
       }
     };
     if (p_.prefetch)
-      rk.for_each_row_prefetched(rows, loads, body);
+      rk.for_each_row_prefetched(rows, rows, loads, body);
     else
       rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });
 

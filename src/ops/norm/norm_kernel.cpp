@@ -49,7 +49,7 @@ class NormKernel {
       });
     };
     if (p_.prefetch)
-      rk.for_each_row_prefetched(rows, loads, body);
+      rk.for_each_row_prefetched(rows, rows, loads, body);
     else
       rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });
     return k_.module();

@@ -56,10 +56,11 @@ class NormQuantizeKernel {
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
     const ScaleFactorLayout layout{n.rows, n.n, 1, p_.options.format.vec};
 
-    rk.for_each_row(static_cast<std::uint32_t>(p_.padded_rows()), [&](const Reg& row) {
+    auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
+    auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
       Reg row_scales = scales + scale_row_offset(row, layout);
       k_.if_else(row < rows, [&] {
-        RowFragment h = norm.input(x, residual, residual_out, row);
+        RowFragment h = norm.input(loaded, residual_out, row);
         std::optional<NormRow::Statistics> st;
         if (p_.options.normalize) st = norm.statistics(h, x, residual, row);
         // The weight is loaded a vector at a time after the statistics (as
@@ -91,7 +92,15 @@ class NormQuantizeKernel {
         for (int j = 0; j < n.shape.vectors; ++j)
           store_scale(rk, j, row_scales, layout, k_.mov(u32, 0u));
       });
-    });
+    };
+    // The rows padded to the scale layout's 128: their loads clamped to the
+    // last row. The next row's loads ahead (NormProblem::prefetch) for 8-bit
+    // codes: FP4's encode, in registers, leaves no room for a second row.
+    const auto padded = static_cast<std::uint32_t>(p_.padded_rows());
+    if (n.prefetch && code_bits(p_.options.format.data) == 8)
+      rk.for_each_row_prefetched(padded, rows, loads, body);
+    else
+      rk.for_each_row(padded, [&](const Reg& row) { body(row, loads(k_.min(row, rows - 1u))); });
     return k_.module();
   }
 

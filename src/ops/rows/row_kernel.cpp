@@ -115,13 +115,13 @@ void RowKernel::for_each_row(const Src& rows, const std::function<void(const Reg
   k_->for_range(group_, rows, groups_, body);
 }
 
-void RowKernel::for_each_row_prefetched(const Reg& rows, const RowLoads& load,
+void RowKernel::for_each_row_prefetched(const Src& end, const Reg& rows, const RowLoads& load,
                                         const std::function<void(const Reg& row, const std::vector<RowFragment>&)>& body) {
   Kernel& k = *k_;
-  k.if_then(group_ < rows, [&] {
-    std::vector<RowFragment> current = load(group_);
+  k.if_then(group_ < end, [&] {
     Reg last = rows - 1u;
-    k.for_range(group_, rows, groups_, [&](const Reg& row) {
+    std::vector<RowFragment> current = load(k.min(group_, last));
+    k.for_range(group_, end, groups_, [&](const Reg& row) {
       std::vector<RowFragment> next = load(k.min(row + groups_, last));
       body(row, current);
       for (std::size_t f = 0; f < current.size(); ++f)

@@ -83,9 +83,10 @@ class RowKernel {
   // the loads body(row, fragments) works on, and the group's next row's are
   // issued before body runs, so that they are in flight while it reduces and
   // stores (twice the bytes in flight for the registers of a second row).
-  // The row after a group's last is clamped to the last row (loaded, unused).
+  // The loop runs to `end` (rows, or more: padding rows the body handles
+  // itself); a load of a row past rows - 1 is clamped to it (loaded, unused).
   using RowLoads = std::function<std::vector<RowFragment>(const dsl::Reg& row)>;
-  void for_each_row_prefetched(const dsl::Reg& rows, const RowLoads& load,
+  void for_each_row_prefetched(const dsl::Src& end, const dsl::Reg& rows, const RowLoads& load,
                                const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
   // The row group's index in the grid and the number of groups (u32).
   const dsl::Reg& group() const { return group_; }

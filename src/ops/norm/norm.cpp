@@ -30,7 +30,8 @@ struct Norm::State {
   std::int64_t groups = 1;  // the launch's row groups (rows::resident_groups)
 };
 
-Norm::Norm(const NormTensors& t, NormOptions options) : state_(std::make_unique<State>(State{t.x.device(), {}, {}, {}, {}, 1})) {
+Norm::Norm(const NormTensors& t, NormOptions options)
+    : state_(std::make_unique<State>(State{t.x.device(), {}, {}, {}, {}, 1})) {
   State& s = *state_;
   s.problem = describe_norm(t, options, s.device, s.refusals);
   const NormProblem& p = s.problem;

@@ -115,8 +115,9 @@ void RowKernel::for_each_row(const Src& rows, const std::function<void(const Reg
   k_->for_range(group_, rows, groups_, body);
 }
 
-void RowKernel::for_each_row_prefetched(const Src& end, const Reg& rows, const RowLoads& load,
-                                        const std::function<void(const Reg& row, const std::vector<RowFragment>&)>& body) {
+void RowKernel::for_each_row_prefetched(
+    const Src& end, const Reg& rows, const RowLoads& load,
+    const std::function<void(const Reg& row, const std::vector<RowFragment>&)>& body) {
   Kernel& k = *k_;
   k.if_then(group_ < end, [&] {
     Reg last = rows - 1u;
@@ -124,9 +125,11 @@ void RowKernel::for_each_row_prefetched(const Src& end, const Reg& rows, const R
     k.for_range(group_, end, groups_, [&](const Reg& row) {
       std::vector<RowFragment> next = load(k.min(row + groups_, last));
       body(row, current);
+      // The next row's registers become the current row's.
       for (std::size_t f = 0; f < current.size(); ++f)
         for (int j = 0; j < shape_.vectors; ++j)
-          for (std::size_t w = 0; w < current[f].words(j).size(); ++w) k.mov(current[f].words(j)[w], next[f].words(j)[w]);
+          for (std::size_t w = 0; w < current[f].words(j).size(); ++w)
+            k.mov(current[f].words(j)[w], next[f].words(j)[w]);
     });
   });
 }

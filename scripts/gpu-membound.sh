@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# The memory-bound row ops (normalizations, ...) on a GPU machine, in about
-# five minutes: builds what they need (test_gpu, bench_memory_bound, the
-# Python extension), runs their GPU tests (every simulator case on the
+# The memory-bound row ops on a GPU machine. Two modes:
+#
+# Quick (the default, about 90 s of GPU once built): the GPU tests of the
+# ops being tuned ($OPS_TESTS), bench_memory_bound (ours against the
+# device-to-device copy of the same bytes) for those ops ($OPS) at rows
+# 4096, 32768 x hidden 4096, 8192 (the quantized linear layer at 4096 tokens),
+# and Nsight Compute (memory workload, occupancy, speed of light, launch) on
+# the kernels named in $NCU_CASES; prints a short table last.
+#
+# ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
+# the Python extension), runs their GPU tests (every simulator case on the
 # device, then the benchmark's shapes), compute-sanitizer's memcheck,
 # racecheck and synccheck over the small cases, the Python tests on CUDA
-# tensors (torch.compile, CUDA graphs, opcheck, JAX), bench_memory_bound
-# (ours against the device-to-device copy of the same bytes) and
+# tensors (torch.compile, CUDA graphs, opcheck, JAX), bench_memory_bound and
 # warpforge.bench_rows (against PyTorch eager, torch.compile and Liger
-# Kernel where installed), on a trimmed grid; prints a short table last.
+# Kernel where installed), on a trimmed grid (about five minutes).
 # The machine is the one scripts/gpu-check.sh describes (CUDA driver, CMake,
 # a compiler, GoogleTest sources in $WARPFORGE_GTEST_SOURCE, ./.gtest or
-# /usr/src/googletest; torch, JAX, Triton, compute-sanitizer).
+# /usr/src/googletest; torch, JAX, Triton, compute-sanitizer, ncu).
 #
 #   OUT=/tmp/out scripts/gpu-membound.sh
-#   FULL=1 ...   the benchmarks over the whole grid (rows 1..32768 x hidden 2048..16384; longer than 5 minutes)
+#   ALL=1 ...    the five-minute run of every row op
+#   FULL=1 ...   (with ALL=1) the benchmarks over the whole grid (rows 1..32768 x hidden 2048..16384)
 #
 # BUILD_DIR (default build-membound) and JOBS (default nproc) may be set.
 set -uo pipefail
@@ -23,19 +31,57 @@ out="${OUT:-$PWD/gpu-membound-out}"
 build_dir="${BUILD_DIR:-build-membound}"
 jobs="${JOBS:-$(nproc)}"
 mkdir -p "$out"
-gtest_source="${WARPFORGE_GTEST_SOURCE:-$PWD/.gtest}"
-[ -f "$gtest_source/CMakeLists.txt" ] || gtest_source=/usr/src/googletest
+source scripts/gpu-build-args.sh
 summary=()
 note() { summary+=("$1"); echo "gpu-membound: $1"; }
-
-configure_args=(-DCMAKE_BUILD_TYPE=Release -DWARPFORGE_GTEST_SOURCE="$gtest_source")
-command -v ninja >/dev/null && configure_args+=(-G Ninja)
-[ -f "$PWD/.dlpack/dlpack/dlpack.h" ] && configure_args+=(-DWARPFORGE_DLPACK_INCLUDE_DIR="$PWD/.dlpack")
+configure_args=("${cmake_args[@]}")
+targets=(test_gpu bench_memory_bound)
+[ -n "${ALL:-}" ] && targets+=(_warpforge)
 if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&1 ||
-  ! cmake --build "$build_dir" -j "$jobs" --target test_gpu bench_memory_bound _warpforge >"$out/build.log" 2>&1; then
+  ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" "$out/configure.log" | head -30
   echo "gpu-membound: FAIL: build (logs in $out)"
   exit 1
+fi
+
+# The quick mode: what is being tuned now.
+if [ -z "${ALL:-}" ]; then
+  ops="${OPS:-rms,rms_bwd,layer,layer_bwd,rms_mxfp8,rms_nvfp4,ce,softmax}"
+  # The simulator's cases of every row op touched, and the benchmark shapes of the norms and cross-entropy
+  # (about 40 s; last, so that a slow test leaves the measurements done).
+  ops_tests="${OPS_TESTS:-NormGpu.*:NormQuantizeGpu.TheSimulatorsCases:CrossEntropyGpu.*:SoftmaxGpu.TheSimulatorsCases}"
+  # kernel regex : bench ops : rows : hidden, one ncu run each
+  ncu_cases="${NCU_CASES:-^warpforge_layer_norm\$:layer:32768:8192 ^warpforge_rms_norm_backward\$:rms_bwd:32768:8192 ^warpforge_cross_entropy\$:ce:4096:131072}"
+  "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 --hidden 4096,8192 --vocab 32768,131072 \
+    --linear-rows 4096 --reps 10 >"$out/bench_memory_bound.txt" 2>&1
+  note "bench_memory_bound --ops $ops: exit $? ($out/bench_memory_bound.txt)"
+  if command -v ncu >/dev/null; then
+    for c in $ncu_cases; do
+      IFS=: read -r kernel op r h <<<"$c"
+      log="$out/ncu-$op-${r}x$h.txt"
+      timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+        --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+        -k "regex:$kernel" -c 1 "$build_dir/bench/bench_memory_bound" --ops "$op" --rows "$r" --hidden "$h" \
+        --vocab "$h" --linear-rows none --reps 1 >"$log" 2>&1
+      note "ncu $op $r x $h: exit $? ($log)"
+    done
+  else
+    note "ncu: not installed"
+  fi
+  "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
+  note "gpu tests ($ops_tests): $(grep -E '^\[  (PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')$(grep -c '^\[  SKIPPED' "$out/gpu-tests.log") skipped"
+  echo
+  echo "== bench_memory_bound (ours against the copy of the same bytes) =="
+  grep -E "^GPU|^\|" "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
+  for log in "$out"/ncu-*.txt; do
+    [ -f "$log" ] || continue
+    echo
+    echo "== $(basename "$log" .txt) =="
+    grep -E "^  [a-z_]+.*\(|DRAM Throughput|Memory Throughput|Duration|L1/TEX Hit|L2 Hit|Registers Per|Block Size|Grid Size|Theoretical Occ|Achieved Occ|Block Limit|Waves Per SM|Max Active Clusters|Cluster Size|Issue Slots Busy|Issued Ipc Active|Warp Cycles Per Issued|One or More Eligible|stalled" "$log" | cut -c1-220 | head -40
+  done
+  echo
+  for line in "${summary[@]}"; do echo "gpu-membound: $line"; done
+  exit 0
 fi
 
 tests="NormGpu.*:SoftmaxGpu.*:SwigluGpu.*:CrossEntropyGpu.*:NormQuantizeGpu.*"

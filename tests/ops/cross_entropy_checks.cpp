@@ -104,9 +104,16 @@ void check_cross_entropy(const runtime::Device& device, const CrossEntropyCase& 
   const TensorView grad = c.in_place ? logits.view() : separate.view();
   const CrossEntropyTensors t{.logits = logits.view(), .labels = ulabels.view(), .loss = loss.view(), .lse = lse.view(),
                               .dlogits = grad};
-  CrossEntropy op(t, {.ignore_index = c.ignore_index, .label_smoothing = c.label_smoothing, .reduction = c.reduction});
+  CrossEntropy op(t, {.ignore_index = c.ignore_index, .label_smoothing = c.label_smoothing, .reduction = c.reduction,
+                      .caller_workspace = c.caller_workspace});
   ASSERT_TRUE(op.check_support().empty()) << op.describe();
-  op.execute(t);
+  if (c.caller_workspace) {
+    auto workspace = poisoned_vector(device, DType::f32, static_cast<std::int64_t>(op.workspace_bytes() / 4));
+    const TensorView space = workspace.view();
+    op.execute(t, nullptr, &space);
+  } else {
+    op.execute(t);
+  }
   if (kernel) EXPECT_EQ(op.kernel_name(), std::string_view(kernel)) << op.describe();
   auto ml = compare(download(loss.view()), ref.loss, [&](std::int64_t, std::int64_t i) {
     return kStatistics * ref.loss_scale[static_cast<std::size_t>(i)];

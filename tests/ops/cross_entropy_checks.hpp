@@ -22,6 +22,7 @@ struct CrossEntropyCase {
   float label_smoothing = 0.0f;
   std::int64_t ignore_index = -100;
   bool in_place = false;  // the gradient written over the logits
+  bool caller_workspace = false;  // the caller's workspace, poisoned (NaN): nothing unwritten may be read
   float sigma = 3.0f;
 };
 

@@ -35,6 +35,13 @@ TEST(CrossEntropySim, RowsSpanAWarpACtaAClusterOrPasses) {
   check_cross_entropy(sim(), {.rows = 3, .v = 5000, .label_smoothing = 0.1f}, 31, "cta");
   // A CTA holds 32768 bf16 (its exponentials, 4 vectors of 8 a thread).
   check_cross_entropy(sim(), {.rows = 2, .v = 40000, .label_smoothing = 0.1f, .in_place = true}, 32, "cluster");
+  // 16 SMs: 4 groups of clusters of 8 CTAs of 512 would fill them, but the
+  // device keeps 2 such clusters resident (max_active_clusters): 2 groups
+  // are launched, and the mean adds their 2 sums only (the other 2 entries
+  // of a poisoned workspace are never read).
+  const runtime::Device sixteen_sms(sim::make_backend({.sm_count = 16}));
+  check_cross_entropy(sixteen_sms, {.rows = 10, .v = 40000, .label_smoothing = 0.1f, .caller_workspace = true}, 34,
+                      "cluster");
   const runtime::Device ampere(sim::make_backend({.target = ptx::Target::sm_80}));
   check_cross_entropy(ampere, {.rows = 2, .v = 70000, .label_smoothing = 0.1f, .in_place = true}, 33, "cta");
 }

@@ -145,6 +145,8 @@ void check_norm_backward(const runtime::Device& device, const BackwardCase& c, s
   SCOPED_TRACE(std::string(name(c.kind)) + " backward " + std::to_string(c.rows) + "x" + std::to_string(c.n));
   std::mt19937 rng(seed);
   HostRows x = random_rows(rng, c.x, c.rows, c.n, 1.5f, 0.3f), dy = random_rows(rng, c.dy, c.rows, c.n);
+  if (c.dy_scale != 1.0f)
+    for (float& v : dy.values) v = rounded(c.dy, std::fabs(v) * c.dy_scale);
   std::optional<HostRows> w, dres;
   if (c.weight) w = random_rows(rng, *c.weight, 1, c.n, 0.5f, 1.0f);
   if (c.dresidual) dres = random_rows(rng, c.dx, c.rows, c.n);
@@ -280,6 +282,13 @@ void check_norm_values_near_the_largest(const runtime::Device& device) {
       });
       EXPECT_EQ(y.count, 0) << run.describe << y.first;
     }
+  // The backward's row sums of g · xhat (rms) and g (layer) overflow f32 at dy near 1e37:
+  // summed again at the row's scale (no dweight: its sum over rows is infinite).
+  for (NormKind kind : {NormKind::rms, NormKind::layer})
+    check_norm_backward(device,
+                        {.kind = kind, .x = DType::f32, .dy = DType::f32, .dx = DType::f32, .weight = std::nullopt,
+                         .dweight = false, .rows = 5, .n = 1000, .dy_scale = 1e37f},
+                        710);
 }
 
 void check_norm_nan_and_infinity(const runtime::Device& device) {

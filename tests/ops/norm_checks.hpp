@@ -36,6 +36,9 @@ struct BackwardCase {
   std::optional<DType> weight = DType::bf16;
   bool dweight = true, dbias = false, dresidual = false;
   std::int64_t rows = 37, n = 200;
+  // Where not 1: dy's magnitudes (all positive) times this (1e37 at n 1000: the
+  // row sums of g and g · xhat overflow f32).
+  float dy_scale = 1.0f;
 };
 
 void check_norm_backward(const runtime::Device& device, const BackwardCase& c, std::uint32_t seed,

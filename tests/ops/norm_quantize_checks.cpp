@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
+#include "warpforge/ops/low_precision.hpp"
 #include "warpforge/ops/norm.hpp"
 #include "warpforge/ops/norm_quantize.hpp"
 #include "warpforge/ops/scale_factor_layout.hpp"
@@ -108,6 +110,25 @@ void check_norm_quantize(const runtime::Device& device, const NormQuantizeCase& 
         ASSERT_NEAR(yv.at(i, j), want, 1e-5 * (std::fabs(want) + 1)) << i << "," << j;
     }
   }
+}
+
+void check_nvfp4_ties(const runtime::Device& device) {
+  constexpr float kTies[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+  const float inf = std::numeric_limits<float>::infinity();
+  check_norm_quantize(
+      device, {.format = kNvfp4, .x = DType::f32, .weight = false, .normalize = false, .rows = 8, .k = 256}, 40,
+      nullptr, [&](HostRows& x) {
+        const std::int64_t blocks = x.rows * x.n / 16;
+        for (std::int64_t b = 0; b < blocks; ++b) {
+          float* v = &x.values[static_cast<std::size_t>(b * 16)];
+          // amax 6·d: amax / 6 is the e4m3 scale d exactly.
+          const float d = decode(DType::e4m3, static_cast<std::uint8_t>(1 + b % 0x7e));
+          v[0] = 6.0f * d;
+          for (int i = 0; i < 7; ++i) v[1 + 2 * i] = kTies[i] * d, v[2 + 2 * i] = -kTies[i] * d;
+          v[15] = 0.0f;
+          if (b == blocks - 1) v[0] = inf, v[1] = -inf;  // scale 448; ±inf saturate to ±6
+        }
+      });
 }
 
 }  // namespace warpforge::ops::testing

@@ -24,4 +24,10 @@ struct NormQuantizeCase {
 void check_norm_quantize(const runtime::Device& device, const NormQuantizeCase& c, std::uint32_t seed,
                          const char* kernel = nullptr, const std::function<void(HostRows&)>& shape_x = {});
 
+// NVFP4 without the norm, blocks whose values divided by their scale fall
+// exactly on the e2m1 ties (0.25, 0.75, ..., 5: rounded to even), for every
+// e4m3 scale, and a block of infinities: the kernel's division (a reciprocal
+// and a correction) must round as quantize()'s does.
+void check_nvfp4_ties(const runtime::Device& device);
+
 }  // namespace warpforge::ops::testing

@@ -15,6 +15,7 @@
 #include "row_ops_support.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/ops/norm.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -35,12 +36,26 @@ TEST(NormSim, EveryDtypeBothKinds) {
 
 TEST(NormSim, RowsSpanAWarpACtaAndACluster) {
   // 200 bf16 elements: a warp holds them; 4000: a CTA; 40000: more than a
-  // CTA of 1024 threads holds at 4 vectors of 8 (32768), so a cluster of 2.
+  // CTA of 1024 threads holds at 4 vectors of 8 (32768), so a cluster (of 4
+  // CTAs of 512 threads, two an SM).
   check_norm(sim(), {.n = 200}, 200, "warp");
   check_norm(sim(), {.rows = 3, .n = 4000}, 201, "cta");
   check_norm(sim(), {.kind = NormKind::layer, .bias = DType::bf16, .rows = 2, .n = 40000}, 202, "cluster");
   check_norm(sim(), {.kind = NormKind::rms, .x = DType::f32, .y = DType::f32, .weight = DType::f32, .rows = 2, .n = 36000}, 203,
         "cluster");
+}
+
+TEST(NormSim, GroupsOfSeveralRowsLoadTheNextRowAhead) {
+  // Two SMs: 8 row groups of 256 threads (CTAs) for 40 rows, each group
+  // looping over 5, the next row's x and residual loaded before the row's
+  // reductions; and a cluster's single group over 3 rows.
+  const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
+  check_norm(two_sms, {.residual = DType::bf16, .rows = 40, .n = 4096}, 205, "cta");
+  check_norm(two_sms, {.kind = NormKind::layer, .bias = DType::bf16, .rows = 3, .n = 20000}, 206, "cluster");
+  // The backward: 4 groups of 512 threads over 40 rows, their dweight and
+  // dbias sums running in shared memory across 10 rows each.
+  check_norm_backward(two_sms, {.kind = NormKind::layer, .dbias = true, .dresidual = true, .rows = 40, .n = 4096},
+                      207, "cta");
 }
 
 TEST(NormSim, RaggedAndStridedRowsAndMixedDtypes) {
@@ -161,9 +176,17 @@ TEST(NormSim, DescribeNamesTheKernelAndWhyNotTheOthers) {
   auto y = poisoned(device, DType::bf16, 1, 40000);
   Norm op({.x = x.view(), .y = y.view()});
   const std::string d = op.describe();
-  EXPECT_NE(d.find("kernel cluster (a row per cluster of 2 CTAs of 1024 threads"), std::string::npos) << d;
+  EXPECT_NE(d.find("kernel cluster (a row per cluster of 4 CTAs of 512 threads"), std::string::npos) << d;
   EXPECT_NE(d.find("not warp: a row of 40000 elements is more than a warp holds"), std::string::npos) << d;
   EXPECT_NE(d.find("not cta: a row of 40000 elements is more than a CTA holds (32768)"), std::string::npos) << d;
+  // A row a CTA of 1024 threads would hold goes to a cluster of two CTAs of 512 (two rows an SM).
+  auto x2 = upload(device, random_rows(rng, DType::bf16, 1, 20000));
+  auto y2 = poisoned(device, DType::bf16, 1, 20000);
+  const std::string d2 = Norm({.x = x2.view(), .y = y2.view()}).describe();
+  EXPECT_NE(d2.find("kernel cluster (a row per cluster of 2 CTAs of 512 threads"), std::string::npos) << d2;
+  EXPECT_NE(d2.find("not cta: a row of 20000 elements would take a CTA of 1024 threads, alone on its SM"),
+            std::string::npos)
+      << d2;
 }
 
 TEST(NormSim, OneShotFunctionsGiveTheClassesBits) {

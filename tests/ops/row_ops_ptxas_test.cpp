@@ -32,24 +32,31 @@ TEST(RowOpsPtxas, NormsAssembleWithoutSpills) {
   };
   for (DType dt : {DType::bf16, DType::f32})
     for (NormKind kind : {NormKind::rms, NormKind::layer})
-      for (std::int64_t n : {2048, 32768}) {
-        const std::string what = std::string(name(kind)) + " " + std::string(runtime::name(dt)) + " n " + std::to_string(n);
-        const TensorView x = view(dt, {kRows, n}), w = view(dt, {n}), stat = view(DType::f32, {kRows});
-        const std::optional<TensorView> bias = kind == NormKind::layer ? std::optional<TensorView>(w) : std::nullopt;
-        const std::optional<TensorView> mean = kind == NormKind::layer ? std::optional<TensorView>(stat) : std::nullopt;
-        std::vector<std::string> why;
-        const NormOptions o{.kind = kind};
-        NormProblem fwd = describe_norm({.x = x, .residual = x, .weight = w, .bias = bias, .y = x, .residual_out = x,
-                                         .mean = mean, .rstd = stat},
-                                        o, device, why);
-        ASSERT_TRUE(why.empty()) << what << rows::join(why);
-        expect_fast_assembly(build_norm_kernel(fwd, ptx::Target::sm_90a).to_ptx(), what + " forward");
-        NormBackwardProblem back = describe_norm_backward({.dy = x, .x = x, .weight = w, .mean = mean, .rstd = stat,
-                                                           .dx = x, .dweight = w, .dbias = bias},
-                                                          o, device, why);
-        ASSERT_TRUE(why.empty()) << what << rows::join(why);
-        expect_fast_assembly(build_norm_backward_kernel(back, ptx::Target::sm_90a).to_ptx(), what + " backward");
-      }
+      for (bool with_residual : {false, true})
+        for (std::int64_t n : {2048, 4096, 32768}) {
+          const std::string what = std::string(name(kind)) + " " + std::string(runtime::name(dt)) + " n " +
+                                   std::to_string(n) + (with_residual ? ", residual" : "");
+          const TensorView x = view(dt, {kRows, n}), w = view(dt, {n}), stat = view(DType::f32, {kRows});
+          const std::optional<TensorView> bias = kind == NormKind::layer ? std::optional<TensorView>(w) : std::nullopt;
+          const std::optional<TensorView> mean =
+              kind == NormKind::layer ? std::optional<TensorView>(stat) : std::nullopt;
+          const std::optional<TensorView> residual = with_residual ? std::optional<TensorView>(x) : std::nullopt;
+          std::vector<std::string> why;
+          const NormOptions o{.kind = kind};
+          NormProblem fwd = describe_norm({.x = x, .residual = residual, .weight = w, .bias = bias, .y = x,
+                                           .residual_out = residual, .mean = mean, .rstd = stat},
+                                          o, device, why);
+          ASSERT_TRUE(why.empty()) << what << rows::join(why);
+          expect_fast_assembly(build_norm_kernel(fwd, ptx::Target::sm_90a).to_ptx(),
+                               what + " forward, " + fwd.shape.describe());
+          if (with_residual) continue;  // the backward takes no residual (dresidual_out is its own case)
+          NormBackwardProblem back = describe_norm_backward({.dy = x, .x = x, .weight = w, .mean = mean, .rstd = stat,
+                                                             .dx = x, .dweight = w, .dbias = bias},
+                                                            o, device, why);
+          ASSERT_TRUE(why.empty()) << what << rows::join(why);
+          expect_fast_assembly(build_norm_backward_kernel(back, ptx::Target::sm_90a).to_ptx(),
+                               what + " backward, " + back.shape.describe());
+        }
   expect_fast_assembly(build_column_sum_kernel(DType::bf16, ptx::Target::sm_90a).to_ptx(), "column sums");
 }
 

@@ -101,10 +101,13 @@ struct CrossEntropy::State {
   CrossEntropyProblem problem;
   std::optional<runtime::Module> count, finalize;
   std::optional<runtime::Buffer> workspace;
+  // The main kernel's row groups (rows::resident_groups): at most
+  // problem.groups, for which the workspace is laid out.
+  std::int64_t groups = 1;
 };
 
 CrossEntropy::CrossEntropy(const CrossEntropyTensors& t, CrossEntropyOptions options)
-    : state_(std::make_unique<State>(State{rows::RowOpState(t.logits.device()), {}, {}, {}, {}})) {
+    : state_(std::make_unique<State>(State{rows::RowOpState(t.logits.device()), {}, {}, {}, {}, 1})) {
   State& s = *state_;
   s.problem = describe_cross_entropy(t, options, s.op);
   const CrossEntropyProblem& p = s.problem;
@@ -138,10 +141,16 @@ std::string CrossEntropy::describe() const {
 void CrossEntropy::compile() {
   State& s = *state_;
   const CrossEntropyProblem& p = s.problem;
+  if (s.op.module) return;
   s.op.compile("CrossEntropy", [&] { return build_cross_entropy_kernel(p, s.op.device.target()); });
-  if (p.options.reduction == LossReduction::mean && !s.count)
+  s.groups = rows::resident_groups(p.shape, p.groups, *s.op.module, kCrossEntropyKernel);
+  if (p.options.reduction == LossReduction::mean)
     s.count.emplace(s.op.device, build_cross_entropy_count_kernel(p, s.op.device.target()));
-  if (p.reduced() && !s.finalize) s.finalize.emplace(s.op.device, build_cross_entropy_finalize_kernel(p, s.op.device.target()));
+  if (p.reduced()) {
+    CrossEntropyProblem launched = p;  // the finalize kernel adds the launched groups' sums
+    launched.groups = s.groups;
+    s.finalize.emplace(s.op.device, build_cross_entropy_finalize_kernel(launched, s.op.device.target()));
+  }
   if (p.workspace_bytes() && !p.options.caller_workspace && !s.workspace)
     s.workspace.emplace(s.op.device, p.workspace_bytes());
 }
@@ -166,7 +175,7 @@ void CrossEntropy::execute(const CrossEntropyTensors& t, runtime::Stream* stream
   else
     args.emplace_back(t.loss);
   args.emplace_back(rows);
-  s.op.module->launch(kCrossEntropyKernel, rows::row_launch(p.shape, p.groups), args, stream);
+  s.op.module->launch(kCrossEntropyKernel, rows::row_launch(p.shape, s.groups), args, stream);
   if (p.reduced())
     s.finalize->launch(kCrossEntropyFinalize, {.grid = {1}, .block = {kCrossEntropyCountThreads}}, {space, t.loss},
                        stream);

@@ -27,9 +27,11 @@ struct Norm::State {
   std::vector<std::string> refusals;
   rows::ViewChecks views;
   std::optional<runtime::Module> module;
+  std::int64_t groups = 1;  // the launch's row groups (rows::resident_groups)
 };
 
-Norm::Norm(const NormTensors& t, NormOptions options) : state_(std::make_unique<State>(State{t.x.device(), {}, {}, {}, {}})) {
+Norm::Norm(const NormTensors& t, NormOptions options)
+    : state_(std::make_unique<State>(State{t.x.device(), {}, {}, {}, {}, 1})) {
   State& s = *state_;
   s.problem = describe_norm(t, options, s.device, s.refusals);
   const NormProblem& p = s.problem;
@@ -63,7 +65,9 @@ std::string Norm::describe() const {
 void Norm::compile() {
   State& s = *state_;
   if (!s.refusals.empty()) throw OpsError("Norm refused " + s.problem.describe() + ":" + rows::join(s.refusals));
-  if (!s.module) s.module.emplace(s.device, build_norm_kernel(s.problem, s.device.target()));
+  if (s.module) return;
+  s.module.emplace(s.device, build_norm_kernel(s.problem, s.device.target()));
+  s.groups = rows::resident_groups(s.problem.shape, s.problem.groups, *s.module, norm_kernel_name(s.problem));
 }
 
 void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
@@ -79,7 +83,7 @@ void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
   rows::append_args(args, {&t.x, optional_view(t.residual), optional_view(t.weight), optional_view(t.bias), &t.y,
                            optional_view(t.residual_out), optional_view(t.mean), optional_view(t.rstd)});
   args.emplace_back(static_cast<std::uint32_t>(s.problem.rows));
-  s.module->launch(norm_kernel_name(s.problem), rows::row_launch(s.problem.shape, s.problem.groups), args, stream);
+  s.module->launch(norm_kernel_name(s.problem), rows::row_launch(s.problem.shape, s.groups), args, stream);
 }
 
 struct NormBackward::State {
@@ -89,10 +93,13 @@ struct NormBackward::State {
   rows::ViewChecks views;
   std::optional<runtime::Module> module, dweight_sum, dbias_sum;
   std::optional<runtime::Buffer> workspace;
+  // The launch's row groups (rows::resident_groups): at most problem.groups,
+  // whose rows of the workspace are laid out for the most.
+  std::int64_t groups = 1;
 };
 
 NormBackward::NormBackward(const NormBackwardTensors& t, NormOptions options)
-    : state_(std::make_unique<State>(State{t.dy.device(), {}, {}, {}, {}, {}, {}, {}})) {
+    : state_(std::make_unique<State>(State{t.dy.device(), {}, {}, {}, {}, {}, {}, {}, 1})) {
   State& s = *state_;
   s.problem = describe_norm_backward(t, options, s.device, s.refusals);
   const NormBackwardProblem& p = s.problem;
@@ -139,6 +146,7 @@ void NormBackward::compile() {
   if (!s.refusals.empty()) throw OpsError("NormBackward refused " + p.describe() + ":" + rows::join(s.refusals));
   if (s.module) return;
   s.module.emplace(s.device, build_norm_backward_kernel(p, s.device.target()));
+  s.groups = rows::resident_groups(p.shape, p.groups, *s.module, norm_backward_kernel_name(p), p.sums_shared_bytes());
   if (p.dweight) s.dweight_sum.emplace(s.device, build_column_sum_kernel(p.dweight->dtype, s.device.target()));
   if (p.dbias) s.dbias_sum.emplace(s.device, build_column_sum_kernel(p.dbias->dtype, s.device.target()));
   if (p.workspace_bytes() && !p.options.caller_workspace) s.workspace.emplace(s.device, p.workspace_bytes());
@@ -160,8 +168,10 @@ void NormBackward::execute(const NormBackwardTensors& t, runtime::Stream* stream
                            optional_view(t.dresidual_out), &t.dx});
   if (p.workspace_bytes()) args.push_back(runtime::Arg::pointer(sums));
   args.emplace_back(static_cast<std::uint32_t>(p.rows));
-  s.module->launch(norm_backward_kernel_name(p), rows::row_launch(p.shape, p.groups), args, stream);
-  const auto groups = static_cast<std::uint32_t>(p.groups), n = static_cast<std::uint32_t>(p.n);
+  runtime::LaunchConfig launch = rows::row_launch(p.shape, s.groups);
+  launch.dynamic_shared_bytes = p.sums_shared_bytes();
+  s.module->launch(norm_backward_kernel_name(p), launch, args, stream);
+  const auto groups = static_cast<std::uint32_t>(s.groups), n = static_cast<std::uint32_t>(p.n);
   runtime::DevicePtr block = sums;
   if (p.dweight) {
     s.dweight_sum->launch(kColumnSumKernel, column_sum_launch(p.n),

@@ -18,6 +18,65 @@ namespace {
 
 constexpr int kColumnWarps = 8;  // the column-sum kernel's warps, each adding every 8th group
 
+// The row group's running sums over its rows of dweight's and dbias's terms,
+// a thread's own columns in its own slots of shared memory (no thread reads
+// another's: no barrier), not in registers, which then hold more of a row.
+// Sum s's vector j: `accesses` accesses of `width` f32 at
+// ((s·vectors + j)·accesses + a)·block·width + tid·width, so that a warp's
+// accesses are consecutive (no bank conflicts).
+class ColumnSums {
+ public:
+  ColumnSums(Kernel& k, const NormBackwardProblem& p)
+      : k_(k), p_(p), width_(std::min(4, p.shape.vector)), accesses_(p.shape.vector / width_) {
+    if (count() == 0) return;
+    Reg base = k.address_of(k.dynamic_shared("norm_backward_sums", 16));
+    mine_ = base + k.sreg(SReg::tid_x) * static_cast<std::uint32_t>(4 * width_);
+    const Regs zero(static_cast<std::size_t>(width_), k.mov(b32, 0u));
+    for (int s = 0; s < count(); ++s)
+      for (int j = 0; j < p.shape.vectors; ++j)
+        for (int a = 0; a < accesses_; ++a) store(offset(s, j, a), zero);
+  }
+
+  int count() const { return (p_.dweight ? 1 : 0) + (p_.dbias ? 1 : 0); }
+
+  // Sum s += term(into, e) for each element e of the thread's vector j:
+  // into is the running sum (f32), updated in place.
+  void add(int s, int j, const std::function<void(const Reg& into, int e)>& term) {
+    for (int a = 0; a < accesses_; ++a) {
+      Regs acc = k_.regs(b32, width_);
+      if (width_ == 1)
+        k_.ld(Space::shared, b32, acc[0], at(mine_, offset(s, j, a)));
+      else
+        k_.ld(Space::shared, b32, acc, at(mine_, offset(s, j, a)));
+      for (int i = 0; i < width_; ++i) term(acc[static_cast<std::size_t>(i)].as(f32), a * width_ + i);
+      store(offset(s, j, a), acc);
+    }
+  }
+
+  // Element e of vector j of sum s (f32).
+  Reg value(int s, int j, int e) {
+    Reg v = k_.reg(f32);
+    k_.ld(Space::shared, f32, v, at(mine_, offset(s, j, e / width_) + 4 * (e % width_)));
+    return v;
+  }
+
+ private:
+  std::int64_t offset(int s, int j, int a) const {
+    return ((static_cast<std::int64_t>(s) * p_.shape.vectors + j) * accesses_ + a) * p_.shape.block() * width_ * 4;
+  }
+  void store(std::int64_t offset, const Regs& words) {
+    if (words.size() == 1)
+      k_.st(Space::shared, b32, at(mine_, offset), words[0]);
+    else
+      k_.st(Space::shared, b32, at(mine_, offset), words);
+  }
+
+  Kernel& k_;
+  const NormBackwardProblem& p_;
+  int width_, accesses_;
+  Reg mine_;
+};
+
 class NormBackwardKernel {
  public:
   NormBackwardKernel(const NormBackwardProblem& p, Target target) : p_(p), k_(norm_backward_kernel_name(p), target) {}
@@ -35,15 +94,14 @@ class NormBackwardKernel {
     RowKernel rk(k_, p_.shape, p_.n, "norm_backward");
     std::optional<RowFragment> w;
     if (p_.weight) w = rk.load({p_.weight->dtype, weight, 0}, nullptr, 1.0f);
-    const int slots = p_.shape.vectors * p_.shape.vector;
-    Regs dweight_sum, dbias_sum;
-    for (int i = 0; p_.dweight && i < slots; ++i) dweight_sum.push_back(k_.mov(f32, imm_f32(0.0f)));
-    for (int i = 0; p_.dbias && i < slots; ++i) dbias_sum.push_back(k_.mov(f32, imm_f32(0.0f)));
-    auto slot = [&](int j, int e) { return static_cast<std::size_t>(j * p_.shape.vector + e); };
+    ColumnSums columns(k_, p_);
 
-    rk.for_each_row(rows, [&](const Reg& row) {
-      RowFragment g_in = rk.load({p_.dy.dtype, dy, p_.dy.row_stride}, &row, 0.0f);
-      RowFragment h = rk.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f);
+    auto loads = [&](const Reg& row) {
+      return std::vector<RowFragment>{rk.load({p_.dy.dtype, dy, p_.dy.row_stride}, &row, 0.0f),
+                                      rk.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f)};
+    };
+    auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
+      const RowFragment &g_in = loaded[0], &h = loaded[1];
       Reg at_row = k_.reg(u64);
       k_.mul_wide(at_row, row, 4);
       // xhat = (h/2 - mean/2) · 2 rstd: exact halvings, and no difference overflows.
@@ -72,46 +130,58 @@ class NormBackwardKernel {
         k_.mul(v, g(j, e), xhat(j, e), {Round::rn});
         return v;
       };
-      ScaledSum a = rows::scaled_sum(rk, g_xhat, 1);
-      Reg minus_mean_g_xhat, minus_mean_g;
-      if (layer) {
-        ScaledSum b = rows::scaled_sum(rk, g, 1);
-        rk.allreduce({a.q, a.s, b.q, b.s}, rows::combine_scaled_sums(1, 2));
-        minus_mean_g = negated(rows::scaled_mean(k_, b, 1, p_.n));
-      } else {
-        rk.allreduce(a.regs(), rows::combine_scaled_sums(1));
-      }
-      minus_mean_g_xhat = negated(rows::scaled_mean(k_, a, 1, p_.n));
+      std::vector<rows::RowValue> summed{g_xhat};
+      if (layer) summed.push_back(g);
+      const std::vector<ScaledSum> sums = rows::allreduced_sums(rk, summed, 1);
+      Reg minus_mean_g_xhat = negated(rows::scaled_mean(k_, sums[0], 1, p_.n)), minus_mean_g;
+      if (layer) minus_mean_g = negated(rows::scaled_mean(k_, sums[1], 1, p_.n));
       Reg rstd_value = k_.reg(f32);
       k_.mul(rstd_value, twice_rstd, imm_f32(0.5f), {Round::rn});
 
       std::optional<RowFragment> dh;
       if (p_.dresidual_out)
         dh = rk.load({p_.dresidual_out->dtype, dresidual_out, p_.dresidual_out->row_stride}, &row, 0.0f);
-      rk.store({p_.dx.dtype, dx, p_.dx.row_stride}, &row, [&](int j, int e) {
-        Reg v = k_.reg(f32);
-        k_.fma(v, xhat(j, e), minus_mean_g_xhat, g(j, e));
-        if (layer) k_.add(v, v, minus_mean_g, {Round::rn});
-        k_.mul(v, v, rstd_value, {Round::rn});
-        if (dh) k_.add(v, v, dh->value(j, e), {Round::rn});
-        return v;
-      });
-      for (int j = 0; j < p_.shape.vectors; ++j)
-        for (int e = 0; e < p_.shape.vector; ++e) {
-          if (p_.dweight) k_.fma(dweight_sum[slot(j, e)], g_in.value(j, e), xhat(j, e), dweight_sum[slot(j, e)]);
-          if (p_.dbias) k_.add(dbias_sum[slot(j, e)], dbias_sum[slot(j, e)], g_in.value(j, e), {Round::rn});
-        }
-    });
+      // dx and the column sums' terms a vector at a time, from one conversion
+      // of dy and one xhat an element.
+      for (int j = 0; j < p_.shape.vectors; ++j) {
+        std::vector<Reg> dy_j, xhat_j;
+        for (int e = 0; e < p_.shape.vector; ++e) dy_j.push_back(g_in.value(j, e)), xhat_j.push_back(xhat(j, e));
+        rk.store_vector({p_.dx.dtype, dx, p_.dx.row_stride}, &row, j, [&](int e) {
+          Reg gradient = dy_j[static_cast<std::size_t>(e)];
+          if (p_.weight) {
+            gradient = k_.reg(f32);
+            k_.mul(gradient, dy_j[static_cast<std::size_t>(e)], w->value(j, e), {Round::rn});
+          }
+          Reg v = k_.reg(f32);
+          k_.fma(v, xhat_j[static_cast<std::size_t>(e)], minus_mean_g_xhat, gradient);
+          if (layer) k_.add(v, v, minus_mean_g, {Round::rn});
+          k_.mul(v, v, rstd_value, {Round::rn});
+          if (dh) k_.add(v, v, dh->value(j, e), {Round::rn});
+          return v;
+        });
+        int sum = 0;
+        if (p_.dweight)
+          columns.add(sum++, j, [&](const Reg& into, int e) {
+            k_.fma(into, dy_j[static_cast<std::size_t>(e)], xhat_j[static_cast<std::size_t>(e)], into);
+          });
+        if (p_.dbias)
+          columns.add(sum++, j, [&](const Reg& into, int e) {
+            k_.add(into, into, dy_j[static_cast<std::size_t>(e)], {Round::rn});
+          });
+      }
+    };
+    if (p_.prefetch)
+      rk.for_each_row_prefetched(rows, rows, loads, body);
+    else
+      rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });
 
     // The group's sums: row `group` of the workspace's dweight block, then of dbias's.
     const std::int64_t block_bytes = p_.groups * p_.n * 4;
     Reg block = workspace;
-    auto write = [&](const Regs& sums) {
-      rk.store({DType::f32, block, p_.n}, &rk.group(), [&](int j, int e) { return sums[slot(j, e)]; });
+    for (int sum = 0; sum < columns.count(); ++sum) {
+      rk.store({DType::f32, block, p_.n}, &rk.group(), [&](int j, int e) { return columns.value(sum, j, e); });
       block = block + block_bytes;
-    };
-    if (p_.dweight) write(dweight_sum);
-    if (p_.dbias) write(dbias_sum);
+    }
     return k_.module();
   }
 

@@ -27,22 +27,31 @@ class NormKernel {
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, p_.shape, p_.n, "norm");
     NormRow norm(rk, p_);
-    // Weight and bias are the same for every row: loaded once.
-    std::optional<RowFragment> w, b;
-    if (p_.weight) w = rk.load({p_.weight->dtype, weight, 0}, nullptr, 1.0f);
-    if (p_.bias) b = rk.load({p_.bias->dtype, bias, 0}, nullptr, 0.0f);
-
-    rk.for_each_row(rows, [&](const Reg& row) {
-      RowFragment h = norm.input(x, residual, residual_out, row);
+    auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
+    auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
+      RowFragment h = norm.input(loaded, residual_out, row);
       const NormRow::Statistics s = norm.statistics(h, x, residual, row);
-      rk.store({p_.y.dtype, y, p_.y.row_stride}, &row, [&](int j, int e) { return norm.output(h, s, w, b, j, e); });
+      // Weight and bias (the same for every row, cached) are loaded a vector
+      // at a time next to their use, after the statistics: not held across
+      // the reductions, they leave the registers to more of the row's loads.
+      for (int j = 0; j < p_.shape.vectors; ++j) {
+        std::optional<RowFragment> w, b;
+        if (p_.weight) w = rk.load_vector({p_.weight->dtype, weight, 0}, nullptr, 1.0f, j);
+        if (p_.bias) b = rk.load_vector({p_.bias->dtype, bias, 0}, nullptr, 0.0f, j);
+        rk.store_vector({p_.y.dtype, y, p_.y.row_stride}, &row, j,
+                        [&](int e) { return norm.output(h, s, w, b, j, e); });
+      }
       k_.guarded(rk.leader(), [&] {
         Reg at_row = k_.reg(u64);
         k_.mul_wide(at_row, row, 4);
         if (p_.mean) k_.st(Space::global, f32, at(mean + at_row), s.mean);
         if (p_.rstd) k_.st(Space::global, f32, at(rstd + at_row), s.rstd);
       });
-    });
+    };
+    if (p_.prefetch)
+      rk.for_each_row_prefetched(rows, rows, loads, body);
+    else
+      rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });
     return k_.module();
   }
 

@@ -1,6 +1,7 @@
 // The normalizations' kernels, on the row kernel skeleton (rows/row_kernel.hpp).
 //
-// Forward (rms_norm / layer_norm), each row group a row at a time:
+// Forward (rms_norm / layer_norm), each row group a row at a time (with
+// 16-bit rows the next row's loads issued before this row's reductions):
 //   h = x (+ residual, rounded to residual_out's dtype and stored)
 //   rms:   (q, s) = scaled Σ h² (rows/scaled_sum.hpp); rstd = 1/sqrt(s/n + eps)
 //          (from 2^32 on: rstd = 2^-q / sqrt(s/n), eps being negligible there);
@@ -10,7 +11,10 @@
 //          c = h/2 - mean/2; (q, s) = scaled Σ c²; y = c · 2^-q · r · weight + bias with
 //          r = 1/sqrt(s/n + eps/4) (eps negligible from 2^32 on), the same value
 //          as (h - mean)/sqrt(var + eps) since var = 4 · var(h/2).
-//   The leader thread writes mean and rstd (f32) where asked.
+//   Weight and bias are loaded a vector at a time after the statistics (not
+//   held across the row). Layer norm's sums are allreduced_sums (plain, taken
+//   again scaled where not finite). The leader thread writes mean and rstd
+//   (f32) where asked.
 //   Parameters: x, residual, weight, bias, y, residual_out, mean, rstd (u64;
 //   those of the problem, in this order), rows (u32).
 //
@@ -19,8 +23,10 @@
 //   rms:   dx = rstd · (g - xhat · mean(g · xhat))
 //   layer: dx = rstd · (g - mean(g) - xhat · mean(g · xhat))
 //   dx += dresidual_out; the group adds dy · xhat (dweight) and dy (dbias) of
-//   its rows in f32 registers and writes them as row `group` of the workspace
-//   (dweight's groups x n, then dbias's).
+//   its rows in f32, each thread in its own slots of shared memory (dynamic:
+//   NormBackwardProblem::sums_shared_bytes), and writes them as row `group`
+//   of the workspace (dweight's groups x n, then dbias's). With 16-bit dy
+//   and x, the next row's are loaded before this row's reductions.
 //   Parameters: dy, x, weight, mean, rstd, dresidual_out, dx, workspace (u64;
 //   those of the problem, in this order), rows (u32).
 //

@@ -119,10 +119,14 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   const int vector = rows::vector_elements(p.n, {&p.x, &p.y, p.residual ? &*p.residual : nullptr,
                                                 p.residual_out ? &*p.residual_out : nullptr,
                                                 p.weight ? &*p.weight : nullptr, p.bias ? &*p.bias : nullptr});
-  // Held at once: x (or h), the residual while h is formed, weight and bias.
-  const int held = 1 + one_if(p.residual) + one_if(p.weight) + one_if(p.bias);
+  // Held at once: x (or h), the residual while h is formed, and for layer
+  // norm its centred values (the second pass; without them its f32 rows of
+  // 8 vectors a thread spill). Weight and bias are loaded a vector at a time
+  // after the statistics (norm_kernel.cpp), not held across the reductions.
+  const int held = 1 + one_if(p.residual) + (options.kind == NormKind::layer ? 1 : 0);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
+  p.prefetch = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
   return p;
 }
 
@@ -139,6 +143,11 @@ std::string NormBackwardProblem::describe() const {
 std::size_t NormBackwardProblem::workspace_bytes() const {
   const int sums = (dweight ? 1 : 0) + (dbias ? 1 : 0);
   return static_cast<std::size_t>(sums) * static_cast<std::size_t>(groups * n) * 4;
+}
+
+std::uint32_t NormBackwardProblem::sums_shared_bytes() const {
+  const int sums = (dweight ? 1 : 0) + (dbias ? 1 : 0);
+  return static_cast<std::uint32_t>(sums * shape.block() * shape.vectors * shape.vector * 4);
 }
 
 NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const NormOptions& options,
@@ -178,11 +187,13 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   const int vector = rows::vector_elements(p.n, {&p.dy, &p.x, &p.dx, p.dresidual_out ? &*p.dresidual_out : nullptr,
                                                 p.weight ? &*p.weight : nullptr, p.dweight ? &*p.dweight : nullptr,
                                                 p.dbias ? &*p.dbias : nullptr});
-  // Held at once: dy, x and weight, and the sums of dweight and dbias.
-  const int held = 2 + one_if(p.weight) + one_if(p.dweight) + one_if(p.dbias);
+  // Held at once: dy, x and weight (the running sums of dweight and dbias
+  // are in shared memory).
+  const int held = 2 + one_if(p.weight);
   p.shape = choose(p.request, p.n, vector, held, 2, device, why);
   if (!why.empty()) return p;
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
+  p.prefetch = runtime::bits(p.dy.dtype) == 16 && runtime::bits(p.x.dtype) == 16;
   return p;
 }
 

@@ -53,10 +53,11 @@ void check_scales(const TensorView& s, const NormQuantizeProblem& p, std::vector
 struct RmsNormQuantize::State {
   rows::RowOpState op;
   NormQuantizeProblem problem;
+  std::int64_t groups = 1;  // the launch's row groups (rows::resident_groups)
 };
 
 RmsNormQuantize::RmsNormQuantize(const NormQuantizeTensors& t, NormQuantizeOptions options)
-    : state_(std::make_unique<State>(State{rows::RowOpState(t.x.device()), {}})) {
+    : state_(std::make_unique<State>(State{rows::RowOpState(t.x.device()), {}, 1})) {
   State& s = *state_;
   NormQuantizeProblem& p = s.problem;
   p.options = options;
@@ -108,7 +109,11 @@ std::string RmsNormQuantize::describe() const { return state_->op.describe("RmsN
 
 void RmsNormQuantize::compile() {
   State& s = *state_;
+  if (s.op.module) return;
   s.op.compile("RmsNormQuantize", [&] { return build_norm_quantize_kernel(s.problem, s.op.device.target()); });
+  const rows::RowShape& shape = s.problem.norm.shape;
+  s.groups = rows::resident_groups(shape, rows::persistent_groups(shape, s.problem.padded_rows(), s.op.device),
+                                   *s.op.module, kNormQuantizeKernel);
 }
 
 void RmsNormQuantize::execute(const NormQuantizeTensors& t, runtime::Stream* stream) {
@@ -122,8 +127,7 @@ void RmsNormQuantize::execute(const NormQuantizeTensors& t, runtime::Stream* str
   std::vector<runtime::Arg> args;
   rows::append_args(args, views);
   args.emplace_back(static_cast<std::uint32_t>(s.problem.norm.rows));
-  const std::int64_t groups = rows::persistent_groups(s.problem.norm.shape, s.problem.padded_rows(), s.op.device);
-  s.op.module->launch(kNormQuantizeKernel, rows::row_launch(s.problem.norm.shape, groups), args, stream);
+  s.op.module->launch(kNormQuantizeKernel, rows::row_launch(s.problem.norm.shape, s.groups), args, stream);
 }
 
 }  // namespace warpforge::ops

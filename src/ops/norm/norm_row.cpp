@@ -9,11 +9,20 @@ using rows::RowOperand;
 using rows::ScaledSum;
 
 RowFragment NormRow::input(const Reg& x, const Reg& residual, const Reg& residual_out, const Reg& row) {
-  RowFragment h = rk_.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f);
+  return input(load(x, residual, row), residual_out, row);
+}
+
+std::vector<RowFragment> NormRow::load(const Reg& x, const Reg& residual, const Reg& row) {
+  std::vector<RowFragment> loaded{rk_.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f)};
+  if (p_.residual) loaded.push_back(rk_.load({p_.residual->dtype, residual, p_.residual->row_stride}, &row, 0.0f));
+  return loaded;
+}
+
+RowFragment NormRow::input(const std::vector<RowFragment>& loaded, const Reg& residual_out, const Reg& row) {
+  const RowFragment& h = loaded[0];
   if (!p_.residual) return h;
-  const RowOperand r_in{p_.residual->dtype, residual, p_.residual->row_stride},
-      h_out{p_.residual_out->dtype, residual_out, p_.residual_out->row_stride};
-  RowFragment r = rk_.load(r_in, &row, 0.0f);
+  const RowFragment& r = loaded[1];
+  const RowOperand h_out{p_.residual_out->dtype, residual_out, p_.residual_out->row_stride};
   RowFragment sum_h = rk_.pack(h_out.dtype, [&](int j, int e) { return sum(h.value(j, e), r.value(j, e)); });
   rk_.store(h_out, &row, sum_h);
   return sum_h;
@@ -42,6 +51,10 @@ Reg NormRow::inverse_root(const ScaledSum& s, float eps) {
 }
 
 NormRow::Statistics NormRow::rms(const RowFragment& h) {
+  // The scaled sum's combination in one allreduce, not allreduced_sums' plain
+  // sum and its fallback: RMSNorm holds 4 vectors a thread (its registers
+  // full: the fallback's second path spills), over which the combination's
+  // cost is spread.
   ScaledSum s = rows::scaled_sum(rk_, [&](int j, int e) { return h.value(j, e); }, 2);
   rk_.allreduce(s.regs(), rows::combine_scaled_sums(2));
   Statistics st;
@@ -49,6 +62,7 @@ NormRow::Statistics NormRow::rms(const RowFragment& h) {
   st.down = rows::power_of_two(k_, s.q, true);
   st.rstd = k_.reg(f32);
   k_.mul(st.rstd, st.down, st.r, {Round::rn});
+  st.scale = st.rstd;
   return st;
 }
 
@@ -65,20 +79,19 @@ NormRow::Statistics NormRow::layer(const RowFragment& h, const Reg& x, const Reg
       return rk_.in_row_or(j, c, imm_f32(0.0f));
     };
   };
-  ScaledSum d = rows::scaled_sum(rk_, centred(neg(half_pivot)), 1);
-  rk_.allreduce(d.regs(), rows::combine_scaled_sums(1));
+  const ScaledSum d = rows::allreduced_sums(rk_, {centred(neg(half_pivot))}, 1)[0];
   Reg half_mean = sum(half_pivot, rows::scaled_mean(k_, d, 1, p_.n));
   st.minus_shift = neg(half_mean);
-  ScaledSum c = rows::scaled_sum(rk_, centred(st.minus_shift), 2);
-  rk_.allreduce(c.regs(), rows::combine_scaled_sums(2));
+  const ScaledSum c = rows::allreduced_sums(rk_, {centred(st.minus_shift)}, 2)[0];
   // var(h) = 4 var(h/2): r = 1/sqrt(var(h/2) + eps/4) = 2 rstd.
   st.r = inverse_root(c, p_.options.eps * 0.25f);
   st.down = rows::power_of_two(k_, c.q, true);
   st.mean = k_.reg(f32);
   k_.add(st.mean, half_mean, half_mean, {Round::rn});
+  st.scale = k_.reg(f32);
+  k_.mul(st.scale, st.down, st.r, {Round::rn});
   st.rstd = k_.reg(f32);
-  k_.mul(st.rstd, st.down, st.r, {Round::rn});
-  k_.mul(st.rstd, st.rstd, imm_f32(0.5f), {Round::rn});
+  k_.mul(st.rstd, st.scale, imm_f32(0.5f), {Round::rn});
   return st;
 }
 
@@ -113,16 +126,20 @@ Reg NormRow::first_element(const Reg& x, const Reg& residual, const Reg& row) {
   return rounded;
 }
 
-// y = (h·half - shift) · down · r (· weight + bias) for element e of vector j.
+// y = (h·half - shift) · scale (· weight + bias) for element e of vector j:
+// one multiply where (v · down) · r took two, the same value but where v ·
+// down falls below the normals (values beside others 2^94 times larger).
 Reg NormRow::output(const RowFragment& h, const Statistics& s, const std::optional<RowFragment>& w,
                   const std::optional<RowFragment>& b, int j, int e) {
-  Reg v = k_.reg(f32);
-  if (s.halved)
-    k_.fma(v, h.value(j, e), imm_f32(0.5f), s.minus_shift);
-  else
-    k_.mov(v, h.value(j, e));
-  k_.mul(v, v, s.down, {Round::rn});
-  k_.mul(v, v, s.r, {Round::rn});
+  Reg v = h.value(j, e);
+  if (s.halved) {
+    Reg c = k_.reg(f32);
+    k_.fma(c, v, imm_f32(0.5f), s.minus_shift);
+    v = c;
+  }
+  Reg y = k_.reg(f32);
+  k_.mul(y, v, s.scale, {Round::rn});
+  v = y;
   if (w) k_.mul(v, v, w->value(j, e), {Round::rn});
   if (b) k_.add(v, v, b->value(j, e), {Round::rn});
   return v;

@@ -15,10 +15,11 @@ namespace warpforge::ops {
 
 class NormRow {
  public:
-  // What the output pass needs of a row: y = (h·half - shift) · down · r
-  // (rms: half 1, shift 0), and the statistics the backward keeps.
+  // What the output pass needs of a row: y = (h·half - shift) · scale, scale
+  // = down · r (exact: down a power of two) (rms: half 1, shift 0), and the
+  // statistics the backward keeps.
   struct Statistics {
-    dsl::Reg minus_shift, down, r;
+    dsl::Reg minus_shift, down, r, scale;
     dsl::Reg mean, rstd;
     bool halved = false;
   };
@@ -28,6 +29,11 @@ class NormRow {
 
   // h of row `row` (the tensors' base addresses; residual ones unused without a residual).
   rows::RowFragment input(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& residual_out,
+                          const dsl::Reg& row);
+  // The same in two steps: the loads of row `row` (x, and the residual),
+  // then h from them (storing residual_out).
+  std::vector<rows::RowFragment> load(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
+  rows::RowFragment input(const std::vector<rows::RowFragment>& loaded, const dsl::Reg& residual_out,
                           const dsl::Reg& row);
   Statistics statistics(const rows::RowFragment& h, const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
   // y of element e of vector j: normalized, times the weight, plus the bias (each where given).

@@ -115,6 +115,25 @@ void RowKernel::for_each_row(const Src& rows, const std::function<void(const Reg
   k_->for_range(group_, rows, groups_, body);
 }
 
+void RowKernel::for_each_row_prefetched(
+    const Src& end, const Reg& rows, const RowLoads& load,
+    const std::function<void(const Reg& row, const std::vector<RowFragment>&)>& body) {
+  Kernel& k = *k_;
+  k.if_then(group_ < end, [&] {
+    Reg last = rows - 1u;
+    std::vector<RowFragment> current = load(k.min(group_, last));
+    k.for_range(group_, end, groups_, [&](const Reg& row) {
+      std::vector<RowFragment> next = load(k.min(row + groups_, last));
+      body(row, current);
+      // The next row's registers become the current row's.
+      for (std::size_t f = 0; f < current.size(); ++f)
+        for (int j = 0; j < shape_.vectors; ++j)
+          for (std::size_t w = 0; w < current[f].words(j).size(); ++w)
+            k.mov(current[f].words(j)[w], next[f].words(j)[w]);
+    });
+  });
+}
+
 Reg RowKernel::in_row_or(int j, const Reg& value, const Src& otherwise) const {
   const auto& p = in_row(j);
   if (!p) return value;
@@ -165,13 +184,22 @@ Reg RowKernel::thread_address(const RowOperand& t, const Reg* row, const Reg* ch
 }
 
 RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill, const Reg* chunk) const {
+  return load_vectors(t, row, fill, chunk, 0, shape_.vectors);
+}
+
+RowFragment RowKernel::load_vector(const RowOperand& t, const Reg* row, float fill, int j) const {
+  return load_vectors(t, row, fill, nullptr, j, j + 1);
+}
+
+RowFragment RowKernel::load_vectors(const RowOperand& t, const Reg* row, float fill, const Reg* chunk, int first,
+                                    int end) const {
   Kernel& k = *k_;
   const int vector_bytes = shape_.vector * t.interleave * bytes_of(t.dtype);
   const int access = std::min(16, vector_bytes);
   Reg address = thread_address(t, row, chunk);
   const auto in = in_row_of(chunk);
-  std::vector<Regs> words;
-  for (int j = 0; j < shape_.vectors; ++j) {
+  std::vector<Regs> words(static_cast<std::size_t>(first));
+  for (int j = first; j < end; ++j) {
     const std::int64_t at_vector = j * vector_step() * vector_bytes;
     const auto& p = in[static_cast<std::size_t>(j)];
     Regs w;
@@ -202,12 +230,17 @@ RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill, con
 }
 
 RowFragment RowKernel::pack(DType dtype, const std::function<Reg(int j, int e)>& value, int interleave) const {
+  return pack_vectors(dtype, value, interleave, 0, shape_.vectors);
+}
+
+RowFragment RowKernel::pack_vectors(DType dtype, const std::function<Reg(int j, int e)>& value, int interleave,
+                                    int first, int end) const {
   const int elements = shape_.vector * interleave;
   Kernel& k = *k_;
   const Type packed = dtype == DType::bf16 ? bf16x2 : f16x2;
   const Type half = dtype == DType::bf16 ? bf16 : f16;
-  std::vector<Regs> words;
-  for (int j = 0; j < shape_.vectors; ++j) {
+  std::vector<Regs> words(static_cast<std::size_t>(first));
+  for (int j = first; j < end; ++j) {
     Regs w;
     if (dtype == DType::f32) {
       for (int e = 0; e < elements; ++e) w.push_back(value(j, e).as(b32));
@@ -227,12 +260,22 @@ RowFragment RowKernel::pack(DType dtype, const std::function<Reg(int j, int e)>&
 }
 
 void RowKernel::store(const RowOperand& t, const Reg* row, const RowFragment& values, const Reg* chunk) const {
+  store_vectors(t, row, values, chunk, 0, shape_.vectors);
+}
+
+void RowKernel::store_vector(const RowOperand& t, const Reg* row, int j, const std::function<Reg(int e)>& value) const {
+  store_vectors(t, row, pack_vectors(t.dtype, [&](int, int e) { return value(e); }, t.interleave, j, j + 1), nullptr,
+                j, j + 1);
+}
+
+void RowKernel::store_vectors(const RowOperand& t, const Reg* row, const RowFragment& values, const Reg* chunk,
+                              int first, int end) const {
   Kernel& k = *k_;
   const int vector_bytes = shape_.vector * t.interleave * bytes_of(t.dtype);
   const int access = std::min(16, vector_bytes);
   Reg address = thread_address(t, row, chunk);
   const auto in = in_row_of(chunk);
-  for (int j = 0; j < shape_.vectors; ++j) {
+  for (int j = first; j < end; ++j) {
     const std::int64_t at_vector = j * vector_step() * vector_bytes;
     const Regs& w = values.words(j);
     auto store = [&] {

@@ -79,6 +79,15 @@ class RowKernel {
   // body(row) for row = group, group + groups, ... < rows (u32 registers):
   // each row group of the grid works on its rows one after another.
   void for_each_row(const dsl::Src& rows, const std::function<void(const dsl::Reg& row)>& body);
+  // for_each_row with each row's loads issued a row ahead: load(row) issues
+  // the loads body(row, fragments) works on, and the group's next row's are
+  // issued before body runs, so that they are in flight while it reduces and
+  // stores (twice the bytes in flight for the registers of a second row).
+  // The loop runs to `end` (rows, or more: padding rows the body handles
+  // itself); a load of a row past rows - 1 is clamped to it (loaded, unused).
+  using RowLoads = std::function<std::vector<RowFragment>(const dsl::Reg& row)>;
+  void for_each_row_prefetched(const dsl::Src& end, const dsl::Reg& rows, const RowLoads& load,
+                               const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
   // The row group's index in the grid and the number of groups (u32).
   const dsl::Reg& group() const { return group_; }
 
@@ -103,6 +112,10 @@ class RowKernel {
   // The thread's part of row `row` of `t` (row null for a tensor of row
   // stride 0); vectors outside the row hold `fill` (read as each element).
   RowFragment load(const RowOperand& t, const dsl::Reg* row, float fill, const dsl::Reg* chunk = nullptr) const;
+  // Vector j alone of that part (the fragment's other vectors are empty): a
+  // value used once, after a row's reductions (a weight), loaded next to its
+  // use so that it is not held in registers across the row.
+  RowFragment load_vector(const RowOperand& t, const dsl::Reg* row, float fill, int j) const;
   // value(j, e) (f32) rounded to nearest even to `dtype`, in the registers
   // a load of that dtype fills (so value() reads the rounded values back).
   RowFragment pack(runtime::DType dtype, const std::function<dsl::Reg(int j, int e)>& value,
@@ -115,6 +128,9 @@ class RowKernel {
              const dsl::Reg* chunk = nullptr) const {
     store(t, row, pack(t.dtype, value, t.interleave), chunk);
   }
+
+  // Stores vector j alone: value(e) of its elements, rounded to t's dtype.
+  void store_vector(const RowOperand& t, const dsl::Reg* row, int j, const std::function<dsl::Reg(int e)>& value) const;
 
   // f(j, e) for every element of the thread's vectors, in order.
   void for_each_element(const std::function<void(int j, int e)>& f) const {
@@ -132,6 +148,13 @@ class RowKernel {
   dsl::Reg thread_address(const RowOperand& t, const dsl::Reg* row, const dsl::Reg* chunk) const;
   // Whether each of the thread's vectors lies in the row: in_row_, or in pass `chunk`.
   std::vector<std::optional<dsl::Pred>> in_row_of(const dsl::Reg* chunk) const;
+  // load, pack and store of the thread's vectors first .. end - 1.
+  RowFragment load_vectors(const RowOperand& t, const dsl::Reg* row, float fill, const dsl::Reg* chunk, int first,
+                           int end) const;
+  RowFragment pack_vectors(runtime::DType dtype, const std::function<dsl::Reg(int j, int e)>& value, int interleave,
+                           int first, int end) const;
+  void store_vectors(const RowOperand& t, const dsl::Reg* row, const RowFragment& values, const dsl::Reg* chunk,
+                     int first, int end) const;
   std::int64_t vector_step() const { return std::int64_t{shape_.ctas} * shape_.threads; }
 
   dsl::Kernel* k_;

@@ -2,7 +2,17 @@
 
 #include "row_views.hpp"
 
+#include <algorithm>
+
 namespace warpforge::ops::rows {
+
+std::int64_t resident_groups(const RowShape& shape, std::int64_t groups, runtime::Module& module,
+                             const std::string& kernel, std::uint32_t dynamic_shared_bytes) {
+  if (shape.ctas == 1) return groups;
+  runtime::LaunchConfig config = row_launch(shape, groups);
+  config.dynamic_shared_bytes = dynamic_shared_bytes;
+  return std::min<std::int64_t>(groups, std::max(1, module.max_active_clusters(kernel, config)));
+}
 
 void append_args(std::vector<runtime::Arg>& args, std::initializer_list<const runtime::TensorView*> views) {
   for (const runtime::TensorView* v : views)

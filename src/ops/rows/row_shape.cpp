@@ -50,11 +50,14 @@ std::string RowShape::describe() const {
          " a thread" + (chunks > 1 ? ", in " + std::to_string(chunks) + " passes over the row" : std::string());
 }
 
-std::optional<RowShape> choose_row_shape(const RowShapeRequest& r, std::string* why) {
+namespace {
+
+// The shape at CTAs of at most max_threads threads (see choose_row_shape).
+std::optional<RowShape> shape_within(const RowShapeRequest& r, int max_threads, std::string* why) {
   const std::int64_t vectors_in_row = ceil_div(r.n, r.vector);
   RowShape s;
   s.vector = r.vector;
-  s.threads = std::clamp(pow2_at_least(ceil_div(vectors_in_row, r.prefer_vectors)), 32, kMaxThreads);
+  s.threads = std::clamp(pow2_at_least(ceil_div(vectors_in_row, r.prefer_vectors)), 32, max_threads);
   std::int64_t per_thread = ceil_div(vectors_in_row, s.threads);
   if (per_thread > r.max_vectors) {
     const std::int64_t ctas = pow2_at_least(ceil_div(per_thread, r.max_vectors));
@@ -67,9 +70,9 @@ std::optional<RowShape> choose_row_shape(const RowShapeRequest& r, std::string* 
     if (ctas > r.max_ctas) {
       if (why)
         *why = "a row of " + elements(r.n) + " is more than " + std::to_string(r.max_ctas) +
-               (r.max_ctas == 1 ? " CTA" : " CTAs") + " of " + std::to_string(kMaxThreads) + " threads hold at " +
+               (r.max_ctas == 1 ? " CTA" : " CTAs") + " of " + std::to_string(max_threads) + " threads hold at " +
                std::to_string(r.max_vectors) + " vectors of " + elements(r.vector) + " a thread (" +
-               std::to_string(std::int64_t{r.max_ctas} * kMaxThreads * r.max_vectors * r.vector) + ")";
+               std::to_string(std::int64_t{r.max_ctas} * max_threads * r.max_vectors * r.vector) + ")";
       return std::nullopt;
     }
     s.ctas = static_cast<int>(ctas);
@@ -78,6 +81,23 @@ std::optional<RowShape> choose_row_shape(const RowShapeRequest& r, std::string* 
   s.vectors = static_cast<int>(per_thread);
   s.rows_per_cta = s.ctas == 1 ? std::max(1, r.min_block / s.threads) : 1;
   return s;
+}
+
+}  // namespace
+
+std::optional<RowShape> choose_row_shape(const RowShapeRequest& r, std::string* why) {
+  // Where clusters are available, a row that needs CTAs of 1024 threads is
+  // spread over twice as many CTAs of 512 instead: two CTAs an SM, so that
+  // one has its loads in flight while the other reduces and stores (a CTA
+  // of 1024 is alone on its SM). Not where that would read the row in more
+  // passes than CTAs of 1024 do.
+  if (r.max_ctas > 1) {
+    auto wide = shape_within(r, kMaxThreads, why);
+    if (!wide || wide->threads < kMaxThreads) return wide;
+    auto narrow = shape_within(r, kMaxThreads / 2, nullptr);
+    return narrow && narrow->chunks <= wide->chunks ? narrow : wide;
+  }
+  return shape_within(r, kMaxThreads, why);
 }
 
 RowShapeRequest row_request(std::int64_t n, int vector, int held_values, int prefer, int max_ctas, bool chunks) {
@@ -106,8 +126,12 @@ std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, cons
       out.push_back("not warp: a row of " + elements(r.n) + " spreads over " + std::to_string(chosen.threads) +
                     " threads at " + std::to_string(r.prefer_vectors) + " vectors a thread, for more loads in flight");
   }
-  if (chosen.span() == "cluster")
+  if (chosen.span() == "cluster" && r.n > cta)
     out.push_back("not cta: a row of " + elements(r.n) + " is more than a CTA holds (" + std::to_string(cta) + ")");
+  else if (chosen.span() == "cluster")
+    out.push_back("not cta: a row of " + elements(r.n) + " would take a CTA of " + std::to_string(kMaxThreads) +
+                  " threads, alone on its SM: CTAs of " + std::to_string(chosen.threads) +
+                  " in a cluster keep two rows an SM in flight");
   if (chosen.chunks > 1)
     out.push_back("not held in registers: a row of " + elements(r.n) + " is more than a cluster of " +
                   std::to_string(chosen.ctas) + " holds (" + std::to_string(chosen.capacity()) + "): read again");

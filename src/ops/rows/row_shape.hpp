@@ -66,7 +66,9 @@ int max_cluster_ctas(const runtime::Device& device);
 // The shape for a row of n elements: the fewest threads that hold it at
 // prefer_vectors a thread (at least a warp), up to a CTA of 1024 threads at
 // max_vectors, then clusters of 2, 4, 8 such CTAs; past that, where the op
-// allows it (request.chunks), the largest cluster in several passes.
+// allows it (request.chunks), the largest cluster in several passes. Where
+// clusters are available, CTAs of 512 threads in a cluster rather than one
+// of 1024 (two rows an SM in flight), unless that takes more passes.
 // nullopt where nothing holds it, with the reason in `why`.
 std::optional<RowShape> choose_row_shape(const RowShapeRequest& request, std::string* why);
 

@@ -1,5 +1,7 @@
 #include "scaled_sum.hpp"
 
+#include <optional>
+
 namespace warpforge::ops::rows {
 
 using namespace dsl;
@@ -29,16 +31,29 @@ Reg power_of_two(Kernel& k, const Reg& q, bool negative) {
   return bits.as(f32);
 }
 
-ScaledSum scaled_sum(const RowKernel& rk, const RowValue& value, int power) {
+namespace {
+
+// The largest magnitude of the thread's values as bits (an unsigned max
+// orders non-negative floats, NaN above infinity).
+Reg largest_magnitude(const RowKernel& rk, const RowValue& value) {
   Kernel& k = rk.kernel();
-  // The largest magnitude as bits (an unsigned max orders non-negative
-  // floats, NaN above infinity), then its biased exponent.
   Reg largest = k.mov(u32, 0u);
   rk.for_each_element([&](int j, int e) { k.max(largest, largest, value(j, e).as(b32) & 0x7fffffffu); });
+  return largest;
+}
+
+// q for values whose largest magnitude has the bits `largest` (s32).
+Reg scale_of(Kernel& k, const Reg& largest) {
   Reg exponent = largest >> 23u;
   Pred scaled = exponent >= kFirstScaledExponent && exponent < 255u;
   Reg q = k.reg(s32);
   k.selp(q, k.min(exponent - kExponentBias, kLargestScale).as(s32), 0, scaled);
+  return q;
+}
+
+// The thread's Σ (value · 2^-q)^power (f32).
+Reg sum_scaled_by(const RowKernel& rk, const RowValue& value, int power, const Reg& q) {
+  Kernel& k = rk.kernel();
   Reg down = power_of_two(k, q, true);
   Reg s = k.mov(f32, imm_f32(0.0f));
   rk.for_each_element([&](int j, int e) {
@@ -51,7 +66,52 @@ ScaledSum scaled_sum(const RowKernel& rk, const RowValue& value, int power) {
       k.fma(s, t, t, s);
     }
   });
-  return {q, s};
+  return s;
+}
+
+}  // namespace
+
+ScaledSum scaled_sum(const RowKernel& rk, const RowValue& value, int power) {
+  Reg q = scale_of(rk.kernel(), largest_magnitude(rk, value));
+  return {q, sum_scaled_by(rk, value, power, q)};
+}
+
+std::vector<ScaledSum> allreduced_sums(RowKernel& rk, const std::vector<RowValue>& values, int power) {
+  Kernel& k = rk.kernel();
+  std::vector<ScaledSum> sums;
+  Regs plain;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    sums.push_back({k.mov(s32, 0), k.mov(f32, imm_f32(0.0f))});
+    plain.push_back(sums.back().s);
+  }
+  rk.for_each_element([&](int j, int e) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      Reg v = values[i](j, e);
+      k.fma(plain[i], v, power == 1 ? Src(imm_f32(1.0f)) : Src(v), plain[i]);
+    }
+  });
+  rk.allreduce(plain, tile::add());
+  // Not finite: the exponent field all ones (an integer compare of the magnitude's bits).
+  std::optional<Pred> overflow;
+  for (const Reg& s : plain) {
+    Pred p = (s.as(b32) & 0x7fffffffu) >= 0x7f800000u;
+    overflow = overflow ? Pred(*overflow || p) : p;
+  }
+  // The group's largest magnitude gives the q that the scaled sums'
+  // combination would reach; every thread then sums at that scale (no
+  // value above 4, no overflow) and a plain add combines them.
+  k.if_then(*overflow, [&] {
+    Regs largest, scaled;
+    for (const RowValue& v : values) largest.push_back(largest_magnitude(rk, v));
+    rk.allreduce(largest, tile::max());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      k.mov(sums[i].q, scale_of(k, largest[i]));
+      scaled.push_back(sum_scaled_by(rk, values[i], power, sums[i].q));
+    }
+    rk.allreduce(scaled, tile::add());
+    for (std::size_t i = 0; i < values.size(); ++i) k.mov(sums[i].s, scaled[i]);
+  });
+  return sums;
 }
 
 tile::Combine combine_scaled_sums(int power, int count) {

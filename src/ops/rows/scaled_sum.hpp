@@ -32,6 +32,20 @@ struct ScaledSum {
 // largest magnitude, then the sum), each calling value() again.
 ScaledSum scaled_sum(const RowKernel& rk, const RowValue& value, int power);
 
+// The row group's sums Σ value_i(j, e)^power, allreduced (the same in every
+// thread of the group), as the scaled sums would give them: a plain f32 sum
+// first (one pass, an add a level of the allreduce: q = 0), and only where
+// one of them is not finite (a sum that overflowed, or a NaN or infinity
+// among the values) again at the scale of the group's largest magnitude
+// (the q the scaled sums' combination reaches: an allreduce of the largest,
+// then a sum that cannot overflow). The
+// allreduced sums are the same bits in every thread of a group, so the
+// branch is uniform and takes the group's barriers together. Where no
+// thread's values reach 2^32 the bits are those of scaled_sum's (its q is 0
+// everywhere, its factors 1); where they do, the plain sum rounds where the
+// scaled one would have scaled.
+std::vector<ScaledSum> allreduced_sums(RowKernel& rk, const std::vector<RowValue>& values, int power);
+
 // Combines partials held as (q, s) register pairs: for an allreduce of
 // {q, s} (or `count` such pairs side by side).
 tile::Combine combine_scaled_sums(int power, int count = 1);

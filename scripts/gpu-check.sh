@@ -90,7 +90,16 @@ if [ -n "$python_pid" ]; then
   wait "$python_pid"
   python_rc=$?
   grep -E "^[0-9]+: (SKIPPED|FAILED|ERROR)" "$log_dir/python.log"
-  python_summary="$(grep -oE "[0-9]+ (passed|failed|skipped|errors?)[^=]*" "$log_dir/python.log" | tail -1)"
+  # One result per ctest entry of the label (python_tests, python_plot, ...):
+  # ctest -V prefixes each line of a test's output with its number, and its
+  # status line ("1/2 Test #1753: python_tests ...") pairs number and name.
+  python_summary=
+  while read -r number name verdict; do
+    pytest_line="$(grep -E "^$number: " "$log_dir/python.log" |
+                   grep -oE "[0-9]+ (passed|failed|skipped|errors?|deselected)[^=]*" | tail -1 | sed "s/ *$//")"
+    [ "$verdict" = Passed ] || pytest_line="FAILED${pytest_line:+: $pytest_line}"
+    python_summary+="${python_summary:+; }$name ${pytest_line:-no pytest summary}"
+  done < <(sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#([0-9]+): ([^ ]+) [ .*]*([A-Za-z]+).*/\1 \2 \3/p' "$log_dir/python.log")
   [ $python_rc -ne 0 ] && python_summary="FAILED: ${python_summary:-no summary} (log: $log_dir/python.log)"
 fi
 

@@ -11,7 +11,7 @@
 #include "warpforge/amdgpu/toolchain.hpp"
 #include "warpforge/error.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::amdgpu_command {
 namespace {
 
 int run_amdgpu(const std::vector<std::string>& raw) {
@@ -62,4 +62,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::amdgpu_command

@@ -9,7 +9,7 @@
 #include "command.hpp"
 #include "warpforge/error.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::bench_command {
 namespace {
 
 int run_bench(const std::vector<std::string>& args) {
@@ -49,4 +49,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::bench_command

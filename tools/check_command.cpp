@@ -12,7 +12,7 @@
 #include "warpforge/ptx/parser.hpp"
 #include "warpforge/ptx/verifier.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::check_command {
 namespace {
 
 struct Counts {
@@ -102,4 +102,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::check_command

@@ -1,6 +1,8 @@
 // The `warpforge` program's subcommands. Each lives in its own tools/*.cpp
 // file and registers itself with a static Registration object; main.cpp only
-// dispatches.
+// dispatches. A command file keeps its names in a namespace of its own
+// (cli::<file name>), so that the unity build, which compiles several
+// command files as one unit, sees no two `registration` or `Options`.
 #pragma once
 
 #include <functional>

@@ -10,7 +10,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/ptxas.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::demo_command {
 namespace {
 
 runtime::Device pick_device(const std::string& choice) {
@@ -80,4 +80,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::demo_command

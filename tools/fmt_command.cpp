@@ -8,7 +8,7 @@
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/parser.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::fmt_command {
 namespace {
 
 int run_fmt(const std::vector<std::string>& raw) {
@@ -32,4 +32,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::fmt_command

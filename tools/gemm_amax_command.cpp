@@ -26,7 +26,7 @@
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/event.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::gemm_amax_command {
 namespace {
 
 using runtime::DType;
@@ -345,4 +345,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::gemm_amax_command

@@ -20,7 +20,7 @@
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/event.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::gemm_command {
 namespace {
 
 using runtime::DType;
@@ -282,4 +282,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::gemm_command

@@ -17,7 +17,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/layout/parse.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::layout_command {
 namespace {
 
 // Bigger grids are unreadable in a terminal and unwieldy as SVG.
@@ -219,4 +219,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::layout_command

@@ -9,7 +9,7 @@
 #include "pictures/benchmark_plot.hpp"
 #include "warpforge/error.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::plot_command {
 namespace {
 
 // A table is a few kilobytes; far larger is no table.
@@ -43,4 +43,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::plot_command

@@ -7,7 +7,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/ops/kernel_samples.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::ptx_command {
 namespace {
 
 int run_ptx(const std::vector<std::string>& raw) {
@@ -59,4 +59,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::ptx_command

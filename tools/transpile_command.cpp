@@ -12,7 +12,7 @@
 #include "warpforge/ptx/parser.hpp"
 #include "warpforge/ptx/verifier.hpp"
 
-namespace warpforge::cli {
+namespace warpforge::cli::transpile_command {
 namespace {
 
 constexpr const char* kUsage = "usage: warpforge transpile <in.ptx> [-o out.cpp] [--name NAME] [--main]\n";
@@ -68,4 +68,4 @@ const Registration registration({
 });
 
 }  // namespace
-}  // namespace warpforge::cli
+}  // namespace warpforge::cli::transpile_command

@@ -181,7 +181,7 @@ Options parse(int argc, char** argv) {
     usage("--peak-tflops and --copy-gbps set the plot's ceilings: they need --plot FILE.svg");
   if (o.block_scaled) {
     const auto kernel = ops::parse_gemm_amax_kernel(kernel_text);
-    if (!kernel) usage("--kernel " + kernel_text + " with --block-scaled: accepted auto, skinny, prepass, swapped, sm90a, sm80");
+    if (!kernel) usage("--kernel " + kernel_text + " with --block-scaled: accepted auto, stream, skinny, prepass, swapped, sm90a, sm80");
     o.scaled_kernel = *kernel;
   } else {
     const auto kernel = ops::parse_gemm_kernel(kernel_text);

@@ -85,7 +85,7 @@ Args parse(const std::vector<std::string>& raw) {
   if (const auto v = args.value("--precision"))
     a.precision = *ops::parse_gemm_amax_precision(one_of("--precision", *v, {"exact", "fast"}));
   if (const auto v = args.value("--kernel"))
-    a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a"}));
+    a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "stream", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a"}));
   a.device = parse_device_choice(args);
   if (a.kernel == ops::GemmAmaxKernel::sm100a) require_target(a.device, "--kernel sm100a", ptx::Target::sm_100a);
   const auto save = args.value("--save");

@@ -73,19 +73,23 @@ int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
 }
 
 // For experiments on a GPU (scripts/gpu-moe.sh's sweep):
-// WARPFORGE_STREAM_TILING=W,R,S sets the warps, row tiles a warp and stages
-// of every stream kernel of packed weights compiled after it,
-// WARPFORGE_STREAM_TILING_BF16 of bf16 weights (the K split follows them);
-// build_stream_grouped refuses a tiling it cannot build.
-void tiling_from_environment(StreamGroupedTiling& t, bool packed) {
+// WARPFORGE_STREAM_TILING=W,R,S[,K] sets the warps, row tiles a warp and
+// stages of every stream kernel of packed weights compiled after it, and
+// with K its K split (else splits_for's); WARPFORGE_STREAM_TILING_BF16 of
+// bf16 weights; build_stream_grouped refuses a tiling it cannot build.
+// Returns the K split asked for, 0 where none.
+int tiling_from_environment(StreamGroupedTiling& t, bool packed) {
   const char* name = packed ? "WARPFORGE_STREAM_TILING" : "WARPFORGE_STREAM_TILING_BF16";
   const char* text = std::getenv(name);
-  if (!text || !*text) return;
-  int warps = 0, row_tiles = 0, stages = 0;
+  if (!text || !*text) return 0;
+  int warps = 0, row_tiles = 0, stages = 0, splits = 0;
   char end = 0;
-  if (std::sscanf(text, "%d,%d,%d%c", &warps, &row_tiles, &stages, &end) != 3)
-    throw OpsError(std::string(name) + " '" + text + "': expected warps,row_tiles,stages (three integers, e.g. 4,2,3)");
+  const int read = std::sscanf(text, "%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &end);
+  if (read != 3 && read != 4)
+    throw OpsError(std::string(name) + " '" + text +
+                   "': expected warps,row_tiles,stages[,splits] (three or four integers, e.g. 4,2,3 or 4,2,2,8)");
   t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
+  return read == 4 ? splits : 0;
 }
 
 // The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
@@ -112,11 +116,11 @@ StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::De
   two.stages = 2;
   if (stream_grouped_ctas_per_sm(p, two) > stream_grouped_ctas_per_sm(p, t)) t.stages = 2;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
-  tiling_from_environment(t, p.packed_b);
+  const int splits = tiling_from_environment(t, p.packed_b);
   const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
   const std::int64_t units =
       std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());
-  t.splits = splits_for(units, ctas, p.packed_layout().chunks());
+  t.splits = splits > 0 ? splits : splits_for(units, ctas, p.packed_layout().chunks());
   return t;
 }
 

@@ -89,7 +89,7 @@ struct Options {
                "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
-               "       (with --block-scaled, --kernel auto|skinny|prepass|swapped|sm90a|sm80 picks the block-scaled op's)\n"
+               "       (with --block-scaled, --kernel auto|stream|skinny|prepass|swapped|sm90a|sm80 picks the block-scaled op's)\n"
                "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
                "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n"
                "       [--cluster MxN (its cluster shape)] [--precision exact|fast (its precision)]\n"

@@ -2,26 +2,26 @@
 # The grouped GEMM (mixture of experts, issue 43) on a GPU machine.
 #
 # Quick mode (the default; at most BUDGET seconds after the build, default
-# 50: the session's GPU windows are 60-75 s in all): the decode path, in
+# 62: the session's GPU windows are 60-75 s in all): the decode path, in
 # this order, each step while time is left:
 #   tests    the quick GroupedGemmGpu cases (TheSimulators*: every format,
-#            tails, split K, bf16 weights) and GemmAmax's stream path
-#            (GemmAmaxExactnessGpu.StreamKernel), each in a process of its
-#            own (10 s at most), against fp64;
+#            tails, split K, bf16 weights), each in a process of its own
+#            (10 s at most), against fp64;
+#   amax     bench_gemm --block-scaled mxfp8, mxfp4, nvfp4 at M = 1, 16, 64
+#            x 8192 x 8192: GemmAmax's decode on the stream kernel (named)
+#            and on the automatic choice ("ours / read once");
+#   amaxtest GemmAmaxExactnessGpu.StreamKernel (its stream path, fp64);
+#   ncu      Nsight Compute (MemoryWorkloadAnalysis, Occupancy, LaunchStats,
+#            SpeedOfLight, SchedulerStats, WarpStateStats, ComputeWorkloadAnalysis:
+#            the pipes) of the stream kernel, NVFP4 at 1 token of the dense
+#            8192² GEMM, and the same launch's stall reasons;
 #   bench    bench_gemm --grouped --weights mxfp4, nvfp4, mxfp8 over the
 #            dense N = K = 8192 GEMM, gpt-oss and qwen3 at 1 and 16 tokens:
 #            each row has ours bf16 and packed beside their read-once floors
 #            ("bf16 read / ours", "packed read / ours": the issue asks 0.85);
-#   amax     bench_gemm --block-scaled mxfp8, mxfp4, nvfp4 at M = 1, 16, 64
-#            x 8192 x 8192: GemmAmax's decode on the stream kernel (named)
-#            and on the automatic choice ("ours / read once");
-#   sweep    the MXFP4 bench of dense and gpt-oss again under other tilings
+#   sweep    the MXFP4 bench of the dense GEMM again under other tilings
 #            of the stream kernel (WARPFORGE_STREAM_TILING and _BF16:
-#            warps, row tiles a warp, stages; stream_grouped_path.cpp);
-#   ncu      Nsight Compute (MemoryWorkloadAnalysis, Occupancy, LaunchStats,
-#            SpeedOfLight, SchedulerStats, WarpStateStats, ComputeWorkloadAnalysis:
-#            the pipes) of the stream kernel: NVFP4 at 16 tokens of gpt-oss,
-#            MXFP4 at 1 token of the dense 8192² GEMM.
+#            warps, row tiles a warp, stages, K split; stream_grouped_path.cpp).
 #
 # FULL=1: the whole check in about 5 minutes (BUDGET seconds, default 290,
 # the build included): every GroupedGemmGpu test; compute-sanitizer memcheck
@@ -45,7 +45,7 @@ full="${FULL:-0}"
 if [ "$full" = 1 ]; then
   steps=" ${STEPS:-tests memcheck bench pytest pybench sanitize} "
 else
-  steps=" ${STEPS:-tests amax bench amaxtest ncu sweep} "
+  steps=" ${STEPS:-tests amax amaxtest ncu bench sweep} "
 fi
 mkdir -p "$out"
 summary=()
@@ -171,24 +171,9 @@ if wanted amax && [ -x "$bench" ] && built bench_gemm; then
     done
   done
 fi
-if wanted bench; then
-  if [ -x "$bench" ] && built bench_gemm && [ "$full" = 1 ]; then
-    run bench-bf16 60 100 "$bench" --grouped --tokens 1,16,128,1024,8192 --reps 10 &&
-      note "bench bf16: $(grep -E 'geometric mean' "$out/bench-bf16.log")"
-    run bench-mxfp4 40 60 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek,mixtral --tokens 1,16,128 --reps 10
-    run bench-nvfp4 30 45 "$bench" --grouped --weights nvfp4 --models gpt-oss,qwen3 --tokens 1,16,128 --reps 10
-    run bench-mxfp8 25 40 "$bench" --grouped --weights mxfp8 --models gpt-oss,qwen3 --tokens 1,16 --reps 10
-  elif [ -x "$bench" ] && built bench_gemm; then
-    for w in mxfp4 nvfp4 mxfp8; do
-      run "bench-$w" 6 20 "$bench" --grouped --weights "$w" --models dense,gpt-oss,qwen3 --tokens 1,16 --reps 20
-    done
-  else
-    note "bench: bench_gemm not built (no cuBLAS found by CMake, or its build failed)"
-  fi
-fi
 
 
-# GemmAmax's stream path against fp64 on cancelling inputs (quick mode: after the benches).
+# GemmAmax's stream path against fp64 on cancelling inputs (quick mode: after its bench).
 if [ "$full" != 1 ] && [ -x "$test_gpu" ] && built test_gpu && wanted amaxtest; then
   if run test-GemmAmaxExactnessGpu.StreamKernel 10 25 "$test_gpu" --gtest_filter=GemmAmaxExactnessGpu.StreamKernel; then
     note "GemmAmaxExactnessGpu.StreamKernel: passed"
@@ -204,6 +189,22 @@ if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
   [ -n "$ncu_tool" ] && run ncu-stalls-nvfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
     --launch-skip 8 --launch-count 1 --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
     "$bench" --grouped --weights nvfp4 --models dense --tokens 1 --reps 5
+fi
+
+if wanted bench; then
+  if [ -x "$bench" ] && built bench_gemm && [ "$full" = 1 ]; then
+    run bench-bf16 60 100 "$bench" --grouped --tokens 1,16,128,1024,8192 --reps 10 &&
+      note "bench bf16: $(grep -E 'geometric mean' "$out/bench-bf16.log")"
+    run bench-mxfp4 40 60 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek,mixtral --tokens 1,16,128 --reps 10
+    run bench-nvfp4 30 45 "$bench" --grouped --weights nvfp4 --models gpt-oss,qwen3 --tokens 1,16,128 --reps 10
+    run bench-mxfp8 25 40 "$bench" --grouped --weights mxfp8 --models gpt-oss,qwen3 --tokens 1,16 --reps 10
+  elif [ -x "$bench" ] && built bench_gemm; then
+    for w in mxfp4 nvfp4 mxfp8; do
+      run "bench-$w" 6 20 "$bench" --grouped --weights "$w" --models dense,gpt-oss,qwen3 --tokens 1,16 --reps 20
+    done
+  else
+    note "bench: bench_gemm not built (no cuBLAS found by CMake, or its build failed)"
+  fi
 fi
 
 # Each entry: packed tiling / bf16 tiling (warps,row_tiles,stages[,splits]); the

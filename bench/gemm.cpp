@@ -89,7 +89,7 @@ struct Options {
                "bench_gemm: %s\nusage: bench_gemm [--kernel auto|sm80|sm90a] [--shapes MxNxK,...] "
                "[--reps R>=20] "
                "[--out-dtype bf16|f32] [--b-layout row|col]\n"
-               "       (with --block-scaled, --kernel auto|skinny|prepass|swapped|sm90a|sm80 picks the block-scaled op's)\n"
+               "       (with --block-scaled, --kernel auto|stream|skinny|prepass|swapped|sm90a|sm80 picks the block-scaled op's)\n"
                "       [--config 'MxNxK sS wAxB cCxD [pingpong] [streamk]' (the kernel's configuration, as printed)]\n"
                "       [--block-scaled mxfp8|mxfp4|nvfp4 (ours: block-scaled GEMM + amax, bf16 C)] [--tile MxN (its mma tile)]\n"
                "       [--cluster MxN (its cluster shape)] [--precision exact|fast (its precision)]\n"
@@ -181,7 +181,7 @@ Options parse(int argc, char** argv) {
     usage("--peak-tflops and --copy-gbps set the plot's ceilings: they need --plot FILE.svg");
   if (o.block_scaled) {
     const auto kernel = ops::parse_gemm_amax_kernel(kernel_text);
-    if (!kernel) usage("--kernel " + kernel_text + " with --block-scaled: accepted auto, skinny, prepass, swapped, sm90a, sm80");
+    if (!kernel) usage("--kernel " + kernel_text + " with --block-scaled: accepted auto, stream, skinny, prepass, swapped, sm90a, sm80");
     o.scaled_kernel = *kernel;
   } else {
     const auto kernel = ops::parse_gemm_kernel(kernel_text);

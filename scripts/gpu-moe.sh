@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
 # The grouped GEMM (mixture of experts, issue 43) on a GPU machine.
 #
-# Quick mode (the default; about 80 s of GPU after the build, at most
-# BUDGET seconds, default 85): the decode path, the stream kernel, against
-# the read-once floor, in this order:
+# Quick mode (the default; at most BUDGET seconds after the build, default
+# 62: the session's GPU windows are 60-75 s in all): the decode path, in
+# this order, each step while time is left:
+#   tests    the quick GroupedGemmGpu cases (TheSimulators*: every format,
+#            tails, split K, bf16 weights), each in a process of its own
+#            (10 s at most), against fp64;
+#   amax     bench_gemm --block-scaled mxfp8, mxfp4, nvfp4 at M = 1, 16, 64
+#            x 8192 x 8192: GemmAmax's decode on the stream kernel (named)
+#            and on the automatic choice ("ours / read once");
+#   amaxtest GemmAmaxExactnessGpu.StreamKernel (its stream path, fp64);
 #   ncu      Nsight Compute (MemoryWorkloadAnalysis, Occupancy, LaunchStats,
 #            SpeedOfLight, SchedulerStats, WarpStateStats, ComputeWorkloadAnalysis:
-#            the pipes) of the stream kernel: MXFP4 at 16 tokens of gpt-oss
-#            and at 1 token of the dense 8192² GEMM, bf16 at the latter,
-#            NVFP4 at the former;
+#            the pipes) of the stream kernel, NVFP4 at 1 token of the dense
+#            8192² GEMM, and the same launch's stall reasons;
 #   bench    bench_gemm --grouped --weights mxfp4, nvfp4, mxfp8 over the
 #            dense N = K = 8192 GEMM, gpt-oss and qwen3 at 1 and 16 tokens:
 #            each row has ours bf16 and packed beside their read-once floors
 #            ("bf16 read / ours", "packed read / ours": the issue asks 0.85);
-#   sweep    the MXFP4 bench of dense and gpt-oss again under other tilings
+#   sweep    the MXFP4 bench of the dense GEMM again under other tilings
 #            of the stream kernel (WARPFORGE_STREAM_TILING and _BF16:
-#            warps, row tiles a warp, stages; stream_grouped_path.cpp);
-#   tests    the quick GroupedGemmGpu decode cases (TheSimulatorsBlockScaledCases,
-#            DecodeAtPublishedExpertShapes), each in a process of its own,
-#            against fp64;
-# each step while time is left.
+#            warps, row tiles a warp, stages, K split; stream_grouped_path.cpp).
 #
 # FULL=1: the whole check in about 5 minutes (BUDGET seconds, default 290,
 # the build included): every GroupedGemmGpu test; compute-sanitizer memcheck
@@ -43,7 +45,7 @@ full="${FULL:-0}"
 if [ "$full" = 1 ]; then
   steps=" ${STEPS:-tests memcheck bench pytest pybench sanitize} "
 else
-  steps=" ${STEPS:-ncu bench sweep tests} "
+  steps=" ${STEPS:-tests amax amaxtest ncu bench sweep} "
 fi
 mkdir -p "$out"
 summary=()
@@ -75,7 +77,7 @@ if ! cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1; t
   exit 1
 fi
 targets=(bench_gemm)
-{ wanted tests || wanted memcheck || wanted sanitize; } && targets+=(test_gpu)
+{ wanted tests || wanted amaxtest || wanted memcheck || wanted sanitize; } && targets+=(test_gpu)
 if wanted pytest || wanted pybench; then
   cmake --build "$build_dir" --target help 2>/dev/null | grep -q "_warpforge:" && targets+=(_warpforge)
   cmake --build "$build_dir" --target help 2>/dev/null | grep -q "_warpforge_torch:" && targets+=(_warpforge_torch)
@@ -92,10 +94,10 @@ if ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build
 fi
 note "build (${targets[*]}): $((SECONDS - start)) s"
 [ "$broken" != " " ] && note "build FAILED for:${broken}(log $out/build.log); their steps are skipped"
-# Quick mode: BUDGET (default 85) seconds from here, the build left out.
+# Quick mode: BUDGET (default 62) seconds from here, the build left out.
 if [ "$full" != 1 ]; then
   SECONDS=0
-  budget="${BUDGET:-85}"
+  budget="${BUDGET:-62}"
 fi
 built() { [[ "$broken" != *" $1 "* ]]; }
 bench="$build_dir/bench/bench_gemm"
@@ -128,51 +130,20 @@ ncu_stream() {
     note "ncu: not found"; ncu_tool=""
     return
   fi
-  run "ncu-$1" 12 40 "$ncu_tool" --kernel-name regex:grouped_gemm_stream --launch-skip "$2" --launch-count 1 \
+  run "ncu-$1" 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream --launch-skip "$2" --launch-count 1 \
     --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section SpeedOfLight \
     --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
     "$bench" --grouped --weights "$3" --models "$4" --tokens "$5" --reps 5 ||
     note "ncu $1: exit $? (log $out/ncu-$1.log)"
 }
-if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
-  ncu_stream mxfp4-gpt-oss-16 8 mxfp4 gpt-oss 16
-  ncu_stream mxfp4-dense-1 8 mxfp4 dense 1
-  ncu_stream bf16-dense-1 0 mxfp4 dense 1
-  ncu_stream nvfp4-gpt-oss-16 8 nvfp4 gpt-oss 16
-fi
-
-if wanted bench; then
-  if [ -x "$bench" ] && built bench_gemm && [ "$full" = 1 ]; then
-    run bench-bf16 60 100 "$bench" --grouped --tokens 1,16,128,1024,8192 --reps 10 &&
-      note "bench bf16: $(grep -E 'geometric mean' "$out/bench-bf16.log")"
-    run bench-mxfp4 40 60 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek,mixtral --tokens 1,16,128 --reps 10
-    run bench-nvfp4 30 45 "$bench" --grouped --weights nvfp4 --models gpt-oss,qwen3 --tokens 1,16,128 --reps 10
-    run bench-mxfp8 25 40 "$bench" --grouped --weights mxfp8 --models gpt-oss,qwen3 --tokens 1,16 --reps 10
-  elif [ -x "$bench" ] && built bench_gemm; then
-    for w in mxfp4 nvfp4 mxfp8; do
-      run "bench-$w" 15 40 "$bench" --grouped --weights "$w" --models dense,gpt-oss,qwen3 --tokens 1,16 --reps 20
-    done
-  else
-    note "bench: bench_gemm not built (no cuBLAS found by CMake, or its build failed)"
-  fi
-fi
-
-# Each entry: packed tiling / bf16 tiling (warps,row_tiles,stages); the
-# defaults are 4,2,3 (FP4; FP8 4,1,3) and 8,1,3 (bf16 up to 16 tokens).
-sweeps="4,1,3/4,1,4 4,2,4/4,1,3 8,1,3/4,2,3 2,2,4/8,1,3 4,1,4/8,1,2"
-if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
-  for pair in $sweeps; do
-    WARPFORGE_STREAM_TILING="${pair%/*}" WARPFORGE_STREAM_TILING_BF16="${pair#*/}" \
-      run "sweep-${pair//[,\/]/_}" 12 30 "$bench" --grouped --weights mxfp4 --models dense,gpt-oss --tokens 1,16 --reps 10
-  done
-fi
 
 if [ -x "$test_gpu" ] && built test_gpu && wanted tests; then
   passed=0 failed=""
-  tests='GroupedGemmGpu.*'
-  [ "$full" = 1 ] || tests='GroupedGemmGpu.TheSimulatorsBlockScaledCases:GroupedGemmGpu.DecodeAtPublishedExpertShapes'
-  for t in $("$test_gpu" --gtest_filter="$tests" --gtest_list_tests | awk '/^  /{print $1}'); do
-    run "test-$t" 10 120 "$test_gpu" --gtest_filter="GroupedGemmGpu.$t"
+  tests='GroupedGemmGpu.*:GemmAmaxExactnessGpu.StreamKernel'
+  [ "$full" = 1 ] || tests='GroupedGemmGpu.TheSimulators*'
+  # Suite.Test names from the listing ("Suite." lines, then "  Test" lines).
+  for t in $("$test_gpu" --gtest_filter="$tests" --gtest_list_tests | awk '/^[^ ]/{suite=$1} /^  /{print suite $1}'); do
+    run "test-$t" 5 "$([ "$full" = 1 ] && echo 120 || echo 10)" "$test_gpu" --gtest_filter="$t"
     rc=$?
     log="$out/test-$t.log"
     if [ $rc -eq 0 ] && ! grep -q "SKIPPED" "$log"; then
@@ -191,6 +162,64 @@ if [ -x "$test_gpu" ] && built test_gpu && wanted tests; then
 elif wanted tests; then
   note "GPU tests: test_gpu not built (log $out/build.log)"
 fi
+# GemmAmax's decode kernels (both operands quantized) at the issue's shapes.
+if wanted amax && [ -x "$bench" ] && built bench_gemm; then
+  for w in mxfp8 mxfp4 nvfp4; do
+    for kernel in stream auto; do
+      run "amax-$kernel-$w" 14 20 "$bench" --block-scaled "$w" --kernel "$kernel" \
+        --shapes 1x8192x8192,16x8192x8192,64x8192x8192 --reps 20
+    done
+  done
+fi
+
+
+# GemmAmax's stream path against fp64 on cancelling inputs (quick mode: after its bench).
+if [ "$full" != 1 ] && [ -x "$test_gpu" ] && built test_gpu && wanted amaxtest; then
+  run test-GemmAmaxExactnessGpu.StreamKernel 10 25 "$test_gpu" --gtest_filter=GemmAmaxExactnessGpu.StreamKernel
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    note "GemmAmaxExactnessGpu.StreamKernel: passed"
+  elif [ $rc -ne 200 ]; then  # 200: skipped, noted by run
+    note "GemmAmaxExactnessGpu.StreamKernel: NOT passed (exit $rc; log $out/test-GemmAmaxExactnessGpu.StreamKernel.log)"
+    grep -E "Failure|mismatch|Which is" "$out/test-GemmAmaxExactnessGpu.StreamKernel.log" | head -4
+  fi
+fi
+
+if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
+  ncu_stream nvfp4-dense-1 8 nvfp4 dense 1
+  # The same launch's stall reasons (warps stalled a cycle, per issued instruction).
+  [ -n "$ncu_tool" ] && run ncu-stalls-nvfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
+    --launch-skip 8 --launch-count 1 --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
+    "$bench" --grouped --weights nvfp4 --models dense --tokens 1 --reps 5
+fi
+
+if wanted bench; then
+  if [ -x "$bench" ] && built bench_gemm && [ "$full" = 1 ]; then
+    run bench-bf16 60 100 "$bench" --grouped --tokens 1,16,128,1024,8192 --reps 10 &&
+      note "bench bf16: $(grep -E 'geometric mean' "$out/bench-bf16.log")"
+    run bench-mxfp4 40 60 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek,mixtral --tokens 1,16,128 --reps 10
+    run bench-nvfp4 30 45 "$bench" --grouped --weights nvfp4 --models gpt-oss,qwen3 --tokens 1,16,128 --reps 10
+    run bench-mxfp8 25 40 "$bench" --grouped --weights mxfp8 --models gpt-oss,qwen3 --tokens 1,16 --reps 10
+  elif [ -x "$bench" ] && built bench_gemm; then
+    for w in mxfp4 nvfp4 mxfp8; do
+      run "bench-$w" 6 20 "$bench" --grouped --weights "$w" --models dense,gpt-oss,qwen3 --tokens 1,16 --reps 20
+    done
+  else
+    note "bench: bench_gemm not built (no cuBLAS found by CMake, or its build failed)"
+  fi
+fi
+
+# Each entry: packed tiling / bf16 tiling (warps,row_tiles,stages[,splits]); the
+# defaults are 4,2,2 up to 16 tokens (FP4; FP8 4,1,2; 3 stages where 2
+# fit no more CTAs an SM) and 8,1,3 (bf16 up to 16 tokens).
+sweeps="4,2,2,4/8,1,3 4,2,2,16/8,1,3 4,2,3/8,1,3"
+if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
+  for pair in $sweeps; do
+    WARPFORGE_STREAM_TILING="${pair%/*}" WARPFORGE_STREAM_TILING_BF16="${pair#*/}" \
+      run "sweep-${pair//[,\/]/_}" 6 15 "$bench" --grouped --weights mxfp4 --models dense --tokens 1,16 --reps 10
+  done
+fi
+
 [ -x "$test_gpu" ] && built test_gpu && wanted memcheck && sanitize memcheck
 
 export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -225,6 +254,13 @@ for log in bench-bf16 bench-mxfp4 bench-nvfp4 bench-mxfp8 bench-python $(cd "$ou
   grep -E "^\| (model|[a-z])" "$out/$log.log" | head -40
   grep -E "geometric mean" "$out/$log.log"
 done
+# GemmAmax's decode rows: the kernel each shape took, then ours against the read-once ceiling.
+for log in amax-stream-mxfp8 amax-auto-mxfp8 amax-stream-mxfp4 amax-auto-mxfp4 amax-stream-nvfp4 amax-auto-nvfp4; do
+  [ -f "$out/$log.log" ] || continue
+  echo
+  echo "$log:"
+  grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \|" "$out/$log.log" | cut -c1-160
+done
 # The profile's figures that separate the bounds: DRAM throughput (bytes in
 # flight), issue slots (the conversion's instructions), occupancy, stalls.
 for log in $(cd "$out" && ls ncu-*.log 2>/dev/null | sed 's/\.log$//'); do
@@ -233,4 +269,6 @@ for log in $(cd "$out" && ls ncu-*.log 2>/dev/null | sed 's/\.log$//'); do
   echo "$log:"
   grep -E "^ +(DRAM Throughput|Memory Throughput|Duration|Registers Per Thread|Dynamic Shared Memory Per Block|Achieved Occupancy|Theoretical Occupancy|Block Limit (Registers|Shared Mem)|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|L2 Hit Rate|Mem Busy|Max Bandwidth|Grid Size|Waves Per SM|Executed Ipc Active|SM Busy) " "$out/$log.log" | head -32
   grep -oE "[A-Za-z0-9 ]*(highest-utilized|pipeline is|stalled)[^.]*" "$out/$log.log" | head -4
+  # ncu-stalls-*: the stall reasons, largest first.
+  grep -E "issue_stalled_.*ratio" "$out/$log.log" | awk '{print $NF, $1}' | sort -gr | head -8
 done

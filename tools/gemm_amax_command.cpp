@@ -85,7 +85,7 @@ Args parse(const std::vector<std::string>& raw) {
   if (const auto v = args.value("--precision"))
     a.precision = *ops::parse_gemm_amax_precision(one_of("--precision", *v, {"exact", "fast"}));
   if (const auto v = args.value("--kernel"))
-    a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a"}));
+    a.kernel = *ops::parse_gemm_amax_kernel(one_of("--kernel", *v, {"auto", "stream", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a"}));
   a.device = parse_device_choice(args);
   if (a.kernel == ops::GemmAmaxKernel::sm100a) require_target(a.device, "--kernel sm100a", ptx::Target::sm_100a);
   const auto save = args.value("--save");
@@ -310,7 +310,7 @@ const Registration registration({
     "                           [--sf e8m0|e4m3] [--sf-vec 16|32] [--c "
     "f32|bf16|f16|e4m3|e5m2|e2m1]\n"
     "                           [--tile MxN] [--cluster MxN] [--precision exact|fast]\n"
-    "                           [--kernel auto|skinny|prepass|swapped|sm90a|sm80|sm100a] [--device cuda|sim]\n"
+    "                           [--kernel auto|stream|skinny|prepass|swapped|sm90a|sm80|sm100a] [--device cuda|sim]\n"
     "                           [--target sm_80|sm_89|sm_90a|sm_100a] [--check] [--bench] [--save DIR]\n\n"
     "Quantizes random U(-2,2)·{1,2} matrices A (M,K,L) and B (N,K,L), k-major, with\n"
     "one --sf scale per --sf-vec elements (ops/quantize.hpp), runs C = (A·SFA)(B·SFB)ᵀ\n"

@@ -157,7 +157,7 @@ ops::GemmAmaxOptions gemm_amax_options(DType c_dtype, std::string_view c_major, 
   const auto k = ops::parse_gemm_amax_kernel(kernel);
   if (!k)
     throw OpsError("kernel '" + std::string(kernel) +
-                   "': accepted auto, skinny, prepass, swapped, sm90a, sm80, sm100a");
+                   "': accepted auto, stream, skinny, prepass, swapped, sm90a, sm80, sm100a");
   o.kernel = *k;
   o.c_dtype = c_dtype;
   o.c_major = c_major_named(c_major);

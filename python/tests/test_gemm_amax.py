@@ -148,6 +148,6 @@ def test_precision_and_kernel_choices(rng):
     assert warpforge.GemmAmax(a, b, sfa, sfb, c, amax, kernel="sm80").kernel_name == "sm80"
     with pytest.raises(warpforge.OpsError, match="precision 'approximate': accepted exact"):
         warpforge.gemm_amax(a, b, sfa, sfb, precision="approximate")
-    with pytest.raises(warpforge.OpsError, match="kernel 'sm100': accepted auto, skinny, prepass, swapped, sm90a, sm80, sm100a"):
+    with pytest.raises(warpforge.OpsError, match="kernel 'sm100': accepted auto, stream, skinny, prepass, swapped, sm90a, sm80, sm100a"):
         warpforge.gemm_amax(a, b, sfa, sfb, kernel="sm100")
 

@@ -78,7 +78,7 @@ def test_refusals_are_warpforge_errors_with_the_nanobind_messages(rng):
         op(a, b, sfa, sfb, c_major="k")
     with pytest.raises(warpforge.OpsError, match="precision 'approximate': accepted exact"):
         op(a, b, sfa, sfb, precision="approximate")
-    with pytest.raises(warpforge.OpsError, match="kernel 'sm100': accepted auto, skinny, prepass, swapped, sm90a, sm80"):
+    with pytest.raises(warpforge.OpsError, match="kernel 'sm100': accepted auto, stream, skinny, prepass, swapped, sm90a, sm80"):
         op(a, b, sfa, sfb, kernel_name="sm100")
     with pytest.raises(warpforge.OpsError, match="A dtype f32"):
         op(a.float(), b, sfa, sfb)

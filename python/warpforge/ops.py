@@ -28,7 +28,7 @@ def gemm_amax(a, b, sfa, sfb, c_major="n", c_dtype=None, acc_dtype=None, mma_til
     c_dtype defaults to float32; mma_tiler_mn and cluster_shape_mn to the
     kernel's choice. precision "fast" lets MXFP8 run Hopper's FP8 tensor
     cores (inexact; "exact", the default, keeps every product exact and the
-    accumulation f32); kernel forces "skinny", "prepass", "swapped", "sm90a", "sm80" or
+    accumulation f32); kernel forces "stream", "skinny", "prepass", "swapped", "sm90a", "sm80" or
     the experimental "sm100a" (tcgen05; run only on the simulator so far). Returns
     (c, amax): c (M, N, L) with c_major's dimension contiguous, amax of shape
     (1, 1, 1), both of a's framework and device."""
@@ -89,7 +89,7 @@ class GemmAmax:
 
     @property
     def kernel_name(self):
-        """'skinny', 'prepass', 'swapped', 'sm90a', 'sm80' or 'sm100a': the kernel that runs the problem."""
+        """'stream', 'skinny', 'prepass', 'swapped', 'sm90a', 'sm80' or 'sm100a': the kernel that runs the problem."""
         return self._op.kernel_name
 
     @property

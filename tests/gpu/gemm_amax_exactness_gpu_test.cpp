@@ -62,6 +62,23 @@ TEST_F(GemmAmaxExactnessGpu, SkinnyKernel) {
     }
 }
 
+// GemmAmax's decode on the grouped GEMM's stream kernel: M 1 and 40 (token
+// tiles 8 and 64), N past a 16-row tile, K past a chunk, every format; and
+// the decode K, 8192, at M 16 and N 2048 (16 units: K split).
+TEST_F(GemmAmaxExactnessGpu, StreamKernel) {
+  if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "the stream kernel needs sm_90a";
+  std::uint32_t seed = 3700;
+  for (Format f : kFormats)
+    for (std::int64_t m : {1, 40}) {
+      GemmAmaxCase c = make_case(f, m, 1000, 1088, 1);
+      c.kernel = GemmAmaxKernel::stream;
+      expect_exact(c, "stream", seed++);
+    }
+  GemmAmaxCase c = make_case(kFormats[3], 16, 2048, 8192, 1);
+  c.kernel = GemmAmaxKernel::stream;
+  expect_exact(c, "stream", seed++);
+}
+
 // The failing shapes (M 1000 x N 1040 x K 2048, L 2, e4m3; 520 x
 // 264 x 4128 e5m2) and every format, by default: on sm_90a the swapped
 // kernel, or the converting warpgroups (128 x 256) where K is no multiple

@@ -102,14 +102,7 @@ TEST(GemmAmaxSkinnySim, ScalesThatDoNotFoldConvertExactly) {
     GemmAmaxCase c = skinny_case(f, 9, 40, f.ab == DType::e2m1 ? 256 : 128, DType::f32);
     std::mt19937 rng(1400);
     auto s = make_gemm_amax(device, c, rng);
-    // K blocks 0, 4, ... (byte 0 of each layout word): B's scales large
-    // (e8m0 2^100, e4m3 448), A's small (2^-100, the e4m3 subnormal 3 x
-    // 2^-9), so C stays finite; neither folds.
-    const std::uint8_t big = f.sf == DType::e8m0 ? 227 : 0x7E, small = f.sf == DType::e8m0 ? 27 : 0x03;
-    for (std::size_t i = 0; i < s.sfb.bytes.size(); i += 4) s.sfb.bytes[i] = big;
-    for (std::size_t i = 0; i < s.sfa.bytes.size(); i += 4) s.sfa.bytes[i] = small;
-    s.upload(s.sfa);
-    s.upload(s.sfb);
+    make_unfoldable_scales(s);
     GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
     ASSERT_EQ(op.kernel_name(), "skinny");
     const auto bad = run_gemm_amax_and_check(s, 0.0f, &op);

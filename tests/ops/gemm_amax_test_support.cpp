@@ -248,6 +248,15 @@ void write_cancelling_scales(GemmAmaxTensor& t, const GemmAmaxCase& c, std::int6
 
 }  // namespace
 
+void make_unfoldable_scales(GemmAmaxSetup& s) {
+  const bool e8m0 = s.c.sf == runtime::DType::e8m0;
+  const std::uint8_t big = e8m0 ? 227 : 0x7E, small = e8m0 ? 27 : 0x03;
+  for (std::size_t i = 0; i < s.sfb.bytes.size(); i += 4) s.sfb.bytes[i] = big;
+  for (std::size_t i = 0; i < s.sfa.bytes.size(); i += 4) s.sfa.bytes[i] = small;
+  s.upload(s.sfa);
+  s.upload(s.sfb);
+}
+
 void make_cancelling(GemmAmaxSetup& s, std::mt19937& rng) {
   write_cancelling(s.a, s.c, s.c.m, true, rng);
   write_cancelling(s.b, s.c, s.c.n, false, rng);

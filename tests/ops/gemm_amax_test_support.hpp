@@ -88,6 +88,12 @@ std::vector<std::string> run_gemm_amax_and_check(GemmAmaxSetup& s, float initial
 // and fails it where K is small (the bound grows with K).
 void make_cancelling(GemmAmaxSetup& s, std::mt19937& rng);
 
+// Rewrites the scales of K blocks 0, 4, ... (byte 0 of each layout word) so
+// that none folds into one bf16 factor and C stays finite: B's large (e8m0
+// 2^100, e4m3 448), A's small (e8m0 2^-100, the e4m3 subnormal 3 x 2^-9);
+// on the host and the device. The kernels must take their exact slow way.
+void make_unfoldable_scales(GemmAmaxSetup& s);
+
 // Puts an e5m2 +inf at A's row 7, column 9 (the case must be e5m2, M > 7,
 // K > 9), runs gemm_amax() on s's tensors and returns its amax: +inf when
 // only C's elements count (past N, inf x B's zero fill is NaN).

@@ -2,9 +2,12 @@
 // them, without spills: the sm80 kernel for sm_80 and sm_90a in both forms
 // and every operand major-ness; the sm90a design at both tile widths; the
 // stream kernel for sm_90a in every format, token tile, with and without
-// split K and amax. Skips, saying
-// so, without the CUDA toolkit.
+// split K and amax, its registers inside the CTAs an SM it asks for. Skips,
+// saying so, without the CUDA toolkit.
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
 
 #include "../../src/ops/grouped_gemm/sm80_grouped_kernel.hpp"
 #include "../../src/ops/grouped_gemm/sm90a_grouped_kernel.hpp"
@@ -55,24 +58,38 @@ TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
     }
 }
 
+// And its registers fit the CTAs an SM its tiling counts on
+// (.minnctapersm): the defaults' 2 stages of 4 warps up to 16 tokens (4
+// CTAs, at most 128 registers), 3 stages beyond.
 TEST(GroupedGemmPtxas, StreamKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
   struct Case {
     DType data, scale;
-    int vec, tokens, splits;
+    int vec, tokens, splits, stages;
     bool amax;
   };
-  for (const Case& c : {Case{DType::e2m1, DType::e8m0, 32, 8, 1, false}, Case{DType::e2m1, DType::e4m3, 16, 16, 3, false},
-                        Case{DType::e4m3, DType::e8m0, 32, 32, 2, true}, Case{DType::e5m2, DType::e8m0, 32, 64, 1, false},
-                        Case{DType::e2m1, DType::e8m0, 32, 64, 1, true}}) {
+  for (const Case& c : {Case{DType::e2m1, DType::e8m0, 32, 8, 1, 2, false}, Case{DType::e2m1, DType::e4m3, 16, 8, 3, 2, false},
+                        Case{DType::e2m1, DType::e4m3, 16, 16, 3, 2, true}, Case{DType::e4m3, DType::e8m0, 32, 8, 2, 2, false},
+                        Case{DType::e4m3, DType::e8m0, 32, 32, 2, 3, true}, Case{DType::e5m2, DType::e8m0, 32, 64, 1, 3, false},
+                        Case{DType::e2m1, DType::e8m0, 32, 64, 1, 3, true}}) {
     GroupedGemmProblem p;
     p.m = 512, p.n = 2880, p.k = 2880, p.groups = 128;
     p.b_dtype = c.data, p.sf_dtype = c.scale, p.vec = c.vec, p.packed_b = true, p.amax = c.amax;
     p.a = {true, 2880, 0}, p.d = {true, 2880, 0};
     StreamGroupedTiling t;
     t.row_tiles = c.data == DType::e2m1 ? 2 : 1;
-    t.tokens = c.tokens, t.splits = c.splits, t.stages = c.tokens >= 32 ? 3 : 4, t.a_ld = 2880;
-    testing::expect_fast_assembly(build_stream_grouped(p, t).to_ptx(), p.describe() + ", " + t.describe());
+    t.tokens = c.tokens, t.splits = c.splits, t.stages = c.stages, t.a_ld = 2880;
+    const std::string what = p.describe() + ", " + t.describe();
+    const std::string text = build_stream_grouped(p, t).to_ptx();
+    testing::expect_fast_assembly(text, what);
+    const ptx::PtxasResult r = testing::assemble_as_driver(text);
+    const std::size_t at = r.log.find("Used ");
+    ASSERT_NE(at, std::string::npos) << what << ":\n" << r.log;
+    const int registers = std::stoi(r.log.substr(at + 5));
+    const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t);
+    EXPECT_LE(registers * t.threads() * ctas, 65536) << what << ": " << ctas << " CTAs an SM\n" << r.log;
+    if (c.tokens <= 16) EXPECT_EQ(ctas, 4) << what;
+    std::printf("  %s: %d registers, %lld CTAs an SM\n", what.c_str(), registers, static_cast<long long>(ctas));
   }
 }
 

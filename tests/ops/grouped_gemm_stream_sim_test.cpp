@@ -9,6 +9,9 @@
 // tiling the GPU gets at the dense decode shape.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <optional>
+
 #include "ops/grouped_gemm_cases.hpp"
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/sim/simulator.hpp"
@@ -76,21 +79,54 @@ TEST(GroupedGemmStreamSim, OneGroupWithoutOffsetsIsTheDenseWeightOnlyGemm) {
   run_stream(runtime::Device::sim(), c, 600);
 }
 
-// The dense weight-only GEMM at N = K = 8192 and one token on an H100's or
-// H200's 132 SMs: 64 units of 128 rows over 32 chunks of K, 3 CTAs an SM
-// (396). 6 splits make 384 items, one wave of 6 chunks a CTA; filling the
-// CTAs (7 splits, 448 items) would leave 52 CTAs a second item of 5 chunks.
-// Compiled, not run (the simulator would take minutes).
+// The dense weight-only GEMM at N = K = 8192, 1 and 16 tokens, on an H100's
+// or H200's 132 SMs, in every weight format and bf16: the stream kernel
+// takes it, and its K split makes one wave (work items, units x splits, at
+// most the CTAs) that fills at least half the CTAs. FP4 and FP8 at 4 CTAs
+// an SM (2 stages): MXFP4 64 units of 128 rows x 8 splits = 512 items on
+// 528 CTAs (3 CTAs and 7 splits had left 52 CTAs a second item). Compiled,
+// not run (the simulator would take minutes).
 TEST(GroupedGemmStreamSim, TheDenseDecodeShapeSplitsKIntoOneWave) {
   const runtime::Device device(sim::make_backend({.sm_count = 132}));
-  const PackedWeightsLayout l{kMxfp4.data, kMxfp4.scale, kMxfp4.vec, 1, 8192, 8192};
-  const auto a = runtime::Tensor::empty(device, DType::bf16, {1, 8192});
-  const auto codes = runtime::Tensor::empty(device, DType::u8, {l.code_bytes()});
-  const auto scales = runtime::Tensor::empty(device, l.scale, {l.scale_bytes()});
-  const auto d = runtime::Tensor::empty(device, DType::bf16, {1, 8192});
-  GroupedGemm op({a, codes, nullptr, d, nullptr, &scales}, {.sf_vec_size = kMxfp4.vec});
-  EXPECT_EQ(op.kernel_name(), "stream") << op.describe();
-  EXPECT_NE(op.describe().find("K split 6 ways"), std::string::npos) << op.describe();
+  auto number_before = [](const std::string& text, const std::string& what) -> std::int64_t {
+    const std::size_t at = text.find(what);
+    if (at == std::string::npos) return -1;
+    std::size_t begin = at;
+    while (begin > 0 && std::isdigit(static_cast<unsigned char>(text[begin - 1]))) --begin;
+    return begin == at ? -1 : std::stoll(text.substr(begin, at - begin));
+  };
+  for (std::int64_t tokens : {1, 16})
+    for (int format = 0; format < 4; ++format) {
+      const bool bf16 = format == 3;
+      const BlockScaledFormat f = format == 0 ? kMxfp4 : format == 1 ? kNvfp4 : kMxfp8E4m3;
+      const PackedWeightsLayout l{f.data, f.scale, f.vec, 1, 8192, 8192};
+      const auto a = runtime::Tensor::empty(device, DType::bf16, {tokens, 8192});
+      const auto codes = runtime::Tensor::empty(device, f.data == DType::e2m1 ? DType::u8 : f.data, {l.code_bytes()});
+      const auto scales = runtime::Tensor::empty(device, l.scale, {l.scale_bytes()});
+      const auto weights = runtime::Tensor::empty(device, DType::bf16, {8192 * 8192});
+      const runtime::TensorView b(device, weights.address(), DType::bf16, {8192, 8192}, {1, 8192});  // K contiguous
+      const auto d = runtime::Tensor::empty(device, DType::bf16, {tokens, 8192});
+      std::optional<GroupedGemm> op;
+      if (bf16)
+        op.emplace(GroupedGemmTensors{a, b, nullptr, d});
+      else
+        op.emplace(GroupedGemmTensors{a, codes, nullptr, d, nullptr, &scales}, GroupedGemmOptions{.sf_vec_size = f.vec});
+      const std::string text = op->describe();
+      SCOPED_TRACE((bf16 ? std::string("bf16") : std::string(runtime::name(f.data)) + "/" + std::to_string(f.vec)) +
+                   ", " + std::to_string(tokens) + " tokens: " + text);
+      EXPECT_EQ(op->kernel_name(), "stream");
+      const std::int64_t rows = number_before(text, " rows x "), per_sm = number_before(text, " CTAs an SM");
+      const std::int64_t splits = number_before(text, " ways");
+      ASSERT_GT(rows, 0);
+      ASSERT_GT(per_sm, 0);
+      ASSERT_GT(splits, 0);
+      const std::int64_t items = (8192 + rows - 1) / rows * splits, ctas = 132 * per_sm;
+      EXPECT_LE(items, ctas);
+      EXPECT_GE(2 * items, ctas);
+      if (!bf16) {
+        EXPECT_EQ(per_sm, 4);
+      }
+    }
 }
 
 }  // namespace

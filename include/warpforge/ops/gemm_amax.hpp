@@ -79,8 +79,8 @@ enum class GemmAmaxPrecision { exact, fast };
 // simulator, which follows the PTX ISA's text, and never on a Blackwell GPU,
 // so automatic picks it first only on a simulator standing for sm_100a
 // (sim::SimOptions::target); on a GPU it runs only when named.
-enum class GemmAmaxKernel { automatic, skinny, prepass, swapped, sm90a, sm80, sm100a };
-// "auto", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a"
+enum class GemmAmaxKernel { automatic, skinny, prepass, swapped, sm90a, sm80, sm100a, stream };
+// "auto", "skinny", "prepass", "swapped", "sm90a", "sm80", "sm100a", "stream"
 std::string_view name(GemmAmaxKernel kernel);
 std::string_view name(GemmAmaxPrecision precision);  // "exact", "fast"
 // Inverses of name(); nullopt for anything else.
@@ -124,7 +124,9 @@ class GemmAmax {
 
   // Every reason the problem cannot run; empty when it can.
   std::vector<std::string> check_support() const;
-  // The kernel that runs it: "skinny" (small M of E2M1 data: B streamed
+  // The kernel that runs it: "stream" (decode, M up to 64: B's codes and
+  // scales streamed once into mma.sync fragments, A to bf16 by a pre-pass;
+  // the grouped GEMM's decode kernel with one group), "skinny" (small M of E2M1 data: B streamed
   // through registers, mma.sync, split K; sm_90a and the simulator),
   // "prepass" (large M: A and B converted to bf16 into the workspace by a
   // pre-pass, then the bf16 sm90a GEMM with an amax epilogue), "swapped"

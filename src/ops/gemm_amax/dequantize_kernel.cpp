@@ -39,7 +39,7 @@ class DequantizeKernel {
     auto rows = [&](const std::function<void(const Reg&)>& body) {
       k_.for_range(k_.sreg(SReg::ctaid_y), imm(rows_), k_.sreg(SReg::nctaid_y), body);
     };
-    if (order_ == DequantizedOrder::k) {
+    if (order_ != DequantizedOrder::fragments) {
       Reg first = k_.sreg(SReg::ctaid_x) * imm(kDequantizeThreads * kDequantizePieces) + k_.sreg(SReg::tid_x);
       rows([&](const Reg& row) { convert_pieces(codes, scales, out, row, first, batch); });
       return k_.module();
@@ -125,9 +125,13 @@ class DequantizeKernel {
           codes_.dequant_fp8(mine[i].words, f, pairs[i], folded);
           continue;
         }
-        // dequant_fp4 pairs codes i and i + 4 (pair i); K order is the low
-        // halves of pairs 0 and 1, of 2 and 3, then their high halves (prmt,
-        // PTX ISA 9.7.9.7).
+        // dequant_fp4 pairs codes i and i + 4 (pair i): nibble_pairs order
+        // as it is; K order is the low halves of pairs 0 and 1, of 2 and 3,
+        // then their high halves (prmt, PTX ISA 9.7.9.7).
+        if (order_ == DequantizedOrder::nibble_pairs) {
+          codes_.dequant_fp4(mine[i].words, Regs{f}, pairs[i], folded);
+          continue;
+        }
         const Regs mixed = k_.regs(b32, 4);
         codes_.dequant_fp4(mine[i].words, Regs{f}, mixed, folded);
         for (std::size_t h = 0; h < 2; ++h) {
@@ -219,7 +223,7 @@ void launch_dequantize(runtime::Module& module, const GemmAmaxProblem& p, BlockS
                        runtime::DevicePtr out, runtime::Stream* stream) {
   // Threads along a row: one per 32 codes (fragment order), or per
   // kDequantizePieces pieces of 8 codes (K order).
-  const std::int64_t per_row = order == DequantizedOrder::k
+  const std::int64_t per_row = order != DequantizedOrder::fragments
                                    ? ((p.k + 7) / 8 + kDequantizePieces - 1) / kDequantizePieces
                                    : dequantized_row(p) / kDequantizeCodes;
   const std::int64_t rows = which == BlockScaledOperand::a ? p.m : p.n;

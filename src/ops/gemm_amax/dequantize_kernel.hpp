@@ -17,6 +17,11 @@
 // read. K-major codes only (the paths refuse others); shapes and strides
 // are compiled in.
 //
+// DequantizedOrder::nibble_pairs (the stream kernel's A against GemmAmax's
+// FP4 B, packed_weight_stream.hpp): K order but inside each 8 values, which
+// sit as BlockCodes::dequant_fp4 pairs FP4 codes: value i + 4h at 2i + h
+// (i < 4). For FP8 data it is K order.
+//
 // DequantizedOrder::fragments (the swapped kernel's A, K a multiple of 64):
 // a thread converts 32 consecutive codes (one scale block, or two of
 // NVFP4's 16) in 16-byte loads; inside each 64-code block the values sit where that kernel's register
@@ -41,7 +46,7 @@
 namespace warpforge::ops {
 
 enum class BlockScaledOperand { a, b };
-enum class DequantizedOrder { k, fragments };
+enum class DequantizedOrder { k, nibble_pairs, fragments };
 
 inline constexpr int kDequantizeCodes = 32;    // codes per thread (fragment order)
 inline constexpr int kDequantizePieces = 4;    // pieces of 8 codes per thread (K order)

@@ -63,6 +63,8 @@ std::string_view name(GemmAmaxKernel kernel) {
       return "sm80";
     case GemmAmaxKernel::sm100a:
       return "sm100a";
+    case GemmAmaxKernel::stream:
+      return "stream";
   }
   return "?";
 }
@@ -73,7 +75,8 @@ std::string_view name(GemmAmaxPrecision precision) {
 
 std::optional<GemmAmaxKernel> parse_gemm_amax_kernel(std::string_view text) {
   for (GemmAmaxKernel k : {GemmAmaxKernel::automatic, GemmAmaxKernel::skinny, GemmAmaxKernel::prepass,
-                           GemmAmaxKernel::swapped, GemmAmaxKernel::sm90a, GemmAmaxKernel::sm80, GemmAmaxKernel::sm100a})
+                           GemmAmaxKernel::swapped, GemmAmaxKernel::sm90a, GemmAmaxKernel::sm80, GemmAmaxKernel::sm100a,
+                           GemmAmaxKernel::stream})
     if (text == name(k)) return k;
   return std::nullopt;
 }
@@ -110,6 +113,7 @@ GemmAmax::GemmAmax(const TensorView& a, const TensorView& b, const TensorView& s
   if (options.kernel == GemmAmaxKernel::swapped) state_->path = &swapped_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::sm90a) state_->path = &sm90a_gemm_amax_path();
   if (options.kernel == GemmAmaxKernel::sm100a) state_->path = &sm100a_gemm_amax_path();
+  if (options.kernel == GemmAmaxKernel::stream) state_->path = &stream_gemm_amax_path();
   // On an sm_100a device the tcgen05 kernel is tried first (its passed_over
   // says where automatic does not take it yet).
   std::vector<const GemmAmaxPath*> candidates = {

@@ -1,6 +1,7 @@
 // The block-scaled GEMM + amax kernel family behind ops::GemmAmax: what each
 // kernel refuses and how it compiles into something that runs. In the order
-// GemmAmax tries them: skinny (small M, B streamed through registers),
+// GemmAmax tries them: stream (decode: the grouped GEMM's stream kernel),
+// skinny (small M, B streamed through registers),
 // prepass (large M: bf16 copies of A and B, then the bf16 GEMM), swapped
 // (between: B's codes converted into wgmma's register fragments, A by a
 // pre-pass), sm90a (TMA + wgmma, in-kernel conversion of both), sm80
@@ -81,6 +82,8 @@ class GemmAmaxPath {
                                                   bool own_workspace) const = 0;
 };
 
+// Decode on the grouped GEMM's stream kernel (one group, B as GemmAmax takes it).
+const GemmAmaxPath& stream_gemm_amax_path();
 const GemmAmaxPath& skinny_gemm_amax_path();
 const GemmAmaxPath& prepass_gemm_amax_path();
 const GemmAmaxPath& swapped_gemm_amax_path();

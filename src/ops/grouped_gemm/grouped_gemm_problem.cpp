@@ -111,7 +111,8 @@ std::string GroupedGemmProblem::describe() const {
        std::to_string(n) + ", K " + std::to_string(k) + ", ";
   s += scaled_a ? block_scaled_format_name(a_dtype, sf_dtype, vec) : std::string(runtime::name(a_dtype));
   s += " x ";
-  s += packed_b ? "packed " + block_scaled_format_name(b_dtype, sf_dtype, vec) : std::string(runtime::name(b_dtype));
+  s += packed_b ? (native_b ? "" : "packed ") + block_scaled_format_name(b_dtype, sf_dtype, vec)
+                 : std::string(runtime::name(b_dtype));
   return s + " -> " + std::string(runtime::name(d_dtype)) + (amax ? " + amax" : "");
 }
 

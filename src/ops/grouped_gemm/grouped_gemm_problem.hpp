@@ -34,6 +34,10 @@ struct GroupedGemmProblem {
   int vec = 32;
   bool scaled_a = false;  // A is codes with SFA (128x4 layout over M rows)
   bool packed_b = false;  // B is block-scaled, packed (PackedWeightsLayout)
+  // With packed_b: B is block-scaled as GemmAmax takes it instead, one
+  // group's (N, K) codes with K contiguous (rows b.ld apart) and SFB in the
+  // 128x4 layout over N (GemmAmax's stream path; GroupedGemm never sets it).
+  bool native_b = false;
   bool amax = false;
   bool has_offsets = true;  // false: one group, no offsets tensor
   GroupedOperand a, b, d;

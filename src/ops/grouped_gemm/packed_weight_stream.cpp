@@ -1,5 +1,9 @@
 #include "packed_weight_stream.hpp"
 
+#include <bit>
+
+#include "warpforge/ops/scale_factor_layout.hpp"
+
 namespace warpforge::ops {
 
 using namespace dsl;
@@ -30,11 +34,24 @@ PackedWeightStream::PackedWeightStream(Kernel& k, const Bf16Weights& weights, in
   bf16_weights_ = weights;
 }
 
+// Block-scaled weights as GemmAmax takes them: the same pieces and stage
+// layout as packed ones, read from other places.
+PackedWeightStream::PackedWeightStream(Kernel& k, const NativeWeights& weights, int row_tiles, int threads,
+                                       const Reg& tid)
+    : PackedWeightStream(k, PackedWeightsLayout{weights.data, weights.scale, weights.vec, 1, weights.k, weights.n},
+                         row_tiles, threads, tid) {
+  native_ = true;
+  native_weights_ = weights;
+}
+
 int PackedWeightStream::loads_per_row() const {
   if (bf16_) return PackedWeightsLayout::kPieceCodes * 2 / kLoadBytes;
   return static_cast<int>(layout_.block_bytes() / (2 * kLanes * kLoadBytes));
 }
+// Native: one 4-byte word of the 128x4 layout a row (the row's 4 scale
+// blocks there, of which MXFP's piece takes 2).
 int PackedWeightStream::lane_scale_bytes() const {
+  if (native_) return 8;
   return bf16_ ? 0 : static_cast<int>(layout_.scale_block_bytes() / kLanes);
 }
 
@@ -90,6 +107,7 @@ std::int64_t PackedWeightStream::stage_bytes() const {
 
 PackedWeightStream::Source PackedWeightStream::source(const Reg& codes, const Reg& scales, const Reg& group,
                                                       const Reg& first_tile) {
+  if (native_) return source_native(codes, scales, first_tile);
   Source src;
   src.first_tile = first_tile;
   if (bf16_) {  // the row tiles' first row at K 0 (lane and chunk added by issue_bf16)
@@ -123,10 +141,98 @@ PackedWeightStream::Source PackedWeightStream::source(const Reg& codes, const Re
   return src;
 }
 
+// Native weights, per row tile i and half h (row 16·tile + q + 8h): where
+// this lane's copies read the row at chunk 0 (lane 4q + r copies units r,
+// r + 4, ... of 16 bytes of the row's chunk: issue_native), and the 4-byte
+// word of the row's scales that holds this lane's blocks at chunk 0 (the
+// 128x4 layout: (row / 128)·RK·512 + (block / 4)·512 + (row % 32)·16 +
+// (row / 32 % 4)·4, block 64t / vec of the chunk). Rows past N read nothing.
+PackedWeightStream::Source PackedWeightStream::source_native(const Reg& codes, const Reg& scales,
+                                                             const Reg& first_tile) {
+  const NativeWeights& w = native_weights_;
+  const ScaleFactorLayout sf{w.n, w.k, 1, w.vec};
+  const Reg q = lane_ >> 2u, t = lane_ & 3u;
+  // The lane's 4-byte word at chunk 0: MXFP's two blocks 2t, 2t + 1 share
+  // one with lane t ^ 1 (load() takes its half), NVFP4's four are its own.
+  Reg word_at = ((t * imm(PackedWeightsLayout::kPieceCodes / w.vec)) >> 2u) << 9u;
+  Reg lane_unit = k_.reg(u64);  // unit r of the row's chunk: issue_native
+  k_.mul_wide(lane_unit, t, imm(kLoadBytes));
+  Source src;
+  src.first_tile = first_tile;
+  for (int i = 0; i < row_tiles_; ++i)
+    for (int h = 0; h < 2; ++h) {
+      Reg row = ((first_tile + imm(i)) << 4u) + q + imm(8 * h);
+      Pred inside = row < imm(w.n);
+      Reg at_row = k_.reg(u64), at_scale = k_.reg(u64);
+      k_.mul_wide(at_row, row, imm(w.row_bytes));
+      k_.cvt(at_scale, (row >> 7u) * imm(sf.k_tiles() * 512) + word_at + (row & 31u) * 16u + ((row >> 5u) & 3u) * 4u);
+      src.codes.push_back(k_.selp(codes + at_row + lane_unit, codes, inside));
+      src.scales.push_back(k_.selp(scales + at_scale, scales, inside));
+      src.code_bytes.push_back(k_.selp(k_.mov(u32, imm(kLoadBytes)), 0u, inside));
+      src.scale_bytes.push_back(k_.selp(k_.mov(u32, 4u), 0u, inside));
+    }
+  return src;
+}
+
+// Native weights: the warp's copy x of row half h of tile i takes, lane 4q
+// + r, the row's unit n = 4x + r (16 bytes; 8 rows x 64 contiguous bytes a
+// copy, whole sectors), which is unit j = n % U of lane t = n / U's piece
+// (U = 16-byte units a piece: FP4 2, FP8 4): it lands where the packed
+// layout puts that lane's unit, so load() reads native and packed chunks
+// alike once the kernel's barrier shows other lanes' copies. A piece past K
+// reads nothing (K a multiple of 64: whole pieces), nor do rows past N.
+void PackedWeightStream::issue_native(const Reg& stage, const Source& src, const Reg& chunk) {
+  const NativeWeights& w = native_weights_;
+  const int units = loads_per_row(), loads = 2 * units, s = lane_scale_bytes();
+  const std::int64_t chunk_bytes = code_bytes(w.data, PackedWeightsLayout::kChunk);
+  const std::int64_t scales_at = static_cast<std::int64_t>(row_tiles_) * loads * threads_ * kLoadBytes;
+  const std::int64_t scale_step = PackedWeightsLayout::kChunk / (4 * w.vec) * 512;  // 128x4 tiles a chunk
+  const Reg q = lane_ >> 2u, r = lane_ & 3u;
+  // This lane's unit j = r % U of lane 4q + r / U (+ 4x / U for copy x).
+  Reg to = stage + ((r & imm(units - 1)) * imm(threads_) + (tid_ & ~31u) + (q << 2u) + (r >> imm(std::countr_zero(static_cast<unsigned>(units))))) *
+                       imm(kLoadBytes);
+  Reg code_step = k_.reg(u64), sf_step = k_.reg(u64);
+  k_.mul_wide(code_step, chunk, imm(chunk_bytes));
+  k_.mul_wide(sf_step, chunk, imm(scale_step));
+  // Whole chunks when K is a multiple of 256; else this lane's piece (the
+  // scales) and each copy's unit (the codes) inside K or not.
+  const bool tail = w.k % PackedWeightsLayout::kChunk != 0;
+  Reg piece_in;
+  if (tail) {
+    const Reg t = lane_ & 3u;
+    piece_in = k_.selp(k_.mov(u32, 0xFFFFFFFFu), 0u, (chunk << 8u) + (t << 6u) < imm(w.k));
+  }
+  const Reg to_scales = stage + imm(scales_at) + tid_ * imm(s);
+  for (int i = 0; i < row_tiles_; ++i)
+    for (int h = 0; h < 2; ++h) {
+      const auto row = static_cast<std::size_t>(2 * i + h);
+      Reg from = src.codes[row] + code_step;
+      for (int x = 0; x < units; ++x) {
+        // Unit 4x + r of the row's chunk: K codes from (256·chunk + (4x + r)·16·codes a byte).
+        Reg bytes = src.code_bytes[row];
+        if (tail) {
+          const int codes_a_unit = kLoadBytes * 8 / runtime::bits(w.data);
+          Pred in = (chunk << 8u) + (r + imm(4 * x)) * imm(codes_a_unit) < imm(w.k);
+          bytes = k_.selp(bytes, 0u, in);
+        }
+        k_.cp_async(CpAsyncCache::cg, kLoadBytes,
+                    at(to, static_cast<std::int64_t>(((i * loads + h * units) * threads_ + 4 * x / units) * kLoadBytes)),
+                    at(from, 4 * x * kLoadBytes), Src(bytes));
+      }
+      Reg sf_bytes = tail ? Reg(src.scale_bytes[row] & piece_in) : src.scale_bytes[row];
+      k_.cp_async(CpAsyncCache::ca, 4, at(to_scales, static_cast<std::int64_t>(i) * threads_ * s + 4 * h),
+                  at(src.scales[row] + sf_step), Src(sf_bytes));
+    }
+}
+
 // A tile past N reads chunk c of its group's first tile, nothing of it (0 bytes).
 void PackedWeightStream::issue(const Reg& stage, const Source& src, const Reg& chunk) {
   if (bf16_) {
     issue_bf16(stage, src, chunk);
+    return;
+  }
+  if (native_) {
+    issue_native(stage, src, chunk);
     return;
   }
   const int loads = 2 * loads_per_row(), s = lane_scale_bytes();
@@ -172,7 +278,9 @@ PackedWeightStream::Chunk PackedWeightStream::load(const Reg& stage) {
       k_.ld(Space::shared, b32, raw, at(thread_scales, at_i));
     for (int h = 0; h < 2; ++h) {
       Regs pairs;
-      if (s == 4) {
+      if (native_ && layout_.vec == 32) {  // the lane's two blocks: half t % 2 of the row's word
+        pairs.push_back((raw[static_cast<std::size_t>(h)].as(u32) >> ((lane_ & 1u) << 4u)) & 0xFFFFu);
+      } else if (s == 4) {
         pairs.push_back(h ? Reg(raw[0].as(u32) >> 16u) : Reg(raw[0].as(u32) & 0xFFFFu));
       } else {
         pairs.push_back(raw[static_cast<std::size_t>(h)].as(u32) & 0xFFFFu);
@@ -267,7 +375,9 @@ std::vector<Regs> PackedWeightStream::fragments(const Chunk& c, const std::vecto
     const Reg& factor = factors[r][block];
     Regs from(c.words[r].begin() + group * words, c.words[r].begin() + (group + 1) * words);
     Regs pairs = k_.regs(b32, 8);
-    if (fp4())
+    if (fp4() && native_)  // nibble order: pair 4j + i is codes 8j + i and 8j + i + 4
+      codes_.dequant_fp4(from, Regs{factor, factor}, pairs, folded);
+    else if (fp4())
       dequant_fp4(from, factor, pairs, folded);
     else
       codes_.dequant_fp8(from, factor, pairs, folded);

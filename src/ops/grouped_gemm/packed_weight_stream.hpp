@@ -19,7 +19,13 @@
 // bf16 weights are read where they lie, a warp-wide copy one row's 512
 // bytes of the chunk, into a swizzled [warp][tile][row] layout (issue_bf16):
 // a lane's fragments are then other lanes' copies, and the kernel's barrier
-// after the wait must come before load().
+// after the wait must come before load(). Block-scaled weights as GemmAmax
+// takes them (NativeWeights) land in the packed layout's places, each
+// warp-wide copy 64 contiguous bytes of 8 rows (whole sectors) into other
+// lanes' pieces (issue_native): the same barrier; the scales 4 bytes a row
+// from the 128x4 layout. Their FP4 codes keep their nibble order, which
+// BlockCodes::dequant_fp4 pairs as codes i and i + 4 of each 8: the other
+// operand must hold its K so (the kernel's A, DequantizedOrder::nibble_pairs).
 //
 // A chunk read back (load) is converted 16 codes a lane at a time
 // (fragments; bf16 needs none): FP4 two 32-bit words, FP8 four, into 8 bf16 pairs of each of
@@ -51,6 +57,17 @@ struct Bf16Weights {
   std::int64_t groups = 1, k = 0, n = 0, row_stride = 0, group_stride = 0;
 };
 
+// Block-scaled weights as GemmAmax takes B (one group): (N, K) codes with K
+// contiguous, rows `row_bytes` apart (16-byte aligned), FP4 two a byte with
+// the lower k in the low nibble; the scales in the 128x4 layout over N
+// (scale_factor_layout.hpp). K a multiple of 64: a lane's piece of a row
+// (64 codes) lies wholly inside K or wholly past it.
+struct NativeWeights {
+  runtime::DType data = runtime::DType::e2m1, scale = runtime::DType::e8m0;
+  int vec = 32;
+  std::int64_t k = 0, n = 0, row_bytes = 0;
+};
+
 class PackedWeightStream {
  public:
   // Codes a lane converts at a time, and the k16 steps they make.
@@ -60,6 +77,7 @@ class PackedWeightStream {
   PackedWeightStream(dsl::Kernel& k, const PackedWeightsLayout& layout, int row_tiles, int threads,
                      const dsl::Reg& tid);
   PackedWeightStream(dsl::Kernel& k, const Bf16Weights& weights, int row_tiles, int threads, const dsl::Reg& tid);
+  PackedWeightStream(dsl::Kernel& k, const NativeWeights& weights, int row_tiles, int threads, const dsl::Reg& tid);
 
   // BlockCodes keeps a reference to this object's problem: not copied.
   PackedWeightStream(const PackedWeightStream&) = delete;
@@ -77,8 +95,10 @@ class PackedWeightStream {
   // (bf16: B, and scales unused).
   struct Source {
     dsl::Reg first_tile;
-    std::vector<dsl::Reg> codes, scales;           // per row tile, at chunk 0 (bf16: the first row, and B)
-    std::vector<dsl::Reg> code_bytes, scale_bytes;  // per row tile: 0 past N
+    // Per row tile, at chunk 0 (bf16: the first row, and B; native: per
+    // row tile and half, this lane's copy of the row and its scale word).
+    std::vector<dsl::Reg> codes, scales;
+    std::vector<dsl::Reg> code_bytes, scale_bytes;  // likewise: 0 past N
   };
   Source source(const dsl::Reg& codes, const dsl::Reg& scales, const dsl::Reg& group, const dsl::Reg& first_tile);
 
@@ -115,6 +135,8 @@ class PackedWeightStream {
   int loads_per_row() const;  // 16-byte loads of a row's piece
   int lane_scale_bytes() const;
   void issue_bf16(const dsl::Reg& stage, const Source& source, const dsl::Reg& chunk);
+  Source source_native(const dsl::Reg& codes, const dsl::Reg& scales, const dsl::Reg& first_tile);
+  void issue_native(const dsl::Reg& stage, const Source& source, const dsl::Reg& chunk);
   void dequant_fp4(const dsl::Regs& words, const dsl::Reg& factor, const dsl::Regs& out, bool folded);
   Chunk load_bf16(const dsl::Reg& stage);
   dsl::Reg bf16_unit_swizzle(const dsl::Reg& unit, int row_parity);
@@ -126,6 +148,8 @@ class PackedWeightStream {
   int row_tiles_, threads_;
   bool bf16_ = false;
   Bf16Weights bf16_weights_;
+  bool native_ = false;
+  NativeWeights native_weights_;
   dsl::Reg tid_, lane_;
 };
 

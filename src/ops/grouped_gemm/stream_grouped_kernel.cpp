@@ -1,5 +1,6 @@
 #include "stream_grouped_kernel.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "../gemm_amax/transposed_output.hpp"
@@ -34,6 +35,10 @@ class StreamGrouped {
     if (t_.splits > 1) workspace = k_.param_ptr("workspace", 16);
     Reg m = k_.param(u32, "M");
     k_.reqntid(imm(t_.threads()));
+    // Registers for the CTAs an SM the shared memory allows (PTX ISA
+    // 11.4, performance-tuning directives: with .reqntid, ptxas caps the
+    // registers a thread so that this many CTAs fit).
+    k_.minnctapersm(imm(stream_grouped_ctas_per_sm(p_, t_)));
     Shared stages = k_.dynamic_shared("stages", 128);
     const GroupScheduleOptions so = stream_grouped_schedule(p_, t_);
     Shared table = k_.shared("group_table", so.table_bytes(), 4);
@@ -44,7 +49,10 @@ class StreamGrouped {
     Reg warp = tid_ >> 5u;
     GroupSchedule schedule(k_, so, poffsets, m, tid_, k_.address_of(table));
     std::optional<PackedWeightStream> stream;
-    if (p_.packed_b)
+    if (p_.native_b)
+      stream.emplace(k_, NativeWeights{p_.b_dtype, p_.sf_dtype, p_.vec, p_.k, p_.n, code_bytes(p_.b_dtype, p_.b.ld)},
+                     t_.row_tiles, t_.threads(), tid_);
+    else if (p_.packed_b)
       stream.emplace(k_, p_.packed_layout(), t_.row_tiles, t_.threads(), tid_);
     else
       stream.emplace(k_, Bf16Weights{p_.groups, p_.k, p_.n, p_.b.ld, p_.b.batch}, t_.row_tiles, t_.threads(), tid_);
@@ -91,7 +99,21 @@ class StreamGrouped {
         });
         k_.cp_async_commit();  // empty past the last chunk: the group count stays in step
       };
-      for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
+      if (p_.scaled_a) {
+        // A is the pre-pass's bf16 copy, and this kernel may start while
+        // the pre-pass runs (launched with overlap_previous): the first
+        // chunks' weights are requested before griddepcontrol.wait, their
+        // A after it (in the first chunk's group, which then holds them all).
+        for (int s = 0; s + 1 < t_.stages; ++s)
+          k_.if_then(c0 + imm(s) < c1, [&] { weights.issue(stage0 + imm(s * stage_bytes + a_stage_bytes(t_)), source, c0 + imm(s)); });
+        k_.griddepcontrol_wait();
+        for (int s = 0; s + 1 < t_.stages; ++s) {
+          k_.if_then(c0 + imm(s) < c1, [&] { issue_a(stage0 + imm(s * stage_bytes), c0 + imm(s), a_rows, a_pieces); });
+          k_.cp_async_commit();
+        }
+      } else {
+        for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
+      }
       // The stage of the chunk before c (at c0: the last stage), which
       // chunk c + stages - 1 takes over.
       Reg before = k_.mov(u32, stage0 + imm((t_.stages - 1) * stage_bytes));
@@ -274,15 +296,28 @@ GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const 
 }
 
 std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  // A lane's share of a chunk: its pieces of two rows and their scales (bf16: 2 x 128 bytes).
-  const std::int64_t lane = p.packed_b ? (p.packed_layout().block_bytes() + p.packed_layout().scale_block_bytes()) / 32
-                                       : 2 * PackedWeightsLayout::kPieceCodes * 2;
+  // A lane's share of a chunk: its pieces of two rows and their scales
+  // (native: a 4-byte word of each row's; bf16: 2 x 128 bytes).
+  const PackedWeightsLayout l = p.packed_layout();
+  const std::int64_t lane = !p.packed_b ? 2 * PackedWeightsLayout::kPieceCodes * 2
+                            : p.native_b ? l.block_bytes() / 32 + 8
+                                         : (l.block_bytes() + l.scale_block_bytes()) / 32;
   const std::int64_t weights = static_cast<std::int64_t>(t.row_tiles) * t.threads() * lane;
   return a_stage_bytes(t) + (weights + 15) / 16 * 16;
 }
 
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
   return t.stages * stream_grouped_stage_bytes(p, t);
+}
+
+std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  // sm_90's 228 KB of shared memory an SM; a CTA takes its dynamic bytes
+  // (128-aligned after the static), its static ones (the group table and
+  // the last-split flag) and 1 KB the system reserves.
+  constexpr std::int64_t kSmShared = 228 * 1024, kReserved = 1024;
+  const std::int64_t cta =
+      stream_grouped_shared_bytes(p, t) + stream_grouped_schedule(p, t).table_bytes() + 4 + 128 + kReserved;
+  return std::clamp<std::int64_t>(kSmShared / cta, 1, std::max(1, std::min(4, 16 / t.warps)));
 }
 
 std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -299,11 +334,13 @@ ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupe
   if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 ||
       (t.tokens != 8 && t.tokens != 16 && t.tokens != 32 && t.tokens != 64) || t.stages < 2 || t.stages > 8 ||
       t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||
-      t.a_ld < p.k || (t.a_ld * 2) % 16 != 0)
+      t.a_ld < p.k || (t.a_ld * 2) % 16 != 0 ||
+      (p.native_b && (p.groups != 1 || p.k % 64 != 0 || code_bytes(p.b_dtype, p.b.ld) % 16 != 0)))
     throw OpsError("stream grouped kernel: tiling " + t.describe() + ", " + std::to_string(t.splits) +
                    " splits of " + std::to_string(chunks) + " chunks, A rows of " + std::to_string(t.a_ld) +
                    "; it takes 1-8 warps of 1-2 row tiles, 8/16/32/64 tokens whose A pieces divide among the "
-                   "threads, 2-8 stages, splits that each get a chunk, 16-byte aligned A rows");
+                   "threads, 2-8 stages, splits that each get a chunk, 16-byte aligned A rows (and GemmAmax's B: one "
+                   "group, K a multiple of 64, 16-byte aligned rows)");
   return StreamGrouped(p, t).build();
 }
 

@@ -59,6 +59,13 @@ GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const 
 std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
+// Persistent CTAs an SM: as many as sm_90's shared memory holds, at most 4
+// and 16 warps (so at least 128 registers a thread). The kernel asks ptxas for
+// them (.minnctapersm), which caps its registers at 64K / (CTAs x threads):
+// left to itself the driver's JIT gave the NVFP4 kernel 215 registers, 2
+// CTAs an SM where the shared memory held 3 (docs/PERFORMANCE.md).
+std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
+
 // Workspace of the split-K sums (0 without splits): partial slots of every
 // unit there can be, then their counters.
 std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);

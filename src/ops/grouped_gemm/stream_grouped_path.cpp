@@ -19,13 +19,14 @@ using runtime::DType;
 
 // The most tokens a group averages (M over the groups that can have any)
 // for which automatic selection streams bf16 weights. Beside the sm80 kernel
-// 32 (a prediction). Beside the sm90a design 8: on an H200 (docs/
+// 32 (a prediction). Beside the sm90a design 16: on an H200 (docs/
 // PERFORMANCE.md, 2026-11-29) it read qwen3's experts at 0.75 of the
-// read-once floor with 64 tokens a group, where the stream kernel reached
-// 0.25-0.37 at 8 to 32 (one 128-row tile a group reads each B tile once, as
-// the stream kernel does, at wgmma's rate).
+// read-once floor with 64 tokens a group, where the stream kernel (before
+// its row-contiguous copies) reached 0.25-0.37 at 8 to 32; but the dense
+// 8192² GEMM at 16 tokens, one group, ran at 0.41 of the floor on it, where
+// the stream kernel reads at 0.84-0.90 up to 8 tokens a group since.
 constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
-constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 8;
+constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 16;
 
 // The block-scaled A as GemmAmax's pre-pass reads it: (M, K, 1), k-major.
 GemmAmaxProblem a_problem(const GroupedGemmProblem& p) {
@@ -36,17 +37,17 @@ GemmAmaxProblem a_problem(const GroupedGemmProblem& p) {
   return g;
 }
 
+// The order of A's bf16 copy: K, or for GemmAmax's FP4 B (native, its
+// codes in nibble order) K with each 8 paired as its conversion pairs them.
+DequantizedOrder a_order(const GroupedGemmProblem& p) {
+  return p.native_b && p.b_dtype == DType::e2m1 ? DequantizedOrder::nibble_pairs : DequantizedOrder::k;
+}
+
 // Where the bf16 copy of a block-scaled A ends in the workspace (the split
 // sums follow, 1 KB aligned); 0 without one.
 std::size_t a_copy_bytes(const GroupedGemmProblem& p) {
   if (!p.scaled_a) return 0;
   return static_cast<std::size_t>((dequantized_bytes(a_problem(p), BlockScaledOperand::a) + 1023) / 1024 * 1024);
-}
-
-// Persistent CTAs an SM: as many as the shared memory holds (227 KB on
-// sm_90, less the L1's share we leave), at most 4.
-std::int64_t ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  return std::clamp<std::int64_t>(200 * 1024 / stream_grouped_shared_bytes(p, t), 1, 4);
 }
 
 // The K split of `units` units of `chunks` chunks over `ctas` persistent
@@ -72,19 +73,23 @@ int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
 }
 
 // For experiments on a GPU (scripts/gpu-moe.sh's sweep):
-// WARPFORGE_STREAM_TILING=W,R,S sets the warps, row tiles a warp and stages
-// of every stream kernel of packed weights compiled after it,
-// WARPFORGE_STREAM_TILING_BF16 of bf16 weights (the K split follows them);
-// build_stream_grouped refuses a tiling it cannot build.
-void tiling_from_environment(StreamGroupedTiling& t, bool packed) {
+// WARPFORGE_STREAM_TILING=W,R,S[,K] sets the warps, row tiles a warp and
+// stages of every stream kernel of packed weights compiled after it, and
+// with K its K split (else splits_for's); WARPFORGE_STREAM_TILING_BF16 of
+// bf16 weights; build_stream_grouped refuses a tiling it cannot build.
+// Returns the K split asked for, 0 where none.
+int tiling_from_environment(StreamGroupedTiling& t, bool packed) {
   const char* name = packed ? "WARPFORGE_STREAM_TILING" : "WARPFORGE_STREAM_TILING_BF16";
   const char* text = std::getenv(name);
-  if (!text || !*text) return;
-  int warps = 0, row_tiles = 0, stages = 0;
+  if (!text || !*text) return 0;
+  int warps = 0, row_tiles = 0, stages = 0, splits = 0;
   char end = 0;
-  if (std::sscanf(text, "%d,%d,%d%c", &warps, &row_tiles, &stages, &end) != 3)
-    throw OpsError(std::string(name) + " '" + text + "': expected warps,row_tiles,stages (three integers, e.g. 4,2,3)");
+  const int read = std::sscanf(text, "%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &end);
+  if (read != 3 && read != 4)
+    throw OpsError(std::string(name) + " '" + text +
+                   "': expected warps,row_tiles,stages[,splits] (three or four integers, e.g. 4,2,3 or 4,2,2,8)");
   t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
+  return read == 4 ? splits : 0;
 }
 
 // The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
@@ -92,10 +97,13 @@ void tiling_from_environment(StreamGroupedTiling& t, bool packed) {
 // 36 KB stages leave one CTA an SM: two warps a scheduler rather than one;
 // three stages of 8 warps and 32 tokens would pass the 227 KB); tokens a unit from the
 // tokens a group averages over the groups that can have any (M / min(G,
-// M)); 3 stages (two chunks in flight beyond the one multiplied: 34 KB a
-// CTA of FP4 weights, 32 KB of FP8, 128 KB of bf16, past the ~33 KB an SM
-// needs in flight to stream at 4.4 TB/s with ~1 us of latency; docs/
-// PERFORMANCE.md "Decode at the read floor"). The K split (splits_for).
+// M)); 3 stages (two chunks in flight beyond the one multiplied), or 2
+// where that fits more CTAs an SM (FP4 and FP8 up to 16 tokens: 4 CTAs, 16
+// warps, rather than 3). The profile found the loop latency-bound with 8-12
+// warps an SM, and 4 CTAs with one chunk in flight each still hold ~70 KB
+// of weights in flight, past the ~33 KB an SM needs to stream at 4.4 TB/s
+// with ~1 us of latency (docs/PERFORMANCE.md "Decode at the read floor").
+// The K split (splits_for).
 StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::Device& device) {
   StreamGroupedTiling t;
   t.row_tiles = p.packed_b && p.b_dtype == DType::e2m1 ? 2 : 1;
@@ -104,12 +112,15 @@ StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::De
   t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
   t.warps = !p.packed_b && t.tokens <= 16 ? 8 : 4;
   t.stages = 3;
+  StreamGroupedTiling two = t;
+  two.stages = 2;
+  if (stream_grouped_ctas_per_sm(p, two) > stream_grouped_ctas_per_sm(p, t)) t.stages = 2;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
-  tiling_from_environment(t, p.packed_b);
-  const std::int64_t ctas = ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
+  const int splits = tiling_from_environment(t, p.packed_b);
+  const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
   const std::int64_t units =
       std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());
-  t.splits = splits_for(units, ctas, p.packed_layout().chunks());
+  t.splits = splits > 0 ? splits : splits_for(units, ctas, p.packed_layout().chunks());
   return t;
 }
 
@@ -123,17 +134,21 @@ class StreamLaunch final : public GroupedGemmLaunch {
         a_copy_(a_copy_bytes(p)),
         split_bytes_(stream_grouped_split_bytes(p, t)) {
     if (p.scaled_a)
-      dequantize_.emplace(device, build_dequantize_kernel(a_problem(p), BlockScaledOperand::a, DequantizedOrder::k));
+      dequantize_.emplace(device, build_dequantize_kernel(a_problem(p), BlockScaledOperand::a, a_order(p),
+                                                          DependentsStart::at_start));
     if (own_workspace && a_copy_ + split_bytes_) {
       own_.emplace(device, a_copy_ + split_bytes_);
       own_->fill(0);  // the split counters at 0; every launch leaves them so
     }
     const std::int64_t shared = stream_grouped_shared_bytes(p, t);
-    const std::int64_t ctas = ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
+    const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
     const std::int64_t items = max_group_units(stream_grouped_schedule(p, t), p.m) * t.splits;
     config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(items, 1, ctas))};
     config_.block = {static_cast<std::uint32_t>(t.threads())};
     config_.dynamic_shared_bytes = static_cast<std::uint32_t>(shared);
+    // With a block-scaled A the kernel starts while the pre-pass converts
+    // it (streaming its first weights before it waits for the pre-pass).
+    config_.overlap_previous = p.scaled_a;
     splits_ = t.splits;
   }
 
@@ -142,8 +157,7 @@ class StreamLaunch final : public GroupedGemmLaunch {
     const runtime::Device& device = t.a.device();
     std::vector<runtime::Arg> args;
     if (p_.scaled_a) {
-      launch_dequantize(*dequantize_, a_problem(p_), BlockScaledOperand::a, DequantizedOrder::k, t.a, *t.sfa, base,
-                        stream);
+      launch_dequantize(*dequantize_, a_problem(p_), BlockScaledOperand::a, a_order(p_), t.a, *t.sfa, base, stream);
       args.emplace_back(runtime::TensorView(device, base, DType::u8, {static_cast<std::int64_t>(a_copy_)}));
     } else {
       args.emplace_back(t.a);
@@ -216,8 +230,8 @@ class StreamPath final : public GroupedGemmPath {
 
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device& device) const override {
     const StreamGroupedTiling t = stream_tiling(p, device);
-    std::string s = t.describe() + ", K split " + std::to_string(t.splits) + " ways" +
-                    (t.splits > 1 ? " (their sums added through the workspace)" : "");
+    std::string s = t.describe() + ", " + std::to_string(stream_grouped_ctas_per_sm(p, t)) + " CTAs an SM, K split " +
+                    std::to_string(t.splits) + " ways" + (t.splits > 1 ? " (their sums added through the workspace)" : "");
     if (p.scaled_a) s += ", A converted to bf16 into the workspace by a pre-pass";
     return s;
   }

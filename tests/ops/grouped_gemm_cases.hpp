@@ -203,6 +203,40 @@ inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase&
   return got;
 }
 
+// The weights' gradient (ragged K): D[g] = Xᵀ·dY over the K rows (tokens)
+// of group g, X (K, M) and dY (K, N) row-major as a layer holds them, so A
+// = Xᵀ is M-major and B = dY N-major; D (G, M, N).
+struct RaggedKCase {
+  std::vector<std::int32_t> ends;  // over the K rows
+  std::int64_t m = 0, n = 0, k = 0;
+  DType d = DType::f32;
+  const char* kernel = "sm90a";  // the kernel that must run it
+  GroupedGemmKernel named = GroupedGemmKernel::automatic;
+};
+
+// Runs a ragged-K case (D poisoned first), asserting the kernel chosen, and checks D.
+inline void run_ragged_k(const runtime::Device& device, const RaggedKCase& c, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto g = static_cast<std::int64_t>(c.ends.size());
+  auto xt = make_matrix(device, DType::bf16, {0, c.m, c.k, false}, rng);
+  auto dy = make_matrix(device, DType::bf16, {0, c.k, c.n, true}, rng);
+  auto d = make_matrix(device, c.d, {g, c.m, c.n, true}, rng, true);
+  auto offsets = make_offsets(device, c.ends);
+  const GroupedGemmTensors t{xt.view, dy.view, &offsets.view, d.view};
+  GroupedGemm op(t, {.out_dtype = c.d, .kernel = c.named});
+  EXPECT_EQ(op.kernel_name(), std::string_view(c.kernel)) << op.describe();
+  if (!op.check_support().empty()) {  // nothing to run: the case fails, the test goes on
+    ADD_FAILURE() << op.describe();
+    return;
+  }
+  op.execute(t);
+  const auto bad =
+      grouped_mismatches(HostTensor::download(d.view), grouped_gemm_reference(xt.host, dy.host, offsets.host), c.k);
+  std::string all;
+  for (const auto& s : bad) all += "\n  " + s;
+  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+}
+
 inline constexpr BlockScaledFormat kGroupedFormats[] = {kMxfp4, kNvfp4, kMxfp8E4m3, kMxfp8E5m2, {DType::e2m1, DType::e8m0, 16}};
 
 struct StreamCase {

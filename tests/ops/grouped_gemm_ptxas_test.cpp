@@ -1,6 +1,7 @@
 // The grouped GEMM's kernels assemble with ptxas as the driver compiles
 // them, without spills: the sm80 kernel for sm_80 and sm_90a in both forms
-// and every operand major-ness; the sm90a design at both tile widths; the
+// and every operand major-ness; the sm90a design at both tile widths in
+// the forward's, dA's and dB's layouts; the
 // stream kernel for sm_90a in every format, token tile, with and without
 // split K and amax. Skips, saying
 // so, without the CUDA toolkit.
@@ -43,16 +44,26 @@ TEST(GroupedGemmPtxas, Sm80KernelAssemblesForSm80AndSm90a) {
   }
 }
 
+// The forward (B K-major), dA = dD·Bᵀ (B N-major) and dB (ragged K: A
+// M-major, B N-major) at gpt-oss's shape.
 TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
-  GroupedGemmProblem p;
-  p.m = 4096, p.n = 5760, p.k = 2880, p.groups = 128;
-  p.a = {true, 2880, 0}, p.b = {false, 2880, 2880 * 5760}, p.d = {true, 5760, 0};
-  for (DType d : {DType::bf16, DType::f32})
-    for (GroupedSm90aConfig c : {GroupedSm90aConfig{128, 6}, GroupedSm90aConfig{256, 4}}) {
-      p.d_dtype = d;
-      testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
+  for (int form = 0; form < 3; ++form) {
+    GroupedGemmProblem p;
+    p.m = 4096, p.n = 5760, p.k = 2880, p.groups = 128;
+    p.a = {true, 2880, 0}, p.b = {false, 2880, 2880 * 5760}, p.d = {true, 5760, 0};
+    if (form == 1) p.n = 2880, p.k = 5760, p.b = {true, 2880, 2880 * 5760}, p.d = {true, 2880, 0};
+    if (form == 2) {
+      p.form = GroupedForm::ragged_k;
+      p.m = 5760, p.n = 2880, p.k = 4096;
+      p.a = {false, 5760, 0}, p.b = {true, 2880, 0}, p.d = {true, 2880, 5760 * 2880};
     }
+    for (DType d : {DType::bf16, DType::f32})
+      for (GroupedSm90aConfig c : {GroupedSm90aConfig{128, 6}, GroupedSm90aConfig{256, 4}}) {
+        p.d_dtype = d;
+        testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
+      }
+  }
 }
 
 TEST(GroupedGemmPtxas, StreamKernelAssemblesWithoutSpills) {

@@ -180,12 +180,11 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     if (!ragged_k(p_)) zero_rows_past_end();
   }
 
-  // Ragged K: an empty group's item has no k-block (the template's walk
-  // frees a slot after its last one): its D is zeros.
+  // Ragged K: an empty group's item has no k-block, and no walk (the
+  // template's frees a slot after the last one); finish stores its zeros.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     if (!ragged_k(p_)) return ws.walk(w, state);
-    k_.if_else(
-        w.kb1 == w.kb0, [&] { for (const Reg& r : acc_) k_.mov(r, imm_f32(0.0f)); }, [&] { ws.walk(w, state); });
+    k_.if_then(w.kb1 > w.kb0, [&] { ws.walk(w, state); });
   }
 
   int compute(const tile::ComputeStep& s) override {
@@ -220,17 +219,22 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     k_.mul_wide(at_col, col0, imm(bytes));
     Reg lane_d = d_ + at_row + at_col;
     Reg row_end = ragged_k(p_) ? k_.mov(u32, imm(p_.m)) : w.extra[0];
+    // Ragged K: an empty group's zeros are selected here, not moved into the
+    // accumulators, which would keep ptxas from pipelining wgmma (C7515).
+    std::optional<Pred> empty;
     if (ragged_k(p_)) {
       Reg at_group = k_.reg(u64);
       k_.mul_wide(at_group, w.tile.batch, imm(p_.d.batch * bytes));
       lane_d = lane_d + at_group;
+      empty = w.kb1 == w.kb0;
     }
+    auto value = [&](std::size_t i) { return empty ? k_.selp(imm_f32(0.0f), acc_[i], *empty) : acc_[i]; };
     for (int h = 0; h < 2; ++h) {
       Pred row_in = (row0 + imm(8 * h)) < row_end;
       for (int j = 0; j < c_.tile_n / 8; ++j) {
         const std::size_t i = static_cast<std::size_t>(4 * j + 2 * h);
         Reg address = lane_d + Src(static_cast<std::uint64_t>((8 * h * p_.d.ld + 8 * j) * bytes));
-        store_d_pair(k_, p_.d_dtype, address, acc_[i], acc_[i + 1], row_in && ((col0 + imm(8 * j)) < imm(p_.n)),
+        store_d_pair(k_, p_.d_dtype, address, value(i), value(i + 1), row_in && ((col0 + imm(8 * j)) < imm(p_.n)),
                      row_in && ((col0 + imm(8 * j + 1)) < imm(p_.n)), pairs);
       }
     }

@@ -138,9 +138,13 @@ int make_gemm_op(const torch_bridge::GemmArgs& g, void** op) {
   });
 }
 
-int run_gemm(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
+// An op of four operands (GemmOp, GroupedGemmOp) on other data of its
+// description: each present operand's address mapped (the simulator's host
+// memory; a GPU's as it is), on torch's stream.
+template <class Op>
+int run_four(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
   return guarded([&] {
-    auto& o = *static_cast<GemmOp*>(op);
+    auto& o = *static_cast<Op*>(op);
     const std::array<std::uint64_t, 4> extents = o.extents();
     std::array<std::uint64_t, 4> at{};
     CallMappings mappings(o.device());
@@ -149,6 +153,10 @@ int run_gemm(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t strea
     auto s = caller_stream(o.device(), stream);
     o.run_at(at, pointer(s));
   });
+}
+
+int run_gemm(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
+  return run_four<GemmOp>(op, addresses, stream);
 }
 
 int make_grouped_op(const torch_bridge::GroupedMmArgs& g, void** op) {
@@ -163,16 +171,7 @@ int make_grouped_op(const torch_bridge::GroupedMmArgs& g, void** op) {
 }
 
 int run_grouped(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
-  return guarded([&] {
-    auto& o = *static_cast<GroupedGemmOp*>(op);
-    const std::array<std::uint64_t, 4> extents = o.extents();
-    std::array<std::uint64_t, 4> at{};
-    CallMappings mappings(o.device());
-    for (std::size_t i = 0; i < 4; ++i)
-      if (extents[i] > 0) at[i] = mappings.map(addresses[i], extents[i]);
-    auto s = caller_stream(o.device(), stream);
-    o.run_at(at, pointer(s));
-  });
+  return run_four<GroupedGemmOp>(op, addresses, stream);
 }
 
 int refuse(const char* error_class, const char* message) {

@@ -278,8 +278,27 @@ c10::SmallVector<std::int64_t, 3> gemm_out_shape(at::IntArrayRef a, at::IntArray
   return shape;
 }
 
-std::mutex gemm_cache_mutex;
-auto* gemm_cache = new std::unordered_map<std::string, void*>();  // kept past interpreter exit
+// The bridge's compiled ops by byte key; make() (a description's first
+// call, which compiles) runs unlocked.
+class OpCache {
+ public:
+  template <class Make>
+  void* get(const std::string& key, Make make) {
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = ops_.find(key); it != ops_.end()) return it->second;
+    }
+    void* op = make();
+    std::lock_guard lock(mutex_);
+    return ops_.emplace(key, op).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, void*> ops_;
+};
+
+auto* gemm_cache = new OpCache();  // kept past interpreter exit
 
 at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& c,
                 double alpha, double beta, std::optional<at::ScalarType> out_dtype) {
@@ -299,12 +318,7 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at
   key.add_double(alpha);
   key.add_double(beta);
 
-  void* op = nullptr;
-  {
-    std::lock_guard lock(gemm_cache_mutex);
-    if (auto it = gemm_cache->find(key.bytes()); it != gemm_cache->end()) op = it->second;
-  }
-  if (!op) {  // the first call of this description
+  void* op = gemm_cache->get(key.bytes(), [&] {
     bridge::GemmArgs args{.a = describe(a, a_value, "a"),
                           .b = describe(b, b_value, "b"),
                           .d = describe(d, d_value, "d"),
@@ -312,10 +326,10 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at
                           .alpha = alpha,
                           .beta = beta};
     if (c) args.c = describe(*c, c_value, "c");
-    check(api->gemm_op(args, &op));
-    std::lock_guard lock(gemm_cache_mutex);
-    gemm_cache->emplace(key.bytes(), op);
-  }
+    void* made = nullptr;
+    check(api->gemm_op(args, &made));
+    return made;
+  });
   const std::uint64_t addresses[4] = {reinterpret_cast<std::uintptr_t>(a.data_ptr()),
                                       reinterpret_cast<std::uintptr_t>(b.data_ptr()),
                                       c ? reinterpret_cast<std::uintptr_t>(c->data_ptr()) : 0,
@@ -335,8 +349,7 @@ c10::SmallVector<std::int64_t, 3> grouped_out_shape(const at::Tensor& a, const a
   return {1, 1};
 }
 
-std::mutex grouped_cache_mutex;
-auto* grouped_cache = new std::unordered_map<std::string, void*>();  // kept past interpreter exit
+auto* grouped_cache = new OpCache();  // kept past interpreter exit
 
 // torch.ops.warpforge.grouped_mm's CUDA and CPU kernel (warpforge.grouped_torch
 // defines the schema and the fake kernel).
@@ -355,21 +368,16 @@ at::Tensor grouped_mm(const at::Tensor& a, const at::Tensor& b, const std::optio
   if (offs) key.add(*offs, offs_value);
   key.add(d, d_value);  // its alignment: the allocator's, which may vary
 
-  void* op = nullptr;
-  {
-    std::lock_guard lock(grouped_cache_mutex);
-    if (auto it = grouped_cache->find(key.bytes()); it != grouped_cache->end()) op = it->second;
-  }
-  if (!op) {  // the first call of this description
+  void* op = grouped_cache->get(key.bytes(), [&] {
     bridge::GroupedMmArgs args{.a = describe(a, a_value, "a"),
                                .b = describe(b, b_value, "b"),
                                .d = describe(d, d_value, "out"),
                                .has_offs = offs.has_value()};
     if (offs) args.offs = describe(*offs, offs_value, "offs");
-    check(api->grouped_mm_op(args, &op));
-    std::lock_guard lock(grouped_cache_mutex);
-    grouped_cache->emplace(key.bytes(), op);
-  }
+    void* made = nullptr;
+    check(api->grouped_mm_op(args, &made));
+    return made;
+  });
   const std::uint64_t addresses[4] = {reinterpret_cast<std::uintptr_t>(a.data_ptr()),
                                       reinterpret_cast<std::uintptr_t>(b.data_ptr()),
                                       offs ? reinterpret_cast<std::uintptr_t>(offs->data_ptr()) : 0,

@@ -12,7 +12,8 @@
 #            the causes: the kernel each product runs, GPU time alone (CUDA
 #            graph replay), host time a call, sm90a forced at <= 128 tokens,
 #            dA and dB alone;
-#   more     the same bench over mixtral and deepseek.
+#   more     the same bench over mixtral and deepseek;
+#   ncu      (in STEPS only) Nsight Compute of our kernel at NCU_ROW.
 # Logs go to $OUT (default build/gpu-moe-prefill), each step's output also to
 # stdout as it runs (a hard time limit keeps what was printed); the last
 # lines are a short table.
@@ -82,9 +83,23 @@ wanted causes && step causes 20 45 "${bench[@]}" --models gpt-oss,qwen3
 
 wanted more && step more 10 60 "${bench[@]}" --models mixtral,deepseek
 
+# Nsight Compute of our kernel at one row (NCU_ROW "model tokens"), its 4th
+# launch (after the bench's 3 warm-ups): the figures that separate the bounds.
+ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+if wanted ncu && [ -x "$ncu_tool" ]; then
+  read -r ncu_model ncu_tokens <<<"${NCU_ROW:-qwen3 8192}"
+  step ncu 15 30 "$ncu_tool" --kernel-name regex:'^grouped_gemm' --launch-skip 3 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+    --section SchedulerStats --section WarpStateStats \
+    python3 -m warpforge.bench_grouped --models "$ncu_model" --tokens "$ncu_tokens" --reps 3
+elif wanted ncu; then
+  summary+=("ncu: not found")
+fi
+
 echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
+[ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM) " "$out/ncu.log" | head -14
 for log in causes more; do
   [ -f "$out/$log.log" ] || continue
   echo

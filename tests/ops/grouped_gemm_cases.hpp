@@ -160,6 +160,13 @@ inline std::vector<std::string> grouped_mismatches(const HostTensor& d, const Gr
   return bad;
 }
 
+// A failure naming the op and every mismatch, where there are any.
+inline void expect_no_mismatches(const std::vector<std::string>& bad, const std::string& describe) {
+  std::string all;
+  for (const auto& s : bad) all += "\n  " + s;
+  EXPECT_TRUE(bad.empty()) << describe << all;
+}
+
 // The largest |exact D| (what amax must be, up to the f32 accumulation).
 inline double reference_amax(const GroupedReference& want) {
   double most = 0;
@@ -197,9 +204,7 @@ inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase&
   op.execute(t);
   HostTensor got = HostTensor::download(d.view);
   const auto bad = grouped_mismatches(got, grouped_gemm_reference(a.host, b.host, offsets.host), c.k);
-  std::string all;
-  for (const auto& s : bad) all += "\n  " + s;
-  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+  expect_no_mismatches(bad, op.describe());
   return got;
 }
 
@@ -232,9 +237,7 @@ inline void run_ragged_k(const runtime::Device& device, const RaggedKCase& c, st
   op.execute(t);
   const auto bad =
       grouped_mismatches(HostTensor::download(d.view), grouped_gemm_reference(xt.host, dy.host, offsets.host), c.k);
-  std::string all;
-  for (const auto& s : bad) all += "\n  " + s;
-  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+  expect_no_mismatches(bad, op.describe());
 }
 
 inline constexpr BlockScaledFormat kGroupedFormats[] = {kMxfp4, kNvfp4, kMxfp8E4m3, kMxfp8E5m2, {DType::e2m1, DType::e8m0, 16}};
@@ -283,9 +286,7 @@ inline StreamRun run_stream(const runtime::Device& device, const StreamCase& c, 
   const GroupedReference want = qa ? grouped_gemm_reference(qa->host(), w.host(), offsets.host)
                                    : grouped_gemm_reference(a.host, w.host(), offsets.host);
   const auto bad = grouped_mismatches(run.d, want, c.k);
-  std::string all;
-  for (const auto& s : bad) all += "\n  " + s;
-  EXPECT_TRUE(bad.empty()) << run.describe << all;
+  expect_no_mismatches(bad, run.describe);
   if (qa) {
     amax.copy_to_host(&run.amax, 4);
     const double most = reference_amax(want);

@@ -183,6 +183,7 @@ struct RaggedMCase {
   bool b_k_major = false;
   const char* kernel = "sm80";  // the kernel that must run it
   GroupedGemmKernel named = GroupedGemmKernel::automatic;
+  std::int64_t d_pad = 0;  // D's leading dimension N + d_pad
 };
 
 // Runs a bf16/f16 ragged-M case (D poisoned first), asserting the kernel
@@ -192,7 +193,7 @@ inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase&
   const auto g = static_cast<std::int64_t>(c.ends.size());
   auto a = make_matrix(device, c.ab, {0, c.m, c.k, true}, rng);
   auto b = make_matrix(device, c.ab, {g, c.k, c.n, !c.b_k_major}, rng);
-  auto d = make_matrix(device, c.d, {0, c.m, c.n, true}, rng, true);
+  auto d = make_matrix(device, c.d, {0, c.m, c.n, true, c.d_pad}, rng, true);
   auto offsets = make_offsets(device, c.ends);
   const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
   GroupedGemm op(t, {.out_dtype = c.d, .kernel = c.named});

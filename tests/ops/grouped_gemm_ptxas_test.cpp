@@ -61,6 +61,7 @@ TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
     for (DType d : {DType::bf16, DType::f32})
       for (GroupedSm90aConfig c : {GroupedSm90aConfig{128, 6}, GroupedSm90aConfig{256, 4}}) {
         p.d_dtype = d;
+        while (sm90a_grouped_shared_bytes(p, c) > 227 * 1024) --c.stages;  // f32 D's staging takes more
         testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
       }
   }

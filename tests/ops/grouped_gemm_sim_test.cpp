@@ -118,6 +118,17 @@ TEST(GroupedGemmSim, ManyGroupsMostlyEmpty) {
                13);
 }
 
+// The sm90a design's D: staged through shared memory where a row's pairs
+// are 4-byte aligned (N odd, D padded to an even row: the last column's
+// half a pair), else from the fragments' registers (N odd, D unpadded).
+TEST(GroupedGemmSim, Sm90aOddColumnsOfD) {
+  const runtime::Device device = runtime::Device::sim();
+  RaggedMCase c{ends_of({20, 0, 45}), 70, 37, 96, DType::bf16, DType::bf16, true, "sm90a"};
+  run_ragged_m(device, c, 28);
+  c.d_pad = 3;
+  run_ragged_m(device, c, 28);
+}
+
 TEST(GroupedGemmSim, SameInputsGiveTheSameBits) {
   const RaggedMCase c{ends_of({20, 0, 45}), 70, 24, 96, DType::bf16, DType::f32, false, "sm90a"};
   const runtime::Device device = runtime::Device::sim();

@@ -33,9 +33,22 @@ bool a_k_major(const GroupedGemmProblem& p) { return p.a.cols_contiguous; }
 bool b_k_major(const GroupedGemmProblem& p) { return !p.b.cols_contiguous; }
 bool ragged_k(const GroupedGemmProblem& p) { return p.form == GroupedForm::ragged_k; }
 
+// D leaves through shared memory, 64 columns at a time, each warp storing
+// whole rows (a 128-byte line a store for 16-bit D), where a row's pairs of
+// 16-bit elements are 4-byte aligned (f32 always): the fragments' own
+// stores write 16 bytes of 8 rows each and ran at ~1.1 TB/s on an H200
+// (2026-11-29). A staged row is padded so that the fragments' writes miss
+// no bank: 64 elements + 16 bytes (f32: + 32, 8-byte writes in half-warps).
+constexpr int kStagedCols = 64;
+bool staged(const GroupedGemmProblem& p) { return p.d_dtype == DType::f32 || p.d.ld % 2 == 0; }
+std::uint32_t staged_pitch(const GroupedGemmProblem& p) {
+  const int bytes = runtime::bits(p.d_dtype) / 8;
+  return static_cast<std::uint32_t>(kStagedCols * bytes + (bytes == 4 ? 32 : 16));
+}
+
 // The carve-up of the kernel's shared memory.
 struct Smem {
-  std::uint32_t a, b, a_stage, b_stage, full, empty, table, bytes;
+  std::uint32_t a, b, a_stage, b_stage, full, empty, table, staging, bytes;
 };
 Smem smem_of(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
   Smem m{};
@@ -47,6 +60,7 @@ Smem smem_of(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
   m.full = layout.mbarriers(c.stages);
   m.empty = layout.mbarriers(c.stages);
   m.table = layout.buffer(static_cast<std::uint32_t>(sm90a_grouped_schedule(p, c).table_bytes()), 4);
+  if (staged(p)) m.staging = layout.buffer(2 * 64 * staged_pitch(p), 16);  // each consumer warpgroup's 64 rows
   m.bytes = layout.launch_bytes();
   return m;
 }
@@ -127,7 +141,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     tid_ = ws.tid();
     map_a_ = k_.param_generic_address(map_a_p_);
     map_b_ = k_.param_generic_address(map_b_p_);
-    if (ragged_k(p_)) zeroed_.emplace(ws.warpgroup_barriers(128));
+    if (ragged_k(p_) || staged(p_)) warpgroup_barriers_.emplace(ws.warpgroup_barriers(128));
   }
 
   void initialize(tile::WarpSpecialized&) override {
@@ -203,44 +217,109 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     return 1;
   }
 
-  // The warpgroup's 64 rows of the tile from its registers: register i of
-  // a thread holds row 16·warp + lane/4 + 8·((i/2) % 2) and column
-  // 8·(i/4) + 2·(lane%4) + i%2 (PTX ISA 9.7.15.5.1.1.1); stored where the
-  // row is inside the group and the column inside N.
-  // Ragged M: rows inside the group (extra[0] its end); ragged K: D[group], rows inside M.
+  // The warpgroup's 64 rows of the tile: ragged M the rows inside the group
+  // (extra[0] its end), ragged K D[group]'s rows inside M; columns inside N.
+  // Staged through shared memory (store_staged), else from the registers:
+  // register i of a thread holds row 16·warp + lane/4 + 8·((i/2) % 2) and
+  // column 8·(i/4) + 2·(lane%4) + i%2 (PTX ISA 9.7.15.5.1.1.1).
   void finish(const tile::WorkItem& w) override {
+    Reg row_end = ragged_k(p_) ? k_.mov(u32, imm(p_.m)) : w.extra[0];
+    Reg d_tile = ragged_k(p_) ? Reg(d_ + at_group(w)) : d_;
+    // Ragged K: an empty group's zeros are selected here, not moved into the
+    // accumulators, which would keep ptxas from pipelining wgmma (C7515).
+    std::optional<Pred> empty;
+    if (ragged_k(p_)) empty = w.kb1 == w.kb0;
+    auto value = [&](std::size_t i) { return empty ? k_.selp(imm_f32(0.0f), acc_[i], *empty) : acc_[i]; };
+    if (staged(p_)) return store_staged(w, value, d_tile, row_end);
     const int bytes = runtime::bits(p_.d_dtype) / 8;
-    const bool pairs = p_.d.ld % 2 == 0;
     Reg lane = tid_ & 31u;
     Reg row0 = w.tile.m0 + cw_ * 64u + (((tid_ >> 5) & 3u) << 4) + (lane >> 2);
     Reg col0 = w.tile.n0 + ((lane & 3u) << 1);
     Reg at_row = k_.reg(u64), at_col = k_.reg(u64);
     k_.mul_wide(at_row, row0, imm(p_.d.ld * bytes));
     k_.mul_wide(at_col, col0, imm(bytes));
-    Reg lane_d = d_ + at_row + at_col;
-    Reg row_end = ragged_k(p_) ? k_.mov(u32, imm(p_.m)) : w.extra[0];
-    // Ragged K: an empty group's zeros are selected here, not moved into the
-    // accumulators, which would keep ptxas from pipelining wgmma (C7515).
-    std::optional<Pred> empty;
-    if (ragged_k(p_)) {
-      Reg at_group = k_.reg(u64);
-      k_.mul_wide(at_group, w.tile.batch, imm(p_.d.batch * bytes));
-      lane_d = lane_d + at_group;
-      empty = w.kb1 == w.kb0;
-    }
-    auto value = [&](std::size_t i) { return empty ? k_.selp(imm_f32(0.0f), acc_[i], *empty) : acc_[i]; };
+    Reg lane_d = d_tile + at_row + at_col;
     for (int h = 0; h < 2; ++h) {
       Pred row_in = (row0 + imm(8 * h)) < row_end;
       for (int j = 0; j < c_.tile_n / 8; ++j) {
         const std::size_t i = static_cast<std::size_t>(4 * j + 2 * h);
         Reg address = lane_d + Src(static_cast<std::uint64_t>((8 * h * p_.d.ld + 8 * j) * bytes));
         store_d_pair(k_, p_.d_dtype, address, value(i), value(i + 1), row_in && ((col0 + imm(8 * j)) < imm(p_.n)),
-                     row_in && ((col0 + imm(8 * j + 1)) < imm(p_.n)), pairs);
+                     row_in && ((col0 + imm(8 * j + 1)) < imm(p_.n)), false);
       }
     }
   }
 
  private:
+  // Ragged K: D[group]'s offset in bytes.
+  Reg at_group(const tile::WorkItem& w) {
+    Reg at_group = k_.reg(u64);
+    k_.mul_wide(at_group, w.tile.batch, imm(p_.d.batch * runtime::bits(p_.d_dtype) / 8));
+    return at_group;
+  }
+
+  // D through the warpgroup's staging rows (see `staged`), 64 columns a
+  // pass: the fragments written as D's dtype (register i: row 16·warp +
+  // lane/4 + 8·((i/2) % 2), column 8·(i/4) + 2·(lane%4) + i%2), the
+  // warpgroup's barrier, then each warp stores rows warp, warp + 4, ..
+  // whole, 4 bytes a lane (a pair of 16-bit elements, or one f32), where
+  // the row is below row_end and the element inside N; the barrier again
+  // before the next pass writes.
+  void store_staged(const tile::WorkItem& w, const std::function<Reg(std::size_t)>& value, const Reg& d_tile,
+                    const Reg& row_end) {
+    const int bytes = runtime::bits(p_.d_dtype) / 8;
+    const std::uint32_t pitch = staged_pitch(p_);
+    const bool f32_d = p_.d_dtype == DType::f32;
+    Reg lane = tid_ & 31u, warp = (tid_ >> 5) & 3u;
+    Reg stage = base_ + imm(smem_.staging) + cw_ * imm(64 * pitch);
+    Reg fragment = stage + ((warp << 4) + (lane >> 2)) * imm(pitch) + ((lane & 3u) << 1) * imm(bytes);
+    Reg rows0 = w.tile.m0 + cw_ * 64u;  // the warpgroup's first row of D
+    // The readback: this lane's word of a row, its column and byte offset.
+    const int words = kStagedCols * bytes / 4;  // 32-bit words a staged row
+    const tile::NamedBarrier barrier = warpgroup_barriers_->of(cw_);
+    for (int pass = 0; pass < c_.tile_n / kStagedCols; ++pass) {
+      for (int h = 0; h < 2; ++h)
+        for (int jj = 0; jj < kStagedCols / 8; ++jj) {
+          const std::size_t i = static_cast<std::size_t>(4 * (8 * pass + jj) + 2 * h);
+          const Addr at_fragment = at(fragment, static_cast<std::int64_t>(8 * h * pitch + 8 * jj * bytes));
+          if (f32_d) {
+            k_.st(Space::shared, f32, at_fragment, Regs{value(i), value(i + 1)});
+          } else {
+            Reg packed = k_.reg(b32);
+            k_.cvt_pack(p_.d_dtype == DType::f16 ? f16x2 : bf16x2, packed, value(i + 1), value(i));  // i low
+            k_.st(Space::shared, b32, at_fragment, packed);
+          }
+        }
+      barrier.sync();
+      for (int q = 0; q < words / 32; ++q) {
+        Reg word = lane + imm(32 * q);
+        Reg col = w.tile.n0 + imm(pass * kStagedCols) + (f32_d ? word : Reg(word << 1u));
+        Reg at_col = k_.reg(u64);
+        k_.mul_wide(at_col, col, imm(bytes));
+        Pred col_in = col < imm(p_.n);
+        Pred pair_in = (col + (f32_d ? 0u : 1u)) < imm(p_.n);
+        for (int r = 0; r < 16; ++r) {
+          Reg row = warp + imm(4 * r);  // of the warpgroup's 64
+          Reg v = k_.reg(b32);
+          k_.ld(Space::shared, b32, v, at(stage + row * imm(pitch) + (word << 2u)));
+          Reg at_row = k_.reg(u64);
+          k_.mul_wide(at_row, rows0 + row, imm(p_.d.ld * bytes));
+          Reg address = d_tile + at_row + at_col;
+          Pred row_in = (rows0 + row) < row_end;
+          if (f32_d) {
+            k_.guarded(row_in && col_in, [&] { k_.st(Space::global, b32, at(address), v); });
+          } else {
+            Reg low = k_.reg(b16);
+            k_.cvt(u16, u32, low, v);
+            k_.if_else(row_in && pair_in, [&] { k_.st(Space::global, b32, at(address), v); },
+                       [&] { k_.guarded(row_in && col_in, [&] { k_.st(Space::global, b16, at(address), low); }); });
+          }
+        }
+      }
+      barrier.sync();
+    }
+  }
+
   // Ragged K: the k-block's K rows past the group's end (the next group's,
   // brought by the box) zeroed in this warpgroup's A box and in B before
   // wgmma reads them (both: a product with any value is then zero, also an
@@ -263,7 +342,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
         k_.for_range(tid_ & 127u, pieces, 128u,
                      [&](Reg piece) { k_.st(Space::shared, b32, at(box + first + (piece << 4u)), zero); });
       k_.fence_proxy_async_shared();
-      zeroed_->of(cw_).sync();
+      warpgroup_barriers_->of(cw_).sync();
     });
   }
 
@@ -297,7 +376,8 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   ParamRef map_a_p_, map_b_p_;
   Reg map_a_, map_b_, d_, offsets_, extent_, base_, tid_, cw_, desc_a0_, desc_b0_;
   Regs acc_;
-  std::optional<tile::NamedBarrierSet> zeroed_;  // ragged K: each consumer warpgroup's
+  // Each consumer warpgroup's (ragged K's zeroed rows, the staged D).
+  std::optional<tile::NamedBarrierSet> warpgroup_barriers_;
 };
 
 }  // namespace

@@ -1,7 +1,6 @@
 // The grouped GEMM's kernels assemble with ptxas as the driver compiles
 // them, without spills: the sm80 kernel for sm_80 and sm_90a in both forms
-// and every operand major-ness; the sm90a design at both tile widths in
-// the forward's, dA's and dB's layouts; the
+// and every operand major-ness; the sm90a design at both tile widths; the
 // stream kernel for sm_90a in every format, token tile, with and without
 // split K and amax. Skips, saying
 // so, without the CUDA toolkit.

@@ -225,12 +225,15 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   void finish(const tile::WorkItem& w) override {
     Reg row_end = ragged_k(p_) ? k_.mov(u32, imm(p_.m)) : w.extra[0];
     Reg d_tile = ragged_k(p_) ? Reg(d_ + at_group(w)) : d_;
-    // Ragged K: an empty group's zeros are selected here, not moved into the
-    // accumulators, which would keep ptxas from pipelining wgmma (C7515).
+    // Ragged K: an empty group's zeros are stored as such (store_zeros), or
+    // selected, not moved into the accumulators, which would keep ptxas
+    // from pipelining wgmma (C7515).
     std::optional<Pred> empty;
     if (ragged_k(p_)) empty = w.kb1 == w.kb0;
+    if (staged(p_) && empty)
+      return k_.if_else(*empty, [&] { store_zeros(w, d_tile, row_end); }, [&] { store_staged(w, d_tile, row_end); });
+    if (staged(p_)) return store_staged(w, d_tile, row_end);
     auto value = [&](std::size_t i) { return empty ? k_.selp(imm_f32(0.0f), acc_[i], *empty) : acc_[i]; };
-    if (staged(p_)) return store_staged(w, value, d_tile, row_end);
     const int bytes = runtime::bits(p_.d_dtype) / 8;
     Reg lane = tid_ & 31u;
     Reg row0 = w.tile.m0 + cw_ * 64u + (((tid_ >> 5) & 3u) << 4) + (lane >> 2);
@@ -261,62 +264,78 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   // D through the warpgroup's staging rows (see `staged`), 64 columns a
   // pass: the fragments written as D's dtype (register i: row 16·warp +
   // lane/4 + 8·((i/2) % 2), column 8·(i/4) + 2·(lane%4) + i%2), the
-  // warpgroup's barrier, then each warp stores rows warp, warp + 4, ..
-  // whole, 4 bytes a lane (a pair of 16-bit elements, or one f32), where
-  // the row is below row_end and the element inside N; the barrier again
+  // warpgroup's barrier, the rows stored (store_rows), the barrier again
   // before the next pass writes.
-  void store_staged(const tile::WorkItem& w, const std::function<Reg(std::size_t)>& value, const Reg& d_tile,
-                    const Reg& row_end) {
+  void store_staged(const tile::WorkItem& w, const Reg& d_tile, const Reg& row_end) {
     const int bytes = runtime::bits(p_.d_dtype) / 8;
     const std::uint32_t pitch = staged_pitch(p_);
-    const bool f32_d = p_.d_dtype == DType::f32;
     Reg lane = tid_ & 31u, warp = (tid_ >> 5) & 3u;
     Reg stage = base_ + imm(smem_.staging) + cw_ * imm(64 * pitch);
     Reg fragment = stage + ((warp << 4) + (lane >> 2)) * imm(pitch) + ((lane & 3u) << 1) * imm(bytes);
-    Reg rows0 = w.tile.m0 + cw_ * 64u;  // the warpgroup's first row of D
-    // The readback: this lane's word of a row, its column and byte offset.
-    const int words = kStagedCols * bytes / 4;  // 32-bit words a staged row
     const tile::NamedBarrier barrier = warpgroup_barriers_->of(cw_);
     for (int pass = 0; pass < c_.tile_n / kStagedCols; ++pass) {
       for (int h = 0; h < 2; ++h)
         for (int jj = 0; jj < kStagedCols / 8; ++jj) {
           const std::size_t i = static_cast<std::size_t>(4 * (8 * pass + jj) + 2 * h);
           const Addr at_fragment = at(fragment, static_cast<std::int64_t>(8 * h * pitch + 8 * jj * bytes));
-          if (f32_d) {
-            k_.st(Space::shared, f32, at_fragment, Regs{value(i), value(i + 1)});
+          if (p_.d_dtype == DType::f32) {
+            k_.st(Space::shared, f32, at_fragment, Regs{acc_[i], acc_[i + 1]});
           } else {
             Reg packed = k_.reg(b32);
-            k_.cvt_pack(p_.d_dtype == DType::f16 ? f16x2 : bf16x2, packed, value(i + 1), value(i));  // i low
+            k_.cvt_pack(p_.d_dtype == DType::f16 ? f16x2 : bf16x2, packed, acc_[i + 1], acc_[i]);  // i low
             k_.st(Space::shared, b32, at_fragment, packed);
           }
         }
       barrier.sync();
-      for (int q = 0; q < words / 32; ++q) {
-        Reg word = lane + imm(32 * q);
-        Reg col = w.tile.n0 + imm(pass * kStagedCols) + (f32_d ? word : Reg(word << 1u));
-        Reg at_col = k_.reg(u64);
-        k_.mul_wide(at_col, col, imm(bytes));
-        Pred col_in = col < imm(p_.n);
-        Pred pair_in = (col + (f32_d ? 0u : 1u)) < imm(p_.n);
-        for (int r = 0; r < 16; ++r) {
-          Reg row = warp + imm(4 * r);  // of the warpgroup's 64
-          Reg v = k_.reg(b32);
-          k_.ld(Space::shared, b32, v, at(stage + row * imm(pitch) + (word << 2u)));
-          Reg at_row = k_.reg(u64);
-          k_.mul_wide(at_row, rows0 + row, imm(p_.d.ld * bytes));
-          Reg address = d_tile + at_row + at_col;
-          Pred row_in = (rows0 + row) < row_end;
-          if (f32_d) {
-            k_.guarded(row_in && col_in, [&] { k_.st(Space::global, b32, at(address), v); });
-          } else {
-            Reg low = k_.reg(b16);
-            k_.cvt(u16, u32, low, v);
-            k_.if_else(row_in && pair_in, [&] { k_.st(Space::global, b32, at(address), v); },
-                       [&] { k_.guarded(row_in && col_in, [&] { k_.st(Space::global, b16, at(address), low); }); });
-          }
+      store_rows(w, d_tile, row_end, pass, [&](const Reg& row, const Reg& word) {
+        Reg v = k_.reg(b32);
+        k_.ld(Space::shared, b32, v, at(stage + row * imm(pitch) + (word << 2u)));
+        return v;
+      });
+      barrier.sync();
+    }
+  }
+
+  // Ragged K: an empty group's tile of zeros, stored as store_staged's rows.
+  void store_zeros(const tile::WorkItem& w, const Reg& d_tile, const Reg& row_end) {
+    Reg zero = k_.mov(b32, 0u);
+    for (int pass = 0; pass < c_.tile_n / kStagedCols; ++pass)
+      store_rows(w, d_tile, row_end, pass, [&](const Reg&, const Reg&) { return zero; });
+  }
+
+  // The warpgroup's 64 rows of one pass's 64 columns to D: warp w stores
+  // rows w, w + 4, .. whole, 4 bytes a lane (a pair of 16-bit elements, or
+  // one f32: word_of(row, word) gives it), where the row is below row_end
+  // and the element inside N (a 16-bit pair's first alone at N's end).
+  void store_rows(const tile::WorkItem& w, const Reg& d_tile, const Reg& row_end, int pass,
+                  const std::function<Reg(const Reg&, const Reg&)>& word_of) {
+    const int bytes = runtime::bits(p_.d_dtype) / 8;
+    const bool f32_d = p_.d_dtype == DType::f32;
+    Reg lane = tid_ & 31u, warp = (tid_ >> 5) & 3u;
+    Reg rows0 = w.tile.m0 + cw_ * 64u;  // the warpgroup's first row of D
+    for (int q = 0; q < kStagedCols * bytes / 4 / 32; ++q) {
+      Reg word = lane + imm(32 * q);
+      Reg col = w.tile.n0 + imm(pass * kStagedCols) + (f32_d ? word : Reg(word << 1u));
+      Reg at_col = k_.reg(u64);
+      k_.mul_wide(at_col, col, imm(bytes));
+      Pred col_in = col < imm(p_.n);
+      Pred pair_in = (col + (f32_d ? 0u : 1u)) < imm(p_.n);
+      for (int r = 0; r < 16; ++r) {
+        Reg row = warp + imm(4 * r);  // of the warpgroup's 64
+        Reg v = word_of(row, word);
+        Reg at_row = k_.reg(u64);
+        k_.mul_wide(at_row, rows0 + row, imm(p_.d.ld * bytes));
+        Reg address = d_tile + at_row + at_col;
+        Pred row_in = (rows0 + row) < row_end;
+        if (f32_d) {
+          k_.guarded(row_in && col_in, [&] { k_.st(Space::global, b32, at(address), v); });
+        } else {
+          Reg low = k_.reg(b16);
+          k_.cvt(u16, u32, low, v);
+          k_.if_else(row_in && pair_in, [&] { k_.st(Space::global, b32, at(address), v); },
+                     [&] { k_.guarded(row_in && col_in, [&] { k_.st(Space::global, b16, at(address), low); }); });
         }
       }
-      barrier.sync();
     }
   }
 

@@ -191,8 +191,22 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     desc_a0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a) + cw_ * imm(kBox),
                                                 a_k_major(p_) ? 16 : kBox, kAtom);
     desc_b0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.b), b_k_major(p_) ? 16 : kBox, kAtom);
-    if (!ragged_k(p_)) zero_rows_past_end();
+    if (!ragged_k(p_)) {
+      // A half tile: both warpgroups on A's first 64 rows, each on its half of B's columns.
+      desc_a_top_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a), a_k_major(p_) ? 16 : kBox, kAtom);
+      Reg half_b = k_.reg(u64);  // this warpgroup's half of B's tile: tile_n / 2 rows of K-major B, or boxes
+      k_.cvt(half_b, cw_ * imm(static_cast<std::uint32_t>(c_.tile_n) * kRow / 2 >> 4));
+      desc_b_half_ = desc_b0_ + half_b;
+      zero_rows_past_end();
+    }
   }
+
+  // Ragged M: whether the item is a group's last row tile with 64 rows or
+  // fewer in the group (the rest another group's, or past M). Its two
+  // warpgroups then split the columns rather than the rows: half the MMA
+  // of a whole tile (at 8192 tokens a group's last tile is on average half
+  // empty: 12-25% of the rows over 256-512 rows a group).
+  Pred half_tile(const tile::WorkItem& w) { return (w.extra[0] - w.tile.m0) <= 64u; }
 
   // Ragged K: an empty group's item has no k-block, and no walk (the
   // template's frees a slot after the last one); finish stores its zeros.
@@ -213,38 +227,73 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     Reg a_offset = k_.reg(u64), b_offset = k_.reg(u64);
     k_.cvt(a_offset, s.state.stage() * imm(smem_.a_stage >> 4));
     k_.cvt(b_offset, s.state.stage() * imm(smem_.b_stage >> 4));
-    tile::warpgroup::mma_k_block(k_, block, acc_, a_offset + desc_a0_, b_offset + desc_b0_, s.accumulate());
+    const Pred& accumulate = s.accumulate();
+    auto mma = [&](const Regs& acc, const Reg& desc_a, const Reg& desc_b) {
+      tile::warpgroup::mma_k_block(k_, block, acc, a_offset + desc_a, b_offset + desc_b, accumulate);
+    };
+    if (ragged_k(p_)) {
+      mma(acc_, desc_a0_, desc_b0_);
+      return 1;
+    }
+    k_.if_else(
+        half_tile(s.item), [&] { mma(half_acc(), desc_a_top_, desc_b_half_); }, [&] { mma(acc_, desc_a0_, desc_b0_); });
     return 1;
   }
 
-  // The warpgroup's 64 rows of the tile: ragged M the rows inside the group
+  // The accumulators of a half tile's part (N = tile_n / 2): the first half.
+  Regs half_acc() const { return Regs(acc_.begin(), acc_.begin() + c_.tile_n / 4); }
+
+  // The warpgroup's part of the tile (its 64 rows, or a half tile's 64 rows
+  // and its half of the columns): ragged M the rows inside the group
   // (extra[0] its end), ragged K D[group]'s rows inside M; columns inside N.
-  // Staged through shared memory (store_staged), else from the registers:
-  // register i of a thread holds row 16·warp + lane/4 + 8·((i/2) % 2) and
-  // column 8·(i/4) + 2·(lane%4) + i%2 (PTX ISA 9.7.15.5.1.1.1).
   void finish(const tile::WorkItem& w) override {
     Reg row_end = ragged_k(p_) ? k_.mov(u32, imm(p_.m)) : w.extra[0];
     Reg d_tile = ragged_k(p_) ? Reg(d_ + at_group(w)) : d_;
-    // Ragged K: an empty group's zeros are stored as such (store_zeros), or
-    // selected, not moved into the accumulators, which would keep ptxas
-    // from pipelining wgmma (C7515).
-    std::optional<Pred> empty;
-    if (ragged_k(p_)) empty = w.kb1 == w.kb0;
-    if (staged(p_) && empty)
-      return k_.if_else(*empty, [&] { store_zeros(w, d_tile, row_end); }, [&] { store_staged(w, d_tile, row_end); });
-    if (staged(p_)) return store_staged(w, d_tile, row_end);
-    auto value = [&](std::size_t i) { return empty ? k_.selp(imm_f32(0.0f), acc_[i], *empty) : acc_[i]; };
+    const Part whole{w.tile.m0 + cw_ * 64u, w.tile.n0, c_.tile_n, acc_};
+    if (ragged_k(p_)) {
+      // An empty group's zeros are stored as such (store_zeros), or
+      // selected, not moved into the accumulators, which would keep ptxas
+      // from pipelining wgmma (C7515).
+      Pred empty = w.kb1 == w.kb0;
+      if (!staged(p_)) return store_fragments(whole, d_tile, row_end, &empty);
+      return k_.if_else(empty, [&] { store_zeros(whole, d_tile, row_end); },
+                        [&] { store_staged(whole, d_tile, row_end); });
+    }
+    const Part half{w.tile.m0, w.tile.n0 + cw_ * imm(c_.tile_n / 2), c_.tile_n / 2, half_acc()};
+    k_.if_else(half_tile(w), [&] { store_part(half, d_tile, row_end); }, [&] { store_part(whole, d_tile, row_end); });
+  }
+
+ private:
+  // A consumer warpgroup's part of a tile: 64 rows of D from row0, `cols`
+  // columns from col0, in `acc` (a wgmma of N = cols).
+  struct Part {
+    Reg row0, col0;
+    int cols;
+    Regs acc;
+  };
+
+  void store_part(const Part& part, const Reg& d_tile, const Reg& row_end) {
+    if (staged(p_)) return store_staged(part, d_tile, row_end);
+    store_fragments(part, d_tile, row_end, nullptr);
+  }
+
+  // The part from its registers (16-bit D whose rows' pairs are not 4-byte
+  // aligned): register i of a thread holds row 16·warp + lane/4 + 8·((i/2)
+  // % 2) and column 8·(i/4) + 2·(lane%4) + i%2 (PTX ISA 9.7.15.5.1.1.1);
+  // zeros where `zero` holds.
+  void store_fragments(const Part& part, const Reg& d_tile, const Reg& row_end, const Pred* zero) {
+    auto value = [&](std::size_t i) { return zero ? k_.selp(imm_f32(0.0f), part.acc[i], *zero) : part.acc[i]; };
     const int bytes = runtime::bits(p_.d_dtype) / 8;
     Reg lane = tid_ & 31u;
-    Reg row0 = w.tile.m0 + cw_ * 64u + (((tid_ >> 5) & 3u) << 4) + (lane >> 2);
-    Reg col0 = w.tile.n0 + ((lane & 3u) << 1);
+    Reg row0 = part.row0 + (((tid_ >> 5) & 3u) << 4) + (lane >> 2);
+    Reg col0 = part.col0 + ((lane & 3u) << 1);
     Reg at_row = k_.reg(u64), at_col = k_.reg(u64);
     k_.mul_wide(at_row, row0, imm(p_.d.ld * bytes));
     k_.mul_wide(at_col, col0, imm(bytes));
     Reg lane_d = d_tile + at_row + at_col;
     for (int h = 0; h < 2; ++h) {
       Pred row_in = (row0 + imm(8 * h)) < row_end;
-      for (int j = 0; j < c_.tile_n / 8; ++j) {
+      for (int j = 0; j < part.cols / 8; ++j) {
         const std::size_t i = static_cast<std::size_t>(4 * j + 2 * h);
         Reg address = lane_d + Src(static_cast<std::uint64_t>((8 * h * p_.d.ld + 8 * j) * bytes));
         store_d_pair(k_, p_.d_dtype, address, value(i), value(i + 1), row_in && ((col0 + imm(8 * j)) < imm(p_.n)),
@@ -253,7 +302,6 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     }
   }
 
- private:
   // Ragged K: D[group]'s offset in bytes.
   Reg at_group(const tile::WorkItem& w) {
     Reg at_group = k_.reg(u64);
@@ -266,28 +314,28 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   // lane/4 + 8·((i/2) % 2), column 8·(i/4) + 2·(lane%4) + i%2), the
   // warpgroup's barrier, the rows stored (store_rows), the barrier again
   // before the next pass writes.
-  void store_staged(const tile::WorkItem& w, const Reg& d_tile, const Reg& row_end) {
+  void store_staged(const Part& part, const Reg& d_tile, const Reg& row_end) {
     const int bytes = runtime::bits(p_.d_dtype) / 8;
     const std::uint32_t pitch = staged_pitch(p_);
     Reg lane = tid_ & 31u, warp = (tid_ >> 5) & 3u;
     Reg stage = base_ + imm(smem_.staging) + cw_ * imm(64 * pitch);
     Reg fragment = stage + ((warp << 4) + (lane >> 2)) * imm(pitch) + ((lane & 3u) << 1) * imm(bytes);
     const tile::NamedBarrier barrier = warpgroup_barriers_->of(cw_);
-    for (int pass = 0; pass < c_.tile_n / kStagedCols; ++pass) {
+    for (int pass = 0; pass < part.cols / kStagedCols; ++pass) {
       for (int h = 0; h < 2; ++h)
         for (int jj = 0; jj < kStagedCols / 8; ++jj) {
           const std::size_t i = static_cast<std::size_t>(4 * (8 * pass + jj) + 2 * h);
           const Addr at_fragment = at(fragment, static_cast<std::int64_t>(8 * h * pitch + 8 * jj * bytes));
           if (p_.d_dtype == DType::f32) {
-            k_.st(Space::shared, f32, at_fragment, Regs{acc_[i], acc_[i + 1]});
+            k_.st(Space::shared, f32, at_fragment, Regs{part.acc[i], part.acc[i + 1]});
           } else {
             Reg packed = k_.reg(b32);
-            k_.cvt_pack(p_.d_dtype == DType::f16 ? f16x2 : bf16x2, packed, acc_[i + 1], acc_[i]);  // i low
+            k_.cvt_pack(p_.d_dtype == DType::f16 ? f16x2 : bf16x2, packed, part.acc[i + 1], part.acc[i]);  // i low
             k_.st(Space::shared, b32, at_fragment, packed);
           }
         }
       barrier.sync();
-      store_rows(w, d_tile, row_end, pass, [&](const Reg& row, const Reg& word) {
+      store_rows(part, d_tile, row_end, pass, [&](const Reg& row, const Reg& word) {
         Reg v = k_.reg(b32);
         k_.ld(Space::shared, b32, v, at(stage + row * imm(pitch) + (word << 2u)));
         return v;
@@ -297,25 +345,25 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   }
 
   // Ragged K: an empty group's tile of zeros, stored as store_staged's rows.
-  void store_zeros(const tile::WorkItem& w, const Reg& d_tile, const Reg& row_end) {
+  void store_zeros(const Part& part, const Reg& d_tile, const Reg& row_end) {
     Reg zero = k_.mov(b32, 0u);
-    for (int pass = 0; pass < c_.tile_n / kStagedCols; ++pass)
-      store_rows(w, d_tile, row_end, pass, [&](const Reg&, const Reg&) { return zero; });
+    for (int pass = 0; pass < part.cols / kStagedCols; ++pass)
+      store_rows(part, d_tile, row_end, pass, [&](const Reg&, const Reg&) { return zero; });
   }
 
   // The warpgroup's 64 rows of one pass's 64 columns to D: warp w stores
   // rows w, w + 4, .. whole, 4 bytes a lane (a pair of 16-bit elements, or
   // one f32: word_of(row, word) gives it), where the row is below row_end
   // and the element inside N (a 16-bit pair's first alone at N's end).
-  void store_rows(const tile::WorkItem& w, const Reg& d_tile, const Reg& row_end, int pass,
+  void store_rows(const Part& part, const Reg& d_tile, const Reg& row_end, int pass,
                   const std::function<Reg(const Reg&, const Reg&)>& word_of) {
     const int bytes = runtime::bits(p_.d_dtype) / 8;
     const bool f32_d = p_.d_dtype == DType::f32;
     Reg lane = tid_ & 31u, warp = (tid_ >> 5) & 3u;
-    Reg rows0 = w.tile.m0 + cw_ * 64u;  // the warpgroup's first row of D
+    const Reg& rows0 = part.row0;
     for (int q = 0; q < kStagedCols * bytes / 4 / 32; ++q) {
       Reg word = lane + imm(32 * q);
-      Reg col = w.tile.n0 + imm(pass * kStagedCols) + (f32_d ? word : Reg(word << 1u));
+      Reg col = part.col0 + imm(pass * kStagedCols) + (f32_d ? word : Reg(word << 1u));
       Reg at_col = k_.reg(u64);
       k_.mul_wide(at_col, col, imm(bytes));
       Pred col_in = col < imm(p_.n);
@@ -394,6 +442,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   const GroupedTiles* source_ = nullptr;
   ParamRef map_a_p_, map_b_p_;
   Reg map_a_, map_b_, d_, offsets_, extent_, base_, tid_, cw_, desc_a0_, desc_b0_;
+  Reg desc_a_top_, desc_b_half_;  // ragged M: a half tile's (half_tile)
   Regs acc_;
   // Each consumer warpgroup's (ragged K's zeroed rows, the staged D).
   std::optional<tile::NamedBarrierSet> warpgroup_barriers_;

@@ -104,6 +104,6 @@ for line in "${summary[@]}"; do echo "- $line"; done
 for log in causes more; do
   [ -f "$out/$log.log" ] || continue
   echo
-  grep -E "^\| (model|[a-z])" "$out/$log.log" | cut -d"|" -f2-10 | head -12
+  grep -E "^\| (model|[a-z])" "$out/$log.log" | cut -d"|" -f2,3,6,7,10,11,16,20 | head -12
   grep -E "geometric mean" "$out/$log.log"
 done

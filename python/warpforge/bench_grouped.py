@@ -120,7 +120,7 @@ def main(argv=None):
             header += " dA kernel | dA us | dB kernel | dB us |"
     print(header)
     print("|" + "---|" * header.count(" |"))
-    ratios = []
+    ratios, backward_ratios = [], []
     for name in args.models.split(","):
         experts, top_k, hidden, width = MODELS[name]
         k, n = hidden, 2 * width
@@ -189,6 +189,7 @@ def main(argv=None):
                     theirs_fb = timed(torch, lambda i: torch._grouped_mm(a_grad, b_grad, offs=routings[i]).backward(grad),
                                       args.reps)
                     row += f" {theirs_fb:.1f} | {theirs_fb / ours_fb:.2f} |"
+                    backward_ratios.append(theirs_fb / ours_fb)
                 else:
                     row += " – | – |"
                 if args.causes:
@@ -202,6 +203,9 @@ def main(argv=None):
     if ratios:
         geomean = statistics.geometric_mean(ratios)
         print(f"\ntorch._grouped_mm / ours: geometric mean {geomean:.3f}, worst {min(ratios):.3f} over {len(ratios)} rows")
+    if backward_ratios:
+        print(f"fwd+bwd, torch._grouped_mm / ours: geometric mean {statistics.geometric_mean(backward_ratios):.3f}, "
+              f"worst {min(backward_ratios):.3f} over {len(backward_ratios)} rows")
 
 
 if __name__ == "__main__":

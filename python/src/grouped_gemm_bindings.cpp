@@ -21,11 +21,29 @@ using namespace warpforge::runtime;
 namespace warpforge::python {
 
 GroupedGemmOp::GroupedGemmOp(const Views& samples, const ops::GroupedGemmOptions& options)
-    : op_(grouped_tensors(samples), options) {}
+    : samples_(samples), op_(grouped_tensors(samples), options) {}
 
 void GroupedGemmOp::run(const Views& views, Stream* stream) {
   std::lock_guard lock(run_mutex_);
   op_.execute(grouped_tensors(views), stream);
+}
+
+void GroupedGemmOp::run_at(const std::array<std::uint64_t, 4>& addresses, Stream* stream) {
+  Views views;  // A, B, offsets, D are Views' first four
+  for (std::size_t i = 0; i < 4; ++i) {
+    const std::optional<TensorView>& sample = samples_[i];
+    if (sample)
+      views[i] =
+          TensorView(sample->device(), addresses[i], sample->dtype(), sample->shape(), sample->strides());
+  }
+  run(views, stream);
+}
+
+std::array<std::uint64_t, 4> GroupedGemmOp::extents() const {
+  std::array<std::uint64_t, 4> e{};
+  for (std::size_t i = 0; i < 4; ++i)
+    if (const auto& sample = samples_[i]) e[i] = sample->extent_bytes();
+  return e;
 }
 
 ops::GroupedGemmTensors grouped_tensors(const GroupedGemmOp::Views& v) {

@@ -32,8 +32,18 @@ class GroupedGemmOp {
   // One run at a time: the op's workspace (the split-K sums) is one per op,
   // and every caller of a description shares the op.
   void run(const Views& views, runtime::Stream* stream);
+  // run() on other data of the samples' description (A, B, offsets, D:
+  // torch's bf16 operator, which has no scales or amax): their data
+  // addresses, the offsets' ignored where the samples had none.
+  void run_at(const std::array<std::uint64_t, 4>& addresses, runtime::Stream* stream);
+  // Bytes from each of those samples' first element to the end of its last
+  // (0 where absent): what the simulator maps for run_at.
+  std::array<std::uint64_t, 4> extents() const;
+  // The samples' device (where run_at's addresses live).
+  const runtime::Device& device() const { return samples_[0]->device(); }
 
  private:
+  Views samples_;  // descriptions only: the samples' memory is not kept
   ops::GroupedGemm op_;
   std::mutex run_mutex_;
 };

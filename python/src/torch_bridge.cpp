@@ -1,5 +1,5 @@
 // The table the torch extension calls (torch_bridge.hpp): gemm_amax's C
-// layout, and gemm_amax's and gemm's cached ops and their launches, on views
+// layout, and gemm_amax's, gemm's and grouped_mm's cached ops and their launches, on views
 // made from plain tensor descriptions, with the options checked as the
 // nanobind path checks them.
 #include "torch_bridge.hpp"
@@ -14,6 +14,7 @@
 #include "bindings.hpp"
 #include "gemm_amax_op.hpp"
 #include "gemm_op.hpp"
+#include "grouped_gemm_op.hpp"
 #include "tensors.hpp"
 #include "warpforge/error.hpp"
 
@@ -137,9 +138,13 @@ int make_gemm_op(const torch_bridge::GemmArgs& g, void** op) {
   });
 }
 
-int run_gemm(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
+// An op of four operands (GemmOp, GroupedGemmOp) on other data of its
+// description: each present operand's address mapped (the simulator's host
+// memory; a GPU's as it is), on torch's stream.
+template <class Op>
+int run_four(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
   return guarded([&] {
-    auto& o = *static_cast<GemmOp*>(op);
+    auto& o = *static_cast<Op*>(op);
     const std::array<std::uint64_t, 4> extents = o.extents();
     std::array<std::uint64_t, 4> at{};
     CallMappings mappings(o.device());
@@ -148,6 +153,25 @@ int run_gemm(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t strea
     auto s = caller_stream(o.device(), stream);
     o.run_at(at, pointer(s));
   });
+}
+
+int run_gemm(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
+  return run_four<GemmOp>(op, addresses, stream);
+}
+
+int make_grouped_op(const torch_bridge::GroupedMmArgs& g, void** op) {
+  return guarded([&] {
+    CallMappings mappings(simulator());
+    GroupedGemmOp::Views views{view(mappings, g.a), view(mappings, g.b), std::nullopt, view(mappings, g.d)};
+    if (g.has_offs) views[2] = view(mappings, g.offs);
+    ops::GroupedGemmOptions options;
+    options.out_dtype = views[3]->dtype();
+    *op = cached_grouped_gemm_op(views, options).get();  // the cache keeps it
+  });
+}
+
+int run_grouped(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream) {
+  return run_four<GroupedGemmOp>(op, addresses, stream);
 }
 
 int refuse(const char* error_class, const char* message) {
@@ -162,8 +186,8 @@ int refuse(const char* error_class, const char* message) {
   return -1;
 }
 
-const torch_bridge::Api api{torch_bridge::kVersion, &c_layout, &make_op, &run,
-                            &make_gemm_op,          &run_gemm, &refuse};
+const torch_bridge::Api api{torch_bridge::kVersion, &c_layout,        &make_op,     &run,   &make_gemm_op,
+                            &run_gemm,              &make_grouped_op, &run_grouped, &refuse};
 
 }  // namespace
 

@@ -14,7 +14,7 @@ namespace warpforge::python::torch_bridge {
 
 // Raised whenever a field or function below changes meaning: the torch
 // extension refuses a _warpforge of another version.
-inline constexpr int kVersion = 2;
+inline constexpr int kVersion = 3;
 inline constexpr char kCapsuleName[] = "warpforge._warpforge._torch_bridge";
 
 // A tensor as torch holds it: on CUDA device `device`, or (device -1) in
@@ -51,6 +51,13 @@ struct GemmArgs {
   double alpha = 1.0, beta = 0.0;
 };
 
+// grouped_mm's operands (torch.ops.warpforge.grouped_mm: D allocated by the
+// caller); offs is read only where has_offs.
+struct GroupedMmArgs {
+  Tensor a, b, offs, d;
+  bool has_offs = false;
+};
+
 // C's shape and strides in elements, as the cuDNN frontend allocates it.
 struct CLayout {
   std::int64_t shape[3] = {}, strides[3] = {};
@@ -75,6 +82,12 @@ struct Api {
   // That op on other data of its description: four addresses (A, B, C (0
   // without one), D); on `stream` (a CUstream) on a GPU.
   int (*gemm_run)(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream);
+  // The compiled GroupedGemm for these operands (made once per description
+  // and kept: the pointer stays valid).
+  int (*grouped_mm_op)(const GroupedMmArgs& args, void** op);
+  // That op on other data of its description: four addresses (A, B,
+  // offsets (0 without them), D); on `stream` (a CUstream) on a GPU.
+  int (*grouped_mm_run)(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream);
   // Raises warpforge.<error_class>(message) ("RuntimeError", "OpsError"):
   // refusals the torch extension makes itself. Returns -1.
   int (*refuse)(const char* error_class, const char* message);

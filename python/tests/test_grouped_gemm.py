@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, torch_cuda_or_skip, torch_or_skip
+from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
@@ -131,6 +131,30 @@ def test_torch_weights_gradient_keeps_k_contiguous_b_layout(rng, device):
     want_b = torch.stack([a64[lo:hi].T @ g64[lo:hi] for lo, hi in zip(bounds, bounds[1:])])
     torch.testing.assert_close(b.grad.double(), want_b, atol=0.05, rtol=0.01)
     assert torch.all(b.grad[1] == 0)
+
+
+def test_torch_grouped_mm_is_the_cpp_kernel_where_built(rng):
+    # Built with torch: torch.ops.warpforge.grouped_mm's kernels and autograd
+    # are _warpforge_torch's (no Python in a call), with the bits of the
+    # Python implementation, forward and both gradients.
+    torch = cpp_torch_or_skip()
+    from warpforge import grouped_torch
+
+    assert grouped_torch.CPP_KERNEL
+    offs = torch.tensor(ends(3, 0, 25, 12))
+    a = torch.randn(40, 48).bfloat16().requires_grad_()
+    b = torch.randn(4, 24, 48).bfloat16().transpose(1, 2).requires_grad_()
+    d = torch.ops.warpforge.grouped_mm(a, b, offs)
+    assert torch.equal(d, grouped_torch._grouped_mm(a.detach(), b.detach(), offs))
+    grad = torch.randn_like(d)
+    d.backward(grad)
+
+    class Context:
+        saved_tensors = (a.detach(), b.detach(), offs)
+        needs_input_grad = (True, True, False, False)
+
+    grad_a, grad_b, _, _ = grouped_torch._backward(Context(), grad)
+    assert torch.equal(a.grad, grad_a) and torch.equal(b.grad, grad_b) and b.grad.stride() == b.stride()
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -142,8 +142,18 @@ def d_shape(a, b, offs):
                               f"{tuple(a.shape)}, b of shape {tuple(b.shape)}")
 
 
-def run(a, b, offs, d, kernel="auto", stream=None, a_scales=None, amax=None):
-    """Runs the cached op for these tensors into d (allocated by the caller)."""
+def _output(mat_a, mat_b, offs, out_dtype):
+    """grouped_mm's D, row-major, where mat_a lives."""
+    name = dtype_name(out_dtype) if out_dtype is not None else dtype_name(mat_a.dtype)
+    shape = d_shape(mat_a, mat_b, offs)
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return empty_strided(mat_a, shape, strides, name)
+
+
+def _op(a, b, offs, d, kernel="auto", a_scales=None, amax=None):
+    """The cached op for these tensors and their views."""
     packed = isinstance(b, PackedWeights)
     views = [to_tensor(a, "a"), to_tensor(b.codes if packed else b, "b"),
              None if offs is None else to_tensor(offs, "offs"), to_tensor(d, "out"),
@@ -151,8 +161,20 @@ def run(a, b, offs, d, kernel="auto", stream=None, a_scales=None, amax=None):
              to_tensor(b.scales, "b_scales") if packed else None, None if amax is None else to_tensor(amax, "amax")]
     op = _warpforge.grouped_gemm_op(*views, out_dtype=dtype_name(d.dtype),
                                     sf_vec_size=b.sf_vec_size if packed else 32, kernel=kernel)
+    return op, views
+
+
+def run(a, b, offs, d, kernel="auto", stream=None, a_scales=None, amax=None):
+    """Runs the cached op for these tensors into d (allocated by the caller)."""
+    op, views = _op(a, b, offs, d, kernel, a_scales, amax)
     op.execute(*views, stream=caller_stream(a, stream))
     return d
+
+
+def describe(mat_a, mat_b, offs=None, out_dtype=None, kernel="auto"):
+    """ops::GroupedGemm::describe() for grouped_mm's arguments: the kernel it
+    runs, its configuration, and why the others were not taken."""
+    return _op(mat_a, mat_b, offs, _output(mat_a, mat_b, offs, out_dtype), kernel)[0].describe()
 
 
 def grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None, *, kernel="auto", stream=None):
@@ -177,12 +199,7 @@ def grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None, *, kernel="au
                                                           mat_b.scales.view(torch.uint8), offs, mat_b.n, mat_b.format,
                                                           out_dtype)
         return torch.ops.warpforge.grouped_mm(mat_a, mat_b, offs, out_dtype)
-    name = dtype_name(out_dtype) if out_dtype is not None else dtype_name(mat_a.dtype)
-    shape = d_shape(mat_a, mat_b, offs)
-    strides = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * shape[i + 1]
-    d = empty_strided(mat_a, shape, strides, name)
+    d = _output(mat_a, mat_b, offs, out_dtype)
     return run(mat_a, mat_b, offs, d, kernel=kernel, stream=stream)
 
 

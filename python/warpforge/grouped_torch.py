@@ -86,12 +86,18 @@ def _backward(ctx, grad):
     return grad_a, grad_b, None, None
 
 
+# grouped_mm's C++ kernels and autograd (warpforge._warpforge_torch, which
+# warpforge.torch imported first) where that module was built: a call then
+# never enters Python. The Python ones below otherwise, the same semantics.
+CPP_KERNEL = torch._C._dispatch_has_kernel_for_dispatch_key("warpforge::grouped_mm", "CUDA")
 for _key in ("CUDA", "CPU"):
-    _LIBRARY.impl("grouped_mm", _grouped_mm, _key)
+    if not CPP_KERNEL:
+        _LIBRARY.impl("grouped_mm", _grouped_mm, _key)
     _LIBRARY.impl("grouped_mm_packed", _grouped_mm_packed, _key)
 torch.library.register_fake("warpforge::grouped_mm", _grouped_mm_fake, lib=_LIBRARY)
 torch.library.register_fake("warpforge::grouped_mm_packed", _grouped_mm_packed_fake, lib=_LIBRARY)
-torch.library.register_autograd("warpforge::grouped_mm", _backward, setup_context=_setup_context, lib=_LIBRARY)
+if not CPP_KERNEL:
+    torch.library.register_autograd("warpforge::grouped_mm", _backward, setup_context=_setup_context, lib=_LIBRARY)
 
 grouped_mm = torch.ops.warpforge.grouped_mm
 grouped_mm_packed = torch.ops.warpforge.grouped_mm_packed

@@ -19,14 +19,18 @@ using GroupedGemmGpu = GpuTest;
 
 TEST_F(GroupedGemmGpu, TheSimulatorsBf16Cases) {
   const Device d = Device::cuda(0);
-  run_ragged_m(d, {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+  RaggedMCase n_major{ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72, DType::bf16, DType::f32, false, "sm90a"};
+  run_ragged_m(d, n_major, 1);
+  n_major.kernel = "sm80", n_major.named = ops::GroupedGemmKernel::sm80;
+  run_ragged_m(d, n_major, 1);
   // Pinned as on the simulator: automatic selection gives K-major A and B
   // to the sm90a design on Hopper (case 20 and after run that one).
   RaggedMCase one_group{ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true};
   one_group.named = ops::GroupedGemmKernel::sm80;
   run_ragged_m(d, one_group, 2);
-  run_ragged_m(d, {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16}, 3);
-  run_ragged_m(d, {{10, 5, 200, 30}, 50, 16, 48, DType::bf16, DType::bf16}, 4);
+  run_ragged_m(d, {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16, false, "sm90a"}, 3);
+  run_ragged_m(d, {ends_of({40, 0, 60}), 100, 1096, 80, DType::bf16, DType::bf16, false, "sm90a"}, 24);
+  run_ragged_m(d, {{10, 5, 200, 30}, 50, 16, 48, DType::bf16, DType::bf16, false, "sm90a"}, 4);
   run_ragged_m(d, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
   run_ragged_m(d, {ends_of({0, 14, 9}), 23, 24, 520, DType::bf16, DType::bf16, true, "stream"}, 9);
   run_ragged_m(d, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);
@@ -43,24 +47,21 @@ TEST_F(GroupedGemmGpu, Bf16GroupsOfPrefillSize) {
   const Device d = Device::cuda(0);
   run_ragged_m(d, {ends_of(skewed_sizes(1024, 8, 1.0, rng)), 1024, 512, 1032, DType::bf16, DType::bf16, true, "sm90a"},
                12);
-  run_ragged_m(d, {ends_of(skewed_sizes(600, 16, 1.5, rng)), 600, 384, 512, DType::bf16, DType::f32, false}, 13);
+  run_ragged_m(d, {ends_of(skewed_sizes(600, 16, 1.5, rng)), 600, 384, 512, DType::bf16, DType::f32, false, "sm90a"},
+               13);
 }
 
 TEST_F(GroupedGemmGpu, Bf16RaggedKIsTheWeightsGradient) {
   std::mt19937 rng(14);
-  const Device device = Device::cuda(0);
-  const std::vector<std::int32_t> ends = ends_of(skewed_sizes(700, 6, 1.2, rng));
-  auto xt = make_matrix(device, DType::bf16, {0, 256, 700, false}, rng);
-  auto dy = make_matrix(device, DType::bf16, {0, 700, 136, true}, rng);
-  auto out = make_matrix(device, DType::f32, {6, 256, 136, true}, rng, true);
-  auto offsets = make_offsets(device, ends);
-  const ops::GroupedGemmTensors t{xt.view, dy.view, &offsets.view, out.view};
-  ops::GroupedGemm op(t, {.out_dtype = DType::f32});
-  ASSERT_TRUE(op.check_support().empty()) << op.describe();
-  op.execute(t);
-  const auto bad = grouped_mismatches(ops::HostTensor::download(out.view),
-                                      ops::grouped_gemm_reference(xt.host, dy.host, offsets.host), 700);
-  EXPECT_TRUE(bad.empty()) << op.describe() << "\n" << (bad.empty() ? "" : bad.front());
+  const Device d = Device::cuda(0);
+  RaggedKCase c{ends_of(skewed_sizes(700, 6, 1.2, rng)), 256, 136, 700};
+  run_ragged_k(d, c, 14);
+  c.kernel = "sm80", c.named = ops::GroupedGemmKernel::sm80;
+  run_ragged_k(d, c, 14);
+  // The simulator's cases, then 16 experts with empty ones and 256-wide tiles.
+  run_ragged_k(d, {ends_of({5, 0, 40, 19, 0}), 48, 40, 64}, 6);
+  run_ragged_k(d, {ends_of({70, 0, 1, 130, 63, 0}), 136, 1048, 270, DType::bf16}, 25);
+  run_ragged_k(d, {ends_of(skewed_sizes(1500, 16, 1.5, rng)), 512, 1032, 1500, DType::bf16}, 27);
 }
 
 // Decode at gpt-oss-120b's expert shape (gate/up: K 2880, N 5760; top 4),

@@ -160,6 +160,13 @@ inline std::vector<std::string> grouped_mismatches(const HostTensor& d, const Gr
   return bad;
 }
 
+// A failure naming the op and every mismatch, where there are any.
+inline void expect_no_mismatches(const std::vector<std::string>& bad, const std::string& describe) {
+  std::string all;
+  for (const auto& s : bad) all += "\n  " + s;
+  EXPECT_TRUE(bad.empty()) << describe << all;
+}
+
 // The largest |exact D| (what amax must be, up to the f32 accumulation).
 inline double reference_amax(const GroupedReference& want) {
   double most = 0;
@@ -176,6 +183,7 @@ struct RaggedMCase {
   bool b_k_major = false;
   const char* kernel = "sm80";  // the kernel that must run it
   GroupedGemmKernel named = GroupedGemmKernel::automatic;
+  std::int64_t d_pad = 0;  // D's leading dimension N + d_pad
 };
 
 // Runs a bf16/f16 ragged-M case (D poisoned first), asserting the kernel
@@ -185,7 +193,7 @@ inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase&
   const auto g = static_cast<std::int64_t>(c.ends.size());
   auto a = make_matrix(device, c.ab, {0, c.m, c.k, true}, rng);
   auto b = make_matrix(device, c.ab, {g, c.k, c.n, !c.b_k_major}, rng);
-  auto d = make_matrix(device, c.d, {0, c.m, c.n, true}, rng, true);
+  auto d = make_matrix(device, c.d, {0, c.m, c.n, true, c.d_pad}, rng, true);
   auto offsets = make_offsets(device, c.ends);
   const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
   GroupedGemm op(t, {.out_dtype = c.d, .kernel = c.named});
@@ -197,10 +205,40 @@ inline HostTensor run_ragged_m(const runtime::Device& device, const RaggedMCase&
   op.execute(t);
   HostTensor got = HostTensor::download(d.view);
   const auto bad = grouped_mismatches(got, grouped_gemm_reference(a.host, b.host, offsets.host), c.k);
-  std::string all;
-  for (const auto& s : bad) all += "\n  " + s;
-  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+  expect_no_mismatches(bad, op.describe());
   return got;
+}
+
+// The weights' gradient (ragged K): D[g] = Xᵀ·dY over the K rows (tokens)
+// of group g, X (K, M) and dY (K, N) row-major as a layer holds them, so A
+// = Xᵀ is M-major and B = dY N-major; D (G, M, N).
+struct RaggedKCase {
+  std::vector<std::int32_t> ends;  // over the K rows
+  std::int64_t m = 0, n = 0, k = 0;
+  DType d = DType::f32;
+  const char* kernel = "sm90a";  // the kernel that must run it
+  GroupedGemmKernel named = GroupedGemmKernel::automatic;
+};
+
+// Runs a ragged-K case (D poisoned first), asserting the kernel chosen, and checks D.
+inline void run_ragged_k(const runtime::Device& device, const RaggedKCase& c, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto g = static_cast<std::int64_t>(c.ends.size());
+  auto xt = make_matrix(device, DType::bf16, {0, c.m, c.k, false}, rng);
+  auto dy = make_matrix(device, DType::bf16, {0, c.k, c.n, true}, rng);
+  auto d = make_matrix(device, c.d, {g, c.m, c.n, true}, rng, true);
+  auto offsets = make_offsets(device, c.ends);
+  const GroupedGemmTensors t{xt.view, dy.view, &offsets.view, d.view};
+  GroupedGemm op(t, {.out_dtype = c.d, .kernel = c.named});
+  EXPECT_EQ(op.kernel_name(), std::string_view(c.kernel)) << op.describe();
+  if (!op.check_support().empty()) {  // nothing to run: the case fails, the test goes on
+    ADD_FAILURE() << op.describe();
+    return;
+  }
+  op.execute(t);
+  const auto bad =
+      grouped_mismatches(HostTensor::download(d.view), grouped_gemm_reference(xt.host, dy.host, offsets.host), c.k);
+  expect_no_mismatches(bad, op.describe());
 }
 
 inline constexpr BlockScaledFormat kGroupedFormats[] = {kMxfp4, kNvfp4, kMxfp8E4m3, kMxfp8E5m2, {DType::e2m1, DType::e8m0, 16}};
@@ -249,9 +287,7 @@ inline StreamRun run_stream(const runtime::Device& device, const StreamCase& c, 
   const GroupedReference want = qa ? grouped_gemm_reference(qa->host(), w.host(), offsets.host)
                                    : grouped_gemm_reference(a.host, w.host(), offsets.host);
   const auto bad = grouped_mismatches(run.d, want, c.k);
-  std::string all;
-  for (const auto& s : bad) all += "\n  " + s;
-  EXPECT_TRUE(bad.empty()) << run.describe << all;
+  expect_no_mismatches(bad, run.describe);
   if (qa) {
     amax.copy_to_host(&run.amax, 4);
     const double most = reference_amax(want);

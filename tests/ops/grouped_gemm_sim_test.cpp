@@ -2,9 +2,10 @@
 // kernel for bf16 weights) on the simulator against the fp64 reference per
 // group: empty groups, one token, every token in one group, group ends that
 // are no multiple of any tile, K no multiple of 128 (nor of the tile's 32),
-// rows past the last end (zeros), both majors of B, every D dtype, one
-// group without offsets, offsets out of order (clamped), the weights'
-// gradient (ragged K) with empty groups, determinism, bf16 weights with K
+// rows past the last end (zeros), both majors of B on both tiled kernels,
+// every D dtype, one group without offsets, offsets out of order (clamped),
+// the weights' gradient (ragged K) with empty groups and groups across
+// k-blocks on both, determinism, bf16 weights with K
 // contiguous on the stream kernel at few tokens a group, and the GPU's grid
 // sizes (132 SMs).
 #include <gtest/gtest.h>
@@ -19,8 +20,12 @@ namespace {
 using runtime::DType;
 
 TEST(GroupedGemmSim, EmptyGroupsOneTokenAndRowsPastTheLastEnd) {
-  // Groups of 0, 1, 37, 0, 70 and 0 rows, 5 rows past the last end; K = 72.
-  run_ragged_m(runtime::Device::sim(), {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+  // Groups of 0, 1, 37, 0, 70 and 0 rows, 5 rows past the last end; K = 72;
+  // B N-major (dA = dD·Bᵀ's layout): the sm90a design's MN-major B, and sm80.
+  RaggedMCase c{ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72, DType::bf16, DType::f32, false, "sm90a"};
+  run_ragged_m(runtime::Device::sim(), c, 1);
+  c.kernel = "sm80", c.named = GroupedGemmKernel::sm80;
+  run_ragged_m(runtime::Device::sim(), c, 1);
 }
 
 TEST(GroupedGemmSim, EveryTokenInOneGroupKMajorB) {
@@ -43,12 +48,17 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
 }
 
 TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {
-  run_ragged_m(runtime::Device::sim(), {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16}, 3);
+  run_ragged_m(runtime::Device::sim(), {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16, false, "sm90a"}, 3);
+  // B N-major, 256-wide tiles (4 boxes of 64 columns) and N past the last box.
+  run_ragged_m(runtime::Device::sim(), {ends_of({40, 0, 60}), 100, 1096, 80, DType::bf16, DType::bf16, false, "sm90a"},
+               24);
 }
 
 TEST(GroupedGemmSim, OffsetsOutOfOrderAreClamped) {
   // Read as the running maximum clamped to M: ends 10, 10, 50, 50.
-  run_ragged_m(runtime::Device::sim(), {{10, 5, 200, 30}, 50, 16, 48, DType::bf16, DType::bf16}, 4);
+  run_ragged_m(runtime::Device::sim(), {{10, 5, 200, 30}, 50, 16, 48, DType::bf16, DType::bf16, false, "sm90a"}, 4);
+  run_ragged_m(runtime::Device::sim(),
+               {{10, 5, 200, 30}, 50, 16, 48, DType::bf16, DType::bf16, false, "sm80", GroupedGemmKernel::sm80}, 4);
 }
 
 TEST(GroupedGemmSim, OneGroupWithoutOffsetsIsADenseGemm) {
@@ -69,25 +79,23 @@ TEST(GroupedGemmSim, OneGroupWithoutOffsetsIsADenseGemm) {
   EXPECT_TRUE(bad.empty()) << bad.front();
 }
 
+// dB[g] = X[rows of g]ᵀ · dY[rows of g]: A = Xᵀ (M contiguous), B = dY.
 TEST(GroupedGemmSim, RaggedKIsTheWeightsGradient) {
-  // dB[g] = X[rows of g]ᵀ · dY[rows of g]: A = Xᵀ (M contiguous), B = dY.
-  std::mt19937 rng(6);
   const runtime::Device device = runtime::Device::sim();
-  const std::vector<std::int32_t> ends = ends_of({5, 0, 40, 19, 0});
-  const std::int64_t tokens = 64, k_in = 48, n = 40, groups = 5;
-  auto xt = make_matrix(device, DType::bf16, {0, k_in, tokens, false}, rng);
-  auto dy = make_matrix(device, DType::bf16, {0, tokens, n, true}, rng);
-  auto d = make_matrix(device, DType::f32, {groups, k_in, n, true}, rng, true);
-  auto offsets = make_offsets(device, ends);
-  const GroupedGemmTensors t{xt.view, dy.view, &offsets.view, d.view};
-  GroupedGemm op(t, {.out_dtype = DType::f32});
-  ASSERT_TRUE(op.check_support().empty()) << op.describe();
-  op.execute(t);
-  const auto bad =
-      grouped_mismatches(HostTensor::download(d.view), grouped_gemm_reference(xt.host, dy.host, offsets.host), tokens);
-  std::string all;
-  for (const auto& s : bad) all += "\n  " + s;
-  EXPECT_TRUE(bad.empty()) << op.describe() << all;
+  RaggedKCase c{ends_of({5, 0, 40, 19, 0}), 48, 40, 64};
+  run_ragged_k(device, c, 6);
+  c.kernel = "sm80", c.named = GroupedGemmKernel::sm80;
+  run_ragged_k(device, c, 6);
+}
+
+// The sm90a design's ragged K: groups across k-blocks of 64 that start
+// anywhere (the last one's rows of the next group zeroed), one token, empty
+// groups (D[g] zeros), K rows past the last end, M and N past their tiles
+// (two M tiles, 256-wide N tiles), bf16 D; every row in one group.
+TEST(GroupedGemmSim, RaggedKOnTheSm90aDesign) {
+  const runtime::Device device = runtime::Device::sim();
+  run_ragged_k(device, {ends_of({70, 0, 1, 130, 63, 0}), 136, 1048, 270, DType::bf16}, 25);
+  run_ragged_k(device, {ends_of({200}), 64, 72, 200}, 26);
 }
 
 // bf16 weights with K contiguous at few tokens a group: the stream kernel
@@ -104,13 +112,25 @@ TEST(GroupedGemmSim, FewTokensAGroupStreamBf16Weights) {
 TEST(GroupedGemmSim, ManyGroupsMostlyEmpty) {
   std::mt19937 rng(11);
   const runtime::Device device = runtime::Device::sim();
-  run_ragged_m(device, {ends_of(skewed_sizes(60, 160, 1.5, rng)), 60, 24, 40}, 12);
+  run_ragged_m(device, {ends_of(skewed_sizes(60, 160, 1.5, rng)), 60, 24, 40, DType::bf16, DType::f32, false, "sm90a"},
+               12);
   run_ragged_m(device, {ends_of(skewed_sizes(12, 160, 1.0, rng)), 12, 16, 264, DType::bf16, DType::bf16, true, "stream"},
                13);
 }
 
+// The sm90a design's D: staged through shared memory where a row's pairs
+// are 4-byte aligned (N odd, D padded to an even row: the last column's
+// half a pair), else from the fragments' registers (N odd, D unpadded).
+TEST(GroupedGemmSim, Sm90aOddColumnsOfD) {
+  const runtime::Device device = runtime::Device::sim();
+  RaggedMCase c{ends_of({20, 0, 45}), 70, 37, 96, DType::bf16, DType::bf16, true, "sm90a"};
+  run_ragged_m(device, c, 28);
+  c.d_pad = 3;
+  run_ragged_m(device, c, 28);
+}
+
 TEST(GroupedGemmSim, SameInputsGiveTheSameBits) {
-  const RaggedMCase c{ends_of({20, 0, 45}), 70, 24, 96};
+  const RaggedMCase c{ends_of({20, 0, 45}), 70, 24, 96, DType::bf16, DType::f32, false, "sm90a"};
   const runtime::Device device = runtime::Device::sim();
   EXPECT_EQ(run_ragged_m(device, c, 7).bytes, run_ragged_m(device, c, 7).bytes);
 }
@@ -119,8 +139,9 @@ TEST(GroupedGemmSim, SameInputsGiveTheSameBits) {
 // stream kernel's K split sized for them) on the GPU tests' small cases.
 TEST(GroupedGemmSim, TheGpusGridSizes) {
   const runtime::Device device(sim::make_backend({.sm_count = 132}));
-  run_ragged_m(device, {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72}, 1);
+  run_ragged_m(device, {ends_of({0, 1, 37, 0, 70, 0}), 113, 72, 72, DType::bf16, DType::f32, false, "sm90a"}, 1);
   run_ragged_m(device, {ends_of({0, 0, 150, 0}), 150, 40, 64, DType::bf16, DType::bf16, true, "sm90a"}, 2);
+  run_ragged_k(device, {ends_of({70, 0, 1, 130, 63, 0}), 136, 1048, 270, DType::bf16}, 25);
   run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
   run_ragged_m(device, {ends_of({1, 0, 6, 0}), 9, 40, 296, DType::bf16, DType::f32, true, "stream"}, 8);
   run_ragged_m(device, {ends_of({2}), 2, 16, 4096, DType::bf16, DType::f32, true, "stream"}, 10);

@@ -1,7 +1,8 @@
-// warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax
-// and torch.ops.warpforge.gemm for the CUDA and CPU dispatch keys (the schemas
+// warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax,
+// torch.ops.warpforge.gemm and torch.ops.warpforge.grouped_mm (with its
+// autograd) for the CUDA and CPU dispatch keys (the schemas
 // and the fake kernels are defined once, in python/warpforge/torch.py, which
-// imports this module). A Python implementation costs the dispatcher's call
+// imports this module, and grouped_torch.py). A Python implementation costs the dispatcher's call
 // into Python and torch.empty calls from Python before any launch
 // (docs/PERFORMANCE.md, "Python host overhead"); here a call is a look-up by a
 // byte key, the outputs' at::empty and one launch through
@@ -17,7 +18,9 @@
 #include <Python.h>
 #include <c10/core/Stream.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/Exceptions.h>
+#include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
 #include <cstring>
@@ -275,8 +278,27 @@ c10::SmallVector<std::int64_t, 3> gemm_out_shape(at::IntArrayRef a, at::IntArray
   return shape;
 }
 
-std::mutex gemm_cache_mutex;
-auto* gemm_cache = new std::unordered_map<std::string, void*>();  // kept past interpreter exit
+// The bridge's compiled ops by byte key; make() (a description's first
+// call, which compiles) runs unlocked.
+class OpCache {
+ public:
+  template <class Make>
+  void* get(const std::string& key, Make make) {
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = ops_.find(key); it != ops_.end()) return it->second;
+    }
+    void* op = make();
+    std::lock_guard lock(mutex_);
+    return ops_.emplace(key, op).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, void*> ops_;
+};
+
+auto* gemm_cache = new OpCache();  // kept past interpreter exit
 
 at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& c,
                 double alpha, double beta, std::optional<at::ScalarType> out_dtype) {
@@ -296,12 +318,7 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at
   key.add_double(alpha);
   key.add_double(beta);
 
-  void* op = nullptr;
-  {
-    std::lock_guard lock(gemm_cache_mutex);
-    if (auto it = gemm_cache->find(key.bytes()); it != gemm_cache->end()) op = it->second;
-  }
-  if (!op) {  // the first call of this description
+  void* op = gemm_cache->get(key.bytes(), [&] {
     bridge::GemmArgs args{.a = describe(a, a_value, "a"),
                           .b = describe(b, b_value, "b"),
                           .d = describe(d, d_value, "d"),
@@ -309,16 +326,119 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at
                           .alpha = alpha,
                           .beta = beta};
     if (c) args.c = describe(*c, c_value, "c");
-    check(api->gemm_op(args, &op));
-    std::lock_guard lock(gemm_cache_mutex);
-    gemm_cache->emplace(key.bytes(), op);
-  }
+    void* made = nullptr;
+    check(api->gemm_op(args, &made));
+    return made;
+  });
   const std::uint64_t addresses[4] = {reinterpret_cast<std::uintptr_t>(a.data_ptr()),
                                       reinterpret_cast<std::uintptr_t>(b.data_ptr()),
                                       c ? reinterpret_cast<std::uintptr_t>(c->data_ptr()) : 0,
                                       reinterpret_cast<std::uintptr_t>(d.data_ptr())};
   check(api->gemm_run(op, addresses, current_stream(a)));
   return d;
+}
+
+// grouped_mm's D: (M, N) for A (M, K) with B (G, K, N) or (K, N) without
+// offsets; (G, M, N) for A (M, K) with B (K, N) and offsets (ragged K), as
+// grouped_torch._shape gives it; (1, 1) for what the op refuses, naming it.
+c10::SmallVector<std::int64_t, 3> grouped_out_shape(const at::Tensor& a, const at::Tensor& b,
+                                                    const std::optional<at::Tensor>& offs) {
+  if (a.dim() == 2 && b.dim() == 3) return {a.size(0), b.size(2)};
+  if (a.dim() == 2 && b.dim() == 2 && offs) return {offs->size(0), a.size(0), b.size(1)};
+  if (a.dim() == 2 && b.dim() == 2) return {a.size(0), b.size(1)};
+  return {1, 1};
+}
+
+auto* grouped_cache = new OpCache();  // kept past interpreter exit
+
+// torch.ops.warpforge.grouped_mm's CUDA and CPU kernel (warpforge.grouped_torch
+// defines the schema and the fake kernel).
+at::Tensor grouped_mm(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& offs,
+                      std::optional<at::ScalarType> out_dtype) {
+  const at::ScalarType d_type = out_dtype.value_or(a.scalar_type());
+  const std::int32_t a_value = dtype_value(a.scalar_type(), "a");
+  const std::int32_t b_value = dtype_value(b.scalar_type(), "b");
+  const std::int32_t d_value = dtype_value(d_type, "out_dtype");
+  const std::int32_t offs_value = offs ? dtype_value(offs->scalar_type(), "offs") : -1;
+  at::Tensor d = at::empty(grouped_out_shape(a, b, offs), a.options().dtype(d_type));
+  Key key;
+  key.add(a, a_value);
+  key.add(b, b_value);
+  key.add(std::int64_t{offs.has_value()});
+  if (offs) key.add(*offs, offs_value);
+  key.add(d, d_value);  // its alignment: the allocator's, which may vary
+
+  void* op = grouped_cache->get(key.bytes(), [&] {
+    bridge::GroupedMmArgs args{.a = describe(a, a_value, "a"),
+                               .b = describe(b, b_value, "b"),
+                               .d = describe(d, d_value, "out"),
+                               .has_offs = offs.has_value()};
+    if (offs) args.offs = describe(*offs, offs_value, "offs");
+    void* made = nullptr;
+    check(api->grouped_mm_op(args, &made));
+    return made;
+  });
+  const std::uint64_t addresses[4] = {reinterpret_cast<std::uintptr_t>(a.data_ptr()),
+                                      reinterpret_cast<std::uintptr_t>(b.data_ptr()),
+                                      offs ? reinterpret_cast<std::uintptr_t>(offs->data_ptr()) : 0,
+                                      reinterpret_cast<std::uintptr_t>(d.data_ptr())};
+  check(api->grouped_mm_run(op, addresses, current_stream(a)));
+  return d;
+}
+
+// grouped_mm through the dispatcher (below autograd where a guard says so).
+at::Tensor call_grouped_mm(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& offs,
+                           std::optional<at::ScalarType> out_dtype) {
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("warpforge::grouped_mm", "")
+          .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&,
+                            std::optional<at::ScalarType>)>();
+  return op.call(a, b, offs, out_dtype);
+}
+
+// grouped_mm's autograd in C++: torch.library.register_autograd's Python
+// wrapper costs every call (with or without gradients) more host time than
+// the rest of it (docs/PERFORMANCE.md, "Grouped GEMM"). The 2-D x 3-D form:
+// dA = dD·Bᵀ grouped (ragged M), dB = Aᵀ·dD grouped over the same offsets
+// (ragged K).
+class GroupedMmFunction : public torch::autograd::Function<GroupedMmFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b,
+                            const std::optional<at::Tensor>& offs, std::optional<at::ScalarType> out_dtype) {
+    ctx->save_for_backward({a, b, offs.value_or(at::Tensor())});
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return call_grouped_mm(a, b, offs, out_dtype);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const torch::autograd::variable_list saved = ctx->get_saved_variables();
+    const at::Tensor &a = saved[0], &b = saved[1];
+    const std::optional<at::Tensor> offs = saved[2].defined() ? std::optional(saved[2]) : std::nullopt;
+    TORCH_CHECK_NOT_IMPLEMENTED(b.dim() == 3,
+                                "torch.ops.warpforge.grouped_mm is differentiable in the 2-D x 3-D form only");
+    const at::Tensor grad = grads[0].contiguous().to(a.scalar_type());
+    at::Tensor grad_a, grad_b;
+    if (ctx->needs_input_grad(0)) grad_a = call_grouped_mm(grad, b.transpose(-2, -1), offs, a.scalar_type());
+    if (ctx->needs_input_grad(1)) {
+      if (b.stride(-2) == 1 && b.size(-2) > 1) {
+        // B with K contiguous (torch._grouped_mm's weights): dBᵀ = dDᵀ·A per
+        // group, so that dB has B's strides (else autograd copies all of dB
+        // into B's layout before it reaches .grad, and again each accumulation).
+        grad_b = call_grouped_mm(grad.t(), a, offs, b.scalar_type()).transpose(-2, -1);
+      } else {
+        grad_b = call_grouped_mm(a.t(), grad, offs, b.scalar_type());
+      }
+      if (!offs) grad_b = grad_b.unsqueeze(0);
+    }
+    return {grad_a, grad_b, at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor grouped_mm_autograd(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& offs,
+                               std::optional<at::ScalarType> out_dtype) {
+  return GroupedMmFunction::apply(a, b, offs, out_dtype);
 }
 
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
@@ -330,11 +450,15 @@ void register_kernels() {
                                        __LINE__);  // kept: torch drops kernels with their library
     library->impl("gemm_amax", TORCH_FN(gemm_amax));
     library->impl("gemm", TORCH_FN(gemm));
+    library->impl("grouped_mm", TORCH_FN(grouped_mm));
   }
+  auto* autograd = new torch::Library(torch::Library::IMPL, "warpforge", c10::DispatchKey::Autograd, __FILE__,
+                                      __LINE__);  // kept, as above
+  autograd->impl("grouped_mm", TORCH_FN(grouped_mm_autograd));
 }
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_warpforge_torch",
-                          "The C++ kernels of torch.ops.warpforge.gemm_amax and .gemm "
+                          "The C++ kernels of torch.ops.warpforge.gemm_amax, .gemm and .grouped_mm "
                           "(warpforge.torch imports this module).",
                           -1};
 

@@ -1,5 +1,6 @@
-// The sm90a grouped kernel: bf16/f16 grouped GEMM in the ragged-M form on
-// Hopper, a design of the warp-specialized template (tile/warp_specialized.hpp).
+// The sm90a grouped kernel: bf16/f16 grouped GEMM on Hopper, in both forms
+// (ragged M: the forward and dA = dD·Bᵀ; ragged K: dB = Xᵀ·dD), a design of
+// the warp-specialized template (tile/warp_specialized.hpp).
 //
 // The template runs the roles (a producer warpgroup, two consumer
 // warpgroups sharing each 128 x tile_n tile, 64 rows each), the mbarrier
@@ -17,9 +18,19 @@
 // 8j + 2(lane%4) (+1)). Rows past the last group's end are no work item:
 // the consumers of every CTA zero them, grid-stride, before their first item.
 //
-// A and B K-major (B (G, K, N) with K contiguous, as torch._grouped_mm
-// takes it), D row-major. Parameters: map_a, map_b (128-byte tensor maps),
-// D, offsets (pointers), M (u32).
+// Either major of A and of B (wgmma reads K-major or MN-major tiles from
+// shared memory: a layout, not another kernel): B (G, K, N) with K
+// contiguous as torch._grouped_mm takes it, or N contiguous as its
+// transpose in dA = dD·Bᵀ is. D row-major.
+//
+// Ragged K (D[g] = A[:, K range of g] · B[K range of g, :], G x M x N): an
+// item is (group, M tile, N tile) of D[g], its k-blocks the group's K range
+// in 64s from its first index (TMA boxes start anywhere); the last
+// k-block's rows past the group's end belong to the next group, and the
+// consumers zero them in shared memory before wgmma (A M-major and B
+// N-major, where a K row is a 128-byte row of the tile); an empty group's
+// D[g] is zeros. Parameters: map_a, map_b (128-byte tensor maps), D,
+// offsets (pointers), extent (u32: M for ragged M, K for ragged K).
 #pragma once
 
 #include <cstdint>

@@ -28,7 +28,7 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
   Sm90aLaunch(const GroupedGemmProblem& p, const GroupedSm90aConfig& c, const runtime::Device& device)
       : p_(p), c_(c), device_(device), module_(device, build_sm90a_grouped(p, c)), offsets_(device, p) {
     // Persistent: one CTA an SM (its stages take the shared memory), no more than there can be units.
-    const std::int64_t units = max_group_units(sm90a_grouped_schedule(p, c), p.m);
+    const std::int64_t units = max_group_units(sm90a_grouped_schedule(p, c), group_extent(p));
     config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(units, 1, std::max(device.properties().sm_count, 1)))};
     config_.block = {3 * 128};  // two consumer warpgroups and the producer's
     config_.dynamic_shared_bytes = sm90a_grouped_shared_bytes(p, c);
@@ -45,21 +45,29 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
     }
     args.emplace_back(t.d);
     args.emplace_back(offsets_.view(t, p_.groups));
-    args.emplace_back(static_cast<std::uint32_t>(p_.m));
+    args.emplace_back(static_cast<std::uint32_t>(group_extent(p_)));
     module_.launch(kSm90aGroupedKernel, config_, args, stream);
   }
 
  private:
-  // A (M, K) K-major in boxes of 64 K x 128 rows; B (G, K, N) K-major as
-  // (K, N, G) in boxes of 64 K x tile_n columns (tma_operands.hpp).
+  // A (M, K): K-major as (K, M) in boxes of 64 K x 128 rows, M-major as
+  // (M, K) in boxes of 64 x 64 K. B (G, K, N) (ragged K: (K, N)): K-major
+  // as (K, N, G) in boxes of 64 K x tile_n columns, N-major as (N, K, G)
+  // in boxes of 64 x 64 K (tma_operands.hpp).
   void encode(const GroupedGemmTensors& t) {
-    const MatrixLayout a{.row_major = true, .ld = p_.a.ld, .batch_stride = 0};
-    const MatrixLayout b{.row_major = false, .ld = p_.b.ld, .batch_stride = p_.b.batch};
-    maps_ = {runtime::make_tensor_map(device_, matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a,
-                                                          GroupedSm90aConfig::kTileK, GroupedSm90aConfig::kTileM)),
-             runtime::make_tensor_map(device_, matrix_map(p_.b_dtype, t.b.address(), p_.k, p_.n, p_.groups, b,
-                                                          GroupedSm90aConfig::kTileK,
-                                                          static_cast<std::uint32_t>(c_.tile_n)))};
+    constexpr std::uint32_t kk = GroupedSm90aConfig::kTileK;
+    const MatrixLayout a{.row_major = p_.a.cols_contiguous, .ld = p_.a.ld, .batch_stride = 0};
+    const std::int64_t b_groups = p_.form == GroupedForm::ragged_m ? p_.groups : 1;
+    const MatrixLayout b{.row_major = p_.b.cols_contiguous, .ld = p_.b.ld, .batch_stride = p_.b.batch};
+    maps_ = {runtime::make_tensor_map(
+                 device_, p_.a.cols_contiguous
+                              ? matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a, kk, GroupedSm90aConfig::kTileM)
+                              : matrix_map(p_.a_dtype, t.a.address(), p_.m, p_.k, 1, a, 64, kk)),
+             runtime::make_tensor_map(
+                 device_, p_.b.cols_contiguous
+                              ? matrix_map(p_.b_dtype, t.b.address(), p_.n, p_.k, b_groups, b, 64, kk)
+                              : matrix_map(p_.b_dtype, t.b.address(), p_.k, p_.n, b_groups, b, kk,
+                                           static_cast<std::uint32_t>(c_.tile_n)))};
     a_ = t.a.address();
     b_ = t.b.address();
   }
@@ -87,7 +95,7 @@ class Sm90aPath final : public GroupedGemmPath {
     if (p.groups > kMaxGroups)
       why.push_back("G " + std::to_string(p.groups) + ": the group table holds up to " + std::to_string(kMaxGroups) +
                     " groups");
-    if (p.m * p.n >= (std::int64_t{1} << 32))
+    if (p.form == GroupedForm::ragged_m && p.m * p.n >= (std::int64_t{1} << 32))
       why.push_back("M x N = " + std::to_string(p.m * p.n) +
                     ": the sm90a grouped kernel counts the zeroed rows' elements in 32 bits");
     return why;

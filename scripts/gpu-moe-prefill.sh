@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The bf16 grouped GEMM's prefill kernels and its Python path (issue 43)
+# against torch._grouped_mm, forward and backward, on a GPU machine, in
+# about a minute once the build is there (BUDGET seconds, default 72), in
+# this order, each step while time is left:
+#   tests    the bf16 GroupedGemmGpu cases (the simulator's cases, groups of
+#            prefill size, ragged K; sm80 and the sm90a design, both majors
+#            of B) against fp64, in one process;
+#   causes   python -m warpforge.bench_grouped --backward --causes over
+#            gpt-oss and qwen3 at 1-8192 tokens: ours and torch._grouped_mm
+#            event-timed (the figure the issue judges), and what separates
+#            the causes: the kernel each product runs, GPU time alone (CUDA
+#            graph replay), host time a call, sm90a forced at <= 128 tokens,
+#            dA and dB alone;
+#   more     the same bench over mixtral and deepseek;
+#   ncu      Nsight Compute of our kernel at NCU_ROW (default qwen3 8192,
+#            the forward's worst row of 2026-11-29's first run).
+# Logs go to $OUT (default build/gpu-moe-prefill), each step's output also to
+# stdout as it runs (a hard time limit keeps what was printed); the last
+# lines are a short table.
+#
+#   OUT=/tmp/out scripts/gpu-moe-prefill.sh     # BUILD_DIR, BUDGET, STEPS may be set
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir="${BUILD_DIR:-build}"
+out="${OUT:-$build_dir/gpu-moe-prefill}"
+budget="${BUDGET:-72}"
+steps=" ${STEPS:-tests causes more ncu} "
+mkdir -p "$out"
+summary=()
+wanted() { [[ "$steps" == *" $1 "* ]]; }
+left() { echo $((budget - SECONDS)); }
+# step NAME SECONDS_NEEDED LIMIT COMMAND...: COMMAND into $out/NAME.log and
+# stdout, under a timeout of LIMIT (or the time left if less), when at least
+# SECONDS_NEEDED remain.
+step() {
+  local name="$1" need="$2" limit="$3"
+  shift 3
+  if [ "$(left)" -lt "$need" ]; then
+    summary+=("$name: skipped ($(left) s left, needs $need)")
+    return 200
+  fi
+  [ "$limit" -gt "$(left)" ] && limit="$(left)"
+  local start=$SECONDS
+  echo "== $name ($limit s at most)"
+  timeout "$limit" "$@" 2>&1 | tee "$out/$name.log"
+  local rc=${PIPESTATUS[0]}
+  summary+=("$name: exit $rc in $((SECONDS - start)) s")
+  return "$rc"
+}
+
+# The build: a no-op where BUILD_DIR was built with everything.
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  source scripts/gpu-build-args.sh
+  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 || {
+    tail -20 "$out/configure.log"
+    echo "gpu-moe-prefill: FAIL: cmake configure"
+    exit 1
+  }
+fi
+targets=(test_gpu _warpforge)
+cmake --build "$build_dir" --target help 2>/dev/null | grep -q "_warpforge_torch:" && targets+=(_warpforge_torch)
+cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}" >"$out/build.log" 2>&1 ||
+  summary+=("build FAILED (log $out/build.log)")
+summary+=("build (${targets[*]}): $SECONDS s")
+SECONDS=0
+
+export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+bench=(python3 -m warpforge.bench_grouped --causes --tokens 1,16,128,1024,8192 --reps 10)
+if wanted tests; then
+  step tests 10 15 "$build_dir/tests/test_gpu" --gtest_filter='GroupedGemmGpu.TheSimulatorsBf16Cases:GroupedGemmGpu.Bf16GroupsOfPrefillSize:GroupedGemmGpu.Bf16RaggedKIsTheWeightsGradient'
+  tests_rc=$?
+  [ -f "$out/tests.log" ] && summary+=("tests: $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests.log" | tr '\n' ' ')")
+fi
+
+# A test that hung (a kernel waiting forever) would hang the bench's backward too: then forward only.
+if [ "${tests_rc:-0}" = 124 ]; then
+  summary+=("tests timed out: the benches run the forward only")
+else
+  bench+=(--backward)
+fi
+wanted causes && step causes 20 25 "${bench[@]}" --models gpt-oss,qwen3
+
+wanted more && step more 10 28 "${bench[@]}" --models mixtral,deepseek
+
+# Nsight Compute of our kernel at one row (NCU_ROW "model tokens"), its 4th
+# launch (after the bench's 3 warm-ups): the figures that separate the bounds.
+ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+if wanted ncu && [ -x "$ncu_tool" ]; then
+  read -r ncu_model ncu_tokens <<<"${NCU_ROW:-qwen3 8192}"
+  step ncu 10 30 "$ncu_tool" --kernel-name regex:'^grouped_gemm' --launch-skip 3 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+    --section SchedulerStats --section WarpStateStats \
+    python3 -m warpforge.bench_grouped --models "$ncu_model" --tokens "$ncu_tokens" --reps 3
+elif wanted ncu; then
+  summary+=("ncu: not found")
+fi
+
+echo
+echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
+for line in "${summary[@]}"; do echo "- $line"; done
+[ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM) " "$out/ncu.log" | head -14
+for log in causes more; do
+  [ -f "$out/$log.log" ] || continue
+  echo
+  grep -E "^\| (model|[a-z])" "$out/$log.log" | cut -d"|" -f2,3,6,7,10,11,16,20 | head -12
+  grep -E "geometric mean" "$out/$log.log"
+done

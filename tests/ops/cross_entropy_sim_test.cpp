@@ -42,6 +42,9 @@ TEST(CrossEntropySim, RowsSpanAWarpACtaAClusterOrPasses) {
   const runtime::Device sixteen_sms(sim::make_backend({.sm_count = 16}));
   check_cross_entropy(sixteen_sms, {.rows = 10, .v = 40000, .label_smoothing = 0.1f, .caller_workspace = true}, 34,
                       "cluster");
+  // 16-bit rows without smoothing: each group's next row loaded while this
+  // one reduces, the exponentials in shared memory; in place.
+  check_cross_entropy(sixteen_sms, {.rows = 10, .v = 40000, .in_place = true}, 35, "cluster");
   const runtime::Device ampere(sim::make_backend({.target = ptx::Target::sm_80}));
   check_cross_entropy(ampere, {.rows = 2, .v = 70000, .label_smoothing = 0.1f, .in_place = true}, 33, "cta");
 }

@@ -143,7 +143,7 @@ void CrossEntropy::compile() {
   const CrossEntropyProblem& p = s.problem;
   if (s.op.module) return;
   s.op.compile("CrossEntropy", [&] { return build_cross_entropy_kernel(p, s.op.device.target()); });
-  s.groups = rows::resident_groups(p.shape, p.groups, *s.op.module, kCrossEntropyKernel);
+  s.groups = rows::resident_groups(p.shape, p.groups, *s.op.module, kCrossEntropyKernel, p.shared_bytes());
   if (p.options.reduction == LossReduction::mean)
     s.count.emplace(s.op.device, build_cross_entropy_count_kernel(p, s.op.device.target()));
   if (p.reduced()) {
@@ -175,7 +175,9 @@ void CrossEntropy::execute(const CrossEntropyTensors& t, runtime::Stream* stream
   else
     args.emplace_back(t.loss);
   args.emplace_back(rows);
-  s.op.module->launch(kCrossEntropyKernel, rows::row_launch(p.shape, s.groups), args, stream);
+  runtime::LaunchConfig launch = rows::row_launch(p.shape, s.groups);
+  launch.dynamic_shared_bytes = p.shared_bytes();
+  s.op.module->launch(kCrossEntropyKernel, launch, args, stream);
   if (p.reduced())
     s.finalize->launch(kCrossEntropyFinalize, {.grid = {1}, .block = {kCrossEntropyCountThreads}}, {space, t.loss},
                        stream);

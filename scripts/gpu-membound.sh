@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The memory-bound row ops on a GPU machine. Two modes:
 #
-# Quick (the default): inside $BUDGET_S seconds (56; the lead's window is
-# 60), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
+# Quick (the default): inside $BUDGET_S seconds (70; the lead's window is
+# 75), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
 # and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS, then
 # bench_memory_bound (ours against the device-to-device copy of the same
 # bytes) over $OPS at rows 4096, 32768 x hidden 4096, 8192 and the quantized
 # linear layer at 4096 tokens; then, where asked and time is left, Nsight
-# Compute on $NCU_CASES and the GPU tests in $OPS_TESTS.
+# Compute on $NCU_CASES; last the GPU tests of the kernels changed ($OPS_TESTS).
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -45,10 +45,10 @@ if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&
 fi
 
 # The quick mode: what is being tuned now, inside a wall-clock budget
-# ($BUDGET_S, default 56 s, for a 60 s limit); each stage prints as it goes
+# ($BUDGET_S, default 70 s, for a 75 s limit); each stage prints as it goes
 # (a hard timeout leaves what was measured), the most important first.
 if [ -z "${ALL:-}" ]; then
-  deadline=${BUDGET_S:-56}  # seconds from the script's start (the build included)
+  deadline=${BUDGET_S:-70}  # seconds from the script's start (the build included)
   left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
   export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
   # 1. Ours against PyTorch eager and Liger Kernel (torch.compile only with COMPILE=1: it compiles each shape).
@@ -57,14 +57,14 @@ if [ -z "${ALL:-}" ]; then
   [ -n "${COMPILE:-}" ] && compile_flag=()
   echo "== bench_rows: ours against PyTorch eager and Liger Kernel =="
   # (One width, 4096: Triton compiles each of Liger's kernels for each width.)
-  timeout $(($(left) * 60 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
+  timeout $(($(left) * 50 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
     --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab 32768,131072 --reps 10 2>&1 | tee "$out/bench_rows.txt"
   note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
   # 2. Ours against the copy of the same bytes (C++), the ops being tuned, then the quantized linear layer.
   ops="${OPS:-rms_bwd,layer_bwd,ce,rms_mxfp8,rms_nvfp4,rms,layer}"
   echo
   echo "== bench_memory_bound: ours against the copy of the same bytes =="
-  timeout $(($(left) - 2)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 --hidden 4096,8192 \
+  timeout $(($(left) * 65 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 --hidden 4096,8192 \
     --vocab 32768,131072 --linear-rows 4096 --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
   note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
   # 3. Optional (NCU_CASES="kernel-regex:op:rows:hidden ..."): Nsight Compute, one kernel a case.
@@ -79,10 +79,11 @@ if [ -z "${ALL:-}" ]; then
     note "ncu $op $r x $h: exit $? ($log)"
     grep -E "DRAM Throughput|Duration|Registers Per|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  " "$log" | cut -c1-160
   done
-  # 4. Optional (OPS_TESTS=gtest filter): the GPU tests, in what time is left.
-  if [ -n "${OPS_TESTS:-}" ] && [ "$(left)" -gt 5 ]; then
-    timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$OPS_TESTS" >"$out/gpu-tests.log" 2>&1
-    note "gpu tests ($OPS_TESTS): $(grep -E '^\[  (PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')"
+  # 4. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; none for OPS_TESTS=-), in what time is left.
+  ops_tests="${OPS_TESTS:-CrossEntropyGpu.*:NormGpu.TheBenchmarksShapes:NormQuantizeGpu.TheSimulatorsCases}"
+  if [ "$ops_tests" != - ] && [ "$(left)" -gt 5 ]; then
+    timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
+    note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')"
   fi
   echo
   grep -E "^rows >=" "$out/bench_rows.txt"

@@ -79,6 +79,29 @@ if [ -z "${ALL:-}" ]; then
     note "ncu $op $r x $h: exit $? ($log)"
     grep -E "DRAM Throughput|Duration|Registers Per|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  " "$log" | cut -c1-160
   done
+  # 3b. Where a Python call's host time goes ($PROFILE_OP, rms_bwd: none for -): cProfile over 200 calls at 4096 x 4096.
+  profile_op="${PROFILE_OP:-rms_bwd}"
+  if [ "$profile_op" != - ] && [ "$(left)" -gt 20 ]; then
+    timeout 12 python3 - "$profile_op" >"$out/profile.txt" 2>&1 <<'PY'
+import cProfile, pstats, sys, torch
+import warpforge.torch  # noqa: F401
+from warpforge.bench_rows import BENCHES
+bench = BENCHES[sys.argv[1]]
+run = bench.runner(bench.contenders(False)["warpforge"], [bench.inputs(4096, 4096, torch.bfloat16)])
+for _ in range(20):
+    run(0)
+torch.cuda.synchronize()
+profile = cProfile.Profile()
+profile.enable()
+for _ in range(200):
+    run(0)
+torch.cuda.synchronize()
+profile.disable()
+pstats.Stats(profile).sort_stats("tottime").print_stats(14)
+PY
+    note "profile of $profile_op: exit $? ($out/profile.txt)"
+    grep -E "function calls|^ +[0-9]" "$out/profile.txt" | head -16 | cut -c1-150
+  fi
   # 4. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; none for OPS_TESTS=-), in what time is left.
   ops_tests="${OPS_TESTS:-CrossEntropyGpu.*:NormGpu.TheBenchmarksShapes:NormQuantizeGpu.TheSimulatorsCases}"
   if [ "$ops_tests" != - ] && [ "$(left)" -gt 5 ]; then

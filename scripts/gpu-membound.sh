@@ -6,8 +6,9 @@
 # and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS, then
 # bench_memory_bound (ours against the device-to-device copy of the same
 # bytes) over $OPS at rows 4096, 32768 x hidden 4096, 8192 and the quantized
-# linear layer at 4096 tokens; then, where asked and time is left, Nsight
-# Compute on $NCU_CASES; last the GPU tests of the kernels changed ($OPS_TESTS).
+# linear layer at 4096 tokens; a cProfile of a Python backward's call
+# ($PROFILE_OP); the GPU tests of the kernels changed ($OPS_TESTS); then,
+# where time is left, Nsight Compute on $NCU_CASES.
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -67,22 +68,10 @@ if [ -z "${ALL:-}" ]; then
   timeout $(($(left) * 65 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 --hidden 4096,8192 \
     --vocab 32768,131072 --linear-rows 4096 --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
   note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
-  # 3. Optional (NCU_CASES="kernel-regex:op:rows:hidden ..."): Nsight Compute, one kernel a case.
-  for c in ${NCU_CASES:-}; do
-    [ "$(left)" -gt 12 ] || { note "ncu $c: no time left"; continue; }
-    IFS=: read -r kernel op r h <<<"$c"
-    log="$out/ncu-$op-${r}x$h.txt"
-    timeout $(($(left) - 2)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-      --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-      --section InstructionStats -k "regex:$kernel" -c 1 "$build_dir/bench/bench_memory_bound" --ops "$op" \
-      --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none --reps 1 >"$log" 2>&1
-    note "ncu $op $r x $h: exit $? ($log)"
-    grep -E "DRAM Throughput|Duration|Registers Per|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  " "$log" | cut -c1-160
-  done
-  # 3b. Where a Python call's host time goes ($PROFILE_OP, rms_bwd: none for -): cProfile over 200 calls at 4096 x 4096.
+  # 3. Where a Python call's host time goes ($PROFILE_OP, rms_bwd: none for -): cProfile over 200 calls at 4096 x 4096.
   profile_op="${PROFILE_OP:-rms_bwd}"
-  if [ "$profile_op" != - ] && [ "$(left)" -gt 20 ]; then
-    timeout 12 python3 - "$profile_op" >"$out/profile.txt" 2>&1 <<'PY'
+  if [ "$profile_op" != - ] && [ "$(left)" -gt 25 ]; then
+    timeout 10 python3 - "$profile_op" >"$out/profile.txt" 2>&1 <<'PY'
 import cProfile, pstats, sys, torch
 import warpforge.torch  # noqa: F401
 from warpforge.bench_rows import BENCHES
@@ -108,6 +97,18 @@ PY
     timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
     note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')"
   fi
+  # 5. Optional (NCU_CASES="kernel-regex:op:rows:hidden ..."): Nsight Compute, one kernel a case.
+  for c in ${NCU_CASES:-}; do
+    [ "$(left)" -gt 12 ] || { note "ncu $c: no time left"; continue; }
+    IFS=: read -r kernel op r h <<<"$c"
+    log="$out/ncu-$op-${r}x$h.txt"
+    timeout $(($(left) - 2)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+      --section InstructionStats -k "regex:$kernel" -c 1 "$build_dir/bench/bench_memory_bound" --ops "$op" \
+      --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none --reps 1 >"$log" 2>&1
+    note "ncu $op $r x $h: exit $? ($log)"
+    grep -E "DRAM Throughput|Duration|Registers Per|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  " "$log" | cut -c1-160
+  done
   echo
   grep -E "^rows >=" "$out/bench_rows.txt"
   for line in "${summary[@]}"; do echo "gpu-membound: $line"; done

@@ -89,6 +89,8 @@ CrossEntropyProblem describe_cross_entropy(const CrossEntropyTensors& t, const C
   auto shape = rows::row_shape(s.request, why);
   if (!shape) return p;
   p.shape = s.shape = *shape;
+  // The exponentials' bytes against what a CTA may have, less 4 KB for the reduction's static shared memory.
+  p.staging_fits = std::size_t{p.staged_bytes()} + 4096 <= s.device.properties().shared_bytes_per_block_optin;
   p.groups = rows::persistent_groups(p.shape, p.rows, s.device);
   p.count_ctas = static_cast<int>(std::clamp<std::int64_t>((p.rows + 1023) / 1024, 1, 2 * s.device.properties().sm_count));
   return p;

@@ -344,8 +344,8 @@ class MainKernel {
 
 }  // namespace
 
-std::uint32_t CrossEntropyProblem::shared_bytes() const {
-  return prefetch() ? static_cast<std::uint32_t>(shape.block() * shape.vectors * shape.vector * 4) : 0;
+std::uint32_t CrossEntropyProblem::staged_bytes() const {
+  return static_cast<std::uint32_t>(shape.block() * shape.vectors * shape.vector * 4);
 }
 
 ptx::Module build_cross_entropy_kernel(const CrossEntropyProblem& problem, Target target) {

@@ -47,16 +47,22 @@ struct CrossEntropyProblem {
   int count_ctas = 1;       // CTAs of the count kernel
 
   bool reduced() const { return options.reduction != LossReduction::none; }
+  // Whether the device's shared memory a CTA holds the staged exponentials
+  // (staged_bytes(); up to 128 KB: not on every sm_8x).
+  bool staging_fits = true;
   // The next row's logits loaded before this row's reductions
   // (RowKernel::for_each_row_prefetched): rows held in registers, in a 16-bit
   // dtype (whose words fit in registers twice), without label smoothing
-  // (whose Σ x spills then: row_ops_ptxas_test.cpp).
+  // (whose Σ x spills then: row_ops_ptxas_test.cpp), the exponentials staged.
   bool prefetch() const {
-    return shape.chunks == 1 && runtime::bits(logits.dtype) == 16 && options.label_smoothing == 0.0f;
+    return shape.chunks == 1 && runtime::bits(logits.dtype) == 16 && options.label_smoothing == 0.0f &&
+           staging_fits;
   }
-  // Dynamic shared memory of the main kernel: with prefetch, its threads'
-  // exponentials (an f32 an element a thread holds).
-  std::uint32_t shared_bytes() const;
+  // The threads' exponentials staged in shared memory (an f32 an element a
+  // thread holds), and the main kernel's dynamic shared memory: those with
+  // prefetch, else none.
+  std::uint32_t staged_bytes() const;
+  std::uint32_t shared_bytes() const { return prefetch() ? staged_bytes() : 0; }
   // Workspace: the counts (count_ctas u32), then the groups' loss sums (f32) from a 16-byte boundary.
   std::size_t partials_offset() const { return (static_cast<std::size_t>(count_ctas) * 4 + 15) / 16 * 16; }
   std::size_t workspace_bytes() const {

@@ -136,7 +136,10 @@ std::string CrossEntropy::describe() const {
   std::string d = s.op.describe("CrossEntropy", workspace_bytes());
   if (s.op.refusals.empty())
     d += "\n  " + std::to_string(s.problem.groups) + " row groups" +
-         (s.problem.reduced() ? ", each adding its rows' losses; a last kernel adds the groups'" : "");
+         (s.problem.reduced() ? ", each adding its rows' losses; a last kernel adds the groups'" : "") +
+         (s.problem.prefetch() ? "\n  each group's next row loaded while it reduces this one, the exponentials in " +
+                                     std::to_string(s.problem.staged_bytes() / 1024) + " KB of shared memory a CTA"
+                               : "");
   return d;
 }
 

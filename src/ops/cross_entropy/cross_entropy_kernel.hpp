@@ -9,13 +9,13 @@
 //   smoothing's scaled Σ x and the target logit (added from the thread that
 //   holds it, so that the gradient may overwrite the logits; 16-bit rows
 //   held: the next row's loads issued first, the exponentials kept in shared
-//   memory); then
-//   lse = M + ln S, the loss, and the gradient p - (1 - ε)[target] - ε/V
-//   (p = exp(x - m_t) · exp(m_t - M) / S) times 1/count (mean) written over
-//   the row, the target's element again by its thread. Rows longer than a cluster holds are read twice (passes). With
-//   mean or sum each group adds its rows' losses and writes the sum as
-//   partials[group]. Parameters: logits, labels, dlogits, lse, loss (rows,
-//   for none), workspace (u64; those of the problem), rows (u32).
+//   memory); then lse = M + ln S, the loss, and the gradient
+//   p - (1 - ε)[target] - ε/V (p = exp(x - m_t) · exp(m_t - M) / S) times
+//   1/count (mean) written over the row (held rows: the target's element
+//   again, by its thread). Rows longer than a cluster holds are read twice
+//   (passes). With mean or sum each group adds its rows' losses and writes
+//   the sum as partials[group]. Parameters: logits, labels, dlogits, lse,
+//   loss (rows, for none), workspace (u64; those of the problem), rows (u32).
 // finalize (mean and sum): one CTA adds the groups' sums in a fixed order
 //   and divides by the count. Parameters: workspace, loss (u64).
 // scale: dlogits *= dloss (one or a row); rows whose dloss is 1 are skipped.

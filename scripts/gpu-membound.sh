@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The memory-bound row ops on a GPU machine. Two modes:
 #
-# Quick (the default, about 90 s of GPU once built): the GPU tests of the
-# ops being tuned ($OPS_TESTS), bench_memory_bound (ours against the
-# device-to-device copy of the same bytes) for those ops ($OPS) at rows
-# 4096, 32768 x hidden 4096, 8192 (the quantized linear layer at 4096 tokens),
-# and Nsight Compute (memory workload, occupancy, speed of light, launch) on
-# the kernels named in $NCU_CASES; prints a short table last.
+# Quick (the default): inside $BUDGET_S seconds (70; the lead's window is
+# 75), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
+# and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS, then
+# bench_memory_bound (ours against the device-to-device copy of the same
+# bytes) over $OPS at rows 4096, 32768 x hidden 4096, 8192 and the quantized
+# linear layer at 4096 tokens; a cProfile of a Python backward's call
+# ($PROFILE_OP); the GPU tests of the kernels changed ($OPS_TESTS); then,
+# where time is left, Nsight Compute on $NCU_CASES.
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -35,8 +37,7 @@ source scripts/gpu-build-args.sh
 summary=()
 note() { summary+=("$1"); echo "gpu-membound: $1"; }
 configure_args=("${cmake_args[@]}")
-targets=(test_gpu bench_memory_bound)
-[ -n "${ALL:-}" ] && targets+=(_warpforge)
+targets=(test_gpu bench_memory_bound _warpforge)
 if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&1 ||
   ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" "$out/configure.log" | head -30
@@ -44,42 +45,72 @@ if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&
   exit 1
 fi
 
-# The quick mode: what is being tuned now.
+# The quick mode: what is being tuned now, inside a wall-clock budget
+# ($BUDGET_S, default 70 s, for a 75 s limit); each stage prints as it goes
+# (a hard timeout leaves what was measured), the most important first.
 if [ -z "${ALL:-}" ]; then
-  ops="${OPS:-rms,rms_bwd,layer,layer_bwd,rms_mxfp8,rms_nvfp4,ce,softmax}"
-  # The simulator's cases of every row op touched, and the benchmark shapes of the norms and cross-entropy
-  # (about 40 s; last, so that a slow test leaves the measurements done).
-  ops_tests="${OPS_TESTS:-NormGpu.*:NormQuantizeGpu.TheSimulatorsCases:CrossEntropyGpu.*:SoftmaxGpu.TheSimulatorsCases}"
-  # kernel regex : bench ops : rows : hidden, one ncu run each
-  ncu_cases="${NCU_CASES:-^warpforge_layer_norm\$:layer:32768:8192 ^warpforge_rms_norm_backward\$:rms_bwd:32768:8192 ^warpforge_cross_entropy\$:ce:4096:131072}"
-  "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 --hidden 4096,8192 --vocab 32768,131072 \
-    --linear-rows 4096 --reps 10 >"$out/bench_memory_bound.txt" 2>&1
-  note "bench_memory_bound --ops $ops: exit $? ($out/bench_memory_bound.txt)"
-  if command -v ncu >/dev/null; then
-    for c in $ncu_cases; do
-      IFS=: read -r kernel op r h <<<"$c"
-      log="$out/ncu-$op-${r}x$h.txt"
-      timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
-        --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-        -k "regex:$kernel" -c 1 "$build_dir/bench/bench_memory_bound" --ops "$op" --rows "$r" --hidden "$h" \
-        --vocab "$h" --linear-rows none --reps 1 >"$log" 2>&1
-      note "ncu $op $r x $h: exit $? ($log)"
-    done
-  else
-    note "ncu: not installed"
-  fi
-  "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
-  note "gpu tests ($ops_tests): $(grep -E '^\[  (PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')$(grep -c '^\[  SKIPPED' "$out/gpu-tests.log") skipped"
+  deadline=${BUDGET_S:-70}  # seconds from the script's start (the build included)
+  left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
+  export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+  # 1. Ours against PyTorch eager and Liger Kernel (torch.compile only with COMPILE=1: it compiles each shape).
+  py_ops="${PY_OPS:-rms,rms_bwd,layer,layer_bwd,ce,swiglu,swiglu_bwd,softmax,softmax_bwd}"
+  compile_flag=(--no-compile)
+  [ -n "${COMPILE:-}" ] && compile_flag=()
+  echo "== bench_rows: ours against PyTorch eager and Liger Kernel =="
+  # (One width, 4096: Triton compiles each of Liger's kernels for each width.)
+  timeout $(($(left) * 50 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
+    --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab 32768,131072 --reps 10 2>&1 | tee "$out/bench_rows.txt"
+  note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
+  # 2. Ours against the copy of the same bytes (C++), the ops being tuned, then the quantized linear layer.
+  ops="${OPS:-rms_bwd,layer_bwd,ce,rms_mxfp8,rms_nvfp4,rms,layer}"
   echo
-  echo "== bench_memory_bound (ours against the copy of the same bytes) =="
-  grep -E "^GPU|^\|" "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
-  for log in "$out"/ncu-*.txt; do
-    [ -f "$log" ] || continue
-    echo
-    echo "== $(basename "$log" .txt) =="
-    grep -E "^  [a-z_]+.*\(|DRAM Throughput|Memory Throughput|Duration|L1/TEX Hit|L2 Hit|Registers Per|Block Size|Grid Size|Theoretical Occ|Achieved Occ|Block Limit|Waves Per SM|Max Active Clusters|Cluster Size|Issue Slots Busy|Issued Ipc Active|Warp Cycles Per Issued|One or More Eligible|stalled" "$log" | cut -c1-220 | head -40
+  echo "== bench_memory_bound: ours against the copy of the same bytes =="
+  timeout $(($(left) * 65 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 --hidden 4096,8192 \
+    --vocab 32768,131072 --linear-rows 4096 --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
+  note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
+  # 3. Where a Python call's host time goes ($PROFILE_OP, rms_bwd: none for -): cProfile over 200 calls at 4096 x 4096.
+  profile_op="${PROFILE_OP:-rms_bwd}"
+  if [ "$profile_op" != - ] && [ "$(left)" -gt 25 ]; then
+    timeout 10 python3 - "$profile_op" >"$out/profile.txt" 2>&1 <<'PY'
+import cProfile, pstats, sys, torch
+import warpforge.torch  # noqa: F401
+from warpforge.bench_rows import BENCHES
+bench = BENCHES[sys.argv[1]]
+run = bench.runner(bench.contenders(False)["warpforge"], [bench.inputs(4096, 4096, torch.bfloat16)])
+for _ in range(20):
+    run(0)
+torch.cuda.synchronize()
+profile = cProfile.Profile()
+profile.enable()
+for _ in range(200):
+    run(0)
+torch.cuda.synchronize()
+profile.disable()
+pstats.Stats(profile).sort_stats("tottime").print_stats(14)
+PY
+    note "profile of $profile_op: exit $? ($out/profile.txt)"
+    grep -E "function calls|^ +[0-9]" "$out/profile.txt" | head -16 | cut -c1-150
+  fi
+  # 4. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; none for OPS_TESTS=-), in what time is left.
+  ops_tests="${OPS_TESTS:-CrossEntropyGpu.*:NormGpu.TheBenchmarksShapes:NormQuantizeGpu.TheSimulatorsCases}"
+  if [ "$ops_tests" != - ] && [ "$(left)" -gt 5 ]; then
+    timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
+    note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')"
+  fi
+  # 5. Optional (NCU_CASES="kernel-regex:op:rows:hidden ..."): Nsight Compute, one kernel a case.
+  for c in ${NCU_CASES:-}; do
+    [ "$(left)" -gt 12 ] || { note "ncu $c: no time left"; continue; }
+    IFS=: read -r kernel op r h <<<"$c"
+    log="$out/ncu-$op-${r}x$h.txt"
+    timeout $(($(left) - 2)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+      --section InstructionStats -k "regex:$kernel" -c 1 "$build_dir/bench/bench_memory_bound" --ops "$op" \
+      --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none --reps 1 >"$log" 2>&1
+    note "ncu $op $r x $h: exit $? ($log)"
+    grep -E "DRAM Throughput|Duration|Registers Per|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  " "$log" | cut -c1-160
   done
   echo
+  grep -E "^rows >=" "$out/bench_rows.txt"
   for line in "${summary[@]}"; do echo "gpu-membound: $line"; done
   exit 0
 fi
@@ -104,7 +135,7 @@ else
 fi
 
 # 3. The Python tests on the GPU (torch.compile, CUDA graphs, opcheck, JAX).
-export PYTHONPATH="$build_dir/python:$PWD/python"
+export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_rows.py >"$out/pytest.log" 2>&1
 note "pytest test_rows.py: $(tail -1 "$out/pytest.log")"
 

@@ -6,6 +6,9 @@ same bytes. For each op, rows x hidden: the bytes the op must move (inputs
 read once, outputs written once), every contender's time, ours as a
 fraction of the copy's rate, and the ratio of the best peer's time to ours;
 then, over rows >= 4096, the geometric mean and the least of that ratio.
+"ours host us" is the host time a call of ours takes to issue (GPU not
+waited for): where it is above our time, the call, not the kernel, is what
+the row measures.
 
     python -m warpforge.bench_rows [--ops rms,rms_bwd,layer,layer_bwd,softmax,softmax_bwd,swiglu,swiglu_bwd,ce]
                                    [--rows 4096,32768] [--hidden 2048,4096,8192,16384]
@@ -25,7 +28,7 @@ import math
 
 import torch
 
-from warpforge.bench import median_ms
+from warpforge.bench import host_us_per_call, median_ms
 
 L2_BYTES = 50 << 20
 
@@ -231,16 +234,20 @@ def run(args):
                 dst = [torch.empty_like(s) for s in src]
                 copy_s = _median_seconds(lambda i: dst[i].copy_(src[i]), args.reps, copies)
                 times = {}
+                host_us = math.nan
                 for who, fn in bench.contenders(args.compile).items():
                     try:
-                        times[who] = _median_seconds(bench.runner(fn, sets), args.reps, copies)
+                        runner = bench.runner(fn, sets)
+                        times[who] = _median_seconds(runner, args.reps, copies)
+                        if who == "warpforge":
+                            host_us = host_us_per_call(torch, functools.partial(runner, 0), args.reps, 3)
                     except Exception as e:  # a peer that cannot run a shape is reported, not fatal
                         times[who] = float("nan")
                         print(f"  ({who} failed on {name} {rows}x{hidden}: {type(e).__name__}: {e})")
                 if header is None:
                     peers = [w for w in times if w != "warpforge"]
                     header = ["op", "rows", "hidden", "MB", "copy us", "ours us"] + [f"{p} us" for p in peers] + \
-                        ["ours of copy", "best peer / ours"]
+                        ["ours of copy", "best peer / ours", "ours host us"]
                     print("| " + " | ".join(header) + " |")
                     print("|" + "---|" * len(header))
                 ours = times["warpforge"]
@@ -250,7 +257,7 @@ def run(args):
                     ratios.append((ratio, name, rows, hidden))
                 cells = [name, rows, hidden, f"{nbytes / 1e6:.2f}", f"{copy_s * 1e6:.1f}", f"{ours * 1e6:.1f}"]
                 cells += [f"{times[p] * 1e6:.1f}" for p in peers]
-                cells += [f"{copy_s / ours:.2f}", f"{ratio:.2f}"]
+                cells += [f"{copy_s / ours:.2f}", f"{ratio:.2f}", f"{host_us:.1f}"]
                 print("| " + " | ".join(str(c) for c in cells) + " |", flush=True)
                 del sets, src, dst
     if ratios:

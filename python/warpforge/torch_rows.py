@@ -145,7 +145,7 @@ def _norm_autograd(ctx, dy, dh, dmean, drstd):
     weight_grad = weight is not None and ctx.needs_input_grad[2]
     bias_grad = bias_dtype if ctx.needs_input_grad[3] else None
     dresidual = dh if residual_dtype is not None and dh is not None and dh.numel() else None
-    dx, dweight, dbias = torch.ops.warpforge.norm_backward(
+    dx, dweight, dbias = _backward(torch.ops.warpforge.norm_backward, _norm_backward)(
         dy, h, weight, mean if ctx.kind == "layer" else None, rstd, dresidual, ctx.kind, ctx.eps, weight_grad, bias_grad)
     return (dx.to(x_dtype), None if residual_dtype is None else dx.to(residual_dtype),
             dweight if weight_grad else None, dbias if bias_grad is not None else None, None, None)
@@ -188,6 +188,13 @@ def _eager(impl, setup_context, autograd, materialize_grads=True):
 
 def _call(op, eager, *args):
     return op(*args) if torch.compiler.is_compiling() else eager.apply(*args)
+
+
+def _backward(op, impl):
+    """What a backward calls: the operator where traced (torch.compile), else
+    its implementation itself (the operator's dispatch costs host time a
+    call that the kernel at 4096 rows does not: see _eager)."""
+    return op if torch.compiler.is_compiling() else impl
 
 
 _EAGER_NORM = _eager(_norm, _norm_setup_context, _norm_autograd)
@@ -233,7 +240,7 @@ def _softmax_setup_context(ctx, inputs, output):
 
 def _softmax_autograd(ctx, dy):
     (y,) = ctx.saved_tensors
-    return torch.ops.warpforge.softmax_backward(y, dy)
+    return _backward(torch.ops.warpforge.softmax_backward, _softmax_backward)(y, dy)
 
 
 # ---- swiglu -------------------------------------------------------------------
@@ -285,7 +292,7 @@ def _swiglu_setup_context(ctx, inputs, output):
 
 def _swiglu_autograd(ctx, dout):
     gate, up, x = ctx.saved_tensors
-    dgate, dup, dx = torch.ops.warpforge.swiglu_backward(dout, gate, up, x)
+    dgate, dup, dx = _backward(torch.ops.warpforge.swiglu_backward, _swiglu_backward)(dout, gate, up, x)
     if x is not None:
         return None, None, dx
     return dgate, dup, None
@@ -340,7 +347,7 @@ def _cross_entropy_autograd(ctx, dloss, _dgrad):
     (grad,) = ctx.saved_tensors
     # The forward's gradient (for dloss = 1), times dloss in place: rows whose
     # dloss is 1 are not touched (loss.backward() moves no bytes here).
-    torch.ops.warpforge.cross_entropy_scale(grad, dloss)
+    _backward(torch.ops.warpforge.cross_entropy_scale, _cross_entropy_scale)(grad, dloss)
     return grad, None, None, None, None, None
 
 

@@ -25,6 +25,7 @@ TEST_F(CrossEntropyGpu, TheSimulatorsCases) {
   check_cross_entropy(gpu(), {.rows = 9, .v = 256}, 30, "warp");
   check_cross_entropy(gpu(), {.rows = 3, .v = 5000, .label_smoothing = 0.1f}, 31, "cta");
   check_cross_entropy(gpu(), {.rows = 2, .v = 40000, .label_smoothing = 0.1f, .in_place = true}, 32, "cluster");
+  check_cross_entropy(gpu(), {.rows = 10, .v = 40000, .in_place = true}, 35, "cluster");
   check_cross_entropy_special_rows(gpu());
 }
 

@@ -42,6 +42,13 @@ TEST(CrossEntropySim, RowsSpanAWarpACtaAClusterOrPasses) {
   const runtime::Device sixteen_sms(sim::make_backend({.sm_count = 16}));
   check_cross_entropy(sixteen_sms, {.rows = 10, .v = 40000, .label_smoothing = 0.1f, .caller_workspace = true}, 34,
                       "cluster");
+  // 16-bit rows without smoothing: each group's next row loaded while this
+  // one reduces, the exponentials in shared memory; in place.
+  check_cross_entropy(sixteen_sms, {.rows = 10, .v = 40000, .in_place = true}, 35, "cluster");
+  // An sm_89 CTA's shared memory (99 KB) does not hold a CTA of 1024's
+  // staged exponentials (128 KB): held in registers, not prefetched.
+  const runtime::Device ada(sim::make_backend({.target = ptx::Target::sm_89}));
+  check_cross_entropy(ada, {.rows = 3, .v = 30000, .in_place = true}, 36, "cta");
   const runtime::Device ampere(sim::make_backend({.target = ptx::Target::sm_80}));
   check_cross_entropy(ampere, {.rows = 2, .v = 70000, .label_smoothing = 0.1f, .in_place = true}, 33, "cta");
 }

@@ -89,6 +89,8 @@ CrossEntropyProblem describe_cross_entropy(const CrossEntropyTensors& t, const C
   auto shape = rows::row_shape(s.request, why);
   if (!shape) return p;
   p.shape = s.shape = *shape;
+  // The exponentials' bytes against what a CTA may have, less 4 KB for the reduction's static shared memory.
+  p.staging_fits = std::size_t{p.staged_bytes()} + 4096 <= s.device.properties().shared_bytes_per_block_optin;
   p.groups = rows::persistent_groups(p.shape, p.rows, s.device);
   p.count_ctas = static_cast<int>(std::clamp<std::int64_t>((p.rows + 1023) / 1024, 1, 2 * s.device.properties().sm_count));
   return p;
@@ -134,7 +136,10 @@ std::string CrossEntropy::describe() const {
   std::string d = s.op.describe("CrossEntropy", workspace_bytes());
   if (s.op.refusals.empty())
     d += "\n  " + std::to_string(s.problem.groups) + " row groups" +
-         (s.problem.reduced() ? ", each adding its rows' losses; a last kernel adds the groups'" : "");
+         (s.problem.reduced() ? ", each adding its rows' losses; a last kernel adds the groups'" : "") +
+         (s.problem.prefetch() ? "\n  each group's next row loaded while it reduces this one, the exponentials in " +
+                                     std::to_string(s.problem.staged_bytes() / 1024) + " KB of shared memory a CTA"
+                               : "");
   return d;
 }
 
@@ -143,7 +148,7 @@ void CrossEntropy::compile() {
   const CrossEntropyProblem& p = s.problem;
   if (s.op.module) return;
   s.op.compile("CrossEntropy", [&] { return build_cross_entropy_kernel(p, s.op.device.target()); });
-  s.groups = rows::resident_groups(p.shape, p.groups, *s.op.module, kCrossEntropyKernel);
+  s.groups = rows::resident_groups(p.shape, p.groups, *s.op.module, kCrossEntropyKernel, p.shared_bytes());
   if (p.options.reduction == LossReduction::mean)
     s.count.emplace(s.op.device, build_cross_entropy_count_kernel(p, s.op.device.target()));
   if (p.reduced()) {
@@ -175,7 +180,9 @@ void CrossEntropy::execute(const CrossEntropyTensors& t, runtime::Stream* stream
   else
     args.emplace_back(t.loss);
   args.emplace_back(rows);
-  s.op.module->launch(kCrossEntropyKernel, rows::row_launch(p.shape, s.groups), args, stream);
+  runtime::LaunchConfig launch = rows::row_launch(p.shape, s.groups);
+  launch.dynamic_shared_bytes = p.shared_bytes();
+  s.op.module->launch(kCrossEntropyKernel, launch, args, stream);
   if (p.reduced())
     s.finalize->launch(kCrossEntropyFinalize, {.grid = {1}, .block = {kCrossEntropyCountThreads}}, {space, t.loss},
                        stream);

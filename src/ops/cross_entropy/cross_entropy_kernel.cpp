@@ -47,6 +47,50 @@ Reg valid_count(Kernel& k, const Reg& counts, int ctas) {
   return tile::warp::redux(k, Redux::add, mine);
 }
 
+// The held exponentials of a prefetching kernel, in shared memory rather
+// than registers (which then hold the next row's words): each thread its own
+// slots, 16-byte accesses at (j·accesses + a)·block·16 + tid·16, so that a
+// warp's accesses are consecutive (no bank conflicts). No thread reads
+// another's: no barrier.
+class StagedExponentials {
+ public:
+  StagedExponentials(Kernel& k, const rows::RowShape& shape)
+      : k_(k), shape_(shape), width_(std::min(4, shape.vector)) {
+    Reg base = k.address_of(k.dynamic_shared("cross_entropy_exponentials", 16));
+    mine_ = base + k.sreg(SReg::tid_x) * static_cast<std::uint32_t>(4 * width_);
+  }
+  void store(int j, const std::vector<Reg>& values) {
+    for (int a = 0; a < shape_.vector / width_; ++a) {
+      const Regs part(values.begin() + a * width_, values.begin() + (a + 1) * width_);
+      if (part.size() == 1)
+        k_.st(Space::shared, f32, at(mine_, offset(j, a)), part[0]);
+      else
+        k_.st(Space::shared, f32, at(mine_, offset(j, a)), part);
+    }
+  }
+  std::vector<Reg> load(int j) {
+    std::vector<Reg> values;
+    for (int a = 0; a < shape_.vector / width_; ++a) {
+      Regs part = k_.regs(f32, width_);
+      if (part.size() == 1)
+        k_.ld(Space::shared, f32, part[0], at(mine_, offset(j, a)));
+      else
+        k_.ld(Space::shared, f32, part, at(mine_, offset(j, a)));
+      values.insert(values.end(), part.begin(), part.end());
+    }
+    return values;
+  }
+
+ private:
+  std::int64_t offset(int j, int a) const {
+    return (static_cast<std::int64_t>(j) * (shape_.vector / width_) + a) * shape_.block() * width_ * 4;
+  }
+  Kernel& k_;
+  const rows::RowShape& shape_;
+  int width_;
+  Reg mine_;
+};
+
 class MainKernel {
  public:
   MainKernel(const CrossEntropyProblem& p, Target target) : p_(p), k_(kCrossEntropyKernel, target) {}
@@ -60,6 +104,7 @@ class MainKernel {
     Reg workspace = p_.reduced() ? k_.param_ptr("workspace", 16) : Reg{};
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, p_.shape, p_.v, "cross_entropy");
+    if (p_.prefetch()) staged_.emplace(k_, p_.shape);
     smoothing_ = o.label_smoothing > 0.0f;
     // The gradient's scale on valid rows: 1 / (valid rows) for mean, else 1.
     Reg scale = k_.mov(f32, imm_f32(1.0f));
@@ -71,13 +116,14 @@ class MainKernel {
     Reg total = k_.mov(f32, imm_f32(0.0f));  // the group's loss sum (mean, sum)
     const rows::RowOperand x_in{p_.logits.dtype, logits, p_.logits.row_stride};
 
-    rk.for_each_row(rows, [&](const Reg& row) {
+    auto loads = [&](const Reg& row) { return std::vector<RowFragment>{rk.load(x_in, &row, kMinusInf)}; };
+    auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
       Reg label = load_label(k_, labels, row, p_.labels);
       Pred valid = label != o.ignore_index;
       Pred in_range = valid && label >= 0 && label < p_.v;
       Reg target = k_.reg(u32);
       k_.cvt(target, label);
-      Stats st = p_.shape.chunks == 1 ? held(rk, row, x_in, target) : passes(rk, row, x_in, target);
+      Stats st = p_.shape.chunks == 1 ? held(rk, loaded[0], target) : passes(rk, row, x_in, target);
       // lse = M + ln S; loss = lse - (1 - ε) x_y - ε mean(x).
       Reg lse = k_.reg(f32), row_loss = k_.reg(f32);
       k_.lg2_approx(lse, st.s.sum);
@@ -93,7 +139,8 @@ class MainKernel {
       if (dlogits.valid()) {
         Reg row_scale = k_.selp(scale, imm_f32(std::numeric_limits<float>::quiet_NaN()), in_range);
         k_.selp(row_scale, row_scale, imm_f32(0.0f), valid);
-        gradient(rk, row, x_in, {p_.dlogits->dtype, dlogits, p_.dlogits->row_stride}, st, target, row_scale, valid);
+        gradient(rk, row, x_in, {p_.dlogits->dtype, dlogits, p_.dlogits->row_stride}, st, target, in_range, row_scale,
+                 valid);
       }
       k_.guarded(rk.leader(), [&] {
         Reg at_row = k_.reg(u64);
@@ -102,7 +149,13 @@ class MainKernel {
         if (!p_.reduced()) k_.st(Space::global, f32, at(loss + at_row), row_loss);
       });
       if (p_.reduced()) k_.add(total, total, row_loss, {Round::rn});
-    });
+    };
+    if (p_.prefetch())
+      rk.for_each_row_prefetched(rows, rows, loads, body);
+    else
+      rk.for_each_row(rows, [&](const Reg& row) {
+        body(row, p_.shape.chunks == 1 ? loads(row) : std::vector<RowFragment>{});
+      });
     if (p_.reduced())
       k_.guarded(rk.leader(), [&] {
         Reg offset = k_.reg(u64);
@@ -118,11 +171,14 @@ class MainKernel {
     rows::ScaledSum x_sum;  // Σ x (smoothing)
     Reg target;             // x at the label (0 where the label is outside the row)
     Reg thread_max;         // the thread's own max: its held exponentials are exp(x - thread_max)
-    std::vector<Reg> e;     // held: exp(x - thread_max), one a held element
+    std::vector<Reg> e;     // held in registers (not prefetched): exp(x - thread_max), one an element
   };
 
   // The thread's contribution to the target logit: x where its element is
-  // the label (label - the thread's first index against each element's offset).
+  // the label (label - the thread's first index against each element's
+  // offset). A select an element, not one scalar load by the thread holding
+  // it: that load, live across the row's exponentials, spills (ptxas, 64
+  // registers a thread).
   void add_target(RowKernel& rk, Reg& target, const RowFragment& x, const Reg& label, const Reg* chunk) {
     Reg relative = label - rk.element_base(chunk);
     rk.for_each_element([&](int j, int e) {
@@ -143,26 +199,55 @@ class MainKernel {
     return tile::concat(parts);
   }
 
-  // The row held in registers (as its exponentials): read once.
-  Stats held(RowKernel& rk, const Reg& row, const rows::RowOperand& x_in, const Reg& label) {
-    RowFragment x = rk.load(x_in, &row, kMinusInf);
+  // The row read once, held as its exponentials: in registers, or, with the
+  // next row's loads in flight (prefetch), in shared memory (both rows' words
+  // and the exponentials do not fit 64 registers a thread: ptxas spills).
+  Stats held(RowKernel& rk, const RowFragment& x, const Reg& label) {
     Stats st;
-    // The passes that read x itself first (max, target, Σ x), the
-    // exponentials last: past them only the exponentials stay live.
-    st.thread_max = k_.mov(f32, imm_f32(kMinusInf));
-    rk.for_each_element([&](int j, int e) { k_.max(st.thread_max, st.thread_max, x.value(j, e)); });
+    // The thread's max first; then Σ x (smoothing); then, element by element,
+    // the target's select and the exponential: each element converted to f32
+    // where it is used (past the max, only the exponentials stay live).
+    st.thread_max = thread_max(rk, x);
     st.target = k_.mov(f32, imm_f32(0.0f));
-    add_target(rk, st.target, x, label, nullptr);
     if (smoothing_) st.x_sum = rows::scaled_sum(rk, [&](int j, int e) { return rk.in_row_or(j, x.value(j, e), imm_f32(0.0f)); }, 1);
     Reg shift = rows::safe_max(k_, st.thread_max);
     Reg sum = k_.mov(f32, imm_f32(0.0f));
-    rk.for_each_element([&](int j, int e) {
-      st.e.push_back(rows::exp_shifted(k_, x.value(j, e), shift));
-      k_.add(sum, sum, st.e.back(), {Round::rn});
-    });
+    Reg relative = label - rk.element_base();
+    for (int j = 0; j < p_.shape.vectors; ++j) {
+      std::vector<Reg> vector;
+      for (int e = 0; e < p_.shape.vector; ++e) {
+        Reg v = x.value(j, e);
+        k_.selp(st.target, v, st.target, relative == static_cast<std::uint32_t>(rk.element_offset(j, e)));
+        vector.push_back(rows::exp_shifted(k_, v, shift));
+        k_.add(sum, sum, vector.back(), {Round::rn});
+      }
+      if (staged_)
+        staged_->store(j, vector);
+      else
+        st.e.insert(st.e.end(), vector.begin(), vector.end());
+    }
     st.s = {k_.mov(f32, st.thread_max), sum};
     rk.allreduce(combine_registers(st), combine());
     return st;
+  }
+
+  // The largest of the thread's elements (f32). 16-bit words two elements at
+  // a time (max.bf16x2 / max.f16x2, PTX ISA 9.7.4, sm_80 on: exact, a NaN passed
+  // over as max.f32 does), then the two halves: no f32 conversion whose
+  // values ptxas would keep live until the exponentials.
+  Reg thread_max(const RowKernel& rk, const RowFragment& x) {
+    Reg m = k_.mov(f32, imm_f32(kMinusInf));
+    if (x.dtype() == runtime::DType::f32) {
+      rk.for_each_element([&](int j, int e) { k_.max(m, m, x.value(j, e)); });
+      return m;
+    }
+    const Type pair = x.dtype() == runtime::DType::bf16 ? bf16x2 : f16x2;
+    Reg words = k_.mov(b32, x.words(0)[0]);
+    for (int j = 0; j < p_.shape.vectors; ++j)
+      for (const Reg& w : x.words(j)) k_.max(words.as(pair), words.as(pair), w.as(pair));
+    const RowFragment halves(k_, x.dtype(), {Regs{words}});
+    k_.max(m, halves.value(0, 0), halves.value(0, 1));
+    return m;
   }
 
   // Longer rows: the statistics pass by pass, then the gradient's passes read the row again.
@@ -191,44 +276,62 @@ class MainKernel {
     return st;
   }
 
-  // dx = scale · (p - (1 - ε)[j = y] - ε/V), p = exp(x - M) / S.
+  // dx = scale · (p - (1 - ε)[j = y] - ε/V), p = exp(x - M) / S, exactly 0
+  // on ignored rows whatever the logits. A held row's elements are written
+  // as scale · (p - ε/V) a vector at a time, then the target's over it by the
+  // thread that holds it (same thread, same address: in program order; the
+  // same arithmetic, so the bits a select would give): three instructions an
+  // element fewer. A row read in passes selects (1 - ε) an element (there the
+  // owner's store spills: ptxas, 64 registers a thread).
   void gradient(RowKernel& rk, const Reg& row, const rows::RowOperand& x_in, const rows::RowOperand& out,
-                const Stats& st, const Reg& label, const Reg& row_scale, const Pred& valid) {
+                const Stats& st, const Reg& label, const Pred& in_range, const Reg& row_scale, const Pred& valid) {
     const float eps = p_.options.label_smoothing, off_target = eps / static_cast<float>(p_.v);
     Reg inverse = k_.reg(f32);
     k_.rcp(inverse, st.s.sum, {Round::rn});
     Reg shift = rows::safe_max(k_, st.s.max);
-    auto write = [&](const std::function<Reg(int, int)>& p, const Reg* chunk) {
-      Reg relative = label - rk.element_base(chunk);
-      rk.store(out, &row, [&](int j, int e) {
-        Reg d = k_.reg(f32);
-        k_.sub(d, p(j, e), imm_f32(off_target), {Round::rn});
-        Reg minus = k_.reg(f32);
-        k_.selp(minus, imm_f32(1.0f - eps), imm_f32(0.0f),
-                relative == static_cast<std::uint32_t>(rk.element_offset(j, e)));
-        k_.sub(d, d, minus, {Round::rn});
-        k_.mul(d, d, row_scale, {Round::rn});
-        return k_.selp(d, imm_f32(0.0f), valid);  // exactly 0 on ignored rows, whatever the logits
-      }, chunk);
+    auto dx = [&](const Reg& p, const std::optional<Src>& minus) {
+      Reg d = k_.reg(f32);
+      k_.sub(d, p, imm_f32(off_target), {Round::rn});
+      if (minus) k_.sub(d, d, *minus, {Round::rn});
+      k_.mul(d, d, row_scale, {Round::rn});
+      return k_.selp(d, imm_f32(0.0f), valid);
+    };
+    auto scaled = [&](const Reg& a, const Reg& b) {
+      Reg pr = k_.reg(f32);
+      k_.mul(pr, a, b, {Round::rn});
+      return pr;
     };
     if (p_.shape.chunks == 1) {
       // The held exponentials, rescaled from the thread's max to the row's: exp(m_t - M) / S.
       Reg factor = rows::exp_shifted(k_, st.thread_max, shift);
       k_.selp(factor, imm_f32(1.0f), factor, k_.setp(Cmp::eq, st.thread_max, st.s.max));
       k_.mul(factor, factor, inverse, {Round::rn});
-      write([&](int j, int e) {
-        Reg pr = k_.reg(f32);
-        k_.mul(pr, st.e[static_cast<std::size_t>(j * p_.shape.vector + e)], factor, {Round::rn});
-        return pr;
-      }, nullptr);
+      auto target_dx = [&] {
+        Reg exponential = rows::exp_shifted(k_, st.target, rows::safe_max(k_, st.thread_max));
+        return dx(scaled(exponential, factor), Src(imm_f32(1.0f - eps)));
+      };
+      // The target's value and owner formed before the row's stores where the
+      // exponentials are in registers, after them where they are staged: the
+      // order in which ptxas assembles each without spills (64 registers).
+      std::optional<Reg> early;
+      std::optional<Pred> mine;
+      if (!staged_) early = target_dx(), mine = in_range && rk.owns(label);
+      for (int j = 0; j < p_.shape.vectors; ++j) {
+        const auto first = st.e.begin() + j * p_.shape.vector;
+        const std::vector<Reg> held = staged_ ? staged_->load(j) : std::vector<Reg>(first, first + p_.shape.vector);
+        rk.store_vector(out, &row, j, [&](int e) { return dx(scaled(held[static_cast<std::size_t>(e)], factor), {}); });
+      }
+      k_.guarded(mine ? *mine : in_range && rk.owns(label),
+                 [&] { rk.store_element(out, row, label, early ? *early : target_dx()); });
       return;
     }
     rk.for_each_chunk([&](const Reg& chunk) {
       RowFragment x = rk.load(x_in, &row, kMinusInf, &chunk);
-      write([&](int j, int e) {
-        Reg pr = k_.reg(f32);
-        k_.mul(pr, rows::exp_shifted(k_, x.value(j, e), shift), inverse, {Round::rn});
-        return pr;
+      Reg relative = label - rk.element_base(&chunk);
+      rk.store(out, &row, [&](int j, int e) {
+        Reg minus = k_.selp(imm_f32(1.0f - eps), imm_f32(0.0f),
+                            relative == static_cast<std::uint32_t>(rk.element_offset(j, e)));
+        return dx(scaled(rows::exp_shifted(k_, x.value(j, e), shift), inverse), Src(minus));
       }, &chunk);
     });
   }
@@ -236,9 +339,14 @@ class MainKernel {
   const CrossEntropyProblem& p_;
   Kernel k_;
   bool smoothing_ = false;
+  std::optional<StagedExponentials> staged_;
 };
 
 }  // namespace
+
+std::uint32_t CrossEntropyProblem::staged_bytes() const {
+  return static_cast<std::uint32_t>(shape.block() * shape.vectors * shape.vector * 4);
+}
 
 ptx::Module build_cross_entropy_kernel(const CrossEntropyProblem& problem, Target target) {
   return MainKernel(problem, target).build();

@@ -9,7 +9,41 @@ namespace warpforge::ops {
 
 using namespace dsl;
 
+namespace {
+
+// E2M1 in 12 instructions, no conversion: clamp to ±6 (min first, so that
+// NaN becomes +6: PTX min/max return the operand that is not NaN, ISA
+// 9.7.3.10-11), then round to the format's grid by adding and subtracting
+// 1.5·2^(23+s), 2^s being the grid's step at |t| (0.5 below 2, 1 below 4,
+// 2 up to 6): the sum's ulp is the step, so add.rn rounds to nearest even
+// on the grid, and the subtraction is exact. The rounded value times 2^-126
+// lands the grid on f32's lowest binades — 0.5 on the subnormal 2^-127,
+// 1 on the smallest normal 2^-126, 6 on 1.5·2^-124 — whose bits 22..24 are
+// then the e2m1 magnitude code (0.5 -> 1, 1 -> 2, 1.5 -> 3, ..., 6 -> 7).
+// The sign is t's (so -0 and negatives rounding to 0 keep it, as cvt does).
+Reg encode_e2m1(Kernel& k, const Reg& value) {
+  Reg t = k.reg(f32);
+  k.min(t, value, imm_f32(6.0f));
+  k.max(t, t, imm_f32(-6.0f));
+  Reg bits = k.reg(b32);
+  k.mov(bits, t);
+  bits = bits.as(u32);
+  Reg exponent = k.max((bits >> 23) & 0xffu, 127u);  // |t| < 1 rounds in steps of 0.5 too
+  Reg magic = k.reg(u32);
+  k.mad(magic, exponent, 1u << 23, (22u << 23) | 0x400000u);  // 1.5·2^(exponent - 127 + 22)
+  Reg rounded = k.reg(f32);
+  k.add(rounded, t, magic.as(f32), {Round::rn});
+  k.sub(rounded, rounded, magic.as(f32), {Round::rn});
+  k.mul(rounded, rounded, imm_f32(std::ldexp(1.0f, -126)), {Round::rn});  // exact: subnormals kept (no .ftz)
+  Reg code = k.reg(b32);
+  k.mov(code, rounded);
+  return ((bits >> 28) & 8u) | ((code.as(u32) >> 22) & 7u);
+}
+
+}  // namespace
+
 Reg emit_minifloat_encode(Kernel& k, const Reg& value, runtime::DType format) {
+  if (format == runtime::DType::e2m1) return encode_e2m1(k, value);
   struct Format {
     int exponent_bits, mantissa_bits, bias;
     std::uint32_t max_code, nan_code;

@@ -92,9 +92,11 @@ class NormBackwardKernel {
         workspace = p_.workspace_bytes() > 0 ? k_.param_ptr("workspace", 16) : Reg{};
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, p_.shape, p_.n, "norm_backward");
-    std::optional<RowFragment> w;
-    if (p_.weight) w = rk.load({p_.weight->dtype, weight, 0}, nullptr, 1.0f);
     ColumnSums columns(k_, p_);
+    // The weight (the same for every row: L1-resident) is loaded where it is
+    // used, for the row sums and then a vector at a time for dx, not held
+    // across the rows: its registers hold more of each row instead.
+    const RowOperand weight_in{p_.weight ? p_.weight->dtype : DType::f32, weight, 0};
 
     auto loads = [&](const Reg& row) {
       return std::vector<RowFragment>{rk.load({p_.dy.dtype, dy, p_.dy.row_stride}, &row, 0.0f),
@@ -118,6 +120,8 @@ class NormBackwardKernel {
         k_.mul(v, v, twice_rstd, {Round::rn});
         return v;
       };
+      std::optional<RowFragment> w;
+      if (p_.weight) w = rk.load(weight_in, nullptr, 1.0f);
       auto g = [&](int j, int e) {
         if (!w) return g_in.value(j, e);
         Reg v = k_.reg(f32);
@@ -144,6 +148,7 @@ class NormBackwardKernel {
       // dx and the column sums' terms a vector at a time, from one conversion
       // of dy and one xhat an element.
       for (int j = 0; j < p_.shape.vectors; ++j) {
+        if (p_.weight) w = rk.load_vector(weight_in, nullptr, 1.0f, j);
         std::vector<Reg> dy_j, xhat_j;
         for (int e = 0; e < p_.shape.vector; ++e) dy_j.push_back(g_in.value(j, e)), xhat_j.push_back(xhat(j, e));
         rk.store_vector({p_.dx.dtype, dx, p_.dx.row_stride}, &row, j, [&](int e) {

@@ -187,10 +187,19 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   const int vector = rows::vector_elements(p.n, {&p.dy, &p.x, &p.dx, p.dresidual_out ? &*p.dresidual_out : nullptr,
                                                 p.weight ? &*p.weight : nullptr, p.dweight ? &*p.dweight : nullptr,
                                                 p.dbias ? &*p.dbias : nullptr});
-  // Held at once: dy, x and weight (the running sums of dweight and dbias
-  // are in shared memory).
-  const int held = 2 + one_if(p.weight);
-  p.shape = choose(p.request, p.n, vector, held, 2, device, why);
+  // Held across a row: dy and x (the weight is loaded where it is used, the
+  // running sums of dweight and dbias are in shared memory); the weight
+  // counted too for LayerNorm (its second row sum) and for a row spread over
+  // a cluster (its reduction), which spill otherwise (row_ops_ptxas_test.cpp).
+  // RMSNorm prefers a vector a thread, taking two where that keeps a row in
+  // one CTA rather than a cluster (n 8192 in 16 bits): at n 4096, 256 threads
+  // of 2 vectors measured 0.67 of the copy against 0.77 for 512 of 1 (H200,
+  // twice the row groups' dweight partials), at n 8192 0.81-0.89 against
+  // 0.71-0.75 for a cluster of 2 x 512 of 1.
+  const bool layer = options.kind == NormKind::layer;
+  p.shape = choose(p.request, p.n, vector, layer ? 2 + one_if(p.weight) : 2, layer ? 2 : 1, device, why);
+  if (!why.empty()) return p;
+  if (!layer && p.weight && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 3, 2, device, why);
   if (!why.empty()) return p;
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.dy.dtype) == 16 && runtime::bits(p.x.dtype) == 16;

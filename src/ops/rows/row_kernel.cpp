@@ -160,6 +160,28 @@ std::vector<std::optional<Pred>> RowKernel::in_row_of(const Reg* chunk) const {
   return p;
 }
 
+Pred RowKernel::owns(const Reg& index, const Reg* chunk) const {
+  // The thread's vectors start at element_base and repeat every vector_step()
+  // vectors (a power of two's elements): the element is the thread's where
+  // its offset from the base is below the pass's span and within a vector of
+  // a multiple of the step. Unsigned: an index below the base wraps past the span.
+  const auto step = static_cast<std::uint32_t>(vector_step() * shape_.vector);
+  Reg relative = index - element_base(chunk);
+  return relative < step * static_cast<std::uint32_t>(shape_.vectors) &&
+         (relative & (step - 1)) < static_cast<std::uint32_t>(shape_.vector);
+}
+
+void RowKernel::store_element(const RowOperand& t, const Reg& row, const Reg& index, const Reg& value) const {
+  Kernel& k = *k_;
+  Reg offset = k.reg(u64);
+  k.mul_wide(offset, index, static_cast<std::uint32_t>(bytes_of(t.dtype)));
+  const Addr where = at(row_address(t, row) + offset);
+  if (t.dtype == DType::f32) return k.st(Space::global, f32, where, value);
+  Reg half = k.reg(b16);
+  k.cvt(t.dtype == DType::bf16 ? bf16 : f16, f32, half, value, {Round::rn});
+  k.st(Space::global, b16, where, half);
+}
+
 Reg RowKernel::row_address(const RowOperand& t, const Reg& row) const {
   Kernel& k = *k_;
   const std::uint64_t stride_bytes = static_cast<std::uint64_t>(t.row_stride) * bytes_of(t.dtype);

@@ -109,6 +109,14 @@ class RowKernel {
   // The address of element 0 of row `row` of `t` (u64).
   dsl::Reg row_address(const RowOperand& t, const dsl::Reg& row) const;
 
+  // Whether element `index` (u32, below n) of the row is one of this
+  // thread's (in pass `chunk`): a few instructions a row, where comparing
+  // each element's index would cost two an element.
+  dsl::Pred owns(const dsl::Reg& index, const dsl::Reg* chunk = nullptr) const;
+  // Stores `value` (f32) rounded to t's dtype as element `index` of row
+  // `row` of `t` (interleave 1): one scalar access.
+  void store_element(const RowOperand& t, const dsl::Reg& row, const dsl::Reg& index, const dsl::Reg& value) const;
+
   // The thread's part of row `row` of `t` (row null for a tensor of row
   // stride 0); vectors outside the row hold `fill` (read as each element).
   RowFragment load(const RowOperand& t, const dsl::Reg* row, float fill, const dsl::Reg* chunk = nullptr) const;

@@ -96,6 +96,16 @@ struct Arg {
 
 // Operation-specific sub-modes, kept in Inst::mode: Cmp, MulMode, ShflMode,
 // VoteMode, AtomOp, MmaShape above, and these.
+
+// An f32 fma that stands for div.full.f32 d = a/b and the add or sub of d
+// and c that ptxas contracts with it (contraction.hpp): its operands are a,
+// b, c, the product a·rcp(b) as div.full forms it.
+enum class ContractedDivision : std::uint8_t {
+  none,
+  quotient_plus_addend,   // d + c, c + d
+  quotient_minus_addend,  // d - c
+  addend_minus_quotient,  // c - d
+};
 enum class MbarrierOp : std::uint8_t {
   init,
   arrive,

@@ -12,7 +12,13 @@ fence.mbarrier_init; without the TMA load (the map the GPU built is
 printed, beside the driver's cuTensorMapEncodeTiled map of the same
 tensor); the driver's map instead of the built one (both destinations);
 PTX 8.5 with the stride given in 16-byte units (what Triton does for PTX
-<= 8.5) and without.
+<= 8.5) and without. Then the ways the difftest unit's launches differ from
+the first variant's (the unit faults, the variant does not): the module
+compiled by cuLinkCreate/AddData/Complete with CU_JIT_TARGET sm_90a (as
+warpforge's runtime loads PTX) instead of cuModuleLoadDataEx; coordinates
+before the tensor (-4, -4) and a box wholly past its end (27, 13); and the
+unit's 64 launches, the map and output zeroed between them, at random
+coordinates of its ranges.
 """
 import ctypes
 import os
@@ -53,11 +59,19 @@ def variants():
         "ptx85_stride_bytes": (v85, False),
         "ptx85_stride_16B_units": (v85.replace("global_stride.shared::cta.b1024.b64 [%rd1], 0, 96",
                                                "global_stride.shared::cta.b1024.b64 [%rd1], 0, 6"), False),
+        "linked_with_jit_target": (k, False, [(20, 8)], True),
+        "negative_coordinates": (k, False, [(-4, -4)]),
+        "box_wholly_past_the_end": (k, False, [(27, 13)]),
+        "the_units_64_launches": (k, False, UNIT_COORDINATES),
     }
 
 
+# The difftest unit's box corners: c0 in [-4, 28), c1 in [-4, 14).
+UNIT_COORDINATES = [((i * 7919) % 32 - 4, (i * 104729) % 18 - 4) for i in range(64)]
+
+
 def run_one(name):
-    text, driver_map = variants()[name]
+    text, driver_map, coordinates, linked = (variants()[name] + ([(20, 8)], False))[:4]
     cu = ctypes.CDLL("libcuda.so.1")
 
     def check(rc, what):
@@ -75,7 +89,18 @@ def run_one(name):
     opts = (ctypes.c_int * 2)(5, 6)  # CU_JIT_ERROR_LOG_BUFFER, _SIZE_BYTES
     vals = (ctypes.c_void_p * 2)(ctypes.cast(log, ctypes.c_void_p), ctypes.c_void_p(8192))
     module, fn = ctypes.c_void_p(), ctypes.c_void_p()
-    rc = cu.cuModuleLoadDataEx(ctypes.byref(module), text.encode() + b"\0", 2, opts, vals)
+    image = text.encode() + b"\0"
+    if linked:  # as src/runtime/cuda/jit.cpp compiles: a cubin for CU_JIT_TARGET sm_90a, then loaded
+        link, cubin, size = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_size_t()
+        lopts = (ctypes.c_int * 3)(5, 6, 9)  # ..., CU_JIT_TARGET
+        lvals = (ctypes.c_void_p * 3)(ctypes.cast(log, ctypes.c_void_p), ctypes.c_void_p(8192),
+                                      ctypes.c_void_p(0x10000 + 90))
+        check(cu.cuLinkCreate_v2(3, lopts, lvals, ctypes.byref(link)), "cuLinkCreate")
+        check(cu.cuLinkAddData_v2(link, 1, image, ctypes.c_size_t(len(image)), b"probe.ptx", 0, None, None),
+              "cuLinkAddData (" + log.value.decode(errors="replace").strip()[:300] + ")")
+        check(cu.cuLinkComplete(link, ctypes.byref(cubin), ctypes.byref(size)), "cuLinkComplete")
+        image = ctypes.string_at(cubin, size.value)
+    rc = cu.cuModuleLoadDataEx(ctypes.byref(module), image, 2, opts, vals)
     if rc:
         check(rc, "cuModuleLoadDataEx (" + log.value.decode(errors="replace").strip()[:300] + ")")
     check(cu.cuModuleGetFunction(ctypes.byref(fn), module, b"built_map"), "cuModuleGetFunction")
@@ -99,18 +124,25 @@ def run_one(name):
           "cuTensorMapEncodeTiled")
     if driver_map:
         check(cu.cuMemcpyHtoD_v2(maps, encoded, ctypes.c_size_t(128)), "cuMemcpyHtoD map")
-    c0, c1 = ctypes.c_int32(20), ctypes.c_int32(8)
-    args = [src, maps, out, c0, c1]
-    params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
-    check(cu.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, None, params, None), "cuLaunchKernel")
-    check(cu.cuCtxSynchronize(), "kernel")
     tile = (ctypes.c_float * (BOX_ROWS * BOX_COLS))()
-    check(cu.cuMemcpyDtoH_v2(tile, out, ctypes.c_size_t(len(tile) * 4)), "cuMemcpyDtoH")
+    wrong = []
+    for n, (x, y) in enumerate(coordinates):
+        if n:  # as the unit does between its launches
+            check(cu.cuMemsetD8_v2(maps, 0, ctypes.c_size_t(128)), "cuMemsetD8 map")
+            check(cu.cuMemsetD8_v2(out, 0xFF, ctypes.c_size_t(len(tile) * 4)), "cuMemsetD8 out")
+        c0, c1 = ctypes.c_int32(x), ctypes.c_int32(y)
+        args = [src, maps, out, c0, c1]
+        params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
+        check(cu.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, None, params, None), f"cuLaunchKernel {n} ({x}, {y})")
+        check(cu.cuCtxSynchronize(), f"kernel {n} at ({x}, {y})")
+        check(cu.cuMemcpyDtoH_v2(tile, out, ctypes.c_size_t(len(tile) * 4)), "cuMemcpyDtoH")
+        want = [src_host[(y + r) * COLS + x + c] if 0 <= y + r < ROWS and 0 <= x + c < COLS else 0.0
+                for r in range(BOX_ROWS) for c in range(BOX_COLS)]
+        if list(tile) != want:
+            wrong.append(f"({x}, {y}): {list(tile)[:8]}")
     built = (ctypes.c_uint8 * 128)()
     check(cu.cuMemcpyDtoH_v2(built, maps, ctypes.c_size_t(128)), "cuMemcpyDtoH map")
-    want = [src_host[(8 + r) * COLS + 20 + c] if 8 + r < ROWS and 20 + c < COLS else 0.0
-            for r in range(BOX_ROWS) for c in range(BOX_COLS)]
-    loaded = "tile as expected" if list(tile) == want else f"tile differs: {list(tile)[:8]}"
+    loaded = f"{len(coordinates)} tiles as expected" if not wrong else f"tiles differ: {wrong[:2]}"
     print(f"{name}: ok, {loaded}")
     print(f"  map in global memory: {bytes(built).hex()}")
     print(f"  cuTensorMapEncodeTiled: {ctypes.string_at(encoded, 128).hex()}  (global address {src.value:#x})")

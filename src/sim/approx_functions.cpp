@@ -61,11 +61,11 @@ namespace {
 
 // What div.approx and div.full multiply: a, scaled as b is, and the
 // reciprocal unit's 1/b.
-struct QuotientParts {
-  float numerator, reciprocal;
+struct Factors {
+  float left, right;  // a (scaled as b is), 1/b
 };
 
-QuotientParts approx_parts(std::uint32_t a, std::uint32_t b) {
+Factors approx_parts(std::uint32_t a, std::uint32_t b) {
   float x = f32_of(a), y = f32_of(b);
   if (y != 0 && std::fabs(y) < FLT_MIN) {
     constexpr float k2To24 = 16777216.0f;
@@ -77,7 +77,7 @@ QuotientParts approx_parts(std::uint32_t a, std::uint32_t b) {
   return {x, r};
 }
 
-QuotientParts full_parts(std::uint32_t a, std::uint32_t b) {
+Factors full_parts(std::uint32_t a, std::uint32_t b) {
   const float y = f32_of(b);
   if (!(std::isfinite(y) && std::fabs(y) > 0x1p126f)) return approx_parts(a, b);
   return {f32_of(a) * 0.25f, f32_of(mufu_approx_f32(Op::rcp, static_cast<std::uint32_t>(bits_of(y * 0.25f))))};
@@ -90,8 +90,8 @@ std::uint32_t f32_result(float q) {
 }  // namespace
 
 std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
-  const QuotientParts p = approx_parts(a, b);
-  return f32_result(p.numerator * p.reciprocal);
+  const Factors p = approx_parts(a, b);
+  return f32_result(p.left * p.right);
 }
 
 // div.full.f32 is div.approx.f32 over the full range (PTX ISA 9.7.3.8: 2 ulps
@@ -106,16 +106,16 @@ std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
 // 775 for the correctly rounded quotient; the rest is the reciprocal unit's
 // last bit, within 2 ulps on every case, which the replay holds it to.
 std::uint32_t div_full_f32(std::uint32_t a, std::uint32_t b) {
-  const QuotientParts p = full_parts(a, b);
-  return f32_result(p.numerator * p.reciprocal);
+  const Factors p = full_parts(a, b);
+  return f32_result(p.left * p.right);
 }
 
-std::uint32_t div_full_contracted_f32(std::uint32_t a, std::uint32_t b, std::uint32_t c,
-                                      ContractedDivision form) {
-  const QuotientParts p = full_parts(a, b);
-  const float x = form == ContractedDivision::addend_minus_quotient ? -p.numerator : p.numerator;
-  const float z = form == ContractedDivision::quotient_minus_addend ? -f32_of(c) : f32_of(c);
-  return f32_result(std::fma(x, p.reciprocal, z));
+std::uint32_t contracted_sum_f32(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint8_t mode) {
+  const Factors p = mode & kContractedQuotient ? full_parts(a, b) : Factors{f32_of(a), f32_of(b)};
+  const auto form = static_cast<ContractedSum>(mode & ~kContractedQuotient);
+  const float x = form == ContractedSum::addend_minus_product ? -p.left : p.left;
+  const float z = form == ContractedSum::product_minus_addend ? -f32_of(c) : f32_of(c);
+  return f32_result(std::fma(x, p.right, z));
 }
 
 // The H100 reduces the angle in f32 before its sine unit: turns =

@@ -23,12 +23,10 @@ std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b);
 // and b scaled by 1/4 first where |b| > 2^126.
 std::uint32_t div_full_f32(std::uint32_t a, std::uint32_t b);
 
-// div.full.f32 of a and b followed by an add.f32 or sub.f32 of c, both
-// without a rounding modifier, as ptxas contracts them (contraction.hpp):
-// div.full's multiply of a by the reciprocal and the addition are one fma,
-// rounded once.
-std::uint32_t div_full_contracted_f32(std::uint32_t a, std::uint32_t b, std::uint32_t c,
-                                      ContractedDivision form);
+// The fma ptxas makes of a product and the add.f32 or sub.f32 after it, both
+// without a rounding modifier (contraction.hpp; `mode` as Inst::mode of
+// ContractedSum): a·b, or div.full's a·rcp(b), added to ±c and rounded once.
+std::uint32_t contracted_sum_f32(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint8_t mode);
 
 // sin.approx.f32 and cos.approx.f32 (op is Op::sin or Op::cos) of an operand
 // already flushed for .ftz: the range reduction in f32, then the function.

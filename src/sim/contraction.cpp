@@ -9,18 +9,16 @@ bool is_f32(const Inst& in) {
   return in.ntypes == 1 && in.type() == ptx::Type::f32;
 }
 
-bool is_div_full_f32(const Inst& in) {
-  return in.op == Op::div && is_f32(in) && !in.approx && in.rounding == Rounding::none && !in.guarded &&
-         in.ops.size() == 3 && in.ops[0].size() == 1 && in.ops[0][0].kind == Arg::Kind::reg;
+// mul.f32 or div.full.f32 (.ftz or not) without a rounding modifier, writing a register.
+bool is_product(const Inst& in) {
+  return (in.op == Op::mul || (in.op == Op::div && !in.approx)) && is_f32(in) && in.rounding == Rounding::none &&
+         !in.sat && !in.guarded && in.ops.size() == 3 && in.ops[0].size() == 1 &&
+         in.ops[0][0].kind == Arg::Kind::reg;
 }
 
-bool is_contractible_sum(const Inst& in, const Inst& division) {
+bool is_sum(const Inst& in) {
   return (in.op == Op::add || in.op == Op::sub) && is_f32(in) && in.rounding == Rounding::none && !in.sat &&
-         !in.guarded && in.ftz == division.ftz && in.ops.size() == 3;
-}
-
-bool names(const std::vector<Arg>& operand, std::uint32_t slot) {
-  return operand.size() == 1 && operand[0].kind == Arg::Kind::reg && operand[0].slot == slot;
+         !in.guarded && in.ops.size() == 3;
 }
 
 // Where blocks start: branch targets and the instruction after a branch or
@@ -37,34 +35,44 @@ std::vector<bool> block_starts(const std::vector<Inst>& code) {
 
 }  // namespace
 
-void contract_divisions(std::vector<Inst>& code) {
-  std::unordered_map<std::uint32_t, int> named;  // register slot -> operands naming it
-  for (const Inst& in : code) {
+void contract_products(std::vector<Inst>& code) {
+  std::unordered_map<std::uint32_t, int> named;          // register slot -> operands naming it
+  std::unordered_map<std::uint32_t, std::size_t> product;  // register slot -> the product writing it
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const Inst& in = code[i];
     if (in.guarded && in.guard.kind == Arg::Kind::reg) ++named[in.guard.slot];
     for (const auto& operand : in.ops)
       for (const Arg& a : operand)
         if (a.kind == Arg::Kind::reg) ++named[a.slot];
+    if (is_product(in)) product[in.ops[0][0].slot] = i;
   }
   const std::vector<bool> starts = block_starts(code);
-  for (std::size_t i = 0; i < code.size(); ++i) {
-    const Inst& division = code[i];
-    if (!is_div_full_f32(division)) continue;
-    const std::uint32_t quotient = division.ops[0][0].slot;
-    if (named[quotient] != 2) continue;  // its definition and one use
-    for (std::size_t j = i + 1; j < code.size() && !starts[j]; ++j) {
-      Inst& sum = code[j];
-      const bool first = sum.ops.size() == 3 && names(sum.ops[1], quotient);
-      if (!first && !(sum.ops.size() == 3 && names(sum.ops[2], quotient))) continue;
-      if (is_contractible_sum(sum, division)) {
-        const ContractedDivision form = sum.op == Op::add ? ContractedDivision::quotient_plus_addend
-                                        : first            ? ContractedDivision::quotient_minus_addend
-                                                           : ContractedDivision::addend_minus_quotient;
-        sum.ops = {sum.ops[0], division.ops[1], division.ops[2], first ? sum.ops[2] : sum.ops[1]};
-        sum.op = Op::fma;
-        sum.mode = static_cast<std::uint8_t>(form);
-      }
-      break;
-    }
+  for (std::size_t j = 0; j < code.size(); ++j) {
+    Inst& sum = code[j];
+    if (!is_sum(sum)) continue;
+    // The operand (1 or 2) whose product is contracted: one defined only by
+    // a product, in this block, of the sum's .ftz, and read only here; the
+    // first where both are.
+    auto contractible = [&](std::size_t k) -> const Inst* {
+      if (sum.ops[k].size() != 1 || sum.ops[k][0].kind != Arg::Kind::reg) return nullptr;
+      const std::uint32_t slot = sum.ops[k][0].slot;
+      const auto p = product.find(slot);
+      if (p == product.end() || p->second >= j || named[slot] != 2) return nullptr;
+      for (std::size_t i = p->second + 1; i <= j; ++i)
+        if (starts[i]) return nullptr;
+      const Inst& in = code[p->second];
+      return in.ftz == sum.ftz ? &in : nullptr;
+    };
+    std::size_t k = 1;
+    const Inst* p = contractible(k);
+    if (!p) p = contractible(k = 2);
+    if (!p) continue;
+    const ContractedSum form = sum.op == Op::add ? ContractedSum::product_plus_addend
+                               : k == 1          ? ContractedSum::product_minus_addend
+                                                 : ContractedSum::addend_minus_product;
+    sum.mode = static_cast<std::uint8_t>(static_cast<std::uint8_t>(form) | (p->op == Op::div ? kContractedQuotient : 0));
+    sum.ops = {sum.ops[0], p->ops[1], p->ops[2], sum.ops[3 - k]};
+    sum.op = Op::fma;
   }
 }
 

@@ -127,7 +127,7 @@ Kernel KernelDecoder::run() {
                                                      : decode_synthetic(p));
     kernel_.code.back().source = p.source;
   }
-  contract_divisions(kernel_.code);
+  contract_products(kernel_.code);
   kernel_.sources = sources_.take_positions();
   std::string why;
   if (const std::size_t at = mixed_cta_group(kernel_.code, why); at < kernel_.code.size())

@@ -176,7 +176,7 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
       case Op::fma:
       case Op::mad:
         r = in.op == Op::fma && in.mode
-                ? f32_of(div_full_contracted_f32(a, b, c, static_cast<ContractedDivision>(in.mode)))
+                ? f32_of(contracted_sum_f32(a, b, c, in.mode))
                 : std::fma(x, y, z);
         break;
       case Op::div:  // div.approx and div.full: the H100's rules (approx_functions.hpp)

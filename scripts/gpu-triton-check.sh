@@ -45,7 +45,7 @@ probe_pid=$!
     "$python" scripts/pack_mufu_sweep.py "$logs/sweep" "$out/mufu" ) >"$logs/mufu.txt" 2>&1 &
 sweep_pid=$!
 
-PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}" timeout 45 "$python" -m pytest -q -rA \
+PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}" timeout 52 "$python" -m pytest -q -rA \
   -p no:cacheprovider python/tests/test_triton_driver.py \
   -k "shared_memory_race or environment_variable" >"$logs/pytest.txt" 2>&1
 echo "== 1. python tests (rc $?, $(since)):"

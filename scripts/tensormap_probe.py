@@ -41,6 +41,15 @@ def drop(text, *needles):
     return "\n".join(line for line in text.split("\n") if not any(n in line for n in needles))
 
 
+def variant(text, driver_map=False, coordinates=((20, 8),), linked=False, zeroed=True, fresh=False):
+    """A kernel text and how it is launched: the driver's map instead of the
+    built one; box corners, one launch each; compiled with cuLink; the map
+    and output zeroed between launches; each launch's map at an address of
+    its own."""
+    return dict(text=text, driver_map=driver_map, coordinates=list(coordinates), linked=linked, zeroed=zeroed,
+                fresh=fresh)
+
+
 def variants():
     k = kernel_text()  # its TMA load writes .shared::cluster
     cta = k.replace("cp.async.bulk.tensor.2d.shared::cluster.global", "cp.async.bulk.tensor.2d.shared::cta.global")
@@ -48,30 +57,42 @@ def variants():
     init_fence = cta.replace("mbarrier.init.shared::cta.b64 [%r2], 1;",
                              "mbarrier.init.shared::cta.b64 [%r2], 1;\n  fence.mbarrier_init.release.cluster;")
     v85 = k.replace(".version 8.6", ".version 8.5")
+    two = [(20, 8), (11, 1)]
     return {
-        "as_written": (k, False),
-        "shared_cta_destination": (cta, False),
-        "no_tma_load": (drop(k, "cp.async.bulk.tensor", "mbarrier.arrive.expect_tx", "mbarrier.try_wait",
-                             "bra LOOP"), False),
-        "shared_cta_fence_mbarrier_init": (init_fence, False),
-        "driver_map_shared_cta": (drop(cta, *driver_map), True),
-        "driver_map_shared_cluster": (drop(k, *driver_map), True),
-        "ptx85_stride_bytes": (v85, False),
-        "ptx85_stride_16B_units": (v85.replace("global_stride.shared::cta.b1024.b64 [%rd1], 0, 96",
-                                               "global_stride.shared::cta.b1024.b64 [%rd1], 0, 6"), False),
-        "linked_with_jit_target": (k, False, [(20, 8)], True),
-        "negative_coordinates": (k, False, [(-4, -4)]),
-        "box_wholly_past_the_end": (k, False, [(27, 13)]),
-        "the_units_64_launches": (k, False, UNIT_COORDINATES),
+        "as_written": variant(k),
+        "shared_cta_destination": variant(cta),
+        "no_tma_load": variant(drop(k, "cp.async.bulk.tensor", "mbarrier.arrive.expect_tx", "mbarrier.try_wait",
+                                    "bra LOOP")),
+        "shared_cta_fence_mbarrier_init": variant(init_fence),
+        "driver_map_shared_cta": variant(drop(cta, *driver_map), driver_map=True),
+        "driver_map_shared_cluster": variant(drop(k, *driver_map), driver_map=True),
+        "ptx85_stride_bytes": variant(v85),
+        "ptx85_stride_16B_units": variant(v85.replace("global_stride.shared::cta.b1024.b64 [%rd1], 0, 96",
+                                                      "global_stride.shared::cta.b1024.b64 [%rd1], 0, 6")),
+        "linked_with_jit_target": variant(k, linked=True),
+        "negative_coordinates": variant(k, coordinates=[(-4, -4)]),
+        "box_wholly_past_the_end": variant(k, coordinates=[(27, 13)]),
+        "x_starts_at_the_end": variant(k, coordinates=[(24, 0)]),
+        "y_starts_at_the_end": variant(k, coordinates=[(0, 10)]),
+        "x_starts_past_the_end": variant(k, coordinates=[(27, 0)]),
+        "wholly_before_both": variant(k, coordinates=[(-8, -4)]),
+        "relaunch_same_map": variant(k, coordinates=two, zeroed=False),
+        "relaunch_map_zeroed_between": variant(k, coordinates=two),
+        "relaunch_fresh_maps": variant(k, coordinates=two, zeroed=False, fresh=True),
+        "the_units_64_launches": variant(k, coordinates=UNIT_COORDINATES),
+        "64_launches_inside_fresh_maps": variant(k, coordinates=INSIDE_COORDINATES, zeroed=False, fresh=True),
     }
 
 
-# The difftest unit's box corners: c0 in [-4, 28), c1 in [-4, 14).
+# The difftest unit's box corners before session 4: c0 in [-4, 28), c1 in
+# [-4, 14); and corners that start inside the tensor or before it.
 UNIT_COORDINATES = [((i * 7919) % 32 - 4, (i * 104729) % 18 - 4) for i in range(64)]
+INSIDE_COORDINATES = [((i * 7919) % 28 - 4, (i * 104729) % 14 - 4) for i in range(64)]
 
 
 def run_one(name):
-    text, driver_map, coordinates, linked = (variants()[name] + ([(20, 8)], False))[:4]
+    v = variants()[name]
+    text, driver_map, coordinates, linked = v["text"], v["driver_map"], v["coordinates"], v["linked"]
     cu = ctypes.CDLL("libcuda.so.1")
 
     def check(rc, what):
@@ -114,7 +135,7 @@ def run_one(name):
     import array
     src_host = array.array("f", [float(i) + 0.5 for i in range(ROWS * COLS)])
     src = alloc(src_host.tobytes())
-    maps = alloc(bytes(128))
+    maps = alloc(bytes(128 * len(coordinates)))
     out = alloc(b"\xff" * (BOX_ROWS * BOX_COLS * 4))
     holder = ctypes.create_string_buffer(256)  # a CUtensorMap is 64-byte aligned
     encoded = ctypes.c_void_p((ctypes.addressof(holder) + 63) // 64 * 64)
@@ -127,11 +148,11 @@ def run_one(name):
     tile = (ctypes.c_float * (BOX_ROWS * BOX_COLS))()
     wrong = []
     for n, (x, y) in enumerate(coordinates):
-        if n:  # as the unit does between its launches
+        if n and v["zeroed"]:  # as the unit did between its launches
             check(cu.cuMemsetD8_v2(maps, 0, ctypes.c_size_t(128)), "cuMemsetD8 map")
             check(cu.cuMemsetD8_v2(out, 0xFF, ctypes.c_size_t(len(tile) * 4)), "cuMemsetD8 out")
         c0, c1 = ctypes.c_int32(x), ctypes.c_int32(y)
-        args = [src, maps, out, c0, c1]
+        args = [src, ctypes.c_uint64(maps.value + (128 * n if v["fresh"] else 0)), out, c0, c1]
         params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
         check(cu.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, None, params, None), f"cuLaunchKernel {n} ({x}, {y})")
         check(cu.cuCtxSynchronize(), f"kernel {n} at ({x}, {y})")

@@ -183,7 +183,7 @@ def test_shared_memory_race_is_reported_with_both_accesses(tmp_path, line_inform
         fault = caught.value
         assert fault.source.startswith(line_of(block_sum, "tl.sum(") + ":")
         assert fault.inlined and "standard.py" in fault.inlined  # inside tl.sum's implementation
-        assert re.search(r"by warp \d+, and a (read|write) of it by warp \d+ at PTX line \d+ \((ld|st)\.shared",
+        assert re.search(r"by warp \d+, and a (read|write) of it by warp \d+ at PTX line \d+ \((@!?%\w+ )?(ld|st)\.shared",
                          fault.detail), fault.detail
     finally:
         wt.reset()

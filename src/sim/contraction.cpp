@@ -36,7 +36,7 @@ std::vector<bool> block_starts(const std::vector<Inst>& code) {
 }  // namespace
 
 void contract_products(std::vector<Inst>& code) {
-  std::unordered_map<std::uint32_t, int> named;          // register slot -> operands naming it
+  std::unordered_map<std::uint32_t, int> named;            // register slot -> operands naming it
   std::unordered_map<std::uint32_t, std::size_t> product;  // register slot -> the product writing it
   for (std::size_t i = 0; i < code.size(); ++i) {
     const Inst& in = code[i];
@@ -47,21 +47,39 @@ void contract_products(std::vector<Inst>& code) {
     if (is_product(in)) product[in.ops[0][0].slot] = i;
   }
   const std::vector<bool> starts = block_starts(code);
+  auto reads = [](const Inst& sum, std::size_t k, std::uint32_t slot) {
+    return sum.ops[k].size() == 1 && sum.ops[k][0].kind == Arg::Kind::reg && sum.ops[k][0].slot == slot;
+  };
+  // The products every use of which is a sum of the same .ftz later in
+  // their block, each reading it once: the sums contractible with them.
+  std::unordered_map<std::uint32_t, bool> fusable;
+  for (const auto& [slot, at] : product) {
+    int sums = 0;
+    for (std::size_t j = at + 1; j < code.size() && !starts[j]; ++j)
+      if (is_sum(code[j]) && code[j].ftz == code[at].ftz && reads(code[j], 1, slot) != reads(code[j], 2, slot)) ++sums;
+    fusable[slot] = sums > 0 && sums == named[slot] - 1;
+  }
   for (std::size_t j = 0; j < code.size(); ++j) {
     Inst& sum = code[j];
     if (!is_sum(sum)) continue;
-    // The operand (1 or 2) whose product is contracted: one defined only by
-    // a product, in this block, of the sum's .ftz, and read only here; the
-    // first where both are.
+    // The operand (1 or 2) whose product is contracted: the first that is
+    // the result of a fusable product of this block.
     auto contractible = [&](std::size_t k) -> const Inst* {
       if (sum.ops[k].size() != 1 || sum.ops[k][0].kind != Arg::Kind::reg) return nullptr;
       const std::uint32_t slot = sum.ops[k][0].slot;
       const auto p = product.find(slot);
-      if (p == product.end() || p->second >= j || named[slot] != 2) return nullptr;
-      for (std::size_t i = p->second + 1; i <= j; ++i)
-        if (starts[i]) return nullptr;
+      if (p == product.end() || p->second >= j || !fusable[slot]) return nullptr;
       const Inst& in = code[p->second];
-      return in.ftz == sum.ftz ? &in : nullptr;
+      for (std::size_t i = p->second + 1; i <= j; ++i) {
+        if (starts[i]) return nullptr;
+        // The fma reads the product's operands where the sum is: not where an
+        // instruction between (its first operand, taken as written) changed one.
+        if (i < j && !code[i].ops.empty())
+          for (const Arg& w : code[i].ops[0])
+            for (std::size_t f = 1; f <= 2; ++f)
+              if (w.kind == Arg::Kind::reg && reads(in, f, w.slot)) return nullptr;
+      }
+      return &in;
     };
     std::size_t k = 1;
     const Inst* p = contractible(k);

@@ -11,15 +11,22 @@
 //  - nvcc's rotate (tests/corpus/sim_calls.cu, the difftest family nvcc, on
 //    an H100): x = 0.8·px − 0.6·py is sub.f32 of two mul.f32; ptxas fuses the
 //    first (an fma of 0.8·px and −(0.6·py)): 2,048 of 2,048 cases, against
-//    1,571 with no contraction and 1,522 with the second fused.
+//    1,571 with no contraction and 1,522 with the second fused;
+//  - the difftest family triton_ptx's contraction units (H200, session 4):
+//    div.full and mul with add/sub in every order, .ftz, two products, and
+//    a mul read by two sums, which ptxas contracts into both (the multiply
+//    repeated): 469 of that unit's 3,072 cases differ when it does not;
+//    add.rn never;
+//  - a product read by anything but such sums is not contracted: layer_norm's
+//    mean, a div.full stored and subtracted twice, agrees only so.
 //
-// The rule, applied once to a decoded kernel: an add.f32 or sub.f32 without
-// a rounding modifier (nor .sat), not predicated, one of whose operands is a
-// register written only by a mul.f32 or div.full.f32 without a rounding
-// modifier (same .ftz, not predicated) earlier in the same block and named
-// nowhere else, becomes an fma of that product's operands (ContractedSum);
-// where both operands are such products, the first. The product still runs,
-// its result unread.
+// The rule, applied once to a decoded kernel: a mul.f32 or div.full.f32
+// without a rounding modifier, not predicated, writing a register no other
+// instruction writes, every reader of which is an add.f32 or sub.f32 later
+// in the same block (no rounding modifier, no .sat, the same .ftz, not
+// predicated, reading it once) before its operands change, makes each of
+// those sums an fma of the product's operands (ContractedSum); a sum of two
+// such products takes the first. The product still runs, its result unread.
 #pragma once
 
 #include <vector>

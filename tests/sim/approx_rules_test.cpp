@@ -91,12 +91,12 @@ TEST_F(ApproxRules, DivApproxIsTheReciprocalTimesA) {
   EXPECT_NE(r[5], 0x80000000u);  // control: div.full keeps the tiny quotient
 }
 
-// ptxas fuses div.full's multiply by the reciprocal with an add or sub that
-// is the quotient's one use (src/sim/contraction.hpp; the recorded truth is
+// ptxas fuses div.full's multiply by the reciprocal (and a mul) with the adds
+// and subs that are the product's only uses (src/sim/contraction.hpp; the recorded truth is
 // Triton's layer_norm on an H200, tests/gpu_truth/triton/layer_norm.*,
 // replayed by python/tests/test_triton_replay.py): here a, c and b = 48
 // where rounding the quotient first gives another last bit.
-TEST_F(ApproxRules, DivFullIsContractedWithTheAddOfItsOneUse) {
+TEST_F(ApproxRules, ProductsAreContractedWithTheSumsThatReadThem) {
   auto r = results(R"(
     div.full.f32 %f1, 0f41AD1E6D, 0f42400000; add.f32 %o0, %f1, 0f3D541227;
     div.full.f32 %f2, 0f41AD1E6D, 0f42400000; sub.f32 %o1, %f2, 0f3D541227;
@@ -110,14 +110,17 @@ TEST_F(ApproxRules, DivFullIsContractedWithTheAddOfItsOneUse) {
     div.full.f32 %f6, 0f41AD1E6D, 0f42400000; bra NEXT;
   NEXT:
     add.f32 %o9, %f6, 0f3D541227;
+    mul.f32 %f7, 0f41AD1E6D, %f0; add.f32 %o10, %f7, 0f3D541227; sub.f32 %o11, %f7, 0f3D541227;
   )",
-                   10);
+                   12);
   EXPECT_EQ(r[0], r[3]);  // d + c: fma(a, rcp(b), c)
   EXPECT_EQ(r[1], r[4]);  // d - c: fma(a, rcp(b), -c)
   EXPECT_EQ(r[2], r[5]);  // c - d: fma(-a, rcp(b), c)
   EXPECT_NE(r[0], r[6]);  // control: add.rn is not contracted, and rounds the quotient first
-  EXPECT_EQ(r[7], r[6]);  // a quotient with two uses is not contracted
+  EXPECT_EQ(r[7], r[6]);  // a quotient also read by a mov is not contracted
   EXPECT_EQ(r[9], r[6]);  // nor one used in another block
+  EXPECT_EQ(r[10], r[3]);  // a product read by two sums is contracted into each (a mul by rcp(b) here)
+  EXPECT_EQ(r[11], r[4]);
 }
 
 // Found out of sample (float_approx.truth of seed 20261126, and seed 0's

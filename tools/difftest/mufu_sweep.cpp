@@ -223,12 +223,21 @@ std::vector<Set> all_sets() {
   s.push_back(listed_set("lg2", "ftz_exponents", "lg2.approx.ftz.f32",
                          exponent_samples(18, 2048, 1, 254, false)));
   add_ftz_pair(s, "lg2", "lg2", range_ends(19, 8192, {{0x1p-126f, 0x1p-120f}, {0.0f, 4.0f}}));
-  // tanh (no .ftz form): every mantissa of [0.5, 2), where its error in
-  // ulps is largest, whether the unit reads x to fewer bits, and how its
-  // error runs within a binade; the same mantissas at every exponent, both
-  // signs (tanh is odd); the ends of the range.
-  s.push_back(bits_set("tanh", "half_to_1", "tanh.approx.f32", half, k2To23));
-  s.push_back(bits_set("tanh", "1_to_2", "tanh.approx.f32", one, k2To23));
+  // tanh (no .ftz form). The H200 sweep of every mantissa of [0.5, 2)
+  // (session 4) showed that the unit reads x there to 2^-20 (each 16, then 8,
+  // consecutive inputs give one result); the exponents' samples that it is
+  // odd, correctly rounded below 2^-10 and ±1 from 16. So: every x = k·2^-20
+  // in [2^-10, 16); 65,536 consecutive inputs from each power of two in
+  // [2^-10, 8], which show how it reads x in each binade; the same mantissas
+  // at every exponent, both signs; the ends of the range.
+  s.push_back({"tanh", "grid", "tanh.approx.f32", "grid 1024 " + std::to_string(k2To24 - 1024) + " -20", {}, {}});
+  for (std::uint32_t k = 1024; k < k2To24; ++k) s.back().a.push_back(bits(std::ldexp(static_cast<float>(k), -20)));
+  {
+    Words starts;
+    for (int e = -10; e <= 3; ++e)
+      for (std::uint32_t i = 0; i < 65536; ++i) starts.push_back(bits(std::ldexp(1.0f, e)) + i);
+    s.push_back(listed_set("tanh", "binade_starts", "tanh.approx.f32", std::move(starts)));
+  }
   s.push_back(listed_set("tanh", "exponents", "tanh.approx.f32", exponent_samples(21, 2048, 1, 254, true)));
   s.push_back(listed_set("tanh", "plain", "tanh.approx.f32",
                          range_ends(22, 8192, {{0x1p-14f, 0x1p-10f}, {-12.0f, 12.0f}})));

@@ -27,21 +27,26 @@ constexpr int kBoxes = 64, kWidenLaunches = 8;
 
 // The built-map kernel (tests/sim/hopper_kernels.hpp) on a 10x24 f32 tensor
 // of random bits, its box at random coordinates from 4 before the tensor to
-// 4 past its end in each dimension.
+// inside it in each dimension, each launch's map at an address of its own.
+// On an H200 (scripts/tensormap_probe.py, session 4) a box starting past
+// the tensor's end (27, 13) faults with an illegal instruction, and so did
+// a second launch at the same map address after the map was zeroed between
+// them: the unit's launches before.
 Outcome built_map(const runtime::Device& device, std::uint64_t seed) {
   Rng rng(seed);
   const std::string text = sim::testing::built_map_kernel();
   runtime::Module module(device, ptx::parse(text));
   std::vector<std::uint32_t> tensor(240);
   for (auto& v : tensor) v = rng.u32();
-  runtime::Buffer src(device, tensor.size() * 4), maps(device, 128), out(device, 32 * 4);
+  runtime::Buffer src(device, tensor.size() * 4), maps(device, 128 * kBoxes), out(device, 32 * 4);
   src.upload(tensor);
+  maps.fill(0);
   Outcome o;
   for (int i = 0; i < kBoxes; ++i) {
-    maps.fill(0);
     out.fill(0xFF);
-    const auto c0 = static_cast<std::int32_t>(rng.below(32)) - 4, c1 = static_cast<std::int32_t>(rng.below(18)) - 4;
-    module.launch("built_map", {.grid = {1}, .block = {128}}, {src, maps, out, c0, c1});
+    const auto c0 = static_cast<std::int32_t>(rng.below(28)) - 4, c1 = static_cast<std::int32_t>(rng.below(14)) - 4;
+    const auto map = static_cast<std::uint64_t>(maps.address() + 128 * static_cast<std::uint64_t>(i));
+    module.launch("built_map", {.grid = {1}, .block = {128}}, {src, map, out, c0, c1});
     const auto tile = out.download<std::uint8_t>(32 * 4);
     o.bytes.insert(o.bytes.end(), tile.begin(), tile.end());
   }

@@ -12,13 +12,17 @@ fence.mbarrier_init; without the TMA load (the map the GPU built is
 printed, beside the driver's cuTensorMapEncodeTiled map of the same
 tensor); the driver's map instead of the built one (both destinations);
 PTX 8.5 with the stride given in 16-byte units (what Triton does for PTX
-<= 8.5) and without. Then the ways the difftest unit's launches differ from
-the first variant's (the unit faults, the variant does not): the module
-compiled by cuLinkCreate/AddData/Complete with CU_JIT_TARGET sm_90a (as
-warpforge's runtime loads PTX) instead of cuModuleLoadDataEx; coordinates
-before the tensor (-4, -4) and a box wholly past its end (27, 13); and the
-unit's 64 launches, the map and output zeroed between them, at random
-coordinates of its ranges.
+<= 8.5) and without. Then the ways the difftest unit's launches differed from the first
+variant's: the module compiled by cuLinkCreate/AddData/Complete with
+CU_JIT_TARGET sm_90a (as warpforge's runtime loads PTX) instead of
+cuModuleLoadDataEx; coordinates before the tensor (-4, -4); a box wholly
+past its end (27, 13); the unit's 64 launches, the map and output zeroed
+between them. An H200 (session 4, window 1) faulted with an illegal
+instruction on the last two only (the 64 at the second launch, (11, 1));
+so, to tell the causes apart: boxes starting at or past the end in one
+dimension, wholly before in both; two launches at the same map address,
+with and without zeroing it between, and at fresh addresses; the unit's
+launches as it makes them now (inside or before, a map per launch).
 """
 import ctypes
 import os

@@ -1,4 +1,4 @@
-# Sourced by scripts/gpu-triton-mufu.sh and gpu-triton-w2.sh: builds only
+# Sourced by scripts/gpu-triton-mufu.sh and gpu-triton-check.sh: builds only
 # warpforge-difftest in $build_dir (an already configured directory is only
 # built; otherwise it is configured as scripts/gpu-build-args.sh says, as the
 # other GPU scripts do, since the directory may be shared) and sets `tool`.

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Records the H100/H200 multifunction unit's f32 results over their whole
 # input domains (issue 45): builds only warpforge-difftest and runs its
-# `mufu` sweep (tools/difftest/mufu_sweep.hpp: rcp, sqrt, rsqrt, ex2, lg2
-# .approx.f32, every mantissa of one or two binades, and samples of the
+# `mufu` sweep (tools/difftest/mufu_sweep.hpp: rcp, sqrt, rsqrt, ex2, lg2,
+# tanh .approx.f32, every mantissa of one or two binades, and samples of the
 # forms without .ftz and of div.full/div.approx), then packs each
-# function's arrays into one compressed .npz (as np.savez_compressed writes):
-#   $OUT/mufu/{rcp,sqrt,rsqrt,ex2,lg2,div}.npz     (6 files, under 16 MiB each)
+# function's arrays into one compressed .npz (scripts/pack_mufu_sweep.py):
+#   $OUT/mufu/{rcp,sqrt,rsqrt,ex2,lg2,tanh,div}.npz   (under 16 MiB each)
 # Per set, <set>.d is the GPU's result minus the correctly rounded one in
 # ulps (int8; -128: see <set>.xi/<set>.xb), sets.txt the PTX forms and input rules.
 #
@@ -42,22 +42,5 @@ rm -rf "$work"
   fail "the sweep failed (exit $?)"
 echo "gpu-triton-mufu: swept in $(($(date +%s) - start)) s"
 
-python3 - "$work" "$out/mufu" <<'EOF' || fail "packing failed"
-import os, sys, zipfile
-from concurrent.futures import ProcessPoolExecutor
-work, out = sys.argv[1:]
-
-def pack(folder):  # deflate, as np.savez_compressed writes
-    path = os.path.join(out, folder + ".npz")
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for name in sorted(os.listdir(os.path.join(work, folder))):
-            z.write(os.path.join(work, folder, name), name)
-    return path, os.path.getsize(path)
-
-with ProcessPoolExecutor() as pool:
-    packed = list(pool.map(pack, sorted(os.listdir(work))))
-for path, size in packed:
-    print(f"gpu-triton-mufu: {path}: {size / 2**20:.2f} MiB" + ("  OVER 16 MiB" if size > 16 * 2**20 else ""))
-print(f"gpu-triton-mufu: {sum(s for _, s in packed) / 2**20:.2f} MiB in all")
-EOF
+python3 scripts/pack_mufu_sweep.py "$work" "$out/mufu" || fail "packing failed"
 echo "gpu-triton-mufu: done in $(($(date +%s) - start)) s"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Records the GPU truth of warpforge.triton (issue 45) on an H100 or H200:
+# With PART=tutorials (PART=check, the default, and PART=mufu: below),
+# records the GPU truth of warpforge.triton (issue 45) on an H100 or H200:
 #  - every Triton tutorial case (python/warpforge/triton/tutorials) for
 #    sm_80 and sm_90a: Triton compiles each kernel for the target, its PTX
 #    runs on the GPU through warpforge's runtime (the CUDA driver's JIT,
@@ -12,7 +13,7 @@
 # then replays all of them on the simulator, here, and prints the table of
 # agreement last.
 #
-#   OUT=/path scripts/gpu-triton.sh        (default OUT: ./gpu-triton-out)
+#   OUT=/path PART=tutorials scripts/gpu-triton.sh        (default OUT: ./gpu-triton-out)
 #
 # $OUT receives the recordings at their paths in the repository, so that
 # copying $OUT/* into the checkout and committing is all that is left:
@@ -32,17 +33,17 @@
 # replay must then agree everywhere); CASES="a b" records only those
 # tutorial cases.
 #
-# PART=tutorials (the default) runs the above, reusing the extension module
-# of BUILD_DIR where one is built there (FAMILIES_TOO=0 leaves the difftest
-# family out); PART=mufu runs instead scripts/gpu-triton-mufu.sh, the
-# multifunction unit's sweep (about 60 s with the build), then
-# scripts/tensormap_probe.py (the kernel-built tensor map kernel and its
-# variants through the driver alone; seconds); PART=w2
-# scripts/gpu-triton-w2.sh (session 3's second window).
+# PART=tutorials runs the above, reusing the extension module of BUILD_DIR
+# where one is built there (FAMILIES_TOO=0 leaves the difftest family out);
+# PART=mufu runs instead scripts/gpu-triton-mufu.sh, the multifunction
+# unit's sweep (about 60 s with the build), then scripts/tensormap_probe.py
+# (the kernel-built tensor map kernel and its variants through the driver
+# alone; seconds); PART=check (the default) scripts/gpu-triton-check.sh,
+# this session's GPU check (60 s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-[ "${PART:-tutorials}" = w2 ] && exec bash scripts/gpu-triton-w2.sh
-if [ "${PART:-tutorials}" = mufu ]; then
+[ "${PART:-check}" = check ] && exec bash scripts/gpu-triton-check.sh
+if [ "${PART:-check}" = mufu ]; then
   bash scripts/gpu-triton-mufu.sh
   mufu_rc=$?
   echo "gpu-triton: tensormap probe (scripts/tensormap_probe.py):"

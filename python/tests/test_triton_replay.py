@@ -1,6 +1,6 @@
 """The GPU's results for Triton's tutorial kernels, replayed on the simulator
 bit for bit (warpforge.triton.recording): each recording in
-tests/gpu_truth/triton/ (made by scripts/gpu-triton.sh on an H100 or H200)
+tests/gpu_truth/triton/ (made by PART=tutorials scripts/gpu-triton.sh on an H100 or H200)
 runs its recorded PTX on the simulator, which must give every recorded byte.
 A case and target without a recording is reported as skipped, NOT VERIFIED,
 naming the file it waits for. The recording machinery itself is checked on
@@ -33,7 +33,7 @@ def test_gpu_recording_replays_bit_for_bit(case, target):
     path = os.path.join(TRUTH, recording.file_name(case, target))
     if not os.path.exists(path):
         pytest.skip(f"NOT VERIFIED: no GPU recording of {case} for {target} ({os.path.relpath(path)}); "
-                    "scripts/gpu-triton.sh on an H100/H200 makes it")
+                    "PART=tutorials scripts/gpu-triton.sh on an H100/H200 makes it")
     truth = recording.load(path)
     differing = recording.differences(truth, recording.replay(truth))
     listed = recording.departure(truth, differing) if differing else None

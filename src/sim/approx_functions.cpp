@@ -57,7 +57,15 @@ int midpoint_square_vs_one(double x, double lo) {
 // 1,024 bit for bit at seed 0, 910 and 914 at seed 20261126, the NaNs and
 // the flushed quotients included); the replay holds both units to 2 ulps
 // (tools/difftest/float_families.cpp).
-std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
+namespace {
+
+// What div.approx and div.full multiply: a, scaled as b is, and the
+// reciprocal unit's 1/b.
+struct Factors {
+  float left, right;  // a (scaled as b is), 1/b
+};
+
+Factors approx_parts(std::uint32_t a, std::uint32_t b) {
   float x = f32_of(a), y = f32_of(b);
   if (y != 0 && std::fabs(y) < FLT_MIN) {
     constexpr float k2To24 = 16777216.0f;
@@ -66,8 +74,24 @@ std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
   }
   float r = f32_of(mufu_approx_f32(Op::rcp, static_cast<std::uint32_t>(bits_of(y))));
   if (std::fabs(r) < FLT_MIN) r = std::copysign(0.0f, r);
-  const float q = x * r;
+  return {x, r};
+}
+
+Factors full_parts(std::uint32_t a, std::uint32_t b) {
+  const float y = f32_of(b);
+  if (!(std::isfinite(y) && std::fabs(y) > 0x1p126f)) return approx_parts(a, b);
+  return {f32_of(a) * 0.25f, f32_of(mufu_approx_f32(Op::rcp, static_cast<std::uint32_t>(bits_of(y * 0.25f))))};
+}
+
+std::uint32_t f32_result(float q) {
   return std::isnan(q) ? kF32.nan_bits : static_cast<std::uint32_t>(bits_of(q));
+}
+
+}  // namespace
+
+std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
+  const Factors p = approx_parts(a, b);
+  return f32_result(p.left * p.right);
 }
 
 // div.full.f32 is div.approx.f32 over the full range (PTX ISA 9.7.3.8: 2 ulps
@@ -82,11 +106,16 @@ std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b) {
 // 775 for the correctly rounded quotient; the rest is the reciprocal unit's
 // last bit, within 2 ulps on every case, which the replay holds it to.
 std::uint32_t div_full_f32(std::uint32_t a, std::uint32_t b) {
-  const float y = f32_of(b);
-  if (!(std::isfinite(y) && std::fabs(y) > 0x1p126f)) return div_approx_f32(a, b);
-  const float r = f32_of(mufu_approx_f32(Op::rcp, static_cast<std::uint32_t>(bits_of(y * 0.25f))));
-  const float q = (f32_of(a) * 0.25f) * r;
-  return std::isnan(q) ? kF32.nan_bits : static_cast<std::uint32_t>(bits_of(q));
+  const Factors p = full_parts(a, b);
+  return f32_result(p.left * p.right);
+}
+
+std::uint32_t contracted_sum_f32(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint8_t mode) {
+  const Factors p = mode & kContractedQuotient ? full_parts(a, b) : Factors{f32_of(a), f32_of(b)};
+  const auto form = static_cast<ContractedSum>(mode & ~kContractedQuotient);
+  const float x = form == ContractedSum::addend_minus_product ? -p.left : p.left;
+  const float z = form == ContractedSum::product_minus_addend ? -f32_of(c) : f32_of(c);
+  return f32_result(std::fma(x, p.right, z));
 }
 
 // The H100 reduces the angle in f32 before its sine unit: turns =

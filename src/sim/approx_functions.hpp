@@ -23,6 +23,11 @@ std::uint32_t div_approx_f32(std::uint32_t a, std::uint32_t b);
 // and b scaled by 1/4 first where |b| > 2^126.
 std::uint32_t div_full_f32(std::uint32_t a, std::uint32_t b);
 
+// The fma ptxas makes of a product and the add.f32 or sub.f32 after it, both
+// without a rounding modifier (contraction.hpp; `mode` as Inst::mode of
+// ContractedSum): a·b, or div.full's a·rcp(b), added to ±c and rounded once.
+std::uint32_t contracted_sum_f32(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint8_t mode);
+
 // sin.approx.f32 and cos.approx.f32 (op is Op::sin or Op::cos) of an operand
 // already flushed for .ftz: the range reduction in f32, then the function.
 std::uint32_t sin_cos_approx_f32(Op op, std::uint32_t a);

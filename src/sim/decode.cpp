@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "contraction.hpp"
 #include "decode_checks.hpp"
 #include "decode_forms.hpp"
 #include "float_format.hpp"
@@ -126,6 +127,7 @@ Kernel KernelDecoder::run() {
                                                      : decode_synthetic(p));
     kernel_.code.back().source = p.source;
   }
+  contract_products(kernel_.code);
   kernel_.sources = sources_.take_positions();
   std::string why;
   if (const std::size_t at = mixed_cta_group(kernel_.code, why); at < kernel_.code.size())
@@ -226,6 +228,7 @@ void KernelDecoder::collect(const ptx::Block& block) {
       ++line_;
     } else if (const auto* label = std::get_if<ptx::Label>(&s)) {
       labels_[label->name] = static_cast<std::uint32_t>(pending_.size());
+      sources_.see_label(label->name);
       ++line_;
     } else if (const auto* var = std::get_if<ptx::Variable>(&s)) {
       if (var->space != ptx::Space::reg && symbols_.count(var->name)) {

@@ -175,7 +175,9 @@ std::uint32_t narrow_element(const Inst& in, const FloatFormat& f, std::uint32_t
         break;
       case Op::fma:
       case Op::mad:
-        r = std::fma(x, y, z);
+        r = in.op == Op::fma && in.mode
+                ? f32_of(contracted_sum_f32(a, b, c, in.mode))
+                : std::fma(x, y, z);
         break;
       case Op::div:  // div.approx and div.full: the H100's rules (approx_functions.hpp)
         if (in.approx)

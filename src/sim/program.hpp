@@ -96,6 +96,18 @@ struct Arg {
 
 // Operation-specific sub-modes, kept in Inst::mode: Cmp, MulMode, ShflMode,
 // VoteMode, AtomOp, MmaShape above, and these.
+
+// An f32 fma that stands for a product (mul.f32 a·b, or div.full.f32 a/b,
+// the product a·rcp(b)) and the add or sub of it and c that ptxas contracts
+// with it (contraction.hpp): its operands are a, b, c; Inst::mode is the
+// form, with kContractedQuotient for div.full's product.
+enum class ContractedSum : std::uint8_t {
+  none,
+  product_plus_addend,   // p + c, c + p
+  product_minus_addend,  // p - c
+  addend_minus_product,  // c - p
+};
+constexpr std::uint8_t kContractedQuotient = 4;
 enum class MbarrierOp : std::uint8_t {
   init,
   arrive,

@@ -1,5 +1,6 @@
 #include "source_lines.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -14,7 +15,7 @@ long long integer(const ptx::Directive& d, std::size_t i) {
 
 }  // namespace
 
-SourceLines::SourceLines(const ptx::Module& module) {
+SourceLines::SourceLines(const ptx::Module& module) : calls_(inlined_calls(module)) {
   // `.file 1 "/dir/name.py"`, or with the directory apart (DWARF 5 style):
   // `.file 1 "/dir" "name.py"`; optional timestamp and size after a comma.
   for (const auto& item : module.items) {
@@ -34,14 +35,31 @@ SourceLines::SourceLines(const ptx::Module& module) {
 
 void SourceLines::see(const ptx::Directive& d) {
   if (d.name != "loc") return;
-  const Position here{integer(d, 0), integer(d, 1), integer(d, 2)};
-  if (std::get<1>(here) <= 0) {
+  loc_ = Position{integer(d, 0), integer(d, 1), integer(d, 2)};
+  for (std::size_t i = 3; i + 3 < d.args.size(); ++i)
+    if (d.args[i].text == "inlined_at")
+      callers_[loc_] = Position{integer(d, i + 1), integer(d, i + 2), integer(d, i + 3)};
+  update();
+}
+
+void SourceLines::see_label(const std::string& label) {
+  if (calls_.empty()) return;
+  std::erase_if(open_, [&](int c) { return calls_[static_cast<std::size_t>(c)].high_label == label; });
+  for (std::size_t c = 0; c < calls_.size(); ++c)
+    if (calls_[c].low_label == label) open_.push_back(static_cast<int>(c));
+  update();
+}
+
+void SourceLines::update() {
+  if (std::get<1>(loc_) <= 0) {
     current_ = 0;
     return;
   }
-  for (std::size_t i = 3; i + 3 < d.args.size(); ++i)
-    if (d.args[i].text == "inlined_at")
-      callers_[here] = Position{integer(d, i + 1), integer(d, i + 2), integer(d, i + 3)};
+  int innermost = -1;  // the open call of the greatest depth
+  for (int c : open_)
+    if (innermost < 0 || calls_[static_cast<std::size_t>(c)].depth > calls_[static_cast<std::size_t>(innermost)].depth)
+      innermost = c;
+  const Located here{loc_, innermost};
   const auto [it, added] = interned_.emplace(here, static_cast<std::uint32_t>(positions_.size()));
   if (added) positions_.push_back(here);
   current_ = it->second;
@@ -55,16 +73,27 @@ std::string SourceLines::describe(const Position& p) const {
   return out;
 }
 
+// The call's position the .loc names (inlined_at), followed outward; else
+// that of the outermost inlined call of the debug information around it;
+// else the .loc's own.
+SourceLines::Position SourceLines::outermost(const Located& at) const {
+  Position outer = at.first;
+  std::set<Position> seen{outer};  // a malformed chain that loops stops where it repeats
+  for (auto c = callers_.find(outer); c != callers_.end() && seen.insert(c->second).second;
+       c = callers_.find(outer))
+    outer = c->second;
+  if (outer != at.first || at.second < 0) return outer;
+  std::size_t call = static_cast<std::size_t>(at.second);
+  while (calls_[call].parent >= 0) call = static_cast<std::size_t>(calls_[call].parent);
+  return calls_[call].call;
+}
+
 std::vector<std::string> SourceLines::take_positions() const {
   std::vector<std::string> out{std::string()};
   for (std::size_t i = 1; i < positions_.size(); ++i) {
-    Position outer = positions_[i];
-    std::set<Position> seen{outer};  // a malformed chain that loops stops where it repeats
-    for (auto c = callers_.find(outer); c != callers_.end() && seen.insert(c->second).second;
-         c = callers_.find(outer))
-      outer = c->second;
-    out.push_back(outer == positions_[i] ? describe(outer)
-                                         : describe(outer) + " (inlined: " + describe(positions_[i]) + ")");
+    const Position& loc = positions_[i].first;
+    const Position outer = outermost(positions_[i]);
+    out.push_back(outer == loc ? describe(loc) : describe(outer) + " (inlined: " + describe(loc) + ")");
   }
   return out;
 }

@@ -54,7 +54,9 @@ TEST(DifftestMufu, ReferencesAreTheNearestF32) {
   EXPECT_EQ(correctly_rounded_f32("rcp.approx.f32", 0x7F000000), bits(0x1p-127f));
   EXPECT_EQ(correctly_rounded_f32("rcp.approx.ftz.f32", 0x7F000000), 0u);
   EXPECT_EQ(correctly_rounded_f32("lg2.approx.f32", bits(-1.0f)), 0x7FFFFFFFu);
-  EXPECT_THROW(correctly_rounded_f32("tanh.approx.f32", 0), Error);
+  EXPECT_EQ(correctly_rounded_f32("tanh.approx.f32", bits(0.5f)), bits(0.46211716f));  // tanh(0.5) = 0.4621171572...
+  EXPECT_EQ(correctly_rounded_f32("tanh.approx.f32", bits(-20.0f)), bits(-1.0f));
+  EXPECT_THROW(correctly_rounded_f32("sin.approx.f32", 0), Error);
 }
 
 // The elements of a one-dimensional .npy file.
@@ -77,7 +79,7 @@ TEST(DifftestMufu, AThinnedSweepOnTheSimulatorWritesEverySet) {
   options.sm_count = 132;
   mufu_sweep(runtime::Device(sim::make_backend(options)), dir, 4096);
   int sets = 0;
-  for (const char* folder : {"rcp", "sqrt", "rsqrt", "ex2", "lg2", "div"}) {
+  for (const char* folder : {"rcp", "sqrt", "rsqrt", "ex2", "lg2", "tanh", "div"}) {
     std::ifstream index(dir / folder / "sets.txt");
     std::string line;
     while (std::getline(index, line)) {
@@ -100,8 +102,9 @@ TEST(DifftestMufu, AThinnedSweepOnTheSimulatorWritesEverySet) {
         outside += d[i] == -128;
         rounded += d[i] == 0;
         // The simulator's multifunction unit (the H200's tables) is within
-        // 2 ulps of the correctly rounded results; lg2 it computes rounded once.
-        if (opcode.starts_with("lg2")) {
+        // 2 ulps of the correctly rounded results; lg2 and tanh it computes
+        // rounded once.
+        if (opcode.starts_with("lg2") || opcode.starts_with("tanh")) {
           EXPECT_EQ(d[i], 0) << line << " input " << i;
         } else if (!opcode.starts_with("div")) {
           EXPECT_LE(std::abs(d[i]), 2) << line << " input " << i;
@@ -120,7 +123,27 @@ TEST(DifftestMufu, AThinnedSweepOnTheSimulatorWritesEverySet) {
       }
     }
   }
-  EXPECT_EQ(sets, 26);
+  EXPECT_EQ(sets, 30);
+  fs::remove_all(dir);
+}
+
+TEST(DifftestMufu, SweepsOnlyTheFunctionsNamedAndRefusesAnUnknownOne) {
+  const fs::path dir = fs::temp_directory_path() / ("warpforge_mufu_some_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  sim::SimOptions options;
+  options.sm_count = 132;
+  const runtime::Device device(sim::make_backend(options));
+  mufu_sweep(device, dir, 65536, {"tanh"});
+  EXPECT_TRUE(fs::exists(dir / "tanh" / "sets.txt"));
+  EXPECT_FALSE(fs::exists(dir / "lg2"));
+  try {
+    mufu_sweep(device, dir, 65536, {"tan"});
+    ADD_FAILURE() << "expected an Error for the function 'tan'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no function 'tan' (accepted: div, ex2, lg2, rcp, rsqrt, sqrt, tanh)"),
+              std::string::npos)
+        << e.what();
+  }
   fs::remove_all(dir);
 }
 

@@ -91,6 +91,38 @@ TEST_F(ApproxRules, DivApproxIsTheReciprocalTimesA) {
   EXPECT_NE(r[5], 0x80000000u);  // control: div.full keeps the tiny quotient
 }
 
+// ptxas fuses div.full's multiply by the reciprocal (and a mul) with the adds
+// and subs that are the product's only uses (src/sim/contraction.hpp; the recorded truth is
+// Triton's layer_norm on an H200, tests/gpu_truth/triton/layer_norm.*,
+// replayed by python/tests/test_triton_replay.py): here a, c and b = 48
+// where rounding the quotient first gives another last bit.
+TEST_F(ApproxRules, ProductsAreContractedWithTheSumsThatReadThem) {
+  auto r = results(R"(
+    div.full.f32 %f1, 0f41AD1E6D, 0f42400000; add.f32 %o0, %f1, 0f3D541227;
+    div.full.f32 %f2, 0f41AD1E6D, 0f42400000; sub.f32 %o1, %f2, 0f3D541227;
+    div.full.f32 %f3, 0f41AD1E6D, 0f42400000; sub.f32 %o2, 0f3D541227, %f3;
+    rcp.approx.f32 %f0, 0f42400000;
+    fma.rn.f32 %o3, 0f41AD1E6D, %f0, 0f3D541227;
+    fma.rn.f32 %o4, 0f41AD1E6D, %f0, 0fBD541227;
+    fma.rn.f32 %o5, 0fC1AD1E6D, %f0, 0f3D541227;
+    div.full.f32 %f4, 0f41AD1E6D, 0f42400000; add.rn.f32 %o6, %f4, 0f3D541227;
+    div.full.f32 %f5, 0f41AD1E6D, 0f42400000; add.f32 %o7, %f5, 0f3D541227; mov.b32 %o8, %f5;
+    div.full.f32 %f6, 0f41AD1E6D, 0f42400000; bra NEXT;
+  NEXT:
+    add.f32 %o9, %f6, 0f3D541227;
+    mul.f32 %f7, 0f41AD1E6D, %f0; add.f32 %o10, %f7, 0f3D541227; sub.f32 %o11, %f7, 0f3D541227;
+  )",
+                   12);
+  EXPECT_EQ(r[0], r[3]);  // d + c: fma(a, rcp(b), c)
+  EXPECT_EQ(r[1], r[4]);  // d - c: fma(a, rcp(b), -c)
+  EXPECT_EQ(r[2], r[5]);  // c - d: fma(-a, rcp(b), c)
+  EXPECT_NE(r[0], r[6]);  // control: add.rn is not contracted, and rounds the quotient first
+  EXPECT_EQ(r[7], r[6]);  // a quotient also read by a mov is not contracted
+  EXPECT_EQ(r[9], r[6]);  // nor one used in another block
+  EXPECT_EQ(r[10], r[3]);  // a product read by two sums is contracted into each (a mul by rcp(b) here)
+  EXPECT_EQ(r[11], r[4]);
+}
+
 // Found out of sample (float_approx.truth of seed 20261126, and seed 0's
 // cases that follow the same rules).
 TEST_F(ApproxRules, DivScalesSubnormalAndHugeDivisors) {

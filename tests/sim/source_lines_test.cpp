@@ -1,6 +1,7 @@
 // Fault messages name the source position of the faulting instruction from
 // the PTX's line information (.file, .loc, PTX ISA 11.5.1-2), the kernel's
-// own line when the code was inlined from a function (inlined_at); and a
+// own line when the code was inlined from a function (inlined_at, or the
+// DWARF .debug_info's inlined subroutines); and a
 // signed load into a 64-bit register sign-extends (PTX ISA 9.7.9.8), as
 // Triton's i32 arguments are loaded.
 #include "hopper_kernels.hpp"
@@ -53,6 +54,74 @@ TEST_F(SourceLinesTest, FaultNamesTheKernelsLineAndTheInlinedOne) {
   const std::string msg = error_of_ptx(ptx_module(kStore), "store", {arg_u64(out)});
   EXPECT_NE(msg.find("(st.global.u32 [%rd3], %r3) from /home/me/kernel.py:12:17 (inlined: "
                      "/usr/lib/triton/language.py:80:3): block (1,0,0) thread (31,0,0): store of 4 bytes"),
+            std::string::npos)
+      << msg;
+}
+
+// The same store as LLVM before inlined_at (Triton 3.6) writes it: the .loc
+// names the inlined function's line only; the calls are DWARF 2
+// DW_TAG_inlined_subroutine entries of .debug_info, each a range of labels
+// and the call's file, line and column (the inner one's line as data2).
+const char* kStoreDwarf = R"(
+.visible .entry store(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+$L__func_begin0:
+  .loc 1 5 0
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mad.lo.u32 %r3, %r2, 32, %r1;
+$L__tmp0:
+  .loc 2 80 3
+  mul.wide.u32 %rd2, %r3, 4;
+$L__tmp1:
+  .loc 2 40 9
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+$L__tmp2:
+  .loc 1 0 0
+  ret;
+$L__func_end0:
+}
+  .file 1 "/home/me/kernel.py"
+  .file 2 "/usr/lib/triton" "language.py"
+  .section .debug_abbrev
+  {
+.b8 1, 17, 1, 3, 8, 0, 0
+.b8 2, 46, 1, 17, 1, 18, 1, 0, 0
+.b8 3, 29, 1, 17, 1, 18, 1, 88, 11, 89, 11, 87, 11, 0, 0
+.b8 4, 29, 0, 17, 1, 18, 1, 88, 11, 89, 5, 87, 11, 0, 0
+.b8 0
+  }
+  .section .debug_info
+  {
+.b32 71
+.b8 2, 0
+.b32 .debug_abbrev
+.b8 8
+.b8 1, 107, 0
+.b8 2
+.b64 $L__func_begin0
+.b64 $L__func_end0
+.b8 3
+.b64 $L__tmp0
+.b64 $L__tmp2
+.b8 1, 12, 17
+.b8 4
+.b64 $L__tmp1
+.b64 $L__tmp2
+.b8 2, 80, 0, 3
+.b8 0, 0, 0
+  }
+)";
+
+TEST_F(SourceLinesTest, FaultNamesTheKernelsLineFromTheDebugInformation) {
+  const runtime::DevicePtr out = zeros<std::uint32_t>(63);
+  const std::string msg = error_of_ptx(ptx_module(kStoreDwarf), "store", {arg_u64(out)});
+  EXPECT_NE(msg.find("(st.global.u32 [%rd3], %r3) from /home/me/kernel.py:12:17 (inlined: "
+                     "/usr/lib/triton/language.py:40:9): block (1,0,0) thread (31,0,0): store of 4 bytes"),
             std::string::npos)
       << msg;
 }

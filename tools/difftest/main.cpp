@@ -8,10 +8,10 @@
 //   warpforge-difftest inputs --family NAME --unit NAME --out FILE [--seed N]
 //                                                 a unit's input words (little-endian u32, thread
 //                                                 by thread)
-//   warpforge-difftest mufu --device cuda|sim --out DIR [--thin N]
+//   warpforge-difftest mufu --device cuda|sim --out DIR [--thin N] [--function NAME]...
 //                                                 the f32 .approx forms over their whole input
 //                                                 domains, as ulps from the correctly rounded
-//                                                 results (mufu_sweep.hpp)
+//                                                 results (mufu_sweep.hpp); --function: only those
 // record writes DIR/<family>.truth: --seed N (not 0) draws every unit's
 // random inputs anew, for an out-of-sample recording; --missing keeps the
 // units DIR/<family>.truth already holds (when it is of the same GPU,
@@ -53,6 +53,7 @@ struct Options {
   std::uint64_t seed = 0;
   bool missing = false;
   std::uint32_t thin = 1;
+  std::set<std::string> functions;  // mufu --function
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -64,7 +65,7 @@ struct Options {
                "       warpforge-difftest differences --truth DIR --family NAME [--unit TEXT] "
                "[--limit N]\n"
                "       warpforge-difftest inputs --family NAME --unit NAME --out FILE [--seed N]\n"
-               "       warpforge-difftest mufu --device cuda|sim --out DIR [--thin N]\n";
+               "       warpforge-difftest mufu --device cuda|sim --out DIR [--thin N] [--function NAME]...\n";
   std::exit(2);
 }
 
@@ -106,6 +107,8 @@ Options parse(int argc, char** argv) {
       o.seed = std::stoull(n);
     } else if (a == "--missing") {
       o.missing = true;
+    } else if (a == "--function") {
+      o.functions.insert(value());
     } else if (a == "--thin") {
       const std::string n = value();
       if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
@@ -175,7 +178,7 @@ int mufu(const Options& o) {
   const runtime::Device device = recording_device(o);
   std::cout << "mufu sweep on " << device.properties().name
             << (o.thin > 1 ? ", every " + std::to_string(o.thin) + "th input" : "") << "\n";
-  mufu_sweep(device, o.out, o.thin);
+  mufu_sweep(device, o.out, o.thin, o.functions);
   return 0;
 }
 

@@ -90,6 +90,8 @@ std::uint32_t correctly_rounded_f32(const std::string& opcode, std::uint32_t a, 
     r = static_cast<float>(std::exp2(x));
   else if (opcode.starts_with("lg2"))
     r = static_cast<float>(std::log2(x));
+  else if (opcode.starts_with("tanh"))
+    r = static_cast<float>(std::tanh(x));
   else if (opcode.starts_with("div"))
     r = static_cast<float>(x / y);
   else
@@ -221,6 +223,24 @@ std::vector<Set> all_sets() {
   s.push_back(listed_set("lg2", "ftz_exponents", "lg2.approx.ftz.f32",
                          exponent_samples(18, 2048, 1, 254, false)));
   add_ftz_pair(s, "lg2", "lg2", range_ends(19, 8192, {{0x1p-126f, 0x1p-120f}, {0.0f, 4.0f}}));
+  // tanh (no .ftz form). The H200 sweep of every mantissa of [0.5, 2)
+  // (session 4) showed that the unit reads x there to 2^-20 (each 16, then 8,
+  // consecutive inputs give one result); the exponents' samples that it is
+  // odd, correctly rounded below 2^-10 and ±1 from 16. So: every x = k·2^-20
+  // in [2^-10, 16); 65,536 consecutive inputs from each power of two in
+  // [2^-10, 8], which show how it reads x in each binade; the same mantissas
+  // at every exponent, both signs; the ends of the range.
+  s.push_back({"tanh", "grid", "tanh.approx.f32", "grid 1024 " + std::to_string(k2To24 - 1024) + " -20", {}, {}});
+  for (std::uint32_t k = 1024; k < k2To24; ++k) s.back().a.push_back(bits(std::ldexp(static_cast<float>(k), -20)));
+  {
+    Words starts;
+    for (int e = -10; e <= 3; ++e)
+      for (std::uint32_t i = 0; i < 65536; ++i) starts.push_back(bits(std::ldexp(1.0f, e)) + i);
+    s.push_back(listed_set("tanh", "binade_starts", "tanh.approx.f32", std::move(starts)));
+  }
+  s.push_back(listed_set("tanh", "exponents", "tanh.approx.f32", exponent_samples(21, 2048, 1, 254, true)));
+  s.push_back(listed_set("tanh", "plain", "tanh.approx.f32",
+                         range_ends(22, 8192, {{0x1p-14f, 0x1p-10f}, {-12.0f, 12.0f}})));
   // div.full and div.approx: a·rcp(b)? The same pairs for each, and
   // rcp.approx.ftz.f32 of every b.
   {
@@ -317,11 +337,20 @@ Differences differences(const Set& s, const Words& a, const Words& b, const Word
 }  // namespace
 
 void mufu_sweep(const runtime::Device& device, const std::filesystem::path& out,
-                std::uint32_t thin) {
+                std::uint32_t thin, const std::set<std::string>& functions) {
   const std::vector<Set> sets = all_sets();
+  std::set<std::string> known;
+  for (const Set& s : sets) known.insert(s.folder);
+  for (const std::string& f : functions)
+    if (!known.count(f)) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw Error("mufu sweep: no function '" + f + "' (accepted: " + list + ")");
+    }
   std::filesystem::create_directories(out);
   std::string last_folder;
   for (const Set& s : sets) {
+    if (!functions.empty() && !functions.count(s.folder)) continue;
     const auto start = std::chrono::steady_clock::now();
     const std::filesystem::path dir = out / s.folder;
     std::filesystem::create_directories(dir);

@@ -1,14 +1,15 @@
 // The multifunction unit's sweep (issue 45): the f32 .approx forms
-// (rcp, sqrt, rsqrt, ex2, lg2, of which the H100's SASS MUFU computes the
-// core) run over their structurally complete input domains, every mantissa
+// (rcp, sqrt, rsqrt, ex2, lg2, tanh, of which the H100's SASS MUFU computes
+// the core) run over their structurally complete input domains, every mantissa
 // of one or two binades, where the recorded families (float_approx) have
 // 1,024 random cases; the outputs are stored as their difference in ulps
 // from the correctly rounded function, the data from which the units'
 // algorithms, or a table of their corrections, are found.
 //
-//   warpforge-difftest mufu --device cuda|sim --out DIR [--thin N]
+//   warpforge-difftest mufu --device cuda|sim --out DIR [--thin N] [--function NAME]...
 //
-// DIR receives one folder per function (rcp, sqrt, rsqrt, ex2, lg2, div),
+// DIR receives one folder per function (rcp, sqrt, rsqrt, ex2, lg2, tanh, div;
+// with --function, only those),
 // each holding sets.txt (one line per input set: its name, the PTX form and
 // the rule of its inputs) and .npy arrays per set:
 //   <set>.d.npy   int8, per input: GPU result − correctly rounded result in
@@ -27,14 +28,18 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
+#include <string>
 
 #include "warpforge/runtime/device.hpp"
 
 namespace warpforge::difftest {
 
-// Runs every set on `device` and writes DIR as above; prints one line per set.
+// Runs every set (of the `functions` named; all where it is empty) on
+// `device` and writes DIR as above; prints one line per set. Throws
+// warpforge::Error for a function it has no sets of.
 void mufu_sweep(const runtime::Device& device, const std::filesystem::path& out,
-                std::uint32_t thin);
+                std::uint32_t thin, const std::set<std::string>& functions = {});
 
 // The correctly rounded f32 result of `opcode` (one of the sweep's forms,
 // "rcp.approx.ftz.f32", "div.full.f32", ...) on a (and b), as f32 bits.

@@ -195,11 +195,9 @@ Family nvcc_family() {
                                 return bytes;
                               }));
   // rotate's x is sub.f32 of two mul.f32 with no rounding modifier, which
-  // ptxas may contract into an fma (PTX ISA 9.7.3.5-6: "may be optimized
-  // aggressively by the code generator"); on an H100 it does for one of the
-  // two, so x, and dot which reads it, may differ from the simulator's
-  // separate roundings by about an ulp: at most 2^-17 absolute for |x|, |y|
-  // <= 4 (an ulp of |dot| < 32 is 2^-19, x's difference times |p| 2^-18).
+  // ptxas contracts (PTX ISA 9.7.3.5-6: "may be optimized aggressively by
+  // the code generator"): the first mul into an fma, as the simulator does
+  // (src/sim/contraction.hpp); x, and dot which reads it, every bit.
   f.units.push_back(nvcc_unit(
       "calls: rotate's x, dot", "sim_calls.sm_90a", 2 * kCallThreads,
       [](const runtime::Device& d, const ptx::Module& m, Rng& rng) {
@@ -210,8 +208,7 @@ Family nvcc_family() {
           append_one(bytes, r.out[3 * i + 2]);
         }
         return bytes;
-      },
-      Tolerance{0, 8, 23, 0x1p-17}));
+      }));
   // sm_90a converts with cvt.rn.satfinite.e4m3x2.f32; sm_80 has no fp8 cvt
   // and cuda_fp8.h emulates it with integer arithmetic. A case: the codes
   // word and the e4m3 pair decoded back to f32.

@@ -16,7 +16,7 @@ for sm_80 does not) and both targets run the way the replay does; where the
 GPU is the target's own, the recording also says whether Triton's own
 launch of its cubin gave the same bytes.
 
-scripts/gpu-triton.sh records (`python -m warpforge.triton.recording record
+PART=tutorials scripts/gpu-triton.sh records (`python -m warpforge.triton.recording record
 DIR`); python/tests/test_triton_replay.py replays the files kept in
 tests/gpu_truth/triton/.
 """
@@ -206,21 +206,14 @@ def _materialize(param, tensors, memory, device, scratch, programs):
 # difftest's: (case, target) -> (why, the most differing elements, the most
 # units in the last place any one differs by). The replay holds a listed
 # recording to its bounds and reports it as not bit for bit; the issue stays
-# open while this has entries. Since the simulator computes the multifunction
-# unit's results (ex2, sqrt, rcp and so div.full: src/sim/mufu_f32.cpp),
-# softmax, attention and libdevice's asin replay bit for bit. Layer norm's
-# rstd = 1/sqrt(var + eps) does not: ptxas contracts the multiply that ends
-# div.full.f32 (var = sum · rcp(N)) with the add.f32 of eps after it into one
-# fma, where the simulator rounds twice. With that contraction written into
-# the recorded PTX (div.full of 1 by N, then fma.rn.f32) the replay agrees
-# bit for bit on both targets; the simulator does not contract. Measured on
-# the H200 recordings of 2026-11-29 (same on sm_80 and sm_90a); the ulps are
-# the first differing element's.
-_TARGETS = ("sm_80", "sm_90a")
-KNOWN_DEPARTURES = {
-    **{("layer_norm", t): ("ptxas contracts div.full.f32's final multiply with the add.f32 after it into an fma, "
-                           "which the simulator does not; rstd: 6 elements by 2 ulps", 6, 2) for t in _TARGETS},
-}
+# open while this has entries. It has none: since the simulator computes the
+# multifunction unit's results (ex2, sqrt, rcp and so div.full:
+# src/sim/mufu_f32.cpp), softmax, attention and libdevice's asin replay bit
+# for bit, and since it contracts div.full.f32 with the add.f32 of its one use
+# into an fma, as ptxas does (src/sim/contraction.hpp), layer norm's
+# rstd = 1/sqrt(var + eps) does too (it differed in 6 elements by 2 ulps on
+# the H200 recordings of 2026-11-29, both targets).
+KNOWN_DEPARTURES = {}
 
 
 def ulps(recorded, replayed, dtype):

@@ -1,7 +1,7 @@
 """Triton's tutorial kernels (those that run on an H100), written for
 warpforge: the same algorithms at small sizes, each a Case (case.py) with
 seeded inputs, a float64 reference and the tutorial's tolerance. The tests
-run them on the simulator, scripts/gpu-triton.sh records them on a GPU, and
+run them on the simulator, PART=tutorials scripts/gpu-triton.sh records them on a GPU, and
 `python -m warpforge.bench triton` times them against TRITON_INTERPRET=1."""
 
 import importlib

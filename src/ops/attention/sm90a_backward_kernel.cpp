@@ -236,11 +236,13 @@ class Backward final : public tile::WarpSpecializedDesign {
     const Pred& lead = ws.leader();
     Reg count = w.kb1 - w.kb0;
     k_.if_then(count > 0, [&] {
+      // lse and D of step t are loaded during step t - 1 (their latency hidden).
+      const RowValues next{k_.reg(f32), k_.reg(f32)};
+      load_row_values(w, step_of(w, k_.mov(s32, 0)), next);
       k_.mbarrier_wait_parity(kv_full_->at(0), 0);
       k_.for_range(0, count, 1, [&](Reg t) {
         const Step st = step_of(w, t);
         Reg buffer = (t & 1).as(u32);
-        const RowValues next = load_row_values(w, st);
         pipe.wait(state);
         Reg stage_offset = k_.reg(u64);
         k_.cvt(stage_offset, state.stage() * (s_.stage_bytes() >> 4));
@@ -255,6 +257,7 @@ class Backward final : public tile::WarpSpecializedDesign {
           k_.st(Space::shared, f32, at(values + slot), next.lse_log2);
           k_.st(Space::shared, f32, at(values + slot, kBM * 4), next.delta);
         });
+        k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
         row_values_ready_->of(wg_).sync();
         k_.wgmma_wait_group(1);  // Sᵀ
         scores_to_p(w, st, values);
@@ -315,11 +318,10 @@ class Backward final : public tile::WarpSpecializedDesign {
     return {w.tile.n0 * group_ + head_in_group.as(u32), m0, w.extra[KeyBlockWork::len_q] - m0};
   }
 
-  // Query row m0 + tid of the step (threads tid < kBM of the warpgroup):
-  // its lse in log2 units, +inf where the row is padding or sees no key
+  // Into r, query row m0 + tid of the step (threads tid < kBM of the
+  // warpgroup): its lse in log2 units, +inf where the row is padding or sees no key
   // (the forward's -inf), so that P = exp2(s - lse) is 0; and D (0 there).
-  RowValues load_row_values(const tile::WorkItem& w, const Step& st) {
-    RowValues r{k_.reg(f32), k_.reg(f32)};
+  void load_row_values(const tile::WorkItem& w, const Step& st, const RowValues& r) {
     const Src plus_infinity = imm_f32(std::numeric_limits<float>::infinity());
     k_.mov(r.lse_log2, plus_infinity);
     k_.mov(r.delta, imm_f32(0.0f));
@@ -337,7 +339,6 @@ class Backward final : public tile::WarpSpecializedDesign {
       k_.mul_wide(at_delta, st.head * rows_q_ + ws_row, 4);
       k_.ld(Space::global, f32, r.delta, at(delta_ + at_delta));
     });
-    return r;
   }
 
   // acc = rows·colsᵀ over head_dim: A the warpgroup's 64 rows of K or V

@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "sm80_mask.hpp"
-#include "sm80_softmax.hpp"
 #include "sm80_tiles.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
@@ -34,16 +33,24 @@ constexpr std::uint32_t kRowValuesBytes = 2 * 2 * kBM * 4;
 // dSᵀ of the CTA's keys against one query block: kBN rows of kBM elements
 // (one 128-byte row), two buffers (fast mode).
 constexpr std::uint32_t kDsBytes = kBN * kRow;
+// dQ of one query block, a consumer warpgroup's 64 columns (f32), handed to
+// its dQ writer warp: rows of 64 values padded by 4 (the row halves of a
+// warp's store fall in different banks).
+constexpr std::uint32_t kDqRowBytes = (64 + 4) * 4;
+constexpr std::uint32_t kDqTileBytes = kBM * kDqRowBytes;
 
 struct Smem {
-  std::uint32_t k, v, ds, row_values, ring, full, empty, kv_full, launch;
+  std::uint32_t k, v, ds, dq, row_values, ring, full, empty, kv_full, launch;
 };
 Smem smem_of(const Sm90aBackwardSpec& s) {
   tile::SharedLayout layout;
   Smem m{};
   m.k = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
   m.v = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
-  if (!s.deterministic) m.ds = layout.buffer(2 * kDsBytes, tile::SharedLayout::kBaseAlignment);
+  if (!s.deterministic) {
+    m.ds = layout.buffer(2 * kDsBytes, tile::SharedLayout::kBaseAlignment);
+    m.dq = layout.buffer(2 * kDqTileBytes);
+  }
   m.row_values = layout.buffer(2 * kRowValuesBytes);  // one set a consumer warpgroup
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
@@ -153,6 +160,9 @@ class Backward final : public tile::WarpSpecializedDesign {
     kv_full_.emplace(k_, base_, m_.kv_full, 1);
     row_values_ready_.emplace(ws.warpgroup_barriers(128));
     ds_ready_.emplace(ws.named_barrier(256));
+    // A consumer warpgroup and its dQ writer warp: 160 threads.
+    dq_full_.emplace(ws.warpgroup_barriers(160));
+    dq_empty_.emplace(ws.warpgroup_barriers(160));
   }
 
   void initialize(tile::WarpSpecialized&) override {
@@ -162,6 +172,15 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
     return std::make_unique<KeyBlockWork>(k_, s_, cu_q_, cu_k_, seq_q_, seq_k_, group_, window_left_, window_right_);
+  }
+
+  // The producer warpgroup: warp 0 loads (the template's loads); in fast
+  // mode warps 1 and 2 write dQ, one a consumer warpgroup.
+  void producer(tile::WarpSpecialized& ws) override {
+    ws.load_stages();
+    if (s_.deterministic) return;
+    Reg writer = (ws.tid() >> 5) - (4 * 2 + 1);  // warps 9, 10 (u32: warp 8 wraps past them)
+    k_.if_then(writer < 2, [&] { write_dq(ws, writer); });
   }
 
   // Producer: K and V once per item (only when it has steps: nothing else
@@ -220,17 +239,21 @@ class Backward final : public tile::WarpSpecializedDesign {
     q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, kBM * kRow, kAtom);
     do_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), kBM * kRow, kAtom);
     if (!s_.deterministic) {
-      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds, kBN * kRow, kAtom);
-      k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * (kBN * kRow), kBN * kRow, kAtom);
+      // dQ's operands: at head_dim 128 every key of dSᵀ and K's panel w; at
+      // 64 the warpgroup's own 64 keys of each.
+      Reg keys0 = panels() == 2 ? k_.mov(u32, 0) : wg_ * (64 * kRow);
+      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + keys0, kBN * kRow, kAtom);
+      k_mn_desc_ = tile::warpgroup::smem_descriptor(
+          k_, base_ + m_.k + (panels() == 2 ? wg_ * (kBN * kRow) : keys0), kBN * kRow, kAtom);
     }
     row_values_ = base_ + m_.row_values + wg_ * kRowValuesBytes;
   }
 
   // Each step, one query block against the warpgroup's 64 keys: Sᵀ and dPᵀ
   // issued together; lse and D staged meanwhile; Pᵀ from Sᵀ, then dSᵀ
-  // from dPᵀ; dV += Pᵀ·dO and dK += dSᵀ·Q; in fast mode dSᵀ to shared
-  // memory and dQ's columns of this warpgroup added to the workspace. The
-  // slot is freed once its products have completed.
+  // from dPᵀ; dV += Pᵀ·dO, then (fast mode) dSᵀ through shared memory to
+  // this warpgroup's dQ product, then dK += dSᵀ·Q; dQ handed to the writer
+  // warp while dK runs. The slot is freed once its products have completed.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
@@ -270,9 +293,14 @@ class Backward final : public tile::WarpSpecializedDesign {
         if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * kDsBytes);
         k_.wgmma_fence();
         issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        if (!s_.deterministic) issue_dq(buffer);  // dV, dQ, dK in flight in that order
         issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();
-        if (!s_.deterministic) add_dq(w, st, buffer);
+        if (!s_.deterministic) {
+          k_.wgmma_wait_group(1);  // dV and dQ: dQ goes to its writer while dK runs
+          hand_dq_over();
+        }
         k_.wgmma_wait_group(0);
         k_.if_then(lead, [&] { pipe.release(state.stage()); });
         ++state;
@@ -424,35 +452,65 @@ class Backward final : public tile::WarpSpecializedDesign {
   }
 
   // Fast mode, once both warpgroups' dSᵀ are in the buffer (and visible to
-  // the async proxy: fence.proxy.async, PTX ISA 9.7.13.4.13): warpgroup w <
-  // head_dim/64 computes dQ[:, 64w .. 64w + 63] = dS·K and adds it into dq_accum.
-  void add_dq(const tile::WorkItem& w, const Step& st, const Reg& buffer) {
+  // the async proxy: fence.proxy.async, PTX ISA 9.7.13.4.13), this
+  // warpgroup's dQ product (committed): at head_dim 128 its 64 columns
+  // over the CTA's 128 keys, dS·K[:, 64w ..]; at 64 every column over its
+  // own 64 keys (the two warpgroups' writers both add theirs).
+  void issue_dq(const Reg& buffer) {
     k_.fence_proxy_async_shared();
     ds_ready_->sync();
-    k_.if_then(wg_ < panels(), [&] {
-      Reg ds_offset = k_.reg(u64);
-      k_.cvt(ds_offset, buffer * (kDsBytes >> 4));
-      for (int kk = 0; kk < kBN / 16; ++kk)
-        k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + ds_offset + (kk * 16 * kRow >> 4),
-                           k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0, WgmmaMajor::mn, WgmmaMajor::mn);
-      k_.wgmma_commit_group();
-      k_.wgmma_wait_group(0);
-      // The warp's 16 queries of dS·K: row (warp·16 + lane row + 8·half) of the block.
-      const auto half_of = row_halves(*dq_acc_);
-      Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + st.m0.as(u32);
-      for (int half = 0; half < 2; ++half) {
-        Reg q_row = ((wg_tid_ >> 5) * 16) + lc_.row + 8 * half;
-        Reg at_dq = k_.reg(u64);
-        k_.mul_wide(at_dq, ((ws_row0 + q_row) * heads_q_ + st.head) * s_.head_dim + wg_ * 64 + lc_.col, 4);
-        Reg row_base = dq_accum_ + at_dq;
-        k_.guarded(q_row.as(s32) < st.rows_valid, [&] {
-          for (std::int64_t v = 0; v < dq_acc_->steps().values(); ++v) {
-            if (half_of[static_cast<std::size_t>(v)] != half) continue;
-            const auto col = dq_acc_->steps().value_offset(v).second;
-            k_.red(Space::global, AtomOp::add, f32, at(row_base, col * 4), dq_acc_->regs()[static_cast<std::size_t>(v)]);
+    Reg ds_offset = k_.reg(u64);
+    k_.cvt(ds_offset, buffer * (kDsBytes >> 4));
+    const int keys = panels() == 2 ? kBN : 64;
+    for (int kk = 0; kk < keys / 16; ++kk)
+      k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + ds_offset + (kk * 16 * kRow >> 4),
+                         k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0, WgmmaMajor::mn, WgmmaMajor::mn);
+    k_.wgmma_commit_group();
+  }
+
+  // A step's dQ (complete) to this warpgroup's tile for its writer warp,
+  // once the writer has freed it: two adjacent columns a store (the
+  // accumulator's c0, c1).
+  void hand_dq_over() {
+    dq_empty_->of(wg_).sync();
+    Reg row0 = base_ + m_.dq + wg_ * kDqTileBytes + (((wg_tid_ >> 5) * 16 + lc_.row) * kDqRowBytes) + (lc_.col << 2);
+    for (std::int64_t v = 0; v + 1 < dq_acc_->steps().values(); v += 2) {
+      const auto [dr, dc] = dq_acc_->steps().value_offset(v);
+      k_.st(Space::shared, f32, at(row0, dr * kDqRowBytes + dc * 4),
+            Regs{dq_acc_->regs()[static_cast<std::size_t>(v)], dq_acc_->regs()[static_cast<std::size_t>(v + 1)]});
+    }
+    dq_full_->of(wg_).arrive();
+  }
+
+  // A dQ writer warp (of consumer warpgroup `writer`): each step, once the
+  // warpgroup's tile is full, its rows that exist added into dq_accum, a
+  // row's 64 columns by two 128-byte red.global.add of the warp (PTX ISA
+  // 9.7.13.8); the tile freed for the next step.
+  void write_dq(tile::WarpSpecialized& ws, const Reg& writer) {
+    Reg lane = k_.sreg(SReg::laneid);
+    ws.source().for_each([&](const tile::WorkItem& w) {
+      Reg count = w.kb1 - w.kb0;
+      // The tile starts free; it is freed after each step but the last (an
+      // arrival a wait of the consumers).
+      k_.if_then(count > 0, [&] { dq_empty_->of(writer).arrive(); });
+      k_.for_range(0, count, 1, [&](Reg t) {
+        const Step st = step_of(w, t);
+        dq_full_->of(writer).sync();
+        Reg tile = base_ + m_.dq + writer * kDqTileBytes + (lane << 2);
+        Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + st.m0.as(u32);
+        Reg rows = k_.min(st.rows_valid, kBM);
+        k_.for_range(0, rows, 1, [&](Reg r) {
+          Reg at_dq = k_.reg(u64);
+          Reg column = panels() == 2 ? writer * 64 + lane : lane;
+          k_.mul_wide(at_dq, ((ws_row0 + r.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
+          for (int half = 0; half < 2; ++half) {
+            Reg x = k_.reg(f32);
+            k_.ld(Space::shared, f32, x, at(tile + r.as(u32) * kDqRowBytes, half * 128));
+            k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, half * 128), x);
           }
         });
-      }
+        k_.if_then(t + 1 < count, [&] { dq_empty_->of(writer).arrive(); });
+      });
     });
   }
 
@@ -468,6 +526,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierArray> kv_full_;
   std::optional<tile::NamedBarrierSet> row_values_ready_;
   std::optional<tile::NamedBarrier> ds_ready_;
+  std::optional<tile::NamedBarrierSet> dq_full_, dq_empty_;
   // The consumers'.
   Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
   Reg k_desc_, v_desc_, q_desc_, do_desc_, q_mn_desc_, do_mn_desc_, ds_desc_, k_mn_desc_;

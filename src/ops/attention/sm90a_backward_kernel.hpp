@@ -15,12 +15,17 @@
 // memory, Pᵀ and dSᵀ in registers (lse and D of the block's queries staged
 // by the warpgroup in shared memory), and dV += Pᵀ·dO, dK += dSᵀ·Q with
 // wgmma taking Pᵀ and dSᵀ from registers. Fast mode: dSᵀ goes to shared
-// memory, and warpgroup w (w < head_dim/64) computes dQ's columns 64w.. as
-// dS·K (dS read transposed from shared memory, wgmma's MN-major A) and adds
-// them into the f32 workspace with red.global.add; the sm80 finish kernel
-// converts it. Deterministic mode adds no dQ here (the sm80 dq kernel
-// computes it in a fixed order). dK and dV are summed in a fixed order in
-// either mode. Query blocks outside the mask are never loaded.
+// memory and each warpgroup computes a dQ product (dS read transposed from
+// shared memory, wgmma's MN-major A) while its dK product runs: at
+// head_dim 128 dQ's 64 columns 64w.. over the CTA's 128 keys, at 64 every
+// column over its own 64 keys. The product goes through shared memory to
+// a dQ writer warp of the producer warpgroup (one a consumer warpgroup),
+// which adds it into the f32 workspace row by row with 128-byte
+// red.global.add, off the consumers' path (FA3's dQ writer, without its
+// TMA reduce); the sm80 finish kernel converts it. Deterministic mode adds
+// no dQ here (the sm80 dq kernel computes it in a fixed order). dK and dV
+// are summed in a fixed order in either mode. Query blocks outside the
+// mask are never loaded.
 #pragma once
 
 #include <cstdint>

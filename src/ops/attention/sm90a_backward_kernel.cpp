@@ -60,8 +60,10 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
   return m;
 }
 
-// The work: one item a CTA, block ctaid.x of 128 keys of KV head ctaid.y
-// of sequence ctaid.z; its steps [0, group · blocks) walk the query blocks
+// The work: one item a CTA, block ctaid.y of 128 keys of KV head ctaid.x
+// mod heads_kv of sequence ctaid.x / heads_kv (every head and sequence of
+// a key block launched together: with a causal mask the first key blocks
+// see the most queries, so the longest CTAs start first); its steps [0, group · blocks) walk the query blocks
 // that see the keys, for each query head of the group: step t is query
 // head kv_head·group + t / blocks, block first_block + t % blocks.
 // Tile: m0 = the first key (within the sequence), n0 = the KV head,
@@ -71,9 +73,12 @@ class KeyBlockWork final : public tile::WorkSource {
   enum Extra { len_q, len_k, q_first, k_first, diag, first_block, blocks };
 
   KeyBlockWork(Kernel& k, const Sm90aBackwardSpec& s, const Reg& cu_q, const Reg& cu_k, const Reg& seq_q,
-               const Reg& seq_k, const Reg& group, const Reg& window_left, const Reg& window_right)
+               const Reg& seq_k, const Reg& heads_q, const Reg& group, const Reg& window_left,
+               const Reg& window_right)
       : k_(k) {
-    Reg block = k.sreg(SReg::ctaid_x), kv_head = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
+    Reg block = k.sreg(SReg::ctaid_y), heads_kv = k.div(heads_q, group), kv_head = k.reg(u32);
+    k.rem(kv_head, k.sreg(SReg::ctaid_x), heads_kv);
+    Reg b = k.div(k.sreg(SReg::ctaid_x), heads_kv);
     const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
     Reg n0 = (block * kBN).as(s32);
     Reg d = mask_diagonal(k, s.top_left, qs.length, ks.length);
@@ -171,7 +176,8 @@ class Backward final : public tile::WarpSpecializedDesign {
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
-    return std::make_unique<KeyBlockWork>(k_, s_, cu_q_, cu_k_, seq_q_, seq_k_, group_, window_left_, window_right_);
+    return std::make_unique<KeyBlockWork>(k_, s_, cu_q_, cu_k_, seq_q_, seq_k_, heads_q_, group_, window_left_,
+                                          window_right_);
   }
 
   // The producer warpgroup: warp 0 loads (the template's loads); in fast

@@ -64,8 +64,8 @@ Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& problem);
 // cu_seqlens_q, cu_seqlens_k, delta, dq_accum (pointers; the workspace of
 // sm80_backward_kernels.hpp); seq_q, seq_k, group, rows_q, heads_q (u32);
 // lse_batch, lse_head, lse_row, dk_*, dv_* (u64); scale, scale_log2 (f32);
-// window_left, window_right (s32). Launch: grid (ceil(seq_k / 128),
-// heads_kv, batch), block threads(), dynamic shared memory shared_bytes().
+// window_left, window_right (s32). Launch: grid (heads_kv · batch,
+// ceil(seq_k / 128)), block threads(), dynamic shared memory shared_bytes().
 ptx::Module build_sm90a_backward_kv(const Sm90aBackwardSpec& spec);
 
 }  // namespace warpforge::ops

@@ -34,7 +34,7 @@ class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
     const auto mdo = attention_tensor_map(device_, t.d_o, p_.d_o, rows_q, p_.heads_q, batch, p_.head_dim, bm);
     const BackwardArgs a(p_, t, workspace);
     kv_.launch(spec_.kernel_name(),
-               {.grid = {u32((p_.seq_k + bn - 1) / bn), u32(p_.heads_kv), u32(p_.batch)},
+               {.grid = {u32(p_.heads_kv * p_.batch), u32((p_.seq_k + bn - 1) / bn)},
                 .block = {u32(spec_.threads())},
                 .dynamic_shared_bytes = spec_.shared_bytes()},
                a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo), t.lse, t.dk, t.dv,
@@ -69,6 +69,9 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
                     "; the sm90a backward takes 64 or 128 (dK and dV of 64 keys a warpgroup in registers)");
       return why;
     }
+    if ((p.seq_k + Sm90aBackwardSpec::block_n - 1) / Sm90aBackwardSpec::block_n > 65535)
+      why.push_back("seq_k " + std::to_string(p.seq_k) +
+                    "; the sm90a backward runs at most 65535 key blocks of 128 (the grid's y)");
     const Sm90aBackwardSpec spec = sm90a_backward_spec(p);
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
     if (limit && spec.shared_bytes() > limit)

@@ -7,6 +7,7 @@
 
 #include "sm80_mask.hpp"
 #include "sm80_tiles.hpp"
+#include "sm90a_design.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/layout/swizzle.hpp"
@@ -68,14 +69,14 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
 // head kv_head·group + t / blocks, block first_block + t % blocks.
 // Tile: m0 = the first key (within the sequence), n0 = the KV head,
 // batch = the sequence.
-class KeyBlockWork final : public tile::WorkSource {
+class KeyBlockWork final : public OneItemPerCta {
  public:
   enum Extra { len_q, len_k, q_first, k_first, diag, first_block, blocks };
 
   KeyBlockWork(Kernel& k, const Sm90aBackwardSpec& s, const Reg& cu_q, const Reg& cu_k, const Reg& seq_q,
                const Reg& seq_k, const Reg& heads_q, const Reg& group, const Reg& window_left,
                const Reg& window_right)
-      : k_(k) {
+      : OneItemPerCta(k, "attention backward's KeyBlockWork") {
     Reg block = k.sreg(SReg::ctaid_y), heads_kv = k.div(heads_q, group), kv_head = k.reg(u32);
     k.rem(kv_head, k.sreg(SReg::ctaid_x), heads_kv);
     Reg b = k.div(k.sreg(SReg::ctaid_x), heads_kv);
@@ -96,17 +97,6 @@ class KeyBlockWork final : public tile::WorkSource {
     item_.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d, seen.lo, count};
     valid_ = n0 < ks.length;
   }
-
-  void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg* offset,
-                int /*stride*/) const override {
-    if (offset) throw TileError("attention backward's KeyBlockWork: one item a CTA, shared by the consumers");
-    k_.if_then(valid_, [&] { body(item_); });
-  }
-
- private:
-  Kernel& k_;
-  tile::WorkItem item_;
-  Pred valid_;
 };
 
 class Backward final : public tile::WarpSpecializedDesign {
@@ -116,19 +106,9 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   Kernel& kernel() override { return k_; }
 
+  // Both warpgroups on each step, 64 keys each.
   tile::WarpSpecializedConfig config() const override {
-    tile::WarpSpecializedConfig c;
-    c.consumers = 2;
-    c.schedule = tile::ConsumerSchedule::cooperative;  // both warpgroups on each step, 64 keys each
-    c.stages = s_.stages;
-    c.full_barriers = m_.full;
-    c.empty_barriers = m_.empty;
-    c.stage_bytes = s_.stage_bytes();
-    // 128·24 + 256·240 registers fill the 65536 of an SM (PTX ISA 9.7.19.5 setmaxnreg).
-    c.producer_registers = 24;
-    c.consumer_registers = 240;
-    c.dependent_launch = false;
-    return c;
+    return sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes());
   }
 
   void params(tile::WarpSpecialized&) override {

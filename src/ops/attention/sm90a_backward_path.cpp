@@ -85,7 +85,9 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
     const Sm90aBackwardSpec s = sm90a_backward_spec(p);
     return "128-key blocks (a warpgroup's 64 each) against 64-query blocks, " + std::to_string(s.stages) +
            " TMA stages of Q and dO, " +
-           (s.deterministic ? "dQ in a pass of its own (deterministic)" : "dQ added with f32 atomics") + ", " +
+           (s.deterministic ? "dQ in a pass of its own (deterministic)"
+                           : "dQ added with f32 atomics by two writer warps") +
+           ", " +
            std::to_string(s.shared_bytes()) + " bytes of shared memory";
   }
 

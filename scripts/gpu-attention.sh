@@ -5,13 +5,13 @@
 # default 70 s from the start, the build included, caps each stage at what
 # is left). The decode run is scripts/gpu-attn-decode.sh.
 #
-#   1. bench_attention --prefill --backward --quick: the backward's TFLOP/s
-#      as the op chooses (auto: sm90a at head_dim 64 and 128);
-#   2. python -m warpforge.bench_attention --prefill --backward --quick:
-#      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
-#   3. the backward GPU tests (AttentionGpu.BackwardCases*: every case on
+#   1. the backward GPU tests (AttentionGpu.BackwardCases*: every case on
 #      every backward kernel the GPU runs, fast and deterministic, against
 #      the fp64 reference; tests/gpu/attention_gpu_test.cpp);
+#   2. bench_attention --prefill --backward --quick: the backward's TFLOP/s
+#      as the op chooses (auto: sm90a at head_dim 64 and 128);
+#   3. python -m warpforge.bench_attention --prefill --backward --quick:
+#      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
 #   4. compute-sanitizer racecheck of the small and ragged backward shapes
 #      (AttentionGpu.SanitizeBackward; memcheck with FULL=1);
 #   5. ncu of the backward's dK/dV kernel at d128, sequence 8k (one launch);
@@ -64,23 +64,23 @@ test_gpu="$build_dir/tests/test_gpu"
 bench="$build_dir/bench/bench_attention"
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 
-# 1. C++: the op's choice (a hang shows here first, cut at 12 s).
-stage "bench_attention --backward (auto)" 12 "$out/bench_backward.log" \
+# 1. The backward GPU tests (every case on both kernels, fast and deterministic).
+stage "GPU tests AttentionGpu.BackwardCases*" 12 "$out/tests.log" \
+  "$test_gpu" --gtest_filter='AttentionGpu.BackwardCases*'
+echo "== the backward GPU tests =="
+grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
+
+# 2. C++: the op's choice.
+stage "bench_attention --backward (auto)" 10 "$out/bench_backward.log" \
   "$bench" --prefill --backward $quick --reps 5
 echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), the op's choice =="
 grep -E "^\|" "$out/bench_backward.log"
 
-# 2. Python: ours beside SDPA's backends.
-stage "bench_attention.py --prefill --backward" 26 "$out/bench_backward_python.log" \
-  "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 5
+# 3. Python: ours beside SDPA's backends.
+stage "bench_attention.py --prefill --backward" 28 "$out/bench_backward_python.log" \
+  "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
 echo "== backward from Python beside SDPA (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_backward_python.log"
-
-# 3. The backward GPU tests (every case on both kernels, fast and deterministic).
-stage "GPU tests AttentionGpu.BackwardCases*" 14 "$out/tests.log" \
-  "$test_gpu" --gtest_filter='AttentionGpu.BackwardCases*'
-echo "== the backward GPU tests =="
-grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
 
 # 4. compute-sanitizer on the small and ragged backward shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
@@ -88,7 +88,7 @@ tools=racecheck
 [ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck"
 for tool in $tools; do
   [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
-  stage "sanitizer $tool (SanitizeBackward)" 14 "$out/sanitize-$tool.log" \
+  stage "sanitizer $tool (SanitizeBackward)" 12 "$out/sanitize-$tool.log" \
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter='AttentionGpu.SanitizeBackward*'
   echo "== compute-sanitizer $tool: $(grep -oE "ERROR SUMMARY: [0-9]+ error" "$out/sanitize-$tool.log" | tail -1) =="
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5

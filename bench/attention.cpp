@@ -15,15 +15,19 @@
 //
 //   build/bench/bench_attention [--kernel auto|sm90a|sm80] [--reps 10] [--prefill] [--decode]
 //                               [--backward] [--quick] [--decode-shape BATCH,KV_LEN]
-//                               [--decode-splits S,S,...]
+//                               [--decode-splits S,S,...] [--prefill-shape SEQ,HEAD_DIM,HEADS_KV]
+//                               [--deterministic]
 //
 // --quick: sequence 1k and 8k, decode at batch 1 and 8 only (what
 // scripts/gpu-attention.sh runs within its time). --backward times the
 // prefill's backward beside its forward (with --decode alone: the prefill too).
 // --decode-shape: that decode shape only (to profile one launch of it);
 // --decode-splits: a row for each split count (0: the op's own choice),
-// each against the same floor.
+// each against the same floor. --prefill-shape: that prefill shape only
+// (causal and not; to profile it). --kernel applies to the backward too;
+// --deterministic runs the backward's deterministic mode.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -50,7 +54,8 @@ namespace {
 struct Options {
   ops::AttentionKernel kernel = ops::AttentionKernel::automatic;
   int reps = 10;
-  bool prefill = true, decode = true, backward = false, quick = false;
+  bool prefill = true, decode = true, backward = false, quick = false, deterministic = false;
+  std::optional<std::array<std::int64_t, 3>> prefill_shape;  // seq, head_dim, heads_kv
   std::optional<std::pair<std::int64_t, std::int64_t>> decode_shape;  // batch, kv_len
   std::vector<int> decode_splits = {0};
 };
@@ -99,6 +104,15 @@ Options parse(int argc, char** argv) {
       if (v.size() != 2 || v[0] < 1 || v[1] < 256 || v[1] % 256)
         throw Error("--decode-shape: BATCH,KV_LEN with BATCH >= 1 and KV_LEN a multiple of 256 (the page)");
       o.decode_shape = std::pair{v[0], v[1]};
+    } else if (a == "--prefill-shape") {
+      const auto v = numbers(a, value());
+      if (v.size() != 3 || v[0] < 1 || 16384 % v[0] || (v[1] != 64 && v[1] != 128 && v[1] != 256) || v[2] < 1 ||
+          16 % v[2])
+        throw Error("--prefill-shape: SEQ,HEAD_DIM,HEADS_KV with SEQ dividing 16384, HEAD_DIM 64, 128 or 256 and "
+                    "HEADS_KV dividing 16");
+      o.prefill_shape = std::array{v[0], v[1], v[2]};
+    } else if (a == "--deterministic") {
+      o.deterministic = true;
     } else if (a == "--decode-splits") {
       o.decode_splits.clear();
       for (std::int64_t x : numbers(a, value())) {
@@ -147,11 +161,17 @@ double median_seconds(const runtime::Device& dev, int reps, const std::function<
   return s[s.size() / 2];
 }
 
+// The kernel an op's describe() names ("... kernel sm90a, ...").
+std::string kernel_of(const std::string& desc) {
+  const std::size_t at = desc.find("kernel ") + 7;
+  return desc.substr(at, desc.find(',', at) - at);
+}
+
 void prefill(const runtime::Device& dev, const Options& o) {
   std::printf("\nPrefill (bf16, 16 query heads, 16k tokens a batch): ours, kernel %s\n\n",
               std::string(ops::name(o.kernel)).c_str());
-  std::printf("| seq | batch | head_dim | heads_kv | causal | forward ms | forward TFLOP/s |%s kernel |\n",
-              o.backward ? " backward ms | backward TFLOP/s |" : "");
+  std::printf("| seq | batch | head_dim | heads_kv | causal | forward ms | forward TFLOP/s |%s kernel%s |\n",
+              o.backward ? " backward ms | backward TFLOP/s |" : "", o.backward ? " (forward / backward)" : "");
   std::printf("|---|---|---|---|---|---|---|%s---|\n", o.backward ? "---|---|" : "");
   std::vector<std::int64_t> seqs = {512, 1024, 2048, 4096, 8192, 16384};
   if (o.quick) seqs = {1024, 8192};
@@ -159,6 +179,7 @@ void prefill(const runtime::Device& dev, const Options& o) {
     std::int64_t head_dim, heads_kv;
   };
   std::vector<Grid> grids = {{64, 16}, {128, 16}, {256, 16}, {128, 2}};
+  if (o.prefill_shape) seqs = {(*o.prefill_shape)[0]}, grids = {{(*o.prefill_shape)[1], (*o.prefill_shape)[2]}};
   for (const Grid& g : grids)
     for (std::int64_t seq : seqs)
       for (bool causal : {false, true}) {
@@ -181,19 +202,18 @@ void prefill(const runtime::Device& dev, const Options& o) {
           ops::Attention op(t, options);
           op.compile();
           const double fs = median_seconds(dev, o.reps, [&] { op.execute(t); });
-          std::string back;
+          std::string back, kernel = kernel_of(op.describe());
           if (o.backward) {
             const ops::AttentionBackwardTensors bt{.q = vq, .k = vk, .v = vv, .o = vo, .lse = vlse, .d_o = vdo,
                                                    .dq = vdq, .dk = vdk, .dv = vdv};
-            ops::AttentionBackward bop(bt, {.causal = causal});
+            ops::AttentionBackward bop(bt, {.causal = causal, .deterministic = o.deterministic, .kernel = o.kernel});
             bop.compile();
             const double bs = median_seconds(dev, o.reps, [&] { bop.execute(bt); });
             char text[64];
             std::snprintf(text, sizeof text, " %.3f | %.1f |", bs * 1e3, 2.5 * flops / bs / 1e12);
             back = text;
+            kernel += " / " + kernel_of(bop.describe());
           }
-          const std::string desc = op.describe();
-          const std::string kernel = desc.substr(desc.find("kernel ") + 7, desc.find(',', desc.find("kernel ")) - desc.find("kernel ") - 7);
           std::printf("| %lld | %lld | %lld | %lld | %s | %.3f | %.1f |%s %s |\n", static_cast<long long>(seq),
                       static_cast<long long>(batch), static_cast<long long>(d), static_cast<long long>(g.heads_kv),
                       causal ? "yes" : "no", fs * 1e3, flops / fs / 1e12, back.c_str(), kernel.c_str());

@@ -1,7 +1,7 @@
 // Attention on a GPU: every correctness case the simulator runs
 // (tests/ops/attention_cases.hpp, attention_decode_cases.hpp), on the device
-// with fresh random inputs: the forward on both kernels (sm90a where the GPU
-// is one), the backward fast and deterministic, decode; then shapes of a
+// with fresh random inputs: the forward and the backward (fast and
+// deterministic) on both kernels (sm90a where the GPU is one), decode; then shapes of a
 // device's size (sequences of 1k to 2k, every head_dim, large logits, a
 // ragged varlen batch, decode at 8k keys a sequence), each against the fp64
 // reference within its bound. The Sanitize* tests are the small and ragged
@@ -21,6 +21,13 @@ class AttentionGpu : public runtime::gpu_testing::GpuTest {
     if (dev.target() == ptx::Target::sm_90a) return {AttentionKernel::sm90a, AttentionKernel::sm80};
     return {AttentionKernel::sm80};
   }
+  // The backward's kernels that take the case: sm90a on an sm_90a GPU at
+  // head_dim 64 and 128, sm80 always.
+  std::vector<AttentionKernel> backward_kernels(const runtime::Device& dev, const AttentionCase& c) const {
+    if (dev.target() == ptx::Target::sm_90a && (c.head_dim == 64 || c.head_dim == 128))
+      return {AttentionKernel::sm90a, AttentionKernel::sm80};
+    return {AttentionKernel::sm80};
+  }
   std::mt19937 rng{std::random_device{}()};
 };
 
@@ -36,10 +43,11 @@ TEST_F(AttentionGpu, ForwardCasesOnEveryKernel) {
 TEST_F(AttentionGpu, BackwardCasesFastAndDeterministic) {
   const runtime::Device dev = runtime::Device::cuda(0);
   for (const AttentionCase& c : backward_cases())
-    for (bool deterministic : {false, true}) {
-      SCOPED_TRACE(c.name + (deterministic ? " deterministic" : " atomics"));
-      check_attention_backward(dev, c, rng, deterministic);
-    }
+    for (bool deterministic : {false, true})
+      for (AttentionKernel kernel : backward_kernels(dev, c)) {
+        SCOPED_TRACE(c.name + (deterministic ? " deterministic" : " atomics") + " on " + std::string(name(kernel)));
+        check_attention_backward(dev, c, rng, deterministic, nullptr, kernel);
+      }
 }
 
 TEST_F(AttentionGpu, DeterministicBackwardGivesTheSameBits) {
@@ -76,10 +84,11 @@ TEST_F(AttentionGpu, DeviceSizedShapes) {
       SCOPED_TRACE(c.name + " on " + std::string(name(kernel)));
       check_attention_forward(dev, c, rng, kernel);
     }
-  for (const AttentionCase& c : {all[0], all[4]}) {
-    SCOPED_TRACE(c.name + " backward");
-    check_attention_backward(dev, c, rng);
-  }
+  for (const AttentionCase& c : {all[0], all[1], all[3], all[4]})
+    for (AttentionKernel kernel : backward_kernels(dev, c)) {
+      SCOPED_TRACE(c.name + " backward on " + std::string(name(kernel)));
+      check_attention_backward(dev, c, rng, false, nullptr, kernel);
+    }
   const DecodeCase long_decode{.name = "8k keys", .heads_q = 32, .heads_kv = 8, .q_tokens = 1, .head_dim = 128,
                                .page_size = 256, .kv_lens = {8192, 5000}};
   check_decode(dev, long_decode, rng);
@@ -96,6 +105,18 @@ TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
     for (bool deterministic : {false, true}) check_attention_backward(dev, bwd[i], rng, deterministic);
   const auto dec = decode_cases();
   for (std::size_t i : {std::size_t{1}, std::size_t{10}, std::size_t{11}}) check_decode(dev, dec[i], rng);
+}
+
+// The backward's first kernel alone (sm90a on an sm_90a GPU; the sm80
+// kernels are in SanitizeSmallAndRagged), for scripts/gpu-attention.sh's
+// sanitizer runs: a causal ragged case, a sliding window with GQA, varlen
+// with empty and one-row sequences; fast and deterministic.
+TEST_F(AttentionGpu, SanitizeBackwardSmallAndRagged) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  const auto bwd = backward_cases();
+  for (std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{10}})
+    for (bool deterministic : {false, true})
+      check_attention_backward(dev, bwd[i], rng, deterministic, nullptr, backward_kernels(dev, bwd[i]).front());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// ops::AttentionBackward on the simulator: dQ, dK, dV of the forward's own
+// ops::AttentionBackward on the simulator (its sm90a and sm80 kernels): dQ, dK, dV of the forward's own
 // O and lse against the fp64 reference's gradients within their bound, over
 // the forward's cases (head_dim 64/128/256, ragged lengths, causal and
 // sliding windows with rows that see no key, both alignments, GQA/MQA,
@@ -12,22 +12,29 @@
 namespace warpforge::ops::testing {
 namespace {
 
-class AttentionBackwardSim : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+class AttentionBackwardSim : public ::testing::TestWithParam<std::tuple<int, bool, AttentionKernel>> {};
 
+// The op's choice (sm90a on the simulator's sm_90a where it takes the head
+// dim, else sm80), and sm80 forced where the choice was sm90a.
 TEST_P(AttentionBackwardSim, MatchesTheFp64GradientsWithinTheirBound) {
   std::mt19937 rng(std::random_device{}());
-  const auto [index, deterministic] = GetParam();
-  check_attention_backward(runtime::Device::sim(), backward_cases()[static_cast<std::size_t>(index)], rng, deterministic);
+  const auto [index, deterministic, kernel] = GetParam();
+  const AttentionCase c = backward_cases()[static_cast<std::size_t>(index)];
+  if (kernel == AttentionKernel::sm80 && c.head_dim != 64 && c.head_dim != 128)
+    GTEST_SKIP() << "the op's choice is sm80 already at head_dim " << c.head_dim;
+  check_attention_backward(runtime::Device::sim(), c, rng, deterministic, nullptr, kernel);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionBackwardSim,
                          ::testing::Combine(::testing::Range(0, static_cast<int>(backward_cases().size())),
-                                            ::testing::Bool()),
-                         [](const ::testing::TestParamInfo<std::tuple<int, bool>>& info) {
+                                            ::testing::Bool(),
+                                            ::testing::Values(AttentionKernel::automatic, AttentionKernel::sm80)),
+                         [](const ::testing::TestParamInfo<std::tuple<int, bool, AttentionKernel>>& info) {
                            std::string n = backward_cases()[static_cast<std::size_t>(std::get<0>(info.param))].name;
                            for (char& ch : n)
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n + (std::get<1>(info.param) ? "_deterministic" : "_atomics");
+                           return n + (std::get<1>(info.param) ? "_deterministic_" : "_atomics_") +
+                                  std::string(name(std::get<2>(info.param)));
                          });
 
 TEST(AttentionBackwardSimDeterminism, TheDeterministicModeGivesTheSameBits) {
@@ -54,10 +61,16 @@ TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {
   EXPECT_NE(det.describe().find("deterministic"), std::string::npos) << det.describe();
   AttentionBackward caller(t, {.caller_workspace = true});
   EXPECT_THROW(caller.execute(t), OpsError);
-  // The backward has no sm90a kernel yet: naming it is refused, saying which kernels run it.
-  AttentionBackward forced(t, {.kernel = AttentionKernel::sm90a});
-  ASSERT_EQ(forced.check_support().size(), 1u);
-  EXPECT_EQ(forced.check_support()[0], "kernel sm90a does not run this pass; these do: sm80");
+  // The simulator is an sm_90a device: head_dim 64 takes the sm90a backward.
+  EXPECT_NE(fast.describe().find("kernel sm90a"), std::string::npos) << fast.describe();
+  // head_dim 256 goes to sm80; naming sm90a is refused with the rule.
+  runtime::TensorView x256(buffer, runtime::DType::bf16, {1, 2, 40, 256});
+  const AttentionBackwardTensors t256{.q = x256, .k = x256, .v = x256, .o = x256, .lse = lse, .d_o = x256,
+                                      .dq = x256, .dk = x256, .dv = x256};
+  EXPECT_NE(AttentionBackward(t256).describe().find("kernel sm80"), std::string::npos);
+  std::string refused;
+  for (const std::string& why : AttentionBackward(t256, {.kernel = AttentionKernel::sm90a}).check_support()) refused += why;
+  EXPECT_NE(refused.find("head_dim 256; the sm90a backward takes 64 or 128"), std::string::npos) << refused;
 }
 
 }  // namespace

@@ -206,7 +206,8 @@ namespace warpforge::ops::testing {
 // the determinism tests).
 inline std::vector<std::uint8_t> check_attention_backward(const runtime::Device& device, const AttentionCase& c,
                                                           std::mt19937& rng, bool deterministic = false,
-                                                          AttentionInputs* given = nullptr) {
+                                                          AttentionInputs* given = nullptr,
+                                                          AttentionKernel kernel = AttentionKernel::automatic) {
   std::optional<AttentionInputs> made;
   if (!given) made.emplace(make_attention_inputs(device, c, rng));
   AttentionInputs& in = given ? *given : *made;
@@ -226,6 +227,7 @@ inline std::vector<std::uint8_t> check_attention_backward(const runtime::Device&
   const AttentionBackwardTensors t{.q = in.q.view, .k = in.k.view, .v = in.v.view, .o = o.view, .lse = lse.view,
                                    .d_o = in.d_o.view, .dq = dq.view, .dk = dk.view, .dv = dv.view,
                                    .cu_seqlens_q = cu_q, .cu_seqlens_k = cu_k};
+  options.kernel = kernel;
   AttentionBackward op(t, options);
   EXPECT_TRUE(op.check_support().empty()) << op.describe();
   if (!op.check_support().empty()) return {};

@@ -1,6 +1,7 @@
 // Every attention kernel assembles with ptxas the way the CUDA driver
 // compiles it (tests/ops/driver_ptxas.hpp): the sm90a forward for each
-// head_dim and mask without spills or serialized wgmma; the sm80 kernels
+// head_dim and mask, and the sm90a backward's dK/dV kernel for head_dim 64
+// and 128 in both modes, without spills or serialized wgmma; the sm80 kernels
 // (forward, decode, backward) for each head_dim, with what they spill
 // reported (the sm_80 backward trades registers for simplicity at head_dim
 // 128 and up).
@@ -11,6 +12,7 @@
 #include "../../src/ops/attention/decode_kernel.hpp"
 #include "../../src/ops/attention/sm80_backward_kernels.hpp"
 #include "../../src/ops/attention/sm80_forward_kernel.hpp"
+#include "../../src/ops/attention/sm90a_backward_kernel.hpp"
 #include "../../src/ops/attention/sm90a_forward_kernel.hpp"
 
 namespace warpforge::ops::testing {
@@ -30,6 +32,20 @@ TEST(AttentionPtxas, Sm90aForwardAssemblesWithoutSpillsOrSerializedWgmma) {
       const Sm90aAttentionSpec spec = sm90a_attention_spec(p);
       expect_fast_assembly(build_sm90a_attention_forward(spec).to_ptx(), spec.kernel_name());
     }
+}
+
+TEST(AttentionPtxas, Sm90aBackwardAssemblesWithoutSpillsOrSerializedWgmma) {
+  if (!have_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  for (int d : {64, 128})
+    for (bool deterministic : {false, true})
+      for (bool causal : {false, true}) {
+        AttentionProblem p;
+        p.head_dim = d;
+        p.deterministic = deterministic;
+        p.window_right = causal ? 0 : -1;
+        const Sm90aBackwardSpec spec = sm90a_backward_spec(p);
+        expect_fast_assembly(build_sm90a_backward_kv(spec).to_ptx(), spec.kernel_name());
+      }
 }
 
 TEST(AttentionPtxas, Sm80KernelsAssemble) {

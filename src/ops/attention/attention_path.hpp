@@ -47,6 +47,7 @@ using AttentionBackwardPath = AttentionPathOf<AttentionBackwardLaunch>;
 // The families, defined beside their kernels.
 const AttentionPath& sm90a_attention_path();
 const AttentionPath& sm80_attention_path();
+const AttentionBackwardPath& sm90a_attention_backward_path();
 const AttentionBackwardPath& sm80_attention_backward_path();
 
 // The families, most preferred first (attention_paths.cpp): automatic takes

@@ -9,7 +9,10 @@ const std::vector<const AttentionPath*>& attention_paths() {
 }
 
 const std::vector<const AttentionBackwardPath*>& attention_backward_paths() {
-  static const std::vector<const AttentionBackwardPath*> paths = {&sm80_attention_backward_path()};
+  // sm90a first: it refuses devices without wgmma and head dims other than
+  // 64 and 128, which the sm80 kernels run.
+  static const std::vector<const AttentionBackwardPath*> paths = {&sm90a_attention_backward_path(),
+                                                                  &sm80_attention_backward_path()};
   return paths;
 }
 

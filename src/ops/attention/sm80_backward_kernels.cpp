@@ -265,13 +265,13 @@ ptx::Module build_sm80_backward_kv(const Sm80BackwardSpec& s) {
   Reg n0 = (n_block * BN).as(s32);
   k.if_then(n0 >= ks.length, [&] { k.exit(); });
   Reg diag = mask_diagonal(k, s.top_left, qs.length, ks.length);
-  // The query blocks that see a key of this block: queries i with
-  // i + diag - window_left <= key <= i + diag + window_right for some key.
-  Reg lo = k.mov(s32, 0), hi = k.mov(s32, qs.length);
-  if (s.window_right) k.max(lo, n0 - diag - c.window_right, 0);
-  if (s.window_left) k.min(hi, hi, n0 + BN + c.window_left - diag);
-  Reg block_lo = k.div(lo, BM), block_hi = k.div(k.max(hi, 0) + (BM - 1), BM);
-  Reg blocks = block_hi - block_lo;
+  // The query blocks that see a key of this block.
+  const QueryBlockRange seen = query_blocks(k,
+                                        {.diag = diag, .left = s.window_left, .right = s.window_right,
+                                         .window_left = c.window_left, .window_right = c.window_right},
+                                        qs.length, n0, BN, BM);
+  const Reg& block_lo = seen.lo;
+  Reg blocks = seen.hi - seen.lo;
 
   Reg smem_base = k.address_of(smem);
   const PanelTile sK{smem_base, BN, D}, sV{smem_base + BN * D * 2, BN, D}, sdS{smem_base + 2 * BN * D * 2, BN, BM};

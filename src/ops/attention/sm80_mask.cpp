@@ -41,6 +41,15 @@ KeyBlocks key_blocks(Kernel& k, const MaskGeometry& g, const Reg& m0, const Reg&
   return {first, k.max(k.div(hi + (block_n - 1), block_n), first)};
 }
 
+QueryBlockRange query_blocks(Kernel& k, const MaskGeometry& g, const Reg& len_q, const Reg& n0, int keys, int block_m) {
+  // Query i sees key j when j - i - diag <= window_right and >= -window_left.
+  Reg lo = k.mov(s32, 0), hi = k.mov(s32, len_q);
+  if (g.right) k.max(lo, n0 - g.diag - g.window_right, 0);
+  if (g.left) k.min(hi, hi, n0 + keys + g.window_left - g.diag);
+  Reg first = k.div(lo, block_m);
+  return {first, k.max(k.div(k.max(hi, 0) + (block_m - 1), block_m), first)};
+}
+
 Pred mask_cuts(const MaskGeometry& g, const Reg& q0, int queries, const Reg& k0, int keys) {
   Pred cut = k0 + keys > g.len_k;
   // The first query sees the fewest keys on the right, the last on the left.

@@ -30,6 +30,16 @@ struct KeyBlocks {
 };
 KeyBlocks key_blocks(dsl::Kernel& k, const MaskGeometry& g, const dsl::Reg& m0, const dsl::Reg& rows, int block_n);
 
+// The blocks of `block_m` queries, [lo, hi) (s32, hi >= lo), of a sequence
+// of len_q queries any of which sees one of the keys [n0, n0 + keys) (n0
+// s32): from the first key's right edge to the last key's left edge (the
+// backward's walk over the queries of a key block).
+struct QueryBlockRange {
+  dsl::Reg lo, hi;
+};
+QueryBlockRange query_blocks(dsl::Kernel& k, const MaskGeometry& g, const dsl::Reg& len_q, const dsl::Reg& n0, int keys,
+                             int block_m);
+
 // Sets the scores of `s` that the mask hides to -inf.
 void apply_mask(dsl::Kernel& k, const tile::RegisterTile& s, const MaskGeometry& g);
 

@@ -7,6 +7,7 @@
 #include "sm80_mask.hpp"
 #include "sm80_softmax.hpp"
 #include "sm80_tiles.hpp"
+#include "sm90a_design.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/tile/mbarrier_array.hpp"
@@ -47,13 +48,13 @@ Smem smem_of(const Sm90aAttentionSpec& s) {
 // Tile: m0 = the first query row (within the sequence), n0 = the head,
 // batch = the sequence. extra: len_q, len_k (s32), q_first, k_first (the
 // sequence's first rows in the tensors, u32), diag (s32).
-class QueryBlocks final : public tile::WorkSource {
+class QueryBlocks final : public OneItemPerCta {
  public:
   enum Extra { len_q, len_k, q_first, k_first, diag };
 
   QueryBlocks(Kernel& k, const Sm90aAttentionSpec& s, const Reg& cu_q, const Reg& cu_k, const Reg& seq_q,
               const Reg& seq_k, const Reg& window_left, const Reg& window_right)
-      : k_(k) {
+      : OneItemPerCta(k, "attention's QueryBlocks") {
     Reg block = k.sreg(SReg::ctaid_x), head = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
     const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
     Reg m0 = (block * kBM).as(s32);
@@ -71,17 +72,6 @@ class QueryBlocks final : public tile::WorkSource {
     item_.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d};
     valid_ = m0 < qs.length;
   }
-
-  void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg* offset,
-                int /*stride*/) const override {
-    if (offset) throw TileError("attention's QueryBlocks: one item a CTA, shared by the consumers (cooperative)");
-    k_.if_then(valid_, [&] { body(item_); });
-  }
-
- private:
-  Kernel& k_;
-  tile::WorkItem item_;
-  Pred valid_;
 };
 
 class Forward final : public tile::WarpSpecializedDesign {
@@ -90,19 +80,9 @@ class Forward final : public tile::WarpSpecializedDesign {
 
   Kernel& kernel() override { return k_; }
 
+  // Both warpgroups on each item, 64 rows each.
   tile::WarpSpecializedConfig config() const override {
-    tile::WarpSpecializedConfig c;
-    c.consumers = 2;
-    c.schedule = tile::ConsumerSchedule::cooperative;  // both warpgroups on each item, 64 rows each
-    c.stages = s_.stages;
-    c.full_barriers = m_.full;
-    c.empty_barriers = m_.empty;
-    c.stage_bytes = s_.stage_bytes();
-    // 128·24 + 256·240 registers fill the 65536 of an SM (PTX ISA 9.7.19.5 setmaxnreg).
-    c.producer_registers = 24;
-    c.consumer_registers = 240;
-    c.dependent_launch = false;
-    return c;
+    return sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes());
   }
 
   void params(tile::WarpSpecialized&) override {

@@ -1,38 +1,17 @@
 // The sm90a forward design (sm90a_forward_kernel.cpp) behind AttentionPath:
-// its TMA maps, made for each run from the views' addresses (host work
-// only: execute() stays free of allocation and synchronisation), and its launch.
+// its TMA maps (sm90a_tensor_map.hpp) and its launch.
 #include "attention_path.hpp"
 #include "sm90a_forward_kernel.hpp"
+#include "sm90a_tensor_map.hpp"
 #include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/module.hpp"
-#include "warpforge/runtime/tensor_map.hpp"
 
 namespace warpforge::ops {
 namespace {
 
 using runtime::Device;
-using runtime::TensorView;
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
-// A (batch, heads, rows, head_dim) view (varlen: one batch of every row) as
-// a TMA map of boxes of 64 elements of head_dim by `box_rows` rows, in the
-// 128-byte swizzle the wgmma descriptors read.
-runtime::TensorMap map_of(const Device& device, const TensorView& v, const AttentionStrides& st,
-                          std::int64_t rows, std::int64_t heads, std::int64_t batch, std::int64_t head_dim,
-                          std::uint32_t box_rows) {
-  const auto bytes = [](std::int64_t elements) { return static_cast<std::uint64_t>(elements * 2); };
-  // A stride of a dimension of extent 1 is never stepped: any multiple of 16 will do.
-  const std::uint64_t batch_bytes = batch > 1 ? bytes(st.batch) : (bytes(st.head) * heads + 15) / 16 * 16 + 16;
-  const std::uint64_t head_bytes = heads > 1 ? bytes(st.head) : (bytes(st.row) * rows + 15) / 16 * 16 + 16;
-  return runtime::make_tensor_map(device, {.dtype = v.dtype(),
-                                           .address = v.address(),
-                                           .dims = {static_cast<std::uint64_t>(head_dim), static_cast<std::uint64_t>(rows),
-                                                    static_cast<std::uint64_t>(heads), static_cast<std::uint64_t>(batch)},
-                                           .strides_bytes = {bytes(st.row), head_bytes, batch_bytes},
-                                           .box = {64, box_rows, 1, 1},
-                                           .swizzle = runtime::TensorMapSwizzle::b128});
-}
 
 class Sm90aForwardLaunch final : public AttentionLaunch {
  public:
@@ -42,9 +21,9 @@ class Sm90aForwardLaunch final : public AttentionLaunch {
   void run(const AttentionTensors& t, runtime::Stream* stream) override {
     const std::int64_t rows_q = p_.varlen ? p_.total_q : p_.seq_q, rows_k = p_.varlen ? p_.total_k : p_.seq_k;
     const std::int64_t batch = p_.varlen ? 1 : p_.batch;
-    const auto mq = map_of(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, Sm90aAttentionSpec::block_m);
-    const auto mk = map_of(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
-    const auto mv = map_of(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
+    const auto mq = attention_tensor_map(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, Sm90aAttentionSpec::block_m);
+    const auto mk = attention_tensor_map(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
+    const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
     std::vector<runtime::Arg> args = {runtime::Arg::bytes_of(mq), runtime::Arg::bytes_of(mk), runtime::Arg::bytes_of(mv),
                                       t.o, t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
                                       t.cu_seqlens_q ? runtime::Arg(*t.cu_seqlens_q) : runtime::Arg(t.o),

@@ -1,0 +1,552 @@
+#include "sm90a_backward_kernel.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <memory>
+
+#include "sm80_mask.hpp"
+#include "sm80_tiles.hpp"
+#include "sm90a_design.hpp"
+#include "warpforge/dsl.hpp"
+#include "warpforge/error.hpp"
+#include "warpforge/layout/swizzle.hpp"
+#include "warpforge/tile/mbarrier_array.hpp"
+#include "warpforge/tile/named_barrier.hpp"
+#include "warpforge/tile/warp_specialized.hpp"
+#include "warpforge/tile/warpgroup_mma.hpp"
+
+namespace warpforge::ops {
+
+using namespace dsl;
+using namespace attention_sm80;  // fragments and mask: a warp's 16 rows of a wgmma accumulator are laid out alike
+using runtime::DType;
+
+namespace {
+
+constexpr int kBM = Sm90aBackwardSpec::block_m, kBN = Sm90aBackwardSpec::block_n;
+constexpr std::uint32_t kRow = 128;        // bytes of a panel row: 64 elements, the 128-byte swizzle's span
+constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
+constexpr float kLog2e = 1.4426950408889634f;
+// lse and D of one query block, staged by a warpgroup: two buffers (one
+// step's while the last one's may still be read) of kBM floats each.
+constexpr std::uint32_t kRowValuesBytes = 2 * 2 * kBM * 4;
+// dSᵀ of the CTA's keys against one query block: kBN rows of kBM elements
+// (one 128-byte row), two buffers (fast mode).
+constexpr std::uint32_t kDsBytes = kBN * kRow;
+// dQ of one query block, a consumer warpgroup's 64 columns (f32), handed to
+// its dQ writer warp: rows of 64 values padded by 4 (the row halves of a
+// warp's store fall in different banks).
+constexpr std::uint32_t kDqRowBytes = (64 + 4) * 4;
+constexpr std::uint32_t kDqTileBytes = kBM * kDqRowBytes;
+
+struct Smem {
+  std::uint32_t k, v, ds, dq, row_values, ring, full, empty, kv_full, launch;
+};
+Smem smem_of(const Sm90aBackwardSpec& s) {
+  tile::SharedLayout layout;
+  Smem m{};
+  m.k = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
+  m.v = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
+  if (!s.deterministic) {
+    m.ds = layout.buffer(2 * kDsBytes, tile::SharedLayout::kBaseAlignment);
+    m.dq = layout.buffer(2 * kDqTileBytes);
+  }
+  m.row_values = layout.buffer(2 * kRowValuesBytes);  // one set a consumer warpgroup
+  m.ring = layout.ring(s.stage_bytes(), s.stages);
+  m.full = layout.mbarriers(s.stages);
+  m.empty = layout.mbarriers(s.stages);
+  m.kv_full = layout.mbarriers(1);
+  m.launch = layout.launch_bytes();
+  return m;
+}
+
+// The work: one item a CTA, block ctaid.y of 128 keys of KV head ctaid.x
+// mod heads_kv of sequence ctaid.x / heads_kv (every head and sequence of
+// a key block launched together: with a causal mask the first key blocks
+// see the most queries, so the longest CTAs start first); its steps [0, group · blocks) walk the query blocks
+// that see the keys, for each query head of the group: step t is query
+// head kv_head·group + t / blocks, block first_block + t % blocks.
+// Tile: m0 = the first key (within the sequence), n0 = the KV head,
+// batch = the sequence.
+class KeyBlockWork final : public OneItemPerCta {
+ public:
+  enum Extra { len_q, len_k, q_first, k_first, diag, first_block, blocks };
+
+  KeyBlockWork(Kernel& k, const Sm90aBackwardSpec& s, const Reg& cu_q, const Reg& cu_k, const Reg& seq_q,
+               const Reg& seq_k, const Reg& heads_q, const Reg& group, const Reg& window_left,
+               const Reg& window_right)
+      : OneItemPerCta(k, "attention backward's KeyBlockWork") {
+    Reg block = k.sreg(SReg::ctaid_y), heads_kv = k.div(heads_q, group), kv_head = k.reg(u32);
+    k.rem(kv_head, k.sreg(SReg::ctaid_x), heads_kv);
+    Reg b = k.div(k.sreg(SReg::ctaid_x), heads_kv);
+    const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
+    Reg n0 = (block * kBN).as(s32);
+    Reg d = mask_diagonal(k, s.top_left, qs.length, ks.length);
+    const QueryBlockRange seen = query_blocks(k,
+                                              {.diag = d,
+                                               .left = s.window_left,
+                                               .right = s.window_right,
+                                               .window_left = window_left,
+                                               .window_right = window_right},
+                                              qs.length, n0, kBN, kBM);
+    Reg count = seen.hi - seen.lo;
+    item_.tile = {n0.as(u32), kv_head, b, block};
+    item_.kb0 = k.mov(s32, 0);
+    item_.kb1 = count * group.as(s32);
+    item_.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d, seen.lo, count};
+    valid_ = n0 < ks.length;
+  }
+};
+
+class Backward final : public tile::WarpSpecializedDesign {
+ public:
+  explicit Backward(const Sm90aBackwardSpec& s)
+      : s_(s), m_(smem_of(s)), k_(s.kernel_name(), Target::sm_90a), in_(s.dtype == DType::f16 ? f16 : bf16) {}
+
+  Kernel& kernel() override { return k_; }
+
+  // Both warpgroups on each step, 64 keys each.
+  tile::WarpSpecializedConfig config() const override {
+    return sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes());
+  }
+
+  void params(tile::WarpSpecialized&) override {
+    map_q_p_ = k_.param_bytes("map_q", 128, 64);
+    map_k_p_ = k_.param_bytes("map_k", 128, 64);
+    map_v_p_ = k_.param_bytes("map_v", 128, 64);
+    map_do_p_ = k_.param_bytes("map_do", 128, 64);
+    lse_ = k_.param_ptr("lse");
+    dk_ = k_.param_ptr("dK");
+    dv_ = k_.param_ptr("dV");
+    cu_q_ = k_.param_ptr("cu_seqlens_q");
+    cu_k_ = k_.param_ptr("cu_seqlens_k");
+    delta_ = k_.param_ptr("delta");
+    dq_accum_ = k_.param_ptr("dq_accum");
+    seq_q_ = k_.param(u32, "seq_q");
+    seq_k_ = k_.param(u32, "seq_k");
+    group_ = k_.param(u32, "group");
+    rows_q_ = k_.param(u32, "rows_q");
+    heads_q_ = k_.param(u32, "heads_q");
+    for (const char* t : {"lse", "dk", "dv"})
+      for (const char* n : {"_batch", "_head", "_row"}) strides_.push_back(k_.param(u64, std::string(t) + n));
+    scale_ = k_.param(f32, "scale");
+    scale_log2_ = k_.param(f32, "scale_log2");
+    window_left_ = k_.param(s32, "window_left");
+    window_right_ = k_.param(s32, "window_right");
+  }
+
+  void prologue(tile::WarpSpecialized& ws) override {
+    base_ = ws.smem_base();
+    map_q_ = k_.param_generic_address(map_q_p_);
+    map_k_ = k_.param_generic_address(map_k_p_);
+    map_v_ = k_.param_generic_address(map_v_p_);
+    map_do_ = k_.param_generic_address(map_do_p_);
+    kv_full_.emplace(k_, base_, m_.kv_full, 1);
+    row_values_ready_.emplace(ws.warpgroup_barriers(128));
+    ds_ready_.emplace(ws.named_barrier(256));
+    // A consumer warpgroup and its dQ writer warp: 160 threads.
+    dq_full_.emplace(ws.warpgroup_barriers(160));
+    dq_empty_.emplace(ws.warpgroup_barriers(160));
+  }
+
+  void initialize(tile::WarpSpecialized&) override {
+    for (const Reg& map : {map_q_, map_k_, map_v_, map_do_}) k_.prefetch_tensormap(map);
+    kv_full_->init(0, 1);
+  }
+
+  std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
+    return std::make_unique<KeyBlockWork>(k_, s_, cu_q_, cu_k_, seq_q_, seq_k_, heads_q_, group_, window_left_,
+                                          window_right_);
+  }
+
+  // The producer warpgroup: warp 0 loads (the template's loads); in fast
+  // mode warps 1 and 2 write dQ, one a consumer warpgroup.
+  void producer(tile::WarpSpecialized& ws) override {
+    ws.load_stages();
+    if (s_.deterministic) return;
+    Reg writer = (ws.tid() >> 5) - (4 * 2 + 1);  // warps 9, 10 (u32: warp 8 wraps past them)
+    k_.if_then(writer < 2, [&] { write_dq(ws, writer); });
+  }
+
+  // Producer: K and V once per item (only when it has steps: nothing else
+  // waits for them), then Q and dO of each step, head_dim/64 panels each.
+  void load_item(const tile::WorkItem& w) override {
+    k_.if_then(w.kb1 > w.kb0, [&] {
+      k_.mbarrier_arrive_expect_tx(kv_full_->at(0), 2 * s_.kv_bytes());
+      Reg row = w.extra[KeyBlockWork::k_first] + w.tile.m0;
+      for (int p = 0; p < panels(); ++p) {
+        const std::uint32_t panel = static_cast<std::uint32_t>(p) * kBN * kRow;
+        k_.tma_load(at(base_ + (m_.k + panel)), map_k_, {p * 64, row, w.tile.n0, batch_coordinate(w)}, kv_full_->at(0));
+        k_.tma_load(at(base_ + (m_.v + panel)), map_v_, {p * 64, row, w.tile.n0, batch_coordinate(w)}, kv_full_->at(0));
+      }
+    });
+  }
+
+  void load(const tile::LoadStep& s) override {
+    const Step st = step_of(s.item, s.kb);
+    Reg slot = base_ + m_.ring + s.state.stage() * s_.stage_bytes();
+    Reg row = s.item.extra[KeyBlockWork::q_first] + st.m0.as(u32);
+    for (int p = 0; p < panels(); ++p) {
+      const std::uint32_t panel = static_cast<std::uint32_t>(p) * kBM * kRow;
+      k_.tma_load(at(slot + panel), map_q_, {p * 64, row, st.head, batch_coordinate(s.item)}, at(s.full));
+      k_.tma_load(at(slot + (s_.q_bytes() + panel)), map_do_, {p * 64, row, st.head, batch_coordinate(s.item)},
+                  at(s.full));
+    }
+  }
+
+  void consumer_setup(tile::WarpSpecialized& ws) override {
+    wg_ = ws.warpgroup();
+    lane_ = k_.sreg(SReg::laneid);
+    wg_tid_ = ws.tid() & 127;
+    warp_keys_ = wg_ * 64 + (wg_tid_ >> 5) * 16;  // the warp's first key of the CTA's 128
+    st_.emplace(c_tile(k_, 16, kBM, "st"));
+    dpt_.emplace(c_tile(k_, 16, kBM, "dpt"));
+    dk_acc_.emplace(c_tile(k_, 16, s_.head_dim, "dk"));
+    dv_acc_.emplace(c_tile(k_, 16, s_.head_dim, "dv"));
+    for (const Reg& r : dk_acc_->regs()) k_.mov(r, imm_f32(0.0f));
+    for (const Reg& r : dv_acc_->regs()) k_.mov(r, imm_f32(0.0f));
+    if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, 64, "dq"));
+    for (int i = 0; i < kBM / 16; ++i) {
+      pt_.push_back(a_tile(k_, 16, 16, in_, "pt" + std::to_string(i) + "_"));
+      dst_.push_back(a_tile(k_, 16, 16, in_, "dst" + std::to_string(i) + "_"));
+    }
+    lc_ = tile::emit_lane_coords(k_, st_->steps(), lane_);
+    // K and V (this warpgroup's 64 rows) and Q, dO are K-major panels of
+    // 128-byte rows for Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (8-row atoms: SBO one
+    // atom, LBO unused). dO and Q are read N-major as B of Pᵀ·dO and dSᵀ·Q
+    // (their rows are queries: wgmma's K), K as B of dS·K (its rows are
+    // keys), dSᵀ as the MN-major A of dS·K (its rows are keys, wgmma's K;
+    // its 64 queries one 128-byte row): LBO the next 64-column panel.
+    k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * (64 * kRow), 16, kAtom);
+    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v + wg_ * (64 * kRow), 16, kAtom);
+    q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
+    do_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), 16, kAtom);
+    q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, kBM * kRow, kAtom);
+    do_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), kBM * kRow, kAtom);
+    if (!s_.deterministic) {
+      // dQ's operands: at head_dim 128 every key of dSᵀ and K's panel w; at
+      // 64 the warpgroup's own 64 keys of each.
+      Reg keys0 = panels() == 2 ? k_.mov(u32, 0) : wg_ * (64 * kRow);
+      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + keys0, kBN * kRow, kAtom);
+      k_mn_desc_ = tile::warpgroup::smem_descriptor(
+          k_, base_ + m_.k + (panels() == 2 ? wg_ * (kBN * kRow) : keys0), kBN * kRow, kAtom);
+    }
+    row_values_ = base_ + m_.row_values + wg_ * kRowValuesBytes;
+  }
+
+  // Each step, one query block against the warpgroup's 64 keys: Sᵀ and dPᵀ
+  // issued together; lse and D staged meanwhile; Pᵀ from Sᵀ, then dSᵀ
+  // from dPᵀ; dV += Pᵀ·dO, then (fast mode) dSᵀ through shared memory to
+  // this warpgroup's dQ product, then dK += dSᵀ·Q; dQ handed to the writer
+  // warp while dK runs. The slot is freed once its products have completed.
+  void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
+    const tile::MbarrierPipeline& pipe = ws.pipeline();
+    const Pred& lead = ws.leader();
+    Reg count = w.kb1 - w.kb0;
+    k_.if_then(count > 0, [&] {
+      // lse and D of step t are loaded during step t - 1 (their latency hidden).
+      const RowValues next{k_.reg(f32), k_.reg(f32)};
+      load_row_values(w, step_of(w, k_.mov(s32, 0)), next);
+      k_.mbarrier_wait_parity(kv_full_->at(0), 0);
+      k_.for_range(0, count, 1, [&](Reg t) {
+        const Step st = step_of(w, t);
+        Reg buffer = (t & 1).as(u32);
+        pipe.wait(state);
+        Reg stage_offset = k_.reg(u64);
+        k_.cvt(stage_offset, state.stage() * (s_.stage_bytes() >> 4));
+        k_.wgmma_fence();
+        issue_transposed_scores(st_->regs(), k_desc_, q_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        issue_transposed_scores(dpt_->regs(), v_desc_, do_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        Reg values = row_values_ + buffer * (kRowValuesBytes / 2);
+        k_.if_then(wg_tid_ < kBM, [&] {
+          Reg slot = wg_tid_ << 2;
+          k_.st(Space::shared, f32, at(values + slot), next.lse_log2);
+          k_.st(Space::shared, f32, at(values + slot, kBM * 4), next.delta);
+        });
+        k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
+        row_values_ready_->of(wg_).sync();
+        k_.wgmma_wait_group(1);  // Sᵀ
+        scores_to_p(w, st, values);
+        pack_accumulator_as_a(k_, *st_, pt_);
+        k_.wgmma_wait_group(0);  // dPᵀ
+        dp_to_ds(values);
+        pack_accumulator_as_a(k_, *dpt_, dst_);
+        // dSᵀ is stored before the wgmma that read it from registers are
+        // issued: until they retire no other instruction may touch it.
+        if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * kDsBytes);
+        k_.wgmma_fence();
+        issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        if (!s_.deterministic) issue_dq(buffer);  // dV, dQ, dK in flight in that order
+        issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        if (!s_.deterministic) {
+          k_.wgmma_wait_group(1);  // dV and dQ: dQ goes to its writer while dK runs
+          hand_dq_over();
+        }
+        k_.wgmma_wait_group(0);
+        k_.if_then(lead, [&] { pipe.release(state.stage()); });
+        ++state;
+      });
+    });
+  }
+
+  // dK·scale and dV of the warp's keys that exist (zero where no query sees them).
+  void finish(const tile::WorkItem& w) override {
+    Reg warp_key = w.extra[KeyBlockWork::k_first] + w.tile.m0 + warp_keys_;
+    Reg keys_left = w.extra[KeyBlockWork::len_k] - (w.tile.m0 + warp_keys_).as(s32);
+    const auto address = [&](const Reg& base, int view) {
+      return element_address(k_, base,
+                             element_offset(k_, w.tile.batch, strides_[3 * view], w.tile.n0, strides_[3 * view + 1],
+                                            warp_key, strides_[3 * view + 2]),
+                             2);
+    };
+    Reg dk_row_bytes = k_.reg(u64), dv_row_bytes = k_.reg(u64);
+    k_.shl(dk_row_bytes, strides_[3 * kDk + 2], 1);
+    k_.shl(dv_row_bytes, strides_[3 * kDv + 2], 1);
+    store_rows(k_, {*dk_acc_}, address(dk_, kDk), dk_row_bytes, keys_left, in_, scale_, lane_);
+    store_rows(k_, {*dv_acc_}, address(dv_, kDv), dv_row_bytes, keys_left, in_, std::nullopt, lane_);
+  }
+
+ private:
+  enum View { kLse, kDk, kDv };  // strides_ triples
+  struct Step {
+    Reg head, m0, rows_valid;  // u32, s32, s32: the query head, its block's first row and rows left
+  };
+  struct RowValues {
+    Reg lse_log2, delta;
+  };
+
+  int panels() const { return s_.head_dim / 64; }
+  // Varlen maps have one batch (the rows run on across sequences).
+  Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
+
+  Step step_of(const tile::WorkItem& w, const Reg& t) {
+    const Reg& blocks = w.extra[KeyBlockWork::blocks];
+    Reg head_in_group = k_.div(t, blocks), block = k_.reg(s32);
+    k_.rem(block, t, blocks);
+    Reg m0 = (w.extra[KeyBlockWork::first_block] + block) * kBM;
+    return {w.tile.n0 * group_ + head_in_group.as(u32), m0, w.extra[KeyBlockWork::len_q] - m0};
+  }
+
+  // Into r, query row m0 + tid of the step (threads tid < kBM of the
+  // warpgroup): its lse in log2 units, +inf where the row is padding or sees no key
+  // (the forward's -inf), so that P = exp2(s - lse) is 0; and D (0 there).
+  void load_row_values(const tile::WorkItem& w, const Step& st, const RowValues& r) {
+    const Src plus_infinity = imm_f32(std::numeric_limits<float>::infinity());
+    k_.mov(r.lse_log2, plus_infinity);
+    k_.mov(r.delta, imm_f32(0.0f));
+    k_.if_then(wg_tid_ < kBM && wg_tid_.as(s32) < st.rows_valid, [&] {
+      Reg row = w.extra[KeyBlockWork::q_first] + st.m0.as(u32) + wg_tid_;
+      Reg at_lse = element_address(
+          k_, lse_, element_offset(k_, w.tile.batch, strides_[0], st.head, strides_[1], row, strides_[2]), 4);
+      k_.ld(Space::global, f32, r.lse_log2, at(at_lse));
+      k_.mul(r.lse_log2, r.lse_log2, imm_f32(kLog2e));
+      k_.selp(r.lse_log2, plus_infinity, r.lse_log2,
+              k_.setp(Cmp::eq, r.lse_log2, imm_f32(-std::numeric_limits<float>::infinity())));
+      // delta is (head, workspace row); the sequence's workspace rows start at b·seq_q (dense) or cu[b].
+      Reg ws_row = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + st.m0.as(u32) + wg_tid_;
+      Reg at_delta = k_.reg(u64);
+      k_.mul_wide(at_delta, st.head * rows_q_ + ws_row, 4);
+      k_.ld(Space::global, f32, r.delta, at(delta_ + at_delta));
+    });
+  }
+
+  // acc = rows·colsᵀ over head_dim: A the warpgroup's 64 rows of K or V
+  // (K-major), B the slot's Q or dO (K-major): Sᵀ or dPᵀ (uncommitted).
+  void issue_transposed_scores(const Regs& acc, const Reg& a_desc, const Reg& b_desc) {
+    for (int j = 0; j < s_.head_dim / 16; ++j) {
+      const std::uint32_t a_off = (j / 4) * kBN * kRow + (j % 4) * 32, b_off = (j / 4) * kBM * kRow + (j % 4) * 32;
+      k_.wgmma_mma_async(in_, acc, a_desc + (a_off >> 4), b_desc + (b_off >> 4), j > 0, WgmmaMajor::k, WgmmaMajor::k);
+    }
+  }
+
+  // acc += a·B over the block's 64 queries (k-steps of 16): a the packed Pᵀ
+  // or dSᵀ, B the slot's dO or Q read N-major (uncommitted).
+  void issue_with_a_from_registers(const Regs& acc, const std::vector<tile::RegisterTile>& a, const Reg& b_desc) {
+    for (int kk = 0; kk < kBM / 16; ++kk)
+      k_.wgmma_mma_async(in_, in_, acc, a[static_cast<std::size_t>(kk)].regs(), b_desc + (kk * 16 * kRow >> 4), true,
+                         WgmmaMajor::mn);
+  }
+
+  // Sᵀ masked where the mask cuts the block, then Pᵀ = exp2(Sᵀ·scale·log2e
+  // - lse·log2e), column by column (a column is a query) in place.
+  void scores_to_p(const tile::WorkItem& w, const Step& st, const Reg& values) {
+    const MaskGeometry mask{.keys_are_rows = true,
+                            .query0 = st.m0 + lc_.col.as(s32),
+                            .key0 = (w.tile.m0 + warp_keys_ + lc_.row).as(s32),
+                            .len_k = w.extra[KeyBlockWork::len_k],
+                            .diag = w.extra[KeyBlockWork::diag],
+                            .left = s_.window_left,
+                            .right = s_.window_right,
+                            .window_left = window_left_,
+                            .window_right = window_right_};
+    k_.if_then(mask_cuts(mask, st.m0, kBM, w.tile.m0.as(s32), kBN), [&] { apply_mask(k_, *st_, mask); });
+    by_column(values, 0, [&](const Reg& lse_log2, const Reg& x, const Reg&) {
+      Reg minus = k_.reg(f32);
+      k_.neg(minus, lse_log2);
+      k_.fma(x, x, scale_log2_, minus);
+      k_.ex2_approx(x, x);
+    });
+  }
+
+  // dSᵀ = Pᵀ ∘ (dPᵀ - D), in dPᵀ's registers.
+  void dp_to_ds(const Reg& values) {
+    by_column(values, kBM * 4, [&](const Reg& d, const Reg& p, const Reg& dp) {
+      k_.sub(dp, dp, d);
+      k_.mul(dp, dp, p);
+    });
+  }
+
+  // For each query column the thread holds: its staged value (at `offset`
+  // into the step's lse/D buffer) and each of its Sᵀ and dPᵀ values.
+  void by_column(const Reg& values, std::uint32_t offset,
+                 const std::function<void(const Reg&, const Reg&, const Reg&)>& body) {
+    Reg col_bytes = values + (lc_.col << 2);
+    std::vector<std::int64_t> done;
+    for (std::int64_t v = 0; v < st_->steps().values(); ++v) {
+      const std::int64_t col = st_->steps().value_offset(v).second;
+      if (std::find(done.begin(), done.end(), col) != done.end()) continue;
+      done.push_back(col);
+      Reg x = k_.reg(f32);
+      k_.ld(Space::shared, f32, x, at(col_bytes, static_cast<std::int64_t>(offset) + col * 4));
+      for (std::int64_t u = v; u < st_->steps().values(); ++u)
+        if (st_->steps().value_offset(u).second == col)
+          body(x, st_->regs()[static_cast<std::size_t>(u)], dpt_->regs()[static_cast<std::size_t>(u)]);
+    }
+  }
+
+  // Fast mode: the warpgroup's dSᵀ (64 keys x 64 queries, bf16) to its rows
+  // of the step's dSᵀ buffer `ds` in the 128-byte swizzle wgmma reads (PTX
+  // ISA 9.7.15.5.1).
+  void store_ds(const Reg& ds) {
+    const tile::LaneCoords alc = tile::emit_lane_coords(k_, dst_[0].steps(), lane_);
+    const layout::Swizzle swz = layout::smem_swizzle(layout::SmemSwizzle::b128, 2);
+    const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
+    Reg key_row = warp_keys_ + alc.row;
+    for (int kk = 0; kk < kBM / 16; ++kk)
+      for (std::size_t r = 0; r < dst_[static_cast<std::size_t>(kk)].regs().size(); ++r) {
+        const auto [dr, dc] = dst_[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
+        // Element (key, query) at key·64 + query, swizzled on element offsets.
+        Reg element = ((key_row + dr) << 6) + (alc.col + (16 * kk + dc));
+        Reg swizzled = element ^ ((element >> swz.shift()) & swz_mask);
+        k_.st(Space::shared, b32, at(ds + (swizzled << 1)), dst_[static_cast<std::size_t>(kk)].regs()[r]);
+      }
+  }
+
+  // Fast mode, once both warpgroups' dSᵀ are in the buffer (and visible to
+  // the async proxy: fence.proxy.async, PTX ISA 9.7.13.4.13), this
+  // warpgroup's dQ product (committed): at head_dim 128 its 64 columns
+  // over the CTA's 128 keys, dS·K[:, 64w ..]; at 64 every column over its
+  // own 64 keys (the two warpgroups' writers both add theirs).
+  void issue_dq(const Reg& buffer) {
+    k_.fence_proxy_async_shared();
+    ds_ready_->sync();
+    Reg ds_offset = k_.reg(u64);
+    k_.cvt(ds_offset, buffer * (kDsBytes >> 4));
+    const int keys = panels() == 2 ? kBN : 64;
+    for (int kk = 0; kk < keys / 16; ++kk)
+      k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + ds_offset + (kk * 16 * kRow >> 4),
+                         k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0, WgmmaMajor::mn, WgmmaMajor::mn);
+    k_.wgmma_commit_group();
+  }
+
+  // A step's dQ (complete) to this warpgroup's tile for its writer warp,
+  // once the writer has freed it: two adjacent columns a store (the
+  // accumulator's c0, c1).
+  void hand_dq_over() {
+    dq_empty_->of(wg_).sync();
+    Reg row0 = base_ + m_.dq + wg_ * kDqTileBytes + (((wg_tid_ >> 5) * 16 + lc_.row) * kDqRowBytes) + (lc_.col << 2);
+    for (std::int64_t v = 0; v + 1 < dq_acc_->steps().values(); v += 2) {
+      const auto [dr, dc] = dq_acc_->steps().value_offset(v);
+      k_.st(Space::shared, f32, at(row0, dr * kDqRowBytes + dc * 4),
+            Regs{dq_acc_->regs()[static_cast<std::size_t>(v)], dq_acc_->regs()[static_cast<std::size_t>(v + 1)]});
+    }
+    dq_full_->of(wg_).arrive();
+  }
+
+  // A dQ writer warp (of consumer warpgroup `writer`): each step, once the
+  // warpgroup's tile is full, its rows that exist added into dq_accum, a
+  // row's 64 columns by two 128-byte red.global.add of the warp (PTX ISA
+  // 9.7.13.8); the tile freed for the next step.
+  void write_dq(tile::WarpSpecialized& ws, const Reg& writer) {
+    Reg lane = k_.sreg(SReg::laneid);
+    ws.source().for_each([&](const tile::WorkItem& w) {
+      Reg count = w.kb1 - w.kb0;
+      // The tile starts free; it is freed after each step but the last (an
+      // arrival a wait of the consumers).
+      k_.if_then(count > 0, [&] { dq_empty_->of(writer).arrive(); });
+      k_.for_range(0, count, 1, [&](Reg t) {
+        const Step st = step_of(w, t);
+        dq_full_->of(writer).sync();
+        Reg tile = base_ + m_.dq + writer * kDqTileBytes + (lane << 2);
+        Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + st.m0.as(u32);
+        Reg rows = k_.min(st.rows_valid, kBM);
+        k_.for_range(0, rows, 1, [&](Reg r) {
+          Reg at_dq = k_.reg(u64);
+          Reg column = panels() == 2 ? writer * 64 + lane : lane;
+          k_.mul_wide(at_dq, ((ws_row0 + r.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
+          for (int half = 0; half < 2; ++half) {
+            Reg x = k_.reg(f32);
+            k_.ld(Space::shared, f32, x, at(tile + r.as(u32) * kDqRowBytes, half * 128));
+            k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, half * 128), x);
+          }
+        });
+        k_.if_then(t + 1 < count, [&] { dq_empty_->of(writer).arrive(); });
+      });
+    });
+  }
+
+  Sm90aBackwardSpec s_;
+  Smem m_;
+  Kernel k_;
+  Type in_;
+  ParamRef map_q_p_, map_k_p_, map_v_p_, map_do_p_;
+  Reg map_q_, map_k_, map_v_, map_do_, lse_, dk_, dv_, cu_q_, cu_k_, delta_, dq_accum_;
+  Reg seq_q_, seq_k_, group_, rows_q_, heads_q_, scale_, scale_log2_, window_left_, window_right_;
+  std::vector<Reg> strides_;  // (batch, head, row) of lse, dK, dV
+  Reg base_;
+  std::optional<tile::MbarrierArray> kv_full_;
+  std::optional<tile::NamedBarrierSet> row_values_ready_;
+  std::optional<tile::NamedBarrier> ds_ready_;
+  std::optional<tile::NamedBarrierSet> dq_full_, dq_empty_;
+  // The consumers'.
+  Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
+  Reg k_desc_, v_desc_, q_desc_, do_desc_, q_mn_desc_, do_mn_desc_, ds_desc_, k_mn_desc_;
+  std::optional<tile::RegisterTile> st_, dpt_, dk_acc_, dv_acc_, dq_acc_;
+  std::vector<tile::RegisterTile> pt_, dst_;
+  tile::LaneCoords lc_;
+};
+
+}  // namespace
+
+std::uint32_t Sm90aBackwardSpec::shared_bytes() const { return smem_of(*this).launch; }
+
+std::string Sm90aBackwardSpec::kernel_name() const {
+  return "warpforge_attention_bwd_sm90a_kv_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
+         "_" + std::to_string(block_n) + "x" + std::to_string(block_m) + "s" + std::to_string(stages) +
+         (varlen ? "_varlen" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") +
+         (top_left ? "_tl" : "") + (deterministic ? "_det" : "");
+}
+
+Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& p) {
+  Sm90aBackwardSpec s;
+  s.dtype = p.dtype;
+  s.head_dim = static_cast<int>(p.head_dim);
+  s.stages = p.head_dim == 64 ? 3 : 2;
+  take_mask_flags(s, p);
+  s.deterministic = p.deterministic;
+  return s;
+}
+
+ptx::Module build_sm90a_backward_kv(const Sm90aBackwardSpec& spec) {
+  if (spec.head_dim != 64 && spec.head_dim != 128)
+    throw OpsError("the sm90a attention backward takes head_dim 64 or 128, not " + std::to_string(spec.head_dim));
+  Backward design(spec);
+  return tile::build_warp_specialized(design);
+}
+
+}  // namespace warpforge::ops

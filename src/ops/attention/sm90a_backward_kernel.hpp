@@ -1,0 +1,71 @@
+// The sm_90a attention backward's dK/dV kernel (FlashAttention-3's
+// backward, FA3 §3 and its appendix) as a design on the warp-specialized
+// template (tile/warp_specialized.hpp). With P = exp2(S·scale·log2e - lse·log2e)
+// recomputed from the forward's log-sum-exp and D = rowsum(dO ∘ O) (the
+// sm80 backward's rows kernel writes D before it runs):
+//
+//   dV += Pᵀ·dO    dPᵀ = V·dOᵀ    dSᵀ = Pᵀ ∘ (dPᵀ - D)    dK += dSᵀ·Q    dQ += dS·K
+//
+// A CTA owns a block of 128 keys of one KV head: the producer loads its K
+// and V once by TMA (on a barrier of the design's own), then Q and dO of
+// each query block of 64 rows that sees the keys, for every query head of
+// the group (GQA: dK and dV sum over the group in registers), through the
+// template's ring. Each consumer warpgroup takes 64 of the keys and per
+// query block computes Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ with wgmma from shared
+// memory, Pᵀ and dSᵀ in registers (lse and D of the block's queries staged
+// by the warpgroup in shared memory), and dV += Pᵀ·dO, dK += dSᵀ·Q with
+// wgmma taking Pᵀ and dSᵀ from registers. Fast mode: dSᵀ goes to shared
+// memory and each warpgroup computes a dQ product (dS read transposed from
+// shared memory, wgmma's MN-major A) while its dK product runs: at
+// head_dim 128 dQ's 64 columns 64w.. over the CTA's 128 keys, at 64 every
+// column over its own 64 keys. The product goes through shared memory to
+// a dQ writer warp of the producer warpgroup (one a consumer warpgroup),
+// which adds it into the f32 workspace row by row with 128-byte
+// red.global.add, off the consumers' path (FA3's dQ writer, without its
+// TMA reduce); the sm80 finish kernel converts it. Deterministic mode adds
+// no dQ here (the sm80 dq kernel computes it in a fixed order). dK and dV
+// are summed in a fixed order in either mode. Query blocks outside the
+// mask are never loaded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "attention_problem.hpp"
+#include "warpforge/ptx/module.hpp"
+
+namespace warpforge::ops {
+
+struct Sm90aBackwardSpec {
+  runtime::DType dtype = runtime::DType::bf16;
+  int head_dim = 128;  // 64 or 128
+  int stages = 2;      // ring slots of Q and dO
+  bool varlen = false, window_left = false, window_right = false, top_left = false;
+  bool deterministic = false;
+
+  static constexpr int block_m = 64;   // queries a step
+  static constexpr int block_n = 128;  // keys a CTA: two consumer warpgroups of 64
+  int threads() const { return 384; }  // two consumer warpgroups and the producer's
+  // K or V of the CTA's keys: head_dim/64 panels of block_n rows of 128 bytes.
+  std::uint32_t kv_bytes() const { return static_cast<std::uint32_t>(block_n) * head_dim * 2; }
+  // Q or dO of one query block (a ring slot holds both).
+  std::uint32_t q_bytes() const { return static_cast<std::uint32_t>(block_m) * head_dim * 2; }
+  std::uint32_t stage_bytes() const { return 2 * q_bytes(); }
+  std::uint32_t shared_bytes() const;  // what a launch requests
+  std::string kernel_name() const;
+  friend bool operator==(const Sm90aBackwardSpec&, const Sm90aBackwardSpec&) = default;
+};
+
+Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& problem);
+
+// Parameters, in order: map_q, map_k, map_v, map_do (TMA maps, 128 bytes
+// each: dims (head_dim, rows, heads, batch), boxes of 64 elements x 64 rows
+// (Q, dO) and 64 x 128 (K, V), 128-byte swizzle); lse, dK, dV,
+// cu_seqlens_q, cu_seqlens_k, delta, dq_accum (pointers; the workspace of
+// sm80_backward_kernels.hpp); seq_q, seq_k, group, rows_q, heads_q (u32);
+// lse_batch, lse_head, lse_row, dk_*, dv_* (u64); scale, scale_log2 (f32);
+// window_left, window_right (s32). Launch: grid (heads_kv · batch,
+// ceil(seq_k / 128)), block threads(), dynamic shared memory shared_bytes().
+ptx::Module build_sm90a_backward_kv(const Sm90aBackwardSpec& spec);
+
+}  // namespace warpforge::ops

@@ -1,0 +1,108 @@
+// The sm90a backward (sm90a_backward_kernel.cpp) behind
+// AttentionBackwardPath: the sm80 rows pass, the sm90a dK/dV kernel (its
+// TMA maps made for each run: sm90a_tensor_map.hpp), then the sm80 finish
+// or dq pass (sm80_backward_passes.hpp). Head dims other than 64 and 128
+// stay on the sm80 kernels.
+#include "attention_path.hpp"
+#include "sm80_backward_passes.hpp"
+#include "sm90a_backward_kernel.hpp"
+#include "sm90a_tensor_map.hpp"
+#include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/module.hpp"
+
+namespace warpforge::ops {
+namespace {
+
+using runtime::Arg;
+using runtime::Device;
+
+std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
+ public:
+  Sm90aBackwardLaunch(const Device& device, const AttentionProblem& p, const Sm90aBackwardSpec& spec)
+      : p_(p), spec_(spec), device_(device), passes_(device, p), kv_(device, build_sm90a_backward_kv(spec)) {}
+
+  void run(const AttentionBackwardTensors& t, runtime::DevicePtr workspace, runtime::Stream* stream) override {
+    passes_.before(t, workspace, stream);
+    const std::int64_t rows_q = p_.varlen ? p_.total_q : p_.seq_q, rows_k = p_.varlen ? p_.total_k : p_.seq_k;
+    const std::int64_t batch = p_.varlen ? 1 : p_.batch;
+    const std::uint32_t bm = Sm90aBackwardSpec::block_m, bn = Sm90aBackwardSpec::block_n;
+    const auto mq = attention_tensor_map(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, bm);
+    const auto mk = attention_tensor_map(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
+    const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
+    const auto mdo = attention_tensor_map(device_, t.d_o, p_.d_o, rows_q, p_.heads_q, batch, p_.head_dim, bm);
+    const BackwardArgs a(p_, t, workspace);
+    kv_.launch(spec_.kernel_name(),
+               {.grid = {u32(p_.heads_kv * p_.batch), u32((p_.seq_k + bn - 1) / bn)},
+                .block = {u32(spec_.threads())},
+                .dynamic_shared_bytes = spec_.shared_bytes()},
+               a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo), t.lse, t.dk, t.dv,
+                         a.cu_q, a.cu_k, a.delta, a.dq_accum},
+                        {&p_.lse, &p_.dk, &p_.dv}),
+               stream);
+    passes_.after(t, workspace, stream);
+  }
+
+ private:
+  AttentionProblem p_;
+  Sm90aBackwardSpec spec_;
+  Device device_;
+  Sm80BackwardPasses passes_;
+  runtime::Module kv_;
+};
+
+class Sm90aBackwardPath final : public AttentionBackwardPath {
+ public:
+  AttentionKernel kind() const override { return AttentionKernel::sm90a; }
+
+  std::vector<std::string> refusals(const AttentionProblem& p, const Device& device) const override {
+    std::vector<std::string> why = Sm80BackwardPasses::refusals(p, device);
+    // wgmma and setmaxnreg exist only on sm_90a (PTX ISA 9.7.15, 9.7.19.5).
+    if (device.target() != ptx::Target::sm_90a)
+      why.push_back("device " + device.describe() + " runs " + std::string(ptx::name(device.target())) +
+                    "; the sm90a backward needs sm_90a (compute capability 9.0)");
+    // dK and dV of 64 keys take head_dim registers a thread each: at 256
+    // they and the scores would not fit in 240.
+    if (p.head_dim != 64 && p.head_dim != 128) {
+      why.push_back("head_dim " + std::to_string(p.head_dim) +
+                    "; the sm90a backward takes 64 or 128 (dK and dV of 64 keys a warpgroup in registers)");
+      return why;
+    }
+    if ((p.seq_k + Sm90aBackwardSpec::block_n - 1) / Sm90aBackwardSpec::block_n > 65535)
+      why.push_back("seq_k " + std::to_string(p.seq_k) +
+                    "; the sm90a backward runs at most 65535 key blocks of 128 (the grid's y)");
+    const Sm90aBackwardSpec spec = sm90a_backward_spec(p);
+    const std::size_t limit = device.properties().shared_bytes_per_block_optin;
+    if (limit && spec.shared_bytes() > limit)
+      why.push_back("head_dim " + std::to_string(p.head_dim) + " stages " + std::to_string(spec.shared_bytes()) +
+                    " bytes of shared memory; device '" + device.properties().name + "' allows " +
+                    std::to_string(limit) + " per block");
+    return why;
+  }
+
+  std::string configuration(const AttentionProblem& p, const Device& /*device*/) const override {
+    const Sm90aBackwardSpec s = sm90a_backward_spec(p);
+    return "128-key blocks (a warpgroup's 64 each) against 64-query blocks, " + std::to_string(s.stages) +
+           " TMA stages of Q and dO, " +
+           (s.deterministic ? "dQ in a pass of its own (deterministic)"
+                           : "dQ added with f32 atomics by two writer warps") +
+           ", " +
+           std::to_string(s.shared_bytes()) + " bytes of shared memory";
+  }
+
+  std::size_t workspace_bytes(const AttentionProblem& p) const override { return backward_workspace_bytes(p); }
+
+  std::unique_ptr<AttentionBackwardLaunch> compile(const AttentionProblem& p, const Device& device) const override {
+    return std::make_unique<Sm90aBackwardLaunch>(device, p, sm90a_backward_spec(p));
+  }
+};
+
+}  // namespace
+
+const AttentionBackwardPath& sm90a_attention_backward_path() {
+  static const Sm90aBackwardPath path;
+  return path;
+}
+
+}  // namespace warpforge::ops

@@ -148,37 +148,58 @@ def _autograd_backward(ctx, grad_out, grad_lse):
     return dq, dk, dv, None, None, None, None, None, None, None, None, None, None
 
 
-# The compiled decode ops by everything that fixes them (shapes, strides,
-# dtypes, device, options; alignment only as the kernel checks it, mod 16): a call after the first pays a dict look-up, three
-# allocations and one C++ call with the data addresses (CUDA; no DLPack
-# exchange, no cache key built in C++). The first call's host cost was the
-# Python path's ~100+ us over C++'s at small decode shapes.
+# The compiled decode ops by everything that fixes them (the inputs' shapes,
+# strides, dtypes and alignment mod 16, the device, the options; O and lse
+# are made from q, so q fixes theirs): a call after the first pays the key,
+# two allocations (O, lse) and one C++ call with the data addresses (CUDA; no
+# DLPack exchange, no key built in C++). The splits' workspace is kept with
+# the op, one a stream (calls on one stream run in order), except under CUDA
+# graph capture, where torch allocates it in the graph's pool.
 _DECODE = {}
 atexit.register(_DECODE.clear)
 
 
-def _decode_entry(key, q, k_cache, v_cache, block_table, kv_lens, out, lse, scale, causal, window_left, splits):
-    views = _views(q, k_cache, v_cache, block_table, kv_lens, out, lse)
-    op = _warpforge.attention_decode_op(views, scale, causal, window_left, splits, True)
-    entry = (op, max(op.workspace_bytes, 16))
-    _DECODE[key] = entry
-    return entry
+class _DecodeEntry:
+    __slots__ = ("op", "workspace_bytes", "workspaces")
+
+    def __init__(self, op):
+        self.op, self.workspace_bytes, self.workspaces = op, max(op.workspace_bytes, 16), {}
+
+    def workspace(self, device, stream):
+        if stream is None or torch._C._cuda_isCurrentStreamCapturing():
+            return torch.empty(self.workspace_bytes, dtype=torch.uint8, device=device)
+        w = self.workspaces.get(stream)
+        if w is None:
+            w = self.workspaces[stream] = torch.empty(self.workspace_bytes, dtype=torch.uint8, device=device)
+        return w
+
+
+def _decode_key(tensors, options):
+    return tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + (tensors[0].device,) + options
 
 
 def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0):
-    q = _ready(q)
-    out = _output_like(q)
-    lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32, device=q.device)
-    tensors = (q, k_cache, v_cache, block_table, kv_lens, out, lse)
-    key = tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + \
-        (q.device, scale, causal, window_left, splits)
-    entry = _DECODE.get(key) or _decode_entry(key, *tensors, scale, causal, window_left, splits)
-    op, workspace_bytes = entry
-    workspace = torch.empty(workspace_bytes, dtype=torch.uint8, device=q.device)
+    inputs = (q, k_cache, v_cache, block_table, kv_lens)
+    options = (scale, causal, window_left, splits)
+    key = _decode_key(inputs, options)
+    entry = _DECODE.get(key)
+    if entry is None:  # (whether q is ready follows from the key: an entry's q is)
+        ready = _ready(q)
+        if ready is not q:  # the op of the copy's description
+            return _decode(ready, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)
+    out = torch.empty_like(q)
+    lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
+    if entry is None:
+        views = _views(*inputs, out, lse)
+        entry = _DECODE[key] = _DecodeEntry(_warpforge.attention_decode_op(views, *options, True))
     if q.is_cuda:
-        op.execute_addresses([t.data_ptr() for t in tensors], workspace.data_ptr(), _stream(q))
+        stream = torch._C._cuda_getCurrentRawStream(q.device.index)
+        workspace = entry.workspace(q.device, stream)
+        entry.op.execute_addresses([q.data_ptr(), k_cache.data_ptr(), v_cache.data_ptr(), block_table.data_ptr(),
+                                    kv_lens.data_ptr(), out.data_ptr(), lse.data_ptr()], workspace.data_ptr(), stream)
     else:  # host memory: the simulator, through DLPack (it maps each tensor)
-        op.execute(_views(*tensors), to_tensor(workspace, "workspace"), None)
+        workspace = entry.workspace(q.device, None)
+        entry.op.execute(_views(*inputs, out, lse), to_tensor(workspace, "workspace"), None)
     return out, lse
 
 
@@ -207,5 +228,17 @@ def attention(q, k, v, scale, window_left, window_right, top_left, cu_seqlens_q,
                              window_right, top_left, deterministic=deterministic, kernel_name=kernel)
 
 
+def _plain_eager(q):
+    """Whether a call on q may skip torch's dispatcher: a plain tensor that
+    needs no gradient, outside torch.compile's tracing (tested first: Dynamo
+    folds it) and any torch function or dispatch mode (which must see the
+    operator). The dispatcher's Python
+    round trip is ~10 us of a decode call's host time."""
+    return not torch.compiler.is_compiling() and type(q) is torch.Tensor and not q.requires_grad \
+        and not torch._C._is_torch_function_mode_enabled() and torch._C._len_torch_dispatch_stack() == 0
+
+
 def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits):
+    if _plain_eager(q):
+        return _decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)
     return attention_decode_op(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)

@@ -251,7 +251,7 @@ def test_torch_decode_second_call_does_not_build_the_op_again(device, monkeypatc
         q = torch.randn(1, 2, 1, 64, generator=g).to(torch.bfloat16).to(device)
         outs.append((q, warpforge.attention_decode(q, k_cache, v_cache, table, lens, window_left=7)))
     assert len(made) <= 1  # 0 when an earlier test built this description
-    assert any(k[-1] == 0 and k[-2] == 7 for k in torch_attention._DECODE)
+    assert any(k[-2] == 0 and k[-3] == 7 for k in torch_attention._DECODE)  # (.., window_left, splits, with_lse)
     # each call computed its own q's rows (the addresses are the call's)
     again = warpforge.attention_decode(outs[0][0], k_cache, v_cache, table, lens, window_left=7)
     assert torch.equal(again.cpu(), outs[0][1].cpu())

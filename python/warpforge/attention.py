@@ -129,7 +129,7 @@ def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, caus
         from . import torch_attention
 
         out, lse = torch_attention.attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal,
-                                                    window_left, splits)
+                                                    window_left, splits, return_lse)
     elif fw == "jax":
         _refuse("attention_decode on jax.Arrays is not provided yet: pass torch, CuPy or NumPy tensors")
     else:

@@ -151,7 +151,7 @@ def _autograd_backward(ctx, grad_out, grad_lse):
 # The compiled decode ops by everything that fixes them (the inputs' shapes,
 # strides, dtypes and alignment mod 16, the device, the options; O and lse
 # are made from q, so q fixes theirs): a call after the first pays the key,
-# two allocations (O, lse) and one C++ call with the data addresses (CUDA; no
+# its allocations (O, and lse where wanted) and one C++ call with the data addresses (CUDA; no
 # DLPack exchange, no key built in C++). The splits' workspace is kept with
 # the op, one a stream (calls on one stream run in order), except under CUDA
 # graph capture, where torch allocates it in the graph's pool.
@@ -166,11 +166,13 @@ class _DecodeEntry:
         self.op, self.workspace_bytes, self.workspaces = op, max(op.workspace_bytes, 16), {}
 
     def workspace(self, device, stream):
+        """Zero-filled before its first use: the splits' counters start at
+        zero, and every run leaves them so."""
         if stream is None or torch._C._cuda_isCurrentStreamCapturing():
-            return torch.empty(self.workspace_bytes, dtype=torch.uint8, device=device)
+            return torch.zeros(self.workspace_bytes, dtype=torch.uint8, device=device)
         w = self.workspaces.get(stream)
         if w is None:
-            w = self.workspaces[stream] = torch.empty(self.workspace_bytes, dtype=torch.uint8, device=device)
+            w = self.workspaces[stream] = torch.zeros(self.workspace_bytes, dtype=torch.uint8, device=device)
         return w
 
 
@@ -178,29 +180,31 @@ def _decode_key(tensors, options):
     return tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + (tensors[0].device,) + options
 
 
-def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0):
+def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0,
+            with_lse=True):
+    """(O, lse); with_lse False (the direct path, when the caller drops
+    lse): (O, None), from an op that writes no lse (an allocation less)."""
     inputs = (q, k_cache, v_cache, block_table, kv_lens)
     options = (scale, causal, window_left, splits)
-    key = _decode_key(inputs, options)
+    key = _decode_key(inputs, options + (with_lse,))
     entry = _DECODE.get(key)
     if entry is None:  # (whether q is ready follows from the key: an entry's q is)
         ready = _ready(q)
         if ready is not q:  # the op of the copy's description
-            return _decode(ready, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)
+            return _decode(ready, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
     out = torch.empty_like(q)
-    lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
+    outputs = (out, torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)) if with_lse else (out,)
     if entry is None:
-        views = _views(*inputs, out, lse)
+        views = _views(*inputs, *outputs)
         entry = _DECODE[key] = _DecodeEntry(_warpforge.attention_decode_op(views, *options, True))
     if q.is_cuda:
         stream = torch._C._cuda_getCurrentRawStream(q.device.index)
         workspace = entry.workspace(q.device, stream)
-        entry.op.execute_addresses([q.data_ptr(), k_cache.data_ptr(), v_cache.data_ptr(), block_table.data_ptr(),
-                                    kv_lens.data_ptr(), out.data_ptr(), lse.data_ptr()], workspace.data_ptr(), stream)
+        entry.op.execute_addresses([t.data_ptr() for t in inputs + outputs], workspace.data_ptr(), stream)
     else:  # host memory: the simulator, through DLPack (it maps each tensor)
         workspace = entry.workspace(q.device, None)
-        entry.op.execute(_views(*inputs, out, lse), to_tensor(workspace, "workspace"), None)
-    return out, lse
+        entry.op.execute(_views(*inputs, *outputs), to_tensor(workspace, "workspace"), None)
+    return out, outputs[1] if with_lse else None
 
 
 def _decode_fake(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0):
@@ -238,7 +242,8 @@ def _plain_eager(q):
         and not torch._C._is_torch_function_mode_enabled() and torch._C._len_torch_dispatch_stack() == 0
 
 
-def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits):
+def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse=True):
+    """(O, lse); (O, None) where with_lse is False and the call takes the direct path."""
     if _plain_eager(q):
-        return _decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)
+        return _decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
     return attention_decode_op(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)

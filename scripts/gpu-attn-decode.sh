@@ -6,7 +6,8 @@
 # caps each stage at what is left):
 #
 #   1. bench_attention --decode --quick: ours against the read floor (the
-#      same K and V bytes read once by stream_read), batch 1 and 8;
+#      same K and V bytes read once by stream_read), batch 1 and 8; then
+#      batch 1 at KV 8k and 128k by split count;
 #   2. python -m warpforge.bench_attention --decode --quick: the Python call
 #      beside SDPA's cuDNN and flash backends;
 #   3. scripts/decode_host_cost.py: the Python decode call's host
@@ -61,6 +62,12 @@ stage "bench_attention --decode --quick" 15 "$out/bench_decode.log" \
   "$build_dir/bench/bench_attention" --decode --quick --reps 20
 echo "== decode, C++: ours against the read floor (same run) =="
 grep -E "^\|" "$out/bench_decode.log"
+
+# 1b. Batch 1 by split count (0: the op's choice), each against the same floor.
+stage "decode split counts (batch 1)" 10 "$out/decode_splits.log" bash -c "for len in 8192 131072; do
+  '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len --decode-splits 0,8,16,24,66 --reps 20 || exit; done"
+echo "== decode at batch 1 by split count =="
+grep -E "^\| 1 " "$out/decode_splits.log"
 
 # 2. Python: ours beside SDPA's backends.
 stage "bench_attention.py --decode --quick" 20 "$out/bench_decode_python.log" \

@@ -13,8 +13,9 @@
 #   3. scripts/decode_host_cost.py: the Python decode call's host
 #      microseconds, and where they go;
 #   4. the decode GPU tests (AttentionGpu.DecodeCases);
-#   5. ncu of the decode kernels at batch 1, KV 8k (skipped when under
-#      15 s are left).
+#   5. ncu of the decode kernel at batch 1, KV 8k (skipped when under
+#      15 s are left); 6. compute-sanitizer memcheck on the small and
+#      ragged shapes (when 12 s are left).
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -97,6 +98,15 @@ if [ -x "$ncu" ] && [ "$(left)" -ge 15 ]; then
     "$out/ncu_decode.log" | sed 's/^ *//' | head -30
 else
   rows+=("$(printf '| %-34s | %-40s | %4ss |' "ncu decode (b1, KV 8k)" "skipped (no ncu or under 15 s left)" 0)")
+fi
+
+# 6. compute-sanitizer memcheck on the small and ragged shapes (decode's
+#    cases among them), where 12 s are left.
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+if [ -x "$sanitizer" ] && [ "$(left)" -ge 12 ]; then
+  stage "memcheck SanitizeSmallAndRagged" 20 "$out/memcheck.log" "$sanitizer" --tool memcheck --error-exitcode 99 \
+    "$build_dir/tests/test_gpu" --gtest_filter=AttentionGpu.SanitizeSmallAndRagged
+  grep -oE "ERROR SUMMARY: [0-9]+ error" "$out/memcheck.log" | tail -1
 fi
 
 echo

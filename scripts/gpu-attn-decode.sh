@@ -12,7 +12,8 @@
 #      beside SDPA's cuDNN and flash backends;
 #   3. scripts/decode_host_cost.py: the Python decode call's host
 #      microseconds, and where they go;
-#   4. the decode GPU tests (AttentionGpu.DecodeCases);
+#   4. the decode GPU tests (AttentionGpu.DecodeCases), then batch 1 by
+#      tiling (WARPFORGE_DECODE_TILING) where 25 s are left;
 #   5. ncu of the decode kernel at batch 1, KV 8k (skipped when under
 #      15 s are left); 6. compute-sanitizer memcheck on the small and
 #      ragged shapes (when 12 s are left).
@@ -85,6 +86,17 @@ grep -E "^batch|^step" "$out/decode_host_cost.log"
 stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
   "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
 grep -E "^\[  (PASSED|FAILED) |outside the bound" "$out/tests.log" | head -8
+
+# 4b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; 64,3 is the default), where 25 s are left.
+if [ "$(left)" -ge 25 ]; then
+  stage "decode tilings (batch 1)" 12 "$out/decode_tilings.log" bash -c "
+    for t in 64,3 64,2 128,2 128,3 64,6; do echo \"tiling \$t\"
+      WARPFORGE_DECODE_TILING=\$t '$build_dir/bench/bench_attention' --decode --decode-shape 1,8192 --reps 20 || exit; done
+    for t in 64,3 128,3 64,6; do echo \"tiling \$t\"
+      WARPFORGE_DECODE_TILING=\$t '$build_dir/bench/bench_attention' --decode --decode-shape 1,131072 --reps 10 || exit; done"
+  echo "== decode at batch 1 by tiling (block_n,stages) =="
+  grep -E "^tiling|^\| 1 " "$out/decode_tilings.log"
+fi
 
 # 5. ncu of the decode kernels at batch 1, KV 8k.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"

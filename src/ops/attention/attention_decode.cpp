@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "attention_problem.hpp"
 #include "decode_kernel.hpp"
@@ -134,6 +136,25 @@ DecodeProblem read_problem(const AttentionDecodeTensors& t, const AttentionDecod
   return p;
 }
 
+// For experiments on a GPU (scripts/gpu-attn-decode.sh's sweep):
+// WARPFORGE_DECODE_TILING=BLOCK_N,STAGES sets the keys a stage and the
+// stages of every decode kernel compiled after it; a tiling the kernel
+// cannot take is a refusal.
+void tiling_from_environment(DecodeSpec& s, std::vector<std::string>& why) {
+  const char* text = std::getenv("WARPFORGE_DECODE_TILING");
+  if (!text || !*text) return;
+  int block_n = 0, stages = 0;
+  char end = 0;
+  if (std::sscanf(text, "%d,%d%c", &block_n, &stages, &end) != 2 || block_n < 16 || block_n > 256 || stages < 2 ||
+      stages > 8 || block_n % (16 * s.key_groups()) != 0) {
+    why.push_back("WARPFORGE_DECODE_TILING '" + std::string(text) + "': expected BLOCK_N,STAGES, block_n a multiple of " +
+                  std::to_string(16 * s.key_groups()) + " up to 256 (16 keys a warp of the " +
+                  std::to_string(s.key_groups()) + " sharing a row tile), 2 to 8 stages");
+    return;
+  }
+  s.block_n = block_n, s.stages = stages;
+}
+
 DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DeviceProperties& device) {
   DecodeSpec s;
   s.dtype = p.dtype;
@@ -204,6 +225,7 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
   s.spec = spec_for(p, s.splits, s.device.properties());
+  tiling_from_environment(s.spec, s.refusals);
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)
     s.refusals.push_back("the decode kernel stages " + std::to_string(s.spec.shared_bytes()) +

@@ -206,24 +206,12 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
   Reg row_tile = warp >> log2_of(KG), key_group = warp & (KG - 1);
   Reg split = k.sreg(SReg::ctaid_x), g = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
 
-  // The split's keys: [key_begin, key_end), blocks of BN from `start`.
+  // The sequence's kv_len, then Q's copies while it comes (they need none of
+  // it: one round trip less before the first keys are asked for).
   Reg b4 = k.reg(u64);
   k.mul_wide(b4, b, 4);
   Reg kv_len = k.reg(s32);
   k.ld(Space::global, s32, kv_len, at(lens + b4));
-  Reg per_split = k.div(kv_len + splits.as(s32) - 1, splits.as(s32));
-  Reg chunk = k.div(per_split + (BN - 1), BN) * BN;
-  Reg key_begin = split.as(s32) * chunk;
-  Reg key_end = k.min(key_begin + chunk, kv_len);
-  Reg diag = kv_len - NQ;  // token t sees keys up to diag + t
-  Reg start = key_begin;
-  if (s.window_left) {
-    // The first key any token sees, rounded down to a block.
-    Reg first = k.max(diag - window_left, 0);
-    start = k.max(key_begin, k.div(first, BN) * BN);
-  }
-  Reg blocks = k.div(key_end - start + (BN - 1), BN);
-
   // Q: row r is query head g·group + r / q_tokens, token r % q_tokens.
   Reg smem_base = k.address_of(smem);
   const PanelTile sQ{smem_base, RP, D};
@@ -238,6 +226,20 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
       },
       pq, k.mov(s32, rows), tid, 128);
   k.cp_async_commit();
+
+  // The split's keys: [key_begin, key_end), blocks of BN from `start`.
+  Reg per_split = k.div(kv_len + splits.as(s32) - 1, splits.as(s32));
+  Reg chunk = k.div(per_split + (BN - 1), BN) * BN;
+  Reg key_begin = split.as(s32) * chunk;
+  Reg key_end = k.min(key_begin + chunk, kv_len);
+  Reg diag = kv_len - NQ;  // token t sees keys up to diag + t
+  Reg start = key_begin;
+  if (s.window_left) {
+    // The first key any token sees, rounded down to a block.
+    Reg first = k.max(diag - window_left, 0);
+    start = k.max(key_begin, k.div(first, BN) * BN);
+  }
+  Reg blocks = k.div(key_end - start + (BN - 1), BN);
 
   // The ring of K and V blocks.
   const int slot_bytes = 2 * BN * D * 2;

@@ -45,18 +45,14 @@ stage() {
   rows+=("$(printf '| %-34s | %-40s | %4ss |' "$name" "$result" $((SECONDS - start)))")
 }
 
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  source scripts/gpu-build-args.sh
-  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 ||
-    { tail -20 "$out/configure.log"; echo "gpu-attn-decode: FAIL: configure"; exit 1; }
-fi
+# Configure where BUILD_DIR is not (scripts/gpu-build-args.sh), then build the targets (a no-op where built).
+[ -f "$build_dir/CMakeCache.txt" ] || { source scripts/gpu-build-args.sh &&
+  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1; } ||
+  { echo "gpu-attn-decode: FAIL: configure (log: $out/configure.log)"; exit 1; }
 targets=(test_gpu bench_attention)
 grep -q "_warpforge" "$build_dir/build.ninja" "$build_dir/Makefile" 2>/dev/null && targets+=(_warpforge)
-if ! cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" >"$out/build.log" 2>&1; then
-  grep -E "error" "$out/build.log" | head -20
-  echo "gpu-attn-decode: FAIL: build (log: $out/build.log)"
-  exit 1
-fi
+cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" >"$out/build.log" 2>&1 ||
+  { grep -E "error" "$out/build.log" | head -20; echo "gpu-attn-decode: FAIL: build (log: $out/build.log)"; exit 1; }
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 
 # 1. C++: ours against the read floor.

@@ -46,10 +46,10 @@ def inputs(batch, length, hq=32, hkv=8, d=128, page=256):
 for batch, length in ((1, 1024), (1, 8192), (8, 8192)):
     x = inputs(batch, length)
     out = warpforge.attention_decode(*x)  # the direct path: no lse wanted, none written
-    entry = ta._DECODE[ta._decode_key(x, (None, True, -1, 0, False))]
+    entry = ta._DECODE[ta._decode_key(*x, (None, True, -1, 0, False))[0]]
     addresses = [t.data_ptr() for t in x + (out,)]
     stream = torch.cuda.current_stream().cuda_stream
-    workspace = entry.workspace(x[0].device, stream).data_ptr()
+    workspace = entry.workspace(x[0], stream).data_ptr()
     paths = (("warpforge.attention_decode", lambda: warpforge.attention_decode(*x)),
              ("torch.ops (dispatcher)", lambda: torch.ops.warpforge.attention_decode(*x)),
              ("execute_addresses alone", lambda: entry.op.execute_addresses(addresses, workspace, stream)))
@@ -64,11 +64,11 @@ for batch, length in ((1, 1024), (1, 8192), (8, 8192)):
 x = inputs(1, 8192)
 q = x[0]
 steps = (("_plain_eager(q)", lambda: ta._plain_eager(q)),
-         ("cache key", lambda: ta._decode_key(x, (None, True, -1, 0, False))),
+         ("cache key and addresses", lambda: ta._decode_key(*x, (None, True, -1, 0, False))),
          ("allocation of O", lambda: torch.empty_like(q)),
-         ("raw current stream", lambda: torch._C._cuda_getCurrentRawStream(q.device.index)),
+         ("raw current stream", lambda: torch._C._cuda_getCurrentRawStream(q.get_device())),
          ("capture check", lambda: torch._C._cuda_isCurrentStreamCapturing()),
-         ("data_ptr list", lambda: [t.data_ptr() for t in x]))
+         ("key look-up", lambda: ta._DECODE.get(ta._decode_key(*x, (None, True, -1, 0, False))[0])))
 for name, f in steps:
     f()
     n = 2000

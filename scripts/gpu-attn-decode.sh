@@ -2,7 +2,7 @@
 # Attention decode on a GPU machine (an H100/H200 with CUDA 13, torch, ncu):
 # the short run of the decode kernels and the Python decode call, most
 # important first, each stage's lines printed as it ends (a hard time limit
-# may cut the run; BUDGET, default 55 s from the start, the build included,
+# may cut the run; BUDGET, default 70 s from the start, the build included,
 # caps each stage at what is left):
 #
 #   1. bench_attention --decode --quick: ours against the read floor (the
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-decode}"
-budget="${BUDGET:-55}"
+budget="${BUDGET:-70}"
 mkdir -p "$out"
 declare -a rows=()
 status=PASS
@@ -83,14 +83,14 @@ stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
   "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
 grep -E "^\[  (PASSED|FAILED) |outside the bound" "$out/tests.log" | head -8
 
-# 4b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; 64,3 is the default), where 25 s are left.
+# 4b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; 64,3 is the default) and split count: the
+#     deeper rings of one CTA an SM with 16 splits a KV head (one wave of 128 CTAs), where 25 s are left.
 if [ "$(left)" -ge 25 ]; then
-  stage "decode tilings (batch 1)" 12 "$out/decode_tilings.log" bash -c "
-    for t in 64,3 64,2 128,2 128,3 64,6; do echo \"tiling \$t\"
-      WARPFORGE_DECODE_TILING=\$t '$build_dir/bench/bench_attention' --decode --decode-shape 1,8192 --reps 20 || exit; done
-    for t in 64,3 128,3 64,6; do echo \"tiling \$t\"
-      WARPFORGE_DECODE_TILING=\$t '$build_dir/bench/bench_attention' --decode --decode-shape 1,131072 --reps 10 || exit; done"
-  echo "== decode at batch 1 by tiling (block_n,stages) =="
+  stage "decode tilings x splits (batch 1)" 18 "$out/decode_tilings.log" bash -c "
+    for len in 8192 131072; do for t in 64,3 64,4 64,6 128,3; do echo \"tiling \$t\"
+      WARPFORGE_DECODE_TILING=\$t '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len \
+        --decode-splits 0,16 --reps 10 || exit; done; done"
+  echo "== decode at batch 1 by tiling (block_n,stages) and splits =="
   grep -E "^tiling|^\| 1 " "$out/decode_tilings.log"
 fi
 
@@ -101,9 +101,13 @@ if [ -x "$ncu" ] && [ "$(left)" -ge 15 ]; then
     --launch-count 3 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
     --section LaunchStats --section WarpStateStats --section SchedulerStats \
     "$build_dir/bench/bench_attention" --decode --decode-shape 1,8192 --reps 1
-  echo "== ncu, batch 1, KV 8k =="
+  [ "$(left)" -ge 12 ] && stage "ncu decode (b1, KV 128k)" 12 "$out/ncu_decode_128k.log" "$ncu" \
+    --kernel-name regex:attention_decode --launch-count 1 --section SpeedOfLight --section Occupancy \
+    --section SchedulerStats --section WarpStateStats \
+    "$build_dir/bench/bench_attention" --decode --decode-shape 1,131072 --reps 1
+  echo "== ncu, batch 1, KV 8k (then 128k) =="
   grep -E "warpforge_attention_decode|Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" \
-    "$out/ncu_decode.log" | sed 's/^ *//' | head -30
+    -h "$out/ncu_decode.log" "$out/ncu_decode_128k.log" 2>/dev/null | sed 's/^ *//' | head -30
 else
   rows+=("$(printf '| %-34s | %-40s | %4ss |' "ncu decode (b1, KV 8k)" "skipped (no ncu or under 15 s left)" 0)")
 fi

@@ -165,28 +165,33 @@ class _DecodeEntry:
     def __init__(self, op):
         self.op, self.workspace_bytes, self.workspaces = op, max(op.workspace_bytes, 16), {}
 
-    def workspace(self, device, stream):
-        """Zero-filled before its first use: the splits' counters start at
-        zero, and every run leaves them so."""
+    def workspace(self, like, stream):
+        """On like's device, zero-filled before its first use: the splits'
+        counters start at zero, and every run leaves them so."""
         if stream is None or torch._C._cuda_isCurrentStreamCapturing():
-            return torch.zeros(self.workspace_bytes, dtype=torch.uint8, device=device)
+            return torch.zeros(self.workspace_bytes, dtype=torch.uint8, device=like.device)
         w = self.workspaces.get(stream)
         if w is None:
-            w = self.workspaces[stream] = torch.zeros(self.workspace_bytes, dtype=torch.uint8, device=device)
+            w = self.workspaces[stream] = torch.zeros(self.workspace_bytes, dtype=torch.uint8, device=like.device)
         return w
 
 
-def _decode_key(tensors, options):
-    return tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + (tensors[0].device,) + options
+def _decode_key(q, k_cache, v_cache, block_table, kv_lens, options):
+    """The cache key of a decode call (flat: one tuple, hashed on each call)
+    and the inputs' data addresses."""
+    addresses = [q.data_ptr(), k_cache.data_ptr(), v_cache.data_ptr(), block_table.data_ptr(), kv_lens.data_ptr()]
+    return (q.shape, q.stride(), q.dtype, k_cache.shape, k_cache.stride(), k_cache.dtype, v_cache.shape,
+            v_cache.stride(), v_cache.dtype, block_table.shape, block_table.stride(), block_table.dtype, kv_lens.shape,
+            kv_lens.stride(), kv_lens.dtype, addresses[0] % 16, (addresses[1] | addresses[2]) % 16,
+            (addresses[3] | addresses[4]) % 4, q.get_device()) + options, addresses
 
 
 def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0,
             with_lse=True):
     """(O, lse); with_lse False (the direct path, when the caller drops
     lse): (O, None), from an op that writes no lse (an allocation less)."""
-    inputs = (q, k_cache, v_cache, block_table, kv_lens)
     options = (scale, causal, window_left, splits)
-    key = _decode_key(inputs, options + (with_lse,))
+    key, addresses = _decode_key(q, k_cache, v_cache, block_table, kv_lens, options + (with_lse,))
     entry = _DECODE.get(key)
     if entry is None:  # (whether q is ready follows from the key: an entry's q is)
         ready = _ready(q)
@@ -195,15 +200,15 @@ def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, 
     out = torch.empty_like(q)
     outputs = (out, torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)) if with_lse else (out,)
     if entry is None:
-        views = _views(*inputs, *outputs)
+        views = _views(q, k_cache, v_cache, block_table, kv_lens, *outputs)
         entry = _DECODE[key] = _DecodeEntry(_warpforge.attention_decode_op(views, *options, True))
     if q.is_cuda:
-        stream = torch._C._cuda_getCurrentRawStream(q.device.index)
-        workspace = entry.workspace(q.device, stream)
-        entry.op.execute_addresses([t.data_ptr() for t in inputs + outputs], workspace.data_ptr(), stream)
+        stream = torch._C._cuda_getCurrentRawStream(q.get_device())
+        addresses += [t.data_ptr() for t in outputs]
+        entry.op.execute_addresses(addresses, entry.workspace(q, stream).data_ptr(), stream)
     else:  # host memory: the simulator, through DLPack (it maps each tensor)
-        workspace = entry.workspace(q.device, None)
-        entry.op.execute(_views(*inputs, *outputs), to_tensor(workspace, "workspace"), None)
+        entry.op.execute(_views(q, k_cache, v_cache, block_table, kv_lens, *outputs),
+                         to_tensor(entry.workspace(q, None), "workspace"), None)
     return out, outputs[1] if with_lse else None
 
 

@@ -84,12 +84,13 @@ stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
 grep -E "^\[  (PASSED|FAILED) |outside the bound" "$out/tests.log" | head -8
 
 # 4b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; 64,3 is the default) and split count: the
-#     deeper rings of one CTA an SM with 16 splits a KV head (one wave of 128 CTAs), where 25 s are left.
+#     deeper rings of one CTA an SM with 16 splits a KV head (one wave of 128 CTAs), and three CTAs an SM
+#     (64,2: 68 KB) with 49 splits (392 CTAs), where 25 s are left.
 if [ "$(left)" -ge 25 ]; then
   stage "decode tilings x splits (batch 1)" 18 "$out/decode_tilings.log" bash -c "
-    for len in 8192 131072; do for t in 64,3 64,4 64,6 128,3; do echo \"tiling \$t\"
-      WARPFORGE_DECODE_TILING=\$t '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len \
-        --decode-splits 0,16 --reps 10 || exit; done; done"
+    for len in 8192 131072; do for ts in 64,3:0,16 64,4:16 64,6:16 128,3:16 64,2:49; do echo \"tiling \${ts%%:*}\"
+      WARPFORGE_DECODE_TILING=\${ts%%:*} '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len \
+        --decode-splits \${ts#*:} --reps 10 || exit; done; done"
   echo "== decode at batch 1 by tiling (block_n,stages) and splits =="
   grep -E "^tiling|^\| 1 " "$out/decode_tilings.log"
 fi

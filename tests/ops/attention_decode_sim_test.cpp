@@ -2,8 +2,9 @@
 // bound: grouped-query packing from 1 to 64 rows a KV head, 1 to 8 query
 // tokens, page sizes 16 to 256 (and one that is not a power of two), KV
 // lengths of 1 and of the query tokens alone, the split kernel writing O
-// itself (one split) or partials combined by their log-sum-exps (splits
-// chosen or given, more splits than blocks, which leaves some empty), causal,
+// itself (one split) or partials combined by their log-sum-exps in the CTA
+// that finishes last (splits chosen or given, more splits than blocks, which
+// leaves some empty; each case run twice, so its counters reset), causal,
 // not causal, sliding window, f16, large logits; on an sm_80 simulator too.
 #include <gtest/gtest.h>
 
@@ -25,8 +26,8 @@ TEST_P(AttentionDecodeSim, MatchesTheFp64ReferenceWithinItsBound) {
 }
 
 // The simulator is an sm_90a device, whose decode is built for sm_90a (the
-// combine overlapping the split kernel, the copies' L2 prefetch); the
-// sm_80 build, which every other device takes, on an sm_80 simulator.
+// copies' L2 prefetch); the sm_80 build, which every other device takes, on
+// an sm_80 simulator.
 TEST(AttentionDecodeSimAmpere, SplitsAndOneSplitMatchTheReference) {
   std::mt19937 rng(std::random_device{}());
   const runtime::Device ampere(sim::make_backend({.target = ptx::Target::sm_80}));

@@ -169,7 +169,7 @@ DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DevicePro
   s.has_lse = p.has_lse;
   s.split_output = splits > 1;
   // sm_90a code runs on sm_90 devices only (arch-specific: PTX ISA 5.1):
-  // other devices take the sm_80 build, without the overlap and the hint.
+  // other devices take the sm_80 build, without the L2 prefetch hint.
   s.sm90a = device.compute_capability_major == 9;
   return s;
 }

@@ -12,8 +12,9 @@
 #      beside SDPA's cuDNN and flash backends;
 #   3. scripts/decode_host_cost.py: the Python decode call's host
 #      microseconds, and where they go;
-#   4. the decode GPU tests (AttentionGpu.DecodeCases), then batch 1 by
-#      tiling (WARPFORGE_DECODE_TILING) where 25 s are left;
+#   4. the decode GPU tests (AttentionGpu.DecodeCases), the Python ones
+#      (pytest: CUDA tensors, CUDA graph capture), then batch 1 by tiling
+#      (WARPFORGE_DECODE_TILING) and split count where 25 s are left;
 #   5. ncu of the decode kernel at batch 1, KV 8k (skipped when under
 #      15 s are left); 6. compute-sanitizer memcheck on the small and
 #      ragged shapes (when 12 s are left).
@@ -82,6 +83,11 @@ grep -E "^batch|^step" "$out/decode_host_cost.log"
 stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
   "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
 grep -E "^\[  (PASSED|FAILED) |outside the bound" "$out/tests.log" | head -8
+
+# 4a. The Python decode on the GPU: fp64 check, the op kept across calls, CUDA graph capture.
+stage "pytest decode (cuda, graph)" 20 "$out/pytest_decode.log" "${py[@]}" -m pytest -q -rs -p no:cacheprovider \
+  -k "decode and (cuda or graph)" python/tests/test_attention.py
+grep -E "passed|failed|error" "$out/pytest_decode.log" | tail -2
 
 # 4b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; 64,3 is the default) and split count: the
 #     deeper rings of one CTA an SM with 16 splits a KV head (one wave of 128 CTAs), and three CTAs an SM

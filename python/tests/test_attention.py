@@ -251,11 +251,78 @@ def test_torch_decode_second_call_does_not_build_the_op_again(device, monkeypatc
         q = torch.randn(1, 2, 1, 64, generator=g).to(torch.bfloat16).to(device)
         outs.append((q, warpforge.attention_decode(q, k_cache, v_cache, table, lens, window_left=7)))
     assert len(made) <= 1  # 0 when an earlier test built this description
-    assert any(k[-1] == 0 and k[-2] == 7 for k in torch_attention._DECODE)
+    assert any(k[-2] == 0 and k[-3] == 7 for k in torch_attention._DECODE)  # (.., window_left, splits, with_lse)
     # each call computed its own q's rows (the addresses are the call's)
     again = warpforge.attention_decode(outs[0][0], k_cache, v_cache, table, lens, window_left=7)
     assert torch.equal(again.cpu(), outs[0][1].cpu())
     assert not torch.equal(outs[0][1].cpu(), outs[1][1].cpu())
+
+
+def decode_inputs(torch, device, seed=6, batch=1, heads_q=4, heads_kv=2, page=16, pages=4, lens=(37,)):
+    """A small paged decode problem (one query token), pages in a shuffled order."""
+    g = torch.Generator().manual_seed(seed)
+    k_cache, v_cache = (torch.randn(batch * pages, page, heads_kv, 64, generator=g).to(torch.bfloat16).to(device)
+                        for _ in range(2))
+    table = torch.randperm(batch * pages, generator=g).to(torch.int32).reshape(batch, pages).to(device)
+    q = torch.randn(batch, heads_q, 1, 64, generator=g).to(torch.bfloat16).to(device)
+    return q, k_cache, v_cache, table, torch.tensor(lens, dtype=torch.int32).to(device)
+
+
+def test_torch_decode_operator_passes_opcheck_and_compile():
+    torch = torch_or_skip()
+    import warpforge.torch  # noqa: F401
+
+    x = decode_inputs(torch, "cpu")
+    torch.library.opcheck(torch.ops.warpforge.attention_decode, x,
+                          test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_static"))
+    compiled = torch.compile(lambda *a: warpforge.attention_decode(*a).float() * 2, fullgraph=True,
+                             backend="aot_eager")
+    assert torch.equal(compiled(*x), warpforge.attention_decode(*x).float() * 2)
+
+
+def test_torch_decode_direct_path_gives_the_operators_bits_and_modes_see_the_operator():
+    """Plain eager tensors skip torch's dispatcher (its host cost); the
+    result is the operator's, and a dispatch mode still sees the operator."""
+    torch = torch_or_skip()
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    x = decode_inputs(torch, "cpu", seed=8)
+    direct = warpforge.attention_decode(*x, return_lse=True)
+    through = torch.ops.warpforge.attention_decode(*x)
+    assert torch.equal(direct[0], through[0]) and torch.equal(direct[1], through[1])
+
+    class Seen(TorchDispatchMode):
+        ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Seen.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Seen():
+        moded = warpforge.attention_decode(*x)
+    assert "warpforge.attention_decode.default" in Seen.ops
+    assert torch.equal(moded, direct[0])
+
+
+@pytest.mark.gpu
+def test_cuda_graph_capture_replays_the_decode():
+    """The splits' workspace is torch's in the graph's pool under capture
+    (the one an eager call keeps for the stream is not the graph's)."""
+    torch = torch_cuda_or_skip()
+    q, k_cache, v_cache, table, lens = decode_inputs(torch, "cuda", batch=2, pages=64, lens=(1000, 517))
+    eager = warpforge.attention_decode(q, k_cache, v_cache, table, lens, splits=8)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        warpforge.attention_decode(q, k_cache, v_cache, table, lens, splits=8)  # compiles before capture
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = warpforge.attention_decode(q, k_cache, v_cache, table, lens, splits=8)
+    q.copy_(torch.randn_like(q))
+    graph.replay()
+    eager_new = warpforge.attention_decode(q, k_cache, v_cache, table, lens, splits=8)  # shares no workspace
+    torch.cuda.synchronize()
+    assert torch.equal(captured, eager_new) and not torch.equal(captured, eager)
 
 
 # ---- NumPy (the simulator) and JAX ---------------------------------------------------------

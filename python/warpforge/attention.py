@@ -117,6 +117,21 @@ def _contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
+_TORCH_ATTENTION = None
+
+
+def _torch_attention():
+    """warpforge.torch_attention, imported on the first call (torch is
+    optional); later calls skip the import statement's ~0.5 us, a part of
+    the decode call's host time."""
+    global _TORCH_ATTENTION
+    if _TORCH_ATTENTION is None:
+        from . import torch_attention
+
+        _TORCH_ATTENTION = torch_attention
+    return _TORCH_ATTENTION
+
+
 def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0,
                      return_lse=False):
     """Decoding over a paged KV cache (flash-decoding): q (batch, heads_q,
@@ -126,10 +141,8 @@ def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, caus
     on the device. Returns o like q (and lse (batch, heads_q, q_tokens))."""
     fw = framework_of(q)
     if fw == "torch":
-        from . import torch_attention
-
-        out, lse = torch_attention.attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal,
-                                                    window_left, splits)
+        out, lse = _torch_attention().attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal,
+                                                       window_left, splits, return_lse)
     elif fw == "jax":
         _refuse("attention_decode on jax.Arrays is not provided yet: pass torch, CuPy or NumPy tensors")
     else:

@@ -148,38 +148,68 @@ def _autograd_backward(ctx, grad_out, grad_lse):
     return dq, dk, dv, None, None, None, None, None, None, None, None, None, None
 
 
-# The compiled decode ops by everything that fixes them (shapes, strides,
-# dtypes, device, options; alignment only as the kernel checks it, mod 16): a call after the first pays a dict look-up, three
-# allocations and one C++ call with the data addresses (CUDA; no DLPack
-# exchange, no cache key built in C++). The first call's host cost was the
-# Python path's ~100+ us over C++'s at small decode shapes.
+# The compiled decode ops by everything that fixes them (the inputs' shapes,
+# strides, dtypes and alignment mod 16, the device, the options; O and lse
+# are made from q, so q fixes theirs): a call after the first pays the key,
+# its allocations (O, and lse where wanted) and one C++ call with the data addresses (CUDA; no
+# DLPack exchange, no key built in C++). The splits' workspace is kept with
+# the op, one a stream (calls on one stream run in order), except under CUDA
+# graph capture, where torch allocates it in the graph's pool.
 _DECODE = {}
 atexit.register(_DECODE.clear)
 
 
-def _decode_entry(key, q, k_cache, v_cache, block_table, kv_lens, out, lse, scale, causal, window_left, splits):
-    views = _views(q, k_cache, v_cache, block_table, kv_lens, out, lse)
-    op = _warpforge.attention_decode_op(views, scale, causal, window_left, splits, True)
-    entry = (op, max(op.workspace_bytes, 16))
-    _DECODE[key] = entry
-    return entry
+class _DecodeEntry:
+    __slots__ = ("op", "workspace_bytes", "workspaces")
+
+    def __init__(self, op):
+        self.op, self.workspace_bytes, self.workspaces = op, max(op.workspace_bytes, 16), {}
+
+    def workspace(self, like, stream):
+        """On like's device, zero-filled before its first use: the splits'
+        counters start at zero, and every run leaves them so."""
+        if stream is None or torch._C._cuda_isCurrentStreamCapturing():
+            return torch.zeros(self.workspace_bytes, dtype=torch.uint8, device=like.device)
+        w = self.workspaces.get(stream)
+        if w is None:
+            w = self.workspaces[stream] = torch.zeros(self.workspace_bytes, dtype=torch.uint8, device=like.device)
+        return w
 
 
-def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0):
-    q = _ready(q)
-    out = _output_like(q)
-    lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32, device=q.device)
-    tensors = (q, k_cache, v_cache, block_table, kv_lens, out, lse)
-    key = tuple((t.shape, t.stride(), t.dtype, t.data_ptr() % 16) for t in tensors) + \
-        (q.device, scale, causal, window_left, splits)
-    entry = _DECODE.get(key) or _decode_entry(key, *tensors, scale, causal, window_left, splits)
-    op, workspace_bytes = entry
-    workspace = torch.empty(workspace_bytes, dtype=torch.uint8, device=q.device)
+def _decode_key(q, k_cache, v_cache, block_table, kv_lens, options):
+    """The cache key of a decode call (flat: one tuple, hashed on each call)
+    and the inputs' data addresses."""
+    addresses = [q.data_ptr(), k_cache.data_ptr(), v_cache.data_ptr(), block_table.data_ptr(), kv_lens.data_ptr()]
+    return (q.shape, q.stride(), q.dtype, k_cache.shape, k_cache.stride(), k_cache.dtype, v_cache.shape,
+            v_cache.stride(), v_cache.dtype, block_table.shape, block_table.stride(), block_table.dtype, kv_lens.shape,
+            kv_lens.stride(), kv_lens.dtype, addresses[0] % 16, (addresses[1] | addresses[2]) % 16,
+            (addresses[3] | addresses[4]) % 4, q.get_device()) + options, addresses
+
+
+def _decode(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0,
+            with_lse=True):
+    """(O, lse); with_lse False (the direct path, when the caller drops
+    lse): (O, None), from an op that writes no lse (an allocation less)."""
+    options = (scale, causal, window_left, splits)
+    key, addresses = _decode_key(q, k_cache, v_cache, block_table, kv_lens, options + (with_lse,))
+    entry = _DECODE.get(key)
+    if entry is None:  # (whether q is ready follows from the key: an entry's q is)
+        ready = _ready(q)
+        if ready is not q:  # the op of the copy's description
+            return _decode(ready, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
+    out = torch.empty_like(q)
+    outputs = (out, torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)) if with_lse else (out,)
+    if entry is None:
+        views = _views(q, k_cache, v_cache, block_table, kv_lens, *outputs)
+        entry = _DECODE[key] = _DecodeEntry(_warpforge.attention_decode_op(views, *options, True))
     if q.is_cuda:
-        op.execute_addresses([t.data_ptr() for t in tensors], workspace.data_ptr(), _stream(q))
+        stream = torch._C._cuda_getCurrentRawStream(q.get_device())
+        addresses += [t.data_ptr() for t in outputs]
+        entry.op.execute_addresses(addresses, entry.workspace(q, stream).data_ptr(), stream)
     else:  # host memory: the simulator, through DLPack (it maps each tensor)
-        op.execute(_views(*tensors), to_tensor(workspace, "workspace"), None)
-    return out, lse
+        entry.op.execute(_views(q, k_cache, v_cache, block_table, kv_lens, *outputs),
+                         to_tensor(entry.workspace(q, None), "workspace"), None)
+    return out, outputs[1] if with_lse else None
 
 
 def _decode_fake(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=True, window_left=-1, splits=0):
@@ -207,5 +237,18 @@ def attention(q, k, v, scale, window_left, window_right, top_left, cu_seqlens_q,
                              window_right, top_left, deterministic=deterministic, kernel_name=kernel)
 
 
-def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits):
+def _plain_eager(q):
+    """Whether a call on q may skip torch's dispatcher: a plain tensor that
+    needs no gradient, outside torch.compile's tracing (tested first: Dynamo
+    folds it) and any torch function or dispatch mode (which must see the
+    operator). The dispatcher's Python
+    round trip is ~10 us of a decode call's host time."""
+    return not torch.compiler.is_compiling() and type(q) is torch.Tensor and not q.requires_grad \
+        and not torch._C._is_torch_function_mode_enabled() and torch._C._len_torch_dispatch_stack() == 0
+
+
+def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse=True):
+    """(O, lse); (O, None) where with_lse is False and the call takes the direct path."""
+    if _plain_eager(q):
+        return _decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
     return attention_decode_op(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)

@@ -2,10 +2,13 @@
 // bound: grouped-query packing from 1 to 64 rows a KV head, 1 to 8 query
 // tokens, page sizes 16 to 256 (and one that is not a power of two), KV
 // lengths of 1 and of the query tokens alone, the split kernel writing O
-// itself (one split) or partials combined by their log-sum-exps (splits
-// chosen or given, more splits than blocks, which leaves some empty), causal,
+// itself (one split) or partials combined by their log-sum-exps in the CTA
+// that finishes last (splits chosen or given, more splits than blocks, which
+// leaves some empty; each case run twice, so its counters reset), causal,
 // not causal, sliding window, f16, large logits; on an sm_80 simulator too.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "ops/attention_decode_cases.hpp"
 #include "ops/expect_contains.hpp"
@@ -23,8 +26,8 @@ TEST_P(AttentionDecodeSim, MatchesTheFp64ReferenceWithinItsBound) {
 }
 
 // The simulator is an sm_90a device, whose decode is built for sm_90a (the
-// combine overlapping the split kernel, the copies' L2 prefetch); the
-// sm_80 build, which every other device takes, on an sm_80 simulator.
+// copies' L2 prefetch); the sm_80 build, which every other device takes, on
+// an sm_80 simulator.
 TEST(AttentionDecodeSimAmpere, SplitsAndOneSplitMatchTheReference) {
   std::mt19937 rng(std::random_device{}());
   const runtime::Device ampere(sim::make_backend({.target = ptx::Target::sm_80}));
@@ -73,6 +76,28 @@ TEST(AttentionDecodeRefusal, EveryReasonIsNamed) {
   EXPECT_EQ(rows.check_support()[0],
             "heads_q / heads_kv x q_tokens = 128 rows a KV head; decode takes up to 64 (1 to 8 tokens at up to 8 "
             "query heads a KV head)");
+}
+
+// The GPU sweep's tiling (WARPFORGE_DECODE_TILING): one the kernel cannot
+// take is a refusal that names it and what it would accept.
+TEST(AttentionDecodeRefusal, ATilingTheKernelCannotTakeIsNamed) {
+  const runtime::Device dev = runtime::Device::sim();
+  runtime::Buffer buffer(dev, 1 << 20);
+  using runtime::DType;
+  runtime::TensorView q(buffer, DType::bf16, {1, 4, 1, 64}), cache(buffer, DType::bf16, {4, 16, 1, 64}),
+      table(buffer, DType::i32, {1, 4}), lens(buffer, DType::i32, {1});
+  const AttentionDecodeTensors t{.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens,
+                                 .o = q};
+  for (const char* bad : {"32,3", "64", "64,1", "x"}) {
+    ::setenv("WARPFORGE_DECODE_TILING", bad, 1);
+    const auto why = AttentionDecode(t).check_support();
+    ASSERT_EQ(why.size(), 1u) << bad;
+    EXPECT_CONTAINS(why[0], "WARPFORGE_DECODE_TILING '" + std::string(bad) +
+                                "': expected BLOCK_N,STAGES, block_n a multiple of 64 up to 256");
+  }
+  ::setenv("WARPFORGE_DECODE_TILING", "128,2", 1);
+  EXPECT_TRUE(AttentionDecode(t).check_support().empty());
+  ::unsetenv("WARPFORGE_DECODE_TILING");
 }
 
 }  // namespace

@@ -58,12 +58,9 @@ TEST(AttentionPtxas, Sm80KernelsAssemble) {
     std::vector<std::pair<std::string, ptx::Module>> kernels = {
         {"forward", build_sm80_attention_forward(sm80_attention_spec(p))},
         {"decode", build_decode_split({.head_dim = d, .group = 4, .q_tokens = 2, .split_output = true})},
-        {"combine", build_decode_combine({.head_dim = d, .q_tokens = 2})},
-        // Hopper's build: the combine overlapping the split kernel, the copies' L2 prefetch.
+        // Hopper's build: the copies' L2 prefetch.
         {"decode sm90a",
-         build_decode_split({.head_dim = d, .group = 4, .q_tokens = 2, .split_output = true, .dependent_launch = true,
-                             .sm90a = true})},
-        {"combine sm90a", build_decode_combine({.head_dim = d, .q_tokens = 2, .dependent_launch = true, .sm90a = true})},
+         build_decode_split({.head_dim = d, .group = 4, .q_tokens = 2, .split_output = true, .sm90a = true})},
         {"decode sm90a one split", build_decode_split({.head_dim = d, .group = 4, .q_tokens = 2, .sm90a = true})}};
     for (bool deterministic : {false, true}) {
       p.deterministic = deterministic;

@@ -68,13 +68,18 @@ class AttentionDecode {
   std::vector<std::string> check_support() const;
   // The problem, the splits and the kernels that run it.
   std::string describe() const;
-  // The splits' partial O (f32) and log-sum-exps: splits x batch x heads_q x
-  // q_tokens x (head_dim + 1) x 4 bytes; none with one split.
+  // The splits' partial O (f32) and log-sum-exps, splits x batch x heads_q x
+  // q_tokens x (head_dim + 1) x 4 bytes, and a counter a sequence and KV
+  // head, batch x heads_kv x 4 bytes; none with one split.
   std::size_t workspace_bytes() const;
   int splits() const;
   void compile();
   // Allocates nothing and never waits once compiled (CUDA-graph safe).
-  // workspace: contiguous, 16-byte aligned, workspace_bytes() or more.
+  // workspace: contiguous, 16-byte aligned, workspace_bytes() or more,
+  // zero-filled before its first use (every run leaves its counters at zero
+  // again; another description reads its counters elsewhere: zero-fill it
+  // again first); absent, the op's own. Runs that share a workspace (the
+  // op's own included) must not overlap: run them on one stream.
   void execute(const AttentionDecodeTensors& tensors, runtime::Stream* stream = nullptr,
                const runtime::TensorView* workspace = nullptr);
 

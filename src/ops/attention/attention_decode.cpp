@@ -1,10 +1,12 @@
 // ops::AttentionDecode: the paged decode problem read off the views (with
 // every reason it cannot run), the number of splits, the workspace of their
-// partial results, and the launches of the split and combine kernels.
+// partial results and their counters, and the launch of the decode kernel.
 #include "warpforge/ops/attention_decode.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "attention_problem.hpp"
 #include "decode_kernel.hpp"
@@ -134,6 +136,25 @@ DecodeProblem read_problem(const AttentionDecodeTensors& t, const AttentionDecod
   return p;
 }
 
+// For experiments on a GPU (scripts/gpu-attn-decode.sh's sweep):
+// WARPFORGE_DECODE_TILING=BLOCK_N,STAGES sets the keys a stage and the
+// stages of every decode kernel compiled after it; a tiling the kernel
+// cannot take is a refusal.
+void tiling_from_environment(DecodeSpec& s, std::vector<std::string>& why) {
+  const char* text = std::getenv("WARPFORGE_DECODE_TILING");
+  if (!text || !*text) return;
+  int block_n = 0, stages = 0;
+  char end = 0;
+  if (std::sscanf(text, "%d,%d%c", &block_n, &stages, &end) != 2 || block_n < 16 || block_n > 256 || stages < 2 ||
+      stages > 8 || block_n % (16 * s.key_groups()) != 0) {
+    why.push_back("WARPFORGE_DECODE_TILING '" + std::string(text) + "': expected BLOCK_N,STAGES, block_n a multiple of " +
+                  std::to_string(16 * s.key_groups()) + " up to 256 (16 keys a warp of the " +
+                  std::to_string(s.key_groups()) + " sharing a row tile), 2 to 8 stages");
+    return;
+  }
+  s.block_n = block_n, s.stages = stages;
+}
+
 DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DeviceProperties& device) {
   DecodeSpec s;
   s.dtype = p.dtype;
@@ -148,9 +169,8 @@ DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DevicePro
   s.has_lse = p.has_lse;
   s.split_output = splits > 1;
   // sm_90a code runs on sm_90 devices only (arch-specific: PTX ISA 5.1):
-  // other devices take the sm_80 build, without the overlap and the hint.
+  // other devices take the sm_80 build, without the L2 prefetch hint.
   s.sm90a = device.compute_capability_major == 9;
-  s.dependent_launch = s.split_output && s.sm90a;
   return s;
 }
 
@@ -164,13 +184,16 @@ struct AttentionDecode::State {
   int splits = 1;
   DecodeSpec spec;
   bool caller_workspace = false;
-  std::optional<runtime::Module> split_module, combine_module;
+  std::optional<runtime::Module> module;
+  std::string kernel_name;  // kept: execute() launches it by name
   std::optional<runtime::Buffer> workspace;
 
+  // The splits' partial O and lse, then a counter a (sequence, KV head).
   std::size_t workspace_bytes() const {
     if (splits <= 1) return 0;
     return static_cast<std::size_t>(splits * problem.batch * problem.heads_q * problem.q_tokens *
-                                    (problem.head_dim + 1) * 4);
+                                        (problem.head_dim + 1) * 4 +
+                                    problem.batch * problem.heads_kv * 4);
   }
 };
 
@@ -202,6 +225,7 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
   s.spec = spec_for(p, s.splits, s.device.properties());
+  tiling_from_environment(s.spec, s.refusals);
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)
     s.refusals.push_back("the decode kernel stages " + std::to_string(s.spec.shared_bytes()) +
@@ -224,9 +248,7 @@ std::string AttentionDecode::describe() const {
          (s.splits > 1 ? "s" : "") + " a sequence (" + std::to_string(s.problem.batch * s.problem.heads_kv * s.splits) +
          " CTAs of the split kernel " + s.spec.kernel_name() + ", " + std::to_string(s.spec.block_n) +
          "-key blocks in " + std::to_string(s.spec.stages) + " cp.async stages" +
-         (s.splits > 1 ? ", then " + decode_combine_name(s.spec) +
-                             (s.spec.dependent_launch ? " launched to overlap it (griddepcontrol)" : "")
-                       : std::string()) +
+         (s.splits > 1 ? ", the last CTA of each sequence and KV head combining the splits" : "") +
          "), workspace " +
          std::to_string(workspace_bytes()) + " bytes";
 }
@@ -234,10 +256,13 @@ std::string AttentionDecode::describe() const {
 void AttentionDecode::compile() {
   State& s = *state_;
   if (!s.refusals.empty()) throw OpsError("AttentionDecode cannot run " + s.problem.describe() + ":" + join_reasons(s.refusals));
-  if (s.split_module) return;
-  s.split_module.emplace(s.device, build_decode_split(s.spec));
-  if (s.splits > 1) s.combine_module.emplace(s.device, build_decode_combine(s.spec));
-  if (s.workspace_bytes() && !s.caller_workspace) s.workspace.emplace(s.device, s.workspace_bytes());
+  if (s.module) return;
+  s.module.emplace(s.device, build_decode_split(s.spec));
+  s.kernel_name = s.spec.kernel_name();
+  if (s.workspace_bytes() && !s.caller_workspace) {
+    s.workspace.emplace(s.device, s.workspace_bytes());
+    s.workspace->fill(0);  // the counters start at zero; every launch leaves them so
+  }
 }
 
 void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* stream, const TensorView* workspace) {
@@ -290,23 +315,11 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
   args.emplace_back(u32(p.heads_q));
   args.emplace_back(static_cast<float>(p.scale * 1.4426950408889634));
   args.emplace_back(static_cast<std::int32_t>(p.window_left));
-  s.split_module->launch(s.spec.kernel_name(),
-                         {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
-                          .block = {128},
-                          .dynamic_shared_bytes = u32(s.spec.shared_bytes())},
-                         args, stream);
-  if (s.splits > 1) {
-    const std::int64_t rows = p.batch * p.heads_q * p.q_tokens;
-    std::vector<runtime::Arg> combine = {runtime::Arg::pointer(ws), t.o, t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o)};
-    for (const auto* st : {&p.o, &p.lse})
-      for (std::int64_t x : *st) combine.emplace_back(u64(x));
-    combine.emplace_back(u32(rows));
-    combine.emplace_back(u32(s.splits));
-    combine.emplace_back(u32(p.heads_q));
-    s.combine_module->launch(decode_combine_name(s.spec),
-                             {.grid = {u32(rows)}, .block = {128}, .overlap_previous = s.spec.dependent_launch},
-                             combine, stream);
-  }
+  s.module->launch(s.kernel_name,
+                   {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
+                    .block = {128},
+                    .dynamic_shared_bytes = u32(s.spec.shared_bytes())},
+                   args, stream);
 }
 
 void attention_decode(const AttentionDecodeTensors& t, AttentionDecodeOptions options, runtime::Stream* stream) {

@@ -33,6 +33,128 @@ Reg finite_or_zero(Kernel& k, const Reg& m) {
   return out;
 }
 
+// What the last split's combine reads and writes (build_decode_split's
+// registers).
+struct CombineArgs {
+  const Reg &partial, &o, &lse;
+  const std::vector<Reg>&so, &slse;
+  const Reg &splits, &heads_q, &b, &g, &tid, &lane, &warp, &flag;
+};
+
+// The splits of (sequence b, KV head g) meet in the CTA that finishes last,
+// found by a counter of the pair in the workspace after the partials (each
+// thread's partial stores, a gpu-scope fence, the CTA's barrier, then one
+// atomic add; the last CTA fences again before it reads: PTX ISA 8.8's
+// release and acquire patterns). It merges its rows' partials by their
+// log-sum-exps (log2 units) in one pass over the splits: each warp a row at
+// a time, each lane head_dim/32 adjacent columns, 8 or 16 splits' loads in
+// flight, a running (max m, sum, O) rescaled as the online softmax's:
+//   O = Σ_s 2^(lse_s - m)·O_s / Σ_s 2^(lse_s - m),  L = m + log2 Σ_s 2^(lse_s - m).
+// It leaves the counter at 0 for the next launch.
+void combine_if_last(Kernel& k, const DecodeSpec& s, const CombineArgs& a) {
+  const Type in = s.dtype == DType::f16 ? f16 : bf16;
+  const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens, R = s.rows();
+  // Splits whose loads are in flight together: a batch of one at 8k keys
+  // has ~33 splits, three passes; head_dim 256 keeps eight (registers).
+  const int warps = 4, unroll = D == 256 ? 8 : 16;
+  Reg rows_total = k.sreg(SReg::nctaid_z) * a.heads_q * NQ;
+  Reg lse_area = k.reg(u64), counter_area = k.reg(u64), counter_index = k.reg(u64);
+  k.mul_wide(lse_area, rows_total * a.splits, D * 4);
+  k.mul_wide(counter_area, rows_total * a.splits, (D + 1) * 4);
+  k.mul_wide(counter_index, a.b * k.sreg(SReg::nctaid_y) + a.g, 4);
+  Reg counter = a.partial + counter_area + counter_index;
+
+  k.fence(FenceSem::acq_rel, Scope::gpu);
+  k.bar_sync(0);
+  k.if_then(a.tid == 0, [&] {
+    Reg arrived = k.reg(u32), last = k.reg(u32);
+    k.atom(Space::global, AtomOp::add, u32, arrived, at(counter), 1u);
+    k.selp(last, 1u, 0u, arrived == a.splits - 1);
+    k.st(Space::shared, u32, at(a.flag), last);
+  });
+  k.bar_sync(0);
+  Reg last = k.reg(u32);
+  k.ld(Space::shared, u32, last, at(a.flag));
+  k.if_then(last == 1, [&] {
+    k.fence(FenceSem::acq_rel, Scope::gpu);
+    k.if_then(a.tid == 0, [&] { k.st(Space::global, u32, at(counter), 0u); });
+    Reg row0 = (a.b * a.heads_q + a.g * s.group) * NQ;  // the pair's rows are consecutive
+    Reg lane_cols = k.reg(u64);
+    k.mul_wide(lane_cols, a.lane, per_lane * 4);
+    Reg final_split = a.splits - 1;
+    k.for_range(a.warp, R, warps, [&](Reg r) {
+      Reg first = k.reg(u64), o_first = k.reg(u64);
+      k.mul_wide(first, (row0 + r) * a.splits, 4);
+      k.mul_wide(o_first, (row0 + r) * a.splits, D * 4);
+      Reg lse_row = a.partial + lse_area + first, o_row = a.partial + o_first + lane_cols;
+      Reg m = k.mov(f32, minus_infinity), sum = k.mov(f32, imm_f32(0.0f));
+      Regs acc = k.regs(f32, per_lane, "acc");
+      for (const Reg& x : acc) k.mov(x, imm_f32(0.0f));
+      k.for_range(k.mov(u32, 0), a.splits, unroll, [&](Reg sp0) {
+        Regs w(unroll);
+        std::vector<Regs> o_s;
+        for (int u = 0; u < unroll; ++u) {
+          Reg sp = k.min(sp0 + u, final_split);  // past the last split: its values again, weight 0
+          Reg at_s = k.reg(u64), at_o = k.reg(u64);
+          k.mul_wide(at_s, sp, 4);
+          k.mul_wide(at_o, sp, D * 4);
+          w[u] = k.reg(f32);
+          k.ld(Space::global, f32, w[u], at(lse_row + at_s), {.cache = Cache::cg});
+          o_s.push_back(k.regs(f32, per_lane, "part" + std::to_string(u) + "_"));
+          for (int i = 0; i < per_lane; i += 4) {
+            const int n = std::min(4, per_lane - i);
+            Regs part(o_s[u].begin() + i, o_s[u].begin() + i + n);
+            if (n == 1) k.ld(Space::global, f32, part[0], at(o_row + at_o, i * 4), {.cache = Cache::cg});
+            else k.ld(Space::global, f32, part, at(o_row + at_o, i * 4), {.cache = Cache::cg});
+          }
+        }
+        Reg m_new = k.reg(f32), x = k.reg(f32);
+        k.mov(m_new, m);
+        for (int u = 0; u < unroll; ++u) {
+          k.selp(w[u], minus_infinity, w[u], sp0 + u > final_split);
+          k.max(m_new, m_new, w[u]);
+        }
+        Reg offset = finite_or_zero(k, m_new);
+        k.sub(x, m, offset);
+        k.ex2_approx(x, x);
+        k.mul(sum, sum, x);
+        for (const Reg& c : acc) k.mul(c, c, x);
+        for (int u = 0; u < unroll; ++u) {
+          k.sub(x, w[u], offset);
+          k.ex2_approx(x, x);
+          k.add(sum, sum, x);
+          for (int i = 0; i < per_lane; ++i) k.fma(acc[i], x, o_s[u][i], acc[i]);
+        }
+        k.mov(m, m_new);
+      });
+      Reg inverse = k.reg(f32), total = k.reg(f32);
+      k.rcp(inverse, sum, {.round = Round::rn});
+      k.selp(inverse, imm_f32(0.0f), inverse, k.setp(Cmp::eq, sum, imm_f32(0.0f)));
+      k.lg2_approx(total, sum);  // -inf where no split saw a key
+      k.add(total, total, finite_or_zero(k, m));
+      Reg head = a.g * s.group + k.div(r, NQ), t = k.reg(u32);
+      k.rem(t, r, NQ);
+      Reg out = element_address(k, a.o, element_offset(k, a.b, a.so[0], head, a.so[1], t, a.so[2]), 2);
+      Reg col = k.reg(u64);
+      k.mul_wide(col, a.lane, per_lane * 2);
+      out = out + col;
+      for (int i = 0; i < per_lane; i += 2) {
+        Reg packed = k.reg(b32);
+        k.mul(acc[i], acc[i], inverse);
+        k.mul(acc[i + 1], acc[i + 1], inverse);
+        k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, acc[i + 1], acc[i]);
+        k.st(Space::global, b32, at(out, i * 2), packed);
+      }
+      if (s.has_lse) {
+        Reg natural = k.reg(f32);
+        k.mul(natural, total, imm_f32(ln2));
+        Reg where = element_address(k, a.lse, element_offset(k, a.b, a.slse[0], head, a.slse[1], t, a.slse[2]), 4);
+        k.guarded(a.lane == 0, [&] { k.st(Space::global, f32, at(where), natural); });
+      }
+    });
+  });
+}
+
 }  // namespace
 
 int DecodeSpec::row_tiles() const {
@@ -52,13 +174,7 @@ std::string DecodeSpec::kernel_name() const {
   return "warpforge_attention_decode_sm80_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_g" + std::to_string(group) + "_t" + std::to_string(q_tokens) + "_n" + std::to_string(block_n) + "s" +
          std::to_string(stages) + (causal ? "_causal" : "") + (window_left ? "_wl" : "") + (has_lse ? "_lse" : "") +
-         (split_output ? "_split" : "") + (dependent_launch ? "_pdl" : "") + (sm90a ? "_sm90a" : "");
-}
-
-std::string decode_combine_name(const DecodeSpec& s) {
-  return "warpforge_attention_decode_combine_" + std::string(runtime::name(s.dtype)) + "_d" +
-         std::to_string(s.head_dim) + "_t" + std::to_string(s.q_tokens) + (s.has_lse ? "_lse" : "") +
-         (s.dependent_launch ? "_pdl" : "") + (s.sm90a ? "_sm90a" : "");
+         (split_output ? "_split" : "") + (sm90a ? "_sm90a" : "");
 }
 
 ptx::Module build_decode_split(const DecodeSpec& s) {
@@ -84,33 +200,18 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
   Reg window_left = k.param(s32, "window_left");
   k.reqntid(128);
   Shared smem = k.dynamic_shared("smem", 128);
-  // The combine may be scheduled now: it waits for this grid's completion
-  // before it reads a partial.
-  if (s.dependent_launch) k.griddepcontrol_launch_dependents();
 
   Reg tid = k.sreg(SReg::tid_x), lane = k.sreg(SReg::laneid);
   Reg warp = tid >> 5;
   Reg row_tile = warp >> log2_of(KG), key_group = warp & (KG - 1);
   Reg split = k.sreg(SReg::ctaid_x), g = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
 
-  // The split's keys: [key_begin, key_end), blocks of BN from `start`.
+  // The sequence's kv_len, then Q's copies while it comes (they need none of
+  // it: one round trip less before the first keys are asked for).
   Reg b4 = k.reg(u64);
   k.mul_wide(b4, b, 4);
   Reg kv_len = k.reg(s32);
   k.ld(Space::global, s32, kv_len, at(lens + b4));
-  Reg per_split = k.div(kv_len + splits.as(s32) - 1, splits.as(s32));
-  Reg chunk = k.div(per_split + (BN - 1), BN) * BN;
-  Reg key_begin = split.as(s32) * chunk;
-  Reg key_end = k.min(key_begin + chunk, kv_len);
-  Reg diag = kv_len - NQ;  // token t sees keys up to diag + t
-  Reg start = key_begin;
-  if (s.window_left) {
-    // The first key any token sees, rounded down to a block.
-    Reg first = k.max(diag - window_left, 0);
-    start = k.max(key_begin, k.div(first, BN) * BN);
-  }
-  Reg blocks = k.div(key_end - start + (BN - 1), BN);
-
   // Q: row r is query head g·group + r / q_tokens, token r % q_tokens.
   Reg smem_base = k.address_of(smem);
   const PanelTile sQ{smem_base, RP, D};
@@ -125,6 +226,20 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
       },
       pq, k.mov(s32, rows), tid, 128);
   k.cp_async_commit();
+
+  // The split's keys: [key_begin, key_end), blocks of BN from `start`.
+  Reg per_split = k.div(kv_len + splits.as(s32) - 1, splits.as(s32));
+  Reg chunk = k.div(per_split + (BN - 1), BN) * BN;
+  Reg key_begin = split.as(s32) * chunk;
+  Reg key_end = k.min(key_begin + chunk, kv_len);
+  Reg diag = kv_len - NQ;  // token t sees keys up to diag + t
+  Reg start = key_begin;
+  if (s.window_left) {
+    // The first key any token sees, rounded down to a block.
+    Reg first = k.max(diag - window_left, 0);
+    start = k.max(key_begin, k.div(first, BN) * BN);
+  }
+  Reg blocks = k.div(key_end - start + (BN - 1), BN);
 
   // The ring of K and V blocks.
   const int slot_bytes = 2 * BN * D * 2;
@@ -259,6 +374,68 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
   for (const auto& part : acc_o)
     for (std::size_t v = 0; v < o_half.size(); ++v) k.mul(part.regs()[v], part.regs()[v], result.inverse[o_half[v]]);
   Regs lse = result.lse_log2;
+  // The output of rows that exist: O and lse, or the split's partials.
+  auto write_rows = [&] {
+    const tile::LaneCoords olc = tile::emit_lane_coords(k, acc_o[0].steps(), lane);
+    // Each pair of adjacent columns of the thread's row `half` (the m16n8
+    // accumulator's c0, c1: PTX ISA 9.7.14.5.14), with its column offset.
+    auto row_pairs = [&](int half, const std::function<void(const Reg&, const Reg&, std::int64_t)>& body) {
+      for (int panel = 0; panel < D / 16; ++panel)
+        for (std::size_t v = 0; v + 1 < o_half.size(); v += 2)
+          if (o_half[v] == half)
+            body(acc_o[panel].regs()[v], acc_o[panel].regs()[v + 1],
+                 16 * panel + acc_o[panel].steps().value_offset(static_cast<std::int64_t>(v)).second);
+    };
+    for (int half = 0; half < 2; ++half) {
+      Reg r = row_tile * 16 + olc.row + 8 * half;
+      Reg head = g * s.group + k.div(r, NQ);
+      Reg t = k.reg(u32);
+      k.rem(t, r, NQ);
+      Pred inside = r < rows;
+      Pred lse_writer = inside && ((lane & 3) == 0);
+      if (!s.split_output) {
+        Reg out = element_address(k, po, element_offset(k, b, so[0], head, so[1], t, so[2]), 2);
+        Reg col = k.reg(u64);
+        k.mul_wide(col, olc.col, 2);
+        out = out + col;
+        k.guarded(inside, [&] {
+          row_pairs(half, [&](const Reg& x0, const Reg& x1, std::int64_t col) {
+            Reg packed = k.reg(b32);
+            k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, x1, x0);
+            k.st(Space::global, b32, at(out, col * 2), packed);
+          });
+        });
+        if (s.has_lse) {
+          Reg natural = k.reg(f32);
+          k.mul(natural, lse[half], imm_f32(ln2));
+          Reg where = element_address(k, plse, element_offset(k, b, slse[0], head, slse[1], t, slse[2]), 4);
+          k.guarded(lse_writer, [&] { k.st(Space::global, f32, at(where), natural); });
+        }
+      } else {
+        // row·splits + split, row = (b·heads_q + head)·q_tokens + token.
+        Reg global_row = (b * heads_q + head) * NQ + t;
+        Reg index = global_row * splits + split;
+        Reg o_index = k.reg(u64);
+        k.mul_wide(o_index, index, D);
+        Reg out = element_address(k, partial, o_index, 4);
+        Reg col = k.reg(u64);
+        k.mul_wide(col, olc.col, 4);
+        out = out + col;
+        k.guarded(inside, [&] {
+          row_pairs(half, [&](const Reg& x0, const Reg& x1, std::int64_t col) {
+            k.st(Space::global, f32, at(out, col * 4), Regs{x0, x1});
+          });
+        });
+        Reg rows_total = k.sreg(SReg::nctaid_z) * heads_q * NQ;
+        Reg lse_index = k.reg(u64), lse_base = k.reg(u64);
+        k.mul_wide(lse_base, rows_total * splits, D * 4);
+        k.mul_wide(lse_index, index, 4);
+        Reg where = partial + lse_base + lse_index;
+        k.guarded(lse_writer, [&] { k.st(Space::global, f32, at(where), lse[half]); });
+      }
+    }
+  };
+  // With several warps a row tile, the first writes the tile's merged rows.
   if (KG > 1) {
     const int values = D / 2;  // a lane's O values (16 x D over 32 lanes)
     Reg merge = ring;          // the ring is free: every block has been read
@@ -304,221 +481,28 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
       }
     }
     k.bar_sync(0);
-    k.if_then(key_group != 0, [&] { k.exit(); });
-    Reg x = k.reg(f32);
-    for (int w = 1; w < KG; ++w)
-      for (int panel = 0; panel < D / 16; ++panel) {
-        const auto& part = acc_o[panel];
-        for (std::size_t v = 0; v < o_half.size(); ++v) {
-          k.ld(Space::shared, f32, x,
-               at(o_slot(first_warp + w, panel * static_cast<int>(o_half.size()) + static_cast<int>(v))));
-          k.add(part.regs()[v], part.regs()[v], x);
+    k.if_then(key_group == 0, [&] {
+      Reg x = k.reg(f32);
+      for (int w = 1; w < KG; ++w)
+        for (int panel = 0; panel < D / 16; ++panel) {
+          const auto& part = acc_o[panel];
+          for (std::size_t v = 0; v < o_half.size(); ++v) {
+            k.ld(Space::shared, f32, x,
+                 at(o_slot(first_warp + w, panel * static_cast<int>(o_half.size()) + static_cast<int>(v))));
+            k.add(part.regs()[v], part.regs()[v], x);
+          }
         }
-      }
+      write_rows();
+    });
+  } else {
+    write_rows();
   }
 
-  // The output of rows that exist: O and lse, or the split's partials.
-  const tile::LaneCoords olc = tile::emit_lane_coords(k, acc_o[0].steps(), lane);
-  // Each pair of adjacent columns of the thread's row `half` (the m16n8
-  // accumulator's c0, c1: PTX ISA 9.7.14.5.14), with its column offset.
-  auto row_pairs = [&](int half, const std::function<void(const Reg&, const Reg&, std::int64_t)>& body) {
-    for (int panel = 0; panel < D / 16; ++panel)
-      for (std::size_t v = 0; v + 1 < o_half.size(); v += 2)
-        if (o_half[v] == half)
-          body(acc_o[panel].regs()[v], acc_o[panel].regs()[v + 1],
-               16 * panel + acc_o[panel].steps().value_offset(static_cast<std::int64_t>(v)).second);
-  };
-  for (int half = 0; half < 2; ++half) {
-    Reg r = row_tile * 16 + olc.row + 8 * half;
-    Reg head = g * s.group + k.div(r, NQ);
-    Reg t = k.reg(u32);
-    k.rem(t, r, NQ);
-    Pred inside = r < rows;
-    Pred lse_writer = inside && ((lane & 3) == 0);
-    if (!s.split_output) {
-      Reg out = element_address(k, po, element_offset(k, b, so[0], head, so[1], t, so[2]), 2);
-      Reg col = k.reg(u64);
-      k.mul_wide(col, olc.col, 2);
-      out = out + col;
-      k.guarded(inside, [&] {
-        row_pairs(half, [&](const Reg& x0, const Reg& x1, std::int64_t col) {
-          Reg packed = k.reg(b32);
-          k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, x1, x0);
-          k.st(Space::global, b32, at(out, col * 2), packed);
-        });
-      });
-      if (s.has_lse) {
-        Reg natural = k.reg(f32);
-        k.mul(natural, lse[half], imm_f32(ln2));
-        Reg where = element_address(k, plse, element_offset(k, b, slse[0], head, slse[1], t, slse[2]), 4);
-        k.guarded(lse_writer, [&] { k.st(Space::global, f32, at(where), natural); });
-      }
-    } else {
-      // row·splits + split, row = (b·heads_q + head)·q_tokens + token.
-      Reg global_row = (b * heads_q + head) * NQ + t;
-      Reg index = global_row * splits + split;
-      Reg o_index = k.reg(u64);
-      k.mul_wide(o_index, index, D);
-      Reg out = element_address(k, partial, o_index, 4);
-      Reg col = k.reg(u64);
-      k.mul_wide(col, olc.col, 4);
-      out = out + col;
-      k.guarded(inside, [&] {
-        row_pairs(half, [&](const Reg& x0, const Reg& x1, std::int64_t col) {
-          k.st(Space::global, f32, at(out, col * 4), Regs{x0, x1});
-        });
-      });
-      Reg rows_total = k.sreg(SReg::nctaid_z) * heads_q * NQ;
-      Reg lse_index = k.reg(u64), lse_base = k.reg(u64);
-      k.mul_wide(lse_base, rows_total * splits, D * 4);
-      k.mul_wide(lse_index, index, 4);
-      Reg where = partial + lse_base + lse_index;
-      k.guarded(lse_writer, [&] { k.st(Space::global, f32, at(where), lse[half]); });
-    }
-  }
-  return k.module();
-}
-
-ptx::Module build_decode_combine(const DecodeSpec& s) {
-  Kernel k(decode_combine_name(s), s.sm90a ? Target::sm_90a : Target::sm_80);
-  const Type in = s.dtype == DType::f16 ? f16 : bf16;
-  const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens;
-  constexpr int warps = 4, unroll = 8;
-  Reg partial = k.param_ptr("partial"), po = k.param_ptr("O"), plse = k.param_ptr("lse");
-  Reg ob = k.param(u64, "o_batch"), oh = k.param(u64, "o_head"), orow = k.param(u64, "o_row");
-  Reg lb = k.param(u64, "lse_batch"), lh = k.param(u64, "lse_head"), lrow = k.param(u64, "lse_row");
-  Reg rows_total = k.param(u32, "rows_total"), splits = k.param(u32, "splits"), heads_q = k.param(u32, "heads_q");
-  k.reqntid(32 * warps);
-  // Each warp's (max, sum) of its splits' weights, then its part of O.
-  Shared smem = k.shared("combine", (warps * D + 2 * warps) * 4);
-  // Launched to overlap the split kernel: its partials (and O, lse, which
-  // it does not touch) only after it has completed.
-  if (s.dependent_launch) k.griddepcontrol_wait();
-  Reg tid = k.sreg(SReg::tid_x), lane = k.sreg(SReg::laneid), warp = tid >> 5;
-  Reg row = k.sreg(SReg::ctaid_x);
-  Reg base = k.address_of(smem);
-  Reg pairs = base + warps * D * 4;
-
-  // The splits' log-sum-exps (log2 units): L = log2 Σ 2^lse_s, each thread
-  // over splits tid, tid + 128, .. as a running (max, sum), then merged
-  // across the CTA. (m, sum) absorbs (x, t): m' = max(m, x), sum' = sum·2^(m
-  // - m') + t·2^(x - m'), with offsets of 0 where m' is -inf.
-  Reg first = k.reg(u64), lse_area = k.reg(u64);
-  k.mul_wide(first, row * splits, 4);
-  k.mul_wide(lse_area, rows_total * splits, D * 4);
-  Reg lse_row = partial + lse_area + first;
-  Reg m = k.reg(f32), sum = k.reg(f32);
-  k.mov(m, minus_infinity);
-  k.mov(sum, imm_f32(0.0f));
-  auto absorb = [&](const Reg& x, const Reg& t) {
-    Reg m_new = k.reg(f32), a = k.reg(f32), b = k.reg(f32);
-    k.max(m_new, m, x);
-    Reg offset = finite_or_zero(k, m_new);
-    k.sub(a, m, offset);
-    k.ex2_approx(a, a);
-    k.sub(b, x, offset);
-    k.ex2_approx(b, b);
-    k.mul(b, b, t);
-    k.fma(sum, sum, a, b);
-    k.mov(m, m_new);
-  };
-  k.for_range(tid, splits, 32 * warps, [&](Reg sp) {
-    Reg at_s = k.reg(u64), x = k.reg(f32);
-    k.mul_wide(at_s, sp, 4);
-    k.ld(Space::global, f32, x, at(lse_row + at_s));
-    absorb(x, k.mov(f32, imm_f32(1.0f)));
-  });
-  Reg other_m = k.reg(f32), other_sum = k.reg(f32);
-  for (int lanes : {16, 8, 4, 2, 1}) {
-    k.shfl_sync(Shfl::bfly, other_m, m, lanes, 0x1f);
-    k.shfl_sync(Shfl::bfly, other_sum, sum, lanes, 0x1f);
-    absorb(other_m, other_sum);
-  }
-  Reg warp_pair = pairs + (warp << 3);
-  k.guarded(lane == 0, [&] {
-    k.st(Space::shared, f32, at(warp_pair), m);
-    k.st(Space::shared, f32, at(warp_pair, 4), sum);
-  });
-  k.bar_sync(0);
-  k.mov(m, minus_infinity);
-  k.mov(sum, imm_f32(0.0f));
-  for (int w = 0; w < warps; ++w) {
-    k.ld(Space::shared, f32, other_m, at(pairs, w * 8));
-    k.ld(Space::shared, f32, other_sum, at(pairs, w * 8 + 4));
-    absorb(other_m, other_sum);
-  }
-  Reg total = k.reg(f32);  // log2 Σ 2^lse_s; -inf where no split saw a key
-  k.lg2_approx(total, sum);
-  k.add(total, total, finite_or_zero(k, m));
-  Pred empty = k.setp(Cmp::eq, sum, imm_f32(0.0f));
-
-  // O = Σ_s 2^(lse_s - L)·O_s: warp w over splits w, w + 4, .., eight a
-  // pass with their loads independent (one memory latency a pass), each
-  // lane per_lane adjacent columns; indices past the last split re-read it
-  // with weight 0. Then the warps' parts summed through shared memory.
-  Regs acc = k.regs(f32, per_lane, "acc");
-  std::vector<Regs> o_s;
-  for (int u = 0; u < unroll; ++u) o_s.push_back(k.regs(f32, per_lane, "part" + std::to_string(u) + "_"));
-  for (const Reg& r : acc) k.mov(r, imm_f32(0.0f));
-  Reg o_first = k.reg(u64), lane_cols = k.reg(u64);
-  k.mul_wide(o_first, row * splits, D * 4);
-  k.mul_wide(lane_cols, lane, per_lane * 4);
-  Reg o_row = partial + o_first + lane_cols;
-  Reg last = splits - 1;
-  k.for_range(warp, splits, warps * unroll, [&](Reg sp0) {
-    Regs w(unroll);
-    for (int u = 0; u < unroll; ++u) {
-      Reg sp = k.min(sp0 + warps * u, last);
-      Reg at_s = k.reg(u64), at_o = k.reg(u64);
-      k.mul_wide(at_s, sp, 4);
-      w[u] = k.reg(f32);
-      k.ld(Space::global, f32, w[u], at(lse_row + at_s));
-      k.mul_wide(at_o, sp, D * 4);
-      Reg src = o_row + at_o;
-      for (int i = 0; i < per_lane; i += 4) {
-        const int n = std::min(4, per_lane - i);
-        Regs part(o_s[u].begin() + i, o_s[u].begin() + i + n);
-        if (n == 1) k.ld(Space::global, f32, part[0], at(src, i * 4));
-        else k.ld(Space::global, f32, part, at(src, i * 4));
-      }
-    }
-    for (int u = 0; u < unroll; ++u) {
-      k.sub(w[u], w[u], total);
-      k.ex2_approx(w[u], w[u]);
-      k.selp(w[u], imm_f32(0.0f), w[u], empty || (sp0 + warps * u > last));
-      for (int i = 0; i < per_lane; ++i) k.fma(acc[i], w[u], o_s[u][i], acc[i]);
-    }
-  });
-  Reg mine = base + (warp * D + lane * per_lane) * 4;
-  for (int i = 0; i < per_lane; ++i) k.st(Space::shared, f32, at(mine, i * 4), acc[i]);
-  k.bar_sync(0);
-  k.if_then(warp != 0, [&] { k.exit(); });
-  Reg x = k.reg(f32);
-  for (int w = 1; w < warps; ++w)
-    for (int i = 0; i < per_lane; ++i) {
-      k.ld(Space::shared, f32, x, at(mine, (w * D + i) * 4));
-      k.add(acc[i], acc[i], x);
-    }
-
-  Reg t = k.reg(u32), bh = k.div(row, NQ);
-  k.rem(t, row, NQ);
-  Reg head = k.reg(u32), b = k.div(bh, heads_q);
-  k.rem(head, bh, heads_q);
-  Reg out = element_address(k, po, element_offset(k, b, ob, head, oh, t, orow), 2);
-  Reg col = k.reg(u64);
-  k.mul_wide(col, lane, per_lane * 2);
-  out = out + col;
-  for (int i = 0; i < per_lane; i += 2) {
-    Reg packed = k.reg(b32);
-    k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, acc[i + 1], acc[i]);
-    k.st(Space::global, b32, at(out, i * 2), packed);
-  }
-  if (s.has_lse) {
-    Reg natural = k.reg(f32);
-    k.mul(natural, total, imm_f32(ln2));
-    Reg where = element_address(k, plse, element_offset(k, b, lb, head, lh, t, lrow), 4);
-    k.guarded(lane == 0, [&] { k.st(Space::global, f32, at(where), natural); });
-  }
+  if (s.split_output)
+    combine_if_last(k, s,
+                    {.partial = partial, .o = po, .lse = plse, .so = so, .slse = slse, .splits = splits,
+                     .heads_q = heads_q, .b = b, .g = g, .tid = tid, .lane = lane, .warp = warp,
+                     .flag = smem_base});
   return k.module();
 }
 

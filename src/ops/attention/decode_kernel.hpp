@@ -11,10 +11,11 @@
 //    softmax over its keys, and the warps of a row tile merge their results
 //    by their log-sum-exps through shared memory. With one split the CTA
 //    writes O and lse; with several, each writes its normalised partial O
-//    (f32) and log-sum-exp to the workspace.
-//  - combine: one CTA of 4 warps per (sequence, query head, token) merges
-//    the splits' partials: O = Σ_s 2^(lse_s - L)·O_s with L = log2 Σ_s
-//    2^lse_s, the warps taking every fourth split.
+//    (f32) and log-sum-exp to the workspace, then counts itself in at its
+//    (sequence, KV head)'s counter; the CTA that counts last merges the
+//    splits' partials of its rows by their log-sum-exps (O = Σ_s 2^(lse_s -
+//    L)·O_s with L = log2 Σ_s 2^lse_s) and writes O and lse: no second
+//    kernel, so a launch and its wait for the whole grid are saved.
 #pragma once
 
 #include <string>
@@ -30,12 +31,7 @@ struct DecodeSpec {
   int group = 1, q_tokens = 1;  // rows = group · q_tokens
   int block_n = 64, stages = 3;
   bool causal = true, window_left = false, has_lse = true;
-  bool split_output = false;  // several splits: partials to the workspace
-  // sm_90a (split_output only): the combine is launched to overlap the split
-  // kernel (runtime::LaunchConfig::overlap_previous), which lets it be
-  // scheduled at once; it waits for the split kernel's partials
-  // (griddepcontrol, PTX ISA 9.7.13.1-2), so no launch gap separates them.
-  bool dependent_launch = false;
+  bool split_output = false;  // several splits: partials to the workspace, the last CTA combines
   // Built for sm_90a (a Hopper device): PTX 8.4, so the K and V copies carry
   // an L2 prefetch size (PTX ISA 7.4+); the instructions are sm_80's.
   bool sm90a = false;
@@ -56,17 +52,13 @@ struct DecodeSpec {
 // lse_row, table_row; page_size, splits, heads_q (u32); scale_log2 (f32);
 // window_left (s32).
 // Launch: grid (splits, heads_kv, batch), block threads(), dynamic shared
-// memory shared_bytes(). The partials (split_output): O at partial +
-// ((row·splits + split)·head_dim)·4 and lse (log2 units) at partial +
+// memory shared_bytes(). The workspace (split_output; zero-filled before
+// its first use, left so by every launch): the partial O at partial +
+// ((row·splits + split)·head_dim)·4, the lse (log2 units) at partial +
 // rows_total·splits·head_dim·4 + (row·splits + split)·4, where row =
-// (batch·heads_q + head)·q_tokens + token.
+// (batch·heads_q + head)·q_tokens + token, then a u32 counter a (sequence,
+// KV head) at partial + rows_total·splits·(head_dim + 1)·4 + (b·heads_kv +
+// g)·4.
 ptx::Module build_decode_split(const DecodeSpec& spec);
-
-// Parameters: partial, O, lse (pointers); o_batch, o_head, o_row, lse_batch,
-// lse_head, lse_row (u64); rows_total, splits, heads_q (u32).
-// Launch: grid (rows_total), block 128, no dynamic shared memory;
-// with dependent_launch, overlap_previous (right after the split kernel).
-ptx::Module build_decode_combine(const DecodeSpec& spec);
-std::string decode_combine_name(const DecodeSpec& spec);
 
 }  // namespace warpforge::ops

@@ -8,6 +8,7 @@
 
 #include "ops/attention_cases.hpp"
 #include "warpforge/error.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -46,6 +47,24 @@ TEST(AttentionBackwardSimDeterminism, TheDeterministicModeGivesTheSameBits) {
   const auto second = check_attention_backward(dev, c, rng, true, &in);
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(first, second);
+}
+
+// The sm90a backward's shared-memory hand-overs (dSᵀ between the consumer
+// warpgroups, dQ from each consumer warpgroup to its writer warp through
+// named barriers' bar.arrive/bar.sync, the TMA ring through mbarriers) on a
+// simulator that checks every shared access against the orderings the PTX
+// memory model gives them (sim/shared_races.hpp): several query blocks a
+// CTA, so each buffer is written again after its reader freed it.
+TEST(AttentionBackwardSimRaces, TheSm90aHandOversAreOrdered) {
+  std::mt19937 rng(std::random_device{}());
+  const runtime::Device checked(sim::make_backend({.worker_threads = 2, .check_shared_races = true}));
+  for (const AttentionCase& c :
+       {AttentionCase{.name = "d128 GQA causal", .heads_q = 2, .heads_kv = 1, .seq_q = 200, .seq_k = 150,
+                      .head_dim = 128, .options = {.causal = true}},
+        AttentionCase{.name = "d64", .heads_q = 2, .heads_kv = 2, .seq_q = 200, .seq_k = 130, .head_dim = 64}}) {
+    SCOPED_TRACE(c.name);
+    EXPECT_NO_THROW(check_attention_backward(checked, c, rng, false, nullptr, AttentionKernel::sm90a));
+  }
 }
 
 TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {

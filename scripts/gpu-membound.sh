@@ -70,8 +70,8 @@ if [ -z "${ALL:-}" ]; then
   note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
   # 3. Where a Python call's host time goes ($PROFILE_OP, rms_bwd: none for -): cProfile over 200 calls at 4096 x 4096.
   profile_op="${PROFILE_OP:-rms_bwd}"
-  if [ "$profile_op" != - ] && [ "$(left)" -gt 25 ]; then
-    timeout 10 python3 - "$profile_op" >"$out/profile.txt" 2>&1 <<'PY'
+  if [ "$profile_op" != - ] && [ "$(left)" -gt 35 ]; then
+    timeout 20 python3 - "$profile_op" >"$out/profile.txt" 2>&1 <<'PY'
 import cProfile, pstats, sys, torch
 import warpforge.torch  # noqa: F401
 from warpforge.bench_rows import BENCHES
@@ -92,7 +92,7 @@ PY
     grep -E "function calls|^ +[0-9]" "$out/profile.txt" | head -16 | cut -c1-150
   fi
   # 4. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; none for OPS_TESTS=-), in what time is left.
-  ops_tests="${OPS_TESTS:-CrossEntropyGpu.*:NormGpu.TheBenchmarksShapes:NormQuantizeGpu.TheSimulatorsCases}"
+  ops_tests="${OPS_TESTS:-CrossEntropyGpu.*}"  # (window 2 of session 4 ran out during NormGpu, before these)
   if [ "$ops_tests" != - ] && [ "$(left)" -gt 5 ]; then
     timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
     note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')"

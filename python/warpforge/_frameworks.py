@@ -91,6 +91,17 @@ def current_stream(x, stream=None):
     return None
 
 
+def untraced_torch_tensor(t):
+    """Whether a call on torch tensor t may skip torch's dispatcher: a plain
+    tensor (not a FakeTensor or FunctionalTensor, which AOTAutograd traces a
+    backward with, outside Dynamo), outside torch.compile's tracing (tested
+    first: Dynamo folds it) and any torch function or dispatch mode (which
+    must see the operator)."""
+    import torch
+    return not torch.compiler.is_compiling() and type(t) is torch.Tensor \
+        and not torch._C._is_torch_function_mode_enabled() and torch._C._len_torch_dispatch_stack() == 0
+
+
 def to_tensor(x, role):
     """A warpforge Tensor sharing x's memory (no copy)."""
     fw = framework_of(x)

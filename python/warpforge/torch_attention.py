@@ -14,7 +14,7 @@ import atexit
 import torch
 
 from . import _warpforge
-from ._frameworks import to_tensor
+from ._frameworks import to_tensor, untraced_torch_tensor
 
 _LIBRARY = torch.library.Library("warpforge", "FRAGMENT")
 # The kernel choice is `kernel_name` (Inductor passes an operator's arguments
@@ -238,13 +238,10 @@ def attention(q, k, v, scale, window_left, window_right, top_left, cu_seqlens_q,
 
 
 def _plain_eager(q):
-    """Whether a call on q may skip torch's dispatcher: a plain tensor that
-    needs no gradient, outside torch.compile's tracing (tested first: Dynamo
-    folds it) and any torch function or dispatch mode (which must see the
-    operator). The dispatcher's Python
-    round trip is ~10 us of a decode call's host time."""
-    return not torch.compiler.is_compiling() and type(q) is torch.Tensor and not q.requires_grad \
-        and not torch._C._is_torch_function_mode_enabled() and torch._C._len_torch_dispatch_stack() == 0
+    """Whether a call on q may skip torch's dispatcher (untraced_torch_tensor)
+    and needs no gradient. The dispatcher's Python round trip is ~10 us of a
+    decode call's host time."""
+    return untraced_torch_tensor(q) and not q.requires_grad
 
 
 def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse=True):

@@ -12,7 +12,7 @@ tensors on the simulator."""
 import torch
 
 from . import _warpforge
-from ._frameworks import to_tensor
+from ._frameworks import to_tensor, untraced_torch_tensor
 from .rows import quantize_format, scale_bytes
 
 _LIBRARY = torch.library.Library("warpforge", "FRAGMENT")
@@ -191,10 +191,11 @@ def _call(op, eager, *args):
 
 
 def _backward(op, impl):
-    """What a backward calls: the operator where traced (torch.compile), else
-    its implementation itself (the operator's dispatch costs host time a
-    call that the kernel at 4096 rows does not: see _eager)."""
-    return op if torch.compiler.is_compiling() else impl
+    """What a backward calls: its implementation itself on plain tensors (the
+    operator's dispatch costs host time a call that the kernel at 4096 rows
+    does not: see _eager), else the operator (torch.compile traces the
+    backward with fake tensors, outside Dynamo: untraced_torch_tensor)."""
+    return lambda first, *rest: (impl if untraced_torch_tensor(first) else op)(first, *rest)
 
 
 _EAGER_NORM = _eager(_norm, _norm_setup_context, _norm_autograd)

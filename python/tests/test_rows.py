@@ -174,6 +174,23 @@ def test_jax_custom_vjp(rng, kind):
     np.testing.assert_array_equal(np.asarray(h), np.asarray(x + x))
 
 
+def test_torch_compile_traces_the_backward(rng):
+    # AOTAutograd traces a backward with fake tensors outside Dynamo, where
+    # the backward must reach the operator, not the kernel. (The GPU case
+    # below is the one that failed on that; on CPU tensors this one passed
+    # either way: it checks the compiled gradient's bits.)
+    torch = torch_on("cpu")
+    import warpforge.nn
+
+    norm = warpforge.nn.RMSNorm(256, eps=1e-6, dtype=torch.float32)
+    x = torch.tensor(rng.standard_normal((8, 256)), dtype=torch.float32, requires_grad=True)
+    torch.compile(lambda x: (norm(x) * 2).sum(), fullgraph=True)(x).backward()
+    compiled = x.grad.clone()
+    x.grad = None
+    (norm(x) * 2).sum().backward()
+    torch.testing.assert_close(compiled, x.grad, atol=0, rtol=0)
+
+
 @pytest.mark.gpu
 def test_torch_compile_fullgraph_and_cuda_graph(rng):
     torch = torch_on("cuda")

@@ -70,8 +70,11 @@ def live_tensor_storage(address, size):
         found = None
         for obj in gc.get_objects(generation):
             if issubclass(type(obj), torch.Tensor) and obj.device.type == "cpu":
-                storage = obj.untyped_storage()
-                start, nbytes = storage.data_ptr(), storage.nbytes()
+                try:
+                    storage = obj.untyped_storage()
+                    start, nbytes = storage.data_ptr(), storage.nbytes()
+                except RuntimeError:
+                    continue  # a tensor without memory: torch.compile's fake and functional tensors
                 if nbytes:
                     _found[start] = (nbytes, weakref.ref(obj))
                     if _holding(start, nbytes, address, size):

@@ -14,7 +14,12 @@
 # The sources are compiled from a fixed folder ($TMPDIR/warpforge-ptx-corpus)
 # because -G and -lineinfo write the source's path into the PTX.
 #
-#   scripts/record-ptx-corpus.sh            # NVCC and JOBS may be set
+# Then the digest of each file's machine code as this toolkit's ptxas writes
+# it goes to tests/corpus/ptx/machine-code.txt, so that the round-trip tests
+# assemble only the re-emitted PTX (tests/ptx/same_machine_code.hpp): test_ptx
+# is built in BUILD_DIR (default build) and its corpus round trip run once.
+#
+#   scripts/record-ptx-corpus.sh            # NVCC, JOBS and BUILD_DIR may be set
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,3 +50,9 @@ done
 printf '%s\n' "${jobs_list[@]}" | xargs -P "$jobs" -I{} sh -c '{}'
 "$nvcc" --version | tail -2 >"$out/nvcc-version.txt"
 echo "record-ptx-corpus: ${#jobs_list[@]} files in $out ($(head -1 "$out/nvcc-version.txt"))"
+build="${BUILD_DIR:-build}"
+cmake --build "$build" --target test_ptx
+rm -f "$out/machine-code.txt"
+WARPFORGE_RECORD_MACHINE_CODE="$out/machine-code.txt" "$build/tests/test_ptx" \
+  --gtest_filter='NvccCorpus/RoundTrip.*:-*triton_*' --gtest_brief=1
+echo "record-ptx-corpus: $(($(wc -l <"$out/machine-code.txt") - 1)) digests in $out/machine-code.txt"

@@ -120,5 +120,21 @@ TEST(RoundTripCorpus, WasGenerated) {
   }
 }
 
+// The recorded digest of an original's machine code (machine-code.txt)
+// stands for its assembly: the original itself compares equal through it,
+// and other PTX in its place is still found to differ (its digest differs,
+// so both are assembled and compared).
+TEST(RoundTripCorpus, RecordedMachineCodeTellsSameFromDifferent) {
+  auto ptxas = find_cuda_tool("ptxas");
+  const fs::path original = fs::path(WARPFORGE_PTX_CORPUS_DIR) / "atomics.sm_80.O3.ptx",
+                 other = fs::path(WARPFORGE_PTX_CORPUS_DIR) / "cg_scan.sm_80.O3.ptx";
+  if (!ptxas || !fs::exists(original) || !fs::exists(other))
+    GTEST_SKIP() << "needs ptxas and the recorded corpus";
+  const testing::Assembly how = testing::corpus_assembly(original);
+  EXPECT_EQ(testing::machine_code_difference(*ptxas, read_file(original), read_file(original), how), "");
+  EXPECT_EQ(testing::machine_code_difference(*ptxas, read_file(original), read_file(other), how),
+            "the cubins differ");
+}
+
 }  // namespace
 }  // namespace warpforge::ptx

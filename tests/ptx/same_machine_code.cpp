@@ -3,13 +3,16 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <vector>
 
 #include "ptx/cubin_sections.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
+#include "warpforge/runtime/sha256.hpp"
 
 namespace warpforge::testing {
 namespace {
@@ -43,10 +46,17 @@ class Scratch {
   fs::path dir_;
 };
 
-// What differs between two cubins built with debug or line information,
-// outside the PTX text itself (.nv_debug_ptx_txt), the SASS-to-PTX line map
+// Sections that record where PTX lines went, which the emitter's layout
+// changes: the PTX text itself (.nv_debug_ptx_txt), the SASS-to-PTX line map
 // (.nv_debug_line_sass and its relocations, .rel.nv_debug_line_sass) and the
 // line-numbered local symbol names of .strtab and .symtab.
+bool records_lines(const std::string& section) {
+  return section.ends_with(".nv_debug_ptx_txt") || section.ends_with(".nv_debug_line_sass") ||
+         section == ".strtab" || section == ".symtab";
+}
+
+// What differs between two cubins built with debug or line information,
+// outside the sections that record PTX lines.
 std::string section_difference(const std::vector<std::uint8_t>& a,
                                const std::vector<std::uint8_t>& b) {
   const Cubin want = read_cubin(a), got = read_cubin(b);
@@ -56,9 +66,7 @@ std::string section_difference(const std::vector<std::uint8_t>& a,
   for (const auto& [section, bytes] : got.sections) got_names.push_back(section);
   if (want_names != got_names) return "the cubins have different sections";
   for (const auto& [section, bytes] : want.sections) {
-    if (section.ends_with(".nv_debug_ptx_txt") || section.ends_with(".nv_debug_line_sass") ||
-        section == ".strtab" || section == ".symtab")
-      continue;
+    if (records_lines(section)) continue;
     if (bytes != got.sections.at(section)) out << "section " << section << " differs; ";
   }
   if (want.symbols.size() != got.symbols.size()) return out.str() + "the symbol counts differ";
@@ -69,6 +77,60 @@ std::string section_difference(const std::vector<std::uint8_t>& a,
   return out.str();
 }
 
+// The digest of what the comparison of `how` looks at: the whole cubin when
+// exact, else every section's name, the contents of those that do not record
+// PTX lines, and the symbols without their line suffixes (section_difference).
+std::string compared_digest(const std::vector<std::uint8_t>& cubin, const Assembly& how) {
+  runtime::Sha256 h;
+  if (how.exact) return runtime::to_hex(h.update(cubin.data(), cubin.size()).finish());
+  const Cubin c = read_cubin(cubin);
+  // Each field preceded by its length, so that no two different cubins
+  // serialise alike.
+  auto field = [&h](const void* data, std::size_t bytes) {
+    const std::uint64_t length = bytes;
+    h.update(&length, sizeof length).update(data, bytes);
+  };
+  for (const auto& [section, bytes] : c.sections) {
+    field(section.data(), section.size());
+    if (records_lines(section)) field(nullptr, 0);
+    else field(bytes.data(), bytes.size());
+  }
+  for (const Symbol& symbol : c.symbols) {
+    const std::string name = without_line_suffix(symbol.name);
+    field(name.data(), name.size());
+    field(symbol.fields.data(), symbol.fields.size());
+  }
+  return runtime::to_hex(h.finish());
+}
+
+// The recorded digests' file, beside the corpus's PTX; its first line names
+// the ptxas that assembled them.
+constexpr const char* kRecordFile = "machine-code.txt";
+
+// The last line of `ptxas --version`, which names its build.
+std::string ptxas_version(const std::string& ptxas) {
+  std::istringstream lines(ptx::run_tool(ptxas, {"--version"}).output);
+  std::string last;
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) last = line;
+  return last;
+}
+
+// The corpus's recorded digests (tests/corpus/ptx/machine-code.txt), read
+// once: empty when the file is missing or was recorded with another ptxas
+// than `ptxas`, whose machine code may differ.
+const std::map<std::string, std::string>& recorded_digests(const std::string& ptxas) {
+  static const std::map<std::string, std::string> digests = [&] {
+    std::map<std::string, std::string> out;
+    std::ifstream in(fs::path(WARPFORGE_CORPUS_DIR) / "ptx" / kRecordFile);
+    std::string version;
+    if (!std::getline(in, version) || version != "# " + ptxas_version(ptxas)) return out;
+    for (std::string name, digest; in >> name >> digest;) out[name] = digest;
+    return out;
+  }();
+  return digests;
+}
+
 }  // namespace
 
 Assembly corpus_assembly(const fs::path& corpus_file) {
@@ -77,7 +139,8 @@ Assembly corpus_assembly(const fs::path& corpus_file) {
   const std::string variant = stem.substr(last + 1);
   return {.target = stem.substr(mid + 1, last - mid - 1),
           .relocatable = variant == "rdc",
-          .exact = variant == "O3"};
+          .exact = variant == "O3",
+          .corpus_name = stem};
 }
 
 std::string machine_code_difference(const std::string& ptxas, const std::string& original,
@@ -93,9 +156,29 @@ std::string machine_code_difference(const std::string& ptxas, const std::string&
     if (run.exit_code != 0) failures += "ptxas refuses the " + stem + " PTX:\n" + run.output;
     return read_bytes(cubin);
   };
-  const auto want = assemble(original, "original"), got = assemble(rebuilt, "rebuilt");
+  const char* record_to = std::getenv("WARPFORGE_RECORD_MACHINE_CODE");
+  const bool recording = record_to && !how.corpus_name.empty();
+  const auto got = assemble(rebuilt, "rebuilt");
+  if (!failures.empty()) return failures;
+  if (got.empty()) return "ptxas wrote an empty cubin";
+  // Where the original's machine code was recorded for this ptxas, the same
+  // digest is the same machine code; a different one is looked at below,
+  // from the original's own assembly, to say what differs.
+  if (!recording && !how.corpus_name.empty()) {
+    const auto& recorded = recorded_digests(ptxas);
+    if (const auto it = recorded.find(how.corpus_name);
+        it != recorded.end() && it->second == compared_digest(got, how))
+      return "";
+  }
+  const auto want = assemble(original, "original");
   if (!failures.empty()) return failures;
   if (want.empty()) return "ptxas wrote an empty cubin";
+  if (recording) {
+    const bool first = !fs::exists(record_to) || fs::file_size(record_to) == 0;
+    std::ofstream record(record_to, std::ios::app);
+    if (first) record << "# " << ptxas_version(ptxas) << '\n';
+    record << how.corpus_name << ' ' << compared_digest(want, how) << '\n';
+  }
   if (how.exact) return want == got ? "" : "the cubins differ";
   return section_difference(want, got);
 }

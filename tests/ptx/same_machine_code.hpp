@@ -19,11 +19,21 @@ struct Assembly {
   // section, leaving out what records PTX source lines, which the emitter's
   // layout changes.
   bool exact = true;
+  // The corpus file's name without .ptx, under which
+  // tests/corpus/ptx/machine-code.txt records the digest of its original's
+  // machine code; empty for PTX outside the corpus.
+  std::string corpus_name;
 };
 Assembly corpus_assembly(const std::filesystem::path& corpus_file);
 
 // Assembles both texts with `ptxas` in a scratch folder; "" when the machine
-// code is the same, else what differs (a ptxas failure included).
+// code is the same, else what differs (a ptxas failure included). A corpus
+// file whose original's digest machine-code.txt records for this ptxas (its
+// first line names ptxas's build) is assembled only when the rebuilt text's
+// machine code has another digest, to say what differs: one ptxas run
+// instead of two. With WARPFORGE_RECORD_MACHINE_CODE=<file> in the
+// environment, every corpus original is assembled and its digest appended to
+// <file> (scripts/record-ptx-corpus.sh).
 std::string machine_code_difference(const std::string& ptxas, const std::string& original,
                                     const std::string& rebuilt, const Assembly& how);
 

@@ -2,7 +2,7 @@
 # (tests/readme/extract_programs.cpp says how blocks become programs).
 add_executable(readme_extract_programs ${CMAKE_CURRENT_LIST_DIR}/extract_programs.cpp)
 # README.md's blocks, and those of the docs pages that carry runnable examples.
-foreach(page "README.md;readme_code;60" "docs/AMD.md;amd_doc_code;2")
+foreach(page "README.md;readme_code;10" "docs/AMD.md;amd_doc_code;4")
   list(GET page 0 file)
   list(GET page 1 test)
   list(GET page 2 seconds)

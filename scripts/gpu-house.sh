@@ -6,8 +6,8 @@
 # and execute_addresses alone) on BUILD_DIR's Python module (the default
 # -O2 build, already built) and on one built here with the ops layer at -O1
 # (O1_DIR: a fresh build of the module alone, no tests, no benchmarks).
-# -O2 is measured first, then the -O1 module built and measured. Writes
-# logs to $OUT and prints both runs' lines last.
+# The -O1 module is built first, then both measured twice, alternately.
+# Writes logs to $OUT and prints the runs' lines last.
 #
 #   BUILD_DIR=/tmp/wb OUT=/tmp/out scripts/gpu-house.sh
 set -uo pipefail
@@ -21,17 +21,27 @@ mkdir -p "$out"
 source scripts/gpu-build-args.sh
 
 host_cost() {  # $1: the build whose module runs, $2: the log
-  PYTHONPATH="$1/python:$PWD/python" timeout 20 python3 scripts/decode_host_cost.py >"$2" 2>&1
+  PYTHONPATH="$1/python:$PWD/python" timeout 15 python3 scripts/decode_host_cost.py >"$2" 2>&1
 }
-host_cost "$build_dir" "$out/o2.txt"
 
+# The -O1 module alone (torch's kernels, _warpforge_torch, hold no ops code:
+# BUILD_DIR's copy is used).
 start=$SECONDS
 { cmake -S . -B "$o1_dir" "${cmake_args[@]}" -DWARPFORGE_OPS_O1=ON -DWARPFORGE_TESTS=OFF -DWARPFORGE_BENCH=OFF &&
-  cmake --build "$o1_dir" -j "$jobs" --target warpforge_python; } >"$out/o1-build.log" 2>&1
+  cmake --build "$o1_dir" -j "$jobs" --target _warpforge &&
+  cp "$build_dir"/python/warpforge/_warpforge_torch*.so "$o1_dir/python/warpforge/"; } >"$out/o1-build.log" 2>&1
 o1_rc=$?
 echo "ops -O1 module: build rc=$o1_rc in $((SECONDS - start)) s" | tee "$out/summary.txt"
-[ $o1_rc -eq 0 ] && host_cost "$o1_dir" "$out/o1.txt"
-for level in o2 o1; do
-  echo "== ops at -${level^^}"
-  grep -E "^batch|^step" "$out/$level.txt" 2>/dev/null || tail -3 "$out/$level.txt" 2>/dev/null
+[ $o1_rc -eq 0 ] || exit 1
+# Alternately, so that a drift of the machine's speed shows in both (window
+# 1's single pair moved even the pure-Python steps 2x).
+for run in 1 2; do
+  host_cost "$build_dir" "$out/o2-$run.txt"
+  host_cost "$o1_dir" "$out/o1-$run.txt"
+done
+for run in 1 2; do
+  for level in o2 o1; do
+    echo "== run $run, ops at -${level^^}"
+    grep -E "^batch|^step" "$out/$level-$run.txt" 2>/dev/null || tail -3 "$out/$level-$run.txt" 2>/dev/null
+  done
 done | tee -a "$out/summary.txt"

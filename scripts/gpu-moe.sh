@@ -181,12 +181,16 @@ if wanted bench; then
   fi
 fi
 
-# Each entry: weights:packed tiling/bf16 tiling (warps,row_tiles,stages[,splits[,cluster]]);
-# the defaults are 4,2,2 up to 16 tokens (FP4; FP8 4,1,2; 3 stages where 2
-# fit no more CTAs an SM), splits_for's K split, a cluster of up to 8 splits,
+# Each entry: weights:packed tiling/bf16 tiling
+# (warps,row_tiles,stages[,splits[,cluster[,ctas_per_sm]]]); the defaults are
+# 4,2,2 up to 16 tokens (FP4; FP8 4,1,2; 3 stages where 2 fit no more CTAs an
+# SM), splits_for's K split (0), a cluster of up to 8 splits, 4 CTAs an SM,
 # and 8,1,3 (bf16 up to 16 tokens). First the same tilings with the split
-# sums through the workspace (the A/B of the cluster), then other splits.
-sweeps="mxfp4:4,2,2,0,0/8,1,3 nvfp4:4,2,2,0,0/8,1,3 mxfp4:4,2,2,4,1/8,1,3 mxfp4:4,2,3,0,1/8,1,3"
+# sums through the workspace (the A/B of the cluster), then more warps an
+# SM (5 CTAs: 20 warps at <= 102 registers; 6 of one row tile: 24 at <= 85),
+# then other splits.
+sweeps="mxfp4:4,2,2,0,0/8,1,3 nvfp4:4,2,2,0,0/8,1,3 mxfp4:4,2,2,0,1,5/8,1,3 mxfp4:4,1,2,0,1,6/8,1,3
+  mxfp4:4,2,2,4,1/8,1,3 mxfp4:4,2,3,0,1/8,1,3"
 if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
   for entry in $sweeps; do
     w="${entry%%:*}" pair="${entry#*:}"

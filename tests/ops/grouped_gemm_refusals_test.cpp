@@ -184,15 +184,22 @@ TEST(GroupedGemmRefusals, ExecuteRefusesOtherViewsAndAMissingWorkspace) {
   } catch (const OpsError& e) {
     EXPECT_NE(std::string(e.what()).find("no workspace given"), std::string::npos) << e.what();
   }
-  // A cluster field other than 0 or 1 is refused, naming the variable.
-  ::setenv("WARPFORGE_STREAM_TILING", "4,2,2,8,2", 1);
-  try {
-    GroupedGemm bad({a1, codes, nullptr, d1, nullptr, &scales}, {.out_dtype = DType::bf16});
-    FAIL() << "a cluster field of 2 was taken: " << bad.describe();
-  } catch (const OpsError& e) {
-    EXPECT_NE(std::string(e.what()).find("WARPFORGE_STREAM_TILING '4,2,2,8,2'"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("cluster 0 or 1"), std::string::npos) << e.what();
+  // A cluster field other than 0 or 1, or 0 CTAs an SM, is refused,
+  // naming the variable; 2 CTAs an SM are taken.
+  for (const char* bad_tiling : {"4,2,2,8,2", "4,2,2,8,1,0"}) {
+    ::setenv("WARPFORGE_STREAM_TILING", bad_tiling, 1);
+    try {
+      GroupedGemm bad({a1, codes, nullptr, d1, nullptr, &scales}, {.out_dtype = DType::bf16});
+      FAIL() << bad_tiling << " was taken: " << bad.describe();
+    } catch (const OpsError& e) {
+      EXPECT_NE(std::string(e.what()).find("WARPFORGE_STREAM_TILING '" + std::string(bad_tiling) + "'"),
+                std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("cluster 0 or 1, CTAs an SM 1-32"), std::string::npos) << e.what();
+    }
   }
+  ::setenv("WARPFORGE_STREAM_TILING", "4,2,2,8,1,2", 1);
+  const GroupedGemm two({a1, codes, nullptr, d1, nullptr, &scales}, {.out_dtype = DType::bf16});
+  EXPECT_NE(two.describe().find("2 CTAs an SM"), std::string::npos) << two.describe();
   ::unsetenv("WARPFORGE_STREAM_TILING");
 }
 

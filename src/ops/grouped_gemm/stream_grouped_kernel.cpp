@@ -335,7 +335,8 @@ std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const Strea
   constexpr std::int64_t kSmShared = 228 * 1024, kReserved = 1024;
   const std::int64_t cta =
       stream_grouped_shared_bytes(p, t) + stream_grouped_schedule(p, t).table_bytes() + 4 + 128 + kReserved;
-  return std::clamp<std::int64_t>(kSmShared / cta, 1, std::max(1, std::min(4, 16 / t.warps)));
+  const std::int64_t most = t.ctas_per_sm > 0 ? t.ctas_per_sm : std::max(1, std::min(4, 16 / t.warps));
+  return std::clamp<std::int64_t>(kSmShared / cta, 1, most);
 }
 
 std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {

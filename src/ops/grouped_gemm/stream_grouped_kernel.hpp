@@ -52,6 +52,9 @@ struct StreamGroupedTiling {
   // their sums in shared memory (cluster_split_reduce), rather than
   // through the workspace with a fence and a counter.
   bool cluster = false;
+  // CTAs an SM asked for (0: as many as the shared memory holds, at most
+  // 4 and 16 warps); never more than the shared memory holds.
+  int ctas_per_sm = 0;
   int stages = 4;     // chunks in flight
   std::int64_t a_ld = 0;  // A's row stride in elements (the tensor's, or the bf16 copy's)
   int threads() const { return 32 * warps; }
@@ -67,7 +70,8 @@ std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const Strea
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
 // Persistent CTAs an SM: as many as sm_90's shared memory holds, at most 4
-// and 16 warps (so at least 128 registers a thread). The kernel asks ptxas for
+// and 16 warps (so at least 128 registers a thread), or the tiling's
+// ctas_per_sm where the shared memory holds them. The kernel asks ptxas for
 // them (.minnctapersm), which caps its registers at 64K / (CTAs x threads):
 // left to itself the driver's JIT gave the NVFP4 kernel 215 registers, 2
 // CTAs an SM where the shared memory held 3 (docs/PERFORMANCE.md).

@@ -75,26 +75,29 @@ int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
 }
 
 // For experiments on a GPU (scripts/gpu-moe.sh's sweep):
-// WARPFORGE_STREAM_TILING=W,R,S[,K[,C]] sets the warps, row tiles a warp
-// and stages of every stream kernel of packed weights compiled after it,
-// with K its K split (else splits_for's), with C whether the splits form a
-// cluster (1) or add through the workspace (0; else kClusterSplitsUpTo
-// decides); WARPFORGE_STREAM_TILING_BF16 of bf16 weights;
+// WARPFORGE_STREAM_TILING=W,R,S[,K[,C[,P]]] sets the warps, row tiles a
+// warp and stages of every stream kernel of packed weights compiled after
+// it, with K its K split (0 or none: splits_for's), with C whether the
+// splits form a cluster (1) or add through the workspace (0; else
+// kClusterSplitsUpTo decides), with P the CTAs an SM (the registers follow:
+// .minnctapersm); WARPFORGE_STREAM_TILING_BF16 of bf16 weights;
 // build_stream_grouped refuses a tiling it cannot build. Returns the K
 // split asked for, 0 where none, and sets `cluster` where C is given.
 int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<bool>& cluster) {
   const char* name = packed ? "WARPFORGE_STREAM_TILING" : "WARPFORGE_STREAM_TILING_BF16";
   const char* text = std::getenv(name);
   if (!text || !*text) return 0;
-  int warps = 0, row_tiles = 0, stages = 0, splits = 0, in_cluster = 0;
+  int warps = 0, row_tiles = 0, stages = 0, splits = 0, in_cluster = 0, per_sm = 0;
   char end = 0;
-  const int read = std::sscanf(text, "%d,%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &in_cluster, &end);
-  if ((read != 3 && read != 4 && read != 5) || (read == 5 && in_cluster != 0 && in_cluster != 1))
+  const int read =
+      std::sscanf(text, "%d,%d,%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &in_cluster, &per_sm, &end);
+  if (read < 3 || read > 6 || (read >= 5 && in_cluster != 0 && in_cluster != 1) || (read == 6 && (per_sm < 1 || per_sm > 32)))
     throw OpsError(std::string(name) + " '" + text +
-                   "': expected warps,row_tiles,stages[,splits[,cluster]] (three to five integers, cluster 0 or 1, "
-                   "e.g. 4,2,3 or 4,2,2,8 or 4,2,2,8,1)");
+                   "': expected warps,row_tiles,stages[,splits[,cluster[,ctas_per_sm]]] (three to six integers, "
+                   "cluster 0 or 1, CTAs an SM 1-32, e.g. 4,2,3 or 4,2,2,8 or 4,2,2,8,1 or 4,2,2,0,1,5)");
   t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
-  if (read == 5) cluster = in_cluster == 1;
+  if (read >= 5) cluster = in_cluster == 1;
+  if (read == 6) t.ctas_per_sm = per_sm;
   return read >= 4 ? splits : 0;
 }
 

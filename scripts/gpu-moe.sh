@@ -2,7 +2,7 @@
 # The grouped GEMM (mixture of experts, issue 43) on a GPU machine.
 #
 # Quick mode (the default; at most BUDGET seconds after the build, default
-# 55: the session's GPU windows are 60-70 s in all): the decode path, in
+# 62: the session's GPU windows are 60-70 s in all): the decode path, in
 # this order, each step while time is left:
 #   tests    the quick GroupedGemmGpu cases (TheSimulators*: every format,
 #            tails, split K, bf16 weights), each in a process of its own
@@ -96,10 +96,10 @@ if ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build
 fi
 note "build (${targets[*]}): $((SECONDS - start)) s"
 [ "$broken" != " " ] && note "build FAILED for:${broken}(log $out/build.log); their steps are skipped"
-# Quick mode: BUDGET (default 55) seconds from here, the build left out.
+# Quick mode: BUDGET (default 62) seconds from here, the build left out.
 if [ "$full" != 1 ]; then
   SECONDS=0
-  budget="${BUDGET:-55}"
+  budget="${BUDGET:-62}"
 fi
 built() { [[ "$broken" != *" $1 "* ]]; }
 bench="$build_dir/bench/bench_gemm"
@@ -184,14 +184,11 @@ fi
 # Each entry: weights:packed tiling/bf16 tiling
 # (warps,row_tiles,stages[,splits[,cluster[,ctas_per_sm]]]); the defaults are
 # 4,2,2 up to 16 tokens (FP4; FP8 4,1,2; 3 stages where 2 fit no more CTAs an
-# SM), splits_for's K split (0), a cluster of up to 8 splits, 4 CTAs an SM,
-# and 8,1,3 (bf16 up to 16 tokens). First the same tilings with the split
-# sums through the workspace (the A/B of the cluster), then more warps an
-# SM (one row tile a warp, 128 units at dense 8192²: 5 CTAs, ~19 warps an SM at
-# <= 102 registers, and 6, ~23 warps at <= 85),
-# then other splits.
-sweeps="mxfp4:4,2,2,0,0/8,1,3 nvfp4:4,2,2,0,0/8,1,3 mxfp4:4,1,2,0,1,5/8,1,3 mxfp4:4,1,2,0,1,6/8,1,3
-  mxfp4:4,2,2,4,1/8,1,3 mxfp4:4,2,3,0,1/8,1,3"
+# SM), splits_for's K split (0), the split sums through the workspace (cluster
+# 0), 4 CTAs an SM, and 8,1,3 (bf16 up to 16 tokens). First more warps an SM
+# (one row tile a warp, 128 units at dense 8192²: 5 CTAs, ~19 warps an SM at
+# <= 102 registers, and 6, ~23 warps at <= 85), then the cluster again.
+sweeps="mxfp4:4,1,2,0,0,5/8,1,3 mxfp4:4,1,2,0,0,6/8,1,3 nvfp4:4,1,2,0,0,6/8,1,3 mxfp4:4,2,2,0,1/8,1,3"
 if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
   for entry in $sweeps; do
     w="${entry%%:*}" pair="${entry#*:}"
@@ -203,6 +200,11 @@ fi
 
 if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
   ncu_stream mxfp4-dense-1 8 mxfp4 dense 1
+  # Where shared memory takes excess wavefronts (window 1: 45% of them;
+  # Nsight's estimate 30%): the SASS lines' source counters.
+  [ -n "$ncu_tool" ] && run ncu-source-mxfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
+    --launch-skip 8 --launch-count 1 --section SourceCounters --page source --print-source sass --csv \
+    "$bench" --grouped --weights mxfp4 --models dense --tokens 1 --reps 5
   # The same launch's stall reasons (warps stalled a cycle, per issued instruction).
   [ -n "$ncu_tool" ] && run ncu-stalls-mxfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
     --launch-skip 8 --launch-count 1 --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \

@@ -101,13 +101,15 @@ int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<b
   return read >= 4 ? splits : 0;
 }
 
-// The most K splits that form a cluster (whose CTAs add their sums in
-// shared memory: two cluster barriers and DSMEM stores, where the
+// The most K splits that form a cluster by default (their CTAs adding the
+// sums in shared memory: two cluster barriers and DSMEM stores, where the
 // workspace takes a store, a fence, a counter's atomic and the loads of
-// every partial, each a global round trip on the critical path: ~3-4 us
-// of the dense 8192² MXFP4 GEMM's ~18 at one token, docs/PERFORMANCE.md):
-// the portable cluster size. A prediction, to be timed on the GPU.
-constexpr int kClusterSplitsUpTo = kMaxClusterSplits;
+// every partial): none. Measured on an H200 (docs/PERFORMANCE.md, session
+// 5): the dense 8192² MXFP4 GEMM at one token ran 20.2 us in clusters of 8
+// against 17.4 through the workspace (NVFP4 20.7 / 18.0; 16 tokens 29.1 /
+// 25.9): 62 clusters of 8 fit at once where its grid has 66, so 4 waited
+// for a second wave. WARPFORGE_STREAM_TILING's cluster field still asks.
+constexpr int kClusterSplitsUpTo = 1;
 
 // The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
 // row), FP8 and bf16 one; 4 warps, bf16 8 up to 16 tokens a unit (its

@@ -2,26 +2,28 @@
 # The grouped GEMM (mixture of experts, issue 43) on a GPU machine.
 #
 # Quick mode (the default; at most BUDGET seconds after the build, default
-# 62: the session's GPU windows are 60-75 s in all): the decode path, in
+# 62: the session's GPU windows are 60-70 s in all): the decode path, in
 # this order, each step while time is left:
 #   tests    the quick GroupedGemmGpu cases (TheSimulators*: every format,
 #            tails, split K, bf16 weights), each in a process of its own
 #            (10 s at most), against fp64;
-#   amax     bench_gemm --block-scaled mxfp8, mxfp4, nvfp4 at M = 1, 16, 64
-#            x 8192 x 8192: GemmAmax's decode on the stream kernel (named)
-#            and on the automatic choice ("ours / read once");
-#   amaxtest GemmAmaxExactnessGpu.StreamKernel (its stream path, fp64);
-#   ncu      Nsight Compute (MemoryWorkloadAnalysis, Occupancy, LaunchStats,
-#            SpeedOfLight, SchedulerStats, WarpStateStats, ComputeWorkloadAnalysis:
-#            the pipes) of the stream kernel, NVFP4 at 1 token of the dense
-#            8192² GEMM, and the same launch's stall reasons;
 #   bench    bench_gemm --grouped --weights mxfp4, nvfp4, mxfp8 over the
 #            dense N = K = 8192 GEMM, gpt-oss and qwen3 at 1 and 16 tokens:
 #            each row has ours bf16 and packed beside their read-once floors
 #            ("bf16 read / ours", "packed read / ours": the issue asks 0.85);
-#   sweep    the MXFP4 bench of the dense GEMM again under other tilings
-#            of the stream kernel (WARPFORGE_STREAM_TILING and _BF16:
-#            warps, row tiles a warp, stages, K split; stream_grouped_path.cpp).
+#   sweep    the MXFP4 and NVFP4 benches again under other tilings of the
+#            stream kernel (WARPFORGE_STREAM_TILING and _BF16: warps, row
+#            tiles a warp, stages, K split (0: the default's), cluster (0:
+#            the splits' sums through the workspace); stream_grouped_path.cpp);
+#   ncu      Nsight Compute (MemoryWorkloadAnalysis, Occupancy, LaunchStats,
+#            SpeedOfLight, SchedulerStats, WarpStateStats, ComputeWorkloadAnalysis:
+#            the pipes; SourceCounters: where the warps stall) of the stream
+#            kernel, MXFP4 at 1 token of the dense 8192² GEMM, and the same
+#            launch's stall reasons;
+#   amax     bench_gemm --block-scaled mxfp8, mxfp4, nvfp4 at M = 1, 16, 64
+#            x 8192 x 8192: GemmAmax's decode on the stream kernel (named)
+#            and on the automatic choice ("ours / read once");
+#   amaxtest GemmAmaxExactnessGpu.StreamKernel (its stream path, fp64).
 #
 # FULL=1: the whole check in about 5 minutes (BUDGET seconds, default 290,
 # the build included): every GroupedGemmGpu test; compute-sanitizer memcheck
@@ -45,7 +47,7 @@ full="${FULL:-0}"
 if [ "$full" = 1 ]; then
   steps=" ${STEPS:-tests memcheck bench pytest pybench sanitize} "
 else
-  steps=" ${STEPS:-tests amax amaxtest ncu bench sweep} "
+  steps=" ${STEPS:-tests bench sweep ncu amax amaxtest} "
 fi
 mkdir -p "$out"
 summary=()
@@ -132,7 +134,7 @@ ncu_stream() {
   fi
   run "ncu-$1" 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream --launch-skip "$2" --launch-count 1 \
     --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section SpeedOfLight \
-    --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
+    --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis --section SourceCounters \
     "$bench" --grouped --weights "$3" --models "$4" --tokens "$5" --reps 5 ||
     note "ncu $1: exit $? (log $out/ncu-$1.log)"
 }
@@ -162,6 +164,53 @@ if [ -x "$test_gpu" ] && built test_gpu && wanted tests; then
 elif wanted tests; then
   note "GPU tests: test_gpu not built (log $out/build.log)"
 fi
+if wanted bench; then
+  if [ -x "$bench" ] && built bench_gemm && [ "$full" = 1 ]; then
+    run bench-bf16 60 100 "$bench" --grouped --tokens 1,16,128,1024,8192 --reps 10 &&
+      note "bench bf16: $(grep -E 'geometric mean' "$out/bench-bf16.log")"
+    run bench-mxfp4 40 60 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek,mixtral --tokens 1,16,128 --reps 10
+    run bench-nvfp4 30 45 "$bench" --grouped --weights nvfp4 --models gpt-oss,qwen3 --tokens 1,16,128 --reps 10
+    run bench-mxfp8 25 40 "$bench" --grouped --weights mxfp8 --models gpt-oss,qwen3 --tokens 1,16 --reps 10
+  elif [ -x "$bench" ] && built bench_gemm; then
+    for w in mxfp4 nvfp4 mxfp8; do
+      run "bench-$w" 6 20 "$bench" --grouped --weights "$w" --models dense,gpt-oss,qwen3 --tokens 1,16 --reps 20
+      grep -E "^\| [a-z]" "$out/bench-$w.log" 2>/dev/null  # as it goes: a timeout keeps what ran
+    done
+  else
+    note "bench: bench_gemm not built (no cuBLAS found by CMake, or its build failed)"
+  fi
+fi
+
+# Each entry: weights:packed tiling/bf16 tiling
+# (warps,row_tiles,stages[,splits[,cluster[,ctas_per_sm]]]); the defaults are
+# 4,2,2 up to 16 tokens (FP4; FP8 4,1,2; 3 stages where 2 fit no more CTAs an
+# SM), splits_for's K split (0), the split sums through the workspace (cluster
+# 0), 4 CTAs an SM, and 8,1,3 (bf16 up to 16 tokens). First more warps an SM
+# (one row tile a warp, 128 units at dense 8192²: 5 CTAs, ~19 warps an SM at
+# <= 102 registers, and 6, ~23 warps at <= 85), then the cluster again.
+sweeps="mxfp4:4,1,2,0,0,5/8,1,3 mxfp4:4,1,2,0,0,6/8,1,3 nvfp4:4,1,2,0,0,6/8,1,3 mxfp4:4,2,2,0,1/8,1,3"
+if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
+  for entry in $sweeps; do
+    w="${entry%%:*}" pair="${entry#*:}"
+    WARPFORGE_STREAM_TILING="${pair%/*}" WARPFORGE_STREAM_TILING_BF16="${pair#*/}" \
+      run "sweep-$w-${pair//[,\/]/_}" 6 15 "$bench" --grouped --weights "$w" --models dense,gpt-oss,qwen3 --tokens 1,16 --reps 10
+      grep -E "^\| [a-z]" "$out/sweep-$w-${pair//[,\/]/_}.log" 2>/dev/null
+  done
+fi
+
+if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
+  ncu_stream mxfp4-dense-1 8 mxfp4 dense 1
+  # Where shared memory takes excess wavefronts (window 1: 45% of them;
+  # Nsight's estimate 30%): the SASS lines' source counters.
+  [ -n "$ncu_tool" ] && run ncu-source-mxfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
+    --launch-skip 8 --launch-count 1 --section SourceCounters --page source --print-source sass --csv \
+    "$bench" --grouped --weights mxfp4 --models dense --tokens 1 --reps 5
+  # The same launch's stall reasons (warps stalled a cycle, per issued instruction).
+  [ -n "$ncu_tool" ] && run ncu-stalls-mxfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
+    --launch-skip 8 --launch-count 1 --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
+    "$bench" --grouped --weights mxfp4 --models dense --tokens 1 --reps 5
+fi
+
 # GemmAmax's decode kernels (both operands quantized) at the issue's shapes.
 if wanted amax && [ -x "$bench" ] && built bench_gemm; then
   for w in mxfp8 mxfp4 nvfp4; do
@@ -183,41 +232,6 @@ if [ "$full" != 1 ] && [ -x "$test_gpu" ] && built test_gpu && wanted amaxtest; 
     note "GemmAmaxExactnessGpu.StreamKernel: NOT passed (exit $rc; log $out/test-GemmAmaxExactnessGpu.StreamKernel.log)"
     grep -E "Failure|mismatch|Which is" "$out/test-GemmAmaxExactnessGpu.StreamKernel.log" | head -4
   fi
-fi
-
-if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
-  ncu_stream nvfp4-dense-1 8 nvfp4 dense 1
-  # The same launch's stall reasons (warps stalled a cycle, per issued instruction).
-  [ -n "$ncu_tool" ] && run ncu-stalls-nvfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
-    --launch-skip 8 --launch-count 1 --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
-    "$bench" --grouped --weights nvfp4 --models dense --tokens 1 --reps 5
-fi
-
-if wanted bench; then
-  if [ -x "$bench" ] && built bench_gemm && [ "$full" = 1 ]; then
-    run bench-bf16 60 100 "$bench" --grouped --tokens 1,16,128,1024,8192 --reps 10 &&
-      note "bench bf16: $(grep -E 'geometric mean' "$out/bench-bf16.log")"
-    run bench-mxfp4 40 60 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek,mixtral --tokens 1,16,128 --reps 10
-    run bench-nvfp4 30 45 "$bench" --grouped --weights nvfp4 --models gpt-oss,qwen3 --tokens 1,16,128 --reps 10
-    run bench-mxfp8 25 40 "$bench" --grouped --weights mxfp8 --models gpt-oss,qwen3 --tokens 1,16 --reps 10
-  elif [ -x "$bench" ] && built bench_gemm; then
-    for w in mxfp4 nvfp4 mxfp8; do
-      run "bench-$w" 6 20 "$bench" --grouped --weights "$w" --models dense,gpt-oss,qwen3 --tokens 1,16 --reps 20
-    done
-  else
-    note "bench: bench_gemm not built (no cuBLAS found by CMake, or its build failed)"
-  fi
-fi
-
-# Each entry: packed tiling / bf16 tiling (warps,row_tiles,stages[,splits]); the
-# defaults are 4,2,2 up to 16 tokens (FP4; FP8 4,1,2; 3 stages where 2
-# fit no more CTAs an SM) and 8,1,3 (bf16 up to 16 tokens).
-sweeps="4,2,2,4/8,1,3 4,2,2,16/8,1,3 4,2,3/8,1,3"
-if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
-  for pair in $sweeps; do
-    WARPFORGE_STREAM_TILING="${pair%/*}" WARPFORGE_STREAM_TILING_BF16="${pair#*/}" \
-      run "sweep-${pair//[,\/]/_}" 6 15 "$bench" --grouped --weights mxfp4 --models dense --tokens 1,16 --reps 10
-  done
 fi
 
 [ -x "$test_gpu" ] && built test_gpu && wanted memcheck && sanitize memcheck

@@ -32,13 +32,15 @@ class StreamGrouped {
     Reg poffsets = k_.param_ptr("offsets", 4), pd = k_.param_ptr("D", 4);
     Reg pamax, workspace;
     if (p_.amax) pamax = k_.param_ptr("amax", 4);
-    if (t_.splits > 1) workspace = k_.param_ptr("workspace", 16);
+    const bool cluster = t_.splits > 1 && t_.cluster;
+    if (t_.splits > 1 && !cluster) workspace = k_.param_ptr("workspace", 16);
     Reg m = k_.param(u32, "M");
     k_.reqntid(imm(t_.threads()));
     // Registers for the CTAs an SM the shared memory allows (PTX ISA
     // 11.4, performance-tuning directives: with .reqntid, ptxas caps the
     // registers a thread so that this many CTAs fit).
     k_.minnctapersm(imm(stream_grouped_ctas_per_sm(p_, t_)));
+    if (cluster) k_.reqnctapercluster(imm(t_.splits));
     Shared stages = k_.dynamic_shared("stages", 128);
     const GroupScheduleOptions so = stream_grouped_schedule(p_, t_);
     Shared table = k_.shared("group_table", so.table_bytes(), 4);
@@ -137,6 +139,19 @@ class StreamGrouped {
       auto store = [&] { store_d(acc, pd, pamax, row0, token0, w.end); };
       if (t_.splits == 1) {
         store();
+        return;
+      }
+      if (cluster) {
+        // The grid is a multiple of the splits, so the cluster's CTAs take
+        // one unit together, split = rank (GroupSchedule: item % splits,
+        // the cluster's CTAs consecutive in x). The slots overlay the
+        // stages, which the owners read until the barrier after: then the
+        // next item's copies may land there.
+        cluster_split_reduce(k_, acc,
+                             {.splits = t_.splits, .split = w.split, .warps = t_.warps, .warp = warp, .lane = lane_,
+                              .slots = stage0},
+                             store);
+        k_.bar_sync();
         return;
       }
       split_k_reduce(k_, acc,
@@ -307,7 +322,10 @@ std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const Strea
 }
 
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  return t.stages * stream_grouped_stage_bytes(p, t);
+  const std::int64_t stages = t.stages * stream_grouped_stage_bytes(p, t);
+  if (t.splits == 1 || !t.cluster) return stages;
+  const auto acc_tiles = static_cast<std::size_t>(t.row_tiles * t.tokens / 8);
+  return std::max<std::int64_t>(stages, cluster_split_slot_bytes(t.splits, t.warps, acc_tiles));
 }
 
 std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -317,11 +335,12 @@ std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const Strea
   constexpr std::int64_t kSmShared = 228 * 1024, kReserved = 1024;
   const std::int64_t cta =
       stream_grouped_shared_bytes(p, t) + stream_grouped_schedule(p, t).table_bytes() + 4 + 128 + kReserved;
-  return std::clamp<std::int64_t>(kSmShared / cta, 1, std::max(1, std::min(4, 16 / t.warps)));
+  const std::int64_t most = t.ctas_per_sm > 0 ? t.ctas_per_sm : std::max(1, std::min(4, 16 / t.warps));
+  return std::clamp<std::int64_t>(kSmShared / cta, 1, most);
 }
 
 std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  if (t.splits == 1) return 0;
+  if (t.splits == 1 || t.cluster) return 0;
   const std::int64_t units = max_group_units(stream_grouped_schedule(p, t), p.m);
   const std::uint64_t slots = static_cast<std::uint64_t>(units * t.splits) *
                               split_k_slot_bytes(t.threads(), static_cast<std::size_t>(t.row_tiles * t.tokens / 8));
@@ -331,6 +350,7 @@ std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const Stream
 ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
   const std::int64_t chunks = p.packed_layout().chunks();
   const std::int64_t per_split = (chunks + std::max(t.splits, 1) - 1) / std::max(t.splits, 1);
+  if (t.cluster && t.splits > 1) require_cluster_splits("stream grouped kernel", t.splits);
   if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 ||
       (t.tokens != 8 && t.tokens != 16 && t.tokens != 32 && t.tokens != 64) || t.stages < 2 || t.stages > 8 ||
       t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||

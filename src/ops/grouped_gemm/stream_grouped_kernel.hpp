@@ -19,13 +19,16 @@
 // barrier a chunk (A is shared), the copies of chunk c + stages - 1 issued
 // before chunk c's mma.
 //
-// The splits add their partial sums through the workspace, in split order
-// (split_k_reduce: deterministic); the last split of a unit stores D (f32,
-// or rounded to nearest bf16/f16) and, with amax, folds max |D| into it.
+// The splits add their partial sums in split order (deterministic):
+// through the workspace (split_k_reduce), the last split of a unit storing
+// D; or, with `cluster`, inside a cluster of the unit's splits (the grid a
+// multiple of them, so that every CTA of a cluster takes the same unit,
+// split = rank: cluster_split_reduce), each warp's owner storing its rows.
+// D is f32, or rounded to nearest bf16/f16; with amax, max |D| folded in.
 //
 // Parameters: A (bf16, rows of `a_ld` elements), B (packed codes), SFB
 // (packed scales), offsets (int32 x G), D, then amax (with amax) and
-// workspace (with splits > 1), then M (u32). Target sm_90a: the exact
+// workspace (with splits > 1 outside a cluster), then M (u32). Target sm_90a: the exact
 // conversions multiply bf16x2 (mul.bf16x2, PTX ISA 9.7.4.2).
 #pragma once
 
@@ -45,6 +48,13 @@ struct StreamGroupedTiling {
   int row_tiles = 2;  // 16-row tiles of N per warp
   int tokens = 8;     // tokens of a group per unit: 8, 16, 32 or 64
   int splits = 1;     // work items (K ranges) per unit
+  // Splits > 1 only: a cluster of the unit's splits (rank = split) adds
+  // their sums in shared memory (cluster_split_reduce), rather than
+  // through the workspace with a fence and a counter.
+  bool cluster = false;
+  // CTAs an SM asked for (0: as many as the shared memory holds, at most
+  // 4 and 16 warps); never more than the shared memory holds.
+  int ctas_per_sm = 0;
   int stages = 4;     // chunks in flight
   std::int64_t a_ld = 0;  // A's row stride in elements (the tensor's, or the bf16 copy's)
   int threads() const { return 32 * warps; }
@@ -60,14 +70,15 @@ std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const Strea
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
 // Persistent CTAs an SM: as many as sm_90's shared memory holds, at most 4
-// and 16 warps (so at least 128 registers a thread). The kernel asks ptxas for
+// and 16 warps (so at least 128 registers a thread), or the tiling's
+// ctas_per_sm where the shared memory holds them. The kernel asks ptxas for
 // them (.minnctapersm), which caps its registers at 64K / (CTAs x threads):
 // left to itself the driver's JIT gave the NVFP4 kernel 215 registers, 2
 // CTAs an SM where the shared memory held 3 (docs/PERFORMANCE.md).
 std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
-// Workspace of the split-K sums (0 without splits): partial slots of every
-// unit there can be, then their counters.
+// Workspace of the split-K sums (0 without splits or in a cluster): partial
+// slots of every unit there can be, then their counters.
 std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
 // Throws OpsError for a tiling it cannot build.

@@ -3,10 +3,11 @@
 # microseconds a call (calls issued back to back, the GPU drained between
 # batches: warpforge.bench.host_us_per_call), for
 #   1. RMSNorm's forward and backward taken apart: the public function, the
-#      operator through the dispatcher, the operator's kernel called
-#      directly, the compiled op's execute_addresses alone, and each step of
-#      the Python kernel (whichever of these the build has: a stage that
-#      cannot run says why and the rest go on);
+#      operator through the dispatcher (its C++ kernels and autograd where
+#      _warpforge_torch was built), the Python kernels and autograd that a
+#      build without it runs, the Python kernel called directly, the
+#      compiled op's execute_addresses alone, and each step of the Python
+#      kernel (a stage that cannot run says why and the rest go on);
 #   2. every row op from Python, ours beside PyTorch eager and Liger Kernel
 #      (forwards called on tensors without gradients; backwards as
 #      torch.autograd.grad of a kept forward, as bench_rows times them).
@@ -41,6 +42,9 @@ eps = 1e-6
 print(f"== RMSNorm forward, {ROWS} x {HIDDEN} bf16, host us a call, stage by stage ==", flush=True)
 line("warpforge.torch_rows.rms_norm (public)", lambda: tr.rms_norm(x, w, eps))
 line("torch.ops.warpforge.norm (dispatcher)", lambda: torch.ops.warpforge.norm(x, None, w, None, "rms", eps))
+if hasattr(tr, "_EAGER_NORM"):
+    line("the Python kernel and autograd.Function (no C++ kernel)",
+         lambda: tr._EAGER_NORM.apply(x, None, w, None, "rms", eps))
 line("torch.nn.functional.rms_norm (peer)", lambda: torch.nn.functional.rms_norm(x, (HIDDEN,), w, eps))
 if hasattr(tr, "_norm"):
     line("torch_rows._norm (the Python kernel, called directly)", lambda: tr._norm(x, None, w, None, "rms", eps))
@@ -67,6 +71,10 @@ dy = torch.randn_like(x)
 y_ours = tr.rms_norm(xg, wg, eps)
 y_eager = torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps)
 line("autograd.grad, ours", lambda: torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True))
+if hasattr(tr, "_EAGER_NORM"):
+    y_python = tr._EAGER_NORM.apply(xg, None, wg, None, "rms", eps)[0]
+    line("autograd.grad, the Python kernels and autograd", lambda: torch.autograd.grad(y_python, [xg, wg], dy,
+                                                                                         retain_graph=True))
 line("autograd.grad, torch eager (peer)", lambda: torch.autograd.grad(y_eager, [xg, wg], dy, retain_graph=True))
 line("forward with gradients, ours (autograd's node made)", lambda: tr.rms_norm(xg, wg, eps))
 line("forward with gradients, torch eager", lambda: torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps))

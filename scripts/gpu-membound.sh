@@ -38,7 +38,7 @@ source scripts/gpu-build-args.sh
 summary=()
 note() { summary+=("$1"); echo "gpu-membound: $1"; }
 configure_args=("${cmake_args[@]}")
-targets=(test_gpu bench_memory_bound _warpforge)
+targets=(test_gpu bench_memory_bound warpforge_python)  # (warpforge_python: _warpforge and, with torch, _warpforge_torch)
 if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&1 ||
   ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" "$out/configure.log" | head -30

@@ -5,11 +5,10 @@
 # 60), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
 # and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS (cross-entropy
 # at vocabularies $PY_VOCAB); scripts/rows_host_cost.py (where a Python
-# call's host time goes); bench_memory_bound (ours against the
-# device-to-device copy of the same bytes) over $OPS at rows 4096, 32768 x
-# hidden 4096, 8192 and the quantized linear layer at 4096 tokens; the GPU
-# tests of the kernels changed ($OPS_TESTS); then, where time is left,
-# Nsight Compute on $NCU_CASES.
+# call's host time goes); the Python tests' GPU cases (test_rows.py -m gpu); bench_memory_bound (ours
+# against the device-to-device copy of the same bytes) over $OPS at rows
+# 4096, 32768 x hidden 4096, 8192; the GPU tests of the kernels changed
+# ($OPS_TESTS); then, where time is left, Nsight Compute on $NCU_CASES.
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -68,20 +67,29 @@ if [ -z "${ALL:-}" ]; then
     timeout $(($(left) * 45 / 100)) python3 -u scripts/rows_host_cost.py 2>&1 | tee "$out/host-cost.txt"
     note "rows_host_cost.py: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
   fi
-  # 3. Ours against the copy of the same bytes (C++), the ops being tuned, then the quantized linear layer.
+  # 3. The Python tests on the GPU (the torch operators' CUDA cases: gradients, opcheck, torch.compile, a CUDA
+  # graph, cross-entropy's memory at 32768 x 128k), where time is left.
+  if [ "$(left)" -gt 12 ]; then
+    timeout $(($(left) - 2)) python3 -m pytest -q -rs -p no:cacheprovider -m gpu python/tests/test_rows.py \
+      >"$out/pytest-gpu.log" 2>&1
+    note "pytest -m gpu test_rows.py: exit $? $(tail -1 "$out/pytest-gpu.log")"
+  fi
+  # 4. Ours against the copy of the same bytes (C++), the ops being tuned, then the quantized linear layer.
   ops="${OPS:-ce,rms_bwd,layer_bwd,rms,layer}"
-  echo
-  echo "== bench_memory_bound: ours against the copy of the same bytes =="
-  timeout $(($(left) * 65 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 --hidden 4096,8192 \
-    --vocab 131072 --linear-rows none --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
-  note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
-  # 4. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; none for OPS_TESTS=-), in what time is left.
+  if [ "$(left)" -gt 8 ]; then
+    echo
+    echo "== bench_memory_bound: ours against the copy of the same bytes =="
+    timeout $(($(left) * 65 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 \
+      --hidden 4096,8192 --vocab 131072 --linear-rows none --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
+    note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
+  fi
+  # 5. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; none for OPS_TESTS=-), in what time is left.
   ops_tests="${OPS_TESTS:-CrossEntropyGpu.*}"  # (window 2 of session 4 ran out during NormGpu, before these)
-  if [ "$ops_tests" != - ] && [ "$(left)" -gt 5 ]; then
+  if [ "$ops_tests" != - ] && [ "$(left)" -gt 8 ]; then
     timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
     note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')"
   fi
-  # 5. Optional (NCU_CASES="kernel-regex:op:rows:hidden ..."): Nsight Compute, one kernel a case.
+  # 6. Optional (NCU_CASES="kernel-regex:op:rows:hidden ..."): Nsight Compute, one kernel a case.
   for c in ${NCU_CASES:-}; do
     [ "$(left)" -gt 12 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"

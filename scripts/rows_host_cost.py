@@ -42,6 +42,11 @@ eps = 1e-6
 print(f"== RMSNorm forward, {ROWS} x {HIDDEN} bf16, host us a call, stage by stage ==", flush=True)
 line("warpforge.torch_rows.rms_norm (public)", lambda: tr.rms_norm(x, w, eps))
 line("torch.ops.warpforge.norm (dispatcher)", lambda: torch.ops.warpforge.norm(x, None, w, None, "rms", eps))
+norm_builtin = torch.ops.warpforge.norm.default._op  # the overload's builtin: no Python frame of torch's
+line("torch.ops.warpforge.norm.default._op (its builtin)", lambda: norm_builtin(x, None, w, None, "rms", eps))
+line("torch.ops.aten.neg.default._op on 4 floats (the floor)",
+     functools.partial(torch.ops.aten.neg.default._op, torch.zeros(4, device="cuda")))
+line("torch.neg on 4 floats", functools.partial(torch.neg, torch.zeros(4, device="cuda")))
 if hasattr(tr, "_EAGER_NORM"):
     line("the Python kernel and autograd.Function (no C++ kernel)",
          lambda: tr._EAGER_NORM.apply(x, None, w, None, "rms", eps))

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The memory-bound row ops on a GPU machine. Two modes:
 #
-# Quick (the default): inside $BUDGET_S seconds (55; the lead's window is
-# 60), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
+# Quick (the default): inside $BUDGET_S seconds (65; the lead's window is
+# 70), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
 # and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS (cross-entropy
-# at vocabularies $PY_VOCAB); scripts/rows_host_cost.py (where a Python
-# call's host time goes); the Python tests' GPU cases (test_rows.py -m gpu); bench_memory_bound (ours
-# against the device-to-device copy of the same bytes) over $OPS at rows
-# 4096, 32768 x hidden 4096, 8192; the GPU tests of the kernels changed
-# ($OPS_TESTS); then, where time is left, Nsight Compute on $NCU_CASES.
+# at vocabularies $PY_VOCAB); the Python tests' GPU cases (test_rows.py -m
+# gpu); scripts/rows_host_cost.py (where a Python call's host time goes);
+# bench_memory_bound (ours against the device-to-device copy of the same
+# bytes) over $OPS at rows 4096, 32768 x hidden 4096, 8192; the GPU tests of
+# the kernels changed ($OPS_TESTS); then, where time is left, Nsight Compute
+# on $NCU_CASES.
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -46,10 +47,10 @@ if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&
 fi
 
 # The quick mode: what is being tuned now, inside a wall-clock budget
-# ($BUDGET_S, default 55 s, for a 60 s limit); each stage prints as it goes
+# ($BUDGET_S, default 65 s, for a 70 s limit); each stage prints as it goes
 # (a hard timeout leaves what was measured), the most important first.
 if [ -z "${ALL:-}" ]; then
-  deadline=${BUDGET_S:-55}  # seconds from the script's start (the build included)
+  deadline=${BUDGET_S:-65}  # seconds from the script's start (the build included)
   left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
   export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
   # 1. Ours against PyTorch eager and Liger Kernel (torch.compile only with COMPILE=1: it compiles each shape).
@@ -61,18 +62,18 @@ if [ -z "${ALL:-}" ]; then
   timeout $(($(left) * 50 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
     --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab "${PY_VOCAB:-131072}" --reps 10 2>&1 | tee "$out/bench_rows.txt"
   note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
-  # 2. Where a Python call's host time goes (scripts/rows_host_cost.py): every op's host time a call beside its
-  # peers', then RMSNorm's forward and backward stage by stage, at 4096 x 4096.
-  if [ "$(left)" -gt 20 ]; then
-    timeout $(($(left) * 45 / 100)) python3 -u scripts/rows_host_cost.py 2>&1 | tee "$out/host-cost.txt"
-    note "rows_host_cost.py: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
-  fi
-  # 3. The Python tests on the GPU (the torch operators' CUDA cases: gradients, opcheck, torch.compile, a CUDA
+  # 2. The Python tests on the GPU (the torch operators' CUDA cases: gradients, opcheck, torch.compile, a CUDA
   # graph, cross-entropy's memory at 32768 x 128k), where time is left.
   if [ "$(left)" -gt 12 ]; then
-    timeout $(($(left) - 2)) python3 -m pytest -q -rs -p no:cacheprovider -m gpu python/tests/test_rows.py \
+    timeout $(($(left) * 70 / 100)) python3 -m pytest -q -rs -p no:cacheprovider -m gpu python/tests/test_rows.py \
       >"$out/pytest-gpu.log" 2>&1
     note "pytest -m gpu test_rows.py: exit $? $(tail -1 "$out/pytest-gpu.log")"
+  fi
+  # 3. Where a Python call's host time goes (scripts/rows_host_cost.py): RMSNorm's backward and forward stage
+  # by stage (with a profile of the backward), then every op's host time a call beside its peers', at 4096 x 4096.
+  if [ "$(left)" -gt 12 ]; then
+    timeout $(($(left) - 4)) python3 -u scripts/rows_host_cost.py 2>&1 | tee "$out/host-cost.txt"
+    note "rows_host_cost.py: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
   fi
   # 4. Ours against the copy of the same bytes (C++), the ops being tuned, then the quantized linear layer.
   ops="${OPS:-ce,rms_bwd,layer_bwd,rms,layer}"

@@ -15,6 +15,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/empty_strided.h>
 #include <Python.h>
 #include <c10/core/Stream.h>

@@ -62,11 +62,15 @@ if [ -z "${ALL:-}" ]; then
   timeout $(($(left) * 50 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
     --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab "${PY_VOCAB:-131072}" --reps 10 2>&1 | tee "$out/bench_rows.txt"
   note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
-  # 2. The Python tests on the GPU (the torch operators' CUDA cases: gradients, opcheck, torch.compile, a CUDA
-  # graph, cross-entropy's memory at 32768 x 128k), where time is left.
+  # 2. The Python tests on the GPU (the torch operators' CUDA cases: values and gradients against PyTorch's,
+  # cross-entropy's memory at 32768 x 128k, opcheck, then torch.compile and a CUDA graph), where time is left.
   if [ "$(left)" -gt 12 ]; then
-    timeout $(($(left) * 70 / 100)) python3 -m pytest -q -rs -p no:cacheprovider -m gpu python/tests/test_rows.py \
-      >"$out/pytest-gpu.log" 2>&1
+    tests=(torch_norm_values_and_gradients torch_cross_entropy_matches_pytorch
+      cross_entropy_at_32768_by_128k_needs_no_more_than_the_logits_and_their_gradient
+      torch_softmax_swiglu_and_their_gradients opcheck opcheck_of_the_other_row_ops
+      torch_compile_fullgraph_and_cuda_graph a_second_call_of_the_same_shapes_does_not_compile_again)
+    timeout $(($(left) * 70 / 100)) python3 -m pytest -v -rs -p no:cacheprovider -m gpu \
+      "${tests[@]/#/python/tests/test_rows.py::test_}" >"$out/pytest-gpu.log" 2>&1
     note "pytest -m gpu test_rows.py: exit $? $(tail -1 "$out/pytest-gpu.log")"
   fi
   # 3. Where a Python call's host time goes (scripts/rows_host_cost.py): RMSNorm's backward and forward stage

@@ -171,6 +171,7 @@ class MainKernel {
     rows::ScaledSum x_sum;  // Σ x (smoothing)
     Reg target;             // x at the label (0 where the label is outside the row)
     Reg thread_max;         // the thread's own max: its held exponentials are exp(x - thread_max)
+    Reg rescale;            // held rows: exp(thread_max - max), 1 where they are equal
     std::vector<Reg> e;     // held in registers (not prefetched): exp(x - thread_max), one an element
   };
 
@@ -226,8 +227,22 @@ class MainKernel {
       else
         st.e.insert(st.e.end(), vector.begin(), vector.end());
     }
-    st.s = {k_.mov(f32, st.thread_max), sum};
-    rk.allreduce(combine_registers(st), combine());
+    // The row's max first (max.f32 over the threads), then each thread's sum
+    // rescaled to it and added with the target and Σ x: two reductions of
+    // one and of two or four registers, whose butterflies cost a shuffle,
+    // two selects and a max or an add a register, where the online
+    // softmax's combine costs two exponentials and ten more (twelve levels
+    // at 4096 threads a row: most of a row's instructions but its elements').
+    Reg row_max = k_.mov(f32, st.thread_max);
+    rk.allreduce({row_max}, tile::max());
+    st.rescale = rows::exp_shifted(k_, st.thread_max, rows::safe_max(k_, row_max));
+    k_.selp(st.rescale, imm_f32(1.0f), st.rescale, k_.setp(Cmp::eq, st.thread_max, row_max));
+    k_.mul(sum, sum, st.rescale, {Round::rn});
+    std::vector<Reg> sums{sum, st.target};
+    std::vector<std::pair<int, tile::Combine>> parts{{2, tile::add()}};
+    if (smoothing_) sums.push_back(st.x_sum.q), sums.push_back(st.x_sum.s), parts.emplace_back(2, rows::combine_scaled_sums(1));
+    rk.allreduce(sums, tile::concat(parts));
+    st.s = {row_max, sum};
     return st;
   }
 
@@ -279,16 +294,15 @@ class MainKernel {
   // dx = scale · (p - (1 - ε)[j = y] - ε/V), p = exp(x - M) / S, exactly 0
   // on ignored rows whatever the logits. A held row's elements are written
   // as scale · (p - ε/V) a vector at a time, then the target's over it by the
-  // thread that holds it (same thread, same address: in program order; the
-  // same arithmetic, so the bits a select would give): three instructions an
-  // element fewer. A row read in passes selects (1 - ε) an element (there the
-  // owner's store spills: ptxas, 64 registers a thread).
+  // thread that holds it (same thread, same address: in program order):
+  // three instructions an element fewer than a select. A row read in passes
+  // selects (1 - ε) an element (there the owner's store spills: ptxas, 64
+  // registers a thread).
   void gradient(RowKernel& rk, const Reg& row, const rows::RowOperand& x_in, const rows::RowOperand& out,
                 const Stats& st, const Reg& label, const Pred& in_range, const Reg& row_scale, const Pred& valid) {
     const float eps = p_.options.label_smoothing, off_target = eps / static_cast<float>(p_.v);
     Reg inverse = k_.reg(f32);
     k_.rcp(inverse, st.s.sum, {Round::rn});
-    Reg shift = rows::safe_max(k_, st.s.max);
     auto dx = [&](const Reg& p, const std::optional<Src>& minus) {
       Reg d = k_.reg(f32);
       k_.sub(d, p, imm_f32(off_target), {Round::rn});
@@ -303,9 +317,7 @@ class MainKernel {
     };
     if (p_.shape.chunks == 1) {
       // The held exponentials, rescaled from the thread's max to the row's: exp(m_t - M) / S.
-      Reg factor = rows::exp_shifted(k_, st.thread_max, shift);
-      k_.selp(factor, imm_f32(1.0f), factor, k_.setp(Cmp::eq, st.thread_max, st.s.max));
-      k_.mul(factor, factor, inverse, {Round::rn});
+      Reg factor = scaled(st.rescale, inverse);
       auto target_dx = [&] {
         Reg exponential = rows::exp_shifted(k_, st.target, rows::safe_max(k_, st.thread_max));
         return dx(scaled(exponential, factor), Src(imm_f32(1.0f - eps)));
@@ -316,15 +328,32 @@ class MainKernel {
       std::optional<Reg> early;
       std::optional<Pred> mine;
       if (!staged_) early = target_dx(), mine = in_range && rk.owns(label);
+      // Every element but the target: scale · (e · factor - ε/V) as one fma
+      // of the row's scalars, e · (factor · scale) - (ε/V) · scale (an f32
+      // rounding from the three steps, which cost three instructions), then
+      // an ignored row's 0 selected whatever its logits. (A branch of the
+      // ignored rows' zeros instead of the select spills: ptxas, 64 registers.)
+      Reg gain = scaled(factor, row_scale);
+      std::optional<Reg> offset;
+      if (off_target != 0.0f) {
+        offset = k_.reg(f32);
+        k_.mul(*offset, row_scale, imm_f32(-off_target), {Round::rn});
+      }
       for (int j = 0; j < p_.shape.vectors; ++j) {
         const auto first = st.e.begin() + j * p_.shape.vector;
         const std::vector<Reg> held = staged_ ? staged_->load(j) : std::vector<Reg>(first, first + p_.shape.vector);
-        rk.store_vector(out, &row, j, [&](int e) { return dx(scaled(held[static_cast<std::size_t>(e)], factor), {}); });
+        rk.store_vector(out, &row, j, [&](int e) {
+          const Reg& h = held[static_cast<std::size_t>(e)];
+          Reg d = k_.reg(f32);
+          if (offset) k_.fma(d, h, gain, *offset); else k_.mul(d, h, gain, {Round::rn});
+          return k_.selp(d, imm_f32(0.0f), valid);
+        });
       }
       k_.guarded(mine ? *mine : in_range && rk.owns(label),
                  [&] { rk.store_element(out, row, label, early ? *early : target_dx()); });
       return;
     }
+    Reg shift = rows::safe_max(k_, st.s.max);
     rk.for_each_chunk([&](const Reg& chunk) {
       RowFragment x = rk.load(x_in, &row, kMinusInf, &chunk);
       Reg relative = label - rk.element_base(&chunk);

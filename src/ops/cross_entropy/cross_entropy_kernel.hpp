@@ -5,12 +5,13 @@
 //   counts[c]. Parameters: labels (u64), counts (u64), rows (u32).
 // main: each row group (a persistent grid) loops over its rows: the logits
 //   held in registers as their exponentials exp(x - m_t) (m_t the thread's
-//   maximum), one allreduce of the online softmax's (max, sum), the
-//   smoothing's scaled Σ x and the target logit (added from the thread that
-//   holds it, so that the gradient may overwrite the logits; 16-bit rows
-//   held: the next row's loads issued first, the exponentials kept in shared
-//   memory); then lse = M + ln S, the loss, and the gradient
-//   p - (1 - ε)[target] - ε/V (p = exp(x - m_t) · exp(m_t - M) / S) times
+//   maximum; 16-bit rows held: the next row's loads issued first, the
+//   exponentials kept in shared memory), an allreduce of the max M, then one
+//   of the sums rescaled to it, the smoothing's scaled Σ x and the target
+//   logit (added from the thread that holds it, so that the gradient may
+//   overwrite the logits; a row read in passes: one allreduce of the online
+//   softmax's (max, sum) and those); then lse = M + ln S, the loss, and the
+//   gradient p - (1 - ε)[target] - ε/V (p = exp(x - m_t) · exp(m_t - M) / S) times
 //   1/count (mean) written over the row (held rows: the target's element
 //   again, by its thread). Rows longer than a cluster holds are read twice
 //   (passes). With mean or sum each group adds its rows' losses and writes

@@ -1,0 +1,110 @@
+# Where a row op's Python call spends its host time (issue 44: <= 15 us a
+# forward call, <= 30 us a backward), on a GPU, bf16 4096 x 4096: host
+# microseconds a call (calls issued back to back, the GPU drained between
+# batches: warpforge.bench.host_us_per_call), for
+#   1. RMSNorm's backward taken apart: torch.autograd.grad of ours (C++
+#      kernels and autograd where _warpforge_torch was built), of the Python
+#      kernels and autograd that a build without it runs, and of PyTorch
+#      eager's; our graph node called alone on this thread (no autograd
+#      engine); the backward operator through the dispatcher; the compiled
+#      op's execute_addresses alone; then torch.profiler's table of one
+#      autograd.grad call of ours (host time by operator);
+#   2. RMSNorm's forward: the public function, the operator, its builtin
+#      without torch's Python frame, the dispatcher's floor (neg on 4
+#      floats), the Python path and PyTorch eager;
+#   3. every row op from Python, ours beside PyTorch eager and Liger Kernel
+#      (forwards called on tensors without gradients; backwards as
+#      torch.autograd.grad of a kept forward, as bench_rows times them).
+# A stage that cannot run says why and the rest go on.
+#   PYTHONPATH=build/python:python python3 scripts/rows_host_cost.py
+import functools
+
+import torch
+
+import warpforge.torch  # noqa: F401
+from warpforge import torch_rows as tr
+from warpforge.bench import host_us_per_call
+from warpforge.bench_rows import BENCHES
+
+ROWS, HIDDEN, DTYPE = 4096, 4096, torch.bfloat16
+
+
+def host_us(f, calls=100, repeats=5):
+    return host_us_per_call(torch, f, calls, repeats)
+
+
+def line(name, f, **kw):
+    try:
+        print(f"  {name:<56} {host_us(f, **kw):8.2f} us/call", flush=True)
+    except Exception as e:  # a stage this build does not have
+        print(f"  {name:<56} not run: {type(e).__name__}: {str(e)[:90]}", flush=True)
+
+
+x = torch.randn(ROWS, HIDDEN, dtype=DTYPE, device="cuda")
+w = torch.rand(HIDDEN, dtype=DTYPE, device="cuda") + 0.5
+dy = torch.randn_like(x)
+eps = 1e-6
+
+# 1. The backward.
+print(f"== RMSNorm backward (gradients of x and weight), {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)
+xg, wg = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+y_ours = tr.rms_norm(xg, wg, eps)
+y_eager = torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps)
+line("autograd.grad, ours", lambda: torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True))
+line("autograd.grad, torch eager (peer)", lambda: torch.autograd.grad(y_eager, [xg, wg], dy, retain_graph=True))
+if hasattr(tr, "_EAGER_NORM"):
+    y_python = tr._EAGER_NORM.apply(xg, None, wg, None, "rms", eps)[0]
+    line("autograd.grad, the Python kernels and autograd",
+         lambda: torch.autograd.grad(y_python, [xg, wg], dy, retain_graph=True))
+line("our graph node alone (grad_fn(dy, ...), no engine)", lambda: y_ours.grad_fn(dy, None, None, None))
+line("forward with gradients, ours (a graph node made)", lambda: tr.rms_norm(xg, wg, eps))
+line("forward with gradients, torch eager", lambda: torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps))
+_, _, _, rstd = torch.ops.warpforge.norm(x, None, w, None, "rms", eps)
+args = (dy, x, w, None, rstd, None, "rms", eps, True, None)
+line("torch.ops.warpforge.norm_backward (dispatcher)", lambda: torch.ops.warpforge.norm_backward(*args))
+if hasattr(tr, "_norm_backward"):
+    dx, dw, _ = tr._norm_backward(*args)  # the Python kernel, which caches the compiled op in _NORM_BACKWARDS
+    op = next(iter(tr._NORM_BACKWARDS.values()))
+    addresses = [0 if t is None else t.data_ptr() for t in (dy, x, w, None, rstd, None, dx, dw, None)]
+    stream = torch.cuda.current_stream().cuda_stream
+    line("op.execute_addresses alone (the kernel and dweight's sum)", lambda: op.execute_addresses(addresses, stream))
+try:
+    from torch.profiler import ProfilerActivity, profile
+
+    for _ in range(3):
+        torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(20):
+            torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True)
+        torch.cuda.synchronize()
+    print("  torch.profiler, 20 calls of autograd.grad, ours (host time by operator):", flush=True)
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=14, max_name_column_width=48), flush=True)
+except Exception as e:
+    print(f"  torch.profiler not run: {type(e).__name__}: {str(e)[:90]}", flush=True)
+
+# 2. The forward.
+print(f"\n== RMSNorm forward, {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)
+line("warpforge.torch_rows.rms_norm (public)", lambda: tr.rms_norm(x, w, eps))
+line("torch.ops.warpforge.norm (dispatcher)", lambda: torch.ops.warpforge.norm(x, None, w, None, "rms", eps))
+norm_builtin = torch.ops.warpforge.norm.default._op  # the overload's builtin: no Python frame of torch's
+line("torch.ops.warpforge.norm.default._op (its builtin)", lambda: norm_builtin(x, None, w, None, "rms", eps))
+line("torch.ops.aten.neg.default._op on 4 floats (the floor)",
+     functools.partial(torch.ops.aten.neg.default._op, torch.zeros(4, device="cuda")))
+if hasattr(tr, "_EAGER_NORM"):
+    line("the Python kernel and autograd.Function (no C++ kernel)",
+         lambda: tr._EAGER_NORM.apply(x, None, w, None, "rms", eps))
+line("torch.nn.functional.rms_norm (peer)", lambda: torch.nn.functional.rms_norm(x, (HIDDEN,), w, eps))
+
+# 3. Every op: ours against its peers, host time a call.
+print(f"\n== host us a call, {ROWS} x {HIDDEN} bf16 (vocabulary 32768 for ce) ==", flush=True)
+for name, bench in BENCHES.items():
+    n = 32768 if bench.whole else HIDDEN
+    sets = [bench.inputs(ROWS, n, DTYPE)]
+    cells = []
+    for who, fn in bench.contenders(False).items():
+        try:
+            cells.append(f"{who} {host_us(functools.partial(bench.runner(fn, sets), 0), calls=50, repeats=3):.1f}")
+        except Exception as e:
+            cells.append(f"{who} failed ({type(e).__name__})")
+    print(f"  {name:<12} " + "; ".join(cells), flush=True)

@@ -6,8 +6,10 @@
 #   stream  20 calls back to back between two events, per call: the GPU's
 #           time alone wherever the host keeps ahead (host < stream);
 #   host    host microseconds a call over those 20 calls (before the sync).
-# For ours also the torch op's body alone (torch_attention._forward: no
-# dispatcher, no autograd wrapper) and the C++ op's execute_addresses alone.
+# Ours is warpforge.attention (the torch operator's C++ kernel where
+# _warpforge_torch was built); beside it the Python kernel it replaced alone
+# (torch_attention._forward: no dispatcher, no autograd wrapper) and the C++
+# op's execute_addresses alone.
 # Then: d128 8k on the C++ benchmark's data (a 1M-value N(0,1) pattern
 # repeated) against fresh randn (does the data set the clock?), and the
 # kernels one call launches (torch.profiler), ours and cuDNN's, at d128 1k.
@@ -67,7 +69,8 @@ def main():
     quick = "--quick" in sys.argv
     print(f"attn_fwd_causes on {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
     print("TFLOP/s (FlashAttention's count, half for causal); host in us a call")
-    print("| seq | d | hkv | causal | ours single | ours stream | ours host | body host | execute host "
+    print(f"C++ torch kernel: {ta.CPP_FORWARD}")
+    print("| seq | d | hkv | causal | ours single | ours stream | ours host | Python body host | execute host "
           "| cuDNN single | cuDNN stream | cuDNN host | single ratio | stream ratio |")
     print("|---" * 14 + "|")
     single_ratios, stream_ratios = [], []

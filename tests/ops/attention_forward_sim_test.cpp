@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "ops/attention_cases.hpp"
+#include "ops/expect_contains.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -30,6 +32,22 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionForwardSim,
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return n + "_" + std::string(name(std::get<1>(info.param)));
                          });
+
+// The sm90a kernel's persistent CTAs (no mask, one length): on a simulator
+// of two SMs, two CTAs walk 12 items each (2 sequences x 3 heads x 4 blocks
+// of 128 queries, the last ragged), each reusing Q's buffer and the ring
+// across items; and its one-item CTAs (causal) on the same device.
+TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
+  const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
+  std::mt19937 rng(std::random_device{}());
+  AttentionCase c{.name = "persistent", .batch = 2, .heads_q = 3, .heads_kv = 3, .seq_q = 400, .seq_k = 150};
+  auto t = make_attention_inputs(two_sms, c, rng);
+  Attention probe({.q = t.q.view, .k = t.k.view, .v = t.v.view, .o = t.q.view}, c.options);
+  EXPECT_CONTAINS(probe.describe(), "persistent CTAs, one an SM");
+  check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
+  c.options.causal = true;
+  check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
+}
 
 }  // namespace
 }  // namespace warpforge::ops::testing

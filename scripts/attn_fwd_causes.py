@@ -15,7 +15,6 @@
 # kernels one call launches (torch.profiler), ours and cuDNN's, at d128 1k.
 #   PYTHONPATH=build/python:python python3 scripts/attn_fwd_causes.py [--quick]
 import math
-import statistics
 import sys
 import time
 
@@ -25,20 +24,12 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import warpforge
 from warpforge import torch_attention as ta
+from warpforge.bench_attention import _median_seconds
 
 
 def single_us(f, reps=7):
-    f()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(times)
+    """The benchmark's figure: the median of one call between two events."""
+    return _median_seconds(torch, f, reps) * 1e6
 
 
 def stream_and_host_us(f, n=20):

@@ -15,37 +15,17 @@
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
-# not). Logs go to $OUT (default $BUILD_DIR/gpu-attn-fwd).
+# not; scripts/gpu-stages.sh). Logs go to $OUT (default $BUILD_DIR/gpu-attn-fwd).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+name=gpu-attn-fwd
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-fwd}"
 budget="${BUDGET:-60}"
 mkdir -p "$out"
-declare -a rows=()
-status=PASS
-
-left() { local s=$((budget - SECONDS)); echo $((s > 1 ? s : 1)); }
-# stage NAME LIMIT LOG COMMAND...: COMMAND under timeout (at most what is left), output to LOG.
-stage() {
-  local name="$1" limit="$2" log="$3" start=$SECONDS
-  shift 3
-  [ "$limit" -gt "$(left)" ] && limit=$(left)
-  timeout "$limit" "$@" >"$log" 2>&1
-  local rc=$? result=ok
-  [ $rc -eq 124 ] && result="TIMED OUT after ${limit}s" && status=FAIL
-  [ $rc -ne 0 ] && [ $rc -ne 124 ] && result="exit $rc (log: $log)" && status=FAIL
-  rows+=("$(printf '| %-34s | %-40s | %4ss |' "$name" "$result" $((SECONDS - start)))")
-}
-
-[ -f "$build_dir/CMakeCache.txt" ] || { source scripts/gpu-build-args.sh &&
-  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1; } ||
-  { echo "gpu-attn-fwd: FAIL: configure (log: $out/configure.log)"; exit 1; }
-targets=(test_gpu bench_attention)
-grep -q "_warpforge" "$build_dir/build.ninja" "$build_dir/Makefile" 2>/dev/null && targets+=(_warpforge)
-cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" >"$out/build.log" 2>&1 ||
-  { grep -E "error" "$out/build.log" | head -20; echo "gpu-attn-fwd: FAIL: build (log: $out/build.log)"; exit 1; }
+source scripts/gpu-stages.sh
+build_targets test_gpu bench_attention
 bench="$build_dir/bench/bench_attention"
 
 # 1. Python: ours and cuDNN, one call, a stream of calls, the host's share.
@@ -81,9 +61,4 @@ stage "GPU tests ForwardCasesOnEveryKernel" 12 "$out/tests.log" \
 echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -8
 
-echo
-echo "gpu-attn-fwd ($(date -u +%Y-%m-%dT%H:%MZ), ${SECONDS}s):"
-printf '| %-34s | %-40s | %5s |\n|---|---|---|\n' stage result time
-printf '%s\n' "${rows[@]}"
-echo "gpu-attn-fwd: $status"
-[ "$status" = PASS ]
+summary

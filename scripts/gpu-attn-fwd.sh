@@ -11,7 +11,8 @@
 #      microseconds a call; the data's effect; the kernels one call launches;
 #   2. bench_attention --prefill --quick: the C++ forward rows;
 #   3. ncu of the forward at d128 8k not causal and at d64 1k causal;
-#   4. the forward GPU tests (every case on every forward kernel).
+#   4. the forward GPU tests (every case on every forward kernel; the
+#      persistent CTAs over more items than SMs).
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -56,8 +57,8 @@ profile "d128 8k" "$out/ncu_d128_8k.log" 'attention_fwd_sm90a.*_d128_' 8192,128,
 profile "d64 1k causal" "$out/ncu_d64_1k_causal.log" 'attention_fwd_sm90a.*_d64_.*_wr' 1024,64,16
 
 # 4. The forward GPU tests.
-stage "GPU tests ForwardCasesOnEveryKernel" 12 "$out/tests.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*'
+stage "GPU tests AttentionGpu.Forward*" 12 "$out/tests.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.Forward*'
 echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -8
 

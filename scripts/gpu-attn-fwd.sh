@@ -10,9 +10,9 @@
 #      benchmark's figure), 20 back to back (the GPU's time) and the host
 #      microseconds a call; the data's effect; the kernels one call launches;
 #   2. bench_attention --prefill --quick: the C++ forward rows;
-#   3. ncu of the forward at d128 8k not causal and at d64 1k causal;
-#   4. the forward GPU tests (every case on every forward kernel; the
-#      persistent CTAs over more items than SMs).
+#   3. the forward GPU tests (every case on every forward kernel; the
+#      persistent CTAs over more items than SMs);
+#   4. ncu of the forward at d128 8k not causal and at d64 1k causal.
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -40,7 +40,13 @@ stage "bench_attention --prefill --quick" 10 "$out/bench_forward.log" "$bench" -
 echo "== forward, C++ (TFLOP/s) =="
 grep -E "^\|" "$out/bench_forward.log"
 
-# 3. ncu of the forward: d128 8k not causal (the first launch), d64 1k causal (its kernel's first).
+# 3. The forward GPU tests.
+stage "GPU tests AttentionGpu.Forward*" 12 "$out/tests.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.Forward*'
+echo "== the forward GPU tests =="
+grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -8
+
+# 4. ncu of the forward: d128 8k not causal (the first launch), d64 1k causal (its kernel's first).
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 profile() {  # profile NAME LOG KERNEL_REGEX SHAPE
   [ -x "$ncu" ] && [ "$(left)" -gt 8 ] || return 0
@@ -55,11 +61,5 @@ profile() {  # profile NAME LOG KERNEL_REGEX SHAPE
 }
 profile "d128 8k" "$out/ncu_d128_8k.log" 'attention_fwd_sm90a.*_d128_' 8192,128,16
 profile "d64 1k causal" "$out/ncu_d64_1k_causal.log" 'attention_fwd_sm90a.*_d64_.*_wr' 1024,64,16
-
-# 4. The forward GPU tests.
-stage "GPU tests AttentionGpu.Forward*" 12 "$out/tests.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.Forward*'
-echo "== the forward GPU tests =="
-grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -8
 
 summary

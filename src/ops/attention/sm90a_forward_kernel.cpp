@@ -48,9 +48,9 @@ Smem smem_of(const Sm90aAttentionSpec& s) {
 // order u = (batch · heads + head) · blocks + (blocks - 1 - block): a head's
 // blocks together (their K and V shared in L2), its last (under a causal
 // mask the longest) first. A persistent CTA ctaid.x takes items ctaid.x,
-// + nctaid.x, ... (a CTA an SM); otherwise CTA ctaid.x takes item ctaid.x. Each role walks the same items. Tile: m0 = the first
-// query row (within the sequence), n0 = the head, batch = the sequence,
-// unit = u. extra: len_q, len_k (s32), q_first, k_first (the sequence's
+// + nctaid.x, ... (a CTA an SM); otherwise CTA ctaid.x takes item ctaid.x.
+// Each role walks the same items. Tile: m0 = the first query row (within
+// the sequence), n0 = the head, batch = the sequence, unit = u. extra: len_q, len_k (s32), q_first, k_first (the sequence's
 // first rows in the tensors, u32), diag (s32). Items with no query row (a
 // varlen sequence shorter than the longest) are skipped. A spec that is not
 // persistent emits no loop (its CTA's one item: the registers the loop
@@ -374,17 +374,20 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   Sm90aAttentionSpec s;
   s.dtype = p.dtype;
   s.head_dim = static_cast<int>(p.head_dim);
-  // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
-  // block_n/4; head_dim 256 takes 64-key blocks to stay within 240.
-  // Shared memory: Q 128 x head_dim, two stages of K and V.
-  s.block_n = p.head_dim == 256 ? 64 : 128;
-  s.stages = p.head_dim == 64 ? 3 : 2;
   s.has_lse = p.has_lse;
   take_mask_flags(s, p);
   // Persistent where the items are of equal work (no mask, one length: a
   // fixed stride shares them out evenly) and the loop's registers fit
   // (head_dim 256's O takes 128 of a consumer thread's 240: it spills).
   s.persistent = !s.varlen && !s.window_left && !s.window_right && s.head_dim != 256;
+  // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
+  // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
+  // tile); head_dim 128 without a mask 160 (fewer blocks, so fewer softmax
+  // rounds and barriers a key; FA3's 176 spills 52 bytes here; a mask keeps
+  // 128, the diagonal's step). Shared memory: Q 128 x head_dim, two stages of
+  // K and V (at d128 32 + 2 x 80 KB, at d256 64 + 2 x 80 KB).
+  s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 128 && s.persistent ? 160 : 128;
+  s.stages = p.head_dim == 64 ? 3 : 2;
   return s;
 }
 

@@ -34,14 +34,15 @@ constexpr std::uint32_t kRowValuesBytes = 2 * 2 * kBM * 4;
 // dSᵀ of the CTA's keys against one query block: kBN rows of kBM elements
 // (one 128-byte row), two buffers (fast mode).
 constexpr std::uint32_t kDsBytes = kBN * kRow;
-// dQ of one query block, a consumer warpgroup's 64 columns (f32), handed to
-// its dQ writer warp: rows of 64 values padded by 4 (the row halves of a
-// warp's store fall in different banks).
-constexpr std::uint32_t kDqRowBytes = (64 + 4) * 4;
-constexpr std::uint32_t kDqTileBytes = kBM * kDqRowBytes;
+// dQ of one query block, a consumer warpgroup's half of the columns (f32),
+// handed to its dQ writer warp: rows of head_dim/2 values padded by 4 (the
+// row halves of a warp's store fall in different banks).
+int dq_columns(const Sm90aBackwardSpec& s) { return s.head_dim / 2; }
+std::uint32_t dq_row_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(dq_columns(s) + 4) * 4; }
+std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) { return kBM * dq_row_bytes(s); }
 
 struct Smem {
-  std::uint32_t k, v, ds, dq, row_values, ring, full, empty, kv_full, launch;
+  std::uint32_t k, v, ds, dq, row_values, ring, full, empty, kv_full, dq_full, dq_empty, launch;
 };
 Smem smem_of(const Sm90aBackwardSpec& s) {
   tile::SharedLayout layout;
@@ -50,13 +51,17 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
   m.v = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
   if (!s.deterministic) {
     m.ds = layout.buffer(2 * kDsBytes, tile::SharedLayout::kBaseAlignment);
-    m.dq = layout.buffer(2 * kDqTileBytes);
+    m.dq = layout.buffer(2 * dq_tile_bytes(s));
   }
   m.row_values = layout.buffer(2 * kRowValuesBytes);  // one set a consumer warpgroup
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
   m.kv_full = layout.mbarriers(1);
+  if (!s.deterministic) {  // one of each a consumer warpgroup
+    m.dq_full = layout.mbarriers(2);
+    m.dq_empty = layout.mbarriers(2);
+  }
   m.launch = layout.launch_bytes();
   return m;
 }
@@ -145,14 +150,21 @@ class Backward final : public tile::WarpSpecializedDesign {
     kv_full_.emplace(k_, base_, m_.kv_full, 1);
     row_values_ready_.emplace(ws.warpgroup_barriers(128));
     ds_ready_.emplace(ws.named_barrier(256));
-    // A consumer warpgroup and its dQ writer warp: 160 threads.
-    dq_full_.emplace(ws.warpgroup_barriers(160));
-    dq_empty_.emplace(ws.warpgroup_barriers(160));
+    if (!s_.deterministic) {
+      dq_full_.emplace(k_, base_, m_.dq_full, 2);
+      dq_empty_.emplace(k_, base_, m_.dq_empty, 2);
+    }
   }
 
   void initialize(tile::WarpSpecialized&) override {
     for (const Reg& map : {map_q_, map_k_, map_v_, map_do_}) k_.prefetch_tensormap(map);
     kv_full_->init(0, 1);
+    // dQ's hand-over: full when the warpgroup's 128 threads have stored
+    // their part, empty when the writer warp's 32 lanes have read theirs.
+    for (int w = 0; w < (s_.deterministic ? 0 : 2); ++w) {
+      dq_full_->init(w, 128);
+      dq_empty_->init(w, 32);
+    }
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -206,7 +218,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     dv_acc_.emplace(c_tile(k_, 16, s_.head_dim, "dv"));
     for (const Reg& r : dk_acc_->regs()) k_.mov(r, imm_f32(0.0f));
     for (const Reg& r : dv_acc_->regs()) k_.mov(r, imm_f32(0.0f));
-    if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, 64, "dq"));
+    if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, dq_columns(s_), "dq"));
     for (int i = 0; i < kBM / 16; ++i) {
       pt_.push_back(a_tile(k_, 16, 16, in_, "pt" + std::to_string(i) + "_"));
       dst_.push_back(a_tile(k_, 16, 16, in_, "dst" + std::to_string(i) + "_"));
@@ -225,12 +237,13 @@ class Backward final : public tile::WarpSpecializedDesign {
     q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, kBM * kRow, kAtom);
     do_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), kBM * kRow, kAtom);
     if (!s_.deterministic) {
-      // dQ's operands: at head_dim 128 every key of dSᵀ and K's panel w; at
-      // 64 the warpgroup's own 64 keys of each.
-      Reg keys0 = panels() == 2 ? k_.mov(u32, 0) : wg_ * (64 * kRow);
-      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + keys0, kBN * kRow, kAtom);
-      k_mn_desc_ = tile::warpgroup::smem_descriptor(
-          k_, base_ + m_.k + (panels() == 2 ? wg_ * (kBN * kRow) : keys0), kBN * kRow, kAtom);
+      // dQ's operands: every key of dSᵀ, and K's columns of this
+      // warpgroup's half of dQ: at head_dim 128 panel w, at 64 the bytes
+      // 64w.. of each 128-byte row of the one panel (inside the swizzle's
+      // span, as the K steps above move inside it).
+      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds, kBN * kRow, kAtom);
+      Reg columns = panels() == 2 ? wg_ * (kBN * kRow) : wg_ * (dq_columns(s_) * 2);
+      k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + columns, kBN * kRow, kAtom);
     }
     row_values_ = base_ + m_.row_values + wg_ * kRowValuesBytes;
   }
@@ -285,7 +298,7 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_commit_group();
         if (!s_.deterministic) {
           k_.wgmma_wait_group(1);  // dV and dQ: dQ goes to its writer while dK runs
-          hand_dq_over();
+          hand_dq_over(buffer);
         }
         k_.wgmma_wait_group(0);
         k_.if_then(lead, [&] { pipe.release(state.stage()); });
@@ -439,63 +452,68 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   // Fast mode, once both warpgroups' dSᵀ are in the buffer (and visible to
   // the async proxy: fence.proxy.async, PTX ISA 9.7.13.4.13), this
-  // warpgroup's dQ product (committed): at head_dim 128 its 64 columns
-  // over the CTA's 128 keys, dS·K[:, 64w ..]; at 64 every column over its
-  // own 64 keys (the two warpgroups' writers both add theirs).
+  // warpgroup's dQ product (committed): its half of the columns over the
+  // CTA's 128 keys, dS·K[:, (d/2)w ..] (each column added once).
   void issue_dq(const Reg& buffer) {
     k_.fence_proxy_async_shared();
     ds_ready_->sync();
     Reg ds_offset = k_.reg(u64);
     k_.cvt(ds_offset, buffer * (kDsBytes >> 4));
-    const int keys = panels() == 2 ? kBN : 64;
-    for (int kk = 0; kk < keys / 16; ++kk)
+    for (int kk = 0; kk < kBN / 16; ++kk)
       k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + ds_offset + (kk * 16 * kRow >> 4),
                          k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0, WgmmaMajor::mn, WgmmaMajor::mn);
     k_.wgmma_commit_group();
   }
 
-  // A step's dQ (complete) to this warpgroup's tile for its writer warp,
-  // once the writer has freed it: two adjacent columns a store (the
-  // accumulator's c0, c1).
-  void hand_dq_over() {
-    dq_empty_->of(wg_).sync();
-    Reg row0 = base_ + m_.dq + wg_ * kDqTileBytes + (((wg_tid_ >> 5) * 16 + lc_.row) * kDqRowBytes) + (lc_.col << 2);
+  // Step t's dQ (complete) to this warpgroup's tile for its writer warp,
+  // once the writer has freed it (the empty barrier's phase t completed,
+  // PTX ISA 9.7.13.15.16; `parity` is t & 1: one item a CTA, so t counts
+  // the phases): two adjacent columns a store (the accumulator's c0, c1);
+  // each thread's arrival on the full barrier releases its stores to the
+  // writer (9.7.13.15.13).
+  void hand_dq_over(const Reg& parity) {
+    dq_empty_->wait(wg_, parity);
+    const std::uint32_t row_bytes = dq_row_bytes(s_);
+    Reg row0 = base_ + m_.dq + wg_ * dq_tile_bytes(s_) + (((wg_tid_ >> 5) * 16 + lc_.row) * row_bytes) +
+               (lc_.col << 2);
     for (std::int64_t v = 0; v + 1 < dq_acc_->steps().values(); v += 2) {
       const auto [dr, dc] = dq_acc_->steps().value_offset(v);
-      k_.st(Space::shared, f32, at(row0, dr * kDqRowBytes + dc * 4),
+      k_.st(Space::shared, f32, at(row0, dr * row_bytes + dc * 4),
             Regs{dq_acc_->regs()[static_cast<std::size_t>(v)], dq_acc_->regs()[static_cast<std::size_t>(v + 1)]});
     }
-    dq_full_->of(wg_).arrive();
+    dq_full_->arrive(wg_);
   }
 
   // A dQ writer warp (of consumer warpgroup `writer`): each step, once the
   // warpgroup's tile is full, its rows that exist added into dq_accum, a
-  // row's 64 columns by two 128-byte red.global.add of the warp (PTX ISA
-  // 9.7.13.8); the tile freed for the next step.
+  // row's head_dim/2 columns by 128-byte red.global.add of the warp (PTX
+  // ISA 9.7.13.8); the tile freed for the next step. Step t waits for the
+  // full barrier's phase t (one item a CTA: KeyBlockWork).
   void write_dq(tile::WarpSpecialized& ws, const Reg& writer) {
     Reg lane = k_.sreg(SReg::laneid);
+    const std::uint32_t row_bytes = dq_row_bytes(s_);
     ws.source().for_each([&](const tile::WorkItem& w) {
       Reg count = w.kb1 - w.kb0;
       // The tile starts free; it is freed after each step but the last (an
-      // arrival a wait of the consumers).
-      k_.if_then(count > 0, [&] { dq_empty_->of(writer).arrive(); });
+      // item's arrivals match its steps' waits).
+      k_.if_then(count > 0, [&] { dq_empty_->arrive(writer); });
       k_.for_range(0, count, 1, [&](Reg t) {
         const Step st = step_of(w, t);
-        dq_full_->of(writer).sync();
-        Reg tile = base_ + m_.dq + writer * kDqTileBytes + (lane << 2);
+        dq_full_->wait(writer, t & 1);
+        Reg tile = base_ + m_.dq + writer * dq_tile_bytes(s_) + (lane << 2);
         Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + st.m0.as(u32);
         Reg rows = k_.min(st.rows_valid, kBM);
+        Reg column = writer * dq_columns(s_) + lane;
         k_.for_range(0, rows, 1, [&](Reg r) {
           Reg at_dq = k_.reg(u64);
-          Reg column = panels() == 2 ? writer * 64 + lane : lane;
           k_.mul_wide(at_dq, ((ws_row0 + r.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
-          for (int half = 0; half < 2; ++half) {
+          for (int part = 0; part < dq_columns(s_) / 32; ++part) {
             Reg x = k_.reg(f32);
-            k_.ld(Space::shared, f32, x, at(tile + r.as(u32) * kDqRowBytes, half * 128));
-            k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, half * 128), x);
+            k_.ld(Space::shared, f32, x, at(tile + r.as(u32) * row_bytes, part * 128));
+            k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128), x);
           }
         });
-        k_.if_then(t + 1 < count, [&] { dq_empty_->of(writer).arrive(); });
+        k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });
       });
     });
   }
@@ -512,7 +530,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierArray> kv_full_;
   std::optional<tile::NamedBarrierSet> row_values_ready_;
   std::optional<tile::NamedBarrier> ds_ready_;
-  std::optional<tile::NamedBarrierSet> dq_full_, dq_empty_;
+  std::optional<tile::MbarrierArray> dq_full_, dq_empty_;
   // The consumers'.
   Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
   Reg k_desc_, v_desc_, q_desc_, do_desc_, q_mn_desc_, do_mn_desc_, ds_desc_, k_mn_desc_;

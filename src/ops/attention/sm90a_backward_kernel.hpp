@@ -16,10 +16,10 @@
 // by the warpgroup in shared memory), and dV += Pᵀ·dO, dK += dSᵀ·Q with
 // wgmma taking Pᵀ and dSᵀ from registers. Fast mode: dSᵀ goes to shared
 // memory and each warpgroup computes a dQ product (dS read transposed from
-// shared memory, wgmma's MN-major A) while its dK product runs: at
-// head_dim 128 dQ's 64 columns 64w.. over the CTA's 128 keys, at 64 every
-// column over its own 64 keys. The product goes through shared memory to
-// a dQ writer warp of the producer warpgroup (one a consumer warpgroup),
+// shared memory, wgmma's MN-major A) while its dK product runs: its half
+// of dQ's columns, (d/2)w.., over the CTA's 128 keys. The product goes
+// through shared memory (handed over on a full and an empty mbarrier) to a
+// dQ writer warp of the producer warpgroup (one a consumer warpgroup),
 // which adds it into the f32 workspace row by row with 128-byte
 // red.global.add, off the consumers' path (FA3's dQ writer, without its
 // TMA reduce); the sm80 finish kernel converts it. Deterministic mode adds

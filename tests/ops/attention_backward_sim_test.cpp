@@ -50,8 +50,8 @@ TEST(AttentionBackwardSimDeterminism, TheDeterministicModeGivesTheSameBits) {
 }
 
 // The sm90a backward's shared-memory hand-overs (dSᵀ between the consumer
-// warpgroups, dQ from each consumer warpgroup to its writer warp through
-// named barriers' bar.arrive/bar.sync, the TMA ring through mbarriers) on a
+// warpgroups through a named barrier, dQ from each consumer warpgroup to its
+// writer warp and the TMA ring through mbarriers) on a
 // simulator that checks every shared access against the orderings the PTX
 // memory model gives them (sim/shared_races.hpp): several query blocks a
 // CTA, so each buffer is written again after its reader freed it.

@@ -12,8 +12,8 @@
 #             the kernels' GPU time alone;
 #   host      host microseconds of one op call and of one grad call
 #             (10 calls, before the synchronize).
-# Then the GPU activities of one backward call (torch.profiler), ours and
-# SDPA's flash and cuDNN backends, at d64 1k and d128 8k.
+# First the GPU activities of one backward call (torch.profiler), ours and
+# SDPA's flash and cuDNN backends, at d128 and d64, sequence 1k.
 #   PYTHONPATH=build/python:python python3 scripts/attn_bwd_causes.py
 import time
 
@@ -121,16 +121,14 @@ def activities(s):
 
 def main():
     print(f"attn_bwd_causes on {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
-    print("us a call (TFLOP/s, FlashAttention's count: 2.5x the forward's, half for causal)")
+    for seq, d in ((1024, 128), (1024, 64)):
+        activities(Shape(seq, d, 16, False))
+    print("\nus a call (TFLOP/s, FlashAttention's count: 2.5x the forward's, half for causal)")
     print("| seq | d | hkv | causal | backward | grad | op | execute | stream | op host | grad host |")
     print("|---" * 11 + "|")
-    for d, hkv in ((64, 16), (128, 16), (128, 2)):
+    for d, hkv, causal in ((64, 16, False), (128, 16, False), (128, 16, True), (128, 2, False), (64, 16, True)):
         for seq in (1024, 8192):
-            for causal in (False, True):
-                causes(Shape(seq, d, hkv, causal))
-    print()
-    for seq, d in ((1024, 64), (8192, 128)):
-        activities(Shape(seq, d, 16, False))
+            causes(Shape(seq, d, hkv, causal))
 
 
 if __name__ == "__main__":

@@ -9,11 +9,11 @@
 #   1. bench_attention --prefill --backward --quick (head_dim 64 and 128,
 #      and GQA; d256, on the sm80 kernels, with FULL=1): the backward's
 #      TFLOP/s as the op chooses (auto: sm90a at head_dim 64 and 128);
-#   2. scripts/attn_bwd_causes.py: where the Python call's time goes
+#   2. python -m warpforge.bench_attention --prefill --backward --quick:
+#      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
+#   3. scripts/attn_bwd_causes.py: where the Python call's time goes
 #      (autograd, the torch op, execute alone, the kernels' GPU time, host
 #      microseconds; the GPU activities of one call beside SDPA's);
-#   3. python -m warpforge.bench_attention --prefill --backward --quick:
-#      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
 #   4. the backward GPU tests (AttentionGpu.BackwardCases*: every case on
 #      every backward kernel the GPU runs, fast and deterministic, against
 #      the fp64 reference; tests/gpu/attention_gpu_test.cpp);
@@ -69,21 +69,21 @@ bench="$build_dir/bench/bench_attention"
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 
 # 1. C++: the op's choice (its compiles fill the binary cache the Python stages read).
-stage "bench_attention --backward (auto)" 10 "$out/bench_backward.log" \
+stage "bench_attention --backward (auto)" 12 "$out/bench_backward.log" \
   "$bench" --prefill --backward $quick --reps 5
 echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), the op's choice =="
 grep -E "^\|" "$out/bench_backward.log"
 
-# 2. Python: where the call's time goes.
-stage "attn_bwd_causes.py" 14 "$out/causes.log" "${py[@]}" scripts/attn_bwd_causes.py
-echo "== backward from Python: where the time goes (us a call) =="
-grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900
-
-# 3. Python: ours beside SDPA's backends.
-stage "bench_attention.py --prefill --backward" 20 "$out/bench_backward_python.log" \
+# 2. Python: ours beside SDPA's backends.
+stage "bench_attention.py --prefill --backward" 21 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
 echo "== backward from Python beside SDPA (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_backward_python.log"
+
+# 3. Python: where the call's time goes.
+stage "attn_bwd_causes.py" 12 "$out/causes.log" "${py[@]}" scripts/attn_bwd_causes.py
+echo "== backward from Python: where the time goes (us a call) =="
+grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900
 
 # 4. The backward GPU tests (every case on every kernel, fast and deterministic), with what is left.
 stage "GPU tests AttentionGpu.BackwardCases*" 20 "$out/tests.log" \

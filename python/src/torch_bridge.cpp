@@ -1,16 +1,21 @@
 // The table the torch extension calls (torch_bridge.hpp): gemm_amax's C
-// layout, and gemm_amax's, gemm's and grouped_mm's cached ops and their launches, on views
+// layout, and gemm_amax's, gemm's, grouped_mm's and the attention forward's
+// cached ops and their launches, on views
 // made from plain tensor descriptions, with the options checked as the
 // nanobind path checks them.
 #include "torch_bridge.hpp"
 
 #include <nanobind/nanobind.h>
 
+#include <array>
 #include <exception>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "attention_ops.hpp"
 #include "bindings.hpp"
 #include "gemm_amax_op.hpp"
 #include "gemm_op.hpp"
@@ -174,6 +179,50 @@ int run_grouped(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t st
   return run_four<GroupedGemmOp>(op, addresses, stream);
 }
 
+// The attention forward's op (the cache keeps it) and its operands' extents
+// in bytes (Q, K, V, O, lse, cu_seqlens_q, cu_seqlens_k; the simulator maps
+// that much of each address): one a description, kept by the torch
+// extension's cache.
+struct AttentionForward {
+  AttentionOp* op;
+  std::array<std::uint64_t, 7> extents{};
+};
+
+int make_attention_forward(const torch_bridge::AttentionForwardArgs& a, void** op) {
+  return guarded([&] {
+    CallMappings mappings(simulator());
+    AttentionViews views;
+    for (const torch_bridge::Tensor* t : {&a.q, &a.k, &a.v, &a.o, &a.lse}) views.main.push_back(view(mappings, *t));
+    if (a.has_cu_seqlens_q) views.cu_seqlens_q = view(mappings, a.cu_seqlens_q);
+    if (a.has_cu_seqlens_k) views.cu_seqlens_k = view(mappings, a.cu_seqlens_k);
+    // The mask is the window alone (causal is window_right 0), as the
+    // Python operator passes it.
+    const ops::AttentionOptions options =
+        attention_options(a.has_scale ? std::optional(a.scale) : std::nullopt, false, a.window_left,
+                          a.window_right, a.top_left, a.max_seqlen_q, a.max_seqlen_k, false, std::string(a.kernel),
+                          false);
+    auto made = std::make_unique<AttentionForward>();
+    made->op = cached_attention_op(views, options, false).get();
+    for (std::size_t i = 0; i < 5; ++i) made->extents[i] = views.main[i].extent_bytes();
+    if (views.cu_seqlens_q) made->extents[5] = views.cu_seqlens_q->extent_bytes();
+    if (views.cu_seqlens_k) made->extents[6] = views.cu_seqlens_k->extent_bytes();
+    *op = made.release();
+  });
+}
+
+int run_attention_forward(void* op, const std::uint64_t (&addresses)[7], std::uintptr_t stream) {
+  return guarded([&] {
+    const auto& f = *static_cast<const AttentionForward*>(op);
+    CallMappings mappings(f.op->device());
+    std::vector<std::uint64_t> main(5);
+    for (std::size_t i = 0; i < 5; ++i) main[i] = mappings.map(addresses[i], f.extents[i]);
+    const std::uint64_t cu_q = addresses[5] ? mappings.map(addresses[5], f.extents[5]) : 0;
+    const std::uint64_t cu_k = addresses[6] ? mappings.map(addresses[6], f.extents[6]) : 0;
+    auto s = caller_stream(f.op->device(), stream);
+    f.op->run_at(main, cu_q, cu_k, 0, pointer(s));
+  });
+}
+
 int refuse(const char* error_class, const char* message) {
   const PyGILState_STATE gil = PyGILState_Ensure();
   try {
@@ -187,7 +236,8 @@ int refuse(const char* error_class, const char* message) {
 }
 
 const torch_bridge::Api api{torch_bridge::kVersion, &c_layout,        &make_op,     &run,   &make_gemm_op,
-                            &run_gemm,              &make_grouped_op, &run_grouped, &refuse};
+                            &run_gemm,              &make_grouped_op, &run_grouped, &refuse,
+                            &make_attention_forward, &run_attention_forward};
 
 }  // namespace
 

@@ -14,7 +14,7 @@ namespace warpforge::python::torch_bridge {
 
 // Raised whenever a field or function below changes meaning: the torch
 // extension refuses a _warpforge of another version.
-inline constexpr int kVersion = 3;
+inline constexpr int kVersion = 4;
 inline constexpr char kCapsuleName[] = "warpforge._warpforge._torch_bridge";
 
 // A tensor as torch holds it: on CUDA device `device`, or (device -1) in
@@ -58,6 +58,18 @@ struct GroupedMmArgs {
   bool has_offs = false;
 };
 
+// attention_forward's operands and options (torch.ops.warpforge.attention_forward,
+// python/warpforge/torch_attention.py; O and lse allocated by the caller):
+// each cu_seqlens is read only where has_ says so, the scale only where
+// has_scale; a window side of -1 is unbounded.
+struct AttentionForwardArgs {
+  Tensor q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k;
+  bool has_cu_seqlens_q = false, has_cu_seqlens_k = false, has_scale = false, top_left = true;
+  double scale = 0.0;
+  std::int64_t window_left = -1, window_right = -1, max_seqlen_q = 0, max_seqlen_k = 0;
+  std::string_view kernel;
+};
+
 // C's shape and strides in elements, as the cuDNN frontend allocates it.
 struct CLayout {
   std::int64_t shape[3] = {}, strides[3] = {};
@@ -91,6 +103,13 @@ struct Api {
   // Raises warpforge.<error_class>(message) ("RuntimeError", "OpsError"):
   // refusals the torch extension makes itself. Returns -1.
   int (*refuse)(const char* error_class, const char* message);
+  // The compiled attention forward for these arguments (made once per
+  // description and kept: the pointer stays valid).
+  int (*attention_forward_op)(const AttentionForwardArgs& args, void** op);
+  // That op on other data of its description: seven addresses (Q, K, V, O,
+  // lse, cu_seqlens_q, cu_seqlens_k: 0 without them); on `stream` (a
+  // CUstream) on a GPU.
+  int (*attention_forward_run)(void* op, const std::uint64_t (&addresses)[7], std::uintptr_t stream);
 };
 
 }  // namespace warpforge::python::torch_bridge

@@ -9,11 +9,15 @@ bound of attention_reference.hpp; here O is held to its leading terms
 bound needs the magnitudes of dS, to a relative norm of 4u (a wiring or
 stride error moves them by O(1))."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, torch_cuda_or_skip, torch_or_skip
+from conftest import core_only_pythonpath, cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip
 
 U_BF16 = 2.0 ** -8
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
@@ -232,6 +236,61 @@ def test_torch_forward_and_backward_second_call_do_not_build_the_ops_again(devic
         results.append((out.detach().cpu(), q.grad.cpu()))
     assert made.count(False) <= 1 and made.count(True) <= 1  # 0 when an earlier test built them
     assert not torch.equal(results[0][0], results[1][0]) and not torch.equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_forward_is_the_cpp_kernel_where_built(device):
+    # Built with torch: attention_forward's kernels and autograd are
+    # _warpforge_torch's (no Python in a call), with the Python kernel's bits:
+    # (b, s, h, d) inputs passed transposed (no copy: O keeps their layout),
+    # grouped-query heads with a window, and a varlen batch; the gradients
+    # are attention_backward's on the saved tensors (deterministic: the same
+    # bits on a GPU too).
+    torch = cpp_torch_or_skip() if device == "cpu" else torch_cuda_or_skip()
+    from warpforge import torch_attention as ta
+
+    assert ta.CPP_FORWARD
+    q, k, v = (x.transpose(1, 2).requires_grad_() for x in torch_inputs(torch, (1, 40, 4, 64), (1, 56, 2, 64),
+                                                                         seed=5, device=device))
+    out, lse = warpforge.attention(q, k, v, window=(9, 0), enable_gqa=True, return_lse=True, deterministic=True)
+    want = ta._forward(q.detach(), k.detach(), v.detach(), None, None, 0, 0, None, 9, 0, True)
+    assert torch.equal(out, want[0]) and torch.equal(lse, want[1]) and out.stride() == q.stride()
+    d_o = torch.randn_like(out)
+    out.backward(d_o)
+    grads = ta._backward(d_o, q.detach(), k.detach(), v.detach(), out.detach(), lse, None, None, 0, 0, None, 9, 0,
+                         True, deterministic=True)
+    assert all(torch.equal(x.grad, g) for x, g in zip((q, k, v), grads))
+    cu = torch.tensor([0, 17, 40], dtype=torch.int32, device=device)
+    q, k, v = torch_inputs(torch, (40, 2, 128), (40, 2, 128), seed=6, device=device)
+    out, lse = warpforge.attention(q, k, v, is_causal=True, cu_seqlens_q=cu, cu_seqlens_k=cu, max_seqlen_q=23,
+                                   max_seqlen_k=23, return_lse=True)
+    want = ta._forward(q, k, v, cu, cu, 23, 23, None, -1, 0, True)
+    assert torch.equal(out, want[0]) and torch.equal(lse, want[1]) and lse.shape == (2, 40)
+
+
+# A fresh interpreter (torch's operator registry is global) on a package
+# whose build did not see torch: attention_forward's Python kernel and autograd.
+_FALLBACK_SCRIPT = """
+import torch, warpforge
+from warpforge import torch_attention as ta
+assert not ta.CPP_FORWARD
+g = torch.Generator().manual_seed(1)
+q, k, v = (torch.randn(1, 2, 24, 64, generator=g).bfloat16().requires_grad_() for _ in range(3))
+out = warpforge.attention(q, k, v, is_causal=True)
+out.float().sum().backward()
+want = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
+assert (out.double() - want).abs().max() < 0.03 and q.grad.abs().sum() > 0
+print("python forward ran")
+"""
+
+
+def test_without_the_cpp_kernel_the_python_forward_runs(tmp_path):
+    torch_or_skip()
+    env = dict(os.environ, PYTHONPATH=core_only_pythonpath(tmp_path))
+    run = subprocess.run([sys.executable, "-c", _FALLBACK_SCRIPT], env=env, cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "python forward ran" in run.stdout
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1,8 +1,9 @@
 // warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax,
-// torch.ops.warpforge.gemm and torch.ops.warpforge.grouped_mm (with its
-// autograd) for the CUDA and CPU dispatch keys (the schemas
+// torch.ops.warpforge.gemm, torch.ops.warpforge.grouped_mm and
+// torch.ops.warpforge.attention_forward (those two with their autograd) for
+// the CUDA and CPU dispatch keys (the schemas
 // and the fake kernels are defined once, in python/warpforge/torch.py, which
-// imports this module, and grouped_torch.py). A Python implementation costs the dispatcher's call
+// imports this module, grouped_torch.py and torch_attention.py). A Python implementation costs the dispatcher's call
 // into Python and torch.empty calls from Python before any launch
 // (docs/PERFORMANCE.md, "Python host overhead"); here a call is a look-up by a
 // byte key, the outputs' at::empty and one launch through
@@ -441,6 +442,174 @@ at::Tensor grouped_mm_autograd(const at::Tensor& a, const at::Tensor& b, const s
   return GroupedMmFunction::apply(a, b, offs, out_dtype);
 }
 
+// attention_forward's operand as the kernels take it (torch_attention._ready):
+// head_dim contiguous, the other strides multiples of 8 elements, 16-byte
+// aligned; a copy only where it is not.
+at::Tensor attention_ready(const at::Tensor& t) {
+  bool ready = t.dim() > 0 && t.stride(-1) == 1 && reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0;
+  for (std::int64_t i = 0; ready && i + 1 < t.dim(); ++i) ready = t.size(i) <= 1 || t.stride(i) % 8 == 0;
+  if (ready) return t;
+  return t.is_contiguous() ? t.clone() : t.contiguous();
+}
+
+void add_optional(Key& key, const std::optional<at::Tensor>& t, const char* role) {
+  key.add(std::int64_t{t.has_value()});
+  if (t) key.add(*t, dtype_value(t->scalar_type(), role));
+}
+
+auto* attention_cache = new OpCache();  // kept past interpreter exit
+
+// torch.ops.warpforge.attention_forward's CUDA and CPU kernel
+// (warpforge.torch_attention defines the schema, the fake kernel and the
+// Python kernel this replaces): O like q, lse (batch, heads, seq) or varlen
+// (heads, total) in f32, one launch. A window side of -1 is unbounded
+// (causal: window_right 0); deterministic is the backward's.
+std::tuple<at::Tensor, at::Tensor> attention_forward(
+    const at::Tensor& q_in, const at::Tensor& k_in, const at::Tensor& v_in,
+    const std::optional<at::Tensor>& cu_seqlens_q, const std::optional<at::Tensor>& cu_seqlens_k,
+    std::int64_t max_seqlen_q, std::int64_t max_seqlen_k, std::optional<double> scale, std::int64_t window_left,
+    std::int64_t window_right, bool top_left, bool /*deterministic*/, c10::string_view kernel_name) {
+  const at::Tensor q = attention_ready(q_in), k = attention_ready(k_in), v = attention_ready(v_in);
+  // lse: (batch, heads, seq), or (heads, total) for a varlen batch (torch_attention._lse_shape).
+  at::Tensor o = at::empty_like(q);
+  at::Tensor lse = cu_seqlens_q || q.dim() != 4 ? at::empty({q.dim() > 1 ? q.size(1) : 1, q.dim() > 0 ? q.size(0) : 1},
+                                                            q.options().dtype(at::kFloat))
+                                                : at::empty({q.size(0), q.size(1), q.size(2)}, q.options().dtype(at::kFloat));
+  const std::int32_t types[5] = {dtype_value(q.scalar_type(), "q"), dtype_value(k.scalar_type(), "k"),
+                                 dtype_value(v.scalar_type(), "v"), dtype_value(o.scalar_type(), "o"),
+                                 static_cast<std::int32_t>(DType::f32)};
+  Key key;
+  key.add(q, types[0]);
+  key.add(k, types[1]);
+  key.add(v, types[2]);
+  key.add(o, types[3]);
+  key.add(lse, types[4]);
+  add_optional(key, cu_seqlens_q, "cu_seqlens_q");
+  add_optional(key, cu_seqlens_k, "cu_seqlens_k");
+  key.add(std::int64_t{scale.has_value()});
+  key.add_double(scale.value_or(0.0));
+  for (std::int64_t value : {max_seqlen_q, max_seqlen_k, window_left, window_right, std::int64_t{top_left}})
+    key.add(value);
+  key.add(kernel_name);
+
+  void* op = attention_cache->get(key.bytes(), [&] {
+    bridge::AttentionForwardArgs args{.q = describe(q, types[0], "q"),
+                                      .k = describe(k, types[1], "k"),
+                                      .v = describe(v, types[2], "v"),
+                                      .o = describe(o, types[3], "o"),
+                                      .lse = describe(lse, types[4], "lse"),
+                                      .has_cu_seqlens_q = cu_seqlens_q.has_value(),
+                                      .has_cu_seqlens_k = cu_seqlens_k.has_value(),
+                                      .has_scale = scale.has_value(),
+                                      .top_left = top_left,
+                                      .scale = scale.value_or(0.0),
+                                      .window_left = window_left,
+                                      .window_right = window_right,
+                                      .max_seqlen_q = max_seqlen_q,
+                                      .max_seqlen_k = max_seqlen_k,
+                                      .kernel = kernel_name};
+    if (cu_seqlens_q)
+      args.cu_seqlens_q = describe(*cu_seqlens_q, dtype_value(cu_seqlens_q->scalar_type(), "cu_seqlens_q"),
+                                   "cu_seqlens_q");
+    if (cu_seqlens_k)
+      args.cu_seqlens_k = describe(*cu_seqlens_k, dtype_value(cu_seqlens_k->scalar_type(), "cu_seqlens_k"),
+                                   "cu_seqlens_k");
+    void* made = nullptr;
+    check(api->attention_forward_op(args, &made));
+    return made;
+  });
+  auto address = [](const at::Tensor& t) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(t.data_ptr())); };
+  const std::uint64_t addresses[7] = {address(q), address(k), address(v), address(o), address(lse),
+                                      cu_seqlens_q ? address(*cu_seqlens_q) : 0,
+                                      cu_seqlens_k ? address(*cu_seqlens_k) : 0};
+  check(api->attention_forward_run(op, addresses, current_stream(q)));
+  return {std::move(o), std::move(lse)};
+}
+
+// attention_forward and attention_backward through the dispatcher.
+std::tuple<at::Tensor, at::Tensor> call_attention_forward(
+    const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& cu_q,
+    const std::optional<at::Tensor>& cu_k, std::int64_t max_q, std::int64_t max_k, std::optional<double> scale,
+    std::int64_t left, std::int64_t right, bool top_left, bool deterministic, c10::string_view kernel_name) {
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("warpforge::attention_forward", "")
+          .typed<std::tuple<at::Tensor, at::Tensor>(
+              const at::Tensor&, const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&,
+              const std::optional<at::Tensor>&, std::int64_t, std::int64_t, std::optional<double>, std::int64_t,
+              std::int64_t, bool, bool, c10::string_view)>();
+  return op.call(q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic, kernel_name);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> call_attention_backward(
+    const at::Tensor& grad_out, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& out,
+    const at::Tensor& lse, const std::optional<at::Tensor>& cu_q, const std::optional<at::Tensor>& cu_k,
+    std::int64_t max_q, std::int64_t max_k, std::optional<double> scale, std::int64_t left, std::int64_t right,
+    bool top_left, bool deterministic, c10::string_view kernel_name) {
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("warpforge::attention_backward", "")
+          .typed<std::tuple<at::Tensor, at::Tensor, at::Tensor>(
+              const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+              const at::Tensor&, const std::optional<at::Tensor>&, const std::optional<at::Tensor>&, std::int64_t,
+              std::int64_t, std::optional<double>, std::int64_t, std::int64_t, bool, bool, c10::string_view)>();
+  return op.call(grad_out, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic,
+                 kernel_name);
+}
+
+// attention_forward's autograd in C++ (as grouped_mm's: the Python
+// register_autograd wrapper costs a call ~40 us of host time): dQ, dK, dV
+// from attention_backward; lse is not differentiable (as in FlashAttention).
+class AttentionFunction : public torch::autograd::Function<AttentionFunction> {
+ public:
+  static torch::autograd::variable_list forward(
+      torch::autograd::AutogradContext* ctx, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+      const std::optional<at::Tensor>& cu_q, const std::optional<at::Tensor>& cu_k, std::int64_t max_q,
+      std::int64_t max_k, std::optional<double> scale, std::int64_t left, std::int64_t right, bool top_left,
+      bool deterministic, c10::string_view kernel_name) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    auto [out, lse] = call_attention_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left,
+                                             deterministic, kernel_name);
+    ctx->save_for_backward({q, k, v, out, lse, cu_q.value_or(at::Tensor()), cu_k.value_or(at::Tensor())});
+    ctx->saved_data["max_q"] = max_q;
+    ctx->saved_data["max_k"] = max_k;
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["left"] = left;
+    ctx->saved_data["right"] = right;
+    ctx->saved_data["top_left"] = top_left;
+    ctx->saved_data["deterministic"] = deterministic;
+    ctx->saved_data["kernel_name"] = std::string(kernel_name);
+    ctx->mark_non_differentiable({lse});
+    return {out, lse};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const torch::autograd::variable_list saved = ctx->get_saved_variables();
+    auto optional = [](const at::Tensor& t) { return t.defined() ? std::optional(t) : std::nullopt; };
+    const auto& d = ctx->saved_data;
+    const std::string kernel_name = d.at("kernel_name").toStringRef();
+    auto [dq, dk, dv] = call_attention_backward(
+        grads[0], saved[0], saved[1], saved[2], saved[3], saved[4], optional(saved[5]), optional(saved[6]),
+        d.at("max_q").toInt(), d.at("max_k").toInt(), d.at("scale").toOptional<double>(), d.at("left").toInt(),
+        d.at("right").toInt(), d.at("top_left").toBool(), d.at("deterministic").toBool(), kernel_name);
+    torch::autograd::variable_list grad_inputs(13);
+    grad_inputs[0] = dq;
+    grad_inputs[1] = dk;
+    grad_inputs[2] = dv;
+    return grad_inputs;
+  }
+};
+
+std::tuple<at::Tensor, at::Tensor> attention_forward_autograd(
+    const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& cu_q,
+    const std::optional<at::Tensor>& cu_k, std::int64_t max_q, std::int64_t max_k, std::optional<double> scale,
+    std::int64_t left, std::int64_t right, bool top_left, bool deterministic, c10::string_view kernel_name) {
+  const torch::autograd::variable_list r = AttentionFunction::apply(q, k, v, cu_q, cu_k, max_q, max_k, scale, left,
+                                                                    right, top_left, deterministic, kernel_name);
+  return {r[0], r[1]};
+}
+
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
 // objects, which would register at load time, before a failed import could
 // refuse): a failed import leaves the Python kernels in place.
@@ -451,14 +620,17 @@ void register_kernels() {
     library->impl("gemm_amax", TORCH_FN(gemm_amax));
     library->impl("gemm", TORCH_FN(gemm));
     library->impl("grouped_mm", TORCH_FN(grouped_mm));
+    library->impl("attention_forward", TORCH_FN(attention_forward));
   }
   auto* autograd = new torch::Library(torch::Library::IMPL, "warpforge", c10::DispatchKey::Autograd, __FILE__,
                                       __LINE__);  // kept, as above
   autograd->impl("grouped_mm", TORCH_FN(grouped_mm_autograd));
+  autograd->impl("attention_forward", TORCH_FN(attention_forward_autograd));
 }
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_warpforge_torch",
-                          "The C++ kernels of torch.ops.warpforge.gemm_amax, .gemm and .grouped_mm "
+                          "The C++ kernels of torch.ops.warpforge.gemm_amax, .gemm, .grouped_mm and "
+                          ".attention_forward "
                           "(warpforge.torch imports this module).",
                           -1};
 

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The sm90a attention forward on a GPU machine (an H100/H200 with CUDA 13,
+# torch, ncu): what it costs from Python and from C++, against cuDNN, and
+# what bounds its kernel. Most important first, each stage's table printed
+# as it ends (a hard time limit may cut the run; BUDGET, default 60 s from
+# the start, caps each stage at what is left):
+#
+#   1. scripts/attn_fwd_causes.py: per shape of the quick grid, ours and
+#      cuDNN's SDPA from Python, one call on an idle GPU (the Python
+#      benchmark's figure), 20 back to back (the GPU's time) and the host
+#      microseconds a call; the data's effect; the kernels one call launches;
+#   2. bench_attention --prefill --quick: the C++ forward rows;
+#   3. ncu of the forward at d128 8k not causal and at d64 1k causal;
+#   4. the forward GPU tests (every case on every forward kernel).
+#
+# Builds test_gpu, bench_attention and the Python module in BUILD_DIR
+# (default build; configured as scripts/gpu-build-args.sh says where it is
+# not). Logs go to $OUT (default $BUILD_DIR/gpu-attn-fwd).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir="${BUILD_DIR:-build}"
+out="${OUT:-$build_dir/gpu-attn-fwd}"
+budget="${BUDGET:-60}"
+mkdir -p "$out"
+declare -a rows=()
+status=PASS
+
+left() { local s=$((budget - SECONDS)); echo $((s > 1 ? s : 1)); }
+# stage NAME LIMIT LOG COMMAND...: COMMAND under timeout (at most what is left), output to LOG.
+stage() {
+  local name="$1" limit="$2" log="$3" start=$SECONDS
+  shift 3
+  [ "$limit" -gt "$(left)" ] && limit=$(left)
+  timeout "$limit" "$@" >"$log" 2>&1
+  local rc=$? result=ok
+  [ $rc -eq 124 ] && result="TIMED OUT after ${limit}s" && status=FAIL
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && result="exit $rc (log: $log)" && status=FAIL
+  rows+=("$(printf '| %-34s | %-40s | %4ss |' "$name" "$result" $((SECONDS - start)))")
+}
+
+[ -f "$build_dir/CMakeCache.txt" ] || { source scripts/gpu-build-args.sh &&
+  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1; } ||
+  { echo "gpu-attn-fwd: FAIL: configure (log: $out/configure.log)"; exit 1; }
+targets=(test_gpu bench_attention)
+grep -q "_warpforge" "$build_dir/build.ninja" "$build_dir/Makefile" 2>/dev/null && targets+=(_warpforge)
+cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" >"$out/build.log" 2>&1 ||
+  { grep -E "error" "$out/build.log" | head -20; echo "gpu-attn-fwd: FAIL: build (log: $out/build.log)"; exit 1; }
+bench="$build_dir/bench/bench_attention"
+
+# 1. Python: ours and cuDNN, one call, a stream of calls, the host's share.
+stage "attn_fwd_causes.py" 27 "$out/causes.log" \
+  env PYTHONPATH="$build_dir/python:python" python3 -W ignore scripts/attn_fwd_causes.py
+echo "== forward from Python beside cuDNN's SDPA: single call, back to back, host us a call =="
+grep -vE "^(Traceback|  )" "$out/causes.log" | head -40
+
+# 2. C++: the forward rows.
+stage "bench_attention --prefill --quick" 10 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
+echo "== forward, C++ (TFLOP/s) =="
+grep -E "^\|" "$out/bench_forward.log"
+
+# 3. ncu of the forward: d128 8k not causal (the first launch), d64 1k causal (its kernel's first).
+ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+profile() {  # profile NAME LOG KERNEL_REGEX SHAPE
+  [ -x "$ncu" ] && [ "$(left)" -gt 8 ] || return 0
+  stage "ncu $1" 12 "$2" "$ncu" --kernel-name "regex:$3" --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section SchedulerStats --section ComputeWorkloadAnalysis \
+    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed \
+    "$bench" --prefill --prefill-shape "$4" --reps 1
+  echo "== ncu: the forward, $1 =="
+  grep -E "attention_fwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|No Eligible|Stall|pipe_" \
+    "$2" | sed 's/^ *//' | head -26
+}
+profile "d128 8k" "$out/ncu_d128_8k.log" 'attention_fwd_sm90a.*_d128_' 8192,128,16
+profile "d64 1k causal" "$out/ncu_d64_1k_causal.log" 'attention_fwd_sm90a.*_d64_.*_wr' 1024,64,16
+
+# 4. The forward GPU tests.
+stage "GPU tests ForwardCasesOnEveryKernel" 12 "$out/tests.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*'
+echo "== the forward GPU tests =="
+grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -8
+
+echo
+echo "gpu-attn-fwd ($(date -u +%Y-%m-%dT%H:%MZ), ${SECONDS}s):"
+printf '| %-34s | %-40s | %5s |\n|---|---|---|\n' stage result time
+printf '%s\n' "${rows[@]}"
+echo "gpu-attn-fwd: $status"
+[ "$status" = PASS ]

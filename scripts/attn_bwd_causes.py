@@ -15,34 +15,18 @@
 # First the GPU activities of one backward call (torch.profiler), ours and
 # SDPA's flash and cuDNN backends, at d128 and d64, sequence 1k.
 #   PYTHONPATH=build/python:python python3 scripts/attn_bwd_causes.py
-import time
-
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import warpforge
 from warpforge import torch_attention as ta
+from attn_fwd_causes import stream_and_host_us  # (GPU us a call, host us a call) of calls back to back
 from warpforge.bench_attention import _median_seconds
 
 
 def single_us(f, reps=5):
     return _median_seconds(torch, f, reps) * 1e6
-
-
-def stream_and_host_us(f, n=10):
-    """(GPU microseconds a call, host microseconds a call) of n calls back to back."""
-    f()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    start = time.perf_counter()
-    for _ in range(n):
-        f()
-    host = (time.perf_counter() - start) / n * 1e6
-    b.record()
-    b.synchronize()
-    return a.elapsed_time(b) * 1e3 / n, host
 
 
 class Shape:
@@ -83,9 +67,9 @@ def causes(s):
     execute = lambda: compiled.execute_addresses(addresses, 0, 0, workspace.data_ptr(), stream)  # noqa: E731
     timed = (backward, grad, op, execute) if compiled else (backward, grad, op, op)
     times = [single_us(f) for f in timed]
-    gpu, _ = stream_and_host_us(timed[-1])
-    _, op_host = stream_and_host_us(op)
-    _, grad_host = stream_and_host_us(grad)
+    gpu, _ = stream_and_host_us(timed[-1], 10)
+    _, op_host = stream_and_host_us(op, 10)
+    _, grad_host = stream_and_host_us(grad, 10)
     tf = lambda us: f"{s.flops / us / 1e6:.1f}"  # noqa: E731
     cells = [str(s.seq), str(s.d), str(s.hkv), "yes" if s.causal else "no"] + \
         [f"{t:.0f} ({tf(t)})" for t in times + [gpu]] + [f"{op_host:.0f}", f"{grad_host:.0f}"]

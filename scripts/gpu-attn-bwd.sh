@@ -35,22 +35,8 @@ budget="${BUDGET:-60}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
-declare -a rows=()
-status=PASS
-
-left() { local s=$((budget - SECONDS)); echo $((s > 1 ? s : 1)); }
-# stage NAME LIMIT LOG COMMAND...: COMMAND under timeout (at most what is left), output to LOG.
-stage() {
-  local name="$1" limit="$2" log="$3" start=$SECONDS
-  shift 3
-  [ "$limit" -gt "$(left)" ] && limit=$(left)
-  timeout "$limit" "$@" >"$log" 2>&1
-  rc=$?
-  local result=ok
-  [ $rc -eq 124 ] && result="TIMED OUT after ${limit}s" && status=FAIL
-  [ $rc -ne 0 ] && [ $rc -ne 124 ] && result="exit $rc (log: $log)" && status=FAIL
-  rows+=("$(printf '| %-40s | %-40s | %4ss |' "$name" "$result" $((SECONDS - start)))")
-}
+NAME=gpu-attn-bwd
+source scripts/gpu-stages.sh
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   source scripts/gpu-build-args.sh
@@ -58,7 +44,9 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     { tail -20 "$out/configure.log"; echo "gpu-attn-bwd: FAIL: configure"; exit 1; }
 fi
 targets=(test_gpu bench_attention)
-grep -q "_warpforge" "$build_dir/build.ninja" "$build_dir/Makefile" 2>/dev/null && targets+=(_warpforge)
+for t in _warpforge _warpforge_torch; do  # the Python module, and its torch kernels where torch was found
+  grep -q "$t" "$build_dir/build.ninja" "$build_dir/Makefile" 2>/dev/null && targets+=("$t")
+done
 if ! cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" >"$out/build.log" 2>&1; then
   grep -E "error" "$out/build.log" | head -20
   echo "gpu-attn-bwd: FAIL: build (log: $out/build.log)"
@@ -117,9 +105,4 @@ for d in 64 128; do
     "$out/ncu_backward_d$d.log" | sed 's/^ *//' | head -12
 done
 
-echo
-echo "gpu-attn-bwd ($(date -u +%Y-%m-%dT%H:%MZ), ${SECONDS}s):"
-printf '| %-40s | %-40s | %5s |\n|---|---|---|\n' stage result time
-printf '%s\n' "${rows[@]}"
-echo "gpu-attn-bwd: $status"
-[ "$status" = PASS ]
+summary

@@ -5,10 +5,8 @@
 // device's size (sequences of 1k to 2k, every head_dim, large logits, a
 // ragged varlen batch, decode at 8k keys a sequence), each against the fp64
 // reference within its bound. The Sanitize* tests are the small and ragged
-// shapes the GPU scripts run under compute-sanitizer (scripts/gpu-attn-bwd.sh: the backward).
+// shapes scripts/gpu-attention.sh runs under compute-sanitizer.
 #include <gtest/gtest.h>
-
-#include <vector>
 
 #include "gpu_fixture.hpp"
 #include "ops/attention_cases.hpp"

@@ -1,5 +1,5 @@
 // The table the torch extension calls (torch_bridge.hpp): gemm_amax's C
-// layout, and gemm_amax's, gemm's, grouped_mm's and the attention forward's and backward's
+// layout, and gemm_amax's, gemm's, grouped_mm's, the row ops' and the attention forward's and backward's
 // cached ops and their launches, on views
 // made from plain tensor descriptions, with the options checked as the
 // nanobind path checks them.
@@ -22,6 +22,7 @@
 #include "gemm_amax_op.hpp"
 #include "gemm_op.hpp"
 #include "grouped_gemm_op.hpp"
+#include "row_ops.hpp"
 #include "tensors.hpp"
 #include "warpforge/error.hpp"
 
@@ -251,6 +252,64 @@ int run_attention_backward(void* op, const std::uint64_t (&addresses)[11], std::
   return guarded([&] { run_attention(op, addresses, workspace, stream); });
 }
 
+// The row ops: RowOp<Traits> (row_ops.hpp) made from plain descriptions and
+// run on addresses, as the nanobind path's row_op factories and
+// execute_addresses do.
+template <class Traits>
+void make_row(const torch_bridge::Tensor* const* tensors, std::int32_t count, std::string_view options, void** op) {
+  CallMappings mappings(simulator());
+  OptionalViews views;
+  for (std::int32_t i = 0; i < count; ++i)
+    views.push_back(tensors[i] ? std::optional(view(mappings, *tensors[i])) : std::nullopt);
+  *op = cached_row_op<Traits>(views, Traits::parse(std::string(options))).get();  // the cache keeps it
+}
+
+template <class Traits>
+void run_row(void* op, const std::uint64_t* addresses, std::int32_t count, std::uintptr_t stream) {
+  auto& o = *static_cast<RowOp<Traits>*>(op);
+  const OptionalViews& samples = o.samples();
+  if (static_cast<std::size_t>(count) != samples.size())
+    throw OpsError(std::string(Traits::kName) + ": " + std::to_string(count) + " addresses for " +
+                   std::to_string(samples.size()) + " tensors");
+  const runtime::Device& device = samples[Traits::kRequired[0]]->device();
+  std::vector<std::uint64_t> at(samples.size());
+  CallMappings mappings(device);
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    if (samples[i] && samples[i]->extent_bytes() > 0) at[i] = mappings.map(addresses[i], samples[i]->extent_bytes());
+  auto s = caller_stream(device, stream);
+  o.run_at(at, pointer(s));
+}
+
+// Calls `body` with the Traits of `kind`.
+template <class Body>
+int with_row_traits(torch_bridge::RowOpKind kind, Body body) {
+  return guarded([&] {
+    using K = torch_bridge::RowOpKind;
+    switch (kind) {
+      case K::norm: return body(NormTraits{});
+      case K::norm_backward: return body(NormBackwardTraits{});
+      case K::softmax: return body(SoftmaxTraits{});
+      case K::softmax_backward: return body(SoftmaxBackwardTraits{});
+      case K::swiglu: return body(SwigluTraits{});
+      case K::swiglu_backward: return body(SwigluBackwardTraits{});
+      case K::cross_entropy: return body(CrossEntropyTraits{});
+      case K::cross_entropy_scale: return body(CrossEntropyScaleTraits{});
+    }
+    throw RuntimeError("torch extension: row op " + std::to_string(static_cast<int>(kind)) +
+                       " is none of this build's (a build of another version?)");
+  });
+}
+
+int make_row_op(torch_bridge::RowOpKind kind, const torch_bridge::Tensor* const* tensors, std::int32_t count,
+                std::string_view options, void** op) {
+  return with_row_traits(kind, [&](auto traits) { make_row<decltype(traits)>(tensors, count, options, op); });
+}
+
+int run_row_op(torch_bridge::RowOpKind kind, void* op, const std::uint64_t* addresses, std::int32_t count,
+               std::uintptr_t stream) {
+  return with_row_traits(kind, [&](auto traits) { run_row<decltype(traits)>(op, addresses, count, stream); });
+}
+
 int refuse(const char* error_class, const char* message) {
   const PyGILState_STATE gil = PyGILState_Ensure();
   try {
@@ -263,10 +322,10 @@ int refuse(const char* error_class, const char* message) {
   return -1;
 }
 
-const torch_bridge::Api api{torch_bridge::kVersion, &c_layout,        &make_op,     &run,   &make_gemm_op,
-                            &run_gemm,              &make_grouped_op, &run_grouped, &refuse,
-                            &make_attention_forward, &run_attention_forward, &make_attention_backward,
-                            &run_attention_backward};
+const torch_bridge::Api api{torch_bridge::kVersion, &c_layout,        &make_op,     &run,         &make_gemm_op,
+                            &run_gemm,              &make_grouped_op, &run_grouped, &make_row_op, &run_row_op,
+                            &refuse,                &make_attention_forward, &run_attention_forward,
+                            &make_attention_backward, &run_attention_backward};
 
 }  // namespace
 

@@ -79,6 +79,19 @@ struct AttentionBackwardArgs {
   bool deterministic = false;
 };
 
+// The row ops (row_ops.hpp's Traits), by the number the torch extension
+// passes: each takes its tensors in its Traits' roles' order.
+enum class RowOpKind : std::int32_t {
+  norm,
+  norm_backward,
+  softmax,
+  softmax_backward,
+  swiglu,
+  swiglu_backward,
+  cross_entropy,
+  cross_entropy_scale,
+};
+
 // C's shape and strides in elements, as the cuDNN frontend allocates it.
 struct CLayout {
   std::int64_t shape[3] = {}, strides[3] = {};
@@ -109,6 +122,14 @@ struct Api {
   // That op on other data of its description: four addresses (A, B,
   // offsets (0 without them), D); on `stream` (a CUstream) on a GPU.
   int (*grouped_mm_run)(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream);
+  // The compiled row op `kind` for `count` tensors in its roles' order (null
+  // where absent) and its options' text (row_ops.hpp: Traits::parse), made
+  // once per description and kept (the pointer stays valid).
+  int (*row_op)(RowOpKind kind, const Tensor* const* tensors, std::int32_t count, std::string_view options,
+                void** op);
+  // That op on other data of its description: an address a role (read only
+  // where the description had the tensor); on `stream` (a CUstream) on a GPU.
+  int (*row_run)(RowOpKind kind, void* op, const std::uint64_t* addresses, std::int32_t count, std::uintptr_t stream);
   // Raises warpforge.<error_class>(message) ("RuntimeError", "OpsError"):
   // refusals the torch extension makes itself. Returns -1.
   int (*refuse)(const char* error_class, const char* message);

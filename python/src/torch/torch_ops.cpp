@@ -1,8 +1,8 @@
 // warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax,
 // torch.ops.warpforge.gemm, torch.ops.warpforge.grouped_mm,
-// torch.ops.warpforge.attention_forward (those two with their autograd) and
-// torch.ops.warpforge.attention_backward for
-// the CUDA and CPU dispatch keys (the schemas
+// torch.ops.warpforge.attention_forward (those two with their autograd),
+// torch.ops.warpforge.attention_backward and the row ops (row_kernels.inc)
+// for the CUDA and CPU dispatch keys (the schemas
 // and the fake kernels are defined once, in python/warpforge/torch.py, which
 // imports this module, grouped_torch.py and torch_attention.py). A Python implementation costs the dispatcher's call
 // into Python and torch.empty calls from Python before any launch
@@ -16,6 +16,7 @@
 // stream comes through c10's device-generic stream interface.
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
 #include <Python.h>
 #include <c10/core/Stream.h>
@@ -25,6 +26,9 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
+#include <array>
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -113,8 +117,9 @@ std::int32_t dtype_value(at::ScalarType t, const char* role) {
 
 // The cache key: the bytes of everything that fixes the compiled op (each
 // input's device, dtype, sizes, strides and base alignment up to 256 bytes,
-// as op_cache.hpp's key_of counts it; then the options). A few hundred
-// bytes, appended without formatting.
+// as op_cache.hpp's key_of counts it, or up to `most` where an op's kernels
+// assume no more; then the options). A few hundred bytes, appended without
+// formatting.
 class Key {
  public:
   Key() { bytes_.reserve(512); }
@@ -124,7 +129,7 @@ class Key {
     add(static_cast<std::int64_t>(s.size()));
     bytes_.append(s);
   }
-  void add(const at::Tensor& t, std::int32_t dtype) {
+  void add(const at::Tensor& t, std::int32_t dtype, std::uintptr_t most = 256) {
     add(t.is_cuda() ? t.get_device() : -1);
     add(dtype);
     add(t.dim());
@@ -132,7 +137,7 @@ class Key {
     for (std::int64_t s : t.strides()) add(s);
     const auto address = reinterpret_cast<std::uintptr_t>(t.data_ptr());
     add(static_cast<std::int64_t>(
-        address == 0 ? 256 : std::min<std::uintptr_t>(address & (~address + 1), 256)));
+        address == 0 ? most : std::min<std::uintptr_t>(address & (~address + 1), most)));
   }
   void add(at::OptionalIntArrayRef values) {
     add(values ? static_cast<std::int64_t>(values->size()) : -1);
@@ -690,6 +695,8 @@ std::tuple<at::Tensor, at::Tensor> attention_forward_autograd(
   return {r[0], r[1]};
 }
 
+#include "row_kernels.inc"
+
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
 // objects, which would register at load time, before a failed import could
 // refuse): a failed import leaves the Python kernels in place.
@@ -702,18 +709,20 @@ void register_kernels() {
     library->impl("grouped_mm", TORCH_FN(grouped_mm));
     library->impl("attention_forward", TORCH_FN(attention_forward));
     library->impl("attention_backward", TORCH_FN(attention_backward));
+    register_row_kernels(*library);
   }
   auto* autograd = new torch::Library(torch::Library::IMPL, "warpforge", c10::DispatchKey::Autograd, __FILE__,
                                       __LINE__);  // kept, as above
   autograd->impl("grouped_mm", TORCH_FN(grouped_mm_autograd));
   autograd->impl("attention_forward", TORCH_FN(attention_forward_autograd));
+  register_row_autograd(*autograd);
 }
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_warpforge_torch",
                           "The C++ kernels of torch.ops.warpforge.gemm_amax, .gemm, .grouped_mm, "
-                          ".attention_forward and .attention_backward "
+                          ".attention_forward, .attention_backward and the row ops "
                           "(warpforge.torch imports this module).",
-                          -1};
+                          -1, row_methods};
 
 }  // namespace
 }  // namespace warpforge::python

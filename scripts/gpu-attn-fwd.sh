@@ -20,7 +20,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-name=gpu-attn-fwd
+NAME=gpu-attn-fwd
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-fwd}"
 budget="${BUDGET:-60}"

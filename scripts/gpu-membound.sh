@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The memory-bound row ops on a GPU machine. Two modes:
 #
-# Quick (the default): inside $BUDGET_S seconds (70; the lead's window is
-# 75), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
-# and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS, then
-# bench_memory_bound (ours against the device-to-device copy of the same
-# bytes) over $OPS at rows 4096, 32768 x hidden 4096, 8192 and the quantized
-# linear layer at 4096 tokens; a cProfile of a Python backward's call
-# ($PROFILE_OP); the GPU tests of the kernels changed ($OPS_TESTS); then,
-# where time is left, Nsight Compute on $NCU_CASES.
+# Quick (the default): inside $BUDGET_S seconds (55; the lead's window is
+# 60), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
+# and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS (cross-entropy
+# at vocabularies $PY_VOCAB); scripts/rows_host_cost.py (where a Python
+# call's host time goes); the Python tests' GPU cases (test_rows.py -m gpu); bench_memory_bound (ours
+# against the device-to-device copy of the same bytes) over $OPS at rows
+# 4096, 32768 x hidden 4096, 8192; the GPU tests of the kernels changed
+# ($OPS_TESTS); then, where time is left, Nsight Compute on $NCU_CASES.
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -37,7 +37,7 @@ source scripts/gpu-build-args.sh
 summary=()
 note() { summary+=("$1"); echo "gpu-membound: $1"; }
 configure_args=("${cmake_args[@]}")
-targets=(test_gpu bench_memory_bound _warpforge)
+targets=(test_gpu bench_memory_bound warpforge_python)  # (warpforge_python: _warpforge and, with torch, _warpforge_torch)
 if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&1 ||
   ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build.log" 2>&1; then
   grep -E "error|Error" "$out/build.log" "$out/configure.log" | head -30
@@ -46,58 +46,50 @@ if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&
 fi
 
 # The quick mode: what is being tuned now, inside a wall-clock budget
-# ($BUDGET_S, default 70 s, for a 75 s limit); each stage prints as it goes
+# ($BUDGET_S, default 55 s, for a 60 s limit); each stage prints as it goes
 # (a hard timeout leaves what was measured), the most important first.
 if [ -z "${ALL:-}" ]; then
-  deadline=${BUDGET_S:-70}  # seconds from the script's start (the build included)
+  deadline=${BUDGET_S:-55}  # seconds from the script's start (the build included)
   left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
   export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
   # 1. Ours against PyTorch eager and Liger Kernel (torch.compile only with COMPILE=1: it compiles each shape).
-  py_ops="${PY_OPS:-rms,rms_bwd,layer,layer_bwd,ce,swiglu,swiglu_bwd,softmax,softmax_bwd}"
+  py_ops="${PY_OPS:-rms,rms_bwd,layer,layer_bwd,swiglu,swiglu_bwd,softmax,softmax_bwd,ce}"
   compile_flag=(--no-compile)
   [ -n "${COMPILE:-}" ] && compile_flag=()
   echo "== bench_rows: ours against PyTorch eager and Liger Kernel =="
   # (One width, 4096: Triton compiles each of Liger's kernels for each width.)
   timeout $(($(left) * 50 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
-    --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab 32768,131072 --reps 10 2>&1 | tee "$out/bench_rows.txt"
+    --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab "${PY_VOCAB:-131072}" --reps 10 2>&1 | tee "$out/bench_rows.txt"
   note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
-  # 2. Ours against the copy of the same bytes (C++), the ops being tuned, then the quantized linear layer.
-  ops="${OPS:-rms_bwd,layer_bwd,ce,rms_mxfp8,rms_nvfp4,rms,layer}"
-  echo
-  echo "== bench_memory_bound: ours against the copy of the same bytes =="
-  timeout $(($(left) * 65 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 --hidden 4096,8192 \
-    --vocab 32768,131072 --linear-rows 4096 --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
-  note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
-  # 3. Where a Python call's host time goes ($PROFILE_OP, rms_bwd: none for -): cProfile over 200 calls at 4096 x 4096.
-  profile_op="${PROFILE_OP:-rms_bwd}"
-  if [ "$profile_op" != - ] && [ "$(left)" -gt 35 ]; then
-    timeout 20 python3 - "$profile_op" >"$out/profile.txt" 2>&1 <<'PY'
-import cProfile, pstats, sys, torch
-import warpforge.torch  # noqa: F401
-from warpforge.bench_rows import BENCHES
-bench = BENCHES[sys.argv[1]]
-run = bench.runner(bench.contenders(False)["warpforge"], [bench.inputs(4096, 4096, torch.bfloat16)])
-for _ in range(20):
-    run(0)
-torch.cuda.synchronize()
-profile = cProfile.Profile()
-profile.enable()
-for _ in range(200):
-    run(0)
-torch.cuda.synchronize()
-profile.disable()
-pstats.Stats(profile).sort_stats("tottime").print_stats(14)
-PY
-    note "profile of $profile_op: exit $? ($out/profile.txt)"
-    grep -E "function calls|^ +[0-9]" "$out/profile.txt" | head -16 | cut -c1-150
+  # 2. Where a Python call's host time goes (scripts/rows_host_cost.py): every op's host time a call beside its
+  # peers', then RMSNorm's forward and backward stage by stage, at 4096 x 4096.
+  if [ "$(left)" -gt 20 ]; then
+    timeout $(($(left) * 45 / 100)) python3 -u scripts/rows_host_cost.py 2>&1 | tee "$out/host-cost.txt"
+    note "rows_host_cost.py: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
   fi
-  # 4. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; none for OPS_TESTS=-), in what time is left.
+  # 3. The Python tests on the GPU (the torch operators' CUDA cases: gradients, opcheck, torch.compile, a CUDA
+  # graph, cross-entropy's memory at 32768 x 128k), where time is left.
+  if [ "$(left)" -gt 12 ]; then
+    timeout $(($(left) - 2)) python3 -m pytest -q -rs -p no:cacheprovider -m gpu python/tests/test_rows.py \
+      >"$out/pytest-gpu.log" 2>&1
+    note "pytest -m gpu test_rows.py: exit $? $(tail -1 "$out/pytest-gpu.log")"
+  fi
+  # 4. Ours against the copy of the same bytes (C++), the ops being tuned, then the quantized linear layer.
+  ops="${OPS:-ce,rms_bwd,layer_bwd,rms,layer}"
+  if [ "$(left)" -gt 8 ]; then
+    echo
+    echo "== bench_memory_bound: ours against the copy of the same bytes =="
+    timeout $(($(left) * 65 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 \
+      --hidden 4096,8192 --vocab 131072 --linear-rows none --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
+    note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
+  fi
+  # 5. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; none for OPS_TESTS=-), in what time is left.
   ops_tests="${OPS_TESTS:-CrossEntropyGpu.*}"  # (window 2 of session 4 ran out during NormGpu, before these)
-  if [ "$ops_tests" != - ] && [ "$(left)" -gt 5 ]; then
+  if [ "$ops_tests" != - ] && [ "$(left)" -gt 8 ]; then
     timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
     note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ')"
   fi
-  # 5. Optional (NCU_CASES="kernel-regex:op:rows:hidden ..."): Nsight Compute, one kernel a case.
+  # 6. Optional (NCU_CASES="kernel-regex:op:rows:hidden ..."): Nsight Compute, one kernel a case.
   for c in ${NCU_CASES:-}; do
     [ "$(left)" -gt 12 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"

@@ -54,7 +54,7 @@ class RowOp {
     Traits::execute(op_, checked(views), stream);
   }
   // run() on other data of the samples' description: a data address a role
-  // (0 where the samples had none).
+  // (read where the samples had the tensor: 0 may be an empty one's).
   void run_at(const std::vector<std::uint64_t>& addresses, runtime::Stream* stream) {
     if (addresses.size() != samples_.size())
       throw OpsError(std::string(Traits::kName) + ": " + std::to_string(addresses.size()) +
@@ -62,7 +62,7 @@ class RowOp {
     OptionalViews views;
     for (std::size_t i = 0; i < samples_.size(); ++i) {
       const auto& s = samples_[i];
-      if (s && addresses[i])
+      if (s)
         views.emplace_back(runtime::TensorView(s->device(), addresses[i], s->dtype(), s->shape(), s->strides()));
       else
         views.emplace_back(std::nullopt);

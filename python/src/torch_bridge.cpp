@@ -1,5 +1,5 @@
 // The table the torch extension calls (torch_bridge.hpp): gemm_amax's C
-// layout, and gemm_amax's, gemm's, grouped_mm's and the attention forward's
+// layout, and gemm_amax's, gemm's, grouped_mm's, the row ops' and the attention forward's and backward's
 // cached ops and their launches, on views
 // made from plain tensor descriptions, with the options checked as the
 // nanobind path checks them.
@@ -7,8 +7,10 @@
 
 #include <nanobind/nanobind.h>
 
+#include <algorithm>
 #include <array>
 #include <exception>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -20,6 +22,7 @@
 #include "gemm_amax_op.hpp"
 #include "gemm_op.hpp"
 #include "grouped_gemm_op.hpp"
+#include "row_ops.hpp"
 #include "tensors.hpp"
 #include "warpforge/error.hpp"
 
@@ -179,48 +182,132 @@ int run_grouped(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t st
   return run_four<GroupedGemmOp>(op, addresses, stream);
 }
 
-// The attention forward's op (the cache keeps it) and its operands' extents
-// in bytes (Q, K, V, O, lse, cu_seqlens_q, cu_seqlens_k; the simulator maps
-// that much of each address): one a description, kept by the torch
-// extension's cache.
-struct AttentionForward {
+// An attention op (the cache keeps it) and its operands' extents in bytes
+// (its tensors in order, then cu_seqlens_q, cu_seqlens_k and the workspace;
+// the simulator maps that much of each address): one a description, kept
+// by the torch extension's cache.
+struct AttentionEntry {
   AttentionOp* op;
-  std::array<std::uint64_t, 7> extents{};
+  std::vector<std::uint64_t> extents;
 };
 
+// The op of the forward's operands followed by `more` (the backward's dO,
+// dQ, dK, dV, with its workspace the caller's).
+AttentionEntry* make_attention(const torch_bridge::AttentionForwardArgs& a,
+                               std::initializer_list<const torch_bridge::Tensor*> more, bool deterministic) {
+  const bool backward = more.size() > 0;
+  CallMappings mappings(simulator());
+  AttentionViews views;
+  for (const torch_bridge::Tensor* t : {&a.q, &a.k, &a.v, &a.o, &a.lse}) views.main.push_back(view(mappings, *t));
+  for (const torch_bridge::Tensor* t : more) views.main.push_back(view(mappings, *t));
+  if (a.has_cu_seqlens_q) views.cu_seqlens_q = view(mappings, a.cu_seqlens_q);
+  if (a.has_cu_seqlens_k) views.cu_seqlens_k = view(mappings, a.cu_seqlens_k);
+  // The mask is the window alone (causal is window_right 0), as the
+  // Python operator passes it.
+  const ops::AttentionOptions options =
+      attention_options(a.has_scale ? std::optional(a.scale) : std::nullopt, false, a.window_left, a.window_right,
+                        a.top_left, a.max_seqlen_q, a.max_seqlen_k, deterministic, std::string(a.kernel), backward);
+  auto made = std::make_unique<AttentionEntry>();
+  made->op = cached_attention_op(views, options, backward).get();
+  for (const TensorView& v : views.main) made->extents.push_back(v.extent_bytes());
+  made->extents.push_back(views.cu_seqlens_q ? views.cu_seqlens_q->extent_bytes() : 0);
+  made->extents.push_back(views.cu_seqlens_k ? views.cu_seqlens_k->extent_bytes() : 0);
+  made->extents.push_back(std::max<std::uint64_t>(made->op->workspace_bytes(), 16));
+  return made.release();
+}
+
+// The entry's op on `addresses` (its tensors', then cu_seqlens_q's and
+// cu_seqlens_k's: 0 without them) and the workspace's (0: none).
+void run_attention(void* op, const std::uint64_t* addresses, std::uint64_t workspace, std::uintptr_t stream) {
+  const auto& e = *static_cast<const AttentionEntry*>(op);
+  const std::size_t n = e.extents.size() - 3;
+  CallMappings mappings(e.op->device());
+  std::vector<std::uint64_t> main(n);
+  for (std::size_t i = 0; i < n; ++i) main[i] = mappings.map(addresses[i], e.extents[i]);
+  const std::uint64_t cu_q = addresses[n] ? mappings.map(addresses[n], e.extents[n]) : 0;
+  const std::uint64_t cu_k = addresses[n + 1] ? mappings.map(addresses[n + 1], e.extents[n + 1]) : 0;
+  const std::uint64_t at_workspace = workspace ? mappings.map(workspace, e.extents[n + 2]) : 0;
+  auto s = caller_stream(e.op->device(), stream);
+  e.op->run_at(main, cu_q, cu_k, at_workspace, pointer(s));
+}
+
 int make_attention_forward(const torch_bridge::AttentionForwardArgs& a, void** op) {
-  return guarded([&] {
-    CallMappings mappings(simulator());
-    AttentionViews views;
-    for (const torch_bridge::Tensor* t : {&a.q, &a.k, &a.v, &a.o, &a.lse}) views.main.push_back(view(mappings, *t));
-    if (a.has_cu_seqlens_q) views.cu_seqlens_q = view(mappings, a.cu_seqlens_q);
-    if (a.has_cu_seqlens_k) views.cu_seqlens_k = view(mappings, a.cu_seqlens_k);
-    // The mask is the window alone (causal is window_right 0), as the
-    // Python operator passes it.
-    const ops::AttentionOptions options =
-        attention_options(a.has_scale ? std::optional(a.scale) : std::nullopt, false, a.window_left,
-                          a.window_right, a.top_left, a.max_seqlen_q, a.max_seqlen_k, false, std::string(a.kernel),
-                          false);
-    auto made = std::make_unique<AttentionForward>();
-    made->op = cached_attention_op(views, options, false).get();
-    for (std::size_t i = 0; i < 5; ++i) made->extents[i] = views.main[i].extent_bytes();
-    if (views.cu_seqlens_q) made->extents[5] = views.cu_seqlens_q->extent_bytes();
-    if (views.cu_seqlens_k) made->extents[6] = views.cu_seqlens_k->extent_bytes();
-    *op = made.release();
-  });
+  return guarded([&] { *op = make_attention(a, {}, false); });
 }
 
 int run_attention_forward(void* op, const std::uint64_t (&addresses)[7], std::uintptr_t stream) {
+  return guarded([&] { run_attention(op, addresses, 0, stream); });
+}
+
+int make_attention_backward(const torch_bridge::AttentionBackwardArgs& a, void** op, std::uint64_t* workspace_bytes) {
   return guarded([&] {
-    const auto& f = *static_cast<const AttentionForward*>(op);
-    CallMappings mappings(f.op->device());
-    std::vector<std::uint64_t> main(5);
-    for (std::size_t i = 0; i < 5; ++i) main[i] = mappings.map(addresses[i], f.extents[i]);
-    const std::uint64_t cu_q = addresses[5] ? mappings.map(addresses[5], f.extents[5]) : 0;
-    const std::uint64_t cu_k = addresses[6] ? mappings.map(addresses[6], f.extents[6]) : 0;
-    auto s = caller_stream(f.op->device(), stream);
-    f.op->run_at(main, cu_q, cu_k, 0, pointer(s));
+    AttentionEntry* made = make_attention(a.forward, {&a.d_o, &a.dq, &a.dk, &a.dv}, a.deterministic);
+    *workspace_bytes = made->extents.back();
+    *op = made;
   });
+}
+
+int run_attention_backward(void* op, const std::uint64_t (&addresses)[11], std::uint64_t workspace,
+                           std::uintptr_t stream) {
+  return guarded([&] { run_attention(op, addresses, workspace, stream); });
+}
+
+// The row ops: RowOp<Traits> (row_ops.hpp) made from plain descriptions and
+// run on addresses, as the nanobind path's row_op factories and
+// execute_addresses do.
+template <class Traits>
+void make_row(const torch_bridge::Tensor* const* tensors, std::int32_t count, std::string_view options, void** op) {
+  CallMappings mappings(simulator());
+  OptionalViews views;
+  for (std::int32_t i = 0; i < count; ++i)
+    views.push_back(tensors[i] ? std::optional(view(mappings, *tensors[i])) : std::nullopt);
+  *op = cached_row_op<Traits>(views, Traits::parse(std::string(options))).get();  // the cache keeps it
+}
+
+template <class Traits>
+void run_row(void* op, const std::uint64_t* addresses, std::int32_t count, std::uintptr_t stream) {
+  auto& o = *static_cast<RowOp<Traits>*>(op);
+  const OptionalViews& samples = o.samples();
+  if (static_cast<std::size_t>(count) != samples.size())
+    throw OpsError(std::string(Traits::kName) + ": " + std::to_string(count) + " addresses for " +
+                   std::to_string(samples.size()) + " tensors");
+  const runtime::Device& device = samples[Traits::kRequired[0]]->device();
+  std::vector<std::uint64_t> at(samples.size());
+  CallMappings mappings(device);
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    if (samples[i] && samples[i]->extent_bytes() > 0) at[i] = mappings.map(addresses[i], samples[i]->extent_bytes());
+  auto s = caller_stream(device, stream);
+  o.run_at(at, pointer(s));
+}
+
+// Calls `body` with the Traits of `kind`.
+template <class Body>
+int with_row_traits(torch_bridge::RowOpKind kind, Body body) {
+  return guarded([&] {
+    using K = torch_bridge::RowOpKind;
+    switch (kind) {
+      case K::norm: return body(NormTraits{});
+      case K::norm_backward: return body(NormBackwardTraits{});
+      case K::softmax: return body(SoftmaxTraits{});
+      case K::softmax_backward: return body(SoftmaxBackwardTraits{});
+      case K::swiglu: return body(SwigluTraits{});
+      case K::swiglu_backward: return body(SwigluBackwardTraits{});
+      case K::cross_entropy: return body(CrossEntropyTraits{});
+      case K::cross_entropy_scale: return body(CrossEntropyScaleTraits{});
+    }
+    throw RuntimeError("torch extension: row op " + std::to_string(static_cast<int>(kind)) +
+                       " is none of this build's (a build of another version?)");
+  });
+}
+
+int make_row_op(torch_bridge::RowOpKind kind, const torch_bridge::Tensor* const* tensors, std::int32_t count,
+                std::string_view options, void** op) {
+  return with_row_traits(kind, [&](auto traits) { make_row<decltype(traits)>(tensors, count, options, op); });
+}
+
+int run_row_op(torch_bridge::RowOpKind kind, void* op, const std::uint64_t* addresses, std::int32_t count,
+               std::uintptr_t stream) {
+  return with_row_traits(kind, [&](auto traits) { run_row<decltype(traits)>(op, addresses, count, stream); });
 }
 
 int refuse(const char* error_class, const char* message) {
@@ -235,9 +322,10 @@ int refuse(const char* error_class, const char* message) {
   return -1;
 }
 
-const torch_bridge::Api api{torch_bridge::kVersion, &c_layout,        &make_op,     &run,   &make_gemm_op,
-                            &run_gemm,              &make_grouped_op, &run_grouped, &refuse,
-                            &make_attention_forward, &run_attention_forward};
+const torch_bridge::Api api{torch_bridge::kVersion, &c_layout,        &make_op,     &run,         &make_gemm_op,
+                            &run_gemm,              &make_grouped_op, &run_grouped, &make_row_op, &run_row_op,
+                            &refuse,                &make_attention_forward, &run_attention_forward,
+                            &make_attention_backward, &run_attention_backward};
 
 }  // namespace
 

@@ -14,7 +14,7 @@ namespace warpforge::python::torch_bridge {
 
 // Raised whenever a field or function below changes meaning: the torch
 // extension refuses a _warpforge of another version.
-inline constexpr int kVersion = 4;
+inline constexpr int kVersion = 5;
 inline constexpr char kCapsuleName[] = "warpforge._warpforge._torch_bridge";
 
 // A tensor as torch holds it: on CUDA device `device`, or (device -1) in
@@ -70,6 +70,28 @@ struct AttentionForwardArgs {
   std::string_view kernel;
 };
 
+// attention_backward's operands and options (torch.ops.warpforge.attention_backward;
+// dQ, dK, dV and the workspace allocated by the caller): the forward's (its
+// O and lse are inputs here), dO, the gradients and the mode.
+struct AttentionBackwardArgs {
+  AttentionForwardArgs forward;
+  Tensor d_o, dq, dk, dv;
+  bool deterministic = false;
+};
+
+// The row ops (row_ops.hpp's Traits), by the number the torch extension
+// passes: each takes its tensors in its Traits' roles' order.
+enum class RowOpKind : std::int32_t {
+  norm,
+  norm_backward,
+  softmax,
+  softmax_backward,
+  swiglu,
+  swiglu_backward,
+  cross_entropy,
+  cross_entropy_scale,
+};
+
 // C's shape and strides in elements, as the cuDNN frontend allocates it.
 struct CLayout {
   std::int64_t shape[3] = {}, strides[3] = {};
@@ -100,6 +122,14 @@ struct Api {
   // That op on other data of its description: four addresses (A, B,
   // offsets (0 without them), D); on `stream` (a CUstream) on a GPU.
   int (*grouped_mm_run)(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t stream);
+  // The compiled row op `kind` for `count` tensors in its roles' order (null
+  // where absent) and its options' text (row_ops.hpp: Traits::parse), made
+  // once per description and kept (the pointer stays valid).
+  int (*row_op)(RowOpKind kind, const Tensor* const* tensors, std::int32_t count, std::string_view options,
+                void** op);
+  // That op on other data of its description: an address a role (read only
+  // where the description had the tensor); on `stream` (a CUstream) on a GPU.
+  int (*row_run)(RowOpKind kind, void* op, const std::uint64_t* addresses, std::int32_t count, std::uintptr_t stream);
   // Raises warpforge.<error_class>(message) ("RuntimeError", "OpsError"):
   // refusals the torch extension makes itself. Returns -1.
   int (*refuse)(const char* error_class, const char* message);
@@ -110,6 +140,14 @@ struct Api {
   // lse, cu_seqlens_q, cu_seqlens_k: 0 without them); on `stream` (a
   // CUstream) on a GPU.
   int (*attention_forward_run)(void* op, const std::uint64_t (&addresses)[7], std::uintptr_t stream);
+  // The compiled attention backward for these arguments and the workspace
+  // bytes a run takes (made once per description and kept).
+  int (*attention_backward_op)(const AttentionBackwardArgs& args, void** op, std::uint64_t* workspace_bytes);
+  // That op on other data of its description: eleven addresses (Q, K, V, O,
+  // lse, dO, dQ, dK, dV, cu_seqlens_q, cu_seqlens_k: 0 without them) and the
+  // workspace's; on `stream` (a CUstream) on a GPU.
+  int (*attention_backward_run)(void* op, const std::uint64_t (&addresses)[11], std::uint64_t workspace,
+                                std::uintptr_t stream);
 };
 
 }  // namespace warpforge::python::torch_bridge

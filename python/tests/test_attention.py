@@ -236,8 +236,9 @@ def test_torch_forward_and_backward_second_call_do_not_build_the_ops_again(devic
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_torch_forward_is_the_cpp_kernel_where_built(device):
-    # Built with torch: attention_forward's kernels and autograd are
-    # _warpforge_torch's (no Python in a call), with the Python kernel's bits:
+    # Built with torch: attention_forward's kernels and autograd and
+    # attention_backward's kernels are _warpforge_torch's (no Python in a
+    # call), with the Python kernels' bits:
     # (b, s, h, d) inputs passed transposed (no copy: O keeps their layout),
     # grouped-query heads with a window, and a varlen batch; the gradients
     # are attention_backward's on the saved tensors (deterministic: the same
@@ -245,7 +246,7 @@ def test_torch_forward_is_the_cpp_kernel_where_built(device):
     torch = cpp_torch_or_skip() if device == "cpu" else torch_cuda_or_skip()
     from warpforge import torch_attention as ta
 
-    assert ta.CPP_FORWARD
+    assert ta.CPP_FORWARD and ta.CPP_BACKWARD
     q, k, v = (x.transpose(1, 2).requires_grad_() for x in torch_inputs(torch, (1, 40, 4, 64), (1, 56, 2, 64),
                                                                          seed=5, device=device))
     out, lse = warpforge.attention(q, k, v, window=(9, 0), enable_gqa=True, return_lse=True, deterministic=True)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, torch_cuda_or_skip, torch_or_skip
+from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
@@ -343,37 +343,110 @@ def test_cross_entropy_at_32768_by_128k_needs_no_more_than_the_logits_and_their_
     assert abs(float(loss) - float(reference)) <= 2**-7 * abs(float(reference))
 
 
+def ops_made(rows, monkeypatch):
+    """A function giving how many norm, norm_backward and softmax ops the
+    torch operators have made since this call: the C++ kernels' counts
+    (warpforge._warpforge_torch.row_ops_made()), else the Python kernels'
+    calls of their factories (their caches emptied)."""
+    names = ("norm", "norm_backward", "softmax")
+    if rows.CPP_KERNELS:
+        from warpforge import _warpforge_torch
+
+        start = _warpforge_torch.row_ops_made()
+        return lambda: [_warpforge_torch.row_ops_made()[n] - start[n] for n in names]
+    built = []
+    for name in names:
+        factory = getattr(rows._warpforge, name + "_op")
+        monkeypatch.setattr(rows._warpforge, name + "_op",
+                            lambda views, options, _f=factory, _n=name: built.append(_n) or _f(views, options))
+    for cache in ("_NORMS", "_NORM_BACKWARDS", "_SOFTMAXES"):
+        monkeypatch.setattr(rows, cache, {})
+    return lambda: [built.count(n) for n in names]
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_a_second_call_of_the_same_shapes_does_not_compile_again(rng, device, monkeypatch):
     """The torch operators build (check_support, compile) an op once per
-    problem key (shapes, strides, dtypes, alignment, options); later calls of
-    that key only run it: the factory is called once per key, forward and
-    backward, and again for a new shape."""
+    problem key (shapes, strides, dtypes, alignment up to 16 bytes, options);
+    later calls of that key only run it: one op per key, forward and
+    backward, and one more of each for a new shape."""
     torch = torch_on(device)
     import warpforge.torch_rows as rows
 
-    built = []
-    for name in ("norm_op", "norm_backward_op", "softmax_op"):
-        factory = getattr(rows._warpforge, name)
-        monkeypatch.setattr(rows._warpforge, name,
-                            lambda views, options, _f=factory, _n=name: built.append(_n) or _f(views, options))
-    monkeypatch.setattr(rows, "_NORMS", {})
-    monkeypatch.setattr(rows, "_NORM_BACKWARDS", {})
-    monkeypatch.setattr(rows, "_SOFTMAXES", {})
+    made = ops_made(rows, monkeypatch)
 
-    def step(rows_count):
-        x = torch.tensor(rng.standard_normal((rows_count, 64)), dtype=torch.float32, device=device).requires_grad_()
-        w = torch.tensor(rng.random(64) + 0.5, dtype=torch.float32, device=device).requires_grad_()
+    def step(rows_count):  # (hidden 72: a description no other test makes)
+        x = torch.tensor(rng.standard_normal((rows_count, 72)), dtype=torch.float32, device=device).requires_grad_()
+        w = torch.tensor(rng.random(72) + 0.5, dtype=torch.float32, device=device).requires_grad_()
         y = rows.rms_norm(x, w, 1e-6)
         y.backward(torch.ones_like(y))
         rows.softmax(x.detach())
         return x, w, y
 
     x, w, y = step(3)
-    assert built == ["norm_op", "norm_backward_op", "softmax_op"]
+    assert made() == [1, 1, 1]
     for _ in range(2):
         x, w, y = step(3)  # new data, same key
-    assert built == ["norm_op", "norm_backward_op", "softmax_op"]
+    assert made() == [1, 1, 1]
     assert torch.isfinite(y).all() and x.grad is not None and w.grad is not None
     step(5)  # a new shape: one more op of each
-    assert built == ["norm_op", "norm_backward_op", "softmax_op"] * 2
+    assert made() == [2, 2, 2]
+
+
+def test_the_cpp_kernels_give_the_python_implementations_bits(rng):
+    """Built with torch, torch.ops.warpforge's row ops run C++ kernels and
+    autograd (python/src/torch/row_kernels.inc): outputs and gradients bit
+    for bit those of the Python kernels and autograd that a build without
+    _warpforge_torch registers (run here through their autograd.Function),
+    on contiguous, transposed and row-strided inputs."""
+    torch = cpp_torch_or_skip()
+    import warpforge.torch_rows as rows
+
+    assert rows.CPP_KERNELS
+    ops = torch.ops.warpforge
+
+    def t(*shape, scale=1.0, dtype=torch.bfloat16):
+        return torch.tensor(rng.standard_normal(shape) * scale, dtype=dtype)
+
+    w = torch.tensor(rng.random(80) + 0.5, dtype=torch.bfloat16)
+    cases = [  # (operator, its Python autograd.Function, arguments, the outputs a loss reads)
+        (ops.norm, rows._EAGER_NORM, (t(5, 2, 80), t(5, 2, 80), w, t(80, dtype=torch.float32), "layer", 1e-5), (0, 1)),
+        (ops.norm, rows._EAGER_NORM, (t(6, 80), None, w, None, "rms", 1e-6), (0,)),
+        (ops.norm, rows._EAGER_NORM, (t(80, 6).t(), None, None, None, "rms", 1e-6), (0,)),
+        (ops.norm, rows._EAGER_NORM, (t(6, 160)[:, :80], None, w, None, "rms", 1e-6), (0,)),
+        (ops.softmax, rows._EAGER_SOFTMAX, (t(3, 2, 130, scale=3.0),), (0,)),
+        (ops.swiglu, rows._EAGER_SWIGLU, (t(4, 96, scale=2.0), t(4, 96), None), (0,)),
+        (ops.swiglu, rows._EAGER_SWIGLU, (None, None, t(4, 192, scale=2.0)), (0,)),
+        (ops.cross_entropy, rows._EAGER_CROSS_ENTROPY,
+         (t(7, 300, scale=2.0, dtype=torch.float32), torch.tensor(rng.integers(0, 300, 7)), "mean", 2, 0.1, True), (0,)),
+    ]
+    for op, eager, args, read in cases:
+        results = []
+        for call in (op, eager.apply):
+            leaves = [a.detach().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point()
+                      else a for a in args]
+            outs = call(*leaves)
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            weights = torch.Generator().manual_seed(1)
+            loss = sum((outs[i].float() * torch.randn(outs[i].shape, generator=weights)).sum() for i in read)
+            loss.backward()
+            results.append([o.detach() for o in outs] +
+                           [leaf.grad for leaf in leaves if isinstance(leaf, torch.Tensor) and leaf.requires_grad])
+        for ours, python in zip(*results):
+            assert torch.equal(ours, python), f"{op}: {ours} != {python}"
+
+
+def test_cross_entropy_without_its_gradient(rng):
+    # Logits without requires_grad: the loss alone (no gradient computed or
+    # allocated); differentiating a call made with gradient=False refuses.
+    torch = torch_on("cpu")
+    import warpforge.torch_rows as rows
+
+    logits = torch.tensor(rng.standard_normal((5, 200)) * 2, dtype=torch.float32)
+    labels = torch.tensor(rng.integers(0, 200, 5))
+    loss = rows.cross_entropy(logits, labels)
+    torch.testing.assert_close(loss, torch.nn.functional.cross_entropy(logits, labels), atol=1e-5, rtol=1e-5)
+    loss, grad = torch.ops.warpforge.cross_entropy(logits.requires_grad_(), labels, "mean", -100, 0.0, False)
+    assert grad.numel() == 0
+    with pytest.raises(warpforge.OpsError, match="without its gradient"):
+        loss.backward()

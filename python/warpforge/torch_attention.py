@@ -217,14 +217,16 @@ def _decode_fake(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=T
     return torch.empty_like(q), q.new_empty(tuple(q.shape[:3]), dtype=torch.float32)
 
 
-# attention_forward's C++ kernels and autograd (warpforge._warpforge_torch,
-# which warpforge.torch imported) where that module was built: a call
-# then never enters Python. The Python ones above otherwise, the same semantics.
+# attention_forward's C++ kernels and autograd, and attention_backward's
+# kernels (warpforge._warpforge_torch, which warpforge.torch imported) where
+# that module was built: a call then never enters Python. The Python ones
+# above otherwise, the same semantics.
 CPP_FORWARD = torch._C._dispatch_has_kernel_for_dispatch_key("warpforge::attention_forward", "CUDA")
+CPP_BACKWARD = torch._C._dispatch_has_kernel_for_dispatch_key("warpforge::attention_backward", "CUDA")
 for _name, _impl, _fake in (("attention_forward", _forward, _forward_fake),
                             ("attention_backward", _backward, _backward_fake),
                             ("attention_decode", _decode, _decode_fake)):
-    if not (CPP_FORWARD and _name == "attention_forward"):
+    if not {"attention_forward": CPP_FORWARD, "attention_backward": CPP_BACKWARD}.get(_name, False):
         for _key in ("CUDA", "CPU"):
             _LIBRARY.impl(_name, _impl, _key)
     torch.library.register_fake(f"warpforge::{_name}", _fake, lib=_LIBRARY)

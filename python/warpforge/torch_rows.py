@@ -7,7 +7,13 @@ cross_entropy_scale (the backward: the gradient times dloss, in place), and
 rms_norm_quantize (no gradient). warpforge.nn holds the modules built on
 them. CUDA tensors run on torch's current stream (an op compiled at its
 description's first call, then one C++ call a run: CUDA-graph safe); CPU
-tensors on the simulator."""
+tensors on the simulator.
+
+Where warpforge._warpforge_torch was built (CPP_KERNELS), all but
+rms_norm_quantize have C++ kernels and autograd (python/src/torch/
+row_kernels.inc): a call enters no Python past the operator's own. The
+Python kernels and autograd below are the same semantics for builds
+without it."""
 
 import torch
 
@@ -151,12 +157,17 @@ def _norm_autograd(ctx, dy, dh, dmean, drstd):
             dweight if weight_grad else None, dbias if bias_grad is not None else None, None, None)
 
 
-for _key in ("CUDA", "CPU"):
-    _LIBRARY.impl("norm", _norm, _key)
-    _LIBRARY.impl("norm_backward", _norm_backward, _key)
+# The C++ kernels and autograd (warpforge._warpforge_torch, imported by
+# warpforge.torch before this module) where that module was built.
+CPP_KERNELS = torch._C._dispatch_has_kernel_for_dispatch_key("warpforge::norm", "CUDA")
+if not CPP_KERNELS:
+    for _key in ("CUDA", "CPU"):
+        _LIBRARY.impl("norm", _norm, _key)
+        _LIBRARY.impl("norm_backward", _norm_backward, _key)
+    torch.library.register_autograd("warpforge::norm", _norm_autograd, setup_context=_norm_setup_context,
+                                    lib=_LIBRARY)
 torch.library.register_fake("warpforge::norm", _norm_fake, lib=_LIBRARY)
 torch.library.register_fake("warpforge::norm_backward", _norm_backward_fake, lib=_LIBRARY)
-torch.library.register_autograd("warpforge::norm", _norm_autograd, setup_context=_norm_setup_context, lib=_LIBRARY)
 
 norm = torch.ops.warpforge.norm
 norm_backward = torch.ops.warpforge.norm_backward
@@ -187,7 +198,7 @@ def _eager(impl, setup_context, autograd, materialize_grads=True):
 
 
 def _call(op, eager, *args):
-    return op(*args) if torch.compiler.is_compiling() else eager.apply(*args)
+    return op(*args) if CPP_KERNELS or torch.compiler.is_compiling() else eager.apply(*args)
 
 
 def _backward(op, impl):
@@ -336,16 +347,18 @@ def _cross_entropy_scale(dlogits, dloss):
 
 
 def _cross_entropy_setup_context(ctx, inputs, output):
-    _, _, _, _, _, gradient = inputs
     _, grad = output
-    if not gradient:
-        raise RuntimeError("warpforge.cross_entropy was called without its gradient (gradient=False) but is being "
-                           "differentiated: call it with gradient=True")
+    ctx.gradient = inputs[5]
     ctx.save_for_backward(grad)
 
 
 def _cross_entropy_autograd(ctx, dloss, _dgrad):
+    if not ctx.gradient:
+        raise _warpforge.OpsError("warpforge.cross_entropy was called without its gradient (gradient=False) but "
+                                  "is being differentiated: call it with gradient=True")
     (grad,) = ctx.saved_tensors
+    if dloss is None:  # the loss unused
+        return None, None, None, None, None, None
     # The forward's gradient (for dloss = 1), times dloss in place: rows whose
     # dloss is 1 are not touched (loss.backward() moves no bytes here).
     _backward(torch.ops.warpforge.cross_entropy_scale, _cross_entropy_scale)(grad, dloss)
@@ -391,8 +404,10 @@ def _rms_norm_quantize_fake(x, residual, weight, format, eps, normalize):
 for _key in ("CUDA", "CPU"):
     for _name, _impl in (("softmax", _softmax), ("softmax_backward", _softmax_backward), ("swiglu", _swiglu),
                          ("swiglu_backward", _swiglu_backward), ("cross_entropy", _cross_entropy),
-                         ("cross_entropy_scale", _cross_entropy_scale), ("rms_norm_quantize", _rms_norm_quantize)):
-        _LIBRARY.impl(_name, _impl, _key)
+                         ("cross_entropy_scale", _cross_entropy_scale)):
+        if not CPP_KERNELS:
+            _LIBRARY.impl(_name, _impl, _key)
+    _LIBRARY.impl("rms_norm_quantize", _rms_norm_quantize, _key)
 torch.library.register_fake("warpforge::softmax", lambda x: x.new_empty(x.shape), lib=_LIBRARY)
 torch.library.register_fake("warpforge::softmax_backward", lambda y, dy: dy.new_empty(y.shape), lib=_LIBRARY)
 torch.library.register_fake("warpforge::swiglu", _swiglu_fake, lib=_LIBRARY)
@@ -400,12 +415,13 @@ torch.library.register_fake("warpforge::swiglu_backward", _swiglu_backward_fake,
 torch.library.register_fake("warpforge::cross_entropy", _cross_entropy_fake, lib=_LIBRARY)
 torch.library.register_fake("warpforge::cross_entropy_scale", lambda dlogits, dloss: None, lib=_LIBRARY)
 torch.library.register_fake("warpforge::rms_norm_quantize", _rms_norm_quantize_fake, lib=_LIBRARY)
-torch.library.register_autograd("warpforge::softmax", _softmax_autograd, setup_context=_softmax_setup_context,
-                                lib=_LIBRARY)
-torch.library.register_autograd("warpforge::swiglu", _swiglu_autograd, setup_context=_swiglu_setup_context,
-                                lib=_LIBRARY)
-torch.library.register_autograd("warpforge::cross_entropy", _cross_entropy_autograd,
-                                setup_context=_cross_entropy_setup_context, lib=_LIBRARY)
+if not CPP_KERNELS:
+    torch.library.register_autograd("warpforge::softmax", _softmax_autograd, setup_context=_softmax_setup_context,
+                                    lib=_LIBRARY)
+    torch.library.register_autograd("warpforge::swiglu", _swiglu_autograd, setup_context=_swiglu_setup_context,
+                                    lib=_LIBRARY)
+    torch.library.register_autograd("warpforge::cross_entropy", _cross_entropy_autograd,
+                                    setup_context=_cross_entropy_setup_context, lib=_LIBRARY)
 
 _EAGER_SOFTMAX = _eager(_softmax, _softmax_setup_context, _softmax_autograd)
 _EAGER_SWIGLU = _eager(_swiglu, _swiglu_setup_context, _swiglu_autograd)

@@ -123,15 +123,18 @@ TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
 }
 
 // The backward's first kernel alone (sm90a on an sm_90a GPU; the sm80
-// kernels are in SanitizeSmallAndRagged), for scripts/gpu-attention.sh's
+// kernels are in SanitizeSmallAndRagged), for scripts/gpu-attn-bwd.sh's
 // sanitizer runs: a causal ragged case, a sliding window with GQA, varlen
-// with empty and one-row sequences; fast and deterministic.
+// with empty and one-row sequences, and three query blocks a CTA (each
+// shared buffer and hand-over barrier used again); fast and deterministic.
 TEST_F(AttentionGpu, SanitizeBackwardSmallAndRagged) {
   const runtime::Device dev = runtime::Device::cuda(0);
-  const auto bwd = backward_cases();
-  for (std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{10}})
+  std::vector<AttentionCase> cases;
+  for (std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{10}}) cases.push_back(backward_cases()[i]);
+  cases.push_back({.name = "d64 causal, three query blocks", .seq_q = 300, .seq_k = 130, .options = {.causal = true}});
+  for (const AttentionCase& c : cases)
     for (bool deterministic : {false, true})
-      check_attention_backward(dev, bwd[i], rng, deterministic, nullptr, backward_kernels(dev, bwd[i]).front());
+      check_attention_backward(dev, c, rng, deterministic, nullptr, backward_kernels(dev, c).front());
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax,
-// torch.ops.warpforge.gemm, torch.ops.warpforge.grouped_mm and
-// torch.ops.warpforge.attention_forward (those two with their autograd) for
-// the CUDA and CPU dispatch keys (the schemas
+// torch.ops.warpforge.gemm, torch.ops.warpforge.grouped_mm,
+// torch.ops.warpforge.attention_forward (those two with their autograd),
+// torch.ops.warpforge.attention_backward and the row ops (row_kernels.inc)
+// for the CUDA and CPU dispatch keys (the schemas
 // and the fake kernels are defined once, in python/warpforge/torch.py, which
 // imports this module, grouped_torch.py and torch_attention.py). A Python implementation costs the dispatcher's call
 // into Python and torch.empty calls from Python before any launch
@@ -15,6 +16,7 @@
 // stream comes through c10's device-generic stream interface.
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
 #include <Python.h>
 #include <c10/core/Stream.h>
@@ -24,13 +26,20 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
+#include <array>
+#include <atomic>
+#include <cstdio>
 #include <cstring>
+#include <initializer_list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "../torch_bridge.hpp"
 #include "warpforge/runtime/dtype.hpp"
@@ -108,8 +117,9 @@ std::int32_t dtype_value(at::ScalarType t, const char* role) {
 
 // The cache key: the bytes of everything that fixes the compiled op (each
 // input's device, dtype, sizes, strides and base alignment up to 256 bytes,
-// as op_cache.hpp's key_of counts it; then the options). A few hundred
-// bytes, appended without formatting.
+// as op_cache.hpp's key_of counts it, or up to `most` where an op's kernels
+// assume no more; then the options). A few hundred bytes, appended without
+// formatting.
 class Key {
  public:
   Key() { bytes_.reserve(512); }
@@ -119,7 +129,7 @@ class Key {
     add(static_cast<std::int64_t>(s.size()));
     bytes_.append(s);
   }
-  void add(const at::Tensor& t, std::int32_t dtype) {
+  void add(const at::Tensor& t, std::int32_t dtype, std::uintptr_t most = 256) {
     add(t.is_cuda() ? t.get_device() : -1);
     add(dtype);
     add(t.dim());
@@ -127,7 +137,7 @@ class Key {
     for (std::int64_t s : t.strides()) add(s);
     const auto address = reinterpret_cast<std::uintptr_t>(t.data_ptr());
     add(static_cast<std::int64_t>(
-        address == 0 ? 256 : std::min<std::uintptr_t>(address & (~address + 1), 256)));
+        address == 0 ? most : std::min<std::uintptr_t>(address & (~address + 1), most)));
   }
   void add(at::OptionalIntArrayRef values) {
     add(values ? static_cast<std::int64_t>(values->size()) : -1);
@@ -459,6 +469,77 @@ void add_optional(Key& key, const std::optional<at::Tensor>& t, const char* role
 
 auto* attention_cache = new OpCache();  // kept past interpreter exit
 
+std::uint64_t address_of(const at::Tensor& t) {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(t.data_ptr()));
+}
+
+// What the attention ops share: the operands' key and description (Q, K,
+// V, O, lse first, as each op takes them), the sequence offsets and the
+// mask options of the schema (torch_attention._MASK).
+struct AttentionCall {
+  const std::optional<at::Tensor>& cu_q;
+  const std::optional<at::Tensor>& cu_k;
+  std::int64_t max_q, max_k;
+  std::optional<double> scale;
+  std::int64_t left, right;
+  bool top_left;
+  c10::string_view kernel;
+  std::vector<const at::Tensor*> tensors;
+  std::vector<std::int32_t> types;
+  Key key;
+
+  AttentionCall(std::initializer_list<std::pair<const at::Tensor*, const char*>> operands,
+                const std::optional<at::Tensor>& cu_seqlens_q, const std::optional<at::Tensor>& cu_seqlens_k,
+                std::int64_t max_seqlen_q, std::int64_t max_seqlen_k, std::optional<double> scale_in,
+                std::int64_t window_left, std::int64_t window_right, bool top_left_in, c10::string_view kernel_name)
+      : cu_q(cu_seqlens_q), cu_k(cu_seqlens_k), max_q(max_seqlen_q), max_k(max_seqlen_k), scale(scale_in),
+        left(window_left), right(window_right), top_left(top_left_in), kernel(kernel_name) {
+    for (const auto& [t, role] : operands) {
+      tensors.push_back(t);
+      types.push_back(dtype_value(t->scalar_type(), role));
+      key.add(*t, types.back());
+    }
+    add_optional(key, cu_q, "cu_seqlens_q");
+    add_optional(key, cu_k, "cu_seqlens_k");
+    key.add(std::int64_t{scale.has_value()});
+    key.add_double(scale.value_or(0.0));
+    for (std::int64_t value : {max_q, max_k, left, right, std::int64_t{top_left}}) key.add(value);
+    key.add(kernel);
+  }
+
+  bridge::Tensor described(std::size_t i, const char* role) const { return describe(*tensors[i], types[i], role); }
+
+  // The forward's arguments: Q, K, V, O, lse and the options.
+  bridge::AttentionForwardArgs forward_args() const {
+    bridge::AttentionForwardArgs args{.q = described(0, "q"),
+                                      .k = described(1, "k"),
+                                      .v = described(2, "v"),
+                                      .o = described(3, "o"),
+                                      .lse = described(4, "lse"),
+                                      .has_cu_seqlens_q = cu_q.has_value(),
+                                      .has_cu_seqlens_k = cu_k.has_value(),
+                                      .has_scale = scale.has_value(),
+                                      .top_left = top_left,
+                                      .scale = scale.value_or(0.0),
+                                      .window_left = left,
+                                      .window_right = right,
+                                      .max_seqlen_q = max_q,
+                                      .max_seqlen_k = max_k,
+                                      .kernel = kernel};
+    if (cu_q) args.cu_seqlens_q = describe(*cu_q, dtype_value(cu_q->scalar_type(), "cu_seqlens_q"), "cu_seqlens_q");
+    if (cu_k) args.cu_seqlens_k = describe(*cu_k, dtype_value(cu_k->scalar_type(), "cu_seqlens_k"), "cu_seqlens_k");
+    return args;
+  }
+
+  // The tensors' data addresses, then the sequence offsets' (0 without them).
+  template <std::size_t N>
+  void addresses(std::uint64_t (&out)[N]) const {
+    for (std::size_t i = 0; i < tensors.size(); ++i) out[i] = address_of(*tensors[i]);
+    out[N - 2] = cu_q ? address_of(*cu_q) : 0;
+    out[N - 1] = cu_k ? address_of(*cu_k) : 0;
+  }
+};
+
 // torch.ops.warpforge.attention_forward's CUDA and CPU kernel
 // (warpforge.torch_attention defines the schema, the fake kernel and the
 // Python kernel this replaces): O like q, lse (batch, heads, seq) or varlen
@@ -475,55 +556,59 @@ std::tuple<at::Tensor, at::Tensor> attention_forward(
   at::Tensor lse = cu_seqlens_q || q.dim() != 4 ? at::empty({q.dim() > 1 ? q.size(1) : 1, q.dim() > 0 ? q.size(0) : 1},
                                                             q.options().dtype(at::kFloat))
                                                 : at::empty({q.size(0), q.size(1), q.size(2)}, q.options().dtype(at::kFloat));
-  const std::int32_t types[5] = {dtype_value(q.scalar_type(), "q"), dtype_value(k.scalar_type(), "k"),
-                                 dtype_value(v.scalar_type(), "v"), dtype_value(o.scalar_type(), "o"),
-                                 static_cast<std::int32_t>(DType::f32)};
-  Key key;
-  key.add(q, types[0]);
-  key.add(k, types[1]);
-  key.add(v, types[2]);
-  key.add(o, types[3]);
-  key.add(lse, types[4]);
-  add_optional(key, cu_seqlens_q, "cu_seqlens_q");
-  add_optional(key, cu_seqlens_k, "cu_seqlens_k");
-  key.add(std::int64_t{scale.has_value()});
-  key.add_double(scale.value_or(0.0));
-  for (std::int64_t value : {max_seqlen_q, max_seqlen_k, window_left, window_right, std::int64_t{top_left}})
-    key.add(value);
-  key.add(kernel_name);
-
-  void* op = attention_cache->get(key.bytes(), [&] {
-    bridge::AttentionForwardArgs args{.q = describe(q, types[0], "q"),
-                                      .k = describe(k, types[1], "k"),
-                                      .v = describe(v, types[2], "v"),
-                                      .o = describe(o, types[3], "o"),
-                                      .lse = describe(lse, types[4], "lse"),
-                                      .has_cu_seqlens_q = cu_seqlens_q.has_value(),
-                                      .has_cu_seqlens_k = cu_seqlens_k.has_value(),
-                                      .has_scale = scale.has_value(),
-                                      .top_left = top_left,
-                                      .scale = scale.value_or(0.0),
-                                      .window_left = window_left,
-                                      .window_right = window_right,
-                                      .max_seqlen_q = max_seqlen_q,
-                                      .max_seqlen_k = max_seqlen_k,
-                                      .kernel = kernel_name};
-    if (cu_seqlens_q)
-      args.cu_seqlens_q = describe(*cu_seqlens_q, dtype_value(cu_seqlens_q->scalar_type(), "cu_seqlens_q"),
-                                   "cu_seqlens_q");
-    if (cu_seqlens_k)
-      args.cu_seqlens_k = describe(*cu_seqlens_k, dtype_value(cu_seqlens_k->scalar_type(), "cu_seqlens_k"),
-                                   "cu_seqlens_k");
+  const AttentionCall call({{&q, "q"}, {&k, "k"}, {&v, "v"}, {&o, "o"}, {&lse, "lse"}}, cu_seqlens_q, cu_seqlens_k,
+                           max_seqlen_q, max_seqlen_k, scale, window_left, window_right, top_left, kernel_name);
+  void* op = attention_cache->get(call.key.bytes(), [&] {
     void* made = nullptr;
-    check(api->attention_forward_op(args, &made));
+    check(api->attention_forward_op(call.forward_args(), &made));
     return made;
   });
-  auto address = [](const at::Tensor& t) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(t.data_ptr())); };
-  const std::uint64_t addresses[7] = {address(q), address(k), address(v), address(o), address(lse),
-                                      cu_seqlens_q ? address(*cu_seqlens_q) : 0,
-                                      cu_seqlens_k ? address(*cu_seqlens_k) : 0};
+  std::uint64_t addresses[7];
+  call.addresses(addresses);
   check(api->attention_forward_run(op, addresses, current_stream(q)));
   return {std::move(o), std::move(lse)};
+}
+
+// The compiled backward and the workspace bytes its runs take.
+struct AttentionBackwardEntry {
+  void* op;
+  std::uint64_t workspace_bytes;
+};
+
+// torch.ops.warpforge.attention_backward's CUDA and CPU kernel (as the
+// forward's above): dQ, dK, dV like q, k, v, the workspace from torch's
+// allocator (so CUDA graphs capture it), the backward's launches.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
+    const at::Tensor& grad_out, const at::Tensor& q_in, const at::Tensor& k_in, const at::Tensor& v_in,
+    const at::Tensor& out, const at::Tensor& lse, const std::optional<at::Tensor>& cu_seqlens_q,
+    const std::optional<at::Tensor>& cu_seqlens_k, std::int64_t max_seqlen_q, std::int64_t max_seqlen_k,
+    std::optional<double> scale, std::int64_t window_left, std::int64_t window_right, bool top_left,
+    bool deterministic, c10::string_view kernel_name) {
+  const at::Tensor q = attention_ready(q_in), k = attention_ready(k_in), v = attention_ready(v_in),
+                   o = attention_ready(out), d_o = attention_ready(grad_out);
+  at::Tensor dq = at::empty_like(q), dk = at::empty_like(k), dv = at::empty_like(v);
+  AttentionCall call({{&q, "q"}, {&k, "k"}, {&v, "v"}, {&o, "out"}, {&lse, "lse"}, {&d_o, "grad_out"}, {&dq, "dq"},
+                      {&dk, "dk"}, {&dv, "dv"}},
+                     cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left, window_right, top_left,
+                     kernel_name);
+  call.key.add(std::int64_t{deterministic});
+  const auto* entry = static_cast<const AttentionBackwardEntry*>(attention_cache->get(call.key.bytes(), [&] {
+    bridge::AttentionBackwardArgs args{.forward = call.forward_args(),
+                                       .d_o = call.described(5, "grad_out"),
+                                       .dq = call.described(6, "dq"),
+                                       .dk = call.described(7, "dk"),
+                                       .dv = call.described(8, "dv"),
+                                       .deterministic = deterministic};
+    auto made = std::make_unique<AttentionBackwardEntry>();  // kept, as the op
+    check(api->attention_backward_op(args, &made->op, &made->workspace_bytes));
+    return static_cast<void*>(made.release());
+  }));
+  const at::Tensor workspace =
+      at::empty({static_cast<std::int64_t>(entry->workspace_bytes)}, q.options().dtype(at::kByte));
+  std::uint64_t addresses[11];
+  call.addresses(addresses);
+  check(api->attention_backward_run(entry->op, addresses, address_of(workspace), current_stream(q)));
+  return {std::move(dq), std::move(dk), std::move(dv)};
 }
 
 // attention_forward and attention_backward through the dispatcher.
@@ -610,6 +695,8 @@ std::tuple<at::Tensor, at::Tensor> attention_forward_autograd(
   return {r[0], r[1]};
 }
 
+#include "row_kernels.inc"
+
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
 // objects, which would register at load time, before a failed import could
 // refuse): a failed import leaves the Python kernels in place.
@@ -621,18 +708,21 @@ void register_kernels() {
     library->impl("gemm", TORCH_FN(gemm));
     library->impl("grouped_mm", TORCH_FN(grouped_mm));
     library->impl("attention_forward", TORCH_FN(attention_forward));
+    library->impl("attention_backward", TORCH_FN(attention_backward));
+    register_row_kernels(*library);
   }
   auto* autograd = new torch::Library(torch::Library::IMPL, "warpforge", c10::DispatchKey::Autograd, __FILE__,
                                       __LINE__);  // kept, as above
   autograd->impl("grouped_mm", TORCH_FN(grouped_mm_autograd));
   autograd->impl("attention_forward", TORCH_FN(attention_forward_autograd));
+  register_row_autograd(*autograd);
 }
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_warpforge_torch",
-                          "The C++ kernels of torch.ops.warpforge.gemm_amax, .gemm, .grouped_mm and "
-                          ".attention_forward "
+                          "The C++ kernels of torch.ops.warpforge.gemm_amax, .gemm, .grouped_mm, "
+                          ".attention_forward, .attention_backward and the row ops "
                           "(warpforge.torch imports this module).",
-                          -1};
+                          -1, row_methods};
 
 }  // namespace
 }  // namespace warpforge::python

@@ -241,9 +241,10 @@ attention_decode_op = torch.ops.warpforge.attention_decode
 
 def attention(q, k, v, scale, window_left, window_right, top_left, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
               max_seqlen_k, deterministic, kernel):
-    """warpforge.attention on torch tensors: (out, lse), differentiable in q, k, v."""
-    return attention_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left,
-                             window_right, top_left, deterministic=deterministic, kernel_name=kernel)
+    """warpforge.attention on torch tensors: (out, lse), differentiable in q, k, v
+    (through the overload itself: the packet's resolution costs a call ~3 us)."""
+    return attention_forward.default(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale,
+                                     window_left, window_right, top_left, deterministic, kernel)
 
 
 def _plain_eager(q):

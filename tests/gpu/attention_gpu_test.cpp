@@ -40,19 +40,22 @@ TEST_F(AttentionGpu, ForwardCasesOnEveryKernel) {
     }
 }
 
-// The sm90a forward's persistent CTAs (one an SM, no mask) walking more
-// items than the GPU has SMs, each CTA reusing Q's buffer and the ring
-// across its items: 2 sequences x 40 heads x 3 blocks of 128 queries (240
-// items, the last block ragged), at head_dim 64 and 128.
+// The sm90a forward's persistent CTAs (one an SM) walking more units than
+// the GPU has SMs, each CTA reusing Q's buffer and the ring across its
+// items: 2 sequences x 40 heads x 3 blocks of 128 queries (240 items, the
+// last block ragged), at head_dim 64 and 128, without a mask and causal
+// (160 pairs of blocks, the middle one alone).
 TEST_F(AttentionGpu, ForwardPersistentCtasWalkSeveralItems) {
   const runtime::Device dev = runtime::Device::cuda(0);
   if (dev.target() != ptx::Target::sm_90a) GTEST_SKIP() << "the sm90a kernel needs an sm_90a GPU";
-  for (std::int64_t d : {64, 128}) {
-    const AttentionCase c{.name = "persistent d" + std::to_string(d), .batch = 2, .heads_q = 40, .heads_kv = 8,
-                          .seq_q = 300, .seq_k = 333, .head_dim = d};
-    SCOPED_TRACE(c.name);
-    check_attention_forward(dev, c, rng, AttentionKernel::sm90a);
-  }
+  for (std::int64_t d : {64, 128})
+    for (bool causal : {false, true}) {
+      const AttentionCase c{.name = "persistent d" + std::to_string(d) + (causal ? " causal" : ""), .batch = 2,
+                            .heads_q = 40, .heads_kv = 8, .seq_q = 300, .seq_k = 333, .head_dim = d,
+                            .options = {.causal = causal}};
+      SCOPED_TRACE(c.name);
+      check_attention_forward(dev, c, rng, AttentionKernel::sm90a);
+    }
 }
 
 TEST_F(AttentionGpu, BackwardCasesFastAndDeterministic) {

@@ -33,11 +33,11 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionForwardSim,
                            return n + "_" + std::string(name(std::get<1>(info.param)));
                          });
 
-// The sm90a kernel's persistent CTAs (no mask, one length): on a simulator
-// of two SMs, two CTAs walk 12 items each (2 sequences x 3 heads x 4 blocks
-// of 128 queries, the last ragged), each reusing Q's buffer and the ring
-// across items; its one-item CTAs (causal) on the same device; and head_dim
-// 128's 160-key blocks.
+// The sm90a kernel's persistent CTAs on a simulator of two SMs: two CTAs
+// walk 12 items each (2 sequences x 3 heads x 4 blocks of 128 queries, the
+// last ragged), each reusing Q's buffer and the ring across items; causal,
+// pairs of a head's blocks (the last with the first, ...), and with an odd
+// block count (3: the middle block alone); head_dim 128's 160-key blocks.
 TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
   const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
   std::mt19937 rng(std::random_device{}());
@@ -47,6 +47,10 @@ TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
   EXPECT_CONTAINS(probe.describe(), "persistent CTAs, one an SM");
   check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
   c.options.causal = true;
+  Attention paired({.q = t.q.view, .k = t.k.view, .v = t.v.view, .o = t.q.view}, c.options);
+  EXPECT_CONTAINS(paired.describe(), "over pairs of a head's last and first");
+  check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
+  c.seq_q = 300;
   check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
   // head_dim 128: blocks of 160 keys (the last ragged), GQA.
   AttentionCase wide{.name = "persistent d128", .heads_q = 4, .heads_kv = 2, .seq_q = 300, .seq_k = 400,

@@ -47,18 +47,25 @@ Smem smem_of(const Sm90aAttentionSpec& s) {
 // The work: items of 128 query rows of one head of one sequence, in the
 // order u = (batch · heads + head) · blocks + (blocks - 1 - block): a head's
 // blocks together (their K and V shared in L2), its last (under a causal
-// mask the longest) first. A persistent CTA ctaid.x takes items ctaid.x,
-// + nctaid.x, ... (a CTA an SM); otherwise CTA ctaid.x takes item ctaid.x.
-// Each role walks the same items. Tile: m0 = the first query row (within
-// the sequence), n0 = the head, batch = the sequence, unit = u. extra: len_q, len_k (s32), q_first, k_first (the sequence's
-// first rows in the tensors, u32), diag (s32). Items with no query row (a
-// varlen sequence shorter than the longest) are skipped. A spec that is not
-// persistent emits no loop (its CTA's one item: the registers the loop
-// would hold stay free).
+// mask the longest) first. A CTA that is not persistent takes item ctaid.x.
+// A persistent CTA (one an SM) takes items ctaid.x, + nctaid.x, ...; paired
+// (under a mask a block's work grows or shrinks with its index), its
+// units are pairs of a head's blocks, its last and first, then its last
+// but one and second, ...: every pair the same work, so that a fixed stride
+// shares them out evenly (the middle block of an odd count alone). Each
+// role walks the same items. Tile: m0 = the first query row (within the
+// sequence), n0 = the head, batch = the sequence, unit = the unit's index.
+// extra: len_q, len_k (s32), q_first, k_first (the sequence's first rows in
+// the tensors, u32), diag (s32). Items with no query row (a varlen sequence
+// shorter than the longest) are skipped. A spec that is not persistent
+// emits no loop (its CTA's one item: the registers the loop would hold stay
+// free).
 class QueryBlocks final : public tile::WorkSource {
  public:
   enum Extra { len_q, len_k, q_first, k_first, diag };
 
+  // items: the units (items, or pairs where paired); blocks: a head's
+  // blocks of 128 queries.
   struct Params {
     Reg cu_q, cu_k, seq_q, seq_k, window_left, window_right, items, blocks, heads;
   };
@@ -69,21 +76,32 @@ class QueryBlocks final : public tile::WorkSource {
     if (offset) throw TileError("attention's QueryBlocks: the consumer warpgroups share each item (cooperative)");
     Kernel& k = k_;
     Reg u = k.mov(u32, k.sreg(SReg::ctaid_x));
-    if (!s_.persistent) return run(u, body);
+    auto unit = [&] {
+      const int per_unit = s_.paired ? 2 : 1;
+      Reg units_a_head = s_.paired ? (p_.blocks + 1) >> 1 : p_.blocks;
+      Reg head_of_sequence = k.div(u, units_a_head);
+      Reg first = u - head_of_sequence * units_a_head;  // the unit within the head
+      if (per_unit == 1) return run(head_of_sequence, p_.blocks - (first + 1), u, body);
+      k.for_range(0, 2, 1, [&](Reg t) {
+        Reg block = k.selp(p_.blocks - (first + 1), first, t == 0);
+        k.if_then(t == 0 || first + first + 1 != p_.blocks, [&] { run(head_of_sequence, block, u, body); });
+      });
+    };
+    if (!s_.persistent) return unit();
     Reg step = k.sreg(SReg::nctaid_x);
     k.while_loop([&] { return u < p_.items; },
                  [&] {
-                   run(u, body);
+                   unit();
                    k.add(u, u, step);
                  });
   }
 
  private:
-  // Item u's body, where the item has query rows.
-  void run(const Reg& u, const std::function<void(const tile::WorkItem&)>& body) const {
+  // Block `block` of head_of_sequence (batch · heads + head)'s body, where
+  // the block has query rows.
+  void run(const Reg& head_of_sequence, const Reg& block, const Reg& unit,
+           const std::function<void(const tile::WorkItem&)>& body) const {
     Kernel& k = k_;
-    Reg head_of_sequence = k.div(u, p_.blocks);
-    Reg block = p_.blocks - (u - head_of_sequence * p_.blocks + 1);
     Reg b = k.div(head_of_sequence, p_.heads);
     Reg head = head_of_sequence - b * p_.heads;
     const Extent qs = sequence_extent(k, s_.varlen, p_.cu_q, b, p_.seq_q),
@@ -98,7 +116,7 @@ class QueryBlocks final : public tile::WorkSource {
                             .window_right = p_.window_right};
     const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s_.block_n);
     tile::WorkItem item;
-    item.tile = {m0.as(u32), head, b, u};
+    item.tile = {m0.as(u32), head, b, unit};
     item.kb0 = blocks.lo;
     item.kb1 = blocks.hi;
     item.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d};
@@ -365,7 +383,7 @@ std::uint32_t Sm90aAttentionSpec::shared_bytes() const { return smem_of(*this).l
 
 std::string Sm90aAttentionSpec::kernel_name() const {
   return "warpforge_attention_fwd_sm90a_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
-         "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") +
+         "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
          (varlen ? "_varlen" : "") +
          (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
 }
@@ -376,17 +394,19 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   s.head_dim = static_cast<int>(p.head_dim);
   s.has_lse = p.has_lse;
   take_mask_flags(s, p);
-  // Persistent where the items are of equal work (no mask, one length: a
-  // fixed stride shares them out evenly) and the loop's registers fit
-  // (head_dim 256's O takes 128 of a consumer thread's 240: it spills).
-  s.persistent = !s.varlen && !s.window_left && !s.window_right && s.head_dim != 256;
+  // Persistent where a fixed stride shares the work out evenly (one length:
+  // not varlen; under a mask, pairs of blocks) and the loop's
+  // registers fit (head_dim 256's O takes 128 of a consumer thread's 240: it
+  // spills).
+  s.persistent = !s.varlen && s.head_dim != 256;
+  s.paired = s.persistent && (s.window_left || s.window_right);
   // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
   // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
   // tile); head_dim 128 without a mask 160 (fewer blocks, so fewer softmax
   // rounds and barriers a key; FA3's 176 spills 52 bytes here; a mask keeps
   // 128, the diagonal's step). Shared memory: Q 128 x head_dim, two stages of
   // K and V (at d128 32 + 2 x 80 KB, at d256 64 + 2 x 80 KB).
-  s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 128 && s.persistent ? 160 : 128;
+  s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 128 && !s.window_left && !s.window_right ? 160 : 128;
   s.stages = p.head_dim == 64 ? 3 : 2;
   return s;
 }

@@ -16,14 +16,14 @@ using runtime::Device;
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
-// The kernel's work items: blocks of 128 query rows of each head of each
-// sequence (of the longest, varlen).
+// The kernel's units of work: blocks of 128 query rows of each head of each
+// sequence (of the longest, varlen), or pairs of them (paired).
 struct QueryItems {
   std::int64_t blocks, items;
 };
-QueryItems query_items(const AttentionProblem& p) {
+QueryItems query_items(const AttentionProblem& p, const Sm90aAttentionSpec& spec) {
   const std::int64_t blocks = (p.seq_q + Sm90aAttentionSpec::block_m - 1) / Sm90aAttentionSpec::block_m;
-  return {blocks, blocks * p.heads_q * p.batch};
+  return {blocks, (spec.paired ? (blocks + 1) / 2 : blocks) * p.heads_q * p.batch};
 }
 
 // CTAs: persistent ones (the spec's choice) one an SM (the consumers' 240
@@ -56,7 +56,7 @@ class Sm90aForwardLaunch final : public AttentionLaunch {
     args.emplace_back(p_.scale_log2());
     args.emplace_back(static_cast<std::int32_t>(p_.window_left));
     args.emplace_back(static_cast<std::int32_t>(p_.window_right));
-    const QueryItems work = query_items(p_);
+    const QueryItems work = query_items(p_, spec_);
     for (std::int64_t v : {work.items, work.blocks, p_.heads_q}) args.emplace_back(u32(v));
     module_.launch(spec_.kernel_name(),
                    {.grid = {u32(ctas(work, spec_, device_))},
@@ -88,18 +88,20 @@ class Sm90aForwardPath final : public AttentionPath {
       why.push_back("head_dim " + std::to_string(p.head_dim) + " stages " + std::to_string(spec.shared_bytes()) +
                     " bytes of shared memory; device '" + device.properties().name + "' allows " +
                     std::to_string(limit) + " per block");
-    const QueryItems work = query_items(p);
-    if (work.items > std::numeric_limits<std::int32_t>::max())
-      why.push_back(std::to_string(work.blocks) + " blocks of 128 queries x heads_q " + std::to_string(p.heads_q) +
-                    " x batch " + std::to_string(p.batch) + " = " + std::to_string(work.items) +
-                    " work items; the sm90a kernel counts at most 2^31 - 1 (u32 item indices, the grid's x)");
+    const std::int64_t items = query_items(p, spec).items;
+    if (items > std::numeric_limits<std::int32_t>::max())
+      why.push_back(std::to_string(query_items(p, spec).blocks) + " blocks of 128 queries x heads_q " +
+                    std::to_string(p.heads_q) + " x batch " + std::to_string(p.batch) + " = " +
+                    std::to_string(items) + " work units; the sm90a kernel counts at most 2^31 - 1 (u32 "
+                    "indices, the grid's x)");
     return why;
   }
 
   std::string configuration(const AttentionProblem& p, const Device& /*device*/) const override {
     const Sm90aAttentionSpec s = sm90a_attention_spec(p);
     return "128 query rows x " + std::to_string(s.block_n) + "-key blocks (" +
-           (s.persistent ? "persistent CTAs, one an SM" : "a CTA each, the longest first") + "), " +
+           (s.paired ? "persistent CTAs, one an SM, over pairs of a head's last and first" :
+            s.persistent ? "persistent CTAs, one an SM" : "a CTA each, the longest first") + "), " +
            std::to_string(s.stages) +
            " TMA stages, two consumer warpgroups in ping-pong, each block's softmax under the last one's P·V, " + std::to_string(s.shared_bytes()) +
            " bytes of shared memory";

@@ -2,7 +2,7 @@
 # The sm90a attention forward on a GPU machine (an H100/H200 with CUDA 13,
 # torch, ncu): what it costs from Python and from C++, against cuDNN, and
 # what bounds its kernel. Most important first, each stage's table printed
-# as it ends (a hard time limit may cut the run; BUDGET, default 60 s from
+# as it ends (a hard time limit may cut the run; BUDGET, default 70 s from
 # the start, caps each stage at what is left):
 #
 #   1. scripts/attn_fwd_causes.py: per shape of the quick grid, ours and
@@ -12,7 +12,9 @@
 #   2. bench_attention --prefill --quick: the C++ forward rows;
 #   3. the forward GPU tests (every case on every forward kernel; the
 #      persistent CTAs over more items than SMs);
-#   4. ncu of the forward at d128 8k not causal and at d64 1k causal.
+#   4. ncu of the forward at d128 8k not causal and at d64 1k causal;
+#   5. where time is left, python -m warpforge.bench_attention --prefill
+#      --quick: ours beside each SDPA backend (cuDNN, flash, efficient).
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -23,7 +25,7 @@ cd "$(dirname "$0")/.."
 NAME=gpu-attn-fwd
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-fwd}"
-budget="${BUDGET:-60}"
+budget="${BUDGET:-70}"
 mkdir -p "$out"
 source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
@@ -61,5 +63,13 @@ profile() {  # profile NAME LOG KERNEL_REGEX SHAPE
 }
 profile "d128 8k" "$out/ncu_d128_8k.log" 'attention_fwd_sm90a.*_d128_' 8192,128,16
 profile "d64 1k causal" "$out/ncu_d64_1k_causal.log" 'attention_fwd_sm90a.*_d64_.*_wr' 1024,64,16
+
+# 5. Python: ours beside every SDPA backend, where time is left.
+if [ "$(left)" -gt 10 ]; then
+  stage "bench_attention.py --prefill --quick" 25 "$out/bench_python.log" \
+    env PYTHONPATH="$build_dir/python:python" python3 -W ignore -m warpforge.bench_attention --prefill --quick --reps 5
+  echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
+  grep -E "^\||^geometric" "$out/bench_python.log"
+fi
 
 summary

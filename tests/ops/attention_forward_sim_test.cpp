@@ -37,7 +37,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionForwardSim,
 // walk 12 items each (2 sequences x 3 heads x 4 blocks of 128 queries, the
 // last ragged), each reusing Q's buffer and the ring across items; causal,
 // pairs of a head's blocks (the last with the first, ...), and with an odd
-// block count (3: the middle block alone); head_dim 128's 160-key blocks.
+// block count (3: the middle block alone); head_dim 128 (three stages).
 TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
   const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
   std::mt19937 rng(std::random_device{}());
@@ -52,7 +52,7 @@ TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
   check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
   c.seq_q = 300;
   check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
-  // head_dim 128: blocks of 160 keys (the last ragged), GQA.
+  // head_dim 128: three stages of 128 keys (the last block ragged), GQA.
   AttentionCase wide{.name = "persistent d128", .heads_q = 4, .heads_kv = 2, .seq_q = 300, .seq_k = 400,
                      .head_dim = 128};
   check_attention_forward(two_sms, wide, rng, AttentionKernel::sm90a);

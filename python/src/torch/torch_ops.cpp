@@ -690,6 +690,14 @@ std::tuple<at::Tensor, at::Tensor> attention_forward_autograd(
     const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& cu_q,
     const std::optional<at::Tensor>& cu_k, std::int64_t max_q, std::int64_t max_k, std::optional<double> scale,
     std::int64_t left, std::int64_t right, bool top_left, bool deterministic, c10::string_view kernel_name) {
+  // A call that records no graph (grad mode off, or no input requiring a
+  // gradient) goes below autograd directly: no node, no saved tensors (an
+  // inference call's host time).
+  if (!at::GradMode::is_enabled() || !(q.requires_grad() || k.requires_grad() || v.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return call_attention_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic,
+                                  kernel_name);
+  }
   const torch::autograd::variable_list r = AttentionFunction::apply(q, k, v, cu_q, cu_k, max_q, max_k, scale, left,
                                                                     right, top_left, deterministic, kernel_name);
   return {r[0], r[1]};

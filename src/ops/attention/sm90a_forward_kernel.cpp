@@ -402,12 +402,15 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   s.paired = s.persistent && (s.window_left || s.window_right);
   // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
   // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
-  // tile); head_dim 128 without a mask 160 (fewer blocks, so fewer softmax
-  // rounds and barriers a key; FA3's 176 spills 52 bytes here; a mask keeps
-  // 128, the diagonal's step). Shared memory: Q 128 x head_dim, two stages of
-  // K and V (at d128 32 + 2 x 80 KB, at d256 64 + 2 x 80 KB).
-  s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 128 && !s.window_left && !s.window_right ? 160 : 128;
-  s.stages = p.head_dim == 64 ? 3 : 2;
+  // tile). Shared memory: Q 128 x head_dim and the ring of K and V. A slot
+  // is held from its block's S = Q·Kᵀ to its P·V, which is issued with the
+  // next block's S: with two slots the next block's load starts only once
+  // the last but one P·V completed, and waits exposed (ncu at d128, 160-key
+  // blocks, two slots: tensor pipe 61% active, warps stalled at the turn
+  // barrier 31% of their cycles); three slots where they fit (d64 3 x 32 KB,
+  // d128 3 x 64 KB beside Q's 32: 224 KB; d256 2 x 80 KB beside Q's 64).
+  s.block_n = p.head_dim == 256 ? 80 : 128;
+  s.stages = p.head_dim == 256 ? 2 : 3;
   return s;
 }
 

@@ -9,7 +9,10 @@
 // add P·V with wgmma taking P from registers (RS). Named barriers make the
 // two warpgroups issue their Q·Kᵀ in turn, so that one's softmax runs while
 // the other's matrix products do (ping-pong, FA3 §3.1). Key blocks outside
-// the mask are never loaded.
+// the mask are never loaded. Dense problems at head_dim 64 and 128 run
+// persistent CTAs, one an SM, over the items (under a mask over pairs of a
+// head's blocks, of equal work), each item's Q buffer freed by an mbarrier
+// once its last S completed, so the next item's loads run under its end.
 #pragma once
 
 #include <cstdint>

@@ -58,5 +58,18 @@ TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
   check_attention_forward(two_sms, wide, rng, AttentionKernel::sm90a);
 }
 
+// The persistent CTA's hand-overs under the simulator's race checker (which
+// orders shared-memory accesses as the PTX memory model does): one SM, so one
+// CTA walks every item, Q's buffer reloaded for each while the ring turns;
+// not causal, and causal (pairs of blocks).
+TEST(AttentionForwardSimRaces, ThePersistentHandOversAreOrdered) {
+  std::mt19937 rng(std::random_device{}());
+  const runtime::Device checked(sim::make_backend({.worker_threads = 2, .sm_count = 1, .check_shared_races = true}));
+  AttentionCase c{.name = "one CTA", .heads_q = 2, .heads_kv = 1, .seq_q = 300, .seq_k = 200};
+  EXPECT_NO_THROW(check_attention_forward(checked, c, rng, AttentionKernel::sm90a));
+  c.options.causal = true;
+  EXPECT_NO_THROW(check_attention_forward(checked, c, rng, AttentionKernel::sm90a));
+}
+
 }  // namespace
 }  // namespace warpforge::ops::testing

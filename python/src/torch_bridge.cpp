@@ -1,16 +1,23 @@
 // The table the torch extension calls (torch_bridge.hpp): gemm_amax's C
-// layout, and gemm_amax's, gemm's, grouped_mm's and the row ops' cached ops and their launches, on views
+// layout, and gemm_amax's, gemm's, grouped_mm's, the row ops' and the attention forward's and backward's
+// cached ops and their launches, on views
 // made from plain tensor descriptions, with the options checked as the
 // nanobind path checks them.
 #include "torch_bridge.hpp"
 
 #include <nanobind/nanobind.h>
 
+#include <algorithm>
+#include <array>
 #include <exception>
+#include <initializer_list>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "attention_ops.hpp"
 #include "bindings.hpp"
 #include "gemm_amax_op.hpp"
 #include "gemm_op.hpp"
@@ -175,6 +182,76 @@ int run_grouped(void* op, const std::uint64_t (&addresses)[4], std::uintptr_t st
   return run_four<GroupedGemmOp>(op, addresses, stream);
 }
 
+// An attention op (the cache keeps it) and its operands' extents in bytes
+// (its tensors in order, then cu_seqlens_q, cu_seqlens_k and the workspace;
+// the simulator maps that much of each address): one a description, kept
+// by the torch extension's cache.
+struct AttentionEntry {
+  AttentionOp* op;
+  std::vector<std::uint64_t> extents;
+};
+
+// The op of the forward's operands followed by `more` (the backward's dO,
+// dQ, dK, dV, with its workspace the caller's).
+AttentionEntry* make_attention(const torch_bridge::AttentionForwardArgs& a,
+                               std::initializer_list<const torch_bridge::Tensor*> more, bool deterministic) {
+  const bool backward = more.size() > 0;
+  CallMappings mappings(simulator());
+  AttentionViews views;
+  for (const torch_bridge::Tensor* t : {&a.q, &a.k, &a.v, &a.o, &a.lse}) views.main.push_back(view(mappings, *t));
+  for (const torch_bridge::Tensor* t : more) views.main.push_back(view(mappings, *t));
+  if (a.has_cu_seqlens_q) views.cu_seqlens_q = view(mappings, a.cu_seqlens_q);
+  if (a.has_cu_seqlens_k) views.cu_seqlens_k = view(mappings, a.cu_seqlens_k);
+  // The mask is the window alone (causal is window_right 0), as the
+  // Python operator passes it.
+  const ops::AttentionOptions options =
+      attention_options(a.has_scale ? std::optional(a.scale) : std::nullopt, false, a.window_left, a.window_right,
+                        a.top_left, a.max_seqlen_q, a.max_seqlen_k, deterministic, std::string(a.kernel), backward);
+  auto made = std::make_unique<AttentionEntry>();
+  made->op = cached_attention_op(views, options, backward).get();
+  for (const TensorView& v : views.main) made->extents.push_back(v.extent_bytes());
+  made->extents.push_back(views.cu_seqlens_q ? views.cu_seqlens_q->extent_bytes() : 0);
+  made->extents.push_back(views.cu_seqlens_k ? views.cu_seqlens_k->extent_bytes() : 0);
+  made->extents.push_back(std::max<std::uint64_t>(made->op->workspace_bytes(), 16));
+  return made.release();
+}
+
+// The entry's op on `addresses` (its tensors', then cu_seqlens_q's and
+// cu_seqlens_k's: 0 without them) and the workspace's (0: none).
+void run_attention(void* op, const std::uint64_t* addresses, std::uint64_t workspace, std::uintptr_t stream) {
+  const auto& e = *static_cast<const AttentionEntry*>(op);
+  const std::size_t n = e.extents.size() - 3;
+  CallMappings mappings(e.op->device());
+  std::vector<std::uint64_t> main(n);
+  for (std::size_t i = 0; i < n; ++i) main[i] = mappings.map(addresses[i], e.extents[i]);
+  const std::uint64_t cu_q = addresses[n] ? mappings.map(addresses[n], e.extents[n]) : 0;
+  const std::uint64_t cu_k = addresses[n + 1] ? mappings.map(addresses[n + 1], e.extents[n + 1]) : 0;
+  const std::uint64_t at_workspace = workspace ? mappings.map(workspace, e.extents[n + 2]) : 0;
+  auto s = caller_stream(e.op->device(), stream);
+  e.op->run_at(main, cu_q, cu_k, at_workspace, pointer(s));
+}
+
+int make_attention_forward(const torch_bridge::AttentionForwardArgs& a, void** op) {
+  return guarded([&] { *op = make_attention(a, {}, false); });
+}
+
+int run_attention_forward(void* op, const std::uint64_t (&addresses)[7], std::uintptr_t stream) {
+  return guarded([&] { run_attention(op, addresses, 0, stream); });
+}
+
+int make_attention_backward(const torch_bridge::AttentionBackwardArgs& a, void** op, std::uint64_t* workspace_bytes) {
+  return guarded([&] {
+    AttentionEntry* made = make_attention(a.forward, {&a.d_o, &a.dq, &a.dk, &a.dv}, a.deterministic);
+    *workspace_bytes = made->extents.back();
+    *op = made;
+  });
+}
+
+int run_attention_backward(void* op, const std::uint64_t (&addresses)[11], std::uint64_t workspace,
+                           std::uintptr_t stream) {
+  return guarded([&] { run_attention(op, addresses, workspace, stream); });
+}
+
 // The row ops: RowOp<Traits> (row_ops.hpp) made from plain descriptions and
 // run on addresses, as the nanobind path's row_op factories and
 // execute_addresses do.
@@ -247,7 +324,8 @@ int refuse(const char* error_class, const char* message) {
 
 const torch_bridge::Api api{torch_bridge::kVersion, &c_layout,        &make_op,     &run,         &make_gemm_op,
                             &run_gemm,              &make_grouped_op, &run_grouped, &make_row_op, &run_row_op,
-                            &refuse};
+                            &refuse,                &make_attention_forward, &run_attention_forward,
+                            &make_attention_backward, &run_attention_backward};
 
 }  // namespace
 

@@ -14,7 +14,7 @@ namespace warpforge::python::torch_bridge {
 
 // Raised whenever a field or function below changes meaning: the torch
 // extension refuses a _warpforge of another version.
-inline constexpr int kVersion = 4;
+inline constexpr int kVersion = 5;
 inline constexpr char kCapsuleName[] = "warpforge._warpforge._torch_bridge";
 
 // A tensor as torch holds it: on CUDA device `device`, or (device -1) in
@@ -56,6 +56,27 @@ struct GemmArgs {
 struct GroupedMmArgs {
   Tensor a, b, offs, d;
   bool has_offs = false;
+};
+
+// attention_forward's operands and options (torch.ops.warpforge.attention_forward,
+// python/warpforge/torch_attention.py; O and lse allocated by the caller):
+// each cu_seqlens is read only where has_ says so, the scale only where
+// has_scale; a window side of -1 is unbounded.
+struct AttentionForwardArgs {
+  Tensor q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k;
+  bool has_cu_seqlens_q = false, has_cu_seqlens_k = false, has_scale = false, top_left = true;
+  double scale = 0.0;
+  std::int64_t window_left = -1, window_right = -1, max_seqlen_q = 0, max_seqlen_k = 0;
+  std::string_view kernel;
+};
+
+// attention_backward's operands and options (torch.ops.warpforge.attention_backward;
+// dQ, dK, dV and the workspace allocated by the caller): the forward's (its
+// O and lse are inputs here), dO, the gradients and the mode.
+struct AttentionBackwardArgs {
+  AttentionForwardArgs forward;
+  Tensor d_o, dq, dk, dv;
+  bool deterministic = false;
 };
 
 // The row ops (row_ops.hpp's Traits), by the number the torch extension
@@ -112,6 +133,21 @@ struct Api {
   // Raises warpforge.<error_class>(message) ("RuntimeError", "OpsError"):
   // refusals the torch extension makes itself. Returns -1.
   int (*refuse)(const char* error_class, const char* message);
+  // The compiled attention forward for these arguments (made once per
+  // description and kept: the pointer stays valid).
+  int (*attention_forward_op)(const AttentionForwardArgs& args, void** op);
+  // That op on other data of its description: seven addresses (Q, K, V, O,
+  // lse, cu_seqlens_q, cu_seqlens_k: 0 without them); on `stream` (a
+  // CUstream) on a GPU.
+  int (*attention_forward_run)(void* op, const std::uint64_t (&addresses)[7], std::uintptr_t stream);
+  // The compiled attention backward for these arguments and the workspace
+  // bytes a run takes (made once per description and kept).
+  int (*attention_backward_op)(const AttentionBackwardArgs& args, void** op, std::uint64_t* workspace_bytes);
+  // That op on other data of its description: eleven addresses (Q, K, V, O,
+  // lse, dO, dQ, dK, dV, cu_seqlens_q, cu_seqlens_k: 0 without them) and the
+  // workspace's; on `stream` (a CUstream) on a GPU.
+  int (*attention_backward_run)(void* op, const std::uint64_t (&addresses)[11], std::uint64_t workspace,
+                                std::uintptr_t stream);
 };
 
 }  // namespace warpforge::python::torch_bridge

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import have, torch_cuda_or_skip, torch_or_skip
+from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip
 
 U_BF16 = 2.0 ** -8
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
@@ -232,6 +232,37 @@ def test_torch_forward_and_backward_second_call_do_not_build_the_ops_again(devic
         results.append((out.detach().cpu(), q.grad.cpu()))
     assert made.count(False) <= 1 and made.count(True) <= 1  # 0 when an earlier test built them
     assert not torch.equal(results[0][0], results[1][0]) and not torch.equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_forward_is_the_cpp_kernel_where_built(device):
+    # Built with torch: attention_forward's kernels and autograd and
+    # attention_backward's kernels are _warpforge_torch's (no Python in a
+    # call), with the Python kernels' bits:
+    # (b, s, h, d) inputs passed transposed (no copy: O keeps their layout),
+    # grouped-query heads with a window, and a varlen batch; the gradients
+    # are attention_backward's on the saved tensors (deterministic: the same
+    # bits on a GPU too).
+    torch = cpp_torch_or_skip() if device == "cpu" else torch_cuda_or_skip()
+    from warpforge import torch_attention as ta
+
+    assert ta.CPP_FORWARD and ta.CPP_BACKWARD
+    q, k, v = (x.transpose(1, 2).requires_grad_() for x in torch_inputs(torch, (1, 40, 4, 64), (1, 56, 2, 64),
+                                                                         seed=5, device=device))
+    out, lse = warpforge.attention(q, k, v, window=(9, 0), enable_gqa=True, return_lse=True, deterministic=True)
+    want = ta._forward(q.detach(), k.detach(), v.detach(), None, None, 0, 0, None, 9, 0, True)
+    assert torch.equal(out, want[0]) and torch.equal(lse, want[1]) and out.stride() == q.stride()
+    d_o = torch.randn_like(out)
+    out.backward(d_o)
+    grads = ta._backward(d_o, q.detach(), k.detach(), v.detach(), out.detach(), lse, None, None, 0, 0, None, 9, 0,
+                         True, deterministic=True)
+    assert all(torch.equal(x.grad, g) for x, g in zip((q, k, v), grads))
+    cu = torch.tensor([0, 17, 40], dtype=torch.int32, device=device)
+    q, k, v = torch_inputs(torch, (40, 2, 128), (40, 2, 128), seed=6, device=device)
+    out, lse = warpforge.attention(q, k, v, is_causal=True, cu_seqlens_q=cu, cu_seqlens_k=cu, max_seqlen_q=23,
+                                   max_seqlen_k=23, return_lse=True)
+    want = ta._forward(q, k, v, cu, cu, 23, 23, None, -1, 0, True)
+    assert torch.equal(out, want[0]) and torch.equal(lse, want[1]) and lse.shape == (2, 40)
 
 
 @pytest.mark.parametrize("device", DEVICES)

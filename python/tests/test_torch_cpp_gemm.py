@@ -253,6 +253,14 @@ expected = 2 * torch.matmul(a.double(), b.double()) + 0.5 * c.double()
 for d in (torch.ops.warpforge.gemm(a, b, c, 2.0, 0.5, torch.float32),
           warpforge.gemm(a, b, c, alpha=2.0, beta=0.5, out_dtype=torch.float32)):
     torch.testing.assert_close(d.double(), expected, atol=1e-3, rtol=1e-3)
+# attention's Python kernels and autograd (warpforge.torch_attention).
+from warpforge import torch_attention as ta
+assert not ta.CPP_FORWARD and not ta.CPP_BACKWARD
+q, k, v = (torch.randn(1, 2, 24, 64).bfloat16().requires_grad_() for _ in range(3))
+out = warpforge.attention(q, k, v, is_causal=True)
+out.float().sum().backward()
+want = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
+assert (out.double() - want).abs().max() < 0.03 and q.grad.abs().sum() > 0
 print("python implementation ran")
 """
 

@@ -79,9 +79,7 @@ def attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=Non
                    max_seqlen_k=max_seqlen_k or 0, deterministic=deterministic, kernel=kernel)
     fw = framework_of(q)
     if fw == "torch":
-        from . import torch_attention
-
-        out, lse = torch_attention.attention(q, k, v, **options)
+        out, lse = _torch_attention().attention(q, k, v, **options)
     elif fw == "jax":
         from . import jax_attention
 

@@ -14,6 +14,7 @@ import atexit
 import torch
 
 from . import _warpforge
+from . import torch as _torch_ops  # noqa: F401  (first: it imports the C++ kernels, _warpforge_torch)
 from ._frameworks import to_tensor, untraced_torch_tensor
 
 _LIBRARY = torch.library.Library("warpforge", "FRAGMENT")
@@ -216,14 +217,22 @@ def _decode_fake(q, k_cache, v_cache, block_table, kv_lens, scale=None, causal=T
     return torch.empty_like(q), q.new_empty(tuple(q.shape[:3]), dtype=torch.float32)
 
 
+# attention_forward's C++ kernels and autograd, and attention_backward's
+# kernels (warpforge._warpforge_torch, which warpforge.torch imported) where
+# that module was built: a call then never enters Python. The Python ones
+# above otherwise, the same semantics.
+CPP_FORWARD = torch._C._dispatch_has_kernel_for_dispatch_key("warpforge::attention_forward", "CUDA")
+CPP_BACKWARD = torch._C._dispatch_has_kernel_for_dispatch_key("warpforge::attention_backward", "CUDA")
 for _name, _impl, _fake in (("attention_forward", _forward, _forward_fake),
                             ("attention_backward", _backward, _backward_fake),
                             ("attention_decode", _decode, _decode_fake)):
-    for _key in ("CUDA", "CPU"):
-        _LIBRARY.impl(_name, _impl, _key)
+    if not {"attention_forward": CPP_FORWARD, "attention_backward": CPP_BACKWARD}.get(_name, False):
+        for _key in ("CUDA", "CPU"):
+            _LIBRARY.impl(_name, _impl, _key)
     torch.library.register_fake(f"warpforge::{_name}", _fake, lib=_LIBRARY)
-torch.library.register_autograd("warpforge::attention_forward", _autograd_backward, setup_context=_setup_context,
-                                lib=_LIBRARY)
+if not CPP_FORWARD:
+    torch.library.register_autograd("warpforge::attention_forward", _autograd_backward, setup_context=_setup_context,
+                                    lib=_LIBRARY)
 
 attention_forward = torch.ops.warpforge.attention_forward
 attention_backward = torch.ops.warpforge.attention_backward
@@ -232,9 +241,10 @@ attention_decode_op = torch.ops.warpforge.attention_decode
 
 def attention(q, k, v, scale, window_left, window_right, top_left, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
               max_seqlen_k, deterministic, kernel):
-    """warpforge.attention on torch tensors: (out, lse), differentiable in q, k, v."""
-    return attention_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left,
-                             window_right, top_left, deterministic=deterministic, kernel_name=kernel)
+    """warpforge.attention on torch tensors: (out, lse), differentiable in q, k, v
+    (through the overload itself: the packet's resolution costs a call ~3 us)."""
+    return attention_forward.default(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale,
+                                     window_left, window_right, top_left, deterministic, kernel)
 
 
 def _plain_eager(q):

@@ -40,6 +40,24 @@ TEST_F(AttentionGpu, ForwardCasesOnEveryKernel) {
     }
 }
 
+// The sm90a forward's persistent CTAs (one an SM) walking more units than
+// the GPU has SMs, each CTA reusing Q's buffer and the ring across its
+// items: 2 sequences x 40 heads x 3 blocks of 128 queries (240 items, the
+// last block ragged), at head_dim 64 and 128, without a mask and causal
+// (160 pairs of blocks, the middle one alone).
+TEST_F(AttentionGpu, ForwardPersistentCtasWalkSeveralItems) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  if (dev.target() != ptx::Target::sm_90a) GTEST_SKIP() << "the sm90a kernel needs an sm_90a GPU";
+  for (std::int64_t d : {64, 128})
+    for (bool causal : {false, true}) {
+      const AttentionCase c{.name = "persistent d" + std::to_string(d) + (causal ? " causal" : ""), .batch = 2,
+                            .heads_q = 40, .heads_kv = 8, .seq_q = 300, .seq_k = 333, .head_dim = d,
+                            .options = {.causal = causal}};
+      SCOPED_TRACE(c.name);
+      check_attention_forward(dev, c, rng, AttentionKernel::sm90a);
+    }
+}
+
 TEST_F(AttentionGpu, BackwardCasesFastAndDeterministic) {
   const runtime::Device dev = runtime::Device::cuda(0);
   for (const AttentionCase& c : backward_cases())
@@ -108,15 +126,18 @@ TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
 }
 
 // The backward's first kernel alone (sm90a on an sm_90a GPU; the sm80
-// kernels are in SanitizeSmallAndRagged), for scripts/gpu-attention.sh's
+// kernels are in SanitizeSmallAndRagged), for scripts/gpu-attn-bwd.sh's
 // sanitizer runs: a causal ragged case, a sliding window with GQA, varlen
-// with empty and one-row sequences; fast and deterministic.
+// with empty and one-row sequences, and three query blocks a CTA (each
+// shared buffer and hand-over barrier used again); fast and deterministic.
 TEST_F(AttentionGpu, SanitizeBackwardSmallAndRagged) {
   const runtime::Device dev = runtime::Device::cuda(0);
-  const auto bwd = backward_cases();
-  for (std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{10}})
+  std::vector<AttentionCase> cases;
+  for (std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{10}}) cases.push_back(backward_cases()[i]);
+  cases.push_back({.name = "d64 causal, three query blocks", .seq_q = 300, .seq_k = 130, .options = {.causal = true}});
+  for (const AttentionCase& c : cases)
     for (bool deterministic : {false, true})
-      check_attention_backward(dev, bwd[i], rng, deterministic, nullptr, backward_kernels(dev, bwd[i]).front());
+      check_attention_backward(dev, c, rng, deterministic, nullptr, backward_kernels(dev, c).front());
 }
 
 }  // namespace

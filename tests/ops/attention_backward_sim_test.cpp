@@ -50,18 +50,21 @@ TEST(AttentionBackwardSimDeterminism, TheDeterministicModeGivesTheSameBits) {
 }
 
 // The sm90a backward's shared-memory hand-overs (dSᵀ between the consumer
-// warpgroups, dQ from each consumer warpgroup to its writer warp through
-// named barriers' bar.arrive/bar.sync, the TMA ring through mbarriers) on a
+// warpgroups through a named barrier, dQ from each consumer warpgroup to its
+// writer warp and the TMA ring through mbarriers) on a
 // simulator that checks every shared access against the orderings the PTX
 // memory model gives them (sim/shared_races.hpp): several query blocks a
-// CTA, so each buffer is written again after its reader freed it.
+// CTA, so each buffer is written again after its reader freed it (and the
+// gradients checked against fp64).
 TEST(AttentionBackwardSimRaces, TheSm90aHandOversAreOrdered) {
   std::mt19937 rng(std::random_device{}());
   const runtime::Device checked(sim::make_backend({.worker_threads = 2, .check_shared_races = true}));
   for (const AttentionCase& c :
        {AttentionCase{.name = "d128 GQA causal", .heads_q = 2, .heads_kv = 1, .seq_q = 200, .seq_k = 150,
                       .head_dim = 128, .options = {.causal = true}},
-        AttentionCase{.name = "d64", .heads_q = 2, .heads_kv = 2, .seq_q = 200, .seq_k = 130, .head_dim = 64}}) {
+        // 128-query blocks, the second ragged and cut by the diagonal.
+        AttentionCase{.name = "d64 causal", .heads_q = 2, .heads_kv = 2, .seq_q = 300, .seq_k = 130, .head_dim = 64,
+                      .options = {.causal = true}}}) {
     SCOPED_TRACE(c.name);
     EXPECT_NO_THROW(check_attention_backward(checked, c, rng, false, nullptr, AttentionKernel::sm90a));
   }

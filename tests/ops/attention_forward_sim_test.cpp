@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "ops/attention_cases.hpp"
+#include "ops/expect_contains.hpp"
+#include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -30,6 +32,44 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionForwardSim,
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return n + "_" + std::string(name(std::get<1>(info.param)));
                          });
+
+// The sm90a kernel's persistent CTAs on a simulator of two SMs: two CTAs
+// walk 12 items each (2 sequences x 3 heads x 4 blocks of 128 queries, the
+// last ragged), each reusing Q's buffer and the ring across items; causal,
+// pairs of a head's blocks (the last with the first, ...), and with an odd
+// block count (3: the middle block alone); head_dim 128 (three stages).
+TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
+  const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
+  std::mt19937 rng(std::random_device{}());
+  AttentionCase c{.name = "persistent", .batch = 2, .heads_q = 3, .heads_kv = 3, .seq_q = 400, .seq_k = 150};
+  auto t = make_attention_inputs(two_sms, c, rng);
+  Attention probe({.q = t.q.view, .k = t.k.view, .v = t.v.view, .o = t.q.view}, c.options);
+  EXPECT_CONTAINS(probe.describe(), "persistent CTAs, one an SM");
+  check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
+  c.options.causal = true;
+  Attention paired({.q = t.q.view, .k = t.k.view, .v = t.v.view, .o = t.q.view}, c.options);
+  EXPECT_CONTAINS(paired.describe(), "over pairs of a head's last and first");
+  check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
+  c.seq_q = 300;
+  check_attention_forward(two_sms, c, rng, AttentionKernel::sm90a);
+  // head_dim 128: three stages of 128 keys (the last block ragged), GQA.
+  AttentionCase wide{.name = "persistent d128", .heads_q = 4, .heads_kv = 2, .seq_q = 300, .seq_k = 400,
+                     .head_dim = 128};
+  check_attention_forward(two_sms, wide, rng, AttentionKernel::sm90a);
+}
+
+// The persistent CTA's hand-overs under the simulator's race checker (which
+// orders shared-memory accesses as the PTX memory model does): one SM, so one
+// CTA walks every item, Q's buffer reloaded for each while the ring turns;
+// not causal, and causal (pairs of blocks).
+TEST(AttentionForwardSimRaces, ThePersistentHandOversAreOrdered) {
+  std::mt19937 rng(std::random_device{}());
+  const runtime::Device checked(sim::make_backend({.worker_threads = 2, .sm_count = 1, .check_shared_races = true}));
+  AttentionCase c{.name = "one CTA", .heads_q = 2, .heads_kv = 1, .seq_q = 300, .seq_k = 200};
+  EXPECT_NO_THROW(check_attention_forward(checked, c, rng, AttentionKernel::sm90a));
+  c.options.causal = true;
+  EXPECT_NO_THROW(check_attention_forward(checked, c, rng, AttentionKernel::sm90a));
+}
 
 }  // namespace
 }  // namespace warpforge::ops::testing

@@ -169,6 +169,21 @@ TEST_F(AttentionRefusal, DescribeNamesTheKernel) {
   EXPECT_CONTAINS(forced.check_support()[0], "kernel sm90a refuses: device simulator");
 }
 
+TEST_F(AttentionRefusal, Sm90aCountsItsWorkUnitsInU32) {
+  // 2^16 sequences x 256 heads x 128 blocks of 128 queries = 2^31 items,
+  // over one head's rows (batch and head strides 0: no memory for the rest).
+  auto head = tensor(DType::bf16, {1, 1, 16384, 64});
+  const TensorView many(keep.back(), DType::bf16, {65536, 256, 16384, 64}, {0, 0, 64, 1});
+  Attention op({.q = many, .k = many, .v = many, .o = many}, {.kernel = AttentionKernel::sm90a});
+  std::string all;
+  for (const auto& w : op.check_support()) all += w + "\n";
+  EXPECT_CONTAINS(all, "kernel sm90a refuses: 128 blocks of 128 queries x heads_q 256 x batch 65536 = 2147483648 work "
+                       "units; the sm90a kernel counts at most 2^31 - 1");
+  // Causal: the units are pairs of blocks, 2^30 of them: no refusal of their count.
+  Attention causal({.q = many, .k = many, .v = many, .o = many}, {.causal = true, .kernel = AttentionKernel::sm90a});
+  for (const auto& w : causal.check_support()) EXPECT_EQ(w.find("work units"), std::string::npos) << w;
+}
+
 TEST_F(AttentionRefusal, ExecuteRefusesOtherViews) {
   auto q = qkv(), bigger = qkv(2, 32);
   Attention op({.q = q, .k = q, .v = q, .o = q});

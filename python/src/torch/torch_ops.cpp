@@ -1,8 +1,10 @@
 // warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax,
-// torch.ops.warpforge.gemm, torch.ops.warpforge.grouped_mm (with its
-// autograd) and the row ops (row_kernels.inc) for the CUDA and CPU dispatch keys (the schemas
+// torch.ops.warpforge.gemm, torch.ops.warpforge.grouped_mm,
+// torch.ops.warpforge.attention_forward (those two with their autograd),
+// torch.ops.warpforge.attention_backward and the row ops (row_kernels.inc)
+// for the CUDA and CPU dispatch keys (the schemas
 // and the fake kernels are defined once, in python/warpforge/torch.py, which
-// imports this module, and grouped_torch.py). A Python implementation costs the dispatcher's call
+// imports this module, grouped_torch.py and torch_attention.py). A Python implementation costs the dispatcher's call
 // into Python and torch.empty calls from Python before any launch
 // (docs/PERFORMANCE.md, "Python host overhead"); here a call is a look-up by a
 // byte key, the outputs' at::empty and one launch through
@@ -29,12 +31,16 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "../torch_bridge.hpp"
 #include "warpforge/runtime/dtype.hpp"
@@ -447,6 +453,257 @@ at::Tensor grouped_mm_autograd(const at::Tensor& a, const at::Tensor& b, const s
   return GroupedMmFunction::apply(a, b, offs, out_dtype);
 }
 
+// attention_forward's operand as the kernels take it (torch_attention._ready):
+// head_dim contiguous, the other strides multiples of 8 elements, 16-byte
+// aligned; a copy only where it is not.
+at::Tensor attention_ready(const at::Tensor& t) {
+  bool ready = t.dim() > 0 && t.stride(-1) == 1 && reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0;
+  for (std::int64_t i = 0; ready && i + 1 < t.dim(); ++i) ready = t.size(i) <= 1 || t.stride(i) % 8 == 0;
+  if (ready) return t;
+  return t.is_contiguous() ? t.clone() : t.contiguous();
+}
+
+void add_optional(Key& key, const std::optional<at::Tensor>& t, const char* role) {
+  key.add(std::int64_t{t.has_value()});
+  if (t) key.add(*t, dtype_value(t->scalar_type(), role));
+}
+
+auto* attention_cache = new OpCache();  // kept past interpreter exit
+
+std::uint64_t address_of(const at::Tensor& t) {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(t.data_ptr()));
+}
+
+// What the attention ops share: the operands' key and description (Q, K,
+// V, O, lse first, as each op takes them), the sequence offsets and the
+// mask options of the schema (torch_attention._MASK).
+struct AttentionCall {
+  const std::optional<at::Tensor>& cu_q;
+  const std::optional<at::Tensor>& cu_k;
+  std::int64_t max_q, max_k;
+  std::optional<double> scale;
+  std::int64_t left, right;
+  bool top_left;
+  c10::string_view kernel;
+  std::vector<const at::Tensor*> tensors;
+  std::vector<std::int32_t> types;
+  Key key;
+
+  AttentionCall(std::initializer_list<std::pair<const at::Tensor*, const char*>> operands,
+                const std::optional<at::Tensor>& cu_seqlens_q, const std::optional<at::Tensor>& cu_seqlens_k,
+                std::int64_t max_seqlen_q, std::int64_t max_seqlen_k, std::optional<double> scale_in,
+                std::int64_t window_left, std::int64_t window_right, bool top_left_in, c10::string_view kernel_name)
+      : cu_q(cu_seqlens_q), cu_k(cu_seqlens_k), max_q(max_seqlen_q), max_k(max_seqlen_k), scale(scale_in),
+        left(window_left), right(window_right), top_left(top_left_in), kernel(kernel_name) {
+    for (const auto& [t, role] : operands) {
+      tensors.push_back(t);
+      types.push_back(dtype_value(t->scalar_type(), role));
+      key.add(*t, types.back());
+    }
+    add_optional(key, cu_q, "cu_seqlens_q");
+    add_optional(key, cu_k, "cu_seqlens_k");
+    key.add(std::int64_t{scale.has_value()});
+    key.add_double(scale.value_or(0.0));
+    for (std::int64_t value : {max_q, max_k, left, right, std::int64_t{top_left}}) key.add(value);
+    key.add(kernel);
+  }
+
+  bridge::Tensor described(std::size_t i, const char* role) const { return describe(*tensors[i], types[i], role); }
+
+  // The forward's arguments: Q, K, V, O, lse and the options.
+  bridge::AttentionForwardArgs forward_args() const {
+    bridge::AttentionForwardArgs args{.q = described(0, "q"),
+                                      .k = described(1, "k"),
+                                      .v = described(2, "v"),
+                                      .o = described(3, "o"),
+                                      .lse = described(4, "lse"),
+                                      .has_cu_seqlens_q = cu_q.has_value(),
+                                      .has_cu_seqlens_k = cu_k.has_value(),
+                                      .has_scale = scale.has_value(),
+                                      .top_left = top_left,
+                                      .scale = scale.value_or(0.0),
+                                      .window_left = left,
+                                      .window_right = right,
+                                      .max_seqlen_q = max_q,
+                                      .max_seqlen_k = max_k,
+                                      .kernel = kernel};
+    if (cu_q) args.cu_seqlens_q = describe(*cu_q, dtype_value(cu_q->scalar_type(), "cu_seqlens_q"), "cu_seqlens_q");
+    if (cu_k) args.cu_seqlens_k = describe(*cu_k, dtype_value(cu_k->scalar_type(), "cu_seqlens_k"), "cu_seqlens_k");
+    return args;
+  }
+
+  // The tensors' data addresses, then the sequence offsets' (0 without them).
+  template <std::size_t N>
+  void addresses(std::uint64_t (&out)[N]) const {
+    for (std::size_t i = 0; i < tensors.size(); ++i) out[i] = address_of(*tensors[i]);
+    out[N - 2] = cu_q ? address_of(*cu_q) : 0;
+    out[N - 1] = cu_k ? address_of(*cu_k) : 0;
+  }
+};
+
+// torch.ops.warpforge.attention_forward's CUDA and CPU kernel
+// (warpforge.torch_attention defines the schema, the fake kernel and the
+// Python kernel this replaces): O like q, lse (batch, heads, seq) or varlen
+// (heads, total) in f32, one launch. A window side of -1 is unbounded
+// (causal: window_right 0); deterministic is the backward's.
+std::tuple<at::Tensor, at::Tensor> attention_forward(
+    const at::Tensor& q_in, const at::Tensor& k_in, const at::Tensor& v_in,
+    const std::optional<at::Tensor>& cu_seqlens_q, const std::optional<at::Tensor>& cu_seqlens_k,
+    std::int64_t max_seqlen_q, std::int64_t max_seqlen_k, std::optional<double> scale, std::int64_t window_left,
+    std::int64_t window_right, bool top_left, bool /*deterministic*/, c10::string_view kernel_name) {
+  const at::Tensor q = attention_ready(q_in), k = attention_ready(k_in), v = attention_ready(v_in);
+  // lse: (batch, heads, seq), or (heads, total) for a varlen batch (torch_attention._lse_shape).
+  at::Tensor o = at::empty_like(q);
+  at::Tensor lse = cu_seqlens_q || q.dim() != 4 ? at::empty({q.dim() > 1 ? q.size(1) : 1, q.dim() > 0 ? q.size(0) : 1},
+                                                            q.options().dtype(at::kFloat))
+                                                : at::empty({q.size(0), q.size(1), q.size(2)}, q.options().dtype(at::kFloat));
+  const AttentionCall call({{&q, "q"}, {&k, "k"}, {&v, "v"}, {&o, "o"}, {&lse, "lse"}}, cu_seqlens_q, cu_seqlens_k,
+                           max_seqlen_q, max_seqlen_k, scale, window_left, window_right, top_left, kernel_name);
+  void* op = attention_cache->get(call.key.bytes(), [&] {
+    void* made = nullptr;
+    check(api->attention_forward_op(call.forward_args(), &made));
+    return made;
+  });
+  std::uint64_t addresses[7];
+  call.addresses(addresses);
+  check(api->attention_forward_run(op, addresses, current_stream(q)));
+  return {std::move(o), std::move(lse)};
+}
+
+// The compiled backward and the workspace bytes its runs take.
+struct AttentionBackwardEntry {
+  void* op;
+  std::uint64_t workspace_bytes;
+};
+
+// torch.ops.warpforge.attention_backward's CUDA and CPU kernel (as the
+// forward's above): dQ, dK, dV like q, k, v, the workspace from torch's
+// allocator (so CUDA graphs capture it), the backward's launches.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
+    const at::Tensor& grad_out, const at::Tensor& q_in, const at::Tensor& k_in, const at::Tensor& v_in,
+    const at::Tensor& out, const at::Tensor& lse, const std::optional<at::Tensor>& cu_seqlens_q,
+    const std::optional<at::Tensor>& cu_seqlens_k, std::int64_t max_seqlen_q, std::int64_t max_seqlen_k,
+    std::optional<double> scale, std::int64_t window_left, std::int64_t window_right, bool top_left,
+    bool deterministic, c10::string_view kernel_name) {
+  const at::Tensor q = attention_ready(q_in), k = attention_ready(k_in), v = attention_ready(v_in),
+                   o = attention_ready(out), d_o = attention_ready(grad_out);
+  at::Tensor dq = at::empty_like(q), dk = at::empty_like(k), dv = at::empty_like(v);
+  AttentionCall call({{&q, "q"}, {&k, "k"}, {&v, "v"}, {&o, "out"}, {&lse, "lse"}, {&d_o, "grad_out"}, {&dq, "dq"},
+                      {&dk, "dk"}, {&dv, "dv"}},
+                     cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left, window_right, top_left,
+                     kernel_name);
+  call.key.add(std::int64_t{deterministic});
+  const auto* entry = static_cast<const AttentionBackwardEntry*>(attention_cache->get(call.key.bytes(), [&] {
+    bridge::AttentionBackwardArgs args{.forward = call.forward_args(),
+                                       .d_o = call.described(5, "grad_out"),
+                                       .dq = call.described(6, "dq"),
+                                       .dk = call.described(7, "dk"),
+                                       .dv = call.described(8, "dv"),
+                                       .deterministic = deterministic};
+    auto made = std::make_unique<AttentionBackwardEntry>();  // kept, as the op
+    check(api->attention_backward_op(args, &made->op, &made->workspace_bytes));
+    return static_cast<void*>(made.release());
+  }));
+  const at::Tensor workspace =
+      at::empty({static_cast<std::int64_t>(entry->workspace_bytes)}, q.options().dtype(at::kByte));
+  std::uint64_t addresses[11];
+  call.addresses(addresses);
+  check(api->attention_backward_run(entry->op, addresses, address_of(workspace), current_stream(q)));
+  return {std::move(dq), std::move(dk), std::move(dv)};
+}
+
+// attention_forward and attention_backward through the dispatcher.
+std::tuple<at::Tensor, at::Tensor> call_attention_forward(
+    const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& cu_q,
+    const std::optional<at::Tensor>& cu_k, std::int64_t max_q, std::int64_t max_k, std::optional<double> scale,
+    std::int64_t left, std::int64_t right, bool top_left, bool deterministic, c10::string_view kernel_name) {
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("warpforge::attention_forward", "")
+          .typed<std::tuple<at::Tensor, at::Tensor>(
+              const at::Tensor&, const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&,
+              const std::optional<at::Tensor>&, std::int64_t, std::int64_t, std::optional<double>, std::int64_t,
+              std::int64_t, bool, bool, c10::string_view)>();
+  return op.call(q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic, kernel_name);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> call_attention_backward(
+    const at::Tensor& grad_out, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& out,
+    const at::Tensor& lse, const std::optional<at::Tensor>& cu_q, const std::optional<at::Tensor>& cu_k,
+    std::int64_t max_q, std::int64_t max_k, std::optional<double> scale, std::int64_t left, std::int64_t right,
+    bool top_left, bool deterministic, c10::string_view kernel_name) {
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("warpforge::attention_backward", "")
+          .typed<std::tuple<at::Tensor, at::Tensor, at::Tensor>(
+              const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+              const at::Tensor&, const std::optional<at::Tensor>&, const std::optional<at::Tensor>&, std::int64_t,
+              std::int64_t, std::optional<double>, std::int64_t, std::int64_t, bool, bool, c10::string_view)>();
+  return op.call(grad_out, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic,
+                 kernel_name);
+}
+
+// attention_forward's autograd in C++ (as grouped_mm's: the Python
+// register_autograd wrapper costs a call ~40 us of host time): dQ, dK, dV
+// from attention_backward; lse is not differentiable (as in FlashAttention).
+class AttentionFunction : public torch::autograd::Function<AttentionFunction> {
+ public:
+  static torch::autograd::variable_list forward(
+      torch::autograd::AutogradContext* ctx, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+      const std::optional<at::Tensor>& cu_q, const std::optional<at::Tensor>& cu_k, std::int64_t max_q,
+      std::int64_t max_k, std::optional<double> scale, std::int64_t left, std::int64_t right, bool top_left,
+      bool deterministic, c10::string_view kernel_name) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    auto [out, lse] = call_attention_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left,
+                                             deterministic, kernel_name);
+    ctx->save_for_backward({q, k, v, out, lse, cu_q.value_or(at::Tensor()), cu_k.value_or(at::Tensor())});
+    ctx->saved_data["max_q"] = max_q;
+    ctx->saved_data["max_k"] = max_k;
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["left"] = left;
+    ctx->saved_data["right"] = right;
+    ctx->saved_data["top_left"] = top_left;
+    ctx->saved_data["deterministic"] = deterministic;
+    ctx->saved_data["kernel_name"] = std::string(kernel_name);
+    ctx->mark_non_differentiable({lse});
+    return {out, lse};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const torch::autograd::variable_list saved = ctx->get_saved_variables();
+    auto optional = [](const at::Tensor& t) { return t.defined() ? std::optional(t) : std::nullopt; };
+    const auto& d = ctx->saved_data;
+    const std::string kernel_name = d.at("kernel_name").toStringRef();
+    auto [dq, dk, dv] = call_attention_backward(
+        grads[0], saved[0], saved[1], saved[2], saved[3], saved[4], optional(saved[5]), optional(saved[6]),
+        d.at("max_q").toInt(), d.at("max_k").toInt(), d.at("scale").toOptional<double>(), d.at("left").toInt(),
+        d.at("right").toInt(), d.at("top_left").toBool(), d.at("deterministic").toBool(), kernel_name);
+    torch::autograd::variable_list grad_inputs(13);
+    grad_inputs[0] = dq;
+    grad_inputs[1] = dk;
+    grad_inputs[2] = dv;
+    return grad_inputs;
+  }
+};
+
+std::tuple<at::Tensor, at::Tensor> attention_forward_autograd(
+    const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& cu_q,
+    const std::optional<at::Tensor>& cu_k, std::int64_t max_q, std::int64_t max_k, std::optional<double> scale,
+    std::int64_t left, std::int64_t right, bool top_left, bool deterministic, c10::string_view kernel_name) {
+  // A call that records no graph (grad mode off, or no input requiring a
+  // gradient) goes below autograd directly: no node, no saved tensors (an
+  // inference call's host time).
+  if (!at::GradMode::is_enabled() || !(q.requires_grad() || k.requires_grad() || v.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return call_attention_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic,
+                                  kernel_name);
+  }
+  const torch::autograd::variable_list r = AttentionFunction::apply(q, k, v, cu_q, cu_k, max_q, max_k, scale, left,
+                                                                    right, top_left, deterministic, kernel_name);
+  return {r[0], r[1]};
+}
+
 #include "row_kernels.inc"
 
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
@@ -459,16 +716,20 @@ void register_kernels() {
     library->impl("gemm_amax", TORCH_FN(gemm_amax));
     library->impl("gemm", TORCH_FN(gemm));
     library->impl("grouped_mm", TORCH_FN(grouped_mm));
+    library->impl("attention_forward", TORCH_FN(attention_forward));
+    library->impl("attention_backward", TORCH_FN(attention_backward));
     register_row_kernels(*library);
   }
   auto* autograd = new torch::Library(torch::Library::IMPL, "warpforge", c10::DispatchKey::Autograd, __FILE__,
                                       __LINE__);  // kept, as above
   autograd->impl("grouped_mm", TORCH_FN(grouped_mm_autograd));
+  autograd->impl("attention_forward", TORCH_FN(attention_forward_autograd));
   register_row_autograd(*autograd);
 }
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_warpforge_torch",
-                          "The C++ kernels of torch.ops.warpforge.gemm_amax, .gemm, .grouped_mm and the row ops "
+                          "The C++ kernels of torch.ops.warpforge.gemm_amax, .gemm, .grouped_mm, "
+                          ".attention_forward, .attention_backward and the row ops "
                           "(warpforge.torch imports this module).",
                           -1, row_methods};
 

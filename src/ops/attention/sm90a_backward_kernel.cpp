@@ -24,24 +24,29 @@ using runtime::DType;
 
 namespace {
 
-constexpr int kBM = Sm90aBackwardSpec::block_m, kBN = Sm90aBackwardSpec::block_n;
+constexpr int kBN = Sm90aBackwardSpec::block_n;
+constexpr int kWgM = 64;                   // a warpgroup's wgmma rows (M)
 constexpr std::uint32_t kRow = 128;        // bytes of a panel row: 64 elements, the 128-byte swizzle's span
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
+constexpr std::uint32_t kPanel = kBN * kRow;  // a 64-column panel of the CTA's 128 keys (K, V, dSᵀ)
 constexpr float kLog2e = 1.4426950408889634f;
 // lse and D of one query block, staged by a warpgroup: two buffers (one
-// step's while the last one's may still be read) of kBM floats each.
-constexpr std::uint32_t kRowValuesBytes = 2 * 2 * kBM * 4;
-// dSᵀ of the CTA's keys against one query block: kBN rows of kBM elements
-// (one 128-byte row), two buffers (fast mode).
-constexpr std::uint32_t kDsBytes = kBN * kRow;
-// dQ of one query block, a consumer warpgroup's 64 columns (f32), handed to
-// its dQ writer warp: rows of 64 values padded by 4 (the row halves of a
-// warp's store fall in different banks).
-constexpr std::uint32_t kDqRowBytes = (64 + 4) * 4;
-constexpr std::uint32_t kDqTileBytes = kBM * kDqRowBytes;
+// step's while the last one's may still be read) of block_m floats each.
+std::uint32_t row_values_bytes(const Sm90aBackwardSpec& s) { return 2 * 2 * static_cast<std::uint32_t>(s.block_m) * 4; }
+// dSᵀ of the CTA's keys against one query block: block_m/64 panels of kBN
+// rows of 64 queries (one 128-byte row), two buffers (fast mode).
+std::uint32_t ds_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(s.block_m / 64) * kPanel; }
+// A consumer warpgroup's part of a query block's dQ: with 64-query blocks
+// every query and half of the columns, with 128-query blocks its 64 queries
+// and every column (the wgmma's M is 64 rows). Its f32 tile, handed to its
+// dQ writer warp, has rows of dq_columns values padded by 4 (the row halves
+// of a warp's store fall in different banks).
+int dq_columns(const Sm90aBackwardSpec& s) { return s.head_dim * s.block_m / (2 * kWgM); }
+std::uint32_t dq_row_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(dq_columns(s) + 4) * 4; }
+std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) { return kWgM * dq_row_bytes(s); }
 
 struct Smem {
-  std::uint32_t k, v, ds, dq, row_values, ring, full, empty, kv_full, launch;
+  std::uint32_t k, v, ds, dq, row_values, ring, full, empty, kv_full, dq_full, dq_empty, launch;
 };
 Smem smem_of(const Sm90aBackwardSpec& s) {
   tile::SharedLayout layout;
@@ -49,14 +54,18 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
   m.k = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
   m.v = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
   if (!s.deterministic) {
-    m.ds = layout.buffer(2 * kDsBytes, tile::SharedLayout::kBaseAlignment);
-    m.dq = layout.buffer(2 * kDqTileBytes);
+    m.ds = layout.buffer(2 * ds_bytes(s), tile::SharedLayout::kBaseAlignment);
+    m.dq = layout.buffer(2 * dq_tile_bytes(s));
   }
-  m.row_values = layout.buffer(2 * kRowValuesBytes);  // one set a consumer warpgroup
+  m.row_values = layout.buffer(2 * row_values_bytes(s));  // one set a consumer warpgroup
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
   m.kv_full = layout.mbarriers(1);
+  if (!s.deterministic) {  // one of each a consumer warpgroup
+    m.dq_full = layout.mbarriers(2);
+    m.dq_empty = layout.mbarriers(2);
+  }
   m.launch = layout.launch_bytes();
   return m;
 }
@@ -89,7 +98,7 @@ class KeyBlockWork final : public OneItemPerCta {
                                                .right = s.window_right,
                                                .window_left = window_left,
                                                .window_right = window_right},
-                                              qs.length, n0, kBN, kBM);
+                                              qs.length, n0, kBN, s.block_m);
     Reg count = seen.hi - seen.lo;
     item_.tile = {n0.as(u32), kv_head, b, block};
     item_.kb0 = k.mov(s32, 0);
@@ -145,14 +154,21 @@ class Backward final : public tile::WarpSpecializedDesign {
     kv_full_.emplace(k_, base_, m_.kv_full, 1);
     row_values_ready_.emplace(ws.warpgroup_barriers(128));
     ds_ready_.emplace(ws.named_barrier(256));
-    // A consumer warpgroup and its dQ writer warp: 160 threads.
-    dq_full_.emplace(ws.warpgroup_barriers(160));
-    dq_empty_.emplace(ws.warpgroup_barriers(160));
+    if (!s_.deterministic) {
+      dq_full_.emplace(k_, base_, m_.dq_full, 2);
+      dq_empty_.emplace(k_, base_, m_.dq_empty, 2);
+    }
   }
 
   void initialize(tile::WarpSpecialized&) override {
     for (const Reg& map : {map_q_, map_k_, map_v_, map_do_}) k_.prefetch_tensormap(map);
     kv_full_->init(0, 1);
+    // dQ's hand-over: full when the warpgroup's 128 threads have stored
+    // their part, empty when the writer warp's 32 lanes have read theirs.
+    for (int w = 0; w < (s_.deterministic ? 0 : 2); ++w) {
+      dq_full_->init(w, 128);
+      dq_empty_->init(w, 32);
+    }
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -188,7 +204,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     Reg slot = base_ + m_.ring + s.state.stage() * s_.stage_bytes();
     Reg row = s.item.extra[KeyBlockWork::q_first] + st.m0.as(u32);
     for (int p = 0; p < panels(); ++p) {
-      const std::uint32_t panel = static_cast<std::uint32_t>(p) * kBM * kRow;
+      const std::uint32_t panel = static_cast<std::uint32_t>(p * s_.block_m) * kRow;
       k_.tma_load(at(slot + panel), map_q_, {p * 64, row, st.head, batch_coordinate(s.item)}, at(s.full));
       k_.tma_load(at(slot + (s_.q_bytes() + panel)), map_do_, {p * 64, row, st.head, batch_coordinate(s.item)},
                   at(s.full));
@@ -200,14 +216,14 @@ class Backward final : public tile::WarpSpecializedDesign {
     lane_ = k_.sreg(SReg::laneid);
     wg_tid_ = ws.tid() & 127;
     warp_keys_ = wg_ * 64 + (wg_tid_ >> 5) * 16;  // the warp's first key of the CTA's 128
-    st_.emplace(c_tile(k_, 16, kBM, "st"));
-    dpt_.emplace(c_tile(k_, 16, kBM, "dpt"));
+    st_.emplace(c_tile(k_, 16, s_.block_m, "st"));
+    dpt_.emplace(c_tile(k_, 16, s_.block_m, "dpt"));
     dk_acc_.emplace(c_tile(k_, 16, s_.head_dim, "dk"));
     dv_acc_.emplace(c_tile(k_, 16, s_.head_dim, "dv"));
     for (const Reg& r : dk_acc_->regs()) k_.mov(r, imm_f32(0.0f));
     for (const Reg& r : dv_acc_->regs()) k_.mov(r, imm_f32(0.0f));
-    if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, 64, "dq"));
-    for (int i = 0; i < kBM / 16; ++i) {
+    if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, dq_columns(s_), "dq"));
+    for (int i = 0; i < s_.block_m / 16; ++i) {
       pt_.push_back(a_tile(k_, 16, 16, in_, "pt" + std::to_string(i) + "_"));
       dst_.push_back(a_tile(k_, 16, 16, in_, "dst" + std::to_string(i) + "_"));
     }
@@ -222,17 +238,18 @@ class Backward final : public tile::WarpSpecializedDesign {
     v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v + wg_ * (64 * kRow), 16, kAtom);
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
     do_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), 16, kAtom);
-    q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, kBM * kRow, kAtom);
-    do_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), kBM * kRow, kAtom);
+    const std::uint32_t q_panel = static_cast<std::uint32_t>(s_.block_m) * kRow;
+    q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, q_panel, kAtom);
+    do_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), q_panel, kAtom);
     if (!s_.deterministic) {
-      // dQ's operands: at head_dim 128 every key of dSᵀ and K's panel w; at
-      // 64 the warpgroup's own 64 keys of each.
-      Reg keys0 = panels() == 2 ? k_.mov(u32, 0) : wg_ * (64 * kRow);
-      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + keys0, kBN * kRow, kAtom);
-      k_mn_desc_ = tile::warpgroup::smem_descriptor(
-          k_, base_ + m_.k + (panels() == 2 ? wg_ * (kBN * kRow) : keys0), kBN * kRow, kAtom);
+      // dQ's operands over every key: dSᵀ's panel of this warpgroup's
+      // queries and K's columns of its part (a 32-column half starts inside
+      // a panel's 128-byte rows, as the K steps above do).
+      const auto bytes_to = [](int column) { return static_cast<std::uint32_t>(column / 64) * kPanel + column % 64 * 2; };
+      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + wg_ * bytes_to(dq_row0()), kPanel, kAtom);
+      k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * bytes_to(dq_column0()), kPanel, kAtom);
     }
-    row_values_ = base_ + m_.row_values + wg_ * kRowValuesBytes;
+    row_values_ = base_ + m_.row_values + wg_ * row_values_bytes(s_);
   }
 
   // Each step, one query block against the warpgroup's 64 keys: Sᵀ and dPᵀ
@@ -260,11 +277,11 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_commit_group();
         issue_transposed_scores(dpt_->regs(), v_desc_, do_desc_ + stage_offset);
         k_.wgmma_commit_group();
-        Reg values = row_values_ + buffer * (kRowValuesBytes / 2);
-        k_.if_then(wg_tid_ < kBM, [&] {
+        Reg values = row_values_ + buffer * (row_values_bytes(s_) / 2);
+        k_.if_then(wg_tid_ < s_.block_m, [&] {
           Reg slot = wg_tid_ << 2;
           k_.st(Space::shared, f32, at(values + slot), next.lse_log2);
-          k_.st(Space::shared, f32, at(values + slot, kBM * 4), next.delta);
+          k_.st(Space::shared, f32, at(values + slot, s_.block_m * 4), next.delta);
         });
         k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
         row_values_ready_->of(wg_).sync();
@@ -276,7 +293,7 @@ class Backward final : public tile::WarpSpecializedDesign {
         pack_accumulator_as_a(k_, *dpt_, dst_);
         // dSᵀ is stored before the wgmma that read it from registers are
         // issued: until they retire no other instruction may touch it.
-        if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * kDsBytes);
+        if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
         k_.wgmma_fence();
         issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();
@@ -285,7 +302,7 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_commit_group();
         if (!s_.deterministic) {
           k_.wgmma_wait_group(1);  // dV and dQ: dQ goes to its writer while dK runs
-          hand_dq_over();
+          hand_dq_over(buffer);
         }
         k_.wgmma_wait_group(0);
         k_.if_then(lead, [&] { pipe.release(state.stage()); });
@@ -321,6 +338,10 @@ class Backward final : public tile::WarpSpecializedDesign {
   };
 
   int panels() const { return s_.head_dim / 64; }
+  // Consumer warpgroup w's part of dQ starts at query w·dq_row0() of the
+  // block and column w·dq_column0().
+  int dq_row0() const { return s_.block_m - kWgM; }
+  int dq_column0() const { return s_.head_dim - dq_columns(s_); }
   // Varlen maps have one batch (the rows run on across sequences).
   Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
 
@@ -328,18 +349,18 @@ class Backward final : public tile::WarpSpecializedDesign {
     const Reg& blocks = w.extra[KeyBlockWork::blocks];
     Reg head_in_group = k_.div(t, blocks), block = k_.reg(s32);
     k_.rem(block, t, blocks);
-    Reg m0 = (w.extra[KeyBlockWork::first_block] + block) * kBM;
+    Reg m0 = (w.extra[KeyBlockWork::first_block] + block) * s_.block_m;
     return {w.tile.n0 * group_ + head_in_group.as(u32), m0, w.extra[KeyBlockWork::len_q] - m0};
   }
 
-  // Into r, query row m0 + tid of the step (threads tid < kBM of the
+  // Into r, query row m0 + tid of the step (threads tid < block_m of the
   // warpgroup): its lse in log2 units, +inf where the row is padding or sees no key
   // (the forward's -inf), so that P = exp2(s - lse) is 0; and D (0 there).
   void load_row_values(const tile::WorkItem& w, const Step& st, const RowValues& r) {
     const Src plus_infinity = imm_f32(std::numeric_limits<float>::infinity());
     k_.mov(r.lse_log2, plus_infinity);
     k_.mov(r.delta, imm_f32(0.0f));
-    k_.if_then(wg_tid_ < kBM && wg_tid_.as(s32) < st.rows_valid, [&] {
+    k_.if_then(wg_tid_ < s_.block_m && wg_tid_.as(s32) < st.rows_valid, [&] {
       Reg row = w.extra[KeyBlockWork::q_first] + st.m0.as(u32) + wg_tid_;
       Reg at_lse = element_address(
           k_, lse_, element_offset(k_, w.tile.batch, strides_[0], st.head, strides_[1], row, strides_[2]), 4);
@@ -359,15 +380,15 @@ class Backward final : public tile::WarpSpecializedDesign {
   // (K-major), B the slot's Q or dO (K-major): Sᵀ or dPᵀ (uncommitted).
   void issue_transposed_scores(const Regs& acc, const Reg& a_desc, const Reg& b_desc) {
     for (int j = 0; j < s_.head_dim / 16; ++j) {
-      const std::uint32_t a_off = (j / 4) * kBN * kRow + (j % 4) * 32, b_off = (j / 4) * kBM * kRow + (j % 4) * 32;
+      const std::uint32_t a_off = (j / 4) * kPanel + (j % 4) * 32, b_off = (j / 4) * s_.block_m * kRow + (j % 4) * 32;
       k_.wgmma_mma_async(in_, acc, a_desc + (a_off >> 4), b_desc + (b_off >> 4), j > 0, WgmmaMajor::k, WgmmaMajor::k);
     }
   }
 
-  // acc += a·B over the block's 64 queries (k-steps of 16): a the packed Pᵀ
+  // acc += a·B over the block's queries (k-steps of 16): a the packed Pᵀ
   // or dSᵀ, B the slot's dO or Q read N-major (uncommitted).
   void issue_with_a_from_registers(const Regs& acc, const std::vector<tile::RegisterTile>& a, const Reg& b_desc) {
-    for (int kk = 0; kk < kBM / 16; ++kk)
+    for (int kk = 0; kk < s_.block_m / 16; ++kk)
       k_.wgmma_mma_async(in_, in_, acc, a[static_cast<std::size_t>(kk)].regs(), b_desc + (kk * 16 * kRow >> 4), true,
                          WgmmaMajor::mn);
   }
@@ -384,7 +405,7 @@ class Backward final : public tile::WarpSpecializedDesign {
                             .right = s_.window_right,
                             .window_left = window_left_,
                             .window_right = window_right_};
-    k_.if_then(mask_cuts(mask, st.m0, kBM, w.tile.m0.as(s32), kBN), [&] { apply_mask(k_, *st_, mask); });
+    k_.if_then(mask_cuts(mask, st.m0, s_.block_m, w.tile.m0.as(s32), kBN), [&] { apply_mask(k_, *st_, mask); });
     by_column(values, 0, [&](const Reg& lse_log2, const Reg& x, const Reg&) {
       Reg minus = k_.reg(f32);
       k_.neg(minus, lse_log2);
@@ -395,7 +416,7 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   // dSᵀ = Pᵀ ∘ (dPᵀ - D), in dPᵀ's registers.
   void dp_to_ds(const Reg& values) {
-    by_column(values, kBM * 4, [&](const Reg& d, const Reg& p, const Reg& dp) {
+    by_column(values, s_.block_m * 4, [&](const Reg& d, const Reg& p, const Reg& dp) {
       k_.sub(dp, dp, d);
       k_.mul(dp, dp, p);
     });
@@ -419,19 +440,21 @@ class Backward final : public tile::WarpSpecializedDesign {
     }
   }
 
-  // Fast mode: the warpgroup's dSᵀ (64 keys x 64 queries, bf16) to its rows
-  // of the step's dSᵀ buffer `ds` in the 128-byte swizzle wgmma reads (PTX
-  // ISA 9.7.15.5.1).
+  // Fast mode: the warpgroup's dSᵀ (64 keys x block_m queries, bf16) to its
+  // rows of the step's dSᵀ buffer `ds` in the 128-byte swizzle wgmma reads
+  // (PTX ISA 9.7.15.5.1): queries 64p.. in panel p.
   void store_ds(const Reg& ds) {
     const tile::LaneCoords alc = tile::emit_lane_coords(k_, dst_[0].steps(), lane_);
     const layout::Swizzle swz = layout::smem_swizzle(layout::SmemSwizzle::b128, 2);
     const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
     Reg key_row = warp_keys_ + alc.row;
-    for (int kk = 0; kk < kBM / 16; ++kk)
+    for (int kk = 0; kk < s_.block_m / 16; ++kk)
       for (std::size_t r = 0; r < dst_[static_cast<std::size_t>(kk)].regs().size(); ++r) {
         const auto [dr, dc] = dst_[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
-        // Element (key, query) at key·64 + query, swizzled on element offsets.
-        Reg element = ((key_row + dr) << 6) + (alc.col + (16 * kk + dc));
+        // Element (key, query) at panel·(kBN·64) + key·64 + query mod 64,
+        // swizzled on element offsets (a panel is a whole number of repeats).
+        const std::int64_t panel_elements = (kk / 4) * std::int64_t{kBN} * 64;
+        Reg element = ((key_row + dr) << 6) + (alc.col + (panel_elements + 16 * (kk % 4) + dc));
         Reg swizzled = element ^ ((element >> swz.shift()) & swz_mask);
         k_.st(Space::shared, b32, at(ds + (swizzled << 1)), dst_[static_cast<std::size_t>(kk)].regs()[r]);
       }
@@ -439,63 +462,69 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   // Fast mode, once both warpgroups' dSᵀ are in the buffer (and visible to
   // the async proxy: fence.proxy.async, PTX ISA 9.7.13.4.13), this
-  // warpgroup's dQ product (committed): at head_dim 128 its 64 columns
-  // over the CTA's 128 keys, dS·K[:, 64w ..]; at 64 every column over its
-  // own 64 keys (the two warpgroups' writers both add theirs).
+  // warpgroup's dQ product (committed): its part (dq_columns) over the
+  // CTA's 128 keys, so each element of dQ is added once.
   void issue_dq(const Reg& buffer) {
     k_.fence_proxy_async_shared();
     ds_ready_->sync();
     Reg ds_offset = k_.reg(u64);
-    k_.cvt(ds_offset, buffer * (kDsBytes >> 4));
-    const int keys = panels() == 2 ? kBN : 64;
-    for (int kk = 0; kk < keys / 16; ++kk)
+    k_.cvt(ds_offset, buffer * (ds_bytes(s_) >> 4));
+    for (int kk = 0; kk < kBN / 16; ++kk)
       k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + ds_offset + (kk * 16 * kRow >> 4),
                          k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0, WgmmaMajor::mn, WgmmaMajor::mn);
     k_.wgmma_commit_group();
   }
 
-  // A step's dQ (complete) to this warpgroup's tile for its writer warp,
-  // once the writer has freed it: two adjacent columns a store (the
-  // accumulator's c0, c1).
-  void hand_dq_over() {
-    dq_empty_->of(wg_).sync();
-    Reg row0 = base_ + m_.dq + wg_ * kDqTileBytes + (((wg_tid_ >> 5) * 16 + lc_.row) * kDqRowBytes) + (lc_.col << 2);
+  // Step t's dQ (complete) to this warpgroup's tile for its writer warp,
+  // once the writer has freed it (the empty barrier's phase t completed,
+  // PTX ISA 9.7.13.15.16; `parity` is t & 1: one item a CTA, so t counts
+  // the phases): two adjacent columns a store (the accumulator's c0, c1);
+  // each thread's arrival on the full barrier releases its stores to the
+  // writer (9.7.13.15.13).
+  void hand_dq_over(const Reg& parity) {
+    dq_empty_->wait(wg_, parity);
+    const std::uint32_t row_bytes = dq_row_bytes(s_);
+    Reg row0 = base_ + m_.dq + wg_ * dq_tile_bytes(s_) + (((wg_tid_ >> 5) * 16 + lc_.row) * row_bytes) +
+               (lc_.col << 2);
     for (std::int64_t v = 0; v + 1 < dq_acc_->steps().values(); v += 2) {
       const auto [dr, dc] = dq_acc_->steps().value_offset(v);
-      k_.st(Space::shared, f32, at(row0, dr * kDqRowBytes + dc * 4),
+      k_.st(Space::shared, f32, at(row0, dr * row_bytes + dc * 4),
             Regs{dq_acc_->regs()[static_cast<std::size_t>(v)], dq_acc_->regs()[static_cast<std::size_t>(v + 1)]});
     }
-    dq_full_->of(wg_).arrive();
+    dq_full_->arrive(wg_);
   }
 
   // A dQ writer warp (of consumer warpgroup `writer`): each step, once the
   // warpgroup's tile is full, its rows that exist added into dq_accum, a
-  // row's 64 columns by two 128-byte red.global.add of the warp (PTX ISA
-  // 9.7.13.8); the tile freed for the next step.
+  // row's dq_columns by 128-byte red.global.add of the warp (PTX ISA
+  // 9.7.13.8); the tile freed for the next step. Step t waits for the full
+  // barrier's phase t (one item a CTA: KeyBlockWork).
   void write_dq(tile::WarpSpecialized& ws, const Reg& writer) {
     Reg lane = k_.sreg(SReg::laneid);
+    const std::uint32_t row_bytes = dq_row_bytes(s_);
     ws.source().for_each([&](const tile::WorkItem& w) {
       Reg count = w.kb1 - w.kb0;
       // The tile starts free; it is freed after each step but the last (an
-      // arrival a wait of the consumers).
-      k_.if_then(count > 0, [&] { dq_empty_->of(writer).arrive(); });
+      // item's arrivals match its steps' waits).
+      k_.if_then(count > 0, [&] { dq_empty_->arrive(writer); });
       k_.for_range(0, count, 1, [&](Reg t) {
         const Step st = step_of(w, t);
-        dq_full_->of(writer).sync();
-        Reg tile = base_ + m_.dq + writer * kDqTileBytes + (lane << 2);
-        Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + st.m0.as(u32);
-        Reg rows = k_.min(st.rows_valid, kBM);
+        dq_full_->wait(writer, t & 1);
+        Reg tile = base_ + m_.dq + writer * dq_tile_bytes(s_) + (lane << 2);
+        Reg m0 = st.m0 + (writer * dq_row0()).as(s32);
+        Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + m0.as(u32);
+        Reg rows = k_.min(w.extra[KeyBlockWork::len_q] - m0, kWgM);
+        Reg column = writer * dq_column0() + lane;
         k_.for_range(0, rows, 1, [&](Reg r) {
           Reg at_dq = k_.reg(u64);
-          Reg column = panels() == 2 ? writer * 64 + lane : lane;
           k_.mul_wide(at_dq, ((ws_row0 + r.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
-          for (int half = 0; half < 2; ++half) {
+          for (int part = 0; part < dq_columns(s_) / 32; ++part) {
             Reg x = k_.reg(f32);
-            k_.ld(Space::shared, f32, x, at(tile + r.as(u32) * kDqRowBytes, half * 128));
-            k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, half * 128), x);
+            k_.ld(Space::shared, f32, x, at(tile + r.as(u32) * row_bytes, part * 128));
+            k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128), x);
           }
         });
-        k_.if_then(t + 1 < count, [&] { dq_empty_->of(writer).arrive(); });
+        k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });
       });
     });
   }
@@ -512,7 +541,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierArray> kv_full_;
   std::optional<tile::NamedBarrierSet> row_values_ready_;
   std::optional<tile::NamedBarrier> ds_ready_;
-  std::optional<tile::NamedBarrierSet> dq_full_, dq_empty_;
+  std::optional<tile::MbarrierArray> dq_full_, dq_empty_;
   // The consumers'.
   Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
   Reg k_desc_, v_desc_, q_desc_, do_desc_, q_mn_desc_, do_mn_desc_, ds_desc_, k_mn_desc_;
@@ -536,7 +565,10 @@ Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& p) {
   Sm90aBackwardSpec s;
   s.dtype = p.dtype;
   s.head_dim = static_cast<int>(p.head_dim);
-  s.stages = p.head_dim == 64 ? 3 : 2;
+  // FA3's tiles: 128 queries a step at head_dim 64 (twice the work a step
+  // for the chain's fixed cost; the registers fit), 64 at 128.
+  s.block_m = p.head_dim == 64 ? 128 : 64;
+  s.stages = 2;
   take_mask_flags(s, p);
   s.deterministic = p.deterministic;
   return s;

@@ -8,7 +8,7 @@
 //
 // A CTA owns a block of 128 keys of one KV head: the producer loads its K
 // and V once by TMA (on a barrier of the design's own), then Q and dO of
-// each query block of 64 rows that sees the keys, for every query head of
+// each query block (block_m rows) that sees the keys, for every query head of
 // the group (GQA: dK and dV sum over the group in registers), through the
 // template's ring. Each consumer warpgroup takes 64 of the keys and per
 // query block computes Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ with wgmma from shared
@@ -16,10 +16,10 @@
 // by the warpgroup in shared memory), and dV += Pᵀ·dO, dK += dSᵀ·Q with
 // wgmma taking Pᵀ and dSᵀ from registers. Fast mode: dSᵀ goes to shared
 // memory and each warpgroup computes a dQ product (dS read transposed from
-// shared memory, wgmma's MN-major A) while its dK product runs: at
-// head_dim 128 dQ's 64 columns 64w.. over the CTA's 128 keys, at 64 every
-// column over its own 64 keys. The product goes through shared memory to
-// a dQ writer warp of the producer warpgroup (one a consumer warpgroup),
+// shared memory, wgmma's MN-major A) while its dK product runs: its half
+// of dQ's columns, (d/2)w.., over the CTA's 128 keys. The product goes
+// through shared memory (handed over on a full and an empty mbarrier) to a
+// dQ writer warp of the producer warpgroup (one a consumer warpgroup),
 // which adds it into the f32 workspace row by row with 128-byte
 // red.global.add, off the consumers' path (FA3's dQ writer, without its
 // TMA reduce); the sm80 finish kernel converts it. Deterministic mode adds
@@ -39,11 +39,11 @@ namespace warpforge::ops {
 struct Sm90aBackwardSpec {
   runtime::DType dtype = runtime::DType::bf16;
   int head_dim = 128;  // 64 or 128
+  int block_m = 64;    // queries a step: 64, or 128 (FA3's tile at head_dim 64)
   int stages = 2;      // ring slots of Q and dO
   bool varlen = false, window_left = false, window_right = false, top_left = false;
   bool deterministic = false;
 
-  static constexpr int block_m = 64;   // queries a step
   static constexpr int block_n = 128;  // keys a CTA: two consumer warpgroups of 64
   int threads() const { return 384; }  // two consumer warpgroups and the producer's
   // K or V of the CTA's keys: head_dim/64 panels of block_n rows of 128 bytes.
@@ -59,7 +59,7 @@ struct Sm90aBackwardSpec {
 Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& problem);
 
 // Parameters, in order: map_q, map_k, map_v, map_do (TMA maps, 128 bytes
-// each: dims (head_dim, rows, heads, batch), boxes of 64 elements x 64 rows
+// each: dims (head_dim, rows, heads, batch), boxes of 64 elements x block_m rows
 // (Q, dO) and 64 x 128 (K, V), 128-byte swizzle); lse, dK, dV,
 // cu_seqlens_q, cu_seqlens_k, delta, dq_accum (pointers; the workspace of
 // sm80_backward_kernels.hpp); seq_q, seq_k, group, rows_q, heads_q (u32);

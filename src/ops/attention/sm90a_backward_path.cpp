@@ -27,7 +27,7 @@ class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
     passes_.before(t, workspace, stream);
     const std::int64_t rows_q = p_.varlen ? p_.total_q : p_.seq_q, rows_k = p_.varlen ? p_.total_k : p_.seq_k;
     const std::int64_t batch = p_.varlen ? 1 : p_.batch;
-    const std::uint32_t bm = Sm90aBackwardSpec::block_m, bn = Sm90aBackwardSpec::block_n;
+    const std::uint32_t bm = static_cast<std::uint32_t>(spec_.block_m), bn = Sm90aBackwardSpec::block_n;
     const auto mq = attention_tensor_map(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, bm);
     const auto mk = attention_tensor_map(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
     const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
@@ -83,7 +83,8 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
 
   std::string configuration(const AttentionProblem& p, const Device& /*device*/) const override {
     const Sm90aBackwardSpec s = sm90a_backward_spec(p);
-    return "128-key blocks (a warpgroup's 64 each) against 64-query blocks, " + std::to_string(s.stages) +
+    return "128-key blocks (a warpgroup's 64 each) against " + std::to_string(s.block_m) + "-query blocks, " +
+           std::to_string(s.stages) +
            " TMA stages of Q and dO, " +
            (s.deterministic ? "dQ in a pass of its own (deterministic)"
                            : "dQ added with f32 atomics by two writer warps") +

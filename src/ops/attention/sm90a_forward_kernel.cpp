@@ -29,7 +29,7 @@ constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wg
 
 // Where the design's buffers sit in shared memory (tile::SharedLayout).
 struct Smem {
-  std::uint32_t q, ring, full, empty, q_full, launch;
+  std::uint32_t q, ring, full, empty, q_full, q_empty, launch;
 };
 Smem smem_of(const Sm90aAttentionSpec& s) {
   tile::SharedLayout layout;
@@ -39,39 +39,93 @@ Smem smem_of(const Sm90aAttentionSpec& s) {
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
   m.q_full = layout.mbarriers(1);
+  m.q_empty = layout.mbarriers(1);
   m.launch = layout.launch_bytes();
   return m;
 }
 
-// The work: one item a CTA, block ctaid.x of 128 query rows of head ctaid.y
-// of sequence ctaid.z, and the key blocks the mask lets any of its rows see.
-// Tile: m0 = the first query row (within the sequence), n0 = the head,
-// batch = the sequence. extra: len_q, len_k (s32), q_first, k_first (the
-// sequence's first rows in the tensors, u32), diag (s32).
-class QueryBlocks final : public OneItemPerCta {
+// The work: items of 128 query rows of one head of one sequence, in the
+// order u = (batch · heads + head) · blocks + (blocks - 1 - block): a head's
+// blocks together (their K and V shared in L2), its last (under a causal
+// mask the longest) first. A CTA that is not persistent takes item ctaid.x.
+// A persistent CTA (one an SM) takes items ctaid.x, + nctaid.x, ...; paired
+// (under a mask a block's work grows or shrinks with its index), its
+// units are pairs of a head's blocks, its last and first, then its last
+// but one and second, ...: every pair the same work, so that a fixed stride
+// shares them out evenly (the middle block of an odd count alone). Each
+// role walks the same items. Tile: m0 = the first query row (within the
+// sequence), n0 = the head, batch = the sequence, unit = the unit's index.
+// extra: len_q, len_k (s32), q_first, k_first (the sequence's first rows in
+// the tensors, u32), diag (s32). Items with no query row (a varlen sequence
+// shorter than the longest) are skipped. A spec that is not persistent
+// emits no loop (its CTA's one item: the registers the loop would hold stay
+// free).
+class QueryBlocks final : public tile::WorkSource {
  public:
   enum Extra { len_q, len_k, q_first, k_first, diag };
 
-  QueryBlocks(Kernel& k, const Sm90aAttentionSpec& s, const Reg& cu_q, const Reg& cu_k, const Reg& seq_q,
-              const Reg& seq_k, const Reg& window_left, const Reg& window_right)
-      : OneItemPerCta(k, "attention's QueryBlocks") {
-    Reg block = k.sreg(SReg::ctaid_x), head = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
-    const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
+  // items: the units (items, or pairs where paired); blocks: a head's
+  // blocks of 128 queries.
+  struct Params {
+    Reg cu_q, cu_k, seq_q, seq_k, window_left, window_right, items, blocks, heads;
+  };
+  QueryBlocks(Kernel& k, const Sm90aAttentionSpec& s, const Params& p) : k_(k), s_(s), p_(p) {}
+
+  void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg* offset,
+                int /*stride*/) const override {
+    if (offset) throw TileError("attention's QueryBlocks: the consumer warpgroups share each item (cooperative)");
+    Kernel& k = k_;
+    Reg u = k.mov(u32, k.sreg(SReg::ctaid_x));
+    auto unit = [&] {
+      const int per_unit = s_.paired ? 2 : 1;
+      Reg units_a_head = s_.paired ? (p_.blocks + 1) >> 1 : p_.blocks;
+      Reg head_of_sequence = k.div(u, units_a_head);
+      Reg first = u - head_of_sequence * units_a_head;  // the unit within the head
+      if (per_unit == 1) return run(head_of_sequence, p_.blocks - (first + 1), u, body);
+      k.for_range(0, 2, 1, [&](Reg t) {
+        Reg block = k.selp(p_.blocks - (first + 1), first, t == 0);
+        k.if_then(t == 0 || first + first + 1 != p_.blocks, [&] { run(head_of_sequence, block, u, body); });
+      });
+    };
+    if (!s_.persistent) return unit();
+    Reg step = k.sreg(SReg::nctaid_x);
+    k.while_loop([&] { return u < p_.items; },
+                 [&] {
+                   unit();
+                   k.add(u, u, step);
+                 });
+  }
+
+ private:
+  // Block `block` of head_of_sequence (batch · heads + head)'s body, where
+  // the block has query rows.
+  void run(const Reg& head_of_sequence, const Reg& block, const Reg& unit,
+           const std::function<void(const tile::WorkItem&)>& body) const {
+    Kernel& k = k_;
+    Reg b = k.div(head_of_sequence, p_.heads);
+    Reg head = head_of_sequence - b * p_.heads;
+    const Extent qs = sequence_extent(k, s_.varlen, p_.cu_q, b, p_.seq_q),
+                 ks = sequence_extent(k, s_.varlen, p_.cu_k, b, p_.seq_k);
     Reg m0 = (block * kBM).as(s32);
-    Reg d = mask_diagonal(k, s.top_left, qs.length, ks.length);
+    Reg d = mask_diagonal(k, s_.top_left, qs.length, ks.length);
     const MaskGeometry mask{.len_k = ks.length,
                             .diag = d,
-                            .left = s.window_left,
-                            .right = s.window_right,
-                            .window_left = window_left,
-                            .window_right = window_right};
-    const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s.block_n);
-    item_.tile = {m0.as(u32), head, b, block};
-    item_.kb0 = blocks.lo;
-    item_.kb1 = blocks.hi;
-    item_.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d};
-    valid_ = m0 < qs.length;
+                            .left = s_.window_left,
+                            .right = s_.window_right,
+                            .window_left = p_.window_left,
+                            .window_right = p_.window_right};
+    const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s_.block_n);
+    tile::WorkItem item;
+    item.tile = {m0.as(u32), head, b, unit};
+    item.kb0 = blocks.lo;
+    item.kb1 = blocks.hi;
+    item.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d};
+    k.if_then(m0 < qs.length, [&] { body(item); });
   }
+
+  Kernel& k_;
+  Sm90aAttentionSpec s_;
+  Params p_;
 };
 
 class Forward final : public tile::WarpSpecializedDesign {
@@ -101,6 +155,9 @@ class Forward final : public tile::WarpSpecializedDesign {
     scale_log2_ = k_.param(f32, "scale_log2");
     window_left_ = k_.param(s32, "window_left");
     window_right_ = k_.param(s32, "window_right");
+    items_ = k_.param(u32, "items");
+    blocks_ = k_.param(u32, "blocks");
+    heads_ = k_.param(u32, "heads");
   }
 
   void prologue(tile::WarpSpecialized& ws) override {
@@ -109,22 +166,30 @@ class Forward final : public tile::WarpSpecializedDesign {
     map_k_ = k_.param_generic_address(map_k_p_);
     map_v_ = k_.param_generic_address(map_v_p_);
     q_full_.emplace(k_, base_, m_.q_full, 1);
+    q_empty_.emplace(k_, base_, m_.q_empty, 1);
     order_.emplace(ws.warpgroup_barriers(256));
+    q_items_ = k_.mov(u32, 0);  // the items whose Q this thread's role loaded (producer) or read (consumers)
   }
 
   void initialize(tile::WarpSpecialized&) override {
     for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
     q_full_->init(0, 1);
+    q_empty_->init(0, 2);  // each consumer warpgroup's leader, once its last S = Q·Kᵀ of the item completed
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
-    return std::make_unique<QueryBlocks>(k_, s_, cu_q_, cu_k_, seq_q_, seq_k_, window_left_, window_right_);
+    return std::make_unique<QueryBlocks>(
+        k_, s_,
+        QueryBlocks::Params{cu_q_, cu_k_, seq_q_, seq_k_, window_left_, window_right_, items_, blocks_, heads_});
   }
 
   // Producer: Q once per item (only when it has key blocks: nothing else
-  // waits for it), then K and V of each key block, head_dim/64 panels each.
+  // waits for it), into the buffer the consumers freed of the previous
+  // item's Q, then K and V of each key block, head_dim/64 panels each.
   void load_item(const tile::WorkItem& w) override {
     k_.if_then(w.kb1 > w.kb0, [&] {
+      k_.if_then(q_items_ > 0, [&] { k_.mbarrier_wait_parity(q_empty_->at(0), (q_items_ + 1) & 1); });
+      k_.add(q_items_, q_items_, 1);
       k_.mbarrier_arrive_expect_tx(q_full_->at(0), s_.q_bytes());
       Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
       for (int p = 0; p < s_.head_dim / 64; ++p)
@@ -151,9 +216,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     warp_rows_ = wg_ * 64 + ((ws.tid() >> 5) & 3) * 16;  // the warp's first row of the item's 128
     s_tile_.emplace(c_tile(k_, 16, s_.block_n, "s"));
     o_tile_.emplace(c_tile(k_, 16, s_.head_dim, "o"));
-    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
     for (int i = 0; i < s_.block_n / 16; ++i) p_.push_back(a_tile(k_, 16, 16, s_.dtype == DType::f16 ? f16 : bf16, "p" + std::to_string(i) + "_"));
-    softmax_.emplace(k_, scale_log2_);
     lc_ = tile::emit_lane_coords(k_, s_tile_->steps(), lane_);
     // Q and K are K-major panels of 128-byte rows (8-row atoms: SBO one
     // atom, LBO unused); V is read N-major (its rows are keys: wgmma's K),
@@ -170,13 +233,17 @@ class Forward final : public tile::WarpSpecializedDesign {
   // O += P·V are issued together, and block j's softmax runs while that
   // P·V does; O is rescaled (and P rewritten) only once it has completed
   // (wgmma groups complete in order: PTX ISA 9.7.15.6.2). The slot of block
-  // j-1 is freed after its P·V.
+  // j-1 is freed after its P·V, Q's buffer after the last block's S.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
+    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
+    softmax_.emplace(k_, scale_log2_);
     Reg count = w.kb1 - w.kb0;
     k_.if_then(count > 0, [&] {
-      k_.mbarrier_wait_parity(q_full_->at(0), 0);
+      k_.mbarrier_wait_parity(q_full_->at(0), q_items_ & 1);
+      k_.add(q_items_, q_items_, 1);
+      auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); }); };
       Reg other = wg_ ^ 1;
       // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
       // other has issued. Warpgroup 1 does not arrive after its last
@@ -194,6 +261,7 @@ class Forward final : public tile::WarpSpecializedDesign {
         k_.wgmma_commit_group();
       });
       k_.wgmma_wait_group(0);
+      free_q(count == 1);
       OnlineSoftmax::rescale(k_, {*o_tile_}, scores_to_p(w, w.kb0));
       pack_accumulator_as_a(k_, *s_tile_, p_);
       Reg previous = k_.reg(u32);
@@ -207,6 +275,7 @@ class Forward final : public tile::WarpSpecializedDesign {
           k_.wgmma_commit_group();
         });
         k_.wgmma_wait_group(1);  // S
+        free_q(kb == count - 1);
         const Regs alpha = scores_to_p(w, w.kb0 + kb);
         k_.wgmma_wait_group(0);  // block kb-1's P·V
         OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
@@ -295,9 +364,10 @@ class Forward final : public tile::WarpSpecializedDesign {
   Kernel k_;
   ParamRef map_q_p_, map_k_p_, map_v_p_;
   Reg map_q_, map_k_, map_v_, o_, lse_, cu_q_, cu_k_, seq_q_, seq_k_, group_, scale_log2_, window_left_, window_right_;
+  Reg items_, blocks_, heads_;
   std::vector<Reg> so_, slse_;
-  Reg base_;
-  std::optional<tile::MbarrierArray> q_full_;
+  Reg base_, q_items_;
+  std::optional<tile::MbarrierArray> q_full_, q_empty_;
   std::optional<tile::NamedBarrierSet> order_;
   // The consumers'.
   Reg wg_, lane_, warp_rows_, q_desc_, k_desc_, v_desc_;
@@ -313,7 +383,8 @@ std::uint32_t Sm90aAttentionSpec::shared_bytes() const { return smem_of(*this).l
 
 std::string Sm90aAttentionSpec::kernel_name() const {
   return "warpforge_attention_fwd_sm90a_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
-         "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (varlen ? "_varlen" : "") +
+         "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
+         (varlen ? "_varlen" : "") +
          (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
 }
 
@@ -321,13 +392,25 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   Sm90aAttentionSpec s;
   s.dtype = p.dtype;
   s.head_dim = static_cast<int>(p.head_dim);
-  // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
-  // block_n/4; head_dim 256 takes 64-key blocks to stay within 240.
-  // Shared memory: Q 128 x head_dim, two stages of K and V.
-  s.block_n = p.head_dim == 256 ? 64 : 128;
-  s.stages = p.head_dim == 64 ? 3 : 2;
   s.has_lse = p.has_lse;
   take_mask_flags(s, p);
+  // Persistent where a fixed stride shares the work out evenly (one length:
+  // not varlen; under a mask, pairs of blocks) and the loop's
+  // registers fit (head_dim 256's O takes 128 of a consumer thread's 240: it
+  // spills).
+  s.persistent = !s.varlen && s.head_dim != 256;
+  s.paired = s.persistent && (s.window_left || s.window_right);
+  // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
+  // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
+  // tile). Shared memory: Q 128 x head_dim and the ring of K and V. A slot
+  // is held from its block's S = Q·Kᵀ to its P·V, which is issued with the
+  // next block's S: with two slots the next block's load starts only once
+  // the last but one P·V completed, and waits exposed (ncu at d128, 160-key
+  // blocks, two slots: tensor pipe 61% active, warps stalled at the turn
+  // barrier 31% of their cycles); three slots where they fit (d64 3 x 32 KB,
+  // d128 3 x 64 KB beside Q's 32: 224 KB; d256 2 x 80 KB beside Q's 64).
+  s.block_n = p.head_dim == 256 ? 80 : 128;
+  s.stages = p.head_dim == 256 ? 2 : 3;
   return s;
 }
 

@@ -9,7 +9,10 @@
 // add P·V with wgmma taking P from registers (RS). Named barriers make the
 // two warpgroups issue their Q·Kᵀ in turn, so that one's softmax runs while
 // the other's matrix products do (ping-pong, FA3 §3.1). Key blocks outside
-// the mask are never loaded.
+// the mask are never loaded. Dense problems at head_dim 64 and 128 run
+// persistent CTAs, one an SM, over the items (under a mask over pairs of a
+// head's blocks, of equal work), each item's Q buffer freed by an mbarrier
+// once its last S completed, so the next item's loads run under its end.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +29,9 @@ struct Sm90aAttentionSpec {
   int block_n = 128;  // keys a stage (block_m is 128: two warpgroups of 64 rows)
   int stages = 2;
   bool varlen = false, has_lse = true;
+  // CTAs that walk items (one an SM), else one item a CTA; paired: the units
+  // walked are pairs of a head's blocks (sm90a_forward_kernel.cpp's QueryBlocks).
+  bool persistent = false, paired = false;
   bool window_left = false, window_right = false, top_left = false;
 
   static constexpr int block_m = 128;
@@ -45,8 +51,10 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& problem);
 // block_n (K, V) elements, 128-byte swizzle), O, lse, cu_seqlens_q,
 // cu_seqlens_k (pointers), seq_q, seq_k, group (u32), o_batch, o_head,
 // o_row, lse_batch, lse_head, lse_row (u64), scale_log2 (f32),
-// window_left, window_right (s32). Launch: grid (ceil(seq_q / 128),
-// heads_q, batch), block threads(), dynamic shared memory shared_bytes().
+// window_left, window_right (s32), items, blocks, heads (u32: blocks =
+// ceil(seq_q / 128), items = blocks · heads_q · batch, paired
+// ceil(blocks / 2) · heads_q · batch). Launch: grid (items) or, persistent,
+// (min(items, SMs)), block threads(), dynamic shared memory shared_bytes().
 ptx::Module build_sm90a_attention_forward(const Sm90aAttentionSpec& spec);
 
 }  // namespace warpforge::ops

@@ -1,5 +1,8 @@
 // The sm90a forward design (sm90a_forward_kernel.cpp) behind AttentionPath:
 // its TMA maps (sm90a_tensor_map.hpp) and its launch.
+#include <algorithm>
+#include <limits>
+
 #include "attention_path.hpp"
 #include "sm90a_forward_kernel.hpp"
 #include "sm90a_tensor_map.hpp"
@@ -12,6 +15,25 @@ namespace {
 using runtime::Device;
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+// The kernel's units of work: blocks of 128 query rows of each head of each
+// sequence (of the longest, varlen), or pairs of them (paired).
+struct QueryItems {
+  std::int64_t blocks, items;
+};
+QueryItems query_items(const AttentionProblem& p, const Sm90aAttentionSpec& spec) {
+  const std::int64_t blocks = (p.seq_q + Sm90aAttentionSpec::block_m - 1) / Sm90aAttentionSpec::block_m;
+  return {blocks, (spec.paired ? (blocks + 1) / 2 : blocks) * p.heads_q * p.batch};
+}
+
+// CTAs: persistent ones (the spec's choice) one an SM (the consumers' 240
+// registers take the register file), each CTA's next item's Q and K/V
+// loaded under its last block and epilogue; otherwise one an item (items of
+// unequal work, which a fixed stride would share out unevenly), the longest
+// first, as the GPU hands CTAs to free SMs.
+std::int64_t ctas(const QueryItems& work, const Sm90aAttentionSpec& spec, const Device& device) {
+  return spec.persistent ? std::min<std::int64_t>(work.items, std::max(device.properties().sm_count, 1)) : work.items;
+}
 
 class Sm90aForwardLaunch final : public AttentionLaunch {
  public:
@@ -34,9 +56,10 @@ class Sm90aForwardLaunch final : public AttentionLaunch {
     args.emplace_back(p_.scale_log2());
     args.emplace_back(static_cast<std::int32_t>(p_.window_left));
     args.emplace_back(static_cast<std::int32_t>(p_.window_right));
+    const QueryItems work = query_items(p_, spec_);
+    for (std::int64_t v : {work.items, work.blocks, p_.heads_q}) args.emplace_back(u32(v));
     module_.launch(spec_.kernel_name(),
-                   {.grid = {u32((p_.seq_q + Sm90aAttentionSpec::block_m - 1) / Sm90aAttentionSpec::block_m),
-                             u32(p_.heads_q), u32(p_.batch)},
+                   {.grid = {u32(ctas(work, spec_, device_))},
                     .block = {u32(spec_.threads())},
                     .dynamic_shared_bytes = spec_.shared_bytes()},
                    args, stream);
@@ -65,15 +88,21 @@ class Sm90aForwardPath final : public AttentionPath {
       why.push_back("head_dim " + std::to_string(p.head_dim) + " stages " + std::to_string(spec.shared_bytes()) +
                     " bytes of shared memory; device '" + device.properties().name + "' allows " +
                     std::to_string(limit) + " per block");
-    if (p.batch > 65535 || p.heads_q > 65535)
-      why.push_back("batch " + std::to_string(p.batch) + ", heads_q " + std::to_string(p.heads_q) +
-                    "; the sm90a kernel runs at most 65535 of each (the grid's z and y)");
+    const std::int64_t items = query_items(p, spec).items;
+    if (items > std::numeric_limits<std::int32_t>::max())
+      why.push_back(std::to_string(query_items(p, spec).blocks) + " blocks of 128 queries x heads_q " +
+                    std::to_string(p.heads_q) + " x batch " + std::to_string(p.batch) + " = " +
+                    std::to_string(items) + " work units; the sm90a kernel counts at most 2^31 - 1 (u32 "
+                    "indices, the grid's x)");
     return why;
   }
 
   std::string configuration(const AttentionProblem& p, const Device& /*device*/) const override {
     const Sm90aAttentionSpec s = sm90a_attention_spec(p);
-    return "128 query rows x " + std::to_string(s.block_n) + "-key blocks, " + std::to_string(s.stages) +
+    return "128 query rows x " + std::to_string(s.block_n) + "-key blocks (" +
+           (s.paired ? "persistent CTAs, one an SM, over pairs of a head's last and first" :
+            s.persistent ? "persistent CTAs, one an SM" : "a CTA each, the longest first") + "), " +
+           std::to_string(s.stages) +
            " TMA stages, two consumer warpgroups in ping-pong, each block's softmax under the last one's P·V, " + std::to_string(s.shared_bytes()) +
            " bytes of shared memory";
   }

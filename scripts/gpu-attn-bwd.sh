@@ -11,9 +11,10 @@
 #      op chooses (auto: sm90a at head_dim 64 and 128);
 #   2. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
-#   3. ncu of the backward's dK/dV kernel at d64 and d128, sequence 8k;
-#   4. compute-sanitizer racecheck of the small and ragged backward shapes
-#      (AttentionGpu.SanitizeBackward; memcheck and synccheck with FULL=1);
+#   3. compute-sanitizer racecheck of the small and ragged backward shapes
+#      (AttentionGpu.SanitizeBackward, each against fp64; memcheck and
+#      synccheck with FULL=1);
+#   4. ncu of the backward's dK/dV kernel at d128, sequence 8k (and d64);
 #   5. the Python attention tests on the GPU (the torch operators' C++
 #      kernels, opcheck, CUDA graphs, fp64 gradients);
 #   6. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
@@ -55,20 +56,35 @@ bench="$build_dir/bench/bench_attention"
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 
 # 1. C++: the op's choice (its compiles fill the binary cache the Python stages read).
-stage "bench_attention --backward (auto)" 10 "$out/bench_backward.log" \
-  "$bench" --prefill --backward $quick --reps 5
+stage "bench_attention --backward (auto)" 9 "$out/bench_backward.log" \
+  "$bench" --prefill --backward $quick --reps 3
 echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), the op's choice =="
 grep -E "^\|" "$out/bench_backward.log"
 
 # 2. Python: ours beside SDPA's backends.
-stage "bench_attention.py --prefill --backward" 32 "$out/bench_backward_python.log" \
+stage "bench_attention.py --prefill --backward" 30 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
 echo "== backward from Python beside SDPA (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
-# 3. ncu of the dK/dV kernel at sequence 8k, d64 and d128 (not causal: the first launch).
+# 3. compute-sanitizer on the small and ragged backward shapes.
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+tools=racecheck
+[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck"
+for tool in $tools; do
+  [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
+  [ "$(left)" -gt 5 ] || break
+  stage "sanitizer $tool (SanitizeBackward)" 5 "$out/sanitize-$tool.log" \
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter='AttentionGpu.SanitizeBackward*'
+  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
+  grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
+done
+
+# 4. ncu of the dK/dV kernel at sequence 8k, d128 (and d64 with FULL=1; not causal: the first launch).
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-for d in 64 128; do
+dims=128
+[ "${FULL:-0}" = 1 ] && dims="64 128"
+for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
   stage "ncu backward kv (d$d, 8k)" 6 "$out/ncu_backward_d$d.log" \
     "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
@@ -79,22 +95,9 @@ for d in 64 128; do
     "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -16
 done
 
-# 4. compute-sanitizer on the small and ragged backward shapes.
-sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-tools=racecheck
-[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck"
-for tool in $tools; do
-  [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
-  [ "$(left)" -gt 5 ] || break
-  stage "sanitizer $tool (SanitizeBackward)" 6 "$out/sanitize-$tool.log" \
-    "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter='AttentionGpu.SanitizeBackward*'
-  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
-  grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
-done
-
 # 5. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
 #    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.
-stage "pytest test_attention.py (torch, GPU)" 14 "$out/pytest.log" \
+stage "pytest test_attention.py (torch, GPU)" 18 "$out/pytest.log" \
   "${py[@]}" -m pytest -q -x python/tests/test_attention.py -k "((cpp_kernel or fp64) and cuda) or replays_the_forward_and_backward"
 echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
 

@@ -253,11 +253,10 @@ class Backward final : public tile::WarpSpecializedDesign {
   }
 
   // Each step, one query block against the warpgroup's 64 keys: Sᵀ and dPᵀ
-  // issued together; lse and D staged meanwhile; Pᵀ from Sᵀ, and dV += Pᵀ·dO
-  // issued (64-query steps); dSᵀ from dPᵀ meanwhile, then (fast mode) dSᵀ through shared
-  // memory to this warpgroup's dQ product, then dK += dSᵀ·Q; dQ handed to
-  // the writer warp while dK runs. The slot is freed once its products have
-  // completed.
+  // issued together; lse and D staged meanwhile; Pᵀ from Sᵀ, then dSᵀ
+  // from dPᵀ; dV += Pᵀ·dO, then (fast mode) dSᵀ through shared memory to
+  // this warpgroup's dQ product, then dK += dSᵀ·Q; dQ handed to the writer
+  // warp while dK runs. The slot is freed once its products have completed.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
@@ -289,25 +288,15 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_wait_group(1);  // Sᵀ
         scores_to_p(w, st, values);
         pack_accumulator_as_a(k_, *st_, pt_);
-        // dV += Pᵀ·dO: with 64-query steps issued now, to run while dSᵀ is
-        // computed (groups retire in order: the wait below is then dPᵀ's);
-        // with 128 after dSᵀ (dPᵀ, Pᵀ and dV in registers at once would
-        // leave ptxas too few: it serializes the wgmma, C7512).
-        const bool early_dv = s_.block_m == 64;
-        const auto issue_dv = [&] {
-          k_.wgmma_fence();
-          issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
-          k_.wgmma_commit_group();
-        };
-        if (early_dv) issue_dv();
-        k_.wgmma_wait_group(early_dv ? 1 : 0);  // dPᵀ
+        k_.wgmma_wait_group(0);  // dPᵀ
         dp_to_ds(values);
         pack_accumulator_as_a(k_, *dpt_, dst_);
         // dSᵀ is stored before the wgmma that read it from registers are
         // issued: until they retire no other instruction may touch it.
         if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
-        if (!early_dv) issue_dv();
         k_.wgmma_fence();
+        issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
+        k_.wgmma_commit_group();
         if (!s_.deterministic) issue_dq(buffer);  // dV, dQ, dK in flight in that order
         issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();

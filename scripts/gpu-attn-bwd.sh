@@ -2,25 +2,24 @@
 # The attention backward on a GPU machine (an H100/H200 with CUDA 13, torch,
 # ncu, compute-sanitizer): its short run, most important first, each stage's
 # table printed as it ends (a hard time limit may cut the run; BUDGET,
-# default 60 s from the start, the build included, caps each stage at what
+# default 70 s from the start, the build included, caps each stage at what
 # is left). The forward's run is scripts/gpu-attn-fwd.sh, the decode's
 # scripts/gpu-attn-decode.sh.
 #
 #   1. bench_attention --prefill --backward --quick (head_dim 64 and 128,
-#      and GQA; d256, on the sm80 kernels, with FULL=1): the backward's
-#      TFLOP/s as the op chooses (auto: sm90a at head_dim 64 and 128);
+#      and GQA; d256, on the sm80 kernels): the backward's TFLOP/s as the
+#      op chooses (auto: sm90a at head_dim 64 and 128);
 #   2. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
-#   3. scripts/attn_bwd_causes.py: where the Python call's time goes
-#      (autograd, the torch op, execute alone, the kernels' GPU time, host
-#      microseconds; the GPU activities of one call beside SDPA's);
-#   4. the backward GPU tests (AttentionGpu.BackwardCases*: every case on
-#      every backward kernel the GPU runs, fast and deterministic, against
-#      the fp64 reference; tests/gpu/attention_gpu_test.cpp);
-#   5. compute-sanitizer racecheck of the small and ragged backward shapes
-#      (AttentionGpu.SanitizeBackward; memcheck and synccheck with FULL=1);
-#   6. ncu of the backward's dK/dV kernel at d64 and d128, sequence 8k
-#      (one launch each), where time is left.
+#   3. compute-sanitizer racecheck of the small and ragged backward shapes
+#      (AttentionGpu.SanitizeBackward, each against fp64; memcheck and
+#      synccheck with FULL=1);
+#   4. ncu of the backward's dK/dV kernel at d128, sequence 8k (and d64);
+#   5. the Python attention tests on the GPU (the torch operators' C++
+#      kernels, opcheck, CUDA graphs, fp64 gradients);
+#   6. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
+#      goes) and the backward GPU tests (AttentionGpu.BackwardCases*: every
+#      case on every backward kernel, fast and deterministic, against fp64).
 #
 # FULL=1: the benches over the issue's whole grid (longer than a minute).
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
@@ -31,7 +30,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-60}"
+budget="${BUDGET:-70}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
@@ -57,52 +56,58 @@ bench="$build_dir/bench/bench_attention"
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 
 # 1. C++: the op's choice (its compiles fill the binary cache the Python stages read).
-stage "bench_attention --backward (auto)" 12 "$out/bench_backward.log" \
-  "$bench" --prefill --backward $quick --reps 5
+stage "bench_attention --backward (auto)" 9 "$out/bench_backward.log" \
+  "$bench" --prefill --backward $quick --reps 3
 echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), the op's choice =="
 grep -E "^\|" "$out/bench_backward.log"
 
 # 2. Python: ours beside SDPA's backends.
-stage "bench_attention.py --prefill --backward" 21 "$out/bench_backward_python.log" \
+stage "bench_attention.py --prefill --backward" 30 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
 echo "== backward from Python beside SDPA (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
-# 3. Python: where the call's time goes.
-stage "attn_bwd_causes.py" 12 "$out/causes.log" "${py[@]}" scripts/attn_bwd_causes.py
-echo "== backward from Python: where the time goes (us a call) =="
-grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900
-
-# 4. The backward GPU tests (every case on every kernel, fast and deterministic), with what is left.
-stage "GPU tests AttentionGpu.BackwardCases*" 20 "$out/tests.log" \
-  "$test_gpu" --gtest_filter='AttentionGpu.BackwardCases*'
-echo "== the backward GPU tests =="
-grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
-
-# 5. compute-sanitizer on the small and ragged backward shapes.
+# 3. compute-sanitizer on the small and ragged backward shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 tools=racecheck
 [ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck"
 for tool in $tools; do
   [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
   [ "$(left)" -gt 5 ] || break
-  stage "sanitizer $tool (SanitizeBackward)" 8 "$out/sanitize-$tool.log" \
+  stage "sanitizer $tool (SanitizeBackward)" 5 "$out/sanitize-$tool.log" \
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter='AttentionGpu.SanitizeBackward*'
-  echo "== compute-sanitizer $tool: $(grep -oE "ERROR SUMMARY: [0-9]+ error" "$out/sanitize-$tool.log" | tail -1) =="
+  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done
 
-# 6. ncu of the dK/dV kernel at sequence 8k, d64 and d128 (not causal: the first launch).
+# 4. ncu of the dK/dV kernel at sequence 8k, d128 (and d64 with FULL=1; not causal: the first launch).
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-for d in 64 128; do
+dims=128
+[ "${FULL:-0}" = 1 ] && dims="64 128"
+for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
   stage "ncu backward kv (d$d, 8k)" 6 "$out/ncu_backward_d$d.log" \
     "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
     --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis \
     "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
   echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
-  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A" \
-    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | head -12
+  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|Stall|stall" \
+    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -16
 done
+
+# 5. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
+#    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.
+stage "pytest test_attention.py (torch, GPU)" 18 "$out/pytest.log" \
+  "${py[@]}" -m pytest -q -x python/tests/test_attention.py -k "((cpp_kernel or fp64) and cuda) or replays_the_forward_and_backward"
+echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
+
+# 6. With FULL=1: where the Python call's time goes, and the backward GPU tests.
+if [ "${FULL:-0}" = 1 ]; then
+  stage "attn_bwd_causes.py" 30 "$out/causes.log" "${py[@]}" scripts/attn_bwd_causes.py
+  grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900
+  stage "GPU tests AttentionGpu.BackwardCases*" 30 "$out/tests.log" \
+    "$test_gpu" --gtest_filter='AttentionGpu.BackwardCases*'
+  grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
+fi
 
 summary

@@ -14,8 +14,10 @@ without the peers):
 
 For each shape the best backend is named and ours is given as a ratio to it;
 the prefill table ends with the geometric mean and the worst shape of
-sequence >= 1k. CUDA events around each call, the median of --reps after a
-warm-up.
+sequence >= 1k. CUDA events around each call on an idle GPU, the median
+of --reps, after 20 ms of the same call back to back (each backend alike:
+the GPU's clocks come up from the idle of a compile or of the previous
+backend's set-up before its first timed call).
 
     python -m warpforge.bench_attention [--reps 10] [--prefill] [--decode] [--backward] [--quick]
 
@@ -25,11 +27,18 @@ import argparse
 import math
 import statistics
 import sys
+import time
+
+_WARM_SECONDS = 0.02
 
 
 def _median_seconds(torch, call, reps):
+    start = time.perf_counter()
     call()
     torch.cuda.synchronize()
+    while time.perf_counter() - start < _WARM_SECONDS:
+        call()
+        torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

@@ -36,6 +36,16 @@ TEST(AttentionDecodeSimAmpere, SplitsAndOneSplitMatchTheReference) {
       check_decode(ampere, c, rng);
 }
 
+// The TMA-fed kernel's producer warp, the four computing warps' barriers
+// and the zeroing of a page's unused rows, under the simulator's check of
+// shared-memory races (any access two warps make unordered is a fault).
+TEST(AttentionDecodeSimRaces, TheTmaKernelHasNoSharedMemoryRace) {
+  std::mt19937 rng(std::random_device{}());
+  const runtime::Device checked(sim::make_backend({.check_shared_races = true}));
+  for (const auto& c : decode_cases())
+    if (c.name == "one split" || c.name == "15 rows a KV head") check_decode(checked, c, rng);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionDecodeSim, ::testing::Range(0, static_cast<int>(decode_cases().size())),
                          [](const ::testing::TestParamInfo<int>& info) {
                            std::string n = decode_cases()[static_cast<std::size_t>(info.param)].name;
@@ -76,6 +86,31 @@ TEST(AttentionDecodeRefusal, EveryReasonIsNamed) {
   EXPECT_EQ(rows.check_support()[0],
             "heads_q / heads_kv x q_tokens = 128 rows a KV head; decode takes up to 64 (1 to 8 tokens at up to 8 "
             "query heads a KV head)");
+}
+
+// Which kernel runs, and why the cp.async one where the TMA-fed one cannot:
+// a page that is no power of two of keys from 16 (24), pages shorter than a
+// warp's keys (17 to 32 rows a KV head split 64-key blocks between two warps
+// of 32 keys), an sm_80 device.
+TEST(AttentionDecodeRefusal, TheCpAsyncKernelSaysWhyNotTheTmaOne) {
+  const runtime::Device dev = runtime::Device::sim();
+  runtime::Buffer buffer(dev, 1 << 22);
+  using runtime::DType;
+  auto describe = [&](const runtime::Device& d, runtime::Buffer& buf, std::int64_t heads_q, std::int64_t page_size) {
+    runtime::TensorView q(buf, DType::bf16, {1, heads_q, 4, 64}), cache(buf, DType::bf16, {4, page_size, 1, 64}),
+        table(buf, DType::i32, {1, 4}), lens(buf, DType::i32, {1});
+    return AttentionDecode({.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens, .o = q})
+        .describe();
+  };
+  EXPECT_CONTAINS(describe(dev, buffer, 1, 16), "TMA stages fed by a producer warp, copies of 16 keys");
+  EXPECT_CONTAINS(describe(dev, buffer, 1, 256), "copies of 64 keys");
+  EXPECT_CONTAINS(describe(dev, buffer, 1, 24),
+                  "cp.async stages (not the TMA-fed kernel: page_size 24 is not 16, 32 or a multiple of 64");
+  EXPECT_CONTAINS(describe(dev, buffer, 6, 16),
+                  "(not the TMA-fed kernel: pages of 16 keys are shorter than a warp's 32 keys of a block (24 rows");
+  const runtime::Device ampere(sim::make_backend({.target = ptx::Target::sm_80}));
+  runtime::Buffer ampere_buffer(ampere, 1 << 22);
+  EXPECT_CONTAINS(describe(ampere, ampere_buffer, 1, 16), "(not the TMA-fed kernel: the device is not sm_90");
 }
 
 // The GPU sweep's tiling (WARPFORGE_DECODE_TILING): one the kernel cannot

@@ -10,9 +10,11 @@
 
 #include "attention_problem.hpp"
 #include "decode_kernel.hpp"
+#include "decode_tma_kernel.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -155,6 +157,36 @@ void tiling_from_environment(DecodeSpec& s, std::vector<std::string>& why) {
   s.block_n = block_n, s.stages = stages;
 }
 
+// Why the TMA-fed kernel cannot take the problem ("" where it can): it is
+// sm_90a's, and its copies are of page_rows = min(page_size, block_n) keys,
+// a power of two from 16 that divides the page and holds a warp's keys.
+// WARPFORGE_DECODE_TMA=0 (GPU experiments) keeps the cp.async kernel.
+std::string tma_refusal(const DecodeProblem& p, const DecodeSpec& s) {
+  if (!s.sm90a) return "the device is not sm_90 (TMA and the template are sm_90a's)";
+  if (const char* off = std::getenv("WARPFORGE_DECODE_TMA"); off && std::string(off) == "0")
+    return "WARPFORGE_DECODE_TMA=0";
+  const std::int64_t rows = std::min<std::int64_t>(p.page_size, s.block_n);
+  if (rows < 16 || (rows & (rows - 1)) != 0 || p.page_size % rows != 0 || s.block_n % rows != 0)
+    return "page_size " + std::to_string(p.page_size) + " is not 16, 32 or a multiple of " + std::to_string(s.block_n) +
+           " (a TMA copy is a power of two of keys from 16 within a page)";
+  if (rows < s.block_n / s.key_groups())
+    return "pages of " + std::to_string(p.page_size) + " keys are shorter than a warp's " +
+           std::to_string(s.block_n / s.key_groups()) + " keys of a block (" + std::to_string(s.rows()) +
+           " rows a KV head)";
+  return {};
+}
+
+// The TMA-fed kernel where it can run: a ring of up to 192 KB (one CTA an
+// SM, up to 8 stages of a block's K and V).
+void take_tma(const DecodeProblem& p, DecodeSpec& s, std::string& why_not) {
+  why_not = tma_refusal(p, s);
+  if (!why_not.empty()) return;
+  s.tma = true;
+  s.page_rows = static_cast<int>(std::min<std::int64_t>(p.page_size, s.block_n));
+  if (!std::getenv("WARPFORGE_DECODE_TILING"))
+    s.stages = std::clamp(static_cast<int>((192u << 10) / s.stage_bytes()), 2, 8);
+}
+
 DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DeviceProperties& device) {
   DecodeSpec s;
   s.dtype = p.dtype;
@@ -184,9 +216,13 @@ struct AttentionDecode::State {
   int splits = 1;
   DecodeSpec spec;
   bool caller_workspace = false;
+  std::string no_tma;  // why the cp.async kernel runs ("" where the TMA-fed one does)
   std::optional<runtime::Module> module;
   std::string kernel_name;  // kept: execute() launches it by name
   std::optional<runtime::Buffer> workspace;
+  // The TMA kernel's maps of the caches, made again when their addresses change.
+  runtime::DevicePtr k_mapped = 0, v_mapped = 0;
+  runtime::TensorMap map_k, map_v;
 
   // The splits' partial O and lse, then a counter a (sequence, KV head).
   std::size_t workspace_bytes() const {
@@ -200,6 +236,26 @@ struct AttentionDecode::State {
 namespace {
 std::vector<const TensorView*> views_of(const AttentionDecodeTensors& t) {
   return {&t.q, &t.k_cache, &t.v_cache, &t.block_table, &t.kv_lens, &t.o, t.lse};
+}
+
+// A cache (pages, page_size, heads_kv, head_dim) as the TMA kernel's map
+// (decode_tma_kernel.hpp): 16 elements, the slot, the 16-element panel, the
+// head, the page; a box lands as page_rows rows of each 32-byte panel.
+runtime::TensorMap cache_map(const runtime::Device& device, const DecodeProblem& p, int page_rows,
+                             const TensorView& cache, const std::vector<std::int64_t>& strides) {
+  // A stride of a dimension of extent 1 is never stepped: any multiple of 16 will do.
+  const auto bytes = [](std::int64_t elements, std::int64_t extent) {
+    return extent > 1 ? static_cast<std::uint64_t>(elements * 2) : std::uint64_t{16};
+  };
+  const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
+  return runtime::make_tensor_map(
+      device, {.dtype = p.dtype,
+                 .address = cache.address(),
+                 .dims = {16, u(p.page_size), u(p.head_dim / 16), u(p.heads_kv), u(p.pages)},
+                 .strides_bytes = {bytes(strides[1], p.page_size), 32, bytes(strides[2], p.heads_kv),
+                                   bytes(strides[0], p.pages)},
+                 .box = {16, static_cast<std::uint32_t>(page_rows), static_cast<std::uint32_t>(p.head_dim / 16), 1, 1},
+                 .swizzle = runtime::TensorMapSwizzle::b32});
 }
 }  // namespace
 
@@ -219,13 +275,16 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   // split of at least one 64-key block of the cache. Rounding up instead left
   // a partial second wave (batch 8, 8 KV heads: 5 splits, 320 CTAs in 264
   // slots, 0.50 of the read floor on an H200 at every length).
+  // The TMA-fed kernel holds one CTA an SM (its ring), the cp.async one two.
+  s.spec = spec_for(p, 1, s.device.properties());
+  tiling_from_environment(s.spec, s.refusals);
+  take_tma(p, s.spec, s.no_tma);
   const std::int64_t capacity = p.pages_per_sequence * p.page_size;
   const std::int64_t sms = std::max(1, t.q.device().properties().sm_count);
-  const std::int64_t wanted = (2 * sms) / (p.batch * p.heads_kv);
+  const std::int64_t wanted = ((s.spec.tma ? 1 : 2) * sms) / (p.batch * p.heads_kv);
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
-  s.spec = spec_for(p, s.splits, s.device.properties());
-  tiling_from_environment(s.spec, s.refusals);
+  s.spec.split_output = s.splits > 1;
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)
     s.refusals.push_back("the decode kernel stages " + std::to_string(s.spec.shared_bytes()) +
@@ -247,7 +306,9 @@ std::string AttentionDecode::describe() const {
   return "AttentionDecode " + s.problem.describe() + ": " + std::to_string(s.splits) + " split" +
          (s.splits > 1 ? "s" : "") + " a sequence (" + std::to_string(s.problem.batch * s.problem.heads_kv * s.splits) +
          " CTAs of the split kernel " + s.spec.kernel_name() + ", " + std::to_string(s.spec.block_n) +
-         "-key blocks in " + std::to_string(s.spec.stages) + " cp.async stages" +
+         "-key blocks in " + std::to_string(s.spec.stages) +
+         (s.spec.tma ? " TMA stages fed by a producer warp, copies of " + std::to_string(s.spec.page_rows) + " keys"
+                     : " cp.async stages (not the TMA-fed kernel: " + s.no_tma + ")") +
          (s.splits > 1 ? ", the last CTA of each sequence and KV head combining the splits" : "") +
          "), workspace " +
          std::to_string(workspace_bytes()) + " bytes";
@@ -257,7 +318,7 @@ void AttentionDecode::compile() {
   State& s = *state_;
   if (!s.refusals.empty()) throw OpsError("AttentionDecode cannot run " + s.problem.describe() + ":" + join_reasons(s.refusals));
   if (s.module) return;
-  s.module.emplace(s.device, build_decode_split(s.spec));
+  s.module.emplace(s.device, s.spec.tma ? build_decode_tma(s.spec) : build_decode_split(s.spec));
   s.kernel_name = s.spec.kernel_name();
   if (s.workspace_bytes() && !s.caller_workspace) {
     s.workspace.emplace(s.device, s.workspace_bytes());
@@ -315,9 +376,15 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
   args.emplace_back(u32(p.heads_q));
   args.emplace_back(static_cast<float>(p.scale * 1.4426950408889634));
   args.emplace_back(static_cast<std::int32_t>(p.window_left));
+  if (s.spec.tma) {
+    if (s.k_mapped != t.k_cache.address()) s.map_k = cache_map(s.device, p, s.spec.page_rows, t.k_cache, p.k), s.k_mapped = t.k_cache.address();
+    if (s.v_mapped != t.v_cache.address()) s.map_v = cache_map(s.device, p, s.spec.page_rows, t.v_cache, p.v), s.v_mapped = t.v_cache.address();
+    args.push_back(runtime::Arg::bytes_of(s.map_k));
+    args.push_back(runtime::Arg::bytes_of(s.map_v));
+  }
   s.module->launch(s.kernel_name,
                    {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
-                    .block = {128},
+                    .block = {u32(s.spec.threads())},
                     .dynamic_shared_bytes = u32(s.spec.shared_bytes())},
                    args, stream);
 }

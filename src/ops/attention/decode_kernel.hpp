@@ -18,6 +18,7 @@
 //    kernel, so a launch and its wait for the whole grid are saved.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "warpforge/ptx/module.hpp"
@@ -35,11 +36,17 @@ struct DecodeSpec {
   // Built for sm_90a (a Hopper device): PTX 8.4, so the K and V copies carry
   // an L2 prefetch size (PTX ISA 7.4+); the instructions are sm_80's.
   bool sm90a = false;
+  // The TMA-fed kernel (decode_tma_kernel.hpp; sm_90a): K and V come in
+  // copies of page_rows keys (min(page_size, block_n): a power of two from
+  // 16 that divides the page and holds a warp's keys).
+  bool tma = false;
+  int page_rows = 0;
 
   int rows() const { return group * q_tokens; }
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4
   int key_groups() const { return 4 / row_tiles(); }  // warps sharing a row tile
-  int threads() const { return 128; }
+  int threads() const { return tma ? 256 : 128; }     // TMA: the producer warpgroup too
+  std::uint32_t stage_bytes() const;                  // a block's K and V
   int shared_bytes() const;
   std::string kernel_name() const;
   friend bool operator==(const DecodeSpec&, const DecodeSpec&) = default;

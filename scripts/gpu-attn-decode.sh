@@ -67,11 +67,15 @@ stage "bench_attention --decode --quick (cp.async)" 10 "$out/bench_decode_cpasyn
 echo "== decode, C++, cp.async kernel (WARPFORGE_DECODE_TMA=0) =="
 grep -E "^\| [0-9]" "$out/bench_decode_cpasync.log"
 
-# 2b. Batch 1 by split count (0: the op's choice, one CTA an SM), each against the same floor.
-stage "decode split counts (batch 1)" 8 "$out/decode_splits.log" bash -c "for len in 8192 131072; do
-  '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len --decode-splits 0,8,24,33 --reps 20 || exit; done"
-echo "== decode at batch 1 by split count (TMA) =="
-grep -E "^\| 1 " "$out/decode_splits.log"
+# 2b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; TMA's default 64,6: 192 KB in flight,
+#     one CTA an SM, 16 splits) and split count: 8 splits (fewer partials), 64,3 (96 KB in flight),
+#     128-key blocks (copies of 128 keys) in 3 stages; each against the same floor.
+stage "decode tilings x splits (batch 1)" 10 "$out/decode_splits.log" bash -c "
+  for len in 8192 131072; do for ts in 64,6:0,8 64,3:0 128,3:0; do echo \"tiling \${ts%%:*}\"
+    WARPFORGE_DECODE_TILING=\${ts%%:*} '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len \
+      --decode-splits \${ts#*:} --reps 20 || exit; done; done"
+echo "== decode at batch 1 by tiling (block_n,stages) and splits (TMA) =="
+grep -E "^tiling|^\| 1 " "$out/decode_splits.log"
 
 # 3. Python: ours beside SDPA's backends; the Python GPU decode tests.
 stage "bench_attention.py --decode --quick" 12 "$out/bench_decode_python.log" \

@@ -6,11 +6,14 @@
 # caps each stage at what is left):
 #
 #   1. the decode GPU tests (AttentionGpu.DecodeCases: every case on the
-#      TMA-fed kernel where it runs, the cp.async one elsewhere);
+#      TMA-fed kernel where it runs, the cp.async one elsewhere), then with
+#      WARPFORGE_DECODE_CLUSTER=1 (splits up to 8 combined in a cluster);
 #   2. bench_attention --decode --quick: ours against the read floor (the
 #      same K and V bytes read once by stream_read), batch 1 and 8, the
-#      TMA-fed kernel, then the cp.async one (WARPFORGE_DECODE_TMA=0) in the
-#      same run; then batch 1 at KV 8k and 128k by split count;
+#      TMA-fed kernel, then the cp.async one (WARPFORGE_DECODE_TMA=0), then
+#      the TMA one with its splits combined in a cluster's shared memory
+#      (WARPFORGE_DECODE_CLUSTER=1) in the same run; then batch 1 at KV 8k
+#      and 128k by tiling and split count;
 #   3. python -m warpforge.bench_attention --decode --quick: the Python call
 #      beside SDPA's cuDNN and flash backends; the Python GPU decode tests
 #      (CUDA tensors, CUDA graph capture);
@@ -57,6 +60,10 @@ stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
   "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
 grep -E "^\[  (PASSED|FAILED) |outside the bound|rror" "$out/tests.log" | head -8
 
+stage "GPU tests DecodeCases (cluster)" 8 "$out/tests_cluster.log" \
+  env WARPFORGE_DECODE_CLUSTER=1 "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
+grep -E "^\[  (PASSED|FAILED) |outside the bound|rror" "$out/tests_cluster.log" | head -4
+
 # 2. C++: ours against the read floor, the TMA-fed kernel, then the cp.async one.
 stage "bench_attention --decode --quick (TMA)" 12 "$out/bench_decode.log" \
   "$build_dir/bench/bench_attention" --decode --quick --reps 20
@@ -66,6 +73,11 @@ stage "bench_attention --decode --quick (cp.async)" 10 "$out/bench_decode_cpasyn
   env WARPFORGE_DECODE_TMA=0 "$build_dir/bench/bench_attention" --decode --quick --reps 20
 echo "== decode, C++, cp.async kernel (WARPFORGE_DECODE_TMA=0) =="
 grep -E "^\| [0-9]" "$out/bench_decode_cpasync.log"
+
+stage "bench_attention --decode --quick (cluster)" 10 "$out/bench_decode_cluster.log" \
+  env WARPFORGE_DECODE_CLUSTER=1 "$build_dir/bench/bench_attention" --decode --quick --reps 20
+echo "== decode, C++, TMA-fed kernel, splits combined in a cluster (WARPFORGE_DECODE_CLUSTER=1, at most 8) =="
+grep -E "^\| [0-9]|rror" "$out/bench_decode_cluster.log"
 
 # 2b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; TMA's default 64,6: 192 KB in flight,
 #     one CTA an SM, 16 splits) and split count: 8 splits (fewer partials), 64,3 (96 KB in flight),

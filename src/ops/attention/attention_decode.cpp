@@ -11,6 +11,7 @@
 #include "attention_problem.hpp"
 #include "decode_kernel.hpp"
 #include "decode_tma_kernel.hpp"
+#include "decode_warps.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -176,15 +177,34 @@ std::string tma_refusal(const DecodeProblem& p, const DecodeSpec& s) {
   return {};
 }
 
-// The TMA-fed kernel where it can run: a ring of up to 192 KB (one CTA an
-// SM, up to 8 stages of a block's K and V).
+// The TMA-fed kernel where it can run.
 void take_tma(const DecodeProblem& p, DecodeSpec& s, std::string& why_not) {
   why_not = tma_refusal(p, s);
   if (!why_not.empty()) return;
   s.tma = true;
   s.page_rows = static_cast<int>(std::min<std::int64_t>(p.page_size, s.block_n));
-  if (!std::getenv("WARPFORGE_DECODE_TILING"))
-    s.stages = std::clamp(static_cast<int>((192u << 10) / s.stage_bytes()), 2, 8);
+}
+
+// For GPU experiments, WARPFORGE_DECODE_CLUSTER=1: the TMA kernel's splits
+// of a (sequence, KV head) as one cluster (at most 8: a portable cluster)
+// combining in its leader's shared memory, where its slots of the partials
+// fit in 64 KB. Returns the splits.
+int take_cluster(DecodeSpec& s, int splits, bool chosen) {
+  const char* on = std::getenv("WARPFORGE_DECODE_CLUSTER");
+  if (!s.tma || !on || std::string(on) != "1") return splits;
+  const int cluster = chosen ? std::min(splits, 8) : splits;
+  if (cluster < 2 || cluster > 8 || cluster * decode::Warps::gather_slot_bytes(s) > (64 << 10)) return splits;
+  s.cluster = cluster;
+  return cluster;
+}
+
+// The TMA kernel's ring: up to 8 stages of a block's K and V in what one CTA
+// an SM leaves beside Q and a cluster's slots (~200 KB).
+void size_tma_ring(DecodeSpec& s) {
+  if (!s.tma || std::getenv("WARPFORGE_DECODE_TILING")) return;
+  const int taken = s.row_tiles() * 16 * s.head_dim * 2 +
+                    (s.cluster > 1 ? s.cluster * decode::Warps::gather_slot_bytes(s) : 0);
+  s.stages = std::clamp(static_cast<int>(((200 << 10) - taken) / static_cast<int>(s.stage_bytes())), 2, 8);
 }
 
 DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DeviceProperties& device) {
@@ -224,9 +244,10 @@ struct AttentionDecode::State {
   runtime::DevicePtr k_mapped = 0, v_mapped = 0;
   runtime::TensorMap map_k, map_v;
 
-  // The splits' partial O and lse, then a counter a (sequence, KV head).
+  // The splits' partial O and lse, then a counter a (sequence, KV head);
+  // none where a cluster combines them.
   std::size_t workspace_bytes() const {
-    if (splits <= 1) return 0;
+    if (splits <= 1 || spec.cluster > 1) return 0;
     return static_cast<std::size_t>(splits * problem.batch * problem.heads_q * problem.q_tokens *
                                         (problem.head_dim + 1) * 4 +
                                     problem.batch * problem.heads_kv * 4);
@@ -285,6 +306,8 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
   s.spec.split_output = s.splits > 1;
+  s.splits = take_cluster(s.spec, s.splits, options.splits == 0);
+  size_tma_ring(s.spec);
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)
     s.refusals.push_back("the decode kernel stages " + std::to_string(s.spec.shared_bytes()) +
@@ -309,7 +332,9 @@ std::string AttentionDecode::describe() const {
          "-key blocks in " + std::to_string(s.spec.stages) +
          (s.spec.tma ? " TMA stages fed by a producer warp, copies of " + std::to_string(s.spec.page_rows) + " keys"
                      : " cp.async stages (not the TMA-fed kernel: " + s.no_tma + ")") +
-         (s.splits > 1 ? ", the last CTA of each sequence and KV head combining the splits" : "") +
+         (s.spec.cluster > 1 ? ", each sequence and KV head's splits a cluster combining in its leader's shared memory"
+          : s.splits > 1     ? ", the last CTA of each sequence and KV head combining the splits"
+                             : "") +
          "), workspace " +
          std::to_string(workspace_bytes()) + " bytes";
 }
@@ -385,6 +410,7 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
   s.module->launch(s.kernel_name,
                    {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
                     .block = {u32(s.spec.threads())},
+                    .cluster = {u32(s.spec.cluster)},
                     .dynamic_shared_bytes = u32(s.spec.shared_bytes())},
                    args, stream);
 }

@@ -41,6 +41,10 @@ struct DecodeSpec {
   // 16 that divides the page and holds a warp's keys).
   bool tma = false;
   int page_rows = 0;
+  // TMA kernel, split_output: the splits of a (sequence, KV head) as one
+  // cluster of `cluster` CTAs (2 to 8) that combine in their leader's shared
+  // memory (no workspace, fence or atomic); 1: the CTA that counts last.
+  int cluster = 1;
 
   int rows() const { return group * q_tokens; }
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4

@@ -21,9 +21,10 @@ namespace {
 int log2_of(int x) { return std::countr_zero(static_cast<unsigned>(x)); }
 
 // Where the design's buffers sit in shared memory (tile::SharedLayout): Q,
-// the ring (each slot K's copies, then V's), the full and empty barriers.
+// the ring (each slot K's copies, then V's), the full and empty barriers;
+// in a cluster, the leader's slots of the splits' partials and their barrier.
 struct Smem {
-  std::uint32_t q, ring, full, empty, launch;
+  std::uint32_t q, ring, full, empty, slots, gathered, launch;
 };
 Smem smem_of(const DecodeSpec& s) {
   tile::SharedLayout layout;
@@ -33,6 +34,10 @@ Smem smem_of(const DecodeSpec& s) {
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
+  if (s.cluster > 1) {
+    m.slots = layout.buffer(static_cast<std::uint32_t>(s.cluster * decode::Warps::gather_slot_bytes(s)));
+    m.gathered = layout.mbarriers(1);
+  }
   m.launch = layout.launch_bytes();
   return m;
 }
@@ -54,7 +59,13 @@ class SplitItem final : public OneItemPerCta {
     item_.kb0 = k.mov(s32, 0);
     item_.kb1 = keys.blocks;
     valid_ = k.setp(Cmp::eq, split, split);
+    if (s.cluster > 1) rank_ = tile::ClusterRank{k.sreg(SReg::cluster_ctarank), k.mov(u32, 0)};
   }
+  // A cluster is the splits of one (sequence, KV head): rank = split % cluster.
+  std::optional<tile::ClusterRank> cluster_rank() const override { return rank_; }
+
+ private:
+  std::optional<tile::ClusterRank> rank_;
 };
 
 class Decode final : public tile::WarpSpecializedDesign {
@@ -76,6 +87,7 @@ class Decode final : public tile::WarpSpecializedDesign {
     c.producer_registers = 40;
     c.consumer_registers = 232;
     c.dependent_launch = false;
+    c.cluster_m = s_.cluster;
     return c;
   }
 
@@ -95,6 +107,8 @@ class Decode final : public tile::WarpSpecializedDesign {
   void initialize(tile::WarpSpecialized&) override {
     k_.prefetch_tensormap(map_k_);
     k_.prefetch_tensormap(map_v_);
+    // Every consumer thread of every CTA of the cluster arrives once.
+    if (s_.cluster > 1) k_.mbarrier_init(at(base_ + m_.gathered), s_.cluster * 128);
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -143,7 +157,9 @@ class Decode final : public tile::WarpSpecializedDesign {
   void finish(const tile::WorkItem&) override {
     // The ring is free once every warp has read its last block.
     warps_barrier_->sync();
-    warps_->finish(base_ + m_.ring, base_ + m_.q, [&] { warps_barrier_->sync(); });
+    std::optional<decode::Warps::Gather> gather;
+    if (s_.cluster > 1) gather = {base_ + m_.slots, base_ + m_.gathered, k_.sreg(SReg::cluster_ctarank)};
+    warps_->finish(base_ + m_.ring, base_ + m_.q, [&] { warps_barrier_->sync(); }, gather ? &*gather : nullptr);
   }
 
  private:

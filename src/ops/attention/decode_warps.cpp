@@ -28,7 +28,7 @@ Reg finite_or_zero(Kernel& k, const Reg& m) {
   return out;
 }
 
-// What the last split's combine reads and writes.
+// What a combine of the splits reads and writes.
 struct CombineArgs {
   const Reg &partial, &o, &lse;
   const std::vector<Reg>&so, &slse;
@@ -36,22 +36,111 @@ struct CombineArgs {
   const std::function<void()>& sync;  // the four warps' barrier
 };
 
-// The splits of (sequence b, KV head g) meet in the CTA that finishes last,
-// found by a counter of the pair in the workspace after the partials (each
-// thread's partial stores, a gpu-scope fence, the four warps' barrier, then one
-// atomic add; the last CTA fences again before it reads: PTX ISA 8.8's
-// release and acquire patterns). It merges its rows' partials by their
-// log-sum-exps (log2 units) in one pass over the splits: each warp a row at
-// a time, each lane head_dim/32 adjacent columns, 8 or 16 splits' loads in
-// flight, a running (max m, sum, O) rescaled as the online softmax's:
-//   O = Σ_s 2^(lse_s - m)·O_s / Σ_s 2^(lse_s - m),  L = m + log2 Σ_s 2^(lse_s - m).
-// It leaves the counter at 0 for the next launch.
-void combine_if_last(Kernel& k, const DecodeSpec& s, const CombineArgs& a) {
+// Where the splits' partials of the pair's row r are: split 0's lse and O
+// (at the lane's columns) from `row`, split s's `stride` bytes on (global
+// memory: the workspace; shared: a cluster's gathering buffer).
+struct SplitPartials {
+  Space space;
+  std::function<std::pair<Reg, Reg>(const Reg& r)> row;
+  int lse_stride, o_stride;
+};
+
+// Merges each of the pair's rows' partials by their log-sum-exps (log2
+// units) in one pass over the splits: each warp a row at a time, each lane
+// head_dim/32 adjacent columns, 8 or 16 splits' loads in flight, a running
+// (max m, sum, O) rescaled as the online softmax's:
+//   O = Σ_s 2^(lse_s - m)·O_s / Σ_s 2^(lse_s - m),  L = m + log2 Σ_s 2^(lse_s - m),
+// and writes O and lse.
+void merge_splits(Kernel& k, const DecodeSpec& s, const CombineArgs& a, const SplitPartials& from) {
   const Type in = s.dtype == DType::f16 ? f16 : bf16;
   const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens, R = s.rows();
   // Splits whose loads are in flight together: a batch of one at 8k keys
   // has ~33 splits, three passes; head_dim 256 keeps eight (registers).
   const int warps = 4, unroll = D == 256 ? 8 : 16;
+  const bool global = from.space == Space::global;
+  const LdOpts opts = global ? LdOpts{.cache = Cache::cg} : LdOpts{};
+  auto offset = [&](const Reg& sp, int stride) {
+    if (!global) return sp * stride;
+    Reg bytes = k.reg(u64);
+    k.mul_wide(bytes, sp, stride);
+    return bytes;
+  };
+  Reg final_split = a.splits - 1;
+  k.for_range(a.warp, R, warps, [&](Reg r) {
+    const auto [lse_row, o_row] = from.row(r);
+    Reg m = k.mov(f32, minus_infinity), sum = k.mov(f32, imm_f32(0.0f));
+    Regs acc = k.regs(f32, per_lane, "acc");
+    for (const Reg& x : acc) k.mov(x, imm_f32(0.0f));
+    k.for_range(k.mov(u32, 0), a.splits, unroll, [&](Reg sp0) {
+      Regs w(unroll);
+      std::vector<Regs> o_s;
+      for (int u = 0; u < unroll; ++u) {
+        Reg sp = k.min(sp0 + u, final_split);  // past the last split: its values again, weight 0
+        Reg at_o = o_row + offset(sp, from.o_stride);
+        w[u] = k.reg(f32);
+        k.ld(from.space, f32, w[u], at(lse_row + offset(sp, from.lse_stride)), opts);
+        o_s.push_back(k.regs(f32, per_lane, "part" + std::to_string(u) + "_"));
+        for (int i = 0; i < per_lane; i += 4) {
+          const int n = std::min(4, per_lane - i);
+          Regs part(o_s[u].begin() + i, o_s[u].begin() + i + n);
+          if (n == 1) k.ld(from.space, f32, part[0], at(at_o, i * 4), opts);
+          else k.ld(from.space, f32, part, at(at_o, i * 4), opts);
+        }
+      }
+      Reg m_new = k.reg(f32), x = k.reg(f32);
+      k.mov(m_new, m);
+      for (int u = 0; u < unroll; ++u) {
+        k.selp(w[u], minus_infinity, w[u], sp0 + u > final_split);
+        k.max(m_new, m_new, w[u]);
+      }
+      Reg offset_m = finite_or_zero(k, m_new);
+      k.sub(x, m, offset_m);
+      k.ex2_approx(x, x);
+      k.mul(sum, sum, x);
+      for (const Reg& c : acc) k.mul(c, c, x);
+      for (int u = 0; u < unroll; ++u) {
+        k.sub(x, w[u], offset_m);
+        k.ex2_approx(x, x);
+        k.add(sum, sum, x);
+        for (int i = 0; i < per_lane; ++i) k.fma(acc[i], x, o_s[u][i], acc[i]);
+      }
+      k.mov(m, m_new);
+    });
+    Reg inverse = k.reg(f32), total = k.reg(f32);
+    k.rcp(inverse, sum, {.round = Round::rn});
+    k.selp(inverse, imm_f32(0.0f), inverse, k.setp(Cmp::eq, sum, imm_f32(0.0f)));
+    k.lg2_approx(total, sum);  // -inf where no split saw a key
+    k.add(total, total, finite_or_zero(k, m));
+    Reg head = a.g * s.group + k.div(r, NQ), t = k.reg(u32);
+    k.rem(t, r, NQ);
+    Reg out = element_address(k, a.o, element_offset(k, a.b, a.so[0], head, a.so[1], t, a.so[2]), 2);
+    Reg col = k.reg(u64);
+    k.mul_wide(col, a.lane, per_lane * 2);
+    out = out + col;
+    for (int i = 0; i < per_lane; i += 2) {
+      Reg packed = k.reg(b32);
+      k.mul(acc[i], acc[i], inverse);
+      k.mul(acc[i + 1], acc[i + 1], inverse);
+      k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, acc[i + 1], acc[i]);
+      k.st(Space::global, b32, at(out, i * 2), packed);
+    }
+    if (s.has_lse) {
+      Reg natural = k.reg(f32);
+      k.mul(natural, total, imm_f32(ln2));
+      Reg where = element_address(k, a.lse, element_offset(k, a.b, a.slse[0], head, a.slse[1], t, a.slse[2]), 4);
+      k.guarded(a.lane == 0, [&] { k.st(Space::global, f32, at(where), natural); });
+    }
+  });
+}
+
+// The splits of (sequence b, KV head g) meet in the CTA that finishes last,
+// found by a counter of the pair in the workspace after the partials (each
+// thread's partial stores, a gpu-scope fence, the four warps' barrier, then
+// one atomic add; the last CTA fences again before it reads: PTX ISA 8.8's
+// release and acquire patterns), which merges them. It leaves the counter
+// at 0 for the next launch.
+void combine_if_last(Kernel& k, const DecodeSpec& s, const CombineArgs& a) {
+  const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens;
   Reg rows_total = k.sreg(SReg::nctaid_z) * a.heads_q * NQ;
   Reg lse_area = k.reg(u64), counter_area = k.reg(u64), counter_index = k.reg(u64);
   k.mul_wide(lse_area, rows_total * a.splits, D * 4);
@@ -76,77 +165,17 @@ void combine_if_last(Kernel& k, const DecodeSpec& s, const CombineArgs& a) {
     Reg row0 = (a.b * a.heads_q + a.g * s.group) * NQ;  // the pair's rows are consecutive
     Reg lane_cols = k.reg(u64);
     k.mul_wide(lane_cols, a.lane, per_lane * 4);
-    Reg final_split = a.splits - 1;
-    k.for_range(a.warp, R, warps, [&](Reg r) {
-      Reg first = k.reg(u64), o_first = k.reg(u64);
-      k.mul_wide(first, (row0 + r) * a.splits, 4);
-      k.mul_wide(o_first, (row0 + r) * a.splits, D * 4);
-      Reg lse_row = a.partial + lse_area + first, o_row = a.partial + o_first + lane_cols;
-      Reg m = k.mov(f32, minus_infinity), sum = k.mov(f32, imm_f32(0.0f));
-      Regs acc = k.regs(f32, per_lane, "acc");
-      for (const Reg& x : acc) k.mov(x, imm_f32(0.0f));
-      k.for_range(k.mov(u32, 0), a.splits, unroll, [&](Reg sp0) {
-        Regs w(unroll);
-        std::vector<Regs> o_s;
-        for (int u = 0; u < unroll; ++u) {
-          Reg sp = k.min(sp0 + u, final_split);  // past the last split: its values again, weight 0
-          Reg at_s = k.reg(u64), at_o = k.reg(u64);
-          k.mul_wide(at_s, sp, 4);
-          k.mul_wide(at_o, sp, D * 4);
-          w[u] = k.reg(f32);
-          k.ld(Space::global, f32, w[u], at(lse_row + at_s), {.cache = Cache::cg});
-          o_s.push_back(k.regs(f32, per_lane, "part" + std::to_string(u) + "_"));
-          for (int i = 0; i < per_lane; i += 4) {
-            const int n = std::min(4, per_lane - i);
-            Regs part(o_s[u].begin() + i, o_s[u].begin() + i + n);
-            if (n == 1) k.ld(Space::global, f32, part[0], at(o_row + at_o, i * 4), {.cache = Cache::cg});
-            else k.ld(Space::global, f32, part, at(o_row + at_o, i * 4), {.cache = Cache::cg});
-          }
-        }
-        Reg m_new = k.reg(f32), x = k.reg(f32);
-        k.mov(m_new, m);
-        for (int u = 0; u < unroll; ++u) {
-          k.selp(w[u], minus_infinity, w[u], sp0 + u > final_split);
-          k.max(m_new, m_new, w[u]);
-        }
-        Reg offset = finite_or_zero(k, m_new);
-        k.sub(x, m, offset);
-        k.ex2_approx(x, x);
-        k.mul(sum, sum, x);
-        for (const Reg& c : acc) k.mul(c, c, x);
-        for (int u = 0; u < unroll; ++u) {
-          k.sub(x, w[u], offset);
-          k.ex2_approx(x, x);
-          k.add(sum, sum, x);
-          for (int i = 0; i < per_lane; ++i) k.fma(acc[i], x, o_s[u][i], acc[i]);
-        }
-        k.mov(m, m_new);
-      });
-      Reg inverse = k.reg(f32), total = k.reg(f32);
-      k.rcp(inverse, sum, {.round = Round::rn});
-      k.selp(inverse, imm_f32(0.0f), inverse, k.setp(Cmp::eq, sum, imm_f32(0.0f)));
-      k.lg2_approx(total, sum);  // -inf where no split saw a key
-      k.add(total, total, finite_or_zero(k, m));
-      Reg head = a.g * s.group + k.div(r, NQ), t = k.reg(u32);
-      k.rem(t, r, NQ);
-      Reg out = element_address(k, a.o, element_offset(k, a.b, a.so[0], head, a.so[1], t, a.so[2]), 2);
-      Reg col = k.reg(u64);
-      k.mul_wide(col, a.lane, per_lane * 2);
-      out = out + col;
-      for (int i = 0; i < per_lane; i += 2) {
-        Reg packed = k.reg(b32);
-        k.mul(acc[i], acc[i], inverse);
-        k.mul(acc[i + 1], acc[i + 1], inverse);
-        k.cvt_pack(in == f16 ? f16x2 : bf16x2, packed, acc[i + 1], acc[i]);
-        k.st(Space::global, b32, at(out, i * 2), packed);
-      }
-      if (s.has_lse) {
-        Reg natural = k.reg(f32);
-        k.mul(natural, total, imm_f32(ln2));
-        Reg where = element_address(k, a.lse, element_offset(k, a.b, a.slse[0], head, a.slse[1], t, a.slse[2]), 4);
-        k.guarded(a.lane == 0, [&] { k.st(Space::global, f32, at(where), natural); });
-      }
-    });
+    merge_splits(k, s, a,
+                 {.space = Space::global,
+                  .row =
+                      [&](const Reg& r) {
+                        Reg first = k.reg(u64), o_first = k.reg(u64);
+                        k.mul_wide(first, (row0 + r) * a.splits, 4);
+                        k.mul_wide(o_first, (row0 + r) * a.splits, D * 4);
+                        return std::pair{a.partial + lse_area + first, a.partial + o_first + lane_cols};
+                      },
+                  .lse_stride = 4,
+                  .o_stride = D * 4});
   });
 }
 
@@ -284,8 +313,11 @@ int Warps::merge_bytes(const DecodeSpec& s) {
   return s.key_groups() > 1 ? 4 * (s.head_dim / 2 + 2) * 32 * 4 : 0;
 }
 
-// The output of rows that exist: O and lse, or the split's partials.
-void Warps::write_rows() {
+int Warps::gather_slot_bytes(const DecodeSpec& s) { return (s.rows() * (s.head_dim + 1) * 4 + 15) / 16 * 16; }
+
+// The output of rows that exist: O and lse, or the split's partials (to the
+// workspace, or to the cluster leader's slot of this split).
+void Warps::write_rows(const Gather* gather) {
   Kernel& k = k_;
   const Type in = s_.dtype == DType::f16 ? f16 : bf16;
   const int D = s_.head_dim, NQ = s_.q_tokens, rows = s_.rows();
@@ -325,6 +357,18 @@ void Warps::write_rows() {
         Reg where = element_address(k, p_.lse, element_offset(k, b_, p_.slse[0], head, p_.slse[1], t, p_.slse[2]), 4);
         k.guarded(lse_writer, [&] { k.st(Space::global, f32, at(where), natural); });
       }
+    } else if (gather) {
+      // Slot `rank` of the leader's buffer: row r's O at r·head_dim·4, its lse after the rows' O.
+      Reg remote = k.reg(u32);
+      k.mapa_shared(remote, gather->slots + gather->rank * gather_slot_bytes(s_), 0);
+      Reg out = remote + r * (D * 4) + olc.col * 4;
+      k.guarded(inside, [&] {
+        row_pairs(half, [&](const Reg& x0, const Reg& x1, std::int64_t col) {
+          k.st(Space::shared, f32, at(out, col * 4), Regs{x0, x1}, {.cluster = true});
+        });
+      });
+      Reg where = remote + rows * D * 4 + r * 4;
+      k.guarded(lse_writer, [&] { k.st(Space::shared, f32, at(where), lse_[half], {.cluster = true}); });
     } else {
       // row·splits + split, row = (b·heads_q + head)·q_tokens + token.
       Reg global_row = (b_ * p_.heads_q + head) * NQ + t;
@@ -353,7 +397,7 @@ void Warps::write_rows() {
 // Each warp's result, normalised; the warps of a row tile merged by their
 // log-sum-exps (log2 units) through shared memory, into the first, which
 // writes the tile's rows.
-void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()>& sync) {
+void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()>& sync, const Gather* gather) {
   Kernel& k = k_;
   const int D = s_.head_dim, KG = s_.key_groups();
   OnlineSoftmax::Result result = softmax_->finish(k);
@@ -416,16 +460,34 @@ void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()
             k.add(part.regs()[v], part.regs()[v], x);
           }
         }
-      write_rows();
+      write_rows(gather);
     });
   } else {
-    write_rows();
+    write_rows(gather);
   }
-  if (s_.split_output)
-    combine_if_last(k, s_,
-                    {.partial = p_.partial, .o = p_.o, .lse = p_.lse, .so = p_.so, .slse = p_.slse,
-                     .splits = p_.splits, .heads_q = p_.heads_q, .b = b_, .g = g_, .tid = tid_, .lane = lane_,
-                     .warp = warp_, .flag = flag, .sync = sync});
+  if (!s_.split_output) return;
+  const CombineArgs args{.partial = p_.partial, .o = p_.o, .lse = p_.lse, .so = p_.so, .slse = p_.slse,
+                         .splits = p_.splits, .heads_q = p_.heads_q, .b = b_, .g = g_, .tid = tid_, .lane = lane_,
+                         .warp = warp_, .flag = flag, .sync = sync};
+  if (!gather) return combine_if_last(k, s_, args);
+  // Every thread's stores are released to the cluster by its arrival; the
+  // leader acquires them all (its wait, then a cluster-scope fence).
+  Reg leader_barrier = k.reg(u32);
+  k.mapa_shared(leader_barrier, gather->gathered, 0);
+  k.mbarrier_arrive_cluster(leader_barrier, Scope::cluster);
+  k.if_then(gather->rank == 0, [&] {
+    k.mbarrier_wait_parity(at(gather->gathered), 0);
+    k.fence(FenceSem::acq_rel, Scope::cluster);
+    const int slot = gather_slot_bytes(s_);
+    Reg lane_cols = lane_ * (D / 32 * 4);
+    merge_splits(k, s_, args,
+                 {.space = Space::shared,
+                  .row = [&](const Reg& r) {
+                    return std::pair{gather->slots + s_.rows() * D * 4 + r * 4, gather->slots + r * (D * 4) + lane_cols};
+                  },
+                  .lse_stride = slot,
+                  .o_stride = slot});
+  });
 }
 
 }  // namespace warpforge::ops::decode

@@ -54,15 +54,29 @@ class Warps {
   // 16-column panels `rows` rows apart, the warp's first key at row 0).
   void block(const attention_sm80::PanelTile& sK, const attention_sm80::PanelTile& sV, const dsl::Reg& key0,
              const SplitKeys& keys);
+  // A cluster's combine (spec.cluster > 1: the cluster is the splits of a
+  // (sequence, KV head), rank = split): every CTA stores its partials into
+  // slot `rank` of the leader's (rank 0's) buffer at `slots` (the same
+  // offset in every CTA; gather_slot_bytes(s) a slot: O rows x head_dim,
+  // then the rows' lse, f32) and arrives on the leader's mbarrier at
+  // `gathered` (spec.cluster x 128 arrivals, release at cluster scope); the
+  // leader waits for it and merges.
+  struct Gather {
+    dsl::Reg slots, gathered, rank;
+  };
+  static int gather_slot_bytes(const DecodeSpec& s);
+
   // After the last block: the warps of a row tile merged through shared
-  // memory at `merge` (shared_merge_bytes(), free by then), the rows
-  // written, and with split_output the combine. `sync` is a barrier of the
-  // four warps; `flag` 4 bytes of shared memory.
-  void finish(const dsl::Reg& merge, const dsl::Reg& flag, const std::function<void()>& sync);
+  // memory at `merge` (merge_bytes(), free by then), the rows written, and
+  // with split_output the combine (the CTA that counts last, or the
+  // cluster's leader with `gather`). `sync` is a barrier of the four warps;
+  // `flag` 4 bytes of shared memory.
+  void finish(const dsl::Reg& merge, const dsl::Reg& flag, const std::function<void()>& sync,
+              const Gather* gather = nullptr);
   static int merge_bytes(const DecodeSpec& s);
 
  private:
-  void write_rows();
+  void write_rows(const Gather* gather);
 
   dsl::Kernel& k_;
   const DecodeSpec& s_;

@@ -42,18 +42,14 @@ Smem smem_of(const DecodeSpec& s) {
   return m;
 }
 
-// One item a CTA: the split's keys, read from kv_len (its blocks as the
-// item's k-blocks; a split past the sequence has none, and still writes its
-// empty partial for the combine).
+// One item a CTA: the split's keys, from the sequence's kv_len (loaded in
+// the prologue); its blocks are the item's k-blocks (a split past the
+// sequence has none, and still writes its empty partial for the combine).
 class SplitItem final : public OneItemPerCta {
  public:
-  SplitItem(Kernel& k, const DecodeSpec& s, const decode::Params& p, decode::SplitKeys& keys)
+  SplitItem(Kernel& k, const DecodeSpec& s, const decode::Params& p, const Reg& kv_len, decode::SplitKeys& keys)
       : OneItemPerCta(k, "attention decode's SplitItem") {
     Reg split = k.sreg(SReg::ctaid_x), g = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
-    Reg b4 = k.reg(u64);
-    k.mul_wide(b4, b, 4);
-    Reg kv_len = k.reg(s32);
-    k.ld(Space::global, s32, kv_len, at(p.lens + b4));
     keys = decode::split_keys(k, s, p, kv_len, split);
     item_.tile = {k.mov(u32, 0), g, b, split};
     item_.kb0 = k.mov(s32, 0);
@@ -97,7 +93,12 @@ class Decode final : public tile::WarpSpecializedDesign {
     map_v_p_ = k_.param_bytes("map_v", 128, 64);
   }
 
+  // kv_len asked for first: its round trip runs under the barriers' set-up.
   void prologue(tile::WarpSpecialized& ws) override {
+    Reg b4 = k_.reg(u64);
+    k_.mul_wide(b4, k_.sreg(SReg::ctaid_z), 4);
+    kv_len_ = k_.reg(s32);
+    k_.ld(Space::global, s32, kv_len_, at(p_.lens + b4));
     base_ = ws.smem_base();
     map_k_ = k_.param_generic_address(map_k_p_);
     map_v_ = k_.param_generic_address(map_v_p_);
@@ -112,7 +113,7 @@ class Decode final : public tile::WarpSpecializedDesign {
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
-    return std::make_unique<SplitItem>(k_, s_, p_, keys_);
+    return std::make_unique<SplitItem>(k_, s_, p_, kv_len_, keys_);
   }
 
   // The producer warpgroup's first warp: lane 0 expects each stage's bytes,
@@ -249,7 +250,7 @@ class Decode final : public tile::WarpSpecializedDesign {
   Kernel k_;
   decode::Params p_;
   ParamRef map_k_p_, map_v_p_;
-  Reg base_, map_k_, map_v_;
+  Reg kv_len_, base_, map_k_, map_v_;
   std::optional<tile::NamedBarrier> warps_barrier_;
   decode::SplitKeys keys_;
   std::optional<decode::Warps> warps_;

@@ -8,6 +8,7 @@
 // not causal, sliding window, f16, large logits; on an sm_80 simulator too.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdlib>
 
 #include "ops/attention_decode_cases.hpp"
@@ -136,6 +137,48 @@ TEST(AttentionDecodeRefusal, TheCpAsyncKernelSaysWhyNotTheTmaOne) {
   const runtime::Device ampere(sim::make_backend({.target = ptx::Target::sm_80}));
   runtime::Buffer ampere_buffer(ampere, 1 << 22);
   EXPECT_CONTAINS(describe(ampere, ampere_buffer, 1, 16), "(not the TMA-fed kernel: the device is not sm_90");
+}
+
+// execute() keeps its launch's arguments between calls and remakes the TMA
+// kernel's maps where a cache moved: an op built on one cache, run on
+// another of the same shape, writes what an op built on that one writes.
+TEST(AttentionDecodeSimTma, TheMapsFollowACacheThatMoved) {
+  const runtime::Device dev = runtime::Device::sim();
+  using runtime::DType;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  auto random_bf16 = [&](runtime::Buffer& b, std::size_t n) {
+    std::vector<std::uint16_t> bits(n);
+    for (auto& x : bits) x = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(normal(rng)) >> 16);
+    b.copy_from_host(bits.data(), n * 2);
+  };
+  const std::size_t cache_n = 4 * 64 * 1 * 128, q_n = 4 * 128;
+  runtime::Buffer q_buf(dev, q_n * 2), a_k(dev, cache_n * 2), a_v(dev, cache_n * 2), b_k(dev, cache_n * 2),
+      b_v(dev, cache_n * 2), o1(dev, q_n * 2), o2(dev, q_n * 2), table_buf(dev, 16), lens_buf(dev, 4);
+  for (auto* b : {&q_buf, &a_k, &a_v, &b_k, &b_v}) random_bf16(*b, b == &q_buf ? q_n : cache_n);
+  const std::int32_t table[] = {2, 0, 3, 1}, len = 200;
+  table_buf.copy_from_host(table, 16);
+  lens_buf.copy_from_host(&len, 4);
+  auto view = [](runtime::Buffer& b, std::vector<std::int64_t> shape) { return runtime::TensorView(b, DType::bf16, shape); };
+  const runtime::TensorView q = view(q_buf, {1, 4, 1, 128}), table_v(table_buf, DType::i32, {1, 4}),
+      lens_v(lens_buf, DType::i32, {1}), ak = view(a_k, {4, 64, 1, 128}), av = view(a_v, {4, 64, 1, 128}),
+      bk = view(b_k, {4, 64, 1, 128}), bv = view(b_v, {4, 64, 1, 128}), out1 = view(o1, {1, 4, 1, 128}),
+      out2 = view(o2, {1, 4, 1, 128});
+  // (AttentionDecodeTensors holds references: the views above outlive them.)
+  auto tensors = [&](const runtime::TensorView& k, const runtime::TensorView& v, const runtime::TensorView& o) {
+    return AttentionDecodeTensors{.q = q, .k_cache = k, .v_cache = v, .block_table = table_v, .kv_lens = lens_v, .o = o};
+  };
+  AttentionDecode moved(tensors(ak, av, out1), {.splits = 2});
+  EXPECT_CONTAINS(moved.describe(), "TMA stages");
+  moved.execute(tensors(ak, av, out1));
+  moved.execute(tensors(bk, bv, out1));
+  AttentionDecode fresh(tensors(bk, bv, out2), {.splits = 2});
+  fresh.execute(tensors(bk, bv, out2));
+  dev.synchronize();
+  std::vector<std::uint16_t> got(q_n), want(q_n);
+  o1.copy_to_host(got.data(), q_n * 2);
+  o2.copy_to_host(want.data(), q_n * 2);
+  EXPECT_EQ(got, want);
 }
 
 // The GPU sweep's tiling (WARPFORGE_DECODE_TILING): one the kernel cannot

@@ -240,9 +240,11 @@ struct AttentionDecode::State {
   std::optional<runtime::Module> module;
   std::string kernel_name;  // kept: execute() launches it by name
   std::optional<runtime::Buffer> workspace;
-  // The TMA kernel's maps of the caches, made again when their addresses change.
+  // The launch, built by the first execute(); the TMA maps' arguments (the
+  // last two) made again when a cache's address changes.
+  runtime::LaunchConfig launch;
+  std::vector<runtime::Arg> args;
   runtime::DevicePtr k_mapped = 0, v_mapped = 0;
-  runtime::TensorMap map_k, map_v;
 
   // The splits' partial O and lse, then a counter a (sequence, KV head);
   // none where a cluster combines them.
@@ -390,29 +392,39 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
   const DecodeProblem& p = s.problem;
   const auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
   const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  std::vector<runtime::Arg> args = {t.q, t.k_cache, t.v_cache, t.block_table, t.kv_lens, t.o,
-                                    t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
-                                    ws ? runtime::Arg::pointer(ws) : runtime::Arg(t.o)};
-  for (const auto* st : {&p.q, &p.k, &p.v, &p.o, &p.lse})
-    for (std::int64_t x : *st) args.emplace_back(u64(x));
-  args.emplace_back(u64(p.table_row));
-  args.emplace_back(u32(p.page_size));
-  args.emplace_back(u32(s.splits));
-  args.emplace_back(u32(p.heads_q));
-  args.emplace_back(static_cast<float>(p.scale * 1.4426950408889634));
-  args.emplace_back(static_cast<std::int32_t>(p.window_left));
-  if (s.spec.tma) {
-    if (s.k_mapped != t.k_cache.address()) s.map_k = cache_map(s.device, p, s.spec.page_rows, t.k_cache, p.k), s.k_mapped = t.k_cache.address();
-    if (s.v_mapped != t.v_cache.address()) s.map_v = cache_map(s.device, p, s.spec.page_rows, t.v_cache, p.v), s.v_mapped = t.v_cache.address();
-    args.push_back(runtime::Arg::bytes_of(s.map_k));
-    args.push_back(runtime::Arg::bytes_of(s.map_v));
+  // The arguments are built once; a call replaces the tensors' addresses
+  // (and the TMA maps where a cache moved): host time a call.
+  const runtime::Arg pointers[] = {t.q, t.k_cache, t.v_cache, t.block_table, t.kv_lens, t.o,
+                                   t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
+                                   ws ? runtime::Arg::pointer(ws) : runtime::Arg(t.o)};
+  if (s.args.empty()) {
+    s.args.assign(std::begin(pointers), std::end(pointers));
+    for (const auto* st : {&p.q, &p.k, &p.v, &p.o, &p.lse})
+      for (std::int64_t x : *st) s.args.emplace_back(u64(x));
+    s.args.emplace_back(u64(p.table_row));
+    s.args.emplace_back(u32(p.page_size));
+    s.args.emplace_back(u32(s.splits));
+    s.args.emplace_back(u32(p.heads_q));
+    s.args.emplace_back(static_cast<float>(p.scale * 1.4426950408889634));
+    s.args.emplace_back(static_cast<std::int32_t>(p.window_left));
+    if (s.spec.tma) s.args.resize(s.args.size() + 2, runtime::Arg(0));
+    s.launch = {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
+                .block = {u32(s.spec.threads())},
+                .cluster = {u32(s.spec.cluster)},
+                .dynamic_shared_bytes = u32(s.spec.shared_bytes())};
+  } else {
+    std::copy(std::begin(pointers), std::end(pointers), s.args.begin());
   }
-  s.module->launch(s.kernel_name,
-                   {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
-                    .block = {u32(s.spec.threads())},
-                    .cluster = {u32(s.spec.cluster)},
-                    .dynamic_shared_bytes = u32(s.spec.shared_bytes())},
-                   args, stream);
+  if (s.spec.tma) {
+    const std::size_t maps = s.args.size() - 2;
+    if (s.k_mapped != t.k_cache.address())
+      s.args[maps] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, t.k_cache, p.k)),
+      s.k_mapped = t.k_cache.address();
+    if (s.v_mapped != t.v_cache.address())
+      s.args[maps + 1] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, t.v_cache, p.v)),
+      s.v_mapped = t.v_cache.address();
+  }
+  s.module->launch(s.kernel_name, s.launch, s.args, stream);
 }
 
 void attention_decode(const AttentionDecodeTensors& t, AttentionDecodeOptions options, runtime::Stream* stream) {

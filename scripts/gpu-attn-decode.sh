@@ -2,23 +2,21 @@
 # Attention decode on a GPU machine (an H100/H200 with CUDA 13, torch, ncu):
 # the short run of the decode kernels and the Python decode call, most
 # important first, each stage's lines printed as it ends (a hard time limit
-# may cut the run; BUDGET, default 55 s from the start, the build included,
+# may cut the run; BUDGET, default 65 s from the start, the build included,
 # caps each stage at what is left):
 #
 #   1. the decode GPU tests (AttentionGpu.DecodeCases: every case on the
-#      TMA-fed kernel where it runs, the cp.async one elsewhere), then with
-#      WARPFORGE_DECODE_CLUSTER=1 (splits up to 8 combined in a cluster);
+#      TMA-fed kernel where it runs, the cp.async one elsewhere);
 #   2. bench_attention --decode --quick: ours against the read floor (the
 #      same K and V bytes read once by stream_read), batch 1 and 8, the
-#      TMA-fed kernel, then the cp.async one (WARPFORGE_DECODE_TMA=0), then
-#      the TMA one with its splits combined in a cluster's shared memory
-#      (WARPFORGE_DECODE_CLUSTER=1) in the same run; then batch 1 at KV 8k
-#      and 128k by tiling and split count;
+#      TMA-fed kernel, then the cp.async one (WARPFORGE_DECODE_TMA=0) in the
+#      same run; then batch 1 at KV 8k and 128k by tiling, and with the
+#      splits combined in a cluster (WARPFORGE_DECODE_CLUSTER=1);
 #   3. python -m warpforge.bench_attention --decode --quick: the Python call
 #      beside SDPA's cuDNN and flash backends; the Python GPU decode tests
 #      (CUDA tensors, CUDA graph capture);
-#   4. ncu of the decode kernel at batch 1, KV 8k (skipped when under 12 s
-#      are left); 5. compute-sanitizer memcheck, then racecheck, on the small
+#   4. ncu of the decode kernel at batch 1, KV 8k and 128k (skipped when
+#      under 12 s are left); 5. compute-sanitizer memcheck, then racecheck, on the small
 #      and ragged shapes; 6. the Python call's host microseconds.
 #
 set -uo pipefail
@@ -26,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-decode}"
-budget="${BUDGET:-55}"
+budget="${BUDGET:-65}"
 mkdir -p "$out"
 declare -a rows=()
 status=PASS
@@ -60,10 +58,6 @@ stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
   "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
 grep -E "^\[  (PASSED|FAILED) |outside the bound|rror" "$out/tests.log" | head -8
 
-stage "GPU tests DecodeCases (cluster)" 8 "$out/tests_cluster.log" \
-  env WARPFORGE_DECODE_CLUSTER=1 "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
-grep -E "^\[  (PASSED|FAILED) |outside the bound|rror" "$out/tests_cluster.log" | head -4
-
 # 2. C++: ours against the read floor, the TMA-fed kernel, then the cp.async one.
 stage "bench_attention --decode --quick (TMA)" 12 "$out/bench_decode.log" \
   "$build_dir/bench/bench_attention" --decode --quick --reps 20
@@ -74,20 +68,16 @@ stage "bench_attention --decode --quick (cp.async)" 10 "$out/bench_decode_cpasyn
 echo "== decode, C++, cp.async kernel (WARPFORGE_DECODE_TMA=0) =="
 grep -E "^\| [0-9]" "$out/bench_decode_cpasync.log"
 
-stage "bench_attention --decode --quick (cluster)" 10 "$out/bench_decode_cluster.log" \
-  env WARPFORGE_DECODE_CLUSTER=1 "$build_dir/bench/bench_attention" --decode --quick --reps 20
-echo "== decode, C++, TMA-fed kernel, splits combined in a cluster (WARPFORGE_DECODE_CLUSTER=1, at most 8) =="
-grep -E "^\| [0-9]|rror" "$out/bench_decode_cluster.log"
-
-# 2b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; TMA's default 64,6: 192 KB in flight,
-#     one CTA an SM, 16 splits) and split count: 8 splits (fewer partials), 64,3 (96 KB in flight),
-#     128-key blocks (copies of 128 keys) in 3 stages; each against the same floor.
-stage "decode tilings x splits (batch 1)" 10 "$out/decode_splits.log" bash -c "
-  for len in 8192 131072; do for ts in 64,6:0,8 64,3:0 128,3:0; do echo \"tiling \${ts%%:*}\"
-    WARPFORGE_DECODE_TILING=\${ts%%:*} '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len \
-      --decode-splits \${ts#*:} --reps 20 || exit; done; done"
-echo "== decode at batch 1 by tiling (block_n,stages) and splits (TMA) =="
-grep -E "^tiling|^\| 1 " "$out/decode_splits.log"
+# 2b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; the default 64,6: 192 KB in flight, one
+#     CTA an SM, 16 splits): 64,3 (96 KB in flight), 128-key blocks in 3 stages, and the splits combined
+#     in a cluster of 8 (WARPFORGE_DECODE_CLUSTER=1); each against the same floor.
+stage "decode tilings, cluster (batch 1)" 10 "$out/decode_splits.log" bash -c "
+  for len in 8192 131072; do for ts in 64,6 64,3 128,3; do echo \"tiling \$ts\"
+    WARPFORGE_DECODE_TILING=\$ts '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len --reps 20 || exit
+  done; echo cluster; WARPFORGE_DECODE_CLUSTER=1 '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len \
+    --reps 20 || exit; done"
+echo "== decode at batch 1 by tiling (block_n,stages), then with the cluster combine (TMA) =="
+grep -E "^tiling|^cluster|^\| 1 " "$out/decode_splits.log"
 
 # 3. Python: ours beside SDPA's backends; the Python GPU decode tests.
 stage "bench_attention.py --decode --quick" 12 "$out/bench_decode_python.log" \
@@ -98,18 +88,20 @@ stage "pytest decode (cuda, graph)" 12 "$out/pytest_decode.log" "${py[@]}" -m py
   -k "decode and (cuda or graph)" python/tests/test_attention.py
 grep -E "passed|failed|error" "$out/pytest_decode.log" | tail -2
 
-# 4. ncu of the TMA-fed decode kernel at batch 1, KV 8k.
+# 4. ncu of the TMA-fed decode kernel at batch 1, KV 8k, then 128k.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 if [ -x "$ncu" ] && [ "$(left)" -ge 12 ]; then
-  stage "ncu decode (b1, KV 8k)" 12 "$out/ncu_decode.log" "$ncu" --kernel-name regex:attention_decode \
-    --launch-count 2 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-    --section LaunchStats --section WarpStateStats --section SchedulerStats \
-    "$build_dir/bench/bench_attention" --decode --decode-shape 1,8192 --reps 1
-  echo "== ncu, batch 1, KV 8k =="
-  grep -E "warpforge_attention_decode|Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" \
-    -h "$out/ncu_decode.log" 2>/dev/null | sed 's/^ *//' | head -20
+  for len in 8192 131072; do
+    stage "ncu decode (b1, KV $len)" 10 "$out/ncu_decode_$len.log" "$ncu" --kernel-name regex:attention_decode \
+      --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section LaunchStats --section WarpStateStats --section SchedulerStats \
+      "$build_dir/bench/bench_attention" --decode --decode-shape 1,$len --reps 1
+    echo "== ncu, batch 1, KV $len =="
+    grep -E "warpforge_attention_decode|Duration|DRAM Throughput|L2 Cache Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" \
+      -h "$out/ncu_decode_$len.log" 2>/dev/null | sed 's/^ *//' | head -12
+  done
 else
-  rows+=("$(printf '| %-34s | %-40s | %4ss |' "ncu decode (b1, KV 8k)" "skipped (no ncu or under 12 s left)" 0)")
+  rows+=("$(printf '| %-34s | %-40s | %4ss |' "ncu decode (b1)" "skipped (no ncu or under 12 s left)" 0)")
 fi
 
 # 5. compute-sanitizer memcheck, then racecheck, on the small and ragged

@@ -262,8 +262,8 @@ std::vector<const TensorView*> views_of(const AttentionDecodeTensors& t) {
 }
 
 // A cache (pages, page_size, heads_kv, head_dim) as the TMA kernel's map
-// (decode_tma_kernel.hpp): 16 elements, the slot, the 16-element panel, the
-// head, the page; a box lands as page_rows rows of each 32-byte panel.
+// (decode_tma_kernel.hpp): 64 elements, the slot, the 64-element panel, the
+// head, the page; a box lands as page_rows rows of each 128-byte panel.
 runtime::TensorMap cache_map(const runtime::Device& device, const DecodeProblem& p, int page_rows,
                              const TensorView& cache, const std::vector<std::int64_t>& strides) {
   // A stride of a dimension of extent 1 is never stepped: any multiple of 16 will do.
@@ -274,11 +274,11 @@ runtime::TensorMap cache_map(const runtime::Device& device, const DecodeProblem&
   return runtime::make_tensor_map(
       device, {.dtype = p.dtype,
                  .address = cache.address(),
-                 .dims = {16, u(p.page_size), u(p.head_dim / 16), u(p.heads_kv), u(p.pages)},
-                 .strides_bytes = {bytes(strides[1], p.page_size), 32, bytes(strides[2], p.heads_kv),
+                 .dims = {64, u(p.page_size), u(p.head_dim / 64), u(p.heads_kv), u(p.pages)},
+                 .strides_bytes = {bytes(strides[1], p.page_size), 128, bytes(strides[2], p.heads_kv),
                                    bytes(strides[0], p.pages)},
-                 .box = {16, static_cast<std::uint32_t>(page_rows), static_cast<std::uint32_t>(p.head_dim / 16), 1, 1},
-                 .swizzle = runtime::TensorMapSwizzle::b32});
+                 .box = {64, static_cast<std::uint32_t>(page_rows), static_cast<std::uint32_t>(p.head_dim / 64), 1, 1},
+                 .swizzle = runtime::TensorMapSwizzle::b128});
 }
 }  // namespace
 

@@ -50,6 +50,10 @@ struct DecodeSpec {
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4
   int key_groups() const { return 4 / row_tiles(); }  // warps sharing a row tile
   int threads() const { return tma ? 256 : 128; }     // TMA: the producer warpgroup too
+  // Q, K and V in shared memory as panels of this many columns: 16 in the
+  // 32-byte swizzle (cp.async), 64 in the 128-byte swizzle (TMA: a box's
+  // rows of 128 bytes).
+  int panel_width() const { return tma ? 64 : 16; }
   std::uint32_t stage_bytes() const;                  // a block's K and V
   int shared_bytes() const;
   std::string kernel_name() const;

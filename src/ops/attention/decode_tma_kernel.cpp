@@ -139,7 +139,7 @@ class Decode final : public tile::WarpSpecializedDesign {
     const int D = s_.head_dim, BN = s_.block_n, R = s_.page_rows, KW = BN / s_.key_groups();
     // The warp's first key of a block: copy first / R, its row first % R.
     Reg first = warps_->key_group() * KW;
-    Reg warp_offset = (first >> log2_of(R)) * (R * D * 2) + (first & (R - 1)) * 32;
+    Reg warp_offset = (first >> log2_of(R)) * (R * D * 2) + (first & (R - 1)) * (s_.panel_width() * 2);
     k_.for_range(0, w.kb1 - w.kb0, 1, [&](Reg kb) {
       pipe.wait(state);
       Reg key0 = keys_.start + kb * BN;
@@ -227,20 +227,22 @@ class Decode final : public tile::WarpSpecializedDesign {
     });
   }
 
-  // Rows [valid, block_n) of the slot's V set to zero by the four warps:
-  // each row's two 16-byte chunks of every panel (a whole 32-byte row, so
-  // the swizzle, which moves chunks within it, does not matter).
+  // Rows [valid, block_n) of the slot's V set to zero by the four warps,
+  // 16 bytes a store: each row of every panel whole (the swizzle moves
+  // chunks within a row only).
   void zero_rows_past(const Reg& v, const Reg& valid, const Reg& tid) {
     Kernel& k = k_;
-    const int BN = s_.block_n, R = s_.page_rows, D = s_.head_dim, items = BN * (D / 16);
+    const int BN = s_.block_n, R = s_.page_rows, D = s_.head_dim, W = s_.panel_width();
+    const int chunks = W / 8, items = BN * (D / W) * chunks;  // 16-byte pieces
     Reg zero = k.mov(b32, 0);
     for (int i = 0; i < items; i += 128) {
       Reg item = tid + i;
-      Reg row = item & (BN - 1), panel = item >> log2_of(BN);
+      Reg chunk = item & (chunks - 1), row = (item >> log2_of(chunks)) & (BN - 1),
+          panel = item >> log2_of(chunks * BN);
       k.if_then(row.as(s32) >= valid, [&] {
-        Reg at_row = v + (row >> log2_of(R)) * (R * D * 2) + panel * (R * 32) + (row & (R - 1)) * 32;
-        for (int half = 0; half < 2; ++half)
-          k.st(Space::shared, b32, at(at_row, half * 16), Regs{zero, zero, zero, zero});
+        Reg at_piece = v + (row >> log2_of(R)) * (R * D * 2) + panel * (R * W * 2) + (row & (R - 1)) * (W * 2) +
+                       (chunk << 4);
+        k.st(Space::shared, b32, at(at_piece), Regs{zero, zero, zero, zero});
       });
     }
   }

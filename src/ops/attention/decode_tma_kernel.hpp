@@ -8,10 +8,11 @@
 //    blocks ahead (the next window's loads in flight while this one's pages
 //    are asked for) and loads each block's K and V by TMA, one copy of
 //    `page_rows` keys a page it touches (a 5D tensor map over the paged
-//    cache: 16 elements of head_dim, the slot, the 16-element panel, the
+//    cache: 64 elements of head_dim, the slot, the 64-element panel, the
 //    KV head, the page), into a ring of `stages` slots on the template's
-//    mbarrier pipeline. The box lands as the warps' 16-column panels in the
-//    32-byte swizzle their ldmatrix reads (attention_sm80::panel_swizzle).
+//    mbarrier pipeline. The box lands as the warps' 64-column panels in the
+//    128-byte swizzle their ldmatrix reads (DecodeSpec::panel_width): a
+//    box row is 128 bytes (TMA moved 32-byte rows at ~25 GB/s an SM).
 //  - consumer warpgroup 0 stages Q, then per block waits for its slot, zeroes
 //    V's rows past the split's last key in the block that holds it (a page's
 //    unused slots may hold anything: 0·NaN is NaN), runs the block, frees
@@ -29,9 +30,9 @@
 namespace warpforge::ops {
 
 // Parameters: decode_kernel.hpp's, then map_k and map_v (128-byte tensor
-// maps: dims {16, page_size, head_dim / 16, heads_kv, pages}, byte strides
-// {slot, 32, head, page}, box {16, page_rows, head_dim / 16, 1, 1}, the
-// 32-byte swizzle). Launch: grid (splits, heads_kv, batch), block
+// maps: dims {64, page_size, head_dim / 64, heads_kv, pages}, byte strides
+// {slot, 128, head, page}, box {64, page_rows, head_dim / 64, 1, 1}, the
+// 128-byte swizzle). Launch: grid (splits, heads_kv, batch), block
 // spec.threads() (256), dynamic shared memory spec.shared_bytes().
 ptx::Module build_decode_tma(const DecodeSpec& spec);
 // Its dynamic shared memory (DecodeSpec::shared_bytes for a TMA spec).

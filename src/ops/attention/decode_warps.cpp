@@ -179,6 +179,16 @@ void combine_if_last(Kernel& k, const DecodeSpec& s, const CombineArgs& a) {
   });
 }
 
+// Rows [row0, ..) of panel `panel` of a tile of `rows` rows in panels of
+// the spec's width, as ldmatrix's source (row-major for an operand whose
+// rows are the tile's, column-major for one that reads it transposed).
+tile::SharedTile panel_view(Kernel& k, const DecodeSpec& s, const PanelTile& t, int panel, int row0, bool row_major) {
+  const int w = s.panel_width();
+  if (w == 16) return t.panel_view(k, panel, row0, row_major);
+  return tile::SharedTile{t.base + (panel * t.rows + row0) * w * 2, w, row_major,
+                          layout::smem_swizzle(layout::SmemSwizzle::b128, 2)};
+}
+
 }  // namespace
 
 Params declare_params(Kernel& k) {
@@ -223,15 +233,32 @@ void stage_q(Kernel& k, const DecodeSpec& s, const Params& p, const PanelTile& s
              const Reg& tid) {
   // Row r is query head g·group + r / q_tokens, token r % q_tokens.
   const int NQ = s.q_tokens;
-  stage_rows(
-      k, sQ,
-      [&](const Reg& r) {
-        Reg head = g * s.group + k.div(r, NQ);
-        Reg token = k.reg(u32);
-        k.rem(token, r, NQ);
-        return element_address(k, p.q, element_offset(k, b, p.sq[0], head, p.sq[1], token, p.sq[2]), 2);
-      },
-      p.q, k.mov(s32, s.rows()), tid, 128);
+  auto row_address = [&](const Reg& r) {
+    Reg head = g * s.group + k.div(r, NQ);
+    Reg token = k.reg(u32);
+    k.rem(token, r, NQ);
+    return element_address(k, p.q, element_offset(k, b, p.sq[0], head, p.sq[1], token, p.sq[2]), 2);
+  };
+  if (s.panel_width() == 16) return stage_rows(k, sQ, row_address, p.q, k.mov(s32, s.rows()), tid, 128);
+  // 64-column panels in the 128-byte swizzle: 16-byte piece c of row r at
+  // panel c / 8, chunk (c % 8) ^ (r % 8) of the row (PTX ISA 5.5.7); rows
+  // past Q's zero-filled (cp.async's src-size 0).
+  const int chunks = sQ.head_dim / 8, pieces = sQ.rows * chunks;
+  for (int i = 0; i < pieces; i += 128) {
+    Reg piece = tid + i;
+    Reg r = k.div(piece, chunks), c = k.reg(u32);
+    k.rem(c, piece, chunks);
+    k.if_then(piece < pieces, [&] {
+      Reg dst = sQ.base + (c >> 3) * (sQ.rows * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4);
+      Reg inside = k.reg(u32);
+      k.selp(inside, 16u, 0u, r < s.rows());
+      Reg src = k.reg(u64);
+      k.selp(src, row_address(k.min(r, s.rows() - 1)), p.q, r < s.rows());
+      Reg piece_bytes = k.reg(u64);
+      k.mul_wide(piece_bytes, c, 16);
+      k.cp_async(CpAsyncCache::cg, 16, at(dst), at(src + piece_bytes), Src(inside));
+    });
+  }
 }
 
 Warps::Warps(Kernel& k, const DecodeSpec& s, const Params& p, const PanelTile& sQ, const Reg& tid)
@@ -244,17 +271,18 @@ Warps::Warps(Kernel& k, const DecodeSpec& s, const Params& p, const PanelTile& s
   key_group_ = warp_ & (s.key_groups() - 1);
   split_ = k.sreg(SReg::ctaid_x), g_ = k.sreg(SReg::ctaid_y), b_ = k.sreg(SReg::ctaid_z);
   // The warp's rows of Q, held in registers for every block.
-  const PanelTile sQ_warp{sQ.base + row_tile_ * (16 * 32), sQ.rows, D};
-  for (int panel = 0; panel < D / 16; ++panel) {
-    q_frag_.push_back(a_tile(k, 16, 16, in, "q" + std::to_string(panel) + "_"));
-    tile::warp::copy(k, sQ_warp.panel_view(k, panel, 0, true), q_frag_.back());
-    acc_o_.push_back(c_tile(k, 16, 16, "o" + std::to_string(panel) + "_"));
+  const int W = s.panel_width();
+  const PanelTile sQ_warp{sQ.base + row_tile_ * (16 * W * 2), sQ.rows, D};
+  for (int panel = 0; panel < D / W; ++panel) {
+    q_frag_.push_back(a_tile(k, 16, W, in, "q" + std::to_string(panel) + "_"));
+    tile::warp::copy(k, panel_view(k, s, sQ_warp, panel, 0, true), q_frag_.back());
+    acc_o_.push_back(c_tile(k, 16, W, "o" + std::to_string(panel) + "_"));
     for (const Reg& r : acc_o_.back().regs()) k.mov(r, imm_f32(0.0f));
   }
   for (int i = 0; i < KW / 16; ++i) p_frag_.push_back(a_tile(k, 16, 16, in, "p" + std::to_string(i) + "_"));
   acc_s_.emplace(c_tile(k, 16, KW, "s"));
-  k_frag_.emplace(b_tile(k, 16, KW, in, "kf"));
-  v_frag_.emplace(b_tile(k, 16, 16, in, "vf"));
+  k_frag_.emplace(b_tile(k, W, KW, in, "kf"));
+  v_frag_.emplace(b_tile(k, 16, W, in, "vf"));
   softmax_.emplace(k, p.scale_log2);
   // The thread's two rows' tokens (for the causal mask).
   lc_ = tile::emit_lane_coords(k, acc_s_->steps(), lane_);
@@ -268,10 +296,10 @@ Warps::Warps(Kernel& k, const DecodeSpec& s, const Params& p, const PanelTile& s
 
 void Warps::block(const PanelTile& sK, const PanelTile& sV, const Reg& key0, const SplitKeys& keys) {
   Kernel& k = k_;
-  const int D = s_.head_dim, BN = s_.block_n, KW = BN / s_.key_groups(), NQ = s_.q_tokens;
+  const int D = s_.head_dim, BN = s_.block_n, KW = BN / s_.key_groups(), NQ = s_.q_tokens, W = s_.panel_width();
   tile::RegisterTile& acc_s = *acc_s_;
-  for (int panel = 0; panel < D / 16; ++panel) {
-    tile::warp::copy(k, sK.panel_view(k, panel, 0, false), *k_frag_);
+  for (int panel = 0; panel < D / W; ++panel) {
+    tile::warp::copy(k, panel_view(k, s_, sK, panel, 0, false), *k_frag_);
     if (panel == 0) tile::warp::gemm(k, acc_s, q_frag_[panel], *k_frag_, std::nullopt, 1.0f, 0.0f);
     else tile::warp::gemm(k, acc_s, q_frag_[panel], *k_frag_, acc_s, 1.0f, 1.0f);
   }
@@ -302,8 +330,8 @@ void Warps::block(const PanelTile& sK, const PanelTile& sV, const Reg& key0, con
   softmax_->update(k, acc_s, acc_o_);
   pack_accumulator_as_a(k, acc_s, p_frag_);
   for (int kk = 0; kk < KW / 16; ++kk)
-    for (int panel = 0; panel < D / 16; ++panel) {
-      tile::warp::copy(k, sV.panel_view(k, panel, 16 * kk, true), *v_frag_);
+    for (int panel = 0; panel < D / W; ++panel) {
+      tile::warp::copy(k, panel_view(k, s_, sV, panel, 16 * kk, true), *v_frag_);
       tile::warp::gemm(k, acc_o_[panel], p_frag_[kk], *v_frag_, acc_o_[panel], 1.0f, 1.0f);
     }
 }
@@ -326,11 +354,12 @@ void Warps::write_rows(const Gather* gather) {
   // Each pair of adjacent columns of the thread's row `half` (the m16n8
   // accumulator's c0, c1: PTX ISA 9.7.14.5.14), with its column offset.
   auto row_pairs = [&](int half, const std::function<void(const Reg&, const Reg&, std::int64_t)>& body) {
-    for (int panel = 0; panel < D / 16; ++panel)
+    for (std::size_t panel = 0; panel < acc_o_.size(); ++panel)
       for (std::size_t v = 0; v + 1 < o_half.size(); v += 2)
         if (o_half[v] == half)
           body(acc_o_[panel].regs()[v], acc_o_[panel].regs()[v + 1],
-               16 * panel + acc_o_[panel].steps().value_offset(static_cast<std::int64_t>(v)).second);
+               s_.panel_width() * static_cast<std::int64_t>(panel) +
+                   acc_o_[panel].steps().value_offset(static_cast<std::int64_t>(v)).second);
   };
   for (int half = 0; half < 2; ++half) {
     Reg r = row_tile_ * 16 + olc.row + 8 * half;
@@ -440,7 +469,7 @@ void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()
       k.lg2_approx(log_sum, sum);
       k.add(lse_[half], offset, log_sum);  // -inf where no warp saw a key
     }
-    for (int panel = 0; panel < D / 16; ++panel) {
+    for (int panel = 0; panel < static_cast<int>(acc_o_.size()); ++panel) {
       const auto& part = acc_o_[panel];
       for (std::size_t v = 0; v < o_half.size(); ++v) {
         k.mul(part.regs()[v], part.regs()[v], weight[o_half[v]]);
@@ -452,7 +481,7 @@ void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()
     k.if_then(key_group_ == 0, [&] {
       Reg x = k.reg(f32);
       for (int w = 1; w < KG; ++w)
-        for (int panel = 0; panel < D / 16; ++panel) {
+        for (int panel = 0; panel < static_cast<int>(acc_o_.size()); ++panel) {
           const auto& part = acc_o_[panel];
           for (std::size_t v = 0; v < o_half.size(); ++v) {
             k.ld(Space::shared, f32, x,

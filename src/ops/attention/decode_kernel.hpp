@@ -1,5 +1,6 @@
 // The decode kernels (flash-decoding over a paged KV cache), written with the
-// DSL and the sm_80 attention pieces:
+// DSL and the sm_80 attention pieces; this is the cp.async one, which runs
+// what the TMA-fed one (decode_tma_kernel.hpp, sm_90a) does not take:
 //
 //  - split: one CTA per (split, KV head, sequence). The rows are the KV
 //    head's query heads times the query tokens (grouped-query packing: K

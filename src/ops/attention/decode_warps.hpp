@@ -36,8 +36,9 @@ struct SplitKeys {
 SplitKeys split_keys(dsl::Kernel& k, const DecodeSpec& s, const Params& p, const dsl::Reg& kv_len,
                      const dsl::Reg& split);
 
-// Q's rows of (sequence b, KV head g) into sQ by cp.async from `threads`
-// threads (tid 0..threads-1); commits no group.
+// Q's rows of (sequence b, KV head g) into sQ (panels of the spec's width,
+// rows past Q's zero) by cp.async from the four warps (tid 0..127); commits
+// no group.
 void stage_q(dsl::Kernel& k, const DecodeSpec& s, const Params& p, const attention_sm80::PanelTile& sQ,
              const dsl::Reg& b, const dsl::Reg& g, const dsl::Reg& tid);
 
@@ -51,7 +52,8 @@ class Warps {
 
   const dsl::Reg& key_group() const { return key_group_; }
   // One block of keys from key0: sK, sV are the warp's keys' rows (K and V,
-  // 16-column panels `rows` rows apart, the warp's first key at row 0).
+  // panels of the spec's width `rows` rows apart, the warp's first key at
+  // row 0).
   void block(const attention_sm80::PanelTile& sK, const attention_sm80::PanelTile& sV, const dsl::Reg& key0,
              const SplitKeys& keys);
   // A cluster's combine (spec.cluster > 1: the cluster is the splits of a

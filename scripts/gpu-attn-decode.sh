@@ -2,32 +2,29 @@
 # Attention decode on a GPU machine (an H100/H200 with CUDA 13, torch, ncu):
 # the short run of the decode kernels and the Python decode call, most
 # important first, each stage's lines printed as it ends (a hard time limit
-# may cut the run; BUDGET, default 70 s from the start, the build included,
+# may cut the run; BUDGET, default 65 s from the start, the build included,
 # caps each stage at what is left):
 #
-#   1. bench_attention --decode --quick: ours against the read floor (the
-#      same K and V bytes read once by stream_read), batch 1 and 8; then
-#      batch 1 at KV 8k and 128k by split count;
-#   2. python -m warpforge.bench_attention --decode --quick: the Python call
-#      beside SDPA's cuDNN and flash backends;
-#   3. scripts/decode_host_cost.py: the Python decode call's host
-#      microseconds, and where they go;
-#   4. the decode GPU tests (AttentionGpu.DecodeCases), the Python ones
-#      (pytest: CUDA tensors, CUDA graph capture), then batch 1 by tiling
-#      (WARPFORGE_DECODE_TILING) and split count where 25 s are left;
-#   5. ncu of the decode kernel at batch 1, KV 8k (skipped when under
-#      15 s are left); 6. compute-sanitizer memcheck on the small and
-#      ragged shapes (when 12 s are left).
+#   1. the decode GPU tests (AttentionGpu.DecodeCases: every case on the
+#      TMA-fed kernel where it runs, the cp.async one elsewhere);
+#   2. bench_attention --decode --quick: ours against the read floor (the
+#      same K and V bytes read once by stream_read), batch 1 and 8, the
+#      TMA-fed kernel, then the cp.async one (WARPFORGE_DECODE_TMA=0) in the
+#      same run; then batch 1 at KV 8k and 128k by tiling, and with the
+#      splits combined in a cluster (WARPFORGE_DECODE_CLUSTER=1);
+#   3. python -m warpforge.bench_attention --decode --quick: the Python call
+#      beside SDPA's cuDNN and flash backends; the Python GPU decode tests
+#      (CUDA tensors, CUDA graph capture);
+#   4. ncu of the decode kernel at batch 1, KV 8k and 128k (skipped when
+#      under 12 s are left); 5. compute-sanitizer memcheck, then racecheck, on the small
+#      and ragged shapes; 6. the Python call's host microseconds.
 #
-# Builds test_gpu, bench_attention and the Python module in BUILD_DIR
-# (default build; configured as scripts/gpu-build-args.sh says where it is
-# not). Logs go to $OUT (default $BUILD_DIR/gpu-attn-decode).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-decode}"
-budget="${BUDGET:-70}"
+budget="${BUDGET:-65}"
 mkdir -p "$out"
 declare -a rows=()
 status=PASS
@@ -56,77 +53,71 @@ cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" >"$ou
   { grep -E "error" "$out/build.log" | head -20; echo "gpu-attn-decode: FAIL: build (log: $out/build.log)"; exit 1; }
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 
-# 1. C++: ours against the read floor.
-stage "bench_attention --decode --quick" 15 "$out/bench_decode.log" \
+# 1. The decode GPU tests, on the kernels the op now chooses.
+stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
+grep -E "^\[  (PASSED|FAILED) |outside the bound|rror" "$out/tests.log" | head -8
+
+# 2. C++: ours against the read floor, the TMA-fed kernel, then the cp.async one.
+stage "bench_attention --decode --quick (TMA)" 12 "$out/bench_decode.log" \
   "$build_dir/bench/bench_attention" --decode --quick --reps 20
-echo "== decode, C++: ours against the read floor (same run) =="
-grep -E "^\|" "$out/bench_decode.log"
+echo "== decode, C++, TMA-fed kernel: ours against the read floor (same run) =="
+grep -E "^\||rror" "$out/bench_decode.log"
+stage "bench_attention --decode --quick (cp.async)" 10 "$out/bench_decode_cpasync.log" \
+  env WARPFORGE_DECODE_TMA=0 "$build_dir/bench/bench_attention" --decode --quick --reps 20
+echo "== decode, C++, cp.async kernel (WARPFORGE_DECODE_TMA=0) =="
+grep -E "^\| [0-9]" "$out/bench_decode_cpasync.log"
 
-# 1b. Batch 1 by split count (0: the op's choice), each against the same floor.
-stage "decode split counts (batch 1)" 10 "$out/decode_splits.log" bash -c "for len in 8192 131072; do
-  '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len --decode-splits 0,8,16,24,66 --reps 20 || exit; done"
-echo "== decode at batch 1 by split count =="
-grep -E "^\| 1 " "$out/decode_splits.log"
+# 2b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; the default 64,6: 192 KB in flight, one
+#     CTA an SM, 16 splits): 64,3 (96 KB in flight), 128-key blocks in 3 stages, and the splits combined
+#     in a cluster of 8 (WARPFORGE_DECODE_CLUSTER=1); each against the same floor.
+stage "decode tilings, cluster (batch 1)" 10 "$out/decode_splits.log" bash -c "
+  for len in 8192 131072; do for ts in 64,6 64,3 128,3; do echo \"tiling \$ts\"
+    WARPFORGE_DECODE_TILING=\$ts '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len --reps 20 || exit
+  done; echo cluster; WARPFORGE_DECODE_CLUSTER=1 '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len \
+    --reps 20 || exit; done"
+echo "== decode at batch 1 by tiling (block_n,stages), then with the cluster combine (TMA) =="
+grep -E "^tiling|^cluster|^\| 1 " "$out/decode_splits.log"
 
-# 2. Python: ours beside SDPA's backends.
-stage "bench_attention.py --decode --quick" 20 "$out/bench_decode_python.log" \
+# 3. Python: ours beside SDPA's backends; the Python GPU decode tests.
+stage "bench_attention.py --decode --quick" 12 "$out/bench_decode_python.log" \
   "${py[@]}" -m warpforge.bench_attention --decode --quick --reps 10
 echo "== decode from Python beside SDPA (GB/s of K and V) =="
 grep -E "^\|" "$out/bench_decode_python.log"
-
-# 3. The Python call's host cost.
-stage "decode_host_cost.py" 12 "$out/decode_host_cost.log" "${py[@]}" scripts/decode_host_cost.py
-echo "== the Python decode call: host us a call =="
-grep -E "^batch|^step" "$out/decode_host_cost.log"
-
-# 4. The decode GPU tests.
-stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
-grep -E "^\[  (PASSED|FAILED) |outside the bound" "$out/tests.log" | head -8
-
-# 4a. The Python decode on the GPU: fp64 check, the op kept across calls, CUDA graph capture.
-stage "pytest decode (cuda, graph)" 20 "$out/pytest_decode.log" "${py[@]}" -m pytest -q -rs -p no:cacheprovider \
+stage "pytest decode (cuda, graph)" 12 "$out/pytest_decode.log" "${py[@]}" -m pytest -q -rs -p no:cacheprovider \
   -k "decode and (cuda or graph)" python/tests/test_attention.py
 grep -E "passed|failed|error" "$out/pytest_decode.log" | tail -2
 
-# 4b. Batch 1 by tiling (WARPFORGE_DECODE_TILING=BLOCK_N,STAGES; 64,3 is the default) and split count: the
-#     deeper rings of one CTA an SM with 16 splits a KV head (one wave of 128 CTAs), and three CTAs an SM
-#     (64,2: 68 KB) with 49 splits (392 CTAs), where 25 s are left.
-if [ "$(left)" -ge 25 ]; then
-  stage "decode tilings x splits (batch 1)" 18 "$out/decode_tilings.log" bash -c "
-    for len in 8192 131072; do for ts in 64,3:0,16 64,4:16 64,6:16 128,3:16 64,2:49; do echo \"tiling \${ts%%:*}\"
-      WARPFORGE_DECODE_TILING=\${ts%%:*} '$build_dir/bench/bench_attention' --decode --decode-shape 1,\$len \
-        --decode-splits \${ts#*:} --reps 10 || exit; done; done"
-  echo "== decode at batch 1 by tiling (block_n,stages) and splits =="
-  grep -E "^tiling|^\| 1 " "$out/decode_tilings.log"
-fi
-
-# 5. ncu of the decode kernels at batch 1, KV 8k.
+# 4. ncu of the TMA-fed decode kernel at batch 1, KV 8k, then 128k.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-if [ -x "$ncu" ] && [ "$(left)" -ge 15 ]; then
-  stage "ncu decode (b1, KV 8k)" 20 "$out/ncu_decode.log" "$ncu" --kernel-name regex:attention_decode \
-    --launch-count 3 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-    --section LaunchStats --section WarpStateStats --section SchedulerStats \
-    "$build_dir/bench/bench_attention" --decode --decode-shape 1,8192 --reps 1
-  [ "$(left)" -ge 12 ] && stage "ncu decode (b1, KV 128k)" 12 "$out/ncu_decode_128k.log" "$ncu" \
-    --kernel-name regex:attention_decode --launch-count 1 --section SpeedOfLight --section Occupancy \
-    --section SchedulerStats --section WarpStateStats \
-    "$build_dir/bench/bench_attention" --decode --decode-shape 1,131072 --reps 1
-  echo "== ncu, batch 1, KV 8k (then 128k) =="
-  grep -E "warpforge_attention_decode|Duration|DRAM Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" \
-    -h "$out/ncu_decode.log" "$out/ncu_decode_128k.log" 2>/dev/null | sed 's/^ *//' | head -30
+if [ -x "$ncu" ] && [ "$(left)" -ge 12 ]; then
+  for len in 8192 131072; do
+    stage "ncu decode (b1, KV $len)" 10 "$out/ncu_decode_$len.log" "$ncu" --kernel-name regex:attention_decode \
+      --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section LaunchStats --section WarpStateStats --section SchedulerStats \
+      "$build_dir/bench/bench_attention" --decode --decode-shape 1,$len --reps 1
+    echo "== ncu, batch 1, KV $len =="
+    grep -E "warpforge_attention_decode|Duration|DRAM Throughput|L2 Cache Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" \
+      -h "$out/ncu_decode_$len.log" 2>/dev/null | sed 's/^ *//' | head -12
+  done
 else
-  rows+=("$(printf '| %-34s | %-40s | %4ss |' "ncu decode (b1, KV 8k)" "skipped (no ncu or under 15 s left)" 0)")
+  rows+=("$(printf '| %-34s | %-40s | %4ss |' "ncu decode (b1)" "skipped (no ncu or under 12 s left)" 0)")
 fi
 
-# 6. compute-sanitizer memcheck on the small and ragged shapes (decode's
-#    cases among them), where 12 s are left.
+# 5. compute-sanitizer memcheck, then racecheck, on the small and ragged
+#    shapes (decode's cases among them), where 6 s are left.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-if [ -x "$sanitizer" ] && [ "$(left)" -ge 12 ]; then
-  stage "memcheck SanitizeSmallAndRagged" 20 "$out/memcheck.log" "$sanitizer" --tool memcheck --error-exitcode 99 \
-    "$build_dir/tests/test_gpu" --gtest_filter=AttentionGpu.SanitizeSmallAndRagged
-  grep -oE "ERROR SUMMARY: [0-9]+ error" "$out/memcheck.log" | tail -1
-fi
+for tool in memcheck racecheck; do
+  if [ -x "$sanitizer" ] && [ "$(left)" -ge 6 ]; then
+    stage "$tool SanitizeSmallAndRagged" 12 "$out/$tool.log" "$sanitizer" --tool $tool --error-exitcode 99 \
+      "$build_dir/tests/test_gpu" --gtest_filter=AttentionGpu.SanitizeSmallAndRagged
+    grep -oE "ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: .*" "$out/$tool.log" | tail -1
+  fi
+done
+
+# 6. The Python call's host cost.
+[ "$(left)" -ge 8 ] && stage "decode_host_cost.py" 8 "$out/decode_host_cost.log" "${py[@]}" scripts/decode_host_cost.py
+grep -E "^batch|^step" "$out/decode_host_cost.log" 2>/dev/null
 
 echo
 echo "gpu-attn-decode ($(date -u +%Y-%m-%dT%H:%M)):"

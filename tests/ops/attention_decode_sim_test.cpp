@@ -8,6 +8,7 @@
 // not causal, sliding window, f16, large logits; on an sm_80 simulator too.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdlib>
 
 #include "ops/attention_decode_cases.hpp"
@@ -34,6 +35,41 @@ TEST(AttentionDecodeSimAmpere, SplitsAndOneSplitMatchTheReference) {
   for (const auto& c : decode_cases())
     if (c.name == "one split" || c.name == "more splits than blocks" || c.name == "GQA 4:1 one token")
       check_decode(ampere, c, rng);
+}
+
+// The TMA-fed kernel's producer warp, the four computing warps' barriers
+// and the zeroing of a page's unused rows, under the simulator's check of
+// shared-memory races (any access two warps make unordered is a fault).
+TEST(AttentionDecodeSimRaces, TheTmaKernelHasNoSharedMemoryRace) {
+  std::mt19937 rng(std::random_device{}());
+  const runtime::Device checked(sim::make_backend({.check_shared_races = true}));
+  for (const auto& c : decode_cases())
+    if (c.name == "one split" || c.name == "15 rows a KV head") check_decode(checked, c, rng);
+}
+
+// The TMA kernel's splits as one cluster combining in its leader's shared
+// memory (WARPFORGE_DECODE_CLUSTER=1, a GPU experiment): 2 to 8 splits,
+// empty ones among them, up to 64 rows a KV head.
+TEST(AttentionDecodeSimCluster, TheClusterCombineMatchesTheReference) {
+  std::mt19937 rng(std::random_device{}());
+  ::setenv("WARPFORGE_DECODE_CLUSTER", "1", 1);
+  for (const auto& c : decode_cases())
+    if (c.name == "GQA 4:1 one token" || c.name == "sliding window" || c.name == "not causal" ||
+        c.name == "64 rows a KV head" || c.name == "keys are the query tokens") {
+      DecodeCase clustered = c;
+      if (!clustered.options.splits) clustered.options.splits = 8;
+      check_decode(runtime::Device::sim(), clustered, rng);
+    }
+  const runtime::Device dev = runtime::Device::sim();
+  runtime::Buffer buffer(dev, 1 << 22);
+  runtime::TensorView q(buffer, runtime::DType::bf16, {1, 4, 1, 128}),
+      cache(buffer, runtime::DType::bf16, {8, 64, 1, 128}), table(buffer, runtime::DType::i32, {1, 8}),
+      lens(buffer, runtime::DType::i32, {1});
+  const AttentionDecode op({.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens, .o = q},
+                           {.splits = 6});
+  EXPECT_CONTAINS(op.describe(), "6 splits a sequence");
+  EXPECT_CONTAINS(op.describe(), "splits a cluster combining in its leader's shared memory), workspace 0 bytes");
+  ::unsetenv("WARPFORGE_DECODE_CLUSTER");
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionDecodeSim, ::testing::Range(0, static_cast<int>(decode_cases().size())),
@@ -76,6 +112,73 @@ TEST(AttentionDecodeRefusal, EveryReasonIsNamed) {
   EXPECT_EQ(rows.check_support()[0],
             "heads_q / heads_kv x q_tokens = 128 rows a KV head; decode takes up to 64 (1 to 8 tokens at up to 8 "
             "query heads a KV head)");
+}
+
+// Which kernel runs, and why the cp.async one where the TMA-fed one cannot:
+// a page that is no power of two of keys from 16 (24), pages shorter than a
+// warp's keys (17 to 32 rows a KV head split 64-key blocks between two warps
+// of 32 keys), an sm_80 device.
+TEST(AttentionDecodeRefusal, TheCpAsyncKernelSaysWhyNotTheTmaOne) {
+  const runtime::Device dev = runtime::Device::sim();
+  runtime::Buffer buffer(dev, 1 << 22);
+  using runtime::DType;
+  auto describe = [&](const runtime::Device& d, runtime::Buffer& buf, std::int64_t heads_q, std::int64_t page_size) {
+    runtime::TensorView q(buf, DType::bf16, {1, heads_q, 4, 64}), cache(buf, DType::bf16, {4, page_size, 1, 64}),
+        table(buf, DType::i32, {1, 4}), lens(buf, DType::i32, {1});
+    return AttentionDecode({.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens, .o = q})
+        .describe();
+  };
+  EXPECT_CONTAINS(describe(dev, buffer, 1, 16), "TMA stages fed by a producer warp, copies of 16 keys");
+  EXPECT_CONTAINS(describe(dev, buffer, 1, 256), "copies of 64 keys");
+  EXPECT_CONTAINS(describe(dev, buffer, 1, 24),
+                  "cp.async stages (not the TMA-fed kernel: page_size 24 is not 16, 32 or a multiple of 64");
+  EXPECT_CONTAINS(describe(dev, buffer, 6, 16),
+                  "(not the TMA-fed kernel: pages of 16 keys are shorter than a warp's 32 keys of a block (24 rows");
+  const runtime::Device ampere(sim::make_backend({.target = ptx::Target::sm_80}));
+  runtime::Buffer ampere_buffer(ampere, 1 << 22);
+  EXPECT_CONTAINS(describe(ampere, ampere_buffer, 1, 16), "(not the TMA-fed kernel: the device is not sm_90");
+}
+
+// execute() keeps its launch's arguments between calls and remakes the TMA
+// kernel's maps where a cache moved: an op built on one cache, run on
+// another of the same shape, writes what an op built on that one writes.
+TEST(AttentionDecodeSimTma, TheMapsFollowACacheThatMoved) {
+  const runtime::Device dev = runtime::Device::sim();
+  using runtime::DType;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  auto random_bf16 = [&](runtime::Buffer& b, std::size_t n) {
+    std::vector<std::uint16_t> bits(n);
+    for (auto& x : bits) x = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(normal(rng)) >> 16);
+    b.copy_from_host(bits.data(), n * 2);
+  };
+  const std::size_t cache_n = 4 * 64 * 1 * 128, q_n = 4 * 128;
+  runtime::Buffer q_buf(dev, q_n * 2), a_k(dev, cache_n * 2), a_v(dev, cache_n * 2), b_k(dev, cache_n * 2),
+      b_v(dev, cache_n * 2), o1(dev, q_n * 2), o2(dev, q_n * 2), table_buf(dev, 16), lens_buf(dev, 4);
+  for (auto* b : {&q_buf, &a_k, &a_v, &b_k, &b_v}) random_bf16(*b, b == &q_buf ? q_n : cache_n);
+  const std::int32_t table[] = {2, 0, 3, 1}, len = 200;
+  table_buf.copy_from_host(table, 16);
+  lens_buf.copy_from_host(&len, 4);
+  auto view = [](runtime::Buffer& b, std::vector<std::int64_t> shape) { return runtime::TensorView(b, DType::bf16, shape); };
+  const runtime::TensorView q = view(q_buf, {1, 4, 1, 128}), table_v(table_buf, DType::i32, {1, 4}),
+      lens_v(lens_buf, DType::i32, {1}), ak = view(a_k, {4, 64, 1, 128}), av = view(a_v, {4, 64, 1, 128}),
+      bk = view(b_k, {4, 64, 1, 128}), bv = view(b_v, {4, 64, 1, 128}), out1 = view(o1, {1, 4, 1, 128}),
+      out2 = view(o2, {1, 4, 1, 128});
+  // (AttentionDecodeTensors holds references: the views above outlive them.)
+  auto tensors = [&](const runtime::TensorView& k, const runtime::TensorView& v, const runtime::TensorView& o) {
+    return AttentionDecodeTensors{.q = q, .k_cache = k, .v_cache = v, .block_table = table_v, .kv_lens = lens_v, .o = o};
+  };
+  AttentionDecode moved(tensors(ak, av, out1), {.splits = 2});
+  EXPECT_CONTAINS(moved.describe(), "TMA stages");
+  moved.execute(tensors(ak, av, out1));
+  moved.execute(tensors(bk, bv, out1));
+  AttentionDecode fresh(tensors(bk, bv, out2), {.splits = 2});
+  fresh.execute(tensors(bk, bv, out2));
+  dev.synchronize();
+  std::vector<std::uint16_t> got(q_n), want(q_n);
+  o1.copy_to_host(got.data(), q_n * 2);
+  o2.copy_to_host(want.data(), q_n * 2);
+  EXPECT_EQ(got, want);
 }
 
 // The GPU sweep's tiling (WARPFORGE_DECODE_TILING): one the kernel cannot

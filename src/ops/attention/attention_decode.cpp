@@ -10,9 +10,12 @@
 
 #include "attention_problem.hpp"
 #include "decode_kernel.hpp"
+#include "decode_tma_kernel.hpp"
+#include "decode_warps.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
+#include "warpforge/runtime/tensor_map.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -155,6 +158,55 @@ void tiling_from_environment(DecodeSpec& s, std::vector<std::string>& why) {
   s.block_n = block_n, s.stages = stages;
 }
 
+// Why the TMA-fed kernel cannot take the problem ("" where it can): it is
+// sm_90a's, and its copies are of page_rows = min(page_size, block_n) keys,
+// a power of two from 16 that divides the page and holds a warp's keys.
+// WARPFORGE_DECODE_TMA=0 (GPU experiments) keeps the cp.async kernel.
+std::string tma_refusal(const DecodeProblem& p, const DecodeSpec& s) {
+  if (!s.sm90a) return "the device is not sm_90 (TMA and the template are sm_90a's)";
+  if (const char* off = std::getenv("WARPFORGE_DECODE_TMA"); off && std::string(off) == "0")
+    return "WARPFORGE_DECODE_TMA=0";
+  const std::int64_t rows = std::min<std::int64_t>(p.page_size, s.block_n);
+  if (rows < 16 || (rows & (rows - 1)) != 0 || p.page_size % rows != 0 || s.block_n % rows != 0)
+    return "page_size " + std::to_string(p.page_size) + " is not 16, 32 or a multiple of " + std::to_string(s.block_n) +
+           " (a TMA copy is a power of two of keys from 16 within a page)";
+  if (rows < s.block_n / s.key_groups())
+    return "pages of " + std::to_string(p.page_size) + " keys are shorter than a warp's " +
+           std::to_string(s.block_n / s.key_groups()) + " keys of a block (" + std::to_string(s.rows()) +
+           " rows a KV head)";
+  return {};
+}
+
+// The TMA-fed kernel where it can run.
+void take_tma(const DecodeProblem& p, DecodeSpec& s, std::string& why_not) {
+  why_not = tma_refusal(p, s);
+  if (!why_not.empty()) return;
+  s.tma = true;
+  s.page_rows = static_cast<int>(std::min<std::int64_t>(p.page_size, s.block_n));
+}
+
+// For GPU experiments, WARPFORGE_DECODE_CLUSTER=1: the TMA kernel's splits
+// of a (sequence, KV head) as one cluster (at most 8: a portable cluster)
+// combining in its leader's shared memory, where its slots of the partials
+// fit in 64 KB. Returns the splits.
+int take_cluster(DecodeSpec& s, int splits, bool chosen) {
+  const char* on = std::getenv("WARPFORGE_DECODE_CLUSTER");
+  if (!s.tma || !on || std::string(on) != "1") return splits;
+  const int cluster = chosen ? std::min(splits, 8) : splits;
+  if (cluster < 2 || cluster > 8 || cluster * decode::Warps::gather_slot_bytes(s) > (64 << 10)) return splits;
+  s.cluster = cluster;
+  return cluster;
+}
+
+// The TMA kernel's ring: up to 8 stages of a block's K and V in what one CTA
+// an SM leaves beside Q and a cluster's slots (~200 KB).
+void size_tma_ring(DecodeSpec& s) {
+  if (!s.tma || std::getenv("WARPFORGE_DECODE_TILING")) return;
+  const int taken = s.row_tiles() * 16 * s.head_dim * 2 +
+                    (s.cluster > 1 ? s.cluster * decode::Warps::gather_slot_bytes(s) : 0);
+  s.stages = std::clamp(static_cast<int>(((200 << 10) - taken) / static_cast<int>(s.stage_bytes())), 2, 8);
+}
+
 DecodeSpec spec_for(const DecodeProblem& p, int splits, const runtime::DeviceProperties& device) {
   DecodeSpec s;
   s.dtype = p.dtype;
@@ -184,13 +236,20 @@ struct AttentionDecode::State {
   int splits = 1;
   DecodeSpec spec;
   bool caller_workspace = false;
+  std::string no_tma;  // why the cp.async kernel runs ("" where the TMA-fed one does)
   std::optional<runtime::Module> module;
   std::string kernel_name;  // kept: execute() launches it by name
   std::optional<runtime::Buffer> workspace;
+  // The launch, built by the first execute(); the TMA maps' arguments (the
+  // last two) made again when a cache's address changes.
+  runtime::LaunchConfig launch;
+  std::vector<runtime::Arg> args;
+  runtime::DevicePtr k_mapped = 0, v_mapped = 0;
 
-  // The splits' partial O and lse, then a counter a (sequence, KV head).
+  // The splits' partial O and lse, then a counter a (sequence, KV head);
+  // none where a cluster combines them.
   std::size_t workspace_bytes() const {
-    if (splits <= 1) return 0;
+    if (splits <= 1 || spec.cluster > 1) return 0;
     return static_cast<std::size_t>(splits * problem.batch * problem.heads_q * problem.q_tokens *
                                         (problem.head_dim + 1) * 4 +
                                     problem.batch * problem.heads_kv * 4);
@@ -200,6 +259,26 @@ struct AttentionDecode::State {
 namespace {
 std::vector<const TensorView*> views_of(const AttentionDecodeTensors& t) {
   return {&t.q, &t.k_cache, &t.v_cache, &t.block_table, &t.kv_lens, &t.o, t.lse};
+}
+
+// A cache (pages, page_size, heads_kv, head_dim) as the TMA kernel's map
+// (decode_tma_kernel.hpp): 64 elements, the slot, the 64-element panel, the
+// head, the page; a box lands as page_rows rows of each 128-byte panel.
+runtime::TensorMap cache_map(const runtime::Device& device, const DecodeProblem& p, int page_rows,
+                             const TensorView& cache, const std::vector<std::int64_t>& strides) {
+  // A stride of a dimension of extent 1 is never stepped: any multiple of 16 will do.
+  const auto bytes = [](std::int64_t elements, std::int64_t extent) {
+    return extent > 1 ? static_cast<std::uint64_t>(elements * 2) : std::uint64_t{16};
+  };
+  const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
+  return runtime::make_tensor_map(
+      device, {.dtype = p.dtype,
+                 .address = cache.address(),
+                 .dims = {64, u(p.page_size), u(p.head_dim / 64), u(p.heads_kv), u(p.pages)},
+                 .strides_bytes = {bytes(strides[1], p.page_size), 128, bytes(strides[2], p.heads_kv),
+                                   bytes(strides[0], p.pages)},
+                 .box = {64, static_cast<std::uint32_t>(page_rows), static_cast<std::uint32_t>(p.head_dim / 64), 1, 1},
+                 .swizzle = runtime::TensorMapSwizzle::b128});
 }
 }  // namespace
 
@@ -219,13 +298,18 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   // split of at least one 64-key block of the cache. Rounding up instead left
   // a partial second wave (batch 8, 8 KV heads: 5 splits, 320 CTAs in 264
   // slots, 0.50 of the read floor on an H200 at every length).
+  // The TMA-fed kernel holds one CTA an SM (its ring), the cp.async one two.
+  s.spec = spec_for(p, 1, s.device.properties());
+  tiling_from_environment(s.spec, s.refusals);
+  take_tma(p, s.spec, s.no_tma);
   const std::int64_t capacity = p.pages_per_sequence * p.page_size;
   const std::int64_t sms = std::max(1, t.q.device().properties().sm_count);
-  const std::int64_t wanted = (2 * sms) / (p.batch * p.heads_kv);
+  const std::int64_t wanted = ((s.spec.tma ? 1 : 2) * sms) / (p.batch * p.heads_kv);
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
-  s.spec = spec_for(p, s.splits, s.device.properties());
-  tiling_from_environment(s.spec, s.refusals);
+  s.spec.split_output = s.splits > 1;
+  s.splits = take_cluster(s.spec, s.splits, options.splits == 0);
+  size_tma_ring(s.spec);
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)
     s.refusals.push_back("the decode kernel stages " + std::to_string(s.spec.shared_bytes()) +
@@ -247,8 +331,12 @@ std::string AttentionDecode::describe() const {
   return "AttentionDecode " + s.problem.describe() + ": " + std::to_string(s.splits) + " split" +
          (s.splits > 1 ? "s" : "") + " a sequence (" + std::to_string(s.problem.batch * s.problem.heads_kv * s.splits) +
          " CTAs of the split kernel " + s.spec.kernel_name() + ", " + std::to_string(s.spec.block_n) +
-         "-key blocks in " + std::to_string(s.spec.stages) + " cp.async stages" +
-         (s.splits > 1 ? ", the last CTA of each sequence and KV head combining the splits" : "") +
+         "-key blocks in " + std::to_string(s.spec.stages) +
+         (s.spec.tma ? " TMA stages fed by a producer warp, copies of " + std::to_string(s.spec.page_rows) + " keys"
+                     : " cp.async stages (not the TMA-fed kernel: " + s.no_tma + ")") +
+         (s.spec.cluster > 1 ? ", each sequence and KV head's splits a cluster combining in its leader's shared memory"
+          : s.splits > 1     ? ", the last CTA of each sequence and KV head combining the splits"
+                             : "") +
          "), workspace " +
          std::to_string(workspace_bytes()) + " bytes";
 }
@@ -257,7 +345,7 @@ void AttentionDecode::compile() {
   State& s = *state_;
   if (!s.refusals.empty()) throw OpsError("AttentionDecode cannot run " + s.problem.describe() + ":" + join_reasons(s.refusals));
   if (s.module) return;
-  s.module.emplace(s.device, build_decode_split(s.spec));
+  s.module.emplace(s.device, s.spec.tma ? build_decode_tma(s.spec) : build_decode_split(s.spec));
   s.kernel_name = s.spec.kernel_name();
   if (s.workspace_bytes() && !s.caller_workspace) {
     s.workspace.emplace(s.device, s.workspace_bytes());
@@ -304,22 +392,39 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
   const DecodeProblem& p = s.problem;
   const auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
   const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  std::vector<runtime::Arg> args = {t.q, t.k_cache, t.v_cache, t.block_table, t.kv_lens, t.o,
-                                    t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
-                                    ws ? runtime::Arg::pointer(ws) : runtime::Arg(t.o)};
-  for (const auto* st : {&p.q, &p.k, &p.v, &p.o, &p.lse})
-    for (std::int64_t x : *st) args.emplace_back(u64(x));
-  args.emplace_back(u64(p.table_row));
-  args.emplace_back(u32(p.page_size));
-  args.emplace_back(u32(s.splits));
-  args.emplace_back(u32(p.heads_q));
-  args.emplace_back(static_cast<float>(p.scale * 1.4426950408889634));
-  args.emplace_back(static_cast<std::int32_t>(p.window_left));
-  s.module->launch(s.kernel_name,
-                   {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
-                    .block = {128},
-                    .dynamic_shared_bytes = u32(s.spec.shared_bytes())},
-                   args, stream);
+  // The arguments are built once; a call replaces the tensors' addresses
+  // (and the TMA maps where a cache moved): host time a call.
+  const runtime::Arg pointers[] = {t.q, t.k_cache, t.v_cache, t.block_table, t.kv_lens, t.o,
+                                   t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
+                                   ws ? runtime::Arg::pointer(ws) : runtime::Arg(t.o)};
+  if (s.args.empty()) {
+    s.args.assign(std::begin(pointers), std::end(pointers));
+    for (const auto* st : {&p.q, &p.k, &p.v, &p.o, &p.lse})
+      for (std::int64_t x : *st) s.args.emplace_back(u64(x));
+    s.args.emplace_back(u64(p.table_row));
+    s.args.emplace_back(u32(p.page_size));
+    s.args.emplace_back(u32(s.splits));
+    s.args.emplace_back(u32(p.heads_q));
+    s.args.emplace_back(static_cast<float>(p.scale * 1.4426950408889634));
+    s.args.emplace_back(static_cast<std::int32_t>(p.window_left));
+    if (s.spec.tma) s.args.resize(s.args.size() + 2, runtime::Arg(0));
+    s.launch = {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
+                .block = {u32(s.spec.threads())},
+                .cluster = {u32(s.spec.cluster)},
+                .dynamic_shared_bytes = u32(s.spec.shared_bytes())};
+  } else {
+    std::copy(std::begin(pointers), std::end(pointers), s.args.begin());
+  }
+  if (s.spec.tma) {
+    const std::size_t maps = s.args.size() - 2;
+    if (s.k_mapped != t.k_cache.address())
+      s.args[maps] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, t.k_cache, p.k)),
+      s.k_mapped = t.k_cache.address();
+    if (s.v_mapped != t.v_cache.address())
+      s.args[maps + 1] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, t.v_cache, p.v)),
+      s.v_mapped = t.v_cache.address();
+  }
+  s.module->launch(s.kernel_name, s.launch, s.args, stream);
 }
 
 void attention_decode(const AttentionDecodeTensors& t, AttentionDecodeOptions options, runtime::Stream* stream) {

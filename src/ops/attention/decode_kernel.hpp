@@ -1,5 +1,6 @@
 // The decode kernels (flash-decoding over a paged KV cache), written with the
-// DSL and the sm_80 attention pieces:
+// DSL and the sm_80 attention pieces; this is the cp.async one, which runs
+// what the TMA-fed one (decode_tma_kernel.hpp, sm_90a) does not take:
 //
 //  - split: one CTA per (split, KV head, sequence). The rows are the KV
 //    head's query heads times the query tokens (grouped-query packing: K
@@ -18,6 +19,7 @@
 //    kernel, so a launch and its wait for the whole grid are saved.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "warpforge/ptx/module.hpp"
@@ -35,11 +37,25 @@ struct DecodeSpec {
   // Built for sm_90a (a Hopper device): PTX 8.4, so the K and V copies carry
   // an L2 prefetch size (PTX ISA 7.4+); the instructions are sm_80's.
   bool sm90a = false;
+  // The TMA-fed kernel (decode_tma_kernel.hpp; sm_90a): K and V come in
+  // copies of page_rows keys (min(page_size, block_n): a power of two from
+  // 16 that divides the page and holds a warp's keys).
+  bool tma = false;
+  int page_rows = 0;
+  // TMA kernel, split_output: the splits of a (sequence, KV head) as one
+  // cluster of `cluster` CTAs (2 to 8) that combine in their leader's shared
+  // memory (no workspace, fence or atomic); 1: the CTA that counts last.
+  int cluster = 1;
 
   int rows() const { return group * q_tokens; }
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4
   int key_groups() const { return 4 / row_tiles(); }  // warps sharing a row tile
-  int threads() const { return 128; }
+  int threads() const { return tma ? 256 : 128; }     // TMA: the producer warpgroup too
+  // Q, K and V in shared memory as panels of this many columns: 16 in the
+  // 32-byte swizzle (cp.async), 64 in the 128-byte swizzle (TMA: a box's
+  // rows of 128 bytes).
+  int panel_width() const { return tma ? 64 : 16; }
+  std::uint32_t stage_bytes() const;                  // a block's K and V
   int shared_bytes() const;
   std::string kernel_name() const;
   friend bool operator==(const DecodeSpec&, const DecodeSpec&) = default;

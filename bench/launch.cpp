@@ -5,7 +5,8 @@
 //   list built per call as its execute() builds it; three 128-byte TMA
 //   descriptors and four u32 (a GEMM's). Module::launch by name and
 //   PreparedLaunch, with their argument and configuration checks, against a
-//   bare cuLaunchKernel of the same function with the same values;
+//   bare cuLaunchKernel of the same function with the same values (and
+//   PreparedLaunch with the Arg list built once: the runtime's cost alone);
 // - the first JIT of a kernel (cuLink* to a cubin, written to the disk cache,
 //   then loaded; against cuModuleLoadDataEx of the PTX);
 // - loading from the disk cache and from the memory cache (against
@@ -239,6 +240,8 @@ int run() {
     };
     const double by_name = per_launch_us([&] { module.launch("launch34", config, args()); });
     const double by_handle = per_launch_us([&] { prepared.launch(config, args()); });
+    const std::vector<rt::Arg> kept = args();  // the runtime's own cost alone
+    const double by_handle_kept = per_launch_us([&] { prepared.launch(config, kept); });
     const double peer = per_launch_us([&] {
       cu::CUdeviceptr pointers[8];
       std::uint64_t s[21];
@@ -255,6 +258,7 @@ int run() {
     });
     row("Module::launch, 34 params (decode)", "cuLaunchKernel", by_name, peer, "us", 1.0);
     row("PreparedLaunch, 34 params (decode)", "cuLaunchKernel", by_handle, peer, "us", 1.0);
+    row("the same, its Arg list built once", "cuLaunchKernel", by_handle_kept, peer, "us", 1.0);
     std::fflush(stdout);
   }
   {  // three 128-byte descriptors and four u32 (a TMA GEMM's)

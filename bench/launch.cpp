@@ -29,6 +29,7 @@
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/cuda_backend.hpp"
+#include "warpforge/runtime/launch_check.hpp"
 #include "warpforge/runtime/module.hpp"
 
 namespace wf = warpforge;
@@ -259,6 +260,36 @@ int run() {
     row("Module::launch, 34 params (decode)", "cuLaunchKernel", by_name, peer, "us", 1.0);
     row("PreparedLaunch, 34 params (decode)", "cuLaunchKernel", by_handle, peer, "us", 1.0);
     row("the same, its Arg list built once", "cuLaunchKernel", by_handle_kept, peer, "us", 1.0);
+    std::fflush(stdout);
+
+    // Where the time beyond the driver's goes, each step alone, timed as the
+    // launches are: the backend's launch of packed parameters (its context
+    // scope, handle and shared-memory check around cuLaunchKernel), the
+    // argument checks and packing, the configuration checks, and the caller
+    // building its std::vector<Arg>.
+    auto loaded = device.backend().load(ir);
+    auto handle = device.backend().prepare(*loaded, "launch34");
+    const wf::ptx::Function& kernel = *ir.entries().front();
+    const rt::ParamLayout layout = rt::param_layout(kernel);
+    std::vector<std::byte> block(layout.bytes);
+    std::vector<void*> pointers;
+    for (std::uint32_t offset : layout.offsets) pointers.push_back(block.data() + offset);
+    rt::pack_arguments(kernel, layout, kept, block.data());
+    volatile std::size_t sink = 0;  // keeps the steps that launch nothing from being optimized away
+    const double backend_only =
+        per_launch_us([&] { device.backend().launch_prepared(*handle, config, pointers.data(), nullptr); });
+    const double packing = per_launch_us([&] {
+      rt::pack_arguments(kernel, layout, kept, block.data());
+      sink = sink + static_cast<std::size_t>(block[0]);
+    });
+    const double checking = per_launch_us([&] {
+      rt::check_launch_config(kernel, 0, config, device.properties());
+      sink = sink + 1;
+    });
+    const double building = per_launch_us([&] { sink = sink + args().size(); });
+    std::printf("| 34 params, each step alone: CudaBackend::launch_prepared %.2f us (cuLaunchKernel %.2f), "
+                "pack_arguments %.3f, check_launch_config %.3f, building the std::vector<Arg> %.3f |\n",
+                backend_only, peer, packing, checking, building);
     std::fflush(stdout);
   }
   {  // three 128-byte descriptors and four u32 (a TMA GEMM's)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # runtime::Module::launch's host cost on a GPU machine, inside $BUDGET_S
-# seconds (default 60, the build included), printing as it goes, the most
+# seconds (default 65, the build included), printing as it goes, the most
 # important first:
 # 1. bench_launch: a launch's host cost, 500 back to back, Module::launch and
 #    PreparedLaunch against cuLaunchKernel of the same function with the same
@@ -12,8 +12,8 @@
 #    torch beside torch's op, host microseconds a call;
 # 4. scripts/decode_host_cost.py (the decode call and its execute_addresses);
 # 5. in what time is left, launches that overlap the previous kernel
-#    (chained GEMMs) and the Python tests that capture warpforge's ops in
-#    CUDA graphs.
+#    (chained GEMMs), the Python tests that capture warpforge's ops in CUDA
+#    graphs, and perf's profile of bench_launch where perf is installed.
 # The machine is the one scripts/gpu-check.sh describes.
 #
 #   OUT=/tmp/out scripts/gpu-launch.sh
@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 out="${OUT:-$PWD/gpu-launch-out}"
 build_dir="${BUILD_DIR:-build-launch}"
 jobs="${JOBS:-$(nproc)}"
-deadline=${BUDGET_S:-60}
+deadline=${BUDGET_S:-65}
 left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
 mkdir -p "$out"
 source scripts/gpu-build-args.sh
@@ -71,6 +71,15 @@ if [ "$(left)" -gt 8 ]; then
   timeout $(($(left) - 1)) python3 -m pytest -q -x -p no:cacheprovider python/tests/test_attention.py \
     python/tests/test_torch_cpp_gemm.py -k "cuda_graph" >"$out/pytest-graphs.log" 2>&1
   note "pytest -k cuda_graph (attention, gemm): exit $? $(tail -1 "$out/pytest-graphs.log")"
+fi
+# Where bench_launch's host time goes, where the machine has perf.
+if command -v perf >/dev/null && [ "$(left)" -gt 10 ]; then
+  timeout $(($(left) - 3)) perf record -q -g -o "$out/perf.data" "$build_dir/bench/bench_launch" >/dev/null 2>&1
+  perf report -i "$out/perf.data" --no-children --percent-limit 0.7 --stdio 2>/dev/null | grep -E "^ +[0-9]" |
+    head -40 >"$out/perf.txt"
+  rm -f "$out/perf.data"
+  note "perf of bench_launch: $(wc -l <"$out/perf.txt") lines ($out/perf.txt)"
+  head -20 "$out/perf.txt" | cut -c1-160
 fi
 echo
 for line in "${summary[@]}"; do echo "gpu-launch: $line"; done

@@ -152,11 +152,12 @@ void binary(nb::class_<Reg>& c, const char* name, const char* reflected, F f) {
 // device), an int or float of the parameter's type, or bytes.
 runtime::Arg launch_arg(nb::handle h, const ptx::Variable& p, const runtime::Device& device,
                         std::size_t index) {
-  const std::string which = "argument " + std::to_string(index) + " ('" + p.name + "')";
+  // Built only for a refusal: a launch builds no strings.
+  const auto which = [&] { return "argument " + std::to_string(index) + " ('" + p.name + "')"; };
   if (nb::isinstance<runtime::Tensor>(h)) {
     const auto& t = nb::cast<const runtime::Tensor&>(h);
     if (!(t.device() == device))
-      throw RuntimeError(which + " is a tensor on " +
+      throw RuntimeError(which() + " is a tensor on " +
                          (t.device().is_simulator() ? std::string("the simulator")
                                                     : t.device().properties().name) +
                          "; the module runs on " +
@@ -166,7 +167,7 @@ runtime::Arg launch_arg(nb::handle h, const ptx::Variable& p, const runtime::Dev
   if (nb::isinstance<TensorMapArg>(h)) {
     const auto& m = nb::cast<const TensorMapArg&>(h);
     if (!(m.tensor.device() == device))
-      throw RuntimeError(which +
+      throw RuntimeError(which() +
                          " is a tensor map of a tensor on another device than the module's");
     return runtime::Arg::bytes_of(m.map);
   }
@@ -202,48 +203,50 @@ runtime::Arg launch_arg(nb::handle h, const ptx::Variable& p, const runtime::Dev
     if (p.type == Type::f64) return runtime::Arg(nb::cast<double>(h));
     return runtime::Arg(nb::cast<float>(h));
   }
-  throw RuntimeError(which + ": a " + nb::cast<std::string>(nb::str(h.type())) +
+  throw RuntimeError(which() + ": a " + nb::cast<std::string>(nb::str(h.type())) +
                      " is not a launch argument; pass a tensor, an int, a float or bytes");
 }
 
 class PyModule {
  public:
   PyModule(const Kernel& kernel, const runtime::Device& device)
-      : name_(kernel.name()), module_(device, kernel.module()) {}
+      : module_(device, kernel.module()),
+        kernel_(module_.prepare(kernel.name())),
+        params_(module_.ir().find_function(kernel.name())->params) {}
 
   void launch(std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> grid,
               std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> block,
               const nb::sequence& args, std::uint32_t shared_bytes,
               std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> cluster,
               std::optional<std::uintptr_t> stream, bool overlap_previous) {
-    const ptx::Function* f = module_.ir().find_function(name_);
     std::vector<runtime::Arg> packed;
     const std::size_t given = nb::len(args);
-    if (!f || given != f->params.size())
-      throw RuntimeError("kernel '" + name_ + "' takes " +
-                         std::to_string(f ? f->params.size() : 0) + " arguments, got " +
-                         std::to_string(given));
+    if (given != params_.size())
+      throw RuntimeError("kernel '" + kernel_.kernel() + "' takes " + std::to_string(params_.size()) +
+                         " arguments, got " + std::to_string(given));
+    packed.reserve(given);
     std::size_t i = 0;
     for (nb::handle h : args) {
-      packed.push_back(launch_arg(h, f->params[i], module_.device(), i));
+      packed.push_back(launch_arg(h, params_[i], module_.device(), i));
       ++i;
     }
     auto s = caller_stream(module_.device(), stream);
     const runtime::LaunchConfig config =
         launch_config(grid, block, cluster, shared_bytes, overlap_previous);
     nb::gil_scoped_release release;
-    module_.launch(name_, config, packed, pointer(s));
+    kernel_.launch(config, packed, pointer(s));
   }
   // Clusters of `cluster` CTAs of `block` threads and `shared_bytes` that
   // fit on the device at once: what a persistent kernel launches.
   int max_active_clusters(Dim3Tuple block, Dim3Tuple cluster, std::uint32_t shared_bytes) {
-    return module_.max_active_clusters(name_, launch_config(cluster, block, cluster, shared_bytes));
+    return module_.max_active_clusters(kernel_.kernel(), launch_config(cluster, block, cluster, shared_bytes));
   }
   const runtime::Device& device() const { return module_.device(); }
 
  private:
-  std::string name_;
   runtime::Module module_;
+  runtime::PreparedLaunch kernel_;             // the kernel, found once
+  const std::vector<ptx::Variable>& params_;  // its parameters, in module_'s IR
 };
 
 // A DSL enum whose values are modifier words of the vocabulary, first ..

@@ -1,5 +1,7 @@
 #include "warpforge/runtime/launch_check.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -120,53 +122,109 @@ void check_launch_config(const ptx::Function& kernel, std::int64_t static_bytes,
                        " CTAs; at most 8 (the portable cluster size) are accepted");
 }
 
-std::vector<KernelArg> pack_arguments(const ptx::Function& kernel, const std::vector<Arg>& args) {
+namespace {
+
+constexpr std::uint8_t bit(Arg::Kind kind) { return std::uint8_t(1u << static_cast<unsigned>(kind)); }
+
+bool aggregate(const ptx::Variable& p) { return !p.dims.empty() || p.vector_width > 0; }
+
+// The kinds of Arg a parameter takes when the Arg is of its size (the rules
+// of pack_arguments, found once per kernel).
+std::uint8_t accepted_kinds(const ptx::Variable& p, std::uint32_t size) {
+  std::uint8_t kinds = bit(Arg::Kind::bytes);
+  if (aggregate(p)) return kinds;
+  const ptx::Type t = p.type;
+  if (p.ptr || (size == 8 && ptx::is_integer(t))) kinds |= bit(Arg::Kind::pointer);
+  if (p.ptr) return kinds;
+  if (ptx::is_integer(t)) kinds |= bit(Arg::Kind::integer);
+  if (t == ptx::Type::f32 || t == ptx::Type::f64 || ptx::is_bits(t)) kinds |= bit(Arg::Kind::floating);
+  return kinds;
+}
+
+// Refuses argument i if it does not fit its parameter, saying why.
+void check_argument(const ptx::Function& kernel, std::size_t i, const Arg& a, std::size_t size) {
+  const ptx::Variable& p = kernel.params[i];
+  auto reject = [&](const std::string& expectation) {
+    refuse(kernel, "parameter " + std::to_string(i) + " '" + p.name + "' (" + ptx::emit(p) + ") " + expectation +
+                       ", got " + a.describe());
+  };
+  const ptx::Type t = p.type;
+  if (a.kind() == Arg::Kind::bytes) {
+    if (a.size() != size) reject("takes " + std::to_string(size) + " bytes");
+  } else if (aggregate(p)) {
+    reject("takes Arg::bytes of " + std::to_string(size) + " bytes");
+  } else if (p.ptr) {
+    if (a.kind() != Arg::Kind::pointer) reject("takes a device pointer");
+  } else if (a.kind() == Arg::Kind::pointer) {
+    if (size != 8 || !ptx::is_integer(t)) reject("is not a 64-bit integer and takes no pointer");
+  } else if (a.kind() == Arg::Kind::integer) {
+    if (!ptx::is_integer(t)) reject("takes a floating-point value");
+    if (a.size() != size) reject("takes a " + std::to_string(size * 8) + "-bit integer");
+  } else {  // floating
+    const bool matches = (t == ptx::Type::f32 && a.size() == 4) || (t == ptx::Type::f64 && a.size() == 8) ||
+                         (ptx::is_bits(t) && a.size() == size);
+    if (!matches)
+      reject(ptx::is_integer(t) ? "takes an integer"
+             : t == ptx::Type::f32 || t == ptx::Type::f64
+                 ? "takes a " + std::string(t == ptx::Type::f32 ? "float" : "double")
+                 : "takes the " + std::to_string(size) + " raw bytes of its value (Arg::bytes_of)");
+  }
+  if (a.kind() == Arg::Kind::pointer) {
+    if (a.address() == 0) reject("takes a non-null pointer");
+    if (p.ptr_align > 0 && a.address() % static_cast<std::uint64_t>(p.ptr_align) != 0)
+      reject("needs a pointer aligned to " + std::to_string(p.ptr_align) + " bytes");
+  }
+}
+
+}  // namespace
+
+ParamLayout param_layout(const ptx::Function& kernel) {
+  ParamLayout layout;
+  for (const ptx::Variable& p : kernel.params) {
+    const auto size = static_cast<std::uint32_t>(p.size_bytes());
+    const auto align = p.align ? static_cast<std::uint32_t>(p.align)
+                               : std::max<std::uint32_t>(1, (ptx::bits(p.type) + 7) / 8);
+    layout.bytes = (layout.bytes + align - 1) / align * align;
+    layout.offsets.push_back(layout.bytes);
+    layout.sizes.push_back(size);
+    layout.accepts.push_back(accepted_kinds(p, size));
+    layout.bytes += size;
+    layout.align = std::max(layout.align, align);
+  }
+  return layout;
+}
+
+void pack_arguments(const ptx::Function& kernel, const ParamLayout& layout, std::span<const Arg> args,
+                    std::byte* out) {
   if (args.size() != kernel.params.size()) {
     std::string names;
     for (const auto& p : kernel.params) names += (names.empty() ? "" : ", ") + p.name;
     refuse(kernel, "takes " + std::to_string(kernel.params.size()) + " parameters (" + names + "); " +
                        std::to_string(args.size()) + " arguments given");
   }
-  std::vector<KernelArg> packed(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const ptx::Variable& p = kernel.params[i];
     const Arg& a = args[i];
-    auto reject = [&](const std::string& expectation) {
-      refuse(kernel, "parameter " + std::to_string(i) + " '" + p.name + "' (" + ptx::emit(p) + ") " + expectation +
-                         ", got " + a.describe());
-    };
-    const std::size_t size = static_cast<std::size_t>(p.size_bytes());
-    const bool aggregate = !p.dims.empty() || p.vector_width > 0;
-    const ptx::Type t = p.type;
-
-    if (a.kind() == Arg::Kind::bytes) {
-      if (a.size() != size) reject("takes " + std::to_string(size) + " bytes");
-    } else if (aggregate) {
-      reject("takes Arg::bytes of " + std::to_string(size) + " bytes");
-    } else if (p.ptr) {
-      if (a.kind() != Arg::Kind::pointer) reject("takes a device pointer");
-    } else if (a.kind() == Arg::Kind::pointer) {
-      if (size != 8 || !ptx::is_integer(t)) reject("is not a 64-bit integer and takes no pointer");
-    } else if (a.kind() == Arg::Kind::integer) {
-      if (!ptx::is_integer(t)) reject("takes a floating-point value");
-      if (a.size() != size) reject("takes a " + std::to_string(size * 8) + "-bit integer");
-    } else {  // floating
-      const bool matches = (t == ptx::Type::f32 && a.size() == 4) || (t == ptx::Type::f64 && a.size() == 8) ||
-                           (ptx::is_bits(t) && a.size() == size);
-      if (!matches)
-        reject(ptx::is_integer(t) ? "takes an integer"
-               : t == ptx::Type::f32 || t == ptx::Type::f64
-                   ? "takes a " + std::string(t == ptx::Type::f32 ? "float" : "double")
-                   : "takes the " + std::to_string(size) + " raw bytes of its value (Arg::bytes_of)");
+    const std::uint32_t size = layout.sizes[i];
+    // The common case in a few comparisons; anything else is judged (and
+    // refused, with the reason) by check_argument.
+    bool fits = (layout.accepts[i] & bit(a.kind())) && a.size() == size;
+    if (fits && a.kind() == Arg::Kind::pointer) {
+      const auto align = static_cast<std::uint64_t>(std::max(kernel.params[i].ptr_align, 1));
+      fits = a.address() != 0 && a.address() % align == 0;
     }
-    if (a.kind() == Arg::Kind::pointer) {
-      if (a.address() == 0) reject("takes a non-null pointer");
-      if (p.ptr_align > 0 && a.address() % static_cast<std::uint64_t>(p.ptr_align) != 0)
-        reject("needs a pointer aligned to " + std::to_string(p.ptr_align) + " bytes");
+    if (!fits) check_argument(kernel, i, a, size);
+    std::byte* to = out + layout.offsets[i];
+    switch (size) {  // the common sizes as fixed copies (a move each), the rest through memcpy's call
+      case 4:
+        std::memcpy(to, a.data(), 4);
+        break;
+      case 8:
+        std::memcpy(to, a.data(), 8);
+        break;
+      default:
+        std::memcpy(to, a.data(), size);
     }
-    packed[i].bytes.assign(a.data(), a.data() + a.size());
   }
-  return packed;
 }
 
 }  // namespace warpforge::runtime

@@ -1,5 +1,8 @@
 #include "warpforge/runtime/module.hpp"
 
+#include <map>
+#include <mutex>
+
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/launch_check.hpp"
 #include "warpforge/runtime/stream.hpp"
@@ -24,32 +27,82 @@ void check_target(const ptx::Module& ir, const Device& device) {
 
 }  // namespace
 
-Module::Module(const Device& device, ptx::Module ir) : device_(device) {
+// A prepared kernel: what the checks need, found once, and the backend's
+// handle. Module's table owns it; PreparedLaunch points to it.
+struct PreparedKernelInfo {
+  std::string name;
+  const ptx::Function* function;
+  std::int64_t static_shared;
+  ParamLayout layout;
+  DeviceBackend* backend;
+  const DeviceProperties* properties;
+  std::unique_ptr<PreparedKernel> handle;
+};
+
+struct Module::KernelTable {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<PreparedKernelInfo>, std::less<>> entries;
+};
+
+Module::Module(const Device& device, ptx::Module ir) : device_(device), kernels_(std::make_unique<KernelTable>()) {
   check_target(ir, device_);
   loaded_ = device_.backend().load(ir);
 }
 
-const Module::KernelInfo& Module::kernel_info(const std::string& kernel) {
+Module::~Module() = default;
+Module::Module(Module&&) noexcept = default;
+Module& Module::operator=(Module&&) noexcept = default;
+
+PreparedLaunch Module::prepare(const std::string& kernel) {
   std::lock_guard lock(kernels_->mutex);
-  if (auto it = kernels_->entries.find(kernel); it != kernels_->entries.end()) return it->second;
+  if (auto it = kernels_->entries.find(kernel); it != kernels_->entries.end()) return PreparedLaunch(*it->second);
   const ptx::Function& f = find_kernel(loaded_->ir(), kernel);
-  return kernels_->entries.emplace(kernel, KernelInfo{&f, static_shared_bytes(loaded_->ir(), f)}).first->second;
+  DeviceBackend& backend = device_.backend();
+  auto entry = std::make_unique<PreparedKernelInfo>(PreparedKernelInfo{
+      kernel, &f, static_shared_bytes(loaded_->ir(), f), param_layout(f), &backend, &backend.properties(),
+      backend.prepare(*loaded_, kernel)});
+  return PreparedLaunch(*kernels_->entries.emplace(kernel, std::move(entry)).first->second);
 }
 
 void Module::launch(const std::string& kernel, const LaunchConfig& config, const std::vector<Arg>& args,
                     Stream* stream) {
-  const KernelInfo& info = kernel_info(kernel);
-  check_launch_config(*info.function, info.static_shared, config, device_.properties());
-  std::vector<KernelArg> packed = pack_arguments(*info.function, args);
-  if (stream && !(stream->device() == device_))
-    throw RuntimeError("kernel '" + kernel + "' launched on a stream of another device");
-  device_.backend().launch(*loaded_, kernel, config, packed, stream ? stream->handle() : nullptr);
+  prepare(kernel).launch(config, args, stream);
 }
 
 int Module::max_active_clusters(const std::string& kernel, const LaunchConfig& config) {
-  const KernelInfo& info = kernel_info(kernel);
-  check_launch_config(*info.function, info.static_shared, config, device_.properties());
+  const PreparedKernelInfo& info = *prepare(kernel).info_;
+  check_launch_config(*info.function, info.static_shared, config, *info.properties);
   return device_.backend().max_active_clusters(*loaded_, kernel, config);
+}
+
+const std::string& PreparedLaunch::kernel() const { return info_->name; }
+
+void PreparedLaunch::launch(const LaunchConfig& config, std::span<const Arg> args, Stream* stream) const {
+  const PreparedKernelInfo& k = *info_;
+  check_launch_config(*k.function, k.static_shared, config, *k.properties);
+  if (stream && &stream->device().backend() != k.backend)
+    throw RuntimeError("kernel '" + k.name + "' launched on a stream of another device");
+  // The parameters' bytes, and cuLaunchKernel's pointer to each: on the
+  // stack for kernels of up to kInlineParams parameters and kInlineBytes
+  // bytes (every kernel warpforge builds), on the heap beyond.
+  constexpr std::size_t kInlineParams = 64, kInlineBytes = 1024;
+  alignas(64) std::byte inline_bytes[kInlineBytes];
+  void* inline_params[kInlineParams];
+  std::vector<std::byte> heap_bytes;
+  std::vector<void*> heap_params;
+  std::byte* bytes = inline_bytes;
+  void** params = inline_params;
+  if (k.layout.bytes > kInlineBytes) {
+    heap_bytes.resize(k.layout.bytes);
+    bytes = heap_bytes.data();
+  }
+  if (k.layout.offsets.size() > kInlineParams) {
+    heap_params.resize(k.layout.offsets.size());
+    params = heap_params.data();
+  }
+  pack_arguments(*k.function, k.layout, args, bytes);
+  for (std::size_t i = 0; i < k.layout.offsets.size(); ++i) params[i] = bytes + k.layout.offsets[i];
+  k.backend->launch_prepared(*k.handle, config, params, stream ? stream->handle() : nullptr);
 }
 
 }  // namespace warpforge::runtime

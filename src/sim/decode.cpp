@@ -13,6 +13,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/ptx/emitter.hpp"
 #include "warpforge/ptx/scopes.hpp"
+#include "warpforge/runtime/launch_check.hpp"
 
 namespace warpforge::sim {
 namespace {
@@ -139,18 +140,15 @@ Kernel KernelDecoder::run() {
   return std::move(kernel_);
 }
 
+// The .param space as a launch packs it (runtime::param_layout).
 void KernelDecoder::layout_params() {
-  std::uint32_t offset = 0;
-  for (const auto& p : function_.params) {
-    const auto size = static_cast<std::uint32_t>(p.size_bytes());
-    std::uint32_t align =
-        p.align ? p.align : std::max<std::uint32_t>(1, (ptx::bits(p.type) + 7) / 8);
-    offset = align_up(offset, align);
-    kernel_.params.push_back({p.name, offset, size});
-    symbols_[p.name] = {Space::param, offset};
-    offset += size;
+  const runtime::ParamLayout layout = runtime::param_layout(function_);
+  for (std::size_t i = 0; i < function_.params.size(); ++i) {
+    const std::string& name = function_.params[i].name;
+    kernel_.params.push_back({name, layout.offsets[i], layout.sizes[i]});
+    symbols_[name] = {Space::param, layout.offsets[i]};
   }
-  kernel_.param_bytes = offset;
+  kernel_.param_bytes = layout.bytes;
 }
 
 void KernelDecoder::place_shared(const ptx::Variable& v) {

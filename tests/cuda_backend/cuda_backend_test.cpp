@@ -14,6 +14,7 @@
 #include "fake_driver_state.hpp"
 #include "runtime/cuda/driver_api.hpp"
 #include "gpu/kernels.hpp"
+#include "runtime/mixed_params_kernel.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
@@ -242,6 +243,32 @@ TEST_F(CudaBackendTest, PassesParametersAndRaisesTheSharedMemoryLimitOnce) {
   EXPECT_EQ(pc, c.address());
   EXPECT_EQ(n, 77u);
   EXPECT_EQ(state->dynamic_shared_sets, (std::vector<std::pair<std::string, int>>{{"vadd", 100 * 1024}}));
+}
+
+// Every parameter size reaches cuLaunchKernel (and cuLaunchKernelEx) as its
+// bytes, by name and through a PreparedLaunch.
+TEST_F(CudaBackendTest, PassesParametersOfEverySizeByNameAndPrepared) {
+  Device d = Device::cuda(0);
+  Module m(d, testing::mixed_params_kernel(std::string(ptx::name(d.target()))));
+  Buffer out(d, 64);
+  state->param_sizes = {1, 4, 8, 4, 8, 128, 2, 8};
+  testing::MixedParamsValues v;
+  v.out = out.address();
+  m.launch("mixed", {.grid = {1}, .block = {32}}, v.args());
+  const PreparedLaunch mixed = m.prepare("mixed");
+  testing::MixedParamsValues w = v;
+  w.n = 5;
+  w.map[127] = 0xEE;
+  w.h = 77;
+  mixed.launch({.grid = {2}, .block = {32}}, w.args());
+  mixed.launch({.grid = {2}, .block = {32}, .cluster = {2}}, v.args());
+  ASSERT_EQ(state->launches.size(), 3u);
+  EXPECT_EQ(state->launches[0].params, v.expected());
+  EXPECT_EQ(state->launches[1].params, w.expected());
+  EXPECT_EQ(state->launches[2].params, v.expected());
+  EXPECT_FALSE(state->launches[1].ex);
+  EXPECT_TRUE(state->launches[2].ex);  // a cluster: cuLaunchKernelEx, the same parameters
+  for (const auto& l : state->launches) EXPECT_EQ(l.function, "mixed");
 }
 
 // Programmatic dependent launch: the attribute alone, or beside a cluster's;

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "fake_backend.hpp"
+#include "mixed_params_kernel.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/launch_check.hpp"
@@ -15,10 +16,6 @@ namespace {
 using testing::FakeBackend;
 using testing::RecordedLaunch;
 
-ptx::Variable param(ptx::Type type, std::string name) {
-  return ptx::Variable{.space = ptx::Space::param, .type = type, .name = std::move(name)};
-}
-
 // .entry k(.param .u64 .ptr .global .align 16 A, .param .u64 B, .param .u32 n,
 //          .param .f32 alpha, .param .align 64 .b8 tmap[128])
 ptx::Module kernel_module(std::vector<ptx::Directive> directives = {}, std::vector<ptx::Statement> body = {},
@@ -27,14 +24,9 @@ ptx::Module kernel_module(std::vector<ptx::Directive> directives = {}, std::vect
   m.target = {std::move(target)};
   ptx::Function f;
   f.name = "k";
-  ptx::Variable a = param(ptx::Type::u64, "A");
-  a.ptr = true;
-  a.ptr_space = ptx::Space::global;
-  a.ptr_align = 16;
-  ptx::Variable tmap = param(ptx::Type::b8, "tmap");
-  tmap.align = 64;
-  tmap.dims = {128};
-  f.params = {a, param(ptx::Type::u64, "B"), param(ptx::Type::u32, "n"), param(ptx::Type::f32, "alpha"), tmap};
+  f.params = {testing::pointer_param("A"), testing::param_of(ptx::Type::u64, "B"),
+              testing::param_of(ptx::Type::u32, "n"), testing::param_of(ptx::Type::f32, "alpha"),
+              testing::tensor_map_param("tmap")};
   f.directives = std::move(directives);
   body.push_back(ptx::Instruction::parse_opcode("ret"));
   f.body = ptx::Block{std::move(body)};
@@ -201,7 +193,7 @@ TEST_F(LaunchCheck, RefusesAStreamOfAnotherDevice) {
 
 TEST_F(LaunchCheck, AsksForTheRawBitsOfAHalfPrecisionParameter) {
   ptx::Module ir = kernel_module();
-  std::get<ptx::Function>(ir.items[0]).params[3] = param(ptx::Type::f16, "alpha");
+  std::get<ptx::Function>(ir.items[0]).params[3] = testing::param_of(ptx::Type::f16, "alpha");
   Module m(device, ir);
   expect_refused(m, config, {a, b, std::uint32_t{1}, 1.0f, Arg::bytes_of(descriptor)},
                  "kernel 'k': parameter 3 'alpha' (.param .f16 alpha) takes the 2 raw bytes of its value "

@@ -77,6 +77,13 @@ class LoadedModule {
   virtual const ptx::Module& ir() const = 0;
 };
 
+// A kernel of a loaded module resolved once (DeviceBackend::prepare), so
+// that launches by it look nothing up by name.
+class PreparedKernel {
+ public:
+  virtual ~PreparedKernel() = default;
+};
+
 // An ordering of work on a device; backends that run synchronously (the
 // simulator) may implement every stream as the null stream.
 class StreamHandle {
@@ -147,6 +154,15 @@ class DeviceBackend {
   // Arguments have already been checked against the kernel's parameter list.
   virtual void launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
                       const std::vector<KernelArg>& args, StreamHandle* stream) = 0;
+  // The path runtime::Module takes: `kernel` of `module` resolved once (the
+  // CUDA backend: its CUfunction), then launched with params[i] pointing to
+  // the bytes of parameter i (cuLaunchKernel's kernelParams), already
+  // checked against the parameter list. The defaults
+  // (src/runtime/prepared_kernel.cpp) keep the kernel's name and parameter
+  // sizes and copy the bytes into KernelArgs for launch() above.
+  virtual std::unique_ptr<PreparedKernel> prepare(LoadedModule& module, const std::string& kernel);
+  virtual void launch_prepared(PreparedKernel& kernel, const LaunchConfig& config, void* const* params,
+                               StreamHandle* stream);
 
   // How many clusters of config.cluster (with the block and dynamic shared
   // memory of `config`) can be resident on the device at once: the size of a

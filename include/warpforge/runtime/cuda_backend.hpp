@@ -55,6 +55,10 @@ class CudaBackend final : public DeviceBackend {
   std::unique_ptr<LoadedModule> load(const ptx::Module& module) override;
   void launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
               const std::vector<KernelArg>& args, StreamHandle* stream) override;
+  // The kernel's CUfunction found once; its launches look nothing up.
+  std::unique_ptr<PreparedKernel> prepare(LoadedModule& module, const std::string& kernel) override;
+  void launch_prepared(PreparedKernel& kernel, const LaunchConfig& config, void* const* params,
+                       StreamHandle* stream) override;
   // cuOccupancyMaxActiveClusters, after raising the kernel's dynamic shared
   // memory limit to config's as a launch would.
   int max_active_clusters(LoadedModule& module, const std::string& kernel, const LaunchConfig& config) override;

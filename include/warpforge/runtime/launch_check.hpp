@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,19 @@ std::int64_t static_shared_bytes(const ptx::Module& module, const ptx::Function&
 void check_launch_config(const ptx::Function& kernel, std::int64_t static_shared, const LaunchConfig& config,
                          const DeviceProperties& device);
 
-// Checks the arguments against the kernel's parameters and packs them:
+// Where each parameter's bytes sit in the kernel's parameter block: in
+// order, each at its .align (else its element's size), as the CUDA ABI and
+// the simulator's .param space lay them out. Computed once per kernel.
+struct ParamLayout {
+  std::vector<std::uint32_t> offsets, sizes;
+  std::vector<std::uint8_t> accepts;  // per parameter, a bit per Arg::Kind it takes of its size
+  std::uint32_t bytes = 0;  // the whole block
+  std::uint32_t align = 1;  // the largest parameter alignment
+};
+ParamLayout param_layout(const ptx::Function& kernel);
+
+// Checks the arguments against the kernel's parameters and writes argument
+// i's bytes to out + layout.offsets[i] (`out` holds layout.bytes):
 // - the count matches;
 // - a byte-array or vector parameter (.param .align 64 .b8 tmap[128]) takes
 //   Arg::bytes of exactly its size;
@@ -42,6 +55,7 @@ void check_launch_config(const ptx::Function& kernel, std::int64_t static_shared
 // - other integer parameters take an integer of the same width, .f32 / .f64 a
 //   float / double, .bN any value of N bits, and any parameter the raw bytes
 //   of its size.
-std::vector<KernelArg> pack_arguments(const ptx::Function& kernel, const std::vector<Arg>& args);
+void pack_arguments(const ptx::Function& kernel, const ParamLayout& layout, std::span<const Arg> args,
+                    std::byte* out);
 
 }  // namespace warpforge::runtime

@@ -4,13 +4,17 @@
 //   m.launch("vadd", {.grid = {n / 256}, .block = {256}}, {a, b, c, std::uint32_t(n)});
 //   m.launch("vadd", config, args, &stream);      // queued on a stream
 //
+//   runtime::PreparedLaunch vadd = m.prepare("vadd");  // the kernel found once
+//   vadd.launch(config, args, &stream);                // no look-up by name
+//
 // Every launch is checked against the kernel's parameter list and the
 // device's limits (launch_check.hpp) before it reaches the backend.
 #pragma once
 
-#include <map>
+#include <map>  // (kept: files that include this header use it)
 #include <memory>
-#include <mutex>
+#include <mutex>  // (likewise)
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,24 @@
 namespace warpforge::runtime {
 
 class Stream;
+struct PreparedKernelInfo;  // module.cpp
+
+// One kernel of a Module, resolved once: its parameter list and layout, its
+// static shared memory and the backend's handle (on CUDA the CUfunction).
+// Launching through it looks nothing up by name and allocates nothing for
+// up to 64 parameters of 1 KB in all. Valid while its Module lives (a moved
+// Module keeps it valid); a cheap value, safe to launch from several threads.
+class PreparedLaunch {
+ public:
+  // Checks `config` and `args` as Module::launch does, then launches.
+  void launch(const LaunchConfig& config, std::span<const Arg> args, Stream* stream = nullptr) const;
+  const std::string& kernel() const;
+
+ private:
+  friend class Module;
+  explicit PreparedLaunch(const PreparedKernelInfo& info) : info_(&info) {}
+  const PreparedKernelInfo* info_;
+};
 
 class Module {
  public:
@@ -29,10 +51,17 @@ class Module {
   // backend's error when compilation fails (for CUDA a CudaError quoting the
   // PTX line ptxas refused).
   Module(const Device& device, ptx::Module ir);
+  ~Module();
+  Module(Module&&) noexcept;
+  Module& operator=(Module&&) noexcept;
 
   const Device& device() const { return device_; }
   const ptx::Module& ir() const { return loaded_->ir(); }
 
+  // The kernel called `kernel`, found once (RuntimeError naming the
+  // module's kernels when there is none).
+  PreparedLaunch prepare(const std::string& kernel);
+  // prepare(kernel).launch(config, args, stream).
   void launch(const std::string& kernel, const LaunchConfig& config, const std::vector<Arg>& args,
               Stream* stream = nullptr);
 
@@ -44,20 +73,11 @@ class Module {
   int max_active_clusters(const std::string& kernel, const LaunchConfig& config);
 
  private:
-  // What the checks need of a kernel, found once per kernel.
-  struct KernelInfo {
-    const ptx::Function* function;
-    std::int64_t static_shared;
-  };
-  struct KernelTable {  // behind a pointer, so that Module stays movable
-    std::mutex mutex;
-    std::map<std::string, KernelInfo> entries;
-  };
-  const KernelInfo& kernel_info(const std::string& kernel);
+  struct KernelTable;  // module.cpp: the kernels prepared so far, by name
 
   Device device_;
   std::unique_ptr<LoadedModule> loaded_;
-  std::unique_ptr<KernelTable> kernels_ = std::make_unique<KernelTable>();
+  std::unique_ptr<KernelTable> kernels_;
 };
 
 }  // namespace warpforge::runtime

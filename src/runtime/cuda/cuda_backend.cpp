@@ -1,5 +1,6 @@
 #include "warpforge/runtime/cuda_backend.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -29,8 +30,8 @@ namespace {
 // must opt in through CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
 struct KernelState {
   CUfunction function = nullptr;
-  int static_shared = 0;        // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
-  int max_dynamic_shared = 0;   // the kernel's current dynamic limit
+  int static_shared = 0;                     // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+  std::atomic<int> max_dynamic_shared = 0;   // the kernel's current dynamic limit (raised under the mutex)
 };
 
 class CudaModule final : public LoadedModule {
@@ -49,20 +50,27 @@ class CudaModule final : public LoadedModule {
     auto it = kernels_.find(name);
     if (it != kernels_.end()) return it->second;
     const Driver& d = driver();
-    KernelState k;
-    check(d.cuModuleGetFunction(&k.function, module_, name.c_str()),
-          [&] { return "cuModuleGetFunction(" + name + ")"; });
-    check(d.cuFuncGetAttribute(&k.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function),
+    CUfunction function = nullptr;
+    int static_shared = 0, max_dynamic_shared = 0;
+    check(d.cuModuleGetFunction(&function, module_, name.c_str()), [&] { return "cuModuleGetFunction(" + name + ")"; });
+    check(d.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function),
           [&] { return "cuFuncGetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)"; });
-    check(d.cuFuncGetAttribute(&k.max_dynamic_shared, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.function),
+    check(d.cuFuncGetAttribute(&max_dynamic_shared, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, function),
           [&] { return "cuFuncGetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)"; });
-    return kernels_.emplace(name, k).first->second;
+    KernelState& k = kernels_[name];
+    k.function = function;
+    k.static_shared = static_shared;
+    k.max_dynamic_shared = max_dynamic_shared;
+    return k;
   }
 
-  // Raises the kernel's dynamic shared memory limit to `bytes` if it is lower.
+  // Raises the kernel's dynamic shared memory limit to `bytes` if it is
+  // lower (a launch's common case, the limit already high enough, takes no
+  // lock).
   void allow_dynamic_shared(const std::string& name, KernelState& k, std::uint32_t bytes, std::size_t optin_limit) {
+    if (static_cast<int>(bytes) <= k.max_dynamic_shared.load(std::memory_order_acquire)) return;
     std::lock_guard lock(mutex_);
-    if (static_cast<int>(bytes) <= k.max_dynamic_shared) return;
+    if (static_cast<int>(bytes) <= k.max_dynamic_shared.load(std::memory_order_relaxed)) return;
     if (k.static_shared + bytes > optin_limit)
       throw RuntimeError("kernel '" + name + "': " + std::to_string(bytes) + " bytes of dynamic shared memory plus " +
                          std::to_string(k.static_shared) + " static (as compiled) exceed the " +
@@ -73,7 +81,7 @@ class CudaModule final : public LoadedModule {
             return "cuFuncSetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
                    std::to_string(bytes) + ")";
           });
-    k.max_dynamic_shared = static_cast<int>(bytes);
+    k.max_dynamic_shared.store(static_cast<int>(bytes), std::memory_order_release);
   }
 
   const CudaBackend& backend() const { return backend_; }
@@ -382,25 +390,25 @@ int CudaBackend::max_active_clusters(LoadedModule& module, const std::string& ke
   return clusters;
 }
 
-void CudaBackend::launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
-                         const std::vector<KernelArg>& args, StreamHandle* stream) {
-  CudaModule& m = cuda_module(module, *this, kernel);
-  const ContextScope scope = enter();
-  KernelState& k = m.kernel(kernel);
-  m.allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, properties_.shared_bytes_per_block_optin);
+namespace {
 
-  // cuLaunchKernel reads each parameter's bytes through kernelParams[i]; the
-  // sizes come from the kernel's own parameter list.
-  constexpr std::size_t kInline = 32;
-  void* inline_params[kInline];
-  std::vector<void*> heap_params;
-  void** params = inline_params;
-  if (args.size() > kInline) {
-    heap_params.resize(args.size());
-    params = heap_params.data();
-  }
-  for (std::size_t i = 0; i < args.size(); ++i) params[i] = const_cast<std::byte*>(args[i].bytes.data());
+// A kernel resolved by CudaBackend::prepare: its module and its state there
+// (the CUfunction and its shared memory limit).
+struct CudaKernel final : PreparedKernel {
+  CudaKernel(CudaModule& module, KernelState& state, std::string name)
+      : module(module), state(state), name(std::move(name)) {}
+  CudaModule& module;
+  KernelState& state;
+  std::string name;
+};
 
+// The one launch every path ends in, in the device's context:
+// cuLaunchKernel, or cuLaunchKernelEx for a configuration with attributes.
+// params[i] points to the bytes of parameter i; the driver reads as many as
+// the kernel's own parameter list says.
+void launch_function(CudaModule& m, KernelState& k, const std::string& kernel, const LaunchConfig& config,
+                     void** params, StreamHandle* stream, std::size_t optin_limit) {
+  m.allow_dynamic_shared(kernel, k, config.dynamic_shared_bytes, optin_limit);
   const Driver& d = driver();
   LaunchAttributes attributes(config);
   auto call = [&] { return std::string(attributes.count == 0 ? "cuLaunchKernel(" : "cuLaunchKernelEx(") + kernel + ")"; };
@@ -412,6 +420,32 @@ void CudaBackend::launch(LoadedModule& module, const std::string& kernel, const 
   }
   const CUlaunchConfig launch = launch_config(config, attributes, stream_of(stream));
   check(d.cuLaunchKernelEx(&launch, k.function, params, nullptr), call);
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedKernel> CudaBackend::prepare(LoadedModule& module, const std::string& kernel) {
+  CudaModule& m = cuda_module(module, *this, kernel);
+  const ContextScope scope = enter();
+  return std::make_unique<CudaKernel>(m, m.kernel(kernel), kernel);
+}
+
+void CudaBackend::launch_prepared(PreparedKernel& kernel, const LaunchConfig& config, void* const* params,
+                                  StreamHandle* stream) {
+  auto* k = dynamic_cast<CudaKernel*>(&kernel);
+  if (!k || &k->module.backend() != this) throw RuntimeError("a kernel prepared by another device was launched");
+  const ContextScope scope = enter();
+  launch_function(k->module, k->state, k->name, config, const_cast<void**>(params), stream,
+                  properties_.shared_bytes_per_block_optin);
+}
+
+void CudaBackend::launch(LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
+                         const std::vector<KernelArg>& args, StreamHandle* stream) {
+  CudaModule& m = cuda_module(module, *this, kernel);
+  const ContextScope scope = enter();
+  std::vector<void*> params(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) params[i] = const_cast<std::byte*>(args[i].bytes.data());
+  launch_function(m, m.kernel(kernel), kernel, config, params.data(), stream, properties_.shared_bytes_per_block_optin);
 }
 
 }  // namespace warpforge::runtime

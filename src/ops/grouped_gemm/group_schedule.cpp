@@ -128,11 +128,13 @@ Reg GroupSchedule::rows_end() const {
   return end;
 }
 
-void GroupSchedule::for_each(const std::function<void(const GroupWork&)>& body) const {
+void GroupSchedule::for_each(const std::function<void(const GroupWork&)>& body, const Reg* offset, int stride) const {
   Kernel& k = *k_;
+  Reg ctas = k.sreg(SReg::nctaid_x);
   Reg item = k.mov(u32, SReg::ctaid_x);
+  if (offset) item = item + *offset * ctas;
   Reg items = units_ * imm(o_.splits);
-  Reg step = k.sreg(SReg::nctaid_x);
+  Reg step = stride == 1 ? ctas : Reg(ctas * imm(stride));
   const Reg starts_at = starts(), ends_at = ends(), prefix_at = prefix();
   k.while_loop([&] { return item < items; },
                [&] {
@@ -177,6 +179,13 @@ void GroupSchedule::for_each(const std::function<void(const GroupWork&)>& body) 
                  body(w);
                  k.add(item, item, step);
                });
+}
+
+Pred GroupSchedule::has_successor(const Reg& unit) const {
+  if (o_.splits != 1)
+    throw OpsError("group schedule: has_successor with " + std::to_string(o_.splits) +
+                   " splits a unit; it counts units, which are items with 1");
+  return unit + k_->sreg(SReg::nctaid_x) < units_;
 }
 
 std::int64_t max_group_units(const GroupScheduleOptions& o, std::int64_t extent) {

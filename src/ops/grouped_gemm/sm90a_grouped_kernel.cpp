@@ -68,7 +68,7 @@ Smem smem_of(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
 // The group schedule as the template's work source. Ragged M: item (row
 // tile of a group, N tile) with tile.m0 its first row, tile.n0 its first
 // column, tile.batch the group and extra[0] the group's end row; all K's
-// k-blocks. Ragged K: item (group, M tile, N tile) of D[group], with
+// k-blocks (so ping-pong's other warpgroup skips as many). Ragged K: item (group, M tile, N tile) of D[group], with
 // extra[0] and extra[1] the group's first and end K index, and the
 // k-blocks of 64 from its first: ceil((end - first) / 64), none for an
 // empty group (its D is zeros).
@@ -83,8 +83,8 @@ class GroupedTiles final : public tile::WorkSource {
 
   void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg* offset,
                 int stride) const override {
-    if (offset || stride != 1)
-      throw TileError("the grouped GEMM's work source serves the cooperative schedule only (no offset, stride 1)");
+    if (!ragged_rows_ && (offset || stride != 1))
+      throw TileError("the grouped GEMM's work source serves ragged K's cooperative schedule only (no offset, stride 1)");
     schedule_.for_each([&](const GroupWork& w) {
       if (ragged_rows_) {
         // Designated: the end row must land in `extra` whatever fields WorkItem gains.
@@ -100,8 +100,12 @@ class GroupedTiles final : public tile::WorkSource {
                           .kb0 = k_.mov(u32, 0u),
                           .kb1 = (w.end - w.begin + imm(kTileK - 1)) >> 6u,
                           .extra = {w.begin, w.end}});
-    });
+    }, offset, stride);
   }
+
+  // Ping-pong (ragged M: every item has all of K's k-blocks).
+  Pred has_successor(const tile::WorkItem& w) const override { return schedule_.has_successor(w.tile.unit); }
+  Src pingpong_skip(const tile::WorkItem*) const override { return imm(k_blocks_); }
 
  private:
   Kernel& k_;
@@ -121,6 +125,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   tile::WarpSpecializedConfig config() const override {
     tile::WarpSpecializedConfig w;
     w.consumers = 2;
+    w.schedule = c_.pingpong ? tile::ConsumerSchedule::pingpong : tile::ConsumerSchedule::cooperative;
     w.stages = c_.stages;
     w.full_barriers = smem_.full;
     w.empty_barriers = smem_.empty;
@@ -182,15 +187,25 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     }
   }
 
-  // The accumulators (64 rows a warpgroup), stage 0's descriptors, and the
-  // rows past the last group zeroed.
+  // The accumulators (cooperative: the warpgroup's 64 rows; ping-pong: the
+  // tile's two halves of 64 rows), stage 0's descriptors, and the rows
+  // past the last group zeroed.
   void consumer_setup(tile::WarpSpecialized& ws) override {
     cw_ = ws.warpgroup();
-    acc_ = k_.regs(f32, c_.tile_n / 2, "acc");
-    // The warpgroup's 64 rows of A: 64 K-major rows, or one MN-major box (the same bytes).
-    desc_a0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a) + cw_ * imm(kBox),
-                                                a_k_major(p_) ? 16 : kBox, kAtom);
+    // 64 rows of A, `at` bytes into the tile: 64 K-major rows, or one MN-major box (the same bytes).
+    auto desc_a = [&](const Src& at) {
+      return tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a) + at, a_k_major(p_) ? 16 : kBox, kAtom);
+    };
     desc_b0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.b), b_k_major(p_) ? 16 : kBox, kAtom);
+    if (c_.pingpong) {
+      for (int h = 0; h < 2; ++h) {
+        accs_.push_back(k_.regs(f32, c_.tile_n / 2, h ? "acc_hi" : "acc"));
+        desc_a_.push_back(desc_a(imm(h * kBox)));
+      }
+      return zero_rows_past_end();
+    }
+    accs_.push_back(k_.regs(f32, c_.tile_n / 2, "acc"));
+    desc_a_.push_back(desc_a(cw_ * imm(kBox)));
     if (!ragged_k(p_)) {
       // A half tile: both warpgroups on A's first 64 rows, each on its half of B's columns.
       desc_a_top_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a), a_k_major(p_) ? 16 : kBox, kAtom);
@@ -232,16 +247,31 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
       tile::warpgroup::mma_k_block(k_, block, acc, a_offset + desc_a, b_offset + desc_b, accumulate);
     };
     if (ragged_k(p_)) {
-      mma(acc_, desc_a0_, desc_b0_);
+      mma(accs_[0], desc_a_[0], desc_b0_);
       return 1;
     }
+    if (c_.pingpong) {
+      // A half tile: its first 64 rows alone, and an empty commit group
+      // (PTX ISA 9.7.15.7.2), so that a k-block is two groups either way.
+      k_.if_else(
+          half_tile(s.item),
+          [&] {
+            mma(accs_[0], desc_a_[0], desc_b0_);
+            k_.wgmma_commit_group();
+          },
+          [&] {
+            for (int h = 0; h < 2; ++h) mma(accs_[h], desc_a_[h], desc_b0_);
+          });
+      return 2;
+    }
     k_.if_else(
-        half_tile(s.item), [&] { mma(half_acc(), desc_a_top_, desc_b_half_); }, [&] { mma(acc_, desc_a0_, desc_b0_); });
+        half_tile(s.item), [&] { mma(half_acc(), desc_a_top_, desc_b_half_); },
+        [&] { mma(accs_[0], desc_a_[0], desc_b0_); });
     return 1;
   }
 
-  // The accumulators of a half tile's part (N = tile_n / 2): the first half.
-  Regs half_acc() const { return Regs(acc_.begin(), acc_.begin() + c_.tile_n / 4); }
+  // Cooperative: the accumulators of a half tile's part (N = tile_n / 2): the first half.
+  Regs half_acc() const { return Regs(accs_[0].begin(), accs_[0].begin() + c_.tile_n / 4); }
 
   // The warpgroup's part of the tile (its 64 rows, or a half tile's 64 rows
   // and its half of the columns): ragged M the rows inside the group
@@ -249,7 +279,13 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   void finish(const tile::WorkItem& w) override {
     Reg row_end = ragged_k(p_) ? k_.mov(u32, imm(p_.m)) : w.extra[0];
     Reg d_tile = ragged_k(p_) ? Reg(d_ + at_group(w)) : d_;
-    const Part whole{w.tile.m0 + cw_ * 64u, w.tile.n0, c_.tile_n, acc_};
+    if (c_.pingpong) {
+      // The tile's two halves of 64 rows; a half tile's second is past the group's end.
+      store_part({w.tile.m0, w.tile.n0, c_.tile_n, accs_[0]}, d_tile, row_end);
+      return k_.if_then((row_end - w.tile.m0) > 64u,
+                        [&] { store_part({w.tile.m0 + 64u, w.tile.n0, c_.tile_n, accs_[1]}, d_tile, row_end); });
+    }
+    const Part whole{w.tile.m0 + cw_ * 64u, w.tile.n0, c_.tile_n, accs_[0]};
     if (ragged_k(p_)) {
       // An empty group's zeros are stored as such (store_zeros), or
       // selected, not moved into the accumulators, which would keep ptxas
@@ -441,9 +477,12 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   Kernel k_;
   const GroupedTiles* source_ = nullptr;
   ParamRef map_a_p_, map_b_p_;
-  Reg map_a_, map_b_, d_, offsets_, extent_, base_, tid_, cw_, desc_a0_, desc_b0_;
+  Reg map_a_, map_b_, d_, offsets_, extent_, base_, tid_, cw_, desc_b0_;
   Reg desc_a_top_, desc_b_half_;  // ragged M: a half tile's (half_tile)
-  Regs acc_;
+  // The warpgroup's accumulators and their A descriptors (stage 0):
+  // cooperative one (its 64 rows), ping-pong two (the tile's halves).
+  std::vector<Regs> accs_;
+  std::vector<Reg> desc_a_;
   // Each consumer warpgroup's (ragged K's zeroed rows, the staged D).
   std::optional<tile::NamedBarrierSet> warpgroup_barriers_;
 };
@@ -452,7 +491,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
 
 std::string GroupedSm90aConfig::describe() const {
   return std::to_string(kTileM) + "x" + std::to_string(tile_n) + "x" + std::to_string(kTileK) + " s" +
-         std::to_string(stages);
+         std::to_string(stages) + (pingpong ? " pingpong" : "");
 }
 
 GroupScheduleOptions sm90a_grouped_schedule(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
@@ -503,6 +542,11 @@ ptx::Module build_sm90a_grouped(const GroupedGemmProblem& p, const GroupedSm90aC
     throw OpsError("sm90a grouped kernel: configuration " + c.describe() + " needs " +
                    std::to_string(sm90a_grouped_shared_bytes(p, c)) +
                    " bytes of shared memory; it takes tile_n 64, 128 or 256 and 2-8 stages within 227 KB");
+  // A ping-pong warpgroup holds the whole 128-row tile: 2 x tile_n / 2 f32 registers a thread.
+  if (c.pingpong && (ragged_k(p) || c.tile_n > 128))
+    throw OpsError("sm90a grouped kernel: configuration " + c.describe() + " for " + p.describe() +
+                   "; ping-pong takes ragged M (items of equal k-blocks) and tile_n 64 or 128 (a warpgroup "
+                   "holds the whole tile)");
   GroupedDesign design(p, c);
   return tile::build_warp_specialized(design);
 }

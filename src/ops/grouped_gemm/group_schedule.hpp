@@ -85,11 +85,18 @@ class GroupSchedule {
   // Whether this CTA's sequence has an item after the one of `unit` (with
   // splits 1, where a unit is an item).
   dsl::Pred has_successor(const dsl::Reg& unit) const;
+  // The extent (rows or K) of the group that owns `unit` (u32; a unit past
+  // the last gives the last entry's).
+  dsl::Reg extent_of(const dsl::Reg& unit) const;
 
  private:
   dsl::Kernel* k_;
   GroupScheduleOptions o_;
   dsl::Reg extent_, table_, units_;
+  struct Found {
+    dsl::Reg entry, begin, end, first_unit;
+  };
+  Found find(const dsl::Reg& unit) const;
   dsl::Reg starts() const;
   dsl::Reg ends() const;
   dsl::Reg prefix() const;

@@ -50,8 +50,8 @@ struct GroupedSm90aConfig {
   int tile_n = 128;  // 64, 128 or 256; tile_m is 128
   int stages = 5;
   // Cooperative: the two consumer warpgroups share each tile, 64 rows
-  // each. Ping-pong (ragged M, tile_n <= 128): each takes alternate tiles
-  // whole (two m64 accumulators), its epilogue under the other's mainloop.
+  // each. Ping-pong (tile_n <= 128): each takes alternate tiles whole (two
+  // m64 accumulators), its epilogue under the other's mainloop.
   bool pingpong = false;
   static constexpr int kTileM = 128, kTileK = 64;
   std::string describe() const;  // "128x128x64 s5", "128x128x64 s6 pingpong"

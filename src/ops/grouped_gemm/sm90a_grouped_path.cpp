@@ -18,26 +18,26 @@ namespace warpforge::ops {
 namespace {
 
 // For experiments on a GPU (scripts/gpu-moe-prefill.sh):
-// WARPFORGE_GROUPED_SM90A=cooperative (or pingpong) sets ragged M's schedule
-// of every sm90a grouped kernel compiled after it.
-bool pingpong_from_environment(bool otherwise) {
+// WARPFORGE_GROUPED_SM90A=cooperative (or pingpong) sets the schedule of
+// every sm90a grouped kernel compiled after it.
+bool pingpong_from_environment() {
   const char* text = std::getenv("WARPFORGE_GROUPED_SM90A");
-  if (!text || !*text) return otherwise;
+  if (!text || !*text) return true;
   const std::string_view v(text);
   if (v != "cooperative" && v != "pingpong")
     throw OpsError("WARPFORGE_GROUPED_SM90A '" + std::string(v) + "': expected cooperative or pingpong");
   return v == "pingpong";
 }
 
-// Ragged M: ping-pong over 128 x 128 tiles (each warpgroup's epilogue under
-// the other's mainloop: the cooperative 128 x 256 tiles left the epilogue
-// and the wgmma waits exposed, no eligible warp 84% of cycles at qwen3 8192
-// tokens). Ragged K (items of unequal k-blocks): cooperative, 128 x 256
-// where N has four such tiles or more (each A tile serves 256 columns),
-// else 128 x 128. As many stages as fit beside them.
+// Ping-pong over 128 x 128 tiles: each warpgroup's epilogue under the
+// other's mainloop (the cooperative 128 x 256 tiles left the epilogue and
+// the wgmma waits exposed: no eligible warp 84% of cycles at qwen3 8192
+// tokens; the weights' gradient at few tokens a group is mostly epilogue).
+// Cooperative: 128 x 256 where N has four such tiles or more (each A tile
+// serves 256 columns), else 128 x 128. As many stages as fit beside them.
 GroupedSm90aConfig sm90a_config(const GroupedGemmProblem& p) {
   GroupedSm90aConfig c;
-  c.pingpong = p.form == GroupedForm::ragged_m && pingpong_from_environment(true);
+  c.pingpong = pingpong_from_environment();
   c.tile_n = !c.pingpong && p.n >= 1024 ? 256 : 128;
   for (c.stages = 8; c.stages > 2 && sm90a_grouped_shared_bytes(p, c) > 220 * 1024;) --c.stages;
   return c;

@@ -75,7 +75,7 @@ summary+=("build (${targets[*]}): $SECONDS s")
 SECONDS=0
 
 export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
-bench=(python3 -m warpforge.bench_grouped --reps 10)
+bench=(python3 -m warpforge.bench_grouped --reps 6)
 if wanted tests; then
   step tests 10 15 "$build_dir/tests/test_gpu" --gtest_filter='GroupedGemmGpu.TheSimulatorsBf16Cases:GroupedGemmGpu.Bf16GroupsOfPrefillSize:GroupedGemmGpu.Bf16RaggedKIsTheWeightsGradient'
   tests_rc=$?

@@ -50,12 +50,12 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
   run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
 }
 
-// The design's two schedules: ping-pong (the default: each warpgroup a
-// whole 128 x 128 tile, a half tile's second 64 rows neither multiplied nor
-// stored, ragged K's empty group one k-block loaded and not multiplied) and
-// the cooperative tiles (the warpgroups' rows of one tile, a half tile's
-// columns split, 256 wide from N = 1024), which WARPFORGE_GROUPED_SM90A
-// selects for experiments; a value it cannot take is named.
+// The design's two schedules: cooperative (the default: the warpgroups'
+// rows of one tile, a half tile's columns split, 256 wide from N = 1024)
+// and ping-pong (each warpgroup a whole 128 x 128 tile, a half tile's
+// second 64 rows neither multiplied nor stored, ragged K's empty group one
+// zeroed k-block), which WARPFORGE_GROUPED_SM90A selects for experiments;
+// a value it cannot take is named.
 TEST(GroupedGemmSim, TheSm90aDesignsTwoSchedules) {
   const runtime::Device device = runtime::Device::sim();
   const RaggedMCase half_tiles{ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"};
@@ -129,8 +129,7 @@ TEST(GroupedGemmSim, RaggedKIsTheWeightsGradient) {
 // The sm90a design's ragged K: groups across k-blocks of 64 that start
 // anywhere (the last one's rows of the next group zeroed), one token, empty
 // groups (D[g] zeros), K rows past the last end, M and N past their tiles
-// (two M tiles, the second of 8 rows; N past its last tile), bf16 D; every
-// row in one group.
+// (two M tiles, 256-wide N tiles), bf16 D; every row in one group.
 TEST(GroupedGemmSim, RaggedKOnTheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
   run_ragged_k(device, {ends_of({70, 0, 1, 130, 63, 0}), 136, 1048, 270, DType::bf16}, 25);

@@ -18,23 +18,22 @@ namespace warpforge::ops {
 namespace {
 
 // For experiments on a GPU (scripts/gpu-moe-prefill.sh):
-// WARPFORGE_GROUPED_SM90A=cooperative (or pingpong) sets the schedule of
+// WARPFORGE_GROUPED_SM90A=pingpong (or cooperative) sets the schedule of
 // every sm90a grouped kernel compiled after it.
 bool pingpong_from_environment() {
   const char* text = std::getenv("WARPFORGE_GROUPED_SM90A");
-  if (!text || !*text) return true;
+  if (!text || !*text) return false;
   const std::string_view v(text);
   if (v != "cooperative" && v != "pingpong")
     throw OpsError("WARPFORGE_GROUPED_SM90A '" + std::string(v) + "': expected cooperative or pingpong");
   return v == "pingpong";
 }
 
-// Ping-pong over 128 x 128 tiles: each warpgroup's epilogue under the
-// other's mainloop (the cooperative 128 x 256 tiles left the epilogue and
-// the wgmma waits exposed: no eligible warp 84% of cycles at qwen3 8192
-// tokens; the weights' gradient at few tokens a group is mostly epilogue).
-// Cooperative: 128 x 256 where N has four such tiles or more (each A tile
-// serves 256 columns), else 128 x 128. As many stages as fit beside them.
+// Cooperative: 128 x 256 tiles where N has four of them or more (each A
+// tile serves 256 columns), else 128 x 128; as many stages as fit beside
+// them. Ping-pong's 128 x 128 tiles (a warpgroup's whole tile in its
+// registers) ran the forward 0-7% slower on an H200 (2026-11-29, same run,
+// 1024 and 8192 tokens; docs/PERFORMANCE.md).
 GroupedSm90aConfig sm90a_config(const GroupedGemmProblem& p) {
   GroupedSm90aConfig c;
   c.pingpong = pingpong_from_environment();

@@ -10,8 +10,6 @@
 #             models: ours and torch._grouped_mm event-timed (the figure the
 #             issue judges), the kernel each product runs, GPU time alone
 #             (CUDA graph replay), host time a call, dA and dB alone;
-#   pingpong  the same with the sm90a design's ping-pong schedule
-#             (WARPFORGE_GROUPED_SM90A): its peer in the same run;
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
@@ -25,14 +23,14 @@
 # lines are a short table.
 #
 #   OUT=/tmp/out scripts/gpu-moe-prefill.sh     # BUILD_DIR, BUDGET, STEPS may be set
-#   STEPS='tests small' scripts/gpu-moe-prefill.sh  # default: tests causes pingpong mxfp4 ncu
+#   STEPS='tests small' scripts/gpu-moe-prefill.sh  # default: tests causes mxfp4 ncu
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
 budget="${BUDGET:-67}"
-steps=" ${STEPS:-tests causes pingpong mxfp4 ncu} "
+steps=" ${STEPS:-tests causes mxfp4 ncu} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -87,16 +85,13 @@ else
   bench+=(--backward)
 fi
 
-# The sm90a rows (1024, 8192 tokens): the cooperative schedule (the
-# default), then ping-pong (WARPFORGE_GROUPED_SM90A) in the same run.
+# The sm90a design's rows (1024, 8192 tokens).
 wanted causes && step causes 20 22 "${bench[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192
-wanted pingpong && step pingpong 20 22 env WARPFORGE_GROUPED_SM90A=pingpong "${bench[@]}" --causes \
-  --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192
 
 # Weight-only prefill: the stream kernel's packed experts against the bf16
 # grouped GEMM (sm90a from ~8 tokens a group), a process a model (one that
-# faults loses its own rows alone; gpt-oss at 1024 tokens faulted on
-# 2026-11-29's first run), in one log.
+# faults loses its own rows alone; gpt-oss at 1024 tokens faulted in both
+# of session 5's runs), in one log.
 weights() {
   local format="$1" need="$2" limit="$3" models="$4"
   step "weights-$format" "$need" "$limit" bash -c 'for m in ${1//,/ }; do
@@ -131,7 +126,7 @@ for log in weights-mxfp4 weights-nvfp4; do
   echo "$log: model, tokens, ours bf16, packed us, packed / ours bf16, packed read / ours"
   grep -E "^\| [a-z-]+ \| ([0-9]+|exit [0-9]+) \|" "$out/$log.log" | cut -d"|" -f2,3,5,8,9,13
 done
-for log in causes pingpong small; do
+for log in causes small; do
   [ -f "$out/$log.log" ] || continue
   echo
   echo "$log:"

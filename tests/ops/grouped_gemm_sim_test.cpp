@@ -5,15 +5,12 @@
 // rows past the last end (zeros), both majors of B on both tiled kernels,
 // every D dtype, one group without offsets, offsets out of order (clamped),
 // the weights' gradient (ragged K) with empty groups and groups across
-// k-blocks on both, both schedules of the sm90a design's ragged M,
-// determinism, bf16 weights with K
+// k-blocks on both, determinism, bf16 weights with K
 // contiguous on the stream kernel at few tokens a group, and the GPU's grid
 // sizes (132 SMs).
 #include <gtest/gtest.h>
 
-#include "ops/expect_contains.hpp"
 #include "ops/grouped_gemm_cases.hpp"
-#include "warpforge/error.hpp"
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/sim/simulator.hpp"
 
@@ -48,41 +45,6 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
   run_ragged_m(device, {ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"}, 21);
   run_ragged_m(device, {ends_of({45, 80}), 125, 24, 72, DType::f16, DType::f16, true, "sm90a"}, 22);
   run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
-}
-
-// The design's two schedules: cooperative (the default: the warpgroups'
-// rows of one tile, a half tile's columns split, 256 wide from N = 1024)
-// and ping-pong (each warpgroup a whole 128 x 128 tile, a half tile's
-// second 64 rows neither multiplied nor stored, ragged K's empty group one
-// zeroed k-block), which WARPFORGE_GROUPED_SM90A selects for experiments;
-// a value it cannot take is named.
-TEST(GroupedGemmSim, TheSm90aDesignsTwoSchedules) {
-  const runtime::Device device = runtime::Device::sim();
-  const RaggedMCase half_tiles{ends_of({70, 0, 33, 97}), 230, 136, 200, DType::bf16, DType::f32, true, "sm90a"};
-  const RaggedMCase wide{ends_of({40, 0, 60}), 100, 1096, 80, DType::bf16, DType::bf16, false, "sm90a"};
-  std::mt19937 rng(28);
-  auto a = make_matrix(device, DType::bf16, {0, 100, 80, true}, rng);
-  auto b = make_matrix(device, DType::bf16, {3, 80, 1096, true}, rng);
-  auto d = make_matrix(device, DType::bf16, {0, 100, 1096, true}, rng, true);
-  auto offsets = make_offsets(device, wide.ends);
-  const GroupedGemmTensors t{a.view, b.view, &offsets.view, d.view};
-  for (const char* schedule : {"pingpong", "cooperative"}) {
-    ::setenv("WARPFORGE_GROUPED_SM90A", schedule, 1);
-    const std::string text = GroupedGemm(t, {.out_dtype = DType::bf16, .kernel = GroupedGemmKernel::sm90a}).describe();
-    EXPECT_CONTAINS(text, std::string(schedule) == "pingpong" ? "128x128x64 s6 pingpong" : "128x256x64");
-    run_ragged_m(device, half_tiles, 26);
-    run_ragged_m(device, wide, 27);
-    run_ragged_k(device, {ends_of({70, 0, 1, 130, 63, 0}), 136, 1048, 270, DType::bf16}, 29);
-  }
-  ::setenv("WARPFORGE_GROUPED_SM90A", "ping-pong", 1);
-  GroupedGemm op(t, {.out_dtype = DType::bf16, .kernel = GroupedGemmKernel::sm90a});
-  try {
-    op.compile();
-    ADD_FAILURE() << "compiled with WARPFORGE_GROUPED_SM90A=ping-pong";
-  } catch (const OpsError& e) {
-    EXPECT_CONTAINS(e.what(), "WARPFORGE_GROUPED_SM90A 'ping-pong': expected cooperative or pingpong");
-  }
-  ::unsetenv("WARPFORGE_GROUPED_SM90A");
 }
 
 TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {

@@ -128,47 +128,35 @@ Reg GroupSchedule::rows_end() const {
   return end;
 }
 
-// The last entry whose first unit is at most `unit` (entries of no units
-// share their successor's first unit, so it owns the unit): a binary
-// search over the prefix sums; then its extent and first unit.
-GroupSchedule::Found GroupSchedule::find(const Reg& unit) const {
+void GroupSchedule::for_each(const std::function<void(const GroupWork&)>& body) const {
   Kernel& k = *k_;
-  const Reg prefix_at = prefix();
-  Found f{k.mov(u32, 0u), k.reg(u32), k.reg(u32), k.reg(u32)};
-  for (std::int64_t len = o_.entries(); len > 1;) {
-    const std::int64_t half = len / 2;
-    Reg probe = f.entry + imm(half);
-    Reg first = k.reg(u32);
-    k.ld(Space::shared, u32, first, at(prefix_at + (probe << 2u)));
-    k.selp(f.entry, probe, f.entry, first <= unit);
-    len -= half;
-  }
-  Reg at4 = f.entry << 2u;
-  k.ld(Space::shared, u32, f.begin, at(starts() + at4));
-  k.ld(Space::shared, u32, f.end, at(ends() + at4));
-  k.ld(Space::shared, u32, f.first_unit, at(prefix_at + at4));
-  return f;
-}
-
-Reg GroupSchedule::extent_of(const Reg& unit) const {
-  const Found f = find(unit);
-  return f.end - f.begin;
-}
-
-void GroupSchedule::for_each(const std::function<void(const GroupWork&)>& body, const Reg* offset, int stride) const {
-  Kernel& k = *k_;
-  Reg ctas = k.sreg(SReg::nctaid_x);
   Reg item = k.mov(u32, SReg::ctaid_x);
-  if (offset) item = item + *offset * ctas;
   Reg items = units_ * imm(o_.splits);
-  Reg step = stride == 1 ? ctas : Reg(ctas * imm(stride));
+  Reg step = k.sreg(SReg::nctaid_x);
+  const Reg starts_at = starts(), ends_at = ends(), prefix_at = prefix();
   k.while_loop([&] { return item < items; },
                [&] {
                  Reg unit = o_.splits == 1 ? item : k.div(item, imm(o_.splits));
                  Reg split = o_.splits == 1 ? k.mov(u32, 0u) : Reg(item - unit * imm(o_.splits));
-                 const Found f = find(unit);
-                 GroupWork w{f.entry, f.begin, f.end, {}, {}, unit, split};
-                 Reg local = unit - f.first_unit;
+                 // The last entry whose first unit is at most `unit` (entries
+                 // of no units share their successor's first unit, so it owns
+                 // the unit): a binary search over the prefix sums.
+                 Reg lo = k.mov(u32, 0u);
+                 for (std::int64_t len = o_.entries(); len > 1;) {
+                   const std::int64_t half = len / 2;
+                   Reg probe = lo + imm(half);
+                   Reg first = k.reg(u32);
+                   k.ld(Space::shared, u32, first, at(prefix_at + (probe << 2u)));
+                   k.selp(lo, probe, lo, first <= unit);
+                   len -= half;
+                 }
+                 Reg at4 = lo << 2u;
+                 GroupWork w{lo, k.reg(u32), k.reg(u32), {}, {}, unit, split};
+                 Reg base = k.reg(u32);
+                 k.ld(Space::shared, u32, w.begin, at(starts_at + at4));
+                 k.ld(Space::shared, u32, w.end, at(ends_at + at4));
+                 k.ld(Space::shared, u32, base, at(prefix_at + at4));
+                 Reg local = unit - base;
                  if (o_.ragged_rows && o_.band_rows > 1) {
                    Reg row_tiles = k.div(w.end - w.begin + imm(o_.rows_per_tile - 1), imm(o_.rows_per_tile));
                    const tile::UnitCoords c = tile::grouped_raster(
@@ -189,13 +177,6 @@ void GroupSchedule::for_each(const std::function<void(const GroupWork&)>& body, 
                  body(w);
                  k.add(item, item, step);
                });
-}
-
-Pred GroupSchedule::has_successor(const Reg& unit) const {
-  if (o_.splits != 1)
-    throw OpsError("group schedule: has_successor with " + std::to_string(o_.splits) +
-                   " splits a unit; it counts units, which are items with 1");
-  return unit + k_->sreg(SReg::nctaid_x) < units_;
 }
 
 std::int64_t max_group_units(const GroupScheduleOptions& o, std::int64_t extent) {

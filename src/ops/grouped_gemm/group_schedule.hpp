@@ -77,26 +77,13 @@ class GroupSchedule {
   const dsl::Reg& units() const { return units_; }  // of every group (u32)
   // Ragged rows: the first row past the last group (u32, read from the table).
   dsl::Reg rows_end() const;
-  // Runs `body` for this CTA's work items, in order: items c, c + #CTAs,
-  // ..., or with `offset` (u32) and `stride` every stride-th of them from
-  // the offset-th (two ping-pong consumer warpgroups: the warpgroup, 2).
-  void for_each(const std::function<void(const GroupWork&)>& body, const dsl::Reg* offset = nullptr,
-                int stride = 1) const;
-  // Whether this CTA's sequence has an item after the one of `unit` (with
-  // splits 1, where a unit is an item).
-  dsl::Pred has_successor(const dsl::Reg& unit) const;
-  // The extent (rows or K) of the group that owns `unit` (u32; a unit past
-  // the last gives the last entry's).
-  dsl::Reg extent_of(const dsl::Reg& unit) const;
+  // Runs `body` for this CTA's work items, in order.
+  void for_each(const std::function<void(const GroupWork&)>& body) const;
 
  private:
   dsl::Kernel* k_;
   GroupScheduleOptions o_;
   dsl::Reg extent_, table_, units_;
-  struct Found {
-    dsl::Reg entry, begin, end, first_unit;
-  };
-  Found find(const dsl::Reg& unit) const;
   dsl::Reg starts() const;
   dsl::Reg ends() const;
   dsl::Reg prefix() const;

@@ -71,20 +71,20 @@ Smem smem_of(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
 // k-blocks. Ragged K: item (group, M tile, N tile) of D[group], with
 // extra[0] and extra[1] the group's first and end K index, and the
 // k-blocks of 64 from its first: ceil((end - first) / 64), none for an
-// empty group (its D is zeros); in ping-pong one for an empty group (its
-// rows all past the group's end, zeroed), as the template's ping-pong walks
-// at least one k-block an item.
+// empty group (its D is zeros).
 class GroupedTiles final : public tile::WorkSource {
  public:
   GroupedTiles(Kernel& k, const GroupScheduleOptions& o, const Reg& offsets, const Reg& extent, const Reg& tid,
-               const Reg& table, const GroupedSm90aConfig& c, std::int64_t k_blocks, std::int64_t tiles_n)
-      : k_(k), schedule_(k, o, offsets, extent, tid, table), ragged_rows_(o.ragged_rows), pingpong_(c.pingpong),
-        tile_n_(c.tile_n), k_blocks_(k_blocks), tiles_n_(tiles_n) {}
+               const Reg& table, int tile_n, std::int64_t k_blocks, std::int64_t tiles_n)
+      : k_(k), schedule_(k, o, offsets, extent, tid, table), ragged_rows_(o.ragged_rows), tile_n_(tile_n),
+        k_blocks_(k_blocks), tiles_n_(tiles_n) {}
 
   const GroupSchedule& schedule() const { return schedule_; }
 
   void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg* offset,
                 int stride) const override {
+    if (offset || stride != 1)
+      throw TileError("the grouped GEMM's work source serves the cooperative schedule only (no offset, stride 1)");
     schedule_.for_each([&](const GroupWork& w) {
       if (ragged_rows_) {
         // Designated: the end row must land in `extra` whatever fields WorkItem gains.
@@ -98,30 +98,15 @@ class GroupedTiles final : public tile::WorkSource {
       Reg n_tile = w.col - m_tile * imm(tiles_n_);
       body(tile::WorkItem{.tile = {m_tile * imm(kTileM), n_tile * imm(tile_n_), w.group, w.unit},
                           .kb0 = k_.mov(u32, 0u),
-                          .kb1 = ragged_k_blocks(w.end - w.begin),
+                          .kb1 = (w.end - w.begin + imm(kTileK - 1)) >> 6u,
                           .extra = {w.begin, w.end}});
-    }, offset, stride);
-  }
-
-  // Ping-pong: the CTA's items are units c, c + #CTAs, ...; the other
-  // warpgroup's next item is the unit #CTAs on (the CTA's first: c).
-  Pred has_successor(const tile::WorkItem& w) const override { return schedule_.has_successor(w.tile.unit); }
-  Src pingpong_skip(const tile::WorkItem* after) const override {
-    if (ragged_rows_) return imm(k_blocks_);
-    Reg unit = after ? Reg(after->tile.unit + k_.sreg(SReg::nctaid_x)) : k_.mov(u32, SReg::ctaid_x);
-    return ragged_k_blocks(schedule_.extent_of(unit));
+    });
   }
 
  private:
   Kernel& k_;
   GroupSchedule schedule_;
-  // Ragged K: a group's k-blocks from its K extent.
-  Reg ragged_k_blocks(const Reg& extent) const {
-    Reg blocks = (extent + imm(kTileK - 1)) >> 6u;
-    return pingpong_ ? k_.max(blocks, 1u) : blocks;
-  }
-
-  bool ragged_rows_, pingpong_;
+  bool ragged_rows_;
   int tile_n_;
   std::int64_t k_blocks_, tiles_n_;
 };
@@ -136,7 +121,6 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   tile::WarpSpecializedConfig config() const override {
     tile::WarpSpecializedConfig w;
     w.consumers = 2;
-    w.schedule = c_.pingpong ? tile::ConsumerSchedule::pingpong : tile::ConsumerSchedule::cooperative;
     w.stages = c_.stages;
     w.full_barriers = smem_.full;
     w.empty_barriers = smem_.empty;
@@ -167,8 +151,8 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
     auto source = std::make_unique<GroupedTiles>(k_, sm90a_grouped_schedule(p_, c_), offsets_, extent_, tid_,
-                                                 base_ + imm(smem_.table), c_, (p_.k + kTileK - 1) / kTileK,
-                                                 (p_.n + c_.tile_n - 1) / c_.tile_n);
+                                                 base_ + imm(smem_.table), c_.tile_n,
+                                                 (p_.k + kTileK - 1) / kTileK, (p_.n + c_.tile_n - 1) / c_.tile_n);
     source_ = source.get();
     return source;
   }
@@ -198,26 +182,15 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     }
   }
 
-  // The accumulators (cooperative: the warpgroup's 64 rows; ping-pong: the
-  // tile's two halves of 64 rows), stage 0's descriptors, and the rows
-  // past the last group zeroed.
+  // The accumulators (64 rows a warpgroup), stage 0's descriptors, and the
+  // rows past the last group zeroed.
   void consumer_setup(tile::WarpSpecialized& ws) override {
     cw_ = ws.warpgroup();
-    // 64 rows of A, `at` bytes into the tile: 64 K-major rows, or one MN-major box (the same bytes).
-    auto desc_a = [&](const Src& at) {
-      return tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a) + at, a_k_major(p_) ? 16 : kBox, kAtom);
-    };
+    acc_ = k_.regs(f32, c_.tile_n / 2, "acc");
+    // The warpgroup's 64 rows of A: 64 K-major rows, or one MN-major box (the same bytes).
+    desc_a0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a) + cw_ * imm(kBox),
+                                                a_k_major(p_) ? 16 : kBox, kAtom);
     desc_b0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.b), b_k_major(p_) ? 16 : kBox, kAtom);
-    if (c_.pingpong) {
-      for (int h = 0; h < 2; ++h) {
-        accs_.push_back(k_.regs(f32, c_.tile_n / 2, h ? "acc_hi" : "acc"));
-        desc_a_.push_back(desc_a(imm(h * kBox)));
-      }
-      if (!ragged_k(p_)) zero_rows_past_end();
-      return;
-    }
-    accs_.push_back(k_.regs(f32, c_.tile_n / 2, "acc"));
-    desc_a_.push_back(desc_a(cw_ * imm(kBox)));
     if (!ragged_k(p_)) {
       // A half tile: both warpgroups on A's first 64 rows, each on its half of B's columns.
       desc_a_top_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a), a_k_major(p_) ? 16 : kBox, kAtom);
@@ -233,22 +206,17 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   // warpgroups then split the columns rather than the rows: half the MMA
   // of a whole tile (at 8192 tokens a group's last tile is on average half
   // empty: 12-25% of the rows over 256-512 rows a group).
-  Pred half_tile(const tile::WorkItem& w) { return rows_left(w) <= 64u; }
-  // The item's rows from its first to the group's end (ragged M) or to M (ragged K).
-  Reg rows_left(const tile::WorkItem& w) {
-    return ragged_k(p_) ? Reg(k_.mov(u32, imm(p_.m)) - w.tile.m0) : Reg(w.extra[0] - w.tile.m0);
-  }
-  // Ragged K: whether the item's group is empty (its D[group] is zeros).
-  Pred empty_group(const tile::WorkItem& w) { return w.extra[1] == w.extra[0]; }
+  Pred half_tile(const tile::WorkItem& w) { return (w.extra[0] - w.tile.m0) <= 64u; }
 
-  // Cooperative ragged K: an empty group's item has no k-block, and no walk
-  // (the template's frees a slot after the last one); finish stores its zeros.
+  // Ragged K: an empty group's item has no k-block, and no walk (the
+  // template's frees a slot after the last one); finish stores its zeros.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     if (!ragged_k(p_)) return ws.walk(w, state);
     k_.if_then(w.kb1 > w.kb0, [&] { ws.walk(w, state); });
   }
 
   int compute(const tile::ComputeStep& s) override {
+    if (ragged_k(p_)) zero_k_rows_past_end(s);
     // A k16 step: 32 bytes along a K-major row, or 16 K rows (two atoms) down an MN-major box.
     const tile::warpgroup::KBlock block{.ab = p_.a_dtype == DType::f16 ? f16 : bf16,
                                         .a_major = a_k_major(p_) ? WgmmaMajor::k : WgmmaMajor::mn,
@@ -263,59 +231,34 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     auto mma = [&](const Regs& acc, const Reg& desc_a, const Reg& desc_b) {
       tile::warpgroup::mma_k_block(k_, block, acc, a_offset + desc_a, b_offset + desc_b, accumulate);
     };
-    if (ragged_k(p_)) zero_k_rows_past_end(s);
-    if (c_.pingpong) {
-      // A half tile: its first 64 rows alone, and an empty commit group
-      // (PTX ISA 9.7.15.7.2), so that a k-block is two groups either way.
-      // (Ragged K's empty group: its one k-block zeroed, multiplied as any.)
-      k_.if_else(
-          half_tile(s.item),
-          [&] {
-            mma(accs_[0], desc_a_[0], desc_b0_);
-            k_.wgmma_commit_group();
-          },
-          [&] {
-            for (int h = 0; h < 2; ++h) mma(accs_[h], desc_a_[h], desc_b0_);
-          });
-      return 2;
-    }
     if (ragged_k(p_)) {
-      mma(accs_[0], desc_a_[0], desc_b0_);
+      mma(acc_, desc_a0_, desc_b0_);
       return 1;
     }
     k_.if_else(
-        half_tile(s.item), [&] { mma(half_acc(), desc_a_top_, desc_b_half_); },
-        [&] { mma(accs_[0], desc_a_[0], desc_b0_); });
+        half_tile(s.item), [&] { mma(half_acc(), desc_a_top_, desc_b_half_); }, [&] { mma(acc_, desc_a0_, desc_b0_); });
     return 1;
   }
 
-  // Cooperative: the accumulators of a half tile's part (N = tile_n / 2): the first half.
-  Regs half_acc() const { return Regs(accs_[0].begin(), accs_[0].begin() + c_.tile_n / 4); }
+  // The accumulators of a half tile's part (N = tile_n / 2): the first half.
+  Regs half_acc() const { return Regs(acc_.begin(), acc_.begin() + c_.tile_n / 4); }
 
-  // The warpgroup's part of the tile (cooperative: its 64 rows, or a half
-  // tile's 64 rows and its half of the columns; ping-pong: the tile's two
-  // halves of 64 rows, a half tile's second past the end): ragged M the
-  // rows inside the group (extra[0] its end), ragged K D[group]'s rows
-  // inside M; columns inside N.
+  // The warpgroup's part of the tile (its 64 rows, or a half tile's 64 rows
+  // and its half of the columns): ragged M the rows inside the group
+  // (extra[0] its end), ragged K D[group]'s rows inside M; columns inside N.
   void finish(const tile::WorkItem& w) override {
     Reg row_end = ragged_k(p_) ? k_.mov(u32, imm(p_.m)) : w.extra[0];
     Reg d_tile = ragged_k(p_) ? Reg(d_ + at_group(w)) : d_;
-    std::optional<Pred> empty;
-    if (ragged_k(p_)) empty = empty_group(w);
-    // Ragged K: an empty group's zeros are stored as such (store_zeros), or
-    // selected, not moved into the accumulators, which would keep ptxas
-    // from pipelining wgmma (C7515).
-    auto store = [&](const Part& part) {
-      if (!empty) return store_part(part, d_tile, row_end);
-      if (!staged(p_)) return store_fragments(part, d_tile, row_end, &*empty);
-      k_.if_else(*empty, [&] { store_zeros(part, d_tile, row_end); }, [&] { store_staged(part, d_tile, row_end); });
-    };
-    if (c_.pingpong) {
-      store({w.tile.m0, w.tile.n0, c_.tile_n, accs_[0]});
-      return k_.if_then(rows_left(w) > 64u, [&] { store({w.tile.m0 + 64u, w.tile.n0, c_.tile_n, accs_[1]}); });
+    const Part whole{w.tile.m0 + cw_ * 64u, w.tile.n0, c_.tile_n, acc_};
+    if (ragged_k(p_)) {
+      // An empty group's zeros are stored as such (store_zeros), or
+      // selected, not moved into the accumulators, which would keep ptxas
+      // from pipelining wgmma (C7515).
+      Pred empty = w.kb1 == w.kb0;
+      if (!staged(p_)) return store_fragments(whole, d_tile, row_end, &empty);
+      return k_.if_else(empty, [&] { store_zeros(whole, d_tile, row_end); },
+                        [&] { store_staged(whole, d_tile, row_end); });
     }
-    const Part whole{w.tile.m0 + cw_ * 64u, w.tile.n0, c_.tile_n, accs_[0]};
-    if (ragged_k(p_)) return store(whole);
     const Part half{w.tile.m0, w.tile.n0 + cw_ * imm(c_.tile_n / 2), c_.tile_n / 2, half_acc()};
     k_.if_else(half_tile(w), [&] { store_part(half, d_tile, row_end); }, [&] { store_part(whole, d_tile, row_end); });
   }
@@ -445,20 +388,17 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   }
 
   // Ragged K: the k-block's K rows past the group's end (the next group's,
-  // brought by the box) zeroed in this warpgroup's A rows and in B before
+  // brought by the box) zeroed in this warpgroup's A box and in B before
   // wgmma reads them (both: a product with any value is then zero, also an
   // Inf's). In an MN-major box a K row is 128 contiguous bytes whatever the
-  // swizzle (it permutes 16-byte pieces inside a row). Cooperative, the two
-  // warpgroups write the same zeros into B. Then fence.proxy.async (wgmma reads through
+  // swizzle (it permutes 16-byte pieces inside a row). The two warpgroups
+  // write the same zeros into B. Then fence.proxy.async (wgmma reads through
   // the async proxy, PTX ISA 9.7.13.4) and the warpgroup's barrier.
   void zero_k_rows_past_end(const tile::ComputeStep& s) {
     Reg left = s.item.extra[1] - s.item.extra[0] - (s.kb << 6);  // the group's K rows from this block's first
     k_.if_then(left < imm(kTileK), [&] {
       const Reg& stage = s.state.stage();
-      // This warpgroup's A rows: its box (cooperative) or the tile's two (ping-pong).
-      Reg a = base_ + imm(smem_.a) + stage * imm(smem_.a_stage);
-      std::vector<Reg> boxes{c_.pingpong ? a : Reg(a + cw_ * imm(kBox))};
-      if (c_.pingpong) boxes.push_back(a + imm(kBox));
+      std::vector<Reg> boxes{base_ + imm(smem_.a) + stage * imm(smem_.a_stage) + cw_ * imm(kBox)};
       for (int i = 0; i < c_.tile_n / kBoxCols; ++i)
         boxes.push_back(base_ + imm(smem_.b) + stage * imm(smem_.b_stage) + imm(i * kBox));
       Reg first = left << 7u;                    // the first row to zero, in bytes
@@ -501,12 +441,9 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   Kernel k_;
   const GroupedTiles* source_ = nullptr;
   ParamRef map_a_p_, map_b_p_;
-  Reg map_a_, map_b_, d_, offsets_, extent_, base_, tid_, cw_, desc_b0_;
+  Reg map_a_, map_b_, d_, offsets_, extent_, base_, tid_, cw_, desc_a0_, desc_b0_;
   Reg desc_a_top_, desc_b_half_;  // ragged M: a half tile's (half_tile)
-  // The warpgroup's accumulators and their A descriptors (stage 0):
-  // cooperative one (its 64 rows), ping-pong two (the tile's halves).
-  std::vector<Regs> accs_;
-  std::vector<Reg> desc_a_;
+  Regs acc_;
   // Each consumer warpgroup's (ragged K's zeroed rows, the staged D).
   std::optional<tile::NamedBarrierSet> warpgroup_barriers_;
 };
@@ -515,7 +452,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
 
 std::string GroupedSm90aConfig::describe() const {
   return std::to_string(kTileM) + "x" + std::to_string(tile_n) + "x" + std::to_string(kTileK) + " s" +
-         std::to_string(stages) + (pingpong ? " pingpong" : "");
+         std::to_string(stages);
 }
 
 GroupScheduleOptions sm90a_grouped_schedule(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
@@ -566,10 +503,6 @@ ptx::Module build_sm90a_grouped(const GroupedGemmProblem& p, const GroupedSm90aC
     throw OpsError("sm90a grouped kernel: configuration " + c.describe() + " needs " +
                    std::to_string(sm90a_grouped_shared_bytes(p, c)) +
                    " bytes of shared memory; it takes tile_n 64, 128 or 256 and 2-8 stages within 227 KB");
-  // A ping-pong warpgroup holds the whole 128-row tile: 2 x tile_n / 2 f32 registers a thread.
-  if (c.pingpong && c.tile_n > 128)
-    throw OpsError("sm90a grouped kernel: configuration " + c.describe() +
-                   "; ping-pong takes tile_n 64 or 128 (a warpgroup holds the whole tile)");
   GroupedDesign design(p, c);
   return tile::build_warp_specialized(design);
 }

@@ -3,9 +3,8 @@
 // the warp-specialized template (tile/warp_specialized.hpp).
 //
 // The template runs the roles (a producer warpgroup, two consumer
-// warpgroups: sharing each 128 x tile_n tile, 64 rows each, or in
-// ping-pong each on alternate tiles whole), the mbarrier ring and the
-// persistent loop; the design's work source is the group
+// warpgroups sharing each 128 x tile_n tile, 64 rows each), the mbarrier
+// ring and the persistent loop; the design's work source is the group
 // schedule (group_schedule.hpp: every CTA's table of the groups' tiles,
 // built from the device offsets), whose items are tile (row tile of a
 // group, N tile) with the group in tile.batch and the group's end row in
@@ -47,14 +46,10 @@ namespace warpforge::ops {
 inline constexpr const char* kSm90aGroupedKernel = "grouped_gemm_sm90a";
 
 struct GroupedSm90aConfig {
-  int tile_n = 128;  // 64, 128 or 256; tile_m is 128
+  int tile_n = 128;  // 64, 128 or 256; tile_m is 128 (two consumer warpgroups of 64 rows)
   int stages = 5;
-  // Cooperative: the two consumer warpgroups share each tile, 64 rows
-  // each. Ping-pong (tile_n <= 128): each takes alternate tiles whole (two
-  // m64 accumulators), its epilogue under the other's mainloop.
-  bool pingpong = false;
   static constexpr int kTileM = 128, kTileK = 64;
-  std::string describe() const;  // "128x128x64 s5", "128x128x64 s6 pingpong"
+  std::string describe() const;  // "128x128x64 s5"
   friend bool operator==(const GroupedSm90aConfig&, const GroupedSm90aConfig&) = default;
 };
 

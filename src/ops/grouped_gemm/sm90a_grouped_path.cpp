@@ -2,14 +2,11 @@
 // sm90a_grouped_kernel.hpp, its configuration, its tensor maps and launch.
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <mutex>
-#include <string_view>
 
 #include "../gemm/tma_operands.hpp"
 #include "grouped_gemm_path.hpp"
 #include "sm90a_grouped_kernel.hpp"
-#include "warpforge/error.hpp"
 #include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/tensor_map.hpp"
@@ -17,27 +14,11 @@
 namespace warpforge::ops {
 namespace {
 
-// For experiments on a GPU (scripts/gpu-moe-prefill.sh):
-// WARPFORGE_GROUPED_SM90A=pingpong (or cooperative) sets the schedule of
-// every sm90a grouped kernel compiled after it.
-bool pingpong_from_environment() {
-  const char* text = std::getenv("WARPFORGE_GROUPED_SM90A");
-  if (!text || !*text) return false;
-  const std::string_view v(text);
-  if (v != "cooperative" && v != "pingpong")
-    throw OpsError("WARPFORGE_GROUPED_SM90A '" + std::string(v) + "': expected cooperative or pingpong");
-  return v == "pingpong";
-}
-
-// Cooperative: 128 x 256 tiles where N has four of them or more (each A
-// tile serves 256 columns), else 128 x 128; as many stages as fit beside
-// them. Ping-pong's 128 x 128 tiles (a warpgroup's whole tile in its
-// registers) ran the forward 0-7% slower on an H200 (2026-11-29, same run,
-// 1024 and 8192 tokens; docs/PERFORMANCE.md).
+// 128 x 256 tiles where N has four of them or more (each A tile serves 256
+// columns), else 128 x 128; as many stages as fit beside them.
 GroupedSm90aConfig sm90a_config(const GroupedGemmProblem& p) {
   GroupedSm90aConfig c;
-  c.pingpong = pingpong_from_environment();
-  c.tile_n = !c.pingpong && p.n >= 1024 ? 256 : 128;
+  c.tile_n = p.n >= 1024 ? 256 : 128;
   for (c.stages = 8; c.stages > 2 && sm90a_grouped_shared_bytes(p, c) > 220 * 1024;) --c.stages;
   return c;
 }
@@ -122,9 +103,7 @@ class Sm90aPath final : public GroupedGemmPath {
 
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device&) const override {
     return "tile " + sm90a_config(p).describe() +
-           ", warp-specialized (TMA producer, two wgmma consumer warpgroups" +
-           (sm90a_config(p).pingpong ? " on alternate tiles" : " sharing each tile") +
-           "), persistent over the groups' tiles";
+           ", warp-specialized (TMA producer, two wgmma consumer warpgroups), persistent over the groups' tiles";
   }
 
   std::size_t workspace_bytes(const GroupedGemmProblem&, const runtime::Device&) const override { return 0; }

@@ -1,32 +1,36 @@
 #!/usr/bin/env bash
-# The bf16 grouped GEMM's prefill kernels and its Python path (issue 43)
-# against torch._grouped_mm, forward and backward, on a GPU machine, in
-# about a minute once the build is there (BUDGET seconds, default 72), in
-# this order, each step while time is left:
-#   tests    the bf16 GroupedGemmGpu cases (the simulator's cases, groups of
-#            prefill size, ragged K; sm80 and the sm90a design, both majors
-#            of B) against fp64, in one process;
-#   causes   python -m warpforge.bench_grouped --backward --causes over
-#            gpt-oss and qwen3 at 1-8192 tokens: ours and torch._grouped_mm
-#            event-timed (the figure the issue judges), and what separates
-#            the causes: the kernel each product runs, GPU time alone (CUDA
-#            graph replay), host time a call, sm90a forced at <= 128 tokens,
-#            dA and dB alone;
-#   more     the same bench over mixtral and deepseek;
-#   ncu      Nsight Compute of our kernel at NCU_ROW (default qwen3 8192,
-#            the forward's worst row of 2026-11-29's first run).
+# The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in about
+# a minute once the build is there (BUDGET seconds, default 67), in this
+# order, each step while time is left:
+#   tests     the bf16 GroupedGemmGpu cases (the simulator's cases, groups of
+#             prefill size, ragged K; sm80 and the sm90a design, both majors
+#             of B) against fp64, in one process;
+#   causes    python -m warpforge.bench_grouped --backward --causes at 1024
+#             and 8192 tokens (the sm90a design's rows) over the four
+#             models: ours and torch._grouped_mm event-timed (the figure the
+#             issue judges), the kernel each product runs, GPU time alone
+#             (CUDA graph replay), host time a call, dA and dB alone;
+#   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
+#             128, 1024 and 8192 tokens, packed experts against the bf16
+#             grouped GEMM of the same run ("packed / ours bf16": the issue
+#             asks >= 2.0 at 128 tokens, >= 0.9 from 8192);
+#   ncu       Nsight Compute of our forward at NCU_ROW (default deepseek
+#             8192, the worst forward row);
+#   nvfp4, small (on request) the weight-only rows in NVFP4; the causes at
+#             1-128 tokens (the stream kernel).
 # Logs go to $OUT (default build/gpu-moe-prefill), each step's output also to
 # stdout as it runs (a hard time limit keeps what was printed); the last
 # lines are a short table.
 #
 #   OUT=/tmp/out scripts/gpu-moe-prefill.sh     # BUILD_DIR, BUDGET, STEPS may be set
+#   STEPS='tests small' scripts/gpu-moe-prefill.sh  # default: tests causes mxfp4 ncu
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
-budget="${BUDGET:-72}"
-steps=" ${STEPS:-tests causes more ncu} "
+budget="${BUDGET:-67}"
+steps=" ${STEPS:-tests causes mxfp4 ncu} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -60,6 +64,7 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   }
 fi
 targets=(test_gpu _warpforge)
+cmake --build "$build_dir" --target help 2>/dev/null | grep -q "bench_gemm:" && targets+=(bench_gemm)
 cmake --build "$build_dir" --target help 2>/dev/null | grep -q "_warpforge_torch:" && targets+=(_warpforge_torch)
 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}" >"$out/build.log" 2>&1 ||
   summary+=("build FAILED (log $out/build.log)")
@@ -67,29 +72,43 @@ summary+=("build (${targets[*]}): $SECONDS s")
 SECONDS=0
 
 export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
-bench=(python3 -m warpforge.bench_grouped --causes --tokens 1,16,128,1024,8192 --reps 10)
+bench=(python3 -m warpforge.bench_grouped --reps 6)
 if wanted tests; then
   step tests 10 15 "$build_dir/tests/test_gpu" --gtest_filter='GroupedGemmGpu.TheSimulatorsBf16Cases:GroupedGemmGpu.Bf16GroupsOfPrefillSize:GroupedGemmGpu.Bf16RaggedKIsTheWeightsGradient'
   tests_rc=$?
   [ -f "$out/tests.log" ] && summary+=("tests: $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests.log" | tr '\n' ' ')")
 fi
-
 # A test that hung (a kernel waiting forever) would hang the bench's backward too: then forward only.
 if [ "${tests_rc:-0}" = 124 ]; then
   summary+=("tests timed out: the benches run the forward only")
 else
   bench+=(--backward)
 fi
-wanted causes && step causes 20 25 "${bench[@]}" --models gpt-oss,qwen3
 
-wanted more && step more 10 28 "${bench[@]}" --models mixtral,deepseek
+# The sm90a design's rows (1024, 8192 tokens).
+wanted causes && step causes 20 22 "${bench[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192
+
+# Weight-only prefill: the stream kernel's packed experts against the bf16
+# grouped GEMM (sm90a from ~8 tokens a group), a process a model (one that
+# faults loses its own rows alone; gpt-oss at 1024 tokens faulted in both
+# of session 5's runs), in one log.
+weights() {
+  local format="$1" need="$2" limit="$3" models="$4"
+  step "weights-$format" "$need" "$limit" bash -c 'for m in ${1//,/ }; do
+      "$0" --grouped --weights "$2" --models "$m" --tokens 128,1024,8192 --reps 5 || echo "| $m | exit $? |"
+    done' "$build_dir/bench/bench_gemm" "$models" "$format"
+}
+wanted mxfp4 && weights mxfp4 8 14 qwen3,mixtral,deepseek,dense,gpt-oss
+wanted nvfp4 && weights nvfp4 6 8 qwen3,dense,gpt-oss
+# The stream kernel's rows (1-128 tokens), which this work does not change.
+wanted small && step small 10 28 "${bench[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1,16,128
 
 # Nsight Compute of our kernel at one row (NCU_ROW "model tokens"), its 4th
 # launch (after the bench's 3 warm-ups): the figures that separate the bounds.
 ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 if wanted ncu && [ -x "$ncu_tool" ]; then
-  read -r ncu_model ncu_tokens <<<"${NCU_ROW:-qwen3 8192}"
-  step ncu 10 30 "$ncu_tool" --kernel-name regex:'^grouped_gemm' --launch-skip 3 --launch-count 1 \
+  read -r ncu_model ncu_tokens <<<"${NCU_ROW:-deepseek 8192}"
+  step ncu 9 30 "$ncu_tool" --kernel-name regex:'^grouped_gemm' --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
     --section SchedulerStats --section WarpStateStats \
     python3 -m warpforge.bench_grouped --models "$ncu_model" --tokens "$ncu_tokens" --reps 3
@@ -101,9 +120,16 @@ echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
 [ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM) " "$out/ncu.log" | head -14
-for log in causes more; do
+for log in weights-mxfp4 weights-nvfp4; do
   [ -f "$out/$log.log" ] || continue
   echo
-  grep -E "^\| (model|[a-z])" "$out/$log.log" | cut -d"|" -f2,3,6,7,10,11,16,20 | head -12
+  echo "$log: model, tokens, ours bf16, packed us, packed / ours bf16, packed read / ours"
+  grep -E "^\| [a-z-]+ \| ([0-9]+|exit [0-9]+) \|" "$out/$log.log" | cut -d"|" -f2,3,5,8,9,13
+done
+for log in causes small; do
+  [ -f "$out/$log.log" ] || continue
+  echo
+  echo "$log:"
+  grep -E "^\| (model|[a-z])" "$out/$log.log" | cut -d"|" -f2,3,4,6,7,10,11,16,18,20 | head -13
   grep -E "geometric mean" "$out/$log.log"
 done

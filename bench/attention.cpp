@@ -19,7 +19,7 @@
 //                               [--deterministic]
 //
 // --quick: sequence 1k and 8k, decode at batch 1 and 8 only (what
-// scripts/gpu-attention.sh runs within its time). --backward times the
+// the scripts/gpu-attn-*.sh run within their time). --backward times the
 // prefill's backward beside its forward (with --decode alone: the prefill too).
 // --decode-shape: that decode shape only (to profile one launch of it);
 // --decode-splits: a row for each split count (0: the op's own choice),

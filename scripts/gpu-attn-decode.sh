@@ -26,31 +26,9 @@ build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-decode}"
 budget="${BUDGET:-65}"
 mkdir -p "$out"
-declare -a rows=()
-status=PASS
-
-left() { local s=$((budget - SECONDS)); echo $((s > 1 ? s : 1)); }
-# stage NAME LIMIT LOG COMMAND...: COMMAND under timeout (at most what is left), output to LOG.
-stage() {
-  local name="$1" limit="$2" log="$3" start=$SECONDS
-  shift 3
-  [ "$limit" -gt "$(left)" ] && limit=$(left)
-  timeout "$limit" "$@" >"$log" 2>&1
-  rc=$?
-  local result=ok
-  [ $rc -eq 124 ] && result="TIMED OUT after ${limit}s" && status=FAIL
-  [ $rc -ne 0 ] && [ $rc -ne 124 ] && result="exit $rc (log: $log)" && status=FAIL
-  rows+=("$(printf '| %-34s | %-40s | %4ss |' "$name" "$result" $((SECONDS - start)))")
-}
-
-# Configure where BUILD_DIR is not (scripts/gpu-build-args.sh), then build the targets (a no-op where built).
-[ -f "$build_dir/CMakeCache.txt" ] || { source scripts/gpu-build-args.sh &&
-  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1; } ||
-  { echo "gpu-attn-decode: FAIL: configure (log: $out/configure.log)"; exit 1; }
-targets=(test_gpu bench_attention)
-grep -q "_warpforge" "$build_dir/build.ninja" "$build_dir/Makefile" 2>/dev/null && targets+=(_warpforge)
-cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" >"$out/build.log" 2>&1 ||
-  { grep -E "error" "$out/build.log" | head -20; echo "gpu-attn-decode: FAIL: build (log: $out/build.log)"; exit 1; }
+NAME=gpu-attn-decode
+source scripts/gpu-stages.sh
+build_targets test_gpu bench_attention
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 
 # 1. The decode GPU tests, on the kernels the op now chooses.
@@ -119,8 +97,4 @@ done
 [ "$(left)" -ge 8 ] && stage "decode_host_cost.py" 8 "$out/decode_host_cost.log" "${py[@]}" scripts/decode_host_cost.py
 grep -E "^batch|^step" "$out/decode_host_cost.log" 2>/dev/null
 
-echo
-echo "gpu-attn-decode ($(date -u +%Y-%m-%dT%H:%M)):"
-printf '%s\n' "${rows[@]}"
-echo "gpu-attn-decode: $status"
-[ "$status" = PASS ]
+summary

@@ -1,4 +1,5 @@
-# Sourced by the GPU scripts that run in a hard time limit (gpu-attn-bwd.sh):
+# Sourced by the GPU scripts that run in a hard time limit (gpu-attn-bwd.sh,
+# gpu-attn-decode.sh):
 # their stages, each under `timeout` within what is left of BUDGET seconds
 # since the script started, and the summary table printed last.
 #   NAME=gpu-x; budget=60; source scripts/gpu-stages.sh

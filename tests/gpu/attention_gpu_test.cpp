@@ -5,7 +5,8 @@
 // device's size (sequences of 1k to 2k, every head_dim, large logits, a
 // ragged varlen batch, decode at 8k keys a sequence), each against the fp64
 // reference within its bound. The Sanitize* tests are the small and ragged
-// shapes scripts/gpu-attention.sh runs under compute-sanitizer.
+// shapes scripts/gpu-attn-bwd.sh and gpu-attn-decode.sh run under
+// compute-sanitizer.
 #include <gtest/gtest.h>
 
 #include "gpu_fixture.hpp"

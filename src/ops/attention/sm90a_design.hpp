@@ -1,7 +1,8 @@
-// What the sm90a attention designs (forward, backward) share on the
-// warp-specialized template: their configuration (two consumer warpgroups
-// sharing each item, the producer's registers given to them) and their
-// work source, one item a CTA.
+// What the sm90a attention designs share on the warp-specialized template:
+// their configuration (two consumer warpgroups sharing each item, the
+// producer's registers given to them), and the work source of one item a
+// CTA that the backward and the TMA-fed decode take (the forward walks its
+// items in persistent CTAs instead).
 #pragma once
 
 #include <cstdint>

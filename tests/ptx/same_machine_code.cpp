@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ptx/cubin_sections.hpp"
+#include "ptx/ptxas_version.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
 #include "warpforge/runtime/sha256.hpp"
 
@@ -106,15 +107,6 @@ std::string compared_digest(const std::vector<std::uint8_t>& cubin, const Assemb
 // The recorded digests' file, beside the corpus's PTX; its first line names
 // the ptxas that assembled them.
 constexpr const char* kRecordFile = "machine-code.txt";
-
-// The last line of `ptxas --version`, which names its build.
-std::string ptxas_version(const std::string& ptxas) {
-  std::istringstream lines(ptx::run_tool(ptxas, {"--version"}).output);
-  std::string last;
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) last = line;
-  return last;
-}
 
 // The corpus's recorded digests (tests/corpus/ptx/machine-code.txt), read
 // once: empty when the file is missing or was recorded with another ptxas

@@ -6,14 +6,12 @@
 # discovered is ignored. Figures: each suite's as its comment says; order
 # matters, not precision. Tests added with add_test carry their COST where they are added.
 set(warpforge_test_costs
-  # CPU (simulator, the corpus's -G round trips; the *Ptxas checks read
-  # tests/ops/ptxas_record.txt and take under 0.5 s): ctest -j 2 on the
+  # CPU (simulator; the *Ptxas checks and the corpus round trips read their
+  # records and take under 0.5 s): ctest -j 2 on the
   # shared 2-core machine at load 4-5, 2026-11-29 (about twice a quiet run)
   GemmAmaxSm90aSim.ClusterPairsShareTheConversionOfB 32
   GemmAmaxSm90aSim.WideTilesOnThreeConvertingWarpgroups 24
-  NvccCorpus/RoundTrip.ReparsesEqualAndAssemblesToTheSameCode/cub_reduce_sm_90a_G 8
   AttentionForwardSimPersistent.TwoCtasWalkEveryItem 5.7
-  NvccCorpus/RoundTrip.ReparsesEqualAndAssemblesToTheSameCode/cub_select_sm_90a_G 5.6
   GemmAmaxKernel.Mxfp8InEveryMajornessAndCDtype 5.1
   CrossEntropySim.RowsSpanAWarpACtaAClusterOrPasses 4.7
   GemmOnFakeH100.Sm90aHeuristicFollowsTheShape 4.7

@@ -10,13 +10,14 @@
 #include <string>
 
 #include "../../src/runtime/cuda/jit.hpp"
+#include "ops/ptxas_record.hpp"
 #include "warpforge/ptx/ptxas.hpp"
 
 namespace warpforge::ops::testing {
 
 inline ptx::PtxasResult assemble_as_driver(const std::string& ptx) {
-  if (runtime::cuda::needs_whole_program(ptx)) return ptx::run_ptxas(ptx, "sm_90a", {"-v"});
-  return ptx::run_ptxas(ptx, "sm_90a", {"-c", "-v"});
+  if (runtime::cuda::needs_whole_program(ptx)) return recorded_ptxas(ptx, "sm_90a", {"-v"});
+  return recorded_ptxas(ptx, "sm_90a", {"-c", "-v"});
 }
 
 // Assembles without spilling to local memory and without serialized wgmma

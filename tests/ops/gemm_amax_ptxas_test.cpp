@@ -8,7 +8,6 @@
 #include "../../src/ops/gemm_amax/sm80_gemm_amax_kernel.hpp"
 #include "../../src/ops/gemm_amax/sm90a_gemm_amax_kernel.hpp"
 #include "driver_ptxas.hpp"
-#include "warpforge/ptx/ptxas.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -34,7 +33,7 @@ TEST(GemmAmaxPtxas, KernelAssemblesForSm80AndSm90a) {
     p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {224, 1, 300 * 224};
     const std::string text = build_sm80_gemm_amax(p, c.tile).to_ptx();
     for (const char* arch : {"sm_80", "sm_90a"}) {
-      const auto r = ptx::run_ptxas(text, arch);
+      const auto r = testing::recorded_ptxas(text, arch);
       EXPECT_TRUE(r.ok) << p.describe() << " tile " << c.tile.m << "x" << c.tile.n << " on " << arch
                         << ":\n"
                         << r.log;

@@ -14,7 +14,7 @@
 #include "../../src/ops/gemm_amax/sm100a_gemm_amax_kernel.hpp"
 #include "gemm_amax_test_support.hpp"
 #include "warpforge/error.hpp"
-#include "warpforge/ptx/ptxas.hpp"
+#include "ops/ptxas_record.hpp"
 #include "warpforge/runtime/device.hpp"
 #include "warpforge/sim/simulator.hpp"
 
@@ -202,10 +202,10 @@ TEST(GemmAmaxSm100aPtxas, KernelAssemblesForSm100a) {
     p.ab_dtype = c.ab, p.sf_dtype = c.sf, p.c_dtype = c.c, p.vec = c.vec;
     p.a = {256, 1, 300 * 256}, p.b = {256, 1, 200 * 256}, p.c = {224, 1, 300 * 224};
     for (int stages : {0, 3}) {
-      const auto r = ptx::run_ptxas(build_sm100a_gemm_amax(p, stages).to_ptx(), "sm_100a");
+      const auto r = recorded_ptxas(build_sm100a_gemm_amax(p, stages).to_ptx(), "sm_100a");
       EXPECT_TRUE(r.ok) << p.describe() << " stages " << stages << ":\n" << r.log;
     }
-    const auto pair = ptx::run_ptxas(build_sm100a_gemm_amax(p, 3, true).to_ptx(), "sm_100a");
+    const auto pair = recorded_ptxas(build_sm100a_gemm_amax(p, 3, true).to_ptx(), "sm_100a");
     EXPECT_TRUE(pair.ok) << p.describe() << " CTA pair:\n" << pair.log;
   }
 }

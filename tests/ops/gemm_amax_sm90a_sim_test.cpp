@@ -412,11 +412,12 @@ TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
 
 // In 2-CTA clusters (cluster 2x1): each CTA converts A and half of B, the
 // copy engine sends its B rows into its partner's shared memory; a 4-SM
-// simulator (two clusters, several units each), M with an odd number of
-// 128-row tiles (the last cluster's rank 1 past M) or an even one.
+// simulator (two clusters, two or four units each), M with an odd number
+// of 128-row tiles (300: the last cluster's rank 1 past M) or an even one
+// (200: one pair, its rank 1 ragged).
 TEST(GemmAmaxSm90aSim, ClusterPairsShareTheConversionOfB) {
   wide_tiles_in_every_format(runtime::Device(sim::make_backend({.sm_count = 4})), 2,
-                             [](int i) -> std::int64_t { return i % 2 ? 300 : 600; }, 900);
+                             [](int i) -> std::int64_t { return i % 2 ? 300 : 200; }, 900);
 }
 
 // The default tiling on a 132-SM device: 128 x 256 (converting

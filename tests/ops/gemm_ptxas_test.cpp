@@ -7,7 +7,7 @@
 #include <regex>
 
 #include "../../src/ops/gemm/sm80_kernel.hpp"
-#include "warpforge/ptx/ptxas.hpp"
+#include "ops/ptxas_record.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -43,7 +43,7 @@ TEST(GemmPtxas, EverySpecialisationAssemblesWithoutSpills) {
       const std::string text = build_sm80_gemm(s).to_ptx();
       for (const char* arch : {"sm_80", "sm_90a"}) {
         SCOPED_TRACE(s.kernel_name() + " for " + arch);
-        auto result = ptx::run_ptxas(text, arch, {"-v"});
+        auto result = testing::recorded_ptxas(text, arch, {"-v"});
         ASSERT_TRUE(result.ok) << result.log;
         std::smatch spill;
         ASSERT_TRUE(std::regex_search(result.log, spill, std::regex(R"((\d+) bytes spill stores)")))

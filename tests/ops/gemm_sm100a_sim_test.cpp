@@ -8,7 +8,7 @@
 #include "../../src/ops/gemm/gemm_path.hpp"
 #include "../../src/ops/gemm/sm100a_kernel.hpp"
 #include "ops/gemm_sm100a_cases.hpp"
-#include "warpforge/ptx/ptxas.hpp"
+#include "ops/ptxas_record.hpp"
 
 namespace warpforge::ops::testing {
 namespace {
@@ -116,7 +116,7 @@ TEST(GemmSm100aPtxas, KernelAssemblesForSm100a) {
                               .has_c = true},
                               Sm100aSpec{.pair = true},
                               Sm100aSpec{.a_k_major = false, .b_k_major = false, .pair = true}}) {
-    const auto r = ptx::run_ptxas(build_sm100a_gemm(s).to_ptx(), "sm_100a");
+    const auto r = recorded_ptxas(build_sm100a_gemm(s).to_ptx(), "sm_100a");
     EXPECT_TRUE(r.ok) << s.name() << ":\n" << r.log;
   }
 }

@@ -13,7 +13,6 @@
 #include "../../src/ops/grouped_gemm/sm90a_grouped_kernel.hpp"
 #include "../../src/ops/grouped_gemm/stream_grouped_kernel.hpp"
 #include "driver_ptxas.hpp"
-#include "warpforge/ptx/ptxas.hpp"
 
 namespace warpforge::ops {
 namespace {
@@ -37,7 +36,7 @@ TEST(GroupedGemmPtxas, Sm80KernelAssemblesForSm80AndSm90a) {
     for (GroupedSm80Config c : {GroupedSm80Config{}, GroupedSm80Config{.tile_m = 64, .warps_m = 1}}) {
       const std::string text = build_sm80_grouped(p, c).to_ptx();
       for (const char* arch : {"sm_80", "sm_90a"}) {
-        const auto r = ptx::run_ptxas(text, arch, {"-v"});
+        const auto r = testing::recorded_ptxas(text, arch, {"-v"});
         EXPECT_TRUE(r.ok) << p.describe() << " " << c.describe() << " on " << arch << ":\n" << r.log;
         EXPECT_NE(r.log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos)
             << p.describe() << " " << c.describe() << ":\n" << r.log;

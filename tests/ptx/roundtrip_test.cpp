@@ -6,10 +6,12 @@
 //   ptxas(emit(parse(x))) gives the machine code ptxas(x) gives.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "ptx/ptxas_version.hpp"
 #include "ptx/same_machine_code.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
 #include "warpforge/ptx/emitter.hpp"
@@ -134,6 +136,24 @@ TEST(RoundTripCorpus, RecordedMachineCodeTellsSameFromDifferent) {
   EXPECT_EQ(testing::machine_code_difference(*ptxas, read_file(original), read_file(original), how), "");
   EXPECT_EQ(testing::machine_code_difference(*ptxas, read_file(original), read_file(other), how),
             "the cubins differ");
+}
+
+// A round trip that same-machine-code.txt records is answered without
+// ptxas (here /bin/false, which fails every assembly, once the record is
+// read); a changed text is not in it and is assembled.
+TEST(RoundTripCorpus, RecordedRoundTripIsAnsweredWithoutPtxas) {
+  auto ptxas = find_cuda_tool("ptxas");
+  const fs::path original = fs::path(WARPFORGE_PTX_CORPUS_DIR) / "atomics.sm_80.O3.ptx";
+  std::ifstream record(fs::path(WARPFORGE_CORPUS_DIR) / "ptx" / "same-machine-code.txt");
+  std::string version;
+  if (!ptxas || !fs::exists(original) || !std::getline(record, version) ||
+      version != "# " + testing::ptxas_version(*ptxas) || std::getenv("WARPFORGE_RECORD_SAME_MACHINE_CODE"))
+    GTEST_SKIP() << "needs ptxas, the recorded corpus, and a record made with this ptxas";
+  const testing::Assembly how = testing::corpus_assembly(original);
+  const std::string text = read_file(original), emitted = emit(parse(text, original.string()));
+  ASSERT_EQ(testing::machine_code_difference(*ptxas, text, emitted, how), "");
+  EXPECT_EQ(testing::machine_code_difference("/bin/false", text, emitted, how), "");
+  EXPECT_NE(testing::machine_code_difference("/bin/false", text, emitted + "\n// changed\n", how), "");
 }
 
 }  // namespace

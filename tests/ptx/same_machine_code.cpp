@@ -6,11 +6,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <regex>
 #include <sstream>
 #include <vector>
 
 #include "ptx/cubin_sections.hpp"
+#include "ptx/ptxas_version.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
 #include "warpforge/runtime/sha256.hpp"
 
@@ -107,15 +109,6 @@ std::string compared_digest(const std::vector<std::uint8_t>& cubin, const Assemb
 // the ptxas that assembled them.
 constexpr const char* kRecordFile = "machine-code.txt";
 
-// The last line of `ptxas --version`, which names its build.
-std::string ptxas_version(const std::string& ptxas) {
-  std::istringstream lines(ptx::run_tool(ptxas, {"--version"}).output);
-  std::string last;
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) last = line;
-  return last;
-}
-
 // The corpus's recorded digests (tests/corpus/ptx/machine-code.txt), read
 // once: empty when the file is missing or was recorded with another ptxas
 // than `ptxas`, whose machine code may differ.
@@ -131,20 +124,37 @@ const std::map<std::string, std::string>& recorded_digests(const std::string& pt
   return digests;
 }
 
-}  // namespace
+// The round trips already seen to give the original's machine code
+// (tests/corpus/ptx/same-machine-code.txt, scripts/record-ptxas.sh): the
+// digest of the assembly's flags, the original and the rebuilt text, one a
+// line after the ptxas build that assembled them; read once, empty when
+// recorded with another ptxas. A text not in it is assembled.
+constexpr const char* kSameRecordFile = "same-machine-code.txt";
 
-Assembly corpus_assembly(const fs::path& corpus_file) {
-  const std::string stem = corpus_file.stem().string();  // source.target.variant
-  const std::size_t last = stem.rfind('.'), mid = stem.rfind('.', last - 1);
-  const std::string variant = stem.substr(last + 1);
-  return {.target = stem.substr(mid + 1, last - mid - 1),
-          .relocatable = variant == "rdc",
-          .exact = variant == "O3",
-          .corpus_name = stem};
+std::string round_trip_digest(const std::string& original, const std::string& rebuilt, const Assembly& how) {
+  runtime::Sha256 h;
+  h.update(how.target).update(how.relocatable ? "\1" : "\0", 1).update(how.exact ? "\1" : "\0", 1);
+  const std::uint64_t length = original.size();  // so that no two pairs hash alike
+  h.update(&length, sizeof length).update(original).update(rebuilt);
+  return runtime::to_hex(h.finish());
 }
 
-std::string machine_code_difference(const std::string& ptxas, const std::string& original,
-                                    const std::string& rebuilt, const Assembly& how) {
+const std::set<std::string>& recorded_round_trips(const std::string& ptxas) {
+  static const std::set<std::string> digests = [&] {
+    std::set<std::string> out;
+    std::ifstream in(fs::path(WARPFORGE_CORPUS_DIR) / "ptx" / kSameRecordFile);
+    std::string version;
+    if (!std::getline(in, version) || version != "# " + ptxas_version(ptxas)) return out;
+    for (std::string name, digest; in >> name >> digest;) out.insert(digest);
+    return out;
+  }();
+  return digests;
+}
+
+// Assembles the rebuilt text, and the original where its machine code's
+// digest is not recorded, and compares them (machine_code_difference).
+std::string assemble_and_compare(const std::string& ptxas, const std::string& original, const std::string& rebuilt,
+                                 const Assembly& how, const char* record_to) {
   Scratch scratch;
   std::string failures;
   auto assemble = [&](const std::string& text, const std::string& stem) {
@@ -156,7 +166,6 @@ std::string machine_code_difference(const std::string& ptxas, const std::string&
     if (run.exit_code != 0) failures += "ptxas refuses the " + stem + " PTX:\n" + run.output;
     return read_bytes(cubin);
   };
-  const char* record_to = std::getenv("WARPFORGE_RECORD_MACHINE_CODE");
   const bool recording = record_to && !how.corpus_name.empty();
   const auto got = assemble(rebuilt, "rebuilt");
   if (!failures.empty()) return failures;
@@ -181,6 +190,32 @@ std::string machine_code_difference(const std::string& ptxas, const std::string&
   }
   if (how.exact) return want == got ? "" : "the cubins differ";
   return section_difference(want, got);
+}
+
+}  // namespace
+
+Assembly corpus_assembly(const fs::path& corpus_file) {
+  const std::string stem = corpus_file.stem().string();  // source.target.variant
+  const std::size_t last = stem.rfind('.'), mid = stem.rfind('.', last - 1);
+  const std::string variant = stem.substr(last + 1);
+  return {.target = stem.substr(mid + 1, last - mid - 1),
+          .relocatable = variant == "rdc",
+          .exact = variant == "O3",
+          .corpus_name = stem};
+}
+
+std::string machine_code_difference(const std::string& ptxas, const std::string& original,
+                                    const std::string& rebuilt, const Assembly& how) {
+  const char* record_to = std::getenv("WARPFORGE_RECORD_MACHINE_CODE");
+  const bool recording = record_to && !how.corpus_name.empty();
+  const char* record_same_to = std::getenv("WARPFORGE_RECORD_SAME_MACHINE_CODE");
+  const std::string round_trip = round_trip_digest(original, rebuilt, how);
+  if (!recording && !record_same_to && !how.corpus_name.empty() && recorded_round_trips(ptxas).contains(round_trip))
+    return "";
+  const std::string difference = assemble_and_compare(ptxas, original, rebuilt, how, record_to);
+  if (record_same_to && difference.empty() && !how.corpus_name.empty())
+    std::ofstream(record_same_to, std::ios::app) << how.corpus_name << ' ' << round_trip << '\n';
+  return difference;
 }
 
 }  // namespace warpforge::testing

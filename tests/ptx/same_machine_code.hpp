@@ -31,9 +31,14 @@ Assembly corpus_assembly(const std::filesystem::path& corpus_file);
 // file whose original's digest machine-code.txt records for this ptxas (its
 // first line names ptxas's build) is assembled only when the rebuilt text's
 // machine code has another digest, to say what differs: one ptxas run
-// instead of two. With WARPFORGE_RECORD_MACHINE_CODE=<file> in the
-// environment, every corpus original is assembled and its digest appended to
-// <file> (scripts/record-ptx-corpus.sh).
+// instead of two. A pair of texts that tests/corpus/ptx/same-machine-code.txt
+// records (the digest of both and the flags, for the same ptxas) was seen to
+// give the same machine code and is not assembled at all. With
+// WARPFORGE_RECORD_MACHINE_CODE=<file> in the environment, every corpus
+// original is assembled and its digest appended to <file>
+// (scripts/record-ptx-corpus.sh); with WARPFORGE_RECORD_SAME_MACHINE_CODE=<file>,
+// every pair is assembled and those that agree appended to <file>
+// (scripts/record-ptxas.sh).
 std::string machine_code_difference(const std::string& ptxas, const std::string& original,
                                     const std::string& rebuilt, const Assembly& how);
 

@@ -32,15 +32,13 @@ class StreamGrouped {
     Reg poffsets = k_.param_ptr("offsets", 4), pd = k_.param_ptr("D", 4);
     Reg pamax, workspace;
     if (p_.amax) pamax = k_.param_ptr("amax", 4);
-    const bool cluster = t_.splits > 1 && t_.cluster;
-    if (t_.splits > 1 && !cluster) workspace = k_.param_ptr("workspace", 16);
+    if (t_.splits > 1) workspace = k_.param_ptr("workspace", 16);
     Reg m = k_.param(u32, "M");
     k_.reqntid(imm(t_.threads()));
     // Registers for the CTAs an SM the shared memory allows (PTX ISA
     // 11.4, performance-tuning directives: with .reqntid, ptxas caps the
     // registers a thread so that this many CTAs fit).
     k_.minnctapersm(imm(stream_grouped_ctas_per_sm(p_, t_)));
-    if (cluster) k_.reqnctapercluster(imm(t_.splits));
     Shared stages = k_.dynamic_shared("stages", 128);
     const GroupScheduleOptions so = stream_grouped_schedule(p_, t_);
     Shared table = k_.shared("group_table", so.table_bytes(), 4);
@@ -92,6 +90,8 @@ class StreamGrouped {
         for (const Reg& r : a) k_.mov(r, imm_f32(0.0f));
       const PackedWeightStream::Source source = weights.source(pb, psfb, w.group, first_tile);
       const std::vector<ARow> a_rows = a_sources(pa, t0, w.end, a_pieces);
+      zero_empty_a_rows(stage0, stage_bytes, a_rows, a_pieces);
+      const Reg a_read = a_read_offset(t0, w.end);
 
       // Chunk c0 + i lives in stage i % stages.
       auto issue = [&](const Reg& c, const Reg& stage) {
@@ -128,7 +128,7 @@ class StreamGrouped {
         issue(c + imm(t_.stages - 1), before);
         Reg next = before + imm(stage_bytes);
         Reg stage = k_.selp(next, stage0, next < stage0 + imm(t_.stages * stage_bytes));
-        multiply(weights, stage, acc);
+        multiply(weights, stage, a_read, acc);
         k_.mov(before, stage);
       });
       k_.cp_async_wait_all();
@@ -139,19 +139,6 @@ class StreamGrouped {
       auto store = [&] { store_d(acc, pd, pamax, row0, token0, w.end); };
       if (t_.splits == 1) {
         store();
-        return;
-      }
-      if (cluster) {
-        // The grid is a multiple of the splits, so the cluster's CTAs take
-        // one unit together, split = rank (GroupSchedule: item % splits,
-        // the cluster's CTAs consecutive in x). The slots overlay the
-        // stages, which the owners read until the barrier after: then the
-        // next item's copies may land there.
-        cluster_split_reduce(k_, acc,
-                             {.splits = t_.splits, .split = w.split, .warps = t_.warps, .warp = warp, .lane = lane_,
-                              .slots = stage0},
-                             store);
-        k_.bar_sync();
         return;
       }
       split_k_reduce(k_, acc,
@@ -172,26 +159,57 @@ class StreamGrouped {
   }
 
   // Where this thread's pieces of A read in a work item: each piece's token
-  // row at K 0, and a mask of its bytes (0 for a token row past the group's
-  // end, which then reads nothing from the first row).
+  // row at K 0, and whether that row lies inside the group (a row past the
+  // group's end is copied never: zero_empty_a_rows zeroes it once).
   struct ARow {
-    Reg at, mask;
+    Reg at, inside;  // inside: 1 or 0 (a register, not a predicate: ptxas holds few of those)
   };
   template <class Pieces>
   std::vector<ARow> a_sources(const Reg& pa, const Reg& t0, const Reg& t_end, const Pieces& pieces) {
     std::vector<ARow> rows;
     for (const auto& piece : pieces) {
       Reg token = t0 + piece.token;
-      Pred valid = token < t_end;
       Reg row = k_.reg(u64);
       k_.mul_wide(row, token, imm(2 * t_.a_ld));
-      rows.push_back({k_.selp(pa + row, pa, valid), k_.selp(k_.mov(u32, 0xFFFFFFFFu), 0u, valid)});
+      rows.push_back({pa + row, k_.selp(k_.mov(u32, 1u), 0u, token < t_end)});
     }
     return rows;
   }
 
-  // This thread's 16-byte pieces of A for chunk c: token rows past the
-  // group's end and K past A's read nothing (zero-filled).
+  // The pieces of token rows past the group's end, zeroed in every stage
+  // once a work item (they are never copied), by the thread that owns them:
+  // the loop's barrier before a chunk's mma shows them to the others, and
+  // the barrier after the previous item's last chunk freed the stages. A
+  // zero-filling copy of each such piece every chunk took ~2/3 of the
+  // shared memory's excess wavefronts at one token (docs/PERFORMANCE.md).
+  template <class Pieces>
+  void zero_empty_a_rows(const Reg& stage0, std::int64_t stage_bytes, const std::vector<ARow>& rows,
+                         const Pieces& pieces) {
+    Regs zeros = k_.regs(b32, 4);
+    for (const Reg& z : zeros) k_.mov(z, 0u);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      Reg to = stage0 + pieces[i].to;
+      k_.guarded(rows[i].inside == 0u, [&] {
+        for (int s = 0; s < t_.stages; ++s) k_.st(Space::shared, b32, at(to, s * stage_bytes), zeros);
+      });
+    }
+  }
+
+  // Where lane 4j + t reads its b0, b1 of the first token tile in a stage's
+  // step pair: token row j, or, past the group's end, the first row past
+  // it (zeros), which every such lane of the same t reads alike: a warp
+  // whose unit holds one token reads 2 rows' 128 bytes, not 8 rows' 512.
+  // Later token tiles read where they lie (one register more a tile would
+  // spill the 32- and 64-token kernels).
+  Reg a_read_offset(const Reg& t0, const Reg& t_end) {
+    Reg inside = k_.reg(s32);
+    k_.sub(inside, t_end, t0);
+    k_.max(inside, inside, 0);
+    return (k_.min(lane_ >> 2u, inside.as(u32)) << 6u) + ((lane_ & 3u) << 4u);
+  }
+
+  // This thread's 16-byte pieces of A for chunk c, those of rows inside the
+  // group: K past A's end reads nothing (zero-filled).
   template <class Pieces>
   void issue_a(const Reg& stage, const Reg& c, const std::vector<ARow>& rows, const Pieces& pieces) {
     Reg k0 = c << 8u;  // 256 codes a chunk
@@ -203,16 +221,18 @@ class StreamGrouped {
       k_.max(left, left, 0);
       Reg col = k_.reg(u64);
       k_.mul_wide(col, kk, 2u);
-      k_.cp_async(CpAsyncCache::cg, 16, at(stage + pieces[i].to), at(rows[i].at + col),
-                  Src((left << 1u) & rows[i].mask));
+      // The addresses outside the guard: a guarded definition would keep
+      // its register's older value alive (ptxas spilled at 32 tokens).
+      Reg to = stage + pieces[i].to, from = rows[i].at + col, bytes = left << 1u;
+      k_.guarded(rows[i].inside != 0u, [&] { k_.cp_async(CpAsyncCache::cg, 16, at(to), at(from), Src(bytes)); });
     }
   }
 
   // One chunk's mma: the warp's weights converted 16 codes a lane at a
   // time (4 k16 steps), A's b0, b1 of two steps at once from the stage.
-  void multiply(PackedWeightStream& weights, const Reg& stage, std::vector<Regs>& acc) {
+  void multiply(PackedWeightStream& weights, const Reg& stage, const Reg& a_read, std::vector<Regs>& acc) {
     PackedWeightStream::Chunk chunk = weights.load(stage + imm(a_stage_bytes(t_)));
-    Reg lane_a = stage + (lane_ << 4u);
+    Reg first_a = stage + a_read, lane_a = t_.tokens > 8 ? Reg(stage + (lane_ << 4u)) : first_a;
     const int token_tiles = t_.tokens / 8;
     auto run = [&](bool folded) {
       const std::vector<Regs> factors = weights.factors(chunk, folded);
@@ -223,7 +243,8 @@ class StreamGrouped {
           std::vector<Regs> b;
           for (int nt = 0; nt < token_tiles; ++nt) {
             b.push_back(k_.regs(b32, 4));
-            k_.ld(Space::shared, b32, b.back(), at(lane_a, static_cast<std::int64_t>(pair * t_.tokens + nt * 8) * 64));
+            k_.ld(Space::shared, b32, b.back(),
+                  at(nt == 0 ? first_a : lane_a, static_cast<std::int64_t>(pair * t_.tokens + nt * 8) * 64));
           }
           for (int i = 0; i < t_.row_tiles; ++i) {
             const Regs& lo = pairs[static_cast<std::size_t>(2 * i)];
@@ -322,10 +343,7 @@ std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const Strea
 }
 
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  const std::int64_t stages = t.stages * stream_grouped_stage_bytes(p, t);
-  if (t.splits == 1 || !t.cluster) return stages;
-  const auto acc_tiles = static_cast<std::size_t>(t.row_tiles * t.tokens / 8);
-  return std::max<std::int64_t>(stages, cluster_split_slot_bytes(t.splits, t.warps, acc_tiles));
+  return t.stages * stream_grouped_stage_bytes(p, t);
 }
 
 std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -340,7 +358,7 @@ std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const Strea
 }
 
 std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  if (t.splits == 1 || t.cluster) return 0;
+  if (t.splits == 1) return 0;
   const std::int64_t units = max_group_units(stream_grouped_schedule(p, t), p.m);
   const std::uint64_t slots = static_cast<std::uint64_t>(units * t.splits) *
                               split_k_slot_bytes(t.threads(), static_cast<std::size_t>(t.row_tiles * t.tokens / 8));
@@ -350,7 +368,6 @@ std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const Stream
 ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
   const std::int64_t chunks = p.packed_layout().chunks();
   const std::int64_t per_split = (chunks + std::max(t.splits, 1) - 1) / std::max(t.splits, 1);
-  if (t.cluster && t.splits > 1) require_cluster_splits("stream grouped kernel", t.splits);
   if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 ||
       (t.tokens != 8 && t.tokens != 16 && t.tokens != 32 && t.tokens != 64) || t.stages < 2 || t.stages > 8 ||
       t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||

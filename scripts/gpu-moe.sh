@@ -149,7 +149,8 @@ sanitize() {
 ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 ncu_stream() {
   if [ -z "$ncu_tool" ] || [ ! -x "$ncu_tool" ]; then
-    note "ncu: not found"; ncu_tool=""
+    [ -n "$ncu_tool" ] && note "ncu: not found"
+    ncu_tool=""
     return
   fi
   run "ncu-$1" 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream --launch-skip "$2" --launch-count 1 \
@@ -211,6 +212,14 @@ if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
   [ -n "$ncu_tool" ] && run ncu-stalls-mxfp4-dense-16 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
     --launch-skip 8 --launch-count 1 --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
     "$bench" --grouped --weights mxfp4 --models dense --tokens 16 --reps 5
+  # Each pipe's busy share, shared memory's wavefronts, L2 and DRAM bytes,
+  # at 16 tokens and at 1: which of them grows with the tokens.
+  for tokens in 16 1; do
+    [ -n "$ncu_tool" ] && run "ncu-pipes-mxfp4-dense-$tokens" 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
+      --launch-skip 8 --launch-count 1 \
+      --metrics "regex:^(sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|sm__inst_executed_pipe_.*\\.sum|l1tex__data_pipe_lsu_wavefronts_mem_shared.*\\.sum|l1tex__data_bank_conflicts_pipe_lsu_mem_shared.*\\.sum|lts__t_bytes\\.sum|dram__bytes_read\\.sum|gpu__time_duration\\.sum)$" \
+      "$bench" --grouped --weights mxfp4 --models dense --tokens "$tokens" --reps 5
+  done
   # Its SASS lines' source counters (where the stalls and the shared
   # memory's excess wavefronts are).
   [ -n "$ncu_tool" ] && run ncu-source-mxfp4-dense-16 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
@@ -310,4 +319,7 @@ for log in $(cd "$logs" && ls ncu-*.log 2>/dev/null | sed 's/\.log$//'); do
   grep -oE "[^.]*(excessive wavefronts|bank conflicts|uncoalesced shared)[^.]*" "$logs/$log.log" | head -4
   # ncu-stalls-*: the stall reasons, largest first.
   grep -E "issue_stalled_.*ratio" "$logs/$log.log" | awk '{print $NF, $1}' | sort -gr | head -8
+  # ncu-pipes-*: the pipes' busy shares and the bytes.
+  grep -E "^ +(sm__pipe_|sm__inst_executed_pipe_|l1tex__data|lts__t_bytes|dram__bytes_read|gpu__time)" "$logs/$log.log" |
+    awk '$NF != "0" && $NF != "0.00"' | head -40
 done

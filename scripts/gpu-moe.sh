@@ -233,7 +233,10 @@ fi
 # splits_for's K split (0), 4 CTAs an SM, and 8,1,3 (bf16 up to 16 tokens).
 # 8 warps of 2 row tiles: 256 rows a CTA, so A (16 tokens: 16.8 MB from L2
 # at dense 8192², half the weights' bytes) is read by half as many CTAs.
-sweeps="mxfp4:8,2,2/8,1,3"
+# 2 warps a CTA, 8 CTAs an SM, and 1 warp, 11 CTAs: the same or fewer warps
+# an SM, each chunk's barrier over 2 warps or none (the barrier stalled 11%
+# of the cycles a warp waits per instruction at one token).
+sweeps="mxfp4:8,2,2/8,1,3 mxfp4:2,2,2,0,8/8,1,3 mxfp4:1,2,2,0,11/8,1,3"
 if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
   for entry in $sweeps; do
     w="${entry%%:*}" pair="${entry#*:}"

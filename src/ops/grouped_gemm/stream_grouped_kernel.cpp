@@ -82,16 +82,22 @@ class StreamGrouped {
     }
     GroupSchedule schedule(k_, so, poffsets, m, tid_, k_.address_of(table));
 
-    // This thread's pieces of A in every chunk: piece q (q = tid, tid +
-    // threads, ...) is [pair][token][t] = q / 4T, q / 4 % T, q % 4.
+    // This thread's pieces of A in every chunk: warp w copies token rows
+    // w, w + warps, ..., each a warp-wide copy of the row's 512 contiguous
+    // bytes of the chunk (whole lines), lane l its K 8l .. 8l + 8 (pair l %
+    // 8, t l / 8) into slot a_slot(pair, token, t). A lane's own pieces
+    // (16 bytes a line, the [pair][token][t] order) had made each copy 32
+    // shared-memory wavefronts, not 4: ~1.3M of 2.9M at 16 tokens (ncu).
     struct APiece {
       Reg token, k_in_chunk, to;
     };
     std::vector<APiece> a_pieces;
-    for (int q0 = 0; q0 < kPairs * t_.tokens * 4; q0 += t_.threads()) {
-      Reg q = tid_ + imm(q0);
-      Reg pair = k_.div(q, imm(4 * t_.tokens));
-      a_pieces.push_back({(q >> 2u) - pair * imm(t_.tokens), ((q & 3u) << 6) + (pair << 3), q << 4u});
+    {
+      Reg pair = lane_ & 7u, t = lane_ >> 3u;
+      for (int row = 0; row < t_.tokens; row += t_.warps) {
+        Reg token = warp + imm(row);
+        a_pieces.push_back({token, lane_ << 3u, a_slot(pair, token, t) << 4u});
+      }
     }
 
     const int token_tiles = t_.tokens / 8;
@@ -197,6 +203,17 @@ class StreamGrouped {
            split_k_slot_bytes(t_.threads(), static_cast<std::size_t>(t_.row_tiles * t_.tokens / 8));
   }
 
+  // The 16-byte slot of A's stage holding A[token][k0 + 64t + 8·pair .. + 8)
+  // (PackedWeightStream's K order: the b0, b1 of k16 steps 2·pair and
+  // 2·pair + 1 of lane t): [pair][token][t] with, in odd pairs, the tokens
+  // of each even/odd couple swapped (slot bit 2 flipped). A row's copy
+  // (fixed token, 8 pairs x 4 t) then writes 8 bank groups 4 times each (4
+  // wavefronts); a step pair's reads (8 tokens x 4 t) stay 512 contiguous
+  // bytes.
+  Reg a_slot(const Reg& pair, const Reg& token, const Reg& t) {
+    return pair * imm(4 * t_.tokens) + (((token << 2u) + t) ^ ((pair & 1u) << 2u));
+  }
+
   // Where this thread's pieces of A read in a work item: each piece's token
   // row at K 0, and whether that row lies inside the group (a row past the
   // group's end is copied never: zero_empty_a_rows zeroes it once).
@@ -271,7 +288,11 @@ class StreamGrouped {
   // time (4 k16 steps), A's b0, b1 of two steps at once from the stage.
   void multiply(PackedWeightStream& weights, const Reg& stage, const Reg& a_read, std::vector<Regs>& acc) {
     PackedWeightStream::Chunk chunk = weights.load(stage + imm(a_stage_bytes(t_)));
-    Reg first_a = stage + a_read, lane_a = t_.tokens > 8 ? Reg(stage + (lane_ << 4u)) : first_a;
+    // Per pair parity (a_slot's swap of token couples in odd pairs): the
+    // first token tile's lanes (a_read), the later tiles' (where they lie).
+    Reg first_a[2] = {stage + a_read, stage + (a_read ^ 64u)};
+    Reg lane_a[2] = {first_a[0], first_a[1]};
+    if (t_.tokens > 8) lane_a[0] = stage + (lane_ << 4u), lane_a[1] = stage + ((lane_ << 4u) ^ 64u);
     const int token_tiles = t_.tokens / 8;
     auto run = [&](bool folded) {
       const std::vector<Regs> factors = weights.factors(chunk, folded);
@@ -283,7 +304,7 @@ class StreamGrouped {
           for (int nt = 0; nt < token_tiles; ++nt) {
             b.push_back(k_.regs(b32, 4));
             k_.ld(Space::shared, b32, b.back(),
-                  at(nt == 0 ? first_a : lane_a, static_cast<std::int64_t>(pair * t_.tokens + nt * 8) * 64));
+                  at(nt == 0 ? first_a[pair % 2] : lane_a[pair % 2], static_cast<std::int64_t>(pair * t_.tokens + nt * 8) * 64));
           }
           for (int i = 0; i < t_.row_tiles; ++i) {
             const Regs& lo = pairs[static_cast<std::size_t>(2 * i)];

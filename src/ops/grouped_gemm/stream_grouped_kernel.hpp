@@ -11,12 +11,13 @@
 // experts are active. A work item walks its chunks (256 codes of K) through
 // a ring of `stages` shared-memory stages filled by cp.async: every warp
 // its own rows of the group's packed weights (PackedWeightStream), every
-// thread a part of the unit's tokens' A — 16-byte copies of the token rows
-// inside the group, K past its end reading nothing (zeros; rows past the
-// group's end are zeroed once an item, never copied), put where the
-// weights' fragment order wants them: [step pair][token][t] x 16 bytes
-// holds A[token][k0 + 64t + 8·pair .. + 8), the b0, b1 of steps 2·pair and
-// 2·pair + 1 of lane t (PackedWeightStream's K order). One wait and one
+// warp some of the unit's tokens' A rows — warp-wide copies of a row's 512
+// bytes of the chunk, rows inside the group only, K past its end reading
+// nothing (zeros; rows past the group's end are zeroed once an item), put
+// where the weights' fragment order wants them: [step pair][token][t] x 16
+// bytes holds A[token][k0 + 64t + 8·pair .. + 8), the b0, b1 of steps 2·pair
+// and 2·pair + 1 of lane t (PackedWeightStream's K order; odd pairs swap
+// each couple of tokens: a_slot). One wait and one
 // barrier a chunk (A is shared), the copies of chunk c + stages - 1 issued
 // before chunk c's mma.
 //

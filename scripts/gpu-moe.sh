@@ -2,7 +2,7 @@
 # The grouped GEMM (mixture of experts, issue 43) on a GPU machine.
 #
 # Quick mode (the default; at most BUDGET seconds after the build, default
-# 52: the session's GPU windows are 60-70 s in all, the build included):
+# 60: the session's GPU windows are 60-70 s in all, the build included):
 # the decode path, in this order, each step while time is left:
 #   bench    bench_gemm --grouped --weights mxfp4, nvfp4, mxfp8 over the
 #            dense N = K = 8192 GEMM, gpt-oss and qwen3 at 1 and 16 tokens:
@@ -12,18 +12,19 @@
 #            tails, split K, bf16 weights), each in a process of its own
 #            (10 s at most), against fp64;
 #   ncu      Nsight Compute of the stream kernel, MXFP4 dense 8192² at 16
-#            tokens and at 1 (memory, shared-memory tables, occupancy,
-#            scheduler, warp states, pipes, instruction mix, source
-#            counters), then the 16-token launch's stall reasons and its SASS
-#            lines' source counters: what grows from 1 to 16 tokens;
+#            tokens (memory, shared-memory tables, occupancy, scheduler,
+#            warp states, pipes, instruction mix, source counters), each
+#            pipe's busy share, shared wavefronts and L2/DRAM bytes at 16
+#            and 1 tokens, the 1-token launch's stall reasons and its SASS
+#            lines' source counters (the bound at one token);
 #   sweep    the MXFP4 bench again under other tilings of the stream kernel
 #            (WARPFORGE_STREAM_TILING and _BF16: warps, row tiles a warp,
 #            stages, K split (0: the default's), CTAs an SM;
 #            stream_grouped_path.cpp);
+#   amaxtest GemmAmaxExactnessGpu.StreamKernel (its stream path, fp64);
 #   amax     bench_gemm --block-scaled mxfp8, mxfp4, nvfp4 at M = 1, 16, 64
 #            x 8192 x 8192: GemmAmax's decode on the stream kernel (named)
-#            and on the automatic choice ("ours / read once");
-#   amaxtest GemmAmaxExactnessGpu.StreamKernel (its stream path, fp64).
+#            and on the automatic choice ("ours / read once").
 # Logs go to $OUT as a few files that grow as each step ends (tests.log,
 # bench.log, ncu.log, ncu-source.csv, amax.log, other.log: a window keeps
 # 8 files), each step's output under a "== step" line.
@@ -50,7 +51,7 @@ full="${FULL:-0}"
 if [ "$full" = 1 ]; then
   steps=" ${STEPS:-tests memcheck bench pytest pybench sanitize} "
 else
-  steps=" ${STEPS:-bench tests ncu sweep amax amaxtest} "
+  steps=" ${STEPS:-bench tests ncu sweep amaxtest amax} "
 fi
 mkdir -p "$out"
 # Each step's own log, read back by the steps' checks; appended to $out's
@@ -116,10 +117,10 @@ if ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >>"$out/buil
 fi
 note "build (${targets[*]}): $((SECONDS - start)) s"
 [ "$broken" != " " ] && note "build FAILED for:${broken}(log $out/build.log); their steps are skipped"
-# Quick mode: BUDGET (default 52) seconds from here, the build left out.
+# Quick mode: BUDGET (default 60) seconds from here, the build left out.
 if [ "$full" != 1 ]; then
   SECONDS=0
-  budget="${BUDGET:-52}"
+  budget="${BUDGET:-60}"
 fi
 built() { [[ "$broken" != *" $1 "* ]]; }
 bench="$build_dir/bench/bench_gemm"
@@ -204,39 +205,37 @@ elif wanted tests; then
   note "GPU tests: test_gpu not built (log $out/build.log)"
 fi
 if wanted ncu && [ -x "$bench" ] && built bench_gemm; then
-  # What grows from 1 token to 16 (dense MXFP4: 17.5 -> 26.4 us in session
-  # 5, where the instructions a chunk grow ~8%): the 16-token launch first.
+  # Dense MXFP4 at 16 tokens after A's row-wide copies (window 1: 27.0 us,
+  # 1.63M excess shared wavefronts, MIO throttle 0.69 a issue).
   ncu_stream mxfp4-dense-16 8 mxfp4 dense 16
-  ncu_stream mxfp4-dense-1 8 mxfp4 dense 1
-  # The 16-token launch's stall reasons (warps stalled a cycle, per issued instruction).
-  [ -n "$ncu_tool" ] && run ncu-stalls-mxfp4-dense-16 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
-    --launch-skip 8 --launch-count 1 --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
-    "$bench" --grouped --weights mxfp4 --models dense --tokens 16 --reps 5
   # Each pipe's busy share, shared memory's wavefronts, L2 and DRAM bytes,
-  # at 16 tokens and at 1: which of them grows with the tokens.
+  # at 16 tokens and at 1.
   for tokens in 16 1; do
     [ -n "$ncu_tool" ] && run "ncu-pipes-mxfp4-dense-$tokens" 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
       --launch-skip 8 --launch-count 1 \
       --metrics "regex:^(sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|sm__inst_executed_pipe_.*\\.sum|l1tex__data_pipe_lsu_wavefronts_mem_shared.*\\.sum|l1tex__data_bank_conflicts_pipe_lsu_mem_shared.*\\.sum|lts__t_bytes\\.sum|dram__bytes_read\\.sum|gpu__time_duration\\.sum)$" \
       "$bench" --grouped --weights mxfp4 --models dense --tokens "$tokens" --reps 5
   done
-  # Its SASS lines' source counters (where the stalls and the shared
-  # memory's excess wavefronts are).
-  [ -n "$ncu_tool" ] && run ncu-source-mxfp4-dense-16 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
+  # The 1-token launch's stall reasons (warps stalled a cycle, per issued
+  # instruction) and its SASS lines' source counters: its bound.
+  [ -n "$ncu_tool" ] && run ncu-stalls-mxfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
+    --launch-skip 8 --launch-count 1 --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
+    "$bench" --grouped --weights mxfp4 --models dense --tokens 1 --reps 5
+  [ -n "$ncu_tool" ] && run ncu-source-mxfp4-dense-1 8 20 "$ncu_tool" --kernel-name regex:grouped_gemm_stream \
     --launch-skip 8 --launch-count 1 --section SourceCounters --page source --print-source sass --csv \
-    "$bench" --grouped --weights mxfp4 --models dense --tokens 16 --reps 5
+    "$bench" --grouped --weights mxfp4 --models dense --tokens 1 --reps 5
 fi
 
 # Each entry: weights:packed tiling/bf16 tiling
 # (warps,row_tiles,stages[,splits[,ctas_per_sm]]); the defaults are 4,2,2
 # up to 16 tokens (FP4; FP8 4,1,2; 3 stages where 2 fit no more CTAs an SM),
 # splits_for's K split (0), 4 CTAs an SM, and 8,1,3 (bf16 up to 16 tokens).
-# 8 warps of 2 row tiles: 256 rows a CTA, so A (16 tokens: 16.8 MB from L2
-# at dense 8192², half the weights' bytes) is read by half as many CTAs.
-# 2 warps a CTA, 8 CTAs an SM, and 1 warp, 11 CTAs: the same or fewer warps
-# an SM, each chunk's barrier over 2 warps or none (the barrier stalled 11%
-# of the cycles a warp waits per instruction at one token).
-sweeps="mxfp4:8,2,2/8,1,3 mxfp4:2,2,2,0,8/8,1,3 mxfp4:1,2,2,0,11/8,1,3"
+# 8 warps of 2 row tiles: 256 rows a CTA, so A is read by half as many
+# CTAs (window 1: dense 16 tokens 23.0 us against 25.3, 1 token 19.0
+# against 17.4); one row tile a warp with 3 stages at 4 CTAs an SM (a
+# chunk's work a warp halved: the tail after the last copy), and 8 warps of
+# one row tile (2 CTAs an SM).
+sweeps="mxfp4:8,2,2/8,1,3 mxfp4:4,1,3,0,4/8,1,3 mxfp4:8,1,2/8,1,3"
 if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
   for entry in $sweeps; do
     w="${entry%%:*}" pair="${entry#*:}"
@@ -245,17 +244,6 @@ if wanted sweep && [ -x "$bench" ] && built bench_gemm; then
       grep -E "^\| [a-z]" "$logs/sweep-$w-${pair//[,\/]/_}.log" 2>/dev/null
   done
 fi
-
-# GemmAmax's decode kernels (both operands quantized) at the issue's shapes.
-if wanted amax && [ -x "$bench" ] && built bench_gemm; then
-  for w in mxfp8 mxfp4 nvfp4; do
-    for kernel in stream auto; do
-      run "amax-$kernel-$w" 14 20 "$bench" --block-scaled "$w" --kernel "$kernel" \
-        --shapes 1x8192x8192,16x8192x8192,64x8192x8192 --reps 20
-    done
-  done
-fi
-
 
 # GemmAmax's stream path against fp64 on cancelling inputs (quick mode: after its bench).
 if [ "$full" != 1 ] && [ -x "$test_gpu" ] && built test_gpu && wanted amaxtest; then
@@ -268,6 +256,17 @@ if [ "$full" != 1 ] && [ -x "$test_gpu" ] && built test_gpu && wanted amaxtest; 
     grep -E "Failure|mismatch|Which is" "$logs/test-GemmAmaxExactnessGpu.StreamKernel.log" | head -4
   fi
 fi
+
+# GemmAmax's decode kernels (both operands quantized) at the issue's shapes.
+if wanted amax && [ -x "$bench" ] && built bench_gemm; then
+  for w in mxfp8 mxfp4 nvfp4; do
+    for kernel in stream auto; do
+      run "amax-$kernel-$w" 14 20 "$bench" --block-scaled "$w" --kernel "$kernel" \
+        --shapes 1x8192x8192,16x8192x8192,64x8192x8192 --reps 20
+    done
+  done
+fi
+
 
 [ -x "$test_gpu" ] && built test_gpu && wanted memcheck && sanitize memcheck
 

@@ -2,7 +2,7 @@
 // them, without spills: the sm80 kernel for sm_80 and sm_90a in both forms
 // and every operand major-ness; the sm90a design at both tile widths; the
 // stream kernel for sm_90a in every format, token tile, with and without
-// split K (in a cluster and not) and amax, its registers inside the CTAs an
+// split K and amax, its registers inside the CTAs an
 // SM it asks for. Skips, saying so, without the CUDA toolkit.
 #include <gtest/gtest.h>
 
@@ -77,10 +77,9 @@ TEST(GroupedGemmPtxas, StreamKernelAssemblesWithoutSpills) {
     DType data, scale;
     int vec, tokens, splits, stages;
     bool amax;
-    bool cluster = false;  // the splits' sums in a cluster
   };
-  for (const Case& c : {Case{DType::e2m1, DType::e8m0, 32, 8, 1, 2, false}, Case{DType::e2m1, DType::e4m3, 16, 8, 3, 2, false, true},
-                        Case{DType::e2m1, DType::e4m3, 16, 16, 3, 2, true}, Case{DType::e4m3, DType::e8m0, 32, 8, 2, 2, false, true},
+  for (const Case& c : {Case{DType::e2m1, DType::e8m0, 32, 8, 1, 2, false}, Case{DType::e2m1, DType::e4m3, 16, 8, 3, 2, false},
+                        Case{DType::e2m1, DType::e4m3, 16, 16, 3, 2, true}, Case{DType::e4m3, DType::e8m0, 32, 8, 2, 2, false},
                         Case{DType::e4m3, DType::e8m0, 32, 32, 2, 3, true}, Case{DType::e5m2, DType::e8m0, 32, 64, 1, 3, false},
                         Case{DType::e2m1, DType::e8m0, 32, 64, 1, 3, true}}) {
     GroupedGemmProblem p;
@@ -89,7 +88,7 @@ TEST(GroupedGemmPtxas, StreamKernelAssemblesWithoutSpills) {
     p.a = {true, 2880, 0}, p.d = {true, 2880, 0};
     StreamGroupedTiling t;
     t.row_tiles = c.data == DType::e2m1 ? 2 : 1;
-    t.tokens = c.tokens, t.splits = c.splits, t.stages = c.stages, t.a_ld = 2880, t.cluster = c.cluster;
+    t.tokens = c.tokens, t.splits = c.splits, t.stages = c.stages, t.a_ld = 2880;
     const std::string what = p.describe() + ", " + t.describe();
     const std::string text = build_stream_grouped(p, t).to_ptx();
     testing::expect_fast_assembly(text, what);

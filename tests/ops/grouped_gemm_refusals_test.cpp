@@ -169,10 +169,10 @@ TEST(GroupedGemmRefusals, ExecuteRefusesOtherViewsAndAMissingWorkspace) {
   } catch (const OpsError& e) {
     EXPECT_NE(std::string(e.what()).find("offsets is absent"), std::string::npos) << e.what();
   }
-  // The stream kernel splitting K outside a cluster (the tiling asked for
-  // by WARPFORGE_STREAM_TILING: 8 splits, cluster 0) keeps its sums in a
-  // workspace: with caller_workspace, execute() needs one.
-  ::setenv("WARPFORGE_STREAM_TILING", "4,2,2,8,0", 1);
+  // The stream kernel splitting K (the tiling asked for by
+  // WARPFORGE_STREAM_TILING: 8 splits) keeps its sums in a workspace: with
+  // caller_workspace, execute() needs one.
+  ::setenv("WARPFORGE_STREAM_TILING", "4,2,2,8", 1);
   const PackedWeightsLayout layout{DType::e2m1, DType::e8m0, 32, 1, 8192, 32};
   auto codes = x.view(DType::u8, {layout.code_bytes()}), scales = x.view(DType::e8m0, {layout.scale_bytes()});
   auto a1 = x.view(DType::bf16, {1, 8192}), d1 = x.view(DType::bf16, {1, 32});
@@ -184,9 +184,9 @@ TEST(GroupedGemmRefusals, ExecuteRefusesOtherViewsAndAMissingWorkspace) {
   } catch (const OpsError& e) {
     EXPECT_NE(std::string(e.what()).find("no workspace given"), std::string::npos) << e.what();
   }
-  // A cluster field other than 0 or 1, or 0 CTAs an SM, is refused,
-  // naming the variable; 2 CTAs an SM are taken.
-  for (const char* bad_tiling : {"4,2,2,8,2", "4,2,2,8,1,0"}) {
+  // A negative split, 0 CTAs an SM or a sixth field is refused, naming the
+  // variable; 2 CTAs an SM are taken.
+  for (const char* bad_tiling : {"4,2,2,-1", "4,2,2,8,0", "4,2,2,8,1,2"}) {
     ::setenv("WARPFORGE_STREAM_TILING", bad_tiling, 1);
     try {
       GroupedGemm bad({a1, codes, nullptr, d1, nullptr, &scales}, {.out_dtype = DType::bf16});
@@ -194,10 +194,10 @@ TEST(GroupedGemmRefusals, ExecuteRefusesOtherViewsAndAMissingWorkspace) {
     } catch (const OpsError& e) {
       EXPECT_NE(std::string(e.what()).find("WARPFORGE_STREAM_TILING '" + std::string(bad_tiling) + "'"),
                 std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("cluster 0 or 1, CTAs an SM 1-32"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("splits 0 or more, CTAs an SM 1-32"), std::string::npos) << e.what();
     }
   }
-  ::setenv("WARPFORGE_STREAM_TILING", "4,2,2,8,1,2", 1);
+  ::setenv("WARPFORGE_STREAM_TILING", "4,2,2,8,2", 1);
   const GroupedGemm two({a1, codes, nullptr, d1, nullptr, &scales}, {.out_dtype = DType::bf16});
   EXPECT_NE(two.describe().find("2 CTAs an SM"), std::string::npos) << two.describe();
   ::unsetenv("WARPFORGE_STREAM_TILING");

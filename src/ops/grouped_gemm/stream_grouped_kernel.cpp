@@ -32,15 +32,13 @@ class StreamGrouped {
     Reg poffsets = k_.param_ptr("offsets", 4), pd = k_.param_ptr("D", 4);
     Reg pamax, workspace;
     if (p_.amax) pamax = k_.param_ptr("amax", 4);
-    const bool cluster = t_.splits > 1 && t_.cluster;
-    if (t_.splits > 1 && !cluster) workspace = k_.param_ptr("workspace", 16);
+    if (t_.splits > 1) workspace = k_.param_ptr("workspace", 16);
     Reg m = k_.param(u32, "M");
     k_.reqntid(imm(t_.threads()));
     // Registers for the CTAs an SM the shared memory allows (PTX ISA
     // 11.4, performance-tuning directives: with .reqntid, ptxas caps the
     // registers a thread so that this many CTAs fit).
     k_.minnctapersm(imm(stream_grouped_ctas_per_sm(p_, t_)));
-    if (cluster) k_.reqnctapercluster(imm(t_.splits));
     Shared stages = k_.dynamic_shared("stages", 128);
     const GroupScheduleOptions so = stream_grouped_schedule(p_, t_);
     Shared table = k_.shared("group_table", so.table_bytes(), 4);
@@ -49,7 +47,6 @@ class StreamGrouped {
     tid_ = k_.sreg(SReg::tid_x);
     lane_ = tid_ & 31u;
     Reg warp = tid_ >> 5u;
-    GroupSchedule schedule(k_, so, poffsets, m, tid_, k_.address_of(table));
     std::optional<PackedWeightStream> stream;
     if (p_.native_b)
       stream.emplace(k_, NativeWeights{p_.b_dtype, p_.sf_dtype, p_.vec, p_.k, p_.n, code_bytes(p_.b_dtype, p_.b.ld)},
@@ -61,29 +58,56 @@ class StreamGrouped {
     PackedWeightStream& weights = *stream;
     const std::int64_t stage_bytes = stream_grouped_stage_bytes(p_, t_);
     Reg stage0 = k_.address_of(stages);
+    const std::int64_t chunks = p_.packed_layout().chunks();
+    const std::int64_t per_split = (chunks + t_.splits - 1) / t_.splits;
+    auto first_tile_of = [&](const Reg& col) { return col * imm(t_.warps * t_.row_tiles) + warp * imm(t_.row_tiles); };
 
-    // This thread's pieces of A in every chunk: piece q (q = tid, tid +
-    // threads, ...) is [pair][token][t] = q / 4T, q / 4 % T, q % 4.
+    // One group (the dense GEMM), A not pre-passed: the first work item is
+    // group 0's unit ctaid / splits unless that group has fewer units, and
+    // its weights do not depend on the offsets: their first chunk is
+    // requested before the group table is built (its offsets read, a
+    // barrier: ~1 us an H200's profile put before the first copy), in a
+    // group of its own. The item confirms it (guess_taken) or drains it.
+    const bool guess = p_.groups == 1 && !p_.scaled_a;
+    Reg guess_col, guess_split, guess_pending;
+    if (guess) {
+      Reg item = k_.mov(u32, SReg::ctaid_x);
+      Reg unit = k_.div(item, imm(t_.splits));
+      guess_split = item - unit * imm(t_.splits);
+      guess_col = unit - k_.div(unit, imm(so.units_per_row)) * imm(so.units_per_row);
+      const PackedWeightStream::Source source = weights.source(pb, psfb, k_.mov(u32, 0u), first_tile_of(guess_col));
+      weights.issue(stage0 + imm(a_stage_bytes(t_)), source, guess_split * imm(per_split));
+      k_.cp_async_commit();
+      guess_pending = k_.mov(u32, 1u);
+    }
+    GroupSchedule schedule(k_, so, poffsets, m, tid_, k_.address_of(table));
+
+    // This thread's pieces of A in every chunk: warp w copies token rows
+    // w, w + warps, ..., each a warp-wide copy of the row's 512 contiguous
+    // bytes of the chunk (whole lines), lane l its K 8l .. 8l + 8 (pair l %
+    // 8, t l / 8) into slot a_slot(pair, token, t). A lane's own pieces
+    // (16 bytes a line, the [pair][token][t] order) had made each copy 32
+    // shared-memory wavefronts, not 4: ~1.3M of 2.9M at 16 tokens (ncu).
     struct APiece {
       Reg token, k_in_chunk, to;
     };
     std::vector<APiece> a_pieces;
-    for (int q0 = 0; q0 < kPairs * t_.tokens * 4; q0 += t_.threads()) {
-      Reg q = tid_ + imm(q0);
-      Reg pair = k_.div(q, imm(4 * t_.tokens));
-      a_pieces.push_back({(q >> 2u) - pair * imm(t_.tokens), ((q & 3u) << 6) + (pair << 3), q << 4u});
+    {
+      Reg pair = lane_ & 7u, t = lane_ >> 3u;
+      for (int row = 0; row < t_.tokens; row += t_.warps) {
+        Reg token = warp + imm(row);
+        a_pieces.push_back({token, lane_ << 3u, a_slot(pair, token, t) << 4u});
+      }
     }
 
     const int token_tiles = t_.tokens / 8;
     std::vector<Regs> acc;
     for (int i = 0; i < t_.row_tiles * token_tiles; ++i) acc.push_back(k_.regs(f32, 4));
-    const std::int64_t chunks = p_.packed_layout().chunks();
-    const std::int64_t per_split = (chunks + t_.splits - 1) / t_.splits;
 
     schedule.for_each([&](const GroupWork& w) {
       Pred real_group = w.group < imm(p_.groups);
       Reg t0 = w.begin + w.row_tile * imm(t_.tokens);
-      Reg first_tile = w.col * imm(t_.warps * t_.row_tiles) + warp * imm(t_.row_tiles);
+      Reg first_tile = first_tile_of(w.col);
       // This split's chunks; the pseudo-group's items have none.
       Reg c0 = w.split * imm(per_split);
       Reg c1 = k_.min(c0 + imm(per_split), imm(chunks));
@@ -92,6 +116,17 @@ class StreamGrouped {
         for (const Reg& r : a) k_.mov(r, imm_f32(0.0f));
       const PackedWeightStream::Source source = weights.source(pb, psfb, w.group, first_tile);
       const std::vector<ARow> a_rows = a_sources(pa, t0, w.end, a_pieces);
+      zero_empty_a_rows(stage0, stage_bytes, a_rows, a_pieces);
+      const Reg a_read = a_read_offset(t0, w.end);
+      // Whether the guessed copies are this item's chunk c0 (else, in the
+      // CTA's first item, they are drained before the stage is reused).
+      Reg guess_taken;
+      if (guess) {
+        guess_taken = k_.selp(k_.mov(u32, 1u), 0u,
+                              (guess_pending == 1u) && (w.group == 0u) && (w.col == guess_col) && (w.split == guess_split));
+        k_.if_then((guess_pending == 1u) && (guess_taken == 0u), [&] { k_.cp_async_wait_all(); });
+        k_.mov(guess_pending, 0u);
+      }
 
       // Chunk c0 + i lives in stage i % stages.
       auto issue = [&](const Reg& c, const Reg& stage) {
@@ -100,6 +135,15 @@ class StreamGrouped {
           weights.issue(stage + imm(a_stage_bytes(t_)), source, c);
         });
         k_.cp_async_commit();  // empty past the last chunk: the group count stays in step
+      };
+      // The item's first chunk: its weights already requested when guessed.
+      auto issue_first = [&] {
+        if (!guess) return issue(c0, stage0);
+        k_.if_then(c0 < c1, [&] {
+          issue_a(stage0, c0, a_rows, a_pieces);
+          k_.if_then(guess_taken == 0u, [&] { weights.issue(stage0 + imm(a_stage_bytes(t_)), source, c0); });
+        });
+        k_.cp_async_commit();
       };
       if (p_.scaled_a) {
         // A is the pre-pass's bf16 copy, and this kernel may start while
@@ -114,7 +158,8 @@ class StreamGrouped {
           k_.cp_async_commit();
         }
       } else {
-        for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
+        issue_first();
+        for (int s = 1; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
       }
       // The stage of the chunk before c (at c0: the last stage), which
       // chunk c + stages - 1 takes over.
@@ -128,7 +173,7 @@ class StreamGrouped {
         issue(c + imm(t_.stages - 1), before);
         Reg next = before + imm(stage_bytes);
         Reg stage = k_.selp(next, stage0, next < stage0 + imm(t_.stages * stage_bytes));
-        multiply(weights, stage, acc);
+        multiply(weights, stage, a_read, acc);
         k_.mov(before, stage);
       });
       k_.cp_async_wait_all();
@@ -139,19 +184,6 @@ class StreamGrouped {
       auto store = [&] { store_d(acc, pd, pamax, row0, token0, w.end); };
       if (t_.splits == 1) {
         store();
-        return;
-      }
-      if (cluster) {
-        // The grid is a multiple of the splits, so the cluster's CTAs take
-        // one unit together, split = rank (GroupSchedule: item % splits,
-        // the cluster's CTAs consecutive in x). The slots overlay the
-        // stages, which the owners read until the barrier after: then the
-        // next item's copies may land there.
-        cluster_split_reduce(k_, acc,
-                             {.splits = t_.splits, .split = w.split, .warps = t_.warps, .warp = warp, .lane = lane_,
-                              .slots = stage0},
-                             store);
-        k_.bar_sync();
         return;
       }
       split_k_reduce(k_, acc,
@@ -171,27 +203,69 @@ class StreamGrouped {
            split_k_slot_bytes(t_.threads(), static_cast<std::size_t>(t_.row_tiles * t_.tokens / 8));
   }
 
+  // The 16-byte slot of A's stage holding A[token][k0 + 64t + 8·pair .. + 8)
+  // (PackedWeightStream's K order: the b0, b1 of k16 steps 2·pair and
+  // 2·pair + 1 of lane t): [pair][token][t] with, in odd pairs, the tokens
+  // of each even/odd couple swapped (slot bit 2 flipped). A row's copy
+  // (fixed token, 8 pairs x 4 t) then writes 8 bank groups 4 times each (4
+  // wavefronts); a step pair's reads (8 tokens x 4 t) stay 512 contiguous
+  // bytes.
+  Reg a_slot(const Reg& pair, const Reg& token, const Reg& t) {
+    return pair * imm(4 * t_.tokens) + (((token << 2u) + t) ^ ((pair & 1u) << 2u));
+  }
+
   // Where this thread's pieces of A read in a work item: each piece's token
-  // row at K 0, and a mask of its bytes (0 for a token row past the group's
-  // end, which then reads nothing from the first row).
+  // row at K 0, and whether that row lies inside the group (a row past the
+  // group's end is copied never: zero_empty_a_rows zeroes it once).
   struct ARow {
-    Reg at, mask;
+    Reg at, inside;  // inside: 1 or 0 (a register, not a predicate: ptxas holds few of those)
   };
   template <class Pieces>
   std::vector<ARow> a_sources(const Reg& pa, const Reg& t0, const Reg& t_end, const Pieces& pieces) {
     std::vector<ARow> rows;
     for (const auto& piece : pieces) {
       Reg token = t0 + piece.token;
-      Pred valid = token < t_end;
       Reg row = k_.reg(u64);
       k_.mul_wide(row, token, imm(2 * t_.a_ld));
-      rows.push_back({k_.selp(pa + row, pa, valid), k_.selp(k_.mov(u32, 0xFFFFFFFFu), 0u, valid)});
+      rows.push_back({pa + row, k_.selp(k_.mov(u32, 1u), 0u, token < t_end)});
     }
     return rows;
   }
 
-  // This thread's 16-byte pieces of A for chunk c: token rows past the
-  // group's end and K past A's read nothing (zero-filled).
+  // The pieces of token rows past the group's end, zeroed in every stage
+  // once a work item (they are never copied), by the thread that owns them:
+  // the loop's barrier before a chunk's mma shows them to the others, and
+  // the barrier after the previous item's last chunk freed the stages. A
+  // zero-filling copy of each such piece every chunk took ~2/3 of the
+  // shared memory's excess wavefronts at one token (docs/PERFORMANCE.md).
+  template <class Pieces>
+  void zero_empty_a_rows(const Reg& stage0, std::int64_t stage_bytes, const std::vector<ARow>& rows,
+                         const Pieces& pieces) {
+    Regs zeros = k_.regs(b32, 4);
+    for (const Reg& z : zeros) k_.mov(z, 0u);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      Reg to = stage0 + pieces[i].to;
+      k_.guarded(rows[i].inside == 0u, [&] {
+        for (int s = 0; s < t_.stages; ++s) k_.st(Space::shared, b32, at(to, s * stage_bytes), zeros);
+      });
+    }
+  }
+
+  // Where lane 4j + t reads its b0, b1 of the first token tile in a stage's
+  // step pair: token row j, or, past the group's end, the first row past
+  // it (zeros), which every such lane of the same t reads alike: a warp
+  // whose unit holds one token reads 2 rows' 128 bytes, not 8 rows' 512.
+  // Later token tiles read where they lie (one register more a tile would
+  // spill the 32- and 64-token kernels).
+  Reg a_read_offset(const Reg& t0, const Reg& t_end) {
+    Reg inside = k_.reg(s32);
+    k_.sub(inside, t_end, t0);
+    k_.max(inside, inside, 0);
+    return (k_.min(lane_ >> 2u, inside.as(u32)) << 6u) + ((lane_ & 3u) << 4u);
+  }
+
+  // This thread's 16-byte pieces of A for chunk c, those of rows inside the
+  // group: K past A's end reads nothing (zero-filled).
   template <class Pieces>
   void issue_a(const Reg& stage, const Reg& c, const std::vector<ARow>& rows, const Pieces& pieces) {
     Reg k0 = c << 8u;  // 256 codes a chunk
@@ -203,16 +277,22 @@ class StreamGrouped {
       k_.max(left, left, 0);
       Reg col = k_.reg(u64);
       k_.mul_wide(col, kk, 2u);
-      k_.cp_async(CpAsyncCache::cg, 16, at(stage + pieces[i].to), at(rows[i].at + col),
-                  Src((left << 1u) & rows[i].mask));
+      // The addresses outside the guard: a guarded definition would keep
+      // its register's older value alive (ptxas spilled at 32 tokens).
+      Reg to = stage + pieces[i].to, from = rows[i].at + col, bytes = left << 1u;
+      k_.guarded(rows[i].inside != 0u, [&] { k_.cp_async(CpAsyncCache::cg, 16, at(to), at(from), Src(bytes)); });
     }
   }
 
   // One chunk's mma: the warp's weights converted 16 codes a lane at a
   // time (4 k16 steps), A's b0, b1 of two steps at once from the stage.
-  void multiply(PackedWeightStream& weights, const Reg& stage, std::vector<Regs>& acc) {
+  void multiply(PackedWeightStream& weights, const Reg& stage, const Reg& a_read, std::vector<Regs>& acc) {
     PackedWeightStream::Chunk chunk = weights.load(stage + imm(a_stage_bytes(t_)));
-    Reg lane_a = stage + (lane_ << 4u);
+    // Per pair parity (a_slot's swap of token couples in odd pairs): the
+    // first token tile's lanes (a_read), the later tiles' (where they lie).
+    Reg first_a[2] = {stage + a_read, stage + (a_read ^ 64u)};
+    Reg lane_a[2] = {first_a[0], first_a[1]};
+    if (t_.tokens > 8) lane_a[0] = stage + (lane_ << 4u), lane_a[1] = stage + ((lane_ << 4u) ^ 64u);
     const int token_tiles = t_.tokens / 8;
     auto run = [&](bool folded) {
       const std::vector<Regs> factors = weights.factors(chunk, folded);
@@ -223,7 +303,8 @@ class StreamGrouped {
           std::vector<Regs> b;
           for (int nt = 0; nt < token_tiles; ++nt) {
             b.push_back(k_.regs(b32, 4));
-            k_.ld(Space::shared, b32, b.back(), at(lane_a, static_cast<std::int64_t>(pair * t_.tokens + nt * 8) * 64));
+            k_.ld(Space::shared, b32, b.back(),
+                  at(nt == 0 ? first_a[pair % 2] : lane_a[pair % 2], static_cast<std::int64_t>(pair * t_.tokens + nt * 8) * 64));
           }
           for (int i = 0; i < t_.row_tiles; ++i) {
             const Regs& lo = pairs[static_cast<std::size_t>(2 * i)];
@@ -322,10 +403,7 @@ std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const Strea
 }
 
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  const std::int64_t stages = t.stages * stream_grouped_stage_bytes(p, t);
-  if (t.splits == 1 || !t.cluster) return stages;
-  const auto acc_tiles = static_cast<std::size_t>(t.row_tiles * t.tokens / 8);
-  return std::max<std::int64_t>(stages, cluster_split_slot_bytes(t.splits, t.warps, acc_tiles));
+  return t.stages * stream_grouped_stage_bytes(p, t);
 }
 
 std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -340,7 +418,7 @@ std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const Strea
 }
 
 std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  if (t.splits == 1 || t.cluster) return 0;
+  if (t.splits == 1) return 0;
   const std::int64_t units = max_group_units(stream_grouped_schedule(p, t), p.m);
   const std::uint64_t slots = static_cast<std::uint64_t>(units * t.splits) *
                               split_k_slot_bytes(t.threads(), static_cast<std::size_t>(t.row_tiles * t.tokens / 8));
@@ -350,7 +428,6 @@ std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const Stream
 ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
   const std::int64_t chunks = p.packed_layout().chunks();
   const std::int64_t per_split = (chunks + std::max(t.splits, 1) - 1) / std::max(t.splits, 1);
-  if (t.cluster && t.splits > 1) require_cluster_splits("stream grouped kernel", t.splits);
   if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 ||
       (t.tokens != 8 && t.tokens != 16 && t.tokens != 32 && t.tokens != 64) || t.stages < 2 || t.stages > 8 ||
       t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||

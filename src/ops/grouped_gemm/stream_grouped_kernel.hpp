@@ -11,24 +11,24 @@
 // experts are active. A work item walks its chunks (256 codes of K) through
 // a ring of `stages` shared-memory stages filled by cp.async: every warp
 // its own rows of the group's packed weights (PackedWeightStream), every
-// thread a part of the unit's tokens' A — 16-byte copies, token rows past
-// the group's end and K past its end reading nothing (zeros), put where the
-// weights' fragment order wants them: [step pair][token][t] x 16 bytes
-// holds A[token][k0 + 64t + 8·pair .. + 8), the b0, b1 of steps 2·pair and
-// 2·pair + 1 of lane t (PackedWeightStream's K order). One wait and one
+// warp some of the unit's tokens' A rows — warp-wide copies of a row's 512
+// bytes of the chunk, rows inside the group only, K past its end reading
+// nothing (zeros; rows past the group's end are zeroed once an item), put
+// where the weights' fragment order wants them: [step pair][token][t] x 16
+// bytes holds A[token][k0 + 64t + 8·pair .. + 8), the b0, b1 of steps 2·pair
+// and 2·pair + 1 of lane t (PackedWeightStream's K order; odd pairs swap
+// each couple of tokens: a_slot). One wait and one
 // barrier a chunk (A is shared), the copies of chunk c + stages - 1 issued
 // before chunk c's mma.
 //
 // The splits add their partial sums in split order (deterministic):
 // through the workspace (split_k_reduce), the last split of a unit storing
-// D; or, with `cluster`, inside a cluster of the unit's splits (the grid a
-// multiple of them, so that every CTA of a cluster takes the same unit,
-// split = rank: cluster_split_reduce), each warp's owner storing its rows.
+// D.
 // D is f32, or rounded to nearest bf16/f16; with amax, max |D| folded in.
 //
 // Parameters: A (bf16, rows of `a_ld` elements), B (packed codes), SFB
 // (packed scales), offsets (int32 x G), D, then amax (with amax) and
-// workspace (with splits > 1 outside a cluster), then M (u32). Target sm_90a: the exact
+// workspace (with splits > 1), then M (u32). Target sm_90a: the exact
 // conversions multiply bf16x2 (mul.bf16x2, PTX ISA 9.7.4.2).
 #pragma once
 
@@ -48,10 +48,6 @@ struct StreamGroupedTiling {
   int row_tiles = 2;  // 16-row tiles of N per warp
   int tokens = 8;     // tokens of a group per unit: 8, 16, 32 or 64
   int splits = 1;     // work items (K ranges) per unit
-  // Splits > 1 only: a cluster of the unit's splits (rank = split) adds
-  // their sums in shared memory (cluster_split_reduce), rather than
-  // through the workspace with a fence and a counter.
-  bool cluster = false;
   // CTAs an SM asked for (0: as many as the shared memory holds, at most
   // 4 and 16 warps); never more than the shared memory holds.
   int ctas_per_sm = 0;
@@ -77,7 +73,7 @@ std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const Stre
 // CTAs an SM where the shared memory held 3 (docs/PERFORMANCE.md).
 std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
-// Workspace of the split-K sums (0 without splits or in a cluster): partial
+// Workspace of the split-K sums (0 without splits): partial
 // slots of every unit there can be, then their counters.
 std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 

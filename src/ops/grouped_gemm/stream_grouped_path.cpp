@@ -75,41 +75,30 @@ int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
 }
 
 // For experiments on a GPU (scripts/gpu-moe.sh's sweep):
-// WARPFORGE_STREAM_TILING=W,R,S[,K[,C[,P]]] sets the warps, row tiles a
-// warp and stages of every stream kernel of packed weights compiled after
-// it, with K its K split (0 or none: splits_for's), with C whether the
-// splits form a cluster (1) or add through the workspace (0; else
-// kClusterSplitsUpTo decides), with P the CTAs an SM (the registers follow:
-// .minnctapersm); WARPFORGE_STREAM_TILING_BF16 of bf16 weights;
-// build_stream_grouped refuses a tiling it cannot build. Returns the K
-// split asked for, 0 where none, and sets `cluster` where C is given.
-int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<bool>& cluster) {
+// WARPFORGE_STREAM_TILING=W,R,S[,K[,P]] sets the warps, row tiles a warp
+// and stages of every stream kernel of packed weights compiled after it,
+// with K its K split (0 or none: splits_for's), with P the CTAs an SM (the
+// registers follow: .minnctapersm); WARPFORGE_STREAM_TILING_BF16 of bf16
+// weights; build_stream_grouped refuses a tiling it cannot build. Returns
+// the K split asked for, 0 where none. (The splits' sums in a cluster's
+// shared memory measured slower on an H200, session 5: 62 clusters of 8
+// fit at once where dense 8192² at one token needs 66; removed, see
+// docs/experiments/2026-11-29-grouped-decode.md.)
+int tiling_from_environment(StreamGroupedTiling& t, bool packed) {
   const char* name = packed ? "WARPFORGE_STREAM_TILING" : "WARPFORGE_STREAM_TILING_BF16";
   const char* text = std::getenv(name);
   if (!text || !*text) return 0;
-  int warps = 0, row_tiles = 0, stages = 0, splits = 0, in_cluster = 0, per_sm = 0;
+  int warps = 0, row_tiles = 0, stages = 0, splits = 0, per_sm = 0;
   char end = 0;
-  const int read =
-      std::sscanf(text, "%d,%d,%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &in_cluster, &per_sm, &end);
-  if (read < 3 || read > 6 || (read >= 5 && in_cluster != 0 && in_cluster != 1) || (read == 6 && (per_sm < 1 || per_sm > 32)))
+  const int read = std::sscanf(text, "%d,%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &per_sm, &end);
+  if (read < 3 || read > 5 || splits < 0 || (read == 5 && (per_sm < 1 || per_sm > 32)))
     throw OpsError(std::string(name) + " '" + text +
-                   "': expected warps,row_tiles,stages[,splits[,cluster[,ctas_per_sm]]] (three to six integers, "
-                   "cluster 0 or 1, CTAs an SM 1-32, e.g. 4,2,3 or 4,2,2,8 or 4,2,2,8,1 or 4,2,2,0,1,5)");
+                   "': expected warps,row_tiles,stages[,splits[,ctas_per_sm]] (three to five integers, splits "
+                   "0 or more, CTAs an SM 1-32, e.g. 4,2,3 or 4,2,2,8 or 4,2,2,0,5)");
   t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
-  if (read >= 5) cluster = in_cluster == 1;
-  if (read == 6) t.ctas_per_sm = per_sm;
+  if (read == 5) t.ctas_per_sm = per_sm;
   return read >= 4 ? splits : 0;
 }
-
-// The most K splits that form a cluster by default (their CTAs adding the
-// sums in shared memory: two cluster barriers and DSMEM stores, where the
-// workspace takes a store, a fence, a counter's atomic and the loads of
-// every partial): none. Measured on an H200 (docs/PERFORMANCE.md, session
-// 5): the dense 8192² MXFP4 GEMM at one token ran 20.2 us in clusters of 8
-// against 17.4 through the workspace (NVFP4 20.7 / 18.0; 16 tokens 29.1 /
-// 25.9): 62 clusters of 8 fit at once where its grid has 66, so 4 waited
-// for a second wave. WARPFORGE_STREAM_TILING's cluster field still asks.
-constexpr int kClusterSplitsUpTo = 1;
 
 // The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
 // row), FP8 and bf16 one; 4 warps, bf16 8 up to 16 tokens a unit (its
@@ -135,14 +124,11 @@ StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::De
   two.stages = 2;
   if (stream_grouped_ctas_per_sm(p, two) > stream_grouped_ctas_per_sm(p, t)) t.stages = 2;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
-  std::optional<bool> cluster;
-  const int splits = tiling_from_environment(t, p.packed_b, cluster);
+  const int splits = tiling_from_environment(t, p.packed_b);
   const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
   const std::int64_t units =
       std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());
   t.splits = splits > 0 ? splits : splits_for(units, ctas, p.packed_layout().chunks());
-  // A cluster needs a grid of whole clusters: at least one.
-  t.cluster = t.splits > 1 && ctas >= t.splits && cluster.value_or(t.splits <= kClusterSplitsUpTo);
   return t;
 }
 
@@ -165,10 +151,7 @@ class StreamLaunch final : public GroupedGemmLaunch {
     const std::int64_t shared = stream_grouped_shared_bytes(p, t);
     const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
     const std::int64_t items = max_group_units(stream_grouped_schedule(p, t), p.m) * t.splits;
-    // A cluster's CTAs take one unit's splits together: whole clusters.
-    const std::int64_t whole = t.splits > 1 && t.cluster ? t.splits : 1;
-    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(items, whole, ctas / whole * whole))};
-    if (whole > 1) config_.cluster = {static_cast<std::uint32_t>(whole)};
+    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(items, 1, ctas))};
     config_.block = {static_cast<std::uint32_t>(t.threads())};
     config_.dynamic_shared_bytes = static_cast<std::uint32_t>(shared);
     // With a block-scaled A the kernel starts while the pre-pass converts
@@ -255,9 +238,7 @@ class StreamPath final : public GroupedGemmPath {
     const StreamGroupedTiling t = stream_tiling(p, device);
     std::string s = t.describe() + ", " + std::to_string(stream_grouped_ctas_per_sm(p, t)) + " CTAs an SM, K split " +
                     std::to_string(t.splits) + " ways" +
-                    (t.splits == 1  ? ""
-                     : t.cluster ? " (a cluster of the splits adds their sums in shared memory)"
-                                 : " (their sums added through the workspace)");
+                    (t.splits == 1 ? "" : " (their sums added through the workspace)");
     if (p.scaled_a) s += ", A converted to bf16 into the workspace by a pre-pass";
     return s;
   }

@@ -7,9 +7,9 @@
 # at vocabularies $PY_VOCAB); bench_memory_bound (ours against the
 # device-to-device copy of the same bytes) over $OPS at rows 4096, 32768 x
 # hidden 4096, 8192; scripts/rows_host_cost.py --backward (where the RMSNorm
-# backward's host time goes); then, where time is left, Nsight Compute on
-# $NCU_CASES (LayerNorm's backward), the Python tests' GPU cases
-# (test_rows.py -m gpu) and the GPU tests of the kernels changed ($OPS_TESTS).
+# backward's host time goes); the GPU tests of the kernels changed
+# ($OPS_TESTS); then, where time is left, Nsight Compute on $NCU_CASES
+# (LayerNorm's backward) and the Python tests' GPU cases (test_rows.py -m gpu).
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -59,7 +59,7 @@ if [ -z "${ALL:-}" ]; then
   [ -n "${COMPILE:-}" ] && compile_flag=()
   echo "== bench_rows: ours against PyTorch eager and Liger Kernel =="
   # (One width, 4096: Triton compiles each of Liger's kernels for each width.)
-  timeout $(($(left) * 50 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
+  timeout $(($(left) * 55 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
     --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab "${PY_VOCAB:-131072}" --reps 10 2>&1 | tee "$out/bench_rows.txt"
   note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
   # 2. Ours against the copy of the same bytes (C++): the backwards, the forwards, the loss, the quantizers.
@@ -78,7 +78,13 @@ if [ -z "${ALL:-}" ]; then
       grep -E "us/call|not run"
     note "rows_host_cost.py --backward: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
   fi
-  # 4. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left.
+  # 4. The GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; - for none): the simulator's cases on the GPU.
+  ops_tests="${OPS_TESTS:-NormGpu.TheSimulatorsCases:NormQuantizeGpu.TheSimulatorsCases}"
+  if [ "$ops_tests" != - ] && [ "$(left)" -gt 6 ]; then
+    timeout $(($(left) * 50 / 100)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
+    note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-300)"
+  fi
+  # 5. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left.
   for c in ${NCU_CASES-layer_norm_backward:layer_bwd:32768:4096}; do
     [ "$(left)" -gt 10 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"
@@ -90,19 +96,14 @@ if [ -z "${ALL:-}" ]; then
     note "ncu $op $r x $h: exit $? ($log)"
     grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  |Stall" "$log" | cut -c1-160
   done
-  # 5. The Python tests on the GPU (values and gradients against PyTorch's, opcheck, torch.compile and a CUDA
-  # graph) and the GPU tests of the kernels changed ($OPS_TESTS, a gtest filter; - for none), in what time is left.
+  # 6. The Python tests on the GPU (values and gradients against PyTorch's, opcheck, torch.compile and a CUDA
+  # graph), in what time is left.
   if [ "$(left)" -gt 10 ]; then
     tests=(torch_norm_values_and_gradients torch_compile_fullgraph_and_cuda_graph opcheck
       torch_cross_entropy_matches_pytorch torch_softmax_swiglu_and_their_gradients opcheck_of_the_other_row_ops)
     timeout $(($(left) * 70 / 100)) python3 -m pytest -v -rs -p no:cacheprovider -m gpu \
       "${tests[@]/#/python/tests/test_rows.py::test_}" >"$out/pytest-gpu.log" 2>&1
     note "pytest -m gpu test_rows.py: exit $? $(grep -cE ' PASSED' "$out/pytest-gpu.log") passed, $(grep -cE ' FAILED' "$out/pytest-gpu.log") failed"
-  fi
-  ops_tests="${OPS_TESTS:-NormGpu.TheSimulatorsCases:NormQuantizeGpu.TheSimulatorsCases}"
-  if [ "$ops_tests" != - ] && [ "$(left)" -gt 6 ]; then
-    timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
-    note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-300)"
   fi
   echo
   grep -E "^rows >=" "$out/bench_rows.txt"

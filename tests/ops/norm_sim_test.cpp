@@ -201,7 +201,7 @@ TEST(NormBackwardSim, DescribeSaysHowFarAheadTheRowsAreStaged) {
         .describe();
   };
   // bf16 at n 4096: stages of 16 KB (dy and x, 512 threads x 16 bytes) beside 32 KB of sums: three fit 96 KB.
-  EXPECT_NE(staged(DType::bf16, 4096).find("dy and x copied 2 rows ahead"), std::string::npos) << staged(DType::bf16, 4096);
+  EXPECT_NE(staged(DType::bf16, 4096).find("dy and x copied 2 row(s) ahead"), std::string::npos) << staged(DType::bf16, 4096);
   // f32 rows are staged too (4-byte elements, 16-byte copies).
   EXPECT_NE(staged(DType::f32, 4096).find("dy and x copied"), std::string::npos) << staged(DType::f32, 4096);
 }

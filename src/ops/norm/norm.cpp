@@ -59,10 +59,7 @@ std::string_view Norm::kernel_name() const {
 
 std::string Norm::describe() const {
   const State& s = *state_;
-  std::string d = rows::describe_op("Norm", s.problem.describe(), s.refusals, s.problem.shape, s.problem.request, 0);
-  if (s.refusals.empty() && s.problem.stages)
-    d += "\n  rows copied " + std::to_string(s.problem.stages - 1) + " ahead into shared memory (cp.async)";
-  return d;
+  return rows::describe_op("Norm", s.problem.describe(), s.refusals, s.problem.shape, s.problem.request, 0);
 }
 
 void Norm::compile() {
@@ -70,8 +67,7 @@ void Norm::compile() {
   if (!s.refusals.empty()) throw OpsError("Norm refused " + s.problem.describe() + ":" + rows::join(s.refusals));
   if (s.module) return;
   s.module.emplace(s.device, build_norm_kernel(s.problem, s.device.target()));
-  s.groups = rows::resident_groups(s.problem.shape, s.problem.groups, *s.module, norm_kernel_name(s.problem),
-                                   s.problem.shared_bytes());
+  s.groups = rows::resident_groups(s.problem.shape, s.problem.groups, *s.module, norm_kernel_name(s.problem));
 }
 
 void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
@@ -87,9 +83,7 @@ void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
   rows::append_args(args, {&t.x, optional_view(t.residual), optional_view(t.weight), optional_view(t.bias), &t.y,
                            optional_view(t.residual_out), optional_view(t.mean), optional_view(t.rstd)});
   args.emplace_back(static_cast<std::uint32_t>(s.problem.rows));
-  runtime::LaunchConfig launch = rows::row_launch(s.problem.shape, s.groups);
-  launch.dynamic_shared_bytes = s.problem.shared_bytes();
-  s.module->launch(norm_kernel_name(s.problem), launch, args, stream);
+  s.module->launch(norm_kernel_name(s.problem), rows::row_launch(s.problem.shape, s.groups), args, stream);
 }
 
 struct NormBackward::State {
@@ -144,7 +138,7 @@ std::string NormBackward::describe() const {
     d += "\n  " + std::to_string(s.problem.groups) + " row groups each add their rows' dweight/dbias, a second "
          "kernel adds the groups'";
   if (s.refusals.empty() && s.problem.stages)
-    d += "\n  dy and x copied " + std::to_string(s.problem.stages - 1) + " rows ahead into shared memory (cp.async)";
+    d += "\n  dy and x copied " + std::to_string(s.problem.stages - 1) + " row(s) ahead into shared memory (cp.async)";
   return d;
 }
 

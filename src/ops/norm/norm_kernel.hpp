@@ -1,9 +1,7 @@
 // The normalizations' kernels, on the row kernel skeleton (rows/row_kernel.hpp).
 //
-// Forward (rms_norm / layer_norm), each row group a row at a time, its rows
-// copied one or two ahead into shared memory where they are stageable
-// (RowKernel::for_each_row_staged), else with 16-bit rows the next row's
-// loads issued into registers before this row's reductions:
+// Forward (rms_norm / layer_norm), each row group a row at a time (with
+// 16-bit rows the next row's loads issued before this row's reductions):
 //   h = x (+ residual, rounded to residual_out's dtype and stored)
 //   rms:   (q, s) = scaled Σ h² (rows/scaled_sum.hpp); rstd = 1/sqrt(s/n + eps)
 //          (from 2^32 on: rstd = 2^-q / sqrt(s/n), eps being negligible there);

@@ -126,21 +126,8 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   const int held = 1 + one_if(p.residual) + (options.kind == NormKind::layer ? 1 : 0);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
-  // 16-bit rows (f32 rows staged spill at 64 registers: layer, n 32768).
-  const bool half = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
-  if (half) p.stages = rows::stages_for(p.shape, p.row_dtypes(), 0);
-  p.prefetch = half && !p.stages;
+  p.prefetch = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
   return p;
-}
-
-std::vector<runtime::DType> NormProblem::row_dtypes() const {
-  std::vector<runtime::DType> d{x.dtype};
-  if (residual) d.push_back(residual->dtype);
-  return d;
-}
-
-std::uint32_t NormProblem::shared_bytes() const {
-  return static_cast<std::uint32_t>(stages ? rows::staged_bytes(shape, row_dtypes(), stages) : 0);
 }
 
 std::string NormBackwardProblem::describe() const {

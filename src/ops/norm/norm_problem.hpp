@@ -24,17 +24,10 @@ struct NormProblem {
   rows::RowShapeRequest request;
   rows::RowShape shape;
   std::int64_t groups = 1;  // row groups of the grid, looping over the rows
-  // With 16-bit rows, x (and the residual) loaded stages - 1 rows ahead into
-  // shared memory (RowKernel::for_each_row_staged) where they are stageable:
-  // as many stages (2 or 3) as fit (rows::stages_for); 0: not staged. Else
-  // (vectors of one element) the next row's loads issued before this row's
-  // reductions into registers (RowKernel::for_each_row_prefetched).
-  int stages = 0;
+  // The next row's loads issued before this row's reductions
+  // (RowKernel::for_each_row_prefetched): where x (and the residual) are
+  // 16-bit, whose words fit in registers twice.
   bool prefetch = false;
-  // The kernel's dynamic shared memory: the stages.
-  std::uint32_t shared_bytes() const;
-  // The dtypes of the rows a kernel reads (x, and the residual).
-  std::vector<runtime::DType> row_dtypes() const;
   // "rms 4096 x 8192 bf16 -> bf16, residual, weight bf16"
   std::string describe() const;
 };

@@ -207,7 +207,13 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   if (!layer && p.weight && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 3, 2, device, why);
   if (!why.empty()) return p;
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
-  p.stages = rows::stages_for(p.shape, {p.dy.dtype, p.x.dtype}, p.sums_shared_bytes());
+  // Two CTAs of 512 an SM (the kernel's .minnctapersm) share its 228 KB:
+  // three stages (two rows ahead) where they fit 96 KB with the sums, else two.
+  constexpr std::int64_t kStagingBytes = 96 * 1024;
+  if (rows::stageable(p.shape, {p.dy.dtype, p.x.dtype}))
+    for (int stages = 3; stages >= 2 && !p.stages; --stages)
+      if (p.sums_shared_bytes() + rows::staged_bytes(p.shape, {p.dy.dtype, p.x.dtype}, stages) <= kStagingBytes)
+        p.stages = stages;
   return p;
 }
 

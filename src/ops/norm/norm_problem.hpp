@@ -45,7 +45,7 @@ struct NormBackwardProblem {
   std::int64_t groups = 0;  // row groups of the grid (each adds its rows' dweight, dbias)
   // dy and x loaded stages - 1 rows ahead into shared memory
   // (RowKernel::for_each_row_staged) where they are stageable: as many
-  // stages (2 or 3) as fit beside the sums (rows::stages_for); 0: not staged.
+  // stages (2 or 3) as fit kStagingBytes beside the sums; 0: not staged.
   int stages = 0;
   std::string describe() const;
   // Bytes of the row groups' sums (dweight, then dbias): groups x n f32 each.

@@ -85,11 +85,6 @@ RmsNormQuantize::RmsNormQuantize(const NormQuantizeTensors& t, NormQuantizeOptio
       why.push_back("data's rows are not " + std::to_string(code_bytes) + "-byte aligned, as the codes of a vector of " +
                     std::to_string(p.norm.shape.vector) + " elements are stored");
   }
-  if (why.empty()) {
-    std::vector<DType> rows_read{p.norm.x.dtype};
-    if (p.norm.residual) rows_read.push_back(p.norm.residual->dtype);
-    p.stages = rows::stages_for(p.norm.shape, rows_read, 0);
-  }
   s.op.problem = p.describe() + ", eps " + std::to_string(options.eps);
   s.op.shape = p.norm.shape;
   s.op.request = p.norm.request;
@@ -118,7 +113,7 @@ void RmsNormQuantize::compile() {
   s.op.compile("RmsNormQuantize", [&] { return build_norm_quantize_kernel(s.problem, s.op.device.target()); });
   const rows::RowShape& shape = s.problem.norm.shape;
   s.groups = rows::resident_groups(shape, rows::persistent_groups(shape, s.problem.padded_rows(), s.op.device),
-                                   *s.op.module, kNormQuantizeKernel, s.problem.shared_bytes());
+                                   *s.op.module, kNormQuantizeKernel);
 }
 
 void RmsNormQuantize::execute(const NormQuantizeTensors& t, runtime::Stream* stream) {
@@ -132,9 +127,7 @@ void RmsNormQuantize::execute(const NormQuantizeTensors& t, runtime::Stream* str
   std::vector<runtime::Arg> args;
   rows::append_args(args, views);
   args.emplace_back(static_cast<std::uint32_t>(s.problem.norm.rows));
-  runtime::LaunchConfig launch = rows::row_launch(s.problem.norm.shape, s.groups);
-  launch.dynamic_shared_bytes = s.problem.shared_bytes();
-  s.op.module->launch(kNormQuantizeKernel, launch, args, stream);
+  s.op.module->launch(kNormQuantizeKernel, rows::row_launch(s.problem.norm.shape, s.groups), args, stream);
 }
 
 }  // namespace warpforge::ops

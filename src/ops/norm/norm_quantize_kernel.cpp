@@ -94,16 +94,10 @@ class NormQuantizeKernel {
       });
     };
     // The rows padded to the scale layout's 128: their loads clamped to the
-    // last row. Staged in shared memory where stageable (no registers held
-    // for the rows ahead); not prefetched in registers: with the next row's
-    // loads in registers MXFP8 measured 0.51-0.56 of the copy against
-    // 0.59-0.64 without (H200, 2026-11-29).
+    // last row. Not prefetched: with the next row's loads ahead MXFP8 measured
+    // 0.51-0.56 of the copy against 0.59-0.64 without (H200, 2026-11-29).
     const auto padded = static_cast<std::uint32_t>(p_.padded_rows());
-    if (p_.stages)
-      rk.for_each_row_staged(padded, rows, norm.operands(x, residual), p_.stages,
-                             k_.address_of(k_.dynamic_shared("norm_quantize_staged", 16)), body);
-    else
-      rk.for_each_row(padded, [&](const Reg& row) { body(row, loads(k_.min(row, rows - 1u))); });
+    rk.for_each_row(padded, [&](const Reg& row) { body(row, loads(k_.min(row, rows - 1u))); });
     return k_.module();
   }
 
@@ -307,12 +301,6 @@ class NormQuantizeKernel {
 };
 
 }  // namespace
-
-std::uint32_t NormQuantizeProblem::shared_bytes() const {
-  std::vector<DType> rows_read{norm.x.dtype};
-  if (norm.residual) rows_read.push_back(norm.residual->dtype);
-  return static_cast<std::uint32_t>(stages ? rows::staged_bytes(norm.shape, rows_read, stages) : 0);
-}
 
 std::string NormQuantizeProblem::describe() const {
   const BlockScaledFormat& f = options.format;

@@ -27,10 +27,6 @@ struct NormQuantizeProblem {
   NormQuantizeOptions options;
   std::int64_t data_row_stride = 0;  // bytes
   bool y = false;
-  // x (and the residual) loaded stages - 1 rows ahead into shared memory
-  // (RowKernel::for_each_row_staged, rows::stages_for); 0: not staged.
-  int stages = 0;
-  std::uint32_t shared_bytes() const;
   std::int64_t padded_rows() const { return (norm.rows + 127) / 128 * 128; }
   std::string describe() const;
 };

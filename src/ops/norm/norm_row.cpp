@@ -13,15 +13,9 @@ RowFragment NormRow::input(const Reg& x, const Reg& residual, const Reg& residua
 }
 
 std::vector<RowFragment> NormRow::load(const Reg& x, const Reg& residual, const Reg& row) {
-  std::vector<RowFragment> loaded;
-  for (const RowOperand& t : operands(x, residual)) loaded.push_back(rk_.load(t, &row, 0.0f));
+  std::vector<RowFragment> loaded{rk_.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f)};
+  if (p_.residual) loaded.push_back(rk_.load({p_.residual->dtype, residual, p_.residual->row_stride}, &row, 0.0f));
   return loaded;
-}
-
-std::vector<RowOperand> NormRow::operands(const Reg& x, const Reg& residual) const {
-  std::vector<RowOperand> t{{p_.x.dtype, x, p_.x.row_stride}};
-  if (p_.residual) t.push_back({p_.residual->dtype, residual, p_.residual->row_stride});
-  return t;
 }
 
 RowFragment NormRow::input(const std::vector<RowFragment>& loaded, const Reg& residual_out, const Reg& row) {

@@ -33,8 +33,6 @@ class NormRow {
   // The same in two steps: the loads of row `row` (x, and the residual),
   // then h from them (storing residual_out).
   std::vector<rows::RowFragment> load(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
-  // What load() reads, as row operands (for a staged loop: RowKernel::for_each_row_staged).
-  std::vector<rows::RowOperand> operands(const dsl::Reg& x, const dsl::Reg& residual) const;
   rows::RowFragment input(const std::vector<rows::RowFragment>& loaded, const dsl::Reg& residual_out,
                           const dsl::Reg& row);
   Statistics statistics(const rows::RowFragment& h, const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);

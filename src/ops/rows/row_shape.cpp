@@ -161,16 +161,6 @@ std::int64_t staged_bytes(const RowShape& shape, const std::vector<runtime::DTyp
   return stage * stages;
 }
 
-int stages_for(const RowShape& shape, const std::vector<runtime::DType>& dtypes, std::int64_t other_bytes) {
-  // Of an SM's 228 KB, 192 for the resident CTAs' stages and sums (the rest: their reductions' static shared).
-  constexpr std::int64_t kStagingBytesAnSm = 192 * 1024;
-  if (!stageable(shape, dtypes)) return 0;
-  const std::int64_t share = kStagingBytesAnSm / std::max(1, kMaxThreads / shape.block());
-  for (int stages = 3; stages >= 2; --stages)
-    if (other_bytes + staged_bytes(shape, dtypes, stages) <= share) return stages;
-  return 0;
-}
-
 runtime::LaunchConfig row_launch(const RowShape& shape, std::int64_t groups) {
   const std::int64_t ctas = ceil_div(std::max<std::int64_t>(groups, 1), shape.rows_per_cta) * shape.ctas;
   runtime::LaunchConfig c;

@@ -96,11 +96,6 @@ std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const r
 // of them (a stage: every thread's vectors of each tensor).
 bool stageable(const RowShape& shape, const std::vector<runtime::DType>& dtypes);
 std::int64_t staged_bytes(const RowShape& shape, const std::vector<runtime::DType>& dtypes, int stages);
-// The stages to stage these row tensors in: 3 (two rows ahead) or 2 where
-// they fit, with `other_bytes` of the CTA's own, the share of an SM's shared
-// memory of one of the CTAs the kernels' .minnctapersm makes resident
-// (1024 threads an SM); 0 where not stageable or 2 do not fit.
-int stages_for(const RowShape& shape, const std::vector<runtime::DType>& dtypes, std::int64_t other_bytes);
 
 // The launch of `groups` row groups (each row group a shape.threads-thread
 // part of a CTA, or a cluster of shape.ctas CTAs): grid, block, cluster.

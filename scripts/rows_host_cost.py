@@ -3,8 +3,7 @@
 # microseconds a call (calls issued back to back, the GPU drained between
 # batches: warpforge.bench.host_us_per_call), for
 #   1. RMSNorm's backward taken apart: torch.autograd.grad of ours (C++
-#      kernels and autograd where _warpforge_torch was built), of the Python
-#      kernels and autograd that a build without it runs, and of PyTorch
+#      kernels and autograd where _warpforge_torch was built) and of PyTorch
 #      eager's; our graph node called alone on this thread (no autograd
 #      engine); the backward operator through the dispatcher; the compiled
 #      op's execute_addresses alone; then torch.profiler's table of one
@@ -54,11 +53,7 @@ y_ours = tr.rms_norm(xg, wg, eps)
 y_eager = torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps)
 line("autograd.grad, ours", lambda: torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True))
 line("autograd.grad, torch eager (peer)", lambda: torch.autograd.grad(y_eager, [xg, wg], dy, retain_graph=True))
-if hasattr(tr, "_EAGER_NORM"):
-    y_python = tr._EAGER_NORM.apply(xg, None, wg, None, "rms", eps)[0]
-    line("autograd.grad, the Python kernels and autograd",
-         lambda: torch.autograd.grad(y_python, [xg, wg], dy, retain_graph=True))
-line("our graph node alone (grad_fn(dy, ...), no engine)", lambda: y_ours.grad_fn(dy, None, None, None))
+line("our graph node alone (grad_fn(dy), no engine)", lambda: y_ours.grad_fn(dy))
 line("forward with gradients, ours (a graph node made)", lambda: tr.rms_norm(xg, wg, eps))
 line("forward with gradients, torch eager", lambda: torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps))
 _, _, _, rstd = torch.ops.warpforge.norm(x, None, w, None, "rms", eps)

@@ -46,10 +46,6 @@ TEST_F(NormGpu, TheSimulatorsCases) {
                       903, "cta");
   check_norm_backward(gpu(), {.weight = std::nullopt, .dweight = false, .dresidual = true, .rows = 9, .n = 128}, 910);
   check_norm_backward(gpu(), {.rows = 3, .n = 12000}, 920, "cluster");
-  // Each row group over several rows: the staged rows' stages wrap around.
-  check_norm_backward(gpu(), {.kind = NormKind::layer, .dbias = true, .dresidual = true, .rows = 1500, .n = 4096}, 930,
-                      "cta");
-  check_norm_backward(gpu(), {.rows = 1500, .n = 2048}, 931);
 }
 
 TEST_F(NormGpu, TheBenchmarksShapes) {

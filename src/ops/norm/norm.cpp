@@ -137,8 +137,6 @@ std::string NormBackward::describe() const {
   if (s.refusals.empty() && (s.problem.dweight || s.problem.dbias))
     d += "\n  " + std::to_string(s.problem.groups) + " row groups each add their rows' dweight/dbias, a second "
          "kernel adds the groups'";
-  if (s.refusals.empty() && s.problem.stages)
-    d += "\n  dy and x copied " + std::to_string(s.problem.stages - 1) + " row(s) ahead into shared memory (cp.async)";
   return d;
 }
 
@@ -148,7 +146,7 @@ void NormBackward::compile() {
   if (!s.refusals.empty()) throw OpsError("NormBackward refused " + p.describe() + ":" + rows::join(s.refusals));
   if (s.module) return;
   s.module.emplace(s.device, build_norm_backward_kernel(p, s.device.target()));
-  s.groups = rows::resident_groups(p.shape, p.groups, *s.module, norm_backward_kernel_name(p), p.shared_bytes());
+  s.groups = rows::resident_groups(p.shape, p.groups, *s.module, norm_backward_kernel_name(p), p.sums_shared_bytes());
   if (p.dweight) s.dweight_sum.emplace(s.device, build_column_sum_kernel(p.dweight->dtype, s.device.target()));
   if (p.dbias) s.dbias_sum.emplace(s.device, build_column_sum_kernel(p.dbias->dtype, s.device.target()));
   if (p.workspace_bytes() && !p.options.caller_workspace) s.workspace.emplace(s.device, p.workspace_bytes());
@@ -171,7 +169,7 @@ void NormBackward::execute(const NormBackwardTensors& t, runtime::Stream* stream
   if (p.workspace_bytes()) args.push_back(runtime::Arg::pointer(sums));
   args.emplace_back(static_cast<std::uint32_t>(p.rows));
   runtime::LaunchConfig launch = rows::row_launch(p.shape, s.groups);
-  launch.dynamic_shared_bytes = p.shared_bytes();
+  launch.dynamic_shared_bytes = p.sums_shared_bytes();
   s.module->launch(norm_backward_kernel_name(p), launch, args, stream);
   const auto groups = static_cast<std::uint32_t>(s.groups), n = static_cast<std::uint32_t>(p.n);
   runtime::DevicePtr block = sums;

@@ -28,10 +28,8 @@ class ColumnSums {
  public:
   ColumnSums(Kernel& k, const NormBackwardProblem& p)
       : k_(k), p_(p), width_(std::min(4, p.shape.vector)), accesses_(p.shape.vector / width_) {
-    if (count() == 0 && !p.stages) return;
-    Reg base = k.address_of(k.dynamic_shared("norm_backward_shared", 16));
-    end_ = base + p.sums_shared_bytes();
     if (count() == 0) return;
+    Reg base = k.address_of(k.dynamic_shared("norm_backward_sums", 16));
     mine_ = base + k.sreg(SReg::tid_x) * static_cast<std::uint32_t>(4 * width_);
     const Regs zero(static_cast<std::size_t>(width_), k.mov(b32, 0u));
     for (int s = 0; s < count(); ++s)
@@ -40,8 +38,6 @@ class ColumnSums {
   }
 
   int count() const { return (p_.dweight ? 1 : 0) + (p_.dbias ? 1 : 0); }
-  // The shared address past the sums (u32): the staged rows' (norm_kernel.hpp).
-  const Reg& end() const { return end_; }
 
   // Sum s += term(into, e) for each element e of the thread's vector j:
   // into is the running sum (f32), updated in place.
@@ -78,7 +74,7 @@ class ColumnSums {
   Kernel& k_;
   const NormBackwardProblem& p_;
   int width_, accesses_;
-  Reg mine_, end_;
+  Reg mine_;
 };
 
 class NormBackwardKernel {
@@ -179,9 +175,8 @@ class NormBackwardKernel {
           });
       }
     };
-    if (p_.stages)
-      rk.for_each_row_staged(rows, rows, {{p_.dy.dtype, dy, p_.dy.row_stride}, {p_.x.dtype, x, p_.x.row_stride}},
-                             p_.stages, columns.end(), body);
+    if (p_.prefetch)
+      rk.for_each_row_prefetched(rows, rows, loads, body);
     else
       rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });
 

@@ -25,11 +25,8 @@
 //   dx += dresidual_out; the group adds dy · xhat (dweight) and dy (dbias) of
 //   its rows in f32, each thread in its own slots of shared memory (dynamic:
 //   NormBackwardProblem::sums_shared_bytes), and writes them as row `group`
-//   of the workspace (dweight's groups x n, then dbias's). Where dy and x are
-//   stageable (16 or 32 bits, a row a pass), each thread copies its part of
-//   the rows one or two ahead into its own slots of shared memory past the
-//   sums (cp.async: RowKernel::for_each_row_staged), so that the loads in
-//   flight take no registers.
+//   of the workspace (dweight's groups x n, then dbias's). With 16-bit dy
+//   and x, the next row's are loaded before this row's reductions.
 //   Parameters: dy, x, weight, mean, rstd, dresidual_out, dx, workspace (u64;
 //   those of the problem, in this order), rows (u32).
 //

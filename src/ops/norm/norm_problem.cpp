@@ -150,11 +150,6 @@ std::uint32_t NormBackwardProblem::sums_shared_bytes() const {
   return static_cast<std::uint32_t>(sums * shape.block() * shape.vectors * shape.vector * 4);
 }
 
-std::uint32_t NormBackwardProblem::shared_bytes() const {
-  return sums_shared_bytes() +
-         static_cast<std::uint32_t>(stages ? rows::staged_bytes(shape, {dy.dtype, x.dtype}, stages) : 0);
-}
-
 NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const NormOptions& options,
                                            const runtime::Device& device, std::vector<std::string>& why) {
   NormBackwardProblem p;
@@ -207,13 +202,7 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   if (!layer && p.weight && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 3, 2, device, why);
   if (!why.empty()) return p;
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
-  // Two CTAs of 512 an SM (the kernel's .minnctapersm) share its 228 KB:
-  // three stages (two rows ahead) where they fit 96 KB with the sums, else two.
-  constexpr std::int64_t kStagingBytes = 96 * 1024;
-  if (rows::stageable(p.shape, {p.dy.dtype, p.x.dtype}))
-    for (int stages = 3; stages >= 2 && !p.stages; --stages)
-      if (p.sums_shared_bytes() + rows::staged_bytes(p.shape, {p.dy.dtype, p.x.dtype}, stages) <= kStagingBytes)
-        p.stages = stages;
+  p.prefetch = runtime::bits(p.dy.dtype) == 16 && runtime::bits(p.x.dtype) == 16;
   return p;
 }
 

@@ -43,18 +43,13 @@ struct NormBackwardProblem {
   rows::RowShapeRequest request;
   rows::RowShape shape;
   std::int64_t groups = 0;  // row groups of the grid (each adds its rows' dweight, dbias)
-  // dy and x loaded stages - 1 rows ahead into shared memory
-  // (RowKernel::for_each_row_staged) where they are stageable: as many
-  // stages (2 or 3) as fit kStagingBytes beside the sums; 0: not staged.
-  int stages = 0;
+  bool prefetch = false;    // as NormProblem's: dy and x 16-bit
   std::string describe() const;
   // Bytes of the row groups' sums (dweight, then dbias): groups x n f32 each.
   std::size_t workspace_bytes() const;
   // Dynamic shared memory of the kernel's CTA: its threads' running sums of
-  // dweight and dbias (an f32 an element a thread holds, each), then the
-  // stages of dy and x.
+  // dweight and dbias (an f32 an element a thread holds, each).
   std::uint32_t sums_shared_bytes() const;
-  std::uint32_t shared_bytes() const;
 };
 
 NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const NormOptions& options,

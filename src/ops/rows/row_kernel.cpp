@@ -1,11 +1,9 @@
 #include "row_kernel.hpp"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstring>
 
-#include "warpforge/error.hpp"
 #include "warpforge/ops/half.hpp"
 
 namespace warpforge::ops::rows {
@@ -133,97 +131,6 @@ void RowKernel::for_each_row_prefetched(
           for (std::size_t w = 0; w < current[f].words(j).size(); ++w)
             k.mov(current[f].words(j)[w], next[f].words(j)[w]);
     });
-  });
-}
-
-void RowKernel::for_each_row_staged(
-    const Src& end, const Reg& rows, const std::vector<RowOperand>& operands, int stages, const Reg& staging,
-    const std::function<void(const Reg& row, const std::vector<RowFragment>&)>& body) {
-  Kernel& k = *k_;
-  std::vector<DType> dtypes;
-  bool interleaved = false;
-  for (const RowOperand& t : operands) dtypes.push_back(t.dtype), interleaved = interleaved || t.interleave != 1;
-  if (!stageable(shape_, dtypes) || interleaved || stages < 2)
-    throw OpsError("for_each_row_staged: row tensors of 16 or 32 bits (interleave 1) in vectors of 4 bytes or "
-                   "more, a row a pass, in 2 stages or more (got " + std::to_string(stages) + ")");
-  // A stage holds, for each operand f, vector j and access a of it, every
-  // thread's access side by side (a warp's consecutive: no bank conflicts);
-  // thread tid's slot is `offset` + tid · bytes from the stage's start.
-  struct Slot {
-    std::size_t operand;
-    int j, a, bytes;
-    std::int64_t offset;
-  };
-  std::vector<Slot> slots;
-  std::int64_t stage_bytes = 0;
-  for (std::size_t f = 0; f < operands.size(); ++f) {
-    const int vector_bytes = shape_.vector * bytes_of(operands[f].dtype);
-    const int access = std::min(16, vector_bytes);
-    for (int j = 0; j < shape_.vectors; ++j)
-      for (int a = 0; a < vector_bytes / access; ++a) {
-        slots.push_back({f, j, a, access, stage_bytes});
-        stage_bytes += std::int64_t{access} * shape_.block();
-      }
-  }
-  const auto stage_step = static_cast<std::uint32_t>(stage_bytes);
-  // The thread's slot bases by access size (4, 8, 16 bytes): staging + tid · bytes.
-  std::array<Reg, 17> base;
-  for (const Slot& slot : slots)
-    if (!base[static_cast<std::size_t>(slot.bytes)].valid())
-      base[static_cast<std::size_t>(slot.bytes)] = staging + k.sreg(SReg::tid_x) * static_cast<std::uint32_t>(slot.bytes);
-  auto slot_in = [&](const Reg& stage, const Slot& slot) {
-    return at(base[static_cast<std::size_t>(slot.bytes)] + stage, slot.offset);
-  };
-  // Row `row` of every operand into stage `stage` (a byte offset from
-  // staging), as one cp.async group; a vector outside the row copies 0 bytes
-  // (its slot zero-filled).
-  auto copy = [&](const Reg& row, const Reg& stage) {
-    std::vector<Reg> address;
-    for (const RowOperand& t : operands) address.push_back(thread_address(t, &row, nullptr));
-    for (const Slot& slot : slots) {
-      const RowOperand& t = operands[slot.operand];
-      const std::int64_t from = slot.j * vector_step() * shape_.vector * bytes_of(t.dtype) + slot.a * slot.bytes;
-      std::optional<Src> src_bytes;
-      if (const auto& p = in_row(slot.j)) src_bytes = Src(k.selp(k.mov(u32, std::uint32_t(slot.bytes)), 0u, *p));
-      k.cp_async(slot.bytes == 16 ? CpAsyncCache::cg : CpAsyncCache::ca, slot.bytes, slot_in(stage, slot),
-                 at(address[slot.operand], from), src_bytes);
-    }
-    k.cp_async_commit();
-  };
-  // The stage after `stage`, wrapping after the last.
-  auto advance = [&](const Reg& stage) {
-    Reg n = stage + stage_step;
-    k.selp(stage, n, 0u, n < stage_step * static_cast<std::uint32_t>(stages));
-  };
-  k.if_then(group_ < end, [&] {
-    Reg last = rows - 1u;
-    Reg ahead = group_;
-    for (int s = 0; s + 1 < stages; ++s) {  // the group's first rows into stages 0 .. stages - 2
-      if (s > 0) ahead = ahead + groups_;
-      copy(k.min(ahead, last), k.mov(u32, stage_step * static_cast<std::uint32_t>(s)));
-    }
-    Reg read = k.mov(u32, 0u), write = k.mov(u32, stage_step * static_cast<std::uint32_t>(stages - 1));
-    Reg lead = groups_ * static_cast<std::uint32_t>(stages - 1);  // rows the copies run ahead
-    k.for_range(group_, end, groups_, [&](const Reg& row) {
-      copy(k.min(row + lead, last), write);
-      k.cp_async_wait(stages - 1);  // this row's group, the oldest pending, has landed
-      std::vector<std::vector<Regs>> words(operands.size(), std::vector<Regs>(static_cast<std::size_t>(shape_.vectors)));
-      for (const Slot& slot : slots) {
-        Regs part = k.regs(b32, slot.bytes / 4);
-        if (part.size() == 1)
-          k.ld(Space::shared, b32, part[0], slot_in(read, slot));
-        else
-          k.ld(Space::shared, b32, part, slot_in(read, slot));
-        Regs& w = words[slot.operand][static_cast<std::size_t>(slot.j)];
-        w.insert(w.end(), part.begin(), part.end());
-      }
-      std::vector<RowFragment> loaded;
-      for (std::size_t f = 0; f < operands.size(); ++f) loaded.emplace_back(k, operands[f].dtype, std::move(words[f]));
-      body(row, loaded);
-      advance(read);
-      advance(write);
-    });
-    k.cp_async_wait_all();  // the copies of the rows past the last (clamped to it), never read
   });
 }
 

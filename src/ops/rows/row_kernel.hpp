@@ -88,18 +88,6 @@ class RowKernel {
   using RowLoads = std::function<std::vector<RowFragment>(const dsl::Reg& row)>;
   void for_each_row_prefetched(const dsl::Src& end, const dsl::Reg& rows, const RowLoads& load,
                                const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
-  // for_each_row_prefetched with each row's loads issued
-  // `stages` - 1 rows ahead into shared memory rather than registers
-  // (cp.async, PTX ISA 9.7.9.25.3): each thread copies its own vectors of
-  // each operand into its own slots of the stages at `staging` (a u32 shared
-  // address, 16-byte aligned, staged_bytes() long), waits for the oldest
-  // stage's copies (cp.async.wait_group) and reads its slots back. No thread
-  // reads another's slots, so no barrier; the bytes in flight are a few rows'
-  // and hold no registers. Elements outside the row read 0 (zero-filled
-  // copies). The operands must be stageable() in this shape, interleave 1.
-  void for_each_row_staged(const dsl::Src& end, const dsl::Reg& rows, const std::vector<RowOperand>& operands, int stages,
-                           const dsl::Reg& staging,
-                           const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
   // The row group's index in the grid and the number of groups (u32).
   const dsl::Reg& group() const { return group_; }
 

@@ -146,21 +146,6 @@ std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const r
   return ceil_div(groups, shape.rows_per_cta) * shape.rows_per_cta;
 }
 
-bool stageable(const RowShape& shape, const std::vector<runtime::DType>& dtypes) {
-  if (shape.chunks != 1) return false;
-  for (runtime::DType t : dtypes) {
-    const int bits = runtime::bits(t);
-    if ((bits != 16 && bits != 32) || shape.vector * bits / 8 < 4) return false;
-  }
-  return true;
-}
-
-std::int64_t staged_bytes(const RowShape& shape, const std::vector<runtime::DType>& dtypes, int stages) {
-  std::int64_t stage = 0;
-  for (runtime::DType t : dtypes) stage += std::int64_t{shape.vector} * shape.vectors * shape.block() * runtime::bits(t) / 8;
-  return stage * stages;
-}
-
 runtime::LaunchConfig row_launch(const RowShape& shape, std::int64_t groups) {
   const std::int64_t ctas = ceil_div(std::max<std::int64_t>(groups, 1), shape.rows_per_cta) * shape.ctas;
   runtime::LaunchConfig c;

@@ -19,7 +19,6 @@
 
 #include "warpforge/runtime/backend.hpp"
 #include "warpforge/runtime/device.hpp"
-#include "warpforge/runtime/dtype.hpp"
 
 namespace warpforge::ops::rows {
 
@@ -89,13 +88,6 @@ std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, cons
 // what every row shares (a weight) in registers across its rows, and sums
 // over its rows (dweight, losses) stay few.
 std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device);
-
-// RowKernel::for_each_row_staged's stages in shared memory: whether it takes
-// row tensors of these dtypes in this shape (16- or 32-bit elements, vectors
-// of 4 bytes or more, a row in one pass), and the bytes of `stages` stages
-// of them (a stage: every thread's vectors of each tensor).
-bool stageable(const RowShape& shape, const std::vector<runtime::DType>& dtypes);
-std::int64_t staged_bytes(const RowShape& shape, const std::vector<runtime::DType>& dtypes, int stages);
 
 // The launch of `groups` row groups (each row group a shape.threads-thread
 // part of a CTA, or a cluster of shape.ctas CTAs): grid, block, cluster.

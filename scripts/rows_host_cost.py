@@ -3,8 +3,7 @@
 # microseconds a call (calls issued back to back, the GPU drained between
 # batches: warpforge.bench.host_us_per_call), for
 #   1. RMSNorm's backward taken apart: torch.autograd.grad of ours (C++
-#      kernels and autograd where _warpforge_torch was built), of the Python
-#      kernels and autograd that a build without it runs, and of PyTorch
+#      kernels and autograd where _warpforge_torch was built) and of PyTorch
 #      eager's; our graph node called alone on this thread (no autograd
 #      engine); the backward operator through the dispatcher; the compiled
 #      op's execute_addresses alone; then torch.profiler's table of one
@@ -16,8 +15,10 @@
 #      (forwards called on tensors without gradients; backwards as
 #      torch.autograd.grad of a kept forward, as bench_rows times them).
 # A stage that cannot run says why and the rest go on.
-#   PYTHONPATH=build/python:python python3 scripts/rows_host_cost.py
+#   PYTHONPATH=build/python:python python3 scripts/rows_host_cost.py [--backward]
+# --backward: stage 1 only (a GPU window's budget).
 import functools
+import sys
 
 import torch
 
@@ -52,11 +53,7 @@ y_ours = tr.rms_norm(xg, wg, eps)
 y_eager = torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps)
 line("autograd.grad, ours", lambda: torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True))
 line("autograd.grad, torch eager (peer)", lambda: torch.autograd.grad(y_eager, [xg, wg], dy, retain_graph=True))
-if hasattr(tr, "_EAGER_NORM"):
-    y_python = tr._EAGER_NORM.apply(xg, None, wg, None, "rms", eps)[0]
-    line("autograd.grad, the Python kernels and autograd",
-         lambda: torch.autograd.grad(y_python, [xg, wg], dy, retain_graph=True))
-line("our graph node alone (grad_fn(dy, ...), no engine)", lambda: y_ours.grad_fn(dy, None, None, None))
+line("our graph node alone (grad_fn(dy), no engine)", lambda: y_ours.grad_fn(dy))
 line("forward with gradients, ours (a graph node made)", lambda: tr.rms_norm(xg, wg, eps))
 line("forward with gradients, torch eager", lambda: torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps))
 _, _, _, rstd = torch.ops.warpforge.norm(x, None, w, None, "rms", eps)
@@ -68,20 +65,39 @@ if hasattr(tr, "_norm_backward"):
     addresses = [0 if t is None else t.data_ptr() for t in (dy, x, w, None, rstd, None, dx, dw, None)]
     stream = torch.cuda.current_stream().cuda_stream
     line("op.execute_addresses alone (the kernel and dweight's sum)", lambda: op.execute_addresses(addresses, stream))
-try:
-    from torch.profiler import ProfilerActivity, profile
+# The engine's share: a one-input node of one kernel (softmax) beside the norm's
+# two-input node, and the norm's gradients one at a time.
+xs = x.clone().requires_grad_(True)
+s_ours, s_eager = tr.softmax(xs), torch.softmax(xs, -1)
+line("autograd.grad, softmax ours (one input, one kernel)", lambda: torch.autograd.grad(s_ours, [xs], dy, retain_graph=True))
+line("autograd.grad, softmax torch eager", lambda: torch.autograd.grad(s_eager, [xs], dy, retain_graph=True))
+line("autograd.grad, ours, x only", lambda: torch.autograd.grad(y_ours, [xg], dy, retain_graph=True))
+line("autograd.grad, torch eager, x only", lambda: torch.autograd.grad(y_eager, [xg], dy, retain_graph=True))
 
-    for _ in range(3):
-        torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True)
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
-        for _ in range(20):
-            torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True)
+
+def profile_of(name, y):
+    """torch.profiler's host time by operator over 20 calls of autograd.grad(y)."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+
+        for _ in range(3):
+            torch.autograd.grad(y, [xg, wg], dy, retain_graph=True)
         torch.cuda.synchronize()
-    print("  torch.profiler, 20 calls of autograd.grad, ours (host time by operator):", flush=True)
-    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=14, max_name_column_width=48), flush=True)
-except Exception as e:
-    print(f"  torch.profiler not run: {type(e).__name__}: {str(e)[:90]}", flush=True)
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            for _ in range(20):
+                torch.autograd.grad(y, [xg, wg], dy, retain_graph=True)
+            torch.cuda.synchronize()
+        print(f"  torch.profiler, 20 calls of autograd.grad, {name} (host time by operator):", flush=True)
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=12, max_name_column_width=56),
+              flush=True)
+    except Exception as e:
+        print(f"  torch.profiler not run: {type(e).__name__}: {str(e)[:90]}", flush=True)
+
+
+profile_of("ours", y_ours)
+profile_of("torch eager", y_eager)
+if "--backward" in sys.argv[1:]:
+    sys.exit(0)
 
 # 2. The forward.
 print(f"\n== RMSNorm forward, {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)

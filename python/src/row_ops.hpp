@@ -60,6 +60,7 @@ class RowOp {
       throw OpsError(std::string(Traits::kName) + ": " + std::to_string(addresses.size()) +
                      " addresses for " + std::to_string(samples_.size()) + " tensors");
     OptionalViews views;
+    views.reserve(samples_.size());
     for (std::size_t i = 0; i < samples_.size(); ++i) {
       const auto& s = samples_[i];
       if (s)
@@ -71,7 +72,7 @@ class RowOp {
   }
 
  private:
-  static OptionalViews checked(const OptionalViews& views) {
+  static const OptionalViews& checked(const OptionalViews& views) {
     if (views.size() != Traits::kRoles.size())
       throw OpsError(std::string(Traits::kName) + " takes " + std::to_string(Traits::kRoles.size()) +
                      " tensors (absent ones None), got " + std::to_string(views.size()));

@@ -28,16 +28,21 @@ constexpr std::uint32_t kRow = 128;    // bytes of a panel row: 64 elements, the
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
 
 // Where the design's buffers sit in shared memory (tile::SharedLayout).
+// K's ring is the template's pipeline, V's the design's own (its slots and
+// barriers beside it, walked in step with K's).
 struct Smem {
-  std::uint32_t q, ring, full, empty, q_full, q_empty, launch;
+  std::uint32_t q, k, v, full, empty, v_full, v_empty, q_full, q_empty, launch;
 };
 Smem smem_of(const Sm90aAttentionSpec& s) {
   tile::SharedLayout layout;
   Smem m{};
   m.q = layout.buffer(s.q_bytes(), tile::SharedLayout::kBaseAlignment);
-  m.ring = layout.ring(s.stage_bytes(), s.stages);
+  m.k = layout.ring(s.stage_bytes(), s.stages);
+  m.v = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
+  m.v_full = layout.mbarriers(s.stages);
+  m.v_empty = layout.mbarriers(s.stages);
   m.q_full = layout.mbarriers(1);
   m.q_empty = layout.mbarriers(1);
   m.launch = layout.launch_bytes();
@@ -167,6 +172,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     map_v_ = k_.param_generic_address(map_v_p_);
     q_full_.emplace(k_, base_, m_.q_full, 1);
     q_empty_.emplace(k_, base_, m_.q_empty, 1);
+    v_pipe_.emplace(ws.mbarriers(m_.v_full, s_.stages), ws.mbarriers(m_.v_empty, s_.stages));
     order_.emplace(ws.warpgroup_barriers(256));
     q_items_ = k_.mov(u32, 0);  // the items whose Q this thread's role loaded (producer) or read (consumers)
   }
@@ -175,6 +181,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
     q_full_->init(0, 1);
     q_empty_->init(0, 2);  // each consumer warpgroup's leader, once its last S = Q·Kᵀ of the item completed
+    v_pipe_->init(1, 2);   // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -185,7 +192,9 @@ class Forward final : public tile::WarpSpecializedDesign {
 
   // Producer: Q once per item (only when it has key blocks: nothing else
   // waits for it), into the buffer the consumers freed of the previous
-  // item's Q, then K and V of each key block, head_dim/64 panels each.
+  // item's Q, then K and V of each key block, head_dim/64 panels each, K
+  // into the template's ring, V into the design's (its slot of the same
+  // index and phase: the two rings turn in step).
   void load_item(const tile::WorkItem& w) override {
     k_.if_then(w.kb1 > w.kb0, [&] {
       k_.if_then(q_items_ > 0, [&] { k_.mbarrier_wait_parity(q_empty_->at(0), (q_items_ + 1) & 1); });
@@ -199,15 +208,19 @@ class Forward final : public tile::WarpSpecializedDesign {
   }
 
   void load(const tile::LoadStep& s) override {
-    Reg slot = base_ + m_.ring + s.state.stage() * s_.stage_bytes();
+    Reg slot = s.state.stage() * s_.stage_bytes();
     Reg row = w_k_first(s.item) + s.kb.as(u32) * s_.block_n;
     Reg kv_head = k_.div(s.item.tile.n0, group_);
-    for (int p = 0; p < s_.head_dim / 64; ++p) {
-      const std::uint32_t panel = static_cast<std::uint32_t>(p) * s_.block_n * kRow;
-      k_.tma_load(at(slot + panel), map_k_, {p * 64, row, kv_head, batch_coordinate(s.item)}, at(s.full));
-      k_.tma_load(at(slot + (v_offset() + panel)), map_v_, {p * 64, row, kv_head, batch_coordinate(s.item)},
-                  at(s.full));
-    }
+    auto panels = [&](std::uint32_t ring, const Reg& map, const Reg& full) {
+      for (int p = 0; p < s_.head_dim / 64; ++p)
+        k_.tma_load(at(base_ + ring + slot + static_cast<std::uint32_t>(p) * s_.block_n * kRow), map,
+                    {p * 64, row, kv_head, batch_coordinate(s.item)}, at(full));
+    };
+    panels(m_.k, map_k_, s.full);
+    Reg v_full = v_pipe_->full_barrier(s.state);
+    v_pipe_->acquire(s.state);
+    v_pipe_->expect_tx(v_full, s_.stage_bytes());
+    panels(m_.v, map_v_, v_full);
   }
 
   void consumer_setup(tile::WarpSpecialized& ws) override {
@@ -222,8 +235,9 @@ class Forward final : public tile::WarpSpecializedDesign {
     // atom, LBO unused); V is read N-major (its rows are keys: wgmma's K),
     // 64-column panels block_n rows tall (LBO: the next panel along N).
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q + wg_ * (64 * kRow), 16, kAtom);
-    k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
-    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + v_offset()), s_.block_n * kRow, kAtom);
+    k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k, 16, kAtom);
+    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v, s_.block_n * kRow, kAtom);
+    v_state_.emplace(k_, s_.stages);
   }
 
   // The item's key blocks, with FA3's two overlaps. Between the consumer
@@ -232,8 +246,11 @@ class Forward final : public tile::WarpSpecializedDesign {
   // products. Within a warpgroup: block j's S = Q·Kᵀ and block j-1's
   // O += P·V are issued together, and block j's softmax runs while that
   // P·V does; O is rescaled (and P rewritten) only once it has completed
-  // (wgmma groups complete in order: PTX ISA 9.7.15.6.2). The slot of block
-  // j-1 is freed after its P·V, Q's buffer after the last block's S.
+  // (wgmma groups complete in order: PTX ISA 9.7.15.6.2). K's slot of
+  // block j is freed once its S completed, V's of block j-1 after its P·V
+  // (FA3's separate K and V pipelines: K's next load starts a block
+  // earlier than a shared K-and-V slot's would), Q's buffer after the last
+  // block's S. `state` walks K's ring, v_state_ V's a block behind.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
@@ -243,52 +260,58 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.if_then(count > 0, [&] {
       k_.mbarrier_wait_parity(q_full_->at(0), q_items_ & 1);
       k_.add(q_items_, q_items_, 1);
-      auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); }); };
+      // Once block kb's S completed: its K slot free, and Q's buffer after the last.
+      auto scores_done = [&](const Pred& last) {
+        k_.if_then(lead, [&] { pipe.release(state.stage()); });
+        ++state;
+        k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); });
+      };
+      auto values_done = [&] {  // once the previous block's P·V completed
+        k_.if_then(lead, [&] { v_pipe_->release(v_state_->stage()); });
+        ++*v_state_;
+      };
       Reg other = wg_ ^ 1;
       // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
       // other has issued. Warpgroup 1 does not arrive after its last
       // block: warpgroup 0 waits no more.
       k_.if_then(wg_ == 1, [&] { order_->of(other).arrive(); });
-      auto turn = [&](const Pred& last, const std::function<void()>& issue) {
+      auto turn = [&](const Pred& last, bool with_values, const std::function<void()>& issue) {
         pipe.wait(state);
+        if (with_values) v_pipe_->wait(*v_state_);
         order_->of(wg_).sync();
         k_.wgmma_fence();  // P and O were written by ordinary instructions
         issue();
         k_.if_then(!(wg_ == 1 && last), [&] { order_->of(other).arrive(); });
       };
-      turn(count == 1, [&] {
+      turn(count == 1, false, [&] {
         issue_scores(state.stage());
         k_.wgmma_commit_group();
       });
       k_.wgmma_wait_group(0);
-      free_q(count == 1);
+      scores_done(count == 1);
       OnlineSoftmax::rescale(k_, {*o_tile_}, scores_to_p(w, w.kb0));
       pack_accumulator_as_a(k_, *s_tile_, p_);
-      Reg previous = k_.reg(u32);
-      k_.mov(previous, state.stage());
-      ++state;
       k_.for_range(1, count, 1, [&](Reg kb) {
-        turn(kb == count - 1, [&] {
+        turn(kb == count - 1, true, [&] {
           issue_scores(state.stage());
           k_.wgmma_commit_group();
-          issue_pv(previous);
+          issue_pv(v_state_->stage());
           k_.wgmma_commit_group();
         });
         k_.wgmma_wait_group(1);  // S
-        free_q(kb == count - 1);
+        scores_done(kb == count - 1);
         const Regs alpha = scores_to_p(w, w.kb0 + kb);
         k_.wgmma_wait_group(0);  // block kb-1's P·V
+        values_done();
         OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
         pack_accumulator_as_a(k_, *s_tile_, p_);
-        k_.if_then(lead, [&] { pipe.release(previous); });
-        k_.mov(previous, state.stage());
-        ++state;
       });
+      v_pipe_->wait(*v_state_);
       k_.wgmma_fence();
-      issue_pv(previous);
+      issue_pv(v_state_->stage());
       k_.wgmma_commit_group();
       k_.wgmma_wait_group(0);
-      k_.if_then(lead, [&] { pipe.release(previous); });
+      values_done();
     });
   }
 
@@ -354,7 +377,6 @@ class Forward final : public tile::WarpSpecializedDesign {
   }
 
  private:
-  std::uint32_t v_offset() const { return static_cast<std::uint32_t>(s_.block_n) * s_.head_dim * 2; }
   // Varlen maps have one batch (the rows run on across sequences).
   Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
   const Reg& w_k_first(const tile::WorkItem& w) const { return w.extra[QueryBlocks::k_first]; }
@@ -369,11 +391,13 @@ class Forward final : public tile::WarpSpecializedDesign {
   Reg base_, q_items_;
   std::optional<tile::MbarrierArray> q_full_, q_empty_;
   std::optional<tile::NamedBarrierSet> order_;
+  std::optional<tile::MbarrierPipeline> v_pipe_;  // V's ring
   // The consumers'.
   Reg wg_, lane_, warp_rows_, q_desc_, k_desc_, v_desc_;
   std::optional<tile::RegisterTile> s_tile_, o_tile_;
   std::vector<tile::RegisterTile> p_;
   std::optional<OnlineSoftmax> softmax_;
+  std::optional<tile::PipelineState> v_state_;
   tile::LaneCoords lc_;
 };
 

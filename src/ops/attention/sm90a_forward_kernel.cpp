@@ -120,10 +120,14 @@ class QueryBlocks final : public tile::WorkSource {
                             .window_left = p_.window_left,
                             .window_right = p_.window_right};
     const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s_.block_n);
+    // Rows that see no key still take one block, block 0 (in the tensor,
+    // and wholly masked for them: their P is 0, O 0 and the log-sum-exp
+    // -inf), so that every item runs the one stream of blocks.
+    Pred none = blocks.hi <= blocks.lo;
     tile::WorkItem item;
     item.tile = {m0.as(u32), head, b, unit};
-    item.kb0 = blocks.lo;
-    item.kb1 = blocks.hi;
+    item.kb0 = k.selp(0, blocks.lo, none);
+    item.kb1 = k.selp(1, blocks.hi, none);
     item.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d};
     k.if_then(m0 < qs.length, [&] { body(item); });
   }
@@ -190,21 +194,18 @@ class Forward final : public tile::WarpSpecializedDesign {
         QueryBlocks::Params{cu_q_, cu_k_, seq_q_, seq_k_, window_left_, window_right_, items_, blocks_, heads_});
   }
 
-  // Producer: Q once per item (only when it has key blocks: nothing else
-  // waits for it), into the buffer the consumers freed of the previous
-  // item's Q, then K and V of each key block, head_dim/64 panels each, K
+  // Producer: Q once per item, into the buffer the consumers freed of the
+  // previous item's Q, then K and V of each key block, head_dim/64 panels each, K
   // into the template's ring, V into the design's (its slot of the same
   // index and phase: the two rings turn in step).
   void load_item(const tile::WorkItem& w) override {
-    k_.if_then(w.kb1 > w.kb0, [&] {
-      k_.if_then(q_items_ > 0, [&] { k_.mbarrier_wait_parity(q_empty_->at(0), (q_items_ + 1) & 1); });
-      k_.add(q_items_, q_items_, 1);
-      k_.mbarrier_arrive_expect_tx(q_full_->at(0), s_.q_bytes());
-      Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
-      for (int p = 0; p < s_.head_dim / 64; ++p)
-        k_.tma_load(at(base_ + (m_.q + p * kBM * kRow)), map_q_, {p * 64, row, w.tile.n0, batch_coordinate(w)},
-                    q_full_->at(0));
-    });
+    k_.if_then(q_items_ > 0, [&] { k_.mbarrier_wait_parity(q_empty_->at(0), (q_items_ + 1) & 1); });
+    k_.add(q_items_, q_items_, 1);
+    k_.mbarrier_arrive_expect_tx(q_full_->at(0), s_.q_bytes());
+    Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
+    for (int p = 0; p < s_.head_dim / 64; ++p)
+      k_.tma_load(at(base_ + (m_.q + p * kBM * kRow)), map_q_, {p * 64, row, w.tile.n0, batch_coordinate(w)},
+                  q_full_->at(0));
   }
 
   void load(const tile::LoadStep& s) override {
@@ -237,81 +238,139 @@ class Forward final : public tile::WarpSpecializedDesign {
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q + wg_ * (64 * kRow), 16, kAtom);
     k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k, 16, kAtom);
     v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v, s_.block_n * kRow, kAtom);
+    if (s_.persistent)  // V's shape fits in Q's buffer (mainloop)
+      q_as_v_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q, s_.block_n * kRow, kAtom);
     v_state_.emplace(k_, s_.stages);
+    softmax_.emplace(k_, scale_log2_);
+    finished_ = OnlineSoftmax::Result{k_.regs(f32, 2, "inv_l"), k_.regs(f32, 2, "lse_log2_")};
+    pending_ = k_.mov(u32, 0);  // whether an item's last P·V and epilogue are still to run
+    pending_rows_ = {k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(s32)};
   }
 
-  // The item's key blocks, with FA3's two overlaps. Between the consumer
-  // warpgroups (ping-pong): each issues its products in its turn, ordered
-  // by the named barriers, so one's softmax runs under the other's
-  // products. Within a warpgroup: block j's S = Q·Kᵀ and block j-1's
-  // O += P·V are issued together, and block j's softmax runs while that
-  // P·V does; O is rescaled (and P rewritten) only once it has completed
-  // (wgmma groups complete in order: PTX ISA 9.7.15.6.2). K's slot of
-  // block j is freed once its S completed, V's of block j-1 after its P·V
-  // (FA3's separate K and V pipelines: K's next load starts a block
-  // earlier than a shared K-and-V slot's would), Q's buffer after the last
-  // block's S. `state` walks K's ring, v_state_ V's a block behind.
+  // The item's key blocks (one at least), with FA3's two overlaps. Between
+  // the consumer warpgroups (ping-pong): each issues its products in its
+  // turn, ordered by the named barriers, so one's softmax runs under the
+  // other's products. Within a warpgroup: block j's S = Q·Kᵀ and block
+  // j-1's O += P·V are issued together, and block j's softmax runs while
+  // that P·V does; O is rescaled (and P rewritten) only once it has
+  // completed (wgmma groups complete in order: PTX ISA 9.7.15.6.2). Across
+  // items alike: the previous item's last P·V is issued with this item's
+  // first S and completes under its softmax, then the previous item's rows
+  // are stored (its epilogue), so that a CTA's items run as one stream of
+  // blocks with no drained pipeline between them. K's slot of block j is
+  // freed once its S completed, V's of block j-1 after its P·V (FA3's
+  // separate K and V pipelines: K's next load starts a block earlier than
+  // a shared K-and-V slot's would), Q's buffer after the last block's S.
+  // `state` walks K's ring, v_state_ V's a block behind.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
-    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
-    softmax_.emplace(k_, scale_log2_);
     Reg count = w.kb1 - w.kb0;
-    k_.if_then(count > 0, [&] {
-      k_.mbarrier_wait_parity(q_full_->at(0), q_items_ & 1);
-      k_.add(q_items_, q_items_, 1);
-      // Once block kb's S completed: its K slot free, and Q's buffer after the last.
-      auto scores_done = [&](const Pred& last) {
-        k_.if_then(lead, [&] { pipe.release(state.stage()); });
-        ++state;
-        k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); });
-      };
-      auto values_done = [&] {  // once the previous block's P·V completed
-        k_.if_then(lead, [&] { v_pipe_->release(v_state_->stage()); });
-        ++*v_state_;
-      };
-      Reg other = wg_ ^ 1;
-      // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
-      // other has issued. Warpgroup 1 does not arrive after its last
-      // block: warpgroup 0 waits no more.
-      k_.if_then(wg_ == 1, [&] { order_->of(other).arrive(); });
-      auto turn = [&](const Pred& last, bool with_values, const std::function<void()>& issue) {
-        pipe.wait(state);
-        if (with_values) v_pipe_->wait(*v_state_);
-        order_->of(wg_).sync();
-        k_.wgmma_fence();  // P and O were written by ordinary instructions
-        issue();
-        k_.if_then(!(wg_ == 1 && last), [&] { order_->of(other).arrive(); });
-      };
-      turn(count == 1, false, [&] {
-        issue_scores(state.stage());
-        k_.wgmma_commit_group();
-      });
-      k_.wgmma_wait_group(0);
-      scores_done(count == 1);
-      OnlineSoftmax::rescale(k_, {*o_tile_}, scores_to_p(w, w.kb0));
+    k_.mbarrier_wait_parity(q_full_->at(0), q_items_ & 1);
+    k_.add(q_items_, q_items_, 1);
+    Pred pending = pending_ != 0;
+    // Once block kb's S completed: its K slot free, and Q's buffer after the last.
+    auto scores_done = [&](const Pred& last) {
+      k_.if_then(lead, [&] { pipe.release(state.stage()); });
+      ++state;
+      k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); });
+    };
+    Reg other = wg_ ^ 1;
+    // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
+    // other has issued. Warpgroup 1 does not arrive after its last block:
+    // warpgroup 0 waits no more.
+    k_.if_then(wg_ == 1, [&] { order_->of(other).arrive(); });
+    // S of the block in `state` and the P·V before it (on B descriptor
+    // *v; null: none, the group empty), two commit groups; V's slot waited
+    // for where values_if holds (null: always).
+    auto turn = [&](const Pred& last, const Pred* values_if, const Reg* v) {
+      pipe.wait(state);
+      if (values_if)
+        k_.if_then(*values_if, [&] { v_pipe_->wait(*v_state_); });
+      else
+        v_pipe_->wait(*v_state_);
+      order_->of(wg_).sync();
+      k_.wgmma_fence();  // P and O were written by ordinary instructions
+      issue_scores(state.stage());
+      k_.wgmma_commit_group();
+      if (v) issue_pv_from(*v);
+      k_.wgmma_commit_group();
+      k_.if_then(!(wg_ == 1 && last), [&] { order_->of(other).arrive(); });
+    };
+    // Where no item is pending (a persistent CTA's first) the first P·V
+    // still runs (a wgmma under a branch is serialized by ptxas: C7520), on
+    // Q's buffer (loaded, and not written before this item's last S) in
+    // place of a V slot, into an O that is zeroed after. A CTA of one item
+    // has none pending.
+    std::optional<Reg> first_v;
+    if (s_.persistent) first_v = k_.selp(v_slot(v_state_->stage()), q_as_v_, pending);
+    turn(count == 1, &pending, first_v ? &*first_v : nullptr);
+    k_.if_then(pending, [&] { softmax_->finish(k_, *finished_); });
+    softmax_->reset(k_);
+    k_.wgmma_wait_group(1);  // S
+    scores_done(count == 1);
+    scores_to_p(w, w.kb0);
+    k_.wgmma_wait_group(0);                   // the previous item's last P·V
+    pack_accumulator_as_a(k_, *s_tile_, p_);  // first: S's registers free for the store
+    k_.if_then(pending, [&] {
+      values_done(lead);
+      store(pending_rows_);
+    });
+    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
+    k_.for_range(1, count, 1, [&](Reg kb) {
+      const Reg v = v_slot(v_state_->stage());
+      turn(kb == count - 1, nullptr, &v);
+      k_.wgmma_wait_group(1);  // S
+      scores_done(kb == count - 1);
+      const Regs alpha = scores_to_p(w, w.kb0 + kb);
+      k_.wgmma_wait_group(0);  // block kb-1's P·V
+      values_done(lead);
+      OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
       pack_accumulator_as_a(k_, *s_tile_, p_);
-      k_.for_range(1, count, 1, [&](Reg kb) {
-        turn(kb == count - 1, true, [&] {
-          issue_scores(state.stage());
-          k_.wgmma_commit_group();
-          issue_pv(v_state_->stage());
-          k_.wgmma_commit_group();
-        });
-        k_.wgmma_wait_group(1);  // S
-        scores_done(kb == count - 1);
-        const Regs alpha = scores_to_p(w, w.kb0 + kb);
-        k_.wgmma_wait_group(0);  // block kb-1's P·V
-        values_done();
-        OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
-        pack_accumulator_as_a(k_, *s_tile_, p_);
-      });
+    });
+  }
+
+  // The item's last P·V is still to issue: its epilogue runs under the next
+  // item's first block (mainloop) or at the end (consumer_teardown).
+  void finish(const tile::WorkItem& w) override {
+    k_.mov(pending_, 1);
+    const Rows rows = rows_of(w);
+    k_.mov(pending_rows_.m0, rows.m0);
+    k_.mov(pending_rows_.head, rows.head);
+    k_.mov(pending_rows_.batch, rows.batch);
+    k_.mov(pending_rows_.q_first, rows.q_first);
+    k_.mov(pending_rows_.len_q, rows.len_q);
+  }
+
+  void consumer_teardown(tile::WarpSpecialized& ws) override { flush(ws.leader()); }
+
+  // The rows an epilogue stores: the item's first query row, head,
+  // sequence, the sequence's first row in the tensors and its length.
+  struct Rows {
+    Reg m0, head, batch, q_first, len_q;
+  };
+  static Rows rows_of(const tile::WorkItem& w) {
+    return {w.tile.m0, w.tile.n0, w.tile.batch, w.extra[QueryBlocks::q_first], w.extra[QueryBlocks::len_q]};
+  }
+
+  // V's slot of the block whose P·V completed freed, V's walk one on.
+  void values_done(const Pred& lead) {
+    k_.if_then(lead, [&] { v_pipe_->release(v_state_->stage()); });
+    ++*v_state_;
+  }
+
+  // The pending item's last P·V alone, then its epilogue.
+  void flush(const Pred& lead) {
+    k_.if_then(pending_ != 0, [&] {
       v_pipe_->wait(*v_state_);
       k_.wgmma_fence();
-      issue_pv(v_state_->stage());
+      issue_pv_from(v_slot(v_state_->stage()));
       k_.wgmma_commit_group();
       k_.wgmma_wait_group(0);
-      values_done();
+      values_done(lead);
+      softmax_->finish(k_, *finished_);
+      store(pending_rows_);
+      k_.mov(pending_, 0);
     });
   }
 
@@ -328,13 +387,16 @@ class Forward final : public tile::WarpSpecializedDesign {
   }
 
   // O += P·V of the block in `stage` (uncommitted).
-  void issue_pv(const Reg& stage) {
+  // V's slot `stage` as wgmma's B descriptor.
+  Reg v_slot(const Reg& stage) {
     Reg stage_offset = k_.reg(u64);
     k_.cvt(stage_offset, stage * (s_.stage_bytes() >> 4));
+    return v_desc_ + stage_offset;
+  }
+  void issue_pv_from(const Reg& v) {
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int kk = 0; kk < s_.block_n / 16; ++kk)
-      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v_desc_ + stage_offset + (kk * 16 * kRow >> 4), true,
-                         WgmmaMajor::mn);
+      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v + (kk * 16 * kRow >> 4), true, WgmmaMajor::mn);
   }
 
   // Key block `block`'s scores (S, complete) masked where the mask cuts the
@@ -355,23 +417,24 @@ class Forward final : public tile::WarpSpecializedDesign {
     return softmax_->update_scores(k_, *s_tile_);
   }
 
-  // O / l and the log-sum-exp (natural units) of the warp's rows that exist.
-  void finish(const tile::WorkItem& w) override {
-    const OnlineSoftmax::Result r = softmax_->finish(k_);
+  // O / l and the log-sum-exp (natural units) of the warp's rows that exist
+  // (O complete, its softmax finished into finished_).
+  void store(const Rows& w) {
+    const OnlineSoftmax::Result& r = *finished_;
     const auto half = row_halves(*o_tile_);
     for (std::size_t v = 0; v < half.size(); ++v) k_.mul(o_tile_->regs()[v], o_tile_->regs()[v], r.inverse[half[v]]);
-    Reg first = w.extra[QueryBlocks::q_first] + w.tile.m0 + warp_rows_;
-    Reg rows_valid = w.extra[QueryBlocks::len_q] - (w.tile.m0 + warp_rows_).as(s32);
+    Reg first = w.q_first + w.m0 + warp_rows_;
+    Reg rows_valid = w.len_q - (w.m0 + warp_rows_).as(s32);
     Reg o_row_bytes = k_.reg(u64), lse_row_bytes = k_.reg(u64);
     k_.shl(o_row_bytes, so_[2], 1);
     k_.shl(lse_row_bytes, slse_[2], 2);
-    store_rows(k_, {*o_tile_}, element_address(k_, o_, element_offset(k_, w.tile.batch, so_[0], w.tile.n0, so_[1], first, so_[2]), 2),
+    store_rows(k_, {*o_tile_}, element_address(k_, o_, element_offset(k_, w.batch, so_[0], w.head, so_[1], first, so_[2]), 2),
                o_row_bytes, rows_valid, s_.dtype == DType::f16 ? f16 : bf16, std::nullopt, lane_);
     if (s_.has_lse) {
       Regs lse = k_.regs(f32, 2);
       for (int h = 0; h < 2; ++h) k_.mul(lse[h], r.lse_log2[h], imm_f32(static_cast<float>(std::log(2.0))));
       store_row_values(k_, lse,
-                       element_address(k_, lse_, element_offset(k_, w.tile.batch, slse_[0], w.tile.n0, slse_[1], first, slse_[2]), 4),
+                       element_address(k_, lse_, element_offset(k_, w.batch, slse_[0], w.head, slse_[1], first, slse_[2]), 4),
                        lse_row_bytes, rows_valid, lane_);
     }
   }
@@ -393,11 +456,14 @@ class Forward final : public tile::WarpSpecializedDesign {
   std::optional<tile::NamedBarrierSet> order_;
   std::optional<tile::MbarrierPipeline> v_pipe_;  // V's ring
   // The consumers'.
-  Reg wg_, lane_, warp_rows_, q_desc_, k_desc_, v_desc_;
+  Reg wg_, lane_, warp_rows_, q_desc_, k_desc_, v_desc_, q_as_v_;
   std::optional<tile::RegisterTile> s_tile_, o_tile_;
   std::vector<tile::RegisterTile> p_;
   std::optional<OnlineSoftmax> softmax_;
+  std::optional<OnlineSoftmax::Result> finished_;  // 1/l and the log-sum-exp of the rows an epilogue stores
   std::optional<tile::PipelineState> v_state_;
+  Reg pending_;
+  Rows pending_rows_;
   tile::LaneCoords lc_;
 };
 

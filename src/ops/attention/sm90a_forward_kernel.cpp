@@ -269,12 +269,14 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.mbarrier_wait_parity(q_full_->at(0), q_items_ & 1);
     k_.add(q_items_, q_items_, 1);
     Pred pending = pending_ != 0;
-    // Once block kb's S completed: its K slot free, and Q's buffer after the last.
-    auto scores_done = [&](const Pred& last) {
+    // Once block kb's S completed: its K slot free.
+    auto scores_done = [&] {
       k_.if_then(lead, [&] { pipe.release(state.stage()); });
       ++state;
-      k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); });
     };
+    // Q's buffer free after the item's last S (and the P·V beside its first,
+    // which may read it: below).
+    auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); }); };
     Reg other = wg_ ^ 1;
     // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
     // other has issued. Warpgroup 1 does not arrive after its last block:
@@ -299,18 +301,19 @@ class Forward final : public tile::WarpSpecializedDesign {
     };
     // Where no item is pending (a persistent CTA's first) the first P·V
     // still runs (a wgmma under a branch is serialized by ptxas: C7520), on
-    // Q's buffer (loaded, and not written before this item's last S) in
-    // place of a V slot, into an O that is zeroed after. A CTA of one item
-    // has none pending.
+    // Q's buffer (loaded, and freed only once this P·V completed) in place
+    // of a V slot, into an O that is zeroed after. A CTA of one item has
+    // none pending.
     std::optional<Reg> first_v;
     if (s_.persistent) first_v = k_.selp(v_slot(v_state_->stage()), q_as_v_, pending);
     turn(count == 1, &pending, first_v ? &*first_v : nullptr);
     k_.if_then(pending, [&] { softmax_->finish(k_, *finished_); });
     softmax_->reset(k_);
     k_.wgmma_wait_group(1);  // S
-    scores_done(count == 1);
+    scores_done();
     scores_to_p(w, w.kb0);
-    k_.wgmma_wait_group(0);                   // the previous item's last P·V
+    k_.wgmma_wait_group(0);  // the previous item's last P·V
+    free_q(count == 1);
     pack_accumulator_as_a(k_, *s_tile_, p_);  // first: S's registers free for the store
     k_.if_then(pending, [&] {
       values_done(lead);
@@ -321,7 +324,8 @@ class Forward final : public tile::WarpSpecializedDesign {
       const Reg v = v_slot(v_state_->stage());
       turn(kb == count - 1, nullptr, &v);
       k_.wgmma_wait_group(1);  // S
-      scores_done(kb == count - 1);
+      scores_done();
+      free_q(kb == count - 1);
       const Regs alpha = scores_to_p(w, w.kb0 + kb);
       k_.wgmma_wait_group(0);  // block kb-1's P·V
       values_done(lead);

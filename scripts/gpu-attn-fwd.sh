@@ -8,8 +8,8 @@
 #   1. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
 #   2. bench_attention --prefill --quick: the C++ forward rows;
-#   3. the forward GPU tests (every case on every forward kernel; the
-#      persistent CTAs over more items than SMs);
+#   3. the forward GPU tests (the persistent CTAs over more items than
+#      SMs; every case on every forward kernel);
 #   4. compute-sanitizer racecheck of the sm90a forward's small and ragged
 #      shapes (head_dim 256's K and V rings wrapping, persistent pairs, varlen);
 #   5. ncu of the forward at d256 8k and at d128 1k, not causal;
@@ -44,11 +44,14 @@ stage "bench_attention --prefill --quick" 9 "$out/bench_forward.log" "$bench" --
 echo "== forward, C++ (TFLOP/s) =="
 grep -E "^\|" "$out/bench_forward.log"
 
-# 3. The forward GPU tests.
-stage "GPU tests AttentionGpu.Forward*" 14 "$out/tests.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.Forward*'
+# 3. The forward GPU tests: the persistent CTAs first (items one stream of blocks), then every case.
+stage "GPU test ForwardPersistent*" 12 "$out/tests-persistent.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'
+stage "GPU test ForwardCases*" 10 "$out/tests.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*'
 echo "== the forward GPU tests =="
-grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -8
+cat "$out/tests-persistent.log" "$out/tests.log" |
+  grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" | head -10
 
 # 4. compute-sanitizer racecheck of the sm90a forward's small shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"

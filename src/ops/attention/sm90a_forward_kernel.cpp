@@ -36,15 +36,15 @@ struct Smem {
 Smem smem_of(const Sm90aAttentionSpec& s) {
   tile::SharedLayout layout;
   Smem m{};
-  m.q = layout.buffer(s.q_bytes(), tile::SharedLayout::kBaseAlignment);
+  m.q = layout.buffer(s.q_bytes() * s.q_buffers(), tile::SharedLayout::kBaseAlignment);
   m.k = layout.ring(s.stage_bytes(), s.stages);
   m.v = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
   m.v_full = layout.mbarriers(s.stages);
   m.v_empty = layout.mbarriers(s.stages);
-  m.q_full = layout.mbarriers(1);
-  m.q_empty = layout.mbarriers(1);
+  m.q_full = layout.mbarriers(s.q_buffers());
+  m.q_empty = layout.mbarriers(s.q_buffers());
   m.launch = layout.launch_bytes();
   return m;
 }
@@ -174,8 +174,8 @@ class Forward final : public tile::WarpSpecializedDesign {
     map_q_ = k_.param_generic_address(map_q_p_);
     map_k_ = k_.param_generic_address(map_k_p_);
     map_v_ = k_.param_generic_address(map_v_p_);
-    q_full_.emplace(k_, base_, m_.q_full, 1);
-    q_empty_.emplace(k_, base_, m_.q_empty, 1);
+    q_full_.emplace(k_, base_, m_.q_full, s_.q_buffers());
+    q_empty_.emplace(k_, base_, m_.q_empty, s_.q_buffers());
     v_pipe_.emplace(ws.mbarriers(m_.v_full, s_.stages), ws.mbarriers(m_.v_empty, s_.stages));
     order_.emplace(ws.warpgroup_barriers(256));
     q_items_ = k_.mov(u32, 0);  // the items whose Q this thread's role loaded (producer) or read (consumers)
@@ -183,8 +183,10 @@ class Forward final : public tile::WarpSpecializedDesign {
 
   void initialize(tile::WarpSpecialized&) override {
     for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
-    q_full_->init(0, 1);
-    q_empty_->init(0, 2);  // each consumer warpgroup's leader, once its last S = Q·Kᵀ of the item completed
+    for (int b = 0; b < s_.q_buffers(); ++b) {
+      q_full_->init(b, 1);
+      q_empty_->init(b, 2);  // each consumer warpgroup's leader, once its last S = Q·Kᵀ of the item completed
+    }
     v_pipe_->init(1, 2);   // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
   }
 
@@ -199,13 +201,15 @@ class Forward final : public tile::WarpSpecializedDesign {
   // into the template's ring, V into the design's (its slot of the same
   // index and phase: the two rings turn in step).
   void load_item(const tile::WorkItem& w) override {
-    k_.if_then(q_items_ > 0, [&] { k_.mbarrier_wait_parity(q_empty_->at(0), (q_items_ + 1) & 1); });
+    const QSlot q = q_slot();
+    k_.if_then(q.use > 0, [&] { q_empty_->wait(q.buffer, (q.use + 1) & 1); });
     k_.add(q_items_, q_items_, 1);
-    k_.mbarrier_arrive_expect_tx(q_full_->at(0), s_.q_bytes());
+    q_full_->expect_tx(q.buffer, s_.q_bytes());
     Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
+    Reg full = q_full_->address(q.buffer);
     for (int p = 0; p < s_.head_dim / 64; ++p)
-      k_.tma_load(at(base_ + (m_.q + p * kBM * kRow)), map_q_, {p * 64, row, w.tile.n0, batch_coordinate(w)},
-                  q_full_->at(0));
+      k_.tma_load(at(base_ + m_.q + q.buffer * s_.q_bytes() + p * kBM * kRow), map_q_,
+                  {p * 64, row, w.tile.n0, batch_coordinate(w)}, at(full));
   }
 
   void load(const tile::LoadStep& s) override {
@@ -236,6 +240,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     // atom, LBO unused); V is read N-major (its rows are keys: wgmma's K),
     // 64-column panels block_n rows tall (LBO: the next panel along N).
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q + wg_ * (64 * kRow), 16, kAtom);
+    q_item_desc_ = k_.reg(u64);
     k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k, 16, kAtom);
     v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v, s_.block_n * kRow, kAtom);
     if (s_.persistent)  // V's shape fits in Q's buffer (mainloop)
@@ -266,8 +271,12 @@ class Forward final : public tile::WarpSpecializedDesign {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
     Reg count = w.kb1 - w.kb0;
-    k_.mbarrier_wait_parity(q_full_->at(0), q_items_ & 1);
+    const QSlot q = q_slot();
+    q_full_->wait(q.buffer, q.use & 1);
     k_.add(q_items_, q_items_, 1);
+    Reg q_offset = k_.reg(u64);  // the item's Q buffer, in the descriptors' 16-byte units
+    k_.cvt(q_offset, q.buffer * (s_.q_bytes() >> 4));
+    k_.add(q_item_desc_, q_desc_, q_offset);
     Pred pending = pending_ != 0;
     // Once block kb's S completed: its K slot free.
     auto scores_done = [&] {
@@ -276,7 +285,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     };
     // Q's buffer free after the item's last S (and the P·V beside its first,
     // which may read it: below).
-    auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); }); };
+    auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { q_empty_->arrive(q.buffer); }); };
     Reg other = wg_ ^ 1;
     // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
     // other has issued. Warpgroup 1 does not arrive after its last block:
@@ -305,7 +314,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     // of a V slot, into an O that is zeroed after. A CTA of one item has
     // none pending.
     std::optional<Reg> first_v;
-    if (s_.persistent) first_v = k_.selp(v_slot(v_state_->stage()), q_as_v_, pending);
+    if (s_.persistent) first_v = k_.selp(v_slot(v_state_->stage()), q_as_v_ + q_offset, pending);
     turn(count == 1, &pending, first_v ? &*first_v : nullptr);
     k_.if_then(pending, [&] { softmax_->finish(k_, *finished_); });
     softmax_->reset(k_);
@@ -385,7 +394,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int j = 0; j < s_.head_dim / 16; ++j) {
       const std::uint32_t q_off = (j / 4) * kBM * kRow + (j % 4) * 32, k_off = (j / 4) * s_.block_n * kRow + (j % 4) * 32;
-      k_.wgmma_mma_async(in, s_tile_->regs(), q_desc_ + (q_off >> 4), k_desc_ + stage_offset + (k_off >> 4), j > 0,
+      k_.wgmma_mma_async(in, s_tile_->regs(), q_item_desc_ + (q_off >> 4), k_desc_ + stage_offset + (k_off >> 4), j > 0,
                          WgmmaMajor::k, WgmmaMajor::k);
     }
   }
@@ -444,6 +453,14 @@ class Forward final : public tile::WarpSpecializedDesign {
   }
 
  private:
+  // The Q buffer of this role's next item and how many times it was used before.
+  struct QSlot {
+    Reg buffer, use;
+  };
+  QSlot q_slot() {
+    if (s_.q_buffers() == 1) return {k_.mov(u32, 0), q_items_};
+    return {q_items_ & 1, q_items_ >> 1};
+  }
   // Varlen maps have one batch (the rows run on across sequences).
   Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
   const Reg& w_k_first(const tile::WorkItem& w) const { return w.extra[QueryBlocks::k_first]; }
@@ -460,7 +477,7 @@ class Forward final : public tile::WarpSpecializedDesign {
   std::optional<tile::NamedBarrierSet> order_;
   std::optional<tile::MbarrierPipeline> v_pipe_;  // V's ring
   // The consumers'.
-  Reg wg_, lane_, warp_rows_, q_desc_, k_desc_, v_desc_, q_as_v_;
+  Reg wg_, lane_, warp_rows_, q_desc_, q_item_desc_, k_desc_, v_desc_, q_as_v_;
   std::optional<tile::RegisterTile> s_tile_, o_tile_;
   std::vector<tile::RegisterTile> p_;
   std::optional<OnlineSoftmax> softmax_;
@@ -496,15 +513,14 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   s.paired = s.persistent && (s.window_left || s.window_right);
   // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
   // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
-  // tile). Shared memory: Q 128 x head_dim and the ring of K and V. A slot
-  // is held from its block's S = Q·Kᵀ to its P·V, which is issued with the
-  // next block's S: with two slots the next block's load starts only once
-  // the last but one P·V completed, and waits exposed (ncu at d128, 160-key
-  // blocks, two slots: tensor pipe 61% active, warps stalled at the turn
-  // barrier 31% of their cycles); three slots where they fit (d64 3 x 32 KB,
-  // d128 3 x 64 KB beside Q's 32: 224 KB; d256 2 x 80 KB beside Q's 64).
+  // tile). Shared memory: Q 128 x head_dim (two buffers when persistent)
+  // and K's and V's rings, a slot of K free once its S completed, of V once
+  // its P·V did (two slots of each keep a load about two blocks ahead: d256
+  // 8k 521 -> 734 TFLOP/s on an H200 against one ring of two K-and-V slots);
+  // three where they fit: d64 2 x 16 + 2 x 3 x 16 KB; d128 2 x 32 + 2 x 2 x
+  // 32 (persistent) or 32 + 2 x 3 x 32; d256 64 + 2 x 2 x 40.
   s.block_n = p.head_dim == 256 ? 80 : 128;
-  s.stages = p.head_dim == 256 ? 2 : 3;
+  s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
   return s;
 }
 

@@ -45,6 +45,9 @@ struct Sm90aAttentionSpec {
   // head_dim/64 panels of block_n rows of 128 bytes each.
   std::uint32_t stage_bytes() const { return static_cast<std::uint32_t>(block_n) * head_dim * 2; }
   std::uint32_t q_bytes() const { return static_cast<std::uint32_t>(block_m) * head_dim * 2; }
+  // Q's buffers: persistent CTAs load the next item's Q into the second
+  // while this item's blocks run (one: its load waited for the item's last S).
+  int q_buffers() const { return persistent ? 2 : 1; }
   std::uint32_t shared_bytes() const;  // what a launch requests (the template's layout)
   std::string kernel_name() const;
   friend bool operator==(const Sm90aAttentionSpec&, const Sm90aAttentionSpec&) = default;

@@ -126,6 +126,19 @@ TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
   for (std::size_t i : {std::size_t{1}, std::size_t{10}, std::size_t{11}}) check_decode(dev, dec[i], rng);
 }
 
+// The sm90a forward alone, for scripts/gpu-attn-fwd.sh's sanitizer runs:
+// head_dim 256 over three key blocks (K's and V's two-slot rings wrap), a
+// ragged causal d128 (persistent CTAs over pairs of blocks), varlen causal.
+TEST_F(AttentionGpu, SanitizeForwardSmallAndRagged) {
+  const runtime::Device dev = runtime::Device::cuda(0);
+  if (dev.target() != ptx::Target::sm_90a) GTEST_SKIP() << "the sm90a kernel needs an sm_90a GPU";
+  const auto fwd = forward_cases();
+  for (std::size_t i : {std::size_t{2}, std::size_t{1}, std::size_t{18}}) {
+    SCOPED_TRACE(fwd[i].name);
+    check_attention_forward(dev, fwd[i], rng, AttentionKernel::sm90a);
+  }
+}
+
 // The backward's first kernel alone (sm90a on an sm_90a GPU; the sm80
 // kernels are in SanitizeSmallAndRagged), for scripts/gpu-attn-bwd.sh's
 // sanitizer runs: a causal ragged case, a sliding window with GQA, varlen

@@ -262,7 +262,8 @@ inline std::vector<AttentionCase> forward_cases() {
   std::vector<AttentionCase> cases = {
       {.name = "d64 square", .seq_q = 64, .seq_k = 64},
       {.name = "d128 ragged causal", .seq_q = 100, .seq_k = 100, .head_dim = 128, .options = causal},
-      {.name = "d256 batch 2", .batch = 2, .heads_q = 1, .heads_kv = 1, .seq_q = 40, .seq_k = 70, .head_dim = 256},
+      // Three key blocks of 80 at head_dim 256: K's and V's two-slot rings wrap.
+      {.name = "d256 batch 2", .batch = 2, .heads_q = 1, .heads_kv = 1, .seq_q = 40, .seq_k = 200, .head_dim = 256},
       {.name = "f16 d64", .seq_q = 65, .seq_k = 33, .dtype = runtime::DType::f16},
       {.name = "seq-major padded d128", .batch = 2, .seq_q = 30, .seq_k = 90, .head_dim = 128, .seq_major = true, .pad = 8},
       {.name = "MQA causal", .heads_q = 4, .heads_kv = 1, .seq_q = 70, .seq_k = 70, .options = causal},

@@ -60,8 +60,11 @@ TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
 
 // The persistent CTA's hand-overs under the simulator's race checker (which
 // orders shared-memory accesses as the PTX memory model does): one SM, so one
-// CTA walks every item, Q's buffer reloaded for each while the ring turns;
-// not causal, and causal (pairs of blocks).
+// CTA walks every item, Q's buffer reloaded for each while K's and V's rings
+// turn; not causal, and causal (pairs of blocks); one key block an item (each
+// item's first block its last); head_dim 256 (one item a CTA, two-slot rings
+// over three key blocks). The simulator completes a wgmma when it is issued,
+// so a buffer freed before its reader's wait_group is not seen here.
 TEST(AttentionForwardSimRaces, ThePersistentHandOversAreOrdered) {
   std::mt19937 rng(std::random_device{}());
   const runtime::Device checked(sim::make_backend({.worker_threads = 2, .sm_count = 1, .check_shared_races = true}));
@@ -69,6 +72,11 @@ TEST(AttentionForwardSimRaces, ThePersistentHandOversAreOrdered) {
   EXPECT_NO_THROW(check_attention_forward(checked, c, rng, AttentionKernel::sm90a));
   c.options.causal = true;
   EXPECT_NO_THROW(check_attention_forward(checked, c, rng, AttentionKernel::sm90a));
+  c.options.causal = false;
+  c.seq_k = 100;
+  EXPECT_NO_THROW(check_attention_forward(checked, c, rng, AttentionKernel::sm90a));
+  const AttentionCase wide{.name = "d256", .heads_q = 1, .heads_kv = 1, .seq_q = 60, .seq_k = 230, .head_dim = 256};
+  EXPECT_NO_THROW(check_attention_forward(checked, wide, rng, AttentionKernel::sm90a));
 }
 
 }  // namespace

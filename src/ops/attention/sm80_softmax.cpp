@@ -34,6 +34,10 @@ void quad_sum(Kernel& k, const Reg& x) { quad_reduce(k, x, false); }
 
 OnlineSoftmax::OnlineSoftmax(Kernel& k, const Reg& scale_log2)
     : scale_log2_(scale_log2), max_(k.regs(f32, 2, "row_max")), sum_(k.regs(f32, 2, "row_sum")) {
+  reset(k);
+}
+
+void OnlineSoftmax::reset(Kernel& k) {
   for (int half = 0; half < 2; ++half) {
     k.mov(max_[half], minus_infinity);
     k.mov(sum_[half], imm_f32(0.0f));
@@ -85,6 +89,11 @@ void OnlineSoftmax::rescale(Kernel& k, const std::vector<tile::RegisterTile>& o,
 
 OnlineSoftmax::Result OnlineSoftmax::finish(Kernel& k) {
   Result r{k.regs(f32, 2, "inv_l"), k.regs(f32, 2, "lse_log2_")};
+  finish(k, r);
+  return r;
+}
+
+void OnlineSoftmax::finish(Kernel& k, const Result& r) {
   for (int half = 0; half < 2; ++half) {
     const Reg& l = sum_[half];
     quad_sum(k, l);
@@ -96,7 +105,6 @@ OnlineSoftmax::Result OnlineSoftmax::finish(Kernel& k) {
     k.fma(r.lse_log2[half], max_[half], scale_log2_, log_l);
     k.selp(r.lse_log2[half], minus_infinity, r.lse_log2[half], empty);
   }
-  return r;
 }
 
 }  // namespace warpforge::ops::attention_sm80

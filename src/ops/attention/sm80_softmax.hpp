@@ -20,6 +20,8 @@ class OnlineSoftmax {
  public:
   // The running max and sum of the thread's two rows, at -inf and 0.
   OnlineSoftmax(dsl::Kernel& k, const dsl::Reg& scale_log2);
+  // Back to -inf and 0 (the next rows, in a kernel that walks several).
+  void reset(dsl::Kernel& k);
 
   // Takes the block's scores `s` (raw, masked ones -inf) into the running
   // maximum and sum, turns `s` into P (unnormalised, in place) and rescales
@@ -39,6 +41,8 @@ class OnlineSoftmax {
     dsl::Regs inverse, lse_log2;
   };
   Result finish(dsl::Kernel& k);
+  // The same into registers of the caller's (a kernel that finishes at several places).
+  void finish(dsl::Kernel& k, const Result& into);
 
   const dsl::Regs& row_max() const { return max_; }
 

@@ -28,18 +28,23 @@ constexpr std::uint32_t kRow = 128;    // bytes of a panel row: 64 elements, the
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
 
 // Where the design's buffers sit in shared memory (tile::SharedLayout).
+// K's ring is the template's pipeline, V's the design's own (its slots and
+// barriers beside it, walked in step with K's).
 struct Smem {
-  std::uint32_t q, ring, full, empty, q_full, q_empty, launch;
+  std::uint32_t q, k, v, full, empty, v_full, v_empty, q_full, q_empty, launch;
 };
 Smem smem_of(const Sm90aAttentionSpec& s) {
   tile::SharedLayout layout;
   Smem m{};
-  m.q = layout.buffer(s.q_bytes(), tile::SharedLayout::kBaseAlignment);
-  m.ring = layout.ring(s.stage_bytes(), s.stages);
+  m.q = layout.buffer(s.q_bytes() * s.q_buffers(), tile::SharedLayout::kBaseAlignment);
+  m.k = layout.ring(s.stage_bytes(), s.stages);
+  m.v = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
-  m.q_full = layout.mbarriers(1);
-  m.q_empty = layout.mbarriers(1);
+  m.v_full = layout.mbarriers(s.stages);
+  m.v_empty = layout.mbarriers(s.stages);
+  m.q_full = layout.mbarriers(s.q_buffers());
+  m.q_empty = layout.mbarriers(s.q_buffers());
   m.launch = layout.launch_bytes();
   return m;
 }
@@ -115,10 +120,14 @@ class QueryBlocks final : public tile::WorkSource {
                             .window_left = p_.window_left,
                             .window_right = p_.window_right};
     const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s_.block_n);
+    // Rows that see no key still take one block, block 0 (in the tensor,
+    // and wholly masked for them: their P is 0, O 0 and the log-sum-exp
+    // -inf), so that every item runs the one stream of blocks.
+    Pred none = blocks.hi <= blocks.lo;
     tile::WorkItem item;
     item.tile = {m0.as(u32), head, b, unit};
-    item.kb0 = blocks.lo;
-    item.kb1 = blocks.hi;
+    item.kb0 = k.selp(0, blocks.lo, none);
+    item.kb1 = k.selp(1, blocks.hi, none);
     item.extra = {qs.length, ks.length, qs.first.as(u32), ks.first.as(u32), d};
     k.if_then(m0 < qs.length, [&] { body(item); });
   }
@@ -165,16 +174,20 @@ class Forward final : public tile::WarpSpecializedDesign {
     map_q_ = k_.param_generic_address(map_q_p_);
     map_k_ = k_.param_generic_address(map_k_p_);
     map_v_ = k_.param_generic_address(map_v_p_);
-    q_full_.emplace(k_, base_, m_.q_full, 1);
-    q_empty_.emplace(k_, base_, m_.q_empty, 1);
+    q_full_.emplace(k_, base_, m_.q_full, s_.q_buffers());
+    q_empty_.emplace(k_, base_, m_.q_empty, s_.q_buffers());
+    v_pipe_.emplace(ws.mbarriers(m_.v_full, s_.stages), ws.mbarriers(m_.v_empty, s_.stages));
     order_.emplace(ws.warpgroup_barriers(256));
     q_items_ = k_.mov(u32, 0);  // the items whose Q this thread's role loaded (producer) or read (consumers)
   }
 
   void initialize(tile::WarpSpecialized&) override {
     for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
-    q_full_->init(0, 1);
-    q_empty_->init(0, 2);  // each consumer warpgroup's leader, once its last S = Q·Kᵀ of the item completed
+    for (int b = 0; b < s_.q_buffers(); ++b) {
+      q_full_->init(b, 1);
+      q_empty_->init(b, 2);  // each consumer warpgroup's leader, once its last S = Q·Kᵀ of the item completed
+    }
+    v_pipe_->init(1, 2);   // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -183,31 +196,36 @@ class Forward final : public tile::WarpSpecializedDesign {
         QueryBlocks::Params{cu_q_, cu_k_, seq_q_, seq_k_, window_left_, window_right_, items_, blocks_, heads_});
   }
 
-  // Producer: Q once per item (only when it has key blocks: nothing else
-  // waits for it), into the buffer the consumers freed of the previous
-  // item's Q, then K and V of each key block, head_dim/64 panels each.
+  // Producer: Q once per item, into the buffer the consumers freed of the
+  // previous item's Q, then K and V of each key block, head_dim/64 panels each, K
+  // into the template's ring, V into the design's (its slot of the same
+  // index and phase: the two rings turn in step).
   void load_item(const tile::WorkItem& w) override {
-    k_.if_then(w.kb1 > w.kb0, [&] {
-      k_.if_then(q_items_ > 0, [&] { k_.mbarrier_wait_parity(q_empty_->at(0), (q_items_ + 1) & 1); });
-      k_.add(q_items_, q_items_, 1);
-      k_.mbarrier_arrive_expect_tx(q_full_->at(0), s_.q_bytes());
-      Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
-      for (int p = 0; p < s_.head_dim / 64; ++p)
-        k_.tma_load(at(base_ + (m_.q + p * kBM * kRow)), map_q_, {p * 64, row, w.tile.n0, batch_coordinate(w)},
-                    q_full_->at(0));
-    });
+    const QSlot q = q_slot();
+    k_.if_then(q.use > 0, [&] { q_empty_->wait(q.buffer, (q.use + 1) & 1); });
+    k_.add(q_items_, q_items_, 1);
+    q_full_->expect_tx(q.buffer, s_.q_bytes());
+    Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
+    Reg full = q_full_->address(q.buffer);
+    for (int p = 0; p < s_.head_dim / 64; ++p)
+      k_.tma_load(at(base_ + m_.q + q.buffer * s_.q_bytes() + p * kBM * kRow), map_q_,
+                  {p * 64, row, w.tile.n0, batch_coordinate(w)}, at(full));
   }
 
   void load(const tile::LoadStep& s) override {
-    Reg slot = base_ + m_.ring + s.state.stage() * s_.stage_bytes();
+    Reg slot = s.state.stage() * s_.stage_bytes();
     Reg row = w_k_first(s.item) + s.kb.as(u32) * s_.block_n;
     Reg kv_head = k_.div(s.item.tile.n0, group_);
-    for (int p = 0; p < s_.head_dim / 64; ++p) {
-      const std::uint32_t panel = static_cast<std::uint32_t>(p) * s_.block_n * kRow;
-      k_.tma_load(at(slot + panel), map_k_, {p * 64, row, kv_head, batch_coordinate(s.item)}, at(s.full));
-      k_.tma_load(at(slot + (v_offset() + panel)), map_v_, {p * 64, row, kv_head, batch_coordinate(s.item)},
-                  at(s.full));
-    }
+    auto panels = [&](std::uint32_t ring, const Reg& map, const Reg& full) {
+      for (int p = 0; p < s_.head_dim / 64; ++p)
+        k_.tma_load(at(base_ + ring + slot + static_cast<std::uint32_t>(p) * s_.block_n * kRow), map,
+                    {p * 64, row, kv_head, batch_coordinate(s.item)}, at(full));
+    };
+    panels(m_.k, map_k_, s.full);
+    Reg v_full = v_pipe_->full_barrier(s.state);
+    v_pipe_->acquire(s.state);
+    v_pipe_->expect_tx(v_full, s_.stage_bytes());
+    panels(m_.v, map_v_, v_full);
   }
 
   void consumer_setup(tile::WarpSpecialized& ws) override {
@@ -222,73 +240,150 @@ class Forward final : public tile::WarpSpecializedDesign {
     // atom, LBO unused); V is read N-major (its rows are keys: wgmma's K),
     // 64-column panels block_n rows tall (LBO: the next panel along N).
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q + wg_ * (64 * kRow), 16, kAtom);
-    k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
-    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + v_offset()), s_.block_n * kRow, kAtom);
+    q_item_desc_ = k_.reg(u64);
+    k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k, 16, kAtom);
+    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v, s_.block_n * kRow, kAtom);
+    if (s_.persistent)  // V's shape fits in Q's buffer (mainloop)
+      q_as_v_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q, s_.block_n * kRow, kAtom);
+    v_state_.emplace(k_, s_.stages);
+    softmax_.emplace(k_, scale_log2_);
+    finished_ = OnlineSoftmax::Result{k_.regs(f32, 2, "inv_l"), k_.regs(f32, 2, "lse_log2_")};
+    pending_ = k_.mov(u32, 0);  // whether an item's last P·V and epilogue are still to run
+    pending_rows_ = {k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(s32)};
   }
 
-  // The item's key blocks, with FA3's two overlaps. Between the consumer
-  // warpgroups (ping-pong): each issues its products in its turn, ordered
-  // by the named barriers, so one's softmax runs under the other's
-  // products. Within a warpgroup: block j's S = Q·Kᵀ and block j-1's
-  // O += P·V are issued together, and block j's softmax runs while that
-  // P·V does; O is rescaled (and P rewritten) only once it has completed
-  // (wgmma groups complete in order: PTX ISA 9.7.15.6.2). The slot of block
-  // j-1 is freed after its P·V, Q's buffer after the last block's S.
+  // The item's key blocks (one at least), with FA3's two overlaps. Between
+  // the consumer warpgroups (ping-pong): each issues its products in its
+  // turn, ordered by the named barriers, so one's softmax runs under the
+  // other's products. Within a warpgroup: block j's S = Q·Kᵀ and block
+  // j-1's O += P·V are issued together, and block j's softmax runs while
+  // that P·V does; O is rescaled (and P rewritten) only once it has
+  // completed (wgmma groups complete in order: PTX ISA 9.7.15.6.2). Across
+  // items alike: the previous item's last P·V is issued with this item's
+  // first S and completes under its softmax, then the previous item's rows
+  // are stored (its epilogue), so that a CTA's items run as one stream of
+  // blocks with no drained pipeline between them. K's slot of block j is
+  // freed once its S completed, V's of block j-1 after its P·V (FA3's
+  // separate K and V pipelines: K's next load starts a block earlier than
+  // a shared K-and-V slot's would), Q's buffer after the last block's S.
+  // `state` walks K's ring, v_state_ V's a block behind.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
-    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
-    softmax_.emplace(k_, scale_log2_);
     Reg count = w.kb1 - w.kb0;
-    k_.if_then(count > 0, [&] {
-      k_.mbarrier_wait_parity(q_full_->at(0), q_items_ & 1);
-      k_.add(q_items_, q_items_, 1);
-      auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { k_.mbarrier_arrive(q_empty_->at(0)); }); };
-      Reg other = wg_ ^ 1;
-      // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
-      // other has issued. Warpgroup 1 does not arrive after its last
-      // block: warpgroup 0 waits no more.
-      k_.if_then(wg_ == 1, [&] { order_->of(other).arrive(); });
-      auto turn = [&](const Pred& last, const std::function<void()>& issue) {
-        pipe.wait(state);
-        order_->of(wg_).sync();
-        k_.wgmma_fence();  // P and O were written by ordinary instructions
-        issue();
-        k_.if_then(!(wg_ == 1 && last), [&] { order_->of(other).arrive(); });
-      };
-      turn(count == 1, [&] {
-        issue_scores(state.stage());
-        k_.wgmma_commit_group();
-      });
-      k_.wgmma_wait_group(0);
-      free_q(count == 1);
-      OnlineSoftmax::rescale(k_, {*o_tile_}, scores_to_p(w, w.kb0));
-      pack_accumulator_as_a(k_, *s_tile_, p_);
-      Reg previous = k_.reg(u32);
-      k_.mov(previous, state.stage());
+    const QSlot q = q_slot();
+    q_full_->wait(q.buffer, q.use & 1);
+    k_.add(q_items_, q_items_, 1);
+    Reg q_offset = k_.reg(u64);  // the item's Q buffer, in the descriptors' 16-byte units
+    k_.cvt(q_offset, q.buffer * (s_.q_bytes() >> 4));
+    k_.add(q_item_desc_, q_desc_, q_offset);
+    Pred pending = pending_ != 0;
+    // Once block kb's S completed: its K slot free.
+    auto scores_done = [&] {
+      k_.if_then(lead, [&] { pipe.release(state.stage()); });
       ++state;
-      k_.for_range(1, count, 1, [&](Reg kb) {
-        turn(kb == count - 1, [&] {
-          issue_scores(state.stage());
-          k_.wgmma_commit_group();
-          issue_pv(previous);
-          k_.wgmma_commit_group();
-        });
-        k_.wgmma_wait_group(1);  // S
-        free_q(kb == count - 1);
-        const Regs alpha = scores_to_p(w, w.kb0 + kb);
-        k_.wgmma_wait_group(0);  // block kb-1's P·V
-        OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
-        pack_accumulator_as_a(k_, *s_tile_, p_);
-        k_.if_then(lead, [&] { pipe.release(previous); });
-        k_.mov(previous, state.stage());
-        ++state;
-      });
+    };
+    // Q's buffer free after the item's last S (and the P·V beside its first,
+    // which may read it: below).
+    auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { q_empty_->arrive(q.buffer); }); };
+    Reg other = wg_ ^ 1;
+    // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
+    // other has issued. Warpgroup 1 does not arrive after its last block:
+    // warpgroup 0 waits no more.
+    k_.if_then(wg_ == 1, [&] { order_->of(other).arrive(); });
+    // S of the block in `state` and the P·V before it (on B descriptor
+    // *v; null: none, the group empty), two commit groups; V's slot waited
+    // for where values_if holds (null: always).
+    auto turn = [&](const Pred& last, const Pred* values_if, const Reg* v) {
+      pipe.wait(state);
+      if (values_if)
+        k_.if_then(*values_if, [&] { v_pipe_->wait(*v_state_); });
+      else
+        v_pipe_->wait(*v_state_);
+      order_->of(wg_).sync();
+      k_.wgmma_fence();  // P and O were written by ordinary instructions
+      issue_scores(state.stage());
+      k_.wgmma_commit_group();
+      if (v) issue_pv_from(*v);
+      k_.wgmma_commit_group();
+      k_.if_then(!(wg_ == 1 && last), [&] { order_->of(other).arrive(); });
+    };
+    // Where no item is pending (a persistent CTA's first) the first P·V
+    // still runs (a wgmma under a branch is serialized by ptxas: C7520), on
+    // Q's buffer (loaded, and freed only once this P·V completed) in place
+    // of a V slot, into an O that is zeroed after. A CTA of one item has
+    // none pending.
+    std::optional<Reg> first_v;
+    if (s_.persistent) first_v = k_.selp(v_slot(v_state_->stage()), q_as_v_ + q_offset, pending);
+    turn(count == 1, &pending, first_v ? &*first_v : nullptr);
+    k_.if_then(pending, [&] { softmax_->finish(k_, *finished_); });
+    softmax_->reset(k_);
+    k_.wgmma_wait_group(1);  // S
+    scores_done();
+    scores_to_p(w, w.kb0);
+    k_.wgmma_wait_group(0);  // the previous item's last P·V
+    free_q(count == 1);
+    pack_accumulator_as_a(k_, *s_tile_, p_);  // first: S's registers free for the store
+    k_.if_then(pending, [&] {
+      values_done(lead);
+      store(pending_rows_);
+    });
+    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
+    k_.for_range(1, count, 1, [&](Reg kb) {
+      const Reg v = v_slot(v_state_->stage());
+      turn(kb == count - 1, nullptr, &v);
+      k_.wgmma_wait_group(1);  // S
+      scores_done();
+      free_q(kb == count - 1);
+      const Regs alpha = scores_to_p(w, w.kb0 + kb);
+      k_.wgmma_wait_group(0);  // block kb-1's P·V
+      values_done(lead);
+      OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
+      pack_accumulator_as_a(k_, *s_tile_, p_);
+    });
+  }
+
+  // The item's last P·V is still to issue: its epilogue runs under the next
+  // item's first block (mainloop) or at the end (consumer_teardown).
+  void finish(const tile::WorkItem& w) override {
+    k_.mov(pending_, 1);
+    const Rows rows = rows_of(w);
+    k_.mov(pending_rows_.m0, rows.m0);
+    k_.mov(pending_rows_.head, rows.head);
+    k_.mov(pending_rows_.batch, rows.batch);
+    k_.mov(pending_rows_.q_first, rows.q_first);
+    k_.mov(pending_rows_.len_q, rows.len_q);
+  }
+
+  void consumer_teardown(tile::WarpSpecialized& ws) override { flush(ws.leader()); }
+
+  // The rows an epilogue stores: the item's first query row, head,
+  // sequence, the sequence's first row in the tensors and its length.
+  struct Rows {
+    Reg m0, head, batch, q_first, len_q;
+  };
+  static Rows rows_of(const tile::WorkItem& w) {
+    return {w.tile.m0, w.tile.n0, w.tile.batch, w.extra[QueryBlocks::q_first], w.extra[QueryBlocks::len_q]};
+  }
+
+  // V's slot of the block whose P·V completed freed, V's walk one on.
+  void values_done(const Pred& lead) {
+    k_.if_then(lead, [&] { v_pipe_->release(v_state_->stage()); });
+    ++*v_state_;
+  }
+
+  // The pending item's last P·V alone, then its epilogue.
+  void flush(const Pred& lead) {
+    k_.if_then(pending_ != 0, [&] {
+      v_pipe_->wait(*v_state_);
       k_.wgmma_fence();
-      issue_pv(previous);
+      issue_pv_from(v_slot(v_state_->stage()));
       k_.wgmma_commit_group();
       k_.wgmma_wait_group(0);
-      k_.if_then(lead, [&] { pipe.release(previous); });
+      values_done(lead);
+      softmax_->finish(k_, *finished_);
+      store(pending_rows_);
+      k_.mov(pending_, 0);
     });
   }
 
@@ -299,19 +394,22 @@ class Forward final : public tile::WarpSpecializedDesign {
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int j = 0; j < s_.head_dim / 16; ++j) {
       const std::uint32_t q_off = (j / 4) * kBM * kRow + (j % 4) * 32, k_off = (j / 4) * s_.block_n * kRow + (j % 4) * 32;
-      k_.wgmma_mma_async(in, s_tile_->regs(), q_desc_ + (q_off >> 4), k_desc_ + stage_offset + (k_off >> 4), j > 0,
+      k_.wgmma_mma_async(in, s_tile_->regs(), q_item_desc_ + (q_off >> 4), k_desc_ + stage_offset + (k_off >> 4), j > 0,
                          WgmmaMajor::k, WgmmaMajor::k);
     }
   }
 
   // O += P·V of the block in `stage` (uncommitted).
-  void issue_pv(const Reg& stage) {
+  // V's slot `stage` as wgmma's B descriptor.
+  Reg v_slot(const Reg& stage) {
     Reg stage_offset = k_.reg(u64);
     k_.cvt(stage_offset, stage * (s_.stage_bytes() >> 4));
+    return v_desc_ + stage_offset;
+  }
+  void issue_pv_from(const Reg& v) {
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int kk = 0; kk < s_.block_n / 16; ++kk)
-      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v_desc_ + stage_offset + (kk * 16 * kRow >> 4), true,
-                         WgmmaMajor::mn);
+      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v + (kk * 16 * kRow >> 4), true, WgmmaMajor::mn);
   }
 
   // Key block `block`'s scores (S, complete) masked where the mask cuts the
@@ -332,29 +430,37 @@ class Forward final : public tile::WarpSpecializedDesign {
     return softmax_->update_scores(k_, *s_tile_);
   }
 
-  // O / l and the log-sum-exp (natural units) of the warp's rows that exist.
-  void finish(const tile::WorkItem& w) override {
-    const OnlineSoftmax::Result r = softmax_->finish(k_);
+  // O / l and the log-sum-exp (natural units) of the warp's rows that exist
+  // (O complete, its softmax finished into finished_).
+  void store(const Rows& w) {
+    const OnlineSoftmax::Result& r = *finished_;
     const auto half = row_halves(*o_tile_);
     for (std::size_t v = 0; v < half.size(); ++v) k_.mul(o_tile_->regs()[v], o_tile_->regs()[v], r.inverse[half[v]]);
-    Reg first = w.extra[QueryBlocks::q_first] + w.tile.m0 + warp_rows_;
-    Reg rows_valid = w.extra[QueryBlocks::len_q] - (w.tile.m0 + warp_rows_).as(s32);
+    Reg first = w.q_first + w.m0 + warp_rows_;
+    Reg rows_valid = w.len_q - (w.m0 + warp_rows_).as(s32);
     Reg o_row_bytes = k_.reg(u64), lse_row_bytes = k_.reg(u64);
     k_.shl(o_row_bytes, so_[2], 1);
     k_.shl(lse_row_bytes, slse_[2], 2);
-    store_rows(k_, {*o_tile_}, element_address(k_, o_, element_offset(k_, w.tile.batch, so_[0], w.tile.n0, so_[1], first, so_[2]), 2),
+    store_rows(k_, {*o_tile_}, element_address(k_, o_, element_offset(k_, w.batch, so_[0], w.head, so_[1], first, so_[2]), 2),
                o_row_bytes, rows_valid, s_.dtype == DType::f16 ? f16 : bf16, std::nullopt, lane_);
     if (s_.has_lse) {
       Regs lse = k_.regs(f32, 2);
       for (int h = 0; h < 2; ++h) k_.mul(lse[h], r.lse_log2[h], imm_f32(static_cast<float>(std::log(2.0))));
       store_row_values(k_, lse,
-                       element_address(k_, lse_, element_offset(k_, w.tile.batch, slse_[0], w.tile.n0, slse_[1], first, slse_[2]), 4),
+                       element_address(k_, lse_, element_offset(k_, w.batch, slse_[0], w.head, slse_[1], first, slse_[2]), 4),
                        lse_row_bytes, rows_valid, lane_);
     }
   }
 
  private:
-  std::uint32_t v_offset() const { return static_cast<std::uint32_t>(s_.block_n) * s_.head_dim * 2; }
+  // The Q buffer of this role's next item and how many times it was used before.
+  struct QSlot {
+    Reg buffer, use;
+  };
+  QSlot q_slot() {
+    if (s_.q_buffers() == 1) return {k_.mov(u32, 0), q_items_};
+    return {q_items_ & 1, q_items_ >> 1};
+  }
   // Varlen maps have one batch (the rows run on across sequences).
   Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
   const Reg& w_k_first(const tile::WorkItem& w) const { return w.extra[QueryBlocks::k_first]; }
@@ -369,11 +475,16 @@ class Forward final : public tile::WarpSpecializedDesign {
   Reg base_, q_items_;
   std::optional<tile::MbarrierArray> q_full_, q_empty_;
   std::optional<tile::NamedBarrierSet> order_;
+  std::optional<tile::MbarrierPipeline> v_pipe_;  // V's ring
   // The consumers'.
-  Reg wg_, lane_, warp_rows_, q_desc_, k_desc_, v_desc_;
+  Reg wg_, lane_, warp_rows_, q_desc_, q_item_desc_, k_desc_, v_desc_, q_as_v_;
   std::optional<tile::RegisterTile> s_tile_, o_tile_;
   std::vector<tile::RegisterTile> p_;
   std::optional<OnlineSoftmax> softmax_;
+  std::optional<OnlineSoftmax::Result> finished_;  // 1/l and the log-sum-exp of the rows an epilogue stores
+  std::optional<tile::PipelineState> v_state_;
+  Reg pending_;
+  Rows pending_rows_;
   tile::LaneCoords lc_;
 };
 
@@ -402,15 +513,14 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   s.paired = s.persistent && (s.window_left || s.window_right);
   // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
   // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
-  // tile). Shared memory: Q 128 x head_dim and the ring of K and V. A slot
-  // is held from its block's S = Q·Kᵀ to its P·V, which is issued with the
-  // next block's S: with two slots the next block's load starts only once
-  // the last but one P·V completed, and waits exposed (ncu at d128, 160-key
-  // blocks, two slots: tensor pipe 61% active, warps stalled at the turn
-  // barrier 31% of their cycles); three slots where they fit (d64 3 x 32 KB,
-  // d128 3 x 64 KB beside Q's 32: 224 KB; d256 2 x 80 KB beside Q's 64).
+  // tile). Shared memory: Q 128 x head_dim (two buffers when persistent)
+  // and K's and V's rings, a slot of K free once its S completed, of V once
+  // its P·V did (two slots of each keep a load about two blocks ahead: d256
+  // 8k 521 -> 734 TFLOP/s on an H200 against one ring of two K-and-V slots);
+  // three where they fit: d64 2 x 16 + 2 x 3 x 16 KB; d128 2 x 32 + 2 x 2 x
+  // 32 (persistent) or 32 + 2 x 3 x 32; d256 64 + 2 x 2 x 40.
   s.block_n = p.head_dim == 256 ? 80 : 128;
-  s.stages = p.head_dim == 256 ? 2 : 3;
+  s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
   return s;
 }
 

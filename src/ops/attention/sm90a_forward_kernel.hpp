@@ -2,7 +2,9 @@
 // the warp-specialized template (tile/warp_specialized.hpp): a work item is
 // a block of 128 query rows of one (batch, head); the producer loads its Q
 // tile once by TMA (on a barrier of the design's own) and K and V of each
-// key block by TMA into the template's ring; the two consumer warpgroups
+// key block by TMA, K into the template's ring and V into a second ring of
+// the design's (FA3's separate pipelines: K's slot is free once its S
+// completed, a block before V's); the two consumer warpgroups
 // take 64 rows each of the item and, per key block, compute S = Q·Kᵀ with
 // wgmma from shared memory (SS), mask the blocks the mask cuts, run the
 // online softmax in registers (exp2, the scale folded into one fma), and
@@ -12,7 +14,10 @@
 // the mask are never loaded. Dense problems at head_dim 64 and 128 run
 // persistent CTAs, one an SM, over the items (under a mask over pairs of a
 // head's blocks, of equal work), each item's Q buffer freed by an mbarrier
-// once its last S completed, so the next item's loads run under its end.
+// once its last S completed, so the next item's loads run under its end;
+// an item's last P·V is issued with the next item's first S and its rows
+// stored under that item's first softmax (no drained pipeline between
+// items).
 #pragma once
 
 #include <cstdint>
@@ -36,9 +41,13 @@ struct Sm90aAttentionSpec {
 
   static constexpr int block_m = 128;
   int threads() const { return 384; }  // two consumer warpgroups and the producer's
-  // K and V of one key block: head_dim/64 panels of block_n rows of 128 bytes each.
-  std::uint32_t stage_bytes() const { return 2u * block_n * head_dim * 2; }
+  // A slot of K's ring or of V's (`stages` each): one key block's K or V,
+  // head_dim/64 panels of block_n rows of 128 bytes each.
+  std::uint32_t stage_bytes() const { return static_cast<std::uint32_t>(block_n) * head_dim * 2; }
   std::uint32_t q_bytes() const { return static_cast<std::uint32_t>(block_m) * head_dim * 2; }
+  // Q's buffers: persistent CTAs load the next item's Q into the second
+  // while this item's blocks run (one: its load waited for the item's last S).
+  int q_buffers() const { return persistent ? 2 : 1; }
   std::uint32_t shared_bytes() const;  // what a launch requests (the template's layout)
   std::string kernel_name() const;
   friend bool operator==(const Sm90aAttentionSpec&, const Sm90aAttentionSpec&) = default;

@@ -102,8 +102,9 @@ class Sm90aForwardPath final : public AttentionPath {
     return "128 query rows x " + std::to_string(s.block_n) + "-key blocks (" +
            (s.paired ? "persistent CTAs, one an SM, over pairs of a head's last and first" :
             s.persistent ? "persistent CTAs, one an SM" : "a CTA each, the longest first") + "), " +
-           std::to_string(s.stages) +
-           " TMA stages, two consumer warpgroups in ping-pong, each block's softmax under the last one's P·V, " + std::to_string(s.shared_bytes()) +
+           std::to_string(s.stages) + " TMA stages of K and of V (separate rings), " + std::to_string(s.q_buffers()) +
+           " Q buffer(s), two consumer warpgroups in ping-pong, each block's softmax under the last one's P·V, " +
+           std::to_string(s.shared_bytes()) +
            " bytes of shared memory";
   }
 

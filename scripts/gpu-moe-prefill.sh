@@ -7,6 +7,8 @@
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
 #             asks >= 2.0 at 128 tokens, >= 0.9 from 8192), a process a model;
 #   nvfp4     the same rows in NVFP4;
+#   sm90a-mxfp4, sm90a-nvfp4, stream-mxfp4, stream-nvfp4: the same rows on
+#             the kernel named (--grouped-kernel), not automatic selection's;
 #   causes    python -m warpforge.bench_grouped --backward --causes at 1024
 #             and 8192 tokens (the sm90a design's rows) over the four
 #             models: ours and torch._grouped_mm event-timed (the figure the
@@ -87,14 +89,15 @@ run_tests() {
   fi
 }
 
-# Weight-only prefill: packed experts against the bf16 grouped GEMM of the
-# same process, a process a model (one that faults loses its own rows
-# alone), in one log.
+# Weight-only prefill: packed experts (KERNEL: auto, stream or sm90a)
+# against the bf16 grouped GEMM of the same process, a process a model (one
+# that faults loses its own rows alone), in one log.
 weights() {
-  local format="$1" need="$2" limit="$3" models="$4"
-  step "weights-$format" "$need" "$limit" bash -c 'for m in ${1//,/ }; do
-      "$0" --grouped --weights "$2" --models "$m" --tokens 128,1024,8192 --reps 5 || echo "| $m | exit $? |"
-    done' "$bench_gemm" "$models" "$format"
+  local name="$1" format="$2" kernel="$3" need="$4" limit="$5" models="$6"
+  step "$name" "$need" "$limit" bash -c 'for m in ${1//,/ }; do
+      "$0" --grouped --weights "$2" --grouped-kernel "$3" --models "$m" --tokens 128,1024,8192 --reps 5 ||
+        echo "| $m | exit $? |"
+    done' "$bench_gemm" "$models" "$format" "$kernel"
 }
 
 # Nsight Compute of our packed forward at one row (NCU_ROW "model tokens
@@ -114,8 +117,9 @@ run_ncu() {
 for s in $steps; do
   case "$s" in
     tests) run_tests ;;
-    mxfp4) weights mxfp4 8 13 qwen3,mixtral,deepseek,dense,gpt-oss ;;
-    nvfp4) weights nvfp4 8 13 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+    mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 13 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+    sm90a-mxfp4 | sm90a-nvfp4 | stream-mxfp4 | stream-nvfp4)
+      weights "weights-$s" "${s#*-}" "${s%-*}" 8 13 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     # The sm90a design's rows (1024, 8192 tokens).
     causes) step causes 18 24 "${bench[@]}" "${backward[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192 ;;
     # The stream kernel's rows (1-128 tokens).
@@ -129,8 +133,9 @@ echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
 [ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM) " "$out/ncu.log" | head -14
-for log in weights-mxfp4 weights-nvfp4; do
-  [ -f "$out/$log.log" ] || continue
+for log in "$out"/weights-*.log; do
+  [ -f "$log" ] || continue
+  log="$(basename "$log" .log)"
   echo
   echo "$log: model, tokens, ours bf16, packed us, packed / ours bf16, packed read / ours"
   grep -E "^\| [a-z-]+ \| ([0-9]+|exit [0-9]+) \|" "$out/$log.log" | cut -d"|" -f2,3,5,8,9,13

@@ -252,6 +252,8 @@ struct StreamCase {
   bool scaled_a = false;      // A quantized like B, with amax
   bool offsets = true;
   bool one_large_scale = false;  // one lane of a warp cannot fold
+  const char* kernel = "stream";  // the kernel that must run it
+  GroupedGemmKernel named = GroupedGemmKernel::automatic;
 };
 
 struct StreamRun {
@@ -260,7 +262,7 @@ struct StreamRun {
   std::string describe;
 };
 
-// Runs a block-scaled case on the stream kernel (D poisoned, amax zeroed),
+// Runs a block-scaled case on its kernel (D poisoned, amax zeroed),
 // checks D (and amax) and returns them with the op's describe().
 inline StreamRun run_stream(const runtime::Device& device, const StreamCase& c, std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -276,8 +278,8 @@ inline StreamRun run_stream(const runtime::Device& device, const StreamCase& c, 
   amax.copy_from_host(&zero, 4);
   const GroupedGemmTensors t{qa ? qa->codes_view : a.view, w.codes_view, c.offsets ? &offsets.view : nullptr, d.view,
                              qa ? &qa->scales_view : nullptr, &w.scales_view, qa ? &amax : nullptr};
-  GroupedGemm op(t, {.out_dtype = c.d, .sf_vec_size = c.format.vec});
-  EXPECT_EQ(op.kernel_name(), "stream") << op.describe();
+  GroupedGemm op(t, {.out_dtype = c.d, .sf_vec_size = c.format.vec, .kernel = c.named});
+  EXPECT_EQ(op.kernel_name(), std::string_view(c.kernel)) << op.describe();
   if (!op.check_support().empty()) {  // nothing to run: the case fails, the test goes on
     ADD_FAILURE() << op.describe();
     return {HostTensor::download(d.view), 0, op.describe()};

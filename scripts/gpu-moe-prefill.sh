@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
 # minute once the build is there (BUDGET seconds, default 55), in the order
-# STEPS gives (default: mxfp4 nvfp4 causes), each step while time is left:
+# STEPS gives (default: tests sm90a-mxfp4 causes nvfp4), each step while
+# time is left:
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
@@ -32,7 +33,7 @@ cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
 budget="${BUDGET:-55}"
-steps=" ${STEPS:-mxfp4 nvfp4 causes} "
+steps=" ${STEPS:-tests sm90a-mxfp4 causes nvfp4} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }

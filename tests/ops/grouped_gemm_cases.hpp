@@ -218,6 +218,7 @@ struct RaggedKCase {
   DType d = DType::f32;
   const char* kernel = "sm90a";  // the kernel that must run it
   GroupedGemmKernel named = GroupedGemmKernel::automatic;
+  std::int64_t d_pad = 0;  // D's leading dimension N + d_pad
 };
 
 // Runs a ragged-K case (D poisoned first), asserting the kernel chosen, and checks D.
@@ -226,7 +227,7 @@ inline void run_ragged_k(const runtime::Device& device, const RaggedKCase& c, st
   const auto g = static_cast<std::int64_t>(c.ends.size());
   auto xt = make_matrix(device, DType::bf16, {0, c.m, c.k, false}, rng);
   auto dy = make_matrix(device, DType::bf16, {0, c.k, c.n, true}, rng);
-  auto d = make_matrix(device, c.d, {g, c.m, c.n, true}, rng, true);
+  auto d = make_matrix(device, c.d, {g, c.m, c.n, true, c.d_pad}, rng, true);
   auto offsets = make_offsets(device, c.ends);
   const GroupedGemmTensors t{xt.view, dy.view, &offsets.view, d.view};
   GroupedGemm op(t, {.out_dtype = c.d, .kernel = c.named});

@@ -121,6 +121,10 @@ TEST(GroupedGemmSim, RaggedKOnTheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
   run_ragged_k(device, {ends_of({70, 0, 1, 130, 63, 0}), 136, 1048, 270, DType::bf16}, 25);
   run_ragged_k(device, {ends_of({200}), 64, 72, 200}, 26);
+  // D's rows 2 elements past N (not 16-byte multiples): staged stores, not TMA's.
+  RaggedKCase padded{ends_of({30, 0, 50}), 40, 136, 80, DType::bf16};
+  padded.d_pad = 2;
+  run_ragged_k(device, padded, 27);
 }
 
 // bf16 weights with K contiguous at few tokens a group: the stream kernel

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "../gemm/sm90a_epilogue.hpp"
 #include "grouped_store.hpp"
 #include "sm90a_grouped_weights.hpp"
 #include "warpforge/dsl.hpp"
@@ -44,6 +45,23 @@ bool ragged_k(const GroupedGemmProblem& p) { return p.form == GroupedForm::ragge
 // no bank: 64 elements + 16 bytes (f32: + 32, 8-byte writes in half-warps).
 constexpr int kStagedCols = 64;
 bool staged(const GroupedGemmProblem& p) { return p.d_dtype == DType::f32 || p.d.ld % 2 == 0; }
+// Ragged K (the weights' gradient, where every element of D[g] inside M x N
+// is the tile's to write) with D's rows and groups 16-byte aligned: D's
+// tiles leave by TMA store from 128-byte-swizzled boxes, 64 columns a chunk
+// (the sm90a GEMM's epilogue, sm90a_epilogue.hpp), so that a tile's stores
+// run under the next tile's mainloop (staged stores from registers left
+// deepseek's dB, 15 GB of D, in sequence with its FLOPs: docs/PERFORMANCE.md).
+bool tma_d(const GroupedGemmProblem& p) {
+  const int bytes = runtime::bits(p.d_dtype) / 8;
+  return ragged_k(p) && p.d.ld * bytes % 16 == 0 && p.d.batch * bytes % 16 == 0;
+}
+Sm90aSpec epilogue_spec(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
+  Sm90aSpec s;
+  s.d = p.d_dtype;
+  s.tile_n = c.tile_n;
+  s.epilogue_cols = kStagedCols;
+  return s;
+}
 std::uint32_t staged_pitch(const GroupedGemmProblem& p) {
   const int bytes = runtime::bits(p.d_dtype) / 8;
   return static_cast<std::uint32_t>(kStagedCols * bytes + (bytes == 4 ? 32 : 16));
@@ -51,9 +69,12 @@ std::uint32_t staged_pitch(const GroupedGemmProblem& p) {
 
 // The carve-up of the kernel's shared memory.
 // Weight-only: B's stage is the packed codes and scales, and `converted`
-// the bf16 tiles made from them (GroupedWeightTiles::kTiles).
+// the bf16 tiles made from them (GroupedWeightTiles::kTiles). With tma_d,
+// `epilogue` holds the TMA store's boxes (the GEMM epilogue's carve-up) in
+// place of the staging rows.
 struct Smem {
   std::uint32_t a, b, a_stage, b_stage, full, empty, table, staging, converted, bytes;
+  Sm90aSmem epilogue;
 };
 Smem smem_of(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
   Smem m{};
@@ -65,7 +86,12 @@ Smem smem_of(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
   m.full = layout.mbarriers(c.stages);
   m.empty = layout.mbarriers(c.stages);
   m.table = layout.buffer(static_cast<std::uint32_t>(sm90a_grouped_schedule(p, c).table_bytes()), 4);
-  if (staged(p)) m.staging = layout.buffer(2 * 64 * staged_pitch(p), 16);  // each consumer warpgroup's 64 rows
+  if (tma_d(p)) {
+    m.epilogue.epilogue_per_consumer = 64 * kStagedCols * runtime::bits(p.d_dtype) / 8;
+    m.epilogue.epilogue = layout.buffer(2 * m.epilogue.epilogue_per_consumer, tile::SharedLayout::kBaseAlignment);
+  } else if (staged(p)) {
+    m.staging = layout.buffer(2 * 64 * staged_pitch(p), 16);  // each consumer warpgroup's 64 rows
+  }
   if (weight_only(p))
     m.converted = layout.buffer(GroupedWeightTiles::kTiles * GroupedWeightTiles(p, c.tile_n).tile_bytes(),
                                 tile::SharedLayout::kBaseAlignment);
@@ -122,7 +148,7 @@ class GroupedTiles final : public tile::WorkSource {
 class GroupedDesign final : public tile::WarpSpecializedDesign {
  public:
   GroupedDesign(const GroupedGemmProblem& p, const GroupedSm90aConfig& c)
-      : p_(p), c_(c), smem_(smem_of(p, c)), weights_(p, c.tile_n),
+      : p_(p), c_(c), smem_(smem_of(p, c)), spec_(epilogue_spec(p, c)), weights_(p, c.tile_n),
         k_(weight_only(p) ? kSm90aGroupedWeightsKernel : kSm90aGroupedKernel, Target::sm_90a) {}
 
   Kernel& kernel() override { return k_; }
@@ -141,6 +167,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     map_a_p_ = k_.param_bytes("map_a", 128, 64);
     map_b_p_ = k_.param_bytes("map_b", 128, 64);
     if (weight_only(p_)) map_sfb_p_ = k_.param_bytes("map_sfb", 128, 64);
+    if (tma_d(p_)) map_d_p_ = k_.param_bytes("map_d", 128, 64);
     d_ = k_.param_ptr("D", 4);
     offsets_ = k_.param_ptr("offsets", 4);
     extent_ = k_.param(u32, "extent");
@@ -156,12 +183,14 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
       map_sfb_ = k_.param_generic_address(map_sfb_p_);
       consumers_barrier_.emplace(ws.named_barrier(256));
     }
+    if (tma_d(p_)) out_.map_d = k_.param_generic_address(map_d_p_);
   }
 
   void initialize(tile::WarpSpecialized&) override {
     k_.prefetch_tensormap(map_a_);
     k_.prefetch_tensormap(map_b_);
     if (weight_only(p_)) k_.prefetch_tensormap(map_sfb_);
+    if (tma_d(p_)) k_.prefetch_tensormap(out_.map_d);
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -211,6 +240,12 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     desc_b0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(weight_only(p_) ? smem_.converted : smem_.b),
                                                 b_k_major(p_) ? 16 : kBox, kAtom);
     if (weight_only(p_)) converted_ = k_.mov(u32, 0u);
+    if (tma_d(p_)) {
+      out_.alpha = k_.mov(f32, imm_f32(1.0f));  // D = acc: times 1, exactly
+      leader_ = ws.leader();
+      epilogue_.emplace(k_, spec_, smem_.epilogue, out_, base_, tid_, *warpgroup_barriers_);
+      epilogue_->begin();
+    }
     if (!ragged_k(p_)) {
       // A half tile: both warpgroups on A's first 64 rows, each on its half of B's columns.
       desc_a_top_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a), a_k_major(p_) ? 16 : kBox, kAtom);
@@ -281,6 +316,11 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     consumers_barrier_->sync();
   }
 
+  // tma_d: the last tile's TMA stores done before the CTA's shared memory goes.
+  void consumer_teardown(tile::WarpSpecialized&) override {
+    if (tma_d(p_)) epilogue_->end(leader_, d_);
+  }
+
   // The accumulators of a half tile's part (N = tile_n / 2): the first half.
   Regs half_acc() const { return Regs(acc_.begin(), acc_.begin() + c_.tile_n / 4); }
 
@@ -296,6 +336,9 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
       // selected, not moved into the accumulators, which would keep ptxas
       // from pipelining wgmma (C7515).
       Pred empty = w.kb1 == w.kb0;
+      if (tma_d(p_))
+        return k_.if_else(empty, [&] { store_zeros(whole, d_tile, row_end); },
+                          [&] { epilogue_->store({acc_}, w.tile, cw_ << 6u, cw_, leader_); });
       if (!staged(p_)) return store_fragments(whole, d_tile, row_end, &empty);
       return k_.if_else(empty, [&] { store_zeros(whole, d_tile, row_end); },
                         [&] { store_staged(whole, d_tile, row_end); });
@@ -479,10 +522,11 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   const GroupedGemmProblem& p_;
   GroupedSm90aConfig c_;
   Smem smem_;
+  Sm90aSpec spec_;  // tma_d: what the GEMM's epilogue is told of D and the tile
   GroupedWeightTiles weights_;
   Kernel k_;
   const GroupedTiles* source_ = nullptr;
-  ParamRef map_a_p_, map_b_p_, map_sfb_p_;
+  ParamRef map_a_p_, map_b_p_, map_sfb_p_, map_d_p_;
   Reg map_a_, map_b_, map_sfb_, d_, offsets_, extent_, base_, tid_, cw_, desc_a0_, desc_b0_;
   Reg converted_;  // weight-only: the converted tile this k-block writes (0 .. kTiles - 1)
   Reg desc_a_top_, desc_b_half_;  // ragged M: a half tile's (half_tile)
@@ -490,6 +534,10 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   // Each consumer warpgroup's (ragged K's zeroed rows, the staged D).
   std::optional<tile::NamedBarrierSet> warpgroup_barriers_;
   std::optional<tile::NamedBarrier> consumers_barrier_;  // weight-only: both consumer warpgroups
+  // tma_d: D's map and the epilogue that stores through it; the warpgroup's first thread.
+  Sm90aOutput out_;
+  std::optional<Sm90aEpilogue> epilogue_;
+  Pred leader_;
 };
 
 }  // namespace
@@ -518,6 +566,8 @@ GroupScheduleOptions sm90a_grouped_schedule(const GroupedGemmProblem& p, const G
   o.band_rows = 16;
   return o;
 }
+
+bool sm90a_grouped_tma_d(const GroupedGemmProblem& p) { return tma_d(p); }
 
 std::uint32_t sm90a_grouped_shared_bytes(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
   return smem_of(p, c).bytes;

@@ -42,7 +42,9 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
       // The maps hold the addresses: encoded again (on the host) only when one changes.
       std::lock_guard lock(mutex_);
       const runtime::DevicePtr sfb = t.sfb ? t.sfb->address() : 0;
-      if (t.a.address() != a_ || t.b.address() != b_ || sfb != sfb_) encode(t);
+      if (t.a.address() != a_ || t.b.address() != b_ || sfb != sfb_ ||
+          (sm90a_grouped_tma_d(p_) && t.d.address() != d_))
+        encode(t);
       for (const runtime::TensorMap& map : maps_) args.push_back(runtime::Arg::bytes_of(map));
     }
     args.emplace_back(t.d);
@@ -56,7 +58,7 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
   // (M, K) in boxes of 64 x 64 K. B (G, K, N) (ragged K: (K, N)): K-major
   // as (K, N, G) in boxes of 64 K x tile_n columns, N-major as (N, K, G)
   // in boxes of 64 x 64 K (tma_operands.hpp). Packed B: its codes' and
-  // scales' maps (GroupedWeightTiles).
+  // scales' maps (GroupedWeightTiles). D's where it leaves by TMA store.
   void encode(const GroupedGemmTensors& t) {
     constexpr std::uint32_t kk = GroupedSm90aConfig::kTileK;
     const MatrixLayout a{.row_major = p_.a.cols_contiguous, .ld = p_.a.ld, .batch_stride = 0};
@@ -77,6 +79,13 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
                                         : matrix_map(p_.b_dtype, t.b.address(), p_.k, p_.n, b_groups, b, kk,
                                                      static_cast<std::uint32_t>(c_.tile_n))));
     }
+    if (sm90a_grouped_tma_d(p_)) {  // D (G, M, N) as (N, M, G), boxes of 128 bytes x 64 rows
+      const MatrixLayout d{.row_major = true, .ld = p_.d.ld, .batch_stride = p_.d.batch};
+      maps_.push_back(runtime::make_tensor_map(
+          device_, matrix_map(p_.d_dtype, t.d.address(), p_.n, p_.m, p_.groups, d,
+                              static_cast<std::uint32_t>(1024 / runtime::bits(p_.d_dtype)), 64)));
+      d_ = t.d.address();
+    }
     a_ = t.a.address();
     b_ = t.b.address();
   }
@@ -88,8 +97,8 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
   LaunchOffsets offsets_;
   runtime::LaunchConfig config_;
   std::mutex mutex_;
-  runtime::DevicePtr a_ = 0, b_ = 0, sfb_ = 0;
-  std::vector<runtime::TensorMap> maps_;  // A's, B's (packed: the codes' and the scales')
+  runtime::DevicePtr a_ = 0, b_ = 0, sfb_ = 0, d_ = 0;
+  std::vector<runtime::TensorMap> maps_;  // A's, B's (packed: the codes' and the scales'), D's (tma_d)
 };
 
 class Sm90aPath final : public GroupedGemmPath {
@@ -113,7 +122,8 @@ class Sm90aPath final : public GroupedGemmPath {
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device&) const override {
     return "tile " + sm90a_config(p).describe() +
            ", warp-specialized (TMA producer, two wgmma consumer warpgroups), persistent over the groups' tiles" +
-           (p.packed_b ? ", B's bf16 tiles converted from the packed codes by the consumers" : "");
+           (p.packed_b ? ", B's bf16 tiles converted from the packed codes by the consumers" : "") +
+           (sm90a_grouped_tma_d(p) ? ", D stored by TMA" : "");
   }
 
   std::size_t workspace_bytes(const GroupedGemmProblem&, const runtime::Device&) const override { return 0; }

@@ -1,5 +1,8 @@
 #include "sm90a_grouped_weights.hpp"
 
+#include <utility>
+#include <vector>
+
 #include "packed_weight_stream.hpp"
 
 namespace warpforge::ops {
@@ -10,6 +13,18 @@ using runtime::DType;
 namespace {
 std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 constexpr std::uint32_t kLoadBytes = 16, kRowBytes = 128;  // a packed load; a bf16 tile row (64 of K)
+
+// A map over packed bytes (u8).
+runtime::TensorMapDesc byte_map(runtime::DevicePtr address, std::vector<std::uint64_t> dims,
+                                std::vector<std::uint64_t> strides, std::vector<std::uint32_t> box) {
+  runtime::TensorMapDesc d;
+  d.dtype = DType::u8;
+  d.address = address;
+  d.dims = std::move(dims);
+  d.strides_bytes = std::move(strides);
+  d.box = std::move(box);
+  return d;
+}
 }  // namespace
 
 GroupedWeightTiles::GroupedWeightTiles(const GroupedGemmProblem& p, int tile_n) : p_(p), tile_n_(tile_n) {}
@@ -29,27 +44,20 @@ std::uint32_t GroupedWeightTiles::stage_bytes() const {
 runtime::TensorMapDesc GroupedWeightTiles::codes_map(runtime::DevicePtr codes) const {
   const PackedWeightsLayout l = p_.packed_layout();
   const auto block = static_cast<std::uint64_t>(l.block_bytes()), chunks = static_cast<std::uint64_t>(l.chunks());
-  runtime::TensorMapDesc d;
-  d.dtype = DType::u8;
-  d.address = codes;
-  d.dims = {4 * kLoadBytes, 8, static_cast<std::uint64_t>(loads()), chunks,
-            static_cast<std::uint64_t>(l.groups * l.row_tiles())};
-  d.strides_bytes = {4 * kLoadBytes, 32 * kLoadBytes, block, chunks * block};
-  d.box = {kLoadBytes, 8, static_cast<std::uint32_t>(loads()), 1, static_cast<std::uint32_t>(row_tiles())};
-  return d;
+  return byte_map(codes,
+                  {4 * kLoadBytes, 8, static_cast<std::uint64_t>(loads()), chunks,
+                   static_cast<std::uint64_t>(l.groups * l.row_tiles())},
+                  {4 * kLoadBytes, 32 * kLoadBytes, block, chunks * block},
+                  {kLoadBytes, 8, static_cast<std::uint32_t>(loads()), 1, static_cast<std::uint32_t>(row_tiles())});
 }
 
 // A block's scales (32 lanes x S bytes), chunk c, row tile g·R + r.
 runtime::TensorMapDesc GroupedWeightTiles::scales_map(runtime::DevicePtr scales) const {
   const PackedWeightsLayout l = p_.packed_layout();
   const auto block = static_cast<std::uint64_t>(l.scale_block_bytes()), chunks = static_cast<std::uint64_t>(l.chunks());
-  runtime::TensorMapDesc d;
-  d.dtype = DType::u8;
-  d.address = scales;
-  d.dims = {block, chunks, static_cast<std::uint64_t>(l.groups * l.row_tiles())};
-  d.strides_bytes = {block, chunks * block};
-  d.box = {static_cast<std::uint32_t>(block), 1, static_cast<std::uint32_t>(row_tiles())};
-  return d;
+  return byte_map(scales, {block, chunks, static_cast<std::uint64_t>(l.groups * l.row_tiles())},
+                  {block, chunks * block},
+                  {static_cast<std::uint32_t>(block), 1, static_cast<std::uint32_t>(row_tiles())});
 }
 
 void GroupedWeightTiles::load(Kernel& k, const Reg& stage, const Reg& map_codes, const Reg& map_scales,

@@ -102,8 +102,8 @@ TEST_F(GroupedGemmGpu, TheSimulatorsBlockScaledCases) {
 }
 
 // Weight-only prefill on the sm90a design (B's tiles converted from packed
-// codes): the simulator's cases, then 8 experts of 1024 skewed rows, N 1040
-// (off the 256-wide tile), K 1056 (off the 256-code chunk) in every format.
+// codes): the simulator's cases, then 8 experts of 768 skewed rows, N 1040
+// (off the 256-wide tile), K 544 (off the 256-code chunk) in three formats.
 TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
   const Device d = Device::cuda(0);
   std::mt19937 rng(40);
@@ -120,7 +120,7 @@ TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
   slow.kernel = "sm90a", slow.named = ops::GroupedGemmKernel::sm90a;
   run_stream(d, slow, seed++);
   for (BlockScaledFormat f : {ops::kMxfp4, ops::kNvfp4, ops::kMxfp8E4m3}) {
-    StreamCase c{f, ends_of(skewed_sizes(1024, 8, 1.0, rng)), 1024, 1040, 1056, DType::bf16};
+    StreamCase c{f, ends_of(skewed_sizes(768, 8, 1.0, rng)), 768, 1040, 544, DType::bf16};
     c.kernel = "sm90a";
     run_stream(d, c, seed++);
   }

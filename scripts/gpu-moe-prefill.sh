@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
-# minute once the build is there (BUDGET seconds, default 55), in the order
-# STEPS gives (default: tests sm90a-mxfp4 causes nvfp4), each step while
-# time is left:
+# minute once the build is there (BUDGET seconds, default 65), in the order
+# STEPS gives (default: tests mxfp4 ncu nvfp4), each step while time is
+# left:
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
@@ -19,7 +19,7 @@
 #             simulator's, ragged K), block-scaled (the simulator's), weight-only
 #             prefill on the sm90a design;
 #   ncu       Nsight Compute of our packed forward at NCU_ROW (default
-#             "deepseek 8192 mxfp4");
+#             "mixtral 8192 mxfp4", its worst row in s6 window 1);
 #   small     (on request) the causes at 1-128 tokens (the stream kernel).
 # Logs go to $OUT (default build/gpu-moe-prefill), each step's output also to
 # stdout as it runs (a hard time limit keeps what was printed); the last
@@ -32,8 +32,8 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
-budget="${BUDGET:-55}"
-steps=" ${STEPS:-tests sm90a-mxfp4 causes nvfp4} "
+budget="${BUDGET:-65}"
+steps=" ${STEPS:-tests mxfp4 ncu nvfp4} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -109,8 +109,8 @@ run_ncu() {
   local ncu_tool
   ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
   [ -x "$ncu_tool" ] || { summary+=("ncu: not found"); return; }
-  read -r ncu_model ncu_tokens ncu_format <<<"${NCU_ROW:-deepseek 8192 mxfp4}"
-  step ncu 9 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_weights}" --launch-skip 3 --launch-count 1 \
+  read -r ncu_model ncu_tokens ncu_format <<<"${NCU_ROW:-mixtral 8192 mxfp4}"
+  step ncu 12 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_weights}" --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
     --section SchedulerStats --section WarpStateStats \
     "$bench_gemm" --grouped --weights "$ncu_format" --models "$ncu_model" --tokens "$ncu_tokens" --reps 5

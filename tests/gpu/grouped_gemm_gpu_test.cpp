@@ -114,14 +114,14 @@ TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
     run_stream(d, c, seed++);
   }
   StreamCase wide{ops::kMxfp4, ends_of({0, 140}), 140, 1040, 64, DType::f32};
-  wide.kernel = "sm90a";
+  wide.kernel = "sm90a", wide.named = ops::GroupedGemmKernel::sm90a;
   run_stream(d, wide, seed++);
   StreamCase slow{ops::kNvfp4, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
   slow.kernel = "sm90a", slow.named = ops::GroupedGemmKernel::sm90a;
   run_stream(d, slow, seed++);
   for (BlockScaledFormat f : {ops::kMxfp4, ops::kNvfp4, ops::kMxfp8E4m3}) {
     StreamCase c{f, ends_of(skewed_sizes(768, 8, 1.0, rng)), 768, 1040, 544, DType::bf16};
-    c.kernel = "sm90a";
+    c.kernel = "sm90a", c.named = ops::GroupedGemmKernel::sm90a;
     run_stream(d, c, seed++);
   }
 }

@@ -51,8 +51,8 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
 // shared memory): every format, empty groups, one token, a group across
 // row tiles, rows past the last end, N off the 16-row packed tiles and the
 // 128-wide tile, K off the 64-code k-blocks and 256-code chunks; 256-wide
-// tiles (and automatic selection past 64 tokens a group); scales that do not
-// fold (the exact slow conversion).
+// tiles (and automatic selection past 32 tokens a group, where the tiles
+// fill the SMs); scales that do not fold (the exact slow conversion).
 TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
   std::uint32_t seed = 30;
@@ -63,10 +63,13 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
     c.kernel = "sm90a", c.named = GroupedGemmKernel::sm90a;
     run_stream(device, c, seed++);
   }
-  // 70 tokens a group on average: automatic selection's sm90a.
+  // 70 tokens a group on average, 10 tiles: automatic selection's sm90a
+  // where they fill the SMs (4), the stream kernel's where not (132).
   StreamCase wide{kMxfp4, ends_of({0, 140}), 140, 1040, 64, DType::f32};
   wide.kernel = "sm90a";
-  run_stream(device, wide, seed++);
+  run_stream(runtime::Device(sim::make_backend({.sm_count = 4})), wide, seed++);
+  wide.kernel = "stream";
+  run_stream(runtime::Device(sim::make_backend({.sm_count = 132})), wide, seed++);
   StreamCase slow{kNvfp4, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
   slow.kernel = "sm90a", slow.named = GroupedGemmKernel::sm90a;
   run_stream(device, slow, seed++);

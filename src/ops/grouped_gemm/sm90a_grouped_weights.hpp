@@ -4,12 +4,13 @@
 // the consumer warpgroups, once a 128-token tile, so that wgmma multiplies
 // bf16 x bf16 as in the bf16 design.
 //
-// Why not wgmma's A from registers (the RS form, the weights as A): the
-// packed layout puts codes 64t + 4s .. 64t + 4s + 3 of a chunk in lane t's
-// fragment of k16 step s, so the tokens' tile would have to hold its K in
-// that order, 4-byte pairs from four places in each 16 bytes, which TMA
-// (16-byte pieces at least) cannot load; the converted tile in shared memory
-// holds K in its own order and needs no copy of the tokens.
+// Not (yet) wgmma's A from registers (the RS form, the weights as A and the
+// tokens as N: Dᵀ = W·Xᵀ). That form converts a weight once for 256 tokens
+// rather than 128 here, and keeps the converted tile out of shared memory;
+// a thread's fragment of k16 step s of a chunk (codes 16s + 2t, + 1, + 8,
+// + 9 of its rows) lies in the packed layout as pair t of words 2(s % 4), 2(s % 4) + 1
+// of lane 4q + s / 4's piece, which it can read from the stage whatever its
+// own lane (docs/experiments/2026-11-29-grouped-gemm.md, session 6).
 //
 // A stage holds k-block kb's codes and scales of the tile's rows: for each
 // of the tile_n / 16 row tiles (16 rows) the packed block (g, r, kb / 4)'s

@@ -30,8 +30,13 @@ using runtime::DType;
 constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
 constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 16;
 // Packed block-scaled weights beside the sm90a design's weight-only form:
-// 64 (a prediction; scripts/gpu-moe-prefill.sh measures both).
-constexpr std::int64_t kStreamPackedMaxAverageTokensBesideSm90a = 64;
+// 32, where its tiles fill the SMs. On an H200 (2026-11-29, gpu-moe-prefill
+// s6 w1, MXFP4) at 32 tokens a group the two ran within 2% (mixtral 128
+// tokens, deepseek and gpt-oss 1024), at 64 the sm90a design took 219 us
+// where the stream kernel took 345 (qwen3 1024), at 4-8 it took twice the
+// stream kernel's; the dense GEMM at 128 tokens (32 tiles of 128 x 256)
+// took 119 us where the stream kernel took 97.
+constexpr std::int64_t kStreamPackedMaxAverageTokensBesideSm90a = 32;
 
 // The block-scaled A as GemmAmax's pre-pass reads it: (M, K, 1), k-major.
 GemmAmaxProblem a_problem(const GroupedGemmProblem& p) {
@@ -245,7 +250,7 @@ class StreamPath final : public GroupedGemmPath {
   // weights for every 64).
   std::optional<std::string> passed_over(const GroupedGemmProblem& p, const runtime::Device& device) const override {
     const bool sm90a = sm90a_grouped_gemm_path().refusals(p, device).empty();
-    if (p.packed_b) return packed_passed_over(p, sm90a);
+    if (p.packed_b) return packed_passed_over(p, sm90a, device.properties().sm_count);
     const std::int64_t limit = sm90a ? kStreamBf16MaxAverageTokensBesideSm90a : kStreamBf16MaxAverageTokens;
     const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
     if (p.m <= limit * active) return std::nullopt;
@@ -255,15 +260,19 @@ class StreamPath final : public GroupedGemmPath {
   }
 
   // Packed weight-only: past kStreamPackedMaxAverageTokensBesideSm90a
-  // tokens a group the sm90a design (sm90a_grouped_weights.hpp) converts
-  // each weight tile once for 128 tokens, where this kernel does for 64.
-  static std::optional<std::string> packed_passed_over(const GroupedGemmProblem& p, bool sm90a) {
+  // tokens a group, where its 128 x 256 tiles (about) fill the SMs, the
+  // sm90a design (sm90a_grouped_weights.hpp) converts each weight tile once
+  // for 128 tokens, where this kernel does for 64.
+  static std::optional<std::string> packed_passed_over(const GroupedGemmProblem& p, bool sm90a, int sms) {
     const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
-    if (!sm90a || p.m <= kStreamPackedMaxAverageTokensBesideSm90a * active) return std::nullopt;
+    const std::int64_t tiles = (p.m + 127) / 128 * ((p.n + 255) / 256);
+    if (!sm90a || p.m <= kStreamPackedMaxAverageTokensBesideSm90a * active || tiles < sms) return std::nullopt;
     return "packed weights with " + std::to_string((p.m + active - 1) / active) +
-           " tokens a group on average: automatic selection takes the stream kernel up to " +
+           " tokens a group on average and " + std::to_string(tiles) +
+           " tiles of 128 x 256: automatic selection takes the stream kernel up to " +
            std::to_string(kStreamPackedMaxAverageTokensBesideSm90a) +
-           " (past that the sm90a design converts each weight tile once for 128 tokens)";
+           " tokens a group or fewer tiles than SMs (past that the sm90a design converts each weight tile once "
+           "for 128 tokens)";
   }
 
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device& device) const override {

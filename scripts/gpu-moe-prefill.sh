@@ -111,7 +111,8 @@ run_ncu() {
   [ -x "$ncu_tool" ] || { summary+=("ncu: not found"); return; }
   read -r ncu_model ncu_tokens ncu_format <<<"${NCU_ROW:-mixtral 8192 mxfp4}"
   step ncu 12 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_weights}" --launch-skip 3 --launch-count 1 \
-    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    --section Occupancy --section LaunchStats \
     --section SchedulerStats --section WarpStateStats \
     "$bench_gemm" --grouped --weights "$ncu_format" --models "$ncu_model" --tokens "$ncu_tokens" --reps 5
 }
@@ -134,7 +135,7 @@ done
 echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
-[ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM) " "$out/ncu.log" | head -14
+[ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM|Mem Busy|Max Bandwidth|Mem Pipes Busy|Executed Ipc Active) " "$out/ncu.log" | head -18
 for log in "$out"/weights-*.log; do
   [ -f "$log" ] || continue
   log="$(basename "$log" .log)"

@@ -120,9 +120,9 @@ run_ncu() {
 for s in $steps; do
   case "$s" in
     tests) run_tests ;;
-    mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 13 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+    mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     sm90a-mxfp4 | sm90a-nvfp4 | stream-mxfp4 | stream-nvfp4)
-      weights "weights-$s" "${s#*-}" "${s%-*}" 8 13 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+      weights "weights-$s" "${s#*-}" "${s%-*}" 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     # The sm90a design's rows (1024, 8192 tokens).
     causes) step causes 18 24 "${bench[@]}" "${backward[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192 ;;
     # The stream kernel's rows (1-128 tokens).

@@ -1,36 +1,39 @@
 #!/usr/bin/env bash
-# The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in about
-# a minute once the build is there (BUDGET seconds, default 67), in this
-# order, each step while time is left:
-#   tests     the bf16 GroupedGemmGpu cases (the simulator's cases, groups of
-#             prefill size, ragged K; sm80 and the sm90a design, both majors
-#             of B) against fp64, in one process;
+# The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
+# minute once the build is there (BUDGET seconds, default 65), in the order
+# STEPS gives (default: tests mxfp4 ncu nvfp4), each step while time is
+# left:
+#   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
+#             128, 1024 and 8192 tokens, packed experts against the bf16
+#             grouped GEMM of the same run ("packed / ours bf16": the issue
+#             asks >= 2.0 at 128 tokens, >= 0.9 from 8192), a process a model;
+#   nvfp4     the same rows in NVFP4;
+#   sm90a-mxfp4, sm90a-nvfp4, stream-mxfp4, stream-nvfp4: the same rows on
+#             the kernel named (--grouped-kernel), not automatic selection's;
 #   causes    python -m warpforge.bench_grouped --backward --causes at 1024
 #             and 8192 tokens (the sm90a design's rows) over the four
 #             models: ours and torch._grouped_mm event-timed (the figure the
 #             issue judges), the kernel each product runs, GPU time alone
 #             (CUDA graph replay), host time a call, dA and dB alone;
-#   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
-#             128, 1024 and 8192 tokens, packed experts against the bf16
-#             grouped GEMM of the same run ("packed / ours bf16": the issue
-#             asks >= 2.0 at 128 tokens, >= 0.9 from 8192);
-#   ncu       Nsight Compute of our forward at NCU_ROW (default deepseek
-#             8192, the worst forward row);
-#   nvfp4, small (on request) the weight-only rows in NVFP4; the causes at
-#             1-128 tokens (the stream kernel).
+#   tests     GroupedGemmGpu cases against fp64, in one process: bf16 (the
+#             simulator's, ragged K), block-scaled (the simulator's), weight-only
+#             prefill on the sm90a design;
+#   ncu       Nsight Compute of our packed forward at NCU_ROW (default
+#             "mixtral 8192 mxfp4", its worst row in s6 window 1);
+#   small     (on request) the causes at 1-128 tokens (the stream kernel).
 # Logs go to $OUT (default build/gpu-moe-prefill), each step's output also to
 # stdout as it runs (a hard time limit keeps what was printed); the last
 # lines are a short table.
 #
 #   OUT=/tmp/out scripts/gpu-moe-prefill.sh     # BUILD_DIR, BUDGET, STEPS may be set
-#   STEPS='tests small' scripts/gpu-moe-prefill.sh  # default: tests causes mxfp4 ncu
+#   STEPS='tests mxfp4 ncu' scripts/gpu-moe-prefill.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
-budget="${BUDGET:-67}"
-steps=" ${STEPS:-tests causes mxfp4 ncu} "
+budget="${BUDGET:-65}"
+steps=" ${STEPS:-tests mxfp4 ncu nvfp4} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -73,55 +76,69 @@ SECONDS=0
 
 export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 bench=(python3 -m warpforge.bench_grouped --reps 6)
-if wanted tests; then
-  step tests 10 15 "$build_dir/tests/test_gpu" --gtest_filter='GroupedGemmGpu.TheSimulatorsBf16Cases:GroupedGemmGpu.Bf16GroupsOfPrefillSize:GroupedGemmGpu.Bf16RaggedKIsTheWeightsGradient'
-  tests_rc=$?
+backward=(--backward)
+bench_gemm="$build_dir/bench/bench_gemm"
+
+run_tests() {
+  step tests 10 15 "$build_dir/tests/test_gpu" \
+    --gtest_filter='GroupedGemmGpu.TheSimulatorsBf16Cases:GroupedGemmGpu.Bf16RaggedKIsTheWeightsGradient:GroupedGemmGpu.WeightOnly*:GroupedGemmGpu.TheSimulatorsBlockScaledCases'
+  local rc=$?
   [ -f "$out/tests.log" ] && summary+=("tests: $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests.log" | tr '\n' ' ')")
-fi
-# A test that hung (a kernel waiting forever) would hang the bench's backward too: then forward only.
-if [ "${tests_rc:-0}" = 124 ]; then
-  summary+=("tests timed out: the benches run the forward only")
-else
-  bench+=(--backward)
-fi
-
-# The sm90a design's rows (1024, 8192 tokens).
-wanted causes && step causes 20 22 "${bench[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192
-
-# Weight-only prefill: the stream kernel's packed experts against the bf16
-# grouped GEMM (sm90a from ~8 tokens a group), a process a model (one that
-# faults loses its own rows alone; gpt-oss at 1024 tokens faulted in both
-# of session 5's runs), in one log.
-weights() {
-  local format="$1" need="$2" limit="$3" models="$4"
-  step "weights-$format" "$need" "$limit" bash -c 'for m in ${1//,/ }; do
-      "$0" --grouped --weights "$2" --models "$m" --tokens 128,1024,8192 --reps 5 || echo "| $m | exit $? |"
-    done' "$build_dir/bench/bench_gemm" "$models" "$format"
+  # A test that hung (a kernel waiting forever) would hang the bench's backward too: then forward only.
+  if [ "$rc" = 124 ]; then
+    summary+=("tests timed out: the benches run the forward only")
+    backward=()
+  fi
 }
-wanted mxfp4 && weights mxfp4 8 14 qwen3,mixtral,deepseek,dense,gpt-oss
-wanted nvfp4 && weights nvfp4 6 8 qwen3,dense,gpt-oss
-# The stream kernel's rows (1-128 tokens), which this work does not change.
-wanted small && step small 10 28 "${bench[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1,16,128
 
-# Nsight Compute of our kernel at one row (NCU_ROW "model tokens"), its 4th
-# launch (after the bench's 3 warm-ups): the figures that separate the bounds.
-ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-if wanted ncu && [ -x "$ncu_tool" ]; then
-  read -r ncu_model ncu_tokens <<<"${NCU_ROW:-deepseek 8192}"
-  step ncu 9 30 "$ncu_tool" --kernel-name regex:'^grouped_gemm' --launch-skip 3 --launch-count 1 \
-    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+# Weight-only prefill: packed experts (KERNEL: auto, stream or sm90a)
+# against the bf16 grouped GEMM of the same process, a process a model (one
+# that faults loses its own rows alone), in one log.
+weights() {
+  local name="$1" format="$2" kernel="$3" need="$4" limit="$5" models="$6"
+  step "$name" "$need" "$limit" bash -c 'for m in ${1//,/ }; do
+      "$0" --grouped --weights "$2" --grouped-kernel "$3" --models "$m" --tokens 128,1024,8192 --reps 5 ||
+        echo "| $m | exit $? |"
+    done' "$bench_gemm" "$models" "$format" "$kernel"
+}
+
+# Nsight Compute of our packed forward at one row (NCU_ROW "model tokens
+# format"), its 4th launch (after the bench's 3 warm-ups): the figures that
+# separate the bounds.
+run_ncu() {
+  local ncu_tool
+  ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+  [ -x "$ncu_tool" ] || { summary+=("ncu: not found"); return; }
+  read -r ncu_model ncu_tokens ncu_format <<<"${NCU_ROW:-mixtral 8192 mxfp4}"
+  step ncu 12 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_weights}" --launch-skip 3 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    --section Occupancy --section LaunchStats \
     --section SchedulerStats --section WarpStateStats \
-    python3 -m warpforge.bench_grouped --models "$ncu_model" --tokens "$ncu_tokens" --reps 3
-elif wanted ncu; then
-  summary+=("ncu: not found")
-fi
+    "$bench_gemm" --grouped --weights "$ncu_format" --models "$ncu_model" --tokens "$ncu_tokens" --reps 5
+}
+
+for s in $steps; do
+  case "$s" in
+    tests) run_tests ;;
+    mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+    sm90a-mxfp4 | sm90a-nvfp4 | stream-mxfp4 | stream-nvfp4)
+      weights "weights-$s" "${s#*-}" "${s%-*}" 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+    # The sm90a design's rows (1024, 8192 tokens).
+    causes) step causes 18 24 "${bench[@]}" "${backward[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192 ;;
+    # The stream kernel's rows (1-128 tokens).
+    small) step small 10 28 "${bench[@]}" "${backward[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1,16,128 ;;
+    ncu) run_ncu ;;
+    *) summary+=("$s: no such step") ;;
+  esac
+done
 
 echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
-[ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM) " "$out/ncu.log" | head -14
-for log in weights-mxfp4 weights-nvfp4; do
-  [ -f "$out/$log.log" ] || continue
+[ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM|Mem Busy|Max Bandwidth|Mem Pipes Busy|Executed Ipc Active) " "$out/ncu.log" | head -18
+for log in "$out"/weights-*.log; do
+  [ -f "$log" ] || continue
+  log="$(basename "$log" .log)"
   echo
   echo "$log: model, tokens, ours bf16, packed us, packed / ours bf16, packed read / ours"
   grep -E "^\| [a-z-]+ \| ([0-9]+|exit [0-9]+) \|" "$out/$log.log" | cut -d"|" -f2,3,5,8,9,13

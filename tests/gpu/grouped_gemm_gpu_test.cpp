@@ -5,8 +5,9 @@
 // block-scaled format, the slow conversions, one lane that cannot fold,
 // split K, both quantized with amax, the dense weight-only GEMM), then
 // expert shapes of published models under a skewed routing: gpt-oss-120b's
-// decode (MXFP4, 1 and 16 tokens), Qwen3-30B-A3B's (NVFP4, MXFP8), and bf16
-// prefill-sized groups. Skips, saying why, without a GPU.
+// decode (MXFP4, 1 and 16 tokens), Qwen3-30B-A3B's (NVFP4, MXFP8), bf16
+// prefill-sized groups and weight-only ones on the sm90a design. Skips,
+// saying why, without a GPU.
 #include "gpu_fixture.hpp"
 #include "ops/grouped_gemm_cases.hpp"
 
@@ -98,6 +99,31 @@ TEST_F(GroupedGemmGpu, TheSimulatorsBlockScaledCases) {
   StreamCase dense{ops::kMxfp4, ends_of({5}), 5, 48, 512, DType::bf16};
   dense.offsets = false;
   run_stream(d, dense, 600);
+}
+
+// Weight-only prefill on the sm90a design (B's tiles converted from packed
+// codes): the simulator's cases, then 8 experts of 768 skewed rows, N 1040
+// (off the 256-wide tile), K 544 (off the 256-code chunk) in three formats.
+TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
+  const Device d = Device::cuda(0);
+  std::mt19937 rng(40);
+  std::uint32_t seed = 30;
+  for (BlockScaledFormat f : kGroupedFormats) {
+    StreamCase c{f, ends_of({1, 0, 140, 0}), 143, 40, 328, DType::bf16};
+    c.kernel = "sm90a", c.named = ops::GroupedGemmKernel::sm90a;
+    run_stream(d, c, seed++);
+  }
+  StreamCase wide{ops::kMxfp4, ends_of({0, 140}), 140, 1040, 64, DType::f32};
+  wide.kernel = "sm90a", wide.named = ops::GroupedGemmKernel::sm90a;
+  run_stream(d, wide, seed++);
+  StreamCase slow{ops::kNvfp4, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
+  slow.kernel = "sm90a", slow.named = ops::GroupedGemmKernel::sm90a;
+  run_stream(d, slow, seed++);
+  for (BlockScaledFormat f : {ops::kMxfp4, ops::kNvfp4, ops::kMxfp8E4m3}) {
+    StreamCase c{f, ends_of(skewed_sizes(768, 8, 1.0, rng)), 768, 1040, 544, DType::bf16};
+    c.kernel = "sm90a", c.named = ops::GroupedGemmKernel::sm90a;
+    run_stream(d, c, seed++);
+  }
 }
 
 // Decode at published expert shapes: tokens x top-k (token, expert) pairs

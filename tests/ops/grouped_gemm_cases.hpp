@@ -218,6 +218,7 @@ struct RaggedKCase {
   DType d = DType::f32;
   const char* kernel = "sm90a";  // the kernel that must run it
   GroupedGemmKernel named = GroupedGemmKernel::automatic;
+  std::int64_t d_pad = 0;  // D's leading dimension N + d_pad
 };
 
 // Runs a ragged-K case (D poisoned first), asserting the kernel chosen, and checks D.
@@ -226,7 +227,7 @@ inline void run_ragged_k(const runtime::Device& device, const RaggedKCase& c, st
   const auto g = static_cast<std::int64_t>(c.ends.size());
   auto xt = make_matrix(device, DType::bf16, {0, c.m, c.k, false}, rng);
   auto dy = make_matrix(device, DType::bf16, {0, c.k, c.n, true}, rng);
-  auto d = make_matrix(device, c.d, {g, c.m, c.n, true}, rng, true);
+  auto d = make_matrix(device, c.d, {g, c.m, c.n, true, c.d_pad}, rng, true);
   auto offsets = make_offsets(device, c.ends);
   const GroupedGemmTensors t{xt.view, dy.view, &offsets.view, d.view};
   GroupedGemm op(t, {.out_dtype = c.d, .kernel = c.named});
@@ -252,6 +253,8 @@ struct StreamCase {
   bool scaled_a = false;      // A quantized like B, with amax
   bool offsets = true;
   bool one_large_scale = false;  // one lane of a warp cannot fold
+  const char* kernel = "stream";  // the kernel that must run it
+  GroupedGemmKernel named = GroupedGemmKernel::automatic;
 };
 
 struct StreamRun {
@@ -260,7 +263,7 @@ struct StreamRun {
   std::string describe;
 };
 
-// Runs a block-scaled case on the stream kernel (D poisoned, amax zeroed),
+// Runs a block-scaled case on its kernel (D poisoned, amax zeroed),
 // checks D (and amax) and returns them with the op's describe().
 inline StreamRun run_stream(const runtime::Device& device, const StreamCase& c, std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -276,8 +279,8 @@ inline StreamRun run_stream(const runtime::Device& device, const StreamCase& c, 
   amax.copy_from_host(&zero, 4);
   const GroupedGemmTensors t{qa ? qa->codes_view : a.view, w.codes_view, c.offsets ? &offsets.view : nullptr, d.view,
                              qa ? &qa->scales_view : nullptr, &w.scales_view, qa ? &amax : nullptr};
-  GroupedGemm op(t, {.out_dtype = c.d, .sf_vec_size = c.format.vec});
-  EXPECT_EQ(op.kernel_name(), "stream") << op.describe();
+  GroupedGemm op(t, {.out_dtype = c.d, .sf_vec_size = c.format.vec, .kernel = c.named});
+  EXPECT_EQ(op.kernel_name(), std::string_view(c.kernel)) << op.describe();
   if (!op.check_support().empty()) {  // nothing to run: the case fails, the test goes on
     ADD_FAILURE() << op.describe();
     return {HostTensor::download(d.view), 0, op.describe()};

@@ -1,6 +1,7 @@
 // The grouped GEMM's kernels assemble with ptxas as the driver compiles
 // them, without spills: the sm80 kernel for sm_80 and sm_90a in both forms
-// and every operand major-ness; the sm90a design at both tile widths; the
+// and every operand major-ness; the sm90a design at both tile widths (and
+// its weight-only form in every format); the
 // stream kernel for sm_90a in every format, token tile, with and without
 // split K and amax, its registers inside the CTAs an
 // SM it asks for. Skips, saying so, without the CUDA toolkit.
@@ -8,6 +9,7 @@
 
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 #include "../../src/ops/grouped_gemm/sm80_grouped_kernel.hpp"
 #include "../../src/ops/grouped_gemm/sm90a_grouped_kernel.hpp"
@@ -65,6 +67,23 @@ TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
         while (sm90a_grouped_shared_bytes(p, c) > 227 * 1024) --c.stages;  // f32 D's staging takes more
         testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
       }
+  }
+}
+
+// Weight-only (B's tiles converted from packed codes) at gpt-oss's shape:
+// MXFP4 and MXFP8 at the 256-wide tile, NVFP4 (16 codes a scale) at 128.
+TEST(GroupedGemmPtxas, Sm90aWeightOnlyAssemblesWithoutSpills) {
+  if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
+  for (auto [data, scale, vec, tile_n] :
+       {std::tuple{DType::e2m1, DType::e8m0, 32, 256}, std::tuple{DType::e2m1, DType::e4m3, 16, 128},
+        std::tuple{DType::e4m3, DType::e8m0, 32, 256}}) {
+    GroupedGemmProblem p;
+    p.m = 4096, p.n = 5760, p.k = 2880, p.groups = 128;
+    p.packed_b = true, p.b_dtype = data, p.sf_dtype = scale, p.vec = vec;
+    p.a = {true, 2880, 0}, p.d = {true, 5760, 0};
+    GroupedSm90aConfig c{tile_n, 6};
+    while (sm90a_grouped_shared_bytes(p, c) > 227 * 1024) --c.stages;
+    testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
   }
 }
 

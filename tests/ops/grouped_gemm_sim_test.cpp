@@ -47,6 +47,34 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
   run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
 }
 
+// Weight-only on the sm90a design (B's tiles converted from packed codes in
+// shared memory): every format, empty groups, one token, a group across
+// row tiles, rows past the last end, N off the 16-row packed tiles and the
+// 128-wide tile, K off the 64-code k-blocks and 256-code chunks; 256-wide
+// tiles (and automatic selection past 32 tokens a group, where the tiles
+// fill the SMs); scales that do not fold (the exact slow conversion).
+TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
+  const runtime::Device device = runtime::Device::sim();
+  std::uint32_t seed = 30;
+  for (BlockScaledFormat f : kGroupedFormats) {
+    SCOPED_TRACE(std::string(runtime::name(f.data)) + " x " + std::string(runtime::name(f.scale)) + "/" +
+                 std::to_string(f.vec));
+    StreamCase c{f, ends_of({1, 0, 140, 0}), 143, 40, 328, DType::bf16};
+    c.kernel = "sm90a", c.named = GroupedGemmKernel::sm90a;
+    run_stream(device, c, seed++);
+  }
+  // 70 tokens a group on average, 10 tiles: automatic selection's sm90a
+  // where they fill the SMs (4), the stream kernel's where not (132).
+  StreamCase wide{kMxfp4, ends_of({0, 140}), 140, 1040, 64, DType::f32};
+  wide.kernel = "sm90a";
+  run_stream(runtime::Device(sim::make_backend({.sm_count = 4})), wide, seed++);
+  wide.kernel = "stream";
+  run_stream(runtime::Device(sim::make_backend({.sm_count = 132})), wide, seed++);
+  StreamCase slow{kNvfp4, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
+  slow.kernel = "sm90a", slow.named = GroupedGemmKernel::sm90a;
+  run_stream(device, slow, seed++);
+}
+
 TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {
   run_ragged_m(runtime::Device::sim(), {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16, false, "sm90a"}, 3);
   // B N-major, 256-wide tiles (4 boxes of 64 columns) and N past the last box.
@@ -96,6 +124,10 @@ TEST(GroupedGemmSim, RaggedKOnTheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
   run_ragged_k(device, {ends_of({70, 0, 1, 130, 63, 0}), 136, 1048, 270, DType::bf16}, 25);
   run_ragged_k(device, {ends_of({200}), 64, 72, 200}, 26);
+  // D's rows 2 elements past N (not 16-byte multiples): staged stores, not TMA's.
+  RaggedKCase padded{ends_of({30, 0, 50}), 40, 136, 80, DType::bf16};
+  padded.d_pad = 2;
+  run_ragged_k(device, padded, 27);
 }
 
 // bf16 weights with K contiguous at few tokens a group: the stream kernel

@@ -29,8 +29,15 @@
 // k-block's rows past the group's end belong to the next group, and the
 // consumers zero them in shared memory before wgmma (A M-major and B
 // N-major, where a K row is a 128-byte row of the tile); an empty group's
-// D[g] is zeros. Parameters: map_a, map_b (128-byte tensor maps), D,
-// offsets (pointers), extent (u32: M for ragged M, K for ragged K).
+// D[g] is zeros. Parameters: map_a, map_b (128-byte tensor maps), [map_d
+// (sm90a_grouped_tma_d)], D, offsets (pointers), extent (u32: M for ragged
+// M, K for ragged K).
+//
+// Weight-only (B packed block-scaled codes, prepack_weights): the kernel
+// grouped_gemm_sm90a_weights, whose consumers make each k-block's bf16 B
+// tile in shared memory from the codes (sm90a_grouped_weights.hpp); the
+// rest as ragged M above, B K-major. Parameters: map_a, map_b (the packed
+// codes), map_sfb (the packed scales), then as above.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +51,7 @@
 namespace warpforge::ops {
 
 inline constexpr const char* kSm90aGroupedKernel = "grouped_gemm_sm90a";
+inline constexpr const char* kSm90aGroupedWeightsKernel = "grouped_gemm_sm90a_weights";
 
 struct GroupedSm90aConfig {
   int tile_n = 128;  // 64, 128 or 256; tile_m is 128 (two consumer warpgroups of 64 rows)
@@ -54,6 +62,11 @@ struct GroupedSm90aConfig {
 };
 
 GroupScheduleOptions sm90a_grouped_schedule(const GroupedGemmProblem& p, const GroupedSm90aConfig& c);
+
+// Whether D leaves by TMA store (ragged K, D's rows and groups 16-byte
+// aligned): then the parameter map_d (D as (N, M, G) in boxes of 128 bytes
+// x 64 rows, the 128-byte swizzle) follows map_b.
+bool sm90a_grouped_tma_d(const GroupedGemmProblem& p);
 
 // Dynamic shared memory the launch asks for.
 std::uint32_t sm90a_grouped_shared_bytes(const GroupedGemmProblem& p, const GroupedSm90aConfig& c);

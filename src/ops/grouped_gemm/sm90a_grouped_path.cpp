@@ -1,12 +1,13 @@
 // The sm90a path of GroupedGemm: the warp-specialized design of
 // sm90a_grouped_kernel.hpp, its configuration, its tensor maps and launch.
 #include <algorithm>
-#include <array>
 #include <mutex>
+#include <vector>
 
 #include "../gemm/tma_operands.hpp"
 #include "grouped_gemm_path.hpp"
 #include "sm90a_grouped_kernel.hpp"
+#include "sm90a_grouped_weights.hpp"
 #include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/tensor_map.hpp"
@@ -40,34 +41,51 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
     {
       // The maps hold the addresses: encoded again (on the host) only when one changes.
       std::lock_guard lock(mutex_);
-      if (t.a.address() != a_ || t.b.address() != b_) encode(t);
+      const runtime::DevicePtr sfb = t.sfb ? t.sfb->address() : 0;
+      if (t.a.address() != a_ || t.b.address() != b_ || sfb != sfb_ ||
+          (sm90a_grouped_tma_d(p_) && t.d.address() != d_))
+        encode(t);
       for (const runtime::TensorMap& map : maps_) args.push_back(runtime::Arg::bytes_of(map));
     }
     args.emplace_back(t.d);
     args.emplace_back(offsets_.view(t, p_.groups));
     args.emplace_back(static_cast<std::uint32_t>(group_extent(p_)));
-    module_.launch(kSm90aGroupedKernel, config_, args, stream);
+    module_.launch(p_.packed_b ? kSm90aGroupedWeightsKernel : kSm90aGroupedKernel, config_, args, stream);
   }
 
  private:
   // A (M, K): K-major as (K, M) in boxes of 64 K x 128 rows, M-major as
   // (M, K) in boxes of 64 x 64 K. B (G, K, N) (ragged K: (K, N)): K-major
   // as (K, N, G) in boxes of 64 K x tile_n columns, N-major as (N, K, G)
-  // in boxes of 64 x 64 K (tma_operands.hpp).
+  // in boxes of 64 x 64 K (tma_operands.hpp). Packed B: its codes' and
+  // scales' maps (GroupedWeightTiles). D's where it leaves by TMA store.
   void encode(const GroupedGemmTensors& t) {
     constexpr std::uint32_t kk = GroupedSm90aConfig::kTileK;
     const MatrixLayout a{.row_major = p_.a.cols_contiguous, .ld = p_.a.ld, .batch_stride = 0};
     const std::int64_t b_groups = p_.form == GroupedForm::ragged_m ? p_.groups : 1;
     const MatrixLayout b{.row_major = p_.b.cols_contiguous, .ld = p_.b.ld, .batch_stride = p_.b.batch};
     maps_ = {runtime::make_tensor_map(
-                 device_, p_.a.cols_contiguous
-                              ? matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a, kk, GroupedSm90aConfig::kTileM)
-                              : matrix_map(p_.a_dtype, t.a.address(), p_.m, p_.k, 1, a, 64, kk)),
-             runtime::make_tensor_map(
-                 device_, p_.b.cols_contiguous
-                              ? matrix_map(p_.b_dtype, t.b.address(), p_.n, p_.k, b_groups, b, 64, kk)
-                              : matrix_map(p_.b_dtype, t.b.address(), p_.k, p_.n, b_groups, b, kk,
-                                           static_cast<std::uint32_t>(c_.tile_n)))};
+        device_, p_.a.cols_contiguous
+                     ? matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a, kk, GroupedSm90aConfig::kTileM)
+                     : matrix_map(p_.a_dtype, t.a.address(), p_.m, p_.k, 1, a, 64, kk))};
+    if (p_.packed_b) {
+      const GroupedWeightTiles weights(p_, c_.tile_n);
+      maps_.push_back(runtime::make_tensor_map(device_, weights.codes_map(t.b.address())));
+      maps_.push_back(runtime::make_tensor_map(device_, weights.scales_map(t.sfb->address())));
+      sfb_ = t.sfb->address();
+    } else {
+      maps_.push_back(runtime::make_tensor_map(
+          device_, p_.b.cols_contiguous ? matrix_map(p_.b_dtype, t.b.address(), p_.n, p_.k, b_groups, b, 64, kk)
+                                        : matrix_map(p_.b_dtype, t.b.address(), p_.k, p_.n, b_groups, b, kk,
+                                                     static_cast<std::uint32_t>(c_.tile_n))));
+    }
+    if (sm90a_grouped_tma_d(p_)) {  // D (G, M, N) as (N, M, G), boxes of 128 bytes x 64 rows
+      const MatrixLayout d{.row_major = true, .ld = p_.d.ld, .batch_stride = p_.d.batch};
+      maps_.push_back(runtime::make_tensor_map(
+          device_, matrix_map(p_.d_dtype, t.d.address(), p_.n, p_.m, p_.groups, d,
+                              static_cast<std::uint32_t>(1024 / runtime::bits(p_.d_dtype)), 64)));
+      d_ = t.d.address();
+    }
     a_ = t.a.address();
     b_ = t.b.address();
   }
@@ -79,8 +97,8 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
   LaunchOffsets offsets_;
   runtime::LaunchConfig config_;
   std::mutex mutex_;
-  runtime::DevicePtr a_ = 0, b_ = 0;
-  std::array<runtime::TensorMap, 2> maps_;
+  runtime::DevicePtr a_ = 0, b_ = 0, sfb_ = 0, d_ = 0;
+  std::vector<runtime::TensorMap> maps_;  // A's, B's (packed: the codes' and the scales'), D's (tma_d)
 };
 
 class Sm90aPath final : public GroupedGemmPath {
@@ -103,7 +121,9 @@ class Sm90aPath final : public GroupedGemmPath {
 
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device&) const override {
     return "tile " + sm90a_config(p).describe() +
-           ", warp-specialized (TMA producer, two wgmma consumer warpgroups), persistent over the groups' tiles";
+           ", warp-specialized (TMA producer, two wgmma consumer warpgroups), persistent over the groups' tiles" +
+           (p.packed_b ? ", B's bf16 tiles converted from the packed codes by the consumers" : "") +
+           (sm90a_grouped_tma_d(p) ? ", D stored by TMA" : "");
   }
 
   std::size_t workspace_bytes(const GroupedGemmProblem&, const runtime::Device&) const override { return 0; }

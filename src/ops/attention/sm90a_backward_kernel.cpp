@@ -305,20 +305,25 @@ class Backward final : public tile::WarpSpecializedDesign {
         if (!s_.deterministic && !dq_after_dv) issue_dq(buffer);  // dV, dQ, dK in flight in that order
         issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();
+        const auto release = [&] { k_.if_then(lead, [&] { pipe.release(state.stage()); }); };
         if (!s_.deterministic && dq_after_dv) {
           // At head_dim 256 dQ's 64 accumulators a thread are issued once dV
           // has released Pᵀ's registers: dK, dV, Pᵀ, dSᵀ and dQ at once would
-          // not fit in 240 (ptxas serializes the wgmma, C7512).
+          // not fit in 240 (ptxas serializes the wgmma, C7512). dQ reads no
+          // slot: the one slot is freed once dK has retired, the next
+          // block's load under dQ and its hand-over.
           k_.wgmma_wait_group(1);
           k_.wgmma_fence();
           issue_dq(buffer);
+          k_.wgmma_wait_group(1);
+          release();
         }
         if (!s_.deterministic) {
           k_.wgmma_wait_group(dq_after_dv ? 0 : 1);  // dV and dQ: dQ goes to its writer while dK runs (d64, d128)
           hand_dq_over(buffer);
         }
         k_.wgmma_wait_group(0);
-        k_.if_then(lead, [&] { pipe.release(state.stage()); });
+        if (s_.deterministic || !dq_after_dv) release();
         ++state;
       });
     });

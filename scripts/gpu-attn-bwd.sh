@@ -63,12 +63,12 @@ echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), th
 grep -E "^\|" "$out/bench_backward.log"
 
 # 2. Every backward case on both kernels against fp64.
-stage "GPU tests AttentionGpu.BackwardCases*" 12 "$out/tests.log" \
+stage "GPU tests AttentionGpu.BackwardCases*" 10 "$out/tests.log" \
   "$test_gpu" --gtest_filter='AttentionGpu.BackwardCases*'
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
 
 # 3. Python: ours beside SDPA's backends.
-stage "bench_attention.py --prefill --backward" 30 "$out/bench_backward_python.log" \
+stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
 echo "== backward from Python beside SDPA (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_backward_python.log"

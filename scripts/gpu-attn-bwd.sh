@@ -12,9 +12,9 @@
 #      both backward kernels, fast and deterministic, against fp64);
 #   3. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
-#   4. compute-sanitizer racecheck of the small and ragged backward shapes
-#      (AttentionGpu.SanitizeBackward, each against fp64; memcheck and
-#      synccheck with FULL=1);
+#   4. compute-sanitizer racecheck of small and ragged d256 backward shapes
+#      (AttentionGpu.SanitizeBackwardHeadDim256, each against fp64; with
+#      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
 #   5. ncu of the backward's dK/dV kernel at d256, sequence 8k (and d64,
 #      d128 with FULL=1);
 #   6. the Python attention tests on the GPU (the torch operators' C++
@@ -75,13 +75,13 @@ grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
 # 4. compute-sanitizer on the small and ragged backward shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-tools=racecheck
-[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck"
+tools=racecheck sanitized=SanitizeBackwardHeadDim256
+[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
 for tool in $tools; do
   [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
   [ "$(left)" -gt 5 ] || break
-  stage "sanitizer $tool (SanitizeBackward)" 5 "$out/sanitize-$tool.log" \
-    "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter='AttentionGpu.SanitizeBackward*'
+  stage "sanitizer $tool ($sanitized)" 8 "$out/sanitize-$tool.log" \
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter="AttentionGpu.$sanitized"
   echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done

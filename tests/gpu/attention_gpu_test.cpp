@@ -124,18 +124,29 @@ TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
 // The backward's first kernel alone (sm90a on an sm_90a GPU; the sm80
 // kernels are in SanitizeSmallAndRagged), for scripts/gpu-attn-bwd.sh's
 // sanitizer runs: a causal ragged case, a sliding window with GQA, varlen
-// with empty and one-row sequences, d256 causal GQA (64-key blocks, one ring
-// slot), and three query blocks a CTA (each
+// with empty and one-row sequences, and three query blocks a CTA (each
 // shared buffer and hand-over barrier used again); fast and deterministic.
-TEST_F(AttentionGpu, SanitizeBackwardSmallAndRagged) {
+// HeadDim256: the 64-key design (one ring slot, the warpgroups' shared dSᵀ
+// halves): causal GQA with a ragged key block, and three query blocks.
+void sanitize_backward(const std::vector<AttentionCase>& cases, std::mt19937& rng) {
   const runtime::Device dev = runtime::Device::cuda(0);
-  std::vector<AttentionCase> cases;
-  for (std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{10}, std::size_t{11}})
-    cases.push_back(backward_cases()[i]);
-  cases.push_back({.name = "d64 causal, three query blocks", .seq_q = 300, .seq_k = 130, .options = {.causal = true}});
+  const AttentionKernel kernel =
+      dev.target() == ptx::Target::sm_90a ? AttentionKernel::sm90a : AttentionKernel::sm80;
   for (const AttentionCase& c : cases)
-    for (bool deterministic : {false, true})
-      check_attention_backward(dev, c, rng, deterministic, nullptr, backward_kernels(dev).front());
+    for (bool deterministic : {false, true}) check_attention_backward(dev, c, rng, deterministic, nullptr, kernel);
+}
+
+TEST_F(AttentionGpu, SanitizeBackwardSmallAndRagged) {
+  std::vector<AttentionCase> cases;
+  for (std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{10}}) cases.push_back(backward_cases()[i]);
+  cases.push_back({.name = "d64 causal, three query blocks", .seq_q = 300, .seq_k = 130, .options = {.causal = true}});
+  sanitize_backward(cases, rng);
+}
+
+TEST_F(AttentionGpu, SanitizeBackwardHeadDim256) {
+  sanitize_backward({backward_cases()[11], {.name = "d256, three query blocks", .heads_q = 1, .heads_kv = 1,
+                                            .seq_q = 150, .seq_k = 70, .head_dim = 256}},
+                    rng);
 }
 
 }  // namespace

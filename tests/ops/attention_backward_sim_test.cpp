@@ -55,15 +55,19 @@ TEST(AttentionBackwardSimDeterminism, TheDeterministicModeGivesTheSameBits) {
 // gradients checked against fp64).
 TEST(AttentionBackwardSimRaces, TheSm90aHandOversAreOrdered) {
   std::mt19937 rng(std::random_device{}());
-  const runtime::Device checked(sim::make_backend({.worker_threads = 2, .check_shared_races = true}));
+  // 4 SMs: CTAs in groups of 4 / key blocks (head, sequence) pairs (KeyBlockWork).
+  const runtime::Device checked(
+      sim::make_backend({.worker_threads = 2, .sm_count = 4, .check_shared_races = true}));
   for (const AttentionCase& c :
        {AttentionCase{.name = "d128 GQA causal", .heads_q = 2, .heads_kv = 1, .seq_q = 200, .seq_k = 150,
                       .head_dim = 128, .options = {.causal = true}},
         // 128-query blocks, the second ragged and cut by the diagonal.
         AttentionCase{.name = "d64 causal", .heads_q = 2, .heads_kv = 2, .seq_q = 300, .seq_k = 130, .head_dim = 64,
                       .options = {.causal = true}},
-        // 64-key blocks, each warpgroup half of dK's and dV's columns, one ring slot.
-        AttentionCase{.name = "d256", .heads_q = 1, .heads_kv = 1, .seq_q = 150, .seq_k = 70, .head_dim = 256}}) {
+        // 64-key blocks, each warpgroup half of dK's and dV's columns, one
+        // ring slot; three pairs in groups of two, the last alone.
+        AttentionCase{.name = "d256", .batch = 3, .heads_q = 1, .heads_kv = 1, .seq_q = 150, .seq_k = 70,
+                      .head_dim = 256}}) {
     SCOPED_TRACE(c.name);
     EXPECT_NO_THROW(check_attention_backward(checked, c, rng, false, nullptr, AttentionKernel::sm90a));
   }

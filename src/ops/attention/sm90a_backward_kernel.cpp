@@ -70,10 +70,15 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
   return m;
 }
 
-// The work: one item a CTA, block ctaid.y of 128 keys of KV head ctaid.x
-// mod heads_kv of sequence ctaid.x / heads_kv (every head and sequence of
-// a key block launched together: with a causal mask the first key blocks
-// see the most queries, so the longest CTAs start first); its steps [0, group · blocks) walk the query blocks
+// The work: one item a CTA, a block of block_n keys of one KV head of one
+// sequence. CTAs are numbered x fastest (heads_kv · batch by key blocks)
+// and taken in groups of head_group (head, sequence) pairs, all the key
+// blocks of a group together, key block first within it: a group's CTAs
+// read the same Q and dO at about the same time (from L2, not DRAM: at 1k
+// tokens, one head's key blocks had been 16 waves apart), and with a causal
+// mask the first key blocks, which see the most queries, start first. Pair
+// hb = KV head hb mod heads_kv of sequence hb / heads_kv. Its steps
+// [0, group · blocks) walk the query blocks
 // that see the keys, for each query head of the group: step t is query
 // head kv_head·group + t / blocks, block first_block + t % blocks.
 // Tile: m0 = the first key (within the sequence), n0 = the KV head,
@@ -84,11 +89,18 @@ class KeyBlockWork final : public OneItemPerCta {
 
   KeyBlockWork(Kernel& k, const Sm90aBackwardSpec& s, const Reg& cu_q, const Reg& cu_k, const Reg& seq_q,
                const Reg& seq_k, const Reg& heads_q, const Reg& group, const Reg& window_left,
-               const Reg& window_right)
+               const Reg& window_right, const Reg& head_group)
       : OneItemPerCta(k, "attention backward's KeyBlockWork") {
-    Reg block = k.sreg(SReg::ctaid_y), heads_kv = k.div(heads_q, group), kv_head = k.reg(u32);
-    k.rem(kv_head, k.sreg(SReg::ctaid_x), heads_kv);
-    Reg b = k.div(k.sreg(SReg::ctaid_x), heads_kv);
+    Reg pairs = k.sreg(SReg::nctaid_x), key_blocks = k.sreg(SReg::nctaid_y);
+    Reg cta = k.sreg(SReg::ctaid_y) * pairs + k.sreg(SReg::ctaid_x);
+    Reg first_pair = k.div(cta, head_group * key_blocks) * head_group;
+    Reg in_group = k.min(head_group, pairs - first_pair);  // the last group may be smaller
+    Reg at = cta - first_pair * key_blocks, block = k.div(at, in_group), pair = k.reg(u32);
+    k.rem(pair, at, in_group);
+    k.add(pair, pair, first_pair);
+    Reg heads_kv = k.div(heads_q, group), kv_head = k.reg(u32);
+    k.rem(kv_head, pair, heads_kv);
+    Reg b = k.div(pair, heads_kv);
     const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
     Reg n0 = (block * s.block_n).as(s32);
     Reg d = mask_diagonal(k, s.top_left, qs.length, ks.length);
@@ -143,6 +155,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     scale_log2_ = k_.param(f32, "scale_log2");
     window_left_ = k_.param(s32, "window_left");
     window_right_ = k_.param(s32, "window_right");
+    head_group_ = k_.param(u32, "head_group");
   }
 
   void prologue(tile::WarpSpecialized& ws) override {
@@ -173,7 +186,7 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
     return std::make_unique<KeyBlockWork>(k_, s_, cu_q_, cu_k_, seq_q_, seq_k_, heads_q_, group_, window_left_,
-                                          window_right_);
+                                          window_right_, head_group_);
   }
 
   // The producer warpgroup: warp 0 loads (the template's loads); in fast
@@ -570,7 +583,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   Type in_;
   ParamRef map_q_p_, map_k_p_, map_v_p_, map_do_p_;
   Reg map_q_, map_k_, map_v_, map_do_, lse_, dk_, dv_, cu_q_, cu_k_, delta_, dq_accum_;
-  Reg seq_q_, seq_k_, group_, rows_q_, heads_q_, scale_, scale_log2_, window_left_, window_right_;
+  Reg seq_q_, seq_k_, group_, rows_q_, heads_q_, scale_, scale_log2_, window_left_, window_right_, head_group_;
   std::vector<Reg> strides_;  // (batch, head, row) of lse, dK, dV
   Reg base_;
   std::optional<tile::MbarrierArray> kv_full_;

@@ -72,7 +72,8 @@ Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& problem);
 // cu_seqlens_q, cu_seqlens_k, delta, dq_accum (pointers; the workspace of
 // sm80_backward_kernels.hpp); seq_q, seq_k, group, rows_q, heads_q (u32);
 // lse_batch, lse_head, lse_row, dk_*, dv_* (u64); scale, scale_log2 (f32);
-// window_left, window_right (s32). Launch: grid (heads_kv · batch,
+// window_left, window_right (s32); head_group (u32: the (head, sequence)
+// pairs whose key blocks run together, ≥ 1). Launch: grid (heads_kv · batch,
 // ceil(seq_k / block_n)), block threads(), dynamic shared memory shared_bytes().
 ptx::Module build_sm90a_backward_kv(const Sm90aBackwardSpec& spec);
 

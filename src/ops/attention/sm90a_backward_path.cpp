@@ -2,6 +2,8 @@
 // AttentionBackwardPath: the sm80 rows pass, the sm90a dK/dV kernel (its
 // TMA maps made for each run: sm90a_tensor_map.hpp), then the sm80 finish
 // or dq pass (sm80_backward_passes.hpp). It takes head_dim 64, 128 and 256.
+#include <algorithm>
+
 #include "attention_path.hpp"
 #include "sm80_backward_passes.hpp"
 #include "sm90a_backward_kernel.hpp"
@@ -32,14 +34,19 @@ class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
     const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
     const auto mdo = attention_tensor_map(device_, t.d_o, p_.d_o, rows_q, p_.heads_q, batch, p_.head_dim, bm);
     const BackwardArgs a(p_, t, workspace);
+    const std::uint32_t key_blocks = u32((p_.seq_k + bn - 1) / bn);
+    std::vector<Arg> args = a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo),
+                                      t.lse, t.dk, t.dv, a.cu_q, a.cu_k, a.delta, a.dq_accum},
+                                     {&p_.lse, &p_.dk, &p_.dv});
+    // About a wave of CTAs a group: the key blocks of as many (head,
+    // sequence) pairs as the SMs hold (one CTA an SM).
+    const int sms = device_.properties().sm_count;
+    args.emplace_back(std::max<std::uint32_t>(1, u32(sms) / key_blocks));
     kv_.launch(spec_.kernel_name(),
-               {.grid = {u32(p_.heads_kv * p_.batch), u32((p_.seq_k + bn - 1) / bn)},
+               {.grid = {u32(p_.heads_kv * p_.batch), key_blocks},
                 .block = {u32(spec_.threads())},
                 .dynamic_shared_bytes = spec_.shared_bytes()},
-               a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo), t.lse, t.dk, t.dv,
-                         a.cu_q, a.cu_k, a.delta, a.dq_accum},
-                        {&p_.lse, &p_.dk, &p_.dv}),
-               stream);
+               std::move(args), stream);
     passes_.after(t, workspace, stream);
   }
 

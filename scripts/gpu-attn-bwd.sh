@@ -2,14 +2,16 @@
 # The attention backward on a GPU machine (an H100/H200 with CUDA 13, torch,
 # ncu, compute-sanitizer): its short run, most important first, each stage's
 # table printed as it ends (a hard time limit may cut the run; BUDGET,
-# default 57 s from the start, the build included, caps each stage at what
+# default 67 s from the start, the build included, caps each stage at what
 # is left). The forward's run is scripts/gpu-attn-fwd.sh, the decode's
 # scripts/gpu-attn-decode.sh.
 #
 #   1. bench_attention --prefill --backward --quick (head_dim 64, 128, 256,
 #      and GQA): the backward's TFLOP/s as the op chooses (sm90a);
-#   2. the backward GPU tests (AttentionGpu.BackwardCases*: every case on
-#      both backward kernels, fast and deterministic, against fp64);
+#   2. the backward GPU tests (AttentionGpu.SanitizeBackward*: the sm90a
+#      kernel's small and ragged shapes, d256 among them; with FULL=1
+#      BackwardCases*, every case on both kernels), fast and deterministic,
+#      against fp64;
 #   3. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
 #   4. compute-sanitizer racecheck of small and ragged d256 backward shapes
@@ -31,7 +33,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-57}"
+budget="${BUDGET:-67}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
@@ -62,9 +64,10 @@ stage "bench_attention --backward (auto)" 9 "$out/bench_backward.log" \
 echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), the op's choice =="
 grep -E "^\|" "$out/bench_backward.log"
 
-# 2. Every backward case on both kernels against fp64.
-stage "GPU tests AttentionGpu.BackwardCases*" 10 "$out/tests.log" \
-  "$test_gpu" --gtest_filter='AttentionGpu.BackwardCases*'
+# 2. The sm90a backward's small and ragged shapes against fp64 (FULL=1: every backward case on both kernels).
+tests='AttentionGpu.SanitizeBackward*' limit=8
+[ "${FULL:-0}" = 1 ] && tests='AttentionGpu.SanitizeBackward*:AttentionGpu.BackwardCases*' limit=60
+stage "GPU tests $tests" $limit "$out/tests.log" "$test_gpu" --gtest_filter="$tests"
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
 
 # 3. Python: ours beside SDPA's backends.

@@ -35,12 +35,15 @@ std::uint32_t panel_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::
 std::uint32_t row_values_bytes(const Sm90aBackwardSpec& s) { return 2 * 2 * static_cast<std::uint32_t>(s.block_m) * 4; }
 // dSᵀ of the CTA's keys against one query block: block_m/64 panels of block_n
 // rows of 64 queries (one 128-byte row), two buffers (fast mode).
-std::uint32_t ds_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(s.block_m / 64) * panel_bytes(s); }
-// A consumer warpgroup's part of a query block's dQ: with 64-query blocks
-// every query and half of the columns, with 128-query blocks its 64 queries
-// and every column (the wgmma's M is 64 rows); over all the CTA's keys. Its f32 tile, handed to its
-// dQ writer warp, has rows of dq_columns values padded by 4 (the row halves
-// of a warp's store fall in different banks).
+std::uint32_t ds_bytes(const Sm90aBackwardSpec& s) {
+  return static_cast<std::uint32_t>(s.block_m / 64) * panel_bytes(s);
+}
+// A consumer warpgroup's part of a query block's dQ, over all the CTA's
+// keys: with 64-query blocks every query and half of the columns, with
+// 128-query blocks its 64 queries and every column (the wgmma's M is 64
+// rows). Its f32 tile, handed to its dQ writer warp, has rows of dq_columns
+// values padded by 4 (the row halves of a warp's store fall in different
+// banks).
 int dq_columns(const Sm90aBackwardSpec& s) { return s.head_dim * s.block_m / (2 * kWgM); }
 std::uint32_t dq_row_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(dq_columns(s) + 4) * 4; }
 std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) { return kWgM * dq_row_bytes(s); }
@@ -78,9 +81,9 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
 // tokens, one head's key blocks had been 16 waves apart), and with a causal
 // mask the first key blocks, which see the most queries, start first. Pair
 // hb = KV head hb mod heads_kv of sequence hb / heads_kv. Its steps
-// [0, group · blocks) walk the query blocks
-// that see the keys, for each query head of the group: step t is query
-// head kv_head·group + t / blocks, block first_block + t % blocks.
+// [0, group · blocks) walk the query blocks that see the keys, for each
+// query head of the group: step t is query head kv_head·group + t / blocks,
+// block first_block + t % blocks.
 // Tile: m0 = the first key (within the sequence), n0 = the KV head,
 // batch = the sequence.
 class KeyBlockWork final : public OneItemPerCta {
@@ -262,7 +265,9 @@ class Backward final : public tile::WarpSpecializedDesign {
       // queries and K's columns of its part (a 32-column half starts inside
       // a panel's 128-byte rows, as the K steps above do).
       const std::uint32_t panel = panel_bytes(s_);
-      const auto bytes_to = [&](int column) { return static_cast<std::uint32_t>(column / 64) * panel + column % 64 * 2; };
+      const auto bytes_to = [&](int column) {
+        return static_cast<std::uint32_t>(column / 64) * panel + column % 64 * 2;
+      };
       ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + wg_ * bytes_to(dq_row0()), panel, kAtom);
       k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * bytes_to(dq_column0()), panel, kAtom);
     }
@@ -419,7 +424,8 @@ class Backward final : public tile::WarpSpecializedDesign {
   // (K-major), B the slot's Q or dO (K-major): Sᵀ or dPᵀ (uncommitted).
   void issue_transposed_scores(const Regs& acc, const Reg& a_desc, const Reg& b_desc) {
     for (int j = 0; j < s_.head_dim / 16; ++j) {
-      const std::uint32_t a_off = (j / 4) * panel_bytes(s_) + (j % 4) * 32, b_off = (j / 4) * s_.block_m * kRow + (j % 4) * 32;
+      const std::uint32_t a_off = (j / 4) * panel_bytes(s_) + (j % 4) * 32,
+                          b_off = (j / 4) * s_.block_m * kRow + (j % 4) * 32;
       k_.wgmma_mma_async(in_, acc, a_desc + (a_off >> 4), b_desc + (b_off >> 4), j > 0, WgmmaMajor::k, WgmmaMajor::k);
     }
   }

@@ -22,13 +22,8 @@ class AttentionGpu : public runtime::gpu_testing::GpuTest {
     if (dev.target() == ptx::Target::sm_90a) return {AttentionKernel::sm90a, AttentionKernel::sm80};
     return {AttentionKernel::sm80};
   }
-  // The backward's kernels that take the case: sm90a on an sm_90a GPU at
-  // head_dim 64 and 128, sm80 always.
-  std::vector<AttentionKernel> backward_kernels(const runtime::Device& dev, const AttentionCase& c) const {
-    if (dev.target() == ptx::Target::sm_90a && (c.head_dim == 64 || c.head_dim == 128))
-      return {AttentionKernel::sm90a, AttentionKernel::sm80};
-    return {AttentionKernel::sm80};
-  }
+  // The backward's kernels: sm90a on an sm_90a GPU, sm80 always.
+  std::vector<AttentionKernel> backward_kernels(const runtime::Device& dev) const { return forward_kernels(dev); }
   std::mt19937 rng{std::random_device{}()};
 };
 
@@ -63,7 +58,7 @@ TEST_F(AttentionGpu, BackwardCasesFastAndDeterministic) {
   const runtime::Device dev = runtime::Device::cuda(0);
   for (const AttentionCase& c : backward_cases())
     for (bool deterministic : {false, true})
-      for (AttentionKernel kernel : backward_kernels(dev, c)) {
+      for (AttentionKernel kernel : backward_kernels(dev)) {
         SCOPED_TRACE(c.name + (deterministic ? " deterministic" : " atomics") + " on " + std::string(name(kernel)));
         check_attention_backward(dev, c, rng, deterministic, nullptr, kernel);
       }
@@ -103,8 +98,8 @@ TEST_F(AttentionGpu, DeviceSizedShapes) {
       SCOPED_TRACE(c.name + " on " + std::string(name(kernel)));
       check_attention_forward(dev, c, rng, kernel);
     }
-  for (const AttentionCase& c : {all[0], all[1], all[3], all[4]})
-    for (AttentionKernel kernel : backward_kernels(dev, c)) {
+  for (const AttentionCase& c : all)
+    for (AttentionKernel kernel : backward_kernels(dev)) {
       SCOPED_TRACE(c.name + " backward on " + std::string(name(kernel)));
       check_attention_backward(dev, c, rng, false, nullptr, kernel);
     }
@@ -144,14 +139,27 @@ TEST_F(AttentionGpu, SanitizeForwardSmallAndRagged) {
 // sanitizer runs: a causal ragged case, a sliding window with GQA, varlen
 // with empty and one-row sequences, and three query blocks a CTA (each
 // shared buffer and hand-over barrier used again); fast and deterministic.
-TEST_F(AttentionGpu, SanitizeBackwardSmallAndRagged) {
+// HeadDim256: the 64-key design (one ring slot, the warpgroups' shared dSᵀ
+// halves): causal GQA with a ragged key block, and three query blocks.
+void sanitize_backward(const std::vector<AttentionCase>& cases, std::mt19937& rng) {
   const runtime::Device dev = runtime::Device::cuda(0);
+  const AttentionKernel kernel =
+      dev.target() == ptx::Target::sm_90a ? AttentionKernel::sm90a : AttentionKernel::sm80;
+  for (const AttentionCase& c : cases)
+    for (bool deterministic : {false, true}) check_attention_backward(dev, c, rng, deterministic, nullptr, kernel);
+}
+
+TEST_F(AttentionGpu, SanitizeBackwardSmallAndRagged) {
   std::vector<AttentionCase> cases;
   for (std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{10}}) cases.push_back(backward_cases()[i]);
   cases.push_back({.name = "d64 causal, three query blocks", .seq_q = 300, .seq_k = 130, .options = {.causal = true}});
-  for (const AttentionCase& c : cases)
-    for (bool deterministic : {false, true})
-      check_attention_backward(dev, c, rng, deterministic, nullptr, backward_kernels(dev, c).front());
+  sanitize_backward(cases, rng);
+}
+
+TEST_F(AttentionGpu, SanitizeBackwardHeadDim256) {
+  sanitize_backward({backward_cases()[11], {.name = "d256, three query blocks", .heads_q = 1, .heads_kv = 1,
+                                            .seq_q = 150, .seq_k = 70, .head_dim = 256}},
+                    rng);
 }
 
 }  // namespace

@@ -15,14 +15,11 @@ namespace {
 
 class AttentionBackwardSim : public ::testing::TestWithParam<std::tuple<int, bool, AttentionKernel>> {};
 
-// The op's choice (sm90a on the simulator's sm_90a where it takes the head
-// dim, else sm80), and sm80 forced where the choice was sm90a.
+// The op's choice (sm90a on the simulator's sm_90a, every head_dim), and sm80 forced.
 TEST_P(AttentionBackwardSim, MatchesTheFp64GradientsWithinTheirBound) {
   std::mt19937 rng(std::random_device{}());
   const auto [index, deterministic, kernel] = GetParam();
   const AttentionCase c = backward_cases()[static_cast<std::size_t>(index)];
-  if (kernel == AttentionKernel::sm80 && c.head_dim != 64 && c.head_dim != 128)
-    GTEST_SKIP() << "the op's choice is sm80 already at head_dim " << c.head_dim;
   check_attention_backward(runtime::Device::sim(), c, rng, deterministic, nullptr, kernel);
 }
 
@@ -58,13 +55,19 @@ TEST(AttentionBackwardSimDeterminism, TheDeterministicModeGivesTheSameBits) {
 // gradients checked against fp64).
 TEST(AttentionBackwardSimRaces, TheSm90aHandOversAreOrdered) {
   std::mt19937 rng(std::random_device{}());
-  const runtime::Device checked(sim::make_backend({.worker_threads = 2, .check_shared_races = true}));
+  // 4 SMs: CTAs in groups of 4 / key blocks (head, sequence) pairs (KeyBlockWork).
+  const runtime::Device checked(
+      sim::make_backend({.worker_threads = 2, .sm_count = 4, .check_shared_races = true}));
   for (const AttentionCase& c :
        {AttentionCase{.name = "d128 GQA causal", .heads_q = 2, .heads_kv = 1, .seq_q = 200, .seq_k = 150,
                       .head_dim = 128, .options = {.causal = true}},
         // 128-query blocks, the second ragged and cut by the diagonal.
         AttentionCase{.name = "d64 causal", .heads_q = 2, .heads_kv = 2, .seq_q = 300, .seq_k = 130, .head_dim = 64,
-                      .options = {.causal = true}}}) {
+                      .options = {.causal = true}},
+        // 64-key blocks, each warpgroup half of dK's and dV's columns, one
+        // ring slot; three pairs in groups of two, the last alone.
+        AttentionCase{.name = "d256", .batch = 3, .heads_q = 1, .heads_kv = 1, .seq_q = 150, .seq_k = 70,
+                      .head_dim = 256}}) {
     SCOPED_TRACE(c.name);
     EXPECT_NO_THROW(check_attention_backward(checked, c, rng, false, nullptr, AttentionKernel::sm90a));
   }
@@ -85,14 +88,13 @@ TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {
   EXPECT_THROW(caller.execute(t), OpsError);
   // The simulator is an sm_90a device: head_dim 64 takes the sm90a backward.
   EXPECT_NE(fast.describe().find("kernel sm90a"), std::string::npos) << fast.describe();
-  // head_dim 256 goes to sm80; naming sm90a is refused with the rule.
+  // head_dim 256 too, on 64-key blocks whose dK and dV columns the warpgroups split.
   runtime::TensorView x256(buffer, runtime::DType::bf16, {1, 2, 40, 256});
   const AttentionBackwardTensors t256{.q = x256, .k = x256, .v = x256, .o = x256, .lse = lse, .d_o = x256,
                                       .dq = x256, .dk = x256, .dv = x256};
-  EXPECT_NE(AttentionBackward(t256).describe().find("kernel sm80"), std::string::npos);
-  std::string refused;
-  for (const std::string& why : AttentionBackward(t256, {.kernel = AttentionKernel::sm90a}).check_support()) refused += why;
-  EXPECT_NE(refused.find("head_dim 256; the sm90a backward takes 64 or 128"), std::string::npos) << refused;
+  const std::string d256 = AttentionBackward(t256).describe();
+  EXPECT_NE(d256.find("kernel sm90a"), std::string::npos) << d256;
+  EXPECT_NE(d256.find("64-key blocks (each warpgroup half of dK's and dV's columns)"), std::string::npos) << d256;
 }
 
 }  // namespace

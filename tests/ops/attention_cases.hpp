@@ -309,8 +309,14 @@ inline std::vector<AttentionCase> backward_cases() {
       {.name = "one key", .seq_q = 17, .seq_k = 1},
       {.name = "large logits", .seq_q = 50, .seq_k = 60, .gain = 20},
       {.name = "varlen causal GQA", .heads_q = 2, .heads_kv = 1, .options = causal},
+      // Two 64-key blocks, the second ragged; GQA sums two heads' dK and dV.
+      {.name = "d256 GQA causal", .heads_q = 2, .heads_kv = 1, .seq_q = 90, .seq_k = 100, .head_dim = 256,
+       .options = causal},
+      {.name = "d256 varlen window", .heads_q = 1, .heads_kv = 1, .head_dim = 256,
+       .options = {.window_left = 20, .window_right = 0}},
   };
-  cases.back().lens_q = {5, 0, 70, 1}, cases.back().lens_k = {7, 3, 70, 1};
+  cases[10].lens_q = {5, 0, 70, 1}, cases[10].lens_k = {7, 3, 70, 1};
+  cases[12].lens_q = {1, 80, 3}, cases[12].lens_k = {2, 70, 1};
   return cases;
 }
 

@@ -1,7 +1,7 @@
 // Every attention kernel assembles with ptxas the way the CUDA driver
 // compiles it (tests/ops/driver_ptxas.hpp): the sm90a forward for each
-// head_dim and mask, and the sm90a backward's dK/dV kernel for head_dim 64
-// and 128 in both modes, without spills or serialized wgmma; the sm80 kernels
+// head_dim and mask, and the sm90a backward's dK/dV kernel for each head_dim
+// in both modes, without spills or serialized wgmma; the sm80 kernels
 // (forward, decode, backward) for each head_dim, with what they spill
 // reported (the sm_80 backward trades registers for simplicity at head_dim
 // 128 and up).
@@ -36,7 +36,7 @@ TEST(AttentionPtxas, Sm90aForwardAssemblesWithoutSpillsOrSerializedWgmma) {
 
 TEST(AttentionPtxas, Sm90aBackwardAssemblesWithoutSpillsOrSerializedWgmma) {
   if (!have_ptxas()) GTEST_SKIP() << "ptxas is not installed";
-  for (int d : {64, 128})
+  for (int d : {64, 128, 256})
     for (bool deterministic : {false, true})
       for (bool causal : {false, true}) {
         AttentionProblem p;

@@ -24,23 +24,26 @@ using runtime::DType;
 
 namespace {
 
-constexpr int kBN = Sm90aBackwardSpec::block_n;
 constexpr int kWgM = 64;                   // a warpgroup's wgmma rows (M)
 constexpr std::uint32_t kRow = 128;        // bytes of a panel row: 64 elements, the 128-byte swizzle's span
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
-constexpr std::uint32_t kPanel = kBN * kRow;  // a 64-column panel of the CTA's 128 keys (K, V, dSᵀ)
 constexpr float kLog2e = 1.4426950408889634f;
+// A 64-column panel of the CTA's keys (K, V, dSᵀ): block_n rows of 128 bytes.
+std::uint32_t panel_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(s.block_n) * kRow; }
 // lse and D of one query block, staged by a warpgroup: two buffers (one
 // step's while the last one's may still be read) of block_m floats each.
 std::uint32_t row_values_bytes(const Sm90aBackwardSpec& s) { return 2 * 2 * static_cast<std::uint32_t>(s.block_m) * 4; }
-// dSᵀ of the CTA's keys against one query block: block_m/64 panels of kBN
+// dSᵀ of the CTA's keys against one query block: block_m/64 panels of block_n
 // rows of 64 queries (one 128-byte row), two buffers (fast mode).
-std::uint32_t ds_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(s.block_m / 64) * kPanel; }
-// A consumer warpgroup's part of a query block's dQ: with 64-query blocks
-// every query and half of the columns, with 128-query blocks its 64 queries
-// and every column (the wgmma's M is 64 rows). Its f32 tile, handed to its
-// dQ writer warp, has rows of dq_columns values padded by 4 (the row halves
-// of a warp's store fall in different banks).
+std::uint32_t ds_bytes(const Sm90aBackwardSpec& s) {
+  return static_cast<std::uint32_t>(s.block_m / 64) * panel_bytes(s);
+}
+// A consumer warpgroup's part of a query block's dQ, over all the CTA's
+// keys: with 64-query blocks every query and half of the columns, with
+// 128-query blocks its 64 queries and every column (the wgmma's M is 64
+// rows). Its f32 tile, handed to its dQ writer warp, has rows of dq_columns
+// values padded by 4 (the row halves of a warp's store fall in different
+// banks).
 int dq_columns(const Sm90aBackwardSpec& s) { return s.head_dim * s.block_m / (2 * kWgM); }
 std::uint32_t dq_row_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(dq_columns(s) + 4) * 4; }
 std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) { return kWgM * dq_row_bytes(s); }
@@ -70,12 +73,17 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
   return m;
 }
 
-// The work: one item a CTA, block ctaid.y of 128 keys of KV head ctaid.x
-// mod heads_kv of sequence ctaid.x / heads_kv (every head and sequence of
-// a key block launched together: with a causal mask the first key blocks
-// see the most queries, so the longest CTAs start first); its steps [0, group · blocks) walk the query blocks
-// that see the keys, for each query head of the group: step t is query
-// head kv_head·group + t / blocks, block first_block + t % blocks.
+// The work: one item a CTA, a block of block_n keys of one KV head of one
+// sequence. CTAs are numbered x fastest (heads_kv · batch by key blocks)
+// and taken in groups of head_group (head, sequence) pairs, all the key
+// blocks of a group together, key block first within it: a group's CTAs
+// read the same Q and dO at about the same time (from L2, not DRAM: at 1k
+// tokens, one head's key blocks had been 16 waves apart), and with a causal
+// mask the first key blocks, which see the most queries, start first. Pair
+// hb = KV head hb mod heads_kv of sequence hb / heads_kv. Its steps
+// [0, group · blocks) walk the query blocks that see the keys, for each
+// query head of the group: step t is query head kv_head·group + t / blocks,
+// block first_block + t % blocks.
 // Tile: m0 = the first key (within the sequence), n0 = the KV head,
 // batch = the sequence.
 class KeyBlockWork final : public OneItemPerCta {
@@ -84,13 +92,20 @@ class KeyBlockWork final : public OneItemPerCta {
 
   KeyBlockWork(Kernel& k, const Sm90aBackwardSpec& s, const Reg& cu_q, const Reg& cu_k, const Reg& seq_q,
                const Reg& seq_k, const Reg& heads_q, const Reg& group, const Reg& window_left,
-               const Reg& window_right)
+               const Reg& window_right, const Reg& head_group)
       : OneItemPerCta(k, "attention backward's KeyBlockWork") {
-    Reg block = k.sreg(SReg::ctaid_y), heads_kv = k.div(heads_q, group), kv_head = k.reg(u32);
-    k.rem(kv_head, k.sreg(SReg::ctaid_x), heads_kv);
-    Reg b = k.div(k.sreg(SReg::ctaid_x), heads_kv);
+    Reg pairs = k.sreg(SReg::nctaid_x), key_blocks = k.sreg(SReg::nctaid_y);
+    Reg cta = k.sreg(SReg::ctaid_y) * pairs + k.sreg(SReg::ctaid_x);
+    Reg first_pair = k.div(cta, head_group * key_blocks) * head_group;
+    Reg in_group = k.min(head_group, pairs - first_pair);  // the last group may be smaller
+    Reg at = cta - first_pair * key_blocks, block = k.div(at, in_group), pair = k.reg(u32);
+    k.rem(pair, at, in_group);
+    k.add(pair, pair, first_pair);
+    Reg heads_kv = k.div(heads_q, group), kv_head = k.reg(u32);
+    k.rem(kv_head, pair, heads_kv);
+    Reg b = k.div(pair, heads_kv);
     const Extent qs = sequence_extent(k, s.varlen, cu_q, b, seq_q), ks = sequence_extent(k, s.varlen, cu_k, b, seq_k);
-    Reg n0 = (block * kBN).as(s32);
+    Reg n0 = (block * s.block_n).as(s32);
     Reg d = mask_diagonal(k, s.top_left, qs.length, ks.length);
     const QueryBlockRange seen = query_blocks(k,
                                               {.diag = d,
@@ -98,7 +113,7 @@ class KeyBlockWork final : public OneItemPerCta {
                                                .right = s.window_right,
                                                .window_left = window_left,
                                                .window_right = window_right},
-                                              qs.length, n0, kBN, s.block_m);
+                                              qs.length, n0, s.block_n, s.block_m);
     Reg count = seen.hi - seen.lo;
     item_.tile = {n0.as(u32), kv_head, b, block};
     item_.kb0 = k.mov(s32, 0);
@@ -143,6 +158,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     scale_log2_ = k_.param(f32, "scale_log2");
     window_left_ = k_.param(s32, "window_left");
     window_right_ = k_.param(s32, "window_right");
+    head_group_ = k_.param(u32, "head_group");
   }
 
   void prologue(tile::WarpSpecialized& ws) override {
@@ -173,7 +189,7 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
     return std::make_unique<KeyBlockWork>(k_, s_, cu_q_, cu_k_, seq_q_, seq_k_, heads_q_, group_, window_left_,
-                                          window_right_);
+                                          window_right_, head_group_);
   }
 
   // The producer warpgroup: warp 0 loads (the template's loads); in fast
@@ -192,7 +208,7 @@ class Backward final : public tile::WarpSpecializedDesign {
       k_.mbarrier_arrive_expect_tx(kv_full_->at(0), 2 * s_.kv_bytes());
       Reg row = w.extra[KeyBlockWork::k_first] + w.tile.m0;
       for (int p = 0; p < panels(); ++p) {
-        const std::uint32_t panel = static_cast<std::uint32_t>(p) * kBN * kRow;
+        const std::uint32_t panel = static_cast<std::uint32_t>(p) * panel_bytes(s_);
         k_.tma_load(at(base_ + (m_.k + panel)), map_k_, {p * 64, row, w.tile.n0, batch_coordinate(w)}, kv_full_->at(0));
         k_.tma_load(at(base_ + (m_.v + panel)), map_v_, {p * 64, row, w.tile.n0, batch_coordinate(w)}, kv_full_->at(0));
       }
@@ -215,11 +231,11 @@ class Backward final : public tile::WarpSpecializedDesign {
     wg_ = ws.warpgroup();
     lane_ = k_.sreg(SReg::laneid);
     wg_tid_ = ws.tid() & 127;
-    warp_keys_ = wg_ * 64 + (wg_tid_ >> 5) * 16;  // the warp's first key of the CTA's 128
+    warp_keys_ = wg_ * key0() + (wg_tid_ >> 5) * 16;  // the warp's first key of the CTA's
     st_.emplace(c_tile(k_, 16, s_.block_m, "st"));
     dpt_.emplace(c_tile(k_, 16, s_.block_m, "dpt"));
-    dk_acc_.emplace(c_tile(k_, 16, s_.head_dim, "dk"));
-    dv_acc_.emplace(c_tile(k_, 16, s_.head_dim, "dv"));
+    dk_acc_.emplace(c_tile(k_, 16, kv_columns(), "dk"));
+    dv_acc_.emplace(c_tile(k_, 16, kv_columns(), "dv"));
     for (const Reg& r : dk_acc_->regs()) k_.mov(r, imm_f32(0.0f));
     for (const Reg& r : dv_acc_->regs()) k_.mov(r, imm_f32(0.0f));
     if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, dq_columns(s_), "dq"));
@@ -230,24 +246,30 @@ class Backward final : public tile::WarpSpecializedDesign {
     lc_ = tile::emit_lane_coords(k_, st_->steps(), lane_);
     // K and V (this warpgroup's 64 rows) and Q, dO are K-major panels of
     // 128-byte rows for Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (8-row atoms: SBO one
-    // atom, LBO unused). dO and Q are read N-major as B of Pᵀ·dO and dSᵀ·Q
-    // (their rows are queries: wgmma's K), K as B of dS·K (its rows are
-    // keys), dSᵀ as the MN-major A of dS·K (its rows are keys, wgmma's K;
-    // its 64 queries one 128-byte row): LBO the next 64-column panel.
-    k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * (64 * kRow), 16, kAtom);
-    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v + wg_ * (64 * kRow), 16, kAtom);
+    // atom, LBO unused). dO and Q (this warpgroup's columns of dV and dK)
+    // are read N-major as B of Pᵀ·dO and dSᵀ·Q (their rows are queries:
+    // wgmma's K), K as B of dS·K (its rows are keys), dSᵀ as the MN-major A
+    // of dS·K (its rows are keys, wgmma's K; its 64 queries one 128-byte
+    // row): LBO the next 64-column panel.
+    k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * (key0() * kRow), 16, kAtom);
+    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v + wg_ * (key0() * kRow), 16, kAtom);
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
     do_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), 16, kAtom);
     const std::uint32_t q_panel = static_cast<std::uint32_t>(s_.block_m) * kRow;
-    q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, q_panel, kAtom);
-    do_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), q_panel, kAtom);
+    const std::uint32_t kv_column0 = static_cast<std::uint32_t>((s_.head_dim - kv_columns()) / 64) * q_panel;
+    q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring + wg_ * kv_column0, q_panel, kAtom);
+    do_mn_desc_ =
+        tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()) + wg_ * kv_column0, q_panel, kAtom);
     if (!s_.deterministic) {
       // dQ's operands over every key: dSᵀ's panel of this warpgroup's
       // queries and K's columns of its part (a 32-column half starts inside
       // a panel's 128-byte rows, as the K steps above do).
-      const auto bytes_to = [](int column) { return static_cast<std::uint32_t>(column / 64) * kPanel + column % 64 * 2; };
-      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + wg_ * bytes_to(dq_row0()), kPanel, kAtom);
-      k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * bytes_to(dq_column0()), kPanel, kAtom);
+      const std::uint32_t panel = panel_bytes(s_);
+      const auto bytes_to = [&](int column) {
+        return static_cast<std::uint32_t>(column / 64) * panel + column % 64 * 2;
+      };
+      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + wg_ * bytes_to(dq_row0()), panel, kAtom);
+      k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * bytes_to(dq_column0()), panel, kAtom);
     }
     row_values_ = base_ + m_.row_values + wg_ * row_values_bytes(s_);
   }
@@ -297,29 +319,47 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_fence();
         issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();
-        if (!s_.deterministic) issue_dq(buffer);  // dV, dQ, dK in flight in that order
+        const bool dq_after_dv = s_.splits_columns();
+        if (!s_.deterministic && !dq_after_dv) issue_dq(buffer);  // dV, dQ, dK in flight in that order
         issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();
+        const auto release = [&] { k_.if_then(lead, [&] { pipe.release(state.stage()); }); };
+        if (!s_.deterministic && dq_after_dv) {
+          // At head_dim 256 dQ's 64 accumulators a thread are issued once dV
+          // has released Pᵀ's registers: dK, dV, Pᵀ, dSᵀ and dQ at once would
+          // not fit in 240 (ptxas serializes the wgmma, C7512). dQ reads no
+          // slot: the one slot is freed once dK has retired, the next
+          // block's load under dQ and its hand-over.
+          k_.wgmma_wait_group(1);
+          k_.wgmma_fence();
+          issue_dq(buffer);
+          k_.wgmma_wait_group(1);
+          release();
+        }
         if (!s_.deterministic) {
-          k_.wgmma_wait_group(1);  // dV and dQ: dQ goes to its writer while dK runs
+          k_.wgmma_wait_group(dq_after_dv ? 0 : 1);  // dV and dQ: dQ goes to its writer while dK runs (d64, d128)
           hand_dq_over(buffer);
         }
         k_.wgmma_wait_group(0);
-        k_.if_then(lead, [&] { pipe.release(state.stage()); });
+        if (s_.deterministic || !dq_after_dv) release();
         ++state;
       });
     });
   }
 
-  // dK·scale and dV of the warp's keys that exist (zero where no query sees them).
+  // dK·scale and dV of the warp's keys that exist (zero where no query
+  // sees them), the warpgroup's columns.
   void finish(const tile::WorkItem& w) override {
     Reg warp_key = w.extra[KeyBlockWork::k_first] + w.tile.m0 + warp_keys_;
     Reg keys_left = w.extra[KeyBlockWork::len_k] - (w.tile.m0 + warp_keys_).as(s32);
+    Reg column_bytes = k_.reg(u64);
+    k_.mul_wide(column_bytes, wg_, 2 * (s_.head_dim - kv_columns()));
     const auto address = [&](const Reg& base, int view) {
       return element_address(k_, base,
                              element_offset(k_, w.tile.batch, strides_[3 * view], w.tile.n0, strides_[3 * view + 1],
                                             warp_key, strides_[3 * view + 2]),
-                             2);
+                             2) +
+             column_bytes;
     };
     Reg dk_row_bytes = k_.reg(u64), dv_row_bytes = k_.reg(u64);
     k_.shl(dk_row_bytes, strides_[3 * kDk + 2], 1);
@@ -338,6 +378,10 @@ class Backward final : public tile::WarpSpecializedDesign {
   };
 
   int panels() const { return s_.head_dim / 64; }
+  // Consumer warpgroup w's keys start at w·key0() of the CTA's, its
+  // columns of dK and dV at w·(head_dim - kv_columns()).
+  int key0() const { return s_.splits_columns() ? 0 : kWgM; }
+  int kv_columns() const { return s_.splits_columns() ? s_.head_dim / 2 : s_.head_dim; }
   // Consumer warpgroup w's part of dQ starts at query w·dq_row0() of the
   // block and column w·dq_column0().
   int dq_row0() const { return s_.block_m - kWgM; }
@@ -380,7 +424,8 @@ class Backward final : public tile::WarpSpecializedDesign {
   // (K-major), B the slot's Q or dO (K-major): Sᵀ or dPᵀ (uncommitted).
   void issue_transposed_scores(const Regs& acc, const Reg& a_desc, const Reg& b_desc) {
     for (int j = 0; j < s_.head_dim / 16; ++j) {
-      const std::uint32_t a_off = (j / 4) * kPanel + (j % 4) * 32, b_off = (j / 4) * s_.block_m * kRow + (j % 4) * 32;
+      const std::uint32_t a_off = (j / 4) * panel_bytes(s_) + (j % 4) * 32,
+                          b_off = (j / 4) * s_.block_m * kRow + (j % 4) * 32;
       k_.wgmma_mma_async(in_, acc, a_desc + (a_off >> 4), b_desc + (b_off >> 4), j > 0, WgmmaMajor::k, WgmmaMajor::k);
     }
   }
@@ -405,7 +450,7 @@ class Backward final : public tile::WarpSpecializedDesign {
                             .right = s_.window_right,
                             .window_left = window_left_,
                             .window_right = window_right_};
-    k_.if_then(mask_cuts(mask, st.m0, s_.block_m, w.tile.m0.as(s32), kBN), [&] { apply_mask(k_, *st_, mask); });
+    k_.if_then(mask_cuts(mask, st.m0, s_.block_m, w.tile.m0.as(s32), s_.block_n), [&] { apply_mask(k_, *st_, mask); });
     by_column(values, 0, [&](const Reg& lse_log2, const Reg& x, const Reg&) {
       Reg minus = k_.reg(f32);
       k_.neg(minus, lse_log2);
@@ -442,34 +487,43 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   // Fast mode: the warpgroup's dSᵀ (64 keys x block_m queries, bf16) to its
   // rows of the step's dSᵀ buffer `ds` in the 128-byte swizzle wgmma reads
-  // (PTX ISA 9.7.15.5.1): queries 64p.. in panel p.
+  // (PTX ISA 9.7.15.5.1): queries 64p.. in panel p. Where both warpgroups
+  // hold every key's dSᵀ (splits_columns), warpgroup w stores keys 32w..
+  // (its warps 2w, 2w + 1).
   void store_ds(const Reg& ds) {
-    const tile::LaneCoords alc = tile::emit_lane_coords(k_, dst_[0].steps(), lane_);
-    const layout::Swizzle swz = layout::smem_swizzle(layout::SmemSwizzle::b128, 2);
-    const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
-    Reg key_row = warp_keys_ + alc.row;
-    for (int kk = 0; kk < s_.block_m / 16; ++kk)
-      for (std::size_t r = 0; r < dst_[static_cast<std::size_t>(kk)].regs().size(); ++r) {
-        const auto [dr, dc] = dst_[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
-        // Element (key, query) at panel·(kBN·64) + key·64 + query mod 64,
-        // swizzled on element offsets (a panel is a whole number of repeats).
-        const std::int64_t panel_elements = (kk / 4) * std::int64_t{kBN} * 64;
-        Reg element = ((key_row + dr) << 6) + (alc.col + (panel_elements + 16 * (kk % 4) + dc));
-        Reg swizzled = element ^ ((element >> swz.shift()) & swz_mask);
-        k_.st(Space::shared, b32, at(ds + (swizzled << 1)), dst_[static_cast<std::size_t>(kk)].regs()[r]);
-      }
+    const auto store = [&] {
+      const tile::LaneCoords alc = tile::emit_lane_coords(k_, dst_[0].steps(), lane_);
+      const layout::Swizzle swz = layout::smem_swizzle(layout::SmemSwizzle::b128, 2);
+      const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
+      Reg key_row = warp_keys_ + alc.row;
+      for (int kk = 0; kk < s_.block_m / 16; ++kk)
+        for (std::size_t r = 0; r < dst_[static_cast<std::size_t>(kk)].regs().size(); ++r) {
+          const auto [dr, dc] =
+              dst_[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
+          // Element (key, query) at panel·(block_n·64) + key·64 + query mod 64,
+          // swizzled on element offsets (a panel is a whole number of repeats).
+          const std::int64_t panel_elements = (kk / 4) * std::int64_t{s_.block_n} * 64;
+          Reg element = ((key_row + dr) << 6) + (alc.col + (panel_elements + 16 * (kk % 4) + dc));
+          Reg swizzled = element ^ ((element >> swz.shift()) & swz_mask);
+          k_.st(Space::shared, b32, at(ds + (swizzled << 1)), dst_[static_cast<std::size_t>(kk)].regs()[r]);
+        }
+    };
+    if (s_.splits_columns())
+      k_.if_then((wg_tid_ >> 6) == wg_, store);
+    else
+      store();
   }
 
   // Fast mode, once both warpgroups' dSᵀ are in the buffer (and visible to
   // the async proxy: fence.proxy.async, PTX ISA 9.7.13.4.13), this
   // warpgroup's dQ product (committed): its part (dq_columns) over the
-  // CTA's 128 keys, so each element of dQ is added once.
+  // CTA's keys, so each element of dQ is added once.
   void issue_dq(const Reg& buffer) {
     k_.fence_proxy_async_shared();
     ds_ready_->sync();
     Reg ds_offset = k_.reg(u64);
     k_.cvt(ds_offset, buffer * (ds_bytes(s_) >> 4));
-    for (int kk = 0; kk < kBN / 16; ++kk)
+    for (int kk = 0; kk < s_.block_n / 16; ++kk)
       k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + ds_offset + (kk * 16 * kRow >> 4),
                          k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0, WgmmaMajor::mn, WgmmaMajor::mn);
     k_.wgmma_commit_group();
@@ -535,7 +589,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   Type in_;
   ParamRef map_q_p_, map_k_p_, map_v_p_, map_do_p_;
   Reg map_q_, map_k_, map_v_, map_do_, lse_, dk_, dv_, cu_q_, cu_k_, delta_, dq_accum_;
-  Reg seq_q_, seq_k_, group_, rows_q_, heads_q_, scale_, scale_log2_, window_left_, window_right_;
+  Reg seq_q_, seq_k_, group_, rows_q_, heads_q_, scale_, scale_log2_, window_left_, window_right_, head_group_;
   std::vector<Reg> strides_;  // (batch, head, row) of lse, dK, dV
   Reg base_;
   std::optional<tile::MbarrierArray> kv_full_;
@@ -566,17 +620,24 @@ Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& p) {
   s.dtype = p.dtype;
   s.head_dim = static_cast<int>(p.head_dim);
   // FA3's tiles: 128 queries a step at head_dim 64 (twice the work a step
-  // for the chain's fixed cost; the registers fit), 64 at 128.
+  // for the chain's fixed cost; the registers fit), 64 at 128 and 256. At
+  // 256, 64 keys a CTA and one ring slot, as FA3 (its 64 x 80 tile, one
+  // stage of Q and dO): K, V, a slot and the dQ hand-over take 212 KB of
+  // the 227.
   s.block_m = p.head_dim == 64 ? 128 : 64;
-  s.stages = 2;
+  s.block_n = p.head_dim == 256 ? 64 : 128;
+  s.stages = p.head_dim == 256 ? 1 : 2;
   take_mask_flags(s, p);
   s.deterministic = p.deterministic;
   return s;
 }
 
 ptx::Module build_sm90a_backward_kv(const Sm90aBackwardSpec& spec) {
-  if (spec.head_dim != 64 && spec.head_dim != 128)
-    throw OpsError("the sm90a attention backward takes head_dim 64 or 128, not " + std::to_string(spec.head_dim));
+  if (spec.head_dim != 64 && spec.head_dim != 128 && spec.head_dim != 256)
+    throw OpsError("the sm90a attention backward takes head_dim 64, 128 or 256, not " + std::to_string(spec.head_dim));
+  if (spec.block_n != (spec.head_dim == 256 ? 64 : 128))
+    throw OpsError("the sm90a attention backward at head_dim " + std::to_string(spec.head_dim) + " takes " +
+                   (spec.head_dim == 256 ? "64" : "128") + "-key blocks, not " + std::to_string(spec.block_n));
   Backward design(spec);
   return tile::build_warp_specialized(design);
 }

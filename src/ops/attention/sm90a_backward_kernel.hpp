@@ -6,18 +6,23 @@
 //
 //   dV += Pᵀ·dO    dPᵀ = V·dOᵀ    dSᵀ = Pᵀ ∘ (dPᵀ - D)    dK += dSᵀ·Q    dQ += dS·K
 //
-// A CTA owns a block of 128 keys of one KV head: the producer loads its K
-// and V once by TMA (on a barrier of the design's own), then Q and dO of
+// A CTA owns a block of block_n keys of one KV head: the producer loads its
+// K and V once by TMA (on a barrier of the design's own), then Q and dO of
 // each query block (block_m rows) that sees the keys, for every query head of
 // the group (GQA: dK and dV sum over the group in registers), through the
-// template's ring. Each consumer warpgroup takes 64 of the keys and per
-// query block computes Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ with wgmma from shared
+// template's ring. At head_dim 64 and 128 (128 keys) each consumer
+// warpgroup takes 64 of the keys and all of dK's and dV's columns; at 256
+// (64 keys: dK and dV of 64 keys over 256 columns would not fit a
+// warpgroup's registers) each takes all 64 keys and half of dK's and dV's
+// columns, computing the keys' Sᵀ and dPᵀ itself (1.4x the tensor work of
+// the five products, no exchange of P between the warpgroups). Per query
+// block a warpgroup computes Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ with wgmma from shared
 // memory, Pᵀ and dSᵀ in registers (lse and D of the block's queries staged
 // by the warpgroup in shared memory), and dV += Pᵀ·dO, dK += dSᵀ·Q with
 // wgmma taking Pᵀ and dSᵀ from registers. Fast mode: dSᵀ goes to shared
 // memory and each warpgroup computes a dQ product (dS read transposed from
 // shared memory, wgmma's MN-major A) while its dK product runs: its half
-// of dQ's columns, (d/2)w.., over the CTA's 128 keys. The product goes
+// of dQ's columns, (d/2)w.., over the CTA's keys. The product goes
 // through shared memory (handed over on a full and an empty mbarrier) to a
 // dQ writer warp of the producer warpgroup (one a consumer warpgroup),
 // which adds it into the f32 workspace row by row with 128-byte
@@ -38,13 +43,16 @@ namespace warpforge::ops {
 
 struct Sm90aBackwardSpec {
   runtime::DType dtype = runtime::DType::bf16;
-  int head_dim = 128;  // 64 or 128
+  int head_dim = 128;  // 64, 128 or 256
   int block_m = 64;    // queries a step: 64, or 128 (FA3's tile at head_dim 64)
+  int block_n = 128;   // keys a CTA: 128 (a warpgroup's 64 each), or 64 at head_dim 256 (both warpgroups')
   int stages = 2;      // ring slots of Q and dO
   bool varlen = false, window_left = false, window_right = false, top_left = false;
   bool deterministic = false;
 
-  static constexpr int block_n = 128;  // keys a CTA: two consumer warpgroups of 64
+  // Whether the warpgroups split dK's and dV's columns (each over all the
+  // CTA's keys) rather than the keys (each over all the columns).
+  bool splits_columns() const { return block_n == 64; }
   int threads() const { return 384; }  // two consumer warpgroups and the producer's
   // K or V of the CTA's keys: head_dim/64 panels of block_n rows of 128 bytes.
   std::uint32_t kv_bytes() const { return static_cast<std::uint32_t>(block_n) * head_dim * 2; }
@@ -60,12 +68,13 @@ Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& problem);
 
 // Parameters, in order: map_q, map_k, map_v, map_do (TMA maps, 128 bytes
 // each: dims (head_dim, rows, heads, batch), boxes of 64 elements x block_m rows
-// (Q, dO) and 64 x 128 (K, V), 128-byte swizzle); lse, dK, dV,
+// (Q, dO) and 64 x block_n (K, V), 128-byte swizzle); lse, dK, dV,
 // cu_seqlens_q, cu_seqlens_k, delta, dq_accum (pointers; the workspace of
 // sm80_backward_kernels.hpp); seq_q, seq_k, group, rows_q, heads_q (u32);
 // lse_batch, lse_head, lse_row, dk_*, dv_* (u64); scale, scale_log2 (f32);
-// window_left, window_right (s32). Launch: grid (heads_kv · batch,
-// ceil(seq_k / 128)), block threads(), dynamic shared memory shared_bytes().
+// window_left, window_right (s32); head_group (u32: the (head, sequence)
+// pairs whose key blocks run together, ≥ 1). Launch: grid (heads_kv · batch,
+// ceil(seq_k / block_n)), block threads(), dynamic shared memory shared_bytes().
 ptx::Module build_sm90a_backward_kv(const Sm90aBackwardSpec& spec);
 
 }  // namespace warpforge::ops

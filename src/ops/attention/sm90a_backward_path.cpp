@@ -1,8 +1,9 @@
 // The sm90a backward (sm90a_backward_kernel.cpp) behind
 // AttentionBackwardPath: the sm80 rows pass, the sm90a dK/dV kernel (its
 // TMA maps made for each run: sm90a_tensor_map.hpp), then the sm80 finish
-// or dq pass (sm80_backward_passes.hpp). Head dims other than 64 and 128
-// stay on the sm80 kernels.
+// or dq pass (sm80_backward_passes.hpp). It takes head_dim 64, 128 and 256.
+#include <algorithm>
+
 #include "attention_path.hpp"
 #include "sm80_backward_passes.hpp"
 #include "sm90a_backward_kernel.hpp"
@@ -27,20 +28,25 @@ class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
     passes_.before(t, workspace, stream);
     const std::int64_t rows_q = p_.varlen ? p_.total_q : p_.seq_q, rows_k = p_.varlen ? p_.total_k : p_.seq_k;
     const std::int64_t batch = p_.varlen ? 1 : p_.batch;
-    const std::uint32_t bm = static_cast<std::uint32_t>(spec_.block_m), bn = Sm90aBackwardSpec::block_n;
+    const std::uint32_t bm = static_cast<std::uint32_t>(spec_.block_m), bn = static_cast<std::uint32_t>(spec_.block_n);
     const auto mq = attention_tensor_map(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, bm);
     const auto mk = attention_tensor_map(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
     const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
     const auto mdo = attention_tensor_map(device_, t.d_o, p_.d_o, rows_q, p_.heads_q, batch, p_.head_dim, bm);
     const BackwardArgs a(p_, t, workspace);
+    const std::uint32_t key_blocks = u32((p_.seq_k + bn - 1) / bn);
+    std::vector<Arg> args = a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo),
+                                      t.lse, t.dk, t.dv, a.cu_q, a.cu_k, a.delta, a.dq_accum},
+                                     {&p_.lse, &p_.dk, &p_.dv});
+    // About a wave of CTAs a group: the key blocks of as many (head,
+    // sequence) pairs as the SMs hold (one CTA an SM).
+    const int sms = device_.properties().sm_count;
+    args.emplace_back(std::max<std::uint32_t>(1, u32(sms) / key_blocks));
     kv_.launch(spec_.kernel_name(),
-               {.grid = {u32(p_.heads_kv * p_.batch), u32((p_.seq_k + bn - 1) / bn)},
+               {.grid = {u32(p_.heads_kv * p_.batch), key_blocks},
                 .block = {u32(spec_.threads())},
                 .dynamic_shared_bytes = spec_.shared_bytes()},
-               a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo), t.lse, t.dk, t.dv,
-                         a.cu_q, a.cu_k, a.delta, a.dq_accum},
-                        {&p_.lse, &p_.dk, &p_.dv}),
-               stream);
+               std::move(args), stream);
     passes_.after(t, workspace, stream);
   }
 
@@ -62,17 +68,10 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
     if (device.target() != ptx::Target::sm_90a)
       why.push_back("device " + device.describe() + " runs " + std::string(ptx::name(device.target())) +
                     "; the sm90a backward needs sm_90a (compute capability 9.0)");
-    // dK and dV of 64 keys take head_dim registers a thread each: at 256
-    // they and the scores would not fit in 240.
-    if (p.head_dim != 64 && p.head_dim != 128) {
-      why.push_back("head_dim " + std::to_string(p.head_dim) +
-                    "; the sm90a backward takes 64 or 128 (dK and dV of 64 keys a warpgroup in registers)");
-      return why;
-    }
-    if ((p.seq_k + Sm90aBackwardSpec::block_n - 1) / Sm90aBackwardSpec::block_n > 65535)
-      why.push_back("seq_k " + std::to_string(p.seq_k) +
-                    "; the sm90a backward runs at most 65535 key blocks of 128 (the grid's y)");
     const Sm90aBackwardSpec spec = sm90a_backward_spec(p);
+    if ((p.seq_k + spec.block_n - 1) / spec.block_n > 65535)
+      why.push_back("seq_k " + std::to_string(p.seq_k) + "; the sm90a backward runs at most 65535 key blocks of " +
+                    std::to_string(spec.block_n) + " (the grid's y)");
     const std::size_t limit = device.properties().shared_bytes_per_block_optin;
     if (limit && spec.shared_bytes() > limit)
       why.push_back("head_dim " + std::to_string(p.head_dim) + " stages " + std::to_string(spec.shared_bytes()) +
@@ -83,7 +82,10 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
 
   std::string configuration(const AttentionProblem& p, const Device& /*device*/) const override {
     const Sm90aBackwardSpec s = sm90a_backward_spec(p);
-    return "128-key blocks (a warpgroup's 64 each) against " + std::to_string(s.block_m) + "-query blocks, " +
+    return std::to_string(s.block_n) +
+           (s.splits_columns() ? "-key blocks (each warpgroup half of dK's and dV's columns) against "
+                               : "-key blocks (a warpgroup's 64 each) against ") +
+           std::to_string(s.block_m) + "-query blocks, " +
            std::to_string(s.stages) +
            " TMA stages of Q and dO, " +
            (s.deterministic ? "dQ in a pass of its own (deterministic)"

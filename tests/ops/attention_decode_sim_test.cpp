@@ -47,31 +47,6 @@ TEST(AttentionDecodeSimRaces, TheTmaKernelHasNoSharedMemoryRace) {
     if (c.name == "one split" || c.name == "15 rows a KV head") check_decode(checked, c, rng);
 }
 
-// The TMA kernel's splits as one cluster combining in its leader's shared
-// memory (WARPFORGE_DECODE_CLUSTER=1, a GPU experiment): 2 to 8 splits,
-// empty ones among them, up to 64 rows a KV head.
-TEST(AttentionDecodeSimCluster, TheClusterCombineMatchesTheReference) {
-  std::mt19937 rng(std::random_device{}());
-  ::setenv("WARPFORGE_DECODE_CLUSTER", "1", 1);
-  for (const auto& c : decode_cases())
-    if (c.name == "GQA 4:1 one token" || c.name == "sliding window" || c.name == "not causal" ||
-        c.name == "64 rows a KV head" || c.name == "keys are the query tokens") {
-      DecodeCase clustered = c;
-      if (!clustered.options.splits) clustered.options.splits = 8;
-      check_decode(runtime::Device::sim(), clustered, rng);
-    }
-  const runtime::Device dev = runtime::Device::sim();
-  runtime::Buffer buffer(dev, 1 << 22);
-  runtime::TensorView q(buffer, runtime::DType::bf16, {1, 4, 1, 128}),
-      cache(buffer, runtime::DType::bf16, {8, 64, 1, 128}), table(buffer, runtime::DType::i32, {1, 8}),
-      lens(buffer, runtime::DType::i32, {1});
-  const AttentionDecode op({.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens, .o = q},
-                           {.splits = 6});
-  EXPECT_CONTAINS(op.describe(), "6 splits a sequence");
-  EXPECT_CONTAINS(op.describe(), "splits a cluster combining in its leader's shared memory), workspace 0 bytes");
-  ::unsetenv("WARPFORGE_DECODE_CLUSTER");
-}
-
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionDecodeSim, ::testing::Range(0, static_cast<int>(decode_cases().size())),
                          [](const ::testing::TestParamInfo<int>& info) {
                            std::string n = decode_cases()[static_cast<std::size_t>(info.param)].name;

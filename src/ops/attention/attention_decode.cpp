@@ -11,7 +11,6 @@
 #include "attention_problem.hpp"
 #include "decode_kernel.hpp"
 #include "decode_tma_kernel.hpp"
-#include "decode_warps.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -185,25 +184,11 @@ void take_tma(const DecodeProblem& p, DecodeSpec& s, std::string& why_not) {
   s.page_rows = static_cast<int>(std::min<std::int64_t>(p.page_size, s.block_n));
 }
 
-// For GPU experiments, WARPFORGE_DECODE_CLUSTER=1: the TMA kernel's splits
-// of a (sequence, KV head) as one cluster (at most 8: a portable cluster)
-// combining in its leader's shared memory, where its slots of the partials
-// fit in 64 KB. Returns the splits.
-int take_cluster(DecodeSpec& s, int splits, bool chosen) {
-  const char* on = std::getenv("WARPFORGE_DECODE_CLUSTER");
-  if (!s.tma || !on || std::string(on) != "1") return splits;
-  const int cluster = chosen ? std::min(splits, 8) : splits;
-  if (cluster < 2 || cluster > 8 || cluster * decode::Warps::gather_slot_bytes(s) > (64 << 10)) return splits;
-  s.cluster = cluster;
-  return cluster;
-}
-
 // The TMA kernel's ring: up to 8 stages of a block's K and V in what one CTA
-// an SM leaves beside Q and a cluster's slots (~200 KB).
+// an SM leaves beside Q (~200 KB).
 void size_tma_ring(DecodeSpec& s) {
   if (!s.tma || std::getenv("WARPFORGE_DECODE_TILING")) return;
-  const int taken = s.row_tiles() * 16 * s.head_dim * 2 +
-                    (s.cluster > 1 ? s.cluster * decode::Warps::gather_slot_bytes(s) : 0);
+  const int taken = s.row_tiles() * 16 * s.head_dim * 2;
   s.stages = std::clamp(static_cast<int>(((200 << 10) - taken) / static_cast<int>(s.stage_bytes())), 2, 8);
 }
 
@@ -246,10 +231,9 @@ struct AttentionDecode::State {
   std::vector<runtime::Arg> args;
   runtime::DevicePtr k_mapped = 0, v_mapped = 0;
 
-  // The splits' partial O and lse, then a counter a (sequence, KV head);
-  // none where a cluster combines them.
+  // The splits' partial O and lse, then a counter a (sequence, KV head).
   std::size_t workspace_bytes() const {
-    if (splits <= 1 || spec.cluster > 1) return 0;
+    if (splits <= 1) return 0;
     return static_cast<std::size_t>(splits * problem.batch * problem.heads_q * problem.q_tokens *
                                         (problem.head_dim + 1) * 4 +
                                     problem.batch * problem.heads_kv * 4);
@@ -308,7 +292,6 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
   s.spec.split_output = s.splits > 1;
-  s.splits = take_cluster(s.spec, s.splits, options.splits == 0);
   size_tma_ring(s.spec);
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)
@@ -334,9 +317,7 @@ std::string AttentionDecode::describe() const {
          "-key blocks in " + std::to_string(s.spec.stages) +
          (s.spec.tma ? " TMA stages fed by a producer warp, copies of " + std::to_string(s.spec.page_rows) + " keys"
                      : " cp.async stages (not the TMA-fed kernel: " + s.no_tma + ")") +
-         (s.spec.cluster > 1 ? ", each sequence and KV head's splits a cluster combining in its leader's shared memory"
-          : s.splits > 1     ? ", the last CTA of each sequence and KV head combining the splits"
-                             : "") +
+         (s.splits > 1 ? ", the last CTA of each sequence and KV head combining the splits" : "") +
          "), workspace " +
          std::to_string(workspace_bytes()) + " bytes";
 }
@@ -403,6 +384,7 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
       for (std::int64_t x : *st) s.args.emplace_back(u64(x));
     s.args.emplace_back(u64(p.table_row));
     s.args.emplace_back(u32(p.page_size));
+    s.args.emplace_back(u32(p.pages_per_sequence));
     s.args.emplace_back(u32(s.splits));
     s.args.emplace_back(u32(p.heads_q));
     s.args.emplace_back(static_cast<float>(p.scale * 1.4426950408889634));
@@ -410,7 +392,6 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
     if (s.spec.tma) s.args.resize(s.args.size() + 2, runtime::Arg(0));
     s.launch = {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
                 .block = {u32(s.spec.threads())},
-                .cluster = {u32(s.spec.cluster)},
                 .dynamic_shared_bytes = u32(s.spec.shared_bytes())};
   } else {
     std::copy(std::begin(pointers), std::end(pointers), s.args.begin());

@@ -19,7 +19,8 @@
 #   5. ncu of the decode kernel at batch 1, KV 8k and 128k (skipped when
 #      under 12 s are left); 6. compute-sanitizer memcheck, then racecheck,
 #      on the small and ragged shapes; 7. the Python GPU decode tests (CUDA
-#      tensors, CUDA graph capture); 8. the cp.async kernel's bench.
+#      tensors, CUDA graph capture); 8. the Python call's host microseconds
+#      (scripts/decode_host_cost.py); 9. the cp.async kernel's bench.
 #
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -86,10 +87,12 @@ for tool in memcheck racecheck; do
   fi
 done
 
-# 7. The Python GPU decode tests; 8. the cp.async kernel against the same floor.
+# 7. The Python GPU decode tests; 8. the Python call's host cost; 9. the cp.async kernel against the floor.
 [ "$(left)" -ge 8 ] && stage "pytest decode (cuda, graph)" 12 "$out/pytest_decode.log" "${py[@]}" -m pytest -q -rs \
   -p no:cacheprovider -k "decode and (cuda or graph)" python/tests/test_attention.py &&
   grep -E "passed|failed|error" "$out/pytest_decode.log" | tail -2
+[ "$(left)" -ge 8 ] && stage "decode_host_cost.py" 8 "$out/decode_host_cost.log" "${py[@]}" scripts/decode_host_cost.py &&
+  grep -E "^batch|^step" "$out/decode_host_cost.log"
 [ "$(left)" -ge 5 ] && stage "bench_attention --decode --quick (cp.async)" 10 "$out/bench_decode_cpasync.log" \
   env WARPFORGE_DECODE_TMA=0 "$bench" --decode --quick --reps 20 &&
   { echo "== decode, C++, cp.async kernel (WARPFORGE_DECODE_TMA=0) =="; grep -E "^\| [0-9]" "$out/bench_decode_cpasync.log"; }

@@ -145,15 +145,43 @@ TEST(AttentionDecodeSimTma, TheMapsFollowACacheThatMoved) {
   };
   AttentionDecode moved(tensors(ak, av, out1), {.splits = 2});
   EXPECT_CONTAINS(moved.describe(), "TMA stages");
-  moved.execute(tensors(ak, av, out1));
-  moved.execute(tensors(bk, bv, out1));
   AttentionDecode fresh(tensors(bk, bv, out2), {.splits = 2});
   fresh.execute(tensors(bk, bv, out2));
-  dev.synchronize();
   std::vector<std::uint16_t> got(q_n), want(q_n);
-  o1.copy_to_host(got.data(), q_n * 2);
   o2.copy_to_host(want.data(), q_n * 2);
-  EXPECT_EQ(got, want);
+  // By views, then by addresses alone (execute_at: the Python paths').
+  for (bool by_address : {false, true}) {
+    o1.fill(0);
+    moved.execute(tensors(ak, av, out1));
+    if (by_address)
+      moved.execute_at({q.address(), b_k.address(), b_v.address(), table_buf.address(), lens_buf.address(), o1.address(), 0});
+    else
+      moved.execute(tensors(bk, bv, out1));
+    dev.synchronize();
+    o1.copy_to_host(got.data(), q_n * 2);
+    EXPECT_EQ(got, want) << (by_address ? "execute_at" : "execute");
+  }
+}
+
+// execute_at checks what an address can say: alignment, the tensors the op
+// was built with, a workspace where the caller owes one.
+TEST(AttentionDecodeRefusal, TheAddressPathNamesWhatIsWrong) {
+  const runtime::Device dev = runtime::Device::sim();
+  runtime::Buffer buffer(dev, 1 << 20);
+  using runtime::DType;
+  runtime::TensorView q(buffer, DType::bf16, {1, 4, 1, 64}), cache(buffer, DType::bf16, {4, 16, 1, 64}),
+      table(buffer, DType::i32, {1, 4}), lens(buffer, DType::i32, {1});
+  AttentionDecode op({.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens, .o = q},
+                     {.splits = 2, .caller_workspace = true});
+  const runtime::DevicePtr at = buffer.address();
+  try {
+    op.execute_at({at + 2, at, at, at, at, at, at});
+    FAIL() << "refused nothing";
+  } catch (const OpsError& e) {
+    EXPECT_CONTAINS(e.what(), "Q starts at a misaligned address");
+    EXPECT_CONTAINS(e.what(), "lse is given; the op was built without it");
+    EXPECT_CONTAINS(e.what(), "no workspace given: with caller_workspace, execute() needs one of");
+  }
 }
 
 // The GPU sweep's tiling (WARPFORGE_DECODE_TILING): one the kernel cannot

@@ -327,14 +327,20 @@ void Warps::block(const PanelTile& sK, const PanelTile& sV, const Reg& key0, con
     }
 }
 
+std::int64_t Warps::column_of(int panel, int v) const {
+  return s_.panel_width() * static_cast<std::int64_t>(panel) +
+         acc_o_[static_cast<std::size_t>(panel)].steps().value_offset(static_cast<std::int64_t>(v)).second;
+}
+
 int Warps::merge_bytes(const DecodeSpec& s) {
   // Per warp its O values (head_dim / 2 a lane) and two lse.
   return s.key_groups() > 1 ? 4 * (s.head_dim / 2 + 2) * 32 * 4 : 0;
 }
 
 // The output of rows that exist: O and lse, or the split's partials (to the
-// workspace).
-void Warps::write_rows() {
+// workspace): of the columns of 8-column tiles share, share + shares, ...
+// (the warps of a row tile write a share each), the lse with share 0.
+void Warps::write_rows(int share, int shares) {
   Kernel& k = k_;
   const Type in = s_.dtype == DType::f16 ? f16 : bf16;
   const int D = s_.head_dim, NQ = s_.q_tokens, rows = s_.rows();
@@ -344,11 +350,11 @@ void Warps::write_rows() {
   // accumulator's c0, c1: PTX ISA 9.7.14.5.14), with its column offset.
   auto row_pairs = [&](int half, const std::function<void(const Reg&, const Reg&, std::int64_t)>& body) {
     for (std::size_t panel = 0; panel < acc_o_.size(); ++panel)
-      for (std::size_t v = 0; v + 1 < o_half.size(); v += 2)
-        if (o_half[v] == half)
-          body(acc_o_[panel].regs()[v], acc_o_[panel].regs()[v + 1],
-               s_.panel_width() * static_cast<std::int64_t>(panel) +
-                   acc_o_[panel].steps().value_offset(static_cast<std::int64_t>(v)).second);
+      for (std::size_t v = 0; v + 1 < o_half.size(); v += 2) {
+        const std::int64_t col = column_of(static_cast<int>(panel), static_cast<int>(v));
+        if (o_half[v] == half && (col / 8) % shares == share)
+          body(acc_o_[panel].regs()[v], acc_o_[panel].regs()[v + 1], col);
+      }
   };
   for (int half = 0; half < 2; ++half) {
     Reg r = row_tile_ * 16 + olc.row + 8 * half;
@@ -357,6 +363,7 @@ void Warps::write_rows() {
     k.rem(t, r, NQ);
     Pred inside = r < rows;
     Pred lse_writer = inside && ((lane_ & 3) == 0);
+    const bool writes_lse = share == 0;
     if (!s_.split_output) {
       Reg out = element_address(k, p_.o, element_offset(k, b_, p_.so[0], head, p_.so[1], t, p_.so[2]), 2);
       Reg col = k.reg(u64);
@@ -369,7 +376,7 @@ void Warps::write_rows() {
           k.st(Space::global, b32, at(out, col * 2), packed);
         });
       });
-      if (s_.has_lse) {
+      if (s_.has_lse && writes_lse) {
         Reg natural = k.reg(f32);
         k.mul(natural, lse_[half], imm_f32(ln2));
         Reg where = element_address(k, p_.lse, element_offset(k, b_, p_.slse[0], head, p_.slse[1], t, p_.slse[2]), 4);
@@ -390,6 +397,7 @@ void Warps::write_rows() {
           k.st(Space::global, f32, at(out, col * 4), Regs{x0, x1});
         });
       });
+      if (!writes_lse) continue;
       Reg rows_total = k.sreg(SReg::nctaid_z) * p_.heads_q * NQ;
       Reg lse_index = k.reg(u64), lse_base = k.reg(u64);
       k.mul_wide(lse_base, rows_total * p_.splits, D * 4);
@@ -401,8 +409,10 @@ void Warps::write_rows() {
 }
 
 // Each warp's result, normalised; the warps of a row tile merged by their
-// log-sum-exps (log2 units) through shared memory, into the first, which
-// writes the tile's rows.
+// log-sum-exps (log2 units) through shared memory, each warp summing and
+// writing a share of the columns (8-column tiles key_group, key_group +
+// key_groups, ...: the merge's loads and the rows' stores spread over the
+// warps, not the first's alone).
 void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()>& sync) {
   Kernel& k = k_;
   const int D = s_.head_dim, KG = s_.key_groups();
@@ -455,21 +465,23 @@ void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()
       }
     }
     sync();
-    k.if_then(key_group_ == 0, [&] {
-      Reg x = k.reg(f32);
-      for (int w = 1; w < KG; ++w)
-        for (int panel = 0; panel < static_cast<int>(acc_o_.size()); ++panel) {
-          const auto& part = acc_o_[panel];
-          for (std::size_t v = 0; v < o_half.size(); ++v) {
-            k.ld(Space::shared, f32, x,
-                 at(o_slot(first_warp + w, panel * static_cast<int>(o_half.size()) + static_cast<int>(v))));
-            k.add(part.regs()[v], part.regs()[v], x);
+    for (int share = 0; share < KG; ++share)
+      k.if_then(key_group_ == share, [&] {
+        Reg x = k.reg(f32);
+        for (int w = 0; w < KG; ++w)
+          for (int panel = 0; panel < static_cast<int>(acc_o_.size()); ++panel) {
+            const auto& part = acc_o_[panel];
+            for (std::size_t v = 0; v < o_half.size(); ++v) {
+              if (w == share || (column_of(panel, static_cast<int>(v)) / 8) % KG != share) continue;
+              k.ld(Space::shared, f32, x,
+                   at(o_slot(first_warp + w, panel * static_cast<int>(o_half.size()) + static_cast<int>(v))));
+              k.add(part.regs()[v], part.regs()[v], x);
+            }
           }
-        }
-      write_rows();
-    });
+        write_rows(share, KG);
+      });
   } else {
-    write_rows();
+    write_rows(0, 1);
   }
   if (!s_.split_output) return;
   const CombineArgs args{.partial = p_.partial, .o = p_.o, .lse = p_.lse, .so = p_.so, .slse = p_.slse,

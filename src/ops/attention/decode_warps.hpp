@@ -70,7 +70,8 @@ class Warps {
   static int merge_bytes(const DecodeSpec& s);
 
  private:
-  void write_rows();
+  void write_rows(int share, int shares);
+  std::int64_t column_of(int panel, int v) const;  // value v's column of O (the lane's)
 
   dsl::Kernel& k_;
   const DecodeSpec& s_;

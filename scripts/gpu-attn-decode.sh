@@ -2,32 +2,33 @@
 # Attention decode on a GPU machine (an H100/H200 with CUDA 13, torch, ncu):
 # the short run of the decode kernels and the Python decode call, most
 # important first, each stage's lines printed as it ends (a hard time limit
-# may cut the run; BUDGET, default 58 s from the start, the build included,
+# may cut the run; BUDGET, default 68 s from the start, the build included,
 # caps each stage at what is left):
 #
 #   1. the decode GPU tests (AttentionGpu.DecodeCases: every case on the
 #      TMA-fed kernel where it runs, the cp.async one elsewhere);
 #   2. bench_attention --decode --quick: ours against the read floor (the
 #      same K and V bytes read once by stream_read), batch 1 and 8;
-#   3. at batch 1, KV 8k and 128k: the same with 20 calls back to back a
-#      sample (the GPU's time, no host launch in it), and with the caches'
-#      pages head-major (each KV head's slots together: whether reading a
-#      head's 256-byte piece of each slot costs the memory system);
+#   3. at batch 1, KV 8k and 128k: the L2 prefetch distance
+#      (WARPFORGE_DECODE_PREFETCH: 0 off, 2, 4 the default, 8), each against
+#      the same run's floor, then 20 calls back to back a sample (the GPU's
+#      time, no host launch in it);
 #   4. python -m warpforge.bench_attention --decode --quick: the Python call
 #      beside SDPA's cuDNN and flash backends, each as a fraction of the
 #      copy rate of the same run (the bound on ours / best);
-#   5. ncu of the decode kernel at batch 1, KV 8k and 128k (skipped when
-#      under 12 s are left); 6. compute-sanitizer memcheck, then racecheck,
+#   5. ncu of the decode kernel at batch 1, KV 8k and 128k, and of the
+#      floor's stream_read at 128k (skipped when under 12 s are left);
+#      6. compute-sanitizer memcheck, then racecheck,
 #      on the small and ragged shapes; 7. the Python GPU decode tests (CUDA
 #      tensors, CUDA graph capture); 8. the Python call's host microseconds
-#      (scripts/decode_host_cost.py); 9. the cp.async kernel's bench.
+#      (scripts/decode_host_cost.py).
 #
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-decode}"
-budget="${BUDGET:-58}"
+budget="${BUDGET:-68}"
 mkdir -p "$out"
 NAME=gpu-attn-decode
 source scripts/gpu-stages.sh
@@ -45,14 +46,17 @@ stage "bench_attention --decode --quick (TMA)" 12 "$out/bench_decode.log" "$benc
 echo "== decode, C++, TMA-fed kernel: ours against the read floor (same run) =="
 grep -E "^\||rror" "$out/bench_decode.log"
 
-# 3. Batch 1, 8k and 128k: back to back (GPU time alone), then head-major pages.
-stage "decode b1: back to back, head-major" 10 "$out/decode_b1.log" bash -c "
+# 3. Batch 1, 8k and 128k: the L2 prefetch distance, then back to back (GPU time alone).
+stage "decode b1: prefetch distance, back to back" 14 "$out/decode_b1.log" bash -c "
   for len in 8192 131072; do
+    for ahead in 0 2 4 8; do
+      echo \"prefetch \$ahead, KV \$len\"
+      WARPFORGE_DECODE_PREFETCH=\$ahead '$bench' --decode --decode-shape 1,\$len --reps 20 || exit
+    done
     echo \"back to back, KV \$len\"; '$bench' --decode --decode-shape 1,\$len --reps 10 --back-to-back 20 || exit
-    echo \"head-major, KV \$len\"; '$bench' --decode --decode-shape 1,\$len --reps 20 --decode-layout head || exit
   done"
-echo "== decode at batch 1: 20 calls back to back a sample; pages head-major (one call a sample) =="
-grep -E "^back|^head|^\| 1 " "$out/decode_b1.log"
+echo "== decode at batch 1: L2 prefetch blocks ahead (4: the default); 20 calls back to back a sample =="
+grep -E "^prefetch|^back|^\| 1 " "$out/decode_b1.log"
 
 # 4. Python: ours beside SDPA's backends, each against the copy rate.
 stage "bench_attention.py --decode --quick" 12 "$out/bench_decode_python.log" \
@@ -72,6 +76,12 @@ if [ -x "$ncu" ] && [ "$(left)" -ge 12 ]; then
     grep -E "warpforge_attention_decode|Duration|DRAM Throughput|L2 Cache Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" \
       -h "$out/ncu_decode_$len.log" 2>/dev/null | sed 's/^ *//' | head -12
   done
+  stage "ncu stream_read (the floor, KV 131072)" 10 "$out/ncu_floor_131072.log" "$ncu" --kernel-name regex:stream_read \
+    --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    "$bench" --decode --decode-shape 1,131072 --reps 1
+  echo "== ncu, the floor's stream_read (its first launch: one CTA an SM, K's bytes), KV 131072 =="
+  grep -E "stream_read|Duration|DRAM Throughput|L2 Cache Throughput|Achieved Occupancy" -h "$out/ncu_floor_131072.log" \
+    2>/dev/null | sed 's/^ *//' | head -6
 else
   rows+=("$(printf '| %-40s | %-40s | %4ss |' "ncu decode (b1)" "skipped (no ncu or under 12 s left)" 0)")
 fi
@@ -87,14 +97,11 @@ for tool in memcheck racecheck; do
   fi
 done
 
-# 7. The Python GPU decode tests; 8. the Python call's host cost; 9. the cp.async kernel against the floor.
+# 7. The Python GPU decode tests; 8. the Python call's host cost.
 [ "$(left)" -ge 8 ] && stage "pytest decode (cuda, graph)" 12 "$out/pytest_decode.log" "${py[@]}" -m pytest -q -rs \
   -p no:cacheprovider -k "decode and (cuda or graph)" python/tests/test_attention.py &&
   grep -E "passed|failed|error" "$out/pytest_decode.log" | tail -2
 [ "$(left)" -ge 8 ] && stage "decode_host_cost.py" 8 "$out/decode_host_cost.log" "${py[@]}" scripts/decode_host_cost.py &&
   grep -E "^batch|^step" "$out/decode_host_cost.log"
-[ "$(left)" -ge 5 ] && stage "bench_attention --decode --quick (cp.async)" 10 "$out/bench_decode_cpasync.log" \
-  env WARPFORGE_DECODE_TMA=0 "$bench" --decode --quick --reps 20 &&
-  { echo "== decode, C++, cp.async kernel (WARPFORGE_DECODE_TMA=0) =="; grep -E "^\| [0-9]" "$out/bench_decode_cpasync.log"; }
 
 summary

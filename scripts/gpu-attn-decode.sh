@@ -9,10 +9,9 @@
 #      TMA-fed kernel where it runs, the cp.async one elsewhere);
 #   2. bench_attention --decode --quick: ours against the read floor (the
 #      same K and V bytes read once by stream_read), batch 1 and 8;
-#   3. at batch 1, KV 8k and 128k: the L2 prefetch distance
-#      (WARPFORGE_DECODE_PREFETCH: 0 off, 2, 4 the default, 8), each against
-#      the same run's floor, then 20 calls back to back a sample (the GPU's
-#      time, no host launch in it);
+#   3. at batch 1, KV 8k and 128k: three more runs, each against the same
+#      run's floor, then 20 calls back to back a sample (the GPU's time, no
+#      host launch in it);
 #   4. python -m warpforge.bench_attention --decode --quick: the Python call
 #      beside SDPA's cuDNN and flash backends, each as a fraction of the
 #      copy rate of the same run (the bound on ours / best);
@@ -46,17 +45,14 @@ stage "bench_attention --decode --quick (TMA)" 12 "$out/bench_decode.log" "$benc
 echo "== decode, C++, TMA-fed kernel: ours against the read floor (same run) =="
 grep -E "^\||rror" "$out/bench_decode.log"
 
-# 3. Batch 1, 8k and 128k: the L2 prefetch distance, then back to back (GPU time alone).
-stage "decode b1: prefetch distance, back to back" 14 "$out/decode_b1.log" bash -c "
+# 3. Batch 1, 8k and 128k: three more runs, then back to back (GPU time alone).
+stage "decode b1: three runs, back to back" 14 "$out/decode_b1.log" bash -c "
   for len in 8192 131072; do
-    for ahead in 0 2 4 8; do
-      echo \"prefetch \$ahead, KV \$len\"
-      WARPFORGE_DECODE_PREFETCH=\$ahead '$bench' --decode --decode-shape 1,\$len --reps 20 || exit
-    done
+    for run in 1 2 3; do echo \"run \$run, KV \$len\"; '$bench' --decode --decode-shape 1,\$len --reps 20 || exit; done
     echo \"back to back, KV \$len\"; '$bench' --decode --decode-shape 1,\$len --reps 10 --back-to-back 20 || exit
   done"
-echo "== decode at batch 1: L2 prefetch blocks ahead (4: the default); 20 calls back to back a sample =="
-grep -E "^prefetch|^back|^\| 1 " "$out/decode_b1.log"
+echo "== decode at batch 1: three runs; 20 calls back to back a sample =="
+grep -E "^run|^back|^\| 1 " "$out/decode_b1.log"
 
 # 4. Python: ours beside SDPA's backends, each against the copy rate.
 stage "bench_attention.py --decode --quick" 12 "$out/bench_decode_python.log" \

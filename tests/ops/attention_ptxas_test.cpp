@@ -59,7 +59,7 @@ TEST(AttentionPtxas, DecodeTmaAssemblesWithoutSpills) {
   if (!have_ptxas()) GTEST_SKIP() << "ptxas is not installed";
   for (const auto& [d, tokens, stages] : {std::tuple{128, 1, 6}, std::tuple{256, 4, 3}}) {
     const DecodeSpec spec{.head_dim = d, .group = 4, .q_tokens = tokens, .block_n = 64, .stages = stages,
-                          .split_output = true, .sm90a = true, .tma = true, .page_rows = 64, .prefetch_blocks = 4};
+                          .split_output = true, .sm90a = true, .tma = true, .page_rows = 64};
     expect_fast_assembly(build_decode_tma(spec).to_ptx(), spec.kernel_name());
   }
 }

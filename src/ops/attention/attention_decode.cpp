@@ -183,12 +183,6 @@ void take_tma(const DecodeProblem& p, DecodeSpec& s, std::string& why_not) {
   if (!why_not.empty()) return;
   s.tma = true;
   s.page_rows = static_cast<int>(std::min<std::int64_t>(p.page_size, s.block_n));
-  // L2 prefetch 4 blocks ahead (within the producer's window of table
-  // entries: 32 / copies >= 8 blocks); WARPFORGE_DECODE_PREFETCH=N (0 to 8)
-  // sets it for GPU experiments, 0 off.
-  s.prefetch_blocks = 4;
-  if (const char* text = std::getenv("WARPFORGE_DECODE_PREFETCH"); text && *text)
-    s.prefetch_blocks = std::clamp(std::atoi(text), 0, std::min(8, 32 / (s.block_n / s.page_rows)));
 }
 
 // The TMA kernel's ring: up to 8 stages of a block's K and V in what one CTA

@@ -44,10 +44,6 @@ struct DecodeSpec {
   // 16 that divides the page and holds a warp's keys).
   bool tma = false;
   int page_rows = 0;
-  // TMA kernel: the producer warp also asks L2 for the K and V rows of the
-  // block this many blocks past the one it loads (prefetch.global.L2): more
-  // bytes in flight an SM than the ring holds; 0: none.
-  int prefetch_blocks = 0;
 
   int rows() const { return group * q_tokens; }
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4

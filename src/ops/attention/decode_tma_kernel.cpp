@@ -229,44 +229,7 @@ class Decode final : public tile::WarpSpecializedDesign {
         k.tma_load(at(dst), map_k_, coords, at(full));
         k.tma_load(at(dst + v_offset()), map_v_, coords, at(full));
       });
-      if (s_.prefetch_blocks) prefetch_block(j + s_.prefetch_blocks, j, current, next, w);
       ++state;
-    });
-  }
-
-  // Block `ahead`'s K and V rows of this KV head into L2 (prefetch.global.L2,
-  // PTX ISA 9.7.9.15; nothing waits for it): each lane its slots lane,
-  // lane + 32, ... of the block, every 128-byte line of each row. Its pages
-  // are in this window's entries or the next's (`ahead` - j < a window);
-  // keys past kv_len are not asked for.
-  void prefetch_block(const Reg& ahead, const Reg& j, const Reg& current, const Reg& next,
-                      const tile::WorkItem& w) {
-    Kernel& k = k_;
-    const int copies = this->copies(), window = 32 / copies, R = s_.page_rows, lines = s_.head_dim * 2 / 128;
-    Reg lane = k.sreg(SReg::laneid);
-    k.if_then(ahead < w.kb1, [&] {
-      Reg in_next = k.reg(u32);
-      k.selp(in_next, 1u, 0u, (ahead.as(u32) >> log2_of(window)) != (j.as(u32) >> log2_of(window)));
-      Reg key0 = keys_.key_of(k, ahead);
-      for (int r = 0; r < s_.block_n; r += 32) {
-        Reg slot_key = key0 + (lane + r).as(s32);
-        Reg source = ((ahead.as(u32) & (window - 1)) * copies) + ((lane + r) >> log2_of(R));
-        Reg from_current = k.reg(u32), from_next = k.reg(u32), physical = k.reg(u32);
-        k.shfl_sync(Shfl::idx, from_current, current, source, 31);
-        k.shfl_sync(Shfl::idx, from_next, next, source, 31);
-        k.selp(physical, from_next, from_current, in_next == 1);
-        k.if_then(slot_key < keys_.key_end, [&] {
-          Reg in_page = k.reg(u32);
-          k.rem(in_page, slot_key.as(u32), p_.page_size);
-          for (int which = 0; which < 2; ++which) {
-            const auto& st = which == 0 ? p_.sk : p_.sv;
-            Reg row = attention_sm80::element_address(
-                k, which == 0 ? p_.k : p_.v,
-                attention_sm80::element_offset(k, physical, st[0], in_page, st[1], w.tile.n0, st[2]), 2);
-            for (int line = 0; line < lines; ++line) k.prefetch_global_l2(at(row, line * 128));
-          }
-        });
-      }
     });
   }
 

@@ -15,15 +15,21 @@
 //
 //   build/bench/bench_attention [--kernel auto|sm90a|sm80] [--reps 10] [--prefill] [--decode]
 //                               [--backward] [--quick] [--decode-shape BATCH,KV_LEN]
-//                               [--decode-splits S,S,...] [--prefill-shape SEQ,HEAD_DIM,HEADS_KV]
-//                               [--deterministic]
+//                               [--decode-splits S,S,...] [--decode-layout slot|head] [--back-to-back N]
+//                               [--prefill-shape SEQ,HEAD_DIM,HEADS_KV] [--deterministic]
 //
 // --quick: sequence 1k and 8k, decode at batch 1 and 8 only (what
 // the scripts/gpu-attn-*.sh run within their time). --backward times the
 // prefill's backward beside its forward (with --decode alone: the prefill too).
 // --decode-shape: that decode shape only (to profile one launch of it);
 // --decode-splits: a row for each split count (0: the op's own choice),
-// each against the same floor. --prefill-shape: that prefill shape only
+// each against the same floor. --decode-layout head: the caches' pages with
+// each KV head's slots together (pages, heads_kv, page_size, head_dim in
+// memory, the same view by strides; slot, the default, is vLLM's pages,
+// page_size, heads_kv, head_dim): whether reading a head's 256-byte pieces
+// of each slot costs the memory system. --back-to-back N: each decode sample
+// is N calls between the two events over N, ours and the floor alike (the
+// GPU's time without the host's launch in it). --prefill-shape: that prefill shape only
 // (causal and not; to profile it). --kernel applies to the backward too;
 // --deterministic runs the backward's deterministic mode.
 #include <algorithm>
@@ -58,6 +64,8 @@ struct Options {
   std::optional<std::array<std::int64_t, 3>> prefill_shape;  // seq, head_dim, heads_kv
   std::optional<std::pair<std::int64_t, std::int64_t>> decode_shape;  // batch, kv_len
   std::vector<int> decode_splits = {0};
+  bool head_major = false;
+  int back_to_back = 1;
 };
 
 std::vector<std::int64_t> numbers(const std::string& flag, const std::string& text) {
@@ -113,6 +121,14 @@ Options parse(int argc, char** argv) {
       o.prefill_shape = std::array{v[0], v[1], v[2]};
     } else if (a == "--deterministic") {
       o.deterministic = true;
+    } else if (a == "--decode-layout") {
+      const std::string v = value();
+      if (v != "slot" && v != "head") throw Error("--decode-layout '" + v + "': slot or head");
+      o.head_major = v == "head";
+    } else if (a == "--back-to-back") {
+      const auto v = numbers(a, value());
+      if (v.size() != 1 || v[0] < 1 || v[0] > 1000) throw Error("--back-to-back: N from 1 to 1000");
+      o.back_to_back = static_cast<int>(v[0]);
     } else if (a == "--decode-splits") {
       o.decode_splits.clear();
       for (std::int64_t x : numbers(a, value())) {
@@ -144,18 +160,19 @@ runtime::Buffer random_buffer(const runtime::Device& dev, std::size_t bytes, uns
   return b;
 }
 
-// The median seconds of `reps` runs of `run`, each between two events, after one warm-up.
-double median_seconds(const runtime::Device& dev, int reps, const std::function<void()>& run) {
+// The median seconds of `reps` runs of `run`, each between two events (or
+// `calls` runs in a row between them, over `calls`), after one warm-up.
+double median_seconds(const runtime::Device& dev, int reps, const std::function<void()>& run, int calls = 1) {
   run();
   dev.synchronize();
   std::vector<double> s;
   for (int r = 0; r < reps; ++r) {
     runtime::Event start = dev.create_event(), end = dev.create_event();
     start.record();
-    run();
+    for (int c = 0; c < calls; ++c) run();
     end.record();
     end.synchronize();
-    s.push_back(runtime::Event::elapsed_ms(start, end) * 1e-3);
+    s.push_back(runtime::Event::elapsed_ms(start, end) * 1e-3 / calls);
   }
   std::sort(s.begin(), s.end());
   return s[s.size() / 2];
@@ -227,8 +244,10 @@ void prefill(const runtime::Device& dev, const Options& o) {
 }
 
 void decode(const runtime::Device& dev, const Options& o) {
-  std::printf("\nDecode (bf16, one query token, 32 query / 8 KV heads, head_dim 128, pages of 256): ours against "
-              "the read floor (stream_read over the same K and V bytes, timed alike)\n\n");
+  std::printf("\nDecode (bf16, one query token, 32 query / 8 KV heads, head_dim 128, pages of 256%s): ours against "
+              "the read floor (stream_read over the same K and V bytes, timed alike%s)\n\n",
+              o.head_major ? ", each page's heads major" : "",
+              o.back_to_back > 1 ? (", " + std::to_string(o.back_to_back) + " calls back to back a sample").c_str() : "");
   std::printf("| batch | kv_len | K+V MB | ours us | ours GB/s | floor us | floor GB/s | ours / floor | splits |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   runtime::Module read(dev, examples::stream_read_kernel(dev.target()));
@@ -254,8 +273,10 @@ void decode(const runtime::Device& dev, const Options& o) {
                                                                                  static_cast<std::int32_t>(len));
       for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<std::int32_t>(i);
       runtime::Buffer tb(dev, table.size() * 4), lb(dev, lens_host.size() * 4);
+      const std::vector<std::int64_t> cache_strides =
+          o.head_major ? std::vector<std::int64_t>{page * hkv * d, d, page * d, 1} : std::vector<std::int64_t>{};
       const runtime::TensorView vq(q, DType::bf16, {batch, hq, 1, d}), vo(out, DType::bf16, {batch, hq, 1, d}),
-          vk(kc, DType::bf16, {pages, page, hkv, d}), vv(vc, DType::bf16, {pages, page, hkv, d}),
+          vk(kc, DType::bf16, {pages, page, hkv, d}, cache_strides), vv(vc, DType::bf16, {pages, page, hkv, d}, cache_strides),
           vt(tb, DType::i32, {batch, pages_per}), vl(lb, DType::i32, {batch});
       vt.copy_from_host(table.data(), table.size() * 4);
       vl.copy_from_host(lens_host.data(), lens_host.size() * 4);
@@ -270,13 +291,13 @@ void decode(const runtime::Device& dev, const Options& o) {
                                        {kc, vectors, folds});
                            read.launch(examples::kStreamReadKernel, {.grid = {ctas}, .block = {read_threads}},
                                        {vc, vectors, folds});
-                         }));
+                         }, o.back_to_back));
       }
       const double bytes = 2.0 * static_cast<double>(cache_bytes);
       for (int splits : o.decode_splits) {
         ops::AttentionDecode op(t, {.splits = splits});
         op.compile();
-        const double ours = median_seconds(dev, o.reps, [&] { op.execute(t); });
+        const double ours = median_seconds(dev, o.reps, [&] { op.execute(t); }, o.back_to_back);
         std::printf("| %lld | %lld | %.0f | %.1f | %.0f | %.1f | %.0f | %.2f | %d%s |\n", static_cast<long long>(batch),
                     static_cast<long long>(len), bytes / 1e6, ours * 1e6, bytes / ours / 1e9, floor * 1e6,
                     bytes / floor / 1e9, floor / ours, op.splits(), splits ? " (set)" : "");

@@ -1,10 +1,11 @@
 # The host cost of warpforge.attention_decode from torch on a GPU (issue 46's
 # target: <= 15 us a call): host microseconds a call (200 calls back to back,
 # before the synchronize), and the median of CUDA events around one call, for
-# the public function (the direct path of plain eager tensors), the torch
-# operator (through the dispatcher, O and lse) and the C++ op's
+# the public function (the direct path of plain eager tensors: C++ where
+# warpforge._warpforge_torch was built), the Python direct path (_decode),
+# the torch operator (through the dispatcher, O and lse) and the C++ op's
 # execute_addresses alone;
-# then each step of the direct path at batch 1, KV 8k.
+# then each step of the Python direct path at batch 1, KV 8k.
 #   PYTHONPATH=build/python:python python3 scripts/decode_host_cost.py
 import time
 
@@ -46,11 +47,13 @@ def inputs(batch, length, hq=32, hkv=8, d=128, page=256):
 for batch, length in ((1, 1024), (1, 8192), (8, 8192)):
     x = inputs(batch, length)
     out = warpforge.attention_decode(*x)  # the direct path: no lse wanted, none written
+    ta._decode(*x, None, True, -1, 0, False)  # the Python direct path's entry
     entry = ta._DECODE[ta._decode_key(*x, (None, True, -1, 0, False))[0]]
     addresses = [t.data_ptr() for t in x + (out,)]
     stream = torch.cuda.current_stream().cuda_stream
     workspace = entry.workspace(x[0], stream).data_ptr()
     paths = (("warpforge.attention_decode", lambda: warpforge.attention_decode(*x)),
+             ("Python _decode", lambda: ta._decode(*x, None, True, -1, 0, False)),
              ("torch.ops (dispatcher)", lambda: torch.ops.warpforge.attention_decode(*x)),
              ("execute_addresses alone", lambda: entry.op.execute_addresses(addresses, workspace, stream)))
     line = []

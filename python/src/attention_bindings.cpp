@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "attention_ops.hpp"
@@ -155,17 +156,10 @@ void AttentionDecodeOp::run_at(const std::vector<std::uint64_t>& at, std::uint64
     throw OpsError("AttentionDecode.execute_addresses takes " + std::to_string(samples_.size()) +
                    " addresses (q, k_cache, v_cache, block_table, kv_lens, o[, lse]), got " +
                    std::to_string(at.size()));
-  std::vector<TensorView> views;
-  views.reserve(at.size());
-  for (std::size_t i = 0; i < at.size(); ++i) {
-    const TensorView& s = samples_[i];
-    views.push_back(view_at(s, at[i]));
-  }
-  std::optional<TensorView> ws;
-  if (workspace)
-    ws.emplace(samples_[0].device(), workspace, runtime::DType::u8,
-               std::vector<std::int64_t>{static_cast<std::int64_t>(std::max<std::size_t>(op_.workspace_bytes(), 16))});
-  run(views, stream, ws ? &*ws : nullptr);
+  std::array<runtime::DevicePtr, 7> addresses{};  // lse's 0 where the op has none
+  std::copy(at.begin(), at.end(), addresses.begin());
+  std::lock_guard lock(run_mutex_);
+  op_.execute_at(addresses, workspace, stream);
 }
 
 std::shared_ptr<AttentionOp> cached_attention_op(const AttentionViews& v, const ops::AttentionOptions& options,

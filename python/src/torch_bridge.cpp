@@ -1,5 +1,5 @@
 // The table the torch extension calls (torch_bridge.hpp): gemm_amax's C
-// layout, and gemm_amax's, gemm's, grouped_mm's, the row ops' and the attention forward's and backward's
+// layout, and gemm_amax's, gemm's, grouped_mm's, the row ops' and the attention forward's, backward's and decode's
 // cached ops and their launches, on views
 // made from plain tensor descriptions, with the options checked as the
 // nanobind path checks them.
@@ -252,6 +252,48 @@ int run_attention_backward(void* op, const std::uint64_t (&addresses)[11], std::
   return guarded([&] { run_attention(op, addresses, workspace, stream); });
 }
 
+// A decode op (the cache keeps it) and its tensors' extents in bytes (lse's
+// 0 without one), then the workspace's.
+struct DecodeEntry {
+  std::shared_ptr<AttentionDecodeOp> op;
+  std::vector<std::uint64_t> extents;
+};
+
+int make_attention_decode(const torch_bridge::AttentionDecodeArgs& a, void** op, std::uint64_t* workspace_bytes) {
+  return guarded([&] {
+    CallMappings mappings(simulator());
+    std::vector<TensorView> views;
+    for (const torch_bridge::Tensor* t : {&a.q, &a.k_cache, &a.v_cache, &a.block_table, &a.kv_lens, &a.o})
+      views.push_back(view(mappings, *t));
+    if (a.has_lse) views.push_back(view(mappings, a.lse));
+    auto made = std::make_unique<DecodeEntry>();
+    made->op = cached_attention_decode_op(views, {.scale = a.has_scale ? std::optional(a.scale) : std::nullopt,
+                                                  .causal = a.causal,
+                                                  .window_left = a.window_left,
+                                                  .splits = narrow(a.splits, "splits"),
+                                                  .caller_workspace = true});
+    for (const TensorView& v : views) made->extents.push_back(v.extent_bytes());
+    made->extents.resize(7, 0);
+    made->extents.push_back(std::max<std::uint64_t>(made->op->workspace_bytes(), 16));
+    *workspace_bytes = made->extents.back();
+    *op = made.release();
+  });
+}
+
+int run_attention_decode(void* op, const std::uint64_t (&addresses)[7], std::uint64_t workspace,
+                         std::uintptr_t stream) {
+  return guarded([&] {
+    const auto& e = *static_cast<const DecodeEntry*>(op);
+    CallMappings mappings(e.op->device());
+    std::vector<std::uint64_t> at;
+    for (std::size_t i = 0; i < 7; ++i)
+      if (e.extents[i]) at.push_back(mappings.map(addresses[i], e.extents[i]));
+    const std::uint64_t at_workspace = mappings.map(workspace, e.extents[7]);
+    auto s = caller_stream(e.op->device(), stream);
+    e.op->run_at(at, at_workspace, pointer(s));
+  });
+}
+
 // The row ops: RowOp<Traits> (row_ops.hpp) made from plain descriptions and
 // run on addresses, as the nanobind path's row_op factories and
 // execute_addresses do.
@@ -325,7 +367,8 @@ int refuse(const char* error_class, const char* message) {
 const torch_bridge::Api api{torch_bridge::kVersion, &c_layout,        &make_op,     &run,         &make_gemm_op,
                             &run_gemm,              &make_grouped_op, &run_grouped, &make_row_op, &run_row_op,
                             &refuse,                &make_attention_forward, &run_attention_forward,
-                            &make_attention_backward, &run_attention_backward};
+                            &make_attention_backward, &run_attention_backward, &make_attention_decode,
+                            &run_attention_decode};
 
 }  // namespace
 

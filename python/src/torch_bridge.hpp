@@ -14,7 +14,7 @@ namespace warpforge::python::torch_bridge {
 
 // Raised whenever a field or function below changes meaning: the torch
 // extension refuses a _warpforge of another version.
-inline constexpr int kVersion = 5;
+inline constexpr int kVersion = 6;
 inline constexpr char kCapsuleName[] = "warpforge._warpforge._torch_bridge";
 
 // A tensor as torch holds it: on CUDA device `device`, or (device -1) in
@@ -77,6 +77,18 @@ struct AttentionBackwardArgs {
   AttentionForwardArgs forward;
   Tensor d_o, dq, dk, dv;
   bool deterministic = false;
+};
+
+// attention_decode's operands and options (warpforge.attention_decode's
+// direct call, python/warpforge/torch_attention.py; O, lse and the
+// workspace allocated by the caller): lse is written only where has_lse, the
+// scale read only where has_scale; window_left -1 is unbounded, splits 0 the
+// op's choice.
+struct AttentionDecodeArgs {
+  Tensor q, k_cache, v_cache, block_table, kv_lens, o, lse;
+  bool has_lse = false, has_scale = false, causal = true;
+  double scale = 0.0;
+  std::int64_t window_left = -1, splits = 0;
 };
 
 // The row ops (row_ops.hpp's Traits), by the number the torch extension
@@ -148,6 +160,15 @@ struct Api {
   // workspace's; on `stream` (a CUstream) on a GPU.
   int (*attention_backward_run)(void* op, const std::uint64_t (&addresses)[11], std::uint64_t workspace,
                                 std::uintptr_t stream);
+  // The compiled paged decode for these arguments and the workspace bytes a
+  // run takes (made once per description and kept).
+  int (*attention_decode_op)(const AttentionDecodeArgs& args, void** op, std::uint64_t* workspace_bytes);
+  // That op on other data of its description: seven addresses (Q, k_cache,
+  // v_cache, block_table, kv_lens, O, lse: 0 without it) and the
+  // workspace's (zero-filled before its first run; each run leaves it so);
+  // on `stream` (a CUstream) on a GPU.
+  int (*attention_decode_run)(void* op, const std::uint64_t (&addresses)[7], std::uint64_t workspace,
+                              std::uintptr_t stream);
 };
 
 }  // namespace warpforge::python::torch_bridge

@@ -273,6 +273,7 @@ def test_torch_decode_second_call_does_not_build_the_op_again(device, monkeypatc
     made = []
     make = _warpforge.attention_decode_op
     monkeypatch.setattr(_warpforge, "attention_decode_op", lambda *a: made.append(1) or make(*a))
+    monkeypatch.setattr(torch_attention, "_CPP_DECODE", None)  # the Python kernel's cache (the C++ call's: below)
     g = torch.Generator().manual_seed(5)
     k_cache, v_cache = (torch.randn(2, 16, 1, 64, generator=g).to(torch.bfloat16).to(device) for _ in range(2))
     table = torch.tensor([[1, 0]], dtype=torch.int32).to(device)
@@ -333,6 +334,25 @@ def test_torch_decode_direct_path_gives_the_operators_bits_and_modes_see_the_ope
         moded = warpforge.attention_decode(*x)
     assert "warpforge.attention_decode.default" in Seen.ops
     assert torch.equal(moded, direct[0])
+
+
+def test_torch_decode_cpp_direct_call_runs_each_calls_tensors():
+    """The C++ direct call (warpforge._warpforge_torch.attention_decode:
+    one op a description, kept) on each call's own tensors: the operator's
+    bits for each of three q, and no lse where none is asked for."""
+    torch = torch_or_skip()
+    from warpforge import torch_attention
+
+    if not torch_attention._CPP_DECODE:
+        pytest.skip("warpforge._warpforge_torch was not built")
+    x = decode_inputs(torch, "cpu", seed=9)
+    for seed in (1, 2, 3):
+        q = torch.randn(x[0].shape, generator=torch.Generator().manual_seed(seed)).to(torch.bfloat16)
+        direct = torch_attention._CPP_DECODE(q, *x[1:], None, True, -1, 0, True)
+        through = torch.ops.warpforge.attention_decode(q, *x[1:])
+        assert torch.equal(direct[0], through[0]) and torch.equal(direct[1], through[1])
+    out, lse = torch_attention._CPP_DECODE(q, *x[1:], None, True, -1, 0, False)
+    assert lse is None and torch.equal(out, through[0])
 
 
 @pytest.mark.gpu

@@ -10,7 +10,11 @@ without the peers):
   backward, half for causal);
 - decode: one query token at KV lengths 1k to 128k for batch 1, 8, 64 (32
   query and 8 KV heads, head_dim 128): ours over pages of 256, the peers on
-  the same keys as dense (batch, heads, seq, d) tensors, in GB/s of K and V.
+  the same keys as dense (batch, heads, seq, d) tensors, in GB/s of K and V,
+  and each as a fraction of the copy rate (bytes read and written a second
+  by a 1 GiB device-to-device copy of the same run): where the best peer
+  reads at fraction f of it, ours / best cannot pass 1 / f (printed as the
+  bound) unless ours reads faster than a copy moves.
 
 For each shape the best backend is named and ours is given as a ratio to it;
 the prefill table ends with the geometric mean and the worst shape of
@@ -138,9 +142,15 @@ def decode(torch, args):
     import torch.nn.functional as F
 
     names = [name for name, _ in _backends(torch)]
-    print("\nDecode (bf16, one query token, 32 query / 8 KV heads, head_dim 128), GB/s of K and V")
-    print(_row(["batch", "kv_len", "K+V MB", "ours"] + names + ["best", "ours / best"]))
-    print(_row(["---"] * (6 + len(names))))
+    src = torch.empty(1 << 30, device="cuda", dtype=torch.uint8)
+    dst = torch.empty_like(src)
+    copy_rate = 2 * src.numel() / _median_seconds(torch, lambda: dst.copy_(src), args.reps)
+    del src, dst
+    print(f"\nDecode (bf16, one query token, 32 query / 8 KV heads, head_dim 128), GB/s of K and V; "
+          f"the copy rate {copy_rate / 1e9:.0f} GB/s (1 GiB read and written)")
+    print(_row(["batch", "kv_len", "K+V MB", "ours"] + names
+               + ["best", "ours / best", "ours / copy", "best / copy", "bound (copy / best)"]))
+    print(_row(["---"] * (9 + len(names))))
     hq, hkv, d, page = 32, 8, 128, 256
     for batch in ((1, 8) if args.quick else (1, 8, 64)):
         for length in (1024, 8192, 32768, 131072):
@@ -164,8 +174,11 @@ def decode(torch, args):
             gbps = lambda s: f"{kv_bytes / s / 1e9:.0f}" if s else "n/a"  # noqa: E731
             measured = [(n, s) for n, s in peers if s]
             best = min(measured, key=lambda p: p[1]) if measured else None
+            of_copy = lambda s: kv_bytes / s / copy_rate  # noqa: E731
             print(_row([str(batch), str(length), f"{kv_bytes / 1e6:.0f}", gbps(ours)] + [gbps(s) for _, s in peers]
-                       + [best[0] if best else "-", f"{best[1] / ours:.2f}" if best else "-"]), flush=True)
+                       + [best[0] if best else "-", f"{best[1] / ours:.2f}" if best else "-", f"{of_copy(ours):.2f}",
+                          f"{of_copy(best[1]):.2f}" if best else "-", f"{1 / of_copy(best[1]):.2f}" if best else "-"]),
+                  flush=True)
             del k_cache, v_cache
 
 

@@ -10,6 +10,7 @@ FlashAttention).
 """
 
 import atexit
+import importlib
 
 import torch
 
@@ -254,8 +255,17 @@ def _plain_eager(q):
     return untraced_torch_tensor(q) and not q.requires_grad
 
 
+# The direct call's C++ kernel (warpforge._warpforge_torch.attention_decode,
+# where that module was built): key, O's allocation and launch in C++.
+_CPP_DECODE = _torch_ops.CPP_KERNELS and importlib.import_module("._warpforge_torch", __package__).attention_decode
+
+
 def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse=True):
-    """(O, lse); (O, None) where with_lse is False and the call takes the direct path."""
+    """(O, lse); (O, None) where with_lse is False and the call takes the
+    direct path: in C++ where built, but while a CUDA graph is captured (the
+    workspace then comes from the graph's pool, each call its own)."""
     if _plain_eager(q):
+        if _CPP_DECODE and not (q.is_cuda and torch._C._cuda_isCurrentStreamCapturing()):
+            return _CPP_DECODE(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
         return _decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
     return attention_decode_op(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)

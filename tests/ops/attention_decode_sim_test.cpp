@@ -47,31 +47,6 @@ TEST(AttentionDecodeSimRaces, TheTmaKernelHasNoSharedMemoryRace) {
     if (c.name == "one split" || c.name == "15 rows a KV head") check_decode(checked, c, rng);
 }
 
-// The TMA kernel's splits as one cluster combining in its leader's shared
-// memory (WARPFORGE_DECODE_CLUSTER=1, a GPU experiment): 2 to 8 splits,
-// empty ones among them, up to 64 rows a KV head.
-TEST(AttentionDecodeSimCluster, TheClusterCombineMatchesTheReference) {
-  std::mt19937 rng(std::random_device{}());
-  ::setenv("WARPFORGE_DECODE_CLUSTER", "1", 1);
-  for (const auto& c : decode_cases())
-    if (c.name == "GQA 4:1 one token" || c.name == "sliding window" || c.name == "not causal" ||
-        c.name == "64 rows a KV head" || c.name == "keys are the query tokens") {
-      DecodeCase clustered = c;
-      if (!clustered.options.splits) clustered.options.splits = 8;
-      check_decode(runtime::Device::sim(), clustered, rng);
-    }
-  const runtime::Device dev = runtime::Device::sim();
-  runtime::Buffer buffer(dev, 1 << 22);
-  runtime::TensorView q(buffer, runtime::DType::bf16, {1, 4, 1, 128}),
-      cache(buffer, runtime::DType::bf16, {8, 64, 1, 128}), table(buffer, runtime::DType::i32, {1, 8}),
-      lens(buffer, runtime::DType::i32, {1});
-  const AttentionDecode op({.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens, .o = q},
-                           {.splits = 6});
-  EXPECT_CONTAINS(op.describe(), "6 splits a sequence");
-  EXPECT_CONTAINS(op.describe(), "splits a cluster combining in its leader's shared memory), workspace 0 bytes");
-  ::unsetenv("WARPFORGE_DECODE_CLUSTER");
-}
-
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionDecodeSim, ::testing::Range(0, static_cast<int>(decode_cases().size())),
                          [](const ::testing::TestParamInfo<int>& info) {
                            std::string n = decode_cases()[static_cast<std::size_t>(info.param)].name;
@@ -170,15 +145,43 @@ TEST(AttentionDecodeSimTma, TheMapsFollowACacheThatMoved) {
   };
   AttentionDecode moved(tensors(ak, av, out1), {.splits = 2});
   EXPECT_CONTAINS(moved.describe(), "TMA stages");
-  moved.execute(tensors(ak, av, out1));
-  moved.execute(tensors(bk, bv, out1));
   AttentionDecode fresh(tensors(bk, bv, out2), {.splits = 2});
   fresh.execute(tensors(bk, bv, out2));
-  dev.synchronize();
   std::vector<std::uint16_t> got(q_n), want(q_n);
-  o1.copy_to_host(got.data(), q_n * 2);
   o2.copy_to_host(want.data(), q_n * 2);
-  EXPECT_EQ(got, want);
+  // By views, then by addresses alone (execute_at: the Python paths').
+  for (bool by_address : {false, true}) {
+    o1.fill(0);
+    moved.execute(tensors(ak, av, out1));
+    if (by_address)
+      moved.execute_at({q.address(), b_k.address(), b_v.address(), table_buf.address(), lens_buf.address(), o1.address(), 0});
+    else
+      moved.execute(tensors(bk, bv, out1));
+    dev.synchronize();
+    o1.copy_to_host(got.data(), q_n * 2);
+    EXPECT_EQ(got, want) << (by_address ? "execute_at" : "execute");
+  }
+}
+
+// execute_at checks what an address can say: alignment, the tensors the op
+// was built with, a workspace where the caller owes one.
+TEST(AttentionDecodeRefusal, TheAddressPathNamesWhatIsWrong) {
+  const runtime::Device dev = runtime::Device::sim();
+  runtime::Buffer buffer(dev, 1 << 20);
+  using runtime::DType;
+  runtime::TensorView q(buffer, DType::bf16, {1, 4, 1, 64}), cache(buffer, DType::bf16, {4, 16, 1, 64}),
+      table(buffer, DType::i32, {1, 4}), lens(buffer, DType::i32, {1});
+  AttentionDecode op({.q = q, .k_cache = cache, .v_cache = cache, .block_table = table, .kv_lens = lens, .o = q},
+                     {.splits = 2, .caller_workspace = true});
+  const runtime::DevicePtr at = buffer.address();
+  try {
+    op.execute_at({at + 2, at, at, at, at, at, at});
+    FAIL() << "refused nothing";
+  } catch (const OpsError& e) {
+    EXPECT_CONTAINS(e.what(), "Q starts at a misaligned address");
+    EXPECT_CONTAINS(e.what(), "lse is given; the op was built without it");
+    EXPECT_CONTAINS(e.what(), "no workspace given: with caller_workspace, execute() needs one of");
+  }
 }
 
 // The GPU sweep's tiling (WARPFORGE_DECODE_TILING): one the kernel cannot

@@ -1,15 +1,19 @@
 // Every attention kernel assembles with ptxas the way the CUDA driver
 // compiles it (tests/ops/driver_ptxas.hpp): the sm90a forward for each
 // head_dim and mask, and the sm90a backward's dK/dV kernel for each head_dim
-// in both modes, without spills or serialized wgmma; the sm80 kernels
+// in both modes, without spills or serialized wgmma; the TMA-fed
+// decode kernel without spills; the sm80 kernels
 // (forward, decode, backward) for each head_dim, with what they spill
 // reported (the sm_80 backward trades registers for simplicity at head_dim
 // 128 and up).
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "ops/driver_ptxas.hpp"
 #include "warpforge/ptx/cuda_toolkit.hpp"
 #include "../../src/ops/attention/decode_kernel.hpp"
+#include "../../src/ops/attention/decode_tma_kernel.hpp"
 #include "../../src/ops/attention/sm80_backward_kernels.hpp"
 #include "../../src/ops/attention/sm80_forward_kernel.hpp"
 #include "../../src/ops/attention/sm90a_backward_kernel.hpp"
@@ -46,6 +50,18 @@ TEST(AttentionPtxas, Sm90aBackwardAssemblesWithoutSpillsOrSerializedWgmma) {
         const Sm90aBackwardSpec spec = sm90a_backward_spec(p);
         expect_fast_assembly(build_sm90a_backward_kv(spec).to_ptx(), spec.kernel_name());
       }
+}
+
+// The TMA-fed decode kernel (sm_90a, setmaxnreg) at its default tiling:
+// the benchmarked shape (head_dim 128, 4 rows a KV head) and the one of the
+// most registers (head_dim 256, 16 rows: four query tokens).
+TEST(AttentionPtxas, DecodeTmaAssemblesWithoutSpills) {
+  if (!have_ptxas()) GTEST_SKIP() << "ptxas is not installed";
+  for (const auto& [d, tokens, stages] : {std::tuple{128, 1, 6}, std::tuple{256, 4, 3}}) {
+    const DecodeSpec spec{.head_dim = d, .group = 4, .q_tokens = tokens, .block_n = 64, .stages = stages,
+                          .split_output = true, .sm90a = true, .tma = true, .page_rows = 64};
+    expect_fast_assembly(build_decode_tma(spec).to_ptx(), spec.kernel_name());
+  }
 }
 
 TEST(AttentionPtxas, Sm80KernelsAssemble) {

@@ -26,6 +26,7 @@
 // default) or every key (causal = false); window_left -1 is unbounded.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,8 +83,17 @@ class AttentionDecode {
   // op's own included) must not overlap: run them on one stream.
   void execute(const AttentionDecodeTensors& tensors, runtime::Stream* stream = nullptr,
                const runtime::TensorView* workspace = nullptr);
+  // execute() on tensors of the construction's shapes, strides and device at
+  // these data addresses (Q, k_cache, v_cache, block_table, kv_lens, O, lse:
+  // 0 where built without one) and the workspace's (0: the op's own): no
+  // views made or compared, for callers that hold the descriptions (the
+  // Python paths' per-call host time).
+  void execute_at(const std::array<runtime::DevicePtr, 7>& addresses, runtime::DevicePtr workspace = 0,
+                  runtime::Stream* stream = nullptr);
 
  private:
+  void launch(const std::array<runtime::DevicePtr, 7>& addresses, runtime::DevicePtr workspace,
+              runtime::Stream* stream);
   struct State;
   std::unique_ptr<State> state_;
 };

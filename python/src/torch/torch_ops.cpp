@@ -1,7 +1,8 @@
 // warpforge._warpforge_torch: the C++ kernels of torch.ops.warpforge.gemm_amax,
 // torch.ops.warpforge.gemm, torch.ops.warpforge.grouped_mm,
 // torch.ops.warpforge.attention_forward (those two with their autograd),
-// torch.ops.warpforge.attention_backward and the row ops (row_kernels.inc)
+// torch.ops.warpforge.attention_backward and the row ops (row_kernels.inc),
+// and warpforge.attention_decode's plain eager call (attention_decode)
 // for the CUDA and CPU dispatch keys (the schemas
 // and the fake kernels are defined once, in python/warpforge/torch.py, which
 // imports this module, grouped_torch.py and torch_attention.py). A Python implementation costs the dispatcher's call
@@ -27,6 +28,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/autograd/functions/utils.h>
 #include <torch/csrc/autograd/saved_variable.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/library.h>
 
 #include <array>
@@ -614,6 +616,120 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_backward(
   return {std::move(dq), std::move(dk), std::move(dv)};
 }
 
+// A compiled decode, the workspace bytes its runs take, and the workspace
+// of each stream it ran on (zero-filled once: every run leaves it so).
+struct DecodeEntry {
+  void* op = nullptr;
+  std::uint64_t workspace_bytes = 0;
+  std::mutex mutex;
+  std::unordered_map<std::uintptr_t, at::Tensor> workspaces;
+};
+
+auto* decode_cache = new OpCache();  // kept past interpreter exit
+
+// warpforge.attention_decode where torch keeps no record of the call (plain
+// eager, no CUDA graph being captured: torch_attention.attention_decode
+// decides): (O, lse) as the Python kernel, _decode, returns them (no lse
+// without with_lse), one launch; a call's host time is a look-up by a byte
+// key, O's at::empty_like and the launch (docs/PERFORMANCE.md, "Decode at the
+// read floor").
+std::pair<at::Tensor, std::optional<at::Tensor>> attention_decode(
+    const at::Tensor& q_in, const at::Tensor& k_cache, const at::Tensor& v_cache, const at::Tensor& block_table,
+    const at::Tensor& kv_lens, std::optional<double> scale, bool causal, std::int64_t window_left,
+    std::int64_t splits, bool with_lse) {
+  const at::Tensor q = attention_ready(q_in);
+  at::Tensor o = at::empty_like(q);
+  std::optional<at::Tensor> lse;
+  if (with_lse)
+    lse = at::empty(q.sizes().slice(0, std::min<std::size_t>(3, q.sizes().size())), q.options().dtype(at::kFloat));
+  const std::array<std::pair<const at::Tensor*, const char*>, 5> inputs = {
+      {{&q, "q"}, {&k_cache, "k_cache"}, {&v_cache, "v_cache"}, {&block_table, "block_table"}, {&kv_lens, "kv_lens"}}};
+  std::array<std::int32_t, 5> types{};
+  Key key;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    types[i] = dtype_value(inputs[i].first->scalar_type(), inputs[i].second);
+    key.add(*inputs[i].first, types[i]);
+  }
+  key.add(std::int64_t{scale.has_value()});
+  key.add_double(scale.value_or(0.0));
+  for (std::int64_t value : {std::int64_t{causal}, window_left, splits, std::int64_t{with_lse}}) key.add(value);
+  auto* entry = static_cast<DecodeEntry*>(decode_cache->get(key.bytes(), [&] {
+    bridge::AttentionDecodeArgs args{.q = describe(q, types[0], "q"),
+                                     .k_cache = describe(k_cache, types[1], "k_cache"),
+                                     .v_cache = describe(v_cache, types[2], "v_cache"),
+                                     .block_table = describe(block_table, types[3], "block_table"),
+                                     .kv_lens = describe(kv_lens, types[4], "kv_lens"),
+                                     .o = describe(o, types[0], "o"),
+                                     .has_lse = with_lse,
+                                     .has_scale = scale.has_value(),
+                                     .causal = causal,
+                                     .scale = scale.value_or(0.0),
+                                     .window_left = window_left,
+                                     .splits = splits};
+    if (lse) args.lse = describe(*lse, static_cast<std::int32_t>(DType::f32), "lse");
+    auto made = std::make_unique<DecodeEntry>();  // kept, as the op
+    check(api->attention_decode_op(args, &made->op, &made->workspace_bytes));
+    return static_cast<void*>(made.release());
+  }));
+  const std::uintptr_t stream = current_stream(q);
+  at::Tensor workspace;
+  {
+    std::lock_guard lock(entry->mutex);
+    auto it = entry->workspaces.find(stream);
+    if (it == entry->workspaces.end())
+      it = entry->workspaces
+               .emplace(stream, at::zeros({static_cast<std::int64_t>(entry->workspace_bytes)}, q.options().dtype(at::kByte)))
+               .first;
+    workspace = it->second;
+  }
+  const std::uint64_t addresses[7] = {address_of(q),           address_of(k_cache), address_of(v_cache),
+                                      address_of(block_table), address_of(kv_lens), address_of(o),
+                                      lse ? address_of(*lse) : 0};
+  check(api->attention_decode_run(entry->op, addresses, address_of(workspace), stream));
+  return {std::move(o), std::move(lse)};
+}
+
+// warpforge._warpforge_torch.attention_decode(q, k_cache, v_cache,
+// block_table, kv_lens, scale, causal, window_left, splits, with_lse) ->
+// (O, lse or None): the kernel above called from Python without the
+// dispatcher's round trip.
+PyObject* attention_decode_method(PyObject*, PyObject* const* args, Py_ssize_t count) {
+  HANDLE_TH_ERRORS
+  if (count != 10) {
+    PyErr_Format(PyExc_TypeError, "attention_decode takes 10 arguments (q, k_cache, v_cache, block_table, kv_lens, "
+                 "scale, causal, window_left, splits, with_lse), got %zd", count);
+    return nullptr;
+  }
+  for (int i = 0; i < 5; ++i)
+    if (!THPVariable_Check(args[i])) {
+      PyErr_Format(PyExc_TypeError, "attention_decode: argument %d is a %s, not a torch.Tensor", i,
+                   Py_TYPE(args[i])->tp_name);
+      return nullptr;
+    }
+  std::optional<double> scale;
+  if (args[5] != Py_None) scale = PyFloat_AsDouble(args[5]);
+  const int causal = PyObject_IsTrue(args[6]), with_lse = PyObject_IsTrue(args[9]);
+  const long long window_left = PyLong_AsLongLong(args[7]), splits = PyLong_AsLongLong(args[8]);
+  if (PyErr_Occurred()) return nullptr;
+  auto [o, lse] = attention_decode(THPVariable_Unpack(args[0]), THPVariable_Unpack(args[1]),
+                                   THPVariable_Unpack(args[2]), THPVariable_Unpack(args[3]),
+                                   THPVariable_Unpack(args[4]), scale, causal != 0, window_left, splits, with_lse != 0);
+  PyObject* first = THPVariable_Wrap(std::move(o));
+  PyObject* second = lse ? THPVariable_Wrap(std::move(*lse)) : Py_NewRef(Py_None);
+  PyObject* result = first && second ? PyTuple_Pack(2, first, second) : nullptr;
+  Py_XDECREF(first);
+  Py_XDECREF(second);
+  return result;
+  END_HANDLE_TH_ERRORS
+}
+
+PyMethodDef decode_methods[] = {
+    {"attention_decode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(attention_decode_method)),
+     METH_FASTCALL,
+     "attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse) "
+     "-> (O, lse or None): warpforge.attention_decode's plain eager call (torch_attention.attention_decode)."},
+    {nullptr, nullptr, 0, nullptr}};
+
 // attention_forward and attention_backward through the dispatcher.
 std::tuple<at::Tensor, at::Tensor> call_attention_forward(
     const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& cu_q,
@@ -781,5 +897,7 @@ PyMODINIT_FUNC PyInit__warpforge_torch() {
     PyErr_SetString(PyExc_ImportError, e.what());
     return nullptr;
   }
-  return PyModule_Create(&wp::module_def);
+  PyObject* module = PyModule_Create(&wp::module_def);
+  if (module && PyModule_AddFunctions(module, wp::decode_methods) != 0) Py_CLEAR(module);
+  return module;
 }

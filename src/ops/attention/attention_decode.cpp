@@ -4,6 +4,7 @@
 #include "warpforge/ops/attention_decode.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,7 +12,6 @@
 #include "attention_problem.hpp"
 #include "decode_kernel.hpp"
 #include "decode_tma_kernel.hpp"
-#include "decode_warps.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -185,25 +185,11 @@ void take_tma(const DecodeProblem& p, DecodeSpec& s, std::string& why_not) {
   s.page_rows = static_cast<int>(std::min<std::int64_t>(p.page_size, s.block_n));
 }
 
-// For GPU experiments, WARPFORGE_DECODE_CLUSTER=1: the TMA kernel's splits
-// of a (sequence, KV head) as one cluster (at most 8: a portable cluster)
-// combining in its leader's shared memory, where its slots of the partials
-// fit in 64 KB. Returns the splits.
-int take_cluster(DecodeSpec& s, int splits, bool chosen) {
-  const char* on = std::getenv("WARPFORGE_DECODE_CLUSTER");
-  if (!s.tma || !on || std::string(on) != "1") return splits;
-  const int cluster = chosen ? std::min(splits, 8) : splits;
-  if (cluster < 2 || cluster > 8 || cluster * decode::Warps::gather_slot_bytes(s) > (64 << 10)) return splits;
-  s.cluster = cluster;
-  return cluster;
-}
-
 // The TMA kernel's ring: up to 8 stages of a block's K and V in what one CTA
-// an SM leaves beside Q and a cluster's slots (~200 KB).
+// an SM leaves beside Q (~200 KB).
 void size_tma_ring(DecodeSpec& s) {
   if (!s.tma || std::getenv("WARPFORGE_DECODE_TILING")) return;
-  const int taken = s.row_tiles() * 16 * s.head_dim * 2 +
-                    (s.cluster > 1 ? s.cluster * decode::Warps::gather_slot_bytes(s) : 0);
+  const int taken = s.row_tiles() * 16 * s.head_dim * 2;
   s.stages = std::clamp(static_cast<int>(((200 << 10) - taken) / static_cast<int>(s.stage_bytes())), 2, 8);
 }
 
@@ -246,10 +232,13 @@ struct AttentionDecode::State {
   std::vector<runtime::Arg> args;
   runtime::DevicePtr k_mapped = 0, v_mapped = 0;
 
-  // The splits' partial O and lse, then a counter a (sequence, KV head);
-  // none where a cluster combines them.
+  // The splits' partial O and lse, then a counter a (sequence, KV head).
+  std::string no_workspace() const {
+    return "no workspace given: with caller_workspace, execute() needs one of " + std::to_string(workspace_bytes()) +
+           " bytes (workspace_bytes())";
+  }
   std::size_t workspace_bytes() const {
-    if (splits <= 1 || spec.cluster > 1) return 0;
+    if (splits <= 1) return 0;
     return static_cast<std::size_t>(splits * problem.batch * problem.heads_q * problem.q_tokens *
                                         (problem.head_dim + 1) * 4 +
                                     problem.batch * problem.heads_kv * 4);
@@ -265,7 +254,7 @@ std::vector<const TensorView*> views_of(const AttentionDecodeTensors& t) {
 // (decode_tma_kernel.hpp): 64 elements, the slot, the 64-element panel, the
 // head, the page; a box lands as page_rows rows of each 128-byte panel.
 runtime::TensorMap cache_map(const runtime::Device& device, const DecodeProblem& p, int page_rows,
-                             const TensorView& cache, const std::vector<std::int64_t>& strides) {
+                             runtime::DevicePtr cache, const std::vector<std::int64_t>& strides) {
   // A stride of a dimension of extent 1 is never stepped: any multiple of 16 will do.
   const auto bytes = [](std::int64_t elements, std::int64_t extent) {
     return extent > 1 ? static_cast<std::uint64_t>(elements * 2) : std::uint64_t{16};
@@ -273,7 +262,7 @@ runtime::TensorMap cache_map(const runtime::Device& device, const DecodeProblem&
   const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
   return runtime::make_tensor_map(
       device, {.dtype = p.dtype,
-                 .address = cache.address(),
+                 .address = cache,
                  .dims = {64, u(p.page_size), u(p.head_dim / 64), u(p.heads_kv), u(p.pages)},
                  .strides_bytes = {bytes(strides[1], p.page_size), 128, bytes(strides[2], p.heads_kv),
                                    bytes(strides[0], p.pages)},
@@ -308,7 +297,6 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
   s.spec.split_output = s.splits > 1;
-  s.splits = take_cluster(s.spec, s.splits, options.splits == 0);
   size_tma_ring(s.spec);
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)
@@ -334,9 +322,7 @@ std::string AttentionDecode::describe() const {
          "-key blocks in " + std::to_string(s.spec.stages) +
          (s.spec.tma ? " TMA stages fed by a producer warp, copies of " + std::to_string(s.spec.page_rows) + " keys"
                      : " cp.async stages (not the TMA-fed kernel: " + s.no_tma + ")") +
-         (s.spec.cluster > 1 ? ", each sequence and KV head's splits a cluster combining in its leader's shared memory"
-          : s.splits > 1     ? ", the last CTA of each sequence and KV head combining the splits"
-                             : "") +
+         (s.splits > 1 ? ", the last CTA of each sequence and KV head combining the splits" : "") +
          "), workspace " +
          std::to_string(workspace_bytes()) + " bytes";
 }
@@ -376,7 +362,7 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
       why.push_back(std::string(roles[i]) + " starts at a misaligned address");
   }
   const std::size_t needed = s.workspace_bytes();
-  runtime::DevicePtr ws = s.workspace ? s.workspace->address() : 0;
+  runtime::DevicePtr ws = 0;
   if (workspace) {
     if (!(workspace->device() == s.device) || !workspace->is_contiguous() || workspace->extent_bytes() < needed ||
         workspace->address() % 16 != 0)
@@ -384,25 +370,55 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
                     ", contiguous, 16-byte aligned and of " + std::to_string(needed) + " bytes or more");
     ws = workspace->address();
   } else if (needed && s.caller_workspace) {
-    why.push_back("no workspace given: with caller_workspace, execute() needs one of " + std::to_string(needed) +
-                  " bytes (workspace_bytes())");
+    why.push_back(s.no_workspace());
   }
   if (!why.empty()) throw OpsError("AttentionDecode::execute refused:" + join_reasons(why));
+  launch({t.q.address(), t.k_cache.address(), t.v_cache.address(), t.block_table.address(), t.kv_lens.address(),
+          t.o.address(), t.lse ? t.lse->address() : 0},
+         ws, stream);
+}
 
+void AttentionDecode::execute_at(const std::array<runtime::DevicePtr, 7>& at, runtime::DevicePtr workspace,
+                                 runtime::Stream* stream) {
+  compile();
+  State& s = *state_;
+  const char* roles[] = {"Q", "k_cache", "v_cache", "block_table", "kv_lens", "O", "lse"};
+  std::vector<std::string> why;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    const bool built = !s.shapes[i].empty() || i + 1 < at.size();
+    if (built != (at[i] != 0))
+      why.push_back(std::string(roles[i]) + (built ? " is missing (address 0)" : " is given; the op was built without it"));
+    else if (at[i] % (i == 3 || i == 4 || i == 6 ? 4 : 16) != 0)
+      why.push_back(std::string(roles[i]) + " starts at a misaligned address");
+  }
+  if (workspace % 16 != 0) why.push_back("the workspace starts at an address that is not 16-byte aligned");
+  if (!workspace && s.workspace_bytes() && s.caller_workspace) why.push_back(s.no_workspace());
+  if (!why.empty()) throw OpsError("AttentionDecode::execute_at refused:" + join_reasons(why));
+  launch(at, workspace, stream);
+}
+
+// The launch on data at `at` and the workspace at `workspace` (0: the op's
+// own, where it has one), both checked.
+void AttentionDecode::launch(const std::array<runtime::DevicePtr, 7>& at, runtime::DevicePtr workspace,
+                             runtime::Stream* stream) {
+  State& s = *state_;
+  const runtime::DevicePtr ws = workspace ? workspace : s.workspace ? s.workspace->address() : 0;
   const DecodeProblem& p = s.problem;
   const auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
   const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
   // The arguments are built once; a call replaces the tensors' addresses
   // (and the TMA maps where a cache moved): host time a call.
-  const runtime::Arg pointers[] = {t.q, t.k_cache, t.v_cache, t.block_table, t.kv_lens, t.o,
-                                   t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
-                                   ws ? runtime::Arg::pointer(ws) : runtime::Arg(t.o)};
+  const runtime::Arg pointers[] = {runtime::Arg::pointer(at[0]), runtime::Arg::pointer(at[1]),
+                                   runtime::Arg::pointer(at[2]), runtime::Arg::pointer(at[3]),
+                                   runtime::Arg::pointer(at[4]), runtime::Arg::pointer(at[5]),
+                                   runtime::Arg::pointer(at[6] ? at[6] : at[5]), runtime::Arg::pointer(ws ? ws : at[5])};
   if (s.args.empty()) {
     s.args.assign(std::begin(pointers), std::end(pointers));
     for (const auto* st : {&p.q, &p.k, &p.v, &p.o, &p.lse})
       for (std::int64_t x : *st) s.args.emplace_back(u64(x));
     s.args.emplace_back(u64(p.table_row));
     s.args.emplace_back(u32(p.page_size));
+    s.args.emplace_back(u32(p.pages_per_sequence));
     s.args.emplace_back(u32(s.splits));
     s.args.emplace_back(u32(p.heads_q));
     s.args.emplace_back(static_cast<float>(p.scale * 1.4426950408889634));
@@ -410,19 +426,17 @@ void AttentionDecode::execute(const AttentionDecodeTensors& t, runtime::Stream* 
     if (s.spec.tma) s.args.resize(s.args.size() + 2, runtime::Arg(0));
     s.launch = {.grid = {u32(s.splits), u32(p.heads_kv), u32(p.batch)},
                 .block = {u32(s.spec.threads())},
-                .cluster = {u32(s.spec.cluster)},
                 .dynamic_shared_bytes = u32(s.spec.shared_bytes())};
   } else {
     std::copy(std::begin(pointers), std::end(pointers), s.args.begin());
   }
   if (s.spec.tma) {
     const std::size_t maps = s.args.size() - 2;
-    if (s.k_mapped != t.k_cache.address())
-      s.args[maps] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, t.k_cache, p.k)),
-      s.k_mapped = t.k_cache.address();
-    if (s.v_mapped != t.v_cache.address())
-      s.args[maps + 1] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, t.v_cache, p.v)),
-      s.v_mapped = t.v_cache.address();
+    if (s.k_mapped != at[1])
+      s.args[maps] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, at[1], p.k)), s.k_mapped = at[1];
+    if (s.v_mapped != at[2])
+      s.args[maps + 1] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, at[2], p.v)),
+      s.v_mapped = at[2];
   }
   s.module->launch(s.kernel_name, s.launch, s.args, stream);
 }

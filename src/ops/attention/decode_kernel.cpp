@@ -33,7 +33,7 @@ std::string DecodeSpec::kernel_name() const {
          std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_g" + std::to_string(group) + "_t" + std::to_string(q_tokens) + "_n" + std::to_string(block_n) + "s" +
          std::to_string(stages) + (causal ? "_causal" : "") + (window_left ? "_wl" : "") + (has_lse ? "_lse" : "") +
-         (split_output ? "_split" : "") + (cluster > 1 ? "_c" + std::to_string(cluster) : "") +
+         (split_output ? "_split" : "") +
          (sm90a ? "_sm90a" : "");
 }
 
@@ -69,7 +69,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
     k.mad(table_base, b64, 4, p.table);
   }
   auto stage_block = [&](const Reg& block, const Reg& slot) {
-    Reg key0 = keys.start + block * BN;
+    Reg key0 = keys.key_of(k, block);
     Reg valid = keys.key_end - key0;
     Reg slot_base = ring + slot * slot_bytes;
     // A row's page, looked up once for K and V: the copies call row_address
@@ -83,7 +83,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
           k, PanelTile{slot_base + which * BN * D * 2, BN, D},
           [&](const Reg& r) {
             if (which == 0) {
-              // Key r of the block, clamped into the split for the page lookup.
+              // Key r of the block, clamped into the sequence for the page lookup.
               Reg key = k.min(key0 + r.as(s32), keys.key_end - 1).as(u32);
               Reg page = k.reg(u32), in_page = k.reg(u32);
               k.div(page, key, p.page_size);
@@ -120,7 +120,7 @@ ptx::Module build_decode_split(const DecodeSpec& s) {
     Reg slot = k.reg(u32);
     k.rem(slot, it.as(u32), s.stages);
     Reg slot_base = ring + slot * slot_bytes + warps.key_group() * (KW * 32);
-    warps.block(PanelTile{slot_base, BN, D}, PanelTile{slot_base + BN * D * 2, BN, D}, keys.start + it * BN, keys);
+    warps.block(PanelTile{slot_base, BN, D}, PanelTile{slot_base + BN * D * 2, BN, D}, keys.key_of(k, it), keys);
   });
   k.cp_async_wait_all();
   k.bar_sync(0);

@@ -5,8 +5,10 @@
 //  - split: one CTA per (split, KV head, sequence). The rows are the KV
 //    head's query heads times the query tokens (grouped-query packing: K
 //    and V are read once for all of them), padded to 16-row tiles. Its share
-//    of the sequence's keys (the split's, sized from the sequence's kv_len on
-//    the device) streams through a ring of cp.async stages (16-byte copies,
+//    of the sequence's keys, blocks split, split + splits, split +
+//    2·splits, ... (interleaved: a split's first block is known before the
+//    sequence's kv_len, which sets only how many it takes, on the device),
+//    streams through a ring of cp.async stages (16-byte copies,
 //    each row's page found in the block table), each stage a block of keys
 //    cut among the warps that share a row tile; each warp runs the online
 //    softmax over its keys, and the warps of a row tile merge their results
@@ -42,10 +44,6 @@ struct DecodeSpec {
   // 16 that divides the page and holds a warp's keys).
   bool tma = false;
   int page_rows = 0;
-  // TMA kernel, split_output: the splits of a (sequence, KV head) as one
-  // cluster of `cluster` CTAs (2 to 8) that combine in their leader's shared
-  // memory (no workspace, fence or atomic); 1: the CTA that counts last.
-  int cluster = 1;
 
   int rows() const { return group * q_tokens; }
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4
@@ -65,8 +63,8 @@ struct DecodeSpec {
 // partial (pointers; lse and partial unread where the spec has none); the
 // element strides (u64) q_batch, q_head, q_row, k_page, k_slot, k_head,
 // v_page, v_slot, v_head, o_batch, o_head, o_row, lse_batch, lse_head,
-// lse_row, table_row; page_size, splits, heads_q (u32); scale_log2 (f32);
-// window_left (s32).
+// lse_row, table_row; page_size, table_width (the block table's entries a
+// sequence), splits, heads_q (u32); scale_log2 (f32); window_left (s32).
 // Launch: grid (splits, heads_kv, batch), block threads(), dynamic shared
 // memory shared_bytes(). The workspace (split_output; zero-filled before
 // its first use, left so by every launch): the partial O at partial +

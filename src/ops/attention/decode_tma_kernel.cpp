@@ -21,10 +21,9 @@ namespace {
 int log2_of(int x) { return std::countr_zero(static_cast<unsigned>(x)); }
 
 // Where the design's buffers sit in shared memory (tile::SharedLayout): Q,
-// the ring (each slot K's copies, then V's), the full and empty barriers;
-// in a cluster, the leader's slots of the splits' partials and their barrier.
+// the ring (each slot K's copies, then V's), the full and empty barriers.
 struct Smem {
-  std::uint32_t q, ring, full, empty, slots, gathered, launch;
+  std::uint32_t q, ring, full, empty, launch;
 };
 Smem smem_of(const DecodeSpec& s) {
   tile::SharedLayout layout;
@@ -34,10 +33,6 @@ Smem smem_of(const DecodeSpec& s) {
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
-  if (s.cluster > 1) {
-    m.slots = layout.buffer(static_cast<std::uint32_t>(s.cluster * decode::Warps::gather_slot_bytes(s)));
-    m.gathered = layout.mbarriers(1);
-  }
   m.launch = layout.launch_bytes();
   return m;
 }
@@ -55,13 +50,7 @@ class SplitItem final : public OneItemPerCta {
     item_.kb0 = k.mov(s32, 0);
     item_.kb1 = keys.blocks;
     valid_ = k.setp(Cmp::eq, split, split);
-    if (s.cluster > 1) rank_ = tile::ClusterRank{k.sreg(SReg::cluster_ctarank), k.mov(u32, 0)};
   }
-  // A cluster is the splits of one (sequence, KV head): rank = split % cluster.
-  std::optional<tile::ClusterRank> cluster_rank() const override { return rank_; }
-
- private:
-  std::optional<tile::ClusterRank> rank_;
 };
 
 class Decode final : public tile::WarpSpecializedDesign {
@@ -83,7 +72,6 @@ class Decode final : public tile::WarpSpecializedDesign {
     c.producer_registers = 40;
     c.consumer_registers = 232;
     c.dependent_launch = false;
-    c.cluster_m = s_.cluster;
     return c;
   }
 
@@ -93,12 +81,28 @@ class Decode final : public tile::WarpSpecializedDesign {
     map_v_p_ = k_.param_bytes("map_v", 128, 64);
   }
 
-  // kv_len asked for first: its round trip runs under the barriers' set-up.
+  // kv_len asked for first, and beside it (no sliding window: the split's
+  // blocks start at split·block_n whatever kv_len is) the producer warp's
+  // first window of block-table entries: both round trips run under the
+  // barriers' set-up, and the first pages are known when kv_len is.
   void prologue(tile::WarpSpecialized& ws) override {
     Reg b4 = k_.reg(u64);
     k_.mul_wide(b4, k_.sreg(SReg::ctaid_z), 4);
     kv_len_ = k_.reg(s32);
     k_.ld(Space::global, s32, kv_len_, at(p_.lens + b4));
+    table_base_ = k_.reg(u64);
+    {
+      Reg b64 = k_.reg(u64);
+      k_.cvt(u64, u32, b64, k_.sreg(SReg::ctaid_z));
+      k_.mul(b64, b64, p_.table_row);
+      k_.mad(table_base_, b64, 4, p_.table);
+    }
+    first_window_ = k_.mov(u32, 0);
+    if (!s_.window_left)
+      k_.if_then((ws.tid() >> 5) == 4, [&] {
+        load_window(first_window_, decode::first_block_key(k_, s_, k_.sreg(SReg::ctaid_x)),
+                    (p_.splits * s_.block_n).as(s32), k_.mov(u32, 0), std::nullopt);
+      });
     base_ = ws.smem_base();
     map_k_ = k_.param_generic_address(map_k_p_);
     map_v_ = k_.param_generic_address(map_v_p_);
@@ -108,8 +112,6 @@ class Decode final : public tile::WarpSpecializedDesign {
   void initialize(tile::WarpSpecialized&) override {
     k_.prefetch_tensormap(map_k_);
     k_.prefetch_tensormap(map_v_);
-    // Every consumer thread of every CTA of the cluster arrives once.
-    if (s_.cluster > 1) k_.mbarrier_init(at(base_ + m_.gathered), s_.cluster * 128);
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -142,7 +144,7 @@ class Decode final : public tile::WarpSpecializedDesign {
     Reg warp_offset = (first >> log2_of(R)) * (R * D * 2) + (first & (R - 1)) * (s_.panel_width() * 2);
     k_.for_range(0, w.kb1 - w.kb0, 1, [&](Reg kb) {
       pipe.wait(state);
-      Reg key0 = keys_.start + kb * BN;
+      Reg key0 = keys_.key_of(k_, kb);
       Reg slot = base_ + m_.ring + state.stage() * s_.stage_bytes();
       k_.if_then(key0 + BN > keys_.key_end, [&] {
         zero_rows_past(slot + v_offset(), keys_.key_end - key0, ws.tid());
@@ -158,66 +160,70 @@ class Decode final : public tile::WarpSpecializedDesign {
   void finish(const tile::WorkItem&) override {
     // The ring is free once every warp has read its last block.
     warps_barrier_->sync();
-    std::optional<decode::Warps::Gather> gather;
-    if (s_.cluster > 1) gather = {base_ + m_.slots, base_ + m_.gathered, k_.sreg(SReg::cluster_ctarank)};
-    warps_->finish(base_ + m_.ring, base_ + m_.q, [&] { warps_barrier_->sync(); }, gather ? &*gather : nullptr);
+    warps_->finish(base_ + m_.ring, base_ + m_.q, [&] { warps_barrier_->sync(); });
   }
 
  private:
   std::uint32_t v_offset() const { return static_cast<std::uint32_t>(s_.block_n * s_.head_dim * 2); }
 
-  // Key c·R of block j, clamped into the split (a copy past its last key
-  // loads its last page again: the stage's bytes stay fixed) and rounded
-  // down to the copy's first.
-  Reg copy_key(const Reg& j, const Reg& c) {
-    Reg key = keys_.start + j * s_.block_n + (c * s_.page_rows).as(s32);
-    return (k_.min(key, keys_.key_end - 1).as(u32) & ~static_cast<std::uint32_t>(s_.page_rows - 1)).as(s32);
+  int copies() const { return s_.block_n / s_.page_rows; }
+
+  // Lane l's entry of a window of `32 / copies` blocks of the split, the
+  // window from block `index`·(32 / copies): the physical page of copy
+  // l % copies of block index·W + l / copies, that block's first key
+  // `first` + j·`step` (entries past the table's width, or with `blocks`
+  // past the split's, not asked for; those past kv_len never used).
+  void load_window(const Reg& dst, const Reg& first, const Reg& step, const Reg& index,
+                   const std::optional<Reg>& blocks) {
+    Kernel& k = k_;
+    const int window = 32 / copies();
+    Reg lane = k.sreg(SReg::laneid);
+    Reg j = (index * window + (lane >> log2_of(copies()))).as(s32);
+    Reg key = (first + j * step + ((lane & (copies() - 1)) * s_.page_rows).as(s32)).as(u32);
+    Reg page = k.reg(u32);
+    k.div(page, key, p_.page_size);
+    Pred inside = page < p_.table_width;
+    if (blocks) inside = inside && (j < *blocks);
+    k.if_then(inside, [&] {
+      Reg offset = k.reg(u64);
+      k.mul_wide(offset, page, 4);
+      k.ld(Space::global, u32, dst, at(table_base_ + offset), {.nc = true});
+    });
   }
 
   void load_blocks(tile::WarpSpecialized& ws, const tile::WorkItem& w) {
     Kernel& k = k_;
     const tile::MbarrierPipeline& pipe = ws.pipeline();
-    const int copies = s_.block_n / s_.page_rows, window = 32 / copies;  // blocks a window of entries
+    const int copies = this->copies(), window = 32 / copies;  // blocks a window of entries
     Reg lane = k.sreg(SReg::laneid);
     Reg copy = lane & (copies - 1);
-    Reg table_base = k.reg(u64);
-    {
-      Reg b64 = k.reg(u64);
-      k.cvt(u64, u32, b64, w.tile.batch);
-      k.mul(b64, b64, p_.table_row);
-      k.mad(table_base, b64, 4, p_.table);
-    }
-    // Lane l holds the physical page of copy l % copies of block
-    // window·W + l / copies: the next window's entries load while this
-    // window's blocks are issued.
-    auto load_window = [&](const Reg& dst, const Reg& index) {
-      Reg j = (index * window + (lane >> log2_of(copies))).as(s32);
-      k.if_then(j < w.kb1, [&] {
-        Reg page = k.reg(u32);
-        k.div(page, copy_key(j, copy).as(u32), p_.page_size);
-        Reg offset = k.reg(u64);
-        k.mul_wide(offset, page, 4);
-        k.ld(Space::global, u32, dst, at(table_base + offset), {.nc = true});
-      });
-    };
+    // The next window's entries load while this window's blocks are issued;
+    // the first came with kv_len (the prologue) but under a sliding window.
     Reg current = k.mov(u32, 0), next = k.mov(u32, 0);
-    load_window(next, k.mov(u32, 0));
+    if (s_.window_left) load_window(next, keys_.start, keys_.step, k.mov(u32, 0), w.kb1);
+    else k.mov(next, first_window_);
     tile::PipelineState state(k, s_.stages);
     k.for_range(0, w.kb1, 1, [&](Reg j) {
       Reg in_window = j.as(u32) & (window - 1);
       k.if_then(in_window == 0, [&] {
         k.mov(current, next);
-        load_window(next, (j.as(u32) >> log2_of(window)) + 1);
+        load_window(next, keys_.start, keys_.step, (j.as(u32) >> log2_of(window)) + 1, w.kb1);
       });
+      // A copy past the sequence's last key loads the page of that key again
+      // (the stage's bytes stay fixed; the rows past it are masked and V's
+      // zeroed), so no page past kv_len is touched.
+      Reg key0 = keys_.key_of(k, j);
+      Reg last_copy = ((keys_.key_end - 1 - key0) >> log2_of(s_.page_rows)).as(u32);
+      Reg source = k.min(copy, last_copy);
       Reg physical = k.reg(u32);
-      k.shfl_sync(Shfl::idx, physical, current, in_window * copies + copy, 31);
+      k.shfl_sync(Shfl::idx, physical, current, in_window * copies + source, 31);
       Reg full = pipe.full_barrier(state);
       pipe.acquire(state);
       k.if_then(lane == 0, [&] { pipe.expect_tx(full, s_.stage_bytes()); });
       k.bar_warp_sync();
       k.if_then(lane < copies, [&] {
         Reg in_page = k.reg(u32);
-        k.rem(in_page, copy_key(j, copy).as(u32), p_.page_size);
+        k.rem(in_page, (key0 + (source * s_.page_rows).as(s32)).as(u32), p_.page_size);
         Reg dst = base_ + m_.ring + state.stage() * s_.stage_bytes() + copy * (s_.page_rows * s_.head_dim * 2);
         const std::vector<Src> coords = {k.mov(s32, 0), in_page, k.mov(s32, 0), w.tile.n0, physical};
         k.tma_load(at(dst), map_k_, coords, at(full));
@@ -252,7 +258,7 @@ class Decode final : public tile::WarpSpecializedDesign {
   Kernel k_;
   decode::Params p_;
   ParamRef map_k_p_, map_v_p_;
-  Reg kv_len_, base_, map_k_, map_v_;
+  Reg kv_len_, table_base_, first_window_, base_, map_k_, map_v_;
   std::optional<tile::NamedBarrier> warps_barrier_;
   decode::SplitKeys keys_;
   std::optional<decode::Warps> warps_;

@@ -36,38 +36,30 @@ struct CombineArgs {
   const std::function<void()>& sync;  // the four warps' barrier
 };
 
-// Where the splits' partials of the pair's row r are: split 0's lse and O
-// (at the lane's columns) from `row`, split s's `stride` bytes on (global
-// memory: the workspace; shared: a cluster's gathering buffer).
-struct SplitPartials {
-  Space space;
-  std::function<std::pair<Reg, Reg>(const Reg& r)> row;
-  int lse_stride, o_stride;
-};
-
 // Merges each of the pair's rows' partials by their log-sum-exps (log2
 // units) in one pass over the splits: each warp a row at a time, each lane
 // head_dim/32 adjacent columns, 8 or 16 splits' loads in flight, a running
 // (max m, sum, O) rescaled as the online softmax's:
 //   O = Σ_s 2^(lse_s - m)·O_s / Σ_s 2^(lse_s - m),  L = m + log2 Σ_s 2^(lse_s - m),
-// and writes O and lse.
-void merge_splits(Kernel& k, const DecodeSpec& s, const CombineArgs& a, const SplitPartials& from) {
+// and writes O and lse. `row` gives split 0's lse and O (at the lane's
+// columns) of the pair's row r in the workspace; split s's are s·4 and
+// s·head_dim·4 bytes on.
+void merge_splits(Kernel& k, const DecodeSpec& s, const CombineArgs& a,
+                  const std::function<std::pair<Reg, Reg>(const Reg& r)>& row) {
   const Type in = s.dtype == DType::f16 ? f16 : bf16;
   const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens, R = s.rows();
   // Splits whose loads are in flight together: a batch of one at 8k keys
   // has ~33 splits, three passes; head_dim 256 keeps eight (registers).
   const int warps = 4, unroll = D == 256 ? 8 : 16;
-  const bool global = from.space == Space::global;
-  const LdOpts opts = global ? LdOpts{.cache = Cache::cg} : LdOpts{};
+  const LdOpts opts{.cache = Cache::cg};
   auto offset = [&](const Reg& sp, int stride) {
-    if (!global) return sp * stride;
     Reg bytes = k.reg(u64);
     k.mul_wide(bytes, sp, stride);
     return bytes;
   };
   Reg final_split = a.splits - 1;
   k.for_range(a.warp, R, warps, [&](Reg r) {
-    const auto [lse_row, o_row] = from.row(r);
+    const auto [lse_row, o_row] = row(r);
     Reg m = k.mov(f32, minus_infinity), sum = k.mov(f32, imm_f32(0.0f));
     Regs acc = k.regs(f32, per_lane, "acc");
     for (const Reg& x : acc) k.mov(x, imm_f32(0.0f));
@@ -76,15 +68,15 @@ void merge_splits(Kernel& k, const DecodeSpec& s, const CombineArgs& a, const Sp
       std::vector<Regs> o_s;
       for (int u = 0; u < unroll; ++u) {
         Reg sp = k.min(sp0 + u, final_split);  // past the last split: its values again, weight 0
-        Reg at_o = o_row + offset(sp, from.o_stride);
+        Reg at_o = o_row + offset(sp, D * 4);
         w[u] = k.reg(f32);
-        k.ld(from.space, f32, w[u], at(lse_row + offset(sp, from.lse_stride)), opts);
+        k.ld(Space::global, f32, w[u], at(lse_row + offset(sp, 4)), opts);
         o_s.push_back(k.regs(f32, per_lane, "part" + std::to_string(u) + "_"));
         for (int i = 0; i < per_lane; i += 4) {
           const int n = std::min(4, per_lane - i);
           Regs part(o_s[u].begin() + i, o_s[u].begin() + i + n);
-          if (n == 1) k.ld(from.space, f32, part[0], at(at_o, i * 4), opts);
-          else k.ld(from.space, f32, part, at(at_o, i * 4), opts);
+          if (n == 1) k.ld(Space::global, f32, part[0], at(at_o, i * 4), opts);
+          else k.ld(Space::global, f32, part, at(at_o, i * 4), opts);
         }
       }
       Reg m_new = k.reg(f32), x = k.reg(f32);
@@ -165,17 +157,12 @@ void combine_if_last(Kernel& k, const DecodeSpec& s, const CombineArgs& a) {
     Reg row0 = (a.b * a.heads_q + a.g * s.group) * NQ;  // the pair's rows are consecutive
     Reg lane_cols = k.reg(u64);
     k.mul_wide(lane_cols, a.lane, per_lane * 4);
-    merge_splits(k, s, a,
-                 {.space = Space::global,
-                  .row =
-                      [&](const Reg& r) {
-                        Reg first = k.reg(u64), o_first = k.reg(u64);
-                        k.mul_wide(first, (row0 + r) * a.splits, 4);
-                        k.mul_wide(o_first, (row0 + r) * a.splits, D * 4);
-                        return std::pair{a.partial + lse_area + first, a.partial + o_first + lane_cols};
-                      },
-                  .lse_stride = 4,
-                  .o_stride = D * 4});
+    merge_splits(k, s, a, [&](const Reg& r) {
+      Reg first = k.reg(u64), o_first = k.reg(u64);
+      k.mul_wide(first, (row0 + r) * a.splits, 4);
+      k.mul_wide(o_first, (row0 + r) * a.splits, D * 4);
+      return std::pair{a.partial + lse_area + first, a.partial + o_first + lane_cols};
+    });
   });
 }
 
@@ -205,27 +192,31 @@ Params declare_params(Kernel& k) {
   p.sv = u64s({"v_page", "v_slot", "v_head"}), p.so = u64s({"o_batch", "o_head", "o_row"});
   p.slse = u64s({"lse_batch", "lse_head", "lse_row"});
   p.table_row = k.param(u64, "table_row");
-  p.page_size = k.param(u32, "page_size"), p.splits = k.param(u32, "splits"), p.heads_q = k.param(u32, "heads_q");
+  p.page_size = k.param(u32, "page_size"), p.table_width = k.param(u32, "table_width");
+  p.splits = k.param(u32, "splits"), p.heads_q = k.param(u32, "heads_q");
   p.scale_log2 = k.param(f32, "scale_log2");
   p.window_left = k.param(s32, "window_left");
   return p;
 }
 
+Reg SplitKeys::key_of(Kernel& k, const Reg& j) const { return start + j * step; }
+
+Reg first_block_key(Kernel& k, const DecodeSpec& s, const Reg& split) { return (split * s.block_n).as(s32); }
+
 SplitKeys split_keys(Kernel& k, const DecodeSpec& s, const Params& p, const Reg& kv_len, const Reg& split) {
   const int BN = s.block_n;
-  Reg per_split = k.div(kv_len + p.splits.as(s32) - 1, p.splits.as(s32));
-  Reg chunk = k.div(per_split + (BN - 1), BN) * BN;
-  Reg key_begin = split.as(s32) * chunk;
   SplitKeys keys;
-  keys.key_end = k.min(key_begin + chunk, kv_len);
+  keys.key_end = kv_len;
   keys.diag = kv_len - s.q_tokens;
-  keys.start = key_begin;
+  keys.start = first_block_key(k, s, split);
+  keys.step = (p.splits * BN).as(s32);
   if (s.window_left) {
-    // The first key any token sees, rounded down to a block.
+    // Blocks from the one holding the first key any token sees.
     Reg first = k.max(keys.diag - p.window_left, 0);
-    keys.start = k.max(key_begin, k.div(first, BN) * BN);
+    keys.start = keys.start + k.div(first, BN) * BN;
   }
-  keys.blocks = k.max(k.div(keys.key_end - keys.start + (BN - 1), BN), 0);
+  // Blocks start, start + step, ... below kv_len: ceil((kv_len - start) / step).
+  keys.blocks = k.div(k.max(kv_len - keys.start, 0) + keys.step - 1, keys.step);
   return keys;
 }
 
@@ -336,16 +327,20 @@ void Warps::block(const PanelTile& sK, const PanelTile& sV, const Reg& key0, con
     }
 }
 
+std::int64_t Warps::column_of(int panel, int v) const {
+  return s_.panel_width() * static_cast<std::int64_t>(panel) +
+         acc_o_[static_cast<std::size_t>(panel)].steps().value_offset(static_cast<std::int64_t>(v)).second;
+}
+
 int Warps::merge_bytes(const DecodeSpec& s) {
   // Per warp its O values (head_dim / 2 a lane) and two lse.
   return s.key_groups() > 1 ? 4 * (s.head_dim / 2 + 2) * 32 * 4 : 0;
 }
 
-int Warps::gather_slot_bytes(const DecodeSpec& s) { return (s.rows() * (s.head_dim + 1) * 4 + 15) / 16 * 16; }
-
 // The output of rows that exist: O and lse, or the split's partials (to the
-// workspace, or to the cluster leader's slot of this split).
-void Warps::write_rows(const Gather* gather) {
+// workspace): of the columns of 8-column tiles share, share + shares, ...
+// (the warps of a row tile write a share each), the lse with share 0.
+void Warps::write_rows(int share, int shares) {
   Kernel& k = k_;
   const Type in = s_.dtype == DType::f16 ? f16 : bf16;
   const int D = s_.head_dim, NQ = s_.q_tokens, rows = s_.rows();
@@ -355,11 +350,11 @@ void Warps::write_rows(const Gather* gather) {
   // accumulator's c0, c1: PTX ISA 9.7.14.5.14), with its column offset.
   auto row_pairs = [&](int half, const std::function<void(const Reg&, const Reg&, std::int64_t)>& body) {
     for (std::size_t panel = 0; panel < acc_o_.size(); ++panel)
-      for (std::size_t v = 0; v + 1 < o_half.size(); v += 2)
-        if (o_half[v] == half)
-          body(acc_o_[panel].regs()[v], acc_o_[panel].regs()[v + 1],
-               s_.panel_width() * static_cast<std::int64_t>(panel) +
-                   acc_o_[panel].steps().value_offset(static_cast<std::int64_t>(v)).second);
+      for (std::size_t v = 0; v + 1 < o_half.size(); v += 2) {
+        const std::int64_t col = column_of(static_cast<int>(panel), static_cast<int>(v));
+        if (o_half[v] == half && (col / 8) % shares == share)
+          body(acc_o_[panel].regs()[v], acc_o_[panel].regs()[v + 1], col);
+      }
   };
   for (int half = 0; half < 2; ++half) {
     Reg r = row_tile_ * 16 + olc.row + 8 * half;
@@ -368,6 +363,7 @@ void Warps::write_rows(const Gather* gather) {
     k.rem(t, r, NQ);
     Pred inside = r < rows;
     Pred lse_writer = inside && ((lane_ & 3) == 0);
+    const bool writes_lse = share == 0;
     if (!s_.split_output) {
       Reg out = element_address(k, p_.o, element_offset(k, b_, p_.so[0], head, p_.so[1], t, p_.so[2]), 2);
       Reg col = k.reg(u64);
@@ -380,24 +376,12 @@ void Warps::write_rows(const Gather* gather) {
           k.st(Space::global, b32, at(out, col * 2), packed);
         });
       });
-      if (s_.has_lse) {
+      if (s_.has_lse && writes_lse) {
         Reg natural = k.reg(f32);
         k.mul(natural, lse_[half], imm_f32(ln2));
         Reg where = element_address(k, p_.lse, element_offset(k, b_, p_.slse[0], head, p_.slse[1], t, p_.slse[2]), 4);
         k.guarded(lse_writer, [&] { k.st(Space::global, f32, at(where), natural); });
       }
-    } else if (gather) {
-      // Slot `rank` of the leader's buffer: row r's O at r·head_dim·4, its lse after the rows' O.
-      Reg remote = k.reg(u32);
-      k.mapa_shared(remote, gather->slots + gather->rank * gather_slot_bytes(s_), 0);
-      Reg out = remote + r * (D * 4) + olc.col * 4;
-      k.guarded(inside, [&] {
-        row_pairs(half, [&](const Reg& x0, const Reg& x1, std::int64_t col) {
-          k.st(Space::shared, f32, at(out, col * 4), Regs{x0, x1}, {.cluster = true});
-        });
-      });
-      Reg where = remote + rows * D * 4 + r * 4;
-      k.guarded(lse_writer, [&] { k.st(Space::shared, f32, at(where), lse_[half], {.cluster = true}); });
     } else {
       // row·splits + split, row = (b·heads_q + head)·q_tokens + token.
       Reg global_row = (b_ * p_.heads_q + head) * NQ + t;
@@ -413,6 +397,7 @@ void Warps::write_rows(const Gather* gather) {
           k.st(Space::global, f32, at(out, col * 4), Regs{x0, x1});
         });
       });
+      if (!writes_lse) continue;
       Reg rows_total = k.sreg(SReg::nctaid_z) * p_.heads_q * NQ;
       Reg lse_index = k.reg(u64), lse_base = k.reg(u64);
       k.mul_wide(lse_base, rows_total * p_.splits, D * 4);
@@ -424,9 +409,11 @@ void Warps::write_rows(const Gather* gather) {
 }
 
 // Each warp's result, normalised; the warps of a row tile merged by their
-// log-sum-exps (log2 units) through shared memory, into the first, which
-// writes the tile's rows.
-void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()>& sync, const Gather* gather) {
+// log-sum-exps (log2 units) through shared memory, each warp summing and
+// writing a share of the columns (8-column tiles key_group, key_group +
+// key_groups, ...: the merge's loads and the rows' stores spread over the
+// warps, not the first's alone).
+void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()>& sync) {
   Kernel& k = k_;
   const int D = s_.head_dim, KG = s_.key_groups();
   OnlineSoftmax::Result result = softmax_->finish(k);
@@ -478,45 +465,29 @@ void Warps::finish(const Reg& merge, const Reg& flag, const std::function<void()
       }
     }
     sync();
-    k.if_then(key_group_ == 0, [&] {
-      Reg x = k.reg(f32);
-      for (int w = 1; w < KG; ++w)
-        for (int panel = 0; panel < static_cast<int>(acc_o_.size()); ++panel) {
-          const auto& part = acc_o_[panel];
-          for (std::size_t v = 0; v < o_half.size(); ++v) {
-            k.ld(Space::shared, f32, x,
-                 at(o_slot(first_warp + w, panel * static_cast<int>(o_half.size()) + static_cast<int>(v))));
-            k.add(part.regs()[v], part.regs()[v], x);
+    for (int share = 0; share < KG; ++share)
+      k.if_then(key_group_ == share, [&] {
+        Reg x = k.reg(f32);
+        for (int w = 0; w < KG; ++w)
+          for (int panel = 0; panel < static_cast<int>(acc_o_.size()); ++panel) {
+            const auto& part = acc_o_[panel];
+            for (std::size_t v = 0; v < o_half.size(); ++v) {
+              if (w == share || (column_of(panel, static_cast<int>(v)) / 8) % KG != share) continue;
+              k.ld(Space::shared, f32, x,
+                   at(o_slot(first_warp + w, panel * static_cast<int>(o_half.size()) + static_cast<int>(v))));
+              k.add(part.regs()[v], part.regs()[v], x);
+            }
           }
-        }
-      write_rows(gather);
-    });
+        write_rows(share, KG);
+      });
   } else {
-    write_rows(gather);
+    write_rows(0, 1);
   }
   if (!s_.split_output) return;
   const CombineArgs args{.partial = p_.partial, .o = p_.o, .lse = p_.lse, .so = p_.so, .slse = p_.slse,
                          .splits = p_.splits, .heads_q = p_.heads_q, .b = b_, .g = g_, .tid = tid_, .lane = lane_,
                          .warp = warp_, .flag = flag, .sync = sync};
-  if (!gather) return combine_if_last(k, s_, args);
-  // Every thread's stores are released to the cluster by its arrival; the
-  // leader acquires them all (its wait, then a cluster-scope fence).
-  Reg leader_barrier = k.reg(u32);
-  k.mapa_shared(leader_barrier, gather->gathered, 0);
-  k.mbarrier_arrive_cluster(leader_barrier, Scope::cluster);
-  k.if_then(gather->rank == 0, [&] {
-    k.mbarrier_wait_parity(at(gather->gathered), 0);
-    k.fence(FenceSem::acq_rel, Scope::cluster);
-    const int slot = gather_slot_bytes(s_);
-    Reg lane_cols = lane_ * (D / 32 * 4);
-    merge_splits(k, s_, args,
-                 {.space = Space::shared,
-                  .row = [&](const Reg& r) {
-                    return std::pair{gather->slots + s_.rows() * D * 4 + r * 4, gather->slots + r * (D * 4) + lane_cols};
-                  },
-                  .lse_stride = slot,
-                  .o_stride = slot});
-  });
+  combine_if_last(k, s_, args);
 }
 
 }  // namespace warpforge::ops::decode

@@ -23,16 +23,22 @@ namespace warpforge::ops::decode {
 struct Params {
   dsl::Reg q, k, v, table, lens, o, lse, partial;
   std::vector<dsl::Reg> sq, sk, sv, so, slse;
-  dsl::Reg table_row, page_size, splits, heads_q, scale_log2, window_left;
+  dsl::Reg table_row, page_size, table_width, splits, heads_q, scale_log2, window_left;
 };
 Params declare_params(dsl::Kernel& k);
 
-// The keys of split `split` of a sequence of kv_len keys (s32): the block of
-// BN keys from `start` up to key_end, the diagonal (token t sees keys up to
-// diag + t) and the blocks to read.
+// The keys of split `split` of a sequence of kv_len keys (s32): its blocks
+// of BN keys are interleaved with the other splits' (block j of the split
+// starts at key start + j·step, step = splits·BN), up to key_end (kv_len);
+// the diagonal (token t sees keys up to diag + t) and the blocks to read.
+// Without a sliding window a split's first block, split·BN, does not depend
+// on kv_len (first_block_key), so its pages can be asked for while kv_len
+// comes.
 struct SplitKeys {
-  dsl::Reg key_end, diag, start, blocks;
+  dsl::Reg key_end, diag, start, step, blocks;
+  dsl::Reg key_of(dsl::Kernel& k, const dsl::Reg& j) const;  // block j's first key
 };
+dsl::Reg first_block_key(dsl::Kernel& k, const DecodeSpec& s, const dsl::Reg& split);
 SplitKeys split_keys(dsl::Kernel& k, const DecodeSpec& s, const Params& p, const dsl::Reg& kv_len,
                      const dsl::Reg& split);
 
@@ -56,29 +62,16 @@ class Warps {
   // row 0).
   void block(const attention_sm80::PanelTile& sK, const attention_sm80::PanelTile& sV, const dsl::Reg& key0,
              const SplitKeys& keys);
-  // A cluster's combine (spec.cluster > 1: the cluster is the splits of a
-  // (sequence, KV head), rank = split): every CTA stores its partials into
-  // slot `rank` of the leader's (rank 0's) buffer at `slots` (the same
-  // offset in every CTA; gather_slot_bytes(s) a slot: O rows x head_dim,
-  // then the rows' lse, f32) and arrives on the leader's mbarrier at
-  // `gathered` (spec.cluster x 128 arrivals, release at cluster scope); the
-  // leader waits for it and merges.
-  struct Gather {
-    dsl::Reg slots, gathered, rank;
-  };
-  static int gather_slot_bytes(const DecodeSpec& s);
-
   // After the last block: the warps of a row tile merged through shared
   // memory at `merge` (merge_bytes(), free by then), the rows written, and
-  // with split_output the combine (the CTA that counts last, or the
-  // cluster's leader with `gather`). `sync` is a barrier of the four warps;
-  // `flag` 4 bytes of shared memory.
-  void finish(const dsl::Reg& merge, const dsl::Reg& flag, const std::function<void()>& sync,
-              const Gather* gather = nullptr);
+  // with split_output the combine (the CTA that counts last). `sync` is a
+  // barrier of the four warps; `flag` 4 bytes of shared memory.
+  void finish(const dsl::Reg& merge, const dsl::Reg& flag, const std::function<void()>& sync);
   static int merge_bytes(const DecodeSpec& s);
 
  private:
-  void write_rows(const Gather* gather);
+  void write_rows(int share, int shares);
+  std::int64_t column_of(int panel, int v) const;  // value v's column of O (the lane's)
 
   dsl::Kernel& k_;
   const DecodeSpec& s_;

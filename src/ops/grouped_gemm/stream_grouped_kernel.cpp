@@ -47,6 +47,7 @@ class StreamGrouped {
     tid_ = k_.sreg(SReg::tid_x);
     lane_ = tid_ & 31u;
     Reg warp = tid_ >> 5u;
+    GroupSchedule schedule(k_, so, poffsets, m, tid_, k_.address_of(table));
     std::optional<PackedWeightStream> stream;
     if (p_.native_b)
       stream.emplace(k_, NativeWeights{p_.b_dtype, p_.sf_dtype, p_.vec, p_.k, p_.n, code_bytes(p_.b_dtype, p_.b.ld)},
@@ -58,29 +59,6 @@ class StreamGrouped {
     PackedWeightStream& weights = *stream;
     const std::int64_t stage_bytes = stream_grouped_stage_bytes(p_, t_);
     Reg stage0 = k_.address_of(stages);
-    const std::int64_t chunks = p_.packed_layout().chunks();
-    const std::int64_t per_split = (chunks + t_.splits - 1) / t_.splits;
-    auto first_tile_of = [&](const Reg& col) { return col * imm(t_.warps * t_.row_tiles) + warp * imm(t_.row_tiles); };
-
-    // One group (the dense GEMM), A not pre-passed: the first work item is
-    // group 0's unit ctaid / splits unless that group has fewer units, and
-    // its weights do not depend on the offsets: their first chunk is
-    // requested before the group table is built (its offsets read, a
-    // barrier: ~1 us an H200's profile put before the first copy), in a
-    // group of its own. The item confirms it (guess_taken) or drains it.
-    const bool guess = p_.groups == 1 && !p_.scaled_a;
-    Reg guess_col, guess_split, guess_pending;
-    if (guess) {
-      Reg item = k_.mov(u32, SReg::ctaid_x);
-      Reg unit = k_.div(item, imm(t_.splits));
-      guess_split = item - unit * imm(t_.splits);
-      guess_col = unit - k_.div(unit, imm(so.units_per_row)) * imm(so.units_per_row);
-      const PackedWeightStream::Source source = weights.source(pb, psfb, k_.mov(u32, 0u), first_tile_of(guess_col));
-      weights.issue(stage0 + imm(a_stage_bytes(t_)), source, guess_split * imm(per_split));
-      k_.cp_async_commit();
-      guess_pending = k_.mov(u32, 1u);
-    }
-    GroupSchedule schedule(k_, so, poffsets, m, tid_, k_.address_of(table));
 
     // This thread's pieces of A in every chunk: warp w copies token rows
     // w, w + warps, ..., each a warp-wide copy of the row's 512 contiguous
@@ -103,11 +81,13 @@ class StreamGrouped {
     const int token_tiles = t_.tokens / 8;
     std::vector<Regs> acc;
     for (int i = 0; i < t_.row_tiles * token_tiles; ++i) acc.push_back(k_.regs(f32, 4));
+    const std::int64_t chunks = p_.packed_layout().chunks();
+    const std::int64_t per_split = (chunks + t_.splits - 1) / t_.splits;
 
     schedule.for_each([&](const GroupWork& w) {
       Pred real_group = w.group < imm(p_.groups);
       Reg t0 = w.begin + w.row_tile * imm(t_.tokens);
-      Reg first_tile = first_tile_of(w.col);
+      Reg first_tile = w.col * imm(t_.warps * t_.row_tiles) + warp * imm(t_.row_tiles);
       // This split's chunks; the pseudo-group's items have none.
       Reg c0 = w.split * imm(per_split);
       Reg c1 = k_.min(c0 + imm(per_split), imm(chunks));
@@ -118,15 +98,6 @@ class StreamGrouped {
       const std::vector<ARow> a_rows = a_sources(pa, t0, w.end, a_pieces);
       zero_empty_a_rows(stage0, stage_bytes, a_rows, a_pieces);
       const Reg a_read = a_read_offset(t0, w.end);
-      // Whether the guessed copies are this item's chunk c0 (else, in the
-      // CTA's first item, they are drained before the stage is reused).
-      Reg guess_taken;
-      if (guess) {
-        guess_taken = k_.selp(k_.mov(u32, 1u), 0u,
-                              (guess_pending == 1u) && (w.group == 0u) && (w.col == guess_col) && (w.split == guess_split));
-        k_.if_then((guess_pending == 1u) && (guess_taken == 0u), [&] { k_.cp_async_wait_all(); });
-        k_.mov(guess_pending, 0u);
-      }
 
       // Chunk c0 + i lives in stage i % stages.
       auto issue = [&](const Reg& c, const Reg& stage) {
@@ -135,15 +106,6 @@ class StreamGrouped {
           weights.issue(stage + imm(a_stage_bytes(t_)), source, c);
         });
         k_.cp_async_commit();  // empty past the last chunk: the group count stays in step
-      };
-      // The item's first chunk: its weights already requested when guessed.
-      auto issue_first = [&] {
-        if (!guess) return issue(c0, stage0);
-        k_.if_then(c0 < c1, [&] {
-          issue_a(stage0, c0, a_rows, a_pieces);
-          k_.if_then(guess_taken == 0u, [&] { weights.issue(stage0 + imm(a_stage_bytes(t_)), source, c0); });
-        });
-        k_.cp_async_commit();
       };
       if (p_.scaled_a) {
         // A is the pre-pass's bf16 copy, and this kernel may start while
@@ -158,8 +120,7 @@ class StreamGrouped {
           k_.cp_async_commit();
         }
       } else {
-        issue_first();
-        for (int s = 1; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
+        for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
       }
       // The stage of the chunk before c (at c0: the last stage), which
       // chunk c + stages - 1 takes over.

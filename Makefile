@@ -1,6 +1,9 @@
 # Two commands for a new user: `make run` and `make test`. Both build first.
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
+# test_gpu, the benchmarks and warpforge-difftest only where a GPU can run
+# them (CMakeLists.txt's WARPFORGE_GPU_PROGRAMS).
+GPU_PROGRAMS ?= $(if $(shell command -v nvidia-smi),ON,OFF)
 
 .PHONY: all deps configure build run test clean
 
@@ -10,7 +13,7 @@ deps:
 	@scripts/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_OPS_O1=ON >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_OPS_O1=ON -DWARPFORGE_GPU_PROGRAMS=$(GPU_PROGRAMS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)

@@ -22,7 +22,9 @@ int run_bench(const std::vector<std::string>& args) {
   const auto program = self.parent_path() / "bench" / ("bench_" + args[0]);
   if (!std::filesystem::exists(program))
     throw Error(program.string() + " does not exist: this build has no '" + args[0] +
-                "' benchmark (bench_gemm is built only where CMake finds cuBLAS)");
+                "' benchmark (`cmake --build " + self.parent_path().string() + " --target bench_" + args[0] +
+                "` builds it where there is one; `make` builds them only where there is a GPU, "
+                "bench_gemm only where CMake finds cuBLAS)");
   std::vector<std::string> argv_strings = {program.string()};
   argv_strings.insert(argv_strings.end(), args.begin() + 1, args.end());
   std::vector<char*> argv;

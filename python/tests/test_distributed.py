@@ -58,7 +58,11 @@ def run(request, tmp_path_factory):
     import distributed_worker
 
     out = tmp_path_factory.mktemp(f"distributed_{device}")
-    mp.spawn(distributed_worker.run, args=(2, str(out / "rendezvous"), str(out), device), nprocs=2, join=True)
+    # The CPU ranks are forks of this process, torch and warpforge already
+    # imported (a spawned rank's fresh interpreter spends ~6 CPU-s importing
+    # them); CUDA cannot be forked once initialised, so GPU ranks are spawned.
+    mp.start_processes(distributed_worker.run, args=(2, str(out / "rendezvous"), str(out), device), nprocs=2,
+                       join=True, start_method="fork" if device == "cpu" else "spawn")
     return Ranks([torch.load(out / f"rank{r}.pt") for r in range(2)], device)
 
 

@@ -4,18 +4,17 @@ column-major operands, batched, C with beta, f32 out_dtype), its cache of
 compiled ops keyed by description, alpha and beta, its refusals as the
 warpforge exceptions of the Python implementation, D's shape as the fake
 kernel's, torch.library.opcheck, and warpforge.gemm routing torch tensors
-through it."""
+through it. The Python implementation that runs where the kernel was not
+built is checked by test_torch_cpp_kernel.py (one fresh interpreter for
+every op's)."""
 
-import os
-import subprocess
-import sys
 import types
 
 import numpy as np
 import pytest
 
 import warpforge
-from conftest import core_only_pythonpath, cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip, uniform
+from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 
@@ -237,41 +236,6 @@ def test_cuda_graph_capture_and_replay_on_a_gpu(rng, m, n, k):
     # warpforge.gemm on CUDA tensors: the same operator, eagerly.
     torch.testing.assert_close(warpforge.gemm(a, b, out_dtype=torch.float32).cpu().double(), expected, atol=2e-3,
                                rtol=1e-3)
-
-
-# A fresh interpreter (torch's operator registry is global) on a package
-# whose build did not see torch: _warpforge alone beside the Python sources.
-_FALLBACK_SCRIPT = """
-import numpy as np, torch, warpforge
-import warpforge.torch as wt
-assert not wt.CPP_KERNELS
-rng = np.random.default_rng(7)
-a = torch.from_numpy(rng.uniform(-2, 2, (2, 24, 40)).astype(np.float32)).bfloat16()
-b = torch.from_numpy(rng.uniform(-2, 2, (40, 16)).astype(np.float32)).bfloat16()
-c = torch.from_numpy(rng.uniform(-2, 2, (2, 24, 16)).astype(np.float32))
-expected = 2 * torch.matmul(a.double(), b.double()) + 0.5 * c.double()
-for d in (torch.ops.warpforge.gemm(a, b, c, 2.0, 0.5, torch.float32),
-          warpforge.gemm(a, b, c, alpha=2.0, beta=0.5, out_dtype=torch.float32)):
-    torch.testing.assert_close(d.double(), expected, atol=1e-3, rtol=1e-3)
-# attention's Python kernels and autograd (warpforge.torch_attention).
-from warpforge import torch_attention as ta
-assert not ta.CPP_FORWARD and not ta.CPP_BACKWARD
-q, k, v = (torch.randn(1, 2, 24, 64).bfloat16().requires_grad_() for _ in range(3))
-out = warpforge.attention(q, k, v, is_causal=True)
-out.float().sum().backward()
-want = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
-assert (out.double() - want).abs().max() < 0.03 and q.grad.abs().sum() > 0
-print("python implementation ran")
-"""
-
-
-def test_without_the_cpp_kernel_the_python_implementation_runs(tmp_path):
-    torch_or_skip()
-    env = dict(os.environ, PYTHONPATH=core_only_pythonpath(tmp_path))
-    run = subprocess.run([sys.executable, "-c", _FALLBACK_SCRIPT], env=env, cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
-    assert run.returncode == 0, run.stderr
-    assert "python implementation ran" in run.stdout
 
 
 def test_the_sweep_summary_gives_the_back_to_back_mean_and_worst(capsys):

@@ -115,7 +115,7 @@ def test_the_benchmarks_python_operator_runs_the_python_implementation(rng):
 
 # A fresh interpreter (torch's operator registry is global) that imports
 # warpforge.torch after `prologue`, checks that the Python implementation is
-# registered and runs it against the reference.
+# registered and runs it against the reference, then runs `epilogue`.
 _FALLBACK_SCRIPT = """
 import numpy as np, torch, warnings
 {prologue}
@@ -133,18 +133,40 @@ c, amax = torch.ops.warpforge.gemm_amax(a, b, sfa, sfb)
 ref, ref_amax = warpforge.reference.gemm_amax(a, b, sfa, sfb)
 torch.testing.assert_close(c, ref, atol=0.01, rtol=0.01)
 assert abs(amax.item() - ref_amax) <= 1e-6 * ref_amax
+{epilogue}
 print("python implementation ran")
 """
 
+# With no C++ kernel at all (a build that did not see torch), gemm's and
+# attention's Python implementations too, in the same interpreter.
+_OTHER_OPS_SCRIPT = """
+assert not wt.CPP_KERNELS
+a = torch.from_numpy(rng.uniform(-2, 2, (2, 24, 40)).astype(np.float32)).bfloat16()
+b = torch.from_numpy(rng.uniform(-2, 2, (40, 16)).astype(np.float32)).bfloat16()
+c = torch.from_numpy(rng.uniform(-2, 2, (2, 24, 16)).astype(np.float32))
+expected = 2 * torch.matmul(a.double(), b.double()) + 0.5 * c.double()
+for d in (torch.ops.warpforge.gemm(a, b, c, 2.0, 0.5, torch.float32),
+          warpforge.gemm(a, b, c, alpha=2.0, beta=0.5, out_dtype=torch.float32)):
+    torch.testing.assert_close(d.double(), expected, atol=1e-3, rtol=1e-3)
+# attention's Python kernels and autograd (warpforge.torch_attention).
+from warpforge import torch_attention as ta
+assert not ta.CPP_FORWARD and not ta.CPP_BACKWARD
+q, k, v = (torch.randn(1, 2, 24, 64).bfloat16().requires_grad_() for _ in range(3))
+out = warpforge.attention(q, k, v, is_causal=True)
+out.float().sum().backward()
+want = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
+assert (out.double() - want).abs().max() < 0.03 and q.grad.abs().sum() > 0
+"""
 
-def run_fallback(pythonpath, cwd, prologue=""):
+
+def run_fallback(pythonpath, cwd, prologue="", epilogue=""):
     import subprocess
     import sys
 
     env = dict(os.environ, PYTHONPATH=pythonpath)
     # cwd: elsewhere than the build folder, which `python -c` would put on the path.
-    run = subprocess.run([sys.executable, "-c", _FALLBACK_SCRIPT.format(prologue=prologue)], env=env, cwd=cwd,
-                         capture_output=True, text=True, timeout=300)
+    script = _FALLBACK_SCRIPT.format(prologue=prologue, epilogue=epilogue)
+    run = subprocess.run([sys.executable, "-c", script], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "python implementation ran" in run.stdout
     return run.stdout
@@ -154,7 +176,7 @@ def test_without_the_cpp_kernel_the_python_implementation_is_registered(tmp_path
     # A package whose build did not see torch: _warpforge alone beside the
     # Python sources.
     torch_or_skip()
-    out = run_fallback(core_only_pythonpath(tmp_path), tmp_path)
+    out = run_fallback(core_only_pythonpath(tmp_path), tmp_path, epilogue=_OTHER_OPS_SCRIPT)
     assert out.startswith("warned:\n")  # nothing to warn of: no kernel was built
 
 

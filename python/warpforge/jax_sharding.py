@@ -90,8 +90,10 @@ def gemm_amax(a, b, sfa, sfb, mesh, axis_name, parallel="column", **options):
         scales = P(None, None, None, None, axis_name)
         in_specs = (P(None, axis_name), P(None, axis_name), scales, scales)
         out_specs = (P(), P())
-    body = jax.shard_map(lambda *t: shard_gemm_amax(*t, axis_name, parallel, **options), mesh=mesh,
-                         in_specs=in_specs, out_specs=out_specs, check_vma=False)
+    # Under jit: one XLA program for the whole split (called eagerly, shard_map
+    # would compile and run each of the body's operations on its own).
+    body = jax.jit(jax.shard_map(lambda *t: shard_gemm_amax(*t, axis_name, parallel, **options), mesh=mesh,
+                                 in_specs=in_specs, out_specs=out_specs, check_vma=False))
     # Each array laid out as its spec says (a no-op where it already is).
     return body(*(jax.device_put(x, NamedSharding(mesh, spec)) for x, spec in zip((a, b, sfa, sfb), in_specs)))
 

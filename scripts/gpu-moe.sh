@@ -3,7 +3,21 @@
 #
 # Quick mode (the default; at most BUDGET seconds after the build, default
 # 60: the session's GPU windows are 60-70 s in all, the build included):
-# the decode path, in this order, each step while time is left:
+# GemmAmax's swapped kernel at decode sizes, in this order, each step while
+# time is left:
+#   swapped  bench_gemm --block-scaled nvfp4, mxfp8 --kernel swapped at M =
+#            1, 16, 64 x 8192 x 8192 ("ours / read once": the issue asks
+#            0.85), MXFP4 last (swapped-mxfp4);
+#   ncuswap  Nsight Compute of NVFP4 at M = 16: the A pre-pass and the
+#            swapped kernel (memory, occupancy, scheduler, warp states,
+#            pipes, instruction mix), then the swapped kernel's stall
+#            reasons, pipes' busy shares and DRAM bytes;
+#   swapsweep the M = 16 NVFP4 and MXFP8 rows under other tilings
+#            (WARPFORGE_SWAPPED_TILING: stages, K split, cluster);
+#   swaptest GemmAmaxExactnessGpu.SwappedKernel and SplitsAddUpEitherWay
+#            (the swapped kernel against fp64 on cancelling inputs).
+# STEPS="bench tests ncu sweep amaxtest amax" runs the stream kernel's
+# quick steps instead (session 6's):
 #   bench    bench_gemm --grouped --weights mxfp4, nvfp4, mxfp8 over the
 #            dense N = K = 8192 GEMM, gpt-oss and qwen3 at 1 and 16 tokens:
 #            each row has ours bf16 and packed beside their read-once floors
@@ -51,7 +65,7 @@ full="${FULL:-0}"
 if [ "$full" = 1 ]; then
   steps=" ${STEPS:-tests memcheck bench pytest pybench sanitize} "
 else
-  steps=" ${STEPS:-bench tests ncu sweep amaxtest amax} "
+  steps=" ${STEPS:-swapped ncuswap swapsweep swapped-mxfp4 swaptest} "
 fi
 mkdir -p "$out"
 # Each step's own log, read back by the steps' checks; appended to $out's
@@ -63,7 +77,7 @@ kind_of() {
     bench-* | sweep-*) echo bench.log ;;
     ncu-source-*) echo ncu-source.csv ;;
     ncu-*) echo ncu.log ;;
-    amax-*) echo amax.log ;;
+    amax-* | swapped-* | swapsweep-*) echo amax.log ;;
     *) echo other.log ;;
   esac
 }
@@ -100,7 +114,7 @@ if ! cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/build.log" 2>&1; then
   exit 1
 fi
 targets=(bench_gemm)
-{ wanted tests || wanted amaxtest || wanted memcheck || wanted sanitize; } && targets+=(test_gpu)
+{ wanted tests || wanted amaxtest || wanted swaptest || wanted memcheck || wanted sanitize; } && targets+=(test_gpu)
 if wanted pytest || wanted pybench; then
   cmake --build "$build_dir" --target help 2>/dev/null | grep -q "_warpforge:" && targets+=(_warpforge)
   cmake --build "$build_dir" --target help 2>/dev/null | grep -q "_warpforge_torch:" && targets+=(_warpforge_torch)
@@ -161,6 +175,55 @@ ncu_stream() {
     "$bench" --grouped --weights "$3" --models "$4" --tokens "$5" --reps 5 ||
     note "ncu $1: exit $? ($out/ncu.log)"
 }
+
+# GemmAmax's swapped kernel at decode sizes (N = K = 8192), named, with
+# "ours / read once" (window 1 of session 7: its baseline and profile).
+decode_shapes=1x8192x8192,16x8192x8192,64x8192x8192
+swapped_rows() {
+  run "swapped-$1" 10 20 "$bench" --block-scaled "$1" --kernel swapped --shapes "$decode_shapes" --reps 20
+  grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$logs/swapped-$1.log" 2>/dev/null  # as it goes
+}
+if wanted swapped && [ -x "$bench" ] && built bench_gemm; then
+  swapped_rows nvfp4
+  swapped_rows mxfp8
+fi
+if wanted ncuswap && [ -x "$bench" ] && built bench_gemm && [ -x "$ncu_tool" ]; then
+  # Launches: the pre-pass and the kernel a call; skip 3 warm-up calls.
+  run ncu-swapped-nvfp4-16 8 20 "$ncu_tool" --kernel-name regex:'gemm_amax_(swapped|dequantize_a)' \
+    --launch-skip 6 --launch-count 2 \
+    --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section SpeedOfLight \
+    --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats \
+    "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20 ||
+    note "ncu swapped nvfp4 16: exit $? ($out/ncu.log)"
+  run ncu-stalls-swapped-nvfp4-16 8 20 "$ncu_tool" --kernel-name regex:gemm_amax_swapped --launch-skip 3 --launch-count 1 \
+    --metrics "regex:^(smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio|sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|sm__inst_executed_pipe_.*\\.sum|dram__bytes_read\\.sum|gpu__time_duration\\.sum|smsp__inst_executed\\.sum)$" \
+    "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20
+fi
+# Each entry: format:stages,splits,cluster (the default at N = K = 8192,
+# M <= 64: 8 stages, 2 splits in a cluster, 64 CTAs' row tiles x 2 = 128
+# CTAs). FP4's 8 stages hold ~36 KB of B an SM; 16 and 24 more in flight.
+swap_sweeps="nvfp4:16,2,1 nvfp4:24,2,1 mxfp8:12,2,1"
+if wanted swapsweep && [ -x "$bench" ] && built bench_gemm; then
+  for entry in $swap_sweeps; do
+    w="${entry%%:*}" tiling="${entry#*:}"
+    WARPFORGE_SWAPPED_TILING="$tiling" run "swapsweep-$w-${tiling//,/_}" 8 15 "$bench" --block-scaled "$w" \
+      --kernel swapped --shapes 1x8192x8192,16x8192x8192 --reps 20
+    grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$logs/swapsweep-$w-${tiling//,/_}.log" 2>/dev/null
+  done
+fi
+wanted swapped-mxfp4 && [ -x "$bench" ] && built bench_gemm && swapped_rows mxfp4
+if [ -x "$test_gpu" ] && built test_gpu && wanted swaptest; then
+  for t in GemmAmaxExactnessGpu.SwappedKernel GemmAmaxExactnessGpu.SplitsAddUpEitherWay; do
+    run "test-$t" 5 20 "$test_gpu" --gtest_filter="$t"
+    rc=$?
+    if [ $rc -eq 0 ] && ! grep -q "SKIPPED" "$logs/test-$t.log"; then
+      note "$t: passed"
+    elif [ $rc -ne 200 ]; then
+      note "$t: NOT passed (exit $rc; $out/tests.log)"
+      grep -E "Failure|mismatch|Which is|SKIPPED" "$logs/test-$t.log" | head -4
+    fi
+  done
+fi
 
 if wanted bench; then
   if [ -x "$bench" ] && built bench_gemm && [ "$full" = 1 ]; then
@@ -303,7 +366,8 @@ for log in bench-bf16 bench-mxfp4 bench-nvfp4 bench-mxfp8 bench-python $(cd "$lo
   grep -E "geometric mean" "$logs/$log.log"
 done
 # GemmAmax's decode rows: the kernel each shape took, then ours against the read-once ceiling.
-for log in amax-stream-mxfp8 amax-auto-mxfp8 amax-stream-mxfp4 amax-auto-mxfp4 amax-stream-nvfp4 amax-auto-nvfp4; do
+for log in swapped-nvfp4 swapped-mxfp8 swapped-mxfp4 $(cd "$logs" && ls swapsweep-*.log 2>/dev/null | sed 's/\.log$//') \
+  amax-stream-mxfp8 amax-auto-mxfp8 amax-stream-mxfp4 amax-auto-mxfp4 amax-stream-nvfp4 amax-auto-nvfp4; do
   [ -f "$logs/$log.log" ] || continue
   echo
   echo "$log:"

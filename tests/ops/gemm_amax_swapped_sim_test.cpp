@@ -164,10 +164,10 @@ TEST(GemmAmaxSwappedSim, KernelBuilderRefusesTilingsItCannotRun) {
     }
   };
   for (const Case& c : {Case{{.tokens = 64, .stages = 1}, "64 tokens, 1 stages; it takes 8 to 256 tokens (a multiple of 8) "
-                                                          "and 2 to 12 stages"},
+                                                          "and 2 to 32 stages"},
                         Case{{.tokens = 68}, "68 tokens, 6 stages"},
                         Case{{.tokens = 264}, "264 tokens"},
-                        Case{{.tokens = 64, .stages = 13}, "13 stages"},
+                        Case{{.tokens = 64, .stages = 33}, "33 stages"},
                         Case{{.tokens = 64, .splits = 3}, "3 K splits of 4 K blocks; every split needs at least one"}})
     expect_refused(c);
   // 18 K blocks: 9 splits of 2, more than a portable cluster holds.

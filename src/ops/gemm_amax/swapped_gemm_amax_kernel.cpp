@@ -114,10 +114,10 @@ class Swapped final : public tile::WarpSpecializedDesign {
  public:
   Swapped(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
       : p_(p), t_(t), l_(layout(p, t)), k_(kSwappedGemmAmaxKernel, Target::sm_90a), codes_(k_, p) {
-    if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 12)
+    if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 32)
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
                      std::to_string(t.stages) + " stages; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
-                     " tokens (a multiple of 8) and 2 to 12 stages");
+                     " tokens (a multiple of 8) and 2 to 32 stages");
     if (p.k % kSwappedBlock != 0)
       throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
                      std::to_string(kSwappedBlock));

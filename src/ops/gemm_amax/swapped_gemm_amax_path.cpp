@@ -3,6 +3,8 @@
 // swapped_gemm_amax_kernel.hpp; what it refuses, its tiling and its launch.
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -202,6 +204,29 @@ class SwappedPath final : public GemmAmaxPath {
 // shared memory (measured on an H100: docs/PERFORMANCE.md, swapped kernel
 // v10), more add them through the workspace.
 // Stages: as many as fit, up to 8.
+//
+// For experiments on a GPU (scripts/gpu-moe.sh's sweep):
+// WARPFORGE_SWAPPED_TILING=S[,K[,C]] sets the stages S of every swapped
+// kernel compiled after it, its K split K (0 or none: the default's) and
+// whether the splits form a cluster (C = 1) or add through the workspace (0);
+// build_swapped_gemm_amax and the refusals (shared memory) check the result.
+namespace {
+void tiling_from_environment(SwappedGemmAmaxTiling& t) {
+  const char* text = std::getenv("WARPFORGE_SWAPPED_TILING");
+  if (!text || !*text) return;
+  int stages = 0, splits = 0, cluster = -1;
+  char end = 0;
+  const int read = std::sscanf(text, "%d,%d,%d%c", &stages, &splits, &cluster, &end);
+  if (read < 1 || read > 3 || splits < 0 || (read == 3 && cluster != 0 && cluster != 1))
+    throw OpsError(std::string("WARPFORGE_SWAPPED_TILING '") + text +
+                   "': expected stages[,splits[,cluster]] (one to three integers, splits 0 or more, cluster 0 or 1, "
+                   "e.g. 12 or 8,2 or 8,4,0)");
+  t.stages = stages;
+  if (splits > 0) t.splits = splits;
+  t.cluster = read == 3 ? cluster == 1 : t.splits > 1 && t.splits <= kClusterSplitsUpTo;
+}
+}  // namespace
+
 SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SwappedGemmAmaxTiling t;
   const std::int64_t m = std::max<std::int64_t>(p.m, 1);
@@ -218,6 +243,7 @@ SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const r
   const std::size_t optin = device.properties().shared_bytes_per_block_optin;
   t.stages = 8;
   while (t.stages > 2 && optin && swapped_gemm_amax_smem_bytes(p, t) > optin) --t.stages;
+  tiling_from_environment(t);
   return t;
 }
 

@@ -192,7 +192,7 @@ class Swapped final : public tile::WarpSpecializedDesign {
   // r + 8 of the tile; lane t = lane % 4 takes codes 16t .. 16t + 15 of
   // each K block of both.
   struct Rows {
-    Reg codes[2];   // the rows' codes of a stage's first block
+    Regs codes;     // row h's codes of the stage's block j: codes[h · blocks + j]
     Reg scales[2];  // the rows' scale bytes in a stage's first piece, less the block's column
     Reg t;
   };
@@ -295,7 +295,8 @@ void Swapped::convert(const Reg& stage_index, int slot, const Reg& kb, const Reg
   std::vector<Reg> bytes;
   for (int h = 0; h < 2; ++h) {
     words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
-    k_.ld(Space::shared, b32, words.back(), at(stage + r_.codes[h], l_.b_codes + j * code_row_bytes(p_)));
+    k_.ld(Space::shared, b32, words.back(),
+          at(stage + r_.codes[static_cast<std::size_t>(h * t_.blocks + slot)], l_.b_codes));
     Reg narrow = k_.reg(u16), e = k_.reg(u32);
     k_.ld(Space::shared, u8, narrow, at(stage + r_.scales[h] + column, l_.scales + piece));
     k_.cvt(e, narrow);
@@ -322,9 +323,19 @@ void Swapped::consumer_setup(tile::WarpSpecialized& ws) {
   lane_ = tid_ & 31u;
   r_.t = lane_ & 3u;
   row0_ = ((tid_ >> 5) << 4) + (lane_ >> 2);  // 16 rows a warp, warps 0-7 of the two warpgroups
+  // A row's codes of block j at j · code_row_bytes, the thread's from
+  // 16t codes on; with the B swizzle (128-byte rows), the 16-byte unit u
+  // of the byte at offset x is u ^ ((x >> 7) % 8)
+  // (PTX ISA 5.5.7, "Tensor swizzling modes").
+  const std::uint32_t swizzle = swapped_gemm_amax_b_swizzle(p_, t_);
+  r_.codes.clear();
   for (int h = 0; h < 2; ++h) {
     Reg row = row0_ + imm(8 * h);
-    r_.codes[h] = row * l_.b_row + (r_.t << imm(fp4(p_) ? 3 : 4));
+    for (int j = 0; j < t_.blocks; ++j) {
+      Reg x = row * l_.b_row + (r_.t << imm(fp4(p_) ? 3 : 4)) + imm(static_cast<std::uint32_t>(j) * code_row_bytes(p_));
+      if (swizzle) x = x ^ (((x >> 7u) & 7u) << 4u);
+      r_.codes.push_back(x);
+    }
     r_.scales[h] = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2);
   }
   acc_ = k_.regs(f32, t_.tokens / 2, "acc");
@@ -407,6 +418,10 @@ void Swapped::finish(const tile::WorkItem& w) {
 }
 
 }  // namespace
+
+std::uint32_t swapped_gemm_amax_b_swizzle(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  return static_cast<std::uint32_t>(t.blocks) * code_row_bytes(p) == 128 ? 128 : 0;
+}
 
 std::int64_t swapped_gemm_amax_split_blocks(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
   const std::int64_t kblocks = p.k / kSwappedBlock, splits = std::max(t.splits, 1), blocks = std::max(t.blocks, 1);

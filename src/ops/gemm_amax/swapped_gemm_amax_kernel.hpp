@@ -21,8 +21,8 @@
 // warpgroup whose first thread TMA-loads each stage of `blocks` K blocks:
 // A's bf16 tiles (a block's T rows x 64 values in TMA's 128-byte swizzle,
 // wgmma's K-major B operand), B's codes (128 rows x 64·blocks codes,
-// unswizzled) and the 512-byte pieces of SFB's 128x4 layout that hold
-// those rows' scales. ptxas budgets a 384-thread
+// swizzled where a row's piece is 128 bytes: swapped_gemm_amax_b_swizzle)
+// and the 512-byte pieces of SFB's 128x4 layout that hold those rows' scales. ptxas budgets a 384-thread
 // CTA at 168 registers a thread, too few for 256 tokens' accumulators, so
 // the producer warpgroup gives registers back with setmaxnreg and the
 // consumers take 232 (thread 0 loading between its own blocks instead ran
@@ -69,6 +69,11 @@ struct SwappedGemmAmaxTiling {
 // K blocks a split: ceil(K blocks / splits), rounded up to a stage's
 // blocks (a split's stages never straddle two splits).
 std::int64_t swapped_gemm_amax_split_blocks(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
+// The TMA swizzle of a stage's B codes, as the bytes of its span: 128
+// where a B row's piece of a stage is 128 bytes (several K blocks), so that
+// the 8 rows a warp reads at once lie in different banks (unswizzled, rows
+// 128 bytes apart share theirs); 0 (none) else.
+std::uint32_t swapped_gemm_amax_b_swizzle(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
 // Output tiles (B row tiles x token tiles x L) and the grid (tiles x splits).
 std::int64_t swapped_gemm_amax_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
 // Threads a CTA: two consumer warpgroups and the producer warpgroup.

@@ -51,6 +51,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
     config_.overlap_previous = true;
     box_tokens_ = static_cast<std::uint32_t>(t.tokens);
     blocks_ = t.blocks;
+    b_swizzle_ = swapped_gemm_amax_b_swizzle(p, t);
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
@@ -85,7 +86,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
                                        .swizzle = runtime::TensorMapSwizzle::b128};
     const auto code_box = static_cast<std::uint32_t>(code_bytes(p_.ab_dtype, kSwappedBlock * blocks_));
     const auto map_b = code_map(p_.ab_dtype, at[1], p_.n, p_.k, p_.l, p_.b, code_box, kSwappedRows,
-                                runtime::TensorMapSwizzle::none);
+                                b_swizzle_ ? runtime::TensorMapSwizzle::b128 : runtime::TensorMapSwizzle::none);
     const auto map_sfb = scale_map(at[2], ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec});
     return {runtime::make_tensor_map(device_, map_a), runtime::make_tensor_map(device_, map_b),
             runtime::make_tensor_map(device_, map_sfb)};
@@ -101,6 +102,7 @@ class SwappedLaunch final : public GemmAmaxLaunch {
   bool workspace_splits_;  // split K through the workspace (not a cluster)
   std::uint32_t box_tokens_ = 0;
   int blocks_ = 1;  // K blocks a stage: B's box is that many blocks' codes wide
+  std::uint32_t b_swizzle_ = 0;  // B's box swizzle span in bytes (0: none)
   std::mutex maps_mutex_;
   std::array<runtime::DevicePtr, 3> cached_addresses_{};  // 0 is never a buffer: nothing cached yet
   std::array<runtime::TensorMap, 3> cached_maps_;

@@ -125,13 +125,15 @@ TEST_F(GemmAmaxExactnessGpu, PrepassPath) {
 }
 
 // The swapped kernel (B's codes into wgmma's register fragments, A by a
-// pre-pass), every format: ragged M and N, several token tiles, split K.
+// pre-pass), every format: ragged M and N, several token tiles, split K;
+// up to 64 tokens stages of several K blocks, K (1088: 17 blocks) no
+// multiple of a stage's.
 TEST_F(GemmAmaxExactnessGpu, SwappedKernel) {
   if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "wgmma needs sm_90a";
   std::uint32_t seed = 3500;
   for (Format f : kFormats)
-    for (std::int64_t m : {72, 300}) {
-      GemmAmaxCase c = make_case(f, m, 520, 2048, 2);
+    for (std::int64_t m : {40, 72, 300}) {
+      GemmAmaxCase c = make_case(f, m, 520, m == 40 ? 1088 : 2048, 2);
       c.kernel = GemmAmaxKernel::swapped;
       expect_exact(c, "swapped", seed++);
     }
@@ -154,6 +156,8 @@ TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
     for (const Split& s : {Split{swapped, "swapped", 72, 8200, 1024, 1, "K split 2 ways (a cluster"},
                            Split{swapped, "swapped", 72, 520, 2048, 2, "K split 4 ways (a cluster"},
                            Split{swapped, "swapped", 72, 520, 8192, 1, "K split 16 ways (their sums added through"},
+                           Split{swapped, "swapped", 16, 520, 8192, 1, "K split 16 ways (their sums added through"},
+                           Split{swapped, "swapped", 40, 8200, 1088, 1, "K split 2 ways (a cluster"},
                            Split{skinny, "skinny", 16, 8192, 4096, 1, "K split 4 ways (their sums added through"},
                            Split{skinny, "skinny", 16, 1000, 8192, 1, "K split 8 ways (their sums added through"}}) {
       GemmAmaxCase c = make_case(f, s.m, s.n, s.k, s.l);

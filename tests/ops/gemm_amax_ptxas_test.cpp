@@ -109,7 +109,7 @@ TEST(GemmAmaxPtxas, SkinnyKernelAssemblesWithoutSpills) {
 
 // The swapped kernel assembles for sm_90a without spills for every data
 // format, 8 to 256 tokens, with and without split-K, in a cluster or
-// through the workspace.
+// through the workspace, with one K block a stage or several (decode).
 TEST(GemmAmaxPtxas, SwappedKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas())
     GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
@@ -124,6 +124,8 @@ TEST(GemmAmaxPtxas, SwappedKernelAssemblesWithoutSpills) {
                         Case{DType::e2m1, DType::e4m3, DType::bf16, 16, 128, {.tokens = 128, .splits = 2, .cluster = true}},
                         Case{DType::e4m3, DType::e8m0, DType::bf16, 32, 128, {.tokens = 128, .stages = 8, .splits = 4, .cluster = true}},
                         Case{DType::e2m1, DType::e4m3, DType::f16, 16, 8, {.tokens = 8, .stages = 4, .splits = 4}},
+                        Case{DType::e2m1, DType::e4m3, DType::bf16, 16, 16, {.tokens = 16, .stages = 8, .blocks = 4, .splits = 2, .cluster = true}},
+                        Case{DType::e4m3, DType::e8m0, DType::bf16, 32, 64, {.tokens = 64, .stages = 6, .blocks = 2, .splits = 2, .cluster = true}},
                         Case{DType::e2m1, DType::e8m0, DType::bf16, 32, 256, {.tokens = 256, .stages = 5}},
                         Case{DType::e4m3, DType::e8m0, DType::f32, 32, 1000, {.tokens = 256, .stages = 5, .splits = 2}}}) {
     GemmAmaxProblem p;

@@ -82,6 +82,30 @@ TEST(GemmAmaxSwappedSim, SplitKThroughAClusterOrTheWorkspace) {
   }
 }
 
+// Up to 64 tokens a stage holds several K blocks (FP8 2, E2M1 4: 128
+// bytes of each B row): K blocks no multiple of a stage's, so that the
+// last stage lies partly past K (zeros, not multiplied), split K in a
+// cluster (2 SMs: 18 blocks as 12 + 6) and through the workspace (8 SMs:
+// 61 blocks as five splits of 12 and one of a single block).
+TEST(GemmAmaxSwappedSim, StagesOfSeveralKBlocks) {
+  struct Case {
+    int format, sms;
+    std::int64_t k;
+    const char* says;
+  };
+  std::uint32_t seed = 5150;
+  for (const Case& c : {Case{0, 2, 1152, "K split 2 ways (a cluster of the splits adds their sums in shared memory), "
+                                         "8 stages of 2 K blocks (128 bytes a B row)"},
+                        Case{3, 2, 1152, "K split 2 ways (a cluster"},
+                        Case{2, 8, 3904, "K split 6 ways (their sums added through the workspace), 6 stages of 4 K "
+                                         "blocks (128 bytes a B row)"},
+                        Case{4, 8, 3904, "K split 6 ways (their sums"}}) {
+    const runtime::Device device(sim::make_backend({.sm_count = c.sms}));
+    auto s = make_swapped(swapped_case(kScaledFormats[c.format], DType::bf16, 40, 40, c.k, 1), seed++, c.says, device);
+    expect_pass(s);
+  }
+}
+
 // More K blocks to a split than the ring has stages: the loader requests
 // the first ring's B before it waits for the pre-pass (griddepcontrol.wait),
 // their A tiles after it, then both for each later block.
@@ -163,11 +187,12 @@ TEST(GemmAmaxSwappedSim, KernelBuilderRefusesTilingsItCannotRun) {
       EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what() << "\n  lacks: " << c.says;
     }
   };
-  for (const Case& c : {Case{{.tokens = 64, .stages = 1}, "64 tokens, 1 stages; it takes 8 to 256 tokens (a multiple of 8) "
-                                                          "and 2 to 12 stages"},
+  for (const Case& c : {Case{{.tokens = 64, .stages = 1}, "64 tokens, 1 stages of 1 K blocks; it takes 8 to 256 tokens (a "
+                                                          "multiple of 8), 2 to 32 stages and 1, 2 or 4 K blocks a stage"},
+                        Case{{.tokens = 64, .blocks = 3}, "6 stages of 3 K blocks"},
                         Case{{.tokens = 68}, "68 tokens, 6 stages"},
                         Case{{.tokens = 264}, "264 tokens"},
-                        Case{{.tokens = 64, .stages = 13}, "13 stages"},
+                        Case{{.tokens = 64, .stages = 33}, "33 stages"},
                         Case{{.tokens = 64, .splits = 3}, "3 K splits of 4 K blocks; every split needs at least one"}})
     expect_refused(c);
   // 18 K blocks: 9 splits of 2, more than a portable cluster holds.

@@ -1,6 +1,7 @@
 #include "swapped_gemm_amax_kernel.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,26 +29,36 @@ constexpr std::uint32_t kScalePiece = 512;    // 128 rows x 4 scale blocks of th
 constexpr std::uint32_t kSwizzleAtom = 1024;  // 8 rows of 128 bytes: the 128-byte swizzle's repeat
 
 bool fp4(const GemmAmaxProblem& p) { return p.ab_dtype == DType::e2m1; }
-// Bytes of one B row's codes in a stage: 64 FP8 codes, or 64 E2M1 codes packed two a byte.
+// Bytes of one B row's codes in a K block: 64 FP8 codes, or 64 E2M1 codes packed two a byte.
 std::uint32_t code_row_bytes(const GemmAmaxProblem& p) { return fp4(p) ? kSwappedBlock / 2 : kSwappedBlock; }
+// SFB's 512-byte pieces a stage: one a K block at vec 16; at vec 32 a
+// piece covers two blocks (one piece for a single block).
+std::uint32_t scale_pieces(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  return p.vec == 32 ? static_cast<std::uint32_t>(std::max(t.blocks / 2, 1)) : static_cast<std::uint32_t>(t.blocks);
+}
 
 bool clustered(const SwappedGemmAmaxTiling& t) { return t.cluster && t.splits > 1; }
 // The accumulator tiles (4 floats) of a consumer thread: T/8.
 std::size_t acc_tiles(const SwappedGemmAmaxTiling& t) { return static_cast<std::size_t>(t.tokens / 8); }
 
-// One stage, from a 1024-byte boundary: A's bf16 tile (T rows of 128
-// bytes, swizzled), B's codes, SFB's piece; stages 1024 bytes apart. A
-// cluster's split-K slots overlay the stages once the main loop is over.
+// One stage, from a 1024-byte boundary: A's bf16 tiles (a block's T rows
+// of 128 bytes, swizzled; block j's at a_tile + j·a_bytes), B's codes
+// (rows of b_row bytes, block j's codes j·code_row_bytes into each), SFB's
+// pieces; stages 1024 bytes apart. A cluster's split-K slots overlay the
+// stages once the main loop is over.
 struct Layout {
-  std::uint32_t a_tile, b_codes, scales, stage;  // offsets in a stage, and its stride
-  std::uint32_t full, empty, last, bytes;        // barriers, split-K's flag, the request
+  std::uint32_t a_tile, a_bytes, b_codes, b_row, scales, stage;  // offsets and sizes in a stage, its stride
+  std::uint32_t full, empty, last, bytes;                         // barriers, split-K's flag, the request
 };
 Layout layout(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
   Layout l{};
+  const auto blocks = static_cast<std::uint32_t>(t.blocks);
   l.a_tile = 0;
-  l.b_codes = static_cast<std::uint32_t>(t.tokens) * 128;
-  l.scales = l.b_codes + kSwappedRows * code_row_bytes(p);
-  l.stage = (l.scales + kScalePiece + kSwizzleAtom - 1) / kSwizzleAtom * kSwizzleAtom;
+  l.a_bytes = static_cast<std::uint32_t>(t.tokens) * 128;
+  l.b_codes = blocks * l.a_bytes;
+  l.b_row = blocks * code_row_bytes(p);
+  l.scales = l.b_codes + kSwappedRows * l.b_row;
+  l.stage = (l.scales + scale_pieces(p, t) * kScalePiece + kSwizzleAtom - 1) / kSwizzleAtom * kSwizzleAtom;
   std::uint32_t ring = static_cast<std::uint32_t>(t.stages) * l.stage;
   if (clustered(t)) ring = std::max(ring, cluster_split_slot_bytes(t.splits, 4 * kConsumers, acc_tiles(t)));
   tile::SharedLayout s;
@@ -114,15 +125,17 @@ class Swapped final : public tile::WarpSpecializedDesign {
  public:
   Swapped(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
       : p_(p), t_(t), l_(layout(p, t)), k_(kSwappedGemmAmaxKernel, Target::sm_90a), codes_(k_, p) {
-    if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 12)
+    if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 32 ||
+        (t.blocks != 1 && t.blocks != 2 && t.blocks != 4))
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
-                     std::to_string(t.stages) + " stages; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
-                     " tokens (a multiple of 8) and 2 to 12 stages");
+                     std::to_string(t.stages) + " stages of " + std::to_string(t.blocks) +
+                     " K blocks; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
+                     " tokens (a multiple of 8), 2 to 32 stages and 1, 2 or 4 K blocks a stage");
     if (p.k % kSwappedBlock != 0)
       throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
                      std::to_string(kSwappedBlock));
     kblocks_ = p.k / kSwappedBlock;
-    per_split_ = (kblocks_ + t.splits - 1) / t.splits;
+    per_split_ = swapped_gemm_amax_split_blocks(p, t);
     if (t.splits < 1 || (t.splits - 1) * per_split_ >= kblocks_)
       throw OpsError("swapped gemm_amax kernel: " + std::to_string(t.splits) + " K splits of " +
                      std::to_string(kblocks_) + " K blocks; every split needs at least one");
@@ -179,11 +192,12 @@ class Swapped final : public tile::WarpSpecializedDesign {
   // r + 8 of the tile; lane t = lane % 4 takes codes 16t .. 16t + 15 of
   // each K block of both.
   struct Rows {
-    Reg codes[2];   // the rows' codes in a stage
-    Reg scales[2];  // the rows' scale bytes in a stage's piece, less the block's column
+    Regs codes;     // row h's codes of the stage's block j: codes[h · blocks + j]
+    Reg scales[2];  // the rows' scale bytes in a stage's first piece, less the block's column
     Reg t;
   };
-  void convert(const tile::PipelineState& s, const Reg& kb, const Regs& out);
+  Reg stage_address(const Reg& stage) { return base_ + stage * imm(l_.stage); }
+  void convert(const Reg& stage, int slot, const Reg& kb, const Regs& out);
   std::uint64_t counter_offset() const {
     return static_cast<std::uint64_t>(swapped_gemm_amax_tiles(p_, t_) * t_.splits) *
            split_k_slot_bytes(128 * kConsumers, acc_tiles(t_));
@@ -209,31 +223,36 @@ class Swapped final : public tile::WarpSpecializedDesign {
 };
 
 // The loading thread: once both warpgroups have released the state's
-// stage, expects K block kb's three TMA loads there and requests B's codes
-// and scales (load_a requests A's tile). Bytes past a tensor's extent are
-// zeros and count toward the transaction.
+// stage, expects the TMA loads of the stage's K blocks kb .. kb + blocks - 1
+// there and requests B's codes (one box, blocks x 64 codes of 128 rows) and
+// SFB's pieces (load_a requests A's tiles). Bytes past a tensor's extent
+// are zeros and count toward the transaction (blocks past K are loaded so,
+// and not multiplied).
 void Swapped::load_b(const tile::PipelineState& s, const Reg& kb) {
   const ScaleFactorLayout sfb{p_.n, p_.k, p_.l, p_.vec};
   const tile::MbarrierPipeline& pipe = ws_->pipeline();
   const tile::Tile& t = item_->tile;
   pipe.acquire(s);
   Reg full = pipe.full_barrier(s);
-  pipe.expect_tx(full, imm(t_.tokens * 128 + kSwappedRows * code_row_bytes(p_) + kScalePiece));
-  Reg stage = base_ + s.stage() * imm(l_.stage);
+  const std::uint32_t pieces = scale_pieces(p_, t_);
+  pipe.expect_tx(full, imm(t_.blocks * l_.a_bytes + kSwappedRows * l_.b_row + pieces * kScalePiece));
+  Reg stage = stage_address(s.stage());
   k_.tma_load(at(stage, l_.b_codes), map_b_, {kb * code_row_bytes(p_), t.n0, t.batch}, at(full));
   // SFB's piece (batch, row tile, group of 4 scale blocks) is rows
   // 2·piece, 2·piece + 1 of the scale bytes seen as 256-byte rows; a K
   // block is 2 scale blocks (vec 32) or 4 (vec 16).
   Reg group = p_.vec == 32 ? Reg(kb >> 1u) : kb;
   Reg piece = (t.batch * imm(sfb.row_tiles()) + (t.n0 >> 7u)) * imm(sfb.k_tiles()) + group;
-  k_.tma_load(at(stage, l_.scales), map_sfb_, {0u, piece << 1u}, at(full));
+  for (std::uint32_t i = 0; i < pieces; ++i)
+    k_.tma_load(at(stage, l_.scales + i * kScalePiece), map_sfb_, {0u, (piece + i) << 1u}, at(full));
 }
 
-// A's tile of K block kb into stage `stage`, whose full barrier load_b set.
+// A's tiles of the stage's K blocks kb .. into stage `stage`, whose full barrier load_b set.
 void Swapped::load_a(const Reg& stage, const Reg& kb) {
   const tile::Tile& t = item_->tile;
-  k_.tma_load(at(base_ + stage * imm(l_.stage), l_.a_tile), map_a_, {kb * imm(kSwappedBlock), t.m0, t.batch},
-              at(ws_->pipeline().full().address(stage)));
+  for (int j = 0; j < t_.blocks; ++j)
+    k_.tma_load(at(stage_address(stage), l_.a_tile + imm(j) * l_.a_bytes), map_a_,
+                {(kb + imm(j)) * imm(kSwappedBlock), t.m0, t.batch}, at(ws_->pipeline().full().address(stage)));
 }
 
 // A's copy is the pre-pass's output, and this kernel may start while the
@@ -242,16 +261,18 @@ void Swapped::load_a(const Reg& stage, const Reg& kb) {
 // it.
 void Swapped::producer(tile::WarpSpecialized&) {
   const Reg &kb0 = item_->kb0, &kb1 = item_->kb1;
+  const auto blocks = imm(t_.blocks);
   k_.if_then(tid_ == kLoader, [&] {
     tile::PipelineState s(k_, t_.stages);
-    Reg early_end = k_.min(kb1, kb0 + imm(t_.stages));
-    k_.for_nonempty_range(kb0, early_end, 1u, [&](Reg kb) {
+    Reg early_end = k_.min(kb1, kb0 + imm(t_.stages * t_.blocks));
+    k_.for_nonempty_range(kb0, early_end, blocks, [&](Reg kb) {
       load_b(s, kb);
       ++s;
     });
     k_.griddepcontrol_wait();
-    k_.for_nonempty_range(kb0, early_end, 1u, [&](Reg kb) { load_a(kb - kb0, kb); });
-    k_.for_range(early_end, kb1, 1u, [&](Reg kb) {
+    const std::uint32_t shift = t_.blocks == 4 ? 2 : t_.blocks == 2 ? 1 : 0;
+    k_.for_nonempty_range(kb0, early_end, blocks, [&](Reg kb) { load_a((kb - kb0) >> shift, kb); });
+    k_.for_range(early_end, kb1, blocks, [&](Reg kb) {
       load_b(s, kb);
       load_a(s.stage(), kb);
       ++s;
@@ -260,20 +281,24 @@ void Swapped::producer(tile::WarpSpecialized&) {
   if (clustered(t_)) join_cluster_split_reduce(k_);
 }
 
-// Waits for stage `s`, converts the thread's codes of K block kb into
-// `out` (16 registers: pair q of row h in out[8h + q], BlockCodes' order).
-void Swapped::convert(const tile::PipelineState& s, const Reg& kb, const Regs& out) {
-  ws_->pipeline().wait(s);
-  Reg stage = base_ + s.stage() * imm(l_.stage);
+// Converts the thread's codes of K block kb, the stage's block `slot`, in
+// stage `stage` (its full barrier waited for) into `out` (16 registers:
+// pair q of row h in out[8h + q], BlockCodes' order).
+void Swapped::convert(const Reg& stage_index, int slot, const Reg& kb, const Regs& out) {
+  Reg stage = stage_address(stage_index);
+  const auto j = static_cast<std::uint32_t>(slot);
+  // The block's piece: its own at vec 16, block pairs share one at vec 32.
+  const std::uint32_t piece = (p_.vec == 32 ? j / 2 : j) * kScalePiece;
   // The block of the thread's 16 codes in the piece's 4: (2kb + t/2) % 4 at vec 32, t at vec 16.
   Reg column = p_.vec == 32 ? Reg((((kb & 1u) << 1) + (r_.t >> 1))) : r_.t;
   std::vector<Regs> words;
   std::vector<Reg> bytes;
   for (int h = 0; h < 2; ++h) {
     words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
-    k_.ld(Space::shared, b32, words.back(), at(stage + r_.codes[h], l_.b_codes));
+    k_.ld(Space::shared, b32, words.back(),
+          at(stage + r_.codes[static_cast<std::size_t>(h * t_.blocks + slot)], l_.b_codes));
     Reg narrow = k_.reg(u16), e = k_.reg(u32);
-    k_.ld(Space::shared, u8, narrow, at(stage + r_.scales[h] + column, l_.scales));
+    k_.ld(Space::shared, u8, narrow, at(stage + r_.scales[h] + column, l_.scales + piece));
     k_.cvt(e, narrow);
     bytes.push_back(e);
   }
@@ -298,9 +323,19 @@ void Swapped::consumer_setup(tile::WarpSpecialized& ws) {
   lane_ = tid_ & 31u;
   r_.t = lane_ & 3u;
   row0_ = ((tid_ >> 5) << 4) + (lane_ >> 2);  // 16 rows a warp, warps 0-7 of the two warpgroups
+  // A row's codes of block j at j · code_row_bytes, the thread's from
+  // 16t codes on; with the B swizzle (128-byte rows), the 16-byte unit u
+  // of the byte at offset x is u ^ ((x >> 7) % 8)
+  // (PTX ISA 5.5.7, "Tensor swizzling modes").
+  const std::uint32_t swizzle = swapped_gemm_amax_b_swizzle(p_, t_);
+  r_.codes.clear();
   for (int h = 0; h < 2; ++h) {
     Reg row = row0_ + imm(8 * h);
-    r_.codes[h] = row * code_row_bytes(p_) + (r_.t << imm(fp4(p_) ? 3 : 4));
+    for (int j = 0; j < t_.blocks; ++j) {
+      Reg x = row * l_.b_row + (r_.t << imm(fp4(p_) ? 3 : 4)) + imm(static_cast<std::uint32_t>(j) * code_row_bytes(p_));
+      if (swizzle) x = x ^ (((x >> 7u) & 7u) << 4u);
+      r_.codes.push_back(x);
+    }
     r_.scales[h] = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2);
   }
   acc_ = k_.regs(f32, t_.tokens / 2, "acc");
@@ -310,34 +345,56 @@ void Swapped::consumer_setup(tile::WarpSpecialized& ws) {
 }
 
 // K block kb's wgmma on `now` while the next block's codes go into `next`;
-// two blocks a trip so that the sets trade roles without moves. Each k16
-// step moves 32 bytes along A's K-major rows.
+// the sets trade roles without moves, so a trip runs two blocks, or a
+// stage's four. A stage is waited for before its first block's conversion
+// and released once its last block's wgmma are done. Each k16 step moves
+// 32 bytes along A's K-major rows.
 void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& s) {
   const tile::warpgroup::KBlock block{.ab = bf16, .k_steps = kSwappedBlock / 16};
+  const int blocks = t_.blocks;
   Reg current = k_.reg(u32);  // the stage of the block the wgmma read
-  convert(s, w.kb0, frags_[0]);
+  ws.pipeline().wait(s);
+  convert(s.stage(), 0, w.kb0, frags_[0]);
   k_.mov(current, s.stage());
   ++s;
-  auto step = [&](const Reg& kb, const Regs& now, const Regs& next) {
+  // Block kb, slot `slot` of its stage (a split's first block starts a stage).
+  auto step = [&](const Reg& kb, int slot, const Regs& now, const Regs& next) {
     Reg desc = k_.reg(u64);
-    k_.cvt(desc, current * imm(l_.stage >> 4));  // the descriptor's address counts 16-byte units
+    Reg offset = current * imm(l_.stage >> 4);  // the descriptor's address counts 16-byte units
+    if (slot > 0) offset = offset + imm((static_cast<std::uint32_t>(slot) * l_.a_bytes) >> 4);
+    k_.cvt(desc, offset);
     k_.add(desc, desc, desc0_);
     std::vector<Regs> a_steps;
     for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
     tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, kb != w.kb0);
     Pred more = kb + 1u < w.kb1;
-    k_.if_then(more, [&] { convert(s, kb + 1u, next); });
-    k_.wgmma_wait_group(0);
-    k_.if_then(leader_, [&] { ws.pipeline().release(current); });
+    const bool same_stage = slot + 1 < blocks;
     k_.if_then(more, [&] {
-      k_.mov(current, s.stage());
-      ++s;
+      if (same_stage) {
+        convert(current, slot + 1, kb + 1u, next);
+      } else {
+        ws.pipeline().wait(s);
+        convert(s.stage(), 0, kb + 1u, next);
+      }
     });
+    k_.wgmma_wait_group(0);
+    if (same_stage)
+      k_.if_then(!more && leader_, [&] { ws.pipeline().release(current); });
+    else
+      k_.if_then(leader_, [&] { ws.pipeline().release(current); });
+    if (!same_stage)
+      k_.if_then(more, [&] {
+        k_.mov(current, s.stage());
+        ++s;
+      });
   };
-  k_.for_nonempty_range(w.kb0, w.kb1, 2u, [&](Reg kb) {
-    step(kb, frags_[0], frags_[1]);
-    k_.if_then(kb + 1u < w.kb1, [&] { step(kb + 1u, frags_[1], frags_[0]); });
-  });
+  const int trip = std::max(2, blocks);
+  std::function<void(const Reg&, int)> from = [&](const Reg& kb, int i) {
+    const Reg b = i == 0 ? kb : Reg(kb + imm(i));
+    step(b, i % blocks, frags_[static_cast<std::size_t>(i % 2)], frags_[static_cast<std::size_t>((i + 1) % 2)]);
+    if (i + 1 < trip) k_.if_then(b + 1u < w.kb1, [&] { from(kb, i + 1); });
+  };
+  k_.for_nonempty_range(w.kb0, w.kb1, imm(trip), [&](Reg kb) { from(kb, 0); });
 }
 
 // Cᵀ stored and amax folded (transposed_output.hpp), after the K splits'
@@ -361,6 +418,15 @@ void Swapped::finish(const tile::WorkItem& w) {
 }
 
 }  // namespace
+
+std::uint32_t swapped_gemm_amax_b_swizzle(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  return static_cast<std::uint32_t>(t.blocks) * code_row_bytes(p) == 128 ? 128 : 0;
+}
+
+std::int64_t swapped_gemm_amax_split_blocks(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
+  const std::int64_t kblocks = p.k / kSwappedBlock, splits = std::max(t.splits, 1), blocks = std::max(t.blocks, 1);
+  return ((kblocks + splits - 1) / splits + blocks - 1) / blocks * blocks;
+}
 
 std::int64_t swapped_gemm_amax_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t) {
   return row_tiles(p) * token_tiles(p, t) * p.l;

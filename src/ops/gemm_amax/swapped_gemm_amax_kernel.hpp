@@ -18,10 +18,11 @@
 // f32 sum like any other order's.
 //
 // A CTA is two consumer warpgroups (64 B rows each) and a producer
-// warpgroup whose first thread TMA-loads each stage: A's bf16 tile (T rows
-// x 64 values in TMA's 128-byte swizzle, wgmma's K-major B operand), B's
-// codes (128 rows x 64 codes, unswizzled) and the 512-byte piece of SFB's
-// 128x4 layout that holds those rows' scales. ptxas budgets a 384-thread
+// warpgroup whose first thread TMA-loads each stage of `blocks` K blocks:
+// A's bf16 tiles (a block's T rows x 64 values in TMA's 128-byte swizzle,
+// wgmma's K-major B operand), B's codes (128 rows x 64·blocks codes,
+// swizzled where a row's piece is 128 bytes: swapped_gemm_amax_b_swizzle)
+// and the 512-byte pieces of SFB's 128x4 layout that hold those rows' scales. ptxas budgets a 384-thread
 // CTA at 168 registers a thread, too few for 256 tokens' accumulators, so
 // the producer warpgroup gives registers back with setmaxnreg and the
 // consumers take 232 (thread 0 loading between its own blocks instead ran
@@ -54,6 +55,10 @@ inline constexpr int kSwappedMaxTokens = 256;  // wgmma's widest N
 struct SwappedGemmAmaxTiling {
   int tokens = 128;  // T: wgmma's N, a multiple of 8 up to 256
   int stages = 6;
+  // K blocks (of kSwappedBlock codes) a stage: 1, 2 or 4. More make each
+  // B row's piece of a stage longer (64 FP8 codes are 64 bytes, 64 E2M1
+  // codes 32) and a stage's TMA requests fewer a byte.
+  int blocks = 1;
   int splits = 1;    // CTAs along K per output tile
   // With splits > 1: the splits of a tile form a cluster (up to 8) and add
   // their partial sums through its shared memory; else through the workspace.
@@ -61,6 +66,14 @@ struct SwappedGemmAmaxTiling {
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };
 
+// K blocks a split: ceil(K blocks / splits), rounded up to a stage's
+// blocks (a split's stages never straddle two splits).
+std::int64_t swapped_gemm_amax_split_blocks(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
+// The TMA swizzle of a stage's B codes, as the bytes of its span: 128
+// where a B row's piece of a stage is 128 bytes (several K blocks), so that
+// the 8 rows a warp reads at once lie in different banks (unswizzled, rows
+// 128 bytes apart share theirs); 0 (none) else.
+std::uint32_t swapped_gemm_amax_b_swizzle(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
 // Output tiles (B row tiles x token tiles x L) and the grid (tiles x splits).
 std::int64_t swapped_gemm_amax_tiles(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t);
 // Threads a CTA: two consumer warpgroups and the producer warpgroup.

@@ -3,6 +3,8 @@
 // swapped_gemm_amax_kernel.hpp; what it refuses, its tiling and its launch.
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -48,6 +50,8 @@ class SwappedLaunch final : public GemmAmaxLaunch {
     // for the pre-pass before A's first tile, streaming B before it).
     config_.overlap_previous = true;
     box_tokens_ = static_cast<std::uint32_t>(t.tokens);
+    blocks_ = t.blocks;
+    b_swizzle_ = swapped_gemm_amax_b_swizzle(p, t);
   }
 
   void run(const GemmAmaxOperands& o, runtime::Stream* stream) override {
@@ -80,9 +84,9 @@ class SwappedLaunch final : public GemmAmaxLaunch {
                                        .strides_bytes = {u64(2 * p_.k), u64(2 * p_.k * p_.m)},
                                        .box = {kSwappedBlock, box_tokens_, 1},
                                        .swizzle = runtime::TensorMapSwizzle::b128};
-    const auto code_box = static_cast<std::uint32_t>(code_bytes(p_.ab_dtype, kSwappedBlock));
+    const auto code_box = static_cast<std::uint32_t>(code_bytes(p_.ab_dtype, kSwappedBlock * blocks_));
     const auto map_b = code_map(p_.ab_dtype, at[1], p_.n, p_.k, p_.l, p_.b, code_box, kSwappedRows,
-                                runtime::TensorMapSwizzle::none);
+                                b_swizzle_ ? runtime::TensorMapSwizzle::b128 : runtime::TensorMapSwizzle::none);
     const auto map_sfb = scale_map(at[2], ScaleFactorLayout{p_.n, p_.k, p_.l, p_.vec});
     return {runtime::make_tensor_map(device_, map_a), runtime::make_tensor_map(device_, map_b),
             runtime::make_tensor_map(device_, map_sfb)};
@@ -97,6 +101,8 @@ class SwappedLaunch final : public GemmAmaxLaunch {
   SplitKWorkspace workspace_;
   bool workspace_splits_;  // split K through the workspace (not a cluster)
   std::uint32_t box_tokens_ = 0;
+  int blocks_ = 1;  // K blocks a stage: B's box is that many blocks' codes wide
+  std::uint32_t b_swizzle_ = 0;  // B's box swizzle span in bytes (0: none)
   std::mutex maps_mutex_;
   std::array<runtime::DevicePtr, 3> cached_addresses_{};  // 0 is never a buffer: nothing cached yet
   std::array<runtime::TensorMap, 3> cached_maps_;
@@ -176,7 +182,10 @@ class SwappedPath final : public GemmAmaxPath {
     const SwappedGemmAmaxTiling t = swapped_gemm_amax_tiling(p, device);
     return "A to bf16 by a pre-pass, B's codes to wgmma's register fragments; " +
            std::to_string(t.tokens) + " tokens x 128 rows of B per CTA, " + describe_k_split(t.splits, t.cluster) +
-           ", " + std::to_string(t.stages) + " stages";
+           ", " + std::to_string(t.stages) + " stages" +
+           (t.blocks > 1 ? " of " + std::to_string(t.blocks) + " K blocks (" +
+                               std::to_string(t.blocks * (p.ab_dtype == DType::e2m1 ? 32 : 64)) + " bytes a B row)"
+                         : "");
   }
 
   std::size_t workspace_bytes(const GemmAmaxProblem& p, const runtime::Device& device) const override {
@@ -191,6 +200,30 @@ class SwappedPath final : public GemmAmaxPath {
 
 }  // namespace
 
+// For experiments on a GPU (scripts/gpu-moe.sh's sweep):
+// WARPFORGE_SWAPPED_TILING=S[,K[,C[,B]]] sets the stages S of every swapped
+// kernel compiled after it, its K split K (0: the default's), whether the
+// splits form a cluster (C = 1) or add through the workspace (0), and the K
+// blocks B a stage; build_swapped_gemm_amax and the refusals (shared
+// memory) check the result.
+namespace {
+void tiling_from_environment(SwappedGemmAmaxTiling& t) {
+  const char* text = std::getenv("WARPFORGE_SWAPPED_TILING");
+  if (!text || !*text) return;
+  int stages = 0, splits = 0, cluster = 0, blocks = 0;
+  char end = 0;
+  const int read = std::sscanf(text, "%d,%d,%d,%d%c", &stages, &splits, &cluster, &blocks, &end);
+  if (read < 1 || read > 4 || splits < 0 || (read >= 3 && cluster != 0 && cluster != 1))
+    throw OpsError(std::string("WARPFORGE_SWAPPED_TILING '") + text +
+                   "': expected stages[,splits[,cluster[,blocks]]] (one to four integers, splits 0 or more, cluster "
+                   "0 or 1, e.g. 12 or 8,2 or 8,4,0 or 6,0,1,4)");
+  t.stages = stages;
+  if (splits > 0) t.splits = splits;
+  t.cluster = read >= 3 ? cluster == 1 : t.splits > 1 && t.splits <= kClusterSplitsUpTo;
+  if (read == 4) t.blocks = blocks;
+}
+}  // namespace
+
 // Tokens: M in the fewest tiles of at most 256 (a conversion of B's codes
 // feeds T tokens' products), evened out (M = 768: three of 256), or the mma
 // tile asked for. Measured on an H100 at N = K = 8192 (docs/PERFORMANCE.md,
@@ -201,23 +234,35 @@ class SwappedPath final : public GemmAmaxPath {
 // up to kClusterSplitsUpTo splits form a cluster that adds their sums in
 // shared memory (measured on an H100: docs/PERFORMANCE.md, swapped kernel
 // v10), more add them through the workspace.
-// Stages: as many as fit, up to 8.
+// Stages: as many as fit, up to 8. Up to 64 tokens (where reading B
+// bounds the call) a stage holds 128 bytes of each B row (2 K blocks of
+// FP8, 4 of E2M1) where 4 stages of it fit, else fewer blocks: a stage of
+// 64 or 32 bytes a row streamed B at 2.1 and 1.37 TB/s where our bf16
+// GEMM's 128 bytes a row streamed 2.71 (H100); on an H200 both ran NVFP4
+// at M = 16 in 26.8 us, bound by the consumers' conversion instead
+// (docs/PERFORMANCE.md, "GemmAmax's decode on the swapped kernel").
 SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SwappedGemmAmaxTiling t;
   const std::int64_t m = std::max<std::int64_t>(p.m, 1);
   const std::int64_t token_tiles = (m + kSwappedMaxTokens - 1) / kSwappedMaxTokens;
   t.tokens = static_cast<int>(((m + token_tiles - 1) / token_tiles + 7) / 8 * 8);
   if (p.tile) t.tokens = p.tile->m;
+  const std::size_t optin = device.properties().shared_bytes_per_block_optin;
+  const auto fits = [&] { return !optin || swapped_gemm_amax_smem_bytes(p, t) <= optin; };
+  if (t.tokens <= 64) {
+    t.blocks = p.ab_dtype == DType::e2m1 ? 4 : 2;
+    t.stages = 4;
+    while (t.blocks > 1 && !fits()) t.blocks /= 2;
+  }
   const std::int64_t sms = std::max(device.properties().sm_count, 1);
   const std::int64_t tiles = std::max<std::int64_t>(swapped_gemm_amax_tiles(p, t), 1);
   const std::int64_t kblocks = std::max<std::int64_t>(p.k / kSwappedBlock, 1);
-  std::int64_t splits = std::clamp<std::int64_t>(sms / tiles, 1, std::max<std::int64_t>(kblocks / 8, 1));
-  while (splits > 1 && (splits - 1) * ((kblocks + splits - 1) / splits) >= kblocks) --splits;
-  t.splits = static_cast<int>(splits);
+  t.splits = static_cast<int>(std::clamp<std::int64_t>(sms / tiles, 1, std::max<std::int64_t>(kblocks / 8, 1)));
+  while (t.splits > 1 && (t.splits - 1) * swapped_gemm_amax_split_blocks(p, t) >= kblocks) --t.splits;
   t.cluster = t.splits > 1 && t.splits <= kClusterSplitsUpTo;
-  const std::size_t optin = device.properties().shared_bytes_per_block_optin;
   t.stages = 8;
-  while (t.stages > 2 && optin && swapped_gemm_amax_smem_bytes(p, t) > optin) --t.stages;
+  while (t.stages > 2 && !fits()) --t.stages;
+  tiling_from_environment(t);
   return t;
 }
 

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
-# minute once the build is there (BUDGET seconds, default 65), in the order
-# STEPS gives (default: tests mxfp4 ncu nvfp4), each step while time is
+# minute once the build is there (BUDGET seconds, default 56), in the order
+# STEPS gives (default: rs mxfp4 tests nvfp4), each step while time is
 # left:
+#   rs        the RS form's evidence: GemmAmax's swapped kernel (B's codes
+#             converted into wgmma's register A, 256 tokens a tile) at
+#             M = 8192, 1024, 128 x N = K = 8192 MXFP4 (NVFP4 8192), against
+#             cuBLAS bf16 of the same run (its A pre-pass included);
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
@@ -32,8 +36,8 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
-budget="${BUDGET:-65}"
-steps=" ${STEPS:-tests mxfp4 ncu nvfp4} "
+budget="${BUDGET:-56}"
+steps=" ${STEPS:-rs mxfp4 tests nvfp4} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -119,6 +123,11 @@ run_ncu() {
 
 for s in $steps; do
   case "$s" in
+    rs) step rs 10 22 bash -c '
+          "$0" --block-scaled mxfp4 --kernel swapped --shapes 8192x8192x8192,1024x8192x8192,128x8192x8192 --reps 5 ||
+            echo "| mxfp4 | exit $? |"
+          "$0" --block-scaled nvfp4 --kernel swapped --shapes 8192x8192x8192 --reps 5 || echo "| nvfp4 | exit $? |"' \
+          "$bench_gemm" ;;
     tests) run_tests ;;
     mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     sm90a-mxfp4 | sm90a-nvfp4 | stream-mxfp4 | stream-nvfp4)
@@ -136,6 +145,11 @@ echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
 [ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM|Mem Busy|Max Bandwidth|Mem Pipes Busy|Executed Ipc Active) " "$out/ncu.log" | head -18
+if [ -f "$out/rs.log" ]; then
+  echo
+  echo "rs (swapped GemmAmax, MXFP4 then NVFP4): shape, kernel, ours TFLOP/s, cuBLAS bf16 TFLOP/s, ours / cuBLAS"
+  grep -E "^\| ([0-9]+ x|mxfp4|nvfp4)" "$out/rs.log" | cut -d"|" -f2-6
+fi
 for log in "$out"/weights-*.log; do
   [ -f "$log" ] || continue
   log="$(basename "$log" .log)"

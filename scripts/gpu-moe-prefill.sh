@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
 # minute once the build is there (BUDGET seconds, default 56), in the order
-# STEPS gives (default: rs mxfp4 tests nvfp4), each step while time is
-# left:
-#   rs        the RS form's evidence: GemmAmax's swapped kernel (B's codes
-#             converted into wgmma's register A, 256 tokens a tile) at
-#             M = 8192, 1024, 128 x N = K = 8192 MXFP4 (NVFP4 8192), against
-#             cuBLAS bf16 of the same run (its A pre-pass included);
+# STEPS gives (default: tests sm90a-mxfp4 memcheck ncu nvfp4), each step while
+# time is left:
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
@@ -21,9 +17,12 @@
 #             (CUDA graph replay), host time a call, dA and dB alone;
 #   tests     GroupedGemmGpu cases against fp64, in one process: bf16 (the
 #             simulator's, ragged K), block-scaled (the simulator's), weight-only
-#             prefill on the sm90a design;
+#             prefill on the sm90a path (FP4: the RS design);
+#   memcheck  compute-sanitizer memcheck of the RS design's small ragged
+#             cases (GroupedGemmGpu.WeightOnlyRs*);
 #   ncu       Nsight Compute of our packed forward at NCU_ROW (default
-#             "mixtral 8192 mxfp4", its worst row in s6 window 1);
+#             "mixtral 8192 mxfp4", its worst row in s6 window 1), the
+#             kernel NCU_KERNEL (default the RS design's);
 #   small     (on request) the causes at 1-128 tokens (the stream kernel).
 # Logs go to $OUT (default build/gpu-moe-prefill), each step's output also to
 # stdout as it runs (a hard time limit keeps what was printed); the last
@@ -37,7 +36,7 @@ cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
 budget="${BUDGET:-56}"
-steps=" ${STEPS:-rs mxfp4 tests nvfp4} "
+steps=" ${STEPS:-tests sm90a-mxfp4 memcheck ncu nvfp4} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -114,7 +113,7 @@ run_ncu() {
   ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
   [ -x "$ncu_tool" ] || { summary+=("ncu: not found"); return; }
   read -r ncu_model ncu_tokens ncu_format <<<"${NCU_ROW:-mixtral 8192 mxfp4}"
-  step ncu 12 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_weights}" --launch-skip 3 --launch-count 1 \
+  step ncu 8 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_rs}" --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     --section Occupancy --section LaunchStats \
     --section SchedulerStats --section WarpStateStats \
@@ -123,15 +122,14 @@ run_ncu() {
 
 for s in $steps; do
   case "$s" in
-    rs) step rs 10 22 bash -c '
-          "$0" --block-scaled mxfp4 --kernel swapped --shapes 8192x8192x8192,1024x8192x8192,128x8192x8192 --reps 5 ||
-            echo "| mxfp4 | exit $? |"
-          "$0" --block-scaled nvfp4 --kernel swapped --shapes 8192x8192x8192 --reps 5 || echo "| nvfp4 | exit $? |"' \
-          "$bench_gemm" ;;
+    memcheck)
+      sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+      step memcheck 8 14 "$sanitizer" --tool memcheck --error-exitcode 9 "$build_dir/tests/test_gpu" \
+        --gtest_filter='GroupedGemmGpu.WeightOnlyRs*' ;;
     tests) run_tests ;;
-    mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+    mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 17 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     sm90a-mxfp4 | sm90a-nvfp4 | stream-mxfp4 | stream-nvfp4)
-      weights "weights-$s" "${s#*-}" "${s%-*}" 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+      weights "weights-$s" "${s#*-}" "${s%-*}" 8 17 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     # The sm90a design's rows (1024, 8192 tokens).
     causes) step causes 18 24 "${bench[@]}" "${backward[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192 ;;
     # The stream kernel's rows (1-128 tokens).
@@ -145,11 +143,7 @@ echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
 [ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM|Mem Busy|Max Bandwidth|Mem Pipes Busy|Executed Ipc Active) " "$out/ncu.log" | head -18
-if [ -f "$out/rs.log" ]; then
-  echo
-  echo "rs (swapped GemmAmax, MXFP4 then NVFP4): shape, kernel, ours TFLOP/s, cuBLAS bf16 TFLOP/s, ours / cuBLAS"
-  grep -E "^\| ([0-9]+ x|mxfp4|nvfp4)" "$out/rs.log" | cut -d"|" -f2-6
-fi
+[ -f "$out/memcheck.log" ] && grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | head -3
 for log in "$out"/weights-*.log; do
   [ -f "$log" ] || continue
   log="$(basename "$log" .log)"

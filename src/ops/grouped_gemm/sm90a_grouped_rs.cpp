@@ -137,6 +137,8 @@ class RsDesign final : public tile::WarpSpecializedDesign {
 
  private:
   void convert(const tile::PipelineState& s, const Reg& kb, const Regs& out);
+  void mma_narrowest(const tile::warpgroup::KBlock& block, const std::vector<Regs>& a_steps, const Reg& desc,
+                     const Pred& accumulate, const Reg& left, int n);
   Reg pair_of(const Reg& word);
 
   bool fp4_vec16() const { return p_.vec == 16; }
@@ -239,6 +241,7 @@ void RsDesign::convert(const tile::PipelineState& s, const Reg& kb, const Regs& 
 void RsDesign::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& s) {
   k_.if_then(w.kb1 > w.kb0, [&] {
     const tile::warpgroup::KBlock block{.ab = bf16, .k_steps = kBlock / 16};
+    Reg left = w.extra[0] - w.tile.m0;  // the group's tokens from the tile's first
     Reg current = k_.reg(u32);  // the stage the wgmma read
     convert(s, w.kb0, frags_[0]);
     k_.mov(current, s.stage());
@@ -249,7 +252,7 @@ void RsDesign::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile
       k_.add(desc, desc, desc0_);
       std::vector<Regs> a_steps;
       for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
-      tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, kb != w.kb0);
+      mma_narrowest(block, a_steps, desc, kb != w.kb0, left, 64);
       Pred more = kb + 1u < w.kb1;
       k_.if_then(more, [&] { convert(s, kb + 1u, next); });
       k_.wgmma_wait_group(0);
@@ -264,6 +267,20 @@ void RsDesign::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile
       k_.if_then(kb + 1u < w.kb1, [&] { step(kb + 1u, frags_[1], frags_[0]); });
     });
   });
+}
+
+// The k-block's wgmma over the fewest tokens, in 64s, that cover the
+// group's `left` from the tile's first (all T where more): the accumulators'
+// first n / 2 registers are tokens 0 .. n - 1 (PTX ISA 9.7.15.5.1.1.1), and
+// a group's last tile is on average half empty (deepseek at 8192 tokens:
+// ~256 tokens a group).
+void RsDesign::mma_narrowest(const tile::warpgroup::KBlock& block, const std::vector<Regs>& a_steps, const Reg& desc,
+                             const Pred& accumulate, const Reg& left, int n) {
+  auto mma = [&](int tokens) {
+    tile::warpgroup::mma_k_block(k_, block, Regs(acc_.begin(), acc_.begin() + tokens / 2), a_steps, desc, accumulate);
+  };
+  if (n >= c_.tokens) return mma(c_.tokens);
+  k_.if_else(left <= imm(n), [&] { mma(n); }, [&] { mma_narrowest(block, a_steps, desc, accumulate, left, n + 64); });
 }
 
 // D[token][row] from the accumulators: register 4j + 2h + e holds weight

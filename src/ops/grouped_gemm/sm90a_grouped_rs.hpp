@@ -32,6 +32,10 @@
 // with the codes' bias, else two). The next k-block converts while the
 // current one's wgmma run (two fragment sets, two k-blocks a trip).
 //
+// A group's last token tile runs wgmma over the fewest tokens, in 64s, that
+// cover the group's rest (N = 64, 128, .. T: the accumulators' first
+// columns), not T whatever the group holds.
+//
 // D (M x N, row-major) is stored from the accumulators transposed: each
 // element where its token is inside the group and its row inside N.
 // Parameters: map_a (A (M, K) bf16, K-major, boxes of 64 x T), map_b,
@@ -62,8 +66,7 @@ struct GroupedRsConfig {
 bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
 
 // T from the tokens a group has on average (M / G, rounded up to 64, 64 to
-// 256: a wgmma of N = T runs whole whatever the group holds), and as many
-// stages as fit.
+// 256: the tokens' tile a stage brings), and as many stages as fit.
 GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p);
 
 GroupScheduleOptions sm90a_grouped_rs_schedule(const GroupedGemmProblem& p, const GroupedRsConfig& c);

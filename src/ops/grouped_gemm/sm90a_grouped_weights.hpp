@@ -4,13 +4,9 @@
 // the consumer warpgroups, once a 128-token tile, so that wgmma multiplies
 // bf16 x bf16 as in the bf16 design.
 //
-// Not (yet) wgmma's A from registers (the RS form, the weights as A and the
-// tokens as N: Dᵀ = W·Xᵀ). That form converts a weight once for 256 tokens
-// rather than 128 here, and keeps the converted tile out of shared memory;
-// a thread's fragment of k16 step s of a chunk (codes 16s + 2t, + 1, + 8,
-// + 9 of its rows) lies in the packed layout as pair t of words 2(s % 4), 2(s % 4) + 1
-// of lane 4q + s / 4's piece, which it can read from the stage whatever its
-// own lane (docs/experiments/2026-11-29-grouped-gemm.md, session 6).
+// The sm90a path runs it for MXFP8 weights; FP4 weights take the RS form
+// (sm90a_grouped_rs.hpp), which loads this same stage (load, the maps) and
+// converts each weight once for up to 256 tokens into wgmma's registers.
 //
 // A stage holds k-block kb's codes and scales of the tile's rows: for each
 // of the tile_n / 16 row tiles (16 rows) the packed block (g, r, kb / 4)'s

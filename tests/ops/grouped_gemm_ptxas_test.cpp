@@ -74,8 +74,8 @@ TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
 
 // Weight-only at gpt-oss's shape: MXFP8 on the sm90a design (B's tiles
 // converted from packed codes in shared memory) at the 256-wide tile;
-// MXFP4 and NVFP4 on the RS design at 256 tokens a tile (128 accumulators a
-// thread: the consumers' 232 registers) and at 64.
+// MXFP4, NVFP4 and MXFP8 on the RS design at 256 tokens a tile (128
+// accumulators a thread: the consumers' 232 registers), MXFP4 at 64.
 TEST(GroupedGemmPtxas, Sm90aWeightOnlyAssemblesWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
   GroupedGemmProblem p;
@@ -85,9 +85,10 @@ TEST(GroupedGemmPtxas, Sm90aWeightOnlyAssemblesWithoutSpills) {
   GroupedSm90aConfig c{256, 6};
   while (sm90a_grouped_shared_bytes(p, c) > 227 * 1024) --c.stages;
   testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
-  for (auto [scale, vec, tokens] : {std::tuple{DType::e8m0, 32, 256}, std::tuple{DType::e4m3, 16, 256},
-                                    std::tuple{DType::e8m0, 32, 64}}) {
-    p.b_dtype = DType::e2m1, p.sf_dtype = scale, p.vec = vec;
+  for (auto [data, scale, vec, tokens] :
+       {std::tuple{DType::e2m1, DType::e8m0, 32, 256}, std::tuple{DType::e2m1, DType::e4m3, 16, 256},
+        std::tuple{DType::e2m1, DType::e8m0, 32, 64}, std::tuple{DType::e4m3, DType::e8m0, 32, 256}}) {
+    p.b_dtype = data, p.sf_dtype = scale, p.vec = vec;
     GroupedRsConfig rs{tokens, 8};
     while (sm90a_grouped_rs_shared_bytes(p, rs) > 227 * 1024) --rs.stages;
     testing::expect_fast_assembly(build_sm90a_grouped_rs(p, rs).to_ptx(), p.describe() + ", " + rs.describe());

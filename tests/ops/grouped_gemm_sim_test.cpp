@@ -47,8 +47,7 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
   run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
 }
 
-// Weight-only on the sm90a path (FP4: the RS design, sm90a_grouped_rs.hpp;
-// MXFP8: B's tiles converted from packed codes in shared memory): every
+// Weight-only on the sm90a path (the RS design, sm90a_grouped_rs.hpp): every
 // format, empty groups, one token, a group across row (token) tiles, rows
 // past the last end, N off the 16-row packed tiles and the 128-wide tile, K
 // off the 64-code k-blocks and 256-code chunks; 256-wide tiles (and
@@ -71,9 +70,11 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
   run_stream(runtime::Device(sim::make_backend({.sm_count = 4})), wide, seed++);
   wide.kernel = "stream";
   run_stream(runtime::Device(sim::make_backend({.sm_count = 132})), wide, seed++);
-  StreamCase slow{kNvfp4, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
-  slow.kernel = "sm90a", slow.named = GroupedGemmKernel::sm90a;
-  run_stream(device, slow, seed++);
+  for (BlockScaledFormat f : {kNvfp4, kMxfp8E5m2}) {
+    StreamCase slow{f, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
+    slow.kernel = "sm90a", slow.named = GroupedGemmKernel::sm90a;
+    run_stream(device, slow, seed++);
+  }
   // The RS design's widest tile (256 tokens: M / G = 200), a group across two.
   StreamCase tall{kMxfp4, ends_of({290, 100}), 400, 24, 136, DType::bf16};
   tall.kernel = "sm90a", tall.named = GroupedGemmKernel::sm90a;

@@ -33,8 +33,8 @@
 // (sm90a_grouped_tma_d)], D, offsets (pointers), extent (u32: M for ragged
 // M, K for ragged K).
 //
-// Weight-only (B packed block-scaled codes, prepack_weights; FP4 takes the
-// RS design, sm90a_grouped_rs.hpp): the kernel
+// Weight-only (B packed block-scaled codes, prepack_weights; the sm90a
+// path runs the RS design, sm90a_grouped_rs.hpp): the kernel
 // grouped_gemm_sm90a_weights, whose consumers make each k-block's bf16 B
 // tile in shared memory from the codes (sm90a_grouped_weights.hpp); the
 // rest as ragged M above, B K-major. Parameters: map_a, map_b (the packed

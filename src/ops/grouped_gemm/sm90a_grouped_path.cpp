@@ -1,5 +1,5 @@
 // The sm90a path of GroupedGemm: the warp-specialized designs of
-// sm90a_grouped_kernel.hpp and (packed FP4 weights) sm90a_grouped_rs.hpp,
+// sm90a_grouped_kernel.hpp and (packed weights) sm90a_grouped_rs.hpp,
 // their configuration, tensor maps and launch.
 #include <algorithm>
 #include <mutex>
@@ -26,8 +26,8 @@ GroupedSm90aConfig sm90a_config(const GroupedGemmProblem& p) {
   return c;
 }
 
-// What a launch runs: the bf16 design (also packed FP8 weights), or the RS
-// design of packed FP4 weights; the tokens a TMA box of A brings, the
+// What a launch runs: the bf16 design, or the RS design of packed weights;
+// the tokens a TMA box of A brings, the
 // weight rows of a packed stage.
 struct Sm90aKernel {
   const char* name;
@@ -148,7 +148,7 @@ class Sm90aPath final : public GroupedGemmPath {
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device&) const override {
     if (sm90a_grouped_rs_takes(p))
       return "RS form, " + sm90a_grouped_rs_config(p).describe() +
-             ": the packed FP4 weights converted into wgmma's register A, the tokens its N, D stored transposed, "
+             ": the packed weights converted into wgmma's register A, the tokens its N, D stored transposed, "
              "warp-specialized, persistent over the groups' tiles";
     return "tile " + sm90a_config(p).describe() +
            ", warp-specialized (TMA producer, two wgmma consumer warpgroups), persistent over the groups' tiles" +

@@ -141,7 +141,10 @@ class RsDesign final : public tile::WarpSpecializedDesign {
                      const Pred& accumulate, const Reg& left, int n);
   Reg pair_of(const Reg& word);
 
+  bool fp4() const { return p_.b_dtype == DType::e2m1; }
   bool fp4_vec16() const { return p_.vec == 16; }
+  int loads() const { return fp4() ? 4 : 8; }  // 16-byte loads of a lane's two pieces
+  void fp4_pair_masks(const Reg& t);
 
   const GroupedGemmProblem& p_;
   GroupedRsConfig c_;
@@ -164,17 +167,31 @@ class RsDesign final : public tile::WarpSpecializedDesign {
 
 // Thread 128w + 32v + 4g + t of consumer warpgroup w: weight rows 64w +
 // 16v + g and + 8, row tile 4w + v of the stage's 8 (GroupedWeightTiles:
-// [row tile][load j][g] x 16 bytes, row h's piece in loads 2h, 2h + 1;
-// then each row tile's 32 lanes x S scale bytes, lane 4g + kb % 4's S the
-// rows' blocks, row g's then row g + 8's). t < 3: pair t's places are pair
-// 0's shifted down 3t; t = 3: bits 10, 11 down 4, 13 down 5, 14 up 1.
+// [row tile][load j][g] x 16 bytes, row h's piece in loads J/2·h ..
+// J/2·h + J/2 - 1; then each row tile's 32 lanes x S scale bytes, lane 4g +
+// kb % 4's S the rows' blocks, row g's then row g + 8's). FP4: t < 3, pair
+// t's places are pair 0's shifted down 3t; t = 3: bits 10, 11 down 4, 13
+// down 5, 14 up 1. FP8: the thread's words are 4s + t / 2 and + 2 of k16
+// step s, its pair their half t % 2.
 void RsDesign::consumer_setup(tile::WarpSpecialized& ws) {
   lane_ = tid_ & 31u;
   Reg g = lane_ >> 2u, t = lane_ & 3u, row_tile = tid_ >> 5u;
   row_ = (row_tile << 4u) + g;
-  codes_at_ = imm(smem_.weights) + row_tile * imm(4 * 8 * 16) + (g << 4u);
+  codes_at_ = imm(smem_.weights) + row_tile * imm(loads() * 8 * 16) + (g << 4u);
+  if (!fp4()) {
+    codes_at_ = codes_at_ + ((t >> 1u) << 2u);
+    shift_ = (t & 1u) << 4u;
+  }
   scales_at_ = imm(smem_.weights) + weights_.codes_bytes() + row_tile * imm(32 * (128 / p_.vec)) +
                (g << 2u) * imm(128 / p_.vec);
+  if (fp4()) fp4_pair_masks(t);
+  acc_ = k_.regs(f32, c_.tokens / 2, "acc");
+  frags_ = {k_.regs(b32, 16, "wfrag"), k_.regs(b32, 16, "wfrag_next")};
+  desc0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.ring), 16, kAtom);
+  leader_ = ws.leader();
+}
+
+void RsDesign::fp4_pair_masks(const Reg& t) {
   Pred last = t == 3u;
   shift_ = k_.reg(u32);
   mask_ = k_.reg(u32);
@@ -184,10 +201,6 @@ void RsDesign::consumer_setup(tile::WarpSpecialized& ws) {
   k_.selp(mask_, 0x80008000u, 0x81C081C0u, last);
   k_.selp(mask4_, 0x00C000C0u, 0u, last);
   k_.selp(mask5_, 0x01000100u, 0u, last);
-  acc_ = k_.regs(f32, c_.tokens / 2, "acc");
-  frags_ = {k_.regs(b32, 16, "wfrag"), k_.regs(b32, 16, "wfrag_next")};
-  desc0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.ring), 16, kAtom);
-  leader_ = ws.leader();
 }
 
 // The thread's pair of an FP4 word as a bf16 pair's fields (the codes'
@@ -197,17 +210,23 @@ Reg RsDesign::pair_of(const Reg& word) {
 }
 
 // Waits for stage `s` and converts the thread's fragments of k-block kb
-// into `out`: out[8h + w] is row g + 8h's pair of word w (k16 step w / 2,
-// columns 2t, 2t + 1 for w even, + 8 for w odd).
+// into `out`: out[8h + 2s + e] is row g + 8h's pair of k16 step s,
+// columns 2t, 2t + 1 (e = 0) or 2t + 8, 2t + 9 (e = 1). FP4: word 2s + e
+// of the row's piece, pair t; FP8: word 4s + t / 2 + 2e, half t % 2 (moved
+// to the low half for BlockCodes::dequant_fp8).
 void RsDesign::convert(const tile::PipelineState& s, const Reg& kb, const Regs& out) {
   ws_->pipeline().wait(s);
   Reg stage = base_ + imm(smem_.ring) + s.stage() * imm(smem_.stage);
-  std::vector<Regs> words;
+  std::vector<Regs> words;  // [row h][2s + e]
   for (int h = 0; h < 2; ++h) {
     Regs w = k_.regs(b32, 8);
-    for (int j = 0; j < 2; ++j)
-      k_.ld(Space::shared, b32, Regs(w.begin() + 4 * j, w.begin() + 4 * j + 4),
-            at(stage + codes_at_, static_cast<std::int64_t>((2 * h + j) * 8 * 16)));
+    for (int j = 0; j < 8; j += fp4() ? 4 : 1) {
+      const std::int64_t piece = (h * loads() / 2) * 8 * 16;
+      if (fp4())  // words 0-3 and 4-7: loads 2h, 2h + 1
+        k_.ld(Space::shared, b32, Regs(w.begin() + j, w.begin() + j + 4), at(stage + codes_at_, piece + j / 4 * 8 * 16));
+      else  // step j / 2's word: load 4h + j / 2, + 8 bytes for e = 1
+        k_.ld(Space::shared, b32, w[static_cast<std::size_t>(j)], at(stage + codes_at_, piece + j / 2 * 8 * 16 + j % 2 * 8));
+    }
     words.push_back(w);
   }
   // The scale bytes of lane 4g + kb % 4: two 16-bit halves a row (blocks 0, 1; vec 16 also 2, 3).
@@ -225,13 +244,18 @@ void RsDesign::convert(const tile::PipelineState& s, const Reg& kb, const Regs& 
       for (int b = 0; b < 2 * per_row; ++b)
         factors.push_back(codes_.scale_factor(halves[static_cast<std::size_t>(h * per_row + b / 2)], b % 2, 2, folded));
       for (int w = 0; w < 8; ++w) {
-        const int block = w * 8 / p_.vec;
-        codes_.apply_scale(out[static_cast<std::size_t>(8 * h + w)], pair_of(words[static_cast<std::size_t>(h)][w]),
-                           factors[static_cast<std::size_t>(block)], folded);
+        const Reg& factor = factors[static_cast<std::size_t>(16 * (w / 2) / p_.vec)];  // step w / 2's block
+        const Reg& word = words[static_cast<std::size_t>(h)][static_cast<std::size_t>(w)];
+        const Reg& d = out[static_cast<std::size_t>(8 * h + w)];
+        if (fp4())
+          codes_.apply_scale(d, pair_of(word), factor, folded);
+        else
+          codes_.dequant_fp8(Regs{word >> shift_}, factor, Regs{d}, folded);
       }
     }
   };
-  k_.if_else(codes_.scales_fold(halves, 2), [&] { run(true); }, [&] { run(false); });
+  Pred fold = fp4() ? codes_.scales_fold(halves, 2) : Pred(codes_.scales_fold(halves, 2) && codes_.codes_finite(words));
+  k_.if_else(fold, [&] { run(true); }, [&] { run(false); });
 }
 
 // k-block kb's wgmma on `now` while the next k-block converts into `next`;
@@ -316,8 +340,7 @@ std::string GroupedRsConfig::describe() const {
 }
 
 bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p) {
-  return p.packed_b && !p.native_b && !p.scaled_a && !p.amax && p.b_dtype == DType::e2m1 &&
-         p.form == GroupedForm::ragged_m && p.a_dtype == DType::bf16 && p.a.cols_contiguous;
+  return p.packed_b && !p.native_b && !p.scaled_a && !p.amax && p.form == GroupedForm::ragged_m && p.a_dtype == DType::bf16 && p.a.cols_contiguous;
 }
 
 GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p) {
@@ -348,7 +371,7 @@ std::uint32_t sm90a_grouped_rs_shared_bytes(const GroupedGemmProblem& p, const G
 ptx::Module build_sm90a_grouped_rs(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
   if (!sm90a_grouped_rs_takes(p))
     throw OpsError("sm90a RS grouped kernel: problem " + p.describe() +
-                   "; it takes packed FP4 weights (MXFP4, NVFP4) against bf16 tokens with K contiguous, ragged M");
+                   "; it takes packed weights against bf16 tokens with K contiguous, ragged M");
   if (c.tokens < 8 || c.tokens > 256 || c.tokens % 8 != 0 || c.stages < 2 || c.stages > 8 ||
       sm90a_grouped_rs_shared_bytes(p, c) > 227 * 1024)
     throw OpsError("sm90a RS grouped kernel: configuration " + c.describe() + " needs " +

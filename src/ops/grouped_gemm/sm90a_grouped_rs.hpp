@@ -1,5 +1,5 @@
 // Weight-only prefill in the RS form (sm_90a): bf16 tokens against packed
-// FP4 expert weights (MXFP4, NVFP4; prepack_weights), ragged M, computed
+// block-scaled expert weights (MXFP4, NVFP4, MXFP8; prepack_weights), ragged M, computed
 // as Dᵀ = W·Xᵀ per group: the weights on wgmma m64nTk16's 64-row side from
 // registers, the group's tokens on its N side (T of them) from shared
 // memory, so a weight is converted once for T tokens and never enters
@@ -24,12 +24,13 @@
 // k-block, which in the packed layout (PackedWeightsLayout) are pair t of
 // words 2s and 2s + 1 of the piece of lane 4g + kb % 4 of the row: every
 // thread of the quad reads the same 64 bytes (two rows' pieces) and takes
-// its own pair of each word. Pairs 0-2 lie in pair 0's bit places shifted
-// down 3t (a shift and a mask make the code's bf16 fields); pair 3's
-// places need three shifts and masks. One expression serves all four (the
-// unused terms masked by zero), ~7 instructions a bf16 pair with the
+// its own pair of each word. FP4: pairs 0-2 lie in pair 0's bit places
+// shifted down 3t (a shift and a mask make the code's bf16 fields); pair
+// 3's places need three shifts and masks. One expression serves all four
+// (the unused terms masked by zero), ~7 instructions a bf16 pair with the
 // scale's multiply (BlockCodes: exact, one multiply where the scales fold
-// with the codes' bias, else two). The next k-block converts while the
+// with the codes' bias, else two). FP8 (4 codes a word): words 4s + t / 2
+// and + 2, half t % 2, BlockCodes::dequant_fp8 (NaN and inf codes exact). The next k-block converts while the
 // current one's wgmma run (two fragment sets, two k-blocks a trip).
 //
 // A group's last token tile runs wgmma over the fewest tokens, in 64s, that
@@ -62,7 +63,7 @@ struct GroupedRsConfig {
   friend bool operator==(const GroupedRsConfig&, const GroupedRsConfig&) = default;
 };
 
-// Whether the RS design takes the problem (packed FP4 weights, ragged M, bf16 tokens with K contiguous).
+// Whether the RS design takes the problem (packed weights, ragged M, bf16 tokens with K contiguous).
 bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
 
 // T from the tokens a group has on average (M / G, rounded up to 64, 64 to

@@ -4,9 +4,9 @@
 // the consumer warpgroups, once a 128-token tile, so that wgmma multiplies
 // bf16 x bf16 as in the bf16 design.
 //
-// The sm90a path runs it for MXFP8 weights; FP4 weights take the RS form
-// (sm90a_grouped_rs.hpp), which loads this same stage (load, the maps) and
-// converts each weight once for up to 256 tokens into wgmma's registers.
+// The sm90a path runs the RS form (sm90a_grouped_rs.hpp) instead, which
+// loads this same stage (load, the maps) and converts each weight once for
+// up to 256 tokens into wgmma's registers.
 //
 // A stage holds k-block kb's codes and scales of the tile's rows: for each
 // of the tile_n / 16 row tiles (16 rows) the packed block (g, r, kb / 4)'s

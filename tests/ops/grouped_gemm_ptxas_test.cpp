@@ -1,8 +1,7 @@
 // The grouped GEMM's kernels assemble with ptxas as the driver compiles
 // them, without spills: the sm80 kernel for sm_80 and sm_90a in both forms
-// and every operand major-ness; the sm90a design at both tile widths (and
-// its weight-only form (MXFP8); the RS design of FP4 weights at 256 and 64
-// tokens a tile); the
+// and every operand major-ness; the sm90a design at both tile widths; the
+// RS design of packed weights at 256 and 64 tokens a tile; the
 // stream kernel for sm_90a in every format, token tile, with and without
 // split K and amax, its registers inside the CTAs an
 // SM it asks for. Skips, saying so, without the CUDA toolkit.
@@ -72,19 +71,15 @@ TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
   }
 }
 
-// Weight-only at gpt-oss's shape: MXFP8 on the sm90a design (B's tiles
-// converted from packed codes in shared memory) at the 256-wide tile;
-// MXFP4, NVFP4 and MXFP8 on the RS design at 256 tokens a tile (128
-// accumulators a thread: the consumers' 232 registers), MXFP4 at 64.
+// Weight-only at gpt-oss's shape on the RS design: MXFP4, NVFP4 and MXFP8
+// at 256 tokens a tile (128 accumulators a thread: the consumers' 232
+// registers), MXFP4 at 64.
 TEST(GroupedGemmPtxas, Sm90aWeightOnlyAssemblesWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
   GroupedGemmProblem p;
   p.m = 4096, p.n = 5760, p.k = 2880, p.groups = 128;
-  p.packed_b = true, p.b_dtype = DType::e4m3, p.sf_dtype = DType::e8m0, p.vec = 32;
+  p.packed_b = true;
   p.a = {true, 2880, 0}, p.d = {true, 5760, 0};
-  GroupedSm90aConfig c{256, 6};
-  while (sm90a_grouped_shared_bytes(p, c) > 227 * 1024) --c.stages;
-  testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
   for (auto [data, scale, vec, tokens] :
        {std::tuple{DType::e2m1, DType::e8m0, 32, 256}, std::tuple{DType::e2m1, DType::e4m3, 16, 256},
         std::tuple{DType::e2m1, DType::e8m0, 32, 64}, std::tuple{DType::e4m3, DType::e8m0, 32, 256}}) {

@@ -27,26 +27,24 @@ GroupedSm90aConfig sm90a_config(const GroupedGemmProblem& p) {
 }
 
 // What a launch runs: the bf16 design, or the RS design of packed weights;
-// the tokens a TMA box of A brings, the
-// weight rows of a packed stage.
+// the tokens a TMA box of A brings.
 struct Sm90aKernel {
   const char* name;
   ptx::Module module;
   std::int64_t units;
   std::uint32_t shared_bytes, a_rows;
-  int weight_rows;
 };
 Sm90aKernel sm90a_kernel(const GroupedGemmProblem& p) {
   if (sm90a_grouped_rs_takes(p)) {
     const GroupedRsConfig c = sm90a_grouped_rs_config(p);
     return {kSm90aGroupedRsKernel, build_sm90a_grouped_rs(p, c),
             max_group_units(sm90a_grouped_rs_schedule(p, c), group_extent(p)), sm90a_grouped_rs_shared_bytes(p, c),
-            static_cast<std::uint32_t>(c.tokens), GroupedRsConfig::kRows};
+            static_cast<std::uint32_t>(c.tokens)};
   }
   const GroupedSm90aConfig c = sm90a_config(p);
-  return {p.packed_b ? kSm90aGroupedWeightsKernel : kSm90aGroupedKernel, build_sm90a_grouped(p, c),
+  return {kSm90aGroupedKernel, build_sm90a_grouped(p, c),
           max_group_units(sm90a_grouped_schedule(p, c), group_extent(p)), sm90a_grouped_shared_bytes(p, c),
-          GroupedSm90aConfig::kTileM, c.tile_n};
+          GroupedSm90aConfig::kTileM};
 }
 
 class Sm90aLaunch final : public GroupedGemmLaunch {
@@ -94,7 +92,7 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
                      ? matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a, kk, kernel_.a_rows)
                      : matrix_map(p_.a_dtype, t.a.address(), p_.m, p_.k, 1, a, 64, kk))};
     if (p_.packed_b) {
-      const GroupedWeightTiles weights(p_, kernel_.weight_rows);
+      const GroupedWeightTiles weights(p_, GroupedRsConfig::kRows);
       maps_.push_back(runtime::make_tensor_map(device_, weights.codes_map(t.b.address())));
       maps_.push_back(runtime::make_tensor_map(device_, weights.scales_map(t.sfb->address())));
       sfb_ = t.sfb->address();
@@ -152,7 +150,6 @@ class Sm90aPath final : public GroupedGemmPath {
              "warp-specialized, persistent over the groups' tiles";
     return "tile " + sm90a_config(p).describe() +
            ", warp-specialized (TMA producer, two wgmma consumer warpgroups), persistent over the groups' tiles" +
-           (p.packed_b ? ", B's bf16 tiles converted from the packed codes by the consumers" : "") +
            (sm90a_grouped_tma_d(p) ? ", D stored by TMA" : "");
   }
 

@@ -142,8 +142,6 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   Reg pair_of(const Reg& word);
 
   bool fp4() const { return p_.b_dtype == DType::e2m1; }
-  bool fp4_vec16() const { return p_.vec == 16; }
-  int loads() const { return fp4() ? 4 : 8; }  // 16-byte loads of a lane's two pieces
   void fp4_pair_masks(const Reg& t);
 
   const GroupedGemmProblem& p_;
@@ -177,13 +175,13 @@ void RsDesign::consumer_setup(tile::WarpSpecialized& ws) {
   lane_ = tid_ & 31u;
   Reg g = lane_ >> 2u, t = lane_ & 3u, row_tile = tid_ >> 5u;
   row_ = (row_tile << 4u) + g;
-  codes_at_ = imm(smem_.weights) + row_tile * imm(loads() * 8 * 16) + (g << 4u);
+  codes_at_ = imm(smem_.weights) + row_tile * imm(weights_.loads() * 8 * 16) + (g << 4u);
   if (!fp4()) {
     codes_at_ = codes_at_ + ((t >> 1u) << 2u);
     shift_ = (t & 1u) << 4u;
   }
-  scales_at_ = imm(smem_.weights) + weights_.codes_bytes() + row_tile * imm(32 * (128 / p_.vec)) +
-               (g << 2u) * imm(128 / p_.vec);
+  scales_at_ = imm(smem_.weights) + weights_.codes_bytes() + row_tile * imm(32 * weights_.lane_scales()) +
+               (g << 2u) * imm(weights_.lane_scales());
   if (fp4()) fp4_pair_masks(t);
   acc_ = k_.regs(f32, c_.tokens / 2, "acc");
   frags_ = {k_.regs(b32, 16, "wfrag"), k_.regs(b32, 16, "wfrag_next")};
@@ -221,7 +219,7 @@ void RsDesign::convert(const tile::PipelineState& s, const Reg& kb, const Regs& 
   for (int h = 0; h < 2; ++h) {
     Regs w = k_.regs(b32, 8);
     for (int j = 0; j < 8; j += fp4() ? 4 : 1) {
-      const std::int64_t piece = (h * loads() / 2) * 8 * 16;
+      const std::int64_t piece = (h * weights_.loads() / 2) * 8 * 16;
       if (fp4())  // words 0-3 and 4-7: loads 2h, 2h + 1
         k_.ld(Space::shared, b32, Regs(w.begin() + j, w.begin() + j + 4), at(stage + codes_at_, piece + j / 4 * 8 * 16));
       else  // step j / 2's word: load 4h + j / 2, + 8 bytes for e = 1
@@ -230,14 +228,14 @@ void RsDesign::convert(const tile::PipelineState& s, const Reg& kb, const Regs& 
     words.push_back(w);
   }
   // The scale bytes of lane 4g + kb % 4: two 16-bit halves a row (blocks 0, 1; vec 16 also 2, 3).
-  Regs raw = k_.regs(b32, fp4_vec16() ? 2 : 1);
-  k_.ld(Space::shared, b32, raw, at(stage + scales_at_ + (kb & 3u) * imm(128 / p_.vec)));
+  Regs raw = k_.regs(b32, weights_.lane_scales() / 4);
+  k_.ld(Space::shared, b32, raw, at(stage + scales_at_ + (kb & 3u) * imm(weights_.lane_scales())));
   std::vector<Reg> halves;  // [row h][pair of blocks]
   for (const Reg& r : raw) {
     halves.push_back(r & 0xFFFFu);
     halves.push_back(r >> 16u);
   }
-  const int per_row = fp4_vec16() ? 2 : 1;  // halves a row
+  const int per_row = weights_.lane_scales() / 4;  // halves a row
   auto run = [&](bool folded) {
     for (int h = 0; h < 2; ++h) {
       std::vector<Reg> factors;
@@ -339,9 +337,7 @@ std::string GroupedRsConfig::describe() const {
          std::to_string(stages);
 }
 
-bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p) {
-  return p.packed_b && !p.native_b && !p.scaled_a && !p.amax && p.form == GroupedForm::ragged_m && p.a_dtype == DType::bf16 && p.a.cols_contiguous;
-}
+bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p) { return p.packed_b; }
 
 GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p) {
   GroupedRsConfig c;
@@ -369,7 +365,8 @@ std::uint32_t sm90a_grouped_rs_shared_bytes(const GroupedGemmProblem& p, const G
 }
 
 ptx::Module build_sm90a_grouped_rs(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
-  if (!sm90a_grouped_rs_takes(p))
+  if (!p.packed_b || p.native_b || p.scaled_a || p.amax || p.form != GroupedForm::ragged_m ||
+      p.a_dtype != DType::bf16 || !p.a.cols_contiguous)
     throw OpsError("sm90a RS grouped kernel: problem " + p.describe() +
                    "; it takes packed weights against bf16 tokens with K contiguous, ragged M");
   if (c.tokens < 8 || c.tokens > 256 || c.tokens % 8 != 0 || c.stages < 2 || c.stages > 8 ||

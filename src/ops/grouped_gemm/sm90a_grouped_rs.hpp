@@ -63,7 +63,9 @@ struct GroupedRsConfig {
   friend bool operator==(const GroupedRsConfig&, const GroupedRsConfig&) = default;
 };
 
-// Whether the RS design takes the problem (packed weights, ragged M, bf16 tokens with K contiguous).
+// Whether the sm90a path runs the problem on the RS design: packed weights
+// (which the problem takes in ragged M against bf16 tokens; the path
+// refuses the rest, sm90a_grouped_refusals).
 bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
 
 // T from the tokens a group has on average (M / G, rounded up to 64, 64 to

@@ -50,8 +50,8 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
 // Weight-only on the sm90a path (the RS design, sm90a_grouped_rs.hpp): every
 // format, empty groups, one token, a group across row (token) tiles, rows
 // past the last end, N off the 16-row packed tiles and the 128-wide tile, K
-// off the 64-code k-blocks and 256-code chunks; 256-wide tiles (and
-// automatic selection past 32 tokens a group, where the tiles fill the SMs);
+// off the 64-code k-blocks and 256-code chunks; 1040 rows (and automatic
+// selection past 32 tokens a group, the stream kernel's up to it);
 // scales that do not fold (the exact slow conversion); 256 tokens a tile.
 TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
@@ -63,13 +63,14 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
     c.kernel = "sm90a", c.named = GroupedGemmKernel::sm90a;
     run_stream(device, c, seed++);
   }
-  // 70 tokens a group on average, 10 tiles: automatic selection's sm90a
-  // where they fill the SMs (4), the stream kernel's where not (132).
+  // Automatic selection on the GPU's 132 SMs: 70 tokens a group on
+  // average, the sm90a path (the RS design); 32, the stream kernel.
+  const runtime::Device gpu_sized(sim::make_backend({.sm_count = 132}));
   StreamCase wide{kMxfp4, ends_of({0, 140}), 140, 1040, 64, DType::f32};
   wide.kernel = "sm90a";
-  run_stream(runtime::Device(sim::make_backend({.sm_count = 4})), wide, seed++);
-  wide.kernel = "stream";
-  run_stream(runtime::Device(sim::make_backend({.sm_count = 132})), wide, seed++);
+  run_stream(gpu_sized, wide, seed++);
+  StreamCase narrow{kMxfp4, ends_of({0, 64}), 64, 1040, 64, DType::f32};
+  run_stream(gpu_sized, narrow, seed++);
   for (BlockScaledFormat f : {kNvfp4, kMxfp8E5m2}) {
     StreamCase slow{f, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
     slow.kernel = "sm90a", slow.named = GroupedGemmKernel::sm90a;

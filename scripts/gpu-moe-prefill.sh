@@ -116,7 +116,7 @@ run_ncu() {
   step ncu 8 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_rs}" --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     --section Occupancy --section LaunchStats \
-    --section SchedulerStats --section WarpStateStats \
+    --section SchedulerStats --section WarpStateStats --section SourceCounters --section InstructionStats \
     "$bench_gemm" --grouped --weights "$ncu_format" --models "$ncu_model" --tokens "$ncu_tokens" --reps 5
 }
 

@@ -66,7 +66,7 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
   // Automatic selection on the GPU's 132 SMs: 70 tokens a group on
   // average, the sm90a path (the RS design); 32, the stream kernel.
   const runtime::Device gpu_sized(sim::make_backend({.sm_count = 132}));
-  StreamCase wide{kMxfp4, ends_of({0, 140}), 140, 1040, 64, DType::f32};
+  StreamCase wide{kMxfp4, ends_of({0, 140}), 140, 1040, 200, DType::f32};
   wide.kernel = "sm90a";
   run_stream(gpu_sized, wide, seed++);
   StreamCase narrow{kMxfp4, ends_of({0, 64}), 64, 1040, 64, DType::f32};
@@ -76,8 +76,9 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
     slow.kernel = "sm90a", slow.named = GroupedGemmKernel::sm90a;
     run_stream(device, slow, seed++);
   }
-  // The RS design's widest tile (256 tokens: M / G = 200), a group across two.
-  StreamCase tall{kMxfp4, ends_of({290, 100}), 400, 24, 136, DType::bf16};
+  // The RS design's widest tile (256 tokens: M / G = 200), a group across
+  // two; 5 k-blocks (its fragment sets rotate in threes; wide: 4).
+  StreamCase tall{kMxfp4, ends_of({290, 100}), 400, 24, 264, DType::bf16};
   tall.kernel = "sm90a", tall.named = GroupedGemmKernel::sm90a;
   run_stream(device, tall, seed++);
 }

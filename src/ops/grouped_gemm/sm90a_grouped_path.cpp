@@ -53,7 +53,8 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
       : p_(p), c_(sm90a_config(p)), kernel_(sm90a_kernel(p)), device_(device), module_(device, kernel_.module),
         offsets_(device, p) {
     // Persistent: one CTA an SM (its stages take the shared memory), no more than there can be units.
-    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(kernel_.units, 1, std::max(device.properties().sm_count, 1)))};
+    const std::int64_t sms = std::max(device.properties().sm_count, 1);
+    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(kernel_.units, 1, sms))};
     config_.block = {3 * 128};  // two consumer warpgroups and the producer's
     config_.dynamic_shared_bytes = kernel_.shared_bytes;
     config_.overlap_previous = true;  // the kernel waits (griddepcontrol.wait) before it reads memory

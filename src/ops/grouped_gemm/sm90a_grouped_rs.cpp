@@ -221,9 +221,11 @@ void RsDesign::convert(const tile::PipelineState& s, const Reg& kb, const Regs& 
     for (int j = 0; j < 8; j += fp4() ? 4 : 1) {
       const std::int64_t piece = (h * weights_.loads() / 2) * 8 * 16;
       if (fp4())  // words 0-3 and 4-7: loads 2h, 2h + 1
-        k_.ld(Space::shared, b32, Regs(w.begin() + j, w.begin() + j + 4), at(stage + codes_at_, piece + j / 4 * 8 * 16));
+        k_.ld(Space::shared, b32, Regs(w.begin() + j, w.begin() + j + 4),
+              at(stage + codes_at_, piece + j / 4 * 8 * 16));
       else  // step j / 2's word: load 4h + j / 2, + 8 bytes for e = 1
-        k_.ld(Space::shared, b32, w[static_cast<std::size_t>(j)], at(stage + codes_at_, piece + j / 2 * 8 * 16 + j % 2 * 8));
+        k_.ld(Space::shared, b32, w[static_cast<std::size_t>(j)],
+              at(stage + codes_at_, piece + j / 2 * 8 * 16 + j % 2 * 8));
     }
     words.push_back(w);
   }

@@ -31,9 +31,8 @@
 // scale's multiply (BlockCodes: exact, one multiply where the scales fold
 // with the codes' bias, else two). FP8 (4 codes a word): words 4s + t / 2
 // and + 2, half t % 2, BlockCodes::dequant_fp8 (NaN and inf codes exact).
-// The next k-block converts while the current one's wgmma run, one
-// k-block's wgmma left in flight behind them (three fragment sets, three
-// k-blocks a trip).
+// The next k-block converts while the current one's wgmma run (two
+// fragment sets, two k-blocks a trip).
 //
 // A group's last token tile runs wgmma over the fewest tokens, in 64s, that
 // cover the group's rest (N = 64, 128, .. T: the accumulators' first

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
-# minute once the build is there (BUDGET seconds, default 65), in the order
-# STEPS gives (default: tests mxfp4 ncu nvfp4), each step while time is
-# left:
+# minute once the build is there (BUDGET seconds, default 66), in the order
+# STEPS gives (default: tests mxfp4 memcheck ncu nvfp4 sm90a-mxfp4), each step while
+# time is left:
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
@@ -15,11 +15,14 @@
 #             models: ours and torch._grouped_mm event-timed (the figure the
 #             issue judges), the kernel each product runs, GPU time alone
 #             (CUDA graph replay), host time a call, dA and dB alone;
-#   tests     GroupedGemmGpu cases against fp64, in one process: bf16 (the
-#             simulator's, ragged K), block-scaled (the simulator's), weight-only
-#             prefill on the sm90a design;
+#   tests     GroupedGemmGpu's weight-only prefill cases on the sm90a path
+#             (the RS design) against fp64, in one process (TESTS: a gtest
+#             filter of others, e.g. the bf16 and block-scaled ones);
+#   memcheck  compute-sanitizer memcheck of the RS design's small ragged
+#             cases (GroupedGemmGpu.WeightOnlyRs*);
 #   ncu       Nsight Compute of our packed forward at NCU_ROW (default
-#             "mixtral 8192 mxfp4", its worst row in s6 window 1);
+#             "mixtral 8192 mxfp4", its worst row in s6 window 1), the
+#             kernel NCU_KERNEL (default the RS design's);
 #   small     (on request) the causes at 1-128 tokens (the stream kernel).
 # Logs go to $OUT (default build/gpu-moe-prefill), each step's output also to
 # stdout as it runs (a hard time limit keeps what was printed); the last
@@ -32,8 +35,8 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
-budget="${BUDGET:-65}"
-steps=" ${STEPS:-tests mxfp4 ncu nvfp4} "
+budget="${BUDGET:-66}"
+steps=" ${STEPS:-tests mxfp4 memcheck ncu nvfp4 sm90a-mxfp4} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -81,7 +84,7 @@ bench_gemm="$build_dir/bench/bench_gemm"
 
 run_tests() {
   step tests 10 15 "$build_dir/tests/test_gpu" \
-    --gtest_filter='GroupedGemmGpu.TheSimulatorsBf16Cases:GroupedGemmGpu.Bf16RaggedKIsTheWeightsGradient:GroupedGemmGpu.WeightOnly*:GroupedGemmGpu.TheSimulatorsBlockScaledCases'
+    --gtest_filter="${TESTS:-GroupedGemmGpu.WeightOnly*}"
   local rc=$?
   [ -f "$out/tests.log" ] && summary+=("tests: $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests.log" | tr '\n' ' ')")
   # A test that hung (a kernel waiting forever) would hang the bench's backward too: then forward only.
@@ -110,19 +113,23 @@ run_ncu() {
   ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
   [ -x "$ncu_tool" ] || { summary+=("ncu: not found"); return; }
   read -r ncu_model ncu_tokens ncu_format <<<"${NCU_ROW:-mixtral 8192 mxfp4}"
-  step ncu 12 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_weights}" --launch-skip 3 --launch-count 1 \
+  step ncu 8 30 "$ncu_tool" --kernel-name regex:"${NCU_KERNEL:-^grouped_gemm_sm90a_rs}" --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     --section Occupancy --section LaunchStats \
-    --section SchedulerStats --section WarpStateStats \
+    --section SchedulerStats --section WarpStateStats --section SourceCounters --section InstructionStats \
     "$bench_gemm" --grouped --weights "$ncu_format" --models "$ncu_model" --tokens "$ncu_tokens" --reps 5
 }
 
 for s in $steps; do
   case "$s" in
+    memcheck)
+      sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+      step memcheck 8 14 "$sanitizer" --tool memcheck --error-exitcode 9 "$build_dir/tests/test_gpu" \
+        --gtest_filter='GroupedGemmGpu.WeightOnlyRs*' ;;
     tests) run_tests ;;
-    mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+    mxfp4 | nvfp4) weights "weights-$s" "$s" auto 8 17 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     sm90a-mxfp4 | sm90a-nvfp4 | stream-mxfp4 | stream-nvfp4)
-      weights "weights-$s" "${s#*-}" "${s%-*}" 8 15 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+      weights "weights-$s" "${s#*-}" "${s%-*}" 8 17 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     # The sm90a design's rows (1024, 8192 tokens).
     causes) step causes 18 24 "${bench[@]}" "${backward[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192 ;;
     # The stream kernel's rows (1-128 tokens).
@@ -136,6 +143,7 @@ echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
 [ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM|Mem Busy|Max Bandwidth|Mem Pipes Busy|Executed Ipc Active) " "$out/ncu.log" | head -18
+[ -f "$out/memcheck.log" ] && grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | head -3
 for log in "$out"/weights-*.log; do
   [ -f "$log" ] || continue
   log="$(basename "$log" .log)"

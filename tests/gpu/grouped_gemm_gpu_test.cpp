@@ -101,9 +101,9 @@ TEST_F(GroupedGemmGpu, TheSimulatorsBlockScaledCases) {
   run_stream(d, dense, 600);
 }
 
-// Weight-only prefill on the sm90a design (B's tiles converted from packed
-// codes): the simulator's cases, then 8 experts of 768 skewed rows, N 1040
-// (off the 256-wide tile), K 544 (off the 256-code chunk) in three formats.
+// Weight-only prefill on the sm90a path (the RS design): the simulator's
+// cases, then 8 experts of 768 skewed rows, N 1040 (off the 256-wide tile
+// and the 128 weight rows), K 544 (off the 256-code chunk) in three formats.
 TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
   const Device d = Device::cuda(0);
   std::mt19937 rng(40);
@@ -121,6 +121,20 @@ TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
   run_stream(d, slow, seed++);
   for (BlockScaledFormat f : {ops::kMxfp4, ops::kNvfp4, ops::kMxfp8E4m3}) {
     StreamCase c{f, ends_of(skewed_sizes(768, 8, 1.0, rng)), 768, 1040, 544, DType::bf16};
+    c.kernel = "sm90a", c.named = ops::GroupedGemmKernel::sm90a;
+    run_stream(d, c, seed++);
+  }
+}
+
+// The RS design at 256 tokens a tile (M / G = 234): a group across three
+// token tiles (its last partial), an empty group, rows past the last end
+// (zeros), N off the 128 weight rows, K off the 64-code k-block; MXFP4,
+// NVFP4, MXFP8. Small: scripts/gpu-moe-prefill.sh runs it under compute-sanitizer.
+TEST_F(GroupedGemmGpu, WeightOnlyRsTokenTilesAcrossAGroup) {
+  const Device d = Device::cuda(0);
+  std::uint32_t seed = 60;
+  for (BlockScaledFormat f : {ops::kMxfp4, ops::kNvfp4, ops::kMxfp8E4m3}) {
+    StreamCase c{f, ends_of({600, 0, 90}), 702, 200, 1000, DType::bf16};
     c.kernel = "sm90a", c.named = ops::GroupedGemmKernel::sm90a;
     run_stream(d, c, seed++);
   }

@@ -1,7 +1,7 @@
 // The grouped GEMM's kernels assemble with ptxas as the driver compiles
 // them, without spills: the sm80 kernel for sm_80 and sm_90a in both forms
-// and every operand major-ness; the sm90a design at both tile widths (and
-// its weight-only form in every format); the
+// and every operand major-ness; the sm90a design at both tile widths; the
+// RS design of packed weights at 256 and 64 tokens a tile; the
 // stream kernel for sm_90a in every format, token tile, with and without
 // split K and amax, its registers inside the CTAs an
 // SM it asks for. Skips, saying so, without the CUDA toolkit.
@@ -13,6 +13,7 @@
 
 #include "../../src/ops/grouped_gemm/sm80_grouped_kernel.hpp"
 #include "../../src/ops/grouped_gemm/sm90a_grouped_kernel.hpp"
+#include "../../src/ops/grouped_gemm/sm90a_grouped_rs.hpp"
 #include "../../src/ops/grouped_gemm/stream_grouped_kernel.hpp"
 #include "driver_ptxas.hpp"
 
@@ -70,20 +71,22 @@ TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
   }
 }
 
-// Weight-only (B's tiles converted from packed codes) at gpt-oss's shape:
-// MXFP4 and MXFP8 at the 256-wide tile, NVFP4 (16 codes a scale) at 128.
+// Weight-only at gpt-oss's shape on the RS design: MXFP4, NVFP4 and MXFP8
+// at 256 tokens a tile (128 accumulators a thread: the consumers' 232
+// registers), MXFP4 at 64.
 TEST(GroupedGemmPtxas, Sm90aWeightOnlyAssemblesWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
-  for (auto [data, scale, vec, tile_n] :
-       {std::tuple{DType::e2m1, DType::e8m0, 32, 256}, std::tuple{DType::e2m1, DType::e4m3, 16, 128},
-        std::tuple{DType::e4m3, DType::e8m0, 32, 256}}) {
-    GroupedGemmProblem p;
-    p.m = 4096, p.n = 5760, p.k = 2880, p.groups = 128;
-    p.packed_b = true, p.b_dtype = data, p.sf_dtype = scale, p.vec = vec;
-    p.a = {true, 2880, 0}, p.d = {true, 5760, 0};
-    GroupedSm90aConfig c{tile_n, 6};
-    while (sm90a_grouped_shared_bytes(p, c) > 227 * 1024) --c.stages;
-    testing::expect_fast_assembly(build_sm90a_grouped(p, c).to_ptx(), p.describe() + ", " + c.describe());
+  GroupedGemmProblem p;
+  p.m = 4096, p.n = 5760, p.k = 2880, p.groups = 128;
+  p.packed_b = true;
+  p.a = {true, 2880, 0}, p.d = {true, 5760, 0};
+  for (auto [data, scale, vec, tokens] :
+       {std::tuple{DType::e2m1, DType::e8m0, 32, 256}, std::tuple{DType::e2m1, DType::e4m3, 16, 256},
+        std::tuple{DType::e2m1, DType::e8m0, 32, 64}, std::tuple{DType::e4m3, DType::e8m0, 32, 256}}) {
+    p.b_dtype = data, p.sf_dtype = scale, p.vec = vec;
+    GroupedRsConfig rs{tokens, 8};
+    while (sm90a_grouped_rs_shared_bytes(p, rs) > 227 * 1024) --rs.stages;
+    testing::expect_fast_assembly(build_sm90a_grouped_rs(p, rs).to_ptx(), p.describe() + ", " + rs.describe());
   }
 }
 

@@ -134,6 +134,13 @@ TEST(GroupedGemmRefusals, BlockScaledOperands) {
     GroupedGemm op({a8, codes, &offsets, d, &sfa, &scales, &amax}, {.out_dtype = DType::bf16});
     EXPECT_TRUE(refused(op.check_support(), {"must share one format"})) << all(op.check_support());
   }
+  {  // the sm90a kernel named for packed B against one token whose K is strided
+    auto strided = x.view(DType::bf16, {1, 256}, {1, 8});
+    auto d1 = x.view(DType::bf16, {1, 40});
+    GroupedGemm op({strided, codes, &offsets, d1, nullptr, &scales},
+                   {.out_dtype = DType::bf16, .kernel = GroupedGemmKernel::sm90a});
+    EXPECT_TRUE(refused(op.check_support(), {"A's K not contiguous", "RS design"})) << all(op.check_support());
+  }
   {  // the sm80 kernel named for packed B
     GroupedGemm op({a, codes, &offsets, d, nullptr, &scales},
                    {.out_dtype = DType::bf16, .kernel = GroupedGemmKernel::sm80});

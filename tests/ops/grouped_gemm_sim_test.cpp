@@ -47,12 +47,12 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
   run_ragged_m(device, {ends_of({40, 60}), 100, 1032, 64, DType::bf16, DType::bf16, true, "sm90a"}, 23);
 }
 
-// Weight-only on the sm90a design (B's tiles converted from packed codes in
-// shared memory): every format, empty groups, one token, a group across
-// row tiles, rows past the last end, N off the 16-row packed tiles and the
-// 128-wide tile, K off the 64-code k-blocks and 256-code chunks; 256-wide
-// tiles (and automatic selection past 32 tokens a group, where the tiles
-// fill the SMs); scales that do not fold (the exact slow conversion).
+// Weight-only on the sm90a path (the RS design, sm90a_grouped_rs.hpp): every
+// format, empty groups, one token, a group across row (token) tiles, rows
+// past the last end, N off the 16-row packed tiles and the 128-wide tile, K
+// off the 64-code k-blocks and 256-code chunks; 1040 rows (and automatic
+// selection past 32 tokens a group, the stream kernel's up to it);
+// scales that do not fold (the exact slow conversion); 256 tokens a tile.
 TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
   std::uint32_t seed = 30;
@@ -63,16 +63,24 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
     c.kernel = "sm90a", c.named = GroupedGemmKernel::sm90a;
     run_stream(device, c, seed++);
   }
-  // 70 tokens a group on average, 10 tiles: automatic selection's sm90a
-  // where they fill the SMs (4), the stream kernel's where not (132).
-  StreamCase wide{kMxfp4, ends_of({0, 140}), 140, 1040, 64, DType::f32};
+  // Automatic selection on the GPU's 132 SMs: 70 tokens a group on
+  // average, the sm90a path (the RS design); 32, the stream kernel.
+  const runtime::Device gpu_sized(sim::make_backend({.sm_count = 132}));
+  StreamCase wide{kMxfp4, ends_of({0, 140}), 140, 1040, 200, DType::f32};
   wide.kernel = "sm90a";
-  run_stream(runtime::Device(sim::make_backend({.sm_count = 4})), wide, seed++);
-  wide.kernel = "stream";
-  run_stream(runtime::Device(sim::make_backend({.sm_count = 132})), wide, seed++);
-  StreamCase slow{kNvfp4, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
-  slow.kernel = "sm90a", slow.named = GroupedGemmKernel::sm90a;
-  run_stream(device, slow, seed++);
+  run_stream(gpu_sized, wide, seed++);
+  StreamCase narrow{kMxfp4, ends_of({0, 64}), 64, 1040, 64, DType::f32};
+  run_stream(gpu_sized, narrow, seed++);
+  for (BlockScaledFormat f : {kNvfp4, kMxfp8E5m2}) {
+    StreamCase slow{f, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};
+    slow.kernel = "sm90a", slow.named = GroupedGemmKernel::sm90a;
+    run_stream(device, slow, seed++);
+  }
+  // The RS design's widest tile (256 tokens: M / G = 200), a group across
+  // two; 5 k-blocks (its fragment sets rotate in threes; wide: 4).
+  StreamCase tall{kMxfp4, ends_of({290, 100}), 400, 24, 264, DType::bf16};
+  tall.kernel = "sm90a", tall.named = GroupedGemmKernel::sm90a;
+  run_stream(device, tall, seed++);
 }
 
 TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {

@@ -5,7 +5,6 @@
 
 #include "../gemm/sm90a_epilogue.hpp"
 #include "grouped_store.hpp"
-#include "sm90a_grouped_weights.hpp"
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/tile/warp_specialized.hpp"
@@ -32,9 +31,7 @@ constexpr int kBoxCols = 64;
 // Whether A's tiles are K-major (else M-major) and B's (else N-major): the
 // strides the tensors came with, K contiguous or the other index.
 bool a_k_major(const GroupedGemmProblem& p) { return p.a.cols_contiguous; }
-// Weight-only: B's tiles converted from packed codes (sm90a_grouped_weights.hpp), K-major.
-bool weight_only(const GroupedGemmProblem& p) { return p.packed_b; }
-bool b_k_major(const GroupedGemmProblem& p) { return weight_only(p) || !p.b.cols_contiguous; }
+bool b_k_major(const GroupedGemmProblem& p) { return !p.b.cols_contiguous; }
 bool ragged_k(const GroupedGemmProblem& p) { return p.form == GroupedForm::ragged_k; }
 
 // D leaves through shared memory, 64 columns at a time, each warp storing
@@ -67,19 +64,16 @@ std::uint32_t staged_pitch(const GroupedGemmProblem& p) {
   return static_cast<std::uint32_t>(kStagedCols * bytes + (bytes == 4 ? 32 : 16));
 }
 
-// The carve-up of the kernel's shared memory.
-// Weight-only: B's stage is the packed codes and scales, and `converted`
-// the bf16 tiles made from them (GroupedWeightTiles::kTiles). With tma_d,
-// `epilogue` holds the TMA store's boxes (the GEMM epilogue's carve-up) in
+// The carve-up of the kernel's shared memory. With tma_d, `epilogue` holds the TMA store's boxes (the GEMM epilogue's carve-up) in
 // place of the staging rows.
 struct Smem {
-  std::uint32_t a, b, a_stage, b_stage, full, empty, table, staging, converted, bytes;
+  std::uint32_t a, b, a_stage, b_stage, full, empty, table, staging, bytes;
   Sm90aSmem epilogue;
 };
 Smem smem_of(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
   Smem m{};
   m.a_stage = kTileM * kRow;
-  m.b_stage = weight_only(p) ? GroupedWeightTiles(p, c.tile_n).stage_bytes() : static_cast<std::uint32_t>(c.tile_n) * kRow;
+  m.b_stage = static_cast<std::uint32_t>(c.tile_n) * kRow;
   tile::SharedLayout layout;
   m.a = layout.ring(m.a_stage, c.stages);
   m.b = layout.ring(m.b_stage, c.stages);
@@ -92,9 +86,6 @@ Smem smem_of(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
   } else if (staged(p)) {
     m.staging = layout.buffer(2 * 64 * staged_pitch(p), 16);  // each consumer warpgroup's 64 rows
   }
-  if (weight_only(p))
-    m.converted = layout.buffer(GroupedWeightTiles::kTiles * GroupedWeightTiles(p, c.tile_n).tile_bytes(),
-                                tile::SharedLayout::kBaseAlignment);
   m.bytes = layout.launch_bytes();
   return m;
 }
@@ -148,8 +139,7 @@ class GroupedTiles final : public tile::WorkSource {
 class GroupedDesign final : public tile::WarpSpecializedDesign {
  public:
   GroupedDesign(const GroupedGemmProblem& p, const GroupedSm90aConfig& c)
-      : p_(p), c_(c), smem_(smem_of(p, c)), spec_(epilogue_spec(p, c)), weights_(p, c.tile_n),
-        k_(weight_only(p) ? kSm90aGroupedWeightsKernel : kSm90aGroupedKernel, Target::sm_90a) {}
+      : p_(p), c_(c), smem_(smem_of(p, c)), spec_(epilogue_spec(p, c)), k_(kSm90aGroupedKernel, Target::sm_90a) {}
 
   Kernel& kernel() override { return k_; }
 
@@ -166,7 +156,6 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   void params(tile::WarpSpecialized&) override {
     map_a_p_ = k_.param_bytes("map_a", 128, 64);
     map_b_p_ = k_.param_bytes("map_b", 128, 64);
-    if (weight_only(p_)) map_sfb_p_ = k_.param_bytes("map_sfb", 128, 64);
     if (tma_d(p_)) map_d_p_ = k_.param_bytes("map_d", 128, 64);
     d_ = k_.param_ptr("D", 4);
     offsets_ = k_.param_ptr("offsets", 4);
@@ -179,17 +168,12 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     map_a_ = k_.param_generic_address(map_a_p_);
     map_b_ = k_.param_generic_address(map_b_p_);
     if (ragged_k(p_) || staged(p_)) warpgroup_barriers_.emplace(ws.warpgroup_barriers(128));
-    if (weight_only(p_)) {
-      map_sfb_ = k_.param_generic_address(map_sfb_p_);
-      consumers_barrier_.emplace(ws.named_barrier(256));
-    }
     if (tma_d(p_)) out_.map_d = k_.param_generic_address(map_d_p_);
   }
 
   void initialize(tile::WarpSpecialized&) override {
     k_.prefetch_tensormap(map_a_);
     k_.prefetch_tensormap(map_b_);
-    if (weight_only(p_)) k_.prefetch_tensormap(map_sfb_);
     if (tma_d(p_)) k_.prefetch_tensormap(out_.map_d);
   }
 
@@ -218,9 +202,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
         k_.tma_load(at(a + imm(i * kBox)), map_a_, {t.m0 + imm(i * kBoxCols), kx, 0u}, at(s.full));
     }
     const Src batch = ragged_k(p_) ? Src(0u) : Src(t.batch);
-    if (weight_only(p_)) {
-      weights_.load(k_, b, map_b_, map_sfb_, t.batch, t.n0, s.kb, s.full);
-    } else if (b_k_major(p_)) {
+    if (b_k_major(p_)) {
       k_.tma_load(at(b), map_b_, {kx, t.n0, batch}, at(s.full));
     } else {
       for (int i = 0; i < c_.tile_n / kBoxCols; ++i)
@@ -236,10 +218,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     // The warpgroup's 64 rows of A: 64 K-major rows, or one MN-major box (the same bytes).
     desc_a0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.a) + cw_ * imm(kBox),
                                                 a_k_major(p_) ? 16 : kBox, kAtom);
-    // B's tiles: the ring's, or the converted ones (weight-only).
-    desc_b0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(weight_only(p_) ? smem_.converted : smem_.b),
-                                                b_k_major(p_) ? 16 : kBox, kAtom);
-    if (weight_only(p_)) converted_ = k_.mov(u32, 0u);
+    desc_b0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.b), b_k_major(p_) ? 16 : kBox, kAtom);
     if (tma_d(p_)) {
       out_.alpha = k_.mov(f32, imm_f32(1.0f));  // D = acc: times 1, exactly
       leader_ = ws.leader();
@@ -281,12 +260,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
                                         .b_step = b_k_major(p_) ? 32 : 2 * kAtom};
     Reg a_offset = k_.reg(u64), b_offset = k_.reg(u64);
     k_.cvt(a_offset, s.state.stage() * imm(smem_.a_stage >> 4));
-    if (weight_only(p_)) {
-      convert_b(s);
-      k_.cvt(b_offset, converted_ * imm(weights_.tile_bytes() >> 4));
-    } else {
-      k_.cvt(b_offset, s.state.stage() * imm(smem_.b_stage >> 4));
-    }
+    k_.cvt(b_offset, s.state.stage() * imm(smem_.b_stage >> 4));
     const Pred& accumulate = s.accumulate();
     auto mma = [&](const Regs& acc, const Reg& desc_a, const Reg& desc_b) {
       tile::warpgroup::mma_k_block(k_, block, acc, a_offset + desc_a, b_offset + desc_b, accumulate);
@@ -297,23 +271,7 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
     }
     k_.if_else(
         half_tile(s.item), [&] { mma(half_acc(), desc_a_top_, desc_b_half_); }, [&] { mma(acc_, desc_a0_, desc_b0_); });
-    if (weight_only(p_))
-      k_.selp(converted_, 0u, converted_ + 1u, converted_ == imm(GroupedWeightTiles::kTiles - 1));
     return 1;
-  }
-
-  // Weight-only: k-block kb's B tile converted into tile `converted_` by
-  // both warpgroups, each its half of the rows, then fence.proxy.async
-  // (wgmma reads through the async proxy, PTX ISA 9.7.13.4) and the
-  // consumers' barrier. Tiles rotate over the CTA's k-blocks, items
-  // included: when a warpgroup writes tile i, both have passed the barrier
-  // of tile i - 1, after which each waited for its wgmma of tile i - 2,
-  // and tile i - 3 (the same tile) is done with.
-  void convert_b(const tile::ComputeStep& s) {
-    Reg stage = base_ + imm(smem_.b) + s.state.stage() * imm(smem_.b_stage);
-    weights_.convert(k_, tid_, stage, s.kb, base_ + imm(smem_.converted) + converted_ * imm(weights_.tile_bytes()));
-    k_.fence_proxy_async_shared();
-    consumers_barrier_->sync();
   }
 
   // tma_d: the last tile's TMA stores done before the CTA's shared memory goes.
@@ -523,17 +481,14 @@ class GroupedDesign final : public tile::WarpSpecializedDesign {
   GroupedSm90aConfig c_;
   Smem smem_;
   Sm90aSpec spec_;  // tma_d: what the GEMM's epilogue is told of D and the tile
-  GroupedWeightTiles weights_;
   Kernel k_;
   const GroupedTiles* source_ = nullptr;
-  ParamRef map_a_p_, map_b_p_, map_sfb_p_, map_d_p_;
-  Reg map_a_, map_b_, map_sfb_, d_, offsets_, extent_, base_, tid_, cw_, desc_a0_, desc_b0_;
-  Reg converted_;  // weight-only: the converted tile this k-block writes (0 .. kTiles - 1)
+  ParamRef map_a_p_, map_b_p_, map_d_p_;
+  Reg map_a_, map_b_, d_, offsets_, extent_, base_, tid_, cw_, desc_a0_, desc_b0_;
   Reg desc_a_top_, desc_b_half_;  // ragged M: a half tile's (half_tile)
   Regs acc_;
   // Each consumer warpgroup's (ragged K's zeroed rows, the staged D).
   std::optional<tile::NamedBarrierSet> warpgroup_barriers_;
-  std::optional<tile::NamedBarrier> consumers_barrier_;  // weight-only: both consumer warpgroups
   // tma_d: D's map and the epilogue that stores through it; the warpgroup's first thread.
   Sm90aOutput out_;
   std::optional<Sm90aEpilogue> epilogue_;
@@ -575,6 +530,9 @@ std::uint32_t sm90a_grouped_shared_bytes(const GroupedGemmProblem& p, const Grou
 
 std::vector<std::string> sm90a_grouped_refusals(const GroupedGemmProblem& p) {
   std::vector<std::string> why;
+  if (p.packed_b && !a_k_major(p))
+    why.push_back("packed weights with A's K not contiguous (A strides as given): the sm90a grouped kernel's RS "
+                  "design loads K-major token tiles (make A's K contiguous)");
   if (p.scaled_a || p.amax)
     why.push_back("block-scaled A or amax: the sm90a grouped kernel multiplies bf16 or f16 tokens (against bf16, "
                   "f16 or packed block-scaled weights)");
@@ -595,11 +553,10 @@ std::vector<std::string> sm90a_grouped_refusals(const GroupedGemmProblem& p) {
 }
 
 ptx::Module build_sm90a_grouped(const GroupedGemmProblem& p, const GroupedSm90aConfig& c) {
-  if ((c.tile_n != 64 && c.tile_n != 128 && c.tile_n != 256) || (weight_only(p) && c.tile_n == 64) ||
-      c.stages < 2 || c.stages > 8 || sm90a_grouped_shared_bytes(p, c) > 227 * 1024)
+  if ((c.tile_n != 64 && c.tile_n != 128 && c.tile_n != 256) || c.stages < 2 || c.stages > 8 || sm90a_grouped_shared_bytes(p, c) > 227 * 1024)
     throw OpsError("sm90a grouped kernel: configuration " + c.describe() + " needs " +
                    std::to_string(sm90a_grouped_shared_bytes(p, c)) +
-                   " bytes of shared memory; it takes tile_n 64 (not with packed weights), 128 or 256 and 2-8 "
+                   " bytes of shared memory; it takes tile_n 64, 128 or 256 and 2-8 "
                    "stages within 227 KB");
   GroupedDesign design(p, c);
   return tile::build_warp_specialized(design);

@@ -33,11 +33,8 @@
 // (sm90a_grouped_tma_d)], D, offsets (pointers), extent (u32: M for ragged
 // M, K for ragged K).
 //
-// Weight-only (B packed block-scaled codes, prepack_weights): the kernel
-// grouped_gemm_sm90a_weights, whose consumers make each k-block's bf16 B
-// tile in shared memory from the codes (sm90a_grouped_weights.hpp); the
-// rest as ragged M above, B K-major. Parameters: map_a, map_b (the packed
-// codes), map_sfb (the packed scales), then as above.
+// Weight-only (B packed block-scaled codes, prepack_weights): the RS design
+// (sm90a_grouped_rs.hpp) on the same path.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +48,6 @@
 namespace warpforge::ops {
 
 inline constexpr const char* kSm90aGroupedKernel = "grouped_gemm_sm90a";
-inline constexpr const char* kSm90aGroupedWeightsKernel = "grouped_gemm_sm90a_weights";
 
 struct GroupedSm90aConfig {
   int tile_n = 128;  // 64, 128 or 256; tile_m is 128 (two consumer warpgroups of 64 rows)

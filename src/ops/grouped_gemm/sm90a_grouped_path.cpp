@@ -1,5 +1,6 @@
-// The sm90a path of GroupedGemm: the warp-specialized design of
-// sm90a_grouped_kernel.hpp, its configuration, its tensor maps and launch.
+// The sm90a path of GroupedGemm: the warp-specialized designs of
+// sm90a_grouped_kernel.hpp and (packed weights) sm90a_grouped_rs.hpp,
+// their configuration, tensor maps and launch.
 #include <algorithm>
 #include <mutex>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "../gemm/tma_operands.hpp"
 #include "grouped_gemm_path.hpp"
 #include "sm90a_grouped_kernel.hpp"
+#include "sm90a_grouped_rs.hpp"
 #include "sm90a_grouped_weights.hpp"
 #include "warpforge/ptx/target.hpp"
 #include "warpforge/runtime/module.hpp"
@@ -24,15 +26,37 @@ GroupedSm90aConfig sm90a_config(const GroupedGemmProblem& p) {
   return c;
 }
 
+// What a launch runs: the bf16 design, or the RS design of packed weights;
+// the tokens a TMA box of A brings.
+struct Sm90aKernel {
+  const char* name;
+  ptx::Module module;
+  std::int64_t units;
+  std::uint32_t shared_bytes, a_rows;
+};
+Sm90aKernel sm90a_kernel(const GroupedGemmProblem& p) {
+  if (sm90a_grouped_rs_takes(p)) {
+    const GroupedRsConfig c = sm90a_grouped_rs_config(p);
+    return {kSm90aGroupedRsKernel, build_sm90a_grouped_rs(p, c),
+            max_group_units(sm90a_grouped_rs_schedule(p, c), group_extent(p)), sm90a_grouped_rs_shared_bytes(p, c),
+            static_cast<std::uint32_t>(c.tokens)};
+  }
+  const GroupedSm90aConfig c = sm90a_config(p);
+  return {kSm90aGroupedKernel, build_sm90a_grouped(p, c),
+          max_group_units(sm90a_grouped_schedule(p, c), group_extent(p)), sm90a_grouped_shared_bytes(p, c),
+          GroupedSm90aConfig::kTileM};
+}
+
 class Sm90aLaunch final : public GroupedGemmLaunch {
  public:
-  Sm90aLaunch(const GroupedGemmProblem& p, const GroupedSm90aConfig& c, const runtime::Device& device)
-      : p_(p), c_(c), device_(device), module_(device, build_sm90a_grouped(p, c)), offsets_(device, p) {
+  Sm90aLaunch(const GroupedGemmProblem& p, const runtime::Device& device)
+      : p_(p), c_(sm90a_config(p)), kernel_(sm90a_kernel(p)), device_(device), module_(device, kernel_.module),
+        offsets_(device, p) {
     // Persistent: one CTA an SM (its stages take the shared memory), no more than there can be units.
-    const std::int64_t units = max_group_units(sm90a_grouped_schedule(p, c), group_extent(p));
-    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(units, 1, std::max(device.properties().sm_count, 1)))};
+    const std::int64_t sms = std::max(device.properties().sm_count, 1);
+    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(kernel_.units, 1, sms))};
     config_.block = {3 * 128};  // two consumer warpgroups and the producer's
-    config_.dynamic_shared_bytes = sm90a_grouped_shared_bytes(p, c);
+    config_.dynamic_shared_bytes = kernel_.shared_bytes;
     config_.overlap_previous = true;  // the kernel waits (griddepcontrol.wait) before it reads memory
   }
 
@@ -50,12 +74,12 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
     args.emplace_back(t.d);
     args.emplace_back(offsets_.view(t, p_.groups));
     args.emplace_back(static_cast<std::uint32_t>(group_extent(p_)));
-    module_.launch(p_.packed_b ? kSm90aGroupedWeightsKernel : kSm90aGroupedKernel, config_, args, stream);
+    module_.launch(kernel_.name, config_, args, stream);
   }
 
  private:
   // A (M, K): K-major as (K, M) in boxes of 64 K x 128 rows, M-major as
-  // (M, K) in boxes of 64 x 64 K. B (G, K, N) (ragged K: (K, N)): K-major
+  // (M, K) in boxes of 64 x 64 K (the RS design: 64 K x T tokens). B (G, K, N) (ragged K: (K, N)): K-major
   // as (K, N, G) in boxes of 64 K x tile_n columns, N-major as (N, K, G)
   // in boxes of 64 x 64 K (tma_operands.hpp). Packed B: its codes' and
   // scales' maps (GroupedWeightTiles). D's where it leaves by TMA store.
@@ -66,10 +90,10 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
     const MatrixLayout b{.row_major = p_.b.cols_contiguous, .ld = p_.b.ld, .batch_stride = p_.b.batch};
     maps_ = {runtime::make_tensor_map(
         device_, p_.a.cols_contiguous
-                     ? matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a, kk, GroupedSm90aConfig::kTileM)
+                     ? matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a, kk, kernel_.a_rows)
                      : matrix_map(p_.a_dtype, t.a.address(), p_.m, p_.k, 1, a, 64, kk))};
     if (p_.packed_b) {
-      const GroupedWeightTiles weights(p_, c_.tile_n);
+      const GroupedWeightTiles weights(p_, GroupedRsConfig::kRows);
       maps_.push_back(runtime::make_tensor_map(device_, weights.codes_map(t.b.address())));
       maps_.push_back(runtime::make_tensor_map(device_, weights.scales_map(t.sfb->address())));
       sfb_ = t.sfb->address();
@@ -92,6 +116,7 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
 
   GroupedGemmProblem p_;
   GroupedSm90aConfig c_;
+  Sm90aKernel kernel_;
   runtime::Device device_;
   runtime::Module module_;
   LaunchOffsets offsets_;
@@ -120,9 +145,12 @@ class Sm90aPath final : public GroupedGemmPath {
   }
 
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device&) const override {
+    if (sm90a_grouped_rs_takes(p))
+      return "RS form, " + sm90a_grouped_rs_config(p).describe() +
+             ": the packed weights converted into wgmma's register A, the tokens its N, D stored transposed, "
+             "warp-specialized, persistent over the groups' tiles";
     return "tile " + sm90a_config(p).describe() +
            ", warp-specialized (TMA producer, two wgmma consumer warpgroups), persistent over the groups' tiles" +
-           (p.packed_b ? ", B's bf16 tiles converted from the packed codes by the consumers" : "") +
            (sm90a_grouped_tma_d(p) ? ", D stored by TMA" : "");
   }
 
@@ -130,7 +158,7 @@ class Sm90aPath final : public GroupedGemmPath {
 
   std::unique_ptr<GroupedGemmLaunch> compile(const GroupedGemmProblem& p, const runtime::Device& device,
                                              bool) const override {
-    return std::make_unique<Sm90aLaunch>(p, sm90a_config(p), device);
+    return std::make_unique<Sm90aLaunch>(p, device);
   }
 };
 

@@ -1,16 +1,7 @@
-// Weight-only prefill on the sm90a grouped design (sm90a_grouped_kernel.hpp):
-// B's tile (tile_n weight rows x 64 of K, bf16) made in shared memory from
-// the packed block-scaled codes (grouped_gemm.hpp, PackedWeightsLayout) by
-// the consumer warpgroups, once a 128-token tile, so that wgmma multiplies
-// bf16 x bf16 as in the bf16 design.
-//
-// Not (yet) wgmma's A from registers (the RS form, the weights as A and the
-// tokens as N: Dᵀ = W·Xᵀ). That form converts a weight once for 256 tokens
-// rather than 128 here, and keeps the converted tile out of shared memory;
-// a thread's fragment of k16 step s of a chunk (codes 16s + 2t, + 1, + 8,
-// + 9 of its rows) lies in the packed layout as pair t of words 2(s % 4), 2(s % 4) + 1
-// of lane 4q + s / 4's piece, which it can read from the stage whatever its
-// own lane (docs/experiments/2026-11-29-grouped-gemm.md, session 6).
+// The stage of packed weights (grouped_gemm.hpp, PackedWeightsLayout) that
+// the sm90a RS design (sm90a_grouped_rs.hpp) loads a k-block at a time:
+// the codes and scales of tile_n weight rows x 64 of K, by TMA, in the
+// packed layout's own order (its consumers read their fragments there).
 //
 // A stage holds k-block kb's codes and scales of the tile's rows: for each
 // of the tile_n / 16 row tiles (16 rows) the packed block (g, r, kb / 4)'s
@@ -19,13 +10,6 @@
 // loads of them, [row tile][load j][q] x 16 bytes (one TMA box of a 5-D map
 // over the packed codes), then the blocks' whole scale pieces (32 lanes x S
 // bytes a row tile, a 3-D map).
-//
-// Consumer warpgroup w converts rows [w·tile_n/2, (w + 1)·tile_n/2) of the
-// tile: its warp v takes row tiles (tile_n / 128)·v .., lane 4q + u rows q and
-// q + 8 of each, codes [16u, 16u + 16) of the k-block (PackedWeightStream's
-// exact conversion), stored as 32 bf16 bytes into the tile's K-major
-// 128-byte rows in the 128-byte swizzle (16-byte piece c of row r at
-// c ^ (r % 8): what TMA would have written, PTX ISA 5.5.7).
 #pragma once
 
 #include <cstdint>
@@ -38,15 +22,12 @@ namespace warpforge::ops {
 
 class GroupedWeightTiles {
  public:
-  // Converted tiles in flight: a consumer writes tile i + 1 while wgmma of
-  // both warpgroups may still read tiles i and i - 1 (one barrier a k-block).
-  static constexpr int kTiles = 3;
-
   GroupedWeightTiles(const GroupedGemmProblem& p, int tile_n);
 
   std::uint32_t codes_bytes() const;  // a stage's codes
   std::uint32_t stage_bytes() const;  // a stage's codes and scales (what its TMA loads bring)
-  std::uint32_t tile_bytes() const { return static_cast<std::uint32_t>(tile_n_) * 128; }  // one bf16 tile
+  int loads() const { return fp4() ? 4 : 8; }       // J: 16-byte loads of a lane's two pieces
+  int lane_scales() const { return 128 / p_.vec; }  // S: a lane's scale bytes (two rows' pieces)
 
   // The tensor maps of the packed codes and scales (u8).
   runtime::TensorMapDesc codes_map(runtime::DevicePtr codes) const;
@@ -57,17 +38,8 @@ class GroupedWeightTiles {
   void load(dsl::Kernel& k, const dsl::Reg& stage, const dsl::Reg& map_codes, const dsl::Reg& map_scales,
             const dsl::Reg& group, const dsl::Reg& n0, const dsl::Reg& kb, const dsl::Reg& full) const;
 
-  // Consumer warpgroup `warpgroup` (thread tid of 0..255): its rows of
-  // k-block kb from the stage at `stage` into the bf16 tile at `tile`
-  // (1024-byte aligned). The caller orders the writes before wgmma (fence,
-  // barrier).
-  void convert(dsl::Kernel& k, const dsl::Reg& tid, const dsl::Reg& stage, const dsl::Reg& kb,
-               const dsl::Reg& tile) const;
-
  private:
   bool fp4() const { return p_.b_dtype == runtime::DType::e2m1; }
-  int loads() const { return fp4() ? 4 : 8; }           // J: 16-byte loads of a lane's two pieces
-  int lane_scales() const { return 128 / p_.vec; }      // S: a lane's scale bytes (two rows' pieces)
   int row_tiles() const { return tile_n_ / 16; }
 
   GroupedGemmProblem p_;

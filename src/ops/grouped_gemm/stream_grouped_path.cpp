@@ -29,13 +29,12 @@ using runtime::DType;
 // the stream kernel reads at 0.84-0.90 up to 8 tokens a group since.
 constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
 constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 16;
-// Packed block-scaled weights beside the sm90a design's weight-only form:
-// 32, where its tiles fill the SMs. On an H200 (2026-11-29, gpu-moe-prefill
-// s6 w1, MXFP4) at 32 tokens a group the two ran within 2% (mixtral 128
-// tokens, deepseek and gpt-oss 1024), at 64 the sm90a design took 219 us
-// where the stream kernel took 345 (qwen3 1024), at 4-8 it took twice the
-// stream kernel's; the dense GEMM at 128 tokens (32 tiles of 128 x 256)
-// took 119 us where the stream kernel took 97.
+// Packed block-scaled weights beside the sm90a path's RS design: 32. On an
+// H200 (2026-11-29, gpu-moe-prefill s7 w1, MXFP4, RS at 64 tokens a tile)
+// at 32 tokens a group the stream kernel ran mixtral 128 tokens in 400 us
+// where the RS design took 484, deepseek and gpt-oss 1024 in 0.78x and
+// 0.84x its time; at 128 (dense 128 tokens, 64 tiles for 132 SMs) the RS
+// design took 75 us where the stream kernel took 102.
 constexpr std::int64_t kStreamPackedMaxAverageTokensBesideSm90a = 32;
 
 // The block-scaled A as GemmAmax's pre-pass reads it: (M, K, 1), k-major.
@@ -233,7 +232,7 @@ class StreamPath final : public GroupedGemmPath {
   // weights for every 64).
   std::optional<std::string> passed_over(const GroupedGemmProblem& p, const runtime::Device& device) const override {
     const bool sm90a = sm90a_grouped_gemm_path().refusals(p, device).empty();
-    if (p.packed_b) return packed_passed_over(p, sm90a, device.properties().sm_count);
+    if (p.packed_b) return packed_passed_over(p, sm90a);
     const std::int64_t limit = sm90a ? kStreamBf16MaxAverageTokensBesideSm90a : kStreamBf16MaxAverageTokens;
     const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
     if (p.m <= limit * active) return std::nullopt;
@@ -243,19 +242,16 @@ class StreamPath final : public GroupedGemmPath {
   }
 
   // Packed weight-only: past kStreamPackedMaxAverageTokensBesideSm90a
-  // tokens a group, where its 128 x 256 tiles (about) fill the SMs, the
-  // sm90a design (sm90a_grouped_weights.hpp) converts each weight tile once
-  // for 128 tokens, where this kernel does for 64.
-  static std::optional<std::string> packed_passed_over(const GroupedGemmProblem& p, bool sm90a, int sms) {
+  // tokens a group the sm90a path's RS design (sm90a_grouped_rs.hpp)
+  // converts each weight once for up to 256 tokens, where this kernel does
+  // for 64.
+  static std::optional<std::string> packed_passed_over(const GroupedGemmProblem& p, bool sm90a) {
     const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
-    const std::int64_t tiles = (p.m + 127) / 128 * ((p.n + 255) / 256);
-    if (!sm90a || p.m <= kStreamPackedMaxAverageTokensBesideSm90a * active || tiles < sms) return std::nullopt;
+    if (!sm90a || p.m <= kStreamPackedMaxAverageTokensBesideSm90a * active) return std::nullopt;
     return "packed weights with " + std::to_string((p.m + active - 1) / active) +
-           " tokens a group on average and " + std::to_string(tiles) +
-           " tiles of 128 x 256: automatic selection takes the stream kernel up to " +
+           " tokens a group on average: automatic selection takes the stream kernel up to " +
            std::to_string(kStreamPackedMaxAverageTokensBesideSm90a) +
-           " tokens a group or fewer tiles than SMs (past that the sm90a design converts each weight tile once "
-           "for 128 tokens)";
+           " (past that the sm90a design converts each weight once for up to 256 tokens)";
   }
 
   std::string configuration(const GroupedGemmProblem& p, const runtime::Device& device) const override {

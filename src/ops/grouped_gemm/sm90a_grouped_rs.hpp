@@ -1,0 +1,85 @@
+// Weight-only prefill in the RS form (sm_90a): bf16 tokens against packed
+// block-scaled expert weights (MXFP4, NVFP4, MXFP8; prepack_weights), ragged M, computed
+// as Dᵀ = W·Xᵀ per group: the weights on wgmma m64nTk16's 64-row side from
+// registers, the group's tokens on its N side (T of them) from shared
+// memory, so a weight is converted once for T tokens and never enters
+// shared memory as bf16.
+//
+// A design of the warp-specialized template (tile/warp_specialized.hpp):
+// two consumer warpgroups of 64 weight rows each (a CTA's item is 128
+// weight rows x T tokens of one group) and the producer warpgroup's first
+// thread, whose stage holds the tokens' tile (T rows x 64 of K, bf16, the
+// 128-byte swizzle: wgmma's K-major B) and the k-block's packed codes and
+// scales of the item's 128 rows (GroupedWeightTiles::load, the same stage
+// the session-6 shared-memory design loads). The work source is the group
+// schedule (group_schedule.hpp) over (group, token tile, weight-row tile),
+// bands of token tiles walked weight-tile-major (the CTAs at once share a
+// weight panel, read from DRAM about once); the rows past the last group
+// are its pseudo-group's items, stored as zeros.
+//
+// The tokens keep their order (no pre-pass): wgmma's A fragment of k16
+// step s (PTX ISA 9.7.15.5.1.1.1, A in registers: row g = lane / 4 and
+// g + 8 of the warp's 16, columns 2t, 2t + 1 and 2t + 8, 2t + 9, t =
+// lane % 4) holds codes 16s + 2t, + 1 and 16s + 8 + 2t, + 1 of the
+// k-block, which in the packed layout (PackedWeightsLayout) are pair t of
+// words 2s and 2s + 1 of the piece of lane 4g + kb % 4 of the row: every
+// thread of the quad reads the same 64 bytes (two rows' pieces) and takes
+// its own pair of each word. FP4: pairs 0-2 lie in pair 0's bit places
+// shifted down 3t (a shift and a mask make the code's bf16 fields); pair
+// 3's places need three shifts and masks. One expression serves all four
+// (the unused terms masked by zero), ~7 instructions a bf16 pair with the
+// scale's multiply (BlockCodes: exact, one multiply where the scales fold
+// with the codes' bias, else two). FP8 (4 codes a word): words 4s + t / 2
+// and + 2, half t % 2, BlockCodes::dequant_fp8 (NaN and inf codes exact).
+// The next k-block converts while the current one's wgmma run (two
+// fragment sets, two k-blocks a trip).
+//
+// A group's last token tile runs wgmma over the fewest tokens, in 64s, that
+// cover the group's rest (N = 64, 128, .. T: the accumulators' first
+// columns), not T whatever the group holds.
+//
+// D (M x N, row-major) is stored from the accumulators transposed: each
+// element where its token is inside the group and its row inside N.
+// Parameters: map_a (A (M, K) bf16, K-major, boxes of 64 x T), map_b,
+// map_sfb (GroupedWeightTiles' maps at 128 rows), D, offsets, extent (M).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "group_schedule.hpp"
+#include "grouped_gemm_problem.hpp"
+#include "warpforge/ptx/module.hpp"
+
+namespace warpforge::ops {
+
+inline constexpr const char* kSm90aGroupedRsKernel = "grouped_gemm_sm90a_rs";
+
+struct GroupedRsConfig {
+  int tokens = 256;  // T: wgmma's N, a multiple of 8 up to 256
+  int stages = 5;
+  static constexpr int kRows = 128, kBlock = 64;  // weight rows a CTA, K a stage
+  std::string describe() const;                   // "128 rows x 256 tokens x 64 s5"
+  friend bool operator==(const GroupedRsConfig&, const GroupedRsConfig&) = default;
+};
+
+// Whether the sm90a path runs the problem on the RS design: packed weights
+// (which the problem takes in ragged M against bf16 tokens; the path
+// refuses the rest, sm90a_grouped_refusals).
+bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
+
+// T, the tokens' tile a stage brings: twice the tokens a group has on
+// average (2M / G, rounded up to 64, 128 to 256; routing is skewed, and a
+// group's last tile multiplies only what it holds), and as many stages as
+// fit. At T = 64 (s7 window 1) qwen3 at 1024 tokens (64 a group) ran 0.72
+// of bf16, each weight converted for every 64 tokens.
+GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p);
+
+GroupScheduleOptions sm90a_grouped_rs_schedule(const GroupedGemmProblem& p, const GroupedRsConfig& c);
+std::uint32_t sm90a_grouped_rs_shared_bytes(const GroupedGemmProblem& p, const GroupedRsConfig& c);
+
+// Throws OpsError for a configuration or problem it cannot build.
+ptx::Module build_sm90a_grouped_rs(const GroupedGemmProblem& p, const GroupedRsConfig& c);
+
+}  // namespace warpforge::ops

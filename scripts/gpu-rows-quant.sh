@@ -8,8 +8,8 @@
 #   2. the quantized linear layer: rms_norm_quantize + GemmAmax (fused)
 #      against norm, quantize, GemmAmax (separate) and GemmAmax alone, same
 #      run, rows $LINEAR_ROWS x K = N $LINEAR_HIDDEN;
-#   3. where time is left, the GPU tests $TESTS (a gtest filter) and Nsight
-#      Compute on $NCU_CASES ("op:rows:hidden ...": the norm_quantize kernel).
+#   3. where time is left, Nsight Compute on $NCU_CASES ("op:rows:hidden ...":
+#      the norm_quantize kernel), then the GPU tests $TESTS (a gtest filter).
 # Last, a short table (the lines of 1 and 2). The machine is the one
 # scripts/gpu-check.sh describes (CUDA driver, CMake, a compiler, GoogleTest
 # sources: scripts/gpu-build-args.sh). scripts/gpu-membound.sh measures the
@@ -54,13 +54,9 @@ timeout $(($(left) * 75 / 100)) "$bench" --ops none --linear-rows "${LINEAR_ROWS
   --linear-hidden "${LINEAR_HIDDEN:-4096,8192}" --reps 20 2>&1 | tee "$out/bench_linear.txt" | grep -E "^\|"
 note "bench_memory_bound linear: exit ${PIPESTATUS[0]} ($out/bench_linear.txt)"
 
-# 3. The GPU tests, then Nsight Compute, where time is left.
-if [ -n "${TESTS-NormQuantizeGpu.*}" ] && [ "$(left)" -gt 6 ]; then
-  timeout $(($(left) * 50 / 100)) "$build_dir/tests/test_gpu" --gtest_filter="${TESTS-NormQuantizeGpu.*}" \
-    >"$out/gpu-tests.log" 2>&1
-  note "gpu tests: exit $? $(grep -E '^\[ +(PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-200)"
-fi
-for c in ${NCU_CASES-rms_nvfp4:32768:4096}; do
+# 3. Nsight Compute (executed instructions over the rows' elements: instructions an element), then the GPU
+# tests, where time is left.
+for c in ${NCU_CASES-rms_mxfp8:32768:4096 rms_nvfp4:32768:4096}; do
   [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
   IFS=: read -r op r h <<<"$c"
   log="$out/ncu-$op-${r}x$h.txt"
@@ -72,6 +68,11 @@ for c in ${NCU_CASES-rms_nvfp4:32768:4096}; do
   grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  " "$log" | cut -c1-120
 done
 
+if [ -n "${TESTS-NormQuantizeGpu.*}" ] && [ "$(left)" -gt 6 ]; then
+  timeout $(($(left) * 50 / 100)) "$build_dir/tests/test_gpu" --gtest_filter="${TESTS-NormQuantizeGpu.*}" \
+    >"$out/gpu-tests.log" 2>&1
+  note "gpu tests: exit $? $(grep -E '^\[ +(PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-200)"
+fi
 echo
 echo "== summary =="
 grep -E "^\| rms_" "$out/bench_formats.txt" | cut -d'|' -f1-9

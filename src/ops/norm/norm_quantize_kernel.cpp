@@ -50,7 +50,7 @@ class NormQuantizeKernel {
     Reg y = p_.y ? rows::row_param(k_, "y", n.shape, n.y.dtype) : Reg{};
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, n.shape, n.n, "norm_quantize");
-    NormRow norm(rk, n);
+    NormRow norm(rk, n, NormRow::SquareSum::plain_first);
     lane_ = k_.sreg(SReg::laneid);
     block_lanes_ = p_.options.format.vec / n.shape.vector;
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
@@ -166,10 +166,11 @@ class NormQuantizeKernel {
     }
     // e4m3 (NVFP4): amax / 6 rounded to e4m3 (satfinite), 1 (its smallest
     // subnormal) where that is 0; 0x38 (1.0) for amax 0; NaN gives 0x7F.
-    Reg third = k_.reg(f32);
-    k_.div(third, amax.as(f32), imm_f32(6.0f), {Round::rn});
+    // amax / 6 as quotient() divides by an e4m3 value (6 is one); where it
+    // falls below f32's normals the e4m3 code is 0 either way.
+    const Reg sixth = quotient(amax.as(f32), k_.mov(f32, imm_f32(6.0f)), k_.mov(f32, imm_f32(1.0f / 6.0f)));
     Reg pair = k_.reg(b16), wide = k_.reg(u32);
-    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), third);
+    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), sixth);
     k_.cvt(u32, u16, wide, pair);
     Reg code = wide & 0xffu;
     k_.selp(code, 1u, code, code == 0u);

@@ -81,12 +81,12 @@ class NormQuantizeKernel {
           if (p_.y) rk.store_vector({n.y.dtype, y, n.y.row_stride}, &row, j, [&](int e) { return value(j, e); });
           quantize_vector(rk, j, value, data_row, row_scales, layout);
         }
-        if (n.rstd)
-          k_.guarded(rk.leader(), [&] {
-            Reg at_row = k_.reg(u64);
-            k_.mul_wide(at_row, row, 4);
-            k_.st(Space::global, f32, at(rstd + at_row), st->rstd);
-          });
+        if (n.rstd) {
+          Reg at_row = k_.reg(u64);
+          k_.mul_wide(at_row, row, 4);
+          Reg address = rstd + at_row;
+          k_.guarded(rk.leader(), [&] { k_.st(Space::global, f32, at(address), st->rstd); });
+        }
       }, [&] {
         // A padding row of the 128x4 layout: zero scales.
         for (int j = 0; j < n.shape.vectors; ++j)
@@ -126,9 +126,12 @@ class NormQuantizeKernel {
     k_.cvt(wide, offset);
     Pred writer = first_lane_;
     if (const auto& in = rk.in_row(j)) writer = *in && first_lane_;
-    Reg byte = k_.reg(u16);
+    // The address and the byte computed by every lane: a register written
+    // only under the guard would stay live around the row loop (ptxas keeps
+    // its old value for the lanes that skip it), and spill.
+    Reg address = row_scales + wide, byte = k_.reg(u16);
     k_.cvt(byte, code);
-    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(row_scales + wide), byte); });
+    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(address), byte); });
   }
 
   // The block scale of `amax` (u32 bits of the block's largest magnitude)
@@ -278,15 +281,17 @@ class NormQuantizeKernel {
     Reg offset = k_.reg(u64);
     k_.mul_wide(offset, rk.element_base() + static_cast<std::uint32_t>(rk.element_offset(j, 0)), bits);
     k_.shr(offset, offset, 3u);
-    Reg address = data_row + offset;
+    Reg address = data_row + offset, narrow;
+    if (bytes < 4) {  // outside the guard, as store_scale's byte
+      narrow = k_.reg(u16);
+      k_.cvt(narrow, words[0]);
+    }
     auto store = [&] {
       if (bytes == 8) {
         k_.st(Space::global, b32, at(address), words);
       } else if (bytes == 4) {
         k_.st(Space::global, b32, at(address), words[0]);
       } else {
-        Reg narrow = k_.reg(u16);
-        k_.cvt(narrow, words[0]);
         k_.st(Space::global, bytes == 2 ? b16 : u8, at(address), narrow);
       }
     };

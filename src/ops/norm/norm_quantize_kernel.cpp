@@ -76,8 +76,14 @@ class NormQuantizeKernel {
         Reg data_row = k_.reg(u64);
         k_.mul_wide(data_row, row, static_cast<std::uint64_t>(p_.data_row_stride));
         data_row = data + data_row;
+        // Vector j + 1's weight is requested before vector j is quantized:
+        // its latency behind a vector's work, four registers more.
+        auto weight_of = [&](int j) { return rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j); };
+        std::optional<RowFragment> next;
+        if (n.weight) next = weight_of(0);
         for (int j = 0; j < n.shape.vectors; ++j) {
-          if (n.weight) w = rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j);
+          w = next;
+          if (n.weight && j + 1 < n.shape.vectors) next = weight_of(j + 1);
           if (p_.y) rk.store_vector({n.y.dtype, y, n.y.row_stride}, &row, j, [&](int e) { return value(j, e); });
           quantize_vector(rk, j, value, data_row, row_scales, layout);
         }

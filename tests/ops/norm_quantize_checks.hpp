@@ -30,4 +30,10 @@ void check_norm_quantize(const runtime::Device& device, const NormQuantizeCase& 
 // and a correction) must round as quantize()'s does.
 void check_nvfp4_ties(const runtime::Device& device);
 
+// Normalized rows whose squares overflow an f32 sum (values near bf16's
+// largest) or pass 2^64 (values 2^40 times the others): the kernel's plain
+// sum of squares falls back to the scaled one (rows::allreduced_sums), and
+// y is still ops::Norm's bit for bit.
+void check_rows_past_the_plain_sum(const runtime::Device& device, const BlockScaledFormat& format);
+
 }  // namespace warpforge::ops::testing

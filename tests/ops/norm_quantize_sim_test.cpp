@@ -68,15 +68,7 @@ TEST(NormQuantizeSim, NanBlocksAndValuesNearTheLargest) {
                           for (std::size_t i = 0; i < 64; ++i) x.values[i] = rounded(DType::bf16, 3.0e38f * (i % 2 ? -1.0f : 0.9f));
                           x.values[300] = nan;
                         });
-    // Normalized rows whose squares overflow an f32 sum (near bf16's largest)
-    // or reach past 2^64 (values 2^40 times the others): the plain sum's
-    // fallback (rows::allreduced_sums) gives ops::Norm's y bit for bit.
-    check_norm_quantize(sim(), {.format = f, .rows = 3}, 32, nullptr, [&](HostRows& x) {
-      for (std::int64_t j = 0; j < x.n; ++j) {
-        x.values[static_cast<std::size_t>(x.n + j)] = rounded(DType::bf16, 3.0e38f * (j % 3 ? -0.7f : 0.9f));
-        x.values[static_cast<std::size_t>(2 * x.n + j)] *= std::ldexp(1.0f, 40);
-      }
-    });
+    check_rows_past_the_plain_sum(sim(), f);
   }
 }
 

@@ -16,14 +16,16 @@
 // RMSNorm + quantize. Last, a quantized linear layer (K = N = each
 // --linear-hidden) fused against separate (norm, quantize, GemmAmax), same
 // run, beside its GemmAmax alone: each run's kernels launched back to back
-// between two events, so that the host's launch gaps count as a serving
-// layer without CUDA graphs sees them.
+// between two events (the host's launch gaps count, as a serving layer
+// without CUDA graphs sees them), then runs queued behind a spin (the GPU's
+// time alone, as a CUDA graph's replay).
 //
 // Each figure: the median of --reps runs timed with CUDA events after 3
 // warm-up runs; inputs rotated among copies totalling more than twice the
 // 50 MB L2 (so that neither side reads from L2 what it wrote the run
 // before). Needs a GPU: without one it says so and exits 1.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -177,6 +179,30 @@ class Filler {
         k.st(Space::global, b16, at(out + at2), half);
       });
     });
+    return k.module();
+  }
+
+  rt::Module module_;
+};
+
+// Holds the GPU for a while (one thread polling %globaltimer) so that the
+// host can enqueue many runs' launches before the first starts: timed
+// between two events after it, they run back to back as a CUDA graph's
+// replay would, without the host's gaps between launches.
+class Spin {
+ public:
+  explicit Spin(const rt::Device& device) : module_(device, build()) {}
+  void launch(std::uint64_t ns) { module_.launch("spin", {.grid = {1}, .block = {1}}, {ns}); }
+
+ private:
+  static wf::ptx::Module build() {
+    using namespace wf::dsl;
+    Kernel k("spin", Target::sm_80);
+    Reg ns = k.param(u64, "ns");
+    Reg start = k.reg(u64), now = k.reg(u64);
+    k.mov(start, SReg::globaltimer);
+    k.mov(now, start);
+    k.while_loop([&] { return now - start < ns; }, [&] { k.mov(now, SReg::globaltimer); });
     return k.module();
   }
 
@@ -464,6 +490,22 @@ double time(const rt::Device& device, const Case& c, int reps) {
   return static_cast<double>(median(ms)) * 1e-3;
 }
 
+// Seconds a run of `reps` runs enqueued behind a spin of `spin_ns` (the
+// GPU's time alone: no host gaps between launches), and whether the host
+// enqueued them all inside the spin (else the figure includes host time).
+std::pair<double, bool> time_queued(const rt::Device& device, Spin& spin, std::uint64_t spin_ns, const Case& c,
+                                    int reps) {
+  for (int i = 0; i < 3; ++i) c.run(i);
+  rt::Event start = device.create_event(), end = device.create_event();
+  spin.launch(spin_ns);
+  const auto host_start = std::chrono::steady_clock::now();
+  start.record();
+  for (int r = 0; r < reps; ++r) c.run(r);
+  end.record();
+  const double host_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - host_start).count();
+  return {static_cast<double>(rt::Event::elapsed_ms(start, end)) * 1e-3 / reps, host_ns < 0.8 * static_cast<double>(spin_ns)};
+}
+
 // The ops by name: a Case for rows x n (n: the hidden size, or the vocabulary for ce).
 using CaseMaker = std::function<Case(const rt::Device&, Filler&, std::int64_t rows, std::int64_t n, DType)>;
 const std::vector<std::pair<std::string, CaseMaker>>& op_table() {
@@ -519,19 +561,31 @@ int run(const Options& o) {
   if (o.linear_rows.empty()) return 0;
   std::printf("\nQuantized linear layer, K = N: rms_norm_quantize + GemmAmax (fused) against rms_norm (bf16), "
               "then the GPU quantize, then GemmAmax (separate), and GemmAmax alone, same run.\n\n");
-  std::printf("| format | rows | K = N | fused us | separate us | GemmAmax us | separate / fused | GemmAmax's kernel |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---|\n");
+  std::printf("Each run between its own events (the host's launch gaps count), then %d runs queued behind a spin\n"
+              "(the GPU's time alone, as a CUDA graph replays them; * where the host did not keep ahead).\n\n",
+              o.reps);
+  std::printf("| format | rows | K = N | fused us | separate us | GemmAmax us | separate / fused | queued: fused us | "
+              "separate us | GemmAmax us | separate / fused | GemmAmax's kernel |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  Spin spin(device);
+  const std::uint64_t spin_ns = o.simulator ? 100 : 20'000'000;  // the simulator's timer counts instructions
   for (const auto& [format_name, format] : {std::pair{"mxfp8", ops::kMxfp8E4m3}, std::pair{"nvfp4", ops::kNvfp4}})
     for (std::int64_t hidden : o.linear_hidden)
       for (std::int64_t rows : o.linear_rows) {
         const LinearCases c = linear_cases(device, filler, format, rows, hidden, hidden, o.dtype);
         const double t_fused = time(device, c.fused, o.reps), t_separate = time(device, c.separate, o.reps),
                      t_gemm = time(device, c.gemm, o.reps);
+        const auto q_fused = time_queued(device, spin, spin_ns, c.fused, o.reps),
+                   q_separate = time_queued(device, spin, spin_ns, c.separate, o.reps),
+                   q_gemm = time_queued(device, spin, spin_ns, c.gemm, o.reps);
+        auto mark = [](const std::pair<double, bool>& q) { return q.second ? "" : "*"; };
         std::string kernel = c.gemm.kernel.substr(c.gemm.kernel.find("kernel ") + 7);
         kernel = kernel.substr(0, kernel.find(','));
-        std::printf("| %s | %lld | %lld | %.1f | %.1f | %.1f | %.2f | %s |\n", format_name,
+        std::printf("| %s | %lld | %lld | %.1f | %.1f | %.1f | %.2f | %.1f%s | %.1f%s | %.1f%s | %.2f | %s |\n", format_name,
                     static_cast<long long>(rows), static_cast<long long>(hidden), t_fused * 1e6, t_separate * 1e6,
-                    t_gemm * 1e6, t_separate / t_fused, kernel.c_str());
+                    t_gemm * 1e6, t_separate / t_fused, q_fused.first * 1e6, mark(q_fused), q_separate.first * 1e6,
+                    mark(q_separate), q_gemm.first * 1e6, mark(q_gemm), q_separate.first / q_fused.first,
+                    kernel.c_str());
         std::fflush(stdout);
       }
   return 0;

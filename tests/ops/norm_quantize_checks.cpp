@@ -140,4 +140,12 @@ void check_rows_past_the_plain_sum(const runtime::Device& device, const BlockSca
   });
 }
 
+void check_tiny_blocks(const runtime::Device& device, const BlockScaledFormat& format) {
+  check_norm_quantize(device, {.format = format, .x = DType::f32, .weight = false, .normalize = false, .rows = 3}, 33,
+                      nullptr, [&](HostRows& x) {
+                        for (std::size_t i = 0; i < x.values.size(); ++i)
+                          x.values[i] *= std::ldexp(1.0f, -105 - static_cast<int>(i / 16 % 48));
+                      });
+}
+
 }  // namespace warpforge::ops::testing

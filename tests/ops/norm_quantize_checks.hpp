@@ -36,4 +36,9 @@ void check_nvfp4_ties(const runtime::Device& device);
 // y is still ops::Norm's bit for bit.
 void check_rows_past_the_plain_sum(const runtime::Device& device, const BlockScaledFormat& format);
 
+// Without the norm, f32 blocks of amax 2^-104 down to the subnormals and
+// -0: e8m0 scales clamped at 2^-127, e4m3 scales at their smallest, codes ±0
+// with the value's sign.
+void check_tiny_blocks(const runtime::Device& device, const BlockScaledFormat& format);
+
 }  // namespace warpforge::ops::testing

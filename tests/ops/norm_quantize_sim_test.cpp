@@ -69,6 +69,7 @@ TEST(NormQuantizeSim, NanBlocksAndValuesNearTheLargest) {
                           x.values[300] = nan;
                         });
     check_rows_past_the_plain_sum(sim(), f);
+    check_tiny_blocks(sim(), f);
   }
 }
 

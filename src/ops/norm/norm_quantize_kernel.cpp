@@ -152,24 +152,17 @@ class NormQuantizeKernel {
     Pred is_nan = amax > 0x7f800000u, is_zero = amax == 0u;
     Scale s;
     if (f.scale == DType::e8m0) {
-      // floor(log2 amax): the exponent field, or below the normals -118 - clz.
-      Reg field = amax >> 23u;
-      Reg leading = k_.reg(u32);
-      k_.inst("clz.b32", leading, amax);
-      Reg normal_exponent = field.as(s32) - 127, subnormal_exponent = k_.reg(s32);
-      k_.mad(subnormal_exponent, leading.as(s32), -1, -118);
-      Reg exponent = k_.selp(normal_exponent, subnormal_exponent, field != 0u);
-      // clamp(floor(log2 amax) - emax, -127, 127) + 127; 127 (1.0) for 0, 255 (NaN) for NaN.
-      Reg code = k_.min(k_.max(exponent - largest_exponent(f.data), -127), 127) + 127;
-      k_.selp(code, 127, code, is_zero);
-      k_.selp(code, 255, code, is_nan);
-      s.code = code.as(u32);
-      // 2^(127 - code): the exponent field 254 - code, or 2^-127 (a subnormal) for code 254; NaN for 255.
-      Reg bits = k_.reg(b32), field_of_inverse = k_.reg(s32);
-      k_.mad(field_of_inverse, code, -1, 254);
-      k_.shl(bits, field_of_inverse, 23u);
-      k_.selp(bits, 0x00400000u, bits, code == 254);
-      k_.selp(bits, 0x7fffffffu, bits, code == 255);
+      // clamp(floor(log2 amax) - emax, -127, 127) + 127 is max(E - emax, 0)
+      // for amax's exponent field E: below the normals (E 0) floor(log2 amax)
+      // - emax is under -127 whatever the mantissa, and E - emax stays
+      // below 254 (so 2^(127 - code) is a normal f32). 127 (1.0) for 0, 255
+      // (NaN) for NaN; the factor of an all-zero block is moot (its codes
+      // are ±0 at any scale).
+      Reg code = k_.max((amax >> 23u).as(s32) - largest_exponent(f.data), 0);
+      Reg exponent_field = k_.reg(s32), bits = k_.reg(b32);
+      k_.mad(exponent_field, code, -(1 << 23), 254 << 23);  // 2^(127 - code)'s bits
+      k_.mov(bits, k_.selp(0x7fffffff, exponent_field, is_nan));
+      s.code = k_.selp(255, k_.selp(127, code, is_zero), is_nan).as(u32);
       s.factor = bits.as(f32);
       return s;
     }
@@ -241,9 +234,12 @@ class NormQuantizeKernel {
     k_.neg(minus_q, q);
     k_.fma(remainder, minus_q, d, x);
     k_.fma(corrected, remainder, r, q);
+    // Where q is 0, q too: x ±0 (the correction's sum, +0 + -0, would drop
+    // -0's sign) or x·r below the f32 subnormals (±0 either way).
     Reg magnitude = k_.reg(f32);
     k_.abs(magnitude, q);
-    return k_.selp(corrected, q, magnitude < imm_f32(std::numeric_limits<float>::infinity()));
+    Pred corrects = magnitude < imm_f32(std::numeric_limits<float>::infinity()) && magnitude > imm_f32(0.0f);
+    return k_.selp(corrected, q, corrects);
   }
 
   // The codes of vector j's elements, rounded to nearest even and saturated,

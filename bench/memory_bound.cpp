@@ -7,20 +7,25 @@
 // are timed by python/warpforge/bench_rows.py.
 //
 //   bench_memory_bound [--ops rms,rms_bwd,layer,layer_bwd,softmax,softmax_bwd,swiglu,swiglu_bwd,ce,
-//                             rms_mxfp8,rms_nvfp4] [--rows 1,64,4096,32768] [--hidden 2048,4096,8192,16384]
-//                      [--vocab 32768,131072,262144] [--linear-rows 1,64,4096|none] [--dtype bf16]
-//                      [--reps 20] [--device cuda|sim]
+//                             rms_mxfp8,rms_mxfp4,rms_nvfp4|none] [--rows 1,64,4096,32768] [--hidden 2048,4096,8192,16384]
+//                      [--vocab 32768,131072,262144] [--linear-rows 1,64,4096|none] [--linear-hidden 4096]
+//                      [--dtype bf16] [--reps 20] [--device cuda|sim]
 //
 // ce is the loss with its gradient and the backward's scaling by dloss = 1
-// (mean reduction) over rows x vocab; rms_mxfp8 and rms_nvfp4 are RMSNorm +
-// quantize. Last, a quantized linear layer (K = N = 4096) fused against
-// separate (norm, quantize, GemmAmax), same run.
+// (mean reduction) over rows x vocab; rms_mxfp8, rms_mxfp4 and rms_nvfp4 are
+// RMSNorm + quantize. Last, a quantized linear layer (K = N = each
+// --linear-hidden) fused against separate (norm, quantize, GemmAmax), same
+// run, beside its GemmAmax alone: each run's kernels launched back to back
+// between two events (the host's launch gaps count, as a serving layer
+// without CUDA graphs sees them), then runs queued behind a spin (the GPU's
+// time alone, as a CUDA graph's replay).
 //
 // Each figure: the median of --reps runs timed with CUDA events after 3
 // warm-up runs; inputs rotated among copies totalling more than twice the
 // 50 MB L2 (so that neither side reads from L2 what it wrote the run
 // before). Needs a GPU: without one it says so and exits 1.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -56,10 +61,11 @@ constexpr int kMaxCopies = 32;
 
 struct Options {
   std::vector<std::string> ops{"rms",    "rms_bwd",    "layer", "layer_bwd", "softmax", "softmax_bwd",
-                               "swiglu", "swiglu_bwd", "ce",    "rms_mxfp8", "rms_nvfp4"};
+                               "swiglu", "swiglu_bwd", "ce",    "rms_mxfp8", "rms_mxfp4", "rms_nvfp4"};
   std::vector<std::int64_t> rows{1, 64, 4096, 32768}, hidden{2048, 4096, 8192, 16384};
   std::vector<std::int64_t> vocab{32768, 131072, 262144};  // the cross-entropy's rows' length
   std::vector<std::int64_t> linear_rows{1, 64, 4096};      // the quantized linear layer's tokens
+  std::vector<std::int64_t> linear_hidden{4096};           // its K = N
   DType dtype = DType::bf16;
   int reps = 20;
   bool simulator = false;  // --device sim: runs the cases on the simulator (checks the benchmark, times nothing)
@@ -67,9 +73,10 @@ struct Options {
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
-               "bench_memory_bound: %s\nusage: bench_memory_bound [--ops rms,...,ce,rms_mxfp8,rms_nvfp4] "
+               "bench_memory_bound: %s\nusage: bench_memory_bound [--ops rms,...,ce,rms_mxfp8,rms_mxfp4,rms_nvfp4|none] "
                "[--rows 1,64,4096,32768] [--hidden 2048,4096,8192,16384] [--vocab 32768,131072,262144] "
-               "[--linear-rows 1,64,4096|none] [--dtype bf16|f16|f32] [--reps N] [--device cuda|sim]\n",
+               "[--linear-rows 1,64,4096|none] [--linear-hidden 4096,8192] [--dtype bf16|f16|f32] [--reps N] "
+               "[--device cuda|sim]\n",
                why.c_str());
   std::exit(2);
 }
@@ -101,7 +108,7 @@ Options parse(int argc, char** argv) {
     if (i + 1 >= argc) usage(flag + " needs a value");
     const std::string value = argv[++i];
     if (flag == "--ops") {
-      o.ops = split(value);
+      o.ops = value == "none" ? std::vector<std::string>{} : split(value);
     } else if (flag == "--rows") {
       o.rows = numbers(flag, value);
     } else if (flag == "--hidden") {
@@ -110,6 +117,8 @@ Options parse(int argc, char** argv) {
       o.vocab = numbers(flag, value);
     } else if (flag == "--linear-rows") {
       o.linear_rows = value == "none" ? std::vector<std::int64_t>{} : numbers(flag, value);
+    } else if (flag == "--linear-hidden") {
+      o.linear_hidden = numbers(flag, value);
     } else if (flag == "--dtype") {
       auto t = rt::parse_dtype(value);
       if (!t || (*t != DType::bf16 && *t != DType::f16 && *t != DType::f32))
@@ -170,6 +179,30 @@ class Filler {
         k.st(Space::global, b16, at(out + at2), half);
       });
     });
+    return k.module();
+  }
+
+  rt::Module module_;
+};
+
+// Holds the GPU for a while (one thread polling %globaltimer) so that the
+// host can enqueue many runs' launches before the first starts: timed
+// between two events after it, they run back to back as a CUDA graph's
+// replay would, without the host's gaps between launches.
+class Spin {
+ public:
+  explicit Spin(const rt::Device& device) : module_(device, build()) {}
+  void launch(std::uint64_t ns) { module_.launch("spin", {.grid = {1}, .block = {1}}, {ns}); }
+
+ private:
+  static wf::ptx::Module build() {
+    using namespace wf::dsl;
+    Kernel k("spin", Target::sm_80);
+    Reg ns = k.param(u64, "ns");
+    Reg start = k.reg(u64), now = k.reg(u64);
+    k.mov(start, SReg::globaltimer);
+    k.mov(now, start);
+    k.while_loop([&] { return now - start < ns; }, [&] { k.mov(now, SReg::globaltimer); });
     return k.module();
   }
 
@@ -359,35 +392,43 @@ Case norm_quantize_case(const rt::Device& device, Filler& filler, const ops::Blo
 }
 
 // A quantized linear layer y = quantize(rms_norm(x) · w) · Bᵀ through
-// GemmAmax (bf16 C), with B's codes quantized once: fused
-// (ops::RmsNormQuantize, then GemmAmax) and separate (ops::Norm writing bf16,
+// GemmAmax (bf16 C), B's codes quantized when its set is made: fused
+// (ops::RmsNormQuantize, then GemmAmax), separate (ops::Norm writing bf16,
 // ops::RmsNormQuantize of that without normalizing: the GPU quantize, then
-// GemmAmax).
-std::pair<Case, Case> linear_cases(const rt::Device& device, Filler& filler, const ops::BlockScaledFormat& f,
-                                   std::int64_t rows, std::int64_t k, std::int64_t n, DType dtype) {
-  auto weights = std::make_shared<std::vector<Owned>>();
-  const TensorMaker weight_tensor = [&](DType t, std::vector<std::int64_t> shape) {
-    weights->push_back(make(device, t, std::move(shape)));
-    if (t == dtype) filler.fill(weights->back().tensor, 7);
-    return weights->back().tensor;
-  };
-  const QuantizedTensors b = quantized(weight_tensor, f, n, k);
-  const ops::NormQuantizeTensors from{.x = weight_tensor(dtype, {n, k}), .data = b.data, .scales = b.scales};
-  ops::RmsNormQuantize(from, {.format = f, .normalize = false}).execute(from);
+// GemmAmax), and GemmAmax alone (what neither can save). B rotates with the
+// activations (a serving layer's weights come from memory, not the L2).
+struct LinearCases {
+  Case fused, separate, gemm;
+};
+LinearCases linear_cases(const rt::Device& device, Filler& filler, const ops::BlockScaledFormat& f,
+                         std::int64_t rows, std::int64_t k, std::int64_t n, DType dtype) {
   auto three = [](const rt::TensorView& m) {  // (rows, cols) as GemmAmax's (rows, cols, 1)
     const std::int64_t r = m.shape()[0], c = m.shape()[1];
     return rt::TensorView(m.device(), m.address(), m.dtype(), {r, c, 1}, {c, 1, r * c});
   };
+  auto codes = [&](std::int64_t r) {
+    return static_cast<std::uint64_t>(r * k * rt::bits(f.data) / 8 + ops::ScaleFactorLayout{r, k, 1, f.vec}.bytes());
+  };
+  // What a run must move at the least: x, B and C (the activations' codes stay in the L2 or not: not counted).
+  const std::uint64_t bytes = codes(n) + static_cast<std::uint64_t>(rows * k * (rt::bits(dtype) / 8) + rows * n * 2);
   const ops::GemmAmaxOptions gemm{.c_dtype = DType::bf16, .sf_vec_size = f.vec};
-  auto pipeline = [&](bool fused) {
-    return build_case(device, filler, 0, [&](const TensorMaker& tensor, std::string& kernel) -> std::function<void()> {
+  enum class Pipeline { fused, separate, gemm };
+  auto pipeline = [&](Pipeline which) {
+    return build_case(device, filler, bytes, [&](const TensorMaker& tensor, std::string& kernel) -> std::function<void()> {
+      const QuantizedTensors b = quantized(tensor, f, n, k);
+      const ops::NormQuantizeTensors from{.x = tensor(dtype, {n, k}), .data = b.data, .scales = b.scales};
+      ops::RmsNormQuantize(from, {.format = f, .normalize = false}).execute(from);
       const rt::TensorView x = tensor(dtype, {rows, k}), w = tensor(dtype, {k});
       const QuantizedTensors a = quantized(tensor, f, rows, k);
       const rt::TensorView c = tensor(DType::bf16, {rows, n, 1}), amax = tensor(DType::f32, {1});
       auto mm = std::make_shared<ops::GemmAmax>(three(a.data), three(b.data), a.scales, b.scales, c, amax, gemm);
       mm->compile();
       const rt::TensorView a3 = three(a.data), b3 = three(b.data), sfa = a.scales, sfb = b.scales;
-      if (fused) {
+      if (which == Pipeline::gemm) {
+        kernel = mm->describe();
+        return [=] { mm->execute(a3, b3, sfa, sfb, c, amax); };
+      }
+      if (which == Pipeline::fused) {
         const ops::NormQuantizeTensors t{.x = x, .weight = w, .data = a.data, .scales = a.scales};
         auto op = std::make_shared<ops::RmsNormQuantize>(t, ops::NormQuantizeOptions{.format = f});
         op->compile();
@@ -411,9 +452,7 @@ std::pair<Case, Case> linear_cases(const rt::Device& device, Filler& filler, con
       };
     });
   };
-  Case fused = pipeline(true), separate = pipeline(false);
-  for (Case* c : {&fused, &separate}) c->run = [keep = weights, run = c->run](int i) { run(i); };  // B lives on
-  return {fused, separate};
+  return {pipeline(Pipeline::fused), pipeline(Pipeline::separate), pipeline(Pipeline::gemm)};
 }
 
 Case copy_case(const rt::Device& device, std::uint64_t bytes) {
@@ -451,6 +490,22 @@ double time(const rt::Device& device, const Case& c, int reps) {
   return static_cast<double>(median(ms)) * 1e-3;
 }
 
+// Seconds a run of `reps` runs enqueued behind a spin of `spin_ns` (the
+// GPU's time alone: no host gaps between launches), and whether the host
+// enqueued them all inside the spin (else the figure includes host time).
+std::pair<double, bool> time_queued(const rt::Device& device, Spin& spin, std::uint64_t spin_ns, const Case& c,
+                                    int reps) {
+  for (int i = 0; i < 3; ++i) c.run(i);
+  rt::Event start = device.create_event(), end = device.create_event();
+  spin.launch(spin_ns);
+  const auto host_start = std::chrono::steady_clock::now();
+  start.record();
+  for (int r = 0; r < reps; ++r) c.run(r);
+  end.record();
+  const double host_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - host_start).count();
+  return {static_cast<double>(rt::Event::elapsed_ms(start, end)) * 1e-3 / reps, host_ns < 0.8 * static_cast<double>(spin_ns)};
+}
+
 // The ops by name: a Case for rows x n (n: the hidden size, or the vocabulary for ce).
 using CaseMaker = std::function<Case(const rt::Device&, Filler&, std::int64_t rows, std::int64_t n, DType)>;
 const std::vector<std::pair<std::string, CaseMaker>>& op_table() {
@@ -466,6 +521,7 @@ const std::vector<std::pair<std::string, CaseMaker>>& op_table() {
       {"swiglu_bwd", [](auto& d, auto& f, auto r, auto n, auto t) { return swiglu_case(d, f, true, r, n, t); }},
       {"ce", [](auto& d, auto& f, auto r, auto n, auto t) { return cross_entropy_case(d, f, r, n, t); }},
       {"rms_mxfp8", [](auto& d, auto& f, auto r, auto n, auto t) { return norm_quantize_case(d, f, ops::kMxfp8E4m3, r, n, t); }},
+      {"rms_mxfp4", [](auto& d, auto& f, auto r, auto n, auto t) { return norm_quantize_case(d, f, ops::kMxfp4, r, n, t); }},
       {"rms_nvfp4", [](auto& d, auto& f, auto r, auto n, auto t) { return norm_quantize_case(d, f, ops::kNvfp4, r, n, t); }},
   };
   return table;
@@ -503,17 +559,35 @@ int run(const Options& o) {
       }
   }
   if (o.linear_rows.empty()) return 0;
-  std::printf("\nQuantized linear layer, K = N = 4096: rms_norm_quantize + GemmAmax (fused) against rms_norm (bf16), "
-              "then the GPU quantize, then GemmAmax (separate), same run.\n\n");
-  std::printf("| format | rows | fused us | separate us | separate / fused |\n|---|---:|---:|---:|---:|\n");
+  std::printf("\nQuantized linear layer, K = N: rms_norm_quantize + GemmAmax (fused) against rms_norm (bf16), "
+              "then the GPU quantize, then GemmAmax (separate), and GemmAmax alone, same run.\n\n");
+  std::printf("Each run between its own events (the host's launch gaps count), then %d runs queued behind a spin\n"
+              "(the GPU's time alone, as a CUDA graph replays them; * where the host did not keep ahead).\n\n",
+              o.reps);
+  std::printf("| format | rows | K = N | fused us | separate us | GemmAmax us | separate / fused | queued: fused us | "
+              "separate us | GemmAmax us | separate / fused | GemmAmax's kernel |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  Spin spin(device);
+  const std::uint64_t spin_ns = o.simulator ? 100 : 20'000'000;  // the simulator's timer counts instructions
   for (const auto& [format_name, format] : {std::pair{"mxfp8", ops::kMxfp8E4m3}, std::pair{"nvfp4", ops::kNvfp4}})
-    for (std::int64_t rows : o.linear_rows) {
-      auto [fused, separate] = linear_cases(device, filler, format, rows, 4096, 4096, o.dtype);
-      const double t_fused = time(device, fused, o.reps), t_separate = time(device, separate, o.reps);
-      std::printf("| %s | %lld | %.1f | %.1f | %.2f |\n", format_name, static_cast<long long>(rows), t_fused * 1e6,
-                  t_separate * 1e6, t_separate / t_fused);
-      std::fflush(stdout);
-    }
+    for (std::int64_t hidden : o.linear_hidden)
+      for (std::int64_t rows : o.linear_rows) {
+        const LinearCases c = linear_cases(device, filler, format, rows, hidden, hidden, o.dtype);
+        const double t_fused = time(device, c.fused, o.reps), t_separate = time(device, c.separate, o.reps),
+                     t_gemm = time(device, c.gemm, o.reps);
+        const auto q_fused = time_queued(device, spin, spin_ns, c.fused, o.reps),
+                   q_separate = time_queued(device, spin, spin_ns, c.separate, o.reps),
+                   q_gemm = time_queued(device, spin, spin_ns, c.gemm, o.reps);
+        auto mark = [](const std::pair<double, bool>& q) { return q.second ? "" : "*"; };
+        std::string kernel = c.gemm.kernel.substr(c.gemm.kernel.find("kernel ") + 7);
+        kernel = kernel.substr(0, kernel.find(','));
+        std::printf("| %s | %lld | %lld | %.1f | %.1f | %.1f | %.2f | %.1f%s | %.1f%s | %.1f%s | %.2f | %s |\n", format_name,
+                    static_cast<long long>(rows), static_cast<long long>(hidden), t_fused * 1e6, t_separate * 1e6,
+                    t_gemm * 1e6, t_separate / t_fused, q_fused.first * 1e6, mark(q_fused), q_separate.first * 1e6,
+                    mark(q_separate), q_gemm.first * 1e6, mark(q_gemm), q_separate.first / q_fused.first,
+                    kernel.c_str());
+        std::fflush(stdout);
+      }
   return 0;
 }
 

@@ -30,6 +30,7 @@ TEST_F(NormQuantizeGpu, TheSimulatorsCases) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (const BlockScaledFormat& f : kFormats)
     check_norm_quantize(gpu(), {.format = f, .rows = 3}, 30, nullptr, [&](HostRows& x) { x.values[5] = nan; });
+  for (const BlockScaledFormat& f : kFormats) check_rows_past_the_plain_sum(gpu(), f), check_tiny_blocks(gpu(), f);
 }
 
 TEST_F(NormQuantizeGpu, TheBenchmarksShapes) {

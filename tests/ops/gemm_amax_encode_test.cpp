@@ -1,8 +1,10 @@
 // The in-kernel f32 -> e4m3/e5m2/e2m1 sequence of the sm80 GemmAmax epilogue
 // (sm_80 has no cvt to these), run on the simulator against ops::encode over
-// every midpoint between codes, its neighbours, specials and random floats.
+// every midpoint between codes, its neighbours, specials, every bf16 value
+// and random floats.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -38,7 +40,10 @@ TEST(GemmAmaxEncode, InKernelEncodeMatchesTheHostOnEveryBoundary) {
                     {lo, -lo, mid, -mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)});
     }
     probes.insert(probes.end(),
-                  {max_finite(t) * 1.0625f, max_finite(t) * 1.25f, -max_finite(t) * 3});
+                  {max_finite(t) * 1.0625f, max_finite(t) * 1.25f, -max_finite(t) * 3,
+                   -std::numeric_limits<float>::quiet_NaN()});
+    // Every bf16 value (a block of bf16 activations quantized as they are).
+    for (std::uint32_t h = 0; h < 0x10000; ++h) probes.push_back(std::bit_cast<float>(h << 16));
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> exponent(-20.0f, 18.0f);
     while (probes.size() % 32 != 0 || probes.size() < 1024)

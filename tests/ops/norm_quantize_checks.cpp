@@ -131,4 +131,21 @@ void check_nvfp4_ties(const runtime::Device& device) {
       });
 }
 
+void check_rows_past_the_plain_sum(const runtime::Device& device, const BlockScaledFormat& format) {
+  check_norm_quantize(device, {.format = format, .rows = 3}, 32, nullptr, [&](HostRows& x) {
+    for (std::int64_t j = 0; j < x.n; ++j) {
+      x.values[static_cast<std::size_t>(x.n + j)] = rounded(DType::bf16, 3.0e38f * (j % 3 ? -0.7f : 0.9f));
+      x.values[static_cast<std::size_t>(2 * x.n + j)] *= std::ldexp(1.0f, 40);
+    }
+  });
+}
+
+void check_tiny_blocks(const runtime::Device& device, const BlockScaledFormat& format) {
+  check_norm_quantize(device, {.format = format, .x = DType::f32, .weight = false, .normalize = false, .rows = 3}, 33,
+                      nullptr, [&](HostRows& x) {
+                        for (std::size_t i = 0; i < x.values.size(); ++i)
+                          x.values[i] *= std::ldexp(1.0f, -105 - static_cast<int>(i / 16 % 48));
+                      });
+}
+
 }  // namespace warpforge::ops::testing

@@ -30,4 +30,15 @@ void check_norm_quantize(const runtime::Device& device, const NormQuantizeCase& 
 // and a correction) must round as quantize()'s does.
 void check_nvfp4_ties(const runtime::Device& device);
 
+// Normalized rows whose squares overflow an f32 sum (values near bf16's
+// largest) or pass 2^64 (values 2^40 times the others): the kernel's plain
+// sum of squares falls back to the scaled one (rows::allreduced_sums), and
+// y is still ops::Norm's bit for bit.
+void check_rows_past_the_plain_sum(const runtime::Device& device, const BlockScaledFormat& format);
+
+// Without the norm, f32 blocks of amax 2^-104 down to the subnormals and
+// -0: e8m0 scales clamped at 2^-127, e4m3 scales at their smallest, codes ±0
+// with the value's sign.
+void check_tiny_blocks(const runtime::Device& device, const BlockScaledFormat& format);
+
 }  // namespace warpforge::ops::testing

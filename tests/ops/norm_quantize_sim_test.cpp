@@ -68,6 +68,8 @@ TEST(NormQuantizeSim, NanBlocksAndValuesNearTheLargest) {
                           for (std::size_t i = 0; i < 64; ++i) x.values[i] = rounded(DType::bf16, 3.0e38f * (i % 2 ? -1.0f : 0.9f));
                           x.values[300] = nan;
                         });
+    check_rows_past_the_plain_sum(sim(), f);
+    check_tiny_blocks(sim(), f);
   }
 }
 

@@ -165,7 +165,7 @@ TEST(RowOpsPtxas, NormQuantizeAssemblesWithoutSpills) {
   runtime::Device device = runtime::Device::sim();
   runtime::Buffer scratch(device, 16);
   for (const BlockScaledFormat& f : {kMxfp8E4m3, kMxfp4, kNvfp4})
-    for (std::int64_t k : {2048, 32768}) {
+    for (std::int64_t k : {2048, 4096, 8192, 32768}) {
       const bool fp4 = f.data == DType::e2m1;
       const TensorView x(device, scratch.address(), DType::bf16, {kRows, k}), w(device, scratch.address(), DType::bf16, {k}),
           data(device, scratch.address(), fp4 ? DType::u8 : f.data, {kRows, fp4 ? k / 2 : k}),

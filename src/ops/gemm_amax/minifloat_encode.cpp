@@ -11,33 +11,34 @@ using namespace dsl;
 
 namespace {
 
-// E2M1 in 12 instructions, no conversion: clamp to ±6 (min first, so that
-// NaN becomes +6: PTX min/max return the operand that is not NaN, ISA
-// 9.7.3.10-11), then round to the format's grid by adding and subtracting
-// 1.5·2^(23+s), 2^s being the grid's step at |t| (0.5 below 2, 1 below 4,
-// 2 up to 6): the sum's ulp is the step, so add.rn rounds to nearest even
-// on the grid, and the subtraction is exact. The rounded value times 2^-126
-// lands the grid on f32's lowest binades — 0.5 on the subnormal 2^-127,
-// 1 on the smallest normal 2^-126, 6 on 1.5·2^-124 — whose bits 22..24 are
-// then the e2m1 magnitude code (0.5 -> 1, 1 -> 2, 1.5 -> 3, ..., 6 -> 7).
-// The sign is t's (so -0 and negatives rounding to 0 keep it, as cvt does).
+// E2M1 in 11 instructions, no conversion: c = min(t, 6) (NaN becomes +6:
+// PTX min/max return the operand that is not NaN, ISA 9.7.3.10-11; c keeps
+// t's sign, -0 and -inf included), a = min(|c|, 6), then a rounded to the
+// format's grid by adding M = 1.5·2^(22+s), 2^s being a's binade
+// (max(a, 1): the grid's step 2^(s-1) is 0.5 below 2, 1 below 4, 2 up to
+// 6): the sum's ulp is the step, so add.rn rounds to nearest even on the
+// grid, and the sum's bits less M's are the steps k (0..4). The code of
+// k steps of 2^(s-1) is k + 2s (s = 0: 0, 0.5, .., 2 are codes 0..4; s =
+// 1: 2, 3, 4 are 4..6; s = 2: 4, 6 are 6, 7), one integer subtraction of
+// M's bits less 2s; the sign bit is c's.
 Reg encode_e2m1(Kernel& k, const Reg& value) {
-  Reg t = k.reg(f32);
-  k.min(t, value, imm_f32(6.0f));
-  k.max(t, t, imm_f32(-6.0f));
-  Reg bits = k.reg(b32);
-  k.mov(bits, t);
-  bits = bits.as(u32);
-  Reg exponent = k.max((bits >> 23) & 0xffu, 127u);  // |t| < 1 rounds in steps of 0.5 too
-  Reg magic = k.reg(u32);
-  k.mad(magic, exponent, 1u << 23, (22u << 23) | 0x400000u);  // 1.5·2^(exponent - 127 + 22)
-  Reg rounded = k.reg(f32);
-  k.add(rounded, t, magic.as(f32), {Round::rn});
-  k.sub(rounded, rounded, magic.as(f32), {Round::rn});
-  k.mul(rounded, rounded, imm_f32(std::ldexp(1.0f, -126)), {Round::rn});  // exact: subnormals kept (no .ftz)
-  Reg code = k.reg(b32);
-  k.mov(code, rounded);
-  return ((bits >> 28) & 8u) | ((code.as(u32) >> 22) & 7u);
+  Reg c = k.reg(f32), a = k.reg(f32), one_up = k.reg(f32);
+  k.min(c, value, imm_f32(6.0f));
+  k.abs(a, c);
+  k.min(a, a, imm_f32(6.0f));
+  k.max(one_up, a, imm_f32(1.0f));
+  auto bits = [&](const Reg& f) {  // f's bits as u32 (a mov: no instruction)
+    Reg b = k.reg(b32);
+    k.mov(b, f);
+    return b.as(u32);
+  };
+  Reg exponent = k.reg(u32), magic = k.reg(u32), minus = k.reg(u32);
+  k.shr(exponent, bits(one_up), 23u);                                    // 127 + s (one_up is positive)
+  k.mad(magic, exponent, 1u << 23, (22u << 23) | 0x400000u);             // M = 1.5·2^(22 + s)
+  k.mad(minus, exponent, (1u << 23) - 2u, ((22u << 23) | 0x400000u) + 254u);  // M's bits - 2s
+  Reg sum = k.reg(f32);
+  k.add(sum, a, magic.as(f32), {Round::rn});
+  return (bits(sum) - minus) | ((bits(c) >> 28) & 8u);
 }
 
 }  // namespace

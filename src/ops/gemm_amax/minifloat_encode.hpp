@@ -4,7 +4,7 @@
 // e2m1 +6) — the same as ops::encode() on the host. sm_80 has no such cvt
 // (cvt to e4m3x2/e5m2x2 needs sm_89, to e2m1x2 sm_100a; PTX ISA 9.7.9.21), so
 // this is a documented sequence of about 20 integer and float instructions
-// (12 for e2m1: a rounding by an added constant, no conversion).
+// (11 for e2m1: a rounding by an added constant, no conversion).
 #pragma once
 
 #include "warpforge/dsl.hpp"

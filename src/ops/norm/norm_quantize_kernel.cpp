@@ -50,7 +50,7 @@ class NormQuantizeKernel {
     Reg y = p_.y ? rows::row_param(k_, "y", n.shape, n.y.dtype) : Reg{};
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, n.shape, n.n, "norm_quantize");
-    NormRow norm(rk, n);
+    NormRow norm(rk, n, NormRow::SquareSum::plain_first);
     lane_ = k_.sreg(SReg::laneid);
     block_lanes_ = p_.options.format.vec / n.shape.vector;
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
@@ -76,17 +76,23 @@ class NormQuantizeKernel {
         Reg data_row = k_.reg(u64);
         k_.mul_wide(data_row, row, static_cast<std::uint64_t>(p_.data_row_stride));
         data_row = data + data_row;
+        // Vector j + 1's weight is requested before vector j is quantized:
+        // its latency behind a vector's work, four registers more.
+        auto weight_of = [&](int j) { return rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j); };
+        std::optional<RowFragment> next;
+        if (n.weight) next = weight_of(0);
         for (int j = 0; j < n.shape.vectors; ++j) {
-          if (n.weight) w = rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j);
+          w = next;
+          if (n.weight && j + 1 < n.shape.vectors) next = weight_of(j + 1);
           if (p_.y) rk.store_vector({n.y.dtype, y, n.y.row_stride}, &row, j, [&](int e) { return value(j, e); });
           quantize_vector(rk, j, value, data_row, row_scales, layout);
         }
-        if (n.rstd)
-          k_.guarded(rk.leader(), [&] {
-            Reg at_row = k_.reg(u64);
-            k_.mul_wide(at_row, row, 4);
-            k_.st(Space::global, f32, at(rstd + at_row), st->rstd);
-          });
+        if (n.rstd) {
+          Reg at_row = k_.reg(u64);
+          k_.mul_wide(at_row, row, 4);
+          Reg address = rstd + at_row;
+          k_.guarded(rk.leader(), [&] { k_.st(Space::global, f32, at(address), st->rstd); });
+        }
       }, [&] {
         // A padding row of the 128x4 layout: zero scales.
         for (int j = 0; j < n.shape.vectors; ++j)
@@ -126,9 +132,12 @@ class NormQuantizeKernel {
     k_.cvt(wide, offset);
     Pred writer = first_lane_;
     if (const auto& in = rk.in_row(j)) writer = *in && first_lane_;
-    Reg byte = k_.reg(u16);
+    // The address and the byte computed by every lane: a register written
+    // only under the guard would stay live around the row loop (ptxas keeps
+    // its old value for the lanes that skip it), and spill.
+    Reg address = row_scales + wide, byte = k_.reg(u16);
     k_.cvt(byte, code);
-    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(row_scales + wide), byte); });
+    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(address), byte); });
   }
 
   // The block scale of `amax` (u32 bits of the block's largest magnitude)
@@ -143,33 +152,27 @@ class NormQuantizeKernel {
     Pred is_nan = amax > 0x7f800000u, is_zero = amax == 0u;
     Scale s;
     if (f.scale == DType::e8m0) {
-      // floor(log2 amax): the exponent field, or below the normals -118 - clz.
-      Reg field = amax >> 23u;
-      Reg leading = k_.reg(u32);
-      k_.inst("clz.b32", leading, amax);
-      Reg normal_exponent = field.as(s32) - 127, subnormal_exponent = k_.reg(s32);
-      k_.mad(subnormal_exponent, leading.as(s32), -1, -118);
-      Reg exponent = k_.selp(normal_exponent, subnormal_exponent, field != 0u);
-      // clamp(floor(log2 amax) - emax, -127, 127) + 127; 127 (1.0) for 0, 255 (NaN) for NaN.
-      Reg code = k_.min(k_.max(exponent - largest_exponent(f.data), -127), 127) + 127;
-      k_.selp(code, 127, code, is_zero);
-      k_.selp(code, 255, code, is_nan);
-      s.code = code.as(u32);
-      // 2^(127 - code): the exponent field 254 - code, or 2^-127 (a subnormal) for code 254; NaN for 255.
-      Reg bits = k_.reg(b32), field_of_inverse = k_.reg(s32);
-      k_.mad(field_of_inverse, code, -1, 254);
-      k_.shl(bits, field_of_inverse, 23u);
-      k_.selp(bits, 0x00400000u, bits, code == 254);
-      k_.selp(bits, 0x7fffffffu, bits, code == 255);
+      // clamp(floor(log2 amax) - emax, -127, 127) + 127 is max(E - emax, 0)
+      // for amax's exponent field E: below the normals (E 0) floor(log2 amax)
+      // - emax is under -127 whatever the mantissa, and E - emax stays
+      // below 254 (so 2^(127 - code) is a normal f32). 127 (1.0) for 0, 255
+      // (NaN) for NaN; the factor of an all-zero block is moot (its codes
+      // are ±0 at any scale).
+      Reg code = k_.max((amax >> 23u).as(s32) - largest_exponent(f.data), 0);
+      Reg exponent_field = k_.reg(s32), bits = k_.reg(b32);
+      k_.mad(exponent_field, code, -(1 << 23), 254 << 23);  // 2^(127 - code)'s bits
+      k_.mov(bits, k_.selp(0x7fffffff, exponent_field, is_nan));
+      s.code = k_.selp(255, k_.selp(127, code, is_zero), is_nan).as(u32);
       s.factor = bits.as(f32);
       return s;
     }
     // e4m3 (NVFP4): amax / 6 rounded to e4m3 (satfinite), 1 (its smallest
     // subnormal) where that is 0; 0x38 (1.0) for amax 0; NaN gives 0x7F.
-    Reg third = k_.reg(f32);
-    k_.div(third, amax.as(f32), imm_f32(6.0f), {Round::rn});
+    // amax / 6 as quotient() divides by an e4m3 value (6 is one); where it
+    // falls below f32's normals the e4m3 code is 0 either way.
+    const Reg sixth = quotient(amax.as(f32), k_.mov(f32, imm_f32(6.0f)), k_.mov(f32, imm_f32(1.0f / 6.0f)));
     Reg pair = k_.reg(b16), wide = k_.reg(u32);
-    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), third);
+    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), sixth);
     k_.cvt(u32, u16, wide, pair);
     Reg code = wide & 0xffu;
     k_.selp(code, 1u, code, code == 0u);
@@ -231,9 +234,12 @@ class NormQuantizeKernel {
     k_.neg(minus_q, q);
     k_.fma(remainder, minus_q, d, x);
     k_.fma(corrected, remainder, r, q);
+    // Where q is 0, q too: x ±0 (the correction's sum, +0 + -0, would drop
+    // -0's sign) or x·r below the f32 subnormals (±0 either way).
     Reg magnitude = k_.reg(f32);
     k_.abs(magnitude, q);
-    return k_.selp(corrected, q, magnitude < imm_f32(std::numeric_limits<float>::infinity()));
+    Pred corrects = magnitude < imm_f32(std::numeric_limits<float>::infinity()) && magnitude > imm_f32(0.0f);
+    return k_.selp(corrected, q, corrects);
   }
 
   // The codes of vector j's elements, rounded to nearest even and saturated,
@@ -277,15 +283,17 @@ class NormQuantizeKernel {
     Reg offset = k_.reg(u64);
     k_.mul_wide(offset, rk.element_base() + static_cast<std::uint32_t>(rk.element_offset(j, 0)), bits);
     k_.shr(offset, offset, 3u);
-    Reg address = data_row + offset;
+    Reg address = data_row + offset, narrow;
+    if (bytes < 4) {  // outside the guard, as store_scale's byte
+      narrow = k_.reg(u16);
+      k_.cvt(narrow, words[0]);
+    }
     auto store = [&] {
       if (bytes == 8) {
         k_.st(Space::global, b32, at(address), words);
       } else if (bytes == 4) {
         k_.st(Space::global, b32, at(address), words[0]);
       } else {
-        Reg narrow = k_.reg(u16);
-        k_.cvt(narrow, words[0]);
         k_.st(Space::global, bytes == 2 ? b16 : u8, at(address), narrow);
       }
     };

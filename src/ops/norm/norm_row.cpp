@@ -51,12 +51,19 @@ Reg NormRow::inverse_root(const ScaledSum& s, float eps) {
 }
 
 NormRow::Statistics NormRow::rms(const RowFragment& h) {
-  // The scaled sum's combination in one allreduce, not allreduced_sums' plain
-  // sum and its fallback: RMSNorm holds 4 vectors a thread (its registers
-  // full: the fallback's second path spills), over which the combination's
-  // cost is spread.
-  ScaledSum s = rows::scaled_sum(rk_, [&](int j, int e) { return h.value(j, e); }, 2);
-  rk_.allreduce(s.regs(), rows::combine_scaled_sums(2));
+  // The norm kernel: the scaled sum's combination in one allreduce, not
+  // allreduced_sums' plain sum and its fallback: RMSNorm holds 4 vectors a
+  // thread (its registers full: the fallback's second path spills), over
+  // which the combination's cost is spread. The norm + quantize kernel: the
+  // plain sum first (SquareSum).
+  const rows::RowValue value = [&](int j, int e) { return h.value(j, e); };
+  ScaledSum s;
+  if (square_sum_ == SquareSum::plain_first) {
+    s = rows::allreduced_sums(rk_, {value}, 2)[0];
+  } else {
+    s = rows::scaled_sum(rk_, value, 2);
+    rk_.allreduce(s.regs(), rows::combine_scaled_sums(2));
+  }
   Statistics st;
   st.r = inverse_root(s, p_.options.eps);
   st.down = rows::power_of_two(k_, s.q, true);

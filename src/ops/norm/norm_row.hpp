@@ -24,8 +24,16 @@ class NormRow {
     bool halved = false;
   };
 
+  // How RMSNorm's Σ h² is allreduced: the scaled sums' combination in one
+  // allreduce (the norm kernel's), or a plain f32 sum, scaled again only
+  // where it is not finite (rows::allreduced_sums: the norm + quantize
+  // kernel's, whose other work per element leaves the combination's cost
+  // unspread). The same bits unless a value reaches 2^32.
+  enum class SquareSum { combined, plain_first };
+
   // p: its options (kind, eps), n, x, residual and residual_out.
-  NormRow(rows::RowKernel& rk, const NormProblem& p) : rk_(rk), k_(rk.kernel()), p_(p) {}
+  NormRow(rows::RowKernel& rk, const NormProblem& p, SquareSum square_sum = SquareSum::combined)
+      : rk_(rk), k_(rk.kernel()), p_(p), square_sum_(square_sum) {}
 
   // h of row `row` (the tensors' base addresses; residual ones unused without a residual).
   rows::RowFragment input(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& residual_out,
@@ -51,6 +59,7 @@ class NormRow {
   rows::RowKernel& rk_;
   dsl::Kernel& k_;
   const NormProblem& p_;
+  SquareSum square_sum_;
 };
 
 }  // namespace warpforge::ops

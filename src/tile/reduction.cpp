@@ -22,24 +22,30 @@ std::uint32_t u(int v) {
 }  // namespace
 
 Combine add() {
-  return [](Kernel& k, const Regs& into, const Regs& other) {
-    for (std::size_t i = 0; i < into.size(); ++i) {
-      if (is_float(into[i]))
-        k.add(into[i], into[i], other[i], {Round::rn});
-      else
-        k.add(into[i], into[i], other[i]);
-    }
-  };
+  return Combine(
+      [](Kernel& k, const Regs& into, const Regs& other) {
+        for (std::size_t i = 0; i < into.size(); ++i) {
+          if (is_float(into[i]))
+            k.add(into[i], into[i], other[i], {Round::rn});
+          else
+            k.add(into[i], into[i], other[i]);
+        }
+      },
+      true);
 }
 
 Combine max() {
-  return [](Kernel& k, const Regs& into, const Regs& other) {
-    for (std::size_t i = 0; i < into.size(); ++i) k.max(into[i], into[i], other[i]);
-  };
+  return Combine(
+      [](Kernel& k, const Regs& into, const Regs& other) {
+        for (std::size_t i = 0; i < into.size(); ++i) k.max(into[i], into[i], other[i]);
+      },
+      true);
 }
 
 Combine concat(std::vector<std::pair<int, Combine>> parts) {
-  return [parts = std::move(parts)](Kernel& k, const Regs& into, const Regs& other) {
+  bool commutative = true;
+  for (const auto& part : parts) commutative = commutative && part.second.commutative;
+  auto combine = [parts = std::move(parts)](Kernel& k, const Regs& into, const Regs& other) {
     std::size_t first = 0;
     for (const auto& [count, combine] : parts) {
       const auto end = first + static_cast<std::size_t>(count);
@@ -50,6 +56,7 @@ Combine concat(std::vector<std::pair<int, Combine>> parts) {
       first = end;
     }
   };
+  return Combine(std::move(combine), commutative);
 }
 
 namespace warp {
@@ -59,15 +66,22 @@ void allreduce(Kernel& k, const Regs& values, const Combine& combine, int lanes)
     throw TileError("warp::allreduce in kernel '" + k.name() + "' over " + std::to_string(lanes) +
                     " lanes: a power of two in 1..32");
   if (lanes == 1) return;
-  Reg lane = k.sreg(SReg::laneid);
+  const Reg lane = combine.commutative ? Reg{} : k.sreg(SReg::laneid);
   for (int mask = 1; mask < lanes; mask <<= 1) {
+    Regs others;
+    for (const Reg& v : values) {
+      others.push_back(k.reg(v.type()));
+      k.shfl_sync(Shfl::bfly, others.back(), v, u(mask), 0x1fu);
+    }
+    if (combine.commutative) {
+      combine(k, values, others);  // both partners compute the same bits in either order
+      continue;
+    }
     Pred upper = (lane & u(mask)) != 0u;
     Regs lower_first, upper_first;
-    for (const Reg& v : values) {
-      Reg other = k.reg(v.type());
-      k.shfl_sync(Shfl::bfly, other, v, u(mask), 0x1fu);
-      lower_first.push_back(k.selp(other, v, upper));
-      upper_first.push_back(k.selp(v, other, upper));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      lower_first.push_back(k.selp(others[i], values[i], upper));
+      upper_first.push_back(k.selp(values[i], others[i], upper));
     }
     combine(k, lower_first, upper_first);
     for (std::size_t i = 0; i < values.size(); ++i) k.mov(values[i], lower_first[i]);

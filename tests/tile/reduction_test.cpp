@@ -125,6 +125,39 @@ TEST(Reduction, CtasOfAClusterInALoop) {
   }
 }
 
+// A combine that is not commutative gets its operands in lane order, the
+// lower lane's first: "keep the second" leaves every lane of a group with the
+// group's last lane's value. A commutative one (add, max) skips the ordering:
+// its butterflies emit no selp.
+TEST(Reduction, OnlyAnOrderedCombineHasItsOperandsOrdered) {
+  const Combine keep_second([](Kernel& k, const Regs& into, const Regs& other) { k.mov(into[0], other[0]); });
+  ASSERT_FALSE(keep_second.commutative);
+  EXPECT_TRUE(add().commutative && max().commutative && concat({{1, add()}, {1, max()}}).commutative);
+  EXPECT_FALSE(concat({{1, add()}, {1, keep_second}}).commutative);
+  for (int lanes : {4, 32}) {
+    Kernel k("last", Target::sm_90a);
+    Reg out = k.param_ptr("out");
+    Reg lane = k.sreg(SReg::tid_x);
+    Reg v = k.reg(u32);
+    k.mov(v, lane);
+    warp::allreduce(k, {v}, keep_second, lanes);
+    Reg o = k.reg(u64);
+    k.mul_wide(o, lane, 4);
+    k.st(Space::global, u32, at(out + o), v);
+    runtime::Device device = runtime::Device::sim();
+    runtime::Buffer bout(device, 32 * 4);
+    runtime::Module mod(device, k.module());
+    mod.launch("last", {.grid = {1}, .block = {32}}, {bout});
+    const auto got = bout.download<std::uint32_t>(32);
+    for (std::uint32_t i = 0; i < 32; ++i)
+      EXPECT_EQ(got[i], (i / static_cast<std::uint32_t>(lanes) + 1) * static_cast<std::uint32_t>(lanes) - 1) << "lane " << i << ", groups of " << lanes;
+  }
+  Kernel k("sum", Target::sm_90a);
+  Reg v = k.mov(f32, imm_f32(1.0f));
+  warp::allreduce(k, {v}, add());
+  EXPECT_EQ(k.ptx().find("selp"), std::string::npos) << k.ptx();
+}
+
 TEST(Reduction, ReduxForIntegers) {
   Kernel k("redux", Target::sm_90a);
   Reg out = k.param_ptr("out");

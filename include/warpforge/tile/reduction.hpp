@@ -12,12 +12,14 @@
 // to rounding: at every step the two operands are put in one order (the
 // lower lane's, warp's or CTA's first), so that both partners of a
 // butterfly compute the same bits and the result does not depend on which
-// thread computed it.
+// thread computed it. A commutative combine (add, max: a ⊕ b and b ⊕ a the
+// same bits) skips that ordering, two selects a register a step.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,18 +29,30 @@ namespace warpforge::tile {
 
 // into = into ⊕ other, both holding one partial result (the same registers'
 // types in the same order). It may emit any instructions but must leave
-// `other` to be overwritten.
-using Combine = std::function<void(dsl::Kernel& k, const dsl::Regs& into, const dsl::Regs& other)>;
+// `other` to be overwritten. `commutative` where into ⊕ other gives the
+// same bits as other ⊕ into for every input.
+struct Combine {
+  using Function = std::function<void(dsl::Kernel& k, const dsl::Regs& into, const dsl::Regs& other)>;
+  Combine() = default;
+  template <class F>
+    requires std::is_invocable_v<const F&, dsl::Kernel&, const dsl::Regs&, const dsl::Regs&>
+  Combine(F f, bool commutative = false) : function(std::move(f)), commutative(commutative) {}
+  void operator()(dsl::Kernel& k, const dsl::Regs& into, const dsl::Regs& other) const { function(k, into, other); }
+
+  Function function;
+  bool commutative = false;
+};
 
 // Element-wise combines of f32 or 32-bit integer registers (by each
 // register's type): add (add.rn for floats), max (max.f32, which gives the
 // other operand where one is NaN, PTX ISA 9.7.3.11; for magnitudes read as
-// unsigned integers a NaN wins, being the larger bit pattern).
+// unsigned integers a NaN wins, being the larger bit pattern). Both are
+// commutative (IEEE 754 addition is; two NaNs give the canonical NaN).
 Combine add();
 Combine max();
 // Several combines side by side: the first `parts[0].first` registers by
 // parts[0].second, the next by parts[1].second, and so on (one reduction
-// carrying several results).
+// carrying several results); commutative where every part is.
 Combine concat(std::vector<std::pair<int, Combine>> parts);
 
 namespace warp {

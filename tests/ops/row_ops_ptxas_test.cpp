@@ -57,7 +57,7 @@ TEST(RowOpsPtxas, NormsAssembleWithoutSpills) {
           expect_fast_assembly(build_norm_backward_kernel(back, ptx::Target::sm_90a).to_ptx(),
                                what + " backward, " + back.shape.describe());
         }
-  expect_fast_assembly(build_column_sum_kernel(DType::bf16, ptx::Target::sm_90a).to_ptx(), "column sums");
+  expect_fast_assembly(build_column_sum_kernel(DType::bf16, DType::f32, ptx::Target::sm_90a).to_ptx(), "column sums");
 }
 
 }  // namespace

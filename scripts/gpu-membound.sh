@@ -94,18 +94,26 @@ if [ -z "${ALL:-}" ]; then
       "${tests[@]/#/python/tests/test_rows.py::test_}" >"$out/pytest-gpu.log" 2>&1
     note "pytest -m gpu test_rows.py: exit $? $(grep -cE ' PASSED' "$out/pytest-gpu.log") passed, $(grep -cE ' FAILED' "$out/pytest-gpu.log") failed"
   fi
-  # 6. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left:
+  # 6. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left,
+  # with where the warps stall (cycles a warp spends in each state per instruction issued).
   # e.g. NCU_CASES=layer_norm_backward:layer_bwd:32768:4096.
+  stall_metrics=""
+  for reason in long_scoreboard short_scoreboard barrier membar not_selected selected wait math_pipe_throttle \
+    mio_throttle lg_throttle dispatch_stall no_instruction branch_resolving drain; do
+    stall_metrics+="${stall_metrics:+,}smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio"
+  done
   for c in ${NCU_CASES-}; do
     [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"
     log="$out/ncu-$op-${r}x$h.txt"
     timeout $(($(left) - 1)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-      --section InstructionStats -k "regex:$kernel" -c 1 "$build_dir/bench/bench_memory_bound" --ops "$op" \
-      --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none --reps 1 >"$log" 2>&1
+      --section InstructionStats --metrics "$stall_metrics" -k "regex:$kernel" -c 1 \
+      "$build_dir/bench/bench_memory_bound" --ops "$op" --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none \
+      --reps 1 >"$log" 2>&1
     note "ncu $op $r x $h: exit $? ($log)"
-    grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  |Stall" "$log" | cut -c1-160
+    grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  |issue_stalled" "$log" |
+      sed 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//' | cut -c1-160
   done
   echo
   grep -E "^rows >=" "$out/bench_rows.txt"

@@ -117,7 +117,8 @@ GroupReduction::GroupReduction(Kernel& k, GroupShape shape, int values, const st
   Reg warp = k.sreg(SReg::tid_x) >> 5u;
   warp_in_group_ = warp & u(shape.warps - 1);
   group_ = warp >> u(std::countr_zero(u(shape.warps)));
-  parity_ = k.mov(Type::u32, 0u);
+  if (shape.warps > 1) parity_ = k.mov(Type::u32, 0u);
+  if (shape.ctas > 1) cluster_parity_ = k.mov(Type::u32, 0u);
   if (shape.warps > 1)
     warps_buffer_ = k.shared(name, 2LL * shape.groups * shape.warps * values * 4, 16);
   if (shape.ctas > 1) ctas_buffer_ = k.shared(name + "_cluster", 2LL * shape.ctas * values * 4, 16);
@@ -128,13 +129,29 @@ std::int64_t GroupReduction::shared_bytes() const {
 }
 
 void GroupReduction::allreduce(const Regs& values, const Combine& combine) {
+  allreduce_in_cta(values, combine);
+  allreduce_across_ctas(values, combine);
+}
+
+void GroupReduction::allreduce_in_cta(const Regs& values, const Combine& combine) {
+  check_count(values);
+  warp::allreduce(*k_, values, combine);
+  if (shape_.warps == 1) return;
+  across_warps(values, combine);
+  parity_ ^= 1u;
+}
+
+void GroupReduction::allreduce_across_ctas(const Regs& values, const Combine& combine) {
+  check_count(values);
+  if (shape_.ctas == 1) return;
+  across_ctas(values, combine, cluster_parity_);
+  cluster_parity_ ^= 1u;
+}
+
+void GroupReduction::check_count(const Regs& values) const {
   if (static_cast<int>(values.size()) > values_)
     throw TileError("GroupReduction in kernel '" + k_->name() + "': " + std::to_string(values.size()) +
                     " values in one call; it was declared for up to " + std::to_string(values_));
-  warp::allreduce(*k_, values, combine);
-  if (shape_.warps > 1) across_warps(values, combine);
-  if (shape_.ctas > 1) across_ctas(values, combine);
-  parity_ ^= 1u;
 }
 
 void GroupReduction::across_warps(const Regs& values, const Combine& combine) {
@@ -159,10 +176,10 @@ void GroupReduction::across_warps(const Regs& values, const Combine& combine) {
   warp::allreduce(k, values, combine, shape_.warps);
 }
 
-void GroupReduction::across_ctas(const Regs& values, const Combine& combine) {
+void GroupReduction::across_ctas(const Regs& values, const Combine& combine, const Reg& parity) {
   Kernel& k = *k_;
   const std::int64_t entry = 4LL * values_;  // one CTA's partial result
-  Reg base = k.address_of(ctas_buffer_) + parity_ * entry * shape_.ctas;
+  Reg base = k.address_of(ctas_buffer_) + parity * entry * shape_.ctas;
   Reg rank = k.sreg(SReg::cluster_ctarank);
   Reg mine = base + rank * entry;
   // Thread t < ctas stores this CTA's result into CTA t's buffer, at this CTA's entry.

@@ -31,7 +31,10 @@ struct Launched {
   std::vector<float> in, out;
 };
 
-Launched run(GroupShape shape, int lanes_per_group, int blocks, int rounds, std::uint32_t seed) {
+// split: each round in GroupReduction's two steps (allreduce_in_cta, then
+// allreduce_across_ctas), a whole allreduce of another register between them
+// (the steps' buffers alternate on their own).
+Launched run(GroupShape shape, int lanes_per_group, int blocks, int rounds, std::uint32_t seed, bool split = false) {
   const int block = 32 * shape.warps * shape.groups;
   Kernel k("reduce", Target::sm_90a);
   Reg in = k.param_ptr("in"), out = k.param_ptr("out");
@@ -49,6 +52,11 @@ Launched run(GroupShape shape, int lanes_per_group, int blocks, int rounds, std:
     if (lanes_per_group < 32) {
       warp::allreduce(k, {a, b}, add(), lanes_per_group);
       warp::allreduce(k, {m}, max(), lanes_per_group);
+    } else if (split) {
+      r.allreduce_in_cta({a, b, m}, concat({{2, add()}, {1, max()}}));
+      Reg other = k.mov(f32, v);
+      r.allreduce({other}, add());
+      r.allreduce_across_ctas({a, b, m}, concat({{2, add()}, {1, max()}}));
     } else {
       r.allreduce({a, b, m}, concat({{2, add()}, {1, max()}}));
     }
@@ -156,6 +164,13 @@ TEST(Reduction, OnlyAnOrderedCombineHasItsOperandsOrdered) {
   Reg v = k.mov(f32, imm_f32(1.0f));
   warp::allreduce(k, {v}, add());
   EXPECT_EQ(k.ptx().find("selp"), std::string::npos) << k.ptx();
+}
+
+TEST(Reduction, CtasOfAClusterInTwoStepsInALoop) {
+  for (int ctas : {2, 4}) {
+    Launched l = run({.warps = 2, .ctas = ctas}, 32, 2 * ctas, 5, 40 + ctas, true);
+    expect_group_results(l, consecutive(l.in.size(), static_cast<std::size_t>(64 * ctas)));
+  }
 }
 
 TEST(Reduction, ReduxForIntegers) {

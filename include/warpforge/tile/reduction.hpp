@@ -86,8 +86,8 @@ struct GroupShape {
 // through distributed shared memory (each CTA's result stored into every
 // CTA's shared memory with mapa + st.shared::cluster, PTX ISA 9.7.9.19 and
 // 9.7.9.10, then barrier.cluster.arrive.release / wait.acquire, 9.7.13.3).
-// Two buffers are used in turn (a register parity flips every call), so a
-// reduction needs one barrier: a thread cannot write a buffer again before
+// Two buffers a step are used in turn (a register parity a step flips at every
+// use), so a reduction needs one barrier: a thread cannot write a buffer again before
 // every thread has passed the barrier of the reduction between, which it
 // reaches only after reading that buffer. So the last cluster reduction of
 // a kernel also leaves no store in flight to a CTA that exits.
@@ -100,6 +100,14 @@ class GroupReduction {
 
   // Every thread of the CTA calls it together; each ends with its group's result.
   void allreduce(const dsl::Regs& values, const Combine& combine);
+  // allreduce in two steps, whose combines may differ: the CTA's part of the
+  // group (its warps), then the cluster's CTAs (nothing with one CTA a group).
+  // A kernel whose group spans CTAs may reduce several values within each
+  // CTA and meet the other CTAs once (one cluster barrier: the barrier's
+  // release is a GPU-scope membar, ptxas sm_90a). Calls of either kind may
+  // follow each other in any order (each step's buffers alternate on their own).
+  void allreduce_in_cta(const dsl::Regs& values, const Combine& combine);
+  void allreduce_across_ctas(const dsl::Regs& values, const Combine& combine);
 
   const GroupShape& shape() const { return shape_; }
   // Shared memory it declares, in bytes.
@@ -107,12 +115,15 @@ class GroupReduction {
 
  private:
   void across_warps(const dsl::Regs& values, const Combine& combine);
-  void across_ctas(const dsl::Regs& values, const Combine& combine);
+  void across_ctas(const dsl::Regs& values, const Combine& combine, const dsl::Reg& parity);
+  void check_count(const dsl::Regs& values) const;
 
   dsl::Kernel* k_;
   GroupShape shape_;
   int values_;
-  dsl::Reg lane_, warp_in_group_, group_, parity_;
+  // Which of its two buffers each step uses next (each step's own: the
+  // steps may be called apart).
+  dsl::Reg lane_, warp_in_group_, group_, parity_, cluster_parity_;
   dsl::Shared warps_buffer_, ctas_buffer_;
 };
 

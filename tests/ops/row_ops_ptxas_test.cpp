@@ -33,7 +33,7 @@ TEST(RowOpsPtxas, NormsAssembleWithoutSpills) {
   for (DType dt : {DType::bf16, DType::f32})
     for (NormKind kind : {NormKind::rms, NormKind::layer})
       for (bool with_residual : {false, true})
-        for (std::int64_t n : {2048, 4096, 32768}) {
+        for (std::int64_t n : {2048, 4096, 8192, 32768}) {
           const std::string what = std::string(name(kind)) + " " + std::string(runtime::name(dt)) + " n " +
                                    std::to_string(n) + (with_residual ? ", residual" : "");
           const TensorView x = view(dt, {kRows, n}), w = view(dt, {n}), stat = view(DType::f32, {kRows});

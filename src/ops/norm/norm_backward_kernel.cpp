@@ -137,8 +137,11 @@ class NormBackwardKernel {
       std::vector<rows::RowValue> summed{g_xhat};
       if (layer) summed.push_back(g);
       const std::vector<ScaledSum> sums = rows::allreduced_sums(rk, summed, 1);
-      Reg minus_mean_g_xhat = negated(rows::scaled_mean(k_, sums[0], 1, p_.n)), minus_mean_g;
-      if (layer) minus_mean_g = negated(rows::scaled_mean(k_, sums[1], 1, p_.n));
+      // div.rn where a thread holds two vectors or more (RMSNorm at n 8192): there the
+      // multiply's schedule spilled 92 bytes at 64 registers (ptxas 13, sm_90a).
+      const bool always_divide = p_.shape.vectors > 1;
+      Reg minus_mean_g_xhat = negated(rows::scaled_mean(k_, sums[0], 1, p_.n, always_divide)), minus_mean_g;
+      if (layer) minus_mean_g = negated(rows::scaled_mean(k_, sums[1], 1, p_.n, always_divide));
       Reg rstd_value = k_.reg(f32);
       k_.mul(rstd_value, twice_rstd, imm_f32(0.5f), {Round::rn});
 

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The memory-bound row ops on a GPU machine. Two modes:
 #
-# Quick (the default): inside $BUDGET_S seconds (64; the lead's window is
+# Quick (the default): inside $BUDGET_S seconds (65; the lead's window is
 # 70), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
-# and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS (cross-entropy
-# at vocabularies $PY_VOCAB); the Python tests' GPU cases of what changed
-# ($PY_TESTS); scripts/rows_host_cost.py --backward (where the RMSNorm
-# backward's host time goes); then, where time is left, Nsight Compute on
-# $NCU_CASES (LayerNorm's backward); with OPS set, bench_memory_bound (ours
+# and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS at rows 4096,
+# 32768 (cross-entropy at vocabularies $PY_VOCAB); bench_memory_bound (ours
 # against the device-to-device copy of the same bytes) over $OPS at rows
-# 4096, 32768 x hidden 4096, 8192; with OPS_TESTS set, those GPU tests.
+# 4096, 32768 x hidden 4096, 8192; Nsight Compute on $NCU_CASES (LayerNorm's
+# backward, cross-entropy's kernel) with the warps' stall reasons;
+# scripts/rows_host_cost.py $HOST_COST (--forward: RMSNorm's forward's host
+# time); the GPU tests $OPS_TESTS (a gtest filter) and the Python tests' GPU
+# cases $PY_TESTS. An empty variable skips its stage.
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -47,60 +48,72 @@ if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&
 fi
 
 # The quick mode: what is being tuned now, inside a wall-clock budget
-# ($BUDGET_S, default 64 s, for a 70 s limit); each stage prints as it goes
+# ($BUDGET_S, default 65 s, for a 70 s limit); each stage prints as it goes
 # (a hard timeout leaves what was measured), the most important first.
 if [ -z "${ALL:-}" ]; then
-  deadline=${BUDGET_S:-64}  # seconds from the script's start (the build included)
+  deadline=${BUDGET_S:-65}  # seconds from the script's start (the build included)
   left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
   export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
   # 1. Ours against PyTorch eager and Liger Kernel (torch.compile only with COMPILE=1: it compiles each shape).
-  py_ops="${PY_OPS:-rms,rms_bwd,layer,layer_bwd,swiglu,swiglu_bwd,softmax,softmax_bwd,ce}"
+  py_ops="${PY_OPS:-ce,rms_bwd,layer_bwd}"
   compile_flag=(--no-compile)
   [ -n "${COMPILE:-}" ] && compile_flag=()
   echo "== bench_rows: ours against PyTorch eager and Liger Kernel =="
   # (One width, 4096: Triton compiles each of Liger's kernels for each width.)
-  timeout $(($(left) * 52 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
+  timeout $(($(left) * 35 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
     --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab "${PY_VOCAB:-131072}" --reps 10 2>&1 | tee "$out/bench_rows.txt"
   note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
-  # 2. The Python tests on the GPU of what changed ($PY_TESTS: the norm's and softmax's graph nodes): values and
-  # gradients against PyTorch's, opcheck, torch.compile (fullgraph) and a CUDA graph.
-  py_tests="${PY_TESTS:-torch_norm_values_and_gradients torch_softmax_swiglu_and_their_gradients opcheck torch_compile_fullgraph_and_cuda_graph}"
-  if [ -n "$py_tests" ] && [ "$(left)" -gt 10 ]; then
-    read -ra tests <<<"$py_tests"
-    timeout $(($(left) * 50 / 100)) python3 -m pytest -v -rs -p no:cacheprovider -m gpu \
-      "${tests[@]/#/python/tests/test_rows.py::test_}" >"$out/pytest-gpu.log" 2>&1
-    note "pytest -m gpu test_rows.py: exit $? $(grep -cE ' PASSED' "$out/pytest-gpu.log") passed, $(grep -cE ' FAILED' "$out/pytest-gpu.log") failed"
+  # 2. Ours against the copy of the same bytes (C++) over $OPS at rows 4096, 32768 x hidden 4096, 8192.
+  ops="${OPS-rms_bwd,layer_bwd,ce}"
+  if [ -n "$ops" ] && [ "$(left)" -gt 6 ]; then
+    echo
+    echo "== bench_memory_bound: ours against the copy of the same bytes =="
+    timeout $(($(left) * 30 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 \
+      --hidden 4096,8192 --vocab 131072 --linear-rows none --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
+    note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
   fi
-  # 3. Where the RMSNorm backward's host time goes from Python (scripts/rows_host_cost.py --backward:
-  # autograd.grad of ours and eager's, the node alone, a one-input node, profiles of both).
-  if [ "$(left)" -gt 10 ]; then
-    timeout $(($(left) * 70 / 100)) python3 -u scripts/rows_host_cost.py --backward 2>&1 | tee "$out/host-cost.txt" |
-      grep -E "us/call|not run"
-    note "rows_host_cost.py --backward: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
-  fi
-  # 4. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left.
-  for c in ${NCU_CASES-layer_norm_backward:layer_bwd:32768:4096}; do
+  # 3. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left,
+  # with where the warps stall (cycles a warp spends in each state per instruction issued).
+  stall_metrics=""
+  for reason in long_scoreboard short_scoreboard barrier membar not_selected selected wait math_pipe_throttle \
+    mio_throttle lg_throttle dispatch_stall no_instruction branch_resolving drain; do
+    stall_metrics+="${stall_metrics:+,}smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio"
+  done
+  for c in ${NCU_CASES-layer_norm_backward:layer_bwd:32768:4096 warpforge_cross_entropy\$:ce:4096:131072}; do
     [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"
     log="$out/ncu-$op-${r}x$h.txt"
-    timeout $(($(left) - 1)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    timeout $(($(left) * 60 / 100)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-      --section InstructionStats -k "regex:$kernel" -c 1 "$build_dir/bench/bench_memory_bound" --ops "$op" \
-      --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none --reps 1 >"$log" 2>&1
+      --section InstructionStats --metrics "$stall_metrics" -k "regex:$kernel" -c 1 \
+      "$build_dir/bench/bench_memory_bound" --ops "$op" --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none \
+      --reps 1 >"$log" 2>&1
     note "ncu $op $r x $h: exit $? ($log)"
-    grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  |Stall" "$log" | cut -c1-160
+    grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  |issue_stalled" "$log" |
+      sed 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//' | cut -c1-160
   done
-  # 5. Optional: ours against the copy of the same bytes (C++) over $OPS, and the GPU tests $OPS_TESTS (a gtest filter).
-  if [ -n "${OPS:-}" ] && [ "$(left)" -gt 6 ]; then
-    echo
-    echo "== bench_memory_bound: ours against the copy of the same bytes =="
-    timeout $(($(left) * 60 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$OPS" --rows 4096,32768 \
-      --hidden 4096,8192 --vocab 131072 --linear-rows none --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
-    note "bench_memory_bound --ops $OPS: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
+  # 4. Where a row op's host time goes from Python (scripts/rows_host_cost.py $HOST_COST: --backward, the
+  # RMSNorm backward's; --forward, its forward's against F.rms_norm's).
+  host_cost="${HOST_COST---forward}"
+  if [ -n "$host_cost" ] && [ "$(left)" -gt 8 ]; then
+    timeout $(($(left) * 60 / 100)) python3 -u scripts/rows_host_cost.py $host_cost 2>&1 | tee "$out/host-cost.txt" |
+      grep -E "us/call|not run"
+    note "rows_host_cost.py $host_cost: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
   fi
-  if [ -n "${OPS_TESTS:-}" ] && [ "$(left)" -gt 4 ]; then
-    timeout $(($(left) - 1)) "$build_dir/tests/test_gpu" --gtest_filter="$OPS_TESTS" >"$out/gpu-tests.log" 2>&1
-    note "gpu tests ($OPS_TESTS): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-300)"
+  # 5. The GPU tests of the kernels that changed ($OPS_TESTS, a gtest filter: each simulator case on the device).
+  ops_tests="${OPS_TESTS-CrossEntropyGpu.TheSimulatorsCases:NormGpu.TheSimulatorsCases}"
+  if [ -n "$ops_tests" ] && [ "$(left)" -gt 5 ]; then
+    timeout $(($(left) * 70 / 100)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
+    note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-300)"
+  fi
+  # 6. The Python tests on the GPU ($PY_TESTS, tests of python/tests/test_rows.py): values and gradients against
+  # PyTorch's, opcheck, torch.compile (fullgraph) and a CUDA graph.
+  py_tests="${PY_TESTS-torch_norm_values_and_gradients opcheck torch_compile_fullgraph_and_cuda_graph}"
+  if [ -n "$py_tests" ] && [ "$(left)" -gt 10 ]; then
+    read -ra tests <<<"$py_tests"
+    timeout $(($(left) - 1)) python3 -m pytest -v -rs -p no:cacheprovider -m gpu \
+      "${tests[@]/#/python/tests/test_rows.py::test_}" >"$out/pytest-gpu.log" 2>&1
+    note "pytest -m gpu test_rows.py: exit $? $(grep -cE ' PASSED' "$out/pytest-gpu.log") passed, $(grep -cE ' FAILED' "$out/pytest-gpu.log") failed"
   fi
   echo
   grep -E "^rows >=" "$out/bench_rows.txt"

@@ -15,8 +15,8 @@
 #      (forwards called on tensors without gradients; backwards as
 #      torch.autograd.grad of a kept forward, as bench_rows times them).
 # A stage that cannot run says why and the rest go on.
-#   PYTHONPATH=build/python:python python3 scripts/rows_host_cost.py [--backward]
-# --backward: stage 1 only (a GPU window's budget).
+#   PYTHONPATH=build/python:python python3 scripts/rows_host_cost.py [--backward] [--forward]
+# --backward, --forward: stage 1, stage 2 only (or both; a GPU window's budget).
 import functools
 import sys
 
@@ -46,36 +46,8 @@ w = torch.rand(HIDDEN, dtype=DTYPE, device="cuda") + 0.5
 dy = torch.randn_like(x)
 eps = 1e-6
 
-# 1. The backward.
-print(f"== RMSNorm backward (gradients of x and weight), {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)
-xg, wg = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
-y_ours = tr.rms_norm(xg, wg, eps)
-y_eager = torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps)
-line("autograd.grad, ours", lambda: torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True))
-line("autograd.grad, torch eager (peer)", lambda: torch.autograd.grad(y_eager, [xg, wg], dy, retain_graph=True))
-line("our graph node alone (grad_fn(dy), no engine)", lambda: y_ours.grad_fn(dy))
-line("forward with gradients, ours (a graph node made)", lambda: tr.rms_norm(xg, wg, eps))
-line("forward with gradients, torch eager", lambda: torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps))
-_, _, _, rstd = torch.ops.warpforge.norm(x, None, w, None, "rms", eps)
-args = (dy, x, w, None, rstd, None, "rms", eps, True, None)
-line("torch.ops.warpforge.norm_backward (dispatcher)", lambda: torch.ops.warpforge.norm_backward(*args))
-if hasattr(tr, "_norm_backward"):
-    dx, dw, _ = tr._norm_backward(*args)  # the Python kernel, which caches the compiled op in _NORM_BACKWARDS
-    op = next(iter(tr._NORM_BACKWARDS.values()))
-    addresses = [0 if t is None else t.data_ptr() for t in (dy, x, w, None, rstd, None, dx, dw, None)]
-    stream = torch.cuda.current_stream().cuda_stream
-    line("op.execute_addresses alone (the kernel and dweight's sum)", lambda: op.execute_addresses(addresses, stream))
-# The engine's share: a one-input node of one kernel (softmax) beside the norm's
-# two-input node, and the norm's gradients one at a time.
-xs = x.clone().requires_grad_(True)
-s_ours, s_eager = tr.softmax(xs), torch.softmax(xs, -1)
-line("autograd.grad, softmax ours (one input, one kernel)", lambda: torch.autograd.grad(s_ours, [xs], dy, retain_graph=True))
-line("autograd.grad, softmax torch eager", lambda: torch.autograd.grad(s_eager, [xs], dy, retain_graph=True))
-line("autograd.grad, ours, x only", lambda: torch.autograd.grad(y_ours, [xg], dy, retain_graph=True))
-line("autograd.grad, torch eager, x only", lambda: torch.autograd.grad(y_eager, [xg], dy, retain_graph=True))
 
-
-def profile_of(name, y):
+def profile_of(name, y, xg, wg):
     """torch.profiler's host time by operator over 20 calls of autograd.grad(y)."""
     try:
         from torch.profiler import ProfilerActivity, profile
@@ -94,33 +66,74 @@ def profile_of(name, y):
         print(f"  torch.profiler not run: {type(e).__name__}: {str(e)[:90]}", flush=True)
 
 
-profile_of("ours", y_ours)
-profile_of("torch eager", y_eager)
-if "--backward" in sys.argv[1:]:
-    sys.exit(0)
+def backward():
+    """1. The backward."""
+    print(f"== RMSNorm backward (gradients of x and weight), {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)
+    xg, wg = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+    y_ours = tr.rms_norm(xg, wg, eps)
+    y_eager = torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps)
+    line("autograd.grad, ours", lambda: torch.autograd.grad(y_ours, [xg, wg], dy, retain_graph=True))
+    line("autograd.grad, torch eager (peer)", lambda: torch.autograd.grad(y_eager, [xg, wg], dy, retain_graph=True))
+    line("our graph node alone (grad_fn(dy), no engine)", lambda: y_ours.grad_fn(dy))
+    line("forward with gradients, ours (a graph node made)", lambda: tr.rms_norm(xg, wg, eps))
+    line("forward with gradients, torch eager", lambda: torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps))
+    _, _, _, rstd = torch.ops.warpforge.norm(x, None, w, None, "rms", eps)
+    args = (dy, x, w, None, rstd, None, "rms", eps, True, None)
+    line("torch.ops.warpforge.norm_backward (dispatcher)", lambda: torch.ops.warpforge.norm_backward(*args))
+    if hasattr(tr, "_norm_backward"):
+        dx, dw, _ = tr._norm_backward(*args)  # the Python kernel, which caches the compiled op in _NORM_BACKWARDS
+        op = next(iter(tr._NORM_BACKWARDS.values()))
+        addresses = [0 if t is None else t.data_ptr() for t in (dy, x, w, None, rstd, None, dx, dw, None)]
+        stream = torch.cuda.current_stream().cuda_stream
+        line("op.execute_addresses alone (the kernel and dweight's sum)",
+             lambda: op.execute_addresses(addresses, stream))
+    # The engine's share: a one-input node of one kernel (softmax) beside the norm's
+    # two-input node, and the norm's gradients one at a time.
+    xs = x.clone().requires_grad_(True)
+    s_ours, s_eager = tr.softmax(xs), torch.softmax(xs, -1)
+    line("autograd.grad, softmax ours (one input, one kernel)",
+         lambda: torch.autograd.grad(s_ours, [xs], dy, retain_graph=True))
+    line("autograd.grad, softmax torch eager", lambda: torch.autograd.grad(s_eager, [xs], dy, retain_graph=True))
+    line("autograd.grad, ours, x only", lambda: torch.autograd.grad(y_ours, [xg], dy, retain_graph=True))
+    line("autograd.grad, torch eager, x only", lambda: torch.autograd.grad(y_eager, [xg], dy, retain_graph=True))
+    profile_of("ours", y_ours, xg, wg)
+    profile_of("torch eager", y_eager, xg, wg)
 
-# 2. The forward.
-print(f"\n== RMSNorm forward, {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)
-line("warpforge.torch_rows.rms_norm (public)", lambda: tr.rms_norm(x, w, eps))
-line("torch.ops.warpforge.norm (dispatcher)", lambda: torch.ops.warpforge.norm(x, None, w, None, "rms", eps))
-norm_builtin = torch.ops.warpforge.norm.default._op  # the overload's builtin: no Python frame of torch's
-line("torch.ops.warpforge.norm.default._op (its builtin)", lambda: norm_builtin(x, None, w, None, "rms", eps))
-line("torch.ops.aten.neg.default._op on 4 floats (the floor)",
-     functools.partial(torch.ops.aten.neg.default._op, torch.zeros(4, device="cuda")))
-if hasattr(tr, "_EAGER_NORM"):
-    line("the Python kernel and autograd.Function (no C++ kernel)",
-         lambda: tr._EAGER_NORM.apply(x, None, w, None, "rms", eps))
-line("torch.nn.functional.rms_norm (peer)", lambda: torch.nn.functional.rms_norm(x, (HIDDEN,), w, eps))
 
-# 3. Every op: ours against its peers, host time a call.
-print(f"\n== host us a call, {ROWS} x {HIDDEN} bf16 (vocabulary 32768 for ce) ==", flush=True)
-for name, bench in BENCHES.items():
-    n = 32768 if bench.whole else HIDDEN
-    sets = [bench.inputs(ROWS, n, DTYPE)]
-    cells = []
-    for who, fn in bench.contenders(False).items():
-        try:
-            cells.append(f"{who} {host_us(functools.partial(bench.runner(fn, sets), 0), calls=50, repeats=3):.1f}")
-        except Exception as e:
-            cells.append(f"{who} failed ({type(e).__name__})")
-    print(f"  {name:<12} " + "; ".join(cells), flush=True)
+def forward():
+    """2. The forward."""
+    print(f"\n== RMSNorm forward, {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)
+    line("warpforge.torch_rows.rms_norm (public)", lambda: tr.rms_norm(x, w, eps))
+    line("torch.ops.warpforge.norm (dispatcher)", lambda: torch.ops.warpforge.norm(x, None, w, None, "rms", eps))
+    norm_builtin = torch.ops.warpforge.norm.default._op  # the overload's builtin: no Python frame of torch's
+    line("torch.ops.warpforge.norm.default._op (its builtin)", lambda: norm_builtin(x, None, w, None, "rms", eps))
+    line("torch.ops.aten.neg.default._op on 4 floats (the floor)",
+         functools.partial(torch.ops.aten.neg.default._op, torch.zeros(4, device="cuda")))
+    if hasattr(tr, "_EAGER_NORM"):
+        line("the Python kernel and autograd.Function (no C++ kernel)",
+             lambda: tr._EAGER_NORM.apply(x, None, w, None, "rms", eps))
+    line("torch.nn.functional.rms_norm (peer)", lambda: torch.nn.functional.rms_norm(x, (HIDDEN,), w, eps))
+
+
+def every_op():
+    """3. Every op: ours against its peers, host time a call."""
+    print(f"\n== host us a call, {ROWS} x {HIDDEN} bf16 (vocabulary 32768 for ce) ==", flush=True)
+    for name, bench in BENCHES.items():
+        n = 32768 if bench.whole else HIDDEN
+        sets = [bench.inputs(ROWS, n, DTYPE)]
+        cells = []
+        for who, fn in bench.contenders(False).items():
+            try:
+                cells.append(f"{who} {host_us(functools.partial(bench.runner(fn, sets), 0), calls=50, repeats=3):.1f}")
+            except Exception as e:
+                cells.append(f"{who} failed ({type(e).__name__})")
+        print(f"  {name:<12} " + "; ".join(cells), flush=True)
+
+
+stages = [flag for flag in sys.argv[1:] if flag in ("--backward", "--forward")]
+if not stages or "--backward" in stages:
+    backward()
+if not stages or "--forward" in stages:
+    forward()
+if not stages:
+    every_op()

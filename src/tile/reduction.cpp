@@ -22,24 +22,30 @@ std::uint32_t u(int v) {
 }  // namespace
 
 Combine add() {
-  return [](Kernel& k, const Regs& into, const Regs& other) {
-    for (std::size_t i = 0; i < into.size(); ++i) {
-      if (is_float(into[i]))
-        k.add(into[i], into[i], other[i], {Round::rn});
-      else
-        k.add(into[i], into[i], other[i]);
-    }
-  };
+  return Combine(
+      [](Kernel& k, const Regs& into, const Regs& other) {
+        for (std::size_t i = 0; i < into.size(); ++i) {
+          if (is_float(into[i]))
+            k.add(into[i], into[i], other[i], {Round::rn});
+          else
+            k.add(into[i], into[i], other[i]);
+        }
+      },
+      true);
 }
 
 Combine max() {
-  return [](Kernel& k, const Regs& into, const Regs& other) {
-    for (std::size_t i = 0; i < into.size(); ++i) k.max(into[i], into[i], other[i]);
-  };
+  return Combine(
+      [](Kernel& k, const Regs& into, const Regs& other) {
+        for (std::size_t i = 0; i < into.size(); ++i) k.max(into[i], into[i], other[i]);
+      },
+      true);
 }
 
 Combine concat(std::vector<std::pair<int, Combine>> parts) {
-  return [parts = std::move(parts)](Kernel& k, const Regs& into, const Regs& other) {
+  bool commutative = true;
+  for (const auto& part : parts) commutative = commutative && part.second.commutative;
+  auto combine = [parts = std::move(parts)](Kernel& k, const Regs& into, const Regs& other) {
     std::size_t first = 0;
     for (const auto& [count, combine] : parts) {
       const auto end = first + static_cast<std::size_t>(count);
@@ -50,6 +56,7 @@ Combine concat(std::vector<std::pair<int, Combine>> parts) {
       first = end;
     }
   };
+  return Combine(std::move(combine), commutative);
 }
 
 namespace warp {
@@ -59,15 +66,22 @@ void allreduce(Kernel& k, const Regs& values, const Combine& combine, int lanes)
     throw TileError("warp::allreduce in kernel '" + k.name() + "' over " + std::to_string(lanes) +
                     " lanes: a power of two in 1..32");
   if (lanes == 1) return;
-  Reg lane = k.sreg(SReg::laneid);
+  const Reg lane = combine.commutative ? Reg{} : k.sreg(SReg::laneid);
   for (int mask = 1; mask < lanes; mask <<= 1) {
+    Regs others;
+    for (const Reg& v : values) {
+      others.push_back(k.reg(v.type()));
+      k.shfl_sync(Shfl::bfly, others.back(), v, u(mask), 0x1fu);
+    }
+    if (combine.commutative) {
+      combine(k, values, others);  // both partners compute the same bits in either order
+      continue;
+    }
     Pred upper = (lane & u(mask)) != 0u;
     Regs lower_first, upper_first;
-    for (const Reg& v : values) {
-      Reg other = k.reg(v.type());
-      k.shfl_sync(Shfl::bfly, other, v, u(mask), 0x1fu);
-      lower_first.push_back(k.selp(other, v, upper));
-      upper_first.push_back(k.selp(v, other, upper));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      lower_first.push_back(k.selp(others[i], values[i], upper));
+      upper_first.push_back(k.selp(values[i], others[i], upper));
     }
     combine(k, lower_first, upper_first);
     for (std::size_t i = 0; i < values.size(); ++i) k.mov(values[i], lower_first[i]);
@@ -103,7 +117,8 @@ GroupReduction::GroupReduction(Kernel& k, GroupShape shape, int values, const st
   Reg warp = k.sreg(SReg::tid_x) >> 5u;
   warp_in_group_ = warp & u(shape.warps - 1);
   group_ = warp >> u(std::countr_zero(u(shape.warps)));
-  parity_ = k.mov(Type::u32, 0u);
+  if (shape.warps > 1) parity_ = k.mov(Type::u32, 0u);
+  if (shape.ctas > 1) cluster_parity_ = k.mov(Type::u32, 0u);
   if (shape.warps > 1)
     warps_buffer_ = k.shared(name, 2LL * shape.groups * shape.warps * values * 4, 16);
   if (shape.ctas > 1) ctas_buffer_ = k.shared(name + "_cluster", 2LL * shape.ctas * values * 4, 16);
@@ -114,13 +129,29 @@ std::int64_t GroupReduction::shared_bytes() const {
 }
 
 void GroupReduction::allreduce(const Regs& values, const Combine& combine) {
+  allreduce_in_cta(values, combine);
+  allreduce_across_ctas(values, combine);
+}
+
+void GroupReduction::allreduce_in_cta(const Regs& values, const Combine& combine) {
+  check_count(values);
+  warp::allreduce(*k_, values, combine);
+  if (shape_.warps == 1) return;
+  across_warps(values, combine);
+  parity_ ^= 1u;
+}
+
+void GroupReduction::allreduce_across_ctas(const Regs& values, const Combine& combine) {
+  check_count(values);
+  if (shape_.ctas == 1) return;
+  across_ctas(values, combine, cluster_parity_);
+  cluster_parity_ ^= 1u;
+}
+
+void GroupReduction::check_count(const Regs& values) const {
   if (static_cast<int>(values.size()) > values_)
     throw TileError("GroupReduction in kernel '" + k_->name() + "': " + std::to_string(values.size()) +
                     " values in one call; it was declared for up to " + std::to_string(values_));
-  warp::allreduce(*k_, values, combine);
-  if (shape_.warps > 1) across_warps(values, combine);
-  if (shape_.ctas > 1) across_ctas(values, combine);
-  parity_ ^= 1u;
 }
 
 void GroupReduction::across_warps(const Regs& values, const Combine& combine) {
@@ -145,10 +176,10 @@ void GroupReduction::across_warps(const Regs& values, const Combine& combine) {
   warp::allreduce(k, values, combine, shape_.warps);
 }
 
-void GroupReduction::across_ctas(const Regs& values, const Combine& combine) {
+void GroupReduction::across_ctas(const Regs& values, const Combine& combine, const Reg& parity) {
   Kernel& k = *k_;
   const std::int64_t entry = 4LL * values_;  // one CTA's partial result
-  Reg base = k.address_of(ctas_buffer_) + parity_ * entry * shape_.ctas;
+  Reg base = k.address_of(ctas_buffer_) + parity * entry * shape_.ctas;
   Reg rank = k.sreg(SReg::cluster_ctarank);
   Reg mine = base + rank * entry;
   // Thread t < ctas stores this CTA's result into CTA t's buffer, at this CTA's entry.

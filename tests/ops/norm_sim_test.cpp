@@ -107,6 +107,8 @@ TEST(NormBackwardSim, RmsAndLayerWithWeightGradients) {
 TEST(NormBackwardSim, ResidualGradientAndNoWeight) {
   check_norm_backward(sim(), {.weight = std::nullopt, .dweight = false, .dresidual = true, .rows = 9, .n = 128}, 910);
   check_norm_backward(sim(), {.kind = NormKind::layer, .dresidual = true, .rows = 3, .n = 520}, 911);
+  // dbias alone: the column sums' one block is dbias's.
+  check_norm_backward(sim(), {.kind = NormKind::layer, .dweight = false, .dbias = true, .rows = 7, .n = 96}, 912);
 }
 
 TEST(NormBackwardSim, ARowPerCluster) {

@@ -31,7 +31,10 @@ struct Launched {
   std::vector<float> in, out;
 };
 
-Launched run(GroupShape shape, int lanes_per_group, int blocks, int rounds, std::uint32_t seed) {
+// split: each round in GroupReduction's two steps (allreduce_in_cta, then
+// allreduce_across_ctas), a whole allreduce of another register between them
+// (the steps' buffers alternate on their own).
+Launched run(GroupShape shape, int lanes_per_group, int blocks, int rounds, std::uint32_t seed, bool split = false) {
   const int block = 32 * shape.warps * shape.groups;
   Kernel k("reduce", Target::sm_90a);
   Reg in = k.param_ptr("in"), out = k.param_ptr("out");
@@ -49,6 +52,11 @@ Launched run(GroupShape shape, int lanes_per_group, int blocks, int rounds, std:
     if (lanes_per_group < 32) {
       warp::allreduce(k, {a, b}, add(), lanes_per_group);
       warp::allreduce(k, {m}, max(), lanes_per_group);
+    } else if (split) {
+      r.allreduce_in_cta({a, b, m}, concat({{2, add()}, {1, max()}}));
+      Reg other = k.mov(f32, v);
+      r.allreduce({other}, add());
+      r.allreduce_across_ctas({a, b, m}, concat({{2, add()}, {1, max()}}));
     } else {
       r.allreduce({a, b, m}, concat({{2, add()}, {1, max()}}));
     }
@@ -121,6 +129,46 @@ TEST(Reduction, CtasOfAClusterInALoop) {
   // Clusters of 2 and 4 CTAs of 2 warps; five rounds reuse the two buffers.
   for (int ctas : {2, 4}) {
     Launched l = run({.warps = 2, .ctas = ctas}, 32, 2 * ctas, 5, 30 + ctas);
+    expect_group_results(l, consecutive(l.in.size(), static_cast<std::size_t>(64 * ctas)));
+  }
+}
+
+// A combine that is not commutative gets its operands in lane order, the
+// lower lane's first: "keep the second" leaves every lane of a group with the
+// group's last lane's value. A commutative one (add, max) skips the ordering:
+// its butterflies emit no selp.
+TEST(Reduction, OnlyAnOrderedCombineHasItsOperandsOrdered) {
+  const Combine keep_second([](Kernel& k, const Regs& into, const Regs& other) { k.mov(into[0], other[0]); });
+  ASSERT_FALSE(keep_second.commutative);
+  EXPECT_TRUE(add().commutative && max().commutative && concat({{1, add()}, {1, max()}}).commutative);
+  EXPECT_FALSE(concat({{1, add()}, {1, keep_second}}).commutative);
+  for (int lanes : {4, 32}) {
+    Kernel k("last", Target::sm_90a);
+    Reg out = k.param_ptr("out");
+    Reg lane = k.sreg(SReg::tid_x);
+    Reg v = k.reg(u32);
+    k.mov(v, lane);
+    warp::allreduce(k, {v}, keep_second, lanes);
+    Reg o = k.reg(u64);
+    k.mul_wide(o, lane, 4);
+    k.st(Space::global, u32, at(out + o), v);
+    runtime::Device device = runtime::Device::sim();
+    runtime::Buffer bout(device, 32 * 4);
+    runtime::Module mod(device, k.module());
+    mod.launch("last", {.grid = {1}, .block = {32}}, {bout});
+    const auto got = bout.download<std::uint32_t>(32);
+    for (std::uint32_t i = 0; i < 32; ++i)
+      EXPECT_EQ(got[i], (i / static_cast<std::uint32_t>(lanes) + 1) * static_cast<std::uint32_t>(lanes) - 1) << "lane " << i << ", groups of " << lanes;
+  }
+  Kernel k("sum", Target::sm_90a);
+  Reg v = k.mov(f32, imm_f32(1.0f));
+  warp::allreduce(k, {v}, add());
+  EXPECT_EQ(k.ptx().find("selp"), std::string::npos) << k.ptx();
+}
+
+TEST(Reduction, CtasOfAClusterInTwoStepsInALoop) {
+  for (int ctas : {2, 4}) {
+    Launched l = run({.warps = 2, .ctas = ctas}, 32, 2 * ctas, 5, 40 + ctas, true);
     expect_group_results(l, consecutive(l.in.size(), static_cast<std::size_t>(64 * ctas)));
   }
 }

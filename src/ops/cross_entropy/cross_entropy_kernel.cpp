@@ -233,16 +233,28 @@ class MainKernel {
     // two selects and a max or an add a register, where the online
     // softmax's combine costs two exponentials and ten more (twelve levels
     // at 4096 threads a row: most of a row's instructions but its elements').
+    // A row spread over a cluster does this within each CTA, then meets the
+    // other CTAs once with the online softmax's combine of the CTAs' (max,
+    // sum) and the others' sums: one cluster barrier a row, not two (each
+    // one's release a GPU-scope membar: ptxas sm_90a).
     Reg row_max = k_.mov(f32, st.thread_max);
-    rk.allreduce({row_max}, tile::max());
-    st.rescale = rows::exp_shifted(k_, st.thread_max, rows::safe_max(k_, row_max));
-    k_.selp(st.rescale, imm_f32(1.0f), st.rescale, k_.setp(Cmp::eq, st.thread_max, row_max));
+    rk.allreduce_in_cta({row_max}, tile::max());
+    auto rescale_to = [&](const Reg& max) {
+      Reg r = rows::exp_shifted(k_, st.thread_max, rows::safe_max(k_, max));
+      k_.selp(r, imm_f32(1.0f), r, k_.setp(Cmp::eq, st.thread_max, max));
+      return r;
+    };
+    st.rescale = rescale_to(row_max);
     k_.mul(sum, sum, st.rescale, {Round::rn});
     std::vector<Reg> sums{sum, st.target};
     std::vector<std::pair<int, tile::Combine>> parts{{2, tile::add()}};
     if (smoothing_) sums.push_back(st.x_sum.q), sums.push_back(st.x_sum.s), parts.emplace_back(2, rows::combine_scaled_sums(1));
-    rk.allreduce(sums, tile::concat(parts));
+    rk.allreduce_in_cta(sums, tile::concat(parts));
     st.s = {row_max, sum};
+    if (p_.shape.ctas > 1) {
+      rk.allreduce_across_ctas(combine_registers(st), combine());
+      st.rescale = rescale_to(row_max);
+    }
     return st;
   }
 

@@ -91,7 +91,7 @@ struct NormBackward::State {
   NormBackwardProblem problem;
   std::vector<std::string> refusals;
   rows::ViewChecks views;
-  std::optional<runtime::Module> module, dweight_sum, dbias_sum;
+  std::optional<runtime::Module> module, column_sums;
   std::optional<runtime::Buffer> workspace;
   // The launch's row groups (rows::resident_groups): at most problem.groups,
   // whose rows of the workspace are laid out for the most.
@@ -99,7 +99,7 @@ struct NormBackward::State {
 };
 
 NormBackward::NormBackward(const NormBackwardTensors& t, NormOptions options)
-    : state_(std::make_unique<State>(State{t.dy.device(), {}, {}, {}, {}, {}, {}, {}, 1})) {
+    : state_(std::make_unique<State>(State{t.dy.device(), {}, {}, {}, {}, {}, {}, 1})) {
   State& s = *state_;
   s.problem = describe_norm_backward(t, options, s.device, s.refusals);
   const NormBackwardProblem& p = s.problem;
@@ -147,8 +147,12 @@ void NormBackward::compile() {
   if (s.module) return;
   s.module.emplace(s.device, build_norm_backward_kernel(p, s.device.target()));
   s.groups = rows::resident_groups(p.shape, p.groups, *s.module, norm_backward_kernel_name(p), p.sums_shared_bytes());
-  if (p.dweight) s.dweight_sum.emplace(s.device, build_column_sum_kernel(p.dweight->dtype, s.device.target()));
-  if (p.dbias) s.dbias_sum.emplace(s.device, build_column_sum_kernel(p.dbias->dtype, s.device.target()));
+  if (p.dweight || p.dbias) {
+    const runtime::DType first = p.dweight ? p.dweight->dtype : p.dbias->dtype;
+    const std::optional<runtime::DType> second =
+        p.dweight && p.dbias ? std::optional<runtime::DType>(p.dbias->dtype) : std::nullopt;
+    s.column_sums.emplace(s.device, build_column_sum_kernel(first, second, s.device.target()));
+  }
   if (p.workspace_bytes() && !p.options.caller_workspace) s.workspace.emplace(s.device, p.workspace_bytes());
 }
 
@@ -171,15 +175,15 @@ void NormBackward::execute(const NormBackwardTensors& t, runtime::Stream* stream
   runtime::LaunchConfig launch = rows::row_launch(p.shape, s.groups);
   launch.dynamic_shared_bytes = p.sums_shared_bytes();
   s.module->launch(norm_backward_kernel_name(p), launch, args, stream);
+  if (!s.column_sums) return;
+  // dweight's sums, then dbias's (the workspace's blocks, each laid out for p.groups), in one launch.
   const auto groups = static_cast<std::uint32_t>(s.groups), n = static_cast<std::uint32_t>(p.n);
-  runtime::DevicePtr block = sums;
-  if (p.dweight) {
-    s.dweight_sum->launch(kColumnSumKernel, column_sum_launch(p.n),
-                          {runtime::Arg::pointer(block), *t.dweight, groups, n}, stream);
-    block += static_cast<runtime::DevicePtr>(p.groups * p.n * 4);
-  }
-  if (p.dbias)
-    s.dbias_sum->launch(kColumnSumKernel, column_sum_launch(p.n), {runtime::Arg::pointer(block), *t.dbias, groups, n},
+  const runtime::DevicePtr second_block = sums + static_cast<runtime::DevicePtr>(p.groups * p.n * 4);
+  const TensorView& first_out = p.dweight ? *t.dweight : *t.dbias;
+  const bool both = p.dweight && p.dbias;
+  s.column_sums->launch(kColumnSumKernel, column_sum_launch(p.n, both ? 2 : 1),
+                        {runtime::Arg::pointer(sums), runtime::Arg::pointer(both ? second_block : sums), first_out,
+                         both ? runtime::Arg(*t.dbias) : runtime::Arg(first_out), groups, n},
                         stream);
 }
 

@@ -137,8 +137,11 @@ class NormBackwardKernel {
       std::vector<rows::RowValue> summed{g_xhat};
       if (layer) summed.push_back(g);
       const std::vector<ScaledSum> sums = rows::allreduced_sums(rk, summed, 1);
-      Reg minus_mean_g_xhat = negated(rows::scaled_mean(k_, sums[0], 1, p_.n)), minus_mean_g;
-      if (layer) minus_mean_g = negated(rows::scaled_mean(k_, sums[1], 1, p_.n));
+      // div.rn where a thread holds two vectors or more (RMSNorm at n 8192): there the
+      // multiply's schedule spilled 92 bytes at 64 registers (ptxas 13, sm_90a).
+      const bool always_divide = p_.shape.vectors > 1;
+      Reg minus_mean_g_xhat = negated(rows::scaled_mean(k_, sums[0], 1, p_.n, always_divide)), minus_mean_g;
+      if (layer) minus_mean_g = negated(rows::scaled_mean(k_, sums[1], 1, p_.n, always_divide));
       Reg rstd_value = k_.reg(f32);
       k_.mul(rstd_value, twice_rstd, imm_f32(0.5f), {Round::rn});
 
@@ -201,15 +204,19 @@ class NormBackwardKernel {
   Kernel k_;
 };
 
-// dweight (or dbias) from the groups' sums: see norm_kernel.hpp.
-ptx::Module column_sum(DType out, Target target) {
+// dweight and dbias from the groups' sums: see norm_kernel.hpp.
+ptx::Module column_sum(DType first, std::optional<DType> second, Target target) {
   Kernel k(kColumnSumKernel, target);
   k.reqntid(32 * kColumnWarps);
-  Reg sums = k.param_ptr("sums", 4), result = k.param_ptr("out", 2);
+  Reg first_sums = k.param_ptr("first_sums", 4), second_sums = k.param_ptr("second_sums", 4);
+  Reg first_out = k.param_ptr("first_out", 2), second_out = k.param_ptr("second_out", 2);
   Reg groups = k.param(u32, "groups"), n = k.param(u32, "n");
   Reg tid = k.sreg(SReg::tid_x);
-  Reg lane = tid & 31u, warp = tid >> 5;
+  Reg lane = tid & 31u, warp = tid >> 5u;
   Reg column = k.sreg(SReg::ctaid_x) * 32u + lane;
+  // ctaid.y 0: dweight from the first block of sums; 1: dbias from the second (uniform in the CTA).
+  Pred is_second = k.sreg(SReg::ctaid_y) != 0u;
+  Reg sums = k.selp(second_sums, first_sums, is_second), result = k.selp(second_out, first_out, is_second);
   Pred in = column < n;
   Reg total = k.mov(f32, imm_f32(0.0f));
   k.if_then(in, [&] {
@@ -223,24 +230,29 @@ ptx::Module column_sum(DType out, Target target) {
   Shared partial = k.shared("column_partial", 4 * 32 * kColumnWarps);
   k.st(Space::shared, f32, at(k.address_of(partial) + (warp * 32u + lane) * 4u), total);
   tile::NamedBarrier(k, 0, 32 * kColumnWarps).sync();
-  k.if_then(warp == 0u && in, [&] {
-    Reg sum = k.mov(f32, imm_f32(0.0f)), value = k.reg(f32);
-    Reg mine = k.address_of(partial) + lane * 4u;
-    for (int w = 0; w < kColumnWarps; ++w) {
-      k.ld(Space::shared, f32, value, at(mine, 4 * 32 * w));
-      k.add(sum, sum, value, {Round::rn});
-    }
-    Reg offset = k.reg(u64);
-    const int bytes = runtime::bits(out) / 8;
-    k.mul_wide(offset, column, bytes);
-    if (out == DType::f32) {
-      k.st(Space::global, f32, at(result + offset), sum);
-    } else {
-      Reg bits = k.reg(b16);
-      k.cvt(out == DType::bf16 ? bf16 : f16, f32, bits, sum, {Round::rn});
-      k.st(Space::global, b16, at(result + offset), bits);
-    }
-  });
+  auto store = [&](DType out) {
+    k.if_then(warp == 0u && in, [&] {
+      Reg sum = k.mov(f32, imm_f32(0.0f)), value = k.reg(f32);
+      Reg mine = k.address_of(partial) + lane * 4u;
+      for (int w = 0; w < kColumnWarps; ++w) {
+        k.ld(Space::shared, f32, value, at(mine, 4 * 32 * w));
+        k.add(sum, sum, value, {Round::rn});
+      }
+      Reg offset = k.reg(u64);
+      k.mul_wide(offset, column, runtime::bits(out) / 8);
+      if (out == DType::f32) {
+        k.st(Space::global, f32, at(result + offset), sum);
+      } else {
+        Reg bits = k.reg(b16);
+        k.cvt(out == DType::bf16 ? bf16 : f16, f32, bits, sum, {Round::rn});
+        k.st(Space::global, b16, at(result + offset), bits);
+      }
+    });
+  };
+  if (!second || *second == first)
+    store(first);
+  else
+    k.if_else(is_second, [&] { store(*second); }, [&] { store(first); });
   return k.module();
 }
 
@@ -254,13 +266,13 @@ ptx::Module build_norm_backward_kernel(const NormBackwardProblem& problem, Targe
   return NormBackwardKernel(problem, target).build();
 }
 
-ptx::Module build_column_sum_kernel(DType out, Target target) {
-  return column_sum(out, target);
+ptx::Module build_column_sum_kernel(DType first, std::optional<DType> second, Target target) {
+  return column_sum(first, second, target);
 }
 
-runtime::LaunchConfig column_sum_launch(std::int64_t n) {
+runtime::LaunchConfig column_sum_launch(std::int64_t n, int sums) {
   runtime::LaunchConfig c;
-  c.grid = {static_cast<std::uint32_t>((n + 31) / 32)};
+  c.grid = {static_cast<std::uint32_t>((n + 31) / 32), static_cast<std::uint32_t>(sums)};
   c.block = {32 * kColumnWarps};
   return c;
 }

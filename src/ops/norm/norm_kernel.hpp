@@ -31,11 +31,15 @@
 //   those of the problem, in this order), rows (u32).
 //
 // Column sums: dweight[c] = Σ over groups of workspace[group][c], in group
-// order (deterministic), rounded to dweight's dtype (and dbias from the
-// second block of sums, by a second launch). A CTA of 32 x 8 threads takes 32 columns: each warp
-// adds every 8th group, then warp 0 adds the 8 in order.
-//   Parameters: sums, out (u64), groups, n (u32).
+// order (deterministic), rounded to dweight's dtype, and dbias from the
+// second block of sums in the same launch (the grid's second row of CTAs).
+// A CTA of 32 x 8 threads takes 32 columns: each warp adds every 8th group,
+// then warp 0 adds the 8 in order.
+//   Parameters: first_sums, second_sums, first_out, second_out (u64; the
+//   second pair unused with one sum), groups, n (u32).
 #pragma once
+
+#include <optional>
 
 #include "norm_problem.hpp"
 #include "warpforge/ptx/module.hpp"
@@ -46,12 +50,13 @@ namespace warpforge::ops {
 
 ptx::Module build_norm_kernel(const NormProblem& problem, ptx::Target target);
 ptx::Module build_norm_backward_kernel(const NormBackwardProblem& problem, ptx::Target target);
-ptx::Module build_column_sum_kernel(runtime::DType out, ptx::Target target);
+// first: dweight's dtype (or dbias's where there is no dweight); second: dbias's, where both are summed.
+ptx::Module build_column_sum_kernel(runtime::DType first, std::optional<runtime::DType> second, ptx::Target target);
 
 std::string norm_kernel_name(const NormProblem& problem);
 std::string norm_backward_kernel_name(const NormBackwardProblem& problem);
 inline constexpr const char* kColumnSumKernel = "warpforge_norm_column_sum";
-// The column-sum kernel's launch for n columns.
-runtime::LaunchConfig column_sum_launch(std::int64_t n);
+// The column-sum kernel's launch for n columns of `sums` blocks (1 or 2).
+runtime::LaunchConfig column_sum_launch(std::int64_t n, int sums);
 
 }  // namespace warpforge::ops

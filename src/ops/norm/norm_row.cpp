@@ -42,6 +42,7 @@ Reg NormRow::sum(const Reg& a, const Reg& b) {
 // values reach 2^32, so the mean square is at least 2^64/n: eps' is lost
 // beside it); rsqrt.approx (PTX ISA 9.7.3.18, as PyTorch's rsqrtf).
 Reg NormRow::inverse_root(const ScaledSum& s, float eps) {
+  // div.rn, not divided_by's multiply: see scaled_mean's always_divide.
   Reg mean_square = k_.div(s.s, imm_f32(static_cast<float>(p_.n)), {Round::rn});
   Reg with_eps = k_.reg(f32);
   k_.add(with_eps, mean_square, imm_f32(eps), {Round::rn});
@@ -87,7 +88,7 @@ NormRow::Statistics NormRow::layer(const RowFragment& h, const Reg& x, const Reg
     };
   };
   const ScaledSum d = rows::allreduced_sums(rk_, {centred(neg(half_pivot))}, 1)[0];
-  Reg half_mean = sum(half_pivot, rows::scaled_mean(k_, d, 1, p_.n));
+  Reg half_mean = sum(half_pivot, rows::scaled_mean(k_, d, 1, p_.n, true));
   st.minus_shift = neg(half_mean);
   const ScaledSum c = rows::allreduced_sums(rk_, {centred(st.minus_shift)}, 2)[0];
   // var(h) = 4 var(h/2): r = 1/sqrt(var(h/2) + eps/4) = 2 rstd.

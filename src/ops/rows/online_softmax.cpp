@@ -36,7 +36,9 @@ OnlineSoftmax online_softmax(const RowKernel& rk, const RowValue& value) {
 }
 
 tile::Combine combine_online_softmax() {
-  return [](Kernel& k, const Regs& into, const Regs& other) {
+  // Both products rounded, then added (not an fma of one): the same bits in
+  // either order, a commutative combine (tile/reduction.hpp).
+  auto combine = [](Kernel& k, const Regs& into, const Regs& other) {
     const Reg &m1 = into[0], &s1 = into[1], &m2 = other[0], &s2 = other[1];
     Reg m = k.max(m1, m2);
     // exp(m_i - M), 1 where m_i is M (also both infinite, where the difference is NaN).
@@ -45,11 +47,13 @@ tile::Combine combine_online_softmax() {
       return k.selp(imm_f32(1.0f), f, k.setp(Cmp::eq, mi, m));
     };
     Reg f1 = factor(m1), f2 = factor(m2);
-    Reg first = k.reg(f32);
+    Reg first = k.reg(f32), second = k.reg(f32);
     k.mul(first, s1, f1, {Round::rn});
-    k.fma(s1, s2, f2, first);
+    k.mul(second, s2, f2, {Round::rn});
+    k.add(s1, first, second, {Round::rn});
     k.mov(m1, m);
   };
+  return tile::Combine(combine, true);
 }
 
 }  // namespace warpforge::ops::rows

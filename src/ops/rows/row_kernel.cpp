@@ -320,4 +320,12 @@ void RowKernel::allreduce(const Regs& values, const tile::Combine& combine) {
   reduction_.allreduce(values, combine);
 }
 
+void RowKernel::allreduce_in_cta(const Regs& values, const tile::Combine& combine) {
+  reduction_.allreduce_in_cta(values, combine);
+}
+
+void RowKernel::allreduce_across_ctas(const Regs& values, const tile::Combine& combine) {
+  reduction_.allreduce_across_ctas(values, combine);
+}
+
 }  // namespace warpforge::ops::rows

@@ -148,6 +148,10 @@ class RowKernel {
 
   // Every thread of the row's group ends with the group's combination.
   void allreduce(const dsl::Regs& values, const tile::Combine& combine);
+  // Its two steps (tile::GroupReduction): the CTA's part of the row, then
+  // the cluster's CTAs (nothing where a CTA holds the row).
+  void allreduce_in_cta(const dsl::Regs& values, const tile::Combine& combine);
+  void allreduce_across_ctas(const dsl::Regs& values, const tile::Combine& combine);
   // True in one thread of the row's group (the writer of its statistics).
   const dsl::Pred& leader() const { return leader_; }
 

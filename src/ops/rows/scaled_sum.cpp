@@ -1,5 +1,6 @@
 #include "scaled_sum.hpp"
 
+#include <bit>
 #include <optional>
 
 namespace warpforge::ops::rows {
@@ -115,21 +116,34 @@ std::vector<ScaledSum> allreduced_sums(RowKernel& rk, const std::vector<RowValue
 }
 
 tile::Combine combine_scaled_sums(int power, int count) {
-  return [power, count](Kernel& k, const Regs& into, const Regs& other) {
+  // Both products rounded, then added: the same bits in either order (a
+  // commutative combine: tile/reduction.hpp), where an fma of one product
+  // would round only the other. A product is exact but where it falls below
+  // the normals, a part 2^126 times below the other's scale.
+  auto combine = [power, count](Kernel& k, const Regs& into, const Regs& other) {
     for (int i = 0; i < count; ++i) {
       const Reg &q1 = into[2 * i], &s1 = into[2 * i + 1], &q2 = other[2 * i], &s2 = other[2 * i + 1];
       Reg q = k.max(q1, q2);
-      Reg f1 = factor(k, (q1 - q) * power), f2 = factor(k, (q2 - q) * power);
-      Reg first = k.reg(f32);
-      k.mul(first, s1, f1, {Round::rn});
-      k.fma(s1, s2, f2, first);
+      Reg first = k.reg(f32), second = k.reg(f32);
+      k.mul(first, s1, factor(k, (q1 - q) * power), {Round::rn});
+      k.mul(second, s2, factor(k, (q2 - q) * power), {Round::rn});
+      k.add(s1, first, second, {Round::rn});
       k.mov(q1, q);
     }
   };
+  return tile::Combine(combine, true);
 }
 
-Reg scaled_mean(Kernel& k, const ScaledSum& sum, int power, std::int64_t n) {
-  Reg mean = k.div(sum.s, imm_f32(static_cast<float>(n)), {Round::rn});
+Reg divided_by(Kernel& k, const Reg& v, std::int64_t n) {
+  if (!std::has_single_bit(static_cast<std::uint64_t>(n)))
+    return k.div(v, imm_f32(static_cast<float>(n)), {Round::rn});
+  Reg quotient = k.reg(f32);
+  k.mul(quotient, v, imm_f32(1.0f / static_cast<float>(n)), {Round::rn});
+  return quotient;
+}
+
+Reg scaled_mean(Kernel& k, const ScaledSum& sum, int power, std::int64_t n, bool always_divide) {
+  Reg mean = always_divide ? k.div(sum.s, imm_f32(static_cast<float>(n)), {Round::rn}) : divided_by(k, sum.s, n);
   Reg up = power_of_two(k, sum.q, false);
   for (int i = 0; i < power; ++i) k.mul(mean, mean, up, {Round::rn});
   return mean;

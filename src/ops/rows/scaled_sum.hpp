@@ -53,8 +53,16 @@ tile::Combine combine_scaled_sums(int power, int count = 1);
 // 2^q (negative: 2^-q) as an f32 register, for 0 <= q <= 126.
 dsl::Reg power_of_two(dsl::Kernel& k, const dsl::Reg& q, bool negative);
 
+// v / n rounded to nearest (div.rn, PTX ISA 9.7.3.8; f32 v): where n is a
+// power of two, a multiply by 1/n instead, which gives the same bits (both
+// round the same exact quotient) in one instruction, not div.rn's dozen.
+dsl::Reg divided_by(dsl::Kernel& k, const dsl::Reg& v, std::int64_t n);
+
 // The sum's value divided by `n` as an f32 (s / n · 2^(q·power), rounded;
-// infinite where it exceeds f32's range).
-dsl::Reg scaled_mean(dsl::Kernel& k, const ScaledSum& sum, int power, std::int64_t n);
+// infinite where it exceeds f32's range): divided_by's multiply where n is a
+// power of two, unless `always_divide` (div.rn: the same bits; the forward
+// norms keep it, with which ptxas holds their rows in 64 registers without
+// spilling at n 2048 and 32768, where the multiply spills 4-8 bytes).
+dsl::Reg scaled_mean(dsl::Kernel& k, const ScaledSum& sum, int power, std::int64_t n, bool always_divide = false);
 
 }  // namespace warpforge::ops::rows

@@ -19,6 +19,28 @@ void quad_reduce(Kernel& k, const Reg& x, bool max) {
     else k.add(x, x, other);
   }
 }
+
+// The maximum of the scores of row half `half` (of the thread's), in
+// kChains independent chains joined at the end: the row's max is on each
+// block's critical path (every exp2 waits for it), and a chain of
+// dependent max.f32 as long as the row's values would add its latency
+// once a value (max is exact: any order gives the same result).
+Reg row_half_max(Kernel& k, const tile::RegisterTile& s, const std::vector<int>& s_half, int half) {
+  constexpr std::size_t kChains = 4;
+  std::vector<Reg> chains;
+  std::size_t taken = 0;  // the half's values so far
+  for (std::size_t v = 0; v < s_half.size(); ++v) {
+    if (s_half[v] != half) continue;
+    if (taken < kChains) chains.push_back(k.mov(f32, s.regs()[v]));
+    else k.max(chains[taken % kChains], chains[taken % kChains], s.regs()[v]);
+    ++taken;
+  }
+  if (chains.empty()) return k.mov(f32, minus_infinity);
+  for (std::size_t stride = 1; stride < chains.size(); stride *= 2)
+    for (std::size_t c = 0; c + stride < chains.size(); c += 2 * stride) k.max(chains[c], chains[c], chains[c + stride]);
+  return chains[0];
+}
+
 }  // namespace
 
 std::vector<int> row_halves(const tile::RegisterTile& t) {
@@ -52,10 +74,7 @@ Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
   const auto s_half = row_halves(s);
   Regs alphas = k.regs(f32, 2);
   for (int half = 0; half < 2; ++half) {
-    Reg block_max = k.reg(f32);
-    k.mov(block_max, minus_infinity);
-    for (std::size_t v = 0; v < s_half.size(); ++v)
-      if (s_half[v] == half) k.max(block_max, block_max, s.regs()[v]);
+    Reg block_max = row_half_max(k, s, s_half, half);
     quad_max(k, block_max);
     Reg new_max = k.reg(f32), offset = k.reg(f32), sum = k.reg(f32);
     const Reg& alpha = alphas[half];

@@ -287,14 +287,17 @@ class Forward final : public tile::WarpSpecializedDesign {
     // which may read it: below).
     auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { q_empty_->arrive(q.buffer); }); };
     Reg other = wg_ ^ 1;
-    // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
-    // other has issued. Warpgroup 1 does not arrive after its last block:
-    // warpgroup 0 waits no more.
-    k_.if_then(wg_ == 1, [&] { order_->of(other).arrive(); });
+    // Warpgroup 1 lets warpgroup 0 go first on a CTA's first item; then
+    // each issues once the other has issued, across items alike (so that
+    // warpgroup 0 takes an item's first turn once warpgroup 1 issued its
+    // last turn of the item before, not once it finished that item's
+    // softmax); warpgroup 0 takes warpgroup 1's last arrival at the end
+    // (consumer_teardown).
+    k_.if_then(wg_ == 1 && !pending, [&] { order_->of(other).arrive(); });
     // S of the block in `state` and the P·V before it (on B descriptor
     // *v; null: none, the group empty), two commit groups; V's slot waited
     // for where values_if holds (null: always).
-    auto turn = [&](const Pred& last, const Pred* values_if, const Reg* v) {
+    auto turn = [&](const Pred* values_if, const Reg* v) {
       pipe.wait(state);
       if (values_if)
         k_.if_then(*values_if, [&] { v_pipe_->wait(*v_state_); });
@@ -306,7 +309,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.wgmma_commit_group();
       if (v) issue_pv_from(*v);
       k_.wgmma_commit_group();
-      k_.if_then(!(wg_ == 1 && last), [&] { order_->of(other).arrive(); });
+      order_->of(other).arrive();
     };
     // Where no item is pending (a persistent CTA's first) the first P·V
     // still runs (a wgmma under a branch is serialized by ptxas: C7520), on
@@ -315,7 +318,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     // none pending.
     std::optional<Reg> first_v;
     if (s_.persistent) first_v = k_.selp(v_slot(v_state_->stage()), q_as_v_ + q_offset, pending);
-    turn(count == 1, &pending, first_v ? &*first_v : nullptr);
+    turn(&pending, first_v ? &*first_v : nullptr);
     k_.if_then(pending, [&] { softmax_->finish(k_, *finished_); });
     softmax_->reset(k_);
     k_.wgmma_wait_group(1);  // S
@@ -331,7 +334,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
     k_.for_range(1, count, 1, [&](Reg kb) {
       const Reg v = v_slot(v_state_->stage());
-      turn(kb == count - 1, nullptr, &v);
+      turn(nullptr, &v);
       k_.wgmma_wait_group(1);  // S
       scores_done();
       free_q(kb == count - 1);
@@ -355,7 +358,12 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.mov(pending_rows_.len_q, rows.len_q);
   }
 
-  void consumer_teardown(tile::WarpSpecialized& ws) override { flush(ws.leader()); }
+  // Where the CTA ran an item: warpgroup 0 takes warpgroup 1's arrival
+  // after its last turn (mainloop), then the last item's P·V and epilogue.
+  void consumer_teardown(tile::WarpSpecialized& ws) override {
+    k_.if_then(pending_ != 0 && wg_ == 0, [&] { order_->of(wg_).sync(); });
+    flush(ws.leader());
+  }
 
   // The rows an epilogue stores: the item's first query row, head,
   // sequence, the sequence's first row in the tensors and its length.

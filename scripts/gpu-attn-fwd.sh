@@ -9,14 +9,16 @@
 #   1. ncu --set full of our forward at d128 1k (not causal): its details
 #      and its SASS lines' PC samples and stall reasons
 #      (scripts/ncu_sass_hotspots.py reads them: where the warps wait);
-#   2. the same of cuDNN's SDPA kernels at d128 1k and d64 1k
-#      (scripts/attn_fwd_causes.py --cudnn-once): its tile, launch and
-#      stalls beside ours; 3. ours at d64 1k;
-#   4. python -m warpforge.bench_attention --prefill --quick: ours beside
+#   2. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
-#   5. bench_attention --prefill --quick: the C++ forward rows;
-#   6. the forward GPU tests (the persistent CTAs over more items than
-#      SMs; every case on every forward kernel).
+#   3. ncu of cuDNN's SDPA kernels at d128 1k and d64 1k, alike
+#      (scripts/attn_fwd_causes.py --cudnn-once): its tile, launch and
+#      stalls beside ours;
+#   4. bench_attention --prefill --quick: the C++ forward rows;
+#   5. the forward GPU tests (every case on every forward kernel), then
+#      compute-sanitizer racecheck and synccheck of the sm90a forward's
+#      small and ragged shapes;
+#   6. ours at d64 1k profiled alike; the persistent CTAs' GPU test.
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -63,25 +65,45 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
   python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 22
 }
 profile "ours d128 1k" 12 'attention_fwd_sm90a.*_d128_' 1 "$bench" --prefill --prefill-shape 1024,128,16 --reps 1
-profile "cuDNN d128 1k, d64 1k" 18 'fprop' 2 "${python[@]}" scripts/attn_fwd_causes.py --cudnn-once
-profile "ours d64 1k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 1024,64,16 --reps 1
 
-# 4. Python: ours beside every SDPA backend.
+# 2. Python: ours beside every SDPA backend.
 stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
   "${python[@]}" -m warpforge.bench_attention --prefill --quick --reps 5
 echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_python.log"
 
-# 5. C++: the forward rows.
+# 3. cuDNN's kernels, profiled alike.
+profile "cuDNN d128 1k, d64 1k" 14 'fprop' 2 "${python[@]}" scripts/attn_fwd_causes.py --cudnn-once
+
+# 4. C++: the forward rows.
 stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
 echo "== forward, C++ (TFLOP/s) =="
 grep -E "^\|" "$out/bench_forward.log"
 
-# 6. The forward GPU tests: every case on every forward kernel, the persistent CTAs.
-stage "GPU tests Forward{Cases,Persistent}*" 16 "$out/tests.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*:AttentionGpu.ForwardPersistent*'
+# 5. The forward GPU tests: every case on every forward kernel; then the
+# sanitizer's racecheck and synccheck (the warpgroups' named barriers) of
+# the sm90a forward's small and ragged shapes.
+stage "GPU test ForwardCases*" 8 "$out/tests.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*'
 echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+: >"$out/sanitize.log"
+for tool in racecheck synccheck; do
+  [ -x "$sanitizer" ] && [ "$(left)" -gt 3 ] || break
+  stage "sanitizer $tool (SanitizeForward)" 5 "$reports/$tool.log" \
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$build_dir/tests/test_gpu" \
+    --gtest_filter='AttentionGpu.SanitizeForward*'
+  cat "$reports/$tool.log" >>"$out/sanitize.log"
+  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$reports/$tool.log" | tail -1) =="
+done
+
+# 6. Ours at d64 1k, profiled alike; the persistent CTAs' GPU test.
+profile "ours d64 1k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 1024,64,16 --reps 1
+stage "GPU test ForwardPersistent*" 12 "$reports/persistent.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'
+cat "$reports/persistent.log" >>"$out/tests.log"
+grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$reports/persistent.log" | head -6
 
 rm -rf "$reports"
 summary

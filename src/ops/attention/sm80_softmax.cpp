@@ -10,6 +10,12 @@ using namespace dsl;
 
 namespace {
 const Src minus_infinity = imm_f32(-std::numeric_limits<float>::infinity());
+// ex2.approx.ftz (PTX ISA 9.7.3.21): one MUFU.EX2 a score. Without .ftz,
+// ptxas keeps subnormal results by scaling around it (a compare and two
+// multiplies more a score: a third of the sm90a forward's instructions a
+// block). A P below 2^-126 of its row's max adds nothing a row sum of at
+// least 1 keeps, so flushing it changes no result beyond f32 rounding.
+constexpr bool kFlushSubnormals = true;
 
 void quad_reduce(Kernel& k, const Reg& x, bool max) {
   Reg other = k.reg(f32);
@@ -84,13 +90,13 @@ Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
     k.neg(offset, offset);
     // alpha = exp2(old max·c - new max·c): 0 while the old max is -inf.
     k.fma(alpha, max_[half], scale_log2_, offset);
-    k.ex2_approx(alpha, alpha);
+    k.ex2_approx(alpha, alpha, kFlushSubnormals);
     k.mov(sum, imm_f32(0.0f));
     for (std::size_t v = 0; v < s_half.size(); ++v) {
       if (s_half[v] != half) continue;
       const Reg& x = s.regs()[v];
       k.fma(x, x, scale_log2_, offset);
-      k.ex2_approx(x, x);
+      k.ex2_approx(x, x, kFlushSubnormals);
       k.add(sum, sum, x);
     }
     k.fma(sum_[half], sum_[half], alpha, sum);

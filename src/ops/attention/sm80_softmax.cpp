@@ -16,6 +16,13 @@ const Src minus_infinity = imm_f32(-std::numeric_limits<float>::infinity());
 // block). A P below 2^-126 of its row's max adds nothing a row sum of at
 // least 1 keeps, so flushing it changes no result beyond f32 rounding.
 constexpr bool kFlushSubnormals = true;
+// How far (log2 units) a block's max may exceed the running max before the
+// running max moves to it (FlashAttention-4's lazy rescale): P then stays
+// at most 2^8, which f32 sums and bf16/f16 P hold with their usual relative
+// rounding, and O is rescaled only on a move, which after a row's first
+// blocks is rare. Exact: P, the row sum and the log-sum-exp all take the
+// max in force.
+constexpr float kMaxLead = 8.0f;
 
 void quad_reduce(Kernel& k, const Reg& x, bool max) {
   Reg other = k.reg(f32);
@@ -82,15 +89,23 @@ Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
   for (int half = 0; half < 2; ++half) {
     Reg block_max = row_half_max(k, s, s_half, half);
     quad_max(k, block_max);
-    Reg new_max = k.reg(f32), offset = k.reg(f32), sum = k.reg(f32);
+    // The max moves to the block's only where it leads by more than
+    // kMaxLead (log2 units; always from -inf, never where both are -inf:
+    // NaN compares false).
+    Reg lead = k.reg(f32), offset = k.reg(f32), sum = k.reg(f32);
+    k.sub(lead, block_max, max_[half]);
+    k.mul(lead, lead, scale_log2_);
+    Pred moves = k.setp(Cmp::gt, lead, imm_f32(kMaxLead));
+    Reg new_max = k.selp(block_max, max_[half], moves);
     const Reg& alpha = alphas[half];
-    k.max(new_max, max_[half], block_max);
     k.mul(offset, new_max, scale_log2_);
     k.selp(offset, imm_f32(0.0f), offset, k.setp(Cmp::eq, new_max, minus_infinity));
     k.neg(offset, offset);
-    // alpha = exp2(old max·c - new max·c): 0 while the old max is -inf.
+    // alpha = exp2(old max·c - new max·c) where the max moved (0 from -inf),
+    // else exactly 1.
     k.fma(alpha, max_[half], scale_log2_, offset);
     k.ex2_approx(alpha, alpha, kFlushSubnormals);
+    k.selp(alpha, alpha, imm_f32(1.0f), moves);
     k.mov(sum, imm_f32(0.0f));
     for (std::size_t v = 0; v < s_half.size(); ++v) {
       if (s_half[v] != half) continue;
@@ -106,10 +121,17 @@ Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
 }
 
 void OnlineSoftmax::rescale(Kernel& k, const std::vector<tile::RegisterTile>& o, const Regs& alpha) {
-  for (const auto& part : o) {
-    const auto o_half = row_halves(part);
-    for (std::size_t v = 0; v < o_half.size(); ++v) k.mul(part.regs()[v], part.regs()[v], alpha[o_half[v]]);
-  }
+  // Only where a row of the warp's moved its max (after a row's first
+  // blocks, seldom): one branch for the warp (vote.sync.any, PTX ISA
+  // 9.7.13.5), its rows that did not move multiplied by exactly 1.
+  Pred moved = k.pred();
+  k.vote_sync(Vote::any, moved, k.setp(Cmp::ne, alpha[0], imm_f32(1.0f)) || k.setp(Cmp::ne, alpha[1], imm_f32(1.0f)));
+  k.if_then(moved, [&] {
+    for (const auto& part : o) {
+      const auto o_half = row_halves(part);
+      for (std::size_t v = 0; v < o_half.size(); ++v) k.mul(part.regs()[v], part.regs()[v], alpha[o_half[v]]);
+    }
+  });
 }
 
 OnlineSoftmax::Result OnlineSoftmax::finish(Kernel& k) {

@@ -247,6 +247,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       q_as_v_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q, s_.block_n * kRow, kAtom);
     v_state_.emplace(k_, s_.stages);
     softmax_.emplace(k_, scale_log2_);
+    always_ = k_.setp(Cmp::eq, scale_log2_, scale_log2_);  // check_support refuses a scale that is not finite
     finished_ = OnlineSoftmax::Result{k_.regs(f32, 2, "inv_l"), k_.regs(f32, 2, "lse_log2_")};
     pending_ = k_.mov(u32, 0);  // whether an item's last P·V and epilogue are still to run
     pending_rows_ = {k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(s32)};
@@ -323,7 +324,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     softmax_->reset(k_);
     k_.wgmma_wait_group(1);  // S
     scores_done();
-    scores_to_p(w, w.kb0);
+    own_block([&] { scores_to_p(w, w.kb0); });
     k_.wgmma_wait_group(0);  // the previous item's last P·V
     free_q(count == 1);
     pack_accumulator_as_a(k_, *s_tile_, p_);  // first: S's registers free for the store
@@ -338,7 +339,8 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.wgmma_wait_group(1);  // S
       scores_done();
       free_q(kb == count - 1);
-      const Regs alpha = scores_to_p(w, w.kb0 + kb);
+      Regs alpha;
+      own_block([&] { alpha = scores_to_p(w, w.kb0 + kb); });
       k_.wgmma_wait_group(0);  // block kb-1's P·V
       values_done(lead);
       OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
@@ -420,6 +422,14 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v + (kk * 16 * kRow >> 4), true, WgmmaMajor::mn);
   }
 
+  // `body` as a basic block of its own (a branch on a predicate that always
+  // holds): the softmax between the waits for S and for P·V, so that it
+  // runs while P·V does. In one basic block with the wait for P·V, ptxas's
+  // scheduler hoists that wait (WARPGROUP.DEPBAR.LE gsb0, 0x0) above the
+  // softmax (nvdisasm: all 66 MUFU.EX2 of d128's block after it), and the
+  // softmax waits for the P·V it should overlap.
+  void own_block(const std::function<void()>& body) { k_.if_then(always_, body); }
+
   // Key block `block`'s scores (S, complete) masked where the mask cuts the
   // block, then taken into the online softmax: S becomes P (f32, in place);
   // returns the rescale factors of O's row halves.
@@ -486,6 +496,7 @@ class Forward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierPipeline> v_pipe_;  // V's ring
   // The consumers'.
   Reg wg_, lane_, warp_rows_, q_desc_, q_item_desc_, k_desc_, v_desc_, q_as_v_;
+  Pred always_;  // true (own_block)
   std::optional<tile::RegisterTile> s_tile_, o_tile_;
   std::vector<tile::RegisterTile> p_;
   std::optional<OnlineSoftmax> softmax_;

@@ -11,14 +11,14 @@
 #      (scripts/ncu_sass_hotspots.py reads them: where the warps wait);
 #   2. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
-#   3. ncu of cuDNN's SDPA kernels at d128 1k and d64 1k, alike
+#   3. the forward GPU tests (every case on every forward kernel);
+#   4. ncu of cuDNN's SDPA kernels at d128 1k and d64 1k, alike
 #      (scripts/attn_fwd_causes.py --cudnn-once): its tile, launch and
 #      stalls beside ours;
-#   4. bench_attention --prefill --quick: the C++ forward rows;
-#   5. the forward GPU tests (every case on every forward kernel), then
-#      compute-sanitizer racecheck and synccheck of the sm90a forward's
+#   5. bench_attention --prefill --quick: the C++ forward rows;
+#   6. compute-sanitizer racecheck and synccheck of the sm90a forward's
 #      small and ragged shapes;
-#   6. ours at d64 1k profiled alike; the persistent CTAs' GPU test.
+#   7. ours at d64 1k profiled alike; the persistent CTAs' GPU test.
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -72,21 +72,22 @@ stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
 echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_python.log"
 
-# 3. cuDNN's kernels, profiled alike.
-profile "cuDNN d128 1k, d64 1k" 14 'fprop' 2 "${python[@]}" scripts/attn_fwd_causes.py --cudnn-once
-
-# 4. C++: the forward rows.
-stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
-echo "== forward, C++ (TFLOP/s) =="
-grep -E "^\|" "$out/bench_forward.log"
-
-# 5. The forward GPU tests: every case on every forward kernel; then the
-# sanitizer's racecheck and synccheck (the warpgroups' named barriers) of
-# the sm90a forward's small and ragged shapes.
+# 3. The forward GPU tests: every case on every forward kernel.
 stage "GPU test ForwardCases*" 8 "$out/tests.log" \
   "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*'
 echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
+
+# 4. cuDNN's kernels, profiled alike.
+profile "cuDNN d128 1k, d64 1k" 14 'fprop' 2 "${python[@]}" scripts/attn_fwd_causes.py --cudnn-once
+
+# 5. C++: the forward rows.
+stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
+echo "== forward, C++ (TFLOP/s) =="
+grep -E "^\|" "$out/bench_forward.log"
+
+# 6. The sanitizer's racecheck and synccheck (the warpgroups' named
+# barriers) of the sm90a forward's small and ragged shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 : >"$out/sanitize.log"
 for tool in racecheck synccheck; do
@@ -98,7 +99,7 @@ for tool in racecheck synccheck; do
   echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$reports/$tool.log" | tail -1) =="
 done
 
-# 6. Ours at d64 1k, profiled alike; the persistent CTAs' GPU test.
+# 7. Ours at d64 1k, profiled alike; the persistent CTAs' GPU test.
 profile "ours d64 1k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 1024,64,16 --reps 1
 stage "GPU test ForwardPersistent*" 12 "$reports/persistent.log" \
   "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <variant>
 
 #include "sm80_mask.hpp"
 #include "sm80_softmax.hpp"
@@ -296,9 +297,10 @@ class Forward final : public tile::WarpSpecializedDesign {
     // (consumer_teardown).
     k_.if_then(wg_ == 1 && !pending, [&] { order_->of(other).arrive(); });
     // S of the block in `state` and the P·V before it (on B descriptor
-    // *v; null: none, the group empty), two commit groups; V's slot waited
-    // for where values_if holds (null: always).
-    auto turn = [&](const Pred* values_if, const Reg* v) {
+    // *v; null: none, the group empty; onto O where `accumulate` holds, else
+    // into it), two commit groups; V's slot waited for where values_if
+    // holds (null: always).
+    auto turn = [&](const Pred* values_if, const Reg* v, const std::variant<bool, PredUse>& accumulate) {
       pipe.wait(state);
       if (values_if)
         k_.if_then(*values_if, [&] { v_pipe_->wait(*v_state_); });
@@ -308,18 +310,18 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.wgmma_fence();  // P and O were written by ordinary instructions
       issue_scores(state.stage());
       k_.wgmma_commit_group();
-      if (v) issue_pv_from(*v);
+      if (v) issue_pv_from(*v, accumulate);
       k_.wgmma_commit_group();
       order_->of(other).arrive();
     };
     // Where no item is pending (a persistent CTA's first) the first P·V
     // still runs (a wgmma under a branch is serialized by ptxas: C7520), on
     // Q's buffer (loaded, and freed only once this P·V completed) in place
-    // of a V slot, into an O that is zeroed after. A CTA of one item has
-    // none pending.
+    // of a V slot, into an O that the item's first P·V (block 1's turn)
+    // overwrites. A CTA of one item has none pending.
     std::optional<Reg> first_v;
     if (s_.persistent) first_v = k_.selp(v_slot(v_state_->stage()), q_as_v_ + q_offset, pending);
-    turn(&pending, first_v ? &*first_v : nullptr);
+    turn(&pending, first_v ? &*first_v : nullptr, true);
     k_.if_then(pending, [&] { softmax_->finish(k_, *finished_); });
     softmax_->reset(k_);
     k_.wgmma_wait_group(1);  // S
@@ -332,10 +334,14 @@ class Forward final : public tile::WarpSpecializedDesign {
       values_done(lead);
       store(pending_rows_);
     });
-    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
+    // O: the item's first P·V writes it without reading it (block 1's
+    // turn); an item of one block adds its only P·V onto a zeroed O.
+    k_.if_then(count == 1, [&] {
+      for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
+    });
     k_.for_range(1, count, 1, [&](Reg kb) {
       const Reg v = v_slot(v_state_->stage());
-      turn(nullptr, &v);
+      turn(nullptr, &v, kb != 1);
       k_.wgmma_wait_group(1);  // S
       scores_done();
       free_q(kb == count - 1);
@@ -387,7 +393,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.if_then(pending_ != 0, [&] {
       v_pipe_->wait(*v_state_);
       k_.wgmma_fence();
-      issue_pv_from(v_slot(v_state_->stage()));
+      issue_pv_from(v_slot(v_state_->stage()), true);
       k_.wgmma_commit_group();
       k_.wgmma_wait_group(0);
       values_done(lead);
@@ -409,17 +415,20 @@ class Forward final : public tile::WarpSpecializedDesign {
     }
   }
 
-  // O += P·V of the block in `stage` (uncommitted).
   // V's slot `stage` as wgmma's B descriptor.
   Reg v_slot(const Reg& stage) {
     Reg stage_offset = k_.reg(u64);
     k_.cvt(stage_offset, stage * (s_.stage_bytes() >> 4));
     return v_desc_ + stage_offset;
   }
-  void issue_pv_from(const Reg& v) {
+  // O += P·V of V's slot at descriptor `v` (uncommitted), or O = P·V where
+  // `accumulate` does not hold (the first wgmma's scale-d; PTX ISA
+  // 9.7.15.5.2).
+  void issue_pv_from(const Reg& v, const std::variant<bool, PredUse>& accumulate) {
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int kk = 0; kk < s_.block_n / 16; ++kk)
-      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v + (kk * 16 * kRow >> 4), true, WgmmaMajor::mn);
+      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v + (kk * 16 * kRow >> 4),
+                         kk == 0 ? accumulate : std::variant<bool, PredUse>(true), WgmmaMajor::mn);
   }
 
   // `body` as a basic block of its own (a branch on a predicate that always

@@ -1,5 +1,6 @@
 #include "sm90a_forward_kernel.hpp"
 
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/tile/mbarrier_array.hpp"
 #include "warpforge/tile/named_barrier.hpp"
+#include "warpforge/tile/smem_swizzle.hpp"
 #include "warpforge/tile/warp_specialized.hpp"
 #include "warpforge/tile/warpgroup_mma.hpp"
 
@@ -27,6 +29,7 @@ namespace {
 constexpr int kBM = Sm90aAttentionSpec::block_m;
 constexpr std::uint32_t kRow = 128;    // bytes of a panel row: 64 elements, the 128-byte swizzle's span
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
+const layout::Swizzle kSwizzle128 = layout::smem_swizzle(layout::SmemSwizzle::b128, 1);  // TMA's 128-byte mode
 
 // Where the design's buffers sit in shared memory (tile::SharedLayout).
 // K's ring is the template's pipeline, V's the design's own (its slots and
@@ -186,7 +189,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
     for (int b = 0; b < s_.q_buffers(); ++b) {
       q_full_->init(b, 1);
-      q_empty_->init(b, 2);  // each consumer warpgroup's leader, once its last S = Q·Kᵀ of the item completed
+      q_empty_->init(b, 8);  // each consumer warp, once its rows of the item's O left the buffer (store)
     }
     v_pipe_->init(1, 2);   // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
   }
@@ -252,6 +255,8 @@ class Forward final : public tile::WarpSpecializedDesign {
     finished_ = OnlineSoftmax::Result{k_.regs(f32, 2, "inv_l"), k_.regs(f32, 2, "lse_log2_")};
     pending_ = k_.mov(u32, 0);  // whether an item's last P·V and epilogue are still to run
     pending_rows_ = {k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(s32)};
+    item_buffer_ = k_.reg(u32);
+    pending_buffer_ = k_.reg(u32);
   }
 
   // The item's key blocks (one at least), with FA3's two overlaps. Between
@@ -276,6 +281,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     const QSlot q = q_slot();
     q_full_->wait(q.buffer, q.use & 1);
     k_.add(q_items_, q_items_, 1);
+    k_.mov(item_buffer_, q.buffer);
     Reg q_offset = k_.reg(u64);  // the item's Q buffer, in the descriptors' 16-byte units
     k_.cvt(q_offset, q.buffer * (s_.q_bytes() >> 4));
     k_.add(q_item_desc_, q_desc_, q_offset);
@@ -285,9 +291,6 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.if_then(lead, [&] { pipe.release(state.stage()); });
       ++state;
     };
-    // Q's buffer free after the item's last S (and the P·V beside its first,
-    // which may read it: below).
-    auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { q_empty_->arrive(q.buffer); }); };
     Reg other = wg_ ^ 1;
     // Warpgroup 1 lets warpgroup 0 go first on a CTA's first item; then
     // each issues once the other has issued, across items alike (so that
@@ -328,11 +331,10 @@ class Forward final : public tile::WarpSpecializedDesign {
     scores_done();
     own_block([&] { scores_to_p(w, w.kb0); });
     k_.wgmma_wait_group(0);  // the previous item's last P·V
-    free_q(count == 1);
     pack_accumulator_as_a(k_, *s_tile_, p_);  // first: S's registers free for the store
     k_.if_then(pending, [&] {
       values_done(lead);
-      store(pending_rows_);
+      store(pending_rows_, pending_buffer_);
     });
     // O: the item's first P·V writes it without reading it (block 1's
     // turn); an item of one block adds its only P·V onto a zeroed O.
@@ -344,7 +346,6 @@ class Forward final : public tile::WarpSpecializedDesign {
       turn(nullptr, &v, kb != 1);
       k_.wgmma_wait_group(1);  // S
       scores_done();
-      free_q(kb == count - 1);
       Regs alpha;
       own_block([&] { alpha = scores_to_p(w, w.kb0 + kb); });
       k_.wgmma_wait_group(0);  // block kb-1's P·V
@@ -358,6 +359,7 @@ class Forward final : public tile::WarpSpecializedDesign {
   // item's first block (mainloop) or at the end (consumer_teardown).
   void finish(const tile::WorkItem& w) override {
     k_.mov(pending_, 1);
+    k_.mov(pending_buffer_, item_buffer_);
     const Rows rows = rows_of(w);
     k_.mov(pending_rows_.m0, rows.m0);
     k_.mov(pending_rows_.head, rows.head);
@@ -398,7 +400,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.wgmma_wait_group(0);
       values_done(lead);
       softmax_->finish(k_, *finished_);
-      store(pending_rows_);
+      store(pending_rows_, pending_buffer_);
       k_.mov(pending_, 0);
     });
   }
@@ -458,19 +460,65 @@ class Forward final : public tile::WarpSpecializedDesign {
   }
 
   // O / l and the log-sum-exp (natural units) of the warp's rows that exist
-  // (O complete, its softmax finished into finished_).
-  void store(const Rows& w) {
+  // (O complete, its softmax finished into finished_). O goes out through
+  // the item's Q buffer `buffer` (its S all complete): stmatrix puts the
+  // warp's 16 rows where its rows of Q were (the panels' 128-byte swizzle),
+  // then each lane moves 16-byte pieces of whole rows to global memory, two
+  // rows of 256 bytes a store at head_dim 128 (4-byte stores straight from
+  // the fragments queued at the LSU: ncu, 7% of the d128 1k warps' samples
+  // in "lg" throttle). The warp then frees its part of the buffer (q_empty).
+  void store(const Rows& w, const Reg& buffer) {
     const OnlineSoftmax::Result& r = *finished_;
     const auto half = row_halves(*o_tile_);
-    for (std::size_t v = 0; v < half.size(); ++v) k_.mul(o_tile_->regs()[v], o_tile_->regs()[v], r.inverse[half[v]]);
+    const Type out = s_.dtype == DType::f16 ? f16x2 : bf16x2;
+    // packed[h][c]: row half h, 8-column chunk c of the thread's fragment.
+    std::vector<std::vector<Reg>> packed(2, std::vector<Reg>(static_cast<std::size_t>(s_.head_dim / 8)));
+    for (std::size_t v = 0; v + 1 < half.size(); v += 2) {
+      const auto chunk = o_tile_->steps().value_offset(static_cast<std::int64_t>(v)).second / 8;
+      Reg x0 = k_.reg(f32), x1 = k_.reg(f32), pair = k_.reg(b32);
+      k_.mul(x0, o_tile_->regs()[v], r.inverse[half[v]]);
+      k_.mul(x1, o_tile_->regs()[v + 1], r.inverse[half[v]]);
+      k_.cvt_pack(out, pair, x1, x0);
+      packed[static_cast<std::size_t>(half[v])][static_cast<std::size_t>(chunk)] = pair;
+    }
+    const std::uint32_t panel_bytes = kBM * kRow;
+    Reg staging = base_ + m_.q + buffer * s_.q_bytes() + warp_rows_ * kRow;
+    // Matrix q = lane / 8 of each stmatrix.x4: rows 8·(q % 2).. of chunk 2g + q / 2 (PTX ISA 9.7.14.5.16).
+    Reg row_in_matrix = lane_ & 7;
+    Reg lane_row = ((lane_ >> 3) & 1) * 8 + row_in_matrix;
+    Reg lane_chunk = lane_ >> 4;
+    for (int g = 0; g < s_.head_dim / 16; ++g) {
+      Reg chunk = lane_chunk + 2 * g;
+      Reg at_row = staging + static_cast<std::uint32_t>(g / 4) * panel_bytes + lane_row * kRow;
+      k_.stmatrix(at(at_row + tile::swizzled_chunk(k_, kSwizzle128, chunk, row_in_matrix)),
+                  {packed[0][2 * g], packed[1][2 * g], packed[0][2 * g + 1], packed[1][2 * g + 1]});
+    }
+    k_.bar_warp_sync();
+    // Lane l moves chunk l % (head_dim / 8) of rows l / (head_dim / 8) + t·32 / (head_dim / 8).
+    const int chunks = s_.head_dim / 8, rows_a_pass = 32 / chunks, chunk_bits = std::countr_zero(static_cast<unsigned>(chunks));
     Reg first = w.q_first + w.m0 + warp_rows_;
     Reg rows_valid = w.len_q - (w.m0 + warp_rows_).as(s32);
-    Reg o_row_bytes = k_.reg(u64), lse_row_bytes = k_.reg(u64);
+    Reg o_row_bytes = k_.reg(u64);
     k_.shl(o_row_bytes, so_[2], 1);
-    k_.shl(lse_row_bytes, slse_[2], 2);
-    store_rows(k_, {*o_tile_}, element_address(k_, o_, element_offset(k_, w.batch, so_[0], w.head, so_[1], first, so_[2]), 2),
-               o_row_bytes, rows_valid, s_.dtype == DType::f16 ? f16 : bf16, std::nullopt, lane_);
+    Reg row0 = element_address(k_, o_, element_offset(k_, w.batch, so_[0], w.head, so_[1], first, so_[2]), 2);
+    Reg chunk = lane_ & (chunks - 1);
+    Reg chunk_bytes = k_.reg(u64);
+    k_.cvt(chunk_bytes, chunk * 16);
+    Reg from_panel = staging + (chunk >> 3) * panel_bytes;
+    for (int t = 0; t < 16 / rows_a_pass; ++t) {
+      Reg row = (lane_ >> chunk_bits) + t * rows_a_pass;
+      Regs piece = k_.regs(b32, 4);
+      k_.ld(Space::shared, b32, piece, at(from_panel + row * kRow + tile::swizzled_chunk(k_, kSwizzle128, chunk, row & 7)));
+      Reg row_offset = k_.reg(u64);
+      k_.mul_wide(row_offset, row, 1);
+      k_.mul(row_offset, row_offset, o_row_bytes);
+      k_.guarded(row.as(s32) < rows_valid, [&] { k_.st(Space::global, b32, at(row0 + row_offset + chunk_bytes), piece); });
+    }
+    k_.bar_warp_sync();
+    k_.if_then(lane_ == 0, [&] { q_empty_->arrive(buffer); });
     if (s_.has_lse) {
+      Reg lse_row_bytes = k_.reg(u64);
+      k_.shl(lse_row_bytes, slse_[2], 2);
       Regs lse = k_.regs(f32, 2);
       for (int h = 0; h < 2; ++h) k_.mul(lse[h], r.lse_log2[h], imm_f32(static_cast<float>(std::log(2.0))));
       store_row_values(k_, lse,
@@ -513,6 +561,7 @@ class Forward final : public tile::WarpSpecializedDesign {
   std::optional<tile::PipelineState> v_state_;
   Reg pending_;
   Rows pending_rows_;
+  Reg item_buffer_, pending_buffer_;  // the Q buffers of this item and of the pending one
   tile::LaneCoords lc_;
 };
 

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # The sm90a attention forward on a GPU machine (an H100/H200 with CUDA 13,
-# torch, ncu, compute-sanitizer): where its kernel's warps wait beside
-# cuDNN's, and what it costs from Python and from C++ against SDPA's
-# backends. Most important first, each stage's table printed as it ends (a
-# hard time limit may cut the run; BUDGET, default 57 s from the start, caps
-# each stage at what is left):
+# torch, ncu, compute-sanitizer): what it costs from Python and from C++
+# against SDPA's backends, whether it is right, and where its warps wait.
+# Most important first, each stage's table printed as it ends (a hard time
+# limit may cut the run; BUDGET, default 67 s from the start, caps each
+# stage at what is left):
 #
-#   1. ncu --set full of our forward at d128 1k (not causal): its details
-#      and its SASS lines' PC samples and stall reasons
-#      (scripts/ncu_sass_hotspots.py reads them: where the warps wait);
-#   2. python -m warpforge.bench_attention --prefill --quick: ours beside
+#   1. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
-#   3. the forward GPU tests (every case on every forward kernel);
-#   4. ncu of cuDNN's SDPA kernels at d128 1k and d64 1k, alike
-#      (scripts/attn_fwd_causes.py --cudnn-once): its tile, launch and
-#      stalls beside ours;
-#   5. bench_attention --prefill --quick: the C++ forward rows;
-#   6. compute-sanitizer racecheck and synccheck of the sm90a forward's
+#   2. the forward GPU tests (every case on every forward kernel; the
+#      persistent CTAs over more items than SMs);
+#   3. bench_attention --prefill --quick: the C++ forward rows, and again
+#      with WARPFORGE_ATTN_FWD_SOFTMAX_APART=0 (an A/B);
+#   4. compute-sanitizer racecheck and synccheck of the sm90a forward's
 #      small and ragged shapes;
-#   7. ours at d64 1k profiled alike; the persistent CTAs' GPU test.
+#   5. ncu --set full of our forward at d64 1k and d128 1k (not causal):
+#      details and SASS lines' PC samples and stall reasons
+#      (scripts/ncu_sass_hotspots.py reads them). The same function
+#      profiles cuDNN's kernels (scripts/attn_fwd_causes.py --cudnn-once,
+#      window 1's run).
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 NAME=gpu-attn-fwd
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-fwd}"
-budget="${BUDGET:-57}"
+budget="${BUDGET:-67}"
 mkdir -p "$out"
 source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
@@ -64,30 +64,34 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
     "$rep.details" | sed 's/^ *//; s/  */ /g' | cut -c1-160
   python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 22
 }
-profile "ours d128 1k" 12 'attention_fwd_sm90a.*_d128_' 1 "$bench" --prefill --prefill-shape 1024,128,16 --reps 1
-
-# 2. Python: ours beside every SDPA backend.
+# 1. Python: ours beside every SDPA backend.
 stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
   "${python[@]}" -m warpforge.bench_attention --prefill --quick --reps 5
 echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_python.log"
 
-# 3. The forward GPU tests: every case on every forward kernel.
-stage "GPU test ForwardCases*" 8 "$out/tests.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*'
+# 2. The forward GPU tests: every case on every forward kernel, the
+# persistent CTAs over more items than SMs (each item's O staged in its Q
+# buffer, the buffer handed back to the producer).
+stage "GPU tests Forward{Cases,Persistent}*" 18 "$out/tests.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*:AttentionGpu.ForwardPersistent*'
 echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
 
-# 4. cuDNN's kernels, profiled alike.
-profile "cuDNN d128 1k, d64 1k" 14 'fprop' 2 "${python[@]}" scripts/attn_fwd_causes.py --cudnn-once
-
-# 5. C++: the forward rows.
+# 3. C++: the forward rows; then the same with the softmax in the P·V
+# wait's basic block (WARPFORGE_ATTN_FWD_SOFTMAX_APART=0: window 2's A/B of
+# the overlap at d64).
 stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
 echo "== forward, C++ (TFLOP/s) =="
 grep -E "^\|" "$out/bench_forward.log"
+stage "bench_attention, softmax not apart" 7 "$reports/joined.log" \
+  env WARPFORGE_ATTN_FWD_SOFTMAX_APART=0 "$bench" --prefill --quick --reps 5
+{ echo "== WARPFORGE_ATTN_FWD_SOFTMAX_APART=0 =="; cat "$reports/joined.log"; } >>"$out/bench_forward.log"
+echo "== forward, C++, the softmax in the P·V wait's basic block (TFLOP/s) =="
+grep -E "^\|" "$reports/joined.log"
 
-# 6. The sanitizer's racecheck and synccheck (the warpgroups' named
-# barriers) of the sm90a forward's small and ragged shapes.
+# 4. The sanitizer's racecheck and synccheck (the warpgroups' named
+# barriers, O's staging) of the sm90a forward's small and ragged shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 : >"$out/sanitize.log"
 for tool in racecheck synccheck; do
@@ -99,12 +103,9 @@ for tool in racecheck synccheck; do
   echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$reports/$tool.log" | tail -1) =="
 done
 
-# 7. Ours at d64 1k, profiled alike; the persistent CTAs' GPU test.
+# 5. Ours at d64 1k and d128 1k, profiled.
 profile "ours d64 1k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 1024,64,16 --reps 1
-stage "GPU test ForwardPersistent*" 12 "$reports/persistent.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'
-cat "$reports/persistent.log" >>"$out/tests.log"
-grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$reports/persistent.log" | head -6
+profile "ours d128 1k" 10 'attention_fwd_sm90a.*_d128_' 1 "$bench" --prefill --prefill-shape 1024,128,16 --reps 1
 
 rm -rf "$reports"
 summary

@@ -518,6 +518,10 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.mul(row_offset, row_offset, o_row_bytes);
       k_.guarded(row.as(s32) < rows_valid, [&] { k_.st(Space::global, b32, at(row0 + row_offset + chunk_bytes), piece); });
     }
+    // The next item's Q arrives there by TMA (the async proxy) after this
+    // warp's ordinary writes and reads: a proxy fence before the hand-back
+    // (PTX ISA 9.7.13.4, membar/fence .proxy.async).
+    k_.fence_proxy_async_shared();
     k_.bar_warp_sync();
     k_.if_then(lane_ == 0, [&] { q_empty_->arrive(buffer); });
     if (s_.has_lse) {

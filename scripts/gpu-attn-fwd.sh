@@ -10,8 +10,7 @@
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
 #   2. the forward GPU tests (every case on every forward kernel; the
 #      persistent CTAs over more items than SMs);
-#   3. bench_attention --prefill --quick: the C++ forward rows, and again
-#      with WARPFORGE_ATTN_FWD_SOFTMAX_APART=0 (an A/B);
+#   3. bench_attention --prefill --quick: the C++ forward rows;
 #   4. compute-sanitizer racecheck and synccheck of the sm90a forward's
 #      small and ragged shapes;
 #   5. ncu --set full of our forward at d64 1k and d128 1k (not causal):
@@ -78,17 +77,10 @@ stage "GPU tests Forward{Cases,Persistent}*" 18 "$out/tests.log" \
 echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
 
-# 3. C++: the forward rows; then the same with the softmax in the P·V
-# wait's basic block (WARPFORGE_ATTN_FWD_SOFTMAX_APART=0: window 2's A/B of
-# the overlap at d64).
+# 3. C++: the forward rows.
 stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
 echo "== forward, C++ (TFLOP/s) =="
 grep -E "^\|" "$out/bench_forward.log"
-stage "bench_attention, softmax not apart" 7 "$reports/joined.log" \
-  env WARPFORGE_ATTN_FWD_SOFTMAX_APART=0 "$bench" --prefill --quick --reps 5
-{ echo "== WARPFORGE_ATTN_FWD_SOFTMAX_APART=0 =="; cat "$reports/joined.log"; } >>"$out/bench_forward.log"
-echo "== forward, C++, the softmax in the P·V wait's basic block (TFLOP/s) =="
-grep -E "^\|" "$reports/joined.log"
 
 # 4. The sanitizer's racecheck and synccheck (the warpgroups' named
 # barriers, O's staging) of the sm90a forward's small and ragged shapes.

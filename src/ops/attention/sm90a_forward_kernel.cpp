@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <variant>
@@ -440,10 +439,7 @@ class Forward final : public tile::WarpSpecializedDesign {
   // scheduler hoists that wait (WARPGROUP.DEPBAR.LE gsb0, 0x0) above the
   // softmax (nvdisasm: all 66 MUFU.EX2 of d128's block after it), and the
   // softmax waits for the P·V it should overlap.
-  void own_block(const std::function<void()>& body) {
-    if (s_.softmax_apart) k_.if_then(always_, body);
-    else body();
-  }
+  void own_block(const std::function<void()>& body) { k_.if_then(always_, body); }
 
   // Key block `block`'s scores (S, complete) masked where the mask cuts the
   // block, then taken into the online softmax: S becomes P (f32, in place);
@@ -581,7 +577,7 @@ std::string Sm90aAttentionSpec::kernel_name() const {
   return "warpforge_attention_fwd_sm90a_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
          (varlen ? "_varlen" : "") +
-         (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "") + (softmax_apart ? "" : "_sj");
+         (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
 }
 
 Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
@@ -604,7 +600,6 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // 8k 521 -> 734 TFLOP/s on an H200 against one ring of two K-and-V slots);
   // three where they fit: d64 2 x 16 + 2 x 3 x 16 KB; d128 2 x 32 + 2 x 2 x
   // 32 (persistent) or 32 + 2 x 3 x 32; d256 64 + 2 x 2 x 40.
-  if (const char* e = std::getenv("WARPFORGE_ATTN_FWD_SOFTMAX_APART"); e && std::string(e) == "0") s.softmax_apart = false;
   s.block_n = p.head_dim == 256 ? 80 : 128;
   s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
   return s;

@@ -37,9 +37,6 @@ struct Sm90aAttentionSpec {
   // walked are pairs of a head's blocks (sm90a_forward_kernel.cpp's QueryBlocks).
   bool persistent = false, paired = false;
   bool window_left = false, window_right = false, top_left = false;
-  // The softmax as a basic block of its own (Forward::own_block). Window 2's
-  // A/B only (WARPFORGE_ATTN_FWD_SOFTMAX_APART=0 turns it off): removed after.
-  bool softmax_apart = true;
 
   static constexpr int block_m = 128;
   int threads() const { return 384; }  // two consumer warpgroups and the producer's

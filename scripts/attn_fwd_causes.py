@@ -13,7 +13,10 @@
 # Then: d128 8k on the C++ benchmark's data (a 1M-value N(0,1) pattern
 # repeated) against fresh randn (does the data set the clock?), and the
 # kernels one call launches (torch.profiler), ours and cuDNN's, at d128 1k.
-#   PYTHONPATH=build/python:python python3 scripts/attn_fwd_causes.py [--quick]
+# --cudnn-once: one call of cuDNN's SDPA at d128 1k and at d64 1k (16 heads,
+# not causal) and nothing else, for ncu to profile cuDNN's kernels (its
+# tiles, launch and stalls beside ours).
+#   PYTHONPATH=build/python:python python3 scripts/attn_fwd_causes.py [--quick | --cudnn-once]
 import math
 import sys
 import time
@@ -56,7 +59,18 @@ def inputs(batch, heads, heads_kv, seq, d, pattern=False):
     return make(heads), make(heads_kv), make(heads_kv)
 
 
+def cudnn_once():
+    for d in (128, 64):
+        q, k, v = inputs(16, 16, 16, 1024, d)
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            F.scaled_dot_product_attention(q, k, v)
+        torch.cuda.synchronize()
+        print(f"cuDNN's SDPA: one call at d{d} 1k, batch 16, 16 heads, not causal", flush=True)
+
+
 def main():
+    if "--cudnn-once" in sys.argv:
+        return cudnn_once()
     quick = "--quick" in sys.argv
     print(f"attn_fwd_causes on {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
     print("TFLOP/s (FlashAttention's count, half for causal); host in us a call")

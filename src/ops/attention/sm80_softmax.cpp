@@ -10,6 +10,19 @@ using namespace dsl;
 
 namespace {
 const Src minus_infinity = imm_f32(-std::numeric_limits<float>::infinity());
+// ex2.approx.ftz (PTX ISA 9.7.3.21): one MUFU.EX2 a score. Without .ftz,
+// ptxas keeps subnormal results by scaling around it (a compare and two
+// multiplies more a score: a third of the sm90a forward's instructions a
+// block). A P below 2^-126 of its row's max adds nothing a row sum of at
+// least 1 keeps, so flushing it changes no result beyond f32 rounding.
+constexpr bool kFlushSubnormals = true;
+// How far (log2 units) a block's max may exceed the running max before the
+// running max moves to it (FlashAttention-4's lazy rescale): P then stays
+// at most 2^8, which f32 sums and bf16/f16 P hold with their usual relative
+// rounding, and O is rescaled only on a move, which after a row's first
+// blocks is rare. Exact: P, the row sum and the log-sum-exp all take the
+// max in force.
+constexpr float kMaxLead = 8.0f;
 
 void quad_reduce(Kernel& k, const Reg& x, bool max) {
   Reg other = k.reg(f32);
@@ -19,6 +32,28 @@ void quad_reduce(Kernel& k, const Reg& x, bool max) {
     else k.add(x, x, other);
   }
 }
+
+// The maximum of the scores of row half `half` (of the thread's), in
+// kChains independent chains joined at the end: the row's max is on each
+// block's critical path (every exp2 waits for it), and a chain of
+// dependent max.f32 as long as the row's values would add its latency
+// once a value (max is exact: any order gives the same result).
+Reg row_half_max(Kernel& k, const tile::RegisterTile& s, const std::vector<int>& s_half, int half) {
+  constexpr std::size_t kChains = 4;
+  std::vector<Reg> chains;
+  std::size_t taken = 0;  // the half's values so far
+  for (std::size_t v = 0; v < s_half.size(); ++v) {
+    if (s_half[v] != half) continue;
+    if (taken < kChains) chains.push_back(k.mov(f32, s.regs()[v]));
+    else k.max(chains[taken % kChains], chains[taken % kChains], s.regs()[v]);
+    ++taken;
+  }
+  if (chains.empty()) return k.mov(f32, minus_infinity);
+  for (std::size_t stride = 1; stride < chains.size(); stride *= 2)
+    for (std::size_t c = 0; c + stride < chains.size(); c += 2 * stride) k.max(chains[c], chains[c], chains[c + stride]);
+  return chains[0];
+}
+
 }  // namespace
 
 std::vector<int> row_halves(const tile::RegisterTile& t) {
@@ -52,26 +87,31 @@ Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
   const auto s_half = row_halves(s);
   Regs alphas = k.regs(f32, 2);
   for (int half = 0; half < 2; ++half) {
-    Reg block_max = k.reg(f32);
-    k.mov(block_max, minus_infinity);
-    for (std::size_t v = 0; v < s_half.size(); ++v)
-      if (s_half[v] == half) k.max(block_max, block_max, s.regs()[v]);
+    Reg block_max = row_half_max(k, s, s_half, half);
     quad_max(k, block_max);
-    Reg new_max = k.reg(f32), offset = k.reg(f32), sum = k.reg(f32);
+    // The max moves to the block's only where it leads by more than
+    // kMaxLead (log2 units; always from -inf, never where both are -inf:
+    // NaN compares false).
+    Reg lead = k.reg(f32), offset = k.reg(f32), sum = k.reg(f32);
+    k.sub(lead, block_max, max_[half]);
+    k.mul(lead, lead, scale_log2_);
+    Pred moves = k.setp(Cmp::gt, lead, imm_f32(kMaxLead));
+    Reg new_max = k.selp(block_max, max_[half], moves);
     const Reg& alpha = alphas[half];
-    k.max(new_max, max_[half], block_max);
     k.mul(offset, new_max, scale_log2_);
     k.selp(offset, imm_f32(0.0f), offset, k.setp(Cmp::eq, new_max, minus_infinity));
     k.neg(offset, offset);
-    // alpha = exp2(old max·c - new max·c): 0 while the old max is -inf.
+    // alpha = exp2(old max·c - new max·c) where the max moved (0 from -inf),
+    // else exactly 1.
     k.fma(alpha, max_[half], scale_log2_, offset);
-    k.ex2_approx(alpha, alpha);
+    k.ex2_approx(alpha, alpha, kFlushSubnormals);
+    k.selp(alpha, alpha, imm_f32(1.0f), moves);
     k.mov(sum, imm_f32(0.0f));
     for (std::size_t v = 0; v < s_half.size(); ++v) {
       if (s_half[v] != half) continue;
       const Reg& x = s.regs()[v];
       k.fma(x, x, scale_log2_, offset);
-      k.ex2_approx(x, x);
+      k.ex2_approx(x, x, kFlushSubnormals);
       k.add(sum, sum, x);
     }
     k.fma(sum_[half], sum_[half], alpha, sum);
@@ -81,10 +121,17 @@ Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
 }
 
 void OnlineSoftmax::rescale(Kernel& k, const std::vector<tile::RegisterTile>& o, const Regs& alpha) {
-  for (const auto& part : o) {
-    const auto o_half = row_halves(part);
-    for (std::size_t v = 0; v < o_half.size(); ++v) k.mul(part.regs()[v], part.regs()[v], alpha[o_half[v]]);
-  }
+  // Only where a row of the warp's moved its max (after a row's first
+  // blocks, seldom): one branch for the warp (vote.sync.any, PTX ISA
+  // 9.7.13.5), its rows that did not move multiplied by exactly 1.
+  Pred moved = k.pred();
+  k.vote_sync(Vote::any, moved, k.setp(Cmp::ne, alpha[0], imm_f32(1.0f)) || k.setp(Cmp::ne, alpha[1], imm_f32(1.0f)));
+  k.if_then(moved, [&] {
+    for (const auto& part : o) {
+      const auto o_half = row_halves(part);
+      for (std::size_t v = 0; v < o_half.size(); ++v) k.mul(part.regs()[v], part.regs()[v], alpha[o_half[v]]);
+    }
+  });
 }
 
 OnlineSoftmax::Result OnlineSoftmax::finish(Kernel& k) {

@@ -7,6 +7,8 @@
 // with the running maximum: P = exp2(S·c - max·c), c = scale·log2(e), one
 // fma and one ex2 per score. A row that has seen no key keeps max -inf and
 // the offset 0, so that its masked scores give exp2(-inf) = 0, never NaN.
+// The running max moves only where a block's leads it by more than 2^8 in
+// P (sm80_softmax.cpp), so that O is seldom rescaled.
 #pragma once
 
 #include <vector>
@@ -25,7 +27,8 @@ class OnlineSoftmax {
 
   // Takes the block's scores `s` (raw, masked ones -inf) into the running
   // maximum and sum, turns `s` into P (unnormalised, in place) and rescales
-  // the output accumulators `o` (rows x 16 parts) by the change of maximum.
+  // the output accumulators `o` (rows x 16 parts) by the change of maximum
+  // (where a row of the warp's moved it).
   void update(dsl::Kernel& k, const tile::RegisterTile& s, const std::vector<tile::RegisterTile>& o);
   // The same in two parts, for a kernel whose output accumulators are
   // still being written (a P·V in flight) while it turns `s` into P:

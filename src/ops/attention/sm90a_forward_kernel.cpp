@@ -1,8 +1,10 @@
 #include "sm90a_forward_kernel.hpp"
 
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <variant>
 
 #include "sm80_mask.hpp"
 #include "sm80_softmax.hpp"
@@ -12,6 +14,7 @@
 #include "warpforge/error.hpp"
 #include "warpforge/tile/mbarrier_array.hpp"
 #include "warpforge/tile/named_barrier.hpp"
+#include "warpforge/tile/smem_swizzle.hpp"
 #include "warpforge/tile/warp_specialized.hpp"
 #include "warpforge/tile/warpgroup_mma.hpp"
 
@@ -26,6 +29,7 @@ namespace {
 constexpr int kBM = Sm90aAttentionSpec::block_m;
 constexpr std::uint32_t kRow = 128;    // bytes of a panel row: 64 elements, the 128-byte swizzle's span
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
+const layout::Swizzle kSwizzle128 = layout::smem_swizzle(layout::SmemSwizzle::b128, 1);  // TMA's 128-byte mode
 
 // Where the design's buffers sit in shared memory (tile::SharedLayout).
 // K's ring is the template's pipeline, V's the design's own (its slots and
@@ -185,7 +189,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
     for (int b = 0; b < s_.q_buffers(); ++b) {
       q_full_->init(b, 1);
-      q_empty_->init(b, 2);  // each consumer warpgroup's leader, once its last S = Q·Kᵀ of the item completed
+      q_empty_->init(b, 8);  // each consumer warp, once its rows of the item's O left the buffer (store)
     }
     v_pipe_->init(1, 2);   // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
   }
@@ -247,9 +251,12 @@ class Forward final : public tile::WarpSpecializedDesign {
       q_as_v_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q, s_.block_n * kRow, kAtom);
     v_state_.emplace(k_, s_.stages);
     softmax_.emplace(k_, scale_log2_);
+    always_ = k_.setp(Cmp::eq, scale_log2_, scale_log2_);  // check_support refuses a scale that is not finite
     finished_ = OnlineSoftmax::Result{k_.regs(f32, 2, "inv_l"), k_.regs(f32, 2, "lse_log2_")};
     pending_ = k_.mov(u32, 0);  // whether an item's last P·V and epilogue are still to run
     pending_rows_ = {k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(u32), k_.reg(s32)};
+    item_buffer_ = k_.reg(u32);
+    pending_buffer_ = k_.reg(u32);
   }
 
   // The item's key blocks (one at least), with FA3's two overlaps. Between
@@ -274,6 +281,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     const QSlot q = q_slot();
     q_full_->wait(q.buffer, q.use & 1);
     k_.add(q_items_, q_items_, 1);
+    k_.mov(item_buffer_, q.buffer);
     Reg q_offset = k_.reg(u64);  // the item's Q buffer, in the descriptors' 16-byte units
     k_.cvt(q_offset, q.buffer * (s_.q_bytes() >> 4));
     k_.add(q_item_desc_, q_desc_, q_offset);
@@ -283,18 +291,19 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.if_then(lead, [&] { pipe.release(state.stage()); });
       ++state;
     };
-    // Q's buffer free after the item's last S (and the P·V beside its first,
-    // which may read it: below).
-    auto free_q = [&](const Pred& last) { k_.if_then(last && lead, [&] { q_empty_->arrive(q.buffer); }); };
     Reg other = wg_ ^ 1;
-    // Warpgroup 1 lets warpgroup 0 go first; then each issues once the
-    // other has issued. Warpgroup 1 does not arrive after its last block:
-    // warpgroup 0 waits no more.
-    k_.if_then(wg_ == 1, [&] { order_->of(other).arrive(); });
+    // Warpgroup 1 lets warpgroup 0 go first on a CTA's first item; then
+    // each issues once the other has issued, across items alike (so that
+    // warpgroup 0 takes an item's first turn once warpgroup 1 issued its
+    // last turn of the item before, not once it finished that item's
+    // softmax); warpgroup 0 takes warpgroup 1's last arrival at the end
+    // (consumer_teardown).
+    k_.if_then(wg_ == 1 && !pending, [&] { order_->of(other).arrive(); });
     // S of the block in `state` and the P·V before it (on B descriptor
-    // *v; null: none, the group empty), two commit groups; V's slot waited
-    // for where values_if holds (null: always).
-    auto turn = [&](const Pred& last, const Pred* values_if, const Reg* v) {
+    // *v; null: none, the group empty; onto O where `accumulate` holds, else
+    // into it), two commit groups; V's slot waited for where values_if
+    // holds (null: always).
+    auto turn = [&](const Pred* values_if, const Reg* v, const std::variant<bool, PredUse>& accumulate) {
       pipe.wait(state);
       if (values_if)
         k_.if_then(*values_if, [&] { v_pipe_->wait(*v_state_); });
@@ -304,38 +313,41 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.wgmma_fence();  // P and O were written by ordinary instructions
       issue_scores(state.stage());
       k_.wgmma_commit_group();
-      if (v) issue_pv_from(*v);
+      if (v) issue_pv_from(*v, accumulate);
       k_.wgmma_commit_group();
-      k_.if_then(!(wg_ == 1 && last), [&] { order_->of(other).arrive(); });
+      order_->of(other).arrive();
     };
     // Where no item is pending (a persistent CTA's first) the first P·V
     // still runs (a wgmma under a branch is serialized by ptxas: C7520), on
     // Q's buffer (loaded, and freed only once this P·V completed) in place
-    // of a V slot, into an O that is zeroed after. A CTA of one item has
-    // none pending.
+    // of a V slot, into an O that the item's first P·V (block 1's turn)
+    // overwrites. A CTA of one item has none pending.
     std::optional<Reg> first_v;
     if (s_.persistent) first_v = k_.selp(v_slot(v_state_->stage()), q_as_v_ + q_offset, pending);
-    turn(count == 1, &pending, first_v ? &*first_v : nullptr);
+    turn(&pending, first_v ? &*first_v : nullptr, true);
     k_.if_then(pending, [&] { softmax_->finish(k_, *finished_); });
     softmax_->reset(k_);
     k_.wgmma_wait_group(1);  // S
     scores_done();
-    scores_to_p(w, w.kb0);
+    own_block([&] { scores_to_p(w, w.kb0); });
     k_.wgmma_wait_group(0);  // the previous item's last P·V
-    free_q(count == 1);
     pack_accumulator_as_a(k_, *s_tile_, p_);  // first: S's registers free for the store
     k_.if_then(pending, [&] {
       values_done(lead);
-      store(pending_rows_);
+      store(pending_rows_, pending_buffer_);
     });
-    for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
+    // O: the item's first P·V writes it without reading it (block 1's
+    // turn); an item of one block adds its only P·V onto a zeroed O.
+    k_.if_then(count == 1, [&] {
+      for (const Reg& r : o_tile_->regs()) k_.mov(r, imm_f32(0.0f));
+    });
     k_.for_range(1, count, 1, [&](Reg kb) {
       const Reg v = v_slot(v_state_->stage());
-      turn(kb == count - 1, nullptr, &v);
+      turn(nullptr, &v, kb != 1);
       k_.wgmma_wait_group(1);  // S
       scores_done();
-      free_q(kb == count - 1);
-      const Regs alpha = scores_to_p(w, w.kb0 + kb);
+      Regs alpha;
+      own_block([&] { alpha = scores_to_p(w, w.kb0 + kb); });
       k_.wgmma_wait_group(0);  // block kb-1's P·V
       values_done(lead);
       OnlineSoftmax::rescale(k_, {*o_tile_}, alpha);
@@ -347,6 +359,7 @@ class Forward final : public tile::WarpSpecializedDesign {
   // item's first block (mainloop) or at the end (consumer_teardown).
   void finish(const tile::WorkItem& w) override {
     k_.mov(pending_, 1);
+    k_.mov(pending_buffer_, item_buffer_);
     const Rows rows = rows_of(w);
     k_.mov(pending_rows_.m0, rows.m0);
     k_.mov(pending_rows_.head, rows.head);
@@ -355,7 +368,12 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.mov(pending_rows_.len_q, rows.len_q);
   }
 
-  void consumer_teardown(tile::WarpSpecialized& ws) override { flush(ws.leader()); }
+  // Where the CTA ran an item: warpgroup 0 takes warpgroup 1's arrival
+  // after its last turn (mainloop), then the last item's P·V and epilogue.
+  void consumer_teardown(tile::WarpSpecialized& ws) override {
+    k_.if_then(pending_ != 0 && wg_ == 0, [&] { order_->of(wg_).sync(); });
+    flush(ws.leader());
+  }
 
   // The rows an epilogue stores: the item's first query row, head,
   // sequence, the sequence's first row in the tensors and its length.
@@ -377,12 +395,12 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.if_then(pending_ != 0, [&] {
       v_pipe_->wait(*v_state_);
       k_.wgmma_fence();
-      issue_pv_from(v_slot(v_state_->stage()));
+      issue_pv_from(v_slot(v_state_->stage()), true);
       k_.wgmma_commit_group();
       k_.wgmma_wait_group(0);
       values_done(lead);
       softmax_->finish(k_, *finished_);
-      store(pending_rows_);
+      store(pending_rows_, pending_buffer_);
       k_.mov(pending_, 0);
     });
   }
@@ -399,18 +417,29 @@ class Forward final : public tile::WarpSpecializedDesign {
     }
   }
 
-  // O += P·V of the block in `stage` (uncommitted).
   // V's slot `stage` as wgmma's B descriptor.
   Reg v_slot(const Reg& stage) {
     Reg stage_offset = k_.reg(u64);
     k_.cvt(stage_offset, stage * (s_.stage_bytes() >> 4));
     return v_desc_ + stage_offset;
   }
-  void issue_pv_from(const Reg& v) {
+  // O += P·V of V's slot at descriptor `v` (uncommitted), or O = P·V where
+  // `accumulate` does not hold (the first wgmma's scale-d; PTX ISA
+  // 9.7.15.5.2).
+  void issue_pv_from(const Reg& v, const std::variant<bool, PredUse>& accumulate) {
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int kk = 0; kk < s_.block_n / 16; ++kk)
-      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v + (kk * 16 * kRow >> 4), true, WgmmaMajor::mn);
+      k_.wgmma_mma_async(in, in, o_tile_->regs(), p_[kk].regs(), v + (kk * 16 * kRow >> 4),
+                         kk == 0 ? accumulate : std::variant<bool, PredUse>(true), WgmmaMajor::mn);
   }
+
+  // `body` as a basic block of its own (a branch on a predicate that always
+  // holds): the softmax between the waits for S and for P·V, so that it
+  // runs while P·V does. In one basic block with the wait for P·V, ptxas's
+  // scheduler hoists that wait (WARPGROUP.DEPBAR.LE gsb0, 0x0) above the
+  // softmax (nvdisasm: all 66 MUFU.EX2 of d128's block after it), and the
+  // softmax waits for the P·V it should overlap.
+  void own_block(const std::function<void()>& body) { k_.if_then(always_, body); }
 
   // Key block `block`'s scores (S, complete) masked where the mask cuts the
   // block, then taken into the online softmax: S becomes P (f32, in place);
@@ -431,19 +460,69 @@ class Forward final : public tile::WarpSpecializedDesign {
   }
 
   // O / l and the log-sum-exp (natural units) of the warp's rows that exist
-  // (O complete, its softmax finished into finished_).
-  void store(const Rows& w) {
+  // (O complete, its softmax finished into finished_). O goes out through
+  // the item's Q buffer `buffer` (its S all complete): stmatrix puts the
+  // warp's 16 rows where its rows of Q were (the panels' 128-byte swizzle),
+  // then each lane moves 16-byte pieces of whole rows to global memory, two
+  // rows of 256 bytes a store at head_dim 128 (4-byte stores straight from
+  // the fragments queued at the LSU: ncu, 7% of the d128 1k warps' samples
+  // in "lg" throttle). The warp then frees its part of the buffer (q_empty).
+  void store(const Rows& w, const Reg& buffer) {
     const OnlineSoftmax::Result& r = *finished_;
     const auto half = row_halves(*o_tile_);
-    for (std::size_t v = 0; v < half.size(); ++v) k_.mul(o_tile_->regs()[v], o_tile_->regs()[v], r.inverse[half[v]]);
+    const Type out = s_.dtype == DType::f16 ? f16x2 : bf16x2;
+    // packed[h][c]: row half h, 8-column chunk c of the thread's fragment.
+    std::vector<std::vector<Reg>> packed(2, std::vector<Reg>(static_cast<std::size_t>(s_.head_dim / 8)));
+    for (std::size_t v = 0; v + 1 < half.size(); v += 2) {
+      const auto chunk = o_tile_->steps().value_offset(static_cast<std::int64_t>(v)).second / 8;
+      Reg x0 = k_.reg(f32), x1 = k_.reg(f32), pair = k_.reg(b32);
+      k_.mul(x0, o_tile_->regs()[v], r.inverse[half[v]]);
+      k_.mul(x1, o_tile_->regs()[v + 1], r.inverse[half[v]]);
+      k_.cvt_pack(out, pair, x1, x0);
+      packed[static_cast<std::size_t>(half[v])][static_cast<std::size_t>(chunk)] = pair;
+    }
+    const std::uint32_t panel_bytes = kBM * kRow;
+    Reg staging = base_ + m_.q + buffer * s_.q_bytes() + warp_rows_ * kRow;
+    // Matrix q = lane / 8 of each stmatrix.x4: rows 8·(q % 2).. of chunk 2g + q / 2 (PTX ISA 9.7.14.5.16).
+    Reg row_in_matrix = lane_ & 7;
+    Reg lane_row = ((lane_ >> 3) & 1) * 8 + row_in_matrix;
+    Reg lane_chunk = lane_ >> 4;
+    for (int g = 0; g < s_.head_dim / 16; ++g) {
+      Reg chunk = lane_chunk + 2 * g;
+      Reg at_row = staging + static_cast<std::uint32_t>(g / 4) * panel_bytes + lane_row * kRow;
+      k_.stmatrix(at(at_row + tile::swizzled_chunk(k_, kSwizzle128, chunk, row_in_matrix)),
+                  {packed[0][2 * g], packed[1][2 * g], packed[0][2 * g + 1], packed[1][2 * g + 1]});
+    }
+    k_.bar_warp_sync();
+    // Lane l moves chunk l % (head_dim / 8) of rows l / (head_dim / 8) + t·32 / (head_dim / 8).
+    const int chunks = s_.head_dim / 8, rows_a_pass = 32 / chunks, chunk_bits = std::countr_zero(static_cast<unsigned>(chunks));
     Reg first = w.q_first + w.m0 + warp_rows_;
     Reg rows_valid = w.len_q - (w.m0 + warp_rows_).as(s32);
-    Reg o_row_bytes = k_.reg(u64), lse_row_bytes = k_.reg(u64);
+    Reg o_row_bytes = k_.reg(u64);
     k_.shl(o_row_bytes, so_[2], 1);
-    k_.shl(lse_row_bytes, slse_[2], 2);
-    store_rows(k_, {*o_tile_}, element_address(k_, o_, element_offset(k_, w.batch, so_[0], w.head, so_[1], first, so_[2]), 2),
-               o_row_bytes, rows_valid, s_.dtype == DType::f16 ? f16 : bf16, std::nullopt, lane_);
+    Reg row0 = element_address(k_, o_, element_offset(k_, w.batch, so_[0], w.head, so_[1], first, so_[2]), 2);
+    Reg chunk = lane_ & (chunks - 1);
+    Reg chunk_bytes = k_.reg(u64);
+    k_.cvt(chunk_bytes, chunk * 16);
+    Reg from_panel = staging + (chunk >> 3) * panel_bytes;
+    for (int t = 0; t < 16 / rows_a_pass; ++t) {
+      Reg row = (lane_ >> chunk_bits) + t * rows_a_pass;
+      Regs piece = k_.regs(b32, 4);
+      k_.ld(Space::shared, b32, piece, at(from_panel + row * kRow + tile::swizzled_chunk(k_, kSwizzle128, chunk, row & 7)));
+      Reg row_offset = k_.reg(u64);
+      k_.mul_wide(row_offset, row, 1);
+      k_.mul(row_offset, row_offset, o_row_bytes);
+      k_.guarded(row.as(s32) < rows_valid, [&] { k_.st(Space::global, b32, at(row0 + row_offset + chunk_bytes), piece); });
+    }
+    // The next item's Q arrives there by TMA (the async proxy) after this
+    // warp's ordinary writes and reads: a proxy fence before the hand-back
+    // (PTX ISA 9.7.13.4, membar/fence .proxy.async).
+    k_.fence_proxy_async_shared();
+    k_.bar_warp_sync();
+    k_.if_then(lane_ == 0, [&] { q_empty_->arrive(buffer); });
     if (s_.has_lse) {
+      Reg lse_row_bytes = k_.reg(u64);
+      k_.shl(lse_row_bytes, slse_[2], 2);
       Regs lse = k_.regs(f32, 2);
       for (int h = 0; h < 2; ++h) k_.mul(lse[h], r.lse_log2[h], imm_f32(static_cast<float>(std::log(2.0))));
       store_row_values(k_, lse,
@@ -478,6 +557,7 @@ class Forward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierPipeline> v_pipe_;  // V's ring
   // The consumers'.
   Reg wg_, lane_, warp_rows_, q_desc_, q_item_desc_, k_desc_, v_desc_, q_as_v_;
+  Pred always_;  // true (own_block)
   std::optional<tile::RegisterTile> s_tile_, o_tile_;
   std::vector<tile::RegisterTile> p_;
   std::optional<OnlineSoftmax> softmax_;
@@ -485,6 +565,7 @@ class Forward final : public tile::WarpSpecializedDesign {
   std::optional<tile::PipelineState> v_state_;
   Reg pending_;
   Rows pending_rows_;
+  Reg item_buffer_, pending_buffer_;  // the Q buffers of this item and of the pending one
   tile::LaneCoords lc_;
 };
 

@@ -14,10 +14,9 @@
 // the mask are never loaded. Dense problems at head_dim 64 and 128 run
 // persistent CTAs, one an SM, over the items (under a mask over pairs of a
 // head's blocks, of equal work), each item's Q buffer freed by an mbarrier
-// once its last S completed, so the next item's loads run under its end;
-// an item's last P·V is issued with the next item's first S and its rows
-// stored under that item's first softmax (no drained pipeline between
-// items).
+// once its O, staged there after its last S, left it; an item's last P·V
+// is issued with the next item's first S and its rows stored under that
+// item's first softmax (no drained pipeline between items).
 #pragma once
 
 #include <cstdint>

@@ -274,7 +274,7 @@ class Backward final : public tile::WarpSpecializedDesign {
       const RowValues next{k_.reg(f32), k_.reg(f32)};
       load_row_values(w, step_of(w, k_.mov(s32, 0)), next);
       k_.mbarrier_wait_parity(kv_full_->at(0), 0);
-      if (!pipelined())
+      if (!s_.overlaps_steps())
         serial_steps(ws, w, state, next, count);
       else
         pipelined_steps(ws, w, state, next, count);
@@ -313,9 +313,6 @@ class Backward final : public tile::WarpSpecializedDesign {
   };
 
   int panels() const { return s_.head_dim / 64; }
-  // Whether a step's dK overlaps the next step's scores (pipelined_steps):
-  // fast mode at head_dim 64.
-  bool pipelined() const { return s_.head_dim == 64 && !s_.deterministic; }
   // Consumer warpgroup w's keys start at w·key0() of the CTA's, its
   // columns of dK and dV at w·(head_dim - kv_columns()).
   int key0() const { return s_.splits_columns() ? 0 : kWgM; }
@@ -742,7 +739,7 @@ ptx::Module build_sm90a_backward_kv(const Sm90aBackwardSpec& spec) {
   if (spec.block_n != (spec.head_dim == 256 ? 64 : 128))
     throw OpsError("the sm90a attention backward at head_dim " + std::to_string(spec.head_dim) + " takes " +
                    (spec.head_dim == 256 ? "64" : "128") + "-key blocks, not " + std::to_string(spec.block_n));
-  if (spec.head_dim == 64 && !spec.deterministic && spec.stages != 2)
+  if (spec.overlaps_steps() && spec.stages != 2)
     throw OpsError("the sm90a attention backward at head_dim 64 overlaps a step's dK with the next step's scores: "
                    "it takes 2 ring slots, not " +
                    std::to_string(spec.stages));

@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "sm80_mask.hpp"
 #include "sm80_tiles.hpp"
@@ -11,7 +12,6 @@
 #include "warpforge/dsl.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/layout/swizzle.hpp"
-#include "warpforge/layout/wgmma_descriptor.hpp"
 #include "warpforge/tile/mbarrier_array.hpp"
 #include "warpforge/tile/named_barrier.hpp"
 #include "warpforge/tile/warp_specialized.hpp"
@@ -245,42 +245,108 @@ class Backward final : public tile::WarpSpecializedDesign {
       dst_.push_back(a_tile(k_, 16, 16, in_, "dst" + std::to_string(i) + "_"));
     }
     lc_ = tile::emit_lane_coords(k_, st_->steps(), lane_);
-    // The operands' descriptors: K's, Q's, Q's read N-major and dQ's
-    // operands in registers, the others theirs moved (v_desc, do_desc,
-    // do_mn_desc, ds_keys_desc).
+    // K and V (this warpgroup's 64 rows) and Q, dO are K-major panels of
+    // 128-byte rows for Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (8-row atoms: SBO one
+    // atom, LBO unused). dO and Q (this warpgroup's columns of dV and dK)
+    // are read N-major as B of Pᵀ·dO and dSᵀ·Q (their rows are queries:
+    // wgmma's K), K as B of dS·K (its rows are keys), dSᵀ as the MN-major A
+    // of dS·K (its rows are keys, wgmma's K; its 64 queries one 128-byte
+    // row): LBO the next 64-column panel.
     k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * (key0() * kRow), 16, kAtom);
+    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v + wg_ * (key0() * kRow), 16, kAtom);
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
-    q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring + wg_ * kv_column0(), q_panel(), kAtom);
+    do_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), 16, kAtom);
+    const std::uint32_t q_panel = static_cast<std::uint32_t>(s_.block_m) * kRow;
+    const std::uint32_t kv_column0 = static_cast<std::uint32_t>((s_.head_dim - kv_columns()) / 64) * q_panel;
+    q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring + wg_ * kv_column0, q_panel, kAtom);
+    do_mn_desc_ =
+        tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()) + wg_ * kv_column0, q_panel, kAtom);
     if (!s_.deterministic) {
-      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + wg_ * bytes_to(dq_row0()), panel_bytes(s_), kAtom);
-      k_mn_desc_ =
-          tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * bytes_to(dq_column0()), panel_bytes(s_), kAtom);
+      // dQ's operands over every key: dSᵀ's panel of this warpgroup's
+      // queries and K's columns of its part (a 32-column half starts inside
+      // a panel's 128-byte rows, as the K steps above do).
+      const std::uint32_t panel = panel_bytes(s_);
+      const auto bytes_to = [&](int column) {
+        return static_cast<std::uint32_t>(column / 64) * panel + column % 64 * 2;
+      };
+      ds_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds + wg_ * bytes_to(dq_row0()), panel, kAtom);
+      k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * bytes_to(dq_column0()), panel, kAtom);
     }
     row_values_ = base_ + m_.row_values + wg_ * row_values_bytes(s_);
   }
 
-  // Each step, one query block against the warpgroup's keys: Sᵀ and dPᵀ
+  // Each step, one query block against the warpgroup's 64 keys: Sᵀ and dPᵀ
   // issued together; lse and D staged meanwhile; Pᵀ from Sᵀ, then dSᵀ
   // from dPᵀ; dV += Pᵀ·dO, then (fast mode) dSᵀ through shared memory to
-  // this warpgroup's dQ product, then dK += dSᵀ·Q. At head_dim 64 in fast
-  // mode the steps overlap (pipelined_steps): step t + 1's Sᵀ is issued
-  // while step t's dK runs, so what the step's end, the loop and the slot's
-  // wait cost is spent under dK; elsewhere a step's products complete
-  // before the next step's scores are issued (serial_steps).
+  // this warpgroup's dQ product, then dK += dSᵀ·Q; dQ handed to the writer
+  // warp while dK runs. The slot is freed once its products have completed.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
+    const tile::MbarrierPipeline& pipe = ws.pipeline();
+    const Pred& lead = ws.leader();
     Reg count = w.kb1 - w.kb0;
     k_.if_then(count > 0, [&] {
       // lse and D of step t are loaded during step t - 1 (their latency hidden).
       const RowValues next{k_.reg(f32), k_.reg(f32)};
       load_row_values(w, step_of(w, k_.mov(s32, 0)), next);
       k_.mbarrier_wait_parity(kv_full_->at(0), 0);
-      if (!s_.overlaps_steps())
-        serial_steps(ws, w, state, next, count);
-      else
-        pipelined_steps(ws, w, state, next, count);
+      k_.for_range(0, count, 1, [&](Reg t) {
+        Reg buffer = (t & 1).as(u32);
+        pipe.wait(state);
+        Reg stage_offset = k_.reg(u64);
+        k_.cvt(stage_offset, state.stage() * (s_.stage_bytes() >> 4));
+        k_.wgmma_fence();
+        issue_transposed_scores(st_->regs(), k_desc_, q_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        issue_transposed_scores(dpt_->regs(), v_desc_, do_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        const Step st = step_of(w, t);  // (its division under the products, not before them)
+        Reg values = row_values_ + buffer * (row_values_bytes(s_) / 2);
+        k_.if_then(wg_tid_ < s_.block_m, [&] {
+          Reg slot = wg_tid_ << 2;
+          k_.st(Space::shared, f32, at(values + slot), lse_in_log2(next.lse));
+          k_.st(Space::shared, f32, at(values + slot, s_.block_m * 4), next.delta);
+        });
+        k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
+        row_values_ready_->of(wg_).sync();
+        k_.wgmma_wait_group(1);  // Sᵀ
+        scores_to_p(w, st, values);
+        pack_accumulator_as_a(k_, *st_, pt_);
+        k_.wgmma_wait_group(0);  // dPᵀ
+        dp_to_ds(values);
+        pack_accumulator_as_a(k_, *dpt_, dst_);
+        // dSᵀ is stored before the wgmma that read it from registers are
+        // issued: until they retire no other instruction may touch it.
+        if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
+        k_.wgmma_fence();
+        issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        const bool dq_after_dv = s_.splits_columns();
+        if (!s_.deterministic && !dq_after_dv) issue_dq(buffer);  // dV, dQ, dK in flight in that order
+        issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
+        k_.wgmma_commit_group();
+        const auto release = [&] { k_.if_then(lead, [&] { pipe.release(state.stage()); }); };
+        if (!s_.deterministic && dq_after_dv) {
+          // At head_dim 256 dQ's 64 accumulators a thread are issued once dV
+          // has released Pᵀ's registers: dK, dV, Pᵀ, dSᵀ and dQ at once would
+          // not fit in 240 (ptxas serializes the wgmma, C7512). dQ reads no
+          // slot: the one slot is freed once dK has retired, the next
+          // block's load under dQ and its hand-over.
+          k_.wgmma_wait_group(1);
+          k_.wgmma_fence();
+          issue_dq(buffer);
+          k_.wgmma_wait_group(1);
+          release();
+        }
+        if (!s_.deterministic) {
+          k_.wgmma_wait_group(dq_after_dv ? 0 : 1);  // dV and dQ: dQ goes to its writer while dK runs (d64, d128)
+          hand_dq_over(buffer);
+        }
+        k_.wgmma_wait_group(0);
+        if (s_.deterministic || !dq_after_dv) release();
+        ++state;
+      });
     });
   }
-
 
   // dK·scale and dV of the warp's keys that exist (zero where no query
   // sees them), the warpgroup's columns.
@@ -309,7 +375,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     Reg head, m0, rows_valid;  // u32, s32, s32: the query head, its block's first row and rows left
   };
   struct RowValues {
-    Reg lse_log2, delta;
+    Reg lse, delta;
   };
 
   int panels() const { return s_.head_dim / 64; }
@@ -321,26 +387,6 @@ class Backward final : public tile::WarpSpecializedDesign {
   // block and column w·dq_column0().
   int dq_row0() const { return s_.block_m - kWgM; }
   int dq_column0() const { return s_.head_dim - dq_columns(s_); }
-  // The operands' wgmma descriptors (128-byte swizzle, SBO one 8-row
-  // atom). K and V (this warpgroup's 64 rows) and Q, dO are K-major panels
-  // of 128-byte rows for Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (LBO unused). dO and Q
-  // (this warpgroup's columns of dV and dK) are read N-major as B of Pᵀ·dO
-  // and dSᵀ·Q (their rows are queries: wgmma's K), K as B of dS·K (its rows
-  // are keys), dSᵀ as the MN-major A of dS·K (its rows are keys, wgmma's K;
-  // its 64 queries one 128-byte row): LBO the next 64-column panel. dSᵀ is
-  // also dK's K-major A (this warpgroup's keys) in pipelined_steps.
-  // (Registers are short: a step holds four accumulators. A descriptor
-  // moved by bytes >> 4 starts `bytes` later: tile/warpgroup_mma.hpp.)
-  Reg v_desc() { return k_desc_ + ((m_.v - m_.k) >> 4); }
-  Reg do_desc() { return q_desc_ + (s_.q_bytes() >> 4); }
-  Reg do_mn_desc() { return q_mn_desc_ + (s_.q_bytes() >> 4); }
-  Reg ds_keys_desc() { return k_desc_ + ((m_.ds - m_.k) >> 4); }
-  std::uint32_t q_panel() const { return static_cast<std::uint32_t>(s_.block_m) * kRow; }
-  // The warpgroup's first column of dK and dV in Q's and dO's panels.
-  std::uint32_t kv_column0() const { return static_cast<std::uint32_t>((s_.head_dim - kv_columns()) / 64) * q_panel(); }
-  std::uint32_t bytes_to(int column) const {
-    return static_cast<std::uint32_t>(column / 64) * panel_bytes(s_) + static_cast<std::uint32_t>(column % 64 * 2);
-  }
   // Varlen maps have one batch (the rows run on across sequences).
   Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
 
@@ -352,172 +398,35 @@ class Backward final : public tile::WarpSpecializedDesign {
     return {w.tile.n0 * group_ + head_in_group.as(u32), m0, w.extra[KeyBlockWork::len_q] - m0};
   }
 
-  // Where the steps do not overlap (head_dim 128 and 256, deterministic
-  // mode): each step's products complete before the next step's scores are
-  // issued. dV, dQ, dK in flight in that order, dQ handed to its writer
-  // warp while dK runs; at head_dim 256 dQ's 64 accumulators a thread are
-  // issued once dV has released Pᵀ's registers (dK, dV, Pᵀ, dSᵀ and dQ at
-  // once would not fit in 240: ptxas serializes the wgmma, C7512), and as
-  // dQ reads no slot, the one slot is freed once dK has retired, the next
-  // block's load under dQ and its hand-over.
-  void serial_steps(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state,
-                    const RowValues& next, const Reg& count) {
-    const bool dq_after_dv = s_.splits_columns();
-    k_.for_range(0, count, 1, [&](Reg t) {
-      const Reg buffer = (t & 1).as(u32);
-      ws.pipeline().wait(state);
-      const Reg stage_offset = descriptor_offset(state.stage());
-      k_.wgmma_fence();
-      front(w, t, count, buffer, stage_offset, next, [] {});
-      k_.wgmma_fence();
-      issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc() + stage_offset);
-      k_.wgmma_commit_group();
-      if (!s_.deterministic && !dq_after_dv) issue_dq(buffer);
-      issue_dk(stage_offset);
-      if (!s_.deterministic && dq_after_dv) {
-        k_.wgmma_wait_group(1);  // dV: Pᵀ's registers free
-        k_.wgmma_fence();
-        issue_dq(buffer);
-        k_.wgmma_wait_group(1);  // dK
-        release(ws, state.stage());
-      }
-      if (!s_.deterministic) {
-        k_.wgmma_wait_group(dq_after_dv ? 0 : 1);  // dQ (and dV)
-        hand_dq_over(buffer);
-      }
-      k_.wgmma_wait_group(0);
-      if (s_.deterministic || !dq_after_dv) release(ws, state.stage());
-      ++state;
-    });
-  }
-
-  // Head_dim 64, fast mode (two ring slots): a step ends with its
-  // dK still running (dV and dQ complete, dQ handed to the writer warp
-  // under dK), so the next step's Sᵀ queues behind it; once dK has
-  // completed, slot t - 1 (which it read) is freed and step t's dPᵀ
-  // issued, Sᵀ still running. dK takes dSᵀ from shared memory (the buffer
-  // dQ reads), not registers: packed operands held across the loop's back
-  // edge would not fit beside the four accumulators (ptxas serializes the
-  // wgmma, C7512, or spills; at head_dim 128, with twice dK's and dV's
-  // accumulators, this loop spills a few bytes however the operands'
-  // descriptors are kept). What crosses the back edge in flight is dK alone:
-  // ptxas serializes the wgmma (C7514) where an accumulator written before
-  // the back edge is read after a wait_group that leaves groups pending.
-  void pipelined_steps(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state,
-                       const RowValues& next, const Reg& count) {
-    // The slot before state's (two slots: build_sm90a_backward_kv; not kept
-    // in a register, the step is at 240).
-    const auto previous = [&] { return state.stage() ^ 1; };
-    k_.for_range(0, count, 1, [&](Reg t) {
-      const Reg buffer = (t & 1).as(u32);
-      ws.pipeline().wait(state);
-      const Reg stage_offset = descriptor_offset(state.stage());
-      k_.wgmma_fence();
-      front(w, t, count, buffer, stage_offset, next, [&] {
-        k_.wgmma_wait_group(1);  // step t - 1's dK
-        k_.if_then(t > 0, [&] { release(ws, previous()); });
-      });
-      k_.wgmma_fence();
-      issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc() + stage_offset);
-      k_.wgmma_commit_group();
-      issue_dq(buffer);
-      issue_dk_from_shared(buffer, stage_offset);
-      k_.wgmma_wait_group(1);  // dV (Pᵀ's registers free) and dQ
-      hand_dq_over(buffer);
-      ++state;
-    });
-    k_.wgmma_wait_group(0);
-    release(ws, previous());
-  }
-
-  // Step t, its slot full (at descriptor offset stage_offset): Sᵀ and dPᵀ
-  // issued (two commit groups, behind what the caller issued; `before_dp`
-  // runs between them); lse and D of the step staged for the warpgroup
-  // (next: loaded during the step before; step t + 1's then loaded into
-  // it); once Sᵀ has completed, Pᵀ, and once dPᵀ has, dSᵀ (packed as wgmma
-  // A fragments; in fast mode also stored to the step's dSᵀ buffer). Its
-  // dV, dQ and dK are the caller's.
-  void front(const tile::WorkItem& w, const Reg& t, const Reg& count, const Reg& buffer, const Reg& stage_offset,
-             const RowValues& next, const std::function<void()>& before_dp) {
-    const Step st = step_of(w, t);
-    issue_transposed_scores(st_->regs(), k_desc_, q_desc_ + stage_offset);
-    k_.wgmma_commit_group();
-    before_dp();
-    issue_transposed_scores(dpt_->regs(), v_desc(), do_desc() + stage_offset);
-    k_.wgmma_commit_group();
-    Reg values = row_values_ + buffer * (row_values_bytes(s_) / 2);
-    k_.if_then(wg_tid_ < s_.block_m, [&] {
-      Reg slot = wg_tid_ << 2;
-      k_.st(Space::shared, f32, at(values + slot), next.lse_log2);
-      k_.st(Space::shared, f32, at(values + slot, s_.block_m * 4), next.delta);
-    });
-    k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
-    row_values_ready_->of(wg_).sync();
-    k_.wgmma_wait_group(1);  // Sᵀ
-    scores_to_p(w, st, values);
-    pack_accumulator_as_a(k_, *st_, pt_);
-    k_.wgmma_wait_group(0);  // dPᵀ
-    dp_to_ds(values);
-    pack_accumulator_as_a(k_, *dpt_, dst_);
-    // dSᵀ is stored before the wgmma that read it from registers are
-    // issued: until they retire no other instruction may touch it.
-    if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
-  }
-
-  // dK += dSᵀ·Q of the slot at stage_offset (committed).
-  void issue_dk(const Reg& stage_offset) {
-    issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
-    k_.wgmma_commit_group();
-  }
-
-  // Fast mode, once issue_dq has made the step's dSᵀ buffer visible to
-  // wgmma: dK += dSᵀ·Q with dSᵀ (this warpgroup's 64 keys, K-major: a
-  // 128-byte row of 64 queries a panel) from that buffer (committed).
-  void issue_dk_from_shared(const Reg& buffer, const Reg& stage_offset) {
-    Reg ds_offset = k_.reg(u64);
-    k_.cvt(ds_offset, buffer * (ds_bytes(s_) >> 4));
-    const Reg a = ds_keys_desc() + ds_offset, b = q_mn_desc_ + stage_offset;
-    for (int kk = 0; kk < s_.block_m / 16; ++kk) {
-      const std::uint32_t a_off = (kk / 4) * panel_bytes(s_) + (kk % 4) * 32;
-      k_.wgmma_mma_async(in_, dk_acc_->regs(), a + (a_off >> 4), b + (kk * 16 * kRow >> 4), true, WgmmaMajor::k,
-                         WgmmaMajor::mn);
-    }
-    k_.wgmma_commit_group();
-  }
-
-  // The ring slot `stage` freed (its products have completed).
-  void release(tile::WarpSpecialized& ws, const Reg& stage) {
-    k_.if_then(ws.leader(), [&] { ws.pipeline().release(stage); });
-  }
-
-  // A slot's offset in wgmma descriptor units (16 bytes).
-  Reg descriptor_offset(const Reg& stage) {
-    Reg offset = k_.reg(u64);
-    k_.cvt(offset, stage * (s_.stage_bytes() >> 4));
-    return offset;
-  }
-
   // Into r, query row m0 + tid of the step (threads tid < block_m of the
-  // warpgroup): its lse in log2 units, +inf where the row is padding or sees no key
-  // (the forward's -inf), so that P = exp2(s - lse) is 0; and D (0 there).
+  // warpgroup): its lse (+inf where the row is padding) and D (0 there).
+  // Nothing here reads the loaded values: an instruction that did would
+  // wait out the load (L2's latency) on the consumers' path; they are read
+  // a step later (lse_in_log2).
   void load_row_values(const tile::WorkItem& w, const Step& st, const RowValues& r) {
-    const Src plus_infinity = imm_f32(std::numeric_limits<float>::infinity());
-    k_.mov(r.lse_log2, plus_infinity);
+    k_.mov(r.lse, imm_f32(std::numeric_limits<float>::infinity()));
     k_.mov(r.delta, imm_f32(0.0f));
     k_.if_then(wg_tid_ < s_.block_m && wg_tid_.as(s32) < st.rows_valid, [&] {
       Reg row = w.extra[KeyBlockWork::q_first] + st.m0.as(u32) + wg_tid_;
       Reg at_lse = element_address(
           k_, lse_, element_offset(k_, w.tile.batch, strides_[0], st.head, strides_[1], row, strides_[2]), 4);
-      k_.ld(Space::global, f32, r.lse_log2, at(at_lse));
-      k_.mul(r.lse_log2, r.lse_log2, imm_f32(kLog2e));
-      k_.selp(r.lse_log2, plus_infinity, r.lse_log2,
-              k_.setp(Cmp::eq, r.lse_log2, imm_f32(-std::numeric_limits<float>::infinity())));
+      k_.ld(Space::global, f32, r.lse, at(at_lse));
       // delta is (head, workspace row); the sequence's workspace rows start at b·seq_q (dense) or cu[b].
       Reg ws_row = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + st.m0.as(u32) + wg_tid_;
       Reg at_delta = k_.reg(u64);
       k_.mul_wide(at_delta, st.head * rows_q_ + ws_row, 4);
       k_.ld(Space::global, f32, r.delta, at(delta_ + at_delta));
     });
+  }
+
+  // lse in log2 units, +inf where it is -inf (a row that sees no key) or
+  // +inf (padding), so that P = exp2(s - lse) is 0 there.
+  Reg lse_in_log2(const Reg& lse) {
+    const Src plus_infinity = imm_f32(std::numeric_limits<float>::infinity());
+    Reg x = k_.reg(f32);
+    k_.mul(x, lse, imm_f32(kLog2e));
+    k_.selp(x, plus_infinity, x, k_.setp(Cmp::eq, x, imm_f32(-std::numeric_limits<float>::infinity())));
+    return x;
   }
 
   // acc = rows·colsᵀ over head_dim: A the warpgroup's 64 rows of K or V
@@ -623,10 +532,9 @@ class Backward final : public tile::WarpSpecializedDesign {
     ds_ready_->sync();
     Reg ds_offset = k_.reg(u64);
     k_.cvt(ds_offset, buffer * (ds_bytes(s_) >> 4));
-    const Reg a = ds_desc_ + ds_offset;
     for (int kk = 0; kk < s_.block_n / 16; ++kk)
-      k_.wgmma_mma_async(in_, dq_acc_->regs(), a + (kk * 16 * kRow >> 4), k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0,
-                         WgmmaMajor::mn, WgmmaMajor::mn);
+      k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + ds_offset + (kk * 16 * kRow >> 4),
+                         k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0, WgmmaMajor::mn, WgmmaMajor::mn);
     k_.wgmma_commit_group();
   }
 
@@ -670,13 +578,31 @@ class Backward final : public tile::WarpSpecializedDesign {
         Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + m0.as(u32);
         Reg rows = k_.min(w.extra[KeyBlockWork::len_q] - m0, kWgM);
         Reg column = writer * dq_column0() + lane;
-        k_.for_range(0, rows, 1, [&](Reg r) {
-          Reg at_dq = k_.reg(u64);
-          k_.mul_wide(at_dq, ((ws_row0 + r.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
-          for (int part = 0; part < dq_columns(s_) / 32; ++part) {
-            Reg x = k_.reg(f32);
-            k_.ld(Space::shared, f32, x, at(tile + r.as(u32) * row_bytes, part * 128));
-            k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128), x);
+        // Four reds in flight an iteration (two rows at head_dim 64 and 128,
+        // whose rows are two 128-byte parts): the next load into a red's
+        // source register waits until the red has read it (a long
+        // scoreboard), so one row an iteration had kept two in flight. Rows
+        // past `rows` are read (the tile has 64) but not added.
+        const int parts = dq_columns(s_) / 32, unroll = std::max(1, 4 / parts);
+        k_.for_range(0, rows, unroll, [&](Reg r) {
+          std::vector<Reg> x;
+          for (int i = 0; i < unroll; ++i)
+            for (int part = 0; part < parts; ++part) {
+              x.push_back(k_.reg(f32));
+              k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * row_bytes + part * 128));
+            }
+          for (int i = 0; i < unroll; ++i) {
+            const auto add = [&] {
+              Reg at_dq = k_.reg(u64);
+              k_.mul_wide(at_dq, ((ws_row0 + (r + i).as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
+              for (int part = 0; part < parts; ++part)
+                k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128),
+                       x[static_cast<std::size_t>(i * parts + part)]);
+            };
+            if (i == 0)
+              add();
+            else
+              k_.if_then(r + i < rows, add);
           }
         });
         k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });
@@ -699,7 +625,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierArray> dq_full_, dq_empty_;
   // The consumers'.
   Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
-  Reg k_desc_, q_desc_, q_mn_desc_, ds_desc_, k_mn_desc_;
+  Reg k_desc_, v_desc_, q_desc_, do_desc_, q_mn_desc_, do_mn_desc_, ds_desc_, k_mn_desc_;
   std::optional<tile::RegisterTile> st_, dpt_, dk_acc_, dv_acc_, dq_acc_;
   std::vector<tile::RegisterTile> pt_, dst_;
   tile::LaneCoords lc_;
@@ -739,10 +665,6 @@ ptx::Module build_sm90a_backward_kv(const Sm90aBackwardSpec& spec) {
   if (spec.block_n != (spec.head_dim == 256 ? 64 : 128))
     throw OpsError("the sm90a attention backward at head_dim " + std::to_string(spec.head_dim) + " takes " +
                    (spec.head_dim == 256 ? "64" : "128") + "-key blocks, not " + std::to_string(spec.block_n));
-  if (spec.overlaps_steps() && spec.stages != 2)
-    throw OpsError("the sm90a attention backward at head_dim 64 overlaps a step's dK with the next step's scores: "
-                   "it takes 2 ring slots, not " +
-                   std::to_string(spec.stages));
   Backward design(spec);
   return tile::build_warp_specialized(design);
 }

@@ -53,10 +53,6 @@ struct Sm90aBackwardSpec {
   // Whether the warpgroups split dK's and dV's columns (each over all the
   // CTA's keys) rather than the keys (each over all the columns).
   bool splits_columns() const { return block_n == 64; }
-  // Whether a step's dK runs under the next step's scores (fast mode at
-  // head_dim 64; two ring slots): at 128 that loop does not fit 240
-  // registers, at 256 one slot holds a step.
-  bool overlaps_steps() const { return head_dim == 64 && !deterministic; }
   int threads() const { return 384; }  // two consumer warpgroups and the producer's
   // K or V of the CTA's keys: head_dim/64 panels of block_n rows of 128 bytes.
   std::uint32_t kv_bytes() const { return static_cast<std::uint32_t>(block_n) * head_dim * 2; }

@@ -90,7 +90,6 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
            " TMA stages of Q and dO, " +
            (s.deterministic ? "dQ in a pass of its own (deterministic)"
                            : "dQ added with f32 atomics by two writer warps") +
-           (s.overlaps_steps() ? ", each step's dK under the next step's scores" : "") +
            ", " +
            std::to_string(s.shared_bytes()) + " bytes of shared memory";
   }

@@ -13,7 +13,8 @@
 #      BackwardCases*, every case on both kernels), fast and deterministic,
 #      against fp64;
 #   3. ncu of the backward's dK/dV kernel at d128, sequence 8k (the worst
-#      row against SDPA; d64 and d256 too with FULL=1);
+#      row against SDPA; its stall reasons and source counters; d64 and
+#      d256 too with FULL=1);
 #   4. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
 #   5. compute-sanitizer racecheck of small and ragged backward shapes
@@ -33,7 +34,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-57}"
+budget="${BUDGET:-67}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
@@ -65,10 +66,10 @@ for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
   stage "ncu backward kv (d$d, 8k)" 8 "$out/ncu_backward_d$d.log" \
     "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
-    --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section SourceCounters \
     "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
   echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
-  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|Stall|stall|Shared|L1/TEX Hit|L2 Hit|DRAM Through" \
+  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about|L1/TEX Hit|L2 Hit|DRAM Through|Uncoalesced|Branch Instructions Ratio" \
     "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -24
 done
 

@@ -13,8 +13,7 @@
 #      BackwardCases*, every case on both kernels), fast and deterministic,
 #      against fp64;
 #   3. ncu of the backward's dK/dV kernel at d128, sequence 8k (the worst
-#      row against SDPA; its stall reasons and source counters; d64 and
-#      d256 too with FULL=1);
+#      row against SDPA; its stall reasons; d64 and d256 too with FULL=1);
 #   4. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
 #   5. compute-sanitizer racecheck of small and ragged backward shapes
@@ -22,7 +21,9 @@
 #      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
 #   6. the Python attention tests on the GPU (the torch operators' C++
 #      kernels, opcheck, CUDA graphs, fp64 gradients), where 15 s are left;
-#   7. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
+#   7. where time is left: the d128 8k kernel's SASS lines with the most
+#      stall samples (ncu's source page), the reason of each;
+#   8. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
 #      goes).
 #
 # FULL=1: the benches over the issue's whole grid (longer than a minute).
@@ -66,7 +67,7 @@ for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
   stage "ncu backward kv (d$d, 8k)" 8 "$out/ncu_backward_d$d.log" \
     "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
-    --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section SourceCounters \
+    --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
     "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
   echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
   grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about|L1/TEX Hit|L2 Hit|DRAM Through|Uncoalesced|Branch Instructions Ratio" \
@@ -100,7 +101,36 @@ if [ "$(left)" -gt 15 ]; then
   echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
 fi
 
-# 7. With FULL=1: where the Python call's time goes.
+# 7. The SASS lines where the d128 8k kernel's warps stall most (ncu's source counters), where time is left.
+if [ -x "$ncu" ] && [ "$(left)" -gt 6 ]; then
+  stage "ncu source (d128, 8k)" 10 "$out/ncu_source_d128.csv" \
+    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SourceCounters --section WarpStateStats \
+    --page source --print-source sass --csv "$bench" --prefill --backward --prefill-shape 8192,128,16 --reps 1
+  echo "== ncu: the d128 8k kernel's SASS lines with the most stall samples =="
+  python3 - "$out/ncu_source_d128.csv" <<'PY' || true
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 3]
+head = next((i for i, r in enumerate(rows) if any("Source" in c for c in r)), None)
+if head is None:
+    sys.exit("no source table")
+names, body = rows[head], rows[head + 1:]
+def col(*keys):
+    return next((i for i, n in enumerate(names) if all(k in n for k in keys)), None)
+total, src = col("Warp Stall Sampling (All"), col("Source")
+def num(r, i):
+    try:
+        return float(r[i].replace(",", ""))
+    except (ValueError, IndexError):
+        return 0.0
+reasons = [i for i, n in enumerate(names) if i != total and (n.startswith("stall_") or ("Stall" in n and "Sampling" not in n))]
+print("columns:", "; ".join(n for n in names)[:400])
+for r in sorted(body, key=lambda r: -num(r, total))[:14]:
+    top = sorted(((num(r, i), names[i]) for i in reasons), reverse=True)[:2]
+    print(f"{num(r, total):8.0f}  {r[src][:70]:70}  " + ", ".join(f"{n} {v:.0f}" for v, n in top if v))
+PY
+fi
+
+# 8. With FULL=1: where the Python call's time goes.
 if [ "${FULL:-0}" = 1 ]; then
   stage "attn_bwd_causes.py" 30 "$out/causes.log" "${py[@]}" scripts/attn_bwd_causes.py
   grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900

@@ -581,8 +581,11 @@ class Backward final : public tile::WarpSpecializedDesign {
         // Four reds in flight an iteration (two rows at head_dim 64 and 128,
         // whose rows are two 128-byte parts): the next load into a red's
         // source register waits until the red has read it (a long
-        // scoreboard), so one row an iteration had kept two in flight. Rows
-        // past `rows` are read (the tile has 64) but not added.
+        // scoreboard), so one row an iteration had kept two in flight. The
+        // reds are not under a branch (ptxas then moves the second row's
+        // loads behind the first row's reds, into their registers): a row
+        // past `rows` (its queries past the sequence, whose P and so dS and
+        // dQ are ±0) is added into row rows - 1, which it leaves unchanged.
         const int parts = dq_columns(s_) / 32, unroll = std::max(1, 4 / parts);
         k_.for_range(0, rows, unroll, [&](Reg r) {
           std::vector<Reg> x;
@@ -592,17 +595,12 @@ class Backward final : public tile::WarpSpecializedDesign {
               k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * row_bytes + part * 128));
             }
           for (int i = 0; i < unroll; ++i) {
-            const auto add = [&] {
-              Reg at_dq = k_.reg(u64);
-              k_.mul_wide(at_dq, ((ws_row0 + (r + i).as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
-              for (int part = 0; part < parts; ++part)
-                k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128),
-                       x[static_cast<std::size_t>(i * parts + part)]);
-            };
-            if (i == 0)
-              add();
-            else
-              k_.if_then(r + i < rows, add);
+            Reg row = i == 0 ? r : k_.min(r + i, rows - 1);
+            Reg at_dq = k_.reg(u64);
+            k_.mul_wide(at_dq, ((ws_row0 + row.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
+            for (int part = 0; part < parts; ++part)
+              k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128),
+                     x[static_cast<std::size_t>(i * parts + part)]);
           }
         });
         k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });

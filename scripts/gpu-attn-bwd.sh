@@ -19,10 +19,10 @@
 #   5. compute-sanitizer racecheck of small and ragged backward shapes
 #      (AttentionGpu.SanitizeBackwardSmallAndRagged, each against fp64; with
 #      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
-#   6. the Python attention tests on the GPU (the torch operators' C++
-#      kernels, opcheck, CUDA graphs, fp64 gradients), where 15 s are left;
-#   7. where time is left: the d128 8k kernel's SASS lines with the most
+#   6. where time is left: the d128 8k kernel's SASS lines with the most
 #      stall samples (ncu's source page), the reason of each;
+#   7. the Python attention tests on the GPU (the torch operators' C++
+#      kernels, opcheck, CUDA graphs, fp64 gradients), where 15 s are left;
 #   8. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
 #      goes).
 #
@@ -93,15 +93,7 @@ for tool in $tools; do
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done
 
-# 6. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
-#    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.
-if [ "$(left)" -gt 15 ]; then
-  stage "pytest test_attention.py (torch, GPU)" 18 "$out/pytest.log" \
-    "${py[@]}" -m pytest -q -x python/tests/test_attention.py -k "((cpp_kernel or fp64) and cuda) or replays_the_forward_and_backward"
-  echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
-fi
-
-# 7. The SASS lines where the d128 8k kernel's warps stall most (ncu's source counters), where time is left.
+# 6. The SASS lines where the d128 8k kernel's warps stall most (ncu's source counters), where time is left.
 if [ -x "$ncu" ] && [ "$(left)" -gt 6 ]; then
   stage "ncu source (d128, 8k)" 10 "$out/ncu_source_d128.csv" \
     "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SourceCounters --section WarpStateStats \
@@ -128,6 +120,14 @@ for r in sorted(body, key=lambda r: -num(r, total))[:14]:
     top = sorted(((num(r, i), names[i]) for i in reasons), reverse=True)[:2]
     print(f"{num(r, total):8.0f}  {r[src][:70]:70}  " + ", ".join(f"{n} {v:.0f}" for v, n in top if v))
 PY
+fi
+
+# 7. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
+#    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.
+if [ "$(left)" -gt 15 ]; then
+  stage "pytest test_attention.py (torch, GPU)" 18 "$out/pytest.log" \
+    "${py[@]}" -m pytest -q -x python/tests/test_attention.py -k "((cpp_kernel or fp64) and cuda) or replays_the_forward_and_backward"
+  echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
 fi
 
 # 8. With FULL=1: where the Python call's time goes.

@@ -12,22 +12,24 @@
 #      kernel's small and ragged shapes, d256 among them; with FULL=1
 #      BackwardCases*, every case on both kernels), fast and deterministic,
 #      against fp64;
-#   3. python -m warpforge.bench_attention --prefill --backward --quick:
+#   3. ncu of the backward's dK/dV kernel at d128, sequence 8k (the worst
+#      row against SDPA; its stall reasons; d64 and d256 too with FULL=1);
+#   4. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
-#   4. compute-sanitizer racecheck of small and ragged d256 backward shapes
-#      (AttentionGpu.SanitizeBackwardHeadDim256, each against fp64; with
+#   5. compute-sanitizer racecheck of small and ragged backward shapes
+#      (AttentionGpu.SanitizeBackwardSmallAndRagged, each against fp64; with
 #      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
-#   5. ncu of the backward's dK/dV kernel at d256, sequence 8k (and d64,
-#      d128 with FULL=1);
-#   6. the Python attention tests on the GPU (the torch operators' C++
-#      kernels, opcheck, CUDA graphs, fp64 gradients);
-#   7. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
+#   6. where time is left: the d128 8k kernel's SASS lines with the most
+#      stall samples (ncu's source page), the reason of each;
+#   7. the Python attention tests on the GPU (the torch operators' C++
+#      kernels, opcheck, CUDA graphs, fp64 gradients), where 15 s are left;
+#   8. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
 #      goes).
 #
 # FULL=1: the benches over the issue's whole grid (longer than a minute).
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
-# not). Logs go to $OUT (default $BUILD_DIR/gpu-attn-bwd).
+# not; a no-op where built). Logs go to $OUT (default $BUILD_DIR/gpu-attn-bwd).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,20 +42,7 @@ mkdir -p "$out"
 NAME=gpu-attn-bwd
 source scripts/gpu-stages.sh
 
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  source scripts/gpu-build-args.sh
-  cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 ||
-    { tail -20 "$out/configure.log"; echo "gpu-attn-bwd: FAIL: configure"; exit 1; }
-fi
-targets=(test_gpu bench_attention)
-for t in _warpforge _warpforge_torch; do  # the Python module, and its torch kernels where torch was found
-  grep -q "$t" "$build_dir/build.ninja" "$build_dir/Makefile" 2>/dev/null && targets+=("$t")
-done
-if ! cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" >"$out/build.log" 2>&1; then
-  grep -E "error" "$out/build.log" | head -20
-  echo "gpu-attn-bwd: FAIL: build (log: $out/build.log)"
-  exit 1
-fi
+build_targets test_gpu bench_attention
 test_gpu="$build_dir/tests/test_gpu"
 bench="$build_dir/bench/bench_attention"
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
@@ -70,15 +59,30 @@ tests='AttentionGpu.SanitizeBackward*' limit=8
 stage "GPU tests $tests" $limit "$out/tests.log" "$test_gpu" --gtest_filter="$tests"
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
 
-# 3. Python: ours beside SDPA's backends.
+# 3. ncu of the dK/dV kernel at sequence 8k, d128 (and d64, d256 with FULL=1; not causal: the first launch).
+ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+dims=128
+[ "${FULL:-0}" = 1 ] && dims="128 64 256"
+for d in $dims; do
+  [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
+  stage "ncu backward kv (d$d, 8k)" 8 "$out/ncu_backward_d$d.log" \
+    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
+    --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
+  echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
+  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about|L1/TEX Hit|L2 Hit|DRAM Through|Uncoalesced|Branch Instructions Ratio" \
+    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -24
+done
+
+# 4. Python: ours beside SDPA's backends.
 stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
 echo "== backward from Python beside SDPA (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
-# 4. compute-sanitizer on the small and ragged backward shapes.
+# 5. compute-sanitizer on the small and ragged backward shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-tools=racecheck sanitized=SanitizeBackwardHeadDim256
+tools=racecheck sanitized=SanitizeBackwardSmallAndRagged
 [ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
 for tool in $tools; do
   [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
@@ -89,28 +93,44 @@ for tool in $tools; do
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done
 
-# 5. ncu of the dK/dV kernel at sequence 8k, d256 (and d64, d128 with FULL=1; not causal: the first launch).
-ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-dims=256
-[ "${FULL:-0}" = 1 ] && dims="256 64 128"
-for d in $dims; do
-  [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
-  stage "ncu backward kv (d$d, 8k)" 6 "$out/ncu_backward_d$d.log" \
-    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
-    --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis \
-    "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
-  echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
-  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|Stall|stall" \
-    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -16
-done
+# 6. The SASS lines where the d128 8k kernel's warps stall most (ncu's source counters), where time is left.
+if [ -x "$ncu" ] && [ "$(left)" -gt 6 ]; then
+  stage "ncu source (d128, 8k)" 10 "$out/ncu_source_d128.csv" \
+    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SourceCounters --section WarpStateStats \
+    --page source --print-source sass --csv "$bench" --prefill --backward --prefill-shape 8192,128,16 --reps 1
+  echo "== ncu: the d128 8k kernel's SASS lines with the most stall samples =="
+  python3 - "$out/ncu_source_d128.csv" <<'PY' || true
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 3]
+head = next((i for i, r in enumerate(rows) if any("Source" in c for c in r)), None)
+if head is None:
+    sys.exit("no source table")
+names, body = rows[head], rows[head + 1:]
+def col(*keys):
+    return next((i for i, n in enumerate(names) if all(k in n for k in keys)), None)
+total, src = col("Warp Stall Sampling (All"), col("Source")
+def num(r, i):
+    try:
+        return float(r[i].replace(",", ""))
+    except (ValueError, IndexError):
+        return 0.0
+reasons = [i for i, n in enumerate(names) if i != total and (n.startswith("stall_") or ("Stall" in n and "Sampling" not in n))]
+print("columns:", "; ".join(n for n in names)[:400])
+for r in sorted(body, key=lambda r: -num(r, total))[:14]:
+    top = sorted(((num(r, i), names[i]) for i in reasons), reverse=True)[:2]
+    print(f"{num(r, total):8.0f}  {r[src][:70]:70}  " + ", ".join(f"{n} {v:.0f}" for v, n in top if v))
+PY
+fi
 
-# 6. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
+# 7. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
 #    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.
-stage "pytest test_attention.py (torch, GPU)" 18 "$out/pytest.log" \
-  "${py[@]}" -m pytest -q -x python/tests/test_attention.py -k "((cpp_kernel or fp64) and cuda) or replays_the_forward_and_backward"
-echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
+if [ "$(left)" -gt 15 ]; then
+  stage "pytest test_attention.py (torch, GPU)" 18 "$out/pytest.log" \
+    "${py[@]}" -m pytest -q -x python/tests/test_attention.py -k "((cpp_kernel or fp64) and cuda) or replays_the_forward_and_backward"
+  echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
+fi
 
-# 7. With FULL=1: where the Python call's time goes.
+# 8. With FULL=1: where the Python call's time goes.
 if [ "${FULL:-0}" = 1 ]; then
   stage "attn_bwd_causes.py" 30 "$out/causes.log" "${py[@]}" scripts/attn_bwd_causes.py
   grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900

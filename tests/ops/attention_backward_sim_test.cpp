@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/attention_cases.hpp"
+#include "../../src/ops/attention/sm90a_backward_kernel.hpp"
 #include "warpforge/error.hpp"
 #include "warpforge/sim/simulator.hpp"
 
@@ -95,6 +96,22 @@ TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {
   const std::string d256 = AttentionBackward(t256).describe();
   EXPECT_NE(d256.find("kernel sm90a"), std::string::npos) << d256;
   EXPECT_NE(d256.find("64-key blocks (each warpgroup half of dK's and dV's columns)"), std::string::npos) << d256;
+}
+
+// The dK/dV kernel's builder refuses a spec it cannot build (specs come
+// from sm90a_backward_spec; a hand-made one names what is wrong).
+TEST(AttentionBackwardSimWorkspace, TheSm90aKernelRefusesSpecsItCannotBuild) {
+  const auto refusal = [](const Sm90aBackwardSpec& spec) {
+    try {
+      build_sm90a_backward_kv(spec);
+    } catch (const OpsError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no refusal");
+  };
+  EXPECT_NE(refusal({.head_dim = 96}).find("head_dim 64, 128 or 256, not 96"), std::string::npos);
+  EXPECT_NE(refusal({.head_dim = 256, .block_n = 128}).find("64-key blocks, not 128"), std::string::npos);
+  EXPECT_EQ(refusal({.head_dim = 64, .block_m = 128}), "no refusal");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "sm80_mask.hpp"
 #include "sm80_tiles.hpp"
@@ -289,7 +290,6 @@ class Backward final : public tile::WarpSpecializedDesign {
       load_row_values(w, step_of(w, k_.mov(s32, 0)), next);
       k_.mbarrier_wait_parity(kv_full_->at(0), 0);
       k_.for_range(0, count, 1, [&](Reg t) {
-        const Step st = step_of(w, t);
         Reg buffer = (t & 1).as(u32);
         pipe.wait(state);
         Reg stage_offset = k_.reg(u64);
@@ -299,10 +299,11 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_commit_group();
         issue_transposed_scores(dpt_->regs(), v_desc_, do_desc_ + stage_offset);
         k_.wgmma_commit_group();
+        const Step st = step_of(w, t);  // (its division under the products, not before them)
         Reg values = row_values_ + buffer * (row_values_bytes(s_) / 2);
         k_.if_then(wg_tid_ < s_.block_m, [&] {
           Reg slot = wg_tid_ << 2;
-          k_.st(Space::shared, f32, at(values + slot), next.lse_log2);
+          k_.st(Space::shared, f32, at(values + slot), lse_in_log2(next.lse));
           k_.st(Space::shared, f32, at(values + slot, s_.block_m * 4), next.delta);
         });
         k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
@@ -374,7 +375,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     Reg head, m0, rows_valid;  // u32, s32, s32: the query head, its block's first row and rows left
   };
   struct RowValues {
-    Reg lse_log2, delta;
+    Reg lse, delta;
   };
 
   int panels() const { return s_.head_dim / 64; }
@@ -398,26 +399,34 @@ class Backward final : public tile::WarpSpecializedDesign {
   }
 
   // Into r, query row m0 + tid of the step (threads tid < block_m of the
-  // warpgroup): its lse in log2 units, +inf where the row is padding or sees no key
-  // (the forward's -inf), so that P = exp2(s - lse) is 0; and D (0 there).
+  // warpgroup): its lse (+inf where the row is padding) and D (0 there).
+  // Nothing here reads the loaded values: an instruction that did would
+  // wait out the load (L2's latency) on the consumers' path; they are read
+  // a step later (lse_in_log2).
   void load_row_values(const tile::WorkItem& w, const Step& st, const RowValues& r) {
-    const Src plus_infinity = imm_f32(std::numeric_limits<float>::infinity());
-    k_.mov(r.lse_log2, plus_infinity);
+    k_.mov(r.lse, imm_f32(std::numeric_limits<float>::infinity()));
     k_.mov(r.delta, imm_f32(0.0f));
     k_.if_then(wg_tid_ < s_.block_m && wg_tid_.as(s32) < st.rows_valid, [&] {
       Reg row = w.extra[KeyBlockWork::q_first] + st.m0.as(u32) + wg_tid_;
       Reg at_lse = element_address(
           k_, lse_, element_offset(k_, w.tile.batch, strides_[0], st.head, strides_[1], row, strides_[2]), 4);
-      k_.ld(Space::global, f32, r.lse_log2, at(at_lse));
-      k_.mul(r.lse_log2, r.lse_log2, imm_f32(kLog2e));
-      k_.selp(r.lse_log2, plus_infinity, r.lse_log2,
-              k_.setp(Cmp::eq, r.lse_log2, imm_f32(-std::numeric_limits<float>::infinity())));
+      k_.ld(Space::global, f32, r.lse, at(at_lse));
       // delta is (head, workspace row); the sequence's workspace rows start at b·seq_q (dense) or cu[b].
       Reg ws_row = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + st.m0.as(u32) + wg_tid_;
       Reg at_delta = k_.reg(u64);
       k_.mul_wide(at_delta, st.head * rows_q_ + ws_row, 4);
       k_.ld(Space::global, f32, r.delta, at(delta_ + at_delta));
     });
+  }
+
+  // lse in log2 units, +inf where it is -inf (a row that sees no key) or
+  // +inf (padding), so that P = exp2(s - lse) is 0 there.
+  Reg lse_in_log2(const Reg& lse) {
+    const Src plus_infinity = imm_f32(std::numeric_limits<float>::infinity());
+    Reg x = k_.reg(f32);
+    k_.mul(x, lse, imm_f32(kLog2e));
+    k_.selp(x, plus_infinity, x, k_.setp(Cmp::eq, x, imm_f32(-std::numeric_limits<float>::infinity())));
+    return x;
   }
 
   // acc = rows·colsᵀ over head_dim: A the warpgroup's 64 rows of K or V
@@ -569,13 +578,29 @@ class Backward final : public tile::WarpSpecializedDesign {
         Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + m0.as(u32);
         Reg rows = k_.min(w.extra[KeyBlockWork::len_q] - m0, kWgM);
         Reg column = writer * dq_column0() + lane;
-        k_.for_range(0, rows, 1, [&](Reg r) {
-          Reg at_dq = k_.reg(u64);
-          k_.mul_wide(at_dq, ((ws_row0 + r.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
-          for (int part = 0; part < dq_columns(s_) / 32; ++part) {
-            Reg x = k_.reg(f32);
-            k_.ld(Space::shared, f32, x, at(tile + r.as(u32) * row_bytes, part * 128));
-            k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128), x);
+        // Four reds in flight an iteration (two rows at head_dim 64 and 128,
+        // whose rows are two 128-byte parts): the next load into a red's
+        // source register waits until the red has read it (a long
+        // scoreboard), so one row an iteration had kept two in flight. The
+        // reds are not under a branch (ptxas then moves the second row's
+        // loads behind the first row's reds, into their registers): a row
+        // past `rows` (its queries past the sequence, whose P and so dS and
+        // dQ are ±0) is added into row rows - 1, which it leaves unchanged.
+        const int parts = dq_columns(s_) / 32, unroll = std::max(1, 4 / parts);
+        k_.for_range(0, rows, unroll, [&](Reg r) {
+          std::vector<Reg> x;
+          for (int i = 0; i < unroll; ++i)
+            for (int part = 0; part < parts; ++part) {
+              x.push_back(k_.reg(f32));
+              k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * row_bytes + part * 128));
+            }
+          for (int i = 0; i < unroll; ++i) {
+            Reg row = i == 0 ? r : k_.min(r + i, rows - 1);
+            Reg at_dq = k_.reg(u64);
+            k_.mul_wide(at_dq, ((ws_row0 + row.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
+            for (int part = 0; part < parts; ++part)
+              k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128),
+                     x[static_cast<std::size_t>(i * parts + part)]);
           }
         });
         k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });

@@ -38,8 +38,6 @@ constexpr int kGroupRows = 16;  // output tiles per group along M, for L2 reuse
 constexpr int kConsumers = 2;   // consumer warpgroups, 64 rows of the tile each
 constexpr int kProducerWg = kConsumers;  // the producer warpgroup follows them (the template's roles)
 
-inline std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
 // The setmaxnreg split of the CTA's registers: the entry's count (65536 per
 // SM over the threads, a multiple of 8) for every thread, given back by the
 // producer warpgroup (to 40) and the dequantizers (to kDequantRegisters),

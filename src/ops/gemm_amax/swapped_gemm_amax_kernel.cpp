@@ -22,8 +22,6 @@ namespace {
 using namespace dsl;
 using runtime::DType;
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
 constexpr int kConsumers = 2;                 // warpgroups 0 and 1, 64 B rows each
 constexpr std::uint32_t kScalePiece = 512;    // 128 rows x 4 scale blocks of the 128x4 layout
 constexpr std::uint32_t kSwizzleAtom = 1024;  // 8 rows of 128 bytes: the 128-byte swizzle's repeat

@@ -8,7 +8,6 @@ using namespace dsl;
 using runtime::DType;
 
 namespace {
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 }  // namespace
 
 void split_k_reduce(Kernel& k, std::vector<Regs>& acc, const SplitKReduce& r, const std::function<void()>& finish) {

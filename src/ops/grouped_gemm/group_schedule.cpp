@@ -12,8 +12,6 @@ using namespace dsl;
 
 namespace {
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
 // Units of a group of `rows` rows (ragged rows) or of any group (fixed).
 std::int64_t host_units(const GroupScheduleOptions& o, std::int64_t rows) {
   if (!o.ragged_rows) return o.units_per_row;

@@ -10,7 +10,6 @@ using namespace dsl;
 using runtime::DType;
 
 namespace {
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 constexpr int kLoadBytes = 16, kLanes = 32;
 }  // namespace
 

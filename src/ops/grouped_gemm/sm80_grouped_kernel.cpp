@@ -18,7 +18,6 @@ namespace {
 using namespace dsl;
 using runtime::DType;
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 bool power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 // How one operand's tile sits in a stage: `rows` x `cols` in memory order

@@ -17,8 +17,6 @@ using runtime::DType;
 
 namespace {
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
 constexpr int kTileM = GroupedSm90aConfig::kTileM, kTileK = GroupedSm90aConfig::kTileK;
 // A K-major tile's 64 bf16 of K make one 128-byte row, swizzled by 128 bytes
 // in 8-row atoms (the wgmma descriptor's SBO; LBO unused, encoded 16). An

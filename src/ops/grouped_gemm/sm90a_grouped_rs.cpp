@@ -18,8 +18,6 @@ using runtime::DType;
 
 namespace {
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
 constexpr int kRows = GroupedRsConfig::kRows, kBlock = GroupedRsConfig::kBlock;
 constexpr std::uint32_t kRow = kBlock * 2;  // a token's 64 bf16 of K: one 128-byte row of the swizzle
 constexpr std::uint32_t kAtom = 8 * kRow;   // the 128-byte swizzle's repeat (the descriptor's SBO)

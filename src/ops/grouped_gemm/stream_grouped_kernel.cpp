@@ -15,8 +15,6 @@ namespace {
 using namespace dsl;
 using runtime::DType;
 
-std::uint32_t imm(std::int64_t v) { return static_cast<std::uint32_t>(v); }
-
 constexpr int kPairs = PackedWeightsLayout::kChunk / 32;  // step pairs a chunk (16 k16 steps)
 // A's part of a stage: [step pair][token][t] x 16 bytes.
 std::int64_t a_stage_bytes(const StreamGroupedTiling& t) { return static_cast<std::int64_t>(kPairs) * t.tokens * 4 * 16; }

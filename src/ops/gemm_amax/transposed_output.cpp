@@ -7,9 +7,6 @@ namespace warpforge::ops {
 using namespace dsl;
 using runtime::DType;
 
-namespace {
-}  // namespace
-
 void split_k_reduce(Kernel& k, std::vector<Regs>& acc, const SplitKReduce& r, const std::function<void()>& finish) {
   const std::uint64_t slot_bytes = split_k_slot_bytes(r.threads, acc.size());
   auto barrier = [&] {

@@ -14,3 +14,36 @@ cmake_args=(-DCMAKE_BUILD_TYPE=Release -DWARPFORGE_GTEST_SOURCE="$gtest_source")
 dlpack_dir="${WARPFORGE_DLPACK_INCLUDE_DIR:-$PWD/.dlpack}"
 [ -f "$dlpack_dir/dlpack/dlpack.h" ] && cmake_args+=(-DWARPFORGE_DLPACK_INCLUDE_DIR="$dlpack_dir")
 command -v ninja >/dev/null && cmake_args+=(-G Ninja)
+
+# The preamble the GPU scripts share (call it after sourcing this file):
+#   gpu_script <name> [<default build dir>]
+# sets build_dir ($BUILD_DIR, else the default given, else build), out ($OUT,
+# else $build_dir/gpu-<name>, made here) and jobs ($JOBS, else nproc), and an
+# empty array summary; then `note "<line>"` prints "gpu-<name>: <line>" and
+# keeps the line in summary for the script's last table, and
+#   gpu_build <target>...
+# configures $build_dir with cmake_args and builds the targets, logs in $out;
+# where either fails it prints the errors and "gpu-<name>: FAIL: build" and
+# exits 1.
+gpu_script() {
+  gpu_script_name="$1"
+  build_dir="${BUILD_DIR:-${2:-build}}"
+  out="${OUT:-$build_dir/gpu-$1}"
+  jobs="${JOBS:-$(nproc)}"
+  mkdir -p "$out"
+  summary=()
+}
+note() {
+  summary+=("$1")
+  echo "gpu-$gpu_script_name: $1"
+}
+gpu_build() {
+  if cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 &&
+    cmake --build "$build_dir" -j "$jobs" --target "$@" >"$out/build.log" 2>&1; then
+    return 0
+  fi
+  grep -E "error|Error" "$out/configure.log" "$out/build.log" | head -30 ||
+    tail -20 "$out/configure.log" "$out/build.log"
+  echo "gpu-$gpu_script_name: FAIL: build (logs in $out)"
+  exit 1
+}

@@ -17,20 +17,12 @@
 # C++/Python time ratio. GPU time about half a minute, the build excluded.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build_dir="${BUILD_DIR:-build}"
-out="${OUT:-$build_dir/gpu-house-ir}"
-jobs="${JOBS:-$(nproc)}"
-mkdir -p "$out"
 source scripts/gpu-build-args.sh
+gpu_script house-ir
 [ -f "$gtest_source/CMakeLists.txt" ] || cmake_args+=(-DWARPFORGE_TESTS=OFF)
 
 start=$SECONDS
-if ! cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 ||
-  ! cmake --build "$build_dir" -j "$jobs" --target _warpforge warpforge_ops warpforge_sim >"$out/build.log" 2>&1; then
-  tail -20 "$out/configure.log" "$out/build.log"
-  echo "gpu-house-ir: FAIL: build (logs in $out)"
-  exit 1
-fi
+gpu_build _warpforge warpforge_ops warpforge_sim
 echo "== build: $((SECONDS - start)) s"
 export PYTHONPATH="$build_dir/python:python${PYTHONPATH:+:$PYTHONPATH}"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null | sed 's/^/== GPU: /'

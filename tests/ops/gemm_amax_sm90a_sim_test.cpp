@@ -376,7 +376,9 @@ TEST(GemmAmaxSm90aSim, SplitKWhereTilesAreFew) {
 // 128 x 256 tiles on the converting warpgroups in clusters of `cluster_m`
 // CTAs along M, on `device`: every format (FP4 with each scale format,
 // MXFP8 e4m3 and e5m2) into every C dtype, both C majors, ragged N and K,
-// two batches; `m(i)` gives case i's M. Each format's f32 case runs twice on one object.
+// two batches; `m(i)` gives case i's M. N is one tile's: 200 (its second
+// 128 rows ragged) or 104 (its first ragged, its second wholly past N, the
+// half of B a cluster's rank 1 converts). Each format's f32 case runs twice on one object.
 void wide_tiles_in_every_format(const runtime::Device& device, int cluster_m, std::int64_t (*m)(int),
                                 std::uint32_t seed) {
   int i = 0;
@@ -385,7 +387,7 @@ void wide_tiles_in_every_format(const runtime::Device& device, int cluster_m, st
                          ScaledFormat{DType::e5m2, DType::e8m0, 32}})
     for (DType c_dtype : {DType::f32, DType::bf16, DType::f16}) {
       GemmAmaxCase c = sm90a_case(f.ab, c_dtype);
-      c.sf = f.sf, c.vec = f.vec, c.m = m(i), c.n = i % 2 ? 300 : 264, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
+      c.sf = f.sf, c.vec = f.vec, c.m = m(i), c.n = i % 2 ? 104 : 200, c.k = i % 3 == 0 ? 160 : 208, c.l = 2;
       c.c_major = i % 2 ? CMajor::m : CMajor::n;
       c.tile = GemmAmaxTile{128, 256}, c.cluster = GemmAmaxTile{cluster_m, 1};
       auto [s, p] = make_sm90a_on(device, c, seed + static_cast<std::uint32_t>(i++));
@@ -416,7 +418,7 @@ TEST(GemmAmaxSm90aSim, WideTilesOnThreeConvertingWarpgroups) {
 
 // In 2-CTA clusters (cluster 2x1): each CTA converts A and half of B, the
 // copy engine sends its B rows into its partner's shared memory; a 4-SM
-// simulator (two clusters, two or four units each), M with an odd number
+// simulator (two clusters, one or two units each), M with an odd number
 // of 128-row tiles (300: the last cluster's rank 1 past M) or an even one
 // (200: one pair, its rank 1 ragged).
 TEST(GemmAmaxSm90aSim, ClusterPairsShareTheConversionOfB) {

@@ -24,10 +24,9 @@ endforeach()
 if(WARPFORGE_NVCC)
   # Triton: triton_kernels.py --list names the files (and fails where Python
   # cannot import triton); one run writes them all.
-  find_package(Python3 COMPONENTS Interpreter QUIET)
   set(triton_outputs)
-  if(Python3_Interpreter_FOUND)
-    execute_process(COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/triton_kernels.py --list
+  if(Python_Interpreter_FOUND)  # (CMakeLists.txt)
+    execute_process(COMMAND ${Python_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/triton_kernels.py --list
                             ${WARPFORGE_PTX_CORPUS_DIR}
                     RESULT_VARIABLE triton_missing OUTPUT_VARIABLE triton_outputs ERROR_QUIET
                     OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -39,7 +38,7 @@ if(WARPFORGE_NVCC)
   if(WARPFORGE_TRITON_CORPUS)
     get_filename_component(nvcc_dir ${WARPFORGE_NVCC} DIRECTORY)
     add_custom_command(OUTPUT ${triton_outputs}
-      COMMAND ${CMAKE_COMMAND} -E env TRITON_DEFAULT_FP_FUSION=1 ${Python3_EXECUTABLE}
+      COMMAND ${CMAKE_COMMAND} -E env TRITON_DEFAULT_FP_FUSION=1 ${Python_EXECUTABLE}
               ${CMAKE_CURRENT_LIST_DIR}/triton_kernels.py ${WARPFORGE_PTX_CORPUS_DIR} ${nvcc_dir}/ptxas
       DEPENDS ${CMAKE_CURRENT_LIST_DIR}/triton_kernels.py
       COMMENT "Triton: PTX of triton_kernels.py for sm_80 and sm_90a"

@@ -2,8 +2,16 @@
 frontend's reference form (U(-2, 2) quantized) and the framework probes
 that skip tests, saying why, where a framework or a GPU is absent."""
 
+import atexit
 import importlib.util
 import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -18,9 +26,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 # path in its line table, and the fault reports' source lines would name it.
 # The suite compiles into a cache of its own, removed at exit.
 if "TRITON_CACHE_DIR" not in os.environ:
-    import atexit
     import shutil
-    import tempfile
 
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="warpforge-triton-cache-")
     atexit.register(shutil.rmtree, os.environ["TRITON_CACHE_DIR"], True)
@@ -62,6 +68,58 @@ def core_only_pythonpath(folder):
     (folder / "warpforge" / os.path.basename(core)).symlink_to(core)
     sources = os.path.dirname(os.path.dirname(warpforge.__file__))
     return f"{folder}{os.pathsep}{sources}"
+
+
+_zygote = None
+
+
+def run_python(args, env, cwd=None, timeout=300):
+    """subprocess.run([sys.executable, *args], env=env, cwd=cwd,
+    capture_output=True, text=True, timeout=timeout) for a program that
+    imports torch: forked by torch_zygote.py, an interpreter that imported
+    torch once for all of them (4 CPU-s a program, most of its run), and run
+    there as a fresh interpreter would run it in `env` (sys.path from its
+    PYTHONPATH); a plain subprocess where torch is not installed."""
+    global _zygote
+    command = [sys.executable, *args]
+    if not have("torch"):
+        return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if _zygote is None or _zygote.poll() is not None:
+        zygote_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        _zygote = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "torch_zygote.py")],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=zygote_env, bufsize=0)
+        atexit.register(_end_zygote, _zygote)
+    with tempfile.TemporaryDirectory() as folder:
+        out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
+        request = pickle.dumps((list(args), dict(env), os.path.abspath(cwd or os.getcwd()), out, err))
+        _zygote.stdin.write(struct.pack("<I", len(request)) + request)
+        _zygote.stdin.flush()
+        pid = _zygote_reply()
+        if not select.select([_zygote.stdout], [], [], timeout)[0]:
+            os.kill(pid, signal.SIGKILL)
+            _zygote_reply()
+            raise subprocess.TimeoutExpired(command, timeout)
+        returncode = _zygote_reply()
+        with open(out) as stdout, open(err) as stderr:
+            return subprocess.CompletedProcess(command, returncode, stdout.read(), stderr.read())
+
+
+def _end_zygote(zygote):
+    zygote.stdin.close()
+    zygote.wait()
+
+
+def _zygote_reply():
+    def read(size):
+        data = b""
+        while len(data) < size:
+            chunk = os.read(_zygote.stdout.fileno(), size - len(data))
+            if not chunk:
+                raise RuntimeError(f"torch_zygote.py ended (exit {_zygote.wait()}): its errors are above")
+            data += chunk
+        return data
+
+    return pickle.loads(read(struct.unpack("<I", read(4))[0]))
 
 
 def torch_cuda_or_skip():

@@ -11,7 +11,7 @@ import os
 import pytest
 
 import warpforge
-from conftest import core_only_pythonpath, cpp_torch_or_skip, have, torch_or_skip, uniform
+from conftest import core_only_pythonpath, cpp_torch_or_skip, have, run_python, torch_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 
@@ -160,13 +160,10 @@ assert (out.double() - want).abs().max() < 0.03 and q.grad.abs().sum() > 0
 
 
 def run_fallback(pythonpath, cwd, prologue="", epilogue=""):
-    import subprocess
-    import sys
-
     env = dict(os.environ, PYTHONPATH=pythonpath)
     # cwd: elsewhere than the build folder, which `python -c` would put on the path.
     script = _FALLBACK_SCRIPT.format(prologue=prologue, epilogue=epilogue)
-    run = subprocess.run([sys.executable, "-c", script], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    run = run_python(["-c", script], env=env, cwd=cwd)
     assert run.returncode == 0, run.stderr
     assert "python implementation ran" in run.stdout
     return run.stdout

@@ -8,13 +8,12 @@ import inspect
 import os
 import pathlib
 import re
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from conftest import have
+from conftest import have, run_python
 
 pytestmark = pytest.mark.skipif(not (have("torch") and have("triton")), reason="torch and triton are not installed")
 
@@ -252,11 +251,11 @@ def test_environment_variable_runs_an_unchanged_program_on_the_simulator(tmp_pat
     env = dict(os.environ, WARPFORGE_TRITON="sm_80",
                PYTHONPATH=os.pathsep.join([str(tmp_path)] + sys.path))
     for gpu in ([], ["--gpu"]):  # with a GPU, Triton must still take the simulator, not refuse two drivers
-        run = subprocess.run([sys.executable, str(script)] + gpu, env=env, capture_output=True, text=True, timeout=300)
+        run = run_python([str(script)] + gpu, env=env)
         assert run.returncode == 0, run.stderr
         assert run.stdout.strip() == "sm_80"
     env["WARPFORGE_TRITON"] = "sm_70"
-    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    run = run_python([str(script)], env=env)
     assert run.returncode != 0 and "target 'sm_70' is not one the simulator's Triton driver compiles for" in run.stderr
 
 
@@ -270,8 +269,7 @@ def test_readme_section_runs(tmp_path):
     (snippet, ) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     script = tmp_path / "readme_triton.py"
     script.write_text(snippet)
-    run = subprocess.run([sys.executable, str(script)], env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
-                         capture_output=True, text=True, timeout=300)
+    run = run_python([str(script)], env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert run.returncode == 0, run.stderr
 
 

@@ -19,8 +19,9 @@ command -v ninja >/dev/null && cmake_args+=(-G Ninja)
 #   gpu_script <name> [<default build dir>]
 # sets build_dir ($BUILD_DIR, else the default given, else build), out ($OUT,
 # else $build_dir/gpu-<name>, made here) and jobs ($JOBS, else nproc), and an
-# empty array summary; then `note "<line>"` prints "gpu-<name>: <line>" and
-# keeps the line in summary for the script's last table, and
+# empty array summary, and defines `note "<line>"`, which prints
+# "gpu-<name>: <line>" and keeps the line in summary for the script's last
+# table (only there: a script that defines its own note keeps it); and
 #   gpu_build <target>...
 # configures $build_dir with cmake_args and builds the targets, logs in $out;
 # where either fails it prints the errors and "gpu-<name>: FAIL: build" and
@@ -32,10 +33,10 @@ gpu_script() {
   jobs="${JOBS:-$(nproc)}"
   mkdir -p "$out"
   summary=()
-}
-note() {
-  summary+=("$1")
-  echo "gpu-$gpu_script_name: $1"
+  note() {
+    summary+=("$1")
+    echo "gpu-$gpu_script_name: $1"
+  }
 }
 gpu_build() {
   if cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 &&

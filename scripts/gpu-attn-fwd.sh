@@ -3,21 +3,21 @@
 # torch, ncu, compute-sanitizer): what it costs from Python and from C++
 # against SDPA's backends, whether it is right, and where its warps wait.
 # Most important first, each stage's table printed as it ends (a hard time
-# limit may cut the run; BUDGET, default 67 s from the start, caps each
+# limit may cut the run; BUDGET, default 53 s from the start, caps each
 # stage at what is left):
 #
-#   1. python -m warpforge.bench_attention --prefill --quick: ours beside
+#   1. the C++ d64 rows (1k, 8k; causal and not) at each share of the
+#      exponentials on the FMA pipe (WARPFORGE_ATTN_FWD_FMA_EXP2: of a
+#      thread's 64 a block, 0 = all on MUFU; session 8's sweep);
+#   2. the forward GPU tests (every case on every forward kernel);
+#   3. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
-#   2. the forward GPU tests (every case on every forward kernel; the
-#      persistent CTAs over more items than SMs);
-#   3. bench_attention --prefill --quick: the C++ forward rows;
-#   4. compute-sanitizer racecheck and synccheck of the sm90a forward's
-#      small and ragged shapes;
-#   5. ncu --set full of our forward at d64 1k and d128 1k (not causal):
-#      details and SASS lines' PC samples and stall reasons
-#      (scripts/ncu_sass_hotspots.py reads them). The same function
-#      profiles cuDNN's kernels (scripts/attn_fwd_causes.py --cudnn-once,
-#      window 1's run).
+#   4. ncu --set full of our forward at d64 8k (not causal): details and
+#      SASS lines' PC samples and stall reasons
+#      (scripts/ncu_sass_hotspots.py reads them);
+#   then, where time is left, the persistent GPU test, the C++ rows of
+#   every shape, compute-sanitizer racecheck and synccheck of the sm90a
+#   forward's small and ragged shapes.
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 NAME=gpu-attn-fwd
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-fwd}"
-budget="${BUDGET:-67}"
+budget="${BUDGET:-53}"
 mkdir -p "$out"
 source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
@@ -40,7 +40,7 @@ reports="$(mktemp -d)"
 : >"$out/ncu-source.csv"
 : >"$out/ncu-run.log"
 
-# 1-3. ncu --set full of one process's launches (the first LAUNCHES that
+# ncu --set full of one process's launches (the first LAUNCHES that
 # KERNEL_REGEX matches): the details page and the source page (SASS) of
 # each appended to $out; the key figures and the hot spots printed.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
@@ -63,27 +63,41 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
     "$rep.details" | sed 's/^ *//; s/  */ /g' | cut -c1-160
   python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 22
 }
-# 1. Python: ours beside every SDPA backend.
+# 1. C++: d64 at each share of the exponentials on the FMA pipe.
+: >"$out/bench_fma_exp2.log"
+echo "== d64, C++, by exponentials on the FMA pipe of a thread's 64 a block (TFLOP/s) =="
+for share in 0 8 16 24; do
+  for seq in 1024 8192; do
+    [ "$(left)" -gt 30 ] || break
+    stage "d64 $seq fma_exp2=$share" 4 "$reports/e$share-$seq.log" \
+      env WARPFORGE_ATTN_FWD_FMA_EXP2=$share "$bench" --prefill --prefill-shape $seq,64,16 --reps 5
+    sed "s/^|/| e$share |/" "$reports/e$share-$seq.log" >>"$out/bench_fma_exp2.log"
+    grep -E "^\| [0-9]" "$reports/e$share-$seq.log" | sed "s/^/fma_exp2 $share /"
+  done
+done
+
+# 2. The forward GPU tests: every case on every forward kernel.
+stage "GPU tests ForwardCases*" 9 "$out/tests.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*'
+echo "== the forward GPU tests =="
+grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
+
+# 3. Python: ours beside every SDPA backend.
 stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
   "${python[@]}" -m warpforge.bench_attention --prefill --quick --reps 5
 echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_python.log"
 
-# 2. The forward GPU tests: every case on every forward kernel, the
-# persistent CTAs over more items than SMs (each item's O staged in its Q
-# buffer, the buffer handed back to the producer).
-stage "GPU tests Forward{Cases,Persistent}*" 18 "$out/tests.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardCases*:AttentionGpu.ForwardPersistent*'
-echo "== the forward GPU tests =="
-grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
+# 4. Ours at d64 8k, profiled.
+profile "ours d64 8k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 8192,64,16 --reps 1
 
-# 3. C++: the forward rows.
+# Where time is left: the persistent test, every C++ row, the sanitizer.
+stage "GPU tests ForwardPersistent*" 12 "$out/tests_persistent.log" \
+  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'
+grep -E "^\[ +(OK|FAILED) " "$out/tests_persistent.log" | head -3
 stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
 echo "== forward, C++ (TFLOP/s) =="
 grep -E "^\|" "$out/bench_forward.log"
-
-# 4. The sanitizer's racecheck and synccheck (the warpgroups' named
-# barriers, O's staging) of the sm90a forward's small and ragged shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 : >"$out/sanitize.log"
 for tool in racecheck synccheck; do
@@ -94,10 +108,6 @@ for tool in racecheck synccheck; do
   cat "$reports/$tool.log" >>"$out/sanitize.log"
   echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$reports/$tool.log" | tail -1) =="
 done
-
-# 5. Ours at d64 1k and d128 1k, profiled.
-profile "ours d64 1k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 1024,64,16 --reps 1
-profile "ours d128 1k" 10 'attention_fwd_sm90a.*_d128_' 1 "$bench" --prefill --prefill-shape 1024,128,16 --reps 1
 
 rm -rf "$reports"
 summary

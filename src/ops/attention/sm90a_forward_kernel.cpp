@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <variant>
@@ -250,7 +251,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     if (s_.persistent)  // V's shape fits in Q's buffer (mainloop)
       q_as_v_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q, s_.block_n * kRow, kAtom);
     v_state_.emplace(k_, s_.stages);
-    softmax_.emplace(k_, scale_log2_);
+    softmax_.emplace(k_, scale_log2_, s_.fma_exp2);
     always_ = k_.setp(Cmp::eq, scale_log2_, scale_log2_);  // check_support refuses a scale that is not finite
     finished_ = OnlineSoftmax::Result{k_.regs(f32, 2, "inv_l"), k_.regs(f32, 2, "lse_log2_")};
     pending_ = k_.mov(u32, 0);  // whether an item's last P·V and epilogue are still to run
@@ -577,7 +578,8 @@ std::string Sm90aAttentionSpec::kernel_name() const {
   return "warpforge_attention_fwd_sm90a_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
          (varlen ? "_varlen" : "") +
-         (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
+         (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "") +
+         (fma_exp2 ? "_e" + std::to_string(fma_exp2) : "");
 }
 
 Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
@@ -602,6 +604,13 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // 32 (persistent) or 32 + 2 x 3 x 32; d256 64 + 2 x 2 x 40.
   s.block_n = p.head_dim == 256 ? 80 : 128;
   s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
+  // Exponentials: d64's block is bound by MUFU (a warp's 66 ex2 a block at
+  // 8 cycles each, 528, against 512 of wgmma a warpgroup; docs/PERFORMANCE.md
+  // "Forward against cuDNN"), so 8 of a thread's 64 go to the FMA pipe (10
+  // instructions each more to issue, 8 MUFU cycles each fewer). The
+  // environment variable is window 1's sweep of that share (temporary).
+  if (p.head_dim == 64) s.fma_exp2 = 8;
+  if (const char* e = std::getenv("WARPFORGE_ATTN_FWD_FMA_EXP2"); e && p.head_dim == 64) s.fma_exp2 = std::atoi(e);
   return s;
 }
 

@@ -12,8 +12,8 @@
 #   2. the forward GPU tests (every case on every forward kernel);
 #   3. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
-#   4. ncu --set full of our forward at d64 8k (not causal): details and
-#      SASS lines' PC samples and stall reasons
+#   4. ncu --set full of our forward at d64 8k (not causal), then d64 1k
+#      causal: details and SASS lines' PC samples and stall reasons
 #      (scripts/ncu_sass_hotspots.py reads them);
 #   then, where time is left, the persistent GPU test, the C++ rows of
 #   every shape, compute-sanitizer racecheck and synccheck of the sm90a
@@ -90,6 +90,8 @@ grep -E "^\||^geometric" "$out/bench_python.log"
 
 # 4. Ours at d64 8k, profiled.
 profile "ours d64 8k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 8192,64,16 --reps 1
+# 5. d64 1k causal (its diagonal blocks' masking, the pairs' order), profiled.
+profile "ours d64 1k causal" 10 'attention_fwd_sm90a.*_d64_.*_wl_wr' 1 "$bench" --prefill --prefill-shape 1024,64,16 --reps 1
 
 # Where time is left: the persistent test, every C++ row, the sanitizer.
 stage "GPU tests ForwardPersistent*" 12 "$out/tests_persistent.log" \

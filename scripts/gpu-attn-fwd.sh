@@ -8,7 +8,8 @@
 #
 #   1. the C++ d64 rows (1k, 8k; causal and not) at each share of the
 #      exponentials on the FMA pipe (WARPFORGE_ATTN_FWD_FMA_EXP2: of a
-#      thread's 64 a block, 0 = all on MUFU; session 8's sweep);
+#      thread's 64 a block, 0 = all on MUFU) and keys a block
+#      (WARPFORGE_ATTN_FWD_BLOCK_N; session 8's sweeps, temporary);
 #   2. the forward GPU tests (every case on every forward kernel);
 #   3. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
@@ -63,16 +64,19 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
     "$rep.details" | sed 's/^ *//; s/  */ /g' | cut -c1-160
   python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 22
 }
-# 1. C++: d64 at each share of the exponentials on the FMA pipe.
+# 1. C++: d64 at each share of the exponentials on the FMA pipe (e: of a
+# thread's 64 scores a block), and with key blocks of 176 and 192 (b).
 : >"$out/bench_fma_exp2.log"
-echo "== d64, C++, by exponentials on the FMA pipe of a thread's 64 a block (TFLOP/s) =="
-for share in 0 8 16 24; do
+echo "== d64, C++, by exponentials on the FMA pipe (e) and keys a block (b) (TFLOP/s) =="
+for config in e0,b128 e8,b128 e16,b128 e8,b176 e8,b192; do
+  share="${config%%,*}" keys="${config##*,}"
   for seq in 1024 8192; do
     [ "$(left)" -gt 30 ] || break
-    stage "d64 $seq fma_exp2=$share" 4 "$reports/e$share-$seq.log" \
-      env WARPFORGE_ATTN_FWD_FMA_EXP2=$share "$bench" --prefill --prefill-shape $seq,64,16 --reps 5
-    sed "s/^|/| e$share |/" "$reports/e$share-$seq.log" >>"$out/bench_fma_exp2.log"
-    grep -E "^\| [0-9]" "$reports/e$share-$seq.log" | sed "s/^/fma_exp2 $share /"
+    stage "d64 $seq $config" 4 "$reports/$config-$seq.log" \
+      env WARPFORGE_ATTN_FWD_FMA_EXP2="${share#e}" WARPFORGE_ATTN_FWD_BLOCK_N="${keys#b}" \
+      "$bench" --prefill --prefill-shape $seq,64,16 --reps 5
+    sed "s/^|/| $config |/" "$reports/$config-$seq.log" >>"$out/bench_fma_exp2.log"
+    grep -E "^\| [0-9]" "$reports/$config-$seq.log" | sed "s/^/$config /"
   done
 done
 

@@ -608,9 +608,11 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // 8 cycles each, 528, against 512 of wgmma a warpgroup; docs/PERFORMANCE.md
   // "Forward against cuDNN"), so 8 of a thread's 64 go to the FMA pipe (10
   // instructions each more to issue, 8 MUFU cycles each fewer). The
-  // environment variable is window 1's sweep of that share (temporary).
+  // environment variables are window 1's sweeps of that share and of d64's
+  // keys a block (temporary).
   if (p.head_dim == 64) s.fma_exp2 = 8;
   if (const char* e = std::getenv("WARPFORGE_ATTN_FWD_FMA_EXP2"); e && p.head_dim == 64) s.fma_exp2 = std::atoi(e);
+  if (const char* e = std::getenv("WARPFORGE_ATTN_FWD_BLOCK_N"); e && p.head_dim == 64) s.block_n = std::atoi(e);
   return s;
 }
 

@@ -6,19 +6,21 @@
 # limit may cut the run; BUDGET, default 53 s from the start, caps each
 # stage at what is left):
 #
-#   1. the C++ d64 rows (1k, 8k; causal and not) at each share of the
-#      exponentials on the FMA pipe (WARPFORGE_ATTN_FWD_FMA_EXP2: of a
-#      thread's 64 a block, 0 = all on MUFU) and keys a block
-#      (WARPFORGE_ATTN_FWD_BLOCK_N; session 8's sweeps, temporary);
+#   1. the C++ d64 rows (1k, 8k; causal and not) as chosen, beside the
+#      share of the exponentials on the FMA pipe
+#      (WARPFORGE_ATTN_FWD_FMA_EXP2: of a thread's 64 a block, 0 = all on
+#      MUFU) and keys a block (WARPFORGE_ATTN_FWD_BLOCK_N; session 8's
+#      sweeps, temporary);
 #   2. the forward GPU tests (every case on every forward kernel);
 #   3. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
-#   4. ncu --set full of our forward at d64 8k (not causal), then d64 1k
-#      causal: details and SASS lines' PC samples and stall reasons
+#   4. compute-sanitizer racecheck of the sm90a forward's small and ragged
+#      shapes (d64 without a mask among them);
+#   5. ncu --set full of our forward at d64 8k (not causal): details and
+#      SASS lines' PC samples and stall reasons
 #      (scripts/ncu_sass_hotspots.py reads them);
-#   then, where time is left, the persistent GPU test, the C++ rows of
-#   every shape, compute-sanitizer racecheck and synccheck of the sm90a
-#   forward's small and ragged shapes.
+#   then, where time is left, the C++ rows of every shape and the
+#   persistent GPU test.
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -30,7 +32,7 @@ cd "$(dirname "$0")/.."
 NAME=gpu-attn-fwd
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-fwd}"
-budget="${BUDGET:-53}"
+budget="${BUDGET:-62}"
 mkdir -p "$out"
 source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
@@ -64,17 +66,20 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
     "$rep.details" | sed 's/^ *//; s/  */ /g' | cut -c1-160
   python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 22
 }
-# 1. C++: d64 at each share of the exponentials on the FMA pipe (e: of a
-# thread's 64 scores a block), and with key blocks of 176 and 192 (b).
+# 1. C++: d64 as chosen (176-key blocks without a mask, 8 exponentials of
+# a thread's 64 a block on the FMA pipe) beside the alternatives: e, that
+# share; b, keys a block (under a mask too); "default": neither set.
 : >"$out/bench_fma_exp2.log"
 echo "== d64, C++, by exponentials on the FMA pipe (e) and keys a block (b) (TFLOP/s) =="
-for config in e0,b128 e8,b128 e16,b128 e8,b176 e8,b192; do
-  share="${config%%,*}" keys="${config##*,}"
+for config in default e0 e8,b128 e0,b128; do
+  share="${config%%,*}" keys="${config#*,}"
+  vars=()
+  [ "$share" != default ] && vars+=(WARPFORGE_ATTN_FWD_FMA_EXP2="${share#e}")
+  [ "$keys" != "$config" ] && vars+=(WARPFORGE_ATTN_FWD_BLOCK_N="${keys#b}")
   for seq in 1024 8192; do
-    [ "$(left)" -gt 30 ] || break
+    [ "$(left)" -gt 40 ] || break
     stage "d64 $seq $config" 4 "$reports/$config-$seq.log" \
-      env WARPFORGE_ATTN_FWD_FMA_EXP2="${share#e}" WARPFORGE_ATTN_FWD_BLOCK_N="${keys#b}" \
-      "$bench" --prefill --prefill-shape $seq,64,16 --reps 5
+      env "${vars[@]}" "$bench" --prefill --prefill-shape $seq,64,16 --reps 5
     sed "s/^|/| $config |/" "$reports/$config-$seq.log" >>"$out/bench_fma_exp2.log"
     grep -E "^\| [0-9]" "$reports/$config-$seq.log" | sed "s/^/$config /"
   done
@@ -92,32 +97,32 @@ stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
 echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_python.log"
 
-# 4. Ours at d64 8k, profiled.
-profile "ours d64 8k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 8192,64,16 --reps 1
-# 5. d64 1k causal (its diagonal blocks' masking, the pairs' order), profiled.
-profile "ours d64 1k causal" 10 'attention_fwd_sm90a.*_d64_.*_wr' 1 "$bench" --prefill --prefill-shape 1024,64,16 --reps 1
-
-# Where time is left: the persistent test, every C++ row, the sanitizer.
-if [ "$(left)" -gt 12 ]; then
-  stage "GPU tests ForwardPersistent*" 12 "$out/tests_persistent.log" \
-    "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'
-  grep -E "^\[ +(OK|FAILED) " "$out/tests_persistent.log" | head -3
-fi
-if [ "$(left)" -gt 7 ]; then
-  stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
-  echo "== forward, C++ (TFLOP/s) =="
-  grep -E "^\|" "$out/bench_forward.log"
-fi
+# 4. The sanitizer (the changed kernel: d64 without a mask at a small shape).
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 : >"$out/sanitize.log"
-for tool in racecheck synccheck; do
+for tool in racecheck; do
   [ -x "$sanitizer" ] && [ "$(left)" -gt 5 ] || break
-  stage "sanitizer $tool (SanitizeForward)" 5 "$reports/$tool.log" \
+  stage "sanitizer $tool (SanitizeForward)" 8 "$reports/$tool.log" \
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$build_dir/tests/test_gpu" \
     --gtest_filter='AttentionGpu.SanitizeForward*'
   cat "$reports/$tool.log" >>"$out/sanitize.log"
   echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$reports/$tool.log" | tail -1) =="
 done
+
+# 5. Ours at d64 8k, profiled.
+profile "ours d64 8k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 8192,64,16 --reps 1
+
+# Where time is left: every C++ row, the persistent test.
+if [ "$(left)" -gt 7 ]; then
+  stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
+  echo "== forward, C++ (TFLOP/s) =="
+  grep -E "^\|" "$out/bench_forward.log"
+fi
+if [ "$(left)" -gt 12 ]; then
+  stage "GPU tests ForwardPersistent*" 12 "$out/tests_persistent.log" \
+    "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'
+  grep -E "^\[ +(OK|FAILED) " "$out/tests_persistent.log" | head -3
+fi
 
 rm -rf "$reports"
 summary

@@ -6,21 +6,16 @@
 # limit may cut the run; BUDGET, default 53 s from the start, caps each
 # stage at what is left):
 #
-#   1. the C++ d64 rows (1k, 8k; causal and not) as chosen, beside the
-#      share of the exponentials on the FMA pipe
-#      (WARPFORGE_ATTN_FWD_FMA_EXP2: of a thread's 64 a block, 0 = all on
-#      MUFU) and keys a block (WARPFORGE_ATTN_FWD_BLOCK_N; session 8's
-#      sweeps, temporary);
-#   2. the forward GPU tests (every case on every forward kernel);
-#   3. python -m warpforge.bench_attention --prefill --quick: ours beside
+#   1. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
-#   4. compute-sanitizer racecheck of the sm90a forward's small and ragged
-#      shapes (d64 without a mask among them);
+#   2. the forward GPU tests (every case on every forward kernel);
+#   3. bench_attention --prefill --quick: the C++ forward rows;
+#   4. compute-sanitizer racecheck and synccheck of the sm90a forward's
+#      small and ragged shapes;
 #   5. ncu --set full of our forward at d64 8k (not causal): details and
 #      SASS lines' PC samples and stall reasons
 #      (scripts/ncu_sass_hotspots.py reads them);
-#   then, where time is left, the C++ rows of every shape and the
-#   persistent GPU test.
+#   then, where time is left, the persistent GPU test.
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -66,24 +61,11 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
     "$rep.details" | sed 's/^ *//; s/  */ /g' | cut -c1-160
   python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 22
 }
-# 1. C++: d64 as chosen (176-key blocks without a mask, 8 exponentials of
-# a thread's 64 a block on the FMA pipe) beside the alternatives: e, that
-# share; b, keys a block (under a mask too); "default": neither set.
-: >"$out/bench_fma_exp2.log"
-echo "== d64, C++, by exponentials on the FMA pipe (e) and keys a block (b) (TFLOP/s) =="
-for config in default e0 e8,b128 e0,b128; do
-  share="${config%%,*}" keys="${config#*,}"
-  vars=()
-  [ "$share" != default ] && vars+=(WARPFORGE_ATTN_FWD_FMA_EXP2="${share#e}")
-  [ "$keys" != "$config" ] && vars+=(WARPFORGE_ATTN_FWD_BLOCK_N="${keys#b}")
-  for seq in 1024 8192; do
-    [ "$(left)" -gt 40 ] || break
-    stage "d64 $seq $config" 4 "$reports/$config-$seq.log" \
-      env "${vars[@]}" "$bench" --prefill --prefill-shape $seq,64,16 --reps 5
-    sed "s/^|/| $config |/" "$reports/$config-$seq.log" >>"$out/bench_fma_exp2.log"
-    grep -E "^\| [0-9]" "$reports/$config-$seq.log" | sed "s/^/$config /"
-  done
-done
+# 1. Python: ours beside every SDPA backend.
+stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
+  "${python[@]}" -m warpforge.bench_attention --prefill --quick --reps 5
+echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
+grep -E "^\||^geometric" "$out/bench_python.log"
 
 # 2. The forward GPU tests: every case on every forward kernel.
 stage "GPU tests ForwardCases*" 9 "$out/tests.log" \
@@ -91,16 +73,15 @@ stage "GPU tests ForwardCases*" 9 "$out/tests.log" \
 echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
 
-# 3. Python: ours beside every SDPA backend.
-stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
-  "${python[@]}" -m warpforge.bench_attention --prefill --quick --reps 5
-echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
-grep -E "^\||^geometric" "$out/bench_python.log"
+# 3. C++: the forward rows.
+stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
+echo "== forward, C++ (TFLOP/s) =="
+grep -E "^\|" "$out/bench_forward.log"
 
-# 4. The sanitizer (the changed kernel: d64 without a mask at a small shape).
+# 4. The sanitizer: the sm90a forward's small and ragged shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 : >"$out/sanitize.log"
-for tool in racecheck; do
+for tool in racecheck synccheck; do
   [ -x "$sanitizer" ] && [ "$(left)" -gt 5 ] || break
   stage "sanitizer $tool (SanitizeForward)" 8 "$reports/$tool.log" \
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$build_dir/tests/test_gpu" \
@@ -112,12 +93,7 @@ done
 # 5. Ours at d64 8k, profiled.
 profile "ours d64 8k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 8192,64,16 --reps 1
 
-# Where time is left: every C++ row, the persistent test.
-if [ "$(left)" -gt 7 ]; then
-  stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
-  echo "== forward, C++ (TFLOP/s) =="
-  grep -E "^\|" "$out/bench_forward.log"
-fi
+# Where time is left: the persistent test.
 if [ "$(left)" -gt 12 ]; then
   stage "GPU tests ForwardPersistent*" 12 "$out/tests_persistent.log" \
     "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'

@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <variant>
@@ -607,15 +606,11 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // 253 at 176, the diagonal's blocks wider).
   s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 64 && s.persistent && !s.paired ? 176 : 128;
   s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
-  // Exponentials: d64's block is bound by MUFU (a warp's 66 ex2 a block at
-  // 8 cycles each, 528, against 512 of wgmma a warpgroup; docs/PERFORMANCE.md
-  // "Forward against cuDNN"), so 8 of a thread's 64 go to the FMA pipe (10
-  // instructions each more to issue, 8 MUFU cycles each fewer). The
-  // environment variables are window 1's sweeps of that share and of d64's
-  // keys a block (temporary).
+  // Exponentials: 8 of a d64 thread's 64 a block on the FMA pipe
+  // (exp2_on_fma): its MUFU is as busy as its warpgroup's wgmma (66 ex2 at 8
+  // cycles against 512), though what bounds the block is each warp's chain
+  // of dependent instructions (docs/PERFORMANCE.md, "Forward against cuDNN").
   if (p.head_dim == 64) s.fma_exp2 = 8;
-  if (const char* e = std::getenv("WARPFORGE_ATTN_FWD_FMA_EXP2"); e && p.head_dim == 64) s.fma_exp2 = std::atoi(e);
-  if (const char* e = std::getenv("WARPFORGE_ATTN_FWD_BLOCK_N"); e && p.head_dim == 64) s.block_n = std::atoi(e);
   return s;
 }
 

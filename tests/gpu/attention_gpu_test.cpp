@@ -124,8 +124,8 @@ TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
 // The sm90a forward alone, for scripts/gpu-attn-fwd.sh's sanitizer runs:
 // head_dim 256 over three key blocks (K's and V's two-slot rings wrap), a
 // ragged causal d128 (persistent CTAs over pairs of blocks), varlen causal,
-// and d64 without a mask (176-key blocks, the three-slot rings wrapping,
-// exponentials on the FMA pipe) over several items a CTA.
+// and d64 without a mask (176-key blocks, the three-slot rings wrapping)
+// over several items a CTA.
 TEST_F(AttentionGpu, SanitizeForwardSmallAndRagged) {
   const runtime::Device dev = runtime::Device::cuda(0);
   if (dev.target() != ptx::Target::sm_90a) GTEST_SKIP() << "the sm90a kernel needs an sm_90a GPU";

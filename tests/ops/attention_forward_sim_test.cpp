@@ -6,16 +6,8 @@
 // large logits, f16.
 #include <gtest/gtest.h>
 
-#include <bit>
-#include <cmath>
-#include <functional>
-#include <limits>
-
-#include "../../src/ops/attention/sm80_softmax.hpp"
-#include "../../src/ops/attention/sm80_tiles.hpp"
 #include "ops/attention_cases.hpp"
 #include "ops/expect_contains.hpp"
-#include "warpforge/runtime/module.hpp"
 #include "warpforge/sim/simulator.hpp"
 
 namespace warpforge::ops::testing {
@@ -85,66 +77,6 @@ TEST(AttentionForwardSimRaces, ThePersistentHandOversAreOrdered) {
   EXPECT_NO_THROW(check_attention_forward(checked, c, rng, AttentionKernel::sm90a));
   const AttentionCase wide{.name = "d256", .heads_q = 1, .heads_kv = 1, .seq_q = 60, .seq_k = 230, .head_dim = 256};
   EXPECT_NO_THROW(check_attention_forward(checked, wide, rng, AttentionKernel::sm90a));
-}
-
-// The softmax's exp2 on the FMA pipe (d64's share of the exponentials) on
-// the simulator, whose add.rm/fma/shl/add compute the GPU's bits: within
-// 2^-22 of 2^x relative on [-126, 8] (every 2^-12 step, every integer's
-// neighbours, random values), +0 at and below -127 (-inf, the masked
-// scores), at most 2^-127 off on [-127, -126); and the even, bounded
-// counts the softmax takes.
-TEST(AttentionExp2OnFma, WithinEx2ApproxsBoundAndZeroWhereMasked) {
-  const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> probes{-inf, -1e30f, -300.0f, -127.0f, -126.999f, -126.5f, -126.0f, -1e-30f, -0.0f, 0.0f,
-                            1e-30f, 127.0f};
-  for (int n = -126 * 4096; n <= 8 * 4096; ++n) probes.push_back(static_cast<float>(n) / 4096.0f);
-  for (int j = -126; j <= 8; ++j)
-    for (float x : {std::nextafter(float(j), -inf), std::nextafter(float(j), inf)}) probes.push_back(x);
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> any(-126.0f, 8.0f);
-  while (probes.size() % 128 != 0) probes.push_back(any(rng));
-
-  using namespace dsl;
-  Kernel k("exp2_on_fma", Target::sm_80);
-  Reg in = k.param_ptr("in", 4), out = k.param_ptr("out");
-  Reg i = k.sreg(SReg::ctaid_x) * 128u + k.sreg(SReg::tid_x);
-  Reg offset = k.reg(u64);
-  k.mul_wide(offset, i, 4);
-  Reg x = k.reg(f32);
-  k.ld(Space::global, f32, x, at(in + offset));
-  attention_sm80::exp2_on_fma(k, x);
-  k.st(Space::global, f32, at(out + offset), x);
-  const runtime::Device dev = runtime::Device::sim();
-  runtime::Buffer input(dev, probes.size() * 4), output(dev, probes.size() * 4);
-  input.upload(probes);
-  output.fill(0xAA);
-  runtime::Module m(dev, k.module());
-  m.launch("exp2_on_fma", {.grid = {static_cast<std::uint32_t>(probes.size() / 128)}, .block = {128}}, {input, output});
-  dev.synchronize();
-  const auto got = output.download<float>(probes.size());
-  for (std::size_t j = 0; j < probes.size(); ++j) {
-    const double x = probes[j], want = std::exp2(x), y = got[j];
-    if (x <= -127) EXPECT_EQ(std::bit_cast<std::uint32_t>(got[j]), 0u) << "2^" << x;
-    else if (x < -126) EXPECT_LE(std::abs(y - want), 0x1p-127) << "2^" << x;
-    else EXPECT_LE(std::abs(y - want), 0x1p-22 * want) << "2^" << x << " = " << want << ", got " << y;
-  }
-  EXPECT_EQ(got[11], 0x1p127f);  // 2^127: the largest exponent the integer add reaches
-
-  Kernel s("softmax", Target::sm_80);
-  Reg scale = s.param(f32, "scale_log2");
-  auto refusal = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const OpsError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no refusal");
-  };
-  EXPECT_CONTAINS(refusal([&] { attention_sm80::OnlineSoftmax(s, scale, 3); }), "fma_exp2 3 is not an even count");
-  Kernel t("softmax", Target::sm_80);
-  attention_sm80::OnlineSoftmax softmax(t, t.param(f32, "scale_log2"), 10);
-  const tile::RegisterTile scores = attention_sm80::c_tile(t, 16, 16, "s");  // 8 scores a thread
-  EXPECT_CONTAINS(refusal([&] { softmax.update_scores(t, scores); }), "fma_exp2 10 exceeds the 8 scores");
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "sm80_softmax.hpp"
 
-#include <bit>
 #include <limits>
 
 #include "warpforge/error.hpp"
@@ -55,44 +54,7 @@ Reg row_half_max(Kernel& k, const tile::RegisterTile& s, const std::vector<int>&
   return chains[0];
 }
 
-// exp2_on_fma's constants. 1.5·2^23: x + it, rounded down, is an integer of
-// [2^23, 2^24) (f32's spacing there is 1) for -2^22 <= x < 2^22.
-constexpr float kRoundingShift = 12582912.0f;
-// 2^f ≈ 1 + f·(c1 + f·(c2 + f·(c3 + f·(c4 + f·c5)))) on [0, 1): the
-// coefficients of the least maximum relative error with the constant term
-// held at 1 (so that 2^-127 comes out exactly 0), by linear programming on
-// 20001 points, rounded to f32. Checked on every f32 f of [0, 1) with f32
-// fma in this order against exp2 in f64: within 1.61 ulps, 2^-22.32
-// relative; and on every f32 x of [-126, 8] through the whole of
-// exp2_on_fma: 2^-22.23. (Degree 4's best is 2^-18.4: outside ex2.approx's
-// bound; degree 3, FlashAttention-4's, 2^-13.5.)
-constexpr std::uint32_t kExp2Poly[5] = {0x3f317258u, 0x3e75ee47u, 0x3d648bfbu, 0x3c13b391u, 0x3af50bb2u};
-
 }  // namespace
-
-// 2^x = 2^j · 2^f, j = floor(x), f = x - j in [0, 1) (Cody–Waite range
-// reduction): j by the rounding shift (add.rm.f32, PTX ISA 9.7.3.1), whose
-// sum's low mantissa bits then hold j (two's complement) and from which
-// j comes back exactly; f = x - j exact but for x in (-1, 0) (rounded once,
-// 2^-25 of the result at most); 2^f by the polynomial (Horner, fma.rn); j
-// added into 2^f's exponent field by an integer add of the shift's bits
-// moved up 23 places (only j's low 9 bits survive the shift: j·2^23
-// modulo 2^32). Clamped at -127 first: 2^f's bits (1.0 exactly at f = 0)
-// less 127·2^23 are +0.
-void exp2_on_fma(Kernel& k, const Reg& x) {
-  k.max(x, x, imm_f32(-127.0f));
-  Reg shifted = k.reg(b32), j = k.reg(f32), f = k.reg(f32), p = k.reg(b32), exponent = k.reg(b32),
-      bits = k.reg(b32);
-  k.add(shifted.as(f32), x, imm_f32(kRoundingShift), {Round::rm});
-  k.sub(j, shifted.as(f32), imm_f32(kRoundingShift), {Round::rn});
-  k.sub(f, x, j, {Round::rn});
-  k.mov(p.as(f32), imm_f32(std::bit_cast<float>(kExp2Poly[4])));
-  for (int c = 3; c >= 0; --c) k.fma(p.as(f32), p.as(f32), f, imm_f32(std::bit_cast<float>(kExp2Poly[c])));
-  k.fma(p.as(f32), p.as(f32), f, imm_f32(1.0f));
-  k.shl(exponent, shifted, 23);
-  k.add(bits.as(s32), p.as(s32), exponent.as(s32));
-  k.mov(x, bits);
-}
 
 std::vector<int> row_halves(const tile::RegisterTile& t) {
   if (t.rows() != 16) throw OpsError("row_halves: " + t.describe() + " is not 16 rows tall");
@@ -105,11 +67,8 @@ std::vector<int> row_halves(const tile::RegisterTile& t) {
 void quad_max(Kernel& k, const Reg& x) { quad_reduce(k, x, true); }
 void quad_sum(Kernel& k, const Reg& x) { quad_reduce(k, x, false); }
 
-OnlineSoftmax::OnlineSoftmax(Kernel& k, const Reg& scale_log2, int fma_exp2)
-    : scale_log2_(scale_log2), max_(k.regs(f32, 2, "row_max")), sum_(k.regs(f32, 2, "row_sum")), fma_exp2_(fma_exp2) {
-  if (fma_exp2 < 0 || fma_exp2 % 2)
-    throw OpsError("OnlineSoftmax: fma_exp2 " + std::to_string(fma_exp2) +
-                   " is not an even count (each of a thread's two rows takes half)");
+OnlineSoftmax::OnlineSoftmax(Kernel& k, const Reg& scale_log2)
+    : scale_log2_(scale_log2), max_(k.regs(f32, 2, "row_max")), sum_(k.regs(f32, 2, "row_sum")) {
   reset(k);
 }
 
@@ -126,10 +85,6 @@ void OnlineSoftmax::update(Kernel& k, const tile::RegisterTile& s, const std::ve
 
 Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
   const auto s_half = row_halves(s);
-  const int per_half = static_cast<int>(s_half.size() / 2), on_fma = fma_exp2_ / 2;
-  if (fma_exp2_ > static_cast<int>(s_half.size()))
-    throw OpsError("OnlineSoftmax: fma_exp2 " + std::to_string(fma_exp2_) + " exceeds the " +
-                   std::to_string(s_half.size()) + " scores a thread holds of " + s.describe());
   Regs alphas = k.regs(f32, 2);
   for (int half = 0; half < 2; ++half) {
     Reg block_max = row_half_max(k, s, s_half, half);
@@ -152,15 +107,11 @@ Regs OnlineSoftmax::update_scores(Kernel& k, const tile::RegisterTile& s) {
     k.ex2_approx(alpha, alpha, kFlushSubnormals);
     k.selp(alpha, alpha, imm_f32(1.0f), moves);
     k.mov(sum, imm_f32(0.0f));
-    int taken = 0;  // the half's values so far
     for (std::size_t v = 0; v < s_half.size(); ++v) {
       if (s_half[v] != half) continue;
       const Reg& x = s.regs()[v];
       k.fma(x, x, scale_log2_, offset);
-      // on_fma of the half's per_half values, evenly spaced (each the last of its run).
-      const int i = taken++;
-      if ((i + 1) * on_fma / per_half > i * on_fma / per_half) exp2_on_fma(k, x);
-      else k.ex2_approx(x, x, kFlushSubnormals);
+      k.ex2_approx(x, x, kFlushSubnormals);
       k.add(sum, sum, x);
     }
     k.fma(sum_[half], sum_[half], alpha, sum);

@@ -8,9 +8,7 @@
 // fma and one ex2 per score. A row that has seen no key keeps max -inf and
 // the offset 0, so that its masked scores give exp2(-inf) = 0, never NaN.
 // The running max moves only where a block's leads it by more than 2^8 in
-// P (sm80_softmax.cpp), so that O is seldom rescaled. A kernel bound by the
-// exponentials' pipe (MUFU) may take some of each block's on the FMA pipe
-// instead (exp2_on_fma).
+// P (sm80_softmax.cpp), so that O is seldom rescaled.
 #pragma once
 
 #include <vector>
@@ -23,10 +21,7 @@ namespace warpforge::ops::attention_sm80 {
 class OnlineSoftmax {
  public:
   // The running max and sum of the thread's two rows, at -inf and 0.
-  // fma_exp2: how many of a block's scores of each thread update_scores
-  // exponentiates with exp2_on_fma (spread evenly over the block; the rest
-  // on ex2.approx).
-  OnlineSoftmax(dsl::Kernel& k, const dsl::Reg& scale_log2, int fma_exp2 = 0);
+  OnlineSoftmax(dsl::Kernel& k, const dsl::Reg& scale_log2);
   // Back to -inf and 0 (the next rows, in a kernel that walks several).
   void reset(dsl::Kernel& k);
 
@@ -57,18 +52,7 @@ class OnlineSoftmax {
  private:
   dsl::Reg scale_log2_;
   dsl::Regs max_, sum_;
-  int fma_exp2_;
 };
-
-// x = 2^x (f32, in place) on the FMA and integer pipes, for x <= 127 (the
-// softmax's arguments are at most kMaxLead): FlashAttention-4's way around
-// the MUFU pipe's 16 results a cycle an SM. 11 instructions against one
-// MUFU.EX2; within 2^-22.2 of 2^x relative (ex2.approx.ftz's is 2 ulps, the
-// bound the attention reference holds exponentials to is 2^-21), 0 for
-// x <= -127 (-inf included); on [-127, -126) a subnormal (ex2.approx.ftz
-// gives 0 there), an error of at most 2^-127. Every instruction is exact or
-// rounds as IEEE says, so the simulator computes the GPU's bits.
-void exp2_on_fma(dsl::Kernel& k, const dsl::Reg& x);
 
 // Row `half` (0 or 1) of each value of an accumulator tile of 16 rows.
 std::vector<int> row_halves(const tile::RegisterTile& t);

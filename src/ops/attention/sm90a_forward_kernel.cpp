@@ -250,7 +250,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     if (s_.persistent)  // V's shape fits in Q's buffer (mainloop)
       q_as_v_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.q, s_.block_n * kRow, kAtom);
     v_state_.emplace(k_, s_.stages);
-    softmax_.emplace(k_, scale_log2_, s_.fma_exp2);
+    softmax_.emplace(k_, scale_log2_);
     always_ = k_.setp(Cmp::eq, scale_log2_, scale_log2_);  // check_support refuses a scale that is not finite
     finished_ = OnlineSoftmax::Result{k_.regs(f32, 2, "inv_l"), k_.regs(f32, 2, "lse_log2_")};
     pending_ = k_.mov(u32, 0);  // whether an item's last P·V and epilogue are still to run
@@ -577,8 +577,7 @@ std::string Sm90aAttentionSpec::kernel_name() const {
   return "warpforge_attention_fwd_sm90a_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
          (varlen ? "_varlen" : "") +
-         (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "") +
-         (fma_exp2 ? "_e" + std::to_string(fma_exp2) : "");
+         (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
 }
 
 Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
@@ -606,11 +605,6 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // 253 at 176, the diagonal's blocks wider).
   s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 64 && s.persistent && !s.paired ? 176 : 128;
   s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
-  // Exponentials: 8 of a d64 thread's 64 a block on the FMA pipe
-  // (exp2_on_fma): its MUFU is as busy as its warpgroup's wgmma (66 ex2 at 8
-  // cycles against 512), though what bounds the block is each warp's chain
-  // of dependent instructions (docs/PERFORMANCE.md, "Forward against cuDNN").
-  if (p.head_dim == 64) s.fma_exp2 = 8;
   return s;
 }
 

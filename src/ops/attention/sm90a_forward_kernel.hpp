@@ -37,10 +37,6 @@ struct Sm90aAttentionSpec {
   // walked are pairs of a head's blocks (sm90a_forward_kernel.cpp's QueryBlocks).
   bool persistent = false, paired = false;
   bool window_left = false, window_right = false, top_left = false;
-  // Of each consumer thread's block_n/2 scores a key block, how many the
-  // softmax exponentiates on the FMA pipe (exp2_on_fma, sm80_softmax.hpp)
-  // rather than MUFU's ex2.approx: where the exponentials bound the block.
-  int fma_exp2 = 0;
 
   static constexpr int block_m = 128;
   int threads() const { return 384; }  // two consumer warpgroups and the producer's

@@ -123,12 +123,15 @@ TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
 
 // The sm90a forward alone, for scripts/gpu-attn-fwd.sh's sanitizer runs:
 // head_dim 256 over three key blocks (K's and V's two-slot rings wrap), a
-// ragged causal d128 (persistent CTAs over pairs of blocks), varlen causal.
+// ragged causal d128 (persistent CTAs over pairs of blocks), varlen causal,
+// and d64 without a mask (176-key blocks, the three-slot rings wrapping)
+// over several items a CTA.
 TEST_F(AttentionGpu, SanitizeForwardSmallAndRagged) {
   const runtime::Device dev = runtime::Device::cuda(0);
   if (dev.target() != ptx::Target::sm_90a) GTEST_SKIP() << "the sm90a kernel needs an sm_90a GPU";
-  const auto fwd = forward_cases();
-  for (std::size_t i : {std::size_t{2}, std::size_t{1}, std::size_t{18}}) {
+  auto fwd = forward_cases();
+  fwd.push_back({.name = "d64 dense, ragged", .heads_q = 2, .heads_kv = 1, .seq_q = 300, .seq_k = 900});
+  for (std::size_t i : {std::size_t{2}, std::size_t{1}, std::size_t{18}, fwd.size() - 1}) {
     SCOPED_TRACE(fwd[i].name);
     check_attention_forward(dev, fwd[i], rng, AttentionKernel::sm90a);
   }

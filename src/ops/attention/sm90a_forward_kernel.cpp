@@ -598,9 +598,13 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // and K's and V's rings, a slot of K free once its S completed, of V once
   // its P·V did (two slots of each keep a load about two blocks ahead: d256
   // 8k 521 -> 734 TFLOP/s on an H200 against one ring of two K-and-V slots);
-  // three where they fit: d64 2 x 16 + 2 x 3 x 16 KB; d128 2 x 32 + 2 x 2 x
-  // 32 (persistent) or 32 + 2 x 3 x 32; d256 64 + 2 x 2 x 40.
-  s.block_n = p.head_dim == 256 ? 80 : 128;
+  // three where they fit: d64 2 x 16 + 2 x 3 x 22 KB (176 keys; 16 at
+  // 128); d128 2 x 32 + 2 x 2 x 32 (persistent) or 32 + 2 x 3 x 32; d256
+  // 64 + 2 x 2 x 40.
+  // d64 without a mask: 176 keys a block (H200, C++ d64 8k 434 -> 460
+  // TFLOP/s against 128; 1k alike; under a mask 128: causal 1k 282 against
+  // 253 at 176, the diagonal's blocks wider).
+  s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 64 && s.persistent && !s.paired ? 176 : 128;
   s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
   return s;
 }

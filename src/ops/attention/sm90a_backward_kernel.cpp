@@ -251,16 +251,15 @@ class Backward final : public tile::WarpSpecializedDesign {
     // are read N-major as B of Pᵀ·dO and dSᵀ·Q (their rows are queries:
     // wgmma's K), K as B of dS·K (its rows are keys), dSᵀ as the MN-major A
     // of dS·K (its rows are keys, wgmma's K; its 64 queries one 128-byte
-    // row): LBO the next 64-column panel.
+    // row): LBO the next 64-column panel. V's and dO's descriptors are
+    // K's and Q's plus a constant (v_desc, dos), added where they are used:
+    // six registers fewer across the loop, which the consumers' 240 need
+    // (d64 and d128 spilled without).
     k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * (key0() * kRow), 16, kAtom);
-    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v + wg_ * (key0() * kRow), 16, kAtom);
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
-    do_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), 16, kAtom);
     const std::uint32_t q_panel = static_cast<std::uint32_t>(s_.block_m) * kRow;
     const std::uint32_t kv_column0 = static_cast<std::uint32_t>((s_.head_dim - kv_columns()) / 64) * q_panel;
     q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring + wg_ * kv_column0, q_panel, kAtom);
-    do_mn_desc_ =
-        tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()) + wg_ * kv_column0, q_panel, kAtom);
     if (!s_.deterministic) {
       // dQ's operands over every key: dSᵀ's panel of this warpgroup's
       // queries and K's columns of its part (a 32-column half starts inside
@@ -275,11 +274,11 @@ class Backward final : public tile::WarpSpecializedDesign {
     row_values_ = base_ + m_.row_values + wg_ * row_values_bytes(s_);
   }
 
-  // Each step, one query block against the warpgroup's 64 keys: Sᵀ and dPᵀ
+  // Each step, one query block against the warpgroup's keys: Sᵀ and dPᵀ
   // issued together; lse and D staged meanwhile; Pᵀ from Sᵀ, then dSᵀ
-  // from dPᵀ; dV += Pᵀ·dO, then (fast mode) dSᵀ through shared memory to
-  // this warpgroup's dQ product, then dK += dSᵀ·Q; dQ handed to the writer
-  // warp while dK runs. The slot is freed once its products have completed.
+  // from dPᵀ (fast mode: stored to shared memory); dV += Pᵀ·dO, dK += dSᵀ·Q,
+  // then (fast mode) this warpgroup's dQ product once both warpgroups' dSᵀ
+  // are stored; dQ handed to the writer warp, then the slot freed.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
@@ -297,7 +296,7 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_fence();
         issue_transposed_scores(st_->regs(), k_desc_, q_desc_ + stage_offset);
         k_.wgmma_commit_group();
-        issue_transposed_scores(dpt_->regs(), v_desc_, do_desc_ + stage_offset);
+        issue_transposed_scores(dpt_->regs(), v_desc(), dos(q_desc_) + stage_offset);
         k_.wgmma_commit_group();
         const Step st = step_of(w, t);  // (its division under the products, not before them)
         Reg values = row_values_ + buffer * (row_values_bytes(s_) / 2);
@@ -318,31 +317,41 @@ class Backward final : public tile::WarpSpecializedDesign {
         // issued: until they retire no other instruction may touch it.
         if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
         k_.wgmma_fence();
-        issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
+        issue_with_a_from_registers(dv_acc_->regs(), pt_, dos(q_mn_desc_) + stage_offset);
         k_.wgmma_commit_group();
-        const bool dq_after_dv = s_.splits_columns();
-        if (!s_.deterministic && !dq_after_dv) issue_dq(buffer);  // dV, dQ, dK in flight in that order
         issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();
         const auto release = [&] { k_.if_then(lead, [&] { pipe.release(state.stage()); }); };
-        if (!s_.deterministic && dq_after_dv) {
-          // At head_dim 256 dQ's 64 accumulators a thread are issued once dV
-          // has released Pᵀ's registers: dK, dV, Pᵀ, dSᵀ and dQ at once would
-          // not fit in 240 (ptxas serializes the wgmma, C7512). dQ reads no
-          // slot: the one slot is freed once dK has retired, the next
-          // block's load under dQ and its hand-over.
-          k_.wgmma_wait_group(1);
-          k_.wgmma_fence();
-          issue_dq(buffer);
-          k_.wgmma_wait_group(1);
+        if (s_.deterministic) {
+          k_.wgmma_wait_group(0);
           release();
-        }
-        if (!s_.deterministic) {
-          k_.wgmma_wait_group(dq_after_dv ? 0 : 1);  // dV and dQ: dQ goes to its writer while dK runs (d64, d128)
+        } else {
+          // dQ last: it needs both warpgroups' dSᵀ (the barrier in issue_dq),
+          // and the warpgroup that reaches the barrier first waits there with
+          // its dV and dK already queued on the tensor pipe, which runs them
+          // while the other warpgroup finishes its softmax (session 7's
+          // order, dV, dQ, dK, left the first one's dK behind the barrier:
+          // its largest stall).
+          if (s_.splits_columns()) {
+            // At head_dim 256 dQ's 64 accumulators a thread are issued once
+            // dV has released Pᵀ's registers: dK, dV, Pᵀ, dSᵀ and dQ at once
+            // would not fit in 240 (ptxas serializes the wgmma, C7512).
+            k_.wgmma_wait_group(1);
+            k_.wgmma_fence();
+          }
+          issue_dq(buffer);
+          // One slot (d256): freed once dK has retired, the next block's
+          // load under dQ and its hand-over. Two: after the hand-over (freed
+          // before it, d64 with a window spilled 8 bytes).
+          const bool one_slot = s_.stages == 1;
+          if (one_slot) {
+            k_.wgmma_wait_group(1);
+            release();
+          }
+          k_.wgmma_wait_group(0);
           hand_dq_over(buffer);
+          if (!one_slot) release();
         }
-        k_.wgmma_wait_group(0);
-        if (s_.deterministic || !dq_after_dv) release();
         ++state;
       });
     });
@@ -387,6 +396,10 @@ class Backward final : public tile::WarpSpecializedDesign {
   // block and column w·dq_column0().
   int dq_row0() const { return s_.block_m - kWgM; }
   int dq_column0() const { return s_.head_dim - dq_columns(s_); }
+  // V's descriptor from K's (V's buffer a constant distance on), dO's (the
+  // slot's second half) from one of Q's.
+  Reg v_desc() { return k_desc_ + ((m_.v - m_.k) >> 4); }
+  Reg dos(const Reg& q_desc) { return q_desc + (s_.q_bytes() >> 4); }
   // Varlen maps have one batch (the rows run on across sequences).
   Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
 
@@ -464,7 +477,11 @@ class Backward final : public tile::WarpSpecializedDesign {
       Reg minus = k_.reg(f32);
       k_.neg(minus, lse_log2);
       k_.fma(x, x, scale_log2_, minus);
-      k_.ex2_approx(x, x);
+      // .ftz (PTX ISA 9.7.3.21): one MUFU.EX2 a score (without it ptxas
+      // keeps subnormal results with a compare and two multiplies more). A
+      // P below 2^-126 is flushed to 0: the row's P sum to 1, so what it
+      // would add to dV, dK or dQ is below f32's rounding of the sums.
+      k_.ex2_approx(x, x, true);
     });
   }
 
@@ -623,7 +640,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierArray> dq_full_, dq_empty_;
   // The consumers'.
   Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
-  Reg k_desc_, v_desc_, q_desc_, do_desc_, q_mn_desc_, do_mn_desc_, ds_desc_, k_mn_desc_;
+  Reg k_desc_, q_desc_, q_mn_desc_, ds_desc_, k_mn_desc_;
   std::optional<tile::RegisterTile> st_, dpt_, dk_acc_, dv_acc_, dq_acc_;
   std::vector<tile::RegisterTile> pt_, dst_;
   tile::LaneCoords lc_;

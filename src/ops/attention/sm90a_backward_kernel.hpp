@@ -21,7 +21,7 @@
 // by the warpgroup in shared memory), and dV += Pᵀ·dO, dK += dSᵀ·Q with
 // wgmma taking Pᵀ and dSᵀ from registers. Fast mode: dSᵀ goes to shared
 // memory and each warpgroup computes a dQ product (dS read transposed from
-// shared memory, wgmma's MN-major A) while its dK product runs: its half
+// shared memory, wgmma's MN-major A) after its dV and dK products: its half
 // of dQ's columns, (d/2)w.., over the CTA's keys. The product goes
 // through shared memory (handed over on a full and an empty mbarrier) to a
 // dQ writer warp of the producer warpgroup (one a consumer warpgroup),

@@ -15,16 +15,17 @@
 #   3. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
 #   4. one ncu profile of the backward's dK/dV kernel at d128, sequence 8k
-#      (d64 and d256 too with FULL=1), printed
-#      twice: its throughputs and stall reasons, then its SASS lines with
-#      the most stall samples (the source page) and the reason of each;
-#   5. compute-sanitizer racecheck of small and ragged backward shapes
+#      (d64 and d256 too with FULL=1), printed twice: its throughputs and
+#      stall reasons, then its SASS lines with the most stall samples (the
+#      source page) and the reason of each;
+#   5. scripts/attn_bwd_causes.py --quick (FULL=1: every shape): where the
+#      Python call's time goes at d128, 1k and 8k (one call's GPU activities
+#      beside SDPA's; backward / grad / op / execute / stream µs);
+#   6. compute-sanitizer racecheck of small and ragged backward shapes
 #      (AttentionGpu.SanitizeBackwardSmallAndRagged, each against fp64; with
 #      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
-#   6. the Python attention tests on the GPU (the torch operators' C++
+#   7. the Python attention tests on the GPU (the torch operators' C++
 #      kernels, opcheck, CUDA graphs, fp64 gradients), where 12 s are left;
-#   7. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
-#      goes).
 #
 # FULL=1: the benches over the issue's whole grid (longer than a minute).
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
@@ -97,7 +98,7 @@ dims=128
 [ "${FULL:-0}" = 1 ] && dims="128 64 256"
 for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
-  report="${TMPDIR:-/tmp}/gpu-attn-bwd-ncu-d$d"  # not in $out: the files that come back are few
+  report="${TMPDIR:-/tmp}/gpu-attn-bwd-ncu-d$d"  # the report and its source page: not in $out (8 files come back)
   rm -f "$report.ncu-rep"
   stage "ncu backward kv (d$d, 8k)" 9 "$out/ncu_backward_d$d.log" \
     "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
@@ -108,12 +109,22 @@ for d in $dims; do
   echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
   grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about" \
     "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -16
-  "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$out/ncu_source_d$d.csv" 2>&1
+  "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$report.csv" 2>&1
   echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
-  stall_lines "$out/ncu_source_d$d.csv"
+  stall_lines "$report.csv"
 done
 
-# 5. compute-sanitizer on the small and ragged backward shapes.
+# 5. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
+#    GPU activities beside SDPA's, and the table of backward / grad / op / execute / stream µs.
+if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
+  causes_args=(--quick) causes_limit=11
+  [ "${FULL:-0}" = 1 ] && causes_args=() causes_limit=30
+  stage "attn_bwd_causes.py ${causes_args[*]}" $causes_limit "$out/causes.log" \
+    "${py[@]}" scripts/attn_bwd_causes.py "${causes_args[@]}"
+  grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900
+fi
+
+# 6. compute-sanitizer on the small and ragged backward shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 tools=racecheck sanitized=SanitizeBackwardSmallAndRagged
 [ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
@@ -126,18 +137,12 @@ for tool in $tools; do
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done
 
-# 6. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
+# 7. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
 #    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.
 if [ "$(left)" -gt 12 ]; then
   stage "pytest test_attention.py (torch, GPU)" 18 "$out/pytest.log" \
     "${py[@]}" -m pytest -q -x python/tests/test_attention.py -k "((cpp_kernel or fp64) and cuda) or replays_the_forward_and_backward"
   echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
-fi
-
-# 7. With FULL=1: where the Python call's time goes.
-if [ "${FULL:-0}" = 1 ]; then
-  stage "attn_bwd_causes.py" 30 "$out/causes.log" "${py[@]}" scripts/attn_bwd_causes.py
-  grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900
 fi
 
 summary

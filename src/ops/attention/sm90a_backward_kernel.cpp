@@ -272,6 +272,7 @@ class Backward final : public tile::WarpSpecializedDesign {
       k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * bytes_to(dq_column0()), panel, kAtom);
     }
     row_values_ = base_ + m_.row_values + wg_ * row_values_bytes(s_);
+    always_ = k_.setp(Cmp::eq, scale_log2_, scale_log2_);  // check_support refuses a scale that is not finite
   }
 
   // Each step, one query block against the warpgroup's keys: Sᵀ and dPᵀ
@@ -308,8 +309,15 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
         row_values_ready_->of(wg_).sync();
         k_.wgmma_wait_group(1);  // Sᵀ
-        scores_to_p(w, st, values);
-        pack_accumulator_as_a(k_, *st_, pt_);
+        const auto p = [&] {
+          scores_to_p(w, st, values);
+          pack_accumulator_as_a(k_, *st_, pt_);
+        };
+        // Pᵀ under dPᵀ where the registers allow it (d128; at d64, whose
+        // 128-query blocks give Sᵀ and dPᵀ 64 each, and at d256, ptxas then
+        // serializes the wgmma: C7512).
+        if (s_.head_dim == 128) own_block(p);
+        else p();
         k_.wgmma_wait_group(0);  // dPᵀ
         dp_to_ds(values);
         pack_accumulator_as_a(k_, *dpt_, dst_);
@@ -396,6 +404,12 @@ class Backward final : public tile::WarpSpecializedDesign {
   // block and column w·dq_column0().
   int dq_row0() const { return s_.block_m - kWgM; }
   int dq_column0() const { return s_.head_dim - dq_columns(s_); }
+  // `body` as a basic block of its own (a branch on a predicate that always
+  // holds), as the forward's softmax: in one block with the wait for dPᵀ,
+  // ptxas hoists that wait (WARPGROUP.DEPBAR.LE gsb0, 0x0) above Pᵀ's
+  // exponentials (nvdisasm: after the first MUFU.EX2), which then wait for
+  // the dPᵀ they should overlap.
+  void own_block(const std::function<void()>& body) { k_.if_then(always_, body); }
   // V's descriptor from K's (V's buffer a constant distance on), dO's (the
   // slot's second half) from one of Q's.
   Reg v_desc() { return k_desc_ + ((m_.v - m_.k) >> 4); }
@@ -644,6 +658,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::RegisterTile> st_, dpt_, dk_acc_, dv_acc_, dq_acc_;
   std::vector<tile::RegisterTile> pt_, dst_;
   tile::LaneCoords lc_;
+  Pred always_;  // true (own_block)
 };
 
 }  // namespace

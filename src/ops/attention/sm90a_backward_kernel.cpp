@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -535,17 +536,26 @@ class Backward final : public tile::WarpSpecializedDesign {
       const tile::LaneCoords alc = tile::emit_lane_coords(k_, dst_[0].steps(), lane_);
       const layout::Swizzle swz = layout::smem_swizzle(layout::SmemSwizzle::b128, 2);
       const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
+      // Element (key, query) at panel·(block_n·64) + key·64 + query mod 64,
+      // swizzled on element offsets: its 16-byte chunk (bits base..) XORed
+      // with its row mod 8 (bits base + shift..). A thread's rows, key_row
+      // and key_row + 8, share that term, and its values' chunks come from
+      // their query offset C alone (alc.col is below a chunk): each store is
+      // at the thread's address + (C ^ term) + an immediate, 8 distinct
+      // (C ^ term) a thread (a register each; the swizzled address of every
+      // store had taken 32).
       Reg key_row = warp_keys_ + alc.row;
+      Reg term = ((key_row << 6) >> swz.shift()) & swz_mask;
+      Reg thread_at = ds + ((((key_row << 6) + alc.col) << 1));
+      std::map<std::int64_t, Reg> chunk_at;
       for (int kk = 0; kk < s_.block_m / 16; ++kk)
         for (std::size_t r = 0; r < dst_[static_cast<std::size_t>(kk)].regs().size(); ++r) {
           const auto [dr, dc] =
               dst_[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
-          // Element (key, query) at panel·(block_n·64) + key·64 + query mod 64,
-          // swizzled on element offsets (a panel is a whole number of repeats).
-          const std::int64_t panel_elements = (kk / 4) * std::int64_t{s_.block_n} * 64;
-          Reg element = ((key_row + dr) << 6) + (alc.col + (panel_elements + 16 * (kk % 4) + dc));
-          Reg swizzled = element ^ ((element >> swz.shift()) & swz_mask);
-          k_.st(Space::shared, b32, at(ds + (swizzled << 1)), dst_[static_cast<std::size_t>(kk)].regs()[r]);
+          const std::int64_t c = 16 * (kk % 4) + dc;
+          if (!chunk_at.count(c)) chunk_at.emplace(c, thread_at + ((term ^ c) << 1));
+          const std::int64_t rest = (kk / 4) * std::int64_t{s_.block_n} * 64 + (dr << 6);
+          k_.st(Space::shared, b32, at(chunk_at.at(c), 2 * rest), dst_[static_cast<std::size_t>(kk)].regs()[r]);
         }
     };
     if (s_.splits_columns())

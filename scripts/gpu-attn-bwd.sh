@@ -98,7 +98,7 @@ dims=128
 [ "${FULL:-0}" = 1 ] && dims="128 64 256"
 for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
-  report="${TMPDIR:-/tmp}/gpu-attn-bwd-ncu-d$d"  # the report and its source page: not in $out (8 files come back)
+  report="${TMPDIR:-/tmp}/gpu-attn-bwd-ncu-d$d"  # the report: not in $out (8 files come back)
   rm -f "$report.ncu-rep"
   stage "ncu backward kv (d$d, 8k)" 9 "$out/ncu_backward_d$d.log" \
     "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
@@ -109,9 +109,9 @@ for d in $dims; do
   echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
   grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about" \
     "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -16
-  "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$report.csv" 2>&1
+  "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$out/ncu_source_d$d.csv" 2>&1
   echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
-  stall_lines "$report.csv"
+  stall_lines "$out/ncu_source_d$d.csv"
 done
 
 # 5. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
@@ -119,9 +119,10 @@ done
 if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
   causes_args=(--quick) causes_limit=11
   [ "${FULL:-0}" = 1 ] && causes_args=() causes_limit=30
-  stage "attn_bwd_causes.py ${causes_args[*]}" $causes_limit "$out/causes.log" \
+  causes_log="${TMPDIR:-/tmp}/gpu-attn-bwd-causes.log"  # printed whole: not in $out (8 files come back)
+  stage "attn_bwd_causes.py ${causes_args[*]}" $causes_limit "$causes_log" \
     "${py[@]}" scripts/attn_bwd_causes.py "${causes_args[@]}"
-  grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900
+  cut -c1-900 "$causes_log" | tail -40
 fi
 
 # 6. compute-sanitizer on the small and ragged backward shapes.

@@ -599,13 +599,17 @@ class Backward final : public tile::WarpSpecializedDesign {
   }
 
   // A dQ writer warp (of consumer warpgroup `writer`): each step, once the
-  // warpgroup's tile is full, its rows that exist added into dq_accum, a
-  // row's dq_columns by 128-byte red.global.add of the warp (PTX ISA
-  // 9.7.13.8); the tile freed for the next step. Step t waits for the full
-  // barrier's phase t (one item a CTA: KeyBlockWork).
+  // warpgroup's tile is full, its rows that exist added into dq_accum by
+  // red.global.add.v4.f32 (PTX ISA 9.7.13.8, sm_90): a lane's 4 adjacent
+  // columns, a row's dq_columns by dq_columns/4 lanes, so one red of the
+  // warp adds 512 bytes (2 rows at head_dim 64 and 128, 1 at 256); the tile
+  // freed for the next step. Step t waits for the full barrier's phase t
+  // (one item a CTA: KeyBlockWork).
   void write_dq(tile::WarpSpecialized& ws, const Reg& writer) {
     Reg lane = k_.sreg(SReg::laneid);
     const std::uint32_t row_bytes = dq_row_bytes(s_);
+    const int lanes_per_row = dq_columns(s_) / 4, rows_per_red = 32 / lanes_per_row;  // 16 or 32 lanes: 2 or 1
+    Reg lane_row = lane >> (lanes_per_row == 16 ? 4 : 5), lane_column = (lane & (lanes_per_row - 1)) << 2;
     ws.source().for_each([&](const tile::WorkItem& w) {
       Reg count = w.kb1 - w.kb0;
       // The tile starts free; it is freed after each step but the last (an
@@ -614,34 +618,33 @@ class Backward final : public tile::WarpSpecializedDesign {
       k_.for_range(0, count, 1, [&](Reg t) {
         const Step st = step_of(w, t);
         dq_full_->wait(writer, t & 1);
-        Reg tile = base_ + m_.dq + writer * dq_tile_bytes(s_) + (lane << 2);
+        Reg tile = base_ + m_.dq + writer * dq_tile_bytes(s_) + lane_row * row_bytes + (lane_column << 2);
         Reg m0 = st.m0 + (writer * dq_row0()).as(s32);
         Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + m0.as(u32);
         Reg rows = k_.min(w.extra[KeyBlockWork::len_q] - m0, kWgM);
-        Reg column = writer * dq_column0() + lane;
-        // Four reds in flight an iteration (two rows at head_dim 64 and 128,
-        // whose rows are two 128-byte parts): the next load into a red's
-        // source register waits until the red has read it (a long
-        // scoreboard), so one row an iteration had kept two in flight. The
-        // reds are not under a branch (ptxas then moves the second row's
-        // loads behind the first row's reds, into their registers): a row
-        // past `rows` (its queries past the sequence, whose P and so dS and
-        // dQ are ±0) is added into row rows - 1, which it leaves unchanged.
-        const int parts = dq_columns(s_) / 32, unroll = std::max(1, 4 / parts);
-        k_.for_range(0, rows, unroll, [&](Reg r) {
-          std::vector<Reg> x;
-          for (int i = 0; i < unroll; ++i)
-            for (int part = 0; part < parts; ++part) {
-              x.push_back(k_.reg(f32));
-              k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * row_bytes + part * 128));
-            }
-          for (int i = 0; i < unroll; ++i) {
-            Reg row = i == 0 ? r : k_.min(r + i, rows - 1);
-            Reg at_dq = k_.reg(u64);
-            k_.mul_wide(at_dq, ((ws_row0 + row.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
-            for (int part = 0; part < parts; ++part)
-              k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128),
-                     x[static_cast<std::size_t>(i * parts + part)]);
+        // The lane's first row's address; its rows follow a workspace row
+        // (heads_q·head_dim values) apart. Two reds in flight an iteration:
+        // the next load into a red's source registers waits until the red
+        // has read them. The reds are not under a branch: a lane's row past
+        // `rows` (its queries past the sequence, whose P and so dS and dQ are
+        // ±0) is added into row rows - 1, which it leaves unchanged (`last`,
+        // the lane's last row counted from its first, may be -1).
+        Reg lane_offset = k_.reg(u64);
+        k_.mul_wide(lane_offset, ((ws_row0 + lane_row) * heads_q_ + st.head) * s_.head_dim + writer * dq_column0() +
+                                     lane_column, 4);
+        Reg lane_at = dq_accum_ + lane_offset;
+        Reg last = rows - 1 - lane_row.as(s32), row_bytes_global = heads_q_ * (s_.head_dim * 4);
+        constexpr int kInFlight = 2;
+        k_.for_range(0, rows, kInFlight * rows_per_red, [&](Reg r) {
+          std::vector<Regs> x;
+          for (int i = 0; i < kInFlight; ++i) {
+            x.push_back(Regs{k_.reg(f32), k_.reg(f32), k_.reg(f32), k_.reg(f32)});
+            k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * rows_per_red * row_bytes));
+          }
+          for (int i = 0; i < kInFlight; ++i) {
+            Reg offset = k_.reg(s64);
+            k_.mul_wide(offset, k_.min(r + i * rows_per_red, last), row_bytes_global.as(s32));
+            k_.red(Space::global, AtomOp::add, f32, at(lane_at + offset.as(u64)), x[static_cast<std::size_t>(i)]);
           }
         });
         k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });

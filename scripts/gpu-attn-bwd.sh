@@ -18,12 +18,13 @@
 #      (d64 and d256 too with FULL=1), printed twice: its throughputs and
 #      stall reasons, then its SASS lines with the most stall samples (the
 #      source page) and the reason of each;
-#   5. scripts/attn_bwd_causes.py --quick (FULL=1: every shape): where the
-#      Python call's time goes at d128, 1k and 8k (one call's GPU activities
-#      beside SDPA's; backward / grad / op / execute / stream µs);
-#   6. compute-sanitizer racecheck of small and ragged backward shapes
+#   5. compute-sanitizer racecheck of small and ragged backward shapes
 #      (AttentionGpu.SanitizeBackwardSmallAndRagged, each against fp64; with
 #      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
+#   6. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
+#      are left: where the Python call's time goes at d128, 1k and 8k (one
+#      call's GPU activities beside SDPA's; backward / grad / op / execute /
+#      stream µs);
 #   7. the Python attention tests on the GPU (the torch operators' C++
 #      kernels, opcheck, CUDA graphs, fp64 gradients), where 12 s are left;
 #
@@ -114,18 +115,7 @@ for d in $dims; do
   stall_lines "$out/ncu_source_d$d.csv"
 done
 
-# 5. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
-#    GPU activities beside SDPA's, and the table of backward / grad / op / execute / stream µs.
-if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
-  causes_args=(--quick) causes_limit=11
-  [ "${FULL:-0}" = 1 ] && causes_args=() causes_limit=30
-  causes_log="${TMPDIR:-/tmp}/gpu-attn-bwd-causes.log"  # printed whole: not in $out (8 files come back)
-  stage "attn_bwd_causes.py ${causes_args[*]}" $causes_limit "$causes_log" \
-    "${py[@]}" scripts/attn_bwd_causes.py "${causes_args[@]}"
-  cut -c1-900 "$causes_log" | tail -40
-fi
-
-# 6. compute-sanitizer on the small and ragged backward shapes.
+# 5. compute-sanitizer on the small and ragged backward shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 tools=racecheck sanitized=SanitizeBackwardSmallAndRagged
 [ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
@@ -137,6 +127,17 @@ for tool in $tools; do
   echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done
+
+# 6. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
+#    GPU activities beside SDPA's, and the table of backward / grad / op / execute / stream µs.
+if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
+  causes_args=(--quick) causes_limit=11
+  [ "${FULL:-0}" = 1 ] && causes_args=() causes_limit=30
+  causes_log="${TMPDIR:-/tmp}/gpu-attn-bwd-causes.log"  # printed whole: not in $out (8 files come back)
+  stage "attn_bwd_causes.py ${causes_args[*]}" $causes_limit "$causes_log" \
+    "${py[@]}" scripts/attn_bwd_causes.py "${causes_args[@]}"
+  cut -c1-900 "$causes_log" | tail -40
+fi
 
 # 7. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
 #    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.

@@ -14,7 +14,10 @@
 #             (10 calls, before the synchronize).
 # First the GPU activities of one backward call (torch.profiler), ours and
 # SDPA's flash and cuDNN backends, at d128 and d64, sequence 1k.
-#   PYTHONPATH=build/python:python python3 scripts/attn_bwd_causes.py
+#   PYTHONPATH=build/python:python python3 scripts/attn_bwd_causes.py [--quick]
+# --quick: the activities at d128 only and the table's d128 rows (not causal).
+import sys
+
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -104,13 +107,16 @@ def activities(s):
 
 
 def main():
+    quick = "--quick" in sys.argv[1:]
     print(f"attn_bwd_causes on {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
-    for seq, d in ((1024, 128), (1024, 64)):
+    for seq, d in ((1024, 128),) if quick else ((1024, 128), (1024, 64)):
         activities(Shape(seq, d, 16, False))
     print("\nus a call (TFLOP/s, FlashAttention's count: 2.5x the forward's, half for causal)")
     print("| seq | d | hkv | causal | backward | grad | op | execute | stream | op host | grad host |")
     print("|---" * 11 + "|")
-    for d, hkv, causal in ((64, 16, False), (128, 16, False), (128, 16, True), (128, 2, False), (64, 16, True)):
+    shapes = ((128, 16, False),) if quick else \
+        ((64, 16, False), (128, 16, False), (128, 16, True), (128, 2, False), (64, 16, True))
+    for d, hkv, causal in shapes:
         for seq in (1024, 8192):
             causes(Shape(seq, d, hkv, causal))
 

@@ -2,7 +2,7 @@
 # The attention backward on a GPU machine (an H100/H200 with CUDA 13, torch,
 # ncu, compute-sanitizer): its short run, most important first, each stage's
 # table printed as it ends (a hard time limit may cut the run; BUDGET,
-# default 67 s from the start, the build included, caps each stage at what
+# default 63 s from the start, the build included, caps each stage at what
 # is left). The forward's run is scripts/gpu-attn-fwd.sh, the decode's
 # scripts/gpu-attn-decode.sh.
 #
@@ -12,19 +12,21 @@
 #      kernel's small and ragged shapes, d256 among them; with FULL=1
 #      BackwardCases*, every case on both kernels), fast and deterministic,
 #      against fp64;
-#   3. ncu of the backward's dK/dV kernel at d128, sequence 8k (the worst
-#      row against SDPA; its stall reasons; d64 and d256 too with FULL=1);
-#   4. python -m warpforge.bench_attention --prefill --backward --quick:
+#   3. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
+#   4. one ncu profile of the backward's dK/dV kernel at d128, sequence 8k
+#      (d64 and d256 too with FULL=1), printed twice: its throughputs and
+#      stall reasons, then its SASS lines with the most stall samples (the
+#      source page) and the reason of each;
 #   5. compute-sanitizer racecheck of small and ragged backward shapes
 #      (AttentionGpu.SanitizeBackwardSmallAndRagged, each against fp64; with
 #      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
-#   6. where time is left: the d128 8k kernel's SASS lines with the most
-#      stall samples (ncu's source page), the reason of each;
+#   6. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
+#      are left: where the Python call's time goes at d128, 1k and 8k (one
+#      call's GPU activities beside SDPA's; backward / grad / op / execute /
+#      stream µs);
 #   7. the Python attention tests on the GPU (the torch operators' C++
-#      kernels, opcheck, CUDA graphs, fp64 gradients), where 15 s are left;
-#   8. with FULL=1: scripts/attn_bwd_causes.py (where the Python call's time
-#      goes).
+#      kernels, opcheck, CUDA graphs, fp64 gradients), where 12 s are left;
 #
 # FULL=1: the benches over the issue's whole grid (longer than a minute).
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
@@ -35,7 +37,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-67}"
+budget="${BUDGET:-63}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
@@ -59,47 +61,15 @@ tests='AttentionGpu.SanitizeBackward*' limit=8
 stage "GPU tests $tests" $limit "$out/tests.log" "$test_gpu" --gtest_filter="$tests"
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
 
-# 3. ncu of the dK/dV kernel at sequence 8k, d128 (and d64, d256 with FULL=1; not causal: the first launch).
-ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-dims=128
-[ "${FULL:-0}" = 1 ] && dims="128 64 256"
-for d in $dims; do
-  [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
-  stage "ncu backward kv (d$d, 8k)" 8 "$out/ncu_backward_d$d.log" \
-    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
-    --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
-    "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
-  echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
-  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about|L1/TEX Hit|L2 Hit|DRAM Through|Uncoalesced|Branch Instructions Ratio" \
-    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -24
-done
-
-# 4. Python: ours beside SDPA's backends.
+# 3. Python: ours beside SDPA's backends.
 stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
 echo "== backward from Python beside SDPA (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
-# 5. compute-sanitizer on the small and ragged backward shapes.
-sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-tools=racecheck sanitized=SanitizeBackwardSmallAndRagged
-[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
-for tool in $tools; do
-  [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
-  [ "$(left)" -gt 5 ] || break
-  stage "sanitizer $tool ($sanitized)" 8 "$out/sanitize-$tool.log" \
-    "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter="AttentionGpu.$sanitized"
-  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
-  grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
-done
-
-# 6. The SASS lines where the d128 8k kernel's warps stall most (ncu's source counters), where time is left.
-if [ -x "$ncu" ] && [ "$(left)" -gt 6 ]; then
-  stage "ncu source (d128, 8k)" 10 "$out/ncu_source_d128.csv" \
-    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SourceCounters --section WarpStateStats \
-    --page source --print-source sass --csv "$bench" --prefill --backward --prefill-shape 8192,128,16 --reps 1
-  echo "== ncu: the d128 8k kernel's SASS lines with the most stall samples =="
-  python3 - "$out/ncu_source_d128.csv" <<'PY' || true
+# The SASS lines of an ncu source page (CSV) with the most stall samples, the two largest reasons of each.
+stall_lines() {
+  python3 - "$1" <<'PY' || true
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 3]
 head = next((i for i, r in enumerate(rows) if any("Source" in c for c in r)), None)
@@ -115,25 +85,66 @@ def num(r, i):
     except (ValueError, IndexError):
         return 0.0
 reasons = [i for i, n in enumerate(names) if i != total and (n.startswith("stall_") or ("Stall" in n and "Sampling" not in n))]
-print("columns:", "; ".join(n for n in names)[:400])
-for r in sorted(body, key=lambda r: -num(r, total))[:14]:
+all_samples = sum(num(r, total) for r in body) or 1.0
+for r in sorted(body, key=lambda r: -num(r, total))[:10]:
     top = sorted(((num(r, i), names[i]) for i in reasons), reverse=True)[:2]
-    print(f"{num(r, total):8.0f}  {r[src][:70]:70}  " + ", ".join(f"{n} {v:.0f}" for v, n in top if v))
+    print(f"{num(r, total):8.0f} {num(r, total) / all_samples:6.1%}  {r[src][:66]:66}  " + ", ".join(f"{n} {v:.0f}" for v, n in top if v))
 PY
+}
+
+# 4. One ncu profile of the dK/dV kernel at sequence 8k, d128 (and d64, d256 with FULL=1; not causal: the first
+#    launch), printed twice from its report: throughputs and stall reasons, then the SASS lines with most stall samples.
+ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+dims=128
+[ "${FULL:-0}" = 1 ] && dims="128 64 256"
+for d in $dims; do
+  [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
+  report="${TMPDIR:-/tmp}/gpu-attn-bwd-ncu-d$d"  # the report: not in $out (8 files come back)
+  rm -f "$report.ncu-rep"
+  stage "ncu backward kv (d$d, 8k)" 9 "$out/ncu_backward_d$d.log" \
+    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
+    --section LaunchStats --section WarpStateStats --section SourceCounters --export "$report" \
+    "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
+  [ -f "$report.ncu-rep" ] || continue
+  "$ncu" --import "$report.ncu-rep" --page details >>"$out/ncu_backward_d$d.log" 2>&1
+  echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
+  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about" \
+    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -16
+  "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$out/ncu_source_d$d.csv" 2>&1
+  echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
+  stall_lines "$out/ncu_source_d$d.csv"
+done
+
+# 5. compute-sanitizer on the small and ragged backward shapes.
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+tools=racecheck sanitized=SanitizeBackwardSmallAndRagged
+[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
+for tool in $tools; do
+  [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
+  [ "$(left)" -gt 5 ] || break
+  stage "sanitizer $tool ($sanitized)" 8 "$out/sanitize-$tool.log" \
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter="AttentionGpu.$sanitized"
+  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
+  grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
+done
+
+# 6. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
+#    GPU activities beside SDPA's, and the table of backward / grad / op / execute / stream µs.
+if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
+  causes_args=(--quick) causes_limit=11
+  [ "${FULL:-0}" = 1 ] && causes_args=() causes_limit=30
+  causes_log="${TMPDIR:-/tmp}/gpu-attn-bwd-causes.log"  # printed whole: not in $out (8 files come back)
+  stage "attn_bwd_causes.py ${causes_args[*]}" $causes_limit "$causes_log" \
+    "${py[@]}" scripts/attn_bwd_causes.py "${causes_args[@]}"
+  cut -c1-900 "$causes_log" | tail -40
 fi
 
 # 7. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
 #    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.
-if [ "$(left)" -gt 15 ]; then
+if [ "$(left)" -gt 12 ]; then
   stage "pytest test_attention.py (torch, GPU)" 18 "$out/pytest.log" \
     "${py[@]}" -m pytest -q -x python/tests/test_attention.py -k "((cpp_kernel or fp64) and cuda) or replays_the_forward_and_backward"
   echo "== the Python attention tests: $(tail -1 "$out/pytest.log") =="
-fi
-
-# 8. With FULL=1: where the Python call's time goes.
-if [ "${FULL:-0}" = 1 ]; then
-  stage "attn_bwd_causes.py" 30 "$out/causes.log" "${py[@]}" scripts/attn_bwd_causes.py
-  grep -E "^\||^d[0-9]+ " "$out/causes.log" | cut -c1-900
 fi
 
 summary

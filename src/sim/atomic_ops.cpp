@@ -117,21 +117,28 @@ void exec_atomic(const Inst& in, Warp& w, std::uint32_t active) {
   if (in.ops.size() < first + 2) throw SimError("atom/red needs an address and an operand");
   if (size != 2 && size != 4 && size != 8)
     throw SimError("atomics are simulated on 16, 32 and 64-bit types");
+  // A vector red (.v2/.v4, global f32 add: decode_checks) updates its
+  // elements one by one, each atomically: PTX ISA 9.7.13.8 makes the
+  // vector's elements separate atomic operations.
+  const std::uint32_t n = has_dst ? 1 : in.vec;
   for_lanes(active, [&](int l) {
     const std::uint64_t address = address_of(w, in.op0(first), l);
-    std::byte* p = access(w, l, in.space, address, size, size, true);
+    std::byte* p = access(w, l, in.space, address, size * n, size * n, true);
     const bool shared = in.space == Space::shared ||
                         (in.space == Space::generic && address - kSharedWindow < kWindowSize);
-    const std::uint64_t b = read(w, in.op0(first + 1), l);
     const std::uint64_t c = in.ops.size() > first + 2 ? read(w, in.op0(first + 2), l) : 0;
-    std::uint64_t old;
-    if (size == 2)
-      old = atomic_update<std::uint16_t>(p, op, t, shared, b, c);
-    else if (size == 4)
-      old = atomic_update<std::uint32_t>(p, op, t, shared, b, c);
-    else
-      old = atomic_update<std::uint64_t>(p, op, t, shared, b, c);
-    if (has_dst) write(w, in.op0(0), l, old);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint64_t b = read(w, in.ops[first + 1][i], l);
+      std::byte* e = p + i * size;
+      std::uint64_t old;
+      if (size == 2)
+        old = atomic_update<std::uint16_t>(e, op, t, shared, b, c);
+      else if (size == 4)
+        old = atomic_update<std::uint32_t>(e, op, t, shared, b, c);
+      else
+        old = atomic_update<std::uint64_t>(e, op, t, shared, b, c);
+      if (has_dst) write(w, in.op0(0), l, old);
+    }
   });
 }
 

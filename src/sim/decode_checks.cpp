@@ -180,6 +180,15 @@ std::string check_operands(const Inst& d, bool cache_hint) {
       if (why = need(d, 2); why.empty())
         why = parts(d, 0, d.vec, d.op == Op::ld ? "ld's destination" : "ldmatrix's destination");
       return why;
+    case Op::atom:
+    case Op::red:
+      if (d.ntypes == 0) return "instruction needs a type modifier";
+      if (d.vec == 1) return "";
+      // The vector form (PTX ISA 9.7.13.8): red.global.add.v2/.v4.f32.
+      if (d.op == Op::atom || d.space != Space::global || d.type() != Type::f32 ||
+          static_cast<AtomOp>(d.mode) != AtomOp::add)
+        return "a vector atomic is red.global.add.v2/.v4.f32 only";
+      return parts(d, 1, d.vec, "red's source");
     case Op::stmatrix:
     case Op::st:
       if (why = need(d, 2); why.empty())

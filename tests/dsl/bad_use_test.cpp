@@ -247,6 +247,22 @@ TEST(BadTypes, WrapperOperandsAndViews) {
       {"atom.global.cas.b32", "cas needs the swap value c"}));
   EXPECT_TRUE(refused([](Kernel& k) { k.red(Space::global, AtomOp::exch, b32, at(k.reg(u64)), 1); },
                       {"red", "red has no .exch"}));
+  // The vector red (PTX ISA 9.7.13.8): global add.f32 of 2 or 4 registers, sm_90.
+  const auto four = [](Kernel& k, Type t) { return Regs{k.reg(t), k.reg(t), k.reg(t), k.reg(t)}; };
+  EXPECT_TRUE(refused(Target::sm_90a,
+                      [&](Kernel& k) { k.red(Space::shared, AtomOp::add, f32, at(k.reg(u32)), four(k, f32)); },
+                      {"red.shared.add.f32", "a vector red acts on global memory only, not .shared"}));
+  EXPECT_TRUE(refused(Target::sm_90a,
+                      [&](Kernel& k) { k.red(Space::global, AtomOp::add, u32, at(k.reg(u64)), four(k, u32)); },
+                      {"red.global.add.u32", "a vector red adds f32 (red.global.add.v4.f32); not .add.u32"}));
+  EXPECT_TRUE(refused(Target::sm_90a,
+                      [](Kernel& k) {
+                        k.red(Space::global, AtomOp::add, f32, at(k.reg(u64)), Regs{k.reg(f32), k.reg(f32), k.reg(f32)});
+                      },
+                      {"red.global.add.f32", "vector of 3 registers; .v2 or .v4 only"}));
+  EXPECT_TRUE(refused<TargetError>(
+      [&](Kernel& k) { k.red(Space::global, AtomOp::add, f32, at(k.reg(u64)), four(k, f32)); },
+      {"red.global.add.f32", "not available on sm_80", "targets that have it: sm_90a, sm_100a"}));
 }
 
 TEST(BadTypes, CvtRoundingModeMisuse) {

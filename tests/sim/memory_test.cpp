@@ -183,6 +183,48 @@ TEST_F(SimTest, AtomicsAreAtomicAcrossParallelCtas) {
   EXPECT_EQ(h[10], 1000u - (64u * 128u - 1u) % 1001u);
 }
 
+// red.global.add.v4.f32 (PTX ISA 9.7.13.8): each of the four elements is
+// added atomically, from every thread of 64 CTAs (sums exact in f32).
+TEST_F(SimTest, VectorRedAddsEachElementAtomically) {
+  KernelSource k("vector_red");
+  k.param(Type::u64, "p").regs(Type::b64, "%rd", 2).regs(Type::f32, "%f", 4);
+  k.code(R"(
+    ld.param.u64 %rd1, [p];
+    mov.f32 %f0, 0f3F000000;
+    mov.f32 %f1, 0f3F800000;
+    mov.f32 %f2, 0fC0000000;
+    mov.f32 %f3, 0f3E800000;
+    red.global.add.v4.f32 [%rd1+16], {%f0, %f1, %f2, %f3};
+    red.global.add.v2.f32 [%rd1+8], {%f3, %f2};
+  )");
+  auto p = upload(std::vector<float>{1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+  run(k, {64, 1, 1}, {128, 1, 1}, {arg_u64(p)});
+  const auto h = download<float>(p, 8);
+  const float n = 64 * 128;
+  EXPECT_EQ(h[0], 1.0f);
+  EXPECT_EQ(h[1], 0.0f);
+  EXPECT_EQ(h[2], n * 0.25f);
+  EXPECT_EQ(h[3], n * -2.0f);
+  EXPECT_EQ(h[4], n * 0.5f);
+  EXPECT_EQ(h[5], n * 1.0f);
+  EXPECT_EQ(h[6], n * -2.0f);
+  EXPECT_EQ(h[7], n * 0.25f);
+}
+
+TEST_F(SimTest, VectorAtomicsOtherThanRedGlobalAddF32AreRefused) {
+  const auto refusal = [&](const std::string& line) {
+    KernelSource k("vector_atomic");
+    k.param(Type::u64, "p").regs(Type::b32, "%r", 4).regs(Type::b64, "%rd", 2).regs(Type::f32, "%f", 4);
+    k.code("ld.param.u64 %rd1, [p];\nmov.u32 %r0, 0;\n" + line);
+    auto p = zeros<float>(8);
+    return error_of(k, {1, 1, 1}, {1, 1, 1}, {arg_u64(p)});
+  };
+  std::string msg = refusal("red.shared.add.v4.f32 [%r0], {%f0, %f1, %f2, %f3};");
+  EXPECT_NE(msg.find("a vector atomic is red.global.add.v2/.v4.f32 only"), std::string::npos) << msg;
+  msg = refusal("red.global.add.v4.f32 [%rd1], {%f0, %f1};");
+  EXPECT_NE(msg.find("red's source must be a vector of 4 registers"), std::string::npos) << msg;
+}
+
 TEST_F(SimTest, CpAsyncDataIsVisibleOnlyAfterTheWait) {
   KernelSource k("cp_async");
   k.param(Type::u64, "in")

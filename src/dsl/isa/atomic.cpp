@@ -71,4 +71,19 @@ void AtomicOps::red(Space space, AtomOp op, Type type, const Addr& a, const Src&
   emit(opcode, {operand_of(a), operand_of(b)});
 }
 
+void AtomicOps::red(Space space, AtomOp op, Type type, const Addr& a, const Regs& b, AtomOpts o) {
+  ptx::Instruction opcode = opcode_for(ptx::Opcode::red, space, op, type, o);
+  if (b.size() != 2 && b.size() != 4)
+    fail(opcode, "vector of " + std::to_string(b.size()) + " registers; .v2 or .v4 only");
+  if (space != Space::global)
+    fail(opcode, "a vector red acts on global memory only, not ." + std::string(ptx::name(space)));
+  if (op != AtomOp::add || type != Type::f32)
+    fail(opcode, "a vector red adds f32 (red.global.add.v4.f32); not ." + std::string(ptx::name(op)) + "." +
+                     detail::type_name(type));
+  require(opcode, Availability::since(90));
+  opcode.modifiers.insert(opcode.modifiers.end() - 1, b.size() == 2 ? M::v2 : M::v4);  // before the type
+  for (const Reg& r : b) expect_type(opcode, r, type, "source b");
+  emit(opcode, {operand_of(a), operand_of(b)});
+}
+
 }  // namespace warpforge::dsl

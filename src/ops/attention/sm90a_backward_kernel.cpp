@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -251,16 +252,15 @@ class Backward final : public tile::WarpSpecializedDesign {
     // are read N-major as B of Pᵀ·dO and dSᵀ·Q (their rows are queries:
     // wgmma's K), K as B of dS·K (its rows are keys), dSᵀ as the MN-major A
     // of dS·K (its rows are keys, wgmma's K; its 64 queries one 128-byte
-    // row): LBO the next 64-column panel.
+    // row): LBO the next 64-column panel. V's and dO's descriptors are
+    // K's and Q's plus a constant (v_desc, dos), added where they are used:
+    // six registers fewer across the loop, which the consumers' 240 need
+    // (d64 and d128 spilled without).
     k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * (key0() * kRow), 16, kAtom);
-    v_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.v + wg_ * (key0() * kRow), 16, kAtom);
     q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
-    do_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()), 16, kAtom);
     const std::uint32_t q_panel = static_cast<std::uint32_t>(s_.block_m) * kRow;
     const std::uint32_t kv_column0 = static_cast<std::uint32_t>((s_.head_dim - kv_columns()) / 64) * q_panel;
     q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring + wg_ * kv_column0, q_panel, kAtom);
-    do_mn_desc_ =
-        tile::warpgroup::smem_descriptor(k_, base_ + (m_.ring + s_.q_bytes()) + wg_ * kv_column0, q_panel, kAtom);
     if (!s_.deterministic) {
       // dQ's operands over every key: dSᵀ's panel of this warpgroup's
       // queries and K's columns of its part (a 32-column half starts inside
@@ -273,13 +273,14 @@ class Backward final : public tile::WarpSpecializedDesign {
       k_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * bytes_to(dq_column0()), panel, kAtom);
     }
     row_values_ = base_ + m_.row_values + wg_ * row_values_bytes(s_);
+    always_ = k_.setp(Cmp::eq, scale_log2_, scale_log2_);  // check_support refuses a scale that is not finite
   }
 
-  // Each step, one query block against the warpgroup's 64 keys: Sᵀ and dPᵀ
+  // Each step, one query block against the warpgroup's keys: Sᵀ and dPᵀ
   // issued together; lse and D staged meanwhile; Pᵀ from Sᵀ, then dSᵀ
-  // from dPᵀ; dV += Pᵀ·dO, then (fast mode) dSᵀ through shared memory to
-  // this warpgroup's dQ product, then dK += dSᵀ·Q; dQ handed to the writer
-  // warp while dK runs. The slot is freed once its products have completed.
+  // from dPᵀ (fast mode: stored to shared memory); dV += Pᵀ·dO, dK += dSᵀ·Q,
+  // then (fast mode) this warpgroup's dQ product once both warpgroups' dSᵀ
+  // are stored; dQ handed to the writer warp, then the slot freed.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
@@ -297,7 +298,7 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_fence();
         issue_transposed_scores(st_->regs(), k_desc_, q_desc_ + stage_offset);
         k_.wgmma_commit_group();
-        issue_transposed_scores(dpt_->regs(), v_desc_, do_desc_ + stage_offset);
+        issue_transposed_scores(dpt_->regs(), v_desc(), dos(q_desc_) + stage_offset);
         k_.wgmma_commit_group();
         const Step st = step_of(w, t);  // (its division under the products, not before them)
         Reg values = row_values_ + buffer * (row_values_bytes(s_) / 2);
@@ -309,8 +310,15 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
         row_values_ready_->of(wg_).sync();
         k_.wgmma_wait_group(1);  // Sᵀ
-        scores_to_p(w, st, values);
-        pack_accumulator_as_a(k_, *st_, pt_);
+        const auto p = [&] {
+          scores_to_p(w, st, values);
+          pack_accumulator_as_a(k_, *st_, pt_);
+        };
+        // Pᵀ under dPᵀ where the registers allow it (d128; at d64, whose
+        // 128-query blocks give Sᵀ and dPᵀ 64 each, and at d256, ptxas then
+        // serializes the wgmma: C7512).
+        if (s_.head_dim == 128) own_block(p);
+        else p();
         k_.wgmma_wait_group(0);  // dPᵀ
         dp_to_ds(values);
         pack_accumulator_as_a(k_, *dpt_, dst_);
@@ -318,31 +326,41 @@ class Backward final : public tile::WarpSpecializedDesign {
         // issued: until they retire no other instruction may touch it.
         if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
         k_.wgmma_fence();
-        issue_with_a_from_registers(dv_acc_->regs(), pt_, do_mn_desc_ + stage_offset);
+        issue_with_a_from_registers(dv_acc_->regs(), pt_, dos(q_mn_desc_) + stage_offset);
         k_.wgmma_commit_group();
-        const bool dq_after_dv = s_.splits_columns();
-        if (!s_.deterministic && !dq_after_dv) issue_dq(buffer);  // dV, dQ, dK in flight in that order
         issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();
         const auto release = [&] { k_.if_then(lead, [&] { pipe.release(state.stage()); }); };
-        if (!s_.deterministic && dq_after_dv) {
-          // At head_dim 256 dQ's 64 accumulators a thread are issued once dV
-          // has released Pᵀ's registers: dK, dV, Pᵀ, dSᵀ and dQ at once would
-          // not fit in 240 (ptxas serializes the wgmma, C7512). dQ reads no
-          // slot: the one slot is freed once dK has retired, the next
-          // block's load under dQ and its hand-over.
-          k_.wgmma_wait_group(1);
-          k_.wgmma_fence();
-          issue_dq(buffer);
-          k_.wgmma_wait_group(1);
+        if (s_.deterministic) {
+          k_.wgmma_wait_group(0);
           release();
-        }
-        if (!s_.deterministic) {
-          k_.wgmma_wait_group(dq_after_dv ? 0 : 1);  // dV and dQ: dQ goes to its writer while dK runs (d64, d128)
+        } else {
+          // dQ last: it needs both warpgroups' dSᵀ (the barrier in issue_dq),
+          // and the warpgroup that reaches the barrier first waits there with
+          // its dV and dK already queued on the tensor pipe, which runs them
+          // while the other warpgroup finishes its softmax (session 7's
+          // order, dV, dQ, dK, left the first one's dK behind the barrier:
+          // its largest stall).
+          if (s_.splits_columns()) {
+            // At head_dim 256 dQ's 64 accumulators a thread are issued once
+            // dV has released Pᵀ's registers: dK, dV, Pᵀ, dSᵀ and dQ at once
+            // would not fit in 240 (ptxas serializes the wgmma, C7512).
+            k_.wgmma_wait_group(1);
+            k_.wgmma_fence();
+          }
+          issue_dq(buffer);
+          // One slot (d256): freed once dK has retired, the next block's
+          // load under dQ and its hand-over. Two: after the hand-over (freed
+          // before it, d64 with a window spilled 8 bytes).
+          const bool one_slot = s_.stages == 1;
+          if (one_slot) {
+            k_.wgmma_wait_group(1);
+            release();
+          }
+          k_.wgmma_wait_group(0);
           hand_dq_over(buffer);
+          if (!one_slot) release();
         }
-        k_.wgmma_wait_group(0);
-        if (s_.deterministic || !dq_after_dv) release();
         ++state;
       });
     });
@@ -387,6 +405,16 @@ class Backward final : public tile::WarpSpecializedDesign {
   // block and column w·dq_column0().
   int dq_row0() const { return s_.block_m - kWgM; }
   int dq_column0() const { return s_.head_dim - dq_columns(s_); }
+  // `body` as a basic block of its own (a branch on a predicate that always
+  // holds), as the forward's softmax: in one block with the wait for dPᵀ,
+  // ptxas hoists that wait (WARPGROUP.DEPBAR.LE gsb0, 0x0) above Pᵀ's
+  // exponentials (nvdisasm: after the first MUFU.EX2), which then wait for
+  // the dPᵀ they should overlap.
+  void own_block(const std::function<void()>& body) { k_.if_then(always_, body); }
+  // V's descriptor from K's (V's buffer a constant distance on), dO's (the
+  // slot's second half) from one of Q's.
+  Reg v_desc() { return k_desc_ + ((m_.v - m_.k) >> 4); }
+  Reg dos(const Reg& q_desc) { return q_desc + (s_.q_bytes() >> 4); }
   // Varlen maps have one batch (the rows run on across sequences).
   Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
 
@@ -464,7 +492,11 @@ class Backward final : public tile::WarpSpecializedDesign {
       Reg minus = k_.reg(f32);
       k_.neg(minus, lse_log2);
       k_.fma(x, x, scale_log2_, minus);
-      k_.ex2_approx(x, x);
+      // .ftz (PTX ISA 9.7.3.21): one MUFU.EX2 a score (without it ptxas
+      // keeps subnormal results with a compare and two multiplies more). A
+      // P below 2^-126 is flushed to 0: the row's P sum to 1, so what it
+      // would add to dV, dK or dQ is below f32's rounding of the sums.
+      k_.ex2_approx(x, x, true);
     });
   }
 
@@ -504,17 +536,26 @@ class Backward final : public tile::WarpSpecializedDesign {
       const tile::LaneCoords alc = tile::emit_lane_coords(k_, dst_[0].steps(), lane_);
       const layout::Swizzle swz = layout::smem_swizzle(layout::SmemSwizzle::b128, 2);
       const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
+      // Element (key, query) at panel·(block_n·64) + key·64 + query mod 64,
+      // swizzled on element offsets: its 16-byte chunk (bits base..) XORed
+      // with its row mod 8 (bits base + shift..). A thread's rows, key_row
+      // and key_row + 8, share that term, and its values' chunks come from
+      // their query offset C alone (alc.col is below a chunk): each store is
+      // at the thread's address + (C ^ term) + an immediate, 8 distinct
+      // (C ^ term) a thread (a register each; the swizzled address of every
+      // store had taken 32).
       Reg key_row = warp_keys_ + alc.row;
+      Reg term = ((key_row << 6) >> swz.shift()) & swz_mask;
+      Reg thread_at = ds + ((((key_row << 6) + alc.col) << 1));
+      std::map<std::int64_t, Reg> chunk_at;
       for (int kk = 0; kk < s_.block_m / 16; ++kk)
         for (std::size_t r = 0; r < dst_[static_cast<std::size_t>(kk)].regs().size(); ++r) {
           const auto [dr, dc] =
               dst_[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
-          // Element (key, query) at panel·(block_n·64) + key·64 + query mod 64,
-          // swizzled on element offsets (a panel is a whole number of repeats).
-          const std::int64_t panel_elements = (kk / 4) * std::int64_t{s_.block_n} * 64;
-          Reg element = ((key_row + dr) << 6) + (alc.col + (panel_elements + 16 * (kk % 4) + dc));
-          Reg swizzled = element ^ ((element >> swz.shift()) & swz_mask);
-          k_.st(Space::shared, b32, at(ds + (swizzled << 1)), dst_[static_cast<std::size_t>(kk)].regs()[r]);
+          const std::int64_t c = 16 * (kk % 4) + dc;
+          if (!chunk_at.count(c)) chunk_at.emplace(c, thread_at + ((term ^ c) << 1));
+          const std::int64_t rest = (kk / 4) * std::int64_t{s_.block_n} * 64 + (dr << 6);
+          k_.st(Space::shared, b32, at(chunk_at.at(c), 2 * rest), dst_[static_cast<std::size_t>(kk)].regs()[r]);
         }
     };
     if (s_.splits_columns())
@@ -558,13 +599,17 @@ class Backward final : public tile::WarpSpecializedDesign {
   }
 
   // A dQ writer warp (of consumer warpgroup `writer`): each step, once the
-  // warpgroup's tile is full, its rows that exist added into dq_accum, a
-  // row's dq_columns by 128-byte red.global.add of the warp (PTX ISA
-  // 9.7.13.8); the tile freed for the next step. Step t waits for the full
-  // barrier's phase t (one item a CTA: KeyBlockWork).
+  // warpgroup's tile is full, its rows that exist added into dq_accum by
+  // red.global.add.v4.f32 (PTX ISA 9.7.13.8, sm_90): a lane's 4 adjacent
+  // columns, a row's dq_columns by dq_columns/4 lanes, so one red of the
+  // warp adds 512 bytes (2 rows at head_dim 64 and 128, 1 at 256); the tile
+  // freed for the next step. Step t waits for the full barrier's phase t
+  // (one item a CTA: KeyBlockWork).
   void write_dq(tile::WarpSpecialized& ws, const Reg& writer) {
     Reg lane = k_.sreg(SReg::laneid);
     const std::uint32_t row_bytes = dq_row_bytes(s_);
+    const int lanes_per_row = dq_columns(s_) / 4, rows_per_red = 32 / lanes_per_row;  // 16 or 32 lanes: 2 or 1
+    Reg lane_row = lane >> (lanes_per_row == 16 ? 4 : 5), lane_column = (lane & (lanes_per_row - 1)) << 2;
     ws.source().for_each([&](const tile::WorkItem& w) {
       Reg count = w.kb1 - w.kb0;
       // The tile starts free; it is freed after each step but the last (an
@@ -573,34 +618,33 @@ class Backward final : public tile::WarpSpecializedDesign {
       k_.for_range(0, count, 1, [&](Reg t) {
         const Step st = step_of(w, t);
         dq_full_->wait(writer, t & 1);
-        Reg tile = base_ + m_.dq + writer * dq_tile_bytes(s_) + (lane << 2);
+        Reg tile = base_ + m_.dq + writer * dq_tile_bytes(s_) + lane_row * row_bytes + (lane_column << 2);
         Reg m0 = st.m0 + (writer * dq_row0()).as(s32);
         Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + m0.as(u32);
         Reg rows = k_.min(w.extra[KeyBlockWork::len_q] - m0, kWgM);
-        Reg column = writer * dq_column0() + lane;
-        // Four reds in flight an iteration (two rows at head_dim 64 and 128,
-        // whose rows are two 128-byte parts): the next load into a red's
-        // source register waits until the red has read it (a long
-        // scoreboard), so one row an iteration had kept two in flight. The
-        // reds are not under a branch (ptxas then moves the second row's
-        // loads behind the first row's reds, into their registers): a row
-        // past `rows` (its queries past the sequence, whose P and so dS and
-        // dQ are ±0) is added into row rows - 1, which it leaves unchanged.
-        const int parts = dq_columns(s_) / 32, unroll = std::max(1, 4 / parts);
-        k_.for_range(0, rows, unroll, [&](Reg r) {
-          std::vector<Reg> x;
-          for (int i = 0; i < unroll; ++i)
-            for (int part = 0; part < parts; ++part) {
-              x.push_back(k_.reg(f32));
-              k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * row_bytes + part * 128));
-            }
-          for (int i = 0; i < unroll; ++i) {
-            Reg row = i == 0 ? r : k_.min(r + i, rows - 1);
-            Reg at_dq = k_.reg(u64);
-            k_.mul_wide(at_dq, ((ws_row0 + row.as(u32)) * heads_q_ + st.head) * s_.head_dim + column, 4);
-            for (int part = 0; part < parts; ++part)
-              k_.red(Space::global, AtomOp::add, f32, at(dq_accum_ + at_dq, part * 128),
-                     x[static_cast<std::size_t>(i * parts + part)]);
+        // The lane's first row's address; its rows follow a workspace row
+        // (heads_q·head_dim values) apart. Two reds in flight an iteration:
+        // the next load into a red's source registers waits until the red
+        // has read them. The reds are not under a branch: a lane's row past
+        // `rows` (its queries past the sequence, whose P and so dS and dQ are
+        // ±0) is added into row rows - 1, which it leaves unchanged (`last`,
+        // the lane's last row counted from its first, may be -1).
+        Reg lane_offset = k_.reg(u64);
+        k_.mul_wide(lane_offset, ((ws_row0 + lane_row) * heads_q_ + st.head) * s_.head_dim + writer * dq_column0() +
+                                     lane_column, 4);
+        Reg lane_at = dq_accum_ + lane_offset;
+        Reg last = rows - 1 - lane_row.as(s32), row_bytes_global = heads_q_ * (s_.head_dim * 4);
+        constexpr int kInFlight = 2;
+        k_.for_range(0, rows, kInFlight * rows_per_red, [&](Reg r) {
+          std::vector<Regs> x;
+          for (int i = 0; i < kInFlight; ++i) {
+            x.push_back(Regs{k_.reg(f32), k_.reg(f32), k_.reg(f32), k_.reg(f32)});
+            k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * rows_per_red * row_bytes));
+          }
+          for (int i = 0; i < kInFlight; ++i) {
+            Reg offset = k_.reg(s64);
+            k_.mul_wide(offset, k_.min(r + i * rows_per_red, last), row_bytes_global.as(s32));
+            k_.red(Space::global, AtomOp::add, f32, at(lane_at + offset.as(u64)), x[static_cast<std::size_t>(i)]);
           }
         });
         k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });
@@ -623,10 +667,11 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierArray> dq_full_, dq_empty_;
   // The consumers'.
   Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
-  Reg k_desc_, v_desc_, q_desc_, do_desc_, q_mn_desc_, do_mn_desc_, ds_desc_, k_mn_desc_;
+  Reg k_desc_, q_desc_, q_mn_desc_, ds_desc_, k_mn_desc_;
   std::optional<tile::RegisterTile> st_, dpt_, dk_acc_, dv_acc_, dq_acc_;
   std::vector<tile::RegisterTile> pt_, dst_;
   tile::LaneCoords lc_;
+  Pred always_;  // true (own_block)
 };
 
 }  // namespace

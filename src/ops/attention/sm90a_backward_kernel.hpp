@@ -21,13 +21,13 @@
 // by the warpgroup in shared memory), and dV += Pᵀ·dO, dK += dSᵀ·Q with
 // wgmma taking Pᵀ and dSᵀ from registers. Fast mode: dSᵀ goes to shared
 // memory and each warpgroup computes a dQ product (dS read transposed from
-// shared memory, wgmma's MN-major A) while its dK product runs: its half
+// shared memory, wgmma's MN-major A) after its dV and dK products: its half
 // of dQ's columns, (d/2)w.., over the CTA's keys. The product goes
 // through shared memory (handed over on a full and an empty mbarrier) to a
 // dQ writer warp of the producer warpgroup (one a consumer warpgroup),
-// which adds it into the f32 workspace row by row with 128-byte
-// red.global.add, off the consumers' path (FA3's dQ writer, without its
-// TMA reduce); the sm80 finish kernel converts it. Deterministic mode adds
+// which adds it into the f32 workspace with red.global.add.v4.f32 (512
+// bytes a warp instruction), off the consumers' path (FA3's dQ writer,
+// without its TMA reduce); the sm80 finish kernel converts it. Deterministic mode adds
 // no dQ here (the sm80 dq kernel computes it in a fixed order). dK and dV
 // are summed in a fixed order in either mode. Query blocks outside the
 // mask are never loaded.

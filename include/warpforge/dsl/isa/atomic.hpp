@@ -22,6 +22,10 @@ class AtomicOps : public virtual KernelCore {
   void atom(Space space, AtomOp op, Type type, const Reg& d, const Addr& a, const Src& b,
             std::optional<Src> c = std::nullopt, AtomOpts o = {});
   void red(Space space, AtomOp op, Type type, const Addr& a, const Src& b, AtomOpts o = {});
+  // red.global.add.v2/.v4.f32 [a], {b...} (PTX ISA 9.7.13.8, sm_90): 2 or 4
+  // consecutive f32 (8 or 16 bytes, aligned to their size) added by one
+  // instruction; global memory and add.f32 only.
+  void red(Space space, AtomOp op, Type type, const Addr& a, const Regs& b, AtomOpts o = {});
 
  private:
   ptx::Instruction opcode_for(ptx::Opcode base, Space space, AtomOp op, Type type, AtomOpts o);

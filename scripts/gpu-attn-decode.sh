@@ -6,13 +6,15 @@
 #
 #   1. bench_attention --decode --quick: ours against the read floor (the
 #      same K and V bytes read once by stream_read, the fastest of 1, 2, 4,
-#      8 CTAs an SM), batch 1 and 8, KV 1k to 128k;
+#      8 CTAs an SM), batch 1 and 8, KV 1k to 128k; then the same with the
+#      splits' chunks static (WARPFORGE_DECODE_CLAIMS=0: session 8's A/B);
 #   2. python -m warpforge.bench_attention --decode --quick: the Python call
 #      beside SDPA's backends, each as a fraction of the copy rate;
-#   3. at batch 1, KV 8k and 128k: the op's split count beside more splits
-#      (several waves of CTAs: the block scheduler's balance of the SMs);
+#   3. at batch 1, KV 8k and 128k: claimed and static chunks alternating,
+#      two runs each;
 #   4. ncu of the decode kernel at batch 1, KV 128k (the full set, its SASS
-#      stall lines) and of the floor's fastest launch (8 CTAs an SM), both at
+#      stall lines), the static kernel's SM spread, and of the floor's
+#      fastest launch (8 CTAs an SM), all at
 #      the GPU's own clocks, with the L2's traffic by source (fabric, hits),
 #      DRAM's bytes and the spread of the SMs' active cycles;
 #   5. the decode GPU tests (AttentionGpu.DecodeCases);
@@ -43,11 +45,17 @@ py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 bench="$build_dir/bench/bench_attention"
 test_gpu="$build_dir/tests/test_gpu"
 
-# 1. C++: ours against the read floor.
+# 1. C++: ours against the read floor; the A/B of session 8: splits that claim
+#    their chunks (the default) and splits of static chunks (WARPFORGE_DECODE_CLAIMS=0).
 stage "bench_attention --decode --quick" 10 "$logs/bench_decode.log" "$bench" --decode --quick --reps 20
-echo "== decode, C++: ours against the read floor (same run) =="
+echo "== decode, C++: ours (chunks claimed) against the read floor (same run) =="
 grep -E "^\||rror" "$logs/bench_decode.log"
 keep bench_decode.log bench.log
+stage "bench_attention --decode --quick (static)" 10 "$logs/bench_static.log" \
+  env WARPFORGE_DECODE_CLAIMS=0 "$bench" --decode --quick --reps 20
+echo "== decode, C++: ours (static chunks: WARPFORGE_DECODE_CLAIMS=0) against the read floor (same run) =="
+grep -E "^\| [0-9]|rror" "$logs/bench_static.log"
+keep bench_static.log bench.log
 
 # 2. Python: ours beside SDPA's backends, each against the copy rate.
 stage "bench_attention.py --decode --quick" 12 "$logs/bench_decode_python.log" \
@@ -56,12 +64,14 @@ echo "== decode from Python beside SDPA (GB/s of K and V; fractions of the copy 
 grep -E "^\||copy rate" "$logs/bench_decode_python.log"
 keep bench_decode_python.log bench.log
 
-# 3. Batch 1: the op's splits beside several waves of CTAs.
-stage "decode b1: split counts" 8 "$logs/decode_splits.log" bash -c "
-  for len in 8192 131072; do '$bench' --decode --decode-shape 1,\$len --reps 20 --decode-splits 0,32,64 || exit; done"
-echo "== decode at batch 1: the op's splits (one wave), 32 and 64 (several waves) =="
-grep -E "^\| 1 " "$logs/decode_splits.log"
-keep decode_splits.log bench.log
+# 3. Batch 1, 8k and 128k: claimed and static, alternating, two runs each.
+stage "decode b1: claimed, static x2" 9 "$logs/decode_b1.log" bash -c "
+  for len in 8192 131072; do for run in 1 2; do for c in 1 0; do
+    echo \"claims \$c, run \$run, KV \$len\"; WARPFORGE_DECODE_CLAIMS=\$c '$bench' --decode --decode-shape 1,\$len --reps 20 || exit
+  done; done; done"
+echo "== decode at batch 1: chunks claimed (1) and static (0), two runs =="
+grep -E "^claims|^\| 1 " "$logs/decode_b1.log"
+keep decode_b1.log bench.log
 
 # 4. ncu at batch 1, KV 128k: ours (full set, SASS stall lines), then the floor's 8-CTA launch.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
@@ -91,6 +101,15 @@ if [ -x "$ncu" ] && [ "$(left)" -ge 10 ]; then
     keep ncu_decode_131072.details ncu.log
     keep ncu_decode_131072.csv ncu-source.csv
   fi
+fi
+if [ -x "$ncu" ] && [ "$(left)" -ge 8 ]; then
+  stage "ncu decode static (b1, KV 131072)" 6 "$logs/ncu_static_131072.log" env WARPFORGE_DECODE_CLAIMS=0 \
+    "$ncu" --clock-control none --kernel-name regex:attention_decode --launch-count 1 \
+    --metrics 'regex:^(sm__cycles_active\.(avg|max)|sm__cycles_elapsed\.max|gpu__time_duration\.sum|dram__bytes_read\.sum)$' \
+    "$bench" --decode --decode-shape 1,131072 --reps 1
+  echo "== ncu, decode static chunks at batch 1, KV 131072: the SMs' active cycles =="
+  show_metrics "$logs/ncu_static_131072.log"
+  keep ncu_static_131072.log ncu.log
 fi
 if [ -x "$ncu" ] && [ "$(left)" -ge 8 ]; then
   # Launches of the floor, 4 a grid (K and V, a warm-up and --reps 1): the 13th is 8 CTAs an SM.

@@ -232,7 +232,8 @@ struct AttentionDecode::State {
   std::vector<runtime::Arg> args;
   runtime::DevicePtr k_mapped = 0, v_mapped = 0;
 
-  // The splits' partial O and lse, then a counter a (sequence, KV head).
+  // The splits' partial O and lse, then two counters a (sequence, KV head):
+  // the combine's and the TMA-fed kernel's claims.
   std::string no_workspace() const {
     return "no workspace given: with caller_workspace, execute() needs one of " + std::to_string(workspace_bytes()) +
            " bytes (workspace_bytes())";
@@ -241,7 +242,7 @@ struct AttentionDecode::State {
     if (splits <= 1) return 0;
     return static_cast<std::size_t>(splits * problem.batch * problem.heads_q * problem.q_tokens *
                                         (problem.head_dim + 1) * 4 +
-                                    problem.batch * problem.heads_kv * 4);
+                                    problem.batch * problem.heads_kv * 8);
   }
 };
 
@@ -297,6 +298,8 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
   s.spec.split_output = s.splits > 1;
+  if (const char* claims = std::getenv("WARPFORGE_DECODE_CLAIMS"); claims && std::string(claims) == "0")
+    s.spec.claims = false;
   size_tma_ring(s.spec);
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)

@@ -3,6 +3,7 @@
 #include <bit>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "decode_warps.hpp"
 #include "sm90a_design.hpp"
@@ -85,9 +86,10 @@ class Decode final : public tile::WarpSpecializedDesign {
   }
 
   // kv_len asked for first, and beside it (no sliding window: the split's
-  // first chunk starts at split·kChunk·block_n whatever kv_len is) the
-  // producer warp's entries of that chunk: both round trips run under the
-  // barriers' set-up, and the first pages are known when kv_len is.
+  // first two chunks start at split·kChunk·block_n and (split + splits)·
+  // kChunk·block_n whatever kv_len is) the producer warp's entries of those
+  // chunks: the round trips run under the barriers' set-up, and the first
+  // pages are known when kv_len is.
   void prologue(tile::WarpSpecialized& ws) override {
     Reg b4 = k_.reg(u64);
     k_.mul_wide(b4, k_.sreg(SReg::ctaid_z), 4);
@@ -100,10 +102,12 @@ class Decode final : public tile::WarpSpecializedDesign {
       k_.mul(b64, b64, p_.table_row);
       k_.mad(table_base_, b64, 4, p_.table);
     }
-    first_entries_ = k_.mov(u32, 0);
+    first_entries_ = {k_.mov(u32, 0), k_.mov(u32, 0)};
     if (!s_.window_left)
-      k_.if_then((ws.tid() >> 5) == 4,
-                 [&] { load_entries(first_entries_, k_.mov(s32, 0), k_.sreg(SReg::ctaid_x)); });
+      k_.if_then((ws.tid() >> 5) == 4, [&] {
+        load_entries(first_entries_[0], k_.mov(s32, 0), k_.sreg(SReg::ctaid_x));
+        load_entries(first_entries_[1], k_.mov(s32, 0), k_.sreg(SReg::ctaid_x) + p_.splits);
+      });
     base_ = ws.smem_base();
     map_k_ = k_.param_generic_address(map_k_p_);
     map_v_ = k_.param_generic_address(map_v_p_);
@@ -201,23 +205,31 @@ class Decode final : public tile::WarpSpecializedDesign {
     });
   }
 
-  // The split's chunks: its first, split, and split + splits are its own;
-  // with several splits each later one is claimed from the (sequence, KV
-  // head)'s counter (2·splits + the count before it), so a split on an SM
-  // that streams faster takes more of them and the splits end together
-  // (equal shares ended up to ~20% apart on an H200: docs/PERFORMANCE.md).
-  // Each chunk's entries load a chunk ahead, and its successor is claimed a
-  // chunk ahead; a claim past the last chunk ends the claims (every claim
-  // asked for is read before the split ends: the CTA that combines zeroes
-  // the counter). The end: a slot whose first key is -1.
+  // The split's chunks: its first two, split and split + splits, are its
+  // own (their entries came with kv_len); with several splits each later
+  // one is claimed from the (sequence, KV head)'s counter (2·splits + the
+  // count before it), so a split on an SM that streams faster takes more of
+  // them and the splits end together (equal shares ended up to ~20% apart
+  // on an H200: docs/PERFORMANCE.md). A chunk is claimed, and its entries
+  // asked for, a chunk before its blocks are issued: two registers of
+  // entries take turns (the loop's two halves), so no wait for a load sits
+  // between a chunk's blocks and the next's. A claim past the last chunk
+  // ends the claims (every claim asked for is read before the split ends:
+  // the CTA that combines zeroes the counter). The end: a slot whose first
+  // key is -1.
   void load_blocks(tile::WarpSpecialized& ws, const tile::WorkItem& w) {
     Kernel& k = k_;
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     Reg lane = k.sreg(SReg::laneid), split = k.sreg(SReg::ctaid_x);
-    Reg current = k.mov(u32, 0), next = k.mov(u32, 0);  // chunk cur's entries, chunk upcoming's
-    if (s_.window_left) load_entries(current, keys_.start, split);
-    else k.mov(current, first_entries_);
     Reg cur = k.mov(u32, split), upcoming = split + p_.splits;
+    Reg entries[2] = {k.mov(u32, 0), k.mov(u32, 0)};  // chunk cur's, chunk upcoming's (then in turn)
+    if (s_.window_left) {
+      load_entries(entries[0], keys_.start, cur);
+      load_entries(entries[1], keys_.start, upcoming);
+    } else {
+      k.mov(entries[0], first_entries_[0]);
+      k.mov(entries[1], first_entries_[1]);
+    }
     Reg claimed = k.mov(u32, chunks_);  // lane 0's last claim (none yet: past the chunks)
     Reg counter = k.mov(u64, 0);
     auto claim = [&] {
@@ -229,11 +241,12 @@ class Decode final : public tile::WarpSpecializedDesign {
       k.if_then(p_.splits * 2 < chunks_, claim);
     }
     tile::PipelineState state(k, s_.stages);
-    k.while_loop([&] { return cur < chunks_; }, [&] {
-      k.if_then(upcoming < chunks_, [&] { load_entries(next, keys_.start, upcoming); });
+    // Chunk cur's blocks from `mine`; then the chunk after upcoming, whose
+    // entries go to `mine` (upcoming's are in the other register).
+    auto chunk = [&](const Reg& mine) {
       for (int j = 0; j < kChunk; ++j) {
         Reg block = (cur * kChunk + j).as(s32);
-        k.if_then(block < blocks_, [&] { load_block(ws, w, state, keys_.start + block * s_.block_n, current, j); });
+        k.if_then(block < blocks_, [&] { load_block(ws, w, state, keys_.start + block * s_.block_n, mine, j); });
       }
       Reg after = k.reg(u32);
       if (claims) {
@@ -243,9 +256,13 @@ class Decode final : public tile::WarpSpecializedDesign {
       } else {
         k.add(after, upcoming, p_.splits);
       }
+      k.if_then(after < chunks_, [&] { load_entries(mine, keys_.start, after); });
       k.mov(cur, upcoming);
       k.mov(upcoming, after);
-      k.mov(current, next);
+    };
+    k.while_loop([&] { return cur < chunks_; }, [&] {
+      chunk(entries[0]);
+      k.if_then(cur < chunks_, [&] { chunk(entries[1]); });
     });
     pipe.acquire(state);
     k.if_then(lane == 0, [&] {
@@ -313,7 +330,8 @@ class Decode final : public tile::WarpSpecializedDesign {
   Kernel k_;
   decode::Params p_;
   ParamRef map_k_p_, map_v_p_;
-  Reg kv_len_, table_base_, first_entries_, base_, map_k_, map_v_, blocks_, chunks_;
+  Reg kv_len_, table_base_, base_, map_k_, map_v_, blocks_, chunks_;
+  std::vector<Reg> first_entries_;  // the split's first two chunks' (no sliding window)
   std::optional<tile::NamedBarrier> warps_barrier_;
   decode::SplitKeys keys_;
   std::optional<decode::Warps> warps_;

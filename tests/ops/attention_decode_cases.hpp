@@ -129,8 +129,8 @@ inline void check_decode(const runtime::Device& device, const DecodeCase& c, std
 // The decode cases: grouped-query packing from 1 to 64 rows a KV head, 1 to
 // 8 query tokens, page sizes 16 to 256 (and one that is no power of two), KV
 // lengths of 1 and of the query tokens alone, one split or several (chosen
-// or given, more than the blocks, fewer than the chunks: claimed), causal,
-// not causal, sliding window, f16, large logits.
+// or given, more than the blocks), causal, not causal, sliding window, f16,
+// large logits.
 inline std::vector<DecodeCase> decode_cases() {
   return {
       {.name = "GQA 4:1 one token", .kv_lens = {300}},
@@ -154,10 +154,6 @@ inline std::vector<DecodeCase> decode_cases() {
       {.name = "more splits than blocks", .heads_q = 2, .heads_kv = 1, .head_dim = 64, .kv_lens = {100},
        .pages_per_sequence = 40, .options = {.splits = 9}},
       {.name = "15 rows a KV head", .heads_q = 3, .heads_kv = 1, .q_tokens = 5, .head_dim = 64, .kv_lens = {90}},
-      // Chunks past each split's first two claimed from the counter (four of
-      // eight, then one of five; the second launch finds the counters at zero).
-      {.name = "claimed chunks", .heads_q = 4, .heads_kv = 1, .head_dim = 128, .kv_lens = {1000, 517},
-       .options = {.splits = 2}},
       // The combine's loops past one pass: 150 splits over 128 threads, and
       // each warp's share (every fourth split) past 8; many empty splits.
       {.name = "150 splits", .heads_q = 2, .heads_kv = 1, .head_dim = 64, .page_size = 64, .kv_lens = {9700, 3000},

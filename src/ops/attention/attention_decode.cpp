@@ -232,8 +232,7 @@ struct AttentionDecode::State {
   std::vector<runtime::Arg> args;
   runtime::DevicePtr k_mapped = 0, v_mapped = 0;
 
-  // The splits' partial O and lse, then two counters a (sequence, KV head):
-  // the combine's and the TMA-fed kernel's claims.
+  // The splits' partial O and lse, then a counter a (sequence, KV head).
   std::string no_workspace() const {
     return "no workspace given: with caller_workspace, execute() needs one of " + std::to_string(workspace_bytes()) +
            " bytes (workspace_bytes())";
@@ -242,13 +241,28 @@ struct AttentionDecode::State {
     if (splits <= 1) return 0;
     return static_cast<std::size_t>(splits * problem.batch * problem.heads_q * problem.q_tokens *
                                         (problem.head_dim + 1) * 4 +
-                                    problem.batch * problem.heads_kv * 8);
+                                    problem.batch * problem.heads_kv * 4);
   }
 };
 
 namespace {
 std::vector<const TensorView*> views_of(const AttentionDecodeTensors& t) {
   return {&t.q, &t.k_cache, &t.v_cache, &t.block_table, &t.kv_lens, &t.o, t.lse};
+}
+
+// The caches' L2 promotion: 128 bytes, a box row. A slot's 256 bytes of a
+// head are a box's two panels, read page_rows rows apart: with 256-byte
+// promotion (the maps' default) L2 fetched both on the first and looked the
+// second up again when asked (ncu at 128k keys, s8 gpu-w1: 1.75 L2 lookups a
+// sector read against stream_read's 1.5, L2 busy 92% at DRAM 82%).
+// WARPFORGE_DECODE_L2_PROMOTION (0, 64, 128, 256): window 2's same-run A/B.
+runtime::TensorMapL2Promotion cache_promotion() {
+  const char* text = std::getenv("WARPFORGE_DECODE_L2_PROMOTION");
+  const std::string v = text ? text : "";
+  if (v == "0") return runtime::TensorMapL2Promotion::none;
+  if (v == "64") return runtime::TensorMapL2Promotion::b64;
+  if (v == "256") return runtime::TensorMapL2Promotion::b256;
+  return runtime::TensorMapL2Promotion::b128;
 }
 
 // A cache (pages, page_size, heads_kv, head_dim) as the TMA kernel's map
@@ -268,7 +282,8 @@ runtime::TensorMap cache_map(const runtime::Device& device, const DecodeProblem&
                  .strides_bytes = {bytes(strides[1], p.page_size), 128, bytes(strides[2], p.heads_kv),
                                    bytes(strides[0], p.pages)},
                  .box = {64, static_cast<std::uint32_t>(page_rows), static_cast<std::uint32_t>(p.head_dim / 64), 1, 1},
-                 .swizzle = runtime::TensorMapSwizzle::b128});
+                 .swizzle = runtime::TensorMapSwizzle::b128,
+                 .l2_promotion = cache_promotion()});
 }
 }  // namespace
 
@@ -298,8 +313,6 @@ AttentionDecode::AttentionDecode(const AttentionDecodeTensors& t, AttentionDecod
   s.splits = options.splits > 0 ? options.splits
                                 : static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::min<std::int64_t>((capacity + 63) / 64, 256)));
   s.spec.split_output = s.splits > 1;
-  if (const char* claims = std::getenv("WARPFORGE_DECODE_CLAIMS"); claims && std::string(claims) == "0")
-    s.spec.claims = false;
   size_tma_ring(s.spec);
   const std::size_t limit = s.device.properties().shared_bytes_per_block_optin;
   if (limit && static_cast<std::size_t>(s.spec.shared_bytes()) > limit)

@@ -33,7 +33,7 @@ std::string DecodeSpec::kernel_name() const {
          std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
          "_g" + std::to_string(group) + "_t" + std::to_string(q_tokens) + "_n" + std::to_string(block_n) + "s" +
          std::to_string(stages) + (causal ? "_causal" : "") + (window_left ? "_wl" : "") + (has_lse ? "_lse" : "") +
-         (split_output ? "_split" : "") + (tma && split_output && !claims ? "_static" : "") +
+         (split_output ? "_split" : "") +
          (sm90a ? "_sm90a" : "");
 }
 

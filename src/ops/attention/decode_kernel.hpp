@@ -44,10 +44,6 @@ struct DecodeSpec {
   // 16 that divides the page and holds a warp's keys).
   bool tma = false;
   int page_rows = 0;
-  // The TMA-fed kernel's splits claim their chunks past the first two (false:
-  // split s takes chunks s, s + splits, ...; WARPFORGE_DECODE_CLAIMS=0, the
-  // session-8 A/B on the GPU, to be removed with the design that loses).
-  bool claims = true;
 
   int rows() const { return group * q_tokens; }
   int row_tiles() const;             // 16-row tiles: 1, 2 or 4
@@ -76,7 +72,7 @@ struct DecodeSpec {
 // rows_total·splits·head_dim·4 + (row·splits + split)·4, where row =
 // (batch·heads_q + head)·q_tokens + token, then a u32 counter a (sequence,
 // KV head) at partial + rows_total·splits·(head_dim + 1)·4 + (b·heads_kv +
-// g)·4, then (the TMA-fed kernel's) a u32 claim counter a pair after those.
+// g)·4.
 ptx::Module build_decode_split(const DecodeSpec& spec);
 
 }  // namespace warpforge::ops

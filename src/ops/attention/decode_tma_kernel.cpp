@@ -3,7 +3,6 @@
 #include <bit>
 #include <memory>
 #include <optional>
-#include <vector>
 
 #include "decode_warps.hpp"
 #include "sm90a_design.hpp"
@@ -21,16 +20,10 @@ namespace {
 
 int log2_of(int x) { return std::countr_zero(static_cast<unsigned>(x)); }
 
-// Blocks a chunk: the unit a split takes (Decode::load_blocks). Two: a
-// split that claims last ends at most a chunk's time (~2 µs at 128k keys)
-// after the others, and a claim's round trip hides under its chunk before.
-constexpr int kChunk = 2;
-
 // Where the design's buffers sit in shared memory (tile::SharedLayout): Q,
-// the ring (each slot K's copies, then V's), each slot's first key (s32;
-// -1: no block, the split is done), the full and empty barriers.
+// the ring (each slot K's copies, then V's), the full and empty barriers.
 struct Smem {
-  std::uint32_t q, ring, keys, full, empty, launch;
+  std::uint32_t q, ring, full, empty, launch;
 };
 Smem smem_of(const DecodeSpec& s) {
   tile::SharedLayout layout;
@@ -38,21 +31,24 @@ Smem smem_of(const DecodeSpec& s) {
   m.q = layout.buffer(static_cast<std::uint32_t>(s.row_tiles() * 16 * s.head_dim * 2),
                       tile::SharedLayout::kBaseAlignment);
   m.ring = layout.ring(s.stage_bytes(), s.stages);
-  m.keys = layout.buffer(static_cast<std::uint32_t>(4 * s.stages), 16);
   m.full = layout.mbarriers(s.stages);
   m.empty = layout.mbarriers(s.stages);
   m.launch = layout.launch_bytes();
   return m;
 }
 
-// One item a CTA: the split's blocks, chunk by chunk (Decode::load_blocks);
-// a split that gets none still writes its empty partial for the combine.
+// One item a CTA: the split's keys, from the sequence's kv_len (loaded in
+// the prologue); its blocks are the item's k-blocks (a split past the
+// sequence has none, and still writes its empty partial for the combine).
 class SplitItem final : public OneItemPerCta {
  public:
-  explicit SplitItem(Kernel& k) : OneItemPerCta(k, "attention decode's SplitItem") {
+  SplitItem(Kernel& k, const DecodeSpec& s, const decode::Params& p, const Reg& kv_len, decode::SplitKeys& keys)
+      : OneItemPerCta(k, "attention decode's SplitItem") {
     Reg split = k.sreg(SReg::ctaid_x), g = k.sreg(SReg::ctaid_y), b = k.sreg(SReg::ctaid_z);
+    keys = decode::split_keys(k, s, p, kv_len, split);
     item_.tile = {k.mov(u32, 0), g, b, split};
-    item_.kb0 = item_.kb1 = k.mov(s32, 0);  // not the item's: its chunks are claimed
+    item_.kb0 = k.mov(s32, 0);
+    item_.kb1 = keys.blocks;
     valid_ = k.setp(Cmp::eq, split, split);
   }
 };
@@ -86,10 +82,9 @@ class Decode final : public tile::WarpSpecializedDesign {
   }
 
   // kv_len asked for first, and beside it (no sliding window: the split's
-  // first two chunks start at split·kChunk·block_n and (split + splits)·
-  // kChunk·block_n whatever kv_len is) the producer warp's entries of those
-  // chunks: the round trips run under the barriers' set-up, and the first
-  // pages are known when kv_len is.
+  // blocks start at split·block_n whatever kv_len is) the producer warp's
+  // first window of block-table entries: both round trips run under the
+  // barriers' set-up, and the first pages are known when kv_len is.
   void prologue(tile::WarpSpecialized& ws) override {
     Reg b4 = k_.reg(u64);
     k_.mul_wide(b4, k_.sreg(SReg::ctaid_z), 4);
@@ -102,11 +97,11 @@ class Decode final : public tile::WarpSpecializedDesign {
       k_.mul(b64, b64, p_.table_row);
       k_.mad(table_base_, b64, 4, p_.table);
     }
-    first_entries_ = {k_.mov(u32, 0), k_.mov(u32, 0)};
+    first_window_ = k_.mov(u32, 0);
     if (!s_.window_left)
       k_.if_then((ws.tid() >> 5) == 4, [&] {
-        load_entries(first_entries_[0], k_.mov(s32, 0), k_.sreg(SReg::ctaid_x));
-        load_entries(first_entries_[1], k_.mov(s32, 0), k_.sreg(SReg::ctaid_x) + p_.splits);
+        load_window(first_window_, decode::first_block_key(k_, s_, k_.sreg(SReg::ctaid_x)),
+                    (p_.splits * s_.block_n).as(s32), k_.mov(u32, 0), std::nullopt);
       });
     base_ = ws.smem_base();
     map_k_ = k_.param_generic_address(map_k_p_);
@@ -119,19 +114,12 @@ class Decode final : public tile::WarpSpecializedDesign {
     k_.prefetch_tensormap(map_v_);
   }
 
-  // The (sequence, KV head)'s keys: split 0's start is its first block
-  // (key 0, or under a sliding window the block of the first key a token
-  // sees), its blocks and chunks from there to kv_len.
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
-    keys_ = decode::split_keys(k_, s_, p_, kv_len_, k_.mov(u32, 0));
-    blocks_ = k_.div(k_.max(kv_len_ - keys_.start, 0) + (s_.block_n - 1), s_.block_n);
-    chunks_ = k_.div(blocks_ + (kChunk - 1), kChunk).as(u32);
-    return std::make_unique<SplitItem>(k_);
+    return std::make_unique<SplitItem>(k_, s_, p_, kv_len_, keys_);
   }
 
-  // The producer warpgroup's first warp: lane 0 claims chunks and expects
-  // each stage's bytes, lanes 0 .. copies-1 each load one page's K and V of
-  // the block.
+  // The producer warpgroup's first warp: lane 0 expects each stage's bytes,
+  // lanes 0 .. copies-1 each load one page's K and V of the block.
   void producer(tile::WarpSpecialized& ws) override {
     k_.if_then(ws.tid() < 128 + 32, [&] {
       ws.source().for_each([&](const tile::WorkItem& w) { load_blocks(ws, w); });
@@ -148,21 +136,15 @@ class Decode final : public tile::WarpSpecializedDesign {
     warps_.emplace(k_, s_, p_, sQ, ws.tid());
   }
 
-  // Block after block as the producer hands them over, each slot's first
-  // key beside it, until a slot whose key is -1 (the split is done).
-  void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem&, tile::PipelineState& state) override {
+  void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const int D = s_.head_dim, BN = s_.block_n, R = s_.page_rows, KW = BN / s_.key_groups();
     // The warp's first key of a block: copy first / R, its row first % R.
     Reg first = warps_->key_group() * KW;
     Reg warp_offset = (first >> log2_of(R)) * (R * D * 2) + (first & (R - 1)) * (s_.panel_width() * 2);
-    Reg key0 = k_.reg(s32);
-    auto next_block = [&] {
+    k_.for_range(0, w.kb1 - w.kb0, 1, [&](Reg kb) {
       pipe.wait(state);
-      k_.ld(Space::shared, s32, key0, at(base_ + m_.keys + state.stage() * 4));
-    };
-    next_block();
-    k_.while_loop([&] { return key0 >= 0; }, [&] {
+      Reg key0 = keys_.key_of(k_, kb);
       Reg slot = base_ + m_.ring + state.stage() * s_.stage_bytes();
       k_.if_then(key0 + BN > keys_.key_end, [&] {
         zero_rows_past(slot + v_offset(), keys_.key_end - key0, ws.tid());
@@ -172,7 +154,6 @@ class Decode final : public tile::WarpSpecializedDesign {
       warps_->block(PanelTile{sk, R, D}, PanelTile{sk + v_offset(), R, D}, key0, keys_);
       pipe.release(state.stage());
       ++state;
-      next_block();
     });
   }
 
@@ -187,122 +168,69 @@ class Decode final : public tile::WarpSpecializedDesign {
 
   int copies() const { return s_.block_n / s_.page_rows; }
 
-  // Lane l's entry of chunk `chunk` (kChunk blocks from the pair's block
-  // chunk·kChunk, block 0's first key `start`): the physical page of copy
-  // l % copies of the chunk's block l / copies (entries past the table's
-  // width not asked for; those past kv_len never used).
-  void load_entries(const Reg& dst, const Reg& start, const Reg& chunk) {
+  // Lane l's entry of a window of `32 / copies` blocks of the split, the
+  // window from block `index`·(32 / copies): the physical page of copy
+  // l % copies of block index·W + l / copies, that block's first key
+  // `first` + j·`step` (entries past the table's width, or with `blocks`
+  // past the split's, not asked for; those past kv_len never used).
+  void load_window(const Reg& dst, const Reg& first, const Reg& step, const Reg& index,
+                   const std::optional<Reg>& blocks) {
     Kernel& k = k_;
+    const int window = 32 / copies();
     Reg lane = k.sreg(SReg::laneid);
-    Reg block = (chunk * kChunk + (lane >> log2_of(copies()))).as(s32);
-    Reg key = (start + block * s_.block_n + ((lane & (copies() - 1)) * s_.page_rows).as(s32)).as(u32);
+    Reg j = (index * window + (lane >> log2_of(copies()))).as(s32);
+    Reg key = (first + j * step + ((lane & (copies() - 1)) * s_.page_rows).as(s32)).as(u32);
     Reg page = k.reg(u32);
     k.div(page, key, p_.page_size);
-    k.if_then(page < p_.table_width && lane < kChunk * copies(), [&] {
+    Pred inside = page < p_.table_width;
+    if (blocks) inside = inside && (j < *blocks);
+    k.if_then(inside, [&] {
       Reg offset = k.reg(u64);
       k.mul_wide(offset, page, 4);
       k.ld(Space::global, u32, dst, at(table_base_ + offset), {.nc = true});
     });
   }
 
-  // The split's chunks: its first two, split and split + splits, are its
-  // own (their entries came with kv_len); with several splits each later
-  // one is claimed from the (sequence, KV head)'s counter (2·splits + the
-  // count before it), so a split on an SM that streams faster takes more of
-  // them and the splits end together (equal shares ended up to ~20% apart
-  // on an H200: docs/PERFORMANCE.md). A chunk is claimed, and its entries
-  // asked for, a chunk before its blocks are issued: two registers of
-  // entries take turns (the loop's two halves), so no wait for a load sits
-  // between a chunk's blocks and the next's. A claim past the last chunk
-  // ends the claims (every claim asked for is read before the split ends:
-  // the CTA that combines zeroes the counter). The end: a slot whose first
-  // key is -1.
   void load_blocks(tile::WarpSpecialized& ws, const tile::WorkItem& w) {
     Kernel& k = k_;
     const tile::MbarrierPipeline& pipe = ws.pipeline();
-    Reg lane = k.sreg(SReg::laneid), split = k.sreg(SReg::ctaid_x);
-    Reg cur = k.mov(u32, split), upcoming = split + p_.splits;
-    Reg entries[2] = {k.mov(u32, 0), k.mov(u32, 0)};  // chunk cur's, chunk upcoming's (then in turn)
-    if (s_.window_left) {
-      load_entries(entries[0], keys_.start, cur);
-      load_entries(entries[1], keys_.start, upcoming);
-    } else {
-      k.mov(entries[0], first_entries_[0]);
-      k.mov(entries[1], first_entries_[1]);
-    }
-    Reg claimed = k.mov(u32, chunks_);  // lane 0's last claim (none yet: past the chunks)
-    Reg counter = k.mov(u64, 0);
-    auto claim = [&] {
-      k.if_then(lane == 0, [&] { k.atom(Space::global, AtomOp::add, u32, claimed, at(counter), 1u); });
-    };
-    const bool claims = s_.split_output && s_.claims;
-    if (claims) {
-      k.mov(counter, decode::claim_counter(k, s_, p_));
-      k.if_then(p_.splits * 2 < chunks_, claim);
-    }
-    tile::PipelineState state(k, s_.stages);
-    // Chunk cur's blocks from `mine`; then the chunk after upcoming, whose
-    // entries go to `mine` (upcoming's are in the other register).
-    auto chunk = [&](const Reg& mine) {
-      for (int j = 0; j < kChunk; ++j) {
-        Reg block = (cur * kChunk + j).as(s32);
-        k.if_then(block < blocks_, [&] { load_block(ws, w, state, keys_.start + block * s_.block_n, mine, j); });
-      }
-      Reg after = k.reg(u32);
-      if (claims) {
-        k.shfl_sync(Shfl::idx, after, claimed, 0, 31);
-        k.add(after, after, p_.splits * 2);
-        k.if_then(after < chunks_, claim);
-      } else {
-        k.add(after, upcoming, p_.splits);
-      }
-      k.if_then(after < chunks_, [&] { load_entries(mine, keys_.start, after); });
-      k.mov(cur, upcoming);
-      k.mov(upcoming, after);
-    };
-    k.while_loop([&] { return cur < chunks_; }, [&] {
-      chunk(entries[0]);
-      k.if_then(cur < chunks_, [&] { chunk(entries[1]); });
-    });
-    pipe.acquire(state);
-    k.if_then(lane == 0, [&] {
-      k.st(Space::shared, s32, at(base_ + m_.keys + state.stage() * 4), -1);
-      pipe.commit(state.stage());
-    });
-  }
-
-  // One block from key0 into the state's slot (its first key beside it),
-  // the pages from lanes j·copies .. of `entries`. A copy past the
-  // sequence's last key loads the page of that key again (the stage's bytes
-  // stay fixed; the rows past it are masked and V's zeroed), so no page
-  // past kv_len is touched.
-  void load_block(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state, const Reg& key0,
-                  const Reg& entries, int j) {
-    Kernel& k = k_;
-    const tile::MbarrierPipeline& pipe = ws.pipeline();
-    const int copies = this->copies();
+    const int copies = this->copies(), window = 32 / copies;  // blocks a window of entries
     Reg lane = k.sreg(SReg::laneid);
     Reg copy = lane & (copies - 1);
-    Reg last_copy = ((keys_.key_end - 1 - key0) >> log2_of(s_.page_rows)).as(u32);
-    Reg source = k.min(copy, last_copy);
-    Reg physical = k.reg(u32);
-    k.shfl_sync(Shfl::idx, physical, entries, source + j * copies, 31);
-    Reg full = pipe.full_barrier(state);
-    pipe.acquire(state);
-    k.if_then(lane == 0, [&] {
-      k.st(Space::shared, s32, at(base_ + m_.keys + state.stage() * 4), key0);
-      pipe.expect_tx(full, s_.stage_bytes());
+    // The next window's entries load while this window's blocks are issued;
+    // the first came with kv_len (the prologue) but under a sliding window.
+    Reg current = k.mov(u32, 0), next = k.mov(u32, 0);
+    if (s_.window_left) load_window(next, keys_.start, keys_.step, k.mov(u32, 0), w.kb1);
+    else k.mov(next, first_window_);
+    tile::PipelineState state(k, s_.stages);
+    k.for_range(0, w.kb1, 1, [&](Reg j) {
+      Reg in_window = j.as(u32) & (window - 1);
+      k.if_then(in_window == 0, [&] {
+        k.mov(current, next);
+        load_window(next, keys_.start, keys_.step, (j.as(u32) >> log2_of(window)) + 1, w.kb1);
+      });
+      // A copy past the sequence's last key loads the page of that key again
+      // (the stage's bytes stay fixed; the rows past it are masked and V's
+      // zeroed), so no page past kv_len is touched.
+      Reg key0 = keys_.key_of(k, j);
+      Reg last_copy = ((keys_.key_end - 1 - key0) >> log2_of(s_.page_rows)).as(u32);
+      Reg source = k.min(copy, last_copy);
+      Reg physical = k.reg(u32);
+      k.shfl_sync(Shfl::idx, physical, current, in_window * copies + source, 31);
+      Reg full = pipe.full_barrier(state);
+      pipe.acquire(state);
+      k.if_then(lane == 0, [&] { pipe.expect_tx(full, s_.stage_bytes()); });
+      k.bar_warp_sync();
+      k.if_then(lane < copies, [&] {
+        Reg in_page = k.reg(u32);
+        k.rem(in_page, (key0 + (source * s_.page_rows).as(s32)).as(u32), p_.page_size);
+        Reg dst = base_ + m_.ring + state.stage() * s_.stage_bytes() + copy * (s_.page_rows * s_.head_dim * 2);
+        const std::vector<Src> coords = {k.mov(s32, 0), in_page, k.mov(s32, 0), w.tile.n0, physical};
+        k.tma_load(at(dst), map_k_, coords, at(full));
+        k.tma_load(at(dst + v_offset()), map_v_, coords, at(full));
+      });
+      ++state;
     });
-    k.bar_warp_sync();
-    k.if_then(lane < copies, [&] {
-      Reg in_page = k.reg(u32);
-      k.rem(in_page, (key0 + (source * s_.page_rows).as(s32)).as(u32), p_.page_size);
-      Reg dst = base_ + m_.ring + state.stage() * s_.stage_bytes() + copy * (s_.page_rows * s_.head_dim * 2);
-      const std::vector<Src> coords = {k.mov(s32, 0), in_page, k.mov(s32, 0), w.tile.n0, physical};
-      k.tma_load(at(dst), map_k_, coords, at(full));
-      k.tma_load(at(dst + v_offset()), map_v_, coords, at(full));
-    });
-    ++state;
   }
 
   // Rows [valid, block_n) of the slot's V set to zero by the four warps,
@@ -330,8 +258,7 @@ class Decode final : public tile::WarpSpecializedDesign {
   Kernel k_;
   decode::Params p_;
   ParamRef map_k_p_, map_v_p_;
-  Reg kv_len_, table_base_, base_, map_k_, map_v_, blocks_, chunks_;
-  std::vector<Reg> first_entries_;  // the split's first two chunks' (no sliding window)
+  Reg kv_len_, table_base_, first_window_, base_, map_k_, map_v_;
   std::optional<tile::NamedBarrier> warps_barrier_;
   decode::SplitKeys keys_;
   std::optional<decode::Warps> warps_;
@@ -343,10 +270,9 @@ std::uint32_t decode_tma_shared_bytes(const DecodeSpec& spec) { return smem_of(s
 
 ptx::Module build_decode_tma(const DecodeSpec& spec) {
   if (!spec.tma || spec.page_rows < 16 || spec.block_n % spec.page_rows != 0 ||
-      spec.page_rows < spec.block_n / spec.key_groups() || spec.block_n / spec.page_rows * kChunk > 32)
+      spec.page_rows < spec.block_n / spec.key_groups())
     throw OpsError("build_decode_tma: " + spec.kernel_name() + ": page_rows " + std::to_string(spec.page_rows) +
-                   " must be 16 or more, divide block_n, hold a warp's keys and be at least block_n / 16 (a "
-                   "chunk's entries, one a lane)");
+                   " must be 16 or more, divide block_n and hold a warp's keys");
   Decode design(spec);
   return tile::build_warp_specialized(design);
 }

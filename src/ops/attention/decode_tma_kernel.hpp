@@ -4,19 +4,16 @@
 // computing warps it shares (decode_warps.hpp), but fed by a producer warp
 // instead of the warps' own copies:
 //
-//  - the producer warp takes the split's blocks two at a time (a chunk):
-//    its first two chunks its own, each later one claimed from a counter of
-//    the (sequence, KV head) in the workspace, so that the splits of faster
-//    SMs take more and all end together; it reads each chunk's block-table
-//    entries a chunk ahead and loads each block's K and V by TMA, one copy of
+//  - the producer warp reads the split's block-table entries a window of
+//    blocks ahead (the next window's loads in flight while this one's pages
+//    are asked for) and loads each block's K and V by TMA, one copy of
 //    `page_rows` keys a page it touches (a 5D tensor map over the paged
 //    cache: 64 elements of head_dim, the slot, the 64-element panel, the
 //    KV head, the page), into a ring of `stages` slots on the template's
 //    mbarrier pipeline. The box lands as the warps' 64-column panels in the
 //    128-byte swizzle their ldmatrix reads (DecodeSpec::panel_width): a
 //    box row is 128 bytes (TMA moved 32-byte rows at ~25 GB/s an SM).
-//  - consumer warpgroup 0 stages Q, then per block waits for its slot (its
-//    first key beside it; -1 ends the split), zeroes
+//  - consumer warpgroup 0 stages Q, then per block waits for its slot, zeroes
 //    V's rows past the split's last key in the block that holds it (a page's
 //    unused slots may hold anything: 0·NaN is NaN), runs the block, frees
 //    the slot (each thread arrives), and finishes as the cp.async kernel.

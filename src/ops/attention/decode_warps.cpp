@@ -125,24 +125,6 @@ void merge_splits(Kernel& k, const DecodeSpec& s, const CombineArgs& a,
   });
 }
 
-// The workspace's counter of (sequence b, KV head g) that the combine
-// counts at: after the partials (decode_kernel.hpp).
-Reg pair_counter(Kernel& k, const DecodeSpec& s, const Reg& partial, const Reg& splits, const Reg& heads_q,
-                 const Reg& b, const Reg& g) {
-  Reg rows_total = k.sreg(SReg::nctaid_z) * heads_q * s.q_tokens;
-  Reg area = k.reg(u64), index = k.reg(u64);
-  k.mul_wide(area, rows_total * splits, (s.head_dim + 1) * 4);
-  k.mul_wide(index, b * k.sreg(SReg::nctaid_y) + g, 4);
-  return partial + area + index;
-}
-
-// From a pair's combine counter to its claim counter (the next array).
-Reg claims_offset(Kernel& k) {
-  Reg bytes = k.reg(u64);
-  k.mul_wide(bytes, k.sreg(SReg::nctaid_y) * k.sreg(SReg::nctaid_z), 4);
-  return bytes;
-}
-
 // The splits of (sequence b, KV head g) meet in the CTA that finishes last,
 // found by a counter of the pair in the workspace after the partials (each
 // thread's partial stores, a gpu-scope fence, the four warps' barrier, then
@@ -152,9 +134,11 @@ Reg claims_offset(Kernel& k) {
 void combine_if_last(Kernel& k, const DecodeSpec& s, const CombineArgs& a) {
   const int D = s.head_dim, per_lane = D / 32, NQ = s.q_tokens;
   Reg rows_total = k.sreg(SReg::nctaid_z) * a.heads_q * NQ;
-  Reg lse_area = k.reg(u64);
+  Reg lse_area = k.reg(u64), counter_area = k.reg(u64), counter_index = k.reg(u64);
   k.mul_wide(lse_area, rows_total * a.splits, D * 4);
-  Reg counter = pair_counter(k, s, a.partial, a.splits, a.heads_q, a.b, a.g);
+  k.mul_wide(counter_area, rows_total * a.splits, (D + 1) * 4);
+  k.mul_wide(counter_index, a.b * k.sreg(SReg::nctaid_y) + a.g, 4);
+  Reg counter = a.partial + counter_area + counter_index;
 
   k.fence(FenceSem::acq_rel, Scope::gpu);
   a.sync();
@@ -169,10 +153,7 @@ void combine_if_last(Kernel& k, const DecodeSpec& s, const CombineArgs& a) {
   k.ld(Space::shared, u32, last, at(a.flag));
   k.if_then(last == 1, [&] {
     k.fence(FenceSem::acq_rel, Scope::gpu);
-    k.if_then(a.tid == 0, [&] {
-      k.st(Space::global, u32, at(counter), 0u);
-      if (s.tma) k.st(Space::global, u32, at(counter + claims_offset(k)), 0u);
-    });
+    k.if_then(a.tid == 0, [&] { k.st(Space::global, u32, at(counter), 0u); });
     Reg row0 = (a.b * a.heads_q + a.g * s.group) * NQ;  // the pair's rows are consecutive
     Reg lane_cols = k.reg(u64);
     k.mul_wide(lane_cols, a.lane, per_lane * 4);
@@ -237,11 +218,6 @@ SplitKeys split_keys(Kernel& k, const DecodeSpec& s, const Params& p, const Reg&
   // Blocks start, start + step, ... below kv_len: ceil((kv_len - start) / step).
   keys.blocks = k.div(k.max(kv_len - keys.start, 0) + keys.step - 1, keys.step);
   return keys;
-}
-
-Reg claim_counter(Kernel& k, const DecodeSpec& s, const Params& p) {
-  return pair_counter(k, s, p.partial, p.splits, p.heads_q, k.sreg(SReg::ctaid_z), k.sreg(SReg::ctaid_y)) +
-         claims_offset(k);
 }
 
 void stage_q(Kernel& k, const DecodeSpec& s, const Params& p, const PanelTile& sQ, const Reg& b, const Reg& g,

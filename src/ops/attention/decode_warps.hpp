@@ -42,11 +42,6 @@ dsl::Reg first_block_key(dsl::Kernel& k, const DecodeSpec& s, const dsl::Reg& sp
 SplitKeys split_keys(dsl::Kernel& k, const DecodeSpec& s, const Params& p, const dsl::Reg& kv_len,
                      const dsl::Reg& split);
 
-// The workspace's counter from which the TMA-fed kernel's splits of this
-// CTA's (sequence, KV head) claim their chunks (decode_kernel.hpp; zero
-// before a launch, zeroed again by the CTA that combines).
-dsl::Reg claim_counter(dsl::Kernel& k, const DecodeSpec& s, const Params& p);
-
 // Q's rows of (sequence b, KV head g) into sQ (panels of the spec's width,
 // rows past Q's zero) by cp.async from the four warps (tid 0..127); commits
 // no group.

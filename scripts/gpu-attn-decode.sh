@@ -6,14 +6,11 @@
 #
 #   1. bench_attention --decode --quick: ours against the read floor (the
 #      same K and V bytes read once by stream_read, the fastest of 1, 2, 4,
-#      8 CTAs an SM), batch 1 and 8, KV 1k to 128k; then the same with the
-#      caches' maps at 256-byte L2 promotion (session 8's A/B:
-#      WARPFORGE_DECODE_L2_PROMOTION=256, the maps' default; ours is 128)
-#      and none (0);
-#   2. ncu of the decode kernel at batch 1, KV 128k, promotion 128 and 256:
-#      L2's lookups by source (the SMs', the fabric's) and hits, DRAM's
-#      bytes, L2's and DRAM's throughput (FULL=1: the full set and its SASS
-#      stall lines, and the floor's 8-CTA launch);
+#      8 CTAs an SM), batch 1 and 8, KV 1k to 128k;
+#   2. ncu of the decode kernel at batch 1, KV 128k: L2's lookups by source
+#      (the SMs', the fabric's) and hits, DRAM's bytes, L2's and DRAM's
+#      throughput (FULL=1: the full set and its SASS stall lines, and the
+#      floor's 8-CTA launch);
 #   3. python -m warpforge.bench_attention --decode --quick: the Python call
 #      beside SDPA's backends, each as a fraction of the copy rate;
 #   4. the sanitizer matrix: compute-sanitizer memcheck, racecheck and
@@ -21,8 +18,8 @@
 #      (AttentionGpu.Sanitize*: forward sm90a and sm80, backward sm90a and
 #      sm80, decode TMA-fed and cp.async; each against fp64);
 #   5. the Llama-class layer's training step under torch.compile against
-#      SDPA (python/tests/test_attention.py -k llama_layer), where 15 s are
-#      left; 6. the decode GPU tests and the Python GPU decode tests (CUDA
+#      SDPA (python/tests/test_attention.py -k llama_layer; ~21 s), where 30 s
+#      are left; 6. the decode GPU tests and the Python GPU decode tests (CUDA
 #      graphs) where time is left.
 #
 # FULL=1: every stage whatever the time (BUDGET 400).
@@ -46,35 +43,27 @@ py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 bench="$build_dir/bench/bench_attention"
 test_gpu="$build_dir/tests/test_gpu"
 
-# 1. C++: ours against the read floor; the A/B of session 8: the caches' L2 promotion.
+# 1. C++: ours against the read floor.
 stage "bench_attention --decode --quick" 10 "$logs/bench_decode.log" "$bench" --decode --quick --reps 20
-echo "== decode, C++: ours (L2 promotion 128) against the read floor (same run) =="
+echo "== decode, C++: ours against the read floor (same run) =="
 grep -E "^\||rror" "$logs/bench_decode.log"
 keep bench_decode.log bench.log
-for promotion in 256 0; do
-  stage "bench_attention --decode --quick (L2 $promotion)" 8 "$logs/bench_l2_$promotion.log" \
-    env WARPFORGE_DECODE_L2_PROMOTION=$promotion "$bench" --decode --quick --reps 20
-  echo "== decode, C++: ours with L2 promotion $promotion (WARPFORGE_DECODE_L2_PROMOTION) against the read floor =="
-  grep -E "^\| [0-9]|rror" "$logs/bench_l2_$promotion.log"
-  keep bench_l2_$promotion.log bench.log
-done
 
-# 2. ncu at batch 1, KV 128k, promotion 128 and 256: L2's work a byte.
+# 2. ncu at batch 1, KV 128k: L2's work a byte.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 metrics='regex:^(dram__bytes_read\.sum|lts__t_sectors_srcunit_(tex|ltcfabric)_op_read(_lookup_hit)?\.sum|lts__t_sectors_fill_device\.sum|sm__cycles_active\.(avg|max)|gpu__time_duration\.sum)$'
 show_metrics() {
   grep -E "^ *(dram__bytes|lts__t_|sm__cycles|gpu__time|DRAM Throughput|L2 Cache Throughput|SM Frequency)" "$1" |
     sed 's/^ *//; s/  */ /g' | sort -u | head -24
 }
-for promotion in 128 256; do
-  [ -x "$ncu" ] && [ "$(left)" -ge 6 ] || break
-  stage "ncu decode (b1, 128k, L2 $promotion)" 6 "$logs/ncu_$promotion.log" env WARPFORGE_DECODE_L2_PROMOTION=$promotion \
+if [ -x "$ncu" ] && [ "$(left)" -ge 6 ]; then
+  stage "ncu decode (b1, 128k)" 6 "$logs/ncu_decode.log" \
     "$ncu" --clock-control none --kernel-name regex:attention_decode --launch-count 1 --section SpeedOfLight \
     --metrics "$metrics" "$bench" --decode --decode-shape 1,131072 --reps 1
-  echo "== ncu, decode at batch 1, KV 131072, L2 promotion $promotion (the GPU's clocks) =="
-  show_metrics "$logs/ncu_$promotion.log"
-  keep ncu_$promotion.log ncu.log
-done
+  echo "== ncu, decode at batch 1, KV 131072 (the GPU's clocks) =="
+  show_metrics "$logs/ncu_decode.log"
+  keep ncu_decode.log ncu.log
+fi
 if [ "${FULL:-0}" = 1 ] && [ -x "$ncu" ]; then
   rep="$logs/ncu_decode_131072"
   stage "ncu decode full set (b1, KV 131072)" 60 "$rep.log" "$ncu" --clock-control none --set full \
@@ -119,8 +108,8 @@ $(grep -cE "^\[       OK \]" "$logs/$tool.log") tests ok =="
 done
 
 # 5. The Llama-class layer's training step under torch.compile; 6. the decode GPU tests, Python's.
-if [ "$(left)" -ge 15 ]; then
-  stage "pytest llama layer (torch.compile)" 60 "$logs/pytest_llama.log" "${py[@]}" -m pytest -q -rs \
+if [ "$(left)" -ge 30 ]; then
+  stage "pytest llama layer (torch.compile)" 40 "$logs/pytest_llama.log" "${py[@]}" -m pytest -q -rs \
     -p no:cacheprovider -k "llama_layer" python/tests/test_attention.py
   echo "== the Llama layer's step under torch.compile: $(tail -1 "$logs/pytest_llama.log") =="
   grep -E "Error|assert" "$logs/pytest_llama.log" | head -4

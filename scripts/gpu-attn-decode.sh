@@ -1,103 +1,130 @@
 #!/usr/bin/env bash
-# Attention decode on a GPU machine (an H100/H200 with CUDA 13, torch, ncu):
-# the short run of the decode kernels and the Python decode call, most
-# important first, each stage's lines printed as it ends (a hard time limit
-# may cut the run; BUDGET, default 68 s from the start, the build included,
-# caps each stage at what is left):
+# Attention decode on a GPU machine (an H100/H200 with CUDA 13, torch, ncu,
+# compute-sanitizer): most important first, each stage's lines printed as it
+# ends (a hard time limit may cut the run; BUDGET, default 63 s from the
+# start, the build included, caps each stage at what is left):
 #
-#   1. the decode GPU tests (AttentionGpu.DecodeCases: every case on the
-#      TMA-fed kernel where it runs, the cp.async one elsewhere);
-#   2. bench_attention --decode --quick: ours against the read floor (the
-#      same K and V bytes read once by stream_read), batch 1 and 8;
-#   3. at batch 1, KV 8k and 128k: three more runs, each against the same
-#      run's floor, then 20 calls back to back a sample (the GPU's time, no
-#      host launch in it);
-#   4. python -m warpforge.bench_attention --decode --quick: the Python call
-#      beside SDPA's cuDNN and flash backends, each as a fraction of the
-#      copy rate of the same run (the bound on ours / best);
-#   5. ncu of the decode kernel at batch 1, KV 8k and 128k, and of the
-#      floor's stream_read at 128k (skipped when under 12 s are left);
-#      6. compute-sanitizer memcheck, then racecheck,
-#      on the small and ragged shapes; 7. the Python GPU decode tests (CUDA
-#      tensors, CUDA graph capture); 8. the Python call's host microseconds
-#      (scripts/decode_host_cost.py).
+#   1. bench_attention --decode --quick: ours against the read floor (the
+#      same K and V bytes read once by stream_read, the fastest of 1, 2, 4,
+#      8 CTAs an SM), batch 1 and 8, KV 1k to 128k;
+#   2. ncu of the decode kernel at batch 1, KV 128k: L2's lookups by source
+#      (the SMs', the fabric's) and hits, DRAM's bytes, L2's and DRAM's
+#      throughput (FULL=1: the full set and its SASS stall lines, and the
+#      floor's 8-CTA launch);
+#   3. python -m warpforge.bench_attention --decode --quick: the Python call
+#      beside SDPA's backends, each as a fraction of the copy rate;
+#   4. the sanitizer matrix: compute-sanitizer memcheck, racecheck and
+#      synccheck of every attention kernel at small and ragged shapes
+#      (AttentionGpu.Sanitize*: forward sm90a and sm80, backward sm90a and
+#      sm80, decode TMA-fed and cp.async; each against fp64);
+#   5. the Llama-class layer's training step under torch.compile against
+#      SDPA (python/tests/test_attention.py -k llama_layer; ~21 s), where 30 s
+#      are left; 6. the decode GPU tests and the Python GPU decode tests (CUDA
+#      graphs) where time is left.
 #
+# FULL=1: every stage whatever the time (BUDGET 400).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-decode}"
-budget="${BUDGET:-68}"
+budget="${BUDGET:-63}"
+[ "${FULL:-0}" = 1 ] && budget="${BUDGET:-400}"
 mkdir -p "$out"
+# Each stage's log in $logs, then appended to one of five files in $out
+# (bench.log, ncu.log, ncu-source.csv, tests.log, pytest.log; the run's
+# copy-back takes at most 8 files).
+logs="$(mktemp -d)"
+keep() { cat "$logs/$1" >>"$out/$2" 2>/dev/null; }
 NAME=gpu-attn-decode
 source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 bench="$build_dir/bench/bench_attention"
+test_gpu="$build_dir/tests/test_gpu"
 
-# 1. The decode GPU tests, on the kernels the op now chooses.
-stage "GPU tests AttentionGpu.DecodeCases" 12 "$out/tests.log" \
-  "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
-grep -E "^\[  (PASSED|FAILED) |outside the bound|rror" "$out/tests.log" | head -8
+# 1. C++: ours against the read floor.
+stage "bench_attention --decode --quick" 10 "$logs/bench_decode.log" "$bench" --decode --quick --reps 20
+echo "== decode, C++: ours against the read floor (same run) =="
+grep -E "^\||rror" "$logs/bench_decode.log"
+keep bench_decode.log bench.log
 
-# 2. C++: ours against the read floor.
-stage "bench_attention --decode --quick (TMA)" 12 "$out/bench_decode.log" "$bench" --decode --quick --reps 20
-echo "== decode, C++, TMA-fed kernel: ours against the read floor (same run) =="
-grep -E "^\||rror" "$out/bench_decode.log"
-
-# 3. Batch 1, 8k and 128k: three more runs, then back to back (GPU time alone).
-stage "decode b1: three runs, back to back" 14 "$out/decode_b1.log" bash -c "
-  for len in 8192 131072; do
-    for run in 1 2 3; do echo \"run \$run, KV \$len\"; '$bench' --decode --decode-shape 1,\$len --reps 20 || exit; done
-    echo \"back to back, KV \$len\"; '$bench' --decode --decode-shape 1,\$len --reps 10 --back-to-back 20 || exit
-  done"
-echo "== decode at batch 1: three runs; 20 calls back to back a sample =="
-grep -E "^run|^back|^\| 1 " "$out/decode_b1.log"
-
-# 4. Python: ours beside SDPA's backends, each against the copy rate.
-stage "bench_attention.py --decode --quick" 12 "$out/bench_decode_python.log" \
-  "${py[@]}" -m warpforge.bench_attention --decode --quick --reps 10
-echo "== decode from Python beside SDPA (GB/s of K and V; fractions of the copy rate) =="
-grep -E "^\||copy rate" "$out/bench_decode_python.log"
-
-# 5. ncu of the TMA-fed decode kernel at batch 1, KV 8k, then 128k.
+# 2. ncu at batch 1, KV 128k: L2's work a byte.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-if [ -x "$ncu" ] && [ "$(left)" -ge 12 ]; then
-  for len in 8192 131072; do
-    stage "ncu decode (b1, KV $len)" 10 "$out/ncu_decode_$len.log" "$ncu" --kernel-name regex:attention_decode \
-      --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-      --section LaunchStats --section WarpStateStats --section SchedulerStats \
-      "$bench" --decode --decode-shape 1,$len --reps 1
-    echo "== ncu, batch 1, KV $len =="
-    grep -E "warpforge_attention_decode|Duration|DRAM Throughput|L2 Cache Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Issue Slots Busy|No Eligible" \
-      -h "$out/ncu_decode_$len.log" 2>/dev/null | sed 's/^ *//' | head -12
-  done
-  stage "ncu stream_read (the floor, KV 131072)" 10 "$out/ncu_floor_131072.log" "$ncu" --kernel-name regex:stream_read \
-    --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+metrics='regex:^(dram__bytes_read\.sum|lts__t_sectors_srcunit_(tex|ltcfabric)_op_read(_lookup_hit)?\.sum|lts__t_sectors_fill_device\.sum|sm__cycles_active\.(avg|max)|gpu__time_duration\.sum)$'
+show_metrics() {
+  grep -E "^ *(dram__bytes|lts__t_|sm__cycles|gpu__time|DRAM Throughput|L2 Cache Throughput|SM Frequency)" "$1" |
+    sed 's/^ *//; s/  */ /g' | sort -u | head -24
+}
+if [ -x "$ncu" ] && [ "$(left)" -ge 6 ]; then
+  stage "ncu decode (b1, 128k)" 6 "$logs/ncu_decode.log" \
+    "$ncu" --clock-control none --kernel-name regex:attention_decode --launch-count 1 --section SpeedOfLight \
+    --metrics "$metrics" "$bench" --decode --decode-shape 1,131072 --reps 1
+  echo "== ncu, decode at batch 1, KV 131072 (the GPU's clocks) =="
+  show_metrics "$logs/ncu_decode.log"
+  keep ncu_decode.log ncu.log
+fi
+if [ "${FULL:-0}" = 1 ] && [ -x "$ncu" ]; then
+  rep="$logs/ncu_decode_131072"
+  stage "ncu decode full set (b1, KV 131072)" 60 "$rep.log" "$ncu" --clock-control none --set full \
+    --import-source yes -f -o "$rep" --kernel-name regex:attention_decode --launch-count 1 --metrics "$metrics" \
     "$bench" --decode --decode-shape 1,131072 --reps 1
-  echo "== ncu, the floor's stream_read (its first launch: one CTA an SM, K's bytes), KV 131072 =="
-  grep -E "stream_read|Duration|DRAM Throughput|L2 Cache Throughput|Achieved Occupancy" -h "$out/ncu_floor_131072.log" \
-    2>/dev/null | sed 's/^ *//' | head -6
-else
-  rows+=("$(printf '| %-40s | %-40s | %4ss |' "ncu decode (b1)" "skipped (no ncu or under 12 s left)" 0)")
+  if [ -f "$rep.ncu-rep" ]; then
+    "$ncu" -i "$rep.ncu-rep" --page details --print-details all >"$rep.details" 2>&1 ||
+      "$ncu" -i "$rep.ncu-rep" --page details >"$rep.details" 2>&1
+    "$ncu" -i "$rep.ncu-rep" --page source --csv --print-source sass >"$rep.csv" 2>&1
+    show_metrics "$rep.details"
+    python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 16
+    keep ncu_decode_131072.details ncu.log
+    keep ncu_decode_131072.csv ncu-source.csv
+  fi
+  # Launches of the floor, 4 a grid (K and V, a warm-up and --reps 1): the 13th is 8 CTAs an SM.
+  stage "ncu floor stream_read (8 CTAs an SM)" 30 "$logs/ncu_floor.log" "$ncu" --clock-control none \
+    --kernel-name regex:stream_read --launch-skip 12 --launch-count 1 --section SpeedOfLight \
+    --metrics "$metrics" "$bench" --decode --decode-shape 1,131072 --reps 1
+  echo "== ncu, the floor's stream_read (8 CTAs an SM, K's bytes), KV 131072 =="
+  show_metrics "$logs/ncu_floor.log"
+  keep ncu_floor.log ncu.log
 fi
 
-# 6. compute-sanitizer memcheck, then racecheck, on the small and ragged
-#    shapes (decode's cases among them), where 6 s are left.
+# 3. Python: ours beside SDPA's backends, each against the copy rate.
+stage "bench_attention.py --decode --quick" 10 "$logs/bench_decode_python.log" \
+  "${py[@]}" -m warpforge.bench_attention --decode --quick --reps 10
+echo "== decode from Python beside SDPA (GB/s of K and V; fractions of the copy rate) =="
+grep -E "^\||copy rate" "$logs/bench_decode_python.log"
+keep bench_decode_python.log bench.log
+
+# 4. The sanitizer matrix: every attention kernel's small and ragged shapes under each tool.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-for tool in memcheck racecheck; do
-  if [ -x "$sanitizer" ] && [ "$(left)" -ge 6 ]; then
-    stage "$tool SanitizeSmallAndRagged" 12 "$out/$tool.log" "$sanitizer" --tool $tool --error-exitcode 99 \
-      "$build_dir/tests/test_gpu" --gtest_filter=AttentionGpu.SanitizeSmallAndRagged
-    grep -oE "ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: .*" "$out/$tool.log" | tail -1
-  fi
+for tool in memcheck racecheck synccheck; do
+  [ -x "$sanitizer" ] || { rows+=("| sanitizer | compute-sanitizer not found | 0s |"); break; }
+  [ "$(left)" -ge 5 ] || break
+  stage "$tool AttentionGpu.Sanitize*" 20 "$logs/$tool.log" "$sanitizer" --tool $tool --error-exitcode 99 \
+    "$test_gpu" --gtest_filter='AttentionGpu.Sanitize*'
+  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$logs/$tool.log" | tail -1); \
+$(grep -cE "^\[       OK \]" "$logs/$tool.log") tests ok =="
+  grep -E "^========= (Error|Race|Invalid|Barrier)|^\[  FAILED" "$logs/$tool.log" | sort | uniq -c | head -5
+  keep $tool.log tests.log
 done
 
-# 7. The Python GPU decode tests; 8. the Python call's host cost.
-[ "$(left)" -ge 8 ] && stage "pytest decode (cuda, graph)" 12 "$out/pytest_decode.log" "${py[@]}" -m pytest -q -rs \
-  -p no:cacheprovider -k "decode and (cuda or graph)" python/tests/test_attention.py &&
-  grep -E "passed|failed|error" "$out/pytest_decode.log" | tail -2
-[ "$(left)" -ge 8 ] && stage "decode_host_cost.py" 8 "$out/decode_host_cost.log" "${py[@]}" scripts/decode_host_cost.py &&
-  grep -E "^batch|^step" "$out/decode_host_cost.log"
+# 5. The Llama-class layer's training step under torch.compile; 6. the decode GPU tests, Python's.
+if [ "$(left)" -ge 30 ]; then
+  stage "pytest llama layer (torch.compile)" 40 "$logs/pytest_llama.log" "${py[@]}" -m pytest -q -rs \
+    -p no:cacheprovider -k "llama_layer" python/tests/test_attention.py
+  echo "== the Llama layer's step under torch.compile: $(tail -1 "$logs/pytest_llama.log") =="
+  grep -E "Error|assert" "$logs/pytest_llama.log" | head -4
+  keep pytest_llama.log pytest.log
+fi
+if [ "$(left)" -ge 7 ]; then
+  stage "GPU tests AttentionGpu.DecodeCases" 8 "$logs/tests.log" "$test_gpu" --gtest_filter='AttentionGpu.DecodeCases'
+  grep -E "^\[  (PASSED|FAILED) |outside the bound|rror" "$logs/tests.log" | head -8
+  keep tests.log tests.log
+fi
+if [ "$(left)" -ge 8 ]; then
+  stage "pytest decode (cuda, graph)" 12 "$logs/pytest_decode.log" "${py[@]}" -m pytest -q -rs \
+    -p no:cacheprovider -k "decode and (cuda or graph)" python/tests/test_attention.py
+  echo "== the Python decode tests: $(tail -1 "$logs/pytest_decode.log") =="
+  keep pytest_decode.log pytest.log
+fi
 
 summary

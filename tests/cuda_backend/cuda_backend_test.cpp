@@ -356,6 +356,15 @@ TEST_F(CudaBackendTest, EncodesTensorMapsThroughTheDriver) {
   EXPECT_EQ(state->tensor_map_encodes[1].dtype, 0);  // CU_TENSOR_MAP_DATA_TYPE_UINT8
   EXPECT_EQ(state->tensor_map_encodes[1].element_strides, (std::vector<unsigned>{1, 2}));
   EXPECT_EQ(state->tensor_map_encodes[1].swizzle, 0);  // CU_TENSOR_MAP_SWIZZLE_NONE
+
+  // An L2 promotion asked for passes through (attention decode's caches take 128 bytes).
+  TensorMapDesc promoted = desc;
+  for (auto [promotion, value] : {std::pair{TensorMapL2Promotion::none, 0}, {TensorMapL2Promotion::b64, 1},
+                                  {TensorMapL2Promotion::b128, 2}}) {
+    promoted.l2_promotion = promotion;
+    make_tensor_map(d, promoted);
+    EXPECT_EQ(state->tensor_map_encodes.back().l2_promotion, value);
+  }
 }
 
 }  // namespace

@@ -109,16 +109,24 @@ TEST_F(AttentionGpu, DeviceSizedShapes) {
 }
 
 // For compute-sanitizer (memcheck, racecheck, synccheck): a few small and
-// ragged shapes of every kernel.
+// ragged shapes of every kernel: the forward and the backward on each of
+// their kernels, decode on the TMA-fed kernel and (pages of 24) the
+// cp.async one. scripts/gpu-attn-decode.sh runs AttentionGpu.Sanitize*
+// under each tool.
 TEST_F(AttentionGpu, SanitizeSmallAndRagged) {
   const runtime::Device dev = runtime::Device::cuda(0);
   const auto fwd = forward_cases(), bwd = backward_cases();
   for (std::size_t i : {std::size_t{1}, std::size_t{11}, std::size_t{18}})
     for (AttentionKernel kernel : forward_kernels(dev)) check_attention_forward(dev, fwd[i], rng, kernel);
   for (std::size_t i : {std::size_t{1}, std::size_t{10}})
-    for (bool deterministic : {false, true}) check_attention_backward(dev, bwd[i], rng, deterministic);
+    for (AttentionKernel kernel : backward_kernels(dev))
+      for (bool deterministic : {false, true})
+        check_attention_backward(dev, bwd[i], rng, deterministic, nullptr, kernel);
   const auto dec = decode_cases();
-  for (std::size_t i : {std::size_t{1}, std::size_t{10}, std::size_t{11}}) check_decode(dev, dec[i], rng);
+  for (std::size_t i : {std::size_t{1}, std::size_t{7}, std::size_t{10}, std::size_t{11}}) {
+    SCOPED_TRACE(dec[i].name);
+    check_decode(dev, dec[i], rng);
+  }
 }
 
 // The sm90a forward alone, for scripts/gpu-attn-fwd.sh's sanitizer runs:

@@ -29,11 +29,17 @@ enum class TensorMapSwizzle : std::uint8_t { none, b32, b64, b128 };
 // The span in bytes of a swizzle mode: 0, 32, 64 or 128.
 std::uint32_t swizzle_bytes(TensorMapSwizzle swizzle);
 
+// How many bytes L2 fetches from DRAM on a copy's miss
+// (CU_TENSOR_MAP_L2_PROMOTION_*): the sector (none) or 64, 128, 256 bytes.
+enum class TensorMapL2Promotion : std::uint8_t { none, b64, b128, b256 };
+
 // A tiled tensor in global memory and the box one TMA copy moves. Fixed
-// choices, not configurable: no interleave, L2 promotion of 256 bytes (the
-// widest; GEMM operand tiles are read whole, so fetching more per miss costs
-// nothing), and out-of-bounds elements read as zero
-// (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE; the other choice turns them into NaN).
+// choices, not configurable: no interleave, and out-of-bounds elements read
+// as zero (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE; the other choice turns them
+// into NaN). L2 promotion is 256 bytes unless set (the widest: GEMM operand
+// tiles are read whole, so fetching more per miss costs nothing; a box whose
+// 128-byte rows are 256-byte pieces' halves, read apart, makes L2 look the
+// other half up again: attention decode's caches take 128).
 struct TensorMapDesc {
   DType dtype = DType::f32;                    // any but e2m1 (pass packed pairs as u8)
   DevicePtr address = 0;                       // global base, 16-byte aligned
@@ -42,6 +48,7 @@ struct TensorMapDesc {
   std::vector<std::uint32_t> box;              // box extent per dim, 1..256; box[0]*element bytes a multiple of 16
   std::vector<std::uint32_t> element_strides;  // empty = all 1; else rank entries, each 1..8
   TensorMapSwizzle swizzle = TensorMapSwizzle::none;  // with a swizzle, box[0]*element bytes <= its span
+  TensorMapL2Promotion l2_promotion = TensorMapL2Promotion::b256;
 };
 
 // 128 bytes, 64-byte aligned, as the driver's CUtensorMap; opaque.

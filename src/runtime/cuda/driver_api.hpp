@@ -119,7 +119,12 @@ enum CUtensorMapSwizzle : int {
   CU_TENSOR_MAP_SWIZZLE_64B = 2,
   CU_TENSOR_MAP_SWIZZLE_128B = 3,
 };
-enum CUtensorMapL2promotion : int { CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3 };
+enum CUtensorMapL2promotion : int {
+  CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+};
 enum CUtensorMapFloatOOBfill : int { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
 static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap layout differs from cuda.h");
 

@@ -43,6 +43,16 @@ CUtensorMapSwizzle driver_swizzle(TensorMapSwizzle s) {
   return CU_TENSOR_MAP_SWIZZLE_NONE;
 }
 
+CUtensorMapL2promotion driver_promotion(TensorMapL2Promotion promotion) {
+  switch (promotion) {
+    case TensorMapL2Promotion::none: return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+    case TensorMapL2Promotion::b64: return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+    case TensorMapL2Promotion::b128: return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    case TensorMapL2Promotion::b256: return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  }
+  return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+}
+
 }  // namespace
 
 TensorMap CudaBackend::encode_tensor_map(const TensorMapDesc& desc) {
@@ -63,7 +73,7 @@ TensorMap CudaBackend::encode_tensor_map(const TensorMapDesc& desc) {
   check(d.cuTensorMapEncodeTiled(&map, driver_type(desc.dtype), rank, reinterpret_cast<void*>(desc.address),
                                  dims.data(), strides.data(), box.data(), element_strides.data(),
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, driver_swizzle(desc.swizzle),
-                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                                 driver_promotion(desc.l2_promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
         [&] {
           return "cuTensorMapEncodeTiled(" + std::string(name(desc.dtype)) + ", rank " + std::to_string(rank) +
                  ", address " + std::to_string(desc.address) + ")";

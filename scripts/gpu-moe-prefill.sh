@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
-# minute once the build is there (BUDGET seconds, default 66), in the order
-# STEPS gives (default: tests mxfp4 memcheck ncu nvfp4 sm90a-mxfp4), each step while
-# time is left:
+# minute once the build is there (BUDGET seconds, default 52), in the order
+# STEPS gives (default: mxfp4 tests nvfp4 sm90a-mxfp4 memcheck ncu), each
+# step while time is left:
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
@@ -16,8 +16,9 @@
 #             issue judges), the kernel each product runs, GPU time alone
 #             (CUDA graph replay), host time a call, dA and dB alone;
 #   tests     GroupedGemmGpu's weight-only prefill cases on the sm90a path
-#             (the RS design) against fp64, in one process (TESTS: a gtest
-#             filter of others, e.g. the bf16 and block-scaled ones);
+#             (the RS design) and the stream kernel's block-scaled cases
+#             (both read the packed FP4 layout) against fp64, in one process
+#             (TESTS: a gtest filter of others);
 #   memcheck  compute-sanitizer memcheck of the RS design's small ragged
 #             cases (GroupedGemmGpu.WeightOnlyRs*);
 #   ncu       Nsight Compute of our packed forward at NCU_ROW (default
@@ -35,8 +36,8 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
-budget="${BUDGET:-66}"
-steps=" ${STEPS:-tests mxfp4 memcheck ncu nvfp4 sm90a-mxfp4} "
+budget="${BUDGET:-52}"
+steps=" ${STEPS:-mxfp4 tests nvfp4 sm90a-mxfp4 memcheck ncu} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -84,7 +85,7 @@ bench_gemm="$build_dir/bench/bench_gemm"
 
 run_tests() {
   step tests 10 15 "$build_dir/tests/test_gpu" \
-    --gtest_filter="${TESTS:-GroupedGemmGpu.WeightOnly*}"
+    --gtest_filter="${TESTS:-GroupedGemmGpu.WeightOnly*:GroupedGemmGpu.TheSimulatorsBlockScaledCases}"
   local rc=$?
   [ -f "$out/tests.log" ] && summary+=("tests: $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests.log" | tr '\n' ' ')")
   # A test that hung (a kernel waiting forever) would hang the bench's backward too: then forward only.

@@ -1,6 +1,7 @@
 #include "sm90a_grouped_rs.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <memory>
 
 #include "../gemm_amax/block_codes.hpp"
@@ -21,6 +22,48 @@ namespace {
 constexpr int kRows = GroupedRsConfig::kRows, kBlock = GroupedRsConfig::kBlock;
 constexpr std::uint32_t kRow = kBlock * 2;  // a token's 64 bf16 of K: one 128-byte row of the swizzle
 constexpr std::uint32_t kAtom = 8 * kRow;   // the 128-byte swizzle's repeat (the descriptor's SBO)
+
+// Pair p of a packed FP4 word into bf16's places (sign 15, fields 8..6 of
+// each half; BlockCodes' representation, the value times 2^-126): keep its
+// 8 bits, multiply by `copies` = 2^r1 + 2^r2 into 64 bits, the r the
+// rotations kFp4Bits asks of its bits (one or two), or the product's two
+// halves (the copies rotated by r1 and by r2), keep bf16's places. Valid
+// where the copies share no bit (no carries) and each lands only its own
+// bits on bf16's places (fp4_pair_move_valid).
+constexpr std::uint32_t kFp4Fields = 0x81C081C0u;
+constexpr int kFp4Places[4] = {6, 7, 8, 15};  // M, E0, E1, S in a bf16 half
+struct Fp4PairMove {
+  std::uint32_t keep = 0, copies = 0;
+};
+constexpr int fp4_rotation(int p, int b) { return (kFp4Places[b] - PackedWeightsLayout::kFp4Bits[p][b] + 32) % 32; }
+constexpr Fp4PairMove fp4_pair_move(int p) {
+  Fp4PairMove m;
+  for (int b = 0; b < 4; ++b) {
+    m.keep |= (1u << PackedWeightsLayout::kFp4Bits[p][b]) * 0x10001u;
+    m.copies |= 1u << fp4_rotation(p, b);
+  }
+  return m;
+}
+constexpr bool fp4_pair_move_valid(int p) {
+  const Fp4PairMove m = fp4_pair_move(p);
+  if (std::popcount(m.copies) > 2) return false;
+  std::uint64_t seen = 0;
+  for (int r = 0; r < 32; ++r) {
+    if (!(m.copies >> r & 1u)) continue;
+    const std::uint64_t copy = std::uint64_t{m.keep} << r;
+    if (copy & seen) return false;  // a carry
+    seen |= copy;
+    // Folded (the rotation by r): the places it fills must be its own bits'.
+    const auto rotated = static_cast<std::uint32_t>(copy | copy >> 32);
+    std::uint32_t own = 0;
+    for (int b = 0; b < 4; ++b)
+      if (fp4_rotation(p, b) == r) own |= (1u << kFp4Places[b]) * 0x10001u;
+    if ((rotated & kFp4Fields) != own) return false;
+  }
+  return true;
+}
+static_assert(fp4_pair_move_valid(0) && fp4_pair_move_valid(1) && fp4_pair_move_valid(2) && fp4_pair_move_valid(3),
+              "every FP4 pair of PackedWeightsLayout::kFp4Bits must move to bf16's places by one 64-bit multiply");
 
 // One stage: the tokens' tile (T rows of 128 bytes, swizzled), then the
 // k-block's packed codes and scales of the item's 128 rows; stages 1024
@@ -140,7 +183,7 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   Reg pair_of(const Reg& word);
 
   bool fp4() const { return p_.b_dtype == DType::e2m1; }
-  void fp4_pair_masks(const Reg& t);
+  void fp4_pair_constants(const Reg& t);
 
   const GroupedGemmProblem& p_;
   GroupedRsConfig c_;
@@ -153,9 +196,9 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   ParamRef map_a_p_, map_b_p_, map_sfb_p_;
   Reg map_a_, map_b_, map_sfb_, d_, offsets_, extent_, base_, tid_;
   // The consumers': the thread's row g of its warp's 16 (of 128), its t,
-  // its pieces' and scales' offsets in a stage, the pair extraction's
-  // shifts and masks, the descriptor of stage 0's tokens.
-  Reg lane_, row_, codes_at_, scales_at_, shift_, mask_, mask4_, mask5_, desc0_;
+  // its pieces' and scales' offsets in a stage, its FP8 half's shift, its
+  // FP4 pair's move (Fp4PairMove), the descriptor of stage 0's tokens.
+  Reg lane_, row_, codes_at_, scales_at_, shift_, keep_, copies_, desc0_;
   Pred leader_;
   Regs acc_;
   std::vector<Regs> frags_;
@@ -165,10 +208,9 @@ class RsDesign final : public tile::WarpSpecializedDesign {
 // 16v + g and + 8, row tile 4w + v of the stage's 8 (GroupedWeightTiles:
 // [row tile][load j][g] x 16 bytes, row h's piece in loads J/2·h ..
 // J/2·h + J/2 - 1; then each row tile's 32 lanes x S scale bytes, lane 4g +
-// kb % 4's S the rows' blocks, row g's then row g + 8's). FP4: t < 3, pair
-// t's places are pair 0's shifted down 3t; t = 3: bits 10, 11 down 4, 13
-// down 5, 14 up 1. FP8: the thread's words are 4s + t / 2 and + 2 of k16
-// step s, its pair their half t % 2.
+// kb % 4's S the rows' blocks, row g's then row g + 8's). FP4: pair t's
+// move (fp4_pair_move). FP8: the thread's words are 4s + t / 2 and + 2 of
+// k16 step s, its pair their half t % 2.
 void RsDesign::consumer_setup(tile::WarpSpecialized& ws) {
   lane_ = tid_ & 31u;
   Reg g = lane_ >> 2u, t = lane_ & 3u, row_tile = tid_ >> 5u;
@@ -180,29 +222,33 @@ void RsDesign::consumer_setup(tile::WarpSpecialized& ws) {
   }
   scales_at_ = imm(smem_.weights) + weights_.codes_bytes() + row_tile * imm(32 * weights_.lane_scales()) +
                (g << 2u) * imm(weights_.lane_scales());
-  if (fp4()) fp4_pair_masks(t);
+  if (fp4()) fp4_pair_constants(t);
   acc_ = k_.regs(f32, c_.tokens / 2, "acc");
   frags_ = {k_.regs(b32, 16, "wfrag"), k_.regs(b32, 16, "wfrag_next")};
   desc0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.ring), 16, kAtom);
   leader_ = ws.leader();
 }
 
-void RsDesign::fp4_pair_masks(const Reg& t) {
-  Pred last = t == 3u;
-  shift_ = k_.reg(u32);
-  mask_ = k_.reg(u32);
-  mask4_ = k_.reg(u32);
-  mask5_ = k_.reg(u32);
-  k_.selp(shift_, 1u, t * 3u, last);
-  k_.selp(mask_, 0x80008000u, 0x81C081C0u, last);
-  k_.selp(mask4_, 0x00C000C0u, 0u, last);
-  k_.selp(mask5_, 0x01000100u, 0u, last);
+// The thread's pair t's keep and copies (Fp4PairMove), chosen once.
+void RsDesign::fp4_pair_constants(const Reg& t) {
+  keep_ = k_.mov(u32, imm(fp4_pair_move(3).keep));
+  copies_ = k_.mov(u32, imm(fp4_pair_move(3).copies));
+  for (int p = 0; p < 3; ++p) {
+    Pred mine = t == imm(p);
+    k_.selp(keep_, imm(fp4_pair_move(p).keep), keep_, mine);
+    k_.selp(copies_, imm(fp4_pair_move(p).copies), copies_, mine);
+  }
 }
 
 // The thread's pair of an FP4 word as a bf16 pair's fields (the codes'
-// values times 2^-126; BlockCodes::apply_scale restores them).
+// values times 2^-126; BlockCodes::apply_scale restores them): one 64-bit
+// multiply (Fp4PairMove), its halves or-ed and masked in one lop3.
 Reg RsDesign::pair_of(const Reg& word) {
-  return ((word << shift_) & mask_) | ((word >> 4u) & mask4_) | ((word >> 5u) & mask5_);
+  Reg product = k_.reg(u64), low = k_.reg(u32), high = k_.reg(u32);
+  k_.mul_wide(product, word & keep_, copies_);
+  k_.cvt(low, product);
+  k_.cvt(high, product >> 32u);
+  return (low | high) & kFp4Fields;
 }
 
 // Waits for stage `s` and converts the thread's fragments of k-block kb

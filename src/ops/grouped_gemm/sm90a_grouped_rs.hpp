@@ -24,12 +24,14 @@
 // k-block, which in the packed layout (PackedWeightsLayout) are pair t of
 // words 2s and 2s + 1 of the piece of lane 4g + kb % 4 of the row: every
 // thread of the quad reads the same 64 bytes (two rows' pieces) and takes
-// its own pair of each word. FP4: pairs 0-2 lie in pair 0's bit places
-// shifted down 3t (a shift and a mask make the code's bf16 fields); pair
-// 3's places need three shifts and masks. One expression serves all four
-// (the unused terms masked by zero), ~7 instructions a bf16 pair with the
-// scale's multiply (BlockCodes: exact, one multiply where the scales fold
-// with the codes' bias, else two). FP8 (4 codes a word): words 4s + t / 2
+// its own pair of each word. FP4: every pair's bits reach bf16's places by
+// at most two rotations of the word (kFp4Bits), so one expression serves
+// all four with the thread's two constants: keep the pair's 8 bits,
+// multiply by 2^r1 + 2^r2 into 64 bits (the two rotated copies, disjoint:
+// no carries), or the product's halves, keep bf16's places — 4
+// instructions a bf16 pair with the scale's multiply (s7's three shifts and
+// masks took 7; BlockCodes: exact, one multiply where the scales fold with
+// the codes' bias, else two). FP8 (4 codes a word): words 4s + t / 2
 // and + 2, half t % 2, BlockCodes::dequant_fp8 (NaN and inf codes exact).
 // The next k-block converts while the current one's wgmma run (two
 // fragment sets, two k-blocks a trip).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
 # minute once the build is there (BUDGET seconds, default 52), in the order
-# STEPS gives (default: mxfp4 tests nvfp4 sm90a-mxfp4 memcheck ncu), each
+# STEPS gives (default: mxfp4 tests nvfp4 ncu memcheck sm90a-mxfp4), each
 # step while time is left:
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
@@ -37,7 +37,7 @@ cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
 budget="${BUDGET:-52}"
-steps=" ${STEPS:-mxfp4 tests nvfp4 sm90a-mxfp4 memcheck ncu} "
+steps=" ${STEPS:-mxfp4 tests nvfp4 ncu memcheck sm90a-mxfp4} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }

@@ -124,6 +124,13 @@ TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
     c.kernel = "sm90a", c.named = ops::GroupedGemmKernel::sm90a;
     run_stream(d, c, seed++);
   }
+  // K split: a dense layer at 128 tokens, its 9 units of 1040 rows split 4
+  // ways on 132 SMs (fewer SMs: fewer splits), the same bits twice.
+  StreamCase dense{ops::kMxfp4, ends_of({128}), 128, 1040, 4096, DType::f32};
+  dense.kernel = "sm90a", dense.named = ops::GroupedGemmKernel::sm90a;
+  const StreamRun split = run_stream(d, dense, seed);
+  std::printf("  %s\n", split.describe.c_str());
+  EXPECT_EQ(split.d.bytes, run_stream(d, dense, seed).d.bytes);
 }
 
 // The RS design at 256 tokens a tile (M / G = 234): a group across three

@@ -83,6 +83,25 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
   run_stream(device, tall, seed++);
 }
 
+// The RS design with K split (its fewest units fill at most half of the
+// GPU's 132 SMs): an empty group, a group of 30 tokens, rows past the last
+// end (zeros), N 200 (two weight tiles), K 1800 (29 k-blocks, 3 splits of
+// 10, 10 and 9; off the 64-code k-block); f32 D, and the same bits twice
+// (the splits' sums added in split order, whichever arrives last). NVFP4 at
+// 2 splits.
+TEST(GroupedGemmSim, WeightOnlyRsSplitsK) {
+  const runtime::Device gpu_sized(sim::make_backend({.sm_count = 132}));
+  StreamCase c{kMxfp4, ends_of({0, 30}), 40, 200, 1800, DType::f32};
+  c.kernel = "sm90a", c.named = GroupedGemmKernel::sm90a;
+  const StreamRun first = run_stream(gpu_sized, c, 70);
+  EXPECT_NE(first.describe.find("K split 3 ways"), std::string::npos) << first.describe;
+  EXPECT_EQ(first.d.bytes, run_stream(gpu_sized, c, 70).d.bytes);
+  StreamCase nvfp4{kNvfp4, ends_of({17}), 17, 130, 1024, DType::bf16};
+  nvfp4.kernel = "sm90a", nvfp4.named = GroupedGemmKernel::sm90a;
+  const StreamRun two = run_stream(gpu_sized, nvfp4, 71);
+  EXPECT_NE(two.describe.find("K split 2 ways"), std::string::npos) << two.describe;
+}
+
 TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {
   run_ragged_m(runtime::Device::sim(), {ends_of({3, 129, 17}), 149, 24, 200, DType::f16, DType::f16, false, "sm90a"}, 3);
   // B N-major, 256-wide tiles (4 boxes of 64 columns) and N past the last box.

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "../gemm_amax/block_codes.hpp"
+#include "../gemm_amax/transposed_output.hpp"
 #include "grouped_store.hpp"
 #include "sm90a_grouped_weights.hpp"
 #include "warpforge/dsl.hpp"
@@ -69,7 +70,7 @@ static_assert(fp4_pair_move_valid(0) && fp4_pair_move_valid(1) && fp4_pair_move_
 // k-block's packed codes and scales of the item's 128 rows; stages 1024
 // bytes apart.
 struct Smem {
-  std::uint32_t stage, weights, ring, full, empty, table, bytes;
+  std::uint32_t stage, weights, ring, full, empty, table, flag, bytes;
 };
 Smem smem_of(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
   Smem m{};
@@ -80,31 +81,40 @@ Smem smem_of(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
   m.full = layout.mbarriers(c.stages);
   m.empty = layout.mbarriers(c.stages);
   m.table = layout.buffer(static_cast<std::uint32_t>(sm90a_grouped_rs_schedule(p, c).table_bytes()), 4);
+  m.flag = layout.buffer(4, 4);  // split_k_reduce's "last" from thread 0 to the others
   m.bytes = layout.launch_bytes();
   return m;
 }
 
-// Item (token tile of a group, weight-row tile): tile.m0 its first token,
-// tile.n0 its first weight row, tile.batch the group, extra[0] the group's
-// end; every k-block of K, none for the pseudo-group's (zeros) items.
+// The split sums' slots of every unit there can be (the units' counters after them).
+std::uint64_t split_slot_bytes(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
+  const std::int64_t units = max_group_units(sm90a_grouped_rs_schedule(p, c), p.m);
+  return static_cast<std::uint64_t>(units * c.splits) * split_k_slot_bytes(2 * 128, static_cast<std::size_t>(c.tokens / 8));
+}
+
+// Item (token tile of a group, weight-row tile, split): tile.m0 its first
+// token, tile.n0 its first weight row, tile.batch the group, tile.unit the
+// unit, extra[0] the group's end, extra[1] the split; the split's k-blocks
+// (K's with one split), none for the pseudo-group's (zeros) items.
 class RsTiles final : public tile::WorkSource {
  public:
   RsTiles(Kernel& k, const GroupScheduleOptions& o, const Reg& offsets, const Reg& extent, const Reg& tid,
           const Reg& table, int tokens, std::int64_t k_blocks)
       : k_(k), schedule_(k, o, offsets, extent, tid, table), groups_(o.groups), tokens_(tokens),
-        k_blocks_(k_blocks) {}
+        k_blocks_(k_blocks), per_split_((k_blocks + o.splits - 1) / o.splits) {}
 
   void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg* offset,
                 int stride) const override {
     if (offset || stride != 1)
       throw TileError("the RS grouped design's work source serves the cooperative schedule only (no offset, stride 1)");
     schedule_.for_each([&](const GroupWork& w) {
-      Reg kb1 = k_.reg(u32);
-      k_.selp(kb1, 0u, imm(k_blocks_), w.group == imm(groups_));
+      Reg kb0 = k_.min(w.split * imm(per_split_), imm(k_blocks_));
+      Reg kb1 = k_.min(kb0 + imm(per_split_), imm(k_blocks_));
+      k_.selp(kb1, kb0, kb1, w.group == imm(groups_));
       body(tile::WorkItem{.tile = {w.begin + w.row_tile * imm(tokens_), w.col * imm(kRows), w.group, w.unit},
-                          .kb0 = k_.mov(u32, 0u),
+                          .kb0 = kb0,
                           .kb1 = kb1,
-                          .extra = {w.end}});
+                          .extra = {w.end, w.split}});
     });
   }
 
@@ -113,7 +123,7 @@ class RsTiles final : public tile::WorkSource {
   GroupSchedule schedule_;
   std::int64_t groups_;
   int tokens_;
-  std::int64_t k_blocks_;
+  std::int64_t k_blocks_, per_split_;
 };
 
 class RsDesign final : public tile::WarpSpecializedDesign {
@@ -141,11 +151,13 @@ class RsDesign final : public tile::WarpSpecializedDesign {
     d_ = k_.param_ptr("D", 4);
     offsets_ = k_.param_ptr("offsets", 4);
     extent_ = k_.param(u32, "extent");
+    if (c_.splits > 1) workspace_ = k_.param_ptr("workspace", 16);
   }
 
   void prologue(tile::WarpSpecialized& ws) override {
     base_ = ws.smem_base();
     tid_ = ws.tid();
+    if (c_.splits > 1) reduce_barrier_.emplace(ws.named_barrier(2 * 128));  // the consumers'
     map_a_ = k_.param_generic_address(map_a_p_);
     map_b_ = k_.param_generic_address(map_b_p_);
     map_sfb_ = k_.param_generic_address(map_sfb_p_);
@@ -180,6 +192,7 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   void convert(const tile::PipelineState& s, const Reg& kb, const Regs& out);
   void mma_narrowest(const tile::warpgroup::KBlock& block, const std::vector<Regs>& a_steps, const Reg& desc,
                      const Pred& accumulate, const Reg& left, int n);
+  void store(const tile::WorkItem& w, const Regs& values, const Pred* empty);
   Reg pair_of(const Reg& word);
 
   bool fp4() const { return p_.b_dtype == DType::e2m1; }
@@ -194,7 +207,8 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   BlockCodes codes_;
   tile::WarpSpecialized* ws_ = nullptr;
   ParamRef map_a_p_, map_b_p_, map_sfb_p_;
-  Reg map_a_, map_b_, map_sfb_, d_, offsets_, extent_, base_, tid_;
+  Reg map_a_, map_b_, map_sfb_, d_, offsets_, extent_, workspace_, base_, tid_;
+  std::optional<tile::NamedBarrier> reduce_barrier_;
   // The consumers': the thread's row g of its warp's 16 (of 128), its t,
   // its pieces' and scales' offsets in a stage, its FP8 half's shift, its
   // FP4 pair's move (Fp4PairMove), the descriptor of stage 0's tokens.
@@ -353,14 +367,13 @@ void RsDesign::mma_narrowest(const tile::warpgroup::KBlock& block, const std::ve
   k_.if_else(left <= imm(n), [&] { mma(n); }, [&] { mma_narrowest(block, a_steps, desc, accumulate, left, n + 64); });
 }
 
-// D[token][row] from the accumulators: register 4j + 2h + e holds weight
-// row g + 8h of the warp's 16 and token 8j + 2t + e of the tile (PTX ISA
-// 9.7.15.5.1.1.1); tokens inside the group, rows inside N. The
-// pseudo-group's items (no k-block) store zeros, selected rather than
-// moved into the accumulators.
-void RsDesign::finish(const tile::WorkItem& w) {
+// D[token][row] from `values` (the accumulators' layout): register 4j + 2h
+// + e holds weight row g + 8h of the warp's 16 and token 8j + 2t + e of the
+// tile (PTX ISA 9.7.15.5.1.1.1); tokens inside the group, rows inside N.
+// With `empty`, the pseudo-group's items (no k-block) store zeros, selected
+// rather than moved into the accumulators.
+void RsDesign::store(const tile::WorkItem& w, const Regs& values, const Pred* empty) {
   const int bytes = runtime::bits(p_.d_dtype) / 8;
-  Pred empty = w.kb1 == w.kb0;
   Reg row0 = w.tile.n0 + row_, token0 = w.tile.m0 + ((lane_ & 3u) << 1u);
   Reg at_row = k_.reg(u64), at_token = k_.reg(u64);
   k_.mul_wide(at_row, row0, imm(bytes));
@@ -371,28 +384,65 @@ void RsDesign::finish(const tile::WorkItem& w) {
     for (int j = 0; j < c_.tokens / 8; ++j)
       for (int e = 0; e < 2; ++e) {
         const std::size_t i = static_cast<std::size_t>(4 * j + 2 * h + e);
-        Reg v = k_.selp(imm_f32(0.0f), acc_[i], empty);
+        Reg v = empty ? k_.selp(imm_f32(0.0f), values[i], *empty) : values[i];
         Reg address = lane_d + Src(static_cast<std::uint64_t>(((8 * j + e) * p_.d.ld + 8 * h) * bytes));
         store_d_element(k_, p_.d_dtype, address, v, row_in && ((token0 + imm(8 * j + e)) < w.extra[0]));
       }
   }
 }
 
+// One split: D from the accumulators. K split: the unit's last split to
+// arrive adds every split's sums in split order (split_k_reduce over the
+// two consumer warpgroups' threads) and stores D. The sums are a copy (the
+// pseudo-group's items, no k-block: zeros): the accumulators are never
+// written outside wgmma, which ptxas answers by serializing every wgmma
+// (C7515); T <= 128 when split (sm90a_grouped_rs_config) leaves room for it.
+void RsDesign::finish(const tile::WorkItem& w) {
+  Pred empty = w.kb1 == w.kb0;
+  if (c_.splits == 1) return store(w, acc_, &empty);
+  Regs sums = k_.regs(f32, static_cast<int>(acc_.size()));
+  for (std::size_t i = 0; i < acc_.size(); ++i) k_.selp(sums[i], imm_f32(0.0f), acc_[i], empty);
+  std::vector<Regs> tiles;  // the 4-float tiles split_k_reduce adds
+  for (std::size_t i = 0; i < sums.size(); i += 4) tiles.emplace_back(sums.begin() + i, sums.begin() + i + 4);
+  split_k_reduce(k_, tiles,
+                 {.threads = 2 * 128,
+                  .thread = tid_,
+                  .unit = w.tile.unit,
+                  .split = w.extra[1],
+                  .splits = c_.splits,
+                  .workspace = workspace_,
+                  .counter_offset = split_slot_bytes(p_, c_),
+                  .flag = base_ + imm(smem_.flag),
+                  .barrier = reduce_barrier_},
+                 [&] { store(w, sums, nullptr); });
+}
+
 }  // namespace
 
 std::string GroupedRsConfig::describe() const {
   return std::to_string(kRows) + " rows x " + std::to_string(tokens) + " tokens x " + std::to_string(kBlock) + " s" +
-         std::to_string(stages);
+         std::to_string(stages) + (splits > 1 ? ", K split " + std::to_string(splits) + " ways" : "");
 }
 
 bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p) { return p.packed_b; }
 
-GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p) {
+GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p, std::int64_t sms) {
   GroupedRsConfig c;
   const std::int64_t per_group = (p.m + std::max<std::int64_t>(p.groups, 1) - 1) / std::max<std::int64_t>(p.groups, 1);
-  c.tokens = static_cast<int>(std::clamp<std::int64_t>((2 * per_group + 63) / 64 * 64, 128, 256));
+  const std::int64_t tile = p.groups == 1 ? per_group : 2 * per_group;  // one group: no routing skew
+  c.tokens = static_cast<int>(std::clamp<std::int64_t>((tile + 63) / 64 * 64, 128, 256));
   for (c.stages = 8; c.stages > 2 && sm90a_grouped_rs_shared_bytes(p, c) > 220 * 1024;) --c.stages;
+  const std::int64_t fewest_units = std::max<std::int64_t>((p.m + c.tokens - 1) / c.tokens, 1) * ((p.n + kRows - 1) / kRows);
+  const std::int64_t k_blocks = (p.k + kBlock - 1) / kBlock;
+  if (c.tokens <= 128 && 2 * fewest_units <= sms)
+    c.splits = static_cast<int>(std::clamp<std::int64_t>(std::min(sms / fewest_units, k_blocks / 8), 1, 4));
   return c;
+}
+
+std::size_t sm90a_grouped_rs_workspace_bytes(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
+  if (c.splits == 1) return 0;
+  const std::int64_t units = max_group_units(sm90a_grouped_rs_schedule(p, c), p.m);
+  return static_cast<std::size_t>(split_slot_bytes(p, c) + static_cast<std::uint64_t>(units) * 4);
 }
 
 GroupScheduleOptions sm90a_grouped_rs_schedule(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
@@ -401,6 +451,7 @@ GroupScheduleOptions sm90a_grouped_rs_schedule(const GroupedGemmProblem& p, cons
   o.ragged_rows = true;
   o.rows_per_tile = c.tokens;
   o.units_per_row = (p.n + kRows - 1) / kRows;
+  o.splits = c.splits;
   o.tail_units = true;  // the rows past the last group: items of zeros
   // Bands of 8 token tiles walked weight-tile-major: the 132 CTAs at once
   // run ~16 weight tiles, each read from DRAM once for the band's tokens.
@@ -417,11 +468,12 @@ ptx::Module build_sm90a_grouped_rs(const GroupedGemmProblem& p, const GroupedRsC
       p.a_dtype != DType::bf16 || !p.a.cols_contiguous)
     throw OpsError("sm90a RS grouped kernel: problem " + p.describe() +
                    "; it takes packed weights against bf16 tokens with K contiguous, ragged M");
-  if (c.tokens < 8 || c.tokens > 256 || c.tokens % 8 != 0 || c.stages < 2 || c.stages > 8 ||
+  if (c.tokens < 8 || c.tokens > 256 || c.tokens % 8 != 0 || c.stages < 2 || c.stages > 8 || c.splits < 1 ||
       sm90a_grouped_rs_shared_bytes(p, c) > 227 * 1024)
     throw OpsError("sm90a RS grouped kernel: configuration " + c.describe() + " needs " +
                    std::to_string(sm90a_grouped_rs_shared_bytes(p, c)) +
-                   " bytes of shared memory; it takes 8 to 256 tokens (a multiple of 8) and 2-8 stages within 227 KB");
+                   " bytes of shared memory; it takes 8 to 256 tokens (a multiple of 8), 2-8 stages within 227 KB and at "
+                   "least one K split");
   RsDesign design(p, c);
   return tile::build_warp_specialized(design);
 }

@@ -41,11 +41,16 @@
 // columns), not T whatever the group holds.
 //
 // D (M x N, row-major) is stored from the accumulators transposed: each
-// element where its token is inside the group and its row inside N.
+// element where its token is inside the group and its row inside N. With
+// few units (a dense layer at 128 tokens: 64 on 132 SMs) K is split over
+// neighbouring CTAs, the unit's last split to arrive adding every split's
+// sums in split order through the workspace (split_k_reduce) and storing D.
 // Parameters: map_a (A (M, K) bf16, K-major, boxes of 64 x T), map_b,
-// map_sfb (GroupedWeightTiles' maps at 128 rows), D, offsets, extent (M).
+// map_sfb (GroupedWeightTiles' maps at 128 rows), D, offsets, extent (M),
+// and with K split the workspace.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,8 +66,12 @@ inline constexpr const char* kSm90aGroupedRsKernel = "grouped_gemm_sm90a_rs";
 struct GroupedRsConfig {
   int tokens = 256;  // T: wgmma's N, a multiple of 8 up to 256
   int stages = 5;
+  // K ranges a unit (work items on neighbouring CTAs), their partial sums
+  // added in split order through the workspace by the unit's last
+  // (split_k_reduce, transposed_output.hpp): deterministic.
+  int splits = 1;
   static constexpr int kRows = 128, kBlock = 64;  // weight rows a CTA, K a stage
-  std::string describe() const;                   // "128 rows x 256 tokens x 64 s5"
+  std::string describe() const;                   // "128 rows x 256 tokens x 64 s5", ", K split 2 ways"
   friend bool operator==(const GroupedRsConfig&, const GroupedRsConfig&) = default;
 };
 
@@ -73,10 +82,18 @@ bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
 
 // T, the tokens' tile a stage brings: twice the tokens a group has on
 // average (2M / G, rounded up to 64, 128 to 256; routing is skewed, and a
-// group's last tile multiplies only what it holds), and as many stages as
+// group's last tile multiplies only what it holds; one group: M), and as many stages as
 // fit. At T = 64 (s7 window 1) qwen3 at 1024 tokens (64 a group) ran 0.72
-// of bf16, each weight converted for every 64 tokens.
-GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p);
+// of bf16, each weight converted for every 64 tokens. K split where the
+// fewest units the problem can have (every row in whole tiles) fill at
+// most half of the `sms` SMs (a dense 8192 x 8192 layer at 128 tokens: 64
+// units), up to 4 ways and at least 8 k-blocks a split, at T <= 128 (the
+// sums' copy beside the accumulators).
+GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p, std::int64_t sms);
+// The split sums' slots and the units' counters (0 without a split); the
+// counters must be zero before the first launch, and every launch leaves
+// them so.
+std::size_t sm90a_grouped_rs_workspace_bytes(const GroupedGemmProblem& p, const GroupedRsConfig& c);
 
 GroupScheduleOptions sm90a_grouped_rs_schedule(const GroupedGemmProblem& p, const GroupedRsConfig& c);
 std::uint32_t sm90a_grouped_rs_shared_bytes(const GroupedGemmProblem& p, const GroupedRsConfig& c);

@@ -124,13 +124,23 @@ TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
     c.kernel = "sm90a", c.named = ops::GroupedGemmKernel::sm90a;
     run_stream(d, c, seed++);
   }
-  // K split: a dense layer at 128 tokens, its 9 units of 1040 rows split 4
-  // ways on 132 SMs (fewer SMs: fewer splits), the same bits twice.
+}
+
+// The RS design with K split (its fewest units fill at most half the SMs):
+// a dense layer at 128 tokens, its 9 units of 1040 rows split 4 ways on
+// 132 SMs (fewer SMs: fewer splits), the same bits twice; NVFP4 with an
+// empty group and rows past the last end (the pseudo-group's zeros), K off
+// the k-block. Small: scripts/gpu-moe-prefill.sh runs it under compute-sanitizer.
+TEST_F(GroupedGemmGpu, WeightOnlyRsSplitsK) {
+  const Device d = Device::cuda(0);
   StreamCase dense{ops::kMxfp4, ends_of({128}), 128, 1040, 4096, DType::f32};
   dense.kernel = "sm90a", dense.named = ops::GroupedGemmKernel::sm90a;
-  const StreamRun split = run_stream(d, dense, seed);
+  const StreamRun split = run_stream(d, dense, 80);
   std::printf("  %s\n", split.describe.c_str());
-  EXPECT_EQ(split.d.bytes, run_stream(d, dense, seed).d.bytes);
+  EXPECT_EQ(split.d.bytes, run_stream(d, dense, 80).d.bytes);
+  StreamCase ragged{ops::kNvfp4, ends_of({0, 70}), 90, 300, 2000, DType::bf16};
+  ragged.kernel = "sm90a", ragged.named = ops::GroupedGemmKernel::sm90a;
+  std::printf("  %s\n", run_stream(d, ragged, 81).describe.c_str());
 }
 
 // The RS design at 256 tokens a tile (M / G = 234): a group across three

@@ -61,7 +61,9 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
                  std::to_string(f.vec));
     StreamCase c{f, ends_of({1, 0, 140, 0}), 143, 40, 328, DType::bf16};
     c.kernel = "sm90a", c.named = GroupedGemmKernel::sm90a;
-    run_stream(device, c, seed++);
+    const StreamRun r = run_stream(device, c, seed++);
+    // T = 128 (2M / G): three consumer warpgroups, 192 weight rows a CTA.
+    EXPECT_NE(r.describe.find("192 rows x 128 tokens"), std::string::npos) << r.describe;
   }
   // Automatic selection on the GPU's 132 SMs: 70 tokens a group on
   // average, the sm90a path (the RS design); 32, the stream kernel.

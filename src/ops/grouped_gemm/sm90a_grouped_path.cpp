@@ -39,6 +39,7 @@ struct Sm90aKernel {
   std::int64_t items;
   std::uint32_t shared_bytes, a_rows;
   std::size_t workspace_bytes;
+  int consumers, weight_rows;  // consumer warpgroups; the RS design's weight rows a CTA
 };
 Sm90aKernel sm90a_kernel(const GroupedGemmProblem& p, const runtime::Device& device) {
   if (sm90a_grouped_rs_takes(p)) {
@@ -46,12 +47,12 @@ Sm90aKernel sm90a_kernel(const GroupedGemmProblem& p, const runtime::Device& dev
     return {kSm90aGroupedRsKernel, build_sm90a_grouped_rs(p, c),
             max_group_units(sm90a_grouped_rs_schedule(p, c), group_extent(p)) * c.splits,
             sm90a_grouped_rs_shared_bytes(p, c), static_cast<std::uint32_t>(c.tokens),
-            sm90a_grouped_rs_workspace_bytes(p, c)};
+            sm90a_grouped_rs_workspace_bytes(p, c), c.consumers, c.rows()};
   }
   const GroupedSm90aConfig c = sm90a_config(p);
   return {kSm90aGroupedKernel, build_sm90a_grouped(p, c),
           max_group_units(sm90a_grouped_schedule(p, c), group_extent(p)), sm90a_grouped_shared_bytes(p, c),
-          GroupedSm90aConfig::kTileM, 0};
+          GroupedSm90aConfig::kTileM, 0, 2, 0};
 }
 
 class Sm90aLaunch final : public GroupedGemmLaunch {
@@ -65,7 +66,7 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
     }
     // Persistent: one CTA an SM (its stages take the shared memory), no more than there can be items.
     config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(kernel_.items, 1, sm_count(device)))};
-    config_.block = {3 * 128};  // two consumer warpgroups and the producer's
+    config_.block = {static_cast<std::uint32_t>(128 * (kernel_.consumers + 1))};  // the consumers and the producer
     config_.dynamic_shared_bytes = kernel_.shared_bytes;
     config_.overlap_previous = true;  // the kernel waits (griddepcontrol.wait) before it reads memory
   }
@@ -106,7 +107,7 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
                      ? matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a, kk, kernel_.a_rows)
                      : matrix_map(p_.a_dtype, t.a.address(), p_.m, p_.k, 1, a, 64, kk))};
     if (p_.packed_b) {
-      const GroupedWeightTiles weights(p_, GroupedRsConfig::kRows);
+      const GroupedWeightTiles weights(p_, kernel_.weight_rows);
       maps_.push_back(runtime::make_tensor_map(device_, weights.codes_map(t.b.address())));
       maps_.push_back(runtime::make_tensor_map(device_, weights.scales_map(t.sfb->address())));
       sfb_ = t.sfb->address();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <memory>
 
 #include "../gemm_amax/block_codes.hpp"
@@ -20,7 +21,7 @@ using runtime::DType;
 
 namespace {
 
-constexpr int kRows = GroupedRsConfig::kRows, kBlock = GroupedRsConfig::kBlock;
+constexpr int kBlock = GroupedRsConfig::kBlock;
 constexpr std::uint32_t kRow = kBlock * 2;  // a token's 64 bf16 of K: one 128-byte row of the swizzle
 constexpr std::uint32_t kAtom = 8 * kRow;   // the 128-byte swizzle's repeat (the descriptor's SBO)
 
@@ -67,7 +68,7 @@ static_assert(fp4_pair_move_valid(0) && fp4_pair_move_valid(1) && fp4_pair_move_
               "every FP4 pair of PackedWeightsLayout::kFp4Bits must move to bf16's places by one 64-bit multiply");
 
 // One stage: the tokens' tile (T rows of 128 bytes, swizzled), then the
-// k-block's packed codes and scales of the item's 128 rows; stages 1024
+// k-block's packed codes and scales of the item's weight rows; stages 1024
 // bytes apart.
 struct Smem {
   std::uint32_t stage, weights, ring, full, empty, table, flag, bytes;
@@ -75,7 +76,7 @@ struct Smem {
 Smem smem_of(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
   Smem m{};
   m.weights = static_cast<std::uint32_t>(c.tokens) * kRow;
-  m.stage = (m.weights + GroupedWeightTiles(p, kRows).stage_bytes() + kAtom - 1) / kAtom * kAtom;
+  m.stage = (m.weights + GroupedWeightTiles(p, c.rows()).stage_bytes() + kAtom - 1) / kAtom * kAtom;
   tile::SharedLayout layout;
   m.ring = layout.ring(m.stage, c.stages);
   m.full = layout.mbarriers(c.stages);
@@ -89,7 +90,8 @@ Smem smem_of(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
 // The split sums' slots of every unit there can be (the units' counters after them).
 std::uint64_t split_slot_bytes(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
   const std::int64_t units = max_group_units(sm90a_grouped_rs_schedule(p, c), p.m);
-  return static_cast<std::uint64_t>(units * c.splits) * split_k_slot_bytes(2 * 128, static_cast<std::size_t>(c.tokens / 8));
+  return static_cast<std::uint64_t>(units * c.splits) *
+         split_k_slot_bytes(128 * c.consumers, static_cast<std::size_t>(c.tokens / 8));
 }
 
 // Item (token tile of a group, weight-row tile, split): tile.m0 its first
@@ -99,8 +101,8 @@ std::uint64_t split_slot_bytes(const GroupedGemmProblem& p, const GroupedRsConfi
 class RsTiles final : public tile::WorkSource {
  public:
   RsTiles(Kernel& k, const GroupScheduleOptions& o, const Reg& offsets, const Reg& extent, const Reg& tid,
-          const Reg& table, int tokens, std::int64_t k_blocks)
-      : k_(k), schedule_(k, o, offsets, extent, tid, table), groups_(o.groups), tokens_(tokens),
+          const Reg& table, int tokens, int rows, std::int64_t k_blocks)
+      : k_(k), schedule_(k, o, offsets, extent, tid, table), groups_(o.groups), tokens_(tokens), rows_(rows),
         k_blocks_(k_blocks), per_split_((k_blocks + o.splits - 1) / o.splits) {}
 
   void for_each(const std::function<void(const tile::WorkItem&)>& body, const Reg* offset,
@@ -111,7 +113,7 @@ class RsTiles final : public tile::WorkSource {
       Reg kb0 = k_.min(w.split * imm(per_split_), imm(k_blocks_));
       Reg kb1 = k_.min(kb0 + imm(per_split_), imm(k_blocks_));
       k_.selp(kb1, kb0, kb1, w.group == imm(groups_));
-      body(tile::WorkItem{.tile = {w.begin + w.row_tile * imm(tokens_), w.col * imm(kRows), w.group, w.unit},
+      body(tile::WorkItem{.tile = {w.begin + w.row_tile * imm(tokens_), w.col * imm(rows_), w.group, w.unit},
                           .kb0 = kb0,
                           .kb1 = kb1,
                           .extra = {w.end, w.split}});
@@ -122,21 +124,23 @@ class RsTiles final : public tile::WorkSource {
   Kernel& k_;
   GroupSchedule schedule_;
   std::int64_t groups_;
-  int tokens_;
+  int tokens_, rows_;
   std::int64_t k_blocks_, per_split_;
 };
 
 class RsDesign final : public tile::WarpSpecializedDesign {
  public:
   RsDesign(const GroupedGemmProblem& p, const GroupedRsConfig& c)
-      : p_(p), c_(c), smem_(smem_of(p, c)), weights_(p, kRows), k_(kSm90aGroupedRsKernel, Target::sm_90a),
+      : p_(p), c_(c), smem_(smem_of(p, c)), weights_(p, c.rows()), k_(kSm90aGroupedRsKernel, Target::sm_90a),
         codes_problem_{.ab_dtype = p.b_dtype, .sf_dtype = p.sf_dtype, .vec = p.vec}, codes_(k_, codes_problem_) {}
 
   Kernel& kernel() override { return k_; }
 
   tile::WarpSpecializedConfig config() const override {
     tile::WarpSpecializedConfig w;
-    w.consumers = 2;
+    w.consumers = c_.consumers;
+    // 512 threads: 128 registers a thread at entry; the producer's 40 leave the consumers 152.
+    if (c_.consumers == 3) w.consumer_registers = 152;
     w.stages = c_.stages;
     w.full_barriers = smem_.full;
     w.empty_barriers = smem_.empty;
@@ -157,7 +161,8 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   void prologue(tile::WarpSpecialized& ws) override {
     base_ = ws.smem_base();
     tid_ = ws.tid();
-    if (c_.splits > 1) reduce_barrier_.emplace(ws.named_barrier(2 * 128));  // the consumers'
+    consumers_barrier_.emplace(ws.named_barrier(128 * c_.consumers));
+    for (int w = 1; w < c_.consumers; ++w) stagger_barriers_.push_back(ws.named_barrier(2 * 128));
     map_a_ = k_.param_generic_address(map_a_p_);
     map_b_ = k_.param_generic_address(map_b_p_);
     map_sfb_ = k_.param_generic_address(map_sfb_p_);
@@ -170,7 +175,7 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized& ws) override {
     ws_ = &ws;
     return std::make_unique<RsTiles>(k_, sm90a_grouped_rs_schedule(p_, c_), offsets_, extent_, tid_,
-                                     base_ + imm(smem_.table), c_.tokens, (p_.k + kBlock - 1) / kBlock);
+                                     base_ + imm(smem_.table), c_.tokens, c_.rows(), (p_.k + kBlock - 1) / kBlock);
   }
 
   // The tokens' tile from the item's first token (TMA: tokens past the
@@ -193,6 +198,7 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   void mma_narrowest(const tile::warpgroup::KBlock& block, const std::vector<Regs>& a_steps, const Reg& desc,
                      const Pred& accumulate, const Reg& left, int n);
   void store(const tile::WorkItem& w, const Regs& values, const Pred* empty);
+  void stagger(bool before);
   Reg pair_of(const Reg& word);
 
   bool fp4() const { return p_.b_dtype == DType::e2m1; }
@@ -208,11 +214,14 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   tile::WarpSpecialized* ws_ = nullptr;
   ParamRef map_a_p_, map_b_p_, map_sfb_p_;
   Reg map_a_, map_b_, map_sfb_, d_, offsets_, extent_, workspace_, base_, tid_;
-  std::optional<tile::NamedBarrier> reduce_barrier_;
+  // The consumer warpgroups' (the split sums' reduction), and warpgroups w - 1 and w's (their stagger).
+  std::optional<tile::NamedBarrier> consumers_barrier_;
+  std::vector<tile::NamedBarrier> stagger_barriers_;
   // The consumers': the thread's row g of its warp's 16 (of 128), its t,
   // its pieces' and scales' offsets in a stage, its FP8 half's shift, its
   // FP4 pair's move (Fp4PairMove), the descriptor of stage 0's tokens.
   Reg lane_, row_, codes_at_, scales_at_, shift_, keep_, copies_, desc0_;
+  Reg warpgroup_, staggered_;  // staggered_: 0 until the warpgroups' first k-block (stagger)
   Pred leader_;
   Regs acc_;
   std::vector<Regs> frags_;
@@ -241,6 +250,28 @@ void RsDesign::consumer_setup(tile::WarpSpecialized& ws) {
   frags_ = {k_.regs(b32, 16, "wfrag"), k_.regs(b32, 16, "wfrag_next")};
   desc0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.ring), 16, kAtom);
   leader_ = ws.leader();
+  warpgroup_ = ws.warpgroup();
+  staggered_ = k_.mov(u32, 0u);
+}
+
+// Once a kernel, at the warpgroups' first k-block: warpgroup w issues its
+// wgmma only after warpgroup w - 1's have completed (`before`: w's bar.sync
+// before its mma; else w - 1's bar.arrive after its wait), so that their
+// k-blocks take turns on the tensor pipe, each one's wgmma running while
+// the others convert and issue; in step (s7: issued together, they
+// completed together and the pipe idled while all issued the next).
+void RsDesign::stagger(bool before) {
+  if (const char* off = std::getenv("WARPFORGE_RS_STAGGER"); off && std::string(off) == "0") return;  // s8 A/B only
+  k_.if_then(staggered_ == 0u, [&] {
+    for (int w = 1; w < c_.consumers; ++w) {
+      const tile::NamedBarrier& b = stagger_barriers_[static_cast<std::size_t>(w - 1)];
+      if (before)
+        k_.if_then(warpgroup_ == imm(w), [&] { b.sync(); });
+      else
+        k_.if_then(warpgroup_ == imm(w - 1), [&] { b.arrive(); });
+    }
+    if (!before) k_.mov(staggered_, 1u);
+  });
 }
 
 // The thread's pair t's keep and copies (Fp4PairMove), chosen once.
@@ -336,10 +367,12 @@ void RsDesign::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile
       k_.add(desc, desc, desc0_);
       std::vector<Regs> a_steps;
       for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
+      stagger(true);
       mma_narrowest(block, a_steps, desc, kb != w.kb0, left, 64);
       Pred more = kb + 1u < w.kb1;
       k_.if_then(more, [&] { convert(s, kb + 1u, next); });
       k_.wgmma_wait_group(0);
+      stagger(false);
       k_.if_then(leader_, [&] { ws.pipeline().release(current); });
       k_.if_then(more, [&] {
         k_.mov(current, s.stage());
@@ -393,7 +426,7 @@ void RsDesign::store(const tile::WorkItem& w, const Regs& values, const Pred* em
 
 // One split: D from the accumulators. K split: the unit's last split to
 // arrive adds every split's sums in split order (split_k_reduce over the
-// two consumer warpgroups' threads) and stores D. The sums are a copy (the
+// consumer warpgroups' threads) and stores D. The sums are a copy (the
 // pseudo-group's items, no k-block: zeros): the accumulators are never
 // written outside wgmma, which ptxas answers by serializing every wgmma
 // (C7515); T <= 128 when split (sm90a_grouped_rs_config) leaves room for it.
@@ -405,7 +438,7 @@ void RsDesign::finish(const tile::WorkItem& w) {
   std::vector<Regs> tiles;  // the 4-float tiles split_k_reduce adds
   for (std::size_t i = 0; i < sums.size(); i += 4) tiles.emplace_back(sums.begin() + i, sums.begin() + i + 4);
   split_k_reduce(k_, tiles,
-                 {.threads = 2 * 128,
+                 {.threads = 128 * c_.consumers,
                   .thread = tid_,
                   .unit = w.tile.unit,
                   .split = w.extra[1],
@@ -413,14 +446,14 @@ void RsDesign::finish(const tile::WorkItem& w) {
                   .workspace = workspace_,
                   .counter_offset = split_slot_bytes(p_, c_),
                   .flag = base_ + imm(smem_.flag),
-                  .barrier = reduce_barrier_},
+                  .barrier = consumers_barrier_},
                  [&] { store(w, sums, nullptr); });
 }
 
 }  // namespace
 
 std::string GroupedRsConfig::describe() const {
-  return std::to_string(kRows) + " rows x " + std::to_string(tokens) + " tokens x " + std::to_string(kBlock) + " s" +
+  return std::to_string(rows()) + " rows x " + std::to_string(tokens) + " tokens x " + std::to_string(kBlock) + " s" +
          std::to_string(stages) + (splits > 1 ? ", K split " + std::to_string(splits) + " ways" : "");
 }
 
@@ -431,11 +464,14 @@ GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p, std::int64_
   const std::int64_t per_group = (p.m + std::max<std::int64_t>(p.groups, 1) - 1) / std::max<std::int64_t>(p.groups, 1);
   const std::int64_t tile = p.groups == 1 ? per_group : 2 * per_group;  // one group: no routing skew
   c.tokens = static_cast<int>(std::clamp<std::int64_t>((tile + 63) / 64 * 64, 128, 256));
-  for (c.stages = 8; c.stages > 2 && sm90a_grouped_rs_shared_bytes(p, c) > 220 * 1024;) --c.stages;
-  const std::int64_t fewest_units = std::max<std::int64_t>((p.m + c.tokens - 1) / c.tokens, 1) * ((p.n + kRows - 1) / kRows);
+  const std::int64_t fewest_units =
+      std::max<std::int64_t>((p.m + c.tokens - 1) / c.tokens, 1) * ((p.n + c.rows() - 1) / c.rows());
   const std::int64_t k_blocks = (p.k + kBlock - 1) / kBlock;
   if (c.tokens <= 128 && 2 * fewest_units <= sms)
     c.splits = static_cast<int>(std::clamp<std::int64_t>(std::min(sms / fewest_units, k_blocks / 8), 1, 4));
+  // Three warpgroups where their registers hold T's accumulators and no split's sums.
+  if (c.tokens <= 128 && c.splits == 1 && !std::getenv("WARPFORGE_RS_TWO_CONSUMERS")) c.consumers = 3;  // s8 A/B only
+  for (c.stages = 8; c.stages > 2 && sm90a_grouped_rs_shared_bytes(p, c) > 220 * 1024;) --c.stages;
   return c;
 }
 
@@ -450,7 +486,7 @@ GroupScheduleOptions sm90a_grouped_rs_schedule(const GroupedGemmProblem& p, cons
   o.groups = p.groups;
   o.ragged_rows = true;
   o.rows_per_tile = c.tokens;
-  o.units_per_row = (p.n + kRows - 1) / kRows;
+  o.units_per_row = (p.n + c.rows() - 1) / c.rows();
   o.splits = c.splits;
   o.tail_units = true;  // the rows past the last group: items of zeros
   // Bands of 8 token tiles walked weight-tile-major: the 132 CTAs at once
@@ -469,11 +505,12 @@ ptx::Module build_sm90a_grouped_rs(const GroupedGemmProblem& p, const GroupedRsC
     throw OpsError("sm90a RS grouped kernel: problem " + p.describe() +
                    "; it takes packed weights against bf16 tokens with K contiguous, ragged M");
   if (c.tokens < 8 || c.tokens > 256 || c.tokens % 8 != 0 || c.stages < 2 || c.stages > 8 || c.splits < 1 ||
+      c.consumers < 2 || c.consumers > 3 || (c.consumers == 3 && (c.tokens > 128 || c.splits > 1)) ||
       sm90a_grouped_rs_shared_bytes(p, c) > 227 * 1024)
     throw OpsError("sm90a RS grouped kernel: configuration " + c.describe() + " needs " +
                    std::to_string(sm90a_grouped_rs_shared_bytes(p, c)) +
-                   " bytes of shared memory; it takes 8 to 256 tokens (a multiple of 8), 2-8 stages within 227 KB and at "
-                   "least one K split");
+                   " bytes of shared memory; it takes 8 to 256 tokens (a multiple of 8), 2-8 stages within 227 KB, at "
+                   "least one K split and 2 consumer warpgroups, or 3 up to 128 tokens without a split");
   RsDesign design(p, c);
   return tile::build_warp_specialized(design);
 }

@@ -7,10 +7,12 @@
 //
 // A design of the warp-specialized template (tile/warp_specialized.hpp):
 // two consumer warpgroups of 64 weight rows each (a CTA's item is 128
-// weight rows x T tokens of one group) and the producer warpgroup's first
-// thread, whose stage holds the tokens' tile (T rows x 64 of K, bf16, the
-// 128-byte swizzle: wgmma's K-major B) and the k-block's packed codes and
-// scales of the item's 128 rows (GroupedWeightTiles::load, the same stage
+// weight rows x T tokens of one group; three, 192 rows, at T <= 128, where
+// the conversion's latency wants more warps and their accumulators leave
+// the registers) and the producer warpgroup's first thread, whose stage
+// holds the tokens' tile (T rows x 64 of K, bf16, the 128-byte swizzle:
+// wgmma's K-major B) and the k-block's packed codes and scales of the
+// item's weight rows (GroupedWeightTiles::load, the same stage
 // the session-6 shared-memory design loads). The work source is the group
 // schedule (group_schedule.hpp) over (group, token tile, weight-row tile),
 // bands of token tiles walked weight-tile-major (the CTAs at once share a
@@ -70,8 +72,12 @@ struct GroupedRsConfig {
   // added in split order through the workspace by the unit's last
   // (split_k_reduce, transposed_output.hpp): deterministic.
   int splits = 1;
-  static constexpr int kRows = 128, kBlock = 64;  // weight rows a CTA, K a stage
-  std::string describe() const;                   // "128 rows x 256 tokens x 64 s5", ", K split 2 ways"
+  // Consumer warpgroups, 64 weight rows each: 2, or 3 at T <= 128 (their
+  // accumulators leave room for 152 registers a thread).
+  int consumers = 2;
+  static constexpr int kBlock = 64;  // K a stage
+  int rows() const { return 64 * consumers; }  // weight rows a CTA
+  std::string describe() const;  // "128 rows x 256 tokens x 64 s5", ", K split 2 ways"
   friend bool operator==(const GroupedRsConfig&, const GroupedRsConfig&) = default;
 };
 

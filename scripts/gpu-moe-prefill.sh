@@ -123,6 +123,7 @@ run_ncu() {
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     --section Occupancy --section LaunchStats \
     --section SchedulerStats --section WarpStateStats --section SourceCounters --section InstructionStats \
+    --metrics "regex:^(smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio|sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active)$" \
     "$bench_gemm" --grouped --weights "$ncu_format" --models "$ncu_model" --tokens "$ncu_tokens" --reps 5
 }
 
@@ -158,6 +159,7 @@ echo
 echo "gpu-moe-prefill on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
 [ -f "$out/ncu.log" ] && grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible|L2 Hit Rate|Grid Size|Waves Per SM|Mem Busy|Max Bandwidth|Mem Pipes Busy|Executed Ipc Active) " "$out/ncu.log" | head -18
+[ -f "$out/ncu.log" ] && grep -E "issue_stalled_.*ratio" "$out/ncu.log" | awk '{print $NF, $1}' | sort -gr | head -8
 [ -f "$out/memcheck.log" ] && grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | head -3
 for log in "$out"/weights-*.log; do
   [ -f "$log" ] || continue

@@ -1,7 +1,6 @@
 #include "sm90a_grouped_rs.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdlib>
 #include <memory>
 
@@ -26,46 +25,40 @@ constexpr std::uint32_t kRow = kBlock * 2;  // a token's 64 bf16 of K: one 128-b
 constexpr std::uint32_t kAtom = 8 * kRow;   // the 128-byte swizzle's repeat (the descriptor's SBO)
 
 // Pair p of a packed FP4 word into bf16's places (sign 15, fields 8..6 of
-// each half; BlockCodes' representation, the value times 2^-126): keep its
-// 8 bits, multiply by `copies` = 2^r1 + 2^r2 into 64 bits, the r the
-// rotations kFp4Bits asks of its bits (one or two), or the product's two
-// halves (the copies rotated by r1 and by r2), keep bf16's places. Valid
-// where the copies share no bit (no carries) and each lands only its own
-// bits on bf16's places (fp4_pair_move_valid).
-constexpr std::uint32_t kFp4Fields = 0x81C081C0u;
+// each half; BlockCodes' representation, the value times 2^-126): the word
+// shifted left by `left` masked to the places of the fields that shift
+// brings, or-ed with it shifted right by `right` masked to the others'
+// (kFp4Bits asks at most one of each of a pair; a shift moves each bit to
+// one place, so a field's place holds its own bit). A pair with no right
+// shift has mr = 0.
 constexpr int kFp4Places[4] = {6, 7, 8, 15};  // M, E0, E1, S in a bf16 half
 struct Fp4PairMove {
-  std::uint32_t keep = 0, copies = 0;
+  std::uint32_t left = 0, right = 0, ml = 0, mr = 0;
 };
-constexpr int fp4_rotation(int p, int b) { return (kFp4Places[b] - PackedWeightsLayout::kFp4Bits[p][b] + 32) % 32; }
+constexpr int fp4_shift(int p, int b) { return kFp4Places[b] - PackedWeightsLayout::kFp4Bits[p][b]; }  // + left
 constexpr Fp4PairMove fp4_pair_move(int p) {
   Fp4PairMove m;
   for (int b = 0; b < 4; ++b) {
-    m.keep |= (1u << PackedWeightsLayout::kFp4Bits[p][b]) * 0x10001u;
-    m.copies |= 1u << fp4_rotation(p, b);
+    const std::uint32_t place = (1u << kFp4Places[b]) * 0x10001u;  // both halves
+    if (fp4_shift(p, b) >= 0) {
+      m.left = static_cast<std::uint32_t>(fp4_shift(p, b));
+      m.ml |= place;
+    } else {
+      m.right = static_cast<std::uint32_t>(-fp4_shift(p, b));
+      m.mr |= place;
+    }
   }
   return m;
 }
 constexpr bool fp4_pair_move_valid(int p) {
   const Fp4PairMove m = fp4_pair_move(p);
-  if (std::popcount(m.copies) > 2) return false;
-  std::uint64_t seen = 0;
-  for (int r = 0; r < 32; ++r) {
-    if (!(m.copies >> r & 1u)) continue;
-    const std::uint64_t copy = std::uint64_t{m.keep} << r;
-    if (copy & seen) return false;  // a carry
-    seen |= copy;
-    // Folded (the rotation by r): the places it fills must be its own bits'.
-    const auto rotated = static_cast<std::uint32_t>(copy | copy >> 32);
-    std::uint32_t own = 0;
-    for (int b = 0; b < 4; ++b)
-      if (fp4_rotation(p, b) == r) own |= (1u << kFp4Places[b]) * 0x10001u;
-    if ((rotated & kFp4Fields) != own) return false;
-  }
+  for (int b = 0; b < 4; ++b)
+    if (fp4_shift(p, b) != static_cast<int>(m.left) && fp4_shift(p, b) != -static_cast<int>(m.right))
+      return false;  // a second shift in one direction
   return true;
 }
 static_assert(fp4_pair_move_valid(0) && fp4_pair_move_valid(1) && fp4_pair_move_valid(2) && fp4_pair_move_valid(3),
-              "every FP4 pair of PackedWeightsLayout::kFp4Bits must move to bf16's places by one 64-bit multiply");
+              "every FP4 pair of PackedWeightsLayout::kFp4Bits must reach bf16's places by one left and one right shift");
 
 // One stage: the tokens' tile (T rows of 128 bytes, swizzled), then the
 // k-block's packed codes and scales of the item's weight rows; stages 1024
@@ -219,8 +212,9 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   std::vector<tile::NamedBarrier> stagger_barriers_;
   // The consumers': the thread's row g of its warp's 16 (of 128), its t,
   // its pieces' and scales' offsets in a stage, its FP8 half's shift, its
-  // FP4 pair's move (Fp4PairMove), the descriptor of stage 0's tokens.
-  Reg lane_, row_, codes_at_, scales_at_, shift_, keep_, copies_, desc0_;
+  // FP4 pair's shifts and masks (Fp4PairMove), the descriptor of stage 0's
+  // tokens.
+  Reg lane_, row_, codes_at_, scales_at_, shift_, left_, right_, mask_left_, mask_right_, desc0_;
   Reg warpgroup_, staggered_;  // staggered_: 0 until the warpgroups' first k-block (stagger)
   Pred leader_;
   Regs acc_;
@@ -274,26 +268,28 @@ void RsDesign::stagger(bool before) {
   });
 }
 
-// The thread's pair t's keep and copies (Fp4PairMove), chosen once.
+// The thread's pair t's shifts and masks (Fp4PairMove), chosen once.
 void RsDesign::fp4_pair_constants(const Reg& t) {
-  keep_ = k_.mov(u32, imm(fp4_pair_move(3).keep));
-  copies_ = k_.mov(u32, imm(fp4_pair_move(3).copies));
-  for (int p = 0; p < 3; ++p) {
-    Pred mine = t == imm(p);
-    k_.selp(keep_, imm(fp4_pair_move(p).keep), keep_, mine);
-    k_.selp(copies_, imm(fp4_pair_move(p).copies), copies_, mine);
-  }
+  const auto pick = [&](std::uint32_t Fp4PairMove::*field) {
+    Reg r = k_.mov(u32, imm(fp4_pair_move(3).*field));
+    for (int p = 0; p < 3; ++p) k_.selp(r, imm(fp4_pair_move(p).*field), r, t == imm(p));
+    return r;
+  };
+  left_ = pick(&Fp4PairMove::left);
+  right_ = pick(&Fp4PairMove::right);
+  mask_left_ = pick(&Fp4PairMove::ml);
+  mask_right_ = pick(&Fp4PairMove::mr);
 }
 
 // The thread's pair of an FP4 word as a bf16 pair's fields (the codes'
-// values times 2^-126; BlockCodes::apply_scale restores them): one 64-bit
-// multiply (Fp4PairMove), its halves or-ed and masked in one lop3.
+// values times 2^-126; BlockCodes::apply_scale restores them): two shifts,
+// each masked (Fp4PairMove), 5 instructions with the scale's multiply (s7's
+// layout took three shifts and masks, 7). s8 window 1 moved the pair by one
+// 64-bit multiply instead (IMAD.WIDE: 4 instructions): mixtral 8192 tokens
+// 6.53 ms, 0.70 of bf16, slower than s7's 0.74 at 24% fewer instructions,
+// 10.8 cycles between a warp's issues (7.7).
 Reg RsDesign::pair_of(const Reg& word) {
-  Reg product = k_.reg(u64), low = k_.reg(u32), high = k_.reg(u32);
-  k_.mul_wide(product, word & keep_, copies_);
-  k_.cvt(low, product);
-  k_.cvt(high, product >> 32u);
-  return (low | high) & kFp4Fields;
+  return ((word << left_) & mask_left_) | ((word >> right_) & mask_right_);
 }
 
 // Waits for stage `s` and converts the thread's fragments of k-block kb

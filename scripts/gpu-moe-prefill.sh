@@ -10,10 +10,10 @@
 #   nvfp4     the same rows in NVFP4 (mixtral, dense, gpt-oss);
 #   sm90a-mxfp4, sm90a-nvfp4, stream-mxfp4, stream-nvfp4: the same rows on
 #             the kernel named (--grouped-kernel), not automatic selection's;
-#   rs128     the RS design (sm90a) at 128 tokens on every model;
+#   rs128     the RS design (sm90a) at 128 tokens on qwen3, mixtral, gpt-oss;
 #   unstaggered, two-consumers: the RS design without its warpgroups'
-#             stagger (mixtral, dense, gpt-oss at 8192), with two consumer
-#             warpgroups at T <= 128 (qwen3, gpt-oss, mixtral at 128, 1024):
+#             stagger (mixtral, dense at 8192), with two consumer
+#             warpgroups at T <= 128 (qwen3, mixtral at 128, 1024):
 #             session 8's A/B, against the mxfp4 rows of the same run;
 #   causes    python -m warpforge.bench_grouped --backward --causes at 1024
 #             and 8192 tokens (the sm90a design's rows) over the four
@@ -134,18 +134,18 @@ for s in $steps; do
       step memcheck 8 14 "$sanitizer" --tool memcheck --error-exitcode 9 "$build_dir/tests/test_gpu" \
         --gtest_filter='GroupedGemmGpu.WeightOnlyRs*' ;;
     tests) run_tests ;;
-    mxfp4) weights "weights-$s" "$s" auto 8 17 qwen3,mixtral,deepseek,dense,gpt-oss ;;
+    mxfp4) weights "weights-$s" "$s" auto 8 19 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     # NVFP4 where the RS design runs most rows (its scales differ from MXFP4's).
     nvfp4) weights "weights-$s" "$s" auto 6 12 mixtral,dense,gpt-oss ;;
     sm90a-mxfp4 | sm90a-nvfp4 | stream-mxfp4 | stream-nvfp4)
       weights "weights-$s" "${s#*-}" "${s%-*}" 8 17 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     # The RS design at 128 tokens on every model, beside the stream kernel's rows of mxfp4.
-    rs128) weights "weights-rs128" mxfp4 sm90a 5 10 qwen3,mixtral,deepseek,dense,gpt-oss 128 ;;
+    rs128) weights "weights-rs128" mxfp4 sm90a 4 8 qwen3,mixtral,gpt-oss 128 ;;
     # A/B of session 8's RS choices (the same run): without the warpgroups'
     # stagger (the T = 256 rows), with two consumer warpgroups at T <= 128.
-    unstaggered) WARPFORGE_RS_STAGGER=0 weights "weights-unstaggered" mxfp4 sm90a 4 8 mixtral,dense,gpt-oss 8192 ;;
+    unstaggered) WARPFORGE_RS_STAGGER=0 weights "weights-unstaggered" mxfp4 sm90a 3 7 mixtral,dense 8192 ;;
     two-consumers)
-      WARPFORGE_RS_TWO_CONSUMERS=1 weights "weights-two-consumers" mxfp4 sm90a 4 8 qwen3,gpt-oss,mixtral 128,1024 ;;
+      WARPFORGE_RS_TWO_CONSUMERS=1 weights "weights-two-consumers" mxfp4 sm90a 3 7 qwen3,mixtral 128,1024 ;;
     # The sm90a design's rows (1024, 8192 tokens).
     causes) step causes 18 24 "${bench[@]}" "${backward[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192 ;;
     # The stream kernel's rows (1-128 tokens).

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The grouped GEMM's prefill kernels (issue 43) on a GPU machine, in under a
 # minute once the build is there (BUDGET seconds, default 62), in the order
-# STEPS gives (default: mxfp4 unstaggered two-consumers rs128 tests memcheck
-# ncu nvfp4), each step while time is left:
+# STEPS gives (default: mxfp4 rs128 tests memcheck ncu nvfp4), each step
+# while time is left:
 #   mxfp4     weight-only prefill: bench_gemm --grouped --weights mxfp4 at
 #             128, 1024 and 8192 tokens, packed experts against the bf16
 #             grouped GEMM of the same run ("packed / ours bf16": the issue
@@ -11,10 +11,6 @@
 #   sm90a-mxfp4, sm90a-nvfp4, stream-mxfp4, stream-nvfp4: the same rows on
 #             the kernel named (--grouped-kernel), not automatic selection's;
 #   rs128     the RS design (sm90a) at 128 tokens on qwen3, mixtral, gpt-oss;
-#   unstaggered, two-consumers: the RS design without its warpgroups'
-#             stagger (mixtral, dense at 8192), with two consumer
-#             warpgroups at T <= 128 (qwen3, mixtral at 128, 1024):
-#             session 8's A/B, against the mxfp4 rows of the same run;
 #   causes    python -m warpforge.bench_grouped --backward --causes at 1024
 #             and 8192 tokens (the sm90a design's rows) over the four
 #             models: ours and torch._grouped_mm event-timed (the figure the
@@ -42,7 +38,7 @@ cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-moe-prefill}"
 budget="${BUDGET:-62}"
-steps=" ${STEPS:-mxfp4 unstaggered two-consumers rs128 tests memcheck ncu nvfp4} "
+steps=" ${STEPS:-mxfp4 rs128 tests memcheck ncu nvfp4} "
 mkdir -p "$out"
 summary=()
 wanted() { [[ "$steps" == *" $1 "* ]]; }
@@ -141,11 +137,6 @@ for s in $steps; do
       weights "weights-$s" "${s#*-}" "${s%-*}" 8 17 qwen3,mixtral,deepseek,dense,gpt-oss ;;
     # The RS design at 128 tokens on every model, beside the stream kernel's rows of mxfp4.
     rs128) weights "weights-rs128" mxfp4 sm90a 4 8 qwen3,mixtral,gpt-oss 128 ;;
-    # A/B of session 8's RS choices (the same run): without the warpgroups'
-    # stagger (the T = 256 rows), with two consumer warpgroups at T <= 128.
-    unstaggered) WARPFORGE_RS_STAGGER=0 weights "weights-unstaggered" mxfp4 sm90a 3 7 mixtral,dense 8192 ;;
-    two-consumers)
-      WARPFORGE_RS_TWO_CONSUMERS=1 weights "weights-two-consumers" mxfp4 sm90a 3 7 qwen3,mixtral 128,1024 ;;
     # The sm90a design's rows (1024, 8192 tokens).
     causes) step causes 18 24 "${bench[@]}" "${backward[@]}" --causes --models gpt-oss,qwen3,mixtral,deepseek --tokens 1024,8192 ;;
     # The stream kernel's rows (1-128 tokens).

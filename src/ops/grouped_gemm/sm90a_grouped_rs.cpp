@@ -1,7 +1,6 @@
 #include "sm90a_grouped_rs.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 
 #include "../gemm_amax/block_codes.hpp"
@@ -155,7 +154,6 @@ class RsDesign final : public tile::WarpSpecializedDesign {
     base_ = ws.smem_base();
     tid_ = ws.tid();
     consumers_barrier_.emplace(ws.named_barrier(128 * c_.consumers));
-    for (int w = 1; w < c_.consumers; ++w) stagger_barriers_.push_back(ws.named_barrier(2 * 128));
     map_a_ = k_.param_generic_address(map_a_p_);
     map_b_ = k_.param_generic_address(map_b_p_);
     map_sfb_ = k_.param_generic_address(map_sfb_p_);
@@ -191,7 +189,6 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   void mma_narrowest(const tile::warpgroup::KBlock& block, const std::vector<Regs>& a_steps, const Reg& desc,
                      const Pred& accumulate, const Reg& left, int n);
   void store(const tile::WorkItem& w, const Regs& values, const Pred* empty);
-  void stagger(bool before);
   Reg pair_of(const Reg& word);
 
   bool fp4() const { return p_.b_dtype == DType::e2m1; }
@@ -207,15 +204,13 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   tile::WarpSpecialized* ws_ = nullptr;
   ParamRef map_a_p_, map_b_p_, map_sfb_p_;
   Reg map_a_, map_b_, map_sfb_, d_, offsets_, extent_, workspace_, base_, tid_;
-  // The consumer warpgroups' (the split sums' reduction), and warpgroups w - 1 and w's (their stagger).
+  // The consumer warpgroups' (the split sums' reduction).
   std::optional<tile::NamedBarrier> consumers_barrier_;
-  std::vector<tile::NamedBarrier> stagger_barriers_;
   // The consumers': the thread's row g of its warp's 16 (of 128), its t,
   // its pieces' and scales' offsets in a stage, its FP8 half's shift, its
   // FP4 pair's shifts and masks (Fp4PairMove), the descriptor of stage 0's
   // tokens.
   Reg lane_, row_, codes_at_, scales_at_, shift_, left_, right_, mask_left_, mask_right_, desc0_;
-  Reg warpgroup_, staggered_;  // staggered_: 0 until the warpgroups' first k-block (stagger)
   Pred leader_;
   Regs acc_;
   std::vector<Regs> frags_;
@@ -244,28 +239,6 @@ void RsDesign::consumer_setup(tile::WarpSpecialized& ws) {
   frags_ = {k_.regs(b32, 16, "wfrag"), k_.regs(b32, 16, "wfrag_next")};
   desc0_ = tile::warpgroup::smem_descriptor(k_, base_ + imm(smem_.ring), 16, kAtom);
   leader_ = ws.leader();
-  warpgroup_ = ws.warpgroup();
-  staggered_ = k_.mov(u32, 0u);
-}
-
-// Once a kernel, at the warpgroups' first k-block: warpgroup w issues its
-// wgmma only after warpgroup w - 1's have completed (`before`: w's bar.sync
-// before its mma; else w - 1's bar.arrive after its wait), so that their
-// k-blocks take turns on the tensor pipe, each one's wgmma running while
-// the others convert and issue; in step (s7: issued together, they
-// completed together and the pipe idled while all issued the next).
-void RsDesign::stagger(bool before) {
-  if (const char* off = std::getenv("WARPFORGE_RS_STAGGER"); off && std::string(off) == "0") return;  // s8 A/B only
-  k_.if_then(staggered_ == 0u, [&] {
-    for (int w = 1; w < c_.consumers; ++w) {
-      const tile::NamedBarrier& b = stagger_barriers_[static_cast<std::size_t>(w - 1)];
-      if (before)
-        k_.if_then(warpgroup_ == imm(w), [&] { b.sync(); });
-      else
-        k_.if_then(warpgroup_ == imm(w - 1), [&] { b.arrive(); });
-    }
-    if (!before) k_.mov(staggered_, 1u);
-  });
 }
 
 // The thread's pair t's shifts and masks (Fp4PairMove), chosen once.
@@ -347,8 +320,9 @@ void RsDesign::convert(const tile::PipelineState& s, const Reg& kb, const Regs& 
 // two k-blocks a trip, so the sets trade roles without moves (wgmma reads
 // its A registers until a wait retires it: PTX ISA 9.7.15.7.3). Keeping one
 // k-block's wgmma in flight (wait_group 1, three sets) ran mixtral 8192
-// tokens 8% slower (H200, s7 gpu-w2). A k16 step moves 32 bytes along the
-// tokens' K-major rows.
+// tokens 8% slower (H200, s7 gpu-w2); staggering the warpgroups once (w's
+// first wgmma after w - 1's completed) 13% slower (s8 gpu-w2). A k16 step
+// moves 32 bytes along the tokens' K-major rows.
 void RsDesign::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& s) {
   k_.if_then(w.kb1 > w.kb0, [&] {
     const tile::warpgroup::KBlock block{.ab = bf16, .k_steps = kBlock / 16};
@@ -363,12 +337,10 @@ void RsDesign::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile
       k_.add(desc, desc, desc0_);
       std::vector<Regs> a_steps;
       for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
-      stagger(true);
       mma_narrowest(block, a_steps, desc, kb != w.kb0, left, 64);
       Pred more = kb + 1u < w.kb1;
       k_.if_then(more, [&] { convert(s, kb + 1u, next); });
       k_.wgmma_wait_group(0);
-      stagger(false);
       k_.if_then(leader_, [&] { ws.pipeline().release(current); });
       k_.if_then(more, [&] {
         k_.mov(current, s.stage());
@@ -466,7 +438,7 @@ GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p, std::int64_
   if (c.tokens <= 128 && 2 * fewest_units <= sms)
     c.splits = static_cast<int>(std::clamp<std::int64_t>(std::min(sms / fewest_units, k_blocks / 8), 1, 4));
   // Three warpgroups where their registers hold T's accumulators and no split's sums.
-  if (c.tokens <= 128 && c.splits == 1 && !std::getenv("WARPFORGE_RS_TWO_CONSUMERS")) c.consumers = 3;  // s8 A/B only
+  if (c.tokens <= 128 && c.splits == 1) c.consumers = 3;
   for (c.stages = 8; c.stages > 2 && sm90a_grouped_rs_shared_bytes(p, c) > 220 * 1024;) --c.stages;
   return c;
 }

@@ -126,6 +126,38 @@ TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
   }
 }
 
+// The RS design's three consumer warpgroups (T = 128 at 60 tokens a group:
+// 192 weight rows a CTA), N 1040 off them, K off the k-block, a group
+// across two token tiles and an empty one; MXFP4, NVFP4, MXFP8. Small:
+// scripts/gpu-moe-prefill.sh runs it under compute-sanitizer.
+TEST_F(GroupedGemmGpu, WeightOnlyRsThreeWarpgroups) {
+  const Device d = Device::cuda(0);
+  std::uint32_t seed = 90;
+  for (BlockScaledFormat f : {ops::kMxfp4, ops::kNvfp4, ops::kMxfp8E4m3}) {
+    StreamCase c{f, ends_of({30, 30, 170, 240}), 240, 1040, 544, DType::bf16};
+    c.kernel = "sm90a", c.named = ops::GroupedGemmKernel::sm90a;
+    const StreamRun r = run_stream(d, c, seed++);
+    EXPECT_NE(r.describe.find("192 rows x 128 tokens"), std::string::npos) << r.describe;
+  }
+}
+
+// The RS design with K split (its fewest units fill at most half the SMs):
+// a dense layer at 128 tokens, its 9 units of 1040 rows split 4 ways on
+// 132 SMs (fewer SMs: fewer splits), the same bits twice; NVFP4 with an
+// empty group and rows past the last end (the pseudo-group's zeros), K off
+// the k-block. Small: scripts/gpu-moe-prefill.sh runs it under compute-sanitizer.
+TEST_F(GroupedGemmGpu, WeightOnlyRsSplitsK) {
+  const Device d = Device::cuda(0);
+  StreamCase dense{ops::kMxfp4, ends_of({128}), 128, 1040, 4096, DType::f32};
+  dense.kernel = "sm90a", dense.named = ops::GroupedGemmKernel::sm90a;
+  const StreamRun split = run_stream(d, dense, 80);
+  std::printf("  %s\n", split.describe.c_str());
+  EXPECT_EQ(split.d.bytes, run_stream(d, dense, 80).d.bytes);
+  StreamCase ragged{ops::kNvfp4, ends_of({0, 70}), 90, 300, 2000, DType::bf16};
+  ragged.kernel = "sm90a", ragged.named = ops::GroupedGemmKernel::sm90a;
+  std::printf("  %s\n", run_stream(d, ragged, 81).describe.c_str());
+}
+
 // The RS design at 256 tokens a tile (M / G = 234): a group across three
 // token tiles (its last partial), an empty group, rows past the last end
 // (zeros), N off the 128 weight rows, K off the 64-code k-block; MXFP4,

@@ -73,18 +73,23 @@ TEST(GroupedGemmPtxas, Sm90aDesignAssemblesWithoutSpills) {
 
 // Weight-only at gpt-oss's shape on the RS design: MXFP4, NVFP4 and MXFP8
 // at 256 tokens a tile (128 accumulators a thread: the consumers' 232
-// registers), MXFP4 at 64.
+// registers), MXFP4 at 64, MXFP4 at 128 with K split (the sums' copy
+// beside the accumulators); at 128 tokens its three consumer warpgroups
+// (152 registers), MXFP4, NVFP4 and MXFP8.
 TEST(GroupedGemmPtxas, Sm90aWeightOnlyAssemblesWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
   GroupedGemmProblem p;
   p.m = 4096, p.n = 5760, p.k = 2880, p.groups = 128;
   p.packed_b = true;
   p.a = {true, 2880, 0}, p.d = {true, 5760, 0};
-  for (auto [data, scale, vec, tokens] :
-       {std::tuple{DType::e2m1, DType::e8m0, 32, 256}, std::tuple{DType::e2m1, DType::e4m3, 16, 256},
-        std::tuple{DType::e2m1, DType::e8m0, 32, 64}, std::tuple{DType::e4m3, DType::e8m0, 32, 256}}) {
+  for (auto [data, scale, vec, tokens, splits, consumers] :
+       {std::tuple{DType::e2m1, DType::e8m0, 32, 256, 1, 2}, std::tuple{DType::e2m1, DType::e4m3, 16, 256, 1, 2},
+        std::tuple{DType::e2m1, DType::e8m0, 32, 64, 1, 2}, std::tuple{DType::e4m3, DType::e8m0, 32, 256, 1, 2},
+        std::tuple{DType::e2m1, DType::e8m0, 32, 128, 2, 2}, std::tuple{DType::e2m1, DType::e8m0, 32, 128, 1, 3},
+        std::tuple{DType::e2m1, DType::e4m3, 16, 128, 1, 3},
+        std::tuple{DType::e4m3, DType::e8m0, 32, 128, 1, 3}}) {
     p.b_dtype = data, p.sf_dtype = scale, p.vec = vec;
-    GroupedRsConfig rs{tokens, 8};
+    GroupedRsConfig rs{tokens, 8, splits, consumers};
     while (sm90a_grouped_rs_shared_bytes(p, rs) > 227 * 1024) --rs.stages;
     testing::expect_fast_assembly(build_sm90a_grouped_rs(p, rs).to_ptx(), p.describe() + ", " + rs.describe());
   }

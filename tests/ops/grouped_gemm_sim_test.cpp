@@ -61,7 +61,9 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
                  std::to_string(f.vec));
     StreamCase c{f, ends_of({1, 0, 140, 0}), 143, 40, 328, DType::bf16};
     c.kernel = "sm90a", c.named = GroupedGemmKernel::sm90a;
-    run_stream(device, c, seed++);
+    const StreamRun r = run_stream(device, c, seed++);
+    // T = 128 (2M / G): three consumer warpgroups, 192 weight rows a CTA.
+    EXPECT_NE(r.describe.find("192 rows x 128 tokens"), std::string::npos) << r.describe;
   }
   // Automatic selection on the GPU's 132 SMs: 70 tokens a group on
   // average, the sm90a path (the RS design); 32, the stream kernel.
@@ -81,6 +83,25 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
   StreamCase tall{kMxfp4, ends_of({290, 100}), 400, 24, 264, DType::bf16};
   tall.kernel = "sm90a", tall.named = GroupedGemmKernel::sm90a;
   run_stream(device, tall, seed++);
+}
+
+// The RS design with K split (its fewest units fill at most half of the
+// GPU's 132 SMs): an empty group, a group of 30 tokens, rows past the last
+// end (zeros), N 200 (two weight tiles), K 1800 (29 k-blocks, 3 splits of
+// 10, 10 and 9; off the 64-code k-block); f32 D, and the same bits twice
+// (the splits' sums added in split order, whichever arrives last). NVFP4 at
+// 2 splits.
+TEST(GroupedGemmSim, WeightOnlyRsSplitsK) {
+  const runtime::Device gpu_sized(sim::make_backend({.sm_count = 132}));
+  StreamCase c{kMxfp4, ends_of({0, 30}), 40, 200, 1800, DType::f32};
+  c.kernel = "sm90a", c.named = GroupedGemmKernel::sm90a;
+  const StreamRun first = run_stream(gpu_sized, c, 70);
+  EXPECT_NE(first.describe.find("K split 3 ways"), std::string::npos) << first.describe;
+  EXPECT_EQ(first.d.bytes, run_stream(gpu_sized, c, 70).d.bytes);
+  StreamCase nvfp4{kNvfp4, ends_of({17}), 17, 130, 1024, DType::bf16};
+  nvfp4.kernel = "sm90a", nvfp4.named = GroupedGemmKernel::sm90a;
+  const StreamRun two = run_stream(gpu_sized, nvfp4, 71);
+  EXPECT_NE(two.describe.find("K split 2 ways"), std::string::npos) << two.describe;
 }
 
 TEST(GroupedGemmSim, F16OperandsGroupEndsOffTheTiles) {

@@ -156,9 +156,12 @@ runtime::Tensor grouped_gemm(const runtime::TensorView& a, const runtime::Tensor
 // 64 codes a row each (FP4 32 bytes, FP8 64: block_bytes 2048 or 4096).
 // FP4 codes have their bits scattered inside each 32-bit word (kFp4Bits):
 // codes 2p and 2p + 1 of the word's 8 are the low and high halves of bf16
-// pair p, each bit placed so that the kernel moves it into bf16's sign
-// (bit 15) or fields (bits 8..6) with few instructions (pair 0 a mask, pairs
-// 1 and 2 a shift and a mask, pair 3 three shifts and three masks). The
+// pair p, each bit placed so that a kernel moves it into bf16's sign
+// (bit 15) or fields (bits 8..6) with few instructions: every pair by at
+// most one left and one right shift of the word (pair 0 none, pair 1 one,
+// pairs 2 and 3 both), so that a thread that takes one pair of each word
+// (the sm90a RS design: pair t of lane t of a quad) moves it with the same
+// two shifts and masks whatever its pair, their amounts and masks its own. The
 // packed scales hold, for the same block, lane l's scale bytes at
 // l·S (S = 4 at 32 codes a scale, 8 at 16): row 16r + q's scales of its
 // piece in order, then row 16r + q + 8's (past N or K: 0).
@@ -171,9 +174,11 @@ struct PackedWeightsLayout {
   static constexpr std::int64_t kRowTile = 16, kChunk = 256, kPieceCodes = 64;
   // FP4: bit b (0 M, 1 E0, 2 E1, 3 S) of code i (0..7) of a packed 32-bit
   // word (little-endian bytes) lies at bit kFp4Bits[i / 2][b] + 16·(i % 2).
-  // Pairs 1 and 2 are pair 0's places shifted down 3 and 6; pair 3 takes
-  // the 4 places left (no fourth shift of pair 0's fits: docs/PERFORMANCE.md).
-  static constexpr int kFp4Bits[4][4] = {{6, 7, 8, 15}, {3, 4, 5, 12}, {0, 1, 2, 9}, {10, 11, 13, 14}};
+  // Pair 0 lies in bf16's places; pair 1 is them shifted down 6; pair 2's
+  // M, E0 and S lie 3 below, its E1 5 above; pair 3's M and S 1 below, its
+  // E0 and E1 3 above. (No four shifts of one pair's places tile a 16-bit
+  // half: some pair needs two.)
+  static constexpr int kFp4Bits[4][4] = {{6, 7, 8, 15}, {0, 1, 2, 9}, {3, 4, 13, 12}, {5, 10, 11, 14}};
   std::int64_t row_tiles() const { return (n + kRowTile - 1) / kRowTile; }
   std::int64_t chunks() const { return (k + kChunk - 1) / kChunk; }
   std::int64_t block_bytes() const;        // codes of one (g, r, c) block

@@ -331,18 +331,19 @@ Pred PackedWeightStream::foldable(const Chunk& c) {
 // of word j is out[4j + p], its bits moved to bf16's sign (15) and fields
 // (8..6) of each half, the value times 2^-126 (BlockCodes' representation),
 // then scaled (BlockCodes::apply_scale). Pair 0 lies there already (a
-// mask), pairs 1 and 2 lie 3 and 6 below (a shift and the mask), pair 3's M
-// and E0 4 above, E1 5 above, S 1 below (three shifts, each masked into
-// the others: one lop3 each). On sm_90a 15 SASS instructions a word of 8
-// codes (6 LOP3, 2 SHF, 3 IMAD, 4 HMUL2), where BlockCodes' nibble order
-// takes 17 (8 LOP3, 1 SHF, 4 IMAD, 4 HMUL2): the loop's 683 a chunk a warp
-// become 619 (docs/PERFORMANCE.md).
+// mask), pair 1 lies 6 below (a shift and the mask), pair 2's M, E0, S 3
+// below and its E1 5 above, pair 3's M and S 1 below and its E0, E1 3
+// above (two shifts, each masked: two lop3). 15 SASS instructions a word of
+// 8 codes as before the sm90a RS design's layout (s8; s6: 6 LOP3, 2 SHF,
+// 3 IMAD, 4 HMUL2), where BlockCodes' nibble order takes 17 (8 LOP3, 1
+// SHF, 4 IMAD, 4 HMUL2): the loop's 683 a chunk a warp become 619
+// (docs/PERFORMANCE.md).
 void PackedWeightStream::dequant_fp4(const Regs& words, const Reg& factor, const Regs& out, bool folded) {
   constexpr std::uint32_t kFields = 0x81C081C0u;
   for (std::size_t j = 0; j < words.size(); ++j) {
     const Reg& w = words[j];
-    const Reg pair[4] = {w & kFields, (w << 3u) & kFields, (w << 6u) & kFields,
-                         ((w >> 4u) & 0x00C000C0u) | ((w >> 5u) & 0x01000100u) | ((w << 1u) & 0x80008000u)};
+    const Reg pair[4] = {w & kFields, (w << 6u) & kFields, ((w << 3u) & 0x80C080C0u) | ((w >> 5u) & 0x01000100u),
+                         ((w << 1u) & 0x80408040u) | ((w >> 3u) & 0x01800180u)};
     for (std::size_t p = 0; p < 4; ++p) codes_.apply_scale(out[4 * j + p], pair[p], factor, folded);
   }
 }

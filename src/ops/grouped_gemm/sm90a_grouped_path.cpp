@@ -3,6 +3,7 @@
 // their configuration, tensor maps and launch.
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "../gemm/tma_operands.hpp"
@@ -11,6 +12,7 @@
 #include "sm90a_grouped_rs.hpp"
 #include "sm90a_grouped_weights.hpp"
 #include "warpforge/ptx/target.hpp"
+#include "warpforge/runtime/buffer.hpp"
 #include "warpforge/runtime/module.hpp"
 #include "warpforge/runtime/tensor_map.hpp"
 
@@ -26,41 +28,50 @@ GroupedSm90aConfig sm90a_config(const GroupedGemmProblem& p) {
   return c;
 }
 
+std::int64_t sm_count(const runtime::Device& device) { return std::max(device.properties().sm_count, 1); }
+
 // What a launch runs: the bf16 design, or the RS design of packed weights;
-// the tokens a TMA box of A brings.
+// its work items, the tokens a TMA box of A brings, its workspace (the RS
+// design's K splits).
 struct Sm90aKernel {
   const char* name;
   ptx::Module module;
-  std::int64_t units;
+  std::int64_t items;
   std::uint32_t shared_bytes, a_rows;
+  std::size_t workspace_bytes;
+  int consumers, weight_rows;  // consumer warpgroups; the RS design's weight rows a CTA
 };
-Sm90aKernel sm90a_kernel(const GroupedGemmProblem& p) {
+Sm90aKernel sm90a_kernel(const GroupedGemmProblem& p, const runtime::Device& device) {
   if (sm90a_grouped_rs_takes(p)) {
-    const GroupedRsConfig c = sm90a_grouped_rs_config(p);
+    const GroupedRsConfig c = sm90a_grouped_rs_config(p, sm_count(device));
     return {kSm90aGroupedRsKernel, build_sm90a_grouped_rs(p, c),
-            max_group_units(sm90a_grouped_rs_schedule(p, c), group_extent(p)), sm90a_grouped_rs_shared_bytes(p, c),
-            static_cast<std::uint32_t>(c.tokens)};
+            max_group_units(sm90a_grouped_rs_schedule(p, c), group_extent(p)) * c.splits,
+            sm90a_grouped_rs_shared_bytes(p, c), static_cast<std::uint32_t>(c.tokens),
+            sm90a_grouped_rs_workspace_bytes(p, c), c.consumers, c.rows()};
   }
   const GroupedSm90aConfig c = sm90a_config(p);
   return {kSm90aGroupedKernel, build_sm90a_grouped(p, c),
           max_group_units(sm90a_grouped_schedule(p, c), group_extent(p)), sm90a_grouped_shared_bytes(p, c),
-          GroupedSm90aConfig::kTileM};
+          GroupedSm90aConfig::kTileM, 0, 2, 0};
 }
 
 class Sm90aLaunch final : public GroupedGemmLaunch {
  public:
-  Sm90aLaunch(const GroupedGemmProblem& p, const runtime::Device& device)
-      : p_(p), c_(sm90a_config(p)), kernel_(sm90a_kernel(p)), device_(device), module_(device, kernel_.module),
-        offsets_(device, p) {
-    // Persistent: one CTA an SM (its stages take the shared memory), no more than there can be units.
-    const std::int64_t sms = std::max(device.properties().sm_count, 1);
-    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(kernel_.units, 1, sms))};
-    config_.block = {3 * 128};  // two consumer warpgroups and the producer's
+  Sm90aLaunch(const GroupedGemmProblem& p, const runtime::Device& device, bool own_workspace)
+      : p_(p), c_(sm90a_config(p)), kernel_(sm90a_kernel(p, device)), device_(device),
+        module_(device, kernel_.module), offsets_(device, p) {
+    if (own_workspace && kernel_.workspace_bytes > 0) {
+      own_.emplace(device, kernel_.workspace_bytes);
+      own_->fill(0);  // the split counters at 0; every launch leaves them so
+    }
+    // Persistent: one CTA an SM (its stages take the shared memory), no more than there can be items.
+    config_.grid = {static_cast<std::uint32_t>(std::clamp<std::int64_t>(kernel_.items, 1, sm_count(device)))};
+    config_.block = {static_cast<std::uint32_t>(128 * (kernel_.consumers + 1))};  // the consumers and the producer
     config_.dynamic_shared_bytes = kernel_.shared_bytes;
     config_.overlap_previous = true;  // the kernel waits (griddepcontrol.wait) before it reads memory
   }
 
-  void run(const GroupedGemmTensors& t, const runtime::TensorView*, runtime::Stream* stream) override {
+  void run(const GroupedGemmTensors& t, const runtime::TensorView* workspace, runtime::Stream* stream) override {
     std::vector<runtime::Arg> args;
     {
       // The maps hold the addresses: encoded again (on the host) only when one changes.
@@ -74,6 +85,9 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
     args.emplace_back(t.d);
     args.emplace_back(offsets_.view(t, p_.groups));
     args.emplace_back(static_cast<std::uint32_t>(group_extent(p_)));
+    if (kernel_.workspace_bytes > 0)
+      args.emplace_back(runtime::TensorView(device_, workspace ? workspace->address() : own_->address(), runtime::DType::u8,
+                                            {static_cast<std::int64_t>(kernel_.workspace_bytes)}));
     module_.launch(kernel_.name, config_, args, stream);
   }
 
@@ -93,7 +107,7 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
                      ? matrix_map(p_.a_dtype, t.a.address(), p_.k, p_.m, 1, a, kk, kernel_.a_rows)
                      : matrix_map(p_.a_dtype, t.a.address(), p_.m, p_.k, 1, a, 64, kk))};
     if (p_.packed_b) {
-      const GroupedWeightTiles weights(p_, GroupedRsConfig::kRows);
+      const GroupedWeightTiles weights(p_, kernel_.weight_rows);
       maps_.push_back(runtime::make_tensor_map(device_, weights.codes_map(t.b.address())));
       maps_.push_back(runtime::make_tensor_map(device_, weights.scales_map(t.sfb->address())));
       sfb_ = t.sfb->address();
@@ -120,6 +134,7 @@ class Sm90aLaunch final : public GroupedGemmLaunch {
   runtime::Device device_;
   runtime::Module module_;
   LaunchOffsets offsets_;
+  std::optional<runtime::Buffer> own_;
   runtime::LaunchConfig config_;
   std::mutex mutex_;
   runtime::DevicePtr a_ = 0, b_ = 0, sfb_ = 0, d_ = 0;
@@ -144,9 +159,9 @@ class Sm90aPath final : public GroupedGemmPath {
     return why;
   }
 
-  std::string configuration(const GroupedGemmProblem& p, const runtime::Device&) const override {
+  std::string configuration(const GroupedGemmProblem& p, const runtime::Device& device) const override {
     if (sm90a_grouped_rs_takes(p))
-      return "RS form, " + sm90a_grouped_rs_config(p).describe() +
+      return "RS form, " + sm90a_grouped_rs_config(p, sm_count(device)).describe() +
              ": the packed weights converted into wgmma's register A, the tokens its N, D stored transposed, "
              "warp-specialized, persistent over the groups' tiles";
     return "tile " + sm90a_config(p).describe() +
@@ -154,11 +169,14 @@ class Sm90aPath final : public GroupedGemmPath {
            (sm90a_grouped_tma_d(p) ? ", D stored by TMA" : "");
   }
 
-  std::size_t workspace_bytes(const GroupedGemmProblem&, const runtime::Device&) const override { return 0; }
+  std::size_t workspace_bytes(const GroupedGemmProblem& p, const runtime::Device& device) const override {
+    if (!sm90a_grouped_rs_takes(p)) return 0;
+    return sm90a_grouped_rs_workspace_bytes(p, sm90a_grouped_rs_config(p, sm_count(device)));
+  }
 
   std::unique_ptr<GroupedGemmLaunch> compile(const GroupedGemmProblem& p, const runtime::Device& device,
-                                             bool) const override {
-    return std::make_unique<Sm90aLaunch>(p, device);
+                                             bool own_workspace) const override {
+    return std::make_unique<Sm90aLaunch>(p, device, own_workspace);
   }
 };
 

@@ -2,22 +2,21 @@
 # The grouped GEMM (mixture of experts, issue 43) on a GPU machine.
 #
 # Quick mode (the default; at most BUDGET seconds after the build, default
-# 60: the session's GPU windows are 60-70 s in all, the build included):
-# GemmAmax's swapped kernel at decode sizes, in this order, each step while
-# time is left:
-#   swapped  bench_gemm --block-scaled nvfp4, mxfp8 --kernel swapped at M =
-#            1, 16, 64 x 8192 x 8192 ("ours / read once": the issue asks
-#            0.85), MXFP4 last (swapped-mxfp4);
+# 55: the session's GPU windows are 55-65 s in all): GemmAmax's swapped
+# kernel at decode sizes, in this order, each step while time is left:
+#   swapped  bench_gemm --block-scaled nvfp4, then mxfp8, --kernel swapped at
+#            M = 1, 16, 64 x 8192 x 8192 and 16 x 4096 x 4096 (the fused
+#            layer's GEMM), 5 reps: "ours / read once" (the issue asks 0.85);
+#            MXFP4 last (swapped-mxfp4);
+#   swap2    the same kernel at two CTAs an SM (WARPFORGE_SWAPPED_TILING's
+#            fifth field; 4 consumer warps a scheduler), after each format;
+#   kernels  Nsight Compute at the GPU's own clocks (--clock-control none):
+#            each launch's duration, the A pre-pass and the swapped kernel,
+#            NVFP4 at M = 16, both sizes: the kernel alone against the call;
+#   ncuswap  the swapped kernel's stall reasons, pipes and DRAM bytes (NVFP4,
+#            M = 16), then its full sections;
 #   swaptest GemmAmaxExactnessGpu.SwappedKernel and SplitsAddUpEitherWay
-#            (the swapped kernel against fp64 on cancelling inputs);
-#   swapold  NVFP4 at M = 16 with one K block a stage (the kernel before
-#            session 7: WARPFORGE_SWAPPED_TILING=8,0,1,1), after NVFP4's rows;
-#   ncuswap  Nsight Compute of NVFP4 at M = 16: the A pre-pass and the
-#            swapped kernel (memory, occupancy, scheduler, warp states,
-#            pipes, instruction mix), then the swapped kernel's stall
-#            reasons, pipes' busy shares and DRAM bytes;
-#   swapsweep the M = 1 and 16 rows under other tilings
-#            (WARPFORGE_SWAPPED_TILING: stages, K split, cluster, blocks).
+#            (the swapped kernel against fp64 on cancelling inputs).
 # STEPS="bench tests ncu sweep amaxtest amax" runs the stream kernel's
 # quick steps instead (session 6's):
 #   bench    bench_gemm --grouped --weights mxfp4, nvfp4, mxfp8 over the
@@ -67,7 +66,7 @@ full="${FULL:-0}"
 if [ "$full" = 1 ]; then
   steps=" ${STEPS:-tests memcheck bench pytest pybench sanitize} "
 else
-  steps=" ${STEPS:-swapped swapold swaptest ncuswap swapped-mxfp4 swapsweep} "
+  steps=" ${STEPS:-swapped swap2 kernels ncuswap swaptest swapped-mxfp4} "
 fi
 mkdir -p "$out"
 # Each step's own log, read back by the steps' checks; appended to $out's
@@ -79,7 +78,7 @@ kind_of() {
     bench-* | sweep-*) echo bench.log ;;
     ncu-source-*) echo ncu-source.csv ;;
     ncu-*) echo ncu.log ;;
-    amax-* | swapped-* | swapold-* | swapsweep-*) echo amax.log ;;
+    amax-* | swapped-* | swap2-*) echo amax.log ;;
     *) echo other.log ;;
   esac
 }
@@ -179,24 +178,62 @@ ncu_stream() {
     note "ncu $1: exit $? ($out/ncu.log)"
 }
 
-# GemmAmax's swapped kernel at decode sizes (N = K = 8192), named, with
-# "ours / read once" (window 1 of session 7: its baseline and profile).
-decode_shapes=1x8192x8192,16x8192x8192,64x8192x8192
+# GemmAmax's swapped kernel at decode sizes, named, with "ours / read once".
+decode_shapes=1x8192x8192,16x8192x8192,64x8192x8192,16x4096x4096
 swapped_rows() {
-  run "swapped-$1" 10 20 "$bench" --block-scaled "$1" --kernel swapped --shapes "$decode_shapes" --reps 20
+  run "swapped-$1" 10 25 "$bench" --block-scaled "$1" --kernel swapped --shapes "$decode_shapes" --reps 20
   grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$logs/swapped-$1.log" 2>/dev/null  # as it goes
 }
-# The kernel before session 7 (one K block a stage) in the same run.
-swapold() {
-  WARPFORGE_SWAPPED_TILING=8,0,1,1 run "swapold-$1" 6 12 "$bench" --block-scaled "$1" --kernel swapped \
-    --shapes 16x8192x8192 --reps 20
-  grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$logs/swapold-$1.log" 2>/dev/null
+# Two CTAs an SM (format:tiling:shapes; tiling = stages,splits,cluster,
+# blocks,ctas): 8192^2 in 64 row tiles x 4 splits (a cluster), 4096^2 in
+# 32 x 8 through the workspace: 256 CTAs, two on each of 128 SMs.
+swap2_entries="nvfp4:4,4,1,4,2:1x8192x8192,16x8192x8192 mxfp8:4,4,1,2,2:16x8192x8192 nvfp4:4,8,0,4,2:16x4096x4096"
+swap2() {
+  local entry tiling shapes name
+  for entry in $swap2_entries; do
+    [ "${entry%%:*}" = "$1" ] || continue
+    tiling="${entry#*:}"
+    shapes="${tiling#*:}" tiling="${tiling%%:*}"
+    name="swap2-$1-${tiling//,/_}"
+    WARPFORGE_SWAPPED_TILING="$tiling" run "$name" 6 15 "$bench" --block-scaled "$1" \
+      --kernel swapped --shapes "$shapes" --reps 20
+    grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$logs/$name.log" 2>/dev/null
+  done
 }
-if wanted swapped && [ -x "$bench" ] && built bench_gemm; then
-  swapped_rows nvfp4
-  wanted swapold && swapold nvfp4
-  swapped_rows mxfp8
-fi
+# Each launch's duration at the GPU's own clocks (the pre-pass, the
+# kernel; 3 calls), NVFP4 at M = 16: the kernel alone against the call.
+kernels() {
+  run "ncu-kernels-$1" 6 15 "$ncu_tool" --clock-control none \
+    --kernel-name regex:'gemm_amax_(swapped|dequantize_a)' --launch-count 6 --metrics gpu__time_duration.sum \
+    "$bench" --block-scaled nvfp4 --kernel swapped --shapes "$1" --reps 20
+}
+# The order: what window 1 needs first (a timeout keeps what ran).
+for step in swapped:nvfp4 swap2:nvfp4 kernels:16x8192x8192 swapped:mxfp8 ncuswap kernels:16x4096x4096 \
+  swap2:mxfp8 ncusections; do
+  name="${step%%:*}" arg="${step#*:}"
+  [ -x "$bench" ] && built bench_gemm || break
+  case "$name" in
+    swapped) wanted swapped && swapped_rows "$arg" ;;
+    swap2) wanted swap2 && swap2 "$arg" ;;
+    kernels) wanted kernels && [ -x "$ncu_tool" ] && kernels "$arg" ;;
+    ncuswap)
+      wanted ncuswap && [ -x "$ncu_tool" ] &&
+        run ncu-stalls-swapped-nvfp4-16 8 20 "$ncu_tool" --kernel-name regex:gemm_amax_swapped --launch-skip 3 \
+          --launch-count 1 \
+          --metrics "regex:^(smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio|sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|sm__inst_executed_pipe_.*\\.sum|dram__bytes_read\\.sum|gpu__time_duration\\.sum|smsp__inst_executed\\.sum)$" \
+          "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20
+      ;;
+    ncusections)
+      # Launches: the pre-pass and the kernel a call; skip 3 warm-up calls.
+      wanted ncuswap && [ -x "$ncu_tool" ] &&
+        run ncu-swapped-nvfp4-16 8 20 "$ncu_tool" --kernel-name regex:'gemm_amax_(swapped|dequantize_a)' \
+          --launch-skip 6 --launch-count 2 \
+          --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section SpeedOfLight \
+          --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
+          --section InstructionStats "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20
+      ;;
+  esac
+done
 if [ -x "$test_gpu" ] && built test_gpu && wanted swaptest; then
   for t in GemmAmaxExactnessGpu.SwappedKernel GemmAmaxExactnessGpu.SplitsAddUpEitherWay; do
     run "test-$t" 18 25 "$test_gpu" --gtest_filter="$t"
@@ -207,30 +244,6 @@ if [ -x "$test_gpu" ] && built test_gpu && wanted swaptest; then
       note "$t: NOT passed (exit $rc; $out/tests.log)"
       grep -E "Failure|mismatch|Which is|SKIPPED" "$logs/test-$t.log" | head -4
     fi
-  done
-fi
-if wanted ncuswap && [ -x "$bench" ] && built bench_gemm && [ -x "$ncu_tool" ]; then
-  # Launches: the pre-pass and the kernel a call; skip 3 warm-up calls.
-  run ncu-swapped-nvfp4-16 8 20 "$ncu_tool" --kernel-name regex:'gemm_amax_(swapped|dequantize_a)' \
-    --launch-skip 6 --launch-count 2 \
-    --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section SpeedOfLight \
-    --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats \
-    "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20 ||
-    note "ncu swapped nvfp4 16: exit $? ($out/ncu.log)"
-  run ncu-stalls-swapped-nvfp4-16 8 20 "$ncu_tool" --kernel-name regex:gemm_amax_swapped --launch-skip 3 --launch-count 1 \
-    --metrics "regex:^(smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio|sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|sm__inst_executed_pipe_.*\\.sum|dram__bytes_read\\.sum|gpu__time_duration\\.sum|smsp__inst_executed\\.sum)$" \
-    "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20
-fi
-# Each entry: format:stages,splits,cluster,blocks (the default at N = K =
-# 8192, M <= 64: 8 stages (4 at M = 64 FP4, 6 FP8), 2 splits in a cluster:
-# 64 row tiles x 2 = 128 CTAs; 4 K blocks a stage for FP4, 2 for FP8).
-swap_sweeps="nvfp4:8,0,1,2 mxfp8:10,0,1,2 nvfp4:4,0,1,4"
-if wanted swapsweep && [ -x "$bench" ] && built bench_gemm; then
-  for entry in $swap_sweeps; do
-    w="${entry%%:*}" tiling="${entry#*:}"
-    WARPFORGE_SWAPPED_TILING="$tiling" run "swapsweep-$w-${tiling//,/_}" 8 15 "$bench" --block-scaled "$w" \
-      --kernel swapped --shapes 1x8192x8192,16x8192x8192 --reps 20
-    grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$logs/swapsweep-$w-${tiling//,/_}.log" 2>/dev/null
   done
 fi
 wanted swapped-mxfp4 && [ -x "$bench" ] && built bench_gemm && swapped_rows mxfp4
@@ -375,8 +388,8 @@ for log in bench-bf16 bench-mxfp4 bench-nvfp4 bench-mxfp8 bench-python $(cd "$lo
   grep -E "geometric mean" "$logs/$log.log"
 done
 # GemmAmax's decode rows: the kernel each shape took, then ours against the read-once ceiling.
-for log in swapped-nvfp4 swapped-mxfp8 swapold-nvfp4 swapold-mxfp8 swapped-mxfp4 \
-  $(cd "$logs" && ls swapsweep-*.log 2>/dev/null | sed 's/\.log$//') \
+for log in swapped-nvfp4 swapped-mxfp8 swapped-mxfp4 \
+  $(cd "$logs" && ls swap2-*.log 2>/dev/null | sed 's/\.log$//') \
   amax-stream-mxfp8 amax-auto-mxfp8 amax-stream-mxfp4 amax-auto-mxfp4 amax-stream-nvfp4 amax-auto-nvfp4; do
   [ -f "$logs/$log.log" ] || continue
   echo
@@ -398,4 +411,11 @@ for log in $(cd "$logs" && ls ncu-*.log 2>/dev/null | sed 's/\.log$//'); do
   # ncu-pipes-*: the pipes' busy shares and the bytes.
   grep -E "^ +(sm__pipe_|sm__inst_executed_pipe_|l1tex__data|lts__t_bytes|dram__bytes_read|gpu__time)" "$logs/$log.log" |
     awk '$NF != "0" && $NF != "0.00"' | head -40
+done
+# ncu-kernels: each launch's duration (us, the GPU's own clocks) by kernel
+# and grid, in launch order: the pre-pass and the kernel of each call.
+for log in $(cd "$logs" && ls ncu-kernels-*.log 2>/dev/null | sed 's/\.log$//'); do
+  echo
+  echo "$log:"
+  awk '/^ +gemm_amax_(swapped|dequantize_a) \(/{name=$1" "$2} /gpu__time_duration.sum/{print name, $NF}' "$logs/$log.log"
 done

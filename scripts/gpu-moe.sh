@@ -8,9 +8,8 @@
 #   swapped  bench_gemm --block-scaled nvfp4 (later mxfp8) --kernel swapped
 #            at M = 1, 16, 64 x 8192 x 8192 and 16 x 4096 x 4096 (the fused
 #            layer's GEMM): "ours / read once" (the issue asks 0.85);
-#   tilings  NVFP4 under other tilings (WARPFORGE_SWAPPED_TILING: K splits,
-#            cluster or workspace, CTAs an SM);
-#   ncuocc   Nsight Compute's occupancy of the two-CTAs-an-SM launch;
+#   tilings  NVFP4 under other tilings (WARPFORGE_SWAPPED_TILING: K splits
+#            as a cluster or through the workspace);
 #   kernels  Nsight Compute at the GPU's own clocks (--clock-control none):
 #            each launch's duration, the A pre-pass and the swapped kernel,
 #            NVFP4 at M = 16: the kernel alone against the call;
@@ -71,7 +70,7 @@ full="${FULL:-0}"
 if [ "$full" = 1 ]; then
   steps=" ${STEPS:-tests memcheck bench pytest pybench sanitize} "
 else
-  steps=" ${STEPS:-swapped tilings ncuocc kernels stream swaptest ncuswap} "
+  steps=" ${STEPS:-swapped tilings kernels stream swaptest ncuswap} "
 fi
 mkdir -p "$out"
 # Each step's own log, read back by the steps' checks; appended to $out's
@@ -189,12 +188,9 @@ swapped_rows() {
   grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$logs/swapped-$1.log" 2>/dev/null  # as it goes
 }
 # Other tilings (format:tiling:shapes; tiling = stages,splits,cluster,
-# blocks,ctas_per_sm). Window 1: two CTAs an SM (4 splits in a cluster,
-# 256 CTAs) ran 16 x 8192^2 NVFP4 in 37.8 us (26.8 the default), but
-# 16 x 4096^2 (8 splits through the workspace) in 13.2 (19.9 the default's
-# 4 in a cluster): which of the CTAs, the splits or the cluster did it.
-tilings_entries="nvfp4:8,8,0,4,1:16x4096x4096 nvfp4:8,4,0,4,1:16x4096x4096 nvfp4:4,8,0,4,2:16x4096x4096 \
-  nvfp4:4,4,0,4,2:16x8192x8192"
+# blocks): at 16 x 4096^2, 4 splits as a cluster (the default), 4 and 8
+# through the workspace.
+tilings_entries="nvfp4:8,4,1,4:16x4096x4096 nvfp4:8,4,0,4:16x4096x4096 nvfp4:8,8,0,4:16x4096x4096"
 tilings() {
   local entry tiling shapes name
   for entry in $tilings_entries; do
@@ -226,7 +222,7 @@ swaptest() {
   fi
 }
 # The order: what the window needs first (a timeout keeps what ran).
-quick_order="swapped:nvfp4 tilings:nvfp4 ncuocc kernels:16x4096x4096 stream:mxfp4 swapped:mxfp8 \
+quick_order="swapped:nvfp4 tilings:nvfp4 kernels:16x4096x4096 stream:mxfp4 swapped:mxfp8 \
   kernels:16x8192x8192 swaptest:GemmAmaxExactnessGpu.SwappedKernel ncuswap"
 for step in $quick_order; do
   name="${step%%:*}" arg="${step#*:}"
@@ -238,14 +234,6 @@ for step in $quick_order; do
   case "$name" in
     swapped) wanted swapped && swapped_rows "$arg" ;;
     tilings) wanted tilings && tilings "$arg" ;;
-    ncuocc)
-      # Two CTAs an SM: whether they share the SMs (occupancy, waves).
-      wanted ncuocc && [ -x "$ncu_tool" ] &&
-        WARPFORGE_SWAPPED_TILING=4,4,1,4,2 run ncu-occupancy-2ctas-nvfp4-16 8 15 "$ncu_tool" \
-          --kernel-name regex:gemm_amax_swapped --launch-skip 3 --launch-count 1 --section LaunchStats \
-          --section Occupancy --section SpeedOfLight "$bench" --block-scaled nvfp4 --kernel swapped \
-          --shapes 16x8192x8192 --reps 20
-      ;;
     kernels) wanted kernels && [ -x "$ncu_tool" ] && kernels "$arg" ;;
     stream)
       # Weight-only decode (bf16 tokens, packed weights) on the stream kernel.

@@ -187,10 +187,8 @@ TEST(GemmAmaxSwappedSim, KernelBuilderRefusesTilingsItCannotRun) {
       EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what() << "\n  lacks: " << c.says;
     }
   };
-  for (const Case& c : {Case{{.tokens = 64, .stages = 1},
-                             "64 tokens, 1 stages of 1 K blocks, 1 CTAs an SM; it takes 8 to 256 tokens (a multiple "
-                             "of 8), 2 to 32 stages, 1, 2 or 4 K blocks a stage and 1 or 2 CTAs an SM"},
-                        Case{{.tokens = 64, .ctas_per_sm = 3}, "3 CTAs an SM"},
+  for (const Case& c : {Case{{.tokens = 64, .stages = 1}, "64 tokens, 1 stages of 1 K blocks; it takes 8 to 256 tokens (a "
+                                                          "multiple of 8), 2 to 32 stages and 1, 2 or 4 K blocks a stage"},
                         Case{{.tokens = 64, .blocks = 3}, "6 stages of 3 K blocks"},
                         Case{{.tokens = 68}, "68 tokens, 6 stages"},
                         Case{{.tokens = 264}, "264 tokens"},

@@ -201,27 +201,26 @@ class SwappedPath final : public GemmAmaxPath {
 }  // namespace
 
 // For experiments on a GPU (scripts/gpu-moe.sh's sweep):
-// WARPFORGE_SWAPPED_TILING=S[,K[,C[,B[,N]]]] sets the stages S of every
-// swapped kernel compiled after it, its K split K (0: the default's),
-// whether the splits form a cluster (C = 1) or add through the workspace
-// (0), the K blocks B a stage and the CTAs N an SM; build_swapped_gemm_amax
-// and the refusals (shared memory) check the result.
+// WARPFORGE_SWAPPED_TILING=S[,K[,C[,B]]] sets the stages S of every swapped
+// kernel compiled after it, its K split K (0: the default's), whether the
+// splits form a cluster (C = 1) or add through the workspace (0), and the K
+// blocks B a stage; build_swapped_gemm_amax and the refusals (shared
+// memory) check the result.
 namespace {
 void tiling_from_environment(SwappedGemmAmaxTiling& t) {
   const char* text = std::getenv("WARPFORGE_SWAPPED_TILING");
   if (!text || !*text) return;
-  int stages = 0, splits = 0, cluster = 0, blocks = 0, ctas = 0;
+  int stages = 0, splits = 0, cluster = 0, blocks = 0;
   char end = 0;
-  const int read = std::sscanf(text, "%d,%d,%d,%d,%d%c", &stages, &splits, &cluster, &blocks, &ctas, &end);
-  if (read < 1 || read > 5 || splits < 0 || (read >= 3 && cluster != 0 && cluster != 1))
+  const int read = std::sscanf(text, "%d,%d,%d,%d%c", &stages, &splits, &cluster, &blocks, &end);
+  if (read < 1 || read > 4 || splits < 0 || (read >= 3 && cluster != 0 && cluster != 1))
     throw OpsError(std::string("WARPFORGE_SWAPPED_TILING '") + text +
-                   "': expected stages[,splits[,cluster[,blocks[,ctas_per_sm]]]] (one to five integers, splits 0 or "
-                   "more, cluster 0 or 1, e.g. 12 or 8,2 or 8,4,0 or 6,0,1,4 or 4,4,1,4,2)");
+                   "': expected stages[,splits[,cluster[,blocks]]] (one to four integers, splits 0 or more, cluster "
+                   "0 or 1, e.g. 12 or 8,2 or 8,4,0 or 6,0,1,4)");
   t.stages = stages;
   if (splits > 0) t.splits = splits;
   t.cluster = read >= 3 ? cluster == 1 : t.splits > 1 && t.splits <= kClusterSplitsUpTo;
-  if (read >= 4) t.blocks = blocks;
-  if (read == 5) t.ctas_per_sm = ctas;
+  if (read == 4) t.blocks = blocks;
 }
 }  // namespace
 

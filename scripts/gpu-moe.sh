@@ -188,8 +188,8 @@ swapped_rows() {
   grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$logs/swapped-$1.log" 2>/dev/null  # as it goes
 }
 # Other tilings (format:tiling:shapes; tiling = stages,splits,cluster,
-# blocks): at 16 x 4096^2, 4 splits as a cluster (the default), 4 and 8
-# through the workspace.
+# blocks): at 16 x 4096^2, 4 splits as a cluster (the default until session
+# 8), 4 (now the default) and 8 through the workspace.
 tilings_entries="nvfp4:8,4,1,4:16x4096x4096 nvfp4:8,4,0,4:16x4096x4096 nvfp4:8,8,0,4:16x4096x4096"
 tilings() {
   local entry tiling shapes name

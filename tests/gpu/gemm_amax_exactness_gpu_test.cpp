@@ -139,7 +139,7 @@ TEST_F(GemmAmaxExactnessGpu, SwappedKernel) {
     }
 }
 
-// Split K both ways in the swapped kernel (up to 4 splits as a cluster
+// Split K both ways in the swapped kernel (up to 2 splits as a cluster
 // adding its sums in shared memory, more through the workspace), and the
 // skinny kernel's splits (through the workspace).
 TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
@@ -154,7 +154,7 @@ TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
   std::uint32_t seed = 3600;
   for (Format f : {kFormats[0], kFormats[3]})
     for (const Split& s : {Split{swapped, "swapped", 72, 8200, 1024, 1, "K split 2 ways (a cluster"},
-                           Split{swapped, "swapped", 72, 520, 2048, 2, "K split 4 ways (a cluster"},
+                           Split{swapped, "swapped", 72, 520, 2048, 2, "K split 4 ways (their sums added through"},
                            Split{swapped, "swapped", 72, 520, 8192, 1, "K split 16 ways (their sums added through"},
                            Split{swapped, "swapped", 16, 520, 8192, 1, "K split 16 ways (their sums added through"},
                            Split{swapped, "swapped", 40, 8200, 1088, 1, "K split 2 ways (a cluster"},

@@ -62,9 +62,9 @@ TEST(GemmAmaxSwappedSim, TokenTiles) {
   }
 }
 
-// One tile with K long enough to split over the simulator's SMs: on 2, 3
-// and 4 SMs the splits form a cluster and add their sums in the owners'
-// shared memory; on 8, through the workspace; in split order either way.
+// One tile with K long enough to split over the simulator's SMs: on 2 SMs
+// the splits form a cluster and add their sums in the owner's shared
+// memory; on 3, 4 and 8, through the workspace; in split order either way.
 TEST(GemmAmaxSwappedSim, SplitKThroughAClusterOrTheWorkspace) {
   struct Split {
     int sms;
@@ -73,7 +73,7 @@ TEST(GemmAmaxSwappedSim, SplitKThroughAClusterOrTheWorkspace) {
   };
   std::uint32_t seed = 5101;
   for (const Split& s : {Split{2, 1024, "K split 2 ways (a cluster of the splits adds their sums in shared memory)"},
-                         Split{3, 1536, "K split 3 ways (a cluster"}, Split{4, 2048, "K split 4 ways (a cluster"},
+                         Split{3, 1536, "K split 3 ways (their sums"}, Split{4, 2048, "K split 4 ways (their sums"},
                          Split{8, 4096, "K split 8 ways (their sums added through the workspace)"}}) {
     const runtime::Device device(sim::make_backend({.sm_count = s.sms}));
     auto split = make_swapped(swapped_case(kScaledFormats[s.sms % 4], DType::f32, 72, 40, s.k, 1), seed++, s.says,

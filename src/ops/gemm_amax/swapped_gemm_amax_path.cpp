@@ -108,11 +108,12 @@ class SwappedLaunch final : public GemmAmaxLaunch {
   std::array<runtime::TensorMap, 3> cached_maps_;
 };
 
-// The most K splits that run as one cluster. Two were timed (the splits at
-// N = K = 8192, docs/PERFORMANCE.md v10); three and four pass the GPU's
-// exactness tests, untimed; more keep the workspace (a cluster of one CTA a
-// SM needs that many SMs of one GPC free at once).
-constexpr int kClusterSplitsUpTo = 4;
+// The most K splits that run as one cluster: two (the splits at N = K =
+// 8192, docs/PERFORMANCE.md v10). Four, as a cluster, ran 16 x 4096 x 4096
+// NVFP4 in 19.7 us where the workspace took 13.3 us (H200, session 8, "GemmAmax's
+// decode on the swapped kernel"); more keep the workspace too (a cluster of
+// one CTA a SM needs that many SMs of one GPC free at once).
+constexpr int kClusterSplitsUpTo = 2;
 
 class SwappedPath final : public GemmAmaxPath {
  public:

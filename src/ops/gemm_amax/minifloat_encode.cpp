@@ -1,5 +1,6 @@
 #include "minifloat_encode.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -22,8 +23,9 @@ namespace {
 // less 2s, an affine function of the sum's bits and of a's exponent field
 // E = 127 + s. Element e's code times 16^e is then two mad.lo into the
 // word (u32 arithmetic wraps: the word's final value is the sum of the
-// placed codes, each 0..7), its sign bit a third: a word of eight codes
-// in 9 instructions an element where one code took 11 and its packing 1.5.
+// placed codes, each 0..7), the signs gathered by prmt four at a time: a
+// word of eight codes in 8 instructions an element where one code took 11
+// and its packing 1.5.
 constexpr std::uint32_t kMagic = (22u << 23) | 0x400000u;  // M's bits less E's: 1.5·2^22 at E = 0
 
 }  // namespace
@@ -46,16 +48,37 @@ Reg emit_e2m1_codes(Kernel& k, const std::vector<Reg>& signs, const std::vector<
     k.abs(a, magnitudes[e]);
     k.min(a, a, imm_f32(6.0f));
     k.max(one_up, a, imm_f32(1.0f));
-    Reg exponent = k.reg(u32), magic = k.reg(u32), sum = k.reg(f32), sign = k.reg(u32);
+    Reg exponent = k.reg(u32), magic = k.reg(u32), sum = k.reg(f32);
     k.shr(exponent, bits(one_up), 23u);               // E = 127 + s (one_up is positive)
     k.mad(magic, exponent, 1u << 23, kMagic);          // M = 1.5·2^(22 + s)
     k.add(sum, a, magic.as(f32), {Round::rn});
     k.mad(word, exponent, 0u - ((1u << 23) - 2u) * place, word);  // - (E's part of M's bits less 2s) · 16^e
     k.mad(word, bits(sum), place, word);                          // + the sum's bits · 16^e
-    k.shr(sign, bits(signs[e]), 31u);
-    k.mad(word, sign, 8u * place, word);
   }
-  return word;
+  // The signs, four bytes at a time: prmt's sign mode (PTX ISA 9.7.9.7)
+  // replicates each value's sign bit over a byte; the even elements' bytes
+  // (0x00 or 0xFF) give bit 3 of each byte of the word, the odd ones' bit 7.
+  const std::size_t n = signs.size();
+  auto gather = [&](std::size_t first) {  // bytes i = sign of signs[first + 2i]
+    auto of = [&](std::size_t i) { return bits(signs[std::min(first + 2 * i, n - 1)]); };
+    Reg low = k.reg(u32);
+    k.prmt(low, of(0), of(1), 0x00FBu);  // byte 0: of(0)'s byte 3, sign-replicated; byte 1: of(1)'s
+    if (first + 4 >= n) return low;
+    Reg high = k.reg(u32), all = k.reg(u32);
+    k.prmt(high, of(2), of(3), 0xFB00u);  // bytes 2, 3 likewise
+    k.prmt(all, low, high, 0x7610u);
+    return all;
+  };
+  Reg nibbles = gather(0);  // each byte's sign in all its bits
+  if (n > 1) {
+    Reg both = k.reg(u32);
+    k.lop3(both, nibbles, gather(1), 0x0F0F0F0Fu, 0xE4);  // (even & 0x0F..) | (odd & 0xF0..)
+    nibbles = both;
+  }
+  const std::uint32_t sign_bits = n == 8 ? 0x88888888u : 0x88888888u & ((1u << (4 * n)) - 1);
+  Reg signed_word = k.reg(u32);
+  k.lop3(signed_word, word, nibbles, sign_bits, 0xF8);  // word | (nibbles & sign bits)
+  return signed_word;
 }
 
 namespace {

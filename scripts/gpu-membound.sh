@@ -6,13 +6,15 @@
 # (ours against the device-to-device copy of the same bytes; $CPP_SHARE
 # percent of the time left) over $OPS at rows 4096, 32768 x hidden 4096,
 # 8192 (cross-entropy at vocabularies $VOCAB); the GPU tests $OPS_TESTS (a
-# gtest filter); warpforge.bench_rows (ours against PyTorch eager and Liger
-# Kernel, torch.compile with COMPILE=1) over $PY_OPS at rows 4096, 32768
-# (cross-entropy at vocabularies $PY_VOCAB); Nsight Compute on $NCU_CASES
-# (LayerNorm's backward, cross-entropy's kernel) with the warps' stall
-# reasons; scripts/rows_host_cost.py $HOST_COST (--forward: RMSNorm's
-# forward's host time); the Python tests' GPU cases $PY_TESTS. An empty
-# variable skips its stage. scripts/gpu-rows.sh is this mode over every op.
+# gtest filter; $TESTS_SHARE percent); warpforge.bench_rows (ours against
+# PyTorch eager and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS
+# at rows 4096, 32768 (cross-entropy at vocabularies $PY_VOCAB); Nsight
+# Compute on $NCU_CASES (LayerNorm's backward, cross-entropy's kernel;
+# $NCU_SHARE percent each) with the warps' stall reasons;
+# scripts/rows_host_cost.py $HOST_COST (--forward: RMSNorm's forward's host
+# time); the Python tests' GPU cases $PY_TESTS; last, the copy fractions
+# again, four cases a line. An empty variable skips its stage.
+# scripts/gpu-rows.sh is this mode over every op.
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -68,7 +70,7 @@ if [ -z "${ALL:-}" ]; then
   # 2. The GPU tests of the kernels that changed ($OPS_TESTS, a gtest filter: each simulator case on the device).
   ops_tests="${OPS_TESTS-CrossEntropyGpu.TheSimulatorsCases:NormGpu.TheSimulatorsCases}"
   if [ -n "$ops_tests" ] && [ "$(left)" -gt 5 ]; then
-    timeout $(($(left) * 30 / 100)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
+    timeout $(($(left) * ${TESTS_SHARE:-30} / 100)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
     note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-300)"
   fi
   # 3. Ours against PyTorch eager and Liger Kernel (torch.compile only with COMPILE=1: it compiles each shape).
@@ -94,7 +96,7 @@ if [ -z "${ALL:-}" ]; then
     [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"
     log="$out/ncu-$op-${r}x$h.txt"
-    timeout $(($(left) * 60 / 100)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    timeout $(($(left) * ${NCU_SHARE:-60} / 100)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
       --section InstructionStats --metrics "$stall_metrics" -k "regex:$kernel" -c 1 \
       "$build_dir/bench/bench_memory_bound" --ops "$op" --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none \
@@ -121,6 +123,9 @@ if [ -z "${ALL:-}" ]; then
     note "pytest -m gpu test_rows.py: exit $? $(grep -cE ' PASSED' "$out/pytest-gpu.log") passed, $(grep -cE ' FAILED' "$out/pytest-gpu.log") failed"
   fi
   echo
+  [ -f "$out/bench_memory_bound.txt" ] && echo "== of the copy (op rows hidden fraction) ==" &&
+    awk -F'|' '/^\| [a-z]/ && $9 ~ /[0-9]/ {gsub(/ /, "", $2); printf "%s %d %d %s\n", $2, $3, $4, $9}' "$out/bench_memory_bound.txt" |
+    paste -d' ' - - - -
   [ -f "$out/bench_rows.txt" ] && grep -E "^rows >=" "$out/bench_rows.txt"
   for line in "${summary[@]}"; do echo "gpu-membound: $line"; done
   exit 0

@@ -47,7 +47,9 @@ std::string RowShape::describe() const {
     s = "a row per " + std::to_string(threads) + " threads" +
         (rows_per_cta > 1 ? ", " + std::to_string(rows_per_cta) + " rows a CTA" : std::string(" (a CTA)"));
   return s + ", " + std::to_string(vectors) + (vectors == 1 ? " vector of " : " vectors of ") + elements(vector) +
-         " a thread" + (chunks > 1 ? ", in " + std::to_string(chunks) + " passes over the row" : std::string());
+         " a thread" + (chunks > 1 ? ", in " + std::to_string(chunks) + " passes over the row" : std::string()) +
+         (resident_threads != kMaxThreads ? ", " + std::to_string(resident_threads) + " threads resident an SM"
+                                          : std::string());
 }
 
 namespace {
@@ -139,7 +141,7 @@ std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, cons
 }
 
 std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device) {
-  const std::int64_t ctas_per_sm = std::max(1, kMaxThreads / shape.block());
+  const std::int64_t ctas_per_sm = std::max(1, shape.resident_threads / shape.block());
   const std::int64_t resident =
       std::max<std::int64_t>(1, device.properties().sm_count * ctas_per_sm / shape.ctas) * shape.rows_per_cta;
   const std::int64_t groups = std::max<std::int64_t>(1, std::min(rows, resident));

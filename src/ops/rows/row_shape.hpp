@@ -32,6 +32,10 @@ struct RowShape {
   // held in registers; more: the kernel reads it chunk by chunk, each pass
   // again: an online algorithm).
   int chunks = 1;
+  // Threads an SM keeps resident (the kernel's .minnctapersm): 1024, 64
+  // registers a thread; 512 gives a thread 128, for rows whose threads hold
+  // more than 64 registers take without spilling.
+  int resident_threads = 1024;
 
   int block() const { return threads * rows_per_cta; }
   // Elements one pass holds: vector · vectors · threads · ctas.
@@ -83,8 +87,8 @@ std::optional<RowShape> row_shape(const RowShapeRequest& request, std::vector<st
 std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, const RowShapeRequest& request);
 
 // Row groups for a grid that loops over `rows` rows: about as many as are
-// resident at once (1024 threads an SM, as the kernels' .minnctapersm
-// promises), a whole number of CTAs, at least one. Each group then keeps
+// resident at once (shape.resident_threads an SM, as the kernels'
+// .minnctapersm promises), a whole number of CTAs, at least one. Each group then keeps
 // what every row shares (a weight) in registers across its rows, and sums
 // over its rows (dweight, losses) stay few.
 std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device);

@@ -16,6 +16,6 @@ every_op=rms_nvfp4,rms_mxfp4,layer_bwd,ce,layer,rms,rms_mxfp8,rms_bwd,softmax,so
 python_ops=""
 [ -n "${WITH_PYTHON:-}" ] && python_ops=ce,rms,rms_bwd,layer,layer_bwd
 export OPS="${OPS-$every_op}" CPP_SHARE="${CPP_SHARE-62}" TESTS_SHARE="${TESTS_SHARE-40}" NCU_SHARE="${NCU_SHARE-95}" BUDGET_S="${BUDGET_S-53}" PY_OPS="${PY_OPS-$python_ops}" \
-  OPS_TESTS="${OPS_TESTS-NormQuantizeGpu.TheSimulatorsCases:NormGpu.TheSimulatorsCases}" \
+  OPS_TESTS="${OPS_TESTS-NormQuantizeGpu.TheSimulatorsCases:NormGpu.TheSimulatorsCases:CrossEntropyGpu.TheSimulatorsCases:SoftmaxGpu.TheSimulatorsCases}" \
   NCU_CASES="${NCU_CASES-layer_norm_backward:layer_bwd:4096:8192}" HOST_COST="${HOST_COST-}" PY_TESTS="${PY_TESTS-}"
 exec scripts/gpu-membound.sh

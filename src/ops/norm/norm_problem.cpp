@@ -125,6 +125,15 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   // after the statistics (norm_kernel.cpp), not held across the reductions.
   const int held = 1 + one_if(p.residual) + (options.kind == NormKind::layer ? 1 : 0);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
+  // LayerNorm, whose two reductions a row cost each thread alike however
+  // many elements it holds: where 64 registers hold fewer than 4 vectors a
+  // thread, up to 4 at 512 threads resident an SM (128 registers: 101 at n
+  // 4096 in 16 bits, where 64 spilled 84 bytes; ptxas 13, sm_90a), the same
+  // bytes in flight an SM at half the threads' reductions.
+  if (options.kind == NormKind::layer && why.empty() && p.shape.vectors < 4) {
+    p.shape = choose(p.request, p.n, vector, (held + 1) / 2, 4, device, why);
+    p.shape.resident_threads = 512;
+  }
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
   return p;

@@ -41,7 +41,7 @@ jobs="${JOBS:-$(nproc)}"
 mkdir -p "$out"
 source scripts/gpu-build-args.sh
 summary=()
-note() { summary+=("$1"); echo "gpu-membound: $1"; }
+note() { summary+=("$1 (at ${SECONDS} s)"); echo "gpu-membound: $1 (at ${SECONDS} s)"; }
 configure_args=("${cmake_args[@]}")
 targets=(test_gpu bench_memory_bound warpforge_python)  # (warpforge_python: _warpforge and, with torch, _warpforge_torch)
 if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&1 ||

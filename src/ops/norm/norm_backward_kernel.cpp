@@ -16,7 +16,7 @@ using runtime::DType;
 
 namespace {
 
-constexpr int kColumnWarps = 8;  // the column-sum kernel's warps, each adding every 8th group
+constexpr int kColumnWarps = 16;  // the column-sum kernel's warps, each adding every 16th group
 
 // The row group's running sums over its rows of dweight's and dbias's terms,
 // a thread's own columns in its own slots of shared memory (no thread reads

@@ -44,9 +44,10 @@ summary=()
 note() { summary+=("$1 (at ${SECONDS} s)"); echo "gpu-membound: $1 (at ${SECONDS} s)"; }
 configure_args=("${cmake_args[@]}")
 targets=(test_gpu bench_memory_bound warpforge_python)  # (warpforge_python: _warpforge and, with torch, _warpforge_torch)
-if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&1 ||
-  ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build.log" 2>&1; then
-  grep -E "error|Error" "$out/build.log" "$out/configure.log" | head -30
+# (One log for both steps: the lead's runs bring back at most 8 files.)
+if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/build.log" 2>&1 ||
+  ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >>"$out/build.log" 2>&1; then
+  grep -E "error|Error" "$out/build.log" | head -30
   echo "gpu-membound: FAIL: build (logs in $out)"
   exit 1
 fi
@@ -126,6 +127,16 @@ if [ -z "${ALL:-}" ]; then
   [ -f "$out/bench_memory_bound.txt" ] && echo "== of the copy (op rows hidden fraction) ==" &&
     awk -F'|' '/^\| [a-z]/ && $9 ~ /[0-9]/ {gsub(/ /, "", $2); printf "%s %d %d %s\n", $2, $3, $4, $9}' "$out/bench_memory_bound.txt" |
     paste -d' ' - - - -
+  for log in "$out"/ncu-*.txt; do
+    [ -f "$log" ] || continue
+    echo "== $(basename "$log" .txt): the largest stalls (cycles a warp waits per issued instruction), then the rates =="
+    grep -E "issue_stalled" "$log" | sed 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//' |
+      awk '{print $NF, $1}' | sort -rn | head -6 | tr '\n' ' '
+    echo
+    grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  " "$log" |
+      awk '{printf "%s %s; ", $1" "$2, $NF}'
+    echo
+  done
   [ -f "$out/bench_rows.txt" ] && grep -E "^rows >=" "$out/bench_rows.txt"
   for line in "${summary[@]}"; do echo "gpu-membound: $line"; done
   exit 0

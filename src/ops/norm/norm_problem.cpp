@@ -60,8 +60,8 @@ int one_if(const std::optional<RowMatrix>& m) {
 
 // The shape for the problem's rows (an empty one where refused: the reason is in `why`).
 rows::RowShape choose(rows::RowShapeRequest& request, std::int64_t n, int vector, int held_values, int prefer,
-                      const runtime::Device& device, std::vector<std::string>& why) {
-  request = rows::row_request(n, vector, held_values, prefer, rows::max_cluster_ctas(device), false);
+                      const runtime::Device& device, std::vector<std::string>& why, int resident_threads = 1024) {
+  request = rows::row_request(n, vector, held_values, prefer, rows::max_cluster_ctas(device), false, resident_threads);
   return rows::row_shape(request, why).value_or(rows::RowShape{});
 }
 
@@ -130,10 +130,8 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   // thread, up to 4 at 512 threads resident an SM (128 registers: 101 at n
   // 4096 in 16 bits, where 64 spilled 84 bytes; ptxas 13, sm_90a), the same
   // bytes in flight an SM at half the threads' reductions.
-  if (options.kind == NormKind::layer && why.empty() && p.shape.vectors < 4) {
-    p.shape = choose(p.request, p.n, vector, (held + 1) / 2, 4, device, why);
-    p.shape.resident_threads = 512;
-  }
+  if (options.kind == NormKind::layer && why.empty() && p.shape.vectors < 4)
+    p.shape = choose(p.request, p.n, vector, held, 4, device, why, 512);
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
   return p;
@@ -214,10 +212,7 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   // twice the threads' shuffles): two vectors a thread in one CTA, at 512
   // threads an SM, whose 128 registers hold them (110, where 64 spilled 140
   // bytes: ptxas 13, sm_90a).
-  if (layer && p.shape.ctas > 1) {
-    p.shape = choose(p.request, p.n, vector, 2, 2, device, why);
-    p.shape.resident_threads = 512;
-  }
+  if (layer && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 2 + one_if(p.weight), 2, device, why, 512);
   if (!why.empty()) return p;
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.dy.dtype) == 16 && runtime::bits(p.x.dtype) == 16;

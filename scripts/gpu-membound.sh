@@ -2,15 +2,19 @@
 # The memory-bound row ops on a GPU machine. Two modes:
 #
 # Quick (the default): inside $BUDGET_S seconds (65; the lead's window is
-# 70), printing as it goes: warpforge.bench_rows (ours against PyTorch eager
-# and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS at rows 4096,
-# 32768 (cross-entropy at vocabularies $PY_VOCAB); bench_memory_bound (ours
-# against the device-to-device copy of the same bytes) over $OPS at rows
-# 4096, 32768 x hidden 4096, 8192; Nsight Compute on $NCU_CASES (LayerNorm's
-# backward, cross-entropy's kernel) with the warps' stall reasons;
+# 70), printing as it goes, the most important first: bench_memory_bound
+# (ours against the device-to-device copy of the same bytes; $CPP_SHARE
+# percent of the time left) over $OPS at rows 4096, 32768 x hidden 4096,
+# 8192 (cross-entropy at vocabularies $VOCAB); the GPU tests $OPS_TESTS (a
+# gtest filter; $TESTS_SHARE percent); warpforge.bench_rows (ours against
+# PyTorch eager and Liger Kernel, torch.compile with COMPILE=1) over $PY_OPS
+# at rows 4096, 32768 (cross-entropy at vocabularies $PY_VOCAB); Nsight
+# Compute on $NCU_CASES (LayerNorm's backward, cross-entropy's kernel;
+# $NCU_SHARE percent each) with the warps' stall reasons;
 # scripts/rows_host_cost.py $HOST_COST (--forward: RMSNorm's forward's host
-# time); the GPU tests $OPS_TESTS (a gtest filter) and the Python tests' GPU
-# cases $PY_TESTS. An empty variable skips its stage.
+# time); the Python tests' GPU cases $PY_TESTS; last, the copy fractions
+# again, four cases a line. An empty variable skips its stage.
+# scripts/gpu-rows.sh is this mode over every op.
 #
 # ALL=1: every row op: builds what they need (test_gpu, bench_memory_bound,
 # the Python extension), runs their GPU tests (every simulator case on the
@@ -37,12 +41,13 @@ jobs="${JOBS:-$(nproc)}"
 mkdir -p "$out"
 source scripts/gpu-build-args.sh
 summary=()
-note() { summary+=("$1"); echo "gpu-membound: $1"; }
+note() { summary+=("$1 (at ${SECONDS} s)"); echo "gpu-membound: $1 (at ${SECONDS} s)"; }
 configure_args=("${cmake_args[@]}")
 targets=(test_gpu bench_memory_bound warpforge_python)  # (warpforge_python: _warpforge and, with torch, _warpforge_torch)
-if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/configure.log" 2>&1 ||
-  ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build.log" 2>&1; then
-  grep -E "error|Error" "$out/build.log" "$out/configure.log" | head -30
+# (One log for both steps: the lead's runs bring back at most 8 files.)
+if ! cmake -S . -B "$build_dir" "${configure_args[@]}" >"$out/build.log" 2>&1 ||
+  ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >>"$out/build.log" 2>&1; then
+  grep -E "error|Error" "$out/build.log" | head -30
   echo "gpu-membound: FAIL: build (logs in $out)"
   exit 1
 fi
@@ -54,25 +59,34 @@ if [ -z "${ALL:-}" ]; then
   deadline=${BUDGET_S:-65}  # seconds from the script's start (the build included)
   left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
   export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
-  # 1. Ours against PyTorch eager and Liger Kernel (torch.compile only with COMPILE=1: it compiles each shape).
-  py_ops="${PY_OPS:-ce,rms_bwd,layer_bwd}"
-  compile_flag=(--no-compile)
-  [ -n "${COMPILE:-}" ] && compile_flag=()
-  echo "== bench_rows: ours against PyTorch eager and Liger Kernel =="
-  # (One width, 4096: Triton compiles each of Liger's kernels for each width.)
-  timeout $(($(left) * 35 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
-    --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab "${PY_VOCAB:-131072}" --reps 10 2>&1 | tee "$out/bench_rows.txt"
-  note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
-  # 2. Ours against the copy of the same bytes (C++) over $OPS at rows 4096, 32768 x hidden 4096, 8192.
+  # 1. Ours against the copy of the same bytes (C++) over $OPS at rows 4096, 32768 x hidden 4096, 8192
+  # (cross-entropy at vocabularies $VOCAB).
   ops="${OPS-rms_bwd,layer_bwd,ce}"
   if [ -n "$ops" ] && [ "$(left)" -gt 6 ]; then
-    echo
     echo "== bench_memory_bound: ours against the copy of the same bytes =="
-    timeout $(($(left) * 30 / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 \
-      --hidden 4096,8192 --vocab 131072 --linear-rows none --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
+    timeout $(($(left) * ${CPP_SHARE:-30} / 100)) "$build_dir/bench/bench_memory_bound" --ops "$ops" --rows 4096,32768 \
+      --hidden 4096,8192 --vocab "${VOCAB:-131072}" --linear-rows none --reps 10 2>&1 | tee "$out/bench_memory_bound.txt" | cut -d'|' -f1-9
     note "bench_memory_bound --ops $ops: exit ${PIPESTATUS[0]} ($out/bench_memory_bound.txt)"
   fi
-  # 3. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left,
+  # 2. The GPU tests of the kernels that changed ($OPS_TESTS, a gtest filter: each simulator case on the device).
+  ops_tests="${OPS_TESTS-CrossEntropyGpu.TheSimulatorsCases:NormGpu.TheSimulatorsCases}"
+  if [ -n "$ops_tests" ] && [ "$(left)" -gt 5 ]; then
+    timeout $(($(left) * ${TESTS_SHARE:-30} / 100)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
+    note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-300)"
+  fi
+  # 3. Ours against PyTorch eager and Liger Kernel (torch.compile only with COMPILE=1: it compiles each shape).
+  py_ops="${PY_OPS-ce,rms_bwd,layer_bwd}"
+  compile_flag=(--no-compile)
+  [ -n "${COMPILE:-}" ] && compile_flag=()
+  if [ -n "$py_ops" ] && [ "$(left)" -gt 10 ]; then
+    echo
+    echo "== bench_rows: ours against PyTorch eager and Liger Kernel =="
+    # (One width, 4096: Triton compiles each of Liger's kernels for each width.)
+    timeout $(($(left) * ${PY_SHARE:-35} / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
+      --rows 4096,32768 --hidden "${PY_HIDDEN:-4096}" --vocab "${PY_VOCAB:-131072}" --reps 10 2>&1 | tee "$out/bench_rows.txt"
+    note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
+  fi
+  # 4. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left,
   # with where the warps stall (cycles a warp spends in each state per instruction issued).
   stall_metrics=""
   for reason in long_scoreboard short_scoreboard barrier membar not_selected selected wait math_pipe_throttle \
@@ -83,7 +97,7 @@ if [ -z "${ALL:-}" ]; then
     [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"
     log="$out/ncu-$op-${r}x$h.txt"
-    timeout $(($(left) * 60 / 100)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    timeout $(($(left) * ${NCU_SHARE:-60} / 100)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
       --section InstructionStats --metrics "$stall_metrics" -k "regex:$kernel" -c 1 \
       "$build_dir/bench/bench_memory_bound" --ops "$op" --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none \
@@ -92,19 +106,13 @@ if [ -z "${ALL:-}" ]; then
     grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  |issue_stalled" "$log" |
       sed 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//' | cut -c1-160
   done
-  # 4. Where a row op's host time goes from Python (scripts/rows_host_cost.py $HOST_COST: --backward, the
+  # 5. Where a row op's host time goes from Python (scripts/rows_host_cost.py $HOST_COST: --backward, the
   # RMSNorm backward's; --forward, its forward's against F.rms_norm's).
   host_cost="${HOST_COST---forward}"
   if [ -n "$host_cost" ] && [ "$(left)" -gt 8 ]; then
     timeout $(($(left) * 60 / 100)) python3 -u scripts/rows_host_cost.py $host_cost 2>&1 | tee "$out/host-cost.txt" |
       grep -E "us/call|not run"
     note "rows_host_cost.py $host_cost: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
-  fi
-  # 5. The GPU tests of the kernels that changed ($OPS_TESTS, a gtest filter: each simulator case on the device).
-  ops_tests="${OPS_TESTS-CrossEntropyGpu.TheSimulatorsCases:NormGpu.TheSimulatorsCases}"
-  if [ -n "$ops_tests" ] && [ "$(left)" -gt 5 ]; then
-    timeout $(($(left) * 70 / 100)) "$build_dir/tests/test_gpu" --gtest_filter="$ops_tests" >"$out/gpu-tests.log" 2>&1
-    note "gpu tests ($ops_tests): exit $? $(grep -E '^\[ +(OK|PASSED|FAILED) ' "$out/gpu-tests.log" | tr '\n' ' ' | cut -c1-300)"
   fi
   # 6. The Python tests on the GPU ($PY_TESTS, tests of python/tests/test_rows.py): values and gradients against
   # PyTorch's, opcheck, torch.compile (fullgraph) and a CUDA graph.
@@ -116,7 +124,20 @@ if [ -z "${ALL:-}" ]; then
     note "pytest -m gpu test_rows.py: exit $? $(grep -cE ' PASSED' "$out/pytest-gpu.log") passed, $(grep -cE ' FAILED' "$out/pytest-gpu.log") failed"
   fi
   echo
-  grep -E "^rows >=" "$out/bench_rows.txt"
+  [ -f "$out/bench_memory_bound.txt" ] && echo "== of the copy (op rows hidden fraction) ==" &&
+    awk -F'|' '/^\| [a-z]/ && $9 ~ /[0-9]/ {gsub(/ /, "", $2); printf "%s %d %d %s\n", $2, $3, $4, $9}' "$out/bench_memory_bound.txt" |
+    paste -d' ' - - - -
+  for log in "$out"/ncu-*.txt; do
+    [ -f "$log" ] || continue
+    echo "== $(basename "$log" .txt): the largest stalls (cycles a warp waits per issued instruction), then the rates =="
+    grep -E "issue_stalled" "$log" | sed 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//' |
+      awk '{print $NF, $1}' | sort -rn | head -6 | tr '\n' ' '
+    echo
+    grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  " "$log" |
+      awk '{printf "%s %s; ", $1" "$2, $NF}'
+    echo
+  done
+  [ -f "$out/bench_rows.txt" ] && grep -E "^rows >=" "$out/bench_rows.txt"
   for line in "${summary[@]}"; do echo "gpu-membound: $line"; done
   exit 0
 fi

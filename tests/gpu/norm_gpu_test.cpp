@@ -46,6 +46,7 @@ TEST_F(NormGpu, TheSimulatorsCases) {
                       903, "cta");
   check_norm_backward(gpu(), {.weight = std::nullopt, .dweight = false, .dresidual = true, .rows = 9, .n = 128}, 910);
   check_norm_backward(gpu(), {.rows = 3, .n = 12000}, 920, "cluster");
+  check_norm_backward(gpu(), {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000}, 921, "cta");
 }
 
 TEST_F(NormGpu, TheBenchmarksShapes) {

@@ -125,7 +125,7 @@ void check_nvfp4_ties(const runtime::Device& device) {
           const float d = decode(DType::e4m3, static_cast<std::uint8_t>(1 + b % 0x7e));
           v[0] = 6.0f * d;
           for (int i = 0; i < 7; ++i) v[1 + 2 * i] = kTies[i] * d, v[2 + 2 * i] = -kTies[i] * d;
-          v[15] = 0.0f;
+          v[15] = b % 2 ? -0.0f : 0.0f;  // -0 keeps its sign (code 0x8)
           if (b == blocks - 1) v[0] = inf, v[1] = -inf;  // scale 448; ±inf saturate to ±6
         }
       });

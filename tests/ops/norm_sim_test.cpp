@@ -115,6 +115,9 @@ TEST(NormBackwardSim, ARowPerCluster) {
   // 10 bytes held an element (dy, x, weight, the dweight sum): one vector of
   // 8 a thread, so a CTA holds 8192 elements and 12000 take a cluster of 2.
   check_norm_backward(sim(), {.rows = 3, .n = 12000}, 920, "cluster");
+  // LayerNorm's backward, where one vector a thread would take a cluster of 2: a
+  // CTA at two vectors a thread, 512 threads resident an SM (128 registers).
+  check_norm_backward(sim(), {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000}, 921, "cta");
 }
 
 // ---- refusals ------------------------------------------------------------------

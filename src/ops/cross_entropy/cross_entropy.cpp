@@ -85,7 +85,16 @@ CrossEntropyProblem describe_cross_entropy(const CrossEntropyTensors& t, const C
   // smoothing's scaled Σ x (two more passes over the row) needs as many
   // again too, so as to assemble without spills (row_ops_ptxas_test.cpp).
   const bool wide = o.label_smoothing > 0.0f || p.logits.dtype == DType::f32;
-  s.request = rows::row_request(p.v, vector, wide ? 2 : 1, 4, rows::max_cluster_ctas(s.device), true);
+  // 16-bit rows without smoothing (the prefetching kernel, its exponentials
+  // staged in shared memory): 8 vectors a thread at 512 threads resident an
+  // SM (128 registers), where 1024 threads held 4: the row's reductions (a
+  // third of a thread's instructions at 4) over twice the elements, at V
+  // 32768 one CTA instead of a cluster of 2 (ptxas -c sm_90a, V 131072: 1224
+  // SASS a row-thread of 64 elements against 904 of 32, no spills).
+  const bool eight = !wide && runtime::bits(p.logits.dtype) == 16 &&
+                     512 * 8 * vector * 4 + 4096 <= s.device.properties().shared_bytes_per_block_optin;
+  s.request = rows::row_request(p.v, vector, wide ? 2 : 1, eight ? 8 : 4, rows::max_cluster_ctas(s.device), true,
+                                eight ? 512 : 1024);
   auto shape = rows::row_shape(s.request, why);
   if (!shape) return p;
   p.shape = s.shape = *shape;

@@ -1,5 +1,6 @@
 #include "minifloat_encode.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -11,34 +12,83 @@ using namespace dsl;
 
 namespace {
 
-// E2M1 in 11 instructions, no conversion: c = min(t, 6) (NaN becomes +6:
-// PTX min/max return the operand that is not NaN, ISA 9.7.3.10-11; c keeps
-// t's sign, -0 and -inf included), a = min(|c|, 6), then a rounded to the
-// format's grid by adding M = 1.5·2^(22+s), 2^s being a's binade
-// (max(a, 1): the grid's step 2^(s-1) is 0.5 below 2, 1 below 4, 2 up to
-// 6): the sum's ulp is the step, so add.rn rounds to nearest even on the
-// grid, and the sum's bits less M's are the steps k (0..4). The code of
+// E2M1 without a conversion: a = min(|m|, 6) (a NaN becomes 6: PTX min/max
+// return the operand that is not NaN, ISA 9.7.3.10-11; -inf 6 too), then a
+// rounded to the format's grid by adding M = 1.5·2^(22+s), 2^s being a's
+// binade (max(a, 1): the grid's step 2^(s-1) is 0.5 below 2, 1 below 4, 2
+// up to 6): the sum's ulp is the step, so add.rn rounds to nearest even on
+// the grid, and the sum's bits less M's are the steps k (0..4). The code of
 // k steps of 2^(s-1) is k + 2s (s = 0: 0, 0.5, .., 2 are codes 0..4; s =
-// 1: 2, 3, 4 are 4..6; s = 2: 4, 6 are 6, 7), one integer subtraction of
-// M's bits less 2s; the sign bit is c's.
-Reg encode_e2m1(Kernel& k, const Reg& value) {
-  Reg c = k.reg(f32), a = k.reg(f32), one_up = k.reg(f32);
-  k.min(c, value, imm_f32(6.0f));
-  k.abs(a, c);
-  k.min(a, a, imm_f32(6.0f));
-  k.max(one_up, a, imm_f32(1.0f));
+// 1: 2, 3, 4 are 4..6; s = 2: 4, 6 are 6, 7): the sum's bits less M's bits
+// less 2s, an affine function of the sum's bits and of a's exponent field
+// E = 127 + s. Element e's code times 16^e is then two mad.lo into the
+// word (u32 arithmetic wraps: the word's final value is the sum of the
+// placed codes, each 0..7), the signs gathered by prmt four at a time: a
+// word of eight codes in 8 instructions an element where one code took 11
+// and its packing 1.5.
+constexpr std::uint32_t kMagic = (22u << 23) | 0x400000u;  // M's bits less E's: 1.5·2^22 at E = 0
+
+}  // namespace
+
+Reg emit_e2m1_codes(Kernel& k, const std::vector<Reg>& signs, const std::vector<Reg>& magnitudes) {
+  if (signs.size() != magnitudes.size() || signs.empty() || signs.size() > 8)
+    throw OpsError("emit_e2m1_codes: " + std::to_string(signs.size()) + " signs and " +
+                   std::to_string(magnitudes.size()) + " magnitudes: accepted 1 to 8 of each, as many");
   auto bits = [&](const Reg& f) {  // f's bits as u32 (a mov: no instruction)
     Reg b = k.reg(b32);
     k.mov(b, f);
     return b.as(u32);
   };
-  Reg exponent = k.reg(u32), magic = k.reg(u32), minus = k.reg(u32);
-  k.shr(exponent, bits(one_up), 23u);                                    // 127 + s (one_up is positive)
-  k.mad(magic, exponent, 1u << 23, (22u << 23) | 0x400000u);             // M = 1.5·2^(22 + s)
-  k.mad(minus, exponent, (1u << 23) - 2u, ((22u << 23) | 0x400000u) + 254u);  // M's bits - 2s
-  Reg sum = k.reg(f32);
-  k.add(sum, a, magic.as(f32), {Round::rn});
-  return (bits(sum) - minus) | ((bits(c) >> 28) & 8u);
+  std::uint32_t minus_constants = 0;  // -(M's bits at E = 0, less 2·(-127)) · 16^e, summed
+  for (std::size_t e = 0; e < signs.size(); ++e) minus_constants -= (kMagic + 254u) << (4 * e);
+  Reg word = k.mov(u32, minus_constants);
+  for (std::size_t e = 0; e < signs.size(); ++e) {
+    const std::uint32_t place = 1u << (4 * e);
+    Reg a = k.reg(f32), one_up = k.reg(f32);
+    k.abs(a, magnitudes[e]);
+    k.min(a, a, imm_f32(6.0f));
+    k.max(one_up, a, imm_f32(1.0f));
+    Reg exponent = k.reg(u32), magic = k.reg(u32), sum = k.reg(f32);
+    k.shr(exponent, bits(one_up), 23u);               // E = 127 + s (one_up is positive)
+    k.mad(magic, exponent, 1u << 23, kMagic);          // M = 1.5·2^(22 + s)
+    k.add(sum, a, magic.as(f32), {Round::rn});
+    k.mad(word, exponent, 0u - ((1u << 23) - 2u) * place, word);  // - (E's part of M's bits less 2s) · 16^e
+    k.mad(word, bits(sum), place, word);                          // + the sum's bits · 16^e
+  }
+  // The signs, four bytes at a time: prmt's sign mode (PTX ISA 9.7.9.7)
+  // replicates each value's sign bit over a byte; the even elements' bytes
+  // (0x00 or 0xFF) give bit 3 of each byte of the word, the odd ones' bit 7.
+  const std::size_t n = signs.size();
+  auto gather = [&](std::size_t first) {  // bytes i = sign of signs[first + 2i]
+    auto of = [&](std::size_t i) { return bits(signs[std::min(first + 2 * i, n - 1)]); };
+    Reg low = k.reg(u32);
+    k.prmt(low, of(0), of(1), 0x00FBu);  // byte 0: of(0)'s byte 3, sign-replicated; byte 1: of(1)'s
+    if (first + 4 >= n) return low;
+    Reg high = k.reg(u32), all = k.reg(u32);
+    k.prmt(high, of(2), of(3), 0xFB00u);  // bytes 2, 3 likewise
+    k.prmt(all, low, high, 0x7610u);
+    return all;
+  };
+  Reg nibbles = gather(0);  // each byte's sign in all its bits
+  if (n > 1) {
+    Reg both = k.reg(u32);
+    k.lop3(both, nibbles, gather(1), 0x0F0F0F0Fu, 0xE4);  // (even & 0x0F..) | (odd & 0xF0..)
+    nibbles = both;
+  }
+  const std::uint32_t sign_bits = n == 8 ? 0x88888888u : 0x88888888u & ((1u << (4 * n)) - 1);
+  Reg signed_word = k.reg(u32);
+  k.lop3(signed_word, word, nibbles, sign_bits, 0xF8);  // word | (nibbles & sign bits)
+  return signed_word;
+}
+
+namespace {
+
+// One code: its magnitude from the value, its sign from min(value, 6) (a
+// NaN is +6, as ops::encode gives it).
+Reg encode_e2m1(Kernel& k, const Reg& value) {
+  Reg c = k.reg(f32);
+  k.min(c, value, imm_f32(6.0f));
+  return emit_e2m1_codes(k, {c}, {value});
 }
 
 }  // namespace

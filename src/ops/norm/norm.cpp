@@ -181,7 +181,8 @@ void NormBackward::execute(const NormBackwardTensors& t, runtime::Stream* stream
   const runtime::DevicePtr second_block = sums + static_cast<runtime::DevicePtr>(p.groups * p.n * 4);
   const TensorView& first_out = p.dweight ? *t.dweight : *t.dbias;
   const bool both = p.dweight && p.dbias;
-  s.column_sums->launch(kColumnSumKernel, column_sum_launch(p.n, both ? 2 : 1),
+  s.column_sums->launch(kColumnSumKernel,
+                        column_sum_launch(p.n, both ? 2 : 1, ptx::sm_number(s.device.target()) >= 90),
                         {runtime::Arg::pointer(sums), runtime::Arg::pointer(both ? second_block : sums), first_out,
                          both ? runtime::Arg(*t.dbias) : runtime::Arg(first_out), groups, n},
                         stream);

@@ -16,7 +16,7 @@ using runtime::DType;
 
 namespace {
 
-constexpr int kColumnWarps = 8;  // the column-sum kernel's warps, each adding every 8th group
+constexpr int kColumnWarps = 16;  // the column-sum kernel's warps, each adding every 16th group
 
 // The row group's running sums over its rows of dweight's and dbias's terms,
 // a thread's own columns in its own slots of shared memory (no thread reads
@@ -92,6 +92,8 @@ class NormBackwardKernel {
         workspace = p_.workspace_bytes() > 0 ? k_.param_ptr("workspace", 16) : Reg{};
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, p_.shape, p_.n, "norm_backward");
+    // The column sums' grid may start now (it waits for this one's end).
+    if (ptx::sm_number(k_.target()) >= 90 && (p_.dweight || p_.dbias)) k_.griddepcontrol_launch_dependents();
     ColumnSums columns(k_, p_);
     // The weight (the same for every row: L1-resident) is loaded where it is
     // used, for the row sums and then a vector at a time for dx, not held
@@ -208,6 +210,7 @@ class NormBackwardKernel {
 ptx::Module column_sum(DType first, std::optional<DType> second, Target target) {
   Kernel k(kColumnSumKernel, target);
   k.reqntid(32 * kColumnWarps);
+  if (ptx::sm_number(target) >= 90) k.griddepcontrol_wait();  // the backward kernel's sums complete and visible
   Reg first_sums = k.param_ptr("first_sums", 4), second_sums = k.param_ptr("second_sums", 4);
   Reg first_out = k.param_ptr("first_out", 2), second_out = k.param_ptr("second_out", 2);
   Reg groups = k.param(u32, "groups"), n = k.param(u32, "n");
@@ -270,8 +273,9 @@ ptx::Module build_column_sum_kernel(DType first, std::optional<DType> second, Ta
   return column_sum(first, second, target);
 }
 
-runtime::LaunchConfig column_sum_launch(std::int64_t n, int sums) {
+runtime::LaunchConfig column_sum_launch(std::int64_t n, int sums, bool overlap) {
   runtime::LaunchConfig c;
+  c.overlap_previous = overlap;
   c.grid = {static_cast<std::uint32_t>((n + 31) / 32), static_cast<std::uint32_t>(sums)};
   c.block = {32 * kColumnWarps};
   return c;

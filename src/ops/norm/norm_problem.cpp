@@ -60,8 +60,8 @@ int one_if(const std::optional<RowMatrix>& m) {
 
 // The shape for the problem's rows (an empty one where refused: the reason is in `why`).
 rows::RowShape choose(rows::RowShapeRequest& request, std::int64_t n, int vector, int held_values, int prefer,
-                      const runtime::Device& device, std::vector<std::string>& why) {
-  request = rows::row_request(n, vector, held_values, prefer, rows::max_cluster_ctas(device), false);
+                      const runtime::Device& device, std::vector<std::string>& why, int resident_threads = 1024) {
+  request = rows::row_request(n, vector, held_values, prefer, rows::max_cluster_ctas(device), false, resident_threads);
   return rows::row_shape(request, why).value_or(rows::RowShape{});
 }
 
@@ -125,6 +125,13 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
   // after the statistics (norm_kernel.cpp), not held across the reductions.
   const int held = 1 + one_if(p.residual) + (options.kind == NormKind::layer ? 1 : 0);
   p.shape = choose(p.request, p.n, vector, held, 4, device, why);
+  // LayerNorm, whose two reductions a row cost each thread alike however
+  // many elements it holds: where 64 registers hold fewer than 4 vectors a
+  // thread, up to 4 at 512 threads resident an SM (128 registers: 101 at n
+  // 4096 in 16 bits, where 64 spilled 84 bytes; ptxas 13, sm_90a), the same
+  // bytes in flight an SM at half the threads' reductions.
+  if (options.kind == NormKind::layer && why.empty() && p.shape.vectors < 4)
+    p.shape = choose(p.request, p.n, vector, held, 4, device, why, 512);
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
   return p;
@@ -200,6 +207,12 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   p.shape = choose(p.request, p.n, vector, layer ? 2 + one_if(p.weight) : 2, layer ? 2 : 1, device, why);
   if (!why.empty()) return p;
   if (!layer && p.weight && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 3, 2, device, why);
+  // LayerNorm where a vector a thread takes a cluster (n 8192 in 16 bits: 2 x
+  // 512 threads, 0.60-0.64 of the copy, H200, the cluster's reductions and
+  // twice the threads' shuffles): two vectors a thread in one CTA, at 512
+  // threads an SM, whose 128 registers hold them (110, where 64 spilled 140
+  // bytes: ptxas 13, sm_90a).
+  if (layer && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 2 + one_if(p.weight), 2, device, why, 512);
   if (!why.empty()) return p;
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.dy.dtype) == 16 && runtime::bits(p.x.dtype) == 16;

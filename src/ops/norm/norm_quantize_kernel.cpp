@@ -207,16 +207,26 @@ class NormQuantizeKernel {
       inverse = k_.reg(f32);
       k_.rcp(inverse, s.factor, {Round::rn});
     }
-    std::vector<Reg> scaled;
+    // Each element's code: of its product by the factor (exact, a power of
+    // two), or of its quotient by the divisor. The e2m1 codes take their sign
+    // from the product x·r (an arithmetic NaN is positive) and their
+    // magnitude from the corrected quotient unguarded (where that is NaN the
+    // quotient is infinite or NaN: +-6 either way; quotient()'s guards are
+    // for its zeros' signs, which the product keeps).
+    const bool e2m1 = p_.options.format.data == DType::e2m1;
+    std::vector<Reg> signs, scaled;
     for (const Reg& x : v) {
       if (s.divide) {
-        scaled.push_back(quotient(x, s.factor, inverse));
+        const Quotient q = divide(x, s.factor, inverse);
+        signs.push_back(q.product);
+        scaled.push_back(e2m1 ? q.corrected : guarded(q));
       } else {
         scaled.push_back(k_.reg(f32));
         k_.mul(scaled.back(), x, s.factor, {Round::rn});
+        signs.push_back(scaled.back());
       }
     }
-    store_codes(rk, j, scaled, data_row);
+    store_codes(rk, j, signs, scaled, data_row);
     store_scale(rk, j, row_scales, layout, s.code);
   }
 
@@ -227,34 +237,40 @@ class NormQuantizeKernel {
   // every e4m3 divisor d and every normal quotient (checked exhaustively over
   // x's mantissas: norm_quantize_sim_test.cpp); quotients below the f32
   // normals encode as 0 either way. Where q is not finite (x infinite or
-  // NaN, or x·r past the largest) q itself: the remainder would be NaN.
-  Reg quotient(const Reg& x, const Reg& d, const Reg& r) {
-    Reg q = k_.reg(f32), minus_q = k_.reg(f32), remainder = k_.reg(f32), corrected = k_.reg(f32);
-    k_.mul(q, x, r, {Round::rn});
-    k_.neg(minus_q, q);
+  // NaN, or x·r past the largest) the correction is NaN.
+  struct Quotient {
+    Reg product, corrected;
+  };
+  Quotient divide(const Reg& x, const Reg& d, const Reg& r) {
+    Quotient q{k_.reg(f32), k_.reg(f32)};
+    Reg minus_q = k_.reg(f32), remainder = k_.reg(f32);
+    k_.mul(q.product, x, r, {Round::rn});
+    k_.neg(minus_q, q.product);
     k_.fma(remainder, minus_q, d, x);
-    k_.fma(corrected, remainder, r, q);
-    // Where q is 0, q too: x ±0 (the correction's sum, +0 + -0, would drop
-    // -0's sign) or x·r below the f32 subnormals (±0 either way).
-    Reg magnitude = k_.reg(f32);
-    k_.abs(magnitude, q);
-    Pred corrects = magnitude < imm_f32(std::numeric_limits<float>::infinity()) && magnitude > imm_f32(0.0f);
-    return k_.selp(corrected, q, corrects);
+    k_.fma(q.corrected, remainder, r, q.product);
+    return q;
   }
+  // The quotient where the correction holds, else the product: where q is
+  // not finite, and where it is 0 (x ±0: the correction's sum, +0 + -0,
+  // would drop -0's sign; or x·r below the f32 subnormals, ±0 either way).
+  Reg guarded(const Quotient& q) {
+    Reg magnitude = k_.reg(f32);
+    k_.abs(magnitude, q.product);
+    Pred corrects = magnitude < imm_f32(std::numeric_limits<float>::infinity()) && magnitude > imm_f32(0.0f);
+    return k_.selp(q.corrected, q.product, corrects);
+  }
+  Reg quotient(const Reg& x, const Reg& d, const Reg& r) { return guarded(divide(x, d, r)); }
 
   // The codes of vector j's elements, rounded to nearest even and saturated,
-  // packed (FP4 two a byte, low nibble first) and stored.
-  void store_codes(const RowKernel& rk, int j, const std::vector<Reg>& scaled, const Reg& data_row) {
+  // packed (FP4 two a byte, low nibble first: the e2m1 codes' signs those
+  // of `signs`) and stored.
+  void store_codes(const RowKernel& rk, int j, const std::vector<Reg>& signs, const std::vector<Reg>& scaled,
+                   const Reg& data_row) {
     const DType data = p_.options.format.data;
     const int bits = code_bits(data), vector = p_.norm.shape.vector;
     Regs words;  // 32-bit words of codes, low element first
     if (data == DType::e2m1) {
-      Reg word = k_.mov(u32, 0u);
-      for (int e = 0; e < vector; ++e) {
-        Reg code = emit_minifloat_encode(k_, scaled[static_cast<std::size_t>(e)], data);
-        word = word | (code << static_cast<std::uint32_t>(4 * e));
-      }
-      words.push_back(word);
+      words.push_back(emit_e2m1_codes(k_, signs, scaled));
     } else {
       const Type pair_type = data == DType::e4m3 ? e4m3x2 : e5m2x2;
       std::vector<Reg> pairs;

@@ -10,7 +10,7 @@
 // block; its scale as ops::quantize picks it (e8m0: floor(log2 amax) - emax,
 // clamped; e4m3: amax / 6 rounded, 1 where it is 0); the codes y / scale
 // rounded to nearest even and saturated (cvt.rn.satfinite.e4m3x2/e5m2x2.f32,
-// PTX ISA 9.7.9.21; E2M1 by emit_minifloat_encode), stored k-major; the
+// PTX ISA 9.7.9.21; E2M1 by emit_e2m1_codes, a word at a time), stored k-major; the
 // block's first lane writes its scale byte at the 128x4 layout's offset.
 // Padding rows (past the last, up to 128 · RM) get zero scales.
 // Parameters: x, residual, weight, data, scales, residual_out, rstd, y (u64:

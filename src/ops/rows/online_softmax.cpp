@@ -16,12 +16,16 @@ Reg safe_max(Kernel& k, const Reg& max) {
   return k.selp(imm_f32(0.0f), max, k.setp(Cmp::eq, max, imm_f32(-std::numeric_limits<float>::infinity())));
 }
 
+// ex2.approx.ftz (PTX ISA 9.7.3.22): one MUFU.EX2 where the subnormal-
+// preserving form takes a compare and two multiplies around it (ptxas
+// sm_90a): exponentials below 2^-126 (v - shift < -87.3) are 0, beside a
+// row's sum of at least 1 (its max's exponential).
 Reg exp_shifted(Kernel& k, const Reg& v, const Reg& shift) {
   Reg t = k.reg(f32);
   k.sub(t, v, shift, {Round::rn});
   k.mul(t, t, imm_f32(kLog2e), {Round::rn});
   Reg e = k.reg(f32);
-  k.ex2_approx(e, t);
+  k.ex2_approx(e, t, true);
   return e;
 }
 

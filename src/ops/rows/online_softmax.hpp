@@ -36,7 +36,7 @@ OnlineSoftmax online_softmax(const RowKernel& rk, const RowValue& value);
 tile::Combine combine_online_softmax();
 // The max to subtract: m, or 0 where m is -inf (so that exp(-inf - 0) = 0, not NaN).
 dsl::Reg safe_max(dsl::Kernel& k, const dsl::Reg& max);
-// exp(v - shift), shift from safe_max().
+// exp(v - shift), shift from safe_max(); 0 where it is below the f32 normals.
 dsl::Reg exp_shifted(dsl::Kernel& k, const dsl::Reg& v, const dsl::Reg& shift);
 
 }  // namespace warpforge::ops::rows

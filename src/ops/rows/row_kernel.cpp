@@ -16,7 +16,6 @@ namespace {
 // The most 32-bit values one allreduce of a row kernel combines (the
 // cross-entropy's online logsumexp and smoothing sum, two scaled sums).
 constexpr int kReductionValues = 6;
-constexpr int kResidentThreads = 1024;
 
 int bytes_of(DType t) {
   return runtime::bits(t) / 8;
@@ -80,10 +79,11 @@ RowKernel::RowKernel(Kernel& k, const RowShape& shape, std::int64_t n, const std
       n_(n),
       reduction_(k, {.warps = shape.threads / 32, .ctas = shape.ctas, .groups = shape.rows_per_cta},
                  kReductionValues, name + "_reduction") {
-  // At least 1024 threads resident an SM (registers for 64 a thread), so
-  // that one group's loads are in flight while another reduces.
+  // At least shape.resident_threads resident an SM (1024: registers for
+  // 64 a thread), so that one group's loads are in flight while another
+  // reduces.
   k.maxntid(static_cast<std::uint32_t>(shape.block()));
-  k.minnctapersm(static_cast<std::uint32_t>(std::max(1, kResidentThreads / shape.block())));
+  k.minnctapersm(static_cast<std::uint32_t>(std::max(1, shape.resident_threads / shape.block())));
   Reg tid = k.sreg(SReg::tid_x);
   Reg t = shape.rows_per_cta > 1 ? tid & static_cast<std::uint32_t>(shape.threads - 1) : tid;
   Reg cluster = k.sreg(SReg::ctaid_x), clusters = k.sreg(SReg::nctaid_x);

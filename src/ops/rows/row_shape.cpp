@@ -23,9 +23,9 @@ std::string elements(std::int64_t v) {
 
 }  // namespace
 
-int max_vectors_for(int held_values, int vector) {
-  constexpr int kHeldRegisters = 32;
-  return std::max(1, kHeldRegisters / std::max(1, held_values * vector));
+int max_vectors_for(int held_values, int vector, int resident_threads) {
+  const int held_registers = 32 * kMaxThreads / resident_threads;
+  return std::max(1, held_registers / std::max(1, held_values * vector));
 }
 
 int max_cluster_ctas(const runtime::Device& device) {
@@ -47,7 +47,9 @@ std::string RowShape::describe() const {
     s = "a row per " + std::to_string(threads) + " threads" +
         (rows_per_cta > 1 ? ", " + std::to_string(rows_per_cta) + " rows a CTA" : std::string(" (a CTA)"));
   return s + ", " + std::to_string(vectors) + (vectors == 1 ? " vector of " : " vectors of ") + elements(vector) +
-         " a thread" + (chunks > 1 ? ", in " + std::to_string(chunks) + " passes over the row" : std::string());
+         " a thread" + (chunks > 1 ? ", in " + std::to_string(chunks) + " passes over the row" : std::string()) +
+         (resident_threads != kMaxThreads ? ", " + std::to_string(resident_threads) + " threads resident an SM"
+                                          : std::string());
 }
 
 namespace {
@@ -57,6 +59,7 @@ std::optional<RowShape> shape_within(const RowShapeRequest& r, int max_threads, 
   const std::int64_t vectors_in_row = ceil_div(r.n, r.vector);
   RowShape s;
   s.vector = r.vector;
+  s.resident_threads = r.resident_threads;
   s.threads = std::clamp(pow2_at_least(ceil_div(vectors_in_row, r.prefer_vectors)), 32, max_threads);
   std::int64_t per_thread = ceil_div(vectors_in_row, s.threads);
   if (per_thread > r.max_vectors) {
@@ -100,9 +103,10 @@ std::optional<RowShape> choose_row_shape(const RowShapeRequest& r, std::string* 
   return shape_within(r, kMaxThreads, why);
 }
 
-RowShapeRequest row_request(std::int64_t n, int vector, int held_values, int prefer, int max_ctas, bool chunks) {
-  RowShapeRequest r{.n = n, .vector = vector, .max_vectors = max_vectors_for(held_values, vector),
-                    .max_ctas = max_ctas, .chunks = chunks};
+RowShapeRequest row_request(std::int64_t n, int vector, int held_values, int prefer, int max_ctas, bool chunks,
+                            int resident_threads) {
+  RowShapeRequest r{.n = n, .vector = vector, .max_vectors = max_vectors_for(held_values, vector, resident_threads),
+                    .max_ctas = max_ctas, .chunks = chunks, .resident_threads = resident_threads};
   r.prefer_vectors = std::min(prefer, r.max_vectors);
   return r;
 }
@@ -139,7 +143,7 @@ std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, cons
 }
 
 std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device) {
-  const std::int64_t ctas_per_sm = std::max(1, kMaxThreads / shape.block());
+  const std::int64_t ctas_per_sm = std::max(1, shape.resident_threads / shape.block());
   const std::int64_t resident =
       std::max<std::int64_t>(1, device.properties().sm_count * ctas_per_sm / shape.ctas) * shape.rows_per_cta;
   const std::int64_t groups = std::max<std::int64_t>(1, std::min(rows, resident));

@@ -32,6 +32,10 @@ struct RowShape {
   // held in registers; more: the kernel reads it chunk by chunk, each pass
   // again: an online algorithm).
   int chunks = 1;
+  // Threads an SM keeps resident (the kernel's .minnctapersm): 1024, 64
+  // registers a thread; 512 gives a thread 128, for rows whose threads hold
+  // more than 64 registers take without spilling.
+  int resident_threads = 1024;
 
   int block() const { return threads * rows_per_cta; }
   // Elements one pass holds: vector · vectors · threads · ctas.
@@ -50,15 +54,16 @@ struct RowShapeRequest {
   int min_block = 128;      // threads of a CTA at least: short rows share a CTA
   int max_ctas = 8;         // the portable cluster size (1 where clusters are not available)
   bool chunks = false;      // the op's kernel reads a row in several passes where one does not hold it
+  int resident_threads = 1024;  // the shape's (RowShape::resident_threads)
 };
 
 // The vectors a thread may hold when it keeps `held_values` values an element
 // in registers at once (the row tensors it holds, and accumulators), each
 // counted as an f32 register whatever its dtype (the compiler keeps a
-// converted value live where passes over the row use it again): at most 32
-// registers a thread, so that a CTA of 1024 threads keeps the other half of
-// its 64 registers a thread. At least one.
-int max_vectors_for(int held_values, int vector);
+// converted value live where passes over the row use it again): at most half
+// the registers a thread has at `resident_threads` an SM (32 of 64 at 1024,
+// 64 of 128 at 512). At least one.
+int max_vectors_for(int held_values, int vector, int resident_threads = 1024);
 
 // Clusters where the device has them (sm_90 on), else single CTAs.
 int max_cluster_ctas(const runtime::Device& device);
@@ -74,8 +79,10 @@ std::optional<RowShape> choose_row_shape(const RowShapeRequest& request, std::st
 
 // The request for a row of n elements in accesses of `vector` whose threads
 // hold `held_values` values an element: up to `prefer` vectors a thread
-// (where the budget allows), clusters up to max_ctas, passes where `chunks`.
-RowShapeRequest row_request(std::int64_t n, int vector, int held_values, int prefer, int max_ctas, bool chunks);
+// (where the budget at `resident_threads` an SM allows), clusters up to
+// max_ctas, passes where `chunks`.
+RowShapeRequest row_request(std::int64_t n, int vector, int held_values, int prefer, int max_ctas, bool chunks,
+                            int resident_threads = 1024);
 // choose_row_shape(request), or nullopt with the reason appended to `why`.
 std::optional<RowShape> row_shape(const RowShapeRequest& request, std::vector<std::string>& why);
 
@@ -83,8 +90,8 @@ std::optional<RowShape> row_shape(const RowShapeRequest& request, std::vector<st
 std::vector<std::string> narrower_spans_passed_over(const RowShape& chosen, const RowShapeRequest& request);
 
 // Row groups for a grid that loops over `rows` rows: about as many as are
-// resident at once (1024 threads an SM, as the kernels' .minnctapersm
-// promises), a whole number of CTAs, at least one. Each group then keeps
+// resident at once (shape.resident_threads an SM, as the kernels'
+// .minnctapersm promises), a whole number of CTAs, at least one. Each group then keeps
 // what every row shares (a weight) in registers across its rows, and sums
 // over its rows (dweight, losses) stay few.
 std::int64_t persistent_groups(const RowShape& shape, std::int64_t rows, const runtime::Device& device);

@@ -15,9 +15,10 @@
 #      engine); the backward operator through the dispatcher; the compiled
 #      op's execute_addresses alone; then torch.profiler's table of one
 #      autograd.grad call of ours (host time by operator);
-#   2. --forward: RMSNorm's forward: the public function, the operator, its builtin
-#      without torch's Python frame, the dispatcher's floor (neg on 4
-#      floats), the Python path and PyTorch eager;
+#   2. --forward: RMSNorm's forward: the public function, its direct call
+#      (no torch.ops), the operator, its builtin without torch's Python
+#      frame, the dispatcher's floor (neg on 4 floats), the Python path and
+#      PyTorch eager;
 #   3. every row op from Python, ours beside PyTorch eager and Liger Kernel
 #      (forwards called on tensors without gradients; backwards as
 #      torch.autograd.grad of a kept forward, as bench_rows times them).
@@ -163,6 +164,9 @@ def forward():
     """2. The forward."""
     print(f"\n== RMSNorm forward, {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)
     line("warpforge.torch_rows.rms_norm (public)", lambda: tr.rms_norm(x, w, eps))
+    if getattr(tr, "_DIRECT", None) is not None:
+        line("its direct call alone (_warpforge_torch.norm)",
+             functools.partial(tr._DIRECT.norm, x, None, w, None, "rms", eps))
     line("torch.ops.warpforge.norm (dispatcher)", lambda: torch.ops.warpforge.norm(x, None, w, None, "rms", eps))
     norm_builtin = torch.ops.warpforge.norm.default._op  # the overload's builtin: no Python frame of torch's
     line("torch.ops.warpforge.norm.default._op (its builtin)", lambda: norm_builtin(x, None, w, None, "rms", eps))

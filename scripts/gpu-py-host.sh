@@ -42,8 +42,8 @@ export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 # 1. One cached call, step by step, and the forward's host time.
 echo "== rows_host_cost.py ${HOST_COST---steps --forward} =="
 # shellcheck disable=SC2086  # the stage flags, split
-timeout $(($(left) * 35 / 100)) python3 -u scripts/rows_host_cost.py ${HOST_COST---steps --forward} 2>&1 |
-  grep -v -E "UserWarning|_warn_once" | tee "$out/host-cost.txt"
+timeout $(($(left) * 45 / 100)) python3 -u scripts/rows_host_cost.py ${HOST_COST---steps --forward} 2>&1 |
+  grep --line-buffered -v -E "UserWarning|_warn_once" | tee "$out/host-cost.txt"
 note "rows_host_cost.py: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
 
 # 2. bench_rows at 4096 rows: where the host time decides against the peers.
@@ -52,8 +52,8 @@ compile_flag=(--no-compile)
 py_ops="${PY_OPS:-layer_bwd,rms_bwd,rms,layer,softmax_bwd,swiglu_bwd}"
 echo
 echo "== bench_rows --ops $py_ops, 4096 rows =="
-timeout $(($(left) * 80 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
-  --rows "${PY_ROWS:-4096}" --hidden 4096 --reps 20 2>&1 | grep -v "could not be imported" | tee "$out/bench_rows.txt"
+timeout $(($(left) * 85 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \
+  --rows "${PY_ROWS:-4096}" --hidden 4096 --reps 20 2>&1 | grep --line-buffered -v "could not be imported" | tee "$out/bench_rows.txt"
 note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
 
 # 3. Every op family against torch's op, where time is left.

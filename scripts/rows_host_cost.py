@@ -165,7 +165,8 @@ def forward():
     print(f"\n== RMSNorm forward, {ROWS} x {HIDDEN} bf16, host us a call ==", flush=True)
     line("warpforge.torch_rows.rms_norm (public)", lambda: tr.rms_norm(x, w, eps))
     if getattr(tr, "_DIRECT", None) is not None:
-        line("its direct call alone (_warpforge_torch.norm)",
+        taken = tr._DIRECT.norm(x, None, w, None, "rms", eps) is not NotImplemented
+        line(f"its direct call alone (_warpforge_torch.norm; {'taken' if taken else 'NOT TAKEN: NotImplemented'})",
              functools.partial(tr._DIRECT.norm, x, None, w, None, "rms", eps))
     line("torch.ops.warpforge.norm (dispatcher)", lambda: torch.ops.warpforge.norm(x, None, w, None, "rms", eps))
     norm_builtin = torch.ops.warpforge.norm.default._op  # the overload's builtin: no Python frame of torch's

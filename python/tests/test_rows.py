@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip
+from conftest import cpp_torch_or_skip, have, recording_mode, torch_cuda_or_skip, torch_or_skip
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
@@ -450,8 +450,6 @@ def test_a_direct_call_goes_through_the_operator_where_torch_must_see_it(rng):
     and backward (the direct entry returns NotImplemented there)."""
     torch = cpp_torch_or_skip()
     import warpforge.torch_rows as rows
-    from torch.overrides import TorchFunctionMode
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     x = torch.tensor(rng.standard_normal((4, 64)), dtype=torch.float32)
     w = torch.tensor(rng.random(64) + 0.5, dtype=torch.float32)
@@ -465,30 +463,12 @@ def test_a_direct_call_goes_through_the_operator_where_torch_must_see_it(rng):
     assert rows._DIRECT.norm(x.as_subclass(Sub), None, w, None, "rms", 1e-6) is NotImplemented
     assert type(rows.rms_norm(x.as_subclass(Sub), w)) is Sub
 
-    class Functions(TorchFunctionMode):
-        def __init__(self):
-            super().__init__()
-            self.seen = []
-
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            self.seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    class Operators(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.seen = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    with Functions() as functions:
+    with recording_mode("function") as functions:
         assert rows._DIRECT.norm(*args) is NotImplemented
         assert torch.equal(rows.rms_norm(x, w), y)
     assert any("warpforge.norm" in f for f in functions.seen), functions.seen
     xg = x.clone().requires_grad_()
-    with Operators() as operators:
+    with recording_mode("dispatch") as operators:
         assert rows._DIRECT.norm(*args) is NotImplemented
         rows.rms_norm(xg, w).backward(torch.ones_like(x))
     assert any("warpforge.norm." in f for f in operators.seen), operators.seen

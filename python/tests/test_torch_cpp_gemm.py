@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, uniform
+from conftest import cpp_torch_or_skip, have, recording_mode, torch_cuda_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 
@@ -166,7 +166,6 @@ def test_warpforge_gemms_direct_call_is_the_operator_where_torch_need_not_see_it
     # see, a tensor subclass and a dispatch mode, which then sees the operator.
     torch = cpp_torch_or_skip()
     import warpforge.torch as wtorch
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     a, b = bf16(torch, rng, 24, 40), bf16(torch, rng, 40, 8)
     direct = wtorch._DIRECT_GEMM
@@ -183,16 +182,7 @@ def test_warpforge_gemms_direct_call_is_the_operator_where_torch_need_not_see_it
 
     assert direct(a.as_subclass(Sub), b, None, 1.0, 0.0, None) is NotImplemented
 
-    class Operators(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.seen = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    with Operators() as operators:
+    with recording_mode("dispatch") as operators:
         assert direct(a, b, None, 1.0, 0.0, None) is NotImplemented
         assert torch.equal(warpforge.gemm(a, b, out_dtype=torch.float32), expected)
     assert any(f.startswith("warpforge.gemm") for f in operators.seen), operators.seen

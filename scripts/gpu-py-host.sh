@@ -3,11 +3,12 @@
 # the best peer at 4096 rows, where a call's host time is what is measured),
 # inside $BUDGET_S seconds (default 52, for a 55 s limit; the build
 # included), printing as it goes, the most important first:
-#   1. scripts/rows_host_cost.py $HOST_COST (default --steps --forward): one
-#      cached call of RMSNorm's backward accounted for step by step (the
-#      floor of its schema, each C++ step alone, the peer's kernel, both graph
-#      nodes, the engine's floor, autograd.grad host and event-timed), then
-#      RMSNorm's forward against F.rms_norm;
+#   1. scripts/rows_host_cost.py $HOST_COST (default --steps --forward
+#      --trace): one cached call of RMSNorm's backward accounted for step by
+#      step (the floor of its schema, each C++ step alone, the peer's kernel,
+#      both graph nodes, the engine's floor, autograd.grad host and
+#      event-timed), RMSNorm's forward against F.rms_norm, and the GPU's side
+#      of autograd.grad (torch.profiler's kernels), ours and eager's;
 #   2. warpforge.bench_rows over $PY_OPS at 4096 rows x hidden 4096 (ours
 #      against PyTorch eager and Liger Kernel; torch.compile with COMPILE=1);
 #   3. where time is left, scripts/python_host_cost.py (gemm, grouped_mm,
@@ -40,16 +41,16 @@ fi
 export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 
 # 1. One cached call, step by step, and the forward's host time.
-echo "== rows_host_cost.py ${HOST_COST---steps --forward} =="
+echo "== rows_host_cost.py ${HOST_COST---steps --forward --trace} =="
 # shellcheck disable=SC2086  # the stage flags, split
-timeout $(($(left) * 45 / 100)) python3 -u scripts/rows_host_cost.py ${HOST_COST---steps --forward} 2>&1 |
+timeout $(($(left) * 50 / 100)) python3 -u scripts/rows_host_cost.py ${HOST_COST---steps --forward --trace} 2>&1 |
   grep --line-buffered -v -E "UserWarning|_warn_once" | tee "$out/host-cost.txt"
 note "rows_host_cost.py: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
 
 # 2. bench_rows at 4096 rows: where the host time decides against the peers.
 compile_flag=(--no-compile)
 [ -n "${COMPILE:-}" ] && compile_flag=()
-py_ops="${PY_OPS:-layer_bwd,rms_bwd,rms,layer,softmax_bwd,swiglu_bwd}"
+py_ops="${PY_OPS:-layer_bwd,rms_bwd,rms,layer}"
 echo
 echo "== bench_rows --ops $py_ops, 4096 rows =="
 timeout $(($(left) * 85 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \

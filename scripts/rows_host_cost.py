@@ -19,11 +19,13 @@
 #      (no torch.ops), the operator, its builtin without torch's Python
 #      frame, the dispatcher's floor (neg on 4 floats), the Python path and
 #      PyTorch eager;
-#   3. every row op from Python, ours beside PyTorch eager and Liger Kernel
+#   3. --trace: the GPU's side of autograd.grad, ours and eager's, timed as
+#      bench_rows times it (torch.profiler's kernels and the events' median);
+#   4. every row op from Python, ours beside PyTorch eager and Liger Kernel
 #      (forwards called on tensors without gradients; backwards as
 #      torch.autograd.grad of a kept forward, as bench_rows times them).
 # A stage that cannot run says why and the rest go on.
-#   PYTHONPATH=build/python:python python3 scripts/rows_host_cost.py [--steps] [--backward] [--forward]
+#   PYTHONPATH=build/python:python python3 scripts/rows_host_cost.py [--steps] [--backward] [--forward] [--trace]
 # With stage flags, those stages only (a GPU window's budget); with none, all.
 import functools
 import sys
@@ -179,8 +181,32 @@ def forward():
     line("torch.nn.functional.rms_norm (peer)", lambda: torch.nn.functional.rms_norm(x, (HIDDEN,), w, eps))
 
 
+def trace():
+    """3. The GPU's side of autograd.grad at 4096 rows, ours and eager's, timed
+    as bench_rows times it (events around each call): torch.profiler's CUDA
+    kernels over 10 calls (their names, calls and GPU µs), then the events'
+    median: whether the call's kernels or its host time fill the interval."""
+    from torch.profiler import ProfilerActivity, profile
+
+    xg, wg = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+    for name, y in (("ours", tr.rms_norm(xg, wg, eps)),
+                    ("torch eager", torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps))):
+        def f():
+            return torch.autograd.grad(y, [xg, wg], dy, retain_graph=True)
+
+        try:
+            print(f"\n== the GPU's side of autograd.grad, {name}: 10 calls between events ==", flush=True)
+            print(f"  events' median {event_us(f, 10):.1f} us a call", flush=True)
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                event_us(f, 10)
+            print(prof.key_averages().table(sort_by="self_cuda_time_total", row_limit=6, max_name_column_width=60),
+                  flush=True)
+        except Exception as e:
+            print(f"  not run: {type(e).__name__}: {str(e)[:90]}", flush=True)
+
+
 def every_op():
-    """3. Every op: ours against its peers, host time a call."""
+    """4. Every op: ours against its peers, host time a call."""
     print(f"\n== host us a call, {ROWS} x {HIDDEN} bf16 (vocabulary 32768 for ce) ==", flush=True)
     for name, bench in BENCHES.items():
         n = 32768 if bench.whole else HIDDEN
@@ -194,12 +220,14 @@ def every_op():
         print(f"  {name:<12} " + "; ".join(cells), flush=True)
 
 
-stages = [flag for flag in sys.argv[1:] if flag in ("--steps", "--backward", "--forward")]
+stages = [flag for flag in sys.argv[1:] if flag in ("--steps", "--backward", "--forward", "--trace")]
 if not stages or "--steps" in stages:
     steps()
 if not stages or "--backward" in stages:
     backward()
 if not stages or "--forward" in stages:
     forward()
+if not stages or "--trace" in stages:
+    trace()
 if not stages:
     every_op()

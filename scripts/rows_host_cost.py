@@ -101,7 +101,8 @@ def steps():
     y_ours = tr.rms_norm(xg, wg, eps)
     y_eager = torch.nn.functional.rms_norm(xg, (HIDDEN,), wg, eps)
     line(f"our node alone ({y_ours.grad_fn.name()}(dy))", lambda: y_ours.grad_fn(dy))
-    line(f"eager's node alone ({y_eager.grad_fn.name()}(dy))", lambda: y_eager.grad_fn(dy))
+    inputs = len(getattr(y_eager.grad_fn, "_input_metadata", (None,)))  # its outputs' gradients: dy, then None
+    line(f"eager's node alone ({y_eager.grad_fn.name()}(dy))", lambda: y_eager.grad_fn(dy, *[None] * (inputs - 1)))
     y_view = xg.view_as(xg)
     both("the engine's floor: autograd.grad of a view (no kernel)",
          lambda: torch.autograd.grad(y_view, [xg], dy, retain_graph=True))

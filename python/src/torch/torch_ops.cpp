@@ -233,6 +233,16 @@ bool plain_tensors(std::initializer_list<const at::Tensor*> tensors) {
   return true;
 }
 
+// Whether a call below autograd may run the kernel function itself: what
+// the dispatcher would reach for it through fallthrough keys (a plain
+// thread, plain tensors, autograd and ADInplaceOrView excluded by the
+// caller's guard). Saves the dispatcher's boxing of a call, host time that
+// a 4096-row call pays; traced, transformed and profiled calls keep it.
+bool direct(std::initializer_list<const at::Tensor*> tensors) {
+  return c10::impl::tls_is_dispatch_key_excluded(c10::DispatchKey::ADInplaceOrView) && plain_thread() &&
+         plain_tensors(tensors);
+}
+
 // `o` as an optional tensor: false where it is neither None nor a torch.Tensor itself.
 bool tensor_argument(PyObject* o, std::optional<at::Tensor>& out) {
   if (o == Py_None) return true;
@@ -848,6 +858,9 @@ std::tuple<at::Tensor, at::Tensor> call_attention_forward(
     const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& cu_q,
     const std::optional<at::Tensor>& cu_k, std::int64_t max_q, std::int64_t max_k, std::optional<double> scale,
     std::int64_t left, std::int64_t right, bool top_left, bool deterministic, c10::string_view kernel_name) {
+  if (direct({&q, &k, &v, cu_q ? &*cu_q : nullptr, cu_k ? &*cu_k : nullptr}))
+    return attention_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic,
+                             kernel_name);
   static const auto op =
       c10::Dispatcher::singleton()
           .findSchemaOrThrow("warpforge::attention_forward", "")
@@ -935,6 +948,33 @@ std::tuple<at::Tensor, at::Tensor> attention_forward_autograd(
   return {r[0], r[1]};
 }
 
+// warpforge._warpforge_torch.attention_forward(q, k, v, cu_seqlens_q,
+// cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left, window_right,
+// top_left, deterministic, kernel) -> (O, lse): warpforge.attention's eager
+// call (torch_attention.attention; the direct calls above).
+PyObject* attention_forward_direct(PyObject*, PyObject* const* args, Py_ssize_t count) {
+  HANDLE_TH_ERRORS
+  if (!arguments("attention_forward", count, 13)) return nullptr;
+  std::array<std::optional<at::Tensor>, 5> t;
+  if (!plain_call(args, t) || !t[0] || !t[1] || !t[2]) Py_RETURN_NOTIMPLEMENTED;
+  const long long max_q = PyLong_AsLongLong(args[5]), max_k = PyLong_AsLongLong(args[6]);
+  std::optional<double> scale;
+  if (args[7] != Py_None) scale = PyFloat_AsDouble(args[7]);
+  const long long left = PyLong_AsLongLong(args[8]), right = PyLong_AsLongLong(args[9]);
+  const int top_left = PyObject_IsTrue(args[10]), deterministic = PyObject_IsTrue(args[11]);
+  const c10::string_view kernel = text_argument(args[12]);
+  if (PyErr_Occurred()) return nullptr;
+  const auto [out, lse] = attention_forward_autograd(*t[0], *t[1], *t[2], t[3], t[4], max_q, max_k, scale, left, right,
+                                                     top_left != 0, deterministic != 0, kernel);
+  return wrap({out, lse});
+  END_HANDLE_TH_ERRORS
+}
+
+PyMethodDef attention_forward_methods[] = {
+    {"attention_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(attention_forward_direct)),
+     METH_FASTCALL, "attention_forward(...): torch.ops.warpforge.attention_forward's eager call, or NotImplemented."},
+    {nullptr, nullptr, 0, nullptr}};
+
 #include "row_kernels.inc"
 
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
@@ -1012,7 +1052,8 @@ PyMODINIT_FUNC PyInit__warpforge_torch() {
   }
   PyObject* module = PyModule_Create(&wp::module_def);
   if (module && (PyModule_AddFunctions(module, wp::decode_methods) != 0 ||
-                 PyModule_AddFunctions(module, wp::gemm_methods) != 0))
+                 PyModule_AddFunctions(module, wp::gemm_methods) != 0 ||
+                 PyModule_AddFunctions(module, wp::attention_forward_methods) != 0))
     Py_CLEAR(module);
   return module;
 }

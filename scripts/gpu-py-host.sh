@@ -50,7 +50,7 @@ note "rows_host_cost.py: exit ${PIPESTATUS[0]} ($out/host-cost.txt)"
 # 2. bench_rows at 4096 rows: where the host time decides against the peers.
 compile_flag=(--no-compile)
 [ -n "${COMPILE:-}" ] && compile_flag=()
-py_ops="${PY_OPS:-layer_bwd,rms_bwd,rms,layer,softmax_bwd}"
+py_ops="${PY_OPS:-layer_bwd,rms_bwd,rms,layer,swiglu_bwd,softmax_bwd}"
 echo
 echo "== bench_rows --ops $py_ops, 4096 rows =="
 timeout $(($(left) * 85 / 100)) python3 -u -m warpforge.bench_rows "${compile_flag[@]}" --ops "$py_ops" \

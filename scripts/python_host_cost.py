@@ -28,6 +28,8 @@ def bf16(*shape):
 def cases():
     a, b = bf16(16, 4096), bf16(4096, 4096)
     yield "gemm 16x4096x4096", lambda: warpforge.gemm(a, b), "torch.mm", lambda: torch.mm(a, b)
+    yield ("gemm 16x4096x4096 through torch.ops", lambda: torch.ops.warpforge.gemm(a, b),
+           "torch.ops.aten.mm", lambda: torch.ops.aten.mm(a, b))
     tokens, experts = bf16(64, 2048), bf16(8, 2048, 768)
     offs = torch.arange(8, 65, 8, device="cuda", dtype=torch.int32)
     grouped_peer = getattr(torch, "_grouped_mm", None)

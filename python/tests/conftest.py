@@ -58,6 +58,27 @@ def cpp_torch_or_skip():
     return torch
 
 
+def recording_mode(kind):
+    """A torch function mode ("function") or dispatch mode ("dispatch") that
+    runs what it sees and records it (.seen: each function's str), for tests
+    that torch sees an operator."""
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    base = TorchFunctionMode if kind == "function" else TorchDispatchMode
+
+    def init(self):
+        base.__init__(self)
+        self.seen = []
+
+    def record(self, func, types, args=(), kwargs=None):
+        self.seen.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+    method = "__torch_function__" if kind == "function" else "__torch_dispatch__"
+    return type(f"Recording{base.__name__}", (base,), {"__init__": init, method: record})()
+
+
 def core_only_pythonpath(folder):
     """A PYTHONPATH whose package has _warpforge alone beside the Python
     sources (linked into `folder`), as a build that did not see torch makes it."""

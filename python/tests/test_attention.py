@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip
+from conftest import cpp_torch_or_skip, have, recording_mode, torch_cuda_or_skip, torch_or_skip
 
 U_BF16 = 2.0 ** -8
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
@@ -263,6 +263,25 @@ def test_torch_forward_is_the_cpp_kernel_where_built(device):
                                    max_seqlen_k=23, return_lse=True)
     want = ta._forward(q, k, v, cu, cu, 23, 23, None, -1, 0, True)
     assert torch.equal(out, want[0]) and torch.equal(lse, want[1]) and lse.shape == (2, 40)
+
+
+def test_torch_forwards_direct_call_is_the_operator_where_torch_need_not_see_it():
+    # warpforge.attention's eager call runs the operator's autograd kernel
+    # from C++ (_warpforge_torch.attention_forward, no torch.ops): the
+    # operator's bits; a dispatch mode sees the operator (NotImplemented there).
+    torch = cpp_torch_or_skip()
+    from warpforge import torch_attention as ta
+
+    q, k, v = torch_inputs(torch, (1, 2, 24, 64), (1, 2, 24, 64), seed=9, device="cpu")
+    args = (q, k, v, None, None, 0, 0, None, -1, 0, True, False, "auto")
+    direct = ta._CPP_FORWARD(*args)
+    through = torch.ops.warpforge.attention_forward.default(*args)
+    assert torch.equal(direct[0], through[0]) and torch.equal(direct[1], through[1])
+    with recording_mode("dispatch") as operators:
+        assert ta._CPP_FORWARD(*args) is NotImplemented
+        out = warpforge.attention(q, k, v, is_causal=True)
+    assert "warpforge.attention_forward.default" in operators.seen, operators.seen
+    assert torch.equal(out, direct[0])
 
 
 @pytest.mark.parametrize("device", DEVICES)

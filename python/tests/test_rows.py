@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, torch_or_skip
+from conftest import cpp_torch_or_skip, have, recording_mode, torch_cuda_or_skip, torch_or_skip
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
@@ -398,7 +398,9 @@ def test_the_cpp_kernels_give_the_python_implementations_bits(rng):
     autograd (python/src/torch/row_kernels.inc): outputs and gradients bit
     for bit those of the Python kernels and autograd that a build without
     _warpforge_torch registers (run here through their autograd.Function),
-    on contiguous, transposed and row-strided inputs."""
+    on contiguous, transposed and row-strided inputs; so do the direct calls
+    that the public functions make (_warpforge_torch.norm, ...), which leave
+    the outputs a call does not make (the operator's empty ones) None."""
     torch = cpp_torch_or_skip()
     import warpforge.torch_rows as rows
 
@@ -422,7 +424,8 @@ def test_the_cpp_kernels_give_the_python_implementations_bits(rng):
     ]
     for op, eager, args, read in cases:
         results = []
-        for call in (op, eager.apply):
+        direct = getattr(rows._DIRECT, op._qualified_op_name.split("::")[1])  # the eager calls' C++ entry
+        for call in (op, direct, eager.apply):
             leaves = [a.detach().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point()
                       else a for a in args]
             outs = call(*leaves)
@@ -430,10 +433,50 @@ def test_the_cpp_kernels_give_the_python_implementations_bits(rng):
             weights = torch.Generator().manual_seed(1)
             loss = sum((outs[i].float() * torch.randn(outs[i].shape, generator=weights)).sum() for i in read)
             loss.backward()
-            results.append([o.detach() for o in outs] +
+            results.append([None if o is None else o.detach() for o in outs] +
                            [leaf.grad for leaf in leaves if isinstance(leaf, torch.Tensor) and leaf.requires_grad])
-        for ours, python in zip(*results):
+        for ours, direct_call, python in zip(*results):
             assert torch.equal(ours, python), f"{op}: {ours} != {python}"
+            if direct_call is None:  # an output the call does not make: the operator's is empty
+                assert python.numel() == 0, f"{op}'s direct call made no {python}"
+            else:
+                assert torch.equal(direct_call, python), f"{op}'s direct call: {direct_call} != {python}"
+
+
+def test_a_direct_call_goes_through_the_operator_where_torch_must_see_it(rng):
+    """rms_norm's eager call skips torch.ops (_warpforge_torch.norm) only on
+    plain tensors and a plain thread: a tensor subclass, a torch function
+    mode, a dispatch mode and the profiler each see the operators, forward
+    and backward (the direct entry returns NotImplemented there)."""
+    torch = cpp_torch_or_skip()
+    import warpforge.torch_rows as rows
+
+    x = torch.tensor(rng.standard_normal((4, 64)), dtype=torch.float32)
+    w = torch.tensor(rng.random(64) + 0.5, dtype=torch.float32)
+    args = (x, None, w, None, "rms", 1e-6)
+    y = rows._DIRECT.norm(*args)[0]
+    assert torch.equal(y, torch.ops.warpforge.norm(*args)[0])
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert rows._DIRECT.norm(x.as_subclass(Sub), None, w, None, "rms", 1e-6) is NotImplemented
+    assert type(rows.rms_norm(x.as_subclass(Sub), w)) is Sub
+
+    with recording_mode("function") as functions:
+        assert rows._DIRECT.norm(*args) is NotImplemented
+        assert torch.equal(rows.rms_norm(x, w), y)
+    assert any("warpforge.norm" in f for f in functions.seen), functions.seen
+    xg = x.clone().requires_grad_()
+    with recording_mode("dispatch") as operators:
+        assert rows._DIRECT.norm(*args) is NotImplemented
+        rows.rms_norm(xg, w).backward(torch.ones_like(x))
+    assert any("warpforge.norm." in f for f in operators.seen), operators.seen
+    assert any("warpforge.norm_backward." in f for f in operators.seen), operators.seen
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profile:
+        rows.rms_norm(xg, w).backward(torch.ones_like(x))
+    names = {e.name for e in profile.events()}
+    assert {"warpforge::norm", "warpforge::norm_backward"} <= names, names
 
 
 def test_cross_entropy_without_its_gradient(rng):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import warpforge
-from conftest import cpp_torch_or_skip, have, torch_cuda_or_skip, uniform
+from conftest import cpp_torch_or_skip, have, recording_mode, torch_cuda_or_skip, uniform
 
 pytestmark = pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 
@@ -157,6 +157,35 @@ def test_warpforge_gemm_routes_torch_tensors_through_the_operator(rng, monkeypat
         warpforge.gemm(a, b, out_dtype=np.float32)
     monkeypatch.undo()
     assert torch.equal(warpforge.gemm(a, b, out_dtype=np.float32), expected)
+
+
+def test_warpforge_gemms_direct_call_is_the_operator_where_torch_need_not_see_it(rng):
+    # warpforge.gemm on plain tensors calls the C++ kernel directly
+    # (_warpforge_torch.gemm: no torch.ops): the operator's bits; it steps
+    # aside (NotImplemented: the operator runs) for an operand autograd would
+    # see, a tensor subclass and a dispatch mode, which then sees the operator.
+    torch = cpp_torch_or_skip()
+    import warpforge.torch as wtorch
+
+    a, b = bf16(torch, rng, 24, 40), bf16(torch, rng, 40, 8)
+    direct = wtorch._DIRECT_GEMM
+    expected = torch.ops.warpforge.gemm(a, b, out_dtype=torch.float32)
+    assert torch.equal(direct(a, b, None, 1.0, 0.0, torch.float32), expected)
+    assert torch.equal(warpforge.gemm(a, b, out_dtype=torch.float32), expected)
+    leaf = a.clone().requires_grad_()
+    assert direct(leaf, b, None, 1.0, 0.0, None) is NotImplemented
+    with torch.no_grad():
+        assert torch.equal(direct(leaf, b, None, 1.0, 0.0, torch.float32), expected)
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert direct(a.as_subclass(Sub), b, None, 1.0, 0.0, None) is NotImplemented
+
+    with recording_mode("dispatch") as operators:
+        assert direct(a, b, None, 1.0, 0.0, None) is NotImplemented
+        assert torch.equal(warpforge.gemm(a, b, out_dtype=torch.float32), expected)
+    assert any(f.startswith("warpforge.gemm") for f in operators.seen), operators.seen
 
 
 def test_back_to_back_timing_is_one_event_pair_over_the_calls():

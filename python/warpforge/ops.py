@@ -140,7 +140,7 @@ def _torch_gemm():
     if _torch_operator is _UNRESOLVED:
         from . import torch as wtorch
 
-        _torch_operator = (wtorch.torch.Tensor, wtorch.gemm) if wtorch.CPP_KERNELS else None
+        _torch_operator = (wtorch.torch.Tensor, wtorch.gemm_call) if wtorch.CPP_KERNELS else None
     return _torch_operator
 
 

@@ -3,6 +3,8 @@ torch.ops.warpforge (differentiable), jax.Arrays through warpforge.jax
 (custom_vjp), NumPy (the simulator) and CuPy arrays straight to the op, on
 the caller's current stream unless `stream` says otherwise."""
 
+import importlib
+
 import numpy as np
 
 from . import _warpforge
@@ -38,17 +40,15 @@ def _run(factory, tensors, options, like, stream):
     factory(views, options).execute(views, stream=caller_stream(like, stream))
 
 
+_OWN = {}  # (framework, op name): its implementation, found once (an import statement a call is host time)
+
+
 def _dispatch(fw, name):
     """The framework's own implementation of row op `name` (torch or JAX), or None."""
-    if fw == "jax":
-        from . import jax_rows
-
-        return getattr(jax_rows, name)
-    if fw == "torch":
-        from . import torch_rows
-
-        return getattr(torch_rows, name)
-    return None
+    own = _OWN.get((fw, name))
+    if own is None and fw in ("jax", "torch"):
+        own = _OWN[(fw, name)] = getattr(importlib.import_module(f".{fw}_rows", __package__), name)
+    return own
 
 
 def _norm(kind, x, weight, bias, eps, residual, stream):

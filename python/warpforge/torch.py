@@ -206,6 +206,19 @@ from .grouped_torch import grouped_mm, grouped_mm_packed  # noqa: E402,F401
 
 gemm_amax = torch.ops.warpforge.gemm_amax
 gemm = torch.ops.warpforge.gemm
+_DIRECT_GEMM = CPP_KERNELS and importlib.import_module("._warpforge_torch", __package__).gemm
+
+
+def gemm_call(a, b, c=None, alpha=1.0, beta=0.0, out_dtype=None):
+    """gemm's eager call (warpforge.gemm's on torch tensors): the C++ kernel
+    without torch.ops' Python packet, schema parsing and boxed dispatch where
+    torch need not see the operator (_warpforge_torch.gemm says NotImplemented
+    otherwise), else the operator."""
+    if _DIRECT_GEMM and not torch.compiler.is_compiling():
+        d = _DIRECT_GEMM(a, b, c, alpha, beta, out_dtype)
+        if d is not NotImplemented:
+            return d
+    return gemm(a, b, c, alpha, beta, out_dtype)
 # C = S converted to c_dtype (f32, bf16 or f16, rounded to nearest even) and
 # amax = max |S| of a dense f32 S, in one kernel (warpforge.convert_amax):
 # the epilogue of warpforge.distributed's row-parallel GEMM.

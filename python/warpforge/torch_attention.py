@@ -240,10 +240,22 @@ attention_backward = torch.ops.warpforge.attention_backward
 attention_decode_op = torch.ops.warpforge.attention_decode
 
 
+# The forward's direct call (warpforge._warpforge_torch.attention_forward, where
+# built): the operator's autograd kernel without torch.ops' schema parsing and
+# boxing; NotImplemented where torch must see the operator (torch_ops.cpp's plain_call).
+_CPP_FORWARD = CPP_FORWARD and importlib.import_module("._warpforge_torch", __package__).attention_forward
+
+
 def attention(q, k, v, scale, window_left, window_right, top_left, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
               max_seqlen_k, deterministic, kernel):
     """warpforge.attention on torch tensors: (out, lse), differentiable in q, k, v
-    (through the overload itself: the packet's resolution costs a call ~3 us)."""
+    (through the direct call, else the overload itself: the packet's resolution
+    costs a call ~3 us)."""
+    if _CPP_FORWARD and not torch.compiler.is_compiling():
+        out = _CPP_FORWARD(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left,
+                           window_right, top_left, deterministic, kernel)
+        if out is not NotImplemented:
+            return out
     return attention_forward.default(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale,
                                      window_left, window_right, top_left, deterministic, kernel)
 

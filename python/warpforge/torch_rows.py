@@ -15,6 +15,8 @@ row_kernels.inc): a call enters no Python past the operator's own. The
 Python kernels and autograd below are the same semantics for builds
 without it."""
 
+import importlib
+
 import torch
 
 from . import _warpforge
@@ -197,8 +199,21 @@ def _eager(impl, setup_context, autograd, materialize_grads=True):
     return Eager
 
 
-def _call(op, eager, *args):
-    return op(*args) if CPP_KERNELS or torch.compiler.is_compiling() else eager.apply(*args)
+# The C++ module's direct calls (warpforge._warpforge_torch.norm, ...: the
+# operator's autograd kernel called without torch.ops' Python packet, schema
+# parsing and boxed dispatch), where it was built; each returns NotImplemented
+# for a call that must go through the operator (a tensor subclass, a torch
+# function or dispatch mode, a functorch transform, the profiler).
+_DIRECT = importlib.import_module("._warpforge_torch", __package__) if CPP_KERNELS else None
+
+
+def _call(op, direct, eager, *args):
+    if torch.compiler.is_compiling():
+        return op(*args)
+    if CPP_KERNELS:
+        out = direct(*args)
+        return op(*args) if out is NotImplemented else out
+    return eager.apply(*args)
 
 
 def _backward(op, impl):
@@ -216,13 +231,13 @@ def rms_norm(x, weight=None, eps=1e-6, residual=None):
     """RMSNorm over the last dimension (differentiable): y, or (y, x +
     residual) with a residual (the sum in the promoted dtype, for the next
     layer)."""
-    y, h, _, _ = _call(norm, _EAGER_NORM, x, residual, weight, None, "rms", float(eps))
+    y, h, _, _ = _call(norm, _DIRECT and _DIRECT.norm, _EAGER_NORM, x, residual, weight, None, "rms", float(eps))
     return y if residual is None else (y, h)
 
 
 def layer_norm(x, weight=None, bias=None, eps=1e-5, residual=None):
     """LayerNorm over the last dimension (differentiable), as rms_norm."""
-    y, h, _, _ = _call(norm, _EAGER_NORM, x, residual, weight, bias, "layer", float(eps))
+    y, h, _, _ = _call(norm, _DIRECT and _DIRECT.norm, _EAGER_NORM, x, residual, weight, bias, "layer", float(eps))
     return y if residual is None else (y, h)
 
 
@@ -431,19 +446,20 @@ _EAGER_CROSS_ENTROPY = _eager(_cross_entropy, _cross_entropy_setup_context, _cro
 
 def softmax(x):
     """Softmax over the last dimension (differentiable)."""
-    return _call(torch.ops.warpforge.softmax, _EAGER_SOFTMAX, x)
+    return _call(torch.ops.warpforge.softmax, _DIRECT and _DIRECT.softmax, _EAGER_SOFTMAX, x)
 
 
 def swiglu(gate=None, up=None, x=None):
     """silu(gate) · up (differentiable): gate and up, or x (..., 2n) with them interleaved."""
-    return _call(torch.ops.warpforge.swiglu, _EAGER_SWIGLU, gate, up, x)
+    return _call(torch.ops.warpforge.swiglu, _DIRECT and _DIRECT.swiglu, _EAGER_SWIGLU, gate, up, x)
 
 
 def cross_entropy(logits, labels, reduction="mean", ignore_index=-100, label_smoothing=0.0):
     """Cross-entropy of logits (..., V) against integer labels (differentiable:
     the gradient is computed with the loss, in the same pass, when logits
     require it)."""
-    loss, _ = _call(torch.ops.warpforge.cross_entropy, _EAGER_CROSS_ENTROPY, logits, labels, reduction,
+    loss, _ = _call(torch.ops.warpforge.cross_entropy, _DIRECT and _DIRECT.cross_entropy, _EAGER_CROSS_ENTROPY, logits,
+                    labels, reduction,
                     int(ignore_index), float(label_smoothing), logits.requires_grad)
     return loss
 

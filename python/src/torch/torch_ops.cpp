@@ -15,6 +15,7 @@
 // Built against the installed torch (python/CMakeLists.txt); it links torch,
 // not the warpforge library, and includes no CUDA header: torch's current
 // stream comes through c10's device-generic stream interface.
+#include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
@@ -24,6 +25,9 @@
 #include <c10/core/Stream.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/record_function.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#include <torch/csrc/Dtype.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/autograd/functions/utils.h>
@@ -31,8 +35,10 @@
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
@@ -191,6 +197,97 @@ std::uintptr_t current_stream(const at::Tensor& a) {
   const c10::Device device = a.device();
   return reinterpret_cast<std::uintptr_t>(
       c10::impl::getDeviceGuardImpl(device.type())->getStream(device).native_handle());
+}
+
+// ---- direct calls from Python ------------------------------------------------------
+// A public function's eager call (warpforge.torch_rows.rms_norm, warpforge.gemm)
+// runs its operator's kernel through _warpforge_torch.<op>(...) rather than
+// torch.ops: no Python packet, parsing of the arguments against the schema or
+// boxed dispatch, host time that a small or 4096-row call pays. A direct
+// entry returns NotImplemented (its caller then calls the operator) wherever
+// torch must see the operator: a tensor subclass, a torch function or
+// dispatch mode, a functorch transform, the profiler. The caller has checked
+// that torch.compile is not tracing.
+
+// Whether this thread runs operators as plain eager code: no Python dispatch
+// mode, functorch transform or functionalization (its included keys are
+// torch's defaults) and no observer of operator calls (RecordFunction: the
+// profiler, which then sees every operator).
+bool plain_thread() {
+  return (c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty() &&
+         !at::hasCallbacks();
+}
+
+// Whether each (defined) tensor is a dense strided CPU or CUDA tensor
+// without the keys of a Python subclass, a functorch or functional wrapper,
+// or a conjugate, negative or zero bit.
+bool plain_tensors(std::initializer_list<const at::Tensor*> tensors) {
+  static const c10::DispatchKeySet wrapped({c10::DispatchKey::Python, c10::DispatchKey::PythonTLSSnapshot,
+                                            c10::DispatchKey::FuncTorchBatched, c10::DispatchKey::FuncTorchGradWrapper,
+                                            c10::DispatchKey::Functionalize, c10::DispatchKey::Conjugate,
+                                            c10::DispatchKey::Negative, c10::DispatchKey::ZeroTensor});
+  for (const at::Tensor* t : tensors)
+    if (t && t->defined() &&
+        (t->layout() != at::kStrided || !(t->is_cuda() || t->is_cpu()) || t->key_set().has_any(wrapped)))
+      return false;
+  return true;
+}
+
+// Whether a call below autograd may run the kernel function itself: what
+// the dispatcher would reach for it through fallthrough keys (a plain
+// thread, plain tensors, autograd and ADInplaceOrView excluded by the
+// caller's guard). Saves the dispatcher's boxing of a call, host time that
+// a 4096-row call pays; traced, transformed and profiled calls keep it.
+bool direct(std::initializer_list<const at::Tensor*> tensors) {
+  return c10::impl::tls_is_dispatch_key_excluded(c10::DispatchKey::ADInplaceOrView) && plain_thread() &&
+         plain_tensors(tensors);
+}
+
+// `o` as an optional tensor: false where it is neither None nor a torch.Tensor itself.
+bool tensor_argument(PyObject* o, std::optional<at::Tensor>& out) {
+  if (o == Py_None) return true;
+  if (!THPVariable_CheckExact(o)) return false;
+  out = THPVariable_Unpack(o);
+  return true;
+}
+
+// Whether a direct call may run: its first N arguments plain tensors or None
+// (in `tensors`), no torch function mode, a plain thread.
+template <std::size_t N>
+bool plain_call(PyObject* const* args, std::array<std::optional<at::Tensor>, N>& tensors) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (!tensor_argument(args[i], tensors[i])) return false;
+  if (at::impl::torch_function_mode_enabled() || !plain_thread()) return false;
+  for (const std::optional<at::Tensor>& t : tensors)
+    if (t && !plain_tensors({&*t})) return false;
+  return true;
+}
+
+bool arguments(const char* name, Py_ssize_t count, Py_ssize_t expected) {
+  if (count == expected) return true;
+  PyErr_Format(PyExc_TypeError, "_warpforge_torch.%s takes %zd arguments (the operator's), got %zd", name, expected,
+               count);
+  return false;
+}
+
+PyObject* wrap(std::initializer_list<at::Tensor> outputs) {
+  PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(outputs.size()));
+  Py_ssize_t i = 0;
+  for (const at::Tensor& t : outputs) {
+    PyObject* item = tuple ? THPVariable_Wrap(t) : nullptr;  // None for an undefined tensor
+    if (!item) {
+      Py_XDECREF(tuple);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(tuple, i++, item);
+  }
+  return tuple;
+}
+
+c10::string_view text_argument(PyObject* o) {
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(o, &size);
+  return text ? c10::string_view(text, static_cast<std::size_t>(size)) : c10::string_view();
 }
 
 // What a cached description allocates and runs.
@@ -353,6 +450,32 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at
   check(api->gemm_run(op, addresses, current_stream(a)));
   return d;
 }
+
+// warpforge._warpforge_torch.gemm(a, b, c, alpha, beta, out_dtype): gemm's
+// eager call from warpforge.gemm (the direct calls above); NotImplemented
+// also where autograd would see the call (gemm has no autograd: its
+// fallback then says so).
+PyObject* gemm_direct(PyObject*, PyObject* const* args, Py_ssize_t count) {
+  HANDLE_TH_ERRORS
+  if (!arguments("gemm", count, 6)) return nullptr;
+  std::array<std::optional<at::Tensor>, 3> t;
+  if (!plain_call(args, t) || !t[0] || !t[1] || (args[5] != Py_None && !THPDtype_Check(args[5])))
+    Py_RETURN_NOTIMPLEMENTED;
+  if (at::GradMode::is_enabled())
+    for (const auto& operand : t)
+      if (operand && operand->requires_grad()) Py_RETURN_NOTIMPLEMENTED;
+  const double alpha = PyFloat_AsDouble(args[3]), beta = PyFloat_AsDouble(args[4]);
+  if (PyErr_Occurred()) return nullptr;
+  std::optional<at::ScalarType> out_dtype;
+  if (args[5] != Py_None) out_dtype = reinterpret_cast<THPDtype*>(args[5])->scalar_type;
+  return THPVariable_Wrap(gemm(*t[0], *t[1], t[2], alpha, beta, out_dtype));
+  END_HANDLE_TH_ERRORS
+}
+
+PyMethodDef gemm_methods[] = {
+    {"gemm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(gemm_direct)), METH_FASTCALL,
+     "gemm(a, b, c, alpha, beta, out_dtype): torch.ops.warpforge.gemm's eager call, or NotImplemented."},
+    {nullptr, nullptr, 0, nullptr}};
 
 // grouped_mm's D: (M, N) for A (M, K) with B (G, K, N) or (K, N) without
 // offsets; (G, M, N) for A (M, K) with B (K, N) and offsets (ragged K), as
@@ -735,6 +858,9 @@ std::tuple<at::Tensor, at::Tensor> call_attention_forward(
     const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const std::optional<at::Tensor>& cu_q,
     const std::optional<at::Tensor>& cu_k, std::int64_t max_q, std::int64_t max_k, std::optional<double> scale,
     std::int64_t left, std::int64_t right, bool top_left, bool deterministic, c10::string_view kernel_name) {
+  if (direct({&q, &k, &v, cu_q ? &*cu_q : nullptr, cu_k ? &*cu_k : nullptr}))
+    return attention_forward(q, k, v, cu_q, cu_k, max_q, max_k, scale, left, right, top_left, deterministic,
+                             kernel_name);
   static const auto op =
       c10::Dispatcher::singleton()
           .findSchemaOrThrow("warpforge::attention_forward", "")
@@ -822,6 +948,33 @@ std::tuple<at::Tensor, at::Tensor> attention_forward_autograd(
   return {r[0], r[1]};
 }
 
+// warpforge._warpforge_torch.attention_forward(q, k, v, cu_seqlens_q,
+// cu_seqlens_k, max_seqlen_q, max_seqlen_k, scale, window_left, window_right,
+// top_left, deterministic, kernel) -> (O, lse): warpforge.attention's eager
+// call (torch_attention.attention; the direct calls above).
+PyObject* attention_forward_direct(PyObject*, PyObject* const* args, Py_ssize_t count) {
+  HANDLE_TH_ERRORS
+  if (!arguments("attention_forward", count, 13)) return nullptr;
+  std::array<std::optional<at::Tensor>, 5> t;
+  if (!plain_call(args, t) || !t[0] || !t[1] || !t[2]) Py_RETURN_NOTIMPLEMENTED;
+  const long long max_q = PyLong_AsLongLong(args[5]), max_k = PyLong_AsLongLong(args[6]);
+  std::optional<double> scale;
+  if (args[7] != Py_None) scale = PyFloat_AsDouble(args[7]);
+  const long long left = PyLong_AsLongLong(args[8]), right = PyLong_AsLongLong(args[9]);
+  const int top_left = PyObject_IsTrue(args[10]), deterministic = PyObject_IsTrue(args[11]);
+  const c10::string_view kernel = text_argument(args[12]);
+  if (PyErr_Occurred()) return nullptr;
+  const auto [out, lse] = attention_forward_autograd(*t[0], *t[1], *t[2], t[3], t[4], max_q, max_k, scale, left, right,
+                                                     top_left != 0, deterministic != 0, kernel);
+  return wrap({out, lse});
+  END_HANDLE_TH_ERRORS
+}
+
+PyMethodDef attention_forward_methods[] = {
+    {"attention_forward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(attention_forward_direct)),
+     METH_FASTCALL, "attention_forward(...): torch.ops.warpforge.attention_forward's eager call, or NotImplemented."},
+    {nullptr, nullptr, 0, nullptr}};
+
 #include "row_kernels.inc"
 
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
@@ -898,6 +1051,9 @@ PyMODINIT_FUNC PyInit__warpforge_torch() {
     return nullptr;
   }
   PyObject* module = PyModule_Create(&wp::module_def);
-  if (module && PyModule_AddFunctions(module, wp::decode_methods) != 0) Py_CLEAR(module);
+  if (module && (PyModule_AddFunctions(module, wp::decode_methods) != 0 ||
+                 PyModule_AddFunctions(module, wp::gemm_methods) != 0 ||
+                 PyModule_AddFunctions(module, wp::attention_forward_methods) != 0))
+    Py_CLEAR(module);
   return module;
 }

@@ -60,9 +60,12 @@ def run(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"distributed_{device}")
     # The CPU ranks are forks of this process, torch and warpforge already
     # imported (a spawned rank's fresh interpreter spends ~6 CPU-s importing
-    # them); CUDA cannot be forked once initialised, so GPU ranks are spawned.
+    # them); CUDA cannot be forked once initialised (a fork's torch.compile
+    # asks CUDA for its RNG state), so GPU ranks, and CPU ranks after an
+    # earlier test of the session used CUDA, are spawned.
+    fork = device == "cpu" and not torch.cuda.is_initialized()
     mp.start_processes(distributed_worker.run, args=(2, str(out / "rendezvous"), str(out), device), nprocs=2,
-                       join=True, start_method="fork" if device == "cpu" else "spawn")
+                       join=True, start_method="fork" if fork else "spawn")
     return Ranks([torch.load(out / f"rank{r}.pt") for r in range(2)], device)
 
 

@@ -35,12 +35,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-out="${OUT:-$PWD/gpu-membound-out}"
-build_dir="${BUILD_DIR:-build-membound}"
-jobs="${JOBS:-$(nproc)}"
-mkdir -p "$out"
 source scripts/gpu-build-args.sh
-summary=()
+gpu_script membound build-membound
 note() { summary+=("$1 (at ${SECONDS} s)"); echo "gpu-membound: $1 (at ${SECONDS} s)"; }
 configure_args=("${cmake_args[@]}")
 targets=(test_gpu bench_memory_bound warpforge_python)  # (warpforge_python: _warpforge and, with torch, _warpforge_torch)

@@ -22,22 +22,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-out="${OUT:-$PWD/gpu-py-host-out}"
-build_dir="${BUILD_DIR:-build-py-host}"
-jobs="${JOBS:-$(nproc)}"
-mkdir -p "$out"
 source scripts/gpu-build-args.sh
-summary=()
-note() { summary+=("$1"); echo "gpu-py-host: $1"; }
+gpu_script py-host build-py-host
 deadline=${BUDGET_S:-62}  # seconds from the script's start
 left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
 
-if ! cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 ||
-  ! cmake --build "$build_dir" -j "$jobs" --target warpforge_python >"$out/build.log" 2>&1; then
-  grep -E "error|Error" "$out/build.log" "$out/configure.log" | head -30
-  echo "gpu-py-host: FAIL: build (logs in $out)"
-  exit 1
-fi
+gpu_build warpforge_python
 export PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 
 # 1. One cached call, step by step, and the forward's host time.

@@ -23,24 +23,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-out="${OUT:-$PWD/gpu-rows-quant-out}"
-build_dir="${BUILD_DIR:-build-rows-quant}"
-jobs="${JOBS:-$(nproc)}"
-mkdir -p "$out"
 source scripts/gpu-build-args.sh
-summary=()
-note() { summary+=("$1"); echo "gpu-rows-quant: $1"; }
+gpu_script rows-quant build-rows-quant
 deadline=${BUDGET_S:-66}  # seconds from the script's start
 left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
 
 targets=(bench_memory_bound)
 [ -n "${TESTS-NormQuantizeGpu.TheSimulatorsCases}" ] && targets+=(test_gpu)
-if ! cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 ||
-  ! cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" >"$out/build.log" 2>&1; then
-  grep -E "error|Error" "$out/build.log" "$out/configure.log" | head -30
-  echo "gpu-rows-quant: FAIL: build (logs in $out)"
-  exit 1
-fi
+gpu_build "${targets[@]}"
 bench="$build_dir/bench/bench_memory_bound"
 
 # 1. The three formats against the copy of the same bytes.

@@ -1,4 +1,4 @@
-# Seconds each of the slowest GoogleTest cases takes, so that `ctest -j N`
+# Seconds each of the slowest GoogleTest suites (CPU) and cases (GPU) takes, so that `ctest -j N`
 # starts the long ones first (CTest runs the highest COST first; without
 # this, a fresh build has no timing history and a long test that comes last
 # in the list runs alone at the end). Included by CTest after the test
@@ -6,21 +6,24 @@
 # discovered is ignored. Figures: each suite's as its comment says; order
 # matters, not precision. Tests added with add_test carry their COST where they are added.
 set(warpforge_test_costs
-  # CPU (simulator; the *Ptxas checks and the corpus round trips read their
-  # records and take under 0.5 s): ctest -j 2 on the
-  # shared 2-core machine at load 4-5, 2026-11-29 (about twice a quiet run)
-  WgmmaAccumulator.MatchesTheClosedFormForEveryN 12
-  GemmAmaxSm90aSim.ClusterPairsShareTheConversionOfB 10
-  GemmAmaxSm90aSim.WideTilesOnThreeConvertingWarpgroups 8
-  TileScheduler.HostOrderCoversEveryTileAndEveryKBlockOnce 7.3
-  AttentionForwardSimPersistent.TwoCtasWalkEveryItem 5.7
-  GemmAmaxKernel.Mxfp8InEveryMajornessAndCDtype 5.1
-  CrossEntropySim.RowsSpanAWarpACtaAClusterOrPasses 4.7
-  GemmOnFakeH100.Sm90aHeuristicFollowsTheShape 4.7
-  GemmAmaxPrepassSim.EveryFormatIntoEveryCDtype 4.6
-  Cases/AttentionDecodeSim.MatchesTheFp64ReferenceWithinItsBound/150_splits 4.2
-  GemmAmaxSwappedSim.SplitsLongerThanTheRing 4.2
-  GemmAmaxSm100aSim.MatchesTheReferenceForEachFormatAndCDtype 4.1
+  # CPU: one entry a suite (tests/gtest_suites.cmake); each program run as one
+  # process on the shared 2-core machine at load 3-4, 2026-11-29 (session 9)
+  test_difftest:Families/ReplayGpuTruth 31
+  test_ptx:NvccCorpus/RoundTrip 21
+  test_ops:Cases/AttentionBackwardSim 19
+  test_ops:Cases/AttentionForwardSim 16
+  test_ops:GemmAmaxSm90aSim 15
+  test_dsl:AllTargets/WrapperFamily 10
+  test_difftest:DifftestMufu 9.4
+  test_layout:WgmmaAccumulator 7.8
+  test_ops:GroupedGemmSim 7.5
+  test_ops:Cases/AttentionDecodeSim 7.3
+  test_cli:TargetCommand 6.6
+  test_tile:TileScheduler 5.1
+  test_ops:GemmAmaxSwappedSim 3.9
+  test_amd:Targets/AmdTutorialCompiles 3.8
+  test_amd:Targets/AmdMfmaCompiles 3.7
+  test_ops:GemmAmaxKernel 3.7
   # GPU (label gpu; host references dominate the longest): an H200 at -j 1, 2026-11-29
   GroupedGemmGpu.DecodeAtPublishedExpertShapes 93
   GemmAmaxExactnessGpu.DefaultKernels 47

@@ -252,7 +252,8 @@ void store_row_values(Kernel& k, const Regs& values, const Reg& row0_address, co
     k.mul_wide(offset, row, 1);
     k.mul(offset, offset, row_bytes);
     Pred writer = (row.as(s32) < rows_valid) && ((lane & 3) == 0);
-    k.guarded(writer, [&] { k.st(Space::global, f32, at(row0_address + offset), values[half]); });
+    Reg address = row0_address + offset;  // unguarded (sm90a_forward_kernel.cpp's store says why)
+    k.guarded(writer, [&] { k.st(Space::global, f32, at(address), values[half]); });
   }
 }
 

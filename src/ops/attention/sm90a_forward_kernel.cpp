@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <variant>
@@ -26,7 +27,6 @@ using runtime::DType;
 
 namespace {
 
-constexpr int kBM = Sm90aAttentionSpec::block_m;
 constexpr std::uint32_t kRow = 128;    // bytes of a panel row: 64 elements, the 128-byte swizzle's span
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
 const layout::Swizzle kSwizzle128 = layout::smem_swizzle(layout::SmemSwizzle::b128, 1);  // TMA's 128-byte mode
@@ -53,7 +53,7 @@ Smem smem_of(const Sm90aAttentionSpec& s) {
   return m;
 }
 
-// The work: items of 128 query rows of one head of one sequence, in the
+// The work: items of block_m() query rows of one head of one sequence, in the
 // order u = (batch · heads + head) · blocks + (blocks - 1 - block): a head's
 // blocks together (their K and V shared in L2), its last (under a causal
 // mask the longest) first. A CTA that is not persistent takes item ctaid.x.
@@ -74,7 +74,7 @@ class QueryBlocks final : public tile::WorkSource {
   enum Extra { len_q, len_k, q_first, k_first, diag };
 
   // items: the units (items, or pairs where paired); blocks: a head's
-  // blocks of 128 queries.
+  // blocks of block_m() queries.
   struct Params {
     Reg cu_q, cu_k, seq_q, seq_k, window_left, window_right, items, blocks, heads;
   };
@@ -115,7 +115,7 @@ class QueryBlocks final : public tile::WorkSource {
     Reg head = head_of_sequence - b * p_.heads;
     const Extent qs = sequence_extent(k, s_.varlen, p_.cu_q, b, p_.seq_q),
                  ks = sequence_extent(k, s_.varlen, p_.cu_k, b, p_.seq_k);
-    Reg m0 = (block * kBM).as(s32);
+    Reg m0 = (block * s_.block_m()).as(s32);
     Reg d = mask_diagonal(k, s_.top_left, qs.length, ks.length);
     const MaskGeometry mask{.len_k = ks.length,
                             .diag = d,
@@ -123,7 +123,7 @@ class QueryBlocks final : public tile::WorkSource {
                             .right = s_.window_right,
                             .window_left = p_.window_left,
                             .window_right = p_.window_right};
-    const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s_.block_n);
+    const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, s_.block_m()), s_.block_n);
     // Rows that see no key still take one block, block 0 (in the tensor,
     // and wholly masked for them: their P is 0, O 0 and the log-sum-exp
     // -inf), so that every item runs the one stream of blocks.
@@ -147,9 +147,9 @@ class Forward final : public tile::WarpSpecializedDesign {
 
   Kernel& kernel() override { return k_; }
 
-  // Both warpgroups on each item, 64 rows each.
+  // Every consumer warpgroup on each item, 64 rows each.
   tile::WarpSpecializedConfig config() const override {
-    return sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes());
+    return sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes(), s_.consumers);
   }
 
   void params(tile::WarpSpecialized&) override {
@@ -189,9 +189,9 @@ class Forward final : public tile::WarpSpecializedDesign {
     for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
     for (int b = 0; b < s_.q_buffers(); ++b) {
       q_full_->init(b, 1);
-      q_empty_->init(b, 8);  // each consumer warp, once its rows of the item's O left the buffer (store)
+      q_empty_->init(b, 4 * s_.consumers);  // each consumer warp, once its rows of the item's O left the buffer (store)
     }
-    v_pipe_->init(1, 2);   // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
+    v_pipe_->init(1, s_.consumers);  // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -212,7 +212,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
     Reg full = q_full_->address(q.buffer);
     for (int p = 0; p < s_.head_dim / 64; ++p)
-      k_.tma_load(at(base_ + m_.q + q.buffer * s_.q_bytes() + p * kBM * kRow), map_q_,
+      k_.tma_load(at(base_ + m_.q + q.buffer * s_.q_bytes() + p * s_.block_m() * kRow), map_q_,
                   {p * 64, row, w.tile.n0, batch_coordinate(w)}, at(full));
   }
 
@@ -261,8 +261,8 @@ class Forward final : public tile::WarpSpecializedDesign {
 
   // The item's key blocks (one at least), with FA3's two overlaps. Between
   // the consumer warpgroups (ping-pong): each issues its products in its
-  // turn, ordered by the named barriers, so one's softmax runs under the
-  // other's products. Within a warpgroup: block j's S = Q·Kᵀ and block
+  // turn, ordered by the named barriers (a ring: 0, 1, .., 0), so one's
+  // softmax runs under the others' products. Within a warpgroup: block j's S = Q·Kᵀ and block
   // j-1's O += P·V are issued together, and block j's softmax runs while
   // that P·V does; O is rescaled (and P rewritten) only once it has
   // completed (wgmma groups complete in order: PTX ISA 9.7.15.6.2). Across
@@ -291,14 +291,15 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.if_then(lead, [&] { pipe.release(state.stage()); });
       ++state;
     };
-    Reg other = wg_ ^ 1;
-    // Warpgroup 1 lets warpgroup 0 go first on a CTA's first item; then
-    // each issues once the other has issued, across items alike (so that
-    // warpgroup 0 takes an item's first turn once warpgroup 1 issued its
-    // last turn of the item before, not once it finished that item's
-    // softmax); warpgroup 0 takes warpgroup 1's last arrival at the end
-    // (consumer_teardown).
-    k_.if_then(wg_ == 1 && !pending, [&] { order_->of(other).arrive(); });
+    const int last = s_.consumers - 1;
+    Reg next = k_.selp(0, wg_ + 1, wg_ == last);  // the warpgroup whose turn follows this one's
+    // The last warpgroup lets warpgroup 0 go first on a CTA's first item;
+    // then each issues once the one before it in the ring has issued,
+    // across items alike (so that warpgroup 0 takes an item's first turn
+    // once the last issued its last turn of the item before, not once it
+    // finished that item's softmax); warpgroup 0 takes the last one's final
+    // arrival at the end (consumer_teardown).
+    k_.if_then(wg_ == last && !pending, [&] { order_->of(next).arrive(); });
     // S of the block in `state` and the P·V before it (on B descriptor
     // *v; null: none, the group empty; onto O where `accumulate` holds, else
     // into it), two commit groups; V's slot waited for where values_if
@@ -315,7 +316,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.wgmma_commit_group();
       if (v) issue_pv_from(*v, accumulate);
       k_.wgmma_commit_group();
-      order_->of(other).arrive();
+      order_->of(next).arrive();
     };
     // Where no item is pending (a persistent CTA's first) the first P·V
     // still runs (a wgmma under a branch is serialized by ptxas: C7520), on
@@ -368,8 +369,8 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.mov(pending_rows_.len_q, rows.len_q);
   }
 
-  // Where the CTA ran an item: warpgroup 0 takes warpgroup 1's arrival
-  // after its last turn (mainloop), then the last item's P·V and epilogue.
+  // Where the CTA ran an item: warpgroup 0 takes the last warpgroup's
+  // arrival after its last turn (mainloop), then the last item's P·V and epilogue.
   void consumer_teardown(tile::WarpSpecialized& ws) override {
     k_.if_then(pending_ != 0 && wg_ == 0, [&] { order_->of(wg_).sync(); });
     flush(ws.leader());
@@ -411,7 +412,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.cvt(stage_offset, stage * (s_.stage_bytes() >> 4));
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int j = 0; j < s_.head_dim / 16; ++j) {
-      const std::uint32_t q_off = (j / 4) * kBM * kRow + (j % 4) * 32, k_off = (j / 4) * s_.block_n * kRow + (j % 4) * 32;
+      const std::uint32_t q_off = (j / 4) * s_.block_m() * kRow + (j % 4) * 32, k_off = (j / 4) * s_.block_n * kRow + (j % 4) * 32;
       k_.wgmma_mma_async(in, s_tile_->regs(), q_item_desc_ + (q_off >> 4), k_desc_ + stage_offset + (k_off >> 4), j > 0,
                          WgmmaMajor::k, WgmmaMajor::k);
     }
@@ -454,7 +455,7 @@ class Forward final : public tile::WarpSpecializedDesign {
                             .right = s_.window_right,
                             .window_left = window_left_,
                             .window_right = window_right_};
-    k_.if_then(mask_cuts(mask, w.tile.m0.as(s32), kBM, (block * s_.block_n).as(s32), s_.block_n),
+    k_.if_then(mask_cuts(mask, w.tile.m0.as(s32), s_.block_m(), (block * s_.block_n).as(s32), s_.block_n),
                [&] { apply_mask(k_, *s_tile_, mask); });
     return softmax_->update_scores(k_, *s_tile_);
   }
@@ -481,7 +482,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.cvt_pack(out, pair, x1, x0);
       packed[static_cast<std::size_t>(half[v])][static_cast<std::size_t>(chunk)] = pair;
     }
-    const std::uint32_t panel_bytes = kBM * kRow;
+    const std::uint32_t panel_bytes = static_cast<std::uint32_t>(s_.block_m()) * kRow;
     Reg staging = base_ + m_.q + buffer * s_.q_bytes() + warp_rows_ * kRow;
     // Matrix q = lane / 8 of each stmatrix.x4: rows 8·(q % 2).. of chunk 2g + q / 2 (PTX ISA 9.7.14.5.16).
     Reg row_in_matrix = lane_ & 7;
@@ -512,7 +513,10 @@ class Forward final : public tile::WarpSpecializedDesign {
       Reg row_offset = k_.reg(u64);
       k_.mul_wide(row_offset, row, 1);
       k_.mul(row_offset, row_offset, o_row_bytes);
-      k_.guarded(row.as(s32) < rows_valid, [&] { k_.st(Space::global, b32, at(row0 + row_offset + chunk_bytes), piece); });
+      // The address outside the guard: a register written only under a
+      // predicate keeps its old value live around the persistent loop.
+      Reg address = row0 + row_offset + chunk_bytes;
+      k_.guarded(row.as(s32) < rows_valid, [&] { k_.st(Space::global, b32, at(address), piece); });
     }
     // The next item's Q arrives there by TMA (the async proxy) after this
     // warp's ordinary writes and reads: a proxy fence before the hand-back
@@ -575,7 +579,7 @@ std::uint32_t Sm90aAttentionSpec::shared_bytes() const { return smem_of(*this).l
 
 std::string Sm90aAttentionSpec::kernel_name() const {
   return "warpforge_attention_fwd_sm90a_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
-         "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
+         "_" + std::to_string(block_m()) + "x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
          (varlen ? "_varlen" : "") +
          (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
 }
@@ -592,19 +596,31 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // spills).
   s.persistent = !s.varlen && s.head_dim != 256;
   s.paired = s.persistent && (s.window_left || s.window_right);
+  // Consumers: three at head_dim 64 (FA3's 192-row tile): the ncu profile
+  // of two at d64 8k showed each warp's softmax chain the bound (an issue
+  // every 5 cycles, a third of the stall samples dependency waits, the
+  // tensor pipe 48% busy): a third warp a scheduler with a chain of its
+  // own. Its 160 registers a thread hold O (32), S (64) and P (32) at
+  // 128-key blocks, not at 176.
+  // TEMPORARY (window 1's A/B of two against three; removed after it):
+  // WARPFORGE_ATTN_FWD_CONSUMERS=2 keeps d64 on two.
+  const char* consumers_env = std::getenv("WARPFORGE_ATTN_FWD_CONSUMERS");
+  s.consumers = p.head_dim == 64 && !(consumers_env && std::string(consumers_env) == "2") ? 3 : 2;
   // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
   // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
-  // tile). Shared memory: Q 128 x head_dim (two buffers when persistent)
+  // tile). Shared memory: Q block_m() x head_dim (two buffers when persistent)
   // and K's and V's rings, a slot of K free once its S completed, of V once
   // its P·V did (two slots of each keep a load about two blocks ahead: d256
   // 8k 521 -> 734 TFLOP/s on an H200 against one ring of two K-and-V slots);
-  // three where they fit: d64 2 x 16 + 2 x 3 x 22 KB (176 keys; 16 at
-  // 128); d128 2 x 32 + 2 x 2 x 32 (persistent) or 32 + 2 x 3 x 32; d256
+  // three where they fit: d64 2 x 24 + 2 x 3 x 16 KB (three consumers;
+  // two: 2 x 16 + 2 x 3 x 22, 176 keys); d128 2 x 32 + 2 x 2 x 32 (persistent) or 32 + 2 x 3 x 32; d256
   // 64 + 2 x 2 x 40.
   // d64 without a mask: 176 keys a block (H200, C++ d64 8k 434 -> 460
   // TFLOP/s against 128; 1k alike; under a mask 128: causal 1k 282 against
   // 253 at 176, the diagonal's blocks wider).
-  s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 64 && s.persistent && !s.paired ? 176 : 128;
+  s.block_n = p.head_dim == 256                                                 ? 80
+              : p.head_dim == 64 && s.consumers == 2 && s.persistent && !s.paired ? 176
+                                                                                  : 128;
   s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
   return s;
 }

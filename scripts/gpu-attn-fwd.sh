@@ -3,13 +3,12 @@
 # torch, ncu, compute-sanitizer): what it costs from Python and from C++
 # against SDPA's backends, whether it is right, and where its warps wait.
 # Most important first, each stage's table printed as it ends (a hard time
-# limit may cut the run; BUDGET, default 48 s from the start, caps each
+# limit may cut the run; BUDGET, default 53 s from the start, caps each
 # stage at what is left):
 #
-#   1. bench_attention --prefill --quick: the C++ forward rows, head_dim 64
-#      on three consumer warpgroups (192 query rows) and, where
-#      WARPFORGE_ATTN_FWD_CONSUMERS=2 (a temporary switch, this session's
-#      A/B), on two (128 rows, 176 keys);
+#   1. bench_attention --prefill --quick: the C++ forward rows (head_dim
+#      64 on three consumer warpgroups, 192 query rows, where the spec
+#      takes them: sm90a_attention_spec);
 #   2. the forward GPU tests (every case on every forward kernel);
 #   3. python -m warpforge.bench_attention --prefill --quick: ours beside
 #      each SDPA backend (cuDNN, flash, efficient), the figure;
@@ -29,7 +28,7 @@ cd "$(dirname "$0")/.."
 NAME=gpu-attn-fwd
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-fwd}"
-budget="${BUDGET:-48}"
+budget="${BUDGET:-53}"
 mkdir -p "$out"
 source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
@@ -62,14 +61,10 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
     "$rep.details" | sed 's/^ *//; s/  */ /g' | cut -c1-160
   python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 22
 }
-# 1. C++: the forward rows, d64 on three consumer warpgroups, then on two.
-stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
-echo "== forward, C++ (TFLOP/s), d64 on three consumer warpgroups =="
+# 1. C++: the forward rows.
+stage "bench_attention --prefill --quick" 12 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
+echo "== forward, C++ (TFLOP/s) =="
 grep -E "^\|" "$out/bench_forward.log"
-stage "bench_attention d64, two warpgroups" 5 "$out/bench_forward_two.log" \
-  env WARPFORGE_ATTN_FWD_CONSUMERS=2 "$bench" --prefill --quick --reps 5
-echo "== forward, C++ (TFLOP/s), d64 on two consumer warpgroups =="
-grep -E "^\| [0-9]+ \| [0-9]+ \| 64 " "$out/bench_forward_two.log"
 
 # 2. The forward GPU tests: every case on every forward kernel.
 stage "GPU tests ForwardCases*" 9 "$out/tests.log" \
@@ -78,7 +73,7 @@ echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
 
 # 3. Python: ours beside every SDPA backend.
-stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
+stage "bench_attention.py --prefill --quick" 20 "$out/bench_python.log" \
   "${python[@]}" -m warpforge.bench_attention --prefill --quick --reps 5
 echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_python.log"

@@ -153,7 +153,7 @@ TEST_F(AttentionRefusal, DescribeNamesTheKernel) {
   Attention op({.q = q, .k = q, .v = q, .o = q}, {.causal = true});
   EXPECT_TRUE(op.check_support().empty());
   // The simulator stands for an sm_90a device: automatic takes the sm90a kernel.
-  EXPECT_CONTAINS(op.describe(), "Attention bf16 b1 hq2 hkv2 sq16 sk16 d64 window(-1,0) scale 0.125: kernel sm90a, 192 query rows");
+  EXPECT_CONTAINS(op.describe(), "Attention bf16 b1 hq2 hkv2 sq16 sk16 d64 window(-1,0) scale 0.125: kernel sm90a, 128 query rows");
   EXPECT_EQ(op.workspace_bytes(), 0u);
   Attention named({.q = q, .k = q, .v = q, .o = q}, {.kernel = AttentionKernel::sm80});
   EXPECT_CONTAINS(named.describe(), "kernel sm80, 64x64 blocks");

@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <variant>
@@ -600,12 +599,19 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // of two at d64 8k showed each warp's softmax chain the bound (an issue
   // every 5 cycles, a third of the stall samples dependency waits, the
   // tensor pipe 48% busy): a third warp a scheduler with a chain of its
-  // own. Its 160 registers a thread hold O (32), S (64) and P (32) at
-  // 128-key blocks, not at 176.
-  // TEMPORARY (window 1's A/B of two against three; removed after it):
-  // WARPFORGE_ATTN_FWD_CONSUMERS=2 keeps d64 on two.
-  const char* consumers_env = std::getenv("WARPFORGE_ATTN_FWD_CONSUMERS");
-  s.consumers = p.head_dim == 64 && !(consumers_env && std::string(consumers_env) == "2") ? 3 : 2;
+  // own (H200, C++, against two: 8k 528.5 / 457.0 TFLOP/s, causal 446.5 /
+  // 422.2; ncu 8k tensor pipe 56%). Its 160 registers a thread hold O (32),
+  // S (64) and P (32) at 128-key blocks, not at 176. A head's last block of
+  // 192 rows computes rows for no query: three unless that computes more
+  // rows than 128-row blocks would by over an eighth, over a sixteenth
+  // under a mask (where the last block is the head's longest): 1k, 1152
+  // rows for 1024, ran 386.8 on three against 361.0 on two, causal 248.2
+  // against 270.5.
+  if (p.head_dim == 64) {
+    const std::int64_t rows3 = (p.seq_q + 191) / 192 * 192, rows2 = (p.seq_q + 127) / 128 * 128;
+    const bool masked = s.window_left || s.window_right;
+    s.consumers = (rows3 - rows2) * (masked ? 16 : 8) <= rows2 ? 3 : 2;
+  }
   // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
   // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
   // tile). Shared memory: Q block_m() x head_dim (two buffers when persistent)

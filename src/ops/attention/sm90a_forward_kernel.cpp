@@ -114,7 +114,15 @@ class QueryBlocks final : public tile::WorkSource {
     Reg head = head_of_sequence - b * p_.heads;
     const Extent qs = sequence_extent(k, s_.varlen, p_.cu_q, b, p_.seq_q),
                  ks = sequence_extent(k, s_.varlen, p_.cu_k, b, p_.seq_k);
-    Reg m0 = (block * s_.block_m()).as(s32);
+    // A head's ragged block (rows not a multiple of block_m) is its first:
+    // its rows before 0, of no query, are computed (TMA reads them as
+    // zeros) and not stored. Under a causal mask the first block sees the
+    // fewest keys, so those rows cost least there (last, the longest block
+    // would carry them: d64 1k causal on 192-row blocks 3904 key blocks'
+    // rows of 192 where 3264 suffice).
+    Reg ragged = (k.div(qs.length + (s_.block_m() - 1), s_.block_m()) * s_.block_m() - qs.length).as(s32);
+    Reg m0 = (block * s_.block_m()).as(s32) - ragged;
+    Reg row0 = k.max(m0, 0);  // the block's first row of a query
     Reg d = mask_diagonal(k, s_.top_left, qs.length, ks.length);
     const MaskGeometry mask{.len_k = ks.length,
                             .diag = d,
@@ -122,7 +130,7 @@ class QueryBlocks final : public tile::WorkSource {
                             .right = s_.window_right,
                             .window_left = p_.window_left,
                             .window_right = p_.window_right};
-    const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, s_.block_m()), s_.block_n);
+    const KeyBlocks blocks = key_blocks(k, mask, row0, k.min(qs.length, m0 + s_.block_m()) - row0, s_.block_n);
     // Rows that see no key still take one block, block 0 (in the tensor,
     // and wholly masked for them: their P is 0, O 0 and the log-sum-exp
     // -inf), so that every item runs the one stream of blocks.
@@ -496,8 +504,13 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.bar_warp_sync();
     // Lane l moves chunk l % (head_dim / 8) of rows l / (head_dim / 8) + t·32 / (head_dim / 8).
     const int chunks = s_.head_dim / 8, rows_a_pass = 32 / chunks, chunk_bits = std::countr_zero(static_cast<unsigned>(chunks));
-    Reg first = w.q_first + w.m0 + warp_rows_;
+    // The warp's rows from rows_from on are the sequence's (a ragged first
+    // block's rows before 0 are not): addresses from the warp's first row
+    // of the sequence, `first` (the tensors' indices are unsigned).
     Reg rows_valid = w.len_q - (w.m0 + warp_rows_).as(s32);
+    Reg rows_from = k_.mov(s32, 0) - (w.m0 + warp_rows_).as(s32);
+    Reg skipped = k_.max(rows_from, 0).as(u32);
+    Reg first = w.q_first + w.m0 + warp_rows_ + skipped;
     Reg o_row_bytes = k_.reg(u64);
     k_.shl(o_row_bytes, so_[2], 1);
     Reg row0 = element_address(k_, o_, element_offset(k_, w.batch, so_[0], w.head, so_[1], first, so_[2]), 2);
@@ -510,12 +523,13 @@ class Forward final : public tile::WarpSpecializedDesign {
       Regs piece = k_.regs(b32, 4);
       k_.ld(Space::shared, b32, piece, at(from_panel + row * kRow + tile::swizzled_chunk(k_, kSwizzle128, chunk, row & 7)));
       Reg row_offset = k_.reg(u64);
-      k_.mul_wide(row_offset, row, 1);
+      k_.mul_wide(row_offset, row - skipped, 1);
       k_.mul(row_offset, row_offset, o_row_bytes);
       // The address outside the guard: a register written only under a
       // predicate keeps its old value live around the persistent loop.
       Reg address = row0 + row_offset + chunk_bytes;
-      k_.guarded(row.as(s32) < rows_valid, [&] { k_.st(Space::global, b32, at(address), piece); });
+      k_.guarded(row.as(s32) < rows_valid && row.as(s32) >= rows_from,
+                 [&] { k_.st(Space::global, b32, at(address), piece); });
     }
     // The next item's Q arrives there by TMA (the async proxy) after this
     // warp's ordinary writes and reads: a proxy fence before the hand-back
@@ -530,7 +544,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       for (int h = 0; h < 2; ++h) k_.mul(lse[h], r.lse_log2[h], imm_f32(static_cast<float>(std::log(2.0))));
       store_row_values(k_, lse,
                        element_address(k_, lse_, element_offset(k_, w.batch, slse_[0], w.head, slse_[1], first, slse_[2]), 4),
-                       lse_row_bytes, rows_valid, lane_);
+                       lse_row_bytes, rows_valid, lane_, &rows_from);
     }
   }
 
@@ -601,16 +615,15 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // tensor pipe 48% busy): a third warp a scheduler with a chain of its
   // own (H200, C++, against two: 8k 528.5 / 457.0 TFLOP/s, causal 446.5 /
   // 422.2; ncu 8k tensor pipe 56%). Its 160 registers a thread hold O (32),
-  // S (64) and P (32) at 128-key blocks, not at 176. A head's last block of
-  // 192 rows computes rows for no query: three unless that computes more
-  // rows than 128-row blocks would by over an eighth, over a sixteenth
-  // under a mask (where the last block is the head's longest): 1k, 1152
-  // rows for 1024, ran 386.8 on three against 361.0 on two, causal 248.2
-  // against 270.5.
+  // S (64) and P (32) at 128-key blocks, not at 176. A head's ragged block
+  // of 192 rows computes rows for no query: three unless that computes more
+  // rows than 128-row blocks would by over an eighth (1k, 1152 rows for
+  // 1024, ran 386.8 on three against 361.0 on two; causal 1k 248.2 against
+  // 270.5 while the ragged block was a head's last, the longest: it is now
+  // the first, QueryBlocks).
   if (p.head_dim == 64) {
     const std::int64_t rows3 = (p.seq_q + 191) / 192 * 192, rows2 = (p.seq_q + 127) / 128 * 128;
-    const bool masked = s.window_left || s.window_right;
-    s.consumers = (rows3 - rows2) * (masked ? 16 : 8) <= rows2 ? 3 : 2;
+    s.consumers = (rows3 - rows2) * 8 <= rows2 ? 3 : 2;
   }
   // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
   // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's

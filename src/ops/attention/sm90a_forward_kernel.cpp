@@ -62,7 +62,7 @@ Smem smem_of(const Sm90aAttentionSpec& s) {
 // but one and second, ...: every pair the same work, so that a fixed stride
 // shares them out evenly (the middle block of an odd count alone). Each
 // role walks the same items. Tile: m0 = the first query row (within the
-// sequence), n0 = the head, batch = the sequence, unit = the unit's index.
+// sequence; negative for a head's ragged first block: run), n0 = the head, batch = the sequence, unit = the unit's index.
 // extra: len_q, len_k (s32), q_first, k_first (the sequence's first rows in
 // the tensors, u32), diag (s32). Items with no query row (a varlen sequence
 // shorter than the longest) are skipped. A spec that is not persistent

@@ -6,16 +6,17 @@
 # limit may cut the run; BUDGET, default 53 s from the start, caps each
 # stage at what is left):
 #
-#   1. python -m warpforge.bench_attention --prefill --quick: ours beside
-#      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
+#   1. bench_attention --prefill --quick: the C++ forward rows (head_dim
+#      64 on three consumer warpgroups, 192 query rows, where the spec
+#      takes them: sm90a_attention_spec);
 #   2. the forward GPU tests (every case on every forward kernel);
-#   3. bench_attention --prefill --quick: the C++ forward rows;
+#   3. python -m warpforge.bench_attention --prefill --quick: ours beside
+#      each SDPA backend (cuDNN, flash, efficient), the issue's figure;
 #   4. compute-sanitizer racecheck and synccheck of the sm90a forward's
 #      small and ragged shapes;
 #   5. ncu --set full of our forward at d64 8k (not causal): details and
 #      SASS lines' PC samples and stall reasons
-#      (scripts/ncu_sass_hotspots.py reads them);
-#   then, where time is left, the persistent GPU test.
+#      (scripts/ncu_sass_hotspots.py reads them).
 #
 # Builds test_gpu, bench_attention and the Python module in BUILD_DIR
 # (default build; configured as scripts/gpu-build-args.sh says where it is
@@ -27,7 +28,7 @@ cd "$(dirname "$0")/.."
 NAME=gpu-attn-fwd
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-fwd}"
-budget="${BUDGET:-62}"
+budget="${BUDGET:-53}"
 mkdir -p "$out"
 source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
@@ -36,7 +37,6 @@ python=(env PYTHONPATH="$build_dir/python:python" python3 -u -W ignore)
 reports="$(mktemp -d)"
 : >"$out/ncu-details.log"
 : >"$out/ncu-source.csv"
-: >"$out/ncu-run.log"
 
 # ncu --set full of one process's launches (the first LAUNCHES that
 # KERNEL_REGEX matches): the details page and the source page (SASS) of
@@ -50,7 +50,7 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
     --kernel-name "regex:$regex" --launch-count "$launches" \
     --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_elapsed \
     "$@"
-  cat "$rep.log" >>"$out/ncu-run.log"
+  cat "$rep.log" >>"$out/ncu-details.log"
   [ -f "$rep.ncu-rep" ] || return 0
   "$ncu" -i "$rep.ncu-rep" --page details >"$rep.details" 2>&1
   "$ncu" -i "$rep.ncu-rep" --page source --csv --print-source sass >"$rep.csv" 2>&1
@@ -61,11 +61,10 @@ profile() {  # profile NAME LIMIT KERNEL_REGEX LAUNCHES COMMAND...
     "$rep.details" | sed 's/^ *//; s/  */ /g' | cut -c1-160
   python3 scripts/ncu_sass_hotspots.py "$rep.csv" --top 22
 }
-# 1. Python: ours beside every SDPA backend.
-stage "bench_attention.py --prefill --quick" 18 "$out/bench_python.log" \
-  "${python[@]}" -m warpforge.bench_attention --prefill --quick --reps 5
-echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
-grep -E "^\||^geometric" "$out/bench_python.log"
+# 1. C++: the forward rows.
+stage "bench_attention --prefill --quick" 12 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
+echo "== forward, C++ (TFLOP/s) =="
+grep -E "^\|" "$out/bench_forward.log"
 
 # 2. The forward GPU tests: every case on every forward kernel.
 stage "GPU tests ForwardCases*" 9 "$out/tests.log" \
@@ -73,10 +72,11 @@ stage "GPU tests ForwardCases*" 9 "$out/tests.log" \
 echo "== the forward GPU tests =="
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -10
 
-# 3. C++: the forward rows.
-stage "bench_attention --prefill --quick" 7 "$out/bench_forward.log" "$bench" --prefill --quick --reps 5
-echo "== forward, C++ (TFLOP/s) =="
-grep -E "^\|" "$out/bench_forward.log"
+# 3. Python: ours beside every SDPA backend.
+stage "bench_attention.py --prefill --quick" 20 "$out/bench_python.log" \
+  "${python[@]}" -m warpforge.bench_attention --prefill --quick --reps 5
+echo "== forward from Python beside each SDPA backend (TFLOP/s) =="
+grep -E "^\||^geometric" "$out/bench_python.log"
 
 # 4. The sanitizer: the sm90a forward's small and ragged shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
@@ -92,13 +92,6 @@ done
 
 # 5. Ours at d64 8k, profiled.
 profile "ours d64 8k" 10 'attention_fwd_sm90a.*_d64_' 1 "$bench" --prefill --prefill-shape 8192,64,16 --reps 1
-
-# Where time is left: the persistent test.
-if [ "$(left)" -gt 12 ]; then
-  stage "GPU tests ForwardPersistent*" 12 "$out/tests_persistent.log" \
-    "$build_dir/tests/test_gpu" --gtest_filter='AttentionGpu.ForwardPersistent*'
-  grep -E "^\[ +(OK|FAILED) " "$out/tests_persistent.log" | head -3
-fi
 
 rm -rf "$reports"
 summary

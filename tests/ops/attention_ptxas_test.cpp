@@ -26,10 +26,12 @@ bool have_ptxas() { return ptx::find_cuda_tool("ptxas").has_value(); }
 
 TEST(AttentionPtxas, Sm90aForwardAssemblesWithoutSpillsOrSerializedWgmma) {
   if (!have_ptxas()) GTEST_SKIP() << "ptxas is not installed";
-  for (int d : {64, 128, 256})
+  // head_dim 64 at 8k queries on three consumer warpgroups, at 64 on two.
+  for (const auto& [d, seq_q] : {std::pair{64, 8192}, std::pair{64, 64}, std::pair{128, 1024}, std::pair{256, 1024}})
     for (bool causal : {false, true}) {
       AttentionProblem p;
       p.head_dim = d;
+      p.seq_q = p.seq_k = seq_q;
       p.has_lse = true;
       p.window_right = causal ? 0 : -1;
       p.window_left = causal ? 64 : -1;

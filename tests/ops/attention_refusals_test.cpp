@@ -170,10 +170,11 @@ TEST_F(AttentionRefusal, DescribeNamesTheKernel) {
 }
 
 TEST_F(AttentionRefusal, Sm90aCountsItsWorkUnitsInU32) {
-  // 2^16 sequences x 256 heads x 128 blocks of 128 queries = 2^31 items,
-  // over one head's rows (batch and head strides 0: no memory for the rest).
-  auto head = tensor(DType::bf16, {1, 1, 16384, 64});
-  const TensorView many(keep.back(), DType::bf16, {65536, 256, 16384, 64}, {0, 0, 64, 1});
+  // 2^16 sequences x 256 heads x 128 blocks of 128 queries (head_dim 128)
+  // = 2^31 items, over one head's rows (batch and head strides 0: no memory
+  // for the rest).
+  auto head = tensor(DType::bf16, {1, 1, 16384, 128});
+  const TensorView many(keep.back(), DType::bf16, {65536, 256, 16384, 128}, {0, 0, 128, 1});
   Attention op({.q = many, .k = many, .v = many, .o = many}, {.kernel = AttentionKernel::sm90a});
   std::string all;
   for (const auto& w : op.check_support()) all += w + "\n";

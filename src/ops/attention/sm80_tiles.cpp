@@ -245,14 +245,16 @@ void store_rows(Kernel& k, const std::vector<tile::RegisterTile>& parts, const R
 }
 
 void store_row_values(Kernel& k, const Regs& values, const Reg& row0_address, const Reg& row_bytes,
-                      const Reg& rows_valid, const Reg& lane) {
+                      const Reg& rows_valid, const Reg& lane, const Reg* first_row) {
   for (int half = 0; half < 2; ++half) {
     Reg row = (lane >> 2) + 8 * half;
     Reg offset = k.reg(u64);
-    k.mul_wide(offset, row, 1);
+    k.mul_wide(offset, first_row ? row - k.max(*first_row, 0).as(u32) : row, 1);
     k.mul(offset, offset, row_bytes);
     Pred writer = (row.as(s32) < rows_valid) && ((lane & 3) == 0);
-    k.guarded(writer, [&] { k.st(Space::global, f32, at(row0_address + offset), values[half]); });
+    if (first_row) writer = writer && row.as(s32) >= *first_row;
+    Reg address = row0_address + offset;  // unguarded (sm90a_forward_kernel.cpp's store says why)
+    k.guarded(writer, [&] { k.st(Space::global, f32, at(address), values[half]); });
   }
 }
 

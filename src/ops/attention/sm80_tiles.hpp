@@ -122,8 +122,11 @@ void store_rows(dsl::Kernel& k, const std::vector<tile::RegisterTile>& parts, co
 // lane/4 and lane/4 + 8: `values` per row half) to rows [0, 16) of a
 // column whose row 0 is at `row0_address` (u64), rows `row_bytes` apart;
 // the first lane of each quad writes, rows at or past `rows_valid` not.
+// Where first_row (s32) is given, rows before it are not stored and
+// row0_address is that of row max(first_row, 0).
 void store_row_values(dsl::Kernel& k, const dsl::Regs& values, const dsl::Reg& row0_address,
-                      const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, const dsl::Reg& lane);
+                      const dsl::Reg& row_bytes, const dsl::Reg& rows_valid, const dsl::Reg& lane,
+                      const dsl::Reg* first_row = nullptr);
 
 // For each accumulator value of `c`, the row (0..rows-1) it lies on, from
 // the layout's value part (add the lane's row for the element's).

@@ -14,11 +14,14 @@
 
 namespace warpforge::ops {
 
-// Two consumer warpgroups on each item (cooperative), a pipeline of
-// `stages` slots of stage_bytes at these barrier offsets; 128·24 + 256·240
-// registers fill the 65536 of an SM (PTX ISA 9.7.19.5 setmaxnreg).
+// `consumers` consumer warpgroups on each item (cooperative), a pipeline of
+// `stages` slots of stage_bytes at these barrier offsets; the producer's 24
+// registers a thread and the consumers' share of the rest fill the 65536 of
+// an SM: 128·24 + 256·240 (two), + 384·160 (three) (PTX ISA 9.7.19.5
+// setmaxnreg: a multiple of 8).
 tile::WarpSpecializedConfig sm90a_attention_config(int stages, std::uint32_t full_barriers,
-                                                   std::uint32_t empty_barriers, std::uint32_t stage_bytes);
+                                                   std::uint32_t empty_barriers, std::uint32_t stage_bytes,
+                                                   int consumers = 2);
 
 // One work item a CTA, shared by the consumers: a design's source sets
 // item_ and valid_ (whether the CTA has its item) in its constructor.

@@ -26,7 +26,6 @@ using runtime::DType;
 
 namespace {
 
-constexpr int kBM = Sm90aAttentionSpec::block_m;
 constexpr std::uint32_t kRow = 128;    // bytes of a panel row: 64 elements, the 128-byte swizzle's span
 constexpr std::uint32_t kAtom = 8 * kRow;  // 8 rows: the swizzle's repeat (a wgmma core matrix group)
 const layout::Swizzle kSwizzle128 = layout::smem_swizzle(layout::SmemSwizzle::b128, 1);  // TMA's 128-byte mode
@@ -53,7 +52,7 @@ Smem smem_of(const Sm90aAttentionSpec& s) {
   return m;
 }
 
-// The work: items of 128 query rows of one head of one sequence, in the
+// The work: items of block_m() query rows of one head of one sequence, in the
 // order u = (batch · heads + head) · blocks + (blocks - 1 - block): a head's
 // blocks together (their K and V shared in L2), its last (under a causal
 // mask the longest) first. A CTA that is not persistent takes item ctaid.x.
@@ -63,7 +62,7 @@ Smem smem_of(const Sm90aAttentionSpec& s) {
 // but one and second, ...: every pair the same work, so that a fixed stride
 // shares them out evenly (the middle block of an odd count alone). Each
 // role walks the same items. Tile: m0 = the first query row (within the
-// sequence), n0 = the head, batch = the sequence, unit = the unit's index.
+// sequence; negative for a head's ragged first block: run), n0 = the head, batch = the sequence, unit = the unit's index.
 // extra: len_q, len_k (s32), q_first, k_first (the sequence's first rows in
 // the tensors, u32), diag (s32). Items with no query row (a varlen sequence
 // shorter than the longest) are skipped. A spec that is not persistent
@@ -74,7 +73,7 @@ class QueryBlocks final : public tile::WorkSource {
   enum Extra { len_q, len_k, q_first, k_first, diag };
 
   // items: the units (items, or pairs where paired); blocks: a head's
-  // blocks of 128 queries.
+  // blocks of block_m() queries.
   struct Params {
     Reg cu_q, cu_k, seq_q, seq_k, window_left, window_right, items, blocks, heads;
   };
@@ -115,7 +114,15 @@ class QueryBlocks final : public tile::WorkSource {
     Reg head = head_of_sequence - b * p_.heads;
     const Extent qs = sequence_extent(k, s_.varlen, p_.cu_q, b, p_.seq_q),
                  ks = sequence_extent(k, s_.varlen, p_.cu_k, b, p_.seq_k);
-    Reg m0 = (block * kBM).as(s32);
+    // A head's ragged block (rows not a multiple of block_m) is its first:
+    // its rows before 0, of no query, are computed (TMA reads them as
+    // zeros) and not stored. Under a causal mask the first block sees the
+    // fewest keys, so those rows cost least there (last, the longest block
+    // would carry them: d64 1k causal on 192-row blocks 3904 key blocks'
+    // rows of 192 where 3264 suffice).
+    Reg ragged = (k.div(qs.length + (s_.block_m() - 1), s_.block_m()) * s_.block_m() - qs.length).as(s32);
+    Reg m0 = (block * s_.block_m()).as(s32) - ragged;
+    Reg row0 = k.max(m0, 0);  // the block's first row of a query
     Reg d = mask_diagonal(k, s_.top_left, qs.length, ks.length);
     const MaskGeometry mask{.len_k = ks.length,
                             .diag = d,
@@ -123,7 +130,7 @@ class QueryBlocks final : public tile::WorkSource {
                             .right = s_.window_right,
                             .window_left = p_.window_left,
                             .window_right = p_.window_right};
-    const KeyBlocks blocks = key_blocks(k, mask, m0, k.min(qs.length - m0, kBM), s_.block_n);
+    const KeyBlocks blocks = key_blocks(k, mask, row0, k.min(qs.length, m0 + s_.block_m()) - row0, s_.block_n);
     // Rows that see no key still take one block, block 0 (in the tensor,
     // and wholly masked for them: their P is 0, O 0 and the log-sum-exp
     // -inf), so that every item runs the one stream of blocks.
@@ -147,9 +154,9 @@ class Forward final : public tile::WarpSpecializedDesign {
 
   Kernel& kernel() override { return k_; }
 
-  // Both warpgroups on each item, 64 rows each.
+  // Every consumer warpgroup on each item, 64 rows each.
   tile::WarpSpecializedConfig config() const override {
-    return sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes());
+    return sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes(), s_.consumers);
   }
 
   void params(tile::WarpSpecialized&) override {
@@ -189,9 +196,9 @@ class Forward final : public tile::WarpSpecializedDesign {
     for (const Reg& map : {map_q_, map_k_, map_v_}) k_.prefetch_tensormap(map);
     for (int b = 0; b < s_.q_buffers(); ++b) {
       q_full_->init(b, 1);
-      q_empty_->init(b, 8);  // each consumer warp, once its rows of the item's O left the buffer (store)
+      q_empty_->init(b, 4 * s_.consumers);  // each consumer warp, once its rows of the item's O left the buffer (store)
     }
-    v_pipe_->init(1, 2);   // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
+    v_pipe_->init(1, s_.consumers);  // as the template's ring of K: the producer's expect_tx, each warpgroup's leader
   }
 
   std::unique_ptr<tile::WorkSource> work_source(tile::WarpSpecialized&) override {
@@ -212,7 +219,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     Reg row = w.extra[QueryBlocks::q_first] + w.tile.m0;
     Reg full = q_full_->address(q.buffer);
     for (int p = 0; p < s_.head_dim / 64; ++p)
-      k_.tma_load(at(base_ + m_.q + q.buffer * s_.q_bytes() + p * kBM * kRow), map_q_,
+      k_.tma_load(at(base_ + m_.q + q.buffer * s_.q_bytes() + p * s_.block_m() * kRow), map_q_,
                   {p * 64, row, w.tile.n0, batch_coordinate(w)}, at(full));
   }
 
@@ -261,8 +268,8 @@ class Forward final : public tile::WarpSpecializedDesign {
 
   // The item's key blocks (one at least), with FA3's two overlaps. Between
   // the consumer warpgroups (ping-pong): each issues its products in its
-  // turn, ordered by the named barriers, so one's softmax runs under the
-  // other's products. Within a warpgroup: block j's S = Q·Kᵀ and block
+  // turn, ordered by the named barriers (a ring: 0, 1, .., 0), so one's
+  // softmax runs under the others' products. Within a warpgroup: block j's S = Q·Kᵀ and block
   // j-1's O += P·V are issued together, and block j's softmax runs while
   // that P·V does; O is rescaled (and P rewritten) only once it has
   // completed (wgmma groups complete in order: PTX ISA 9.7.15.6.2). Across
@@ -291,14 +298,15 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.if_then(lead, [&] { pipe.release(state.stage()); });
       ++state;
     };
-    Reg other = wg_ ^ 1;
-    // Warpgroup 1 lets warpgroup 0 go first on a CTA's first item; then
-    // each issues once the other has issued, across items alike (so that
-    // warpgroup 0 takes an item's first turn once warpgroup 1 issued its
-    // last turn of the item before, not once it finished that item's
-    // softmax); warpgroup 0 takes warpgroup 1's last arrival at the end
-    // (consumer_teardown).
-    k_.if_then(wg_ == 1 && !pending, [&] { order_->of(other).arrive(); });
+    const int last = s_.consumers - 1;
+    Reg next = k_.selp(0, wg_ + 1, wg_ == last);  // the warpgroup whose turn follows this one's
+    // The last warpgroup lets warpgroup 0 go first on a CTA's first item;
+    // then each issues once the one before it in the ring has issued,
+    // across items alike (so that warpgroup 0 takes an item's first turn
+    // once the last issued its last turn of the item before, not once it
+    // finished that item's softmax); warpgroup 0 takes the last one's final
+    // arrival at the end (consumer_teardown).
+    k_.if_then(wg_ == last && !pending, [&] { order_->of(next).arrive(); });
     // S of the block in `state` and the P·V before it (on B descriptor
     // *v; null: none, the group empty; onto O where `accumulate` holds, else
     // into it), two commit groups; V's slot waited for where values_if
@@ -315,7 +323,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.wgmma_commit_group();
       if (v) issue_pv_from(*v, accumulate);
       k_.wgmma_commit_group();
-      order_->of(other).arrive();
+      order_->of(next).arrive();
     };
     // Where no item is pending (a persistent CTA's first) the first P·V
     // still runs (a wgmma under a branch is serialized by ptxas: C7520), on
@@ -368,8 +376,8 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.mov(pending_rows_.len_q, rows.len_q);
   }
 
-  // Where the CTA ran an item: warpgroup 0 takes warpgroup 1's arrival
-  // after its last turn (mainloop), then the last item's P·V and epilogue.
+  // Where the CTA ran an item: warpgroup 0 takes the last warpgroup's
+  // arrival after its last turn (mainloop), then the last item's P·V and epilogue.
   void consumer_teardown(tile::WarpSpecialized& ws) override {
     k_.if_then(pending_ != 0 && wg_ == 0, [&] { order_->of(wg_).sync(); });
     flush(ws.leader());
@@ -411,7 +419,7 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.cvt(stage_offset, stage * (s_.stage_bytes() >> 4));
     const Type in = s_.dtype == DType::f16 ? f16 : bf16;
     for (int j = 0; j < s_.head_dim / 16; ++j) {
-      const std::uint32_t q_off = (j / 4) * kBM * kRow + (j % 4) * 32, k_off = (j / 4) * s_.block_n * kRow + (j % 4) * 32;
+      const std::uint32_t q_off = (j / 4) * s_.block_m() * kRow + (j % 4) * 32, k_off = (j / 4) * s_.block_n * kRow + (j % 4) * 32;
       k_.wgmma_mma_async(in, s_tile_->regs(), q_item_desc_ + (q_off >> 4), k_desc_ + stage_offset + (k_off >> 4), j > 0,
                          WgmmaMajor::k, WgmmaMajor::k);
     }
@@ -454,7 +462,7 @@ class Forward final : public tile::WarpSpecializedDesign {
                             .right = s_.window_right,
                             .window_left = window_left_,
                             .window_right = window_right_};
-    k_.if_then(mask_cuts(mask, w.tile.m0.as(s32), kBM, (block * s_.block_n).as(s32), s_.block_n),
+    k_.if_then(mask_cuts(mask, w.tile.m0.as(s32), s_.block_m(), (block * s_.block_n).as(s32), s_.block_n),
                [&] { apply_mask(k_, *s_tile_, mask); });
     return softmax_->update_scores(k_, *s_tile_);
   }
@@ -481,7 +489,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       k_.cvt_pack(out, pair, x1, x0);
       packed[static_cast<std::size_t>(half[v])][static_cast<std::size_t>(chunk)] = pair;
     }
-    const std::uint32_t panel_bytes = kBM * kRow;
+    const std::uint32_t panel_bytes = static_cast<std::uint32_t>(s_.block_m()) * kRow;
     Reg staging = base_ + m_.q + buffer * s_.q_bytes() + warp_rows_ * kRow;
     // Matrix q = lane / 8 of each stmatrix.x4: rows 8·(q % 2).. of chunk 2g + q / 2 (PTX ISA 9.7.14.5.16).
     Reg row_in_matrix = lane_ & 7;
@@ -496,8 +504,13 @@ class Forward final : public tile::WarpSpecializedDesign {
     k_.bar_warp_sync();
     // Lane l moves chunk l % (head_dim / 8) of rows l / (head_dim / 8) + t·32 / (head_dim / 8).
     const int chunks = s_.head_dim / 8, rows_a_pass = 32 / chunks, chunk_bits = std::countr_zero(static_cast<unsigned>(chunks));
-    Reg first = w.q_first + w.m0 + warp_rows_;
+    // The warp's rows from rows_from on are the sequence's (a ragged first
+    // block's rows before 0 are not): addresses from the warp's first row
+    // of the sequence, `first` (the tensors' indices are unsigned).
     Reg rows_valid = w.len_q - (w.m0 + warp_rows_).as(s32);
+    Reg rows_from = k_.mov(s32, 0) - (w.m0 + warp_rows_).as(s32);
+    Reg skipped = k_.max(rows_from, 0).as(u32);
+    Reg first = w.q_first + w.m0 + warp_rows_ + skipped;
     Reg o_row_bytes = k_.reg(u64);
     k_.shl(o_row_bytes, so_[2], 1);
     Reg row0 = element_address(k_, o_, element_offset(k_, w.batch, so_[0], w.head, so_[1], first, so_[2]), 2);
@@ -510,9 +523,13 @@ class Forward final : public tile::WarpSpecializedDesign {
       Regs piece = k_.regs(b32, 4);
       k_.ld(Space::shared, b32, piece, at(from_panel + row * kRow + tile::swizzled_chunk(k_, kSwizzle128, chunk, row & 7)));
       Reg row_offset = k_.reg(u64);
-      k_.mul_wide(row_offset, row, 1);
+      k_.mul_wide(row_offset, row - skipped, 1);
       k_.mul(row_offset, row_offset, o_row_bytes);
-      k_.guarded(row.as(s32) < rows_valid, [&] { k_.st(Space::global, b32, at(row0 + row_offset + chunk_bytes), piece); });
+      // The address outside the guard: a register written only under a
+      // predicate keeps its old value live around the persistent loop.
+      Reg address = row0 + row_offset + chunk_bytes;
+      k_.guarded(row.as(s32) < rows_valid && row.as(s32) >= rows_from,
+                 [&] { k_.st(Space::global, b32, at(address), piece); });
     }
     // The next item's Q arrives there by TMA (the async proxy) after this
     // warp's ordinary writes and reads: a proxy fence before the hand-back
@@ -527,7 +544,7 @@ class Forward final : public tile::WarpSpecializedDesign {
       for (int h = 0; h < 2; ++h) k_.mul(lse[h], r.lse_log2[h], imm_f32(static_cast<float>(std::log(2.0))));
       store_row_values(k_, lse,
                        element_address(k_, lse_, element_offset(k_, w.batch, slse_[0], w.head, slse_[1], first, slse_[2]), 4),
-                       lse_row_bytes, rows_valid, lane_);
+                       lse_row_bytes, rows_valid, lane_, &rows_from);
     }
   }
 
@@ -575,7 +592,7 @@ std::uint32_t Sm90aAttentionSpec::shared_bytes() const { return smem_of(*this).l
 
 std::string Sm90aAttentionSpec::kernel_name() const {
   return "warpforge_attention_fwd_sm90a_" + std::string(runtime::name(dtype)) + "_d" + std::to_string(head_dim) +
-         "_128x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
+         "_" + std::to_string(block_m()) + "x" + std::to_string(block_n) + "s" + std::to_string(stages) + (persistent ? "_p" : "") + (paired ? "2" : "") +
          (varlen ? "_varlen" : "") +
          (has_lse ? "_lse" : "") + (window_left ? "_wl" : "") + (window_right ? "_wr" : "") + (top_left ? "_tl" : "");
 }
@@ -592,19 +609,37 @@ Sm90aAttentionSpec sm90a_attention_spec(const AttentionProblem& p) {
   // spills).
   s.persistent = !s.varlen && s.head_dim != 256;
   s.paired = s.persistent && (s.window_left || s.window_right);
+  // Consumers: three at head_dim 64 (FA3's 192-row tile): the ncu profile
+  // of two at d64 8k showed each warp's softmax chain the bound (an issue
+  // every 5 cycles, a third of the stall samples dependency waits, the
+  // tensor pipe 48% busy): a third warp a scheduler with a chain of its
+  // own (H200, C++, against two: 8k 528.5 / 457.0 TFLOP/s, causal 446.5 /
+  // 422.2; ncu 8k tensor pipe 56%). Its 160 registers a thread hold O (32),
+  // S (64) and P (32) at 128-key blocks, not at 176. A head's ragged block
+  // of 192 rows computes rows for no query: three unless that computes more
+  // rows than 128-row blocks would by over an eighth (1k, 1152 rows for
+  // 1024, ran 386.8 on three against 361.0 on two; causal 1k 248.2 against
+  // 270.5 while the ragged block was a head's last, the longest: it is now
+  // the first, QueryBlocks).
+  if (p.head_dim == 64) {
+    const std::int64_t rows3 = (p.seq_q + 191) / 192 * 192, rows2 = (p.seq_q + 127) / 128 * 128;
+    s.consumers = (rows3 - rows2) * 8 <= rows2 ? 3 : 2;
+  }
   // Registers a consumer thread holds: O head_dim/2, S block_n/2, P
   // block_n/4; head_dim 256 takes 80-key blocks to stay within 240 (FA3's
-  // tile). Shared memory: Q 128 x head_dim (two buffers when persistent)
+  // tile). Shared memory: Q block_m() x head_dim (two buffers when persistent)
   // and K's and V's rings, a slot of K free once its S completed, of V once
   // its P·V did (two slots of each keep a load about two blocks ahead: d256
   // 8k 521 -> 734 TFLOP/s on an H200 against one ring of two K-and-V slots);
-  // three where they fit: d64 2 x 16 + 2 x 3 x 22 KB (176 keys; 16 at
-  // 128); d128 2 x 32 + 2 x 2 x 32 (persistent) or 32 + 2 x 3 x 32; d256
+  // three where they fit: d64 2 x 24 + 2 x 3 x 16 KB (three consumers;
+  // two: 2 x 16 + 2 x 3 x 22, 176 keys); d128 2 x 32 + 2 x 2 x 32 (persistent) or 32 + 2 x 3 x 32; d256
   // 64 + 2 x 2 x 40.
   // d64 without a mask: 176 keys a block (H200, C++ d64 8k 434 -> 460
   // TFLOP/s against 128; 1k alike; under a mask 128: causal 1k 282 against
   // 253 at 176, the diagonal's blocks wider).
-  s.block_n = p.head_dim == 256 ? 80 : p.head_dim == 64 && s.persistent && !s.paired ? 176 : 128;
+  s.block_n = p.head_dim == 256                                                 ? 80
+              : p.head_dim == 64 && s.consumers == 2 && s.persistent && !s.paired ? 176
+                                                                                  : 128;
   s.stages = p.head_dim == 256 || (p.head_dim == 128 && s.persistent) ? 2 : 3;
   return s;
 }

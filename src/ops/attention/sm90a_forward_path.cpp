@@ -16,18 +16,18 @@ using runtime::Device;
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
-// The kernel's units of work: blocks of 128 query rows of each head of each
+// The kernel's units of work: blocks of block_m() query rows of each head of each
 // sequence (of the longest, varlen), or pairs of them (paired).
 struct QueryItems {
   std::int64_t blocks, items;
 };
 QueryItems query_items(const AttentionProblem& p, const Sm90aAttentionSpec& spec) {
-  const std::int64_t blocks = (p.seq_q + Sm90aAttentionSpec::block_m - 1) / Sm90aAttentionSpec::block_m;
+  const std::int64_t blocks = (p.seq_q + spec.block_m() - 1) / spec.block_m();
   return {blocks, (spec.paired ? (blocks + 1) / 2 : blocks) * p.heads_q * p.batch};
 }
 
-// CTAs: persistent ones (the spec's choice) one an SM (the consumers' 240
-// registers take the register file), each CTA's next item's Q and K/V
+// CTAs: persistent ones (the spec's choice) one an SM (the consumers take
+// the register file), each CTA's next item's Q and K/V
 // loaded under its last block and epilogue; otherwise one an item (items of
 // unequal work, which a fixed stride would share out unevenly), the longest
 // first, as the GPU hands CTAs to free SMs.
@@ -43,7 +43,7 @@ class Sm90aForwardLaunch final : public AttentionLaunch {
   void run(const AttentionTensors& t, runtime::Stream* stream) override {
     const std::int64_t rows_q = p_.varlen ? p_.total_q : p_.seq_q, rows_k = p_.varlen ? p_.total_k : p_.seq_k;
     const std::int64_t batch = p_.varlen ? 1 : p_.batch;
-    const auto mq = attention_tensor_map(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, Sm90aAttentionSpec::block_m);
+    const auto mq = attention_tensor_map(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, u32(spec_.block_m()));
     const auto mk = attention_tensor_map(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
     const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
     std::vector<runtime::Arg> args = {runtime::Arg::bytes_of(mq), runtime::Arg::bytes_of(mk), runtime::Arg::bytes_of(mv),
@@ -90,7 +90,8 @@ class Sm90aForwardPath final : public AttentionPath {
                     std::to_string(limit) + " per block");
     const std::int64_t items = query_items(p, spec).items;
     if (items > std::numeric_limits<std::int32_t>::max())
-      why.push_back(std::to_string(query_items(p, spec).blocks) + " blocks of 128 queries x heads_q " +
+      why.push_back(std::to_string(query_items(p, spec).blocks) + " blocks of " + std::to_string(spec.block_m()) +
+                    " queries x heads_q " +
                     std::to_string(p.heads_q) + " x batch " + std::to_string(p.batch) + " = " +
                     std::to_string(items) + " work units; the sm90a kernel counts at most 2^31 - 1 (u32 "
                     "indices, the grid's x)");
@@ -99,11 +100,11 @@ class Sm90aForwardPath final : public AttentionPath {
 
   std::string configuration(const AttentionProblem& p, const Device& /*device*/) const override {
     const Sm90aAttentionSpec s = sm90a_attention_spec(p);
-    return "128 query rows x " + std::to_string(s.block_n) + "-key blocks (" +
+    return std::to_string(s.block_m()) + " query rows x " + std::to_string(s.block_n) + "-key blocks (" +
            (s.paired ? "persistent CTAs, one an SM, over pairs of a head's last and first" :
             s.persistent ? "persistent CTAs, one an SM" : "a CTA each, the longest first") + "), " +
            std::to_string(s.stages) + " TMA stages of K and of V (separate rings), " + std::to_string(s.q_buffers()) +
-           " Q buffer(s), two consumer warpgroups in ping-pong, each block's softmax under the last one's P·V, " +
+           " Q buffer(s), " + std::to_string(s.consumers) + " consumer warpgroups in ping-pong, each block's softmax under the last one's P·V, " +
            std::to_string(s.shared_bytes()) +
            " bytes of shared memory";
   }

@@ -3,7 +3,7 @@
 # ncu, compute-sanitizer): its short run, most important first, each stage's
 # table printed as it ends (a hard time limit may cut the run; BUDGET,
 # default 63 s from the start, the build included, caps each stage at what
-# is left). The forward's run is scripts/gpu-attn-fwd.sh, the decode's
+# is left; the windows' hard limit is 50 s). The forward's run is scripts/gpu-attn-fwd.sh, the decode's
 # scripts/gpu-attn-decode.sh.
 #
 #   1. bench_attention --prefill --backward --quick (head_dim 64, 128, 256,
@@ -12,12 +12,14 @@
 #      kernel's small and ragged shapes, d256 among them; with FULL=1
 #      BackwardCases*, every case on both kernels), fast and deterministic,
 #      against fp64;
-#   3. python -m warpforge.bench_attention --prefill --backward --quick:
-#      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
-#   4. one ncu profile of the backward's dK/dV kernel at d128, sequence 8k
-#      (d64 and d256 too with FULL=1), printed twice: its throughputs and
+#   3. one ncu profile of the backward's dK/dV kernel at d256, sequence 8k
+#      (NCU_DIMS="256 128" for more; d64, d128 and d256 with FULL=1),
+#      printed twice: its throughputs, tensor and shared-memory pipes and
 #      stall reasons, then its SASS lines with the most stall samples (the
 #      source page) and the reason of each;
+#   4. python -m warpforge.bench_attention --prefill --backward --quick:
+#      ours beside SDPA's cuDNN, flash and efficient backends (the best named;
+#      rows printed as measured: a cut run keeps the first);
 #   5. compute-sanitizer racecheck of small and ragged backward shapes
 #      (AttentionGpu.SanitizeBackwardSmallAndRagged, each against fp64; with
 #      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
@@ -37,7 +39,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-63}"
+budget="${BUDGET:-48}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
@@ -60,12 +62,6 @@ tests='AttentionGpu.SanitizeBackward*' limit=8
 [ "${FULL:-0}" = 1 ] && tests='AttentionGpu.SanitizeBackward*:AttentionGpu.BackwardCases*' limit=60
 stage "GPU tests $tests" $limit "$out/tests.log" "$test_gpu" --gtest_filter="$tests"
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
-
-# 3. Python: ours beside SDPA's backends.
-stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
-  "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
-echo "== backward from Python beside SDPA (TFLOP/s) =="
-grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
 # The SASS lines of an ncu source page (CSV) with the most stall samples, the two largest reasons of each.
 stall_lines() {
@@ -92,10 +88,10 @@ for r in sorted(body, key=lambda r: -num(r, total))[:10]:
 PY
 }
 
-# 4. One ncu profile of the dK/dV kernel at sequence 8k, d128 (and d64, d256 with FULL=1; not causal: the first
+# 3. One ncu profile of the dK/dV kernel at sequence 8k, d256 (NCU_DIMS; d128, d64, d256 with FULL=1; not causal: the first
 #    launch), printed twice from its report: throughputs and stall reasons, then the SASS lines with most stall samples.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-dims=128
+dims="${NCU_DIMS:-256}"
 [ "${FULL:-0}" = 1 ] && dims="128 64 256"
 for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
@@ -103,17 +99,24 @@ for d in $dims; do
   rm -f "$report.ncu-rep"
   stage "ncu backward kv (d$d, 8k)" 9 "$out/ncu_backward_d$d.log" \
     "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
-    --section LaunchStats --section WarpStateStats --section SourceCounters --export "$report" \
+    --section LaunchStats --section WarpStateStats --section SourceCounters --section ComputeWorkloadAnalysis \
+    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed --export "$report" \
     "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
   [ -f "$report.ncu-rep" ] || continue
   "$ncu" --import "$report.ncu-rep" --page details >>"$out/ncu_backward_d$d.log" 2>&1
   echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
-  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about" \
-    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -16
+  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|SM Busy|sm__pipe|stalled|represents about" \
+    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -20
   "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$out/ncu_source_d$d.csv" 2>&1
   echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
   stall_lines "$out/ncu_source_d$d.csv"
 done
+
+# 4. Python: ours beside SDPA's backends.
+stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
+  "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
+echo "== backward from Python beside SDPA (TFLOP/s) =="
+grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
 # 5. compute-sanitizer on the small and ragged backward shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"

@@ -105,8 +105,8 @@ for d in $dims; do
   [ -f "$report.ncu-rep" ] || continue
   "$ncu" --import "$report.ncu-rep" --page details >>"$out/ncu_backward_d$d.log" 2>&1
   echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
-  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|SM Busy|sm__pipe|stalled|represents about" \
-    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -20
+  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|L1/TEX Cache Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|SM Busy|sm__pipe|stalled|represents about" \
+    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -24
   "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$out/ncu_source_d$d.csv" 2>&1
   echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
   stall_lines "$out/ncu_source_d$d.csv"

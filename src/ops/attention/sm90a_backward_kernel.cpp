@@ -58,10 +58,8 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
   Smem m{};
   m.k = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
   m.v = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
-  if (!s.deterministic) {
-    m.ds = layout.buffer(2 * ds_bytes(s), tile::SharedLayout::kBaseAlignment);
-    m.dq = layout.buffer(2 * dq_tile_bytes(s));
-  }
+  if (!s.deterministic || s.splits_columns()) m.ds = layout.buffer(2 * ds_bytes(s), tile::SharedLayout::kBaseAlignment);
+  if (!s.deterministic) m.dq = layout.buffer(2 * dq_tile_bytes(s));
   m.row_values = layout.buffer(2 * row_values_bytes(s));  // one set a consumer warpgroup
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
@@ -235,7 +233,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     wg_tid_ = ws.tid() & 127;
     warp_keys_ = wg_ * key0() + (wg_tid_ >> 5) * 16;  // the warp's first key of the CTA's
     st_.emplace(c_tile(k_, 16, s_.block_m, "st"));
-    dpt_.emplace(c_tile(k_, 16, s_.block_m, "dpt"));
+    dpt_.emplace(c_tile(k_, 16, dp_queries(), "dpt"));
     dk_acc_.emplace(c_tile(k_, 16, kv_columns(), "dk"));
     dv_acc_.emplace(c_tile(k_, 16, kv_columns(), "dv"));
     for (const Reg& r : dk_acc_->regs()) k_.mov(r, imm_f32(0.0f));
@@ -243,7 +241,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, dq_columns(s_), "dq"));
     for (int i = 0; i < s_.block_m / 16; ++i) {
       pt_.push_back(a_tile(k_, 16, 16, in_, "pt" + std::to_string(i) + "_"));
-      dst_.push_back(a_tile(k_, 16, 16, in_, "dst" + std::to_string(i) + "_"));
+      if (i < dp_queries() / 16) dst_.push_back(a_tile(k_, 16, 16, in_, "dst" + std::to_string(i) + "_"));
     }
     lc_ = tile::emit_lane_coords(k_, st_->steps(), lane_);
     // K and V (this warpgroup's 64 rows) and Q, dO are K-major panels of
@@ -261,6 +259,14 @@ class Backward final : public tile::WarpSpecializedDesign {
     const std::uint32_t q_panel = static_cast<std::uint32_t>(s_.block_m) * kRow;
     const std::uint32_t kv_column0 = static_cast<std::uint32_t>((s_.head_dim - kv_columns()) / 64) * q_panel;
     q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring + wg_ * kv_column0, q_panel, kAtom);
+    if (s_.splits_columns()) {
+      // dK's A at head_dim 256: every query's dSᵀ (both warpgroups'
+      // halves), K-major as K's panels; dPᵀ's B: dO's rows of this
+      // warpgroup's queries, 32 rows (4 swizzle atoms) into each panel.
+      ds_k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds, 16, kAtom);
+      do_half_desc_ = tile::warpgroup::smem_descriptor(
+          k_, base_ + m_.ring + s_.q_bytes() + wg_ * static_cast<std::uint32_t>(dp_queries()) * kRow, 16, kAtom);
+    }
     if (!s_.deterministic) {
       // dQ's operands over every key: dSᵀ's panel of this warpgroup's
       // queries and K's columns of its part (a 32-column half starts inside
@@ -298,7 +304,7 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_fence();
         issue_transposed_scores(st_->regs(), k_desc_, q_desc_ + stage_offset);
         k_.wgmma_commit_group();
-        issue_transposed_scores(dpt_->regs(), v_desc(), dos(q_desc_) + stage_offset);
+        issue_transposed_scores(dpt_->regs(), v_desc(), (s_.splits_columns() ? do_half_desc_ : dos(q_desc_)) + stage_offset);
         k_.wgmma_commit_group();
         const Step st = step_of(w, t);  // (its division under the products, not before them)
         Reg values = row_values_ + buffer * (row_values_bytes(s_) / 2);
@@ -324,11 +330,18 @@ class Backward final : public tile::WarpSpecializedDesign {
         pack_accumulator_as_a(k_, *dpt_, dst_);
         // dSᵀ is stored before the wgmma that read it from registers are
         // issued: until they retire no other instruction may touch it.
-        if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
+        if (stores_ds()) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
         k_.wgmma_fence();
         issue_with_a_from_registers(dv_acc_->regs(), pt_, dos(q_mn_desc_) + stage_offset);
         k_.wgmma_commit_group();
-        issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
+        if (s_.splits_columns()) {
+          // d256: dK's A is every query's dSᵀ, half of it the other
+          // warpgroup's: from shared memory once both are stored.
+          share_ds();
+          issue_dk_from_shared(buffer, stage_offset);
+        } else {
+          issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
+        }
         k_.wgmma_commit_group();
         const auto release = [&] { k_.if_then(lead, [&] { pipe.release(state.stage()); }); };
         if (s_.deterministic) {
@@ -397,6 +410,13 @@ class Backward final : public tile::WarpSpecializedDesign {
   };
 
   int panels() const { return s_.head_dim / 64; }
+  // dPᵀ's queries a warpgroup: all the block's, or at head_dim 256 (both
+  // warpgroups on the same 64 keys) half, so that each product is computed
+  // once but Sᵀ (Pᵀ feeds dV, whose A is every query of the block).
+  int dp_queries() const { return s_.splits_columns() ? s_.block_m / 2 : s_.block_m; }
+  // Whether dSᵀ goes through shared memory: for dQ (fast mode), and for dK
+  // at head_dim 256.
+  bool stores_ds() const { return !s_.deterministic || s_.splits_columns(); }
   // Consumer warpgroup w's keys start at w·key0() of the CTA's, its
   // columns of dK and dV at w·(head_dim - kv_columns()).
   int key0() const { return s_.splits_columns() ? 0 : kWgM; }
@@ -488,7 +508,7 @@ class Backward final : public tile::WarpSpecializedDesign {
                             .window_left = window_left_,
                             .window_right = window_right_};
     k_.if_then(mask_cuts(mask, st.m0, s_.block_m, w.tile.m0.as(s32), s_.block_n), [&] { apply_mask(k_, *st_, mask); });
-    by_column(values, 0, [&](const Reg& lse_log2, const Reg& x, const Reg&) {
+    by_column(values, 0, *st_, 0, [&](const Reg& lse_log2, const Reg&, const Reg& x) {
       Reg minus = k_.reg(f32);
       k_.neg(minus, lse_log2);
       k_.fma(x, x, scale_log2_, minus);
@@ -500,39 +520,51 @@ class Backward final : public tile::WarpSpecializedDesign {
     });
   }
 
-  // dSᵀ = Pᵀ ∘ (dPᵀ - D), in dPᵀ's registers.
+  // dSᵀ = Pᵀ ∘ (dPᵀ - D), in dPᵀ's registers; at head_dim 256 dPᵀ holds
+  // the warpgroup's queries dp_queries()·w.. (a register's Pᵀ is chosen
+  // when the kernel is built: a branch a warpgroup).
   void dp_to_ds(const Reg& values) {
-    by_column(values, s_.block_m * 4, [&](const Reg& d, const Reg& p, const Reg& dp) {
-      k_.sub(dp, dp, d);
-      k_.mul(dp, dp, p);
-    });
+    const auto of = [&](int query0) {
+      by_column(values, s_.block_m * 4, *dpt_, query0, [&](const Reg& d, const Reg& p, const Reg& dp) {
+        k_.sub(dp, dp, d);
+        k_.mul(dp, dp, p);
+      });
+    };
+    if (s_.splits_columns()) k_.if_else(wg_ == 0, [&] { of(0); }, [&] { of(dp_queries()); });
+    else of(0);
   }
 
-  // For each query column the thread holds: its staged value (at `offset`
-  // into the step's lse/D buffer) and each of its Sᵀ and dPᵀ values.
-  void by_column(const Reg& values, std::uint32_t offset,
+  // For each query column of `tile` (Sᵀ, or dPᵀ whose column 0 is query
+  // `query0` of the block) that the thread holds: its staged value (at
+  // `offset` into the step's lse/D buffer), then for each of the tile's
+  // values in that column, Pᵀ's (Sᵀ's) register of the same key and query
+  // and the tile's.
+  void by_column(const Reg& values, std::uint32_t offset, const tile::RegisterTile& tile, int query0,
                  const std::function<void(const Reg&, const Reg&, const Reg&)>& body) {
+    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> s_value;
+    for (std::int64_t v = 0; v < st_->steps().values(); ++v)
+      s_value[st_->steps().value_offset(v)] = static_cast<std::size_t>(v);
     Reg col_bytes = values + (lc_.col << 2);
     std::vector<std::int64_t> done;
-    for (std::int64_t v = 0; v < st_->steps().values(); ++v) {
-      const std::int64_t col = st_->steps().value_offset(v).second;
+    for (std::int64_t v = 0; v < tile.steps().values(); ++v) {
+      const std::int64_t col = tile.steps().value_offset(v).second;
       if (std::find(done.begin(), done.end(), col) != done.end()) continue;
       done.push_back(col);
       Reg x = k_.reg(f32);
-      k_.ld(Space::shared, f32, x, at(col_bytes, static_cast<std::int64_t>(offset) + col * 4));
-      for (std::int64_t u = v; u < st_->steps().values(); ++u)
-        if (st_->steps().value_offset(u).second == col)
-          body(x, st_->regs()[static_cast<std::size_t>(u)], dpt_->regs()[static_cast<std::size_t>(u)]);
+      k_.ld(Space::shared, f32, x, at(col_bytes, static_cast<std::int64_t>(offset) + (query0 + col) * 4));
+      for (std::int64_t u = v; u < tile.steps().values(); ++u) {
+        const auto [row, c] = tile.steps().value_offset(u);
+        if (c == col)
+          body(x, st_->regs()[s_value.at({row, query0 + c})], tile.regs()[static_cast<std::size_t>(u)]);
+      }
     }
   }
 
-  // Fast mode: the warpgroup's dSᵀ (64 keys x block_m queries, bf16) to its
-  // rows of the step's dSᵀ buffer `ds` in the 128-byte swizzle wgmma reads
-  // (PTX ISA 9.7.15.5.1): queries 64p.. in panel p. Where both warpgroups
-  // hold every key's dSᵀ (splits_columns), warpgroup w stores keys 32w..
-  // (its warps 2w, 2w + 1).
+  // The warpgroup's dSᵀ (64 keys x block_m queries, bf16; at head_dim 256
+  // its dp_queries() queries) to its rows (columns) of the step's dSᵀ
+  // buffer `ds` in the 128-byte swizzle wgmma reads (PTX ISA 9.7.15.5.1):
+  // queries 64p.. in panel p.
   void store_ds(const Reg& ds) {
-    const auto store = [&] {
       const tile::LaneCoords alc = tile::emit_lane_coords(k_, dst_[0].steps(), lane_);
       const layout::Swizzle swz = layout::smem_swizzle(layout::SmemSwizzle::b128, 2);
       const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
@@ -546,9 +578,12 @@ class Backward final : public tile::WarpSpecializedDesign {
       // store had taken 32).
       Reg key_row = warp_keys_ + alc.row;
       Reg term = ((key_row << 6) >> swz.shift()) & swz_mask;
+      // d256: the warpgroup's queries start at 32w, bit 5 of the element
+      // offset, above every C (< 32): XORed into the term.
+      if (s_.splits_columns()) term = term ^ (wg_ << 5);
       Reg thread_at = ds + ((((key_row << 6) + alc.col) << 1));
       std::map<std::int64_t, Reg> chunk_at;
-      for (int kk = 0; kk < s_.block_m / 16; ++kk)
+      for (int kk = 0; kk < static_cast<int>(dst_.size()); ++kk)
         for (std::size_t r = 0; r < dst_[static_cast<std::size_t>(kk)].regs().size(); ++r) {
           const auto [dr, dc] =
               dst_[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
@@ -557,20 +592,31 @@ class Backward final : public tile::WarpSpecializedDesign {
           const std::int64_t rest = (kk / 4) * std::int64_t{s_.block_n} * 64 + (dr << 6);
           k_.st(Space::shared, b32, at(chunk_at.at(c), 2 * rest), dst_[static_cast<std::size_t>(kk)].regs()[r]);
         }
-    };
-    if (s_.splits_columns())
-      k_.if_then((wg_tid_ >> 6) == wg_, store);
-    else
-      store();
   }
 
-  // Fast mode, once both warpgroups' dSᵀ are in the buffer (and visible to
-  // the async proxy: fence.proxy.async, PTX ISA 9.7.13.4.13), this
-  // warpgroup's dQ product (committed): its part (dq_columns) over the
-  // CTA's keys, so each element of dQ is added once.
-  void issue_dq(const Reg& buffer) {
+  // Both warpgroups' dSᵀ in the buffer and visible to the async proxy
+  // (fence.proxy.async, PTX ISA 9.7.13.4.13) for the wgmma that read it.
+  void share_ds() {
     k_.fence_proxy_async_shared();
     ds_ready_->sync();
+  }
+
+  // d256: dK += dSᵀ·Q (uncommitted), A the step's dSᵀ buffer (K-major: a
+  // key's 64 queries one 128-byte row), B the slot's Q read N-major.
+  void issue_dk_from_shared(const Reg& buffer, const Reg& stage_offset) {
+    Reg ds_offset = k_.reg(u64);
+    k_.cvt(ds_offset, buffer * (ds_bytes(s_) >> 4));
+    Reg a = ds_k_desc_ + ds_offset, b = q_mn_desc_ + stage_offset;
+    for (int kk = 0; kk < s_.block_m / 16; ++kk)
+      k_.wgmma_mma_async(in_, dk_acc_->regs(), a + (kk * 32 >> 4), b + (kk * 16 * kRow >> 4), true, WgmmaMajor::k,
+                         WgmmaMajor::mn);
+  }
+
+  // Fast mode, once both warpgroups' dSᵀ are in the buffer (share_ds; at
+  // d256 done before dK), this warpgroup's dQ product (committed): its part
+  // (dq_columns) over the CTA's keys, so each element of dQ is added once.
+  void issue_dq(const Reg& buffer) {
+    if (!s_.splits_columns()) share_ds();
     Reg ds_offset = k_.reg(u64);
     k_.cvt(ds_offset, buffer * (ds_bytes(s_) >> 4));
     for (int kk = 0; kk < s_.block_n / 16; ++kk)
@@ -667,7 +713,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierArray> dq_full_, dq_empty_;
   // The consumers'.
   Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
-  Reg k_desc_, q_desc_, q_mn_desc_, ds_desc_, k_mn_desc_;
+  Reg k_desc_, q_desc_, q_mn_desc_, ds_desc_, k_mn_desc_, ds_k_desc_, do_half_desc_;
   std::optional<tile::RegisterTile> st_, dpt_, dk_acc_, dv_acc_, dq_acc_;
   std::vector<tile::RegisterTile> pt_, dst_;
   tile::LaneCoords lc_;

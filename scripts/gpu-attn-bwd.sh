@@ -20,8 +20,9 @@
 #   4. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best named;
 #      rows printed as measured: a cut run keeps the first);
-#   5. compute-sanitizer racecheck of small and ragged backward shapes
-#      (AttentionGpu.SanitizeBackwardSmallAndRagged, each against fp64; with
+#   5. compute-sanitizer racecheck of the d256 kernel's small shapes, fast
+#      and deterministic (AttentionGpu.SanitizeBackwardHeadDim256, against
+#      fp64; SANITIZED=SanitizeBackwardSmallAndRagged for d64/d128; with
 #      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
 #   6. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
 #      are left: where the Python call's time goes at d128, 1k and 8k (one
@@ -120,7 +121,7 @@ grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
 # 5. compute-sanitizer on the small and ragged backward shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-tools=racecheck sanitized=SanitizeBackwardSmallAndRagged
+tools=racecheck sanitized="${SANITIZED:-SanitizeBackwardHeadDim256}"
 [ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
 for tool in $tools; do
   [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }

@@ -2,28 +2,28 @@
 # The attention backward on a GPU machine (an H100/H200 with CUDA 13, torch,
 # ncu, compute-sanitizer): its short run, most important first, each stage's
 # table printed as it ends (a hard time limit may cut the run; BUDGET,
-# default 63 s from the start, the build included, caps each stage at what
-# is left; the windows' hard limit is 50 s). The forward's run is scripts/gpu-attn-fwd.sh, the decode's
-# scripts/gpu-attn-decode.sh.
+# default 53 s from the start, the build included, caps each stage at what
+# is left: the windows' hard limit is 50-55 s). The forward's run is
+# scripts/gpu-attn-fwd.sh, the decode's scripts/gpu-attn-decode.sh.
 #
 #   1. bench_attention --prefill --backward --quick (head_dim 64, 128, 256,
 #      and GQA): the backward's TFLOP/s as the op chooses (sm90a);
-#   2. the backward GPU tests (AttentionGpu.SanitizeBackward*: the sm90a
-#      kernel's small and ragged shapes, d256 among them; with FULL=1
-#      BackwardCases*, every case on both kernels), fast and deterministic,
-#      against fp64;
-#   3. one ncu profile of the backward's dK/dV kernel at d256, sequence 8k
+#   2. the backward GPU tests of the d256 kernel (AttentionGpu.
+#      SanitizeBackwardHeadDim256: causal GQA with a ragged key block, three
+#      query blocks), fast and deterministic, against fp64 (FULL=1: every
+#      SanitizeBackward* and BackwardCases* test, both kernels);
+#   3. python -m warpforge.bench_attention --prefill --backward --quick:
+#      ours beside SDPA's cuDNN, flash and efficient backends (the best
+#      named; rows printed as measured: a cut run keeps the first), for the
+#      shape groups in GROUPS (default d256,gqa; FULL=1: all four);
+#   4. compute-sanitizer racecheck of the d256 kernel's small shapes
+#      (SANITIZED, default SanitizeBackwardHeadDim256; FULL=1: every
+#      SanitizeBackward shape, and memcheck and synccheck);
+#   5. one ncu profile of the backward's dK/dV kernel at sequence 8k, d256
 #      (NCU_DIMS="256 128" for more; d64, d128 and d256 with FULL=1),
 #      printed twice: its throughputs, tensor and shared-memory pipes and
 #      stall reasons, then its SASS lines with the most stall samples (the
 #      source page) and the reason of each;
-#   4. python -m warpforge.bench_attention --prefill --backward --quick:
-#      ours beside SDPA's cuDNN, flash and efficient backends (the best named;
-#      rows printed as measured: a cut run keeps the first);
-#   5. compute-sanitizer racecheck of the d256 kernel's small shapes, fast
-#      and deterministic (AttentionGpu.SanitizeBackwardHeadDim256, against
-#      fp64; SANITIZED=SanitizeBackwardSmallAndRagged for d64/d128; with
-#      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
 #   6. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
 #      are left: where the Python call's time goes at d128, 1k and 8k (one
 #      call's GPU activities beside SDPA's; backward / grad / op / execute /
@@ -40,7 +40,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-48}"
+budget="${BUDGET:-53}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
@@ -58,8 +58,8 @@ stage "bench_attention --backward (auto)" 9 "$out/bench_backward.log" \
 echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), the op's choice =="
 grep -E "^\|" "$out/bench_backward.log"
 
-# 2. The sm90a backward's small and ragged shapes against fp64 (FULL=1: every backward case on both kernels).
-tests='AttentionGpu.SanitizeBackward*' limit=8
+# 2. The d256 kernel's small shapes against fp64 (FULL=1: every backward case on both kernels).
+tests='AttentionGpu.SanitizeBackwardHeadDim256' limit=10
 [ "${FULL:-0}" = 1 ] && tests='AttentionGpu.SanitizeBackward*:AttentionGpu.BackwardCases*' limit=60
 stage "GPU tests $tests" $limit "$out/tests.log" "$test_gpu" --gtest_filter="$tests"
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
@@ -89,7 +89,28 @@ for r in sorted(body, key=lambda r: -num(r, total))[:10]:
 PY
 }
 
-# 3. One ncu profile of the dK/dV kernel at sequence 8k, d256 (NCU_DIMS; d128, d64, d256 with FULL=1; not causal: the first
+# 3. Python: ours beside SDPA's backends (GROUPS, default d256 and gqa: a window's time holds 8 of the 16 rows).
+groups="${GROUPS:-d256,gqa}"
+[ "${FULL:-0}" = 1 ] && groups=d64,d128,d256,gqa
+stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
+  "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3 --groups "$groups"
+echo "== backward from Python beside SDPA (TFLOP/s) =="
+grep -E "^\||^geometric" "$out/bench_backward_python.log"
+
+# 4. compute-sanitizer on the d256 kernel's small shapes.
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+tools=racecheck sanitized="${SANITIZED:-SanitizeBackwardHeadDim256}"
+[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
+for tool in $tools; do
+  [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
+  [ "$(left)" -gt 5 ] || break
+  stage "sanitizer $tool ($sanitized)" 10 "$out/sanitize-$tool.log" \
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter="AttentionGpu.$sanitized"
+  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
+  grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
+done
+
+# 5. One ncu profile of the dK/dV kernel at sequence 8k, d256 (NCU_DIMS; d128, d64, d256 with FULL=1; not causal: the first
 #    launch), printed twice from its report: throughputs and stall reasons, then the SASS lines with most stall samples.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 dims="${NCU_DIMS:-256}"
@@ -111,25 +132,6 @@ for d in $dims; do
   "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$out/ncu_source_d$d.csv" 2>&1
   echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
   stall_lines "$out/ncu_source_d$d.csv"
-done
-
-# 4. Python: ours beside SDPA's backends.
-stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
-  "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
-echo "== backward from Python beside SDPA (TFLOP/s) =="
-grep -E "^\||^geometric" "$out/bench_backward_python.log"
-
-# 5. compute-sanitizer on the small and ragged backward shapes.
-sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-tools=racecheck sanitized="${SANITIZED:-SanitizeBackwardHeadDim256}"
-[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
-for tool in $tools; do
-  [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
-  [ "$(left)" -gt 5 ] || break
-  stage "sanitizer $tool ($sanitized)" 8 "$out/sanitize-$tool.log" \
-    "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter="AttentionGpu.$sanitized"
-  echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
-  grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done
 
 # 6. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's

@@ -15,19 +15,19 @@
 #   3. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best
 #      named; rows printed as measured: a cut run keeps the first), for the
-#      shape groups in GROUPS (default d256,gqa; FULL=1: all four);
+#      shape groups in GROUPS (default d256; FULL=1: all four);
 #   4. compute-sanitizer racecheck of the d256 kernel's small shapes
 #      (SANITIZED, default SanitizeBackwardHeadDim256; FULL=1: every
 #      SanitizeBackward shape, and memcheck and synccheck);
-#   5. one ncu profile of the backward's dK/dV kernel at sequence 8k, d256
+#   5. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
+#      are left: where the Python call's time goes at d128, 1k and 8k (one
+#      call's GPU activities beside SDPA's; backward / grad / op / execute /
+#      stream µs);
+#   6. one ncu profile of the backward's dK/dV kernel at sequence 8k, d256
 #      (NCU_DIMS="256 128" for more; d64, d128 and d256 with FULL=1),
 #      printed twice: its throughputs, tensor and shared-memory pipes and
 #      stall reasons, then its SASS lines with the most stall samples (the
 #      source page) and the reason of each;
-#   6. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
-#      are left: where the Python call's time goes at d128, 1k and 8k (one
-#      call's GPU activities beside SDPA's; backward / grad / op / execute /
-#      stream µs);
 #   7. the Python attention tests on the GPU (the torch operators' C++
 #      kernels, opcheck, CUDA graphs, fp64 gradients), where 12 s are left;
 #
@@ -89,8 +89,8 @@ for r in sorted(body, key=lambda r: -num(r, total))[:10]:
 PY
 }
 
-# 3. Python: ours beside SDPA's backends (GROUPS, default d256 and gqa: a window's time holds 8 of the 16 rows).
-groups="${GROUPS:-d256,gqa}"
+# 3. Python: ours beside SDPA's backends (GROUPS, default d256: a window's time holds 8 of the 16 rows, not all).
+groups="${GROUPS:-d256}"
 [ "${FULL:-0}" = 1 ] && groups=d64,d128,d256,gqa
 stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3 --groups "$groups"
@@ -110,7 +110,18 @@ for tool in $tools; do
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done
 
-# 5. One ncu profile of the dK/dV kernel at sequence 8k, d256 (NCU_DIMS; d128, d64, d256 with FULL=1; not causal: the first
+# 5. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
+#    GPU activities beside SDPA's, and the table of backward / grad / op / execute / stream µs.
+if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
+  causes_args=(--quick) causes_limit=11
+  [ "${FULL:-0}" = 1 ] && causes_args=() causes_limit=30
+  causes_log="${TMPDIR:-/tmp}/gpu-attn-bwd-causes.log"  # printed whole: not in $out (8 files come back)
+  stage "attn_bwd_causes.py ${causes_args[*]}" $causes_limit "$causes_log" \
+    "${py[@]}" scripts/attn_bwd_causes.py "${causes_args[@]}"
+  cut -c1-900 "$causes_log" | tail -40
+fi
+
+# 6. One ncu profile of the dK/dV kernel at sequence 8k, d256 (NCU_DIMS; d128, d64, d256 with FULL=1; not causal: the first
 #    launch), printed twice from its report: throughputs and stall reasons, then the SASS lines with most stall samples.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 dims="${NCU_DIMS:-256}"
@@ -133,17 +144,6 @@ for d in $dims; do
   echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
   stall_lines "$out/ncu_source_d$d.csv"
 done
-
-# 6. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
-#    GPU activities beside SDPA's, and the table of backward / grad / op / execute / stream µs.
-if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
-  causes_args=(--quick) causes_limit=11
-  [ "${FULL:-0}" = 1 ] && causes_args=() causes_limit=30
-  causes_log="${TMPDIR:-/tmp}/gpu-attn-bwd-causes.log"  # printed whole: not in $out (8 files come back)
-  stage "attn_bwd_causes.py ${causes_args[*]}" $causes_limit "$causes_log" \
-    "${py[@]}" scripts/attn_bwd_causes.py "${causes_args[@]}"
-  cut -c1-900 "$causes_log" | tail -40
-fi
 
 # 7. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
 #    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.

@@ -89,7 +89,7 @@ for r in sorted(body, key=lambda r: -num(r, total))[:10]:
 PY
 }
 
-# 3. Python: ours beside SDPA's backends (GROUPS, default d256: a window's time holds 8 of the 16 rows, not all).
+# 3. Python: ours beside SDPA's backends (GROUPS, default d256: a window's 55 s do not hold all 16 rows).
 groups="${GROUPS:-d256}"
 [ "${FULL:-0}" = 1 ] && groups=d64,d128,d256,gqa
 stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \

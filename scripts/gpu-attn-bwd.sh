@@ -15,7 +15,7 @@
 #   3. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best
 #      named; rows printed as measured: a cut run keeps the first), for the
-#      shape groups in GROUPS (default d256; FULL=1: all four);
+#      shape groups in PY_GROUPS (default d256; FULL=1: all four);
 #   4. compute-sanitizer racecheck of the d256 kernel's small shapes
 #      (SANITIZED, default SanitizeBackwardHeadDim256; FULL=1: every
 #      SanitizeBackward shape, and memcheck and synccheck);
@@ -89,8 +89,8 @@ for r in sorted(body, key=lambda r: -num(r, total))[:10]:
 PY
 }
 
-# 3. Python: ours beside SDPA's backends (GROUPS, default d256: a window's 55 s do not hold all 16 rows).
-groups="${GROUPS:-d256}"
+# 3. Python: ours beside SDPA's backends (PY_GROUPS, default d256: a window's 55 s do not hold all 16 rows).
+groups="${PY_GROUPS:-d256}"  # (not GROUPS: bash's own array of the user's group ids)
 [ "${FULL:-0}" = 1 ] && groups=d64,d128,d256,gqa
 stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3 --groups "$groups"

@@ -134,13 +134,7 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   // Both warpgroups on each step, 64 keys each.
   tile::WarpSpecializedConfig config() const override {
-    tile::WarpSpecializedConfig c = sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes());
-    // d256: the producer takes the 1024 registers 128·24 + 256·240 leave
-    // of the 65536, so that its dQ writers keep four reds in flight
-    // (write_dq): their 32 KB a step bound it (ncu: the consumers' wait
-    // for the writer's empty tile, 19% of stall samples).
-    if (s_.splits_columns()) c.producer_registers = 32;
-    return c;
+    return sm90a_attention_config(s_.stages, m_.full, m_.empty, s_.stage_bytes());
   }
 
   void params(tile::WarpSpecialized&) override {
@@ -691,7 +685,7 @@ class Backward final : public tile::WarpSpecializedDesign {
         Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + m0.as(u32);
         Reg rows = k_.min(w.extra[KeyBlockWork::len_q] - m0, kWgM);
         // The lane's first row's address; its rows follow a workspace row
-        // (heads_q·head_dim values) apart. Two reds in flight an iteration (d256: four, config()):
+        // (heads_q·head_dim values) apart. Two reds in flight an iteration:
         // the next load into a red's source registers waits until the red
         // has read them. The reds are not under a branch: a lane's row past
         // `rows` (its queries past the sequence, whose P and so dS and dQ are
@@ -702,14 +696,14 @@ class Backward final : public tile::WarpSpecializedDesign {
                                      lane_column, 4);
         Reg lane_at = dq_accum_ + lane_offset;
         Reg last = rows - 1 - lane_row.as(s32), row_bytes_global = heads_q_ * (s_.head_dim * 4);
-        const int in_flight = s_.splits_columns() ? 4 : 2;
-        k_.for_range(0, rows, in_flight * rows_per_red, [&](Reg r) {
+        constexpr int kInFlight = 2;
+        k_.for_range(0, rows, kInFlight * rows_per_red, [&](Reg r) {
           std::vector<Regs> x;
-          for (int i = 0; i < in_flight; ++i) {
+          for (int i = 0; i < kInFlight; ++i) {
             x.push_back(Regs{k_.reg(f32), k_.reg(f32), k_.reg(f32), k_.reg(f32)});
             k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * rows_per_red * row_bytes));
           }
-          for (int i = 0; i < in_flight; ++i) {
+          for (int i = 0; i < kInFlight; ++i) {
             Reg offset = k_.reg(s64);
             k_.mul_wide(offset, k_.min(r + i * rows_per_red, last), row_bytes_global.as(s32));
             k_.red(Space::global, AtomOp::add, f32, at(lane_at + offset.as(u64)), x[static_cast<std::size_t>(i)]);

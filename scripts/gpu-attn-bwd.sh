@@ -2,29 +2,32 @@
 # The attention backward on a GPU machine (an H100/H200 with CUDA 13, torch,
 # ncu, compute-sanitizer): its short run, most important first, each stage's
 # table printed as it ends (a hard time limit may cut the run; BUDGET,
-# default 63 s from the start, the build included, caps each stage at what
-# is left). The forward's run is scripts/gpu-attn-fwd.sh, the decode's
-# scripts/gpu-attn-decode.sh.
+# default 53 s from the start, the build included, caps each stage at what
+# is left: the windows' hard limit is 50-55 s). The forward's run is
+# scripts/gpu-attn-fwd.sh, the decode's scripts/gpu-attn-decode.sh.
 #
 #   1. bench_attention --prefill --backward --quick (head_dim 64, 128, 256,
 #      and GQA): the backward's TFLOP/s as the op chooses (sm90a);
-#   2. the backward GPU tests (AttentionGpu.SanitizeBackward*: the sm90a
-#      kernel's small and ragged shapes, d256 among them; with FULL=1
-#      BackwardCases*, every case on both kernels), fast and deterministic,
-#      against fp64;
+#   2. the backward GPU tests of the d256 kernel (AttentionGpu.
+#      SanitizeBackwardHeadDim256: causal GQA with a ragged key block, three
+#      query blocks), fast and deterministic, against fp64 (FULL=1: every
+#      SanitizeBackward* and BackwardCases* test, both kernels);
 #   3. python -m warpforge.bench_attention --prefill --backward --quick:
-#      ours beside SDPA's cuDNN, flash and efficient backends (the best named);
-#   4. one ncu profile of the backward's dK/dV kernel at d128, sequence 8k
-#      (d64 and d256 too with FULL=1), printed twice: its throughputs and
-#      stall reasons, then its SASS lines with the most stall samples (the
-#      source page) and the reason of each;
-#   5. compute-sanitizer racecheck of small and ragged backward shapes
-#      (AttentionGpu.SanitizeBackwardSmallAndRagged, each against fp64; with
-#      FULL=1 every SanitizeBackward shape, and memcheck and synccheck);
-#   6. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
+#      ours beside SDPA's cuDNN, flash and efficient backends (the best
+#      named; rows printed as measured: a cut run keeps the first), for the
+#      shape groups in PY_GROUPS (default d256; FULL=1: all four);
+#   4. compute-sanitizer racecheck of the d256 kernel's small shapes
+#      (SANITIZED, default SanitizeBackwardHeadDim256; FULL=1: every
+#      SanitizeBackward shape, and memcheck and synccheck);
+#   5. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
 #      are left: where the Python call's time goes at d128, 1k and 8k (one
 #      call's GPU activities beside SDPA's; backward / grad / op / execute /
 #      stream µs);
+#   6. one ncu profile of the backward's dK/dV kernel at sequence 8k, d256
+#      (NCU_DIMS="256 128" for more; d64, d128 and d256 with FULL=1),
+#      printed twice: its throughputs, tensor and shared-memory pipes and
+#      stall reasons, then its SASS lines with the most stall samples (the
+#      source page) and the reason of each;
 #   7. the Python attention tests on the GPU (the torch operators' C++
 #      kernels, opcheck, CUDA graphs, fp64 gradients), where 12 s are left;
 #
@@ -37,7 +40,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-63}"
+budget="${BUDGET:-53}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
@@ -55,17 +58,11 @@ stage "bench_attention --backward (auto)" 9 "$out/bench_backward.log" \
 echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), the op's choice =="
 grep -E "^\|" "$out/bench_backward.log"
 
-# 2. The sm90a backward's small and ragged shapes against fp64 (FULL=1: every backward case on both kernels).
-tests='AttentionGpu.SanitizeBackward*' limit=8
+# 2. The d256 kernel's small shapes against fp64 (FULL=1: every backward case on both kernels).
+tests='AttentionGpu.SanitizeBackwardHeadDim256' limit=10
 [ "${FULL:-0}" = 1 ] && tests='AttentionGpu.SanitizeBackward*:AttentionGpu.BackwardCases*' limit=60
 stage "GPU tests $tests" $limit "$out/tests.log" "$test_gpu" --gtest_filter="$tests"
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
-
-# 3. Python: ours beside SDPA's backends.
-stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
-  "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3
-echo "== backward from Python beside SDPA (TFLOP/s) =="
-grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
 # The SASS lines of an ncu source page (CSV) with the most stall samples, the two largest reasons of each.
 stall_lines() {
@@ -92,43 +89,28 @@ for r in sorted(body, key=lambda r: -num(r, total))[:10]:
 PY
 }
 
-# 4. One ncu profile of the dK/dV kernel at sequence 8k, d128 (and d64, d256 with FULL=1; not causal: the first
-#    launch), printed twice from its report: throughputs and stall reasons, then the SASS lines with most stall samples.
-ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-dims=128
-[ "${FULL:-0}" = 1 ] && dims="128 64 256"
-for d in $dims; do
-  [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
-  report="${TMPDIR:-/tmp}/gpu-attn-bwd-ncu-d$d"  # the report: not in $out (8 files come back)
-  rm -f "$report.ncu-rep"
-  stage "ncu backward kv (d$d, 8k)" 9 "$out/ncu_backward_d$d.log" \
-    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
-    --section LaunchStats --section WarpStateStats --section SourceCounters --export "$report" \
-    "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
-  [ -f "$report.ncu-rep" ] || continue
-  "$ncu" --import "$report.ncu-rep" --page details >>"$out/ncu_backward_d$d.log" 2>&1
-  echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
-  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|stalled|represents about" \
-    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -16
-  "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$out/ncu_source_d$d.csv" 2>&1
-  echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
-  stall_lines "$out/ncu_source_d$d.csv"
-done
+# 3. Python: ours beside SDPA's backends (PY_GROUPS, default d256: a window's 55 s do not hold all 16 rows).
+groups="${PY_GROUPS:-d256}"  # (not GROUPS: bash's own array of the user's group ids)
+[ "${FULL:-0}" = 1 ] && groups=d64,d128,d256,gqa
+stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
+  "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3 --groups "$groups"
+echo "== backward from Python beside SDPA (TFLOP/s) =="
+grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
-# 5. compute-sanitizer on the small and ragged backward shapes.
+# 4. compute-sanitizer on the d256 kernel's small shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-tools=racecheck sanitized=SanitizeBackwardSmallAndRagged
+tools=racecheck sanitized="${SANITIZED:-SanitizeBackwardHeadDim256}"
 [ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
 for tool in $tools; do
   [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
   [ "$(left)" -gt 5 ] || break
-  stage "sanitizer $tool ($sanitized)" 8 "$out/sanitize-$tool.log" \
+  stage "sanitizer $tool ($sanitized)" 10 "$out/sanitize-$tool.log" \
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter="AttentionGpu.$sanitized"
   echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
 done
 
-# 6. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
+# 5. Where the Python call's time goes (scripts/attn_bwd_causes.py: --quick, d128, with FULL=1 every shape): one call's
 #    GPU activities beside SDPA's, and the table of backward / grad / op / execute / stream µs.
 if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
   causes_args=(--quick) causes_limit=11
@@ -138,6 +120,30 @@ if [ "${FULL:-0}" = 1 ] || [ "$(left)" -gt 12 ]; then
     "${py[@]}" scripts/attn_bwd_causes.py "${causes_args[@]}"
   cut -c1-900 "$causes_log" | tail -40
 fi
+
+# 6. One ncu profile of the dK/dV kernel at sequence 8k, d256 (NCU_DIMS; d128, d64, d256 with FULL=1; not causal: the first
+#    launch), printed twice from its report: throughputs and stall reasons, then the SASS lines with most stall samples.
+ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+dims="${NCU_DIMS:-256}"
+[ "${FULL:-0}" = 1 ] && dims="128 64 256"
+for d in $dims; do
+  [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break
+  report="${TMPDIR:-/tmp}/gpu-attn-bwd-ncu-d$d"  # the report: not in $out (8 files come back)
+  rm -f "$report.ncu-rep"
+  stage "ncu backward kv (d$d, 8k)" 9 "$out/ncu_backward_d$d.log" \
+    "$ncu" --kernel-name regex:attention_bwd_.*kv --launch-count 1 --section SpeedOfLight --section Occupancy \
+    --section LaunchStats --section WarpStateStats --section SourceCounters --section ComputeWorkloadAnalysis \
+    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_elapsed --export "$report" \
+    "$bench" --prefill --backward --prefill-shape 8192,$d,16 --reps 1
+  [ -f "$report.ncu-rep" ] || continue
+  "$ncu" --import "$report.ncu-rep" --page details >>"$out/ncu_backward_d$d.log" 2>&1
+  echo "== ncu: the backward's dK/dV kernel at d$d 8k =="
+  grep -E "attention_bwd|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|L1/TEX Cache Throughput|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|SM Busy|sm__pipe|stalled|represents about" \
+    "$out/ncu_backward_d$d.log" | sed 's/^ *//' | cut -c1-160 | head -24
+  "$ncu" --import "$report.ncu-rep" --page source --print-source sass --csv >"$out/ncu_source_d$d.csv" 2>&1
+  echo "== ncu: the d$d 8k kernel's SASS lines with the most stall samples (share of all samples) =="
+  stall_lines "$out/ncu_source_d$d.csv"
+done
 
 # 7. The Python GPU tests of the torch operators (the C++ backward kernel among them: its bits against the
 #    Python kernel's, CUDA graph capture, fp64 gradients), with what is left.

@@ -55,6 +55,14 @@ def test_the_benchmark_refuses_bad_arguments_before_any_gpu_work(capsys):
     assert "invalid choice: 'gpt'" in capsys.readouterr().err
 
 
+def test_the_attention_benchmark_refuses_an_unknown_shape_group(capsys):
+    from warpforge import bench_attention
+
+    with pytest.raises(SystemExit):
+        bench_attention.main(["--prefill", "--backward", "--groups", "d256,d96"])
+    assert "--groups d256,d96: d96 is not one of d64, d128, d256, gqa" in capsys.readouterr().err
+
+
 def test_the_sweep_summary_reports_mean_worst_and_bandwidth(capsys):
     from warpforge import bench
 

@@ -76,6 +76,10 @@ def _row(cells):
     return "| " + " | ".join(cells) + " |"
 
 
+# The prefill's shape groups: (head_dim, KV heads) at 16 query heads.
+_GROUPS = {"d64": (64, 16), "d128": (128, 16), "d256": (256, 16), "gqa": (128, 2)}
+
+
 def prefill(torch, args):
     import warpforge
     import torch.nn.functional as F
@@ -88,7 +92,7 @@ def prefill(torch, args):
     ratios, worst = [], None
     seqs = [1024, 8192] if args.quick else [512, 1024, 2048, 4096, 8192, 16384]
     warm = True  # the first row: the GPU comes from the process's start-up idle
-    for head_dim, heads_kv in ((64, 16), (128, 16), (256, 16), (128, 2)):
+    for head_dim, heads_kv in (_GROUPS[g] for g in args.groups.split(",")):
         for seq in seqs:
             for causal in (False, True):
                 batch, heads = 16384 // seq, 16
@@ -203,7 +207,12 @@ def main(argv=None):
     parser.add_argument("--decode", action="store_true")
     parser.add_argument("--backward", action="store_true", help="prefill: time the backward instead of the forward")
     parser.add_argument("--quick", action="store_true", help="sequence 1k and 8k; decode at batch 1 and 8")
+    parser.add_argument("--groups", default="d64,d128,d256,gqa",
+                        help="prefill: these of the shape groups d64, d128, d256 (16 KV heads) and gqa (d128, 2 KV heads)")
     args = parser.parse_args(argv)
+    unknown = [g for g in args.groups.split(",") if g not in _GROUPS]
+    if unknown:
+        parser.error(f"--groups {args.groups}: {', '.join(unknown)} is not one of {', '.join(_GROUPS)}")
     import torch
 
     if not torch.cuda.is_available():

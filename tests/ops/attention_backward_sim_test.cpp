@@ -65,13 +65,18 @@ TEST(AttentionBackwardSimRaces, TheSm90aHandOversAreOrdered) {
         // 128-query blocks, the second ragged and cut by the diagonal.
         AttentionCase{.name = "d64 causal", .heads_q = 2, .heads_kv = 2, .seq_q = 300, .seq_k = 130, .head_dim = 64,
                       .options = {.causal = true}},
-        // 64-key blocks, each warpgroup half of dK's and dV's columns, one
+        // 64-key blocks, each warpgroup half of dK's and dV's columns and of
+        // Sᵀ's and dPᵀ's queries (Pᵀ and dSᵀ meet in shared memory), one
         // ring slot; three pairs in groups of two, the last alone.
         AttentionCase{.name = "d256", .batch = 3, .heads_q = 1, .heads_kv = 1, .seq_q = 150, .seq_k = 70,
                       .head_dim = 256}}) {
     SCOPED_TRACE(c.name);
     EXPECT_NO_THROW(check_attention_backward(checked, c, rng, false, nullptr, AttentionKernel::sm90a));
   }
+  // d256 deterministic: Pᵀ and dSᵀ still go through shared memory (for dV and dK), without dQ's hand-over.
+  const AttentionCase det{.name = "d256 deterministic", .heads_q = 1, .heads_kv = 1, .seq_q = 150, .seq_k = 70,
+                          .head_dim = 256};
+  EXPECT_NO_THROW(check_attention_backward(checked, det, rng, true, nullptr, AttentionKernel::sm90a));
 }
 
 TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {

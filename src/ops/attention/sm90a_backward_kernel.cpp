@@ -51,17 +51,17 @@ std::uint32_t dq_row_bytes(const Sm90aBackwardSpec& s) { return static_cast<std:
 std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) { return kWgM * dq_row_bytes(s); }
 
 struct Smem {
-  std::uint32_t k, v, ds, dq, row_values, ring, full, empty, kv_full, dq_full, dq_empty, launch;
+  std::uint32_t k, v, ds, p, dq, row_values, ring, full, empty, kv_full, dq_full, dq_empty, launch;
 };
 Smem smem_of(const Sm90aBackwardSpec& s) {
   tile::SharedLayout layout;
   Smem m{};
   m.k = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
   m.v = layout.buffer(s.kv_bytes(), tile::SharedLayout::kBaseAlignment);
-  if (!s.deterministic) {
-    m.ds = layout.buffer(2 * ds_bytes(s), tile::SharedLayout::kBaseAlignment);
-    m.dq = layout.buffer(2 * dq_tile_bytes(s));
-  }
+  if (!s.deterministic || s.splits_columns()) m.ds = layout.buffer(2 * ds_bytes(s), tile::SharedLayout::kBaseAlignment);
+  // d256: Pᵀ of the step (dV's A, both warpgroups' halves), one buffer.
+  if (s.splits_columns()) m.p = layout.buffer(ds_bytes(s), tile::SharedLayout::kBaseAlignment);
+  if (!s.deterministic) m.dq = layout.buffer(2 * dq_tile_bytes(s));
   m.row_values = layout.buffer(2 * row_values_bytes(s));  // one set a consumer warpgroup
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
@@ -172,6 +172,9 @@ class Backward final : public tile::WarpSpecializedDesign {
     kv_full_.emplace(k_, base_, m_.kv_full, 1);
     row_values_ready_.emplace(ws.warpgroup_barriers(128));
     ds_ready_.emplace(ws.named_barrier(256));
+    // d256: warpgroup w's dV of the step has retired (Pᵀ's buffer free for
+    // the other's next step): w arrives, the other waits.
+    if (s_.splits_columns()) p_free_.emplace(ws.warpgroup_barriers(256));
     if (!s_.deterministic) {
       dq_full_.emplace(k_, base_, m_.dq_full, 2);
       dq_empty_.emplace(k_, base_, m_.dq_empty, 2);
@@ -234,14 +237,14 @@ class Backward final : public tile::WarpSpecializedDesign {
     lane_ = k_.sreg(SReg::laneid);
     wg_tid_ = ws.tid() & 127;
     warp_keys_ = wg_ * key0() + (wg_tid_ >> 5) * 16;  // the warp's first key of the CTA's
-    st_.emplace(c_tile(k_, 16, s_.block_m, "st"));
-    dpt_.emplace(c_tile(k_, 16, s_.block_m, "dpt"));
+    st_.emplace(c_tile(k_, 16, wg_queries(), "st"));
+    dpt_.emplace(c_tile(k_, 16, wg_queries(), "dpt"));
     dk_acc_.emplace(c_tile(k_, 16, kv_columns(), "dk"));
     dv_acc_.emplace(c_tile(k_, 16, kv_columns(), "dv"));
     for (const Reg& r : dk_acc_->regs()) k_.mov(r, imm_f32(0.0f));
     for (const Reg& r : dv_acc_->regs()) k_.mov(r, imm_f32(0.0f));
     if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, dq_columns(s_), "dq"));
-    for (int i = 0; i < s_.block_m / 16; ++i) {
+    for (int i = 0; i < wg_queries() / 16; ++i) {
       pt_.push_back(a_tile(k_, 16, 16, in_, "pt" + std::to_string(i) + "_"));
       dst_.push_back(a_tile(k_, 16, 16, in_, "dst" + std::to_string(i) + "_"));
     }
@@ -257,10 +260,16 @@ class Backward final : public tile::WarpSpecializedDesign {
     // six registers fewer across the loop, which the consumers' 240 need
     // (d64 and d128 spilled without).
     k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.k + wg_ * (key0() * kRow), 16, kAtom);
-    q_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring, 16, kAtom);
+    // d256: the warpgroup's queries' rows of Q and dO, 32w.. (4 swizzle atoms into each panel).
+    q_desc_ = tile::warpgroup::smem_descriptor(
+        k_, s_.splits_columns() ? base_ + m_.ring + wg_ * static_cast<std::uint32_t>(wg_queries() * kRow) : base_ + m_.ring,
+        16, kAtom);
     const std::uint32_t q_panel = static_cast<std::uint32_t>(s_.block_m) * kRow;
     const std::uint32_t kv_column0 = static_cast<std::uint32_t>((s_.head_dim - kv_columns()) / 64) * q_panel;
     q_mn_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ring + wg_ * kv_column0, q_panel, kAtom);
+    // d256: dK's and dV's A, every query's dSᵀ and Pᵀ (both warpgroups'
+    // halves), K-major as K's panels (P's descriptor: p_desc()).
+    if (s_.splits_columns()) ds_k_desc_ = tile::warpgroup::smem_descriptor(k_, base_ + m_.ds, 16, kAtom);
     if (!s_.deterministic) {
       // dQ's operands over every key: dSᵀ's panel of this warpgroup's
       // queries and K's columns of its part (a 32-column half starts inside
@@ -276,11 +285,12 @@ class Backward final : public tile::WarpSpecializedDesign {
     always_ = k_.setp(Cmp::eq, scale_log2_, scale_log2_);  // check_support refuses a scale that is not finite
   }
 
-  // Each step, one query block against the warpgroup's keys: Sᵀ and dPᵀ
-  // issued together; lse and D staged meanwhile; Pᵀ from Sᵀ, then dSᵀ
-  // from dPᵀ (fast mode: stored to shared memory); dV += Pᵀ·dO, dK += dSᵀ·Q,
+  // Each step, one query block against the warpgroup's keys (d256: all 64
+  // keys against its half of the queries): Sᵀ and dPᵀ issued together; lse
+  // and D staged meanwhile; Pᵀ from Sᵀ, then dSᵀ from dPᵀ (fast mode and
+  // d256: stored to shared memory, d256 Pᵀ too); dV += Pᵀ·dO, dK += dSᵀ·Q,
   // then (fast mode) this warpgroup's dQ product once both warpgroups' dSᵀ
-  // are stored; dQ handed to the writer warp, then the slot freed.
+  // are stored; dQ handed to the writer warp; the slot freed.
   void mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::PipelineState& state) override {
     const tile::MbarrierPipeline& pipe = ws.pipeline();
     const Pred& lead = ws.leader();
@@ -309,6 +319,8 @@ class Backward final : public tile::WarpSpecializedDesign {
         });
         k_.if_then(t + 1 < count, [&] { load_row_values(w, step_of(w, t + 1), next); });
         row_values_ready_->of(wg_).sync();
+        // d256: the values of the warpgroup's queries.
+        if (s_.splits_columns()) values = values + wg_ * static_cast<std::uint32_t>(wg_queries() * 4);
         k_.wgmma_wait_group(1);  // Sᵀ
         const auto p = [&] {
           scores_to_p(w, st, values);
@@ -319,18 +331,33 @@ class Backward final : public tile::WarpSpecializedDesign {
         // serializes the wgmma: C7512).
         if (s_.head_dim == 128) own_block(p);
         else p();
+        if (s_.splits_columns()) {
+          // Pᵀ's buffer once the other warpgroup's dV of the last step has retired.
+          k_.if_then(t > 0, [&] { p_free_->of(wg_ ^ 1).sync(); });
+          store_a_tiles(pt_, base_ + m_.p);
+        }
         k_.wgmma_wait_group(0);  // dPᵀ
         dp_to_ds(values);
         pack_accumulator_as_a(k_, *dpt_, dst_);
         // dSᵀ is stored before the wgmma that read it from registers are
         // issued: until they retire no other instruction may touch it.
-        if (!s_.deterministic) store_ds(base_ + m_.ds + buffer * ds_bytes(s_));
+        if (stores_ds()) store_a_tiles(dst_, base_ + m_.ds + buffer * ds_bytes(s_));
+        const auto release = [&] { k_.if_then(lead, [&] { pipe.release(state.stage()); }); };
+        if (s_.splits_columns()) products_from_shared(t, count, buffer, stage_offset, release);
+        else products_from_registers(buffer, stage_offset, release);
+        ++state;
+      });
+    });
+  }
+
+  // d64, d128: dV += Pᵀ·dO and dK += dSᵀ·Q with Pᵀ and dSᵀ from registers,
+  // then (fast mode) dQ; the slot freed.
+  void products_from_registers(const Reg& buffer, const Reg& stage_offset, const std::function<void()>& release) {
         k_.wgmma_fence();
         issue_with_a_from_registers(dv_acc_->regs(), pt_, dos(q_mn_desc_) + stage_offset);
         k_.wgmma_commit_group();
         issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
         k_.wgmma_commit_group();
-        const auto release = [&] { k_.if_then(lead, [&] { pipe.release(state.stage()); }); };
         if (s_.deterministic) {
           k_.wgmma_wait_group(0);
           release();
@@ -341,29 +368,36 @@ class Backward final : public tile::WarpSpecializedDesign {
           // while the other warpgroup finishes its softmax (session 7's
           // order, dV, dQ, dK, left the first one's dK behind the barrier:
           // its largest stall).
-          if (s_.splits_columns()) {
-            // At head_dim 256 dQ's 64 accumulators a thread are issued once
-            // dV has released Pᵀ's registers: dK, dV, Pᵀ, dSᵀ and dQ at once
-            // would not fit in 240 (ptxas serializes the wgmma, C7512).
-            k_.wgmma_wait_group(1);
-            k_.wgmma_fence();
-          }
           issue_dq(buffer);
-          // One slot (d256): freed once dK has retired, the next block's
-          // load under dQ and its hand-over. Two: after the hand-over (freed
-          // before it, d64 with a window spilled 8 bytes).
-          const bool one_slot = s_.stages == 1;
-          if (one_slot) {
-            k_.wgmma_wait_group(1);
-            release();
-          }
           k_.wgmma_wait_group(0);
           hand_dq_over(buffer);
-          if (!one_slot) release();
+          // After the hand-over (freed before it, d64 with a window spilled 8 bytes).
+          release();
         }
-        ++state;
-      });
-    });
+  }
+
+  // d256: once both warpgroups' Pᵀ and dSᵀ halves are stored, dV += Pᵀ·dO,
+  // dK += dSᵀ·Q (A from shared memory) and (fast mode) dQ, issued
+  // together; dV retired: Pᵀ's buffer freed for the other warpgroup; dK
+  // retired: the slot freed (its next load under dQ and the hand-over).
+  void products_from_shared(const Reg& t, const Reg& count, const Reg& buffer, const Reg& stage_offset,
+                            const std::function<void()>& release) {
+    share_ds();
+    k_.wgmma_fence();
+    issue_from_shared(dv_acc_->regs(), p_desc(), dos(q_mn_desc_) + stage_offset);
+    k_.wgmma_commit_group();
+    issue_from_shared(dk_acc_->regs(), ds_k_desc_ + ds_offset(buffer), q_mn_desc_ + stage_offset);
+    k_.wgmma_commit_group();
+    if (!s_.deterministic) issue_dq(buffer);
+    const int after_dk = s_.deterministic ? 0 : 1;  // groups issued after dK
+    k_.wgmma_wait_group(after_dk + 1);              // dV
+    k_.if_then(t + 1 < count, [&] { p_free_->of(wg_).arrive(); });
+    k_.wgmma_wait_group(after_dk);  // dK
+    release();
+    if (!s_.deterministic) {
+      k_.wgmma_wait_group(0);
+      hand_dq_over(buffer);
+    }
   }
 
   // dK·scale and dV of the warp's keys that exist (zero where no query
@@ -397,6 +431,13 @@ class Backward final : public tile::WarpSpecializedDesign {
   };
 
   int panels() const { return s_.head_dim / 64; }
+  // Sᵀ's and dPᵀ's queries a warpgroup: all the block's, or at head_dim
+  // 256 (both warpgroups on the same 64 keys) half, so that each product
+  // is computed once.
+  int wg_queries() const { return s_.splits_columns() ? s_.block_m / 2 : s_.block_m; }
+  // Whether dSᵀ goes through shared memory: for dQ (fast mode), and for dK
+  // at head_dim 256.
+  bool stores_ds() const { return !s_.deterministic || s_.splits_columns(); }
   // Consumer warpgroup w's keys start at w·key0() of the CTA's, its
   // columns of dK and dV at w·(head_dim - kv_columns()).
   int key0() const { return s_.splits_columns() ? 0 : kWgM; }
@@ -414,6 +455,8 @@ class Backward final : public tile::WarpSpecializedDesign {
   // V's descriptor from K's (V's buffer a constant distance on), dO's (the
   // slot's second half) from one of Q's.
   Reg v_desc() { return k_desc_ + ((m_.v - m_.k) >> 4); }
+  // d256: Pᵀ's buffer's descriptor from dSᵀ's (a constant distance on).
+  Reg p_desc() { return ds_k_desc_ + ((m_.p - m_.ds) >> 4); }
   Reg dos(const Reg& q_desc) { return q_desc + (s_.q_bytes() >> 4); }
   // Varlen maps have one batch (the rows run on across sequences).
   Reg batch_coordinate(const tile::WorkItem& w) { return s_.varlen ? k_.mov(u32, 0) : w.tile.batch; }
@@ -478,8 +521,11 @@ class Backward final : public tile::WarpSpecializedDesign {
   // Sᵀ masked where the mask cuts the block, then Pᵀ = exp2(Sᵀ·scale·log2e
   // - lse·log2e), column by column (a column is a query) in place.
   void scores_to_p(const tile::WorkItem& w, const Step& st, const Reg& values) {
+    // d256: the warpgroup's Sᵀ starts at query wg_queries()·w of the block.
+    Reg query0 = s_.splits_columns() ? st.m0 + (lc_.col + wg_ * static_cast<std::uint32_t>(wg_queries())).as(s32)
+                                     : st.m0 + lc_.col.as(s32);
     const MaskGeometry mask{.keys_are_rows = true,
-                            .query0 = st.m0 + lc_.col.as(s32),
+                            .query0 = query0,
                             .key0 = (w.tile.m0 + warp_keys_ + lc_.row).as(s32),
                             .len_k = w.extra[KeyBlockWork::len_k],
                             .diag = w.extra[KeyBlockWork::diag],
@@ -526,14 +572,12 @@ class Backward final : public tile::WarpSpecializedDesign {
     }
   }
 
-  // Fast mode: the warpgroup's dSᵀ (64 keys x block_m queries, bf16) to its
-  // rows of the step's dSᵀ buffer `ds` in the 128-byte swizzle wgmma reads
-  // (PTX ISA 9.7.15.5.1): queries 64p.. in panel p. Where both warpgroups
-  // hold every key's dSᵀ (splits_columns), warpgroup w stores keys 32w..
-  // (its warps 2w, 2w + 1).
-  void store_ds(const Reg& ds) {
-    const auto store = [&] {
-      const tile::LaneCoords alc = tile::emit_lane_coords(k_, dst_[0].steps(), lane_);
+  // The warpgroup's dSᵀ or Pᵀ (`tiles`, packed: 64 keys x block_m queries,
+  // bf16; at head_dim 256 its wg_queries() queries) to its rows (columns)
+  // of `buffer` in the 128-byte swizzle wgmma reads (PTX ISA 9.7.15.5.1):
+  // queries 64p.. in panel p.
+  void store_a_tiles(const std::vector<tile::RegisterTile>& tiles, const Reg& buffer) {
+      const tile::LaneCoords alc = tile::emit_lane_coords(k_, tiles[0].steps(), lane_);
       const layout::Swizzle swz = layout::smem_swizzle(layout::SmemSwizzle::b128, 2);
       const std::int64_t swz_mask = ((std::int64_t{1} << swz.bits()) - 1) << swz.base();
       // Element (key, query) at panel·(block_n·64) + key·64 + query mod 64,
@@ -546,35 +590,53 @@ class Backward final : public tile::WarpSpecializedDesign {
       // store had taken 32).
       Reg key_row = warp_keys_ + alc.row;
       Reg term = ((key_row << 6) >> swz.shift()) & swz_mask;
-      Reg thread_at = ds + ((((key_row << 6) + alc.col) << 1));
+      // d256: the warpgroup's queries start at 32w, bit 5 of the element
+      // offset, above every C (< 32): XORed into the term.
+      if (s_.splits_columns()) term = term ^ (wg_ << 5);
+      Reg thread_at = buffer + ((((key_row << 6) + alc.col) << 1));
       std::map<std::int64_t, Reg> chunk_at;
-      for (int kk = 0; kk < s_.block_m / 16; ++kk)
-        for (std::size_t r = 0; r < dst_[static_cast<std::size_t>(kk)].regs().size(); ++r) {
+      for (int kk = 0; kk < static_cast<int>(tiles.size()); ++kk)
+        for (std::size_t r = 0; r < tiles[static_cast<std::size_t>(kk)].regs().size(); ++r) {
           const auto [dr, dc] =
-              dst_[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
+              tiles[static_cast<std::size_t>(kk)].steps().value_offset(static_cast<std::int64_t>(2 * r));
           const std::int64_t c = 16 * (kk % 4) + dc;
           if (!chunk_at.count(c)) chunk_at.emplace(c, thread_at + ((term ^ c) << 1));
           const std::int64_t rest = (kk / 4) * std::int64_t{s_.block_n} * 64 + (dr << 6);
-          k_.st(Space::shared, b32, at(chunk_at.at(c), 2 * rest), dst_[static_cast<std::size_t>(kk)].regs()[r]);
+          k_.st(Space::shared, b32, at(chunk_at.at(c), 2 * rest), tiles[static_cast<std::size_t>(kk)].regs()[r]);
         }
-    };
-    if (s_.splits_columns())
-      k_.if_then((wg_tid_ >> 6) == wg_, store);
-    else
-      store();
   }
 
-  // Fast mode, once both warpgroups' dSᵀ are in the buffer (and visible to
-  // the async proxy: fence.proxy.async, PTX ISA 9.7.13.4.13), this
-  // warpgroup's dQ product (committed): its part (dq_columns) over the
-  // CTA's keys, so each element of dQ is added once.
-  void issue_dq(const Reg& buffer) {
+  // Both warpgroups' dSᵀ (d256: and Pᵀ) in the buffers and visible to the async proxy
+  // (fence.proxy.async, PTX ISA 9.7.13.4.13) for the wgmma that read it.
+  void share_ds() {
     k_.fence_proxy_async_shared();
     ds_ready_->sync();
-    Reg ds_offset = k_.reg(u64);
-    k_.cvt(ds_offset, buffer * (ds_bytes(s_) >> 4));
+  }
+
+  // d256: acc += A·B over the block's queries (uncommitted), A Pᵀ or dSᵀ
+  // of every query from its buffer (K-major: a key's 64 queries one
+  // 128-byte row), B the slot's dO or Q read N-major.
+  void issue_from_shared(const Regs& acc, const Reg& a_desc, const Reg& b_desc) {
+    for (int kk = 0; kk < s_.block_m / 16; ++kk)
+      k_.wgmma_mma_async(in_, acc, a_desc + (kk * 32 >> 4), b_desc + (kk * 16 * kRow >> 4), true, WgmmaMajor::k,
+                         WgmmaMajor::mn);
+  }
+
+  // The step's dSᵀ buffer's offset (descriptor units, 16 bytes).
+  Reg ds_offset(const Reg& buffer) {
+    Reg offset = k_.reg(u64);
+    k_.cvt(offset, buffer * (ds_bytes(s_) >> 4));
+    return offset;
+  }
+
+  // Fast mode, once both warpgroups' dSᵀ are in the buffer (share_ds; at
+  // d256 done before dK), this warpgroup's dQ product (committed): its part
+  // (dq_columns) over the CTA's keys, so each element of dQ is added once.
+  void issue_dq(const Reg& buffer) {
+    if (!s_.splits_columns()) share_ds();
+    Reg offset = ds_offset(buffer);
     for (int kk = 0; kk < s_.block_n / 16; ++kk)
-      k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + ds_offset + (kk * 16 * kRow >> 4),
+      k_.wgmma_mma_async(in_, dq_acc_->regs(), ds_desc_ + offset + (kk * 16 * kRow >> 4),
                          k_mn_desc_ + (kk * 16 * kRow >> 4), kk > 0, WgmmaMajor::mn, WgmmaMajor::mn);
     k_.wgmma_commit_group();
   }
@@ -664,10 +726,11 @@ class Backward final : public tile::WarpSpecializedDesign {
   std::optional<tile::MbarrierArray> kv_full_;
   std::optional<tile::NamedBarrierSet> row_values_ready_;
   std::optional<tile::NamedBarrier> ds_ready_;
+  std::optional<tile::NamedBarrierSet> p_free_;
   std::optional<tile::MbarrierArray> dq_full_, dq_empty_;
   // The consumers'.
   Reg wg_, lane_, wg_tid_, warp_keys_, row_values_;
-  Reg k_desc_, q_desc_, q_mn_desc_, ds_desc_, k_mn_desc_;
+  Reg k_desc_, q_desc_, q_mn_desc_, ds_desc_, k_mn_desc_, ds_k_desc_;
   std::optional<tile::RegisterTile> st_, dpt_, dk_acc_, dv_acc_, dq_acc_;
   std::vector<tile::RegisterTile> pt_, dst_;
   tile::LaneCoords lc_;

@@ -14,12 +14,16 @@
 // warpgroup takes 64 of the keys and all of dK's and dV's columns; at 256
 // (64 keys: dK and dV of 64 keys over 256 columns would not fit a
 // warpgroup's registers) each takes all 64 keys and half of dK's and dV's
-// columns, computing the keys' Sᵀ and dPᵀ itself (1.4x the tensor work of
-// the five products, no exchange of P between the warpgroups). Per query
-// block a warpgroup computes Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ with wgmma from shared
-// memory, Pᵀ and dSᵀ in registers (lse and D of the block's queries staged
-// by the warpgroup in shared memory), and dV += Pᵀ·dO, dK += dSᵀ·Q with
-// wgmma taking Pᵀ and dSᵀ from registers. Fast mode: dSᵀ goes to shared
+// columns, and Sᵀ and dPᵀ of the 64 keys against its half of the block's
+// queries: each product is computed once (each warpgroup computing Sᵀ and
+// dPᵀ whole had been 1.4x the tensor work), and both halves of Pᵀ
+// and dSᵀ meet in shared memory, where dV's and dK's wgmma read them (a
+// named barrier a warpgroup says when its dV has read Pᵀ's one buffer).
+// Per query block a warpgroup computes Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ with wgmma
+// from shared memory, Pᵀ and dSᵀ in registers (lse and D of the block's
+// queries staged by the warpgroup in shared memory), and dV += Pᵀ·dO,
+// dK += dSᵀ·Q with wgmma taking Pᵀ and dSᵀ from registers (d256: from
+// shared memory). Fast mode: dSᵀ goes to shared
 // memory and each warpgroup computes a dQ product (dS read transposed from
 // shared memory, wgmma's MN-major A) after its dV and dK products: its half
 // of dQ's columns, (d/2)w.., over the CTA's keys. The product goes

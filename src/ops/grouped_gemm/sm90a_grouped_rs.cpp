@@ -133,8 +133,12 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   tile::WarpSpecializedConfig config() const override {
     tile::WarpSpecializedConfig w;
     w.consumers = c_.consumers;
-    // 512 threads: 128 registers a thread at entry; the producer's 40 leave the consumers 152.
-    if (c_.consumers == 3) w.consumer_registers = 152;
+    // 512 threads: 128 registers a thread at entry; the producer's 40 leave the consumers 152,
+    // its 24 leave them 160 (T = 192's 96 accumulators spill 80 bytes at 152).
+    if (c_.consumers == 3) {
+      w.producer_registers = c_.tokens > 128 ? 24 : 40;
+      w.consumer_registers = c_.tokens > 128 ? 160 : 152;
+    }
     w.stages = c_.stages;
     w.full_barriers = smem_.full;
     w.empty_barriers = smem_.empty;

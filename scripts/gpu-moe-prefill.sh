@@ -109,15 +109,17 @@ weights() {
 }
 
 # The RS design's tilings beside the default's: each AB_ROWS line
-# "T,C model tokens format kernel" a process under WARPFORGE_RS_TILING=T,C.
+# "T,C[,S,A] model tokens format kernel" a process under
+# WARPFORGE_RS_TILING=T,C[,S,A] (sm90a_grouped_rs.cpp), in priority order.
 ab_rows="${AB_ROWS:-256,2,1,1 dense 8192 mxfp4 sm90a
+128,3,1,1 dense 8192 nvfp4 sm90a
 256,2,1,1 mixtral 8192 mxfp4 sm90a
+128,3,1,1 mixtral 8192 nvfp4 sm90a
 192,3 dense 8192 mxfp4 sm90a
-192,3 mixtral 8192 mxfp4 sm90a
 128,3,1,1 mixtral 128 mxfp4 sm90a
 64,3 mixtral 128 mxfp4 sm90a}"
 run_ab() {
-  step weights-ab 6 16 bash -c 'while read -r tiling model rows format kernel; do
+  step weights-ab 6 24 bash -c 'while read -r tiling model rows format kernel; do
       [ -n "$tiling" ] || continue
       echo "== WARPFORGE_RS_TILING=$tiling $model $rows $format $kernel"
       WARPFORGE_RS_TILING="$tiling" "$0" --grouped --weights "$format" --grouped-kernel "$kernel" --models "$model" \

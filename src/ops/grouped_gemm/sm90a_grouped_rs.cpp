@@ -508,13 +508,8 @@ std::size_t sm90a_grouped_rs_workspace_bytes(const GroupedGemmProblem& p, const 
 }
 
 GroupScheduleOptions sm90a_grouped_rs_schedule(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
-  GroupScheduleOptions o;
-  o.groups = p.groups;
-  o.ragged_rows = true;
-  o.rows_per_tile = c.tokens;
-  o.units_per_row = (p.n + c.rows() - 1) / c.rows();
-  o.splits = c.splits;
-  o.tail_units = true;  // the rows past the last group: items of zeros
+  // The rows past the last group: items of zeros.
+  GroupScheduleOptions o = ragged_rows_schedule(p, c.rows(), c.tokens, c.splits);
   // Bands of 8 token tiles walked weight-tile-major: the 132 CTAs at once
   // run ~16 weight tiles, each read from DRAM once for the band's tokens.
   o.band_rows = 8;

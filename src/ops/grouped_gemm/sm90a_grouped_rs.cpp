@@ -256,6 +256,12 @@ void RsDesign::fp4_pair_constants(const Reg& t) {
   };
   left_ = pick(&Fp4PairMove::left);
   right_ = pick(&Fp4PairMove::right);
+  if (c_.pair_multiplies >= 1) left_ = k_.mov(u32, 1u) << left_;  // x 2^left
+  if (c_.pair_multiplies == 2) {  // the high word of x 2^(32 - right); 0 where no field moves right
+    Reg r = right_;
+    right_ = k_.mov(u32, 0u);
+    k_.if_then(r != 0u, [&] { k_.mov(right_, k_.mov(u32, 1u) << (k_.mov(u32, 32u) - r)); });
+  }
   mask_left_ = pick(&Fp4PairMove::ml);
   mask_right_ = pick(&Fp4PairMove::mr);
 }
@@ -268,7 +274,13 @@ void RsDesign::fp4_pair_constants(const Reg& t) {
 // 6.53 ms, 0.70 of bf16, slower than s7's 0.74 at 24% fewer instructions,
 // 10.8 cycles between a warp's issues (7.7).
 Reg RsDesign::pair_of(const Reg& word) {
-  return ((word << left_) & mask_left_) | ((word >> right_) & mask_right_);
+  Reg left = c_.pair_multiplies >= 1 ? word * left_ : word << left_;
+  Reg right = word >> right_;
+  if (c_.pair_multiplies == 2) {
+    right = k_.reg(u32);
+    k_.mul_hi(right, word, right_);
+  }
+  return (left & mask_left_) | (right & mask_right_);
 }
 
 // Waits for stage `s` and converts the thread's fragments of k-block kb
@@ -333,47 +345,17 @@ void RsDesign::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile
   k_.if_then(w.kb1 > w.kb0, [&] {
     const tile::warpgroup::KBlock block{.ab = bf16, .k_steps = kBlock / 16};
     Reg left = w.extra[0] - w.tile.m0;  // the group's tokens from the tile's first
-    Reg current = k_.reg(u32);  // the stage the last wgmma issued read
-    auto issue = [&](const Reg& kb, const Regs& frags) {
+    Reg current = k_.reg(u32);  // the stage the wgmma read
+    convert(s, w.kb0, frags_[0]);
+    k_.mov(current, s.stage());
+    ++s;
+    auto step = [&](const Reg& kb, const Regs& now, const Regs& next) {
       Reg desc = k_.reg(u64);
       k_.cvt(desc, current * imm(smem_.stage >> 4));  // the descriptor's address counts 16-byte units
       k_.add(desc, desc, desc0_);
       std::vector<Regs> a_steps;
-      for (std::size_t i = 0; i < 8; i += 2)
-        a_steps.push_back(Regs{frags[i], frags[8 + i], frags[i + 1], frags[8 + i + 1]});
+      for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
       mma_narrowest(block, a_steps, desc, kb != w.kb0, left, 64);
-    };
-    convert(s, w.kb0, frags_[0]);
-    k_.mov(current, s.stage());
-    ++s;
-    if (c_.ahead) {
-      // mma(kb) in flight on one set: k-block kb + 1 converts into the
-      // other (its last reader, mma(kb - 1), retired) and its wgmma queue
-      // behind mma(kb) before the warp waits for mma(kb) alone.
-      issue(w.kb0, frags_[0]);
-      Reg done = k_.reg(u32);
-      auto step = [&](const Reg& kb, const Regs& next) {
-        k_.mov(done, current);
-        k_.if_else(
-            kb + 1u < w.kb1,
-            [&] {
-              convert(s, kb + 1u, next);
-              k_.mov(current, s.stage());
-              ++s;
-              issue(kb + 1u, next);
-              k_.wgmma_wait_group(1);
-            },
-            [&] { k_.wgmma_wait_group(0); });
-        k_.if_then(leader_, [&] { ws.pipeline().release(done); });
-      };
-      k_.for_nonempty_range(w.kb0, w.kb1, 2u, [&](Reg kb) {
-        step(kb, frags_[1]);
-        k_.if_then(kb + 1u < w.kb1, [&] { step(kb + 1u, frags_[0]); });
-      });
-      return;
-    }
-    auto step = [&](const Reg& kb, const Regs& now, const Regs& next) {
-      issue(kb, now);
       Pred more = kb + 1u < w.kb1;
       k_.if_then(more, [&] { convert(s, kb + 1u, next); });
       k_.wgmma_wait_group(0);
@@ -455,23 +437,23 @@ void RsDesign::finish(const tile::WorkItem& w) {
 }
 
 // For experiments on a GPU (scripts/gpu-moe-prefill.sh's A/B rows):
-// WARPFORGE_RS_TILING=T,C[,S[,A]] sets the tokens T, consumer warpgroups C,
-// K split S (0 or none: the default's) and wgmma ahead A (0 or 1) of every
-// RS kernel configured after it; build_sm90a_grouped_rs refuses what it
-// cannot build.
+// WARPFORGE_RS_TILING=T,C[,S[,M]] sets the tokens T, consumer warpgroups C,
+// K split S (0 or none: the default's) and pair multiplies M (0-2,
+// GroupedRsConfig::pair_multiplies) of every RS kernel configured after it;
+// build_sm90a_grouped_rs refuses what it cannot build.
 void tiling_from_environment(GroupedRsConfig& c) {
   const char* text = std::getenv("WARPFORGE_RS_TILING");
   if (!text || !*text) return;
-  int tokens = 0, consumers = 0, splits = 0, ahead = 0;
+  int tokens = 0, consumers = 0, splits = 0, multiplies = 0;
   char end = 0;
-  const int read = std::sscanf(text, "%d,%d,%d,%d%c", &tokens, &consumers, &splits, &ahead, &end);
-  if (read < 2 || read > 4 || splits < 0 || (read == 4 && ahead != 0 && ahead != 1))
+  const int read = std::sscanf(text, "%d,%d,%d,%d%c", &tokens, &consumers, &splits, &multiplies, &end);
+  if (read < 2 || read > 4 || splits < 0 || multiplies < 0 || multiplies > 2)
     throw OpsError(std::string("WARPFORGE_RS_TILING '") + text +
-                   "': expected tokens,consumers[,splits[,ahead]] (two to four integers, splits 0 or more, ahead 0 "
-                   "or 1, e.g. 192,3 or 128,2,2 or 256,2,0,1)");
+                   "': expected tokens,consumers[,splits[,multiplies]] (two to four integers, splits 0 or more, "
+                   "multiplies 0-2, e.g. 192,3 or 128,2,2 or 256,2,0,1)");
   c.tokens = tokens, c.consumers = consumers;
   if (splits > 0) c.splits = splits;
-  if (read == 4) c.ahead = ahead == 1;
+  if (read == 4) c.pair_multiplies = multiplies;
 }
 
 }  // namespace
@@ -479,7 +461,7 @@ void tiling_from_environment(GroupedRsConfig& c) {
 std::string GroupedRsConfig::describe() const {
   return std::to_string(rows()) + " rows x " + std::to_string(tokens) + " tokens x " + std::to_string(kBlock) + " s" +
          std::to_string(stages) + (splits > 1 ? ", K split " + std::to_string(splits) + " ways" : "") +
-         (ahead ? ", wgmma ahead" : "");
+         (pair_multiplies ? ", pair multiplies " + std::to_string(pair_multiplies) : "");
 }
 
 bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p) { return p.packed_b; }

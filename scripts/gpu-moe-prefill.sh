@@ -116,10 +116,11 @@ ab_rows="${AB_ROWS:-256,2,1,2 dense 8192 mxfp4 sm90a
 256,2,1,2 dense 8192 nvfp4 sm90a
 256,2,1,2 mixtral 8192 mxfp4 sm90a
 256,2,1,2 mixtral 8192 nvfp4 sm90a
-256,2,1,1 dense 8192 mxfp4 sm90a
 64,3,1,2 mixtral 128 mxfp4 sm90a
 64,3 mixtral 128 mxfp4 sm90a
-64,3 gpt-oss 1024 mxfp4 sm90a}"
+64,3 gpt-oss 1024 mxfp4 sm90a
+64,3 deepseek 1024 mxfp4 sm90a
+64,3 deepseek 1024 mxfp4 stream}"
 run_ab() {
   step weights-ab 6 16 bash -c 'while read -r tiling model rows format kernel; do
       [ -n "$tiling" ] || continue

@@ -133,12 +133,8 @@ class RsDesign final : public tile::WarpSpecializedDesign {
   tile::WarpSpecializedConfig config() const override {
     tile::WarpSpecializedConfig w;
     w.consumers = c_.consumers;
-    // 512 threads: 128 registers a thread at entry; the producer's 40 leave the consumers 152,
-    // its 24 leave them 160 (T = 192's 96 accumulators spill 80 bytes at 152).
-    if (c_.consumers == 3) {
-      w.producer_registers = c_.tokens > 128 ? 24 : 40;
-      w.consumer_registers = c_.tokens > 128 ? 160 : 152;
-    }
+    // 512 threads: 128 registers a thread at entry; the producer's 40 leave the consumers 152.
+    if (c_.consumers == 3) w.consumer_registers = 152;
     w.stages = c_.stages;
     w.full_barriers = smem_.full;
     w.empty_barriers = smem_.empty;
@@ -508,12 +504,12 @@ ptx::Module build_sm90a_grouped_rs(const GroupedGemmProblem& p, const GroupedRsC
     throw OpsError("sm90a RS grouped kernel: problem " + p.describe() +
                    "; it takes packed weights against bf16 tokens with K contiguous, ragged M");
   if (c.tokens < 8 || c.tokens > 256 || c.tokens % 8 != 0 || c.stages < 2 || c.stages > 8 || c.splits < 1 ||
-      c.consumers < 2 || c.consumers > 3 || (c.consumers == 3 && (c.tokens > 192 || c.splits > 1)) ||
+      c.consumers < 2 || c.consumers > 3 || (c.consumers == 3 && (c.tokens > 128 || c.splits > 1)) ||
       sm90a_grouped_rs_shared_bytes(p, c) > 227 * 1024)
     throw OpsError("sm90a RS grouped kernel: configuration " + c.describe() + " needs " +
                    std::to_string(sm90a_grouped_rs_shared_bytes(p, c)) +
                    " bytes of shared memory; it takes 8 to 256 tokens (a multiple of 8), 2-8 stages within 227 KB, at "
-                   "least one K split and 2 consumer warpgroups, or 3 up to 192 tokens without a split");
+                   "least one K split and 2 consumer warpgroups, or 3 up to 128 tokens without a split");
   RsDesign design(p, c);
   return tile::build_warp_specialized(design);
 }

@@ -72,8 +72,9 @@ struct GroupedRsConfig {
   // added in split order through the workspace by the unit's last
   // (split_k_reduce, transposed_output.hpp): deterministic.
   int splits = 1;
-  // Consumer warpgroups, 64 weight rows each: 2, or 3 up to T = 192 without
-  // a split (152 registers a thread; the default takes 3 at T <= 128).
+  // Consumer warpgroups, 64 weight rows each: 2, or 3 at T <= 128 (their
+  // accumulators leave room for 152 registers a thread; T = 192 x 3 needs
+  // 160 and ran dense 8192 x 8192 1% faster: s9 gpu-w1, not kept).
   int consumers = 2;
   // FP4 pairs' shifts (the ALU pipe) as multiplies (the FMA pipe): 0 none,
   // 1 the left shift (mul.lo by 2^l), 2 both (and mul.hi by 2^(32 - r)).

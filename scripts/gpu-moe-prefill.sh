@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The grouped GEMM's weight-only prefill (issue 43) on a GPU machine, in under
 # a minute once the build is there (BUDGET seconds, default 50), in the order
-# STEPS gives (default: ab mxfp4 nvfp4 tests memcheck ncu), each step while
+# STEPS gives (default: mxfp4 nvfp4 tests memcheck ncu ab), each step while
 # time is left; TESTS_TILING, MEMCHECK_TILING and NCU_TILING set
 # WARPFORGE_RS_TILING (sm90a_grouped_rs.cpp) for those steps:
 #   mxfp4     bench_gemm --grouped --weights mxfp4 at 128, 1024, 8192 tokens
@@ -11,8 +11,8 @@
 #   nvfp4     the same rows in NVFP4 (mixtral, dense, gpt-oss);
 #   sm90a-mxfp4, sm90a-nvfp4, stream-mxfp4, stream-nvfp4: the same rows on
 #             the kernel named (--grouped-kernel), not automatic selection's;
-#   ab        the RS design's tilings (WARPFORGE_RS_TILING=T,C[,S,M]: tokens,
-#             consumer warpgroups, K split, pair multiplies) at the rows AB_ROWS lists, one
+#   ab        the RS design's tilings (WARPFORGE_RS_TILING=T,C[,S]: tokens,
+#             consumer warpgroups, K split) at the rows AB_ROWS lists, one
 #             "tiling model tokens format kernel" a line, each beside its
 #             own bf16 row;
 #   tests     GroupedGemmGpu's weight-only prefill cases on the sm90a path
@@ -42,7 +42,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script moe-prefill
 budget="${BUDGET:-50}"
-steps=" ${STEPS:-ab mxfp4 nvfp4 tests memcheck ncu} "
+steps=" ${STEPS:-mxfp4 nvfp4 tests memcheck ncu ab} "
 tokens="${TOKENS:-128,1024,8192}"
 wanted() { [[ "$steps" == *" $1 "* ]]; }
 left() { echo $((budget - SECONDS)); }
@@ -87,7 +87,7 @@ backward=(--backward)
 bench_gemm="$build_dir/bench/bench_gemm"
 
 run_tests() {
-  step tests 10 14 env WARPFORGE_RS_TILING="${TESTS_TILING-256,2,1,2}" "$build_dir/tests/test_gpu" \
+  step tests 10 20 env WARPFORGE_RS_TILING="${TESTS_TILING:-}" "$build_dir/tests/test_gpu" \
     --gtest_filter="${TESTS:-GroupedGemmGpu.WeightOnly*:GroupedGemmGpu.TheSimulatorsBlockScaledCases}"
   local rc=$?
   [ -f "$out/tests.log" ] && summary+=("tests: $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests.log" | tr '\n' ' ')")
@@ -110,14 +110,9 @@ weights() {
 }
 
 # The RS design's tilings beside the default's: each AB_ROWS line
-# "T,C[,S,A] model tokens format kernel" a process under
-# WARPFORGE_RS_TILING=T,C[,S,M] (sm90a_grouped_rs.cpp), in priority order.
-ab_rows="${AB_ROWS:-256,2,1,2 dense 8192 mxfp4 sm90a
-256,2,1,2 dense 8192 nvfp4 sm90a
-256,2,1,2 mixtral 8192 mxfp4 sm90a
-256,2,1,2 mixtral 8192 nvfp4 sm90a
-64,3,1,2 mixtral 128 mxfp4 sm90a
-64,3 mixtral 128 mxfp4 sm90a
+# "T,C[,S] model tokens format kernel" a process under
+# WARPFORGE_RS_TILING=T,C[,S] (sm90a_grouped_rs.cpp), in priority order.
+ab_rows="${AB_ROWS:-64,3 mixtral 128 mxfp4 sm90a
 64,3 gpt-oss 1024 mxfp4 sm90a
 64,3 deepseek 1024 mxfp4 sm90a
 64,3 deepseek 1024 mxfp4 stream}"
@@ -139,7 +134,7 @@ run_ncu() {
   [ -x "$ncu_tool" ] || { summary+=("ncu: not found"); return; }
   read -r ncu_model ncu_tokens ncu_format <<<"${NCU_ROW:-dense 8192 nvfp4}"
   local report=/tmp/gpu-moe-prefill-ncu
-  step ncu 8 12 env WARPFORGE_RS_TILING="${NCU_TILING-256,2,1,2}" bash -c '"$0" --export "$1" --force-overwrite --kernel-name regex:"$2" --launch-skip 3 --launch-count 1 \
+  step ncu 8 12 env WARPFORGE_RS_TILING="${NCU_TILING:-}" bash -c '"$0" --export "$1" --force-overwrite --kernel-name regex:"$2" --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     --section Occupancy --section LaunchStats \
     --section SchedulerStats --section WarpStateStats --section SourceCounters --section InstructionStats \
@@ -169,7 +164,7 @@ for s in $steps; do
   case "$s" in
     memcheck)
       sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-      step memcheck 8 10 env WARPFORGE_RS_TILING="${MEMCHECK_TILING-64,3,1,2}" \
+      step memcheck 8 10 env WARPFORGE_RS_TILING="${MEMCHECK_TILING:-}" \
         "$sanitizer" --tool memcheck --error-exitcode 9 "$build_dir/tests/test_gpu" \
         --gtest_filter='GroupedGemmGpu.WeightOnlyRs*' ;;
     tests) run_tests ;;

@@ -252,12 +252,6 @@ void RsDesign::fp4_pair_constants(const Reg& t) {
   };
   left_ = pick(&Fp4PairMove::left);
   right_ = pick(&Fp4PairMove::right);
-  if (c_.pair_multiplies >= 1) left_ = k_.mov(u32, 1u) << left_;  // x 2^left
-  if (c_.pair_multiplies == 2) {  // the high word of x 2^(32 - right); 0 where no field moves right
-    Reg r = right_;
-    right_ = k_.mov(u32, 0u);
-    k_.if_then(r != 0u, [&] { k_.mov(right_, k_.mov(u32, 1u) << (k_.mov(u32, 32u) - r)); });
-  }
   mask_left_ = pick(&Fp4PairMove::ml);
   mask_right_ = pick(&Fp4PairMove::mr);
 }
@@ -270,13 +264,7 @@ void RsDesign::fp4_pair_constants(const Reg& t) {
 // 6.53 ms, 0.70 of bf16, slower than s7's 0.74 at 24% fewer instructions,
 // 10.8 cycles between a warp's issues (7.7).
 Reg RsDesign::pair_of(const Reg& word) {
-  Reg left = c_.pair_multiplies >= 1 ? word * left_ : word << left_;
-  Reg right = word >> right_;
-  if (c_.pair_multiplies == 2) {
-    right = k_.reg(u32);
-    k_.mul_hi(right, word, right_);
-  }
-  return (left & mask_left_) | (right & mask_right_);
+  return ((word << left_) & mask_left_) | ((word >> right_) & mask_right_);
 }
 
 // Waits for stage `s` and converts the thread's fragments of k-block kb
@@ -433,31 +421,28 @@ void RsDesign::finish(const tile::WorkItem& w) {
 }
 
 // For experiments on a GPU (scripts/gpu-moe-prefill.sh's A/B rows):
-// WARPFORGE_RS_TILING=T,C[,S[,M]] sets the tokens T, consumer warpgroups C,
-// K split S (0 or none: the default's) and pair multiplies M (0-2,
-// GroupedRsConfig::pair_multiplies) of every RS kernel configured after it;
-// build_sm90a_grouped_rs refuses what it cannot build.
+// WARPFORGE_RS_TILING=T,C[,S] sets the tokens T, consumer warpgroups C and
+// K split S (0 or none: the default's) of every RS kernel configured after
+// it; build_sm90a_grouped_rs refuses what it cannot build.
 void tiling_from_environment(GroupedRsConfig& c) {
   const char* text = std::getenv("WARPFORGE_RS_TILING");
   if (!text || !*text) return;
-  int tokens = 0, consumers = 0, splits = 0, multiplies = 0;
+  int tokens = 0, consumers = 0, splits = 0;
   char end = 0;
-  const int read = std::sscanf(text, "%d,%d,%d,%d%c", &tokens, &consumers, &splits, &multiplies, &end);
-  if (read < 2 || read > 4 || splits < 0 || multiplies < 0 || multiplies > 2)
+  const int read = std::sscanf(text, "%d,%d,%d%c", &tokens, &consumers, &splits, &end);
+  if (read < 2 || read > 3 || splits < 0)
     throw OpsError(std::string("WARPFORGE_RS_TILING '") + text +
-                   "': expected tokens,consumers[,splits[,multiplies]] (two to four integers, splits 0 or more, "
-                   "multiplies 0-2, e.g. 192,3 or 128,2,2 or 256,2,0,1)");
+                   "': expected tokens,consumers[,splits] (two or three integers, splits 0 or more, e.g. 64,3 or "
+                   "128,2,2)");
   c.tokens = tokens, c.consumers = consumers;
   if (splits > 0) c.splits = splits;
-  if (read == 4) c.pair_multiplies = multiplies;
 }
 
 }  // namespace
 
 std::string GroupedRsConfig::describe() const {
   return std::to_string(rows()) + " rows x " + std::to_string(tokens) + " tokens x " + std::to_string(kBlock) + " s" +
-         std::to_string(stages) + (splits > 1 ? ", K split " + std::to_string(splits) + " ways" : "") +
-         (pair_multiplies ? ", pair multiplies " + std::to_string(pair_multiplies) : "");
+         std::to_string(stages) + (splits > 1 ? ", K split " + std::to_string(splits) + " ways" : "");
 }
 
 bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p) { return p.packed_b; }

@@ -76,9 +76,6 @@ struct GroupedRsConfig {
   // accumulators leave room for 152 registers a thread; T = 192 x 3 needs
   // 160 and ran dense 8192 x 8192 1% faster: s9 gpu-w1, not kept).
   int consumers = 2;
-  // FP4 pairs' shifts (the ALU pipe) as multiplies (the FMA pipe): 0 none,
-  // 1 the left shift (mul.lo by 2^l), 2 both (and mul.hi by 2^(32 - r)).
-  int pair_multiplies = 0;
   static constexpr int kBlock = 64;  // K a stage
   int rows() const { return 64 * consumers; }  // weight rows a CTA
   std::string describe() const;  // "128 rows x 256 tokens x 64 s5", ", K split 2 ways"
@@ -98,8 +95,8 @@ bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
 // fewest units the problem can have (every row in whole tiles) fill at
 // most half of the `sms` SMs (a dense 8192 x 8192 layer at 128 tokens: 64
 // units), up to 4 ways and at least 8 k-blocks a split, at T <= 128 (the
-// sums' copy beside the accumulators). WARPFORGE_RS_TILING=T,C[,S[,M]]
-// overrides T, the consumers, the split and pair_multiplies (GPU experiments).
+// sums' copy beside the accumulators). WARPFORGE_RS_TILING=T,C[,S]
+// overrides T, the consumers and the split (GPU experiments).
 GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p, std::int64_t sms);
 // The split sums' slots and the units' counters (0 without a split); the
 // counters must be zero before the first launch, and every launch leaves

@@ -20,6 +20,17 @@ std::int64_t host_units(const GroupScheduleOptions& o, std::int64_t rows) {
 
 }  // namespace
 
+GroupScheduleOptions ragged_rows_schedule(const GroupedGemmProblem& p, int weight_rows, int tokens, int splits) {
+  GroupScheduleOptions o;
+  o.groups = p.groups;
+  o.ragged_rows = true;
+  o.rows_per_tile = tokens;
+  o.units_per_row = (p.n + weight_rows - 1) / weight_rows;
+  o.splits = splits;
+  o.tail_units = true;
+  return o;
+}
+
 Reg GroupSchedule::starts() const { return table_; }
 Reg GroupSchedule::ends() const { return table_ + imm(4 * o_.entries()); }
 Reg GroupSchedule::prefix() const { return table_ + imm(8 * o_.entries()); }

@@ -31,6 +31,7 @@
 #include <span>
 #include <vector>
 
+#include "grouped_gemm_problem.hpp"
 #include "warpforge/dsl.hpp"
 
 namespace warpforge::ops {
@@ -57,6 +58,12 @@ struct GroupScheduleOptions {
   // prefix sums of their units (one more: the total).
   std::int64_t table_bytes() const { return 4 * (3 * entries() + 1); }
 };
+
+// The ragged-M schedule of a design whose unit is `tokens` rows of a group
+// (A's, the tokens) by `weight_rows` of N (the RS and stream kernels of
+// packed weights), each unit `splits` work items (K split), the rows past
+// the last group's end units too (tail_units); row-major within a group.
+GroupScheduleOptions ragged_rows_schedule(const GroupedGemmProblem& p, int weight_rows, int tokens, int splits);
 
 // One work item: the unit's group (`groups` for the pseudo-group) with its
 // extent [begin, end) (rows for ragged rows, K for fixed), the unit's row

@@ -1,6 +1,8 @@
 #include "sm90a_grouped_rs.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "../gemm_amax/block_codes.hpp"
@@ -418,6 +420,24 @@ void RsDesign::finish(const tile::WorkItem& w) {
                  [&] { store(w, sums, nullptr); });
 }
 
+// For experiments on a GPU (scripts/gpu-moe-prefill.sh's A/B rows):
+// WARPFORGE_RS_TILING=T,C[,S] sets the tokens T, consumer warpgroups C and
+// K split S (0 or none: the default's) of every RS kernel configured after
+// it; build_sm90a_grouped_rs refuses what it cannot build.
+void tiling_from_environment(GroupedRsConfig& c) {
+  const char* text = std::getenv("WARPFORGE_RS_TILING");
+  if (!text || !*text) return;
+  int tokens = 0, consumers = 0, splits = 0;
+  char end = 0;
+  const int read = std::sscanf(text, "%d,%d,%d%c", &tokens, &consumers, &splits, &end);
+  if (read < 2 || read > 3 || splits < 0)
+    throw OpsError(std::string("WARPFORGE_RS_TILING '") + text +
+                   "': expected tokens,consumers[,splits] (two or three integers, splits 0 or more, e.g. 64,3 or "
+                   "128,2,2)");
+  c.tokens = tokens, c.consumers = consumers;
+  if (splits > 0) c.splits = splits;
+}
+
 }  // namespace
 
 std::string GroupedRsConfig::describe() const {
@@ -439,6 +459,7 @@ GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p, std::int64_
     c.splits = static_cast<int>(std::clamp<std::int64_t>(std::min(sms / fewest_units, k_blocks / 8), 1, 4));
   // Three warpgroups where their registers hold T's accumulators and no split's sums.
   if (c.tokens <= 128 && c.splits == 1) c.consumers = 3;
+  tiling_from_environment(c);
   for (c.stages = 8; c.stages > 2 && sm90a_grouped_rs_shared_bytes(p, c) > 220 * 1024;) --c.stages;
   return c;
 }
@@ -450,13 +471,8 @@ std::size_t sm90a_grouped_rs_workspace_bytes(const GroupedGemmProblem& p, const 
 }
 
 GroupScheduleOptions sm90a_grouped_rs_schedule(const GroupedGemmProblem& p, const GroupedRsConfig& c) {
-  GroupScheduleOptions o;
-  o.groups = p.groups;
-  o.ragged_rows = true;
-  o.rows_per_tile = c.tokens;
-  o.units_per_row = (p.n + c.rows() - 1) / c.rows();
-  o.splits = c.splits;
-  o.tail_units = true;  // the rows past the last group: items of zeros
+  // The rows past the last group: items of zeros.
+  GroupScheduleOptions o = ragged_rows_schedule(p, c.rows(), c.tokens, c.splits);
   // Bands of 8 token tiles walked weight-tile-major: the 132 CTAs at once
   // run ~16 weight tiles, each read from DRAM once for the band's tokens.
   o.band_rows = 8;

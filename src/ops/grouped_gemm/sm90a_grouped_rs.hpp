@@ -73,7 +73,8 @@ struct GroupedRsConfig {
   // (split_k_reduce, transposed_output.hpp): deterministic.
   int splits = 1;
   // Consumer warpgroups, 64 weight rows each: 2, or 3 at T <= 128 (their
-  // accumulators leave room for 152 registers a thread).
+  // accumulators leave room for 152 registers a thread; T = 192 x 3 needs
+  // 160 and ran dense 8192 x 8192 1% faster: s9 gpu-w1, not kept).
   int consumers = 2;
   static constexpr int kBlock = 64;  // K a stage
   int rows() const { return 64 * consumers; }  // weight rows a CTA
@@ -94,7 +95,8 @@ bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
 // fewest units the problem can have (every row in whole tiles) fill at
 // most half of the `sms` SMs (a dense 8192 x 8192 layer at 128 tokens: 64
 // units), up to 4 ways and at least 8 k-blocks a split, at T <= 128 (the
-// sums' copy beside the accumulators).
+// sums' copy beside the accumulators). WARPFORGE_RS_TILING=T,C[,S]
+// overrides T, the consumers and the split (GPU experiments).
 GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p, std::int64_t sms);
 // The split sums' slots and the units' counters (0 without a split); the
 // counters must be zero before the first launch, and every launch leaves

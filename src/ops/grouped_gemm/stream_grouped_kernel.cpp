@@ -341,13 +341,7 @@ std::string StreamGroupedTiling::describe() const {
 }
 
 GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  GroupScheduleOptions o;
-  o.groups = p.groups;
-  o.ragged_rows = true;
-  o.rows_per_tile = t.tokens;
-  o.units_per_row = (p.n + t.cta_rows() - 1) / t.cta_rows();
-  o.splits = t.splits;
-  return o;
+  return ragged_rows_schedule(p, t.cta_rows(), t.tokens, t.splits);
 }
 
 std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {

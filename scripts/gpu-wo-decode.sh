@@ -14,12 +14,15 @@
 #             wavefronts, stall reasons (cycles a issued instruction);
 #   nvfp4, mxfp8  the rows of mxfp4 in those formats;
 #   ncu1      ncu16's figures at one token;
+#   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
+#             costs (1 -> 8: A's copied rows, one token tile) against what a
+#             second token tile costs (8 -> 9: its mma and A loads);
 #   sweep     dense MXFP4 at 1 and 16 tokens under other tilings
 #             (WARPFORGE_STREAM_TILING=warps,row_tiles,stages,splits,ctas_per_sm;
 #             SWEEP lists them, space-separated);
 #   sel128    the selection between the stream kernel and the RS design at
 #             128 tokens: both, named (--grouped-kernel), on mixtral and gpt-oss.
-# STEPS picks and orders them (default "mxfp4 ncu16 nvfp4 mxfp8 ncu1 sweep").
+# STEPS picks and orders them (default "mxfp4 ncu16 nvfp4 mxfp8 curve ncu1 sweep").
 # Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode), one file a step; the
 # last lines are a short table (the rows, the profile's figures).
 #
@@ -29,7 +32,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script wo-decode
 budget="${BUDGET:-48}"
-steps="${STEPS:-mxfp4 ncu16 nvfp4 mxfp8 ncu1 sweep}"
+steps="${STEPS:-mxfp4 ncu16 nvfp4 mxfp8 curve ncu1 sweep}"
 left() { echo $((budget - SECONDS)); }
 
 # The build dir is normally configured and built already (the windows');
@@ -80,6 +83,7 @@ sweep="${SWEEP:-8,2,2 4,2,3}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
+    curve) step curve 3 "${rows[@]}" mxfp4 --models dense --tokens 1,2,8,9,16 ;;
     ncu16) [ -x "$ncu_tool" ] && step ncu16 8 "${ncu_stream[@]}" mxfp4 --tokens 16 ;;
     ncu1) [ -x "$ncu_tool" ] && step ncu1 8 "${ncu_stream[@]}" mxfp4 --tokens 1 ;;
     sweep)
@@ -100,7 +104,7 @@ done
 echo
 echo "gpu-wo-decode on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 echo "model | tokens | experts | ours bf16 | loop | . | packed us | packed/bf16 | bf16 floor | . | packed floor us | floor/ours"
-for f in mxfp4 nvfp4 mxfp8 sel128-stream sel128-sm90a $(cd "$out" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
+for f in mxfp4 nvfp4 mxfp8 curve sel128-stream sel128-sm90a $(cd "$out" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
   [ -f "$out/$f.log" ] || continue
   echo "$f:"
   grep -E "^\| [a-z]" "$out/$f.log" | grep -v "^| model" | cut -c1-200

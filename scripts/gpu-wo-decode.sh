@@ -9,7 +9,8 @@
 #             asks >= 0.85);
 #   ncu16     Nsight Compute of the stream kernel, dense MXFP4 at 16 tokens,
 #             at the GPU's own clocks: duration, clock, DRAM bytes and
-#             throughput, instructions issued, issue-slot use, warps a
+#             throughput, L2 bytes and throughput (A's copies and the split
+#             sums pass there beside the weights), instructions issued, issue-slot use, warps a
 #             scheduler, registers, each pipe's busy share, shared-memory
 #             wavefronts, stall reasons (cycles a issued instruction);
 #   nvfp4, mxfp8  the rows of mxfp4 in those formats;
@@ -71,7 +72,8 @@ rows=("$bench" --grouped --reps 10 --weights)  # then FORMAT --models M --tokens
 # One regex of the figures (a name this ncu lacks matches nothing, where a
 # plain list would fail the run).
 ncu_metrics="gpu__time_duration\\.sum|sm__cycles_elapsed\\.avg\\.per_second|dram__bytes_read\\.sum|\
-dram__throughput\\.avg\\.pct_of_peak_sustained_elapsed|lts__t_bytes\\.sum|smsp__inst_executed\\.sum|\
+dram__throughput\\.avg\\.pct_of_peak_sustained_elapsed|lts__t_(bytes|sectors)\\.sum|\\
+lts__throughput\\.avg\\.pct_of_peak_sustained_elapsed|lts__t_sectors_srcunit_tex_op_read\\.sum|smsp__inst_executed\\.sum|\
 smsp__issue_active\\.avg\\.pct_of_peak_sustained_active|smsp__warps_(active|eligible)\\.avg\\.per_cycle_active|\
 launch__registers_per_thread|launch__occupancy_limit_(registers|shared_mem)|launch__grid_size|\
 l1tex__data_pipe_lsu_wavefronts_mem_shared\\.sum|sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|\

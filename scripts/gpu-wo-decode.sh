@@ -72,7 +72,7 @@ rows=("$bench" --grouped --reps 10 --weights)  # then FORMAT --models M --tokens
 # One regex of the figures (a name this ncu lacks matches nothing, where a
 # plain list would fail the run).
 ncu_metrics="gpu__time_duration\\.sum|sm__cycles_elapsed\\.avg\\.per_second|dram__bytes_read\\.sum|\
-dram__throughput\\.avg\\.pct_of_peak_sustained_elapsed|lts__t_(bytes|sectors)\\.sum|\\
+dram__throughput\\.avg\\.pct_of_peak_sustained_elapsed|lts__t_(bytes|sectors)\\.sum|\
 lts__throughput\\.avg\\.pct_of_peak_sustained_elapsed|lts__t_sectors_srcunit_tex_op_read\\.sum|smsp__inst_executed\\.sum|\
 smsp__issue_active\\.avg\\.pct_of_peak_sustained_active|smsp__warps_(active|eligible)\\.avg\\.per_cycle_active|\
 launch__registers_per_thread|launch__occupancy_limit_(registers|shared_mem)|launch__grid_size|\

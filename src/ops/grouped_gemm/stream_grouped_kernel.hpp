@@ -17,9 +17,13 @@
 // where the weights' fragment order wants them: [step pair][token][t] x 16
 // bytes holds A[token][k0 + 64t + 8·pair .. + 8), the b0, b1 of steps 2·pair
 // and 2·pair + 1 of lane t (PackedWeightStream's K order; odd pairs swap
-// each couple of tokens: a_slot). One wait and one
-// barrier a chunk (A is shared), the copies of chunk c + stages - 1 issued
-// before chunk c's mma.
+// each couple of tokens: a_slot). The copies of chunk c + stages - 1 are
+// issued before chunk c's mma. A chunk's A lies in its stage (one wait
+// and one barrier a chunk: A is shared), or, with a_whole_item, the work
+// item's whole K range of A is copied once at its start into its own
+// region (one barrier an item): packed weights are read only by the
+// thread that copied them, so the chunks then need no barrier, and the
+// warps run apart.
 //
 // The splits add their partial sums in split order (deterministic):
 // through the workspace (split_k_reduce), the last split of a unit storing
@@ -52,18 +56,28 @@ struct StreamGroupedTiling {
   // 4 and 16 warps); never more than the shared memory holds.
   int ctas_per_sm = 0;
   int stages = 4;     // chunks in flight
+  // A's K range of a work item copied once at its start (packed weights
+  // without a block-scaled A): no barrier a chunk.
+  bool a_whole_item = false;
   std::int64_t a_ld = 0;  // A's row stride in elements (the tensor's, or the bf16 copy's)
   int threads() const { return 32 * warps; }
   int cta_rows() const { return 16 * warps * row_tiles; }
-  std::string describe() const;  // "128 rows x 8 tokens (4 warps x 2 row tiles), 4 stages"
+  std::string describe() const;  // "128 rows x 8 tokens (4 warps x 2 row tiles), 4 stages[, A once an item]"
   friend bool operator==(const StreamGroupedTiling&, const StreamGroupedTiling&) = default;
 };
 
 GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
-// Bytes of one stage and of the kernel's dynamic shared memory.
+// Bytes of one stage (the weights, and A's chunk unless a_whole_item), of
+// a_whole_item's region of A (0 without), and of the kernel's dynamic
+// shared memory (the stages, then that region).
 std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
+std::int64_t stream_grouped_item_a_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
+
+// Whether a CTA's shared memory (the dynamic bytes and the group table)
+// fits sm_90's 227 KB.
+bool stream_grouped_fits(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
 // Persistent CTAs an SM: as many as sm_90's shared memory holds, at most 4
 // and 16 warps (so at least 128 registers a thread), or the tiling's

@@ -18,14 +18,21 @@
 #   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
 #             costs (1 -> 8: A's copied rows, one token tile) against what a
 #             second token tile costs (8 -> 9: its mma and A loads);
-#   sweep     dense MXFP4 at 1 and 16 tokens under other tilings
-#             (WARPFORGE_STREAM_TILING=warps,row_tiles,stages,splits,ctas_per_sm;
-#             SWEEP lists them, space-separated);
+#   sweep     MXFP4 rows under other tilings of the stream kernel, each in
+#             the same run as mxfp4's (SWEEP lists entries TILING:MODELS:TOKENS,
+#             space-separated; TILING is WARPFORGE_STREAM_TILING's
+#             warps,row_tiles,stages,splits,ctas_per_sm,a_once_an_item, 0 for
+#             the automatic choice; default: A a chunk at a time (the
+#             kernel before A once an item) at one token, A once an item at
+#             gpt-oss's one token (3 CTAs an SM), 8 warps of 2 row tiles at
+#             16 tokens both ways);
 #   sel128    the selection between the stream kernel and the RS design at
 #             128 tokens: both, named (--grouped-kernel), on mixtral and gpt-oss.
-# STEPS picks and orders them (default "mxfp4 ncu16 nvfp4 mxfp8 curve ncu1 sweep").
-# Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode), one file a step; the
-# last lines are a short table (the rows, the profile's figures).
+# STEPS picks and orders them (default "mxfp4 sweep ncu16 nvfp4 mxfp8 ncu1 curve").
+# Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode): rows.log, sweep.log,
+# ncu.log (each step's output under a "== step" line, as it ends) and
+# build.log; the last lines are a short table (the rows, the profile's
+# figures).
 #
 #   OUT=/tmp/out scripts/gpu-wo-decode.sh    # BUILD_DIR, JOBS, BUDGET, STEPS, SWEEP may be set
 set -uo pipefail
@@ -33,8 +40,9 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script wo-decode
 budget="${BUDGET:-48}"
-steps="${STEPS:-mxfp4 ncu16 nvfp4 mxfp8 curve ncu1 sweep}"
+steps="${STEPS:-mxfp4 sweep ncu16 nvfp4 mxfp8 ncu1 curve}"
 left() { echo $((budget - SECONDS)); }
+logs="$(mktemp -d)"  # a step's own log, appended to $out's file of its kind when it ends
 
 # The build dir is normally configured and built already (the windows');
 # then only the target is brought up to date, without a configure (~7 s).
@@ -59,9 +67,12 @@ step() {
   fi
   local start=$SECONDS
   echo "== $name"
-  timeout "$(left)" "$@" >"$out/$name.log" 2>&1
+  timeout "$(left)" "$@" >"$logs/$name.log" 2>&1
   local rc=$?
-  grep -E "^\| [a-z]" "$out/$name.log" | grep -v "^| model" | cut -c1-200
+  local kind=rows
+  case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; esac
+  { echo "== $name: exit $rc"; cat "$logs/$name.log"; } >>"$out/$kind.log"
+  grep -E "^\| [a-z]" "$logs/$name.log" | grep -v "^| model" | cut -c1-200
   [ $rc -ne 0 ] && note "$name: exit $rc"
   echo "   ($name: $((SECONDS - start)) s)"
 }
@@ -81,7 +92,7 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-8,2,2 4,2,3}"
+sweep="${SWEEP:-4,2,2,0,0,0:dense,gpt-oss:1 4,2,2,0,0,1:gpt-oss:1 8,2,2,0,0,0:dense:16 8,2,2,0,0,1:dense:16}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
@@ -89,8 +100,10 @@ for s in $steps; do
     ncu16) [ -x "$ncu_tool" ] && step ncu16 8 "${ncu_stream[@]}" mxfp4 --tokens 16 ;;
     ncu1) [ -x "$ncu_tool" ] && step ncu1 8 "${ncu_stream[@]}" mxfp4 --tokens 1 ;;
     sweep)
-      for t in $sweep; do
-        WARPFORGE_STREAM_TILING="$t" step "sweep-${t//,/_}" 3 "${rows[@]}" mxfp4 --models dense --tokens 1,16
+      for entry in $sweep; do
+        IFS=: read -r t models tokens <<<"$entry"
+        WARPFORGE_STREAM_TILING="$t" step "sweep-${t//,/_}-${models//,/_}-$tokens" 3 "${rows[@]}" mxfp4 \
+          --models "$models" --tokens "$tokens"
       done
       ;;
     sel128)
@@ -106,16 +119,16 @@ done
 echo
 echo "gpu-wo-decode on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 echo "model | tokens | experts | ours bf16 | loop | . | packed us | packed/bf16 | bf16 floor | . | packed floor us | floor/ours"
-for f in mxfp4 nvfp4 mxfp8 curve sel128-stream sel128-sm90a $(cd "$out" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
-  [ -f "$out/$f.log" ] || continue
+for f in mxfp4 nvfp4 mxfp8 curve sel128-stream sel128-sm90a $(cd "$logs" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
+  [ -f "$logs/$f.log" ] || continue
   echo "$f:"
-  grep -E "^\| [a-z]" "$out/$f.log" | grep -v "^| model" | cut -c1-200
-  grep -oE "kernel stream, [^,]*,[^,]*, [^,]*, K split [0-9]+" "$out/$f.log" | head -1
+  grep -E "^\| [a-z]" "$logs/$f.log" | grep -v "^| model" | cut -c1-200
+  grep -oE "kernel stream, [^,]*, [0-9]+ stages(, A once an item)?, [0-9]+ CTAs an SM, K split [0-9]+" "$logs/$f.log" | head -1
 done
 for f in ncu16 ncu1; do
-  [ -f "$out/$f.log" ] || continue
+  [ -f "$logs/$f.log" ] || continue
   echo "$f:"
-  grep -E "^ +[a-z_]+__[a-z_.]+ " "$out/$f.log" | awk '$NF != "0" && $NF != "0.00" {print $1, $(NF-1), $NF}' |
+  grep -E "^ +[a-z_]+__[a-z_.]+ " "$logs/$f.log" | awk '$NF != "0" && $NF != "0.00" {print $1, $(NF-1), $NF}' |
     grep -vE "stalled_(.*_not_issued|selected)" | sort | head -60
 done
 for line in "${summary[@]}"; do echo "- $line"; done

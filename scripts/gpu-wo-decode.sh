@@ -18,14 +18,16 @@
 #   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
 #             costs (1 -> 8: A's copied rows, one token tile) against what a
 #             second token tile costs (8 -> 9: its mma and A loads);
-#   sweep     MXFP4 rows under other tilings of the stream kernel, each in
-#             the same run as mxfp4's (SWEEP lists entries TILING:MODELS:TOKENS,
-#             space-separated; TILING is WARPFORGE_STREAM_TILING's
+#   sweep     rows under other tilings of the stream kernel, each in the
+#             same run as the format's own rows (SWEEP lists entries
+#             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
+#             format is given; TILING is WARPFORGE_STREAM_TILING's
 #             warps,row_tiles,stages,splits,ctas_per_sm,a_once_an_item, 0 for
 #             the automatic choice; default: A a chunk at a time (the
 #             kernel before A once an item) at one token, A once an item at
 #             gpt-oss's one token (3 CTAs an SM), 8 warps of 2 row tiles at
-#             16 tokens both ways);
+#             16 tokens both ways, MXFP8 on 8 warps of one row tile
+#             (128 rows a CTA, 2 CTAs an SM) both ways);
 #   sel128    the selection between the stream kernel and the RS design at
 #             128 tokens: both, named (--grouped-kernel), on mixtral and gpt-oss.
 # STEPS picks and orders them (default "mxfp4 sweep ncu16 nvfp4 mxfp8 ncu1 curve").
@@ -92,7 +94,7 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-4,2,2,0,0,0:dense,gpt-oss:1 4,2,2,0,0,1:gpt-oss:1 8,2,2,0,0,0:dense:16 8,2,2,0,0,1:dense:16}"
+sweep="${SWEEP:-4,2,2,0,0,0:dense,gpt-oss:1 4,2,2,0,0,1:gpt-oss:1 8,2,2,0,0,0:dense:16 8,2,2,0,0,1:dense:16 8,1,2,0,0,0:dense:1,16:mxfp8 8,1,2,0,0,1:dense:1,16:mxfp8}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
@@ -101,9 +103,10 @@ for s in $steps; do
     ncu1) [ -x "$ncu_tool" ] && step ncu1 8 "${ncu_stream[@]}" mxfp4 --tokens 1 ;;
     sweep)
       for entry in $sweep; do
-        IFS=: read -r t models tokens <<<"$entry"
-        WARPFORGE_STREAM_TILING="$t" step "sweep-${t//,/_}-${models//,/_}-$tokens" 3 "${rows[@]}" mxfp4 \
-          --models "$models" --tokens "$tokens"
+        IFS=: read -r t models tokens format <<<"$entry"
+        format="${format:-mxfp4}"
+        WARPFORGE_STREAM_TILING="$t" step "sweep-$format-${t//,/_}-${models//,/_}-${tokens//,/_}" 3 "${rows[@]}" \
+          "$format" --models "$models" --tokens "$tokens"
       done
       ;;
     sel128)

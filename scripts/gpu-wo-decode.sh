@@ -22,8 +22,8 @@
 #             same run as the format's own rows (SWEEP lists entries
 #             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
 #             format is given; TILING is WARPFORGE_STREAM_TILING's
-#             warps,row_tiles,stages,splits,ctas_per_sm,a_once_an_item, 0 for
-#             the automatic choice; default: A a chunk at a time (the
+#             warps,row_tiles,stages,splits,ctas_per_sm,a_once_an_item, a
+#             split of 0 for the automatic one; default: A a chunk at a time (the
 #             kernel before A once an item) at one token, A once an item at
 #             gpt-oss's one token (3 CTAs an SM), 8 warps of 2 row tiles at
 #             16 tokens both ways, MXFP8 on 8 warps of one row tile
@@ -94,7 +94,7 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-4,2,2,0,0,0:dense,gpt-oss:1 4,2,2,0,0,1:gpt-oss:1 8,2,2,0,0,0:dense:16 8,2,2,0,0,1:dense:16 8,1,2,0,0,0:dense:1,16:mxfp8 8,1,2,0,0,1:dense:1,16:mxfp8}"
+sweep="${SWEEP:-4,2,2,0,4,0:dense,gpt-oss:1 4,2,2,0,4,1:gpt-oss:1 8,2,2,0,2,0:dense:16 8,2,2,0,2,1:dense:16 8,1,2,0,2,0:dense:1,16:mxfp8 8,1,2,0,2,1:dense:1,16:mxfp8}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;

@@ -85,7 +85,7 @@ int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
 // WARPFORGE_STREAM_TILING=W,R,S[,K[,P[,I]]] sets the warps, row tiles a
 // warp and stages of every stream kernel of packed weights compiled after
 // it, with K its K split (0 or none: splits_for's), with P the CTAs an SM
-// (0 or none: as many as fit; the registers follow: .minnctapersm), with I
+// (the registers follow: .minnctapersm), with I
 // whether A is copied once an item (1) or a chunk at a time (0; none: the
 // automatic choice, `a_item`); WARPFORGE_STREAM_TILING_BF16 of bf16
 // weights; build_stream_grouped refuses a tiling it cannot build. Returns
@@ -101,12 +101,12 @@ int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<b
   char end = 0;
   const int read =
       std::sscanf(text, "%d,%d,%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &per_sm, &item, &end);
-  if (read < 3 || read > 6 || splits < 0 || (read >= 5 && (per_sm < 0 || per_sm > 32)) ||
+  if (read < 3 || read > 6 || splits < 0 || (read >= 5 && (per_sm < 1 || per_sm > 32)) ||
       (read == 6 && item != 0 && item != 1))
     throw OpsError(std::string(name) + " '" + text +
                    "': expected warps,row_tiles,stages[,splits[,ctas_per_sm[,a_once_an_item]]] (three to six "
-                   "integers, splits 0 or more, CTAs an SM 0-32, A once an item 0 or 1, e.g. 4,2,3 or 4,2,2,8 or "
-                   "4,2,2,0,5 or 8,2,2,0,0,1)");
+                   "integers, splits 0 or more, CTAs an SM 1-32, A once an item 0 or 1, e.g. 4,2,3 or 4,2,2,8 or "
+                   "4,2,2,0,5 or 8,2,2,0,2,1)");
   t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
   if (read >= 5) t.ctas_per_sm = per_sm;
   if (read == 6) a_item = item == 1;

@@ -22,15 +22,19 @@
 #             same run as the format's own rows (SWEEP lists entries
 #             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
 #             format is given; TILING is WARPFORGE_STREAM_TILING's
-#             warps,row_tiles,stages,splits,ctas_per_sm,a_once_an_item, a
-#             split of 0 for the automatic one; default: A a chunk at a time (the
-#             kernel before A once an item) at one token, A once an item at
-#             gpt-oss's one token (3 CTAs an SM), 8 warps of 2 row tiles at
-#             16 tokens both ways, MXFP8 on 8 warps of one row tile
-#             (128 rows a CTA, 2 CTAs an SM) both ways);
+#             warps,row_tiles,stages,splits,ctas_per_sm,a_window, a split
+#             of 0 for the automatic one, a_window 0 for A in the stages (the
+#             kernel before A's own region), 64 for A once an item; default:
+#             A in the stages at one token (dense, gpt-oss: against the
+#             automatic A once an item / 2-chunk windows), A once an item at
+#             gpt-oss's one token (3 CTAs an SM), 8 warps of 2 row tiles at 16
+#             tokens both ways, MXFP8 on 8 warps of one row tile (128 rows a
+#             CTA, 2 CTAs an SM) both ways);
+#   tests     test_gpu's stream-kernel cases against fp64 (the simulator's
+#             block-scaled cases, decode at published expert shapes);
 #   sel128    the selection between the stream kernel and the RS design at
 #             128 tokens: both, named (--grouped-kernel), on mixtral and gpt-oss.
-# STEPS picks and orders them (default "mxfp4 sweep ncu16 nvfp4 mxfp8 ncu1 curve").
+# STEPS picks and orders them (default "mxfp4 sweep tests ncu16 nvfp4 mxfp8 ncu1 curve").
 # Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode): rows.log, sweep.log,
 # ncu.log (each step's output under a "== step" line, as it ends) and
 # build.log; the last lines are a short table (the rows, the profile's
@@ -42,7 +46,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script wo-decode
 budget="${BUDGET:-48}"
-steps="${STEPS:-mxfp4 sweep ncu16 nvfp4 mxfp8 ncu1 curve}"
+steps="${STEPS:-mxfp4 sweep tests ncu16 nvfp4 mxfp8 ncu1 curve}"
 left() { echo $((budget - SECONDS)); }
 logs="$(mktemp -d)"  # a step's own log, appended to $out's file of its kind when it ends
 
@@ -72,7 +76,7 @@ step() {
   timeout "$(left)" "$@" >"$logs/$name.log" 2>&1
   local rc=$?
   local kind=rows
-  case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; esac
+  case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; tests) kind=tests ;; esac
   { echo "== $name: exit $rc"; cat "$logs/$name.log"; } >>"$out/$kind.log"
   grep -E "^\| [a-z]" "$logs/$name.log" | grep -v "^| model" | cut -c1-200
   [ $rc -ne 0 ] && note "$name: exit $rc"
@@ -94,11 +98,21 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-4,2,2,0,4,0:dense,gpt-oss:1 4,2,2,0,4,1:gpt-oss:1 8,2,2,0,2,0:dense:16 8,2,2,0,2,1:dense:16 8,1,2,0,2,0:dense:1,16:mxfp8 8,1,2,0,2,1:dense:1,16:mxfp8}"
+sweep="${SWEEP:-4,2,2,0,4,0:dense,gpt-oss,mixtral:1 4,2,2,0,4,64:gpt-oss:1 8,2,2,0,2,0:dense:16 8,2,2,0,2,64:dense:16 8,1,2,0,2,0:dense:1,16:mxfp8 8,1,2,0,2,64:dense:1,16:mxfp8}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
     curve) step curve 3 "${rows[@]}" mxfp4 --models dense --tokens 1,2,8,9,16 ;;
+    tests)
+      test_gpu="$build_dir/tests/test_gpu"
+      if [ -x "$test_gpu" ]; then
+        step tests 6 "$test_gpu" \
+          --gtest_filter='GroupedGemmGpu.TheSimulatorsBlockScaledCases:GroupedGemmGpu.DecodeAtPublishedExpertShapes'
+        note "tests: $(grep -E '^\[  (PASSED|FAILED) ' "$logs/tests.log" | tr '\n' ' ')"
+      else
+        note "tests: $test_gpu not built"
+      fi
+      ;;
     ncu16) [ -x "$ncu_tool" ] && step ncu16 8 "${ncu_stream[@]}" mxfp4 --tokens 16 ;;
     ncu1) [ -x "$ncu_tool" ] && step ncu1 8 "${ncu_stream[@]}" mxfp4 --tokens 1 ;;
     sweep)

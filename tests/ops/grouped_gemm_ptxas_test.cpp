@@ -97,27 +97,30 @@ TEST(GroupedGemmPtxas, Sm90aWeightOnlyAssemblesWithoutSpills) {
 
 // And its registers fit the CTAs an SM its tiling counts on
 // (.minnctapersm): the defaults' 2 stages of 4 warps up to 16 tokens (4
-// CTAs, at most 128 registers), 3 stages beyond; A once an item too.
+// CTAs, at most 128 registers), 3 stages beyond; A once an item and A in
+// windows of 2 chunks too.
 TEST(GroupedGemmPtxas, StreamKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
   struct Case {
     DType data, scale;
     int vec, tokens, splits, stages;
-    bool amax, a_whole_item = false;
+    bool amax;
+    int a_window = 0;
   };
   for (const Case& c : {Case{DType::e2m1, DType::e8m0, 32, 8, 1, 2, false}, Case{DType::e2m1, DType::e4m3, 16, 8, 3, 2, false},
                         Case{DType::e2m1, DType::e4m3, 16, 16, 3, 2, true}, Case{DType::e4m3, DType::e8m0, 32, 8, 2, 2, false},
                         Case{DType::e4m3, DType::e8m0, 32, 32, 2, 3, true}, Case{DType::e5m2, DType::e8m0, 32, 64, 1, 3, false},
                         Case{DType::e2m1, DType::e8m0, 32, 64, 1, 3, true},
-                        Case{DType::e2m1, DType::e8m0, 32, 8, 3, 2, false, true},
-                        Case{DType::e2m1, DType::e4m3, 16, 16, 6, 2, true, true}}) {
+                        Case{DType::e2m1, DType::e8m0, 32, 8, 3, 2, false, kAWindowWhole},
+                        Case{DType::e2m1, DType::e4m3, 16, 16, 6, 2, true, kAWindowWhole},
+                        Case{DType::e2m1, DType::e8m0, 32, 8, 1, 2, false, 2}}) {
     GroupedGemmProblem p;
     p.m = 512, p.n = 2880, p.k = 2880, p.groups = 128;
     p.b_dtype = c.data, p.sf_dtype = c.scale, p.vec = c.vec, p.packed_b = true, p.amax = c.amax;
     p.a = {true, 2880, 0}, p.d = {true, 2880, 0};
     StreamGroupedTiling t;
     t.row_tiles = c.data == DType::e2m1 ? 2 : 1;
-    t.tokens = c.tokens, t.splits = c.splits, t.stages = c.stages, t.a_ld = 2880, t.a_whole_item = c.a_whole_item;
+    t.tokens = c.tokens, t.splits = c.splits, t.stages = c.stages, t.a_ld = 2880, t.a_window = c.a_window;
     const std::string what = p.describe() + ", " + t.describe();
     const std::string text = build_stream_grouped(p, t).to_ptx();
     testing::expect_fast_assembly(text, what);

@@ -58,11 +58,13 @@ class StreamGrouped {
       stream.emplace(k_, Bf16Weights{p_.groups, p_.k, p_.n, p_.b.ld, p_.b.batch}, t_.row_tiles, t_.threads(), tid_);
     PackedWeightStream& weights = *stream;
     const std::int64_t stage_bytes = stream_grouped_stage_bytes(p_, t_), a_chunk = a_stage_bytes(t_);
+    const AWindows aw = a_windows(p_, t_);
     // Where a stage's weights lie in it: after the chunk's A, or alone.
-    const std::int64_t weights_at = t_.a_whole_item ? 0 : a_chunk;
+    const std::int64_t weights_at = aw.own ? 0 : a_chunk;
     Reg stage0 = k_.address_of(stages);
-    // a_whole_item: the item's A, chunk c0 + i at a_region + i·a_chunk, after the stages.
-    Reg a_region = t_.a_whole_item ? Reg(stage0 + imm(t_.stages * stage_bytes)) : stage0;
+    // A's own region after the stages: chunk c0 + i at place i % places.
+    Reg a_region = aw.own ? Reg(stage0 + imm(t_.stages * stage_bytes)) : stage0;
+    const std::int64_t a_end = aw.places * a_chunk;  // the region's bytes
 
     // This thread's pieces of A in every chunk: warp w copies token rows
     // w, w + warps, ..., each a warp-wide copy of the row's 512 contiguous
@@ -100,8 +102,8 @@ class StreamGrouped {
         for (const Reg& r : a) k_.mov(r, imm_f32(0.0f));
       const PackedWeightStream::Source source = weights.source(pb, psfb, w.group, first_tile);
       const std::vector<ARow> a_rows = a_sources(pa, t0, w.end, a_pieces);
-      if (t_.a_whole_item)
-        zero_empty_a_rows(a_region, a_chunk, per_split, a_rows, a_pieces);
+      if (aw.own)
+        zero_empty_a_rows(a_region, a_chunk, aw.places, a_rows, a_pieces);
       else
         zero_empty_a_rows(stage0, stage_bytes, t_.stages, a_rows, a_pieces);
       const Reg a_read = a_read_offset(t0, w.end);
@@ -109,12 +111,18 @@ class StreamGrouped {
       // Chunk c0 + i lives in stage i % stages.
       auto issue = [&](const Reg& c, const Reg& stage) {
         k_.if_then(c < c1, [&] {
-          if (!t_.a_whole_item) issue_a(stage, c, a_rows, a_pieces);
+          if (!aw.own) issue_a(stage, c, a_rows, a_pieces);
           weights.issue(stage + imm(weights_at), source, c);
         });
         k_.cp_async_commit();  // empty past the last chunk: the group count stays in step
       };
-      if (t_.a_whole_item) {
+      // A's window of chunks [c, c + window) into its place `to` (those inside the split).
+      auto issue_a_window = [&](const Reg& c, const Reg& to) {
+        for (std::int64_t j = 0; j < aw.window; ++j)
+          k_.if_then(c + imm(j) < c1, [&] { issue_a(to + imm(j * a_chunk), c + imm(j), a_rows, a_pieces); });
+        k_.cp_async_commit();
+      };
+      if (aw.whole) {
         // The item's A in one group before the weights' first stages; once
         // it has landed (at most the stages - 1 newer groups pending), one
         // barrier shows every thread's copies (and zeroed rows) to all.
@@ -123,6 +131,11 @@ class StreamGrouped {
         for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
         k_.cp_async_wait(t_.stages - 1);
         k_.bar_sync();
+      } else if (aw.own) {
+        // The first window in a group before the weights' first stages (the
+        // loop's first window start waits for it and shows it to all).
+        issue_a_window(c0, a_region);
+        for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
       } else if (p_.scaled_a) {
         // A is the pre-pass's bf16 copy, and this kernel may start while
         // the pre-pass runs (launched with overlap_previous): the first
@@ -141,22 +154,44 @@ class StreamGrouped {
       // The stage of the chunk before c (at c0: the last stage), which
       // chunk c + stages - 1 takes over.
       Reg before = k_.mov(u32, stage0 + imm((t_.stages - 1) * stage_bytes));
+      // A's own region: chunk c's place, and c's position in its window.
+      Reg a_at, in_window;
+      if (aw.own) a_at = k_.mov(u32, a_region);
+      if (aw.own && !aw.whole) in_window = k_.mov(u32, 0u);
       k_.for_range(c0, c1, 1u, [&](Reg c) {
         // Chunk c has landed once at most stages - 2 newer groups are
         // pending (PTX ISA 9.7.9.27); with A in the stages, the barrier
         // shows every thread's A copies and frees the stage read by the
-        // chunk before. With A once an item no barrier: a thread reads
-        // only the weights it copied (PTX ISA 9.7.9.25: its own copies are
-        // visible after the wait), and its reads of the chunk before, which
-        // its new copies overwrite, are done (their values were used).
+        // chunk before. With A in its own region only a window's first
+        // chunk has one (its A, a group older than chunk c's, has landed;
+        // the other window's place is free for the next window's copies):
+        // a thread reads only the packed weights it copied (PTX ISA
+        // 9.7.9.25: its own copies are visible after the wait), and its
+        // reads of the chunk before, which its new copies overwrite, are
+        // done (their values were used).
         k_.cp_async_wait(t_.stages - 2);
-        if (!t_.a_whole_item) k_.bar_sync();
+        if (!aw.own) {
+          k_.bar_sync();
+        } else if (!aw.whole) {
+          k_.if_then(in_window == 0u, [&] {
+            k_.bar_sync();
+            Reg up = a_at + imm(aw.window * a_chunk), down = a_at - imm(aw.window * a_chunk);
+            issue_a_window(c + imm(aw.window), k_.selp(up, down, up < a_region + imm(a_end)));
+          });
+        }
         issue(c + imm(t_.stages - 1), before);
         Reg next = before + imm(stage_bytes);
         Reg stage = k_.selp(next, stage0, next < stage0 + imm(t_.stages * stage_bytes));
-        Reg a_at = t_.a_whole_item ? Reg(a_region + (c - c0) * imm(a_chunk)) : stage;
-        multiply(weights, stage + imm(weights_at), a_at, a_read, acc);
+        multiply(weights, stage + imm(weights_at), aw.own ? a_at : stage, a_read, acc);
         k_.mov(before, stage);
+        if (aw.own) {
+          Reg a_next = a_at + imm(a_chunk);
+          k_.selp(a_at, a_next, a_region, a_next < a_region + imm(a_end));
+        }
+        if (aw.own && !aw.whole) {
+          Reg w_next = in_window + 1u;
+          k_.selp(in_window, w_next, 0u, w_next < imm(aw.window));
+        }
       });
       k_.cp_async_wait_all();
       k_.bar_sync();  // the stages (and A's region) are free for the next item's copies
@@ -216,7 +251,7 @@ class StreamGrouped {
 
   // The pieces of token rows past the group's end, zeroed in each of the
   // `count` places of a chunk's A (`stride` apart: every stage, or every
-  // chunk of a_whole_item's region) once a work item (they are never
+  // place of A's own region) once a work item (they are never
   // copied), by the thread that owns them: the barrier before a chunk's mma
   // (or the item's first) shows them to the others, and the barrier after
   // the previous item's last chunk freed the places. A zero-filling copy of
@@ -364,7 +399,7 @@ class StreamGrouped {
 std::string StreamGroupedTiling::describe() const {
   return std::to_string(cta_rows()) + " rows x " + std::to_string(tokens) + " tokens per CTA (" +
          std::to_string(warps) + " warps x " + std::to_string(row_tiles) + " row tiles), " + std::to_string(stages) +
-         " stages" + (a_whole_item ? ", A once an item" : "");
+         " stages" + (a_window == 0 ? "" : a_window >= kAWindowWhole ? ", A once an item" : ", A " + std::to_string(a_window) + " chunks a window");
 }
 
 GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -385,13 +420,23 @@ std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const Strea
                             : p.native_b ? l.block_bytes() / 32 + 8
                                          : (l.block_bytes() + l.scale_block_bytes()) / 32;
   const std::int64_t weights = static_cast<std::int64_t>(t.row_tiles) * t.threads() * lane;
-  return (t.a_whole_item ? 0 : a_stage_bytes(t)) + (weights + 15) / 16 * 16;
+  return (t.a_window > 0 ? 0 : a_stage_bytes(t)) + (weights + 15) / 16 * 16;
+}
+
+AWindows a_windows(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
+  AWindows w;
+  if (t.a_window <= 0) return w;
+  const std::int64_t chunks = p.packed_layout().chunks(), splits = std::max(t.splits, 1);
+  const std::int64_t per_split = (chunks + splits - 1) / splits;
+  w.own = true;
+  w.whole = t.a_window >= per_split;
+  w.window = std::min<std::int64_t>(t.a_window, per_split);
+  w.places = w.whole ? per_split : 2 * w.window;
+  return w;
 }
 
 std::int64_t stream_grouped_item_a_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  if (!t.a_whole_item) return 0;
-  const std::int64_t chunks = p.packed_layout().chunks(), splits = std::max(t.splits, 1);
-  return (chunks + splits - 1) / splits * a_stage_bytes(t);  // a split's chunks
+  return a_windows(p, t).places * a_stage_bytes(t);
 }
 
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -430,14 +475,14 @@ ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupe
       t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||
       t.a_ld < p.k || (t.a_ld * 2) % 16 != 0 ||
       (p.native_b && (p.groups != 1 || p.k % 64 != 0 || code_bytes(p.b_dtype, p.b.ld) % 16 != 0)) ||
-      (t.a_whole_item && (!p.packed_b || p.native_b || p.scaled_a)) ||
+      t.a_window < 0 || (t.a_window > 0 && (!p.packed_b || p.native_b || p.scaled_a)) ||
       !stream_grouped_fits(p, t))
     throw OpsError("stream grouped kernel: tiling " + t.describe() + ", " + std::to_string(t.splits) +
                    " splits of " + std::to_string(chunks) + " chunks, A rows of " + std::to_string(t.a_ld) +
                    "; it takes 1-8 warps of 1-2 row tiles, 8/16/32/64 tokens whose A pieces divide among the "
                    "threads, 2-8 stages, splits that each get a chunk, 16-byte aligned A rows (and GemmAmax's B: one "
-                   "group, K a multiple of 64, 16-byte aligned rows), A once an item only for packed weights against "
-                   "bf16 A, and at most 227 KB of shared memory a CTA");
+                   "group, K a multiple of 64, 16-byte aligned rows), A in its own region only for packed weights "
+                   "against bf16 A, and at most 227 KB of shared memory a CTA");
   return StreamGrouped(p, t).build();
 }
 

@@ -19,10 +19,12 @@
 // and 2·pair + 1 of lane t (PackedWeightStream's K order; odd pairs swap
 // each couple of tokens: a_slot). The copies of chunk c + stages - 1 are
 // issued before chunk c's mma. A chunk's A lies in its stage (one wait
-// and one barrier a chunk: A is shared), or, with a_whole_item, the work
-// item's whole K range of A is copied once at its start into its own
-// region (one barrier an item): packed weights are read only by the
-// thread that copied them, so the chunks then need no barrier, and the
+// and one barrier a chunk: A is shared), or (a_window) in A's own region
+// after the stages: the work item's whole K range copied once at its
+// start (one barrier an item), or windows of a_window chunks in two
+// places, the next window's copies issued at a window's first chunk after
+// its barrier (one barrier a window). Packed weights are read only by the
+// thread that copied them, so the other chunks need no barrier, and the
 // warps run apart.
 //
 // The splits add their partial sums in split order (deterministic):
@@ -46,6 +48,8 @@
 namespace warpforge::ops {
 
 inline constexpr const char* kStreamGroupedKernel = "grouped_gemm_stream";
+// StreamGroupedTiling::a_window for the work item's whole K range of A at once.
+inline constexpr int kAWindowWhole = 1 << 20;
 
 struct StreamGroupedTiling {
   int warps = 4;      // per CTA
@@ -56,21 +60,32 @@ struct StreamGroupedTiling {
   // 4 and 16 warps); never more than the shared memory holds.
   int ctas_per_sm = 0;
   int stages = 4;     // chunks in flight
-  // A's K range of a work item copied once at its start (packed weights
-  // without a block-scaled A): no barrier a chunk.
-  bool a_whole_item = false;
+  // Packed weights against bf16 A: A in its own region, this many chunks
+  // a window (kAWindowWhole or a split's chunks: the item's whole K range
+  // at its start); 0: a chunk's A in its stage.
+  int a_window = 0;
   std::int64_t a_ld = 0;  // A's row stride in elements (the tensor's, or the bf16 copy's)
   int threads() const { return 32 * warps; }
   int cta_rows() const { return 16 * warps * row_tiles; }
-  std::string describe() const;  // "128 rows x 8 tokens (4 warps x 2 row tiles), 4 stages[, A once an item]"
+  // "128 rows x 8 tokens (4 warps x 2 row tiles), 4 stages[, A once an item | A 2 chunks a window]"
+  std::string describe() const;
   friend bool operator==(const StreamGroupedTiling&, const StreamGroupedTiling&) = default;
 };
 
 GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
-// Bytes of one stage (the weights, and A's chunk unless a_whole_item), of
-// a_whole_item's region of A (0 without), and of the kernel's dynamic
-// shared memory (the stages, then that region).
+// A's own region (a_window > 0): whether it holds a work item's whole K
+// range, the chunks a window (at most a split's), and the places of a
+// chunk's A it has (the split's chunks, or two windows').
+struct AWindows {
+  bool own = false, whole = false;
+  std::int64_t window = 0, places = 0;
+};
+AWindows a_windows(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
+
+// Bytes of one stage (the weights, and A's chunk without A's own region),
+// of A's own region (0 without), and of the kernel's dynamic shared memory
+// (the stages, then that region).
 std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 std::int64_t stream_grouped_item_a_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);

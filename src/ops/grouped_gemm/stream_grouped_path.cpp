@@ -85,15 +85,15 @@ int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
 // WARPFORGE_STREAM_TILING=W,R,S[,K[,P[,I]]] sets the warps, row tiles a
 // warp and stages of every stream kernel of packed weights compiled after
 // it, with K its K split (0 or none: splits_for's), with P the CTAs an SM
-// (the registers follow: .minnctapersm), with I
-// whether A is copied once an item (1) or a chunk at a time (0; none: the
-// automatic choice, `a_item`); WARPFORGE_STREAM_TILING_BF16 of bf16
+// (the registers follow: .minnctapersm), with I the chunks of A a window
+// in A's own region (a split's or more: once an item; 0: A in the stages;
+// none: the automatic choice, `a_window`); WARPFORGE_STREAM_TILING_BF16 of bf16
 // weights; build_stream_grouped refuses a tiling it cannot build. Returns
 // the K split asked for, 0 where none. (The splits' sums in a cluster's
 // shared memory measured slower on an H200, session 5: 62 clusters of 8
 // fit at once where dense 8192² at one token needs 66; removed, see
 // docs/experiments/2026-11-29-grouped-decode.md.)
-int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<bool>& a_item) {
+int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<int>& a_window) {
   const char* name = packed ? "WARPFORGE_STREAM_TILING" : "WARPFORGE_STREAM_TILING_BF16";
   const char* text = std::getenv(name);
   if (!text || !*text) return 0;
@@ -102,14 +102,14 @@ int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<b
   const int read =
       std::sscanf(text, "%d,%d,%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &per_sm, &item, &end);
   if (read < 3 || read > 6 || splits < 0 || (read >= 5 && (per_sm < 1 || per_sm > 32)) ||
-      (read == 6 && item != 0 && item != 1))
+      (read == 6 && (item < 0 || item > 64)))
     throw OpsError(std::string(name) + " '" + text +
-                   "': expected warps,row_tiles,stages[,splits[,ctas_per_sm[,a_once_an_item]]] (three to six "
-                   "integers, splits 0 or more, CTAs an SM 1-32, A once an item 0 or 1, e.g. 4,2,3 or 4,2,2,8 or "
-                   "4,2,2,0,5 or 8,2,2,0,2,1)");
+                   "': expected warps,row_tiles,stages[,splits[,ctas_per_sm[,a_window]]] (three to six "
+                   "integers, splits 0 or more, CTAs an SM 1-32, A's chunks a window 0-64, e.g. 4,2,3 or 4,2,2,8 "
+                   "or 4,2,2,0,5 or 8,2,2,0,2,64)");
   t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
   if (read >= 5) t.ctas_per_sm = per_sm;
-  if (read == 6) a_item = item == 1;
+  if (read == 6) a_window = item;
   return read >= 4 ? splits : 0;
 }
 
@@ -124,9 +124,10 @@ int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<b
 // warps an SM, and 4 CTAs with one chunk in flight each still hold ~70 KB
 // of weights in flight, past the ~33 KB an SM needs to stream at 4.4 TB/s
 // with ~1 us of latency (docs/PERFORMANCE.md "Decode at the read floor").
-// The K split (splits_for). Packed weights against bf16 A take A once an
-// item (a_whole_item: no barrier a chunk) where its region leaves as many
-// CTAs an SM.
+// The K split (splits_for). Packed weights against bf16 A take A in its
+// own region (no barrier a chunk: a_window) where it leaves as many CTAs
+// an SM: the item's whole K range, else the longest window of 2 chunks or
+// more.
 StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::Device& device) {
   StreamGroupedTiling t;
   t.row_tiles = p.packed_b && p.b_dtype == DType::e2m1 ? 2 : 1;
@@ -139,19 +140,23 @@ StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::De
   two.stages = 2;
   if (stream_grouped_ctas_per_sm(p, two) > stream_grouped_ctas_per_sm(p, t)) t.stages = 2;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
-  std::optional<bool> a_item;
-  const int splits = tiling_from_environment(t, p.packed_b, a_item);
+  std::optional<int> a_window;
+  const int splits = tiling_from_environment(t, p.packed_b, a_window);
   const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
   const std::int64_t units =
       std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());
   t.splits = splits > 0 ? splits : splits_for(units, ctas, p.packed_layout().chunks());
-  StreamGroupedTiling whole = t;
-  whole.a_whole_item = true;
-  if (a_item)
-    t.a_whole_item = *a_item;
-  else if (p.packed_b && !p.native_b && !p.scaled_a && stream_grouped_fits(p, whole) &&
-           stream_grouped_ctas_per_sm(p, whole) >= stream_grouped_ctas_per_sm(p, t))
-    t = whole;
+  if (a_window) {
+    t.a_window = *a_window;
+    return t;
+  }
+  if (!p.packed_b || p.native_b || p.scaled_a) return t;
+  const std::int64_t per_split = (p.packed_layout().chunks() + t.splits - 1) / t.splits;
+  for (std::int64_t w = per_split; w >= 2; --w) {
+    StreamGroupedTiling own = t;
+    own.a_window = w == per_split ? kAWindowWhole : static_cast<int>(w);
+    if (stream_grouped_fits(p, own) && stream_grouped_ctas_per_sm(p, own) >= stream_grouped_ctas_per_sm(p, t)) return own;
+  }
   return t;
 }
 

@@ -16,8 +16,6 @@ using namespace dsl;
 using runtime::DType;
 
 constexpr int kPairs = PackedWeightsLayout::kChunk / 32;  // step pairs a chunk (16 k16 steps)
-// sm_90's most shared memory a CTA (dynamic and static).
-constexpr std::int64_t kMaxCtaShared = 227 * 1024;
 // A's part of a stage: [step pair][token][t] x 16 bytes.
 std::int64_t a_stage_bytes(const StreamGroupedTiling& t) { return static_cast<std::int64_t>(kPairs) * t.tokens * 4 * 16; }
 
@@ -57,14 +55,8 @@ class StreamGrouped {
     else
       stream.emplace(k_, Bf16Weights{p_.groups, p_.k, p_.n, p_.b.ld, p_.b.batch}, t_.row_tiles, t_.threads(), tid_);
     PackedWeightStream& weights = *stream;
-    const std::int64_t stage_bytes = stream_grouped_stage_bytes(p_, t_), a_chunk = a_stage_bytes(t_);
-    const AWindows aw = a_windows(p_, t_);
-    // Where a stage's weights lie in it: after the chunk's A, or alone.
-    const std::int64_t weights_at = aw.own ? 0 : a_chunk;
+    const std::int64_t stage_bytes = stream_grouped_stage_bytes(p_, t_);
     Reg stage0 = k_.address_of(stages);
-    // A's own region after the stages: chunk c0 + i at place i % places.
-    Reg a_region = aw.own ? Reg(stage0 + imm(t_.stages * stage_bytes)) : stage0;
-    const std::int64_t a_end = aw.places * a_chunk;  // the region's bytes
 
     // This thread's pieces of A in every chunk: warp w copies token rows
     // w, w + warps, ..., each a warp-wide copy of the row's 512 contiguous
@@ -102,41 +94,18 @@ class StreamGrouped {
         for (const Reg& r : a) k_.mov(r, imm_f32(0.0f));
       const PackedWeightStream::Source source = weights.source(pb, psfb, w.group, first_tile);
       const std::vector<ARow> a_rows = a_sources(pa, t0, w.end, a_pieces);
-      if (aw.own)
-        zero_empty_a_rows(a_region, a_chunk, aw.places, a_rows, a_pieces);
-      else
-        zero_empty_a_rows(stage0, stage_bytes, t_.stages, a_rows, a_pieces);
+      zero_empty_a_rows(stage0, stage_bytes, a_rows, a_pieces);
       const Reg a_read = a_read_offset(t0, w.end);
 
       // Chunk c0 + i lives in stage i % stages.
       auto issue = [&](const Reg& c, const Reg& stage) {
         k_.if_then(c < c1, [&] {
-          if (!aw.own) issue_a(stage, c, a_rows, a_pieces);
-          weights.issue(stage + imm(weights_at), source, c);
+          issue_a(stage, c, a_rows, a_pieces);
+          weights.issue(stage + imm(a_stage_bytes(t_)), source, c);
         });
         k_.cp_async_commit();  // empty past the last chunk: the group count stays in step
       };
-      // A's window of chunks [c, c + window) into its place `to` (those inside the split).
-      auto issue_a_window = [&](const Reg& c, const Reg& to) {
-        for (std::int64_t j = 0; j < aw.window; ++j)
-          k_.if_then(c + imm(j) < c1, [&] { issue_a(to + imm(j * a_chunk), c + imm(j), a_rows, a_pieces); });
-        k_.cp_async_commit();
-      };
-      if (aw.whole) {
-        // The item's A in one group before the weights' first stages; once
-        // it has landed (at most the stages - 1 newer groups pending), one
-        // barrier shows every thread's copies (and zeroed rows) to all.
-        k_.for_range(c0, c1, 1u, [&](Reg c) { issue_a(a_region + (c - c0) * imm(a_chunk), c, a_rows, a_pieces); });
-        k_.cp_async_commit();
-        for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
-        k_.cp_async_wait(t_.stages - 1);
-        k_.bar_sync();
-      } else if (aw.own) {
-        // The first window in a group before the weights' first stages (the
-        // loop's first window start waits for it and shows it to all).
-        issue_a_window(c0, a_region);
-        for (int s = 0; s + 1 < t_.stages; ++s) issue(c0 + imm(s), stage0 + imm(s * stage_bytes));
-      } else if (p_.scaled_a) {
+      if (p_.scaled_a) {
         // A is the pre-pass's bf16 copy, and this kernel may start while
         // the pre-pass runs (launched with overlap_previous): the first
         // chunks' weights are requested before griddepcontrol.wait, their
@@ -154,47 +123,20 @@ class StreamGrouped {
       // The stage of the chunk before c (at c0: the last stage), which
       // chunk c + stages - 1 takes over.
       Reg before = k_.mov(u32, stage0 + imm((t_.stages - 1) * stage_bytes));
-      // A's own region: chunk c's place, and c's position in its window.
-      Reg a_at, in_window;
-      if (aw.own) a_at = k_.mov(u32, a_region);
-      if (aw.own && !aw.whole) in_window = k_.mov(u32, 0u);
       k_.for_range(c0, c1, 1u, [&](Reg c) {
         // Chunk c has landed once at most stages - 2 newer groups are
-        // pending (PTX ISA 9.7.9.27); with A in the stages, the barrier
-        // shows every thread's A copies and frees the stage read by the
-        // chunk before. With A in its own region only a window's first
-        // chunk has one (its A, a group older than chunk c's, has landed;
-        // the other window's place is free for the next window's copies):
-        // a thread reads only the packed weights it copied (PTX ISA
-        // 9.7.9.25: its own copies are visible after the wait), and its
-        // reads of the chunk before, which its new copies overwrite, are
-        // done (their values were used).
+        // pending (PTX ISA 9.7.9.27); the barrier shows every thread's A
+        // copies and frees the stage read by the chunk before.
         k_.cp_async_wait(t_.stages - 2);
-        if (!aw.own) {
-          k_.bar_sync();
-        } else if (!aw.whole) {
-          k_.if_then(in_window == 0u, [&] {
-            k_.bar_sync();
-            Reg up = a_at + imm(aw.window * a_chunk), down = a_at - imm(aw.window * a_chunk);
-            issue_a_window(c + imm(aw.window), k_.selp(up, down, up < a_region + imm(a_end)));
-          });
-        }
+        k_.bar_sync();
         issue(c + imm(t_.stages - 1), before);
         Reg next = before + imm(stage_bytes);
         Reg stage = k_.selp(next, stage0, next < stage0 + imm(t_.stages * stage_bytes));
-        multiply(weights, stage + imm(weights_at), aw.own ? a_at : stage, a_read, acc);
+        multiply(weights, stage, a_read, acc);
         k_.mov(before, stage);
-        if (aw.own) {
-          Reg a_next = a_at + imm(a_chunk);
-          k_.selp(a_at, a_next, a_region, a_next < a_region + imm(a_end));
-        }
-        if (aw.own && !aw.whole) {
-          Reg w_next = in_window + 1u;
-          k_.selp(in_window, w_next, 0u, w_next < imm(aw.window));
-        }
       });
       k_.cp_async_wait_all();
-      k_.bar_sync();  // the stages (and A's region) are free for the next item's copies
+      k_.bar_sync();  // the stages are free for the next item's copies
 
       Reg row0 = (first_tile << 4u) + (lane_ >> 2u);
       Reg token0 = t0 + ((lane_ & 3u) << 1u);
@@ -249,23 +191,21 @@ class StreamGrouped {
     return rows;
   }
 
-  // The pieces of token rows past the group's end, zeroed in each of the
-  // `count` places of a chunk's A (`stride` apart: every stage, or every
-  // place of A's own region) once a work item (they are never
-  // copied), by the thread that owns them: the barrier before a chunk's mma
-  // (or the item's first) shows them to the others, and the barrier after
-  // the previous item's last chunk freed the places. A zero-filling copy of
-  // each such piece every chunk took ~2/3 of the shared memory's excess
-  // wavefronts at one token (docs/PERFORMANCE.md).
+  // The pieces of token rows past the group's end, zeroed in every stage
+  // once a work item (they are never copied), by the thread that owns them:
+  // the loop's barrier before a chunk's mma shows them to the others, and
+  // the barrier after the previous item's last chunk freed the stages. A
+  // zero-filling copy of each such piece every chunk took ~2/3 of the
+  // shared memory's excess wavefronts at one token (docs/PERFORMANCE.md).
   template <class Pieces>
-  void zero_empty_a_rows(const Reg& first, std::int64_t stride, std::int64_t count, const std::vector<ARow>& rows,
+  void zero_empty_a_rows(const Reg& stage0, std::int64_t stage_bytes, const std::vector<ARow>& rows,
                          const Pieces& pieces) {
     Regs zeros = k_.regs(b32, 4);
     for (const Reg& z : zeros) k_.mov(z, 0u);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      Reg to = first + pieces[i].to;
+      Reg to = stage0 + pieces[i].to;
       k_.guarded(rows[i].inside == 0u, [&] {
-        for (std::int64_t s = 0; s < count; ++s) k_.st(Space::shared, b32, at(to, s * stride), zeros);
+        for (int s = 0; s < t_.stages; ++s) k_.st(Space::shared, b32, at(to, s * stage_bytes), zeros);
       });
     }
   }
@@ -303,17 +243,15 @@ class StreamGrouped {
     }
   }
 
-  // One chunk's mma: the warp's weights (at w_stage) converted 16 codes a
-  // lane at a time (4 k16 steps), A's b0, b1 of two steps at once (from
-  // the chunk's A at a_chunk).
-  void multiply(PackedWeightStream& weights, const Reg& w_stage, const Reg& a_chunk, const Reg& a_read,
-                std::vector<Regs>& acc) {
-    PackedWeightStream::Chunk chunk = weights.load(w_stage);
+  // One chunk's mma: the warp's weights converted 16 codes a lane at a
+  // time (4 k16 steps), A's b0, b1 of two steps at once from the stage.
+  void multiply(PackedWeightStream& weights, const Reg& stage, const Reg& a_read, std::vector<Regs>& acc) {
+    PackedWeightStream::Chunk chunk = weights.load(stage + imm(a_stage_bytes(t_)));
     // Per pair parity (a_slot's swap of token couples in odd pairs): the
     // first token tile's lanes (a_read), the later tiles' (where they lie).
-    Reg first_a[2] = {a_chunk + a_read, a_chunk + (a_read ^ 64u)};
+    Reg first_a[2] = {stage + a_read, stage + (a_read ^ 64u)};
     Reg lane_a[2] = {first_a[0], first_a[1]};
-    if (t_.tokens > 8) lane_a[0] = a_chunk + (lane_ << 4u), lane_a[1] = a_chunk + ((lane_ << 4u) ^ 64u);
+    if (t_.tokens > 8) lane_a[0] = stage + (lane_ << 4u), lane_a[1] = stage + ((lane_ << 4u) ^ 64u);
     const int token_tiles = t_.tokens / 8;
     auto run = [&](bool folded) {
       const std::vector<Regs> factors = weights.factors(chunk, folded);
@@ -399,7 +337,7 @@ class StreamGrouped {
 std::string StreamGroupedTiling::describe() const {
   return std::to_string(cta_rows()) + " rows x " + std::to_string(tokens) + " tokens per CTA (" +
          std::to_string(warps) + " warps x " + std::to_string(row_tiles) + " row tiles), " + std::to_string(stages) +
-         " stages" + (a_window == 0 ? "" : a_window >= kAWindowWhole ? ", A once an item" : ", A " + std::to_string(a_window) + " chunks a window");
+         " stages";
 }
 
 GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -420,32 +358,11 @@ std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const Strea
                             : p.native_b ? l.block_bytes() / 32 + 8
                                          : (l.block_bytes() + l.scale_block_bytes()) / 32;
   const std::int64_t weights = static_cast<std::int64_t>(t.row_tiles) * t.threads() * lane;
-  return (t.a_window > 0 ? 0 : a_stage_bytes(t)) + (weights + 15) / 16 * 16;
-}
-
-AWindows a_windows(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  AWindows w;
-  if (t.a_window <= 0) return w;
-  const std::int64_t chunks = p.packed_layout().chunks(), splits = std::max(t.splits, 1);
-  const std::int64_t per_split = (chunks + splits - 1) / splits;
-  w.own = true;
-  w.whole = t.a_window >= per_split;
-  w.window = std::min<std::int64_t>(t.a_window, per_split);
-  w.places = w.whole ? per_split : 2 * w.window;
-  return w;
-}
-
-std::int64_t stream_grouped_item_a_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  return a_windows(p, t).places * a_stage_bytes(t);
+  return a_stage_bytes(t) + (weights + 15) / 16 * 16;
 }
 
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  return t.stages * stream_grouped_stage_bytes(p, t) + stream_grouped_item_a_bytes(p, t);
-}
-
-bool stream_grouped_fits(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
-  // The static bytes: the group table and the last-split flag, the dynamic ones 128-aligned after them.
-  return stream_grouped_shared_bytes(p, t) + stream_grouped_schedule(p, t).table_bytes() + 4 + 128 <= kMaxCtaShared;
+  return t.stages * stream_grouped_stage_bytes(p, t);
 }
 
 std::int64_t stream_grouped_ctas_per_sm(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -470,19 +387,16 @@ std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const Stream
 ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
   const std::int64_t chunks = p.packed_layout().chunks();
   const std::int64_t per_split = (chunks + std::max(t.splits, 1) - 1) / std::max(t.splits, 1);
-  if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 ||
+  if (t.warps < 1 || t.warps > 16 || t.row_tiles < 1 || t.row_tiles > 2 ||
       (t.tokens != 8 && t.tokens != 16 && t.tokens != 32 && t.tokens != 64) || t.stages < 2 || t.stages > 8 ||
       t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||
       t.a_ld < p.k || (t.a_ld * 2) % 16 != 0 ||
-      (p.native_b && (p.groups != 1 || p.k % 64 != 0 || code_bytes(p.b_dtype, p.b.ld) % 16 != 0)) ||
-      t.a_window < 0 || (t.a_window > 0 && (!p.packed_b || p.native_b || p.scaled_a)) ||
-      !stream_grouped_fits(p, t))
+      (p.native_b && (p.groups != 1 || p.k % 64 != 0 || code_bytes(p.b_dtype, p.b.ld) % 16 != 0)))
     throw OpsError("stream grouped kernel: tiling " + t.describe() + ", " + std::to_string(t.splits) +
                    " splits of " + std::to_string(chunks) + " chunks, A rows of " + std::to_string(t.a_ld) +
-                   "; it takes 1-8 warps of 1-2 row tiles, 8/16/32/64 tokens whose A pieces divide among the "
+                   "; it takes 1-16 warps of 1-2 row tiles, 8/16/32/64 tokens whose A pieces divide among the "
                    "threads, 2-8 stages, splits that each get a chunk, 16-byte aligned A rows (and GemmAmax's B: one "
-                   "group, K a multiple of 64, 16-byte aligned rows), A in its own region only for packed weights "
-                   "against bf16 A, and at most 227 KB of shared memory a CTA");
+                   "group, K a multiple of 64, 16-byte aligned rows)");
   return StreamGrouped(p, t).build();
 }
 

@@ -17,15 +17,9 @@
 // where the weights' fragment order wants them: [step pair][token][t] x 16
 // bytes holds A[token][k0 + 64t + 8·pair .. + 8), the b0, b1 of steps 2·pair
 // and 2·pair + 1 of lane t (PackedWeightStream's K order; odd pairs swap
-// each couple of tokens: a_slot). The copies of chunk c + stages - 1 are
-// issued before chunk c's mma. A chunk's A lies in its stage (one wait
-// and one barrier a chunk: A is shared), or (a_window) in A's own region
-// after the stages: the work item's whole K range copied once at its
-// start (one barrier an item), or windows of a_window chunks in two
-// places, the next window's copies issued at a window's first chunk after
-// its barrier (one barrier a window). Packed weights are read only by the
-// thread that copied them, so the other chunks need no barrier, and the
-// warps run apart.
+// each couple of tokens: a_slot). One wait and one
+// barrier a chunk (A is shared), the copies of chunk c + stages - 1 issued
+// before chunk c's mma.
 //
 // The splits add their partial sums in split order (deterministic):
 // through the workspace (split_k_reduce), the last split of a unit storing
@@ -48,8 +42,6 @@
 namespace warpforge::ops {
 
 inline constexpr const char* kStreamGroupedKernel = "grouped_gemm_stream";
-// StreamGroupedTiling::a_window for the work item's whole K range of A at once.
-inline constexpr int kAWindowWhole = 1 << 20;
 
 struct StreamGroupedTiling {
   int warps = 4;      // per CTA
@@ -60,39 +52,18 @@ struct StreamGroupedTiling {
   // 4 and 16 warps); never more than the shared memory holds.
   int ctas_per_sm = 0;
   int stages = 4;     // chunks in flight
-  // Packed weights against bf16 A: A in its own region, this many chunks
-  // a window (kAWindowWhole or a split's chunks: the item's whole K range
-  // at its start); 0: a chunk's A in its stage.
-  int a_window = 0;
   std::int64_t a_ld = 0;  // A's row stride in elements (the tensor's, or the bf16 copy's)
   int threads() const { return 32 * warps; }
   int cta_rows() const { return 16 * warps * row_tiles; }
-  // "128 rows x 8 tokens (4 warps x 2 row tiles), 4 stages[, A once an item | A 2 chunks a window]"
-  std::string describe() const;
+  std::string describe() const;  // "128 rows x 8 tokens (4 warps x 2 row tiles), 4 stages"
   friend bool operator==(const StreamGroupedTiling&, const StreamGroupedTiling&) = default;
 };
 
 GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
-// A's own region (a_window > 0): whether it holds a work item's whole K
-// range, the chunks a window (at most a split's), and the places of a
-// chunk's A it has (the split's chunks, or two windows').
-struct AWindows {
-  bool own = false, whole = false;
-  std::int64_t window = 0, places = 0;
-};
-AWindows a_windows(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
-
-// Bytes of one stage (the weights, and A's chunk without A's own region),
-// of A's own region (0 without), and of the kernel's dynamic shared memory
-// (the stages, then that region).
+// Bytes of one stage and of the kernel's dynamic shared memory.
 std::int64_t stream_grouped_stage_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
-std::int64_t stream_grouped_item_a_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 std::int64_t stream_grouped_shared_bytes(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
-
-// Whether a CTA's shared memory (the dynamic bytes and the group table)
-// fits sm_90's 227 KB.
-bool stream_grouped_fits(const GroupedGemmProblem& p, const StreamGroupedTiling& t);
 
 // Persistent CTAs an SM: as many as sm_90's shared memory holds, at most 4
 // and 16 warps (so at least 128 registers a thread), or the tiling's

@@ -81,42 +81,40 @@ int splits_for(std::int64_t units, std::int64_t ctas, std::int64_t chunks) {
   return static_cast<int>(best);
 }
 
-// For experiments on a GPU (scripts/gpu-wo-decode.sh's sweep):
-// WARPFORGE_STREAM_TILING=W,R,S[,K[,P[,I]]] sets the warps, row tiles a
-// warp and stages of every stream kernel of packed weights compiled after
-// it, with K its K split (0 or none: splits_for's), with P the CTAs an SM
-// (the registers follow: .minnctapersm), with I the chunks of A a window
-// in A's own region (a split's or more: once an item; 0: A in the stages;
-// none: the automatic choice, `a_window`); WARPFORGE_STREAM_TILING_BF16 of bf16
+// For experiments on a GPU (scripts/gpu-moe.sh's sweep):
+// WARPFORGE_STREAM_TILING=W,R,S[,K[,P]] sets the warps, row tiles a warp
+// and stages of every stream kernel of packed weights compiled after it,
+// with K its K split (0 or none: splits_for's), with P the CTAs an SM (the
+// registers follow: .minnctapersm); WARPFORGE_STREAM_TILING_BF16 of bf16
 // weights; build_stream_grouped refuses a tiling it cannot build. Returns
 // the K split asked for, 0 where none. (The splits' sums in a cluster's
 // shared memory measured slower on an H200, session 5: 62 clusters of 8
 // fit at once where dense 8192² at one token needs 66; removed, see
 // docs/experiments/2026-11-29-grouped-decode.md.)
-int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<int>& a_window) {
+int tiling_from_environment(StreamGroupedTiling& t, bool packed) {
   const char* name = packed ? "WARPFORGE_STREAM_TILING" : "WARPFORGE_STREAM_TILING_BF16";
   const char* text = std::getenv(name);
   if (!text || !*text) return 0;
-  int warps = 0, row_tiles = 0, stages = 0, splits = 0, per_sm = 0, item = 0;
+  int warps = 0, row_tiles = 0, stages = 0, splits = 0, per_sm = 0;
   char end = 0;
-  const int read =
-      std::sscanf(text, "%d,%d,%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &per_sm, &item, &end);
-  if (read < 3 || read > 6 || splits < 0 || (read >= 5 && (per_sm < 1 || per_sm > 32)) ||
-      (read == 6 && (item < 0 || item > 64)))
+  const int read = std::sscanf(text, "%d,%d,%d,%d,%d%c", &warps, &row_tiles, &stages, &splits, &per_sm, &end);
+  if (read < 3 || read > 5 || splits < 0 || (read == 5 && (per_sm < 1 || per_sm > 32)))
     throw OpsError(std::string(name) + " '" + text +
-                   "': expected warps,row_tiles,stages[,splits[,ctas_per_sm[,a_window]]] (three to six "
-                   "integers, splits 0 or more, CTAs an SM 1-32, A's chunks a window 0-64, e.g. 4,2,3 or 4,2,2,8 "
-                   "or 4,2,2,0,5 or 8,2,2,0,2,64)");
+                   "': expected warps,row_tiles,stages[,splits[,ctas_per_sm]] (three to five integers, splits "
+                   "0 or more, CTAs an SM 1-32, e.g. 4,2,3 or 4,2,2,8 or 4,2,2,0,5)");
   t.warps = warps, t.row_tiles = row_tiles, t.stages = stages;
-  if (read >= 5) t.ctas_per_sm = per_sm;
-  if (read == 6) a_window = item;
+  if (read == 5) t.ctas_per_sm = per_sm;
   return read >= 4 ? splits : 0;
 }
 
 // The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
 // row), FP8 and bf16 one; 4 warps, bf16 8 up to 16 tokens a unit (its
 // 36 KB stages leave one CTA an SM: two warps a scheduler rather than one;
-// three stages of 8 warps and 32 tokens would pass the 227 KB); tokens a unit from the
+// three stages of 8 warps and 32 tokens would pass the 227 KB), packed
+// weights 8 at 16 tokens (2 CTAs an SM, still 16 warps: a CTA's copies of
+// A, a third of a chunk's bytes at 16 tokens, serve twice the rows, and
+// L2 carries half as many; on an H200, session 9, dense 8192² at 16 tokens
+// MXFP4 23.7 us against 26.2, MXFP8 30.1 against 39.2); tokens a unit from the
 // tokens a group averages over the groups that can have any (M / min(G,
 // M)); 3 stages (two chunks in flight beyond the one multiplied), or 2
 // where that fits more CTAs an SM (FP4 and FP8 up to 16 tokens: 4 CTAs, 16
@@ -124,39 +122,24 @@ int tiling_from_environment(StreamGroupedTiling& t, bool packed, std::optional<i
 // warps an SM, and 4 CTAs with one chunk in flight each still hold ~70 KB
 // of weights in flight, past the ~33 KB an SM needs to stream at 4.4 TB/s
 // with ~1 us of latency (docs/PERFORMANCE.md "Decode at the read floor").
-// The K split (splits_for). Packed weights against bf16 A take A in its
-// own region (no barrier a chunk: a_window) where it leaves as many CTAs
-// an SM: the item's whole K range, else the longest window of 2 chunks or
-// more.
+// The K split (splits_for).
 StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::Device& device) {
   StreamGroupedTiling t;
   t.row_tiles = p.packed_b && p.b_dtype == DType::e2m1 ? 2 : 1;
   const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
   const std::int64_t average = (p.m + active - 1) / active;
   t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
-  t.warps = !p.packed_b && t.tokens <= 16 ? 8 : 4;
+  t.warps = (!p.packed_b && t.tokens <= 16) || (p.packed_b && t.tokens == 16) ? 8 : 4;
   t.stages = 3;
   StreamGroupedTiling two = t;
   two.stages = 2;
   if (stream_grouped_ctas_per_sm(p, two) > stream_grouped_ctas_per_sm(p, t)) t.stages = 2;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
-  std::optional<int> a_window;
-  const int splits = tiling_from_environment(t, p.packed_b, a_window);
+  const int splits = tiling_from_environment(t, p.packed_b);
   const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);
   const std::int64_t units =
       std::max(active, (p.m + t.tokens - 1) / t.tokens) * ((p.n + t.cta_rows() - 1) / t.cta_rows());
   t.splits = splits > 0 ? splits : splits_for(units, ctas, p.packed_layout().chunks());
-  if (a_window) {
-    t.a_window = *a_window;
-    return t;
-  }
-  if (!p.packed_b || p.native_b || p.scaled_a) return t;
-  const std::int64_t per_split = (p.packed_layout().chunks() + t.splits - 1) / t.splits;
-  for (std::int64_t w = per_split; w >= 2; --w) {
-    StreamGroupedTiling own = t;
-    own.a_window = w == per_split ? kAWindowWhole : static_cast<int>(w);
-    if (stream_grouped_fits(p, own) && stream_grouped_ctas_per_sm(p, own) >= stream_grouped_ctas_per_sm(p, t)) return own;
-  }
   return t;
 }
 

@@ -387,14 +387,14 @@ std::size_t stream_grouped_split_bytes(const GroupedGemmProblem& p, const Stream
 ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
   const std::int64_t chunks = p.packed_layout().chunks();
   const std::int64_t per_split = (chunks + std::max(t.splits, 1) - 1) / std::max(t.splits, 1);
-  if (t.warps < 1 || t.warps > 16 || t.row_tiles < 1 || t.row_tiles > 2 ||
+  if (t.warps < 1 || t.warps > 8 || t.row_tiles < 1 || t.row_tiles > 2 ||
       (t.tokens != 8 && t.tokens != 16 && t.tokens != 32 && t.tokens != 64) || t.stages < 2 || t.stages > 8 ||
       t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||
       t.a_ld < p.k || (t.a_ld * 2) % 16 != 0 ||
       (p.native_b && (p.groups != 1 || p.k % 64 != 0 || code_bytes(p.b_dtype, p.b.ld) % 16 != 0)))
     throw OpsError("stream grouped kernel: tiling " + t.describe() + ", " + std::to_string(t.splits) +
                    " splits of " + std::to_string(chunks) + " chunks, A rows of " + std::to_string(t.a_ld) +
-                   "; it takes 1-16 warps of 1-2 row tiles, 8/16/32/64 tokens whose A pieces divide among the "
+                   "; it takes 1-8 warps of 1-2 row tiles, 8/16/32/64 tokens whose A pieces divide among the "
                    "threads, 2-8 stages, splits that each get a chunk, 16-byte aligned A rows (and GemmAmax's B: one "
                    "group, K a multiple of 64, 16-byte aligned rows)");
   return StreamGrouped(p, t).build();

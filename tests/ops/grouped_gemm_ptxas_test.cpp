@@ -96,26 +96,30 @@ TEST(GroupedGemmPtxas, Sm90aWeightOnlyAssemblesWithoutSpills) {
 }
 
 // And its registers fit the CTAs an SM its tiling counts on
-// (.minnctapersm): the defaults' 2 stages of 4 warps up to 16 tokens (4
-// CTAs, at most 128 registers), 3 stages beyond.
+// (.minnctapersm): the defaults' 2 stages up to 16 tokens (16 warps an SM:
+// 4 CTAs of 4, or of packed weights at 16 tokens 2 of 8; at most 128
+// registers), 3 stages beyond.
 TEST(GroupedGemmPtxas, StreamKernelAssemblesWithoutSpills) {
   if (!ptx::find_ptxas()) GTEST_SKIP() << "ptxas not found (no CUDA toolkit): the kernel's PTX is not assembled";
   struct Case {
     DType data, scale;
     int vec, tokens, splits, stages;
     bool amax;
+    int warps = 4;
   };
   for (const Case& c : {Case{DType::e2m1, DType::e8m0, 32, 8, 1, 2, false}, Case{DType::e2m1, DType::e4m3, 16, 8, 3, 2, false},
                         Case{DType::e2m1, DType::e4m3, 16, 16, 3, 2, true}, Case{DType::e4m3, DType::e8m0, 32, 8, 2, 2, false},
                         Case{DType::e4m3, DType::e8m0, 32, 32, 2, 3, true}, Case{DType::e5m2, DType::e8m0, 32, 64, 1, 3, false},
-                        Case{DType::e2m1, DType::e8m0, 32, 64, 1, 3, true}}) {
+                        Case{DType::e2m1, DType::e8m0, 32, 64, 1, 3, true},
+                        Case{DType::e2m1, DType::e8m0, 32, 16, 2, 2, false, 8},
+                        Case{DType::e4m3, DType::e8m0, 32, 16, 1, 2, true, 8}}) {
     GroupedGemmProblem p;
     p.m = 512, p.n = 2880, p.k = 2880, p.groups = 128;
     p.b_dtype = c.data, p.sf_dtype = c.scale, p.vec = c.vec, p.packed_b = true, p.amax = c.amax;
     p.a = {true, 2880, 0}, p.d = {true, 2880, 0};
     StreamGroupedTiling t;
     t.row_tiles = c.data == DType::e2m1 ? 2 : 1;
-    t.tokens = c.tokens, t.splits = c.splits, t.stages = c.stages, t.a_ld = 2880;
+    t.tokens = c.tokens, t.splits = c.splits, t.stages = c.stages, t.a_ld = 2880, t.warps = c.warps;
     const std::string what = p.describe() + ", " + t.describe();
     const std::string text = build_stream_grouped(p, t).to_ptx();
     testing::expect_fast_assembly(text, what);
@@ -125,7 +129,7 @@ TEST(GroupedGemmPtxas, StreamKernelAssemblesWithoutSpills) {
     const int registers = std::stoi(r.log.substr(at + 5));
     const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t);
     EXPECT_LE(registers * t.threads() * ctas, 65536) << what << ": " << ctas << " CTAs an SM\n" << r.log;
-    if (c.tokens <= 16) EXPECT_EQ(ctas, 4) << what;
+    if (c.tokens <= 16) EXPECT_EQ(ctas * c.warps, 16) << what;
     std::printf("  %s: %d registers, %lld CTAs an SM\n", what.c_str(), registers, static_cast<long long>(ctas));
   }
 }

@@ -37,8 +37,15 @@ TEST(GroupedGemmStreamSim, EveryFormatWithEmptyGroupsOneTokenAndATail) {
 }
 
 TEST(GroupedGemmStreamSim, EveryTokenInOneGroupAcrossTokenTiles) {
+  const runtime::Device device = runtime::Device::sim();
   // 37 tokens in one of three groups: tiles of 64 tokens, K of 3 chunks.
-  run_stream(runtime::Device::sim(), {kNvfp4, ends_of({0, 37, 0}), 37, 24, 640, DType::bf16}, 200);
+  run_stream(device, {kNvfp4, ends_of({0, 37, 0}), 37, 24, 640, DType::bf16}, 200);
+  // 12 tokens in one group: a tile of 16, 8 warps a CTA (256 or 128 rows,
+  // N past them).
+  for (BlockScaledFormat f : {kMxfp4, kMxfp8E4m3}) {
+    const StreamRun r = run_stream(device, {f, ends_of({12}), 12, 264, 288, DType::bf16}, 201);
+    EXPECT_NE(r.describe.find("(8 warps x"), std::string::npos) << r.describe;
+  }
 }
 
 TEST(GroupedGemmStreamSim, ScalesThatDoNotFoldTakeTheExactSlowWay) {
@@ -92,7 +99,8 @@ TEST(GroupedGemmStreamSim, OneGroupWithoutOffsetsIsTheDenseWeightOnlyGemm) {
 // takes it, and its K split makes one wave (work items, units x splits, at
 // most the CTAs) that fills at least half the CTAs. FP4 and FP8 at 4 CTAs
 // an SM (2 stages): MXFP4 64 units of 128 rows x 8 splits = 512 items on
-// 528 CTAs (3 CTAs and 7 splits had left 52 CTAs a second item). Compiled,
+// 528 CTAs (3 CTAs and 7 splits had left 52 CTAs a second item); at 16
+// tokens 2 CTAs of 8 warps: 32 units of 256 rows x 8 splits. Compiled,
 // not run (the simulator would take minutes).
 TEST(GroupedGemmStreamSim, TheDenseDecodeShapeSplitsKIntoOneWave) {
   const runtime::Device device(sim::make_backend({.sm_count = 132}));
@@ -131,9 +139,8 @@ TEST(GroupedGemmStreamSim, TheDenseDecodeShapeSplitsKIntoOneWave) {
       const std::int64_t items = (8192 + rows - 1) / rows * splits, ctas = 132 * per_sm;
       EXPECT_LE(items, ctas);
       EXPECT_GE(2 * items, ctas);
-      if (!bf16) {
-        EXPECT_EQ(per_sm, 4);
-      }
+      // Packed: 16 warps an SM, as 4 CTAs of 4 or, at 16 tokens, 2 of 8.
+      if (!bf16) EXPECT_EQ(per_sm, tokens == 16 ? 2 : 4);
     }
 }
 

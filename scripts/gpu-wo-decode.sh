@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Weight-only decode (bf16 tokens x packed block-scaled weights, the stream
+# kernel, issue 43) on a GPU machine, inside BUDGET seconds (default 50, for
+# a 55 s window; the build is expected to be there already), in this order,
+# each step while time is left, printing as it goes:
+#   mxfp4     bench_gemm --grouped --weights mxfp4 over dense (N = K = 8192),
+#             gpt-oss and mixtral at 1 and 16 tokens: "packed read / ours"
+#             is the read-once floor of the same bytes over ours (the issue
+#             asks >= 0.85);
+#   ncu16     Nsight Compute of the stream kernel, dense MXFP4 at 16 tokens,
+#             at the GPU's own clocks: duration, clock, DRAM bytes and
+#             throughput, L2 bytes and throughput (A's copies and the split
+#             sums pass there beside the weights), instructions issued,
+#             issue-slot use, warps a scheduler, registers, each pipe's busy share, shared-memory
+#             wavefronts, stall reasons (cycles a issued instruction);
+#   nvfp4, mxfp8  the rows of mxfp4 in those formats;
+#   ncu1      ncu16's figures at one token;
+#   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
+#             costs (1 -> 8: A's copied rows, one token tile) against what a
+#             second token tile costs (8 -> 9: its mma and A loads);
+#   sweep     rows under other tilings of the stream kernel, each in the
+#             same run as the format's own rows (SWEEP lists entries
+#             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
+#             format is given; TILING is WARPFORGE_STREAM_TILING's
+#             warps,row_tiles,stages[,splits[,ctas_per_sm]], a split of 0 for
+#             the automatic one; default: at dense 16 tokens the 4 warps of
+#             before session 9 and 16 warps (1 CTA an SM, 512 or 256 rows),
+#             MXFP4 and MXFP8, and MXFP8 at one token on 8 warps);
+#   tests     test_gpu's stream-kernel cases against fp64 (the simulator's
+#             block-scaled cases; 12 s at most);
+#   sel128    the selection between the stream kernel and the RS design at
+#             128 tokens: both, named (--grouped-kernel), on mixtral and gpt-oss.
+# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 tests sweep ncu16 sel128 curve ncu1").
+# Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode): rows.log, sweep.log,
+# ncu.log, tests.log (each step's output under a "== step" line, as it
+# ends) and build.log; the last lines are a short table (the rows, the profile's
+# figures).
+#
+#   OUT=/tmp/out scripts/gpu-wo-decode.sh    # BUILD_DIR, JOBS, BUDGET, STEPS, SWEEP may be set
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/gpu-build-args.sh
+gpu_script wo-decode
+budget="${BUDGET:-50}"
+steps="${STEPS:-mxfp4 nvfp4 mxfp8 tests sweep ncu16 sel128 curve ncu1}"
+left() { echo $((budget - SECONDS)); }
+logs="$(mktemp -d)"  # a step's own log, appended to $out's file of its kind when it ends
+
+# The build dir is normally configured and built already (the windows');
+# then only the target is brought up to date, without a configure (~7 s).
+if [ -f "$build_dir/CMakeCache.txt" ]; then
+  cmake --build "$build_dir" -j "$jobs" --target bench_gemm >"$out/build.log" 2>&1 ||
+    { tail -20 "$out/build.log"; echo "gpu-wo-decode: FAIL: build"; exit 1; }
+else
+  gpu_build bench_gemm
+fi
+bench="$build_dir/bench/bench_gemm"
+ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+
+# step NAME SECONDS_NEEDED COMMAND...: COMMAND into $out/NAME.log and stdout
+# (the table rows only), under a timeout of the time left, when at least
+# SECONDS_NEEDED remain.
+step() {
+  local name="$1" need="$2"
+  shift 2
+  if [ "$(left)" -lt "$need" ]; then
+    note "$name: skipped ($(left) s left, needs $need)"
+    return 0
+  fi
+  local start=$SECONDS
+  echo "== $name"
+  timeout "$(left)" "$@" >"$logs/$name.log" 2>&1
+  local rc=$?
+  local kind=rows
+  case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; tests) kind=tests ;; esac
+  { echo "== $name: exit $rc"; cat "$logs/$name.log"; } >>"$out/$kind.log"
+  grep -E "^\| [a-z]" "$logs/$name.log" | grep -v "^| model" | cut -c1-200
+  [ $rc -ne 0 ] && note "$name: exit $rc"
+  echo "   ($name: $((SECONDS - start)) s)"
+}
+rows=("$bench" --grouped --reps 10 --weights)  # then FORMAT --models M --tokens T
+# The stream kernel's launch after bench_gemm's bf16 runs of the same shape
+# (3 warm-ups and 5 runs at --reps 5, where bf16 takes the stream kernel:
+# up to 16 tokens): launch 9 is the packed weights' first.
+# One regex of the figures (a name this ncu lacks matches nothing, where a
+# plain list would fail the run).
+ncu_metrics="gpu__time_duration\\.sum|sm__cycles_elapsed\\.avg\\.per_second|dram__bytes_read\\.sum|\
+dram__throughput\\.avg\\.pct_of_peak_sustained_elapsed|lts__t_(bytes|sectors)\\.sum|\
+lts__throughput\\.avg\\.pct_of_peak_sustained_elapsed|lts__t_sectors_srcunit_tex_op_read\\.sum|smsp__inst_executed\\.sum|\
+smsp__issue_active\\.avg\\.pct_of_peak_sustained_active|smsp__warps_(active|eligible)\\.avg\\.per_cycle_active|\
+launch__registers_per_thread|launch__occupancy_limit_(registers|shared_mem)|launch__grid_size|\
+l1tex__data_pipe_lsu_wavefronts_mem_shared\\.sum|sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|\
+smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
+# Then FORMAT --tokens T.
+ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
+  --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
+sweep="${SWEEP:-4,2,2,0,4:dense:16 16,2,2,0,1:dense:16 4,1,2,0,4:dense:16:mxfp8 16,1,2,0,1:dense:16:mxfp8 8,1,2,0,2:dense:1:mxfp8}"
+for s in $steps; do
+  case "$s" in
+    mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
+    curve) step curve 3 "${rows[@]}" mxfp4 --models dense --tokens 1,2,8,9,16 ;;
+    tests)
+      test_gpu="$build_dir/tests/test_gpu"
+      if [ -x "$test_gpu" ]; then
+        step tests 6 timeout 12 "$test_gpu" --gtest_filter='GroupedGemmGpu.TheSimulatorsBlockScaledCases'
+        note "tests: $(grep -E '^\[  (PASSED|FAILED) ' "$logs/tests.log" | tr '\n' ' ')"
+      else
+        note "tests: $test_gpu not built"
+      fi
+      ;;
+    ncu16) [ -x "$ncu_tool" ] && step ncu16 8 "${ncu_stream[@]}" mxfp4 --tokens 16 ;;
+    ncu1) [ -x "$ncu_tool" ] && step ncu1 8 "${ncu_stream[@]}" mxfp4 --tokens 1 ;;
+    sweep)
+      for entry in $sweep; do
+        IFS=: read -r t models tokens format <<<"$entry"
+        format="${format:-mxfp4}"
+        WARPFORGE_STREAM_TILING="$t" step "sweep-$format-${t//,/_}-${models//,/_}-${tokens//,/_}" 3 "${rows[@]}" \
+          "$format" --models "$models" --tokens "$tokens"
+      done
+      ;;
+    sel128)
+      for k in stream sm90a; do
+        step "sel128-$k" 4 "$bench" --grouped --weights mxfp4 --models mixtral,gpt-oss --tokens 128 --reps 10 \
+          --grouped-kernel "$k"
+      done
+      ;;
+    *) note "unknown step $s" ;;
+  esac
+done
+
+echo
+echo "gpu-wo-decode on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
+echo "model | tokens | experts | ours bf16 | loop | . | packed us | packed/bf16 | bf16 floor | . | packed floor us | floor/ours"
+for f in mxfp4 nvfp4 mxfp8 curve sel128-stream sel128-sm90a $(cd "$logs" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
+  [ -f "$logs/$f.log" ] || continue
+  echo "$f:"
+  grep -E "^\| [a-z]" "$logs/$f.log" | grep -v "^| model" | cut -c1-200
+  grep -oE "kernel stream, [^,]*, [0-9]+ stages(, A once an item)?, [0-9]+ CTAs an SM, K split [0-9]+" "$logs/$f.log" | head -1
+done
+for f in ncu16 ncu1; do
+  [ -f "$logs/$f.log" ] || continue
+  echo "$f:"
+  grep -E "^ +[a-z_]+__[a-z_.]+ " "$logs/$f.log" | awk '$NF != "0" && $NF != "0.00" {print $1, $(NF-1), $NF}' |
+    grep -vE "stalled_(.*_not_issued|selected)" | sort | head -60
+done
+for line in "${summary[@]}"; do echo "- $line"; done
+exit 0

@@ -124,11 +124,12 @@ class Swapped final : public tile::WarpSpecializedDesign {
   Swapped(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
       : p_(p), t_(t), l_(layout(p, t)), k_(kSwappedGemmAmaxKernel, Target::sm_90a), codes_(k_, p) {
     if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 32 ||
-        (t.blocks != 1 && t.blocks != 2 && t.blocks != 4))
+        (t.blocks != 1 && t.blocks != 2 && t.blocks != 4) || t.ctas_per_sm < 1 || t.ctas_per_sm > 2)
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
-                     std::to_string(t.stages) + " stages of " + std::to_string(t.blocks) +
-                     " K blocks; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
-                     " tokens (a multiple of 8), 2 to 32 stages and 1, 2 or 4 K blocks a stage");
+                     std::to_string(t.stages) + " stages of " + std::to_string(t.blocks) + " K blocks, " +
+                     std::to_string(t.ctas_per_sm) + " CTAs an SM; it takes 8 to " +
+                     std::to_string(kSwappedMaxTokens) +
+                     " tokens (a multiple of 8), 2 to 32 stages, 1, 2 or 4 K blocks a stage and 1 or 2 CTAs an SM");
     if (p.k % kSwappedBlock != 0)
       throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
                      std::to_string(kSwappedBlock));
@@ -150,6 +151,15 @@ class Swapped final : public tile::WarpSpecializedDesign {
     c.empty_arrivals = kConsumers;  // each warpgroup's leader, in this CTA alone (nothing is multicast)
     if (clustered(t_)) c.cluster_m = t_.splits;  // the tile's splits: rank = split
     c.dependent_launch = false;  // only the loader waits, for A's tiles (producer)
+    c.ctas_per_sm = t_.ctas_per_sm;
+    if (t_.ctas_per_sm > 1) {
+      // The entry cap (80 registers at two CTAs) for all; the producer
+      // warpgroup keeps setmaxnreg's least, the consumers take the rest (104).
+      const int threads = swapped_gemm_amax_threads();
+      const int cap = tile::WarpSpecialized::entry_registers(threads, t_.ctas_per_sm);
+      c.producer_registers = 24;
+      c.consumer_registers = (cap * threads - 128 * c.producer_registers) / (128 * kConsumers) / 8 * 8;
+    }
     return c;
   }
   void params(tile::WarpSpecialized& ws) override {

@@ -63,6 +63,10 @@ struct SwappedGemmAmaxTiling {
   // With splits > 1: the splits of a tile form a cluster (up to 8) and add
   // their partial sums through its shared memory; else through the workspace.
   bool cluster = false;
+  // CTAs an SM, 1 or 2: two give each scheduler four consumer warps where
+  // one gives it two (the conversion's dependent chains hide each other's
+  // latency), at 104 registers a consumer thread and half the shared memory.
+  int ctas_per_sm = 1;
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };
 

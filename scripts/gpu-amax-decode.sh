@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GemmAmax's decode (both operands quantized, M <= 64; issues 43, 44) on a
 # GPU machine, inside BUDGET seconds (default 48, for a 50 s window; the
-# build is expected to be there already), in this order, each step while
-# time is left, printing its table rows as it goes:
+# build is expected to be there already), each step while time is left,
+# printing its table rows as it goes:
 #   nvfp4     bench_gemm --block-scaled nvfp4 --kernel swapped at M = 1, 16,
 #             64 x 8192 x 8192 and 16 x 4096 x 4096 (the fused quantized
 #             layer's GEMM): "ours / read once" is the read-once ceiling
@@ -11,14 +11,16 @@
 #             K splits as a cluster: WARPFORGE_SWAPPED_TILING=8,2,1,4,1),
 #             the same run's peer of the default (two CTAs an SM);
 #   mxfp8     the rows of nvfp4 in MXFP8;
-#   tests     GemmAmaxExactnessGpu.SwappedKernel and .SplitsAddUpEitherWay
-#             (two CTAs an SM at 16 and 64 tokens) against fp64, cancelling;
+#   tests     GemmAmaxExactnessGpu.TwoCtasAnSm (decode's default, 16 and 64
+#             tokens) against fp64 on cancelling inputs;
+#   alltests  the rest of the swapped kernel's: .SwappedKernel (~16 s) and
+#             .SplitsAddUpEitherWay;
 #   mxfp4     the rows of nvfp4 in MXFP4;
 #   kernels   Nsight Compute, each launch's duration at the GPU's own clocks
 #             (the A pre-pass, the swapped kernel), NVFP4 16 x 8192^2;
 #   ncu       the swapped kernel's issue, warps, stall reasons, pipes and
 #             DRAM (NVFP4 16 x 8192^2).
-# STEPS picks and orders them (default "nvfp4 one-cta mxfp8 tests mxfp4
+# STEPS picks and orders them (default "nvfp4 tests one-cta mxfp8 mxfp4
 # kernels"); TILING sets WARPFORGE_SWAPPED_TILING for the rows' steps
 # (stages,splits,cluster,blocks,ctas_per_sm; swapped_gemm_amax_path.cpp).
 # Logs go to $OUT (default $BUILD_DIR/gpu-amax-decode), one file a step; the
@@ -30,7 +32,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script amax-decode
 budget="${BUDGET:-48}"
-steps="${STEPS:-nvfp4 one-cta mxfp8 tests mxfp4 kernels}"
+steps="${STEPS:-nvfp4 tests one-cta mxfp8 mxfp4 kernels}"
 left() { echo $((budget - SECONDS)); }
 
 # The build dir is normally configured and built already (the windows');
@@ -83,8 +85,10 @@ for s in $steps; do
       WARPFORGE_SWAPPED_TILING=8,2,1,4,1 step one-cta 5 "$bench" --block-scaled nvfp4 --kernel swapped \
         --shapes 16x8192x8192 --reps 20
       ;;
-    tests)
-      step tests 15 "$test_gpu" --gtest_filter='GemmAmaxExactnessGpu.SwappedKernel:GemmAmaxExactnessGpu.SplitsAddUpEitherWay'
+    tests) step tests 8 "$test_gpu" --gtest_filter='GemmAmaxExactnessGpu.TwoCtasAnSm' ;;
+    alltests)
+      step alltests 20 "$test_gpu" \
+        --gtest_filter='GemmAmaxExactnessGpu.SwappedKernel:GemmAmaxExactnessGpu.SplitsAddUpEitherWay'
       ;;
     kernels)
       # Launches in order: the pre-pass and the kernel of each call (3 calls).
@@ -97,7 +101,7 @@ for s in $steps; do
         --launch-skip 3 --launch-count 1 --metrics "regex:^($ncu_metrics)$" \
         "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20
       ;;
-    *) note "step $s: unknown (nvfp4 one-cta mxfp8 tests mxfp4 kernels ncu)" ;;
+    *) note "step $s: unknown (nvfp4 one-cta mxfp8 tests alltests mxfp4 kernels ncu)" ;;
   esac
 done
 
@@ -110,7 +114,9 @@ for s in nvfp4 one-cta mxfp8 mxfp4; do
   echo "$s:"
   grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$out/$s.log" | cut -c1-160
 done
-[ -f "$out/tests.log" ] && echo "tests: $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests.log" | tr '\n' ' ')"
+for s in tests alltests; do
+  [ -f "$out/$s.log" ] && echo "$s: $(grep -E '^\[  (PASSED|FAILED) ' "$out/$s.log" | tr '\n' ' ')"
+done
 if [ -f "$out/kernels.log" ]; then
   echo "kernels (us, launch order):"
   awk '/^ +gemm_amax_(swapped|dequantize_a) \(/{name=$1" "$2} /gpu__time_duration.sum/{print "  " name, $NF}' \

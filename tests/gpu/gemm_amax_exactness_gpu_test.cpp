@@ -140,8 +140,7 @@ TEST_F(GemmAmaxExactnessGpu, SwappedKernel) {
 }
 
 // Split K both ways in the swapped kernel (up to 2 splits as a cluster
-// adding its sums in shared memory, more through the workspace; at decode
-// sizes two CTAs an SM, through the workspace), and the
+// adding its sums in shared memory, more through the workspace), and the
 // skinny kernel's splits (through the workspace).
 TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
   if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "wgmma needs sm_90a";
@@ -159,14 +158,25 @@ TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
                            Split{swapped, "swapped", 72, 520, 8192, 1, "K split 16 ways (their sums added through"},
                            Split{swapped, "swapped", 16, 520, 8192, 1, "K split 16 ways (their sums added through"},
                            Split{swapped, "swapped", 40, 8200, 1088, 1, "K split 2 ways (a cluster"},
-                           // Decode's two CTAs an SM (65 tiles x 4 splits: 260 CTAs).
-                           Split{swapped, "swapped", 16, 8200, 4096, 1, "2 CTAs an SM"},
-                           Split{swapped, "swapped", 64, 8200, 4096, 1, "2 CTAs an SM"},
                            Split{skinny, "skinny", 16, 8192, 4096, 1, "K split 4 ways (their sums added through"},
                            Split{skinny, "skinny", 16, 1000, 8192, 1, "K split 8 ways (their sums added through"}}) {
       GemmAmaxCase c = make_case(f, s.m, s.n, s.k, s.l);
       c.kernel = s.kernel;
       expect_exact(c, s.name, seed++, s.says);
+    }
+}
+
+// Decode's default where the grid fills two CTAs an SM (35 row tiles x 4
+// K splits through the workspace: 140 CTAs on 132 SMs), at 16 and 64
+// tokens (64: 2 K blocks a stage in half the shared memory).
+TEST_F(GemmAmaxExactnessGpu, TwoCtasAnSm) {
+  if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "wgmma needs sm_90a";
+  std::uint32_t seed = 3700;
+  for (Format f : {kFormats[0], kFormats[3]})
+    for (std::int64_t m : {16, 64}) {
+      GemmAmaxCase c = make_case(f, m, 4400, 4096, 1);
+      c.kernel = GemmAmaxKernel::swapped;
+      expect_exact(c, "swapped", seed++, "2 CTAs an SM");
     }
 }
 

@@ -20,7 +20,7 @@
 #             (the A pre-pass, the swapped kernel), NVFP4 16 x 8192^2;
 #   ncu       the swapped kernel's issue, warps, stall reasons, pipes and
 #             DRAM (NVFP4 16 x 8192^2).
-# STEPS picks and orders them (default "nvfp4 tests one-cta mxfp8 mxfp4
+# STEPS picks and orders them (default "nvfp4 tests one-cta mxfp8 ncu mxfp4
 # kernels"); TILING sets WARPFORGE_SWAPPED_TILING for the rows' steps
 # (stages,splits,cluster,blocks,ctas_per_sm; swapped_gemm_amax_path.cpp).
 # Logs go to $OUT (default $BUILD_DIR/gpu-amax-decode), one file a step; the
@@ -32,7 +32,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script amax-decode
 budget="${BUDGET:-48}"
-steps="${STEPS:-nvfp4 tests one-cta mxfp8 mxfp4 kernels}"
+steps="${STEPS:-nvfp4 tests one-cta mxfp8 ncu mxfp4 kernels}"
 left() { echo $((budget - SECONDS)); }
 
 # The build dir is normally configured and built already (the windows');

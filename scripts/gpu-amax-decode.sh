@@ -11,6 +11,9 @@
 #             K splits as a cluster: WARPFORGE_SWAPPED_TILING=8,2,1,4,1),
 #             the same run's peer of the default (two CTAs an SM);
 #   mxfp8     the rows of nvfp4 in MXFP8;
+#   sweep     NVFP4 16 x 8192^2 under other tilings (SWEEP, space-separated
+#             WARPFORGE_SWAPPED_TILING values; default: 6 stages of 2 K
+#             blocks, and 3 of 4, both at two CTAs an SM);
 #   tests     GemmAmaxExactnessGpu.TwoCtasAnSm (decode's default, 16 and 64
 #             tokens) against fp64 on cancelling inputs;
 #   alltests  the rest of the swapped kernel's: .SwappedKernel (~16 s) and
@@ -81,6 +84,12 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 for s in $steps; do
   case "$s" in
     nvfp4 | mxfp8 | mxfp4) rows "$s" ;;
+    sweep)
+      for tiling in ${SWEEP:-6,4,0,2,2 3,4,0,4,2}; do
+        WARPFORGE_SWAPPED_TILING="$tiling" step "sweep-${tiling//,/_}" 5 "$bench" --block-scaled nvfp4 \
+          --kernel swapped --shapes 16x8192x8192 --reps 20
+      done
+      ;;
     one-cta)
       WARPFORGE_SWAPPED_TILING=8,2,1,4,1 step one-cta 5 "$bench" --block-scaled nvfp4 --kernel swapped \
         --shapes 16x8192x8192 --reps 20
@@ -101,7 +110,7 @@ for s in $steps; do
         --launch-skip 3 --launch-count 1 --metrics "regex:^($ncu_metrics)$" \
         "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20
       ;;
-    *) note "step $s: unknown (nvfp4 one-cta mxfp8 tests alltests mxfp4 kernels ncu)" ;;
+    *) note "step $s: unknown (nvfp4 one-cta mxfp8 sweep tests alltests mxfp4 kernels ncu)" ;;
   esac
 done
 
@@ -109,7 +118,7 @@ echo
 echo "gpu-amax-decode on ${gpu:-an unnamed GPU}, $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
 # The rows: shape | bf16 cuBLAS us | read once us | ours us | ... | ours / read once.
-for s in nvfp4 one-cta mxfp8 mxfp4; do
+for s in nvfp4 one-cta mxfp8 mxfp4 $(cd "$out" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
   [ -f "$out/$s.log" ] || continue
   echo "$s:"
   grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$out/$s.log" | cut -c1-160

@@ -7,9 +7,11 @@
 // side taken from registers (the RS form) and A's tokens, T of them, on its
 // N side from shared memory. B's codes are converted once, by the threads
 // that multiply them: each consumer thread loads its two rows' 16 codes of
-// a 64-code K block from the stage TMA filled (one 16-byte load each, 8
-// bytes for E2M1) and BlockCodes turns them exactly into the four k16
-// steps' register fragments, while the previous block's wgmma run. The
+// each 64-code K block of the stage TMA filled (one 16-byte load each, 8
+// bytes for E2M1; all the stage's blocks and scale bytes at once, checked
+// once for the fast conversion) and BlockCodes turns a block's exactly
+// into the four k16 steps' register fragments while the previous block's
+// wgmma run. The
 // thread's pair q of row h goes to wgmma's K position 16(q / 2) + 2t + 8(q
 // % 2) (t = lane % 4; PTX ISA 9.7.15.5.1.1, the A fragment of m64nNk16):
 // K is permuted inside each 64-code block, and A comes already converted

@@ -1,29 +1,28 @@
 #!/usr/bin/env bash
 # GemmAmax's decode (both operands quantized, M <= 64; issues 43, 44) on a
-# GPU machine, inside BUDGET seconds (default 48, for a 50 s window; the
+# GPU machine, inside BUDGET seconds (default 52, for a 55 s window; the
 # build is expected to be there already), each step while time is left,
 # printing its table rows as it goes:
 #   nvfp4     bench_gemm --block-scaled nvfp4 --kernel swapped at M = 1, 16,
 #             64 x 8192 x 8192 and 16 x 4096 x 4096 (the fused quantized
 #             layer's GEMM): "ours / read once" is the read-once ceiling
 #             over ours (the issue asks >= 0.85);
-#   one-cta   NVFP4 16 x 8192^2 under session 8's tiling (one CTA an SM, 2
-#             K splits as a cluster: WARPFORGE_SWAPPED_TILING=8,2,1,4,1),
-#             the same run's peer of the default (two CTAs an SM);
+#   ncu       the swapped kernel's issue, warps, stall reasons, pipes and
+#             DRAM (NVFP4 16 x 8192^2), at the GPU's own clocks;
 #   mxfp8     the rows of nvfp4 in MXFP8;
+#   mxfp4     MXFP4 at M = 16 and 64 x 8192 x 8192;
+#   tests     GemmAmaxExactnessGpu.TwoCtasAnSm (decode's default at two CTAs
+#             an SM, ~10 s) against fp64 on cancelling inputs;
+#   alltests  the rest of the swapped kernel's: .SwappedKernel (~16 s) and
+#             .SplitsAddUpEitherWay;
+#   one-cta   NVFP4 16 x 8192^2 under session 8's tiling (one CTA an SM, 2
+#             K splits as a cluster: WARPFORGE_SWAPPED_TILING=8,2,1,4,1);
 #   sweep     NVFP4 16 x 8192^2 under other tilings (SWEEP, space-separated
 #             WARPFORGE_SWAPPED_TILING values; default: 6 stages of 2 K
 #             blocks, and 3 of 4, both at two CTAs an SM);
-#   tests     GemmAmaxExactnessGpu.TwoCtasAnSm (decode's default, 16 and 64
-#             tokens) against fp64 on cancelling inputs;
-#   alltests  the rest of the swapped kernel's: .SwappedKernel (~16 s) and
-#             .SplitsAddUpEitherWay;
-#   mxfp4     the rows of nvfp4 in MXFP4;
 #   kernels   Nsight Compute, each launch's duration at the GPU's own clocks
-#             (the A pre-pass, the swapped kernel), NVFP4 16 x 8192^2;
-#   ncu       the swapped kernel's issue, warps, stall reasons, pipes and
-#             DRAM (NVFP4 16 x 8192^2).
-# STEPS picks and orders them (default "nvfp4 tests one-cta mxfp8 ncu mxfp4
+#             (the A pre-pass, the swapped kernel), NVFP4 16 x 8192^2.
+# STEPS picks and orders them (default "nvfp4 ncu mxfp8 mxfp4 tests
 # kernels"); TILING sets WARPFORGE_SWAPPED_TILING for the rows' steps
 # (stages,splits,cluster,blocks,ctas_per_sm; swapped_gemm_amax_path.cpp).
 # Logs go to $OUT (default $BUILD_DIR/gpu-amax-decode), one file a step; the
@@ -34,8 +33,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script amax-decode
-budget="${BUDGET:-48}"
-steps="${STEPS:-nvfp4 tests one-cta mxfp8 ncu mxfp4 kernels}"
+budget="${BUDGET:-52}"
+steps="${STEPS:-nvfp4 ncu mxfp8 mxfp4 tests kernels}"
 left() { echo $((budget - SECONDS)); }
 
 # The build dir is normally configured and built already (the windows');
@@ -83,7 +82,8 @@ sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|\
 smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 for s in $steps; do
   case "$s" in
-    nvfp4 | mxfp8 | mxfp4) rows "$s" ;;
+    nvfp4 | mxfp8) rows "$s" ;;
+    mxfp4) rows mxfp4 16x8192x8192,64x8192x8192 ;;
     sweep)
       for tiling in ${SWEEP:-6,4,0,2,2 3,4,0,4,2}; do
         WARPFORGE_SWAPPED_TILING="$tiling" step "sweep-${tiling//,/_}" 5 "$bench" --block-scaled nvfp4 \
@@ -94,7 +94,7 @@ for s in $steps; do
       WARPFORGE_SWAPPED_TILING=8,2,1,4,1 step one-cta 5 "$bench" --block-scaled nvfp4 --kernel swapped \
         --shapes 16x8192x8192 --reps 20
       ;;
-    tests) step tests 8 "$test_gpu" --gtest_filter='GemmAmaxExactnessGpu.TwoCtasAnSm' ;;
+    tests) step tests 10 "$test_gpu" --gtest_filter='GemmAmaxExactnessGpu.TwoCtasAnSm' ;;
     alltests)
       step alltests 20 "$test_gpu" \
         --gtest_filter='GemmAmaxExactnessGpu.SwappedKernel:GemmAmaxExactnessGpu.SplitsAddUpEitherWay'

@@ -9,7 +9,7 @@
 #             over ours (the issue asks >= 0.85);
 #   ncu       the swapped kernel's issue, warps, stall reasons, pipes and
 #             DRAM (NVFP4 16 x 8192^2), at the GPU's own clocks;
-#   mxfp8     the rows of nvfp4 in MXFP8;
+#   mxfp8     MXFP8 at M = 1, 16, 64 x 8192 x 8192;
 #   mxfp4     MXFP4 at M = 16 and 64 x 8192 x 8192;
 #   tests     GemmAmaxExactnessGpu.TwoCtasAnSm (decode's default at two CTAs
 #             an SM, ~10 s) against fp64 on cancelling inputs;
@@ -18,11 +18,12 @@
 #   one-cta   NVFP4 16 x 8192^2 under session 8's tiling (one CTA an SM, 2
 #             K splits as a cluster: WARPFORGE_SWAPPED_TILING=8,2,1,4,1);
 #   sweep     NVFP4 16 x 8192^2 under other tilings (SWEEP, space-separated
-#             WARPFORGE_SWAPPED_TILING values; default: 6 stages of 2 K
-#             blocks, and 3 of 4, both at two CTAs an SM);
+#             WARPFORGE_SWAPPED_TILING values; default 8 stages of 2 K
+#             blocks at two CTAs an SM: the default's 16 blocks in flight a
+#             CTA, released two at a time);
 #   kernels   Nsight Compute, each launch's duration at the GPU's own clocks
 #             (the A pre-pass, the swapped kernel), NVFP4 16 x 8192^2.
-# STEPS picks and orders them (default "nvfp4 ncu mxfp8 mxfp4 tests
+# STEPS picks and orders them (default "nvfp4 ncu mxfp8 sweep mxfp4 tests
 # kernels"); TILING sets WARPFORGE_SWAPPED_TILING for the rows' steps
 # (stages,splits,cluster,blocks,ctas_per_sm; swapped_gemm_amax_path.cpp).
 # Logs go to $OUT (default $BUILD_DIR/gpu-amax-decode), one file a step; the
@@ -34,7 +35,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script amax-decode
 budget="${BUDGET:-52}"
-steps="${STEPS:-nvfp4 ncu mxfp8 mxfp4 tests kernels}"
+steps="${STEPS:-nvfp4 ncu mxfp8 sweep mxfp4 tests kernels}"
 left() { echo $((budget - SECONDS)); }
 
 # The build dir is normally configured and built already (the windows');
@@ -82,10 +83,11 @@ sm__pipe_.*_cycles_active\\.avg\\.pct_of_peak_sustained_active|\
 smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 for s in $steps; do
   case "$s" in
-    nvfp4 | mxfp8) rows "$s" ;;
+    nvfp4) rows nvfp4 ;;
+    mxfp8) rows mxfp8 1x8192x8192,16x8192x8192,64x8192x8192 ;;
     mxfp4) rows mxfp4 16x8192x8192,64x8192x8192 ;;
     sweep)
-      for tiling in ${SWEEP:-6,4,0,2,2 3,4,0,4,2}; do
+      for tiling in ${SWEEP:-8,4,0,2,2}; do
         WARPFORGE_SWAPPED_TILING="$tiling" step "sweep-${tiling//,/_}" 5 "$bench" --block-scaled nvfp4 \
           --kernel swapped --shapes 16x8192x8192 --reps 20
       done

@@ -1,4 +1,4 @@
-# Sourced by the GPU scripts (gpu-check.sh, gpu-moe.sh): the CMake arguments a
+# Sourced by the GPU scripts (gpu-check.sh, gpu-amax-decode.sh): the CMake arguments a
 # GPU machine with the CUDA driver, CMake and a compiler but no GoogleTest
 # and no network needs. GoogleTest is built from the source tree in
 # $WARPFORGE_GTEST_SOURCE, else ./.gtest, else /usr/src/googletest (set in

@@ -1,5 +1,6 @@
 #include "warpforge/tile/warp_specialized.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "warpforge/error.hpp"
@@ -97,6 +98,18 @@ WarpSpecialized::WarpSpecialized(WarpSpecializedDesign& design)
     if (r != 0 && (r < 24 || r > 256 || r % 8 != 0))
       refuse("setmaxnreg " + std::to_string(r),
              "0 (none) or a multiple of 8 in 24..256 (PTX ISA 9.7.19.5)");
+  if (c_.ctas_per_sm < 1 || c_.ctas_per_sm > 32)
+    refuse(std::to_string(c_.ctas_per_sm) + " CTAs an SM", "1 to 32 (.minnctapersm)");
+  const int cap = entry_registers(threads(), c_.ctas_per_sm);
+  const auto or_cap = [&](int r) { return r ? r : cap; };
+  const int wanted = 128 * (or_cap(c_.producer_registers) + c_.consumers * or_cap(c_.consumer_registers) +
+                            c_.helpers * or_cap(c_.helper_registers));
+  // Checked where CTAs share an SM; one alone has the file to itself.
+  if (c_.ctas_per_sm > 1 && wanted > cap * threads())
+    refuse("setmaxnreg targets of " + std::to_string(wanted) + " registers a CTA at " +
+               std::to_string(c_.ctas_per_sm) + " CTAs an SM",
+           "at most " + std::to_string(cap) + " x " + std::to_string(threads()) +
+               " threads (the entry cap: setmaxnreg.inc takes only what the CTA gave back)");
   if (c_.stream_k && c_.split_k) refuse("stream-K and split-K", "a source takes one or the other");
   if (c_.split_k && c_.schedule != ConsumerSchedule::cooperative)
     refuse("split-K with ping-pong consumers", "split-K takes the cooperative schedule");
@@ -108,6 +121,10 @@ WarpSpecialized::WarpSpecialized(WarpSpecializedDesign& design)
             " consumers staging " + std::to_string(c_.stream_k->staging_bytes) + " bytes",
         "stream-K takes the cooperative schedule and a multiple of 2048 staging bytes (16 a "
         "thread)");
+}
+
+int WarpSpecialized::entry_registers(int threads, int ctas_per_sm) {
+  return std::min(255, 65536 / (threads * ctas_per_sm) / 8 * 8);
 }
 
 const Reg& WarpSpecialized::smem_base() const {
@@ -162,7 +179,7 @@ const Pred& WarpSpecialized::leader() {
 ptx::Module WarpSpecialized::build() {
   Kernel& k = *k_;
   k.maxntid(static_cast<std::uint32_t>(threads()));
-  k.minnctapersm(1);  // a register cap at entry, which setmaxnreg needs
+  k.minnctapersm(static_cast<std::uint32_t>(c_.ctas_per_sm));  // a register cap at entry, which setmaxnreg needs
   if (cluster_size() > 1) k.reqnctapercluster(static_cast<std::uint32_t>(cluster_size()));
   d_->params(*this);
   if (c_.stream_k || c_.split_k) workspace_ = k.param(u64, "workspace");

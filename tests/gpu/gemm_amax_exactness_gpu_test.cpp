@@ -166,6 +166,19 @@ TEST_F(GemmAmaxExactnessGpu, SplitsAddUpEitherWay) {
     }
 }
 
+// Decode's default where the grid fills two CTAs an SM (35 row tiles x 4
+// K splits through the workspace: 140 CTAs on 132 SMs): MXFP8 at 16
+// tokens, NVFP4 at 40 (2 K blocks a stage in half the shared memory).
+TEST_F(GemmAmaxExactnessGpu, TwoCtasAnSm) {
+  if (Device::cuda(0).target() != ptx::Target::sm_90a) GTEST_SKIP() << "wgmma needs sm_90a";
+  std::uint32_t seed = 3700;
+  for (const auto& [f, m] : {std::pair{kFormats[0], std::int64_t{16}}, std::pair{kFormats[3], std::int64_t{40}}}) {
+    GemmAmaxCase c = make_case(f, m, 4400, 4096, 1);
+    c.kernel = GemmAmaxKernel::swapped;
+    expect_exact(c, "swapped", seed++, "2 CTAs an SM");
+  }
+}
+
 // FP8 wgmma on the codes (precision fast) adds a block's 32 products
 // aligned to the largest at about 14 bits: the small products, whose sum is
 // what C cancels down to, are lost. On an H100 that must show.

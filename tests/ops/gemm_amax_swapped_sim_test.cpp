@@ -86,7 +86,8 @@ TEST(GemmAmaxSwappedSim, SplitKThroughAClusterOrTheWorkspace) {
 // bytes of each B row): K blocks no multiple of a stage's, so that the
 // last stage lies partly past K (zeros, not multiplied), split K in a
 // cluster (2 SMs: 18 blocks as 12 + 6) and through the workspace (8 SMs:
-// 61 blocks as five splits of 12 and one of a single block).
+// 61 blocks as five splits of 12 and one of a single block), and two CTAs
+// an SM (half the shared memory each: fewer blocks a stage).
 TEST(GemmAmaxSwappedSim, StagesOfSeveralKBlocks) {
   struct Case {
     int format, sms;
@@ -99,7 +100,10 @@ TEST(GemmAmaxSwappedSim, StagesOfSeveralKBlocks) {
                         Case{3, 2, 1152, "K split 2 ways (a cluster"},
                         Case{2, 8, 3904, "K split 6 ways (their sums added through the workspace), 6 stages of 4 K "
                                          "blocks (128 bytes a B row)"},
-                        Case{4, 8, 3904, "K split 6 ways (their sums"}}) {
+                        Case{4, 8, 3904, "K split 6 ways (their sums"},
+                        // One SM, one tile: two CTAs an SM hold its two splits.
+                        Case{3, 1, 2048, "K split 2 ways (their sums added through the workspace), 5 stages of 2 K "
+                                         "blocks (64 bytes a B row), 2 CTAs an SM"}}) {
     const runtime::Device device(sim::make_backend({.sm_count = c.sms}));
     auto s = make_swapped(swapped_case(kScaledFormats[c.format], DType::bf16, 40, 40, c.k, 1), seed++, c.says, device);
     expect_pass(s);
@@ -187,8 +191,10 @@ TEST(GemmAmaxSwappedSim, KernelBuilderRefusesTilingsItCannotRun) {
       EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what() << "\n  lacks: " << c.says;
     }
   };
-  for (const Case& c : {Case{{.tokens = 64, .stages = 1}, "64 tokens, 1 stages of 1 K blocks; it takes 8 to 256 tokens (a "
-                                                          "multiple of 8), 2 to 32 stages and 1, 2 or 4 K blocks a stage"},
+  for (const Case& c : {Case{{.tokens = 64, .stages = 1},
+                             "64 tokens, 1 stages of 1 K blocks, 1 CTAs an SM; it takes 8 to 256 tokens (a multiple "
+                             "of 8), 2 to 32 stages, 1, 2 or 4 K blocks a stage and 1 or 2 CTAs an SM"},
+                        Case{{.tokens = 64, .ctas_per_sm = 3}, "3 CTAs an SM"},
                         Case{{.tokens = 64, .blocks = 3}, "6 stages of 3 K blocks"},
                         Case{{.tokens = 68}, "68 tokens, 6 stages"},
                         Case{{.tokens = 264}, "264 tokens"},

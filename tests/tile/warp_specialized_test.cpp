@@ -236,6 +236,7 @@ TEST(WarpSpecialized, EmitsTheRolesRegisterSplitAndClusterBarriers) {
   EXPECT_NE(ptx.find("mbarrier.arrive.expect_tx"), std::string::npos);
   EXPECT_EQ(ptx.find("griddepcontrol"), std::string::npos);   // dependent_launch off
   EXPECT_EQ(ptx.find("barrier.cluster"), std::string::npos);  // no cluster
+  EXPECT_NE(ptx.find(".minnctapersm 1"), std::string::npos) << ptx;
 }
 
 // A configuration the template cannot run is refused with its rule.
@@ -277,12 +278,27 @@ TEST(WarpSpecialized, RefusesConfigurationsItCannotRun) {
   expect_refused({.cluster_m = 4, .cluster_n = 8}, "16 CTAs at most");
   expect_refused({.producer_registers = 20}, "a multiple of 8 in 24..256");
   expect_refused({.consumer_registers = 236}, "a multiple of 8 in 24..256");
+  expect_refused({.ctas_per_sm = 0}, "1 to 32 (.minnctapersm)");
+  // Two CTAs of 384 threads: 80 registers a thread at entry, 30,720 a CTA.
+  expect_refused({.ctas_per_sm = 2}, "setmaxnreg targets of 64512 registers a CTA at 2 CTAs an SM; at most 80 x 384");
   expect_refused({.schedule = ConsumerSchedule::pingpong,
                   .stream_k = WarpSpecializedConfig::StreamK{1024, 0, 2048}},
                  "stream-K takes the cooperative schedule");
   // A source without cluster ranks cannot place a cluster's CTAs, nor stream-K's pieces.
   expect_refused({.cluster_m = 2}, "without cluster ranks");
   expect_refused({.stream_k = WarpSpecializedConfig::StreamK{1024, 0, 2048}}, "no TileScheduler");
+}
+
+// Two CTAs an SM: .minnctapersm 2, the targets within the entry cap of 80.
+TEST(WarpSpecialized, TwoCtasAnSmKeepTheRegisterSplitWithinTheEntryCap) {
+  EXPECT_EQ(WarpSpecialized::entry_registers(384, 1), 168);
+  EXPECT_EQ(WarpSpecialized::entry_registers(384, 2), 80);
+  EXPECT_EQ(WarpSpecialized::entry_registers(128, 1), 255);
+  Configured design({.stages = 2, .empty_barriers = 16, .producer_registers = 24, .consumer_registers = 104,
+                     .ctas_per_sm = 2});
+  const std::string ptx = build_warp_specialized(design).to_ptx();
+  EXPECT_NE(ptx.find(".minnctapersm 2"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 104;"), std::string::npos) << ptx;
 }
 
 TEST(WarpSpecialized, HandsOutNamedBarriersUntilTheIdsRunOut) {

@@ -152,6 +152,12 @@ struct WarpSpecializedConfig {
   // the entry's): the producer warpgroup and helpers give registers back,
   // the consumers take them.
   int producer_registers = 40, consumer_registers = 232, helper_registers = 0;
+  // CTAs an SM (.minnctapersm): ptxas caps every thread at entry to
+  // entry_registers(threads, ctas_per_sm), and setmaxnreg.inc takes only
+  // registers the CTA's own warps gave back, so the targets must fit
+  // threads x that cap (checked with more than one: more would wait
+  // forever once other CTAs fill the SM).
+  int ctas_per_sm = 1;
   // Launched to overlap the stream's previous kernel: griddepcontrol.launch_dependents
   // and .wait after the prologue, before the work source reads memory.
   bool dependent_launch = true;
@@ -279,6 +285,10 @@ class WarpSpecialized {
   dsl::Kernel& kernel() const { return *k_; }
   const WarpSpecializedConfig& config() const { return c_; }
   int threads() const { return 128 * (c_.consumers + 1 + c_.helpers); }
+  // ptxas's register cap a thread at entry for `threads` a CTA and
+  // `ctas_per_sm` CTAs an SM: the 64K-register file shared out, rounded
+  // down to its allocation unit of 8 a thread.
+  static int entry_registers(int threads, int ctas_per_sm);
   int cluster_size() const { return c_.cluster_m * c_.cluster_n; }
   // From the prologue on: the 1024-aligned shared-memory base (u32) and %tid.x.
   const dsl::Reg& smem_base() const;

@@ -33,7 +33,13 @@ class DequantizeKernel {
     // The kernel after the pre-pass may start now (launched with
     // overlap_previous): it waits for this grid before reading its output.
     // Without the trigger it starts as this grid's CTAs exit.
-    if (dependents_ == DependentsStart::at_start) k_.griddepcontrol_launch_dependents();
+    if (dependents_ == DependentsStart::at_start) {
+      k_.griddepcontrol_launch_dependents();
+      // Its CTAs share SMs with the dependent's: the swapped kernel at two
+      // CTAs an SM holds 2 x 384 x 80 of the 65,536 registers, leaving 32 a
+      // thread of one such CTA (more, and 32 of its CTAs would wait for it).
+      k_.maxnreg(kDequantizeBesideRegisters);
+    }
     Reg codes = k_.param_ptr("codes", 16), scales = k_.param_ptr("scales"), out = k_.param_ptr("out", 16);
     Reg batch = k_.sreg(SReg::ctaid_z);
     auto rows = [&](const std::function<void(const Reg&)>& body) {

@@ -51,6 +51,9 @@ enum class DequantizedOrder { k, nibble_pairs, fragments };
 inline constexpr int kDequantizeCodes = 32;    // codes per thread (fragment order)
 inline constexpr int kDequantizePieces = 4;    // pieces of 8 codes per thread (K order)
 inline constexpr int kDequantizeThreads = 128;  // threads per CTA
+// Registers a thread where the pre-pass starts its dependents at once
+// (DependentsStart::at_start): one CTA fits beside two of the swapped kernel's.
+inline constexpr int kDequantizeBesideRegisters = 32;
 
 // K' of the output rows (elements).
 inline std::int64_t dequantized_row(const GemmAmaxProblem& p) {

@@ -124,11 +124,12 @@ class Swapped final : public tile::WarpSpecializedDesign {
   Swapped(const GemmAmaxProblem& p, const SwappedGemmAmaxTiling& t)
       : p_(p), t_(t), l_(layout(p, t)), k_(kSwappedGemmAmaxKernel, Target::sm_90a), codes_(k_, p) {
     if (t.tokens < 8 || t.tokens > kSwappedMaxTokens || t.tokens % 8 != 0 || t.stages < 2 || t.stages > 32 ||
-        (t.blocks != 1 && t.blocks != 2 && t.blocks != 4))
+        (t.blocks != 1 && t.blocks != 2 && t.blocks != 4) || t.ctas_per_sm < 1 || t.ctas_per_sm > 2)
       throw OpsError("swapped gemm_amax kernel: tiling of " + std::to_string(t.tokens) + " tokens, " +
-                     std::to_string(t.stages) + " stages of " + std::to_string(t.blocks) +
-                     " K blocks; it takes 8 to " + std::to_string(kSwappedMaxTokens) +
-                     " tokens (a multiple of 8), 2 to 32 stages and 1, 2 or 4 K blocks a stage");
+                     std::to_string(t.stages) + " stages of " + std::to_string(t.blocks) + " K blocks, " +
+                     std::to_string(t.ctas_per_sm) + " CTAs an SM; it takes 8 to " +
+                     std::to_string(kSwappedMaxTokens) +
+                     " tokens (a multiple of 8), 2 to 32 stages, 1, 2 or 4 K blocks a stage and 1 or 2 CTAs an SM");
     if (p.k % kSwappedBlock != 0)
       throw OpsError("swapped gemm_amax kernel: problem " + p.describe() + "; it takes K a multiple of " +
                      std::to_string(kSwappedBlock));
@@ -150,6 +151,15 @@ class Swapped final : public tile::WarpSpecializedDesign {
     c.empty_arrivals = kConsumers;  // each warpgroup's leader, in this CTA alone (nothing is multicast)
     if (clustered(t_)) c.cluster_m = t_.splits;  // the tile's splits: rank = split
     c.dependent_launch = false;  // only the loader waits, for A's tiles (producer)
+    c.ctas_per_sm = t_.ctas_per_sm;
+    if (t_.ctas_per_sm > 1) {
+      // The entry cap (80 registers at two CTAs) for all; the producer
+      // warpgroup keeps setmaxnreg's least, the consumers take the rest (104).
+      const int threads = swapped_gemm_amax_threads();
+      const int cap = tile::WarpSpecialized::entry_registers(threads, t_.ctas_per_sm);
+      c.producer_registers = 24;
+      c.consumer_registers = (cap * threads - 128 * c.producer_registers) / (128 * kConsumers) / 8 * 8;
+    }
     return c;
   }
   void params(tile::WarpSpecialized& ws) override {
@@ -194,8 +204,18 @@ class Swapped final : public tile::WarpSpecializedDesign {
     Reg scales[2];  // the rows' scale bytes in a stage's first piece, less the block's column
     Reg t;
   };
+  // The thread's codes and scale bytes of a stage's K blocks, loaded at
+  // once after its full barrier (one shared-memory latency a stage, not a
+  // block), and whether all its scales fold (and, FP8, no code is NaN or
+  // inf): one check a stage.
+  struct StageCodes {
+    std::vector<Regs> words;  // row h's codes of block j: words[h · blocks + j]
+    std::vector<Reg> bytes;   // row h's scale byte of block j: bytes[h · blocks + j]
+    Pred fast;
+  };
   Reg stage_address(const Reg& stage) { return base_ + stage * imm(l_.stage); }
-  void convert(const Reg& stage, int slot, const Reg& kb, const Regs& out);
+  void load_stage(const Reg& stage, const Reg& kb);
+  void convert(int slot, const Regs& out);
   std::uint64_t counter_offset() const {
     return static_cast<std::uint64_t>(swapped_gemm_amax_tiles(p_, t_) * t_.splits) *
            split_k_slot_bytes(128 * kConsumers, acc_tiles(t_));
@@ -214,6 +234,7 @@ class Swapped final : public tile::WarpSpecializedDesign {
   std::optional<tile::NamedBarrier> splits_barrier_;  // the consumers, in split-K through the workspace
   // The consumers'.
   Rows r_;
+  StageCodes staged_;
   Reg lane_, row0_, desc0_;
   Pred leader_;
   Regs acc_;
@@ -279,40 +300,49 @@ void Swapped::producer(tile::WarpSpecialized&) {
   if (clustered(t_)) join_cluster_split_reduce(k_);
 }
 
-// Converts the thread's codes of K block kb, the stage's block `slot`, in
-// stage `stage` (its full barrier waited for) into `out` (16 registers:
-// pair q of row h in out[8h + q], BlockCodes' order).
-void Swapped::convert(const Reg& stage_index, int slot, const Reg& kb, const Regs& out) {
+// Loads the thread's codes and scale bytes of the stage's K blocks kb ..
+// kb + blocks - 1 in stage `stage` (its full barrier waited for) into
+// staged_, and checks once whether they take the fast conversion.
+void Swapped::load_stage(const Reg& stage_index, const Reg& kb) {
   Reg stage = stage_address(stage_index);
-  const auto j = static_cast<std::uint32_t>(slot);
-  // The block's piece: its own at vec 16, block pairs share one at vec 32.
-  const std::uint32_t piece = (p_.vec == 32 ? j / 2 : j) * kScalePiece;
-  // The block of the thread's 16 codes in the piece's 4: (2kb + t/2) % 4 at vec 32, t at vec 16.
-  Reg column = p_.vec == 32 ? Reg((((kb & 1u) << 1) + (r_.t >> 1))) : r_.t;
-  std::vector<Regs> words;
-  std::vector<Reg> bytes;
-  for (int h = 0; h < 2; ++h) {
-    words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
-    k_.ld(Space::shared, b32, words.back(),
-          at(stage + r_.codes[static_cast<std::size_t>(h * t_.blocks + slot)], l_.b_codes));
-    Reg narrow = k_.reg(u16), e = k_.reg(u32);
-    k_.ld(Space::shared, u8, narrow, at(stage + r_.scales[h] + column, l_.scales + piece));
-    k_.cvt(e, narrow);
-    bytes.push_back(e);
-  }
+  StageCodes& c = staged_;
+  for (int h = 0; h < 2; ++h)
+    for (int j = 0; j < t_.blocks; ++j) {
+      const auto i = static_cast<std::size_t>(h * t_.blocks + j);
+      k_.ld(Space::shared, b32, c.words[i], at(stage + r_.codes[i], l_.b_codes));
+      // Block j's piece: its own at vec 16, block pairs share one at vec
+      // 32; the block of the thread's 16 codes in the piece's 4: t at vec
+      // 16, (2kb + t/2) % 4 at vec 32 (a stage of several blocks starts at
+      // an even kb: splits are whole stages).
+      const auto uj = static_cast<std::uint32_t>(j);
+      const std::uint32_t piece = (p_.vec == 32 ? uj / 2 : uj) * kScalePiece;
+      Reg column = p_.vec != 32    ? r_.t
+                   : t_.blocks > 1 ? Reg((r_.t >> 1) + imm((uj & 1u) << 1))
+                                   : Reg(((kb & 1u) << 1) + (r_.t >> 1));
+      Reg narrow = k_.reg(u16);
+      k_.ld(Space::shared, u8, narrow, at(stage + r_.scales[h] + column, l_.scales + piece));
+      k_.cvt(c.bytes[i], narrow);
+    }
+  k_.mov(c.fast, fp4(p_) ? codes_.scales_fold(c.bytes, 1)
+                         : Pred(codes_.scales_fold(c.bytes, 1) && codes_.codes_finite(c.words)));
+}
+
+// Converts the thread's codes of the staged block `slot` into `out` (16
+// registers: pair q of row h in out[8h + q], BlockCodes' order).
+void Swapped::convert(int slot, const Regs& out) {
   auto run = [&](bool folded) {
     for (std::size_t h = 0; h < 2; ++h) {
-      Reg f = codes_.scale_factor(bytes[h], 0, 1, folded);
+      const auto i = h * static_cast<std::size_t>(t_.blocks) + static_cast<std::size_t>(slot);
+      Reg f = codes_.scale_factor(staged_.bytes[i], 0, 1, folded);
       const Regs dst(out.begin() + 8 * static_cast<std::ptrdiff_t>(h),
                      out.begin() + 8 * static_cast<std::ptrdiff_t>(h) + 8);
       if (fp4(p_))
-        codes_.dequant_fp4(words[h], Regs{f, f}, dst, folded);
+        codes_.dequant_fp4(staged_.words[i], Regs{f, f}, dst, folded);
       else
-        codes_.dequant_fp8(words[h], f, dst, folded);
+        codes_.dequant_fp8(staged_.words[i], f, dst, folded);
     }
   };
-  Pred fast = fp4(p_) ? codes_.scales_fold(bytes, 1) : Pred(codes_.scales_fold(bytes, 1) && codes_.codes_finite(words));
-  k_.if_else(fast, [&] { run(true); }, [&] { run(false); });
+  k_.if_else(staged_.fast, [&] { run(true); }, [&] { run(false); });
 }
 
 // A's tiles: K-major 128-byte rows in 8-row atoms (SBO one atom; LBO
@@ -336,6 +366,13 @@ void Swapped::consumer_setup(tile::WarpSpecialized& ws) {
     }
     r_.scales[h] = ((row & 31u) << 4) + (((row >> 5) & 3u) << 2);
   }
+  staged_.words.clear();
+  staged_.bytes.clear();
+  for (int i = 0; i < 2 * t_.blocks; ++i) {
+    staged_.words.push_back(k_.regs(b32, fp4(p_) ? 2 : 4));
+    staged_.bytes.push_back(k_.reg(u32));
+  }
+  staged_.fast = k_.pred();
   acc_ = k_.regs(f32, t_.tokens / 2, "acc");
   frags_ = {k_.regs(b32, 16, "bfrag"), k_.regs(b32, 16, "bfrag_next")};
   desc0_ = tile::warpgroup::smem_descriptor(k_, base_ + l_.a_tile, 16, kSwizzleAtom);
@@ -352,7 +389,8 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
   const int blocks = t_.blocks;
   Reg current = k_.reg(u32);  // the stage of the block the wgmma read
   ws.pipeline().wait(s);
-  convert(s.stage(), 0, w.kb0, frags_[0]);
+  load_stage(s.stage(), w.kb0);
+  convert(0, frags_[0]);
   k_.mov(current, s.stage());
   ++s;
   // Block kb, slot `slot` of its stage (a split's first block starts a stage).
@@ -369,10 +407,11 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
     const bool same_stage = slot + 1 < blocks;
     k_.if_then(more, [&] {
       if (same_stage) {
-        convert(current, slot + 1, kb + 1u, next);
+        convert(slot + 1, next);
       } else {
         ws.pipeline().wait(s);
-        convert(s.stage(), 0, kb + 1u, next);
+        load_stage(s.stage(), kb + 1u);
+        convert(0, next);
       }
     });
     k_.wgmma_wait_group(0);

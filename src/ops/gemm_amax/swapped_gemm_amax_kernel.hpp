@@ -7,9 +7,11 @@
 // side taken from registers (the RS form) and A's tokens, T of them, on its
 // N side from shared memory. B's codes are converted once, by the threads
 // that multiply them: each consumer thread loads its two rows' 16 codes of
-// a 64-code K block from the stage TMA filled (one 16-byte load each, 8
-// bytes for E2M1) and BlockCodes turns them exactly into the four k16
-// steps' register fragments, while the previous block's wgmma run. The
+// each 64-code K block of the stage TMA filled (one 16-byte load each, 8
+// bytes for E2M1; all the stage's blocks and scale bytes at once, checked
+// once for the fast conversion) and BlockCodes turns a block's exactly
+// into the four k16 steps' register fragments while the previous block's
+// wgmma run. The
 // thread's pair q of row h goes to wgmma's K position 16(q / 2) + 2t + 8(q
 // % 2) (t = lane % 4; PTX ISA 9.7.15.5.1.1, the A fragment of m64nNk16):
 // K is permuted inside each 64-code block, and A comes already converted
@@ -63,6 +65,10 @@ struct SwappedGemmAmaxTiling {
   // With splits > 1: the splits of a tile form a cluster (up to 8) and add
   // their partial sums through its shared memory; else through the workspace.
   bool cluster = false;
+  // CTAs an SM, 1 or 2: two give each scheduler four consumer warps where
+  // one gives it two (the conversion's dependent chains hide each other's
+  // latency), at 104 registers a consumer thread and half the shared memory.
+  int ctas_per_sm = 1;
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };
 

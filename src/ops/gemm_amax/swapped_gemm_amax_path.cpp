@@ -186,7 +186,8 @@ class SwappedPath final : public GemmAmaxPath {
            ", " + std::to_string(t.stages) + " stages" +
            (t.blocks > 1 ? " of " + std::to_string(t.blocks) + " K blocks (" +
                                std::to_string(t.blocks * (p.ab_dtype == DType::e2m1 ? 32 : 64)) + " bytes a B row)"
-                         : "");
+                         : "") +
+           (t.ctas_per_sm > 1 ? ", " + std::to_string(t.ctas_per_sm) + " CTAs an SM" : "");
   }
 
   std::size_t workspace_bytes(const GemmAmaxProblem& p, const runtime::Device& device) const override {
@@ -201,27 +202,28 @@ class SwappedPath final : public GemmAmaxPath {
 
 }  // namespace
 
-// For experiments on a GPU (scripts/gpu-moe.sh's sweep):
-// WARPFORGE_SWAPPED_TILING=S[,K[,C[,B]]] sets the stages S of every swapped
-// kernel compiled after it, its K split K (0: the default's), whether the
-// splits form a cluster (C = 1) or add through the workspace (0), and the K
-// blocks B a stage; build_swapped_gemm_amax and the refusals (shared
-// memory) check the result.
+// For experiments on a GPU (scripts/gpu-amax-decode.sh's one-cta step, TILING):
+// WARPFORGE_SWAPPED_TILING=S[,K[,C[,B[,N]]]] sets the stages S of every
+// swapped kernel compiled after it, its K split K (0: the default's),
+// whether the splits form a cluster (C = 1) or add through the workspace
+// (0), the K blocks B a stage and the CTAs N an SM; build_swapped_gemm_amax
+// and the refusals (shared memory) check the result.
 namespace {
 void tiling_from_environment(SwappedGemmAmaxTiling& t) {
   const char* text = std::getenv("WARPFORGE_SWAPPED_TILING");
   if (!text || !*text) return;
-  int stages = 0, splits = 0, cluster = 0, blocks = 0;
+  int stages = 0, splits = 0, cluster = 0, blocks = 0, ctas = 0;
   char end = 0;
-  const int read = std::sscanf(text, "%d,%d,%d,%d%c", &stages, &splits, &cluster, &blocks, &end);
-  if (read < 1 || read > 4 || splits < 0 || (read >= 3 && cluster != 0 && cluster != 1))
+  const int read = std::sscanf(text, "%d,%d,%d,%d,%d%c", &stages, &splits, &cluster, &blocks, &ctas, &end);
+  if (read < 1 || read > 5 || splits < 0 || (read >= 3 && cluster != 0 && cluster != 1))
     throw OpsError(std::string("WARPFORGE_SWAPPED_TILING '") + text +
-                   "': expected stages[,splits[,cluster[,blocks]]] (one to four integers, splits 0 or more, cluster "
-                   "0 or 1, e.g. 12 or 8,2 or 8,4,0 or 6,0,1,4)");
+                   "': expected stages[,splits[,cluster[,blocks[,ctas_per_sm]]]] (one to five integers, splits 0 or "
+                   "more, cluster 0 or 1, e.g. 12 or 8,2 or 8,4,0 or 6,0,1,4 or 4,4,1,4,2)");
   t.stages = stages;
   if (splits > 0) t.splits = splits;
   t.cluster = read >= 3 ? cluster == 1 : t.splits > 1 && t.splits <= kClusterSplitsUpTo;
-  if (read == 4) t.blocks = blocks;
+  if (read >= 4) t.blocks = blocks;
+  if (read == 5) t.ctas_per_sm = ctas;
 }
 }  // namespace
 
@@ -230,37 +232,52 @@ void tiling_from_environment(SwappedGemmAmaxTiling& t) {
 // tile asked for. Measured on an H100 at N = K = 8192 (docs/PERFORMANCE.md,
 // swapped kernel v5): one 256-token tile ran MXFP8 M = 256 at 0.83x cuBLAS
 // bf16 (two of 128: 0.78x), 256-token tiles M = 512-2048 at 0.88-0.91x.
-// K split so that the CTAs about fill the SMs once (one CTA a SM: its
-// stages take most of the shared memory), each split at least 8 K blocks;
-// up to kClusterSplitsUpTo splits form a cluster that adds their sums in
-// shared memory (measured on an H100: docs/PERFORMANCE.md, swapped kernel
-// v10), more add them through the workspace.
-// Stages: as many as fit, up to 8. Up to 64 tokens (where reading B
-// bounds the call) a stage holds 128 bytes of each B row (2 K blocks of
-// FP8, 4 of E2M1) where 4 stages of it fit, else fewer blocks: a stage of
-// 64 or 32 bytes a row streamed B at 2.1 and 1.37 TB/s where our bf16
-// GEMM's 128 bytes a row streamed 2.71 (H100); on an H200 both ran NVFP4
-// at M = 16 in 26.8 us, bound by the consumers' conversion instead
-// (docs/PERFORMANCE.md, "GemmAmax's decode on the swapped kernel").
+// K split so that the CTAs about fill the SMs once, each split at least 8
+// K blocks; up to kClusterSplitsUpTo splits form a cluster that adds their
+// sums in shared memory (measured on an H100: docs/PERFORMANCE.md, swapped
+// kernel v10), more add them through the workspace.
+// Up to 64 tokens (where reading B bounds the call, and the consumers'
+// conversion chains bound the kernel) two CTAs share an SM where the grid
+// then fills both (each split at least kTwoCtaSplitBlocks K blocks), so
+// that a scheduler has four consumer warps' chains to interleave, not two;
+// their splits add through the workspace (no cluster). H200, NVFP4 16 x
+// 8192^2: 24.4 us at two CTAs of 4 splits, 26.6 at one of 2 splits as a
+// cluster (docs/PERFORMANCE.md, "GemmAmax's decode on the swapped kernel").
+// Stages: as many as fit in the CTA's share of the SM, up to 8. Up to 64
+// tokens a stage holds 128 bytes of each B row (2 K blocks of FP8, 4 of
+// E2M1) where 4 stages of it fit, else fewer blocks: a stage of 64 or 32
+// bytes a row streamed B at 2.1 and 1.37 TB/s where our bf16 GEMM's 128
+// bytes a row streamed 2.71 (H100).
+constexpr std::int64_t kTwoCtaSplitBlocks = 16;
 SwappedGemmAmaxTiling swapped_gemm_amax_tiling(const GemmAmaxProblem& p, const runtime::Device& device) {
   SwappedGemmAmaxTiling t;
   const std::int64_t m = std::max<std::int64_t>(p.m, 1);
   const std::int64_t token_tiles = (m + kSwappedMaxTokens - 1) / kSwappedMaxTokens;
   t.tokens = static_cast<int>(((m + token_tiles - 1) / token_tiles + 7) / 8 * 8);
   if (p.tile) t.tokens = p.tile->m;
+  const std::int64_t sms = std::max(device.properties().sm_count, 1);
+  const std::int64_t tiles = std::max<std::int64_t>(swapped_gemm_amax_tiles(p, t), 1);
+  const std::int64_t kblocks = std::max<std::int64_t>(p.k / kSwappedBlock, 1);
+  const auto splits_for = [&](std::int64_t ctas, std::int64_t least_blocks) {
+    return static_cast<int>(
+        std::clamp<std::int64_t>(ctas * sms / tiles, 1, std::max<std::int64_t>(kblocks / least_blocks, 1)));
+  };
+  if (t.tokens <= 64 && tiles * splits_for(2, kTwoCtaSplitBlocks) > sms) t.ctas_per_sm = 2;
+  // The CTA's shared memory: the opt-in limit, or its share of the SM's
+  // (each CTA's 1 KB reserved by the driver comes out of the SM's too).
   const std::size_t optin = device.properties().shared_bytes_per_block_optin;
-  const auto fits = [&] { return !optin || swapped_gemm_amax_smem_bytes(p, t) <= optin; };
+  const std::size_t per_sm = device.properties().shared_bytes_per_sm;
+  const std::size_t limit =
+      t.ctas_per_sm > 1 && per_sm ? std::min(optin ? optin : per_sm, per_sm / 2 - 1024) : optin;
+  const auto fits = [&] { return !limit || swapped_gemm_amax_smem_bytes(p, t) <= limit; };
   if (t.tokens <= 64) {
     t.blocks = p.ab_dtype == DType::e2m1 ? 4 : 2;
     t.stages = 4;
     while (t.blocks > 1 && !fits()) t.blocks /= 2;
   }
-  const std::int64_t sms = std::max(device.properties().sm_count, 1);
-  const std::int64_t tiles = std::max<std::int64_t>(swapped_gemm_amax_tiles(p, t), 1);
-  const std::int64_t kblocks = std::max<std::int64_t>(p.k / kSwappedBlock, 1);
-  t.splits = static_cast<int>(std::clamp<std::int64_t>(sms / tiles, 1, std::max<std::int64_t>(kblocks / 8, 1)));
+  t.splits = t.ctas_per_sm > 1 ? splits_for(2, kTwoCtaSplitBlocks) : splits_for(1, 8);
   while (t.splits > 1 && (t.splits - 1) * swapped_gemm_amax_split_blocks(p, t) >= kblocks) --t.splits;
-  t.cluster = t.splits > 1 && t.splits <= kClusterSplitsUpTo;
+  t.cluster = t.ctas_per_sm == 1 && t.splits > 1 && t.splits <= kClusterSplitsUpTo;
   t.stages = 8;
   while (t.stages > 2 && !fits()) --t.stages;
   tiling_from_environment(t);

@@ -92,7 +92,7 @@ if [ -z "${ALL:-}" ]; then
   for c in ${NCU_CASES-layer_norm_backward:layer_bwd:32768:4096 warpforge_cross_entropy\$:ce:4096:131072}; do
     [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"
-    log="$out/ncu-$op-${r}x$h.txt"
+    log="$out/ncu-$op-${r}x$h-${kernel//[^a-z_]/}.txt"  # (the kernel in the name: two cases may share a shape)
     timeout $(($(left) * ${NCU_SHARE:-60} / 100)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
       --section InstructionStats --metrics "$stall_metrics" -k "regex:$kernel" -c 1 \

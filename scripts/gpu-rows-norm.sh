@@ -4,8 +4,9 @@
 # variables override them). First the C++ table, ours against the
 # device-to-device copy of the same bytes at rows 4096, 32768 x hidden
 # 4096, 8192; then the norms' GPU tests (each simulator case on the device);
-# then Nsight Compute on LayerNorm's backward at 4096 x 8192 and RMSNorm's
-# forward at 32768 x 4096 (the stalls, occupancy, DRAM rate); with
+# then Nsight Compute (the stalls, occupancy, DRAM rate) on LayerNorm's
+# backward kernel and its column sums at 4096 x 4096 (the farthest from the
+# copy) and RMSNorm's forward at 32768 x 4096; with
 # PY_OPS set, warpforge.bench_rows (ours against PyTorch eager and Liger
 # Kernel) over those ops. BUDGET_S defaults to 47 for a 50 s window.
 #
@@ -16,6 +17,6 @@ cd "$(dirname "$0")/.."
 export OPS="${OPS-layer_bwd,rms_bwd,layer,rms}" BUDGET_S="${BUDGET_S-47}" CPP_SHARE="${CPP_SHARE-35}" \
   OPS_TESTS="${OPS_TESTS-NormGpu.TheSimulatorsCases}" TESTS_SHARE="${TESTS_SHARE-30}" \
   PY_OPS="${PY_OPS-}" PY_SHARE="${PY_SHARE-60}" \
-  NCU_CASES="${NCU_CASES-layer_norm_backward:layer_bwd:4096:8192 warpforge_rms_norm\$:rms:32768:4096}" \
-  NCU_SHARE="${NCU_SHARE-50}" HOST_COST="${HOST_COST-}" PY_TESTS="${PY_TESTS-}"
+  NCU_CASES="${NCU_CASES-layer_norm_backward:layer_bwd:4096:4096 norm_column_sum:layer_bwd:4096:4096 warpforge_rms_norm\$:rms:32768:4096}" \
+  NCU_SHARE="${NCU_SHARE-40}" HOST_COST="${HOST_COST-}" PY_TESTS="${PY_TESTS-}"
 exec scripts/gpu-membound.sh

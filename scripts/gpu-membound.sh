@@ -84,6 +84,7 @@ if [ -z "${ALL:-}" ]; then
   fi
   # 4. Nsight Compute ($NCU_CASES="kernel-regex:op:rows:hidden ...", one kernel a case), where time is left,
   # with where the warps stall (cycles a warp spends in each state per instruction issued).
+  # ($NCU_FLAGS: more of ncu's options, e.g. "--clock-control none --cache-control none": the GPU's own clocks and a warm L2.)
   stall_metrics=""
   for reason in long_scoreboard short_scoreboard barrier membar not_selected selected wait math_pipe_throttle \
     mio_throttle lg_throttle dispatch_stall no_instruction branch_resolving drain; do
@@ -92,8 +93,8 @@ if [ -z "${ALL:-}" ]; then
   for c in ${NCU_CASES-layer_norm_backward:layer_bwd:32768:4096 warpforge_cross_entropy\$:ce:4096:131072}; do
     [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
     IFS=: read -r kernel op r h <<<"$c"
-    log="$out/ncu-$op-${r}x$h.txt"
-    timeout $(($(left) * ${NCU_SHARE:-60} / 100)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    log="$out/ncu-$op-${r}x$h-${kernel//[^a-z_]/}.txt"  # (the kernel in the name: two cases may share a shape)
+    timeout $(($(left) * ${NCU_SHARE:-60} / 100)) ncu ${NCU_FLAGS:-} --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
       --section InstructionStats --metrics "$stall_metrics" -k "regex:$kernel" -c 1 \
       "$build_dir/bench/bench_memory_bound" --ops "$op" --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none \

@@ -39,6 +39,8 @@ struct BackwardCase {
   // Where not 1: dy's magnitudes (all positive) times this (1e37 at n 1000: the
   // row sums of g and g · xhat overflow f32).
   float dy_scale = 1.0f;
+  // Where not 0: the row groups describe() names (each adding dweight's and dbias's sums of its rows).
+  std::int64_t groups = 0;
 };
 
 void check_norm_backward(const runtime::Device& device, const BackwardCase& c, std::uint32_t seed,

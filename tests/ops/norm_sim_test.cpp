@@ -120,6 +120,15 @@ TEST(NormBackwardSim, ARowPerCluster) {
   check_norm_backward(sim(), {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000}, 921, "cta");
 }
 
+TEST(NormBackwardSim, ColumnSumsOfManyGroups) {
+  // 64 SMs: a row group a row for 300 rows, so that the column sums add 300
+  // groups' sums, each thread's loads in batches of 16 groups (the second
+  // batch partly past the end).
+  const runtime::Device many_sms(sim::make_backend({.sm_count = 64}));
+  check_norm_backward(many_sms, {.kind = NormKind::layer, .dbias = true, .rows = 300, .n = 40, .groups = 300}, 930,
+                      "warp");
+}
+
 // ---- refusals ------------------------------------------------------------------
 
 TEST(NormSim, RefusalsNameTheRule) {

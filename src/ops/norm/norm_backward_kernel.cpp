@@ -17,6 +17,7 @@ using runtime::DType;
 namespace {
 
 constexpr int kColumnWarps = 16;  // the column-sum kernel's warps, each adding every 16th group
+constexpr int kColumnLoads = 16;  // loads in flight a thread of the column-sum kernel
 
 // The row group's running sums over its rows of dweight's and dbias's terms,
 // a thread's own columns in its own slots of shared memory (no thread reads
@@ -222,12 +223,19 @@ ptx::Module column_sum(DType first, std::optional<DType> second, Target target) 
   Reg sums = k.selp(second_sums, first_sums, is_second), result = k.selp(second_out, first_out, is_second);
   Pred in = column < n;
   Reg total = k.mov(f32, imm_f32(0.0f));
+  // kColumnLoads loads issued before their adds, each group's past the end
+  // left at +0 (total + 0 = total: the same bits as a load a group): a
+  // round trip to L2 for every kColumnLoads groups, not for every group.
   k.if_then(in, [&] {
-    k.for_range(warp, groups, kColumnWarps, [&](const Reg& group) {
-      Reg index = k.reg(u64), value = k.reg(f32);
-      k.mul_wide(index, group * n + column, 4);  // groups · n < 2^32 (the problem's workspace)
-      k.ld(Space::global, f32, value, at(sums + index));
-      k.add(total, total, value, {Round::rn});
+    k.for_range(warp, groups, kColumnWarps * kColumnLoads, [&](const Reg& first) {
+      std::vector<Reg> values;
+      for (int i = 0; i < kColumnLoads; ++i) {
+        Reg group = first + static_cast<std::uint32_t>(i * kColumnWarps), index = k.reg(u64);
+        values.push_back(k.mov(f32, imm_f32(0.0f)));
+        k.mul_wide(index, group * n + column, 4);  // groups · n < 2^32 (the problem's workspace)
+        k.guarded(group < groups, [&] { k.ld(Space::global, f32, values.back(), at(sums + index)); });
+      }
+      for (const Reg& value : values) k.add(total, total, value, {Round::rn});
     });
   });
   Shared partial = k.shared("column_partial", 4 * 32 * kColumnWarps);

@@ -35,8 +35,9 @@
 // the second block of sums in the same launch (the grid's second row of
 // CTAs). A CTA of 32 x 16 threads takes 32 columns: each warp adds every
 // 16th group, then warp 0 adds the 16 in order (half the loads a thread of
-// 8 warps took, each a round trip to L2: 264 groups at 4096 rows on an
-// H200). On sm_90 on it is launched to overlap the backward kernel
+// 8 warps took); a thread issues 16 loads before adding them (a round trip
+// to L2 for 16 groups, not one a group: 132-528 groups on an H200, 9-33 a
+// thread). On sm_90 on it is launched to overlap the backward kernel
 // (programmatic dependent launch: that kernel lets it start once its CTAs
 // run; it waits, griddepcontrol.wait, before reading the sums), so that its
 // launch is not between the two.

@@ -55,6 +55,7 @@ class NormQuantizeKernel {
     block_lanes_ = p_.options.format.vec / n.shape.vector;
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
     const ScaleFactorLayout layout{n.rows, n.n, 1, p_.options.format.vec};
+    if (p_.options.format.scale == DType::e4m3) e4m3_table_ = e4m3_table(n.shape.block());
 
     auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
@@ -140,11 +141,38 @@ class NormQuantizeKernel {
     k_.guarded(writer, [&] { k_.st(Space::global, u8, at(address), byte); });
   }
 
+  // NVFP4's scales: each e4m3 code's value d and rn(1/d) (the quotients'
+  // divisor and multiplier), a table of 128 pairs in shared memory (a
+  // block's scale is never negative) filled once a CTA: a block looks its
+  // pair up with one ld.shared.v2 where converting the code (e4m3 -> f16 ->
+  // f32) and rcp.rn (a reciprocal, its corrections and its slow path's test)
+  // took about ten instructions. Returns the table's shared address (u32).
+  Reg e4m3_table(int threads) {
+    Reg base = k_.address_of(k_.shared("e4m3_scale_table", 128 * 8, 8));
+    k_.for_range(k_.sreg(SReg::tid_x), 128u, static_cast<std::uint32_t>(threads), [&](const Reg& code) {
+      Reg value = e4m3_value(code), inverse = k_.reg(f32);
+      k_.rcp(inverse, value, {Round::rn});
+      k_.st(Space::shared, f32, at(base + code * 8u), Regs{value, inverse});
+    });
+    k_.bar_sync();
+    return base;
+  }
+  // The value of e4m3 code `code` (u32, 0..127): e4m3 -> f16 -> f32, exactly.
+  Reg e4m3_value(const Reg& code) {
+    Reg narrow = k_.reg(b16), halves = k_.reg(b32), low = k_.reg(b16), high = k_.reg(b16), value = k_.reg(f32);
+    k_.cvt(u16, u32, narrow, code);
+    k_.cvt_unpack_fp8(e4m3x2, halves, narrow);
+    k_.inst("mov.b32", Regs{low, high}, halves);
+    k_.cvt(f32, f16, value, low);
+    return value;
+  }
+
   // The block scale of `amax` (u32 bits of the block's largest magnitude)
   // as ops::quantize picks it (its code, u32), and the multiplier (or, for
-  // e4m3 scales, the divisor) turning an element into its code's value.
+  // e4m3 scales, the divisor and its reciprocal) turning an element into
+  // its code's value.
   struct Scale {
-    Reg code, factor;
+    Reg code, factor, inverse;
     bool divide = false;
   };
   Scale block_scale(const Reg& amax) {
@@ -178,13 +206,9 @@ class NormQuantizeKernel {
     k_.selp(code, 1u, code, code == 0u);
     k_.selp(code, 0x38u, code, is_zero);
     s.code = code;
-    // Its value: e4m3 -> f16 -> f32, exactly.
-    Reg narrow = k_.reg(b16), halves = k_.reg(b32), low = k_.reg(b16), high = k_.reg(b16), value = k_.reg(f32);
-    k_.cvt(u16, u32, narrow, code);
-    k_.cvt_unpack_fp8(e4m3x2, halves, narrow);
-    k_.inst("mov.b32", Regs{low, high}, halves);
-    k_.cvt(f32, f16, value, low);
-    s.factor = value;
+    Regs entry = k_.regs(f32, 2);
+    k_.ld(Space::shared, f32, entry, at(e4m3_table_ + code * 8u));
+    s.factor = entry[0], s.inverse = entry[1];
     s.divide = true;
     return s;
   }
@@ -202,11 +226,6 @@ class NormQuantizeKernel {
     }
     tile::warp::allreduce(k_, {amax}, tile::max(), block_lanes_);
     const Scale s = block_scale(amax);
-    Reg inverse;
-    if (s.divide) {
-      inverse = k_.reg(f32);
-      k_.rcp(inverse, s.factor, {Round::rn});
-    }
     // Each element's code: of its product by the factor (exact, a power of
     // two), or of its quotient by the divisor. The e2m1 codes take their sign
     // from the product x·r (an arithmetic NaN is positive) and their
@@ -217,7 +236,7 @@ class NormQuantizeKernel {
     std::vector<Reg> signs, scaled;
     for (const Reg& x : v) {
       if (s.divide) {
-        const Quotient q = divide(x, s.factor, inverse);
+        const Quotient q = divide(x, s.factor, s.inverse);
         signs.push_back(q.product);
         scaled.push_back(e2m1 ? q.corrected : guarded(q));
       } else {
@@ -231,7 +250,7 @@ class NormQuantizeKernel {
   }
 
   // x / d rounded to nearest even, as div.rn.f32 gives it, from r = 1/d
-  // rounded (rcp.rn, once a block): q = x·r, then q + (x - q·d)·r with the
+  // rounded (rcp.rn, e4m3_table()): q = x·r, then q + (x - q·d)·r with the
   // remainder exact in an fma (Markstein's correction; PTX ISA 9.7.3 fma).
   // Three instructions where div.rn is a sequence with a slow path. Exact for
   // every e4m3 divisor d and every normal quotient (checked exhaustively over
@@ -322,6 +341,7 @@ class NormQuantizeKernel {
   Reg lane_;
   int block_lanes_ = 1;
   Pred first_lane_;
+  Reg e4m3_table_;  // NVFP4: e4m3_table()'s address
 };
 
 }  // namespace

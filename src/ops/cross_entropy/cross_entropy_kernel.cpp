@@ -372,25 +372,37 @@ class MainKernel {
       if (!staged_) early = target_dx(), mine = in_range && rk.owns(label);
       // Every element but the target: scale · (e · factor - ε/V) as one fma
       // of the row's scalars, e · (factor · scale) - (ε/V) · scale (an f32
-      // rounding from the three steps, which cost three instructions), then
-      // an ignored row's 0 selected whatever its logits. (A branch of the
-      // ignored rows' zeros instead of the select spills: ptxas, 64 registers.)
+      // rounding from the three steps, which cost three instructions); an
+      // ignored row's 0 whatever its logits, by a branch around the row in
+      // the prefetching kernels (up to 128 registers), by a select an
+      // element in the others (there the branch spills: ptxas, 64 registers).
       Reg gain = scaled(factor, row_scale);
       std::optional<Reg> offset;
       if (off_target != 0.0f) {
         offset = k_.reg(f32);
         k_.mul(*offset, row_scale, imm_f32(-off_target), {Round::rn});
       }
-      for (int j = 0; j < p_.shape.vectors; ++j) {
-        const auto first = st.e.begin() + j * p_.shape.vector;
-        const std::vector<Reg> held = staged_ ? staged_->load(j) : std::vector<Reg>(first, first + p_.shape.vector);
-        rk.store_vector(out, &row, j, [&](int e) {
-          const Reg& h = held[static_cast<std::size_t>(e)];
-          Reg d = k_.reg(f32);
-          if (offset) k_.fma(d, h, gain, *offset); else k_.mul(d, h, gain, {Round::rn});
-          return k_.selp(d, imm_f32(0.0f), valid);
-        });
-      }
+      auto store_row = [&](bool ignored) {
+        for (int j = 0; j < p_.shape.vectors; ++j) {
+          if (ignored) {
+            const Reg zero = k_.mov(f32, imm_f32(0.0f));
+            rk.store_vector(out, &row, j, [&](int) { return zero; });
+            continue;
+          }
+          const auto first = st.e.begin() + j * p_.shape.vector;
+          const std::vector<Reg> held = staged_ ? staged_->load(j) : std::vector<Reg>(first, first + p_.shape.vector);
+          rk.store_vector(out, &row, j, [&](int e) {
+            const Reg& h = held[static_cast<std::size_t>(e)];
+            Reg d = k_.reg(f32);
+            if (offset) k_.fma(d, h, gain, *offset); else k_.mul(d, h, gain, {Round::rn});
+            return loads_target() ? d : k_.selp(d, imm_f32(0.0f), valid);
+          });
+        }
+      };
+      if (loads_target())
+        k_.if_else(valid, [&] { store_row(false); }, [&] { store_row(true); });
+      else
+        store_row(false);
       k_.guarded(mine ? *mine : in_range && rk.owns(label),
                  [&] { rk.store_element(out, row, label, early ? *early : target_dx()); });
       return;

@@ -62,10 +62,16 @@ class NormQuantizeKernel {
       Reg row_scales = scales + scale_row_offset(row, layout);
       k_.if_else(row < rows, [&] {
         RowFragment h = norm.input(loaded, residual_out, row);
+        // The weight is loaded a vector at a time, not held across the row's
+        // reduction but for its first vector, requested before it: its
+        // latency behind the reduction's (at a few rows, the layer's decode,
+        // a round trip to memory less), four registers more. Vector j + 1's
+        // is requested before vector j is quantized.
+        auto weight_of = [&](int j) { return rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j); };
+        std::optional<RowFragment> next;
+        if (n.weight) next = weight_of(0);
         std::optional<NormRow::Statistics> st;
         if (p_.options.normalize) st = norm.statistics(h, x, residual, row);
-        // The weight is loaded a vector at a time after the statistics (as
-        // the norm kernel does): not held across the row's reduction.
         std::optional<RowFragment> w;
         auto value = [&](int j, int e) {
           if (st) return norm.output(h, *st, w, std::nullopt, j, e);
@@ -77,11 +83,6 @@ class NormQuantizeKernel {
         Reg data_row = k_.reg(u64);
         k_.mul_wide(data_row, row, static_cast<std::uint64_t>(p_.data_row_stride));
         data_row = data + data_row;
-        // Vector j + 1's weight is requested before vector j is quantized:
-        // its latency behind a vector's work, four registers more.
-        auto weight_of = [&](int j) { return rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j); };
-        std::optional<RowFragment> next;
-        if (n.weight) next = weight_of(0);
         for (int j = 0; j < n.shape.vectors; ++j) {
           w = next;
           if (n.weight && j + 1 < n.shape.vectors) next = weight_of(j + 1);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rms_norm_quantize and the quantized linear layer on a GPU machine, inside
-# $BUDGET_S seconds (default 46, for a 50 s limit; the build included),
+# $BUDGET_S seconds (default 51, for a 55 s limit; the build included),
 # printing as it goes, the most important first:
 #   1. bench_memory_bound: rms_mxfp8, rms_mxfp4, rms_nvfp4 and cross-entropy
 #      ($OPS) against the device-to-device copy of the same bytes, rows
@@ -10,9 +10,12 @@
 #      against norm, quantize, GemmAmax (separate) and GemmAmax alone, same
 #      run, rows $LINEAR_ROWS x K = N $LINEAR_HIDDEN, each run between its
 #      own events and runs queued behind a spin (the GPU's time alone);
-#   4. where time is left, Nsight Compute on $NCU_CASES ("op:rows:hidden ...":
+#   4. with PY_OPS (default ce; empty: none), warpforge.bench_rows: ours
+#      against PyTorch eager and Liger Kernel at rows 4096/32768 (vocabulary
+#      128k), torch.compile left out;
+#   5. where time is left, Nsight Compute on $NCU_CASES ("op:rows:hidden ...", the vocabulary for ce:
 #      the norm_quantize or cross_entropy kernel).
-# Last, a short table (the lines of 1 and 3). The machine is the one
+# Last, a short table (the lines of 1, 3 and 4). The machine is the one
 # scripts/gpu-check.sh describes (CUDA driver, CMake, a compiler, GoogleTest
 # sources: scripts/gpu-build-args.sh). scripts/gpu-membound.sh measures the
 # other row ops.
@@ -20,15 +23,18 @@
 #   OUT=/tmp/out scripts/gpu-rows-quant.sh
 #
 # BUILD_DIR (default build-rows-quant) and JOBS (default nproc) may be set.
+# The Python stage needs the warpforge_python target (with torch).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/gpu-build-args.sh
 gpu_script rows-quant build-rows-quant
-deadline=${BUDGET_S:-46}  # seconds from the script's start
+deadline=${BUDGET_S:-51}  # seconds from the script's start
 left() { local s=$((deadline - SECONDS)); echo $((s > 3 ? s : 3)); }
 
 targets=(bench_memory_bound)
+py_ops="${PY_OPS-ce}"
+[ -n "$py_ops" ] && targets+=(warpforge_python)
 [ -n "${TESTS-NormQuantizeGpu.TheSimulatorsCases:CrossEntropyGpu.TheSimulatorsCases}" ] && targets+=(test_gpu)
 gpu_build "${targets[@]}"
 bench="$build_dir/bench/bench_memory_bound"
@@ -53,14 +59,24 @@ echo "== quantized linear layer: fused against separate =="
   --linear-hidden "${LINEAR_HIDDEN:-4096,8192}" --reps 20 2>&1 | tee "$out/bench_linear.txt" | grep -E "^\| (format|mxfp8|nvfp4) "
 note "bench_memory_bound linear: exit ${PIPESTATUS[0]} ($out/bench_linear.txt)"
 
-# 4. Nsight Compute (executed instructions over the rows' elements: instructions an element), where time is left.
-for c in ${NCU_CASES-rms_nvfp4:32768:4096}; do
+# 4. Ours against PyTorch eager and Liger Kernel, from Python.
+if [ -n "$py_ops" ] && [ "$(left)" -gt 10 ]; then
+  echo
+  echo "== bench_rows: ours against PyTorch eager and Liger Kernel =="
+  PYTHONPATH="$build_dir/python:$PWD/python${PYTHONPATH:+:$PYTHONPATH}" timeout $(($(left) * 70 / 100)) \
+    python3 -u -m warpforge.bench_rows --no-compile --ops "$py_ops" --rows 4096,32768 --vocab 131072 --reps 10 2>&1 |
+    tee "$out/bench_rows.txt" | grep -E "^\||^rows >="
+  note "bench_rows --ops $py_ops: exit ${PIPESTATUS[0]} ($out/bench_rows.txt)"
+fi
+
+# 5. Nsight Compute (executed instructions over the rows' elements: instructions an element), where time is left.
+for c in ${NCU_CASES-ce:4096:131072}; do
   [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
   IFS=: read -r op r h <<<"$c"
   log="$out/ncu-$op-${r}x$h.txt"
   timeout $(($(left) - 2)) ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
     --section LaunchStats --section SchedulerStats --section WarpStateStats --section InstructionStats \
-    -k "regex:norm_quantize|cross_entropy" -c 1 "$bench" --ops "$op" --rows "$r" --hidden "$h" --linear-rows none --reps 1 \
+    -k "regex:^warpforge_(rms_norm_quantize|cross_entropy)$" -c 1 "$bench" --ops "$op" --rows "$r" --hidden "$h" --vocab "$h" --linear-rows none --reps 1 \
     >"$log" 2>&1
   note "ncu $op $r x $h: exit $? ($log)"
   grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active|Warp Cycles Per Issued|Executed Instructions  " "$log" | cut -c1-120
@@ -70,5 +86,6 @@ echo
 echo "== summary =="
 grep -E "^\| (rms_|ce )" "$out/bench_formats.txt" | cut -d'|' -f1-9
 grep -E "^\| (mxfp8|nvfp4) " "$out/bench_linear.txt" | cut -d'|' -f1-12
+[ -f "$out/bench_rows.txt" ] && grep -E "^\| ce " "$out/bench_rows.txt"
 for line in "${summary[@]}"; do echo "gpu-rows-quant: $line"; done
 exit 0

@@ -4,7 +4,8 @@
 # printing as it goes, the most important first:
 #   1. bench_memory_bound: rms_mxfp8, rms_mxfp4, rms_nvfp4 and cross-entropy
 #      ($OPS) against the device-to-device copy of the same bytes, rows
-#      4096/32768 x hidden 4096/8192 ($ROWS, $HIDDEN; vocabulary 128k);
+#      16/4096/32768 x hidden 4096/8192 ($ROWS, $HIDDEN; vocabulary 128k; 16
+#      rows: the quantized layer's kernel alone);
 #   2. the GPU tests $TESTS (a gtest filter: the simulator's cases on the GPU);
 #   3. the quantized linear layer: rms_norm_quantize + GemmAmax (fused)
 #      against norm, quantize, GemmAmax (separate) and GemmAmax alone, same
@@ -41,7 +42,7 @@ bench="$build_dir/bench/bench_memory_bound"
 
 # 1. The three formats and cross-entropy against the copy of the same bytes.
 echo "== rms_norm_quantize and cross-entropy against the copy of the same bytes =="
-timeout $(($(left) * 40 / 100)) "$bench" --ops "${OPS:-rms_mxfp8,rms_mxfp4,rms_nvfp4,ce}" --rows "${ROWS:-4096,32768}" \
+timeout $(($(left) * 40 / 100)) "$bench" --ops "${OPS:-rms_mxfp8,rms_mxfp4,rms_nvfp4,ce}" --rows "${ROWS:-16,4096,32768}" \
   --hidden "${HIDDEN:-4096,8192}" --vocab 131072 --linear-rows none --reps 10 2>&1 | tee "$out/bench_formats.txt" | cut -d'|' -f1-9
 note "bench_memory_bound formats: exit ${PIPESTATUS[0]} ($out/bench_formats.txt)"
 

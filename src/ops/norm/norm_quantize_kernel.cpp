@@ -56,10 +56,19 @@ class NormQuantizeKernel {
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
     const ScaleFactorLayout layout{n.rows, n.n, 1, p_.options.format.vec};
     if (p_.options.format.scale == DType::e4m3) e4m3_table_ = e4m3_table(n.shape.block());
+    // The thread's first vector's scale byte in a row's 128x4 scales and its
+    // first code byte in a row of codes, computed once: vector j's are these
+    // plus constants (immediate offsets of the stores), where its blocks'
+    // step keeps their place in each group of 4 (scales_step()).
+    thread_scales_ = scale_offset(block_of(rk, 0));
+    thread_codes_ = k_.reg(u64);
+    k_.mul_wide(thread_codes_, rk.element_base(), static_cast<std::uint32_t>(code_bits(p_.options.format.data)));
+    k_.shr(thread_codes_, thread_codes_, 3u);
 
     auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
-      Reg row_scales = scales + scale_row_offset(row, layout);
+      const Reg row_scales = scales + scale_row_offset(row, layout);
+      const RowPlaces places{row_scales, row_scales + thread_scales_};
       k_.if_else(row < rows, [&] {
         RowFragment h = norm.input(loaded, residual_out, row);
         // The weight is loaded a vector at a time, not held across the row's
@@ -82,12 +91,12 @@ class NormQuantizeKernel {
         };
         Reg data_row = k_.reg(u64);
         k_.mul_wide(data_row, row, static_cast<std::uint64_t>(p_.data_row_stride));
-        data_row = data + data_row;
+        data_row = data + data_row + thread_codes_;
         for (int j = 0; j < n.shape.vectors; ++j) {
           w = next;
           if (n.weight && j + 1 < n.shape.vectors) next = weight_of(j + 1);
           if (p_.y) rk.store_vector({n.y.dtype, y, n.y.row_stride}, &row, j, [&](int e) { return value(j, e); });
-          quantize_vector(rk, j, value, data_row, row_scales, layout);
+          quantize_vector(rk, j, value, data_row, places);
         }
         if (n.rstd) {
           Reg at_row = k_.reg(u64);
@@ -98,7 +107,7 @@ class NormQuantizeKernel {
       }, [&] {
         // A padding row of the 128x4 layout: zero scales.
         for (int j = 0; j < n.shape.vectors; ++j)
-          store_scale(rk, j, row_scales, layout, k_.mov(u32, 0u));
+          store_scale(rk, j, places, k_.mov(u32, 0u));
       });
     };
     // The rows padded to the scale layout's 128: their loads clamped to the
@@ -125,21 +134,37 @@ class NormQuantizeKernel {
     return (rk.element_base() + static_cast<std::uint32_t>(rk.element_offset(j, 0))) >>
            log2(p_.options.format.vec);
   }
+  // Block kb's byte in a row's 128x4 scales (u64): (kb/4)·512 + kb%4.
+  Reg scale_offset(const Reg& kb) {
+    Reg wide = k_.reg(u64);
+    k_.cvt(wide, (kb >> 2u) * 512u + (kb & 3u));
+    return wide;
+  }
+  // The blocks between a thread's vectors where that is a multiple of 4 (a
+  // vector's scale byte then the first one's plus (step/4)·512), else 0.
+  std::int64_t scales_step(const RowKernel& rk) const {
+    const std::int64_t elements = rk.element_offset(1, 0) - rk.element_offset(0, 0), vec = p_.options.format.vec;
+    return elements % (4 * vec) == 0 ? elements / vec : 0;
+  }
+
+  // A row's scales (u64) and those at the thread's first vector.
+  struct RowPlaces {
+    Reg scales, thread_scales;
+  };
 
   // The block's first lane writes `code` (u32, a byte) as vector j's block's scale.
-  void store_scale(const RowKernel& rk, int j, const Reg& row_scales, const ScaleFactorLayout&, const Reg& code) {
-    Reg kb = block_of(rk, j);
-    Reg offset = (kb >> 2u) * 512u + (kb & 3u);
-    Reg wide = k_.reg(u64);
-    k_.cvt(wide, offset);
+  void store_scale(const RowKernel& rk, int j, const RowPlaces& places, const Reg& code) {
+    Reg base = places.thread_scales;
+    std::int64_t offset = j * (scales_step(rk) / 4) * 512;
+    if (scales_step(rk) == 0) base = places.scales + scale_offset(block_of(rk, j)), offset = 0;
     Pred writer = first_lane_;
     if (const auto& in = rk.in_row(j)) writer = *in && first_lane_;
-    // The address and the byte computed by every lane: a register written
-    // only under the guard would stay live around the row loop (ptxas keeps
-    // its old value for the lanes that skip it), and spill.
-    Reg address = row_scales + wide, byte = k_.reg(u16);
+    // The byte computed by every lane: a register written only under the
+    // guard would stay live around the row loop (ptxas keeps its old value
+    // for the lanes that skip it), and spill.
+    Reg byte = k_.reg(u16);
     k_.cvt(byte, code);
-    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(address), byte); });
+    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(base, offset), byte); });
   }
 
   // NVFP4's scales: each e4m3 code's value d and rn(1/d) (the quotients'
@@ -217,7 +242,7 @@ class NormQuantizeKernel {
   // Vector j of the row: its block's amax across the block's lanes, the
   // scale, the codes (stored k-major), the scale byte.
   void quantize_vector(const RowKernel& rk, int j, const rows::RowValue& value, const Reg& data_row,
-                       const Reg& row_scales, const ScaleFactorLayout& layout) {
+                       const RowPlaces& places) {
     const NormProblem& n = p_.norm;
     std::vector<Reg> v;
     Reg amax = k_.mov(u32, 0u);
@@ -247,7 +272,7 @@ class NormQuantizeKernel {
       }
     }
     store_codes(rk, j, signs, scaled, data_row);
-    store_scale(rk, j, row_scales, layout, s.code);
+    store_scale(rk, j, places, s.code);
   }
 
   // x / d rounded to nearest even, as div.rn.f32 gives it, from r = 1/d
@@ -316,21 +341,20 @@ class NormQuantizeKernel {
       }
     }
     const int bytes = vector * bits / 8;  // 1 (two FP4 codes) to 8
-    Reg offset = k_.reg(u64);
-    k_.mul_wide(offset, rk.element_base() + static_cast<std::uint32_t>(rk.element_offset(j, 0)), bits);
-    k_.shr(offset, offset, 3u);
-    Reg address = data_row + offset, narrow;
+    const Reg& address = data_row;  // at the thread's first code
+    const std::int64_t offset = rk.element_offset(j, 0) * bits / 8;
+    Reg narrow;
     if (bytes < 4) {  // outside the guard, as store_scale's byte
       narrow = k_.reg(u16);
       k_.cvt(narrow, words[0]);
     }
     auto store = [&] {
       if (bytes == 8) {
-        k_.st(Space::global, b32, at(address), words);
+        k_.st(Space::global, b32, at(address, offset), words);
       } else if (bytes == 4) {
-        k_.st(Space::global, b32, at(address), words[0]);
+        k_.st(Space::global, b32, at(address, offset), words[0]);
       } else {
-        k_.st(Space::global, bytes == 2 ? b16 : u8, at(address), narrow);
+        k_.st(Space::global, bytes == 2 ? b16 : u8, at(address, offset), narrow);
       }
     };
     const auto& in = rk.in_row(j);
@@ -343,6 +367,7 @@ class NormQuantizeKernel {
   int block_lanes_ = 1;
   Pred first_lane_;
   Reg e4m3_table_;  // NVFP4: e4m3_table()'s address
+  Reg thread_scales_, thread_codes_;  // u64 byte offsets of the thread's first vector (build())
 };
 
 }  // namespace

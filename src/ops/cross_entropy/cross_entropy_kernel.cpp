@@ -123,7 +123,7 @@ class MainKernel {
       Pred in_range = valid && label >= 0 && label < p_.v;
       Reg target = k_.reg(u32);
       k_.cvt(target, label);
-      Stats st = p_.shape.chunks == 1 ? held(rk, loaded[0], target) : passes(rk, row, x_in, target);
+      Stats st = p_.shape.chunks == 1 ? held(rk, loaded[0], row, x_in, target, in_range) : passes(rk, row, x_in, target);
       // lse = M + ln S; loss = lse - (1 - ε) x_y - ε mean(x).
       Reg lse = k_.reg(f32), row_loss = k_.reg(f32);
       k_.lg2_approx(lse, st.s.sum);
@@ -175,11 +175,11 @@ class MainKernel {
     std::vector<Reg> e;     // held in registers (not prefetched): exp(x - thread_max), one an element
   };
 
-  // The thread's contribution to the target logit: x where its element is
-  // the label (label - the thread's first index against each element's
-  // offset). A select an element, not one scalar load by the thread holding
-  // it: that load, live across the row's exponentials, spills (ptxas, 64
-  // registers a thread).
+  // A row read in passes: the thread's contribution to the target logit, x
+  // where its element is the label (label - the thread's first index
+  // against each element's offset), summed over the threads: a select an
+  // element (held rows of 64 registers a thread select so too, in held()),
+  // where target_logit()'s load spills (ptxas sm_90a).
   void add_target(RowKernel& rk, Reg& target, const RowFragment& x, const Reg& label, const Reg* chunk) {
     Reg relative = label - rk.element_base(chunk);
     rk.for_each_element([&](int j, int e) {
@@ -187,29 +187,57 @@ class MainKernel {
     });
   }
 
-  std::vector<Reg> combine_registers(const Stats& st) {
+  // The registers the threads' partial statistics combine in, and how: the
+  // target's sum only where each thread holds its part (rows read in passes).
+  std::vector<Reg> combine_registers(const Stats& st, bool target) {
     std::vector<Reg> r{st.s.max, st.s.sum};
     if (smoothing_) r.push_back(st.x_sum.q), r.push_back(st.x_sum.s);
-    r.push_back(st.target);
+    if (target) r.push_back(st.target);
     return r;
   }
-  tile::Combine combine() {
+  tile::Combine combine(bool target) {
     std::vector<std::pair<int, tile::Combine>> parts{{2, rows::combine_online_softmax()}};
     if (smoothing_) parts.emplace_back(2, rows::combine_scaled_sums(1));
-    parts.emplace_back(1, tile::add());
+    if (target) parts.emplace_back(1, tile::add());
     return tile::concat(parts);
+  }
+
+  // A held row's target logit x[row, label] (f32; 0 where the label is
+  // outside the row), read by every thread of the row (one address: a
+  // broadcast) before the row's reductions, so before any thread writes its
+  // gradient over the logits: no select an element and no sum across the
+  // threads. Taken by the prefetching kernels (up to 128 registers a
+  // thread); in those of 64 the loaded logit spills (ptxas sm_90a).
+  bool loads_target() const { return p_.prefetch(); }
+  Reg target_logit(const RowKernel& rk, const rows::RowOperand& x, const Reg& row, const Reg& label, const Pred& in_range) {
+    Reg target = k_.mov(f32, imm_f32(0.0f));
+    k_.guarded(in_range, [&] {
+      Reg offset = k_.reg(u64);
+      k_.mul_wide(offset, label, static_cast<std::uint32_t>(runtime::bits(x.dtype) / 8));
+      const Addr where = at(rk.row_address(x, row) + offset);
+      if (x.dtype == runtime::DType::f32) return k_.ld(Space::global, f32, target, where);
+      Reg half = k_.reg(b16);
+      k_.ld(Space::global, b16, half, where);
+      if (x.dtype == runtime::DType::f16) return k_.cvt(f32, f16, target, half);
+      Reg wide = k_.reg(u32);  // a bf16 is the upper half of its f32 (cvt.f32.bf16 needs sm_90)
+      k_.cvt(u32, u16, wide, half);
+      k_.shl(target.as(b32), wide, 16u);
+    });
+    return target;
   }
 
   // The row read once, held as its exponentials: in registers, or, with the
   // next row's loads in flight (prefetch), in shared memory (both rows' words
   // and the exponentials do not fit 64 registers a thread: ptxas spills).
-  Stats held(RowKernel& rk, const RowFragment& x, const Reg& label) {
+  Stats held(RowKernel& rk, const RowFragment& x, const Reg& row, const rows::RowOperand& x_in, const Reg& label,
+             const Pred& in_range) {
     Stats st;
     // The thread's max first; then Σ x (smoothing); then, element by element,
-    // the target's select and the exponential: each element converted to f32
-    // where it is used (past the max, only the exponentials stay live).
+    // the target's select (where not loaded) and the exponential: each
+    // element converted to f32 where it is used (past the max, only the
+    // exponentials stay live).
     st.thread_max = thread_max(rk, x);
-    st.target = k_.mov(f32, imm_f32(0.0f));
+    st.target = loads_target() ? target_logit(rk, x_in, row, label, in_range) : k_.mov(f32, imm_f32(0.0f));
     if (smoothing_) st.x_sum = rows::scaled_sum(rk, [&](int j, int e) { return rk.in_row_or(j, x.value(j, e), imm_f32(0.0f)); }, 1);
     Reg shift = rows::safe_max(k_, st.thread_max);
     Reg sum = k_.mov(f32, imm_f32(0.0f));
@@ -218,7 +246,8 @@ class MainKernel {
       std::vector<Reg> vector;
       for (int e = 0; e < p_.shape.vector; ++e) {
         Reg v = x.value(j, e);
-        k_.selp(st.target, v, st.target, relative == static_cast<std::uint32_t>(rk.element_offset(j, e)));
+        if (!loads_target())
+          k_.selp(st.target, v, st.target, relative == static_cast<std::uint32_t>(rk.element_offset(j, e)));
         vector.push_back(rows::exp_shifted(k_, v, shift));
         k_.add(sum, sum, vector.back(), {Round::rn});
       }
@@ -228,8 +257,8 @@ class MainKernel {
         st.e.insert(st.e.end(), vector.begin(), vector.end());
     }
     // The row's max first (max.f32 over the threads), then each thread's sum
-    // rescaled to it and added with the target and Σ x: two reductions of
-    // one and of two or four registers, whose butterflies cost a shuffle,
+    // rescaled to it and added with the target (where not loaded) and Σ x:
+    // two reductions of one and of one to four registers, whose butterflies cost a shuffle,
     // two selects and a max or an add a register, where the online
     // softmax's combine costs two exponentials and ten more (twelve levels
     // at 4096 threads a row: most of a row's instructions but its elements').
@@ -246,13 +275,14 @@ class MainKernel {
     };
     st.rescale = rescale_to(row_max);
     k_.mul(sum, sum, st.rescale, {Round::rn});
-    std::vector<Reg> sums{sum, st.target};
-    std::vector<std::pair<int, tile::Combine>> parts{{2, tile::add()}};
+    std::vector<Reg> sums{sum};
+    if (!loads_target()) sums.push_back(st.target);
+    std::vector<std::pair<int, tile::Combine>> parts{{static_cast<int>(sums.size()), tile::add()}};
     if (smoothing_) sums.push_back(st.x_sum.q), sums.push_back(st.x_sum.s), parts.emplace_back(2, rows::combine_scaled_sums(1));
     rk.allreduce_in_cta(sums, tile::concat(parts));
     st.s = {row_max, sum};
     if (p_.shape.ctas > 1) {
-      rk.allreduce_across_ctas(combine_registers(st), combine());
+      rk.allreduce_across_ctas(combine_registers(st, !loads_target()), combine(!loads_target()));
       st.rescale = rescale_to(row_max);
     }
     return st;
@@ -299,7 +329,7 @@ class MainKernel {
       }
       add_target(rk, st.target, x, label, &chunk);
     });
-    rk.allreduce(combine_registers(st), combine());
+    rk.allreduce(combine_registers(st, true), combine(true));
     return st;
   }
 
@@ -342,25 +372,37 @@ class MainKernel {
       if (!staged_) early = target_dx(), mine = in_range && rk.owns(label);
       // Every element but the target: scale · (e · factor - ε/V) as one fma
       // of the row's scalars, e · (factor · scale) - (ε/V) · scale (an f32
-      // rounding from the three steps, which cost three instructions), then
-      // an ignored row's 0 selected whatever its logits. (A branch of the
-      // ignored rows' zeros instead of the select spills: ptxas, 64 registers.)
+      // rounding from the three steps, which cost three instructions); an
+      // ignored row's 0 whatever its logits, by a branch around the row in
+      // the prefetching kernels (up to 128 registers), by a select an
+      // element in the others (there the branch spills: ptxas, 64 registers).
       Reg gain = scaled(factor, row_scale);
       std::optional<Reg> offset;
       if (off_target != 0.0f) {
         offset = k_.reg(f32);
         k_.mul(*offset, row_scale, imm_f32(-off_target), {Round::rn});
       }
-      for (int j = 0; j < p_.shape.vectors; ++j) {
-        const auto first = st.e.begin() + j * p_.shape.vector;
-        const std::vector<Reg> held = staged_ ? staged_->load(j) : std::vector<Reg>(first, first + p_.shape.vector);
-        rk.store_vector(out, &row, j, [&](int e) {
-          const Reg& h = held[static_cast<std::size_t>(e)];
-          Reg d = k_.reg(f32);
-          if (offset) k_.fma(d, h, gain, *offset); else k_.mul(d, h, gain, {Round::rn});
-          return k_.selp(d, imm_f32(0.0f), valid);
-        });
-      }
+      auto store_row = [&](bool ignored) {
+        for (int j = 0; j < p_.shape.vectors; ++j) {
+          if (ignored) {
+            const Reg zero = k_.mov(f32, imm_f32(0.0f));
+            rk.store_vector(out, &row, j, [&](int) { return zero; });
+            continue;
+          }
+          const auto first = st.e.begin() + j * p_.shape.vector;
+          const std::vector<Reg> held = staged_ ? staged_->load(j) : std::vector<Reg>(first, first + p_.shape.vector);
+          rk.store_vector(out, &row, j, [&](int e) {
+            const Reg& h = held[static_cast<std::size_t>(e)];
+            Reg d = k_.reg(f32);
+            if (offset) k_.fma(d, h, gain, *offset); else k_.mul(d, h, gain, {Round::rn});
+            return loads_target() ? d : k_.selp(d, imm_f32(0.0f), valid);
+          });
+        }
+      };
+      if (loads_target())
+        k_.if_else(valid, [&] { store_row(false); }, [&] { store_row(true); });
+      else
+        store_row(false);
       k_.guarded(mine ? *mine : in_range && rk.owns(label),
                  [&] { rk.store_element(out, row, label, early ? *early : target_dx()); });
       return;

@@ -14,19 +14,42 @@ namespace {
 
 // E2M1 without a conversion: a = min(|m|, 6) (a NaN becomes 6: PTX min/max
 // return the operand that is not NaN, ISA 9.7.3.10-11; -inf 6 too), then a
-// rounded to the format's grid by adding M = 1.5·2^(22+s), 2^s being a's
-// binade (max(a, 1): the grid's step 2^(s-1) is 0.5 below 2, 1 below 4, 2
-// up to 6): the sum's ulp is the step, so add.rn rounds to nearest even on
-// the grid, and the sum's bits less M's are the steps k (0..4). The code of
-// k steps of 2^(s-1) is k + 2s (s = 0: 0, 0.5, .., 2 are codes 0..4; s =
-// 1: 2, 3, 4 are 4..6; s = 2: 4, 6 are 6, 7): the sum's bits less M's bits
-// less 2s, an affine function of the sum's bits and of a's exponent field
-// E = 127 + s. Element e's code times 16^e is then two mad.lo into the
-// word (u32 arithmetic wraps: the word's final value is the sum of the
-// placed codes, each 0..7), the signs gathered by prmt four at a time: a
-// word of eight codes in 8 instructions an element where one code took 11
-// and its packing 1.5.
-constexpr std::uint32_t kMagic = (22u << 23) | 0x400000u;  // M's bits less E's: 1.5·2^22 at E = 0
+// rounded to the format's grid by adding M = 1.5·2^(22+s) + 2s·2^(s-1),
+// 2^s being a's binade (max(a, 1): the grid's step 2^(s-1) is 0.5 below 2,
+// 1 below 4, 2 up to 6). The sum's ulp is the step, so add.rn rounds to
+// nearest even on the grid; M's bits are those of 1.5·2^(22+s), whose low
+// 22 bits are 0, plus 2s (even: a tie still goes to the even step), so the
+// sum's low byte is 2s + k for k steps (0..4), which is the code (s = 0: 0,
+// 0.5, .., 2 are codes 0..4; s = 1: 2, 3, 4 are 4..6; s = 2: 4, 6 are 6, 7).
+// M's bits are affine in a's exponent field E = 127 + s: one mad.lo. prmt
+// gathers the even elements' low bytes into one word and the odd ones' into
+// another (PTX ISA 9.7.8.7), and the codes' word is the even word plus 16
+// times the odd one; the signs are gathered by prmt four at a time. Eight
+// codes: 5 instructions an element, 7 placing and 8 signing the word (where
+// two mad.lo an element placed each code and its exponent's correction).
+constexpr std::uint32_t kMagic = (22u << 23) + 0x400000u - 254u;  // M's bits less E·(2^23 + 2)
+constexpr std::uint32_t kMagicPerExponent = (1u << 23) + 2u;
+
+// A u32 whose byte i is list[i]'s low byte (1 to 4 registers whose byte 1
+// is 0), the bytes past the list 0.
+Reg low_bytes(Kernel& k, const std::vector<Reg>& list) {
+  auto pair = [&](const Reg& a, const Reg& b) {  // [a.0, b.0, 0, 0]
+    Reg d = k.reg(u32);
+    k.prmt(d, a, b, 0x1140u);
+    return d;
+  };
+  Reg d = k.reg(u32);
+  if (list.size() == 1) {
+    k.and_(d, list[0], 0xFFu);
+  } else if (list.size() == 2) {
+    d = pair(list[0], list[1]);
+  } else if (list.size() == 3) {
+    k.prmt(d, pair(list[0], list[1]), list[2], 0x2410u);  // [lo.0, lo.1, c.0, lo.2 = 0]
+  } else {
+    k.prmt(d, pair(list[0], list[1]), pair(list[2], list[3]), 0x5410u);
+  }
+  return d;
+}
 
 }  // namespace
 
@@ -39,21 +62,23 @@ Reg emit_e2m1_codes(Kernel& k, const std::vector<Reg>& signs, const std::vector<
     k.mov(b, f);
     return b.as(u32);
   };
-  std::uint32_t minus_constants = 0;  // -(M's bits at E = 0, less 2·(-127)) · 16^e, summed
-  for (std::size_t e = 0; e < signs.size(); ++e) minus_constants -= (kMagic + 254u) << (4 * e);
-  Reg word = k.mov(u32, minus_constants);
-  for (std::size_t e = 0; e < signs.size(); ++e) {
-    const std::uint32_t place = 1u << (4 * e);
+  std::vector<Reg> even, odd;  // the sums' bits, their low bytes the codes
+  for (std::size_t e = 0; e < magnitudes.size(); ++e) {
     Reg a = k.reg(f32), one_up = k.reg(f32);
     k.abs(a, magnitudes[e]);
     k.min(a, a, imm_f32(6.0f));
     k.max(one_up, a, imm_f32(1.0f));
     Reg exponent = k.reg(u32), magic = k.reg(u32), sum = k.reg(f32);
-    k.shr(exponent, bits(one_up), 23u);               // E = 127 + s (one_up is positive)
-    k.mad(magic, exponent, 1u << 23, kMagic);          // M = 1.5·2^(22 + s)
+    k.shr(exponent, bits(one_up), 23u);  // E = 127 + s (one_up is positive)
+    k.mad(magic, exponent, kMagicPerExponent, kMagic);
     k.add(sum, a, magic.as(f32), {Round::rn});
-    k.mad(word, exponent, 0u - ((1u << 23) - 2u) * place, word);  // - (E's part of M's bits less 2s) · 16^e
-    k.mad(word, bits(sum), place, word);                          // + the sum's bits · 16^e
+    (e % 2 == 0 ? even : odd).push_back(bits(sum));
+  }
+  Reg word = low_bytes(k, even);
+  if (!odd.empty()) {
+    Reg both = k.reg(u32);
+    k.mad(both, low_bytes(k, odd), 16u, word);  // each byte's odd code in its high nibble: no carries
+    word = both;
   }
   // The signs, four bytes at a time: prmt's sign mode (PTX ISA 9.7.9.7)
   // replicates each value's sign bit over a byte; the even elements' bytes

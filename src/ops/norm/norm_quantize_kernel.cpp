@@ -55,16 +55,32 @@ class NormQuantizeKernel {
     block_lanes_ = p_.options.format.vec / n.shape.vector;
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
     const ScaleFactorLayout layout{n.rows, n.n, 1, p_.options.format.vec};
+    if (p_.options.format.scale == DType::e4m3) e4m3_table_ = e4m3_table(n.shape.block());
+    // The thread's first vector's scale byte in a row's 128x4 scales and its
+    // first code byte in a row of codes, computed once: vector j's are these
+    // plus constants (immediate offsets of the stores), where its blocks'
+    // step keeps their place in each group of 4 (scales_step()).
+    thread_scales_ = scale_offset(block_of(rk, 0));
+    thread_codes_ = k_.reg(u64);
+    k_.mul_wide(thread_codes_, rk.element_base(), static_cast<std::uint32_t>(code_bits(p_.options.format.data)));
+    k_.shr(thread_codes_, thread_codes_, 3u);
 
     auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
-      Reg row_scales = scales + scale_row_offset(row, layout);
+      const Reg row_scales = scales + scale_row_offset(row, layout);
+      const RowPlaces places{row_scales, row_scales + thread_scales_};
       k_.if_else(row < rows, [&] {
         RowFragment h = norm.input(loaded, residual_out, row);
+        // The weight is loaded a vector at a time, not held across the row's
+        // reduction but for its first vector, requested before it: its
+        // latency behind the reduction's (at a few rows, the layer's decode,
+        // a round trip to memory less), four registers more. Vector j + 1's
+        // is requested before vector j is quantized.
+        auto weight_of = [&](int j) { return rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j); };
+        std::optional<RowFragment> next;
+        if (n.weight) next = weight_of(0);
         std::optional<NormRow::Statistics> st;
         if (p_.options.normalize) st = norm.statistics(h, x, residual, row);
-        // The weight is loaded a vector at a time after the statistics (as
-        // the norm kernel does): not held across the row's reduction.
         std::optional<RowFragment> w;
         auto value = [&](int j, int e) {
           if (st) return norm.output(h, *st, w, std::nullopt, j, e);
@@ -75,17 +91,12 @@ class NormQuantizeKernel {
         };
         Reg data_row = k_.reg(u64);
         k_.mul_wide(data_row, row, static_cast<std::uint64_t>(p_.data_row_stride));
-        data_row = data + data_row;
-        // Vector j + 1's weight is requested before vector j is quantized:
-        // its latency behind a vector's work, four registers more.
-        auto weight_of = [&](int j) { return rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j); };
-        std::optional<RowFragment> next;
-        if (n.weight) next = weight_of(0);
+        data_row = data + data_row + thread_codes_;
         for (int j = 0; j < n.shape.vectors; ++j) {
           w = next;
           if (n.weight && j + 1 < n.shape.vectors) next = weight_of(j + 1);
           if (p_.y) rk.store_vector({n.y.dtype, y, n.y.row_stride}, &row, j, [&](int e) { return value(j, e); });
-          quantize_vector(rk, j, value, data_row, row_scales, layout);
+          quantize_vector(rk, j, value, data_row, places);
         }
         if (n.rstd) {
           Reg at_row = k_.reg(u64);
@@ -96,7 +107,7 @@ class NormQuantizeKernel {
       }, [&] {
         // A padding row of the 128x4 layout: zero scales.
         for (int j = 0; j < n.shape.vectors; ++j)
-          store_scale(rk, j, row_scales, layout, k_.mov(u32, 0u));
+          store_scale(rk, j, places, k_.mov(u32, 0u));
       });
     };
     // The rows padded to the scale layout's 128: their loads clamped to the
@@ -123,28 +134,71 @@ class NormQuantizeKernel {
     return (rk.element_base() + static_cast<std::uint32_t>(rk.element_offset(j, 0))) >>
            log2(p_.options.format.vec);
   }
+  // Block kb's byte in a row's 128x4 scales (u64): (kb/4)·512 + kb%4.
+  Reg scale_offset(const Reg& kb) {
+    Reg wide = k_.reg(u64);
+    k_.cvt(wide, (kb >> 2u) * 512u + (kb & 3u));
+    return wide;
+  }
+  // The blocks between a thread's vectors where that is a multiple of 4 (a
+  // vector's scale byte then the first one's plus (step/4)·512), else 0.
+  std::int64_t scales_step(const RowKernel& rk) const {
+    const std::int64_t elements = rk.element_offset(1, 0) - rk.element_offset(0, 0), vec = p_.options.format.vec;
+    return elements % (4 * vec) == 0 ? elements / vec : 0;
+  }
+
+  // A row's scales (u64) and those at the thread's first vector.
+  struct RowPlaces {
+    Reg scales, thread_scales;
+  };
 
   // The block's first lane writes `code` (u32, a byte) as vector j's block's scale.
-  void store_scale(const RowKernel& rk, int j, const Reg& row_scales, const ScaleFactorLayout&, const Reg& code) {
-    Reg kb = block_of(rk, j);
-    Reg offset = (kb >> 2u) * 512u + (kb & 3u);
-    Reg wide = k_.reg(u64);
-    k_.cvt(wide, offset);
+  void store_scale(const RowKernel& rk, int j, const RowPlaces& places, const Reg& code) {
+    Reg base = places.thread_scales;
+    std::int64_t offset = j * (scales_step(rk) / 4) * 512;
+    if (scales_step(rk) == 0) base = places.scales + scale_offset(block_of(rk, j)), offset = 0;
     Pred writer = first_lane_;
     if (const auto& in = rk.in_row(j)) writer = *in && first_lane_;
-    // The address and the byte computed by every lane: a register written
-    // only under the guard would stay live around the row loop (ptxas keeps
-    // its old value for the lanes that skip it), and spill.
-    Reg address = row_scales + wide, byte = k_.reg(u16);
+    // The byte computed by every lane: a register written only under the
+    // guard would stay live around the row loop (ptxas keeps its old value
+    // for the lanes that skip it), and spill.
+    Reg byte = k_.reg(u16);
     k_.cvt(byte, code);
-    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(address), byte); });
+    k_.guarded(writer, [&] { k_.st(Space::global, u8, at(base, offset), byte); });
+  }
+
+  // NVFP4's scales: each e4m3 code's value d and rn(1/d) (the quotients'
+  // divisor and multiplier), a table of 128 pairs in shared memory (a
+  // block's scale is never negative) filled once a CTA: a block looks its
+  // pair up with one ld.shared.v2 where converting the code (e4m3 -> f16 ->
+  // f32) and rcp.rn (a reciprocal, its corrections and its slow path's test)
+  // took about ten instructions. Returns the table's shared address (u32).
+  Reg e4m3_table(int threads) {
+    Reg base = k_.address_of(k_.shared("e4m3_scale_table", 128 * 8, 8));
+    k_.for_range(k_.sreg(SReg::tid_x), 128u, static_cast<std::uint32_t>(threads), [&](const Reg& code) {
+      Reg value = e4m3_value(code), inverse = k_.reg(f32);
+      k_.rcp(inverse, value, {Round::rn});
+      k_.st(Space::shared, f32, at(base + code * 8u), Regs{value, inverse});
+    });
+    k_.bar_sync();
+    return base;
+  }
+  // The value of e4m3 code `code` (u32, 0..127): e4m3 -> f16 -> f32, exactly.
+  Reg e4m3_value(const Reg& code) {
+    Reg narrow = k_.reg(b16), halves = k_.reg(b32), low = k_.reg(b16), high = k_.reg(b16), value = k_.reg(f32);
+    k_.cvt(u16, u32, narrow, code);
+    k_.cvt_unpack_fp8(e4m3x2, halves, narrow);
+    k_.inst("mov.b32", Regs{low, high}, halves);
+    k_.cvt(f32, f16, value, low);
+    return value;
   }
 
   // The block scale of `amax` (u32 bits of the block's largest magnitude)
   // as ops::quantize picks it (its code, u32), and the multiplier (or, for
-  // e4m3 scales, the divisor) turning an element into its code's value.
+  // e4m3 scales, the divisor and its reciprocal) turning an element into
+  // its code's value.
   struct Scale {
-    Reg code, factor;
+    Reg code, factor, inverse;
     bool divide = false;
   };
   Scale block_scale(const Reg& amax) {
@@ -178,13 +232,9 @@ class NormQuantizeKernel {
     k_.selp(code, 1u, code, code == 0u);
     k_.selp(code, 0x38u, code, is_zero);
     s.code = code;
-    // Its value: e4m3 -> f16 -> f32, exactly.
-    Reg narrow = k_.reg(b16), halves = k_.reg(b32), low = k_.reg(b16), high = k_.reg(b16), value = k_.reg(f32);
-    k_.cvt(u16, u32, narrow, code);
-    k_.cvt_unpack_fp8(e4m3x2, halves, narrow);
-    k_.inst("mov.b32", Regs{low, high}, halves);
-    k_.cvt(f32, f16, value, low);
-    s.factor = value;
+    Regs entry = k_.regs(f32, 2);
+    k_.ld(Space::shared, f32, entry, at(e4m3_table_ + code * 8u));
+    s.factor = entry[0], s.inverse = entry[1];
     s.divide = true;
     return s;
   }
@@ -192,7 +242,7 @@ class NormQuantizeKernel {
   // Vector j of the row: its block's amax across the block's lanes, the
   // scale, the codes (stored k-major), the scale byte.
   void quantize_vector(const RowKernel& rk, int j, const rows::RowValue& value, const Reg& data_row,
-                       const Reg& row_scales, const ScaleFactorLayout& layout) {
+                       const RowPlaces& places) {
     const NormProblem& n = p_.norm;
     std::vector<Reg> v;
     Reg amax = k_.mov(u32, 0u);
@@ -202,11 +252,6 @@ class NormQuantizeKernel {
     }
     tile::warp::allreduce(k_, {amax}, tile::max(), block_lanes_);
     const Scale s = block_scale(amax);
-    Reg inverse;
-    if (s.divide) {
-      inverse = k_.reg(f32);
-      k_.rcp(inverse, s.factor, {Round::rn});
-    }
     // Each element's code: of its product by the factor (exact, a power of
     // two), or of its quotient by the divisor. The e2m1 codes take their sign
     // from the product x·r (an arithmetic NaN is positive) and their
@@ -217,7 +262,7 @@ class NormQuantizeKernel {
     std::vector<Reg> signs, scaled;
     for (const Reg& x : v) {
       if (s.divide) {
-        const Quotient q = divide(x, s.factor, inverse);
+        const Quotient q = divide(x, s.factor, s.inverse);
         signs.push_back(q.product);
         scaled.push_back(e2m1 ? q.corrected : guarded(q));
       } else {
@@ -227,11 +272,11 @@ class NormQuantizeKernel {
       }
     }
     store_codes(rk, j, signs, scaled, data_row);
-    store_scale(rk, j, row_scales, layout, s.code);
+    store_scale(rk, j, places, s.code);
   }
 
   // x / d rounded to nearest even, as div.rn.f32 gives it, from r = 1/d
-  // rounded (rcp.rn, once a block): q = x·r, then q + (x - q·d)·r with the
+  // rounded (rcp.rn, e4m3_table()): q = x·r, then q + (x - q·d)·r with the
   // remainder exact in an fma (Markstein's correction; PTX ISA 9.7.3 fma).
   // Three instructions where div.rn is a sequence with a slow path. Exact for
   // every e4m3 divisor d and every normal quotient (checked exhaustively over
@@ -296,21 +341,20 @@ class NormQuantizeKernel {
       }
     }
     const int bytes = vector * bits / 8;  // 1 (two FP4 codes) to 8
-    Reg offset = k_.reg(u64);
-    k_.mul_wide(offset, rk.element_base() + static_cast<std::uint32_t>(rk.element_offset(j, 0)), bits);
-    k_.shr(offset, offset, 3u);
-    Reg address = data_row + offset, narrow;
+    const Reg& address = data_row;  // at the thread's first code
+    const std::int64_t offset = rk.element_offset(j, 0) * bits / 8;
+    Reg narrow;
     if (bytes < 4) {  // outside the guard, as store_scale's byte
       narrow = k_.reg(u16);
       k_.cvt(narrow, words[0]);
     }
     auto store = [&] {
       if (bytes == 8) {
-        k_.st(Space::global, b32, at(address), words);
+        k_.st(Space::global, b32, at(address, offset), words);
       } else if (bytes == 4) {
-        k_.st(Space::global, b32, at(address), words[0]);
+        k_.st(Space::global, b32, at(address, offset), words[0]);
       } else {
-        k_.st(Space::global, bytes == 2 ? b16 : u8, at(address), narrow);
+        k_.st(Space::global, bytes == 2 ? b16 : u8, at(address, offset), narrow);
       }
     };
     const auto& in = rk.in_row(j);
@@ -322,6 +366,8 @@ class NormQuantizeKernel {
   Reg lane_;
   int block_lanes_ = 1;
   Pred first_lane_;
+  Reg e4m3_table_;  // NVFP4: e4m3_table()'s address
+  Reg thread_scales_, thread_codes_;  // u64 byte offsets of the thread's first vector (build())
 };
 
 }  // namespace

@@ -104,10 +104,13 @@ WarpSpecialized::WarpSpecialized(WarpSpecializedDesign& design)
   const auto or_cap = [&](int r) { return r ? r : cap; };
   const int wanted = 128 * (or_cap(c_.producer_registers) + c_.consumers * or_cap(c_.consumer_registers) +
                             c_.helpers * or_cap(c_.helper_registers));
-  // Checked where CTAs share an SM; one alone has the file to itself.
-  if (c_.ctas_per_sm > 1 && wanted > cap * threads())
+  // Checked at one CTA an SM too: setmaxnreg.inc draws on the registers the
+  // CTA was launched with (threads x the entry cap), not on the rest of the
+  // file, so targets past it wait forever (PTX ISA 9.7.19.5; the attention
+  // backward's 32 + 2 x 240 at 384 threads hung on an H200, session 9).
+  if (wanted > cap * threads())
     refuse("setmaxnreg targets of " + std::to_string(wanted) + " registers a CTA at " +
-               std::to_string(c_.ctas_per_sm) + " CTAs an SM",
+               std::to_string(c_.ctas_per_sm) + (c_.ctas_per_sm == 1 ? " CTA an SM" : " CTAs an SM"),
            "at most " + std::to_string(cap) + " x " + std::to_string(threads()) +
                " threads (the entry cap: setmaxnreg.inc takes only what the CTA gave back)");
   if (c_.stream_k && c_.split_k) refuse("stream-K and split-K", "a source takes one or the other");

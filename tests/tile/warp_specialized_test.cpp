@@ -281,6 +281,9 @@ TEST(WarpSpecialized, RefusesConfigurationsItCannotRun) {
   expect_refused({.ctas_per_sm = 0}, "1 to 32 (.minnctapersm)");
   // Two CTAs of 384 threads: 80 registers a thread at entry, 30,720 a CTA.
   expect_refused({.ctas_per_sm = 2}, "setmaxnreg targets of 64512 registers a CTA at 2 CTAs an SM; at most 80 x 384");
+  // One CTA of 384 threads: 168 at entry, 64,512 a CTA; 32 + 2 x 240 asks for 65,536.
+  expect_refused({.producer_registers = 32, .consumer_registers = 240},
+                 "setmaxnreg targets of 65536 registers a CTA at 1 CTA an SM; at most 168 x 384");
   expect_refused({.schedule = ConsumerSchedule::pingpong,
                   .stream_k = WarpSpecializedConfig::StreamK{1024, 0, 2048}},
                  "stream-K takes the cooperative schedule");

@@ -57,18 +57,13 @@ gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 step() {
   local name="$1" need="$2"
   shift 2
-  if [ "$(left)" -lt "$need" ]; then
-    note "$name: skipped ($(left) s left, needs $need)"
-    return 0
-  fi
-  local start=$SECONDS
-  echo "== $name"
-  timeout "$(left)" "$@" >"$out/$name.log" 2>&1
+  budget_step "$name" "$need" "$out/$name.log" "$@"
   local rc=$?
+  [ "$step_ran" = 1 ] || return 0
   grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \||^\[  (PASSED|FAILED) |Failure|mismatch" "$out/$name.log" |
     head -12 | cut -c1-200
   [ $rc -ne 0 ] && note "$name: exit $rc ($out/$name.log)"
-  echo "   ($name: $((SECONDS - start)) s)"
+  echo "   ($name: $step_seconds s)"
 }
 shapes=1x8192x8192,16x8192x8192,64x8192x8192,16x4096x4096
 rows() {  # rows FORMAT [SHAPES]

@@ -48,3 +48,22 @@ gpu_build() {
   echo "gpu-$gpu_script_name: FAIL: build (logs in $out)"
   exit 1
 }
+# budget_step NAME NEED LOG COMMAND...: COMMAND into LOG under a timeout of
+# what is left of the script's budget (its `left`), when at least NEED
+# seconds remain, else a note that it was skipped (step_ran 0). "== NAME"
+# first; returns COMMAND's status; step_seconds is the time it took.
+budget_step() {
+  local name="$1" need="$2" log="$3" start=$SECONDS
+  shift 3
+  step_ran=0 step_seconds=0
+  if [ "$(left)" -lt "$need" ]; then
+    note "$name: skipped ($(left) s left, needs $need)"
+    return 0
+  fi
+  echo "== $name"
+  step_ran=1
+  timeout "$(left)" "$@" >"$log" 2>&1
+  local rc=$?
+  step_seconds=$((SECONDS - start))
+  return $rc
+}

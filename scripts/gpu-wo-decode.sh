@@ -63,20 +63,15 @@ ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 step() {
   local name="$1" need="$2"
   shift 2
-  if [ "$(left)" -lt "$need" ]; then
-    note "$name: skipped ($(left) s left, needs $need)"
-    return 0
-  fi
-  local start=$SECONDS
-  echo "== $name"
-  timeout "$(left)" "$@" >"$logs/$name.log" 2>&1
+  budget_step "$name" "$need" "$logs/$name.log" "$@"
   local rc=$?
+  [ "$step_ran" = 1 ] || return 0
   local kind=rows
   case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; tests) kind=tests ;; esac
   { echo "== $name: exit $rc"; cat "$logs/$name.log"; } >>"$out/$kind.log"
   grep -E "^\| [a-z]" "$logs/$name.log" | grep -v "^| model" | cut -c1-200
   [ $rc -ne 0 ] && note "$name: exit $rc"
-  echo "   ($name: $((SECONDS - start)) s)"
+  echo "   ($name: $step_seconds s)"
 }
 rows=("$bench" --grouped --reps 10 --weights)  # then FORMAT --models M --tokens T
 # The stream kernel's launch after bench_gemm's bf16 runs of the same shape

@@ -13,7 +13,7 @@ deps:
 	@scripts/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_OPS_O1=ON -DWARPFORGE_OPS_O0=ON -DWARPFORGE_LLD=ON -DWARPFORGE_GPU_PROGRAMS=$(GPU_PROGRAMS) >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPFORGE_QUICK_BUILD=ON -DWARPFORGE_LLD=ON -DWARPFORGE_GPU_PROGRAMS=$(GPU_PROGRAMS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)

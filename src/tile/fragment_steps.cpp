@@ -1,6 +1,9 @@
 #include "warpforge/tile/fragment_steps.hpp"
 
+#include <map>
+#include <mutex>
 #include <optional>
+#include <string>
 
 #include "warpforge/dsl/operators.hpp"
 #include "warpforge/error.hpp"
@@ -43,14 +46,7 @@ int log2_exact(std::int64_t x) {
   return n;
 }
 
-}  // namespace
-
-std::int64_t FragmentSteps::lanes() const { return count(lane); }
-std::int64_t FragmentSteps::values() const { return count(value); }
-std::pair<std::int64_t, std::int64_t> FragmentSteps::value_offset(std::int64_t v) const { return walk(value, v); }
-std::pair<std::int64_t, std::int64_t> FragmentSteps::lane_offset(std::int64_t l) const { return walk(lane, l); }
-
-FragmentSteps separate(const layout::NamedLayout& fragment) {
+FragmentSteps prove_steps(const layout::NamedLayout& fragment) {
   const auto& domain = fragment.domain();
   if (domain.size() != 2 || domain[0] != Axis::lane || domain[1] != Axis::value)
     throw TileError("fragment '" + fragment.name() + "': expected the domain (lane, value)");
@@ -74,6 +70,35 @@ FragmentSteps separate(const layout::NamedLayout& fragment) {
   return s;
 }
 
+}  // namespace
+
+std::int64_t FragmentSteps::lanes() const { return count(lane); }
+std::int64_t FragmentSteps::values() const { return count(value); }
+std::pair<std::int64_t, std::int64_t> FragmentSteps::value_offset(std::int64_t v) const { return walk(value, v); }
+std::pair<std::int64_t, std::int64_t> FragmentSteps::lane_offset(std::int64_t l) const { return walk(lane, l); }
+
+// The proof visits every (lane, value) point (256 for an mma operand), and
+// each tile allocation and warp::gemm call asks it again of the same few
+// atoms' fragments (a third of an sm80 attention backward's simulated test
+// was kernel building spent here): the steps of each mapping are proved once
+// a process, keyed by what they depend on (the layout and the codomain; the
+// name only words a refusal, which is not kept). Kernels may be built on
+// several threads at once.
+FragmentSteps separate(const layout::NamedLayout& fragment) {
+  std::string key = layout::to_string(fragment.layout());
+  for (Axis axis : fragment.domain()) key += " " + layout::to_string(axis);
+  for (const auto& c : fragment.codomain()) key += " " + layout::to_string(c.axis) + "=" + std::to_string(c.extent);
+  static std::mutex mutex;
+  static std::map<std::string, FragmentSteps> proved;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = proved.find(key); it != proved.end()) return it->second;
+  }
+  FragmentSteps steps = prove_steps(fragment);
+  std::lock_guard lock(mutex);
+  return proved.emplace(std::move(key), std::move(steps)).first->second;
+}
+
 layout::NamedLayout assemble(const std::string& name, const FragmentSteps& steps) {
   auto mode = [&](const std::vector<Step>& list) {
     std::vector<layout::IntTuple> shape, stride;
@@ -94,6 +119,9 @@ bool same_mapping(const layout::NamedLayout& a, const layout::NamedLayout& b) {
   for (std::size_t i = 0; i < a.codomain().size(); ++i)
     if (a.codomain()[i].axis != b.codomain()[i].axis || a.codomain()[i].extent != b.codomain()[i].extent)
       return false;
+  // The same shape and strides map alike: no need to visit each point (a
+  // tile's layout and the one warp::gemm expects are built alike).
+  if (a.layout() == b.layout()) return true;
   for (auto axis : a.domain())
     if (a.extent(axis) != b.extent(axis)) return false;
   for (std::int64_t i = 0; i < a.layout().size(); ++i)

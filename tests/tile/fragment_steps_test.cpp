@@ -75,6 +75,30 @@ TEST(FragmentSteps, RefuseAFragmentWithoutLaneAndValue) {
   EXPECT_THROW(separate(rows), TileError);
 }
 
+// separate() proves a mapping once a process and keeps the steps: keyed by
+// the mapping (the layout and its tile), not the name, and a refusal is not kept.
+TEST(FragmentSteps, AreKeptByMappingAndRefusedEveryTime) {
+  const layout::Layout four_lanes = layout::make_layout({layout::Layout(4, 1), layout::Layout(1, 1)});
+  const layout::NamedLayout column("column", {Axis::lane, Axis::value}, four_lanes, {{Axis::row, 4}, {Axis::col, 1}});
+  const layout::NamedLayout renamed("renamed", {Axis::lane, Axis::value}, four_lanes, {{Axis::row, 4}, {Axis::col, 1}});
+  const FragmentSteps first = separate(column), second = separate(renamed);
+  ASSERT_EQ(first.lane.size(), 1u);
+  ASSERT_EQ(second.lane.size(), 1u);
+  EXPECT_EQ(second.lane[0].row, first.lane[0].row);
+  EXPECT_EQ(first.lane[0].row, 1);
+  // The same layout over a 2x2 tile: lane 2 lands in column 1, no row step reaches it.
+  const layout::NamedLayout square("square", {Axis::lane, Axis::value}, four_lanes, {{Axis::row, 2}, {Axis::col, 2}});
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      separate(square);
+      FAIL() << "attempt " << attempt << ": a 2x2 tile's lanes were taken as row steps";
+    } catch (const TileError& e) {
+      EXPECT_NE(std::string(e.what()).find("fragment 'square': lane 2, value 0 does not split"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(RegisterTile, AllocatesRegistersAndChecksTheElementWidth) {
   dsl::Kernel k("tiles", ptx::Target::sm_80);
   auto atom = layout::mma_m16n8k16_f16();

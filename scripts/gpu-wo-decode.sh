@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Weight-only decode (bf16 tokens x packed block-scaled weights, the stream
-# kernel, issue 43) on a GPU machine, inside BUDGET seconds (default 50, for
-# a 55 s window; the build is expected to be there already), in this order,
+# kernel, issue 43) on a GPU machine, inside BUDGET seconds (default 65, for
+# a 70 s window; the build is expected to be there already), in this order,
 # each step while time is left, printing as it goes:
 #   mxfp4     bench_gemm --grouped --weights mxfp4 over dense (N = K = 8192),
 #             gpt-oss and mixtral at 1 and 16 tokens: "packed read / ours"
@@ -14,6 +14,11 @@
 #             issue-slot use, warps a scheduler, registers, each pipe's busy share, shared-memory
 #             wavefronts, stall reasons (cycles a issued instruction);
 #   nvfp4, mxfp8  the rows of mxfp4 in those formats;
+#   sel       the selection between the stream kernel and the RS design
+#             where groups average 32 tokens (mixtral 128, gpt-oss and
+#             deepseek 1024; MXFP4): the automatic choice, then the stream
+#             kernel named (--grouped-kernel);
+#   memcheck  compute-sanitizer memcheck of test_gpu's stream-kernel cases;
 #   ncu1      ncu16's figures at one token;
 #   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
 #             costs (1 -> 8: A's copied rows, one token tile) against what a
@@ -23,16 +28,15 @@
 #             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
 #             format is given; TILING is WARPFORGE_STREAM_TILING's
 #             warps,row_tiles,stages[,splits[,ctas_per_sm]], a split of 0 for
-#             the automatic one; default: at dense 16 tokens the 4 warps of
-#             before session 9 and 16 warps (1 CTA an SM, 512 or 256 rows),
-#             MXFP4 and MXFP8, and MXFP8 at one token on 8 warps);
+#             the automatic one; default: dense MXFP4 at session 9's tilings
+#             (1 token 4 warps x 2 row tiles, 16 tokens 8 x 2, 2 stages) and
+#             at 16 tokens 3 stages of one row tile, and MXFP8 at 3 CTAs of 4
+#             warps, 3 stages);
 #   tests     test_gpu's stream-kernel cases against fp64 (the simulator's
 #             block-scaled cases; 12 s at most);
-#   sel128    the selection between the stream kernel and the RS design at
-#             128 tokens: both, named (--grouped-kernel), on mixtral and gpt-oss.
-# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 tests sweep ncu16 sel128 curve ncu1").
+# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1").
 # Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode): rows.log, sweep.log,
-# ncu.log, tests.log (each step's output under a "== step" line, as it
+# ncu.log, tests.log (tests and memcheck; each step's output under a "== step" line, as it
 # ends) and build.log; the last lines are a short table (the rows, the profile's
 # figures).
 #
@@ -41,8 +45,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script wo-decode
-budget="${BUDGET:-50}"
-steps="${STEPS:-mxfp4 nvfp4 mxfp8 tests sweep ncu16 sel128 curve ncu1}"
+budget="${BUDGET:-65}"
+steps="${STEPS:-mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1}"
 left() { echo $((budget - SECONDS)); }
 logs="$(mktemp -d)"  # a step's own log, appended to $out's file of its kind when it ends
 
@@ -67,7 +71,7 @@ step() {
   local rc=$?
   [ "$step_ran" = 1 ] || return 0
   local kind=rows
-  case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; tests) kind=tests ;; esac
+  case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; tests | memcheck) kind=tests ;; esac
   { echo "== $name: exit $rc"; cat "$logs/$name.log"; } >>"$out/$kind.log"
   grep -E "^\| [a-z]" "$logs/$name.log" | grep -v "^| model" | cut -c1-200
   [ $rc -ne 0 ] && note "$name: exit $rc"
@@ -89,18 +93,23 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-4,2,2,0,4:dense:16 16,2,2,0,1:dense:16 4,1,2,0,4:dense:16:mxfp8 16,1,2,0,1:dense:16:mxfp8 8,1,2,0,2:dense:1:mxfp8}"
+sweep="${SWEEP:-4,2,2,0,4:dense:1 8,2,2,0,2:dense:16 8,1,3,0,2:dense:16 4,1,3,0,3:dense:1,16:mxfp8}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
     curve) step curve 3 "${rows[@]}" mxfp4 --models dense --tokens 1,2,8,9,16 ;;
-    tests)
+    tests | memcheck)
       test_gpu="$build_dir/tests/test_gpu"
-      if [ -x "$test_gpu" ]; then
-        step tests 6 timeout 12 "$test_gpu" --gtest_filter='GroupedGemmGpu.TheSimulatorsBlockScaledCases'
+      cases='GroupedGemmGpu.TheSimulatorsBlockScaledCases'
+      sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+      if [ ! -x "$test_gpu" ]; then
+        note "$s: $test_gpu not built"
+      elif [ "$s" = tests ]; then
+        step tests 6 timeout 12 "$test_gpu" --gtest_filter="$cases"
         note "tests: $(grep -E '^\[  (PASSED|FAILED) ' "$logs/tests.log" | tr '\n' ' ')"
       else
-        note "tests: $test_gpu not built"
+        step memcheck 10 timeout 20 "$sanitizer" --tool memcheck --error-exitcode 9 "$test_gpu" --gtest_filter="$cases"
+        note "memcheck: $(grep -E '^\[  (PASSED|FAILED) |ERROR SUMMARY' "$logs/memcheck.log" | tr '\n' ' ')"
       fi
       ;;
     ncu16) [ -x "$ncu_tool" ] && step ncu16 8 "${ncu_stream[@]}" mxfp4 --tokens 16 ;;
@@ -113,9 +122,10 @@ for s in $steps; do
           "$format" --models "$models" --tokens "$tokens"
       done
       ;;
-    sel128)
-      for k in stream sm90a; do
-        step "sel128-$k" 4 "$bench" --grouped --weights mxfp4 --models mixtral,gpt-oss --tokens 128 --reps 10 \
+    sel)
+      for k in auto stream; do
+        step "sel-$k-128" 4 "$bench" --grouped --weights mxfp4 --models mixtral --tokens 128 --reps 10 --grouped-kernel "$k"
+        step "sel-$k-1024" 5 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek --tokens 1024 --reps 10 \
           --grouped-kernel "$k"
       done
       ;;
@@ -126,11 +136,11 @@ done
 echo
 echo "gpu-wo-decode on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 echo "model | tokens | experts | ours bf16 | loop | . | packed us | packed/bf16 | bf16 floor | . | packed floor us | floor/ours"
-for f in mxfp4 nvfp4 mxfp8 curve sel128-stream sel128-sm90a $(cd "$logs" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
+for f in mxfp4 nvfp4 mxfp8 curve sel-auto-128 sel-auto-1024 sel-stream-128 sel-stream-1024 $(cd "$logs" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
   [ -f "$logs/$f.log" ] || continue
   echo "$f:"
   grep -E "^\| [a-z]" "$logs/$f.log" | grep -v "^| model" | cut -c1-200
-  grep -oE "kernel stream, [^,]*, [0-9]+ stages(, A once an item)?, [0-9]+ CTAs an SM, K split [0-9]+" "$logs/$f.log" | head -1
+  grep -oE ": kernel (stream|sm90a|sm80), [^>]*" "$logs/$f.log" | sed 's/, workspace.*//' | cut -c1-160 | head -1
 done
 for f in ncu16 ncu1; do
   [ -f "$logs/$f.log" ] || continue

@@ -86,6 +86,10 @@ TEST_F(GroupedGemmGpu, TheSimulatorsBlockScaledCases) {
   run_stream(d, {ops::kNvfp4, ends_of({0, 37, 0}), 37, 24, 640, DType::bf16}, 200);
   for (BlockScaledFormat f : {ops::kMxfp4, ops::kMxfp8E4m3})  // a 16-token tile: 8 warps a CTA
     run_stream(d, {f, ends_of({12}), 12, 264, 288, DType::bf16}, 201);
+  // Decode's 4-stage ring wrapped around: 8 experts of 2 tokens at
+  // gpt-oss's 2880 x 2880, 360 units of 64 rows on 528 CTAs: no K split,
+  // items of 12 chunks.
+  run_stream(d, {ops::kMxfp4, ends_of({2, 2, 2, 2, 2, 2, 2, 2}), 16, 2880, 2880, DType::bf16}, 202);
   run_stream(d, {ops::kMxfp4, ends_of({3, 4}), 7, 32, 256, DType::f32, 1024.0}, 300);
   run_stream(d, {ops::kNvfp4, ends_of({3, 4}), 7, 32, 256, DType::f32, 1024.0}, 301);
   run_stream(d, {ops::kMxfp8E4m3, ends_of({3, 4}), 7, 32, 256, DType::f32, 1e6}, 302);

@@ -18,7 +18,7 @@
 #             where groups average 32 tokens (mixtral 128, gpt-oss and
 #             deepseek 1024; MXFP4): the automatic choice, then the stream
 #             kernel named (--grouped-kernel);
-#   memcheck  compute-sanitizer memcheck of test_gpu's stream-kernel cases;
+#   memcheck  compute-sanitizer memcheck of the tests step's cases;
 #   ncu1      ncu16's figures at one token;
 #   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
 #             costs (1 -> 8: A's copied rows, one token tile) against what a
@@ -28,12 +28,11 @@
 #             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
 #             format is given; TILING is WARPFORGE_STREAM_TILING's
 #             warps,row_tiles,stages[,splits[,ctas_per_sm]], a split of 0 for
-#             the automatic one; default: dense MXFP4 at session 9's tilings
-#             (1 token 4 warps x 2 row tiles, 16 tokens 8 x 2, 2 stages) and
-#             at 16 tokens 3 stages of one row tile, and MXFP8 at 3 CTAs of 4
-#             warps, 3 stages);
+#             the automatic one; default: dense MXFP4 at one row tile a warp
+#             in 4 stages, 1 and 16 tokens (session 10's first design);
 #   tests     test_gpu's stream-kernel cases against fp64 (the simulator's
-#             block-scaled cases; 12 s at most);
+#             block-scaled cases) and the RS design's three-warpgroup ones
+#             (T = 128 and 64); 20 s at most;
 # STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1").
 # Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode): rows.log, sweep.log,
 # ncu.log, tests.log (tests and memcheck; each step's output under a "== step" line, as it
@@ -93,22 +92,22 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-4,2,2,0,4:dense:1 8,2,2,0,2:dense:16 8,1,3,0,2:dense:16 4,1,3,0,3:dense:1,16:mxfp8}"
+sweep="${SWEEP:-4,1,4,0,4:dense:1 8,1,4,0,2:dense:16}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
     curve) step curve 3 "${rows[@]}" mxfp4 --models dense --tokens 1,2,8,9,16 ;;
     tests | memcheck)
       test_gpu="$build_dir/tests/test_gpu"
-      cases='GroupedGemmGpu.TheSimulatorsBlockScaledCases'
+      cases='GroupedGemmGpu.TheSimulatorsBlockScaledCases:GroupedGemmGpu.WeightOnlyRsThreeWarpgroups'
       sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
       if [ ! -x "$test_gpu" ]; then
         note "$s: $test_gpu not built"
       elif [ "$s" = tests ]; then
-        step tests 6 timeout 12 "$test_gpu" --gtest_filter="$cases"
+        step tests 6 timeout 20 "$test_gpu" --gtest_filter="$cases"
         note "tests: $(grep -E '^\[  (PASSED|FAILED) ' "$logs/tests.log" | tr '\n' ' ')"
       else
-        step memcheck 10 timeout 20 "$sanitizer" --tool memcheck --error-exitcode 9 "$test_gpu" --gtest_filter="$cases"
+        step memcheck 10 timeout 30 "$sanitizer" --tool memcheck --error-exitcode 9 "$test_gpu" --gtest_filter="$cases"
         note "memcheck: $(grep -E '^\[  (PASSED|FAILED) |ERROR SUMMARY' "$logs/memcheck.log" | tr '\n' ' ')"
       fi
       ;;

@@ -107,43 +107,33 @@ int tiling_from_environment(StreamGroupedTiling& t, bool packed) {
   return read >= 4 ? splits : 0;
 }
 
-// The tiling: tokens a unit from the tokens a group averages over the
-// groups that can have any (M / min(G, M)); 4 warps, bf16 8 up to 16
-// tokens a unit (its 36 KB stages leave one CTA an SM: two warps a
-// scheduler rather than one), packed weights 8 at 16 tokens (2 CTAs an SM,
-// still 16 warps: a CTA's copies of A serve twice the rows, and L2 carries
-// half as many; H200, session 9, dense 8192² at 16 tokens MXFP4 23.7 us
-// against 26.2, MXFP8 30.1 against 39.2).
-// Packed weights up to 16 tokens a unit (decode): one 16-row tile a warp
-// and the deepest ring, up to 4 stages, that keeps 16 warps an SM. The
-// loop waits for chunk c while chunks c + 1 .. c + stages - 2 stay in
-// flight (and issues c + stages - 1 before its mma): at 2 stages a CTA's
-// bytes in flight fall to none before every chunk's barrier, and a chunk's
-// latency (~1 us) shows once a chunk. FP4 at one row tile: 4 stages of
-// half the bytes, 2-3 chunks in flight a CTA (16 tokens: 35-52 KB of
-// weights a CTA, 70-104 KB an SM, past the ~36 KB Little's law asks at
-// 4.8 TB/s and ~1 us) and items of twice the chunks (fewer fills); FP8's
-// stages (264 bytes a row) keep 2 (docs/PERFORMANCE.md "Decode at the
-// read floor: the stream kernel's bound").
-// Else FP4 two row tiles a warp, FP8 and bf16 one; 3 stages, or 2 where
-// that fits more CTAs an SM.
+// The tiling: FP4 two 16-row tiles a warp (a warp's pieces are 32 bytes a
+// row), FP8 and bf16 one; 4 warps, bf16 8 up to 16 tokens a unit (its
+// 36 KB stages leave one CTA an SM: two warps a scheduler rather than one;
+// three stages of 8 warps and 32 tokens would pass the 227 KB), packed
+// weights 8 at 16 tokens (2 CTAs an SM, still 16 warps: a CTA's copies of
+// A, a third of a chunk's bytes at 16 tokens, serve twice the rows, and
+// L2 carries half as many; on an H200, session 9, dense 8192² at 16 tokens
+// MXFP4 23.7 us against 26.2, MXFP8 30.1 against 39.2); tokens a unit from the
+// tokens a group averages over the groups that can have any (M / min(G,
+// M)); 3 stages (two chunks in flight beyond the one multiplied), or 2
+// where that fits more CTAs an SM (FP4 and FP8 up to 16 tokens: 4 CTAs, 16
+// warps, rather than 3). The profile found the loop latency-bound with 8-12
+// warps an SM, and 4 CTAs with one chunk in flight each still hold ~70 KB
+// of weights in flight, past the ~33 KB an SM needs to stream at 4.4 TB/s
+// with ~1 us of latency (docs/PERFORMANCE.md "Decode at the read floor").
 // The K split (splits_for).
 StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::Device& device) {
   StreamGroupedTiling t;
+  t.row_tiles = p.packed_b && p.b_dtype == DType::e2m1 ? 2 : 1;
   const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
   const std::int64_t average = (p.m + active - 1) / active;
   t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
   t.warps = (!p.packed_b && t.tokens <= 16) || (p.packed_b && t.tokens == 16) ? 8 : 4;
-  if (p.packed_b && t.tokens <= 16) {
-    t.row_tiles = 1;
-    for (t.stages = 4; t.stages > 2 && stream_grouped_ctas_per_sm(p, t) * t.warps < 16;) --t.stages;
-  } else {
-    t.row_tiles = p.packed_b && p.b_dtype == DType::e2m1 ? 2 : 1;
-    t.stages = 3;
-    StreamGroupedTiling two = t;
-    two.stages = 2;
-    if (stream_grouped_ctas_per_sm(p, two) > stream_grouped_ctas_per_sm(p, t)) t.stages = 2;
-  }
+  t.stages = 3;
+  StreamGroupedTiling two = t;
+  two.stages = 2;
+  if (stream_grouped_ctas_per_sm(p, two) > stream_grouped_ctas_per_sm(p, t)) t.stages = 2;
   t.a_ld = p.scaled_a ? dequantized_row(a_problem(p)) : p.a.ld;
   const int splits = tiling_from_environment(t, p.packed_b);
   const std::int64_t ctas = stream_grouped_ctas_per_sm(p, t) * std::max(device.properties().sm_count, 1);

@@ -17,7 +17,10 @@
 #   sel       the selection between the stream kernel and the RS design
 #             where groups average 32 tokens (mixtral 128, gpt-oss and
 #             deepseek 1024; MXFP4): the automatic choice, then the stream
-#             kernel named (--grouped-kernel);
+#             kernel named (--grouped-kernel); MXFP8 (which automatic
+#             selection streams up to 32) at 24 and 32 tokens a group
+#             (mixtral 96 and 128, gpt-oss and deepseek 1024): the automatic
+#             choice, then the RS design named;
 #   memcheck  compute-sanitizer memcheck of the tests step's cases;
 #   ncu1      ncu16's figures at one token;
 #   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
@@ -127,6 +130,11 @@ for s in $steps; do
         step "sel-$k-1024" 5 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek --tokens 1024 --reps 10 \
           --grouped-kernel "$k"
       done
+      for k in auto sm90a; do
+        step "sel8-$k-128" 4 "$bench" --grouped --weights mxfp8 --models mixtral --tokens 96,128 --reps 10 --grouped-kernel "$k"
+        step "sel8-$k-1024" 5 "$bench" --grouped --weights mxfp8 --models gpt-oss,deepseek --tokens 1024 --reps 10 \
+          --grouped-kernel "$k"
+      done
       ;;
     *) note "unknown step $s" ;;
   esac
@@ -135,7 +143,8 @@ done
 echo
 echo "gpu-wo-decode on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 echo "model | tokens | experts | ours bf16 | loop | . | packed us | packed/bf16 | bf16 floor | . | packed floor us | floor/ours"
-for f in mxfp4 nvfp4 mxfp8 curve sel-auto-128 sel-auto-1024 sel-stream-128 sel-stream-1024 $(cd "$logs" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
+for f in mxfp4 nvfp4 mxfp8 curve sel-auto-128 sel-auto-1024 sel-stream-128 sel-stream-1024 sel8-auto-128 sel8-auto-1024 \
+  sel8-sm90a-128 sel8-sm90a-1024 $(cd "$logs" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
   [ -f "$logs/$f.log" ] || continue
   echo "$f:"
   grep -E "^\| [a-z]" "$logs/$f.log" | grep -v "^| model" | cut -c1-200

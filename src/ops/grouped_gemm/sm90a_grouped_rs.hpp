@@ -91,7 +91,7 @@ bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
 // average (2M / G, rounded up to 64, 64 to 256; routing is skewed, and a
 // group's last tile multiplies only what it holds; one group: M), and as many stages as
 // fit. T = 64 where groups average 17-32 tokens (automatic selection's
-// stream kernel takes up to 16): on an H200 (s9 gpu-w2, MXFP4, T = 64 x 3
+// stream kernel takes FP4 up to 16, FP8 up to 32): on an H200 (s9 gpu-w2, MXFP4, T = 64 x 3
 // warpgroups) mixtral 128 tokens 371.5 us where T = 128 took 426. Not at
 // 64 a group: there (s7 window 1, qwen3 1024 tokens) T = 64 ran 0.72 of
 // bf16, each weight converted for every 64 tokens. K split where the

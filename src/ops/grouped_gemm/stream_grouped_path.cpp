@@ -29,13 +29,17 @@ using runtime::DType;
 // the stream kernel reads at 0.84-0.90 up to 8 tokens a group since.
 constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
 constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 16;
-// Packed block-scaled weights beside the sm90a path's RS design: 16. On an
-// H200 (s9 gpu-w2, MXFP4) at 32 tokens a group the RS design at 64-token
-// tiles ran mixtral 128 tokens in 371.5 us where the stream kernel took
-// 397.4, gpt-oss 1024 in 865.7 against 965.5, deepseek 1024 a tie (3,141.7
-// against 3,122.2): past 16 the stream kernel's re-conversion of each
-// weight for every 16-32 tokens costs more than the RS design's fill.
-constexpr std::int64_t kStreamPackedMaxAverageTokensBesideSm90a = 16;
+// Packed block-scaled weights beside the sm90a path's RS design: FP4 16,
+// FP8 32. On an H200 (session 10, named kernels, stream against RS at
+// 64-token tiles): at 32 tokens a group MXFP4 mixtral 128 tokens 408.2 us
+// against 372.1, gpt-oss 1024 962.8 against 865.2, deepseek 1024 3,269.6
+// against 3,158.1 (NVFP4 alike: RS 3-9% faster); MXFP8 a tie (mixtral 709
+// against 678, gpt-oss 1,577 against 1,563, deepseek 5,304 against 5,696),
+// and at 24 (mixtral 96) the stream kernel 11% faster. At 16 the stream
+// kernel wins in every format (MXFP4 mixtral 64 265 against 336, deepseek
+// 512 2,103 against 2,750; MXFP8 by 1.5-2x).
+constexpr std::int64_t kStreamFp4MaxAverageTokensBesideSm90a = 16;
+constexpr std::int64_t kStreamFp8MaxAverageTokensBesideSm90a = 32;
 
 // The block-scaled A as GemmAmax's pre-pass reads it: (M, K, 1), k-major.
 GemmAmaxProblem a_problem(const GroupedGemmProblem& p) {
@@ -245,16 +249,17 @@ class StreamPath final : public GroupedGemmPath {
            " (past that the " + (sm90a ? "sm90a design" : "sm80 kernel") + " reuses each weight tile more)";
   }
 
-  // Packed weight-only: past kStreamPackedMaxAverageTokensBesideSm90a
+  // Packed weight-only: past kStreamFp4/Fp8MaxAverageTokensBesideSm90a
   // tokens a group the sm90a path's RS design (sm90a_grouped_rs.hpp)
   // converts each weight once for up to 256 tokens, where this kernel does
-  // for 64.
+  // for 8 to 64.
   static std::optional<std::string> packed_passed_over(const GroupedGemmProblem& p, bool sm90a) {
+    const bool fp4 = p.b_dtype == DType::e2m1;
+    const std::int64_t limit = fp4 ? kStreamFp4MaxAverageTokensBesideSm90a : kStreamFp8MaxAverageTokensBesideSm90a;
     const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
-    if (!sm90a || p.m <= kStreamPackedMaxAverageTokensBesideSm90a * active) return std::nullopt;
-    return "packed weights with " + std::to_string((p.m + active - 1) / active) +
-           " tokens a group on average: automatic selection takes the stream kernel up to " +
-           std::to_string(kStreamPackedMaxAverageTokensBesideSm90a) +
+    if (!sm90a || p.m <= limit * active) return std::nullopt;
+    return std::string(fp4 ? "FP4" : "FP8") + " packed weights with " + std::to_string((p.m + active - 1) / active) +
+           " tokens a group on average: automatic selection takes the stream kernel up to " + std::to_string(limit) +
            " (past that the sm90a design converts each weight once for up to 256 tokens)";
   }
 

@@ -31,8 +31,9 @@
 #             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
 #             format is given; TILING is WARPFORGE_STREAM_TILING's
 #             warps,row_tiles,stages[,splits[,ctas_per_sm]], a split of 0 for
-#             the automatic one; default: dense MXFP4 at one row tile a warp
-#             in 4 stages, 1 and 16 tokens (session 10's first design);
+#             the automatic one; default: dense MXFP4 and MXFP8 at one token
+#             in 2 stages (A's 2 rows a stage kept: the default's 3 stages
+#             against 2 in the same run);
 #   tests     test_gpu's stream-kernel cases against fp64 (the simulator's
 #             block-scaled cases) and the RS design's three-warpgroup ones
 #             (T = 128 and 64); 20 s at most;
@@ -95,7 +96,7 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-4,1,4,0,4:dense:1 8,1,4,0,2:dense:16}"
+sweep="${SWEEP:-4,2,2,0,4:dense:1 4,1,2,0,4:dense:1:mxfp8}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;

@@ -134,6 +134,11 @@ StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::De
   const std::int64_t average = (p.m + active - 1) / active;
   t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
   t.warps = (!p.packed_b && t.tokens <= 16) || (p.packed_b && t.tokens == 16) ? 8 : 4;
+  // At 8 tokens a unit and M <= 5 (decode of one token: M = 1) a stage
+  // holds A's M + 1 rows rounded up to even, not 8 (the rest only ever
+  // read as zeros): FP4 at one token 18 KB a stage, not 21, so 3 stages fit
+  // at 4 CTAs an SM.
+  if (t.tokens == 8 && p.m <= 5) t.a_rows = static_cast<int>((p.m + 2) / 2 * 2);
   t.stages = 3;
   StreamGroupedTiling two = t;
   two.stages = 2;

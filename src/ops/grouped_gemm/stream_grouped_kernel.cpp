@@ -237,8 +237,8 @@ class StreamGrouped {
   // This thread's 16-byte pieces of A for chunk c, those of rows inside the
   // group: K past A's end reads nothing (zero-filled). Where K is whole
   // chunks, plain copies: the zero-filling form (a source size) took 48
-  // shared-memory wavefronts and 32 L2 sectors a warp's 512 bytes (ncu, H200,
-  // dense 8192² at 16 tokens), the plain one's ideal 8 and 16.
+  // shared-memory wavefronts and 32 L2 sectors a warp's 512 bytes where ncu
+  // counts 8 and 16 ideal (H200, dense 8192² at 16 tokens).
   template <class Pieces>
   void issue_a(const Reg& stage, const Reg& c, const std::vector<ARow>& rows, const Pieces& pieces) {
     Reg k0 = c << 8u;  // 256 codes a chunk

@@ -23,6 +23,10 @@
 #             choice, then the RS design named;
 #   memcheck  compute-sanitizer memcheck of the tests step's cases;
 #   ncu1      ncu16's figures at one token;
+#   sass1, sass16  ncu's source counters of the stream kernel at 1 and 16
+#             tokens (dense MXFP4): each SASS line's stall samples by reason,
+#             shared wavefronts and L2 sectors, as CSV (sass1.csv,
+#             sass16.csv in $OUT);
 #   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
 #             costs (1 -> 8: A's copied rows, one token tile) against what a
 #             second token tile costs (8 -> 9: its mma and A loads);
@@ -37,7 +41,8 @@
 #   tests     test_gpu's stream-kernel cases against fp64 (the simulator's
 #             block-scaled cases) and the RS design's three-warpgroup ones
 #             (T = 128 and 64); 20 s at most;
-# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1").
+# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1
+# sass1 sass16").
 # Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode): rows.log, sweep.log,
 # ncu.log, tests.log (tests and memcheck; each step's output under a "== step" line, as it
 # ends) and build.log; the last lines are a short table (the rows, the profile's
@@ -49,7 +54,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script wo-decode
 budget="${BUDGET:-65}"
-steps="${STEPS:-mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1}"
+steps="${STEPS:-mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1 sass1 sass16}"
 left() { echo $((budget - SECONDS)); }
 logs="$(mktemp -d)"  # a step's own log, appended to $out's file of its kind when it ends
 
@@ -74,7 +79,7 @@ step() {
   local rc=$?
   [ "$step_ran" = 1 ] || return 0
   local kind=rows
-  case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; tests | memcheck) kind=tests ;; esac
+  case "$name" in sweep-*) kind=sweep ;; ncu* | sass*) kind=ncu ;; tests | memcheck) kind=tests ;; esac
   { echo "== $name: exit $rc"; cat "$logs/$name.log"; } >>"$out/$kind.log"
   grep -E "^\| [a-z]" "$logs/$name.log" | grep -v "^| model" | cut -c1-200
   [ $rc -ne 0 ] && note "$name: exit $rc"
@@ -117,6 +122,16 @@ for s in $steps; do
       ;;
     ncu16) [ -x "$ncu_tool" ] && step ncu16 8 "${ncu_stream[@]}" mxfp4 --tokens 16 ;;
     ncu1) [ -x "$ncu_tool" ] && step ncu1 8 "${ncu_stream[@]}" mxfp4 --tokens 1 ;;
+    sass1 | sass16)
+      if [ -x "$ncu_tool" ]; then
+        tokens="${s#sass}"
+        step "$s" 8 "$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 \
+          --launch-count 1 --section SourceCounters --section WarpStateStats -o "$logs/$s" -f \
+          "$bench" --grouped --models dense --reps 5 --weights mxfp4 --tokens "$tokens"
+        [ -f "$logs/$s.ncu-rep" ] &&
+          "$ncu_tool" --import "$logs/$s.ncu-rep" --page source --csv --print-source sass >"$out/$s.csv" 2>&1
+      fi
+      ;;
     sweep)
       for entry in $sweep; do
         IFS=: read -r t models tokens format <<<"$entry"

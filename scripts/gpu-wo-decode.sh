@@ -35,14 +35,13 @@
 #             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
 #             format is given; TILING is WARPFORGE_STREAM_TILING's
 #             warps,row_tiles,stages[,splits[,ctas_per_sm]], a split of 0 for
-#             the automatic one; default: dense MXFP4 and MXFP8 at one token
-#             in 2 stages (A's 2 rows a stage kept: the default's 3 stages
-#             against 2 in the same run);
+#             the automatic one; default: dense MXFP4 at one row tile a warp
+#             in 4 stages, 1 and 16 tokens (session 10's design 1, lost);
 #   tests     test_gpu's stream-kernel cases against fp64 (the simulator's
 #             block-scaled cases) and the RS design's three-warpgroup ones
 #             (T = 128 and 64); 20 s at most;
-# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1
-# sass1 sass16").
+# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 sel tests memcheck ncu16 sweep curve ncu1
+# sass1 sass16"; session 10's one window ran out before memcheck in the old order).
 # Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode): rows.log, sweep.log,
 # ncu.log, tests.log (tests and memcheck; each step's output under a "== step" line, as it
 # ends) and build.log; the last lines are a short table (the rows, the profile's
@@ -54,7 +53,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script wo-decode
 budget="${BUDGET:-65}"
-steps="${STEPS:-mxfp4 nvfp4 mxfp8 sel sweep tests ncu16 memcheck curve ncu1 sass1 sass16}"
+steps="${STEPS:-mxfp4 nvfp4 mxfp8 sel tests memcheck ncu16 sweep curve ncu1 sass1 sass16}"
 left() { echo $((budget - SECONDS)); }
 logs="$(mktemp -d)"  # a step's own log, appended to $out's file of its kind when it ends
 
@@ -101,7 +100,7 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-4,2,2,0,4:dense:1 4,1,2,0,4:dense:1:mxfp8}"
+sweep="${SWEEP:-4,1,4,0,4:dense:1 8,1,4,0,2:dense:16}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
@@ -116,7 +115,7 @@ for s in $steps; do
         step tests 6 timeout 20 "$test_gpu" --gtest_filter="$cases"
         note "tests: $(grep -E '^\[  (PASSED|FAILED) ' "$logs/tests.log" | tr '\n' ' ')"
       else
-        step memcheck 10 timeout 30 "$sanitizer" --tool memcheck --error-exitcode 9 "$test_gpu" --gtest_filter="$cases"
+        step memcheck 6 timeout 30 "$sanitizer" --tool memcheck --error-exitcode 9 "$test_gpu" --gtest_filter="$cases"
         note "memcheck: $(grep -E '^\[  (PASSED|FAILED) |ERROR SUMMARY' "$logs/memcheck.log" | tr '\n' ' ')"
       fi
       ;;

@@ -4,7 +4,7 @@
 // e8m0 per 16), empty groups, one token, every token in one group, rows
 // past the last end, N and K no multiples of the packed tiles (16 rows, 256
 // codes), K split over CTAs (determinism: their sums through the
-// workspace in split order), A's rows a stage at few tokens, scales that do not fold
+// workspace in split order), scales that do not fold
 // (the exact slow conversion), and the dense weight-only GEMM (one group,
 // no offsets). Each case asserts that the stream kernel runs it. And the
 // tiling the GPU gets at the dense decode shape.
@@ -46,24 +46,6 @@ TEST(GroupedGemmStreamSim, EveryTokenInOneGroupAcrossTokenTiles) {
     const StreamRun r = run_stream(device, {f, ends_of({12}), 12, 264, 288, DType::bf16}, 201);
     EXPECT_NE(r.describe.find("(8 warps x"), std::string::npos) << r.describe;
   }
-}
-
-// Up to 5 tokens (M) a stage holds A's M + 1 rows rounded up to even, not
-// 8: one token 2 rows (two of the 4 warps copy none), 5 tokens 6 (the
-// second pass of rows leaves two warps none). At one token MXFP4 and MXFP8
-// then fit 3 stages at 4 CTAs an SM, NVFP4 keeps 2, as all do at 5. K of 8
-// chunks, 2 splits of 4: the 3-stage ring wraps around.
-TEST(GroupedGemmStreamSim, FewTokensStageOnlyTheirRowsOfA) {
-  const runtime::Device device = runtime::Device::sim();
-  std::uint32_t seed = 260;
-  for (BlockScaledFormat f : {kMxfp4, kNvfp4, kMxfp8E4m3})
-    for (std::int32_t m : {1, 5}) {
-      const StreamRun r = run_stream(device, {f, ends_of({m}), m, 40, 1800, DType::bf16}, seed++);
-      const std::string rows = ", A " + std::to_string(m == 1 ? 2 : 6) + " rows a stage";
-      const bool three = m == 1 && f.scale != DType::e4m3;
-      EXPECT_NE(r.describe.find((three ? "3 stages" : "2 stages") + rows), std::string::npos)
-          << r.describe;
-    }
 }
 
 TEST(GroupedGemmStreamSim, ScalesThatDoNotFoldTakeTheExactSlowWay) {

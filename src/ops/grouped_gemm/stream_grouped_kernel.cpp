@@ -17,9 +17,7 @@ using runtime::DType;
 
 constexpr int kPairs = PackedWeightsLayout::kChunk / 32;  // step pairs a chunk (16 k16 steps)
 // A's part of a stage: [step pair][token][t] x 16 bytes.
-std::int64_t a_stage_bytes(const StreamGroupedTiling& t) {
-  return static_cast<std::int64_t>(kPairs) * t.stage_a_rows() * 4 * 16;
-}
+std::int64_t a_stage_bytes(const StreamGroupedTiling& t) { return static_cast<std::int64_t>(kPairs) * t.tokens * 4 * 16; }
 
 class StreamGrouped {
  public:
@@ -66,14 +64,13 @@ class StreamGrouped {
     // 8, t l / 8) into slot a_slot(pair, token, t). A lane's own pieces
     // (16 bytes a line, the [pair][token][t] order) had made each copy 32
     // shared-memory wavefronts, not 4: ~1.3M of 2.9M at 16 tokens (ncu).
-    // With fewer rows than warps (a_rows), the warps past them copy none.
     struct APiece {
       Reg token, k_in_chunk, to;
     };
     std::vector<APiece> a_pieces;
     {
       Reg pair = lane_ & 7u, t = lane_ >> 3u;
-      for (int row = 0; row < t_.stage_a_rows(); row += t_.warps) {
+      for (int row = 0; row < t_.tokens; row += t_.warps) {
         Reg token = warp + imm(row);
         a_pieces.push_back({token, lane_ << 3u, a_slot(pair, token, t) << 4u});
       }
@@ -173,17 +170,15 @@ class StreamGrouped {
   // wavefronts); a step pair's reads (8 tokens x 4 t) stay 512 contiguous
   // bytes.
   Reg a_slot(const Reg& pair, const Reg& token, const Reg& t) {
-    return pair * imm(4 * t_.stage_a_rows()) + (((token << 2u) + t) ^ ((pair & 1u) << 2u));
+    return pair * imm(4 * t_.tokens) + (((token << 2u) + t) ^ ((pair & 1u) << 2u));
   }
 
   // Where this thread's pieces of A read in a work item: each piece's token
   // row at K 0, and whether that row lies inside the group (a row past the
-  // group's end is copied never: zero_empty_a_rows zeroes it once; a piece
-  // of a warp past the stage's rows, neither: a_rows).
+  // group's end is copied never: zero_empty_a_rows zeroes it once).
   struct ARow {
     Reg at, inside;  // inside: 1 or 0 (a register, not a predicate: ptxas holds few of those)
   };
-  bool warps_past_a_rows() const { return t_.stage_a_rows() % t_.warps != 0; }
   template <class Pieces>
   std::vector<ARow> a_sources(const Reg& pa, const Reg& t0, const Reg& t_end, const Pieces& pieces) {
     std::vector<ARow> rows;
@@ -191,9 +186,7 @@ class StreamGrouped {
       Reg token = t0 + piece.token;
       Reg row = k_.reg(u64);
       k_.mul_wide(row, token, imm(2 * t_.a_ld));
-      ARow a{pa + row, k_.selp(k_.mov(u32, 1u), 0u, token < t_end)};
-      if (warps_past_a_rows()) k_.selp(a.inside, a.inside, 0u, piece.token < imm(t_.stage_a_rows()));
-      rows.push_back(a);
+      rows.push_back({pa + row, k_.selp(k_.mov(u32, 1u), 0u, token < t_end)});
     }
     return rows;
   }
@@ -211,13 +204,9 @@ class StreamGrouped {
     for (const Reg& z : zeros) k_.mov(z, 0u);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       Reg to = stage0 + pieces[i].to;
-      auto zero = [&] {
+      k_.guarded(rows[i].inside == 0u, [&] {
         for (int s = 0; s < t_.stages; ++s) k_.st(Space::shared, b32, at(to, s * stage_bytes), zeros);
-      };
-      if (warps_past_a_rows())
-        k_.guarded((rows[i].inside == 0u) && (pieces[i].token < imm(t_.stage_a_rows())), zero);
-      else
-        k_.guarded(rows[i].inside == 0u, zero);
+      });
     }
   }
 
@@ -235,22 +224,10 @@ class StreamGrouped {
   }
 
   // This thread's 16-byte pieces of A for chunk c, those of rows inside the
-  // group: K past A's end reads nothing (zero-filled). Where K is whole
-  // chunks, plain copies: the zero-filling form (a source size) took 48
-  // shared-memory wavefronts and 32 L2 sectors a warp's 512 bytes where ncu
-  // counts 8 and 16 ideal (H200, dense 8192² at 16 tokens).
+  // group: K past A's end reads nothing (zero-filled).
   template <class Pieces>
   void issue_a(const Reg& stage, const Reg& c, const std::vector<ARow>& rows, const Pieces& pieces) {
     Reg k0 = c << 8u;  // 256 codes a chunk
-    if (p_.k % PackedWeightsLayout::kChunk == 0) {
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        Reg col = k_.reg(u64);
-        k_.mul_wide(col, k0 + pieces[i].k_in_chunk, 2u);
-        Reg to = stage + pieces[i].to, from = rows[i].at + col;
-        k_.guarded(rows[i].inside != 0u, [&] { k_.cp_async(CpAsyncCache::cg, 16, at(to), at(from)); });
-      }
-      return;
-    }
     for (std::size_t i = 0; i < rows.size(); ++i) {
       Reg kk = k0 + pieces[i].k_in_chunk;
       Reg left = k_.reg(s32);
@@ -286,8 +263,7 @@ class StreamGrouped {
           for (int nt = 0; nt < token_tiles; ++nt) {
             b.push_back(k_.regs(b32, 4));
             k_.ld(Space::shared, b32, b.back(),
-                  at(nt == 0 ? first_a[pair % 2] : lane_a[pair % 2],
-                     static_cast<std::int64_t>(pair * t_.stage_a_rows() + nt * 8) * 64));
+                  at(nt == 0 ? first_a[pair % 2] : lane_a[pair % 2], static_cast<std::int64_t>(pair * t_.tokens + nt * 8) * 64));
           }
           for (int i = 0; i < t_.row_tiles; ++i) {
             const Regs& lo = pairs[static_cast<std::size_t>(2 * i)];
@@ -361,7 +337,7 @@ class StreamGrouped {
 std::string StreamGroupedTiling::describe() const {
   return std::to_string(cta_rows()) + " rows x " + std::to_string(tokens) + " tokens per CTA (" +
          std::to_string(warps) + " warps x " + std::to_string(row_tiles) + " row tiles), " + std::to_string(stages) +
-         " stages" + (a_rows > 0 ? ", A " + std::to_string(a_rows) + " rows a stage" : "");
+         " stages";
 }
 
 GroupScheduleOptions stream_grouped_schedule(const GroupedGemmProblem& p, const StreamGroupedTiling& t) {
@@ -409,14 +385,12 @@ ptx::Module build_stream_grouped(const GroupedGemmProblem& p, const StreamGroupe
       (t.tokens != 8 && t.tokens != 16 && t.tokens != 32 && t.tokens != 64) || t.stages < 2 || t.stages > 8 ||
       t.splits < 1 || (t.splits - 1) * per_split >= chunks || (kPairs * t.tokens * 4) % t.threads() != 0 ||
       t.a_ld < p.k || (t.a_ld * 2) % 16 != 0 ||
-      (t.a_rows != 0 && (t.tokens != 8 || t.a_rows < 2 || t.a_rows > 8 || t.a_rows % 2 != 0 || p.m >= t.a_rows)) ||
       (p.native_b && (p.groups != 1 || p.k % 64 != 0 || code_bytes(p.b_dtype, p.b.ld) % 16 != 0)))
     throw OpsError("stream grouped kernel: tiling " + t.describe() + ", " + std::to_string(t.splits) +
                    " splits of " + std::to_string(chunks) + " chunks, A rows of " + std::to_string(t.a_ld) +
                    "; it takes 1-8 warps of 1-2 row tiles, 8/16/32/64 tokens whose A pieces divide among the "
-                   "threads, 2-8 stages, splits that each get a chunk, 16-byte aligned A rows, A rows a stage of 8 "
-                   "tokens an even 2-8 above M (and GemmAmax's B: one group, K a multiple of 64, 16-byte aligned "
-                   "rows)");
+                   "threads, 2-8 stages, splits that each get a chunk, 16-byte aligned A rows (and GemmAmax's B: one "
+                   "group, K a multiple of 64, 16-byte aligned rows)");
   return StreamGrouped(p, t).build();
 }
 

@@ -53,12 +53,7 @@ struct StreamGroupedTiling {
   int ctas_per_sm = 0;
   int stages = 4;     // chunks in flight
   std::int64_t a_ld = 0;  // A's row stride in elements (the tensor's, or the bf16 copy's)
-  // Token rows of A a stage holds: 0 for `tokens`; at 8 tokens an even 2-6
-  // where no group can have more than a_rows - 1 tokens (M < a_rows): a
-  // unit's rows past its group read the first row past it, zeros.
-  int a_rows = 0;
   int threads() const { return 32 * warps; }
-  int stage_a_rows() const { return a_rows > 0 ? a_rows : tokens; }
   int cta_rows() const { return 16 * warps * row_tiles; }
   std::string describe() const;  // "128 rows x 8 tokens (4 warps x 2 row tiles), 4 stages"
   friend bool operator==(const StreamGroupedTiling&, const StreamGroupedTiling&) = default;

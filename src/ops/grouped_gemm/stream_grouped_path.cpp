@@ -30,14 +30,15 @@ using runtime::DType;
 constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
 constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 16;
 // Packed block-scaled weights beside the sm90a path's RS design: FP4 16,
-// FP8 32. On an H200 (session 10, named kernels, stream against RS at
-// 64-token tiles): at 32 tokens a group MXFP4 mixtral 128 tokens 408.2 us
-// against 372.1, gpt-oss 1024 962.8 against 865.2, deepseek 1024 3,269.6
-// against 3,158.1 (NVFP4 alike: RS 3-9% faster); MXFP8 a tie (mixtral 709
-// against 678, gpt-oss 1,577 against 1,563, deepseek 5,304 against 5,696),
-// and at 24 (mixtral 96) the stream kernel 11% faster. At 16 the stream
-// kernel wins in every format (MXFP4 mixtral 64 265 against 336, deepseek
-// 512 2,103 against 2,750; MXFP8 by 1.5-2x).
+// FP8 32. On an H200 (s10 gpu-w1, automatic and named kernels, RS at
+// 64-token tiles): at 32 tokens a group MXFP4 mixtral 128 tokens RS 370.5
+// us against the stream kernel's 416.3, gpt-oss 1024 864.5 against 967.2,
+// deepseek 1024 3,112.1 against 3,269.5; MXFP8 a tie at 32 (mixtral 128
+// 673.4 against 717.5, gpt-oss 1,551.1 against 1,565.5, deepseek 5,680.0
+// against 5,297.1) and the stream kernel 10% faster at 24 (mixtral 96:
+// 596.0 against 658.0). At 16 a group the stream kernel was faster in every
+// format (session 10 before its window: MXFP4 mixtral 64 265 against 336,
+// deepseek 512 2,103 against 2,750; MXFP8 by 1.5-2x).
 constexpr std::int64_t kStreamFp4MaxAverageTokensBesideSm90a = 16;
 constexpr std::int64_t kStreamFp8MaxAverageTokensBesideSm90a = 32;
 
@@ -134,11 +135,6 @@ StreamGroupedTiling stream_tiling(const GroupedGemmProblem& p, const runtime::De
   const std::int64_t average = (p.m + active - 1) / active;
   t.tokens = average <= 8 ? 8 : average <= 16 ? 16 : average <= 32 ? 32 : 64;
   t.warps = (!p.packed_b && t.tokens <= 16) || (p.packed_b && t.tokens == 16) ? 8 : 4;
-  // At 8 tokens a unit and M <= 5 (decode of one token: M = 1) a stage
-  // holds A's M + 1 rows rounded up to even, not 8 (the rest only ever
-  // read as zeros): FP4 at one token 18 KB a stage, not 21, so 3 stages fit
-  // at 4 CTAs an SM.
-  if (t.tokens == 8 && p.m <= 5) t.a_rows = static_cast<int>((p.m + 2) / 2 * 2);
   t.stages = 3;
   StreamGroupedTiling two = t;
   two.stages = 2;

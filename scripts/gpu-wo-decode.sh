@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Weight-only decode (bf16 tokens x packed block-scaled weights, the stream
-# kernel, issue 43) on a GPU machine, inside BUDGET seconds (default 50, for
-# a 55 s window; the build is expected to be there already), in this order,
+# kernel, issue 43) on a GPU machine, inside BUDGET seconds (default 65, for
+# a 70 s window; the build is expected to be there already), in this order,
 # each step while time is left, printing as it goes:
 #   mxfp4     bench_gemm --grouped --weights mxfp4 over dense (N = K = 8192),
 #             gpt-oss and mixtral at 1 and 16 tokens: "packed read / ours"
@@ -14,7 +14,19 @@
 #             issue-slot use, warps a scheduler, registers, each pipe's busy share, shared-memory
 #             wavefronts, stall reasons (cycles a issued instruction);
 #   nvfp4, mxfp8  the rows of mxfp4 in those formats;
+#   sel       the selection between the stream kernel and the RS design
+#             where groups average 32 tokens (mixtral 128, gpt-oss and
+#             deepseek 1024; MXFP4): the automatic choice, then the stream
+#             kernel named (--grouped-kernel); MXFP8 (which automatic
+#             selection streams up to 32) at 24 and 32 tokens a group
+#             (mixtral 96 and 128, gpt-oss and deepseek 1024): the automatic
+#             choice, then the RS design named;
+#   memcheck  compute-sanitizer memcheck of the tests step's cases;
 #   ncu1      ncu16's figures at one token;
+#   sass1, sass16  ncu's source counters of the stream kernel at 1 and 16
+#             tokens (dense MXFP4): each SASS line's stall samples by reason,
+#             shared wavefronts and L2 sectors, as CSV (sass1.csv,
+#             sass16.csv in $OUT);
 #   curve     dense MXFP4 at 1, 2, 8, 9 and 16 tokens: what a token row of A
 #             costs (1 -> 8: A's copied rows, one token tile) against what a
 #             second token tile costs (8 -> 9: its mma and A loads);
@@ -23,16 +35,15 @@
 #             TILING:MODELS:TOKENS[:FORMAT], space-separated, MXFP4 where no
 #             format is given; TILING is WARPFORGE_STREAM_TILING's
 #             warps,row_tiles,stages[,splits[,ctas_per_sm]], a split of 0 for
-#             the automatic one; default: at dense 16 tokens the 4 warps of
-#             before session 9 and 16 warps (1 CTA an SM, 512 or 256 rows),
-#             MXFP4 and MXFP8, and MXFP8 at one token on 8 warps);
+#             the automatic one; default: dense MXFP4 at one row tile a warp
+#             in 4 stages, 1 and 16 tokens (session 10's design 1, lost);
 #   tests     test_gpu's stream-kernel cases against fp64 (the simulator's
-#             block-scaled cases; 12 s at most);
-#   sel128    the selection between the stream kernel and the RS design at
-#             128 tokens: both, named (--grouped-kernel), on mixtral and gpt-oss.
-# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 tests sweep ncu16 sel128 curve ncu1").
+#             block-scaled cases) and the RS design's three-warpgroup ones
+#             (T = 128 and 64); 20 s at most;
+# STEPS picks and orders them (default "mxfp4 nvfp4 mxfp8 sel tests memcheck ncu16 sweep curve ncu1
+# sass1 sass16"; session 10's one window ran out before memcheck in the old order).
 # Logs go to $OUT (default $BUILD_DIR/gpu-wo-decode): rows.log, sweep.log,
-# ncu.log, tests.log (each step's output under a "== step" line, as it
+# ncu.log, tests.log (tests and memcheck; each step's output under a "== step" line, as it
 # ends) and build.log; the last lines are a short table (the rows, the profile's
 # figures).
 #
@@ -41,8 +52,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script wo-decode
-budget="${BUDGET:-50}"
-steps="${STEPS:-mxfp4 nvfp4 mxfp8 tests sweep ncu16 sel128 curve ncu1}"
+budget="${BUDGET:-65}"
+steps="${STEPS:-mxfp4 nvfp4 mxfp8 sel tests memcheck ncu16 sweep curve ncu1 sass1 sass16}"
 left() { echo $((budget - SECONDS)); }
 logs="$(mktemp -d)"  # a step's own log, appended to $out's file of its kind when it ends
 
@@ -67,7 +78,7 @@ step() {
   local rc=$?
   [ "$step_ran" = 1 ] || return 0
   local kind=rows
-  case "$name" in sweep-*) kind=sweep ;; ncu*) kind=ncu ;; tests) kind=tests ;; esac
+  case "$name" in sweep-*) kind=sweep ;; ncu* | sass*) kind=ncu ;; tests | memcheck) kind=tests ;; esac
   { echo "== $name: exit $rc"; cat "$logs/$name.log"; } >>"$out/$kind.log"
   grep -E "^\| [a-z]" "$logs/$name.log" | grep -v "^| model" | cut -c1-200
   [ $rc -ne 0 ] && note "$name: exit $rc"
@@ -89,22 +100,37 @@ smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"
 # Then FORMAT --tokens T.
 ncu_stream=("$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 --launch-count 1
   --metrics "regex:^($ncu_metrics)$" "$bench" --grouped --models dense --reps 5 --weights)
-sweep="${SWEEP:-4,2,2,0,4:dense:16 16,2,2,0,1:dense:16 4,1,2,0,4:dense:16:mxfp8 16,1,2,0,1:dense:16:mxfp8 8,1,2,0,2:dense:1:mxfp8}"
+sweep="${SWEEP:-4,1,4,0,4:dense:1 8,1,4,0,2:dense:16}"
 for s in $steps; do
   case "$s" in
     mxfp4 | nvfp4 | mxfp8) step "$s" 4 "${rows[@]}" "$s" --models dense,gpt-oss,mixtral --tokens 1,16 ;;
     curve) step curve 3 "${rows[@]}" mxfp4 --models dense --tokens 1,2,8,9,16 ;;
-    tests)
+    tests | memcheck)
       test_gpu="$build_dir/tests/test_gpu"
-      if [ -x "$test_gpu" ]; then
-        step tests 6 timeout 12 "$test_gpu" --gtest_filter='GroupedGemmGpu.TheSimulatorsBlockScaledCases'
+      cases='GroupedGemmGpu.TheSimulatorsBlockScaledCases:GroupedGemmGpu.WeightOnlyRsThreeWarpgroups'
+      sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+      if [ ! -x "$test_gpu" ]; then
+        note "$s: $test_gpu not built"
+      elif [ "$s" = tests ]; then
+        step tests 6 timeout 20 "$test_gpu" --gtest_filter="$cases"
         note "tests: $(grep -E '^\[  (PASSED|FAILED) ' "$logs/tests.log" | tr '\n' ' ')"
       else
-        note "tests: $test_gpu not built"
+        step memcheck 6 timeout 30 "$sanitizer" --tool memcheck --error-exitcode 9 "$test_gpu" --gtest_filter="$cases"
+        note "memcheck: $(grep -E '^\[  (PASSED|FAILED) |ERROR SUMMARY' "$logs/memcheck.log" | tr '\n' ' ')"
       fi
       ;;
     ncu16) [ -x "$ncu_tool" ] && step ncu16 8 "${ncu_stream[@]}" mxfp4 --tokens 16 ;;
     ncu1) [ -x "$ncu_tool" ] && step ncu1 8 "${ncu_stream[@]}" mxfp4 --tokens 1 ;;
+    sass1 | sass16)
+      if [ -x "$ncu_tool" ]; then
+        tokens="${s#sass}"
+        step "$s" 8 "$ncu_tool" --clock-control none --kernel-name regex:grouped_gemm_stream --launch-skip 8 \
+          --launch-count 1 --section SourceCounters --section WarpStateStats -o "$logs/$s" -f \
+          "$bench" --grouped --models dense --reps 5 --weights mxfp4 --tokens "$tokens"
+        [ -f "$logs/$s.ncu-rep" ] &&
+          "$ncu_tool" --import "$logs/$s.ncu-rep" --page source --csv --print-source sass >"$out/$s.csv" 2>&1
+      fi
+      ;;
     sweep)
       for entry in $sweep; do
         IFS=: read -r t models tokens format <<<"$entry"
@@ -113,9 +139,15 @@ for s in $steps; do
           "$format" --models "$models" --tokens "$tokens"
       done
       ;;
-    sel128)
-      for k in stream sm90a; do
-        step "sel128-$k" 4 "$bench" --grouped --weights mxfp4 --models mixtral,gpt-oss --tokens 128 --reps 10 \
+    sel)
+      for k in auto stream; do
+        step "sel-$k-128" 4 "$bench" --grouped --weights mxfp4 --models mixtral --tokens 128 --reps 10 --grouped-kernel "$k"
+        step "sel-$k-1024" 5 "$bench" --grouped --weights mxfp4 --models gpt-oss,deepseek --tokens 1024 --reps 10 \
+          --grouped-kernel "$k"
+      done
+      for k in auto sm90a; do
+        step "sel8-$k-128" 4 "$bench" --grouped --weights mxfp8 --models mixtral --tokens 96,128 --reps 10 --grouped-kernel "$k"
+        step "sel8-$k-1024" 5 "$bench" --grouped --weights mxfp8 --models gpt-oss,deepseek --tokens 1024 --reps 10 \
           --grouped-kernel "$k"
       done
       ;;
@@ -126,11 +158,12 @@ done
 echo
 echo "gpu-wo-decode on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $SECONDS s; logs in $out"
 echo "model | tokens | experts | ours bf16 | loop | . | packed us | packed/bf16 | bf16 floor | . | packed floor us | floor/ours"
-for f in mxfp4 nvfp4 mxfp8 curve sel128-stream sel128-sm90a $(cd "$logs" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
+for f in mxfp4 nvfp4 mxfp8 curve sel-auto-128 sel-auto-1024 sel-stream-128 sel-stream-1024 sel8-auto-128 sel8-auto-1024 \
+  sel8-sm90a-128 sel8-sm90a-1024 $(cd "$logs" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
   [ -f "$logs/$f.log" ] || continue
   echo "$f:"
   grep -E "^\| [a-z]" "$logs/$f.log" | grep -v "^| model" | cut -c1-200
-  grep -oE "kernel stream, [^,]*, [0-9]+ stages(, A once an item)?, [0-9]+ CTAs an SM, K split [0-9]+" "$logs/$f.log" | head -1
+  grep -oE ": kernel (stream|sm90a|sm80), [^>]*" "$logs/$f.log" | sed 's/, workspace.*//' | cut -c1-160 | head -1
 done
 for f in ncu16 ncu1; do
   [ -f "$logs/$f.log" ] || continue

@@ -130,8 +130,10 @@ TEST_F(GroupedGemmGpu, WeightOnlyPrefillOnTheSm90aDesign) {
 
 // The RS design's three consumer warpgroups (T = 128 at 60 tokens a group:
 // 192 weight rows a CTA), N 1040 off them, K off the k-block, a group
-// across two token tiles and an empty one; MXFP4, NVFP4, MXFP8. Small:
-// scripts/gpu-moe-prefill.sh runs it under compute-sanitizer.
+// across two token tiles and an empty one; MXFP4, NVFP4, MXFP8. Then its
+// narrowest tile, T = 64, which automatic selection takes at 17-32 tokens a
+// group (here 24: a group across two tiles, one empty). Small:
+// scripts/gpu-moe-prefill.sh and gpu-wo-decode.sh run it under compute-sanitizer.
 TEST_F(GroupedGemmGpu, WeightOnlyRsThreeWarpgroups) {
   const Device d = Device::cuda(0);
   std::uint32_t seed = 90;
@@ -141,6 +143,10 @@ TEST_F(GroupedGemmGpu, WeightOnlyRsThreeWarpgroups) {
     const StreamRun r = run_stream(d, c, seed++);
     EXPECT_NE(r.describe.find("192 rows x 128 tokens"), std::string::npos) << r.describe;
   }
+  StreamCase narrow{ops::kMxfp4, ends_of({9, 9, 78, 96}), 96, 1040, 544, DType::bf16};
+  narrow.kernel = "sm90a";
+  const StreamRun r = run_stream(d, narrow, seed++);
+  EXPECT_NE(r.describe.find("192 rows x 64 tokens"), std::string::npos) << r.describe;
 }
 
 // The RS design with K split (its fewest units fill at most half the SMs):

@@ -51,7 +51,8 @@ TEST(GroupedGemmSim, TheSm90aDesign) {
 // format, empty groups, one token, a group across row (token) tiles, rows
 // past the last end, N off the 16-row packed tiles and the 128-wide tile, K
 // off the 64-code k-blocks and 256-code chunks; 1040 rows (and automatic
-// selection past 32 tokens a group, the stream kernel's up to it);
+// selection past 16 tokens a group for FP4 and 32 for FP8, the stream
+// kernel's up to them);
 // scales that do not fold (the exact slow conversion); 256 tokens a tile.
 TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
   const runtime::Device device = runtime::Device::sim();
@@ -66,12 +67,21 @@ TEST(GroupedGemmSim, WeightOnlyOnTheSm90aDesign) {
     EXPECT_NE(r.describe.find("192 rows x 128 tokens"), std::string::npos) << r.describe;
   }
   // Automatic selection on the GPU's 132 SMs: 70 tokens a group on
-  // average, the sm90a path (the RS design); 32, the stream kernel.
+  // average, the sm90a path (the RS design); 32, FP4 the RS design at its
+  // narrowest tile (64 tokens), FP8 the stream kernel; 16, the stream kernel.
   const runtime::Device gpu_sized(sim::make_backend({.sm_count = 132}));
   StreamCase wide{kMxfp4, ends_of({0, 140}), 140, 1040, 200, DType::f32};
   wide.kernel = "sm90a";
   run_stream(gpu_sized, wide, seed++);
-  StreamCase narrow{kMxfp4, ends_of({0, 64}), 64, 1040, 64, DType::f32};
+  StreamCase middle{kMxfp4, ends_of({0, 64}), 64, 1040, 64, DType::f32};
+  middle.kernel = "sm90a";
+  const StreamRun m = run_stream(gpu_sized, middle, seed++);
+  EXPECT_NE(m.describe.find("192 rows x 64 tokens"), std::string::npos) << m.describe;
+  StreamCase fp8{kMxfp8E4m3, ends_of({0, 64}), 64, 1040, 64, DType::f32};
+  fp8.kernel = "stream";
+  run_stream(gpu_sized, fp8, seed++);
+  StreamCase narrow{kMxfp4, ends_of({0, 32}), 32, 1040, 64, DType::f32};
+  narrow.kernel = "stream";
   run_stream(gpu_sized, narrow, seed++);
   for (BlockScaledFormat f : {kNvfp4, kMxfp8E5m2}) {
     StreamCase slow{f, ends_of({5, 60}), 65, 24, 96, DType::f32, 1024.0};

@@ -451,7 +451,7 @@ GroupedRsConfig sm90a_grouped_rs_config(const GroupedGemmProblem& p, std::int64_
   GroupedRsConfig c;
   const std::int64_t per_group = (p.m + std::max<std::int64_t>(p.groups, 1) - 1) / std::max<std::int64_t>(p.groups, 1);
   const std::int64_t tile = p.groups == 1 ? per_group : 2 * per_group;  // one group: no routing skew
-  c.tokens = static_cast<int>(std::clamp<std::int64_t>((tile + 63) / 64 * 64, 128, 256));
+  c.tokens = static_cast<int>(std::clamp<std::int64_t>((tile + 63) / 64 * 64, 64, 256));
   const std::int64_t fewest_units =
       std::max<std::int64_t>((p.m + c.tokens - 1) / c.tokens, 1) * ((p.n + c.rows() - 1) / c.rows());
   const std::int64_t k_blocks = (p.k + kBlock - 1) / kBlock;

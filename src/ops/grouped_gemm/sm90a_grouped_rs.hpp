@@ -88,10 +88,13 @@ struct GroupedRsConfig {
 bool sm90a_grouped_rs_takes(const GroupedGemmProblem& p);
 
 // T, the tokens' tile a stage brings: twice the tokens a group has on
-// average (2M / G, rounded up to 64, 128 to 256; routing is skewed, and a
+// average (2M / G, rounded up to 64, 64 to 256; routing is skewed, and a
 // group's last tile multiplies only what it holds; one group: M), and as many stages as
-// fit. At T = 64 (s7 window 1) qwen3 at 1024 tokens (64 a group) ran 0.72
-// of bf16, each weight converted for every 64 tokens. K split where the
+// fit. T = 64 where groups average 17-32 tokens (automatic selection's
+// stream kernel takes FP4 up to 16, FP8 up to 32): on an H200 (s9 gpu-w2, MXFP4, T = 64 x 3
+// warpgroups) mixtral 128 tokens 371.5 us where T = 128 took 426. Not at
+// 64 a group: there (s7 window 1, qwen3 1024 tokens) T = 64 ran 0.72 of
+// bf16, each weight converted for every 64 tokens. K split where the
 // fewest units the problem can have (every row in whole tiles) fill at
 // most half of the `sms` SMs (a dense 8192 x 8192 layer at 128 tokens: 64
 // units), up to 4 ways and at least 8 k-blocks a split, at T <= 128 (the

@@ -29,13 +29,18 @@ using runtime::DType;
 // the stream kernel reads at 0.84-0.90 up to 8 tokens a group since.
 constexpr std::int64_t kStreamBf16MaxAverageTokens = 32;
 constexpr std::int64_t kStreamBf16MaxAverageTokensBesideSm90a = 16;
-// Packed block-scaled weights beside the sm90a path's RS design: 32. On an
-// H200 (2026-11-29, gpu-moe-prefill s7 w1, MXFP4, RS at 64 tokens a tile)
-// at 32 tokens a group the stream kernel ran mixtral 128 tokens in 400 us
-// where the RS design took 484, deepseek and gpt-oss 1024 in 0.78x and
-// 0.84x its time; at 128 (dense 128 tokens, 64 tiles for 132 SMs) the RS
-// design took 75 us where the stream kernel took 102.
-constexpr std::int64_t kStreamPackedMaxAverageTokensBesideSm90a = 32;
+// Packed block-scaled weights beside the sm90a path's RS design: FP4 16,
+// FP8 32. On an H200 (s10 gpu-w1, automatic and named kernels, RS at
+// 64-token tiles): at 32 tokens a group MXFP4 mixtral 128 tokens RS 370.5
+// us against the stream kernel's 416.3, gpt-oss 1024 864.5 against 967.2,
+// deepseek 1024 3,112.1 against 3,269.5; MXFP8 a tie at 32 (mixtral 128
+// 673.4 against 717.5, gpt-oss 1,551.1 against 1,565.5, deepseek 5,680.0
+// against 5,297.1) and the stream kernel 10% faster at 24 (mixtral 96:
+// 596.0 against 658.0). At 16 a group the stream kernel was faster in every
+// format (session 10 before its window: MXFP4 mixtral 64 265 against 336,
+// deepseek 512 2,103 against 2,750; MXFP8 by 1.5-2x).
+constexpr std::int64_t kStreamFp4MaxAverageTokensBesideSm90a = 16;
+constexpr std::int64_t kStreamFp8MaxAverageTokensBesideSm90a = 32;
 
 // The block-scaled A as GemmAmax's pre-pass reads it: (M, K, 1), k-major.
 GemmAmaxProblem a_problem(const GroupedGemmProblem& p) {
@@ -245,16 +250,17 @@ class StreamPath final : public GroupedGemmPath {
            " (past that the " + (sm90a ? "sm90a design" : "sm80 kernel") + " reuses each weight tile more)";
   }
 
-  // Packed weight-only: past kStreamPackedMaxAverageTokensBesideSm90a
+  // Packed weight-only: past kStreamFp4/Fp8MaxAverageTokensBesideSm90a
   // tokens a group the sm90a path's RS design (sm90a_grouped_rs.hpp)
   // converts each weight once for up to 256 tokens, where this kernel does
-  // for 64.
+  // for 8 to 64.
   static std::optional<std::string> packed_passed_over(const GroupedGemmProblem& p, bool sm90a) {
+    const bool fp4 = p.b_dtype == DType::e2m1;
+    const std::int64_t limit = fp4 ? kStreamFp4MaxAverageTokensBesideSm90a : kStreamFp8MaxAverageTokensBesideSm90a;
     const std::int64_t active = std::max<std::int64_t>(std::min(p.groups, p.m), 1);
-    if (!sm90a || p.m <= kStreamPackedMaxAverageTokensBesideSm90a * active) return std::nullopt;
-    return "packed weights with " + std::to_string((p.m + active - 1) / active) +
-           " tokens a group on average: automatic selection takes the stream kernel up to " +
-           std::to_string(kStreamPackedMaxAverageTokensBesideSm90a) +
+    if (!sm90a || p.m <= limit * active) return std::nullopt;
+    return std::string(fp4 ? "FP4" : "FP8") + " packed weights with " + std::to_string((p.m + active - 1) / active) +
+           " tokens a group on average: automatic selection takes the stream kernel up to " + std::to_string(limit) +
            " (past that the sm90a design converts each weight once for up to 256 tokens)";
   }
 

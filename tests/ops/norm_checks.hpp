@@ -41,6 +41,8 @@ struct BackwardCase {
   float dy_scale = 1.0f;
   // Where not 0: the row groups describe() names (each adding dweight's and dbias's sums of its rows).
   std::int64_t groups = 0;
+  // Where not 0: the rows of partial sums describe() names (a CTA's groups add theirs together).
+  std::int64_t partials = 0;
 };
 
 void check_norm_backward(const runtime::Device& device, const BackwardCase& c, std::uint32_t seed,

@@ -121,12 +121,24 @@ TEST(NormBackwardSim, ARowPerCluster) {
 }
 
 TEST(NormBackwardSim, ColumnSumsOfManyGroups) {
-  // 64 SMs: a row group a row for 300 rows, so that the column sums add 300
-  // groups' sums, each thread's loads in batches of 16 groups (the second
-  // batch partly past the end).
+  // 64 SMs: a row group (a warp) a row for 1100 rows, 4 a CTA adding theirs
+  // together, so that the column sums add 275 partial sums, each thread's
+  // loads in batches of 16 (the second batch partly past the end).
   const runtime::Device many_sms(sim::make_backend({.sm_count = 64}));
-  check_norm_backward(many_sms, {.kind = NormKind::layer, .dbias = true, .rows = 300, .n = 40, .groups = 300}, 930,
-                      "warp");
+  check_norm_backward(many_sms,
+                      {.kind = NormKind::layer, .dbias = true, .rows = 1100, .n = 40, .groups = 1100, .partials = 275},
+                      930, "warp");
+}
+
+TEST(NormBackwardSim, ACtasRowGroupsAddTheirSumsTogether) {
+  // A row over part of an SM's 1024 resident threads (rms n 1024: 128 at a
+  // vector of 8; layer n 2048: 256): one CTA holds them all (8 and 4 row
+  // groups), which add their dweight/dbias sums in shared memory and write
+  // one row of partial sums a CTA. 2 SMs: 2-3 rows a group.
+  const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
+  check_norm_backward(two_sms, {.rows = 37, .n = 1024, .groups = 16, .partials = 2}, 940, "cta");
+  check_norm_backward(two_sms, {.kind = NormKind::layer, .dbias = true, .rows = 21, .n = 2048, .groups = 8, .partials = 2},
+                      941, "cta");
 }
 
 // ---- refusals ------------------------------------------------------------------

@@ -135,8 +135,10 @@ std::string NormBackward::describe() const {
   std::string d = rows::describe_op("NormBackward", s.problem.describe(), s.refusals, s.problem.shape,
                                     s.problem.request, workspace_bytes());
   if (s.refusals.empty() && (s.problem.dweight || s.problem.dbias))
-    d += "\n  " + std::to_string(s.problem.groups) + " row groups each add their rows' dweight/dbias, a second "
-         "kernel adds the groups'";
+    d += "\n  " + std::to_string(s.problem.groups) + " row groups each add their rows' dweight/dbias" +
+         (s.problem.shape.rows_per_cta > 1 ? ", " + std::to_string(s.problem.shape.rows_per_cta) + " a CTA together"
+                                           : std::string()) +
+         ", a second kernel adds the " + std::to_string(s.problem.partials()) + " partial sums";
   return d;
 }
 
@@ -176,15 +178,16 @@ void NormBackward::execute(const NormBackwardTensors& t, runtime::Stream* stream
   launch.dynamic_shared_bytes = p.sums_shared_bytes();
   s.module->launch(norm_backward_kernel_name(p), launch, args, stream);
   if (!s.column_sums) return;
-  // dweight's sums, then dbias's (the workspace's blocks, each laid out for p.groups), in one launch.
-  const auto groups = static_cast<std::uint32_t>(s.groups), n = static_cast<std::uint32_t>(p.n);
-  const runtime::DevicePtr second_block = sums + static_cast<runtime::DevicePtr>(p.groups * p.n * 4);
+  // dweight's sums, then dbias's (the workspace's blocks, each laid out for p.partials()), in one launch.
+  const auto partials = static_cast<std::uint32_t>(s.groups / p.shape.rows_per_cta),
+             n = static_cast<std::uint32_t>(p.n);
+  const runtime::DevicePtr second_block = sums + static_cast<runtime::DevicePtr>(p.partials() * p.n * 4);
   const TensorView& first_out = p.dweight ? *t.dweight : *t.dbias;
   const bool both = p.dweight && p.dbias;
   s.column_sums->launch(kColumnSumKernel,
                         column_sum_launch(p.n, both ? 2 : 1, ptx::sm_number(s.device.target()) >= 90),
                         {runtime::Arg::pointer(sums), runtime::Arg::pointer(both ? second_block : sums), first_out,
-                         both ? runtime::Arg(*t.dbias) : runtime::Arg(first_out), groups, n},
+                         both ? runtime::Arg(*t.dbias) : runtime::Arg(first_out), partials, n},
                         stream);
 }
 

@@ -45,7 +45,10 @@ struct NormBackwardProblem {
   std::int64_t groups = 0;  // row groups of the grid (each adds its rows' dweight, dbias)
   bool prefetch = false;    // as NormProblem's: dy and x 16-bit
   std::string describe() const;
-  // Bytes of the row groups' sums (dweight, then dbias): groups x n f32 each.
+  // Rows of partial sums: a CTA's row groups (a cluster's) add theirs in
+  // shared memory and write one row, groups / shape.rows_per_cta in all.
+  std::int64_t partials() const;
+  // Bytes of the partial sums (dweight, then dbias): partials() x n f32 each.
   std::size_t workspace_bytes() const;
   // Dynamic shared memory of the kernel's CTA: its threads' running sums of
   // dweight and dbias (an f32 an element a thread holds, each).

@@ -115,9 +115,18 @@ TEST(NormBackwardSim, ARowPerCluster) {
   // 10 bytes held an element (dy, x, weight, the dweight sum): one vector of
   // 8 a thread, so a CTA holds 8192 elements and 12000 take a cluster of 2.
   check_norm_backward(sim(), {.rows = 3, .n = 12000}, 920, "cluster");
-  // LayerNorm's backward, where one vector a thread would take a cluster of 2: a
-  // CTA at two vectors a thread, 512 threads resident an SM (128 registers).
-  check_norm_backward(sim(), {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000}, 921, "cta");
+  // LayerNorm's backward, where CTAs of 512 at one vector a thread would take
+  // a cluster of 2: a CTA of 1024 threads at one vector a thread, and where
+  // that does not hold the row either (n 12000), two vectors a thread at 512
+  // threads resident an SM (128 registers), here a cluster of 2 CTAs of 512.
+  check_norm_backward(sim(),
+                      {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000,
+                       .shape = "a row per 1024 threads (a CTA), 1 vector of 8 elements a thread"},
+                      921, "cta");
+  check_norm_backward(sim(),
+                      {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 12000,
+                       .shape = "2 vectors of 8 elements a thread, 512 threads resident an SM"},
+                      922);
 }
 
 TEST(NormBackwardSim, ColumnSumsOfManyGroups) {

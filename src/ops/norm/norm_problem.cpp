@@ -213,10 +213,21 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   if (!layer && p.weight && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 3, 2, device, why);
   // LayerNorm where a vector a thread takes a cluster (n 8192 in 16 bits: 2 x
   // 512 threads, 0.60-0.64 of the copy, H200, the cluster's reductions and
-  // twice the threads' shuffles): two vectors a thread in one CTA, at 512
-  // threads an SM, whose 128 registers hold them (110, where 64 spilled 140
-  // bytes: ptxas 13, sm_90a).
-  if (layer && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 2 + one_if(p.weight), 2, device, why, 512);
+  // twice the threads' shuffles): one CTA of up to 1024 threads at a vector
+  // a thread where that holds the row (32 warps an SM; at two vectors a
+  // thread, 512 resident, its 16 warps were latency-bound: 0.68-0.79, ncu
+  // issue 51%), else two vectors a thread in one CTA at 512 threads an SM,
+  // whose 128 registers hold them (110, where 64 spilled 140 bytes: ptxas
+  // 13, sm_90a).
+  if (layer && p.shape.ctas > 1) {
+    const rows::RowShapeRequest one_cta = rows::row_request(p.n, vector, 2 + one_if(p.weight), 1, 1, false);
+    if (auto cta = rows::choose_row_shape(one_cta, nullptr)) {
+      p.request = one_cta;
+      p.shape = *cta;
+    } else {
+      p.shape = choose(p.request, p.n, vector, 2 + one_if(p.weight), 2, device, why, 512);
+    }
+  }
   if (!why.empty()) return p;
   // Where the groups have column sums to add and a row takes a CTA part of
   // an SM's resident threads (n 4096 in 16 bits: 512 of 1024), one CTA takes

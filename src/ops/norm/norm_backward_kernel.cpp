@@ -121,8 +121,8 @@ class NormBackwardKernel {
     auto loads = [&](const Reg& row) {
       std::vector<RowFragment> loaded{rk.load({p_.dy.dtype, dy, p_.dy.row_stride}, &row, 0.0f),
                                       rk.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f),
-                                      rk.load_row_scalar(rstd, row)};
-      if (layer) loaded.push_back(rk.load_row_scalar(mean, row));
+                                      rk.load_first_element({DType::f32, rstd, 1}, row)};
+      if (layer) loaded.push_back(rk.load_first_element({DType::f32, mean, 1}, row));
       return loaded;
     };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {

@@ -30,7 +30,7 @@ class NormKernel {
     auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
       RowFragment h = norm.input(loaded, residual_out, row);
-      const NormRow::Statistics s = norm.statistics(h, x, residual, row);
+      const NormRow::Statistics s = norm.statistics(h);
       // Weight and bias (the same for every row, cached) are loaded a vector
       // at a time next to their use, after the statistics: not held across
       // the reductions, they leave the registers to more of the row's loads.

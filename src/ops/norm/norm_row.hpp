@@ -38,21 +38,23 @@ class NormRow {
   // h of row `row` (the tensors' base addresses; residual ones unused without a residual).
   rows::RowFragment input(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& residual_out,
                           const dsl::Reg& row);
-  // The same in two steps: the loads of row `row` (x, and the residual),
-  // then h from them (storing residual_out).
+  // The same in two steps: the loads of row `row` (x, and the residual; for
+  // layer norm their first elements too, its pivot), then h from them
+  // (storing residual_out; for layer norm keeping the pivot for statistics()).
   std::vector<rows::RowFragment> load(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
   rows::RowFragment input(const std::vector<rows::RowFragment>& loaded, const dsl::Reg& residual_out,
                           const dsl::Reg& row);
-  Statistics statistics(const rows::RowFragment& h, const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
+  // The statistics of h, the row input() returned last.
+  Statistics statistics(const rows::RowFragment& h);
   // y of element e of vector j: normalized, times the weight, plus the bias (each where given).
   dsl::Reg output(const rows::RowFragment& h, const Statistics& s, const std::optional<rows::RowFragment>& w,
                   const std::optional<rows::RowFragment>& b, int j, int e);
 
  private:
   Statistics rms(const rows::RowFragment& h);
-  Statistics layer(const rows::RowFragment& h, const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
+  Statistics layer(const rows::RowFragment& h);
   dsl::Reg inverse_root(const rows::ScaledSum& s, float eps);
-  dsl::Reg first_element(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
+  dsl::Reg first_element(const dsl::Reg& x, const dsl::Reg& residual);
   dsl::Reg sum(const dsl::Reg& a, const dsl::Reg& b);
   dsl::Reg neg(const dsl::Reg& v);
 
@@ -60,6 +62,7 @@ class NormRow {
   dsl::Kernel& k_;
   const NormProblem& p_;
   SquareSum square_sum_;
+  dsl::Reg pivot_;  // layer norm: h's first element in the row input() formed last (f32)
 };
 
 }  // namespace warpforge::ops

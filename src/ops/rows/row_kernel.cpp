@@ -209,13 +209,13 @@ RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill, con
   return load_vectors(t, row, fill, chunk, 0, shape_.vectors);
 }
 
-RowFragment RowKernel::load_row_scalar(const Reg& base, const Reg& row) const {
-  Reg offset = k_->reg(u64), value = k_->reg(b32);
-  k_->mul_wide(offset, row, 4u);
-  k_->ld(Space::global, b32, value, at(base + offset));
+RowFragment RowKernel::load_first_element(const RowOperand& t, const Reg& row) const {
+  const Type bits = t.dtype == DType::f32 ? b32 : b16;  // (a b16 word reads as a vector of one element)
+  Reg value = k_->reg(bits);
+  k_->ld(Space::global, bits, value, at(row_address(t, row)));
   std::vector<Regs> words(static_cast<std::size_t>(shape_.vectors));
   words[0] = Regs{value};
-  return RowFragment(*k_, DType::f32, std::move(words));
+  return RowFragment(*k_, t.dtype, std::move(words));
 }
 
 RowFragment RowKernel::load_vector(const RowOperand& t, const Reg* row, float fill, int j) const {

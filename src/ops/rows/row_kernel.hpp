@@ -120,11 +120,12 @@ class RowKernel {
   // The thread's part of row `row` of `t` (row null for a tensor of row
   // stride 0); vectors outside the row hold `fill` (read as each element).
   RowFragment load(const RowOperand& t, const dsl::Reg* row, float fill, const dsl::Reg* chunk = nullptr) const;
-  // Element `row` of an f32 tensor of one value a row (a statistic: mean,
-  // rstd) at `base`, every thread of the row's group loading it: a fragment
-  // whose vector 0 holds it (value(0, 0)) and the others nothing, so that
-  // for_each_row_prefetched issues it a row ahead with the row's tensors.
-  RowFragment load_row_scalar(const dsl::Reg& base, const dsl::Reg& row) const;
+  // Element 0 of row `row` of `t` (interleave 1; a statistic such as rstd is
+  // a tensor of row stride 1), every thread of the row's group loading it: a
+  // fragment whose vector 0 holds it (value(0, 0)) and the others nothing,
+  // so that for_each_row_prefetched issues it a row ahead with the row's
+  // tensors, not a dependent load at the head of the row's reductions.
+  RowFragment load_first_element(const RowOperand& t, const dsl::Reg& row) const;
   // Vector j alone of that part (the fragment's other vectors are empty): a
   // value used once, after a row's reductions (a weight), loaded next to its
   // use so that it is not held in registers across the row.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The normalizations (RMSNorm, LayerNorm) forward and backward on a GPU
-# machine, inside a hard limit (BUDGET, default 53 s from the start, for a
+# machine, inside a hard limit (BUDGET, default 50 s from the start, for a
 # 55 s window), the most important first:
 #   1. bench_memory_bound: the four ops ($OPS) at rows 4096, 32768 x hidden
 #      4096, 8192, ours against the device-to-device copy of the same bytes
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-rows-norm}"
-budget="${BUDGET:-53}"
+budget="${BUDGET:-50}"
 ops="${OPS:-layer_bwd,rms_bwd,layer,rms}"
 ncu_op="${NCU_OP:-layer_bwd}" ncu_rows="${NCU_ROWS:-4096}" ncu_hidden="${NCU_HIDDEN:-4096}"
 mkdir -p "$out"

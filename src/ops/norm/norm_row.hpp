@@ -58,11 +58,11 @@ class NormRow {
   dsl::Reg sum(const dsl::Reg& a, const dsl::Reg& b);
   dsl::Reg neg(const dsl::Reg& v);
 
+  dsl::Reg pivot_;  // layer norm: h's first element in the row input() formed last (f32)
   rows::RowKernel& rk_;
   dsl::Kernel& k_;
   const NormProblem& p_;
   SquareSum square_sum_;
-  dsl::Reg pivot_;  // layer norm: h's first element in the row input() formed last (f32)
 };
 
 }  // namespace warpforge::ops

@@ -205,7 +205,7 @@ void check_norm_backward(const runtime::Device& device, const BackwardCase& c, s
   op.execute(t);
   if (kernel) EXPECT_EQ(op.kernel_name(), kernel) << op.describe();
   if (c.groups) EXPECT_NE(op.describe().find(std::to_string(c.groups) + " row groups"), std::string::npos) << op.describe();
-  if (c.shape) EXPECT_NE(op.describe().find(c.shape), std::string::npos) << op.describe();
+  if (c.described) EXPECT_NE(op.describe().find(c.described), std::string::npos) << op.describe();
   if (c.partials)
     EXPECT_NE(op.describe().find("adds the " + std::to_string(c.partials) + " partial sums"), std::string::npos)
         << op.describe();

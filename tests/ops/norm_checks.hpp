@@ -43,8 +43,8 @@ struct BackwardCase {
   std::int64_t groups = 0;
   // Where not 0: the rows of partial sums describe() names (a CTA's groups add theirs together).
   std::int64_t partials = 0;
-  // Where set: a part of describe()'s launch shape ("a row per 1024 threads (a CTA), 1 vector").
-  const char* shape = nullptr;
+  // Where set: a part of describe()'s text (the launch shape, the rows staged ahead).
+  const char* described = nullptr;
 };
 
 void check_norm_backward(const runtime::Device& device, const BackwardCase& c, std::uint32_t seed,

@@ -121,11 +121,11 @@ TEST(NormBackwardSim, ARowPerCluster) {
   // threads resident an SM (128 registers), here a cluster of 2 CTAs of 512.
   check_norm_backward(sim(),
                       {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000,
-                       .shape = "a row per 1024 threads (a CTA), 1 vector of 8 elements a thread"},
+                       .described = "a row per 1024 threads (a CTA), 1 vector of 8 elements a thread"},
                       921, "cta");
   check_norm_backward(sim(),
                       {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 12000,
-                       .shape = "2 vectors of 8 elements a thread, 512 threads resident an SM"},
+                       .described = "2 vectors of 8 elements a thread, 512 threads resident an SM"},
                       922);
 }
 
@@ -144,10 +144,20 @@ TEST(NormBackwardSim, ACtasRowGroupsAddTheirSumsTogether) {
   // vector of 8; layer n 2048: 256): one CTA holds them all (8 and 4 row
   // groups), which add their dweight/dbias sums in shared memory and write
   // one row of partial sums a CTA. 2 SMs: 2-3 rows a group.
+  // dy, x and rstd (and mean) copied 3 rows ahead into shared memory, each
+  // group's rows cycling through the stages.
   const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
-  check_norm_backward(two_sms, {.rows = 37, .n = 1024, .groups = 16, .partials = 2}, 940, "cta");
-  check_norm_backward(two_sms, {.kind = NormKind::layer, .dbias = true, .rows = 21, .n = 2048, .groups = 8, .partials = 2},
+  check_norm_backward(two_sms,
+                      {.rows = 37, .n = 1024, .groups = 16, .partials = 2,
+                       .described = "copied 3 rows ahead into shared memory"},
+                      940, "cta");
+  check_norm_backward(two_sms,
+                      {.kind = NormKind::layer, .dbias = true, .rows = 21, .n = 2048, .groups = 8, .partials = 2,
+                       .described = "copied 3 rows ahead into shared memory"},
                       941, "cta");
+  // An odd row length (vectors of one 16-bit element, 2 bytes: no cp.async):
+  // the next row loaded into registers instead.
+  check_norm_backward(two_sms, {.kind = NormKind::layer, .dbias = true, .rows = 21, .n = 999}, 942, "cta");
 }
 
 // ---- refusals ------------------------------------------------------------------

@@ -139,6 +139,9 @@ std::string NormBackward::describe() const {
          (s.problem.shape.rows_per_cta > 1 ? ", " + std::to_string(s.problem.shape.rows_per_cta) + " a CTA together"
                                            : std::string()) +
          ", a second kernel adds the " + std::to_string(s.problem.partials()) + " partial sums";
+  if (s.refusals.empty() && s.problem.stages > 0)
+    d += "\n  dy, x and the statistics copied " + std::to_string(s.problem.stages) +
+         " rows ahead into shared memory (cp.async)";
   return d;
 }
 
@@ -148,7 +151,7 @@ void NormBackward::compile() {
   if (!s.refusals.empty()) throw OpsError("NormBackward refused " + p.describe() + ":" + rows::join(s.refusals));
   if (s.module) return;
   s.module.emplace(s.device, build_norm_backward_kernel(p, s.device.target()));
-  s.groups = rows::resident_groups(p.shape, p.groups, *s.module, norm_backward_kernel_name(p), p.sums_shared_bytes());
+  s.groups = rows::resident_groups(p.shape, p.groups, *s.module, norm_backward_kernel_name(p), p.shared_bytes());
   if (p.dweight || p.dbias) {
     const runtime::DType first = p.dweight ? p.dweight->dtype : p.dbias->dtype;
     const std::optional<runtime::DType> second =
@@ -175,7 +178,7 @@ void NormBackward::execute(const NormBackwardTensors& t, runtime::Stream* stream
   if (p.workspace_bytes()) args.push_back(runtime::Arg::pointer(sums));
   args.emplace_back(static_cast<std::uint32_t>(p.rows));
   runtime::LaunchConfig launch = rows::row_launch(p.shape, s.groups);
-  launch.dynamic_shared_bytes = p.sums_shared_bytes();
+  launch.dynamic_shared_bytes = p.shared_bytes();
   s.module->launch(norm_backward_kernel_name(p), launch, args, stream);
   if (!s.column_sums) return;
   // dweight's sums, then dbias's (the workspace's blocks, each laid out for p.partials()), in one launch.

@@ -20,6 +20,9 @@ namespace {
 
 constexpr int kColumnWarps = 16;  // the column-sum kernel's warps, each adding every 16th group
 constexpr int kColumnLoads = 16;  // loads in flight a thread of the column-sum kernel
+// The backward kernel's dynamic shared array: the running sums of dweight and
+// dbias, then the staged rows (NormBackwardProblem::shared_bytes).
+constexpr const char* kSharedArray = "norm_backward_sums";
 
 std::uint32_t log2_of(int power_of_two) {
   return static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(power_of_two)));
@@ -37,7 +40,7 @@ class ColumnSums {
   ColumnSums(Kernel& k, const NormBackwardProblem& p)
       : k_(k), p_(p), width_(std::min(4, p.shape.vector)), accesses_(p.shape.vector / width_) {
     if (count() == 0) return;
-    Reg base = k.address_of(k.dynamic_shared("norm_backward_sums", 16));
+    Reg base = k.address_of(k.dynamic_shared(kSharedArray, 16));
     mine_ = base + k.sreg(SReg::tid_x) * static_cast<std::uint32_t>(4 * width_);
     const Regs zero(static_cast<std::size_t>(width_), k.mov(b32, 0u));
     for (int s = 0; s < count(); ++s)
@@ -195,10 +198,19 @@ class NormBackwardKernel {
           });
       }
     };
-    if (p_.prefetch)
+    if (p_.stages > 0) {
+      std::vector<RowKernel::Staged> staged{{{p_.dy.dtype, dy, p_.dy.row_stride}},
+                                            {{p_.x.dtype, x, p_.x.row_stride}},
+                                            {{DType::f32, rstd, 1}, true}};
+      if (layer) staged.push_back({{DType::f32, mean, 1}, true});
+      // After the sums in the dynamic shared array.
+      Reg shared = k_.address_of(k_.dynamic_shared(kSharedArray, 16)) + p_.sums_shared_bytes();
+      rk.for_each_row_staged(rows, staged, p_.stages, shared, body);
+    } else if (p_.prefetch) {
       rk.for_each_row_prefetched(rows, rows, loads, body);
-    else
+    } else {
       rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });
+    }
 
     // The CTA's groups' sums added (ColumnSums::total) by its first group:
     // row `group / rows_per_cta` of the workspace's dweight block, then of dbias's.

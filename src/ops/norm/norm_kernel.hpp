@@ -27,8 +27,10 @@
 //   NormBackwardProblem::sums_shared_bytes); at the end the CTA's groups'
 //   sums are added in group order and its first group writes them as row
 //   group / rows_per_cta of the workspace (dweight's partials() x n, then
-//   dbias's). With 16-bit dy and x, the next row's dy, x, rstd (and mean)
-//   are loaded before this row's reductions.
+//   dbias's). With 16-bit dy and x, rows ahead of the one reduced are in
+//   flight: copied into shared memory 2-3 rows ahead (cp.async, each thread
+//   its own slots: NormBackwardProblem::stages), or where that does not fit
+//   the next row's dy, x, rstd (and mean) loaded into registers first.
 //   Parameters: dy, x, weight, mean, rstd, dresidual_out, dx, workspace (u64;
 //   those of the problem, in this order), rows (u32).
 //

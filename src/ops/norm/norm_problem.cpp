@@ -161,6 +161,12 @@ std::uint32_t NormBackwardProblem::sums_shared_bytes() const {
   return static_cast<std::uint32_t>(sums * shape.block() * shape.vectors * shape.vector * 4);
 }
 
+std::uint32_t NormBackwardProblem::staged_bytes() const {
+  // A thread's vectors of dy and x (16-bit), rstd, and layer norm's mean, each stage.
+  const int per_thread = shape.vectors * shape.vector * 2 * 2 + 4 * (options.kind == NormKind::layer ? 2 : 1);
+  return static_cast<std::uint32_t>(stages * per_thread * shape.block());
+}
+
 NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const NormOptions& options,
                                            const runtime::Device& device, std::vector<std::string>& why) {
   NormBackwardProblem p;
@@ -240,6 +246,19 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
     p.shape.rows_per_cta = std::max(1, p.shape.resident_threads / p.shape.threads);
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.dy.dtype) == 16 && runtime::bits(p.x.dtype) == 16;
+  // Up to 3 rows ahead in shared memory where the SM's CTAs' stages and sums
+  // fit 200 KB (of sm_90's 227; L1 keeps the weight: the staged copies of 16
+  // bytes bypass it), at least 2 (one is the register prefetch's depth): 2-3
+  // rows' loads in flight a group where the registers held one (the
+  // backward's long-scoreboard stalls, ncu s9).
+  if (p.prefetch && p.shape.vector >= 2 && device.properties().compute_capability_major >= 8) {
+    const std::int64_t ctas_per_sm = std::max(1, p.shape.resident_threads / p.shape.block());
+    p.stages = 1;
+    const std::int64_t stage = p.staged_bytes();
+    const std::int64_t room = 200 * 1024 / ctas_per_sm - p.sums_shared_bytes();
+    p.stages = static_cast<int>(std::clamp<std::int64_t>(room / stage, 0, 3));
+    if (p.stages < 2) p.stages = 0;
+  }
   return p;
 }
 

@@ -88,6 +88,29 @@ class RowKernel {
   using RowLoads = std::function<std::vector<RowFragment>(const dsl::Reg& row)>;
   void for_each_row_prefetched(const dsl::Src& end, const dsl::Reg& rows, const RowLoads& load,
                                const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
+  // A row tensor for for_each_row_staged: the thread's vectors of the row
+  // (vectors past the row's end read as 0), or its first element alone (a
+  // statistic: a tensor of row stride 1, 4-byte elements).
+  struct Staged {
+    RowOperand t;
+    bool first_element = false;
+  };
+  // Whether for_each_row_staged copies `tensors` (cp.async's 4, 8 or 16
+  // bytes a copy: a vector of 16-bit elements at least 2 long, a 4-byte first
+  // element), and the shared-memory bytes it takes at `stages` rows ahead.
+  bool stageable(const std::vector<Staged>& tensors) const;
+  std::int64_t staged_bytes(const std::vector<Staged>& tensors, int stages) const;
+  // for_each_row with each row's tensors copied into shared memory `stages`
+  // rows ahead (cp.async, PTX ISA 9.7.9.25; at `shared`, a 16-byte aligned
+  // u32 shared address, staged_bytes long): a thread copies its own vectors
+  // into its own slots and reads them back into registers after
+  // cp.async.wait_group (9.7.9.27) covers them, so no barrier: `stages`
+  // rows' bytes in flight a group for the registers of one. body gets the
+  // fragments in the order of `tensors`; a copy of a row past rows - 1 is
+  // clamped to it (copied, unused).
+  void for_each_row_staged(const dsl::Reg& rows, const std::vector<Staged>& tensors, int stages,
+                           const dsl::Reg& shared,
+                           const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
   // The row group's index in the grid and the number of groups (u32).
   const dsl::Reg& group() const { return group_; }
 

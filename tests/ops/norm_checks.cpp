@@ -136,6 +136,7 @@ void check_norm(const runtime::Device& device, const NormCase& c, std::uint32_t 
   NormRun run = run_norm(device, c, rng);
   expect_matches(c, run, reference_of(c, run));
   if (kernel) EXPECT_EQ(run.kernel, kernel) << run.describe;
+  if (c.described) EXPECT_NE(run.describe.find(c.described), std::string::npos) << run.describe;
 }
 
 

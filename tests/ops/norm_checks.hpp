@@ -24,6 +24,7 @@ struct NormCase {  // a forward problem: dtypes, the optional tensors, rows x n 
   std::optional<DType> weight = DType::bf16, bias, residual;
   std::int64_t rows = 5, n = 96, stride = 0;
   float eps = 1e-5f;
+  const char* described = nullptr;  // where set: a part of describe()'s text
 };
 
 // Runs the case on `device` (outputs poisoned first) and compares y, h,

@@ -47,11 +47,21 @@ TEST(NormSim, RowsSpanAWarpACtaAndACluster) {
 
 TEST(NormSim, GroupsOfSeveralRowsLoadTheNextRowAhead) {
   // Two SMs: 8 row groups of 256 threads (CTAs) for 40 rows, each group
-  // looping over 5, the next row's x and residual loaded before the row's
-  // reductions; and a cluster's single group over 3 rows.
+  // looping over 5, x and the residual copied 3 rows ahead into shared
+  // memory (layer norm: with the pivots); a cluster's single group over 3
+  // rows; and an odd row length (2-byte vectors: no cp.async), the next row
+  // loaded into registers before the row's reductions.
   const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
-  check_norm(two_sms, {.residual = DType::bf16, .rows = 40, .n = 4096}, 205, "cta");
+  check_norm(two_sms,
+             {.residual = DType::bf16, .rows = 40, .n = 4096, .described = "copied 3 rows ahead into shared memory"},
+             205, "cta");
+  check_norm(two_sms,
+             {.kind = NormKind::layer, .bias = DType::bf16, .residual = DType::f16, .rows = 40, .n = 4096,
+              .described = "copied 3 rows ahead into shared memory"},
+             208, "cta");
   check_norm(two_sms, {.kind = NormKind::layer, .bias = DType::bf16, .rows = 3, .n = 20000}, 206, "cluster");
+  check_norm(two_sms, {.kind = NormKind::layer, .bias = DType::bf16, .residual = DType::bf16, .rows = 40, .n = 1001},
+             209, "cta");
   // The backward: 4 groups of 512 threads over 40 rows, their dweight and
   // dbias sums running in shared memory across 10 rows each.
   check_norm_backward(two_sms, {.kind = NormKind::layer, .dbias = true, .dresidual = true, .rows = 40, .n = 4096},

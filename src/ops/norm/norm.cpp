@@ -59,7 +59,11 @@ std::string_view Norm::kernel_name() const {
 
 std::string Norm::describe() const {
   const State& s = *state_;
-  return rows::describe_op("Norm", s.problem.describe(), s.refusals, s.problem.shape, s.problem.request, 0);
+  std::string d = rows::describe_op("Norm", s.problem.describe(), s.refusals, s.problem.shape, s.problem.request, 0);
+  if (s.refusals.empty() && s.problem.stages > 0)
+    d += "\n  x (and the residual) copied " + std::to_string(s.problem.stages) +
+         " rows ahead into shared memory (cp.async)";
+  return d;
 }
 
 void Norm::compile() {
@@ -67,7 +71,8 @@ void Norm::compile() {
   if (!s.refusals.empty()) throw OpsError("Norm refused " + s.problem.describe() + ":" + rows::join(s.refusals));
   if (s.module) return;
   s.module.emplace(s.device, build_norm_kernel(s.problem, s.device.target()));
-  s.groups = rows::resident_groups(s.problem.shape, s.problem.groups, *s.module, norm_kernel_name(s.problem));
+  s.groups = rows::resident_groups(s.problem.shape, s.problem.groups, *s.module, norm_kernel_name(s.problem),
+                                   s.problem.staged_bytes());
 }
 
 void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
@@ -83,7 +88,9 @@ void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
   rows::append_args(args, {&t.x, optional_view(t.residual), optional_view(t.weight), optional_view(t.bias), &t.y,
                            optional_view(t.residual_out), optional_view(t.mean), optional_view(t.rstd)});
   args.emplace_back(static_cast<std::uint32_t>(s.problem.rows));
-  s.module->launch(norm_kernel_name(s.problem), rows::row_launch(s.problem.shape, s.groups), args, stream);
+  runtime::LaunchConfig launch = rows::row_launch(s.problem.shape, s.groups);
+  launch.dynamic_shared_bytes = s.problem.staged_bytes();
+  s.module->launch(norm_kernel_name(s.problem), launch, args, stream);
 }
 
 struct NormBackward::State {

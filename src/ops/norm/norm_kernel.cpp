@@ -48,7 +48,10 @@ class NormKernel {
         if (p_.rstd) k_.st(Space::global, f32, at(rstd + at_row), s.rstd);
       });
     };
-    if (p_.prefetch)
+    if (p_.stages > 0)
+      rk.for_each_row_staged(rows, norm.staged(x, residual), p_.stages,
+                             k_.address_of(k_.dynamic_shared("norm_staged", 16)), body);
+    else if (p_.prefetch)
       rk.for_each_row_prefetched(rows, rows, loads, body);
     else
       rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });

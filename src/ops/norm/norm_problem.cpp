@@ -134,7 +134,24 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
     p.shape = choose(p.request, p.n, vector, held, 4, device, why, 512);
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
+  // Up to 3 rows ahead in shared memory where the SM's CTAs' stages fit 200
+  // KB (as the backward's), at least 2.
+  if (why.empty() && p.prefetch && p.shape.vector >= 2 && p.shape.chunks == 1 &&
+      device.properties().compute_capability_major >= 8) {
+    const std::int64_t ctas_per_sm = std::max(1, p.shape.resident_threads / p.shape.block());
+    p.stages = 1;
+    const std::int64_t stage = p.staged_bytes();
+    p.stages = static_cast<int>(std::clamp<std::int64_t>(200 * 1024 / ctas_per_sm / stage, 0, 3));
+    if (p.stages < 2) p.stages = 0;
+  }
   return p;
+}
+
+std::uint32_t NormProblem::staged_bytes() const {
+  // A thread's vectors of x and the residual (16-bit), and layer norm's pivots (a word each), each stage.
+  const int tensors = 1 + (residual ? 1 : 0);
+  const int per_thread = tensors * (shape.vectors * shape.vector * 2 + (options.kind == NormKind::layer ? 4 : 0));
+  return static_cast<std::uint32_t>(stages * per_thread * shape.block());
 }
 
 std::string NormBackwardProblem::describe() const {

@@ -28,6 +28,13 @@ struct NormProblem {
   // (RowKernel::for_each_row_prefetched): where x (and the residual) are
   // 16-bit, whose words fit in registers twice.
   bool prefetch = false;
+  // Rows copied into shared memory ahead of the one reduced
+  // (RowKernel::for_each_row_staged: x, the residual, and layer norm's
+  // pivots), where x (and the residual) are 16-bit in vectors of 2 or more
+  // and sm_80 on; 0: the register prefetch (`prefetch`) or none.
+  int stages = 0;
+  // The staged rows' dynamic shared memory a CTA.
+  std::uint32_t staged_bytes() const;
   // "rms 4096 x 8192 bf16 -> bf16, residual, weight bf16"
   std::string describe() const;
 };

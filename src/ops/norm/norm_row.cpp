@@ -27,6 +27,16 @@ std::vector<RowFragment> NormRow::load(const Reg& x, const Reg& residual, const 
   return loaded;
 }
 
+std::vector<rows::RowKernel::Staged> NormRow::staged(const Reg& x, const Reg& residual) const {
+  std::vector<RowOperand> tensors{{p_.x.dtype, x, p_.x.row_stride}};
+  if (p_.residual) tensors.push_back({p_.residual->dtype, residual, p_.residual->row_stride});
+  std::vector<rows::RowKernel::Staged> staged;
+  for (const RowOperand& t : tensors) staged.push_back({t});
+  if (p_.options.kind == NormKind::layer)
+    for (const RowOperand& t : tensors) staged.push_back({t, true});
+  return staged;
+}
+
 RowFragment NormRow::input(const std::vector<RowFragment>& loaded, const Reg& residual_out, const Reg& row) {
   const RowFragment& h = loaded[0];
   if (p_.options.kind == NormKind::layer) {

@@ -42,6 +42,8 @@ class NormRow {
   // layer norm their first elements too, its pivot), then h from them
   // (storing residual_out; for layer norm keeping the pivot for statistics()).
   std::vector<rows::RowFragment> load(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
+  // The tensors load() reads, in its order, for RowKernel::for_each_row_staged.
+  std::vector<rows::RowKernel::Staged> staged(const dsl::Reg& x, const dsl::Reg& residual) const;
   rows::RowFragment input(const std::vector<rows::RowFragment>& loaded, const dsl::Reg& residual_out,
                           const dsl::Reg& row);
   // The statistics of h, the row input() returned last.

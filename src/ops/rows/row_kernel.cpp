@@ -136,9 +136,10 @@ void RowKernel::for_each_row_prefetched(
 
 namespace {
 
-// The bytes one copy of `s` moves for a thread: its first element, or a vector.
+// The bytes one copy of `s` moves for a thread: its first element (a 16-bit
+// one as the word of elements 0 and 1: cp.async copies 4 bytes at least), or a vector.
 int staged_copy_bytes(const RowKernel::Staged& s, int vector) {
-  return s.first_element ? bytes_of(s.t.dtype) : vector * s.t.interleave * bytes_of(s.t.dtype);
+  return s.first_element ? 4 : vector * s.t.interleave * bytes_of(s.t.dtype);
 }
 
 }  // namespace

@@ -90,14 +90,15 @@ class RowKernel {
                                const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
   // A row tensor for for_each_row_staged: the thread's vectors of the row
   // (vectors past the row's end read as 0), or its first element alone (a
-  // statistic: a tensor of row stride 1, 4-byte elements).
+  // statistic: a tensor of row stride 1, 4-byte elements; of a 16-bit row of
+  // 2 elements or more, the word of elements 0 and 1, value(0, 0) element 0).
   struct Staged {
     RowOperand t;
     bool first_element = false;
   };
   // Whether for_each_row_staged copies `tensors` (cp.async's 4, 8 or 16
-  // bytes a copy: a vector of 16-bit elements at least 2 long, a 4-byte first
-  // element), and the shared-memory bytes it takes at `stages` rows ahead.
+  // bytes a copy: a vector of 16-bit elements at least 2 long), and the
+  // shared-memory bytes it takes at `stages` rows ahead.
   bool stageable(const std::vector<Staged>& tensors) const;
   std::int64_t staged_bytes(const std::vector<Staged>& tensors, int stages) const;
   // for_each_row with each row's tensors copied into shared memory `stages`

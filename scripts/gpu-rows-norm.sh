@@ -13,8 +13,9 @@
 #      benchmark's shapes where 35 s are left);
 #   4. compute-sanitizer memcheck of the simulator's cases, where
 #      $MEMCHECK_NEEDS (25) seconds are left;
-# then a short table: the copy fractions four to a line, ncu's figures and
-# largest stalls, the stages. Logs go to $OUT (default $BUILD_DIR/gpu-rows-norm).
+# then a short table: ncu's figures and stalls for each kernel, the tests,
+# the copy fractions four to a line, the stages. Logs go to $OUT (default
+# $BUILD_DIR/gpu-rows-norm).
 #
 #   OUT=/tmp/out BUILD_DIR=/tmp/wb scripts/gpu-rows-norm.sh
 set -uo pipefail

@@ -47,11 +47,6 @@ TEST_F(NormGpu, TheSimulatorsCases) {
   check_norm_backward(gpu(), {.weight = std::nullopt, .dweight = false, .dresidual = true, .rows = 9, .n = 128}, 910);
   check_norm_backward(gpu(), {.rows = 3, .n = 12000}, 920, "cluster");
   check_norm_backward(gpu(), {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000}, 921, "cta");
-  // Several row groups a CTA adding their sums together (8 and 4 a CTA), each group 2-3 rows, and many
-  // partial sums for the column sums (warps: 4 groups a CTA).
-  check_norm_backward(gpu(), {.rows = 3000, .n = 1024}, 940, "cta");
-  check_norm_backward(gpu(), {.kind = NormKind::layer, .dbias = true, .rows = 1500, .n = 2048}, 941, "cta");
-  check_norm_backward(gpu(), {.kind = NormKind::layer, .dbias = true, .rows = 1100, .n = 40}, 930, "warp");
 }
 
 TEST_F(NormGpu, TheBenchmarksShapes) {

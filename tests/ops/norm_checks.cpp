@@ -136,7 +136,6 @@ void check_norm(const runtime::Device& device, const NormCase& c, std::uint32_t 
   NormRun run = run_norm(device, c, rng);
   expect_matches(c, run, reference_of(c, run));
   if (kernel) EXPECT_EQ(run.kernel, kernel) << run.describe;
-  if (c.described) EXPECT_NE(run.describe.find(c.described), std::string::npos) << run.describe;
 }
 
 
@@ -206,10 +205,6 @@ void check_norm_backward(const runtime::Device& device, const BackwardCase& c, s
   op.execute(t);
   if (kernel) EXPECT_EQ(op.kernel_name(), kernel) << op.describe();
   if (c.groups) EXPECT_NE(op.describe().find(std::to_string(c.groups) + " row groups"), std::string::npos) << op.describe();
-  if (c.described) EXPECT_NE(op.describe().find(c.described), std::string::npos) << op.describe();
-  if (c.partials)
-    EXPECT_NE(op.describe().find("adds the " + std::to_string(c.partials) + " partial sums"), std::string::npos)
-        << op.describe();
   const double u = unit_roundoff(c.dx);
   auto got = compare(download(dx.view()), dx_ref, [&](std::int64_t r, std::int64_t col) {
     return u * std::fabs(dx_ref[static_cast<std::size_t>(r * c.n + col)]) + kStatistics * dx_scale[static_cast<std::size_t>(r)];

@@ -24,7 +24,6 @@ struct NormCase {  // a forward problem: dtypes, the optional tensors, rows x n 
   std::optional<DType> weight = DType::bf16, bias, residual;
   std::int64_t rows = 5, n = 96, stride = 0;
   float eps = 1e-5f;
-  const char* described = nullptr;  // where set: a part of describe()'s text
 };
 
 // Runs the case on `device` (outputs poisoned first) and compares y, h,
@@ -42,10 +41,6 @@ struct BackwardCase {
   float dy_scale = 1.0f;
   // Where not 0: the row groups describe() names (each adding dweight's and dbias's sums of its rows).
   std::int64_t groups = 0;
-  // Where not 0: the rows of partial sums describe() names (a CTA's groups add theirs together).
-  std::int64_t partials = 0;
-  // Where set: a part of describe()'s text (the launch shape, the rows staged ahead).
-  const char* described = nullptr;
 };
 
 void check_norm_backward(const runtime::Device& device, const BackwardCase& c, std::uint32_t seed,

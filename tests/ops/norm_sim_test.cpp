@@ -47,21 +47,11 @@ TEST(NormSim, RowsSpanAWarpACtaAndACluster) {
 
 TEST(NormSim, GroupsOfSeveralRowsLoadTheNextRowAhead) {
   // Two SMs: 8 row groups of 256 threads (CTAs) for 40 rows, each group
-  // looping over 5, x and the residual copied 3 rows ahead into shared
-  // memory (layer norm: with the pivots); a cluster's single group over 3
-  // rows; and an odd row length (2-byte vectors: no cp.async), the next row
-  // loaded into registers before the row's reductions.
+  // looping over 5, the next row's x and residual loaded before the row's
+  // reductions; and a cluster's single group over 3 rows.
   const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
-  check_norm(two_sms,
-             {.residual = DType::bf16, .rows = 40, .n = 4096, .described = "copied 3 rows ahead into shared memory"},
-             205, "cta");
-  check_norm(two_sms,
-             {.kind = NormKind::layer, .bias = DType::bf16, .residual = DType::f16, .rows = 40, .n = 4096,
-              .described = "copied 3 rows ahead into shared memory"},
-             208, "cta");
+  check_norm(two_sms, {.residual = DType::bf16, .rows = 40, .n = 4096}, 205, "cta");
   check_norm(two_sms, {.kind = NormKind::layer, .bias = DType::bf16, .rows = 3, .n = 20000}, 206, "cluster");
-  check_norm(two_sms, {.kind = NormKind::layer, .bias = DType::bf16, .residual = DType::bf16, .rows = 40, .n = 1001},
-             209, "cta");
   // The backward: 4 groups of 512 threads over 40 rows, their dweight and
   // dbias sums running in shared memory across 10 rows each.
   check_norm_backward(two_sms, {.kind = NormKind::layer, .dbias = true, .dresidual = true, .rows = 40, .n = 4096},
@@ -125,49 +115,18 @@ TEST(NormBackwardSim, ARowPerCluster) {
   // 10 bytes held an element (dy, x, weight, the dweight sum): one vector of
   // 8 a thread, so a CTA holds 8192 elements and 12000 take a cluster of 2.
   check_norm_backward(sim(), {.rows = 3, .n = 12000}, 920, "cluster");
-  // LayerNorm's backward, where CTAs of 512 at one vector a thread would take
-  // a cluster of 2: a CTA of 1024 threads at one vector a thread, and where
-  // that does not hold the row either (n 12000), two vectors a thread at 512
-  // threads resident an SM (128 registers), here a cluster of 2 CTAs of 512.
-  check_norm_backward(sim(),
-                      {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000,
-                       .described = "a row per 1024 threads (a CTA), 1 vector of 8 elements a thread"},
-                      921, "cta");
-  check_norm_backward(sim(),
-                      {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 12000,
-                       .described = "2 vectors of 8 elements a thread, 512 threads resident an SM"},
-                      922);
+  // LayerNorm's backward, where one vector a thread would take a cluster of 2: a
+  // CTA at two vectors a thread, 512 threads resident an SM (128 registers).
+  check_norm_backward(sim(), {.kind = NormKind::layer, .dbias = true, .rows = 3, .n = 6000}, 921, "cta");
 }
 
 TEST(NormBackwardSim, ColumnSumsOfManyGroups) {
-  // 64 SMs: a row group (a warp) a row for 1100 rows, 4 a CTA adding theirs
-  // together, so that the column sums add 275 partial sums, each thread's
-  // loads in batches of 16 (the second batch partly past the end).
+  // 64 SMs: a row group a row for 300 rows, so that the column sums add 300
+  // groups' sums, each thread's loads in batches of 16 groups (the second
+  // batch partly past the end).
   const runtime::Device many_sms(sim::make_backend({.sm_count = 64}));
-  check_norm_backward(many_sms,
-                      {.kind = NormKind::layer, .dbias = true, .rows = 1100, .n = 40, .groups = 1100, .partials = 275},
-                      930, "warp");
-}
-
-TEST(NormBackwardSim, ACtasRowGroupsAddTheirSumsTogether) {
-  // A row over part of an SM's 1024 resident threads (rms n 1024: 128 at a
-  // vector of 8; layer n 2048: 256): one CTA holds them all (8 and 4 row
-  // groups), which add their dweight/dbias sums in shared memory and write
-  // one row of partial sums a CTA. 2 SMs: 2-3 rows a group.
-  // dy, x and rstd (and mean) copied 3 rows ahead into shared memory, each
-  // group's rows cycling through the stages.
-  const runtime::Device two_sms(sim::make_backend({.sm_count = 2}));
-  check_norm_backward(two_sms,
-                      {.rows = 37, .n = 1024, .groups = 16, .partials = 2,
-                       .described = "copied 3 rows ahead into shared memory"},
-                      940, "cta");
-  check_norm_backward(two_sms,
-                      {.kind = NormKind::layer, .dbias = true, .rows = 21, .n = 2048, .groups = 8, .partials = 2,
-                       .described = "copied 3 rows ahead into shared memory"},
-                      941, "cta");
-  // An odd row length (vectors of one 16-bit element, 2 bytes: no cp.async):
-  // the next row loaded into registers instead.
-  check_norm_backward(two_sms, {.kind = NormKind::layer, .dbias = true, .rows = 21, .n = 999}, 942, "cta");
+  check_norm_backward(many_sms, {.kind = NormKind::layer, .dbias = true, .rows = 300, .n = 40, .groups = 300}, 930,
+                      "warp");
 }
 
 // ---- refusals ------------------------------------------------------------------

@@ -59,11 +59,7 @@ std::string_view Norm::kernel_name() const {
 
 std::string Norm::describe() const {
   const State& s = *state_;
-  std::string d = rows::describe_op("Norm", s.problem.describe(), s.refusals, s.problem.shape, s.problem.request, 0);
-  if (s.refusals.empty() && s.problem.stages > 0)
-    d += "\n  x (and the residual) copied " + std::to_string(s.problem.stages) +
-         " rows ahead into shared memory (cp.async)";
-  return d;
+  return rows::describe_op("Norm", s.problem.describe(), s.refusals, s.problem.shape, s.problem.request, 0);
 }
 
 void Norm::compile() {
@@ -71,8 +67,7 @@ void Norm::compile() {
   if (!s.refusals.empty()) throw OpsError("Norm refused " + s.problem.describe() + ":" + rows::join(s.refusals));
   if (s.module) return;
   s.module.emplace(s.device, build_norm_kernel(s.problem, s.device.target()));
-  s.groups = rows::resident_groups(s.problem.shape, s.problem.groups, *s.module, norm_kernel_name(s.problem),
-                                   s.problem.staged_bytes());
+  s.groups = rows::resident_groups(s.problem.shape, s.problem.groups, *s.module, norm_kernel_name(s.problem));
 }
 
 void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
@@ -88,9 +83,7 @@ void Norm::execute(const NormTensors& t, runtime::Stream* stream) {
   rows::append_args(args, {&t.x, optional_view(t.residual), optional_view(t.weight), optional_view(t.bias), &t.y,
                            optional_view(t.residual_out), optional_view(t.mean), optional_view(t.rstd)});
   args.emplace_back(static_cast<std::uint32_t>(s.problem.rows));
-  runtime::LaunchConfig launch = rows::row_launch(s.problem.shape, s.groups);
-  launch.dynamic_shared_bytes = s.problem.staged_bytes();
-  s.module->launch(norm_kernel_name(s.problem), launch, args, stream);
+  s.module->launch(norm_kernel_name(s.problem), rows::row_launch(s.problem.shape, s.groups), args, stream);
 }
 
 struct NormBackward::State {
@@ -142,13 +135,8 @@ std::string NormBackward::describe() const {
   std::string d = rows::describe_op("NormBackward", s.problem.describe(), s.refusals, s.problem.shape,
                                     s.problem.request, workspace_bytes());
   if (s.refusals.empty() && (s.problem.dweight || s.problem.dbias))
-    d += "\n  " + std::to_string(s.problem.groups) + " row groups each add their rows' dweight/dbias" +
-         (s.problem.shape.rows_per_cta > 1 ? ", " + std::to_string(s.problem.shape.rows_per_cta) + " a CTA together"
-                                           : std::string()) +
-         ", a second kernel adds the " + std::to_string(s.problem.partials()) + " partial sums";
-  if (s.refusals.empty() && s.problem.stages > 0)
-    d += "\n  dy, x and the statistics copied " + std::to_string(s.problem.stages) +
-         " rows ahead into shared memory (cp.async)";
+    d += "\n  " + std::to_string(s.problem.groups) + " row groups each add their rows' dweight/dbias, a second "
+         "kernel adds the groups'";
   return d;
 }
 
@@ -158,7 +146,7 @@ void NormBackward::compile() {
   if (!s.refusals.empty()) throw OpsError("NormBackward refused " + p.describe() + ":" + rows::join(s.refusals));
   if (s.module) return;
   s.module.emplace(s.device, build_norm_backward_kernel(p, s.device.target()));
-  s.groups = rows::resident_groups(p.shape, p.groups, *s.module, norm_backward_kernel_name(p), p.shared_bytes());
+  s.groups = rows::resident_groups(p.shape, p.groups, *s.module, norm_backward_kernel_name(p), p.sums_shared_bytes());
   if (p.dweight || p.dbias) {
     const runtime::DType first = p.dweight ? p.dweight->dtype : p.dbias->dtype;
     const std::optional<runtime::DType> second =
@@ -185,19 +173,18 @@ void NormBackward::execute(const NormBackwardTensors& t, runtime::Stream* stream
   if (p.workspace_bytes()) args.push_back(runtime::Arg::pointer(sums));
   args.emplace_back(static_cast<std::uint32_t>(p.rows));
   runtime::LaunchConfig launch = rows::row_launch(p.shape, s.groups);
-  launch.dynamic_shared_bytes = p.shared_bytes();
+  launch.dynamic_shared_bytes = p.sums_shared_bytes();
   s.module->launch(norm_backward_kernel_name(p), launch, args, stream);
   if (!s.column_sums) return;
-  // dweight's sums, then dbias's (the workspace's blocks, each laid out for p.partials()), in one launch.
-  const auto partials = static_cast<std::uint32_t>(s.groups / p.shape.rows_per_cta),
-             n = static_cast<std::uint32_t>(p.n);
-  const runtime::DevicePtr second_block = sums + static_cast<runtime::DevicePtr>(p.partials() * p.n * 4);
+  // dweight's sums, then dbias's (the workspace's blocks, each laid out for p.groups), in one launch.
+  const auto groups = static_cast<std::uint32_t>(s.groups), n = static_cast<std::uint32_t>(p.n);
+  const runtime::DevicePtr second_block = sums + static_cast<runtime::DevicePtr>(p.groups * p.n * 4);
   const TensorView& first_out = p.dweight ? *t.dweight : *t.dbias;
   const bool both = p.dweight && p.dbias;
   s.column_sums->launch(kColumnSumKernel,
                         column_sum_launch(p.n, both ? 2 : 1, ptx::sm_number(s.device.target()) >= 90),
                         {runtime::Arg::pointer(sums), runtime::Arg::pointer(both ? second_block : sums), first_out,
-                         both ? runtime::Arg(*t.dbias) : runtime::Arg(first_out), partials, n},
+                         both ? runtime::Arg(*t.dbias) : runtime::Arg(first_out), groups, n},
                         stream);
 }
 

@@ -1,7 +1,5 @@
 // The normalizations' backward kernel and the column sums of dweight and
 // dbias (norm_kernel.hpp).
-#include <bit>
-
 #include "../rows/row_kernel.hpp"
 #include "../rows/scaled_sum.hpp"
 #include "norm_kernel.hpp"
@@ -20,18 +18,10 @@ namespace {
 
 constexpr int kColumnWarps = 16;  // the column-sum kernel's warps, each adding every 16th group
 constexpr int kColumnLoads = 16;  // loads in flight a thread of the column-sum kernel
-// The backward kernel's dynamic shared array: the running sums of dweight and
-// dbias, then the staged rows (NormBackwardProblem::shared_bytes).
-constexpr const char* kSharedArray = "norm_backward_sums";
-
-std::uint32_t log2_of(int power_of_two) {
-  return static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(power_of_two)));
-}
 
 // The row group's running sums over its rows of dweight's and dbias's terms,
 // a thread's own columns in its own slots of shared memory (no thread reads
-// another's while the rows run: no barrier), not in registers, which then
-// hold more of a row; at the end the CTA's groups' sums are added (total).
+// another's: no barrier), not in registers, which then hold more of a row.
 // Sum s's vector j: `accesses` accesses of `width` f32 at
 // ((s·vectors + j)·accesses + a)·block·width + tid·width, so that a warp's
 // accesses are consecutive (no bank conflicts).
@@ -40,7 +30,7 @@ class ColumnSums {
   ColumnSums(Kernel& k, const NormBackwardProblem& p)
       : k_(k), p_(p), width_(std::min(4, p.shape.vector)), accesses_(p.shape.vector / width_) {
     if (count() == 0) return;
-    Reg base = k.address_of(k.dynamic_shared(kSharedArray, 16));
+    Reg base = k.address_of(k.dynamic_shared("norm_backward_sums", 16));
     mine_ = base + k.sreg(SReg::tid_x) * static_cast<std::uint32_t>(4 * width_);
     const Regs zero(static_cast<std::size_t>(width_), k.mov(b32, 0u));
     for (int s = 0; s < count(); ++s)
@@ -64,19 +54,11 @@ class ColumnSums {
     }
   }
 
-  // Element e of vector j of sum s (f32) added over the CTA's row groups in
-  // their order (the same element's slots of threads tid, tid + threads,
-  // ...: read by the first group's threads, after a barrier of the CTA).
-  Reg total(int s, int j, int e) {
-    const std::int64_t at_element = offset(s, j, e / width_) + 4 * (e % width_);
-    const std::int64_t group_bytes = std::int64_t{p_.shape.threads} * width_ * 4;
-    Reg sum = k_.reg(f32), v = k_.reg(f32);
-    k_.ld(Space::shared, f32, sum, at(mine_, at_element));
-    for (int g = 1; g < p_.shape.rows_per_cta; ++g) {
-      k_.ld(Space::shared, f32, v, at(mine_, at_element + g * group_bytes));
-      k_.add(sum, sum, v, {Round::rn});
-    }
-    return sum;
+  // Element e of vector j of sum s (f32).
+  Reg value(int s, int j, int e) {
+    Reg v = k_.reg(f32);
+    k_.ld(Space::shared, f32, v, at(mine_, offset(s, j, e / width_) + 4 * (e % width_)));
+    return v;
   }
 
  private:
@@ -119,21 +101,22 @@ class NormBackwardKernel {
     // across the rows: its registers hold more of each row instead.
     const RowOperand weight_in{p_.weight ? p_.weight->dtype : DType::f32, weight, 0};
 
-    // The row's rstd (and mean) with its dy and x: with 16-bit rows issued a
-    // row ahead, not a dependent load at the head of each row's reductions.
     auto loads = [&](const Reg& row) {
-      std::vector<RowFragment> loaded{rk.load({p_.dy.dtype, dy, p_.dy.row_stride}, &row, 0.0f),
-                                      rk.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f),
-                                      rk.load_first_element({DType::f32, rstd, 1}, row)};
-      if (layer) loaded.push_back(rk.load_first_element({DType::f32, mean, 1}, row));
-      return loaded;
+      return std::vector<RowFragment>{rk.load({p_.dy.dtype, dy, p_.dy.row_stride}, &row, 0.0f),
+                                      rk.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f)};
     };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
-      const RowFragment &g_in = loaded[0], &h = loaded[1], &row_rstd = loaded[2];
+      const RowFragment &g_in = loaded[0], &h = loaded[1];
+      Reg at_row = k_.reg(u64);
+      k_.mul_wide(at_row, row, 4);
       // xhat = (h/2 - mean/2) · 2 rstd: exact halvings, and no difference overflows.
       Reg twice_rstd = k_.reg(f32), minus_half_mean = k_.mov(f32, imm_f32(0.0f));
-      k_.add(twice_rstd, row_rstd.value(0, 0), row_rstd.value(0, 0), {Round::rn});
-      if (layer) k_.mul(minus_half_mean, loaded[3].value(0, 0) /* the row's mean */, imm_f32(-0.5f), {Round::rn});
+      k_.ld(Space::global, f32, twice_rstd, at(rstd + at_row));
+      k_.add(twice_rstd, twice_rstd, twice_rstd, {Round::rn});
+      if (layer) {
+        k_.ld(Space::global, f32, minus_half_mean, at(mean + at_row));
+        k_.mul(minus_half_mean, minus_half_mean, imm_f32(-0.5f), {Round::rn});
+      }
       auto xhat = [&](int j, int e) {
         Reg v = k_.reg(f32);
         k_.fma(v, h.value(j, e), imm_f32(0.5f), minus_half_mean);
@@ -198,38 +181,17 @@ class NormBackwardKernel {
           });
       }
     };
-    if (p_.stages > 0) {
-      std::vector<RowKernel::Staged> staged{{{p_.dy.dtype, dy, p_.dy.row_stride}},
-                                            {{p_.x.dtype, x, p_.x.row_stride}},
-                                            {{DType::f32, rstd, 1}, true}};
-      if (layer) staged.push_back({{DType::f32, mean, 1}, true});
-      // After the sums in the dynamic shared array.
-      Reg shared = k_.address_of(k_.dynamic_shared(kSharedArray, 16)) + p_.sums_shared_bytes();
-      rk.for_each_row_staged(rows, staged, p_.stages, shared, body);
-    } else if (p_.prefetch) {
+    if (p_.prefetch)
       rk.for_each_row_prefetched(rows, rows, loads, body);
-    } else {
+    else
       rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });
-    }
 
-    // The CTA's groups' sums added (ColumnSums::total) by its first group:
-    // row `group / rows_per_cta` of the workspace's dweight block, then of dbias's.
-    if (columns.count() > 0) {
-      const int groups_in_cta = p_.shape.rows_per_cta;
-      if (groups_in_cta > 1) k_.bar_sync();  // every group's sums in shared memory (bar.sync 0: the CTA)
-      Reg partial = groups_in_cta > 1 ? rk.group() >> log2_of(groups_in_cta) : rk.group();
-      auto store_sums = [&] {
-        const std::int64_t block_bytes = p_.partials() * p_.n * 4;
-        Reg block = workspace;
-        for (int sum = 0; sum < columns.count(); ++sum) {
-          rk.store({DType::f32, block, p_.n}, &partial, [&](int j, int e) { return columns.total(sum, j, e); });
-          block = block + block_bytes;
-        }
-      };
-      if (groups_in_cta > 1)
-        k_.if_then(k_.sreg(SReg::tid_x) < static_cast<std::uint32_t>(p_.shape.threads), store_sums);
-      else
-        store_sums();
+    // The group's sums: row `group` of the workspace's dweight block, then of dbias's.
+    const std::int64_t block_bytes = p_.groups * p_.n * 4;
+    Reg block = workspace;
+    for (int sum = 0; sum < columns.count(); ++sum) {
+      rk.store({DType::f32, block, p_.n}, &rk.group(), [&](int j, int e) { return columns.value(sum, j, e); });
+      block = block + block_bytes;
     }
     return k_.module();
   }

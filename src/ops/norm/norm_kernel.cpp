@@ -30,7 +30,7 @@ class NormKernel {
     auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
       RowFragment h = norm.input(loaded, residual_out, row);
-      const NormRow::Statistics s = norm.statistics(h);
+      const NormRow::Statistics s = norm.statistics(h, x, residual, row);
       // Weight and bias (the same for every row, cached) are loaded a vector
       // at a time next to their use, after the statistics: not held across
       // the reductions, they leave the registers to more of the row's loads.
@@ -48,10 +48,7 @@ class NormKernel {
         if (p_.rstd) k_.st(Space::global, f32, at(rstd + at_row), s.rstd);
       });
     };
-    if (p_.stages > 0)
-      rk.for_each_row_staged(rows, norm.staged(x, residual), p_.stages,
-                             k_.address_of(k_.dynamic_shared("norm_staged", 16)), body);
-    else if (p_.prefetch)
+    if (p_.prefetch)
       rk.for_each_row_prefetched(rows, rows, loads, body);
     else
       rk.for_each_row(rows, [&](const Reg& row) { body(row, loads(row)); });

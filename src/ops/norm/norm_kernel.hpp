@@ -24,29 +24,25 @@
 //   layer: dx = rstd · (g - mean(g) - xhat · mean(g · xhat))
 //   dx += dresidual_out; the group adds dy · xhat (dweight) and dy (dbias) of
 //   its rows in f32, each thread in its own slots of shared memory (dynamic:
-//   NormBackwardProblem::sums_shared_bytes); at the end the CTA's groups'
-//   sums are added in group order and its first group writes them as row
-//   group / rows_per_cta of the workspace (dweight's partials() x n, then
-//   dbias's). With 16-bit dy and x, rows ahead of the one reduced are in
-//   flight: copied into shared memory 2-3 rows ahead (cp.async, each thread
-//   its own slots: NormBackwardProblem::stages), or where that does not fit
-//   the next row's dy, x, rstd (and mean) loaded into registers first.
+//   NormBackwardProblem::sums_shared_bytes), and writes them as row `group`
+//   of the workspace (dweight's groups x n, then dbias's). With 16-bit dy
+//   and x, the next row's are loaded before this row's reductions.
 //   Parameters: dy, x, weight, mean, rstd, dresidual_out, dx, workspace (u64;
 //   those of the problem, in this order), rows (u32).
 //
-// Column sums: dweight[c] = Σ over the partial sums' rows p of
-// workspace[p][c], in a fixed order (deterministic), rounded to dweight's
-// dtype, and dbias from the second block of sums in the same launch (the
-// grid's second row of CTAs). A CTA of 32 x 16 threads takes 32 columns:
-// each warp adds every 16th row, then warp 0 adds the 16 in order (half the
-// loads a thread of 8 warps took); a thread issues 16 loads before adding
-// them (a round trip to L2 for 16 rows, not one a row: 132-264 rows on an
-// H200, 9-17 a thread). On sm_90 on it is launched to overlap the backward kernel
+// Column sums: dweight[c] = Σ over groups of workspace[group][c], in a
+// fixed order (deterministic), rounded to dweight's dtype, and dbias from
+// the second block of sums in the same launch (the grid's second row of
+// CTAs). A CTA of 32 x 16 threads takes 32 columns: each warp adds every
+// 16th group, then warp 0 adds the 16 in order (half the loads a thread of
+// 8 warps took); a thread issues 16 loads before adding them (a round trip
+// to L2 for 16 groups, not one a group: 132-528 groups on an H200, 9-33 a
+// thread). On sm_90 on it is launched to overlap the backward kernel
 // (programmatic dependent launch: that kernel lets it start once its CTAs
 // run; it waits, griddepcontrol.wait, before reading the sums), so that its
 // launch is not between the two.
 //   Parameters: first_sums, second_sums, first_out, second_out (u64; the
-//   second pair unused with one sum), groups (the rows of partial sums), n (u32).
+//   second pair unused with one sum), groups, n (u32).
 #pragma once
 
 #include <optional>

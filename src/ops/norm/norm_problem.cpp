@@ -134,24 +134,7 @@ NormProblem describe_norm(const NormTensors& t, const NormOptions& options, cons
     p.shape = choose(p.request, p.n, vector, held, 4, device, why, 512);
   if (why.empty()) p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.x.dtype) == 16 && (!p.residual || runtime::bits(p.residual->dtype) == 16);
-  // Up to 3 rows ahead in shared memory where the SM's CTAs' stages fit 200
-  // KB (as the backward's), at least 2.
-  if (why.empty() && p.prefetch && p.shape.vector >= 2 && p.shape.chunks == 1 &&
-      device.properties().compute_capability_major >= 8) {
-    const std::int64_t ctas_per_sm = std::max(1, p.shape.resident_threads / p.shape.block());
-    p.stages = 1;
-    const std::int64_t stage = p.staged_bytes();
-    p.stages = static_cast<int>(std::clamp<std::int64_t>(200 * 1024 / ctas_per_sm / stage, 0, 3));
-    if (p.stages < 2) p.stages = 0;
-  }
   return p;
-}
-
-std::uint32_t NormProblem::staged_bytes() const {
-  // A thread's vectors of x and the residual (16-bit), and layer norm's pivots (a word each), each stage.
-  const int tensors = 1 + (residual ? 1 : 0);
-  const int per_thread = tensors * (shape.vectors * shape.vector * 2 + (options.kind == NormKind::layer ? 4 : 0));
-  return static_cast<std::uint32_t>(stages * per_thread * shape.block());
 }
 
 std::string NormBackwardProblem::describe() const {
@@ -164,24 +147,14 @@ std::string NormBackwardProblem::describe() const {
   return s;
 }
 
-std::int64_t NormBackwardProblem::partials() const {
-  return groups / shape.rows_per_cta;
-}
-
 std::size_t NormBackwardProblem::workspace_bytes() const {
   const int sums = (dweight ? 1 : 0) + (dbias ? 1 : 0);
-  return static_cast<std::size_t>(sums) * static_cast<std::size_t>(partials() * n) * 4;
+  return static_cast<std::size_t>(sums) * static_cast<std::size_t>(groups * n) * 4;
 }
 
 std::uint32_t NormBackwardProblem::sums_shared_bytes() const {
   const int sums = (dweight ? 1 : 0) + (dbias ? 1 : 0);
   return static_cast<std::uint32_t>(sums * shape.block() * shape.vectors * shape.vector * 4);
-}
-
-std::uint32_t NormBackwardProblem::staged_bytes() const {
-  // A thread's vectors of dy and x (16-bit), rstd, and layer norm's mean, each stage.
-  const int per_thread = shape.vectors * shape.vector * 2 * 2 + 4 * (options.kind == NormKind::layer ? 2 : 1);
-  return static_cast<std::uint32_t>(stages * per_thread * shape.block());
 }
 
 NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const NormOptions& options,
@@ -236,46 +209,13 @@ NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const N
   if (!layer && p.weight && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 3, 2, device, why);
   // LayerNorm where a vector a thread takes a cluster (n 8192 in 16 bits: 2 x
   // 512 threads, 0.60-0.64 of the copy, H200, the cluster's reductions and
-  // twice the threads' shuffles): one CTA of up to 1024 threads at a vector
-  // a thread where that holds the row (32 warps an SM; at two vectors a
-  // thread, 512 resident, its 16 warps were latency-bound: 0.68-0.79, ncu
-  // issue 51%), else two vectors a thread in one CTA at 512 threads an SM,
-  // whose 128 registers hold them (110, where 64 spilled 140 bytes: ptxas
-  // 13, sm_90a).
-  if (layer && p.shape.ctas > 1) {
-    const rows::RowShapeRequest one_cta = rows::row_request(p.n, vector, 2 + one_if(p.weight), 1, 1, false);
-    if (auto cta = rows::choose_row_shape(one_cta, nullptr)) {
-      p.request = one_cta;
-      p.shape = *cta;
-    } else {
-      p.shape = choose(p.request, p.n, vector, 2 + one_if(p.weight), 2, device, why, 512);
-    }
-  }
+  // twice the threads' shuffles): two vectors a thread in one CTA, at 512
+  // threads an SM, whose 128 registers hold them (110, where 64 spilled 140
+  // bytes: ptxas 13, sm_90a).
+  if (layer && p.shape.ctas > 1) p.shape = choose(p.request, p.n, vector, 2 + one_if(p.weight), 2, device, why, 512);
   if (!why.empty()) return p;
-  // Where the groups have column sums to add and a row takes a CTA part of
-  // an SM's resident threads (n 4096 in 16 bits: 512 of 1024), one CTA takes
-  // every group the SM holds, which add their sums in shared memory before
-  // the workspace: half the partial sums written and read again by the
-  // column sums (8.65 MB at LayerNorm 4096 x 4096 with dbias, from 264 CTAs).
-  // At a vector a thread: RMSNorm's two at n 8192 then spill 4 bytes at 64
-  // registers (ptxas 13, sm_90a).
-  if ((p.dweight || p.dbias) && p.shape.ctas == 1 && p.shape.threads >= 128 && p.shape.vectors == 1)
-    p.shape.rows_per_cta = std::max(1, p.shape.resident_threads / p.shape.threads);
   p.groups = rows::persistent_groups(p.shape, p.rows, device);
   p.prefetch = runtime::bits(p.dy.dtype) == 16 && runtime::bits(p.x.dtype) == 16;
-  // Up to 3 rows ahead in shared memory where the SM's CTAs' stages and sums
-  // fit 200 KB (of sm_90's 227; L1 keeps the weight: the staged copies of 16
-  // bytes bypass it), at least 2 (one is the register prefetch's depth): 2-3
-  // rows' loads in flight a group where the registers held one (the
-  // backward's long-scoreboard stalls, ncu s9).
-  if (p.prefetch && p.shape.vector >= 2 && device.properties().compute_capability_major >= 8) {
-    const std::int64_t ctas_per_sm = std::max(1, p.shape.resident_threads / p.shape.block());
-    p.stages = 1;
-    const std::int64_t stage = p.staged_bytes();
-    const std::int64_t room = 200 * 1024 / ctas_per_sm - p.sums_shared_bytes();
-    p.stages = static_cast<int>(std::clamp<std::int64_t>(room / stage, 0, 3));
-    if (p.stages < 2) p.stages = 0;
-  }
   return p;
 }
 

@@ -28,13 +28,6 @@ struct NormProblem {
   // (RowKernel::for_each_row_prefetched): where x (and the residual) are
   // 16-bit, whose words fit in registers twice.
   bool prefetch = false;
-  // Rows copied into shared memory ahead of the one reduced
-  // (RowKernel::for_each_row_staged: x, the residual, and layer norm's
-  // pivots), where x (and the residual) are 16-bit in vectors of 2 or more
-  // and sm_80 on; 0: the register prefetch (`prefetch`) or none.
-  int stages = 0;
-  // The staged rows' dynamic shared memory a CTA.
-  std::uint32_t staged_bytes() const;
   // "rms 4096 x 8192 bf16 -> bf16, residual, weight bf16"
   std::string describe() const;
 };
@@ -51,23 +44,12 @@ struct NormBackwardProblem {
   rows::RowShape shape;
   std::int64_t groups = 0;  // row groups of the grid (each adds its rows' dweight, dbias)
   bool prefetch = false;    // as NormProblem's: dy and x 16-bit
-  // Rows copied into shared memory ahead of the one reduced
-  // (RowKernel::for_each_row_staged: dy, x, rstd and mean), where dy and x
-  // are 16-bit in vectors of 2 or more (cp.async's sizes) and sm_80 on; 0:
-  // the register prefetch (`prefetch`) or none.
-  int stages = 0;
   std::string describe() const;
-  // Rows of partial sums: a CTA's row groups (a cluster's) add theirs in
-  // shared memory and write one row, groups / shape.rows_per_cta in all.
-  std::int64_t partials() const;
-  // Bytes of the partial sums (dweight, then dbias): partials() x n f32 each.
+  // Bytes of the row groups' sums (dweight, then dbias): groups x n f32 each.
   std::size_t workspace_bytes() const;
   // Dynamic shared memory of the kernel's CTA: its threads' running sums of
-  // dweight and dbias (an f32 an element a thread holds, each), then the
-  // staged rows (staged_bytes).
+  // dweight and dbias (an f32 an element a thread holds, each).
   std::uint32_t sums_shared_bytes() const;
-  std::uint32_t staged_bytes() const;
-  std::uint32_t shared_bytes() const { return sums_shared_bytes() + staged_bytes(); }
 };
 
 NormBackwardProblem describe_norm_backward(const NormBackwardTensors& t, const NormOptions& options,

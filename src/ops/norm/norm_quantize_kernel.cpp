@@ -80,7 +80,7 @@ class NormQuantizeKernel {
         std::optional<RowFragment> next;
         if (n.weight) next = weight_of(0);
         std::optional<NormRow::Statistics> st;
-        if (p_.options.normalize) st = norm.statistics(h);
+        if (p_.options.normalize) st = norm.statistics(h, x, residual, row);
         std::optional<RowFragment> w;
         auto value = [&](int j, int e) {
           if (st) return norm.output(h, *st, w, std::nullopt, j, e);

@@ -13,36 +13,13 @@ RowFragment NormRow::input(const Reg& x, const Reg& residual, const Reg& residua
 }
 
 std::vector<RowFragment> NormRow::load(const Reg& x, const Reg& residual, const Reg& row) {
-  const RowOperand x_in{p_.x.dtype, x, p_.x.row_stride};
-  std::optional<RowOperand> r_in;
-  if (p_.residual) r_in = RowOperand{p_.residual->dtype, residual, p_.residual->row_stride};
-  std::vector<RowFragment> loaded{rk_.load(x_in, &row, 0.0f)};
-  if (r_in) loaded.push_back(rk_.load(*r_in, &row, 0.0f));
-  // Layer norm's pivot, the row's first element, with the row's loads (in
-  // every thread; not a dependent load at the head of its reductions).
-  if (p_.options.kind == NormKind::layer) {
-    loaded.push_back(rk_.load_first_element(x_in, row));
-    if (r_in) loaded.push_back(rk_.load_first_element(*r_in, row));
-  }
+  std::vector<RowFragment> loaded{rk_.load({p_.x.dtype, x, p_.x.row_stride}, &row, 0.0f)};
+  if (p_.residual) loaded.push_back(rk_.load({p_.residual->dtype, residual, p_.residual->row_stride}, &row, 0.0f));
   return loaded;
-}
-
-std::vector<rows::RowKernel::Staged> NormRow::staged(const Reg& x, const Reg& residual) const {
-  std::vector<RowOperand> tensors{{p_.x.dtype, x, p_.x.row_stride}};
-  if (p_.residual) tensors.push_back({p_.residual->dtype, residual, p_.residual->row_stride});
-  std::vector<rows::RowKernel::Staged> staged;
-  for (const RowOperand& t : tensors) staged.push_back({t});
-  if (p_.options.kind == NormKind::layer)
-    for (const RowOperand& t : tensors) staged.push_back({t, true});
-  return staged;
 }
 
 RowFragment NormRow::input(const std::vector<RowFragment>& loaded, const Reg& residual_out, const Reg& row) {
   const RowFragment& h = loaded[0];
-  if (p_.options.kind == NormKind::layer) {
-    const std::size_t first = p_.residual ? 2 : 1;
-    pivot_ = first_element(loaded[first].value(0, 0), p_.residual ? loaded[first + 1].value(0, 0) : Reg{});
-  }
   if (!p_.residual) return h;
   const RowFragment& r = loaded[1];
   const RowOperand h_out{p_.residual_out->dtype, residual_out, p_.residual_out->row_stride};
@@ -51,8 +28,8 @@ RowFragment NormRow::input(const std::vector<RowFragment>& loaded, const Reg& re
   return sum_h;
 }
 
-NormRow::Statistics NormRow::statistics(const RowFragment& h) {
-  return p_.options.kind == NormKind::rms ? rms(h) : layer(h);
+NormRow::Statistics NormRow::statistics(const RowFragment& h, const Reg& x, const Reg& residual, const Reg& row) {
+  return p_.options.kind == NormKind::rms ? rms(h) : layer(h, x, residual, row);
 }
 
 Reg NormRow::sum(const Reg& a, const Reg& b) {
@@ -97,12 +74,12 @@ NormRow::Statistics NormRow::rms(const RowFragment& h) {
   return st;
 }
 
-NormRow::Statistics NormRow::layer(const RowFragment& h) {
+NormRow::Statistics NormRow::layer(const RowFragment& h, const Reg& x, const Reg& residual, const Reg& row) {
   Statistics st;
   st.halved = true;
   // The row's first element (h's, as rounded), read by every thread.
   Reg half_pivot = k_.reg(f32);
-  k_.mul(half_pivot, pivot_, imm_f32(0.5f), {Round::rn});
+  k_.mul(half_pivot, first_element(x, residual, row), imm_f32(0.5f), {Round::rn});
   auto centred = [&](const Reg& minus_shift) {
     return [&, minus_shift](int j, int e) {
       Reg c = k_.reg(f32);
@@ -132,11 +109,23 @@ Reg NormRow::neg(const Reg& v) {
   return n;
 }
 
-// Element 0 of the row of h from x's and the residual's (f32): x, plus the
-// residual rounded as h is.
-Reg NormRow::first_element(const Reg& x, const Reg& residual) {
-  if (!p_.residual) return x;
-  Reg total = sum(x, residual);
+// Element 0 of the row of h (x, plus the residual rounded as h is).
+Reg NormRow::first_element(const Reg& x, const Reg& residual, const Reg& row) {
+  auto element = [&](const rows::RowMatrix& m, const Reg& base) {
+    Reg address = rk_.row_address({m.dtype, base, m.row_stride}, row);
+    Reg f = k_.reg(f32);
+    if (m.dtype == runtime::DType::f32) {
+      k_.ld(Space::global, f32, f, at(address));
+    } else {
+      Reg bits = k_.reg(b16);
+      k_.ld(Space::global, b16, bits, at(address));
+      k_.cvt(f32, m.dtype == runtime::DType::bf16 ? bf16 : f16, f, bits);
+    }
+    return f;
+  };
+  Reg first = element(p_.x, x);
+  if (!p_.residual) return first;
+  Reg total = sum(first, element(*p_.residual, residual));
   if (p_.residual_out->dtype == runtime::DType::f32) return total;
   const Type half = p_.residual_out->dtype == runtime::DType::bf16 ? bf16 : f16;
   Reg bits = k_.reg(b16), rounded = k_.reg(f32);

@@ -38,29 +38,24 @@ class NormRow {
   // h of row `row` (the tensors' base addresses; residual ones unused without a residual).
   rows::RowFragment input(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& residual_out,
                           const dsl::Reg& row);
-  // The same in two steps: the loads of row `row` (x, and the residual; for
-  // layer norm their first elements too, its pivot), then h from them
-  // (storing residual_out; for layer norm keeping the pivot for statistics()).
+  // The same in two steps: the loads of row `row` (x, and the residual),
+  // then h from them (storing residual_out).
   std::vector<rows::RowFragment> load(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
-  // The tensors load() reads, in its order, for RowKernel::for_each_row_staged.
-  std::vector<rows::RowKernel::Staged> staged(const dsl::Reg& x, const dsl::Reg& residual) const;
   rows::RowFragment input(const std::vector<rows::RowFragment>& loaded, const dsl::Reg& residual_out,
                           const dsl::Reg& row);
-  // The statistics of h, the row input() returned last.
-  Statistics statistics(const rows::RowFragment& h);
+  Statistics statistics(const rows::RowFragment& h, const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
   // y of element e of vector j: normalized, times the weight, plus the bias (each where given).
   dsl::Reg output(const rows::RowFragment& h, const Statistics& s, const std::optional<rows::RowFragment>& w,
                   const std::optional<rows::RowFragment>& b, int j, int e);
 
  private:
   Statistics rms(const rows::RowFragment& h);
-  Statistics layer(const rows::RowFragment& h);
+  Statistics layer(const rows::RowFragment& h, const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
   dsl::Reg inverse_root(const rows::ScaledSum& s, float eps);
-  dsl::Reg first_element(const dsl::Reg& x, const dsl::Reg& residual);
+  dsl::Reg first_element(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& row);
   dsl::Reg sum(const dsl::Reg& a, const dsl::Reg& b);
   dsl::Reg neg(const dsl::Reg& v);
 
-  dsl::Reg pivot_;  // layer norm: h's first element in the row input() formed last (f32)
   rows::RowKernel& rk_;
   dsl::Kernel& k_;
   const NormProblem& p_;

@@ -134,101 +134,6 @@ void RowKernel::for_each_row_prefetched(
   });
 }
 
-namespace {
-
-// The bytes one copy of `s` moves for a thread: its first element (a 16-bit
-// one as the word of elements 0 and 1: cp.async copies 4 bytes at least), or a vector.
-int staged_copy_bytes(const RowKernel::Staged& s, int vector) {
-  return s.first_element ? 4 : vector * s.t.interleave * bytes_of(s.t.dtype);
-}
-
-}  // namespace
-
-bool RowKernel::stageable(const std::vector<Staged>& tensors) const {
-  for (const Staged& s : tensors) {
-    const int bytes = staged_copy_bytes(s, shape_.vector);
-    if (bytes != 4 && bytes != 8 && bytes != 16) return false;
-  }
-  return shape_.chunks == 1;
-}
-
-std::int64_t RowKernel::staged_bytes(const std::vector<Staged>& tensors, int stages) const {
-  std::int64_t per_thread = 0;
-  for (const Staged& s : tensors)
-    per_thread += (s.first_element ? 1 : shape_.vectors) * std::int64_t{staged_copy_bytes(s, shape_.vector)};
-  return stages * per_thread * shape_.block();
-}
-
-void RowKernel::for_each_row_staged(const Reg& rows, const std::vector<Staged>& tensors, int stages,
-                                    const Reg& shared,
-                                    const std::function<void(const Reg& row, const std::vector<RowFragment>&)>& body) {
-  Kernel& k = *k_;
-  // A stage's slots: for each tensor and vector a plane of block() copies,
-  // thread tid's at tid · bytes (a warp's copies consecutive).
-  const std::int64_t stage_bytes = staged_bytes(tensors, 1);
-  Reg tid = k.sreg(SReg::tid_x);
-  auto for_each_slot = [&](const std::function<void(std::size_t t, int j, int bytes, const Reg& mine)>& f) {
-    std::int64_t plane = 0;
-    for (std::size_t t = 0; t < tensors.size(); ++t) {
-      const int bytes = staged_copy_bytes(tensors[t], shape_.vector);
-      for (int j = 0; j < (tensors[t].first_element ? 1 : shape_.vectors); ++j) {
-        f(t, j, bytes, shared + static_cast<std::uint32_t>(plane) + tid * static_cast<std::uint32_t>(bytes));
-        plane += std::int64_t{bytes} * shape_.block();
-      }
-    }
-  };
-  Reg last = rows - 1u;
-  // Row `row`'s copies into the stage at byte `stage_offset` (u32), one commit group.
-  auto copy = [&](const Reg& row, const Reg& stage_offset) {
-    std::vector<Reg> from;
-    for (const Staged& s : tensors)
-      from.push_back(s.first_element ? row_address(s.t, row) : thread_address(s.t, &row, nullptr));
-    for_each_slot([&](std::size_t t, int j, int bytes, const Reg& mine) {
-      const Addr dst = at(mine + stage_offset);
-      if (tensors[t].first_element) return k.cp_async(CpAsyncCache::ca, bytes, dst, at(from[t]));
-      const std::int64_t at_vector = j * vector_step() * bytes;
-      const auto cache = bytes == 16 ? CpAsyncCache::cg : CpAsyncCache::ca;  // (cg: 16 bytes only, L2 alone)
-      const auto& in = in_row_[static_cast<std::size_t>(j)];
-      if (!in) return k.cp_async(cache, bytes, dst, at(from[t], at_vector));
-      // Past the row's end: no byte read (the thread's first vector stands for the address), zeros copied.
-      Reg source = k.selp(from[t] + at_vector, from[t], *in);
-      Reg source_bytes = k.reg(u32);
-      k.selp(source_bytes, static_cast<std::uint32_t>(bytes), 0u, *in);
-      k.cp_async(cache, bytes, dst, at(source), source_bytes);
-    });
-    k.cp_async_commit();
-  };
-  k.if_then(group_ < rows, [&] {
-    for (int s = 0; s < stages; ++s)
-      copy(k.min(group_ + groups_ * static_cast<std::uint32_t>(s), last),
-           k.mov(u32, static_cast<std::uint32_t>(s * stage_bytes)));
-    Reg stage_offset = k.mov(u32, 0u);
-    k.for_range(group_, rows, groups_, [&](const Reg& row) {
-      k.cp_async_wait(stages - 1);  // this row's copies (the oldest group) have landed
-      std::vector<std::vector<Regs>> words(tensors.size());
-      for_each_slot([&](std::size_t t, int, int bytes, const Reg& mine) {
-        Regs w = k.regs(b32, bytes / 4);
-        if (w.size() == 1)
-          k.ld(Space::shared, b32, w[0], at(mine + stage_offset));
-        else
-          k.ld(Space::shared, b32, w, at(mine + stage_offset));
-        words[t].push_back(std::move(w));
-      });
-      std::vector<RowFragment> fragments;
-      for (std::size_t t = 0; t < tensors.size(); ++t) {
-        words[t].resize(static_cast<std::size_t>(shape_.vectors));  // a first element: vector 0 alone
-        fragments.emplace_back(k, tensors[t].t.dtype, std::move(words[t]));
-      }
-      // The slots just read take the row `stages` ahead.
-      copy(k.min(row + groups_ * static_cast<std::uint32_t>(stages), last), stage_offset);
-      body(row, fragments);
-      Reg next = stage_offset + static_cast<std::uint32_t>(stage_bytes);
-      k.selp(stage_offset, next, 0u, next < static_cast<std::uint32_t>(stages * stage_bytes));
-    });
-    k.cp_async_wait_all();  // the clamped copies past the group's last row land before the CTA ends
-  });
-}
-
 Reg RowKernel::in_row_or(int j, const Reg& value, const Src& otherwise) const {
   const auto& p = in_row(j);
   if (!p) return value;
@@ -302,15 +207,6 @@ Reg RowKernel::thread_address(const RowOperand& t, const Reg* row, const Reg* ch
 
 RowFragment RowKernel::load(const RowOperand& t, const Reg* row, float fill, const Reg* chunk) const {
   return load_vectors(t, row, fill, chunk, 0, shape_.vectors);
-}
-
-RowFragment RowKernel::load_first_element(const RowOperand& t, const Reg& row) const {
-  const Type bits = t.dtype == DType::f32 ? b32 : b16;  // (a b16 word reads as a vector of one element)
-  Reg value = k_->reg(bits);
-  k_->ld(Space::global, bits, value, at(row_address(t, row)));
-  std::vector<Regs> words(static_cast<std::size_t>(shape_.vectors));
-  words[0] = Regs{value};
-  return RowFragment(*k_, t.dtype, std::move(words));
 }
 
 RowFragment RowKernel::load_vector(const RowOperand& t, const Reg* row, float fill, int j) const {

@@ -88,30 +88,6 @@ class RowKernel {
   using RowLoads = std::function<std::vector<RowFragment>(const dsl::Reg& row)>;
   void for_each_row_prefetched(const dsl::Src& end, const dsl::Reg& rows, const RowLoads& load,
                                const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
-  // A row tensor for for_each_row_staged: the thread's vectors of the row
-  // (vectors past the row's end read as 0), or its first element alone (a
-  // statistic: a tensor of row stride 1, 4-byte elements; of a 16-bit row of
-  // 2 elements or more, the word of elements 0 and 1, value(0, 0) element 0).
-  struct Staged {
-    RowOperand t;
-    bool first_element = false;
-  };
-  // Whether for_each_row_staged copies `tensors` (cp.async's 4, 8 or 16
-  // bytes a copy: a vector of 16-bit elements at least 2 long), and the
-  // shared-memory bytes it takes at `stages` rows ahead.
-  bool stageable(const std::vector<Staged>& tensors) const;
-  std::int64_t staged_bytes(const std::vector<Staged>& tensors, int stages) const;
-  // for_each_row with each row's tensors copied into shared memory `stages`
-  // rows ahead (cp.async, PTX ISA 9.7.9.25; at `shared`, a 16-byte aligned
-  // u32 shared address, staged_bytes long): a thread copies its own vectors
-  // into its own slots and reads them back into registers after
-  // cp.async.wait_group (9.7.9.27) covers them, so no barrier: `stages`
-  // rows' bytes in flight a group for the registers of one. body gets the
-  // fragments in the order of `tensors`; a copy of a row past rows - 1 is
-  // clamped to it (copied, unused).
-  void for_each_row_staged(const dsl::Reg& rows, const std::vector<Staged>& tensors, int stages,
-                           const dsl::Reg& shared,
-                           const std::function<void(const dsl::Reg& row, const std::vector<RowFragment>&)>& body);
   // The row group's index in the grid and the number of groups (u32).
   const dsl::Reg& group() const { return group_; }
 
@@ -144,12 +120,6 @@ class RowKernel {
   // The thread's part of row `row` of `t` (row null for a tensor of row
   // stride 0); vectors outside the row hold `fill` (read as each element).
   RowFragment load(const RowOperand& t, const dsl::Reg* row, float fill, const dsl::Reg* chunk = nullptr) const;
-  // Element 0 of row `row` of `t` (interleave 1; a statistic such as rstd is
-  // a tensor of row stride 1), every thread of the row's group loading it: a
-  // fragment whose vector 0 holds it (value(0, 0)) and the others nothing,
-  // so that for_each_row_prefetched issues it a row ahead with the row's
-  // tensors, not a dependent load at the head of the row's reductions.
-  RowFragment load_first_element(const RowOperand& t, const dsl::Reg& row) const;
   // Vector j alone of that part (the fragment's other vectors are empty): a
   // value used once, after a row's reductions (a weight), loaded next to its
   // use so that it is not held in registers across the row.

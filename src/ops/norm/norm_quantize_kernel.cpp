@@ -50,7 +50,7 @@ class NormQuantizeKernel {
     Reg y = p_.y ? rows::row_param(k_, "y", n.shape, n.y.dtype) : Reg{};
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, n.shape, n.n, "norm_quantize");
-    NormRow norm(rk, n, NormRow::SquareSum::plain_first);
+    NormRow norm(rk, n, NormRow::SquareSum::plain_first, p_.interleave);
     lane_ = k_.sreg(SReg::laneid);
     block_lanes_ = p_.options.format.vec / n.shape.vector;
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
@@ -379,6 +379,24 @@ std::string NormQuantizeProblem::describe() const {
          std::string(runtime::name(f.data)) + " with " + std::string(runtime::name(f.scale)) + " scales per " +
          std::to_string(f.vec) + (norm.residual ? ", residual" : "") + (norm.weight ? ", weight" : "") +
          (norm.rstd ? ", rstd" : "") + (y ? ", y " + std::string(runtime::name(norm.y.dtype)) : "");
+}
+
+void choose_norm_quantize_shape(NormQuantizeProblem& p, const runtime::Device& device) {
+  NormProblem& norm = p.norm;
+  const rows::RowShape& narrow = norm.shape;
+  if (norm.rows <= rows::persistent_groups(narrow, norm.rows, device) || narrow.ctas > 1 || narrow.chunks > 1 ||
+      narrow.threads < 64)
+    return;
+  const int held = norm.residual ? 2 : 1;  // x (h), and the residual while h is formed
+  constexpr int kResidentThreads = 512;
+  const rows::RowShapeRequest request = rows::row_request(norm.n, narrow.vector, held, 2 * narrow.vectors,
+                                                          norm.request.max_ctas, false, kResidentThreads);
+  std::vector<std::string> why;
+  const auto wide = rows::row_shape(request, why);
+  if (!wide || wide->ctas != 1 || wide->chunks != 1 || wide->vector != narrow.vector ||
+      wide->vectors != 2 * narrow.vectors || 2 * wide->threads != narrow.threads)
+    return;
+  norm.shape = *wide, norm.request = request, p.interleave = 2;
 }
 
 ptx::Module build_norm_quantize_kernel(const NormQuantizeProblem& problem, Target target) {

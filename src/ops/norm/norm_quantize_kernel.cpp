@@ -65,6 +65,8 @@ class NormQuantizeKernel {
     k_.mul_wide(thread_codes_, rk.element_base(), static_cast<std::uint32_t>(code_bits(p_.options.format.data)));
     k_.shr(thread_codes_, thread_codes_, 3u);
 
+    if (staged_weight(rk)) weight_slots_ = stage_weight(rk, weight);
+
     auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
       const Reg row_scales = scales + scale_row_offset(row, layout);
@@ -76,7 +78,10 @@ class NormQuantizeKernel {
         // latency behind the reduction's (at a few rows, the layer's decode,
         // a round trip to memory less), four registers more. Vector j + 1's
         // is requested before vector j is quantized.
-        auto weight_of = [&](int j) { return rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j); };
+        auto weight_of = [&](int j) {
+          return staged_weight(rk) ? load_staged_weight(rk, j)
+                                   : rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j);
+        };
         std::optional<RowFragment> next;
         if (n.weight) next = weight_of(0);
         std::optional<NormRow::Statistics> st;
@@ -145,6 +150,47 @@ class NormQuantizeKernel {
   std::int64_t scales_step(const RowKernel& rk) const {
     const std::int64_t elements = rk.element_offset(1, 0) - rk.element_offset(0, 0), vec = p_.options.format.vec;
     return elements % (4 * vec) == 0 ? elements / vec : 0;
+  }
+
+  // A 16-bit weight converted to f32 once a thread, in shared memory (each
+  // thread its own slots), where the rows are many (interleave 2: each
+  // thread loops over many rows): a row's vector of 8 is then two
+  // ld.shared.v4 where a global load and 8 conversions. Each 16 bytes of a
+  // vector in its own plane, a warp's reads consecutive (no bank conflict):
+  // quad h of vector j of thread t at ((j·quads + h)·block + t)·16.
+  bool staged_weight(const RowKernel& rk) const {
+    const NormProblem& n = p_.norm;
+    return n.weight && p_.interleave > 1 && runtime::bits(n.weight->dtype) == 16 && n.shape.vector % 4 == 0 &&
+           staged_bytes(rk) <= kStagedWeightBytes;
+  }
+  std::int64_t staged_bytes(const RowKernel& rk) const {
+    return std::int64_t{4} * p_.norm.shape.vector * p_.norm.shape.vectors * rk.shape().block();
+  }
+  Reg stage_weight(const RowKernel& rk, const Reg& weight) {
+    const NormProblem& n = p_.norm;
+    Reg slots = k_.address_of(k_.shared("staged_weight", staged_bytes(rk), 16)) + k_.sreg(SReg::tid_x) * 16u;
+    for (int j = 0; j < n.shape.vectors; ++j) {
+      const RowFragment w = rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j);
+      for (int h = 0; h < n.shape.vector / 4; ++h) {
+        Regs quad;
+        for (int e = 0; e < 4; ++e) quad.push_back(w.value(j, 4 * h + e));
+        k_.st(Space::shared, f32, at(slots, staged_offset(rk, j, h)), quad);
+      }
+    }
+    return slots;
+  }
+  RowFragment load_staged_weight(const RowKernel& rk, int j) {
+    const int vector = p_.norm.shape.vector;
+    std::vector<Regs> words(static_cast<std::size_t>(j) + 1);
+    for (int h = 0; h < vector / 4; ++h) {
+      Regs quad = k_.regs(f32, 4);
+      k_.ld(Space::shared, f32, quad, at(weight_slots_, staged_offset(rk, j, h)));
+      words.back().insert(words.back().end(), quad.begin(), quad.end());
+    }
+    return RowFragment(k_, DType::f32, std::move(words));
+  }
+  std::int64_t staged_offset(const RowKernel& rk, int j, int h) const {
+    return (std::int64_t{j} * (p_.norm.shape.vector / 4) + h) * rk.shape().block() * 16;
   }
 
   // A row's scales (u64) and those at the thread's first vector.
@@ -367,6 +413,10 @@ class NormQuantizeKernel {
   int block_lanes_ = 1;
   Pred first_lane_;
   Reg e4m3_table_;  // NVFP4: e4m3_table()'s address
+  Reg weight_slots_;  // staged_weight(): the thread's first slot (u32 shared address)
+  // A CTA's static shared memory for the staged weight: at most 48 KB (past
+  // that a kernel needs dynamic shared memory), the reductions' and NVFP4's table beside it.
+  static constexpr std::int64_t kStagedWeightBytes = 40 * 1024;
   Reg thread_scales_, thread_codes_;  // u64 byte offsets of the thread's first vector (build())
 };
 

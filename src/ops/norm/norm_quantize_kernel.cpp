@@ -268,14 +268,17 @@ class NormQuantizeKernel {
     }
     // e4m3 (NVFP4): amax / 6 rounded to e4m3 (satfinite), 1 (its smallest
     // subnormal) where that is 0; 0x38 (1.0) for amax 0; NaN gives 0x7F.
-    // amax / 6 as quotient() divides by an e4m3 value (6 is one); where it
-    // falls below f32's normals the e4m3 code is 0 either way.
-    const Reg sixth = quotient(amax.as(f32), k_.mov(f32, imm_f32(6.0f)), k_.mov(f32, imm_f32(1.0f / 6.0f)));
+    // amax / 6 as divide() divides by an e4m3 value (6 is one); where it
+    // falls below f32's normals the e4m3 code is 0 either way. amax is +0,
+    // positive or NaN, so the correction holds wherever the product is
+    // finite (quotient()'s guard of a zero's sign is moot: +0 corrects to
+    // +0); an infinite amax keeps the product (inf: 0x7E), a NaN too (0x7F).
+    const Quotient q = divide(amax.as(f32), k_.mov(f32, imm_f32(6.0f)), k_.mov(f32, imm_f32(1.0f / 6.0f)));
+    const Reg sixth = k_.selp(q.corrected, q.product, q.product < imm_f32(std::numeric_limits<float>::infinity()));
     Reg pair = k_.reg(b16), wide = k_.reg(u32);
-    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), sixth);
+    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), sixth);  // the high byte 0.0's code, 0
     k_.cvt(u32, u16, wide, pair);
-    Reg code = wide & 0xffu;
-    k_.selp(code, 1u, code, code == 0u);
+    Reg code = k_.max(wide, 1u);
     k_.selp(code, 0x38u, code, is_zero);
     s.code = code;
     Regs entry = k_.regs(f32, 2);

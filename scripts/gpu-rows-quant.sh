@@ -15,7 +15,7 @@
 #      against PyTorch eager and Liger Kernel at rows 4096/32768 (vocabulary
 #      128k), torch.compile left out;
 #   5. where time is left, Nsight Compute on $NCU_CASES ("op:rows:hidden ...", the vocabulary for ce:
-#      the norm_quantize or cross_entropy kernel).
+#      the norm_quantize or cross_entropy kernel; default rms_nvfp4:32768:4096).
 # Last, a short table (the lines of 1, 3 and 4). The machine is the one
 # scripts/gpu-check.sh describes (CUDA driver, CMake, a compiler, GoogleTest
 # sources: scripts/gpu-build-args.sh). scripts/gpu-membound.sh measures the
@@ -71,7 +71,7 @@ if [ -n "$py_ops" ] && [ "$(left)" -gt 10 ]; then
 fi
 
 # 5. Nsight Compute (executed instructions over the rows' elements: instructions an element), where time is left.
-for c in ${NCU_CASES-ce:4096:131072}; do
+for c in ${NCU_CASES-rms_nvfp4:32768:4096}; do
   [ "$(left)" -gt 8 ] || { note "ncu $c: no time left"; continue; }
   IFS=: read -r op r h <<<"$c"
   log="$out/ncu-$op-${r}x$h.txt"

@@ -26,6 +26,7 @@ TEST_F(NormQuantizeGpu, TheSimulatorsCases) {
   check_norm_quantize(gpu(), {.format = kNvfp4, .residual = true, .rows = 130, .k = 128}, 20);
   check_norm_quantize(gpu(), {.format = kMxfp4, .weight = false, .rows = 3, .k = 512, .stride = 520}, 21);
   check_norm_quantize(gpu(), {.rows = 2, .k = 40960}, 22, "cluster");
+  check_many_rows(gpu());
   check_nvfp4_ties(gpu());
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (const BlockScaledFormat& f : kFormats)

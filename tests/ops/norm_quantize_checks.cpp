@@ -148,4 +148,30 @@ void check_tiny_blocks(const runtime::Device& device, const BlockScaledFormat& f
                       });
 }
 
+
+void check_many_rows(const runtime::Device& device) {
+  const std::int64_t many = 16 * device.properties().sm_count + 8, k = 2048;
+  runtime::Buffer scratch(device, static_cast<std::size_t>(many * k * 2));
+  auto shape_of = [&](std::int64_t rows, bool residual) {
+    const TensorView x(device, scratch.address(), DType::bf16, {rows, k}),
+        data(device, scratch.address(), DType::u8, {rows, k / 2}),
+        scales(device, scratch.address(), DType::e4m3, {ScaleFactorLayout{rows, k, 1, 16}.bytes()});
+    NormQuantizeTensors t{.x = x, .data = data, .scales = scales};
+    if (residual) t.residual = x, t.residual_out = x;
+    return RmsNormQuantize(t, {.format = kNvfp4}).describe();
+  };
+  EXPECT_NE(shape_of(many, false).find("8 vectors of 8 elements a thread"), std::string::npos) << shape_of(many, false);
+  EXPECT_NE(shape_of(many, true).find("4 vectors of 8 elements a thread"), std::string::npos) << shape_of(many, true);
+  EXPECT_NE(shape_of(4, false).find("4 vectors of 8 elements a thread"), std::string::npos) << shape_of(4, false);
+  std::uint32_t seed = 50;
+  check_norm_quantize(device, {.format = kNvfp4, .rows = many, .k = k}, seed++);
+  check_norm_quantize(device, {.format = kMxfp8E4m3, .residual = true, .rows = many, .k = k}, seed++);
+  // 128 -> 64 threads a row: the norm's allreduce meets 4 warps, this one 2.
+  check_norm_quantize(device, {.format = kMxfp4, .rows = many, .k = 2 * k}, seed++);
+  // Squares past f32's range: the fallback's scaled sums, two a thread too.
+  check_norm_quantize(device, {.format = kNvfp4, .rows = many, .k = k}, seed++, nullptr, [&](HostRows& x) {
+    for (std::int64_t i = 0; i < k; ++i) x.values[static_cast<std::size_t>(k + i)] = rounded(DType::bf16, 3.0e38f);
+  });
+}
+
 }  // namespace warpforge::ops::testing

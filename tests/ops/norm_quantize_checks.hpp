@@ -41,4 +41,14 @@ void check_rows_past_the_plain_sum(const runtime::Device& device, const BlockSca
 // with the value's sign.
 void check_tiny_blocks(const runtime::Device& device, const BlockScaledFormat& format);
 
+// More rows than the row groups resident at once (16 a device's SM at the
+// norm's shape for K 2048): 8 vectors a thread at 512 threads an SM
+// (choose_norm_quantize_shape), a row over 32 threads where the norm's shape
+// takes 64 at 4 vectors (each thread's Σ h² two sums, allreduced as that
+// shape's: y is ops::Norm's bit for bit); 4 rows keep the norm's. NVFP4 of x
+// and weight, MXFP8 with the residual (two tensors held: 2 -> 4 vectors a
+// thread), MXFP4 at K 4096, and a row whose squares overflow f32 (on an
+// H200 2120 rows each).
+void check_many_rows(const runtime::Device& device);
+
 }  // namespace warpforge::ops::testing

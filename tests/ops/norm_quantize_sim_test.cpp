@@ -1,6 +1,7 @@
 // RMSNorm + quantize on the simulator (norm_quantize_checks.hpp): every
 // block-scaled format, bf16 and f32 inputs, the residual, rows that pad the
-// 128x4 scale layout, strided rows, a row per cluster, blocks holding NaN
+// 128x4 scale layout, strided rows, a row per cluster, more rows than are
+// resident (8 vectors a thread), blocks holding NaN
 // and values near the largest, quantizing without the norm; refusals.
 #include <gtest/gtest.h>
 
@@ -55,6 +56,10 @@ TEST(NormQuantizeSim, ResidualPaddedRowsStridesAndClusters) {
   check_norm_quantize(sim(), {.format = kNvfp4, .residual = true, .rows = 130, .k = 128}, 20);
   check_norm_quantize(sim(), {.format = kMxfp4, .weight = false, .rows = 3, .k = 512, .stride = 520}, 21);
   check_norm_quantize(sim(), {.rows = 2, .k = 40960}, 22, "cluster");
+}
+
+TEST(NormQuantizeSim, ManyRowsTakeEightVectorsAThread) {
+  check_many_rows(sim());
 }
 
 TEST(NormQuantizeSim, NanBlocksAndValuesNearTheLargest) {

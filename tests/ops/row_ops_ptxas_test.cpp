@@ -180,6 +180,7 @@ TEST(RowOpsPtxas, NormQuantizeAssemblesWithoutSpills) {
       p.norm = describe_norm({.x = x, .residual = x, .weight = w, .y = x, .residual_out = x}, {}, device, why);
       ASSERT_TRUE(why.empty()) << rows::join(why);
       p.data_row_stride = fp4 ? k / 2 : k;
+      choose_norm_quantize_shape(p, device);  // 4096 rows: 8 vectors a thread
       RmsNormQuantize op({.x = x, .residual = x, .weight = w, .data = data, .scales = scales, .residual_out = x}, {.format = f});
       ASSERT_TRUE(op.check_support().empty()) << op.describe();
       expect_fast_assembly(build_norm_quantize_kernel(p, ptx::Target::sm_90a).to_ptx(), p.describe());

@@ -68,6 +68,7 @@ RmsNormQuantize::RmsNormQuantize(const NormQuantizeTensors& t, NormQuantizeOptio
   p.norm = describe_norm({.x = t.x, .residual = t.residual, .weight = t.weight, .y = t.y.value_or(t.x),
                           .residual_out = t.residual_out, .rstd = t.rstd},
                          {.kind = NormKind::rms, .eps = options.eps}, s.op.device, why);
+  if (why.empty()) choose_norm_quantize_shape(p, s.op.device);
   const std::int64_t k = p.norm.n;
   if (k % (4 * options.format.vec) != 0)
     why.push_back("K " + std::to_string(k) + ": a multiple of 4 x vec = " + std::to_string(4 * options.format.vec) +

@@ -50,7 +50,7 @@ class NormQuantizeKernel {
     Reg y = p_.y ? rows::row_param(k_, "y", n.shape, n.y.dtype) : Reg{};
     Reg rows = k_.param(u32, "rows");
     RowKernel rk(k_, n.shape, n.n, "norm_quantize");
-    NormRow norm(rk, n, NormRow::SquareSum::plain_first);
+    NormRow norm(rk, n, NormRow::SquareSum::plain_first, p_.interleave);
     lane_ = k_.sreg(SReg::laneid);
     block_lanes_ = p_.options.format.vec / n.shape.vector;
     first_lane_ = (lane_ & static_cast<std::uint32_t>(block_lanes_ - 1)) == 0u;
@@ -65,6 +65,8 @@ class NormQuantizeKernel {
     k_.mul_wide(thread_codes_, rk.element_base(), static_cast<std::uint32_t>(code_bits(p_.options.format.data)));
     k_.shr(thread_codes_, thread_codes_, 3u);
 
+    if (staged_weight(rk)) weight_slots_ = stage_weight(rk, weight);
+
     auto loads = [&](const Reg& row) { return norm.load(x, residual, row); };
     auto body = [&](const Reg& row, const std::vector<RowFragment>& loaded) {
       const Reg row_scales = scales + scale_row_offset(row, layout);
@@ -76,7 +78,10 @@ class NormQuantizeKernel {
         // latency behind the reduction's (at a few rows, the layer's decode,
         // a round trip to memory less), four registers more. Vector j + 1's
         // is requested before vector j is quantized.
-        auto weight_of = [&](int j) { return rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j); };
+        auto weight_of = [&](int j) {
+          return staged_weight(rk) ? load_staged_weight(rk, j)
+                                   : rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j);
+        };
         std::optional<RowFragment> next;
         if (n.weight) next = weight_of(0);
         std::optional<NormRow::Statistics> st;
@@ -145,6 +150,47 @@ class NormQuantizeKernel {
   std::int64_t scales_step(const RowKernel& rk) const {
     const std::int64_t elements = rk.element_offset(1, 0) - rk.element_offset(0, 0), vec = p_.options.format.vec;
     return elements % (4 * vec) == 0 ? elements / vec : 0;
+  }
+
+  // A 16-bit weight converted to f32 once a thread, in shared memory (each
+  // thread its own slots), where the rows are many (interleave 2: each
+  // thread loops over many rows): a row's vector of 8 is then two
+  // ld.shared.v4 where a global load and 8 conversions. Each 16 bytes of a
+  // vector in its own plane, a warp's reads consecutive (no bank conflict):
+  // quad h of vector j of thread t at ((j·quads + h)·block + t)·16.
+  bool staged_weight(const RowKernel& rk) const {
+    const NormProblem& n = p_.norm;
+    return n.weight && p_.interleave > 1 && runtime::bits(n.weight->dtype) == 16 && n.shape.vector % 4 == 0 &&
+           staged_bytes(rk) <= kStagedWeightBytes;
+  }
+  std::int64_t staged_bytes(const RowKernel& rk) const {
+    return std::int64_t{4} * p_.norm.shape.vector * p_.norm.shape.vectors * rk.shape().block();
+  }
+  Reg stage_weight(const RowKernel& rk, const Reg& weight) {
+    const NormProblem& n = p_.norm;
+    Reg slots = k_.address_of(k_.shared("staged_weight", staged_bytes(rk), 16)) + k_.sreg(SReg::tid_x) * 16u;
+    for (int j = 0; j < n.shape.vectors; ++j) {
+      const RowFragment w = rk.load_vector({n.weight->dtype, weight, 0}, nullptr, 1.0f, j);
+      for (int h = 0; h < n.shape.vector / 4; ++h) {
+        Regs quad;
+        for (int e = 0; e < 4; ++e) quad.push_back(w.value(j, 4 * h + e));
+        k_.st(Space::shared, f32, at(slots, staged_offset(rk, j, h)), quad);
+      }
+    }
+    return slots;
+  }
+  RowFragment load_staged_weight(const RowKernel& rk, int j) {
+    const int vector = p_.norm.shape.vector;
+    std::vector<Regs> words(static_cast<std::size_t>(j) + 1);
+    for (int h = 0; h < vector / 4; ++h) {
+      Regs quad = k_.regs(f32, 4);
+      k_.ld(Space::shared, f32, quad, at(weight_slots_, staged_offset(rk, j, h)));
+      words.back().insert(words.back().end(), quad.begin(), quad.end());
+    }
+    return RowFragment(k_, DType::f32, std::move(words));
+  }
+  std::int64_t staged_offset(const RowKernel& rk, int j, int h) const {
+    return (std::int64_t{j} * (p_.norm.shape.vector / 4) + h) * rk.shape().block() * 16;
   }
 
   // A row's scales (u64) and those at the thread's first vector.
@@ -222,14 +268,17 @@ class NormQuantizeKernel {
     }
     // e4m3 (NVFP4): amax / 6 rounded to e4m3 (satfinite), 1 (its smallest
     // subnormal) where that is 0; 0x38 (1.0) for amax 0; NaN gives 0x7F.
-    // amax / 6 as quotient() divides by an e4m3 value (6 is one); where it
-    // falls below f32's normals the e4m3 code is 0 either way.
-    const Reg sixth = quotient(amax.as(f32), k_.mov(f32, imm_f32(6.0f)), k_.mov(f32, imm_f32(1.0f / 6.0f)));
+    // amax / 6 as divide() divides by an e4m3 value (6 is one); where it
+    // falls below f32's normals the e4m3 code is 0 either way. amax is +0,
+    // positive or NaN, so the correction holds wherever the product is
+    // finite (quotient()'s guard of a zero's sign is moot: +0 corrects to
+    // +0); an infinite amax keeps the product (inf: 0x7E), a NaN too (0x7F).
+    const Quotient q = divide(amax.as(f32), k_.mov(f32, imm_f32(6.0f)), k_.mov(f32, imm_f32(1.0f / 6.0f)));
+    const Reg sixth = k_.selp(q.corrected, q.product, q.product < imm_f32(std::numeric_limits<float>::infinity()));
     Reg pair = k_.reg(b16), wide = k_.reg(u32);
-    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), sixth);
+    k_.cvt_pack(e4m3x2, pair, imm_f32(0.0f), sixth);  // the high byte 0.0's code, 0
     k_.cvt(u32, u16, wide, pair);
-    Reg code = wide & 0xffu;
-    k_.selp(code, 1u, code, code == 0u);
+    Reg code = k_.max(wide, 1u);
     k_.selp(code, 0x38u, code, is_zero);
     s.code = code;
     Regs entry = k_.regs(f32, 2);
@@ -367,6 +416,10 @@ class NormQuantizeKernel {
   int block_lanes_ = 1;
   Pred first_lane_;
   Reg e4m3_table_;  // NVFP4: e4m3_table()'s address
+  Reg weight_slots_;  // staged_weight(): the thread's first slot (u32 shared address)
+  // A CTA's static shared memory for the staged weight: at most 48 KB (past
+  // that a kernel needs dynamic shared memory), the reductions' and NVFP4's table beside it.
+  static constexpr std::int64_t kStagedWeightBytes = 40 * 1024;
   Reg thread_scales_, thread_codes_;  // u64 byte offsets of the thread's first vector (build())
 };
 
@@ -379,6 +432,24 @@ std::string NormQuantizeProblem::describe() const {
          std::string(runtime::name(f.data)) + " with " + std::string(runtime::name(f.scale)) + " scales per " +
          std::to_string(f.vec) + (norm.residual ? ", residual" : "") + (norm.weight ? ", weight" : "") +
          (norm.rstd ? ", rstd" : "") + (y ? ", y " + std::string(runtime::name(norm.y.dtype)) : "");
+}
+
+void choose_norm_quantize_shape(NormQuantizeProblem& p, const runtime::Device& device) {
+  NormProblem& norm = p.norm;
+  const rows::RowShape& narrow = norm.shape;
+  if (norm.rows <= rows::persistent_groups(narrow, norm.rows, device) || narrow.ctas > 1 || narrow.chunks > 1 ||
+      narrow.threads < 64)
+    return;
+  const int held = norm.residual ? 2 : 1;  // x (h), and the residual while h is formed
+  constexpr int kResidentThreads = 512;
+  const rows::RowShapeRequest request = rows::row_request(norm.n, narrow.vector, held, 2 * narrow.vectors,
+                                                          norm.request.max_ctas, false, kResidentThreads);
+  std::vector<std::string> why;
+  const auto wide = rows::row_shape(request, why);
+  if (!wide || wide->ctas != 1 || wide->chunks != 1 || wide->vector != narrow.vector ||
+      wide->vectors != 2 * narrow.vectors || 2 * wide->threads != narrow.threads)
+    return;
+  norm.shape = *wide, norm.request = request, p.interleave = 2;
 }
 
 ptx::Module build_norm_quantize_kernel(const NormQuantizeProblem& problem, Target target) {

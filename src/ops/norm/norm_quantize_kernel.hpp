@@ -29,6 +29,9 @@ struct NormQuantizeProblem {
   NormQuantizeOptions options;
   std::int64_t data_row_stride = 0;  // bytes
   bool y = false;
+  // Threads of the norm's shape that a thread stands for (its Σ h² that
+  // shape's bits, so y is ops::Norm's): choose_norm_quantize_shape.
+  int interleave = 1;
   std::int64_t padded_rows() const { return (norm.rows + 127) / 128 * 128; }
   std::string describe() const;
 };
@@ -36,5 +39,18 @@ struct NormQuantizeProblem {
 inline constexpr const char* kNormQuantizeKernel = "warpforge_rms_norm_quantize";
 
 ptx::Module build_norm_quantize_kernel(const NormQuantizeProblem& problem, ptx::Target target);
+
+// The row shape for the problem's rows (norm.shape, norm.request,
+// interleave): the norm's (4 vectors a thread at 1024 threads an SM) where
+// the rows fit in the row groups resident at once (a layer's decode: a row's
+// latency is the time, and 4 vectors a thread halve each thread's chain),
+// else, where that shape is one CTA of 64 threads or more, half its threads
+// at twice the vectors and 512 threads an SM (128 registers): each thread
+// stands for two of the norm's (interleave 2), its row's reductions and
+// other work a row spread over twice the elements, where the GPU is full
+// and instruction issue bounds the kernel (nvfp4 4096 x 4096, bf16: 751 ->
+// 1367 SASS a row-thread of 32 -> 64 elements, 23.5 -> 21.4 an element; the
+// same bytes in flight an SM).
+void choose_norm_quantize_shape(NormQuantizeProblem& p, const runtime::Device& device);
 
 }  // namespace warpforge::ops

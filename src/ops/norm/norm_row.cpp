@@ -60,7 +60,7 @@ NormRow::Statistics NormRow::rms(const RowFragment& h) {
   const rows::RowValue value = [&](int j, int e) { return h.value(j, e); };
   ScaledSum s;
   if (square_sum_ == SquareSum::plain_first) {
-    s = rows::allreduced_sums(rk_, {value}, 2)[0];
+    s = rows::allreduced_sums(rk_, {value}, 2, interleave_)[0];
   } else {
     s = rows::scaled_sum(rk_, value, 2);
     rk_.allreduce(s.regs(), rows::combine_scaled_sums(2));

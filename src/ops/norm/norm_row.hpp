@@ -32,8 +32,10 @@ class NormRow {
   enum class SquareSum { combined, plain_first };
 
   // p: its options (kind, eps), n, x, residual and residual_out.
-  NormRow(rows::RowKernel& rk, const NormProblem& p, SquareSum square_sum = SquareSum::combined)
-      : rk_(rk), k_(rk.kernel()), p_(p), square_sum_(square_sum) {}
+  // `interleave`: plain_first's threads each stand for that many of the norm
+  // kernel's (rows::allreduced_sums), whose bits they give.
+  NormRow(rows::RowKernel& rk, const NormProblem& p, SquareSum square_sum = SquareSum::combined, int interleave = 1)
+      : rk_(rk), k_(rk.kernel()), p_(p), square_sum_(square_sum), interleave_(interleave) {}
 
   // h of row `row` (the tensors' base addresses; residual ones unused without a residual).
   rows::RowFragment input(const dsl::Reg& x, const dsl::Reg& residual, const dsl::Reg& residual_out,
@@ -60,6 +62,7 @@ class NormRow {
   dsl::Kernel& k_;
   const NormProblem& p_;
   SquareSum square_sum_;
+  int interleave_;
 };
 
 }  // namespace warpforge::ops

@@ -52,22 +52,41 @@ Reg scale_of(Kernel& k, const Reg& largest) {
   return q;
 }
 
-// The thread's Σ (value · 2^-q)^power (f32).
-Reg sum_scaled_by(const RowKernel& rk, const RowValue& value, int power, const Reg& q) {
+// The thread's Σ (value · 2^-q)^power (f32), one for each of the
+// `interleave` threads it stands for (vectors j with j % interleave = v: sum v).
+Regs sums_scaled_by(const RowKernel& rk, const RowValue& value, int power, const Reg& q, int interleave) {
   Kernel& k = rk.kernel();
   Reg down = power_of_two(k, q, true);
-  Reg s = k.mov(f32, imm_f32(0.0f));
+  Regs s;
+  for (int v = 0; v < interleave; ++v) s.push_back(k.mov(f32, imm_f32(0.0f)));
   rk.for_each_element([&](int j, int e) {
     Reg v = value(j, e);
+    const Reg& sum = s[static_cast<std::size_t>(j % interleave)];
     if (power == 1) {
-      k.fma(s, v, down, s);
+      k.fma(sum, v, down, sum);
     } else {
       Reg t = k.reg(f32);
       k.mul(t, v, down, {Round::rn});
-      k.fma(s, t, t, s);
+      k.fma(sum, t, t, sum);
     }
   });
   return s;
+}
+Reg sum_scaled_by(const RowKernel& rk, const RowValue& value, int power, const Reg& q) {
+  return sums_scaled_by(rk, value, power, q, 1)[0];
+}
+
+// The allreduced sums of the threads a thread stands for, added as the
+// narrower shape's allreduce adds its warps' (the stand-ins' index is the
+// high bits of that shape's warp index: pairs first, a butterfly's order).
+Reg combined(Kernel& k, Regs sums) {
+  for (std::size_t width = sums.size(); width > 1; width /= 2)
+    for (std::size_t i = 0; i < width / 2; ++i) {
+      Reg sum = k.reg(f32);
+      k.add(sum, sums[2 * i], sums[2 * i + 1], {Round::rn});
+      sums[i] = sum;
+    }
+  return sums[0];
 }
 
 }  // namespace
@@ -77,40 +96,48 @@ ScaledSum scaled_sum(const RowKernel& rk, const RowValue& value, int power) {
   return {q, sum_scaled_by(rk, value, power, q)};
 }
 
-std::vector<ScaledSum> allreduced_sums(RowKernel& rk, const std::vector<RowValue>& values, int power) {
+std::vector<ScaledSum> allreduced_sums(RowKernel& rk, const std::vector<RowValue>& values, int power, int interleave) {
   Kernel& k = rk.kernel();
   std::vector<ScaledSum> sums;
-  Regs plain;
+  std::vector<Regs> plain(values.size());  // each value's sums, one for each thread stood for
+  Regs all;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    sums.push_back({k.mov(s32, 0), k.mov(f32, imm_f32(0.0f))});
-    plain.push_back(sums.back().s);
+    Reg q = k.mov(s32, 0);
+    for (int v = 0; v < interleave; ++v) plain[i].push_back(k.mov(f32, imm_f32(0.0f))), all.push_back(plain[i].back());
+    sums.push_back({q, interleave == 1 ? plain[i][0] : k.reg(f32)});
   }
   rk.for_each_element([&](int j, int e) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       Reg v = values[i](j, e);
-      k.fma(plain[i], v, power == 1 ? Src(imm_f32(1.0f)) : Src(v), plain[i]);
+      const Reg& sum = plain[i][static_cast<std::size_t>(j % interleave)];
+      k.fma(sum, v, power == 1 ? Src(imm_f32(1.0f)) : Src(v), sum);
     }
   });
-  rk.allreduce(plain, tile::add());
+  rk.allreduce(all, tile::add());
+  if (interleave > 1)
+    for (std::size_t i = 0; i < values.size(); ++i) k.mov(sums[i].s, combined(k, plain[i]));
   // Not finite: the exponent field all ones (an integer compare of the magnitude's bits).
   std::optional<Pred> overflow;
-  for (const Reg& s : plain) {
-    Pred p = (s.as(b32) & 0x7fffffffu) >= 0x7f800000u;
+  for (const ScaledSum& s : sums) {
+    Pred p = (s.s.as(b32) & 0x7fffffffu) >= 0x7f800000u;
     overflow = overflow ? Pred(*overflow || p) : p;
   }
   // The group's largest magnitude gives the q that the scaled sums'
   // combination would reach; every thread then sums at that scale (no
   // value above 4, no overflow) and a plain add combines them.
   k.if_then(*overflow, [&] {
-    Regs largest, scaled;
+    Regs largest;
     for (const RowValue& v : values) largest.push_back(largest_magnitude(rk, v));
     rk.allreduce(largest, tile::max());
+    std::vector<Regs> scaled;
+    Regs all_scaled;
     for (std::size_t i = 0; i < values.size(); ++i) {
       k.mov(sums[i].q, scale_of(k, largest[i]));
-      scaled.push_back(sum_scaled_by(rk, values[i], power, sums[i].q));
+      scaled.push_back(sums_scaled_by(rk, values[i], power, sums[i].q, interleave));
+      all_scaled.insert(all_scaled.end(), scaled.back().begin(), scaled.back().end());
     }
-    rk.allreduce(scaled, tile::add());
-    for (std::size_t i = 0; i < values.size(); ++i) k.mov(sums[i].s, scaled[i]);
+    rk.allreduce(all_scaled, tile::add());
+    for (std::size_t i = 0; i < values.size(); ++i) k.mov(sums[i].s, combined(k, scaled[i]));
   });
   return sums;
 }

@@ -43,8 +43,12 @@ ScaledSum scaled_sum(const RowKernel& rk, const RowValue& value, int power);
 // branch is uniform and takes the group's barriers together. Where no
 // thread's values reach 2^32 the bits are those of scaled_sum's (its q is 0
 // everywhere, its factors 1); where they do, the plain sum rounds where the
-// scaled one would have scaled.
-std::vector<ScaledSum> allreduced_sums(RowKernel& rk, const std::vector<RowValue>& values, int power);
+// scaled one would have scaled. With `interleave` (a power of two) each
+// thread stands for that many threads of a shape of as many times its
+// threads and 1/interleave its vectors (vector j is vector j / interleave of
+// thread t + (j % interleave)·threads there): the sums are that shape's bits.
+std::vector<ScaledSum> allreduced_sums(RowKernel& rk, const std::vector<RowValue>& values, int power,
+                                       int interleave = 1);
 
 // Combines partials held as (q, s) register pairs: for an allreduce of
 // {q, s} (or `count` such pairs side by side).

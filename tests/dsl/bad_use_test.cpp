@@ -110,6 +110,17 @@ TEST(BadMma, TypeCombinationsOutsideTheShape) {
 
 // ---- instructions missing on the target --------------------------------------------
 
+// ---- vector mov (pack, unpack) and the f32-only approximations ----------------------
+
+TEST(BadAlu, PartsThatDoNotSplitTheRegisterAndApproximationsOfOtherTypes) {
+  EXPECT_TRUE(refused([](Kernel& k) { k.unpack(k.regs(b16, 3), k.reg(b32)); },
+                      {"mov.b32", "3 parts", "2 or 4 parts"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.pack(k.reg(b64), k.regs(b16, 2)); },
+                      {"mov.b64", "is b16", "32 bits"}));
+  EXPECT_TRUE(refused([](Kernel& k) { k.rsqrt_approx(k.reg(f64), k.reg(f64)); },
+                      {"rsqrt.approx takes f32", "is f64"}));
+}
+
 TEST(BadTarget, InstructionsMissingOnTheTargetNameTheTargetsThatHaveThem) {
   EXPECT_TRUE(
       refused<TargetError>([](Kernel& k) { k.stmatrix(at(k.reg(u32)), k.regs(b32, 4)); },

@@ -126,6 +126,8 @@ void build_float_arithmetic(Kernel& k, Type t) {
     k.ex2_approx(d, a, true);
     k.lg2_approx(d, a);
     k.lg2_approx(d, a, true);
+    k.rsqrt_approx(d, a);
+    k.rsqrt_approx(d, a, true);
   } else {
     k.rcp(d, a, {.ftz = true});  // rcp.approx.ftz.f64
   }
@@ -145,6 +147,16 @@ void build_half_arithmetic(Kernel& k) {
     k.neg(d, a);
     k.min(d, a, b);
     k.max(d, a, b);
+  }
+  // A 32-bit register split into two 16-bit ones and joined again (mov.b32
+  // with a vector operand), and a 64-bit one into two 32-bit ones.
+  {
+    Reg whole = k.reg(b32), wide = k.reg(b64);
+    Regs halves = k.regs(b16, 2), words = k.regs(b32, 2);
+    k.unpack(halves, whole);
+    k.pack(whole, halves);
+    k.unpack(words, wide);
+    k.pack(wide, words);
   }
   // mov and selp move half and packed registers as bits.
   Pred p = k.pred();

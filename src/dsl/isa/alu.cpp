@@ -252,19 +252,38 @@ void AluOps::approx(O op, const Reg& d, const Src& a, bool ftz) {
   emit(std::move(form), {operand_of(d), operand_of(a)});
 }
 
-// PTX ISA 9.7.3.19/20: the f32 forms are the ones every target has.
-void AluOps::ex2_approx(const Reg& d, const Src& a, bool ftz) {
+// PTX ISA 9.7.3.18-20: the f32 forms are the ones every target has.
+void AluOps::approx_f32(O op, const Reg& d, const Src& a, bool ftz) {
   if (d.type() != Type::f32)
-    fail(ptx::Instruction{O::ex2, {M::approx, mod(d.type())}},
-         d.name() + " is " + type_name(d.type()) + "; ex2.approx takes f32");
-  approx(O::ex2, d, a, ftz);
+    fail(ptx::Instruction{op, {M::approx, mod(d.type())}},
+         d.name() + " is " + type_name(d.type()) + "; " + std::string(ptx::name(op)) + ".approx takes f32");
+  approx(op, d, a, ftz);
 }
 
-void AluOps::lg2_approx(const Reg& d, const Src& a, bool ftz) {
-  if (d.type() != Type::f32)
-    fail(ptx::Instruction{O::lg2, {M::approx, mod(d.type())}},
-         d.name() + " is " + type_name(d.type()) + "; lg2.approx takes f32");
-  approx(O::lg2, d, a, ftz);
+void AluOps::ex2_approx(const Reg& d, const Src& a, bool ftz) { approx_f32(O::ex2, d, a, ftz); }
+void AluOps::lg2_approx(const Reg& d, const Src& a, bool ftz) { approx_f32(O::lg2, d, a, ftz); }
+void AluOps::rsqrt_approx(const Reg& d, const Src& a, bool ftz) { approx_f32(O::rsqrt, d, a, ftz); }
+
+ptx::Instruction AluOps::split_form(const Regs& parts, const Reg& whole) {
+  ptx::Instruction form{O::mov, {mod(bits_type(whole.type()))}};
+  const int width = ptx::bits(whole.type());
+  if (parts.size() < 2 || width % static_cast<int>(parts.size()) != 0)
+    fail(form, std::to_string(parts.size()) + " parts of " + whole.name() + " (" + type_name(whole.type()) +
+                   "); a vector mov takes 2 or 4 parts that divide its width");
+  for (const Reg& p : parts)
+    if (ptx::bits(p.type()) * static_cast<int>(parts.size()) != width)
+      fail(form, p.name() + " is " + type_name(p.type()) + "; each of " + std::to_string(parts.size()) +
+                     " parts of a " + std::to_string(width) + "-bit register is " +
+                     std::to_string(width / static_cast<int>(parts.size())) + " bits");
+  return form;
+}
+
+void AluOps::unpack(const Regs& parts, const Reg& whole) {
+  emit(split_form(parts, whole), {operand_of(parts), operand_of(whole)});
+}
+
+void AluOps::pack(const Reg& whole, const Regs& parts) {
+  emit(split_form(parts, whole), {operand_of(whole), operand_of(parts)});
 }
 
 void AluOps::and_(const Reg& d, const Src& a, const Src& b) { int_only({O::and_, {mod(bits_type(d.type()))}}, d, {&a, &b}, d.type()); }

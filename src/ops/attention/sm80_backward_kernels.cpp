@@ -97,7 +97,7 @@ Regs unpack8(Kernel& k, DType t, const Regs& packed) {
       out.push_back(hi.as(f32));
     } else {
       Reg lo = k.reg(b16), hi = k.reg(b16);
-      k.inst("mov.b32", Regs{lo, hi}, x);  // unpack (PTX ISA 9.7.9.6 mov, vector form)
+      k.unpack({lo, hi}, x);
       Reg a = k.reg(f32), b = k.reg(f32);
       k.cvt(f32, f16, a, lo);
       k.cvt(f32, f16, b, hi);

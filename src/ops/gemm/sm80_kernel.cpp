@@ -231,8 +231,7 @@ void load_c(Kernel& k, DType t, const Reg& addr, const Regs& out) {
     k.ld(Space::global, b32, x, at(addr));
     if (t == DType::f16) {
       Reg lo = k.reg(b16), hi = k.reg(b16);
-      k.inst("mov.b32", Regs{lo, hi},
-             x);  // unpack: {lo, hi} = x (PTX ISA 9.7.9.6 mov, vector form)
+      k.unpack({lo, hi}, x);
       k.cvt(f32, f16, out[0], lo);
       k.cvt(f32, f16, out[1], hi);
     } else {

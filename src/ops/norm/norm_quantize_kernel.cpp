@@ -234,7 +234,7 @@ class NormQuantizeKernel {
     Reg narrow = k_.reg(b16), halves = k_.reg(b32), low = k_.reg(b16), high = k_.reg(b16), value = k_.reg(f32);
     k_.cvt(u16, u32, narrow, code);
     k_.cvt_unpack_fp8(e4m3x2, halves, narrow);
-    k_.inst("mov.b32", Regs{low, high}, halves);
+    k_.unpack({low, high}, halves);
     k_.cvt(f32, f16, value, low);
     return value;
   }
@@ -380,7 +380,7 @@ class NormQuantizeKernel {
       for (std::size_t i = 0; i < pairs.size(); i += 2) {
         Reg word = k_.reg(b32);
         if (i + 1 < pairs.size()) {
-          k_.inst("mov.b32", word, Regs{pairs[i], pairs[i + 1]});
+          k_.pack(word, {pairs[i], pairs[i + 1]});
         } else {
           Reg wide = k_.reg(u32);
           k_.cvt(u32, u16, wide, pairs[i]);

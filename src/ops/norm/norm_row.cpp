@@ -47,7 +47,7 @@ Reg NormRow::inverse_root(const ScaledSum& s, float eps) {
   Reg with_eps = k_.reg(f32);
   k_.add(with_eps, mean_square, imm_f32(eps), {Round::rn});
   Reg r = k_.reg(f32);
-  k_.inst("rsqrt.approx.f32", r, k_.selp(with_eps, mean_square, s.q == 0));
+  k_.rsqrt_approx(r, k_.selp(with_eps, mean_square, s.q == 0));
   return r;
 }
 

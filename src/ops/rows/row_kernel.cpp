@@ -68,7 +68,7 @@ Reg RowFragment::value(int j, int e) const {
     return out.as(f32);
   }
   Reg lo = k.reg(b16), hi = k.reg(b16), f = k.reg(f32);
-  k.inst("mov.b32", Regs{lo, hi}, word);  // unpack (PTX ISA 9.7.9.1 mov)
+  k.unpack({lo, hi}, word);
   k.cvt(f32, f16, f, e % 2 == 0 ? lo : hi);
   return f;
 }

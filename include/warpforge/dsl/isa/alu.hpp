@@ -53,6 +53,12 @@ class AluOps : public virtual KernelCore {
   void sqrt(const Reg& d, const Src& a, FloatMode m = {});
   void ex2_approx(const Reg& d, const Src& a, bool ftz = false);
   void lg2_approx(const Reg& d, const Src& a, bool ftz = false);
+  void rsqrt_approx(const Reg& d, const Src& a, bool ftz = false);  // PTX ISA 9.7.3.18, f32
+
+  // mov.bN with a vector operand (PTX ISA 9.7.9.1 mov): `whole` split into
+  // `parts` of equal width, lowest part first, or joined from them.
+  void unpack(const Regs& parts, const Reg& whole);
+  void pack(const Reg& whole, const Regs& parts);
 
   // Logic and shifts (and, or, xor, not are C++ keywords: trailing underscore).
   void and_(const Reg& d, const Src& a, const Src& b);
@@ -91,6 +97,9 @@ class AluOps : public virtual KernelCore {
   void int_only(ptx::Instruction form, const Reg& d, std::initializer_list<const Src*> srcs,
                 Type t);
   void approx(ptx::Opcode op, const Reg& d, const Src& a, bool ftz);  // op.approx[.ftz].type d, a
+  void approx_f32(ptx::Opcode op, const Reg& d, const Src& a, bool ftz);  // f32 only, else refused
+  // The mov.bN form of a pack or unpack, refused unless parts split whole evenly.
+  ptx::Instruction split_form(const Regs& parts, const Reg& whole);
 };
 
 }  // namespace warpforge::dsl

@@ -120,6 +120,48 @@ TEST(GemmAmaxSwappedSim, SplitsLongerThanTheRing) {
   }
 }
 
+// WARPFORGE_SWAPPED_TILING's sixth field: each stage released before the
+// next is waited for (release_first), on a ring of 2 stages of 4 K blocks
+// that each split (2, through the workspace) walks round one and a half
+// times, NVFP4 and MXFP8; a release field other than 0 or 1 is refused,
+// naming the variable.
+TEST(GemmAmaxSwappedSim, StagesReleasedFirst) {
+  ::setenv("WARPFORGE_SWAPPED_TILING", "2,2,0,4,1,1", 1);
+  std::uint32_t seed = 5250;
+  for (ScaledFormat f : {kScaledFormats[3], kScaledFormats[0]}) {
+    const std::string says = "2 stages of 4 K blocks (" + std::string(f.ab == DType::e2m1 ? "128" : "256") +
+                             " bytes a B row), each stage released before the next is waited for";
+    auto s = make_swapped(swapped_case(f, DType::bf16, 16, 40, 1536, 1), seed++, says.c_str());
+    expect_pass(s);
+  }
+  // Zeros (and cluster 2) keep the default's stages, splits, cluster, blocks and CTAs.
+  {
+    std::mt19937 rng(seed);
+    auto s = make_gemm_amax(runtime::Device::sim(), swapped_case(kScaledFormats[3], DType::bf16, 16, 40, 1536, 1), rng);
+    ::unsetenv("WARPFORGE_SWAPPED_TILING");
+    const std::string plain =
+        GemmAmax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options()).describe();
+    ::setenv("WARPFORGE_SWAPPED_TILING", "0,0,2,0,0,1", 1);
+    const std::string first =
+        GemmAmax(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options()).describe();
+    const std::string released = ", each stage released before the next is waited for";
+    const std::size_t at = first.find(released);
+    ASSERT_NE(at, std::string::npos) << first;
+    EXPECT_EQ(first.substr(0, at) + first.substr(at + released.size()), plain);
+  }
+  ::setenv("WARPFORGE_SWAPPED_TILING", "2,2,0,4,1,2", 1);
+  try {
+    std::mt19937 rng(seed);
+    auto s = make_gemm_amax(runtime::Device::sim(), swapped_case(kScaledFormats[3], DType::bf16, 16, 40, 1536, 1), rng);
+    GemmAmax op(*s.a.view, *s.b.view, *s.sfa.view, *s.sfb.view, *s.out.view, *s.amax.view, s.options());
+    ADD_FAILURE() << "release field 2 was taken: " << op.describe();
+  } catch (const OpsError& e) {
+    EXPECT_NE(std::string(e.what()).find("WARPFORGE_SWAPPED_TILING '2,2,0,4,1,2'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("release_first 0 or 1"), std::string::npos) << e.what();
+  }
+  ::unsetenv("WARPFORGE_SWAPPED_TILING");
+}
+
 // C M-major (the transposed store takes any strides), M just past the
 // skinny kernel's range, and N under one 128-row tile with three batches.
 TEST(GemmAmaxSwappedSim, MMajorCAndSmallShapes) {

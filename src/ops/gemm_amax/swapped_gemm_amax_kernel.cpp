@@ -405,6 +405,20 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
     tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, kb != w.kb0);
     Pred more = kb + 1u < w.kb1;
     const bool same_stage = slot + 1 < blocks;
+    if (!same_stage && t_.release_first) {
+      // The stage's last block: its wgmma done, the stage goes back to the
+      // producer before this thread waits for the next one.
+      k_.wgmma_wait_group(0);
+      k_.if_then(leader_, [&] { ws.pipeline().release(current); });
+      k_.if_then(more, [&] {
+        ws.pipeline().wait(s);
+        load_stage(s.stage(), kb + 1u);
+        convert(0, next);
+        k_.mov(current, s.stage());
+        ++s;
+      });
+      return;
+    }
     k_.if_then(more, [&] {
       if (same_stage) {
         convert(slot + 1, next);

@@ -92,9 +92,10 @@ source_page() {
   step source 15 "$ncu_tool" --clock-control none --set full --import-source yes -f -o "$rep" \
     --kernel-name regex:gemm_amax_swapped --launch-skip 3 --launch-count 1 \
     "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 1
-  [ -f "$rep.ncu-rep" ] || return 0
-  "$ncu_tool" -i "$rep.ncu-rep" --page details >"$rep.details" 2>&1
-  "$ncu_tool" -i "$rep.ncu-rep" --page source --csv --print-source sass >"$rep.csv" 2>&1
+  [ -f "$rep.ncu-rep" ] && [ "$(left)" -gt 2 ] || return 0
+  timeout "$(left)" "$ncu_tool" -i "$rep.ncu-rep" --page details >"$rep.details" 2>&1
+  [ "$(left)" -gt 2 ] || return 0
+  timeout "$(left)" "$ncu_tool" -i "$rep.ncu-rep" --page source --csv --print-source sass >"$rep.csv" 2>&1
   grep -E "^ *(Duration|SM Frequency|DRAM Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|\
 Warp Cycles Per Issued Instruction|No Eligible|Executed Instructions) " "$rep.details" | sed 's/^ *//; s/  */ /g' |
     cut -c1-120

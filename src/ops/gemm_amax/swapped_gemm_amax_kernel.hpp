@@ -74,6 +74,9 @@ struct SwappedGemmAmaxTiling {
   // of that wgmma's latency, no longer hidden behind the next block's
   // conversion), or after the next stage's first block is converted.
   bool release_first = false;
+  // Every K block tests whether another follows in its split (else only a
+  // stage's last block does, where the splits are whole stages); for A/B.
+  bool test_each_block = false;
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };
 

@@ -388,23 +388,35 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
   const tile::warpgroup::KBlock block{.ab = bf16, .k_steps = kSwappedBlock / 16};
   const int blocks = t_.blocks;
   Reg current = k_.reg(u32);  // the stage of the block the wgmma read
+  // A's descriptor at that stage's first block (its address counts 16-byte units).
+  Reg stage_desc = k_.reg(u64);
+  auto advance = [&] {
+    k_.mov(current, s.stage());
+    k_.cvt(stage_desc, current * imm(l_.stage >> 4));
+    k_.add(stage_desc, stage_desc, desc0_);
+    ++s;
+  };
   ws.pipeline().wait(s);
   load_stage(s.stage(), w.kb0);
   convert(0, frags_[0]);
-  k_.mov(current, s.stage());
-  ++s;
+  advance();
   // Block kb, slot `slot` of its stage (a split's first block starts a
   // stage); `followed`: a block of the split is known to come after it (no
-  // test of kb + 1 < kb1 emitted).
+  // test of kb + 1 < kb1 emitted); a stage's blocks after its first add to
+  // the sums (only a first block can be the split's first).
   auto step = [&](const Reg& kb, int slot, const Regs& now, const Regs& next, bool followed) {
-    Reg desc = k_.reg(u64);
-    Reg offset = current * imm(l_.stage >> 4);  // the descriptor's address counts 16-byte units
-    if (slot > 0) offset = offset + imm((static_cast<std::uint32_t>(slot) * l_.a_bytes) >> 4);
-    k_.cvt(desc, offset);
-    k_.add(desc, desc, desc0_);
+    const std::uint32_t slot_offset = (static_cast<std::uint32_t>(slot) * l_.a_bytes) >> 4;
+    Reg desc = slot > 0 ? Reg(stage_desc + imm(static_cast<std::uint64_t>(slot_offset))) : stage_desc;
+    std::variant<bool, PredUse> accumulate = slot > 0 ? std::variant<bool, PredUse>(true) : PredUse(kb != w.kb0);
+    if (t_.test_each_block) {  // the descriptor from the stage and the flag, at every block
+      desc = k_.reg(u64);
+      k_.cvt(desc, current * imm(l_.stage >> 4) + imm(slot_offset));
+      k_.add(desc, desc, desc0_);
+      accumulate = PredUse(kb != w.kb0);
+    }
     std::vector<Regs> a_steps;
     for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
-    tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, kb != w.kb0);
+    tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, accumulate);
     std::optional<Pred> more;
     if (!followed) more = kb + 1u < w.kb1;
     auto if_more = [&](const std::function<void()>& then) { more ? k_.if_then(*more, then) : then(); };
@@ -413,10 +425,6 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
       ws.pipeline().wait(s);
       load_stage(s.stage(), kb + 1u);
       convert(0, next);
-    };
-    auto advance = [&] {
-      k_.mov(current, s.stage());
-      ++s;
     };
     if (!same_stage && t_.release_first) {
       // The stage's last block: its wgmma done, the stage goes back to the

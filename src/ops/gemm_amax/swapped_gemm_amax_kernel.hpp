@@ -74,8 +74,10 @@ struct SwappedGemmAmaxTiling {
   // of that wgmma's latency, no longer hidden behind the next block's
   // conversion), or after the next stage's first block is converted.
   bool release_first = false;
-  // Every K block tests whether another follows in its split (else only a
-  // stage's last block does, where the splits are whole stages); for A/B.
+  // Every K block tests whether another follows in its split and computes
+  // its A descriptor from the stage and whether it adds to the sums (the
+  // form before session 10, for A/B); else only a stage's last block tests,
+  // where the splits are whole stages, and the rest come from the stage's.
   bool test_each_block = false;
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };

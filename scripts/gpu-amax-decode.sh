@@ -40,8 +40,8 @@
 #             Little's law's test of whether they bound it);
 #   kernels   Nsight Compute, each launch's duration at the GPU's own clocks
 #             (the A pre-pass, the swapped kernel), NVFP4 16 x 8192^2.
-# STEPS picks and orders them (default "source nvfp4 each-nvfp4
-# release-nvfp4 skinny-nvfp4 mxfp8 each-mxfp8 skinny-mxfp4 mxfp4 tests
+# STEPS picks and orders them (default "source nvfp4 each-nvfp4 tests
+# skinny-nvfp4 release-nvfp4 mxfp8 each-mxfp8 skinny-mxfp4 mxfp4
 # release-mxfp8 sweep"); TILING sets WARPFORGE_SWAPPED_TILING for the rows' steps
 # (stages,splits,cluster,blocks,ctas_per_sm; swapped_gemm_amax_path.cpp).
 # Logs go to $OUT (default $BUILD_DIR/gpu-amax-decode), one file a step; the
@@ -53,7 +53,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script amax-decode
 budget="${BUDGET:-55}"
-steps="${STEPS:-source nvfp4 each-nvfp4 release-nvfp4 skinny-nvfp4 mxfp8 each-mxfp8 skinny-mxfp4 mxfp4 tests release-mxfp8 sweep}"
+steps="${STEPS:-source nvfp4 each-nvfp4 tests skinny-nvfp4 release-nvfp4 mxfp8 each-mxfp8 skinny-mxfp4 mxfp4 release-mxfp8 sweep}"
 left() { echo $((budget - SECONDS)); }
 
 # The build dir is normally configured and built already (the windows');

@@ -16,14 +16,6 @@
 #             DRAM (NVFP4 16 x 8192^2), at the GPU's own clocks;
 #   mxfp8     MXFP8 at M = 1, 16, 64 x 8192 x 8192;
 #   mxfp4     MXFP4 at M = 1, 16 and 64 x 8192 x 8192;
-#   each-F    the default tiling with every K block testing for a successor
-#             (WARPFORGE_SWAPPED_TILING=0,0,2,0,0,0,1: the form before
-#             session 10, where now only a stage's last block tests), format
-#             F (nvfp4, mxfp8): A/B against the plain rows of the same run;
-#   release-F the default tiling with each stage released before the next
-#             is waited for (WARPFORGE_SWAPPED_TILING=0,0,2,0,0,1), format F
-#             (nvfp4 at the nvfp4 step's shapes, mxfp8 at its): A/B against
-#             the plain rows of the same run;
 #   skinny-F  the skinny kernel (FP4 format F: nvfp4, mxfp4) at M <= 16,
 #             to set against the swapped rows of the same run;
 #   auto-F    --kernel auto at the same shapes (what automatic selection
@@ -40,9 +32,8 @@
 #             Little's law's test of whether they bound it);
 #   kernels   Nsight Compute, each launch's duration at the GPU's own clocks
 #             (the A pre-pass, the swapped kernel), NVFP4 16 x 8192^2.
-# STEPS picks and orders them (default "source nvfp4 each-nvfp4 tests
-# skinny-nvfp4 release-nvfp4 mxfp8 each-mxfp8 skinny-mxfp4 mxfp4
-# release-mxfp8 sweep"); TILING sets WARPFORGE_SWAPPED_TILING for the rows' steps
+# STEPS picks and orders them (default "source nvfp4 skinny-nvfp4 tests
+# mxfp8 skinny-mxfp4 mxfp4 sweep"); TILING sets WARPFORGE_SWAPPED_TILING for the rows' steps
 # (stages,splits,cluster,blocks,ctas_per_sm; swapped_gemm_amax_path.cpp).
 # Logs go to $OUT (default $BUILD_DIR/gpu-amax-decode), one file a step; the
 # last lines are a short table.
@@ -53,7 +44,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu-build-args.sh
 gpu_script amax-decode
 budget="${BUDGET:-55}"
-steps="${STEPS:-source nvfp4 each-nvfp4 tests skinny-nvfp4 release-nvfp4 mxfp8 each-mxfp8 skinny-mxfp4 mxfp4 release-mxfp8 sweep}"
+steps="${STEPS:-source nvfp4 skinny-nvfp4 tests mxfp8 skinny-mxfp4 mxfp4 sweep}"
 left() { echo $((budget - SECONDS)); }
 
 # The build dir is normally configured and built already (the windows');
@@ -85,18 +76,20 @@ step() {
 }
 shapes=1x8192x8192,16x8192x8192,64x8192x8192,16x4096x4096
 small=1x8192x8192,16x8192x8192,16x4096x4096  # M <= 16: where the skinny kernel competes
+# A step of rows: 16-18 s at 4 shapes on an H200 (session 10's window).
 rows() {  # rows FORMAT [SHAPES [KERNEL [NAME]]]
-  WARPFORGE_SWAPPED_TILING="${TILING:-}" step "${4:-$1}" 8 "$bench" --block-scaled "$1" --kernel "${3:-swapped}" \
+  WARPFORGE_SWAPPED_TILING="${TILING:-}" step "${4:-$1}" 16 "$bench" --block-scaled "$1" --kernel "${3:-swapped}" \
     --shapes "${2:-$shapes}" --reps 20
 }
 # ncu's full set and source page of one swapped launch (the first timed
-# one) at NVFP4 16 x 8192^2, then the hot SASS lines.
+# one, after 3 warm-ups) at NVFP4 16 x 8192^2, then the hot SASS lines.
+# bench_gemm takes --reps 20 at least.
 source_page() {
   local rep="$out/source"
   [ -x "$ncu_tool" ] || { note "source: no ncu"; return 0; }
   step source 15 "$ncu_tool" --clock-control none --set full --import-source yes -f -o "$rep" \
     --kernel-name regex:gemm_amax_swapped --launch-skip 3 --launch-count 1 \
-    "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 1
+    "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20
   [ -f "$rep.ncu-rep" ] && [ "$(left)" -gt 2 ] || return 0
   timeout "$(left)" "$ncu_tool" -i "$rep.ncu-rep" --page details >"$rep.details" 2>&1
   [ "$(left)" -gt 2 ] || return 0
@@ -119,15 +112,11 @@ for s in $steps; do
     nvfp4) rows nvfp4 ;;
     mxfp8) rows mxfp8 1x8192x8192,16x8192x8192,64x8192x8192 ;;
     mxfp4) rows mxfp4 1x8192x8192,16x8192x8192,64x8192x8192 ;;
-    each-nvfp4) TILING=0,0,2,0,0,0,1 rows nvfp4 "$shapes" swapped each-nvfp4 ;;
-    each-mxfp8) TILING=0,0,2,0,0,0,1 rows mxfp8 1x8192x8192,16x8192x8192,64x8192x8192 swapped each-mxfp8 ;;
-    release-nvfp4) TILING=0,0,2,0,0,1 rows nvfp4 "$shapes" swapped release-nvfp4 ;;
-    release-mxfp8) TILING=0,0,2,0,0,1 rows mxfp8 1x8192x8192,16x8192x8192,64x8192x8192 swapped release-mxfp8 ;;
     skinny-nvfp4 | skinny-mxfp4 | auto-nvfp4 | auto-mxfp4) rows "${s#*-}" "$small" "${s%%-*}" "$s" ;;
     source) source_page ;;
     sweep)
       for tiling in ${SWEEP:-2,4,0,4,2}; do
-        WARPFORGE_SWAPPED_TILING="$tiling" step "sweep-${tiling//,/_}" 5 "$bench" --block-scaled nvfp4 \
+        WARPFORGE_SWAPPED_TILING="$tiling" step "sweep-${tiling//,/_}" 10 "$bench" --block-scaled nvfp4 \
           --kernel swapped --shapes 16x8192x8192 --reps 20
       done
       ;;
@@ -151,7 +140,7 @@ for s in $steps; do
         --launch-skip 3 --launch-count 1 --metrics "regex:^($ncu_metrics)$" \
         "$bench" --block-scaled nvfp4 --kernel swapped --shapes 16x8192x8192 --reps 20
       ;;
-    *) note "step $s: unknown (source nvfp4 each-nvfp4 each-mxfp8 release-nvfp4 release-mxfp8 one-cta mxfp8 sweep tests alltests mxfp4 skinny-nvfp4 skinny-mxfp4 auto-nvfp4 auto-mxfp4 kernels ncu)" ;;
+    *) note "step $s: unknown (source nvfp4 one-cta mxfp8 sweep tests alltests mxfp4 skinny-nvfp4 skinny-mxfp4 auto-nvfp4 auto-mxfp4 kernels ncu)" ;;
   esac
 done
 
@@ -159,8 +148,7 @@ echo
 echo "gpu-amax-decode on ${gpu:-an unnamed GPU}, $SECONDS s; logs in $out"
 for line in "${summary[@]}"; do echo "- $line"; done
 # The rows: shape | bf16 cuBLAS us | read once us | ours us | ... | ours / read once.
-for s in nvfp4 each-nvfp4 release-nvfp4 skinny-nvfp4 auto-nvfp4 one-cta mxfp8 each-mxfp8 release-mxfp8 mxfp4 \
-  skinny-mxfp4 auto-mxfp4 $(cd "$out" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
+for s in nvfp4 skinny-nvfp4 auto-nvfp4 one-cta mxfp8 mxfp4 skinny-mxfp4 auto-mxfp4 $(cd "$out" && ls sweep-*.log 2>/dev/null | sed 's/\.log$//'); do
   [ -f "$out/$s.log" ] || continue
   echo "$s:"
   grep -E "^\| [0-9]+ x [0-9]+ x [0-9]+ \| [0-9.]+ \|" "$out/$s.log" | cut -c1-160

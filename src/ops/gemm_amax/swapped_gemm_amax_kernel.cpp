@@ -407,13 +407,8 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
   auto step = [&](const Reg& kb, int slot, const Regs& now, const Regs& next, bool followed) {
     const std::uint32_t slot_offset = (static_cast<std::uint32_t>(slot) * l_.a_bytes) >> 4;
     Reg desc = slot > 0 ? Reg(stage_desc + imm(static_cast<std::uint64_t>(slot_offset))) : stage_desc;
-    std::variant<bool, PredUse> accumulate = slot > 0 ? std::variant<bool, PredUse>(true) : PredUse(kb != w.kb0);
-    if (t_.test_each_block) {  // the descriptor from the stage and the flag, at every block
-      desc = k_.reg(u64);
-      k_.cvt(desc, current * imm(l_.stage >> 4) + imm(slot_offset));
-      k_.add(desc, desc, desc0_);
-      accumulate = PredUse(kb != w.kb0);
-    }
+    const std::variant<bool, PredUse> accumulate =
+        slot > 0 ? std::variant<bool, PredUse>(true) : PredUse(kb != w.kb0);
     std::vector<Regs> a_steps;
     for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
     tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, accumulate);
@@ -426,17 +421,6 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
       load_stage(s.stage(), kb + 1u);
       convert(0, next);
     };
-    if (!same_stage && t_.release_first) {
-      // The stage's last block: its wgmma done, the stage goes back to the
-      // producer before this thread waits for the next one.
-      k_.wgmma_wait_group(0);
-      k_.if_then(leader_, [&] { ws.pipeline().release(current); });
-      if_more([&] {
-        next_stage();
-        advance();
-      });
-      return;
-    }
     if_more([&] { same_stage ? convert(slot + 1, next) : next_stage(); });
     k_.wgmma_wait_group(0);
     if (same_stage) {
@@ -452,8 +436,7 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
   // last stage), a trip's blocks but its last are known to have a
   // successor and run without tests; else each block tests for the next.
   const int trip = std::max(2, blocks);
-  const bool whole_trips = !t_.test_each_block && per_split_ % trip == 0 &&
-                           (kblocks_ - (t_.splits - 1) * per_split_) % trip == 0;
+  const bool whole_trips = per_split_ % trip == 0 && (kblocks_ - (t_.splits - 1) * per_split_) % trip == 0;
   auto frags = [&](int i) -> const Regs& { return frags_[static_cast<std::size_t>(i % 2)]; };
   std::function<void(const Reg&, int)> from = [&](const Reg& kb, int i) {
     const Reg b = i == 0 ? kb : Reg(kb + imm(i));

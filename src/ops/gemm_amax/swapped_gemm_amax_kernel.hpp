@@ -69,16 +69,6 @@ struct SwappedGemmAmaxTiling {
   // one gives it two (the conversion's dependent chains hide each other's
   // latency), at 104 registers a consumer thread and half the shared memory.
   int ctas_per_sm = 1;
-  // When a stage's last K block's wgmma are done: release the stage before
-  // waiting for the next one (its refill is requested sooner, at the cost
-  // of that wgmma's latency, no longer hidden behind the next block's
-  // conversion), or after the next stage's first block is converted.
-  bool release_first = false;
-  // Every K block tests whether another follows in its split and computes
-  // its A descriptor from the stage and whether it adds to the sums (the
-  // form before session 10, for A/B); else only a stage's last block tests,
-  // where the splits are whole stages, and the rest come from the stage's.
-  bool test_each_block = false;
   friend bool operator==(const SwappedGemmAmaxTiling&, const SwappedGemmAmaxTiling&) = default;
 };
 

@@ -187,9 +187,7 @@ class SwappedPath final : public GemmAmaxPath {
            (t.blocks > 1 ? " of " + std::to_string(t.blocks) + " K blocks (" +
                                std::to_string(t.blocks * (p.ab_dtype == DType::e2m1 ? 32 : 64)) + " bytes a B row)"
                          : "") +
-           (t.ctas_per_sm > 1 ? ", " + std::to_string(t.ctas_per_sm) + " CTAs an SM" : "") +
-           (t.release_first ? ", each stage released before the next is waited for" : "") +
-           (t.test_each_block ? ", every block testing for a successor" : "");
+           (t.ctas_per_sm > 1 ? ", " + std::to_string(t.ctas_per_sm) + " CTAs an SM" : "");
   }
 
   std::size_t workspace_bytes(const GemmAmaxProblem& p, const runtime::Device& device) const override {
@@ -205,40 +203,27 @@ class SwappedPath final : public GemmAmaxPath {
 }  // namespace
 
 // For experiments on a GPU (scripts/gpu-amax-decode.sh's one-cta step, TILING):
-// WARPFORGE_SWAPPED_TILING=S[,K[,C[,B[,N[,R[,E]]]]]] sets the stages S of
-// every swapped kernel compiled after it, its K split K, whether the splits
-// form a cluster (C = 1) or add through the workspace (0), the K blocks B a
-// stage, the CTAs N an SM, whether a stage is released before the next is
-// waited for (R = 1: release_first) and whether every block tests for a
-// successor (E = 1: test_each_block); S, K, B or N 0 and C 2 keep the
-// default's (0,0,2,0,0,1: the default tiling, released first, at every shape);
-// build_swapped_gemm_amax and the refusals (shared memory) check the result.
+// WARPFORGE_SWAPPED_TILING=S[,K[,C[,B[,N]]]] sets the stages S of every
+// swapped kernel compiled after it, its K split K (0: the default's),
+// whether the splits form a cluster (C = 1) or add through the workspace
+// (0), the K blocks B a stage and the CTAs N an SM; build_swapped_gemm_amax
+// and the refusals (shared memory) check the result.
 namespace {
 void tiling_from_environment(SwappedGemmAmaxTiling& t) {
   const char* text = std::getenv("WARPFORGE_SWAPPED_TILING");
   if (!text || !*text) return;
-  int stages = 0, splits = 0, cluster = 0, blocks = 0, ctas = 0, release = 0, each = 0;
+  int stages = 0, splits = 0, cluster = 0, blocks = 0, ctas = 0;
   char end = 0;
-  const int read = std::sscanf(text, "%d,%d,%d,%d,%d,%d,%d%c", &stages, &splits, &cluster, &blocks, &ctas, &release,
-                               &each, &end);
-  const auto flag = [](int v) { return v == 0 || v == 1; };
-  if (read < 1 || read > 7 || stages < 0 || splits < 0 || blocks < 0 || ctas < 0 ||
-      (read >= 3 && (cluster < 0 || cluster > 2)) || (read >= 6 && !flag(release)) || (read == 7 && !flag(each)))
+  const int read = std::sscanf(text, "%d,%d,%d,%d,%d%c", &stages, &splits, &cluster, &blocks, &ctas, &end);
+  if (read < 1 || read > 5 || splits < 0 || (read >= 3 && cluster != 0 && cluster != 1))
     throw OpsError(std::string("WARPFORGE_SWAPPED_TILING '") + text +
-                   "': expected stages[,splits[,cluster[,blocks[,ctas_per_sm[,release_first[,test_each_block]]]]]] "
-                   "(one to seven integers, stages, splits, blocks and CTAs 0 (the default's) or more, cluster 0, 1 "
-                   "or 2 (the default's), release_first and test_each_block 0 or 1, e.g. 12 or 8,2 or 8,4,0 or "
-                   "6,0,1,4 or 4,4,1,4,2 or 0,0,2,0,0,1)");
-  if (stages > 0) t.stages = stages;
+                   "': expected stages[,splits[,cluster[,blocks[,ctas_per_sm]]]] (one to five integers, splits 0 or "
+                   "more, cluster 0 or 1, e.g. 12 or 8,2 or 8,4,0 or 6,0,1,4 or 4,4,1,4,2)");
+  t.stages = stages;
   if (splits > 0) t.splits = splits;
-  if (read < 3)
-    t.cluster = t.splits > 1 && t.splits <= kClusterSplitsUpTo;
-  else if (cluster < 2)
-    t.cluster = cluster == 1;
-  if (blocks > 0) t.blocks = blocks;
-  if (ctas > 0) t.ctas_per_sm = ctas;
-  if (read >= 6) t.release_first = release == 1;
-  if (read == 7) t.test_each_block = each == 1;
+  t.cluster = read >= 3 ? cluster == 1 : t.splits > 1 && t.splits <= kClusterSplitsUpTo;
+  if (read >= 4) t.blocks = blocks;
+  if (read == 5) t.ctas_per_sm = ctas;
 }
 }  // namespace
 

@@ -71,6 +71,14 @@ TEST(GemmAmaxExactness, SwappedKernel) {
     expect_exact({GemmAmaxKernel::swapped, std::nullopt, "swapped"}, f.ab, f.sf, f.vec, 72, 48, 256, seed++);
 }
 
+// Decode's tiling (16 tokens: stages of several K blocks, only a stage's
+// last block testing for a successor), four stages and more of a split.
+TEST(GemmAmaxExactness, SwappedKernelAtDecode) {
+  std::uint32_t seed = 2550;
+  for (Format f : {kFormats[0], kFormats[3]})
+    expect_exact({GemmAmaxKernel::swapped, std::nullopt, "swapped"}, f.ab, f.sf, f.vec, 16, 48, 1024, seed++);
+}
+
 TEST(GemmAmaxExactness, Sm80Kernel) {
   std::uint32_t seed = 2300;
   for (Format f : kFormats)

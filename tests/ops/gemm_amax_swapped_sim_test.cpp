@@ -120,6 +120,22 @@ TEST(GemmAmaxSwappedSim, SplitsLongerThanTheRing) {
   }
 }
 
+// Splits of whole stages (K's 24 blocks in 2 splits of 3 stages of 4,
+// through the workspace: a stage's first three blocks run without testing
+// for a successor) on a ring of 2 that each split walks round one and a
+// half times, NVFP4 and MXFP8.
+TEST(GemmAmaxSwappedSim, SplitsOfWholeStages) {
+  ::setenv("WARPFORGE_SWAPPED_TILING", "2,2,0,4,1", 1);
+  std::uint32_t seed = 5250;
+  for (ScaledFormat f : {kScaledFormats[3], kScaledFormats[0]}) {
+    const std::string says = "K split 2 ways (their sums added through the workspace), 2 stages of 4 K blocks (" +
+                             std::string(f.ab == DType::e2m1 ? "128" : "256") + " bytes a B row)";
+    auto s = make_swapped(swapped_case(f, DType::bf16, 16, 40, 1536, 1), seed++, says.c_str());
+    expect_pass(s);
+  }
+  ::unsetenv("WARPFORGE_SWAPPED_TILING");
+}
+
 // C M-major (the transposed store takes any strides), M just past the
 // skinny kernel's range, and N under one 128-row tile with three batches.
 TEST(GemmAmaxSwappedSim, MMajorCAndSmallShapes) {

@@ -388,48 +388,65 @@ void Swapped::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile:
   const tile::warpgroup::KBlock block{.ab = bf16, .k_steps = kSwappedBlock / 16};
   const int blocks = t_.blocks;
   Reg current = k_.reg(u32);  // the stage of the block the wgmma read
+  // A's descriptor at that stage's first block (its address counts 16-byte units).
+  Reg stage_desc = k_.reg(u64);
+  auto advance = [&] {
+    k_.mov(current, s.stage());
+    k_.cvt(stage_desc, current * imm(l_.stage >> 4));
+    k_.add(stage_desc, stage_desc, desc0_);
+    ++s;
+  };
   ws.pipeline().wait(s);
   load_stage(s.stage(), w.kb0);
   convert(0, frags_[0]);
-  k_.mov(current, s.stage());
-  ++s;
-  // Block kb, slot `slot` of its stage (a split's first block starts a stage).
-  auto step = [&](const Reg& kb, int slot, const Regs& now, const Regs& next) {
-    Reg desc = k_.reg(u64);
-    Reg offset = current * imm(l_.stage >> 4);  // the descriptor's address counts 16-byte units
-    if (slot > 0) offset = offset + imm((static_cast<std::uint32_t>(slot) * l_.a_bytes) >> 4);
-    k_.cvt(desc, offset);
-    k_.add(desc, desc, desc0_);
+  advance();
+  // Block kb, slot `slot` of its stage (a split's first block starts a
+  // stage); `followed`: a block of the split is known to come after it (no
+  // test of kb + 1 < kb1 emitted); a stage's blocks after its first add to
+  // the sums (only a first block can be the split's first).
+  auto step = [&](const Reg& kb, int slot, const Regs& now, const Regs& next, bool followed) {
+    const std::uint32_t slot_offset = (static_cast<std::uint32_t>(slot) * l_.a_bytes) >> 4;
+    Reg desc = slot > 0 ? Reg(stage_desc + imm(static_cast<std::uint64_t>(slot_offset))) : stage_desc;
+    const std::variant<bool, PredUse> accumulate =
+        slot > 0 ? std::variant<bool, PredUse>(true) : PredUse(kb != w.kb0);
     std::vector<Regs> a_steps;
     for (std::size_t i = 0; i < 8; i += 2) a_steps.push_back(Regs{now[i], now[8 + i], now[i + 1], now[8 + i + 1]});
-    tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, kb != w.kb0);
-    Pred more = kb + 1u < w.kb1;
+    tile::warpgroup::mma_k_block(k_, block, acc_, a_steps, desc, accumulate);
+    std::optional<Pred> more;
+    if (!followed) more = kb + 1u < w.kb1;
+    auto if_more = [&](const std::function<void()>& then) { more ? k_.if_then(*more, then) : then(); };
     const bool same_stage = slot + 1 < blocks;
-    k_.if_then(more, [&] {
-      if (same_stage) {
-        convert(slot + 1, next);
-      } else {
-        ws.pipeline().wait(s);
-        load_stage(s.stage(), kb + 1u);
-        convert(0, next);
-      }
-    });
+    auto next_stage = [&] {
+      ws.pipeline().wait(s);
+      load_stage(s.stage(), kb + 1u);
+      convert(0, next);
+    };
+    if_more([&] { same_stage ? convert(slot + 1, next) : next_stage(); });
     k_.wgmma_wait_group(0);
-    if (same_stage)
-      k_.if_then(!more && leader_, [&] { ws.pipeline().release(current); });
-    else
+    if (same_stage) {
+      if (more) k_.if_then(!*more && leader_, [&] { ws.pipeline().release(current); });
+    } else {
       k_.if_then(leader_, [&] { ws.pipeline().release(current); });
-    if (!same_stage)
-      k_.if_then(more, [&] {
-        k_.mov(current, s.stage());
-        ++s;
-      });
+      if_more(advance);
+    }
   };
+  // A trip is a stage's blocks (two single-block stages at one block a
+  // stage, so that the fragment sets trade back). Where every split is
+  // whole trips (splits are whole stages: so wherever K's blocks fill the
+  // last stage), a trip's blocks but its last are known to have a
+  // successor and run without tests; else each block tests for the next.
   const int trip = std::max(2, blocks);
+  const bool whole_trips = per_split_ % trip == 0 && (kblocks_ - (t_.splits - 1) * per_split_) % trip == 0;
+  auto frags = [&](int i) -> const Regs& { return frags_[static_cast<std::size_t>(i % 2)]; };
   std::function<void(const Reg&, int)> from = [&](const Reg& kb, int i) {
     const Reg b = i == 0 ? kb : Reg(kb + imm(i));
-    step(b, i % blocks, frags_[static_cast<std::size_t>(i % 2)], frags_[static_cast<std::size_t>((i + 1) % 2)]);
-    if (i + 1 < trip) k_.if_then(b + 1u < w.kb1, [&] { from(kb, i + 1); });
+    const bool followed = whole_trips && i + 1 < trip;
+    step(b, i % blocks, frags(i), frags(i + 1), followed);
+    if (i + 1 == trip) return;
+    if (followed)
+      from(kb, i + 1);
+    else
+      k_.if_then(b + 1u < w.kb1, [&] { from(kb, i + 1); });
   };
   k_.for_nonempty_range(w.kb0, w.kb1, imm(trip), [&](Reg kb) { from(kb, 0); });
 }

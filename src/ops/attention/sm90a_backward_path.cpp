@@ -33,10 +33,14 @@ class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
     const auto mk = attention_tensor_map(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
     const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
     const auto mdo = attention_tensor_map(device_, t.d_o, p_.d_o, rows_q, p_.heads_q, batch, p_.head_dim, bm);
+    // (Deterministic mode has no dq_accum: the map, unread, names the workspace.)
+    const auto mdq = dq_accum_tensor_map(device_, p_.deterministic ? workspace : workspace + dq_accum_offset(p_),
+                                         static_cast<std::int64_t>(backward_rows_q(p_)), p_.heads_q, p_.head_dim,
+                                         static_cast<std::uint32_t>(spec_.dq_columns()));
     const BackwardArgs a(p_, t, workspace);
     const std::uint32_t key_blocks = u32((p_.seq_k + bn - 1) / bn);
     std::vector<Arg> args = a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo),
-                                      t.lse, t.dk, t.dv, a.cu_q, a.cu_k, a.delta, a.dq_accum},
+                                      Arg::bytes_of(mdq), t.lse, t.dk, t.dv, a.cu_q, a.cu_k, a.delta},
                                      {&p_.lse, &p_.dk, &p_.dv});
     // About a wave of CTAs a group: the key blocks of as many (head,
     // sequence) pairs as the SMs hold (one CTA an SM).
@@ -89,7 +93,7 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
            std::to_string(s.stages) +
            " TMA stages of Q and dO, " +
            (s.deterministic ? "dQ in a pass of its own (deterministic)"
-                           : "dQ added with f32 atomics by two writer warps") +
+                           : "dQ added by TMA reduce-adds (cp.reduce.async.bulk.tensor) from two writer lanes") +
            ", " +
            std::to_string(s.shared_bytes()) + " bytes of shared memory";
   }

@@ -24,7 +24,7 @@
 #      call's GPU activities beside SDPA's; backward / grad / op / execute /
 #      stream µs);
 #   6. one ncu profile of the backward's dK/dV kernel at sequence 8k, d256
-#      (NCU_DIMS="256 128" for more; d64, d128 and d256 with FULL=1),
+#      (NCU_DIMS, default "256 128": d128 where time is left; d64, d128 and d256 with FULL=1),
 #      printed twice: its throughputs, tensor and shared-memory pipes and
 #      stall reasons, then its SASS lines with the most stall samples (the
 #      source page) and the reason of each;
@@ -124,7 +124,7 @@ fi
 # 6. One ncu profile of the dK/dV kernel at sequence 8k, d256 (NCU_DIMS; d128, d64, d256 with FULL=1; not causal: the first
 #    launch), printed twice from its report: throughputs and stall reasons, then the SASS lines with most stall samples.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-dims="${NCU_DIMS:-256}"
+dims="${NCU_DIMS:-256 128}"
 [ "${FULL:-0}" = 1 ] && dims="128 64 256"
 for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break

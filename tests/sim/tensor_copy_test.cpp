@@ -389,6 +389,20 @@ TEST_F(HopperTest, TmaReduceAddsTheInBoundsPartOfTheBox) {
         const double want = double{start[i]} + (added ? kCtas * double{src[i]} : 0.0);
         ASSERT_EQ(got[i], static_cast<float>(want)) << "row " << r << " head " << h << " column " << c;
       }
+  // The simulator adds f32 only: a bf16 map is refused, naming its type.
+  const auto half = [&](runtime::DevicePtr address) {
+    return tensor_map_arg(TensorMapDesc{.dtype = DType::bf16,
+                                        .address = address,
+                                        .dims = {cols, heads, rows},
+                                        .strides_bytes = {cols * 2, cols * heads * 2},
+                                        .box = {64, 1, 64},
+                                        .swizzle = TensorMapSwizzle::b128});
+  };
+  const std::string bf16 = ptx_error(ptx_module(kTmaReduceKernel), "tma_add", {.grid = {1}, .block = {32}},
+                                     {half(gs), half(gd), arg_u32(0), arg_u32(1), arg_u32(50)});
+  EXPECT_NE(bf16.find("cp.reduce.async.bulk.tensor's .add is simulated on f32 tensor maps only, not bf16"),
+            std::string::npos)
+      << bf16;
 }
 
 TEST_F(HopperTest, BulkReduceRefusesWhatTheIsaDoesNot) {

@@ -356,39 +356,24 @@ class Backward final : public tile::WarpSpecializedDesign {
         k_.wgmma_fence();
         issue_with_a_from_registers(dv_acc_->regs(), pt_, dos(q_mn_desc_) + stage_offset);
         k_.wgmma_commit_group();
+        issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
+        k_.wgmma_commit_group();
         if (s_.deterministic) {
-          issue_with_a_from_registers(dk_acc_->regs(), dst_, q_mn_desc_ + stage_offset);
-          k_.wgmma_commit_group();
           k_.wgmma_wait_group(0);
           release();
-          return;
+        } else {
+          // dQ last: it needs both warpgroups' dSᵀ (the barrier in issue_dq),
+          // and the warpgroup that reaches the barrier first waits there with
+          // its dV and dK already queued on the tensor pipe, which runs them
+          // while the other warpgroup finishes its softmax (session 7's
+          // order, dV, dQ, dK, left the first one's dK behind the barrier:
+          // its largest stall).
+          issue_dq(buffer);
+          k_.wgmma_wait_group(0);
+          hand_dq_over(buffer);
+          // After the hand-over (freed before it, d64 with a window spilled 8 bytes).
+          release();
         }
-        // dQ after dV and dK's first columns: it needs both warpgroups' dSᵀ
-        // (the barrier in issue_dq), and the warpgroup that reaches the
-        // barrier first waits there with work queued on the tensor pipe,
-        // which runs it while the other warpgroup finishes its softmax
-        // (session 7's order, dV, dQ, dK, left the first one's dK behind the
-        // barrier: its largest stall). dK's last columns go after dQ, so that
-        // dQ's hand-over runs under them (FA3 hands dQ over under dK): at d64
-        // dK's 64 columns are one panel of Q, issued whole before dQ.
-        const Regs& dk = dk_acc_->regs();
-        const bool split = kv_columns() % 128 == 0;
-        const std::size_t first = split ? dk.size() / 2 : dk.size();  // a 64-column panel of Q is 32 values a thread
-        issue_with_a_from_registers(Regs(dk.begin(), dk.begin() + static_cast<std::ptrdiff_t>(first)), dst_,
-                                    q_mn_desc_ + stage_offset);
-        k_.wgmma_commit_group();
-        issue_dq(buffer);
-        if (split) {
-          const std::uint32_t half = static_cast<std::uint32_t>(kv_columns() / 2 / 64 * s_.block_m) * kRow;
-          issue_with_a_from_registers(Regs(dk.begin() + static_cast<std::ptrdiff_t>(first), dk.end()), dst_,
-                                      q_mn_desc_ + stage_offset + (half >> 4));
-          k_.wgmma_commit_group();
-        }
-        k_.wgmma_wait_group(split ? 1 : 0);  // dQ
-        hand_dq_over(buffer);
-        if (split) k_.wgmma_wait_group(0);
-        // After the hand-over (freed before it, d64 with a window spilled 8 bytes).
-        release();
   }
 
   // d256: once both warpgroups' Pᵀ and dSᵀ halves are stored, dV += Pᵀ·dO,

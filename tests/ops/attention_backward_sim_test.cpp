@@ -102,6 +102,8 @@ TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {
   const std::string d256 = AttentionBackward(t256).describe();
   EXPECT_NE(d256.find("kernel sm90a"), std::string::npos) << d256;
   EXPECT_NE(d256.find("64-key blocks (each warpgroup half of dK's and dV's columns)"), std::string::npos) << d256;
+  // d256 adds dQ with the writer warps' reds (the TMA reduce-add measured slower there: dq_by_tma_reduce).
+  EXPECT_NE(d256.find("dQ added with f32 atomics by two writer warps"), std::string::npos) << d256;
 }
 
 // The dK/dV kernel's builder refuses a spec it cannot build (specs come

@@ -41,12 +41,20 @@ std::uint32_t ds_bytes(const Sm90aBackwardSpec& s) {
   return static_cast<std::uint32_t>(s.block_m / 64) * panel_bytes(s);
 }
 // A consumer warpgroup's part of a query block's dQ (Sm90aBackwardSpec::
-// dq_columns), its f32 tile handed to its dQ writer, is one box of the
-// dq_accum map (dq_accum_tensor_map): dq_columns/8 groups of 8 columns,
-// each 64 rows of 32 bytes.
-constexpr std::uint32_t kDqGroupRow = 8 * 4;             // a row of a group of 8 columns: 32 bytes
-constexpr std::uint32_t kDqGroup = kWgM * kDqGroupRow;  // a group's 64 rows
-std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(s.dq_columns() / 8) * kDqGroup; }
+// dq_columns, 64 rows), its f32 tile handed to its dQ writer, element
+// (r, c) at r·dq_row_pitch + (c/8)·dq_group_pitch + (c mod 8)·4: for a TMA
+// reduce-add one box of the dq_accum map (dq_accum_tensor_map), dq_columns/8
+// groups of 8 columns, each 64 rows of 32 bytes; for the writer warps' reds
+// rows of dq_columns values padded by 4 (the row halves of a warp's store
+// fall in different banks).
+constexpr std::uint32_t kDqGroupRow = 8 * 4;  // 8 columns of a row: 32 bytes
+std::uint32_t dq_row_pitch(const Sm90aBackwardSpec& s) {
+  return s.dq_by_tma_reduce() ? kDqGroupRow : static_cast<std::uint32_t>(s.dq_columns() + 4) * 4;
+}
+std::uint32_t dq_group_pitch(const Sm90aBackwardSpec& s) { return s.dq_by_tma_reduce() ? kWgM * kDqGroupRow : kDqGroupRow; }
+std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) {
+  return s.dq_by_tma_reduce() ? static_cast<std::uint32_t>(s.dq_columns() / 8) * dq_group_pitch(s) : kWgM * dq_row_pitch(s);
+}
 
 struct Smem {
   std::uint32_t k, v, ds, p, dq, row_values, ring, full, empty, kv_full, dq_full, dq_empty, launch;
@@ -59,7 +67,9 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
   if (!s.deterministic || s.splits_columns()) m.ds = layout.buffer(2 * ds_bytes(s), tile::SharedLayout::kBaseAlignment);
   // d256: Pᵀ of the step (dV's A, both warpgroups' halves), one buffer.
   if (s.splits_columns()) m.p = layout.buffer(ds_bytes(s), tile::SharedLayout::kBaseAlignment);
-  if (!s.deterministic) m.dq = layout.buffer(2 * dq_tile_bytes(s), tile::SharedLayout::kBaseAlignment);
+  if (!s.deterministic)  // a TMA source: 128-byte aligned
+    m.dq = s.dq_by_tma_reduce() ? layout.buffer(2 * dq_tile_bytes(s), tile::SharedLayout::kBaseAlignment)
+                                : layout.buffer(2 * dq_tile_bytes(s));
   m.row_values = layout.buffer(2 * row_values_bytes(s));  // one set a consumer warpgroup
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
@@ -147,6 +157,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     cu_q_ = k_.param_ptr("cu_seqlens_q");
     cu_k_ = k_.param_ptr("cu_seqlens_k");
     delta_ = k_.param_ptr("delta");
+    dq_accum_ = k_.param_ptr("dq_accum");
     seq_q_ = k_.param(u32, "seq_q");
     seq_k_ = k_.param(u32, "seq_k");
     group_ = k_.param(u32, "group");
@@ -182,13 +193,14 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   void initialize(tile::WarpSpecialized&) override {
     for (const Reg& map : {map_q_, map_k_, map_v_, map_do_}) k_.prefetch_tensormap(map);
-    if (!s_.deterministic) k_.prefetch_tensormap(map_dq_);
+    if (!s_.deterministic && s_.dq_by_tma_reduce()) k_.prefetch_tensormap(map_dq_);
     kv_full_->init(0, 1);
     // dQ's hand-over: full when the warpgroup's 128 threads have stored
-    // their part, empty when its writer's reduce-adds have read it.
+    // their part, empty when its writer has read it (the reduce-add's one
+    // thread, or the writer warp's 32 lanes).
     for (int w = 0; w < (s_.deterministic ? 0 : 2); ++w) {
       dq_full_->init(w, 128);
-      dq_empty_->init(w, 1);
+      dq_empty_->init(w, s_.dq_by_tma_reduce() ? 1 : 32);
     }
   }
 
@@ -198,12 +210,16 @@ class Backward final : public tile::WarpSpecializedDesign {
   }
 
   // The producer warpgroup: warp 0 loads (the template's loads); in fast
-  // mode lane 0 of warps 1 and 2 writes dQ, one a consumer warpgroup.
+  // mode warps 1 and 2 write dQ, one a consumer warpgroup (by TMA
+  // reduce-add, lane 0 alone).
   void producer(tile::WarpSpecialized& ws) override {
     ws.load_stages();
     if (s_.deterministic) return;
     Reg writer = (ws.tid() >> 5) - (4 * 2 + 1);  // warps 9, 10 (u32: warp 8 wraps past them)
-    k_.if_then(writer < 2 && (ws.tid() & 31) == 0, [&] { write_dq(ws, writer); });
+    if (s_.dq_by_tma_reduce())
+      k_.if_then(writer < 2 && (ws.tid() & 31) == 0, [&] { reduce_dq(ws, writer); });
+    else
+      k_.if_then(writer < 2, [&] { add_dq_by_red(ws, writer); });
   }
 
   // Producer: K and V once per item (only when it has steps: nothing else
@@ -645,36 +661,36 @@ class Backward final : public tile::WarpSpecializedDesign {
   // the writer has freed it (the empty barrier's phase t completed, PTX ISA
   // 9.7.13.15.16; `parity` is t & 1: one item a CTA, so t counts the
   // phases): two adjacent columns a store (the accumulator's c0, c1), at
-  // their place in the box, element (r, c) at group c/8, row r, column
-  // c mod 8. A warp's store covers its 8 rows lc.row of 8 columns: 256
-  // contiguous bytes (2 wavefronts, its least), at the thread's address +
-  // an immediate. The stores are made visible to the reduce-add's async
-  // proxy (fence.proxy.async, 9.7.13.4.13), then each thread's arrival on
-  // the full barrier releases them (9.7.13.15.13).
+  // the thread's address + an immediate (dq_row_pitch). In the TMA box a
+  // warp's store covers its 8 rows lc.row of 8 columns: 256 contiguous
+  // bytes (2 wavefronts, its least). For a reduce-add the stores are made
+  // visible to its async proxy (fence.proxy.async, 9.7.13.4.13); each
+  // thread's arrival on the full barrier releases them (9.7.13.15.13).
   void hand_dq_over(const Reg& parity) {
     dq_empty_->wait(wg_, parity);
-    Reg thread_at = base_ + m_.dq + wg_ * dq_tile_bytes(s_) + ((wg_tid_ >> 5) * 16 + lc_.row) * kDqGroupRow +
+    const std::uint32_t row_pitch = dq_row_pitch(s_), group_pitch = dq_group_pitch(s_);
+    Reg thread_at = base_ + m_.dq + wg_ * dq_tile_bytes(s_) + ((wg_tid_ >> 5) * 16 + lc_.row) * row_pitch +
                     (lc_.col << 2);
     for (std::int64_t v = 0; v + 1 < dq_acc_->steps().values(); v += 2) {
       const auto [dr, dc] = dq_acc_->steps().value_offset(v);
-      k_.st(Space::shared, f32, at(thread_at, dc / 8 * kDqGroup + dr * kDqGroupRow),
+      k_.st(Space::shared, f32, at(thread_at, dr * row_pitch + dc / 8 * group_pitch),
             Regs{dq_acc_->regs()[static_cast<std::size_t>(v)], dq_acc_->regs()[static_cast<std::size_t>(v + 1)]});
     }
-    k_.fence_proxy_async_shared();
+    if (s_.dq_by_tma_reduce()) k_.fence_proxy_async_shared();
     dq_full_->arrive(wg_);
   }
 
-  // A dQ writer (lane 0 of a producer warp, for consumer warpgroup
-  // `writer`; FA3's dQ writer): each step, once the warpgroup's tile is
-  // full, adds it into dq_accum with one TMA reduce-add (cp.reduce.async.
-  // bulk.tensor .add, PTX ISA 9.7.9.25.5.2: each element an atomic add in
-  // L2) of the map's box (dq_columns/8 groups of 8 columns by 64 rows),
-  // waits until it has read the tile (cp.async.bulk.wait_group.read,
+  // A dQ writer by TMA reduce-add (lane 0 of a producer warp, for consumer
+  // warpgroup `writer`; FA3's dQ writer): each step, once the warpgroup's
+  // tile is full, adds it into dq_accum with one TMA reduce-add (cp.reduce.
+  // async.bulk.tensor .add, PTX ISA 9.7.9.25.5.2: each element an atomic
+  // add in L2) of the map's box (dq_columns/8 groups of 8 columns by 64
+  // rows), waits until it has read the tile (cp.async.bulk.wait_group.read,
   // 9.7.9.25.5.4) and frees it. Step t waits for the full barrier's phase
   // t (one item a CTA: KeyBlockWork). A box's rows past its sequence hold
   // ±0 (P is 0 there): they add nothing to the next sequence's rows, and
   // the map drops those past the workspace's last.
-  void write_dq(tile::WarpSpecialized& ws, const Reg& writer) {
+  void reduce_dq(tile::WarpSpecialized& ws, const Reg& writer) {
     ws.source().for_each([&](const tile::WorkItem& w) {
       Reg count = w.kb1 - w.kb0;
       // The tile starts free; it is freed after each step but the last (an
@@ -695,12 +711,66 @@ class Backward final : public tile::WarpSpecializedDesign {
     });
   }
 
+  // A dQ writer warp adding by red (d256; of consumer warpgroup `writer`):
+  // each step, once the warpgroup's tile is full, its rows that exist added
+  // into dq_accum by red.global.add.v4.f32 (PTX ISA 9.7.13.8, sm_90): a
+  // lane's 4 adjacent columns, a row's dq_columns by dq_columns/4 lanes, so
+  // one red of the warp adds 512 bytes (1 row at 128 columns, 2 at 64); the
+  // tile freed for the next step. Step t waits for the full barrier's phase
+  // t (one item a CTA: KeyBlockWork).
+  void add_dq_by_red(tile::WarpSpecialized& ws, const Reg& writer) {
+    Reg lane = k_.sreg(SReg::laneid);
+    const std::uint32_t row_bytes = dq_row_pitch(s_);
+    const int lanes_per_row = s_.dq_columns() / 4, rows_per_red = 32 / lanes_per_row;  // 16 or 32 lanes: 2 or 1
+    Reg lane_row = lane >> (lanes_per_row == 16 ? 4 : 5), lane_column = (lane & (lanes_per_row - 1)) << 2;
+    ws.source().for_each([&](const tile::WorkItem& w) {
+      Reg count = w.kb1 - w.kb0;
+      // The tile starts free; it is freed after each step but the last (an
+      // item's arrivals match its steps' waits).
+      k_.if_then(count > 0, [&] { dq_empty_->arrive(writer); });
+      k_.for_range(0, count, 1, [&](Reg t) {
+        const Step st = step_of(w, t);
+        dq_full_->wait(writer, t & 1);
+        Reg tile = base_ + m_.dq + writer * dq_tile_bytes(s_) + lane_row * row_bytes + (lane_column << 2);
+        Reg m0 = st.m0 + (writer * dq_row0()).as(s32);
+        Reg ws_row0 = (s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_) + m0.as(u32);
+        Reg rows = k_.min(w.extra[KeyBlockWork::len_q] - m0, kWgM);
+        // The lane's first row's address; its rows follow a workspace row
+        // (heads_q·head_dim values) apart. Two reds in flight an iteration:
+        // the next load into a red's source registers waits until the red
+        // has read them. The reds are not under a branch: a lane's row past
+        // `rows` (its queries past the sequence, whose P and so dS and dQ are
+        // ±0) is added into row rows - 1, which it leaves unchanged (`last`,
+        // the lane's last row counted from its first, may be -1).
+        Reg lane_offset = k_.reg(u64);
+        k_.mul_wide(lane_offset, ((ws_row0 + lane_row) * heads_q_ + st.head) * s_.head_dim + writer * dq_column0() +
+                                     lane_column, 4);
+        Reg lane_at = dq_accum_ + lane_offset;
+        Reg last = rows - 1 - lane_row.as(s32), row_bytes_global = heads_q_ * (s_.head_dim * 4);
+        constexpr int kInFlight = 2;
+        k_.for_range(0, rows, kInFlight * rows_per_red, [&](Reg r) {
+          std::vector<Regs> x;
+          for (int i = 0; i < kInFlight; ++i) {
+            x.push_back(Regs{k_.reg(f32), k_.reg(f32), k_.reg(f32), k_.reg(f32)});
+            k_.ld(Space::shared, f32, x.back(), at(tile + r.as(u32) * row_bytes, i * rows_per_red * row_bytes));
+          }
+          for (int i = 0; i < kInFlight; ++i) {
+            Reg offset = k_.reg(s64);
+            k_.mul_wide(offset, k_.min(r + i * rows_per_red, last), row_bytes_global.as(s32));
+            k_.red(Space::global, AtomOp::add, f32, at(lane_at + offset.as(u64)), x[static_cast<std::size_t>(i)]);
+          }
+        });
+        k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });
+      });
+    });
+  }
+
   Sm90aBackwardSpec s_;
   Smem m_;
   Kernel k_;
   Type in_;
   ParamRef map_q_p_, map_k_p_, map_v_p_, map_do_p_, map_dq_p_;
-  Reg map_q_, map_k_, map_v_, map_do_, map_dq_, lse_, dk_, dv_, cu_q_, cu_k_, delta_;
+  Reg map_q_, map_k_, map_v_, map_do_, map_dq_, lse_, dk_, dv_, cu_q_, cu_k_, delta_, dq_accum_;
   Reg seq_q_, seq_k_, group_, rows_q_, heads_q_, scale_, scale_log2_, window_left_, window_right_, head_group_;
   std::vector<Reg> strides_;  // (batch, head, row) of lse, dK, dV
   Reg base_;

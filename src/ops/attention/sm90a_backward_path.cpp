@@ -40,7 +40,7 @@ class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
     const BackwardArgs a(p_, t, workspace);
     const std::uint32_t key_blocks = u32((p_.seq_k + bn - 1) / bn);
     std::vector<Arg> args = a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo),
-                                      Arg::bytes_of(mdq), t.lse, t.dk, t.dv, a.cu_q, a.cu_k, a.delta},
+                                      Arg::bytes_of(mdq), t.lse, t.dk, t.dv, a.cu_q, a.cu_k, a.delta, a.dq_accum},
                                      {&p_.lse, &p_.dk, &p_.dv});
     // About a wave of CTAs a group: the key blocks of as many (head,
     // sequence) pairs as the SMs hold (one CTA an SM).
@@ -93,7 +93,8 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
            std::to_string(s.stages) +
            " TMA stages of Q and dO, " +
            (s.deterministic ? "dQ in a pass of its own (deterministic)"
-                           : "dQ added by TMA reduce-adds (cp.reduce.async.bulk.tensor) from two writer lanes") +
+                           : s.dq_by_tma_reduce() ? "dQ added by TMA reduce-adds (cp.reduce.async.bulk.tensor) from two writer lanes"
+                                                  : "dQ added with f32 atomics by two writer warps") +
            ", " +
            std::to_string(s.shared_bytes()) + " bytes of shared memory";
   }

@@ -1,7 +1,8 @@
 // The sm90a backward (sm90a_backward_kernel.cpp) behind
 // AttentionBackwardPath: the sm80 rows pass, the sm90a dK/dV kernel (its
-// TMA maps made for each run: sm90a_tensor_map.hpp), then the sm80 finish
-// or dq pass (sm80_backward_passes.hpp). It takes head_dim 64, 128 and 256.
+// TMA maps made for each run: sm90a_tensor_map.hpp, and dq_accum's here),
+// then the sm80 finish or dq pass (sm80_backward_passes.hpp). It takes
+// head_dim 64, 128 and 256.
 #include <algorithm>
 
 #include "attention_path.hpp"
@@ -18,6 +19,23 @@ using runtime::Arg;
 using runtime::Device;
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
+
+// The workspace's f32 dQ sums (dq_accum: rows x heads x head_dim, dense) for
+// the kernel's TMA reduce-adds, head_dim as groups of 8 columns (32 bytes):
+// dims (8 columns, rows, head_dim/8 groups, heads), the rows' stride ahead
+// of the groups' (a map's strides need no order), so that a box of 64 rows
+// by `box_columns`/8 groups of one head lies in shared memory group by
+// group, each 64 rows of 32 bytes; no swizzle.
+runtime::TensorMap dq_accum_tensor_map(const Device& device, runtime::DevicePtr address, std::int64_t rows,
+                                       std::int64_t heads, std::int64_t head_dim, std::uint32_t box_columns) {
+  const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  return runtime::make_tensor_map(device, {.dtype = runtime::DType::f32,
+                                           .address = address,
+                                           .dims = {8, u64(rows), u64(head_dim / 8), u64(heads)},
+                                           .strides_bytes = {u64(heads * head_dim * 4), 32, u64(head_dim * 4)},
+                                           .box = {8, 64, box_columns / 8, 1},
+                                           .swizzle = runtime::TensorMapSwizzle::none});
+}
 
 class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
  public:

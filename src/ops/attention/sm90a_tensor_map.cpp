@@ -18,15 +18,4 @@ runtime::TensorMap attention_tensor_map(const runtime::Device& device, const run
                                            .swizzle = runtime::TensorMapSwizzle::b128});
 }
 
-runtime::TensorMap dq_accum_tensor_map(const runtime::Device& device, runtime::DevicePtr address, std::int64_t rows,
-                                       std::int64_t heads, std::int64_t head_dim, std::uint32_t box_columns) {
-  const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  return runtime::make_tensor_map(device, {.dtype = runtime::DType::f32,
-                                           .address = address,
-                                           .dims = {8, u64(rows), u64(head_dim / 8), u64(heads)},
-                                           .strides_bytes = {u64(heads * head_dim * 4), 32, u64(head_dim * 4)},
-                                           .box = {8, 64, box_columns / 8, 1},
-                                           .swizzle = runtime::TensorMapSwizzle::none});
-}
-
 }  // namespace warpforge::ops

@@ -2,29 +2,29 @@
 # The attention backward on a GPU machine (an H100/H200 with CUDA 13, torch,
 # ncu, compute-sanitizer): its short run, most important first, each stage's
 # table printed as it ends (a hard time limit may cut the run; BUDGET,
-# default 53 s from the start, the build included, caps each stage at what
-# is left: the windows' hard limit is 50-55 s). The forward's run is
+# default 85 s from the start, the build included, caps each stage at what
+# is left: the window's hard limit is 90 s). The forward's run is
 # scripts/gpu-attn-fwd.sh, the decode's scripts/gpu-attn-decode.sh.
 #
 #   1. bench_attention --prefill --backward --quick (head_dim 64, 128, 256,
 #      and GQA): the backward's TFLOP/s as the op chooses (sm90a);
-#   2. the backward GPU tests of the d256 kernel (AttentionGpu.
-#      SanitizeBackwardHeadDim256: causal GQA with a ragged key block, three
-#      query blocks), fast and deterministic, against fp64 (FULL=1: every
-#      SanitizeBackward* and BackwardCases* test, both kernels);
+#   2. the backward GPU tests of the sm90a kernels' small shapes
+#      (AttentionGpu.SanitizeBackward*: d64, d128, GQA with a window,
+#      varlen, d256 causal GQA with a ragged key block, three query
+#      blocks), fast and deterministic, against fp64 (FULL=1: every
+#      BackwardCases* test too, both kernels);
 #   3. python -m warpforge.bench_attention --prefill --backward --quick:
 #      ours beside SDPA's cuDNN, flash and efficient backends (the best
 #      named; rows printed as measured: a cut run keeps the first), for the
-#      shape groups in PY_GROUPS (default d256; FULL=1: all four);
-#   4. compute-sanitizer racecheck of the d256 kernel's small shapes
-#      (SANITIZED, default SanitizeBackwardHeadDim256; FULL=1: every
-#      SanitizeBackward shape, and memcheck and synccheck);
+#      shape groups in PY_GROUPS (default d256,d128; FULL=1: all four);
+#   4. compute-sanitizer racecheck of the small shapes (SANITIZED, default
+#      SanitizeBackward*; FULL=1: memcheck and synccheck too);
 #   5. scripts/attn_bwd_causes.py --quick (FULL=1: every shape), where 12 s
 #      are left: where the Python call's time goes at d128, 1k and 8k (one
 #      call's GPU activities beside SDPA's; backward / grad / op / execute /
 #      stream µs);
 #   6. one ncu profile of the backward's dK/dV kernel at sequence 8k, d256
-#      (NCU_DIMS="256 128" for more; d64, d128 and d256 with FULL=1),
+#      (NCU_DIMS, default "256 128": d128 where time is left; d64, d128 and d256 with FULL=1),
 #      printed twice: its throughputs, tensor and shared-memory pipes and
 #      stall reasons, then its SASS lines with the most stall samples (the
 #      source page) and the reason of each;
@@ -40,7 +40,7 @@ cd "$(dirname "$0")/.."
 
 build_dir="${BUILD_DIR:-build}"
 out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-53}"
+budget="${BUDGET:-85}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
 mkdir -p "$out"
@@ -58,8 +58,8 @@ stage "bench_attention --backward (auto)" 9 "$out/bench_backward.log" \
 echo "== backward, C++: TFLOP/s (FlashAttention's count: 2.5x the forward's), the op's choice =="
 grep -E "^\|" "$out/bench_backward.log"
 
-# 2. The d256 kernel's small shapes against fp64 (FULL=1: every backward case on both kernels).
-tests='AttentionGpu.SanitizeBackwardHeadDim256' limit=10
+# 2. The sm90a kernels' small shapes against fp64 (FULL=1: every backward case on both kernels).
+tests='AttentionGpu.SanitizeBackward*' limit=14
 [ "${FULL:-0}" = 1 ] && tests='AttentionGpu.SanitizeBackward*:AttentionGpu.BackwardCases*' limit=60
 stage "GPU tests $tests" $limit "$out/tests.log" "$test_gpu" --gtest_filter="$tests"
 grep -E "^\[ +(OK|FAILED|PASSED) |outside the bound|Failure|exception" "$out/tests.log" | head -12
@@ -89,22 +89,22 @@ for r in sorted(body, key=lambda r: -num(r, total))[:10]:
 PY
 }
 
-# 3. Python: ours beside SDPA's backends (PY_GROUPS, default d256: a window's 55 s do not hold all 16 rows).
-groups="${PY_GROUPS:-d256}"  # (not GROUPS: bash's own array of the user's group ids)
+# 3. Python: ours beside SDPA's backends (PY_GROUPS, default d256,d128: a window's 90 s do not hold all 16 rows).
+groups="${PY_GROUPS:-d256,d128}"  # (not GROUPS: bash's own array of the user's group ids)
 [ "${FULL:-0}" = 1 ] && groups=d64,d128,d256,gqa
-stage "bench_attention.py --prefill --backward" 34 "$out/bench_backward_python.log" \
+stage "bench_attention.py --prefill --backward" 38 "$out/bench_backward_python.log" \
   "${py[@]}" -m warpforge.bench_attention --prefill --backward $quick --reps 3 --groups "$groups"
 echo "== backward from Python beside SDPA (TFLOP/s) =="
 grep -E "^\||^geometric" "$out/bench_backward_python.log"
 
-# 4. compute-sanitizer on the d256 kernel's small shapes.
+# 4. compute-sanitizer on the small shapes.
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-tools=racecheck sanitized="${SANITIZED:-SanitizeBackwardHeadDim256}"
-[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck" sanitized="SanitizeBackward*"
+tools=racecheck sanitized="${SANITIZED:-SanitizeBackward*}"
+[ "${FULL:-0}" = 1 ] && tools="racecheck memcheck synccheck"
 for tool in $tools; do
   [ -x "$sanitizer" ] || { rows+=("| sanitizer $tool | compute-sanitizer not found | 0s |"); break; }
   [ "$(left)" -gt 5 ] || break
-  stage "sanitizer $tool ($sanitized)" 10 "$out/sanitize-$tool.log" \
+  stage "sanitizer $tool ($sanitized)" 14 "$out/sanitize-$tool.log" \
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_gpu" --gtest_filter="AttentionGpu.$sanitized"
   echo "== compute-sanitizer $tool: $(grep -E "SUMMARY" "$out/sanitize-$tool.log" | tail -1) =="
   grep -E "^========= (Error|Race|Invalid)" "$out/sanitize-$tool.log" | sort | uniq -c | head -5
@@ -124,7 +124,7 @@ fi
 # 6. One ncu profile of the dK/dV kernel at sequence 8k, d256 (NCU_DIMS; d128, d64, d256 with FULL=1; not causal: the first
 #    launch), printed twice from its report: throughputs and stall reasons, then the SASS lines with most stall samples.
 ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
-dims="${NCU_DIMS:-256}"
+dims="${NCU_DIMS:-256 128}"
 [ "${FULL:-0}" = 1 ] && dims="128 64 256"
 for d in $dims; do
   [ -x "$ncu" ] && [ "$(left)" -gt 6 ] || break

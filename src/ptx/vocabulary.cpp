@@ -92,8 +92,9 @@ constexpr OpcodeInfo kVocabulary[] = {
     {Op::st, "st", {2, 4}, kMemory | ModifierClasses{C::form}, kAll},
     {Op::atom, "atom", {3, 5}, kMemory | ModifierClasses{C::atomic_op, C::noftz}, kAll},
     {Op::red, "red", {2, 4}, kMemory | ModifierClasses{C::atomic_op, C::noftz, C::form}, kAll},
-    // cp.async[.bulk[.tensor]] and their group operations; the form words say which
-    {Op::cp, "cp", {0, 7}, kMemory | ModifierClasses{C::form}, Availability::since(80)},
+    // cp.async[.bulk[.tensor]], cp.reduce.async.bulk (its .add) and their group
+    // operations; the form words say which
+    {Op::cp, "cp", {0, 7}, kMemory | ModifierClasses{C::form, C::atomic_op}, Availability::since(80)},
     {Op::mbarrier, "mbarrier", {1, 4}, kMemory | ModifierClasses{C::form}, Availability::since(80)},
     {Op::prefetch, "prefetch", {1, 1}, {C::space, C::cache, C::proxy}, kAll},
     {Op::prefetchu, "prefetchu", {1, 1}, {C::cache}, kAll},

@@ -108,6 +108,10 @@ std::uint64_t atomic_update(std::byte* p, AtomOp op, Type t, bool shared, std::u
 
 }  // namespace
 
+void atomic_add_f32_global(std::byte* element, std::uint32_t value) {
+  atomic_update<std::uint32_t>(element, AtomOp::add, Type::f32, false, value, 0);
+}
+
 void exec_atomic(const Inst& in, Warp& w, std::uint32_t active) {
   const Type t = in.type();
   const auto op = static_cast<AtomOp>(in.mode);

@@ -63,9 +63,10 @@ struct LaneAsyncCopies {
   std::vector<std::vector<AsyncCopy>> committed;  // oldest group first
 };
 
-// A lane's TMA stores in flight (cp.async.bulk.tensor ... .bulk_group): each
-// reads shared memory and writes global memory when a
-// cp.async.bulk.wait_group retires its group, or when the thread exits.
+// A lane's TMA stores and bulk reduces in flight (cp.async.bulk.tensor ...
+// .bulk_group, cp.reduce.async.bulk ... .bulk_group): each reads shared
+// memory and writes global memory when a cp.async.bulk.wait_group retires
+// its group, or when the thread exits.
 struct LaneBulkStores {
   std::vector<std::function<void()>> open;                    // not yet committed
   std::vector<std::vector<std::function<void()>>> committed;  // oldest group first

@@ -56,6 +56,7 @@ Type immediate_type(const Inst& d, std::size_t index) {
     case Op::bulk_wait:
     case Op::mapa:
     case Op::bulk_copy:
+    case Op::bulk_reduce:
     case Op::wmma:  // the stride of a load or store
       return Type::u32;
     case Op::wgmma:  // descriptors (u64) and the small signed immediates

@@ -200,6 +200,11 @@ std::string check_operands(const Inst& d, bool cache_hint) {
       return need(d, 3);
     case Op::bulk_copy:
       return need(d, 4);
+    case Op::bulk_reduce:
+      if (why = need(d, 3); !why.empty()) return why;
+      if (d.ntypes != 1 || d.type() != Type::f32 || static_cast<AtomOp>(d.mode) != AtomOp::add)
+        return "cp.reduce.async.bulk is simulated as .add.f32 only";
+      return "";
     case Op::cp_async:
       if (d.ops.size() < 3 || d.ops.size() > 4)
         return "cp.async takes [dst], [src], size[, src-size]";

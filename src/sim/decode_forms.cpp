@@ -59,6 +59,7 @@ constexpr Form refuse(O opcode, std::initializer_list<M> words, const char* why)
 std::string mbarrier_parity(const ptx::Instruction&, Inst& d, std::vector<M>& rest);
 std::string tensor_copy(const ptx::Instruction& in, Inst& d, std::vector<M>& rest);
 std::string bulk_copy(const ptx::Instruction& in, Inst& d, std::vector<M>& rest);
+std::string bulk_reduce(const ptx::Instruction& in, Inst& d, std::vector<M>& rest);
 std::string bulk_wait_read(const ptx::Instruction& in, Inst& d, std::vector<M>& rest);
 std::string wgmma_shape(const ptx::Instruction& in, Inst& d, std::vector<M>& rest);
 std::string wmma_layouts(const ptx::Instruction& in, Inst& d, std::vector<M>& rest);
@@ -120,6 +121,7 @@ constexpr Form kForms[] = {
     run(O::cp, Op::bulk_commit, {M::async, M::bulk, M::commit_group}),
     run(O::cp, Op::bulk_wait, {M::async, M::bulk, M::wait_group}, 0, bulk_wait_read),
     run(O::cp, Op::tensor_copy, {M::async, M::bulk, M::tensor}, 0, tensor_copy),
+    run(O::cp, Op::bulk_reduce, {M::reduce, M::async, M::bulk}, 0, bulk_reduce),
     run(O::cp, Op::bulk_copy, {M::async, M::bulk}, 0, bulk_copy),
     run(O::cp, Op::cp_async_commit, {M::async, M::commit_group}),
     run(O::cp, Op::cp_async_wait_group, {M::async, M::wait_group}),
@@ -183,7 +185,8 @@ std::string mbarrier_parity(const ptx::Instruction&, Inst& d, std::vector<M>& re
 
 // cp.async.bulk.tensor.Nd.shared::cluster.global[.tile].mbarrier::complete_tx::bytes[.multicast::cluster]
 // and cp.async.bulk.tensor.Nd.global.shared::cta[.tile].bulk_group (PTX ISA 9.7.9.25.5.1): the
-// destination's space comes first.
+// destination's space comes first; cp.reduce.async.bulk.tensor.Nd.global.shared::cta.add[.tile].bulk_group
+// (9.7.9.25.5.2) is a store that adds (its .add taken here: Inst::mode is the direction).
 std::string tensor_copy(const ptx::Instruction& in, Inst& d, std::vector<M>& rest) {
   constexpr M kRanks[] = {M::_1d, M::_2d, M::_3d, M::_4d, M::_5d};
   for (int rank = 1; rank <= 5; ++rank)
@@ -195,8 +198,12 @@ std::string tensor_copy(const ptx::Instruction& in, Inst& d, std::vector<M>& res
   if (global == in.modifiers.end() || shared == in.modifiers.end())
     return "cp.async.bulk.tensor copies between .global and .shared::cluster/.shared::cta";
   const bool load = shared < global;
-  d.mode = static_cast<std::uint8_t>(load ? TensorCopyDir::global_to_shared
-                                          : TensorCopyDir::shared_to_global);
+  const bool reduce = take(rest, M::reduce);
+  if (reduce && (load || !take(rest, M::add)))
+    return "cp.reduce.async.bulk.tensor is simulated from .shared::cta into .global with .add only";
+  d.mode = static_cast<std::uint8_t>(load     ? TensorCopyDir::global_to_shared
+                                     : reduce ? TensorCopyDir::shared_to_global_add
+                                              : TensorCopyDir::shared_to_global);
   if (load && !take(rest, M::mbarrier_complete_tx_bytes))
     return "a TMA load completes on an mbarrier: .mbarrier::complete_tx::bytes is required";
   if (!load && !take(rest, M::bulk_group))
@@ -217,6 +224,20 @@ std::string bulk_copy(const ptx::Instruction& in, Inst&, std::vector<M>& rest) {
   }
   return "cp.async.bulk without .tensor is simulated from .shared::cta into .shared::cluster only, "
          "completing on an mbarrier (.mbarrier::complete_tx::bytes)";
+}
+
+// cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 (9.7.9.25.4.2): the
+// operation (.add) and type (.f32) are left for the modifiers' parse, and
+// checked with the operands (decode_checks.cpp).
+std::string bulk_reduce(const ptx::Instruction& in, Inst&, std::vector<M>& rest) {
+  const auto at = [&](M m) { return std::find(in.modifiers.begin(), in.modifiers.end(), m); };
+  if (at(M::global) < at(M::shared_cta) && at(M::shared_cta) != in.modifiers.end() && take(rest, M::bulk_group)) {
+    take(rest, M::global);
+    take(rest, M::shared_cta);
+    return "";
+  }
+  return "cp.reduce.async.bulk is simulated from .shared::cta into .global only, completing through a bulk "
+         "async-group (.bulk_group)";
 }
 
 // cp.async.bulk.wait_group[.read] (9.7.9.25.5.4): .read waits for the

@@ -103,12 +103,18 @@ void mbarrier_arrive(std::byte* object, std::uint64_t count);
 void exec_tensormap(const Inst& inst, Warp& w, std::uint32_t active);
 // cp.async.bulk.tensor: TMA loads (done at issue) and stores (queued) (tensor_copy.cpp).
 void exec_tensor_copy(const Inst& inst, Warp& w, std::uint32_t active);
-// cp.async.bulk from shared memory into a CTA of the cluster, done at issue (bulk_copy.cpp).
+// cp.async.bulk from shared memory into a CTA of the cluster, done at issue,
+// and cp.reduce.async.bulk into global memory, queued (bulk_copy.cpp).
 void exec_bulk_copy(const Inst& inst, Warp& w, std::uint32_t active);
-// cp.async.bulk.commit_group / wait_group[.read] of the TMA stores, and the
-// stores a lane still has in flight when it exits (tensor_copy.cpp).
+// cp.async.bulk.commit_group / wait_group[.read] of the TMA stores and bulk
+// reduces, and those a lane still has in flight when it exits (tensor_copy.cpp).
 void exec_bulk_group(const Inst& inst, Warp& w, std::uint32_t active);
 void complete_bulk_stores(Warp& w, int lane);
+// Queues `work` in the lane's open bulk async-group (tensor_copy.cpp).
+void queue_bulk_work(Warp& w, int lane, std::function<void()> work);
+// An atomic add of the f32 `value` into the f32 at `element` in global
+// memory, as red.global.add.f32 adds (atomic_ops.cpp).
+void atomic_add_f32_global(std::byte* element, std::uint32_t value);
 // wgmma for warp `w`, the `warp_in_group`-th of its warpgroup (wgmma.cpp).
 void exec_wgmma(const Inst& inst, Warp& w, int warp_in_group);
 // Throws SimError when the instruction reads or writes an accumulator or an

@@ -37,6 +37,7 @@ constexpr std::pair<Op, Operation> kOperations[] = {
     {Op::activemask, {R::lane_mask}},
     {Op::tensormap, {R::tensormap}},
     {Op::tensor_copy, {R::tensor_copy}}, {Op::bulk_copy, {R::bulk_copy}},
+    {Op::bulk_reduce, {R::bulk_copy}},
     {Op::bulk_commit, {R::bulk_group}}, {Op::bulk_wait, {R::bulk_group}},
     {Op::tcgen05, {R::tcgen05}},
     {Op::vprintf, {R::vprintf}}, {Op::frame_copy, {R::frame_copy}},

@@ -45,6 +45,7 @@ enum class Op : std::uint8_t {
   // the tensor memory accelerator and bulk copies
   tensor_copy,  // cp.async.bulk.tensor; mode: TensorCopyDir
   bulk_copy,  // cp.async.bulk.shared::cluster.shared::cta (shared memory into a CTA of the cluster)
+  bulk_reduce,  // cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 (queued in the bulk group)
   bulk_commit,  // cp.async.bulk.commit_group
   bulk_wait,    // cp.async.bulk.wait_group[.read]
   // tcgen05's .sync.aligned warp-wide operations (alloc, dealloc, relinquish,
@@ -162,7 +163,8 @@ enum class Tcgen05CopyShape : std::uint8_t {
   rows64_bits128_warpx2_01_23,
   rows32_bits128_warpx4
 };
-enum class TensorCopyDir : std::uint8_t { global_to_shared, shared_to_global };
+// shared_to_global_add: cp.reduce.async.bulk.tensor's .add (PTX ISA 9.7.9.25.5.2).
+enum class TensorCopyDir : std::uint8_t { global_to_shared, shared_to_global, shared_to_global_add };
 
 // Device function calls run in copies of the function's body, one per call
 // depth (decode.cpp's collect_call), to this depth; a call deeper than that

@@ -8,6 +8,9 @@
 //         written) as late as the ISA allows, when cp.async.bulk.wait_group
 //         retires the group or the thread exits, so a kernel that reuses the
 //         buffer before waiting sees it.
+//   reduce-add (cp.reduce.async.bulk.tensor ... .add, 9.7.9.25.5.2) as a
+//         store, each element added to global memory's atomically (as
+//         red.global.add does; f32 maps only).
 // The tensor map is the simulator's encoding (sim/tensor_map_encoding.hpp),
 // read from the generic address the instruction gives (a kernel parameter
 // through cvta.param, a global buffer) or from the .param-space address
@@ -180,8 +183,8 @@ void load(const Inst& in, Warp& w, int lane) {
 }
 
 // The store's work when its bulk group retires: read the box from shared
-// memory, write its in-bounds part to global memory.
-void complete_store(Warp& w, int lane, const Box& b, Cta& cta, std::uint64_t src) {
+// memory, write (`add`: add) its in-bounds part to global memory.
+void complete_store(Warp& w, int lane, const Box& b, Cta& cta, std::uint64_t src, bool add) {
   const TensorMapInfo& m = b.map;
   std::vector<std::byte> data(b.bytes());
   if (&cta == w.cta) note_shared_access(w, lane, cta.shared.data() + (src & kOffsetMask), b.bytes(), false);
@@ -191,7 +194,10 @@ void complete_store(Warp& w, int lane, const Box& b, Cta& cta, std::uint64_t src
     std::byte* dst = global_span(w, lane, b, address, first, last, true);
     const std::byte* from = data.data() + row * b.row_bytes + first * m.element_bytes;
     const std::uint64_t step = std::uint64_t{m.element_strides[0]} * m.element_bytes;
-    if (m.element_strides[0] == 1)
+    if (add)
+      for (std::uint64_t i = 0; i < last - first; ++i)
+        atomic_add_f32_global(dst + i * step, static_cast<std::uint32_t>(load_bytes(from + i * 4, 4)));
+    else if (m.element_strides[0] == 1)
       std::memcpy(dst, from, (last - first) * m.element_bytes);
     else
       for (std::uint64_t i = 0; i < last - first; ++i)
@@ -201,18 +207,21 @@ void complete_store(Warp& w, int lane, const Box& b, Cta& cta, std::uint64_t src
 
 // Checks the store's operands now and queues its work in the lane's open
 // bulk group.
-void store(const Inst& in, Warp& w, int lane) {
+void store(const Inst& in, Warp& w, int lane, bool add) {
   const Box b = read_box(in, w, lane, in.ops[0]);
+  if (add && b.map.dtype != runtime::DType::f32)
+    throw AccessFault{lane, "cp.reduce.async.bulk.tensor's .add is simulated on f32 tensor maps only, not " +
+                                std::string(runtime::name(b.map.dtype))};
   const std::uint64_t src = address_of(w, in.op0(1), lane);
   Cta& cta = shared_owner(w, lane, src, false, 16);
   check_shared(lane, cta, src & kOffsetMask, b.bytes(), "store source");
-  if (w.bulk.empty()) w.bulk.resize(32);
   const int line = in.line;
-  w.bulk[static_cast<std::size_t>(lane)].open.push_back([&w, lane, b, &cta, src, line] {
+  queue_bulk_work(w, lane, [&w, lane, b, &cta, src, line, add] {
     try {
-      complete_store(w, lane, b, cta, src);
+      complete_store(w, lane, b, cta, src, add);
     } catch (const AccessFault& f) {
-      throw AccessFault{f.lane, "retiring the TMA store at PTX line " + std::to_string(line) + ": " + f.message};
+      throw AccessFault{f.lane, std::string("retiring the TMA ") + (add ? "reduce-add" : "store") + " at PTX line " +
+                                    std::to_string(line) + ": " + f.message};
     }
   });
 }
@@ -224,8 +233,13 @@ void retire(std::vector<std::function<void()>>& group) {
 
 }  // namespace
 
+void queue_bulk_work(Warp& w, int lane, std::function<void()> work) {
+  if (w.bulk.empty()) w.bulk.resize(32);
+  w.bulk[static_cast<std::size_t>(lane)].open.push_back(std::move(work));
+}
+
 void exec_bulk_group(const Inst& in, Warp& w, std::uint32_t active) {
-  if (w.bulk.empty()) return;  // no TMA store was ever issued
+  if (w.bulk.empty()) return;  // no TMA store or bulk reduce was ever issued
   for_lanes(active, [&](int lane) {
     LaneBulkStores& q = w.bulk[static_cast<std::size_t>(lane)];
     if (in.op == Op::bulk_commit) {
@@ -251,12 +265,12 @@ void complete_bulk_stores(Warp& w, int lane) {
 }
 
 void exec_tensor_copy(const Inst& in, Warp& w, std::uint32_t active) {
-  const bool to_shared = static_cast<TensorCopyDir>(in.mode) == TensorCopyDir::global_to_shared;
+  const auto dir = static_cast<TensorCopyDir>(in.mode);
   for_lanes(active, [&](int lane) {
-    if (to_shared)
+    if (dir == TensorCopyDir::global_to_shared)
       load(in, w, lane);
     else
-      store(in, w, lane);
+      store(in, w, lane, dir == TensorCopyDir::shared_to_global_add);
   });
 }
 

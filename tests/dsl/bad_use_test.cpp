@@ -361,6 +361,10 @@ TEST(BadMemory, VectorWidthsAndModifiers) {
   EXPECT_TRUE(refused(Target::sm_90a,
                       [](Kernel& k) { k.bulk_copy_to_cluster(at(k.reg(u32)), at(k.reg(u32)), k.reg(u64, "n"), at(k.reg(u32))); },
                       {"cp.async.bulk.shared::cluster.shared::cta", "size %n has type u64; expected u32"}));
+  EXPECT_TRUE(refused(Target::sm_90a,
+                      [](Kernel& k) { k.bulk_reduce_add_f32(at(k.reg(u64)), at(k.reg(u32)), 40); },
+                      {"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32",
+                       "size 40; a bulk copy moves a positive multiple of 16 bytes"}));
   // st.shared::cluster: the shared space only, no .volatile, sm_90 on.
   EXPECT_TRUE(refused(Target::sm_90a, [](Kernel& k) { k.st(Space::global, b32, at(k.reg(u64)), 1, {.cluster = true}); },
                       {"st.global", "a shared::cluster access names the shared space, not .global"}));

@@ -717,6 +717,10 @@ void build_tensor_copy(Kernel& k) {
   k.tma_load(at(tile), map, {x, 0}, at(bar), k.mov(u16, 3));
   k.fence_proxy_async_shared();
   k.tma_store(map, {x, y}, at(tile));
+  k.tma_reduce_add(map, {x, y, 0}, at(tile));
+  Reg sums = k.param_ptr("sums");
+  k.bulk_reduce_add_f32(at(sums), at(tile), 4096);
+  k.bulk_reduce_add_f32(at(sums, 256), at(tile), k.mov(u32, 64));
   k.bulk_commit_group();
   k.bulk_wait_group_read(0);
   k.bulk_wait_group(1);

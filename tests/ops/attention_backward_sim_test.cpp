@@ -49,7 +49,8 @@ TEST(AttentionBackwardSimDeterminism, TheDeterministicModeGivesTheSameBits) {
 
 // The sm90a backward's shared-memory hand-overs (dSᵀ between the consumer
 // warpgroups through a named barrier, dQ from each consumer warpgroup to its
-// writer warp and the TMA ring through mbarriers) on a
+// writer and the TMA ring through mbarriers, dQ read by the writer's TMA
+// reduce-adds when their group retires) on a
 // simulator that checks every shared access against the orderings the PTX
 // memory model gives them (sim/shared_races.hpp): several query blocks a
 // CTA, so each buffer is written again after its reader freed it (and the
@@ -88,7 +89,7 @@ TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {
   AttentionBackward fast(t), det(t, {.deterministic = true});
   EXPECT_EQ(fast.workspace_bytes(), 2u * 40 * 4 + 40u * 2 * 64 * 4);  // D, then dq_accum
   EXPECT_EQ(det.workspace_bytes(), 2u * 40 * 4);
-  EXPECT_NE(fast.describe().find("dQ added with f32 atomics"), std::string::npos) << fast.describe();
+  EXPECT_NE(fast.describe().find("dQ added by TMA reduce-adds"), std::string::npos) << fast.describe();
   EXPECT_NE(det.describe().find("deterministic"), std::string::npos) << det.describe();
   AttentionBackward caller(t, {.caller_workspace = true});
   EXPECT_THROW(caller.execute(t), OpsError);
@@ -101,6 +102,8 @@ TEST(AttentionBackwardSimWorkspace, IsDescribedAndSized) {
   const std::string d256 = AttentionBackward(t256).describe();
   EXPECT_NE(d256.find("kernel sm90a"), std::string::npos) << d256;
   EXPECT_NE(d256.find("64-key blocks (each warpgroup half of dK's and dV's columns)"), std::string::npos) << d256;
+  // d256 adds dQ with the writer warps' reds (the TMA reduce-add measured slower there: dq_by_tma_reduce).
+  EXPECT_NE(d256.find("dQ added with f32 atomics by two writer warps"), std::string::npos) << d256;
 }
 
 // The dK/dV kernel's builder refuses a spec it cannot build (specs come

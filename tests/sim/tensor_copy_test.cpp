@@ -1,7 +1,7 @@
 // TMA on the simulator: cp.async.bulk.tensor loads (swizzle, out-of-bounds
 // fill, multicast into a cluster) completing on mbarriers, stores, the
 // tensor-map operand's forms, bulk copies into a partner CTA's shared
-// memory, and the refusals. Expected shared-memory images
+// memory, bulk reduce-adds into global memory, and the refusals. Expected shared-memory images
 // are written from the ISA's description of the swizzle modes ("the 16-byte
 // chunk index XOR the row index modulo 8" for 128-byte rows), not from the
 // simulator's code.
@@ -252,6 +252,185 @@ TEST_F(HopperTest, TmaStoreWritesTheInBoundsPartOfTheBox) {
         ASSERT_EQ(got[r * pitch + c], want) << "row " << r << " column " << c << " after: " << after;
       }
   }
+}
+
+// Each CTA's 256 threads put one f32 each into a 1 KB tile; thread 0 adds
+// the tile into global memory with two bulk reduces of 512 bytes
+// (cp.reduce.async.bulk ... .add.f32): every CTA into the same 256 floats.
+const char* kBulkReduceKernel = R"(
+.visible .entry bulk_add(.param .u64 out, .param .u64 in)
+{
+  .reg .b32 %r<12>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<2>;
+  .shared .align 128 .b8 tile[1024];
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mad.lo.u32 %r3, %r2, 256, %r1;
+  mul.wide.u32 %rd3, %r3, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  mov.u32 %r4, tile;
+  shl.b32 %r5, %r1, 2;
+  add.u32 %r6, %r4, %r5;
+  st.shared.f32 [%r6], %f1;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd1], [%r4], 512;
+  add.u64 %rd5, %rd1, 512;
+  add.u32 %r7, %r4, 512;
+  mov.u32 %r8, 512;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd5], [%r7], %r8;
+  cp.async.bulk.commit_group;
+  $AFTER
+DONE:
+  ret;
+}
+)";
+
+TEST_F(HopperTest, BulkReduceAddsEachCtasTileIntoGlobalMemory) {
+  // Fresh values in eighths (every order of the adds is exact), the sum
+  // against an fp64 reference; then the source rewritten (tile[0] = 1000)
+  // after the issue: before the group's wait the simulator reads it at the
+  // wait (as late as the ISA allows), after wait_group.read it does not.
+  constexpr int kCtas = 5;
+  std::uniform_int_distribution<int> eighths(-800, 800);
+  std::vector<float> in(kCtas * 256), start(256);
+  for (auto& v : in) v = static_cast<float>(eighths(rng)) / 8.f;
+  for (auto& v : start) v = static_cast<float>(eighths(rng)) / 8.f;
+  const std::string overwrite = "mov.f32 %f2, 0f447A0000;\n  st.shared.f32 [%r4], %f2;\n  ";
+  for (const std::string& after : {std::string("cp.async.bulk.wait_group.read 0;"),
+                                   "cp.async.bulk.wait_group.read 0;\n  " + overwrite,
+                                   overwrite + "cp.async.bulk.wait_group 0;", overwrite}) {
+    auto out = upload(start);
+    run_ptx(ptx_module(fill(kBulkReduceKernel, {{"AFTER", after}})), "bulk_add", {.grid = {kCtas}, .block = {256}},
+            {arg_u64(out), arg_u64(upload(in))});
+    const auto got = download<float>(out, 256);
+    const bool late = after.rfind("mov.f32", 0) == 0;  // the rewrite precedes the wait
+    for (int i = 0; i < 256; ++i) {
+      double want = start[static_cast<std::size_t>(i)];
+      for (int c = 0; c < kCtas; ++c) want += i == 0 && late ? 1000.0 : in[static_cast<std::size_t>(c * 256 + i)];
+      ASSERT_EQ(got[static_cast<std::size_t>(i)], static_cast<float>(want)) << "element " << i << " after: " << after;
+    }
+  }
+}
+
+// Thread 0 loads a box of an f32 map (128-byte swizzle) and adds it back
+// with cp.reduce.async.bulk.tensor ... .add into a second map of the same
+// shape: the swizzle undone as the load applied it, the box's rows past the
+// tensor dropped.
+const char* kTmaReduceKernel = R"(
+.visible .entry tma_add(.param .align 64 .b8 src[128], .param .align 64 .b8 dst[128], .param .s32 c0,
+                        .param .s32 c1, .param .s32 c2)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 1024 .b8 tile[8192];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, tile;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 8192;
+  mov.u64 %rd1, src;
+  cvta.param.u64 %rd2, %rd1;
+  mov.u64 %rd3, dst;
+  cvta.param.u64 %rd4, %rd3;
+  ld.param.s32 %r4, [c0];
+  ld.param.s32 %r5, [c1];
+  ld.param.s32 %r6, [c2];
+  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd2, {%r4, %r5, %r6}], [%r2];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra WAIT;
+  cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%rd4, {%r4, %r5, %r6}], [%r3];
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+DONE:
+  ret;
+}
+)";
+
+TEST_F(HopperTest, TmaReduceAddsTheInBoundsPartOfTheBox) {
+  // (64 columns, 3 heads, 100 rows) of f32, as the attention backward's dQ
+  // sums; the box (32, 1, 64) at column 32, head 1, row 50 covers rows
+  // 50..99. Three CTAs add it; values in eighths, so every order is exact.
+  const std::uint64_t cols = 64, heads = 3, rows = 100;
+  constexpr int kCtas = 3;
+  std::uniform_int_distribution<int> eighths(-800, 800);
+  std::vector<float> src(cols * heads * rows), start(src.size());
+  for (auto& v : src) v = static_cast<float>(eighths(rng)) / 8.f;
+  for (auto& v : start) v = static_cast<float>(eighths(rng)) / 8.f;
+  const auto gs = upload(src), gd = upload(start);
+  const auto map = [&](runtime::DevicePtr address) {
+    return tensor_map_arg(TensorMapDesc{.dtype = DType::f32,
+                                        .address = address,
+                                        .dims = {cols, heads, rows},
+                                        .strides_bytes = {cols * 4, cols * heads * 4},
+                                        .box = {32, 1, 64},
+                                        .swizzle = TensorMapSwizzle::b128});
+  };
+  run_ptx(ptx_module(kTmaReduceKernel), "tma_add", {.grid = {kCtas}, .block = {32}},
+          {map(gs), map(gd), arg_u32(32), arg_u32(1), arg_u32(50)});
+  const auto got = download<float>(gd, start.size());
+  for (std::uint64_t r = 0; r < rows; ++r)
+    for (std::uint64_t h = 0; h < heads; ++h)
+      for (std::uint64_t c = 0; c < cols; ++c) {
+        const std::uint64_t i = (r * heads + h) * cols + c;
+        const bool added = r >= 50 && h == 1 && c >= 32;
+        const double want = double{start[i]} + (added ? kCtas * double{src[i]} : 0.0);
+        ASSERT_EQ(got[i], static_cast<float>(want)) << "row " << r << " head " << h << " column " << c;
+      }
+  // The simulator adds f32 only: a bf16 map is refused, naming its type.
+  const auto half = [&](runtime::DevicePtr address) {
+    return tensor_map_arg(TensorMapDesc{.dtype = DType::bf16,
+                                        .address = address,
+                                        .dims = {cols, heads, rows},
+                                        .strides_bytes = {cols * 2, cols * heads * 2},
+                                        .box = {64, 1, 64},
+                                        .swizzle = TensorMapSwizzle::b128});
+  };
+  const std::string bf16 = ptx_error(ptx_module(kTmaReduceKernel), "tma_add", {.grid = {1}, .block = {32}},
+                                     {half(gs), half(gd), arg_u32(0), arg_u32(1), arg_u32(50)});
+  EXPECT_NE(bf16.find("cp.reduce.async.bulk.tensor's .add is simulated on f32 tensor maps only, not bf16"),
+            std::string::npos)
+      << bf16;
+}
+
+TEST_F(HopperTest, BulkReduceRefusesWhatTheIsaDoesNot) {
+  const auto kernel = [](const std::string& form, const std::string& size) {
+    return ptx_module(fill(R"(
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  .shared .align 128 .b8 tile[256];
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, tile;
+  cp.reduce.async.bulk.$FORM [%rd1], [%r1], $SIZE;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)", {{"FORM", form}, {"SIZE", size}}));
+  };
+  const runtime::LaunchConfig one{.grid = {1}, .block = {32}};
+  auto out = upload(std::vector<float>(64, 0.f));
+  const std::string size = ptx_error(kernel("global.shared::cta.bulk_group.add.f32", "40"), "k", one, {arg_u64(out)});
+  EXPECT_NE(size.find("bulk reduce of 40 bytes; the size must be a positive multiple of 16"), std::string::npos)
+      << size;
+  const std::string type = ptx_error(kernel("global.shared::cta.bulk_group.add.u32", "64"), "k", one, {arg_u64(out)});
+  EXPECT_NE(type.find("cp.reduce.async.bulk is simulated as .add.f32 only"), std::string::npos) << type;
+  const std::string outside = ptx_error(kernel("global.shared::cta.bulk_group.add.f32", "512"), "k", one, {arg_u64(out)});
+  EXPECT_NE(outside.find("load of 512 bytes at shared address 0x0 is out of bounds"), std::string::npos) << outside;
 }
 
 // cp.async.bulk.shared::cluster.shared::cta: each CTA of a pair sends 256

@@ -32,10 +32,13 @@
 //             with the simulator's tensor maps (runtime/tensor_map.hpp):
 //             swizzles, element strides, out-of-bounds zero fill; loads land
 //             at issue, stores read shared memory when wait_group retires
-//             them (or the thread exits); cp.async.bulk.commit_group /
-//             wait_group[.read]; prefetch (no-op).
-//             Other cp.async.bulk forms (non-tensor, im2col, reductions) are
-//             refused
+//             them (or the thread exits), and the reduce-add stores of f32
+//             maps (cp.reduce.async.bulk.tensor ... .add) likewise;
+//             cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+//             (non-tensor) likewise; cp.async.bulk.shared::cluster from
+//             shared::cta; cp.async.bulk.commit_group / wait_group[.read];
+//             prefetch (no-op). Other cp.async.bulk forms (global sources,
+//             im2col, other reductions) are refused
 //   wgmma     fence, commit_group, wait_group, mma_async m64nNk16 (f16/bf16 ->
 //             f32, f16 -> f16) and m64nNk32 (e4m3/e5m2 -> f32/f16), N = 8..256,
 //             B from a shared-memory descriptor (K- or MN-major, no swizzle

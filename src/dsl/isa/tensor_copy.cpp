@@ -74,21 +74,43 @@ void TensorCopyOps::tma_load(const Addr& shared_dst, const Reg& tensor_map, cons
   emit(opcode, std::move(ops));
 }
 
+// A bulk copy's size: a u32 register, or an immediate positive multiple of 16 bytes.
+void expect_bulk_size(const KernelCore& k, const ptx::Instruction& opcode, const Src& size) {
+  if (size.is_reg()) {
+    k.expect_type(opcode, size, Type::u32, "size");
+  } else if (const auto bytes = size.imm().int_value(); bytes <= 0 || bytes % 16 != 0) {
+    k.fail(opcode, "size " + std::to_string(bytes) + "; a bulk copy moves a positive multiple of 16 bytes");
+  }
+}
+
 void TensorCopyOps::bulk_copy_to_cluster(const Addr& dst, const Addr& src, const Src& size, const Addr& bar) {
   const ptx::Instruction opcode{O::cp, {M::async, M::bulk, M::shared_cluster, M::shared_cta,
                                         M::mbarrier_complete_tx_bytes}};
   require(opcode, kHopper);
-  if (size.is_reg()) {
-    expect_type(opcode, size, Type::u32, "size");
-  } else if (const auto bytes = size.imm().int_value(); bytes <= 0 || bytes % 16 != 0) {
-    fail(opcode, "size " + std::to_string(bytes) + "; a bulk copy moves a positive multiple of 16 bytes");
-  }
+  expect_bulk_size(*this, opcode, size);
   emit(opcode, {operand_of(dst), operand_of(src), operand_of(size), operand_of(bar)});
+}
+
+void TensorCopyOps::bulk_reduce_add_f32(const Addr& global_dst, const Addr& shared_src, const Src& size) {
+  const ptx::Instruction opcode{O::cp, {M::reduce, M::async, M::bulk, M::global, M::shared_cta, M::bulk_group,
+                                        M::add, mod(Type::f32)}};
+  require(opcode, kHopper);
+  expect_bulk_size(*this, opcode, size);
+  emit(opcode, {operand_of(global_dst), operand_of(shared_src), operand_of(size)});
 }
 
 void TensorCopyOps::tma_store(const Reg& tensor_map, const std::vector<Src>& coords, const Addr& shared_src) {
   ptx::Instruction opcode = tensor_copy(*this, coords);
   opcode.modifiers.insert(opcode.modifiers.end(), {M::global, M::shared_cta, M::tile, M::bulk_group});
+  require(opcode, kHopper);
+  emit(opcode, {map_with_coords(*this, opcode, tensor_map, coords), operand_of(shared_src)});
+}
+
+void TensorCopyOps::tma_reduce_add(const Reg& tensor_map, const std::vector<Src>& coords, const Addr& shared_src) {
+  // cp.reduce.async.bulk.tensor.<N>d: the tensor copy's rank word after the reduce's.
+  ptx::Instruction opcode = tensor_copy(*this, coords);
+  opcode.modifiers.insert(opcode.modifiers.begin(), M::reduce);
+  opcode.modifiers.insert(opcode.modifiers.end(), {M::global, M::shared_cta, M::add, M::tile, M::bulk_group});
   require(opcode, kHopper);
   emit(opcode, {map_with_coords(*this, opcode, tensor_map, coords), operand_of(shared_src)});
 }

@@ -40,15 +40,21 @@ std::uint32_t row_values_bytes(const Sm90aBackwardSpec& s) { return 2 * 2 * stat
 std::uint32_t ds_bytes(const Sm90aBackwardSpec& s) {
   return static_cast<std::uint32_t>(s.block_m / 64) * panel_bytes(s);
 }
-// A consumer warpgroup's part of a query block's dQ, over all the CTA's
-// keys: with 64-query blocks every query and half of the columns, with
-// 128-query blocks its 64 queries and every column (the wgmma's M is 64
-// rows). Its f32 tile, handed to its dQ writer warp, has rows of dq_columns
-// values padded by 4 (the row halves of a warp's store fall in different
-// banks).
-int dq_columns(const Sm90aBackwardSpec& s) { return s.head_dim * s.block_m / (2 * kWgM); }
-std::uint32_t dq_row_bytes(const Sm90aBackwardSpec& s) { return static_cast<std::uint32_t>(dq_columns(s) + 4) * 4; }
-std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) { return kWgM * dq_row_bytes(s); }
+// A consumer warpgroup's part of a query block's dQ (Sm90aBackwardSpec::
+// dq_columns, 64 rows), its f32 tile handed to its dQ writer, element
+// (r, c) at r·dq_row_pitch + (c/8)·dq_group_pitch + (c mod 8)·4: for a TMA
+// reduce-add one box of the dq_accum map (dq_accum_tensor_map), dq_columns/8
+// groups of 8 columns, each 64 rows of 32 bytes; for the writer warps' reds
+// rows of dq_columns values padded by 4 (the row halves of a warp's store
+// fall in different banks).
+constexpr std::uint32_t kDqGroupRow = 8 * 4;  // 8 columns of a row: 32 bytes
+std::uint32_t dq_row_pitch(const Sm90aBackwardSpec& s) {
+  return s.dq_by_tma_reduce() ? kDqGroupRow : static_cast<std::uint32_t>(s.dq_columns() + 4) * 4;
+}
+std::uint32_t dq_group_pitch(const Sm90aBackwardSpec& s) { return s.dq_by_tma_reduce() ? kWgM * kDqGroupRow : kDqGroupRow; }
+std::uint32_t dq_tile_bytes(const Sm90aBackwardSpec& s) {
+  return s.dq_by_tma_reduce() ? static_cast<std::uint32_t>(s.dq_columns() / 8) * dq_group_pitch(s) : kWgM * dq_row_pitch(s);
+}
 
 struct Smem {
   std::uint32_t k, v, ds, p, dq, row_values, ring, full, empty, kv_full, dq_full, dq_empty, launch;
@@ -61,7 +67,9 @@ Smem smem_of(const Sm90aBackwardSpec& s) {
   if (!s.deterministic || s.splits_columns()) m.ds = layout.buffer(2 * ds_bytes(s), tile::SharedLayout::kBaseAlignment);
   // d256: Pᵀ of the step (dV's A, both warpgroups' halves), one buffer.
   if (s.splits_columns()) m.p = layout.buffer(ds_bytes(s), tile::SharedLayout::kBaseAlignment);
-  if (!s.deterministic) m.dq = layout.buffer(2 * dq_tile_bytes(s));
+  if (!s.deterministic)  // a TMA source: 128-byte aligned
+    m.dq = s.dq_by_tma_reduce() ? layout.buffer(2 * dq_tile_bytes(s), tile::SharedLayout::kBaseAlignment)
+                                : layout.buffer(2 * dq_tile_bytes(s));
   m.row_values = layout.buffer(2 * row_values_bytes(s));  // one set a consumer warpgroup
   m.ring = layout.ring(s.stage_bytes(), s.stages);
   m.full = layout.mbarriers(s.stages);
@@ -142,6 +150,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     map_k_p_ = k_.param_bytes("map_k", 128, 64);
     map_v_p_ = k_.param_bytes("map_v", 128, 64);
     map_do_p_ = k_.param_bytes("map_do", 128, 64);
+    map_dq_p_ = k_.param_bytes("map_dq", 128, 64);
     lse_ = k_.param_ptr("lse");
     dk_ = k_.param_ptr("dK");
     dv_ = k_.param_ptr("dV");
@@ -169,6 +178,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     map_k_ = k_.param_generic_address(map_k_p_);
     map_v_ = k_.param_generic_address(map_v_p_);
     map_do_ = k_.param_generic_address(map_do_p_);
+    map_dq_ = k_.param_generic_address(map_dq_p_);
     kv_full_.emplace(k_, base_, m_.kv_full, 1);
     row_values_ready_.emplace(ws.warpgroup_barriers(128));
     ds_ready_.emplace(ws.named_barrier(256));
@@ -183,12 +193,14 @@ class Backward final : public tile::WarpSpecializedDesign {
 
   void initialize(tile::WarpSpecialized&) override {
     for (const Reg& map : {map_q_, map_k_, map_v_, map_do_}) k_.prefetch_tensormap(map);
+    if (!s_.deterministic && s_.dq_by_tma_reduce()) k_.prefetch_tensormap(map_dq_);
     kv_full_->init(0, 1);
     // dQ's hand-over: full when the warpgroup's 128 threads have stored
-    // their part, empty when the writer warp's 32 lanes have read theirs.
+    // their part, empty when its writer has read it (the reduce-add's one
+    // thread, or the writer warp's 32 lanes).
     for (int w = 0; w < (s_.deterministic ? 0 : 2); ++w) {
       dq_full_->init(w, 128);
-      dq_empty_->init(w, 32);
+      dq_empty_->init(w, s_.dq_by_tma_reduce() ? 1 : 32);
     }
   }
 
@@ -198,12 +210,16 @@ class Backward final : public tile::WarpSpecializedDesign {
   }
 
   // The producer warpgroup: warp 0 loads (the template's loads); in fast
-  // mode warps 1 and 2 write dQ, one a consumer warpgroup.
+  // mode warps 1 and 2 write dQ, one a consumer warpgroup (by TMA
+  // reduce-add, lane 0 alone).
   void producer(tile::WarpSpecialized& ws) override {
     ws.load_stages();
     if (s_.deterministic) return;
     Reg writer = (ws.tid() >> 5) - (4 * 2 + 1);  // warps 9, 10 (u32: warp 8 wraps past them)
-    k_.if_then(writer < 2, [&] { write_dq(ws, writer); });
+    if (s_.dq_by_tma_reduce())
+      k_.if_then(writer < 2 && (ws.tid() & 31) == 0, [&] { reduce_dq(ws, writer); });
+    else
+      k_.if_then(writer < 2, [&] { add_dq_by_red(ws, writer); });
   }
 
   // Producer: K and V once per item (only when it has steps: nothing else
@@ -243,7 +259,7 @@ class Backward final : public tile::WarpSpecializedDesign {
     dv_acc_.emplace(c_tile(k_, 16, kv_columns(), "dv"));
     for (const Reg& r : dk_acc_->regs()) k_.mov(r, imm_f32(0.0f));
     for (const Reg& r : dv_acc_->regs()) k_.mov(r, imm_f32(0.0f));
-    if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, dq_columns(s_), "dq"));
+    if (!s_.deterministic) dq_acc_.emplace(c_tile(k_, 16, s_.dq_columns(), "dq"));
     for (int i = 0; i < wg_queries() / 16; ++i) {
       pt_.push_back(a_tile(k_, 16, 16, in_, "pt" + std::to_string(i) + "_"));
       dst_.push_back(a_tile(k_, 16, 16, in_, "dst" + std::to_string(i) + "_"));
@@ -445,7 +461,7 @@ class Backward final : public tile::WarpSpecializedDesign {
   // Consumer warpgroup w's part of dQ starts at query w·dq_row0() of the
   // block and column w·dq_column0().
   int dq_row0() const { return s_.block_m - kWgM; }
-  int dq_column0() const { return s_.head_dim - dq_columns(s_); }
+  int dq_column0() const { return s_.head_dim - s_.dq_columns(); }
   // `body` as a basic block of its own (a branch on a predicate that always
   // holds), as the forward's softmax: in one block with the wait for dPᵀ,
   // ptxas hoists that wait (WARPGROUP.DEPBAR.LE gsb0, 0x0) above Pᵀ's
@@ -641,36 +657,71 @@ class Backward final : public tile::WarpSpecializedDesign {
     k_.wgmma_commit_group();
   }
 
-  // Step t's dQ (complete) to this warpgroup's tile for its writer warp,
-  // once the writer has freed it (the empty barrier's phase t completed,
-  // PTX ISA 9.7.13.15.16; `parity` is t & 1: one item a CTA, so t counts
-  // the phases): two adjacent columns a store (the accumulator's c0, c1);
-  // each thread's arrival on the full barrier releases its stores to the
-  // writer (9.7.13.15.13).
+  // Step t's dQ (complete) to this warpgroup's tile for its writer, once
+  // the writer has freed it (the empty barrier's phase t completed, PTX ISA
+  // 9.7.13.15.16; `parity` is t & 1: one item a CTA, so t counts the
+  // phases): two adjacent columns a store (the accumulator's c0, c1), at
+  // the thread's address + an immediate (dq_row_pitch). In the TMA box a
+  // warp's store covers its 8 rows lc.row of 8 columns: 256 contiguous
+  // bytes (2 wavefronts, its least). For a reduce-add the stores are made
+  // visible to its async proxy (fence.proxy.async, 9.7.13.4.13); each
+  // thread's arrival on the full barrier releases them (9.7.13.15.13).
   void hand_dq_over(const Reg& parity) {
     dq_empty_->wait(wg_, parity);
-    const std::uint32_t row_bytes = dq_row_bytes(s_);
-    Reg row0 = base_ + m_.dq + wg_ * dq_tile_bytes(s_) + (((wg_tid_ >> 5) * 16 + lc_.row) * row_bytes) +
-               (lc_.col << 2);
+    const std::uint32_t row_pitch = dq_row_pitch(s_), group_pitch = dq_group_pitch(s_);
+    Reg thread_at = base_ + m_.dq + wg_ * dq_tile_bytes(s_) + ((wg_tid_ >> 5) * 16 + lc_.row) * row_pitch +
+                    (lc_.col << 2);
     for (std::int64_t v = 0; v + 1 < dq_acc_->steps().values(); v += 2) {
       const auto [dr, dc] = dq_acc_->steps().value_offset(v);
-      k_.st(Space::shared, f32, at(row0, dr * row_bytes + dc * 4),
+      k_.st(Space::shared, f32, at(thread_at, dr * row_pitch + dc / 8 * group_pitch),
             Regs{dq_acc_->regs()[static_cast<std::size_t>(v)], dq_acc_->regs()[static_cast<std::size_t>(v + 1)]});
     }
+    if (s_.dq_by_tma_reduce()) k_.fence_proxy_async_shared();
     dq_full_->arrive(wg_);
   }
 
-  // A dQ writer warp (of consumer warpgroup `writer`): each step, once the
-  // warpgroup's tile is full, its rows that exist added into dq_accum by
-  // red.global.add.v4.f32 (PTX ISA 9.7.13.8, sm_90): a lane's 4 adjacent
-  // columns, a row's dq_columns by dq_columns/4 lanes, so one red of the
-  // warp adds 512 bytes (2 rows at head_dim 64 and 128, 1 at 256); the tile
-  // freed for the next step. Step t waits for the full barrier's phase t
-  // (one item a CTA: KeyBlockWork).
-  void write_dq(tile::WarpSpecialized& ws, const Reg& writer) {
+  // A dQ writer by TMA reduce-add (lane 0 of a producer warp, for consumer
+  // warpgroup `writer`; FA3's dQ writer): each step, once the warpgroup's
+  // tile is full, adds it into dq_accum with one TMA reduce-add (cp.reduce.
+  // async.bulk.tensor .add, PTX ISA 9.7.9.25.5.2: each element an atomic
+  // add in L2) of the map's box (dq_columns/8 groups of 8 columns by 64
+  // rows), waits until it has read the tile (cp.async.bulk.wait_group.read,
+  // 9.7.9.25.5.4) and frees it. Step t waits for the full barrier's phase
+  // t (one item a CTA: KeyBlockWork). A box's rows past its sequence hold
+  // ±0 (P is 0 there): they add nothing to the next sequence's rows, and
+  // the map drops those past the workspace's last.
+  void reduce_dq(tile::WarpSpecialized& ws, const Reg& writer) {
+    ws.source().for_each([&](const tile::WorkItem& w) {
+      Reg count = w.kb1 - w.kb0;
+      // The tile starts free; it is freed after each step but the last (an
+      // item's arrivals match its steps' waits).
+      k_.if_then(count > 0, [&] { dq_empty_->arrive(writer); });
+      Reg tile = base_ + m_.dq + writer * dq_tile_bytes(s_);
+      Reg group0 = writer * (dq_column0() / 8);
+      Reg sequence_row0 = s_.varlen ? w.extra[KeyBlockWork::q_first] : w.tile.batch * seq_q_;
+      k_.for_range(0, count, 1, [&](Reg t) {
+        const Step st = step_of(w, t);
+        Reg row = sequence_row0 + (st.m0 + (writer * dq_row0()).as(s32)).as(u32);
+        dq_full_->wait(writer, t & 1);
+        k_.tma_reduce_add(map_dq_, {0, row, group0, st.head}, at(tile));
+        k_.bulk_commit_group();
+        k_.bulk_wait_group_read(0);
+        k_.if_then(t + 1 < count, [&] { dq_empty_->arrive(writer); });
+      });
+    });
+  }
+
+  // A dQ writer warp adding by red (d256; of consumer warpgroup `writer`):
+  // each step, once the warpgroup's tile is full, its rows that exist added
+  // into dq_accum by red.global.add.v4.f32 (PTX ISA 9.7.13.8, sm_90): a
+  // lane's 4 adjacent columns, a row's dq_columns by dq_columns/4 lanes, so
+  // one red of the warp adds 512 bytes (1 row at 128 columns, 2 at 64); the
+  // tile freed for the next step. Step t waits for the full barrier's phase
+  // t (one item a CTA: KeyBlockWork).
+  void add_dq_by_red(tile::WarpSpecialized& ws, const Reg& writer) {
     Reg lane = k_.sreg(SReg::laneid);
-    const std::uint32_t row_bytes = dq_row_bytes(s_);
-    const int lanes_per_row = dq_columns(s_) / 4, rows_per_red = 32 / lanes_per_row;  // 16 or 32 lanes: 2 or 1
+    const std::uint32_t row_bytes = dq_row_pitch(s_);
+    const int lanes_per_row = s_.dq_columns() / 4, rows_per_red = 32 / lanes_per_row;  // 16 or 32 lanes: 2 or 1
     Reg lane_row = lane >> (lanes_per_row == 16 ? 4 : 5), lane_column = (lane & (lanes_per_row - 1)) << 2;
     ws.source().for_each([&](const tile::WorkItem& w) {
       Reg count = w.kb1 - w.kb0;
@@ -718,8 +769,8 @@ class Backward final : public tile::WarpSpecializedDesign {
   Smem m_;
   Kernel k_;
   Type in_;
-  ParamRef map_q_p_, map_k_p_, map_v_p_, map_do_p_;
-  Reg map_q_, map_k_, map_v_, map_do_, lse_, dk_, dv_, cu_q_, cu_k_, delta_, dq_accum_;
+  ParamRef map_q_p_, map_k_p_, map_v_p_, map_do_p_, map_dq_p_;
+  Reg map_q_, map_k_, map_v_, map_do_, map_dq_, lse_, dk_, dv_, cu_q_, cu_k_, delta_, dq_accum_;
   Reg seq_q_, seq_k_, group_, rows_q_, heads_q_, scale_, scale_log2_, window_left_, window_right_, head_group_;
   std::vector<Reg> strides_;  // (batch, head, row) of lse, dK, dV
   Reg base_;

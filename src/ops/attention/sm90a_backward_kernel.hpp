@@ -28,10 +28,13 @@
 // shared memory, wgmma's MN-major A) after its dV and dK products: its half
 // of dQ's columns, (d/2)w.., over the CTA's keys. The product goes
 // through shared memory (handed over on a full and an empty mbarrier) to a
-// dQ writer warp of the producer warpgroup (one a consumer warpgroup),
-// which adds it into the f32 workspace with red.global.add.v4.f32 (512
-// bytes a warp instruction), off the consumers' path (FA3's dQ writer,
-// without its TMA reduce); the sm80 finish kernel converts it. Deterministic mode adds
+// dQ writer of the producer warpgroup (one a consumer warpgroup), which
+// adds it into the f32 workspace off the consumers' path (FA3's dQ
+// writer): at d64 and d128 lane 0 of a writer warp with one TMA reduce-add
+// (cp.reduce.async.bulk.tensor .add; the tile laid out as a box of the
+// workspace's map), at d256 the writer warp with red.global.add.v4.f32 (512
+// bytes a warp instruction; dq_by_tma_reduce); the sm80 finish kernel
+// converts it. Deterministic mode adds
 // no dQ here (the sm80 dq kernel computes it in a fixed order). dK and dV
 // are summed in a fixed order in either mode. Query blocks outside the
 // mask are never loaded.
@@ -58,6 +61,16 @@ struct Sm90aBackwardSpec {
   // CTA's keys) rather than the keys (each over all the columns).
   bool splits_columns() const { return block_n == 64; }
   int threads() const { return 384; }  // two consumer warpgroups and the producer's
+  // A consumer warpgroup's part of a query block's dQ, over all the CTA's
+  // keys, is 64 rows (the wgmma's M) by dq_columns(): with 64-query blocks
+  // every query and half of the columns, with 128-query blocks its 64
+  // queries and every column.
+  int dq_columns() const { return head_dim * block_m / 128; }
+  // How the dQ writers add the consumers' dQ tiles into the workspace: one
+  // TMA reduce-add a tile (d64, d128), or each writer warp's
+  // red.global.add.v4.f32 (d256, where the reduce-add's 32-byte rows
+  // measured 17% slower: docs/experiments/2026-11-30-attention-backward.md).
+  bool dq_by_tma_reduce() const { return head_dim != 256; }
   // K or V of the CTA's keys: head_dim/64 panels of block_n rows of 128 bytes.
   std::uint32_t kv_bytes() const { return static_cast<std::uint32_t>(block_n) * head_dim * 2; }
   // Q or dO of one query block (a ring slot holds both).
@@ -72,9 +85,10 @@ Sm90aBackwardSpec sm90a_backward_spec(const AttentionProblem& problem);
 
 // Parameters, in order: map_q, map_k, map_v, map_do (TMA maps, 128 bytes
 // each: dims (head_dim, rows, heads, batch), boxes of 64 elements x block_m rows
-// (Q, dO) and 64 x block_n (K, V), 128-byte swizzle); lse, dK, dV,
-// cu_seqlens_q, cu_seqlens_k, delta, dq_accum (pointers; the workspace of
-// sm80_backward_kernels.hpp); seq_q, seq_k, group, rows_q, heads_q (u32);
+// (Q, dO) and 64 x block_n (K, V), 128-byte swizzle), map_dq (the
+// workspace's dq_accum of sm80_backward_kernels.hpp: dq_accum_tensor_map,
+// read where dq_by_tma_reduce in fast mode); lse, dK, dV, cu_seqlens_q,
+// cu_seqlens_k, delta, dq_accum (pointers; the workspace's); seq_q, seq_k, group, rows_q, heads_q (u32);
 // lse_batch, lse_head, lse_row, dk_*, dv_* (u64); scale, scale_log2 (f32);
 // window_left, window_right (s32); head_group (u32: the (head, sequence)
 // pairs whose key blocks run together, ≥ 1). Launch: grid (heads_kv · batch,

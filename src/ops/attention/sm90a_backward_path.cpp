@@ -1,7 +1,8 @@
 // The sm90a backward (sm90a_backward_kernel.cpp) behind
 // AttentionBackwardPath: the sm80 rows pass, the sm90a dK/dV kernel (its
-// TMA maps made for each run: sm90a_tensor_map.hpp), then the sm80 finish
-// or dq pass (sm80_backward_passes.hpp). It takes head_dim 64, 128 and 256.
+// TMA maps made for each run: sm90a_tensor_map.hpp, and dq_accum's here),
+// then the sm80 finish or dq pass (sm80_backward_passes.hpp). It takes
+// head_dim 64, 128 and 256.
 #include <algorithm>
 
 #include "attention_path.hpp"
@@ -19,6 +20,23 @@ using runtime::Device;
 
 std::uint32_t u32(std::int64_t v) { return static_cast<std::uint32_t>(v); }
 
+// The workspace's f32 dQ sums (dq_accum: rows x heads x head_dim, dense) for
+// the kernel's TMA reduce-adds, head_dim as groups of 8 columns (32 bytes):
+// dims (8 columns, rows, head_dim/8 groups, heads), the rows' stride ahead
+// of the groups' (a map's strides need no order), so that a box of 64 rows
+// by `box_columns`/8 groups of one head lies in shared memory group by
+// group, each 64 rows of 32 bytes; no swizzle.
+runtime::TensorMap dq_accum_tensor_map(const Device& device, runtime::DevicePtr address, std::int64_t rows,
+                                       std::int64_t heads, std::int64_t head_dim, std::uint32_t box_columns) {
+  const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  return runtime::make_tensor_map(device, {.dtype = runtime::DType::f32,
+                                           .address = address,
+                                           .dims = {8, u64(rows), u64(head_dim / 8), u64(heads)},
+                                           .strides_bytes = {u64(heads * head_dim * 4), 32, u64(head_dim * 4)},
+                                           .box = {8, 64, box_columns / 8, 1},
+                                           .swizzle = runtime::TensorMapSwizzle::none});
+}
+
 class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
  public:
   Sm90aBackwardLaunch(const Device& device, const AttentionProblem& p, const Sm90aBackwardSpec& spec)
@@ -33,10 +51,14 @@ class Sm90aBackwardLaunch final : public AttentionBackwardLaunch {
     const auto mk = attention_tensor_map(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
     const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, bn);
     const auto mdo = attention_tensor_map(device_, t.d_o, p_.d_o, rows_q, p_.heads_q, batch, p_.head_dim, bm);
+    // (Deterministic mode has no dq_accum: the map, unread, names the workspace.)
+    const auto mdq = dq_accum_tensor_map(device_, p_.deterministic ? workspace : workspace + dq_accum_offset(p_),
+                                         static_cast<std::int64_t>(backward_rows_q(p_)), p_.heads_q, p_.head_dim,
+                                         static_cast<std::uint32_t>(spec_.dq_columns()));
     const BackwardArgs a(p_, t, workspace);
     const std::uint32_t key_blocks = u32((p_.seq_k + bn - 1) / bn);
     std::vector<Arg> args = a.common({Arg::bytes_of(mq), Arg::bytes_of(mk), Arg::bytes_of(mv), Arg::bytes_of(mdo),
-                                      t.lse, t.dk, t.dv, a.cu_q, a.cu_k, a.delta, a.dq_accum},
+                                      Arg::bytes_of(mdq), t.lse, t.dk, t.dv, a.cu_q, a.cu_k, a.delta, a.dq_accum},
                                      {&p_.lse, &p_.dk, &p_.dv});
     // About a wave of CTAs a group: the key blocks of as many (head,
     // sequence) pairs as the SMs hold (one CTA an SM).
@@ -89,7 +111,8 @@ class Sm90aBackwardPath final : public AttentionBackwardPath {
            std::to_string(s.stages) +
            " TMA stages of Q and dO, " +
            (s.deterministic ? "dQ in a pass of its own (deterministic)"
-                           : "dQ added with f32 atomics by two writer warps") +
+                           : s.dq_by_tma_reduce() ? "dQ added by TMA reduce-adds (cp.reduce.async.bulk.tensor) from two writer lanes"
+                                                  : "dQ added with f32 atomics by two writer warps") +
            ", " +
            std::to_string(s.shared_bytes()) + " bytes of shared memory";
   }

@@ -2,7 +2,9 @@
 // global memory, described by a 128-byte tensor map, and shared memory
 // (PTX ISA 9.7.9.25.5.1 cp.async.bulk.tensor, 9.7.9.25.5.2/3 bulk commit and
 // wait groups), bulk copies from shared memory into another CTA's (9.7.9.25.4.1
-// cp.async.bulk), prefetch.tensormap, and the proxy fence that orders
+// cp.async.bulk), the bulk reduce-add from shared into global memory
+// (9.7.9.25.4.2 cp.reduce.async.bulk) and its tensor form (9.7.9.25.5.2
+// cp.reduce.async.bulk.tensor), prefetch.tensormap, and the proxy fence that orders
 // ordinary shared-memory accesses against the async proxy that TMA and wgmma
 // use (PTX ISA 9.7.13.4 membar/fence, "fence.proxy.async").
 //
@@ -40,6 +42,22 @@ class TensorCopyOps : public virtual KernelCore {
   void bulk_copy_to_cluster(const Addr& dst, const Addr& src, const Src& size, const Addr& bar);
   // cp.async.bulk.tensor.<N>d.global.shared::cta.tile.bulk_group [map, {coords}], [src]
   void tma_store(const Reg& tensor_map, const std::vector<Src>& coords, const Addr& shared_src);
+  // cp.reduce.async.bulk.tensor.<N>d.global.shared::cta.add.tile.bulk_group [map, {coords}], [src]
+  //   (PTX ISA 9.7.9.25.5.2 cp.reduce.async.bulk.tensor)
+  // As tma_store, but each element of the box's in-bounds part is added to
+  // the one in global memory (the map's element type; each add an atomic
+  // operation of its own), in the thread's bulk async-group.
+  void tma_reduce_add(const Reg& tensor_map, const std::vector<Src>& coords, const Addr& shared_src);
+  // cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [dst], [src], size
+  //   (PTX ISA 9.7.9.25.4.2 cp.reduce.async.bulk)
+  // `size` bytes (a positive multiple of 16) of f32 values at `shared_src`
+  // in this CTA's shared memory added, element by element, into global
+  // memory at `global_dst` (each add an atomic relaxed.gpu operation of its
+  // own, so CTAs may add into the same elements), in the thread's bulk
+  // async-group: bulk_commit_group, then bulk_wait_group_read before the
+  // source is rewritten, bulk_wait_group before the sums are read by this
+  // thread. Addresses 16-byte aligned.
+  void bulk_reduce_add_f32(const Addr& global_dst, const Addr& shared_src, const Src& size);
   void bulk_commit_group();                 // cp.async.bulk.commit_group
   void bulk_wait_group(int pending);        // cp.async.bulk.wait_group N: writes done
   void bulk_wait_group_read(int pending);   // cp.async.bulk.wait_group.read N: sources free

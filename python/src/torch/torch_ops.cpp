@@ -976,6 +976,7 @@ PyMethodDef attention_forward_methods[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 #include "row_kernels.inc"
+#include "attention_steps.inc"
 
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
 // objects, which would register at load time, before a failed import could
@@ -1053,7 +1054,8 @@ PyMODINIT_FUNC PyInit__warpforge_torch() {
   PyObject* module = PyModule_Create(&wp::module_def);
   if (module && (PyModule_AddFunctions(module, wp::decode_methods) != 0 ||
                  PyModule_AddFunctions(module, wp::gemm_methods) != 0 ||
-                 PyModule_AddFunctions(module, wp::attention_forward_methods) != 0))
+                 PyModule_AddFunctions(module, wp::attention_forward_methods) != 0 ||
+                 PyModule_AddFunctions(module, wp::attention_steps_methods) != 0))
     Py_CLEAR(module);
   return module;
 }

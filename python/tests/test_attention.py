@@ -372,6 +372,21 @@ def test_torch_decode_cpp_direct_call_runs_each_calls_tensors():
         assert torch.equal(direct[0], through[0]) and torch.equal(direct[1], through[1])
     out, lse = torch_attention._CPP_DECODE(q, *x[1:], None, True, -1, 0, False)
     assert lse is None and torch.equal(out, through[0])
+    # Where torch must see the operator (a mode, a tensor subclass, a tensor
+    # missing) the direct call declines: NotImplemented, the caller's cue.
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Passing(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with Passing():
+        assert torch_attention._CPP_DECODE(q, *x[1:], None, True, -1, 0, False) is NotImplemented
+    class Subclass(torch.Tensor):
+        pass
+
+    assert torch_attention._CPP_DECODE(q.as_subclass(Subclass), *x[1:], None, True, -1, 0, False) is NotImplemented
+    assert torch_attention._CPP_DECODE(None, *x[1:], None, True, -1, 0, False) is NotImplemented
 
 
 @pytest.mark.gpu

@@ -815,28 +815,21 @@ std::pair<at::Tensor, std::optional<at::Tensor>> attention_decode(
 // warpforge._warpforge_torch.attention_decode(q, k_cache, v_cache,
 // block_table, kv_lens, scale, causal, window_left, splits, with_lse) ->
 // (O, lse or None): the kernel above called from Python without the
-// dispatcher's round trip.
+// dispatcher's round trip, or NotImplemented where torch must see the
+// operator (plain_call: a tensor subclass, a mode; the caller has checked
+// torch.compile's tracing, CUDA graph capture and requires_grad).
 PyObject* attention_decode_method(PyObject*, PyObject* const* args, Py_ssize_t count) {
   HANDLE_TH_ERRORS
-  if (count != 10) {
-    PyErr_Format(PyExc_TypeError, "attention_decode takes 10 arguments (q, k_cache, v_cache, block_table, kv_lens, "
-                 "scale, causal, window_left, splits, with_lse), got %zd", count);
-    return nullptr;
-  }
-  for (int i = 0; i < 5; ++i)
-    if (!THPVariable_Check(args[i])) {
-      PyErr_Format(PyExc_TypeError, "attention_decode: argument %d is a %s, not a torch.Tensor", i,
-                   Py_TYPE(args[i])->tp_name);
-      return nullptr;
-    }
+  if (!arguments("attention_decode", count, 10)) return nullptr;
+  std::array<std::optional<at::Tensor>, 5> t;
+  if (!plain_call(args, t) || !t[0] || !t[1] || !t[2] || !t[3] || !t[4]) Py_RETURN_NOTIMPLEMENTED;
   std::optional<double> scale;
   if (args[5] != Py_None) scale = PyFloat_AsDouble(args[5]);
   const int causal = PyObject_IsTrue(args[6]), with_lse = PyObject_IsTrue(args[9]);
   const long long window_left = PyLong_AsLongLong(args[7]), splits = PyLong_AsLongLong(args[8]);
   if (PyErr_Occurred()) return nullptr;
-  auto [o, lse] = attention_decode(THPVariable_Unpack(args[0]), THPVariable_Unpack(args[1]),
-                                   THPVariable_Unpack(args[2]), THPVariable_Unpack(args[3]),
-                                   THPVariable_Unpack(args[4]), scale, causal != 0, window_left, splits, with_lse != 0);
+  auto [o, lse] = attention_decode(*t[0], *t[1], *t[2], *t[3], *t[4], scale, causal != 0, window_left, splits,
+                                   with_lse != 0);
   PyObject* first = THPVariable_Wrap(std::move(o));
   PyObject* second = lse ? THPVariable_Wrap(std::move(*lse)) : Py_NewRef(Py_None);
   PyObject* result = first && second ? PyTuple_Pack(2, first, second) : nullptr;

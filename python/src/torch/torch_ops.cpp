@@ -15,6 +15,7 @@
 // Built against the installed torch (python/CMakeLists.txt); it links torch,
 // not the warpforge library, and includes no CUDA header: torch's current
 // stream comes through c10's device-generic stream interface.
+#include <ATen/EmptyTensor.h>
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
@@ -22,6 +23,7 @@
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/empty_strided.h>
 #include <Python.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/core/Stream.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <ATen/core/dispatch/Dispatcher.h>

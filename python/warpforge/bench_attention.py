@@ -22,11 +22,12 @@ sequence >= 1k. Each backend alike: after a first call and 20 ms of the
 same call back to back (the GPU's clocks come up from the idle of a compile
 or of the previous backend's set-up before its first timed call), CUDA
 events around --calls calls back to back, a call's time the median of
---reps. The default, 10 calls, times what a model sees: the host queues a
-call while the GPU runs the one before, so a call's host time shows only
-where it exceeds its kernel's. --calls 1 times one call on an idle GPU with
-the host's work inside the events (the method until session 10: a call's
-latency, host and kernel added).
+--reps. The default for the forward and decode, 10 calls, times what a
+model sees: the host queues a call while the GPU runs the one before, so a
+call's host time shows only where it exceeds its kernel's. --calls 1 times
+one call on an idle GPU with the host's work inside the events (the method
+until session 10: a call's latency, host and kernel added; the default with
+--backward, whose milliseconds of kernels hide the host either way).
 
     python -m warpforge.bench_attention [--reps 10] [--calls 10] [--prefill] [--decode] [--backward] [--quick]
 
@@ -212,10 +213,12 @@ def decode(torch, args):
 
 
 def main(argv=None):
+    global _CALLS
     parser = argparse.ArgumentParser(prog="python -m warpforge.bench_attention", description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--calls", type=int, default=_CALLS,
-                        help="calls back to back between a sample's events (1: one call on an idle GPU)")
+    parser.add_argument("--calls", type=int,
+                        help="calls back to back between a sample's events (1: one call on an idle GPU; "
+                             "default 10, --backward 1)")
     parser.add_argument("--prefill", action="store_true")
     parser.add_argument("--decode", action="store_true")
     parser.add_argument("--backward", action="store_true", help="prefill: time the backward instead of the forward")
@@ -225,10 +228,9 @@ def main(argv=None):
     parser.add_argument("--batches", help="decode: these batch sizes (comma-separated; default 1, 8, 64; --quick 1, 8)")
     parser.add_argument("--lengths", help="decode: these KV lengths (comma-separated; default 1k, 8k, 32k, 128k)")
     args = parser.parse_args(argv)
-    if args.calls < 1:
+    if args.calls is not None and args.calls < 1:
         parser.error(f"--calls {args.calls}: a sample times one call or more (1, or 10 for the default)")
-    global _CALLS
-    _CALLS = args.calls
+    _CALLS = args.calls or (1 if args.backward else 10)
     unknown = [g for g in args.groups.split(",") if g not in _GROUPS]
     if unknown:
         parser.error(f"--groups {args.groups}: {', '.join(unknown)} is not one of {', '.join(_GROUPS)}")

@@ -180,8 +180,8 @@ def decode(torch, args):
                + ["best", "ours / best", "ours / copy", "best / copy", "bound (copy / best)"]))
     print(_row(["---"] * (9 + len(names))))
     hq, hkv, d, page = 32, 8, 128, 256
-    batches = [int(b) for b in args.batches.split(",")] if args.batches else (1, 8) if args.quick else (1, 8, 64)
-    lengths = [int(n) for n in args.lengths.split(",")] if args.lengths else (1024, 8192, 32768, 131072)
+    batches = args.batches or ((1, 8) if args.quick else (1, 8, 64))
+    lengths = args.lengths or (1024, 8192, 32768, 131072)
     for batch in batches:
         for length in lengths:
             kv_bytes = 2 * batch * length * hkv * d * 2
@@ -230,6 +230,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.calls is not None and args.calls < 1:
         parser.error(f"--calls {args.calls}: a sample times one call or more (1, or 10 for the default)")
+    for name in ("batches", "lengths"):
+        text = getattr(args, name)
+        if text is None:
+            continue
+        values = [v for v in text.split(",") if v.strip().isdigit() and int(v) > 0]
+        if len(values) != len(text.split(",")):
+            parser.error(f"--{name} {text}: positive integers separated by commas (as 1,8 or 8192,131072)")
+        setattr(args, name, [int(v) for v in values])
     _CALLS = args.calls or (1 if args.backward else 10)
     unknown = [g for g in args.groups.split(",") if g not in _GROUPS]
     if unknown:

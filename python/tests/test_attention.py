@@ -116,6 +116,11 @@ def test_torch_sequence_major_views_and_lse():
     q, k, v = (x.transpose(1, 2) for x in torch_inputs(torch, (2, 33, 2, 64), (2, 50, 2, 64)))
     out, lse = warpforge.attention(q, k, v, return_lse=True)
     assert lse.shape == (2, 2, 33) and lse.dtype == torch.float32
+    # O in q's layout, as the fake kernel's torch.empty_like(q) says (the
+    # C++ kernel takes it from the allocator itself), lse contiguous.
+    assert out.stride() == torch.empty_like(q).stride() and lse.is_contiguous()
+    through = torch.ops.warpforge.attention_forward(q, k, v, None, None, 0, 0, None, -1, -1, True)
+    assert through[0].stride() == out.stride() and torch.equal(through[0], out)
     want = reference(as_np(q), as_np(k), as_np(v))
     assert_o_within_bound(as_np(out), want)
     np.testing.assert_allclose(lse.numpy(), want["lse"], rtol=1e-4, atol=1e-4)

@@ -582,6 +582,28 @@ at::Tensor grouped_mm_autograd(const at::Tensor& a, const at::Tensor& b, const s
   return GroupedMmFunction::apply(a, b, offs, out_dtype);
 }
 
+// An uninitialized tensor on `like`'s device straight from torch's allocator
+// for that device (what at::empty's CPU and CUDA kernels call; on CUDA the
+// caching allocator, on the current stream, a CUDA graph's pool while one is
+// captured), without the dispatcher's round trip: host time a call
+// (docs/experiments/2026-11-30-attention-host.md). Contiguous unless
+// `strides` are given.
+at::Tensor uninitialized(const at::Tensor& like, at::IntArrayRef sizes, at::ScalarType dtype,
+                         at::OptionalIntArrayRef strides = std::nullopt) {
+  const c10::DeviceGuard guard(like.device());
+  c10::Allocator* allocator = c10::GetAllocator(like.device().type());
+  const c10::DispatchKeySet keys(like.is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU);
+  return strides ? at::detail::empty_strided_generic(sizes, *strides, allocator, keys, dtype)
+                 : at::detail::empty_generic(sizes, allocator, keys, dtype, std::nullopt);
+}
+
+// at::empty_like(t): t's layout where t is dense (as preserve_format keeps
+// it, the fake kernels' torch.empty_like too), else at::empty_like itself.
+at::Tensor uninitialized_like(const at::Tensor& t) {
+  return t.is_non_overlapping_and_dense() ? uninitialized(t, t.sizes(), t.scalar_type(), t.strides())
+                                          : at::empty_like(t);
+}
+
 // attention_forward's operand as the kernels take it (torch_attention._ready):
 // head_dim contiguous, the other strides multiples of 8 elements, 16-byte
 // aligned; a copy only where it is not.
@@ -682,10 +704,10 @@ std::tuple<at::Tensor, at::Tensor> attention_forward(
     std::int64_t window_right, bool top_left, bool /*deterministic*/, c10::string_view kernel_name) {
   const at::Tensor q = attention_ready(q_in), k = attention_ready(k_in), v = attention_ready(v_in);
   // lse: (batch, heads, seq), or (heads, total) for a varlen batch (torch_attention._lse_shape).
-  at::Tensor o = at::empty_like(q);
-  at::Tensor lse = cu_seqlens_q || q.dim() != 4 ? at::empty({q.dim() > 1 ? q.size(1) : 1, q.dim() > 0 ? q.size(0) : 1},
-                                                            q.options().dtype(at::kFloat))
-                                                : at::empty({q.size(0), q.size(1), q.size(2)}, q.options().dtype(at::kFloat));
+  at::Tensor o = uninitialized_like(q);
+  at::Tensor lse = cu_seqlens_q || q.dim() != 4
+                       ? uninitialized(q, {q.dim() > 1 ? q.size(1) : 1, q.dim() > 0 ? q.size(0) : 1}, at::kFloat)
+                       : uninitialized(q, {q.size(0), q.size(1), q.size(2)}, at::kFloat);
   const AttentionCall call({{&q, "q"}, {&k, "k"}, {&v, "v"}, {&o, "o"}, {&lse, "lse"}}, cu_seqlens_q, cu_seqlens_k,
                            max_seqlen_q, max_seqlen_k, scale, window_left, window_right, top_left, kernel_name);
   void* op = attention_cache->get(call.key.bytes(), [&] {
@@ -756,17 +778,16 @@ auto* decode_cache = new OpCache();  // kept past interpreter exit
 // eager, no CUDA graph being captured: torch_attention.attention_decode
 // decides): (O, lse) as the Python kernel, _decode, returns them (no lse
 // without with_lse), one launch; a call's host time is a look-up by a byte
-// key, O's at::empty_like and the launch (docs/PERFORMANCE.md, "Decode at the
+// key, O's allocation and the launch (docs/PERFORMANCE.md, "Decode at the
 // read floor").
 std::pair<at::Tensor, std::optional<at::Tensor>> attention_decode(
     const at::Tensor& q_in, const at::Tensor& k_cache, const at::Tensor& v_cache, const at::Tensor& block_table,
     const at::Tensor& kv_lens, std::optional<double> scale, bool causal, std::int64_t window_left,
     std::int64_t splits, bool with_lse) {
   const at::Tensor q = attention_ready(q_in);
-  at::Tensor o = at::empty_like(q);
+  at::Tensor o = uninitialized_like(q);
   std::optional<at::Tensor> lse;
-  if (with_lse)
-    lse = at::empty(q.sizes().slice(0, std::min<std::size_t>(3, q.sizes().size())), q.options().dtype(at::kFloat));
+  if (with_lse) lse = uninitialized(q, q.sizes().slice(0, std::min<std::size_t>(3, q.sizes().size())), at::kFloat);
   const std::array<std::pair<const at::Tensor*, const char*>, 5> inputs = {
       {{&q, "q"}, {&k_cache, "k_cache"}, {&v_cache, "v_cache"}, {&block_table, "block_table"}, {&kv_lens, "kv_lens"}}};
   std::array<std::int32_t, 5> types{};

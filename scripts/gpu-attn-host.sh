@@ -13,8 +13,8 @@
 #   2. python -m warpforge.bench_attention --prefill --quick, head_dim 64
 #      and 128 (10 calls back to back a sample, every backend alike), ours / best;
 #   3. the decode rows at batch 1, KV 8k, 32k, 128k (the same method);
-#   4. the forward and decode GPU tests (the kept launch at new addresses),
-#      then the Python attention GPU tests (CUDA graphs, torch.compile);
+#   4. the Python attention GPU tests (CUDA graphs, O from the allocator),
+#      then the forward and decode GPU tests (the kept launch);
 #   5. where time is left, the prefill d64/d128 rows and the decode rows
 #      timed one call on an idle GPU (--calls 1: the method until session 10).
 # Last, a short table: host us a call before / after, ours / best by method.
@@ -53,12 +53,12 @@ echo "== decode from Python, 10 calls a sample =="
 grep -E "^\||copy rate" "$out/bench_decode.log"
 
 # 4. Correctness of the kept launch on the GPU.
-stage "test_gpu AttentionGpu forward, decode" 8 "$out/tests.log" "$build_dir/tests/test_gpu" \
-  --gtest_filter='AttentionGpu.Forward*:AttentionGpu.Decode*:AttentionGpu.SanitizeForward*'
-grep -E "^\[  (PASSED|FAILED) " "$out/tests.log"
 stage "pytest -k attention (GPU)" 10 "$out/pytest.log" \
   "${python[@]}" -m pytest -q -x python/tests/test_attention.py -k "cuda or gpu or graph" -p no:cacheprovider
 tail -3 "$out/pytest.log"
+stage "test_gpu AttentionGpu forward, decode" 8 "$out/tests.log" "$build_dir/tests/test_gpu" \
+  --gtest_filter='AttentionGpu.Forward*:AttentionGpu.Decode*:AttentionGpu.SanitizeForward*'
+grep -E "^\[  (PASSED|FAILED) " "$out/tests.log"
 
 # 5. The one-call method, where time is left.
 if [ "$(left)" -gt 6 ]; then

@@ -46,6 +46,10 @@ def forward_rows(shape):
     cpp = ta._CPP_FORWARD
     args = (None, None, 0, 0, None, -1, -1, True, False, "auto")
     yield "warpforge.attention (public)", lambda: warpforge.attention(q, k, v)
+    # Two layers' tensors in turn (each call's maps were last made for the other's).
+    sets = [(q, k, v), (bf16(*shape), bf16(*shape), bf16(*shape))]
+    turn = iter(range(1 << 62))
+    yield "the same, two layers' q, k, v in turn", lambda: warpforge.attention(*sets[next(turn) % 2])
     yield "torch_attention.attention (no front)", lambda: ta.attention(q, k, v, None, -1, -1, True, None, None, 0, 0,
                                                                         False, "auto")
     if cpp:

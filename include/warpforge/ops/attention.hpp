@@ -139,8 +139,8 @@ class Attention {
   // these data addresses (Q, K, V, O, lse, cu_seqlens_q, cu_seqlens_k: 0
   // where built without one): no views made or compared, for callers that
   // hold the descriptions (the Python paths' per-call host time). The
-  // launch is kept between calls: the arguments are packed once, and each
-  // TMA map is encoded again only when its tensor's address changes.
+  // launch is kept between calls: the arguments are packed once, and the
+  // TMA maps are kept by the tensors' addresses.
   void execute_at(const std::array<runtime::DevicePtr, 7>& addresses, runtime::Stream* stream = nullptr);
 
  private:

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "attention_path.hpp"
@@ -48,9 +49,12 @@ bool reencode_each_run() {
 }
 
 // The launch is built once: a run replaces the data addresses in the
-// arguments and encodes a TMA map again only where its tensor moved (each
-// encoding is a check of the description and a cuTensorMapEncodeTiled call:
-// host time a call, docs/experiments/2026-11-30-attention-host.md).
+// arguments, and Q's, K's and V's TMA maps are kept by the tensor's address
+// (each encoding is a check of the description and a cuTensorMapEncodeTiled
+// call: host time a call, docs/experiments/2026-11-30-attention-host.md). A
+// model's layers, and torch's caching allocator handing the same blocks
+// back call after call, make a few addresses recur; at most kMapsKept are
+// kept an operand, then the maps are made afresh.
 class Sm90aForwardLaunch final : public AttentionLaunch {
  public:
   Sm90aForwardLaunch(const Device& device, const AttentionProblem& p, const Sm90aAttentionSpec& spec)
@@ -82,13 +86,22 @@ class Sm90aForwardLaunch final : public AttentionLaunch {
     } maps[kMaps] = {{p_.q, rows_q, p_.heads_q, u32(spec_.block_m())},
                      {p_.k, rows_k, p_.heads_kv, u32(spec_.block_n)},
                      {p_.v, rows_k, p_.heads_kv, u32(spec_.block_n)}};
-    std::lock_guard lock(mutex_);  // the arguments are this launch's, shared by its runs
+    const auto encoded = [&](std::size_t i) {
+      return runtime::Arg::bytes_of(attention_tensor_map(device_, at[i], p_.dtype, maps[i].strides, maps[i].rows,
+                                                         maps[i].heads, batch, p_.head_dim, maps[i].box_rows));
+    };
+    std::lock_guard lock(mutex_);  // the arguments and maps are this launch's, shared by its runs
     for (std::size_t i = 0; i < kMaps; ++i) {
-      if (at[i] == mapped_[i] && !reencode_each_run()) continue;
-      args_[i] = runtime::Arg::bytes_of(
-          attention_tensor_map(device_, at[i], p_.dtype, maps[i].strides, maps[i].rows, maps[i].heads, batch,
-                               p_.head_dim, maps[i].box_rows));
-      mapped_[i] = at[i];
+      if (reencode_each_run()) {
+        args_[i] = encoded(i);
+        continue;
+      }
+      auto found = kept_[i].find(at[i]);
+      if (found == kept_[i].end()) {
+        if (kept_[i].size() >= kMapsKept) kept_[i].clear();
+        found = kept_[i].emplace(at[i], encoded(i)).first;
+      }
+      args_[i] = found->second;  // 128 bytes into the argument's own (no allocation)
     }
     // O, then lse and the offsets (O's address where absent: the kernel does not read them).
     for (std::size_t i = 0; i < kPointers; ++i) args_[kMaps + i] = runtime::Arg::pointer(at[3 + i] ? at[3 + i] : at[3]);
@@ -96,7 +109,7 @@ class Sm90aForwardLaunch final : public AttentionLaunch {
   }
 
  private:
-  static constexpr std::size_t kMaps = 3, kPointers = 4;
+  static constexpr std::size_t kMaps = 3, kPointers = 4, kMapsKept = 64;
   AttentionProblem p_;
   Sm90aAttentionSpec spec_;
   Device device_;
@@ -105,7 +118,7 @@ class Sm90aForwardLaunch final : public AttentionLaunch {
   runtime::LaunchConfig config_;
   std::mutex mutex_;
   std::vector<runtime::Arg> args_;
-  std::array<runtime::DevicePtr, kMaps> mapped_{};  // the addresses Q's, K's and V's maps in args_ were made for
+  std::array<std::unordered_map<runtime::DevicePtr, runtime::Arg>, kMaps> kept_;  // Q's, K's, V's maps by address
 };
 
 class Sm90aForwardPath final : public AttentionPath {

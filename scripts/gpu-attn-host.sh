@@ -7,9 +7,8 @@
 #
 #   1. scripts/attention_host_cost.py: host us a cached call, each layer of
 #      the call path alone (public function, C++ direct call, torch.ops, the
-#      allocation floor, SDPA), forward and decode; twice, the forward's TMA
-#      maps encoded every run (WARPFORGE_ATTENTION_MAPS_EACH_RUN=1, before)
-#      and kept between runs (after), one build;
+#      allocation floor, SDPA, torch.neg), forward and decode, then each C++
+#      step alone;
 #   2. python -m warpforge.bench_attention --prefill --quick, head_dim 64
 #      and 128 (10 calls back to back a sample, every backend alike), ours / best;
 #   3. the decode rows at batch 1, KV 8k, 32k, 128k (the same method);
@@ -17,7 +16,7 @@
 #      then the forward and decode GPU tests (the kept launch);
 #   5. where time is left, the prefill d64/d128 rows and the decode rows
 #      timed one call on an idle GPU (--calls 1: the method until session 10).
-# Last, a short table: host us a call before / after, ours / best by method.
+# Last, a short table: host us a call (ours, torch.neg), ours / best by method.
 #
 # Builds test_gpu and the Python modules in BUILD_DIR (default build;
 # scripts/gpu-stages.sh). Logs go to $OUT (default $BUILD_DIR/gpu-attn-host).
@@ -33,14 +32,9 @@ source scripts/gpu-stages.sh
 build_targets test_gpu
 python=(env PYTHONPATH="$build_dir/python:python" python3 -u -W ignore)
 
-# 1. Host us a call, before and after, one build.
-stage "host cost, maps encoded every run" 12 "$out/host_before.log" \
-  env WARPFORGE_ATTENTION_MAPS_EACH_RUN=1 "${python[@]}" scripts/attention_host_cost.py --batches 5
-stage "host cost, maps kept" 9 "$out/host_after.log" "${python[@]}" scripts/attention_host_cost.py --batches 5
-echo "== host us a cached call (maps kept between runs) =="
-cat "$out/host_after.log"
-echo "== the same, maps encoded every run (before) =="
-grep -vE "^  (forward|decode):" "$out/host_before.log"
+# 1. Host us a call, each layer and each C++ step.
+stage "host cost" 12 "$out/host.log" "${python[@]}" scripts/attention_host_cost.py --batches 5
+cat "$out/host.log"
 
 # 2, 3. ours / best, 10 calls back to back a sample.
 stage "bench_attention.py --prefill d64, d128" 14 "$out/bench_prefill.log" \
@@ -53,11 +47,11 @@ echo "== decode from Python, 10 calls a sample =="
 grep -E "^\||copy rate" "$out/bench_decode.log"
 
 # 4. Correctness of the kept launch on the GPU.
-stage "pytest -k attention (GPU)" 10 "$out/pytest.log" \
+stage "pytest -k attention (GPU)" 20 "$out/pytest.log" \
   "${python[@]}" -m pytest -q -x python/tests/test_attention.py -k "cuda or gpu or graph" -p no:cacheprovider
 tail -3 "$out/pytest.log"
-stage "test_gpu AttentionGpu forward, decode" 8 "$out/tests.log" "$build_dir/tests/test_gpu" \
-  --gtest_filter='AttentionGpu.Forward*:AttentionGpu.Decode*:AttentionGpu.SanitizeForward*'
+stage "test_gpu AttentionGpu forward, decode" 12 "$out/tests.log" "$build_dir/tests/test_gpu" \
+  --gtest_filter='AttentionGpu.ForwardPersistentCtasWalkSeveralItems:AttentionGpu.DecodeCases'
 grep -E "^\[  (PASSED|FAILED) " "$out/tests.log"
 
 # 5. The one-call method, where time is left.
@@ -74,11 +68,9 @@ fi
 
 # The short table: the public calls' host us, then ours / best of each bench row.
 echo
-echo "== $NAME: host us a call (before = maps encoded every run) and ours / best =="
-for when in before after; do
-  [ -f "$out/host_$when.log" ] &&
-    echo "$when: $(grep -E "\(public\)|^  _warpforge_torch" "$out/host_$when.log" | awk '{printf "%s %s; ", $1, $NF}')"
-done
+echo "== $NAME: host us a call and ours / best =="
+[ -f "$out/host.log" ] &&
+  echo "host: $(grep -E "\(public\)|^  _warpforge_torch|torch.neg" "$out/host.log" | awk '{printf "%s %s; ", $1, $NF}')"
 for log in bench_prefill bench_decode bench_one_call bench_decode_one_call; do
   [ -f "$out/$log.log" ] || continue
   echo "$log: $(awk -F'|' '/ours \/ best/ { for (i = 1; i <= NF; i++) if ($i ~ /ours \/ best/) c = i; prefill = /head_dim/; next }

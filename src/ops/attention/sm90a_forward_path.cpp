@@ -2,7 +2,6 @@
 // its TMA maps (sm90a_tensor_map.hpp) and its launch.
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -38,14 +37,6 @@ QueryItems query_items(const AttentionProblem& p, const Sm90aAttentionSpec& spec
 // first, as the GPU hands CTAs to free SMs.
 std::int64_t ctas(const QueryItems& work, const Sm90aAttentionSpec& spec, const Device& device) {
   return spec.persistent ? std::min<std::int64_t>(work.items, std::max(device.properties().sm_count, 1)) : work.items;
-}
-
-// WARPFORGE_ATTENTION_MAPS_EACH_RUN set: every run encodes its three maps
-// again, as each run did before the launch was kept (the host
-// micro-benchmark's before and after in one run: scripts/attention_host_cost.py).
-bool reencode_each_run() {
-  static const bool each = std::getenv("WARPFORGE_ATTENTION_MAPS_EACH_RUN") != nullptr;
-  return each;
 }
 
 // The launch is built once: a run replaces the data addresses in the
@@ -92,10 +83,6 @@ class Sm90aForwardLaunch final : public AttentionLaunch {
     };
     std::lock_guard lock(mutex_);  // the arguments and maps are this launch's, shared by its runs
     for (std::size_t i = 0; i < kMaps; ++i) {
-      if (reencode_each_run()) {
-        args_[i] = encoded(i);
-        continue;
-      }
       auto found = kept_[i].find(at[i]);
       if (found == kept_[i].end()) {
         if (kept_[i].size() >= kMapsKept) kept_[i].clear();

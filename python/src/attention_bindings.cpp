@@ -125,6 +125,16 @@ void AttentionOp::run_at(const std::vector<std::uint64_t>& main, std::uint64_t c
       bool(cu_k) != bool(samples_.cu_seqlens_k))
     throw OpsError("Attention.execute_addresses takes " + std::to_string(samples_.main.size()) +
                    " tensor addresses and cu_seqlens as the op was built (got " + std::to_string(main.size()) + ")");
+  if (forward_) {  // Q, K, V, O, lse (0 where built without it), the offsets: no views made
+    std::array<runtime::DevicePtr, 7> at{};
+    std::copy(main.begin(), main.end(), at.begin());
+    if (!samples_.has_lse) at[4] = 0;
+    at[5] = cu_q;
+    at[6] = cu_k;
+    std::lock_guard lock(run_mutex_);
+    forward_->execute_at(at, stream);
+    return;
+  }
   AttentionViews v;
   v.has_lse = samples_.has_lse;
   for (std::size_t i = 0; i < main.size(); ++i) v.main.push_back(view_at(samples_.main[i], main[i]));

@@ -116,6 +116,11 @@ def test_torch_sequence_major_views_and_lse():
     q, k, v = (x.transpose(1, 2) for x in torch_inputs(torch, (2, 33, 2, 64), (2, 50, 2, 64)))
     out, lse = warpforge.attention(q, k, v, return_lse=True)
     assert lse.shape == (2, 2, 33) and lse.dtype == torch.float32
+    # O in q's layout, as the fake kernel's torch.empty_like(q) says (the
+    # C++ kernel takes it from the allocator itself), lse contiguous.
+    assert out.stride() == torch.empty_like(q).stride() and lse.is_contiguous()
+    through = torch.ops.warpforge.attention_forward(q, k, v, None, None, 0, 0, None, -1, -1, True)
+    assert through[0].stride() == out.stride() and torch.equal(through[0], out)
     want = reference(as_np(q), as_np(k), as_np(v))
     assert_o_within_bound(as_np(out), want)
     np.testing.assert_allclose(lse.numpy(), want["lse"], rtol=1e-4, atol=1e-4)
@@ -372,6 +377,21 @@ def test_torch_decode_cpp_direct_call_runs_each_calls_tensors():
         assert torch.equal(direct[0], through[0]) and torch.equal(direct[1], through[1])
     out, lse = torch_attention._CPP_DECODE(q, *x[1:], None, True, -1, 0, False)
     assert lse is None and torch.equal(out, through[0])
+    # Where torch must see the operator (a mode, a tensor subclass, a tensor
+    # missing) the direct call declines: NotImplemented, the caller's cue.
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Passing(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with Passing():
+        assert torch_attention._CPP_DECODE(q, *x[1:], None, True, -1, 0, False) is NotImplemented
+    class Subclass(torch.Tensor):
+        pass
+
+    assert torch_attention._CPP_DECODE(q.as_subclass(Subclass), *x[1:], None, True, -1, 0, False) is NotImplemented
+    assert torch_attention._CPP_DECODE(None, *x[1:], None, True, -1, 0, False) is NotImplemented
 
 
 @pytest.mark.gpu

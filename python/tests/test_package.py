@@ -55,12 +55,18 @@ def test_the_benchmark_refuses_bad_arguments_before_any_gpu_work(capsys):
     assert "invalid choice: 'gpt'" in capsys.readouterr().err
 
 
-def test_the_attention_benchmark_refuses_an_unknown_shape_group(capsys):
+def test_the_attention_benchmark_refuses_an_unknown_shape_group_and_bad_counts(capsys):
     from warpforge import bench_attention
 
     with pytest.raises(SystemExit):
         bench_attention.main(["--prefill", "--backward", "--groups", "d256,d96"])
     assert "--groups d256,d96: d96 is not one of d64, d128, d256, gqa" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench_attention.main(["--decode", "--calls", "0"])
+    assert "--calls 0: a sample times one call or more" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench_attention.main(["--decode", "--lengths", "8192,8k"])
+    assert "--lengths 8192,8k: positive integers separated by commas" in capsys.readouterr().err
 
 
 def test_the_sweep_summary_reports_mean_worst_and_bandwidth(capsys):

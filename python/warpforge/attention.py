@@ -74,18 +74,19 @@ def attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=Non
                 "cu_seqlens_q and cu_seqlens_k")
     # heads are dimension 1 in both forms
     left, right, top_left = mask_arguments(q, k, attn_mask, dropout_p, is_causal, enable_gqa, window, alignment)
-    options = dict(scale=scale, window_left=left, window_right=right, top_left=top_left,
-                   cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k, max_seqlen_q=max_seqlen_q or 0,
-                   max_seqlen_k=max_seqlen_k or 0, deterministic=deterministic, kernel=kernel)
+    # Positional, in the order each framework's attention takes them (no
+    # dictionary a call: host time).
+    options = (scale, left, right, top_left, cu_seqlens_q, cu_seqlens_k, max_seqlen_q or 0, max_seqlen_k or 0,
+               deterministic, kernel)
     fw = framework_of(q)
     if fw == "torch":
-        out, lse = _torch_attention().attention(q, k, v, **options)
+        out, lse = _torch_attention().attention(q, k, v, *options)
     elif fw == "jax":
         from . import jax_attention
 
-        out, lse = jax_attention.attention(q, k, v, **options)
+        out, lse = jax_attention.attention(q, k, v, *options)
     else:
-        out, lse = _forward_direct(q, k, v, **options)
+        out, lse = _forward_direct(q, k, v, *options)
     return (out, lse) if return_lse else out
 
 

@@ -18,12 +18,18 @@ without the peers):
 
 For each shape the best backend is named and ours is given as a ratio to it;
 the prefill table ends with the geometric mean and the worst shape of
-sequence >= 1k. CUDA events around each call on an idle GPU, the median
-of --reps, after a first call and 20 ms of the same call back to back (each backend alike:
-the GPU's clocks come up from the idle of a compile or of the previous
-backend's set-up before its first timed call).
+sequence >= 1k. Each backend alike: after a first call and 20 ms of the
+same call back to back (the GPU's clocks come up from the idle of a compile
+or of the previous backend's set-up before its first timed call), CUDA
+events around --calls calls back to back, a call's time the median of
+--reps. The default for the forward and decode, 10 calls, times what a
+model sees: the host queues a call while the GPU runs the one before, so a
+call's host time shows only where it exceeds its kernel's. --calls 1 times
+one call on an idle GPU with the host's work inside the events (the method
+until session 10: a call's latency, host and kernel added; the default with
+--backward, whose milliseconds of kernels hide the host either way).
 
-    python -m warpforge.bench_attention [--reps 10] [--prefill] [--decode] [--backward] [--quick]
+    python -m warpforge.bench_attention [--reps 10] [--calls 10] [--prefill] [--decode] [--backward] [--quick]
 
 Needs torch with a CUDA GPU."""
 
@@ -34,6 +40,9 @@ import sys
 import time
 
 _WARM_SECONDS = 0.02
+
+
+_CALLS = 10  # calls between a sample's events (main's --calls)
 
 
 def _median_seconds(torch, call, reps):
@@ -47,10 +56,11 @@ def _median_seconds(torch, call, reps):
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        call()
+        for _ in range(_CALLS):
+            call()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end) * 1e-3)
+        times.append(start.elapsed_time(end) * 1e-3 / _CALLS)
     return statistics.median(times)
 
 
@@ -170,8 +180,10 @@ def decode(torch, args):
                + ["best", "ours / best", "ours / copy", "best / copy", "bound (copy / best)"]))
     print(_row(["---"] * (9 + len(names))))
     hq, hkv, d, page = 32, 8, 128, 256
-    for batch in ((1, 8) if args.quick else (1, 8, 64)):
-        for length in (1024, 8192, 32768, 131072):
+    batches = args.batches or ((1, 8) if args.quick else (1, 8, 64))
+    lengths = args.lengths or (1024, 8192, 32768, 131072)
+    for batch in batches:
+        for length in lengths:
             kv_bytes = 2 * batch * length * hkv * d * 2
             if 2 * kv_bytes > torch.cuda.get_device_properties(0).total_memory // 2:
                 print(_row([str(batch), str(length), f"{kv_bytes / 1e6:.0f}", "skipped: too large for this GPU"]))
@@ -201,15 +213,32 @@ def decode(torch, args):
 
 
 def main(argv=None):
+    global _CALLS
     parser = argparse.ArgumentParser(prog="python -m warpforge.bench_attention", description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--calls", type=int,
+                        help="calls back to back between a sample's events (1: one call on an idle GPU; "
+                             "default 10, --backward 1)")
     parser.add_argument("--prefill", action="store_true")
     parser.add_argument("--decode", action="store_true")
     parser.add_argument("--backward", action="store_true", help="prefill: time the backward instead of the forward")
     parser.add_argument("--quick", action="store_true", help="sequence 1k and 8k; decode at batch 1 and 8")
     parser.add_argument("--groups", default="d64,d128,d256,gqa",
                         help="prefill: these of the shape groups d64, d128, d256 (16 KV heads) and gqa (d128, 2 KV heads)")
+    parser.add_argument("--batches", help="decode: these batch sizes (comma-separated; default 1, 8, 64; --quick 1, 8)")
+    parser.add_argument("--lengths", help="decode: these KV lengths (comma-separated; default 1k, 8k, 32k, 128k)")
     args = parser.parse_args(argv)
+    if args.calls is not None and args.calls < 1:
+        parser.error(f"--calls {args.calls}: a sample times one call or more (1, or 10 for the default)")
+    for name in ("batches", "lengths"):
+        text = getattr(args, name)
+        if text is None:
+            continue
+        values = [v for v in text.split(",") if v.strip().isdigit() and int(v) > 0]
+        if len(values) != len(text.split(",")):
+            parser.error(f"--{name} {text}: positive integers separated by commas (as 1,8 or 8192,131072)")
+        setattr(args, name, [int(v) for v in values])
+    _CALLS = args.calls or (1 if args.backward else 10)
     unknown = [g for g in args.groups.split(",") if g not in _GROUPS]
     if unknown:
         parser.error(f"--groups {args.groups}: {', '.join(unknown)} is not one of {', '.join(_GROUPS)}")
@@ -218,7 +247,8 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("bench_attention: needs a CUDA GPU (none found); nothing was measured", file=sys.stderr)
         return 1
-    print(f"bench_attention on {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    print(f"bench_attention on {torch.cuda.get_device_name(0)}, torch {torch.__version__}; "
+          + (f"{_CALLS} calls back to back a sample" if _CALLS > 1 else "one call on an idle GPU a sample"))
     both = not (args.prefill or args.decode)
     if args.prefill or both:
         prefill(torch, args)

@@ -274,10 +274,15 @@ _CPP_DECODE = _torch_ops.CPP_KERNELS and importlib.import_module("._warpforge_to
 
 def attention_decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse=True):
     """(O, lse); (O, None) where with_lse is False and the call takes the
-    direct path: in C++ where built, but while a CUDA graph is captured (the
-    workspace then comes from the graph's pool, each call its own)."""
+    direct path: in C++ where built (which checks the tensors and modes
+    itself, and answers NotImplemented where torch must see the operator),
+    but while a CUDA graph is captured (the workspace then comes from the
+    graph's pool, each call its own)."""
+    if _CPP_DECODE and not torch.compiler.is_compiling() and not q.requires_grad \
+            and not (q.is_cuda and torch._C._cuda_isCurrentStreamCapturing()):
+        out = _CPP_DECODE(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
+        if out is not NotImplemented:
+            return out
     if _plain_eager(q):
-        if _CPP_DECODE and not (q.is_cuda and torch._C._cuda_isCurrentStreamCapturing()):
-            return _CPP_DECODE(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
         return _decode(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits, with_lse)
     return attention_decode_op(q, k_cache, v_cache, block_table, kv_lens, scale, causal, window_left, splits)

@@ -58,6 +58,46 @@ TEST(AttentionForwardSimPersistent, TwoCtasWalkEveryItem) {
   check_attention_forward(two_sms, wide, rng, AttentionKernel::sm90a);
 }
 
+// One op run on two sets of tensors by address alone (execute_at: the
+// Python paths'): the kept launch encodes a TMA map again where its tensor
+// moved, and back, so each run gives the bits of an op built for its tensors.
+TEST(AttentionForwardSimKeptLaunch, TheMapsFollowTensorsThatMoved) {
+  const runtime::Device dev = runtime::Device::sim();
+  std::mt19937 rng(std::random_device{}());
+  const AttentionCase c{.name = "moved", .heads_q = 2, .heads_kv = 1, .seq_q = 70, .seq_k = 90};
+  for (AttentionKernel kernel : {AttentionKernel::sm90a, AttentionKernel::sm80}) {
+    AttentionInputs a = make_attention_inputs(dev, c, rng), b = make_attention_inputs(dev, c, rng);
+    const auto zero = [](auto...) { return 0.0; };
+    AttentionTensor oa = make_attention_tensor(dev, c, c.heads_q, c.seq_q, true, zero),
+                    ob = make_attention_tensor(dev, c, c.heads_q, c.seq_q, true, zero),
+                    got = make_attention_tensor(dev, c, c.heads_q, c.seq_q, true, zero);
+    AttentionTensor la = make_lse(dev, c, c.seq_q), lb = make_lse(dev, c, c.seq_q), lgot = make_lse(dev, c, c.seq_q);
+    AttentionOptions options = c.options;
+    options.kernel = kernel;
+    const AttentionTensors ta{.q = a.q.view, .k = a.k.view, .v = a.v.view, .o = oa.view, .lse = &la.view},
+        tb{.q = b.q.view, .k = b.k.view, .v = b.v.view, .o = ob.view, .lse = &lb.view};
+    Attention(ta, options).execute(ta);
+    Attention(tb, options).execute(tb);
+    Attention op(ta, options);
+    op.execute(ta);
+    const auto bytes = [](const AttentionTensor& t) {
+      std::vector<std::uint8_t> out(t.view.extent_bytes());
+      t.view.copy_to_host(out.data(), out.size());
+      return out;
+    };
+    for (const auto* want : {&b, &a, &b}) {
+      got.buffer.fill(0xff);
+      lgot.buffer.fill(0xff);
+      op.execute_at({want->q.view.address(), want->k.view.address(), want->v.view.address(), got.view.address(),
+                     lgot.view.address(), 0, 0});
+      dev.synchronize();
+      const bool is_b = want == &b;
+      EXPECT_EQ(bytes(got), bytes(is_b ? ob : oa)) << name(kernel) << (is_b ? ": O at B's tensors" : ": O at A's");
+      EXPECT_EQ(bytes(lgot), bytes(is_b ? lb : la)) << name(kernel) << (is_b ? ": lse at B's tensors" : ": lse at A's");
+    }
+  }
+}
+
 // The persistent CTA's hand-overs under the simulator's race checker (which
 // orders shared-memory accesses as the PTX memory model does): one SM, so one
 // CTA walks every item, Q's buffer reloaded for each while K's and V's rings

@@ -203,6 +203,22 @@ TEST_F(AttentionRefusal, ExecuteRefusesOtherViews) {
   }
 }
 
+// execute_at checks what an address can say: the tensors the op was built
+// with (lse given or not), each base's alignment.
+TEST_F(AttentionRefusal, ExecuteAtNamesWhatIsWrong) {
+  auto q = qkv();
+  Attention op({.q = q, .k = q, .v = q, .o = q});
+  const runtime::DevicePtr at = q.address();
+  try {
+    op.execute_at({at + 8, at, 0, at, at + 2, 0, 0});
+    ADD_FAILURE() << "execute_at() took a misaligned Q, no V and an lse";
+  } catch (const OpsError& e) {
+    EXPECT_CONTAINS(e.what(), "Q starts at an address that is not 16-byte aligned");
+    EXPECT_CONTAINS(e.what(), "V is missing (address 0)");
+    EXPECT_CONTAINS(e.what(), "lse is given; the op was built without it");
+  }
+}
+
 // The bound check fails where the result is wrong: the kernel's output of
 // a causal problem whose weight sits on the diagonal, against the reference
 // of the mask one key wider, and of another scale.

@@ -42,6 +42,7 @@
 // (FlashAttention's scheme), O rounded once.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -134,6 +135,13 @@ class Attention {
   // Allocates nothing and never waits for the device once compiled (CUDA-graph
   // safe). Throws OpsError when a view differs from the construction's.
   void execute(const AttentionTensors& tensors, runtime::Stream* stream = nullptr);
+  // execute() on tensors of the construction's shapes, strides and device at
+  // these data addresses (Q, K, V, O, lse, cu_seqlens_q, cu_seqlens_k: 0
+  // where built without one): no views made or compared, for callers that
+  // hold the descriptions (the Python paths' per-call host time). The
+  // launch is kept between calls: the arguments are packed once, and the
+  // TMA maps are kept by the tensors' addresses.
+  void execute_at(const std::array<runtime::DevicePtr, 7>& addresses, runtime::Stream* stream = nullptr);
 
  private:
   struct State;

@@ -15,6 +15,7 @@
 // Built against the installed torch (python/CMakeLists.txt); it links torch,
 // not the warpforge library, and includes no CUDA header: torch's current
 // stream comes through c10's device-generic stream interface.
+#include <ATen/EmptyTensor.h>
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
@@ -22,6 +23,7 @@
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/empty_strided.h>
 #include <Python.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/core/Stream.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -580,6 +582,28 @@ at::Tensor grouped_mm_autograd(const at::Tensor& a, const at::Tensor& b, const s
   return GroupedMmFunction::apply(a, b, offs, out_dtype);
 }
 
+// An uninitialized tensor on `like`'s device straight from torch's allocator
+// for that device (what at::empty's CPU and CUDA kernels call; on CUDA the
+// caching allocator, on the current stream, a CUDA graph's pool while one is
+// captured), without the dispatcher's round trip: host time a call
+// (docs/experiments/2026-11-30-attention-host.md). Contiguous unless
+// `strides` are given.
+at::Tensor uninitialized(const at::Tensor& like, at::IntArrayRef sizes, at::ScalarType dtype,
+                         at::OptionalIntArrayRef strides = std::nullopt) {
+  const c10::DeviceGuard guard(like.device());
+  c10::Allocator* allocator = c10::GetAllocator(like.device().type());
+  const c10::DispatchKeySet keys(like.is_cuda() ? c10::DispatchKey::CUDA : c10::DispatchKey::CPU);
+  return strides ? at::detail::empty_strided_generic(sizes, *strides, allocator, keys, dtype)
+                 : at::detail::empty_generic(sizes, allocator, keys, dtype, std::nullopt);
+}
+
+// at::empty_like(t): t's layout where t is dense (as preserve_format keeps
+// it, the fake kernels' torch.empty_like too), else at::empty_like itself.
+at::Tensor uninitialized_like(const at::Tensor& t) {
+  return t.is_non_overlapping_and_dense() ? uninitialized(t, t.sizes(), t.scalar_type(), t.strides())
+                                          : at::empty_like(t);
+}
+
 // attention_forward's operand as the kernels take it (torch_attention._ready):
 // head_dim contiguous, the other strides multiples of 8 elements, 16-byte
 // aligned; a copy only where it is not.
@@ -680,10 +704,10 @@ std::tuple<at::Tensor, at::Tensor> attention_forward(
     std::int64_t window_right, bool top_left, bool /*deterministic*/, c10::string_view kernel_name) {
   const at::Tensor q = attention_ready(q_in), k = attention_ready(k_in), v = attention_ready(v_in);
   // lse: (batch, heads, seq), or (heads, total) for a varlen batch (torch_attention._lse_shape).
-  at::Tensor o = at::empty_like(q);
-  at::Tensor lse = cu_seqlens_q || q.dim() != 4 ? at::empty({q.dim() > 1 ? q.size(1) : 1, q.dim() > 0 ? q.size(0) : 1},
-                                                            q.options().dtype(at::kFloat))
-                                                : at::empty({q.size(0), q.size(1), q.size(2)}, q.options().dtype(at::kFloat));
+  at::Tensor o = uninitialized_like(q);
+  at::Tensor lse = cu_seqlens_q || q.dim() != 4
+                       ? uninitialized(q, {q.dim() > 1 ? q.size(1) : 1, q.dim() > 0 ? q.size(0) : 1}, at::kFloat)
+                       : uninitialized(q, {q.size(0), q.size(1), q.size(2)}, at::kFloat);
   const AttentionCall call({{&q, "q"}, {&k, "k"}, {&v, "v"}, {&o, "o"}, {&lse, "lse"}}, cu_seqlens_q, cu_seqlens_k,
                            max_seqlen_q, max_seqlen_k, scale, window_left, window_right, top_left, kernel_name);
   void* op = attention_cache->get(call.key.bytes(), [&] {
@@ -754,17 +778,16 @@ auto* decode_cache = new OpCache();  // kept past interpreter exit
 // eager, no CUDA graph being captured: torch_attention.attention_decode
 // decides): (O, lse) as the Python kernel, _decode, returns them (no lse
 // without with_lse), one launch; a call's host time is a look-up by a byte
-// key, O's at::empty_like and the launch (docs/PERFORMANCE.md, "Decode at the
+// key, O's allocation and the launch (docs/PERFORMANCE.md, "Decode at the
 // read floor").
 std::pair<at::Tensor, std::optional<at::Tensor>> attention_decode(
     const at::Tensor& q_in, const at::Tensor& k_cache, const at::Tensor& v_cache, const at::Tensor& block_table,
     const at::Tensor& kv_lens, std::optional<double> scale, bool causal, std::int64_t window_left,
     std::int64_t splits, bool with_lse) {
   const at::Tensor q = attention_ready(q_in);
-  at::Tensor o = at::empty_like(q);
+  at::Tensor o = uninitialized_like(q);
   std::optional<at::Tensor> lse;
-  if (with_lse)
-    lse = at::empty(q.sizes().slice(0, std::min<std::size_t>(3, q.sizes().size())), q.options().dtype(at::kFloat));
+  if (with_lse) lse = uninitialized(q, q.sizes().slice(0, std::min<std::size_t>(3, q.sizes().size())), at::kFloat);
   const std::array<std::pair<const at::Tensor*, const char*>, 5> inputs = {
       {{&q, "q"}, {&k_cache, "k_cache"}, {&v_cache, "v_cache"}, {&block_table, "block_table"}, {&kv_lens, "kv_lens"}}};
   std::array<std::int32_t, 5> types{};
@@ -815,28 +838,21 @@ std::pair<at::Tensor, std::optional<at::Tensor>> attention_decode(
 // warpforge._warpforge_torch.attention_decode(q, k_cache, v_cache,
 // block_table, kv_lens, scale, causal, window_left, splits, with_lse) ->
 // (O, lse or None): the kernel above called from Python without the
-// dispatcher's round trip.
+// dispatcher's round trip, or NotImplemented where torch must see the
+// operator (plain_call: a tensor subclass, a mode; the caller has checked
+// torch.compile's tracing, CUDA graph capture and requires_grad).
 PyObject* attention_decode_method(PyObject*, PyObject* const* args, Py_ssize_t count) {
   HANDLE_TH_ERRORS
-  if (count != 10) {
-    PyErr_Format(PyExc_TypeError, "attention_decode takes 10 arguments (q, k_cache, v_cache, block_table, kv_lens, "
-                 "scale, causal, window_left, splits, with_lse), got %zd", count);
-    return nullptr;
-  }
-  for (int i = 0; i < 5; ++i)
-    if (!THPVariable_Check(args[i])) {
-      PyErr_Format(PyExc_TypeError, "attention_decode: argument %d is a %s, not a torch.Tensor", i,
-                   Py_TYPE(args[i])->tp_name);
-      return nullptr;
-    }
+  if (!arguments("attention_decode", count, 10)) return nullptr;
+  std::array<std::optional<at::Tensor>, 5> t;
+  if (!plain_call(args, t) || !t[0] || !t[1] || !t[2] || !t[3] || !t[4]) Py_RETURN_NOTIMPLEMENTED;
   std::optional<double> scale;
   if (args[5] != Py_None) scale = PyFloat_AsDouble(args[5]);
   const int causal = PyObject_IsTrue(args[6]), with_lse = PyObject_IsTrue(args[9]);
   const long long window_left = PyLong_AsLongLong(args[7]), splits = PyLong_AsLongLong(args[8]);
   if (PyErr_Occurred()) return nullptr;
-  auto [o, lse] = attention_decode(THPVariable_Unpack(args[0]), THPVariable_Unpack(args[1]),
-                                   THPVariable_Unpack(args[2]), THPVariable_Unpack(args[3]),
-                                   THPVariable_Unpack(args[4]), scale, causal != 0, window_left, splits, with_lse != 0);
+  auto [o, lse] = attention_decode(*t[0], *t[1], *t[2], *t[3], *t[4], scale, causal != 0, window_left, splits,
+                                   with_lse != 0);
   PyObject* first = THPVariable_Wrap(std::move(o));
   PyObject* second = lse ? THPVariable_Wrap(std::move(*lse)) : Py_NewRef(Py_None);
   PyObject* result = first && second ? PyTuple_Pack(2, first, second) : nullptr;
@@ -976,6 +992,7 @@ PyMethodDef attention_forward_methods[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 #include "row_kernels.inc"
+#include "attention_steps.inc"
 
 // Registered once the bridge is in hand (not by static TORCH_LIBRARY_IMPL
 // objects, which would register at load time, before a failed import could
@@ -1053,7 +1070,8 @@ PyMODINIT_FUNC PyInit__warpforge_torch() {
   PyObject* module = PyModule_Create(&wp::module_def);
   if (module && (PyModule_AddFunctions(module, wp::decode_methods) != 0 ||
                  PyModule_AddFunctions(module, wp::gemm_methods) != 0 ||
-                 PyModule_AddFunctions(module, wp::attention_forward_methods) != 0))
+                 PyModule_AddFunctions(module, wp::attention_forward_methods) != 0 ||
+                 PyModule_AddFunctions(module, wp::attention_steps_methods) != 0))
     Py_CLEAR(module);
   return module;
 }

@@ -180,7 +180,29 @@ void Attention::execute(const AttentionTensors& t, runtime::Stream* stream) {
   compile();
   auto why = mismatches(named(t), state_->views, state_->device);
   if (!why.empty()) throw OpsError("Attention::execute refused:" + join_reasons(why));
-  state_->launch->run(t, stream);
+  const auto at = [](const TensorView* v) { return v ? v->address() : runtime::DevicePtr{0}; };
+  state_->launch->run({t.q.address(), t.k.address(), t.v.address(), t.o.address(), at(t.lse), at(t.cu_seqlens_q),
+                       at(t.cu_seqlens_k)},
+                      stream);
+}
+
+void Attention::execute_at(const std::array<runtime::DevicePtr, 7>& at, runtime::Stream* stream) {
+  compile();
+  const State& s = *state_;
+  // The same rules as mismatches() for what an address alone shows: given
+  // where built with it, Q, K, V, O 16-byte aligned, lse and the offsets 4.
+  const char* roles[] = {"Q", "K", "V", "O", "lse", "cu_seqlens_q", "cu_seqlens_k"};
+  std::vector<std::string> why;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    const bool built = s.views[i].has_value();
+    if (built != (at[i] != 0))
+      why.push_back(std::string(roles[i]) + (built ? " is missing (address 0)" : " is given; the op was built without it"));
+    else if (at[i] % (i < 4 ? 16 : 4) != 0)
+      why.push_back(std::string(roles[i]) + " starts at an address that is not " + (i < 4 ? "16" : "4") +
+                    "-byte aligned");
+  }
+  if (!why.empty()) throw OpsError("Attention::execute_at refused:" + join_reasons(why));
+  s.launch->run(at, stream);
 }
 
 void attention(const AttentionTensors& t, AttentionOptions options, runtime::Stream* stream) {

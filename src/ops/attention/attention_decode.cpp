@@ -224,7 +224,7 @@ struct AttentionDecode::State {
   bool caller_workspace = false;
   std::string no_tma;  // why the cp.async kernel runs ("" where the TMA-fed one does)
   std::optional<runtime::Module> module;
-  std::string kernel_name;  // kept: execute() launches it by name
+  std::optional<runtime::PreparedLaunch> kernel;  // found once: a launch looks nothing up by name
   std::optional<runtime::Buffer> workspace;
   // The launch, built by the first execute(); the TMA maps' arguments (the
   // last two) made again when a cache's address changes.
@@ -338,7 +338,7 @@ void AttentionDecode::compile() {
   if (!s.refusals.empty()) throw OpsError("AttentionDecode cannot run " + s.problem.describe() + ":" + join_reasons(s.refusals));
   if (s.module) return;
   s.module.emplace(s.device, s.spec.tma ? build_decode_tma(s.spec) : build_decode_split(s.spec));
-  s.kernel_name = s.spec.kernel_name();
+  s.kernel = s.module->prepare(s.spec.kernel_name());
   if (s.workspace_bytes() && !s.caller_workspace) {
     s.workspace.emplace(s.device, s.workspace_bytes());
     s.workspace->fill(0);  // the counters start at zero; every launch leaves them so
@@ -444,7 +444,7 @@ void AttentionDecode::launch(const std::array<runtime::DevicePtr, 7>& at, runtim
       s.args[maps + 1] = runtime::Arg::bytes_of(cache_map(s.device, p, s.spec.page_rows, at[2], p.v)),
       s.v_mapped = at[2];
   }
-  s.module->launch(s.kernel_name, s.launch, s.args, stream);
+  s.kernel->launch(s.launch, s.args, stream);
 }
 
 void attention_decode(const AttentionDecodeTensors& t, AttentionDecodeOptions options, runtime::Stream* stream) {

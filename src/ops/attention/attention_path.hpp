@@ -3,6 +3,7 @@
 // how it compiles into something that runs.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,10 +15,16 @@
 
 namespace warpforge::ops {
 
+// The forward's operands' data addresses, in Attention::execute_at's order
+// (Q, K, V, O, lse, cu_seqlens_q, cu_seqlens_k; 0: not given).
+using AttentionAddresses = std::array<runtime::DevicePtr, 7>;
+
+// A compiled forward: the problem is fixed, a run gives only the data's
+// addresses. Runs may come from several threads.
 class AttentionLaunch {
  public:
   virtual ~AttentionLaunch() = default;
-  virtual void run(const AttentionTensors& t, runtime::Stream* stream) = 0;
+  virtual void run(const AttentionAddresses& at, runtime::Stream* stream) = 0;
 };
 
 class AttentionBackwardLaunch {

@@ -13,7 +13,7 @@ class Sm80ForwardLaunch final : public AttentionLaunch {
   Sm80ForwardLaunch(const Device& device, const AttentionProblem& p, const Sm80AttentionSpec& spec)
       : p_(p), spec_(spec), module_(device, build_sm80_attention_forward(spec)) {}
 
-  void run(const AttentionTensors& t, runtime::Stream* stream) override {
+  void run(const AttentionAddresses& at, runtime::Stream* stream) override {
     const auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
     const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
     runtime::LaunchConfig launch{
@@ -22,10 +22,9 @@ class Sm80ForwardLaunch final : public AttentionLaunch {
         .dynamic_shared_bytes = u32(spec_.shared_bytes()),
     };
     // Pointers the kernel does not read (no lse, dense) take O's address.
-    std::vector<runtime::Arg> args = {t.q, t.k, t.v, t.o, t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
-                                      t.cu_seqlens_q ? runtime::Arg(*t.cu_seqlens_q) : runtime::Arg(t.o),
-                                      t.cu_seqlens_k ? runtime::Arg(*t.cu_seqlens_k) : runtime::Arg(t.o),
-                                      u32(p_.seq_q), u32(p_.seq_k), u32(p_.group())};
+    const auto pointer = [&](runtime::DevicePtr a) { return runtime::Arg::pointer(a ? a : at[3]); };
+    std::vector<runtime::Arg> args = {pointer(at[0]), pointer(at[1]), pointer(at[2]), pointer(at[3]), pointer(at[4]),
+                                      pointer(at[5]), pointer(at[6]), u32(p_.seq_q), u32(p_.seq_k), u32(p_.group())};
     for (const AttentionStrides& s : {p_.q, p_.k, p_.v, p_.o, p_.lse})
       for (std::int64_t v : {s.batch, s.head, s.row}) args.emplace_back(u64(v));
     args.emplace_back(p_.scale_log2());

@@ -1,7 +1,11 @@
 // The sm90a forward design (sm90a_forward_kernel.cpp) behind AttentionPath:
 // its TMA maps (sm90a_tensor_map.hpp) and its launch.
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "attention_path.hpp"
 #include "sm90a_forward_kernel.hpp"
@@ -35,41 +39,73 @@ std::int64_t ctas(const QueryItems& work, const Sm90aAttentionSpec& spec, const 
   return spec.persistent ? std::min<std::int64_t>(work.items, std::max(device.properties().sm_count, 1)) : work.items;
 }
 
+// The launch is built once: a run replaces the data addresses in the
+// arguments, and Q's, K's and V's TMA maps are kept by the tensor's address
+// (each encoding is a check of the description and a cuTensorMapEncodeTiled
+// call: host time a call, docs/experiments/2026-11-30-attention-host.md). A
+// model's layers, and torch's caching allocator handing the same blocks
+// back call after call, make a few addresses recur; at most kMapsKept are
+// kept an operand, then the maps are made afresh.
 class Sm90aForwardLaunch final : public AttentionLaunch {
  public:
   Sm90aForwardLaunch(const Device& device, const AttentionProblem& p, const Sm90aAttentionSpec& spec)
-      : p_(p), spec_(spec), device_(device), module_(device, build_sm90a_attention_forward(spec)) {}
+      : p_(p), spec_(spec), device_(device), module_(device, build_sm90a_attention_forward(spec)),
+        kernel_(module_.prepare(spec.kernel_name())) {
+    const QueryItems work = query_items(p_, spec_);
+    config_ = {.grid = {u32(ctas(work, spec_, device_))},
+               .block = {u32(spec_.threads())},
+               .dynamic_shared_bytes = spec_.shared_bytes()};
+    // The maps and pointers (kMaps + kPointers) come with each run.
+    args_.assign(kMaps, runtime::Arg::bytes_of(runtime::TensorMap{}));
+    args_.resize(kMaps + kPointers, runtime::Arg::pointer(0));
+    for (std::int64_t v : {p_.seq_q, p_.seq_k, p_.group()}) args_.emplace_back(u32(v));
+    for (const AttentionStrides& s : {p_.o, p_.lse})
+      for (std::int64_t v : {s.batch, s.head, s.row}) args_.emplace_back(static_cast<std::uint64_t>(v));
+    args_.emplace_back(p_.scale_log2());
+    args_.emplace_back(static_cast<std::int32_t>(p_.window_left));
+    args_.emplace_back(static_cast<std::int32_t>(p_.window_right));
+    for (std::int64_t v : {work.items, work.blocks, p_.heads_q}) args_.emplace_back(u32(v));
+  }
 
-  void run(const AttentionTensors& t, runtime::Stream* stream) override {
+  void run(const AttentionAddresses& at, runtime::Stream* stream) override {
     const std::int64_t rows_q = p_.varlen ? p_.total_q : p_.seq_q, rows_k = p_.varlen ? p_.total_k : p_.seq_k;
     const std::int64_t batch = p_.varlen ? 1 : p_.batch;
-    const auto mq = attention_tensor_map(device_, t.q, p_.q, rows_q, p_.heads_q, batch, p_.head_dim, u32(spec_.block_m()));
-    const auto mk = attention_tensor_map(device_, t.k, p_.k, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
-    const auto mv = attention_tensor_map(device_, t.v, p_.v, rows_k, p_.heads_kv, batch, p_.head_dim, u32(spec_.block_n));
-    std::vector<runtime::Arg> args = {runtime::Arg::bytes_of(mq), runtime::Arg::bytes_of(mk), runtime::Arg::bytes_of(mv),
-                                      t.o, t.lse ? runtime::Arg(*t.lse) : runtime::Arg(t.o),
-                                      t.cu_seqlens_q ? runtime::Arg(*t.cu_seqlens_q) : runtime::Arg(t.o),
-                                      t.cu_seqlens_k ? runtime::Arg(*t.cu_seqlens_k) : runtime::Arg(t.o),
-                                      u32(p_.seq_q), u32(p_.seq_k), u32(p_.group())};
-    for (const AttentionStrides& s : {p_.o, p_.lse})
-      for (std::int64_t v : {s.batch, s.head, s.row}) args.emplace_back(static_cast<std::uint64_t>(v));
-    args.emplace_back(p_.scale_log2());
-    args.emplace_back(static_cast<std::int32_t>(p_.window_left));
-    args.emplace_back(static_cast<std::int32_t>(p_.window_right));
-    const QueryItems work = query_items(p_, spec_);
-    for (std::int64_t v : {work.items, work.blocks, p_.heads_q}) args.emplace_back(u32(v));
-    module_.launch(spec_.kernel_name(),
-                   {.grid = {u32(ctas(work, spec_, device_))},
-                    .block = {u32(spec_.threads())},
-                    .dynamic_shared_bytes = spec_.shared_bytes()},
-                   args, stream);
+    const struct {
+      const AttentionStrides& strides;
+      std::int64_t rows, heads;
+      std::uint32_t box_rows;
+    } maps[kMaps] = {{p_.q, rows_q, p_.heads_q, u32(spec_.block_m())},
+                     {p_.k, rows_k, p_.heads_kv, u32(spec_.block_n)},
+                     {p_.v, rows_k, p_.heads_kv, u32(spec_.block_n)}};
+    const auto encoded = [&](std::size_t i) {
+      return runtime::Arg::bytes_of(attention_tensor_map(device_, at[i], p_.dtype, maps[i].strides, maps[i].rows,
+                                                         maps[i].heads, batch, p_.head_dim, maps[i].box_rows));
+    };
+    std::lock_guard lock(mutex_);  // the arguments and maps are this launch's, shared by its runs
+    for (std::size_t i = 0; i < kMaps; ++i) {
+      auto found = kept_[i].find(at[i]);
+      if (found == kept_[i].end()) {
+        if (kept_[i].size() >= kMapsKept) kept_[i].clear();
+        found = kept_[i].emplace(at[i], encoded(i)).first;
+      }
+      args_[i] = found->second;  // 128 bytes into the argument's own (no allocation)
+    }
+    // O, then lse and the offsets (O's address where absent: the kernel does not read them).
+    for (std::size_t i = 0; i < kPointers; ++i) args_[kMaps + i] = runtime::Arg::pointer(at[3 + i] ? at[3 + i] : at[3]);
+    kernel_.launch(config_, args_, stream);
   }
 
  private:
+  static constexpr std::size_t kMaps = 3, kPointers = 4, kMapsKept = 64;
   AttentionProblem p_;
   Sm90aAttentionSpec spec_;
   Device device_;
   runtime::Module module_;
+  runtime::PreparedLaunch kernel_;
+  runtime::LaunchConfig config_;
+  std::mutex mutex_;
+  std::vector<runtime::Arg> args_;
+  std::array<std::unordered_map<runtime::DevicePtr, runtime::Arg>, kMaps> kept_;  // Q's, K's, V's maps by address
 };
 
 class Sm90aForwardPath final : public AttentionPath {

@@ -21,6 +21,13 @@
 // barrier a chunk (A is shared), the copies of chunk c + stages - 1 issued
 // before chunk c's mma.
 //
+// Not a design of the warp-specialized template (tile/warp_specialized.hpp):
+// every warp both copies its rows (cp.async) and multiplies them, so there
+// are no roles to specialize, and the ring's stages are per-warp copies
+// waited on by one barrier a chunk, not an mbarrier pipeline. A producer warp
+// filling a deeper ring by bulk copies would make it one (session 10's
+// measurements: docs/PERFORMANCE.md, the stream kernel's bound).
+//
 // The splits add their partial sums in split order (deterministic):
 // through the workspace (split_k_reduce), the last split of a unit storing
 // D.

@@ -103,30 +103,12 @@ auto with_mask_attrs(Binding binding) {
 
 template <class Binding>
 auto forward_signature(Binding binding) {
-  return with_mask_attrs(std::move(binding)
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Ret<ffi::AnyBuffer>()
-                             .template Ret<ffi::AnyBuffer>());
+  return with_mask_attrs(with_buffers<5, 2>(std::move(binding)));
 }
 
 template <class Binding>
 auto backward_signature(Binding binding) {
-  return with_mask_attrs(std::move(binding)
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Arg<ffi::AnyBuffer>()
-                             .template Ret<ffi::AnyBuffer>()
-                             .template Ret<ffi::AnyBuffer>()
-                             .template Ret<ffi::AnyBuffer>());
+  return with_mask_attrs(with_buffers<8, 3>(std::move(binding)));
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // dtypes as warpforge's, a call's buffers as views on its device (on the
 // simulator each host buffer mapped for the call), the run of a handler
 // body on XLA's stream, a refusal as XLA's error, the CUDA platform's
-// binding and a handler as the capsule JAX registers.
+// binding, a signature's buffers by count and a handler as the capsule JAX
+// registers.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -139,6 +140,24 @@ ffi::Error on_xla_stream(void* stream, std::int32_t ordinal, Body body) {
     return body(device, &s);
   } catch (const Error& e) {
     return ffi::Error::Internal(e.what());
+  }
+}
+
+// A handler binding with `args` buffer arguments, then `rets` buffer results
+// appended (XLA FFI's Arg/Ret, one a buffer): the handlers' signatures name
+// their counts, not a run of identical calls.
+template <int args, int rets, class Binding>
+auto with_buffers(Binding&& binding) {  // by reference: XLA's Binding cannot be moved
+  static_assert(args >= 0 && rets >= 0 && args + rets > 0);
+  if constexpr (args + rets == 1) {
+    if constexpr (args == 1)
+      return std::move(binding).template Arg<ffi::AnyBuffer>();
+    else
+      return std::move(binding).template Ret<ffi::AnyBuffer>();
+  } else if constexpr (args > 0) {
+    return with_buffers<args - 1, rets>(std::move(binding).template Arg<ffi::AnyBuffer>());
+  } else {
+    return with_buffers<0, rets - 1>(std::move(binding).template Ret<ffi::AnyBuffer>());
   }
 }
 

@@ -87,13 +87,7 @@ ffi::Error gemm_amax_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer sfa
 
 template <class Binding>
 auto gemm_amax_signature(Binding binding) {
-  return std::move(binding)
-      .template Arg<ffi::AnyBuffer>()
-      .template Arg<ffi::AnyBuffer>()
-      .template Arg<ffi::AnyBuffer>()
-      .template Arg<ffi::AnyBuffer>()
-      .template Ret<ffi::AnyBuffer>()
-      .template Ret<ffi::AnyBuffer>()
+  return with_buffers<4, 2>(std::move(binding))
       .template Attr<std::string_view>("c_major")
       .template Attr<std::int32_t>("sf_vec_size")
       .template Attr<std::int32_t>("mma_m")
@@ -134,11 +128,7 @@ ffi::Error gemm_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer c,
 
 template <class Binding>
 auto gemm_signature(Binding binding) {
-  return std::move(binding)
-      .template Arg<ffi::AnyBuffer>()
-      .template Arg<ffi::AnyBuffer>()
-      .template Arg<ffi::AnyBuffer>()
-      .template Ret<ffi::AnyBuffer>()
+  return with_buffers<3, 1>(std::move(binding))
       .template Attr<float>("alpha")
       .template Attr<float>("beta")
       .template Attr<bool>("has_c");
@@ -181,11 +171,7 @@ ffi::Error grouped_gemm_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::AnyBuffer 
 
 template <class Binding>
 auto grouped_gemm_signature(Binding binding) {
-  return std::move(binding)
-      .template Arg<ffi::AnyBuffer>()
-      .template Arg<ffi::AnyBuffer>()
-      .template Arg<ffi::AnyBuffer>()
-      .template Ret<ffi::AnyBuffer>()
+  return with_buffers<3, 1>(std::move(binding))
       .template Attr<std::string_view>("form");
 }
 

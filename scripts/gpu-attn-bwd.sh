@@ -38,13 +38,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-build_dir="${BUILD_DIR:-build}"
-out="${OUT:-$build_dir/gpu-attn-bwd}"
-budget="${BUDGET:-85}"
 quick=--quick
 [ "${FULL:-0}" = 1 ] && quick=
-mkdir -p "$out"
-NAME=gpu-attn-bwd
+NAME=gpu-attn-bwd budget=85
 source scripts/gpu-stages.sh
 
 build_targets test_gpu bench_attention

@@ -26,18 +26,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-build_dir="${BUILD_DIR:-build}"
-out="${OUT:-$build_dir/gpu-attn-decode}"
-budget="${BUDGET:-63}"
-[ "${FULL:-0}" = 1 ] && budget="${BUDGET:-400}"
-mkdir -p "$out"
+NAME=gpu-attn-decode budget=63
+[ "${FULL:-0}" = 1 ] && budget=400
+source scripts/gpu-stages.sh
 # Each stage's log in $logs, then appended to one of five files in $out
 # (bench.log, ncu.log, ncu-source.csv, tests.log, pytest.log; the run's
 # copy-back takes at most 8 files).
 logs="$(mktemp -d)"
 keep() { cat "$logs/$1" >>"$out/$2" 2>/dev/null; }
-NAME=gpu-attn-decode
-source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
 py=(env PYTHONPATH="$build_dir/python:python" python3 -W ignore)
 bench="$build_dir/bench/bench_attention"

@@ -25,11 +25,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-NAME=gpu-attn-fwd
-build_dir="${BUILD_DIR:-build}"
-out="${OUT:-$build_dir/gpu-attn-fwd}"
-budget="${BUDGET:-53}"
-mkdir -p "$out"
+NAME=gpu-attn-fwd budget=53
 source scripts/gpu-stages.sh
 build_targets test_gpu bench_attention
 bench="$build_dir/bench/bench_attention"

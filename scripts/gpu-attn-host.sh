@@ -23,11 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-NAME=gpu-attn-host
-build_dir="${BUILD_DIR:-build}"
-out="${OUT:-$build_dir/gpu-attn-host}"
-budget="${BUDGET:-65}"
-mkdir -p "$out"
+NAME=gpu-attn-host budget=65
 source scripts/gpu-stages.sh
 build_targets test_gpu
 python=(env PYTHONPATH="$build_dir/python:python" python3 -u -W ignore)

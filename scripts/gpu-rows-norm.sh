@@ -21,13 +21,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-build_dir="${BUILD_DIR:-build}"
-out="${OUT:-$build_dir/gpu-rows-norm}"
-budget="${BUDGET:-50}"
 ops="${OPS:-layer_bwd,rms_bwd,layer,rms}"
 ncu_op="${NCU_OP:-layer_bwd}" ncu_rows="${NCU_ROWS:-4096}" ncu_hidden="${NCU_HIDDEN:-4096}"
-mkdir -p "$out"
-NAME=gpu-rows-norm
+NAME=gpu-rows-norm budget=50
 source scripts/gpu-stages.sh
 
 build_targets test_gpu bench_memory_bound

@@ -2,13 +2,20 @@
 # gpu-attn-decode.sh):
 # their stages, each under `timeout` within what is left of BUDGET seconds
 # since the script started, and the summary table printed last.
-#   NAME=gpu-x; budget=60; source scripts/gpu-stages.sh
+#   NAME=gpu-x budget=60; source scripts/gpu-stages.sh
 #   stage "C++ bench" 12 "$out/bench.log" "$bench" --quick
 #   summary   # the table; exits non-zero when a stage failed
 # build_targets T... (with build_dir and out set) configures BUILD_DIR where
 # it is not (scripts/gpu-build-args.sh) and builds the targets and the
 # Python modules (_warpforge, and _warpforge_torch where torch was found):
 # a no-op where built; exits on failure.
+# The preamble: a script sets NAME (gpu-x) and budget (its default), then
+# sources this file, which sets build_dir ($BUILD_DIR, else build), out ($OUT,
+# else $build_dir/$NAME, made here) and budget ($BUDGET where set).
+build_dir="${BUILD_DIR:-build}"
+out="${OUT:-$build_dir/$NAME}"
+budget="${BUDGET:-$budget}"
+mkdir -p "$out"
 declare -a rows=()
 status=PASS
 

@@ -18,21 +18,43 @@ void SharedRaces::reset(std::uint32_t warps, std::size_t bytes) {
   writer_.assign(bytes, kNone);
   write_clock_.assign(bytes, 0);
   write_pc_.assign(bytes, 0);
+  also_writer_.assign(bytes, kNone);
+  also_clock_.assign(bytes, 0);
+  also_pc_.assign(bytes, 0);
   read_clock_.assign(std::size_t{components_} * bytes, 0);
   read_pc_.assign(bytes, 0);
+}
+
+// Whether a write by `writer` (kNone: none) in its epoch `clock` is ordered
+// before an access by `self` (kNone: an asynchronous read, compared by
+// clock alone) whose clock is `c`.
+bool SharedRaces::ordered(std::uint8_t writer, std::uint32_t clock, const Clock& c, std::uint8_t self) {
+  return writer == kNone || writer == self || clock <= c[writer];
 }
 
 SharedRaces::Race SharedRaces::access(std::uint32_t warp, std::uint32_t pc, const std::byte* memory,
                                       std::size_t offset, std::size_t size, bool write, const std::byte* data) {
   const Clock& mine = clocks_[warp];
+  const auto self = static_cast<std::uint8_t>(warp);
   const std::size_t end = std::min(offset + size, bytes_);
   // One pass, checking and recording byte by byte: a race stops the launch,
   // so the bytes recorded before it do not matter.
   for (std::size_t b = offset; b < end; ++b) {
-    if (write && data && data[b - offset] == memory[b]) continue;
-    const std::uint8_t writer = writer_[b];
-    if (writer != kNone && writer != warp && write_clock_[b] > mine[writer])
-      return {true, true, writer, write_pc_[b], b};
+    const std::uint8_t writer = writer_[b], also = also_writer_[b];
+    const bool after_writer = ordered(writer, write_clock_[b], mine, self);
+    if (write && data && data[b - offset] == memory[b]) {
+      // The value the byte holds, again: no race, but an access ordered
+      // after this write alone is ordered after one that wrote its value.
+      if (!after_writer) {
+        also_writer_[b] = self;
+        also_clock_[b] = mine[warp];
+        also_pc_[b] = pc;
+      }
+      continue;
+    }
+    const bool after_also = ordered(also, also_clock_[b], mine, self);
+    if (!after_writer && (write || also == kNone || !after_also)) return {true, true, writer, write_pc_[b], b};
+    if (write && !after_also) return {true, true, also, also_pc_[b], b};
     std::uint32_t* reads = &read_clock_[b * components_];
     if (!write) {
       reads[warp] = mine[warp];
@@ -42,9 +64,10 @@ SharedRaces::Race SharedRaces::access(std::uint32_t warp, std::uint32_t pc, cons
     for (std::uint32_t r = 0; r < components_; ++r)
       if (r != warp && reads[r] > mine[r]) return {true, false, r, read_pc_[b], b};
     std::fill(reads, reads + components_, 0u);
-    writer_[b] = static_cast<std::uint8_t>(warp);
+    writer_[b] = self;
     write_clock_[b] = mine[warp];
     write_pc_[b] = pc;
+    also_writer_[b] = kNone;
   }
   return {};
 }
@@ -66,8 +89,10 @@ SharedRaces::Race SharedRaces::async_read(std::uint32_t group, std::uint32_t pc,
   for (std::size_t b = offset; b < end; ++b) {
     // The issue started a new epoch of the issuing warp, so a write by it
     // after the issue is later than `issued` too.
-    const std::uint8_t writer = writer_[b];
-    if (writer != kNone && write_clock_[b] > issued[writer]) return {true, true, writer, write_pc_[b], b};
+    const std::uint8_t writer = writer_[b], also = also_writer_[b];
+    if (!ordered(writer, write_clock_[b], issued, kNone) &&
+        (also == kNone || !ordered(also, also_clock_[b], issued, kNone)))
+      return {true, true, writer, write_pc_[b], b};
     read_clock_[b * components_ + component] = group_epoch_[group];
     read_pc_[b] = pc;
   }

@@ -67,7 +67,9 @@ class SharedRaces {
   // of `memory` (the shared memory, before a write); a write's new bytes are
   // `data` where known: a byte written with the value it holds races with
   // nothing (warps that store the same values, as Triton's layout
-  // conversions of replicated data do, leave the same bytes in any order).
+  // conversions of replicated data do, leave the same bytes in any order),
+  // and a read ordered after it sees that value whichever write landed
+  // last; a write of another value is ordered after both.
   Race access(std::uint32_t warp, std::uint32_t pc, const std::byte* memory, std::size_t offset, std::size_t size,
               bool write, const std::byte* data);
 
@@ -94,6 +96,7 @@ class SharedRaces {
 
  private:
   static constexpr std::uint8_t kNone = 0xFF;
+  static bool ordered(std::uint8_t writer, std::uint32_t clock, const Clock& c, std::uint8_t self);
   std::uint32_t warps_ = 0;
   std::uint32_t components_ = 0;  // warps, then warpgroups
   std::size_t bytes_ = 0;
@@ -102,6 +105,11 @@ class SharedRaces {
   std::unordered_map<const void*, Clock> objects_;    // per synchronization object
   std::vector<std::uint8_t> writer_;                  // per byte: the last write's warp, or kNone
   std::vector<std::uint32_t> write_clock_, write_pc_;
+  // per byte: a write of the value the last write left, by a warp not
+  // ordered after that write (kNone: none since it); an access ordered
+  // after either write sees that value.
+  std::vector<std::uint8_t> also_writer_;
+  std::vector<std::uint32_t> also_clock_, also_pc_;
   std::vector<std::uint32_t> read_clock_;             // [offset * components + c]; 0: no read since the write
   std::vector<std::uint32_t> read_pc_;                // per byte: the last read's instruction
 };

@@ -127,6 +127,17 @@ TEST_F(SharedRacesTest, WarpsStoringTheSameBytesDoNotRaceButDifferentOnesDo) {
   EXPECT_NE(msg.find(", and a write of it by warp "), std::string::npos) << msg;
 }
 
+TEST_F(SharedRacesTest, AReadAfterItsOwnWriteOfTheSameValueAsAnothersDoesNotRace) {
+  // Warp 0 stores lane + 7 to the word warp 1 stores lane + VALUE to, with
+  // nothing ordering the two, then reads it: with equal values it sees them
+  // whichever landed last.
+  const std::string own = "add.u32 %r9, %r2, 7;\n  st.shared.u32 [%r6], %r9;";
+  std::vector<std::uint32_t> got;
+  EXPECT_EQ(run_on(checked, kernel("", own, "7"), &got), "");
+  for (std::uint32_t lane = 0; lane < 32; ++lane) EXPECT_EQ(got[lane], 7 + lane);
+  EXPECT_NE(run_on(checked, kernel("", own, "8")).find("shared-memory race: "), std::string::npos);
+}
+
 // Warpgroup 0 (warps 0-3) runs one wgmma m64n8k16 on A (2 KiB at `buf`) and
 // B (256 bytes after it), K-major without swizzle, then $CONSUMER; warp 4
 // runs $PRODUCER, which may store lane + 1 to B's first 128 bytes with

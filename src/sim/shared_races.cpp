@@ -14,6 +14,7 @@ void SharedRaces::reset(std::uint32_t warps, std::size_t bytes) {
   clocks_.assign(warps, Clock{});
   for (std::uint32_t w = 0; w < warps; ++w) clocks_[w][w] = 1;  // clock 0 means "never"
   group_epoch_.assign(warps / 4, 0);
+  group_issues_.assign(warps / 4, Clock{});
   objects_.clear();
   writer_.assign(bytes, kNone);
   write_clock_.assign(bytes, 0);
@@ -23,6 +24,7 @@ void SharedRaces::reset(std::uint32_t warps, std::size_t bytes) {
   also_pc_.assign(bytes, 0);
   read_clock_.assign(std::size_t{components_} * bytes, 0);
   read_pc_.assign(bytes, 0);
+  wgmma_read_pc_.assign(bytes, 0);
 }
 
 // Whether a write by `writer` (kNone: none) in its epoch `clock` is ordered
@@ -62,7 +64,8 @@ SharedRaces::Race SharedRaces::access(std::uint32_t warp, std::uint32_t pc, cons
       continue;
     }
     for (std::uint32_t r = 0; r < components_; ++r)
-      if (r != warp && reads[r] > mine[r]) return {true, false, r, read_pc_[b], b};
+      if (r != warp && reads[r] > mine[r])
+        return {true, false, r, r < warps_ ? read_pc_[b] : wgmma_read_pc_[b], b};
     std::fill(reads, reads + components_, 0u);
     writer_[b] = self;
     write_clock_[b] = mine[warp];
@@ -78,8 +81,9 @@ SharedRaces::Clock SharedRaces::issue_async_read(std::uint32_t warp) {
   return issued;
 }
 
-void SharedRaces::begin_retirement(std::uint32_t group) {
+void SharedRaces::begin_retirement(std::uint32_t group, const Clock& issues) {
   ++group_epoch_[group];
+  group_issues_[group] = issues;
 }
 
 SharedRaces::Race SharedRaces::async_read(std::uint32_t group, std::uint32_t pc, const Clock& issued,
@@ -94,14 +98,15 @@ SharedRaces::Race SharedRaces::async_read(std::uint32_t group, std::uint32_t pc,
         (also == kNone || !ordered(also, also_clock_[b], issued, kNone)))
       return {true, true, writer, write_pc_[b], b};
     read_clock_[b * components_ + component] = group_epoch_[group];
-    read_pc_[b] = pc;
+    wgmma_read_pc_[b] = pc;
   }
   return {};
 }
 
 void SharedRaces::retired(std::uint32_t warp, std::uint32_t group) {
-  std::uint32_t& known = clocks_[warp][warps_ + group];
-  known = std::max(known, group_epoch_[group]);
+  Clock& mine = clocks_[warp];
+  for (std::uint32_t c = 0; c < components_; ++c) mine[c] = std::max(mine[c], group_issues_[group][c]);
+  mine[warps_ + group] = std::max(mine[warps_ + group], group_epoch_[group]);
 }
 
 void SharedRaces::release(std::uint32_t warp, const void* object) {

@@ -77,10 +77,14 @@ class SharedRaces {
   // the wgmma; starts the warp's next epoch.
   Clock issue_async_read(std::uint32_t warp);
   // Retirement by warpgroup `group`'s wgmma.wait_group: begin_retirement
-  // once, then for each warp each retired read of [offset, offset + size)
+  // once, with the join of the retired wgmmas' issue clocks in all four
+  // warps; then for each warp each retired read of [offset, offset + size)
   // by the wgmma at `pc` issued at clock `issued` (a race: the last write
-  // of a byte, not ordered before the issue), then retired() for the warp.
-  void begin_retirement(std::uint32_t group);
+  // of a byte, not ordered before the issue), then retired() for the warp,
+  // which acquires the reads and that join (a wgmma, one operation of the
+  // warpgroup taking every warp's registers, completes after all four
+  // issued it).
+  void begin_retirement(std::uint32_t group, const Clock& issues);
   Race async_read(std::uint32_t group, std::uint32_t pc, const Clock& issued, std::size_t offset,
                   std::size_t size);
   void retired(std::uint32_t warp, std::uint32_t group);
@@ -102,6 +106,7 @@ class SharedRaces {
   std::size_t bytes_ = 0;
   std::vector<Clock> clocks_;                         // per warp
   std::vector<std::uint32_t> group_epoch_;            // per warpgroup: its wgmma reads' epoch
+  std::vector<Clock> group_issues_;                   // per warpgroup: begin_retirement's join
   std::unordered_map<const void*, Clock> objects_;    // per synchronization object
   std::vector<std::uint8_t> writer_;                  // per byte: the last write's warp, or kNone
   std::vector<std::uint32_t> write_clock_, write_pc_;
@@ -112,6 +117,7 @@ class SharedRaces {
   std::vector<std::uint32_t> also_clock_, also_pc_;
   std::vector<std::uint32_t> read_clock_;             // [offset * components + c]; 0: no read since the write
   std::vector<std::uint32_t> read_pc_;                // per byte: the last read's instruction
+  std::vector<std::uint32_t> wgmma_read_pc_;          // per byte: the last wgmma's that read it
 };
 
 }  // namespace warpforge::sim

@@ -305,8 +305,19 @@ void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
       const auto retired = static_cast<std::ptrdiff_t>(w.wgmma_groups.size() - keep);
       if (SharedRaces* races = w.cta->races.get()) {
         // The warpgroup's warps retire one after another, the first first
-        // (warpgroup_collective): one new epoch of its reads for all four.
-        if (warp_in_group == 0) races->begin_retirement(w.index / 4);
+        // (warpgroup_collective): one new epoch of its reads for all four,
+        // and the join of the four warps' issues of what retires.
+        if (warp_in_group == 0) {
+          SharedRaces::Clock issues{};
+          for (std::uint32_t k = 0; k < 4; ++k) {
+            const Warp& member = w.cta->warps[w.index + k];
+            for (std::ptrdiff_t g = 0; g < retired; ++g)
+              for (const PendingWgmma& p : member.wgmma_groups[static_cast<std::size_t>(g)])
+                for (std::size_t c = 0; c < issues.size(); ++c)
+                  issues[c] = std::max(issues[c], p.issued[c]);
+          }
+          races->begin_retirement(w.index / 4, issues);
+        }
         for (auto g = w.wgmma_groups.begin(); g != w.wgmma_groups.begin() + retired; ++g)
           for (const PendingWgmma& p : *g) note_shared_reads(w, p);
         races->retired(w.index, w.index / 4);

@@ -139,7 +139,8 @@ TEST_F(SharedRacesTest, AReadAfterItsOwnWriteOfTheSameValueAsAnothersDoesNotRace
 }
 
 // Warpgroup 0 (warps 0-3) runs one wgmma m64n8k16 on A (2 KiB at `buf`) and
-// B (256 bytes after it), K-major without swizzle, then $CONSUMER; warp 4
+// B (256 bytes after it), K-major without swizzle, after $BEFORE, then
+// $CONSUMER; warp 4
 // runs $PRODUCER, which may store lane + 1 to B's first 128 bytes with
 // STORE. %p3: thread 0; %r2: the mbarrier (expecting one arrival).
 const char* kStage = R"(
@@ -170,6 +171,7 @@ INIT:
   shr.u64 %rd1, %rd1, 4;
   or.b64 %rd1, %rd1, 0x0000001000080000;
   add.u64 %rd2, %rd1, 128;
+  $BEFORE
   wgmma.fence.sync.aligned;
   wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, 0, 1, 1, 0, 0;
   wgmma.commit_group.sync.aligned;
@@ -192,8 +194,8 @@ class WgmmaReadRacesTest : public SharedRacesTest {
     mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
     @!%p2 bra WAIT;)";
 
-  std::string stage(const std::string& consumer, const std::string& producer) {
-    return ptx_module(fill(kStage, {{"CONSUMER", consumer}, {"PRODUCER", producer}}));
+  std::string stage(const std::string& consumer, const std::string& producer, const std::string& before = "") {
+    return ptx_module(fill(kStage, {{"BEFORE", before}, {"CONSUMER", consumer}, {"PRODUCER", producer}}));
   }
   // The message of running `text`, which must report a race between the
   // wgmma and the store.
@@ -229,6 +231,20 @@ TEST_F(WgmmaReadRacesTest, AStoreOrderedAfterTheWaitGroupIsNot) {
   EXPECT_EQ(run_on(checked, stage(std::string(kWait) + "\n  bar.arrive 1, 160;", std::string("bar.sync 1, 160;\n  ") + kStore),
                    nullptr, "stage", 160),
             "");
+}
+
+TEST_F(WgmmaReadRacesTest, AWarpsReadsBeforeItsIssueAreOrderedBeforeAnotherWarpsRelease) {
+  // Every consumer thread loads its word of B; thread 0 alone releases the
+  // stage after its warp's wait. Loads before the issue are ordered before
+  // the release (the wgmma, taking all four warps' registers, completes
+  // after all four issued it); a load after the issue is not.
+  const std::string load = "ld.shared.u32 %r8, [%r6];";
+  const std::string release = std::string(kWait) + "\n  " + kArrive;
+  const std::string produce = std::string(kAwait) + "\n  " + kStore;
+  EXPECT_EQ(run_on(checked, stage(release, produce, load), nullptr, "stage", 160), "");
+  const std::string msg = run_on(checked, stage(load + "\n  " + release, produce), nullptr, "stage", 160);
+  EXPECT_NE(msg.find("shared-memory race: a write of shared byte 0x"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(ld.shared.u32 %r8, [%r6])"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -83,6 +83,7 @@ struct PendingWgmma {
   int warp_in_group;
   std::uint64_t desc_a, desc_b;  // desc_a: 0 when A is in registers
   bool accumulate;               // scale-d
+  SharedRaces::Clock issued{};   // the warp's clock at issue, where races are checked
 };
 
 // A register of a wgmma.mma_async in flight: the PTX line of that wgmma (0:

@@ -56,6 +56,10 @@ std::byte* access(Warp& w, int lane, Space space, std::uint64_t address, std::ui
 // forget (a new object at its place).
 void record_shared_access(Warp& w, int lane, const std::byte* p, std::size_t size, bool write,
                           const std::byte* data);
+// A retiring wgmma's read, by warp `w`'s part of it, of the CTA's shared
+// bytes [offset, offset + size): throws AccessFault for a write not ordered
+// before its issue (SharedRaces::async_read).
+void record_wgmma_read(Warp& w, const PendingWgmma& p, std::size_t offset, std::size_t size);
 inline void note_shared_access(Warp& w, int lane, const std::byte* p, std::size_t size, bool write,
                                const std::byte* data = nullptr) {
   if (w.cta->races) record_shared_access(w, lane, p, size, write, data);

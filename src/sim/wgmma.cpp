@@ -90,6 +90,12 @@ void load_register_a(Warp& w, const std::vector<Arg>& regs, Type t, std::uint32_
     }
 }
 
+// The shared address of element (row, k) of an operand.
+std::uint64_t element_address(const SmemMatrix& d, bool mn_major, std::uint32_t row,
+                              std::uint32_t k, std::uint32_t bytes) {
+  return swizzle_address(d.start + smem_matrix_offset(d, mn_major, row, k, bytes), d.swizzle);
+}
+
 // Reads rows [row0, row0 + rows) by K of an operand into out[row - row0][k].
 void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_major, Type t,
                   std::uint32_t row0, std::uint32_t rows, std::uint32_t k_dim, double negate,
@@ -100,8 +106,7 @@ void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_m
   out.resize(std::size_t{rows} * k_dim);
   for (std::uint32_t r = 0; r < rows; ++r)
     for (std::uint32_t k = 0; k < k_dim; ++k) {
-      const std::uint64_t a =
-          swizzle_address(d.start + smem_matrix_offset(d, mn_major, row0 + r, k, bytes), d.swizzle);
+      const std::uint64_t a = element_address(d, mn_major, row0 + r, k, bytes);
       if (a + bytes > shared.size())
         throw SimError(std::string("wgmma operand ") + name + " element (" +
                        std::to_string(row0 + r) + ", " + std::to_string(k) +
@@ -114,6 +119,57 @@ void load_operand(Warp& w, std::uint64_t descriptor, const char* name, bool mn_m
     }
 }
 
+// Whether A is in registers, and whether A (in shared memory) and B are
+// MN-major (imm-trans-a, imm-trans-b: operands 4.. are imm-scale-a,
+// imm-scale-b[, imm-trans-a (A in shared memory), imm-trans-b]; only 16-bit
+// types transpose).
+struct OperandLayout {
+  bool registers, trans_a, trans_b;
+};
+OperandLayout operand_layout(const Inst& in) {
+  const bool half = in.types[1] == Type::f16 || in.types[1] == Type::bf16;
+  const bool registers = a_in_registers(in);
+  return {registers, half && !registers && in.op0(6).bits != 0,
+          half && in.op0(registers ? 6 : 7).bits != 0};
+}
+
+// Race checking (shared_races.hpp) of a retiring wgmma: the shared bytes
+// this warp's part of it read, its 16 rows of A (in shared memory) and all
+// of B, in runs of adjacent bytes (walking K-major operands along K and
+// MN-major ones along M/N, each element's bytes are mostly the previous
+// one's neighbours).
+void note_shared_reads(Warp& w, const PendingWgmma& p) {
+  const Inst& in = *p.inst;
+  const OperandLayout layout = operand_layout(in);
+  const auto walk = [&](std::uint64_t descriptor, bool mn_major, Type t, std::uint32_t row0,
+                        std::uint32_t rows) {
+    const SmemMatrix d = decode_descriptor(descriptor, "");
+    const auto bytes = static_cast<std::uint32_t>(ptx::bits(t) / 8);
+    std::uint64_t begin = 0, end = 0;
+    const auto element = [&](std::uint32_t r, std::uint32_t k) {
+      const std::uint64_t a = element_address(d, mn_major, row0 + r, k, bytes);
+      if (a != end) {
+        if (end > begin) record_wgmma_read(w, p, begin, end - begin);
+        begin = a;
+      }
+      end = a + bytes;
+    };
+    const std::uint32_t k_dim = in.vec;
+    if (mn_major) {
+      for (std::uint32_t k = 0; k < k_dim; ++k)
+        for (std::uint32_t r = 0; r < rows; ++r) element(r, k);
+    } else {
+      for (std::uint32_t r = 0; r < rows; ++r)
+        for (std::uint32_t k = 0; k < k_dim; ++k) element(r, k);
+    }
+    if (end > begin) record_wgmma_read(w, p, begin, end - begin);
+  };
+  if (!layout.registers)
+    walk(p.desc_a, layout.trans_a, in.types[1], 16 * static_cast<std::uint32_t>(p.warp_in_group),
+         16);
+  walk(p.desc_b, layout.trans_b, in.types[2], 0, in.extent);
+}
+
 // Runs one retired wgmma: reads A and B from shared memory now, and
 // updates its accumulators.
 void mma_async(const PendingWgmma& p, Warp& w) {
@@ -121,13 +177,10 @@ void mma_async(const PendingWgmma& p, Warp& w) {
   const Type dt = in.types[0], at = in.types[1], bt = in.types[2];
   const std::uint32_t n_dim = in.extent, k_dim = in.vec;
   const bool half = at == Type::f16 || at == Type::bf16;
-  const bool registers = a_in_registers(in);
-  // Operands 4.. : imm-scale-a, imm-scale-b[, imm-trans-a (A in shared memory), imm-trans-b]
-  const auto sign = [&](std::size_t i) {
+  const auto [registers, trans_a, trans_b] = operand_layout(in);
+  const auto sign = [&](std::size_t i) {  // imm-scale-a, imm-scale-b
     return static_cast<std::int64_t>(in.op0(i).bits) < 0 ? -1.0 : 1.0;
   };
-  const bool trans_a = half && !registers && in.op0(6).bits != 0;
-  const bool trans_b = half && in.op0(registers ? 6 : 7).bits != 0;
   const bool accumulate = p.accumulate;
   std::vector<double> a, b;
   const auto row0 = static_cast<std::uint32_t>(16 * p.warp_in_group);
@@ -232,10 +285,11 @@ void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
       // when the group retires.
       if (w.wgmma_busy) check_issue(in, w);
       const bool registers = a_in_registers(in);
-      const PendingWgmma p{&in, warp_in_group, registers ? 0 : read(w, in.op0(1), 0),
-                           read(w, in.op0(2), 0), read(w, in.op0(3), 0) != 0};
+      PendingWgmma p{&in, warp_in_group, registers ? 0 : read(w, in.op0(1), 0),
+                     read(w, in.op0(2), 0), read(w, in.op0(3), 0) != 0};
       if (!registers) decode_descriptor(p.desc_a, "A");
       decode_descriptor(p.desc_b, "B");
+      if (w.cta->races) p.issued = w.cta->races->issue_async_read(w.index);
       w.wgmma_open.push_back(p);
       mark_pending(w, in);
       return;
@@ -249,6 +303,25 @@ void exec_wgmma(const Inst& in, Warp& w, int warp_in_group) {
       const std::size_t keep = in.op0(0).bits;
       if (w.wgmma_groups.size() <= keep) return;
       const auto retired = static_cast<std::ptrdiff_t>(w.wgmma_groups.size() - keep);
+      if (SharedRaces* races = w.cta->races.get()) {
+        // The warpgroup's warps retire one after another, the first first
+        // (warpgroup_collective): one new epoch of its reads for all four,
+        // and the join of the four warps' issues of what retires.
+        if (warp_in_group == 0) {
+          SharedRaces::Clock issues{};
+          for (std::uint32_t k = 0; k < 4; ++k) {
+            const Warp& member = w.cta->warps[w.index + k];
+            for (std::ptrdiff_t g = 0; g < retired; ++g)
+              for (const PendingWgmma& p : member.wgmma_groups[static_cast<std::size_t>(g)])
+                for (std::size_t c = 0; c < issues.size(); ++c)
+                  issues[c] = std::max(issues[c], p.issued[c]);
+          }
+          races->begin_retirement(w.index / 4, issues);
+        }
+        for (auto g = w.wgmma_groups.begin(); g != w.wgmma_groups.begin() + retired; ++g)
+          for (const PendingWgmma& p : *g) note_shared_reads(w, p);
+        races->retired(w.index, w.index / 4);
+      }
       for (auto g = w.wgmma_groups.begin(); g != w.wgmma_groups.begin() + retired; ++g)
         for (const PendingWgmma& p : *g) mma_async(p, w);
       w.wgmma_groups.erase(w.wgmma_groups.begin(), w.wgmma_groups.begin() + retired);

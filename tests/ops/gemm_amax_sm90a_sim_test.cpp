@@ -91,6 +91,19 @@ TEST(GemmAmaxSm90aSim, Mxfp8SquareProblemsAndLongK) {
     }
 }
 
+// The FP8 wgmma design under the simulator's race check (wgmma's shared
+// reads included), several stages a tile and two tiles a CTA: one thread
+// frees a stage after its warp's last wait, so every warp's reads of the
+// stage's scales must precede its wgmma, whose completion needs all four.
+TEST(GemmAmaxSm90aSim, Fp8WgmmaFreesAStageAfterEveryWarpsReads) {
+  const runtime::Device checked(sim::make_backend({.worker_threads = 2, .sm_count = 1, .check_shared_races = true}));
+  GemmAmaxCase c = sm90a_case(DType::e4m3, DType::f32);
+  c.m = 200, c.n = 64, c.k = 416, c.tile = GemmAmaxTile{128, 64};
+  auto s = make_sm90a_on(checked, c, 760).first;
+  const auto bad = run_gemm_amax_and_check(s);
+  EXPECT_TRUE(bad.empty()) << c.describe() << ": " << bad.size() << " mismatches";
+}
+
 // FP4 (e2m1) with each scale format the rules allow: MXFP4 (e8m0/32),
 // NVFP4 (e4m3/16) and e8m0/16, K tails of 32 and 16 codes.
 TEST(GemmAmaxSm90aSim, Fp4WithEveryScaleFormat) {

@@ -153,8 +153,8 @@ void Fp8Mma::consumer_setup(tile::WarpSpecialized& ws) {
 // acc += part x (sa x sb) per element: sa of the accumulator's row, sb of
 // its column, both powers of two, so the product is exact while it stays in
 // f32's range and one rounding follows. Steps (scale block, half) run as a
-// software pipeline over the tile's whole K: step s + 1's wgmma (into the
-// other of two partials) and its scales' loads are issued before step s's
+// software pipeline over the tile's whole K: step s + 1's scales' loads and
+// wgmma (into the other of two partials) are issued before step s's
 // FMAs, so the FMAs wait for nothing but their own partial; the next
 // stage's first step is issued from the current stage's last. Accumulator
 // pair i is row 16·warp + lane/4 + 8·((i/2) % 2), columns 8·(i/4) +
@@ -182,14 +182,14 @@ void Fp8Mma::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::
     k_.mov(db, stage_descriptor(desc_b0_, raw.stage(), l_.raw_stage));
     k_.mov(scales, base_ + l_.scales + raw.stage() * l_.scales_stage);
   };
-  // Step `step` of the current stage: its wgmma into part[step % 2] (32
-  // codes: 32 bytes along the K-major rows; B's rows (N/2)·half..) and its
-  // scales into register set step % 2.
+  // Step `step` of the current stage: its scales into register set
+  // step % 2, then its wgmma into part[step % 2] (32 codes: 32 bytes along
+  // the K-major rows; B's rows (N/2)·half..). The loads come first: one
+  // thread frees the stage after its own warp's last wait, which follows
+  // every warp's issue of the wgmma (PTX ISA 9.7.15.5: .sync.aligned over
+  // the warpgroup), so only reads before the issue are ordered before it.
   auto issue = [&](int step) {
     const int block = step / 2, half = step % 2;
-    tile::warpgroup::mma_k_block(k_, scale_block, part_[step % 2], da + static_cast<std::uint64_t>(2 * block),
-                                 db + static_cast<std::uint64_t>(2 * block + half * (t_.tile_n / 2) * 128 / 16),
-                                 false);
     const Regs& b = sb[step % 2];
     k_.ld(Space::shared, f32, sa[step % 2], at(scales + row_offset, 4 * kTileM * block));
     for (std::size_t v = 0; v < b.size(); v += 4)
@@ -197,6 +197,9 @@ void Fp8Mma::mainloop(tile::WarpSpecialized& ws, const tile::WorkItem& w, tile::
             Regs(b.begin() + static_cast<std::ptrdiff_t>(v), b.begin() + static_cast<std::ptrdiff_t>(v + 4)),
             at(scales + col_offset,
                static_cast<std::int64_t>(4 * (scale_block_floats(false, t_.tile_n) * block + half * b.size() + v))));
+    tile::warpgroup::mma_k_block(k_, scale_block, part_[step % 2], da + static_cast<std::uint64_t>(2 * block),
+                                 db + static_cast<std::uint64_t>(2 * block + half * (t_.tile_n / 2) * 128 / 16),
+                                 false);
   };
   auto accumulate = [&](int step) {
     const int half = step % 2;

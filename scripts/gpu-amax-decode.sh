@@ -47,14 +47,7 @@ budget="${BUDGET:-55}"
 steps="${STEPS:-source nvfp4 skinny-nvfp4 tests mxfp8 skinny-mxfp4 mxfp4 sweep}"
 left() { echo $((budget - SECONDS)); }
 
-# The build dir is normally configured and built already (the windows');
-# then only the targets are brought up to date, without a configure (~7 s).
-if [ -f "$build_dir/CMakeCache.txt" ]; then
-  cmake --build "$build_dir" -j "$jobs" --target bench_gemm test_gpu >"$out/build.log" 2>&1 ||
-    { tail -20 "$out/build.log"; echo "gpu-amax-decode: FAIL: build"; exit 1; }
-else
-  gpu_build bench_gemm test_gpu
-fi
+gpu_build bench_gemm test_gpu
 bench="$build_dir/bench/bench_gemm"
 test_gpu="$build_dir/tests/test_gpu"
 ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"

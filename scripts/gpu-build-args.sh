@@ -23,7 +23,9 @@ command -v ninja >/dev/null && cmake_args+=(-G Ninja)
 # "gpu-<name>: <line>" and keeps the line in summary for the script's last
 # table (only there: a script that defines its own note keeps it); and
 #   gpu_build <target>...
-# configures $build_dir with cmake_args and builds the targets, logs in $out;
+# configures $build_dir with cmake_args where it is not configured yet (an
+# existing build dir, such as a GPU window's, only has the targets brought up
+# to date: no configure, ~7 s saved) and builds the targets, logs in $out;
 # where either fails it prints the errors and "gpu-<name>: FAIL: build" and
 # exits 1.
 gpu_script() {
@@ -39,7 +41,8 @@ gpu_script() {
   }
 }
 gpu_build() {
-  if cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1 &&
+  : >"$out/configure.log"
+  if { [ -f "$build_dir/CMakeCache.txt" ] || cmake -S . -B "$build_dir" "${cmake_args[@]}" >"$out/configure.log" 2>&1; } &&
     cmake --build "$build_dir" -j "$jobs" --target "$@" >"$out/build.log" 2>&1; then
     return 0
   fi

@@ -57,14 +57,7 @@ steps="${STEPS:-mxfp4 nvfp4 mxfp8 sel tests memcheck ncu16 sweep curve ncu1 sass
 left() { echo $((budget - SECONDS)); }
 logs="$(mktemp -d)"  # a step's own log, appended to $out's file of its kind when it ends
 
-# The build dir is normally configured and built already (the windows');
-# then only the target is brought up to date, without a configure (~7 s).
-if [ -f "$build_dir/CMakeCache.txt" ]; then
-  cmake --build "$build_dir" -j "$jobs" --target bench_gemm >"$out/build.log" 2>&1 ||
-    { tail -20 "$out/build.log"; echo "gpu-wo-decode: FAIL: build"; exit 1; }
-else
-  gpu_build bench_gemm
-fi
+gpu_build bench_gemm
 bench="$build_dir/bench/bench_gemm"
 ncu_tool="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 
